@@ -1,0 +1,1 @@
+"""Boosting and deep-forest baselines: DeepBoost, AdaBoost, QuadBoost, gcForest."""

@@ -1,0 +1,1 @@
+"""The margin-distribution deep forest (Lv, Yang and Zhou)."""
