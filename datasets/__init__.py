@@ -8,6 +8,7 @@
 
 from .base import Dataset
 from .bundled import BUNDLED_NAMES, load_bundled
+from .protocols import deepboost_folds, subsample
 
 
 def list_datasets():
@@ -22,4 +23,4 @@ def load_dataset(name, **kwargs):
     return load_bundled(name)
 
 
-__all__ = ["Dataset", "list_datasets", "load_dataset"]
+__all__ = ["Dataset", "deepboost_folds", "list_datasets", "load_dataset", "subsample"]

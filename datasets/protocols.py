@@ -1,0 +1,78 @@
+"""Evaluation protocols shared by the benchmark scripts."""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.model_selection import StratifiedKFold
+from sklearn.utils import check_random_state
+
+from .base import Dataset
+
+
+def deepboost_folds(y, n_folds=10, random_state=0):
+    """Folds of the DeepBoost paper's protocol (Cortes, Mohri and Syed 2014, Section 4).
+
+    The rows are split into ``n_folds`` stratified folds; run ``i`` tests on fold
+    ``i``, validates (picks hyper-parameters) on fold ``i + 1 (mod n_folds)`` and
+    trains on the remaining ``n_folds - 2`` folds.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+        Labels (used for stratification).
+    n_folds : int, default=10
+    random_state : int, RandomState or None, default=0
+        Seeds the shuffle before folding.
+
+    Returns
+    -------
+    list of (train_idx, val_idx, test_idx) tuples, one per run.
+    """
+    y = np.asarray(y)
+    if n_folds < 3:
+        raise ValueError(f"n_folds must be at least 3 (train, validation, test), got {n_folds}")
+    skf = StratifiedKFold(n_splits=n_folds, shuffle=True, random_state=random_state)
+    folds = [test for _, test in skf.split(np.zeros(len(y)), y)]
+    runs = []
+    for i in range(n_folds):
+        test_idx = folds[i]
+        val_idx = folds[(i + 1) % n_folds]
+        rest = [folds[j] for j in range(n_folds) if j not in (i, (i + 1) % n_folds)]
+        runs.append((np.sort(np.concatenate(rest)), np.sort(val_idx), np.sort(test_idx)))
+    return runs
+
+
+def subsample(dataset: Dataset, fraction, random_state=None) -> Dataset:
+    """A stratified fraction of the training set, for small-sample studies.
+
+    Every class keeps ``round(fraction * n_c)`` training rows, and at least one;
+    the test split is unchanged.
+
+    Parameters
+    ----------
+    dataset : Dataset
+    fraction : float in (0, 1]
+    random_state : int, RandomState or None
+
+    Returns
+    -------
+    Dataset with the reduced ``X_train``, ``y_train``.
+    """
+    if not 0 < fraction <= 1:
+        raise ValueError(f"fraction must be in (0, 1], got {fraction}")
+    rng = check_random_state(random_state)
+    y = dataset.y_train
+    keep = []
+    for c in np.unique(y):
+        idx = np.flatnonzero(y == c)
+        n = max(1, int(round(fraction * len(idx))))
+        keep.append(rng.choice(idx, size=n, replace=False))
+    keep = np.sort(np.concatenate(keep))
+    from dataclasses import replace
+
+    return replace(
+        dataset,
+        X_train=dataset.X_train[keep],
+        y_train=y[keep],
+        split=f"{dataset.split}; stratified {fraction:g} of the training rows",
+    )
