@@ -1,1 +1,3 @@
 """Boosting and deep-forest baselines: DeepBoost, AdaBoost, QuadBoost, gcForest."""
+
+from .quadboost import QuadBoostClassifier
