@@ -263,7 +263,7 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         n_classes = len(self.classes_)
         if n_classes < 2:
             raise ValueError(
-                f"MDDFClassifier needs samples of at least 2 classes; got only class {self.classes_[0]!r}"
+                f"y has only one class ({self.classes_[0].item()!r}); MDDFClassifier needs samples of at least 2 classes"
             )
         rng = check_random_state(self.random_state)
 
@@ -276,7 +276,7 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
             X, X_val = np.ascontiguousarray(X), np.ascontiguousarray(X_val)
         counts = np.bincount(y_enc, minlength=n_classes)
         if self.class_vectors == "kfold" and counts.min() < self.n_folds:
-            small = self.classes_[np.argmin(counts)]
+            small = self.classes_[np.argmin(counts)].item()
             raise ValueError(
                 f"class {small!r} has {counts.min()} training samples, fewer than n_folds={self.n_folds}; "
                 "every class needs at least n_folds samples for stratified k-fold class vectors "
@@ -390,9 +390,12 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ predict
     def _staged(self, X):
-        """Yield (f_t, class probabilities) for each kept layer."""
+        """Validate X now, then return a generator of (f_t, class probabilities) per kept layer."""
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float32, order="C", reset=False)
+        return self._replay(X)
+
+    def _replay(self, X):
         passed, score = None, np.zeros((X.shape[0], len(self.classes_)))
         alpha_sum = 0.0
         for t, (block, alpha) in enumerate(zip(self.layers_, self.alphas_), start=1):
@@ -412,13 +415,11 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         ------
         ndarray of shape (n_samples, n_classes); the last equals :meth:`predict_proba`.
         """
-        for _, proba in self._staged(X):
-            yield proba
+        return (proba for _, proba in self._staged(X))
 
     def staged_predict(self, X):
         """Predicted labels after each kept layer."""
-        for proba in self.staged_predict_proba(X):
-            yield self.classes_[proba.argmax(axis=1)]
+        return (self.classes_[proba.argmax(axis=1)] for proba in self.staged_predict_proba(X))
 
     def predict_proba(self, X):
         """Class probabilities ``f_T(x) / sum_t alpha_t``: a convex combination of the layers' class vectors (eq. 9)."""
@@ -429,7 +430,8 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
 
     def predict(self, X):
         """``argmax_j f_T^j(x)`` (eq. 9)."""
-        return self.classes_[self.predict_proba(X).argmax(axis=1)]
+        proba = self.predict_proba(X)  # checks fitted-ness before classes_ is read
+        return self.classes_[proba.argmax(axis=1)]
 
     # ---------------------------------------------------------------- transform
     def _check_layer(self, layer):
@@ -470,4 +472,5 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = False
+        tags.transformer_tags.preserves_dtype = ["float32"]  # features are float32 whatever the input
         return tags
