@@ -49,16 +49,26 @@ def test_history_records_every_grown_layer(fitted):
     assert fitted.stop_reason_
 
 
-def test_prediction_is_the_alpha_weighted_mean_of_the_layers_class_vectors(fitted, data):
-    # eq. 9: F(x) = sum_t alpha_t h_t(x); predict_proba = F / sum alpha
-    _, _, Xt, _ = data
-    X_t, passed, weighted = Xt.astype(np.float32), None, 0
-    for t, (block, alpha) in enumerate(zip(fitted.layers_, fitted.alphas_), start=1):
-        h = block.predict_proba(fitted._layer_input(X_t, passed, t)).mean(axis=1)
-        passed = alpha * h if passed is None else passed + alpha * h  # eq. 7
-        weighted = weighted + alpha * h
-    assert fitted.predict_proba(Xt) == pytest.approx(weighted / fitted.alphas_.sum())
-    assert fitted.transform(Xt) == pytest.approx(passed.astype(np.float32))
+@pytest.mark.parametrize("reading", ["normalized", "additive"])
+def test_prediction_is_the_alpha_weighted_mean_of_the_layers_class_vectors(data, reading):
+    # eq. 9: F(x) = sum_t alpha_t h_t(x); predict_proba = F / sum alpha, and each
+    # layer sees [x, f_{t-1} / sum alpha] (eq. 7 up to a common scale)
+    X, y, Xt, _ = data
+    clf = MDDFClassifier(cumulative_margin=reading, n_tolerant_layers=3, **FAST).fit(X, y)
+    assert clf.n_layers_ >= 2
+    X_t, weighted, total = Xt.astype(np.float32), 0, 0
+    for t, (block, alpha) in enumerate(zip(clf.layers_, clf.alphas_), start=1):
+        passed = None if t == 1 else weighted / total
+        h = block.predict_proba(clf._layer_input(X_t, passed, t)).mean(axis=1)
+        weighted, total = weighted + alpha * h, total + alpha
+    assert clf.predict_proba(Xt) == pytest.approx(weighted / total)
+    assert clf.transform(Xt) == pytest.approx((weighted / total).astype(np.float32), abs=1e-6)
+    if reading == "normalized":
+        assert clf.alphas_.sum() == pytest.approx(1.0)
+        assert clf.layer_shares_[0] == 1.0
+    else:
+        # alpha_t / sum_{l<=t} alpha_l is the layer's share
+        assert clf.layer_shares_ == pytest.approx(clf.alphas_ / np.cumsum(clf.alphas_))
 
 
 def test_staged_output_ends_with_predict_proba(fitted, data):
@@ -99,7 +109,7 @@ def test_first_layer_alpha_and_margins_follow_algorithm_2(data):
                          random_state=0).fit(X, y)
     from mddf.alpha import solve_alpha_exact
 
-    h = clf.oof_features_[0] / clf.alphas_[0]
+    h = clf.oof_features_[0]
     gamma = margins(h, np.searchsorted(clf.classes_, y))
     assert clf.alphas_[0] == pytest.approx(solve_alpha_exact(np.zeros(len(y)), gamma, 0.8, 0.05), rel=1e-5)
 
