@@ -53,12 +53,16 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         rows get the mean of the k fold models). ``"oob"``: each forest is
         fitted once with bootstrap and training rows get out-of-bag class vectors,
         about k times cheaper to fit and to keep.
-    max_depth_factor : int or None, default=4
+    max_depth_factor : int or None, default=16
         Trees of layer t are limited to depth ``max_depth_factor * (t + 1)``
         (Section 5.2: ``d_max(t) in {2t+2, 4t+4, 8t+8, 16t+16}``); ``None``
         grows them fully at every layer. Applied to every forest of the block
-        (the paper names random forests; limiting the completely-random trees
-        too keeps the early layers cheap and their class vectors smooth).
+        (the paper names random forests; the completely-random trees are the
+        deepest, so bounding them matters most for memory). The default is the
+        paper's largest factor, chosen on letter, satimage, yeast and adult: 4
+        and 8 starve the first layers on clean many-class data (letter: 96.43%
+        with 8 against 97.25% with 16), while on large noisy data (adult) 8 is
+        as accurate (86.27% against 86.24%) at half the time and memory.
     max_layers : int, default=20
         Most layers grown.
     n_tolerant_layers : int, default=2
@@ -168,7 +172,7 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         forest_types=("rf", "rf", "crf", "crf"),
         n_folds=3,
         class_vectors="kfold",
-        max_depth_factor=4,
+        max_depth_factor=16,
         max_layers=20,
         n_tolerant_layers=2,
         tol=0.0,
