@@ -87,17 +87,25 @@ def test_complete_dataset_loads_with_published_shape(load_shared, manifest, name
         assert _counts(ds, "test") == {str(c): 1000 for c in range(10)}
 
 
-def test_second_load_is_fast(load_shared):
-    """After the first (parsing) load, every available dataset loads in under 2 s."""
-    slow = {}
+def test_second_load_reads_the_parsed_cache_and_never_reparses(load_shared, monkeypatch):
+    """After the first (parsing) load, a load only reads the cached arrays.
+
+    The load-time target (under 2 s) is measured by scripts/bench_datasets.py, not
+    here: timings in tests fail on a busy machine.
+    """
+    from datasets import loader
+
     for name in sorted(EXPECTED):
-        load_shared(name)
-        start = time.perf_counter()
-        load_shared(name)
-        elapsed = time.perf_counter() - start
-        if elapsed >= 2.0:
-            slow[name] = round(elapsed, 2)
-    assert not slow, f"second loads took 2 s or more: {slow}"
+        first = load_shared(name)
+
+        def refuse(*args, **kwargs):
+            raise AssertionError(f"{name} was parsed again although its arrays are cached")
+
+        monkeypatch.setattr(loader, "_encode", refuse)  # the parse-and-encode step of a first load
+        second = load_shared(name)
+        monkeypatch.undo()
+        assert np.array_equal(first.X_train, second.X_train)
+        assert np.array_equal(first.y_train, second.y_train)
 
 
 def test_files_are_verified_against_pinned_hashes(load_shared, manifest):
