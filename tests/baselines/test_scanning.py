@@ -154,7 +154,7 @@ def test_scanning_trees_respect_depth_and_leaf_bounds(digits):
 
 
 def test_chunked_scoring_gives_the_same_features(digits):
-    X, y = digits
+    X, y = digits[0][:90], digits[1][:90]
     whole = small_scanner(chunk_windows=10**7).fit_transform(X, y)
     one_image_at_a_time = small_scanner(chunk_windows=1).fit_transform(X, y)
     np.testing.assert_array_equal(whole, one_image_at_a_time)
