@@ -551,7 +551,7 @@ class DeepBoostClassifier(ClassifierMixin, BaseEstimator):
         if len(self.classes_) < 2:
             raise ValueError(
                 f"{type(self).__name__} needs samples of at least 2 classes in y; "
-                f"got only the class {self.classes_[0]!r}"
+                f"got 1 class ({self.classes_[0]})"
             )
         params = self._boosting_params()
         binned = BinnedFeatures(X)
