@@ -186,6 +186,7 @@ def run_protocol(
     n_iter_grid=(PAPER_N_ITER,),
     folds=None,
     n_jobs=1,
+    backend=None,
     verbose=0,
 ):
     """Run the DeepBoost paper's protocol (Section 4) for one algorithm on one dataset.
@@ -206,7 +207,9 @@ def run_protocol(
     folds : list of (train, val, test) index arrays, optional
         Overrides ``n_folds`` / ``random_state``.
     n_jobs : int, default=1
-        Settings and runs fitted in parallel (joblib processes).
+        Settings and runs fitted in parallel.
+    backend : str, optional
+        joblib backend (default: joblib's, i.e. processes).
     verbose : int, default=0
 
     Returns
@@ -227,7 +230,7 @@ def run_protocol(
         folds = deepboost_folds(y, n_folds=n_folds, random_state=random_state)
     t0 = time.perf_counter()
     tasks = [(r, params) for r in range(len(folds)) for params in param_grid]
-    outputs = Parallel(n_jobs=n_jobs, verbose=10 if verbose > 1 else 0)(
+    outputs = Parallel(n_jobs=n_jobs, backend=backend, verbose=10 if verbose > 1 else 0)(
         delayed(_evaluate_setting)(estimator, params, X, y, *folds[r], n_iter_grid) for r, params in tasks
     )
     seconds = time.perf_counter() - t0
