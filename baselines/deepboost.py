@@ -46,30 +46,43 @@ TIE_TOL = 1e-12
 def loss_values(z, loss):
     """Phi(z) per sample: exp(z) (exponential) or log2(1 + exp(z)) (logistic)."""
     if loss == "exponential":
-        return np.exp(z)
+        with np.errstate(over="ignore"):  # inf for a hugely negative margin is the right value
+            return np.exp(z)
     return np.logaddexp(0.0, z) / LN2
 
 
 def loss_derivative_weights(z, loss):
     """The distribution D_t and the normaliser S_t of eq. 5 for margins ``z = 1 - y f``.
 
+    Computed in the log domain: once the ensemble separates the data with large margins, every
+    Phi'(z_i) can underflow (S_t = 0 in floating point) while D_t is still well defined.
+
     Returns
     -------
     D : ndarray, sums to 1
         D_t(i) = Phi'(z_i) / S_t.
-    S : float
-        S_t = sum_i Phi'(z_i), the *unnormalised* sum (Phi'(z) = exp(z), or
+    log_S : float
+        log S_t, with S_t = sum_i Phi'(z_i) the *unnormalised* sum (Phi'(z) = exp(z), or
         1 / (ln 2 (1 + exp(-z))) for the logistic loss).
     """
-    if loss == "exponential":
-        # In the log domain: exp(z) overflows long before D does.
-        top = float(z.max())
-        e = np.exp(z - top)
-        total = float(e.sum())
-        return e / total, float(np.exp(top) * total)
-    w = expit(z) / LN2
-    s = float(w.sum())
-    return w / s, s
+    log_w = z if loss == "exponential" else log_expit(z) - np.log(LN2)
+    top = float(log_w.max())
+    e = np.exp(log_w - top)
+    total = float(e.sum())
+    return e / total, top + float(np.log(total))
+
+
+def penalty_scale(log_s, n_samples):
+    """m / (2 S_t) from log S_t (may be inf when S_t underflows)."""
+    with np.errstate(over="ignore"):
+        return float(np.exp(np.log(n_samples / 2.0) - log_s))
+
+
+def scaled_penalty(lambdas, scale):
+    """Lambda_j m / (2 S_t); exactly 0 where Lambda_j = 0, even when the scale is inf."""
+    lambdas = np.asarray(lambdas, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        return np.where(lambdas > 0, lambdas * scale, 0.0)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -150,7 +163,8 @@ def step_size(error, alpha, penalty2):
     exactly 0), else log(-/+ c + sqrt(c^2 + (1 - eps) / eps)) with c = Lambda_k m / (2 eps S_t).
     """
     eps = min(max(float(error), EPS_FLOOR), 1.0 - EPS_FLOOR)
-    a = (1.0 - eps) * np.exp(alpha) - eps * np.exp(-alpha)
+    with np.errstate(over="ignore"):  # |alpha| > 709 (unpenalised, separable): a = +-inf compares right
+        a = (1.0 - eps) * np.exp(alpha) - eps * np.exp(-alpha)
     if abs(a) <= penalty2:
         return -float(alpha)
     c = penalty2 / (2.0 * eps)
@@ -309,16 +323,16 @@ def fit_binary(
     hypotheses, rad, pen, alpha = [], np.zeros(n_iter), np.zeros(n_iter), np.zeros(n_iter)
     hist = {k: [] for k in ("selected", "steps", "errors", "directions", "normalizers", "objective", "is_new")}
     f = np.zeros(m)
-    D, S = loss_derivative_weights(1.0 - y * f, loss)
+    D, log_s = loss_derivative_weights(1.0 - y * f, loss)
     stop_reason = "n_iter"
     log_every = max(1, n_iter // 10)
 
     for t in range(n_iter):
-        unit = m / (2.0 * S)  # Lambda_j * unit = Lambda_j m / (2 S_t)
+        unit = penalty_scale(log_s, m)  # Lambda_j * unit = Lambda_j m / (2 S_t)
 
         def score(errors, n_internal):
             lam_j = lam * tree_rademacher(n_internal) + beta
-            return np.maximum(0.5 - errors - lam_j * unit, 0.0)
+            return np.maximum(0.5 - errors - scaled_penalty(lam_j, unit), 0.0)
 
         if base == "trees":
             cands = grow_tree_candidates(search, D, max_depth, score, grow)
@@ -331,10 +345,10 @@ def fit_binary(
         new_err = np.array([0.5 * (1.0 - Dy @ c.train_pred) for c in cands])
         new_rad = np.array([rademacher_of(c.tree) for c in cands])
         new_pen = lam * new_rad + beta
-        d_new = direction(new_err, 0.0, new_pen * unit)
+        d_new = direction(new_err, 0.0, scaled_penalty(new_pen, unit))
         if n_h:
             old_err = 0.5 * (1.0 - Dy @ H[:, :n_h])
-            d_old = direction(old_err, alpha[:n_h], pen[:n_h] * unit)
+            d_old = direction(old_err, alpha[:n_h], scaled_penalty(pen[:n_h], unit))
         else:
             d_old = np.zeros(0)
         i_new = int(np.argmax(np.abs(d_new))) if len(cands) else -1
@@ -355,7 +369,7 @@ def fit_binary(
                 H = np.asfortranarray(np.hstack([H, np.zeros((m, min(H.shape[1], n_iter - k)))]))
             H[:, k] = cand.train_pred
             rad[k], pen[k] = new_rad[i_new], new_pen[i_new]
-        eta = step_size(eps_k, alpha[k], pen[k] * m / S)
+        eta = step_size(eps_k, alpha[k], 2.0 * float(scaled_penalty(pen[k], unit)))
         alpha[k] += eta
         f += eta * H[:, k]
 
@@ -363,11 +377,11 @@ def fit_binary(
         hist["steps"].append(eta)
         hist["errors"].append(eps_k)
         hist["directions"].append(float(best_d))
-        hist["normalizers"].append(S)
+        hist["normalizers"].append(float(np.exp(log_s)))
         hist["is_new"].append(not use_old)
         z = 1.0 - y * f
-        D, S = loss_derivative_weights(z, loss)
-        data_term = S / m if loss == "exponential" else float(loss_values(z, loss).mean())
+        D, log_s = loss_derivative_weights(z, loss)
+        data_term = float(loss_values(z, loss).mean())
         n_h = len(hypotheses)
         hist["objective"].append(data_term + float(pen[:n_h] @ np.abs(alpha[:n_h])))
         if verbose and ((t + 1) % log_every == 0 or t + 1 == n_iter):

@@ -369,6 +369,22 @@ def test_normaliser_is_the_sum_of_unnormalised_loss_derivatives_at_every_round(p
         assert F == pytest.approx(data + est.ensembles_[0].penalty @ np.abs(alpha_live[t]), rel=1e-10)
 
 
+@pytest.mark.parametrize("loss", ["exponential", "logistic"])
+def test_separable_data_with_huge_margins_do_not_break_the_fit(loss):
+    # Unpenalised boosting of deep trees on separable data drives the margins past the range
+    # where Phi' underflows (S_t = 0 in floating point); D_t, the steps and the predictions must
+    # stay finite, and a penalty must still act (m / (2 S_t) is then infinite).
+    X, y = make_classification(n_samples=80, n_features=4, n_informative=2, n_redundant=0,
+                               class_sep=3.0, flip_y=0.0, random_state=0)
+    free = DeepBoostClassifier(n_iter=150, max_depth=4, loss=loss, lam=0.0, beta=0.0).fit(X, y)
+    assert np.all(np.isfinite(free.steps_)) and np.all(np.isfinite(free.decision_function(X)))
+    assert free.score(X, y) == 1.0
+    assert free.normalizers_[-1] == 0.0  # underflowed, handled in the log domain
+    paid = DeepBoostClassifier(n_iter=150, max_depth=4, loss=loss, lam=0.0, beta=1e-7).fit(X, y)
+    assert np.all(np.isfinite(paid.decision_function(X))) and paid.score(X, y) == 1.0
+    assert np.abs(paid.decision_function(X)).max() < np.abs(free.decision_function(X)).max()
+
+
 def test_exponential_objective_never_increases(problem):
     # Coordinate descent with the exact line search of lines 12-16.
     X, y = problem
@@ -387,7 +403,8 @@ def test_each_round_picks_the_steepest_coordinate_among_old_hypotheses(problem):
     f_prev = [np.zeros(len(y))] + list(est.staged_decision_function(X))
     m = len(y)
     for t in range(est.n_iter_):
-        D, S = loss_derivative_weights(1 - ypm * f_prev[t], "exponential")
+        D, log_s = loss_derivative_weights(1 - ypm * f_prev[t], "exponential")
+        S = np.exp(log_s)
         known = sorted(set(ens.selected[:t].tolist()))
         if not known:
             continue
