@@ -112,6 +112,9 @@ class ProtocolResult:
     fit_seconds : float
         Sum of the fit times.
     n_fits : int
+    settings : list of list of dict
+        Every setting evaluated in every run (``settings[run]``): its parameters, validation and
+        test errors and tree statistics, for analyses beyond the selected one.
     """
 
     test_errors: np.ndarray
@@ -123,7 +126,7 @@ class ProtocolResult:
     seconds: float
     fit_seconds: float
     n_fits: int
-    extra: dict = field(default_factory=dict)
+    settings: list = field(default_factory=list)
 
     @property
     def mean_error(self) -> float:
@@ -253,4 +256,5 @@ def run_protocol(
         seconds=seconds,
         fit_seconds=float(sum(fs for _, fs in outputs)),
         n_fits=len(tasks),
+        settings=by_run,
     )

@@ -75,6 +75,8 @@ def test_protocol_selects_on_validation_and_reports_the_test_error(data):
     assert res.n_fits == 20 and res.seconds > 0
     summary = res.summary()
     assert summary["error"] == res.mean_error and summary["avg_n_trees"] == np.mean(res.n_trees)
+    assert [len(s) for s in res.settings] == [2] * 10
+    assert res.settings[0][1]["params"] == {**grid[1], "n_iter": 15}
 
 
 def test_rounds_are_read_from_one_fit_and_equal_separate_fits(data):
@@ -122,6 +124,8 @@ def test_benchmark_script_quick_mode_writes_markdown_and_csv(tmp_path):
         ("3", "LogReg"), ("3", "LogReg-L1"), ("3", "DeepBoost"),
     ]
     assert all(0.0 <= float(r["error"]) < 0.2 for r in rows)
+    with open(out / "tables_all_settings.csv") as fh:
+        assert len(list(csv.DictReader(fh))) == 6 * 10  # one setting per algorithm, 10 runs
 
 
 def test_benchmark_script_help_and_bad_arguments(capsys):
