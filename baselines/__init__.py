@@ -1,7 +1,15 @@
 """Boosting and deep-forest baselines: DeepBoost, AdaBoost, QuadBoost, gcForest."""
 
+from .adaboost import AdaBoostClassifier
+from .deepboost import DeepBoostClassifier
 from .gcforest import GCForestClassifier
 from .quadboost import QuadBoostClassifier
 from .scanning import MultiGrainedScanner
 
-__all__ = ["GCForestClassifier", "MultiGrainedScanner", "QuadBoostClassifier"]
+__all__ = [
+    "AdaBoostClassifier",
+    "DeepBoostClassifier",
+    "GCForestClassifier",
+    "MultiGrainedScanner",
+    "QuadBoostClassifier",
+]
