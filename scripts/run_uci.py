@@ -82,6 +82,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="same as --profile quick")
     parser.add_argument("--data-home", type=Path, default=None,
                         help="folder with the benchmark files (sets MDDF_DATA)")
+    parser.add_argument("--download", action="store_true",
+                        help="let the loaders download missing dataset files (default: report them as skipped)")
     parser.add_argument("--list", action="store_true", help="list suites and methods (with availability) and exit")
     parser.add_argument("--quiet", action="store_true", help="no progress bar and no per-run lines")
     return parser
@@ -101,6 +103,12 @@ def _list(registry, out=sys.stdout):
               file=out)
         if reason:
             print(f"  {'':<14} {reason}", file=out)
+
+
+def _short(message: str, limit: int = 200) -> str:
+    """A loader message on one line, cut to ``limit`` characters (results.jsonl keeps it whole)."""
+    text = " ".join(message.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _ordered(names, order):
@@ -204,22 +212,30 @@ def main(argv=None, registry=None) -> int:
     n_classes, skipped, usable = {}, {}, []
     for name in datasets:
         try:
-            ds = load(name)
+            ds = load(name, download=args.download)
         except DatasetUnavailable as exc:
-            skipped[name] = str(exc)
+            skipped[name] = _short(str(exc))
             print(f"skipped dataset {name}: {exc}", file=sys.stderr)
             store.append({"key": f"{name}|dataset", "dataset": name, "method": None,
                           "status": "skipped", "message": str(exc)})
             continue
-        except ValueError as exc:
-            parser.error(str(exc))
+        except Exception as exc:
+            if isinstance(exc, ValueError) and not type(exc).__module__.startswith("datasets"):
+                parser.error(str(exc))  # unknown dataset name
+            # A corrupt or tampered file: report it and go on with the other datasets.
+            message = f"could not be loaded ({type(exc).__name__}: {exc})"
+            skipped[name] = _short(message)
+            print(f"dataset {name} {message}", file=sys.stderr)
+            store.append({"key": f"{name}|dataset", "dataset": name, "method": None,
+                          "status": "error", "error": message})
+            continue
         n_classes[name] = ds.n_classes
         usable.append(name)
         del ds
 
     tasks = plan(usable, available, args.seeds, n_classes=n_classes, profile=args.profile)
     execute(tasks, store, workers=args.workers, isolation=args.isolation, n_jobs=args.n_jobs,
-            registry=registry, progress=not args.quiet)
+            registry=registry, progress=not args.quiet, download=args.download)
 
     markdown = write_tables(store.records(), out, datasets, [s.name for s in available], args.seeds,
                             args.profile, n_classes, skipped, registry)

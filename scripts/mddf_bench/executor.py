@@ -123,6 +123,7 @@ def execute(
     registry=None,
     progress: bool = True,
     log=print,
+    download: bool = False,
 ) -> list[dict]:
     """Run every task whose latest record is not ``ok``; append each result as it finishes.
 
@@ -144,6 +145,8 @@ def execute(
         tqdm bar (elapsed, estimated remaining) and one line per finished run.
     log : callable
         Where the per-run lines go when ``progress`` is on.
+    download : bool
+        Let the dataset loaders download missing files.
 
     Returns
     -------
@@ -182,7 +185,8 @@ def execute(
 
     def kwargs_for(task):
         kwargs = dict(dataset=task.dataset, method=task.method, seed=task.seed, fold=task.fold,
-                      fraction=task.fraction, profile=task.profile, n_jobs=n_jobs, registry=registry)
+                      fraction=task.fraction, profile=task.profile, n_jobs=n_jobs, registry=registry,
+                      download=download)
         budget = latest.get(task.budget_key) if task.budget_key else None
         if budget and budget.get("status") == "ok" and budget.get("n_layers"):
             kwargs.update(trees_k=int(budget["n_layers"]), trees_per_layer=budget.get("trees_per_layer"),

@@ -27,19 +27,21 @@ class DatasetUnavailable(Exception):
     """The dataset's files are not on this machine (the run is reported as skipped)."""
 
 
-def load(dataset: str, cache: bool = False):
+def load(dataset: str, cache: bool = False, download: bool = False):
     """``datasets.load_dataset(dataset)``; missing files raise :class:`DatasetUnavailable`.
 
-    A loader signals missing files with ``FileNotFoundError`` (or a subclass); its message is
-    kept. Other loader errors (corrupt file, checksum mismatch, unknown name) propagate.
+    The loaders signal a missing file with ``FileNotFoundError`` (``datasets.MissingFileError``)
+    and a failed download with ``ConnectionError`` (``datasets.DownloadError``); the loader's
+    message is kept. Other loader errors (corrupt file, checksum mismatch, unknown name)
+    propagate.
     """
     if cache and dataset in _DATASET_CACHE:
         return _DATASET_CACHE[dataset]
     from datasets import load_dataset
 
     try:
-        ds = load_dataset(dataset)
-    except FileNotFoundError as exc:
+        ds = load_dataset(dataset, download=download, verbose=0)
+    except (FileNotFoundError, ConnectionError) as exc:
         raise DatasetUnavailable(str(exc)) from exc
     if cache:
         _DATASET_CACHE[dataset] = ds
@@ -159,6 +161,7 @@ def run_one(
     registry: Registry | None = None,
     validation_fraction: float = 0.2,
     cache_dataset: bool = False,
+    download: bool = False,
 ) -> dict:
     """Run one (dataset, method, seed[, fold, fraction]) and return its result record.
 
@@ -182,6 +185,8 @@ def run_one(
         Held-out share of the training rows for hyper-parameter selection (split protocol).
     cache_dataset : bool
         Keep loaded datasets in this process (in-process execution).
+    download : bool
+        Let the loader download missing files (else the run is skipped with its message).
 
     Returns
     -------
@@ -210,7 +215,7 @@ def run_one(
         spec = registry.get(method)
         record["method"] = spec.name
         try:
-            ds = load(dataset, cache=cache_dataset)
+            ds = load(dataset, cache=cache_dataset, download=download)
         except DatasetUnavailable as exc:
             record.update(status="skipped", message=str(exc))
             return record
@@ -221,6 +226,8 @@ def run_one(
                 raise ValueError("fraction < 1 is only supported on datasets with a train/test split")
             data = deepboost_run_data(ds, seed, fold)
         else:
+            if fold is not None:
+                raise ValueError(f"{dataset} is evaluated on its train/test split: fold must be None, got {fold}")
             data = split_run_data(ds, seed, fraction, validation_fraction)
         n_classes = int(len(np.unique(ds.y_train)))
         if spec.binary_only and n_classes != 2:

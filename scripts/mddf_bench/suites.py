@@ -58,7 +58,7 @@ DEEPBOOST_N_FOLDS = 10
 
 # Image geometry for gcForest's multi-grained scanning, for loaders that do not provide
 # ``Dataset.extra["image_shape"]`` themselves.
-IMAGE_SHAPES = {"digits": (8, 8), "mnist": (28, 28)}
+IMAGE_SHAPES = {"digits": (8, 8), "mnist": (28, 28), "fashion-mnist": (28, 28), "ocr17": (28, 28), "ocr49": (28, 28)}
 
 
 def protocol_of(dataset: str) -> str:
