@@ -1,1 +1,4 @@
 """Boosting and deep-forest baselines: DeepBoost, AdaBoost, QuadBoost, gcForest."""
+
+from .adaboost import AdaBoostClassifier
+from .deepboost import DeepBoostClassifier

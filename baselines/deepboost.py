@@ -1,0 +1,661 @@
+"""DeepBoost (Cortes, Mohri and Syed, "Deep Boosting", ICML 2014), Figure 2.
+
+Coordinate descent on the objective (eq. 4)
+
+    F(alpha) = 1/m sum_i Phi(1 - y_i sum_j alpha_j h_j(x_i)) + sum_j Lambda_j |alpha_j|,
+    Lambda_j = lam * r_j + beta                                               (eq. 3)
+
+where r_j is the Rademacher-complexity proxy of the family of hypothesis h_j (eqs. 7-9) and
+Phi(-u) = exp(-u) (exponential loss) or log2(1 + exp(-u)) (logistic loss). Special cases
+(Section 3.2): lam = beta = 0 with the exponential loss is AdaBoost, lam = 0 < beta is
+AdaBoost-L1; with the logistic loss they are additive logistic regression (LogReg) and LogReg-L1.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from numbers import Integral, Real
+
+import numpy as np
+from scipy.special import expit, log_expit, logsumexp
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ._weak import BinnedFeatures, SplitSearch, Tree, grow_stump_candidates, grow_tree_candidates
+
+LN2 = np.log(2.0)
+
+#: Weighted errors are clipped to [EPS_FLOOR, 1 - EPS_FLOOR] in the step (lines 12-16) so that a
+#: hypothesis with zero training error gets a large finite weight instead of an infinite one.
+EPS_FLOOR = 1e-10
+
+#: An old hypothesis is preferred over a new one whose |d| is larger by less than this: it
+#: revises an existing weight instead of adding a (near-)duplicate hypothesis.
+TIE_TOL = 1e-12
+
+
+# ----------------------------------------------------------------------------------------------
+# Losses: Phi(z) and Phi'(z) at z = 1 - y f(x) (eqs. 4-5)
+# ----------------------------------------------------------------------------------------------
+
+
+def loss_values(z, loss):
+    """Phi(z) per sample: exp(z) (exponential) or log2(1 + exp(z)) (logistic)."""
+    if loss == "exponential":
+        return np.exp(z)
+    return np.logaddexp(0.0, z) / LN2
+
+
+def loss_derivative_weights(z, loss):
+    """The distribution D_t and the normaliser S_t of eq. 5 for margins ``z = 1 - y f``.
+
+    Returns
+    -------
+    D : ndarray, sums to 1
+        D_t(i) = Phi'(z_i) / S_t.
+    S : float
+        S_t = sum_i Phi'(z_i), the *unnormalised* sum (Phi'(z) = exp(z), or
+        1 / (ln 2 (1 + exp(-z))) for the logistic loss).
+    """
+    if loss == "exponential":
+        lse = logsumexp(z)  # in the log domain: exp(z) overflows long before D does
+        return np.exp(z - lse), float(np.exp(lse))
+    w = expit(z) / LN2
+    s = float(w.sum())
+    return w / s, s
+
+
+# ----------------------------------------------------------------------------------------------
+# Rademacher complexity proxies (eqs. 7-9)
+# ----------------------------------------------------------------------------------------------
+
+
+def rademacher_stump(n_samples, n_features):
+    """Eq. 7: sqrt(2 log(2 m d) / m) for H_1^stumps."""
+    return np.sqrt(2.0 * np.log(2.0 * n_samples * n_features) / n_samples)
+
+
+def rademacher_stump2(n_samples, n_features):
+    """Eq. 8: sqrt(2 log(2 m^2 d (d - 1)) / m) for H_2^stumps (needs d >= 2)."""
+    m, d = float(n_samples), float(n_features)
+    return np.sqrt(2.0 * np.log(2.0 * m * m * d * max(d - 1.0, 1.0)) / m)
+
+
+def rademacher_tree(n_internal, n_samples, n_features, convention="paper"):
+    """Eq. 9 for decision trees with ``n_internal`` internal nodes.
+
+    ``"paper"``: sqrt((4 n + 2) log2(d + 2) ln(m + 1) / m) with n the internal nodes (eq. 9).
+    ``"reference"``: sqrt((2 s + 1) log2(d + 2) ln(m) / m) with s = 2 n + 1 all nodes, as in the
+    C++ reference implementation (google/deepboost, tree.cc).
+    """
+    n = np.asarray(n_internal, dtype=np.float64)
+    m, d = float(n_samples), float(n_features)
+    if convention == "paper":
+        return np.sqrt((4.0 * n + 2.0) * np.log2(d + 2.0) * np.log(m + 1.0) / m)
+    return np.sqrt((2.0 * (2.0 * n + 1.0) + 1.0) * np.log2(d + 2.0) * np.log(m) / m)
+
+
+# ----------------------------------------------------------------------------------------------
+# Figure 2: direction (lines 5-9) and step (lines 12-16)
+# ----------------------------------------------------------------------------------------------
+
+
+def direction(error, alpha, penalty):
+    """d_j of Figure 2, lines 5-9, vectorised over hypotheses.
+
+    Parameters
+    ----------
+    error : array-like
+        Weighted errors eps_{t,j} (eq. 6).
+    alpha : array-like
+        Current weights alpha_{t-1,j}.
+    penalty : array-like
+        Lambda_j m / (2 S_t).
+
+    Returns
+    -------
+    ndarray: (eps - 1/2) + sgn(alpha) penalty if alpha != 0; else 0 if |eps - 1/2| <= penalty
+    (the sparsity case); else (eps - 1/2) - sgn(eps - 1/2) penalty.
+    """
+    error, alpha, penalty = np.broadcast_arrays(
+        np.asarray(error, float), np.asarray(alpha, float), np.asarray(penalty, float)
+    )
+    edge = error - 0.5
+    inactive = np.where(np.abs(edge) <= penalty, 0.0, edge - np.sign(edge) * penalty)
+    return np.where(alpha != 0, edge + np.sign(alpha) * penalty, inactive)
+
+
+def step_size(error, alpha, penalty2):
+    """eta_t of Figure 2, lines 12-16 (exact for the exponential loss; used for both losses).
+
+    Parameters
+    ----------
+    error : float
+        eps_t, the weighted error of the chosen hypothesis (clipped to [EPS_FLOOR, 1 - EPS_FLOOR]).
+    alpha : float
+        Its current weight alpha_{t-1,k}.
+    penalty2 : float
+        Lambda_k m / S_t.
+
+    Returns
+    -------
+    float: -alpha when |(1 - eps) e^alpha - eps e^-alpha| <= Lambda_k m / S_t (the new weight is
+    exactly 0), else log(-/+ c + sqrt(c^2 + (1 - eps) / eps)) with c = Lambda_k m / (2 eps S_t).
+    """
+    eps = min(max(float(error), EPS_FLOOR), 1.0 - EPS_FLOOR)
+    a = (1.0 - eps) * np.exp(alpha) - eps * np.exp(-alpha)
+    if abs(a) <= penalty2:
+        return -float(alpha)
+    c = penalty2 / (2.0 * eps)
+    q = (1.0 - eps) / eps
+    root = np.sqrt(c * c + q)
+    if a > penalty2:
+        return float(np.log(q / (c + root)))  # = log(-c + root), without cancellation
+    return float(np.log(c + root))
+
+
+# ----------------------------------------------------------------------------------------------
+# One binary ensemble
+# ----------------------------------------------------------------------------------------------
+
+
+@dataclass(eq=False)
+class BoostedEnsemble:
+    """What one binary DeepBoost fit learned.
+
+    Attributes
+    ----------
+    hypotheses : list of Tree
+        Every hypothesis ever selected, in order of first selection (weights may be 0 now).
+    rademacher, penalty, alpha : ndarray of shape (n_hypotheses,)
+        r_j (eqs. 7-9), Lambda_j = lam r_j + beta (eq. 3) and the final weights alpha_{T,j}.
+    selected, steps, errors, directions, normalizers, objective : ndarray of shape (n_rounds,)
+        Per round t: the index k of the hypothesis updated, eta_t, eps_t, d_k, S_t (the sum of
+        the unnormalised Phi' values used in round t, eq. 5) and F(alpha_t) after the step (eq. 4).
+    is_new : ndarray of bool, shape (n_rounds,)
+        Whether round t added a new hypothesis (True) or revised an old weight (False).
+    stop_reason : str
+        ``"n_iter"``, or ``"converged"`` when every candidate had d = 0 (0 is in the
+        subdifferential of F along every coordinate searched).
+    fit_seconds : float
+    """
+
+    hypotheses: list
+    rademacher: np.ndarray
+    penalty: np.ndarray
+    alpha: np.ndarray
+    selected: np.ndarray
+    steps: np.ndarray
+    errors: np.ndarray
+    directions: np.ndarray
+    normalizers: np.ndarray
+    objective: np.ndarray
+    is_new: np.ndarray
+    stop_reason: str = "n_iter"
+    fit_seconds: float = 0.0
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def n_rounds(self) -> int:
+        return len(self.steps)
+
+    def alpha_after(self, n_rounds=None) -> np.ndarray:
+        """Weights after the first ``n_rounds`` rounds (same summation order as in fit)."""
+        n_rounds = self.n_rounds if n_rounds is None else min(n_rounds, self.n_rounds)
+        alpha = np.zeros(len(self.hypotheses))
+        np.add.at(alpha, self.selected[:n_rounds], self.steps[:n_rounds])
+        return alpha
+
+    def predictions(self, X) -> np.ndarray:
+        """Hypothesis outputs, int8 array of shape (n_samples, n_hypotheses)."""
+        out = np.empty((X.shape[0], len(self.hypotheses)), dtype=np.int8)
+        for j, tree in enumerate(self.hypotheses):
+            out[:, j] = tree.predict(X)
+        return out
+
+    def decision_function(self, X) -> np.ndarray:
+        return self.predictions(X) @ self.alpha
+
+    def staged_decision_function(self, X):
+        """f_t(X) after each round t = 1 .. n_rounds (each a new array)."""
+        preds = self.predictions(X)
+        f = np.zeros(X.shape[0])
+        for k, eta in zip(self.selected, self.steps):
+            f = f + eta * preds[:, k]
+            yield f
+
+    def tree_stats(self, n_rounds=None) -> dict:
+        """Number of trees with non-zero weight and their mean size after ``n_rounds`` rounds.
+
+        Returns
+        -------
+        dict with ``n_trees``, ``avg_tree_size`` (all nodes, Tables 2-3), ``avg_internal`` and
+        ``avg_questions`` (distinct questions, Table 1), ``avg_depth``.
+        """
+        alpha = self.alpha_after(n_rounds)
+        live = [t for t, a in zip(self.hypotheses, alpha) if a != 0]
+        if not live:
+            return dict(n_trees=0, avg_tree_size=0.0, avg_internal=0.0, avg_questions=0.0, avg_depth=0.0)
+        return dict(
+            n_trees=len(live),
+            avg_tree_size=float(np.mean([t.n_nodes for t in live])),
+            avg_internal=float(np.mean([t.n_internal for t in live])),
+            avg_questions=float(np.mean([t.n_questions for t in live])),
+            avg_depth=float(np.mean([t.depth for t in live])),
+        )
+
+
+def fit_binary(
+    X,
+    y,
+    binned,
+    *,
+    n_iter,
+    max_depth,
+    loss,
+    lam,
+    beta,
+    base="trees",
+    grow="last_layer",
+    complexity="paper",
+    n_features=None,
+    verbose=0,
+    label="",
+):
+    """Run DeepBoost (Figure 2) on one binary problem.
+
+    Parameters
+    ----------
+    X : ndarray of shape (m, d), float32
+    y : ndarray of shape (m,) in {-1, +1}
+    binned : BinnedFeatures of X
+    n_iter, max_depth, loss, lam, beta, base, grow, complexity
+        See :class:`DeepBoostClassifier`.
+    n_features : int, optional
+        d in eqs. 7-9 (default: ``X.shape[1]``).
+
+    Returns
+    -------
+    BoostedEnsemble
+    """
+    t0 = time.perf_counter()
+    m = X.shape[0]
+    d = X.shape[1] if n_features is None else n_features
+    y = np.asarray(y, dtype=np.float64)
+    search = SplitSearch(binned, y)
+
+    def tree_rademacher(n_internal):
+        return rademacher_tree(n_internal, m, d, complexity)
+
+    def rademacher_of(tree: Tree):
+        if tree.family == "stump":
+            return float(rademacher_stump(m, d))
+        if tree.family == "stump2":
+            return float(rademacher_stump2(m, d))
+        return float(tree_rademacher(tree.n_internal))
+
+    # Hypothesis outputs on the training set, one column per hypothesis (at most one new per
+    # round); column-major so that the active block is contiguous for the matrix product.
+    H = np.zeros((m, n_iter), dtype=np.float64, order="F")
+    hypotheses, rad, pen, alpha = [], np.zeros(n_iter), np.zeros(n_iter), np.zeros(n_iter)
+    hist = {k: [] for k in ("selected", "steps", "errors", "directions", "normalizers", "objective", "is_new")}
+    f = np.zeros(m)
+    D, S = loss_derivative_weights(1.0 - y * f, loss)
+    stop_reason = "n_iter"
+    log_every = max(1, n_iter // 10)
+
+    for t in range(n_iter):
+        unit = m / (2.0 * S)  # Lambda_j * unit = Lambda_j m / (2 S_t)
+
+        def score(errors, n_internal):
+            lam_j = lam * tree_rademacher(n_internal) + beta
+            return np.maximum(0.5 - errors - lam_j * unit, 0.0)
+
+        if base == "trees":
+            cands = grow_tree_candidates(search, D, max_depth, score, grow)
+        else:
+            cands = grow_stump_candidates(search, D)
+        n_h = len(hypotheses)
+        Dy = D * y
+        # Errors of new and old hypotheses computed the same way (eq. 6), so that a new
+        # candidate identical to an old hypothesis ties with it exactly.
+        new_err = np.array([0.5 * (1.0 - Dy @ c.train_pred) for c in cands])
+        new_rad = np.array([rademacher_of(c.tree) for c in cands])
+        new_pen = lam * new_rad + beta
+        d_new = direction(new_err, 0.0, new_pen * unit)
+        if n_h:
+            old_err = 0.5 * (1.0 - Dy @ H[:, :n_h])
+            d_old = direction(old_err, alpha[:n_h], pen[:n_h] * unit)
+        else:
+            d_old = np.zeros(0)
+        i_new = int(np.argmax(np.abs(d_new))) if len(cands) else -1
+        i_old = int(np.argmax(np.abs(d_old))) if n_h else -1
+        use_old = n_h > 0 and (i_new < 0 or abs(d_old[i_old]) >= abs(d_new[i_new]) - TIE_TOL)
+        best_d = d_old[i_old] if use_old else (d_new[i_new] if i_new >= 0 else 0.0)
+        if best_d == 0.0:
+            stop_reason = "converged"
+            break
+
+        if use_old:
+            k, eps_k = i_old, float(old_err[i_old])
+        else:
+            cand = cands[i_new]
+            k, eps_k = n_h, float(new_err[i_new])
+            hypotheses.append(cand.tree)
+            H[:, k] = cand.train_pred
+            rad[k], pen[k] = new_rad[i_new], new_pen[i_new]
+        eta = step_size(eps_k, alpha[k], pen[k] * m / S)
+        alpha[k] += eta
+        f += eta * H[:, k]
+
+        hist["selected"].append(k)
+        hist["steps"].append(eta)
+        hist["errors"].append(eps_k)
+        hist["directions"].append(float(best_d))
+        hist["normalizers"].append(S)
+        hist["is_new"].append(not use_old)
+        z = 1.0 - y * f
+        D, S = loss_derivative_weights(z, loss)
+        data_term = S / m if loss == "exponential" else float(loss_values(z, loss).mean())
+        n_h = len(hypotheses)
+        hist["objective"].append(data_term + float(pen[:n_h] @ np.abs(alpha[:n_h])))
+        if verbose and ((t + 1) % log_every == 0 or t + 1 == n_iter):
+            live = int(np.count_nonzero(alpha[:n_h]))
+            print(
+                f"[DeepBoost{label}] round {t + 1}/{n_iter}: F={hist['objective'][-1]:.6g} "
+                f"eps={eps_k:.4f} eta={eta:+.4f} trees={live} {time.perf_counter() - t0:.2f}s",
+                flush=True,
+            )
+
+    n_h = len(hypotheses)
+    return BoostedEnsemble(
+        hypotheses=hypotheses,
+        rademacher=rad[:n_h].copy(),
+        penalty=pen[:n_h].copy(),
+        alpha=alpha[:n_h].copy(),
+        selected=np.array(hist["selected"], dtype=np.int64),
+        steps=np.array(hist["steps"], dtype=np.float64),
+        errors=np.array(hist["errors"], dtype=np.float64),
+        directions=np.array(hist["directions"], dtype=np.float64),
+        normalizers=np.array(hist["normalizers"], dtype=np.float64),
+        objective=np.array(hist["objective"], dtype=np.float64),
+        is_new=np.array(hist["is_new"], dtype=bool),
+        stop_reason=stop_reason,
+        fit_seconds=time.perf_counter() - t0,
+    )
+
+
+# ----------------------------------------------------------------------------------------------
+# The scikit-learn estimator
+# ----------------------------------------------------------------------------------------------
+
+
+def _proba_positive(f, loss):
+    """P(y = +1 | x) at the population minimiser of the loss (not a calibrated estimate).
+
+    Exponential: minimising p e^{1-f} + (1-p) e^{1+f} gives f = logit(p) / 2, so p = expit(2 f).
+    Logistic: the stationarity condition p sigma(1 - f) = (1 - p) sigma(1 + f) gives
+    p = sigma(1 + f) / (sigma(1 + f) + sigma(1 - f)).
+    """
+    if loss == "exponential":
+        return expit(2.0 * f)
+    a, b = log_expit(1.0 + f), log_expit(1.0 - f)
+    return np.exp(a - np.logaddexp(a, b))
+
+
+class DeepBoostClassifier(ClassifierMixin, BaseEstimator):
+    """DeepBoost: capacity-conscious boosting of decision trees (Cortes, Mohri and Syed 2014).
+
+    Coordinate descent on F(alpha) (eq. 4) following Figure 2: each round draws the distribution
+    D_t from Phi' (eq. 5), computes the weighted errors eps_{t,j} (eq. 6) of the candidate
+    hypotheses, picks the coordinate k maximising |d_j| (lines 5-10, with d_j = 0 in the sparsity
+    case) and takes the closed-form step of lines 12-16, which sets alpha_k to exactly 0 when the
+    complexity penalty outweighs the hypothesis' edge.
+
+    Candidates each round (Section 4): the best stump (exhaustive search), for k = 2..K the best
+    tree obtained by adding one layer of leaves to the previous candidate, and every hypothesis
+    already selected (so old weights are revised or zeroed rather than duplicated; on a tie of
+    |d| the old hypothesis wins, and among new candidates the shallowest).
+
+    Parameters
+    ----------
+    n_iter : int, default=100
+        Number of boosting rounds T (the paper uses 100). Fewer are run when every candidate
+        has d_j = 0 (see ``stop_reason_``).
+    max_depth : int, default=4
+        K: candidates are trees of depth 1..K (``base="trees"``). Ignored for ``base="stumps"``.
+    loss : {"exponential", "logistic"}, default="exponential"
+        Phi(-u) = exp(-u) or log2(1 + exp(-u)).
+    lam : float >= 0, default=1e-5
+        lambda of eq. 3 (weight of the Rademacher complexities).
+    beta : float >= 0, default=1e-5
+        beta of eq. 3 (L1 penalty on the mixture weights).
+    base : {"trees", "stumps"}, default="trees"
+        Hypothesis families: H^trees = union of H_k^trees, k <= K, with complexities from eq. 9;
+        or H^stumps = H_1^stumps union H_2^stumps (Table 1) with eqs. 7 and 8.
+    grow : {"last_layer", "any_leaf"}, default="last_layer"
+        How h_k* extends h_{k-1}*: split leaves at depth k-1 only (the paper's "adding a single
+        layer of leaves"), or any leaf. In both cases the set of leaves split is the one that
+        maximises |d| (so with lam = beta = 0 every leaf whose best split lowers the error).
+    complexity : {"paper", "reference"}, default="paper"
+        r_j of a tree with n internal nodes: eq. 9, sqrt((4n+2) log2(d+2) ln(m+1) / m), or the
+        C++ reference's sqrt((2s+1) log2(d+2) ln(m) / m) with s = 2n+1 nodes. Stumps families
+        always use eqs. 7-8.
+    random_state : int, RandomState or None, default=None
+        Accepted for API uniformity; the algorithm has no random step (ties are broken by
+        feature and threshold order), so every fit is deterministic.
+    verbose : int, default=0
+        Print a progress line every n_iter/10 rounds.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    n_features_in_ : int
+    ensembles_ : list of BoostedEnsemble
+        One for a binary problem (``classes_[1]`` is the +1 class); one per class for more
+        classes (one-vs-rest: class c against the rest, predict the largest f_c).
+    hypotheses_, alphas_, tree_depths_, tree_sizes_, rademacher_ : per hypothesis
+        The selected trees, their final weights, depths, sizes (all nodes) and r_j.
+    selected_, steps_, errors_, normalizers_, objective_ : per round
+        Index of the hypothesis updated, eta_t, eps_t, S_t (eq. 5) and F(alpha_t) (eq. 4).
+    n_trees_, avg_tree_size_ : int, float
+        Hypotheses with non-zero weight and their mean number of nodes (Tables 2-3).
+    n_iter_ : int
+        Rounds actually run.
+    stop_reason_ : str
+
+    For multi-class problems every attribute from ``hypotheses_`` on is a list with one entry
+    per class.
+
+    Notes
+    -----
+    ``predict_proba`` maps f through the population minimiser of the loss (expit(2f) for the
+    exponential loss, sigma(1+f) / (sigma(1+f) + sigma(1-f)) for the logistic loss with its
+    margin offset 1); it ranks like ``decision_function`` but is not calibrated. For multiple
+    classes the one-vs-rest probabilities are normalised to sum to 1.
+    """
+
+    _parameter_constraints: dict = {
+        "n_iter": [Interval(Integral, 1, None, closed="left")],
+        "max_depth": [Interval(Integral, 1, None, closed="left")],
+        "loss": [StrOptions({"exponential", "logistic"})],
+        "lam": [Interval(Real, 0, None, closed="left")],
+        "beta": [Interval(Real, 0, None, closed="left")],
+        "base": [StrOptions({"trees", "stumps"})],
+        "grow": [StrOptions({"last_layer", "any_leaf"})],
+        "complexity": [StrOptions({"paper", "reference"})],
+        "random_state": ["random_state"],
+        "verbose": ["verbose"],
+    }
+
+    def __init__(
+        self,
+        *,
+        n_iter=100,
+        max_depth=4,
+        loss="exponential",
+        lam=1e-5,
+        beta=1e-5,
+        base="trees",
+        grow="last_layer",
+        complexity="paper",
+        random_state=None,
+        verbose=0,
+    ):
+        self.n_iter = n_iter
+        self.max_depth = max_depth
+        self.loss = loss
+        self.lam = lam
+        self.beta = beta
+        self.base = base
+        self.grow = grow
+        self.complexity = complexity
+        self.random_state = random_state
+        self.verbose = verbose
+
+    def _boosting_params(self) -> dict:
+        return dict(
+            n_iter=self.n_iter,
+            max_depth=self.max_depth,
+            loss=self.loss,
+            lam=float(self.lam),
+            beta=float(self.beta),
+            base=self.base,
+            grow=self.grow,
+            complexity=self.complexity,
+        )
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y):
+        """Fit the ensemble (one-vs-rest for more than two classes).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Finite numeric inputs (converted to float32).
+        y : array-like of shape (n_samples,)
+            At least two distinct class labels.
+
+        Returns
+        -------
+        self
+        """
+        X, y = validate_data(self, X, y, dtype=np.float32)
+        check_classification_targets(y)
+        check_random_state(self.random_state)
+        self.classes_, y_code = np.unique(y, return_inverse=True)
+        if len(self.classes_) < 2:
+            raise ValueError(
+                f"{type(self).__name__} needs samples of at least 2 classes in y; "
+                f"got 1 class ({self.classes_[0]})"
+            )
+        params = self._boosting_params()
+        binned = BinnedFeatures(X)
+        if len(self.classes_) == 2:
+            problems = [(np.where(y_code == 1, 1.0, -1.0), "")]
+        else:
+            problems = [
+                (np.where(y_code == c, 1.0, -1.0), f" class {self.classes_[c]!r}")
+                for c in range(len(self.classes_))
+            ]
+        self.ensembles_ = [
+            fit_binary(X, y_pm, binned, verbose=self.verbose, label=label, **params)
+            for y_pm, label in problems
+        ]
+        self._set_summary_attributes()
+        return self
+
+    def _set_summary_attributes(self):
+        def per_model(fn):
+            values = [fn(e) for e in self.ensembles_]
+            return values[0] if len(values) == 1 else values
+
+        self.hypotheses_ = per_model(lambda e: list(e.hypotheses))
+        self.alphas_ = per_model(lambda e: e.alpha)
+        self.tree_depths_ = per_model(lambda e: np.array([t.depth for t in e.hypotheses], dtype=int))
+        self.tree_sizes_ = per_model(lambda e: np.array([t.n_nodes for t in e.hypotheses], dtype=int))
+        self.rademacher_ = per_model(lambda e: e.rademacher)
+        self.selected_ = per_model(lambda e: e.selected)
+        self.steps_ = per_model(lambda e: e.steps)
+        self.errors_ = per_model(lambda e: e.errors)
+        self.normalizers_ = per_model(lambda e: e.normalizers)
+        self.objective_ = per_model(lambda e: e.objective)
+        self.n_trees_ = per_model(lambda e: e.tree_stats()["n_trees"])
+        self.avg_tree_size_ = per_model(lambda e: e.tree_stats()["avg_tree_size"])
+        self.stop_reason_ = per_model(lambda e: e.stop_reason)
+        self.n_iter_ = max(e.n_rounds for e in self.ensembles_)
+
+    def _validate_X_predict(self, X):
+        check_is_fitted(self)
+        return validate_data(self, X, dtype=np.float32, reset=False)
+
+    def decision_function(self, X):
+        """f(x) = sum_j alpha_j h_j(x): shape (n_samples,) for two classes (> 0 means
+        ``classes_[1]``), else (n_samples, n_classes) of one-vs-rest scores."""
+        X = self._validate_X_predict(X)
+        scores = [e.decision_function(X) for e in self.ensembles_]
+        return scores[0] if len(scores) == 1 else np.column_stack(scores)
+
+    def staged_decision_function(self, X):
+        """Yield the decision function after each boosting round (1 .. ``n_iter_``).
+
+        For one-vs-rest models a class whose fit stopped early keeps its final scores.
+        """
+        X = self._validate_X_predict(X)
+        gens = [e.staged_decision_function(X) for e in self.ensembles_]
+        last = [np.zeros(X.shape[0]) for _ in gens]
+        for _ in range(self.n_iter_):
+            for i, g in enumerate(gens):
+                last[i] = next(g, last[i])
+            yield last[0] if len(gens) == 1 else np.column_stack(last)
+
+    def _scores_to_labels(self, scores):
+        if scores.ndim == 1:
+            return self.classes_[(scores > 0).astype(int)]
+        return self.classes_[np.argmax(scores, axis=1)]
+
+    def _scores_to_proba(self, scores):
+        if scores.ndim == 1:
+            p = _proba_positive(scores, self.loss)
+            return np.column_stack([1.0 - p, p])
+        p = _proba_positive(scores, self.loss)
+        total = p.sum(axis=1, keepdims=True)
+        return np.divide(p, total, out=np.full_like(p, 1.0 / p.shape[1]), where=total > 0)
+
+    def predict(self, X):
+        """Class labels: ``classes_[1]`` where f(x) > 0 (binary), else argmax of the OvR scores."""
+        return self._scores_to_labels(self.decision_function(X))
+
+    def predict_proba(self, X):
+        """Class probabilities from the loss' link function (see Notes); rows sum to 1."""
+        return self._scores_to_proba(self.decision_function(X))
+
+    def staged_predict(self, X):
+        """Yield the predictions after each boosting round."""
+        for scores in self.staged_decision_function(X):
+            yield self._scores_to_labels(scores)
+
+    def staged_predict_proba(self, X):
+        """Yield the class probabilities after each boosting round."""
+        for scores in self.staged_decision_function(X):
+            yield self._scores_to_proba(scores)
+
+    def tree_stats(self, n_rounds=None):
+        """Trees with non-zero weight and their mean size after ``n_rounds`` rounds.
+
+        Returns a dict (see :meth:`BoostedEnsemble.tree_stats`) for a binary model; for one-vs-rest
+        models ``n_trees`` is summed over the classes and the averages are over all their trees.
+        """
+        check_is_fitted(self)
+        stats = [e.tree_stats(n_rounds) for e in self.ensembles_]
+        if len(stats) == 1:
+            return stats[0]
+        total = sum(s["n_trees"] for s in stats)
+        out = {"n_trees": total}
+        for key in ("avg_tree_size", "avg_internal", "avg_questions", "avg_depth"):
+            out[key] = sum(s[key] * s["n_trees"] for s in stats) / total if total else 0.0
+        return out

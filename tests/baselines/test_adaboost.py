@@ -1,0 +1,99 @@
+"""AdaBoost is DeepBoost with lambda = beta = 0 and the exponential loss (Cortes et al. 2014, §3.2)."""
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_classification
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from baselines import AdaBoostClassifier, DeepBoostClassifier
+
+
+def brute_force_stump(X, y, D):
+    """The decision stump of lowest weighted error, each leaf labelled by its weighted majority,
+    by trying every feature and every threshold between consecutive distinct values. Errors
+    equal up to rounding (1e-12) are ties, won by the lowest feature, then threshold."""
+    best = None
+    for j in range(X.shape[1]):
+        for v in np.unique(X[:, j])[:-1]:
+            left = X[:, j] <= v
+            h = np.empty(len(y))
+            err = 0.0
+            for side in (left, ~left):
+                pos, neg = D[side & (y > 0)].sum(), D[side & (y < 0)].sum()
+                h[side] = 1.0 if pos >= neg else -1.0
+                err += min(pos, neg)
+            if best is None or err < best[0] - 1e-12:
+                best = (err, h)
+    return best[1]
+
+
+def reference_adaboost(X, y, T):
+    """Algorithm 1 of the lecture notes (Zhang 2019): D_1 = 1/m; h_t = best stump under D_t;
+    eps_t = sum_i D_t(i) 1[y_i != h_t(x_i)]; alpha_t = 1/2 ln((1 - eps_t) / eps_t);
+    D_{t+1}(i) = D_t(i) exp(-alpha_t y_i h_t(x_i)) / Z_t."""
+    m = len(y)
+    D = np.full(m, 1.0 / m)
+    rounds = []
+    for _ in range(T):
+        h = brute_force_stump(X, y, D)
+        eps = D[h != y].sum()
+        alpha = 0.5 * np.log((1 - eps) / eps)
+        rounds.append((eps, alpha, h))
+        D = D * np.exp(-alpha * y * h)
+        D /= D.sum()
+    return rounds
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_adaboost_equals_the_lecture_notes_algorithm(seed):
+    X, y01 = make_classification(
+        n_samples=70, n_features=4, n_informative=3, n_redundant=0, flip_y=0.1, random_state=seed
+    )
+    X = X.astype(np.float32)
+    y = np.where(y01 == 1, 1.0, -1.0)
+    T = 25
+    est = AdaBoostClassifier(n_iter=T).fit(X, y01)
+    ens = est.ensembles_[0]
+    H = ens.predictions(X)
+    for t, (eps, alpha, h) in enumerate(reference_adaboost(X, y, T)):
+        # Same selection and same step. A hypothesis chosen again by AdaBoost is re-weighted
+        # by DeepBoost instead of duplicated, possibly through its negation (alpha h = (-alpha)(-h)),
+        # so compare the contribution alpha_t h_t on the sample, and |eps - 1/2|.
+        np.testing.assert_allclose(ens.steps[t] * H[:, ens.selected[t]], alpha * h, rtol=1e-9, atol=1e-12)
+        assert abs(ens.errors[t] - 0.5) == pytest.approx(abs(eps - 0.5), abs=1e-12)
+        assert abs(ens.steps[t]) == pytest.approx(abs(0.5 * np.log((1 - ens.errors[t]) / ens.errors[t])), rel=1e-12)
+
+
+def test_adaboost_is_deepboost_without_penalties():
+    X, y = make_classification(n_samples=120, n_features=5, random_state=1)
+    for depth in (1, 3):
+        ada = AdaBoostClassifier(n_iter=30, max_depth=depth).fit(X, y)
+        deep = DeepBoostClassifier(n_iter=30, max_depth=depth, loss="exponential", lam=0.0, beta=0.0).fit(X, y)
+        np.testing.assert_array_equal(ada.steps_, deep.steps_)
+        np.testing.assert_array_equal(ada.selected_, deep.selected_)
+        np.testing.assert_array_equal(ada.decision_function(X), deep.decision_function(X))
+        np.testing.assert_array_equal(ada.predict_proba(X), deep.predict_proba(X))
+
+
+def test_adaboost_trees_have_constant_depth_without_penalty():
+    # With lambda = beta = 0 the deepest candidate always has the lowest error, so AdaBoost with
+    # trees uses depth-K trees wherever the data allow (Section 4: "constant depth").
+    X, y = make_classification(n_samples=200, n_features=6, flip_y=0.2, random_state=2)
+    est = AdaBoostClassifier(n_iter=20, max_depth=3).fit(X, y)
+    assert np.all(est.tree_depths_ == 3)
+
+
+def test_adaboost_parameters_and_errors():
+    est = AdaBoostClassifier()
+    assert est.get_params() == {
+        "n_iter": 100, "max_depth": 1, "base": "trees", "grow": "last_layer", "random_state": None, "verbose": 0,
+    }
+    with pytest.raises(ValueError, match="at least 2 classes"):
+        est.fit(np.ones((5, 2)), np.ones(5))
+
+
+# Two checks are skipped by scikit-learn itself in this environment (pandas is not installed;
+# SCIPY_ARRAY_API is not set); every other check runs.
+@parametrize_with_checks([AdaBoostClassifier(n_iter=10), AdaBoostClassifier(n_iter=5, base="stumps")])
+def test_scikit_learn_estimator_checks(estimator, check):
+    check(estimator)

@@ -1,0 +1,577 @@
+"""DeepBoost (Cortes, Mohri and Syed 2014): Figure 2, the weak-learner search of Section 4, and the
+scikit-learn estimator."""
+
+import itertools
+import pickle
+
+import numpy as np
+import pytest
+from scipy.optimize import minimize_scalar
+from scipy.special import expit
+from sklearn.datasets import load_breast_cancer, load_iris, make_classification
+from sklearn.model_selection import GridSearchCV
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.utils._param_validation import InvalidParameterError
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from baselines import AdaBoostClassifier, DeepBoostClassifier
+from baselines._weak import (
+    BinnedFeatures,
+    SplitSearch,
+    grow_stump_candidates,
+    grow_tree_candidates,
+)
+from baselines.deepboost import (
+    direction,
+    loss_derivative_weights,
+    rademacher_stump,
+    rademacher_stump2,
+    rademacher_tree,
+    step_size,
+)
+
+# ----------------------------------------------------------------------------------------------
+# Brute-force references for the weak learner
+# ----------------------------------------------------------------------------------------------
+
+
+def brute_best_split(X, y, w, rows, exclude_feature=None):
+    """Best (error, feature, threshold) over every feature and distinct value of ``rows``.
+
+    Both children predict their weighted majority. Ties: lowest feature, then lowest threshold.
+    Only splits leaving both children non-empty count.
+    """
+    best = None
+    for j in range(X.shape[1]):
+        if j == exclude_feature:
+            continue
+        for v in np.unique(X[rows, j])[:-1]:
+            left = rows[X[rows, j] <= v]
+            right = rows[X[rows, j] > v]
+            err = sum(min(w[s][y[s] > 0].sum(), w[s][y[s] < 0].sum()) for s in (left, right))
+            if best is None or err < best[0]:
+                best = (err, j, v)
+    return best
+
+
+def majority_predictions(leaf_rows, y, w, n):
+    pred = np.zeros(n, dtype=np.int8)
+    for rows in leaf_rows:
+        pred[rows] = 1 if w[rows][y[rows] > 0].sum() >= w[rows][y[rows] < 0].sum() else -1
+    return pred
+
+
+def tied_problem(seed, n=40, d=4):
+    """Integer features with many repeated values and dyadic weights: sums are exact, so
+    exact ties between splits really occur and must be broken by (feature, threshold)."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 5, size=(n, d)).astype(np.float32)
+    y = np.where(rng.random(n) < 0.5, 1, -1)
+    w = rng.integers(1, 5, size=n)
+    total = 1 << int(np.ceil(np.log2(w.sum())))
+    np.add.at(w, rng.integers(0, n, size=total - w.sum()), 1)  # sum is a power of two
+    return X, y, w / total
+
+
+def continuous_problem(seed, n=60, d=4):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d)).astype(np.float32)
+    y = np.where(X[:, 0] * X[:, 1] + 0.3 * rng.normal(size=n) > 0, 1, -1)
+    w = rng.random(n)
+    return X, y, w / w.sum()
+
+
+def searcher(X, y):
+    return SplitSearch(BinnedFeatures(X), y)
+
+
+def no_penalty(errors, n_internal):
+    return 0.5 - errors
+
+
+# ----------------------------------------------------------------------------------------------
+# Weak learner: exhaustive stumps and layer-wise trees (Section 4)
+# ----------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("make", [tied_problem, continuous_problem])
+def test_best_stump_equals_brute_force(seed, make):
+    X, y, w = make(seed)
+    (stump,) = grow_tree_candidates(searcher(X, y), w, 1, no_penalty)
+    err, j, v = brute_best_split(X, y, w, np.arange(len(y)))
+    assert stump.tree.feature[0] == j
+    assert stump.tree.threshold[0] == v
+    assert stump.error == pytest.approx(err, abs=1e-12)
+    left = np.flatnonzero(X[:, j] <= v)
+    right = np.flatnonzero(X[:, j] > v)
+    np.testing.assert_array_equal(stump.train_pred, majority_predictions([left, right], y, w, len(y)))
+    np.testing.assert_array_equal(stump.tree.predict(X), stump.train_pred)
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("make", [tied_problem, continuous_problem])
+def test_tree_layers_equal_brute_force_greedy_growth(seed, make):
+    # With no penalty every leaf whose best split lowers the error is split, layer by layer.
+    X, y, w = make(seed)
+    cands = grow_tree_candidates(searcher(X, y), w, 3, no_penalty)
+    leaves = [np.arange(len(y))]
+    for depth, cand in enumerate(cands, start=1):
+        new_leaves = []
+        for rows in leaves:
+            parent = min(w[rows][y[rows] > 0].sum(), w[rows][y[rows] < 0].sum())
+            best = brute_best_split(X, y, w, rows)
+            if best is not None and (depth == 1 or best[0] < parent - 1e-15):
+                _, j, v = best
+                new_leaves += [rows[X[rows, j] <= v], rows[X[rows, j] > v]]
+            else:
+                new_leaves.append(rows)
+        leaves = new_leaves
+        expected = majority_predictions(leaves, y, w, len(y))
+        np.testing.assert_array_equal(cand.train_pred, expected)
+        np.testing.assert_array_equal(cand.tree.predict(X), expected)
+        err = sum(min(w[r][y[r] > 0].sum(), w[r][y[r] < 0].sum()) for r in leaves)
+        assert cand.error == pytest.approx(err, abs=1e-12)
+        assert cand.tree.depth == depth
+        assert cand.tree.n_leaves == len(leaves)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_layer_keeps_the_split_subset_that_maximises_the_score(seed):
+    # A size penalty makes splitting every leaf suboptimal: the kept subset must be the best of
+    # all 2^L subsets of the layer's leaves (brute force over subsets).
+    X, y, w = continuous_problem(seed, n=80)
+    per_split = 0.004
+
+    def score(errors, n_internal):
+        return np.maximum(0.5 - errors - per_split * n_internal, 0.0)
+
+    cands = grow_tree_candidates(searcher(X, y), w, 2, score)
+    stump = cands[0]
+    j, v = stump.tree.feature[0], stump.tree.threshold[0]
+    halves = [np.flatnonzero(X[:, j] <= v), np.flatnonzero(X[:, j] > v)]
+    options = []
+    for subset in itertools.product([False, True], repeat=2):
+        if not any(subset):
+            continue
+        leaves = []
+        for split, rows in zip(subset, halves):
+            best = brute_best_split(X, y, w, rows) if split else None
+            if best is None:
+                leaves.append(rows)
+            else:
+                leaves += [rows[X[rows, best[1]] <= best[2]], rows[X[rows, best[1]] > best[2]]]
+        err = sum(min(w[r][y[r] > 0].sum(), w[r][y[r] < 0].sum()) for r in leaves)
+        options.append((score(np.array([err]), np.array([1 + sum(subset)]))[0], -sum(subset), leaves))
+    best_score, _, best_leaves = max(options, key=lambda o: (o[0], o[1]))
+    if len(cands) == 1:
+        # Growth stops only when no leaf's split lowers the error at all.
+        assert all(o[0] <= score(np.array([stump.error]), np.array([1]))[0] + 1e-12 for o in options)
+        return
+    np.testing.assert_array_equal(cands[1].train_pred, majority_predictions(best_leaves, y, w, len(y)))
+    assert score(np.array([cands[1].error]), np.array([cands[1].tree.n_internal]))[0] == pytest.approx(best_score)
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("make", [tied_problem, continuous_problem])
+def test_stump_family_candidates_equal_brute_force(seed, make):
+    # H_2^stumps: the same second question (on another feature) in both children (eq. 8).
+    X, y, w = make(seed)
+    first, second = grow_stump_candidates(searcher(X, y), w)
+    _, j, v = brute_best_split(X, y, w, np.arange(len(y)))
+    halves = [np.flatnonzero(X[:, j] <= v), np.flatnonzero(X[:, j] > v)]
+    best = None
+    for j2 in range(X.shape[1]):
+        if j2 == j:
+            continue
+        for v2 in np.unique(X[:, j2])[:-1]:
+            leaves, separates = [], False
+            for rows in halves:
+                lo, hi = rows[X[rows, j2] <= v2], rows[X[rows, j2] > v2]
+                if len(lo) and len(hi):
+                    leaves += [lo, hi]
+                    separates = True
+                else:
+                    leaves.append(rows)
+            if not separates:
+                continue
+            err = sum(min(w[r][y[r] > 0].sum(), w[r][y[r] < 0].sum()) for r in leaves)
+            if best is None or err < best[0]:
+                best = (err, j2, v2, leaves)
+    assert first.tree.family == "stump" and second.tree.family == "stump2"
+    assert second.error == pytest.approx(best[0], abs=1e-12)
+    np.testing.assert_array_equal(second.train_pred, majority_predictions(best[3], y, w, len(y)))
+    internal = second.tree.feature >= 0
+    assert set(second.tree.feature[internal]) == {j, best[1]}
+    assert second.tree.n_questions == 2
+
+
+def test_search_ignores_constant_features_and_reports_no_candidate_without_splits():
+    X = np.column_stack([np.ones(10), np.arange(10.0)]).astype(np.float32)
+    y = np.where(np.arange(10) < 5, -1, 1)
+    w = np.full(10, 0.1)
+    (stump,) = grow_tree_candidates(searcher(X, y), w, 3, no_penalty)
+    assert stump.tree.feature[0] == 1 and stump.error == 0.0
+    assert grow_tree_candidates(searcher(X[:, :1], y), w, 3, no_penalty) == []
+    assert grow_stump_candidates(searcher(X[:, :1], y), w) == []
+
+
+# ----------------------------------------------------------------------------------------------
+# Figure 2: direction (lines 5-9) and step (lines 12-16), by hand
+# ----------------------------------------------------------------------------------------------
+
+
+def test_direction_rule_by_hand():
+    # alpha != 0: (eps - 1/2) + sgn(alpha) * penalty
+    assert direction(0.3, 0.7, 0.05) == pytest.approx(-0.2 + 0.05)
+    assert direction(0.3, -0.7, 0.05) == pytest.approx(-0.2 - 0.05)
+    # alpha == 0 and |eps - 1/2| <= penalty: the sparsity case, d = 0 exactly
+    assert direction(0.46, 0.0, 0.05) == 0.0
+    assert direction(0.54, 0.0, 0.05) == 0.0
+    # alpha == 0 otherwise: (eps - 1/2) - sgn(eps - 1/2) * penalty
+    assert direction(0.3, 0.0, 0.05) == pytest.approx(-0.2 + 0.05)
+    assert direction(0.8, 0.0, 0.05) == pytest.approx(0.3 - 0.05)
+    np.testing.assert_allclose(direction([0.3, 0.46], [0.0, 0.0], [0.05, 0.05]), [-0.15, 0.0])
+
+
+def test_step_rule_by_hand():
+    # No penalty: AdaBoost's step log sqrt((1 - eps) / eps).
+    assert step_size(0.2, 0.0, 0.0) == pytest.approx(0.5 * np.log(4.0))
+    # Line 15: (1 - eps) - eps = 0.6 > Lambda m / S = 0.2, c = 0.2 / 0.4 = 0.5.
+    assert step_size(0.2, 0.0, 0.2) == pytest.approx(np.log(-0.5 + np.sqrt(0.25 + 4.0)))
+    # Line 16: an old hypothesis with eps > 1/2 is pushed back: A = 0.3 e^0.1 - 0.7 e^-0.1 < -0.2.
+    c = 0.2 / (2 * 0.7)
+    assert step_size(0.7, 0.1, 0.2) == pytest.approx(np.log(c + np.sqrt(c * c + 0.3 / 0.7)))
+    # Line 13: |A| = |0.52 e^0.3 - 0.48 e^-0.3| = 0.346 <= 0.4, so the weight is set to exactly 0.
+    alpha = 0.3
+    eta = step_size(0.48, alpha, 0.4)
+    assert eta == -alpha and alpha + eta == 0.0
+
+
+@pytest.mark.parametrize(
+    "eps,alpha,lam_ms",
+    [(0.2, 0.0, 0.2), (0.35, 0.4, 0.05), (0.7, 0.1, 0.2), (0.45, -0.3, 0.1), (0.48, 0.3, 0.4)],
+)
+def test_step_is_the_exact_coordinate_minimiser_for_the_exponential_loss(eps, alpha, lam_ms):
+    # F(alpha + eta) restricted to one coordinate, up to constants and the factor S/m:
+    # (1 - eps) e^-eta + eps e^eta + (Lambda m / S) |alpha + eta|.
+    def F(eta):
+        return (1 - eps) * np.exp(-eta) + eps * np.exp(eta) + lam_ms * abs(alpha + eta)
+
+    res = minimize_scalar(F, bounds=(-5, 5), method="bounded", options={"xatol": 1e-10})
+    eta = step_size(eps, alpha, lam_ms)
+    assert F(eta) <= F(res.x) + 1e-12
+    assert eta == pytest.approx(res.x, abs=1e-5)
+
+
+def test_first_round_by_hand_on_six_points():
+    # x = 0..5 with labels - - - + + -: the unique best stump is x <= 2 (leaves -1 | +1); it errs
+    # on x = 5 only, so eps_1 = 1/6 under D_1 = 1/6. S_1 = 6 e (Phi'(1) = e), Lambda = beta.
+    X = np.arange(6.0).reshape(-1, 1)
+    y = np.array([-1, -1, -1, 1, 1, -1])
+    beta = 0.1
+    est = DeepBoostClassifier(n_iter=1, max_depth=1, lam=0.0, beta=beta).fit(X, y)
+    m, S, eps = 6, 6 * np.e, 1 / 6
+    assert est.normalizers_[0] == pytest.approx(S)
+    assert est.errors_[0] == pytest.approx(eps)
+    c = beta * m / (2 * eps * S)
+    assert est.steps_[0] == pytest.approx(np.log(-c + np.sqrt(c * c + 5.0)))
+    tree = est.hypotheses_[0]
+    assert tree.feature[0] == 0 and tree.threshold[0] == 2.0
+    f = est.decision_function(X)
+    np.testing.assert_allclose(f, est.steps_[0] * np.array([-1, -1, -1, 1, 1, 1]))
+    # Objective (eq. 4) after the round: mean exp(1 - y f) + beta |alpha|.
+    expected = np.mean(np.exp(1 - y * f)) + beta * abs(est.steps_[0])
+    assert est.objective_[0] == pytest.approx(expected)
+
+
+def test_rademacher_proxies_match_equations_7_to_9():
+    m, d = 500, 10
+    assert rademacher_stump(m, d) == pytest.approx(np.sqrt(2 * np.log(2 * m * d) / m))
+    assert rademacher_stump2(m, d) == pytest.approx(np.sqrt(2 * np.log(2 * m**2 * d * (d - 1)) / m))
+    n = 3  # internal nodes
+    assert rademacher_tree(n, m, d, "paper") == pytest.approx(
+        np.sqrt((4 * n + 2) * np.log2(d + 2) * np.log(m + 1) / m)
+    )
+    s = 2 * n + 1  # all nodes, as in the C++ reference
+    assert rademacher_tree(n, m, d, "reference") == pytest.approx(
+        np.sqrt((2 * s + 1) * np.log2(d + 2) * np.log(m) / m)
+    )
+
+
+# ----------------------------------------------------------------------------------------------
+# Whole fits
+# ----------------------------------------------------------------------------------------------
+
+
+def phi_prime(z, loss):
+    return np.exp(z) if loss == "exponential" else expit(z) / np.log(2)
+
+
+def phi(z, loss):
+    return np.exp(z) if loss == "exponential" else np.logaddexp(0, z) / np.log(2)
+
+
+@pytest.fixture(scope="module")
+def problem():
+    X, y = make_classification(n_samples=160, n_features=6, n_informative=4, random_state=3)
+    return X.astype(np.float32), y
+
+
+@pytest.mark.parametrize("loss", ["exponential", "logistic"])
+@pytest.mark.parametrize("base", ["trees", "stumps"])
+def test_normaliser_is_the_sum_of_unnormalised_loss_derivatives_at_every_round(problem, loss, base):
+    # S_t = sum_i Phi'(1 - y_i f_{t-1}(x_i)) (eq. 5) in every round, not only the first.
+    X, y = problem
+    ypm = np.where(y == 1, 1.0, -1.0)
+    est = DeepBoostClassifier(n_iter=25, max_depth=3, loss=loss, lam=0.01, beta=0.01, base=base).fit(X, y)
+    f_prev = [np.zeros(len(y))] + list(est.staged_decision_function(X))
+    for t, S in enumerate(est.normalizers_):
+        assert S == pytest.approx(phi_prime(1 - ypm * f_prev[t], loss).sum(), rel=1e-12)
+    # and eq. 4 after every round
+    alpha_live = [est.ensembles_[0].alpha_after(t + 1) for t in range(est.n_iter_)]
+    for t, F in enumerate(est.objective_):
+        data = phi(1 - ypm * f_prev[t + 1], loss).mean()
+        assert F == pytest.approx(data + est.ensembles_[0].penalty @ np.abs(alpha_live[t]), rel=1e-10)
+
+
+def test_exponential_objective_never_increases(problem):
+    # Coordinate descent with the exact line search of lines 12-16.
+    X, y = problem
+    est = DeepBoostClassifier(n_iter=40, max_depth=3, lam=0.05, beta=0.01).fit(X, y)
+    assert np.all(np.diff(est.objective_) <= 1e-12 * est.objective_[:-1])
+
+
+def test_each_round_picks_the_steepest_coordinate_among_old_hypotheses(problem):
+    # |d_k| of the chosen coordinate is at least |d_j| of every hypothesis already in the
+    # ensemble (lines 5-10), recomputed from the model's staged outputs.
+    X, y = problem
+    ypm = np.where(y == 1, 1.0, -1.0)
+    est = DeepBoostClassifier(n_iter=30, max_depth=2, lam=0.02, beta=0.005).fit(X, y)
+    ens = est.ensembles_[0]
+    H = ens.predictions(X).astype(float)
+    f_prev = [np.zeros(len(y))] + list(est.staged_decision_function(X))
+    m = len(y)
+    for t in range(est.n_iter_):
+        D, S = loss_derivative_weights(1 - ypm * f_prev[t], "exponential")
+        known = sorted(set(ens.selected[:t].tolist()))
+        if not known:
+            continue
+        eps = 0.5 * (1 - (D * ypm) @ H[:, known])
+        d = direction(eps, ens.alpha_after(t)[known], ens.penalty[known] * m / (2 * S))
+        assert abs(ens.directions[t]) >= np.abs(d).max() - 1e-12
+
+
+def test_a_weight_is_driven_to_exactly_zero():
+    # The sparsity case of lines 12-13 on real data: with a large beta an old stump whose
+    # edge no longer pays for its penalty gets eta = -alpha, i.e. weight exactly 0.
+    X, y = load_breast_cancer(return_X_y=True)
+    est = DeepBoostClassifier(n_iter=40, base="stumps", lam=0.0, beta=0.25).fit(X, y)
+    ens = est.ensembles_[0]
+    zeroed = [
+        t for t in range(ens.n_rounds)
+        if not ens.is_new[t] and ens.alpha_after(t + 1)[ens.selected[t]] == 0.0
+    ]
+    assert zeroed, "no weight was set to zero"
+    t = zeroed[0]
+    k = ens.selected[t]
+    alpha_before = ens.alpha_after(t)[k]
+    assert ens.steps[t] == -alpha_before != 0.0
+    eps, S, m = ens.errors[t], ens.normalizers[t], len(y)
+    A = (1 - eps) * np.exp(alpha_before) - eps * np.exp(-alpha_before)
+    assert abs(A) <= ens.penalty[k] * m / S  # the condition of line 12
+    assert est.n_trees_ < len(est.hypotheses_)
+    assert np.count_nonzero(est.alphas_) == est.n_trees_
+
+
+def test_no_hypothesis_is_selected_twice(problem):
+    # Old hypotheses are candidates, and win ties: a function already in the ensemble is
+    # re-weighted, never added again.
+    X, y = problem
+    for est in (AdaBoostClassifier(n_iter=60).fit(X, y), DeepBoostClassifier(n_iter=60, max_depth=2).fit(X, y)):
+        outputs = {est.ensembles_[0].predictions(X)[:, j].tobytes() for j in range(len(est.hypotheses_))}
+        assert len(outputs) == len(est.hypotheses_)
+        assert not est.ensembles_[0].is_new.all()  # some rounds revised an old weight
+
+
+def test_lambda_zero_makes_the_complexity_convention_irrelevant(problem):
+    # AdaBoost-L1 / LogReg-L1 (lam = 0 < beta): Lambda_j = beta for every hypothesis.
+    X, y = problem
+    for loss in ("exponential", "logistic"):
+        a = DeepBoostClassifier(n_iter=30, max_depth=3, loss=loss, lam=0.0, beta=0.02, complexity="paper").fit(X, y)
+        b = DeepBoostClassifier(n_iter=30, max_depth=3, loss=loss, lam=0.0, beta=0.02, complexity="reference").fit(X, y)
+        np.testing.assert_array_equal(a.steps_, b.steps_)
+        np.testing.assert_array_equal(a.decision_function(X), b.decision_function(X))
+        c = DeepBoostClassifier(n_iter=30, max_depth=3, loss=loss, lam=0.05, beta=0.02).fit(X, y)
+        assert not np.array_equal(a.decision_function(X), c.decision_function(X))
+
+
+def test_complexity_penalty_shrinks_trees(problem):
+    # DeepBoost's point: with lam > 0 deep trees must pay for their Rademacher complexity.
+    X, y = problem
+    free = DeepBoostClassifier(n_iter=30, max_depth=5, lam=0.0, beta=0.0).fit(X, y)
+    paid = DeepBoostClassifier(n_iter=30, max_depth=5, lam=0.2, beta=0.0).fit(X, y)
+    assert paid.avg_tree_size_ < free.avg_tree_size_
+
+
+def reference_logreg(X, y, n_iter, depth):
+    """Additive logistic regression in the paper's form (lam = beta = 0, logistic loss):
+    D_t(i) proportional to Phi'(1 - y_i f) = 1 / (ln 2 (1 + exp(y_i f - 1))), the weak learner of
+    lowest weighted error, step 1/2 log((1 - eps) / eps). Uses the package's tree search as the
+    weak learner (checked against brute force above)."""
+    ypm = np.where(y == 1, 1.0, -1.0)
+    search = SplitSearch(BinnedFeatures(X), ypm)
+    f = np.zeros(len(y))
+    contributions = []
+    for _ in range(n_iter):
+        w = 1.0 / (1.0 + np.exp(ypm * f - 1.0))
+        D = w / w.sum()
+        cands = grow_tree_candidates(search, D, depth, no_penalty)
+        errs = [0.5 * (1 - (D * ypm) @ c.train_pred) for c in cands]
+        best = cands[int(np.argmin(errs))]
+        eps = min(errs)
+        alpha = 0.5 * np.log((1 - eps) / eps)
+        contributions.append(alpha * best.train_pred)
+        f = f + contributions[-1]
+    return f, contributions
+
+
+def test_logistic_loss_without_penalties_is_additive_logistic_regression(problem):
+    X, y = problem
+    est = DeepBoostClassifier(n_iter=20, max_depth=1, loss="logistic", lam=0.0, beta=0.0).fit(X, y)
+    f_ref, contributions = reference_logreg(X, y, 20, 1)
+    ens = est.ensembles_[0]
+    H = ens.predictions(X)
+    for t, ref in enumerate(contributions):
+        np.testing.assert_allclose(ens.steps[t] * H[:, ens.selected[t]], ref, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(est.decision_function(X), f_ref, rtol=1e-9)
+
+
+def test_staged_decision_function_and_tree_stats(problem):
+    X, y = problem
+    est = DeepBoostClassifier(n_iter=20, max_depth=3).fit(X, y)
+    stages = list(est.staged_decision_function(X))
+    assert len(stages) == est.n_iter_ == 20
+    np.testing.assert_allclose(stages[-1], est.decision_function(X))
+    np.testing.assert_array_equal(next(est.staged_predict(X)), np.where(stages[0] > 0, 1, 0))
+    stats = est.tree_stats()
+    assert stats["n_trees"] == est.n_trees_ == np.count_nonzero(est.alphas_)
+    live = [t for t, a in zip(est.hypotheses_, est.alphas_) if a != 0]
+    assert stats["avg_tree_size"] == pytest.approx(np.mean([t.n_nodes for t in live]))
+    np.testing.assert_array_equal(est.tree_depths_, [t.depth for t in est.hypotheses_])
+    np.testing.assert_array_equal(est.tree_sizes_, [t.n_nodes for t in est.hypotheses_])
+    assert est.tree_depths_.max() <= 3
+    assert est.tree_stats(1)["n_trees"] == 1
+    assert len(est.selected_) == len(est.steps_) == len(est.objective_) == 20
+
+
+def test_fit_is_deterministic_and_pickles(problem):
+    X, y = problem
+    a = DeepBoostClassifier(n_iter=25, max_depth=3, loss="logistic", random_state=0).fit(X, y)
+    b = DeepBoostClassifier(n_iter=25, max_depth=3, loss="logistic", random_state=0).fit(X, y)
+    c = DeepBoostClassifier(n_iter=25, max_depth=3, loss="logistic", random_state=123).fit(X, y)
+    for other in (b, c):  # no random step: the seed cannot change anything
+        np.testing.assert_array_equal(a.steps_, other.steps_)
+        np.testing.assert_array_equal(a.decision_function(X), other.decision_function(X))
+    restored = pickle.loads(pickle.dumps(a))
+    np.testing.assert_array_equal(restored.decision_function(X), a.decision_function(X))
+    np.testing.assert_array_equal(restored.predict_proba(X), a.predict_proba(X))
+
+
+@pytest.mark.parametrize("loss", ["exponential", "logistic"])
+def test_multiclass_is_one_vs_rest(loss):
+    X, y = load_iris(return_X_y=True)
+    labels = np.array(["setosa", "versicolor", "virginica"])[y]
+    est = DeepBoostClassifier(n_iter=15, max_depth=2, loss=loss).fit(X, labels)
+    scores = est.decision_function(X)
+    assert scores.shape == (150, 3) and len(est.ensembles_) == 3
+    np.testing.assert_array_equal(est.predict(X), est.classes_[np.argmax(scores, axis=1)])
+    proba = est.predict_proba(X)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    np.testing.assert_array_equal(np.argmax(proba, axis=1), np.argmax(scores, axis=1))
+    assert est.score(X, labels) > 0.9
+    for c, label in enumerate(est.classes_):
+        binary = DeepBoostClassifier(n_iter=15, max_depth=2, loss=loss).fit(X, labels == label)
+        np.testing.assert_allclose(scores[:, c], binary.decision_function(X))
+    assert isinstance(est.alphas_, list) and len(est.alphas_) == 3
+
+
+def test_any_two_label_values_are_accepted(problem):
+    X, y = problem
+    labels = np.where(y == 1, "spam", "ham")
+    est = DeepBoostClassifier(n_iter=10, max_depth=2).fit(X, labels)
+    ref = DeepBoostClassifier(n_iter=10, max_depth=2).fit(X, y)
+    np.testing.assert_array_equal(est.classes_, ["ham", "spam"])
+    np.testing.assert_array_equal(est.predict(X), np.where(ref.predict(X) == 1, "spam", "ham"))
+
+
+def test_logistic_probability_link(problem):
+    # p = sigma(1 + f) / (sigma(1 + f) + sigma(1 - f)): the minimiser of the expected
+    # logistic loss log2(1 + e^{1 - y f}) over f for P(y = +1) = p.
+    X, y = problem
+    est = DeepBoostClassifier(n_iter=10, max_depth=2, loss="logistic").fit(X, y)
+    f = est.decision_function(X[:5])
+    p = est.predict_proba(X[:5])[:, 1]
+    for fi, pi in zip(f, p):
+        risk = lambda g: pi * np.logaddexp(0, 1 - g) + (1 - pi) * np.logaddexp(0, 1 + g)
+        assert minimize_scalar(risk, bounds=(-30, 30), method="bounded").x == pytest.approx(fi, abs=1e-4)
+
+
+# ----------------------------------------------------------------------------------------------
+# Bad input and scikit-learn conventions
+# ----------------------------------------------------------------------------------------------
+
+
+def test_one_class_is_rejected_by_name():
+    X = np.random.default_rng(0).normal(size=(10, 3))
+    with pytest.raises(ValueError, match="at least 2 classes"):
+        DeepBoostClassifier().fit(X, np.zeros(10))
+
+
+def test_nan_and_shape_errors_are_clear(problem):
+    X, y = problem
+    bad = X.copy()
+    bad[0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        DeepBoostClassifier(n_iter=2).fit(bad, y)
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        DeepBoostClassifier(n_iter=2).fit(X, y[:-1])
+    with pytest.raises(ValueError, match="2D array"):
+        DeepBoostClassifier(n_iter=2).fit(X[:, 0], y)
+    est = DeepBoostClassifier(n_iter=2).fit(X, y)
+    with pytest.raises(ValueError, match="features"):
+        est.predict(X[:, :3])
+    with pytest.raises(ValueError, match="NaN"):
+        est.predict(bad)
+
+
+@pytest.mark.parametrize(
+    "params",
+    [{"loss": "hinge"}, {"lam": -1.0}, {"beta": -0.1}, {"max_depth": 0}, {"n_iter": 0}, {"base": "forest"}],
+)
+def test_invalid_parameters_are_named(params):
+    X, y = make_classification(n_samples=20, random_state=0)
+    with pytest.raises(InvalidParameterError, match=list(params)[0]):
+        DeepBoostClassifier(**params).fit(X, y)
+
+
+def test_works_in_pipeline_and_grid_search(problem):
+    X, y = problem
+    pipe = make_pipeline(StandardScaler(), DeepBoostClassifier(n_iter=10))
+    search = GridSearchCV(pipe, {"deepboostclassifier__max_depth": [1, 2]}, cv=3).fit(X, y)
+    assert search.best_params_["deepboostclassifier__max_depth"] in (1, 2)
+    assert search.score(X, y) > 0.8
+
+
+# Two checks are skipped by scikit-learn itself in this environment (pandas is not installed;
+# SCIPY_ARRAY_API is not set); every other check runs.
+@parametrize_with_checks(
+    [
+        DeepBoostClassifier(n_iter=10, max_depth=2),
+        DeepBoostClassifier(n_iter=10, max_depth=2, loss="logistic", lam=0.01, beta=0.001),
+        DeepBoostClassifier(n_iter=8, base="stumps", grow="any_leaf"),
+    ]
+)
+def test_scikit_learn_estimator_checks(estimator, check):
+    check(estimator)
