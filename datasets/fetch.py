@@ -83,6 +83,10 @@ def override_sources(*, base_urls=None, sha256=None):
     unknown = set(base_urls or {}) - set(BASE_URLS)
     if unknown:
         raise ValueError(f"unknown sources {sorted(unknown)}; known: {sorted(BASE_URLS)}")
+    bad = {k: v for k, v in (sha256 or {}).items()
+           if not (isinstance(v, str) and len(v) == 64 and all(c in "0123456789abcdefABCDEF" for c in v))}
+    if bad:
+        raise ValueError(f"sha256 overrides must be 64 hex digits: {bad}")
     saved = {k: dict(v) for k, v in _overrides.items()}
     try:
         for source, urls in (base_urls or {}).items():
@@ -174,7 +178,9 @@ def _verify(rf: RemoteFile, path: Path, actual: str, cache_dir: Path) -> LocalFi
 def _record_first_use(rf: RemoteFile, path: Path, actual: str, record: Path) -> LocalFile:
     try:
         record.parent.mkdir(parents=True, exist_ok=True)
-        record.write_text(f"{actual}  {rf.name}\n")
+        tmp = record.with_name(f".{record.name}.{uuid.uuid4().hex}.tmp")
+        tmp.write_text(f"{actual}  {rf.name}\n")  # sha256sum's layout
+        os.replace(tmp, record)
         where = f"recorded in {record}"
     except OSError as exc:
         where = f"could not be recorded ({exc})"
@@ -302,10 +308,10 @@ def _verify_download(rf, tmp: Path, dest: Path, url: str, cache_dir: Path) -> Lo
                                 file=rf.key, expected=expected, actual=actual)
         verified = "sha256"
     elif payload is not None:
-        parsers.check_payload_sha256(parsers.read_bytes(tmp, label), payload, label)
+        parsers.check_payload_sha256(parsers.read_bytes(tmp, label, name=rf.name), payload, label)
         verified = "payload sha256"
     else:
-        parsers.read_bytes(tmp, label)  # a truncated compressed stream fails here, before it is trusted
+        parsers.read_bytes(tmp, label, name=rf.name)  # a truncated stream fails here, before it is trusted
         verified = None
     os.replace(tmp, dest)
     if verified is None:

@@ -36,15 +36,17 @@ def sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def read_bytes(path, label: str) -> bytes:
+def read_bytes(path, label: str, *, name: str | None = None) -> bytes:
     """Content of a file, decompressed when its name ends in ``.gz`` or ``.bz2``.
 
-    A truncated or damaged compressed stream raises :class:`CorruptFileError`
-    instead of returning the part that could be decompressed.
+    ``name`` (default: the path's name) decides the compression, for files
+    stored under a temporary name. A truncated or damaged compressed stream
+    raises :class:`CorruptFileError` instead of returning the part that could
+    be decompressed.
     """
     path = Path(path)
     raw = path.read_bytes()
-    suffix = path.suffix.lower()
+    suffix = Path(name or path.name).suffix.lower()
     try:
         if suffix == ".gz":
             return gzip.decompress(raw)
@@ -191,7 +193,7 @@ def column_to_float(column: np.ndarray, label: str, name: str, *, missing: str |
                 float(value)
             except ValueError:
                 raise CorruptFileError(
-                    f"{label}, data row {i + 1}: column {name!r} holds {value!r}, not a number"
+                    f"{label}, data row {i + 1}: column {name!r} holds {str(value)!r}, not a number"
                 ) from None
         raise
     return out

@@ -1,1 +1,18 @@
 """The margin-distribution deep forest (Lv, Yang and Zhou)."""
+
+from .alpha import solve_alpha_exact, solve_alpha_sgd
+from .block import ForestBlock
+from .cascade import MDDFClassifier
+from .margin import margin_distribution_loss, margin_statistics, margins
+from .weights import sample_distribution
+
+__all__ = [
+    "ForestBlock",
+    "MDDFClassifier",
+    "margin_distribution_loss",
+    "margin_statistics",
+    "margins",
+    "sample_distribution",
+    "solve_alpha_exact",
+    "solve_alpha_sgd",
+]

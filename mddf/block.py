@@ -1,0 +1,196 @@
+"""One cascade layer: the forest block of Algorithm 1 (Lv, Yang and Zhou; Zhou and Feng).
+
+Each forest of the block gives every training row a class vector from models
+that never saw that row (k-fold cross-fitting, or out-of-bag estimates), and
+gives new rows the average over its fold models.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from joblib import Parallel, delayed
+from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
+from sklearn.model_selection import StratifiedKFold
+
+from .compact_forest import CompactForest
+from .weights import weighted_resample
+
+FOREST_TYPES = ("rf", "crf")
+
+
+def make_forest(kind, n_estimators, max_depth, random_state, oob=False):
+    """A forest of the block.
+
+    ``"rf"``: random forest, sqrt(d) candidate features per split (Breiman).
+    ``"crf"``: completely-random forest: one randomly chosen feature per split with a
+    random threshold (``ExtraTreesClassifier(max_features=1)``, Zhou and Feng).
+    With ``oob=True`` both bootstrap and keep out-of-bag class vectors.
+    """
+    common = dict(
+        n_estimators=n_estimators,
+        max_depth=max_depth,
+        random_state=random_state,
+        n_jobs=1,  # the block parallelises over forests; never nest
+    )
+    if kind == "rf":
+        return RandomForestClassifier(max_features="sqrt", oob_score=oob, **common)
+    if kind == "crf":
+        return ExtraTreesClassifier(max_features=1, bootstrap=oob, oob_score=oob, **common)
+    raise ValueError(f"unknown forest type {kind!r}; expected one of {FOREST_TYPES}")
+
+
+def _fit_fold_forest(kind, n_estimators, max_depth, seed, X, y, fit_rows, heldout_rows, weight, n_classes):
+    """Fit one forest on ``fit_rows`` and predict the held-out rows (runs in a worker)."""
+    forest = make_forest(kind, n_estimators, max_depth, seed)
+    forest.fit(X[fit_rows], y[fit_rows], sample_weight=weight)
+    compact = CompactForest(forest, n_classes)
+    del forest
+    return compact, compact.predict_proba(X[heldout_rows])
+
+
+def _fit_oob_forest(kind, n_estimators, max_depth, seed, X, y, weight, n_classes):
+    """Fit one bootstrapped forest on every row; its out-of-bag class vectors."""
+    forest = make_forest(kind, n_estimators, max_depth, seed, oob=True)
+    forest.fit(X, y, sample_weight=weight)
+    oob = np.zeros((len(y), n_classes))
+    oob[:, forest.classes_] = forest.oob_decision_function_
+    # A row in every bootstrap sample (probability ~0.63^n_estimators) has no
+    # out-of-bag estimate; give it the uninformative uniform vector.
+    oob[np.isnan(oob).any(axis=1)] = 1.0 / n_classes
+    compact = CompactForest(forest, n_classes)
+    return compact, oob
+
+
+def _predict_one(compact, X):
+    return compact.predict_proba(X)
+
+
+class ForestBlock:
+    """The forests of one cascade layer (Algorithm 1, "random forest block").
+
+    Parameters
+    ----------
+    forest_types : sequence of {"rf", "crf"}
+        One entry per forest; the paper's block is 2 random + 2 completely-random forests.
+    n_estimators : int
+        Trees per forest.
+    max_depth : int or None
+        Depth limit of every tree of this layer (the paper grows it with the layer).
+    n_folds : int
+        k of the k-fold class vectors (ignored with ``class_vectors="oob"``).
+    class_vectors : {"kfold", "oob"}
+        ``"kfold"``: for each of k stratified folds, each forest is trained on the
+        other folds and predicts the held-out fold; new rows get the mean of the k
+        fold models (Algorithm 1, lines 1-7). ``"oob"``: each forest is fitted once
+        on all rows with bootstrap and training rows get out-of-bag estimates
+        (about k times cheaper, slightly noisier vectors, one model per forest).
+    weighting : {"resample", "sample_weight"}
+        How the sample distribution D_t reaches the forests. ``"resample"``: each
+        fold's training rows are redrawn with replacement with probabilities D_t
+        (Algorithm 1, input line: "re-sample a training set with the distribution
+        D_t"), one draw per fold shared by the block's forests. A uniform D_t is
+        not resampled (it would only add a second bootstrap). ``"sample_weight"``:
+        D_t is passed to the forests as sample weights. Out-of-bag class vectors
+        need each row's identity, so ``class_vectors="oob"`` always uses sample weights.
+    n_jobs : int or None
+        Forest fits run in parallel through joblib (threads: scikit-learn's tree
+        building releases the GIL, and threads share the data instead of copying it).
+
+    Attributes
+    ----------
+    forests_ : list (n_folds or 1) of lists (n_forests) of CompactForest
+    """
+
+    def __init__(self, forest_types, n_estimators, max_depth, n_folds, class_vectors, weighting, n_jobs):
+        self.forest_types = tuple(forest_types)
+        self.n_estimators = n_estimators
+        self.max_depth = max_depth
+        self.n_folds = n_folds
+        self.class_vectors = class_vectors
+        self.weighting = weighting
+        self.n_jobs = n_jobs
+
+    def fit(self, X, y, distribution, n_classes, rng):
+        """Fit the block and return out-of-fold class vectors of the training rows.
+
+        Parameters
+        ----------
+        X : ndarray of float32 (n, d), C-contiguous
+            Layer input.
+        y : ndarray of int (n,)
+            Class column indices.
+        distribution : ndarray (n,)
+            Sample distribution D_t (sums to 1).
+        n_classes : int
+        rng : numpy.random.RandomState
+            Source of every seed of this layer, consumed in a fixed order so that
+            results do not depend on ``n_jobs``.
+
+        Returns
+        -------
+        ndarray of shape (n, n_forests, n_classes): each forest's out-of-fold class vectors.
+        """
+        n = len(y)
+        n_forests = len(self.forest_types)
+        uniform = np.ptp(distribution) == 0
+        parallel = Parallel(n_jobs=self.n_jobs, prefer="threads")
+        oof = np.zeros((n, n_forests, n_classes))
+        if self.class_vectors == "oob":
+            seeds = rng.randint(np.iinfo(np.int32).max, size=n_forests)
+            weight = None if uniform else distribution * n
+            results = parallel(
+                delayed(_fit_oob_forest)(kind, self.n_estimators, self.max_depth, seed, X, y, weight, n_classes)
+                for kind, seed in zip(self.forest_types, seeds)
+            )
+            self.forests_ = [[compact for compact, _ in results]]
+            for j, (_, proba) in enumerate(results):
+                oof[:, j] = proba
+            return oof
+
+        folds = StratifiedKFold(self.n_folds, shuffle=True, random_state=rng.randint(np.iinfo(np.int32).max))
+        splits = list(folds.split(np.zeros(n), y))
+        seeds = rng.randint(np.iinfo(np.int32).max, size=(self.n_folds, n_forests))
+        tasks = []
+        for i, (train, test) in enumerate(splits):
+            weight = None
+            fit_rows = train
+            if not uniform:
+                if self.weighting == "resample":
+                    fit_rows = weighted_resample(train, distribution, rng)
+                else:
+                    weight = distribution[train] * (len(train) / distribution[train].sum())
+            for j, kind in enumerate(self.forest_types):
+                tasks.append(
+                    delayed(_fit_fold_forest)(
+                        kind, self.n_estimators, self.max_depth, seeds[i, j], X, y, fit_rows, test, weight, n_classes
+                    )
+                )
+        results = parallel(tasks)
+        self.forests_ = []
+        for i, (_, test) in enumerate(splits):
+            fold = results[i * n_forests : (i + 1) * n_forests]
+            self.forests_.append([compact for compact, _ in fold])
+            for j, (_, proba) in enumerate(fold):
+                oof[test, j] = proba
+        return oof
+
+    def predict_proba(self, X):
+        """Each forest's class vectors for new rows, averaged over its fold models.
+
+        Returns
+        -------
+        ndarray of shape (n, n_forests, n_classes)
+        """
+        flat = [compact for fold in self.forests_ for compact in fold]
+        results = Parallel(n_jobs=self.n_jobs, prefer="threads")(delayed(_predict_one)(c, X) for c in flat)
+        n_forests = len(self.forest_types)
+        out = np.zeros((X.shape[0], n_forests, flat[0].n_classes))
+        for k, proba in enumerate(results):  # fixed order: bit-identical for any n_jobs
+            out[:, k % n_forests] += proba
+        out /= len(self.forests_)
+        return out
+
+    @property
+    def nbytes(self):
+        """Memory held by the block's stored trees, in bytes."""
+        return sum(c.nbytes for fold in self.forests_ for c in fold)

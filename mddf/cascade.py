@@ -1,0 +1,473 @@
+"""The margin-distribution deep forest estimator (Lv, Yang and Zhou, Algorithm 2)."""
+
+from __future__ import annotations
+
+import time
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin, _fit_context
+from sklearn.model_selection import train_test_split
+from sklearn.preprocessing import LabelEncoder
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .alpha import solve_alpha_exact, solve_alpha_normalized, solve_alpha_sgd
+from .block import FOREST_TYPES, ForestBlock
+from .margin import margin_distribution_loss, margin_statistics, margins
+from .weights import sample_distribution
+
+
+class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
+    """Margin-distribution deep forest (mdDF).
+
+    A cascade of forest blocks (Algorithm 1). Layer t trains its forests on
+    ``[x, f_{t-1}(x)]`` ("preconc") drawn according to the sample distribution
+    D_t, and gives every training row an out-of-fold class vector h_t. Its
+    margins gamma_t (eq. 46) fix the layer weight alpha_t, the minimiser of the
+    mean margin-distribution loss (eq. 48) of the cumulative margin
+    ``F_t = F_{t-1} + alpha_t gamma_t`` (Algorithm 2, line 6). The augmented
+    feature passed on is ``f_t = f_{t-1} + alpha_t h_t`` (eq. 7) and the next
+    distribution is ``D_{t+1} proportional to l_md(F_t)`` (eq. 47). The
+    prediction is ``argmax_j f_T^j(x)`` (eq. 9).
+
+    Reference: S.-H. Lv, L. Yang, Z.-H. Zhou, "Forest Representation Learning
+    Guided by Margin Distribution" (Algorithms 1-2, equations 5-9 and 45-48,
+    configuration of Section 5.2).
+
+    Parameters
+    ----------
+    n_estimators : int, default=100
+        Trees per forest (Section 5.2: 100).
+    forest_types : tuple of {"rf", "crf"}, default=("rf", "rf", "crf", "crf")
+        The forests of each block: random forests and completely-random forests
+        (``ExtraTreesClassifier(max_features=1)``). ``("rf",) * 4`` is the
+        paper's mdDF_SF variant.
+    n_folds : int, default=3
+        k of the k-fold class vectors (Section 5.2 leaves k open; 3 is
+        gcForest's choice and the cheapest that leaves each model 2/3 of the rows).
+    class_vectors : {"kfold", "oob"}, default="kfold"
+        ``"kfold"``: Algorithm 1's k-fold cross-fitting (k fits per forest, new
+        rows get the mean of the k fold models). ``"oob"``: each forest is
+        fitted once with bootstrap and training rows get out-of-bag class vectors,
+        about k times cheaper to fit and to keep.
+    max_depth_factor : int or None, default=4
+        Trees of layer t are limited to depth ``max_depth_factor * (t + 1)``
+        (Section 5.2: ``d_max(t) in {2t+2, 4t+4, 8t+8, 16t+16}``); ``None``
+        grows them fully at every layer. Applied to every forest of the block
+        (the paper names random forests; limiting the completely-random trees
+        too keeps the early layers cheap and their class vectors smooth).
+    max_layers : int, default=20
+        Most layers grown.
+    n_tolerant_layers : int, default=2
+        Growth stops when the monitored accuracy has not improved for this many
+        consecutive layers; the best prefix is kept.
+    tol : float, default=0.0
+        An accuracy must exceed the best so far by more than ``tol`` to count as
+        an improvement.
+    validation_fraction : float in (0, 1) or None, default=None
+        None monitors the out-of-fold training accuracy of f_t. A float holds out
+        that stratified fraction of the rows, trains on the rest and monitors
+        the held-out accuracy.
+    input_features : {"preconc", "stacking", "raw"}, default="preconc"
+        Input of layers t >= 2: ``[x, f_{t-1}]`` (the paper's mdDF), ``f_{t-1}``
+        alone (mdDF_ST, stacking) or ``x`` alone (mdDF_NP, no preconc).
+    passed_features : {"mean", "per_forest"}, default="mean"
+        What the next layer sees of this one: the block's mean class vector
+        (s columns, the paper's f_t) or every forest's class vector side by side
+        (n_forests * s columns, as gcForest does).
+    margin_optimization : bool, default=True
+        False turns the margin machinery off and gives the cascade of gcForest
+        (Zhou and Feng; the note after eq. 9): uniform D_t, alpha_t = 1,
+        non-additive ``f_t = h_t``, prediction from the last layer alone.
+    cumulative_margin : {"normalized", "additive"}, default="normalized"
+        How Algorithm 2 (lines 6 and 8) reads the cumulative margin
+        ``sum_{l<=t} alpha_l gamma_l``. ``"additive"``: literally, so alpha_t
+        minimises ``mean l_md(F_{t-1} + alpha gamma_t)``. Once the first layer
+        has brought the mean margin to ``margin_mean``, any later layer with
+        positive margins overshoots it, so later alphas come out near 0 and the
+        prediction stays with the (shallow) first layers; measured on letter:
+        alpha = 2.08, 0.82, then < 0.03, out-of-fold accuracy stuck at 0.87.
+        ``"normalized"``: divided by ``sum alpha``, as Section 3 takes alpha in
+        the simplex so that margins lie in [-1, 1]; alpha_t then weighs the new
+        layer against the mixture of the previous ones (see
+        :func:`mddf.alpha.solve_alpha_normalized`), and a better layer gets a
+        larger share. Both feed ``l_md`` of the same cumulative margin to the
+        reweighting of eq. 47.
+    margin_mean : float in (0, 1), default=0.8
+        gamma of eq. 48, the margin mean the loss aims at (paper's grid
+        {0.7, 0.75, 0.8, 0.85, 0.9, 0.95}).
+    margin_tradeoff : float > 0, default=0.05
+        mu of eq. 48, the weight of deviations above the mean relative to those
+        below (paper's grid {0.01, 0.05, 0.1}).
+    alpha_solver : {"sgd", "exact"}, default="sgd"
+        ``"sgd"``: projected mini-batch SGD from alpha = 1, as the paper says.
+        ``"exact"``: the exact minimiser of the piecewise quadratic objective.
+    weighting : {"resample", "sample_weight"}, default="resample"
+        How D_t reaches the forests: weighted resampling of each fold's training
+        rows (the paper's "re-sample a training set with the distribution D_t")
+        or sample weights. ``class_vectors="oob"`` always uses sample weights.
+    n_jobs : int or None, default=None
+        Parallel forest fits and predictions (joblib). Results do not depend on it.
+    random_state : int, RandomState or None, default=None
+    verbose : int, default=0
+        1 prints one line per layer.
+
+    Attributes
+    ----------
+    classes_ : ndarray (n_classes,)
+    n_features_in_ : int
+    layers_ : list of ForestBlock, the kept layers (best prefix)
+    alphas_ : ndarray (n_layers_,)
+    n_layers_ : int
+    train_history_ : list of dict, one per grown layer (also the discarded ones):
+        ``layer, alpha, oof_accuracy, layer_oof_accuracy, margin_mean, margin_std,
+        margin_ratio, loss, fit_seconds`` (+ ``val_accuracy``).
+    oof_features_ : list of ndarray (float32), out-of-fold f_t of the training
+        rows for each kept layer (rows used for training when validation_fraction is set).
+    stop_reason_ : str
+    """
+
+    _parameter_constraints = {
+        "n_estimators": [Interval(Integral, 1, None, closed="left")],
+        "forest_types": [tuple, list],
+        "n_folds": [Interval(Integral, 2, None, closed="left")],
+        "class_vectors": [StrOptions({"kfold", "oob"})],
+        "max_depth_factor": [Interval(Integral, 1, None, closed="left"), None],
+        "max_layers": [Interval(Integral, 1, None, closed="left")],
+        "n_tolerant_layers": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "validation_fraction": [Interval(Real, 0, 1, closed="neither"), None],
+        "input_features": [StrOptions({"preconc", "stacking", "raw"})],
+        "passed_features": [StrOptions({"mean", "per_forest"})],
+        "margin_optimization": ["boolean"],
+        "cumulative_margin": [StrOptions({"normalized", "additive"})],
+        "margin_mean": [Interval(Real, 0, 1, closed="neither")],
+        "margin_tradeoff": [Interval(Real, 0, None, closed="neither")],
+        "alpha_solver": [StrOptions({"sgd", "exact"})],
+        "weighting": [StrOptions({"resample", "sample_weight"})],
+        "n_jobs": [Integral, None],
+        "random_state": ["random_state"],
+        "verbose": ["verbose"],
+    }
+
+    def __init__(
+        self,
+        *,
+        n_estimators=100,
+        forest_types=("rf", "rf", "crf", "crf"),
+        n_folds=3,
+        class_vectors="kfold",
+        max_depth_factor=4,
+        max_layers=20,
+        n_tolerant_layers=2,
+        tol=0.0,
+        validation_fraction=None,
+        input_features="preconc",
+        passed_features="mean",
+        margin_optimization=True,
+        cumulative_margin="normalized",
+        margin_mean=0.8,
+        margin_tradeoff=0.05,
+        alpha_solver="sgd",
+        weighting="resample",
+        n_jobs=None,
+        random_state=None,
+        verbose=0,
+    ):
+        self.n_estimators = n_estimators
+        self.forest_types = forest_types
+        self.n_folds = n_folds
+        self.class_vectors = class_vectors
+        self.max_depth_factor = max_depth_factor
+        self.max_layers = max_layers
+        self.n_tolerant_layers = n_tolerant_layers
+        self.tol = tol
+        self.validation_fraction = validation_fraction
+        self.input_features = input_features
+        self.passed_features = passed_features
+        self.margin_optimization = margin_optimization
+        self.cumulative_margin = cumulative_margin
+        self.margin_mean = margin_mean
+        self.margin_tradeoff = margin_tradeoff
+        self.alpha_solver = alpha_solver
+        self.weighting = weighting
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.verbose = verbose
+
+    # ------------------------------------------------------------------ helpers
+    def _layer_input(self, X, passed, t):
+        """Input of layer t (1-based) as a C-contiguous float32 array."""
+        if t == 1 or self.input_features == "raw":
+            return X
+        if self.input_features == "stacking":
+            return np.ascontiguousarray(passed, dtype=np.float32)
+        return np.hstack([X, passed.astype(np.float32, copy=False)])
+
+    def _passed(self, per_forest_proba):
+        """What a layer hands on: the block mean (n, s) or each forest's vector (n, F*s)."""
+        if self.passed_features == "mean":
+            return per_forest_proba.mean(axis=1)
+        n = per_forest_proba.shape[0]
+        return per_forest_proba.reshape(n, -1)
+
+    def _check_forest_types(self):
+        types = tuple(self.forest_types)
+        if not types or any(kind not in FOREST_TYPES for kind in types):
+            raise ValueError(
+                f"forest_types must be a non-empty sequence of {FOREST_TYPES}, got {self.forest_types!r}"
+            )
+        return types
+
+    def _solve_alpha(self, F, alpha_sum, gamma, rng):
+        if self.cumulative_margin == "normalized":
+            return solve_alpha_normalized(
+                F, alpha_sum, gamma, self.margin_mean, self.margin_tradeoff,
+                solver=self.alpha_solver, random_state=rng.randint(np.iinfo(np.int32).max),
+            )
+        if self.alpha_solver == "exact":
+            return solve_alpha_exact(F, gamma, self.margin_mean, self.margin_tradeoff)
+        return solve_alpha_sgd(
+            F, gamma, self.margin_mean, self.margin_tradeoff, random_state=rng.randint(np.iinfo(np.int32).max)
+        )
+
+    # ---------------------------------------------------------------------- fit
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y):
+        """Grow the cascade (Algorithm 2) and keep its best prefix.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Finite values (NaN and inf are rejected).
+        y : array-like of shape (n_samples,)
+            Class labels (any hashable values, at least two classes).
+
+        Returns
+        -------
+        self
+        """
+        self._fit(X, y)
+        return self
+
+    def _fit(self, X, y):
+        forest_types = self._check_forest_types()
+        X, y = validate_data(self, X, y, dtype=np.float32, order="C")
+        check_classification_targets(y)
+        encoder = LabelEncoder().fit(y)
+        self.classes_ = encoder.classes_
+        y_enc = encoder.transform(y)
+        n_classes = len(self.classes_)
+        if n_classes < 2:
+            raise ValueError(
+                f"MDDFClassifier needs samples of at least 2 classes; got only class {self.classes_[0]!r}"
+            )
+        rng = check_random_state(self.random_state)
+
+        X_val = y_val = None
+        if self.validation_fraction is not None:
+            X, X_val, y_enc, y_val = train_test_split(
+                X, y_enc, test_size=self.validation_fraction, stratify=y_enc,
+                random_state=rng.randint(np.iinfo(np.int32).max),
+            )
+            X, X_val = np.ascontiguousarray(X), np.ascontiguousarray(X_val)
+        counts = np.bincount(y_enc, minlength=n_classes)
+        if self.class_vectors == "kfold" and counts.min() < self.n_folds:
+            small = self.classes_[np.argmin(counts)]
+            raise ValueError(
+                f"class {small!r} has {counts.min()} training samples, fewer than n_folds={self.n_folds}; "
+                "every class needs at least n_folds samples for stratified k-fold class vectors "
+                "(lower n_folds or use class_vectors='oob')"
+            )
+
+        m = len(y_enc)
+        distribution = np.full(m, 1.0 / m)
+        F = np.zeros(m)  # sum_l alpha_l gamma_l (Algorithm 2, line 6)
+        passed = None  # f_{t-1} of the training rows (out-of-fold)
+        score = np.zeros((m, n_classes))  # sum_t alpha_t h_t
+        passed_val, score_val = None, None if X_val is None else np.zeros((len(y_val), n_classes))
+        alpha_sum = 0.0
+
+        layers, alphas, history, oof_features = [], [], [], []
+        best_acc, best_layer, since_best = -np.inf, 0, 0
+        self.stop_reason_ = f"reached max_layers={self.max_layers}"
+        for t in range(1, self.max_layers + 1):
+            start = time.perf_counter()
+            depth = None if self.max_depth_factor is None else self.max_depth_factor * (t + 1)
+            block = ForestBlock(
+                forest_types, self.n_estimators, depth, self.n_folds,
+                self.class_vectors, self.weighting, self.n_jobs,
+            )
+            X_t = self._layer_input(X, passed, t)
+            per_forest = block.fit(X_t, y_enc, distribution, n_classes, rng)
+            h = per_forest.mean(axis=1)
+            gamma = margins(h, y_enc)  # eq. 46
+            if self.margin_optimization:
+                alpha = self._solve_alpha(F, alpha_sum, gamma, rng)
+                F = F + alpha * gamma
+                alpha_sum += alpha
+                cumulative = self._cumulative(F, alpha_sum)
+                score = score + alpha * h
+                layer_passed = self._passed(per_forest)
+                passed = alpha * layer_passed if passed is None else passed + alpha * layer_passed  # eq. 7
+                distribution = sample_distribution(cumulative, self.margin_mean, self.margin_tradeoff)  # eq. 47
+                ensemble = score if alpha_sum > 0 else h
+            else:
+                alpha = 1.0
+                F = cumulative = gamma
+                alpha_sum = 1.0
+                score = h
+                passed = self._passed(per_forest)
+                ensemble = h
+            oof_acc = float(np.mean(ensemble.argmax(axis=1) == y_enc))
+            stats = margin_statistics(cumulative)
+            record = {
+                "layer": t,
+                "alpha": float(alpha),
+                "oof_accuracy": oof_acc,
+                "layer_oof_accuracy": float(np.mean(h.argmax(axis=1) == y_enc)),
+                **stats,
+                "loss": float(margin_distribution_loss(cumulative, self.margin_mean, self.margin_tradeoff).mean()),
+                "max_depth": depth,
+                "model_bytes": block.nbytes,
+            }
+            monitored = oof_acc
+            if X_val is not None:
+                val_pf = block.predict_proba(self._layer_input(X_val, passed_val, t))
+                passed_val, score_val = self._advance(val_pf, alpha, passed_val, score_val)
+                monitored = float(np.mean(score_val.argmax(axis=1) == y_val))
+                record["val_accuracy"] = monitored
+            record["fit_seconds"] = time.perf_counter() - start
+            history.append(record)
+            layers.append(block)
+            alphas.append(alpha)
+            oof_features.append(passed.astype(np.float32))
+            if self.verbose:
+                val = f" val_acc={record['val_accuracy']:.4f}" if X_val is not None else ""
+                print(
+                    f"[mdDF] layer {t:2d}  alpha={alpha:.4f}  oof_acc={oof_acc:.4f}{val}  "
+                    f"margin_ratio={stats['margin_ratio']:.4f}  {record['fit_seconds']:.1f}s",
+                    flush=True,
+                )
+            if monitored > best_acc + self.tol:
+                best_acc, best_layer, since_best = monitored, t, 0
+            else:
+                since_best += 1
+            if since_best >= self.n_tolerant_layers:
+                self.stop_reason_ = (
+                    f"{'validation' if X_val is not None else 'out-of-fold'} accuracy did not improve "
+                    f"for {self.n_tolerant_layers} layers (best {best_acc:.4f} at layer {best_layer})"
+                )
+                break
+            if monitored >= 1.0 and not self.margin_optimization:
+                self.stop_reason_ = f"perfect monitored accuracy at layer {t}"
+                break
+
+        self.layers_ = layers[:best_layer]
+        self.alphas_ = np.asarray(alphas[:best_layer])
+        self.n_layers_ = best_layer
+        self.train_history_ = history
+        self.oof_features_ = oof_features[:best_layer]
+        return self
+
+    def _cumulative(self, F, alpha_sum):
+        """The cumulative margin the loss sees (see ``cumulative_margin``)."""
+        if self.cumulative_margin == "normalized" and alpha_sum > 0:
+            return F / alpha_sum
+        return F
+
+    def _advance(self, per_forest, alpha, passed, score):
+        """One layer's update of (f_t, sum alpha h) for rows that are not training rows."""
+        h = per_forest.mean(axis=1)
+        layer_passed = self._passed(per_forest)
+        if not self.margin_optimization:
+            return layer_passed, h
+        passed = alpha * layer_passed if passed is None else passed + alpha * layer_passed
+        return passed, score + alpha * h
+
+    # ------------------------------------------------------------------ predict
+    def _staged(self, X):
+        """Yield (f_t, class probabilities) for each kept layer."""
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float32, order="C", reset=False)
+        passed, score = None, np.zeros((X.shape[0], len(self.classes_)))
+        alpha_sum = 0.0
+        for t, (block, alpha) in enumerate(zip(self.layers_, self.alphas_), start=1):
+            per_forest = block.predict_proba(self._layer_input(X, passed, t))
+            passed, score = self._advance(per_forest, alpha, passed, score)
+            if self.margin_optimization:
+                alpha_sum += alpha
+                proba = score / alpha_sum if alpha_sum > 0 else per_forest.mean(axis=1)
+            else:
+                proba = score
+            yield passed, proba
+
+    def staged_predict_proba(self, X):
+        """Class probabilities after each kept layer (``f_t / sum_{l<=t} alpha_l``).
+
+        Yields
+        ------
+        ndarray of shape (n_samples, n_classes); the last equals :meth:`predict_proba`.
+        """
+        for _, proba in self._staged(X):
+            yield proba
+
+    def staged_predict(self, X):
+        """Predicted labels after each kept layer."""
+        for proba in self.staged_predict_proba(X):
+            yield self.classes_[proba.argmax(axis=1)]
+
+    def predict_proba(self, X):
+        """Class probabilities ``f_T(x) / sum_t alpha_t``: a convex combination of the layers' class vectors (eq. 9)."""
+        proba = None
+        for proba in self.staged_predict_proba(X):
+            pass
+        return proba
+
+    def predict(self, X):
+        """``argmax_j f_T^j(x)`` (eq. 9)."""
+        return self.classes_[self.predict_proba(X).argmax(axis=1)]
+
+    # ---------------------------------------------------------------- transform
+    def _check_layer(self, layer):
+        if layer is None:
+            return self.n_layers_
+        if not isinstance(layer, Integral) or not 1 <= layer <= self.n_layers_:
+            raise ValueError(f"layer must be an integer in [1, {self.n_layers_}] (the kept layers), got {layer!r}")
+        return int(layer)
+
+    def transform(self, X, layer=None):
+        """Augmented feature f_layer(X) (eq. 7) of a kept layer.
+
+        Parameters
+        ----------
+        X : array-like (n_samples, n_features)
+        layer : int or None
+            1-based kept layer; None is the last one.
+
+        Returns
+        -------
+        ndarray of float32, shape (n_samples, n_classes) or (n_samples, n_forests * n_classes)
+        """
+        check_is_fitted(self)
+        layer = self._check_layer(layer)
+        for t, (passed, _) in enumerate(self._staged(X), start=1):
+            if t == layer:
+                return passed.astype(np.float32)
+
+    def fit_transform(self, X, y, layer=None):
+        """Fit, then return the out-of-fold f_layer of the training rows (no leakage).
+
+        Unlike ``fit(X, y).transform(X)``, every row's features come from models
+        that never saw that row, so they are safe to train a downstream model on.
+        """
+        self.fit(X, y)
+        return self.oof_features_[self._check_layer(layer) - 1]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = False
+        return tags
