@@ -2,3 +2,4 @@
 
 from .adaboost import AdaBoostClassifier
 from .deepboost import DeepBoostClassifier
+from .quadboost import QuadBoostClassifier
