@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from numbers import Integral, Real
 
 import numpy as np
-from scipy.special import expit, log_expit, logsumexp
+from scipy.special import expit, log_expit
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -62,8 +62,11 @@ def loss_derivative_weights(z, loss):
         1 / (ln 2 (1 + exp(-z))) for the logistic loss).
     """
     if loss == "exponential":
-        lse = logsumexp(z)  # in the log domain: exp(z) overflows long before D does
-        return np.exp(z - lse), float(np.exp(lse))
+        # In the log domain: exp(z) overflows long before D does.
+        top = float(z.max())
+        e = np.exp(z - top)
+        total = float(e.sum())
+        return e / total, float(np.exp(top) * total)
     w = expit(z) / LN2
     s = float(w.sum())
     return w / s, s

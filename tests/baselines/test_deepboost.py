@@ -137,40 +137,73 @@ def test_tree_layers_equal_brute_force_greedy_growth(seed, make):
         assert cand.tree.n_leaves == len(leaves)
 
 
-@pytest.mark.parametrize("seed", range(6))
-def test_layer_keeps_the_split_subset_that_maximises_the_score(seed):
-    # A size penalty makes splitting every leaf suboptimal: the kept subset must be the best of
-    # all 2^L subsets of the layer's leaves (brute force over subsets).
-    X, y, w = continuous_problem(seed, n=80)
-    per_split = 0.004
+def concave_score(errors, n_internal):
+    """|d| with a penalty concave in the tree size, like eq. 9's sqrt(4n + 2)."""
+    return np.maximum(0.5 - errors - 0.02 * np.sqrt(4 * n_internal + 2), 0.0)
 
-    def score(errors, n_internal):
-        return np.maximum(0.5 - errors - per_split * n_internal, 0.0)
 
-    cands = grow_tree_candidates(searcher(X, y), w, 2, score)
-    stump = cands[0]
-    j, v = stump.tree.feature[0], stump.tree.threshold[0]
-    halves = [np.flatnonzero(X[:, j] <= v), np.flatnonzero(X[:, j] > v)]
-    options = []
-    for subset in itertools.product([False, True], repeat=2):
-        if not any(subset):
-            continue
-        leaves = []
-        for split, rows in zip(subset, halves):
-            best = brute_best_split(X, y, w, rows) if split else None
-            if best is None:
-                leaves.append(rows)
-            else:
-                leaves += [rows[X[rows, best[1]] <= best[2]], rows[X[rows, best[1]] > best[2]]]
-        err = sum(min(w[r][y[r] > 0].sum(), w[r][y[r] < 0].sum()) for r in leaves)
-        options.append((score(np.array([err]), np.array([1 + sum(subset)]))[0], -sum(subset), leaves))
-    best_score, _, best_leaves = max(options, key=lambda o: (o[0], o[1]))
-    if len(cands) == 1:
-        # Growth stops only when no leaf's split lowers the error at all.
-        assert all(o[0] <= score(np.array([stump.error]), np.array([1]))[0] + 1e-12 for o in options)
-        return
-    np.testing.assert_array_equal(cands[1].train_pred, majority_predictions(best_leaves, y, w, len(y)))
-    assert score(np.array([cands[1].error]), np.array([cands[1].tree.n_internal]))[0] == pytest.approx(best_score)
+def test_any_leaf_growth_can_split_a_leaf_skipped_at_an_earlier_level():
+    # With a concave penalty the marginal cost of a split falls as the tree grows, so a leaf
+    # not worth splitting at level 2 can be worth it at level 3 -- only "any_leaf" may do so.
+    X, y, w = continuous_problem(0, n=90)
+    last = grow_tree_candidates(searcher(X, y), w, 4, concave_score, "last_layer")
+    anyl = grow_tree_candidates(searcher(X, y), w, 4, concave_score, "any_leaf")
+    assert [c.tree.n_internal for c in last] == [c.tree.n_internal for c in anyl]
+    assert anyl[2].error < last[2].error
+    assert anyl[2].tree.depth < 3 or anyl[3].tree.depth < 4  # a shallower leaf was split
+
+
+@pytest.mark.parametrize("seed", range(5))
+@pytest.mark.parametrize("grow", ["last_layer", "any_leaf"])
+def test_each_layer_keeps_the_split_subset_that_maximises_the_score(seed, grow):
+    # A size penalty makes splitting every leaf suboptimal: the leaves split at each level must
+    # be the best of all subsets of the eligible leaves (brute force over subsets), eligible
+    # meaning at depth k-1 ("last_layer") or any leaf ("any_leaf").
+    X, y, w = continuous_problem(seed, n=90)
+    score = concave_score
+
+    def error(leaves):
+        return sum(min(w[r][y[r] > 0].sum(), w[r][y[r] < 0].sum()) for r, _ in leaves)
+
+    cands = grow_tree_candidates(searcher(X, y), w, 4, score, grow)
+    _, j, v = brute_best_split(X, y, w, np.arange(len(y)))
+    leaves = [(np.flatnonzero(X[:, j] <= v), 1), (np.flatnonzero(X[:, j] > v), 1)]
+    n_internal = 1
+    for level, cand in enumerate(cands[1:], start=2):
+        options = []
+        splits = {}
+        for i, (rows, depth) in enumerate(leaves):
+            if grow == "last_layer" and depth != level - 1:
+                continue
+            best = brute_best_split(X, y, w, rows)
+            parent = min(w[rows][y[rows] > 0].sum(), w[rows][y[rows] < 0].sum())
+            if best is not None and best[0] < parent - 1e-15:
+                splits[i] = best
+        for size in range(1, len(splits) + 1):
+            for subset in itertools.combinations(sorted(splits), size):
+                new = []
+                for i, (rows, depth) in enumerate(leaves):
+                    if i in subset:
+                        _, jj, vv = splits[i]
+                        new += [(rows[X[rows, jj] <= vv], depth + 1), (rows[X[rows, jj] > vv], depth + 1)]
+                    else:
+                        new.append((rows, depth))
+                value = score(np.array([error(new)]), np.array([n_internal + size]))[0]
+                options.append((value, -size, new))
+        best_value, neg_size, leaves = max(options, key=lambda o: (o[0], o[1]))
+        n_internal -= neg_size
+        expected = majority_predictions([r for r, _ in leaves], y, w, len(y))
+        np.testing.assert_array_equal(cand.train_pred, expected)
+        assert cand.tree.n_internal == n_internal
+        assert score(np.array([cand.error]), np.array([n_internal]))[0] == pytest.approx(best_value)
+    # Growth stops early only when no eligible leaf can lower the error.
+    if len(cands) < 4:
+        for rows, depth in leaves:
+            if grow == "last_layer" and depth != len(cands):
+                continue
+            best = brute_best_split(X, y, w, rows)
+            parent = min(w[rows][y[rows] > 0].sum(), w[rows][y[rows] < 0].sum())
+            assert best is None or best[0] >= parent - 1e-15
 
 
 @pytest.mark.parametrize("seed", range(6))

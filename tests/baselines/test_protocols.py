@@ -1,0 +1,150 @@
+"""The DeepBoost paper's protocol and grids (Section 4), and the benchmark script built on them."""
+
+import csv
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_classification
+
+from baselines import AdaBoostClassifier, DeepBoostClassifier
+from baselines.protocols import (
+    PAPER_N_ITER,
+    TABLE_ALGORITHMS,
+    ProtocolResult,
+    paper_grid,
+    run_protocol,
+)
+from datasets import deepboost_folds
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_paper_grids_have_the_papers_sizes_and_values():
+    assert PAPER_N_ITER == 100
+    # Table 1: AdaBoost over H1 and H2 stumps, AdaBoost-L1 over 7 betas, DeepBoost over 7 x 6.
+    assert [len(paper_grid(1, a)) for a in TABLE_ALGORITHMS[1]] == [1, 1, 7, 42]
+    assert sorted({p["beta"] for p in paper_grid(1, "AdaBoost-L1")}) == [2.0**-i for i in range(6, -1, -1)]
+    assert sorted({p["lam"] for p in paper_grid(1, "DeepBoost")}) == [0.0001, 0.005, 0.01, 0.05, 0.1, 0.5]
+    assert all(p["base"] == "stumps" for p in paper_grid(1, "DeepBoost"))
+    # Tables 2-3: K in 1..6; beta, lambda in 10^-3..10^-7.
+    for table, names in ((2, ("AdaBoost", "AdaBoost-L1", "DeepBoost")), (3, ("LogReg", "LogReg-L1", "DeepBoost"))):
+        assert TABLE_ALGORITHMS[table] == names
+        grids = [paper_grid(table, a) for a in names]
+        assert [len(g) for g in grids] == [6, 30, 150]
+        loss = "exponential" if table == 2 else "logistic"
+        assert all(p["loss"] == loss for g in grids for p in g)
+        assert all(p["lam"] == p["beta"] == 0.0 for p in grids[0])
+        assert all(p["lam"] == 0.0 < p["beta"] for p in grids[1])
+        assert sorted({p["lam"] for p in grids[2]}) == [1e-7, 1e-6, 1e-5, 1e-4, 1e-3]
+        assert sorted({p["max_depth"] for p in grids[2]}) == [1, 2, 3, 4, 5, 6]
+
+
+def test_unknown_table_or_algorithm_is_rejected():
+    with pytest.raises(ValueError, match="table"):
+        paper_grid(4, "DeepBoost")
+    with pytest.raises(ValueError, match="unknown algorithm 'LogReg'"):
+        paper_grid(2, "LogReg")
+    with pytest.raises(ValueError, match="empty"):
+        run_protocol(np.zeros((30, 2)), np.arange(30) % 2, [])
+
+
+@pytest.fixture(scope="module")
+def data():
+    X, y = make_classification(n_samples=150, n_features=5, flip_y=0.1, random_state=4)
+    return X.astype(np.float32), y
+
+
+def test_protocol_selects_on_validation_and_reports_the_test_error(data):
+    X, y = data
+    grid = [{"max_depth": 1, "lam": 0.0, "beta": 0.0}, {"max_depth": 3, "lam": 1e-3, "beta": 1e-3}]
+    res = run_protocol(X, y, grid, n_iter_grid=(15,))
+    folds = deepboost_folds(y, n_folds=10, random_state=0)
+    for r, (train, val, test) in enumerate(folds):
+        fits = [DeepBoostClassifier(n_iter=15, **p).fit(X[train], y[train]) for p in grid]
+        val_err = [np.mean(f.predict(X[val]) != y[val]) for f in fits]
+        best = int(np.argmin(val_err))  # first on ties
+        assert res.val_errors[r] == val_err[best]
+        assert res.test_errors[r] == np.mean(fits[best].predict(X[test]) != y[test])
+        assert res.params[r] == {**grid[best], "n_iter": 15}
+        assert res.n_trees[r] == fits[best].n_trees_
+        assert res.tree_size[r] == pytest.approx(fits[best].avg_tree_size_)
+    assert res.mean_error == pytest.approx(np.mean(res.test_errors))
+    assert res.std_error == pytest.approx(np.std(res.test_errors, ddof=1))
+    assert res.n_fits == 20 and res.seconds > 0
+    summary = res.summary()
+    assert summary["error"] == res.mean_error and summary["avg_n_trees"] == np.mean(res.n_trees)
+
+
+def test_rounds_are_read_from_one_fit_and_equal_separate_fits(data):
+    # A fit with T rounds contains every shorter fit as a prefix.
+    X, y = data
+    grid = [{"max_depth": 2, "lam": 1e-3, "beta": 1e-3}]
+    staged = run_protocol(X, y, grid, n_iter_grid=(5, 20), n_folds=5)
+    folds = deepboost_folds(y, n_folds=5, random_state=0)
+    for r, (train, val, test) in enumerate(folds):
+        T = staged.params[r]["n_iter"]
+        fit = DeepBoostClassifier(n_iter=T, **grid[0]).fit(X[train], y[train])
+        assert staged.val_errors[r] == np.mean(fit.predict(X[val]) != y[val])
+        assert staged.test_errors[r] == np.mean(fit.predict(X[test]) != y[test])
+        assert staged.n_trees[r] == fit.n_trees_
+
+
+def test_protocol_accepts_another_estimator_and_parallel_jobs(data):
+    X, y = data
+    grid = [{"max_depth": 1}, {"max_depth": 2}]
+    serial = run_protocol(X, y, grid, estimator=AdaBoostClassifier(), n_iter_grid=(10,), n_folds=4)
+    parallel = run_protocol(
+        X, y, grid, estimator=AdaBoostClassifier(), n_iter_grid=(10,), n_folds=4, n_jobs=2, backend="threading"
+    )
+    assert isinstance(serial, ProtocolResult)
+    np.testing.assert_array_equal(serial.test_errors, parallel.test_errors)
+    assert serial.params == parallel.params
+
+
+def load_script():
+    spec = importlib.util.spec_from_file_location("bench_boosting", ROOT / "scripts" / "bench_boosting.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_benchmark_script_quick_mode_writes_markdown_and_csv(tmp_path):
+    out = tmp_path / "bench"
+    assert load_script().main(["--quick", "--out", str(out)]) == 0
+    md = (out / "tables.md").read_text()
+    assert "Table 2: boosted trees, exponential loss" in md and "Table 3: boosted trees, logistic loss" in md
+    with open(out / "tables.csv") as fh:
+        rows = list(csv.DictReader(fh))
+    assert [(r["table"], r["algorithm"]) for r in rows] == [
+        ("2", "AdaBoost"), ("2", "AdaBoost-L1"), ("2", "DeepBoost"),
+        ("3", "LogReg"), ("3", "LogReg-L1"), ("3", "DeepBoost"),
+    ]
+    assert all(0.0 <= float(r["error"]) < 0.2 for r in rows)
+
+
+def test_benchmark_script_help_and_bad_arguments(capsys):
+    bench = load_script()
+    with pytest.raises(SystemExit) as exc:
+        bench.parse_args(["--help"])
+    assert exc.value.code == 0
+    text = capsys.readouterr().out
+    assert "--quick" in text and "--adult" in text and "--speed" in text
+    with pytest.raises(SystemExit) as exc:
+        bench.parse_args(["--tables", "4"])
+    assert exc.value.code == 2
+    assert "--tables" in capsys.readouterr().err
+
+
+def test_paper_numbers_typed_in_match_the_table_layout():
+    bench = load_script()
+    for table, algorithms in TABLE_ALGORITHMS.items():
+        for name in ("breastcancer", "ionosphere", "german", "diabetes", "ocr17", "ocr49", "ocr17-mnist", "ocr49-mnist"):
+            row = bench.PAPER[table][name]
+            assert tuple(row) == algorithms
+            assert all(0 < err < 0.3 and 0 < std < 0.06 for err, std, _, _ in row.values())
+    # Spot checks against the paper's text.
+    assert bench.PAPER[2]["ionosphere"]["DeepBoost"] == (0.0501, 0.0316, 26.1, 50.0)
+    assert bench.PAPER[3]["german"]["LogReg-L1"] == (0.232, 0.0123, 7, 66.8)
+    assert bench.PAPER[1]["ocr49"]["AdaBoost H1"] == (0.0555, 0.0167, 1, 100)
