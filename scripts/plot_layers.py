@@ -10,8 +10,12 @@ Writes, in ``--out``:
   margins at several layers.
 
 Margins are computed from the stored out-of-fold features: (f_y - max_{j != y} f_j) divided by
-the sum of the layer weights alpha (``mddf_bench.layers``). The paper uses UCI HAR; without its
-files the default is satimage.
+the sum of the layer weights alpha (``mddf_bench.layers``), the margin of the combined vote that
+makes the prediction (positive exactly when the row is classified correctly). They exist for the
+kept layers only (the features of dropped layers are not stored). The CSV also lists the
+estimator's ``train_history_`` ratio, which is of the weighted sum of per-layer margins
+(Algorithm 2, line 6) and differs from ours after the first layer. The paper uses UCI HAR;
+without its files the default is satimage.
 
 Example: ``python scripts/plot_layers.py --dataset satimage --max-layers 10 --n-tolerant-layers 10``
 """
@@ -57,9 +61,10 @@ def layer_rows(model, test_acc, oof_margins):
         if kept:
             m = oof_margins[t - 1]
             row.update(margin_mean=float(np.mean(m)), margin_std=float(np.std(m)), margin_ratio=margin_ratio(m))
-        else:  # dropped layers: their features are not stored; use what the estimator recorded
-            row.update(margin_mean=h.get("margin_mean"), margin_std=h.get("margin_std"),
-                       margin_ratio=h.get("margin_ratio"))
+        else:  # dropped layers: their features are not stored, so their margins are unknown
+            row.update(margin_mean=None, margin_std=None, margin_ratio=None)
+        # The estimator's own statistic: of sum_l alpha_l gamma_l / sum_l alpha_l (Algorithm 2,
+        # line 6), the quantity its alpha solver minimises; equal to ours at layer 1 only.
         row["history_margin_ratio"] = h.get("margin_ratio")
         rows.append(row)
     return rows
@@ -85,7 +90,8 @@ def plot_accuracy(rows, dataset, n_kept):
     handles = h1 + h2 + h3
     if n_kept < len(rows):
         handles.append(ax.axvline(n_kept + 0.5, color="gray", ls=":", label="kept layers end"))
-    ax.legend(handles=handles, loc="center right", fontsize=8, framealpha=0.9)
+    # Below the axes, so that it never hides a curve.
+    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.15), ncol=2, fontsize=8, frameon=False)
     ax.set_title(f"mdDF over layers on {dataset}")
     fig.tight_layout()
     return fig

@@ -123,7 +123,7 @@ def write_tables(records, out: Path, datasets, methods, seeds, profile, n_classe
     not_applicable = {(d, m) for d in datasets for m in methods
                       if specs[m].binary_only and n_classes.get(d, 2) != 2}
     main_methods = _ordered([m for m in methods if not specs[m].ablation], TABLE2_ORDER)
-    ablation_methods = [m for m in TABLE3_ORDER if m in methods]
+    ablation_methods = [m for m in TABLE3_ORDER if m in methods] if any(specs[m].ablation for m in methods) else []
     papers = {paper_of(d) for d in datasets} - {None}
 
     ks = {}

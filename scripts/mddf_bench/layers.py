@@ -5,7 +5,11 @@ model: for the augmented feature ``f_t = sum_{l<=t} alpha_l h_l`` of layer ``t``
 
     margin_t(x, y) = (f_t^y(x) - max_{j != y} f_t^j(x)) / sum_{l<=t} alpha_l,
 
-which lies in [-1, 1] because each ``h_l`` is a vector of class probabilities. On the training
+which lies in [-1, 1] because each ``h_l`` is a vector of class probabilities. This is the
+margin of the weighted vote (Schapire et al. 1998, multi-class form): it is positive exactly when
+the model truncated after layer t classifies the row correctly. (``MDDFClassifier.train_history_``
+reports statistics of ``sum_l alpha_l gamma_l / sum_l alpha_l`` instead, the cumulative margin
+its alpha solver minimises in Algorithm 2, line 6; the two agree at layer 1.) On the training
 rows the out-of-fold features ``oof_features_`` are used, so the margins are those of rows the
 forests did not train on. The margin ratio is ``lambda = std / mean`` of the margins (the
 paper's Figures 8-9 and Remark 2).

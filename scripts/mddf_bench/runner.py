@@ -78,7 +78,8 @@ def estimator_params(estimator) -> dict:
 def model_size(estimator) -> dict:
     """Size of a fitted model: trees and tree nodes found in it, or MLP weights.
 
-    Walks the estimator's fitted attributes (lists, dicts and nested estimators from
+    Boosting baselines report their own statistics (``tree_stats()``: trees with non-zero weight
+    and their mean size, as in the DeepBoost paper's tables; ``n_voters_`` for QuadBoost). Else it walks the estimator's fitted attributes (lists, dicts and nested estimators from
     scikit-learn, mddf and baselines) and counts scikit-learn trees (``tree_``); XGBoost trees
     are counted from the booster. Keys are absent when nothing of the kind was found.
     """
@@ -88,6 +89,15 @@ def model_size(estimator) -> dict:
     coefs = getattr(estimator, "coefs_", None)
     if coefs is not None:
         size["n_weights"] = int(sum(c.size for c in coefs) + sum(b.size for b in estimator.intercepts_))
+        return size
+    if callable(getattr(estimator, "tree_stats", None)):  # DeepBoost / AdaBoost: the paper's tree counts
+        try:
+            size.update({k: v for k, v in estimator.tree_stats().items()})
+            return size
+        except Exception:  # a statistic is not worth failing a finished run for
+            pass
+    if hasattr(estimator, "n_voters_"):  # QuadBoost: stumps with a non-zero weight
+        size["n_voters"] = int(estimator.n_voters_)
         return size
     if hasattr(estimator, "get_booster"):
         booster = estimator.get_booster()

@@ -164,3 +164,12 @@ def test_run_one_returns_an_error_record_naming_the_problem():
     assert unknown["status"] == "error" and "unknown method 'NoSuchMethod'" in unknown["error"]
     binary = run_one("iris", "DeepBoost", 0, profile="quick")
     assert binary["status"] == "error" and "two-class" in binary["error"]
+
+
+def test_ablation_table_only_with_table3_methods(tmp_path):
+    registry = default_registry()
+    registry.register(bench_doubles.MAJORITY_AS_MDDF, replace=True)
+    out = tmp_path / "res"
+    run_uci.main(["--datasets", "iris", "--methods", "mdDF", "--out", str(out), "--isolation", "inline", *FAST],
+                 registry=registry)
+    assert (out / "table.md").exists() and not (out / "ablation.md").exists()
