@@ -220,9 +220,12 @@ def main(argv=None, registry=None) -> int:
                           "status": "skipped", "message": str(exc)})
             continue
         except Exception as exc:
-            if isinstance(exc, ValueError) and not type(exc).__module__.startswith("datasets"):
-                parser.error(str(exc))  # unknown dataset name
-            # A corrupt or tampered file: report it and go on with the other datasets.
+            if not type(exc).__module__.startswith("datasets"):
+                if isinstance(exc, ValueError):
+                    parser.error(str(exc))  # unknown dataset name
+                raise
+            # A corrupt or tampered file (datasets.CorruptFileError, ChecksumError): report it and
+            # go on with the other datasets.
             message = f"could not be loaded ({type(exc).__name__}: {exc})"
             skipped[name] = _short(message)
             print(f"dataset {name} {message}", file=sys.stderr)

@@ -2,6 +2,7 @@
 
 import json
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -173,3 +174,36 @@ def test_ablation_table_only_with_table3_methods(tmp_path):
     run_uci.main(["--datasets", "iris", "--methods", "mdDF", "--out", str(out), "--isolation", "inline", *FAST],
                  registry=registry)
     assert (out / "table.md").exists() and not (out / "ablation.md").exists()
+
+
+def test_interrupted_run_keeps_finished_results_and_resumes(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    out = tmp_path / "res"
+    results = out / "results.jsonl"
+    argv = ["--datasets", "iris,wine", "--methods", "RF,MLP", "--out", str(out), *FAST]
+    script = str(run_uci.__file__)
+    root = str(Path(script).resolve().parents[1])  # as after `pip install -e .`
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])}
+    proc = subprocess.Popen([sys.executable, script, *argv], start_new_session=True, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and not (results.exists() and results.read_text().count("\n") >= 1):
+            time.sleep(0.2)
+        os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C: the runner and its worker
+        proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    before = read(results)
+    assert 1 <= len(before) < 4 and all(r["status"] == "ok" for r in before)
+    run_uci.main([*argv, "--isolation", "inline"])
+    after = read(results)
+    assert after[: len(before)] == before
+    keys = [r["key"] for r in after]
+    assert len(keys) == len(set(keys)) == 4  # nothing run twice, nothing missing
