@@ -76,25 +76,35 @@ def test_rerun_skips_finished_runs_and_retries_failed_ones(tmp_path):
     assert second[: len(first)] == first
 
 
-def test_failing_and_crashing_methods_are_recorded_and_the_rest_continue(tmp_path):
+def test_a_failing_method_is_recorded_with_its_traceback_and_the_rest_continue(tmp_path):
     registry = default_registry()
     registry.register(bench_doubles.FAILING)
-    registry.register(bench_doubles.CRASHING)
     out = tmp_path / "res"
-    code = run_uci.main(["--datasets", "iris", "--methods", "Failing,Crashing,RF", "--out", str(out),
-                         "--isolation", "process", *FAST], registry=registry)
+    code = run_uci.main(["--datasets", "iris", "--methods", "Failing,RF", "--out", str(out),
+                         "--isolation", "inline", *FAST], registry=registry)
     assert code == 0
     records = {r["method"]: r for r in read(out / "results.jsonl")}
     assert records["Failing"]["status"] == "error"
     assert "deliberate failure for the test" in records["Failing"]["error"]
     assert "Traceback" in records["Failing"]["traceback"] and "RuntimeError" in records["Failing"]["traceback"]
+    assert records["RF"]["status"] == "ok"
+    table = (out / "table.md").read_text()
+    assert re.search(r"\| iris \| \*\*[0-9.]+\*\* \| error \|", table)
+
+
+def test_a_crashing_worker_process_costs_only_its_run(tmp_path):
+    registry = default_registry()
+    registry.register(bench_doubles.CRASHING)
+    out = tmp_path / "res"
+    code = run_uci.main(["--datasets", "iris", "--methods", "Crashing,RF", "--out", str(out),
+                         "--isolation", "process", *FAST], registry=registry)
+    assert code == 0
+    records = {r["method"]: r for r in read(out / "results.jsonl")}
     assert records["Crashing"]["status"] == "error"
     assert "exited with code 3" in records["Crashing"]["error"]
     assert records["RF"]["status"] == "ok"
     # measured in its own fresh worker process
-    assert records["RF"]["peak_rss_mb"] > 10
-    table = (out / "table.md").read_text()
-    assert re.search(r"\| iris \| \*\*[0-9.]+\*\* \| error \| error \|", table)
+    assert records["RF"]["peak_rss_mb"] > 10 and "high-water mark" in records["RF"]["memory_method"]
 
 
 def test_unavailable_method_is_left_out_with_the_import_error(tmp_path, capsys):
