@@ -1,6 +1,6 @@
 """The margin-distribution deep forest (Lv, Yang and Zhou)."""
 
-from .alpha import solve_alpha_exact, solve_alpha_sgd
+from .alpha import solve_alpha_exact, solve_alpha_sgd, solve_layer_share
 from .block import ForestBlock
 from .cascade import MDDFClassifier
 from .margin import margin_distribution_loss, margin_statistics, margins
@@ -15,4 +15,5 @@ __all__ = [
     "sample_distribution",
     "solve_alpha_exact",
     "solve_alpha_sgd",
+    "solve_layer_share",
 ]

@@ -159,50 +159,38 @@ def solve_alpha_sgd(
     return averaged / n_averaged
 
 
-# Largest mixing share a layer may take under the normalised reading; 1 would
-# mean an infinite alpha (the new layer replacing all previous ones).
-MAX_LAYER_SHARE = 1.0 - 1e-6
-
-
-def solve_alpha_normalized(
-    weighted_margin_sum, alpha_sum, margin, margin_mean=0.9, margin_tradeoff=0.05, *, solver="exact", random_state=None
-):
-    """Alpha for the normalised cumulative margin (the simplex reading of Section 3).
+def solve_layer_share(mixture_margin, margin, margin_mean=0.9, margin_tradeoff=0.05, *, solver="exact", random_state=None):
+    """Share of a new layer in the normalised mixture (the simplex reading of Section 3).
 
     Section 3 takes the ensemble ``F = sum_t alpha_t h_t`` with alpha in the
-    simplex, so that margins ``y F(x)`` lie in [-1, 1]. With
-    ``A = sum_{l<t} alpha_l`` and ``S_i = sum_{l<t} alpha_l gamma_l(x_i)``, the
-    normalised cumulative margin after adding layer t is
-    ``(S_i + alpha gamma_t(x_i)) / (A + alpha) = (1 - beta) S_i / A + beta gamma_t(x_i)``
-    with ``beta = alpha / (A + alpha)`` in [0, 1). The objective is convex in
-    beta, so the same solvers minimise it over ``beta in [0, 1 - 1e-6]``, and
-    ``alpha = A beta / (1 - beta)``. For the first layer (A = 0) the objective
-    does not depend on alpha; alpha_1 = 1, Algorithm 2's initialisation.
+    simplex, so that margins ``y F(x)`` lie in [-1, 1], the range the margin
+    mean of eq. 48 refers to. Adding layer t with weight alpha_t to previous
+    weights summing to A turns the normalised cumulative margin into
+    ``(1 - beta) Fbar_{t-1}(x_i) + beta gamma_t(x_i)`` with
+    ``beta = alpha_t / (A + alpha_t)`` in [0, 1]. Algorithm 2's line 6 then
+    minimises ``mean l_md`` of that over beta: convex in beta, so the solvers of
+    the additive reading apply with ``F = Fbar`` and direction ``gamma_t - Fbar``
+    on ``[0, 1]``. beta = 1 means the new layer alone beats every mixture with
+    the previous ones.
 
     Parameters
     ----------
-    weighted_margin_sum : ndarray (m,)
-        ``S_i``.
-    alpha_sum : float
-        ``A``.
+    mixture_margin : ndarray (m,)
+        ``Fbar_{t-1}``, the margins of the current normalised mixture.
     margin : ndarray (m,)
         ``gamma_t``.
     solver : {"exact", "sgd"}
-        SGD starts from the beta of alpha = 1.
+        SGD starts at beta = 1/2 (alpha_t = 1 against previous weights summing to 1,
+        the paper's initial alpha).
 
     Returns
     -------
-    float, alpha >= 0
+    float in [0, 1]
     """
-    if alpha_sum <= 0:
-        return 1.0
-    base = np.asarray(weighted_margin_sum, dtype=np.float64) / alpha_sum
+    base = np.asarray(mixture_margin, dtype=np.float64)
     direction = np.asarray(margin, dtype=np.float64) - base
     if solver == "exact":
-        beta = solve_alpha_exact(base, direction, margin_mean, margin_tradeoff, upper=MAX_LAYER_SHARE)
-    else:
-        beta = solve_alpha_sgd(
-            base, direction, margin_mean, margin_tradeoff,
-            alpha_init=1.0 / (alpha_sum + 1.0), upper=MAX_LAYER_SHARE, random_state=random_state,
-        )
-    return float(alpha_sum * beta / (1.0 - beta))
+        return solve_alpha_exact(base, direction, margin_mean, margin_tradeoff, upper=1.0)
+    return solve_alpha_sgd(
+        base, direction, margin_mean, margin_tradeoff, alpha_init=0.5, upper=1.0, random_state=random_state
+    )

@@ -8,7 +8,7 @@ gives new rows the average over its fold models.
 from __future__ import annotations
 
 import numpy as np
-from joblib import Parallel, delayed
+from sklearn.utils.parallel import Parallel, delayed
 from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
 from sklearn.model_selection import StratifiedKFold
 

@@ -14,7 +14,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .alpha import solve_alpha_exact, solve_alpha_normalized, solve_alpha_sgd
+from .alpha import solve_alpha_exact, solve_alpha_sgd, solve_layer_share
 from .block import FOREST_TYPES, ForestBlock
 from .margin import margin_distribution_loss, margin_statistics, margins
 from .weights import sample_distribution
@@ -121,12 +121,20 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
     n_features_in_ : int
     layers_ : list of ForestBlock, the kept layers (best prefix)
     alphas_ : ndarray (n_layers_,)
+        Layer weights: Algorithm 2's alpha_t for ``cumulative_margin="additive"``,
+        the simplex weights of the final mixture for ``"normalized"``, ones for
+        the gcForest cascade.
+    layer_shares_ : ndarray (n_layers_,)
+        beta_t, layer t's share when it joined the normalised mixture
+        (``mix_t = (1 - beta_t) mix_{t-1} + beta_t h_t``); the prediction after
+        layer t is ``argmax mix_t``.
     n_layers_ : int
     train_history_ : list of dict, one per grown layer (also the discarded ones):
         ``layer, alpha, oof_accuracy, layer_oof_accuracy, margin_mean, margin_std,
         margin_ratio, loss, fit_seconds`` (+ ``val_accuracy``).
-    oof_features_ : list of ndarray (float32), out-of-fold f_t of the training
-        rows for each kept layer (rows used for training when validation_fraction is set).
+    oof_features_ : list of ndarray (float32), out-of-fold augmented features
+        ``f_t / sum_{l<=t} alpha_l`` of the training rows for each kept layer
+        (rows used for training when validation_fraction is set).
     stop_reason_ : str
     """
 
@@ -222,17 +230,46 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
             )
         return types
 
-    def _solve_alpha(self, F, alpha_sum, gamma, rng):
+    @property
+    def _additive(self):
+        return self.cumulative_margin == "additive" or not self.margin_optimization
+
+    def _layer_weight(self, t, margin_sum, alpha_sum, mixture_margin, gamma, rng):
+        """(alpha_t, beta_t): the layer's weight and its share of the normalised mixture."""
+        if not self.margin_optimization:
+            return 1.0, 1.0  # gcForest: f_t = h_t
+        seed = rng.randint(np.iinfo(np.int32).max)
         if self.cumulative_margin == "normalized":
-            return solve_alpha_normalized(
-                F, alpha_sum, gamma, self.margin_mean, self.margin_tradeoff,
-                solver=self.alpha_solver, random_state=rng.randint(np.iinfo(np.int32).max),
+            if t == 1:
+                return 1.0, 1.0  # a single layer is the whole mixture; alpha_1 = 1 (Algorithm 2, line 1)
+            share = solve_layer_share(
+                mixture_margin, gamma, self.margin_mean, self.margin_tradeoff, solver=self.alpha_solver, random_state=seed
             )
+            return share, share
         if self.alpha_solver == "exact":
-            return solve_alpha_exact(F, gamma, self.margin_mean, self.margin_tradeoff)
-        return solve_alpha_sgd(
-            F, gamma, self.margin_mean, self.margin_tradeoff, random_state=rng.randint(np.iinfo(np.int32).max)
-        )
+            alpha = solve_alpha_exact(margin_sum, gamma, self.margin_mean, self.margin_tradeoff)
+        else:
+            alpha = solve_alpha_sgd(margin_sum, gamma, self.margin_mean, self.margin_tradeoff, random_state=seed)
+        total = alpha_sum + alpha
+        # a first layer worse than chance gets alpha = 0; the mixture is then that layer alone
+        return alpha, (alpha / total if total > 0 else 1.0)
+
+    def _alphas(self, raw, shares):
+        """alphas_: raw weights for the additive reading, simplex weights for the normalised one."""
+        if self._additive:
+            return raw
+        weights = shares.copy()
+        for t in range(len(shares) - 1, 0, -1):
+            weights[:t] *= 1.0 - shares[t]
+        return weights
+
+    def _mix(self, passed, mix, per_forest, share):
+        """One layer's update of the passed feature f_t / sum alpha and of the mixture of class vectors."""
+        h = per_forest.mean(axis=1)
+        layer_passed = self._passed(per_forest)
+        if passed is None or share == 1.0:
+            return layer_passed, h
+        return (1.0 - share) * passed + share * layer_passed, (1.0 - share) * mix + share * h
 
     # ---------------------------------------------------------------------- fit
     @_fit_context(prefer_skip_nested_validation=True)
@@ -263,7 +300,7 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         n_classes = len(self.classes_)
         if n_classes < 2:
             raise ValueError(
-                f"MDDFClassifier needs samples of at least 2 classes; got only class {self.classes_[0]!r}"
+                f"y has only one class ({self.classes_[0].item()!r}); MDDFClassifier needs samples of at least 2 classes"
             )
         rng = check_random_state(self.random_state)
 
@@ -276,7 +313,7 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
             X, X_val = np.ascontiguousarray(X), np.ascontiguousarray(X_val)
         counts = np.bincount(y_enc, minlength=n_classes)
         if self.class_vectors == "kfold" and counts.min() < self.n_folds:
-            small = self.classes_[np.argmin(counts)]
+            small = self.classes_[np.argmin(counts)].item()
             raise ValueError(
                 f"class {small!r} has {counts.min()} training samples, fewer than n_folds={self.n_folds}; "
                 "every class needs at least n_folds samples for stratified k-fold class vectors "
@@ -284,14 +321,20 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
             )
 
         m = len(y_enc)
-        distribution = np.full(m, 1.0 / m)
-        F = np.zeros(m)  # sum_l alpha_l gamma_l (Algorithm 2, line 6)
-        passed = None  # f_{t-1} of the training rows (out-of-fold)
-        score = np.zeros((m, n_classes))  # sum_t alpha_t h_t
-        passed_val, score_val = None, None if X_val is None else np.zeros((len(y_val), n_classes))
+        distribution = np.full(m, 1.0 / m)  # D_1 (Algorithm 2, line 2)
+        # The ensemble is kept as a normalised mixture, updated per layer with the
+        # layer's share beta_t: mix_t = (1 - beta_t) mix_{t-1} + beta_t h_t. For the
+        # additive reading beta_t = alpha_t / sum_{l<=t} alpha_l, so mix_t = F_t / sum alpha
+        # exactly; for the normalised one beta_t is solved for directly; for
+        # gcForest beta_t = 1. The same recursion gives the passed feature
+        # f_t / sum alpha (eq. 7 up to a common scale, which forests ignore).
+        margin_sum = np.zeros(m)  # sum_l alpha_l gamma_l (additive reading)
         alpha_sum = 0.0
+        mixture_margin = np.zeros(m)  # cumulative margin of the normalised mixture
+        passed = mix = None
+        passed_val = mix_val = None
 
-        layers, alphas, history, oof_features = [], [], [], []
+        layers, alphas, shares, history, oof_features = [], [], [], [], []
         best_acc, best_layer, since_best = -np.inf, 0, 0
         self.stop_reason_ = f"reached max_layers={self.max_layers}"
         for t in range(1, self.max_layers + 1):
@@ -301,35 +344,26 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
                 forest_types, self.n_estimators, depth, self.n_folds,
                 self.class_vectors, self.weighting, self.n_jobs,
             )
-            X_t = self._layer_input(X, passed, t)
-            per_forest = block.fit(X_t, y_enc, distribution, n_classes, rng)
+            per_forest = block.fit(self._layer_input(X, passed, t), y_enc, distribution, n_classes, rng)
             h = per_forest.mean(axis=1)
             gamma = margins(h, y_enc)  # eq. 46
-            if self.margin_optimization:
-                alpha = self._solve_alpha(F, alpha_sum, gamma, rng)
-                F = F + alpha * gamma
+            alpha, share = self._layer_weight(t, margin_sum, alpha_sum, mixture_margin, gamma, rng)
+            if self.cumulative_margin == "additive" or not self.margin_optimization:
+                margin_sum = margin_sum + alpha * gamma
                 alpha_sum += alpha
-                cumulative = self._cumulative(F, alpha_sum)
-                score = score + alpha * h
-                layer_passed = self._passed(per_forest)
-                passed = alpha * layer_passed if passed is None else passed + alpha * layer_passed  # eq. 7
+            mixture_margin = (1.0 - share) * mixture_margin + share * gamma
+            cumulative = margin_sum if self._additive else mixture_margin
+            if self.margin_optimization:
                 distribution = sample_distribution(cumulative, self.margin_mean, self.margin_tradeoff)  # eq. 47
-                ensemble = score if alpha_sum > 0 else h
-            else:
-                alpha = 1.0
-                F = cumulative = gamma
-                alpha_sum = 1.0
-                score = h
-                passed = self._passed(per_forest)
-                ensemble = h
-            oof_acc = float(np.mean(ensemble.argmax(axis=1) == y_enc))
-            stats = margin_statistics(cumulative)
+            passed, mix = self._mix(passed, mix, per_forest, share)
+            oof_acc = float(np.mean(mix.argmax(axis=1) == y_enc))
             record = {
                 "layer": t,
                 "alpha": float(alpha),
+                "share": float(share),
                 "oof_accuracy": oof_acc,
                 "layer_oof_accuracy": float(np.mean(h.argmax(axis=1) == y_enc)),
-                **stats,
+                **margin_statistics(mixture_margin),
                 "loss": float(margin_distribution_loss(cumulative, self.margin_mean, self.margin_tradeoff).mean()),
                 "max_depth": depth,
                 "model_bytes": block.nbytes,
@@ -337,19 +371,20 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
             monitored = oof_acc
             if X_val is not None:
                 val_pf = block.predict_proba(self._layer_input(X_val, passed_val, t))
-                passed_val, score_val = self._advance(val_pf, alpha, passed_val, score_val)
-                monitored = float(np.mean(score_val.argmax(axis=1) == y_val))
+                passed_val, mix_val = self._mix(passed_val, mix_val, val_pf, share)
+                monitored = float(np.mean(mix_val.argmax(axis=1) == y_val))
                 record["val_accuracy"] = monitored
             record["fit_seconds"] = time.perf_counter() - start
             history.append(record)
             layers.append(block)
             alphas.append(alpha)
+            shares.append(share)
             oof_features.append(passed.astype(np.float32))
             if self.verbose:
                 val = f" val_acc={record['val_accuracy']:.4f}" if X_val is not None else ""
                 print(
-                    f"[mdDF] layer {t:2d}  alpha={alpha:.4f}  oof_acc={oof_acc:.4f}{val}  "
-                    f"margin_ratio={stats['margin_ratio']:.4f}  {record['fit_seconds']:.1f}s",
+                    f"[mdDF] layer {t:2d}  alpha={alpha:.4g}  share={share:.4f}  oof_acc={oof_acc:.4f}{val}  "
+                    f"margin_ratio={record['margin_ratio']:.4f}  {record['fit_seconds']:.1f}s",
                     flush=True,
                 )
             if monitored > best_acc + self.tol:
@@ -362,48 +397,28 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
                     f"for {self.n_tolerant_layers} layers (best {best_acc:.4f} at layer {best_layer})"
                 )
                 break
-            if monitored >= 1.0 and not self.margin_optimization:
-                self.stop_reason_ = f"perfect monitored accuracy at layer {t}"
-                break
 
         self.layers_ = layers[:best_layer]
-        self.alphas_ = np.asarray(alphas[:best_layer])
+        self.layer_shares_ = np.asarray(shares[:best_layer])
+        self.alphas_ = self._alphas(np.asarray(alphas[:best_layer]), self.layer_shares_)
         self.n_layers_ = best_layer
         self.train_history_ = history
         self.oof_features_ = oof_features[:best_layer]
         return self
 
-    def _cumulative(self, F, alpha_sum):
-        """The cumulative margin the loss sees (see ``cumulative_margin``)."""
-        if self.cumulative_margin == "normalized" and alpha_sum > 0:
-            return F / alpha_sum
-        return F
-
-    def _advance(self, per_forest, alpha, passed, score):
-        """One layer's update of (f_t, sum alpha h) for rows that are not training rows."""
-        h = per_forest.mean(axis=1)
-        layer_passed = self._passed(per_forest)
-        if not self.margin_optimization:
-            return layer_passed, h
-        passed = alpha * layer_passed if passed is None else passed + alpha * layer_passed
-        return passed, score + alpha * h
-
     # ------------------------------------------------------------------ predict
     def _staged(self, X):
-        """Yield (f_t, class probabilities) for each kept layer."""
+        """Validate X now, then return a generator of (f_t, class probabilities) per kept layer."""
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float32, order="C", reset=False)
-        passed, score = None, np.zeros((X.shape[0], len(self.classes_)))
-        alpha_sum = 0.0
-        for t, (block, alpha) in enumerate(zip(self.layers_, self.alphas_), start=1):
+        return self._replay(X)
+
+    def _replay(self, X):
+        passed = mix = None
+        for t, (block, share) in enumerate(zip(self.layers_, self.layer_shares_), start=1):
             per_forest = block.predict_proba(self._layer_input(X, passed, t))
-            passed, score = self._advance(per_forest, alpha, passed, score)
-            if self.margin_optimization:
-                alpha_sum += alpha
-                proba = score / alpha_sum if alpha_sum > 0 else per_forest.mean(axis=1)
-            else:
-                proba = score
-            yield passed, proba
+            passed, mix = self._mix(passed, mix, per_forest, share)
+            yield passed, mix
 
     def staged_predict_proba(self, X):
         """Class probabilities after each kept layer (``f_t / sum_{l<=t} alpha_l``).
@@ -412,13 +427,11 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         ------
         ndarray of shape (n_samples, n_classes); the last equals :meth:`predict_proba`.
         """
-        for _, proba in self._staged(X):
-            yield proba
+        return (proba for _, proba in self._staged(X))
 
     def staged_predict(self, X):
         """Predicted labels after each kept layer."""
-        for proba in self.staged_predict_proba(X):
-            yield self.classes_[proba.argmax(axis=1)]
+        return (self.classes_[proba.argmax(axis=1)] for proba in self.staged_predict_proba(X))
 
     def predict_proba(self, X):
         """Class probabilities ``f_T(x) / sum_t alpha_t``: a convex combination of the layers' class vectors (eq. 9)."""
@@ -429,7 +442,8 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
 
     def predict(self, X):
         """``argmax_j f_T^j(x)`` (eq. 9)."""
-        return self.classes_[self.predict_proba(X).argmax(axis=1)]
+        proba = self.predict_proba(X)  # checks fitted-ness before classes_ is read
+        return self.classes_[proba.argmax(axis=1)]
 
     # ---------------------------------------------------------------- transform
     def _check_layer(self, layer):
@@ -440,7 +454,11 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         return int(layer)
 
     def transform(self, X, layer=None):
-        """Augmented feature f_layer(X) (eq. 7) of a kept layer.
+        """Augmented feature of a kept layer, ``f_t(X) / sum_{l<=t} alpha_l`` (eq. 7).
+
+        The common scale is divided out: the result is a convex combination of
+        the layers' class vectors (per forest with ``passed_features="per_forest"``),
+        which is exactly what the next layer sees (forests ignore a common scale).
 
         Parameters
         ----------
@@ -470,4 +488,5 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = False
+        tags.transformer_tags.preserves_dtype = ["float32"]  # features are float32 whatever the input
         return tags

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from mddf.alpha import alpha_objective, solve_alpha_exact, solve_alpha_normalized, solve_alpha_sgd
+from mddf.alpha import alpha_objective, solve_alpha_exact, solve_alpha_sgd, solve_layer_share
 
 SETTINGS = [(0.7, 0.01), (0.8, 0.05), (0.9, 0.1), (0.95, 0.05)]
 
@@ -62,28 +62,23 @@ def test_upper_bound_is_respected():
 
 
 @pytest.mark.parametrize("seed", range(3))
-def test_normalized_reading_minimises_the_mean_loss_of_the_weighted_average_margin(seed):
+def test_layer_share_minimises_the_mean_loss_of_the_mixture_margin(seed):
     rng = np.random.RandomState(seed)
-    A = 1.7
-    S = A * np.clip(rng.normal(0.5, 0.3, 1500), -1, 1)
+    mixture = np.clip(rng.normal(0.5, 0.3, 1500), -1, 1)
     gamma = np.clip(rng.normal(0.65, 0.25, 1500), -1, 1)
 
-    def objective(a):
-        return alpha_objective(0.0, (S + a * gamma) / (A + a), np.zeros_like(S), 0.8, 0.05)
+    def objective(beta):
+        return alpha_objective(0.0, (1 - beta) * mixture + beta * gamma, np.zeros_like(mixture), 0.8, 0.05)
 
-    exact = solve_alpha_normalized(S, A, gamma, 0.8, 0.05)
-    best, step = _brute_force(objective, hi=40.0)
+    exact = solve_layer_share(mixture, gamma, 0.8, 0.05)
+    best, step = _brute_force(objective, hi=1.0, n=10001)
+    assert 0 < exact < 1
     assert objective(exact) <= objective(best) + 1e-12
-    assert exact == pytest.approx(best, abs=2 * step)
-    sgd = solve_alpha_normalized(S, A, gamma, 0.8, 0.05, solver="sgd", random_state=seed)
-    # compared on the layer's share beta = alpha / (A + alpha), the variable SGD runs on
-    assert abs(sgd / (A + sgd) - exact / (A + exact)) < 1e-3
+    assert exact == pytest.approx(best, abs=step)
+    assert abs(solve_layer_share(mixture, gamma, 0.8, 0.05, solver="sgd", random_state=seed) - exact) < 1e-3
 
 
-def test_normalized_first_layer_gets_the_initial_alpha_of_one():
-    assert solve_alpha_normalized(np.zeros(5), 0.0, np.full(5, 0.3)) == 1.0
-
-
-def test_normalized_worse_layer_gets_no_weight():
-    S = np.full(100, 0.8)  # previous mixture exactly at the margin mean
-    assert solve_alpha_normalized(S, 1.0, np.full(100, -0.5), 0.8, 0.05) == 0.0
+def test_layer_share_bounds():
+    mixture = np.full(100, 0.8)  # previous mixture exactly at the margin mean
+    assert solve_layer_share(mixture, np.full(100, -0.5), 0.8, 0.05) == 0.0  # worse layer: no share
+    assert solve_layer_share(np.full(100, 0.2), np.full(100, 0.8), 0.8, 0.05) == 1.0  # perfect layer: all

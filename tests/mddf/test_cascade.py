@@ -1,0 +1,229 @@
+"""MDDFClassifier: Algorithm 2 of Lv, Yang and Zhou as a scikit-learn classifier."""
+
+import pickle
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.datasets import load_iris, make_classification
+from sklearn.model_selection import GridSearchCV
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+from mddf import MDDFClassifier
+from mddf.margin import margins
+
+FAST = dict(n_estimators=8, max_layers=3, random_state=0)
+
+
+@pytest.fixture(scope="module")
+def data():
+    X, y = make_classification(
+        300, 8, n_informative=5, n_redundant=1, n_classes=3, class_sep=0.8, random_state=0
+    )
+    return X[:200], y[:200], X[200:], y[200:]
+
+
+@pytest.fixture(scope="module")
+def fitted(data):
+    X, y, _, _ = data
+    return MDDFClassifier(n_tolerant_layers=3, **FAST).fit(X, y)
+
+
+def test_fit_predict_score(fitted, data):
+    _, _, Xt, yt = data
+    proba = fitted.predict_proba(Xt)
+    assert proba.shape == (100, 3)
+    assert proba.sum(axis=1) == pytest.approx(np.ones(100))
+    assert np.array_equal(fitted.predict(Xt), fitted.classes_[proba.argmax(axis=1)])
+    assert fitted.score(Xt, yt) > 0.6
+
+
+def test_history_records_every_grown_layer(fitted):
+    assert fitted.n_layers_ == len(fitted.layers_) == len(fitted.alphas_) == len(fitted.oof_features_)
+    assert len(fitted.train_history_) >= fitted.n_layers_
+    keys = {"layer", "alpha", "oof_accuracy", "margin_mean", "margin_std", "margin_ratio", "loss", "fit_seconds"}
+    for t, record in enumerate(fitted.train_history_, start=1):
+        assert keys <= set(record) and record["layer"] == t
+        assert record["margin_ratio"] == pytest.approx(record["margin_std"] / record["margin_mean"])
+    assert fitted.stop_reason_
+
+
+@pytest.mark.parametrize("reading", ["normalized", "additive"])
+def test_prediction_is_the_alpha_weighted_mean_of_the_layers_class_vectors(data, reading):
+    # eq. 9: F(x) = sum_t alpha_t h_t(x); predict_proba = F / sum alpha, and each
+    # layer sees [x, f_{t-1} / sum alpha] (eq. 7 up to a common scale)
+    X, y, Xt, _ = data
+    clf = MDDFClassifier(cumulative_margin=reading, n_tolerant_layers=3, **FAST).fit(X, y)
+    assert clf.n_layers_ >= 2
+    X_t, weighted, total = Xt.astype(np.float32), 0, 0
+    for t, (block, alpha) in enumerate(zip(clf.layers_, clf.alphas_), start=1):
+        passed = None if t == 1 else weighted / total
+        h = block.predict_proba(clf._layer_input(X_t, passed, t)).mean(axis=1)
+        weighted, total = weighted + alpha * h, total + alpha
+    assert clf.predict_proba(Xt) == pytest.approx(weighted / total)
+    assert clf.transform(Xt) == pytest.approx((weighted / total).astype(np.float32), abs=1e-6)
+    if reading == "normalized":
+        assert clf.alphas_.sum() == pytest.approx(1.0)
+        assert clf.layer_shares_[0] == 1.0
+    else:
+        # alpha_t / sum_{l<=t} alpha_l is the layer's share
+        assert clf.layer_shares_ == pytest.approx(clf.alphas_ / np.cumsum(clf.alphas_))
+
+
+def test_staged_output_ends_with_predict_proba(fitted, data):
+    _, _, Xt, _ = data
+    staged = list(fitted.staged_predict_proba(Xt))
+    assert len(staged) == fitted.n_layers_
+    assert np.array_equal(staged[-1], fitted.predict_proba(Xt))
+    labels = list(fitted.staged_predict(Xt))
+    assert np.array_equal(labels[-1], fitted.predict(Xt))
+
+
+def test_transform_and_fit_transform_shapes(data):
+    X, y, Xt, _ = data
+    clf = MDDFClassifier(max_layers=2, n_tolerant_layers=2, n_estimators=5, random_state=0)
+    Z = clf.fit_transform(X, y)
+    assert Z.shape == (200, 3) and Z.dtype == np.float32
+    assert np.array_equal(Z, clf.oof_features_[-1])
+    assert clf.transform(Xt, layer=1).shape == (100, 3)
+    per_forest = MDDFClassifier(passed_features="per_forest", **FAST).fit(X, y)
+    assert per_forest.transform(Xt).shape == (100, 12)
+    with pytest.raises(ValueError, match="layer must be an integer in"):
+        clf.transform(Xt, layer=clf.n_layers_ + 1)
+
+
+def test_fit_transform_features_are_out_of_fold():
+    # pure noise: in-sample features would predict the training labels perfectly
+    rng = np.random.RandomState(0)
+    X, y = rng.rand(240, 6), rng.randint(0, 2, 240)
+    clf = MDDFClassifier(n_estimators=20, max_layers=1, max_depth_factor=None, random_state=0)
+    Z = clf.fit_transform(X, y)
+    assert np.mean(Z.argmax(axis=1) == y) < 0.62
+    assert np.mean(clf.transform(X).argmax(axis=1) == y) > 0.8
+
+
+def test_first_layer_alpha_and_margins_follow_algorithm_2(data):
+    X, y, _, _ = data
+    clf = MDDFClassifier(alpha_solver="exact", cumulative_margin="additive", max_layers=1, n_estimators=5,
+                         random_state=0).fit(X, y)
+    from mddf.alpha import solve_alpha_exact
+
+    h = clf.oof_features_[0]
+    gamma = margins(h, np.searchsorted(clf.classes_, y))
+    assert clf.alphas_[0] == pytest.approx(solve_alpha_exact(np.zeros(len(y)), gamma, 0.8, 0.05), rel=1e-5)
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        dict(forest_types=("rf", "rf", "rf", "rf")),  # mdDF_SF
+        dict(input_features="stacking"),  # mdDF_ST
+        dict(input_features="raw"),  # mdDF_NP
+        dict(margin_optimization=False, passed_features="per_forest", max_depth_factor=None),  # gcForest cascade
+        dict(class_vectors="oob"),
+        dict(weighting="sample_weight"),
+        dict(alpha_solver="exact", cumulative_margin="additive"),
+        dict(validation_fraction=0.25),
+    ],
+    ids=["same-forests", "stacking", "no-preconc", "gcforest", "oob", "sample-weight", "exact-additive", "validation"],
+)
+def test_variants(data, params):
+    X, y, Xt, yt = data
+    clf = MDDFClassifier(**FAST, **params).fit(X, y)
+    assert clf.score(Xt, yt) > 0.55
+    if params.get("margin_optimization") is False:
+        assert np.all(clf.alphas_ == 1.0)
+        # gcForest: the prediction is the last layer's mean class vector alone
+        last = list(clf._staged(Xt))[-1][0]
+        assert clf.predict_proba(Xt) == pytest.approx(last.reshape(len(Xt), 4, 3).mean(axis=1))
+    if "validation_fraction" in params:
+        assert all("val_accuracy" in r for r in clf.train_history_)
+
+
+def test_layer_inputs_per_variant(data):
+    X, y, _, _ = data
+    X = X.astype(np.float32)
+    f = np.ones((len(X), 3), dtype=np.float32)
+    assert MDDFClassifier()._layer_input(X, f, 2).shape == (200, 11)
+    assert np.array_equal(MDDFClassifier(input_features="stacking")._layer_input(X, f, 2), f)
+    assert MDDFClassifier(input_features="raw")._layer_input(X, f, 2) is X
+    assert MDDFClassifier()._layer_input(X, None, 1) is X
+
+
+def test_stops_early_and_keeps_the_best_prefix(data):
+    X, y, _, _ = data
+    clf = MDDFClassifier(n_estimators=5, max_layers=10, n_tolerant_layers=1, random_state=0).fit(X, y)
+    accs = [r["oof_accuracy"] for r in clf.train_history_]
+    assert clf.n_layers_ == int(np.argmax(accs)) + 1
+    if len(accs) < 10:
+        assert accs[-1] <= max(accs[:-1]) and "did not improve" in clf.stop_reason_
+
+
+def test_bit_identical_across_runs_and_n_jobs(data):
+    X, y, Xt, _ = data
+    a = MDDFClassifier(n_jobs=1, **FAST).fit(X, y)
+    b = MDDFClassifier(n_jobs=2, **FAST).fit(X, y)
+    assert np.array_equal(a.predict_proba(Xt), b.predict_proba(Xt))
+    assert np.array_equal(a.alphas_, b.alphas_)
+    assert np.array_equal(a.oof_features_[-1], b.oof_features_[-1])
+    c = MDDFClassifier(random_state=1, **{k: v for k, v in FAST.items() if k != "random_state"}).fit(X, y)
+    assert not np.array_equal(a.oof_features_[0], c.oof_features_[0])
+
+
+def test_pickle_clone_pipeline_and_grid_search(fitted, data):
+    X, y, Xt, yt = data
+    restored = pickle.loads(pickle.dumps(fitted))
+    assert np.array_equal(restored.predict_proba(Xt), fitted.predict_proba(Xt))
+    assert clone(fitted).get_params() == fitted.get_params()
+    pipe = make_pipeline(StandardScaler(), MDDFClassifier(**FAST)).fit(X, y)
+    assert pipe.score(Xt, yt) > 0.55
+    search = GridSearchCV(MDDFClassifier(**FAST), {"margin_mean": [0.7, 0.9]}, cv=2).fit(X, y)
+    assert search.best_params_["margin_mean"] in (0.7, 0.9)
+
+
+def test_string_and_non_contiguous_labels():
+    X, y = load_iris(return_X_y=True)
+    names = np.array(["setosa", "versicolor", "virginica"])[y]
+    clf = MDDFClassifier(**FAST).fit(X, names)
+    assert set(clf.predict(X)) <= set(names)
+    assert list(clf.classes_) == ["setosa", "versicolor", "virginica"]
+    clf = MDDFClassifier(**FAST).fit(X, y * 10 + 3)
+    assert list(clf.classes_) == [3, 13, 23]
+
+
+def test_verbose_prints_one_line_per_layer(data, capsys):
+    X, y, _, _ = data
+    clf = MDDFClassifier(verbose=1, **FAST).fit(X, y)
+    lines = [l for l in capsys.readouterr().out.splitlines() if l.startswith("[mdDF] layer")]
+    assert len(lines) == len(clf.train_history_)
+    assert "alpha=" in lines[0] and "oof_acc=" in lines[0] and "margin_ratio=" in lines[0]
+    MDDFClassifier(**FAST).fit(X, y)
+    assert capsys.readouterr().out == ""
+
+
+def test_clear_errors(data):
+    X, y, _, _ = data
+    with pytest.raises(ValueError, match="only one class"):
+        MDDFClassifier(**FAST).fit(X, np.zeros(len(X)))
+    X_nan = X.copy()
+    X_nan[3, 2] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        MDDFClassifier(**FAST).fit(X_nan, y)
+    X_inf = X.copy()
+    X_inf[0, 0] = np.inf
+    with pytest.raises(ValueError, match="infinity"):
+        MDDFClassifier(**FAST).fit(X_inf, y)
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        MDDFClassifier(**FAST).fit(X, y[:-1])
+    y_rare = y.copy()
+    y_rare[:2] = 7
+    with pytest.raises(ValueError, match="class 7 has 2 training samples, fewer than n_folds=3"):
+        MDDFClassifier(**FAST).fit(X, y_rare)
+    fitted = MDDFClassifier(**FAST).fit(X, y)
+    with pytest.raises(ValueError, match="8 features"):
+        fitted.predict(X[:, :5])
+    with pytest.raises(ValueError, match="forest_types"):
+        MDDFClassifier(forest_types=("rf", "svm")).fit(X, y)
+    with pytest.raises(ValueError, match="margin_mean"):
+        MDDFClassifier(margin_mean=1.5).fit(X, y)

@@ -1,0 +1,21 @@
+"""scikit-learn's estimator checks on a small configuration."""
+
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from mddf import MDDFClassifier
+
+EXPECTED_FAILED = {
+    "check_transformer_general": (
+        "fit_transform deliberately returns out-of-fold features (each row's features come from "
+        "models that never saw it), so it differs from fit(X).transform(X) by design"
+    ),
+    "check_transformer_data_not_an_array": "compares fit_transform with transform; see check_transformer_general",
+}
+
+
+@parametrize_with_checks(
+    [MDDFClassifier(n_estimators=5, max_layers=2, n_folds=2, random_state=0)],
+    expected_failed_checks=lambda est: EXPECTED_FAILED,
+)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
