@@ -2,4 +2,6 @@
 
 from .adaboost import AdaBoostClassifier
 from .deepboost import DeepBoostClassifier
+from .gcforest import GCForestClassifier
 from .quadboost import QuadBoostClassifier
+from .scanning import MultiGrainedScanner

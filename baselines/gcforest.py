@@ -1,0 +1,319 @@
+"""gcForest: multi-grained scanning + cascade forest (Zhou and Feng, "Deep Forest", IJCAI 2017 / NSR 2018).
+
+The cascade is the mdDF cascade (:class:`mddf.MDDFClassifier`) with its margin
+machinery switched off, which is exactly the original cascade forest (mdDF
+paper, note after eq. 9: invariant distribution D_t = D, non-additive
+augmented feature f_t = h_t([x, f_{t-1}(x)]), final prediction F(x) = h_T(x)),
+with each forest's class vector passed on (4 x s columns, as gcForest does)
+and fully grown trees at every layer.
+"""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin, _fit_context
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from mddf import MDDFClassifier
+
+from .scanning import MultiGrainedScanner, resolve_image_shape
+
+__all__ = ["GCForestClassifier", "gcforest_cascade"]
+
+# gcForest's forest block: two random forests and two completely-random forests (Algorithm 1).
+GCFOREST_BLOCK = ("rf", "rf", "crf", "crf")
+
+
+def gcforest_cascade(**params):
+    """The cascade forest of gcForest as an :class:`mddf.MDDFClassifier`.
+
+    Parameters
+    ----------
+    **params
+        Any other :class:`mddf.MDDFClassifier` parameter (n_estimators, n_folds, ...).
+
+    Returns
+    -------
+    MDDFClassifier with ``margin_optimization=False`` (uniform D_t, alpha_t = 1,
+    f_t = h_t, prediction from the last layer), ``passed_features="per_forest"``
+    and ``max_depth_factor=None`` (fully grown trees).
+    """
+    return MDDFClassifier(
+        forest_types=GCFOREST_BLOCK,
+        margin_optimization=False,
+        passed_features="per_forest",
+        max_depth_factor=None,
+        input_features="preconc",
+        **params,
+    )
+
+
+class GCForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
+    """gcForest: optional multi-grained scanning followed by a cascade forest.
+
+    Without ``window_sizes`` the raw features feed the cascade (the setting of
+    the mdDF paper's Table 2 gcForest column). With ``window_sizes``, the
+    out-of-fold class vectors of multi-grained scanning
+    (:class:`~baselines.scanning.MultiGrainedScanner`, all window sizes
+    concatenated) are the cascade's input, as in Zhou and Feng's Figure 4
+    (without the cascade-of-cascades that cycles the grains across levels).
+
+    Cascade (Zhou and Feng Section 2.1; mdDF paper Algorithm 1 and the note after
+    eq. 9): each level has 2 random forests and 2 completely-random forests;
+    each forest's k-fold out-of-fold class vector is concatenated to the input
+    of the next level; samples are weighted uniformly; growth stops when the
+    monitored accuracy (out-of-fold, or held-out with ``validation_fraction``)
+    has not improved for ``n_tolerant_layers`` levels, and the best prefix is
+    kept; the prediction averages the last kept level's forests.
+
+    Parameters
+    ----------
+    window_sizes : sequence of int or float, or None, default=None
+        Scanning window sides (pixels, or fractions in (0, 1] of the smallest
+        side). None: no multi-grained scanning.
+    image_shape : tuple of int or None, default=None
+        Shape of one row for scanning: ``(length,)``, ``(height, width)`` or
+        ``(height, width, channels)``; None means 1-D sequences. Checked
+        against the number of features whenever given.
+    stride : int, default=1
+        Scanning stride.
+    scan_n_estimators : int, default=20
+    scan_max_depth : int or None, default=10
+    scan_min_samples_leaf : int, default=10
+        Trees per scanning forest and their size bounds (official gcForest
+        MNIST configuration; they bound the memory of the kept scanning forests).
+    scan_n_folds : int, default=3
+        Folds of images for the out-of-fold scanning class vectors.
+    scan_max_train_windows : int or None, default=100_000
+        Most window instances each scanning forest is trained on (uniform
+        sample); None uses every window.
+    n_estimators : int, default=100
+        Trees per cascade forest (the mdDF paper's comparison: 100).
+    n_folds : int, default=3
+        k of the cascade's k-fold class vectors.
+    max_layers : int, default=20
+    n_tolerant_layers : int, default=2
+    validation_fraction : float in (0, 1) or None, default=None
+    class_vectors : {"kfold", "oob"}, default="kfold"
+        Passed to the cascade (see :class:`mddf.MDDFClassifier`).
+    n_jobs : int or None, default=None
+    random_state : int, RandomState instance or None, default=None
+        Given unchanged to the scanner and then to the cascade, so without
+        scanning ``GCForestClassifier(random_state=r)`` and
+        ``gcforest_cascade(random_state=r)`` grow identical cascades.
+    verbose : int, default=0
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    n_features_in_ : int
+    scanner_ : MultiGrainedScanner or None
+    cascade_ : MDDFClassifier
+    n_layers_ : int
+        Kept cascade levels.
+    train_history_ : list of dict
+        One record per grown level (see :class:`mddf.MDDFClassifier`).
+    stop_reason_ : str
+    """
+
+    _parameter_constraints = {
+        "window_sizes": [None, list, tuple],
+        "image_shape": [None, list, tuple],
+        "stride": [Interval(Integral, 1, None, closed="left")],
+        "scan_n_estimators": [Interval(Integral, 1, None, closed="left")],
+        "scan_max_depth": [None, Interval(Integral, 1, None, closed="left")],
+        "scan_min_samples_leaf": [Interval(Integral, 1, None, closed="left")],
+        "scan_n_folds": [Interval(Integral, 2, None, closed="left")],
+        "scan_max_train_windows": [None, Interval(Integral, 1, None, closed="left")],
+        "n_estimators": [Interval(Integral, 1, None, closed="left")],
+        "n_folds": [Interval(Integral, 2, None, closed="left")],
+        "max_layers": [Interval(Integral, 1, None, closed="left")],
+        "n_tolerant_layers": [Interval(Integral, 1, None, closed="left")],
+        "validation_fraction": [None, Interval(Real, 0, 1, closed="neither")],
+        "class_vectors": [StrOptions({"kfold", "oob"})],
+        "n_jobs": [None, Integral],
+        "random_state": ["random_state"],
+        "verbose": ["verbose"],
+    }
+
+    def __init__(
+        self,
+        *,
+        window_sizes=None,
+        image_shape=None,
+        stride=1,
+        scan_n_estimators=20,
+        scan_max_depth=10,
+        scan_min_samples_leaf=10,
+        scan_n_folds=3,
+        scan_max_train_windows=100_000,
+        n_estimators=100,
+        n_folds=3,
+        max_layers=20,
+        n_tolerant_layers=2,
+        validation_fraction=None,
+        class_vectors="kfold",
+        n_jobs=None,
+        random_state=None,
+        verbose=0,
+    ):
+        self.window_sizes = window_sizes
+        self.image_shape = image_shape
+        self.stride = stride
+        self.scan_n_estimators = scan_n_estimators
+        self.scan_max_depth = scan_max_depth
+        self.scan_min_samples_leaf = scan_min_samples_leaf
+        self.scan_n_folds = scan_n_folds
+        self.scan_max_train_windows = scan_max_train_windows
+        self.n_estimators = n_estimators
+        self.n_folds = n_folds
+        self.max_layers = max_layers
+        self.n_tolerant_layers = n_tolerant_layers
+        self.validation_fraction = validation_fraction
+        self.class_vectors = class_vectors
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.verbose = verbose
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = False
+        # transform returns the cascade's float32 class vectors whatever the input dtype
+        tags.transformer_tags.preserves_dtype = ["float32"]
+        return tags
+
+    # -- fitting -----------------------------------------------------------------------------
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y):
+        """Scan (if ``window_sizes``) and grow the cascade.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Finite values; flattened images (C order of ``image_shape``) when scanning.
+        y : array-like of shape (n_samples,)
+
+        Returns
+        -------
+        self
+        """
+        features, y = self._fit_scanner(X, y)
+        self.cascade_ = self._make_cascade().fit(features, y)
+        self._copy_cascade_state()
+        return self
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit_transform(self, X, y, layer=None):
+        """Fit, then return the out-of-fold augmented feature of a kept level.
+
+        Parameters
+        ----------
+        X, y : training data
+        layer : int or None
+            1-based kept level; None is the last.
+
+        Returns
+        -------
+        ndarray of float32, shape (n_rows, 4 * n_classes)
+            Out-of-fold class vectors of the level's four forests (see
+            :meth:`mddf.MDDFClassifier.fit_transform`).
+        """
+        features, y = self._fit_scanner(X, y)
+        self.cascade_ = self._make_cascade()
+        out = self.cascade_.fit_transform(features, y, layer=layer)
+        self._copy_cascade_state()
+        return out
+
+    def _fit_scanner(self, X, y):
+        X, y = validate_data(self, X, y, dtype=np.float32, order="C")
+        check_classification_targets(y)
+        if len(np.unique(y)) < 2:
+            raise ValueError("GCForestClassifier needs samples of at least 2 classes; y has one class")
+        if self.image_shape is not None:
+            resolve_image_shape(self.image_shape, X.shape[1])
+        if self.window_sizes is None:
+            self.scanner_ = None
+            return X, y
+        self.scanner_ = MultiGrainedScanner(
+            self.window_sizes,
+            image_shape=self.image_shape,
+            stride=self.stride,
+            n_estimators=self.scan_n_estimators,
+            max_depth=self.scan_max_depth,
+            min_samples_leaf=self.scan_min_samples_leaf,
+            n_folds=self.scan_n_folds,
+            max_train_windows=self.scan_max_train_windows,
+            n_jobs=self.n_jobs,
+            random_state=self.random_state,
+            verbose=self.verbose,
+        )
+        return self.scanner_.fit_transform(X, y), y
+
+    def _make_cascade(self):
+        return gcforest_cascade(
+            n_estimators=self.n_estimators,
+            n_folds=self.n_folds,
+            max_layers=self.max_layers,
+            n_tolerant_layers=self.n_tolerant_layers,
+            validation_fraction=self.validation_fraction,
+            class_vectors=self.class_vectors,
+            n_jobs=self.n_jobs,
+            random_state=self.random_state,
+            verbose=self.verbose,
+        )
+
+    def _copy_cascade_state(self):
+        self.classes_ = self.cascade_.classes_
+        self.n_layers_ = self.cascade_.n_layers_
+        self.train_history_ = self.cascade_.train_history_
+        self.stop_reason_ = self.cascade_.stop_reason_
+
+    # -- prediction --------------------------------------------------------------------------
+
+    def _represent(self, X):
+        """The cascade's input for new rows: scanning class vectors, or X itself."""
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float32, order="C", reset=False)
+        return X if self.scanner_ is None else self.scanner_.transform(X)
+
+    def predict_proba(self, X):
+        """Mean class vector of the last kept level's forests, ``F(x) = h_T(x)``.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+        """
+        features = self._represent(X)
+        return self.cascade_.predict_proba(features)
+
+    def predict(self, X):
+        """``argmax_j h_T^j(x)``."""
+        proba = self.predict_proba(X)
+        return self.classes_[proba.argmax(axis=1)]
+
+    def staged_predict_proba(self, X):
+        """Class probabilities of each kept level (the last equals :meth:`predict_proba`)."""
+        features = self._represent(X)
+        yield from self.cascade_.staged_predict_proba(features)
+
+    def staged_predict(self, X):
+        """Predicted labels of each kept level."""
+        for proba in self.staged_predict_proba(X):
+            yield self.classes_[proba.argmax(axis=1)]
+
+    def transform(self, X, layer=None):
+        """Class vectors of a kept level's four forests, float32 (n_samples, 4 * n_classes).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        layer : int or None
+            1-based kept level; None is the last.
+        """
+        features = self._represent(X)
+        return self.cascade_.transform(features, layer=layer)
