@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+
 class BinnedFeatures:
     """Each feature's sorted distinct values and every sample's value code, computed once per fit.
 
@@ -46,11 +47,16 @@ class BinnedFeatures:
         ``rank`` is the rank of the sample's value among the feature's distinct values.
     used_features : ndarray of shape (n_used,), int
         Original index of each usable feature (column of ``codes``).
+    offsets : ndarray of shape (n_used + 1,)
+        First global bin of each usable feature, and the total number of bins.
     n_bins : int
         Total number of (feature, distinct value) bins.
-    bin_values, bin_feature, bin_column, bin_start, bin_end : ndarray of shape (n_bins,)
-        For every bin: its value (float32), original feature, column in ``codes``, and the
-        first / one-past-last global bin of its feature.
+    bin_values, bin_feature, bin_column : ndarray of shape (n_bins,)
+        For every bin: its value (float32), original feature, and column in ``codes``.
+    mode_bin : ndarray of shape (n_used,)
+        Global bin of each feature's most frequent value (lowest on ties).
+    entry_rows, entry_codes : ndarray of shape (n_entries,)
+        Feature-major list of the (sample, global bin) entries not at their feature's mode bin.
     """
 
     def __init__(self, X):
@@ -72,8 +78,6 @@ class BinnedFeatures:
         self.bin_values = xs.T[used][is_new.T[used]].astype(np.float32)
         self.bin_column = np.repeat(np.arange(len(used)), sizes)
         self.bin_feature = used[self.bin_column]
-        self.bin_start = self.offsets[self.bin_column]
-        self.bin_end = self.offsets[self.bin_column + 1]
         codes = np.empty((n_samples, len(used)), dtype=np.int64)
         np.put_along_axis(codes, order[:, used], rank[:, used] + self.offsets[:-1], axis=0)
         dtype = np.int32 if self.n_bins < 2**31 else np.int64

@@ -301,9 +301,11 @@ def fit_binary(
             return float(rademacher_stump2(m, d))
         return float(tree_rademacher(tree.n_internal))
 
-    # Hypothesis outputs on the training set, one column per hypothesis (at most one new per
-    # round); column-major so that the active block is contiguous for the matrix product.
-    H = np.zeros((m, n_iter), dtype=np.float64, order="F")
+    # Hypothesis outputs on the training set, one column per hypothesis, cached so that the
+    # errors of all old hypotheses are one matrix-vector product per round. Column-major so the
+    # active block is contiguous; float64 so that old and new errors are computed identically.
+    # Capacity doubles on demand: memory follows the number of distinct hypotheses.
+    H = np.zeros((m, min(n_iter, 32)), dtype=np.float64, order="F")
     hypotheses, rad, pen, alpha = [], np.zeros(n_iter), np.zeros(n_iter), np.zeros(n_iter)
     hist = {k: [] for k in ("selected", "steps", "errors", "directions", "normalizers", "objective", "is_new")}
     f = np.zeros(m)
@@ -349,6 +351,8 @@ def fit_binary(
             cand = cands[i_new]
             k, eps_k = n_h, float(new_err[i_new])
             hypotheses.append(cand.tree)
+            if k == H.shape[1]:
+                H = np.asfortranarray(np.hstack([H, np.zeros((m, min(H.shape[1], n_iter - k)))]))
             H[:, k] = cand.train_pred
             rad[k], pen[k] = new_rad[i_new], new_pen[i_new]
         eta = step_size(eps_k, alpha[k], pen[k] * m / S)

@@ -64,6 +64,68 @@ def test_adaboost_equals_the_lecture_notes_algorithm(seed):
         assert abs(ens.steps[t]) == pytest.approx(abs(0.5 * np.log((1 - ens.errors[t]) / ens.errors[t])), rel=1e-12)
 
 
+def reference_adaboost_l1(X, y, T, beta):
+    """L1-regularised AdaBoost (Ratsch et al. 2001) as plain coordinate descent on
+    F(alpha) = 1/m sum_i exp(1 - y_i f(x_i)) + beta ||alpha||_1 over all stumps: the coordinate
+    of largest minimal-norm subgradient (old hypotheses first on ties), then a numerical line
+    search of F along it. Returns the contribution eta_t h_t of every round."""
+    from scipy.optimize import minimize_scalar
+
+    m = len(y)
+    f = np.zeros(m)
+    hyps, alphas, contributions = [], [], []
+    for _ in range(T):
+        w = np.exp(1 - y * f)
+        D, S = w / w.sum(), w.sum()
+        pen = beta * m / (2 * S)
+
+        def subgrad(h, a):
+            edge = D[h != y].sum() - 0.5
+            if a != 0:
+                return edge + np.sign(a) * pen
+            return 0.0 if abs(edge) <= pen else edge - np.sign(edge) * pen
+
+        old = [abs(subgrad(h, a)) for h, a in zip(hyps, alphas)]
+        h_new = brute_force_stump(X, y, D)
+        if old and max(old) >= abs(subgrad(h_new, 0.0)) - 1e-12:
+            k = int(np.argmax(old))
+        else:
+            hyps.append(h_new)
+            alphas.append(0.0)
+            k = len(hyps) - 1
+        h, a = hyps[k], alphas[k]
+
+        def F(eta):
+            return np.mean(np.exp(1 - y * (f + eta * h))) + beta * abs(a + eta)
+
+        eta = minimize_scalar(F, bounds=(-a - 3, -a + 3), method="bounded", options={"xatol": 1e-11}).x
+        if F(-a) <= F(eta):  # the kink at alpha_k + eta = 0
+            eta = -a
+        alphas[k] += eta
+        f = f + eta * h
+        contributions.append(eta * h)
+    return contributions
+
+
+@pytest.mark.parametrize("beta", [0.005, 0.05])
+def test_adaboost_l1_equals_l1_regularised_coordinate_descent(beta):
+    # lambda = 0 < beta with the exponential loss (Section 3.2): same coordinates, and steps that
+    # are the exact minimisers of F along them (checked by a numerical line search).
+    X, y01 = make_classification(
+        n_samples=60, n_features=3, n_informative=3, n_redundant=0, flip_y=0.15, random_state=7
+    )
+    X = X.astype(np.float32)
+    y = np.where(y01 == 1, 1.0, -1.0)
+    T = 20
+    est = DeepBoostClassifier(n_iter=T, max_depth=1, loss="exponential", lam=0.0, beta=beta).fit(X, y01)
+    ens = est.ensembles_[0]
+    H = ens.predictions(X)
+    reference = reference_adaboost_l1(X, y, T, beta)
+    assert ens.n_rounds == T
+    for t, ref in enumerate(reference):
+        np.testing.assert_allclose(ens.steps[t] * H[:, ens.selected[t]], ref, atol=1e-6)
+
+
 def test_adaboost_is_deepboost_without_penalties():
     X, y = make_classification(n_samples=120, n_features=5, random_state=1)
     for depth in (1, 3):

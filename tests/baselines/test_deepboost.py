@@ -422,10 +422,16 @@ def test_no_hypothesis_is_selected_twice(problem):
     # Old hypotheses are candidates, and win ties: a function already in the ensemble is
     # re-weighted, never added again.
     X, y = problem
+    ypm = np.where(y == 1, 1.0, -1.0)
     for est in (AdaBoostClassifier(n_iter=60).fit(X, y), DeepBoostClassifier(n_iter=60, max_depth=2).fit(X, y)):
         outputs = {est.ensembles_[0].predictions(X)[:, j].tobytes() for j in range(len(est.hypotheses_))}
         assert len(outputs) == len(est.hypotheses_)
         assert not est.ensembles_[0].is_new.all()  # some rounds revised an old weight
+        # The training-set cache of hypothesis outputs grew past its initial 32 columns and
+        # still drives the same margins as the trees themselves.
+        f_prev = list(est.staged_decision_function(X))[-2]
+        assert est.normalizers_[-1] == pytest.approx(np.exp(1 - ypm * f_prev).sum(), rel=1e-12)
+    assert len(est.hypotheses_) > 32
 
 
 def test_lambda_zero_makes_the_complexity_convention_irrelevant(problem):
