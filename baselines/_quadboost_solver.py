@@ -55,64 +55,60 @@ def optimal_weight(c, eta, regularization=None, lam=0.0, alpha_max=None):
         return c / eta
     if regularization == "l1":
         # "+ 0.0" turns the -0.0 of a zeroed negative weight into 0.0
-        return np.sign(c) * np.maximum(np.abs(c) - lam, 0.0) / eta + 0.0
+        return np.copysign(np.maximum(abs(c) - lam, 0.0), c) / eta + 0.0
     if regularization == "l2":
         return c / (eta + lam)
     if regularization == "linf":
-        return np.clip(c / eta, -alpha_max, alpha_max)
+        return np.minimum(np.maximum(c / eta, -alpha_max), alpha_max)
     raise ValueError(f"unknown regularization {regularization!r}; known: {REGULARIZATIONS}")
 
 
 def penalty(alpha, regularization=None, lam=0.0):
-    """Regulariser added to the quadratic risk: ``2 lam ||alpha||_1`` (L1), ``lam ||alpha||_2^2`` (L2), else 0.
-
-    Works elementwise on arrays only through summation: returns the penalty of the whole vector ``alpha``.
-    """
+    """Regulariser added to the quadratic risk: ``2 lam ||alpha||_1`` (L1), ``lam ||alpha||_2^2`` (L2), else 0."""
     alpha = np.asarray(alpha, dtype=np.float64)
     if regularization == "l1":
-        return 2.0 * lam * np.abs(alpha).sum()
+        return 2.0 * lam * float(np.abs(alpha).sum())
     if regularization == "l2":
-        return lam * np.square(alpha).sum()
+        return lam * float(np.square(alpha).sum())
     return 0.0
 
 
-def _coordinate_objective(x, c, eta, regularization, lam):
-    """``-2 x c + x^2 eta + penalty(x)`` elementwise: the objective in one weight, up to a constant."""
-    q = x * (x * eta - 2.0 * c)
-    if regularization == "l1":
-        q += 2.0 * lam * np.abs(x)
-    elif regularization == "l2":
-        q += lam * x * x
-    return q
-
-
 def objective_decrease(g, alpha, eta, regularization=None, lam=0.0, alpha_max=None):
-    """Decrease of the objective when each voter's weight moves from ``alpha`` to its optimum.
+    """Decrease of the objective when a voter's weight moves from ``alpha`` to its optimum (eq. 6-9).
+
+    In one weight ``x`` the objective is ``Q(x) = -2 x c + x^2 eta + penalty(x)`` up to a constant, with
+    ``c = mu_j - M_j = g + alpha eta``; the decrease is ``Q(alpha) - Q(x*)``. Works on floats and on arrays
+    (one entry per voter).
 
     Parameters
     ----------
-    g : ndarray
+    g : float or ndarray
         ``<r, h_j>``, the correlation of each voter with the current residual.
-    alpha : ndarray
+    alpha : float or ndarray
         Current weights (0 for voters not in the ensemble).
-    eta : ndarray
+    eta : float or ndarray
     regularization, lam, alpha_max
         As in :func:`optimal_weight`.
 
     Returns
     -------
-    decrease : ndarray
-        Non-negative up to rounding.
-    new_alpha : ndarray
-        The optimal weights (eq. 6-9 with ``mu_j - M_j = g + alpha eta``).
+    float or ndarray, non-negative up to rounding.
     """
-    c = g + alpha * eta
-    new_alpha = optimal_weight(c, eta, regularization, lam, alpha_max)
     if regularization is None:
-        return g * g / eta, new_alpha
-    decrease = _coordinate_objective(alpha, c, eta, regularization, lam)
-    decrease -= _coordinate_objective(new_alpha, c, eta, regularization, lam)
-    return decrease, new_alpha
+        return g * g / eta
+    if regularization == "l2":
+        d = g - alpha * lam
+        return d * d / (eta + lam)
+    # Q(alpha) = -alpha (alpha eta + 2 g) + penalty(alpha)
+    q_alpha = -alpha * (alpha * eta + 2.0 * g)
+    c = g + alpha * eta
+    if regularization == "l1":
+        s = np.maximum(abs(c) - lam, 0.0)
+        return q_alpha + 2.0 * lam * abs(alpha) + s * s / eta  # Q(x*) = -(|c| - lam)_+^2 / eta
+    if regularization == "linf":
+        x = np.minimum(np.maximum(c / eta, -alpha_max), alpha_max)
+        return q_alpha - x * (x * eta - 2.0 * c)
+    raise ValueError(f"unknown regularization {regularization!r}; known: {REGULARIZATIONS}")
 
 
 @dataclass(frozen=True)
@@ -215,10 +211,12 @@ def quadboost_path(
     if n_voters == 0:
         stop_reason = "exhausted"
         n_iter = 0
+    eta_scalar = float(eta[0]) if n_voters and np.all(eta == eta[0]) else None
+    eta_vec = eta if eta_scalar is None else eta_scalar  # scalar broadcasting is cheaper per iteration
     for it in range(n_iter):
         g = (Ht @ r.astype(np.float32)).astype(np.float64)
         g /= m
-        decrease, new_alpha = objective_decrease(g, alpha, eta, regularization, lam, alpha_max)
+        decrease = objective_decrease(g, alpha, eta_vec, regularization, lam, alpha_max)
         if not reweight:
             decrease[used] = -np.inf
         j = int(np.argmax(decrease))
@@ -226,18 +224,19 @@ def quadboost_path(
             stop_reason = "exhausted"
             break
         h = H[:, j]
-        g_j = float(h @ r) / m  # exact (float64) correlation of the winner
-        d_j, a_j = objective_decrease(
-            np.array([g_j]), alpha[j : j + 1], eta[j : j + 1], regularization, lam, alpha_max
-        )
-        if not d_j[0] > tol:
+        # the winner's correlation, step and decrease again in float64, as Python scalars
+        g_j, a_j, eta_j = float(h @ r) / m, float(alpha[j]), float(eta[j])
+        if not objective_decrease(g_j, a_j, eta_j, regularization, lam, alpha_max) > tol:
             stop_reason = "converged"
             break
-        delta = float(a_j[0]) - alpha[j]
-        r -= delta * h
-        new_penalty_j = penalty(a_j, regularization, lam)
-        current_penalty += new_penalty_j - penalty(alpha[j : j + 1], regularization, lam)
-        alpha[j] = a_j[0]
+        new_a = float(optimal_weight(g_j + a_j * eta_j, eta_j, regularization, lam, alpha_max))
+        delta = new_a - a_j
+        r -= np.multiply(h, delta, dtype=np.float64)  # a Python float would keep float32 precision
+        if regularization == "l1":
+            current_penalty += 2.0 * lam * (abs(new_a) - abs(a_j))
+        elif regularization == "l2":
+            current_penalty += lam * (new_a * new_a - a_j * a_j)
+        alpha[j] = new_a
         used[j] = True
         path_voters.append(j)
         path_deltas.append(delta)

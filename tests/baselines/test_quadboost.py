@@ -217,9 +217,13 @@ def _brute_force_step(H, y, alpha, regularization, lam, alpha_max):
 @pytest.mark.parametrize("regularization, lam, alpha_max", [(None, 0, None), ("l1", 0.02, None),
                                                             ("l2", 0.3, None), ("linf", 0, 0.05)])
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_selection_equals_brute_force(regularization, lam, alpha_max, seed):
+@pytest.mark.parametrize("voters", ["real", "pm1"])
+def test_selection_equals_brute_force(regularization, lam, alpha_max, seed, voters):
     rng = np.random.default_rng(seed)
-    H = np.asfortranarray(rng.normal(size=(25, 8)).astype(np.float32))  # real-valued voters: eta_j differ
+    if voters == "real":  # eta_j differ between voters
+        H = np.asfortranarray(rng.normal(size=(25, 8)).astype(np.float32))
+    else:  # +-1 voters like stumps: all eta_j = 1
+        H = np.asfortranarray(rng.choice([-1.0, 1.0], size=(25, 8)).astype(np.float32))
     y = rng.choice([-1.0, 1.0], size=25)
     path = quadboost_path(H, y, n_iter=12, regularization=regularization, lam=lam, alpha_max=alpha_max)
     assert path.n_iter >= 5
