@@ -3,10 +3,12 @@
 Layout of the file (``numpy.load(path)``), with T kept layers, d feature columns per layer
 (d = number of classes, or 4 x classes with ``passed_features="per_forest"``):
 
-    train_features  float32 (T, n_train, d)  out-of-fold f_t of the training rows
-                                             (train_features[t-1] is layer t; no row's feature
-                                             comes from a forest that trained on it)
-    test_features   float32 (T, n_test, d)   f_t of the test rows, transform(X_test, layer=t)
+    train_features  float32 (T, n_train, d)  out-of-fold augmented feature of layer t of the
+                                             training rows (oof_features_; train_features[t-1]
+                                             is layer t; no row's feature comes from a forest
+                                             that trained on it). MDDFClassifier stores the
+                                             normalised f_t / sum_{l<=t} alpha_l (rows sum to 1)
+    test_features   float32 (T, n_test, d)   the same for the test rows, transform(X_test, layer=t)
                                              (absent for datasets without a test split)
     y_train, y_test int64                    class codes 0..s-1
     classes         str                      original labels, classes[y]

@@ -27,14 +27,14 @@ import sys
 from pathlib import Path
 
 from mddf_bench import paper_results
-from mddf_bench.executor import execute, plan
+from mddf_bench.executor import applicable, execute, plan
 from mddf_bench.methods import FALLBACK_TREES_K, PROFILES, default_registry, unavailable_reason
 from mddf_bench.runner import DatasetUnavailable, load
 from mddf_bench.store import ResultStore
-from mddf_bench.suites import SUITES, paper_of, protocol_of
+from mddf_bench.suites import SUITES, image_shape_of, paper_of, protocol_of
 from mddf_bench.tables import build_table, summarize, to_csv, to_markdown
 
-TABLE2_ORDER = ("MLP", "RF", "XGBoost", "gcForest", "mdDF", "AdaBoost", "DeepBoost", "DeepBoost-log", "QuadBoost")
+TABLE2_ORDER = ("MLP", "RF", "XGBoost", "gcForest", "gcForest-MGS", "mdDF", "AdaBoost", "DeepBoost", "DeepBoost-log", "QuadBoost")
 TABLE3_ORDER = ("mdDF_SF", "mdDF_ST", "mdDF_NP", "mdDF")
 
 
@@ -116,12 +116,13 @@ def _ordered(names, order):
     return known + [m for m in names if m not in known]
 
 
-def write_tables(records, out: Path, datasets, methods, seeds, profile, n_classes, skipped, registry):
+def write_tables(records, out: Path, datasets, methods, seeds, profile, n_classes, image_shapes, skipped,
+                 registry):
     """Write table.md / table.csv (and ablation.md / .csv) from the records; returns the Markdown."""
     cells = summarize(records, profile=profile, seeds=set(seeds))
     specs = {m: registry.get(m) for m in methods}
-    not_applicable = {(d, m) for d in datasets for m in methods
-                      if specs[m].binary_only and n_classes.get(d, 2) != 2}
+    not_applicable = {(d, m) for d in datasets if d in n_classes for m in methods
+                      if not applicable(specs[m], n_classes[d], image_shapes.get(d))}
     main_methods = _ordered([m for m in methods if not specs[m].ablation], TABLE2_ORDER)
     ablation_methods = [m for m in TABLE3_ORDER if m in methods] if any(specs[m].ablation for m in methods) else []
     papers = {paper_of(d) for d in datasets} - {None}
@@ -209,7 +210,7 @@ def main(argv=None, registry=None) -> int:
         return 1
 
     store = ResultStore(out / "results.jsonl")
-    n_classes, skipped, usable = {}, {}, []
+    n_classes, image_shapes, skipped, usable = {}, {}, {}, []
     for name in datasets:
         try:
             ds = load(name, download=args.download)
@@ -233,15 +234,17 @@ def main(argv=None, registry=None) -> int:
                           "status": "error", "error": message})
             continue
         n_classes[name] = ds.n_classes
+        image_shapes[name] = image_shape_of(ds)
         usable.append(name)
         del ds
 
-    tasks = plan(usable, available, args.seeds, n_classes=n_classes, profile=args.profile)
+    tasks = plan(usable, available, args.seeds, n_classes=n_classes, image_shapes=image_shapes,
+                 profile=args.profile)
     execute(tasks, store, workers=args.workers, isolation=args.isolation, n_jobs=args.n_jobs,
             registry=registry, progress=not args.quiet, download=args.download)
 
     markdown = write_tables(store.records(), out, datasets, [s.name for s in available], args.seeds,
-                            args.profile, n_classes, skipped, registry)
+                            args.profile, n_classes, image_shapes, skipped, registry)
     print(markdown)
     errors = [r for r in store.latest().values()
               if r.get("status") == "error" and r.get("key") in {t.key for t in tasks}]

@@ -56,12 +56,20 @@ class Task:
         return " / ".join(parts)
 
 
-def plan(datasets, specs: list[MethodSpec], seeds, *, n_classes: dict, profile="paper", fractions=(1.0,)):
+def applicable(spec: MethodSpec, n_classes: int, image_shape) -> bool:
+    """Whether ``spec`` runs on a dataset with ``n_classes`` classes and this image shape."""
+    return not (spec.binary_only and n_classes != 2) and not (spec.image_only and image_shape is None)
+
+
+def plan(datasets, specs: list[MethodSpec], seeds, *, n_classes: dict, image_shapes=None, profile="paper",
+         fractions=(1.0,)):
     """All runs of ``specs`` x ``datasets`` x ``seeds`` (x folds x fractions), mdDF first.
 
     Binary-only methods are left out on datasets with more than two classes (``n_classes``
-    maps each dataset to its number of classes).
+    maps each dataset to its number of classes), image-only methods on datasets without an
+    image shape (``image_shapes``).
     """
+    image_shapes = image_shapes or {}
     tasks = []
     for dataset in datasets:
         folds = range(DEEPBOOST_N_FOLDS) if protocol_of(dataset) == "deepboost" else [None]
@@ -69,7 +77,7 @@ def plan(datasets, specs: list[MethodSpec], seeds, *, n_classes: dict, profile="
             for fraction in fractions:
                 for fold in folds:
                     for spec in specs:
-                        if spec.binary_only and n_classes[dataset] != 2:
+                        if not applicable(spec, n_classes[dataset], image_shapes.get(dataset)):
                             continue
                         tasks.append(Task(dataset, spec.name, int(seed), fold, float(fraction), profile,
                                           spec.tree_budget))

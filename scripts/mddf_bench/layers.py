@@ -37,7 +37,7 @@ def margins(scores: np.ndarray, y_index: np.ndarray, scale: float = 1.0) -> np.n
     scores : ndarray (n, s)
     y_index : ndarray (n,) of int
         Column of the true class of each row.
-    scale : float
+    scale : float or ndarray (n,)
         Normalisation (the sum of the layer weights for mdDF's additive features).
     """
     scores = np.asarray(scores, dtype=np.float64)
@@ -64,14 +64,19 @@ def class_index(estimator, y) -> np.ndarray:
 
 
 def oof_layer_margins(estimator, y_train) -> list[np.ndarray]:
-    """Normalised margins of the training rows at every kept layer, from ``oof_features_``."""
+    """Normalised margins of the training rows at every kept layer, from ``oof_features_``.
+
+    Every class vector ``h_l`` sums to 1 over the classes, so the total mass of a row of
+    ``f_t = sum_l alpha_l h_l`` is ``sum_{l<=t} alpha_l``: dividing by each row's sum normalises
+    by the alpha sum whether the estimator stores ``f_t`` itself or the already normalised
+    mixture ``f_t / sum alpha`` (as ``MDDFClassifier`` does).
+    """
     n_classes = len(estimator.classes_)
     y_idx = class_index(estimator, np.asarray(y_train))
-    alphas = np.asarray(estimator.alphas_, dtype=np.float64)
     out = []
-    for t, feats in enumerate(estimator.oof_features_):
-        scale = float(alphas[: t + 1].sum()) or 1.0
-        out.append(margins(class_scores(feats, n_classes), y_idx, scale))
+    for feats in estimator.oof_features_:
+        scores = class_scores(feats, n_classes)
+        out.append(margins(scores, y_idx, scores.sum(axis=1)))
     return out
 
 

@@ -13,6 +13,7 @@ def test_margin_is_true_class_score_minus_best_other_normalised():
     # the paper's Figure 2 example: [0.2, 0.3, 0.5] with y = 3rd class -> 0.5 - 0.3 = 0.2
     np.testing.assert_allclose(margins(scores, y), [0.2, -0.3, 0.2])
     np.testing.assert_allclose(margins(scores, y, scale=2.0), [0.1, -0.15, 0.1])
+    np.testing.assert_allclose(margins(scores, y, scale=np.array([1.0, 2.0, 4.0])), [0.2, -0.15, 0.05])
 
 
 def test_per_forest_features_are_averaged_into_class_scores():
@@ -47,3 +48,21 @@ def test_layer_choice():
     assert parse_layers(None, 3) == [1, 2, 3]
     with pytest.raises(ValueError, match="kept 3 layers"):
         parse_layers("5", 3)
+
+
+def test_margins_do_not_depend_on_whether_features_are_stored_normalised():
+    from types import SimpleNamespace
+
+    from mddf_bench.layers import oof_layer_margins
+
+    h1 = np.array([[0.7, 0.3], [0.4, 0.6]])
+    h2 = np.array([[0.9, 0.1], [0.2, 0.8]])
+    alphas = [1.0, 3.0]
+    f2 = alphas[0] * h1 + alphas[1] * h2  # additive f_2, rows sum to 4
+    y = np.array([0, 0])
+    stored_raw = SimpleNamespace(classes_=np.array([0, 1]), oof_features_=[h1, f2])
+    stored_normalised = SimpleNamespace(classes_=np.array([0, 1]), oof_features_=[h1, f2 / 4.0])
+    a, b = oof_layer_margins(stored_raw, y), oof_layer_margins(stored_normalised, y)
+    np.testing.assert_allclose(a[0], [0.4, -0.2])
+    np.testing.assert_allclose(a[1], [(0.7 + 2.7 - 0.3 - 0.3) / 4, (0.4 + 0.6 - 0.6 - 2.4) / 4])
+    np.testing.assert_allclose(a[1], b[1])

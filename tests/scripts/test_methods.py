@@ -47,11 +47,25 @@ def test_grids_are_the_papers():
     assert variants == {"l1", "l2", "linf", None}
 
 
-def test_every_builder_constructs_a_valid_estimator_for_the_paper_profile():
+def test_every_method_is_available_and_builds_a_valid_estimator_for_the_paper_profile():
+    from sklearn.base import clone
+
+    images = BuildContext(seed=0, n_jobs=1, profile="paper", n_features=64, n_classes=10, image_shape=(8, 8))
+    for spec in default_registry():
+        assert unavailable_reason(spec) is None
+        ctx = images if spec.image_only else PAPER
+        grid = spec.grid(ctx) if spec.grid else [{}]
+        for params in grid:
+            clone(spec.build(ctx, **params))  # sklearn-style: parameters stored unchanged
+
+
+def test_gcforest_is_the_cascade_and_scanning_is_opt_in_for_images():
     registry = default_registry()
-    for spec in registry:
-        if unavailable_reason(spec):
-            continue  # reported by the runner; see test_unavailable_method_is_left_out_with_the_import_error
-        grid = spec.grid(PAPER) if spec.grid else [{}]
-        estimator = spec.build(PAPER, **grid[0])
-        assert hasattr(estimator, "fit") and hasattr(estimator, "predict"), spec.name
+    cascade = registry.get("gcForest").build(PAPER)
+    assert cascade.window_sizes is None and cascade.n_estimators == 100
+    assert "gcForest-MGS" not in [s.name for s in registry.select(None)]
+    images = BuildContext(seed=0, n_jobs=1, profile="paper", n_features=784, n_classes=10, image_shape=(28, 28))
+    mgs = registry.get("gcForest-MGS").build(images)
+    assert tuple(mgs.window_sizes) == (7, 10, 13) and mgs.stride == 2 and tuple(mgs.image_shape) == (28, 28)
+    with pytest.raises(ValueError, match="image dataset"):
+        registry.get("gcForest-MGS").build(PAPER)

@@ -155,6 +155,13 @@ def test_dependent_run_waits_for_mddf_in_parallel_workers(tmp_path):
     assert records[1]["n_trees"] == 30
 
 
+def test_image_only_methods_are_planned_on_image_datasets_only():
+    specs = default_registry().select(["gcForest-MGS"])
+    tasks = plan(["digits", "wine"], specs, [0], n_classes={"digits": 10, "wine": 3},
+                 image_shapes={"digits": (8, 8), "wine": None})
+    assert [t.dataset for t in tasks] == ["digits"]
+
+
 def test_binary_only_methods_are_planned_on_two_class_datasets_only():
     specs = default_registry().select(["RF", "DeepBoost"])
     tasks = plan(["iris", "breast_cancer"], specs, [0], n_classes={"iris": 3, "breast_cancer": 2})
