@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import multiprocessing
 import multiprocessing.connection
+import signal
 import sys
+import threading
 import time
 from dataclasses import dataclass
 
@@ -215,6 +217,7 @@ def execute(
         bar.refresh()
 
     context = multiprocessing.get_context("spawn")
+    previous_sigterm = _raise_on_sigterm()
     try:
         while pending or running:
             while pending and (isolation == "inline" or len(running) < workers):
@@ -257,4 +260,18 @@ def execute(
             process.join()
             receiver.close()
         bar.close()
+        if previous_sigterm is not None:
+            signal.signal(signal.SIGTERM, previous_sigterm)
     return written
+
+
+def _raise_on_sigterm():
+    """Turn SIGTERM (a scheduler or ``kill``) into SystemExit so that running workers are stopped
+    and the results file is left consistent; returns the previous handler (None off the main thread)."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+
+    def handler(signum, frame):
+        raise SystemExit(128 + signum)
+
+    return signal.signal(signal.SIGTERM, handler)

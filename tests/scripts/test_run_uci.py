@@ -193,7 +193,8 @@ def test_ablation_table_only_with_table3_methods(tmp_path):
     assert (out / "table.md").exists() and not (out / "ablation.md").exists()
 
 
-def test_interrupted_run_keeps_finished_results_and_resumes(tmp_path):
+@pytest.mark.parametrize("stop", ["SIGINT", "SIGTERM"])
+def test_interrupted_run_keeps_finished_results_and_resumes(tmp_path, stop):
     import os
     import signal
     import subprocess
@@ -212,15 +213,44 @@ def test_interrupted_run_keeps_finished_results_and_resumes(tmp_path):
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline and not (results.exists() and results.read_text().count("\n") >= 1):
             time.sleep(0.2)
-        os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C: the runner and its worker
+        workers = _children(proc.pid)
+        if stop == "SIGINT":
+            os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C: the runner and its worker
+        else:
+            proc.send_signal(signal.SIGTERM)  # kill / a job scheduler: the runner only
         proc.wait(timeout=60)
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode != 0
     before = read(results)
     assert 1 <= len(before) < 4 and all(r["status"] == "ok" for r in before)
+    time.sleep(1)
+    assert workers and not [pid for pid in workers if _alive(pid)]  # no orphaned worker left running
     run_uci.main([*argv, "--isolation", "inline"])
     after = read(results)
     assert after[: len(before)] == before
     keys = [r["key"] for r in after]
     assert len(keys) == len(set(keys)) == 4  # nothing run twice, nothing missing
+
+
+def _stat(pid):
+    try:
+        return (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+
+
+def _children(parent_pid):
+    """Live child processes of ``parent_pid`` (its run workers and multiprocessing's tracker)."""
+    out = []
+    for proc_dir in Path("/proc").glob("[0-9]*"):
+        fields = _stat(proc_dir.name)
+        if fields and fields[0] != "Z" and int(fields[1]) == parent_pid:
+            out.append(int(proc_dir.name))
+    return out
+
+
+def _alive(pid):
+    fields = _stat(pid)
+    return fields is not None and fields[0] != "Z"
