@@ -64,7 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--datasets", type=_csv_list, default=None,
                         help="comma-separated dataset names (default: the suite's)")
     parser.add_argument("--methods", type=_csv_list, default=None,
-                        help="comma-separated method names (default: every available method)")
+                        help="comma-separated method names (default: every available default method; see --list)")
     parser.add_argument("--ablation", action="store_true",
                         help="add the mdDF structures of the paper's Table 3 (mdDF_SF, mdDF_ST, mdDF_NP)")
     parser.add_argument("--seeds", type=parse_seeds, default=[0],
