@@ -67,13 +67,18 @@ def _static_machine() -> dict:
     return info
 
 
+_THREAD_VARIABLES = ("OMP_NUM_THREADS", "OMP_WAIT_POLICY", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+
+
 def machine_info() -> dict:
-    """The machine a run executes on, with the load average at the moment of the call."""
+    """The machine a run executes on, with the load average at the moment of the call and the
+    environment variables that change how libraries use threads."""
     info = dict(_static_machine())
     try:
         info["load_average"] = [round(x, 2) for x in os.getloadavg()]
     except OSError:
         info["load_average"] = None
+    info["thread_environment"] = {k: os.environ[k] for k in _THREAD_VARIABLES if k in os.environ}
     return info
 
 

@@ -1,6 +1,7 @@
 """The benchmark runner: results file, resume, failure isolation, tree budget, skipped datasets."""
 
 import json
+import os
 import re
 from pathlib import Path
 
@@ -103,8 +104,10 @@ def test_a_crashing_worker_process_costs_only_its_run(tmp_path):
     assert records["Crashing"]["status"] == "error"
     assert "exited with code 3" in records["Crashing"]["error"]
     assert records["RF"]["status"] == "ok"
-    # measured in its own fresh worker process
+    # measured in its own fresh worker process, whose OpenMP threads wait passively
     assert records["RF"]["peak_rss_mb"] > 10 and "high-water mark" in records["RF"]["memory_method"]
+    assert records["RF"]["machine"]["thread_environment"]["OMP_WAIT_POLICY"] in ("PASSIVE", os.environ.get(
+        "OMP_WAIT_POLICY"))
 
 
 def test_unavailable_method_is_left_out_with_the_import_error(tmp_path, capsys):
