@@ -104,8 +104,8 @@ def main(argv=None) -> int:
             if r == 1:
                 ax.set_xlabel("t-SNE 1")
     handles, labels_ = axes[0, 0].get_legend_handles_labels()
-    fig.legend(handles, labels_, loc="lower center", ncol=min(len(labels_), 10), fontsize=8, markerscale=3,
-               frameon=False, bbox_to_anchor=(0.5, -0.01))
+    fig.legend(handles, labels_, title="class", loc="lower center", ncol=min(len(labels_), 10), fontsize=8,
+               markerscale=3, frameon=False, bbox_to_anchor=(0.5, -0.01))
     fig.suptitle(f"t-SNE of mdDF layer features on {ds.name} (train: out-of-fold, test: transform)", fontsize=10)
     fig.tight_layout(rect=(0, 0.05, 1, 1))
 
