@@ -1,0 +1,20 @@
+"""Reusable logic behind the benchmark and figure scripts in ``scripts/``.
+
+The scripts (``run_uci.py``, ``small_sample.py``, ``plot_layers.py``, ``plot_tsne.py``,
+``export_features.py``) are thin command-line front ends; everything they share lives here:
+
+- :mod:`.methods`     the method registry (lazy imports, validation grids, tree budgets)
+- :mod:`.suites`      the dataset suites and their evaluation protocols
+- :mod:`.protocols`   train/validation/test splits of one run
+- :mod:`.runner`      :func:`~.runner.run_one`, the execution of one (dataset, method, seed) run
+- :mod:`.executor`    dependency-aware dispatch of many runs, one fresh process each
+- :mod:`.store`       the append-only JSON-lines results file (resume, crash safety)
+- :mod:`.tables`      Table 2/3-style Markdown and CSV tables with the published numbers
+- :mod:`.paper_results` the numbers published in the mdDF and DeepBoost papers
+- :mod:`.layers`      per-layer margins, accuracies and feature statistics of a fitted mdDF
+- :mod:`.figures`     matplotlib (Agg) helpers writing PNG + PDF + CSV
+- :mod:`.environment` package versions, machine description, memory measurement
+
+The package is imported as ``mddf_bench`` because Python puts ``scripts/`` on ``sys.path``
+when a script in it is run.
+"""

@@ -1,0 +1,166 @@
+"""What a result was measured with: package versions, the machine, and peak memory."""
+
+from __future__ import annotations
+
+import functools
+import os
+import platform
+import re
+import resource
+import socket
+import subprocess
+import sys
+from importlib import metadata
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+_PACKAGES = ("numpy", "scipy", "scikit-learn", "xgboost", "joblib", "matplotlib", "mddf")
+
+
+@functools.lru_cache(maxsize=1)
+def package_versions() -> dict:
+    """Versions of Python and the packages a result depends on, plus the repository commit.
+
+    Returns
+    -------
+    dict
+        ``{"python": ..., "numpy": ..., ..., "git_commit": sha or None, "git_dirty": bool or None}``.
+    """
+    versions = {"python": platform.python_version()}
+    for name in _PACKAGES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = None
+    versions["git_commit"], versions["git_dirty"] = _git_state()
+    return versions
+
+
+def _git_state():
+    try:
+        commit = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=REPO_ROOT, capture_output=True, text=True, timeout=10
+        )
+        if commit.returncode != 0:
+            return None, None
+        status = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=REPO_ROOT, capture_output=True, text=True, timeout=10,
+        )
+        return commit.stdout.strip(), bool(status.stdout.strip())
+    except (OSError, subprocess.SubprocessError):
+        return None, None
+
+
+@functools.lru_cache(maxsize=1)
+def _static_machine() -> dict:
+    info = {
+        "hostname": socket.gethostname(),
+        "platform": platform.platform(),
+        "machine": platform.machine(),
+        "cpu_model": _cpu_model(),
+        "n_cpus": os.cpu_count(),
+        "n_cpus_usable": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None,
+        "memory_total_mb": _meminfo_total_mb(),
+    }
+    return info
+
+
+_THREAD_VARIABLES = ("OMP_NUM_THREADS", "OMP_WAIT_POLICY", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def machine_info() -> dict:
+    """The machine a run executes on, with the load average at the moment of the call and the
+    environment variables that change how libraries use threads."""
+    info = dict(_static_machine())
+    try:
+        info["load_average"] = [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        info["load_average"] = None
+    info["thread_environment"] = {k: os.environ[k] for k in _THREAD_VARIABLES if k in os.environ}
+    return info
+
+
+def _cpu_model():
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return platform.processor() or None
+    match = re.search(r"^model name\s*:\s*(.+)$", text, flags=re.M)
+    return match.group(1).strip() if match else (platform.processor() or None)
+
+
+def _meminfo_total_mb():
+    try:
+        text = Path("/proc/meminfo").read_text()
+    except OSError:
+        return None
+    match = re.search(r"^MemTotal:\s+(\d+) kB", text, flags=re.M)
+    return round(int(match.group(1)) / 1024, 1) if match else None
+
+
+# --------------------------------------------------------------------------------------------
+# Peak memory
+# --------------------------------------------------------------------------------------------
+
+
+def _proc_status_mb(field: str):
+    try:
+        text = Path("/proc/self/status").read_text()
+    except OSError:
+        return None
+    match = re.search(rf"^{field}:\s+(\d+) kB", text, flags=re.M)
+    return int(match.group(1)) / 1024 if match else None
+
+
+def current_rss_mb():
+    """Resident set size of this process now, in MiB (None where /proc is unavailable)."""
+    return _proc_status_mb("VmRSS")
+
+
+def _ru_maxrss_mb() -> float:
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    # Linux reports kibibytes, macOS bytes.
+    return peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024
+
+
+class PeakMemory:
+    """Peak resident memory of this process over a section of code.
+
+    On Linux the kernel's high-water mark is reset at the start (``echo 5 >
+    /proc/self/clear_refs``) and read from ``VmHWM`` at the end, so the peak covers only the
+    section (plus whatever was already resident: interpreter, libraries, data). Where the reset
+    is impossible, the process-lifetime ``ru_maxrss`` is reported instead, which is the same
+    thing when the section runs in a fresh process (the runner's default isolation).
+
+    Memory of child *processes* is not included; the estimators run here use threads.
+
+    Attributes
+    ----------
+    method : str
+        How the peak was measured (stored with every result).
+    """
+
+    def __init__(self):
+        self.method = None
+        self._reset = False
+
+    def start(self):
+        try:
+            with open("/proc/self/clear_refs", "w") as fh:
+                fh.write("5")
+            self._reset = _proc_status_mb("VmHWM") is not None
+        except OSError:
+            self._reset = False
+        self.method = (
+            "VmHWM after resetting the high-water mark (/proc/self/clear_refs) at the start of the run"
+            if self._reset
+            else "ru_maxrss of the process (lifetime peak; exact for a fresh worker process)"
+        )
+        return self
+
+    def peak_mb(self) -> float:
+        if self._reset:
+            return round(_proc_status_mb("VmHWM"), 1)
+        return round(_ru_maxrss_mb(), 1)

@@ -1,0 +1,300 @@
+"""Planning and executing many runs: resume, dependencies, worker processes, progress.
+
+Each run executes in a fresh *spawned* worker process by default, so that a crash (even a
+segfault or an out-of-memory kill) costs only that run and the peak memory of the worker is the
+peak memory of that run. Results are appended to the :class:`~.store.ResultStore` as each run
+finishes. Tree-budget methods (random forest, XGBoost) wait for the mdDF run of the same
+dataset/seed/fold/fraction, whose number of layers sets their number of trees.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import multiprocessing.connection
+import os
+import signal
+import sys
+import threading
+import time
+from dataclasses import dataclass
+
+from .environment import machine_info, package_versions
+from .methods import MethodSpec
+from .store import ResultStore, run_key
+from .suites import DEEPBOOST_N_FOLDS, protocol_of
+
+BUDGET_METHOD = "mdDF"
+
+# Defaults for the workers' environment (a value the user set wins). OpenMP threads (XGBoost,
+# scikit-learn's OpenMP code) spin-wait by default; on a machine whose cores are also busy with
+# something else, that made 200 XGBoost rounds on digits take 165 s instead of 1.4 s (measured
+# at load average 9 on 2 cores). Passive waiting changes no result, only how idle threads wait.
+WORKER_ENVIRONMENT = {"OMP_WAIT_POLICY": "PASSIVE"}
+
+
+@dataclass(frozen=True)
+class Task:
+    """One planned run."""
+
+    dataset: str
+    method: str
+    seed: int
+    fold: int | None = None
+    fraction: float = 1.0
+    profile: str = "paper"
+    tree_budget: bool = False
+
+    @property
+    def key(self) -> str:
+        return run_key(self.dataset, self.method, self.seed, self.fold, self.fraction, self.profile)
+
+    @property
+    def budget_key(self) -> str | None:
+        """Key of the mdDF run whose layers set this run's number of trees."""
+        if not self.tree_budget:
+            return None
+        return run_key(self.dataset, BUDGET_METHOD, self.seed, self.fold, self.fraction, self.profile)
+
+    @property
+    def label(self) -> str:
+        parts = [self.dataset, self.method, f"seed {self.seed}"]
+        if self.fold is not None:
+            parts.append(f"fold {self.fold}")
+        if self.fraction != 1.0:
+            parts.append(f"{self.fraction:g} of train")
+        return " / ".join(parts)
+
+
+def applicable(spec: MethodSpec, n_classes: int, image_shape) -> bool:
+    """Whether ``spec`` runs on a dataset with ``n_classes`` classes and this image shape."""
+    return not (spec.binary_only and n_classes != 2) and not (spec.image_only and image_shape is None)
+
+
+def plan(datasets, specs: list[MethodSpec], seeds, *, n_classes: dict, image_shapes=None, profile="paper",
+         fractions=(1.0,)):
+    """All runs of ``specs`` x ``datasets`` x ``seeds`` (x folds x fractions), mdDF first.
+
+    Binary-only methods are left out on datasets with more than two classes (``n_classes``
+    maps each dataset to its number of classes), image-only methods on datasets without an
+    image shape (``image_shapes``).
+    """
+    image_shapes = image_shapes or {}
+    tasks = []
+    for dataset in datasets:
+        folds = range(DEEPBOOST_N_FOLDS) if protocol_of(dataset) == "deepboost" else [None]
+        for seed in seeds:
+            for fraction in fractions:
+                for fold in folds:
+                    for spec in specs:
+                        if not applicable(spec, n_classes[dataset], image_shapes.get(dataset)):
+                            continue
+                        tasks.append(Task(dataset, spec.name, int(seed), fold, float(fraction), profile,
+                                          spec.tree_budget))
+    return tasks
+
+
+def _worker(conn, kwargs):
+    """Entry point of a worker process: one run, result sent back through ``conn``."""
+    from .runner import run_one
+
+    record = run_one(**kwargs)
+    conn.send(record)
+    conn.close()
+
+
+def _crash_record(task: Task, exitcode) -> dict:
+    hint = " (killed by the system, e.g. out of memory)" if exitcode == -9 else ""
+    return {
+        "key": task.key, "dataset": task.dataset, "method": task.method, "seed": task.seed,
+        "fold": task.fold, "fraction": task.fraction, "profile": task.profile,
+        "protocol": protocol_of(task.dataset), "status": "error",
+        "error": f"worker process exited with code {exitcode} without a result{hint}",
+        "versions": package_versions(), "machine": machine_info(),
+    }
+
+
+def describe(record: dict) -> str:
+    """One line summarising a finished run."""
+    status = record.get("status")
+    if status == "ok":
+        text = f"acc {100 * record['accuracy']:.2f}%  train {record.get('train_seconds', 0):.1f}s"
+        if record.get("peak_rss_mb") is not None:
+            text += f"  peak {record['peak_rss_mb']:.0f} MB"
+        if record.get("n_layers") is not None:
+            text += f"  layers {record['n_layers']}"
+        if record.get("trees_k") is not None:
+            text += f"  k {record['trees_k']}"
+        return text
+    if status == "skipped":
+        return f"skipped: {record.get('message', '')}"
+    return f"ERROR {record.get('error', '')}"
+
+
+def execute(
+    tasks: list[Task],
+    store: ResultStore,
+    *,
+    workers: int = 1,
+    isolation: str = "process",
+    n_jobs: int | None = -1,
+    registry=None,
+    progress: bool = True,
+    log=print,
+    download: bool = False,
+) -> list[dict]:
+    """Run every task whose latest record is not ``ok``; append each result as it finishes.
+
+    Parameters
+    ----------
+    tasks : list of Task
+    store : ResultStore
+        Finished runs found here are skipped (resume).
+    workers : int
+        Runs executed at the same time (process isolation only).
+    isolation : {"process", "inline"}
+        ``"process"``: one fresh spawned process per run (crash-proof, honest peak memory).
+        ``"inline"``: in this process, one after the other (debugging, tests).
+    n_jobs : int or None
+        Threads of each estimator.
+    registry : Registry, optional
+        Shipped to the workers (its builders must be importable module-level functions).
+    progress : bool
+        tqdm bar (elapsed, estimated remaining) and one line per finished run.
+    log : callable
+        Where the per-run lines go when ``progress`` is on.
+    download : bool
+        Let the dataset loaders download missing files.
+
+    Returns
+    -------
+    list of dict: the records written in this call.
+    """
+    if isolation not in ("process", "inline"):
+        raise ValueError(f"isolation must be 'process' or 'inline', got {isolation!r}")
+    if workers < 1:
+        raise ValueError(f"workers must be at least 1, got {workers}")
+    from tqdm.auto import tqdm
+
+    latest = store.latest()
+    done = {k for k, r in latest.items() if r.get("status") == "ok"}
+    todo = [t for t in dict.fromkeys(tasks) if t.key not in done]
+    written: list[dict] = []
+    bar = tqdm(total=len(todo), disable=not progress, unit="run", dynamic_ncols=True,
+               bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}]")
+    say = (lambda text: tqdm.write(text)) if progress and log is print else (log if progress else None)
+    if progress and len(todo) < len(tasks):
+        say(f"resuming: {len(tasks) - len(todo)} of {len(tasks)} runs already finished in {store.path}")
+
+    pending = list(todo)
+    running: dict = {}  # task -> (process, connection, start time)
+
+    def finish(task, record):
+        store.append(record)
+        latest[task.key] = record
+        written.append(record)
+        bar.update(1)
+        if say:
+            say(f"{task.label}: {describe(record)}")
+
+    def ready(task):
+        key = task.budget_key
+        return key is None or not any(t.key == key for t in pending + list(running))
+
+    def kwargs_for(task):
+        kwargs = dict(dataset=task.dataset, method=task.method, seed=task.seed, fold=task.fold,
+                      fraction=task.fraction, profile=task.profile, n_jobs=n_jobs, registry=registry,
+                      download=download)
+        budget = latest.get(task.budget_key) if task.budget_key else None
+        if budget and budget.get("status") == "ok" and budget.get("n_layers"):
+            kwargs.update(trees_k=int(budget["n_layers"]), trees_per_layer=budget.get("trees_per_layer"),
+                          trees_k_source=f"layers kept by mdDF in run {task.budget_key}")
+        return kwargs
+
+    interactive = progress and sys.stderr.isatty()
+
+    def show_running():
+        # Redrawing every second only makes sense on a terminal; logs get one line per run.
+        if not interactive:
+            return
+        if running:
+            now = time.perf_counter()
+            bar.set_description_str(
+                ", ".join(f"{t.label} ({now - s:.0f}s)" for t, (_, _, s) in running.items()), refresh=False
+            )
+        bar.refresh()
+
+    context = multiprocessing.get_context("spawn")
+    previous_sigterm = _raise_on_sigterm()
+    try:
+        while pending or running:
+            while pending and (isolation == "inline" or len(running) < workers):
+                task = next((t for t in pending if ready(t)), None)
+                if task is None:
+                    break
+                pending.remove(task)
+                if isolation == "inline":
+                    bar.set_description_str(task.label)
+                    from .runner import run_one
+
+                    finish(task, run_one(**kwargs_for(task), cache_dataset=True))
+                    continue
+                receiver, sender = context.Pipe(duplex=False)
+                process = context.Process(target=_worker, args=(sender, kwargs_for(task)), name=task.label)
+                with _environment(WORKER_ENVIRONMENT):
+                    process.start()
+                sender.close()
+                running[task] = (process, receiver, time.perf_counter())
+            show_running()
+            if not running:
+                continue
+            waitables = [c for _, c, _ in running.values()] + [p.sentinel for p, _, _ in running.values()]
+            multiprocessing.connection.wait(waitables, timeout=1.0)
+            for task, (process, receiver, _) in list(running.items()):
+                record = None
+                if receiver.poll():
+                    try:
+                        record = receiver.recv()
+                    except (EOFError, OSError):
+                        record = None
+                if record is None and process.is_alive():
+                    continue
+                process.join()
+                receiver.close()
+                del running[task]
+                finish(task, record if record is not None else _crash_record(task, process.exitcode))
+    finally:
+        for process, receiver, _ in running.values():
+            process.terminate()
+            process.join()
+            receiver.close()
+        bar.close()
+        if previous_sigterm is not None:
+            signal.signal(signal.SIGTERM, previous_sigterm)
+    return written
+
+
+@contextlib.contextmanager
+def _environment(defaults: dict):
+    """Set the variables of ``defaults`` that are not set yet, for the duration of the block
+    (a spawned process inherits the environment when it starts)."""
+    added = [k for k in defaults if k not in os.environ]
+    for key in added:
+        os.environ[key] = defaults[key]
+    try:
+        yield
+    finally:
+        for key in added:
+            os.environ.pop(key, None)
+
+
+def _raise_on_sigterm():
+    """Turn SIGTERM (a scheduler or ``kill``) into SystemExit so that running workers are stopped
+    and the results file is left consistent; returns the previous handler (None off the main thread)."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+
+    def handler(signum, frame):
+        raise SystemExit(128 + signum)
+
+    return signal.signal(signal.SIGTERM, handler)

@@ -1,0 +1,135 @@
+"""Per-layer quantities of a fitted mdDF: accuracies, margins, feature-space compactness.
+
+Margins follow the mdDF paper (Lv, Yang and Zhou), eq. (46) applied to the cascaded additive
+model: for the augmented feature ``f_t = sum_{l<=t} alpha_l h_l`` of layer ``t``,
+
+    margin_t(x, y) = (f_t^y(x) - max_{j != y} f_t^j(x)) / sum_{l<=t} alpha_l,
+
+which lies in [-1, 1] because each ``h_l`` is a vector of class probabilities. This is the
+margin of the weighted vote (Schapire et al. 1998, multi-class form): it is positive exactly when
+the model truncated after layer t classifies the row correctly. (``MDDFClassifier.train_history_``
+reports statistics of ``sum_l alpha_l gamma_l / sum_l alpha_l`` instead, the cumulative margin
+its alpha solver minimises in Algorithm 2, line 6; the two agree at layer 1.) On the training
+rows the out-of-fold features ``oof_features_`` are used, so the margins are those of rows the
+forests did not train on. The margin ratio is ``lambda = std / mean`` of the margins (the
+paper's Figures 8-9 and Remark 2).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def class_scores(features: np.ndarray, n_classes: int) -> np.ndarray:
+    """Class scores ``(n, s)`` from a layer feature ``(n, s)`` or per-forest ``(n, k*s)`` (averaged)."""
+    features = np.asarray(features, dtype=np.float64)
+    if features.ndim != 2 or features.shape[1] % n_classes:
+        raise ValueError(f"layer features of shape {features.shape} do not hold scores for {n_classes} classes")
+    k = features.shape[1] // n_classes
+    return features if k == 1 else features.reshape(len(features), k, n_classes).mean(axis=1)
+
+
+def margins(scores: np.ndarray, y_index: np.ndarray, scale: float = 1.0) -> np.ndarray:
+    """``(scores[i, y_i] - max_{j != y_i} scores[i, j]) / scale`` for every row (eq. 46).
+
+    Parameters
+    ----------
+    scores : ndarray (n, s)
+    y_index : ndarray (n,) of int
+        Column of the true class of each row.
+    scale : float or ndarray (n,)
+        Normalisation (the sum of the layer weights for mdDF's additive features).
+    """
+    scores = np.asarray(scores, dtype=np.float64)
+    rows = np.arange(len(scores))
+    true = scores[rows, y_index]
+    others = scores.copy()
+    others[rows, y_index] = -np.inf
+    return (true - others.max(axis=1)) / scale
+
+
+def margin_ratio(m: np.ndarray) -> float:
+    """``lambda = std / mean`` of the margins (nan when the mean is 0)."""
+    mean = float(np.mean(m))
+    return float(np.std(m) / mean) if mean != 0 else float("nan")
+
+
+def class_index(estimator, y) -> np.ndarray:
+    """Positions of the labels ``y`` in ``estimator.classes_``."""
+    classes = np.asarray(estimator.classes_)
+    idx = np.searchsorted(classes, y)
+    if np.any(idx >= len(classes)) or np.any(classes[np.minimum(idx, len(classes) - 1)] != y):
+        raise ValueError("labels not seen during fit")
+    return idx
+
+
+def oof_layer_margins(estimator, y_train) -> list[np.ndarray]:
+    """Normalised margins of the training rows at every kept layer, from ``oof_features_``.
+
+    Every class vector ``h_l`` sums to 1 over the classes, so the total mass of a row of
+    ``f_t = sum_l alpha_l h_l`` is ``sum_{l<=t} alpha_l``: dividing by each row's sum normalises
+    by the alpha sum whether the estimator stores ``f_t`` itself or the already normalised
+    mixture ``f_t / sum alpha`` (as ``MDDFClassifier`` does).
+    """
+    n_classes = len(estimator.classes_)
+    y_idx = class_index(estimator, np.asarray(y_train))
+    out = []
+    for feats in estimator.oof_features_:
+        scores = class_scores(feats, n_classes)
+        out.append(margins(scores, y_idx, scores.sum(axis=1)))
+    return out
+
+
+def staged_accuracy(estimator, X, y) -> list[float]:
+    """Accuracy of the model truncated after each kept layer (``staged_predict_proba``)."""
+    y = np.asarray(y)
+    classes = np.asarray(estimator.classes_)
+    return [float(np.mean(classes[np.argmax(p, axis=1)] == y)) for p in estimator.staged_predict_proba(X)]
+
+
+def margin_cdf(m: np.ndarray, grid: np.ndarray) -> np.ndarray:
+    """Empirical cumulative distribution of margins ``m`` evaluated at ``grid``."""
+    s = np.sort(np.asarray(m))
+    return np.searchsorted(s, grid, side="right") / len(s)
+
+
+def variance_ratio(points: np.ndarray, labels: np.ndarray) -> float:
+    """Intra-class over inter-class variance ``tr(S_W) / tr(S_B)`` of an embedding.
+
+    ``S_W = sum_c sum_{i in c} ||x_i - mu_c||^2`` and ``S_B = sum_c n_c ||mu_c - mu||^2``; the
+    mdDF paper reports this ratio for its t-SNE panels (Figure 7): smaller is more compact and
+    better separated.
+    """
+    points = np.asarray(points, dtype=np.float64)
+    labels = np.asarray(labels)
+    mu = points.mean(axis=0)
+    within = between = 0.0
+    for c in np.unique(labels):
+        pc = points[labels == c]
+        mc = pc.mean(axis=0)
+        within += float(((pc - mc) ** 2).sum())
+        between += len(pc) * float(((mc - mu) ** 2).sum())
+    return within / between if between > 0 else float("inf")
+
+
+def pick_layers(n_layers: int, count: int = 4) -> list[int]:
+    """Up to ``count`` 1-based layers spread from the first to the last."""
+    if n_layers < 1:
+        raise ValueError("the model has no layer")
+    return sorted({int(round(x)) for x in np.linspace(1, n_layers, min(count, n_layers))})
+
+
+def parse_layers(text: str | None, n_layers: int, count: int = 4) -> list[int]:
+    """Parse ``"1,2,last"`` (1-based, ``last`` = the last kept layer); None picks ``count`` layers."""
+    if not text:
+        return pick_layers(n_layers, count)
+    out = []
+    for part in text.split(","):
+        part = part.strip().lower()
+        if not part:
+            continue
+        t = n_layers if part == "last" else int(part)
+        if not 1 <= t <= n_layers:
+            raise ValueError(f"layer {part} is out of range: the model kept {n_layers} layers")
+        out.append(t)
+    return sorted(set(out))

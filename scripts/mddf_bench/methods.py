@@ -1,0 +1,397 @@
+"""The method registry: how each compared method is built, tuned and sized.
+
+Every method's estimator class is imported lazily, inside its builder, so that a method whose
+package is missing (or not merged yet) is reported as unavailable with the import error instead
+of breaking the runner. Builders are module-level functions, so a :class:`MethodSpec` pickles by
+reference and can be shipped to a worker process.
+
+Choices made here (where the papers leave room):
+
+- **mdDF and its Table 3 variants** use ``MDDFClassifier``'s defaults, which are the paper's
+  Section 5.2 configuration (2 random + 2 completely-random forests of 100 trees, 3-fold class
+  vectors). gamma, mu and the depth factor are not searched: the paper gives candidate sets but
+  no selection protocol.
+- **gcForest** is the cascade with the same forests as mdDF (2 RF + 2 CRF of 100 trees per layer,
+  "the same number of forests as mdDF in each layer") without multi-grained scanning: the mdDF
+  paper compares cascades, and its MNIST number for gcForest (98.25%) is a cascade's, not the
+  gcForest paper's 99.26% with scanning. ``gcForest-MGS`` (opt-in, image datasets only) adds
+  multi-grained scanning.
+- **Random forest and XGBoost** get ``400 x k`` trees (boosting rounds for XGBoost), where 400
+  is the number of trees in one mdDF layer (``n_estimators x len(forest_types)``) and **k is the
+  number of layers mdDF kept on the same dataset, seed (and fold / fraction)**, so both use as
+  many trees as the mdDF model they are compared with. The runner therefore runs mdDF first;
+  without an mdDF result, ``k = FALLBACK_TREES_K``. ``trees_k`` and ``trees_k_source`` are
+  stored with every result. XGBoost otherwise keeps its defaults (``tree_method="hist"``).
+- **MLP** (scikit-learn ``MLPClassifier``): ReLU, cross-entropy, no dropout and no weight
+  decay (``alpha=0``), as in the paper; the paper's *adadelta* does not exist in scikit-learn,
+  so the **adam** solver is used (also a per-parameter adaptive method), 200 epochs at most.
+  Inputs are standardised (categorical columns one-hot encoded). The architecture is chosen
+  among the paper's five on the validation rows, then retrained on all training rows.
+- **DeepBoost / AdaBoost** (binary only) follow the DeepBoost paper's Table 2 search: 100
+  boosting rounds; AdaBoost over tree depth K in 1..6, DeepBoost over K, beta and lambda in
+  {1e-3, ..., 1e-7}, chosen on the validation rows.
+- **QuadBoost** (binary only) chooses its variant (L1, L2, L-infinity, vanilla) and parameter on
+  the validation rows, over the QuadBoost paper's ranges, with 100 iterations.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import itertools
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+FALLBACK_TREES_K = 1
+
+# Profiles: "paper" is the papers' configuration; "quick" shrinks everything for smoke tests.
+PROFILES = ("paper", "quick")
+
+_QUICK_CASCADE = dict(n_estimators=10, max_layers=3)
+_PAPER_TREES_PER_LAYER = 4 * 100
+_QUICK_TREES_PER_LAYER = 4 * _QUICK_CASCADE["n_estimators"]
+
+MLP_ARCHITECTURES = ((1024, 512), (16, 8, 8), (70, 50), (50, 30), (30, 20))
+
+
+@dataclass(frozen=True)
+class BuildContext:
+    """What a builder needs to know about the run it builds an estimator for."""
+
+    seed: int
+    n_jobs: int | None
+    profile: str
+    n_features: int
+    n_classes: int
+    categorical_mask: tuple = ()
+    image_shape: tuple | None = None
+    n_trees: int | None = None  # tree budget (RF, XGBoost)
+
+
+@dataclass(frozen=True)
+class MethodSpec:
+    """One compared method.
+
+    Attributes
+    ----------
+    name : str
+        Name used on the command line, in results and as table column.
+    build : callable
+        ``build(ctx, **params) -> estimator`` (a module-level function).
+    requires : (module, attribute)
+        Imported to decide whether the method is available.
+    description : str
+    grid : callable or None
+        ``grid(ctx) -> list of dict``: candidate hyper-parameters, chosen on the validation rows.
+    binary_only : bool
+        Run only on two-class datasets.
+    tree_budget : bool
+        Uses ``trees_per_layer x k`` trees, k from mdDF's layers on the same run.
+    default : bool
+        Included when no ``--methods`` are given.
+    ablation : bool
+        One of the mdDF structures of the paper's Table 3 (added by ``--ablation``).
+    image_only : bool
+        Run only on datasets whose rows are images (``image_shape`` known).
+    aliases : tuple of str
+    """
+
+    name: str
+    build: Callable[..., Any]
+    requires: tuple
+    description: str = ""
+    grid: Callable[[BuildContext], list] | None = None
+    binary_only: bool = False
+    tree_budget: bool = False
+    default: bool = True
+    ablation: bool = False
+    image_only: bool = False
+    aliases: tuple = field(default_factory=tuple)
+
+
+def _construct(cls, ctx: BuildContext, **params):
+    """Instantiate ``cls`` with ``params`` plus ``random_state``/``n_jobs`` when it accepts them."""
+    accepted = inspect.signature(cls).parameters
+    if "random_state" in accepted:
+        params.setdefault("random_state", ctx.seed)
+    if "n_jobs" in accepted:
+        params.setdefault("n_jobs", ctx.n_jobs)
+    return cls(**params)
+
+
+def _import(module: str, attribute: str):
+    return getattr(importlib.import_module(module), attribute)
+
+
+# --------------------------------------------------------------------------------------------
+# Cascades: mdDF, its Table 3 structures, gcForest
+# --------------------------------------------------------------------------------------------
+
+
+def _cascade_params(ctx: BuildContext) -> dict:
+    return dict(_QUICK_CASCADE) if ctx.profile == "quick" else {}
+
+
+def build_mddf(ctx: BuildContext, **params):
+    """mdDF with the paper's configuration (the estimator's defaults)."""
+    return _construct(_import("mddf", "MDDFClassifier"), ctx, **{**_cascade_params(ctx), **params})
+
+
+def build_mddf_same_forests(ctx: BuildContext, **params):
+    """mdDF_SF (Table 3): four random forests per layer instead of 2 RF + 2 CRF."""
+    return build_mddf(ctx, forest_types=("rf",) * 4, **params)
+
+
+def build_mddf_stacking(ctx: BuildContext, **params):
+    """mdDF_ST (Table 3): each layer sees only the previous layer's augmented feature."""
+    return build_mddf(ctx, input_features="stacking", **params)
+
+
+def build_mddf_no_preconc(ctx: BuildContext, **params):
+    """mdDF_NP (Table 3): each layer sees only the raw input features."""
+    return build_mddf(ctx, input_features="raw", **params)
+
+
+def build_gcforest(ctx: BuildContext, **params):
+    """gcForest's cascade with the same forests as mdDF (the mdDF paper's Table 2 comparison)."""
+    return _construct(_import("baselines", "GCForestClassifier"), ctx, **{**_cascade_params(ctx), **params})
+
+
+# Scanning windows per image shape: the gcForest baseline's benchmark settings (8x8 digits:
+# windows 3, 4, 5; 28x28 MNIST: 7, 10, 13 with stride 2, about d/4, d/2.8, d/2.2 as in the gcForest
+# paper's figure 4); other shapes use those fractions of the smallest side.
+SCANNING = {(8, 8): dict(window_sizes=(3, 4, 5)), (28, 28): dict(window_sizes=(7, 10, 13), stride=2)}
+SCANNING_FRACTIONS = dict(window_sizes=(0.25, 0.36, 0.46))
+
+
+def build_gcforest_scanning(ctx: BuildContext, **params):
+    """gcForest with multi-grained scanning in front of the cascade (image datasets only)."""
+    if ctx.image_shape is None:
+        raise ValueError("gcForest-MGS needs an image dataset (no image_shape known for this one)")
+    scanning = SCANNING.get(tuple(ctx.image_shape[:2]), SCANNING_FRACTIONS)
+    params = {**scanning, "image_shape": tuple(ctx.image_shape), **params}
+    if ctx.profile == "quick":
+        params.setdefault("scan_n_estimators", 5)
+    return build_gcforest(ctx, **params)
+
+
+# --------------------------------------------------------------------------------------------
+# Shallow comparators: random forest, XGBoost, MLP
+# --------------------------------------------------------------------------------------------
+
+
+def trees_per_layer(profile: str) -> int:
+    """Trees in one mdDF layer under ``profile`` (400 in the paper)."""
+    return _QUICK_TREES_PER_LAYER if profile == "quick" else _PAPER_TREES_PER_LAYER
+
+
+def build_random_forest(ctx: BuildContext, **params):
+    """Random forest with the run's tree budget (400 x k trees)."""
+    from sklearn.ensemble import RandomForestClassifier
+
+    params.setdefault("n_estimators", ctx.n_trees or trees_per_layer(ctx.profile) * FALLBACK_TREES_K)
+    return _construct(RandomForestClassifier, ctx, **params)
+
+
+def build_xgboost(ctx: BuildContext, **params):
+    """XGBoost with the run's tree budget (400 x k boosting rounds), histogram trees."""
+    from xgboost import XGBClassifier
+
+    params.setdefault("n_estimators", ctx.n_trees or trees_per_layer(ctx.profile) * FALLBACK_TREES_K)
+    params.setdefault("tree_method", "hist")
+    # XGBoost takes None (not -1) for "all cores".
+    n_jobs = None if ctx.n_jobs is None or ctx.n_jobs < 0 else ctx.n_jobs
+    return XGBClassifier(random_state=ctx.seed, n_jobs=n_jobs, **params)
+
+
+def build_mlp(ctx: BuildContext, hidden_layer_sizes=(70, 50), **params):
+    """Standardise (one-hot categoricals), then an MLP trained with adam (see module doc)."""
+    from sklearn.compose import ColumnTransformer
+    from sklearn.impute import SimpleImputer
+    from sklearn.neural_network import MLPClassifier
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import OneHotEncoder, StandardScaler
+
+    mask = np.asarray(ctx.categorical_mask, dtype=bool) if len(ctx.categorical_mask) else np.zeros(ctx.n_features, bool)
+    numeric = make_pipeline(SimpleImputer(strategy="median", keep_empty_features=True), StandardScaler())
+    transformers = [("numeric", numeric, np.flatnonzero(~mask))]
+    if mask.any():
+        categorical = make_pipeline(
+            SimpleImputer(strategy="most_frequent", keep_empty_features=True),
+            OneHotEncoder(handle_unknown="ignore", sparse_output=False),
+        )
+        transformers.append(("categorical", categorical, np.flatnonzero(mask)))
+    mlp_params = dict(
+        hidden_layer_sizes=tuple(hidden_layer_sizes),
+        activation="relu",
+        solver="adam",
+        alpha=0.0,
+        max_iter=50 if ctx.profile == "quick" else 200,
+        random_state=ctx.seed,
+    )
+    mlp_params.update(params)
+    return make_pipeline(ColumnTransformer(transformers), MLPClassifier(**mlp_params))
+
+
+def mlp_grid(ctx: BuildContext) -> list:
+    """The paper's five architectures (Section 5.2)."""
+    archs = MLP_ARCHITECTURES[2:4] if ctx.profile == "quick" else MLP_ARCHITECTURES
+    return [{"hidden_layer_sizes": a} for a in archs]
+
+
+# --------------------------------------------------------------------------------------------
+# Boosting baselines (binary): DeepBoost, AdaBoost, QuadBoost
+# --------------------------------------------------------------------------------------------
+
+
+def _boost_iters(ctx):
+    return 10 if ctx.profile == "quick" else 100
+
+
+def build_deepboost(ctx: BuildContext, **params):
+    """DeepBoost with the exponential loss and trees (the DeepBoost paper's Table 2)."""
+    params.setdefault("n_iter", _boost_iters(ctx))
+    params.setdefault("loss", "exponential")
+    return _construct(_import("baselines", "DeepBoostClassifier"), ctx, **params)
+
+
+def build_deepboost_logistic(ctx: BuildContext, **params):
+    """DeepBoost with the logistic loss (the DeepBoost paper's Table 3)."""
+    return build_deepboost(ctx, **{"loss": "logistic", **params})
+
+
+def deepboost_grid(ctx: BuildContext) -> list:
+    """K in 1..6, beta and lambda in {1e-3, ..., 1e-7} (DeepBoost paper, Section 4)."""
+    if ctx.profile == "quick":
+        depths, betas, lams = (1, 2), (1e-3,), (1e-3,)
+    else:
+        depths, betas, lams = range(1, 7), [10.0**-i for i in range(3, 8)], [10.0**-i for i in range(3, 8)]
+    return [{"max_depth": k, "beta": b, "lam": lam} for k, b, lam in itertools.product(depths, betas, lams)]
+
+
+def build_adaboost(ctx: BuildContext, **params):
+    """AdaBoost with depth-K trees (the DeepBoost paper's Table 2 baseline)."""
+    params.setdefault("n_iter", _boost_iters(ctx))
+    return _construct(_import("baselines", "AdaBoostClassifier"), ctx, **params)
+
+
+def adaboost_grid(ctx: BuildContext) -> list:
+    """Tree depth K in 1..6 (DeepBoost paper, Section 4)."""
+    depths = (1, 2) if ctx.profile == "quick" else range(1, 7)
+    return [{"max_depth": k} for k in depths]
+
+
+def build_quadboost(ctx: BuildContext, **params):
+    """QuadBoost (Roy, Marchand and Laviolette)."""
+    params.setdefault("n_iter", _boost_iters(ctx))
+    return _construct(_import("baselines", "QuadBoostClassifier"), ctx, **params)
+
+
+def quadboost_grid(ctx: BuildContext) -> list:
+    """The variant and its parameter, on the QuadBoost paper's ranges (Section 4).
+
+    L1 with lambda in [1e-4, 1], L2 with lambda in [1, 1e3], L-infinity with alpha_max in
+    [1e-4, 1e-1] (log scales, 5/4/4 values instead of the paper's 10), and vanilla QuadBoost. The
+    number of iterations is fixed at 100 like every boosting method here (the DeepBoost paper's
+    setting) instead of being searched up to 1e5.
+    """
+    if ctx.profile == "quick":
+        return [{"regularization": "l1", "lam": 0.01}, {"regularization": "l2", "lam": 1.0}]
+    grid = [{"regularization": "l1", "lam": float(v)} for v in np.logspace(-4, 0, 5)]
+    grid += [{"regularization": "l2", "lam": float(v)} for v in np.logspace(0, 3, 4)]
+    grid += [{"regularization": "linf", "alpha_max": float(v)} for v in np.logspace(-4, -1, 4)]
+    return grid + [{"regularization": None}]
+
+
+# --------------------------------------------------------------------------------------------
+# Registry
+# --------------------------------------------------------------------------------------------
+
+
+class Registry:
+    """Ordered collection of :class:`MethodSpec`, looked up case-insensitively by name or alias."""
+
+    def __init__(self, specs=()):
+        self._specs: dict[str, MethodSpec] = {}
+        for spec in specs:
+            self.register(spec)
+
+    def register(self, spec: MethodSpec, replace: bool = False) -> None:
+        if spec.name in self._specs and not replace:
+            raise ValueError(f"method {spec.name!r} is already registered")
+        self._specs[spec.name] = spec
+
+    def names(self) -> list[str]:
+        return list(self._specs)
+
+    def __iter__(self):
+        return iter(self._specs.values())
+
+    def get(self, name: str) -> MethodSpec:
+        wanted = name.strip().lower()
+        for spec in self._specs.values():
+            if wanted == spec.name.lower() or wanted in (a.lower() for a in spec.aliases):
+                return spec
+        raise ValueError(f"unknown method {name!r}; known: {', '.join(self._specs)}")
+
+    def select(self, names=None, ablation: bool = False) -> list[MethodSpec]:
+        """Methods named in ``names`` (default: the default ones), plus Table 3's when ``ablation``."""
+        if names:
+            chosen = [self.get(n) for n in names]
+        else:
+            chosen = [s for s in self._specs.values() if s.default]
+        if ablation:
+            chosen += [s for s in self._specs.values() if s.ablation and s not in chosen]
+        # Registry order, so that mdDF runs before the methods whose tree budget depends on it.
+        order = list(self._specs.values())
+        return sorted(dict.fromkeys(chosen), key=order.index)
+
+
+def unavailable_reason(spec: MethodSpec) -> str | None:
+    """None if the method's estimator imports, else a message saying why it does not."""
+    module, attribute = spec.requires
+    try:
+        getattr(importlib.import_module(module), attribute)
+    except Exception as exc:  # an import can fail in many ways (ImportError, AttributeError, ...)
+        return f"{spec.name} is not available: cannot import {module}.{attribute} ({type(exc).__name__}: {exc})"
+    return None
+
+
+def default_registry() -> Registry:
+    """The methods of the mdDF paper's Tables 2-3 and the DeepBoost paper's Tables 2-3."""
+    return Registry(
+        [
+            MethodSpec("mdDF", build_mddf, ("mddf", "MDDFClassifier"),
+                       "margin-distribution deep forest (paper configuration)", aliases=("mddf",)),
+            MethodSpec("gcForest", build_gcforest, ("baselines", "GCForestClassifier"),
+                       "gcForest cascade, same forests as mdDF", aliases=("gcf",)),
+            MethodSpec("RF", build_random_forest, ("sklearn.ensemble", "RandomForestClassifier"),
+                       "random forest, 400 x k trees (k = mdDF layers)", tree_budget=True,
+                       aliases=("random_forest", "randomforest", "r.f.")),
+            MethodSpec("XGBoost", build_xgboost, ("xgboost", "XGBClassifier"),
+                       "XGBoost, 400 x k boosting rounds (k = mdDF layers)", tree_budget=True,
+                       aliases=("xgb",)),
+            MethodSpec("MLP", build_mlp, ("sklearn.neural_network", "MLPClassifier"),
+                       "MLP (adam), architecture chosen on validation rows", grid=mlp_grid),
+            MethodSpec("DeepBoost", build_deepboost, ("baselines", "DeepBoostClassifier"),
+                       "DeepBoost, exponential loss, trees (binary)", grid=deepboost_grid, binary_only=True),
+            MethodSpec("AdaBoost", build_adaboost, ("baselines", "AdaBoostClassifier"),
+                       "AdaBoost with depth-K trees (binary)", grid=adaboost_grid, binary_only=True),
+            MethodSpec("QuadBoost", build_quadboost, ("baselines", "QuadBoostClassifier"),
+                       "QuadBoost (binary)", grid=quadboost_grid, binary_only=True),
+            MethodSpec("DeepBoost-log", build_deepboost_logistic, ("baselines", "DeepBoostClassifier"),
+                       "DeepBoost, logistic loss, trees (binary; DeepBoost paper Table 3)",
+                       grid=deepboost_grid, binary_only=True, default=False),
+            MethodSpec("gcForest-MGS", build_gcforest_scanning, ("baselines", "GCForestClassifier"),
+                       "gcForest with multi-grained scanning (image datasets)", default=False,
+                       image_only=True, aliases=("gcforest_mgs",)),
+            MethodSpec("mdDF_SF", build_mddf_same_forests, ("mddf", "MDDFClassifier"),
+                       "mdDF with four random forests per layer (Table 3)", default=False, ablation=True),
+            MethodSpec("mdDF_ST", build_mddf_stacking, ("mddf", "MDDFClassifier"),
+                       "mdDF passing only the augmented feature (stacking, Table 3)", default=False, ablation=True),
+            MethodSpec("mdDF_NP", build_mddf_no_preconc, ("mddf", "MDDFClassifier"),
+                       "mdDF without preconc: raw input only (Table 3)", default=False, ablation=True),
+        ]
+    )

@@ -1,0 +1,338 @@
+"""One run: load a dataset, build a method, choose its hyper-parameters, fit, predict, measure.
+
+:func:`run_one` is self-contained (plain arguments in, JSON-safe dict out, never raises for a
+failing method) so that runs can be dispatched anywhere: in-process, in a fresh worker process
+(:mod:`.executor`, the default) or, later, on a cluster.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import time
+import traceback
+import warnings
+
+import numpy as np
+
+from .environment import PeakMemory, current_rss_mb, machine_info, package_versions
+from .methods import BuildContext, Registry, default_registry
+from .protocols import deepboost_run_data, split_run_data
+from .store import run_key
+from .suites import image_shape_of, protocol_of
+
+_DATASET_CACHE: dict[str, object] = {}
+
+
+class DatasetUnavailable(Exception):
+    """The dataset's files are not on this machine (the run is reported as skipped)."""
+
+
+def load(dataset: str, cache: bool = False, download: bool = False):
+    """``datasets.load_dataset(dataset)``; missing files raise :class:`DatasetUnavailable`.
+
+    The loaders signal a missing file with ``FileNotFoundError`` (``datasets.MissingFileError``)
+    and a failed download with ``ConnectionError`` (``datasets.DownloadError``); the loader's
+    message is kept. Other loader errors (corrupt file, checksum mismatch, unknown name)
+    propagate.
+    """
+    if cache and dataset in _DATASET_CACHE:
+        return _DATASET_CACHE[dataset]
+    from datasets import load_dataset
+
+    try:
+        ds = load_dataset(dataset, download=download, verbose=0)
+    except (FileNotFoundError, ConnectionError) as exc:
+        raise DatasetUnavailable(str(exc)) from exc
+    if cache:
+        _DATASET_CACHE[dataset] = ds
+    return ds
+
+
+def _now():
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def _jsonable_params(params: dict) -> dict:
+    out = {}
+    for key, value in params.items():
+        if value is None or isinstance(value, (bool, int, float, str)):
+            out[key] = value
+        elif isinstance(value, (np.integer, np.floating)):
+            out[key] = value.item()
+        elif isinstance(value, (tuple, list)) and all(isinstance(v, (bool, int, float, str)) for v in value):
+            out[key] = list(value)
+        else:
+            out[key] = repr(value)
+    return out
+
+
+def estimator_params(estimator) -> dict:
+    """Hyper-parameters of a fitted estimator (the final step's for a Pipeline), JSON-safe."""
+    final = estimator.steps[-1][1] if hasattr(estimator, "steps") else estimator
+    try:
+        return _jsonable_params(final.get_params(deep=False))
+    except Exception:  # estimators outside scikit-learn's API
+        return {}
+
+
+def model_size(estimator) -> dict:
+    """Size of a fitted model: trees and tree nodes found in it, or MLP weights.
+
+    Boosting baselines report their own statistics (``tree_stats()``: trees with non-zero weight
+    and their mean size, as in the DeepBoost paper's tables; ``n_voters_`` for QuadBoost). Else it walks the estimator's fitted attributes (lists, dicts and nested estimators from
+    scikit-learn, mddf and baselines) and counts scikit-learn trees (``tree_``); XGBoost trees
+    are counted from the booster. Keys are absent when nothing of the kind was found.
+    """
+    size: dict = {}
+    if hasattr(estimator, "steps"):
+        estimator = estimator.steps[-1][1]
+    coefs = getattr(estimator, "coefs_", None)
+    if coefs is not None:
+        size["n_weights"] = int(sum(c.size for c in coefs) + sum(b.size for b in estimator.intercepts_))
+        return size
+    if callable(getattr(estimator, "tree_stats", None)):  # DeepBoost / AdaBoost: the paper's tree counts
+        try:
+            size.update({k: v for k, v in estimator.tree_stats().items()})
+            return size
+        except Exception:  # a statistic is not worth failing a finished run for
+            pass
+    if hasattr(estimator, "n_voters_"):  # QuadBoost: stumps with a non-zero weight
+        size["n_voters"] = int(estimator.n_voters_)
+        return size
+    if hasattr(estimator, "get_booster"):
+        booster = estimator.get_booster()
+        n_groups = 1 if getattr(estimator, "n_classes_", 2) <= 2 else estimator.n_classes_
+        size["n_trees"] = int(booster.num_boosted_rounds() * n_groups)
+        return size
+    counts = {"n_trees": 0, "n_tree_nodes": 0}
+    seen: set[int] = set()
+
+    def visit(obj, depth):
+        if depth > 8 or id(obj) in seen:
+            return
+        seen.add(id(obj))
+        tree = getattr(obj, "tree_", None)
+        if tree is not None and hasattr(tree, "node_count"):
+            counts["n_trees"] += 1
+            counts["n_tree_nodes"] += int(tree.node_count)
+            return
+        if isinstance(obj, (list, tuple)):
+            for item in obj:
+                visit(item, depth + 1)
+        elif isinstance(obj, dict):
+            for item in obj.values():
+                visit(item, depth + 1)
+        elif type(obj).__module__.split(".")[0] in ("sklearn", "mddf", "baselines"):
+            for value in getattr(obj, "__dict__", {}).values():
+                if not isinstance(value, (np.ndarray, str, bytes, int, float, type(None))):
+                    visit(value, depth + 1)
+
+    visit(estimator, 0)
+    return {k: v for k, v in counts.items() if counts["n_trees"] > 0}
+
+
+def cascade_summary(estimator) -> dict:
+    """Layers, weights and per-layer history of a fitted cascade (mdDF, gcForest), else {}."""
+    if not hasattr(estimator, "n_layers_"):
+        return {}
+    out = {"n_layers": int(estimator.n_layers_)}
+    alphas = getattr(estimator, "alphas_", None)
+    if alphas is not None:
+        out["alphas"] = [float(a) for a in np.asarray(alphas).ravel()]
+    if hasattr(estimator, "stop_reason_"):
+        out["stop_reason"] = str(estimator.stop_reason_)
+    history = getattr(estimator, "train_history_", None)
+    if history:
+        out["history"] = [_jsonable_params(dict(h)) for h in history]
+        out["n_layers_grown"] = len(history)
+    return out
+
+
+def _trees_per_layer(estimator):
+    try:
+        params = estimator.get_params(deep=False)
+        return int(params["n_estimators"]) * len(params["forest_types"])
+    except (AttributeError, KeyError, TypeError):
+        return None
+
+
+def run_one(
+    dataset: str,
+    method: str,
+    seed: int = 0,
+    *,
+    fold: int | None = None,
+    fraction: float = 1.0,
+    profile: str = "paper",
+    n_jobs: int | None = -1,
+    trees_k: int | None = None,
+    trees_per_layer: int | None = None,
+    trees_k_source: str | None = None,
+    registry: Registry | None = None,
+    validation_fraction: float = 0.2,
+    cache_dataset: bool = False,
+    download: bool = False,
+) -> dict:
+    """Run one (dataset, method, seed[, fold, fraction]) and return its result record.
+
+    Parameters
+    ----------
+    dataset, method : str
+        A ``datasets.load_dataset`` name and a registry method name.
+    seed : int
+        Seeds the estimator, the validation hold-out, the sub-sample and the fold shuffle.
+    fold : int or None
+        Fold of the DeepBoost protocol (required for its datasets, None otherwise).
+    fraction : float in (0, 1]
+        Stratified fraction of the training rows (small-sample study).
+    profile : {"paper", "quick"}
+    n_jobs : int or None
+        Threads of the estimator.
+    trees_k, trees_per_layer, trees_k_source :
+        Tree budget of tree-budget methods (RF, XGBoost): ``trees_per_layer * trees_k`` trees.
+    registry : Registry, optional
+    validation_fraction : float
+        Held-out share of the training rows for hyper-parameter selection (split protocol).
+    cache_dataset : bool
+        Keep loaded datasets in this process (in-process execution).
+    download : bool
+        Let the loader download missing files (else the run is skipped with its message).
+
+    Returns
+    -------
+    dict
+        ``status`` is ``"ok"``, ``"error"`` (with ``error`` and ``traceback``) or ``"skipped"``
+        (dataset files missing, with the loader's message).
+    """
+    registry = registry or default_registry()
+    memory = PeakMemory().start()
+    protocol = protocol_of(dataset)
+    record = {
+        "key": run_key(dataset, method, seed, fold, fraction, profile),
+        "dataset": dataset,
+        "method": method,
+        "seed": int(seed),
+        "fold": fold,
+        "fraction": float(fraction),
+        "profile": profile,
+        "protocol": protocol,
+        "status": "error",
+        "started_at": _now(),
+        "n_jobs": n_jobs,
+    }
+    caught = []
+    try:
+        spec = registry.get(method)
+        record["method"] = spec.name
+        try:
+            ds = load(dataset, cache=cache_dataset, download=download)
+        except DatasetUnavailable as exc:
+            record.update(status="skipped", message=str(exc))
+            return record
+        if protocol == "deepboost":
+            if fold is None:
+                raise ValueError(f"{dataset} is evaluated with the DeepBoost fold protocol: pass fold=0..9")
+            if fraction != 1.0:
+                raise ValueError("fraction < 1 is only supported on datasets with a train/test split")
+            data = deepboost_run_data(ds, seed, fold)
+        else:
+            if fold is not None:
+                raise ValueError(f"{dataset} is evaluated on its train/test split: fold must be None, got {fold}")
+            data = split_run_data(ds, seed, fraction, validation_fraction)
+        n_classes = int(len(np.unique(ds.y_train)))
+        if spec.binary_only and n_classes != 2:
+            raise ValueError(f"{spec.name} handles two-class problems only; {dataset} has {n_classes} classes")
+        n_trees = None
+        if spec.tree_budget:
+            from .methods import FALLBACK_TREES_K, trees_per_layer as _default_tpl
+
+            if trees_k is None:
+                trees_k, trees_k_source = FALLBACK_TREES_K, "fallback (no mdDF result for this run)"
+            trees_per_layer = trees_per_layer or _default_tpl(profile)
+            n_trees = int(trees_per_layer * trees_k)
+            record.update(trees_k=int(trees_k), trees_per_layer=int(trees_per_layer),
+                          trees_k_source=trees_k_source, n_trees_budget=n_trees)
+        ctx = BuildContext(
+            seed=int(seed), n_jobs=n_jobs, profile=profile, n_features=int(ds.X_train.shape[1]),
+            n_classes=n_classes, categorical_mask=tuple(bool(b) for b in ds.categorical_mask),
+            image_shape=image_shape_of(ds), n_trees=n_trees,
+        )
+        record.update(
+            n_train=int(len(data.y_train)), n_test=int(len(data.y_test)),
+            n_features=ctx.n_features, n_classes=n_classes,
+            n_train_classes=int(len(np.unique(data.y_train))), split=data.description,
+        )
+        record["rss_before_fit_mb"] = current_rss_mb()
+
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            estimator, selection = _select(spec, ctx, data, record)
+            if estimator is None:
+                params = selection["chosen"] if selection else {}
+                estimator = spec.build(ctx, **params)
+                t0, c0 = time.perf_counter(), time.process_time()
+                estimator.fit(data.X_train, data.y_train)
+                record["train_seconds"] = time.perf_counter() - t0
+                record["train_cpu_seconds"] = time.process_time() - c0
+            t0 = time.perf_counter()
+            y_pred = estimator.predict(data.X_test)
+            record["predict_seconds"] = time.perf_counter() - t0
+
+        record["accuracy"] = float(np.mean(np.asarray(y_pred) == data.y_test))
+        record["params"] = estimator_params(estimator)
+        record.update(model_size(estimator))
+        cascade = cascade_summary(estimator)
+        if cascade:
+            record["n_layers"] = cascade.pop("n_layers")
+            record["cascade"] = cascade
+            tpl = _trees_per_layer(estimator)
+            if tpl is not None:
+                record["trees_per_layer"] = tpl
+        record["status"] = "ok"
+    except Exception as exc:  # one failing run must not stop the others
+        record["error"] = f"{type(exc).__name__}: {exc}"
+        record["traceback"] = traceback.format_exc()
+    finally:
+        record["peak_rss_mb"] = memory.peak_mb()
+        record["memory_method"] = memory.method
+        record["finished_at"] = _now()
+        if caught:
+            messages = list(dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in caught))
+            record["warnings"] = messages[:5] + ([f"... {len(messages) - 5} more"] if len(messages) > 5 else [])
+        record["versions"] = package_versions()
+        record["machine"] = machine_info()
+    return record
+
+
+def _select(spec, ctx, data, record):
+    """Choose hyper-parameters on the validation rows.
+
+    Returns ``(estimator, selection)``: the estimator is the selected, already fitted model when
+    the protocol tests it as is (DeepBoost protocol), else None (caller refits on all rows).
+    """
+    candidates = spec.grid(ctx) if spec.grid is not None else []
+    if len(candidates) == 0:
+        return None, None
+    if len(candidates) == 1 and data.refit:
+        record["selection"] = {"chosen": candidates[0], "candidates": []}
+        return None, record["selection"]
+    trials, best, best_model = [], None, None
+    t_sel = time.perf_counter()
+    for params in candidates:
+        model = spec.build(ctx, **params)
+        t0, c0 = time.perf_counter(), time.process_time()
+        model.fit(data.X_fit, data.y_fit)
+        fit_s, fit_cpu = time.perf_counter() - t0, time.process_time() - c0
+        acc = float(np.mean(model.predict(data.X_val) == data.y_val))
+        trials.append({"params": _jsonable_params(params), "val_accuracy": acc, "fit_seconds": fit_s})
+        # Strictly better only: ties keep the earlier (simpler) candidate of the grid.
+        if best is None or acc > best[0]:
+            best = (acc, params, fit_s, fit_cpu)
+            best_model = None if data.refit else model
+    record["selection_seconds"] = time.perf_counter() - t_sel
+    selection = {"chosen": _jsonable_params(best[1]), "val_accuracy": best[0], "candidates": trials}
+    record["selection"] = selection
+    if data.refit:
+        return None, {"chosen": best[1]}
+    record["train_seconds"], record["train_cpu_seconds"] = best[2], best[3]
+    return best_model, selection

@@ -1,0 +1,104 @@
+"""The append-only JSON-lines file that holds one record per finished run.
+
+Each record is written as one line and flushed to disk (``fsync``) the moment its run finishes,
+so an interruption loses at most the runs still in progress. A line cut short by a crash is
+ignored on reading. When a run appears more than once (a failed run retried later), the last
+record wins.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+
+def run_key(dataset: str, method: str, seed: int, fold=None, fraction: float = 1.0, profile: str = "paper") -> str:
+    """The identity of one run; resume skips keys that already have an ``ok`` record."""
+    return f"{dataset}|{method}|seed={seed}|fold={fold}|fraction={fraction:g}|profile={profile}"
+
+
+def _json_default(obj):
+    if isinstance(obj, np.integer):
+        return int(obj)
+    if isinstance(obj, np.floating):
+        return None if not np.isfinite(obj) else float(obj)
+    if isinstance(obj, np.bool_):
+        return bool(obj)
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    if isinstance(obj, (set, tuple)):
+        return list(obj)
+    return repr(obj)
+
+
+def _clean(obj):
+    """Replace NaN/inf floats by None so that every line is strict JSON."""
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    if isinstance(obj, dict):
+        return {str(k): _clean(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_clean(v) for v in obj]
+    return obj
+
+
+class ResultStore:
+    """Results of many runs in one JSON-lines file.
+
+    Parameters
+    ----------
+    path : str or Path
+        The ``.jsonl`` file; created (with its folder) on the first append.
+    """
+
+    def __init__(self, path):
+        self.path = Path(path)
+
+    def records(self) -> list[dict]:
+        """Every complete record in file order (a truncated last line is skipped)."""
+        if not self.path.exists():
+            return []
+        out = []
+        with self.path.open("r", encoding="utf-8") as fh:
+            for lineno, line in enumerate(fh, 1):
+                line = line.strip()
+                if not line:
+                    continue
+                try:
+                    out.append(json.loads(line))
+                except json.JSONDecodeError:
+                    warnings.warn(
+                        f"{self.path}:{lineno}: ignoring an incomplete record (interrupted write?)",
+                        stacklevel=2,
+                    )
+        return out
+
+    def latest(self) -> dict[str, dict]:
+        """The last record of every run key."""
+        return {rec["key"]: rec for rec in self.records() if "key" in rec}
+
+    def finished_keys(self) -> set[str]:
+        """Keys whose latest record succeeded; resume skips these."""
+        return {key for key, rec in self.latest().items() if rec.get("status") == "ok"}
+
+    def append(self, record: dict) -> None:
+        """Write one record as a line and force it to disk."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        line = json.dumps(_clean(record), default=_json_default, allow_nan=False)
+        needs_newline = self.path.exists() and self.path.stat().st_size > 0 and not self._ends_with_newline()
+        with self.path.open("a", encoding="utf-8") as fh:
+            if needs_newline:
+                fh.write("\n")
+            fh.write(line + "\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+
+    def _ends_with_newline(self) -> bool:
+        with self.path.open("rb") as fh:
+            fh.seek(-1, os.SEEK_END)
+            return fh.read(1) == b"\n"

@@ -1,0 +1,96 @@
+"""Command-line pieces shared by the figure and feature scripts: dataset choice, mdDF fitting."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from .runner import DatasetUnavailable, load
+
+PAPER_DEFAULT_DATASET = "har"  # the mdDF paper's Figures 6-9 use UCI HAR
+FALLBACK_DATASET = "satimage"
+QUICK_DATASET = "digits"  # bundled with scikit-learn: --quick needs no files
+
+
+def add_dataset_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--dataset", default=None,
+        help=f"dataset name (default: {PAPER_DEFAULT_DATASET} as in the paper when its files are present, "
+             f"else {FALLBACK_DATASET}; with --quick: {QUICK_DATASET})",
+    )
+    parser.add_argument("--download", action="store_true", help="let the loader download missing files")
+    parser.add_argument("--data-home", type=Path, default=None, help="folder with the benchmark files (MDDF_DATA)")
+
+
+def add_mddf_arguments(parser: argparse.ArgumentParser, max_layers: int = 10) -> None:
+    parser.add_argument("--seed", type=int, default=0, help="random_state of mdDF (and of sampling)")
+    parser.add_argument("--n-estimators", type=int, default=100, help="trees per forest (paper: 100)")
+    parser.add_argument("--max-layers", type=int, default=max_layers, help="layers grown at most")
+    parser.add_argument("--n-tolerant-layers", type=int, default=None,
+                        help="stop after this many layers without improvement (default: the estimator's)")
+    parser.add_argument("--n-jobs", type=int, default=-1, help="threads (-1: all cores)")
+    parser.add_argument("--quick", action="store_true",
+                        help=f"tiny configuration for a smoke test ({QUICK_DATASET}, 10 trees, 3 layers)")
+    parser.add_argument("--quiet", action="store_true", help="no progress output")
+
+
+def resolve_dataset(args, log=print):
+    """Load the dataset the arguments ask for; the paper's HAR falls back to satimage when absent.
+
+    Returns
+    -------
+    Dataset
+    """
+    import os
+
+    if args.data_home is not None:
+        os.environ["MDDF_DATA"] = str(Path(args.data_home).resolve())
+    if args.dataset:
+        try:
+            return load(args.dataset, download=args.download)
+        except DatasetUnavailable as exc:
+            raise SystemExit(f"dataset {args.dataset} is not available:\n{exc}") from None
+    if getattr(args, "quick", False):
+        return load(QUICK_DATASET)
+    try:
+        return load(PAPER_DEFAULT_DATASET, download=args.download)
+    except DatasetUnavailable as exc:
+        first = " ".join(str(exc).split())[:160]
+        log(f"{PAPER_DEFAULT_DATASET} (the paper's dataset) is not available ({first}...); using {FALLBACK_DATASET}")
+        return load(FALLBACK_DATASET, download=args.download)
+
+
+def mddf_params(args) -> dict:
+    """MDDFClassifier keyword arguments from the shared options (``--quick`` shrinks them)."""
+    params = dict(n_estimators=args.n_estimators, max_layers=args.max_layers, random_state=args.seed,
+                  n_jobs=args.n_jobs)
+    if args.quick:
+        params.update(n_estimators=min(args.n_estimators, 10), max_layers=min(args.max_layers, 3))
+    if args.n_tolerant_layers is not None:
+        params["n_tolerant_layers"] = args.n_tolerant_layers
+    return params
+
+
+def fit_mddf(dataset, params: dict, log=print):
+    """Fit ``MDDFClassifier(**params)`` on the training split; returns ``(model, fit seconds)``."""
+    try:
+        from mddf import MDDFClassifier
+    except ImportError as exc:
+        raise SystemExit(f"mdDF is not available: {exc}") from None
+    model = MDDFClassifier(**params)
+    log(f"fitting mdDF on {dataset.name} ({len(dataset.y_train)} training rows, {params})")
+    t0 = time.perf_counter()
+    model.fit(dataset.X_train, dataset.y_train)
+    seconds = time.perf_counter() - t0
+    log(f"  {model.n_layers_} layers kept ({len(getattr(model, 'train_history_', []))} grown) in {seconds:.1f}s; "
+        f"stop: {getattr(model, 'stop_reason_', '?')}")
+    return model, seconds
+
+
+def logger(args):
+    """``print`` to stderr, or a no-op with ``--quiet``."""
+    if getattr(args, "quiet", False):
+        return lambda *a, **k: None
+    return lambda *a, **k: print(*a, **k, file=sys.stderr)

@@ -1,0 +1,89 @@
+"""Dataset suites of the runner and the evaluation protocol each dataset is used with."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Suite:
+    """A named list of datasets evaluated together in one table.
+
+    Attributes
+    ----------
+    name : str
+    datasets : tuple of str
+        Names accepted by ``datasets.load_dataset``.
+    protocol : {"split", "deepboost"}
+        ``"split"``: fit on the standard training split, report test accuracy.
+        ``"deepboost"``: the DeepBoost paper's 10-fold protocol (``datasets.deepboost_folds``).
+    paper : {"mddf", "deepboost"} or None
+        Whose published numbers are shown next to ours.
+    description : str
+    """
+
+    name: str
+    datasets: tuple
+    protocol: str
+    paper: str | None
+    description: str
+
+
+SUITES = {
+    "default": Suite(
+        "default",
+        ("digits", "breast_cancer", "wine", "iris"),
+        "split",
+        None,
+        "scikit-learn's bundled datasets (no download), stratified 70/30 split",
+    ),
+    "mddf": Suite(
+        "mddf",
+        ("adult", "yeast", "letter", "protein", "har", "sensit", "satimage", "mnist"),
+        "split",
+        "mddf",
+        "the 8 datasets of the mdDF paper's Table 1 on their standard train/test splits",
+    ),
+    "deepboost": Suite(
+        "deepboost",
+        ("breastcancer", "ionosphere", "german", "diabetes", "ocr17", "ocr49"),
+        "deepboost",
+        "deepboost",
+        "the DeepBoost paper's datasets with its 10-fold protocol "
+        "(run i: test fold i, validation fold i+1, train on the other 8)",
+    ),
+}
+
+DEEPBOOST_N_FOLDS = 10
+
+# Image geometry for gcForest's multi-grained scanning, for loaders that do not provide
+# ``Dataset.extra["image_shape"]`` themselves.
+IMAGE_SHAPES = {"digits": (8, 8), "mnist": (28, 28), "fashion-mnist": (28, 28), "ocr17": (28, 28), "ocr49": (28, 28)}
+
+
+def protocol_of(dataset: str) -> str:
+    """Protocol a dataset is evaluated with: the DeepBoost sets use the fold protocol
+    (they come without a test split), every other dataset its train/test split."""
+    return "deepboost" if dataset in SUITES["deepboost"].datasets else "split"
+
+
+def paper_of(dataset: str) -> str | None:
+    """Which paper published results for ``dataset`` (``"mddf"``, ``"deepboost"`` or None)."""
+    for suite in SUITES.values():
+        if suite.paper and dataset in suite.datasets:
+            return suite.paper
+    return None
+
+
+def image_shape_of(dataset) -> tuple | None:
+    """Image shape of a loaded Dataset (from its ``extra`` or :data:`IMAGE_SHAPES`), else None."""
+    shape = (dataset.extra or {}).get("image_shape")
+    if shape is None:
+        shape = IMAGE_SHAPES.get(dataset.name)
+    if shape is None:
+        return None
+    shape = tuple(int(s) for s in shape)
+    n_pixels = 1
+    for s in shape:
+        n_pixels *= s
+    return shape if n_pixels == dataset.X_train.shape[1] else None

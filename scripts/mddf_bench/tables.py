@@ -1,0 +1,224 @@
+"""Result tables laid out like the mdDF paper's Table 2: datasets as rows, methods as columns.
+
+Each table holds our measured columns (mean test accuracy in %, +/- the sample standard
+deviation over seeds, or over seeds x folds for the DeepBoost protocol) followed by the
+published columns. The best value of each row is bold within each group, and the last row is
+each column's average rank over the datasets (rank 1 = most accurate, ties share the mean rank;
+computed over the datasets where the group has at least two values).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy.stats import rankdata
+
+NOT_APPLICABLE = "n/a"
+
+
+@dataclass
+class Cell:
+    mean: float | None = None  # accuracy in percent
+    std: float | None = None
+    n: int = 0
+    text: str | None = None  # replaces the number: "n/a", "error", "skipped", "-"
+
+
+@dataclass
+class Column:
+    label: str
+    group: str  # "ours" or "paper"
+    cells: dict = field(default_factory=dict)  # dataset -> Cell
+
+
+@dataclass
+class Table:
+    title: str
+    datasets: list
+    columns: list
+    notes: list = field(default_factory=list)
+    extra: dict = field(default_factory=dict)  # label -> {dataset: text}, informative columns
+
+    def groups(self):
+        return list(dict.fromkeys(c.group for c in self.columns))
+
+    def best(self, dataset, group) -> set:
+        values = {c.label: c.cells[dataset].mean for c in self.columns
+                  if c.group == group and dataset in c.cells and c.cells[dataset].mean is not None}
+        if not values:
+            return set()
+        top = max(values.values())
+        return {label for label, v in values.items() if np.isclose(v, top, rtol=0, atol=1e-9)}
+
+    def average_ranks(self, group) -> dict:
+        cols = [c for c in self.columns if c.group == group]
+        ranks = {c.label: [] for c in cols}
+        for dataset in self.datasets:
+            present = [c for c in cols if dataset in c.cells and c.cells[dataset].mean is not None]
+            if len(present) < 2:
+                continue
+            r = rankdata([-c.cells[dataset].mean for c in present], method="average")
+            for c, value in zip(present, r):
+                ranks[c.label].append(value)
+        return {label: (float(np.mean(v)) if v else None) for label, v in ranks.items()}
+
+
+def summarize(records, *, fraction=1.0, profile=None, seeds=None) -> dict:
+    """``{(dataset, method): Cell}`` from result records (latest record per key).
+
+    Accuracies are averaged over seeds (and folds); ``std`` is the sample standard deviation
+    (``ddof=1``) when there are at least two values. A cell with failures but no success reads
+    ``"error"``.
+    """
+    latest = {}
+    for rec in records:
+        if "key" in rec and rec.get("method"):
+            latest[rec["key"]] = rec
+    groups: dict = {}
+    for rec in latest.values():
+        if rec.get("fraction", 1.0) != fraction or (profile is not None and rec.get("profile") != profile):
+            continue
+        if seeds is not None and rec.get("seed") not in seeds:
+            continue
+        groups.setdefault((rec["dataset"], rec["method"]), []).append(rec)
+    cells = {}
+    for key, recs in groups.items():
+        accs = [100.0 * r["accuracy"] for r in recs if r.get("status") == "ok"]
+        if accs:
+            std = float(np.std(accs, ddof=1)) if len(accs) > 1 else None
+            cells[key] = Cell(float(np.mean(accs)), std, len(accs))
+        elif any(r.get("status") == "skipped" for r in recs):
+            cells[key] = Cell(text="skipped")
+        else:
+            cells[key] = Cell(text="error")
+    return cells
+
+
+def build_table(title, datasets, methods, cells, *, paper=None, paper_std=None, not_applicable=(),
+                skipped=None, notes=(), extra=None) -> Table:
+    """Assemble a :class:`Table`.
+
+    Parameters
+    ----------
+    title : str
+    datasets, methods : list of str
+        Rows and our columns, in order.
+    cells : dict
+        ``{(dataset, method): Cell}`` from :func:`summarize`.
+    paper : dict, optional
+        ``{column label: {dataset: accuracy %}}`` published numbers.
+    paper_std : dict, optional
+        Matching published standard deviations.
+    not_applicable : iterable of (dataset, method)
+        Cells shown as "n/a" (e.g. binary-only methods on multi-class data).
+    skipped : dict, optional
+        ``{dataset: loader message}`` for datasets whose files are missing.
+    notes : iterable of str
+    extra : dict, optional
+        ``{label: {dataset: text}}`` informative columns placed after ours.
+    """
+    skipped = skipped or {}
+    not_applicable = set(not_applicable)
+    columns = []
+    for method in methods:
+        col = Column(method, "ours")
+        for d in datasets:
+            if d in skipped:
+                col.cells[d] = Cell(text="skipped")
+            elif (d, method) in not_applicable:
+                col.cells[d] = Cell(text=NOT_APPLICABLE)
+            else:
+                col.cells[d] = cells.get((d, method), Cell(text="-"))
+        columns.append(col)
+    for label, values in (paper or {}).items():
+        col = Column(label, "paper")
+        for d in datasets:
+            if d in values:
+                std = (paper_std or {}).get(label, {}).get(d)
+                col.cells[d] = Cell(values[d], std, 1)
+            else:
+                col.cells[d] = Cell(text="-")
+        columns.append(col)
+    all_notes = list(notes)
+    for d, message in skipped.items():
+        if d in datasets:
+            all_notes.append(f"{d}: skipped, {message}")
+    return Table(title, list(datasets), columns, all_notes, dict(extra or {}))
+
+
+def _fmt(cell: Cell, bold: bool, digits: int = 3) -> str:
+    if cell.mean is None:
+        return cell.text or "-"
+    text = f"{cell.mean:.{digits}f}"
+    if bold:
+        text = f"**{text}**"
+    if cell.std is not None:
+        text += f" ± {cell.std:.{digits}f}"
+    return text
+
+
+def to_markdown(table: Table) -> str:
+    """The table as GitHub Markdown with bold best values and the average-rank row."""
+    ours = [c for c in table.columns if c.group == "ours"]
+    paper = [c for c in table.columns if c.group == "paper"]
+    headers = ["Dataset"] + [c.label for c in ours] + list(table.extra) + [c.label for c in paper]
+    lines = [f"### {table.title}", "", "| " + " | ".join(headers) + " |",
+             "|" + "|".join([":---"] + ["---:"] * (len(headers) - 1)) + "|"]
+    for d in table.datasets:
+        best = {g: table.best(d, g) for g in table.groups()}
+        row = [d]
+        row += [_fmt(c.cells[d], c.label in best["ours"]) for c in ours]
+        row += [table.extra[label].get(d, "-") for label in table.extra]
+        row += [_fmt(c.cells[d], c.label in best.get("paper", ())) for c in paper]
+        lines.append("| " + " | ".join(row) + " |")
+    ranks = {g: table.average_ranks(g) for g in table.groups()}
+    rank_row = ["Avg. rank"]
+    for c in ours:
+        r = ranks["ours"].get(c.label)
+        rank_row.append("-" if r is None else f"{r:.3f}")
+    rank_row += [""] * len(table.extra)
+    for c in paper:
+        r = ranks["paper"].get(c.label)
+        rank_row.append("-" if r is None else f"{r:.3f}")
+    lines.append("| " + " | ".join(rank_row) + " |")
+    if table.notes:
+        lines.append("")
+        lines += [f"- {n}" for n in table.notes]
+    return "\n".join(lines) + "\n"
+
+
+def to_csv(table: Table) -> str:
+    """The table as CSV: mean, std and n per column, a "best (ours)" column, the rank row last."""
+    ours = [c for c in table.columns if c.group == "ours"]
+    paper = [c for c in table.columns if c.group == "paper"]
+    header = ["dataset"]
+    for c in ours + paper:
+        header += [c.label, f"{c.label} std", f"{c.label} n"]
+    header += list(table.extra) + ["best (ours)"]
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(header)
+
+    def value(cell):
+        if cell.mean is None:
+            return [cell.text or "", "", 0]
+        return [round(cell.mean, 4), "" if cell.std is None else round(cell.std, 4), cell.n]
+
+    for d in table.datasets:
+        row = [d]
+        for c in ours + paper:
+            row += value(c.cells[d])
+        row += [table.extra[label].get(d, "") for label in table.extra]
+        row.append(";".join(sorted(table.best(d, "ours"))))
+        writer.writerow(row)
+    ranks = {g: table.average_ranks(g) for g in table.groups()}
+    row = ["Avg. rank"]
+    for c in ours + paper:
+        r = ranks[c.group].get(c.label)
+        row += ["" if r is None else round(r, 4), "", ""]
+    row += [""] * len(table.extra) + [""]
+    writer.writerow(row)
+    return buf.getvalue()

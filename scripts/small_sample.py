@@ -1,0 +1,155 @@
+"""Small-sample robustness (the mdDF paper's Figure 6): test accuracy versus training fraction.
+
+Trains random forest, XGBoost, gcForest and mdDF on stratified fractions of the training split
+(``datasets.subsample``: every class keeps at least one row; the test split is unchanged),
+repeated over seeds, and plots the mean test accuracy with standard-deviation error bars.
+Each (fraction, method, seed) is one run of the benchmark runner (``run_one``, fresh worker
+process, resumable ``results.jsonl`` in ``--out``), so random forest and XGBoost get 400 x k
+trees with k = the layers of mdDF on the same fraction and seed.
+
+The paper uses UCI HAR (the default when its files are present, else satimage).
+
+Writes ``small_sample_<dataset>.png/.pdf/.csv`` in ``--out``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from mddf_bench.executor import execute, plan
+from mddf_bench.figures import plt, save_figure, write_rows
+from mddf_bench.methods import default_registry, unavailable_reason
+from mddf_bench.store import ResultStore
+from mddf_bench.studies import add_dataset_arguments, logger, resolve_dataset
+from mddf_bench.suites import protocol_of
+
+DEFAULT_FRACTIONS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0)
+DEFAULT_METHODS = ("RF", "XGBoost", "gcForest", "mdDF")
+
+
+def _fractions(text):
+    values = [float(x) for x in text.split(",") if x.strip()]
+    if not values or any(not 0 < v <= 1 for v in values):
+        raise argparse.ArgumentTypeError(f"fractions must be in (0, 1], got {text!r}")
+    return sorted(set(values))
+
+
+def build_parser():
+    parser = argparse.ArgumentParser(prog="small_sample.py", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_dataset_arguments(parser)
+    parser.add_argument("--fractions", type=_fractions, default=None,
+                        help="comma-separated training fractions (default: 0.01,0.02,0.05,0.1,0.2,0.5,1; "
+                             "with --quick 0.05,0.2,1)")
+    parser.add_argument("--methods", default=",".join(DEFAULT_METHODS), help="comma-separated method names")
+    parser.add_argument("--seeds", type=int, default=3, help="repetitions (seeds 0..N-1)")
+    parser.add_argument("--out", type=Path, default=Path("results/small_sample"),
+                        help="output folder (results.jsonl there makes reruns resume)")
+    parser.add_argument("--n-jobs", type=int, default=-1, help="threads per estimator")
+    parser.add_argument("--workers", type=int, default=1, help="runs executed at the same time")
+    parser.add_argument("--isolation", choices=("process", "inline"), default="process")
+    parser.add_argument("--quick", action="store_true",
+                        help="smoke test: digits, tiny models ('quick' profile), fractions 0.05,0.2,1")
+    parser.add_argument("--quiet", action="store_true", help="no progress output")
+    return parser
+
+
+def summarize(records, dataset, methods, fractions, profile):
+    """Rows ``{method, fraction, n_train, mean, std, n, accuracies}`` per method and fraction."""
+    rows = []
+    latest = {r["key"]: r for r in records if "key" in r}
+    for method in methods:
+        for fraction in fractions:
+            recs = [r for r in latest.values() if r.get("dataset") == dataset and r.get("method") == method
+                    and r.get("fraction") == fraction and r.get("profile") == profile and r.get("status") == "ok"]
+            if not recs:
+                continue
+            acc = np.array([100 * r["accuracy"] for r in recs])
+            rows.append({
+                "dataset": dataset, "method": method, "fraction": fraction,
+                "n_train": int(np.mean([r["n_train"] for r in recs])),
+                "n_train_classes_min": int(min(r["n_train_classes"] for r in recs)),
+                "n_classes": recs[0]["n_classes"],
+                "mean_accuracy": float(acc.mean()), "std_accuracy": float(acc.std(ddof=1)) if len(acc) > 1 else 0.0,
+                "n_seeds": len(acc), "seeds": ";".join(str(r["seed"]) for r in sorted(recs, key=lambda r: r["seed"])),
+            })
+    return rows
+
+
+def plot(rows, dataset, methods):
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    markers = dict(zip(methods, "osD^v<>p*h"))
+    # Methods are drawn slightly apart (about 4% along the log axis) so their error bars do not
+    # hide each other; the CSV has the exact fractions.
+    dodge = dict(zip(methods, 10 ** np.linspace(-0.02, 0.02, len(methods)) if len(methods) > 1 else [1.0]))
+    for method in methods:
+        mine = sorted((r for r in rows if r["method"] == method), key=lambda r: r["fraction"])
+        if not mine:
+            continue
+        ax.errorbar([100 * r["fraction"] * dodge[method] for r in mine], [r["mean_accuracy"] for r in mine],
+                    yerr=[r["std_accuracy"] for r in mine], marker=markers.get(method, "o"), ms=4,
+                    capsize=3, label=method)
+    ax.set_xscale("log")
+    fractions = sorted({r["fraction"] for r in rows})
+    ax.set_xticks([100 * f for f in fractions])
+    ax.set_xticklabels([f"{100 * f:g}" for f in fractions])
+    ax.minorticks_off()
+    ax.set_xlabel("training fraction (%)")
+    ax.set_ylabel("test accuracy (%)")
+    n_seeds = max((r["n_seeds"] for r in rows), default=0)
+    ax.set_title(f"Small training sets on {dataset} (mean ± std over {n_seeds} seed(s))")
+    ax.grid(alpha=0.3)
+    ax.legend(loc="lower right", fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def main(argv=None, registry=None) -> int:
+    args = build_parser().parse_args(argv)
+    log = logger(args)
+    registry = registry or default_registry()
+    profile = "quick" if args.quick else "paper"
+    if args.fractions is None:
+        args.fractions = [0.05, 0.2, 1.0] if args.quick else list(DEFAULT_FRACTIONS)
+    ds = resolve_dataset(args, log)
+    if protocol_of(ds.name) != "split" or not ds.has_test_split:
+        raise SystemExit(f"{ds.name} has no train/test split; the study needs one")
+
+    specs = []
+    for name in [m for m in args.methods.split(",") if m.strip()]:
+        spec = registry.get(name)
+        reason = unavailable_reason(spec)
+        if reason:
+            print(f"left out: {reason}", file=sys.stderr)
+        else:
+            specs.append(spec)
+    if not specs:
+        print("no method is available; nothing to run", file=sys.stderr)
+        return 1
+    specs = [s for s in registry if s in specs]  # registry order: mdDF before RF/XGBoost
+
+    store = ResultStore(args.out / "results.jsonl")
+    tasks = plan([ds.name], specs, range(args.seeds), n_classes={ds.name: ds.n_classes}, profile=profile,
+                 fractions=args.fractions)
+    execute(tasks, store, workers=args.workers, isolation=args.isolation, n_jobs=args.n_jobs,
+            registry=registry, progress=not args.quiet, download=args.download)
+
+    methods = [s.name for s in specs]
+    rows = summarize(store.records(), ds.name, methods, args.fractions, profile)
+    stem = f"small_sample_{ds.name}"
+    written = save_figure(plot(rows, ds.name, methods), args.out, stem)
+    written.append(write_rows(rows, args.out / f"{stem}.csv"))
+    for r in rows:
+        log(f"{r['method']:<9} {100 * r['fraction']:>5g}% ({r['n_train']:>5} rows): "
+            f"{r['mean_accuracy']:.2f} ± {r['std_accuracy']:.2f}")
+    for path in written:
+        print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

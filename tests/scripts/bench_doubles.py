@@ -1,0 +1,54 @@
+"""Test doubles injected into the runner's registry.
+
+They live in an importable module (not in a test function) because the runner ships registry
+entries to spawned worker processes, which import builders by module and name.
+"""
+
+import os
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+
+from mddf_bench.methods import MethodSpec
+
+
+class MajorityCascade(ClassifierMixin, BaseEstimator):
+    """Predicts the majority class and reports a fixed number of layers, like a fitted cascade."""
+
+    def __init__(self, n_estimators=5, forest_types=("rf", "rf"), n_layers=3, random_state=None):
+        self.n_estimators = n_estimators
+        self.forest_types = forest_types
+        self.n_layers = n_layers
+        self.random_state = random_state
+
+    def fit(self, X, y):
+        self.classes_, counts = np.unique(y, return_counts=True)
+        self.majority_ = self.classes_[np.argmax(counts)]
+        self.n_layers_ = self.n_layers
+        return self
+
+    def predict(self, X):
+        return np.full(len(X), self.majority_)
+
+
+class FailingClassifier(ClassifierMixin, BaseEstimator):
+    def fit(self, X, y):
+        raise RuntimeError("deliberate failure for the test")
+
+
+def build_majority_cascade(ctx, **params):
+    return MajorityCascade(**params)
+
+
+def build_failing(ctx, **params):
+    return FailingClassifier()
+
+
+def build_crashing(ctx, **params):
+    os._exit(3)  # the worker process dies without sending a result
+
+
+MAJORITY_AS_MDDF = MethodSpec("mdDF", build_majority_cascade, ("sklearn", "base"), "stand-in cascade")
+FAILING = MethodSpec("Failing", build_failing, ("sklearn", "base"), "always fails to fit")
+CRASHING = MethodSpec("Crashing", build_crashing, ("sklearn", "base"), "kills its worker process")
+UNAVAILABLE = MethodSpec("Missing", build_failing, ("no_such_module_for_tests", "Thing"), "cannot be imported")

@@ -1,0 +1,68 @@
+"""Margins, margin distributions and feature-space compactness used by the figure scripts."""
+
+import numpy as np
+import pytest
+
+from mddf_bench.layers import (class_scores, margin_cdf, margin_ratio, margins, parse_layers, pick_layers,
+                               variance_ratio)
+
+
+def test_margin_is_true_class_score_minus_best_other_normalised():
+    scores = np.array([[0.2, 0.3, 0.5], [0.6, 0.3, 0.1], [1.0, 0.8, 0.2]])
+    y = np.array([2, 1, 0])
+    # the paper's Figure 2 example: [0.2, 0.3, 0.5] with y = 3rd class -> 0.5 - 0.3 = 0.2
+    np.testing.assert_allclose(margins(scores, y), [0.2, -0.3, 0.2])
+    np.testing.assert_allclose(margins(scores, y, scale=2.0), [0.1, -0.15, 0.1])
+    np.testing.assert_allclose(margins(scores, y, scale=np.array([1.0, 2.0, 4.0])), [0.2, -0.15, 0.05])
+
+
+def test_per_forest_features_are_averaged_into_class_scores():
+    per_forest = np.array([[1.0, 0.0, 0.0, 1.0]])  # two forests, two classes
+    np.testing.assert_allclose(class_scores(per_forest, 2), [[0.5, 0.5]])
+    with pytest.raises(ValueError, match="3 classes"):
+        class_scores(per_forest, 3)
+
+
+def test_margin_ratio_and_cdf():
+    m = np.array([0.2, 0.4, 0.6])
+    assert margin_ratio(m) == pytest.approx(np.std(m) / 0.4)
+    np.testing.assert_allclose(margin_cdf(m, np.array([-1.0, 0.2, 0.5, 1.0])), [0, 1 / 3, 2 / 3, 1])
+
+
+def test_variance_ratio_is_small_for_tight_separated_classes():
+    rng = np.random.default_rng(0)
+    labels = np.repeat([0, 1], 200)
+    centres = np.where(labels[:, None] == 0, -5.0, 5.0)
+    tight = centres + 0.1 * rng.standard_normal((400, 2))
+    loose = centres + 10.0 * rng.standard_normal((400, 2))  # S_W ~ 800 * 100, S_B = 400 * 50
+    assert variance_ratio(tight, labels) < 0.01 < 1 < variance_ratio(loose, labels)
+    # exact: two points per class at +-1 around centres -10 and +10 -> S_W = 4, S_B = 400
+    pts = np.array([[-11.0], [-9.0], [9.0], [11.0]])
+    assert variance_ratio(pts, np.array([0, 0, 1, 1])) == pytest.approx(4 / 400)
+
+
+def test_layer_choice():
+    assert pick_layers(1) == [1]
+    assert pick_layers(10) == [1, 4, 7, 10]
+    assert parse_layers("1,last", 6) == [1, 6]
+    assert parse_layers(None, 3) == [1, 2, 3]
+    with pytest.raises(ValueError, match="kept 3 layers"):
+        parse_layers("5", 3)
+
+
+def test_margins_do_not_depend_on_whether_features_are_stored_normalised():
+    from types import SimpleNamespace
+
+    from mddf_bench.layers import oof_layer_margins
+
+    h1 = np.array([[0.7, 0.3], [0.4, 0.6]])
+    h2 = np.array([[0.9, 0.1], [0.2, 0.8]])
+    alphas = [1.0, 3.0]
+    f2 = alphas[0] * h1 + alphas[1] * h2  # additive f_2, rows sum to 4
+    y = np.array([0, 0])
+    stored_raw = SimpleNamespace(classes_=np.array([0, 1]), oof_features_=[h1, f2])
+    stored_normalised = SimpleNamespace(classes_=np.array([0, 1]), oof_features_=[h1, f2 / 4.0])
+    a, b = oof_layer_margins(stored_raw, y), oof_layer_margins(stored_normalised, y)
+    np.testing.assert_allclose(a[0], [0.4, -0.2])
+    np.testing.assert_allclose(a[1], [(0.7 + 2.7 - 0.3 - 0.3) / 4, (0.4 + 0.6 - 0.6 - 2.4) / 4])
+    np.testing.assert_allclose(a[1], b[1])

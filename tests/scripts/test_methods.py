@@ -1,0 +1,71 @@
+"""The registry: lookup, selection, and the papers' search grids."""
+
+import pytest
+
+from mddf_bench.methods import (BuildContext, MLP_ARCHITECTURES, adaboost_grid, build_mddf_no_preconc,
+                                build_mddf_same_forests, build_mddf_stacking, deepboost_grid, default_registry,
+                                mlp_grid, quadboost_grid, unavailable_reason)
+
+PAPER = BuildContext(seed=0, n_jobs=1, profile="paper", n_features=4, n_classes=2)
+
+
+def test_lookup_is_case_insensitive_with_aliases_and_unknown_names_are_listed():
+    registry = default_registry()
+    assert registry.get("random_forest").name == "RF"
+    assert registry.get("xgb").name == "XGBoost"
+    assert registry.get("MDDF").name == "mdDF"
+    with pytest.raises(ValueError, match="unknown method 'nope'; known: mdDF, gcForest, RF"):
+        registry.get("nope")
+
+
+def test_ablation_adds_the_three_table3_structures_after_the_selection():
+    registry = default_registry()
+    names = [s.name for s in registry.select(["mdDF", "RF"], ablation=True)]
+    assert names == ["mdDF", "RF", "mdDF_SF", "mdDF_ST", "mdDF_NP"]
+
+
+def test_table3_variants_change_only_their_structural_parameter():
+    params = {b.__name__: b(PAPER).get_params() for b in
+              (build_mddf_same_forests, build_mddf_stacking, build_mddf_no_preconc)}
+    assert params["build_mddf_same_forests"]["forest_types"] == ("rf",) * 4
+    assert params["build_mddf_stacking"]["input_features"] == "stacking"
+    assert params["build_mddf_no_preconc"]["input_features"] == "raw"
+    assert params["build_mddf_stacking"]["forest_types"] == ("rf", "rf", "crf", "crf")
+    assert all(p["n_estimators"] == 100 and p["random_state"] == 0 for p in params.values())
+
+
+def test_grids_are_the_papers():
+    from baselines.protocols import paper_grid
+
+    ours = {(g["max_depth"], g["lam"], g["beta"]) for g in deepboost_grid(PAPER)}
+    theirs = {(g["max_depth"], g["lam"], g["beta"]) for g in paper_grid(2, "DeepBoost")}
+    assert ours == theirs and len(ours) == 150
+    assert [g["max_depth"] for g in adaboost_grid(PAPER)] == [g["max_depth"] for g in paper_grid(2, "AdaBoost")]
+    assert [g["hidden_layer_sizes"] for g in mlp_grid(PAPER)] == list(MLP_ARCHITECTURES)
+    assert MLP_ARCHITECTURES == ((1024, 512), (16, 8, 8), (70, 50), (50, 30), (30, 20))
+    variants = {g["regularization"] for g in quadboost_grid(PAPER)}
+    assert variants == {"l1", "l2", "linf", None}
+
+
+def test_every_method_is_available_and_builds_a_valid_estimator_for_the_paper_profile():
+    from sklearn.base import clone
+
+    images = BuildContext(seed=0, n_jobs=1, profile="paper", n_features=64, n_classes=10, image_shape=(8, 8))
+    for spec in default_registry():
+        assert unavailable_reason(spec) is None
+        ctx = images if spec.image_only else PAPER
+        grid = spec.grid(ctx) if spec.grid else [{}]
+        for params in grid:
+            clone(spec.build(ctx, **params))  # sklearn-style: parameters stored unchanged
+
+
+def test_gcforest_is_the_cascade_and_scanning_is_opt_in_for_images():
+    registry = default_registry()
+    cascade = registry.get("gcForest").build(PAPER)
+    assert cascade.window_sizes is None and cascade.n_estimators == 100
+    assert "gcForest-MGS" not in [s.name for s in registry.select(None)]
+    images = BuildContext(seed=0, n_jobs=1, profile="paper", n_features=784, n_classes=10, image_shape=(28, 28))
+    mgs = registry.get("gcForest-MGS").build(images)
+    assert tuple(mgs.window_sizes) == (7, 10, 13) and mgs.stride == 2 and tuple(mgs.image_shape) == (28, 28)
+    with pytest.raises(ValueError, match="image dataset"):
+        registry.get("gcForest-MGS").build(PAPER)

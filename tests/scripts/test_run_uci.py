@@ -1,0 +1,259 @@
+"""The benchmark runner: results file, resume, failure isolation, tree budget, skipped datasets."""
+
+import json
+import os
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import bench_doubles
+import run_uci
+from mddf_bench.executor import Task, execute, plan
+from mddf_bench.methods import default_registry
+from mddf_bench.runner import run_one
+from mddf_bench.store import ResultStore
+
+FAST = ["--quick", "--n-jobs", "1", "--quiet"]
+
+
+def read(path):
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def test_no_arguments_means_default_suite_with_every_default_method():
+    args = run_uci.build_parser().parse_args([])
+    assert args.suite is None and args.datasets is None and args.methods is None
+    assert args.seeds == [0] and args.profile == "paper" and args.isolation == "process"
+    names = [s.name for s in default_registry().select(None)]
+    assert names == ["mdDF", "gcForest", "RF", "XGBoost", "MLP", "DeepBoost", "AdaBoost", "QuadBoost"]
+    assert run_uci.SUITES["default"].datasets == ("digits", "breast_cancer", "wine", "iris")
+
+
+def test_seeds_take_a_count_or_a_list():
+    assert run_uci.parse_seeds("3") == [0, 1, 2]
+    assert run_uci.parse_seeds("4,9") == [4, 9]
+    with pytest.raises(Exception, match="seeds"):
+        run_uci.parse_seeds("x")
+
+
+def test_run_writes_one_record_per_run_and_the_tables(tmp_path, capsys):
+    out = tmp_path / "res"
+    run_uci.main(["--datasets", "iris,wine", "--methods", "RF,MLP", "--out", str(out), "--isolation", "inline", *FAST])
+    records = read(out / "results.jsonl")
+    assert sorted((r["dataset"], r["method"]) for r in records) == [
+        ("iris", "MLP"), ("iris", "RF"), ("wine", "MLP"), ("wine", "RF")]
+    for r in records:
+        assert r["status"] == "ok"
+        assert 0.5 < r["accuracy"] <= 1.0
+        assert r["train_seconds"] > 0 and r["predict_seconds"] > 0
+        assert r["peak_rss_mb"] > 10 and r["memory_method"]
+        assert r["versions"]["scikit-learn"] and r["machine"]["n_cpus"] >= 1
+        assert r["n_train"] + r["n_test"] in (150, 178)
+    mlp = next(r for r in records if r["method"] == "MLP")
+    # quick profile: two of the paper's architectures tried on the validation rows
+    assert [c["params"]["hidden_layer_sizes"] for c in mlp["selection"]["candidates"]] == [[70, 50], [50, 30]]
+    assert mlp["params"]["solver"] == "adam" and mlp["n_weights"] > 0
+    rf = next(r for r in records if r["method"] == "RF")
+    assert rf["n_trees"] == rf["n_trees_budget"] == 40 and rf["trees_k_source"].startswith("fallback")
+    assert (out / "table.md").exists() and (out / "table.csv").exists()
+    printed = capsys.readouterr().out
+    assert "| iris |" in printed and "Avg. rank" in printed
+
+
+def test_rerun_skips_finished_runs_and_retries_failed_ones(tmp_path):
+    registry = default_registry()
+    registry.register(bench_doubles.FAILING)
+    out = tmp_path / "res"
+    argv = ["--datasets", "iris", "--methods", "RF,Failing", "--out", str(out), "--isolation", "inline", *FAST]
+    run_uci.main(argv, registry=registry)
+    first = read(out / "results.jsonl")
+    assert {r["method"]: r["status"] for r in first} == {"RF": "ok", "Failing": "error"}
+    run_uci.main(argv, registry=registry)
+    second = read(out / "results.jsonl")
+    # RF was not run again; the failed run was retried (and failed again)
+    assert [r["method"] for r in second[len(first):]] == ["Failing"]
+    assert second[: len(first)] == first
+
+
+def test_a_failing_method_is_recorded_with_its_traceback_and_the_rest_continue(tmp_path):
+    registry = default_registry()
+    registry.register(bench_doubles.FAILING)
+    out = tmp_path / "res"
+    code = run_uci.main(["--datasets", "iris", "--methods", "Failing,RF", "--out", str(out),
+                         "--isolation", "inline", *FAST], registry=registry)
+    assert code == 0
+    records = {r["method"]: r for r in read(out / "results.jsonl")}
+    assert records["Failing"]["status"] == "error"
+    assert "deliberate failure for the test" in records["Failing"]["error"]
+    assert "Traceback" in records["Failing"]["traceback"] and "RuntimeError" in records["Failing"]["traceback"]
+    assert records["RF"]["status"] == "ok"
+    table = (out / "table.md").read_text()
+    assert re.search(r"\| iris \| \*\*[0-9.]+\*\* \| error \|", table)
+
+
+def test_a_crashing_worker_process_costs_only_its_run(tmp_path):
+    registry = default_registry()
+    registry.register(bench_doubles.CRASHING)
+    out = tmp_path / "res"
+    code = run_uci.main(["--datasets", "iris", "--methods", "Crashing,RF", "--out", str(out),
+                         "--isolation", "process", *FAST], registry=registry)
+    assert code == 0
+    records = {r["method"]: r for r in read(out / "results.jsonl")}
+    assert records["Crashing"]["status"] == "error"
+    assert "exited with code 3" in records["Crashing"]["error"]
+    assert records["RF"]["status"] == "ok"
+    # measured in its own fresh worker process, whose OpenMP threads wait passively
+    assert records["RF"]["peak_rss_mb"] > 10 and "high-water mark" in records["RF"]["memory_method"]
+    assert records["RF"]["machine"]["thread_environment"]["OMP_WAIT_POLICY"] in ("PASSIVE", os.environ.get(
+        "OMP_WAIT_POLICY"))
+
+
+def test_unavailable_method_is_left_out_with_the_import_error(tmp_path, capsys):
+    registry = default_registry()
+    registry.register(bench_doubles.UNAVAILABLE)
+    out = tmp_path / "res"
+    run_uci.main(["--datasets", "iris", "--methods", "Missing,RF", "--out", str(out), "--isolation", "inline",
+                  *FAST], registry=registry)
+    err = capsys.readouterr().err
+    assert "left out: Missing is not available" in err and "no_such_module_for_tests" in err
+    assert [r["method"] for r in read(out / "results.jsonl")] == ["RF"]
+
+
+def test_dataset_with_missing_files_is_skipped_with_the_loader_message(tmp_path, no_data, capsys):
+    out = tmp_path / "res"
+    run_uci.main(["--datasets", "har,iris", "--methods", "RF", "--out", str(out), "--isolation", "inline", *FAST])
+    records = read(out / "results.jsonl")
+    har = [r for r in records if r["dataset"] == "har"]
+    assert len(har) == 1 and har[0]["status"] == "skipped" and "is missing" in har[0]["message"]
+    assert [r["status"] for r in records if r["dataset"] == "iris"] == ["ok"]
+    table = (out / "table.md").read_text()
+    assert "| har | skipped |" in table and "har: skipped" in table
+
+
+def test_random_forest_gets_400k_trees_from_the_mddf_run_of_the_same_seed(tmp_path):
+    registry = default_registry()
+    registry.register(bench_doubles.MAJORITY_AS_MDDF, replace=True)  # 5 trees x 2 forests, 3 layers
+    store = ResultStore(tmp_path / "results.jsonl")
+    specs = registry.select(["RF", "mdDF"])
+    tasks = plan(["iris"], specs, [0, 1], n_classes={"iris": 3}, profile="quick")
+    assert [t.method for t in tasks] == ["mdDF", "RF", "mdDF", "RF"]  # mdDF first, whatever the order asked
+    execute(tasks, store, isolation="inline", n_jobs=1, registry=registry, progress=False)
+    rf = [r for r in store.records() if r["method"] == "RF"]
+    assert len(rf) == 2
+    for r in rf:
+        assert r["trees_k"] == 3 and r["trees_per_layer"] == 10 and r["n_trees"] == 30
+        assert f"seed={r['seed']}" in r["trees_k_source"]
+
+
+def test_dependent_run_waits_for_mddf_in_parallel_workers(tmp_path):
+    registry = default_registry()
+    registry.register(bench_doubles.MAJORITY_AS_MDDF, replace=True)
+    store = ResultStore(tmp_path / "results.jsonl")
+    tasks = plan(["iris"], registry.select(["mdDF", "RF"]), [0], n_classes={"iris": 3}, profile="quick")
+    execute(tasks, store, workers=2, isolation="process", n_jobs=1, registry=registry, progress=False)
+    records = store.records()
+    assert [r["method"] for r in records] == ["mdDF", "RF"]
+    assert records[1]["n_trees"] == 30
+
+
+def test_image_only_methods_are_planned_on_image_datasets_only():
+    specs = default_registry().select(["gcForest-MGS"])
+    tasks = plan(["digits", "wine"], specs, [0], n_classes={"digits": 10, "wine": 3},
+                 image_shapes={"digits": (8, 8), "wine": None})
+    assert [t.dataset for t in tasks] == ["digits"]
+
+
+def test_binary_only_methods_are_planned_on_two_class_datasets_only():
+    specs = default_registry().select(["RF", "DeepBoost"])
+    tasks = plan(["iris", "breast_cancer"], specs, [0], n_classes={"iris": 3, "breast_cancer": 2})
+    assert [(t.dataset, t.method) for t in tasks] == [("iris", "RF"), ("breast_cancer", "RF"),
+                                                      ("breast_cancer", "DeepBoost")]
+
+
+def test_deepboost_datasets_are_planned_as_ten_fold_runs():
+    tasks = plan(["german"], default_registry().select(["RF"]), [0], n_classes={"german": 2})
+    assert [t.fold for t in tasks] == list(range(10))
+    assert len({t.key for t in tasks}) == 10
+
+
+def test_run_one_returns_an_error_record_naming_the_problem():
+    wrong_fold = run_one("iris", "RF", 0, fold=3, profile="quick", n_jobs=1)
+    assert wrong_fold["status"] == "error" and "fold" in wrong_fold["error"]
+    unknown = run_one("iris", "NoSuchMethod", 0, profile="quick")
+    assert unknown["status"] == "error" and "unknown method 'NoSuchMethod'" in unknown["error"]
+    binary = run_one("iris", "DeepBoost", 0, profile="quick")
+    assert binary["status"] == "error" and "two-class" in binary["error"]
+
+
+def test_ablation_table_only_with_table3_methods(tmp_path):
+    registry = default_registry()
+    registry.register(bench_doubles.MAJORITY_AS_MDDF, replace=True)
+    out = tmp_path / "res"
+    run_uci.main(["--datasets", "iris", "--methods", "mdDF", "--out", str(out), "--isolation", "inline", *FAST],
+                 registry=registry)
+    assert (out / "table.md").exists() and not (out / "ablation.md").exists()
+
+
+@pytest.mark.parametrize("stop", ["SIGINT", "SIGTERM"])
+def test_interrupted_run_keeps_finished_results_and_resumes(tmp_path, stop):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    out = tmp_path / "res"
+    results = out / "results.jsonl"
+    argv = ["--datasets", "iris,wine", "--methods", "RF,MLP", "--out", str(out), *FAST]
+    script = str(run_uci.__file__)
+    root = str(Path(script).resolve().parents[1])  # as after `pip install -e .`
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])}
+    proc = subprocess.Popen([sys.executable, script, *argv], start_new_session=True, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and not (results.exists() and results.read_text().count("\n") >= 1):
+            time.sleep(0.2)
+        workers = _children(proc.pid)
+        if stop == "SIGINT":
+            os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C: the runner and its worker
+        else:
+            proc.send_signal(signal.SIGTERM)  # kill / a job scheduler: the runner only
+        proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode != 0
+    before = read(results)
+    assert 1 <= len(before) < 4 and all(r["status"] == "ok" for r in before)
+    time.sleep(1)
+    assert workers and not [pid for pid in workers if _alive(pid)]  # no orphaned worker left running
+    run_uci.main([*argv, "--isolation", "inline"])
+    after = read(results)
+    assert after[: len(before)] == before
+    keys = [r["key"] for r in after]
+    assert len(keys) == len(set(keys)) == 4  # nothing run twice, nothing missing
+
+
+def _stat(pid):
+    try:
+        return (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+
+
+def _children(parent_pid):
+    """Live child processes of ``parent_pid`` (its run workers and multiprocessing's tracker)."""
+    out = []
+    for proc_dir in Path("/proc").glob("[0-9]*"):
+        fields = _stat(proc_dir.name)
+        if fields and fields[0] != "Z" and int(fields[1]) == parent_pid:
+            out.append(int(proc_dir.name))
+    return out
+
+
+def _alive(pid):
+    fields = _stat(pid)
+    return fields is not None and fields[0] != "Z"

@@ -1,0 +1,30 @@
+"""Small-sample study: every class survives the smallest fractions; figure and numbers are written."""
+
+import csv
+
+from datasets import load_dataset, subsample
+
+import small_sample
+
+
+def test_fractions_keep_every_class_down_to_one_percent():
+    for name in ("iris", "digits", "wine"):
+        ds = load_dataset(name)
+        for fraction in small_sample.DEFAULT_FRACTIONS:
+            sub = subsample(ds, fraction, random_state=0)
+            assert set(sub.y_train) == set(ds.y_train), (name, fraction)
+
+
+def test_quick_run_writes_figure_and_csv_with_all_classes_present(tmp_path):
+    out = tmp_path / "ss"
+    code = small_sample.main(["--quick", "--dataset", "iris", "--methods", "RF", "--fractions", "0.01,0.5,1",
+                              "--seeds", "2", "--out", str(out), "--isolation", "inline", "--n-jobs", "1",
+                              "--quiet"])
+    assert code == 0
+    for ext in ("png", "pdf", "csv"):
+        assert (out / f"small_sample_iris.{ext}").stat().st_size > 0
+    rows = list(csv.DictReader((out / "small_sample_iris.csv").open()))
+    assert [(r["method"], float(r["fraction"])) for r in rows] == [("RF", 0.01), ("RF", 0.5), ("RF", 1.0)]
+    assert rows[0]["n_train"] == "3"  # 1% of iris's 105 training rows, one per class
+    assert all(r["n_train_classes_min"] == r["n_classes"] == "3" for r in rows)
+    assert all(r["n_seeds"] == "2" for r in rows)

@@ -1,0 +1,45 @@
+"""The JSON-lines results file survives interruptions and keeps the last record of a run."""
+
+import json
+
+import numpy as np
+import pytest
+
+from mddf_bench.store import ResultStore, run_key
+
+
+def test_append_then_read_back_with_numpy_values_and_nan(tmp_path):
+    store = ResultStore(tmp_path / "sub" / "results.jsonl")
+    store.append({"key": "a", "status": "ok", "accuracy": np.float32(0.5), "n": np.int64(3), "x": float("nan")})
+    (rec,) = store.records()
+    assert rec == {"key": "a", "status": "ok", "accuracy": 0.5, "n": 3, "x": None}
+
+
+def test_a_line_cut_short_by_a_crash_is_ignored_and_the_next_record_starts_a_new_line(tmp_path):
+    path = tmp_path / "results.jsonl"
+    store = ResultStore(path)
+    store.append({"key": "a", "status": "ok"})
+    with path.open("a") as fh:
+        fh.write('{"key": "b", "sta')  # interrupted write
+    with pytest.warns(UserWarning, match="incomplete record"):
+        assert [r["key"] for r in store.records()] == ["a"]
+    store.append({"key": "c", "status": "ok"})
+    with pytest.warns(UserWarning):
+        assert [r["key"] for r in store.records()] == ["a", "c"]
+    assert json.loads(path.read_text().splitlines()[-1]) == {"key": "c", "status": "ok"}
+
+
+def test_latest_record_wins_and_only_ok_runs_count_as_finished(tmp_path):
+    store = ResultStore(tmp_path / "r.jsonl")
+    store.append({"key": "a", "status": "error"})
+    store.append({"key": "a", "status": "ok"})
+    store.append({"key": "b", "status": "ok"})
+    store.append({"key": "b", "status": "error"})
+    store.append({"key": "c", "status": "skipped"})
+    assert store.finished_keys() == {"a"}
+
+
+def test_run_keys_distinguish_every_dimension_of_a_run():
+    keys = {run_key("d", "m", 0), run_key("d", "m", 1), run_key("d", "m", 0, fold=2),
+            run_key("d", "m", 0, fraction=0.1), run_key("d", "m", 0, profile="quick"), run_key("e", "m", 0)}
+    assert len(keys) == 6

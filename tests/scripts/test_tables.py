@@ -1,0 +1,92 @@
+"""Table 2-style tables: bold best per group, average-rank row, published numbers alongside."""
+
+import csv
+import io
+
+import pytest
+
+from mddf_bench import paper_results
+from mddf_bench.tables import Cell, build_table, summarize, to_csv, to_markdown
+
+
+def rec(dataset, method, acc, seed=0, status="ok", **kw):
+    r = {"key": f"{dataset}|{method}|seed={seed}|fold=None|fraction=1|profile=paper", "dataset": dataset,
+         "method": method, "seed": seed, "fraction": 1.0, "profile": "paper", "status": status, **kw}
+    if acc is not None:
+        r["accuracy"] = acc
+    return r
+
+
+def test_summarize_averages_seeds_and_keeps_the_last_record_of_a_run():
+    records = [
+        rec("adult", "RF", 0.80, seed=0, status="error"),
+        rec("adult", "RF", 0.85, seed=0),  # the retry of seed 0 replaces the failure
+        rec("adult", "RF", 0.87, seed=1),
+        rec("yeast", "RF", None, seed=0, status="error"),
+    ]
+    cells = summarize(records)
+    assert cells[("adult", "RF")].mean == pytest.approx(86.0)
+    assert cells[("adult", "RF")].std == pytest.approx(1.4142136, rel=1e-6)  # sample std of 85, 87
+    assert cells[("adult", "RF")].n == 2
+    assert cells[("yeast", "RF")].text == "error"
+
+
+def test_markdown_bolds_the_best_of_each_group_and_ends_with_the_rank_row():
+    cells = {("adult", "RF"): Cell(85.0), ("adult", "mdDF"): Cell(86.0),
+             ("yeast", "RF"): Cell(62.0), ("yeast", "mdDF"): Cell(61.0)}
+    table = build_table("t", ["adult", "yeast"], ["RF", "mdDF"], cells, paper=paper_results.mddf_paper_columns())
+    md = to_markdown(table)
+    lines = md.splitlines()
+    header = next(l for l in lines if l.startswith("| Dataset"))
+    assert header.startswith("| Dataset | RF | mdDF | MLP [paper Table 2] | RF [paper Table 2]")
+    adult = next(l for l in lines if l.startswith("| adult"))
+    assert adult.startswith("| adult | 85.000 | **86.000** | 80.597 | 85.818 | 85.904 | 86.276 | **86.560** |")
+    yeast = next(l for l in lines if l.startswith("| yeast"))
+    assert yeast.startswith("| yeast | **62.000** | 61.000 |")
+    rank = lines[lines.index(yeast) + 1]
+    # ours: RF ranks 2 then 1, mdDF 1 then 2; paper: MLP (5+4)/2, RF (4+3)/2, XGBoost (3+5)/2, gcForest 2, mdDF 1
+    assert rank == "| Avg. rank | 1.500 | 1.500 | 4.500 | 3.500 | 4.000 | 2.000 | 1.000 |"
+
+
+def test_ties_are_all_bold_and_share_the_rank():
+    cells = {("iris", "A"): Cell(90.0), ("iris", "B"): Cell(90.0), ("iris", "C"): Cell(80.0)}
+    table = build_table("t", ["iris"], ["A", "B", "C"], cells)
+    md = to_markdown(table)
+    assert "| iris | **90.000** | **90.000** | 80.000 |" in md
+    assert "| Avg. rank | 1.500 | 1.500 | 3.000 |" in md
+
+
+def test_recomputed_paper_ranks_over_the_eight_datasets():
+    paper = paper_results.mddf_paper_columns()
+    table = build_table("t", list(paper_results.MDDF_TABLE2), [], {}, paper=paper)
+    ranks = table.average_ranks("paper")
+    assert [round(ranks[f"{m} [paper Table 2]"], 3) for m in ("MLP", "RF", "XGBoost", "gcForest", "mdDF")] == [
+        3.75, 4.0, 3.875, 2.375, 1.0]
+
+
+def test_deepboost_errors_are_shown_as_accuracies_with_their_std():
+    cols = paper_results.deepboost_paper_columns()
+    std = paper_results.deepboost_paper_std()
+    assert cols["DeepBoost [paper T2]"]["breastcancer"] == pytest.approx(97.57)
+    assert std["DeepBoost [paper T2]"]["breastcancer"] == pytest.approx(0.797)
+    assert cols["AdaBoost-H1 [paper T1]"]["ionosphere"] == pytest.approx(89.86)
+    assert set(cols["LogReg [paper T3]"]) == {"breastcancer", "ionosphere", "german", "diabetes", "ocr17", "ocr49"}
+
+
+def test_not_applicable_skipped_and_missing_cells_are_labelled():
+    cells = {("iris", "RF"): Cell(95.0)}
+    table = build_table("t", ["iris", "har"], ["RF", "DeepBoost", "MLP"], cells,
+                        not_applicable={("iris", "DeepBoost")}, skipped={"har": "har/x.zip is missing"})
+    md = to_markdown(table)
+    assert "| iris | **95.000** | n/a | - |" in md
+    assert "| har | skipped | skipped | skipped |" in md
+    assert "- har: skipped, har/x.zip is missing" in md
+
+
+def test_csv_has_mean_std_n_per_column_the_best_method_and_the_rank_row():
+    cells = {("adult", "RF"): Cell(85.0, 0.5, 3), ("adult", "mdDF"): Cell(86.0, 0.25, 3)}
+    table = build_table("t", ["adult"], ["RF", "mdDF"], cells, extra={"k": {"adult": "6"}})
+    rows = list(csv.reader(io.StringIO(to_csv(table))))
+    assert rows[0] == ["dataset", "RF", "RF std", "RF n", "mdDF", "mdDF std", "mdDF n", "k", "best (ours)"]
+    assert rows[1] == ["adult", "85.0", "0.5", "3", "86.0", "0.25", "3", "6", "mdDF"]
+    assert rows[2][0] == "Avg. rank" and rows[2][1] == "2.0" and rows[2][4] == "1.0"
