@@ -33,8 +33,9 @@ def test_vote_margins_from_out_of_fold_features_agree_with_the_estimators_histor
     assert len(margins) == model.n_layers_
     for m, h in zip(margins, model.train_history_):
         assert np.all((m >= -1 - 1e-9) & (m <= 1 + 1e-9))
-        # a row is classified correctly out of fold exactly when its margin is positive
-        assert np.mean(m > 0) == pytest.approx(h["oof_accuracy"], abs=1e-9)
+        # a positive margin is a correct out-of-fold prediction, a negative one a wrong
+        # one; a margin of 0 is a tie, which argmax may break either way
+        assert np.mean(m > 0) - 1e-9 <= h["oof_accuracy"] <= np.mean(m >= 0) + 1e-9
     # with one layer the vote margin is the estimator's cumulative margin (Algorithm 2, line 6)
     assert margin_ratio(margins[0]) == pytest.approx(model.train_history_[0]["margin_ratio"], rel=1e-6)
 
