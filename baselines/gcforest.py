@@ -221,7 +221,9 @@ class GCForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         -------
         ndarray of float32, shape (n_rows, 4 * n_classes)
             Out-of-fold class vectors of the level's four forests (see
-            :meth:`mddf.MDDFClassifier.fit_transform`).
+            :meth:`mddf.MDDFClassifier.fit_transform`). With
+            ``validation_fraction`` the cascade only has out-of-fold vectors for
+            the rows it trained on, so ``n_rows`` is smaller than ``len(X)``.
         """
         features, y = self._fit_scanner(X, y)
         self.cascade_ = self._make_cascade()

@@ -67,7 +67,8 @@ def _measure(spec):
     result = {"n_train": len(y), "n_test": len(y_test)}
     start = time.perf_counter()
     if spec["method"] == "rf":
-        model = RandomForestClassifier(400, n_jobs=spec["n_jobs"], random_state=seed).fit(X, y)
+        n_trees = spec.get("n_trees", 400)
+        model = RandomForestClassifier(n_trees, n_jobs=spec["n_jobs"], random_state=seed).fit(X, y)
         result["fit_s"] = time.perf_counter() - start
         tic = time.perf_counter()
         result["accuracy"] = float(model.score(X_test, y_test))
@@ -215,6 +216,8 @@ def experiment_scan_budget(args, log):
     if args.quick:
         variants = variants[:2]
     specs = [dict(base, label=f"probe: {name}", params=dict(default, **change)) for name, change in variants]
+    # the probe's own baseline: the same 100-tree forest on the raw pixels
+    specs.insert(0, dict(base, label="probe baseline: RF 100 on raw pixels", method="rf", n_trees=100))
     return _with_reference(specs, dict(base, label="RF 400 fashion (raw pixels)", method="rf"), 1, log)
 
 
