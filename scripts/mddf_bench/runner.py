@@ -145,6 +145,9 @@ def cascade_summary(estimator) -> dict:
     if history:
         out["history"] = [_jsonable_params(dict(h)) for h in history]
         out["n_layers_grown"] = len(history)
+        kept_bytes = [h.get("model_bytes") for h in history[: out["n_layers"]]]
+        if kept_bytes and all(isinstance(b, (int, np.integer)) for b in kept_bytes):
+            out["model_bytes"] = int(sum(kept_bytes))  # what the kept layers' forests occupy
     return out
 
 
@@ -284,6 +287,8 @@ def run_one(
         cascade = cascade_summary(estimator)
         if cascade:
             record["n_layers"] = cascade.pop("n_layers")
+            if "model_bytes" in cascade:
+                record["model_bytes"] = cascade.pop("model_bytes")
             record["cascade"] = cascade
             tpl = _trees_per_layer(estimator)
             if tpl is not None:

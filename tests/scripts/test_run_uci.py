@@ -257,3 +257,14 @@ def _children(parent_pid):
 def _alive(pid):
     fields = _stat(pid)
     return fields is not None and fields[0] != "Z"
+
+
+def test_run_one_records_layers_history_and_size_of_a_real_mddf():
+    record = run_one("wine", "mdDF", 0, profile="quick", n_jobs=1)
+    assert record["status"] == "ok"
+    assert 1 <= record["n_layers"] <= 3 and record["trees_per_layer"] == 40  # quick: 10 trees x 4 forests
+    history = record["cascade"]["history"]
+    assert len(history) == record["cascade"]["n_layers_grown"] >= record["n_layers"]
+    assert {"oof_accuracy", "margin_ratio", "alpha"} <= set(history[0])
+    assert record["model_bytes"] > 0 and len(record["cascade"]["alphas"]) == record["n_layers"]
+    assert record["params"]["forest_types"] == ["rf", "rf", "crf", "crf"]
