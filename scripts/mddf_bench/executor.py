@@ -103,15 +103,19 @@ def _worker(conn, kwargs):
     conn.close()
 
 
-def _crash_record(task: Task, exitcode) -> dict:
-    hint = " (killed by the system, e.g. out of memory)" if exitcode == -9 else ""
+def failure_record(task: Task, error: str, **extra) -> dict:
+    """The ``error`` record of a run that produced no record of its own (its process or worker died)."""
     return {
         "key": task.key, "dataset": task.dataset, "method": task.method, "seed": task.seed,
         "fold": task.fold, "fraction": task.fraction, "profile": task.profile,
-        "protocol": protocol_of(task.dataset), "status": "error",
-        "error": f"worker process exited with code {exitcode} without a result{hint}",
+        "protocol": protocol_of(task.dataset), "status": "error", "error": error, **extra,
         "versions": package_versions(), "machine": machine_info(),
     }
+
+
+def _crash_record(task: Task, exitcode) -> dict:
+    hint = " (killed by the system, e.g. out of memory)" if exitcode == -9 else ""
+    return failure_record(task, f"worker process exited with code {exitcode} without a result{hint}")
 
 
 def describe(record: dict) -> str:
@@ -129,6 +133,84 @@ def describe(record: dict) -> str:
     if status == "skipped":
         return f"skipped: {record.get('message', '')}"
     return f"ERROR {record.get('error', '')}"
+
+
+class RunBook:
+    """What every way of executing runs shares: resume, dependencies, arguments, recording.
+
+    Runs whose latest record in ``store`` is ``ok`` are left out (resume). A run may start once
+    the mdDF run that sets its tree budget is neither pending nor running. Each result is
+    appended to ``store`` the moment it arrives, counted on a tqdm bar and, with ``progress``,
+    described on one line. Used by :func:`execute` (local processes) and by
+    :func:`mddf_bench.cluster.execute_on_cluster` (Dask).
+
+    Parameters
+    ----------
+    tasks : list of Task
+    store : ResultStore
+    n_jobs, registry, download :
+        Passed to every :func:`~.runner.run_one`.
+    progress : bool
+    log : callable
+    """
+
+    def __init__(self, tasks, store: ResultStore, *, n_jobs=-1, registry=None, download=False, progress=True,
+                 log=print):
+        from tqdm.auto import tqdm
+
+        self.store = store
+        self.n_jobs, self.registry, self.download = n_jobs, registry, download
+        self.latest = store.latest()
+        done = {k for k, r in self.latest.items() if r.get("status") == "ok"}
+        self.pending = [t for t in dict.fromkeys(tasks) if t.key not in done]
+        self.running: dict = {}  # task -> (handle of the executor, start time)
+        self.written: list[dict] = []
+        self.bar = tqdm(total=len(self.pending), disable=not progress, unit="run", dynamic_ncols=True,
+                        bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}]")
+        self.say = (lambda text: tqdm.write(text)) if progress and log is print else (log if progress else None)
+        self.interactive = progress and sys.stderr.isatty()
+        if progress and len(self.pending) < len(tasks):
+            self.say(f"resuming: {len(tasks) - len(self.pending)} of {len(tasks)} runs already finished in "
+                     f"{store.path}")
+
+    def next_ready(self) -> Task | None:
+        """The first pending run whose tree-budget run is finished (None if every one waits)."""
+        waiting = {t.key for t in self.pending} | {t.key for t in self.running}
+        return next((t for t in self.pending if t.budget_key is None or t.budget_key not in waiting), None)
+
+    def start(self, task: Task, handle=None) -> None:
+        self.pending.remove(task)
+        self.running[task] = (handle, time.perf_counter())
+
+    def kwargs_for(self, task: Task) -> dict:
+        """Keyword arguments of :func:`~.runner.run_one` for ``task``, with its tree budget."""
+        kwargs = dict(dataset=task.dataset, method=task.method, seed=task.seed, fold=task.fold,
+                      fraction=task.fraction, profile=task.profile, n_jobs=self.n_jobs, registry=self.registry,
+                      download=self.download)
+        budget = self.latest.get(task.budget_key) if task.budget_key else None
+        if budget and budget.get("status") == "ok" and budget.get("n_layers"):
+            kwargs.update(trees_k=int(budget["n_layers"]), trees_per_layer=budget.get("trees_per_layer"),
+                          trees_k_source=f"layers kept by mdDF in run {task.budget_key}")
+        return kwargs
+
+    def finish(self, task: Task, record: dict) -> None:
+        """Append the run's record to the store (the only writer of the file) and report it."""
+        self.running.pop(task, None)
+        self.store.append(record)
+        self.latest[task.key] = record
+        self.written.append(record)
+        self.bar.update(1)
+        if self.say:
+            self.say(f"{task.label}: {describe(record)}")
+
+    def show(self, description: str) -> None:
+        # Redrawing every second only makes sense on a terminal; logs get one line per run.
+        if self.interactive:
+            self.bar.set_description_str(description, refresh=False)
+            self.bar.refresh()
+
+    def close(self) -> None:
+        self.bar.close()
 
 
 def execute(
@@ -174,83 +256,38 @@ def execute(
         raise ValueError(f"isolation must be 'process' or 'inline', got {isolation!r}")
     if workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers}")
-    from tqdm.auto import tqdm
 
-    latest = store.latest()
-    done = {k for k, r in latest.items() if r.get("status") == "ok"}
-    todo = [t for t in dict.fromkeys(tasks) if t.key not in done]
-    written: list[dict] = []
-    bar = tqdm(total=len(todo), disable=not progress, unit="run", dynamic_ncols=True,
-               bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}]")
-    say = (lambda text: tqdm.write(text)) if progress and log is print else (log if progress else None)
-    if progress and len(todo) < len(tasks):
-        say(f"resuming: {len(tasks) - len(todo)} of {len(tasks)} runs already finished in {store.path}")
-
-    pending = list(todo)
-    running: dict = {}  # task -> (process, connection, start time)
-
-    def finish(task, record):
-        store.append(record)
-        latest[task.key] = record
-        written.append(record)
-        bar.update(1)
-        if say:
-            say(f"{task.label}: {describe(record)}")
-
-    def ready(task):
-        key = task.budget_key
-        return key is None or not any(t.key == key for t in pending + list(running))
-
-    def kwargs_for(task):
-        kwargs = dict(dataset=task.dataset, method=task.method, seed=task.seed, fold=task.fold,
-                      fraction=task.fraction, profile=task.profile, n_jobs=n_jobs, registry=registry,
-                      download=download)
-        budget = latest.get(task.budget_key) if task.budget_key else None
-        if budget and budget.get("status") == "ok" and budget.get("n_layers"):
-            kwargs.update(trees_k=int(budget["n_layers"]), trees_per_layer=budget.get("trees_per_layer"),
-                          trees_k_source=f"layers kept by mdDF in run {task.budget_key}")
-        return kwargs
-
-    interactive = progress and sys.stderr.isatty()
-
-    def show_running():
-        # Redrawing every second only makes sense on a terminal; logs get one line per run.
-        if not interactive:
-            return
-        if running:
-            now = time.perf_counter()
-            bar.set_description_str(
-                ", ".join(f"{t.label} ({now - s:.0f}s)" for t, (_, _, s) in running.items()), refresh=False
-            )
-        bar.refresh()
-
+    book = RunBook(tasks, store, n_jobs=n_jobs, registry=registry, download=download, progress=progress, log=log)
     context = multiprocessing.get_context("spawn")
     previous_sigterm = _raise_on_sigterm()
     try:
-        while pending or running:
-            while pending and (isolation == "inline" or len(running) < workers):
-                task = next((t for t in pending if ready(t)), None)
+        while book.pending or book.running:
+            while book.pending and (isolation == "inline" or len(book.running) < workers):
+                task = book.next_ready()
                 if task is None:
                     break
-                pending.remove(task)
                 if isolation == "inline":
-                    bar.set_description_str(task.label)
+                    book.start(task)
+                    book.show(task.label)
                     from .runner import run_one
 
-                    finish(task, run_one(**kwargs_for(task), cache_dataset=True))
+                    book.finish(task, run_one(**book.kwargs_for(task), cache_dataset=True))
                     continue
                 receiver, sender = context.Pipe(duplex=False)
-                process = context.Process(target=_worker, args=(sender, kwargs_for(task)), name=task.label)
+                process = context.Process(target=_worker, args=(sender, book.kwargs_for(task)), name=task.label)
                 with _environment(WORKER_ENVIRONMENT):
                     process.start()
                 sender.close()
-                running[task] = (process, receiver, time.perf_counter())
-            show_running()
-            if not running:
+                book.start(task, (process, receiver))
+            if book.running:
+                now = time.perf_counter()
+                book.show(", ".join(f"{t.label} ({now - s:.0f}s)" for t, (_, s) in book.running.items()))
+            if not book.running:
                 continue
-            waitables = [c for _, c, _ in running.values()] + [p.sentinel for p, _, _ in running.values()]
-            multiprocessing.connection.wait(waitables, timeout=1.0)
-            for task, (process, receiver, _) in list(running.items()):
+            handles = [h for h, _ in book.running.values()]
+            multiprocessing.connection.wait([c for _, c in handles] + [p.sentinel for p, _ in handles],
+                                            timeout=1.0)
+            for task, ((process, receiver), _) in list(book.running.items()):
                 record = None
                 if receiver.poll():
                     try:
@@ -261,17 +298,16 @@ def execute(
                     continue
                 process.join()
                 receiver.close()
-                del running[task]
-                finish(task, record if record is not None else _crash_record(task, process.exitcode))
+                book.finish(task, record if record is not None else _crash_record(task, process.exitcode))
     finally:
-        for process, receiver, _ in running.values():
+        for (process, receiver), _ in book.running.values():
             process.terminate()
             process.join()
             receiver.close()
-        bar.close()
+        book.close()
         if previous_sigterm is not None:
             signal.signal(signal.SIGTERM, previous_sigterm)
-    return written
+    return book.written
 
 
 @contextlib.contextmanager
