@@ -2,15 +2,17 @@
 
 :func:`run_one` is self-contained (plain arguments in, JSON-safe dict out, never raises for a
 failing method) so that runs can be dispatched anywhere: in-process, in a fresh worker process
-(:mod:`.executor`, the default) or, later, on a cluster.
+(:mod:`.executor`, the default) or on a Dask cluster (:mod:`.cluster`).
 """
 
 from __future__ import annotations
 
 import datetime as _dt
+import threading
 import time
 import traceback
 import warnings
+from collections import OrderedDict
 
 import numpy as np
 
@@ -20,7 +22,12 @@ from .protocols import deepboost_run_data, split_run_data
 from .store import run_key
 from .suites import image_shape_of, protocol_of
 
-_DATASET_CACHE: dict[str, object] = {}
+# Datasets kept in a long-lived process (inline execution, Dask workers), most recent last.
+# Runs are planned dataset by dataset, so two entries avoid reloading while keeping memory
+# bounded by the two largest datasets instead of the whole suite.
+DATASET_CACHE_SIZE = 2
+_DATASET_CACHE: OrderedDict[str, object] = OrderedDict()
+_DATASET_CACHE_LOCK = threading.Lock()  # a Dask worker with several threads runs several runs at once
 
 
 class DatasetUnavailable(Exception):
@@ -35,8 +42,11 @@ def load(dataset: str, cache: bool = False, download: bool = False):
     message is kept. Other loader errors (corrupt file, checksum mismatch, unknown name)
     propagate.
     """
-    if cache and dataset in _DATASET_CACHE:
-        return _DATASET_CACHE[dataset]
+    if cache:
+        with _DATASET_CACHE_LOCK:
+            if dataset in _DATASET_CACHE:
+                _DATASET_CACHE.move_to_end(dataset)
+                return _DATASET_CACHE[dataset]
     from datasets import load_dataset
 
     try:
@@ -44,7 +54,10 @@ def load(dataset: str, cache: bool = False, download: bool = False):
     except (FileNotFoundError, ConnectionError) as exc:
         raise DatasetUnavailable(str(exc)) from exc
     if cache:
-        _DATASET_CACHE[dataset] = ds
+        with _DATASET_CACHE_LOCK:
+            _DATASET_CACHE[dataset] = ds
+            while len(_DATASET_CACHE) > DATASET_CACHE_SIZE:
+                _DATASET_CACHE.popitem(last=False)
     return ds
 
 
@@ -197,7 +210,8 @@ def run_one(
     validation_fraction : float
         Held-out share of the training rows for hyper-parameter selection (split protocol).
     cache_dataset : bool
-        Keep loaded datasets in this process (in-process execution).
+        Keep the last ``DATASET_CACHE_SIZE`` loaded datasets in this process (in-process
+        execution, Dask workers).
     download : bool
         Let the loader download missing files (else the run is skipped with its message).
 

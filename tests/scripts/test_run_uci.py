@@ -268,3 +268,16 @@ def test_run_one_records_layers_history_and_size_of_a_real_mddf():
     assert {"oof_accuracy", "margin_ratio", "alpha"} <= set(history[0])
     assert record["model_bytes"] > 0 and len(record["cascade"]["alphas"]) == record["n_layers"]
     assert record["params"]["forest_types"] == ["rf", "rf", "crf", "crf"]
+
+
+def test_a_long_lived_process_keeps_only_the_last_two_datasets(monkeypatch):
+    from mddf_bench import runner
+
+    monkeypatch.setattr(runner, "_DATASET_CACHE", type(runner._DATASET_CACHE)())
+    iris = runner.load("iris", cache=True)
+    assert runner.load("iris", cache=True) is iris  # loaded once
+    runner.load("wine", cache=True)
+    runner.load("iris", cache=True)  # iris is now the most recent
+    runner.load("breast_cancer", cache=True)
+    assert list(runner._DATASET_CACHE) == ["iris", "breast_cancer"]  # wine, least recently used, is gone
+    assert runner.load("iris", cache=True) is iris
