@@ -13,10 +13,14 @@ Examples
     python scripts/run_uci.py --suite mddf --ablation       # ... and Table 3
     python scripts/run_uci.py --suite deepboost             # DeepBoost datasets, 10-fold protocol
     python scripts/run_uci.py --datasets yeast,letter --methods mdDF,RF
+    python scripts/run_uci.py --suite mddf --scheduler tcp://HOST:8786   # on a Dask cluster
+    python scripts/run_uci.py --scheduler local:2           # on 2 local Dask worker processes
 
 Random forest and XGBoost use 400 x k trees, k = the number of layers mdDF kept on the same
 dataset and seed (mdDF runs first; see ``mddf_bench/methods.py``). Each run executes in a fresh
-worker process; its peak memory is that process's peak resident set size.
+worker process; its peak memory is that process's peak resident set size. With ``--scheduler``
+each run is a task on a Dask cluster instead (``mddf_bench/cluster.py``; needs the 'dask' extra);
+results still stream into the same ``results.jsonl``.
 """
 
 from __future__ import annotations
@@ -27,7 +31,8 @@ import sys
 from pathlib import Path
 
 from mddf_bench import paper_results
-from mddf_bench.executor import applicable, execute, plan
+from mddf_bench.cluster import ClusterSetupError, DaskUnavailable, add_scheduler_argument, import_distributed, run_all
+from mddf_bench.executor import applicable, plan
 from mddf_bench.methods import FALLBACK_TREES_K, PROFILES, default_registry, unavailable_reason
 from mddf_bench.runner import DatasetUnavailable, load
 from mddf_bench.store import ResultStore
@@ -71,11 +76,15 @@ def build_parser() -> argparse.ArgumentParser:
                         help="number of seeds (3 = seeds 0,1,2) or a comma list; mean and std are reported")
     parser.add_argument("--out", type=Path, default=None,
                         help="output folder (default: results/<suite>); rerun with it to resume")
-    parser.add_argument("--n-jobs", type=int, default=-1, help="threads per estimator (-1: all cores)")
+    parser.add_argument("--n-jobs", type=int, default=None,
+                        help="threads per estimator (-1: all cores; default -1, or 1 with --scheduler: one run "
+                             "per Dask worker thread)")
     parser.add_argument("--workers", type=int, default=1,
-                        help="runs executed at the same time (default 1, which keeps timings comparable)")
+                        help="runs executed at the same time (default 1, which keeps timings comparable; "
+                             "with --scheduler the cluster's worker threads decide)")
     parser.add_argument("--isolation", choices=("process", "inline"), default="process",
                         help="'process': each run in a fresh worker process (default); 'inline': in this process")
+    add_scheduler_argument(parser)
     parser.add_argument("--profile", choices=PROFILES, default="paper",
                         help="'paper': the papers' configurations; 'quick': tiny models for smoke tests")
     parser.add_argument("--quick", action="store_const", const="quick", dest="profile",
@@ -189,6 +198,14 @@ def main(argv=None, registry=None) -> int:
     if args.list:
         _list(registry)
         return 0
+    if args.scheduler is not None:
+        if args.workers != 1 or args.isolation != "process":
+            parser.error("--workers and --isolation apply to local runs; with --scheduler every run is a task "
+                         "on the cluster, in parallel over its worker threads")
+        try:
+            import_distributed()
+        except DaskUnavailable as exc:
+            parser.error(str(exc))
 
     suite = SUITES[args.suite or "default"]
     datasets = args.datasets or list(suite.datasets)
@@ -240,8 +257,12 @@ def main(argv=None, registry=None) -> int:
 
     tasks = plan(usable, available, args.seeds, n_classes=n_classes, image_shapes=image_shapes,
                  profile=args.profile)
-    execute(tasks, store, workers=args.workers, isolation=args.isolation, n_jobs=args.n_jobs,
-            registry=registry, progress=not args.quiet, download=args.download)
+    try:
+        run_all(tasks, store, scheduler=args.scheduler, workers=args.workers, isolation=args.isolation,
+                n_jobs=args.n_jobs, registry=registry, progress=not args.quiet, download=args.download)
+    except ClusterSetupError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
 
     markdown = write_tables(store.records(), out, datasets, [s.name for s in available], args.seeds,
                             args.profile, n_classes, image_shapes, skipped, registry)

@@ -52,3 +52,14 @@ MAJORITY_AS_MDDF = MethodSpec("mdDF", build_majority_cascade, ("sklearn", "base"
 FAILING = MethodSpec("Failing", build_failing, ("sklearn", "base"), "always fails to fit")
 CRASHING = MethodSpec("Crashing", build_crashing, ("sklearn", "base"), "kills its worker process")
 UNAVAILABLE = MethodSpec("Missing", build_failing, ("no_such_module_for_tests", "Thing"), "cannot be imported")
+
+
+class RunAborted(BaseException):
+    """Not an ``Exception``: escapes run_one's per-run error handling, so the task itself raises."""
+
+
+def build_escaping(ctx, **params):
+    raise RunAborted("deliberate abort that escapes run_one")
+
+
+ESCAPING = MethodSpec("Escaping", build_escaping, ("sklearn", "base"), "raises out of run_one")

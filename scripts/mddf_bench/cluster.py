@@ -1,0 +1,350 @@
+"""Runs on a Dask cluster: ``run_uci.py --scheduler tcp://HOST:8786`` or ``--scheduler local:N``.
+
+Every planned (dataset, method, seed[, fold, fraction]) run becomes one Dask task that calls
+:func:`~.runner.run_one` on a worker. The driver (the process running the script) keeps the
+rest: it submits the runs whose tree budget is known (RF and XGBoost wait for the mdDF run of
+the same seed, as locally), collects results in the order they finish and appends each one to
+``results.jsonl`` through the same :class:`~.executor.RunBook` as the local executor, so the
+file, its resume logic and the tables are unchanged. Only the driver writes the file.
+
+Choices:
+
+- **Data**: workers load each dataset themselves with ``datasets.load_dataset`` from their own
+  ``MDDF_DATA`` (every file is verified against the registry's pinned sha256 on each load, so
+  every worker fits on byte-identical files, or the run fails naming the file) and keep the last
+  two datasets in memory (:data:`~.runner.DATASET_CACHE_SIZE`), so consecutive runs on a
+  dataset do not re-read it. Nothing large travels through the scheduler: a task's arguments
+  are a few names and numbers, its result one JSON-safe dict. Scattering the arrays from the
+  driver instead would send every dataset over the network to every worker and make the
+  driver hold the whole suite.
+- **Threads**: each task runs its estimator with ``n_jobs=1`` by default (one run per worker
+  thread; ``local:N`` starts N single-threaded worker processes). Dask's nanny also sets
+  ``OMP_NUM_THREADS=1`` (and the BLAS equivalents) in its workers.
+- **Failures**: :func:`~.runner.run_one` turns a failing method into an ``error`` record on the
+  worker. A task that raises all the same (e.g. a registry that does not unpickle) is retried
+  ``retries`` times, then recorded as failed. A worker that dies (crash, out-of-memory kill)
+  takes only its running tasks with it: the scheduler reruns them elsewhere, up to its
+  ``distributed.scheduler.allowed-failures`` (1 for ``local:N``, Dask's default 3 otherwise),
+  after which the run is recorded as failed (``KilledWorker``). No run is silently dropped.
+
+Dask is an optional dependency (``pip install "mddf[dask]"``), imported only when a cluster is
+used.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import importlib.util
+import os
+import signal
+import sys
+import traceback
+import uuid
+from dataclasses import dataclass
+
+from .executor import WORKER_ENVIRONMENT, RunBook, Task, _raise_on_sigterm, execute, failure_record
+from .store import ResultStore
+
+INSTALL_HINT = 'pip install "mddf[dask]" (from a checkout: pip install -e ".[dask]")'
+
+#: Times the scheduler of a ``local:N`` cluster reruns a run whose worker died before recording
+#: it as failed: one retry survives a one-off loss, and a run that kills every worker it touches
+#: (out of memory) costs two worker restarts instead of Dask's default four.
+LOCAL_ALLOWED_FAILURES = 1
+
+#: Top-level packages every worker must import: the benchmark code and what it runs.
+WORKER_PACKAGES = ("mddf_bench", "mddf", "baselines", "datasets")
+
+
+class DaskUnavailable(ImportError):
+    """``--scheduler`` was given but Dask's distributed scheduler is not installed."""
+
+
+class ClusterSetupError(RuntimeError):
+    """The scheduler cannot be reached, or its workers cannot import the benchmark code."""
+
+
+class TaskAborted(RuntimeError):
+    """A run ended on its worker with a ``BaseException`` that is not an ``Exception``.
+
+    ``args``: ``(message, traceback text on the worker)``.
+    """
+
+    def __str__(self):
+        return str(self.args[0]) if self.args else ""
+
+
+@dataclass(frozen=True)
+class SchedulerSpec:
+    """Where runs go: a running scheduler's ``address``, or a new local cluster of ``n_workers``."""
+
+    address: str | None = None
+    n_workers: int | None = None
+
+    def __str__(self):
+        return self.address if self.address is not None else f"local:{self.n_workers}"
+
+
+def parse_scheduler(text: str) -> SchedulerSpec:
+    """``"tcp://HOST:8786"`` (any ``scheme://`` address Dask accepts) or ``"local:N"`` / ``"local"``.
+
+    ``local`` alone starts one worker per core.
+    """
+    text = text.strip()
+    if text == "local" or text.startswith("local:"):
+        count = text.partition(":")[2] or str(os.cpu_count() or 1)
+        if not count.isdigit() or int(count) < 1:
+            raise ValueError(f"--scheduler local:N needs a number of workers N >= 1, got {text!r}")
+        return SchedulerSpec(n_workers=int(count))
+    if "://" in text and text.split("://", 1)[1]:
+        return SchedulerSpec(address=text)
+    raise ValueError(f"--scheduler takes a Dask scheduler address such as tcp://HOST:8786, or local:N to start "
+                     f"N local workers; got {text!r}")
+
+
+def _scheduler_type(text):
+    try:
+        return parse_scheduler(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def add_scheduler_argument(parser: argparse.ArgumentParser) -> None:
+    """``--scheduler``, shared by the scripts that execute many runs."""
+    parser.add_argument(
+        "--scheduler", type=_scheduler_type, default=None, metavar="ADDRESS|local:N",
+        help="run every run as a task on a Dask cluster: the address of a running scheduler "
+             "(tcp://HOST:8786) or local:N to start N single-threaded local worker processes; "
+             f"needs the 'dask' extra ({INSTALL_HINT})")
+
+
+def import_distributed():
+    """``distributed``, or :class:`DaskUnavailable` saying what to install."""
+    try:
+        import distributed
+    except ImportError as exc:
+        raise DaskUnavailable(
+            f"--scheduler needs Dask's distributed scheduler, which cannot be imported ({exc}); "
+            f"install it with: {INSTALL_HINT}"
+        ) from exc
+    return distributed
+
+
+@contextlib.contextmanager
+def connect(spec: SchedulerSpec, *, timeout: float = 10.0):
+    """A ``distributed.Client`` for ``spec``, closed on exit (with the cluster it started).
+
+    ``local:N`` starts a ``LocalCluster`` of N worker processes with one thread each, listening on
+    the loopback interface only, without dashboard, whose workers get the local executor's
+    thread environment (passive OpenMP waiting) and whose scheduler records a run as failed after
+    :data:`LOCAL_ALLOWED_FAILURES` worker deaths.
+    """
+    distributed = import_distributed()
+    cluster = None
+    try:
+        if spec.address is None:
+            cluster = distributed.LocalCluster(
+                n_workers=spec.n_workers, threads_per_worker=1, processes=True, host="127.0.0.1",
+                dashboard_address=None, env=dict(WORKER_ENVIRONMENT),
+                scheduler_kwargs={"allowed_failures": LOCAL_ALLOWED_FAILURES},
+            )
+            client = distributed.Client(cluster)
+        else:
+            try:
+                client = distributed.Client(spec.address, timeout=timeout)
+            except (OSError, TimeoutError) as exc:
+                raise ClusterSetupError(f"cannot reach the Dask scheduler at {spec.address}: {exc}") from exc
+        try:
+            yield client
+        finally:
+            client.close()
+    finally:
+        if cluster is not None:
+            cluster.close()
+
+
+def check_workers(client, registry=None) -> dict:
+    """Check that every connected worker finds the packages a run imports.
+
+    Returns
+    -------
+    dict: ``{"workers": n, "threads": total}``.
+
+    Raises
+    ------
+    ClusterSetupError
+        Naming the workers and the packages they lack (the runs would all fail otherwise).
+    """
+    packages = set(WORKER_PACKAGES)
+    for spec in registry or ():
+        packages.add(spec.build.__module__.split(".")[0])
+    missing: dict[str, list[str]] = {}
+    for name in sorted(packages):
+        # A top-level name: find_spec answers None for a missing package instead of raising.
+        for worker, found in client.run(importlib.util.find_spec, name).items():
+            if found is None:
+                missing.setdefault(worker, []).append(name)
+    if missing:
+        lines = "; ".join(f"{w} lacks {', '.join(names)}" for w, names in sorted(missing.items()))
+        raise ClusterSetupError(
+            f"Dask workers cannot import the benchmark code ({lines}). Start every worker from a checkout "
+            f"of this repository with its packages installed ({INSTALL_HINT}) and the checkout's scripts/ "
+            "folder (and any module defining extra methods) on PYTHONPATH."
+        )
+    threads = client.nthreads()
+    return {"workers": len(threads), "threads": sum(threads.values())}
+
+
+def run_on_worker(kwargs: dict) -> dict:
+    """The task body: :func:`~.runner.run_one` with the worker's dataset cache, tagged with the worker."""
+    from distributed import get_worker
+
+    from .runner import run_one
+
+    try:
+        record = run_one(**kwargs, cache_dataset=True)
+    except (Exception, KeyboardInterrupt):
+        raise
+    except BaseException as exc:
+        # run_one records every Exception itself. Anything else (SystemExit from a library, a
+        # custom BaseException) would shut the worker down or, with distributed 2026.8, leave
+        # the driver's as_completed waiting forever; as an ordinary error the scheduler retries
+        # the task and the driver records the run as failed.
+        raise TaskAborted(f"{type(exc).__name__}: {exc}", traceback.format_exc()) from None
+    try:
+        record["worker"] = get_worker().address
+    except ValueError:  # called outside a worker
+        pass
+    return record
+
+
+def _failure(task: Task, future, exc: BaseException, scheduler: str) -> dict:
+    """The ``error`` record of a run whose task raised instead of returning a record."""
+    name = type(exc).__name__
+    if name == "KilledWorker":
+        error = (f"the Dask worker running it died each time it was tried ({name}: {exc}); e.g. out of memory or a "
+                 "crash in native code")
+    elif isinstance(exc, asyncio.CancelledError):
+        error = f"the task was cancelled by the cluster ({name}: {exc})"
+    else:
+        error = f"the task raised on the cluster ({name}: {exc})"
+    extra = {"scheduler": scheduler}
+    if isinstance(exc, TaskAborted) and len(exc.args) > 1:
+        extra["traceback"] = exc.args[1]
+    else:
+        try:
+            tb = future.traceback()
+        except Exception:
+            tb = None
+        if tb is not None:
+            extra["traceback"] = "".join(traceback.format_exception(type(exc), exc, tb))
+    return failure_record(task, error, **extra)
+
+
+def execute_on_cluster(
+    tasks: list[Task],
+    store: ResultStore,
+    client,
+    *,
+    n_jobs: int | None = 1,
+    registry=None,
+    progress: bool = True,
+    log=print,
+    download: bool = False,
+    retries: int = 1,
+) -> list[dict]:
+    """Run every task whose latest record is not ``ok`` on the cluster of ``client``.
+
+    Parameters
+    ----------
+    tasks : list of Task
+    store : ResultStore
+        Finished runs found here are skipped (resume); each result is appended as it arrives.
+    client : distributed.Client
+    n_jobs : int or None
+        Threads of each run's estimator (1: one run per worker thread).
+    registry : Registry, optional
+        Pickled with every task; its builders must be importable on the workers.
+    progress : bool
+        tqdm bar and one line per finished run.
+    log : callable
+    download : bool
+        Let the workers' dataset loaders download missing files.
+    retries : int
+        Extra attempts of a task that raises (worker deaths are counted by the scheduler).
+
+    Returns
+    -------
+    list of dict: the records written in this call.
+    """
+    from distributed import as_completed
+
+    book = RunBook(tasks, store, n_jobs=n_jobs, registry=registry, download=download, progress=progress, log=log)
+    scheduler = client.scheduler.address
+    finished = as_completed()
+    task_of = {}
+
+    def submit_ready():
+        while (task := book.next_ready()) is not None:
+            future = client.submit(run_on_worker, book.kwargs_for(task), key=f"{task.method}-{uuid.uuid4().hex}",
+                                   pure=False, retries=retries)
+            book.start(task, future)
+            task_of[future.key] = task
+            finished.add(future)
+        book.show(f"{len(book.running)} runs on the cluster")
+
+    previous_sigterm = _raise_on_sigterm()
+    try:
+        submit_ready()
+        for future in finished:
+            task = task_of.pop(future.key)
+            try:
+                record = future.result()
+            except (Exception, asyncio.CancelledError) as exc:
+                record = _failure(task, future, exc, scheduler)
+            future.release()
+            book.finish(task, record)
+            submit_ready()
+    finally:
+        # Interrupted: do not leave this sweep's runs queued on a shared cluster.
+        leftover = [future for future, _ in book.running.values()]
+        if leftover:
+            client.cancel(leftover, force=True)
+        book.close()
+        if previous_sigterm is not None:
+            signal.signal(signal.SIGTERM, previous_sigterm)
+    return book.written
+
+
+def run_all(
+    tasks: list[Task],
+    store: ResultStore,
+    *,
+    scheduler: SchedulerSpec | None = None,
+    workers: int = 1,
+    isolation: str = "process",
+    n_jobs: int | None = None,
+    registry=None,
+    progress: bool = True,
+    log=print,
+    download: bool = False,
+) -> list[dict]:
+    """Execute ``tasks`` locally (:func:`~.executor.execute`) or, with ``scheduler``, on a Dask cluster.
+
+    ``n_jobs=None`` means all cores per run locally and one thread per run on a cluster;
+    ``workers`` and ``isolation`` apply to local execution only. The cluster's size is reported
+    on stderr when ``progress`` is on.
+    """
+    if scheduler is None:
+        return execute(tasks, store, workers=workers, isolation=isolation, n_jobs=-1 if n_jobs is None else n_jobs,
+                       registry=registry, progress=progress, log=log, download=download)
+    with connect(scheduler) as client:
+        size = check_workers(client, registry)
+        if progress:
+            waiting = "; runs wait until workers connect" if not size["workers"] else ""
+            print(f"Dask scheduler {client.scheduler.address} ({scheduler}): {size['workers']} workers, "
+                  f"{size['threads']} threads{waiting}", file=sys.stderr)
+        return execute_on_cluster(tasks, store, client, n_jobs=1 if n_jobs is None else n_jobs, registry=registry,
+                                  progress=progress, log=log, download=download)
