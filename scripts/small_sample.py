@@ -4,8 +4,9 @@ Trains random forest, XGBoost, gcForest and mdDF on stratified fractions of the 
 (``datasets.subsample``: every class keeps at least one row; the test split is unchanged),
 repeated over seeds, and plots the mean test accuracy with standard-deviation error bars.
 Each (fraction, method, seed) is one run of the benchmark runner (``run_one``, fresh worker
-process, resumable ``results.jsonl`` in ``--out``), so random forest and XGBoost get 400 x k
-trees with k = the layers of mdDF on the same fraction and seed.
+process, or a task on a Dask cluster with ``--scheduler``; resumable ``results.jsonl`` in
+``--out``), so random forest and XGBoost get 400 x k trees with k = the layers of mdDF on the
+same fraction and seed.
 
 The paper uses UCI HAR (the default when its files are present, else satimage).
 
@@ -20,7 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
-from mddf_bench.executor import execute, plan
+from mddf_bench.cluster import ClusterSetupError, DaskUnavailable, add_scheduler_argument, import_distributed, run_all
+from mddf_bench.executor import plan
 from mddf_bench.figures import plt, save_figure, write_rows
 from mddf_bench.methods import default_registry, unavailable_reason
 from mddf_bench.store import ResultStore
@@ -49,9 +51,11 @@ def build_parser():
     parser.add_argument("--seeds", type=int, default=3, help="repetitions (seeds 0..N-1)")
     parser.add_argument("--out", type=Path, default=Path("results/small_sample"),
                         help="output folder (results.jsonl there makes reruns resume)")
-    parser.add_argument("--n-jobs", type=int, default=-1, help="threads per estimator")
-    parser.add_argument("--workers", type=int, default=1, help="runs executed at the same time")
+    parser.add_argument("--n-jobs", type=int, default=None,
+                        help="threads per estimator (default: all cores, or 1 with --scheduler)")
+    parser.add_argument("--workers", type=int, default=1, help="runs executed at the same time (local runs)")
     parser.add_argument("--isolation", choices=("process", "inline"), default="process")
+    add_scheduler_argument(parser)
     parser.add_argument("--quick", action="store_true",
                         help="smoke test: digits, tiny models ('quick' profile), fractions 0.05,0.2,1")
     parser.add_argument("--quiet", action="store_true", help="no progress output")
@@ -109,7 +113,16 @@ def plot(rows, dataset, methods):
 
 
 def main(argv=None, registry=None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.scheduler is not None:
+        if args.workers != 1 or args.isolation != "process":
+            parser.error("--workers and --isolation apply to local runs; with --scheduler every run is a task "
+                         "on the cluster")
+        try:
+            import_distributed()
+        except DaskUnavailable as exc:
+            parser.error(str(exc))
     log = logger(args)
     registry = registry or default_registry()
     profile = "quick" if args.quick else "paper"
@@ -135,8 +148,12 @@ def main(argv=None, registry=None) -> int:
     store = ResultStore(args.out / "results.jsonl")
     tasks = plan([ds.name], specs, range(args.seeds), n_classes={ds.name: ds.n_classes}, profile=profile,
                  fractions=args.fractions)
-    execute(tasks, store, workers=args.workers, isolation=args.isolation, n_jobs=args.n_jobs,
-            registry=registry, progress=not args.quiet, download=args.download)
+    try:
+        run_all(tasks, store, scheduler=args.scheduler, workers=args.workers, isolation=args.isolation,
+                n_jobs=args.n_jobs, registry=registry, progress=not args.quiet, download=args.download)
+    except ClusterSetupError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
 
     methods = [s.name for s in specs]
     rows = summarize(store.records(), ds.name, methods, args.fractions, profile)

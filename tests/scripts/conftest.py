@@ -1,5 +1,6 @@
-"""Make ``scripts/`` importable (``mddf_bench`` and the scripts' ``main``) and point the dataset
-loaders at temporary folders so that tests never read a user's cache or download anything."""
+"""Make ``scripts/`` importable (``mddf_bench`` and the scripts' ``main``), point the dataset
+loaders at temporary folders so that tests never read a user's cache or download anything, and
+serve a small loopback Dask cluster to the modules that ask for one."""
 
 import sys
 from pathlib import Path
@@ -21,3 +22,12 @@ def no_data(tmp_path, monkeypatch):
     monkeypatch.setenv("MDDF_DATA", str(empty))
     monkeypatch.setenv("MDDF_CACHE", str(tmp_path / "cache"))
     return empty
+
+
+@pytest.fixture(scope="module")
+def scheduler():
+    """Address of a two-worker LocalCluster that records a run as failed after one worker death."""
+    distributed = pytest.importorskip("distributed")  # in the 'test' extra: CI always runs these tests
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                  dashboard_address=None, scheduler_kwargs={"allowed_failures": 1}) as cluster:
+        yield cluster.scheduler_address

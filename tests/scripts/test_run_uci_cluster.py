@@ -1,7 +1,7 @@
 """The benchmark runner on a Dask cluster (``--scheduler``): same results as locally, failures recorded.
 
 A real ``distributed.LocalCluster`` with two single-threaded worker processes on the loopback
-interface serves the module; ``--scheduler local:2`` starts the runner's own.
+interface serves the module (``scheduler`` fixture); ``--scheduler local:2`` starts the runner's own.
 """
 
 import json
@@ -28,15 +28,6 @@ SCRIPTS = Path(run_uci.__file__).resolve().parent
 
 def read(path):
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-
-
-@pytest.fixture(scope="module")
-def scheduler():
-    """Address of a two-worker LocalCluster that records a run as failed after one worker death."""
-    distributed = pytest.importorskip("distributed")  # in the 'test' extra: CI always runs these tests
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                  dashboard_address=None, scheduler_kwargs={"allowed_failures": 1}) as cluster:
-        yield cluster.scheduler_address
 
 
 def test_scheduler_takes_an_address_or_a_local_worker_count():

@@ -28,3 +28,13 @@ def test_quick_run_writes_figure_and_csv_with_all_classes_present(tmp_path):
     assert rows[0]["n_train"] == "3"  # 1% of iris's 105 training rows, one per class
     assert all(r["n_train_classes_min"] == r["n_classes"] == "3" for r in rows)
     assert all(r["n_seeds"] == "2" for r in rows)
+
+
+def test_study_on_a_dask_cluster_gives_the_local_numbers(tmp_path, scheduler):
+    argv = ["--quick", "--dataset", "iris", "--methods", "mdDF,RF", "--fractions", "0.2,1", "--seeds", "2",
+            "--quiet"]
+    assert small_sample.main([*argv, "--out", str(tmp_path / "local"), "--isolation", "inline", "--n-jobs", "1"]) == 0
+    assert small_sample.main([*argv, "--out", str(tmp_path / "cluster"), "--scheduler", scheduler]) == 0
+    local = (tmp_path / "local" / "small_sample_iris.csv").read_text()
+    assert (tmp_path / "cluster" / "small_sample_iris.csv").read_text() == local
+    assert local.count("\n") == 5  # header + 2 methods x 2 fractions
