@@ -1,0 +1,56 @@
+"""One mdDF fit spread over a Dask cluster through joblib's Dask backend, bit-identical to a local fit.
+
+A real ``distributed.LocalCluster`` with two single-threaded worker processes on the loopback
+interface; ``joblib.parallel_config(backend="dask")`` sends the block's fold x forest fits and
+its predictions there even though ``ForestBlock`` asks joblib for threads (``prefer`` is only a
+hint, an explicitly configured backend wins).
+"""
+
+import joblib
+import numpy as np
+import pytest
+from sklearn.datasets import make_classification
+
+from mddf import MDDFClassifier
+
+
+@pytest.fixture(scope="module")
+def client():
+    distributed = pytest.importorskip("distributed")  # in the 'test' extra: CI always runs these tests
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                  dashboard_address=None) as cluster, distributed.Client(cluster) as client:
+        yield client
+
+
+@pytest.fixture(scope="module")
+def data():
+    X, y = make_classification(n_samples=240, n_features=12, n_informative=6, n_classes=3, random_state=0)
+    return X[:180], y[:180], X[180:]
+
+
+@pytest.mark.parametrize("class_vectors", ["kfold", "oob"])
+def test_fit_on_the_cluster_is_bit_identical_to_the_local_fit(client, data, class_vectors):
+    from distributed import get_task_stream
+
+    X, y, X_new = data
+    params = dict(n_estimators=8, max_layers=3, n_tolerant_layers=3, class_vectors=class_vectors,
+                  n_jobs=-1, random_state=7)
+    local = MDDFClassifier(**params).fit(X, y)
+
+    with joblib.parallel_config(backend="dask"), get_task_stream(client) as stream:
+        remote = MDDFClassifier(**params).fit(X, y)
+        remote_proba = remote.predict_proba(X_new)
+
+    tasks = stream.data
+    functions = {t["key"].split("-")[0] for t in tasks}
+    fit_task = "_fit_fold_forest" if class_vectors == "kfold" else "_fit_oob_forest"
+    assert any(fit_task in f for f in functions), functions  # joblib names its batches after the function
+    assert any("_predict_one" in f for f in functions), functions
+    assert {t["worker"] for t in tasks} == set(client.scheduler_info()["workers"])  # both workers worked
+
+    assert len(remote.train_history_) == len(local.train_history_) == 3  # n_tolerant_layers: all 3 grown
+    assert remote.n_layers_ == local.n_layers_
+    np.testing.assert_array_equal(remote.alphas_, local.alphas_)
+    assert [h["oof_accuracy"] for h in remote.train_history_] == [h["oof_accuracy"] for h in local.train_history_]
+    np.testing.assert_array_equal(remote_proba, local.predict_proba(X_new))
+    np.testing.assert_array_equal(remote.predict(X_new), local.predict(X_new))
