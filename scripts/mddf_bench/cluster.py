@@ -166,7 +166,10 @@ def connect(spec: SchedulerSpec, *, timeout: float = 10.0):
 
 
 def check_workers(client, registry=None) -> dict:
-    """Check that every connected worker finds the packages a run imports.
+    """Check that the scheduler and every connected worker find the packages a run imports.
+
+    The workers run the tasks; the scheduler unpickles every task too (distributed 2024 and
+    later), so both need the benchmark code and the registry's modules.
 
     Returns
     -------
@@ -175,7 +178,7 @@ def check_workers(client, registry=None) -> dict:
     Raises
     ------
     ClusterSetupError
-        Naming the workers and the packages they lack (the runs would all fail otherwise).
+        Naming the processes and the packages they lack (the runs would all fail otherwise).
     """
     packages = set(WORKER_PACKAGES)
     for spec in registry or ():
@@ -183,15 +186,17 @@ def check_workers(client, registry=None) -> dict:
     missing: dict[str, list[str]] = {}
     for name in sorted(packages):
         # A top-level name: find_spec answers None for a missing package instead of raising.
-        for worker, found in client.run(importlib.util.find_spec, name).items():
-            if found is None:
-                missing.setdefault(worker, []).append(name)
+        found = {f"scheduler {client.scheduler.address}": client.run_on_scheduler(importlib.util.find_spec, name)}
+        found.update((f"worker {w}", spec) for w, spec in client.run(importlib.util.find_spec, name).items())
+        for process, spec in found.items():
+            if spec is None:
+                missing.setdefault(process, []).append(name)
     if missing:
-        lines = "; ".join(f"{w} lacks {', '.join(names)}" for w, names in sorted(missing.items()))
+        lines = "; ".join(f"{p} lacks {', '.join(names)}" for p, names in sorted(missing.items()))
         raise ClusterSetupError(
-            f"Dask workers cannot import the benchmark code ({lines}). Start every worker from a checkout "
-            f"of this repository with its packages installed ({INSTALL_HINT}) and the checkout's scripts/ "
-            "folder (and any module defining extra methods) on PYTHONPATH."
+            f"the Dask cluster cannot import the benchmark code ({lines}). Start the scheduler and every "
+            "worker from a checkout of this repository at the driver's commit, after `pip install -e \".[dask]\"` "
+            "in it, with the checkout's scripts/ folder (and any module defining extra methods) on PYTHONPATH."
         )
     threads = client.nthreads()
     return {"workers": len(threads), "threads": sum(threads.values())}

@@ -151,3 +151,47 @@ def test_the_runner_and_the_estimators_import_without_dask():
     out = subprocess.run([sys.executable, "-c", code, str(SCRIPTS)], capture_output=True, text=True, check=True,
                          cwd=SCRIPTS.parent)
     assert out.stdout.strip() == "[]"
+
+
+def test_interrupted_cluster_sweep_cancels_its_queued_runs_and_resumes(tmp_path, scheduler):
+    import os
+    import signal
+    import time
+
+    import distributed
+
+    out = tmp_path / "res"
+    results = out / "results.jsonl"
+    argv = ["--datasets", "digits", "--methods", "mdDF", "--seeds", "6", "--out", str(out), *QUICK]
+    root = str(SCRIPTS.parent)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])}
+    proc = subprocess.Popen([sys.executable, str(SCRIPTS / "run_uci.py"), *argv, "--scheduler", scheduler], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not (results.exists() and results.read_text().count("\n") >= 1):
+            time.sleep(0.1)
+        proc.send_signal(signal.SIGINT)  # Ctrl-C
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode != 0
+    before = read(results)
+    assert 1 <= len(before) < 6 and all(r["status"] == "ok" for r in before)
+
+    with distributed.Client(scheduler) as client:  # the driver's runs are no longer queued on the cluster
+        deadline = time.monotonic() + 20
+        while client.run_on_scheduler(_n_tasks) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert client.run_on_scheduler(_n_tasks) == 0
+
+    assert run_uci.main([*argv, "--scheduler", scheduler]) == 0
+    after = read(results)
+    assert after[: len(before)] == before
+    keys = [r["key"] for r in after]
+    assert len(keys) == len(set(keys)) == 6  # nothing run twice, nothing missing
+
+
+def _n_tasks(dask_scheduler):
+    return len(dask_scheduler.tasks)
