@@ -54,7 +54,7 @@ INSTALL_HINT = 'pip install "mddf[dask]" (from a checkout: pip install -e ".[das
 #: (out of memory) costs two worker restarts instead of Dask's default four.
 LOCAL_ALLOWED_FAILURES = 1
 
-#: Top-level packages every worker must import: the benchmark code and what it runs.
+#: Top-level packages the scheduler and every worker must import: the benchmark code and what it runs.
 WORKER_PACKAGES = ("mddf_bench", "mddf", "baselines", "datasets")
 
 
