@@ -54,6 +54,11 @@ INSTALL_HINT = 'pip install "mddf[dask]" (from a checkout: pip install -e ".[das
 #: (out of memory) costs two worker restarts instead of Dask's default four.
 LOCAL_ALLOWED_FAILURES = 1
 
+#: Where a ``local:N`` scheduler serves its HTTP endpoint (status, dashboard when bokeh is
+#: installed): Dask starts it even with ``dashboard_address=None``, then on port 8787, which
+#: collides with any other Dask cluster on the machine.
+LOOPBACK_ANY_PORT = "127.0.0.1:0"
+
 #: Top-level packages the scheduler and every worker must import: the benchmark code and what it runs.
 WORKER_PACKAGES = ("mddf_bench", "mddf", "baselines", "datasets")
 
@@ -137,9 +142,9 @@ def connect(spec: SchedulerSpec, *, timeout: float = 10.0):
     """A ``distributed.Client`` for ``spec``, closed on exit (with the cluster it started).
 
     ``local:N`` starts a ``LocalCluster`` of N worker processes with one thread each, listening on
-    the loopback interface only, without dashboard, whose workers get the local executor's
-    thread environment (passive OpenMP waiting) and whose scheduler records a run as failed after
-    :data:`LOCAL_ALLOWED_FAILURES` worker deaths.
+    the loopback interface only (its HTTP endpoint too, on a free port), whose workers get the
+    local executor's thread environment (passive OpenMP waiting) and whose scheduler records a
+    run as failed after :data:`LOCAL_ALLOWED_FAILURES` worker deaths.
     """
     distributed = import_distributed()
     cluster = None
@@ -147,7 +152,7 @@ def connect(spec: SchedulerSpec, *, timeout: float = 10.0):
         if spec.address is None:
             cluster = distributed.LocalCluster(
                 n_workers=spec.n_workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-                dashboard_address=None, env=dict(WORKER_ENVIRONMENT),
+                dashboard_address=LOOPBACK_ANY_PORT, env=dict(WORKER_ENVIRONMENT),
                 scheduler_kwargs={"allowed_failures": LOCAL_ALLOWED_FAILURES},
             )
             client = distributed.Client(cluster)

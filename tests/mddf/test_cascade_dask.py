@@ -18,7 +18,7 @@ from mddf import MDDFClassifier
 def client():
     distributed = pytest.importorskip("distributed")  # in the 'test' extra: CI always runs these tests
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                  dashboard_address=None) as cluster, distributed.Client(cluster) as client:
+                                  dashboard_address="127.0.0.1:0") as cluster, distributed.Client(cluster) as client:
         yield client
 
 
