@@ -119,7 +119,8 @@ class ForestBlock:
         need each row's identity, so ``class_vectors="oob"`` always uses sample weights.
     n_jobs : int or None
         Forest fits run in parallel through joblib (threads: scikit-learn's tree
-        building releases the GIL, and threads share the data instead of copying it).
+        building releases the GIL, and threads share the data instead of copying it),
+        or on whatever backend ``joblib.parallel_config`` selects (e.g. ``"dask"``).
 
     Attributes
     ----------
@@ -158,6 +159,8 @@ class ForestBlock:
         n = len(y)
         n_forests = len(self.forest_types)
         uniform = np.ptp(distribution) == 0
+        # prefer="threads" is only joblib's default: a backend set with joblib.parallel_config
+        # (e.g. "dask") takes precedence, so do not turn it into backend="threading".
         parallel = Parallel(n_jobs=self.n_jobs, prefer="threads")
         oof = np.zeros((n, n_forests, n_classes))
         if self.class_vectors == "oob":

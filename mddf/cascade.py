@@ -114,7 +114,10 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         rows (the paper's "re-sample a training set with the distribution D_t")
         or sample weights. ``class_vectors="oob"`` always uses sample weights.
     n_jobs : int or None, default=None
-        Parallel forest fits and predictions (joblib). Results do not depend on it.
+        Parallel forest fits and predictions (joblib threads). Results do not depend on
+        it. Under ``joblib.parallel_config(backend="dask")`` the fits and predictions run
+        on the Dask cluster instead, with bit-identical results (every seed is drawn
+        before dispatch).
     random_state : int, RandomState or None, default=None
     verbose : int, default=0
         1 prints one line per layer.
