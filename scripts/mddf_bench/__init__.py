@@ -8,6 +8,7 @@ The scripts (``run_uci.py``, ``small_sample.py``, ``plot_layers.py``, ``plot_tsn
 - :mod:`.protocols`   train/validation/test splits of one run
 - :mod:`.runner`      :func:`~.runner.run_one`, the execution of one (dataset, method, seed) run
 - :mod:`.executor`    dependency-aware dispatch of many runs, one fresh process each
+- :mod:`.cluster`     the same dispatch on a Dask cluster (``--scheduler``; optional ``dask`` extra)
 - :mod:`.store`       the append-only JSON-lines results file (resume, crash safety)
 - :mod:`.tables`      Table 2/3-style Markdown and CSV tables with the published numbers
 - :mod:`.paper_results` the numbers published in the mdDF and DeepBoost papers
