@@ -7,8 +7,6 @@ gives new rows the average over its fold models.
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-
 import numpy as np
 from sklearn.utils.parallel import Parallel, delayed
 from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
@@ -41,13 +39,88 @@ def make_forest(kind, n_estimators, max_depth, random_state):
     raise ValueError(f"unknown forest type {kind!r}; expected one of {FOREST_TYPES}")
 
 
+_MAX_SEED = np.iinfo(np.int32).max
+
+
+def _grow_forest(kind, n_estimators, max_depth, seed, X, y, rows, weight, n_classes, bootstrap, predict_rows):
+    """Grow one forest tree by tree on the rows ``rows`` of the shared layer input.
+
+    Each tree is fitted on the whole of ``X`` with a sample weight that is zero
+    outside its training rows (scikit-learn's tree builder drops zero-weight rows
+    before splitting), so no fold or bootstrap copy of the data is ever made, and
+    it is compacted at once, so at most one full scikit-learn tree is alive per
+    worker. The trees are the ones ``make_forest`` builds (same tree classes, same
+    ``max_features``); random forests bootstrap, as ``RandomForestClassifier`` does.
+
+    Parameters
+    ----------
+    rows : ndarray of int
+        Training rows of the forest, repeated rows counted as many times (a
+        weighted resample of a fold).
+    weight : ndarray (n,) or None
+        Per-row weight multiplying the row counts (D_t in ``sample_weight`` mode).
+    bootstrap : bool
+        Each tree draws ``len(rows)`` rows uniformly with replacement from ``rows``.
+        Uniform, unlike scikit-learn >= 1.8 forests, which draw the bootstrap in
+        proportion to ``sample_weight`` (see :func:`_fit_oob_forest` for why that
+        matters).
+    predict_rows : ndarray of int, or "oob"
+        Rows whose class vectors are returned: the held-out fold, or ``"oob"`` for
+        each row's mean over the trees whose bootstrap left it out.
+
+    Returns
+    -------
+    (CompactForest, ndarray of float64 (len(predict_rows) or n, n_classes))
+    """
+    if kind not in FOREST_TYPES:
+        raise ValueError(f"unknown forest type {kind!r}; expected one of {FOREST_TYPES}")
+    tree_class = DecisionTreeClassifier if kind == "rf" else ExtraTreeClassifier
+    max_features = "sqrt" if kind == "rf" else 1  # as in make_forest
+    rng = np.random.RandomState(seed)
+    n = len(y)
+    base_counts = np.bincount(rows, minlength=n).astype(np.float64)
+    oob = isinstance(predict_rows, str)
+    if oob:
+        proba_sum = np.zeros((n, n_classes))
+        proba_count = np.zeros(n)
+    else:
+        X_pred = X[predict_rows]
+        proba_sum = np.zeros((len(predict_rows), n_classes))
+    compact = CompactForest.growing(n_classes, X.shape[1])
+    for _ in range(n_estimators):
+        tree_seed = rng.randint(_MAX_SEED)
+        if bootstrap:
+            counts = np.bincount(rows[rng.randint(0, len(rows), len(rows))], minlength=n).astype(np.float64)
+        else:
+            counts = base_counts
+        tree = tree_class(max_features=max_features, max_depth=max_depth, random_state=tree_seed)
+        # check_input=False: X is validated once per layer (float32), not once per tree
+        tree.fit(X, y, sample_weight=counts if weight is None else counts * weight, check_input=False)
+        classes = tree.classes_.astype(np.intp)
+        if oob:
+            out = np.flatnonzero(counts == 0)
+            if len(out):
+                proba_sum[np.ix_(out, classes)] += tree.predict_proba(X[out], check_input=False)
+                proba_count[out] += 1
+        else:
+            proba_sum[:, classes] += tree.predict_proba(X_pred, check_input=False)
+        compact.add_tree(tree, classes)
+        del tree
+    compact.finish()
+    if not oob:
+        return compact, proba_sum / n_estimators
+    seen = proba_count > 0
+    proba = np.full((n, n_classes), 1.0 / n_classes)  # a row in every bootstrap (~0.37^n_estimators) stays uninformative
+    proba[seen] = proba_sum[seen] / proba_count[seen, None]
+    return compact, proba
+
+
 def _fit_fold_forest(kind, n_estimators, max_depth, seed, X, y, fit_rows, heldout_rows, weight, n_classes):
     """Fit one forest on ``fit_rows`` and predict the held-out rows (runs in a worker)."""
-    forest = make_forest(kind, n_estimators, max_depth, seed)
-    forest.fit(X[fit_rows], y[fit_rows], sample_weight=weight)
-    compact = CompactForest(forest, n_classes)
-    del forest
-    return compact, compact.predict_proba(X[heldout_rows])
+    return _grow_forest(
+        kind, n_estimators, max_depth, seed, X, y, fit_rows, weight, n_classes,
+        bootstrap=kind == "rf", predict_rows=heldout_rows,
+    )
 
 
 def _fit_oob_forest(kind, n_estimators, max_depth, seed, X, y, weight, n_classes):
@@ -61,29 +134,10 @@ def _fit_oob_forest(kind, n_estimators, max_depth, seed, X, y, weight, n_classes
     (measured on adult: out-of-bag accuracy 0.94 against 0.85 on test). Uniform
     bootstrap keeps out-of-bag membership independent of the labels.
     """
-    if kind not in FOREST_TYPES:
-        raise ValueError(f"unknown forest type {kind!r}; expected one of {FOREST_TYPES}")
-    tree_class = DecisionTreeClassifier if kind == "rf" else ExtraTreeClassifier
-    max_features = "sqrt" if kind == "rf" else 1  # as in make_forest
-    rng = np.random.RandomState(seed)
-    n = len(y)
-    trees = []
-    oob_sum = np.zeros((n, n_classes))
-    oob_count = np.zeros(n)
-    for _ in range(n_estimators):
-        counts = np.bincount(rng.randint(0, n, n), minlength=n).astype(np.float64)
-        tree = tree_class(max_features=max_features, max_depth=max_depth, random_state=rng.randint(np.iinfo(np.int32).max))
-        tree.fit(X, y, sample_weight=counts if weight is None else counts * weight)
-        out = counts == 0
-        if out.any():
-            oob_sum[np.ix_(out, tree.classes_)] += tree.predict_proba(X[out])
-            oob_count[out] += 1
-        trees.append(tree)
-    seen = oob_count > 0
-    oob = np.full((n, n_classes), 1.0 / n_classes)  # a row in every bootstrap (~0.37^n_estimators) stays uninformative
-    oob[seen] = oob_sum[seen] / oob_count[seen, None]
-    fitted = SimpleNamespace(estimators_=trees, classes_=trees[0].classes_, n_features_in_=X.shape[1])
-    return CompactForest(fitted, n_classes), oob
+    return _grow_forest(
+        kind, n_estimators, max_depth, seed, X, y, np.arange(len(y)), weight, n_classes,
+        bootstrap=True, predict_rows="oob",
+    )
 
 
 def _predict_one(compact, X):
@@ -186,7 +240,7 @@ class ForestBlock:
                 if self.weighting == "resample":
                     fit_rows = weighted_resample(train, distribution, rng)
                 else:
-                    weight = distribution[train] * (len(train) / distribution[train].sum())
+                    weight = distribution * (len(train) / distribution[train].sum())
             for j, kind in enumerate(self.forest_types):
                 tasks.append(
                     delayed(_fit_fold_forest)(

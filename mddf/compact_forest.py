@@ -46,55 +46,91 @@ class CompactForest:
     """
 
     def __init__(self, forest, n_classes):
-        self.n_classes = int(n_classes)
-        self.n_features = int(forest.n_features_in_)
-        forest_classes = np.asarray(forest.classes_, dtype=np.intp)
-        feature_dtype = np.int16 if self.n_features < np.iinfo(np.int16).max else np.int32
-        features, thresholds, rights, depths, offsets = [], [], [], [], [0]
-        impure_rows = []
-        n_impure = 0
+        self._start(n_classes, forest.n_features_in_)
         for est in forest.estimators_:
-            tree = est.tree_
-            n = tree.node_count
-            left = tree.children_left
-            leaf = left == _LEAF
-            internal = np.flatnonzero(~leaf)
-            if not np.array_equal(left[internal], internal + 1):
-                raise RuntimeError("expected a depth-first tree layout (left child = next node)")
-            feature = tree.feature.astype(feature_dtype)
-            feature[leaf] = _LEAF
-            threshold = _round_down_float32(tree.threshold)
-            threshold[leaf] = 0.0
-            right = tree.children_right.astype(np.int32)
-            # Leaves: class index when pure, else -(row + 1) into the impure table.
-            values = tree.value[leaf, 0, :]
-            values = values / values.sum(axis=1, keepdims=True)
-            pure = values.max(axis=1) == 1.0
-            code = np.empty(len(values), dtype=np.int32)
-            code[pure] = forest_classes[values[pure].argmax(axis=1)]
-            n_new = int((~pure).sum())
-            code[~pure] = -(n_impure + 1 + np.arange(n_new, dtype=np.int32))
-            if n_new:
-                rows = np.zeros((n_new, self.n_classes), dtype=np.float32)
-                rows[:, forest_classes] = values[~pure]
-                impure_rows.append(rows)
-                n_impure += n_new
-            right[leaf] = code
-            features.append(feature)
-            thresholds.append(threshold)
-            rights.append(right)
-            depths.append(tree.max_depth)
-            offsets.append(offsets[-1] + n)
-        self.feature = np.concatenate(features)
-        self.threshold = np.concatenate(thresholds)
-        self.right = np.concatenate(rights)
-        self.offsets = np.asarray(offsets, dtype=np.int64)
-        self.depths = np.asarray(depths, dtype=np.int32)
+            self.add_tree(est, forest.classes_)
+        self.finish()
+
+    @classmethod
+    def growing(cls, n_classes, n_features):
+        """An empty forest to which fitted trees are added one at a time.
+
+        Lets a caller compact each tree as soon as it is fitted and drop it, so that
+        at most one full scikit-learn tree is alive per worker (call :meth:`finish`
+        after the last :meth:`add_tree`).
+        """
+        self = cls.__new__(cls)
+        self._start(n_classes, n_features)
+        return self
+
+    def _start(self, n_classes, n_features):
+        self.n_classes = int(n_classes)
+        self.n_features = int(n_features)
+        self._feature_dtype = np.int16 if self.n_features < np.iinfo(np.int16).max else np.int32
+        self._parts = {"feature": [], "threshold": [], "right": [], "depth": [], "impure": []}
+        self._offsets = [0]
+        self._n_impure = 0
+
+    def add_tree(self, estimator, classes):
+        """Append one fitted decision tree.
+
+        Parameters
+        ----------
+        estimator : fitted ``DecisionTreeClassifier`` or ``ExtraTreeClassifier``
+        classes : array of int
+            Column index of each of the tree's classes (its ``classes_`` when it was
+            trained on column indices).
+        """
+        forest_classes = np.asarray(classes, dtype=np.intp)
+        tree = estimator.tree_
+        n = tree.node_count
+        left = tree.children_left
+        leaf = left == _LEAF
+        internal = np.flatnonzero(~leaf)
+        if not np.array_equal(left[internal], internal + 1):
+            raise RuntimeError("expected a depth-first tree layout (left child = next node)")
+        feature = tree.feature.astype(self._feature_dtype)
+        feature[leaf] = _LEAF
+        threshold = _round_down_float32(tree.threshold)
+        threshold[leaf] = 0.0
+        right = tree.children_right.astype(np.int32)
+        # Leaves: class index when pure, else -(row + 1) into the impure table.
+        values = tree.value[leaf, 0, :]
+        values = values / values.sum(axis=1, keepdims=True)
+        pure = values.max(axis=1) == 1.0
+        code = np.empty(len(values), dtype=np.int32)
+        code[pure] = forest_classes[values[pure].argmax(axis=1)]
+        n_new = int((~pure).sum())
+        code[~pure] = -(self._n_impure + 1 + np.arange(n_new, dtype=np.int32))
+        if n_new:
+            rows = np.zeros((n_new, self.n_classes), dtype=np.float32)
+            rows[:, forest_classes] = values[~pure]
+            self._parts["impure"].append(rows)
+            self._n_impure += n_new
+        right[leaf] = code
+        self._parts["feature"].append(feature)
+        self._parts["threshold"].append(threshold)
+        self._parts["right"].append(right)
+        self._parts["depth"].append(tree.max_depth)
+        self._offsets.append(self._offsets[-1] + n)
+
+    def finish(self):
+        """Concatenate the added trees into the flat arrays used for prediction."""
+        parts = self.__dict__.pop("_parts")
+        if not parts["depth"]:
+            raise ValueError("a CompactForest needs at least one tree")
+        self.feature = np.concatenate(parts["feature"])
+        self.threshold = np.concatenate(parts["threshold"])
+        self.right = np.concatenate(parts["right"])
+        self.offsets = np.asarray(self.__dict__.pop("_offsets"), dtype=np.int64)
+        self.depths = np.asarray(parts["depth"], dtype=np.int32)
         self.impure_values = (
-            np.concatenate(impure_rows)
-            if impure_rows
+            np.concatenate(parts["impure"])
+            if parts["impure"]
             else np.zeros((0, self.n_classes), dtype=np.float32)
         )
+        del self._n_impure, self._feature_dtype
+        return self
 
     @property
     def n_trees(self):

@@ -49,13 +49,14 @@ def test_history_records_every_grown_layer(fitted):
     assert fitted.stop_reason_
 
 
-@pytest.mark.parametrize("reading", ["normalized", "additive"])
-def test_prediction_is_the_alpha_weighted_mean_of_the_layers_class_vectors(data, reading):
+# depth factors with which this data keeps several layers under each reading (small
+# forests, so which layers help depends on the random stream; the precondition is asserted)
+@pytest.mark.parametrize("reading, depth_factor", [("normalized", 2), ("additive", 1)])
+def test_prediction_is_the_alpha_weighted_mean_of_the_layers_class_vectors(data, reading, depth_factor):
     # eq. 9: F(x) = sum_t alpha_t h_t(x); predict_proba = F / sum alpha, and each
     # layer sees [x, f_{t-1} / sum alpha] (eq. 7 up to a common scale)
     X, y, Xt, _ = data
-    # depth-limited layers (8, 12, 16) keep improving on this data, so several are kept
-    clf = MDDFClassifier(cumulative_margin=reading, max_depth_factor=4, n_tolerant_layers=3, **FAST).fit(X, y)
+    clf = MDDFClassifier(cumulative_margin=reading, max_depth_factor=depth_factor, n_tolerant_layers=3, **FAST).fit(X, y)
     assert clf.n_layers_ >= 2
     X_t, weighted, total = Xt.astype(np.float32), 0, 0
     for t, (block, alpha) in enumerate(zip(clf.layers_, clf.alphas_), start=1):
