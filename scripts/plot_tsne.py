@@ -107,7 +107,9 @@ def main(argv=None) -> int:
     fig.legend(handles, labels_, title="class", loc="lower center", ncol=min(len(labels_), 10), fontsize=8,
                markerscale=3, frameon=False, bbox_to_anchor=(0.5, -0.01))
     fig.suptitle(f"t-SNE of mdDF layer features on {ds.name} (train: out-of-fold, test: transform)", fontsize=10)
-    fig.tight_layout(rect=(0, 0.05, 1, 1))
+    # room under the panels for the legend: its title plus one line per 10 classes
+    legend_lines = 1 + -(-len(labels_) // 10)
+    fig.tight_layout(rect=(0, 0.02 + 0.035 * legend_lines, 1, 1))
 
     written = save_figure(fig, args.out, f"tsne_{ds.name}")
     written.append(write_rows(points, args.out / f"tsne_{ds.name}.csv"))
