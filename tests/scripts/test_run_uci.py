@@ -211,8 +211,11 @@ def test_interrupted_run_keeps_finished_results_and_resumes(tmp_path, stop):
     script = str(run_uci.__file__)
     root = str(Path(script).resolve().parents[1])  # as after `pip install -e .`
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])}
+    # preexec_fn: a shell that starts the test suite in the background hands its children an
+    # ignored SIGINT; give the runner the disposition it has under a terminal's Ctrl-C
     proc = subprocess.Popen([sys.executable, script, *argv], start_new_session=True, env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline and not (results.exists() and results.read_text().count("\n") >= 1):

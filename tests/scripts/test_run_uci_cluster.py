@@ -165,8 +165,11 @@ def test_interrupted_cluster_sweep_cancels_its_queued_runs_and_resumes(tmp_path,
     argv = ["--datasets", "digits", "--methods", "mdDF", "--seeds", "6", "--out", str(out), *QUICK]
     root = str(SCRIPTS.parent)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])}
+    # preexec_fn: a shell that starts the test suite in the background hands its children an
+    # ignored SIGINT; give the runner the disposition it has under a terminal's Ctrl-C
     proc = subprocess.Popen([sys.executable, str(SCRIPTS / "run_uci.py"), *argv, "--scheduler", scheduler], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and not (results.exists() and results.read_text().count("\n") >= 1):
