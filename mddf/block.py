@@ -20,7 +20,11 @@ FOREST_TYPES = ("rf", "crf")
 
 
 def make_forest(kind, n_estimators, max_depth, random_state):
-    """A forest of the block.
+    """A forest of the block, as the scikit-learn estimator it is equivalent to.
+
+    :class:`ForestBlock` grows the same trees itself, one at a time (see
+    :func:`_grow_forest`); this is the reference definition of each kind and a
+    convenience for users who want the block's forests on their own.
 
     ``"rf"``: random forest, sqrt(d) candidate features per split (Breiman).
     ``"crf"``: completely-random forest: one randomly chosen feature per split with a
