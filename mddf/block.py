@@ -82,7 +82,7 @@ def _grow_forest(kind, n_estimators, max_depth, seed, X, y, rows, weight, n_clas
     max_features = "sqrt" if kind == "rf" else 1  # as in make_forest
     rng = np.random.RandomState(seed)
     n = len(y)
-    base_counts = np.bincount(rows, minlength=n).astype(np.float64)
+    base_counts = None if bootstrap else np.bincount(rows, minlength=n).astype(np.float64)
     oob = isinstance(predict_rows, str)
     if oob:
         proba_sum = np.zeros((n, n_classes))

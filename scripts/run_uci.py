@@ -31,7 +31,7 @@ import sys
 from pathlib import Path
 
 from mddf_bench import paper_results
-from mddf_bench.cluster import ClusterSetupError, DaskUnavailable, add_scheduler_argument, import_distributed, run_all
+from mddf_bench.cluster import ClusterSetupError, add_scheduler_argument, check_scheduler_args, run_all
 from mddf_bench.executor import applicable, plan
 from mddf_bench.methods import FALLBACK_TREES_K, PROFILES, default_registry, unavailable_reason
 from mddf_bench.runner import DatasetUnavailable, load
@@ -198,14 +198,7 @@ def main(argv=None, registry=None) -> int:
     if args.list:
         _list(registry)
         return 0
-    if args.scheduler is not None:
-        if args.workers != 1 or args.isolation != "process":
-            parser.error("--workers and --isolation apply to local runs; with --scheduler every run is a task "
-                         "on the cluster, in parallel over its worker threads")
-        try:
-            import_distributed()
-        except DaskUnavailable as exc:
-            parser.error(str(exc))
+    check_scheduler_args(parser, args)
 
     suite = SUITES[args.suite or "default"]
     datasets = args.datasets or list(suite.datasets)

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from mddf_bench.cluster import ClusterSetupError, DaskUnavailable, add_scheduler_argument, import_distributed, run_all
+from mddf_bench.cluster import ClusterSetupError, add_scheduler_argument, check_scheduler_args, run_all
 from mddf_bench.executor import plan
 from mddf_bench.figures import plt, save_figure, write_rows
 from mddf_bench.methods import default_registry, unavailable_reason
@@ -115,14 +115,7 @@ def plot(rows, dataset, methods):
 def main(argv=None, registry=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.scheduler is not None:
-        if args.workers != 1 or args.isolation != "process":
-            parser.error("--workers and --isolation apply to local runs; with --scheduler every run is a task "
-                         "on the cluster")
-        try:
-            import_distributed()
-        except DaskUnavailable as exc:
-            parser.error(str(exc))
+    check_scheduler_args(parser, args)
     log = logger(args)
     registry = registry or default_registry()
     profile = "quick" if args.quick else "paper"

@@ -137,6 +137,22 @@ def import_distributed():
     return distributed
 
 
+def check_scheduler_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """With ``--scheduler``: refuse the local-only options and check that Dask can be imported.
+
+    Reports through ``parser.error`` (usage message, exit status 2), as argparse does for its own checks.
+    """
+    if args.scheduler is None:
+        return
+    if args.workers != 1 or args.isolation != "process":
+        parser.error("--workers and --isolation apply to local runs; with --scheduler every run is a task "
+                     "on the cluster, in parallel over its worker threads")
+    try:
+        import_distributed()
+    except DaskUnavailable as exc:
+        parser.error(str(exc))
+
+
 @contextlib.contextmanager
 def connect(spec: SchedulerSpec, *, timeout: float = 10.0):
     """A ``distributed.Client`` for ``spec``, closed on exit (with the cluster it started).

@@ -10,6 +10,7 @@ import pytest
 
 import bench_doubles
 import run_uci
+from runner_process import start_runner, wait_for_first_result
 from mddf_bench.executor import Task, execute, plan
 from mddf_bench.methods import default_registry
 from mddf_bench.runner import run_one
@@ -200,26 +201,15 @@ def test_ablation_table_only_with_table3_methods(tmp_path):
 def test_interrupted_run_keeps_finished_results_and_resumes(tmp_path, stop):
     import os
     import signal
-    import subprocess
-    import sys
     import time
 
     out = tmp_path / "res"
     results = out / "results.jsonl"
-    # 16 runs, so the signal lands mid-sweep even when a loaded machine lets several finish first
+    # 16 runs, so the signal lands mid-sweep however quickly the first ones finish
     argv = ["--datasets", "iris,wine", "--methods", "RF,MLP", "--seeds", "4", "--out", str(out), *FAST]
-    script = str(run_uci.__file__)
-    root = str(Path(script).resolve().parents[1])  # as after `pip install -e .`
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])}
-    # preexec_fn: a shell that starts the test suite in the background hands its children an
-    # ignored SIGINT; give the runner the disposition it has under a terminal's Ctrl-C
-    proc = subprocess.Popen([sys.executable, script, *argv], start_new_session=True, env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    proc = start_runner(argv, new_session=True)
     try:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and not (results.exists() and results.read_text().count("\n") >= 1):
-            time.sleep(0.2)
+        wait_for_first_result(results, timeout=120)
         workers = _children(proc.pid)
         if stop == "SIGINT":
             os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C: the runner and its worker

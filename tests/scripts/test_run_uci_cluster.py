@@ -13,6 +13,7 @@ import pytest
 
 import bench_doubles
 import run_uci
+from runner_process import start_runner, wait_for_first_result
 from mddf_bench.cluster import (
     INSTALL_HINT,
     ClusterSetupError,
@@ -154,7 +155,6 @@ def test_the_runner_and_the_estimators_import_without_dask():
 
 
 def test_interrupted_cluster_sweep_cancels_its_queued_runs_and_resumes(tmp_path, scheduler):
-    import os
     import signal
     import time
 
@@ -163,17 +163,9 @@ def test_interrupted_cluster_sweep_cancels_its_queued_runs_and_resumes(tmp_path,
     out = tmp_path / "res"
     results = out / "results.jsonl"
     argv = ["--datasets", "digits", "--methods", "mdDF", "--seeds", "6", "--out", str(out), *QUICK]
-    root = str(SCRIPTS.parent)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])}
-    # preexec_fn: a shell that starts the test suite in the background hands its children an
-    # ignored SIGINT; give the runner the disposition it has under a terminal's Ctrl-C
-    proc = subprocess.Popen([sys.executable, str(SCRIPTS / "run_uci.py"), *argv, "--scheduler", scheduler], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    proc = start_runner([*argv, "--scheduler", scheduler])
     try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and not (results.exists() and results.read_text().count("\n") >= 1):
-            time.sleep(0.1)
+        wait_for_first_result(results, timeout=60)
         proc.send_signal(signal.SIGINT)  # Ctrl-C
         proc.wait(timeout=30)
     finally:

@@ -1,0 +1,33 @@
+"""The benchmark runner in a child process, for the tests that interrupt it."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import run_uci
+
+SCRIPT = Path(run_uci.__file__).resolve()
+
+
+def _default_sigint():
+    # A shell that starts the test suite in the background hands its children an ignored
+    # SIGINT; give the runner the disposition it has under a terminal's Ctrl-C.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def start_runner(argv, *, new_session=False):
+    """``python scripts/run_uci.py *argv`` with the checkout importable, as after ``pip install -e .``."""
+    root = str(SCRIPT.parents[1])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])}
+    return subprocess.Popen([sys.executable, str(SCRIPT), *argv], start_new_session=new_session, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=_default_sigint)
+
+
+def wait_for_first_result(results, timeout):
+    """Return once ``results`` (a results.jsonl) holds a finished run, or after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and not (results.exists() and results.read_text().count("\n") >= 1):
+        time.sleep(0.1)
