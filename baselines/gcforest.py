@@ -42,6 +42,7 @@ def gcforest_cascade(**params):
     f_t = h_t, prediction from the last layer), ``passed_features="per_forest"``
     and ``max_depth_factor=None`` (fully grown trees).
     """
+    params.setdefault("min_gain_se", 0.0)  # gcForest stops on any non-improvement
     return MDDFClassifier(
         forest_types=GCFOREST_BLOCK,
         margin_optimization=False,

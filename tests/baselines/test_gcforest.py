@@ -53,6 +53,7 @@ def test_cascade_equals_the_mddf_variant_without_margin_machinery(digits, cascad
         max_depth_factor=None,
         n_estimators=5,
         max_layers=4,
+        min_gain_se=0.0,
         random_state=0,
     ).fit(X, y)
     np.testing.assert_array_equal(gc.predict_proba(X_test), md.predict_proba(X_test))
@@ -67,6 +68,7 @@ def test_each_level_is_two_random_and_two_completely_random_fully_grown_forests(
     assert params["margin_optimization"] is False  # uniform D_t, alpha_t = 1, f_t = h_t
     assert params["max_depth_factor"] is None
     assert params["n_folds"] == 3
+    assert params["min_gain_se"] == 0.0  # gcForest's own rule: any improvement counts
     assert all(r["max_depth"] is None and r["alpha"] == 1.0 for r in gc.train_history_)
     for block in gc.cascade_.layers_:
         assert len(block.forests_) == 3 and all(len(fold) == 4 for fold in block.forests_)

@@ -155,11 +155,56 @@ def test_layer_inputs_per_variant(data):
 
 def test_stops_early_and_keeps_the_best_prefix(data):
     X, y, _, _ = data
-    clf = MDDFClassifier(n_estimators=5, max_layers=10, n_tolerant_layers=1, random_state=0).fit(X, y)
+    clf = MDDFClassifier(n_estimators=5, max_layers=10, n_tolerant_layers=1, min_gain_se=0.0, random_state=0).fit(X, y)
     accs = [r["oof_accuracy"] for r in clf.train_history_]
     assert clf.n_layers_ == int(np.argmax(accs)) + 1
     if len(accs) < 10:
         assert accs[-1] <= max(accs[:-1]) and "did not improve" in clf.stop_reason_
+
+
+@pytest.mark.parametrize(
+    "gained, lost, min_gain_se, improves",
+    [
+        (10, 4, 1.0, True),  # 6 > sqrt(14) = 3.74
+        (5, 2, 1.0, True),  # 3 > sqrt(7) = 2.65
+        (4, 2, 1.0, False),  # 2 < sqrt(6) = 2.45, although the accuracy went up
+        (4, 2, 0.0, True),  # the plain rule: any net gain
+        (3, 3, 0.0, False),  # same accuracy is no improvement
+        (0, 0, 0.0, False),
+        (30, 10, 3.0, True),  # 20 > 3 sqrt(40) = 18.97
+        (28, 10, 3.0, False),  # 18 < 3 sqrt(38) = 18.49
+    ],
+)
+def test_a_layer_improves_only_by_a_paired_margin_of_standard_errors(gained, lost, min_gain_se, improves):
+    # McNemar: rows the new layer newly gets right (b) against rows it newly gets
+    # wrong (c); an improvement needs b - c > min_gain_se * sqrt(b + c)
+    n = 100
+    best = np.zeros(n, dtype=bool)
+    best[:50] = True  # the best layer so far: rows 0-49 right
+    new = best.copy()
+    new[:lost] = False
+    new[50 : 50 + gained] = True
+    clf = MDDFClassifier(min_gain_se=min_gain_se)
+    assert clf._improves(new, best, new.mean(), best.mean()) is improves
+    assert clf._improves(new, None, new.mean(), -np.inf)  # the first layer always counts
+
+
+def test_layers_that_gain_less_than_the_paired_margin_are_not_kept(data):
+    X, y, _, _ = data
+    common = dict(n_estimators=10, max_depth_factor=2, max_layers=6, n_tolerant_layers=2, random_state=0)
+    plain = MDDFClassifier(min_gain_se=0.0, **common).fit(X, y)
+    strict = MDDFClassifier(min_gain_se=1e6, **common).fit(X, y)
+    # nothing can beat layer 1 by a million standard errors: the cascade stops
+    # n_tolerant_layers after it, although the plain rule grows further ...
+    assert len(strict.train_history_) == 3
+    assert "did not improve for 2 layers (best" in strict.stop_reason_ and "at layer 1)" in strict.stop_reason_
+    assert len(plain.train_history_) > 3
+    # ... and keeps the most accurate of the layers it grew
+    accs = [r["oof_accuracy"] for r in strict.train_history_]
+    assert strict.n_layers_ == int(np.argmax(accs)) + 1
+    # the layers both grew are the same layers: the rule only decides where to stop
+    for a, b in zip(strict.train_history_, plain.train_history_):
+        assert a["oof_accuracy"] == b["oof_accuracy"]
 
 
 def test_bit_identical_across_runs_and_n_jobs(data):
