@@ -128,6 +128,19 @@ def test_benchmark_script_quick_mode_writes_markdown_and_csv(tmp_path):
         assert len(list(csv.DictReader(fh))) == 6 * 10  # one setting per algorithm, 10 runs
 
 
+def test_benchmark_script_partition_seed_reassigns_the_folds(tmp_path):
+    # another seed is another random partition of the rows: same settings, other test errors
+    bench = load_script()
+    errors = {}
+    for seed in (0, 1):
+        out = tmp_path / f"seed{seed}"
+        assert bench.main(["--quick", "--out", str(out), "--partition-seed", str(seed)]) == 0
+        assert f"rows assigned to folds with seed {seed}" in (out / "tables.md").read_text()
+        with open(out / "tables_all_settings.csv") as fh:
+            errors[seed] = [float(r["test"]) for r in csv.DictReader(fh)]
+    assert len(errors[0]) == len(errors[1]) and errors[0] != errors[1]
+
+
 def test_benchmark_script_help_and_bad_arguments(capsys):
     bench = load_script()
     with pytest.raises(SystemExit) as exc:
