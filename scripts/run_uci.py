@@ -31,7 +31,7 @@ import sys
 from pathlib import Path
 
 from mddf_bench import paper_results
-from mddf_bench.cluster import ClusterSetupError, add_scheduler_argument, check_scheduler_args, run_all
+from mddf_bench.cluster import add_scheduler_argument, check_scheduler_args, run_from_args
 from mddf_bench.executor import applicable, plan
 from mddf_bench.methods import FALLBACK_TREES_K, PROFILES, default_registry, unavailable_reason
 from mddf_bench.runner import DatasetUnavailable, load
@@ -250,11 +250,7 @@ def main(argv=None, registry=None) -> int:
 
     tasks = plan(usable, available, args.seeds, n_classes=n_classes, image_shapes=image_shapes,
                  profile=args.profile)
-    try:
-        run_all(tasks, store, scheduler=args.scheduler, workers=args.workers, isolation=args.isolation,
-                n_jobs=args.n_jobs, registry=registry, progress=not args.quiet, download=args.download)
-    except ClusterSetupError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    if run_from_args(tasks, store, args, registry):
         return 1
 
     markdown = write_tables(store.records(), out, datasets, [s.name for s in available], args.seeds,

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from mddf_bench.cluster import ClusterSetupError, add_scheduler_argument, check_scheduler_args, run_all
+from mddf_bench.cluster import add_scheduler_argument, check_scheduler_args, run_from_args
 from mddf_bench.executor import plan
 from mddf_bench.figures import plt, save_figure, write_rows
 from mddf_bench.methods import default_registry, unavailable_reason
@@ -141,11 +141,7 @@ def main(argv=None, registry=None) -> int:
     store = ResultStore(args.out / "results.jsonl")
     tasks = plan([ds.name], specs, range(args.seeds), n_classes={ds.name: ds.n_classes}, profile=profile,
                  fractions=args.fractions)
-    try:
-        run_all(tasks, store, scheduler=args.scheduler, workers=args.workers, isolation=args.isolation,
-                n_jobs=args.n_jobs, registry=registry, progress=not args.quiet, download=args.download)
-    except ClusterSetupError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    if run_from_args(tasks, store, args, registry):
         return 1
 
     methods = [s.name for s in specs]

@@ -374,3 +374,18 @@ def run_all(
                   f"{size['threads']} threads{waiting}", file=sys.stderr)
         return execute_on_cluster(tasks, store, client, n_jobs=1 if n_jobs is None else n_jobs, registry=registry,
                                   progress=progress, log=log, download=download)
+
+
+def run_from_args(tasks: list[Task], store: ResultStore, args: argparse.Namespace, registry=None) -> int:
+    """:func:`run_all` with the options every runner script parses (``--scheduler``, ``--workers``,
+    ``--isolation``, ``--n-jobs``, ``--quiet``, ``--download``).
+
+    Returns 0, or 1 after printing the reason on stderr when the cluster cannot be set up.
+    """
+    try:
+        run_all(tasks, store, scheduler=args.scheduler, workers=args.workers, isolation=args.isolation,
+                n_jobs=args.n_jobs, registry=registry, progress=not args.quiet, download=args.download)
+    except ClusterSetupError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    return 0
