@@ -429,13 +429,13 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         # to keep, and the point estimate is the better guess between layers the
         # test cannot tell apart.
         monitored_key = "val_accuracy" if X_val is not None else "oof_accuracy"
-        best_layer = int(np.argmax([r[monitored_key] for r in history])) + 1
-        self.layers_ = layers[:best_layer]
-        self.layer_shares_ = np.asarray(shares[:best_layer])
-        self.alphas_ = self._alphas(np.asarray(alphas[:best_layer]), self.layer_shares_)
-        self.n_layers_ = best_layer
+        kept = int(np.argmax([r[monitored_key] for r in history])) + 1
+        self.layers_ = layers[:kept]
+        self.layer_shares_ = np.asarray(shares[:kept])
+        self.alphas_ = self._alphas(np.asarray(alphas[:kept]), self.layer_shares_)
+        self.n_layers_ = kept
         self.train_history_ = history
-        self.oof_features_ = oof_features[:best_layer]
+        self.oof_features_ = oof_features[:kept]
         return self
 
     def _improves(self, correct, best_correct, accuracy, best_accuracy):
