@@ -63,6 +63,43 @@ class CompactForest:
         self._start(n_classes, n_features)
         return self
 
+    @classmethod
+    def from_arrays(cls, n_classes, n_features, features, thresholds, rights, impure_values, depths):
+        """A forest from per-tree arrays already in the compact layout, joined in one pass.
+
+        Parameters
+        ----------
+        features, thresholds, rights : lists of arrays (n_nodes_i,), one per tree
+            Split feature (-1 for a leaf), float32 threshold (``x <= t`` goes to the
+            left child, the next node) and, for an internal node, its right child;
+            for a leaf, its class if pure, else ``-(k + 1)`` for row k of the
+            tree's ``impure_values``.
+        impure_values : list of arrays (n_impure_i, n_classes)
+            Class distributions of each tree's impure leaves.
+        depths : list of int
+        """
+        if not features:
+            raise ValueError("a CompactForest needs at least one tree")
+        self = cls.__new__(cls)
+        self.n_classes = int(n_classes)
+        self.n_features = int(n_features)
+        dtype = np.int16 if self.n_features < np.iinfo(np.int16).max else np.int32
+        sizes = np.array([len(f) for f in features])
+        n_impure = np.array([len(v) for v in impure_values])
+        self.feature = np.concatenate(features).astype(dtype)
+        self.threshold = np.concatenate(thresholds).astype(np.float32, copy=False)
+        self.right = np.concatenate(rights).astype(np.int32, copy=False)
+        leaf = self.feature == _LEAF
+        self.threshold[leaf] = 0.0
+        # each tree's impure rows follow those of the trees before it
+        shift = np.repeat(np.cumsum(n_impure) - n_impure, sizes).astype(np.int32)
+        impure = leaf & (self.right < 0)
+        self.right[impure] -= shift[impure]
+        self.offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+        self.depths = np.asarray(depths, dtype=np.int32)
+        self.impure_values = np.concatenate(impure_values).astype(np.float32, copy=False)
+        return self
+
     def _start(self, n_classes, n_features):
         self.n_classes = int(n_classes)
         self.n_features = int(n_features)
@@ -81,22 +118,51 @@ class CompactForest:
             Column index of each of the tree's classes (its ``classes_`` when it was
             trained on column indices).
         """
-        forest_classes = np.asarray(classes, dtype=np.intp)
         tree = estimator.tree_
-        n = tree.node_count
         left = tree.children_left
         leaf = left == _LEAF
         internal = np.flatnonzero(~leaf)
         if not np.array_equal(left[internal], internal + 1):
             raise RuntimeError("expected a depth-first tree layout (left child = next node)")
-        feature = tree.feature.astype(self._feature_dtype)
-        feature[leaf] = _LEAF
-        threshold = _round_down_float32(tree.threshold)
-        threshold[leaf] = 0.0
-        right = tree.children_right.astype(np.int32)
-        # Leaves: class index when pure, else -(row + 1) into the impure table.
         values = tree.value[leaf, 0, :]
-        values = values / values.sum(axis=1, keepdims=True)
+        self.add_arrays(
+            np.where(leaf, _LEAF, tree.feature),
+            _round_down_float32(tree.threshold),
+            tree.children_right,
+            values / values.sum(axis=1, keepdims=True),
+            tree.max_depth,
+            classes,
+        )
+
+    def add_arrays(self, feature, threshold, right, leaf_values, depth, classes=None):
+        """Append one tree given as arrays in depth-first layout.
+
+        Parameters
+        ----------
+        feature : array of int (n_nodes,)
+            Split feature of each node, -1 for a leaf.
+        threshold : array of float32 (n_nodes,)
+            Rows with ``x[feature] <= threshold`` go to the left child, which is
+            the next node; ignored at leaves.
+        right : array of int (n_nodes,)
+            Right child of each internal node; ignored at leaves.
+        leaf_values : array (n_leaves, n_tree_classes)
+            Class distribution of each leaf, leaves in node order.
+        depth : int
+        classes : array of int or None
+            Column index of each of the tree's classes (None: all, in order).
+        """
+        forest_classes = (
+            np.arange(self.n_classes) if classes is None else np.asarray(classes, dtype=np.intp)
+        )
+        n = len(feature)
+        leaf = np.asarray(feature) == _LEAF
+        feature = np.asarray(feature).astype(self._feature_dtype)
+        threshold = np.array(threshold, dtype=np.float32)
+        threshold[leaf] = 0.0
+        right = np.asarray(right).astype(np.int32)
+        # Leaves: class index when pure, else -(row + 1) into the impure table.
+        values = np.asarray(leaf_values)
         pure = values.max(axis=1) == 1.0
         code = np.empty(len(values), dtype=np.int32)
         code[pure] = forest_classes[values[pure].argmax(axis=1)]
@@ -111,7 +177,7 @@ class CompactForest:
         self._parts["feature"].append(feature)
         self._parts["threshold"].append(threshold)
         self._parts["right"].append(right)
-        self._parts["depth"].append(tree.max_depth)
+        self._parts["depth"].append(int(depth))
         self._offsets.append(self._offsets[-1] + n)
 
     def finish(self):
