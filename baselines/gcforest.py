@@ -101,6 +101,11 @@ class GCForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
     validation_fraction : float in (0, 1) or None, default=None
     class_vectors : {"kfold", "oob"}, default="kfold"
         Passed to the cascade (see :class:`mddf.MDDFClassifier`).
+    tree_method : {"hist", "exact"}, default="hist"
+        How the cascade's trees are grown (see :class:`mddf.MDDFClassifier`): on
+        binned features, as mdDF's default, so that the two cascades compare
+        with the same trees; ``"exact"`` for scikit-learn's trees, as the
+        official gcForest uses.
     n_jobs : int or None, default=None
     random_state : int, RandomState instance or None, default=None
         Given unchanged to the scanner and then to the cascade, so without
@@ -136,6 +141,7 @@ class GCForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         "n_tolerant_layers": [Interval(Integral, 1, None, closed="left")],
         "validation_fraction": [None, Interval(Real, 0, 1, closed="neither")],
         "class_vectors": [StrOptions({"kfold", "oob"})],
+        "tree_method": [StrOptions({"hist", "exact"})],
         "n_jobs": [None, Integral],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
@@ -158,6 +164,7 @@ class GCForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         n_tolerant_layers=2,
         validation_fraction=None,
         class_vectors="kfold",
+        tree_method="hist",
         n_jobs=None,
         random_state=None,
         verbose=0,
@@ -176,6 +183,7 @@ class GCForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         self.n_tolerant_layers = n_tolerant_layers
         self.validation_fraction = validation_fraction
         self.class_vectors = class_vectors
+        self.tree_method = tree_method
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
@@ -265,6 +273,7 @@ class GCForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
             n_tolerant_layers=self.n_tolerant_layers,
             validation_fraction=self.validation_fraction,
             class_vectors=self.class_vectors,
+            tree_method=self.tree_method,
             n_jobs=self.n_jobs,
             random_state=self.random_state,
             verbose=self.verbose,

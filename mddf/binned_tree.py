@@ -30,10 +30,10 @@ Two split rules, matching the block's two forest kinds:
 
 Bins are cut between the sorted distinct values of a feature (at midpoints, as
 scikit-learn's thresholds are) when it has at most ``max_bins`` of them, and at
-equal-frequency quantiles otherwise. A split ``bin <= b`` is exported as the
-float threshold ``x <= edges[b]``, which routes raw float32 inputs exactly as
-their bins would be routed, so fitted trees predict on unbinned data (see
-:class:`mddf.compact_forest.CompactForest`).
+equal-frequency quantiles otherwise. ``bin(x) <= b`` exactly when
+``x <= edges[b]``, so a split on bins is a split on float thresholds; fitted
+trees keep their bins (:class:`mddf.binned_forest.BinnedForest`) and new rows
+are binned with the same edges.
 """
 
 from __future__ import annotations
@@ -151,9 +151,14 @@ def _best_split_feature(Xb, node_y, node_w, samples, start, end, f, n_bins_f, n_
             b = Xb[samples[i], f]
             hist[b, node_y[i]] += node_w[i]
             bin_weight[b] += node_w[i]
+            bin_count[b] += 1
+        n_left = 0
         for b in range(n_bins_f - 1):
-            if bin_weight[b] == 0.0:
+            if bin_count[b] == 0:
                 continue
+            n_left += bin_count[b]
+            if n_left == n_node:  # every row is left of b (by rows, not by weights, which round)
+                break
             for c in range(n_classes):
                 h = hist[b, c]
                 if h != 0.0:
@@ -168,6 +173,8 @@ def _best_split_feature(Xb, node_y, node_w, samples, start, end, f, n_bins_f, n_
                 if score > best:
                     best = score
                     best_bin = b
+        for b in range(n_bins_f):
+            bin_count[b] = 0
         return best, best_bin
     # smaller node: sort its rows by bin into contiguous buffers, then one scan over the rows
     lo = 255
@@ -224,7 +231,10 @@ def _best_split_feature(Xb, node_y, node_w, samples, start, end, f, n_bins_f, n_
         w_left += h
         if sorted_bin[k + 1] == sorted_bin[k]:
             continue
-        score = sumsq_left / w_left + sumsq_right / (node_weight - w_left)
+        w_right = node_weight - w_left
+        if w_right <= 0.0:  # rounding, when the remaining rows weigh next to nothing
+            continue
+        score = sumsq_left / w_left + sumsq_right / w_right
         if score > best:
             best = score
             best_bin = sorted_bin[k]

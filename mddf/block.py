@@ -13,17 +13,22 @@ from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
 from sklearn.model_selection import StratifiedKFold
 from sklearn.tree import DecisionTreeClassifier, ExtraTreeClassifier
 
+from .binned_forest import BinnedForest
+from .binned_tree import FeatureBinner, add_tree_proba, grow_tree
 from .compact_forest import CompactForest
 from .weights import weighted_resample
 
 FOREST_TYPES = ("rf", "crf")
+TREE_METHODS = ("hist", "exact")
 
 
 def make_forest(kind, n_estimators, max_depth, random_state):
     """A forest of the block, as the scikit-learn estimator it is equivalent to.
 
-    :class:`ForestBlock` grows the same trees itself, one at a time (see
-    :func:`_grow_forest`); this is the reference definition of each kind and a
+    :class:`ForestBlock` grows these trees itself, one at a time (see
+    :func:`_grow_forest`): with ``tree_method="exact"`` the very same scikit-learn
+    trees, with ``"hist"`` (the default) the same split rules on binned features
+    (:mod:`mddf.binned_tree`). This is the reference definition of each kind and a
     convenience for users who want the block's forests on their own.
 
     ``"rf"``: random forest, sqrt(d) candidate features per split (Breiman).
@@ -44,6 +49,25 @@ def make_forest(kind, n_estimators, max_depth, random_state):
 
 
 _MAX_SEED = np.iinfo(np.int32).max
+
+
+class BinnedInput:
+    """A layer input quantised once for every tree of the block (``tree_method="hist"``).
+
+    Attributes
+    ----------
+    binner : FeatureBinner
+        The bin edges, fitted on the layer's training rows; kept by the fitted forests.
+    codes : ndarray of uint8 (n, d), C-contiguous
+        Bin of every value.
+    n_bins : ndarray of int64 (d,)
+        Bins of each feature.
+    """
+
+    def __init__(self, X):
+        self.binner = FeatureBinner().fit(X)
+        self.codes = self.binner.transform(X)
+        self.n_bins = np.array([len(e) + 1 for e in self.binner.edges_], dtype=np.int64)
 
 
 def _grow_forest(kind, n_estimators, max_depth, seed, X, y, rows, weight, n_classes, bootstrap, predict_rows):
@@ -74,10 +98,14 @@ def _grow_forest(kind, n_estimators, max_depth, seed, X, y, rows, weight, n_clas
 
     Returns
     -------
-    (CompactForest, ndarray of float64 (len(predict_rows) or n, n_classes))
+    (CompactForest or BinnedForest, ndarray of float64 (len(predict_rows) or n, n_classes))
     """
     if kind not in FOREST_TYPES:
         raise ValueError(f"unknown forest type {kind!r}; expected one of {FOREST_TYPES}")
+    if isinstance(X, BinnedInput):
+        return _grow_binned_forest(
+            kind, n_estimators, max_depth, seed, X, y, rows, weight, n_classes, bootstrap, predict_rows
+        )
     tree_class = DecisionTreeClassifier if kind == "rf" else ExtraTreeClassifier
     max_features = "sqrt" if kind == "rf" else 1  # as in make_forest
     rng = np.random.RandomState(seed)
@@ -119,6 +147,57 @@ def _grow_forest(kind, n_estimators, max_depth, seed, X, y, rows, weight, n_clas
     return compact, proba
 
 
+def _grow_binned_forest(kind, n_estimators, max_depth, seed, X, y, rows, weight, n_classes, bootstrap, predict_rows):
+    """:func:`_grow_forest` with the trees of :mod:`mddf.binned_tree` (``X`` is a :class:`BinnedInput`).
+
+    Same forests, same row draws (bootstrap counts as weights, held-out and
+    out-of-bag rows) as the scikit-learn path; only the tree builder differs.
+    """
+    codes = X.codes
+    rng = np.random.RandomState(seed)
+    n, d = codes.shape
+    y64 = y.astype(np.int64, copy=False)
+    max_features = max(1, int(np.sqrt(d))) if kind == "rf" else 1
+    random_split = kind == "crf"
+    depth_limit = -1 if max_depth is None else int(max_depth)
+    base_counts = None if bootstrap else np.bincount(rows, minlength=n).astype(np.float64)
+    oob = isinstance(predict_rows, str)
+    if oob:
+        proba_sum = np.zeros((n, n_classes))
+        proba_count = np.zeros(n)
+    else:
+        predict_rows = np.asarray(predict_rows, dtype=np.int64)
+        proba_sum = np.zeros((len(predict_rows), n_classes))
+    trees = []
+    for _ in range(n_estimators):
+        tree_seed = rng.randint(_MAX_SEED)
+        if bootstrap:
+            counts = np.bincount(rows[rng.randint(0, len(rows), len(rows))], minlength=n).astype(np.float64)
+        else:
+            counts = base_counts
+        w = counts if weight is None else counts * weight
+        tree = grow_tree(codes, y64, w, X.n_bins, n_classes, depth_limit, max_features, random_split, tree_seed)
+        feature, split_bin, right, impure_values, _ = tree
+        if oob:
+            out = np.flatnonzero(counts == 0)
+            if len(out):
+                part = np.zeros((len(out), n_classes))
+                add_tree_proba(feature, split_bin, right, impure_values, codes, out, part)
+                proba_sum[out] += part
+                proba_count[out] += 1
+        else:
+            add_tree_proba(feature, split_bin, right, impure_values, codes, predict_rows, proba_sum)
+        trees.append(tree)
+    compact = BinnedForest(X.binner, n_classes, *map(list, zip(*trees)))
+    del trees
+    if not oob:
+        return compact, proba_sum / n_estimators
+    seen = proba_count > 0
+    proba = np.full((n, n_classes), 1.0 / n_classes)
+    proba[seen] = proba_sum[seen] / proba_count[seen, None]
+    return compact, proba
+
+
 def _fit_fold_forest(kind, n_estimators, max_depth, seed, X, y, fit_rows, heldout_rows, weight, n_classes):
     """Fit one forest on ``fit_rows`` and predict the held-out rows (runs in a worker)."""
     return _grow_forest(
@@ -145,6 +224,8 @@ def _fit_oob_forest(kind, n_estimators, max_depth, seed, X, y, weight, n_classes
 
 
 def _predict_one(compact, X):
+    if isinstance(compact, BinnedForest):
+        return compact.predict_proba_binned(X)  # X holds the layer's bin codes
     return compact.predict_proba(X)
 
 
@@ -175,6 +256,11 @@ class ForestBlock:
         not resampled (it would only add a second bootstrap). ``"sample_weight"``:
         D_t is passed to the forests as sample weights. Out-of-bag class vectors
         need each row's identity, so ``class_vectors="oob"`` always uses sample weights.
+    tree_method : {"hist", "exact"}
+        ``"hist"``: trees of :mod:`mddf.binned_tree`, grown on the layer input
+        quantised to at most 256 bins per feature (once per layer, shared by all
+        trees). ``"exact"``: scikit-learn's ``DecisionTreeClassifier`` /
+        ``ExtraTreeClassifier`` on the float values.
     n_jobs : int or None
         Forest fits run in parallel through joblib (threads: scikit-learn's tree
         building releases the GIL, and threads share the data instead of copying it),
@@ -182,10 +268,11 @@ class ForestBlock:
 
     Attributes
     ----------
-    forests_ : list (n_folds or 1) of lists (n_forests) of CompactForest
+    forests_ : list (n_folds or 1) of lists (n_forests) of CompactForest (``"exact"``) or BinnedForest (``"hist"``)
     """
 
-    def __init__(self, forest_types, n_estimators, max_depth, n_folds, class_vectors, weighting, n_jobs):
+    def __init__(self, forest_types, n_estimators, max_depth, n_folds, class_vectors, weighting, n_jobs,
+                 tree_method="hist"):
         self.forest_types = tuple(forest_types)
         self.n_estimators = n_estimators
         self.max_depth = max_depth
@@ -193,6 +280,7 @@ class ForestBlock:
         self.class_vectors = class_vectors
         self.weighting = weighting
         self.n_jobs = n_jobs
+        self.tree_method = tree_method
 
     def fit(self, X, y, distribution, n_classes, rng):
         """Fit the block and return out-of-fold class vectors of the training rows.
@@ -214,6 +302,10 @@ class ForestBlock:
         -------
         ndarray of shape (n, n_forests, n_classes): each forest's out-of-fold class vectors.
         """
+        if self.tree_method not in TREE_METHODS:
+            raise ValueError(f"unknown tree_method {self.tree_method!r}; expected one of {TREE_METHODS}")
+        if self.tree_method == "hist":
+            X = BinnedInput(X)
         n = len(y)
         n_forests = len(self.forest_types)
         uniform = np.ptp(distribution) == 0
@@ -268,6 +360,8 @@ class ForestBlock:
         ndarray of shape (n, n_forests, n_classes)
         """
         flat = [compact for fold in self.forests_ for compact in fold]
+        if isinstance(flat[0], BinnedForest):
+            X = flat[0].binner.transform(X)  # once for all the layer's forests
         results = Parallel(n_jobs=self.n_jobs, prefer="threads")(delayed(_predict_one)(c, X) for c in flat)
         n_forests = len(self.forest_types)
         out = np.zeros((X.shape[0], n_forests, flat[0].n_classes))
@@ -278,5 +372,9 @@ class ForestBlock:
 
     @property
     def nbytes(self):
-        """Memory held by the block's stored trees, in bytes."""
-        return sum(c.nbytes for fold in self.forests_ for c in fold)
+        """Memory held by the block's stored trees (and bin edges), in bytes."""
+        total = sum(c.nbytes for fold in self.forests_ for c in fold)
+        first = self.forests_[0][0]
+        if isinstance(first, BinnedForest):
+            total += sum(e.nbytes for e in first.binner.edges_)
+        return total

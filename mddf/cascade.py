@@ -127,6 +127,19 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         How D_t reaches the forests: weighted resampling of each fold's training
         rows (the paper's "re-sample a training set with the distribution D_t")
         or sample weights. ``class_vectors="oob"`` always uses sample weights.
+    tree_method : {"hist", "exact"}, default="hist"
+        How the forests' trees are grown. ``"hist"``: by :mod:`mddf.binned_tree`,
+        on the layer input quantised once per layer to at most 256 bins per
+        feature (equal-frequency quantiles; lossless for a feature with at most
+        256 distinct values), with scikit-learn's split rules (the best Gini split
+        over sqrt(d) features; for completely-random trees one random feature and
+        a random threshold, drawn among the bin boundaries, i.e. uniformly in
+        rank), stored by their bins at 5 bytes a node. ``"exact"``: scikit-learn's
+        ``DecisionTreeClassifier`` and ``ExtraTreeClassifier`` on the float values,
+        10 bytes a node. Measured with the other defaults (medians of 3, 2 cores,
+        ``"hist"`` against ``"exact"``): letter 97.10% in 11.3 s against 97.00% in
+        41.5 s; adult 86.11% in 60 s and 1.33 GB against 86.26% in 222 s and
+        2.19 GB; satimage 91.50% against 91.30%; yeast 61.88% against 62.33%.
     n_jobs : int or None, default=None
         Parallel forest fits and predictions (joblib threads). Results do not depend on
         it. Under ``joblib.parallel_config(backend="dask")`` the fits and predictions run
@@ -178,6 +191,7 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         "margin_tradeoff": [Interval(Real, 0, None, closed="neither")],
         "alpha_solver": [StrOptions({"sgd", "exact"})],
         "weighting": [StrOptions({"resample", "sample_weight"})],
+        "tree_method": [StrOptions({"hist", "exact"})],
         "n_jobs": [Integral, None],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
@@ -204,6 +218,7 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         margin_tradeoff=0.05,
         alpha_solver="sgd",
         weighting="resample",
+        tree_method="hist",
         n_jobs=None,
         random_state=None,
         verbose=0,
@@ -226,6 +241,7 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         self.margin_tradeoff = margin_tradeoff
         self.alpha_solver = alpha_solver
         self.weighting = weighting
+        self.tree_method = tree_method
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
@@ -366,7 +382,7 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
             depth = None if self.max_depth_factor is None else self.max_depth_factor * (t + 1)
             block = ForestBlock(
                 forest_types, self.n_estimators, depth, self.n_folds,
-                self.class_vectors, self.weighting, self.n_jobs,
+                self.class_vectors, self.weighting, self.n_jobs, self.tree_method,
             )
             per_forest = block.fit(self._layer_input(X, passed, t), y_enc, distribution, n_classes, rng)
             h = per_forest.mean(axis=1)

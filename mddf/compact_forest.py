@@ -63,43 +63,6 @@ class CompactForest:
         self._start(n_classes, n_features)
         return self
 
-    @classmethod
-    def from_arrays(cls, n_classes, n_features, features, thresholds, rights, impure_values, depths):
-        """A forest from per-tree arrays already in the compact layout, joined in one pass.
-
-        Parameters
-        ----------
-        features, thresholds, rights : lists of arrays (n_nodes_i,), one per tree
-            Split feature (-1 for a leaf), float32 threshold (``x <= t`` goes to the
-            left child, the next node) and, for an internal node, its right child;
-            for a leaf, its class if pure, else ``-(k + 1)`` for row k of the
-            tree's ``impure_values``.
-        impure_values : list of arrays (n_impure_i, n_classes)
-            Class distributions of each tree's impure leaves.
-        depths : list of int
-        """
-        if not features:
-            raise ValueError("a CompactForest needs at least one tree")
-        self = cls.__new__(cls)
-        self.n_classes = int(n_classes)
-        self.n_features = int(n_features)
-        dtype = np.int16 if self.n_features < np.iinfo(np.int16).max else np.int32
-        sizes = np.array([len(f) for f in features])
-        n_impure = np.array([len(v) for v in impure_values])
-        self.feature = np.concatenate(features).astype(dtype)
-        self.threshold = np.concatenate(thresholds).astype(np.float32, copy=False)
-        self.right = np.concatenate(rights).astype(np.int32, copy=False)
-        leaf = self.feature == _LEAF
-        self.threshold[leaf] = 0.0
-        # each tree's impure rows follow those of the trees before it
-        shift = np.repeat(np.cumsum(n_impure) - n_impure, sizes).astype(np.int32)
-        impure = leaf & (self.right < 0)
-        self.right[impure] -= shift[impure]
-        self.offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-        self.depths = np.asarray(depths, dtype=np.int32)
-        self.impure_values = np.concatenate(impure_values).astype(np.float32, copy=False)
-        return self
-
     def _start(self, n_classes, n_features):
         self.n_classes = int(n_classes)
         self.n_features = int(n_features)

@@ -6,7 +6,7 @@ from sklearn.tree import DecisionTreeClassifier
 
 from mddf.binned_tree import FeatureBinner, add_tree_proba, grow_tree
 from mddf.block import BinnedInput
-from mddf.compact_forest import CompactForest
+from mddf.binned_forest import BinnedForest
 
 
 def _grow(Xb, y, w=None, n_classes=None, max_depth=-1, max_features=None, random_split=False, seed=0, n_bins=None):
@@ -168,20 +168,66 @@ def test_random_split_threshold_lies_inside_the_nodes_range():
         assert 40 <= split_bin[0] < 60
 
 
-# ---------------------------------------------------------------- export to float thresholds
-def test_exported_forest_predicts_raw_floats_as_the_bins_route_them():
+# ---------------------------------------------------------------- stored forests
+def test_stored_forest_predicts_new_raw_rows_as_its_trees_route_their_bins():
     rng = np.random.RandomState(11)
     X = np.column_stack([rng.standard_normal(2000), rng.randint(0, 5, 2000), rng.rand(2000)]).astype(np.float32)
     y = (X[:, 0] + X[:, 1] / 2 + rng.standard_normal(2000) > 1).astype(int) + (X[:, 2] > 0.7)
     binned = BinnedInput(X)
     X_new = np.column_stack([rng.standard_normal(500) * 2, rng.randint(-1, 7, 500), rng.rand(500)]).astype(np.float32)
-    codes_new = FeatureBinner().fit(X).transform(X_new)
+    codes_new = binned.binner.transform(X_new)
     trees, expected = [], np.zeros((500, 3))
     for seed, random_split in enumerate([False, True, False, True]):
-        feature, split_bin, right, impure, depth = _grow(
-            binned.codes, y, n_bins=binned.n_bins, max_features=2, random_split=random_split, seed=seed, n_classes=3
-        )
-        add_tree_proba(feature, split_bin, right, impure, codes_new, np.arange(500, dtype=np.int64), expected)
-        trees.append((feature, binned.edges[np.maximum(feature, 0), split_bin], right, impure, depth))
-    forest = CompactForest.from_arrays(3, 3, *map(list, zip(*trees)))
-    assert np.array_equal(forest.predict_proba(X_new), expected / 4)
+        tree = _grow(binned.codes, y, n_bins=binned.n_bins, max_features=2, random_split=random_split, seed=seed, n_classes=3)
+        add_tree_proba(*tree[:4], codes_new, np.arange(500, dtype=np.int64), expected)
+        trees.append(tree)
+    forest = BinnedForest(binned.binner, 3, *map(list, zip(*trees)))
+    assert forest.n_trees == 4 and forest.node_count == sum(len(t[0]) for t in trees)
+    assert forest.predict_proba(X_new) == pytest.approx(expected / 4, abs=1e-12)
+    assert forest.nbytes < 6 * forest.node_count + 16 * 5 + forest.impure_values.nbytes
+
+
+def test_trees_of_more_than_65535_nodes_keep_32_bit_child_indices():
+    rng = np.random.RandomState(12)
+    X = rng.rand(40_000, 4).astype(np.float32)
+    y = rng.randint(0, 50, 40_000)  # noise in 50 classes: a fully grown tree has nearly 2 x 40,000 nodes
+    binned = BinnedInput(X)
+    tree = _grow(binned.codes, y, n_bins=binned.n_bins, max_features=2, random_split=True, n_classes=50)
+    assert len(tree[0]) > 65_535
+    forest = BinnedForest(binned.binner, 50, *map(list, zip(tree)))
+    assert forest.right.dtype == np.int32
+    assert np.array_equal(forest.predict_proba(X), _proba(tree, binned.codes, 50))
+
+
+def test_rows_of_negligible_weight_do_not_break_the_split_search():
+    # D_t can put 1e-30 on some rows next to 1 on others: then the weight right of the
+    # last threshold rounds to zero, which must not be divided by
+    x = np.arange(100, dtype=np.uint8)[:, None]
+    y = np.random.RandomState(13).randint(0, 2, 100)
+    w = np.where(x[:, 0] < 50, 1.0, 1e-30)
+    feature, split_bin, right, impure, depth = tree = _grow(x, y, w)
+    assert np.isfinite(impure).all()
+    assert np.array_equal(_proba(tree, x, 2).argmax(axis=1)[:50], y[:50])
+
+
+def _leaf_of(tree, row):
+    feature, split_bin, right = tree[:3]
+    node = 0
+    while feature[node] >= 0:
+        node = node + 1 if row[feature[node]] <= split_bin[node] else right[node]
+    return node
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_every_leaf_holds_training_rows_whatever_the_weights_spread(seed):
+    # weights spanning 10 orders of magnitude (as D_t does after a few layers) make the
+    # weight left of a threshold round to the node's total before the last row is left of
+    # it; a split must still leave rows, not just rounding residue, on both sides
+    rng = np.random.RandomState(seed)
+    Xb = rng.randint(0, 6, size=(3000, 3)).astype(np.uint8)
+    y = rng.randint(0, 3, 3000)
+    w = np.exp(rng.uniform(np.log(1e-9), np.log(50), 3000)) * rng.randint(0, 3, 3000)
+    tree = _grow(Xb, y, w, n_bins=np.full(3, 6, dtype=np.int64), max_features=1, seed=seed)
+    leaves = set(np.flatnonzero(tree[0] < 0).tolist())
+    reached = {_leaf_of(tree, row) for row in Xb[w > 0]}
+    assert reached == leaves

@@ -13,10 +13,14 @@ def _noise(n=300, d=5, s=3, seed=0):
     return rng.rand(n, d).astype(np.float32), rng.randint(0, s, n)
 
 
+TREE_METHODS = pytest.mark.parametrize("tree_method", ["hist", "exact"])
+
+
+@TREE_METHODS
 @pytest.mark.parametrize("class_vectors", ["kfold", "oob"])
-def test_training_vectors_never_come_from_a_model_that_saw_the_row(class_vectors):
+def test_training_vectors_never_come_from_a_model_that_saw_the_row(class_vectors, tree_method):
     X, y = _noise()
-    block = ForestBlock(("rf", "crf"), 30, None, 3, class_vectors, "resample", 1)
+    block = ForestBlock(("rf", "crf"), 30, None, 3, class_vectors, "resample", 1, tree_method)
     oof = block.fit(X, y, np.full(len(y), 1 / len(y)), 3, np.random.RandomState(0))
     oof_true = oof.mean(axis=1)[np.arange(len(y)), y].mean()
     seen_true = block.predict_proba(X).mean(axis=1)[np.arange(len(y)), y].mean()
@@ -25,10 +29,11 @@ def test_training_vectors_never_come_from_a_model_that_saw_the_row(class_vectors
     assert seen_true > 0.6
 
 
-def test_kfold_vectors_are_the_held_out_fold_models_predictions():
+@TREE_METHODS
+def test_kfold_vectors_are_the_held_out_fold_models_predictions(tree_method):
     X, y = _noise(n=120, s=2)
     rng = np.random.RandomState(1)
-    block = ForestBlock(("rf",), 10, None, 3, "kfold", "resample", 1)
+    block = ForestBlock(("rf",), 10, None, 3, "kfold", "resample", 1, tree_method)
     oof = block.fit(X, y, np.full(len(y), 1 / len(y)), 2, rng)
     # every row's vector equals the prediction of exactly one fold's model
     per_fold = np.stack([fold[0].predict_proba(X) for fold in block.forests_])
@@ -38,9 +43,10 @@ def test_kfold_vectors_are_the_held_out_fold_models_predictions():
     assert block.predict_proba(X)[:, 0] == pytest.approx(per_fold.mean(axis=0))
 
 
-def test_shapes_and_probabilities():
+@TREE_METHODS
+def test_shapes_and_probabilities(tree_method):
     X, y = _noise(n=90, s=3)
-    block = ForestBlock(("rf", "rf", "crf", "crf"), 5, 4, 3, "kfold", "sample_weight", 2)
+    block = ForestBlock(("rf", "rf", "crf", "crf"), 5, 4, 3, "kfold", "sample_weight", 2, tree_method)
     D = np.random.RandomState(0).dirichlet(np.ones(len(y)))
     oof = block.fit(X, y, D, 3, np.random.RandomState(0))
     assert oof.shape == (90, 4, 3)
@@ -59,7 +65,8 @@ def test_forest_kinds_and_depth_limit():
         make_forest("gbdt", 3, None, 0)
 
 
-def test_out_of_bag_membership_does_not_depend_on_label_dependent_weights():
+@TREE_METHODS
+def test_out_of_bag_membership_does_not_depend_on_label_dependent_weights(tree_method):
     # D_t is large for misclassified rows, so it depends on the labels. If the
     # bootstrap drew rows in proportion to D_t (scikit-learn's forests do since 1.8),
     # heavy rows would be out of bag for a handful of trees and light rows would be
@@ -70,7 +77,39 @@ def test_out_of_bag_membership_does_not_depend_on_label_dependent_weights():
     X, y = _noise(n=600, s=3, seed=1)
     D = np.where(y == 1, 1000.0, 1.0)
     D /= D.sum()
-    block = ForestBlock(("rf", "crf"), 40, None, 3, "oob", "sample_weight", 1)
+    block = ForestBlock(("rf", "crf"), 40, None, 3, "oob", "sample_weight", 1, tree_method)
     peak = block.fit(X, y, D, 3, np.random.RandomState(0)).max(axis=2).mean(axis=1)
     heavy = y == 1
     assert abs(peak[heavy].mean() - peak[~heavy].mean()) < 0.1
+
+
+@TREE_METHODS
+def test_depth_limit_reaches_every_tree(tree_method):
+    X, y = _noise(n=200, s=3)
+    block = ForestBlock(("rf", "crf"), 6, 3, 3, "kfold", "resample", 1, tree_method)
+    block.fit(X, y, np.full(len(y), 1 / len(y)), 3, np.random.RandomState(0))
+    depths = np.concatenate([forest.depths for fold in block.forests_ for forest in fold])
+    assert depths.max() == 3
+
+
+def test_hist_trees_predict_like_exact_trees_on_data_with_few_distinct_values():
+    # every feature has < 256 distinct values, so bins lose nothing; both builders see the
+    # same rows (same seeds and draws), so their class vectors agree up to the forests' randomness
+    rng = np.random.RandomState(0)
+    X = rng.randint(0, 20, size=(600, 6)).astype(np.float32)
+    y = (X[:, 0] + X[:, 1] > 19).astype(int) + (X[:, 2] > 12)
+    D = np.full(len(y), 1 / len(y))
+    accuracy = {}
+    for method in ("hist", "exact"):
+        block = ForestBlock(("rf", "crf"), 30, None, 3, "kfold", "resample", 1, method)
+        oof = block.fit(X, y, D, 3, np.random.RandomState(0)).mean(axis=1)
+        accuracy[method] = np.mean(oof.argmax(axis=1) == y)
+    assert accuracy["hist"] > 0.9
+    assert abs(accuracy["hist"] - accuracy["exact"]) < 0.03
+
+
+def test_unknown_tree_method_is_named():
+    X, y = _noise(n=60, s=2)
+    block = ForestBlock(("rf",), 2, None, 3, "kfold", "resample", 1, "approx")
+    with pytest.raises(ValueError, match="unknown tree_method 'approx'"):
+        block.fit(X, y, np.full(len(y), 1 / len(y)), 2, np.random.RandomState(0))

@@ -51,20 +51,25 @@ def test_history_records_every_grown_layer(fitted):
 
 # depth factors with which this data keeps several layers under each reading (small
 # forests, so which layers help depends on the random stream; the precondition is asserted)
-@pytest.mark.parametrize("reading, depth_factor", [("normalized", 2), ("additive", 1)])
+@pytest.mark.parametrize("reading, depth_factor", [("normalized", 1), ("additive", 1)])
 def test_prediction_is_the_alpha_weighted_mean_of_the_layers_class_vectors(data, reading, depth_factor):
     # eq. 9: F(x) = sum_t alpha_t h_t(x); predict_proba = F / sum alpha, and each
     # layer sees [x, f_{t-1} / sum alpha] (eq. 7 up to a common scale)
     X, y, Xt, _ = data
     clf = MDDFClassifier(cumulative_margin=reading, max_depth_factor=depth_factor, n_tolerant_layers=3, **FAST).fit(X, y)
     assert clf.n_layers_ >= 2
-    X_t, weighted, total = Xt.astype(np.float32), 0, 0
-    for t, (block, alpha) in enumerate(zip(clf.layers_, clf.alphas_), start=1):
-        passed = None if t == 1 else weighted / total
-        h = block.predict_proba(clf._layer_input(X_t, passed, t)).mean(axis=1)
-        weighted, total = weighted + alpha * h, total + alpha
-    assert clf.predict_proba(Xt) == pytest.approx(weighted / total)
-    assert clf.transform(Xt) == pytest.approx((weighted / total).astype(np.float32), abs=1e-6)
+    # each layer sees the mixture so far, mix_t = (1 - beta_t) mix_{t-1} + beta_t h_t
+    # (the alpha-weighted mean of the layers up to t); the prediction is the alpha-weighted
+    # mean of all kept layers' class vectors
+    X_t, mix, layer_h = Xt.astype(np.float32), None, []
+    for t, (block, share) in enumerate(zip(clf.layers_, clf.layer_shares_), start=1):
+        h = block.predict_proba(clf._layer_input(X_t, mix, t)).mean(axis=1)
+        layer_h.append(h)
+        mix = h if t == 1 else (1 - share) * mix + share * h
+    weighted = sum(alpha * h for alpha, h in zip(clf.alphas_, layer_h))
+    assert clf.predict_proba(Xt) == pytest.approx(mix)
+    assert clf.predict_proba(Xt) == pytest.approx(weighted / clf.alphas_.sum())
+    assert clf.transform(Xt) == pytest.approx(mix.astype(np.float32), abs=1e-6)
     if reading == "normalized":
         assert clf.alphas_.sum() == pytest.approx(1.0)
         assert clf.layer_shares_[0] == 1.0
