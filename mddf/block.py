@@ -70,6 +70,67 @@ class BinnedInput:
         self.n_bins = np.array([len(e) + 1 for e in self.binner.edges_], dtype=np.int64)
 
 
+class _ExactTrees:
+    """scikit-learn's trees on the float layer input, compacted as they are fitted."""
+
+    def __init__(self, kind, max_depth, X, y, n_classes):
+        self.tree_class = DecisionTreeClassifier if kind == "rf" else ExtraTreeClassifier
+        self.max_features = "sqrt" if kind == "rf" else 1  # as in make_forest
+        self.max_depth, self.X, self.y, self.n_classes = max_depth, X, y, n_classes
+        self.compact = CompactForest.growing(n_classes, X.shape[1])
+        self._rows = self._X_rows = None
+
+    def fit(self, weight, seed):
+        tree = self.tree_class(max_features=self.max_features, max_depth=self.max_depth, random_state=seed)
+        # check_input=False: X is validated once per layer (float32), not once per tree
+        tree.fit(self.X, self.y, sample_weight=weight, check_input=False)
+        return tree
+
+    def predict(self, tree, rows):
+        if rows is not self._rows:  # the held-out rows are the same for every tree: slice them once
+            self._rows, self._X_rows = rows, self.X[rows]
+        out = np.zeros((len(rows), self.n_classes))
+        out[:, tree.classes_.astype(np.intp)] = tree.predict_proba(self._X_rows, check_input=False)
+        return out
+
+    def keep(self, tree):
+        self.compact.add_tree(tree, tree.classes_.astype(np.intp))
+
+    def finish(self):
+        return self.compact.finish()
+
+
+class _BinnedTrees:
+    """The trees of :mod:`mddf.binned_tree` on a :class:`BinnedInput`."""
+
+    def __init__(self, kind, max_depth, X, y, n_classes):
+        self.X, self.n_classes = X, n_classes
+        self.y = y.astype(np.int64, copy=False)
+        self.max_features = max(1, int(np.sqrt(X.codes.shape[1]))) if kind == "rf" else 1
+        self.random_split = kind == "crf"
+        self.max_depth = -1 if max_depth is None else int(max_depth)
+        self.trees = []
+
+    def fit(self, weight, seed):
+        return grow_tree(
+            self.X.codes, self.y, weight, self.X.n_bins, self.n_classes, self.max_depth,
+            self.max_features, self.random_split, seed,
+        )
+
+    def predict(self, tree, rows):
+        out = np.zeros((len(rows), self.n_classes))
+        add_tree_proba(*tree[:4], self.X.codes, np.asarray(rows, dtype=np.int64), out)
+        return out
+
+    def keep(self, tree):
+        self.trees.append(tree)
+
+    def finish(self):
+        forest = BinnedForest(self.X.binner, self.n_classes, *map(list, zip(*self.trees)))
+        self.trees = []
+        return forest
+
+
 def _grow_forest(kind, n_estimators, max_depth, seed, X, y, rows, weight, n_classes, bootstrap, predict_rows):
     """Grow one forest tree by tree on the rows ``rows`` of the shared layer input.
 
@@ -102,12 +163,7 @@ def _grow_forest(kind, n_estimators, max_depth, seed, X, y, rows, weight, n_clas
     """
     if kind not in FOREST_TYPES:
         raise ValueError(f"unknown forest type {kind!r}; expected one of {FOREST_TYPES}")
-    if isinstance(X, BinnedInput):
-        return _grow_binned_forest(
-            kind, n_estimators, max_depth, seed, X, y, rows, weight, n_classes, bootstrap, predict_rows
-        )
-    tree_class = DecisionTreeClassifier if kind == "rf" else ExtraTreeClassifier
-    max_features = "sqrt" if kind == "rf" else 1  # as in make_forest
+    trees = (_BinnedTrees if isinstance(X, BinnedInput) else _ExactTrees)(kind, max_depth, X, y, n_classes)
     rng = np.random.RandomState(seed)
     n = len(y)
     base_counts = None if bootstrap else np.bincount(rows, minlength=n).astype(np.float64)
@@ -116,86 +172,30 @@ def _grow_forest(kind, n_estimators, max_depth, seed, X, y, rows, weight, n_clas
         proba_sum = np.zeros((n, n_classes))
         proba_count = np.zeros(n)
     else:
-        X_pred = X[predict_rows]
         proba_sum = np.zeros((len(predict_rows), n_classes))
-    compact = CompactForest.growing(n_classes, X.shape[1])
     for _ in range(n_estimators):
         tree_seed = rng.randint(_MAX_SEED)
         if bootstrap:
             counts = np.bincount(rows[rng.randint(0, len(rows), len(rows))], minlength=n).astype(np.float64)
         else:
             counts = base_counts
-        tree = tree_class(max_features=max_features, max_depth=max_depth, random_state=tree_seed)
-        # check_input=False: X is validated once per layer (float32), not once per tree
-        tree.fit(X, y, sample_weight=counts if weight is None else counts * weight, check_input=False)
-        classes = tree.classes_.astype(np.intp)
+        tree = trees.fit(counts if weight is None else counts * weight, tree_seed)
         if oob:
             out = np.flatnonzero(counts == 0)
             if len(out):
-                proba_sum[np.ix_(out, classes)] += tree.predict_proba(X[out], check_input=False)
+                proba_sum[out] += trees.predict(tree, out)
                 proba_count[out] += 1
         else:
-            proba_sum[:, classes] += tree.predict_proba(X_pred, check_input=False)
-        compact.add_tree(tree, classes)
-        del tree
-    compact.finish()
+            proba_sum += trees.predict(tree, predict_rows)
+        trees.keep(tree)
+        del tree  # at most one full scikit-learn tree alive per worker
+    forest = trees.finish()
     if not oob:
-        return compact, proba_sum / n_estimators
+        return forest, proba_sum / n_estimators
     seen = proba_count > 0
     proba = np.full((n, n_classes), 1.0 / n_classes)  # a row in every bootstrap (~0.37^n_estimators) stays uninformative
     proba[seen] = proba_sum[seen] / proba_count[seen, None]
-    return compact, proba
-
-
-def _grow_binned_forest(kind, n_estimators, max_depth, seed, X, y, rows, weight, n_classes, bootstrap, predict_rows):
-    """:func:`_grow_forest` with the trees of :mod:`mddf.binned_tree` (``X`` is a :class:`BinnedInput`).
-
-    Same forests, same row draws (bootstrap counts as weights, held-out and
-    out-of-bag rows) as the scikit-learn path; only the tree builder differs.
-    """
-    codes = X.codes
-    rng = np.random.RandomState(seed)
-    n, d = codes.shape
-    y64 = y.astype(np.int64, copy=False)
-    max_features = max(1, int(np.sqrt(d))) if kind == "rf" else 1
-    random_split = kind == "crf"
-    depth_limit = -1 if max_depth is None else int(max_depth)
-    base_counts = None if bootstrap else np.bincount(rows, minlength=n).astype(np.float64)
-    oob = isinstance(predict_rows, str)
-    if oob:
-        proba_sum = np.zeros((n, n_classes))
-        proba_count = np.zeros(n)
-    else:
-        predict_rows = np.asarray(predict_rows, dtype=np.int64)
-        proba_sum = np.zeros((len(predict_rows), n_classes))
-    trees = []
-    for _ in range(n_estimators):
-        tree_seed = rng.randint(_MAX_SEED)
-        if bootstrap:
-            counts = np.bincount(rows[rng.randint(0, len(rows), len(rows))], minlength=n).astype(np.float64)
-        else:
-            counts = base_counts
-        w = counts if weight is None else counts * weight
-        tree = grow_tree(codes, y64, w, X.n_bins, n_classes, depth_limit, max_features, random_split, tree_seed)
-        feature, split_bin, right, impure_values, _ = tree
-        if oob:
-            out = np.flatnonzero(counts == 0)
-            if len(out):
-                part = np.zeros((len(out), n_classes))
-                add_tree_proba(feature, split_bin, right, impure_values, codes, out, part)
-                proba_sum[out] += part
-                proba_count[out] += 1
-        else:
-            add_tree_proba(feature, split_bin, right, impure_values, codes, predict_rows, proba_sum)
-        trees.append(tree)
-    compact = BinnedForest(X.binner, n_classes, *map(list, zip(*trees)))
-    del trees
-    if not oob:
-        return compact, proba_sum / n_estimators
-    seen = proba_count > 0
-    proba = np.full((n, n_classes), 1.0 / n_classes)
-    proba[seen] = proba_sum[seen] / proba_count[seen, None]
-    return compact, proba
+    return forest, proba
 
 
 def _fit_fold_forest(kind, n_estimators, max_depth, seed, X, y, fit_rows, heldout_rows, weight, n_classes):
