@@ -94,14 +94,6 @@ class FeatureBinner:
     def fit_transform(self, X):
         return self.fit(X).transform(X)
 
-    def threshold(self, feature, bin_):
-        """Float thresholds equivalent to the bin splits ``bin <= bin_`` (arrays of equal length)."""
-        out = np.empty(len(feature), dtype=np.float32)
-        for j in np.unique(feature):
-            sel = feature == j
-            out[sel] = self.edges_[j][bin_[sel]]
-        return out
-
 
 @njit(cache=True, nogil=True)
 def _next(state):

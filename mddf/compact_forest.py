@@ -81,51 +81,22 @@ class CompactForest:
             Column index of each of the tree's classes (its ``classes_`` when it was
             trained on column indices).
         """
+        forest_classes = np.asarray(classes, dtype=np.intp)
         tree = estimator.tree_
+        n = tree.node_count
         left = tree.children_left
         leaf = left == _LEAF
         internal = np.flatnonzero(~leaf)
         if not np.array_equal(left[internal], internal + 1):
             raise RuntimeError("expected a depth-first tree layout (left child = next node)")
-        values = tree.value[leaf, 0, :]
-        self.add_arrays(
-            np.where(leaf, _LEAF, tree.feature),
-            _round_down_float32(tree.threshold),
-            tree.children_right,
-            values / values.sum(axis=1, keepdims=True),
-            tree.max_depth,
-            classes,
-        )
-
-    def add_arrays(self, feature, threshold, right, leaf_values, depth, classes=None):
-        """Append one tree given as arrays in depth-first layout.
-
-        Parameters
-        ----------
-        feature : array of int (n_nodes,)
-            Split feature of each node, -1 for a leaf.
-        threshold : array of float32 (n_nodes,)
-            Rows with ``x[feature] <= threshold`` go to the left child, which is
-            the next node; ignored at leaves.
-        right : array of int (n_nodes,)
-            Right child of each internal node; ignored at leaves.
-        leaf_values : array (n_leaves, n_tree_classes)
-            Class distribution of each leaf, leaves in node order.
-        depth : int
-        classes : array of int or None
-            Column index of each of the tree's classes (None: all, in order).
-        """
-        forest_classes = (
-            np.arange(self.n_classes) if classes is None else np.asarray(classes, dtype=np.intp)
-        )
-        n = len(feature)
-        leaf = np.asarray(feature) == _LEAF
-        feature = np.asarray(feature).astype(self._feature_dtype)
-        threshold = np.array(threshold, dtype=np.float32)
+        feature = tree.feature.astype(self._feature_dtype)
+        feature[leaf] = _LEAF
+        threshold = _round_down_float32(tree.threshold)
         threshold[leaf] = 0.0
-        right = np.asarray(right).astype(np.int32)
+        right = tree.children_right.astype(np.int32)
         # Leaves: class index when pure, else -(row + 1) into the impure table.
-        values = np.asarray(leaf_values)
+        values = tree.value[leaf, 0, :]
+        values = values / values.sum(axis=1, keepdims=True)
         pure = values.max(axis=1) == 1.0
         code = np.empty(len(values), dtype=np.int32)
         code[pure] = forest_classes[values[pure].argmax(axis=1)]
@@ -140,7 +111,7 @@ class CompactForest:
         self._parts["feature"].append(feature)
         self._parts["threshold"].append(threshold)
         self._parts["right"].append(right)
-        self._parts["depth"].append(int(depth))
+        self._parts["depth"].append(tree.max_depth)
         self._offsets.append(self._offsets[-1] + n)
 
     def finish(self):
