@@ -16,10 +16,11 @@ from sklearn.tree import DecisionTreeClassifier, ExtraTreeClassifier
 from .binned_forest import BinnedForest
 from .binned_tree import FeatureBinner, add_tree_proba, grow_tree
 from .compact_forest import CompactForest
-from .weights import weighted_resample
+from .weights import WeightedBootstrap, weighted_resample
 
 FOREST_TYPES = ("rf", "crf")
 TREE_METHODS = ("hist", "exact")
+WEIGHTINGS = ("resample", "resample_fold", "sample_weight")
 
 
 def make_forest(kind, n_estimators, max_depth, random_state):
@@ -131,7 +132,8 @@ class _BinnedTrees:
         return forest
 
 
-def _grow_forest(kind, n_estimators, max_depth, seed, X, y, rows, weight, n_classes, bootstrap, predict_rows):
+def _grow_forest(kind, n_estimators, max_depth, seed, X, y, rows, weight, n_classes, bootstrap, predict_rows,
+                 draw_p=None):
     """Grow one forest tree by tree on the rows ``rows`` of the shared layer input.
 
     Each tree is fitted on the whole of ``X`` with a sample weight that is zero
@@ -149,10 +151,13 @@ def _grow_forest(kind, n_estimators, max_depth, seed, X, y, rows, weight, n_clas
     weight : ndarray (n,) or None
         Per-row weight multiplying the row counts (D_t in ``sample_weight`` mode).
     bootstrap : bool
-        Each tree draws ``len(rows)`` rows uniformly with replacement from ``rows``.
-        Uniform, unlike scikit-learn >= 1.8 forests, which draw the bootstrap in
+        Each tree draws ``len(rows)`` rows with replacement from ``rows``:
+        uniformly, unlike scikit-learn >= 1.8 forests, which draw the bootstrap in
         proportion to ``sample_weight`` (see :func:`_fit_oob_forest` for why that
-        matters).
+        matters), unless ``draw_p`` is given.
+    draw_p : ndarray (len(rows),) or None
+        Probabilities of the bootstrap draws (D_t restricted to ``rows``): every
+        tree then trains on its own weighted resample of ``rows``.
     predict_rows : ndarray of int, or "oob"
         Rows whose class vectors are returned: the held-out fold, or ``"oob"`` for
         each row's mean over the trees whose bootstrap left it out.
@@ -167,6 +172,7 @@ def _grow_forest(kind, n_estimators, max_depth, seed, X, y, rows, weight, n_clas
     rng = np.random.RandomState(seed)
     n = len(y)
     base_counts = None if bootstrap else np.bincount(rows, minlength=n).astype(np.float64)
+    weighted = None if draw_p is None else WeightedBootstrap(rows, draw_p)
     oob = isinstance(predict_rows, str)
     if oob:
         proba_sum = np.zeros((n, n_classes))
@@ -176,7 +182,8 @@ def _grow_forest(kind, n_estimators, max_depth, seed, X, y, rows, weight, n_clas
     for _ in range(n_estimators):
         tree_seed = rng.randint(_MAX_SEED)
         if bootstrap:
-            counts = np.bincount(rows[rng.randint(0, len(rows), len(rows))], minlength=n).astype(np.float64)
+            drawn = rows[rng.randint(0, len(rows), len(rows))] if weighted is None else weighted.draw(rng, len(rows))
+            counts = np.bincount(drawn, minlength=n).astype(np.float64)
         else:
             counts = base_counts
         tree = trees.fit(counts if weight is None else counts * weight, tree_seed)
@@ -198,11 +205,16 @@ def _grow_forest(kind, n_estimators, max_depth, seed, X, y, rows, weight, n_clas
     return forest, proba
 
 
-def _fit_fold_forest(kind, n_estimators, max_depth, seed, X, y, fit_rows, heldout_rows, weight, n_classes):
-    """Fit one forest on ``fit_rows`` and predict the held-out rows (runs in a worker)."""
+def _fit_fold_forest(kind, n_estimators, max_depth, seed, X, y, fit_rows, heldout_rows, weight, n_classes,
+                     draw_p=None):
+    """Fit one forest on ``fit_rows`` and predict the held-out rows (runs in a worker).
+
+    Random forests bootstrap; with ``draw_p`` every tree of either kind trains on
+    its own weighted resample of ``fit_rows``.
+    """
     return _grow_forest(
         kind, n_estimators, max_depth, seed, X, y, fit_rows, weight, n_classes,
-        bootstrap=kind == "rf", predict_rows=heldout_rows,
+        bootstrap=kind == "rf" or draw_p is not None, predict_rows=heldout_rows, draw_p=draw_p,
     )
 
 
@@ -248,14 +260,18 @@ class ForestBlock:
         fold models (Algorithm 1, lines 1-7). ``"oob"``: each forest is fitted once
         on all rows with bootstrap and training rows get out-of-bag estimates
         (about k times cheaper, slightly noisier vectors, one model per forest).
-    weighting : {"resample", "sample_weight"}
-        How the sample distribution D_t reaches the forests. ``"resample"``: each
-        fold's training rows are redrawn with replacement with probabilities D_t
-        (Algorithm 1, input line: "re-sample a training set with the distribution
-        D_t"), one draw per fold shared by the block's forests. A uniform D_t is
-        not resampled (it would only add a second bootstrap). ``"sample_weight"``:
-        D_t is passed to the forests as sample weights. Out-of-bag class vectors
-        need each row's identity, so ``class_vectors="oob"`` always uses sample weights.
+    weighting : {"resample", "resample_fold", "sample_weight"}
+        How the sample distribution D_t reaches the forests (Algorithm 1, input
+        line: "re-sample a training set with the distribution D_t"). ``"resample"``:
+        every tree of either kind trains on its own draw, with replacement, of as
+        many rows as the fold trains on, row i with probability proportional to
+        D_t(i); for random forests this draw is the bootstrap. ``"resample_fold"``:
+        one such draw per fold, shared by every tree of the block, and random
+        forests bootstrap it again; the ~e^-1 of the fold's rows it leaves out are
+        then lost to the whole fold. ``"sample_weight"``: D_t is passed to the
+        trees as sample weights. A uniform D_t is never resampled (it would only
+        add a second bootstrap). Out-of-bag class vectors need each row's identity,
+        so ``class_vectors="oob"`` always uses sample weights.
     tree_method : {"hist", "exact"}
         ``"hist"``: trees of :mod:`mddf.binned_tree`, grown on the layer input
         quantised to at most 256 bins per feature (once per layer, shared by all
@@ -304,6 +320,8 @@ class ForestBlock:
         """
         if self.tree_method not in TREE_METHODS:
             raise ValueError(f"unknown tree_method {self.tree_method!r}; expected one of {TREE_METHODS}")
+        if self.weighting not in WEIGHTINGS:
+            raise ValueError(f"unknown weighting {self.weighting!r}; expected one of {WEIGHTINGS}")
         if self.tree_method == "hist":
             X = BinnedInput(X)
         n = len(y)
@@ -330,17 +348,20 @@ class ForestBlock:
         seeds = rng.randint(np.iinfo(np.int32).max, size=(self.n_folds, n_forests))
         tasks = []
         for i, (train, test) in enumerate(splits):
-            weight = None
+            weight = draw_p = None
             fit_rows = train
             if not uniform:
                 if self.weighting == "resample":
+                    draw_p = distribution[train]
+                elif self.weighting == "resample_fold":
                     fit_rows = weighted_resample(train, distribution, rng)
                 else:
                     weight = distribution * (len(train) / distribution[train].sum())
             for j, kind in enumerate(self.forest_types):
                 tasks.append(
                     delayed(_fit_fold_forest)(
-                        kind, self.n_estimators, self.max_depth, seeds[i, j], X, y, fit_rows, test, weight, n_classes
+                        kind, self.n_estimators, self.max_depth, seeds[i, j], X, y, fit_rows, test, weight, n_classes,
+                        draw_p,
                     )
                 )
         results = parallel(tasks)

@@ -108,8 +108,45 @@ def test_hist_trees_predict_like_exact_trees_on_data_with_few_distinct_values():
     assert abs(accuracy["hist"] - accuracy["exact"]) < 0.03
 
 
-def test_unknown_tree_method_is_named():
+@pytest.mark.parametrize(
+    "weighting, tree_method, message",
+    [("resample", "approx", "unknown tree_method 'approx'"), ("boost", "hist", "unknown weighting 'boost'")],
+)
+def test_unknown_options_are_named(weighting, tree_method, message):
     X, y = _noise(n=60, s=2)
-    block = ForestBlock(("rf",), 2, None, 3, "kfold", "resample", 1, "approx")
-    with pytest.raises(ValueError, match="unknown tree_method 'approx'"):
+    block = ForestBlock(("rf",), 2, None, 3, "kfold", weighting, 1, tree_method)
+    with pytest.raises(ValueError, match=message):
         block.fit(X, y, np.full(len(y), 1 / len(y)), 2, np.random.RandomState(0))
+
+
+@TREE_METHODS
+def test_resampling_draws_a_resample_per_tree_so_a_fold_forest_sees_all_its_rows(tree_method):
+    # noise rows: a forest memorises the label of a row that some of its trees drew.
+    # weighting="resample" gives every tree its own weighted resample of the fold's rows,
+    # so the fold's forest has seen almost every row; "resample_fold" draws one
+    # resample per fold, which leaves out about e^-1 of the rows for every tree.
+    X, y = _noise(n=300, s=3, seed=2)
+    D = np.random.RandomState(0).uniform(0.5, 1.5, len(y))
+    D /= D.sum()
+    unseen = {}
+    for weighting in ("resample", "resample_fold"):
+        block = ForestBlock(("crf",), 40, None, 3, "kfold", weighting, 1, tree_method)
+        block.fit(X, y, D, 3, np.random.RandomState(0))
+        proba = np.stack([fold[0].predict_proba(X) for fold in block.forests_])  # (folds, n, s)
+        true = proba[:, np.arange(len(y)), y]
+        # rows a fold model never saw get a guess, below 1/2 on their own label ~88% of the time
+        unseen[weighting] = np.mean(true < 0.5)
+    assert unseen["resample"] < 0.35  # the held-out third: 0.88 / 3 = 0.29
+    assert unseen["resample_fold"] > 0.42  # and e^-1 of the other two thirds: 0.88 * (1 + 2 / e) / 3 = 0.51
+
+
+@TREE_METHODS
+@pytest.mark.parametrize("weighting", ["resample", "resample_fold", "sample_weight"])
+def test_rows_without_weight_never_reach_the_forests(weighting, tree_method):
+    X, y = _noise(n=240, s=3, seed=3)
+    D = np.where(y == 2, 0.0, 1.0)
+    D /= D.sum()
+    block = ForestBlock(("rf", "crf"), 10, None, 3, "kfold", weighting, 1, tree_method)
+    oof = block.fit(X, y, D, 3, np.random.RandomState(0))
+    assert np.all(oof[:, :, 2] == 0)  # no tree ever saw class 2
+    assert np.all(block.predict_proba(X)[:, :, 2] == 0)

@@ -130,10 +130,11 @@ def test_first_layer_alpha_and_margins_follow_algorithm_2(data):
         dict(margin_optimization=False, passed_features="per_forest", max_depth_factor=None),  # gcForest cascade
         dict(class_vectors="oob"),
         dict(weighting="sample_weight"),
+        dict(weighting="resample_fold"),
         dict(alpha_solver="exact", cumulative_margin="additive"),
         dict(validation_fraction=0.25),
     ],
-    ids=["same-forests", "stacking", "no-preconc", "gcforest", "oob", "sample-weight", "exact-additive", "validation"],
+    ids=["same-forests", "stacking", "no-preconc", "gcforest", "oob", "sample-weight", "fold-resample", "exact-additive", "validation"],
 )
 def test_variants(data, params):
     X, y, Xt, yt = data

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from mddf.margin import margin_distribution_loss
-from mddf.weights import sample_distribution, weighted_resample
+from mddf.weights import WeightedBootstrap, alias_table, sample_distribution, weighted_resample
 
 
 def test_distribution_is_the_normalised_loss():
@@ -31,3 +31,30 @@ def test_resampling_follows_the_distribution_and_skips_zero_weight_rows():
     assert freq == pytest.approx([0.1, 0.2, 0.7], abs=0.01)
     one = weighted_resample(idx, D, rng)
     assert len(one) == len(idx) and np.all(np.diff(one) >= 0)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_alias_table_encodes_the_distribution_exactly(seed):
+    # index i is drawn with probability (accept[i] + sum of (1 - accept[j]) over the j aliased to i) / n
+    p = np.random.RandomState(seed).exponential(size=200) ** 3
+    accept, alias = alias_table(p)
+    assert np.all((accept >= 0) & (accept <= 1))
+    implied = (accept + np.bincount(alias, weights=1 - accept, minlength=len(p))) / len(p)
+    assert implied == pytest.approx(p / p.sum(), rel=1e-9, abs=1e-15)
+
+
+def test_weighted_bootstrap_draws_follow_the_distribution_and_skip_zero_weight_rows():
+    rng = np.random.RandomState(0)
+    rows = np.array([10, 11, 12, 13, 14])
+    draws = WeightedBootstrap(rows, [0.0, 0.1, 0.2, 0.7, 0.0])
+    sample = np.concatenate([draws.draw(rng, 5) for _ in range(4000)])
+    assert set(np.unique(sample)) == {11, 12, 13}
+    assert np.bincount(sample - 10, minlength=5)[1:4] / len(sample) == pytest.approx([0.1, 0.2, 0.7], abs=0.01)
+    assert draws.draw(rng, 3).shape == (3,)
+
+
+def test_weighted_bootstrap_rejects_a_distribution_without_weight_on_its_rows():
+    with pytest.raises(ValueError, match="no weight on the rows"):
+        WeightedBootstrap(np.arange(3), np.zeros(3))
+    with pytest.raises(ValueError, match="same shape"):
+        WeightedBootstrap(np.arange(3), np.ones(4))
