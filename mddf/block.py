@@ -133,7 +133,7 @@ class _BinnedTrees:
 
 
 def _grow_forest(kind, n_estimators, max_depth, seed, X, y, rows, weight, n_classes, bootstrap, predict_rows,
-                 draw_p=None):
+                 draws=None):
     """Grow one forest tree by tree on the rows ``rows`` of the shared layer input.
 
     Each tree is fitted on the whole of ``X`` with a sample weight that is zero
@@ -154,10 +154,10 @@ def _grow_forest(kind, n_estimators, max_depth, seed, X, y, rows, weight, n_clas
         Each tree draws ``len(rows)`` rows with replacement from ``rows``:
         uniformly, unlike scikit-learn >= 1.8 forests, which draw the bootstrap in
         proportion to ``sample_weight`` (see :func:`_fit_oob_forest` for why that
-        matters), unless ``draw_p`` is given.
-    draw_p : ndarray (len(rows),) or None
-        Probabilities of the bootstrap draws (D_t restricted to ``rows``): every
-        tree then trains on its own weighted resample of ``rows``.
+        matters), unless ``draws`` is given.
+    draws : WeightedBootstrap over ``rows``, or None
+        Draws of the bootstrap in proportion to D_t: every tree then trains on its
+        own weighted resample of ``rows``.
     predict_rows : ndarray of int, or "oob"
         Rows whose class vectors are returned: the held-out fold, or ``"oob"`` for
         each row's mean over the trees whose bootstrap left it out.
@@ -172,7 +172,6 @@ def _grow_forest(kind, n_estimators, max_depth, seed, X, y, rows, weight, n_clas
     rng = np.random.RandomState(seed)
     n = len(y)
     base_counts = None if bootstrap else np.bincount(rows, minlength=n).astype(np.float64)
-    weighted = None if draw_p is None else WeightedBootstrap(rows, draw_p)
     oob = isinstance(predict_rows, str)
     if oob:
         proba_sum = np.zeros((n, n_classes))
@@ -182,7 +181,7 @@ def _grow_forest(kind, n_estimators, max_depth, seed, X, y, rows, weight, n_clas
     for _ in range(n_estimators):
         tree_seed = rng.randint(_MAX_SEED)
         if bootstrap:
-            drawn = rows[rng.randint(0, len(rows), len(rows))] if weighted is None else weighted.draw(rng, len(rows))
+            drawn = rows[rng.randint(0, len(rows), len(rows))] if draws is None else draws.draw(rng, len(rows))
             counts = np.bincount(drawn, minlength=n).astype(np.float64)
         else:
             counts = base_counts
@@ -206,15 +205,15 @@ def _grow_forest(kind, n_estimators, max_depth, seed, X, y, rows, weight, n_clas
 
 
 def _fit_fold_forest(kind, n_estimators, max_depth, seed, X, y, fit_rows, heldout_rows, weight, n_classes,
-                     draw_p=None):
+                     draws=None):
     """Fit one forest on ``fit_rows`` and predict the held-out rows (runs in a worker).
 
-    Random forests bootstrap; with ``draw_p`` every tree of either kind trains on
-    its own weighted resample of ``fit_rows``.
+    Random forests bootstrap; with ``draws`` (a :class:`WeightedBootstrap` over
+    ``fit_rows``) every tree of either kind trains on its own weighted resample.
     """
     return _grow_forest(
         kind, n_estimators, max_depth, seed, X, y, fit_rows, weight, n_classes,
-        bootstrap=kind == "rf" or draw_p is not None, predict_rows=heldout_rows, draw_p=draw_p,
+        bootstrap=kind == "rf" or draws is not None, predict_rows=heldout_rows, draws=draws,
     )
 
 
@@ -348,11 +347,11 @@ class ForestBlock:
         seeds = rng.randint(np.iinfo(np.int32).max, size=(self.n_folds, n_forests))
         tasks = []
         for i, (train, test) in enumerate(splits):
-            weight = draw_p = None
+            weight = draws = None
             fit_rows = train
             if not uniform:
                 if self.weighting == "resample":
-                    draw_p = distribution[train]
+                    draws = WeightedBootstrap(train, distribution[train])  # one alias table for the fold's forests
                 elif self.weighting == "resample_fold":
                     fit_rows = weighted_resample(train, distribution, rng)
                 else:
@@ -361,7 +360,7 @@ class ForestBlock:
                 tasks.append(
                     delayed(_fit_fold_forest)(
                         kind, self.n_estimators, self.max_depth, seeds[i, j], X, y, fit_rows, test, weight, n_classes,
-                        draw_p,
+                        draws,
                     )
                 )
         results = parallel(tasks)
