@@ -59,7 +59,7 @@ class GCForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
     Without ``window_sizes`` the raw features feed the cascade (the setting of
     the mdDF paper's Table 2 gcForest column). With ``window_sizes``, the
     out-of-fold class vectors of multi-grained scanning
-    (:class:`~baselines.scanning.MultiGrainedScanner`, all window sizes
+    (:class:`~mddf.baselines.scanning.MultiGrainedScanner`, all window sizes
     concatenated) are the cascade's input, as in Zhou and Feng's Figure 4
     (without the cascade-of-cascades that cycles the grains across levels).
 

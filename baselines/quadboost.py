@@ -40,7 +40,7 @@ class QuadBoostClassifier(ClassifierMixin, BaseEstimator):
     can be chosen again and its weight revised, so the procedure is coordinate descent over all stumps; under L1 a
     weight can then return to exactly 0. The voters are the stumps of Section 4: ``n_thresholds`` per attribute
     and their complements, on attributes normalised by a hyperbolic tangent fitted on the training set (see
-    :mod:`baselines._quadboost_voters` for how we read that section).
+    :mod:`mddf.baselines._quadboost_voters` for how we read that section).
 
     Labels are mapped to -1 / +1 (``classes_[0]`` -> -1). With more than two classes the estimator trains one
     binary QuadBoost per class (one-vs-rest, target +1 for the class and -1 otherwise) on the same stumps, and

@@ -1,6 +1,6 @@
 """Loaders for the benchmarks of the mdDF and DeepBoost papers, with their standard splits.
 
->>> from datasets import load_dataset
+>>> from mddf.datasets import load_dataset
 >>> ds = load_dataset("digits")          # bundled with scikit-learn, no download
 >>> ds.X_train.shape, ds.X_test.shape
 ((1257, 64), (540, 64))
@@ -9,7 +9,7 @@ Files are looked for in ``data_home`` (else ``$MDDF_DATA``, laid out as
 ``<dataset>/<file>``), then in a writable cache (``cache_dir``, else
 ``$MDDF_CACHE``, else ``pooch.os_cache("mddf")``), and downloaded from their
 canonical source into the cache when missing. Every file is verified (see
-:mod:`datasets.fetch` for the checksum policy) and the parsed arrays are
+:mod:`mddf.datasets.fetch` for the checksum policy) and the parsed arrays are
 cached, so the second load of a dataset takes well under two seconds.
 """
 
@@ -27,7 +27,6 @@ from .errors import (
 )
 from .fetch import override_sources
 from .loader import load_registered
-from .protocols import deepboost_folds, subsample
 from .registry import ALIASES, REGISTRY, get_spec
 
 GROUPS = ("mddf", "deepboost", "extra", "bundled")
@@ -88,7 +87,7 @@ def load_dataset(name, data_home=None, download=True, *, cache_dir=None, verbose
     ValueError
         Unknown name (with close matches), or a bad option value.
     MissingFileError, DownloadError, ChecksumError, CorruptFileError
-        See :mod:`datasets.errors`.
+        See :mod:`mddf.datasets.errors`.
     """
     if isinstance(name, str) and name.lower() in BUNDLED_NAMES:
         if options:
@@ -108,9 +107,7 @@ __all__ = [
     "DownloadError",
     "MissingFileError",
     "UnpinnedHashWarning",
-    "deepboost_folds",
     "list_datasets",
     "load_dataset",
     "override_sources",
-    "subsample",
 ]

@@ -1,10 +1,10 @@
 """Dataset-specific assembly: from verified local files to the arrays of the standard split.
 
 One ``build_*`` function per file layout. Each receives ``files`` (role ->
-:class:`~datasets.fetch.LocalFile`) and the dataset's options, and returns a
-:class:`Arrays` with the raw labels; :mod:`datasets.loader` encodes labels,
+:class:`~mddf.datasets.fetch.LocalFile`) and the dataset's options, and returns a
+:class:`Arrays` with the raw labels; :mod:`mddf.datasets.loader` encodes labels,
 casts to float32 and caches the result. Builders raise
-:class:`~datasets.errors.CorruptFileError` on anything unexpected.
+:class:`~mddf.datasets.errors.CorruptFileError` on anything unexpected.
 """
 
 from __future__ import annotations

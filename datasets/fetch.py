@@ -1,4 +1,4 @@
-"""Locate -> download -> verify: turn a :class:`~datasets.registry.RemoteFile` into a verified local file.
+"""Locate -> download -> verify: turn a :class:`~mddf.datasets.registry.RemoteFile` into a verified local file.
 
 Where files are looked for, in order:
 
@@ -69,7 +69,7 @@ def override_sources(*, base_urls=None, sha256=None):
     ----------
     base_urls : dict, optional
         ``source -> base URL`` (or a tuple of mirror URLs), for the sources of
-        :data:`datasets.registry.BASE_URLS` (``"uci"``, ``"libsvm"``,
+        :data:`mddf.datasets.registry.BASE_URLS` (``"uci"``, ``"libsvm"``,
         ``"mnist"``, ``"fashion-mnist"``).
     sha256 : dict, optional
         ``"<dataset>/<file>" -> sha256``: verify that file against this hash

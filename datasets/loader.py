@@ -72,7 +72,7 @@ def _encode(arrays: Arrays) -> tuple:
 
 def load_registered(spec: DatasetSpec, *, data_home=None, download=True, cache_dir=None, verbose=1,
                     options=None) -> Dataset:
-    """Load ``spec`` with the given options; see :func:`datasets.load_dataset`."""
+    """Load ``spec`` with the given options; see :func:`mddf.datasets.load_dataset`."""
     options = validate_options(spec, dict(options or {}))
     local = fetch_all(spec, options, data_home=data_home, cache_dir=cache_dir, download=download,
                       verbose=verbose)

@@ -2,7 +2,7 @@
 
 Each reader takes the raw bytes of one file plus a ``label`` (the file's
 ``<dataset>/<file>`` name, used in messages) and either returns arrays or
-raises :class:`~datasets.errors.CorruptFileError` naming the file and what is
+raises :class:`~mddf.datasets.errors.CorruptFileError` naming the file and what is
 wrong with it. Nothing is returned from a truncated or malformed file.
 """
 

@@ -4,12 +4,12 @@ Hashes are the sha256 of each file exactly as its canonical source serves it
 (checked against the files of /work/shared/datasets/MANIFEST.json, which match
 the publishers' own md5/sha256). ``sha256=None`` means no published hash
 exists (LIBSVM's protein and SensIT files): those are accepted on
-trust-on-first-use, see :mod:`datasets.fetch`. Fashion-MNIST pins the sha256
+trust-on-first-use, see :mod:`mddf.datasets.fetch`. Fashion-MNIST pins the sha256
 of the decompressed IDX payload instead, because copies of its ``.gz`` files
 differ in their compression but not in their content.
 
 URLs are ``BASE_URLS[source][i] + url_path``; several base URLs are mirrors
-tried in order. :func:`datasets.fetch.override_sources` replaces them (and
+tried in order. :func:`mddf.datasets.fetch.override_sources` replaces them (and
 hashes), e.g. to point at a local server.
 """
 
@@ -105,7 +105,7 @@ def _uci(dataset, name, url_path, sha256, size):
 
 
 _NO_SPLIT = ("no official split: X_train holds all rows, X_test is None; the DeepBoost paper "
-             "(Cortes, Mohri & Syed 2014, Section 4) uses 10 folds, see datasets.deepboost_folds")
+             "(Cortes, Mohri & Syed 2014, Section 4) uses 10 folds, see mddf.experiments.protocols.deepboost_folds")
 _DEEPBOOST_REF = " Used by Cortes, Mohri & Syed (2014), DeepBoost, Section 4 / Table 4."
 
 _MNIST_FILES = {

@@ -16,7 +16,7 @@ default   The paper's protocol (10 folds: test fold i, validate on fold i+1, tra
 Output: Markdown and CSV in --out (and the Markdown on stdout); the protocol mode also writes
 every setting's validation and test error in every run (tables_all_settings.csv).
 
-Data: ``datasets.load_dataset`` (set MDDF_DATA to the folder of the original files). ocr17 and
+Data: ``mddf.datasets.load_dataset`` (set MDDF_DATA to the folder of the original files). ocr17 and
 ocr49 are built from MNIST's 10000 *test* images (``mnist_split="test"``), the only MNIST images
 available here: they are neither the paper's ocr17/ocr49 (Reyzin and Schapire 2006) nor its
 ocr17-mnist/ocr49-mnist (all of MNIST), so both paper rows are shown.
@@ -36,13 +36,9 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from baselines import AdaBoostClassifier, DeepBoostClassifier  # noqa: E402
-from baselines.protocols import TABLE_ALGORITHMS, paper_grid, run_protocol  # noqa: E402
-from datasets import load_dataset  # noqa: E402
+from mddf.baselines import AdaBoostClassifier, DeepBoostClassifier
+from mddf.datasets import load_dataset
+from mddf.experiments.protocols.deepboost import TABLE_ALGORITHMS, paper_grid, run_protocol
 
 DEEPBOOST_DATASETS = ("breastcancer", "ionosphere", "german", "diabetes", "ocr17", "ocr49")
 

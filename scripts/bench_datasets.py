@@ -14,7 +14,7 @@ import statistics
 import tempfile
 import time
 
-from datasets import list_datasets, load_dataset
+from mddf.datasets import list_datasets, load_dataset
 
 
 def _timed(name, cache_dir):

@@ -22,8 +22,8 @@ Experiments (``--experiments``, comma-separated):
 
 Usage::
 
-    MDDF_DATA=/work/shared/datasets PYTHONPATH=. python scripts/bench_gcforest.py --quick
-    MDDF_DATA=/work/shared/datasets PYTHONPATH=. python scripts/bench_gcforest.py --experiments fashion
+    MDDF_DATA=/path/to/data python scripts/bench_gcforest.py --quick
+    MDDF_DATA=/path/to/data python scripts/bench_gcforest.py --experiments fashion
 """
 
 from __future__ import annotations
@@ -47,7 +47,8 @@ PAPER_GCFOREST = {"letter": 97.375, "adult": 86.276}
 
 
 def _load(spec):
-    from datasets import load_dataset, subsample
+    from mddf.datasets import load_dataset
+    from mddf.experiments.protocols import subsample
 
     ds = load_dataset(spec["dataset"], verbose=0)
     if spec.get("train_fraction"):
@@ -74,7 +75,7 @@ def _measure(spec):
         result["accuracy"] = float(model.score(X_test, y_test))
         result["predict_s"] = time.perf_counter() - tic
     elif spec["method"] == "gcforest":
-        from baselines.gcforest import GCForestClassifier
+        from mddf.baselines.gcforest import GCForestClassifier
 
         model = GCForestClassifier(**spec["params"], n_jobs=spec["n_jobs"], random_state=seed).fit(X, y)
         result["fit_s"] = time.perf_counter() - start
@@ -89,7 +90,7 @@ def _measure(spec):
             result["scan_features"] = int(model.scanner_.n_features_out_)
             result["scanner_mb"] = len(pickle.dumps(model.scanner_)) / 2**20
     elif spec["method"] == "scan-probe":
-        from baselines.scanning import MultiGrainedScanner
+        from mddf.baselines.scanning import MultiGrainedScanner
 
         scanner = MultiGrainedScanner(**spec["params"], n_jobs=spec["n_jobs"], random_state=seed)
         features = scanner.fit_transform(X, y)
@@ -111,12 +112,8 @@ def _measure(spec):
 
 def _run_in_subprocess(spec):
     """Run ``_measure(spec)`` in a fresh interpreter and return its result."""
-    env = dict(os.environ)
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
     done = subprocess.run(
         [sys.executable, os.path.abspath(__file__), "--worker", json.dumps(spec)],
-        env=env,
         capture_output=True,
         text=True,
     )

@@ -36,7 +36,7 @@ def _fit_once(dataset, method, params, n_jobs, seed):
     """Fit and score one model; runs in a fresh process."""
     import numpy as np
 
-    from datasets import load_dataset
+    from mddf.datasets import load_dataset
 
     ds = load_dataset(dataset, verbose=0)
     if method == "rf":

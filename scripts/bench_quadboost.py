@@ -6,13 +6,13 @@ the fit time of the chosen model (median of --repeats refits). In the same run, 
 sklearn.ensemble.AdaBoostClassifier with depth-1 trees and as many rounds as vanilla QuadBoost's chosen T
 ("AdaBoost same T"), and with T chosen by the same 5-fold CV over the vanilla grid ("AdaBoost CV T").
 
-Datasets: scikit-learn's breast_cancer plus the QuadBoost paper's binary UCI sets that `datasets.load_dataset`
+Datasets: scikit-learn's breast_cancer plus the QuadBoost paper's binary UCI sets that `mddf.datasets.load_dataset`
 knows about in this checkout.
 
 Examples
 --------
-PYTHONPATH=. python scripts/bench_quadboost.py --quick
-PYTHONPATH=. python scripts/bench_quadboost.py --seeds 0,1,2
+python scripts/bench_quadboost.py --quick
+python scripts/bench_quadboost.py --seeds 0,1,2
 """
 
 from __future__ import annotations
@@ -29,8 +29,8 @@ from sklearn.ensemble import AdaBoostClassifier
 from sklearn.model_selection import StratifiedKFold
 from sklearn.tree import DecisionTreeClassifier
 
-from baselines.quadboost_protocol import PAPER_GRIDS, paper_split, run_quadboost_protocol
-from datasets import list_datasets, load_dataset
+from mddf.experiments.protocols.quadboost import PAPER_GRIDS, paper_split, run_quadboost_protocol
+from mddf.datasets import list_datasets, load_dataset
 
 # Names under which the paper's binary UCI sets (Table 1) may be registered; the bundled breast_cancer first.
 PAPER_BINARY_SETS = (

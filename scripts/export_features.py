@@ -35,8 +35,8 @@ from pathlib import Path
 
 import numpy as np
 
-from mddf_bench.environment import package_versions
-from mddf_bench.studies import (add_dataset_arguments, add_mddf_arguments, fit_mddf, logger, mddf_params,
+from mddf.experiments.environment import package_versions
+from mddf.experiments.studies import (add_dataset_arguments, add_mddf_arguments, fit_mddf, logger, mddf_params,
                                 resolve_dataset)
 
 LAYOUT = __doc__.split("Example")[0].strip()

@@ -10,7 +10,7 @@ Writes, in ``--out``:
   margins at several layers.
 
 Margins are computed from the stored out-of-fold features: (f_y - max_{j != y} f_j) divided by
-the sum of the layer weights alpha (``mddf_bench.layers``), the margin of the combined vote that
+the sum of the layer weights alpha (``mddf.experiments.layers``), the margin of the combined vote that
 makes the prediction (positive exactly when the row is classified correctly). They exist for the
 kept layers only (the features of dropped layers are not stored). The CSV also lists the
 estimator's ``train_history_`` ratio, which is of the weighted sum of per-layer margins
@@ -28,9 +28,9 @@ from pathlib import Path
 
 import numpy as np
 
-from mddf_bench.figures import plt, save_figure, write_rows
-from mddf_bench.layers import margin_cdf, margin_ratio, oof_layer_margins, parse_layers, staged_accuracy
-from mddf_bench.studies import (add_dataset_arguments, add_mddf_arguments, fit_mddf, logger, mddf_params,
+from mddf.experiments.figures import plt, save_figure, write_rows
+from mddf.experiments.layers import margin_cdf, margin_ratio, oof_layer_margins, parse_layers, staged_accuracy
+from mddf.experiments.studies import (add_dataset_arguments, add_mddf_arguments, fit_mddf, logger, mddf_params,
                                 resolve_dataset)
 
 

@@ -21,9 +21,9 @@ from sklearn.manifold import TSNE
 from sklearn.model_selection import train_test_split
 from threadpoolctl import threadpool_limits
 
-from mddf_bench.figures import plt, save_figure, write_rows
-from mddf_bench.layers import parse_layers, variance_ratio
-from mddf_bench.studies import (add_dataset_arguments, add_mddf_arguments, fit_mddf, logger, mddf_params,
+from mddf.experiments.figures import plt, save_figure, write_rows
+from mddf.experiments.layers import parse_layers, variance_ratio
+from mddf.experiments.studies import (add_dataset_arguments, add_mddf_arguments, fit_mddf, logger, mddf_params,
                                 resolve_dataset)
 
 

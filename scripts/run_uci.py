@@ -17,9 +17,9 @@ Examples
     python scripts/run_uci.py --scheduler local:2           # on 2 local Dask worker processes
 
 Random forest and XGBoost use 400 x k trees, k = the number of layers mdDF kept on the same
-dataset and seed (mdDF runs first; see ``mddf_bench/methods.py``). Each run executes in a fresh
+dataset and seed (mdDF runs first; see ``mddf.experiments/methods.py``). Each run executes in a fresh
 worker process; its peak memory is that process's peak resident set size. With ``--scheduler``
-each run is a task on a Dask cluster instead (``mddf_bench/cluster.py``; needs the 'dask' extra);
+each run is a task on a Dask cluster instead (``mddf.experiments/cluster.py``; needs the 'dask' extra);
 results still stream into the same ``results.jsonl``.
 """
 
@@ -30,14 +30,14 @@ import os
 import sys
 from pathlib import Path
 
-from mddf_bench import paper_results
-from mddf_bench.cluster import add_scheduler_argument, check_scheduler_args, run_from_args
-from mddf_bench.executor import applicable, plan
-from mddf_bench.methods import FALLBACK_TREES_K, PROFILES, default_registry, unavailable_reason
-from mddf_bench.runner import DatasetUnavailable, load
-from mddf_bench.store import ResultStore
-from mddf_bench.suites import SUITES, image_shape_of, paper_of, protocol_of
-from mddf_bench.tables import build_table, summarize, to_csv, to_markdown
+from mddf.experiments import paper_results
+from mddf.experiments.cluster import add_scheduler_argument, check_scheduler_args, run_from_args
+from mddf.experiments.executor import applicable, plan
+from mddf.experiments.methods import FALLBACK_TREES_K, PROFILES, default_registry, unavailable_reason
+from mddf.experiments.runner import DatasetUnavailable, load
+from mddf.experiments.store import ResultStore
+from mddf.experiments.suites import SUITES, image_shape_of, paper_of, protocol_of
+from mddf.experiments.tables import build_table, summarize, to_csv, to_markdown
 
 TABLE2_ORDER = ("MLP", "RF", "XGBoost", "gcForest", "gcForest-MGS", "mdDF", "AdaBoost", "DeepBoost", "DeepBoost-log", "QuadBoost")
 TABLE3_ORDER = ("mdDF_SF", "mdDF_ST", "mdDF_NP", "mdDF")
@@ -235,7 +235,7 @@ def main(argv=None, registry=None) -> int:
                 if isinstance(exc, ValueError):
                     parser.error(str(exc))  # unknown dataset name
                 raise
-            # A corrupt or tampered file (datasets.CorruptFileError, ChecksumError): report it and
+            # A corrupt or tampered file (mddf.datasets.CorruptFileError, ChecksumError): report it and
             # go on with the other datasets.
             message = f"could not be loaded ({type(exc).__name__}: {exc})"
             skipped[name] = _short(message)

@@ -1,7 +1,7 @@
 """Small-sample robustness (the mdDF paper's Figure 6): test accuracy versus training fraction.
 
 Trains random forest, XGBoost, gcForest and mdDF on stratified fractions of the training split
-(``datasets.subsample``: every class keeps at least one row; the test split is unchanged),
+(``mddf.datasets.subsample``: every class keeps at least one row; the test split is unchanged),
 repeated over seeds, and plots the mean test accuracy with standard-deviation error bars.
 Each (fraction, method, seed) is one run of the benchmark runner (``run_one``, fresh worker
 process, or a task on a Dask cluster with ``--scheduler``; resumable ``results.jsonl`` in
@@ -21,13 +21,13 @@ from pathlib import Path
 
 import numpy as np
 
-from mddf_bench.cluster import add_scheduler_argument, check_scheduler_args, run_from_args
-from mddf_bench.executor import plan
-from mddf_bench.figures import plt, save_figure, write_rows
-from mddf_bench.methods import default_registry, unavailable_reason
-from mddf_bench.store import ResultStore
-from mddf_bench.studies import add_dataset_arguments, logger, resolve_dataset
-from mddf_bench.suites import protocol_of
+from mddf.experiments.cluster import add_scheduler_argument, check_scheduler_args, run_from_args
+from mddf.experiments.executor import plan
+from mddf.experiments.figures import plt, save_figure, write_rows
+from mddf.experiments.methods import default_registry, unavailable_reason
+from mddf.experiments.store import ResultStore
+from mddf.experiments.studies import add_dataset_arguments, logger, resolve_dataset
+from mddf.experiments.suites import protocol_of
 
 DEFAULT_FRACTIONS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0)
 DEFAULT_METHODS = ("RF", "XGBoost", "gcForest", "mdDF")

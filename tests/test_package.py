@@ -1,16 +1,18 @@
-"""The three top-level packages import and the README's commands are what CI runs."""
+"""The package imports under its one name and the README's commands are what CI runs."""
 
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_packages_import():
-    import baselines  # noqa: F401
-    import datasets
-    import mddf  # noqa: F401
+def test_subpackages_import_under_mddf():
+    import mddf.baselines
+    import mddf.datasets
+    import mddf.experiments.protocols
 
-    assert "digits" in datasets.list_datasets()
+    assert "digits" in mddf.datasets.list_datasets()
+    assert hasattr(mddf.baselines, "DeepBoostClassifier")
+    assert hasattr(mddf.experiments.protocols, "deepboost_folds")
 
 
 def test_ci_runs_the_readme_test_command():

@@ -5,7 +5,7 @@ import pytest
 from sklearn.datasets import make_classification
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from baselines import AdaBoostClassifier, DeepBoostClassifier
+from mddf.baselines import AdaBoostClassifier, DeepBoostClassifier
 
 
 def brute_force_stump(X, y, D):

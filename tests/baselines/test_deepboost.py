@@ -15,14 +15,14 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from baselines import AdaBoostClassifier, DeepBoostClassifier
-from baselines._weak import (
+from mddf.baselines import AdaBoostClassifier, DeepBoostClassifier
+from mddf.baselines._weak import (
     BinnedFeatures,
     SplitSearch,
     grow_stump_candidates,
     grow_tree_candidates,
 )
-from baselines.deepboost import (
+from mddf.baselines.deepboost import (
     direction,
     loss_derivative_weights,
     rademacher_stump,

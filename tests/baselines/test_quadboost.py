@@ -17,9 +17,9 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from baselines import QuadBoostClassifier
-from baselines._quadboost_solver import quadboost_path
-from baselines._quadboost_voters import fit_stump_pool
+from mddf.baselines import QuadBoostClassifier
+from mddf.baselines._quadboost_solver import quadboost_path
+from mddf.baselines._quadboost_voters import fit_stump_pool
 
 
 def _inner(a, b):

@@ -7,7 +7,7 @@ import pytest
 from sklearn.datasets import load_digits
 from sklearn.utils.estimator_checks import check_estimator
 
-from baselines.scanning import (
+from mddf.baselines.scanning import (
     MultiGrainedScanner,
     resolve_image_shape,
     sliding_windows,

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from datasets import fetch, load_dataset
+from mddf.datasets import fetch, load_dataset
 
 
 # Read once, before any test changes the environment.

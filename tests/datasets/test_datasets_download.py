@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import dataset_file_writers as writers
-from datasets import (
+from mddf.datasets import (
     ChecksumError,
     DownloadError,
     MissingFileError,
@@ -16,8 +16,8 @@ from datasets import (
     load_dataset,
     override_sources,
 )
-from datasets.fetch import fetch_file, resolve_cache_dir, resolve_data_home
-from datasets.registry import REGISTRY
+from mddf.datasets.fetch import fetch_file, resolve_cache_dir, resolve_data_home
+from mddf.datasets.registry import REGISTRY
 
 
 def _serve_yeast(root):
@@ -152,7 +152,7 @@ def test_progress_lines_are_printed_only_when_verbose(http_server, tmp_path, cap
 
 
 def test_override_sources_rejects_unknown_sources_and_restores_on_exit(tmp_path):
-    from datasets.fetch import urls_for
+    from mddf.datasets.fetch import urls_for
 
     rf = REGISTRY["yeast"].files["all"]
     original = urls_for(rf)

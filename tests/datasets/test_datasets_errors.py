@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import dataset_file_writers as writers
-from datasets import (
+from mddf.datasets import (
     ChecksumError,
     CorruptFileError,
     MissingFileError,
@@ -16,7 +16,7 @@ from datasets import (
     override_sources,
     parsers,
 )
-from datasets.registry import REGISTRY
+from mddf.datasets.registry import REGISTRY
 
 
 def _load(name, home, cache, **options):
@@ -45,7 +45,7 @@ def test_unknown_name_lists_known_names_and_suggests_a_close_one():
 
 def test_names_are_case_insensitive_and_paper_aliases_work():
     assert load_dataset("IRIS").name == "iris"
-    from datasets.registry import get_spec
+    from mddf.datasets.registry import get_spec
 
     assert get_spec("ocr17-mnist").name == "ocr17" and get_spec("Fashion-MNIST").name == "fashion-mnist"
 

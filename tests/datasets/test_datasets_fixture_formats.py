@@ -2,7 +2,7 @@
 
 The fixtures are written in the publishers' exact formats and file names into
 a temporary data_home. Pinned files (HAR's zip, MNIST's .gz) get the
-fixture's hash registered through :func:`datasets.override_sources`; LIBSVM
+fixture's hash registered through :func:`mddf.datasets.override_sources`; LIBSVM
 files, which have no published hash, go through trust-on-first-use.
 """
 
@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import dataset_file_writers as writers
-from datasets import ChecksumError, UnpinnedHashWarning, load_dataset, override_sources
+from mddf.datasets import ChecksumError, UnpinnedHashWarning, load_dataset, override_sources
 
 
 def _load(name, home, cache, **options):

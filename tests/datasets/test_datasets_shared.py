@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 from sklearn.model_selection import train_test_split
 
-from datasets import ChecksumError, MissingFileError, list_datasets, load_dataset, parsers
-from datasets.fetch import urls_for
-from datasets.registry import REGISTRY
+from mddf.datasets import ChecksumError, MissingFileError, list_datasets, load_dataset, parsers
+from mddf.datasets.fetch import urls_for
+from mddf.datasets.registry import REGISTRY
 
 # The issue's table: (n_train, n_test or 0 for no split, n_features, n_classes).
 EXPECTED = {
@@ -93,7 +93,7 @@ def test_second_load_reads_the_parsed_cache_and_never_reparses(load_shared, monk
     The load-time target (under 2 s) is measured by scripts/bench_datasets.py, not
     here: timings in tests fail on a busy machine.
     """
-    from datasets import loader
+    from mddf.datasets import loader
 
     for name in sorted(EXPECTED):
         first = load_shared(name)

@@ -9,7 +9,7 @@ import os
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from mddf_bench.methods import MethodSpec
+from mddf.experiments.methods import MethodSpec
 
 
 class MajorityCascade(ClassifierMixin, BaseEstimator):

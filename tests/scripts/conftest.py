@@ -1,4 +1,4 @@
-"""Make ``scripts/`` importable (``mddf_bench`` and the scripts' ``main``), point the dataset
+"""Make ``scripts/`` importable (``mddf.experiments`` and the scripts' ``main``), point the dataset
 loaders at temporary folders so that tests never read a user's cache or download anything, and
 serve a small loopback Dask cluster to the modules that ask for one."""
 

@@ -19,10 +19,8 @@ def _default_sigint():
 
 
 def start_runner(argv, *, new_session=False):
-    """``python scripts/run_uci.py *argv`` with the checkout importable, as after ``pip install -e .``."""
-    root = str(SCRIPT.parents[1])
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])}
-    return subprocess.Popen([sys.executable, str(SCRIPT), *argv], start_new_session=new_session, env=env,
+    """``python scripts/run_uci.py *argv``, run as a user runs it after installing the package."""
+    return subprocess.Popen([sys.executable, str(SCRIPT), *argv], start_new_session=new_session,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=_default_sigint)
 
 

@@ -9,9 +9,9 @@ import pytest
 import export_features
 import plot_layers
 import plot_tsne
-from datasets import load_dataset
+from mddf.datasets import load_dataset
 from mddf import MDDFClassifier
-from mddf_bench.layers import margin_ratio, oof_layer_margins, staged_accuracy
+from mddf.experiments.layers import margin_ratio, oof_layer_margins, staged_accuracy
 
 TINY = ["--quick", "--n-jobs", "1", "--quiet"]
 

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from mddf_bench.layers import (class_scores, margin_cdf, margin_ratio, margins, parse_layers, pick_layers,
+from mddf.experiments.layers import (class_scores, margin_cdf, margin_ratio, margins, parse_layers, pick_layers,
                                variance_ratio)
 
 
@@ -53,7 +53,7 @@ def test_layer_choice():
 def test_margins_do_not_depend_on_whether_features_are_stored_normalised():
     from types import SimpleNamespace
 
-    from mddf_bench.layers import oof_layer_margins
+    from mddf.experiments.layers import oof_layer_margins
 
     h1 = np.array([[0.7, 0.3], [0.4, 0.6]])
     h2 = np.array([[0.9, 0.1], [0.2, 0.8]])

@@ -2,7 +2,7 @@
 
 import pytest
 
-from mddf_bench.methods import (BuildContext, MLP_ARCHITECTURES, adaboost_grid, build_mddf_no_preconc,
+from mddf.experiments.methods import (BuildContext, MLP_ARCHITECTURES, adaboost_grid, build_mddf_no_preconc,
                                 build_mddf_same_forests, build_mddf_stacking, deepboost_grid, default_registry,
                                 mlp_grid, quadboost_grid, unavailable_reason)
 
@@ -35,7 +35,7 @@ def test_table3_variants_change_only_their_structural_parameter():
 
 
 def test_grids_are_the_papers():
-    from baselines.protocols import paper_grid
+    from mddf.experiments.protocols.deepboost import paper_grid
 
     ours = {(g["max_depth"], g["lam"], g["beta"]) for g in deepboost_grid(PAPER)}
     theirs = {(g["max_depth"], g["lam"], g["beta"]) for g in paper_grid(2, "DeepBoost")}

@@ -11,10 +11,10 @@ import pytest
 import bench_doubles
 import run_uci
 from runner_process import start_runner, wait_for_first_result
-from mddf_bench.executor import Task, execute, plan
-from mddf_bench.methods import default_registry
-from mddf_bench.runner import run_one
-from mddf_bench.store import ResultStore
+from mddf.experiments.executor import Task, execute, plan
+from mddf.experiments.methods import default_registry
+from mddf.experiments.runner import run_one
+from mddf.experiments.store import ResultStore
 
 FAST = ["--quick", "--n-jobs", "1", "--quiet"]
 
@@ -265,7 +265,7 @@ def test_run_one_records_layers_history_and_size_of_a_real_mddf():
 
 
 def test_a_long_lived_process_keeps_only_the_last_two_datasets(monkeypatch):
-    from mddf_bench import runner
+    from mddf.experiments import runner
 
     monkeypatch.setattr(runner, "_DATASET_CACHE", type(runner._DATASET_CACHE)())
     iris = runner.load("iris", cache=True)

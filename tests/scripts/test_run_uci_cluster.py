@@ -14,14 +14,14 @@ import pytest
 import bench_doubles
 import run_uci
 from runner_process import start_runner, wait_for_first_result
-from mddf_bench.cluster import (
+from mddf.experiments.cluster import (
     INSTALL_HINT,
     ClusterSetupError,
     SchedulerSpec,
     connect,
     parse_scheduler,
 )
-from mddf_bench.methods import MethodSpec, default_registry
+from mddf.experiments.methods import MethodSpec, default_registry
 
 QUICK = ["--quick", "--quiet"]
 SCRIPTS = Path(run_uci.__file__).resolve().parent
@@ -147,7 +147,7 @@ def test_without_dask_the_scheduler_option_says_what_to_install(tmp_path, monkey
 
 
 def test_the_runner_and_the_estimators_import_without_dask():
-    code = ("import sys; sys.path.insert(0, sys.argv[1]); import run_uci, mddf, baselines; "
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); import run_uci, mddf, mddf.baselines, mddf.datasets; "
             "print(sorted(m for m in ('dask', 'distributed') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code, str(SCRIPTS)], capture_output=True, text=True, check=True,
                          cwd=SCRIPTS.parent)

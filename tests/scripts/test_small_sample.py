@@ -2,7 +2,8 @@
 
 import csv
 
-from datasets import load_dataset, subsample
+from mddf.datasets import load_dataset
+from mddf.experiments.protocols import subsample
 
 import small_sample
 

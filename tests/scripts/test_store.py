@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pytest
 
-from mddf_bench.store import ResultStore, run_key
+from mddf.experiments.store import ResultStore, run_key
 
 
 def test_append_then_read_back_with_numpy_values_and_nan(tmp_path):

@@ -5,8 +5,8 @@ import io
 
 import pytest
 
-from mddf_bench import paper_results
-from mddf_bench.tables import Cell, build_table, summarize, to_csv, to_markdown
+from mddf.experiments import paper_results
+from mddf.experiments.tables import Cell, build_table, summarize, to_csv, to_markdown
 
 
 def rec(dataset, method, acc, seed=0, status="ok", **kw):

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from sklearn.datasets import make_classification
 
-from baselines.quadboost_protocol import (
+from mddf.experiments.protocols.quadboost import (
     L1_N_ITER,
     PAPER_GRIDS,
     cross_validate_staged,
@@ -14,7 +14,7 @@ from baselines.quadboost_protocol import (
     paper_train_size,
     run_quadboost_protocol,
 )
-from datasets import load_dataset
+from mddf.datasets import load_dataset
 
 
 @pytest.mark.parametrize("n", [10, 11, 101, 569, 999, 1000, 1001, 1473, 20000])
@@ -92,7 +92,7 @@ def test_staged_search_gives_the_grid_search_scores_and_choice(reg, grid):
 def test_best_candidate_is_the_first_best_in_grid_order():
     from sklearn.model_selection import StratifiedKFold
 
-    from baselines import QuadBoostClassifier
+    from mddf.baselines import QuadBoostClassifier
 
     X, y = make_classification(n_samples=100, n_features=4, random_state=2)
     grid = {"n_iter": [1, 2, 4, 8, 16, 32]}

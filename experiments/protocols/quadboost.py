@@ -30,7 +30,7 @@ from joblib import Parallel, delayed
 from sklearn.base import clone
 from sklearn.model_selection import GridSearchCV, ParameterGrid, StratifiedKFold, train_test_split
 
-from .quadboost import QuadBoostClassifier
+from mddf.baselines import QuadBoostClassifier
 
 MAX_TRAIN = 500
 L1_N_ITER = 100_000
@@ -167,7 +167,7 @@ def run_quadboost_protocol(
     Parameters
     ----------
     dataset : str, Dataset or (X, y)
-        A name for :func:`datasets.load_dataset`, a loaded dataset (train and test rows are pooled), or arrays.
+        A name for :func:`mddf.datasets.load_dataset`, a loaded dataset (train and test rows are pooled), or arrays.
     regularization : {None, "l1", "l2", "linf"}
     grid : dict, optional
         Hyper-parameter grid (default: ``PAPER_GRIDS[regularization]``).
@@ -240,7 +240,7 @@ def _resolve(dataset):
         X, y = dataset
         return "arrays", np.asarray(X), np.asarray(y)
     if isinstance(dataset, str):
-        from datasets import load_dataset
+        from mddf.datasets import load_dataset
 
         dataset = load_dataset(dataset)
     return dataset.name, dataset.X, dataset.y

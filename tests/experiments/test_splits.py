@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from datasets import deepboost_folds, list_datasets, load_dataset, subsample
+from mddf.datasets import list_datasets, load_dataset
+from mddf.experiments.protocols import deepboost_folds, subsample
 
 
 @pytest.fixture(scope="module")

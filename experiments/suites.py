@@ -13,10 +13,10 @@ class Suite:
     ----------
     name : str
     datasets : tuple of str
-        Names accepted by ``datasets.load_dataset``.
+        Names accepted by ``mddf.datasets.load_dataset``.
     protocol : {"split", "deepboost"}
         ``"split"``: fit on the standard training split, report test accuracy.
-        ``"deepboost"``: the DeepBoost paper's 10-fold protocol (``datasets.deepboost_folds``).
+        ``"deepboost"``: the DeepBoost paper's 10-fold protocol (``mddf.datasets.deepboost_folds``).
     paper : {"mddf", "deepboost"} or None
         Whose published numbers are shown next to ours.
     description : str

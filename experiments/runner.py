@@ -18,7 +18,7 @@ import numpy as np
 
 from .environment import PeakMemory, current_rss_mb, machine_info, package_versions
 from .methods import BuildContext, Registry, default_registry
-from .protocols import deepboost_run_data, split_run_data
+from .protocols.run_data import deepboost_run_data, split_run_data
 from .store import run_key
 from .suites import image_shape_of, protocol_of
 
@@ -35,10 +35,10 @@ class DatasetUnavailable(Exception):
 
 
 def load(dataset: str, cache: bool = False, download: bool = False):
-    """``datasets.load_dataset(dataset)``; missing files raise :class:`DatasetUnavailable`.
+    """``mddf.datasets.load_dataset(dataset)``; missing files raise :class:`DatasetUnavailable`.
 
-    The loaders signal a missing file with ``FileNotFoundError`` (``datasets.MissingFileError``)
-    and a failed download with ``ConnectionError`` (``datasets.DownloadError``); the loader's
+    The loaders signal a missing file with ``FileNotFoundError`` (``mddf.datasets.MissingFileError``)
+    and a failed download with ``ConnectionError`` (``mddf.datasets.DownloadError``); the loader's
     message is kept. Other loader errors (corrupt file, checksum mismatch, unknown name)
     propagate.
     """
@@ -47,7 +47,7 @@ def load(dataset: str, cache: bool = False, download: bool = False):
             if dataset in _DATASET_CACHE:
                 _DATASET_CACHE.move_to_end(dataset)
                 return _DATASET_CACHE[dataset]
-    from datasets import load_dataset
+    from mddf.datasets import load_dataset
 
     try:
         ds = load_dataset(dataset, download=download, verbose=0)
@@ -194,7 +194,7 @@ def run_one(
     Parameters
     ----------
     dataset, method : str
-        A ``datasets.load_dataset`` name and a registry method name.
+        A ``mddf.datasets.load_dataset`` name and a registry method name.
     seed : int
         Seeds the estimator, the validation hold-out, the sub-sample and the fold shuffle.
     fold : int or None

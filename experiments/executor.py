@@ -142,7 +142,7 @@ class RunBook:
     the mdDF run that sets its tree budget is neither pending nor running. Each result is
     appended to ``store`` the moment it arrives, counted on a tqdm bar and, with ``progress``,
     described on one line. Used by :func:`execute` (local processes) and by
-    :func:`mddf_bench.cluster.execute_on_cluster` (Dask).
+    :func:`mddf.experiments.cluster.execute_on_cluster` (Dask).
 
     Parameters
     ----------

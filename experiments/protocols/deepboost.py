@@ -22,9 +22,9 @@ import numpy as np
 from joblib import Parallel, delayed
 from sklearn.base import clone
 
-from datasets import deepboost_folds
+from mddf.baselines import DeepBoostClassifier
 
-from .deepboost import DeepBoostClassifier
+from .splits import deepboost_folds
 
 #: Boosting rounds in every experiment of the paper.
 PAPER_N_ITER = 100
@@ -60,7 +60,7 @@ def paper_grid(table, algorithm, *, depths=TREE_DEPTHS, penalties=TREE_PENALTIES
 
     Returns
     -------
-    list of dict: :class:`~baselines.DeepBoostClassifier` parameters, one per setting.
+    list of dict: :class:`~mddf.baselines.DeepBoostClassifier` parameters, one per setting.
 
     Notes
     -----
@@ -204,7 +204,7 @@ def run_protocol(
         Cloned and updated with each setting.
     n_folds : int, default=10
     random_state : int, default=0
-        Seed of the fold assignment (:func:`datasets.deepboost_folds`).
+        Seed of the fold assignment (:func:`mddf.datasets.deepboost_folds`).
     n_iter_grid : sequence of int, default=(100,)
         Numbers of rounds to choose from, all read from one fit with ``max(n_iter_grid)`` rounds.
     folds : list of (train, val, test) index arrays, optional

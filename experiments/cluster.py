@@ -9,7 +9,7 @@ file, its resume logic and the tables are unchanged. Only the driver writes the 
 
 Choices:
 
-- **Data**: workers load each dataset themselves with ``datasets.load_dataset`` from their own
+- **Data**: workers load each dataset themselves with ``mddf.datasets.load_dataset`` from their own
   ``MDDF_DATA`` (every file is verified against the registry's pinned sha256 on each load, so
   every worker fits on byte-identical files, or the run fails naming the file) and keep the last
   two datasets in memory (:data:`~.runner.DATASET_CACHE_SIZE`), so consecutive runs on a
@@ -59,8 +59,9 @@ LOCAL_ALLOWED_FAILURES = 1
 #: collides with any other Dask cluster on the machine.
 LOOPBACK_ANY_PORT = "127.0.0.1:0"
 
-#: Top-level packages the scheduler and every worker must import: the benchmark code and what it runs.
-WORKER_PACKAGES = ("mddf_bench", "mddf", "baselines", "datasets")
+#: Top-level packages the scheduler and every worker must import: the installed package holds the
+#: estimators, the data loaders and this harness (mddf.experiments).
+WORKER_PACKAGES = ("mddf",)
 
 
 class DaskUnavailable(ImportError):
@@ -216,8 +217,9 @@ def check_workers(client, registry=None) -> dict:
         lines = "; ".join(f"{p} lacks {', '.join(names)}" for p, names in sorted(missing.items()))
         raise ClusterSetupError(
             f"the Dask cluster cannot import the benchmark code ({lines}). Start the scheduler and every "
-            "worker from a checkout of this repository at the driver's commit, after `pip install -e \".[dask]\"` "
-            "in it, with the checkout's scripts/ folder (and any module defining extra methods) on PYTHONPATH."
+            "worker in an environment with the driver's version of mddf (`pip install \"mddf[dask]\"`, or "
+            "`pip install -e \".[dask]\"` in a checkout at the driver's commit), and any module defining extra "
+            "methods on PYTHONPATH."
         )
     threads = client.nthreads()
     return {"workers": len(threads), "threads": sum(threads.values())}

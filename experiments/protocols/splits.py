@@ -1,4 +1,4 @@
-"""Evaluation protocols shared by the benchmark scripts."""
+"""Row selections of the papers' protocols: the DeepBoost paper's rotating folds and stratified sub-samples."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 from sklearn.model_selection import StratifiedKFold
 from sklearn.utils import check_random_state
 
-from .base import Dataset
+from mddf.datasets.base import Dataset
 
 
 def deepboost_folds(y, n_folds=10, random_state=0):

@@ -8,15 +8,15 @@ import numpy as np
 import pytest
 from sklearn.datasets import make_classification
 
-from baselines import AdaBoostClassifier, DeepBoostClassifier
-from baselines.protocols import (
+from mddf.baselines import AdaBoostClassifier, DeepBoostClassifier
+from mddf.experiments.protocols.deepboost import (
     PAPER_N_ITER,
     TABLE_ALGORITHMS,
     ProtocolResult,
     paper_grid,
     run_protocol,
 )
-from datasets import deepboost_folds
+from mddf.experiments.protocols import deepboost_folds
 
 ROOT = Path(__file__).resolve().parents[2]
 

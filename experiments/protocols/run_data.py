@@ -7,7 +7,8 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.model_selection import train_test_split
 
-from .suites import DEEPBOOST_N_FOLDS
+from ..suites import DEEPBOOST_N_FOLDS
+from .splits import deepboost_folds, subsample
 
 
 @dataclass
@@ -57,7 +58,7 @@ def split_run_data(dataset, seed: int, fraction: float = 1.0, validation_fractio
     dataset : datasets.Dataset
         Must have a test split.
     seed : int
-        Seeds the sub-sample (``datasets.subsample``) and the validation hold-out.
+        Seeds the sub-sample (``mddf.datasets.subsample``) and the validation hold-out.
     fraction : float in (0, 1]
         Fraction of the training rows (every class keeps at least one row).
     validation_fraction : float
@@ -66,8 +67,6 @@ def split_run_data(dataset, seed: int, fraction: float = 1.0, validation_fractio
         raise ValueError(f"{dataset.name} has no test split; it is evaluated with the deepboost fold protocol")
     description = dataset.split
     if fraction < 1.0:
-        from datasets import subsample
-
         dataset = subsample(dataset, fraction, random_state=seed)
         description = dataset.split
     X_fit, X_val, y_fit, y_val = _holdout(dataset.X_train, dataset.y_train, validation_fraction, seed)
@@ -84,8 +83,6 @@ def deepboost_run_data(dataset, seed: int, fold: int, n_folds: int = DEEPBOOST_N
     on fold ``fold``, selects hyper-parameters on fold ``fold + 1 (mod n_folds)`` and trains on
     the others. The selected model is tested as is (no retraining on the validation fold).
     """
-    from datasets import deepboost_folds
-
     if not 0 <= fold < n_folds:
         raise ValueError(f"fold must be in [0, {n_folds}), got {fold}")
     X, y = dataset.X, dataset.y

@@ -1,0 +1,26 @@
+"""The papers' evaluation protocols, in one place beside the experiment harness.
+
+- :mod:`.splits`     row selections: the DeepBoost paper's rotating folds, stratified sub-samples
+- :mod:`.run_data`   the rows one harness run trains, validates and tests on
+- :mod:`.deepboost`  the DeepBoost paper's protocol and grids (Cortes, Mohri and Syed 2014, Section 4)
+- :mod:`.quadboost`  the QuadBoost paper's protocol and grids (Roy, Marchand and Laviolette, Section 4)
+"""
+
+from .deepboost import TABLE_ALGORITHMS, paper_grid, run_protocol
+from .quadboost import PAPER_GRIDS, paper_split, run_quadboost_protocol
+from .run_data import RunData, deepboost_run_data, split_run_data
+from .splits import deepboost_folds, subsample
+
+__all__ = [
+    "PAPER_GRIDS",
+    "RunData",
+    "TABLE_ALGORITHMS",
+    "deepboost_folds",
+    "deepboost_run_data",
+    "paper_grid",
+    "paper_split",
+    "run_protocol",
+    "run_quadboost_protocol",
+    "split_run_data",
+    "subsample",
+]
