@@ -330,7 +330,7 @@ def fit_binary(
     for t in range(n_iter):
         unit = penalty_scale(log_s, m)  # Lambda_j * unit = Lambda_j m / (2 S_t)
 
-        def score(errors, n_internal):
+        def score(errors, n_internal, unit=unit):
             lam_j = lam * tree_rademacher(n_internal) + beta
             return np.maximum(0.5 - errors - scaled_penalty(lam_j, unit), 0.0)
 
@@ -571,8 +571,7 @@ class DeepBoostClassifier(ClassifierMixin, BaseEstimator):
         self.classes_, y_code = np.unique(y, return_inverse=True)
         if len(self.classes_) < 2:
             raise ValueError(
-                f"{type(self).__name__} needs samples of at least 2 classes in y; "
-                f"got 1 class ({self.classes_[0]})"
+                f"{type(self).__name__} needs samples of at least 2 classes in y; got 1 class ({self.classes_[0]})"
             )
         params = self._boosting_params()
         binned = BinnedFeatures(X)
@@ -580,12 +579,10 @@ class DeepBoostClassifier(ClassifierMixin, BaseEstimator):
             problems = [(np.where(y_code == 1, 1.0, -1.0), "")]
         else:
             problems = [
-                (np.where(y_code == c, 1.0, -1.0), f" class {self.classes_[c]!r}")
-                for c in range(len(self.classes_))
+                (np.where(y_code == c, 1.0, -1.0), f" class {self.classes_[c]!r}") for c in range(len(self.classes_))
             ]
         self.ensembles_ = [
-            fit_binary(X, y_pm, binned, verbose=self.verbose, label=label, **params)
-            for y_pm, label in problems
+            fit_binary(X, y_pm, binned, verbose=self.verbose, label=label, **params) for y_pm, label in problems
         ]
         self._set_summary_attributes()
         return self

@@ -102,8 +102,7 @@ def resolve_image_shape(image_shape, n_features):
     shape = tuple(int(d) for d in shape)
     if int(np.prod(shape)) != n_features:
         raise ValueError(
-            f"image_shape {shape} holds {int(np.prod(shape))} values but X has {n_features} "
-            "features per row"
+            f"image_shape {shape} holds {int(np.prod(shape))} values but X has {n_features} features per row"
         )
     return shape
 
@@ -129,14 +128,9 @@ def window_geometry(image_shape, window_size, stride=1):
     elif isinstance(window_size, Real) and not isinstance(window_size, Integral) and 0 < window_size <= 1:
         side = max(1, int(np.floor(window_size * min(spatial))))
     else:
-        raise ValueError(
-            "window sizes must be positive integers (pixels) or fractions in (0, 1], "
-            f"got {window_size!r}"
-        )
+        raise ValueError(f"window sizes must be positive integers (pixels) or fractions in (0, 1], got {window_size!r}")
     if side > min(spatial):
-        raise ValueError(
-            f"window size {side} does not fit in an image of spatial shape {spatial}"
-        )
+        raise ValueError(f"window size {side} does not fit in an image of spatial shape {spatial}")
     channels = image_shape[n_spatial:]
     window_shape = (side,) * n_spatial + channels
     step = (int(stride),) * n_spatial + channels
@@ -402,8 +396,7 @@ class MultiGrainedScanner(TransformerMixin, BaseEstimator):
         n_classes = len(self.classes_)
         if n_classes < 2:
             raise ValueError(
-                "multi-grained scanning needs at least 2 classes, y has one class: "
-                f"{_label(self.classes_[0])!r}"
+                f"multi-grained scanning needs at least 2 classes, y has one class: {_label(self.classes_[0])!r}"
             )
         counts = np.bincount(y_code)
         if counts.min() < self.n_folds:
@@ -414,9 +407,7 @@ class MultiGrainedScanner(TransformerMixin, BaseEstimator):
         if len(self.window_sizes) == 0:
             raise ValueError("window_sizes must name at least one window size")
         self.image_shape_ = resolve_image_shape(self.image_shape, X.shape[1])
-        self.geometries_ = [
-            window_geometry(self.image_shape_, size, self.stride) for size in self.window_sizes
-        ]
+        self.geometries_ = [window_geometry(self.image_shape_, size, self.stride) for size in self.window_sizes]
         self.feature_slices_ = []
         stop = 0
         for size, geometry in zip(self.window_sizes, self.geometries_):
@@ -428,11 +419,7 @@ class MultiGrainedScanner(TransformerMixin, BaseEstimator):
         self.n_features_out_ = stop
 
         rng = check_random_state(self.random_state)
-        folds = list(
-            StratifiedKFold(self.n_folds, shuffle=True, random_state=rng.randint(2**31 - 1)).split(
-                X, y_code
-            )
-        )
+        folds = list(StratifiedKFold(self.n_folds, shuffle=True, random_state=rng.randint(2**31 - 1)).split(X, y_code))
         images = X.reshape((X.shape[0],) + self.image_shape_)
         out = np.empty((X.shape[0], self.n_features_out_), dtype=np.float32) if out_of_fold else None
 
@@ -441,9 +428,7 @@ class MultiGrainedScanner(TransformerMixin, BaseEstimator):
             per_fold = []
             for j, (train_idx, held_out_idx) in enumerate(folds):
                 tic = time.perf_counter()
-                image_index, position_index = self._sample_training_windows(
-                    train_idx, geometry.n_positions, rng
-                )
+                image_index, position_index = self._sample_training_windows(train_idx, geometry.n_positions, rng)
                 rows = window_rows(images, geometry, image_index, position_index)
                 labels = y_code[image_index]
                 forests = tuple(

@@ -94,8 +94,9 @@ def load_dataset(name, data_home=None, download=True, *, cache_dir=None, verbose
             raise TypeError(f"load_dataset({name!r}) accepts no options, got {', '.join(sorted(options))}")
         return load_bundled(name.lower())
     spec = get_spec(name, known_extra=BUNDLED_NAMES)
-    return load_registered(spec, data_home=data_home, download=download, cache_dir=cache_dir,
-                           verbose=verbose, options=options)
+    return load_registered(
+        spec, data_home=data_home, download=download, cache_dir=cache_dir, verbose=verbose, options=options
+    )
 
 
 __all__ = [

@@ -48,9 +48,7 @@ class Dataset:
 
     def __post_init__(self):
         if self.categorical_mask is None:
-            object.__setattr__(
-                self, "categorical_mask", np.zeros(self.X_train.shape[1], dtype=bool)
-            )
+            object.__setattr__(self, "categorical_mask", np.zeros(self.X_train.shape[1], dtype=bool))
 
     @property
     def X(self) -> np.ndarray:

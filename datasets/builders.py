@@ -46,11 +46,29 @@ def _numeric(files, role, **kwargs):
 # --------------------------------------------------------------------------- UCI text tables
 
 ADULT_COLUMNS = [
-    "age", "workclass", "fnlwgt", "education", "education-num", "marital-status", "occupation",
-    "relationship", "race", "sex", "capital-gain", "capital-loss", "hours-per-week", "native-country",
+    "age",
+    "workclass",
+    "fnlwgt",
+    "education",
+    "education-num",
+    "marital-status",
+    "occupation",
+    "relationship",
+    "race",
+    "sex",
+    "capital-gain",
+    "capital-loss",
+    "hours-per-week",
+    "native-country",
 ]
 ADULT_CATEGORICAL = [
-    "workclass", "education", "marital-status", "occupation", "relationship", "race", "sex",
+    "workclass",
+    "education",
+    "marital-status",
+    "occupation",
+    "relationship",
+    "race",
+    "sex",
     "native-country",
 ]
 
@@ -89,10 +107,21 @@ def build_adult(files, *, missing):
                 unseen[name] = n_unknown
     mask = np.array([c in ADULT_CATEGORICAL for c in ADULT_COLUMNS])
     return Arrays(
-        X_train, train[:, 14], X_test, y_test, list(ADULT_COLUMNS), mask,
-        extra={"categories": categories, "missing": missing, "unseen_test_values": unseen,
-               "rows_with_missing": {"train": int(np.sum(np.any(train == "?", axis=1))),
-                                     "test": int(np.sum(np.any(test == "?", axis=1)))}},
+        X_train,
+        train[:, 14],
+        X_test,
+        y_test,
+        list(ADULT_COLUMNS),
+        mask,
+        extra={
+            "categories": categories,
+            "missing": missing,
+            "unseen_test_values": unseen,
+            "rows_with_missing": {
+                "train": int(np.sum(np.any(train == "?", axis=1))),
+                "test": int(np.sum(np.any(test == "?", axis=1))),
+            },
+        },
         notes=(
             "Categorical columns are ordinal codes into extra['categories'] (sorted values of adult.data); "
             + ("'?' (missing) is its own category." if missing == "category" else "'?' (missing) is NaN.")
@@ -107,18 +136,29 @@ YEAST_COLUMNS = ["mcg", "gvh", "alm", "mit", "erl", "pox", "vac", "nuc"]
 def build_yeast(files):
     """Yeast: drop the sequence-name column, then a seeded stratified 70/30 split."""
     table, label = _table(files, "all", n_columns=10)
-    X = np.column_stack([parsers.column_to_float(table[:, j], label, n)
-                         for j, n in enumerate(YEAST_COLUMNS, start=1)])
+    X = np.column_stack([parsers.column_to_float(table[:, j], label, n) for j, n in enumerate(YEAST_COLUMNS, start=1)])
     y = table[:, 9]
-    X_train, X_test, y_train, y_test = train_test_split(
-        X, y, train_size=0.7, stratify=y, random_state=0
-    )
+    X_train, X_test, y_train, y_test = train_test_split(X, y, train_size=0.7, stratify=y, random_state=0)
     return Arrays(X_train, y_train, X_test, y_test, list(YEAST_COLUMNS))
 
 
 LETTER_COLUMNS = [
-    "x-box", "y-box", "width", "high", "onpix", "x-bar", "y-bar", "x2bar", "y2bar", "xybar",
-    "x2ybr", "xy2br", "x-ege", "xegvy", "y-ege", "yegvx",
+    "x-box",
+    "y-box",
+    "width",
+    "high",
+    "onpix",
+    "x-bar",
+    "y-bar",
+    "x2bar",
+    "y2bar",
+    "xybar",
+    "x2ybr",
+    "xy2br",
+    "x-ege",
+    "xegvy",
+    "y-ege",
+    "yegvx",
 ]
 LETTER_N_TRAIN = 16000
 
@@ -127,14 +167,10 @@ def build_letter(files):
     """Letter: class in column 0; first 16000 rows train, the rest (4000) test."""
     table, label = _table(files, "all", n_columns=17, sep=",")
     if len(table) <= LETTER_N_TRAIN:
-        raise CorruptFileError(
-            f"{label} has {len(table)} rows; the standard split needs more than {LETTER_N_TRAIN}"
-        )
-    X = np.column_stack([parsers.column_to_float(table[:, j], label, n)
-                         for j, n in enumerate(LETTER_COLUMNS, start=1)])
+        raise CorruptFileError(f"{label} has {len(table)} rows; the standard split needs more than {LETTER_N_TRAIN}")
+    X = np.column_stack([parsers.column_to_float(table[:, j], label, n) for j, n in enumerate(LETTER_COLUMNS, start=1)])
     y = table[:, 0]
-    return Arrays(X[:LETTER_N_TRAIN], y[:LETTER_N_TRAIN], X[LETTER_N_TRAIN:], y[LETTER_N_TRAIN:],
-                  list(LETTER_COLUMNS))
+    return Arrays(X[:LETTER_N_TRAIN], y[:LETTER_N_TRAIN], X[LETTER_N_TRAIN:], y[LETTER_N_TRAIN:], list(LETTER_COLUMNS))
 
 
 def build_satimage(files):
@@ -142,13 +178,19 @@ def build_satimage(files):
     names = [f"pixel{p}_band{b}" for p in range(1, 10) for b in range(1, 5)]
     train = _numeric(files, "train", n_columns=37)
     test = _numeric(files, "test", n_columns=37)
-    return Arrays(train[:, :36], train[:, 36].astype(np.int64), test[:, :36],
-                  test[:, 36].astype(np.int64), names)
+    return Arrays(train[:, :36], train[:, 36].astype(np.int64), test[:, :36], test[:, 36].astype(np.int64), names)
 
 
 BREASTCANCER_COLUMNS = [
-    "clump_thickness", "uniformity_of_cell_size", "uniformity_of_cell_shape", "marginal_adhesion",
-    "single_epithelial_cell_size", "bare_nuclei", "bland_chromatin", "normal_nucleoli", "mitoses",
+    "clump_thickness",
+    "uniformity_of_cell_size",
+    "uniformity_of_cell_shape",
+    "marginal_adhesion",
+    "single_epithelial_cell_size",
+    "bare_nuclei",
+    "bland_chromatin",
+    "normal_nucleoli",
+    "mitoses",
 ]
 
 
@@ -162,8 +204,12 @@ def build_breastcancer(files, *, missing):
     the affected rows so a user can drop them instead.
     """
     table, label = _table(files, "all", n_columns=11, sep=",")
-    X = np.column_stack([parsers.column_to_float(table[:, j], label, n, missing="?")
-                         for j, n in enumerate(BREASTCANCER_COLUMNS, start=1)])
+    X = np.column_stack(
+        [
+            parsers.column_to_float(table[:, j], label, n, missing="?")
+            for j, n in enumerate(BREASTCANCER_COLUMNS, start=1)
+        ]
+    )
     nan_rows, nan_cols = np.nonzero(np.isnan(X))
     if missing == "median":
         fill = np.nanmedian(X, axis=0)
@@ -175,10 +221,16 @@ def build_breastcancer(files, *, missing):
         X[nan_rows, nan_cols] = float(missing)
         how = f"filled with {float(missing):g}"
     return Arrays(
-        X, parsers.column_to_float(table[:, 10], label, "class").astype(np.int64), None, None,
+        X,
+        parsers.column_to_float(table[:, 10], label, "class").astype(np.int64),
+        None,
+        None,
         list(BREASTCANCER_COLUMNS),
-        extra={"missing": missing, "missing_rows": np.unique(nan_rows).tolist(),
-               "class_meaning": {"2": "benign", "4": "malignant"}},
+        extra={
+            "missing": missing,
+            "missing_rows": np.unique(nan_rows).tolist(),
+            "class_meaning": {"2": "benign", "4": "malignant"},
+        },
         notes=f"All 699 rows kept; the {len(nan_rows)} missing bare_nuclei values ('?') are {how}.",
     )
 
@@ -194,25 +246,43 @@ def build_ionosphere(files):
 def build_german(files):
     """Statlog German credit, numeric version: 24 integer attributes then class 1 (good) / 2 (bad)."""
     table = _numeric(files, "all", n_columns=25)
-    return Arrays(table[:, :24], table[:, 24].astype(np.int64), None, None,
-                  [f"a{j:02d}" for j in range(1, 25)],
-                  extra={"class_meaning": {"1": "good", "2": "bad"}})
+    return Arrays(
+        table[:, :24],
+        table[:, 24].astype(np.int64),
+        None,
+        None,
+        [f"a{j:02d}" for j in range(1, 25)],
+        extra={"class_meaning": {"1": "good", "2": "bad"}},
+    )
 
 
 DIABETES_COLUMNS = [
-    "pregnancies", "plasma_glucose", "diastolic_blood_pressure", "triceps_skin_fold", "serum_insulin",
-    "bmi", "diabetes_pedigree", "age",
+    "pregnancies",
+    "plasma_glucose",
+    "diastolic_blood_pressure",
+    "triceps_skin_fold",
+    "serum_insulin",
+    "bmi",
+    "diabetes_pedigree",
+    "age",
 ]
 
 
 def build_diabetes(files):
     """Pima Indians diabetes: 8 numeric features then class 0/1 (zeros that encode missing are kept)."""
     table = _numeric(files, "all", n_columns=9, sep=",")
-    return Arrays(table[:, :8], table[:, 8].astype(np.int64), None, None, list(DIABETES_COLUMNS),
-                  extra={"class_meaning": {"0": "negative", "1": "tested positive for diabetes"}})
+    return Arrays(
+        table[:, :8],
+        table[:, 8].astype(np.int64),
+        None,
+        None,
+        list(DIABETES_COLUMNS),
+        extra={"class_meaning": {"0": "negative", "1": "tested positive for diabetes"}},
+    )
 
 
 # --------------------------------------------------------------------------- LIBSVM
+
 
 def build_libsvm(files, *, n_features):
     """A LIBSVM train/test pair (protein, SensIT acoustic) as dense float32 arrays."""
@@ -262,7 +332,9 @@ def build_har(files):
         parts[part] = (X, y.astype(np.int64))
     activities = parsers.parse_text_table(members["activities"], where["activities"], n_columns=2)
     return Arrays(
-        *parts["train"], *parts["test"], features[:, 1].tolist(),
+        *parts["train"],
+        *parts["test"],
+        features[:, 1].tolist(),
         extra={"class_names": {str(int(k)): v for k, v in activities}},
     )
 
@@ -306,7 +378,11 @@ def build_idx(files, *, mnist_split="all"):
     X, y = _read_idx_part(files, mnist_split)
     rows = "t10k-* (test" if mnist_split == "test" else "train-* (training"
     return Arrays(
-        X, y, None, None, _pixel_names(X.shape[1]),
+        X,
+        y,
+        None,
+        None,
+        _pixel_names(X.shape[1]),
         split=f"only the {len(X)} rows of {rows} split), all in X_train; no test split",
         notes=f"Loaded with mnist_split={mnist_split!r}: the {rows} split) alone.",
     )
@@ -328,8 +404,15 @@ def build_ocr(files, *, digits, mnist_split="all"):
         origin.append(f"{int(keep.sum())} of the {len(y)} MNIST {part} rows")
     X, y = np.concatenate(X_parts), np.concatenate(y_parts)
     return Arrays(
-        X, y, None, None, _pixel_names(X.shape[1]),
+        X,
+        y,
+        None,
+        None,
+        _pixel_names(X.shape[1]),
         extra={"digits": list(digits), "mnist_split": mnist_split},
-        notes=(f"Digits {digits[0]} vs {digits[1]} from MNIST (mnist_split={mnist_split!r}): "
-               + " + ".join(origin) + f" = {len(y)} rows, raw pixel values 0-255."),
+        notes=(
+            f"Digits {digits[0]} vs {digits[1]} from MNIST (mnist_split={mnist_split!r}): "
+            + " + ".join(origin)
+            + f" = {len(y)} rows, raw pixel values 0-255."
+        ),
     )

@@ -25,9 +25,7 @@ def load_bundled(name: str) -> Dataset:
     bunch = _BUNDLED[name]()
     X = np.asarray(bunch.data, dtype=np.float32)
     y = np.asarray(bunch.target, dtype=np.int64)
-    X_train, X_test, y_train, y_test = train_test_split(
-        X, y, train_size=0.7, stratify=y, random_state=0
-    )
+    X_train, X_test, y_train, y_test = train_test_split(X, y, train_size=0.7, stratify=y, random_state=0)
     names = getattr(bunch, "target_names", None)
     classes = np.asarray(names) if names is not None else np.unique(y)
     return Dataset(

@@ -26,8 +26,7 @@ FORMAT = 1  # layout of the .npz itself
 
 def cache_key(dataset: str, version: int, file_hashes: dict, options: dict) -> str:
     blob = json.dumps(
-        {"dataset": dataset, "version": version, "format": FORMAT, "files": file_hashes,
-         "options": options},
+        {"dataset": dataset, "version": version, "format": FORMAT, "files": file_hashes, "options": options},
         sort_keys=True,
     )
     return hashlib.sha256(blob.encode()).hexdigest()[:24]
@@ -62,6 +61,9 @@ def save(path: Path, arrays: dict, meta: dict) -> bool:
         return True
     except OSError as exc:
         tmp.unlink(missing_ok=True)
-        warnings.warn(f"could not cache parsed arrays in {path.parent} ({exc}); the next load parses again",
-                      RuntimeWarning, stacklevel=3)
+        warnings.warn(
+            f"could not cache parsed arrays in {path.parent} ({exc}); the next load parses again",
+            RuntimeWarning,
+            stacklevel=3,
+        )
         return False

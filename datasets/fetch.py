@@ -83,8 +83,11 @@ def override_sources(*, base_urls=None, sha256=None):
     unknown = set(base_urls or {}) - set(BASE_URLS)
     if unknown:
         raise ValueError(f"unknown sources {sorted(unknown)}; known: {sorted(BASE_URLS)}")
-    bad = {k: v for k, v in (sha256 or {}).items()
-           if not (isinstance(v, str) and len(v) == 64 and all(c in "0123456789abcdefABCDEF" for c in v))}
+    bad = {
+        k: v
+        for k, v in (sha256 or {}).items()
+        if not (isinstance(v, str) and len(v) == 64 and all(c in "0123456789abcdefABCDEF" for c in v))
+    }
     if bad:
         raise ValueError(f"sha256 overrides must be 64 hex digits: {bad}")
     saved = {k: dict(v) for k, v in _overrides.items()}
@@ -154,7 +157,9 @@ def _verify(rf: RemoteFile, path: Path, actual: str, cache_dir: Path) -> LocalFi
             raise ChecksumError(
                 f"{rf.key} at {path} has sha256 {actual}, expected {expected}: the file is corrupt or "
                 "not the published version. Delete it and load again to download a fresh copy.",
-                file=rf.key, expected=expected, actual=actual,
+                file=rf.key,
+                expected=expected,
+                actual=actual,
             )
         return LocalFile(rf.key, path, actual, "sha256")
     if payload is not None:
@@ -167,7 +172,9 @@ def _verify(rf: RemoteFile, path: Path, actual: str, cache_dir: Path) -> LocalFi
                 f"{rf.key} at {path} has sha256 {actual}, but the hash recorded when it was first used "
                 f"is {trusted} (in {record}). No checksum is published for this file, so the first copy "
                 f"was trusted; if you replaced the file on purpose, delete {record}.",
-                file=rf.key, expected=trusted, actual=actual,
+                file=rf.key,
+                expected=trusted,
+                actual=actual,
             )
         return LocalFile(rf.key, path, actual, "trust-on-first-use")
     # Never trust a truncated copy: the compressed stream must be complete before its hash is recorded.
@@ -205,8 +212,7 @@ def _candidates(rf: RemoteFile, data_home, cache_dir: Path) -> list:
     return paths
 
 
-def fetch_file(rf: RemoteFile, *, data_home=None, cache_dir=None, download=True, verbose=0,
-               hint="") -> LocalFile:
+def fetch_file(rf: RemoteFile, *, data_home=None, cache_dir=None, download=True, verbose=0, hint="") -> LocalFile:
     """Find ``rf`` locally (data_home, then cache) or download it; verify it; return where it is.
 
     Raises
@@ -226,8 +232,7 @@ def fetch_file(rf: RemoteFile, *, data_home=None, cache_dir=None, download=True,
             return _verify(rf, path, pooch.file_hash(str(path), alg="sha256"), cache_dir)
     urls = urls_for(rf)
     if not download:
-        raise MissingFileError(_missing_message(rf, candidates, urls, hint, "downloading is disabled "
-                                                "(download=False)"))
+        raise MissingFileError(_missing_message(rf, candidates, urls, hint, "downloading is disabled (download=False)"))
     return _download(rf, cache_dir, urls, verbose, candidates, hint)
 
 
@@ -255,8 +260,10 @@ def _download(rf, cache_dir, urls, verbose, candidates, hint) -> LocalFile:
     try:
         dest.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise DownloadError(f"cannot download {rf.key}: cache directory {dest.parent} is not writable "
-                            f"({exc}); set cache_dir= or ${CACHE_ENV}") from exc
+        raise DownloadError(
+            f"cannot download {rf.key}: cache directory {dest.parent} is not writable "
+            f"({exc}); set cache_dir= or ${CACHE_ENV}"
+        ) from exc
     failures, mismatch = [], None
     for url in urls:
         tmp = dest.with_name(f".{rf.name}.{uuid.uuid4().hex}.part")
@@ -266,7 +273,10 @@ def _download(rf, cache_dir, urls, verbose, candidates, hint) -> LocalFile:
         logger.setLevel("WARNING")  # pooch logs every download and the unverified hash at INFO
         try:
             pooch.retrieve(
-                url, known_hash=None, fname=tmp.name, path=str(tmp.parent),
+                url,
+                known_hash=None,
+                fname=tmp.name,
+                path=str(tmp.parent),
                 downloader=pooch.HTTPDownloader(progressbar=bool(verbose), timeout=DOWNLOAD_TIMEOUT),
             )
         except Exception as exc:  # requests' errors and HTTP status errors: try the next mirror
@@ -291,7 +301,9 @@ def _download(rf, cache_dir, urls, verbose, candidates, hint) -> LocalFile:
     if mismatch is not None:
         raise ChecksumError(
             f"download of {rf.key} did not match its checksum (nothing was kept):\n" + "\n".join(failures),
-            file=rf.key, expected=mismatch.expected, actual=mismatch.actual,
+            file=rf.key,
+            expected=mismatch.expected,
+            actual=mismatch.actual,
         )
     reason = "downloading failed:\n" + "\n".join(failures)
     raise DownloadError(_missing_message(rf, candidates, urls, hint, reason))
@@ -304,8 +316,9 @@ def _verify_download(rf, tmp: Path, dest: Path, url: str, cache_dir: Path) -> Lo
     label = f"{rf.key} (downloaded from {url})"
     if expected is not None:
         if actual != expected:
-            raise ChecksumError(f"{label} has sha256 {actual}, expected {expected}",
-                                file=rf.key, expected=expected, actual=actual)
+            raise ChecksumError(
+                f"{label} has sha256 {actual}, expected {expected}", file=rf.key, expected=expected, actual=actual
+            )
         verified = "sha256"
     elif payload is not None:
         parsers.check_payload_sha256(parsers.read_bytes(tmp, label, name=rf.name), payload, label)

@@ -31,15 +31,17 @@ def fetch_all(spec: DatasetSpec, options: dict, *, data_home, cache_dir, downloa
     local, missing = {}, []
     for role, rf in spec.needed_files(options).items():
         try:
-            local[role] = fetch_file(rf, data_home=data_home, cache_dir=cache_dir, download=download,
-                                     verbose=verbose, hint=spec.missing_hint)
+            local[role] = fetch_file(
+                rf, data_home=data_home, cache_dir=cache_dir, download=download, verbose=verbose, hint=spec.missing_hint
+            )
         except MissingFileError as exc:
             missing.append(exc)
     if len(missing) == 1:
         raise missing[0]
     if missing:
-        raise MissingFileError(f"dataset {spec.name!r} needs {len(missing)} missing files:\n\n"
-                               + "\n\n".join(str(e) for e in missing))
+        raise MissingFileError(
+            f"dataset {spec.name!r} needs {len(missing)} missing files:\n\n" + "\n\n".join(str(e) for e in missing)
+        )
     return local
 
 
@@ -60,8 +62,10 @@ def _encode(arrays: Arrays) -> tuple:
     n_features = np.asarray(arrays.X_train).shape[1]
     mask = arrays.categorical_mask
     stored = {
-        "X_train": x(arrays.X_train), "y_train": codes(arrays.y_train),
-        "X_test": x(arrays.X_test), "y_test": codes(arrays.y_test),
+        "X_train": x(arrays.X_train),
+        "y_train": codes(arrays.y_train),
+        "X_test": x(arrays.X_test),
+        "y_test": codes(arrays.y_test),
         "classes": classes,
         "categorical_mask": np.zeros(n_features, dtype=bool) if mask is None else np.asarray(mask, bool),
         "feature_names": np.array([str(f) for f in arrays.feature_names]),
@@ -70,12 +74,12 @@ def _encode(arrays: Arrays) -> tuple:
     return stored, meta
 
 
-def load_registered(spec: DatasetSpec, *, data_home=None, download=True, cache_dir=None, verbose=1,
-                    options=None) -> Dataset:
+def load_registered(
+    spec: DatasetSpec, *, data_home=None, download=True, cache_dir=None, verbose=1, options=None
+) -> Dataset:
     """Load ``spec`` with the given options; see :func:`mddf.datasets.load_dataset`."""
     options = validate_options(spec, dict(options or {}))
-    local = fetch_all(spec, options, data_home=data_home, cache_dir=cache_dir, download=download,
-                      verbose=verbose)
+    local = fetch_all(spec, options, data_home=data_home, cache_dir=cache_dir, download=download, verbose=verbose)
     key = cache.cache_key(spec.name, spec.version, {f.label: f.sha256 for f in local.values()}, options)
     path = cache.entry_path(resolve_cache_dir(cache_dir), spec.name, key)
     stored = cache.load(path)
@@ -94,8 +98,9 @@ def load_registered(spec: DatasetSpec, *, data_home=None, download=True, cache_d
 
     extra = dict(meta["extra"])
     extra["options"] = options
-    extra["files"] = {f.label: {"path": str(f.path), "sha256": f.sha256, "verified": f.verified}
-                      for f in local.values()}
+    extra["files"] = {
+        f.label: {"path": str(f.path), "sha256": f.sha256, "verified": f.verified} for f in local.values()
+    }
     description = spec.description + (" " + meta["notes"] if meta["notes"] else "")
     return Dataset(
         name=spec.name,

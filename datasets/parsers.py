@@ -54,8 +54,7 @@ def read_bytes(path, label: str, *, name: str | None = None) -> bytes:
             return bz2.decompress(raw)
     except (EOFError, OSError, zlib.error, ValueError) as exc:
         raise CorruptFileError(
-            f"{label} ({path}) is truncated or not a valid {suffix[1:]} file: {exc}. "
-            "Delete it and download it again."
+            f"{label} ({path}) is truncated or not a valid {suffix[1:]} file: {exc}. Delete it and download it again."
         ) from exc
     return raw
 
@@ -118,9 +117,7 @@ def _decode(data: bytes, label: str) -> str:
     try:
         return data.decode("ascii")
     except UnicodeDecodeError as exc:
-        raise CorruptFileError(
-            f"{label} is not a plain-text table (non-ASCII byte at offset {exc.start})"
-        ) from exc
+        raise CorruptFileError(f"{label} is not a plain-text table (non-ASCII byte at offset {exc.start})") from exc
 
 
 def parse_text_table(
@@ -152,8 +149,7 @@ def parse_text_table(
         fields = line.split(sep)
         if len(fields) != n_columns:
             raise CorruptFileError(
-                f"{label}, line {lineno}: {len(fields)} fields, expected {n_columns} "
-                f"(line starts {line[:60]!r})"
+                f"{label}, line {lineno}: {len(fields)} fields, expected {n_columns} (line starts {line[:60]!r})"
             )
         rows.append([f.strip() for f in fields] if sep is not None else fields)
     if not rows:
@@ -213,13 +209,9 @@ def parse_svmlight(data: bytes, label: str, *, n_features: int) -> tuple[np.ndar
 
     data = _LIBSVM_SPACE_AFTER_COLON.sub(b":", data)
     try:
-        X, y = load_svmlight_file(
-            io.BytesIO(data), n_features=n_features, zero_based=False, dtype=np.float32
-        )
+        X, y = load_svmlight_file(io.BytesIO(data), n_features=n_features, zero_based=False, dtype=np.float32)
     except ValueError as exc:
-        raise CorruptFileError(
-            f"{label} is not a valid LIBSVM file with {n_features} features: {exc}"
-        ) from exc
+        raise CorruptFileError(f"{label} is not a valid LIBSVM file with {n_features} features: {exc}") from exc
     if X.shape[0] == 0:
         raise CorruptFileError(f"{label} contains no data rows")
     return X.toarray(), y
@@ -248,8 +240,7 @@ def read_zip_members(path, label: str, suffixes: dict) -> dict:
                 matches = [n for n in names if n == suffix or n.endswith("/" + suffix)]
                 if len(matches) != 1:
                     raise CorruptFileError(
-                        f"{label} ({path}) should contain exactly one member ending in {suffix!r}, "
-                        f"found {len(matches)}"
+                        f"{label} ({path}) should contain exactly one member ending in {suffix!r}, found {len(matches)}"
                     )
                 out[role] = archive.read(matches[0])
             return out

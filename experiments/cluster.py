@@ -106,8 +106,10 @@ def parse_scheduler(text: str) -> SchedulerSpec:
         return SchedulerSpec(n_workers=int(count))
     if "://" in text and text.split("://", 1)[1]:
         return SchedulerSpec(address=text)
-    raise ValueError(f"--scheduler takes a Dask scheduler address such as tcp://HOST:8786, or local:N to start "
-                     f"N local workers; got {text!r}")
+    raise ValueError(
+        f"--scheduler takes a Dask scheduler address such as tcp://HOST:8786, or local:N to start "
+        f"N local workers; got {text!r}"
+    )
 
 
 def _scheduler_type(text):
@@ -120,10 +122,14 @@ def _scheduler_type(text):
 def add_scheduler_argument(parser: argparse.ArgumentParser) -> None:
     """``--scheduler``, shared by the scripts that execute many runs."""
     parser.add_argument(
-        "--scheduler", type=_scheduler_type, default=None, metavar="ADDRESS|local:N",
+        "--scheduler",
+        type=_scheduler_type,
+        default=None,
+        metavar="ADDRESS|local:N",
         help="run every run as a task on a Dask cluster: the address of a running scheduler "
-             "(tcp://HOST:8786) or local:N to start N single-threaded local worker processes; "
-             f"needs the 'dask' extra ({INSTALL_HINT})")
+        "(tcp://HOST:8786) or local:N to start N single-threaded local worker processes; "
+        f"needs the 'dask' extra ({INSTALL_HINT})",
+    )
 
 
 def import_distributed():
@@ -146,8 +152,10 @@ def check_scheduler_args(parser: argparse.ArgumentParser, args: argparse.Namespa
     if args.scheduler is None:
         return
     if args.workers != 1 or args.isolation != "process":
-        parser.error("--workers and --isolation apply to local runs; with --scheduler every run is a task "
-                     "on the cluster, in parallel over its worker threads")
+        parser.error(
+            "--workers and --isolation apply to local runs; with --scheduler every run is a task "
+            "on the cluster, in parallel over its worker threads"
+        )
     try:
         import_distributed()
     except DaskUnavailable as exc:
@@ -168,8 +176,12 @@ def connect(spec: SchedulerSpec, *, timeout: float = 10.0):
     try:
         if spec.address is None:
             cluster = distributed.LocalCluster(
-                n_workers=spec.n_workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-                dashboard_address=LOOPBACK_ANY_PORT, env=dict(WORKER_ENVIRONMENT),
+                n_workers=spec.n_workers,
+                threads_per_worker=1,
+                processes=True,
+                host="127.0.0.1",
+                dashboard_address=LOOPBACK_ANY_PORT,
+                env=dict(WORKER_ENVIRONMENT),
                 scheduler_kwargs={"allowed_failures": LOCAL_ALLOWED_FAILURES},
             )
             client = distributed.Client(cluster)
@@ -217,8 +229,8 @@ def check_workers(client, registry=None) -> dict:
         lines = "; ".join(f"{p} lacks {', '.join(names)}" for p, names in sorted(missing.items()))
         raise ClusterSetupError(
             f"the Dask cluster cannot import the benchmark code ({lines}). Start the scheduler and every "
-            "worker in an environment with the driver's version of mddf (`pip install \"mddf[dask]\"`, or "
-            "`pip install -e \".[dask]\"` in a checkout at the driver's commit), and any module defining extra "
+            'worker in an environment with the driver\'s version of mddf (`pip install "mddf[dask]"`, or '
+            '`pip install -e ".[dask]"` in a checkout at the driver\'s commit), and any module defining extra '
             "methods on PYTHONPATH."
         )
     threads = client.nthreads()
@@ -252,8 +264,10 @@ def _failure(task: Task, future, exc: BaseException, scheduler: str) -> dict:
     """The ``error`` record of a run whose task raised instead of returning a record."""
     name = type(exc).__name__
     if name == "KilledWorker":
-        error = (f"the Dask worker running it died each time it was tried ({name}: {exc}); e.g. out of memory or a "
-                 "crash in native code")
+        error = (
+            f"the Dask worker running it died each time it was tried ({name}: {exc}); e.g. out of memory or a "
+            "crash in native code"
+        )
     elif isinstance(exc, asyncio.CancelledError):
         error = f"the task was cancelled by the cluster ({name}: {exc})"
     else:
@@ -316,8 +330,13 @@ def execute_on_cluster(
 
     def submit_ready():
         while (task := book.next_ready()) is not None:
-            future = client.submit(run_on_worker, book.kwargs_for(task), key=f"{task.method}-{uuid.uuid4().hex}",
-                                   pure=False, retries=retries)
+            future = client.submit(
+                run_on_worker,
+                book.kwargs_for(task),
+                key=f"{task.method}-{uuid.uuid4().hex}",
+                pure=False,
+                retries=retries,
+            )
             book.start(task, future)
             task_of[future.key] = task
             finished.add(future)
@@ -366,16 +385,36 @@ def run_all(
     on stderr when ``progress`` is on.
     """
     if scheduler is None:
-        return execute(tasks, store, workers=workers, isolation=isolation, n_jobs=-1 if n_jobs is None else n_jobs,
-                       registry=registry, progress=progress, log=log, download=download)
+        return execute(
+            tasks,
+            store,
+            workers=workers,
+            isolation=isolation,
+            n_jobs=-1 if n_jobs is None else n_jobs,
+            registry=registry,
+            progress=progress,
+            log=log,
+            download=download,
+        )
     with connect(scheduler) as client:
         size = check_workers(client, registry)
         if progress:
             waiting = "; runs wait until workers connect" if not size["workers"] else ""
-            print(f"Dask scheduler {client.scheduler.address} ({scheduler}): {size['workers']} workers, "
-                  f"{size['threads']} threads{waiting}", file=sys.stderr)
-        return execute_on_cluster(tasks, store, client, n_jobs=1 if n_jobs is None else n_jobs, registry=registry,
-                                  progress=progress, log=log, download=download)
+            print(
+                f"Dask scheduler {client.scheduler.address} ({scheduler}): {size['workers']} workers, "
+                f"{size['threads']} threads{waiting}",
+                file=sys.stderr,
+            )
+        return execute_on_cluster(
+            tasks,
+            store,
+            client,
+            n_jobs=1 if n_jobs is None else n_jobs,
+            registry=registry,
+            progress=progress,
+            log=log,
+            download=download,
+        )
 
 
 def run_from_args(tasks: list[Task], store: ResultStore, args: argparse.Namespace, registry=None) -> int:
@@ -385,8 +424,17 @@ def run_from_args(tasks: list[Task], store: ResultStore, args: argparse.Namespac
     Returns 0, or 1 after printing the reason on stderr when the cluster cannot be set up.
     """
     try:
-        run_all(tasks, store, scheduler=args.scheduler, workers=args.workers, isolation=args.isolation,
-                n_jobs=args.n_jobs, registry=registry, progress=not args.quiet, download=args.download)
+        run_all(
+            tasks,
+            store,
+            scheduler=args.scheduler,
+            workers=args.workers,
+            isolation=args.isolation,
+            n_jobs=args.n_jobs,
+            registry=registry,
+            progress=not args.quiet,
+            download=args.download,
+        )
     except ClusterSetupError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

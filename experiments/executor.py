@@ -71,8 +71,9 @@ def applicable(spec: MethodSpec, n_classes: int, image_shape) -> bool:
     return not (spec.binary_only and n_classes != 2) and not (spec.image_only and image_shape is None)
 
 
-def plan(datasets, specs: list[MethodSpec], seeds, *, n_classes: dict, image_shapes=None, profile="paper",
-         fractions=(1.0,)):
+def plan(
+    datasets, specs: list[MethodSpec], seeds, *, n_classes: dict, image_shapes=None, profile="paper", fractions=(1.0,)
+):
     """All runs of ``specs`` x ``datasets`` x ``seeds`` (x folds x fractions), mdDF first.
 
     Binary-only methods are left out on datasets with more than two classes (``n_classes``
@@ -89,8 +90,9 @@ def plan(datasets, specs: list[MethodSpec], seeds, *, n_classes: dict, image_sha
                     for spec in specs:
                         if not applicable(spec, n_classes[dataset], image_shapes.get(dataset)):
                             continue
-                        tasks.append(Task(dataset, spec.name, int(seed), fold, float(fraction), profile,
-                                          spec.tree_budget))
+                        tasks.append(
+                            Task(dataset, spec.name, int(seed), fold, float(fraction), profile, spec.tree_budget)
+                        )
     return tasks
 
 
@@ -106,10 +108,19 @@ def _worker(conn, kwargs):
 def failure_record(task: Task, error: str, **extra) -> dict:
     """The ``error`` record of a run that produced no record of its own (its process or worker died)."""
     return {
-        "key": task.key, "dataset": task.dataset, "method": task.method, "seed": task.seed,
-        "fold": task.fold, "fraction": task.fraction, "profile": task.profile,
-        "protocol": protocol_of(task.dataset), "status": "error", "error": error, **extra,
-        "versions": package_versions(), "machine": machine_info(),
+        "key": task.key,
+        "dataset": task.dataset,
+        "method": task.method,
+        "seed": task.seed,
+        "fold": task.fold,
+        "fraction": task.fraction,
+        "profile": task.profile,
+        "protocol": protocol_of(task.dataset),
+        "status": "error",
+        "error": error,
+        **extra,
+        "versions": package_versions(),
+        "machine": machine_info(),
     }
 
 
@@ -154,8 +165,9 @@ class RunBook:
     log : callable
     """
 
-    def __init__(self, tasks, store: ResultStore, *, n_jobs=-1, registry=None, download=False, progress=True,
-                 log=print):
+    def __init__(
+        self, tasks, store: ResultStore, *, n_jobs=-1, registry=None, download=False, progress=True, log=print
+    ):
         from tqdm.auto import tqdm
 
         self.store = store
@@ -165,13 +177,19 @@ class RunBook:
         self.pending = [t for t in dict.fromkeys(tasks) if t.key not in done]
         self.running: dict = {}  # task -> (handle of the executor, start time)
         self.written: list[dict] = []
-        self.bar = tqdm(total=len(self.pending), disable=not progress, unit="run", dynamic_ncols=True,
-                        bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}]")
+        self.bar = tqdm(
+            total=len(self.pending),
+            disable=not progress,
+            unit="run",
+            dynamic_ncols=True,
+            bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}]",
+        )
         self.say = (lambda text: tqdm.write(text)) if progress and log is print else (log if progress else None)
         self.interactive = progress and sys.stderr.isatty()
         if progress and len(self.pending) < len(tasks):
-            self.say(f"resuming: {len(tasks) - len(self.pending)} of {len(tasks)} runs already finished in "
-                     f"{store.path}")
+            self.say(
+                f"resuming: {len(tasks) - len(self.pending)} of {len(tasks)} runs already finished in {store.path}"
+            )
 
     def next_ready(self) -> Task | None:
         """The first pending run whose tree-budget run is finished (None if every one waits)."""
@@ -184,13 +202,24 @@ class RunBook:
 
     def kwargs_for(self, task: Task) -> dict:
         """Keyword arguments of :func:`~.runner.run_one` for ``task``, with its tree budget."""
-        kwargs = dict(dataset=task.dataset, method=task.method, seed=task.seed, fold=task.fold,
-                      fraction=task.fraction, profile=task.profile, n_jobs=self.n_jobs, registry=self.registry,
-                      download=self.download)
+        kwargs = dict(
+            dataset=task.dataset,
+            method=task.method,
+            seed=task.seed,
+            fold=task.fold,
+            fraction=task.fraction,
+            profile=task.profile,
+            n_jobs=self.n_jobs,
+            registry=self.registry,
+            download=self.download,
+        )
         budget = self.latest.get(task.budget_key) if task.budget_key else None
         if budget and budget.get("status") == "ok" and budget.get("n_layers"):
-            kwargs.update(trees_k=int(budget["n_layers"]), trees_per_layer=budget.get("trees_per_layer"),
-                          trees_k_source=f"layers kept by mdDF in run {task.budget_key}")
+            kwargs.update(
+                trees_k=int(budget["n_layers"]),
+                trees_per_layer=budget.get("trees_per_layer"),
+                trees_k_source=f"layers kept by mdDF in run {task.budget_key}",
+            )
         return kwargs
 
     def finish(self, task: Task, record: dict) -> None:
@@ -285,8 +314,7 @@ def execute(
             if not book.running:
                 continue
             handles = [h for h, _ in book.running.values()]
-            multiprocessing.connection.wait([c for _, c in handles] + [p.sentinel for p, _ in handles],
-                                            timeout=1.0)
+            multiprocessing.connection.wait([c for _, c in handles] + [p.sentinel for p, _ in handles], timeout=1.0)
             for task, ((process, receiver), _) in list(book.running.items()):
                 record = None
                 if receiver.poll():

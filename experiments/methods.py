@@ -39,8 +39,9 @@ from __future__ import annotations
 import importlib
 import inspect
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -363,35 +364,108 @@ def default_registry() -> Registry:
     """The methods of the mdDF paper's Tables 2-3 and the DeepBoost paper's Tables 2-3."""
     return Registry(
         [
-            MethodSpec("mdDF", build_mddf, ("mddf", "MDDFClassifier"),
-                       "margin-distribution deep forest (paper configuration)", aliases=("mddf",)),
-            MethodSpec("gcForest", build_gcforest, ("baselines", "GCForestClassifier"),
-                       "gcForest cascade, same forests as mdDF", aliases=("gcf",)),
-            MethodSpec("RF", build_random_forest, ("sklearn.ensemble", "RandomForestClassifier"),
-                       "random forest, 400 x k trees (k = mdDF layers)", tree_budget=True,
-                       aliases=("random_forest", "randomforest", "r.f.")),
-            MethodSpec("XGBoost", build_xgboost, ("xgboost", "XGBClassifier"),
-                       "XGBoost, 400 x k boosting rounds (k = mdDF layers)", tree_budget=True,
-                       aliases=("xgb",)),
-            MethodSpec("MLP", build_mlp, ("sklearn.neural_network", "MLPClassifier"),
-                       "MLP (adam), architecture chosen on validation rows", grid=mlp_grid),
-            MethodSpec("DeepBoost", build_deepboost, ("baselines", "DeepBoostClassifier"),
-                       "DeepBoost, exponential loss, trees (binary)", grid=deepboost_grid, binary_only=True),
-            MethodSpec("AdaBoost", build_adaboost, ("baselines", "AdaBoostClassifier"),
-                       "AdaBoost with depth-K trees (binary)", grid=adaboost_grid, binary_only=True),
-            MethodSpec("QuadBoost", build_quadboost, ("baselines", "QuadBoostClassifier"),
-                       "QuadBoost (binary)", grid=quadboost_grid, binary_only=True),
-            MethodSpec("DeepBoost-log", build_deepboost_logistic, ("baselines", "DeepBoostClassifier"),
-                       "DeepBoost, logistic loss, trees (binary; DeepBoost paper Table 3)",
-                       grid=deepboost_grid, binary_only=True, default=False),
-            MethodSpec("gcForest-MGS", build_gcforest_scanning, ("baselines", "GCForestClassifier"),
-                       "gcForest with multi-grained scanning (image datasets)", default=False,
-                       image_only=True, aliases=("gcforest_mgs",)),
-            MethodSpec("mdDF_SF", build_mddf_same_forests, ("mddf", "MDDFClassifier"),
-                       "mdDF with four random forests per layer (Table 3)", default=False, ablation=True),
-            MethodSpec("mdDF_ST", build_mddf_stacking, ("mddf", "MDDFClassifier"),
-                       "mdDF passing only the augmented feature (stacking, Table 3)", default=False, ablation=True),
-            MethodSpec("mdDF_NP", build_mddf_no_preconc, ("mddf", "MDDFClassifier"),
-                       "mdDF without preconc: raw input only (Table 3)", default=False, ablation=True),
+            MethodSpec(
+                "mdDF",
+                build_mddf,
+                ("mddf", "MDDFClassifier"),
+                "margin-distribution deep forest (paper configuration)",
+                aliases=("mddf",),
+            ),
+            MethodSpec(
+                "gcForest",
+                build_gcforest,
+                ("baselines", "GCForestClassifier"),
+                "gcForest cascade, same forests as mdDF",
+                aliases=("gcf",),
+            ),
+            MethodSpec(
+                "RF",
+                build_random_forest,
+                ("sklearn.ensemble", "RandomForestClassifier"),
+                "random forest, 400 x k trees (k = mdDF layers)",
+                tree_budget=True,
+                aliases=("random_forest", "randomforest", "r.f."),
+            ),
+            MethodSpec(
+                "XGBoost",
+                build_xgboost,
+                ("xgboost", "XGBClassifier"),
+                "XGBoost, 400 x k boosting rounds (k = mdDF layers)",
+                tree_budget=True,
+                aliases=("xgb",),
+            ),
+            MethodSpec(
+                "MLP",
+                build_mlp,
+                ("sklearn.neural_network", "MLPClassifier"),
+                "MLP (adam), architecture chosen on validation rows",
+                grid=mlp_grid,
+            ),
+            MethodSpec(
+                "DeepBoost",
+                build_deepboost,
+                ("baselines", "DeepBoostClassifier"),
+                "DeepBoost, exponential loss, trees (binary)",
+                grid=deepboost_grid,
+                binary_only=True,
+            ),
+            MethodSpec(
+                "AdaBoost",
+                build_adaboost,
+                ("baselines", "AdaBoostClassifier"),
+                "AdaBoost with depth-K trees (binary)",
+                grid=adaboost_grid,
+                binary_only=True,
+            ),
+            MethodSpec(
+                "QuadBoost",
+                build_quadboost,
+                ("baselines", "QuadBoostClassifier"),
+                "QuadBoost (binary)",
+                grid=quadboost_grid,
+                binary_only=True,
+            ),
+            MethodSpec(
+                "DeepBoost-log",
+                build_deepboost_logistic,
+                ("baselines", "DeepBoostClassifier"),
+                "DeepBoost, logistic loss, trees (binary; DeepBoost paper Table 3)",
+                grid=deepboost_grid,
+                binary_only=True,
+                default=False,
+            ),
+            MethodSpec(
+                "gcForest-MGS",
+                build_gcforest_scanning,
+                ("baselines", "GCForestClassifier"),
+                "gcForest with multi-grained scanning (image datasets)",
+                default=False,
+                image_only=True,
+                aliases=("gcforest_mgs",),
+            ),
+            MethodSpec(
+                "mdDF_SF",
+                build_mddf_same_forests,
+                ("mddf", "MDDFClassifier"),
+                "mdDF with four random forests per layer (Table 3)",
+                default=False,
+                ablation=True,
+            ),
+            MethodSpec(
+                "mdDF_ST",
+                build_mddf_stacking,
+                ("mddf", "MDDFClassifier"),
+                "mdDF passing only the augmented feature (stacking, Table 3)",
+                default=False,
+                ablation=True,
+            ),
+            MethodSpec(
+                "mdDF_NP",
+                build_mddf_no_preconc,
+                ("mddf", "MDDFClassifier"),
+                "mdDF without preconc: raw input only (Table 3)",
+                default=False,
+                ablation=True,
+            ),
         ]
     )

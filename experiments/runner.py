@@ -92,8 +92,9 @@ def model_size(estimator) -> dict:
     """Size of a fitted model: trees and tree nodes found in it, or MLP weights.
 
     Boosting baselines report their own statistics (``tree_stats()``: trees with non-zero weight
-    and their mean size, as in the DeepBoost paper's tables; ``n_voters_`` for QuadBoost). Else it walks the estimator's fitted attributes (lists, dicts and nested estimators from
-    scikit-learn, mddf and baselines) and counts scikit-learn trees (``tree_``); XGBoost trees
+    and their mean size, as in the DeepBoost paper's tables; ``n_voters_`` for QuadBoost). Else it
+    walks the estimator's fitted attributes (lists, dicts and nested estimators from scikit-learn,
+    mddf and its baselines) and counts scikit-learn trees (``tree_``); XGBoost trees
     are counted from the booster. Keys are absent when nothing of the kind was found.
     """
     size: dict = {}
@@ -261,23 +262,36 @@ def run_one(
             raise ValueError(f"{spec.name} handles two-class problems only; {dataset} has {n_classes} classes")
         n_trees = None
         if spec.tree_budget:
-            from .methods import FALLBACK_TREES_K, trees_per_layer as _default_tpl
+            from .methods import FALLBACK_TREES_K
+            from .methods import trees_per_layer as _default_tpl
 
             if trees_k is None:
                 trees_k, trees_k_source = FALLBACK_TREES_K, "fallback (no mdDF result for this run)"
             trees_per_layer = trees_per_layer or _default_tpl(profile)
             n_trees = int(trees_per_layer * trees_k)
-            record.update(trees_k=int(trees_k), trees_per_layer=int(trees_per_layer),
-                          trees_k_source=trees_k_source, n_trees_budget=n_trees)
+            record.update(
+                trees_k=int(trees_k),
+                trees_per_layer=int(trees_per_layer),
+                trees_k_source=trees_k_source,
+                n_trees_budget=n_trees,
+            )
         ctx = BuildContext(
-            seed=int(seed), n_jobs=n_jobs, profile=profile, n_features=int(ds.X_train.shape[1]),
-            n_classes=n_classes, categorical_mask=tuple(bool(b) for b in ds.categorical_mask),
-            image_shape=image_shape_of(ds), n_trees=n_trees,
+            seed=int(seed),
+            n_jobs=n_jobs,
+            profile=profile,
+            n_features=int(ds.X_train.shape[1]),
+            n_classes=n_classes,
+            categorical_mask=tuple(bool(b) for b in ds.categorical_mask),
+            image_shape=image_shape_of(ds),
+            n_trees=n_trees,
         )
         record.update(
-            n_train=int(len(data.y_train)), n_test=int(len(data.y_test)),
-            n_features=ctx.n_features, n_classes=n_classes,
-            n_train_classes=int(len(np.unique(data.y_train))), split=data.description,
+            n_train=int(len(data.y_train)),
+            n_test=int(len(data.y_test)),
+            n_features=ctx.n_features,
+            n_classes=n_classes,
+            n_train_classes=int(len(np.unique(data.y_train))),
+            split=data.description,
         )
         record["rss_before_fit_mb"] = current_rss_mb()
 

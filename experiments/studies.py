@@ -16,9 +16,10 @@ QUICK_DATASET = "digits"  # bundled with scikit-learn: --quick needs no files
 
 def add_dataset_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--dataset", default=None,
+        "--dataset",
+        default=None,
         help=f"dataset name (default: {PAPER_DEFAULT_DATASET} as in the paper when its files are present, "
-             f"else {FALLBACK_DATASET}; with --quick: {QUICK_DATASET})",
+        f"else {FALLBACK_DATASET}; with --quick: {QUICK_DATASET})",
     )
     parser.add_argument("--download", action="store_true", help="let the loader download missing files")
     parser.add_argument("--data-home", type=Path, default=None, help="folder with the benchmark files (MDDF_DATA)")
@@ -28,11 +29,18 @@ def add_mddf_arguments(parser: argparse.ArgumentParser, max_layers: int = 10) ->
     parser.add_argument("--seed", type=int, default=0, help="random_state of mdDF (and of sampling)")
     parser.add_argument("--n-estimators", type=int, default=100, help="trees per forest (paper: 100)")
     parser.add_argument("--max-layers", type=int, default=max_layers, help="layers grown at most")
-    parser.add_argument("--n-tolerant-layers", type=int, default=None,
-                        help="stop after this many layers without improvement (default: the estimator's)")
+    parser.add_argument(
+        "--n-tolerant-layers",
+        type=int,
+        default=None,
+        help="stop after this many layers without improvement (default: the estimator's)",
+    )
     parser.add_argument("--n-jobs", type=int, default=-1, help="threads (-1: all cores)")
-    parser.add_argument("--quick", action="store_true",
-                        help=f"tiny configuration for a smoke test ({QUICK_DATASET}, 10 trees, 3 layers)")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help=f"tiny configuration for a smoke test ({QUICK_DATASET}, 10 trees, 3 layers)",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress output")
 
 
@@ -64,8 +72,9 @@ def resolve_dataset(args, log=print):
 
 def mddf_params(args) -> dict:
     """MDDFClassifier keyword arguments from the shared options (``--quick`` shrinks them)."""
-    params = dict(n_estimators=args.n_estimators, max_layers=args.max_layers, random_state=args.seed,
-                  n_jobs=args.n_jobs)
+    params = dict(
+        n_estimators=args.n_estimators, max_layers=args.max_layers, random_state=args.seed, n_jobs=args.n_jobs
+    )
     if args.quick:
         params.update(n_estimators=min(args.n_estimators, 10), max_layers=min(args.max_layers, 3))
     if args.n_tolerant_layers is not None:
@@ -84,8 +93,10 @@ def fit_mddf(dataset, params: dict, log=print):
     t0 = time.perf_counter()
     model.fit(dataset.X_train, dataset.y_train)
     seconds = time.perf_counter() - t0
-    log(f"  {model.n_layers_} layers kept ({len(getattr(model, 'train_history_', []))} grown) in {seconds:.1f}s; "
-        f"stop: {getattr(model, 'stop_reason_', '?')}")
+    log(
+        f"  {model.n_layers_} layers kept ({len(getattr(model, 'train_history_', []))} grown) in {seconds:.1f}s; "
+        f"stop: {getattr(model, 'stop_reason_', '?')}"
+    )
     return model, seconds
 
 

@@ -46,8 +46,11 @@ class Table:
         return list(dict.fromkeys(c.group for c in self.columns))
 
     def best(self, dataset, group) -> set:
-        values = {c.label: c.cells[dataset].mean for c in self.columns
-                  if c.group == group and dataset in c.cells and c.cells[dataset].mean is not None}
+        values = {
+            c.label: c.cells[dataset].mean
+            for c in self.columns
+            if c.group == group and dataset in c.cells and c.cells[dataset].mean is not None
+        }
         if not values:
             return set()
         top = max(values.values())
@@ -97,8 +100,19 @@ def summarize(records, *, fraction=1.0, profile=None, seeds=None) -> dict:
     return cells
 
 
-def build_table(title, datasets, methods, cells, *, paper=None, paper_std=None, not_applicable=(),
-                skipped=None, notes=(), extra=None) -> Table:
+def build_table(
+    title,
+    datasets,
+    methods,
+    cells,
+    *,
+    paper=None,
+    paper_std=None,
+    not_applicable=(),
+    skipped=None,
+    notes=(),
+    extra=None,
+) -> Table:
     """Assemble a :class:`Table`.
 
     Parameters
@@ -165,8 +179,12 @@ def to_markdown(table: Table) -> str:
     ours = [c for c in table.columns if c.group == "ours"]
     paper = [c for c in table.columns if c.group == "paper"]
     headers = ["Dataset"] + [c.label for c in ours] + list(table.extra) + [c.label for c in paper]
-    lines = [f"### {table.title}", "", "| " + " | ".join(headers) + " |",
-             "|" + "|".join([":---"] + ["---:"] * (len(headers) - 1)) + "|"]
+    lines = [
+        f"### {table.title}",
+        "",
+        "| " + " | ".join(headers) + " |",
+        "|" + "|".join([":---"] + ["---:"] * (len(headers) - 1)) + "|",
+    ]
     for d in table.datasets:
         best = {g: table.best(d, g) for g in table.groups()}
         row = [d]

@@ -159,7 +159,9 @@ def solve_alpha_sgd(
     return averaged / n_averaged
 
 
-def solve_layer_share(mixture_margin, margin, margin_mean=0.9, margin_tradeoff=0.05, *, solver="exact", random_state=None):
+def solve_layer_share(
+    mixture_margin, margin, margin_mean=0.9, margin_tradeoff=0.05, *, solver="exact", random_state=None
+):
     """Share of a new layer in the normalised mixture (the simplex reading of Section 3).
 
     Section 3 takes the ensemble ``F = sum_t alpha_t h_t`` with alpha in the

@@ -93,16 +93,29 @@ class BinnedForest:
         """Memory held by the stored arrays, in bytes (the shared bin edges not included)."""
         return sum(
             a.nbytes
-            for a in (self.feature, self.split_bin, self.right, self.offsets, self.impure_offsets,
-                      self.impure_values, self.depths)
+            for a in (
+                self.feature,
+                self.split_bin,
+                self.right,
+                self.offsets,
+                self.impure_offsets,
+                self.impure_values,
+                self.depths,
+            )
         )
 
     def predict_proba_binned(self, codes):
         """Mean of the trees' class distributions for rows already binned with ``self.binner``."""
         out = np.zeros((codes.shape[0], self.n_classes))
         _forest_proba(
-            self.feature, self.split_bin, self.right, self.offsets, self.impure_values, self.impure_offsets,
-            np.ascontiguousarray(codes), out,
+            self.feature,
+            self.split_bin,
+            self.right,
+            self.offsets,
+            self.impure_values,
+            self.impure_offsets,
+            np.ascontiguousarray(codes),
+            out,
         )
         out /= self.n_trees
         return out

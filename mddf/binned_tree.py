@@ -112,8 +112,27 @@ def _randint(state, k):
 
 
 @njit(cache=True, nogil=True)
-def _best_split_feature(Xb, node_y, node_w, samples, start, end, f, n_bins_f, n_classes, node_counts, node_weight,
-                        hist, bin_weight, bin_count, node_bin, sorted_bin, sorted_class, sorted_weight, left):
+def _best_split_feature(
+    Xb,
+    node_y,
+    node_w,
+    samples,
+    start,
+    end,
+    f,
+    n_bins_f,
+    n_classes,
+    node_counts,
+    node_weight,
+    hist,
+    bin_weight,
+    bin_count,
+    node_bin,
+    sorted_bin,
+    sorted_class,
+    sorted_weight,
+    left,
+):
     """Best Gini threshold of feature ``f`` on the node's rows ``samples[start:end]``.
 
     Returns (score, threshold bin). The score, to be maximised, is
@@ -373,8 +392,25 @@ def grow_tree(Xb, y, w, n_bins, n_classes, max_depth, max_features, random_split
                         break
                 else:
                     score, b = _best_split_feature(
-                        Xb, node_y, node_w, samples, start, end, f, n_bins[f], n_classes, counts, node_weight,
-                        hist, bin_weight, bin_count, node_bin, sorted_bin, sorted_class, sorted_weight, left,
+                        Xb,
+                        node_y,
+                        node_w,
+                        samples,
+                        start,
+                        end,
+                        f,
+                        n_bins[f],
+                        n_classes,
+                        counts,
+                        node_weight,
+                        hist,
+                        bin_weight,
+                        bin_count,
+                        node_bin,
+                        sorted_bin,
+                        sorted_class,
+                        sorted_weight,
+                        left,
                     )
                     if score < 0.0:
                         continue
@@ -433,8 +469,11 @@ def grow_tree(Xb, y, w, n_bins, n_classes, max_depth, max_features, random_split
         stack_counts[top] = left_counts
         top += 1
     return (
-        feature[:n_nodes].copy(), split_bin[:n_nodes].copy(), right[:n_nodes].copy(),
-        impure_values[:n_impure].copy(), tree_depth,
+        feature[:n_nodes].copy(),
+        split_bin[:n_nodes].copy(),
+        right[:n_nodes].copy(),
+        impure_values[:n_impure].copy(),
+        tree_depth,
     )
 
 

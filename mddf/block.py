@@ -8,10 +8,10 @@ gives new rows the average over its fold models.
 from __future__ import annotations
 
 import numpy as np
-from sklearn.utils.parallel import Parallel, delayed
 from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
 from sklearn.model_selection import StratifiedKFold
 from sklearn.tree import DecisionTreeClassifier, ExtraTreeClassifier
+from sklearn.utils.parallel import Parallel, delayed
 
 from .binned_forest import BinnedForest
 from .binned_tree import FeatureBinner, add_tree_proba, grow_tree
@@ -114,8 +114,15 @@ class _BinnedTrees:
 
     def fit(self, weight, seed):
         return grow_tree(
-            self.X.codes, self.y, weight, self.X.n_bins, self.n_classes, self.max_depth,
-            self.max_features, self.random_split, seed,
+            self.X.codes,
+            self.y,
+            weight,
+            self.X.n_bins,
+            self.n_classes,
+            self.max_depth,
+            self.max_features,
+            self.random_split,
+            seed,
         )
 
     def predict(self, tree, rows):
@@ -132,8 +139,9 @@ class _BinnedTrees:
         return forest
 
 
-def _grow_forest(kind, n_estimators, max_depth, seed, X, y, rows, weight, n_classes, bootstrap, predict_rows,
-                 draws=None):
+def _grow_forest(
+    kind, n_estimators, max_depth, seed, X, y, rows, weight, n_classes, bootstrap, predict_rows, draws=None
+):
     """Grow one forest tree by tree on the rows ``rows`` of the shared layer input.
 
     Each tree is fitted on the whole of ``X`` with a sample weight that is zero
@@ -199,21 +207,32 @@ def _grow_forest(kind, n_estimators, max_depth, seed, X, y, rows, weight, n_clas
     if not oob:
         return forest, proba_sum / n_estimators
     seen = proba_count > 0
-    proba = np.full((n, n_classes), 1.0 / n_classes)  # a row in every bootstrap (~0.37^n_estimators) stays uninformative
+    proba = np.full(
+        (n, n_classes), 1.0 / n_classes
+    )  # a row in every bootstrap (~0.37^n_estimators) stays uninformative
     proba[seen] = proba_sum[seen] / proba_count[seen, None]
     return forest, proba
 
 
-def _fit_fold_forest(kind, n_estimators, max_depth, seed, X, y, fit_rows, heldout_rows, weight, n_classes,
-                     draws=None):
+def _fit_fold_forest(kind, n_estimators, max_depth, seed, X, y, fit_rows, heldout_rows, weight, n_classes, draws=None):
     """Fit one forest on ``fit_rows`` and predict the held-out rows (runs in a worker).
 
     Random forests bootstrap; with ``draws`` (a :class:`WeightedBootstrap` over
     ``fit_rows``) every tree of either kind trains on its own weighted resample.
     """
     return _grow_forest(
-        kind, n_estimators, max_depth, seed, X, y, fit_rows, weight, n_classes,
-        bootstrap=kind == "rf" or draws is not None, predict_rows=heldout_rows, draws=draws,
+        kind,
+        n_estimators,
+        max_depth,
+        seed,
+        X,
+        y,
+        fit_rows,
+        weight,
+        n_classes,
+        bootstrap=kind == "rf" or draws is not None,
+        predict_rows=heldout_rows,
+        draws=draws,
     )
 
 
@@ -229,8 +248,17 @@ def _fit_oob_forest(kind, n_estimators, max_depth, seed, X, y, weight, n_classes
     bootstrap keeps out-of-bag membership independent of the labels.
     """
     return _grow_forest(
-        kind, n_estimators, max_depth, seed, X, y, np.arange(len(y)), weight, n_classes,
-        bootstrap=True, predict_rows="oob",
+        kind,
+        n_estimators,
+        max_depth,
+        seed,
+        X,
+        y,
+        np.arange(len(y)),
+        weight,
+        n_classes,
+        bootstrap=True,
+        predict_rows="oob",
     )
 
 
@@ -286,8 +314,9 @@ class ForestBlock:
     forests_ : list (n_folds or 1) of lists (n_forests) of CompactForest (``"exact"``) or BinnedForest (``"hist"``)
     """
 
-    def __init__(self, forest_types, n_estimators, max_depth, n_folds, class_vectors, weighting, n_jobs,
-                 tree_method="hist"):
+    def __init__(
+        self, forest_types, n_estimators, max_depth, n_folds, class_vectors, weighting, n_jobs, tree_method="hist"
+    ):
         self.forest_types = tuple(forest_types)
         self.n_estimators = n_estimators
         self.max_depth = max_depth
@@ -359,7 +388,16 @@ class ForestBlock:
             for j, kind in enumerate(self.forest_types):
                 tasks.append(
                     delayed(_fit_fold_forest)(
-                        kind, self.n_estimators, self.max_depth, seeds[i, j], X, y, fit_rows, test, weight, n_classes,
+                        kind,
+                        self.n_estimators,
+                        self.max_depth,
+                        seeds[i, j],
+                        X,
+                        y,
+                        fit_rows,
+                        test,
+                        weight,
+                        n_classes,
                         draws,
                     )
                 )

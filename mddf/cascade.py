@@ -275,9 +275,7 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
     def _check_forest_types(self):
         types = tuple(self.forest_types)
         if not types or any(kind not in FOREST_TYPES for kind in types):
-            raise ValueError(
-                f"forest_types must be a non-empty sequence of {FOREST_TYPES}, got {self.forest_types!r}"
-            )
+            raise ValueError(f"forest_types must be a non-empty sequence of {FOREST_TYPES}, got {self.forest_types!r}")
         return types
 
     @property
@@ -293,7 +291,12 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
             if t == 1:
                 return 1.0, 1.0  # a single layer is the whole mixture; alpha_1 = 1 (Algorithm 2, line 1)
             share = solve_layer_share(
-                mixture_margin, gamma, self.margin_mean, self.margin_tradeoff, solver=self.alpha_solver, random_state=seed
+                mixture_margin,
+                gamma,
+                self.margin_mean,
+                self.margin_tradeoff,
+                solver=self.alpha_solver,
+                random_state=seed,
             )
             return share, share
         if self.alpha_solver == "exact":
@@ -350,14 +353,18 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         n_classes = len(self.classes_)
         if n_classes < 2:
             raise ValueError(
-                f"y has only one class ({self.classes_[0].item()!r}); MDDFClassifier needs samples of at least 2 classes"
+                f"y has only one class ({self.classes_[0].item()!r}); "
+                "MDDFClassifier needs samples of at least 2 classes"
             )
         rng = check_random_state(self.random_state)
 
         X_val = y_val = None
         if self.validation_fraction is not None:
             X, X_val, y_enc, y_val = train_test_split(
-                X, y_enc, test_size=self.validation_fraction, stratify=y_enc,
+                X,
+                y_enc,
+                test_size=self.validation_fraction,
+                stratify=y_enc,
                 random_state=rng.randint(np.iinfo(np.int32).max),
             )
             X, X_val = np.ascontiguousarray(X), np.ascontiguousarray(X_val)
@@ -391,8 +398,14 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
             start = time.perf_counter()
             depth = None if self.max_depth_factor is None else self.max_depth_factor * (t + 1)
             block = ForestBlock(
-                forest_types, self.n_estimators, depth, self.n_folds,
-                self.class_vectors, self.weighting, self.n_jobs, self.tree_method,
+                forest_types,
+                self.n_estimators,
+                depth,
+                self.n_folds,
+                self.class_vectors,
+                self.weighting,
+                self.n_jobs,
+                self.tree_method,
             )
             per_forest = block.fit(self._layer_input(X, passed, t), y_enc, distribution, n_classes, rng)
             h = per_forest.mean(axis=1)
@@ -502,8 +515,8 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
     def predict_proba(self, X):
         """Class probabilities ``f_T(x) / sum_t alpha_t``: a convex combination of the layers' class vectors (eq. 9)."""
         proba = None
-        for proba in self.staged_predict_proba(X):
-            pass
+        for stage in self.staged_predict_proba(X):
+            proba = stage
         return proba
 
     def predict(self, X):

@@ -125,9 +125,7 @@ class CompactForest:
         self.offsets = np.asarray(self.__dict__.pop("_offsets"), dtype=np.int64)
         self.depths = np.asarray(parts["depth"], dtype=np.int32)
         self.impure_values = (
-            np.concatenate(parts["impure"])
-            if parts["impure"]
-            else np.zeros((0, self.n_classes), dtype=np.float32)
+            np.concatenate(parts["impure"]) if parts["impure"] else np.zeros((0, self.n_classes), dtype=np.float32)
         )
         del self._n_impure, self._feature_dtype
         return self
@@ -144,8 +142,7 @@ class CompactForest:
     def nbytes(self):
         """Memory held by the stored arrays, in bytes."""
         return sum(
-            a.nbytes
-            for a in (self.feature, self.threshold, self.right, self.offsets, self.depths, self.impure_values)
+            a.nbytes for a in (self.feature, self.threshold, self.right, self.offsets, self.depths, self.impure_values)
         )
 
     def _tree(self, i):

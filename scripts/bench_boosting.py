@@ -57,27 +57,82 @@ PAPER = {
     1: _table(
         TABLE_ALGORITHMS[1],
         {
-            "breastcancer": [(0.0429, 0.0437, 0.0408, 0.0373), (0.0248, 0.0214, 0.0223, 0.0225), (1, 2, 1.436, 1.215), (100, 100, 43.6, 21.6)],
-            "ionosphere": [(0.1014, 0.075, 0.0708, 0.0638), (0.0414, 0.0413, 0.0331, 0.0394), (1, 2, 1.392, 1.168), (100, 100, 39.35, 17.45)],
-            "german": [(0.243, 0.2505, 0.2455, 0.2395), (0.0445, 0.0487, 0.0438, 0.0462), (1, 2, 1.54, 1.76), (100, 100, 54.1, 76.5)],
-            "diabetes": [(0.253, 0.260, 0.254, 0.253), (0.0330, 0.0518, 0.04868, 0.0510), (1, 2, 1.9975, 1.9975), (100, 100, 100, 100)],
-            "ocr17": [(0.0085, 0.008, 0.0075, 0.0070), (0.0072, 0.0054, 0.0068, 0.0048), (1, 2, 1.086, 1.369), (100, 100, 37.8, 36.9)],
-            "ocr49": [(0.0555, 0.032, 0.03, 0.0275), (0.0167, 0.0114, 0.0122, 0.0095), (1, 2, 1.99, 1.96), (100, 100, 99.3, 96)],
-            "ocr17-mnist": [(0.0056, 0.0048, 0.0046, 0.0040), (0.0017, 0.0014, 0.0013, 0.0014), (1, 2, 2, 1.99), (100, 100, 100, 100)],
-            "ocr49-mnist": [(0.0414, 0.0209, 0.0200, 0.0177), (0.00539, 0.00521, 0.00408, 0.00438), (1, 2, 1.9975, 1.9975), (100, 100, 100, 100)],
+            "breastcancer": [
+                (0.0429, 0.0437, 0.0408, 0.0373),
+                (0.0248, 0.0214, 0.0223, 0.0225),
+                (1, 2, 1.436, 1.215),
+                (100, 100, 43.6, 21.6),
+            ],
+            "ionosphere": [
+                (0.1014, 0.075, 0.0708, 0.0638),
+                (0.0414, 0.0413, 0.0331, 0.0394),
+                (1, 2, 1.392, 1.168),
+                (100, 100, 39.35, 17.45),
+            ],
+            "german": [
+                (0.243, 0.2505, 0.2455, 0.2395),
+                (0.0445, 0.0487, 0.0438, 0.0462),
+                (1, 2, 1.54, 1.76),
+                (100, 100, 54.1, 76.5),
+            ],
+            "diabetes": [
+                (0.253, 0.260, 0.254, 0.253),
+                (0.0330, 0.0518, 0.04868, 0.0510),
+                (1, 2, 1.9975, 1.9975),
+                (100, 100, 100, 100),
+            ],
+            "ocr17": [
+                (0.0085, 0.008, 0.0075, 0.0070),
+                (0.0072, 0.0054, 0.0068, 0.0048),
+                (1, 2, 1.086, 1.369),
+                (100, 100, 37.8, 36.9),
+            ],
+            "ocr49": [
+                (0.0555, 0.032, 0.03, 0.0275),
+                (0.0167, 0.0114, 0.0122, 0.0095),
+                (1, 2, 1.99, 1.96),
+                (100, 100, 99.3, 96),
+            ],
+            "ocr17-mnist": [
+                (0.0056, 0.0048, 0.0046, 0.0040),
+                (0.0017, 0.0014, 0.0013, 0.0014),
+                (1, 2, 2, 1.99),
+                (100, 100, 100, 100),
+            ],
+            "ocr49-mnist": [
+                (0.0414, 0.0209, 0.0200, 0.0177),
+                (0.00539, 0.00521, 0.00408, 0.00438),
+                (1, 2, 1.9975, 1.9975),
+                (100, 100, 100, 100),
+            ],
         },
     ),
     2: _table(
         TABLE_ALGORITHMS[2],
         {
-            "breastcancer": [(0.0267, 0.0264, 0.0243), (0.00841, 0.0098, 0.00797), (29.1, 28.9, 20.9), (67.1, 51.7, 55.9)],
+            "breastcancer": [
+                (0.0267, 0.0264, 0.0243),
+                (0.00841, 0.0098, 0.00797),
+                (29.1, 28.9, 20.9),
+                (67.1, 51.7, 55.9),
+            ],
             "ionosphere": [(0.0661, 0.0657, 0.0501), (0.0315, 0.0257, 0.0316), (29.8, 31.4, 26.1), (75.0, 69.4, 50.0)],
             "german": [(0.239, 0.239, 0.234), (0.0165, 0.0201, 0.0148), (3, 7, 16.0), (91.3, 87.5, 14.1)],
             "diabetes": [(0.249, 0.240, 0.230), (0.0272, 0.0313, 0.0399), (3, 3, 5.37), (45.2, 28.0, 19.0)],
             "ocr17": [(0.004, 0.003, 0.002), (0.00316, 0.00100, 0.00100), (15.0, 30.4, 26.0), (88.3, 65.3, 61.8)],
             "ocr49": [(0.0180, 0.0175, 0.0175), (0.00555, 0.00357, 0.00510), (30.9, 62.1, 30.2), (92.4, 89.0, 83.0)],
-            "ocr17-mnist": [(0.00471, 0.00471, 0.00409), (0.0022, 0.0021, 0.0021), (15, 33.4, 22.1), (88.7, 66.8, 59.2)],
-            "ocr49-mnist": [(0.0198, 0.0197, 0.0182), (0.00500, 0.00512, 0.00551), (29.9, 66.3, 30.1), (82.4, 81.1, 80.9)],
+            "ocr17-mnist": [
+                (0.00471, 0.00471, 0.00409),
+                (0.0022, 0.0021, 0.0021),
+                (15, 33.4, 22.1),
+                (88.7, 66.8, 59.2),
+            ],
+            "ocr49-mnist": [
+                (0.0198, 0.0197, 0.0182),
+                (0.00500, 0.00512, 0.00551),
+                (29.9, 66.3, 30.1),
+                (82.4, 81.1, 80.9),
+            ],
         },
     ),
     3: _table(
@@ -89,8 +144,18 @@ PAPER = {
             "diabetes": [(0.250, 0.246, 0.246), (0.0374, 0.0356, 0.0356), (3, 3, 3), (46.0, 45.5, 45.5)],
             "ocr17": [(0.00300, 0.00400, 0.00250), (0.00100, 0.00141, 0.000866), (15.0, 7, 22.1), (75.3, 53.8, 25.8)],
             "ocr49": [(0.0205, 0.0200, 0.0170), (0.00654, 0.00245, 0.00361), (31.0, 31.0, 63.2), (63.5, 54.0, 37.0)],
-            "ocr17-mnist": [(0.00422, 0.00417, 0.00399), (0.00191, 0.00188, 0.00211), (15, 15, 25.9), (71.4, 55.6, 27.6)],
-            "ocr49-mnist": [(0.0211, 0.0201, 0.0201), (0.00412, 0.00433, 0.00411), (28.7, 33.5, 72.8), (79.3, 61.7, 41.9)],
+            "ocr17-mnist": [
+                (0.00422, 0.00417, 0.00399),
+                (0.00191, 0.00188, 0.00211),
+                (15, 15, 25.9),
+                (71.4, 55.6, 27.6),
+            ],
+            "ocr49-mnist": [
+                (0.0211, 0.0201, 0.0201),
+                (0.00412, 0.00433, 0.00411),
+                (28.7, 33.5, 72.8),
+                (79.3, 61.7, 41.9),
+            ],
         },
     ),
 }
@@ -98,8 +163,17 @@ PAPER = {
 #: Grids by name: "paper" is the paper's; the others shrink the penalty and depth ranges.
 GRIDS = {
     "paper": {},
-    "medium": {"penalties": (1e-3, 1e-5, 1e-7), "stump_betas": (2.0**-6, 2.0**-4, 2.0**-2, 1.0), "stump_lambdas": (0.0001, 0.01, 0.1)},
-    "small": {"depths": (1, 2, 3), "penalties": (1e-3, 1e-6), "stump_betas": (2.0**-6, 2.0**-2), "stump_lambdas": (0.0001, 0.05)},
+    "medium": {
+        "penalties": (1e-3, 1e-5, 1e-7),
+        "stump_betas": (2.0**-6, 2.0**-4, 2.0**-2, 1.0),
+        "stump_lambdas": (0.0001, 0.01, 0.1),
+    },
+    "small": {
+        "depths": (1, 2, 3),
+        "penalties": (1e-3, 1e-6),
+        "stump_betas": (2.0**-6, 2.0**-2),
+        "stump_lambdas": (0.0001, 0.05),
+    },
     "tiny": {"depths": (2,), "penalties": (1e-3,), "stump_betas": (2.0**-4,), "stump_lambdas": (0.01,)},
 }
 
@@ -131,8 +205,13 @@ def run_tables(args):
                 grid = paper_grid(table, algorithm, **GRIDS[grid_name])
                 t0 = time.perf_counter()
                 res = run_protocol(
-                    X, y, grid, n_folds=args.folds, random_state=args.partition_seed,
-                    n_iter_grid=(args.n_iter,), n_jobs=args.n_jobs,
+                    X,
+                    y,
+                    grid,
+                    n_folds=args.folds,
+                    random_state=args.partition_seed,
+                    n_iter_grid=(args.n_iter,),
+                    n_jobs=args.n_jobs,
                 )
                 s = res.summary()
                 paper = PAPER[table].get(name, {}).get(algorithm)
@@ -161,9 +240,16 @@ def run_tables(args):
                 rows.append(row)
                 for run, settings in enumerate(res.settings):
                     for setting in settings:
-                        details.append({"table": table, "dataset": name, "algorithm": algorithm, "run": run,
-                                        **{k: v for k, v in setting.items() if k != "params"},
-                                        "params": json.dumps(setting["params"])})
+                        details.append(
+                            {
+                                "table": table,
+                                "dataset": name,
+                                "algorithm": algorithm,
+                                "run": run,
+                                **{k: v for k, v in setting.items() if k != "params"},
+                                "params": json.dumps(setting["params"]),
+                            }
+                        )
                 if args.out:  # keep partial results of long runs
                     write_outputs(args.out, "tables", tables_markdown(rows, args), rows, quiet=True)
                     write_csv(Path(args.out) / "tables_all_settings.csv", details)
@@ -217,11 +303,17 @@ def tables_markdown(rows, args):
     ]
     for table in sorted({r["table"] for r in rows}):
         trs = [r for r in rows if r["table"] == table]
-        title = {1: "Table 1: boosted stumps, exponential loss", 2: "Table 2: boosted trees, exponential loss",
-                 3: "Table 3: boosted trees, logistic loss"}[table]
-        out += [f"## {title}", "",
-                "| dataset | algorithm | grid (settings) | error (std) | paper error (std) | tree size | paper | no. of trees | paper | seconds | s / fit | paper -mnist error |",
-                "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+        title = {
+            1: "Table 1: boosted stumps, exponential loss",
+            2: "Table 2: boosted trees, exponential loss",
+            3: "Table 3: boosted trees, logistic loss",
+        }[table]
+        out += [
+            f"## {title}",
+            "",
+            "| dataset | algorithm | grid (settings) | error (std) | paper error (std) | tree size | paper | no. of trees | paper | seconds | s / fit | paper -mnist error |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        ]
         for r in trs:
             out.append(
                 f"| {r['dataset']} | {r['algorithm']} | {r['grid']} ({r['settings']}) | {_fmt(r['error'])} ({_fmt(r['std'])}) "
@@ -234,14 +326,18 @@ def tables_markdown(rows, args):
         means = {a: float(np.mean([r["error"] for r in trs if r["algorithm"] == a])) for a in algos}
         out.append("Mean test error over the datasets (same run): " + ", ".join(f"{a} {means[a]:.4f}" for a in algos))
         if all("oracle_error" in r for r in trs):
-            for key, label in (("error_ties_averaged", "with validation ties broken at random (expected)"),
-                               ("oracle_error", "of the best single setting per dataset (chosen on test: optimistic)")):
+            for key, label in (
+                ("error_ties_averaged", "with validation ties broken at random (expected)"),
+                ("oracle_error", "of the best single setting per dataset (chosen on test: optimistic)"),
+            ):
                 vals = {a: float(np.mean([r[key] for r in trs if r["algorithm"] == a])) for a in algos}
                 out.append(f"Mean test error {label}: " + ", ".join(f"{a} {vals[a]:.4f}" for a in algos))
         baseline = TABLE_ALGORITHMS[table][0]
         if "DeepBoost" in means and baseline in means:
             verdict = "not worse" if means["DeepBoost"] <= means[baseline] else "WORSE"
-            out.append(f"DeepBoost vs {baseline}: {verdict} on average ({means['DeepBoost']:.4f} vs {means[baseline]:.4f}).")
+            out.append(
+                f"DeepBoost vs {baseline}: {verdict} on average ({means['DeepBoost']:.4f} vs {means[baseline]:.4f})."
+            )
         out.append("")
     return "\n".join(out)
 
@@ -275,28 +371,50 @@ def run_speed(args):
             lambda: AdaBoostClassifier(n_iter=args.n_iter, max_depth=1), X, y, args.repeats
         )
         sk_s, sk_c, sk = _median_fit_seconds(
-            lambda: SkAdaBoost(estimator=DecisionTreeClassifier(max_depth=1), n_estimators=args.n_iter), X, y, args.repeats
+            lambda: SkAdaBoost(estimator=DecisionTreeClassifier(max_depth=1), n_estimators=args.n_iter),
+            X,
+            y,
+            args.repeats,
         )
-        row = {"dataset": dataset_label(name), "n_samples": X.shape[0], "n_features": X.shape[1], "rounds": args.n_iter,
-               "ours_seconds": ours_s, "sklearn_seconds": sk_s, "ratio": ours_s / sk_s,
-               "ours_cpu_seconds": ours_c, "sklearn_cpu_seconds": sk_c, "cpu_ratio": ours_c / sk_c,
-               "ours_train_error": 1 - ours.score(X, y), "sklearn_train_error": 1 - sk.score(X, y)}
+        row = {
+            "dataset": dataset_label(name),
+            "n_samples": X.shape[0],
+            "n_features": X.shape[1],
+            "rounds": args.n_iter,
+            "ours_seconds": ours_s,
+            "sklearn_seconds": sk_s,
+            "ratio": ours_s / sk_s,
+            "ours_cpu_seconds": ours_c,
+            "sklearn_cpu_seconds": sk_c,
+            "cpu_ratio": ours_c / sk_c,
+            "ours_train_error": 1 - ours.score(X, y),
+            "sklearn_train_error": 1 - sk.score(X, y),
+        }
         rows.append(row)
-        print(f"{name:<14} ours {ours_s:.3f}s ({ours_c:.3f} cpu) sklearn {sk_s:.3f}s ({sk_c:.3f} cpu) "
-              f"ratio {row['ratio']:.2f} (cpu {row['cpu_ratio']:.2f})", flush=True)
+        print(
+            f"{name:<14} ours {ours_s:.3f}s ({ours_c:.3f} cpu) sklearn {sk_s:.3f}s ({sk_c:.3f} cpu) "
+            f"ratio {row['ratio']:.2f} (cpu {row['cpu_ratio']:.2f})",
+            flush=True,
+        )
     return rows
 
 
 def speed_markdown(rows, args):
-    out = ["# AdaBoost with stumps: ours vs sklearn.ensemble.AdaBoostClassifier", "",
-           f"Fit seconds, median of {args.repeats} fits each, same run, {args.n_iter} rounds, on each dataset's training rows "
-           "(sklearn uses SAMME with DecisionTreeClassifier(max_depth=1)). Load average: " + _load() + ".", "",
-           "| dataset | rows | features | ours s | sklearn s | ours / sklearn | ours cpu s | sklearn cpu s | cpu ratio | ours train err | sklearn train err |",
-           "|---|---|---|---|---|---|---|---|---|---|---|"]
+    out = [
+        "# AdaBoost with stumps: ours vs sklearn.ensemble.AdaBoostClassifier",
+        "",
+        f"Fit seconds, median of {args.repeats} fits each, same run, {args.n_iter} rounds, on each dataset's training rows "
+        "(sklearn uses SAMME with DecisionTreeClassifier(max_depth=1)). Load average: " + _load() + ".",
+        "",
+        "| dataset | rows | features | ours s | sklearn s | ours / sklearn | ours cpu s | sklearn cpu s | cpu ratio | ours train err | sklearn train err |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for r in rows:
-        out.append(f"| {r['dataset']} | {r['n_samples']} | {r['n_features']} | {r['ours_seconds']:.3f} | {r['sklearn_seconds']:.3f} "
-                   f"| {r['ratio']:.2f} | {r['ours_cpu_seconds']:.3f} | {r['sklearn_cpu_seconds']:.3f} | {r['cpu_ratio']:.2f} "
-                   f"| {r['ours_train_error']:.4f} | {r['sklearn_train_error']:.4f} |")
+        out.append(
+            f"| {r['dataset']} | {r['n_samples']} | {r['n_features']} | {r['ours_seconds']:.3f} | {r['sklearn_seconds']:.3f} "
+            f"| {r['ratio']:.2f} | {r['ours_cpu_seconds']:.3f} | {r['sklearn_cpu_seconds']:.3f} | {r['cpu_ratio']:.2f} "
+            f"| {r['ours_train_error']:.4f} | {r['sklearn_train_error']:.4f} |"
+        )
     return "\n".join(out) + "\n"
 
 
@@ -364,8 +482,16 @@ def run_adult(args):
     results = {"deepboost": [], "sklearn": []}
     for r in range(args.adult_runs):
         for which in results:
-            cmd = [sys.executable, str(Path(__file__).resolve()), "--adult-worker", which,
-                   "--lam", str(args.lam), "--beta", str(args.beta)]
+            cmd = [
+                sys.executable,
+                str(Path(__file__).resolve()),
+                "--adult-worker",
+                which,
+                "--lam",
+                str(args.lam),
+                "--beta",
+                str(args.beta),
+            ]
             if args.profile and which == "deepboost" and r == 0:
                 cmd.append("--profile")
             proc = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True)
@@ -383,21 +509,29 @@ def adult_markdown(results, args):
 
     ours, sk = med("deepboost", "fit_seconds"), med("sklearn", "fit_seconds")
     out = [
-        "# Adult: DeepBoost (depth-4 trees, 100 rounds, logistic loss) vs the C++ reference's figures", "",
+        "# Adult: DeepBoost (depth-4 trees, 100 rounds, logistic loss) vs the C++ reference's figures",
+        "",
         f"32561 training rows, 16281 test rows, categorical columns ordinal-encoded ('?' its own category). "
         f"DeepBoostClassifier(n_iter=100, max_depth=4, loss='logistic', lam={args.lam}, beta={args.beta}). "
         f"Each fit in a fresh process pinned to one core (BLAS threads 1); median of {args.adult_runs} runs; "
-        f"load average at the end: {_load()}.", "",
+        f"load average at the end: {_load()}.",
+        "",
         "| model | fit s (median) | fit s (runs) | fit CPU s (median) | peak RSS MB (median) | RSS before fit MB | test error |",
         "|---|---|---|---|---|---|---|",
     ]
     for which, label in (("deepboost", "DeepBoost (ours)"), ("sklearn", "sklearn AdaBoost, max_depth=4 trees")):
         runs = ", ".join(f"{r['fit_seconds']:.2f}" for r in results[which])
-        out.append(f"| {label} | {med(which, 'fit_seconds'):.2f} | {runs} | {med(which, 'fit_cpu_seconds'):.2f} "
-                   f"| {med(which, 'peak_rss_mb'):.0f} | {med(which, 'rss_before_fit_mb'):.0f} | {med(which, 'test_error'):.4f} |")
+        out.append(
+            f"| {label} | {med(which, 'fit_seconds'):.2f} | {runs} | {med(which, 'fit_cpu_seconds'):.2f} "
+            f"| {med(which, 'peak_rss_mb'):.0f} | {med(which, 'rss_before_fit_mb'):.0f} | {med(which, 'test_error'):.4f} |"
+        )
     out.append("| google/deepboost C++ (figures given in the task) | ~10 | | | ~1200 | | 0.131-0.132 |")
-    out += ["", f"Ours / sklearn fit time: {ours / sk:.2f}. DeepBoost kept {results['deepboost'][0].get('n_trees')} trees "
-            f"of {results['deepboost'][0].get('avg_tree_size', 0):.1f} nodes on average.", ""]
+    out += [
+        "",
+        f"Ours / sklearn fit time: {ours / sk:.2f}. DeepBoost kept {results['deepboost'][0].get('n_trees')} trees "
+        f"of {results['deepboost'][0].get('avg_tree_size', 0):.1f} nodes on average.",
+        "",
+    ]
     return "\n".join(out)
 
 
@@ -424,20 +558,26 @@ def write_outputs(out_dir, stem, markdown, rows, quiet=False):
 
 def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--quick", action="store_true",
-                   help="tiny run for tests: bundled breast_cancer, tiny grid, 10 rounds, Tables 2-3")
+    p.add_argument(
+        "--quick",
+        action="store_true",
+        help="tiny run for tests: bundled breast_cancer, tiny grid, 10 rounds, Tables 2-3",
+    )
     p.add_argument("--speed", action="store_true", help="time our AdaBoost with stumps against sklearn's")
     p.add_argument("--adult", action="store_true", help="Adult speed / memory / error benchmark")
     p.add_argument("--profile", action="store_true", help="with --adult: cProfile of the first DeepBoost fit")
     p.add_argument("--datasets", default=",".join(DEEPBOOST_DATASETS), help="comma-separated dataset names")
     p.add_argument("--tables", default="2,3", help="comma-separated tables of the paper to reproduce (1, 2, 3)")
     p.add_argument("--grid", default="paper", choices=sorted(GRIDS), help="parameter grid (default: the paper's)")
-    p.add_argument("--large-grid", default=None, choices=sorted(GRIDS),
-                   help="grid for the large ocr datasets (default: --grid)")
+    p.add_argument(
+        "--large-grid", default=None, choices=sorted(GRIDS), help="grid for the large ocr datasets (default: --grid)"
+    )
     p.add_argument("--n-iter", type=int, default=100, help="boosting rounds (paper: 100)")
     p.add_argument("--folds", type=int, default=10, help="folds of the protocol (paper: 10)")
     p.add_argument(
-        "--partition-seed", type=int, default=0,
+        "--partition-seed",
+        type=int,
+        default=0,
         help="seed of the random assignment of rows to folds; rerun with other seeds to average out "
         "the noise of choosing among many settings on one small validation fold",
     )

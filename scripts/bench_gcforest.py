@@ -38,8 +38,6 @@ import subprocess
 import sys
 import time
 
-import numpy as np
-
 PAPER_GCFOREST = {"letter": 97.375, "adult": 86.276}
 
 
@@ -255,7 +253,9 @@ def main(argv=None):
     parser.add_argument("--repeats", type=int, default=3, help="seeds per digits measurement (median reported)")
     parser.add_argument("--uci-repeats", type=int, default=1, help="seeds per letter/adult measurement")
     parser.add_argument("--n-estimators", type=int, default=100, help="trees per cascade forest")
-    parser.add_argument("--fm-fraction", type=float, default=0.1, help="stratified fraction of Fashion-MNIST training rows")
+    parser.add_argument(
+        "--fm-fraction", type=float, default=0.1, help="stratified fraction of Fashion-MNIST training rows"
+    )
     parser.add_argument("--fm-test-rows", type=int, default=None, help="first N Fashion-MNIST test rows (default all)")
     parser.add_argument("--fm-n-estimators", type=int, default=100, help="trees per cascade forest on Fashion-MNIST")
     parser.add_argument("--fm-class-vectors", choices=("kfold", "oob"), default="kfold")

@@ -27,8 +27,14 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 
 PAPER_TABLE2 = {  # mdDF column of Table 2 (test accuracy, %)
-    "adult": 86.560, "yeast": 63.340, "letter": 97.500, "protein": 71.757,
-    "har": 94.600, "sensit": 82.534, "satimage": 91.750, "mnist": 98.734,
+    "adult": 86.560,
+    "yeast": 63.340,
+    "letter": 97.500,
+    "protein": 71.757,
+    "har": 94.600,
+    "sensit": 82.534,
+    "satimage": 91.750,
+    "mnist": 98.734,
 }
 
 
@@ -54,18 +60,24 @@ def _fit_once(dataset, method, params, n_jobs, seed):
     accuracy = float(np.mean(model.predict(ds.X_test) == ds.y_test))
     predict_s = time.perf_counter() - start
     out = {
-        "dataset": dataset, "method": method, "accuracy": accuracy,
-        "fit_s": fit_s, "predict_s": predict_s,
+        "dataset": dataset,
+        "method": method,
+        "accuracy": accuracy,
+        "fit_s": fit_s,
+        "predict_s": predict_s,
         "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     }
     if method == "mddf":
         out.update(
-            layers=int(model.n_layers_), grown=len(model.train_history_),
+            layers=int(model.n_layers_),
+            grown=len(model.train_history_),
             alphas=[round(float(a), 4) for a in model.alphas_],
             model_mb=sum(b.nbytes for b in model.layers_) / 1e6,
             stop=model.stop_reason_,
-            staged=[round(float(np.mean(model.classes_[p.argmax(1)] == ds.y_test)), 4)
-                    for p in model.staged_predict_proba(ds.X_test)],
+            staged=[
+                round(float(np.mean(model.classes_[p.argmax(1)] == ds.y_test)), 4)
+                for p in model.staged_predict_proba(ds.X_test)
+            ],
             oof=[round(h["oof_accuracy"], 4) for h in model.train_history_],
         )
     return out
@@ -96,7 +108,7 @@ def main(argv=None):
     rows = []
     for name in names:
         result = {}
-        for method in (["mddf"] if args.no_rf else ["rf", "mddf"]):
+        for method in ["mddf"] if args.no_rf else ["rf", "mddf"]:
             runs = [run(name, method, params, args.n_jobs, seed) for seed in seeds for _ in range(args.repeats)]
             best = dict(runs[0])
             for key in ("fit_s", "predict_s", "peak_rss_mb"):
@@ -115,7 +127,9 @@ def main(argv=None):
     print()
     if len(seeds) > 1:
         print(f"accuracies: means over seeds {args.seeds}")
-    print(f"{'dataset':<10}{'paper':>8}{'mdDF':>8}{'RF400':>8}{'layers':>7}{'fit s':>8}{'x RF':>6}{'pred s':>8}{'peak MB':>9}")
+    print(
+        f"{'dataset':<10}{'paper':>8}{'mdDF':>8}{'RF400':>8}{'layers':>7}{'fit s':>8}{'x RF':>6}{'pred s':>8}{'peak MB':>9}"
+    )
     for name, result in rows:
         md, rf = result["mddf"], result.get("rf")
         ratio = f"{md['fit_s'] / rf['fit_s']:.1f}" if rf else "-"

@@ -29,13 +29,27 @@ from sklearn.ensemble import AdaBoostClassifier
 from sklearn.model_selection import StratifiedKFold
 from sklearn.tree import DecisionTreeClassifier
 
-from mddf.experiments.protocols.quadboost import PAPER_GRIDS, paper_split, run_quadboost_protocol
 from mddf.datasets import list_datasets, load_dataset
+from mddf.experiments.protocols.quadboost import PAPER_GRIDS, paper_split, run_quadboost_protocol
 
 # Names under which the paper's binary UCI sets (Table 1) may be registered; the bundled breast_cancer first.
 PAPER_BINARY_SETS = (
-    "breast_cancer", "breastcancer", "breast", "ionosphere", "diabetes", "pima", "australian", "heart", "bupa",
-    "credit", "hepatitis", "horse", "monks", "tictactoe", "titanic", "vote",
+    "breast_cancer",
+    "breastcancer",
+    "breast",
+    "ionosphere",
+    "diabetes",
+    "pima",
+    "australian",
+    "heart",
+    "bupa",
+    "credit",
+    "hepatitis",
+    "horse",
+    "monks",
+    "tictactoe",
+    "titanic",
+    "vote",
 )
 VARIANTS = (None, "l1", "l2", "linf")
 
@@ -63,9 +77,7 @@ def median_fit_seconds(estimator, X, y, repeats):
 
 
 def adaboost(n_rounds, seed):
-    return AdaBoostClassifier(
-        estimator=DecisionTreeClassifier(max_depth=1), n_estimators=n_rounds, random_state=seed
-    )
+    return AdaBoostClassifier(estimator=DecisionTreeClassifier(max_depth=1), n_estimators=n_rounds, random_state=seed)
 
 
 def adaboost_cv_rounds(X, y, grid, seed, n_folds=5):
@@ -96,32 +108,60 @@ def bench_dataset(name, seeds, grids, l1_n_iter, repeats, n_jobs):
             if reg is None:
                 chosen_T, vanilla_fit = res.best_params["n_iter"], fit_s
             params = ", ".join(f"{k}={v:.3g}" for k, v in res.best_params.items())
-            rows.append(dict(dataset=name, seed=seed, method=_variant_name(reg), acc=res.test_accuracy,
-                             params=params, voters=res.n_voters, iters=res.n_iter, fit=fit_s,
-                             search=res.search_seconds, stop=res.estimator.ensembles_[0].stop_reason))
+            rows.append(
+                dict(
+                    dataset=name,
+                    seed=seed,
+                    method=_variant_name(reg),
+                    acc=res.test_accuracy,
+                    params=params,
+                    voters=res.n_voters,
+                    iters=res.n_iter,
+                    fit=fit_s,
+                    search=res.search_seconds,
+                    stop=res.estimator.ensembles_[0].stop_reason,
+                )
+            )
             _print_row(rows[-1])
         ada_fit = {}
-        for label, T in (("AdaBoost same T", chosen_T),
-                         ("AdaBoost CV T", adaboost_cv_rounds(X_tr, y_tr, grids[None]["n_iter"], seed))):
+        for label, T in (
+            ("AdaBoost same T", chosen_T),
+            ("AdaBoost CV T", adaboost_cv_rounds(X_tr, y_tr, grids[None]["n_iter"], seed)),
+        ):
             fit_s, est = median_fit_seconds(adaboost(T, seed), X_tr, y_tr, repeats)
             ada_fit[label] = fit_s
-            rows.append(dict(dataset=name, seed=seed, method=label, acc=est.score(X_te, y_te),
-                             params=f"n_estimators={T}", voters=len(est.estimators_), iters=len(est.estimators_),
-                             fit=fit_s, search=float("nan"), stop=""))
+            rows.append(
+                dict(
+                    dataset=name,
+                    seed=seed,
+                    method=label,
+                    acc=est.score(X_te, y_te),
+                    params=f"n_estimators={T}",
+                    voters=len(est.estimators_),
+                    iters=len(est.estimators_),
+                    fit=fit_s,
+                    search=float("nan"),
+                    stop="",
+                )
+            )
             _print_row(rows[-1])
         ratio = vanilla_fit / ada_fit["AdaBoost same T"]
         print(f"  fit-time ratio vanilla QuadBoost / AdaBoost, both T={chosen_T}: {ratio:.3f}", flush=True)
     return rows
 
 
-HEADER = f"{'dataset':<14}{'seed':>5}  {'method':<17}{'test acc':>9}{'risk':>7}  {'chosen':<30}" \
-         f"{'voters':>7}{'iters':>8}{'fit s':>9}{'CV s':>8}  stop"
+HEADER = (
+    f"{'dataset':<14}{'seed':>5}  {'method':<17}{'test acc':>9}{'risk':>7}  {'chosen':<30}"
+    f"{'voters':>7}{'iters':>8}{'fit s':>9}{'CV s':>8}  stop"
+)
 
 
 def _print_row(r):
-    print(f"{r['dataset']:<14}{r['seed']:>5}  {r['method']:<17}{r['acc']:>9.4f}{1 - r['acc']:>7.3f}  "
-          f"{r['params']:<30}{r['voters']:>7}{r['iters']:>8}{r['fit']:>9.4f}{r['search']:>8.1f}  {r['stop']}",
-          flush=True)
+    print(
+        f"{r['dataset']:<14}{r['seed']:>5}  {r['method']:<17}{r['acc']:>9.4f}{1 - r['acc']:>7.3f}  "
+        f"{r['params']:<30}{r['voters']:>7}{r['iters']:>8}{r['fit']:>9.4f}{r['search']:>8.1f}  {r['stop']}",
+        flush=True,
+    )
 
 
 def summarise(rows):
@@ -130,14 +170,19 @@ def summarise(rows):
     for name in dict.fromkeys(r["dataset"] for r in rows):
         for m in methods:
             sel = [r for r in rows if r["dataset"] == name and r["method"] == m]
-            print(f"{name:<14}  {m:<17} acc {np.mean([r['acc'] for r in sel]):.4f}  "
-                  f"voters {np.mean([r['voters'] for r in sel]):7.1f}  fit s {np.mean([r['fit'] for r in sel]):.4f}")
+            print(
+                f"{name:<14}  {m:<17} acc {np.mean([r['acc'] for r in sel]):.4f}  "
+                f"voters {np.mean([r['voters'] for r in sel]):7.1f}  fit s {np.mean([r['fit'] for r in sel]):.4f}"
+            )
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--quick", action="store_true",
-                        help="breast_cancer only, 3-4 values per hyper-parameter, T <= 1000, L1 budget 10^4")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="breast_cancer only, 3-4 values per hyper-parameter, T <= 1000, L1 budget 10^4",
+    )
     parser.add_argument("--datasets", help="comma-separated names (default: the paper's binary sets available)")
     parser.add_argument("--seeds", default="0", help="comma-separated split seeds (default: 0)")
     parser.add_argument("--repeats", type=int, default=3, help="refits timed per model; the median is reported")
@@ -158,8 +203,11 @@ def main(argv=None):
     l1_n_iter = QUICK_L1_N_ITER if args.quick else None
     seeds = [int(s) for s in args.seeds.split(",")]
 
-    print(f"load average at start: {os.getloadavg()[0]:.2f}; python {sys.version.split()[0]}; "
-          f"grids: {'quick' if args.quick else 'paper'}", flush=True)
+    print(
+        f"load average at start: {os.getloadavg()[0]:.2f}; python {sys.version.split()[0]}; "
+        f"grids: {'quick' if args.quick else 'paper'}",
+        flush=True,
+    )
     print(HEADER, flush=True)
     t0 = time.perf_counter()
     rows = []

@@ -36,20 +36,28 @@ from pathlib import Path
 import numpy as np
 
 from mddf.experiments.environment import package_versions
-from mddf.experiments.studies import (add_dataset_arguments, add_mddf_arguments, fit_mddf, logger, mddf_params,
-                                resolve_dataset)
+from mddf.experiments.studies import (
+    add_dataset_arguments,
+    add_mddf_arguments,
+    fit_mddf,
+    logger,
+    mddf_params,
+    resolve_dataset,
+)
 
 LAYOUT = __doc__.split("Example")[0].strip()
 
 
 def build_parser():
-    parser = argparse.ArgumentParser(prog="export_features.py", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="export_features.py", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     add_dataset_arguments(parser)
     add_mddf_arguments(parser)
     parser.add_argument("--include-raw", action="store_true", help="also store X_train and X_test")
-    parser.add_argument("--out", type=Path, default=None,
-                        help="output .npz (default: results/features/<dataset>_mddf_features.npz)")
+    parser.add_argument(
+        "--out", type=Path, default=None, help="output .npz (default: results/features/<dataset>_mddf_features.npz)"
+    )
     return parser
 
 
@@ -58,8 +66,12 @@ def layer_features(model, dataset):
     train = np.stack([np.asarray(f, dtype=np.float32) for f in model.oof_features_])
     test = None
     if dataset.has_test_split:
-        test = np.stack([np.asarray(model.transform(dataset.X_test, layer=t), dtype=np.float32)
-                         for t in range(1, model.n_layers_ + 1)])
+        test = np.stack(
+            [
+                np.asarray(model.transform(dataset.X_test, layer=t), dtype=np.float32)
+                for t in range(1, model.n_layers_ + 1)
+            ]
+        )
     return train, test
 
 

@@ -30,17 +30,27 @@ import numpy as np
 
 from mddf.experiments.figures import plt, save_figure, write_rows
 from mddf.experiments.layers import margin_cdf, margin_ratio, oof_layer_margins, parse_layers, staged_accuracy
-from mddf.experiments.studies import (add_dataset_arguments, add_mddf_arguments, fit_mddf, logger, mddf_params,
-                                resolve_dataset)
+from mddf.experiments.studies import (
+    add_dataset_arguments,
+    add_mddf_arguments,
+    fit_mddf,
+    logger,
+    mddf_params,
+    resolve_dataset,
+)
 
 
 def build_parser():
-    parser = argparse.ArgumentParser(prog="plot_layers.py", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="plot_layers.py", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     add_dataset_arguments(parser)
     add_mddf_arguments(parser)
-    parser.add_argument("--margin-layers", default=None,
-                        help="layers whose margin distribution is drawn, e.g. '1,2,last' (default: 4 spread out)")
+    parser.add_argument(
+        "--margin-layers",
+        default=None,
+        help="layers whose margin distribution is drawn, e.g. '1,2,last' (default: 4 spread out)",
+    )
     parser.add_argument("--out", type=Path, default=Path("results/figures"), help="output folder")
     return parser
 
@@ -105,7 +115,7 @@ def plot_margins(oof_margins, layers, dataset):
     for colour, t in zip(colours, layers):
         m = oof_margins[t - 1]
         curves[t] = margin_cdf(m, grid)
-        ax.plot(grid, curves[t], color=colour, label=fr"layer {t} ($\lambda$ = {margin_ratio(m):.3f})")
+        ax.plot(grid, curves[t], color=colour, label=rf"layer {t} ($\lambda$ = {margin_ratio(m):.3f})")
     ax.axvline(0, color="gray", lw=0.8, ls=":")
     ax.set_xlabel("normalised margin")
     ax.set_ylabel("cumulative fraction of training rows")
@@ -140,8 +150,10 @@ def main(argv=None) -> int:
     for r in rows:
         test = "" if r["test_accuracy"] is None else f"{100 * r['test_accuracy']:.2f}%"
         train = "" if r["train_oof_accuracy"] is None else f"{100 * r['train_oof_accuracy']:.2f}%"
-        log(f"layer {r['layer']:>2}{'' if r['kept'] else ' (dropped)'}: train(oof) {train:>7} test {test:>7} "
-            f"lambda {r['margin_ratio'] if r['margin_ratio'] is None else round(r['margin_ratio'], 4)}")
+        log(
+            f"layer {r['layer']:>2}{'' if r['kept'] else ' (dropped)'}: train(oof) {train:>7} test {test:>7} "
+            f"lambda {r['margin_ratio'] if r['margin_ratio'] is None else round(r['margin_ratio'], 4)}"
+        )
     for path in written:
         print(path)
     return 0

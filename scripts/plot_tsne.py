@@ -23,18 +23,26 @@ from threadpoolctl import threadpool_limits
 
 from mddf.experiments.figures import plt, save_figure, write_rows
 from mddf.experiments.layers import parse_layers, variance_ratio
-from mddf.experiments.studies import (add_dataset_arguments, add_mddf_arguments, fit_mddf, logger, mddf_params,
-                                resolve_dataset)
+from mddf.experiments.studies import (
+    add_dataset_arguments,
+    add_mddf_arguments,
+    fit_mddf,
+    logger,
+    mddf_params,
+    resolve_dataset,
+)
 
 
 def build_parser():
-    parser = argparse.ArgumentParser(prog="plot_tsne.py", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="plot_tsne.py", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     add_dataset_arguments(parser)
     add_mddf_arguments(parser)
     parser.add_argument("--layers", default=None, help="layers to embed, e.g. '1,2,4,last' (default: 4 spread out)")
-    parser.add_argument("--max-points", type=int, default=1500,
-                        help="stratified sample of rows embedded per split (t-SNE is quadratic)")
+    parser.add_argument(
+        "--max-points", type=int, default=1500, help="stratified sample of rows embedded per split (t-SNE is quadratic)"
+    )
     parser.add_argument("--perplexity", type=float, default=30.0)
     parser.add_argument("--out", type=Path, default=Path("results/figures"), help="output folder")
     return parser
@@ -89,13 +97,28 @@ def main(argv=None) -> int:
             emb = embed(features_at(t), args.perplexity, rng_seed)
             ratio = variance_ratio(emb, labels)
             ratios.append({"split": split, "layer": t, "intra_over_inter_variance": ratio, "n_points": len(labels)})
-            points += [{"split": split, "layer": t, "x": float(x), "y": float(yv), "label": int(lab),
-                        "class": class_names[int(lab)]} for (x, yv), lab in zip(emb, labels)]
+            points += [
+                {
+                    "split": split,
+                    "layer": t,
+                    "x": float(x),
+                    "y": float(yv),
+                    "label": int(lab),
+                    "class": class_names[int(lab)],
+                }
+                for (x, yv), lab in zip(emb, labels)
+            ]
             ax = axes[r, c]
             for k in np.unique(labels):
                 sel = labels == k
-                ax.scatter(emb[sel, 0], emb[sel, 1], s=4, color=colours(int(k) % colours.N),
-                           label=class_names[int(k)], rasterized=True)
+                ax.scatter(
+                    emb[sel, 0],
+                    emb[sel, 1],
+                    s=4,
+                    color=colours(int(k) % colours.N),
+                    label=class_names[int(k)],
+                    rasterized=True,
+                )
             ax.set_title(f"{split}, layer {t}\n$S_W/S_B$ = {ratio:.2f}", fontsize=9)
             ax.set_xticks([])
             ax.set_yticks([])
@@ -104,8 +127,17 @@ def main(argv=None) -> int:
             if r == 1:
                 ax.set_xlabel("t-SNE 1")
     handles, labels_ = axes[0, 0].get_legend_handles_labels()
-    fig.legend(handles, labels_, title="class", loc="lower center", ncol=min(len(labels_), 10), fontsize=8,
-               markerscale=3, frameon=False, bbox_to_anchor=(0.5, -0.01))
+    fig.legend(
+        handles,
+        labels_,
+        title="class",
+        loc="lower center",
+        ncol=min(len(labels_), 10),
+        fontsize=8,
+        markerscale=3,
+        frameon=False,
+        bbox_to_anchor=(0.5, -0.01),
+    )
     fig.suptitle(f"t-SNE of mdDF layer features on {ds.name} (train: out-of-fold, test: transform)", fontsize=10)
     # room under the panels for the legend: its title plus one line per 10 classes
     legend_lines = 1 + -(-len(labels_) // 10)

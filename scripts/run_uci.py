@@ -39,7 +39,18 @@ from mddf.experiments.store import ResultStore
 from mddf.experiments.suites import SUITES, image_shape_of, paper_of, protocol_of
 from mddf.experiments.tables import build_table, summarize, to_csv, to_markdown
 
-TABLE2_ORDER = ("MLP", "RF", "XGBoost", "gcForest", "gcForest-MGS", "mdDF", "AdaBoost", "DeepBoost", "DeepBoost-log", "QuadBoost")
+TABLE2_ORDER = (
+    "MLP",
+    "RF",
+    "XGBoost",
+    "gcForest",
+    "gcForest-MGS",
+    "mdDF",
+    "AdaBoost",
+    "DeepBoost",
+    "DeepBoost-log",
+    "QuadBoost",
+)
 TABLE3_ORDER = ("mdDF_SF", "mdDF_ST", "mdDF_NP", "mdDF")
 
 
@@ -64,35 +75,68 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="run_uci.py", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--suite", choices=sorted(SUITES), default=None,
-                        help="dataset suite (default: 'default', scikit-learn's bundled datasets)")
-    parser.add_argument("--datasets", type=_csv_list, default=None,
-                        help="comma-separated dataset names (default: the suite's)")
-    parser.add_argument("--methods", type=_csv_list, default=None,
-                        help="comma-separated method names (default: every available default method; see --list)")
-    parser.add_argument("--ablation", action="store_true",
-                        help="add the mdDF structures of the paper's Table 3 (mdDF_SF, mdDF_ST, mdDF_NP)")
-    parser.add_argument("--seeds", type=parse_seeds, default=[0],
-                        help="number of seeds (3 = seeds 0,1,2) or a comma list; mean and std are reported")
-    parser.add_argument("--out", type=Path, default=None,
-                        help="output folder (default: results/<suite>); rerun with it to resume")
-    parser.add_argument("--n-jobs", type=int, default=None,
-                        help="threads per estimator (-1: all cores; default -1, or 1 with --scheduler: one run "
-                             "per Dask worker thread)")
-    parser.add_argument("--workers", type=int, default=1,
-                        help="runs executed at the same time (default 1, which keeps timings comparable; "
-                             "with --scheduler the cluster's worker threads decide)")
-    parser.add_argument("--isolation", choices=("process", "inline"), default="process",
-                        help="'process': each run in a fresh worker process (default); 'inline': in this process")
+    parser.add_argument(
+        "--suite",
+        choices=sorted(SUITES),
+        default=None,
+        help="dataset suite (default: 'default', scikit-learn's bundled datasets)",
+    )
+    parser.add_argument(
+        "--datasets", type=_csv_list, default=None, help="comma-separated dataset names (default: the suite's)"
+    )
+    parser.add_argument(
+        "--methods",
+        type=_csv_list,
+        default=None,
+        help="comma-separated method names (default: every available default method; see --list)",
+    )
+    parser.add_argument(
+        "--ablation",
+        action="store_true",
+        help="add the mdDF structures of the paper's Table 3 (mdDF_SF, mdDF_ST, mdDF_NP)",
+    )
+    parser.add_argument(
+        "--seeds",
+        type=parse_seeds,
+        default=[0],
+        help="number of seeds (3 = seeds 0,1,2) or a comma list; mean and std are reported",
+    )
+    parser.add_argument(
+        "--out", type=Path, default=None, help="output folder (default: results/<suite>); rerun with it to resume"
+    )
+    parser.add_argument(
+        "--n-jobs",
+        type=int,
+        default=None,
+        help="threads per estimator (-1: all cores; default -1, or 1 with --scheduler: one run per Dask worker thread)",
+    )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="runs executed at the same time (default 1, which keeps timings comparable; "
+        "with --scheduler the cluster's worker threads decide)",
+    )
+    parser.add_argument(
+        "--isolation",
+        choices=("process", "inline"),
+        default="process",
+        help="'process': each run in a fresh worker process (default); 'inline': in this process",
+    )
     add_scheduler_argument(parser)
-    parser.add_argument("--profile", choices=PROFILES, default="paper",
-                        help="'paper': the papers' configurations; 'quick': tiny models for smoke tests")
-    parser.add_argument("--quick", action="store_const", const="quick", dest="profile",
-                        help="same as --profile quick")
-    parser.add_argument("--data-home", type=Path, default=None,
-                        help="folder with the benchmark files (sets MDDF_DATA)")
-    parser.add_argument("--download", action="store_true",
-                        help="let the loaders download missing dataset files (default: report them as skipped)")
+    parser.add_argument(
+        "--profile",
+        choices=PROFILES,
+        default="paper",
+        help="'paper': the papers' configurations; 'quick': tiny models for smoke tests",
+    )
+    parser.add_argument("--quick", action="store_const", const="quick", dest="profile", help="same as --profile quick")
+    parser.add_argument("--data-home", type=Path, default=None, help="folder with the benchmark files (sets MDDF_DATA)")
+    parser.add_argument(
+        "--download",
+        action="store_true",
+        help="let the loaders download missing dataset files (default: report them as skipped)",
+    )
     parser.add_argument("--list", action="store_true", help="list suites and methods (with availability) and exit")
     parser.add_argument("--quiet", action="store_true", help="no progress bar and no per-run lines")
     return parser
@@ -105,11 +149,19 @@ def _list(registry, out=sys.stdout):
     print("Methods:", file=out)
     for spec in registry:
         reason = unavailable_reason(spec)
-        flags = [f for f, on in (("binary only", spec.binary_only), ("--ablation", spec.ablation),
-                                 ("opt-in", not spec.default and not spec.ablation)) if on]
+        flags = [
+            f
+            for f, on in (
+                ("binary only", spec.binary_only),
+                ("--ablation", spec.ablation),
+                ("opt-in", not spec.default and not spec.ablation),
+            )
+            if on
+        ]
         state = "available" if reason is None else "UNAVAILABLE"
-        print(f"  {spec.name:<14} {state:<12} {spec.description}" + (f" [{', '.join(flags)}]" if flags else ""),
-              file=out)
+        print(
+            f"  {spec.name:<14} {state:<12} {spec.description}" + (f" [{', '.join(flags)}]" if flags else ""), file=out
+        )
         if reason:
             print(f"  {'':<14} {reason}", file=out)
 
@@ -125,21 +177,31 @@ def _ordered(names, order):
     return known + [m for m in names if m not in known]
 
 
-def write_tables(records, out: Path, datasets, methods, seeds, profile, n_classes, image_shapes, skipped,
-                 registry):
+def write_tables(records, out: Path, datasets, methods, seeds, profile, n_classes, image_shapes, skipped, registry):
     """Write table.md / table.csv (and ablation.md / .csv) from the records; returns the Markdown."""
     cells = summarize(records, profile=profile, seeds=set(seeds))
     specs = {m: registry.get(m) for m in methods}
-    not_applicable = {(d, m) for d in datasets if d in n_classes for m in methods
-                      if not applicable(specs[m], n_classes[d], image_shapes.get(d))}
+    not_applicable = {
+        (d, m)
+        for d in datasets
+        if d in n_classes
+        for m in methods
+        if not applicable(specs[m], n_classes[d], image_shapes.get(d))
+    }
     main_methods = _ordered([m for m in methods if not specs[m].ablation], TABLE2_ORDER)
     ablation_methods = [m for m in TABLE3_ORDER if m in methods] if any(specs[m].ablation for m in methods) else []
     papers = {paper_of(d) for d in datasets} - {None}
 
     ks = {}
     for rec in records:
-        if rec.get("status") == "ok" and rec.get("trees_k") is not None and rec["dataset"] in datasets \
-                and rec.get("profile") == profile and rec.get("seed") in seeds and rec.get("fraction", 1.0) == 1.0:
+        if (
+            rec.get("status") == "ok"
+            and rec.get("trees_k") is not None
+            and rec["dataset"] in datasets
+            and rec.get("profile") == profile
+            and rec.get("seed") in seeds
+            and rec.get("fraction", 1.0) == 1.0
+        ):
             fallback = str(rec.get("trees_k_source", "")).startswith("fallback")
             ks.setdefault(rec["dataset"], set()).add(f"{rec['trees_k']}{'*' if fallback else ''}")
     extra = {"k": {d: "/".join(sorted(v)) for d, v in ks.items()}} if ks else {}
@@ -147,8 +209,12 @@ def write_tables(records, out: Path, datasets, methods, seeds, profile, n_classe
     protocols = {protocol_of(d) for d in datasets}
     notes = [
         f"Test accuracy (%), mean ± sample std over {len(seeds)} seed(s)"
-        + (" x 10 folds (DeepBoost protocol: test fold i, validation fold i+1, train on the rest)"
-           if "deepboost" in protocols else "") + f"; profile '{profile}'. Bold: best of its group.",
+        + (
+            " x 10 folds (DeepBoost protocol: test fold i, validation fold i+1, train on the rest)"
+            if "deepboost" in protocols
+            else ""
+        )
+        + f"; profile '{profile}'. Bold: best of its group.",
         "RF and XGBoost use 400·k trees / boosting rounds with k = layers kept by mdDF on the same "
         "dataset and seed (column 'k'); MLP uses the adam solver (scikit-learn has no adadelta), "
         "architecture chosen on validation rows.",
@@ -160,27 +226,50 @@ def write_tables(records, out: Path, datasets, methods, seeds, profile, n_classe
     if "mddf" in papers and any(m in main_methods for m in paper_results.MDDF_TABLE2["adult"]):
         paper_cols.update(paper_results.mddf_paper_columns())
         published = ", ".join(f"{m} {r:.3f}" for m, r in paper_results.MDDF_TABLE2_PUBLISHED_RANK.items())
-        notes.append(f"The mdDF paper prints Avg. Rank {published}; the rank row recomputes it from the "
-                     "printed accuracies of the rows shown.")
+        notes.append(
+            f"The mdDF paper prints Avg. Rank {published}; the rank row recomputes it from the "
+            "printed accuracies of the rows shown."
+        )
     if "deepboost" in papers:
         paper_cols.update(paper_results.deepboost_paper_columns())
         paper_std.update(paper_results.deepboost_paper_std())
-        notes.append("DeepBoost paper: published error e shown as accuracy 100·(1 − e), ± its std; "
-                     "T1 boosted stumps (exponential loss), T2 trees (exponential), T3 trees (logistic).")
-    title = "Test accuracy (%) on " + (" and ".join(f"the {p} paper's datasets" for p in sorted(papers))
-                                        or "scikit-learn's bundled datasets")
-    table = build_table(title, datasets, main_methods, cells, paper=paper_cols, paper_std=paper_std,
-                        not_applicable=not_applicable, skipped=skipped, notes=notes, extra=extra)
+        notes.append(
+            "DeepBoost paper: published error e shown as accuracy 100·(1 − e), ± its std; "
+            "T1 boosted stumps (exponential loss), T2 trees (exponential), T3 trees (logistic)."
+        )
+    title = "Test accuracy (%) on " + (
+        " and ".join(f"the {p} paper's datasets" for p in sorted(papers)) or "scikit-learn's bundled datasets"
+    )
+    table = build_table(
+        title,
+        datasets,
+        main_methods,
+        cells,
+        paper=paper_cols,
+        paper_std=paper_std,
+        not_applicable=not_applicable,
+        skipped=skipped,
+        notes=notes,
+        extra=extra,
+    )
     markdown = to_markdown(table)
     out.mkdir(parents=True, exist_ok=True)
     (out / "table.md").write_text(markdown)
     (out / "table.csv").write_text(to_csv(table))
     if ablation_methods:
         ab_paper = paper_results.mddf_paper_columns(ablation=True) if "mddf" in papers else {}
-        ab = build_table("mdDF structures (the paper's Table 3), test accuracy (%)", datasets, ablation_methods,
-                         cells, paper=ab_paper, skipped=skipped,
-                         notes=["mdDF_SF: 4 random forests per layer; mdDF_ST: stacking (previous layer's "
-                                "feature only); mdDF_NP: no preconc (raw input only)."])
+        ab = build_table(
+            "mdDF structures (the paper's Table 3), test accuracy (%)",
+            datasets,
+            ablation_methods,
+            cells,
+            paper=ab_paper,
+            skipped=skipped,
+            notes=[
+                "mdDF_SF: 4 random forests per layer; mdDF_ST: stacking (previous layer's "
+                "feature only); mdDF_NP: no preconc (raw input only)."
+            ],
+        )
         ab_markdown = to_markdown(ab)
         (out / "ablation.md").write_text(ab_markdown)
         (out / "ablation.csv").write_text(to_csv(ab))
@@ -227,8 +316,9 @@ def main(argv=None, registry=None) -> int:
         except DatasetUnavailable as exc:
             skipped[name] = _short(str(exc))
             print(f"skipped dataset {name}: {exc}", file=sys.stderr)
-            store.append({"key": f"{name}|dataset", "dataset": name, "method": None,
-                          "status": "skipped", "message": str(exc)})
+            store.append(
+                {"key": f"{name}|dataset", "dataset": name, "method": None, "status": "skipped", "message": str(exc)}
+            )
             continue
         except Exception as exc:
             if not type(exc).__module__.startswith("datasets"):
@@ -240,24 +330,35 @@ def main(argv=None, registry=None) -> int:
             message = f"could not be loaded ({type(exc).__name__}: {exc})"
             skipped[name] = _short(message)
             print(f"dataset {name} {message}", file=sys.stderr)
-            store.append({"key": f"{name}|dataset", "dataset": name, "method": None,
-                          "status": "error", "error": message})
+            store.append(
+                {"key": f"{name}|dataset", "dataset": name, "method": None, "status": "error", "error": message}
+            )
             continue
         n_classes[name] = ds.n_classes
         image_shapes[name] = image_shape_of(ds)
         usable.append(name)
         del ds
 
-    tasks = plan(usable, available, args.seeds, n_classes=n_classes, image_shapes=image_shapes,
-                 profile=args.profile)
+    tasks = plan(usable, available, args.seeds, n_classes=n_classes, image_shapes=image_shapes, profile=args.profile)
     if run_from_args(tasks, store, args, registry):
         return 1
 
-    markdown = write_tables(store.records(), out, datasets, [s.name for s in available], args.seeds,
-                            args.profile, n_classes, image_shapes, skipped, registry)
+    markdown = write_tables(
+        store.records(),
+        out,
+        datasets,
+        [s.name for s in available],
+        args.seeds,
+        args.profile,
+        n_classes,
+        image_shapes,
+        skipped,
+        registry,
+    )
     print(markdown)
-    errors = [r for r in store.latest().values()
-              if r.get("status") == "error" and r.get("key") in {t.key for t in tasks}]
+    errors = [
+        r for r in store.latest().values() if r.get("status") == "error" and r.get("key") in {t.key for t in tasks}
+    ]
     for rec in errors:
         print(f"failed: {rec['key']}: {rec.get('error')}", file=sys.stderr)
     print(f"results: {store.path}\ntables: {out / 'table.md'}, {out / 'table.csv'}", file=sys.stderr)

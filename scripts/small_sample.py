@@ -41,23 +41,33 @@ def _fractions(text):
 
 
 def build_parser():
-    parser = argparse.ArgumentParser(prog="small_sample.py", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="small_sample.py", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     add_dataset_arguments(parser)
-    parser.add_argument("--fractions", type=_fractions, default=None,
-                        help="comma-separated training fractions (default: 0.01,0.02,0.05,0.1,0.2,0.5,1; "
-                             "with --quick 0.05,0.2,1)")
+    parser.add_argument(
+        "--fractions",
+        type=_fractions,
+        default=None,
+        help="comma-separated training fractions (default: 0.01,0.02,0.05,0.1,0.2,0.5,1; with --quick 0.05,0.2,1)",
+    )
     parser.add_argument("--methods", default=",".join(DEFAULT_METHODS), help="comma-separated method names")
     parser.add_argument("--seeds", type=int, default=3, help="repetitions (seeds 0..N-1)")
-    parser.add_argument("--out", type=Path, default=Path("results/small_sample"),
-                        help="output folder (results.jsonl there makes reruns resume)")
-    parser.add_argument("--n-jobs", type=int, default=None,
-                        help="threads per estimator (default: all cores, or 1 with --scheduler)")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=Path("results/small_sample"),
+        help="output folder (results.jsonl there makes reruns resume)",
+    )
+    parser.add_argument(
+        "--n-jobs", type=int, default=None, help="threads per estimator (default: all cores, or 1 with --scheduler)"
+    )
     parser.add_argument("--workers", type=int, default=1, help="runs executed at the same time (local runs)")
     parser.add_argument("--isolation", choices=("process", "inline"), default="process")
     add_scheduler_argument(parser)
-    parser.add_argument("--quick", action="store_true",
-                        help="smoke test: digits, tiny models ('quick' profile), fractions 0.05,0.2,1")
+    parser.add_argument(
+        "--quick", action="store_true", help="smoke test: digits, tiny models ('quick' profile), fractions 0.05,0.2,1"
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress output")
     return parser
 
@@ -68,19 +78,32 @@ def summarize(records, dataset, methods, fractions, profile):
     latest = {r["key"]: r for r in records if "key" in r}
     for method in methods:
         for fraction in fractions:
-            recs = [r for r in latest.values() if r.get("dataset") == dataset and r.get("method") == method
-                    and r.get("fraction") == fraction and r.get("profile") == profile and r.get("status") == "ok"]
+            recs = [
+                r
+                for r in latest.values()
+                if r.get("dataset") == dataset
+                and r.get("method") == method
+                and r.get("fraction") == fraction
+                and r.get("profile") == profile
+                and r.get("status") == "ok"
+            ]
             if not recs:
                 continue
             acc = np.array([100 * r["accuracy"] for r in recs])
-            rows.append({
-                "dataset": dataset, "method": method, "fraction": fraction,
-                "n_train": int(np.mean([r["n_train"] for r in recs])),
-                "n_train_classes_min": int(min(r["n_train_classes"] for r in recs)),
-                "n_classes": recs[0]["n_classes"],
-                "mean_accuracy": float(acc.mean()), "std_accuracy": float(acc.std(ddof=1)) if len(acc) > 1 else 0.0,
-                "n_seeds": len(acc), "seeds": ";".join(str(r["seed"]) for r in sorted(recs, key=lambda r: r["seed"])),
-            })
+            rows.append(
+                {
+                    "dataset": dataset,
+                    "method": method,
+                    "fraction": fraction,
+                    "n_train": int(np.mean([r["n_train"] for r in recs])),
+                    "n_train_classes_min": int(min(r["n_train_classes"] for r in recs)),
+                    "n_classes": recs[0]["n_classes"],
+                    "mean_accuracy": float(acc.mean()),
+                    "std_accuracy": float(acc.std(ddof=1)) if len(acc) > 1 else 0.0,
+                    "n_seeds": len(acc),
+                    "seeds": ";".join(str(r["seed"]) for r in sorted(recs, key=lambda r: r["seed"])),
+                }
+            )
     return rows
 
 
@@ -94,9 +117,15 @@ def plot(rows, dataset, methods):
         mine = sorted((r for r in rows if r["method"] == method), key=lambda r: r["fraction"])
         if not mine:
             continue
-        ax.errorbar([100 * r["fraction"] * dodge[method] for r in mine], [r["mean_accuracy"] for r in mine],
-                    yerr=[r["std_accuracy"] for r in mine], marker=markers.get(method, "o"), ms=4,
-                    capsize=3, label=method)
+        ax.errorbar(
+            [100 * r["fraction"] * dodge[method] for r in mine],
+            [r["mean_accuracy"] for r in mine],
+            yerr=[r["std_accuracy"] for r in mine],
+            marker=markers.get(method, "o"),
+            ms=4,
+            capsize=3,
+            label=method,
+        )
     ax.set_xscale("log")
     fractions = sorted({r["fraction"] for r in rows})
     ax.set_xticks([100 * f for f in fractions])
@@ -139,8 +168,14 @@ def main(argv=None, registry=None) -> int:
     specs = [s for s in registry if s in specs]  # registry order: mdDF before RF/XGBoost
 
     store = ResultStore(args.out / "results.jsonl")
-    tasks = plan([ds.name], specs, range(args.seeds), n_classes={ds.name: ds.n_classes}, profile=profile,
-                 fractions=args.fractions)
+    tasks = plan(
+        [ds.name],
+        specs,
+        range(args.seeds),
+        n_classes={ds.name: ds.n_classes},
+        profile=profile,
+        fractions=args.fractions,
+    )
     if run_from_args(tasks, store, args, registry):
         return 1
 
@@ -150,8 +185,10 @@ def main(argv=None, registry=None) -> int:
     written = save_figure(plot(rows, ds.name, methods), args.out, stem)
     written.append(write_rows(rows, args.out / f"{stem}.csv"))
     for r in rows:
-        log(f"{r['method']:<9} {100 * r['fraction']:>5g}% ({r['n_train']:>5} rows): "
-            f"{r['mean_accuracy']:.2f} ± {r['std_accuracy']:.2f}")
+        log(
+            f"{r['method']:<9} {100 * r['fraction']:>5g}% ({r['n_train']:>5} rows): "
+            f"{r['mean_accuracy']:.2f} ± {r['std_accuracy']:.2f}"
+        )
     for path in written:
         print(path)
     return 0

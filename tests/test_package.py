@@ -18,6 +18,6 @@ def test_subpackages_import_under_mddf():
 def test_ci_runs_the_readme_test_command():
     readme = (ROOT / "README.md").read_text()
     ci = (ROOT / ".ci" / "run").read_text()
-    test_lines = [l.strip() for l in ci.splitlines() if "pytest" in l and not l.startswith("#")]
+    test_lines = [line.strip() for line in ci.splitlines() if "pytest" in line and not line.startswith("#")]
     assert len(test_lines) == 1
     assert test_lines[0] in readme

@@ -44,8 +44,15 @@ TABLE_ALGORITHMS = {
 }
 
 
-def paper_grid(table, algorithm, *, depths=TREE_DEPTHS, penalties=TREE_PENALTIES,
-               stump_betas=STUMP_BETAS, stump_lambdas=STUMP_LAMBDAS):
+def paper_grid(
+    table,
+    algorithm,
+    *,
+    depths=TREE_DEPTHS,
+    penalties=TREE_PENALTIES,
+    stump_betas=STUMP_BETAS,
+    stump_lambdas=STUMP_LAMBDAS,
+):
     """Parameter settings searched for ``algorithm`` in Table ``table`` of the paper.
 
     Parameters
@@ -86,12 +93,7 @@ def paper_grid(table, algorithm, *, depths=TREE_DEPTHS, penalties=TREE_PENALTIES
         return [{**base, "max_depth": k, "lam": 0.0, "beta": 0.0} for k in depths]
     if algorithm in ("AdaBoost-L1", "LogReg-L1"):
         return [{**base, "max_depth": k, "lam": 0.0, "beta": b} for k in depths for b in penalties]
-    return [
-        {**base, "max_depth": k, "lam": lam, "beta": b}
-        for k in depths
-        for b in penalties
-        for lam in penalties
-    ]
+    return [{**base, "max_depth": k, "lam": lam, "beta": b} for k in depths for b in penalties for lam in penalties]
 
 
 @dataclass

@@ -68,9 +68,7 @@ def paper_split(X, y, *, max_train=MAX_TRAIN, train_fraction=0.5, stratify=False
     n_train = paper_train_size(len(y), max_train, train_fraction)
     if n_train >= len(y):
         raise ValueError(f"{len(y)} examples leave none for the test set (training size {n_train})")
-    return train_test_split(
-        X, y, train_size=n_train, stratify=y if stratify else None, random_state=random_state
-    )
+    return train_test_split(X, y, train_size=n_train, stratify=y if stratify else None, random_state=random_state)
 
 
 @dataclass
@@ -112,9 +110,7 @@ def _score_group(base, params, n_iters, X, y, train, val):
         est.fit(X[train], y[train])
         return [est.score(X[val], y[val])]
     est.set_params(n_iter=max(n_iters)).fit(X[train], y[train])
-    return [
-        float(np.mean(est._predict_from_decision(d) == y[val])) for d in est._decision_at(X[val], n_iters)
-    ]
+    return [float(np.mean(est._predict_from_decision(d) == y[val])) for d in est._decision_at(X[val], n_iters)]
 
 
 def cross_validate_staged(base, grid, X, y, cv, n_jobs=None):
@@ -133,18 +129,13 @@ def cross_validate_staged(base, grid, X, y, cv, n_jobs=None):
         if o not in groups:
             groups.append(o)
     tasks = [(g, f) for g in range(len(groups)) for f in range(len(folds))]
-    scores = Parallel(n_jobs=n_jobs)(
-        delayed(_score_group)(base, groups[g], n_iters, X, y, *folds[f]) for g, f in tasks
-    )
+    scores = Parallel(n_jobs=n_jobs)(delayed(_score_group)(base, groups[g], n_iters, X, y, *folds[f]) for g, f in tasks)
     table = {}
     for (g, f), s in zip(tasks, scores):
         for i, t in enumerate(n_iters or [None]):
             table[(g, t, f)] = s[i]
     fold_scores = np.array(
-        [
-            [table[(groups.index(o), c.get("n_iter"), f)] for f in range(len(folds))]
-            for o, c in zip(others, candidates)
-        ]
+        [[table[(groups.index(o), c.get("n_iter"), f)] for f in range(len(folds))] for o, c in zip(others, candidates)]
     )
     return {"params": candidates, "mean_test_score": np.average(fold_scores, axis=1), "split_scores": fold_scores}
 

@@ -71,8 +71,16 @@ def split_run_data(dataset, seed: int, fraction: float = 1.0, validation_fractio
         description = dataset.split
     X_fit, X_val, y_fit, y_val = _holdout(dataset.X_train, dataset.y_train, validation_fraction, seed)
     return RunData(
-        dataset.X_train, dataset.y_train, dataset.X_test, dataset.y_test,
-        X_fit, y_fit, X_val, y_val, refit=True, description=description,
+        dataset.X_train,
+        dataset.y_train,
+        dataset.X_test,
+        dataset.y_test,
+        X_fit,
+        y_fit,
+        X_val,
+        y_val,
+        refit=True,
+        description=description,
     )
 
 
@@ -88,8 +96,15 @@ def deepboost_run_data(dataset, seed: int, fold: int, n_folds: int = DEEPBOOST_N
     X, y = dataset.X, dataset.y
     train_idx, val_idx, test_idx = deepboost_folds(y, n_folds=n_folds, random_state=seed)[fold]
     return RunData(
-        X[train_idx], y[train_idx], X[test_idx], y[test_idx],
-        X[train_idx], y[train_idx], X[val_idx], y[val_idx], refit=False,
+        X[train_idx],
+        y[train_idx],
+        X[test_idx],
+        y[test_idx],
+        X[train_idx],
+        y[train_idx],
+        X[val_idx],
+        y[val_idx],
+        refit=False,
         description=f"DeepBoost protocol, {n_folds} stratified folds shuffled with seed {seed}: "
         f"test fold {fold}, validation fold {(fold + 1) % n_folds}, train on the other {n_folds - 2}",
     )

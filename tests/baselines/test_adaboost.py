@@ -148,7 +148,12 @@ def test_adaboost_trees_have_constant_depth_without_penalty():
 def test_adaboost_parameters_and_errors():
     est = AdaBoostClassifier()
     assert est.get_params() == {
-        "n_iter": 100, "max_depth": 1, "base": "trees", "grow": "last_layer", "random_state": None, "verbose": 0,
+        "n_iter": 100,
+        "max_depth": 1,
+        "base": "trees",
+        "grow": "last_layer",
+        "random_state": None,
+        "verbose": 0,
     }
     with pytest.raises(ValueError, match="at least 2 classes"):
         est.fit(np.ones((5, 2)), np.ones(5))

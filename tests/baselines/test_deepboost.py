@@ -324,13 +324,9 @@ def test_rademacher_proxies_match_equations_7_to_9():
     assert rademacher_stump(m, d) == pytest.approx(np.sqrt(2 * np.log(2 * m * d) / m))
     assert rademacher_stump2(m, d) == pytest.approx(np.sqrt(2 * np.log(2 * m**2 * d * (d - 1)) / m))
     n = 3  # internal nodes
-    assert rademacher_tree(n, m, d, "paper") == pytest.approx(
-        np.sqrt((4 * n + 2) * np.log2(d + 2) * np.log(m + 1) / m)
-    )
+    assert rademacher_tree(n, m, d, "paper") == pytest.approx(np.sqrt((4 * n + 2) * np.log2(d + 2) * np.log(m + 1) / m))
     s = 2 * n + 1  # all nodes, as in the C++ reference
-    assert rademacher_tree(n, m, d, "reference") == pytest.approx(
-        np.sqrt((2 * s + 1) * np.log2(d + 2) * np.log(m) / m)
-    )
+    assert rademacher_tree(n, m, d, "reference") == pytest.approx(np.sqrt((2 * s + 1) * np.log2(d + 2) * np.log(m) / m))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -374,8 +370,9 @@ def test_separable_data_with_huge_margins_do_not_break_the_fit(loss):
     # Unpenalised boosting of deep trees on separable data drives the margins past the range
     # where Phi' underflows (S_t = 0 in floating point); D_t, the steps and the predictions must
     # stay finite, and a penalty must still act (m / (2 S_t) is then infinite).
-    X, y = make_classification(n_samples=80, n_features=4, n_informative=2, n_redundant=0,
-                               class_sep=3.0, flip_y=0.0, random_state=0)
+    X, y = make_classification(
+        n_samples=80, n_features=4, n_informative=2, n_redundant=0, class_sep=3.0, flip_y=0.0, random_state=0
+    )
     free = DeepBoostClassifier(n_iter=150, max_depth=4, loss=loss, lam=0.0, beta=0.0).fit(X, y)
     assert np.all(np.isfinite(free.steps_)) and np.all(np.isfinite(free.decision_function(X)))
     assert free.score(X, y) == 1.0
@@ -419,10 +416,7 @@ def test_a_weight_is_driven_to_exactly_zero():
     X, y = load_breast_cancer(return_X_y=True)
     est = DeepBoostClassifier(n_iter=40, base="stumps", lam=0.0, beta=0.25).fit(X, y)
     ens = est.ensembles_[0]
-    zeroed = [
-        t for t in range(ens.n_rounds)
-        if not ens.is_new[t] and ens.alpha_after(t + 1)[ens.selected[t]] == 0.0
-    ]
+    zeroed = [t for t in range(ens.n_rounds) if not ens.is_new[t] and ens.alpha_after(t + 1)[ens.selected[t]] == 0.0]
     assert zeroed, "no weight was set to zero"
     t = zeroed[0]
     k = ens.selected[t]
@@ -570,7 +564,10 @@ def test_logistic_probability_link(problem):
     f = est.decision_function(X[:5])
     p = est.predict_proba(X[:5])[:, 1]
     for fi, pi in zip(f, p):
-        risk = lambda g: pi * np.logaddexp(0, 1 - g) + (1 - pi) * np.logaddexp(0, 1 + g)
+
+        def risk(g, pi=pi):
+            return pi * np.logaddexp(0, 1 - g) + (1 - pi) * np.logaddexp(0, 1 + g)
+
         assert minimize_scalar(risk, bounds=(-30, 30), method="bounded").x == pytest.approx(fi, abs=1e-4)
 
 

@@ -9,9 +9,9 @@ from sklearn.datasets import load_digits
 from sklearn.model_selection import GridSearchCV
 from sklearn.utils.estimator_checks import check_estimator
 
+from mddf import MDDFClassifier
 from mddf.baselines import GCForestClassifier, MultiGrainedScanner
 from mddf.baselines.gcforest import gcforest_cascade
-from mddf import MDDFClassifier
 
 
 @pytest.fixture(scope="module")

@@ -214,8 +214,9 @@ def _brute_force_step(H, y, alpha, regularization, lam, alpha_max):
     return np.array(results)
 
 
-@pytest.mark.parametrize("regularization, lam, alpha_max", [(None, 0, None), ("l1", 0.02, None),
-                                                            ("l2", 0.3, None), ("linf", 0, 0.05)])
+@pytest.mark.parametrize(
+    "regularization, lam, alpha_max", [(None, 0, None), ("l1", 0.02, None), ("l2", 0.3, None), ("linf", 0, 0.05)]
+)
 @pytest.mark.parametrize("seed", [0, 1, 2])
 @pytest.mark.parametrize("voters", ["real", "pm1"])
 def test_selection_equals_brute_force(regularization, lam, alpha_max, seed, voters):
@@ -273,8 +274,14 @@ def test_vanilla_quadratic_risk_is_non_increasing():
     assert clf.train_risk_[-1] < clf.train_risk_[0]
 
 
-@pytest.mark.parametrize("kw", [dict(regularization="l1", lam=0.01), dict(regularization="l2", lam=2.0),
-                                dict(regularization="linf", alpha_max=0.02)])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(regularization="l1", lam=0.01),
+        dict(regularization="l2", lam=2.0),
+        dict(regularization="linf", alpha_max=0.02),
+    ],
+)
 def test_regularised_objective_is_non_increasing(kw):
     X, y = make_classification(n_samples=150, n_features=8, flip_y=0.1, random_state=2)
     clf = QuadBoostClassifier(n_iter=300, random_state=0, **kw).fit(X, y)

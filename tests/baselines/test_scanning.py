@@ -133,7 +133,7 @@ def test_output_layout_and_dtype(digits):
 def test_max_train_windows_caps_the_scanning_training_set(digits):
     X, y = digits
     scanner = small_scanner(window_sizes=(4,), max_train_windows=500).fit(X, y)
-    for rf, crf in scanner.forests_[0]:
+    for _rf, crf in scanner.forests_[0]:
         # completely-random forests do not bootstrap: the root holds every training window
         assert all(tree.tree_.n_node_samples[0] == 500 for tree in crf.estimators_)
     uncapped = small_scanner(window_sizes=(4,), max_train_windows=None).fit(X, y)

@@ -13,7 +13,6 @@ import pytest
 
 from mddf.datasets import fetch, load_dataset
 
-
 # Read once, before any test changes the environment.
 SHARED_DATA = os.environ.get(fetch.DATA_ENV)
 
@@ -38,12 +37,15 @@ def shared_data() -> Path:
     root = SHARED_DATA
     if root:
         if not (Path(root) / "MANIFEST.json").is_file():
-            pytest.fail(f"MDDF_DATA={root!r} has no MANIFEST.json: the shared benchmark folder is missing "
-                        "or incomplete, so the dataset tests cannot check the real files")
+            pytest.fail(
+                f"MDDF_DATA={root!r} has no MANIFEST.json: the shared benchmark folder is missing "
+                "or incomplete, so the dataset tests cannot check the real files"
+            )
         return Path(root)
     if os.environ.get("CI"):
-        pytest.fail("CI is set but MDDF_DATA is not: CI must point MDDF_DATA at the shared benchmark folder "
-                    "(see .ci/run)")
+        pytest.fail(
+            "CI is set but MDDF_DATA is not: CI must point MDDF_DATA at the shared benchmark folder (see .ci/run)"
+        )
     pytest.skip("neither MDDF_DATA nor CI is set: the shared benchmark files are not on this machine")
 
 

@@ -32,6 +32,7 @@ def _write(path, data: bytes) -> Path:
 
 # ----------------------------------------------------------------------------- IDX
 
+
 def idx_bytes(array: np.ndarray) -> bytes:
     """IDX encoding of a uint8 array: 0, 0, type 0x08, ndim, big-endian dims, data."""
     array = np.ascontiguousarray(array, dtype=np.uint8)
@@ -61,11 +62,16 @@ def write_mnist_files(folder, *, n_train=40, n_test=20, seed=0) -> dict:
     write_idx_gz(folder / "train-labels-idx1-ubyte.gz", train_labels)
     write_idx_gz(folder / "t10k-images-idx3-ubyte.gz", test_images)
     write_idx_gz(folder / "t10k-labels-idx1-ubyte.gz", test_labels)
-    return {"train_images": train_images, "train_labels": train_labels,
-            "test_images": test_images, "test_labels": test_labels}
+    return {
+        "train_images": train_images,
+        "train_labels": train_labels,
+        "test_images": test_images,
+        "test_labels": test_labels,
+    }
 
 
 # ----------------------------------------------------------------------------- LIBSVM
+
 
 def _protein_value(v: float) -> str:
     # protein's files print values with two decimals and no leading zero: "1.00", " .50"
@@ -116,6 +122,7 @@ def write_bz2(path, text: str) -> Path:
 
 # ----------------------------------------------------------------------------- UCI HAR
 
+
 def har_number(v: float) -> str:
     mantissa, exponent = f"{v:.7e}".split("e")
     return f"{mantissa}e{int(exponent):+04d}".rjust(15)
@@ -151,8 +158,7 @@ def write_har_zip(path, *, n_train=12, n_test=6, seed=0) -> dict:
     with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
         for name, text in members.items():
             archive.writestr(name, text)
-    return {"X_train": X_train, "y_train": y_train, "X_test": X_test, "y_test": y_test,
-            "features": features}
+    return {"X_train": X_train, "y_train": y_train, "X_test": X_test, "y_test": y_test, "features": features}
 
 
 # ----------------------------------------------------------------------------- UCI text tables
@@ -184,6 +190,21 @@ def satimage_text(n, seed=0, *, drop_field_in_row=None) -> str:
 
 
 def adult_line(label_suffix="", *, age=39, workclass="State-gov", n_fields=15) -> str:
-    fields = [str(age), workclass, "77516", "Bachelors", "13", "Never-married", "Adm-clerical",
-              "Not-in-family", "White", "Male", "2174", "0", "40", "United-States", "<=50K" + label_suffix]
+    fields = [
+        str(age),
+        workclass,
+        "77516",
+        "Bachelors",
+        "13",
+        "Never-married",
+        "Adm-clerical",
+        "Not-in-family",
+        "White",
+        "Male",
+        "2174",
+        "0",
+        "40",
+        "United-States",
+        "<=50K" + label_suffix,
+    ]
     return ", ".join(fields[:n_fields])

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import warnings
 
+import dataset_file_writers as writers
 import numpy as np
 import pytest
 
-import dataset_file_writers as writers
 from mddf.datasets import (
     ChecksumError,
     DownloadError,
@@ -37,7 +37,10 @@ def test_download_verifies_caches_and_is_reused(http_server, tmp_path):
         cached = cache / "yeast" / "yeast.data"
         assert cached.read_bytes() == served.read_bytes()
         assert ds.extra["files"]["yeast/yeast.data"] == {
-            "path": str(cached), "sha256": writers.sha256_of(served), "verified": "sha256"}
+            "path": str(cached),
+            "sha256": writers.sha256_of(served),
+            "verified": "sha256",
+        }
         assert ds.X_train.shape == (28, 8) and ds.X_test.shape == (12, 8) and ds.n_classes == 10
 
         again = load_dataset("yeast", data_home=tmp_path / "empty", cache_dir=cache, verbose=0)
@@ -70,8 +73,9 @@ def test_downloaded_file_with_the_wrong_hash_is_not_kept(http_server, tmp_path):
 def test_mirrors_are_tried_in_order(http_server, tmp_path):
     base, root, requests = http_server
     served = _serve_yeast(root)
-    with override_sources(base_urls={"uci": (f"{base}/missing-mirror/", base)},
-                          sha256={"yeast/yeast.data": writers.sha256_of(served)}):
+    with override_sources(
+        base_urls={"uci": (f"{base}/missing-mirror/", base)}, sha256={"yeast/yeast.data": writers.sha256_of(served)}
+    ):
         ds = load_dataset("yeast", cache_dir=tmp_path / "cache", verbose=0)
     assert requests == ["/missing-mirror/yeast/yeast.data", "/yeast/yeast.data"]
     assert ds.X_train.shape == (28, 8)
@@ -184,6 +188,7 @@ def test_where_files_are_looked_for(tmp_path, monkeypatch):
     served.parent.mkdir(parents=True)
     served.write_text(writers.yeast_text())
     with override_sources(sha256={"yeast/yeast.data": writers.sha256_of(served)}):
-        local = fetch_file(REGISTRY["yeast"].files["all"], data_home=tmp_path / "arg",
-                           cache_dir=tmp_path / "c", download=False)
+        local = fetch_file(
+            REGISTRY["yeast"].files["all"], data_home=tmp_path / "arg", cache_dir=tmp_path / "c", download=False
+        )
     assert local.path == served

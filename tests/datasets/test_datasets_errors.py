@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import gzip
 
+import dataset_file_writers as writers
 import numpy as np
 import pytest
 
-import dataset_file_writers as writers
 from mddf.datasets import (
     ChecksumError,
     CorruptFileError,
@@ -33,6 +33,7 @@ def _pin(home, *keys):
 
 
 # ----------------------------------------------------------------------------- names and options
+
 
 def test_unknown_name_lists_known_names_and_suggests_a_close_one():
     with pytest.raises(ValueError) as info:
@@ -66,6 +67,7 @@ def test_unknown_and_invalid_options(dirs):
 
 # ----------------------------------------------------------------------------- missing files
 
+
 def test_missing_file_with_downloads_disabled_says_where_it_looked_and_where_to_get_it(dirs):
     home, cache = dirs
     with pytest.raises(MissingFileError) as info:
@@ -87,6 +89,7 @@ def test_missing_unpinned_file_says_no_checksum_is_published(dirs):
 
 # ----------------------------------------------------------------------------- checksums
 
+
 def test_hash_mismatch_names_file_expected_and_actual(dirs):
     home, cache = dirs
     path = home / "yeast" / "yeast.data"
@@ -99,7 +102,10 @@ def test_hash_mismatch_names_file_expected_and_actual(dirs):
     assert "yeast/yeast.data" in message and str(path) in message
     assert expected in message and writers.sha256_of(path) in message
     assert (info.value.file, info.value.expected, info.value.actual) == (
-        "yeast/yeast.data", expected, writers.sha256_of(path))
+        "yeast/yeast.data",
+        expected,
+        writers.sha256_of(path),
+    )
     assert not (cache / "parsed").exists()  # nothing was parsed from it
 
 
@@ -114,6 +120,7 @@ def test_fashion_payload_mismatch_is_reported_on_the_decompressed_content(dirs):
 
 
 # ----------------------------------------------------------------------------- truncated and malformed files
+
 
 def test_truncated_gz_is_not_parsed(dirs):
     home, cache = dirs
@@ -146,13 +153,16 @@ def test_idx_images_and_labels_must_agree(dirs):
             _load("mnist", home, cache, mnist_split="test")
 
 
-@pytest.mark.parametrize("data, ndim, message", [
-    (b"\x00\x00\x08\x03\x00\x00", 3, "truncated inside its IDX header"),
-    (b"\x00\x00\x08\x01\x00\x00\x00\x02\x01\x02\x03", 1, "1 bytes after the 2 bytes"),
-    (b"PK\x03\x04abcdefgh", 3, "not an IDX file"),
-    (b"\x00\x00\x08\x01\x00\x00\x00\x01\x07", 3, "1-dimensional IDX array, expected 3"),
-    (b"\x00\x00", 1, "shorter than an IDX header"),
-])
+@pytest.mark.parametrize(
+    "data, ndim, message",
+    [
+        (b"\x00\x00\x08\x03\x00\x00", 3, "truncated inside its IDX header"),
+        (b"\x00\x00\x08\x01\x00\x00\x00\x02\x01\x02\x03", 1, "1 bytes after the 2 bytes"),
+        (b"PK\x03\x04abcdefgh", 3, "not an IDX file"),
+        (b"\x00\x00\x08\x01\x00\x00\x00\x01\x07", 3, "1-dimensional IDX array, expected 3"),
+        (b"\x00\x00", 1, "shorter than an IDX header"),
+    ],
+)
 def test_idx_header_errors(data, ndim, message):
     with pytest.raises(CorruptFileError, match=message):
         parsers.parse_idx(data, "x.idx", expected_ndim=ndim)
@@ -178,9 +188,11 @@ def test_adult_row_with_a_missing_field(dirs):
     home, cache = dirs
     (home / "adult").mkdir(parents=True)
     (home / "adult" / "adult.data").write_text(
-        "\n".join([writers.adult_line()] * 3 + [writers.adult_line(n_fields=14)]) + "\n\n")
+        "\n".join([writers.adult_line()] * 3 + [writers.adult_line(n_fields=14)]) + "\n\n"
+    )
     (home / "adult" / "adult.test").write_text(
-        "|1x3 Cross validator\n" + "\n".join([writers.adult_line(".")] * 3) + "\n\n")
+        "|1x3 Cross validator\n" + "\n".join([writers.adult_line(".")] * 3) + "\n\n"
+    )
     with _pin(home, "adult/adult.data", "adult/adult.test"):
         with pytest.raises(CorruptFileError, match=r"adult/adult.data, line 4: 14 fields, expected 15"):
             _load("adult", home, cache)
@@ -190,8 +202,11 @@ def test_adult_format_quirks_from_a_fixture(dirs):
     """Comment line and trailing '.' of adult.test, '?' as a category, a test value unseen in training."""
     home, cache = dirs
     (home / "adult").mkdir(parents=True)
-    train = [writers.adult_line(age=30), writers.adult_line(age=40, workclass="?"),
-             writers.adult_line(age=50, workclass="Private").replace("<=50K", ">50K")]
+    train = [
+        writers.adult_line(age=30),
+        writers.adult_line(age=40, workclass="?"),
+        writers.adult_line(age=50, workclass="Private").replace("<=50K", ">50K"),
+    ]
     test = [writers.adult_line(".", age=20, workclass="Never-worked"), writers.adult_line(".", workclass="?")]
     (home / "adult" / "adult.data").write_text("\n".join(train) + "\n\n")
     (home / "adult" / "adult.test").write_text("|1x3 Cross validator\n" + "\n".join(test) + "\n\n")
@@ -259,6 +274,7 @@ def test_har_with_mismatched_rows(dirs, tmp_path):
 
 
 # ----------------------------------------------------------------------------- parser units
+
 
 def test_svmlight_parser_accepts_protein_values_with_a_space_after_the_colon():
     X, y = parsers.parse_svmlight(b"0   21:1.00   42:1.00   63: .50\n2   1:1.00\n", "p", n_features=357)

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import warnings
 
+import dataset_file_writers as writers
 import numpy as np
 import pytest
 
-import dataset_file_writers as writers
 from mddf.datasets import ChecksumError, UnpinnedHashWarning, load_dataset, override_sources
 
 

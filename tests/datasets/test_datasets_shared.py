@@ -8,7 +8,6 @@ from __future__ import annotations
 import gzip
 import os
 import shutil
-import time
 
 import numpy as np
 import pytest
@@ -72,8 +71,9 @@ def test_complete_dataset_loads_with_published_shape(load_shared, manifest, name
     # the registry's documented shape agrees with the table
     assert (REGISTRY[name].shape["n_train"], REGISTRY[name].shape["n_test"]) == (n_train, n_test)
     if name == "adult":
-        assert _counts(ds, "test") == {k.rstrip("."): v for k, v in
-                                       manifest[name]["verified"]["test_class_counts"].items()}
+        assert _counts(ds, "test") == {
+            k.rstrip("."): v for k, v in manifest[name]["verified"]["test_class_counts"].items()
+        }
     published = _manifest_counts(manifest[name])
     if published is not None:
         part, expected_counts = published
@@ -138,8 +138,16 @@ def test_registry_hashes_and_urls_match_the_manifest(manifest):
 def test_adult_categorical_encoding_and_missing_values(load_shared, manifest):
     ds = load_shared("adult")
     categorical = [n for n, c in zip(ds.feature_names, ds.categorical_mask) if c]
-    assert categorical == ["workclass", "education", "marital-status", "occupation", "relationship",
-                           "race", "sex", "native-country"]
+    assert categorical == [
+        "workclass",
+        "education",
+        "marital-status",
+        "occupation",
+        "relationship",
+        "race",
+        "sex",
+        "native-country",
+    ]
     categories = ds.extra["categories"]
     assert categories["sex"] == ["Female", "Male"]
     # '?' is a category of its own (code 0: it sorts first), in exactly the rows the manifest counts
@@ -233,8 +241,7 @@ def test_mnist_training_labels_match_the_manifest(shared_data, manifest):
     assert np.bincount(labels).tolist() == manifest["mnist"]["verified"]["train_label_counts"]
 
 
-@pytest.mark.parametrize("name, digits, counts", [("ocr17", [1, 7], (1135, 1028)),
-                                                   ("ocr49", [4, 9], (982, 1009))])
+@pytest.mark.parametrize("name, digits, counts", [("ocr17", [1, 7], (1135, 1028)), ("ocr49", [4, 9], (982, 1009))])
 def test_ocr_sets_from_the_mnist_test_split(load_shared, name, digits, counts):
     ds = load_shared(name, mnist_split="test")
     assert ds.classes.tolist() == digits
@@ -255,8 +262,7 @@ def test_data_folder_is_never_written(shared_data, tmp_path):
 
     before = snapshot()
     for name, options in [("yeast", {}), ("breastcancer", {}), ("ocr49", {"mnist_split": "test"})]:
-        load_dataset(name, data_home=shared_data, cache_dir=tmp_path / "c", download=False, verbose=0,
-                     **options)
+        load_dataset(name, data_home=shared_data, cache_dir=tmp_path / "c", download=False, verbose=0, **options)
     assert snapshot() == before
     assert any((tmp_path / "c" / "parsed").iterdir())  # the parsed arrays went to the cache instead
 
@@ -274,8 +280,9 @@ def test_fashion_mnist_is_checked_by_content_not_by_compression(shared_data, tmp
     for fname in ("t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz"):
         payload = gzip.decompress((shared_data / "fashion-mnist" / fname).read_bytes())
         (home / "fashion-mnist" / fname).write_bytes(gzip.compress(payload, compresslevel=1, mtime=0))
-    ds = load_dataset("fashion-mnist", data_home=home, cache_dir=tmp_path / "c", download=False,
-                      verbose=0, mnist_split="test")
+    ds = load_dataset(
+        "fashion-mnist", data_home=home, cache_dir=tmp_path / "c", download=False, verbose=0, mnist_split="test"
+    )
     assert ds.X_train.shape == (10000, 784)
     assert np.bincount(ds.y_train).tolist() == [1000] * 10
     assert ds.extra["files"]["fashion-mnist/t10k-labels-idx1-ubyte.gz"]["verified"].startswith("payload")

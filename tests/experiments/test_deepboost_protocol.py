@@ -9,6 +9,7 @@ import pytest
 from sklearn.datasets import make_classification
 
 from mddf.baselines import AdaBoostClassifier, DeepBoostClassifier
+from mddf.experiments.protocols import deepboost_folds
 from mddf.experiments.protocols.deepboost import (
     PAPER_N_ITER,
     TABLE_ALGORITHMS,
@@ -16,7 +17,6 @@ from mddf.experiments.protocols.deepboost import (
     paper_grid,
     run_protocol,
 )
-from mddf.experiments.protocols import deepboost_folds
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -120,8 +120,12 @@ def test_benchmark_script_quick_mode_writes_markdown_and_csv(tmp_path):
     with open(out / "tables.csv") as fh:
         rows = list(csv.DictReader(fh))
     assert [(r["table"], r["algorithm"]) for r in rows] == [
-        ("2", "AdaBoost"), ("2", "AdaBoost-L1"), ("2", "DeepBoost"),
-        ("3", "LogReg"), ("3", "LogReg-L1"), ("3", "DeepBoost"),
+        ("2", "AdaBoost"),
+        ("2", "AdaBoost-L1"),
+        ("2", "DeepBoost"),
+        ("3", "LogReg"),
+        ("3", "LogReg-L1"),
+        ("3", "DeepBoost"),
     ]
     assert all(0.0 <= float(r["error"]) < 0.2 for r in rows)
     with open(out / "tables_all_settings.csv") as fh:
@@ -157,7 +161,16 @@ def test_benchmark_script_help_and_bad_arguments(capsys):
 def test_paper_numbers_typed_in_match_the_table_layout():
     bench = load_script()
     for table, algorithms in TABLE_ALGORITHMS.items():
-        for name in ("breastcancer", "ionosphere", "german", "diabetes", "ocr17", "ocr49", "ocr17-mnist", "ocr49-mnist"):
+        for name in (
+            "breastcancer",
+            "ionosphere",
+            "german",
+            "diabetes",
+            "ocr17",
+            "ocr49",
+            "ocr17-mnist",
+            "ocr49-mnist",
+        ):
             row = bench.PAPER[table][name]
             assert tuple(row) == algorithms
             assert all(0 < err < 0.3 and 0 < std < 0.06 for err, std, _, _ in row.values())

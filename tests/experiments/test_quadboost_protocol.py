@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from sklearn.datasets import make_classification
 
+from mddf.datasets import load_dataset
 from mddf.experiments.protocols.quadboost import (
     L1_N_ITER,
     PAPER_GRIDS,
@@ -14,7 +15,6 @@ from mddf.experiments.protocols.quadboost import (
     paper_train_size,
     run_quadboost_protocol,
 )
-from mddf.datasets import load_dataset
 
 
 @pytest.mark.parametrize("n", [10, 11, 101, 569, 999, 1000, 1001, 1473, 20000])
@@ -79,10 +79,17 @@ def test_grids_are_ten_log_spaced_values_over_the_paper_ranges(reg, ranges):
 )
 def test_staged_search_gives_the_grid_search_scores_and_choice(reg, grid):
     X, y = make_classification(n_samples=150, n_features=5, flip_y=0.1, random_state=0)
-    staged = run_quadboost_protocol((X, y), reg, grid=grid, search="staged", random_state=1,
-                                    estimator_params={"n_iter": 200} if reg == "l1" else None)
-    full = run_quadboost_protocol((X, y), reg, grid=grid, search="grid", random_state=1,
-                                  estimator_params={"n_iter": 200} if reg == "l1" else None)
+    staged = run_quadboost_protocol(
+        (X, y),
+        reg,
+        grid=grid,
+        search="staged",
+        random_state=1,
+        estimator_params={"n_iter": 200} if reg == "l1" else None,
+    )
+    full = run_quadboost_protocol(
+        (X, y), reg, grid=grid, search="grid", random_state=1, estimator_params={"n_iter": 200} if reg == "l1" else None
+    )
     assert staged.cv_results["params"] == full.cv_results["params"]
     assert np.array_equal(staged.cv_results["mean_test_score"], full.cv_results["mean_test_score"])
     assert staged.best_params == full.best_params
@@ -96,8 +103,13 @@ def test_best_candidate_is_the_first_best_in_grid_order():
 
     X, y = make_classification(n_samples=100, n_features=4, random_state=2)
     grid = {"n_iter": [1, 2, 4, 8, 16, 32]}
-    res = cross_validate_staged(QuadBoostClassifier(regularization=None, random_state=0), grid, X, y,
-                                StratifiedKFold(5, shuffle=True, random_state=0))
+    res = cross_validate_staged(
+        QuadBoostClassifier(regularization=None, random_state=0),
+        grid,
+        X,
+        y,
+        StratifiedKFold(5, shuffle=True, random_state=0),
+    )
     assert res["split_scores"].shape == (6, 5)
     assert np.allclose(res["mean_test_score"], res["split_scores"].mean(axis=1))
 

@@ -66,7 +66,8 @@ def test_list_datasets_groups():
     assert list_datasets("deepboost") == ["breastcancer", "ionosphere", "german", "diabetes", "ocr17", "ocr49"]
     assert list_datasets("extra") == ["fashion-mnist"]
     assert list_datasets("bundled") == ["digits", "breast_cancer", "wine", "iris"]
-    assert sorted(list_datasets()) == sorted(sum((list_datasets(g) for g in
-                                                  ("mddf", "deepboost", "extra", "bundled")), []))
+    assert sorted(list_datasets()) == sorted(
+        sum((list_datasets(g) for g in ("mddf", "deepboost", "extra", "bundled")), [])
+    )
     with pytest.raises(ValueError, match="unknown group"):
         list_datasets("uci")

@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 from sklearn.tree import DecisionTreeClassifier
 
+from mddf.binned_forest import BinnedForest
 from mddf.binned_tree import FeatureBinner, add_tree_proba, grow_tree
 from mddf.block import BinnedInput
-from mddf.binned_forest import BinnedForest
 
 
 def _grow(Xb, y, w=None, n_classes=None, max_depth=-1, max_features=None, random_split=False, seed=0, n_bins=None):
@@ -43,7 +43,11 @@ def test_few_distinct_values_get_one_bin_each_and_unseen_values_go_to_the_nearer
     # thresholds are midpoints, as scikit-learn's are
     assert binner.edges_[0].tolist() == [0.5, 1.5, 3.5]
     assert binner.transform(np.array([[0.4], [0.6], [3.4], [3.6], [99.0]], dtype=np.float32)).ravel().tolist() == [
-        0, 1, 2, 3, 3,
+        0,
+        1,
+        2,
+        3,
+        3,
     ]
 
 
@@ -178,7 +182,9 @@ def test_stored_forest_predicts_new_raw_rows_as_its_trees_route_their_bins():
     codes_new = binned.binner.transform(X_new)
     trees, expected = [], np.zeros((500, 3))
     for seed, random_split in enumerate([False, True, False, True]):
-        tree = _grow(binned.codes, y, n_bins=binned.n_bins, max_features=2, random_split=random_split, seed=seed, n_classes=3)
+        tree = _grow(
+            binned.codes, y, n_bins=binned.n_bins, max_features=2, random_split=random_split, seed=seed, n_classes=3
+        )
         add_tree_proba(*tree[:4], codes_new, np.arange(500, dtype=np.int64), expected)
         trees.append(tree)
     forest = BinnedForest(binned.binner, 3, *map(list, zip(*trees)))

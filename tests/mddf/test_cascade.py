@@ -18,9 +18,7 @@ FAST = dict(n_estimators=8, max_layers=3, random_state=0)
 
 @pytest.fixture(scope="module")
 def data():
-    X, y = make_classification(
-        300, 8, n_informative=5, n_redundant=1, n_classes=3, class_sep=0.8, random_state=0
-    )
+    X, y = make_classification(300, 8, n_informative=5, n_redundant=1, n_classes=3, class_sep=0.8, random_state=0)
     return X[:200], y[:200], X[200:], y[200:]
 
 
@@ -56,7 +54,9 @@ def test_prediction_is_the_alpha_weighted_mean_of_the_layers_class_vectors(data,
     # eq. 9: F(x) = sum_t alpha_t h_t(x); predict_proba = F / sum alpha, and each
     # layer sees [x, f_{t-1} / sum alpha] (eq. 7 up to a common scale)
     X, y, Xt, _ = data
-    clf = MDDFClassifier(cumulative_margin=reading, max_depth_factor=depth_factor, n_tolerant_layers=3, **FAST).fit(X, y)
+    clf = MDDFClassifier(cumulative_margin=reading, max_depth_factor=depth_factor, n_tolerant_layers=3, **FAST).fit(
+        X, y
+    )
     assert clf.n_layers_ >= 2
     # each layer sees the mixture so far, mix_t = (1 - beta_t) mix_{t-1} + beta_t h_t
     # (the alpha-weighted mean of the layers up to t); the prediction is the alpha-weighted
@@ -112,8 +112,9 @@ def test_fit_transform_features_are_out_of_fold():
 
 def test_first_layer_alpha_and_margins_follow_algorithm_2(data):
     X, y, _, _ = data
-    clf = MDDFClassifier(alpha_solver="exact", cumulative_margin="additive", max_layers=1, n_estimators=5,
-                         random_state=0).fit(X, y)
+    clf = MDDFClassifier(
+        alpha_solver="exact", cumulative_margin="additive", max_layers=1, n_estimators=5, random_state=0
+    ).fit(X, y)
     from mddf.alpha import solve_alpha_exact
 
     h = clf.oof_features_[0]
@@ -134,7 +135,17 @@ def test_first_layer_alpha_and_margins_follow_algorithm_2(data):
         dict(alpha_solver="exact", cumulative_margin="additive"),
         dict(validation_fraction=0.25),
     ],
-    ids=["same-forests", "stacking", "no-preconc", "gcforest", "oob", "sample-weight", "fold-resample", "exact-additive", "validation"],
+    ids=[
+        "same-forests",
+        "stacking",
+        "no-preconc",
+        "gcforest",
+        "oob",
+        "sample-weight",
+        "fold-resample",
+        "exact-additive",
+        "validation",
+    ],
 )
 def test_variants(data, params):
     X, y, Xt, yt = data
@@ -248,7 +259,7 @@ def test_string_and_non_contiguous_labels():
 def test_verbose_prints_one_line_per_layer(data, capsys):
     X, y, _, _ = data
     clf = MDDFClassifier(verbose=1, **FAST).fit(X, y)
-    lines = [l for l in capsys.readouterr().out.splitlines() if l.startswith("[mdDF] layer")]
+    lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("[mdDF] layer")]
     assert len(lines) == len(clf.train_history_)
     assert "alpha=" in lines[0] and "oof_acc=" in lines[0] and "margin_ratio=" in lines[0]
     MDDFClassifier(**FAST).fit(X, y)

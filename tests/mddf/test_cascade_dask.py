@@ -17,8 +17,12 @@ from mddf import MDDFClassifier
 @pytest.fixture(scope="module")
 def client():
     distributed = pytest.importorskip("distributed")  # in the 'test' extra: CI always runs these tests
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                  dashboard_address="127.0.0.1:0") as cluster, distributed.Client(cluster) as client:
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address="127.0.0.1:0"
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
         yield client
 
 
@@ -33,8 +37,9 @@ def test_fit_on_the_cluster_is_bit_identical_to_the_local_fit(client, data, clas
     from distributed import get_task_stream
 
     X, y, X_new = data
-    params = dict(n_estimators=8, max_layers=3, n_tolerant_layers=3, class_vectors=class_vectors,
-                  n_jobs=-1, random_state=7)
+    params = dict(
+        n_estimators=8, max_layers=3, n_tolerant_layers=3, class_vectors=class_vectors, n_jobs=-1, random_state=7
+    )
     local = MDDFClassifier(**params).fit(X, y)
 
     with joblib.parallel_config(backend="dask"), get_task_stream(client) as stream:

@@ -1,6 +1,5 @@
 """The benchmark runner in a child process, for the tests that interrupt it."""
 
-import os
 import signal
 import subprocess
 import sys
@@ -20,8 +19,13 @@ def _default_sigint():
 
 def start_runner(argv, *, new_session=False):
     """``python scripts/run_uci.py *argv``, run as a user runs it after installing the package."""
-    return subprocess.Popen([sys.executable, str(SCRIPT), *argv], start_new_session=new_session,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=_default_sigint)
+    return subprocess.Popen(
+        [sys.executable, str(SCRIPT), *argv],
+        start_new_session=new_session,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        preexec_fn=_default_sigint,
+    )
 
 
 def wait_for_first_result(results, timeout):

@@ -3,14 +3,14 @@
 import csv
 import json
 
-import numpy as np
-import pytest
-
 import export_features
+import numpy as np
 import plot_layers
 import plot_tsne
-from mddf.datasets import load_dataset
+import pytest
+
 from mddf import MDDFClassifier
+from mddf.datasets import load_dataset
 from mddf.experiments.layers import margin_ratio, oof_layer_margins, staged_accuracy
 
 TINY = ["--quick", "--n-jobs", "1", "--quiet"]

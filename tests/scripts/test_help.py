@@ -1,10 +1,9 @@
 """Every script documents itself (--help) and offers a --quick smoke-test configuration."""
 
-import pytest
-
 import export_features
 import plot_layers
 import plot_tsne
+import pytest
 import run_uci
 import small_sample
 

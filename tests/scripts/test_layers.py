@@ -3,8 +3,15 @@
 import numpy as np
 import pytest
 
-from mddf.experiments.layers import (class_scores, margin_cdf, margin_ratio, margins, parse_layers, pick_layers,
-                               variance_ratio)
+from mddf.experiments.layers import (
+    class_scores,
+    margin_cdf,
+    margin_ratio,
+    margins,
+    parse_layers,
+    pick_layers,
+    variance_ratio,
+)
 
 
 def test_margin_is_true_class_score_minus_best_other_normalised():

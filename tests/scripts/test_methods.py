@@ -2,9 +2,19 @@
 
 import pytest
 
-from mddf.experiments.methods import (BuildContext, MLP_ARCHITECTURES, adaboost_grid, build_mddf_no_preconc,
-                                build_mddf_same_forests, build_mddf_stacking, deepboost_grid, default_registry,
-                                mlp_grid, quadboost_grid, unavailable_reason)
+from mddf.experiments.methods import (
+    MLP_ARCHITECTURES,
+    BuildContext,
+    adaboost_grid,
+    build_mddf_no_preconc,
+    build_mddf_same_forests,
+    build_mddf_stacking,
+    deepboost_grid,
+    default_registry,
+    mlp_grid,
+    quadboost_grid,
+    unavailable_reason,
+)
 
 PAPER = BuildContext(seed=0, n_jobs=1, profile="paper", n_features=4, n_classes=2)
 
@@ -25,8 +35,9 @@ def test_ablation_adds_the_three_table3_structures_after_the_selection():
 
 
 def test_table3_variants_change_only_their_structural_parameter():
-    params = {b.__name__: b(PAPER).get_params() for b in
-              (build_mddf_same_forests, build_mddf_stacking, build_mddf_no_preconc)}
+    params = {
+        b.__name__: b(PAPER).get_params() for b in (build_mddf_same_forests, build_mddf_stacking, build_mddf_no_preconc)
+    }
     assert params["build_mddf_same_forests"]["forest_types"] == ("rf",) * 4
     assert params["build_mddf_stacking"]["input_features"] == "stacking"
     assert params["build_mddf_no_preconc"]["input_features"] == "raw"

@@ -5,13 +5,12 @@ import os
 import re
 from pathlib import Path
 
-import numpy as np
-import pytest
-
 import bench_doubles
+import pytest
 import run_uci
 from runner_process import start_runner, wait_for_first_result
-from mddf.experiments.executor import Task, execute, plan
+
+from mddf.experiments.executor import execute, plan
 from mddf.experiments.methods import default_registry
 from mddf.experiments.runner import run_one
 from mddf.experiments.store import ResultStore
@@ -44,7 +43,11 @@ def test_run_writes_one_record_per_run_and_the_tables(tmp_path, capsys):
     run_uci.main(["--datasets", "iris,wine", "--methods", "RF,MLP", "--out", str(out), "--isolation", "inline", *FAST])
     records = read(out / "results.jsonl")
     assert sorted((r["dataset"], r["method"]) for r in records) == [
-        ("iris", "MLP"), ("iris", "RF"), ("wine", "MLP"), ("wine", "RF")]
+        ("iris", "MLP"),
+        ("iris", "RF"),
+        ("wine", "MLP"),
+        ("wine", "RF"),
+    ]
     for r in records:
         assert r["status"] == "ok"
         assert 0.5 < r["accuracy"] <= 1.0
@@ -74,7 +77,7 @@ def test_rerun_skips_finished_runs_and_retries_failed_ones(tmp_path):
     run_uci.main(argv, registry=registry)
     second = read(out / "results.jsonl")
     # RF was not run again; the failed run was retried (and failed again)
-    assert [r["method"] for r in second[len(first):]] == ["Failing"]
+    assert [r["method"] for r in second[len(first) :]] == ["Failing"]
     assert second[: len(first)] == first
 
 
@@ -82,8 +85,10 @@ def test_a_failing_method_is_recorded_with_its_traceback_and_the_rest_continue(t
     registry = default_registry()
     registry.register(bench_doubles.FAILING)
     out = tmp_path / "res"
-    code = run_uci.main(["--datasets", "iris", "--methods", "Failing,RF", "--out", str(out),
-                         "--isolation", "inline", *FAST], registry=registry)
+    code = run_uci.main(
+        ["--datasets", "iris", "--methods", "Failing,RF", "--out", str(out), "--isolation", "inline", *FAST],
+        registry=registry,
+    )
     assert code == 0
     records = {r["method"]: r for r in read(out / "results.jsonl")}
     assert records["Failing"]["status"] == "error"
@@ -98,8 +103,10 @@ def test_a_crashing_worker_process_costs_only_its_run(tmp_path):
     registry = default_registry()
     registry.register(bench_doubles.CRASHING)
     out = tmp_path / "res"
-    code = run_uci.main(["--datasets", "iris", "--methods", "Crashing,RF", "--out", str(out),
-                         "--isolation", "process", *FAST], registry=registry)
+    code = run_uci.main(
+        ["--datasets", "iris", "--methods", "Crashing,RF", "--out", str(out), "--isolation", "process", *FAST],
+        registry=registry,
+    )
     assert code == 0
     records = {r["method"]: r for r in read(out / "results.jsonl")}
     assert records["Crashing"]["status"] == "error"
@@ -107,16 +114,20 @@ def test_a_crashing_worker_process_costs_only_its_run(tmp_path):
     assert records["RF"]["status"] == "ok"
     # measured in its own fresh worker process, whose OpenMP threads wait passively
     assert records["RF"]["peak_rss_mb"] > 10 and "high-water mark" in records["RF"]["memory_method"]
-    assert records["RF"]["machine"]["thread_environment"]["OMP_WAIT_POLICY"] in ("PASSIVE", os.environ.get(
-        "OMP_WAIT_POLICY"))
+    assert records["RF"]["machine"]["thread_environment"]["OMP_WAIT_POLICY"] in (
+        "PASSIVE",
+        os.environ.get("OMP_WAIT_POLICY"),
+    )
 
 
 def test_unavailable_method_is_left_out_with_the_import_error(tmp_path, capsys):
     registry = default_registry()
     registry.register(bench_doubles.UNAVAILABLE)
     out = tmp_path / "res"
-    run_uci.main(["--datasets", "iris", "--methods", "Missing,RF", "--out", str(out), "--isolation", "inline",
-                  *FAST], registry=registry)
+    run_uci.main(
+        ["--datasets", "iris", "--methods", "Missing,RF", "--out", str(out), "--isolation", "inline", *FAST],
+        registry=registry,
+    )
     err = capsys.readouterr().err
     assert "left out: Missing is not available" in err and "no_such_module_for_tests" in err
     assert [r["method"] for r in read(out / "results.jsonl")] == ["RF"]
@@ -161,16 +172,24 @@ def test_dependent_run_waits_for_mddf_in_parallel_workers(tmp_path):
 
 def test_image_only_methods_are_planned_on_image_datasets_only():
     specs = default_registry().select(["gcForest-MGS"])
-    tasks = plan(["digits", "wine"], specs, [0], n_classes={"digits": 10, "wine": 3},
-                 image_shapes={"digits": (8, 8), "wine": None})
+    tasks = plan(
+        ["digits", "wine"],
+        specs,
+        [0],
+        n_classes={"digits": 10, "wine": 3},
+        image_shapes={"digits": (8, 8), "wine": None},
+    )
     assert [t.dataset for t in tasks] == ["digits"]
 
 
 def test_binary_only_methods_are_planned_on_two_class_datasets_only():
     specs = default_registry().select(["RF", "DeepBoost"])
     tasks = plan(["iris", "breast_cancer"], specs, [0], n_classes={"iris": 3, "breast_cancer": 2})
-    assert [(t.dataset, t.method) for t in tasks] == [("iris", "RF"), ("breast_cancer", "RF"),
-                                                      ("breast_cancer", "DeepBoost")]
+    assert [(t.dataset, t.method) for t in tasks] == [
+        ("iris", "RF"),
+        ("breast_cancer", "RF"),
+        ("breast_cancer", "DeepBoost"),
+    ]
 
 
 def test_deepboost_datasets_are_planned_as_ten_fold_runs():
@@ -192,8 +211,10 @@ def test_ablation_table_only_with_table3_methods(tmp_path):
     registry = default_registry()
     registry.register(bench_doubles.MAJORITY_AS_MDDF, replace=True)
     out = tmp_path / "res"
-    run_uci.main(["--datasets", "iris", "--methods", "mdDF", "--out", str(out), "--isolation", "inline", *FAST],
-                 registry=registry)
+    run_uci.main(
+        ["--datasets", "iris", "--methods", "mdDF", "--out", str(out), "--isolation", "inline", *FAST],
+        registry=registry,
+    )
     assert (out / "table.md").exists() and not (out / "ablation.md").exists()
 
 

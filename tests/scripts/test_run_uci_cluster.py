@@ -9,11 +9,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 import bench_doubles
+import pytest
 import run_uci
 from runner_process import start_runner, wait_for_first_result
+
 from mddf.experiments.cluster import (
     INSTALL_HINT,
     ClusterSetupError,
@@ -75,8 +75,10 @@ def test_failing_method_and_task_that_raises_are_recorded_and_the_sweep_continue
     registry.register(bench_doubles.FAILING)  # raises inside run_one: an error record from the worker
     registry.register(bench_doubles.ESCAPING)  # raises out of run_one: the task itself fails
     out = tmp_path / "res"
-    code = run_uci.main(["--datasets", "iris", "--methods", "Escaping,Failing,RF", "--out", str(out), *QUICK,
-                         "--scheduler", scheduler], registry=registry)
+    code = run_uci.main(
+        ["--datasets", "iris", "--methods", "Escaping,Failing,RF", "--out", str(out), *QUICK, "--scheduler", scheduler],
+        registry=registry,
+    )
     assert code == 0
     records = {r["method"]: r for r in read(out / "results.jsonl")}
     assert set(records) == {"Escaping", "Failing", "RF"}
@@ -94,8 +96,10 @@ def test_run_that_kills_its_worker_is_retried_once_then_recorded_as_failed(tmp_p
     registry = default_registry()
     registry.register(bench_doubles.CRASHING)  # os._exit in the worker process
     out = tmp_path / "res"
-    code = run_uci.main(["--datasets", "iris", "--methods", "Crashing,RF", "--out", str(out), *QUICK,
-                         "--scheduler", "local:2"], registry=registry)
+    code = run_uci.main(
+        ["--datasets", "iris", "--methods", "Crashing,RF", "--out", str(out), *QUICK, "--scheduler", "local:2"],
+        registry=registry,
+    )
     assert code == 0
     records = {r["method"]: r for r in read(out / "results.jsonl")}
     assert records["RF"]["status"] == "ok"
@@ -111,8 +115,10 @@ def test_workers_that_cannot_import_a_method_are_reported_before_any_run(tmp_pat
     registry = default_registry()
     registry.register(MethodSpec("DriverOnly", build_here, ("sklearn", "base")))
     out = tmp_path / "res"
-    code = run_uci.main(["--datasets", "iris", "--methods", "DriverOnly,RF", "--out", str(out), *QUICK,
-                         "--scheduler", scheduler], registry=registry)
+    code = run_uci.main(
+        ["--datasets", "iris", "--methods", "DriverOnly,RF", "--out", str(out), *QUICK, "--scheduler", scheduler],
+        registry=registry,
+    )
     assert code == 1
     err = capsys.readouterr().err
     assert "lacks methods_only_on_the_driver" in err and "PYTHONPATH" in err
@@ -141,16 +147,35 @@ def test_without_dask_the_scheduler_option_says_what_to_install(tmp_path, monkey
     err = capsys.readouterr().err
     assert "--scheduler needs Dask" in err and INSTALL_HINT in err
     # ... and everything else still runs
-    assert run_uci.main(["--datasets", "iris", "--methods", "RF", "--out", str(tmp_path), "--isolation", "inline",
-                         "--n-jobs", "1", *QUICK]) == 0
+    assert (
+        run_uci.main(
+            [
+                "--datasets",
+                "iris",
+                "--methods",
+                "RF",
+                "--out",
+                str(tmp_path),
+                "--isolation",
+                "inline",
+                "--n-jobs",
+                "1",
+                *QUICK,
+            ]
+        )
+        == 0
+    )
     assert [r["status"] for r in read(tmp_path / "results.jsonl")] == ["ok"]
 
 
 def test_the_runner_and_the_estimators_import_without_dask():
-    code = ("import sys; sys.path.insert(0, sys.argv[1]); import run_uci, mddf, mddf.baselines, mddf.datasets; "
-            "print(sorted(m for m in ('dask', 'distributed') if m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", code, str(SCRIPTS)], capture_output=True, text=True, check=True,
-                         cwd=SCRIPTS.parent)
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[1]); import run_uci, mddf, mddf.baselines, mddf.datasets; "
+        "print(sorted(m for m in ('dask', 'distributed') if m in sys.modules))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(SCRIPTS)], capture_output=True, text=True, check=True, cwd=SCRIPTS.parent
+    )
     assert out.stdout.strip() == "[]"
 
 

@@ -2,10 +2,10 @@
 
 import csv
 
+import small_sample
+
 from mddf.datasets import load_dataset
 from mddf.experiments.protocols import subsample
-
-import small_sample
 
 
 def test_fractions_keep_every_class_down_to_one_percent():
@@ -18,9 +18,26 @@ def test_fractions_keep_every_class_down_to_one_percent():
 
 def test_quick_run_writes_figure_and_csv_with_all_classes_present(tmp_path):
     out = tmp_path / "ss"
-    code = small_sample.main(["--quick", "--dataset", "iris", "--methods", "RF", "--fractions", "0.01,0.5,1",
-                              "--seeds", "2", "--out", str(out), "--isolation", "inline", "--n-jobs", "1",
-                              "--quiet"])
+    code = small_sample.main(
+        [
+            "--quick",
+            "--dataset",
+            "iris",
+            "--methods",
+            "RF",
+            "--fractions",
+            "0.01,0.5,1",
+            "--seeds",
+            "2",
+            "--out",
+            str(out),
+            "--isolation",
+            "inline",
+            "--n-jobs",
+            "1",
+            "--quiet",
+        ]
+    )
     assert code == 0
     for ext in ("png", "pdf", "csv"):
         assert (out / f"small_sample_iris.{ext}").stat().st_size > 0
@@ -32,8 +49,7 @@ def test_quick_run_writes_figure_and_csv_with_all_classes_present(tmp_path):
 
 
 def test_study_on_a_dask_cluster_gives_the_local_numbers(tmp_path, scheduler):
-    argv = ["--quick", "--dataset", "iris", "--methods", "mdDF,RF", "--fractions", "0.2,1", "--seeds", "2",
-            "--quiet"]
+    argv = ["--quick", "--dataset", "iris", "--methods", "mdDF,RF", "--fractions", "0.2,1", "--seeds", "2", "--quiet"]
     assert small_sample.main([*argv, "--out", str(tmp_path / "local"), "--isolation", "inline", "--n-jobs", "1"]) == 0
     assert small_sample.main([*argv, "--out", str(tmp_path / "cluster"), "--scheduler", scheduler]) == 0
     local = (tmp_path / "local" / "small_sample_iris.csv").read_text()

@@ -40,6 +40,12 @@ def test_latest_record_wins_and_only_ok_runs_count_as_finished(tmp_path):
 
 
 def test_run_keys_distinguish_every_dimension_of_a_run():
-    keys = {run_key("d", "m", 0), run_key("d", "m", 1), run_key("d", "m", 0, fold=2),
-            run_key("d", "m", 0, fraction=0.1), run_key("d", "m", 0, profile="quick"), run_key("e", "m", 0)}
+    keys = {
+        run_key("d", "m", 0),
+        run_key("d", "m", 1),
+        run_key("d", "m", 0, fold=2),
+        run_key("d", "m", 0, fraction=0.1),
+        run_key("d", "m", 0, profile="quick"),
+        run_key("e", "m", 0),
+    }
     assert len(keys) == 6

@@ -10,8 +10,16 @@ from mddf.experiments.tables import Cell, build_table, summarize, to_csv, to_mar
 
 
 def rec(dataset, method, acc, seed=0, status="ok", **kw):
-    r = {"key": f"{dataset}|{method}|seed={seed}|fold=None|fraction=1|profile=paper", "dataset": dataset,
-         "method": method, "seed": seed, "fraction": 1.0, "profile": "paper", "status": status, **kw}
+    r = {
+        "key": f"{dataset}|{method}|seed={seed}|fold=None|fraction=1|profile=paper",
+        "dataset": dataset,
+        "method": method,
+        "seed": seed,
+        "fraction": 1.0,
+        "profile": "paper",
+        "status": status,
+        **kw,
+    }
     if acc is not None:
         r["accuracy"] = acc
     return r
@@ -32,16 +40,20 @@ def test_summarize_averages_seeds_and_keeps_the_last_record_of_a_run():
 
 
 def test_markdown_bolds_the_best_of_each_group_and_ends_with_the_rank_row():
-    cells = {("adult", "RF"): Cell(85.0), ("adult", "mdDF"): Cell(86.0),
-             ("yeast", "RF"): Cell(62.0), ("yeast", "mdDF"): Cell(61.0)}
+    cells = {
+        ("adult", "RF"): Cell(85.0),
+        ("adult", "mdDF"): Cell(86.0),
+        ("yeast", "RF"): Cell(62.0),
+        ("yeast", "mdDF"): Cell(61.0),
+    }
     table = build_table("t", ["adult", "yeast"], ["RF", "mdDF"], cells, paper=paper_results.mddf_paper_columns())
     md = to_markdown(table)
     lines = md.splitlines()
-    header = next(l for l in lines if l.startswith("| Dataset"))
+    header = next(row for row in lines if row.startswith("| Dataset"))
     assert header.startswith("| Dataset | RF | mdDF | MLP [paper Table 2] | RF [paper Table 2]")
-    adult = next(l for l in lines if l.startswith("| adult"))
+    adult = next(row for row in lines if row.startswith("| adult"))
     assert adult.startswith("| adult | 85.000 | **86.000** | 80.597 | 85.818 | 85.904 | 86.276 | **86.560** |")
-    yeast = next(l for l in lines if l.startswith("| yeast"))
+    yeast = next(row for row in lines if row.startswith("| yeast"))
     assert yeast.startswith("| yeast | **62.000** | 61.000 |")
     rank = lines[lines.index(yeast) + 1]
     # ours: RF ranks 2 then 1, mdDF 1 then 2; paper: MLP (5+4)/2, RF (4+3)/2, XGBoost (3+5)/2, gcForest 2, mdDF 1
@@ -61,7 +73,12 @@ def test_recomputed_paper_ranks_over_the_eight_datasets():
     table = build_table("t", list(paper_results.MDDF_TABLE2), [], {}, paper=paper)
     ranks = table.average_ranks("paper")
     assert [round(ranks[f"{m} [paper Table 2]"], 3) for m in ("MLP", "RF", "XGBoost", "gcForest", "mdDF")] == [
-        3.75, 4.0, 3.875, 2.375, 1.0]
+        3.75,
+        4.0,
+        3.875,
+        2.375,
+        1.0,
+    ]
 
 
 def test_deepboost_errors_are_shown_as_accuracies_with_their_std():
@@ -75,8 +92,14 @@ def test_deepboost_errors_are_shown_as_accuracies_with_their_std():
 
 def test_not_applicable_skipped_and_missing_cells_are_labelled():
     cells = {("iris", "RF"): Cell(95.0)}
-    table = build_table("t", ["iris", "har"], ["RF", "DeepBoost", "MLP"], cells,
-                        not_applicable={("iris", "DeepBoost")}, skipped={"har": "har/x.zip is missing"})
+    table = build_table(
+        "t",
+        ["iris", "har"],
+        ["RF", "DeepBoost", "MLP"],
+        cells,
+        not_applicable={("iris", "DeepBoost")},
+        skipped={"har": "har/x.zip is missing"},
+    )
     md = to_markdown(table)
     assert "| iris | **95.000** | n/a | - |" in md
     assert "| har | skipped | skipped | skipped |" in md
