@@ -44,6 +44,9 @@ class AdaBoostClassifier(DeepBoostClassifier):
     See :class:`DeepBoostClassifier`.
     """
 
+    #: Tag of the verbose log lines.
+    _log_name = "AdaBoost"
+
     _parameter_constraints: dict = {
         "n_iter": [Interval(Integral, 1, None, closed="left")],
         "max_depth": [Interval(Integral, 1, None, closed="left")],

@@ -25,6 +25,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._labels import plain_label
 from ._weak import BinnedFeatures, SplitSearch, Tree, grow_stump_candidates, grow_tree_candidates
 
 LN2 = np.log(2.0)
@@ -282,6 +283,7 @@ def fit_binary(
     n_features=None,
     verbose=0,
     label="",
+    name="DeepBoost",
 ):
     """Run DeepBoost (Figure 2) on one binary problem.
 
@@ -294,6 +296,10 @@ def fit_binary(
         See :class:`DeepBoostClassifier`.
     n_features : int, optional
         d in eqs. 7-9 (default: ``X.shape[1]``).
+    verbose : int, default=0
+        Prints a line every ``n_iter // 10`` rounds.
+    label, name : str
+        The log lines start with ``[{name}{label}]``: the estimator that runs and, one-vs-rest, the class.
 
     Returns
     -------
@@ -387,7 +393,7 @@ def fit_binary(
         if verbose and ((t + 1) % log_every == 0 or t + 1 == n_iter):
             live = int(np.count_nonzero(alpha[:n_h]))
             print(
-                f"[DeepBoost{label}] round {t + 1}/{n_iter}: F={hist['objective'][-1]:.6g} "
+                f"[{name}{label}] round {t + 1}/{n_iter}: F={hist['objective'][-1]:.6g} "
                 f"eps={eps_k:.4f} eta={eta:+.4f} trees={live} {time.perf_counter() - t0:.2f}s",
                 flush=True,
             )
@@ -500,6 +506,9 @@ class DeepBoostClassifier(ClassifierMixin, BaseEstimator):
     classes the one-vs-rest probabilities are normalised to sum to 1.
     """
 
+    #: Tag of the verbose log lines.
+    _log_name = "DeepBoost"
+
     _parameter_constraints: dict = {
         "n_iter": [Interval(Integral, 1, None, closed="left")],
         "max_depth": [Interval(Integral, 1, None, closed="left")],
@@ -571,7 +580,8 @@ class DeepBoostClassifier(ClassifierMixin, BaseEstimator):
         self.classes_, y_code = np.unique(y, return_inverse=True)
         if len(self.classes_) < 2:
             raise ValueError(
-                f"{type(self).__name__} needs samples of at least 2 classes in y; got 1 class ({self.classes_[0]})"
+                f"{type(self).__name__} needs samples of at least 2 classes in y; "
+                f"got 1 class ({plain_label(self.classes_[0])!r})"
             )
         params = self._boosting_params()
         binned = BinnedFeatures(X)
@@ -579,10 +589,12 @@ class DeepBoostClassifier(ClassifierMixin, BaseEstimator):
             problems = [(np.where(y_code == 1, 1.0, -1.0), "")]
         else:
             problems = [
-                (np.where(y_code == c, 1.0, -1.0), f" class {self.classes_[c]!r}") for c in range(len(self.classes_))
+                (np.where(y_code == c, 1.0, -1.0), f" class {plain_label(self.classes_[c])!r}")
+                for c in range(len(self.classes_))
             ]
         self.ensembles_ = [
-            fit_binary(X, y_pm, binned, verbose=self.verbose, label=label, **params) for y_pm, label in problems
+            fit_binary(X, y_pm, binned, verbose=self.verbose, label=label, name=self._log_name, **params)
+            for y_pm, label in problems
         ]
         self._set_summary_attributes()
         return self

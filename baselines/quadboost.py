@@ -8,6 +8,7 @@ re-weighting of Section 3.1.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from numbers import Integral, Real
 
 import numpy as np
@@ -17,8 +18,29 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._labels import plain_label
 from ._quadboost_solver import QuadBoostPath, quadboost_path
 from ._quadboost_voters import THRESHOLD_PLACEMENTS, StumpPool, fit_stump_pool
+
+
+@contextmanager
+def _finite_arithmetic(X):
+    """Turn a float64 overflow while normalising or thresholding ``X`` into a clear ``ValueError``.
+
+    ``validate_data`` rejects NaN and infinity, but finite values near the float64 limit (say 1e300) still
+    overflow in the training mean and variance or in the threshold grid; without this check the fit would
+    go on with infinite statistics and predict a single class.
+    """
+    try:
+        with np.errstate(over="raise", invalid="raise"):
+            yield
+    except FloatingPointError as exc:
+        largest = float(np.max(np.abs(X))) if X.size else 0.0
+        raise ValueError(
+            f"X holds values too large for QuadBoostClassifier (largest magnitude {largest:.3g}): normalising "
+            f"the features overflows float64 ({exc}). Rescale the features, e.g. with StandardScaler."
+        ) from exc
+
 
 VOTER_DTYPE = np.dtype(
     [
@@ -165,7 +187,7 @@ class QuadBoostClassifier(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-            Finite values (NaN and infinity are rejected).
+            Finite values (NaN, infinity and values whose normalisation overflows float64 are rejected).
         y : array-like of shape (n_samples,)
             At least two distinct labels.
 
@@ -178,16 +200,18 @@ class QuadBoostClassifier(ClassifierMixin, BaseEstimator):
         self.classes_, y_codes = np.unique(y, return_inverse=True)
         if len(self.classes_) < 2:
             raise ValueError(
-                f"{type(self).__name__} needs at least two classes in y; got one class: {self.classes_[0]!r}"
+                f"{type(self).__name__} needs at least two classes in y; "
+                f"got one class: {plain_label(self.classes_[0])!r}"
             )
         rng = check_random_state(self.random_state)
 
-        pool = fit_stump_pool(X, self.n_thresholds, self.threshold_placement, self.normalization)
-        # a fixed random order of the candidates decides ties (argmax keeps the first maximum)
-        order = rng.permutation(pool.n_voters)
-        self.pool_ = StumpPool(pool.features[order], pool.thresholds[order], pool.offset, pool.scale)
-        self.n_candidate_voters_ = self.pool_.n_voters
-        H = self.pool_.voter_matrix(self.pool_.normalize(X))
+        with _finite_arithmetic(X):
+            pool = fit_stump_pool(X, self.n_thresholds, self.threshold_placement, self.normalization)
+            # a fixed random order of the candidates decides ties (argmax keeps the first maximum)
+            order = rng.permutation(pool.n_voters)
+            self.pool_ = StumpPool(pool.features[order], pool.thresholds[order], pool.offset, pool.scale)
+            self.n_candidate_voters_ = self.pool_.n_voters
+            H = self.pool_.voter_matrix(self.pool_.normalize(X))
 
         if len(self.classes_) == 2:
             targets = [np.where(y_codes == 1, 1.0, -1.0)]
@@ -212,7 +236,7 @@ class QuadBoostClassifier(ClassifierMixin, BaseEstimator):
 
     def _logger(self, problem):
         every = max(1, self.n_iter // 10)
-        name = "" if len(self.classes_) == 2 else f"class {self.classes_[problem]!r} vs rest: "
+        name = "" if len(self.classes_) == 2 else f"class {plain_label(self.classes_[problem])!r} vs rest: "
 
         def log(it, risk, objective, n_voters):
             if it % every == 0:
@@ -257,7 +281,8 @@ class QuadBoostClassifier(ClassifierMixin, BaseEstimator):
         active = np.flatnonzero(np.any(coef != 0, axis=0))
         if len(active) == 0:
             return np.zeros((len(X), coef.shape[0]))
-        H = self.pool_.voter_matrix(self.pool_.normalize(X), active)
+        with _finite_arithmetic(X):
+            H = self.pool_.voter_matrix(self.pool_.normalize(X), active)
         return H.astype(np.float64) @ coef[:, active].T
 
     def _validated(self, X):
@@ -297,7 +322,8 @@ class QuadBoostClassifier(ClassifierMixin, BaseEstimator):
         """Decision function after each iteration ``1 .. n_iter_`` (generator)."""
         X = self._validated(X)
         used = np.unique(np.concatenate([p.path_voters for p in self.ensembles_]))
-        H = self.pool_.voter_matrix(self.pool_.normalize(X), used).astype(np.float64)
+        with _finite_arithmetic(X):
+            H = self.pool_.voter_matrix(self.pool_.normalize(X), used).astype(np.float64)
         column = np.full(self.n_candidate_voters_, -1)
         column[used] = np.arange(len(used))
         F = np.zeros((len(X), len(self.ensembles_)))

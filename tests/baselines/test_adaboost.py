@@ -164,3 +164,21 @@ def test_adaboost_parameters_and_errors():
 @parametrize_with_checks([AdaBoostClassifier(n_iter=10), AdaBoostClassifier(n_iter=5, base="stumps")])
 def test_scikit_learn_estimator_checks(estimator, check):
     check(estimator)
+
+
+def test_verbose_lines_name_the_estimator_that_runs(capsys):
+    X, y = make_classification(n_samples=80, n_features=4, random_state=0)
+    AdaBoostClassifier(n_iter=10, verbose=1).fit(X, y)
+    ada = capsys.readouterr().out.splitlines()
+    DeepBoostClassifier(n_iter=10, verbose=1).fit(X, y)
+    deep = capsys.readouterr().out.splitlines()
+    assert ada and all(line.startswith("[AdaBoost] round") for line in ada)
+    assert deep and all(line.startswith("[DeepBoost] round") for line in deep)
+
+
+def test_one_class_error_names_the_estimator_and_the_label():
+    X, _ = make_classification(n_samples=30, n_features=4, random_state=0)
+    with pytest.raises(
+        ValueError, match=r"^AdaBoostClassifier needs samples of at least 2 classes in y; got 1 class \(3\)$"
+    ):
+        AdaBoostClassifier().fit(X, np.full(len(X), 3))

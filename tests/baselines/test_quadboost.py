@@ -6,6 +6,8 @@ by calling the implementation.
 """
 
 import pickle
+import re
+import warnings
 
 import numpy as np
 import pytest
@@ -435,10 +437,64 @@ def data():
     return make_classification(n_samples=40, n_features=3, n_informative=2, n_redundant=0, random_state=0)
 
 
-def test_one_class_is_rejected(data):
+def test_one_class_is_rejected_naming_the_label_as_python_prints_it(data):
     X, _ = data
-    with pytest.raises(ValueError, match="at least two classes"):
-        QuadBoostClassifier().fit(X, np.zeros(len(X)))
+    with pytest.raises(ValueError, match=r"at least two classes in y; got one class: 0$"):
+        QuadBoostClassifier().fit(X, np.zeros(len(X), dtype=np.int64))
+    with pytest.raises(ValueError, match=r"got one class: 'a'$"):
+        QuadBoostClassifier().fit(X, np.array(["a"] * len(X)))
+
+
+def test_verbose_one_vs_rest_lines_name_the_class_as_python_prints_it(capsys):
+    X, y = load_iris(return_X_y=True)
+    QuadBoostClassifier(n_iter=10, regularization=None, verbose=1, random_state=0).fit(X, y)
+    out = capsys.readouterr().out
+    assert "[QuadBoost] class 2 vs rest:" in out and "np.int64" not in out
+
+
+@pytest.mark.parametrize("scale", [1e300, -1e300])
+def test_values_whose_normalisation_overflows_are_rejected_with_a_clear_error(data, scale):
+    X, y = data
+    largest = re.escape(f"{np.abs(X * scale).max():.3g}")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no RuntimeWarning on the way to the error
+        with pytest.raises(ValueError, match=rf"too large for QuadBoostClassifier \(largest magnitude {largest}\)"):
+            QuadBoostClassifier().fit(X * scale, y)
+
+
+def test_a_threshold_grid_that_overflows_is_rejected_without_normalisation(data):
+    X, y = data
+    X = X.copy()
+    X[0, 0], X[1, 0] = 1.5e308, -1.5e308  # finite, but their range is not
+    with pytest.raises(ValueError, match="too large for QuadBoostClassifier"):
+        QuadBoostClassifier(normalization=None).fit(X, y)
+
+
+def test_huge_but_representable_values_still_fit_without_normalisation(data):
+    X, y = data
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        big = QuadBoostClassifier(normalization=None, n_iter=20, random_state=0).fit(X * 1e300, y)
+    small = QuadBoostClassifier(normalization=None, n_iter=20, random_state=0).fit(X, y)
+    # stumps on raw attributes only compare values: the same voters and predictions at any scale
+    np.testing.assert_array_equal(big.predict(X * 1e300), small.predict(X))
+
+
+def test_prediction_on_huge_values_after_a_normal_fit_saturates_instead_of_failing(data):
+    X, y = data
+    clf = QuadBoostClassifier(n_iter=20, random_state=0).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        pred = clf.predict(X * 1e300)
+    assert set(pred) <= set(clf.classes_)
+
+
+def test_infinity_is_rejected(data):
+    X, y = data
+    X = X.copy()
+    X[2, 0] = np.inf
+    with pytest.raises(ValueError, match="infinity"):
+        QuadBoostClassifier().fit(X, y)
 
 
 def test_nan_is_rejected(data):
