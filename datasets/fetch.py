@@ -232,11 +232,14 @@ def fetch_file(rf: RemoteFile, *, data_home=None, cache_dir=None, download=True,
             return _verify(rf, path, pooch.file_hash(str(path), alg="sha256"), cache_dir)
     urls = urls_for(rf)
     if not download:
-        raise MissingFileError(_missing_message(rf, candidates, urls, hint, "downloading is disabled (download=False)"))
+        raise MissingFileError(
+            _missing_message(rf, candidates, urls, hint, "downloading is disabled (download=False)", download=False)
+        )
     return _download(rf, cache_dir, urls, verbose, candidates, hint)
 
 
-def _missing_message(rf, candidates, urls, hint, reason):
+def _missing_message(rf, candidates, urls, hint, reason, *, download):
+    """Where ``rf`` was looked for, why it is not there and how to get it; download=True is suggested only if off."""
     expected, payload = pinned_hashes(rf)
     looked = "\n".join(f"  {p} ({kind})" for p, kind in candidates)
     sources = "\n".join(f"  {u}" for u in urls)
@@ -250,7 +253,7 @@ def _missing_message(rf, candidates, urls, hint, reason):
     text = (
         f"{rf.key} is missing: it was looked for at\n{looked}\nand {reason}. Get it from\n{sources}\n"
         f"({check}) and place it in {where}/, or pass data_home= / set ${DATA_ENV} to a folder "
-        f"holding <dataset>/<file>, or allow downloading (download=True)."
+        f"holding <dataset>/<file>" + ("." if download else ", or allow downloading (download=True).")
     )
     return text + (f"\n{hint}" if hint else "")
 
@@ -277,7 +280,10 @@ def _download(rf, cache_dir, urls, verbose, candidates, hint) -> LocalFile:
                 known_hash=None,
                 fname=tmp.name,
                 path=str(tmp.parent),
-                downloader=pooch.HTTPDownloader(progressbar=bool(verbose), timeout=DOWNLOAD_TIMEOUT),
+                # a progress bar only on a terminal: redirected to a log, its \r updates are noise
+                downloader=pooch.HTTPDownloader(
+                    progressbar=bool(verbose) and sys.stderr.isatty(), timeout=DOWNLOAD_TIMEOUT
+                ),
             )
         except Exception as exc:  # requests' errors and HTTP status errors: try the next mirror
             failures.append(f"  {url}: {type(exc).__name__}: {exc}")
@@ -306,7 +312,7 @@ def _download(rf, cache_dir, urls, verbose, candidates, hint) -> LocalFile:
             actual=mismatch.actual,
         )
     reason = "downloading failed:\n" + "\n".join(failures)
-    raise DownloadError(_missing_message(rf, candidates, urls, hint, reason))
+    raise DownloadError(_missing_message(rf, candidates, urls, hint, reason, download=True))
 
 
 def _verify_download(rf, tmp: Path, dest: Path, url: str, cache_dir: Path) -> LocalFile:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import warnings
 
 import dataset_file_writers as writers
@@ -90,6 +91,13 @@ def test_failed_download_names_every_url_and_the_file(http_server, tmp_path):
     assert "ionosphere/ionosphere.data is missing" in message
     assert f"{base}/ionosphere/ionosphere.data: HTTPError: 404" in message
     assert requests == ["/ionosphere/ionosphere.data"]
+    assert "download=True" not in message  # downloading was on: suggesting it would mislead
+
+
+def test_missing_file_with_downloads_disabled_suggests_allowing_them(tmp_path):
+    with pytest.raises(MissingFileError, match=r"downloading is disabled \(download=False\)") as info:
+        load_dataset("yeast", data_home=tmp_path / "empty", cache_dir=tmp_path / "cache", download=False)
+    assert str(info.value).rstrip().endswith("or allow downloading (download=True).")
 
 
 def test_no_request_when_downloads_are_disabled(http_server, tmp_path):
@@ -153,6 +161,16 @@ def test_progress_lines_are_printed_only_when_verbose(http_server, tmp_path, cap
         load_dataset("yeast", cache_dir=tmp_path / "loud", verbose=1)
         err = capsys.readouterr().err
     assert "downloading" in err and "parsing yeast" in err
+    assert "\r" not in err  # standard error is not a terminal here: lines, no progress bar
+
+
+def test_progress_bar_is_drawn_on_a_terminal(http_server, tmp_path, capsys, monkeypatch):
+    base, root, _ = http_server
+    served = _serve_yeast(root)
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)
+    with override_sources(base_urls={"uci": base}, sha256={"yeast/yeast.data": writers.sha256_of(served)}):
+        load_dataset("yeast", cache_dir=tmp_path / "tty", verbose=1)
+    assert "\r" in capsys.readouterr().err
 
 
 def test_override_sources_rejects_unknown_sources_and_restores_on_exit(tmp_path):
