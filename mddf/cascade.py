@@ -14,10 +14,10 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .alpha import solve_alpha_exact, solve_alpha_sgd, solve_layer_share
 from .block import FOREST_TYPES, TREE_METHODS, WEIGHTINGS, ForestBlock
-from .margin import margin_distribution_loss, margin_statistics, margins
-from .weights import sample_distribution
+from .margin import margins
+from .mixture import ClassVectorMixture, CumulativeMargin
+from .stopping import EarlyStopping
 
 
 class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
@@ -265,64 +265,36 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
             return np.ascontiguousarray(passed, dtype=np.float32)
         return np.hstack([X, passed.astype(np.float32, copy=False)])
 
-    def _passed(self, per_forest_proba):
-        """What a layer hands on: the block mean (n, s) or each forest's vector (n, F*s)."""
-        if self.passed_features == "mean":
-            return per_forest_proba.mean(axis=1)
-        n = per_forest_proba.shape[0]
-        return per_forest_proba.reshape(n, -1)
-
     def _check_forest_types(self):
         types = tuple(self.forest_types)
         if not types or any(kind not in FOREST_TYPES for kind in types):
             raise ValueError(f"forest_types must be a non-empty sequence of {FOREST_TYPES}, got {self.forest_types!r}")
         return types
 
-    @property
-    def _additive(self):
-        return self.cumulative_margin == "additive" or not self.margin_optimization
+    def _forest_block(self, forest_types, t):
+        """Layer t's untrained block, its trees limited to depth ``max_depth_factor * (t + 1)``."""
+        depth = None if self.max_depth_factor is None else self.max_depth_factor * (t + 1)
+        return ForestBlock(
+            forest_types,
+            self.n_estimators,
+            depth,
+            self.n_folds,
+            self.class_vectors,
+            self.weighting,
+            self.n_jobs,
+            self.tree_method,
+        )
 
-    def _layer_weight(self, t, margin_sum, alpha_sum, mixture_margin, gamma, rng):
-        """(alpha_t, beta_t): the layer's weight and its share of the normalised mixture."""
-        if not self.margin_optimization:
-            return 1.0, 1.0  # gcForest: f_t = h_t
-        seed = rng.randint(np.iinfo(np.int32).max)
-        if self.cumulative_margin == "normalized":
-            if t == 1:
-                return 1.0, 1.0  # a single layer is the whole mixture; alpha_1 = 1 (Algorithm 2, line 1)
-            share = solve_layer_share(
-                mixture_margin,
-                gamma,
-                self.margin_mean,
-                self.margin_tradeoff,
-                solver=self.alpha_solver,
-                random_state=seed,
-            )
-            return share, share
-        if self.alpha_solver == "exact":
-            alpha = solve_alpha_exact(margin_sum, gamma, self.margin_mean, self.margin_tradeoff)
-        else:
-            alpha = solve_alpha_sgd(margin_sum, gamma, self.margin_mean, self.margin_tradeoff, random_state=seed)
-        total = alpha_sum + alpha
-        # a first layer worse than chance gets alpha = 0; the mixture is then that layer alone
-        return alpha, (alpha / total if total > 0 else 1.0)
-
-    def _alphas(self, raw, shares):
-        """alphas_: raw weights for the additive reading, simplex weights for the normalised one."""
-        if self._additive:
-            return raw
-        weights = shares.copy()
-        for t in range(len(shares) - 1, 0, -1):
-            weights[:t] *= 1.0 - shares[t]
-        return weights
-
-    def _mix(self, passed, mix, per_forest, share):
-        """One layer's update of the passed feature f_t / sum alpha and of the mixture of class vectors."""
-        h = per_forest.mean(axis=1)
-        layer_passed = self._passed(per_forest)
-        if passed is None or share == 1.0:
-            return layer_passed, h
-        return (1.0 - share) * passed + share * layer_passed, (1.0 - share) * mix + share * h
+    def _cumulative_margin(self, n_samples):
+        """Margin state of Algorithm 2 for ``n_samples`` training rows: D_1 uniform, no layer yet."""
+        return CumulativeMargin(
+            n_samples,
+            margin_optimization=self.margin_optimization,
+            cumulative_margin=self.cumulative_margin,
+            margin_mean=self.margin_mean,
+            margin_tradeoff=self.margin_tradeoff,
+            alpha_solver=self.alpha_solver,
+        )
 
     # ---------------------------------------------------------------------- fit
     @_fit_context(prefer_skip_nested_validation=True)
@@ -344,7 +316,61 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         return self
 
     def _fit(self, X, y):
+        """Algorithm 2, one layer per pass, until ``max_layers`` or early stopping; keep the best prefix."""
         forest_types = self._check_forest_types()
+        rng = check_random_state(self.random_state)
+        X, y, X_val, y_val = self._training_data(X, y, rng)
+        n_classes = len(self.classes_)
+        cumulative = self._cumulative_margin(len(y))  # alpha_0 = 1, f_0 empty, D_1 uniform (lines 1-2)
+        train, val = ClassVectorMixture(self.passed_features), ClassVectorMixture(self.passed_features)
+        stopping = EarlyStopping(
+            self.n_tolerant_layers,
+            tol=self.tol,
+            min_gain_se=self.min_gain_se,
+            monitored="out-of-fold" if X_val is None else "validation",
+        )
+        layers, history, oof_features = [], [], []
+        for t in range(1, self.max_layers + 1):
+            start = time.perf_counter()
+            block = self._forest_block(forest_types, t)  # line 4: h_t, out of fold on the training rows
+            per_forest = block.fit(self._layer_input(X, train.passed, t), y, cumulative.distribution, n_classes, rng)
+            h = per_forest.mean(axis=1)
+            gamma = margins(h, y)  # line 5, eq. 46
+            alpha, share = cumulative.solve_weight(gamma, rng)  # line 6, eq. 48
+            cumulative.add_layer(gamma, alpha, share)
+            train.add_layer(per_forest, share)  # line 7: f_t (eq. 7)
+            cumulative.reweight()  # line 8: D_{t+1} (eq. 47)
+            correct = train.correct(y)
+            record = self._layer_record(t, block, h, y, correct, cumulative)
+            if X_val is not None:  # the held-out rows go through the layer and are the ones monitored
+                val.add_layer(block.predict_proba(self._layer_input(X_val, val.passed, t)), share)
+                correct = val.correct(y_val)
+                record["val_accuracy"] = float(np.mean(correct))
+            record["fit_seconds"] = time.perf_counter() - start
+            layers.append(block)
+            history.append(record)
+            oof_features.append(train.passed.astype(np.float32))
+            self._log_layer(record)
+            if stopping.update(correct, float(np.mean(correct))):
+                break
+
+        kept = stopping.n_kept
+        self.layers_ = layers[:kept]
+        self.alphas_, self.layer_shares_ = cumulative.layer_weights(kept)
+        self.n_layers_ = kept
+        self.train_history_ = history
+        self.oof_features_ = oof_features[:kept]
+        self.stop_reason_ = stopping.reason or f"reached max_layers={self.max_layers}"
+        return self
+
+    def _training_data(self, X, y, rng):
+        """Validate X and y, set ``classes_``, and hold out the validation rows.
+
+        Returns
+        -------
+        X, y : the training rows, y encoded as column indices of ``classes_``
+        X_val, y_val : the held-out rows (None without ``validation_fraction``)
+        """
         X, y = validate_data(self, X, y, dtype=np.float32, order="C")
         check_classification_targets(y)
         encoder = LabelEncoder().fit(y)
@@ -356,8 +382,6 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
                 f"y has only one class ({self.classes_[0].item()!r}); "
                 "MDDFClassifier needs samples of at least 2 classes"
             )
-        rng = check_random_state(self.random_state)
-
         X_val = y_val = None
         if self.validation_fraction is not None:
             X, X_val, y_enc, y_val = train_test_split(
@@ -376,114 +400,38 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
                 "every class needs at least n_folds samples for stratified k-fold class vectors "
                 "(lower n_folds or use class_vectors='oob')"
             )
+        return X, y_enc, X_val, y_val
 
-        m = len(y_enc)
-        distribution = np.full(m, 1.0 / m)  # D_1 (Algorithm 2, line 2)
-        # The ensemble is kept as a normalised mixture, updated per layer with the
-        # layer's share beta_t: mix_t = (1 - beta_t) mix_{t-1} + beta_t h_t. For the
-        # additive reading beta_t = alpha_t / sum_{l<=t} alpha_l, so mix_t = F_t / sum alpha
-        # exactly; for the normalised one beta_t is solved for directly; for
-        # gcForest beta_t = 1. The same recursion gives the passed feature
-        # f_t / sum alpha (eq. 7 up to a common scale, which forests ignore).
-        margin_sum = np.zeros(m)  # sum_l alpha_l gamma_l (additive reading)
-        alpha_sum = 0.0
-        mixture_margin = np.zeros(m)  # cumulative margin of the normalised mixture
-        passed = mix = None
-        passed_val = mix_val = None
+    def _layer_record(self, t, block, h, y, correct, cumulative):
+        """train_history_ entry of layer t, without ``val_accuracy`` and ``fit_seconds``.
 
-        layers, alphas, shares, history, oof_features = [], [], [], [], []
-        best_acc, best_layer, since_best, best_correct = -np.inf, 0, 0, None
-        self.stop_reason_ = f"reached max_layers={self.max_layers}"
-        for t in range(1, self.max_layers + 1):
-            start = time.perf_counter()
-            depth = None if self.max_depth_factor is None else self.max_depth_factor * (t + 1)
-            block = ForestBlock(
-                forest_types,
-                self.n_estimators,
-                depth,
-                self.n_folds,
-                self.class_vectors,
-                self.weighting,
-                self.n_jobs,
-                self.tree_method,
-            )
-            per_forest = block.fit(self._layer_input(X, passed, t), y_enc, distribution, n_classes, rng)
-            h = per_forest.mean(axis=1)
-            gamma = margins(h, y_enc)  # eq. 46
-            alpha, share = self._layer_weight(t, margin_sum, alpha_sum, mixture_margin, gamma, rng)
-            if self.cumulative_margin == "additive" or not self.margin_optimization:
-                margin_sum = margin_sum + alpha * gamma
-                alpha_sum += alpha
-            mixture_margin = (1.0 - share) * mixture_margin + share * gamma
-            cumulative = margin_sum if self._additive else mixture_margin
-            if self.margin_optimization:
-                distribution = sample_distribution(cumulative, self.margin_mean, self.margin_tradeoff)  # eq. 47
-            passed, mix = self._mix(passed, mix, per_forest, share)
-            correct = mix.argmax(axis=1) == y_enc
-            oof_acc = float(np.mean(correct))
-            record = {
-                "layer": t,
-                "alpha": float(alpha),
-                "share": float(share),
-                "oof_accuracy": oof_acc,
-                "layer_oof_accuracy": float(np.mean(h.argmax(axis=1) == y_enc)),
-                **margin_statistics(mixture_margin),
-                "loss": float(margin_distribution_loss(cumulative, self.margin_mean, self.margin_tradeoff).mean()),
-                "max_depth": depth,
-                "model_bytes": block.nbytes,
-            }
-            monitored = oof_acc
-            if X_val is not None:
-                val_pf = block.predict_proba(self._layer_input(X_val, passed_val, t))
-                passed_val, mix_val = self._mix(passed_val, mix_val, val_pf, share)
-                correct = mix_val.argmax(axis=1) == y_val
-                monitored = float(np.mean(correct))
-                record["val_accuracy"] = monitored
-            record["fit_seconds"] = time.perf_counter() - start
-            history.append(record)
-            layers.append(block)
-            alphas.append(alpha)
-            shares.append(share)
-            oof_features.append(passed.astype(np.float32))
-            if self.verbose:
-                val = f" val_acc={record['val_accuracy']:.4f}" if X_val is not None else ""
-                print(
-                    f"[mdDF] layer {t:2d}  alpha={alpha:.4g}  share={share:.4f}  oof_acc={oof_acc:.4f}{val}  "
-                    f"margin_ratio={record['margin_ratio']:.4f}  {record['fit_seconds']:.1f}s",
-                    flush=True,
-                )
-            if self._improves(correct, best_correct, monitored, best_acc):
-                best_acc, best_layer, since_best, best_correct = monitored, t, 0, correct
-            else:
-                since_best += 1
-            if since_best >= self.n_tolerant_layers:
-                self.stop_reason_ = (
-                    f"{'validation' if X_val is not None else 'out-of-fold'} accuracy did not improve "
-                    f"for {self.n_tolerant_layers} layers (best {best_acc:.4f} at layer {best_layer})"
-                )
-                break
+        ``h`` is the layer's out-of-fold class vector of the training rows, ``correct``
+        the rows the mixture up to t classifies right, ``cumulative`` the
+        :class:`~mddf.mixture.CumulativeMargin` after the layer.
+        """
+        return {
+            "layer": t,
+            "alpha": float(cumulative.alphas[-1]),
+            "share": float(cumulative.shares[-1]),
+            "oof_accuracy": float(np.mean(correct)),
+            "layer_oof_accuracy": float(np.mean(h.argmax(axis=1) == y)),
+            **cumulative.statistics(),
+            "loss": cumulative.loss(),
+            "max_depth": block.max_depth,
+            "model_bytes": block.nbytes,
+        }
 
-        # Growth stops on the paired test, but the kept prefix is the most accurate
-        # one grown (first of ties): layers that were grown anyway cost nothing more
-        # to keep, and the point estimate is the better guess between layers the
-        # test cannot tell apart.
-        monitored_key = "val_accuracy" if X_val is not None else "oof_accuracy"
-        kept = int(np.argmax([r[monitored_key] for r in history])) + 1
-        self.layers_ = layers[:kept]
-        self.layer_shares_ = np.asarray(shares[:kept])
-        self.alphas_ = self._alphas(np.asarray(alphas[:kept]), self.layer_shares_)
-        self.n_layers_ = kept
-        self.train_history_ = history
-        self.oof_features_ = oof_features[:kept]
-        return self
-
-    def _improves(self, correct, best_correct, accuracy, best_accuracy):
-        """Whether a layer beats the best so far (``tol`` and the paired ``min_gain_se`` test)."""
-        if best_correct is None:
-            return True
-        gained = int(np.count_nonzero(correct & ~best_correct))
-        lost = int(np.count_nonzero(best_correct & ~correct))
-        return bool(accuracy > best_accuracy + self.tol and gained - lost > self.min_gain_se * np.sqrt(gained + lost))
+    def _log_layer(self, record):
+        """With ``verbose``, one line for a grown layer."""
+        if not self.verbose:
+            return
+        val = f" val_acc={record['val_accuracy']:.4f}" if "val_accuracy" in record else ""
+        print(
+            f"[mdDF] layer {record['layer']:2d}  alpha={record['alpha']:.4g}  share={record['share']:.4f}  "
+            f"oof_acc={record['oof_accuracy']:.4f}{val}  margin_ratio={record['margin_ratio']:.4f}  "
+            f"{record['fit_seconds']:.1f}s",
+            flush=True,
+        )
 
     # ------------------------------------------------------------------ predict
     def _staged(self, X):
@@ -493,11 +441,10 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         return self._replay(X)
 
     def _replay(self, X):
-        passed = mix = None
+        mixture = ClassVectorMixture(self.passed_features)
         for t, (block, share) in enumerate(zip(self.layers_, self.layer_shares_), start=1):
-            per_forest = block.predict_proba(self._layer_input(X, passed, t))
-            passed, mix = self._mix(passed, mix, per_forest, share)
-            yield passed, mix
+            mixture.add_layer(block.predict_proba(self._layer_input(X, mixture.passed, t)), share)
+            yield mixture.passed, mixture.proba
 
     def staged_predict_proba(self, X):
         """Class probabilities after each kept layer (``f_t / sum_{l<=t} alpha_l``).

@@ -12,6 +12,7 @@ from sklearn.preprocessing import StandardScaler
 
 from mddf import MDDFClassifier
 from mddf.margin import margins
+from mddf.stopping import improves
 
 FAST = dict(n_estimators=8, max_layers=3, random_state=0)
 
@@ -180,7 +181,7 @@ def test_stops_early_and_keeps_the_best_prefix(data):
 
 
 @pytest.mark.parametrize(
-    "gained, lost, min_gain_se, improves",
+    "gained, lost, min_gain_se, expected",
     [
         (10, 4, 1.0, True),  # 6 > sqrt(14) = 3.74
         (5, 2, 1.0, True),  # 3 > sqrt(7) = 2.65
@@ -192,7 +193,7 @@ def test_stops_early_and_keeps_the_best_prefix(data):
         (28, 10, 3.0, False),  # 18 < 3 sqrt(38) = 18.49
     ],
 )
-def test_a_layer_improves_only_by_a_paired_margin_of_standard_errors(gained, lost, min_gain_se, improves):
+def test_a_layer_improves_only_by_a_paired_margin_of_standard_errors(gained, lost, min_gain_se, expected):
     # McNemar: rows the new layer newly gets right (b) against rows it newly gets
     # wrong (c); an improvement needs b - c > min_gain_se * sqrt(b + c)
     n = 100
@@ -201,9 +202,8 @@ def test_a_layer_improves_only_by_a_paired_margin_of_standard_errors(gained, los
     new = best.copy()
     new[:lost] = False
     new[50 : 50 + gained] = True
-    clf = MDDFClassifier(min_gain_se=min_gain_se)
-    assert clf._improves(new, best, new.mean(), best.mean()) is improves
-    assert clf._improves(new, None, new.mean(), -np.inf)  # the first layer always counts
+    assert improves(new, best, new.mean(), best.mean(), min_gain_se=min_gain_se) is expected
+    assert improves(new, None, new.mean(), -np.inf, min_gain_se=min_gain_se)  # the first layer always counts
 
 
 def test_layers_that_gain_less_than_the_paired_margin_are_not_kept(data):

@@ -1,0 +1,246 @@
+"""The cascade as a mixture of layers: its cumulative margin and its class vectors.
+
+Algorithm 2 of Lv, Yang and Zhou keeps two running quantities per layer t: on the
+training rows, the cumulative margin ``sum_{l<=t} alpha_l gamma_l`` that fixes
+the layer weight alpha_t (line 6, eq. 48) and the next sample distribution
+D_{t+1} (line 8, eq. 47); and, on any rows, the augmented feature
+``f_t = f_{t-1} + alpha_t h_t`` (line 7, eq. 7) whose argmax is the prediction
+(eq. 9). :class:`CumulativeMargin` holds the first, :class:`ClassVectorMixture`
+the second.
+
+Both are kept normalised, as a mixture updated with the layer's share beta_t:
+``mix_t = (1 - beta_t) mix_{t-1} + beta_t h_t``. For the additive reading
+``beta_t = alpha_t / sum_{l<=t} alpha_l``, so ``mix_t = f_t / sum alpha``
+exactly; for the normalised reading beta_t is solved for directly; for the
+gcForest cascade beta_t = 1 (``f_t = h_t``). The common scale ``sum alpha`` is
+divided out of what the next layer sees, which forests ignore.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .alpha import solve_alpha_exact, solve_alpha_sgd, solve_layer_share
+from .margin import margin_distribution_loss, margin_statistics
+from .weights import sample_distribution
+
+
+def layer_feature(per_forest, passed_features="mean"):
+    """What a layer hands on to the next one, before mixing.
+
+    Parameters
+    ----------
+    per_forest : ndarray (n, n_forests, n_classes)
+        Class vector of every forest of the block.
+    passed_features : {"mean", "per_forest"}
+        ``"mean"``: the block's class vector h_t (n, n_classes); ``"per_forest"``:
+        every forest's class vector side by side (n, n_forests * n_classes).
+    """
+    if passed_features == "mean":
+        return per_forest.mean(axis=1)
+    return per_forest.reshape(per_forest.shape[0], -1)
+
+
+class ClassVectorMixture:
+    """The normalised augmented feature ``f_t / sum_{l<=t} alpha_l`` of a set of rows (eq. 7).
+
+    Holds, after each layer added, the feature the next layer sees (``passed``)
+    and the mixture of the layers' mean class vectors (``proba``), whose argmax
+    is the prediction ``argmax_j f_t^j`` (eq. 9). The same object serves the
+    out-of-fold vectors of the training rows, the held-out rows and new rows at
+    prediction time, so all three mix the layers alike.
+
+    Parameters
+    ----------
+    passed_features : {"mean", "per_forest"}, default="mean"
+        See :func:`layer_feature`.
+
+    Attributes
+    ----------
+    passed : ndarray or None
+        ``f_t / sum alpha`` (None before the first layer: f_0 is empty, Algorithm 2, line 1).
+    proba : ndarray (n, n_classes) or None
+        ``sum_l alpha_l h_l / sum_l alpha_l``, a convex combination of class vectors.
+    """
+
+    def __init__(self, passed_features="mean"):
+        self.passed_features = passed_features
+        self.passed = None
+        self.proba = None
+
+    def add_layer(self, per_forest, share):
+        """Mix in layer t with share beta_t: ``mix_t = (1 - beta_t) mix_{t-1} + beta_t h_t``.
+
+        Parameters
+        ----------
+        per_forest : ndarray (n, n_forests, n_classes)
+            The block's class vectors of these rows.
+        share : float in [0, 1]
+            beta_t; 1 replaces the mixture by the layer (first layer, gcForest).
+        """
+        h = per_forest.mean(axis=1)
+        passed = layer_feature(per_forest, self.passed_features)
+        if self.passed is None or share == 1.0:
+            self.passed, self.proba = passed, h
+        else:
+            self.passed = (1.0 - share) * self.passed + share * passed
+            self.proba = (1.0 - share) * self.proba + share * h
+
+    def correct(self, y):
+        """Boolean (n,): whether ``argmax_j mix_t^j`` is each row's class (encoded as column indices)."""
+        return self.proba.argmax(axis=1) == y
+
+
+class CumulativeMargin:
+    """Margin bookkeeping of Algorithm 2 on the training rows.
+
+    Starts from D_1 uniform and an empty ensemble (lines 1-2). Each layer then
+    gets its weight from its margins gamma_t (eq. 46) by minimising the mean
+    margin-distribution loss (eq. 48) of the cumulative margin (line 6,
+    :meth:`solve_weight`), joins the cumulative margin (:meth:`add_layer`), and
+    the next distribution is ``D_{t+1} proportional to l_md`` of it (line 8,
+    eq. 47, :meth:`reweight`).
+
+    Parameters
+    ----------
+    n_samples : int
+        m, the number of training rows.
+    margin_optimization : bool, default=True
+        False is the gcForest cascade: alpha_t = beta_t = 1 and D_t stays uniform.
+    cumulative_margin : {"normalized", "additive"}, default="normalized"
+        ``"additive"``: ``F_t = F_{t-1} + alpha_t gamma_t`` with alpha_t the
+        minimiser of ``mean l_md(F_{t-1} + alpha gamma_t)`` over alpha >= 0.
+        ``"normalized"``: the margin of the mixture in the simplex,
+        ``Fbar_t = (1 - beta_t) Fbar_{t-1} + beta_t gamma_t``, with the share
+        beta_t in [0, 1] solved for directly (:func:`mddf.alpha.solve_layer_share`).
+    margin_mean, margin_tradeoff : float
+        gamma and mu of eq. 48.
+    alpha_solver : {"sgd", "exact"}, default="sgd"
+
+    Attributes
+    ----------
+    distribution : ndarray (m,)
+        D_t, the distribution the next layer trains on.
+    margin_sum : ndarray (m,)
+        ``F_t = sum_{l<=t} alpha_l gamma_l`` (additive reading and gcForest; zeros otherwise).
+    alpha_sum : float
+        ``sum_{l<=t} alpha_l`` (additive reading and gcForest).
+    mixture_margin : ndarray (m,)
+        ``Fbar_t``, the margins of the normalised mixture (every reading).
+    alphas, shares : list of float
+        alpha_t and beta_t of every layer added.
+    """
+
+    def __init__(
+        self,
+        n_samples,
+        *,
+        margin_optimization=True,
+        cumulative_margin="normalized",
+        margin_mean=0.8,
+        margin_tradeoff=0.05,
+        alpha_solver="sgd",
+    ):
+        self.margin_optimization = margin_optimization
+        self.cumulative_margin = cumulative_margin
+        self.margin_mean = margin_mean
+        self.margin_tradeoff = margin_tradeoff
+        self.alpha_solver = alpha_solver
+        self.distribution = np.full(n_samples, 1.0 / n_samples)  # D_1 (Algorithm 2, line 2)
+        self.margin_sum = np.zeros(n_samples)
+        self.alpha_sum = 0.0
+        self.mixture_margin = np.zeros(n_samples)
+        self.alphas = []
+        self.shares = []
+
+    @property
+    def additive(self):
+        """Whether the weights are Algorithm 2's raw alpha_t (additive reading, gcForest)."""
+        return self.cumulative_margin == "additive" or not self.margin_optimization
+
+    @property
+    def cumulative(self):
+        """The cumulative margin of line 8: F_t for the additive reading, Fbar_t for the normalised one."""
+        return self.margin_sum if self.additive else self.mixture_margin
+
+    def solve_weight(self, margin, rng):
+        """(alpha_t, beta_t) of the next layer (Algorithm 2, line 6).
+
+        Parameters
+        ----------
+        margin : ndarray (m,)
+            gamma_t, the layer's margins (eq. 46).
+        rng : numpy.random.RandomState
+            One seed is drawn from it for the SGD solver whenever margins are optimised.
+
+        Returns
+        -------
+        alpha : float
+            The layer weight: the minimiser of eq. 48's mean loss (additive), the
+            share itself (normalised), 1 for the first normalised layer and for gcForest.
+        share : float in [0, 1]
+            beta_t, the layer's share of the normalised mixture.
+        """
+        if not self.margin_optimization:
+            return 1.0, 1.0  # gcForest: f_t = h_t
+        seed = rng.randint(np.iinfo(np.int32).max)
+        if self.cumulative_margin == "normalized":
+            if not self.shares:
+                return 1.0, 1.0  # a single layer is the whole mixture; alpha_1 = 1 (Algorithm 2, line 1)
+            share = solve_layer_share(
+                self.mixture_margin,
+                margin,
+                self.margin_mean,
+                self.margin_tradeoff,
+                solver=self.alpha_solver,
+                random_state=seed,
+            )
+            return share, share
+        if self.alpha_solver == "exact":
+            alpha = solve_alpha_exact(self.margin_sum, margin, self.margin_mean, self.margin_tradeoff)
+        else:
+            alpha = solve_alpha_sgd(self.margin_sum, margin, self.margin_mean, self.margin_tradeoff, random_state=seed)
+        total = self.alpha_sum + alpha
+        # a first layer worse than chance gets alpha = 0; the mixture is then that layer alone
+        return alpha, (alpha / total if total > 0 else 1.0)
+
+    def add_layer(self, margin, alpha, share):
+        """Add layer t's margins gamma_t with weight alpha_t and share beta_t to the cumulative margin."""
+        if self.additive:
+            self.margin_sum = self.margin_sum + alpha * margin
+            self.alpha_sum += alpha
+        self.mixture_margin = (1.0 - share) * self.mixture_margin + share * margin
+        self.alphas.append(alpha)
+        self.shares.append(share)
+
+    def reweight(self):
+        """D_{t+1}(i) proportional to ``l_md`` of the cumulative margin (eq. 47, Algorithm 2 line 8).
+
+        Uniform throughout for the gcForest cascade. Returns the new distribution.
+        """
+        if self.margin_optimization:
+            self.distribution = sample_distribution(self.cumulative, self.margin_mean, self.margin_tradeoff)
+        return self.distribution
+
+    def loss(self):
+        """Mean margin-distribution loss (eq. 48) of the cumulative margin."""
+        return float(margin_distribution_loss(self.cumulative, self.margin_mean, self.margin_tradeoff).mean())
+
+    def statistics(self):
+        """Mean, standard deviation and ratio of the mixture's margins (:func:`mddf.margin.margin_statistics`)."""
+        return margin_statistics(self.mixture_margin)
+
+    def layer_weights(self, n_layers):
+        """(alphas, shares) of the first ``n_layers`` layers, as float arrays.
+
+        ``alphas`` are Algorithm 2's raw alpha_t for the additive reading (ones
+        for gcForest) and, for the normalised one, the simplex weights of the
+        mixture of those layers: beta_t times ``prod_{l>t} (1 - beta_l)``.
+        """
+        shares = np.asarray(self.shares[:n_layers])
+        if self.additive:
+            return np.asarray(self.alphas[:n_layers]), shares
+        weights = shares.copy()
+        for t in range(len(shares) - 1, 0, -1):
+            weights[:t] *= 1.0 - shares[t]
+        return weights, shares
