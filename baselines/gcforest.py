@@ -22,10 +22,22 @@ from mddf import MDDFClassifier
 
 from .scanning import MultiGrainedScanner, resolve_image_shape
 
-__all__ = ["GCForestClassifier", "gcforest_cascade"]
+__all__ = ["GCForestCascade", "GCForestClassifier", "gcforest_cascade"]
 
 # gcForest's forest block: two random forests and two completely-random forests (Algorithm 1).
 GCFOREST_BLOCK = ("rf", "rf", "crf", "crf")
+
+
+class GCForestCascade(MDDFClassifier):
+    """The :class:`mddf.MDDFClassifier` cascade run as gcForest's cascade forest.
+
+    Same parameters, fitting and prediction as :class:`mddf.MDDFClassifier`;
+    only the names differ: verbose lines are tagged ``[gcForest]`` and errors
+    name this class. Build it with :func:`gcforest_cascade`, which switches the
+    margin machinery off.
+    """
+
+    _log_name = "gcForest"
 
 
 def gcforest_cascade(**params):
@@ -38,12 +50,12 @@ def gcforest_cascade(**params):
 
     Returns
     -------
-    MDDFClassifier with ``margin_optimization=False`` (uniform D_t, alpha_t = 1,
-    f_t = h_t, prediction from the last layer), ``passed_features="per_forest"``
-    and ``max_depth_factor=None`` (fully grown trees).
+    GCForestCascade (an MDDFClassifier) with ``margin_optimization=False``
+    (uniform D_t, alpha_t = 1, f_t = h_t, prediction from the last layer),
+    ``passed_features="per_forest"`` and ``max_depth_factor=None`` (fully grown trees).
     """
     params.setdefault("min_gain_se", 0.0)  # gcForest stops on any non-improvement
-    return MDDFClassifier(
+    return GCForestCascade(
         forest_types=GCFOREST_BLOCK,
         margin_optimization=False,
         passed_features="per_forest",
@@ -112,13 +124,16 @@ class GCForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         scanning ``GCForestClassifier(random_state=r)`` and
         ``gcforest_cascade(random_state=r)`` grow identical cascades.
     verbose : int, default=0
+        1 prints one line per scanning window size and fold (``[scanning]``) and
+        one per cascade level (``[gcForest] layer t``: accuracies, margin ratio, seconds).
 
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,)
     n_features_in_ : int
     scanner_ : MultiGrainedScanner or None
-    cascade_ : MDDFClassifier
+    cascade_ : GCForestCascade
+        The fitted cascade (an :class:`mddf.MDDFClassifier`).
     n_layers_ : int
         Kept cascade levels.
     train_history_ : list of dict
@@ -243,8 +258,12 @@ class GCForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
     def _fit_scanner(self, X, y):
         X, y = validate_data(self, X, y, dtype=np.float32, order="C")
         check_classification_targets(y)
-        if len(np.unique(y)) < 2:
-            raise ValueError("GCForestClassifier needs samples of at least 2 classes; y has one class")
+        classes = np.unique(y)
+        if len(classes) < 2:  # before scanning, which would fit its forests on one class
+            raise ValueError(
+                f"y has only one class ({classes.tolist()[0]!r}); "
+                f"{type(self).__name__} needs samples of at least 2 classes"
+            )
         if self.image_shape is not None:
             resolve_image_shape(self.image_shape, X.shape[1])
         if self.window_sizes is None:

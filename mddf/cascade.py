@@ -157,7 +157,9 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         before dispatch).
     random_state : int, RandomState or None, default=None
     verbose : int, default=0
-        1 prints one line per layer.
+        1 prints one line per layer, ``[mdDF] layer t`` followed by alpha_t and
+        beta_t (left out with ``margin_optimization=False``), the monitored
+        accuracies, the margin ratio and the seconds the layer took.
 
     Attributes
     ----------
@@ -181,6 +183,9 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         (rows used for training when validation_fraction is set).
     stop_reason_ : str
     """
+
+    # Tag of the verbose lines; errors name ``type(self).__name__``.
+    _log_name = "mdDF"
 
     _parameter_constraints = {
         "n_estimators": [Interval(Integral, 1, None, closed="left")],
@@ -379,8 +384,8 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         n_classes = len(self.classes_)
         if n_classes < 2:
             raise ValueError(
-                f"y has only one class ({self.classes_[0].item()!r}); "
-                "MDDFClassifier needs samples of at least 2 classes"
+                f"y has only one class ({self.classes_.tolist()[0]!r}); "
+                f"{type(self).__name__} needs samples of at least 2 classes"
             )
         X_val = y_val = None
         if self.validation_fraction is not None:
@@ -394,7 +399,7 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
             X, X_val = np.ascontiguousarray(X), np.ascontiguousarray(X_val)
         counts = np.bincount(y_enc, minlength=n_classes)
         if self.class_vectors == "kfold" and counts.min() < self.n_folds:
-            small = self.classes_[np.argmin(counts)].item()
+            small = self.classes_.tolist()[int(np.argmin(counts))]
             raise ValueError(
                 f"class {small!r} has {counts.min()} training samples, fewer than n_folds={self.n_folds}; "
                 "every class needs at least n_folds samples for stratified k-fold class vectors "
@@ -422,14 +427,19 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         }
 
     def _log_layer(self, record):
-        """With ``verbose``, one line for a grown layer."""
+        """With ``verbose``, one line for a grown layer, tagged with :attr:`_log_name`.
+
+        alpha_t and beta_t are shown only when margins are optimised (they are 1
+        for the gcForest cascade); the margin ratio is that of the current
+        prediction's margins in either case.
+        """
         if not self.verbose:
             return
+        weights = f"alpha={record['alpha']:.4g}  share={record['share']:.4f}  " if self.margin_optimization else ""
         val = f" val_acc={record['val_accuracy']:.4f}" if "val_accuracy" in record else ""
         print(
-            f"[mdDF] layer {record['layer']:2d}  alpha={record['alpha']:.4g}  share={record['share']:.4f}  "
-            f"oof_acc={record['oof_accuracy']:.4f}{val}  margin_ratio={record['margin_ratio']:.4f}  "
-            f"{record['fit_seconds']:.1f}s",
+            f"[{self._log_name}] layer {record['layer']:2d}  {weights}oof_acc={record['oof_accuracy']:.4f}{val}  "
+            f"margin_ratio={record['margin_ratio']:.4f}  {record['fit_seconds']:.1f}s",
             flush=True,
         )
 

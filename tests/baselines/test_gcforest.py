@@ -11,7 +11,7 @@ from sklearn.utils.estimator_checks import check_estimator
 
 from mddf import MDDFClassifier
 from mddf.baselines import GCForestClassifier, MultiGrainedScanner
-from mddf.baselines.gcforest import gcforest_cascade
+from mddf.baselines.gcforest import GCForestCascade, gcforest_cascade
 
 
 @pytest.fixture(scope="module")
@@ -103,6 +103,33 @@ def test_validation_fraction_is_monitored(digits):
     assert all("val_accuracy" in r for r in gc.train_history_)
 
 
+def test_verbose_lines_name_gcforest_and_leave_out_the_layer_weights(digits, capsys):
+    # the gcForest cascade has alpha_t = 1 and no mixture: its lines show levels, accuracies and time
+    X, y, _, _ = digits
+    gc = small(max_layers=2, verbose=1).fit(X, y)
+    lines = capsys.readouterr().out.splitlines()
+    levels = [line for line in lines if line.startswith("[gcForest] layer")]
+    assert len(levels) == len(lines) == len(gc.train_history_)
+    assert not any("alpha=" in line or "share=" in line or "[mdDF]" in line for line in lines)
+    assert all("oof_acc=" in line and line.endswith("s") for line in levels)
+    small(max_layers=1, verbose=1, **SCAN).fit(X[:60], y[:60])
+    lines = capsys.readouterr().out.splitlines()
+    assert any(line.startswith("[scanning]") for line in lines)
+    assert any(line.startswith("[gcForest] layer") for line in lines)
+    assert not any(line.startswith("[mdDF]") for line in lines)
+
+
+def test_the_cascade_is_an_mddf_classifier_under_the_gcforest_name(digits, cascade_only):
+    _, _, X_test, _ = digits
+    cascade = cascade_only.cascade_
+    assert isinstance(cascade, GCForestCascade) and isinstance(cascade, MDDFClassifier)
+    assert isinstance(gcforest_cascade(), GCForestCascade)
+    assert clone(cascade).get_params() == cascade.get_params()
+    restored = pickle.loads(pickle.dumps(cascade))
+    assert type(restored) is GCForestCascade
+    np.testing.assert_array_equal(restored.predict_proba(X_test), cascade.predict_proba(X_test))
+
+
 def test_staged_predictions_end_with_the_final_prediction(digits, scanned):
     _, _, X_test, _ = digits
     gc = scanned
@@ -174,8 +201,14 @@ def test_window_larger_than_the_image_is_rejected(digits):
 
 def test_bad_input_is_rejected_with_a_clear_message(digits):
     X, y, _, _ = digits
-    with pytest.raises(ValueError, match="one class"):
+    with pytest.raises(
+        ValueError, match=r"y has only one class \(0.0\); GCForestClassifier needs samples of at least 2"
+    ):
         small().fit(X[:20], np.zeros(20))
+    with pytest.raises(ValueError, match=r"only one class \(3\); GCForestClassifier needs"):
+        small(**SCAN).fit(X[:20], np.full(20, 3))  # before any scanning forest is fitted
+    with pytest.raises(ValueError, match=r"only one class \('a'\); GCForestCascade needs"):
+        gcforest_cascade(n_estimators=2).fit(X[:20], np.array(["a"] * 20, dtype=object))
     X_nan = X.copy()
     X_nan[3, 5] = np.nan
     with pytest.raises(ValueError, match="NaN"):

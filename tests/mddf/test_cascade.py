@@ -259,17 +259,33 @@ def test_string_and_non_contiguous_labels():
 def test_verbose_prints_one_line_per_layer(data, capsys):
     X, y, _, _ = data
     clf = MDDFClassifier(verbose=1, **FAST).fit(X, y)
-    lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("[mdDF] layer")]
-    assert len(lines) == len(clf.train_history_)
-    assert "alpha=" in lines[0] and "oof_acc=" in lines[0] and "margin_ratio=" in lines[0]
+    out = capsys.readouterr().out.splitlines()
+    lines = [line for line in out if line.startswith("[mdDF] layer")]
+    assert len(lines) == len(out) == len(clf.train_history_)
+    for line, record in zip(lines, clf.train_history_):
+        assert f"alpha={record['alpha']:.4g}  share={record['share']:.4f}" in line
+        assert "oof_acc=" in line and "margin_ratio=" in line and line.endswith("s")
     MDDFClassifier(**FAST).fit(X, y)
     assert capsys.readouterr().out == ""
 
 
+def test_verbose_leaves_out_the_layer_weights_without_margin_optimization(data, capsys):
+    # alpha_t = beta_t = 1 for the gcForest cascade: nothing to report
+    X, y, _, _ = data
+    clf = MDDFClassifier(verbose=1, margin_optimization=False, validation_fraction=0.25, **FAST).fit(X, y)
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == len(clf.train_history_)
+    assert all(line.startswith("[mdDF] layer") for line in lines)
+    assert not any("alpha=" in line or "share=" in line for line in lines)
+    assert all("oof_acc=" in line and "val_acc=" in line for line in lines)
+
+
 def test_clear_errors(data):
     X, y, _, _ = data
-    with pytest.raises(ValueError, match="only one class"):
+    with pytest.raises(ValueError, match=r"y has only one class \(0.0\); MDDFClassifier needs samples of at least 2"):
         MDDFClassifier(**FAST).fit(X, np.zeros(len(X)))
+    with pytest.raises(ValueError, match=r"y has only one class \('a'\); MDDFClassifier needs"):
+        MDDFClassifier(**FAST).fit(X, np.array(["a"] * len(X), dtype=object))  # labels without .item()
     X_nan = X.copy()
     X_nan[3, 2] = np.nan
     with pytest.raises(ValueError, match="NaN"):
@@ -284,6 +300,8 @@ def test_clear_errors(data):
     y_rare[:2] = 7
     with pytest.raises(ValueError, match="class 7 has 2 training samples, fewer than n_folds=3"):
         MDDFClassifier(**FAST).fit(X, y_rare)
+    with pytest.raises(ValueError, match="class 'rare' has 2 training samples"):
+        MDDFClassifier(**FAST).fit(X, np.where(y_rare == 7, "rare", "common").astype(object))
     fitted = MDDFClassifier(**FAST).fit(X, y)
     with pytest.raises(ValueError, match="8 features"):
         fitted.predict(X[:, :5])
