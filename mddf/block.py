@@ -13,9 +13,8 @@ from sklearn.model_selection import StratifiedKFold
 from sklearn.tree import DecisionTreeClassifier, ExtraTreeClassifier
 from sklearn.utils.parallel import Parallel, delayed
 
-from .binned_forest import BinnedForest
-from .binned_tree import FeatureBinner, add_tree_proba, grow_tree
 from .compact_forest import CompactForest
+from .trees import BinnedForest, FeatureBinner, add_tree_proba, grow_tree
 from .weights import WeightedBootstrap, weighted_resample
 
 FOREST_TYPES = ("rf", "crf")
@@ -29,7 +28,7 @@ def make_forest(kind, n_estimators, max_depth, random_state):
     :class:`ForestBlock` grows these trees itself, one at a time (see
     :func:`_grow_forest`): with ``tree_method="exact"`` the very same scikit-learn
     trees, with ``"hist"`` (the default) the same split rules on binned features
-    (:mod:`mddf.binned_tree`). This is the reference definition of each kind and a
+    (:mod:`mddf.trees`). This is the reference definition of each kind and a
     convenience for users who want the block's forests on their own.
 
     ``"rf"``: random forest, sqrt(d) candidate features per split (Breiman).
@@ -102,7 +101,7 @@ class _ExactTrees:
 
 
 class _BinnedTrees:
-    """The trees of :mod:`mddf.binned_tree` on a :class:`BinnedInput`."""
+    """The trees of :mod:`mddf.trees` on a :class:`BinnedInput`."""
 
     def __init__(self, kind, max_depth, X, y, n_classes):
         self.X, self.n_classes = X, n_classes
@@ -300,7 +299,7 @@ class ForestBlock:
         add a second bootstrap). Out-of-bag class vectors need each row's identity,
         so ``class_vectors="oob"`` always uses sample weights.
     tree_method : {"hist", "exact"}
-        ``"hist"``: trees of :mod:`mddf.binned_tree`, grown on the layer input
+        ``"hist"``: trees of :mod:`mddf.trees`, grown on the layer input
         quantised to at most 256 bins per feature (once per layer, shared by all
         trees). ``"exact"``: scikit-learn's ``DecisionTreeClassifier`` /
         ``ExtraTreeClassifier`` on the float values.

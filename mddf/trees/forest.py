@@ -1,7 +1,7 @@
-"""Compact storage and prediction of forests grown by :mod:`mddf.binned_tree`.
+"""Compact storage and prediction of forests grown by :func:`mddf.trees.grower.grow_tree`.
 
 A deep forest keeps k x 4 forests per layer for prediction, so the bytes per
-node decide its memory (adult: 19 layers, about 23,000 trees of 8,000 nodes).
+node decide its memory.
 Trees grown on bins can be stored by their bins: per node a feature (int16, a
 negative code marks a leaf), the split bin (uint8) and the right child, as a
 tree-local uint16 index when every tree has fewer than 65,536 nodes (int32
@@ -52,7 +52,7 @@ class BinnedForest:
         The bin edges the trees were grown on (shared by every forest of a layer).
     n_classes : int
     features, split_bins, rights, impure_values, depths : lists, one entry per tree
-        The outputs of :func:`mddf.binned_tree.grow_tree`.
+        The outputs of :func:`mddf.trees.grower.grow_tree`.
     """
 
     def __init__(self, binner, n_classes, features, split_bins, rights, impure_values, depths):

@@ -1,0 +1,29 @@
+"""Decision trees grown on binned features, compiled with numba (``tree_method="hist"``).
+
+The forests' trees are grown on features quantised once per layer to at most
+256 ordered bins (as LightGBM, XGBoost's ``hist`` method and DF21 do), with
+scikit-learn's split rules. One concern per module, as in scikit-learn's
+``sklearn/ensemble/_hist_gradient_boosting``:
+
+- :mod:`~mddf.trees.binning`: :class:`FeatureBinner`, the bin edges of each
+  feature and the uint8 bin codes of any rows;
+- :mod:`~mddf.trees.splitting`: the split rules on one feature of a node (its
+  best Gini threshold, or a completely-random one) and the random generator;
+- :mod:`~mddf.trees.grower`: :func:`grow_tree`, growing one tree depth first
+  (node stack, candidate-feature draws, row partitions) into flat node arrays;
+- :mod:`~mddf.trees.predictor`: :func:`add_tree_proba`, routing rows through
+  one grown tree to its leaves' class distributions;
+- :mod:`~mddf.trees.forest`: :class:`BinnedForest`, a layer forest's trees
+  stored compactly by their bins, predicting new float rows.
+
+numba's on-disk cache of a compiled function is invalidated only by changes to
+its own file, not to the functions it calls from other modules: after editing
+``splitting.py`` or ``binning.py``, delete ``mddf/trees/__pycache__``.
+"""
+
+from .binning import MAX_BINS, FeatureBinner
+from .forest import BinnedForest
+from .grower import grow_tree
+from .predictor import add_tree_proba
+
+__all__ = ["MAX_BINS", "BinnedForest", "FeatureBinner", "add_tree_proba", "grow_tree"]

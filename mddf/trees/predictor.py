@@ -1,0 +1,45 @@
+"""Routing rows through one grown tree, compiled with numba.
+
+A tree is the node arrays returned by :func:`mddf.trees.grower.grow_tree`: a
+row at internal node ``i`` goes to node ``i + 1`` when its bin of feature
+``feature[i]`` is at most ``split_bin[i]``, and to ``right[i]`` otherwise; a
+leaf (``feature[i] < 0``) holds its class ``right[i]`` when pure, and row
+``-right[i] - 1`` of ``impure_values`` otherwise.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+
+@njit(cache=True, nogil=True)
+def add_tree_proba(feature, split_bin, right, impure_values, Xb, rows, out):
+    """Add the tree's class distribution of each row ``rows[k]`` of ``Xb`` to ``out[k]``.
+
+    Parameters
+    ----------
+    feature, split_bin, right, impure_values : ndarray
+        The tree, as returned by :func:`mddf.trees.grower.grow_tree`.
+    Xb : ndarray of uint8 (n, d)
+        Bin codes, binned with the edges the tree was grown on.
+    rows : ndarray of int64 (n_rows,)
+        Rows of ``Xb`` to route.
+    out : ndarray of float64 (n_rows, n_classes)
+        Accumulator, added to in place: a pure leaf adds 1 to its class, an
+        impure one its class distribution.
+    """
+    n_classes = out.shape[1]
+    for k in range(len(rows)):
+        r = rows[k]
+        node = 0
+        while feature[node] >= 0:
+            if Xb[r, feature[node]] <= split_bin[node]:
+                node += 1
+            else:
+                node = right[node]
+        code = right[node]
+        if code >= 0:
+            out[k, code] += 1.0
+        else:
+            for c in range(n_classes):
+                out[k, c] += impure_values[-code - 1, c]
