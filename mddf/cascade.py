@@ -138,7 +138,7 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         86.18 (seed 0), yeast 63.27: better only on the smallest, noisiest set.
         ``class_vectors="oob"`` always uses sample weights.
     tree_method : {"hist", "exact"}, default="hist"
-        How the forests' trees are grown. ``"hist"``: by :mod:`mddf.binned_tree`,
+        How the forests' trees are grown. ``"hist"``: by :mod:`mddf.trees`,
         on the layer input quantised once per layer to at most 256 bins per
         feature (equal-frequency quantiles; lossless for a feature with at most
         256 distinct values), with scikit-learn's split rules (the best Gini split
