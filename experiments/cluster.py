@@ -44,7 +44,20 @@ import traceback
 import uuid
 from dataclasses import dataclass
 
-from .executor import WORKER_ENVIRONMENT, RunBook, Task, _raise_on_sigterm, execute, failure_record
+from .executor import (
+    EXIT_INTERRUPTED,
+    EXIT_NOTHING_TO_RUN,
+    EXIT_OK,
+    EXIT_RUN_FAILED,
+    EXIT_TERMINATED,
+    WORKER_ENVIRONMENT,
+    RunBook,
+    Task,
+    Terminated,
+    _raise_on_sigterm,
+    execute,
+    failure_record,
+)
 from .store import ResultStore
 
 INSTALL_HINT = 'pip install "mddf[dask]" (from a checkout: pip install -e ".[dask]")'
@@ -417,11 +430,44 @@ def run_all(
         )
 
 
+def exit_status_epilog(failed: str, nothing_to_run: str) -> str:
+    """The ``--help`` epilog of a script that executes runs: its exit codes (``EXIT_*`` of the executor).
+
+    ``failed`` and ``nothing_to_run`` complete the descriptions of codes 1 and 2 for the script.
+    """
+    import textwrap
+
+    codes = {
+        EXIT_OK: "every planned run finished ok (runs finished by an earlier invocation count)",
+        EXIT_RUN_FAILED: f"{failed}, or the Dask cluster (--scheduler) could not be used",
+        EXIT_NOTHING_TO_RUN: f"usage error, or nothing could run: {nothing_to_run}",
+        EXIT_INTERRUPTED: "interrupted by Ctrl-C (SIGINT)",
+        EXIT_TERMINATED: "stopped by SIGTERM",
+    }
+    lines = ["exit status:"]
+    for code, meaning in codes.items():
+        lines.append(textwrap.fill(meaning, 88, initial_indent=f"  {code:<5}", subsequent_indent=" " * 7))
+    lines.append(
+        textwrap.fill(
+            "The summary at the end (stderr) names the failed runs and the skipped datasets. After 130 or 143 "
+            "the finished runs are kept in results.jsonl: rerun the same command to resume.",
+            88,
+        )
+    )
+    return "\n".join(lines)
+
+
 def run_from_args(tasks: list[Task], store: ResultStore, args: argparse.Namespace, registry=None) -> int:
     """:func:`run_all` with the options every runner script parses (``--scheduler``, ``--workers``,
     ``--isolation``, ``--n-jobs``, ``--quiet``, ``--download``).
 
-    Returns 0, or 1 after printing the reason on stderr when the cluster cannot be set up.
+    Returns
+    -------
+    int
+        ``EXIT_OK`` once every run has a record (failed runs included: see
+        :func:`~.executor.unfinished`); else, after saying why on stderr, ``EXIT_RUN_FAILED`` (the
+        cluster cannot be set up), ``EXIT_INTERRUPTED`` (Ctrl-C) or ``EXIT_TERMINATED`` (SIGTERM).
+        The runs in progress are stopped in every case.
     """
     try:
         run_all(
@@ -437,5 +483,18 @@ def run_from_args(tasks: list[Task], store: ResultStore, args: argparse.Namespac
         )
     except ClusterSetupError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 1
-    return 0
+        return EXIT_RUN_FAILED
+    except KeyboardInterrupt:
+        return _stopped("interrupted (Ctrl-C)", store, EXIT_INTERRUPTED)
+    except Terminated:
+        return _stopped("terminated (SIGTERM)", store, EXIT_TERMINATED)
+    return EXIT_OK
+
+
+def _stopped(how: str, store: ResultStore, code: int) -> int:
+    print(
+        f"{how}: the runs in progress were stopped; the finished ones are kept in {store.path} "
+        "(rerun the same command to resume)",
+        file=sys.stderr,
+    )
+    return code

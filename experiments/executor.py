@@ -26,6 +26,19 @@ from .suites import DEEPBOOST_N_FOLDS, protocol_of
 
 BUDGET_METHOD = "mdDF"
 
+# Exit status of the scripts that execute runs (run_uci.py, small_sample.py; see
+# mddf.experiments.cluster.exit_status_epilog). 2 is also what argparse exits with on a usage error.
+EXIT_OK = 0
+EXIT_RUN_FAILED = 1
+EXIT_NOTHING_TO_RUN = 2
+EXIT_INTERRUPTED = 128 + signal.SIGINT  # 130, as a shell reports a command stopped by Ctrl-C
+EXIT_TERMINATED = 128 + signal.SIGTERM  # 143
+
+
+class Terminated(SystemExit):
+    """SIGTERM arrived while runs were executing (``code``: 128 + the signal's number)."""
+
+
 # Defaults for the workers' environment (a value the user set wins). OpenMP threads (XGBoost,
 # scikit-learn's OpenMP code) spin-wait by default; on a machine whose cores are also busy with
 # something else, that made 200 XGBoost rounds on digits take 165 s instead of 1.4 s (measured
@@ -127,6 +140,20 @@ def failure_record(task: Task, error: str, **extra) -> dict:
 def _crash_record(task: Task, exitcode) -> dict:
     hint = " (killed by the system, e.g. out of memory)" if exitcode == -9 else ""
     return failure_record(task, f"worker process exited with code {exitcode} without a result{hint}")
+
+
+def unfinished(tasks, store: ResultStore) -> list[dict]:
+    """The latest records of the runs of ``tasks`` that did not end ``ok`` (``error`` or ``skipped``),
+    in plan order; a run without any record gets an ``error`` record saying so."""
+    latest = store.latest()
+    out = []
+    for task in dict.fromkeys(tasks):
+        record = latest.get(task.key)
+        if record is None:
+            out.append(failure_record(task, "no result was recorded for this run"))
+        elif record.get("status") != "ok":
+            out.append(record)
+    return out
 
 
 def describe(record: dict) -> str:
@@ -328,10 +355,12 @@ def execute(
                 receiver.close()
                 book.finish(task, record if record is not None else _crash_record(task, process.exitcode))
     finally:
-        for (process, receiver), _ in book.running.values():
-            process.terminate()
-            process.join()
-            receiver.close()
+        for handle, _ in book.running.values():
+            if handle is not None:  # None: an inline run, stopped by the exception itself
+                process, receiver = handle
+                process.terminate()
+                process.join()
+                receiver.close()
         book.close()
         if previous_sigterm is not None:
             signal.signal(signal.SIGTERM, previous_sigterm)
@@ -353,12 +382,12 @@ def _environment(defaults: dict):
 
 
 def _raise_on_sigterm():
-    """Turn SIGTERM (a scheduler or ``kill``) into SystemExit so that running workers are stopped
+    """Turn SIGTERM (a scheduler or ``kill``) into :class:`Terminated` so that running workers are stopped
     and the results file is left consistent; returns the previous handler (None off the main thread)."""
     if threading.current_thread() is not threading.main_thread():
         return None
 
     def handler(signum, frame):
-        raise SystemExit(128 + signum)
+        raise Terminated(128 + signum)
 
     return signal.signal(signal.SIGTERM, handler)

@@ -30,9 +30,18 @@ import os
 import sys
 from pathlib import Path
 
+from mddf.datasets import DatasetError
 from mddf.experiments import paper_results
-from mddf.experiments.cluster import add_scheduler_argument, check_scheduler_args, run_from_args
-from mddf.experiments.executor import applicable, plan
+from mddf.experiments.cluster import add_scheduler_argument, check_scheduler_args, exit_status_epilog, run_from_args
+from mddf.experiments.executor import (
+    EXIT_INTERRUPTED,
+    EXIT_NOTHING_TO_RUN,
+    EXIT_OK,
+    EXIT_RUN_FAILED,
+    applicable,
+    plan,
+    unfinished,
+)
 from mddf.experiments.methods import FALLBACK_TREES_K, PROFILES, default_registry, unavailable_reason
 from mddf.experiments.runner import DatasetUnavailable, load
 from mddf.experiments.store import ResultStore
@@ -73,7 +82,14 @@ def _csv_list(text):
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="run_uci.py", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        prog="run_uci.py",
+        description=__doc__,
+        epilog=exit_status_epilog(
+            failed="a run failed or a dataset file could not be loaded (corrupt, wrong checksum)",
+            nothing_to_run="no requested method is available, every dataset was skipped (its files are "
+            "missing and --download was not given) or none of the methods applies to the datasets",
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
         "--suite",
@@ -305,11 +321,12 @@ def main(argv=None, registry=None) -> int:
         else:
             available.append(spec)
     if not available:
-        print("no method is available; nothing to run", file=sys.stderr)
-        return 1
+        print("nothing to run: no requested method is available", file=sys.stderr)
+        return EXIT_NOTHING_TO_RUN
 
     store = ResultStore(out / "results.jsonl")
     n_classes, image_shapes, skipped, usable = {}, {}, {}, []
+    unloadable = {}  # dataset -> why its files could not be loaded (a failure, unlike missing files)
     for name in datasets:
         try:
             ds = load(name, download=args.download)
@@ -320,28 +337,35 @@ def main(argv=None, registry=None) -> int:
                 {"key": f"{name}|dataset", "dataset": name, "method": None, "status": "skipped", "message": str(exc)}
             )
             continue
-        except Exception as exc:
-            if not type(exc).__module__.startswith("datasets"):
-                if isinstance(exc, ValueError):
-                    parser.error(str(exc))  # unknown dataset name
-                raise
+        except DatasetError as exc:
             # A corrupt or tampered file (mddf.datasets.CorruptFileError, ChecksumError): report it and
             # go on with the other datasets.
             message = f"could not be loaded ({type(exc).__name__}: {exc})"
-            skipped[name] = _short(message)
+            skipped[name] = unloadable[name] = _short(message)
             print(f"dataset {name} {message}", file=sys.stderr)
             store.append(
                 {"key": f"{name}|dataset", "dataset": name, "method": None, "status": "error", "error": message}
             )
             continue
+        except ValueError as exc:
+            parser.error(str(exc))  # unknown dataset name
         n_classes[name] = ds.n_classes
         image_shapes[name] = image_shape_of(ds)
         usable.append(name)
         del ds
 
     tasks = plan(usable, available, args.seeds, n_classes=n_classes, image_shapes=image_shapes, profile=args.profile)
-    if run_from_args(tasks, store, args, registry):
-        return 1
+    if not tasks:
+        if usable:
+            why = f"none of {', '.join(s.name for s in available)} applies to {', '.join(usable)}"
+        else:
+            why = "no dataset could be loaded"
+        print(f"nothing to run: {why}", file=sys.stderr)
+        _print_skipped(skipped)
+        return EXIT_NOTHING_TO_RUN
+    code = run_from_args(tasks, store, args, registry)
+    if code != EXIT_OK:
+        return code
 
     markdown = write_tables(
         store.records(),
@@ -356,14 +380,36 @@ def main(argv=None, registry=None) -> int:
         registry,
     )
     print(markdown)
-    errors = [
-        r for r in store.latest().values() if r.get("status") == "error" and r.get("key") in {t.key for t in tasks}
-    ]
-    for rec in errors:
-        print(f"failed: {rec['key']}: {rec.get('error')}", file=sys.stderr)
+    not_ok = unfinished(tasks, store)
+    failed = [r for r in not_ok if r.get("status") != "skipped"]
+    counts = [f"{len(tasks) - len(not_ok)} of {len(tasks)} runs ok"]
+    if failed:
+        counts.append(f"{len(failed)} failed")
+    if len(not_ok) > len(failed):
+        counts.append(f"{len(not_ok) - len(failed)} skipped (dataset files missing where they ran)")
+    if skipped:
+        counts.append(
+            f"{len(skipped)} dataset(s) skipped" + (f" ({len(unloadable)} could not be loaded)" if unloadable else "")
+        )
+    print(f"summary: {', '.join(counts)}", file=sys.stderr)
+    _print_skipped(skipped)
+    for rec in not_ok:
+        if rec.get("status") == "skipped":
+            print(f"skipped run: {rec['key']}: {_short(str(rec.get('message', '')))}", file=sys.stderr)
+        else:
+            print(f"failed: {rec['key']}: {rec.get('error')}", file=sys.stderr)
     print(f"results: {store.path}\ntables: {out / 'table.md'}, {out / 'table.csv'}", file=sys.stderr)
-    return 0
+    return EXIT_RUN_FAILED if not_ok or unloadable else EXIT_OK
+
+
+def _print_skipped(skipped: dict) -> None:
+    for name, why in skipped.items():
+        print(f"skipped dataset {name}: {why}", file=sys.stderr)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:  # before or after the runs (during them, main returns EXIT_INTERRUPTED)
+        print("interrupted (Ctrl-C)", file=sys.stderr)
+        sys.exit(EXIT_INTERRUPTED)

@@ -21,10 +21,18 @@ from pathlib import Path
 
 import numpy as np
 
-from mddf.experiments.cluster import add_scheduler_argument, check_scheduler_args, run_from_args
-from mddf.experiments.executor import plan
+from mddf.experiments.cluster import add_scheduler_argument, check_scheduler_args, exit_status_epilog, run_from_args
+from mddf.experiments.executor import (
+    EXIT_INTERRUPTED,
+    EXIT_NOTHING_TO_RUN,
+    EXIT_OK,
+    EXIT_RUN_FAILED,
+    plan,
+    unfinished,
+)
 from mddf.experiments.figures import plt, save_figure, write_rows
 from mddf.experiments.methods import default_registry, unavailable_reason
+from mddf.experiments.runner import DatasetUnavailable
 from mddf.experiments.store import ResultStore
 from mddf.experiments.studies import add_dataset_arguments, logger, resolve_dataset
 from mddf.experiments.suites import protocol_of
@@ -42,7 +50,14 @@ def _fractions(text):
 
 def build_parser():
     parser = argparse.ArgumentParser(
-        prog="small_sample.py", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        prog="small_sample.py",
+        description=__doc__,
+        epilog=exit_status_epilog(
+            failed="a run failed (the figure shows the runs that finished)",
+            nothing_to_run="no requested method is available, or the dataset is not (its files are missing "
+            "and --download was not given)",
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_dataset_arguments(parser)
     parser.add_argument(
@@ -150,21 +165,33 @@ def main(argv=None, registry=None) -> int:
     profile = "quick" if args.quick else "paper"
     if args.fractions is None:
         args.fractions = [0.05, 0.2, 1.0] if args.quick else list(DEFAULT_FRACTIONS)
-    ds = resolve_dataset(args, log)
+    try:
+        asked = [registry.get(name) for name in args.methods.split(",") if name.strip()]
+    except ValueError as exc:
+        parser.error(str(exc))  # unknown method name
+    try:
+        ds = resolve_dataset(args, log)
+    except SystemExit as exc:  # the dataset asked for is missing: resolve_dataset says which file
+        if not isinstance(exc.code, str):
+            raise
+        print(f"nothing to run: {exc.code}", file=sys.stderr)
+        return EXIT_NOTHING_TO_RUN
+    except DatasetUnavailable as exc:  # neither the paper's dataset nor its fallback
+        print(f"nothing to run: the dataset is not available:\n{exc}", file=sys.stderr)
+        return EXIT_NOTHING_TO_RUN
     if protocol_of(ds.name) != "split" or not ds.has_test_split:
-        raise SystemExit(f"{ds.name} has no train/test split; the study needs one")
+        parser.error(f"{ds.name} has no train/test split; the study needs one")
 
     specs = []
-    for name in [m for m in args.methods.split(",") if m.strip()]:
-        spec = registry.get(name)
+    for spec in asked:
         reason = unavailable_reason(spec)
         if reason:
             print(f"left out: {reason}", file=sys.stderr)
         else:
             specs.append(spec)
     if not specs:
-        print("no method is available; nothing to run", file=sys.stderr)
-        return 1
+        print("nothing to run: no requested method is available", file=sys.stderr)
+        return EXIT_NOTHING_TO_RUN
     specs = [s for s in registry if s in specs]  # registry order: mdDF before RF/XGBoost
 
     store = ResultStore(args.out / "results.jsonl")
@@ -176,8 +203,9 @@ def main(argv=None, registry=None) -> int:
         profile=profile,
         fractions=args.fractions,
     )
-    if run_from_args(tasks, store, args, registry):
-        return 1
+    code = run_from_args(tasks, store, args, registry)
+    if code != EXIT_OK:
+        return code
 
     methods = [s.name for s in specs]
     rows = summarize(store.records(), ds.name, methods, args.fractions, profile)
@@ -191,8 +219,17 @@ def main(argv=None, registry=None) -> int:
         )
     for path in written:
         print(path)
-    return 0
+    not_ok = unfinished(tasks, store)
+    print(f"summary: {len(tasks) - len(not_ok)} of {len(tasks)} runs ok", file=sys.stderr)
+    for rec in not_ok:
+        why = rec.get("error") if rec.get("status") != "skipped" else f"skipped: {rec.get('message', '')}"
+        print(f"failed: {rec['key']}: {why}", file=sys.stderr)
+    return EXIT_RUN_FAILED if not_ok else EXIT_OK
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:  # before or after the runs (during them, main returns EXIT_INTERRUPTED)
+        print("interrupted (Ctrl-C)", file=sys.stderr)
+        sys.exit(EXIT_INTERRUPTED)

@@ -63,3 +63,10 @@ def build_escaping(ctx, **params):
 
 
 ESCAPING = MethodSpec("Escaping", build_escaping, ("sklearn", "base"), "raises out of run_one")
+
+
+def build_interrupting(ctx, **params):
+    raise KeyboardInterrupt  # Ctrl-C in the middle of an inline run
+
+
+INTERRUPTING = MethodSpec("Interrupting", build_interrupting, ("sklearn", "base"), "Ctrl-C during the run")
