@@ -2,9 +2,11 @@
 
 Each run executes in a fresh *spawned* worker process by default, so that a crash (even a
 segfault or an out-of-memory kill) costs only that run and the peak memory of the worker is the
-peak memory of that run. Results are appended to the :class:`~.store.ResultStore` as each run
-finishes. Tree-budget methods (random forest, XGBoost) wait for the mdDF run of the same
-dataset/seed/fold/fraction, whose number of layers sets their number of trees.
+peak memory of that run. A worker never outlives the runner: however the runner ends (SIGKILL
+included), the worker and the processes it started go with it. Results are appended to the
+:class:`~.store.ResultStore` as each run finishes. Tree-budget methods (random forest, XGBoost)
+wait for the mdDF run of the same dataset/seed/fold/fraction, whose number of layers sets their
+number of trees.
 """
 
 from __future__ import annotations
@@ -111,11 +113,119 @@ def plan(
 
 def _worker(conn, kwargs):
     """Entry point of a worker process: one run, result sent back through ``conn``."""
+    _tie_to_runner()
     from .runner import run_one
 
     record = run_one(**kwargs)
     conn.send(record)
     conn.close()
+
+
+# A worker must not outlive the runner that started it: a runner killed with SIGKILL cannot stop
+# it, and an orphaned worker (and the joblib/loky processes a run may start) would go on computing
+# for minutes, competing with the resumed sweep. Each worker therefore
+#
+# - leads a process group of its own, which its children (loky workers, their resource tracker)
+#   join, so that one killpg stops the whole run; the runner does this when it stops on SIGTERM,
+#   Ctrl-C or any exception (:func:`_stop_worker`);
+# - starts a guardian: a small process in its group, waiting on two pipes whose write ends are
+#   held by the runner (multiprocessing's parent sentinel) and by the worker. When either closes
+#   (the runner or the worker has died, however), it kills the group, grandchildren included.
+#   A separate process, not a thread of the worker, because a thread could not act while a
+#   native call holds the worker's GIL;
+# - asks Linux for SIGKILL the moment the runner dies (``prctl(PR_SET_PDEATHSIG)``), so the run
+#   stops even before the guardian acts, then checks that the runner is still its parent, in case
+#   it died before the request.
+#
+# Where no guardian can be started (or without setpgid/killpg: Windows), a thread waiting on the
+# parent sentinel ends the group (or the worker) instead.
+_GUARDIAN = (
+    "import os, select, signal, sys\n"
+    "pipes = select.poll()\n"
+    "for fd in sys.argv[1:]:\n"
+    "    pipes.register(int(fd), select.POLLIN)\n"
+    "while not pipes.poll():\n"
+    "    pass\n"
+    "os.killpg(0, signal.SIGKILL)\n"
+)
+_worker_alive_pipe = None  # write end, held open for the life of the worker process
+
+
+def _tie_to_runner():
+    """Make this worker process (and anything it starts) die with the runner; see the comment above."""
+    parent = multiprocessing.parent_process()
+    if parent is None:  # not started by multiprocessing
+        return
+    grouped = hasattr(os, "setpgid") and hasattr(os, "killpg")
+    if grouped:
+        try:
+            os.setpgid(0, 0)
+        except OSError:
+            grouped = False
+    if grouped:
+        # Out of the terminal's foreground group now: let writes to it through even with `stty tostop`.
+        signal.signal(signal.SIGTTOU, signal.SIG_IGN)
+        if _start_guardian(parent.sentinel):
+            if _die_with_parent() and os.getppid() != parent.pid:
+                os._exit(1)  # the runner died before the request: nobody waits for this run
+            return
+    # No guardian: a thread ends the group instead. (Not with the parent-death signal, which would
+    # kill this process, thread included, before it could reach the children.)
+    threading.Thread(target=_exit_with_parent, args=(parent.sentinel, grouped), daemon=True).start()
+
+
+def _die_with_parent() -> bool:
+    """Linux: have the kernel send this process SIGKILL when its parent dies. Whether it could."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        pr_set_pdeathsig = 1
+        return libc.prctl(pr_set_pdeathsig, ctypes.c_ulong(signal.SIGKILL), 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _start_guardian(runner_sentinel: int) -> bool:
+    """Start the guardian process of this worker's group. Whether it could."""
+    import subprocess
+
+    global _worker_alive_pipe
+    read_end, write_end = os.pipe()
+    try:
+        subprocess.Popen(
+            [sys.executable, "-I", "-S", "-c", _GUARDIAN, str(runner_sentinel), str(read_end)],
+            pass_fds=(runner_sentinel, read_end),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+    except OSError:
+        os.close(write_end)
+        return False
+    finally:
+        os.close(read_end)
+    _worker_alive_pipe = write_end
+    return True
+
+
+def _exit_with_parent(runner_sentinel: int, grouped: bool) -> None:
+    multiprocessing.connection.wait([runner_sentinel])
+    if grouped:
+        os.killpg(0, signal.SIGKILL)
+    os._exit(1)
+
+
+def _stop_worker(process) -> None:
+    """Kill a worker process and every process of its group, then release it."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (AttributeError, ProcessLookupError, PermissionError):
+        process.kill()  # no process groups here, or the worker has not made its group yet
+    process.join()
+    process.close()
 
 
 def failure_record(task: Task, error: str, **extra) -> dict:
@@ -354,12 +464,13 @@ def execute(
                 process.join()
                 receiver.close()
                 book.finish(task, record if record is not None else _crash_record(task, process.exitcode))
+                process.close()  # the runner's ends of its pipes (the worker's guardian has gone too)
     finally:
+        # Interrupted (Ctrl-C, SIGTERM, an error): stop the runs in progress with everything they started.
         for handle, _ in book.running.values():
             if handle is not None:  # None: an inline run, stopped by the exception itself
                 process, receiver = handle
-                process.terminate()
-                process.join()
+                _stop_worker(process)
                 receiver.close()
         book.close()
         if previous_sigterm is not None:

@@ -5,8 +5,11 @@ entries to spawned worker processes, which import builders by module and name.
 """
 
 import os
+import time
+from pathlib import Path
 
 import numpy as np
+from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from mddf.experiments.methods import MethodSpec
@@ -65,8 +68,46 @@ def build_escaping(ctx, **params):
 ESCAPING = MethodSpec("Escaping", build_escaping, ("sklearn", "base"), "raises out of run_one")
 
 
+#: Folder in which lingering runs announce their processes (set it in the runner's environment).
+LINGER_DIR_VARIABLE = "MDDF_TEST_LINGER_DIR"
+
+
+def linger(folder, seconds):
+    """A loky worker's share of a lingering run: leave a file named after its pid, then sleep."""
+    Path(folder, f"loky-{os.getpid()}").touch()
+    time.sleep(seconds)
+    return os.getpid()
+
+
+class LingeringClassifier(ClassifierMixin, BaseEstimator):
+    """Majority classifier whose fit, given a folder, first runs two loky worker processes (joblib's
+    process backend, as QuadBoost's or GridSearchCV's ``n_jobs`` does) that each leave a file there and
+    then sleep for ``seconds``: a run that is surely mid-way, with grandchildren, when the runner is stopped."""
+
+    def __init__(self, linger_dir=None, seconds=120):
+        self.linger_dir = linger_dir
+        self.seconds = seconds
+
+    def fit(self, X, y):
+        if self.linger_dir:
+            Parallel(n_jobs=2, backend="loky")(delayed(linger)(self.linger_dir, self.seconds) for _ in range(2))
+        self.classes_, counts = np.unique(y, return_counts=True)
+        self.majority_ = self.classes_[np.argmax(counts)]
+        return self
+
+    def predict(self, X):
+        return np.full(len(X), self.majority_)
+
+
+def build_lingering(ctx, **params):
+    # Seed 0 finishes at once, so the interrupted sweep has a finished run to keep.
+    folder = os.environ.get(LINGER_DIR_VARIABLE) if ctx.seed >= 1 else None
+    return LingeringClassifier(linger_dir=folder)
+
+
 def build_interrupting(ctx, **params):
     raise KeyboardInterrupt  # Ctrl-C in the middle of an inline run
 
 
+LINGERING = MethodSpec("Lingering", build_lingering, ("sklearn", "base"), "grandchild processes that linger")
 INTERRUPTING = MethodSpec("Interrupting", build_interrupting, ("sklearn", "base"), "Ctrl-C during the run")

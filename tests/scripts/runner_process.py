@@ -1,4 +1,4 @@
-"""The benchmark runner in a child process, for the tests that interrupt it."""
+"""The benchmark runner in a child process, for the tests that interrupt it or read its output."""
 
 import signal
 import subprocess
@@ -9,6 +9,8 @@ from pathlib import Path
 import run_uci
 
 SCRIPT = Path(run_uci.__file__).resolve()
+#: run_uci.py with the test doubles of bench_doubles registered (LINGERING).
+SCRIPT_WITH_DOUBLES = Path(__file__).resolve().parent / "run_uci_with_doubles.py"
 
 
 def _default_sigint():
@@ -17,13 +19,17 @@ def _default_sigint():
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
-def start_runner(argv, *, new_session=False):
-    """``python scripts/run_uci.py *argv``, run as a user runs it after installing the package."""
+def start_runner(argv, *, new_session=False, script=SCRIPT, env=None, stdout=subprocess.DEVNULL, stderr=None):
+    """``python scripts/run_uci.py *argv``, run as a user runs it after installing the package.
+
+    ``stderr``: a file or ``subprocess.PIPE`` (default: discarded).
+    """
     return subprocess.Popen(
-        [sys.executable, str(SCRIPT), *argv],
+        [sys.executable, str(script), *argv],
         start_new_session=new_session,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stdout=stdout,
+        stderr=subprocess.DEVNULL if stderr is None else stderr,
+        env=env,
         preexec_fn=_default_sigint,
     )
 

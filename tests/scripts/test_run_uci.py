@@ -233,7 +233,7 @@ def test_interrupted_run_keeps_finished_results_and_resumes(tmp_path, stop):
         wait_for_first_result(results, timeout=120)
         workers = _children(proc.pid)
         if stop == "SIGINT":
-            os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C: the runner and its worker
+            os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C: the foreground group (workers lead groups of their own)
         else:
             proc.send_signal(signal.SIGTERM)  # kill / a job scheduler: the runner only
         proc.wait(timeout=60)
