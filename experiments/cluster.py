@@ -323,7 +323,7 @@ def execute_on_cluster(
     registry : Registry, optional
         Pickled with every task; its builders must be importable on the workers.
     progress : bool
-        tqdm bar and one line per finished run.
+        One line per finished run (stderr) and, when stderr is a terminal, a tqdm bar.
     log : callable
     download : bool
         Let the workers' dataset loaders download missing files.

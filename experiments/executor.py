@@ -288,9 +288,9 @@ class RunBook:
 
     Runs whose latest record in ``store`` is ``ok`` are left out (resume). A run may start once
     the mdDF run that sets its tree budget is neither pending nor running. Each result is
-    appended to ``store`` the moment it arrives, counted on a tqdm bar and, with ``progress``,
-    described on one line. Used by :func:`execute` (local processes) and by
-    :func:`mddf.experiments.cluster.execute_on_cluster` (Dask).
+    appended to ``store`` the moment it arrives and, with ``progress``, described on one line
+    (on stderr, or through ``log``) and counted on a tqdm bar when stderr is a terminal. Used by
+    :func:`execute` (local processes) and by :func:`mddf.experiments.cluster.execute_on_cluster` (Dask).
 
     Parameters
     ----------
@@ -314,15 +314,25 @@ class RunBook:
         self.pending = [t for t in dict.fromkeys(tasks) if t.key not in done]
         self.running: dict = {}  # task -> (handle of the executor, start time)
         self.written: list[dict] = []
+        # The bar redraws itself with carriage returns: only on a terminal. A log file (stderr
+        # redirected) gets the plain per-run lines only.
+        self.interactive = progress and sys.stderr.isatty()
         self.bar = tqdm(
             total=len(self.pending),
-            disable=not progress,
+            disable=not self.interactive,
+            file=sys.stderr,
             unit="run",
             dynamic_ncols=True,
             bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}]",
         )
-        self.say = (lambda text: tqdm.write(text)) if progress and log is print else (log if progress else None)
-        self.interactive = progress and sys.stderr.isatty()
+        if not progress:
+            self.say = None
+        elif log is not print:
+            self.say = log
+        elif self.interactive:
+            self.say = lambda text: tqdm.write(text, file=sys.stderr)  # above the bar
+        else:
+            self.say = lambda text: print(text, file=sys.stderr, flush=True)
         if progress and len(self.pending) < len(tasks):
             self.say(
                 f"resuming: {len(tasks) - len(self.pending)} of {len(tasks)} runs already finished in {store.path}"
@@ -408,9 +418,10 @@ def execute(
     registry : Registry, optional
         Shipped to the workers (its builders must be importable module-level functions).
     progress : bool
-        tqdm bar (elapsed, estimated remaining) and one line per finished run.
+        One line per finished run and, when stderr is a terminal, a tqdm bar (elapsed, estimated
+        remaining) below them.
     log : callable
-        Where the per-run lines go when ``progress`` is on.
+        Where the per-run lines go when ``progress`` is on (``print``: stderr).
     download : bool
         Let the dataset loaders download missing files.
 
