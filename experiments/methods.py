@@ -157,7 +157,7 @@ def build_mddf_no_preconc(ctx: BuildContext, **params):
 
 def build_gcforest(ctx: BuildContext, **params):
     """gcForest's cascade with the same forests as mdDF (the mdDF paper's Table 2 comparison)."""
-    return _construct(_import("baselines", "GCForestClassifier"), ctx, **{**_cascade_params(ctx), **params})
+    return _construct(_import("mddf.baselines", "GCForestClassifier"), ctx, **{**_cascade_params(ctx), **params})
 
 
 # Scanning windows per image shape: the gcForest baseline's benchmark settings (8x8 digits:
@@ -255,7 +255,7 @@ def build_deepboost(ctx: BuildContext, **params):
     """DeepBoost with the exponential loss and trees (the DeepBoost paper's Table 2)."""
     params.setdefault("n_iter", _boost_iters(ctx))
     params.setdefault("loss", "exponential")
-    return _construct(_import("baselines", "DeepBoostClassifier"), ctx, **params)
+    return _construct(_import("mddf.baselines", "DeepBoostClassifier"), ctx, **params)
 
 
 def build_deepboost_logistic(ctx: BuildContext, **params):
@@ -275,7 +275,7 @@ def deepboost_grid(ctx: BuildContext) -> list:
 def build_adaboost(ctx: BuildContext, **params):
     """AdaBoost with depth-K trees (the DeepBoost paper's Table 2 baseline)."""
     params.setdefault("n_iter", _boost_iters(ctx))
-    return _construct(_import("baselines", "AdaBoostClassifier"), ctx, **params)
+    return _construct(_import("mddf.baselines", "AdaBoostClassifier"), ctx, **params)
 
 
 def adaboost_grid(ctx: BuildContext) -> list:
@@ -287,7 +287,7 @@ def adaboost_grid(ctx: BuildContext) -> list:
 def build_quadboost(ctx: BuildContext, **params):
     """QuadBoost (Roy, Marchand and Laviolette)."""
     params.setdefault("n_iter", _boost_iters(ctx))
-    return _construct(_import("baselines", "QuadBoostClassifier"), ctx, **params)
+    return _construct(_import("mddf.baselines", "QuadBoostClassifier"), ctx, **params)
 
 
 def quadboost_grid(ctx: BuildContext) -> list:
@@ -374,7 +374,7 @@ def default_registry() -> Registry:
             MethodSpec(
                 "gcForest",
                 build_gcforest,
-                ("baselines", "GCForestClassifier"),
+                ("mddf.baselines", "GCForestClassifier"),
                 "gcForest cascade, same forests as mdDF",
                 aliases=("gcf",),
             ),
@@ -404,7 +404,7 @@ def default_registry() -> Registry:
             MethodSpec(
                 "DeepBoost",
                 build_deepboost,
-                ("baselines", "DeepBoostClassifier"),
+                ("mddf.baselines", "DeepBoostClassifier"),
                 "DeepBoost, exponential loss, trees (binary)",
                 grid=deepboost_grid,
                 binary_only=True,
@@ -412,7 +412,7 @@ def default_registry() -> Registry:
             MethodSpec(
                 "AdaBoost",
                 build_adaboost,
-                ("baselines", "AdaBoostClassifier"),
+                ("mddf.baselines", "AdaBoostClassifier"),
                 "AdaBoost with depth-K trees (binary)",
                 grid=adaboost_grid,
                 binary_only=True,
@@ -420,7 +420,7 @@ def default_registry() -> Registry:
             MethodSpec(
                 "QuadBoost",
                 build_quadboost,
-                ("baselines", "QuadBoostClassifier"),
+                ("mddf.baselines", "QuadBoostClassifier"),
                 "QuadBoost (binary)",
                 grid=quadboost_grid,
                 binary_only=True,
@@ -428,7 +428,7 @@ def default_registry() -> Registry:
             MethodSpec(
                 "DeepBoost-log",
                 build_deepboost_logistic,
-                ("baselines", "DeepBoostClassifier"),
+                ("mddf.baselines", "DeepBoostClassifier"),
                 "DeepBoost, logistic loss, trees (binary; DeepBoost paper Table 3)",
                 grid=deepboost_grid,
                 binary_only=True,
@@ -437,7 +437,7 @@ def default_registry() -> Registry:
             MethodSpec(
                 "gcForest-MGS",
                 build_gcforest_scanning,
-                ("baselines", "GCForestClassifier"),
+                ("mddf.baselines", "GCForestClassifier"),
                 "gcForest with multi-grained scanning (image datasets)",
                 default=False,
                 image_only=True,

@@ -136,7 +136,7 @@ def model_size(estimator) -> dict:
         elif isinstance(obj, dict):
             for item in obj.values():
                 visit(item, depth + 1)
-        elif type(obj).__module__.split(".")[0] in ("sklearn", "mddf", "baselines"):
+        elif type(obj).__module__.split(".")[0] in ("sklearn", "mddf"):
             for value in getattr(obj, "__dict__", {}).values():
                 if not isinstance(value, (np.ndarray, str, bytes, int, float, type(None))):
                     visit(value, depth + 1)
