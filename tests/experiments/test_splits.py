@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from mddf.datasets import list_datasets, load_dataset
-from mddf.experiments.protocols import deepboost_folds, subsample
+from mddf.experiments.protocols import deepboost_folds, mask_completely_at_random, subsample
 
 
 @pytest.fixture(scope="module")
@@ -71,3 +71,24 @@ def test_list_datasets_groups():
     )
     with pytest.raises(ValueError, match="unknown group"):
         list_datasets("uci")
+
+
+def test_mask_completely_at_random_removes_the_asked_fraction_independently_of_the_values():
+    X = np.arange(200_000, dtype=np.float32).reshape(-1, 10)
+    masked = mask_completely_at_random(X, 0.3, random_state=0)
+    missing = np.isnan(masked)
+    assert masked.dtype == np.float32 and np.isnan(X).sum() == 0  # a copy
+    assert abs(missing.mean() - 0.3) < 0.005
+    # completely at random: the rate is the same in every column and for small and large values
+    assert np.all(np.abs(missing.mean(axis=0) - 0.3) < 0.02)
+    small = X < np.median(X)
+    assert abs(missing[small].mean() - missing[~small].mean()) < 0.01
+    np.testing.assert_array_equal(masked[~missing], X[~missing])
+    np.testing.assert_array_equal(np.isnan(mask_completely_at_random(X, 0.3, random_state=0)), missing)
+
+
+def test_mask_completely_at_random_keeps_existing_gaps_and_checks_the_fraction():
+    X = np.array([[np.nan, 1.0], [2.0, 3.0]])
+    assert np.isnan(mask_completely_at_random(X, 0.0, random_state=0)[0, 0])
+    with pytest.raises(ValueError, match="fraction"):
+        mask_completely_at_random(X, 1.0)
