@@ -12,6 +12,8 @@ from numbers import Integral
 
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from mddf._tabular import CATEGORICAL_FEATURES_CONSTRAINT
+
 from .deepboost import DeepBoostClassifier
 
 
@@ -35,6 +37,8 @@ class AdaBoostClassifier(DeepBoostClassifier):
         ``"stumps"`` searches H_1^stumps and H_2^stumps (Table 1 of the paper).
     grow : {"last_layer", "any_leaf"}, default="last_layer"
         See :class:`DeepBoostClassifier`.
+    categorical_features : "from_dtype", None, array-like of bool, int or str, default="from_dtype"
+        Categorical columns of X, encoded as ordinal codes; see :class:`DeepBoostClassifier`.
     random_state : int, RandomState or None, default=None
         Accepted for API uniformity; the fit is deterministic.
     verbose : int, default=0
@@ -52,6 +56,7 @@ class AdaBoostClassifier(DeepBoostClassifier):
         "max_depth": [Interval(Integral, 1, None, closed="left")],
         "base": [StrOptions({"trees", "stumps"})],
         "grow": [StrOptions({"last_layer", "any_leaf"})],
+        "categorical_features": CATEGORICAL_FEATURES_CONSTRAINT,
         "random_state": ["random_state"],
         "verbose": ["verbose"],
     }
@@ -63,6 +68,7 @@ class AdaBoostClassifier(DeepBoostClassifier):
         max_depth=1,
         base="trees",
         grow="last_layer",
+        categorical_features="from_dtype",
         random_state=None,
         verbose=0,
     ):
@@ -70,6 +76,7 @@ class AdaBoostClassifier(DeepBoostClassifier):
         self.max_depth = max_depth
         self.base = base
         self.grow = grow
+        self.categorical_features = categorical_features
         self.random_state = random_state
         self.verbose = verbose
 

@@ -23,7 +23,9 @@ from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
+
+from mddf._tabular import CATEGORICAL_FEATURES_CONSTRAINT, validate_tabular
 
 from ._labels import plain_label
 from ._weak import BinnedFeatures, SplitSearch, Tree, grow_stump_candidates, grow_tree_candidates
@@ -472,6 +474,13 @@ class DeepBoostClassifier(ClassifierMixin, BaseEstimator):
         r_j of a tree with n internal nodes: eq. 9, sqrt((4n+2) log2(d+2) ln(m+1) / m), or the
         C++ reference's sqrt((2s+1) log2(d+2) ln(m) / m) with s = 2n+1 nodes. Stumps families
         always use eqs. 7-8.
+    categorical_features : "from_dtype", None, array-like of bool, int or str, default="from_dtype"
+        Categorical columns of X, as in scikit-learn's ``HistGradientBoostingClassifier``
+        (``"from_dtype"``: pandas ``category``, string and ``object`` (strings) columns). Each is
+        replaced in place by ordinal codes 0 .. k-1 of the categories seen in training (a
+        ``category`` dtype's order kept, other values sorted); missing values and unseen
+        categories become NaN (rejected like any NaN). The trees split the codes by thresholds:
+        categories are ordered by code, not partitioned into subsets.
     random_state : int, RandomState or None, default=None
         Accepted for API uniformity; the algorithm has no random step (ties are broken by
         feature and threshold order), so every fit is deterministic.
@@ -482,6 +491,12 @@ class DeepBoostClassifier(ClassifierMixin, BaseEstimator):
     ----------
     classes_ : ndarray of shape (n_classes,)
     n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Only when X is a DataFrame with string column names.
+    is_categorical_ : ndarray of bool (n_features_in_,) or None
+        The categorical columns; None when there is none.
+    categories_ : list or None
+        Per column, a categorical column's categories in code order (None for a numeric one).
     ensembles_ : list of BoostedEnsemble
         One for a binary problem (``classes_[1]`` is the +1 class); one per class for more
         classes (one-vs-rest: class c against the rest, predict the largest f_c).
@@ -518,6 +533,7 @@ class DeepBoostClassifier(ClassifierMixin, BaseEstimator):
         "base": [StrOptions({"trees", "stumps"})],
         "grow": [StrOptions({"last_layer", "any_leaf"})],
         "complexity": [StrOptions({"paper", "reference"})],
+        "categorical_features": CATEGORICAL_FEATURES_CONSTRAINT,
         "random_state": ["random_state"],
         "verbose": ["verbose"],
     }
@@ -533,6 +549,7 @@ class DeepBoostClassifier(ClassifierMixin, BaseEstimator):
         base="trees",
         grow="last_layer",
         complexity="paper",
+        categorical_features="from_dtype",
         random_state=None,
         verbose=0,
     ):
@@ -544,6 +561,7 @@ class DeepBoostClassifier(ClassifierMixin, BaseEstimator):
         self.base = base
         self.grow = grow
         self.complexity = complexity
+        self.categorical_features = categorical_features
         self.random_state = random_state
         self.verbose = verbose
 
@@ -565,8 +583,9 @@ class DeepBoostClassifier(ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Finite numeric inputs (converted to float32).
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Finite numeric inputs (converted to float32) and categorical columns (see
+            ``categorical_features``).
         y : array-like of shape (n_samples,)
             At least two distinct class labels.
 
@@ -574,7 +593,7 @@ class DeepBoostClassifier(ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        X, y = validate_data(self, X, y, dtype=np.float32)
+        X, y = validate_tabular(self, X, y, reset=True, dtype=np.float32)
         check_classification_targets(y)
         check_random_state(self.random_state)
         self.classes_, y_code = np.unique(y, return_inverse=True)
@@ -621,7 +640,7 @@ class DeepBoostClassifier(ClassifierMixin, BaseEstimator):
 
     def _validate_X_predict(self, X):
         check_is_fitted(self)
-        return validate_data(self, X, dtype=np.float32, reset=False)
+        return validate_tabular(self, X, reset=False, dtype=np.float32)
 
     def decision_function(self, X):
         """f(x) = sum_j alpha_j h_j(x): shape (n_samples,) for two classes (> 0 means

@@ -16,9 +16,10 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from mddf import MDDFClassifier
+from mddf._tabular import CATEGORICAL_FEATURES_CONSTRAINT, validate_tabular
 
 from .scanning import MultiGrainedScanner, resolve_image_shape
 
@@ -118,6 +119,10 @@ class GCForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         binned features, as mdDF's default, so that the two cascades compare
         with the same trees; ``"exact"`` for scikit-learn's trees, as the
         official gcForest uses.
+    categorical_features : "from_dtype", None, array-like of bool, int or str, default="from_dtype"
+        Categorical columns of X, encoded as ordinal codes (NaN for missing and
+        unseen categories) before scanning and the cascade; see
+        :class:`mddf.MDDFClassifier`. Only meaningful without scanning.
     n_jobs : int or None, default=None
     random_state : int, RandomState instance or None, default=None
         Given unchanged to the scanner and then to the cascade, so without
@@ -131,6 +136,11 @@ class GCForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
     ----------
     classes_ : ndarray of shape (n_classes,)
     n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Only when X is a DataFrame with string column names.
+    is_categorical_ : ndarray of bool (n_features_in_,) or None
+    categories_ : list or None
+        See :class:`mddf.MDDFClassifier`.
     scanner_ : MultiGrainedScanner or None
     cascade_ : GCForestCascade
         The fitted cascade (an :class:`mddf.MDDFClassifier`).
@@ -157,6 +167,7 @@ class GCForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         "validation_fraction": [None, Interval(Real, 0, 1, closed="neither")],
         "class_vectors": [StrOptions({"kfold", "oob"})],
         "tree_method": [StrOptions({"hist", "exact"})],
+        "categorical_features": CATEGORICAL_FEATURES_CONSTRAINT,
         "n_jobs": [None, Integral],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
@@ -180,6 +191,7 @@ class GCForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         validation_fraction=None,
         class_vectors="kfold",
         tree_method="hist",
+        categorical_features="from_dtype",
         n_jobs=None,
         random_state=None,
         verbose=0,
@@ -199,6 +211,7 @@ class GCForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         self.validation_fraction = validation_fraction
         self.class_vectors = class_vectors
         self.tree_method = tree_method
+        self.categorical_features = categorical_features
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
@@ -218,8 +231,9 @@ class GCForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Finite values; flattened images (C order of ``image_shape``) when scanning.
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Finite values; flattened images (C order of ``image_shape``) when scanning;
+            categorical columns (see ``categorical_features``).
         y : array-like of shape (n_samples,)
 
         Returns
@@ -256,7 +270,7 @@ class GCForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         return out
 
     def _fit_scanner(self, X, y):
-        X, y = validate_data(self, X, y, dtype=np.float32, order="C")
+        X, y = validate_tabular(self, X, y, reset=True, dtype=np.float32, order="C")
         check_classification_targets(y)
         classes = np.unique(y)
         if len(classes) < 2:  # before scanning, which would fit its forests on one class
@@ -309,7 +323,7 @@ class GCForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
     def _represent(self, X):
         """The cascade's input for new rows: scanning class vectors, or X itself."""
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float32, order="C", reset=False)
+        X = validate_tabular(self, X, reset=False, dtype=np.float32, order="C")
         return X if self.scanner_ is None else self.scanner_.transform(X)
 
     def predict_proba(self, X):

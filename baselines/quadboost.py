@@ -16,7 +16,9 @@ from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
+
+from mddf._tabular import CATEGORICAL_FEATURES_CONSTRAINT, validate_tabular
 
 from ._labels import plain_label
 from ._quadboost_solver import QuadBoostPath, quadboost_path
@@ -93,6 +95,12 @@ class QuadBoostClassifier(ClassifierMixin, BaseEstimator):
         its eq. 6-9 weight and never revised.
     tol : float, default=1e-12
         Stop when the best update lowers the training objective by at most ``tol``.
+    categorical_features : "from_dtype", None, array-like of bool, int or str, default="from_dtype"
+        Categorical columns of X, as in scikit-learn's ``HistGradientBoostingClassifier``
+        (``"from_dtype"``: pandas ``category``, string and ``object`` (strings) columns). Each is
+        replaced in place by ordinal codes 0 .. k-1 (float64) of the categories seen in training (a
+        ``category`` dtype's order kept, other values sorted); missing values and unseen categories
+        become NaN (rejected like any NaN). The stumps threshold the codes like numbers.
     random_state : int, RandomState instance or None, default=None
         Breaks ties between equally good stumps (the candidate order is shuffled once per fit).
     verbose : int, default=0
@@ -104,6 +112,10 @@ class QuadBoostClassifier(ClassifierMixin, BaseEstimator):
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         Only when ``X`` has string column names.
+    is_categorical_ : ndarray of bool (n_features_in_,) or None
+        The categorical columns; None when there is none.
+    categories_ : list or None
+        Per column, a categorical column's categories in code order (None for a numeric one).
     pool_ : StumpPool
         Candidate stumps (attribute, threshold on the normalised scale) and the fitted normalisation.
     n_candidate_voters_ : int
@@ -149,6 +161,7 @@ class QuadBoostClassifier(ClassifierMixin, BaseEstimator):
         "normalization": [StrOptions({"tanh"}), None],
         "reweight_voters": ["boolean"],
         "tol": [Interval(Real, 0, None, closed="left")],
+        "categorical_features": CATEGORICAL_FEATURES_CONSTRAINT,
         "random_state": ["random_state"],
         "verbose": ["verbose"],
     }
@@ -165,6 +178,7 @@ class QuadBoostClassifier(ClassifierMixin, BaseEstimator):
         normalization="tanh",
         reweight_voters=True,
         tol=1e-12,
+        categorical_features="from_dtype",
         random_state=None,
         verbose=0,
     ):
@@ -177,6 +191,7 @@ class QuadBoostClassifier(ClassifierMixin, BaseEstimator):
         self.normalization = normalization
         self.reweight_voters = reweight_voters
         self.tol = tol
+        self.categorical_features = categorical_features
         self.random_state = random_state
         self.verbose = verbose
 
@@ -186,8 +201,9 @@ class QuadBoostClassifier(ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Finite values (NaN, infinity and values whose normalisation overflows float64 are rejected).
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Finite values (NaN, infinity and values whose normalisation overflows float64 are rejected), and
+            categorical columns (see ``categorical_features``).
         y : array-like of shape (n_samples,)
             At least two distinct labels.
 
@@ -195,7 +211,7 @@ class QuadBoostClassifier(ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        X, y = validate_data(self, X, y, dtype=np.float64)
+        X, y = validate_tabular(self, X, y, reset=True, dtype=np.float64)
         check_classification_targets(y)
         self.classes_, y_codes = np.unique(y, return_inverse=True)
         if len(self.classes_) < 2:
@@ -287,7 +303,7 @@ class QuadBoostClassifier(ClassifierMixin, BaseEstimator):
 
     def _validated(self, X):
         check_is_fitted(self)
-        return validate_data(self, X, dtype=np.float64, reset=False)
+        return validate_tabular(self, X, reset=False, dtype=np.float64)
 
     def _to_decision(self, F):
         return F[:, 0] if len(self.classes_) == 2 else F

@@ -152,6 +152,7 @@ def test_adaboost_parameters_and_errors():
         "max_depth": 1,
         "base": "trees",
         "grow": "last_layer",
+        "categorical_features": "from_dtype",
         "random_state": None,
         "verbose": 0,
     }
@@ -159,8 +160,8 @@ def test_adaboost_parameters_and_errors():
         est.fit(np.ones((5, 2)), np.ones(5))
 
 
-# Two checks are skipped by scikit-learn itself in this environment (pandas is not installed;
-# SCIPY_ARRAY_API is not set); every other check runs.
+# With pandas installed (the test extra) every check runs, the pandas-based ones included, but the
+# array-API one, which scikit-learn skips without SCIPY_ARRAY_API.
 @parametrize_with_checks([AdaBoostClassifier(n_iter=10), AdaBoostClassifier(n_iter=5, base="stumps")])
 def test_scikit_learn_estimator_checks(estimator, check):
     check(estimator)

@@ -617,8 +617,8 @@ def test_works_in_pipeline_and_grid_search(problem):
     assert search.score(X, y) > 0.8
 
 
-# Two checks are skipped by scikit-learn itself in this environment (pandas is not installed;
-# SCIPY_ARRAY_API is not set); every other check runs.
+# With pandas installed (the test extra) every check runs, the pandas-based ones included, but the
+# array-API one, which scikit-learn skips without SCIPY_ARRAY_API.
 @parametrize_with_checks(
     [
         DeepBoostClassifier(n_iter=10, max_depth=2),

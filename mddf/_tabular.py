@@ -1,0 +1,279 @@
+"""Tabular input for every estimator of the package: numbers, and categorical columns as ordinal codes.
+
+Each estimator validates ``X`` with one call, :func:`validate_tabular`, at fit (``reset=True``) and at
+prediction (``reset=False``). It reads the estimator's ``categorical_features`` parameter, which has the
+meaning of scikit-learn's ``HistGradientBoostingClassifier`` one:
+
+- ``"from_dtype"`` (the default): the columns of a pandas DataFrame with a ``category`` dtype, a string
+  dtype, or an ``object`` dtype holding strings are categorical; any other input has no categorical column;
+- ``None``: no column is categorical (a DataFrame column of strings is then an error);
+- a boolean mask of shape (n_features,), integer indices, or column names (strings, with a DataFrame only).
+
+Encoding. Every categorical column is replaced, in place (the columns keep their order), by ordinal codes
+0 .. k-1 as floats: for a pandas ``category`` column the categories seen in training, in the dtype's order
+(so an ordered categorical keeps its order; numeric categories are sorted by value); for other columns the
+sorted distinct values seen in training. Missing values, and categories not seen in training, are encoded
+as NaN, i.e. as missing values. The codes are stored in the estimator's float dtype (float32 or float64),
+exact for fewer than 2**24 categories. Numeric columns are converted exactly as ``validate_data`` always
+did, so numeric input gives bit-identical results.
+
+Limits. The trees split the codes by thresholds, like any number: a split sends the categories with codes
+up to a threshold one way, so categories are ordered by their code rather than partitioned into arbitrary
+subsets as HistGradientBoosting or LightGBM do; an unordered category may need several splits. The
+binned trees (``tree_method="hist"``) keep at most 256 bins per feature, lossless for up to 256
+categories; a column with more categories is not refused but quantile-binned like any number, so
+neighbouring codes then share a bin. Whether NaN codes (missing or unseen categories) are accepted
+depends on the estimator's missing-value support: without it, ``validate_data`` rejects them with its
+"Input X contains NaN" error.
+"""
+
+from __future__ import annotations
+
+import sys
+import warnings
+from numbers import Integral
+
+import numpy as np
+from sklearn.preprocessing import OrdinalEncoder
+from sklearn.utils._param_validation import StrOptions
+from sklearn.utils.validation import _check_feature_names, _check_n_features, check_array, validate_data
+
+__all__ = ["CATEGORICAL_FEATURES_CONSTRAINT", "validate_tabular"]
+
+#: ``_parameter_constraints`` entry of ``categorical_features``.
+CATEGORICAL_FEATURES_CONSTRAINT = ["array-like", StrOptions({"from_dtype"}), None]
+
+# infer_dtype kinds of an object column that holds numbers only: such a column stays numeric
+_NUMERIC_OBJECT_KINDS = {"integer", "floating", "mixed-integer-float", "decimal", "boolean", "complex", "empty"}
+
+
+def validate_tabular(estimator, X, y="no_validation", *, reset, **check_params):
+    """``validate_data`` for ``X`` with categorical columns encoded as ordinal codes (see the module).
+
+    Parameters
+    ----------
+    estimator : estimator with a ``categorical_features`` parameter
+        At fit (``reset=True``) it receives ``n_features_in_``, ``feature_names_in_`` (from a DataFrame
+        with string column names, as ``validate_data`` sets it), ``is_categorical_`` (boolean mask of
+        shape (n_features_in_,), or None without categorical column) and ``categories_`` (per column,
+        the categories in code order for a categorical column and None for a numeric one; None
+        without categorical column). At prediction the fitted encoding is applied and the usual
+        warnings and errors on mismatched feature names and counts are given.
+    X : array-like or pandas DataFrame of shape (n_samples, n_features)
+    y : array-like, "no_validation" or None
+        As in ``validate_data``.
+    reset : bool
+        True at fit, False at prediction.
+    **check_params
+        Given to ``validate_data`` for the encoded matrix (``dtype``, ``order``, ``ensure_all_finite``, ...).
+
+    Returns
+    -------
+    X, or (X, y) when ``y`` is given: what ``validate_data`` returns for the encoded matrix.
+    """
+    if reset:
+        is_categorical = _resolve_categorical(X, getattr(estimator, "categorical_features", "from_dtype"))
+        encoded, categories, encoder = X, None, None
+        if is_categorical is not None:
+            encoded, categories, encoder = _fit_encode(X, is_categorical)
+        out = validate_data(estimator, encoded, y, reset=True, **check_params)
+        estimator.is_categorical_ = is_categorical
+        estimator.categories_ = categories
+        estimator._category_encoder = encoder
+        return out
+    encoder = getattr(estimator, "_category_encoder", None)  # absent from models fitted before categories
+    if encoder is None:
+        return validate_data(estimator, X, y, reset=False, **check_params)
+    # Wrong columns must be reported as such, not as whatever the encoder makes of them: raise the
+    # count and name errors now; the name warnings come once, from validate_data below.
+    _check_n_features(estimator, X, reset=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        _check_feature_names(estimator, X, reset=False)
+    encoded = _encode(X, estimator.is_categorical_, encoder)
+    return validate_data(estimator, encoded, y, reset=False, **check_params)
+
+
+# ---------------------------------------------------------------------------------------- which columns
+
+
+def _is_dataframe(X):
+    """A pandas DataFrame (pandas is not imported here: if it is not loaded, X is none)."""
+    pd = sys.modules.get("pandas")
+    return pd is not None and isinstance(X, pd.DataFrame)
+
+
+def _column_kind(column):
+    """``"category"``, ``"string"`` or ``"numeric"`` for a pandas Series."""
+    import pandas as pd
+
+    dtype = column.dtype
+    if isinstance(dtype, pd.CategoricalDtype):
+        return "category"
+    if isinstance(dtype, pd.StringDtype):
+        return "string"
+    if dtype.kind in "OUS" and pd.api.types.infer_dtype(column, skipna=True) not in _NUMERIC_OBJECT_KINDS:
+        return "string"
+    return "numeric"
+
+
+def _resolve_categorical(X, categorical_features):
+    """Boolean mask of the categorical columns of ``X``, or None when there is none.
+
+    Raises ValueError for names without a DataFrame, unknown names, indices out of range, a mask of
+    the wrong length, and DataFrame columns of strings that are not declared categorical.
+    """
+    is_frame = _is_dataframe(X)
+    kinds = [_column_kind(X.iloc[:, j]) for j in range(X.shape[1])] if is_frame else None
+    if isinstance(categorical_features, str) and categorical_features == "from_dtype":
+        mask = np.array([kind != "numeric" for kind in kinds], dtype=bool) if is_frame else None
+    elif categorical_features is None:
+        mask = None
+    else:
+        mask = _mask_from_spec(X, categorical_features, is_frame)
+    if is_frame:
+        declared = np.zeros(X.shape[1], dtype=bool) if mask is None else mask
+        strings = [j for j, kind in enumerate(kinds) if kind == "string" and not declared[j]]
+        strings += [
+            j
+            for j, kind in enumerate(kinds)
+            if kind == "category" and not declared[j] and X.iloc[:, j].cat.categories.dtype.kind not in "iufb"
+        ]
+        if strings:
+            names = ", ".join(repr(X.columns[j]) for j in sorted(strings))
+            raise ValueError(
+                f"column(s) {names} of X hold strings but are not categorical features "
+                f"(categorical_features={categorical_features!r}); declare them in categorical_features "
+                "(or leave it at 'from_dtype') so that they are encoded, or convert them to numbers"
+            )
+    if mask is None or not mask.any():
+        return None
+    return mask
+
+
+def _mask_from_spec(X, spec, is_frame):
+    """The boolean mask given by a mask, integer indices or column names."""
+    n_features = np.shape(X)[1] if np.ndim(X) == 2 else None
+    if n_features is None:
+        check_array(X, dtype=None, ensure_all_finite=False)  # scikit-learn's error for a 1-D or 3-D X
+    spec = np.asarray(spec)
+    if spec.ndim != 1:
+        raise ValueError(f"categorical_features must be 1-D (a mask, indices or names), got shape {spec.shape}")
+    if spec.size == 0:
+        return None
+    if spec.dtype.kind == "b":
+        if spec.shape[0] != n_features:
+            raise ValueError(
+                f"categorical_features as a boolean mask must have one entry per feature ({n_features}), "
+                f"got {spec.shape[0]}"
+            )
+        return spec.copy()
+    if spec.dtype.kind in "iu" or (spec.dtype.kind == "O" and all(isinstance(v, Integral) for v in spec)):
+        indices = spec.astype(np.int64)
+        bad = indices[(indices < 0) | (indices >= n_features)]
+        if bad.size:
+            raise ValueError(
+                f"categorical_features index(es) {bad.tolist()} out of range: X has {n_features} features "
+                f"(valid indices 0 .. {n_features - 1})"
+            )
+        mask = np.zeros(n_features, dtype=bool)
+        mask[indices] = True
+        return mask
+    if spec.dtype.kind == "U" or (spec.dtype.kind == "O" and all(isinstance(v, str) for v in spec)):
+        if not is_frame:
+            raise ValueError(
+                f"categorical_features given as names ({spec.tolist()}) needs X as a pandas DataFrame with "
+                "those column names; for other input give a boolean mask or integer indices"
+            )
+        columns = list(X.columns)
+        unknown = [name for name in spec.tolist() if name not in columns]
+        if unknown:
+            raise ValueError(f"categorical_features names {unknown} are not columns of X; its columns are {columns}")
+        return np.isin(np.asarray(columns, dtype=object), spec.astype(object))
+    raise ValueError(
+        "categorical_features must be 'from_dtype', None, a boolean mask, integer indices or column names; "
+        f"got an array of dtype {spec.dtype}"
+    )
+
+
+# ---------------------------------------------------------------------------------------------- encoding
+
+
+def _categorical_part(X, mask):
+    """The categorical columns of ``X`` as a 2-D array, missing values (None included) as NaN.
+
+    The encoder sees arrays, never DataFrames: the estimator checks the column names itself.
+    """
+    if _is_dataframe(X):
+        part = X.iloc[:, np.flatnonzero(mask)].to_numpy(dtype=object, na_value=np.nan)
+    else:
+        part = check_array(X, dtype=None, ensure_all_finite=False)[:, mask]
+    if part.dtype == object:
+        part = np.where(np.frompyfunc(_is_missing, 1, 1)(part).astype(bool), np.nan, part)
+    return part
+
+
+def _frame_categories(column):
+    """Code order of a DataFrame column: seen categories in the dtype's order, else sorted seen values."""
+    import pandas as pd
+
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        seen = np.unique(column.cat.codes.to_numpy())
+        categories = column.cat.categories[seen[seen >= 0]].to_numpy()
+        if categories.dtype.kind in "iufb":
+            categories = np.sort(categories)  # OrdinalEncoder keeps numeric categories sorted
+        return categories.astype(object) if categories.dtype.kind in "OUS" else categories
+    values = column.dropna().unique()
+    values = np.asarray(values.to_numpy() if hasattr(values, "to_numpy") else values, dtype=object)
+    try:
+        return np.sort(values)
+    except TypeError as exc:
+        raise ValueError(
+            f"categorical column {column.name!r} mixes values of types "
+            f"{sorted({type(v).__name__ for v in values})}; its categories must be all strings or all numbers"
+        ) from exc
+
+
+def _fit_encode(X, mask):
+    """Fit the ordinal encoder on the categorical columns; return (encoded X, categories_, encoder)."""
+    part = _categorical_part(X, mask)
+    if _is_dataframe(X):
+        categories = [_frame_categories(X.iloc[:, j]) for j in np.flatnonzero(mask)]
+    else:
+        categories = "auto"
+    encoder = OrdinalEncoder(
+        categories=categories,
+        handle_unknown="use_encoded_value",
+        unknown_value=np.nan,
+        encoded_missing_value=np.nan,
+        dtype=np.float64,
+    )
+    encoder.fit(part)
+    per_column = [None] * len(mask)
+    for j, cats in zip(np.flatnonzero(mask), encoder.categories_):
+        # "auto" lists a missing value as the last category; it is encoded as NaN, not as a code
+        per_column[j] = np.asarray([c for c in cats if not _is_missing(c)], dtype=cats.dtype)
+    return _encode(X, mask, encoder), per_column, encoder
+
+
+def _is_missing(value):
+    return (
+        value is None
+        or value is getattr(sys.modules.get("pandas"), "NA", None)
+        or (isinstance(value, float) and np.isnan(value))
+    )
+
+
+def _encode(X, mask, encoder):
+    """``X`` with its categorical columns replaced by their codes (NaN for missing and unseen values)."""
+    codes = encoder.transform(_categorical_part(X, mask))
+    columns = np.flatnonzero(mask)
+    if _is_dataframe(X):
+        out = X.copy(deep=False)
+        for k, j in enumerate(columns):
+            out.isetitem(j, codes[:, k])
+        return out
+    X = check_array(X, dtype=None, ensure_all_finite=False)
+    out = X.astype(object if X.dtype.kind in "OUS" else np.float64)
+    out[:, columns] = codes
+    return out

@@ -1,0 +1,172 @@
+"""The shared tabular validation: which columns are categorical, their ordinal codes, and its errors."""
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.base import BaseEstimator
+
+from mddf._tabular import validate_tabular
+
+pd = pytest.importorskip("pandas")
+
+
+class Recorder(BaseEstimator):
+    """The smallest estimator validate_tabular works on."""
+
+    def __init__(self, categorical_features="from_dtype"):
+        self.categorical_features = categorical_features
+
+
+def frame():
+    return pd.DataFrame(
+        {
+            "num": [1.5, 2.0, 3.0, 4.0, 5.0, 6.0],
+            # declared order c < b < a; "z" is declared but never seen
+            "grade": pd.Categorical(["b", "a", "b", None, "c", "a"], categories=["c", "b", "a", "z"], ordered=True),
+            "city": ["x", "y", None, "x", "y", "x"],
+            "count": pd.Series([1, 2, 3, 4, 5, 6], dtype=object),  # object of numbers: stays numeric
+        }
+    )
+
+
+def fit_encode(X, categorical_features="from_dtype", **params):
+    est = Recorder(categorical_features)
+    params.setdefault("ensure_all_finite", False)  # missing values are NaN codes
+    return est, validate_tabular(est, X, reset=True, dtype=np.float64, **params)
+
+
+def test_codes_keep_column_order_and_category_order():
+    est, Xt = fit_encode(frame())
+    nan = np.nan
+    expected = np.array(
+        [
+            [1.5, 1, 0, 1],
+            [2.0, 2, 1, 2],
+            [3.0, 1, nan, 3],
+            [4.0, nan, 0, 4],
+            [5.0, 0, 1, 5],
+            [6.0, 2, 0, 6],
+        ]
+    )
+    np.testing.assert_array_equal(Xt, expected)
+    np.testing.assert_array_equal(est.is_categorical_, [False, True, True, False])
+    assert est.categories_[0] is None and est.categories_[3] is None
+    assert est.categories_[1].tolist() == ["c", "b", "a"]  # the dtype's order, unseen "z" left out
+    assert est.categories_[2].tolist() == ["x", "y"]  # sorted
+    assert est.feature_names_in_.tolist() == ["num", "grade", "city", "count"]
+    assert est.n_features_in_ == 4
+
+
+def test_unseen_categories_and_missing_values_become_nan():
+    est, _ = fit_encode(frame())
+    new = pd.DataFrame(
+        {
+            "num": [0.5, 0.5, 0.5],
+            "grade": pd.Categorical(["z", "a", None]),  # declared but unseen, seen, missing
+            "city": ["w", "y", None],
+            "count": [7, 8, 9],
+        }
+    )
+    Xt = validate_tabular(est, new, reset=False, dtype=np.float32, ensure_all_finite=False)
+    assert Xt.dtype == np.float32
+    np.testing.assert_array_equal(Xt[:, 1], [np.nan, 2, np.nan])
+    np.testing.assert_array_equal(Xt[:, 2], [np.nan, 1, np.nan])
+    np.testing.assert_array_equal(Xt[:, [0, 3]], [[0.5, 7], [0.5, 8], [0.5, 9]])
+
+
+def test_nan_codes_are_rejected_without_missing_value_support():
+    est, _ = fit_encode(frame().dropna())
+    unseen = frame().iloc[:1].assign(city="never seen")
+    with pytest.raises(ValueError, match="Input X contains NaN"):
+        validate_tabular(est, unseen, reset=False, dtype=np.float32)
+
+
+def test_numeric_categories_are_sorted_and_plain_values_encode():
+    X = pd.DataFrame({"k": pd.Categorical([3, 1, 2, 1], categories=[3, 2, 1])})
+    est, Xt = fit_encode(X)
+    assert est.categories_[0].tolist() == [1, 2, 3]
+    np.testing.assert_array_equal(Xt[:, 0], [2, 0, 1, 0])
+    # at prediction a plain integer column is matched against the categories too
+    np.testing.assert_array_equal(
+        validate_tabular(est, pd.DataFrame({"k": [2, 4]}), reset=False, dtype=np.float64, ensure_all_finite=False)[
+            :, 0
+        ],
+        [1, np.nan],
+    )
+
+
+def test_numeric_input_is_untouched():
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(20, 3)).astype(np.float64)
+    est, Xt = fit_encode(X)
+    assert est.is_categorical_ is None and est.categories_ is None
+    np.testing.assert_array_equal(Xt, X)
+    # a numeric DataFrame is not categorical under "from_dtype" either
+    est, Xt = fit_encode(pd.DataFrame(X, columns=["a", "b", "c"]))
+    assert est.is_categorical_ is None
+    np.testing.assert_array_equal(Xt, X)
+
+
+def test_numpy_input_with_declared_columns():
+    X = np.array([["a", 1.0], ["b", 2.0], [None, 3.0], ["a", 4.0]], dtype=object)
+    for spec in ([0], [True, False]):
+        est, Xt = fit_encode(X, spec)
+        np.testing.assert_array_equal(Xt, [[0, 1], [1, 2], [np.nan, 3], [0, 4]])
+        assert est.categories_[0].tolist() == ["a", "b"] and est.categories_[1] is None
+        assert not hasattr(est, "feature_names_in_")
+    Xt = validate_tabular(
+        est, np.array([["c", 5.0]], dtype=object), reset=False, dtype=np.float64, ensure_all_finite=False
+    )
+    np.testing.assert_array_equal(Xt, [[np.nan, 5.0]])
+
+
+def test_declared_by_name_or_index():
+    X = frame()
+    by_name, Xn = fit_encode(X, ["grade", "city"])
+    by_index, Xi = fit_encode(X, [1, 2])
+    np.testing.assert_array_equal(by_name.is_categorical_, by_index.is_categorical_)
+    np.testing.assert_array_equal(Xn, Xi)
+
+
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        (["grade", "city", "nope"], r"names \['nope'\] are not columns of X"),
+        ([1, 2, 7], r"index\(es\) \[7\] out of range: X has 4 features"),
+        ([-1, 1, 2], r"index\(es\) \[-1\] out of range"),
+        ([True, True], r"boolean mask must have one entry per feature \(4\), got 2"),
+        (None, r"column\(s\) 'grade', 'city' of X hold strings but are not categorical"),
+        ([1], r"column\(s\) 'city' of X hold strings but are not categorical.*declare them in categorical_features"),
+        ([1.5], "categorical_features must be"),
+    ],
+)
+def test_errors_on_the_declaration(spec, message):
+    with pytest.raises(ValueError, match=message):
+        fit_encode(frame(), spec)
+
+
+def test_names_need_a_dataframe():
+    with pytest.raises(ValueError, match="names .* needs X as a pandas DataFrame"):
+        fit_encode(np.zeros((3, 2)), ["a"])
+
+
+def test_mixed_types_in_a_string_column_are_named():
+    X = pd.DataFrame({"mixed": pd.Series(["a", 1, "b"], dtype=object)})
+    with pytest.raises(ValueError, match="column 'mixed' mixes values of types"):
+        fit_encode(X)
+
+
+def test_feature_name_mismatches():
+    est, _ = fit_encode(frame())
+    new = frame()
+    with pytest.raises(ValueError, match="feature names should match"):
+        validate_tabular(est, new[["grade", "num", "city", "count"]], reset=False, dtype=np.float64)
+    with pytest.raises(ValueError, match="X has 3 features"):
+        validate_tabular(est, new.iloc[:, :3], reset=False, dtype=np.float64)
+    # an array where names were fitted: scikit-learn's warning, once (not also from the encoder)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        validate_tabular(est, new.to_numpy(), reset=False, dtype=np.float64, ensure_all_finite=False)
+    messages = [str(w.message) for w in caught]
+    assert messages == ["X does not have valid feature names, but Recorder was fitted with feature names"]
