@@ -348,6 +348,7 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         X, y, weight, X_val, y_val, weight_val = self._training_data(X, y, sample_weight, rng)
         n_classes = len(self.classes_)
         cumulative = self._cumulative_margin(len(y), weight)  # alpha_0 = 1, f_0 empty, D_1 ∝ w (lines 1-2)
+        trainable = None if weight is None else weight > 0  # rows of weight 0 never reach the forests
         train, val = ClassVectorMixture(self.passed_features), ClassVectorMixture(self.passed_features)
         stopping = EarlyStopping(
             self.n_tolerant_layers,
@@ -360,7 +361,9 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         for t in range(1, self.max_layers + 1):
             start = time.perf_counter()
             block = self._forest_block(forest_types, t)  # line 4: h_t, out of fold on the training rows
-            per_forest = block.fit(self._layer_input(X, train.passed, t), y, cumulative.distribution, n_classes, rng)
+            per_forest = block.fit(
+                self._layer_input(X, train.passed, t), y, cumulative.distribution, n_classes, rng, trainable
+            )
             h = per_forest.mean(axis=1)
             gamma = margins(h, y)  # line 5, eq. 46
             alpha, share = cumulative.solve_weight(gamma, rng)  # line 6, eq. 48
