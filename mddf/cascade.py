@@ -330,6 +330,10 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
             weights; resamples draw a row with probability proportional to its
             weight). Rows of weight 0 never reach the forests and count in no
             accuracy or margin, but still get out-of-fold class vectors. With
+            ``weighting="sample_weight"`` or ``class_vectors="oob"`` the weights
+            (as D_t) reach the trees as sample weights, which move their splits
+            but not the class shares of pure leaves, so on deep trees they shift
+            the predictions less than the resampling modes do. With
             ``margin_optimization=False`` (gcForest) D_t stays proportional to w.
             With ``validation_fraction`` the weights follow their rows into the
             training and held-out parts, and each part needs a positive weight.
