@@ -20,6 +20,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from mddf import MDDFClassifier
 from mddf._tabular import CATEGORICAL_FEATURES_CONSTRAINT, validate_tabular
+from mddf._validation import check_sample_weight
 
 from .scanning import MultiGrainedScanner, resolve_image_shape
 
@@ -79,7 +80,8 @@ class GCForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
     Cascade (Zhou and Feng Section 2.1; mdDF paper Algorithm 1 and the note after
     eq. 9): each level has 2 random forests and 2 completely-random forests;
     each forest's k-fold out-of-fold class vector is concatenated to the input
-    of the next level; samples are weighted uniformly; growth stops when the
+    of the next level; samples are weighted uniformly (or by ``sample_weight``,
+    see :meth:`fit`); growth stops when the
     monitored accuracy (out-of-fold, or held-out with ``validation_fraction``)
     has not improved for ``n_tolerant_layers`` levels, and the best prefix is
     kept; the prediction averages the last kept level's forests.
@@ -226,7 +228,7 @@ class GCForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
     # -- fitting -----------------------------------------------------------------------------
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Scan (if ``window_sizes``) and grow the cascade.
 
         Parameters
@@ -235,18 +237,30 @@ class GCForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
             Finite values; flattened images (C order of ``image_shape``) when scanning;
             categorical columns (see ``categorical_features``).
         y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), float or None, default=None
+            Non-negative, finite weights with at least one positive entry; None
+            weighs every row alike. The cascade has no margin machinery, so its
+            distribution stays ``D_t = D_1 proportional to w`` at every level (the
+            note after eq. 9 of the mdDF paper with weighted D), carried to the
+            forests by per-tree weighted resamples (as sample weights with
+            ``class_vectors="oob"``); the monitored accuracy of early
+            stopping is weighted (see :meth:`mddf.MDDFClassifier.fit`). The scanning
+            forests get every window with its image's weight
+            (:meth:`~mddf.baselines.scanning.MultiGrainedScanner.fit`). Rows of
+            weight 0 train no forest and count in no accuracy, but are still
+            scanned and get class vectors; the folds are drawn as without weights.
 
         Returns
         -------
         self
         """
-        features, y = self._fit_scanner(X, y)
-        self.cascade_ = self._make_cascade().fit(features, y)
+        features, y, sample_weight = self._fit_scanner(X, y, sample_weight)
+        self.cascade_ = self._make_cascade().fit(features, y, sample_weight=sample_weight)
         self._copy_cascade_state()
         return self
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit_transform(self, X, y, layer=None):
+    def fit_transform(self, X, y, layer=None, sample_weight=None):
         """Fit, then return the out-of-fold augmented feature of a kept level.
 
         Parameters
@@ -254,6 +268,8 @@ class GCForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         X, y : training data
         layer : int or None
             1-based kept level; None is the last.
+        sample_weight : array-like of shape (n_samples,), float or None, default=None
+            As in :meth:`fit`; rows of weight 0 get features too.
 
         Returns
         -------
@@ -263,14 +279,17 @@ class GCForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
             ``validation_fraction`` the cascade only has out-of-fold vectors for
             the rows it trained on, so ``n_rows`` is smaller than ``len(X)``.
         """
-        features, y = self._fit_scanner(X, y)
+        features, y, sample_weight = self._fit_scanner(X, y, sample_weight)
         self.cascade_ = self._make_cascade()
-        out = self.cascade_.fit_transform(features, y, layer=layer)
+        out = self.cascade_.fit_transform(features, y, layer=layer, sample_weight=sample_weight)
         self._copy_cascade_state()
         return out
 
-    def _fit_scanner(self, X, y):
+    def _fit_scanner(self, X, y, sample_weight=None):
+        """Validate X, y and the weights; return the cascade's input, y and the weights (None if not given)."""
         X, y = validate_tabular(self, X, y, reset=True, dtype=np.float32, order="C")
+        if sample_weight is not None:
+            sample_weight = check_sample_weight(sample_weight, X, estimator_name=type(self).__name__)
         check_classification_targets(y)
         classes = np.unique(y)
         if len(classes) < 2:  # before scanning, which would fit its forests on one class
@@ -282,7 +301,7 @@ class GCForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
             resolve_image_shape(self.image_shape, X.shape[1])
         if self.window_sizes is None:
             self.scanner_ = None
-            return X, y
+            return X, y, sample_weight
         self.scanner_ = MultiGrainedScanner(
             self.window_sizes,
             image_shape=self.image_shape,
@@ -296,7 +315,7 @@ class GCForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
             random_state=self.random_state,
             verbose=self.verbose,
         )
-        return self.scanner_.fit_transform(X, y), y
+        return self.scanner_.fit_transform(X, y, sample_weight=sample_weight), y, sample_weight
 
     def _make_cascade(self):
         return gcforest_cascade(

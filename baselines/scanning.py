@@ -46,6 +46,8 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from mddf._validation import check_sample_weight
+
 __all__ = ["MultiGrainedScanner", "WindowGeometry", "resolve_image_shape", "sliding_windows", "window_rows"]
 
 FOREST_NAMES = ("rf", "crf")
@@ -337,7 +339,7 @@ class MultiGrainedScanner(TransformerMixin, BaseEstimator):
         return tags
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Train the fold models of every window size.
 
         Parameters
@@ -345,26 +347,32 @@ class MultiGrainedScanner(TransformerMixin, BaseEstimator):
         X : array-like of shape (n_images, n_features)
             Flattened images (C order of ``image_shape``).
         y : array-like of shape (n_images,)
+        sample_weight : array-like of shape (n_images,), float or None, default=None
+            Non-negative, finite image weights with a positive entry; every window
+            carries its image's weight into the forests' ``sample_weight``. Images
+            of weight 0 train no forest (nor count toward ``max_train_windows``) but
+            are still scored; the folds are drawn over all images.
 
         Returns
         -------
         self
         """
-        self._fit(X, y, out_of_fold=False)
+        self._fit(X, y, out_of_fold=False, sample_weight=sample_weight)
         return self
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit_transform(self, X, y):
+    def fit_transform(self, X, y, sample_weight=None):
         """Fit, and return the out-of-fold representation of the training images.
 
         Unlike ``fit(X, y).transform(X)``, no window is scored by a model
         that saw its image (the representation the cascade must be trained on).
+        ``sample_weight`` as in :meth:`fit`.
 
         Returns
         -------
         ndarray of shape (n_images, n_features_out_), float32
         """
-        return self._fit(X, y, out_of_fold=True)
+        return self._fit(X, y, out_of_fold=True, sample_weight=sample_weight)
 
     def transform(self, X):
         """Representation of new images: class vectors averaged over the fold models.
@@ -388,9 +396,12 @@ class MultiGrainedScanner(TransformerMixin, BaseEstimator):
 
     # -- internals ---------------------------------------------------------------------------
 
-    def _fit(self, X, y, out_of_fold):
+    def _fit(self, X, y, out_of_fold, sample_weight=None):
         start_time = time.perf_counter()
         X, y = validate_data(self, X, y, dtype=np.float32)
+        weight = None
+        if sample_weight is not None:
+            weight = check_sample_weight(sample_weight, X, estimator_name=type(self).__name__)
         check_classification_targets(y)
         self.classes_, y_code = np.unique(y, return_inverse=True)
         n_classes = len(self.classes_)
@@ -428,6 +439,7 @@ class MultiGrainedScanner(TransformerMixin, BaseEstimator):
             per_fold = []
             for j, (train_idx, held_out_idx) in enumerate(folds):
                 tic = time.perf_counter()
+                train_idx, window_weight = self._weighted_images(train_idx, weight, j)
                 image_index, position_index = self._sample_training_windows(train_idx, geometry.n_positions, rng)
                 rows = window_rows(images, geometry, image_index, position_index)
                 labels = y_code[image_index]
@@ -439,7 +451,7 @@ class MultiGrainedScanner(TransformerMixin, BaseEstimator):
                         self.min_samples_leaf,
                         self.n_jobs,
                         rng.randint(2**31 - 1),
-                    ).fit(rows, labels)
+                    ).fit(rows, labels, sample_weight=None if window_weight is None else window_weight[image_index])
                     for kind in FOREST_NAMES
                 )
                 del rows
@@ -455,6 +467,22 @@ class MultiGrainedScanner(TransformerMixin, BaseEstimator):
             self.forests_.append(per_fold)
         self.fit_seconds_ = time.perf_counter() - start_time
         return out
+
+    def _weighted_images(self, train_idx, weight, fold):
+        """The fold's training images of positive weight, and the weights their windows carry.
+
+        The weights are None (plain fit) without sample weights or when they are
+        equal on those images.
+        """
+        if weight is None:
+            return train_idx, None
+        train_idx = train_idx[weight[train_idx] > 0]
+        if not len(train_idx):
+            raise ValueError(
+                f"{type(self).__name__}: every training image of fold {fold + 1} of {self.n_folds} has sample "
+                "weight 0; every fold needs training images of positive weight"
+            )
+        return train_idx, (None if np.ptp(weight[train_idx]) == 0 else weight)
 
     def _sample_training_windows(self, train_idx, n_positions, rng):
         """(image, position) pairs the scanning forests train on: all, or a uniform sample."""

@@ -6,6 +6,10 @@ cumulative margin of the previous layers and ``gamma_t`` this layer's margins.
 As a function of alpha the objective is a convex, continuously differentiable,
 piecewise quadratic, so it has an exact minimiser (:func:`solve_alpha_exact`).
 The paper optimises it by SGD (:func:`solve_alpha_sgd`).
+
+With sample weights w the mean becomes the weighted mean
+``sum_i w_i l_md(...) / sum_i w_i``: the objective of the rows repeated w_i
+times (integer weights), which rows of weight 0 do not enter.
 """
 
 from __future__ import annotations
@@ -16,16 +20,18 @@ from sklearn.utils import check_random_state
 from .margin import _loss_scales, margin_distribution_loss
 
 
-def alpha_objective(alpha, cumulative_margin, margin, margin_mean, margin_tradeoff):
-    """Mean margin-distribution loss of ``F + alpha * gamma`` (the objective of line 6)."""
+def alpha_objective(alpha, cumulative_margin, margin, margin_mean, margin_tradeoff, sample_weight=None):
+    """Mean (weighted by ``sample_weight``) margin-distribution loss of ``F + alpha * gamma`` (line 6)."""
     z = np.asarray(cumulative_margin) + alpha * np.asarray(margin)
-    return float(margin_distribution_loss(z, margin_mean, margin_tradeoff).mean())
+    return float(np.average(margin_distribution_loss(z, margin_mean, margin_tradeoff), weights=sample_weight))
 
 
-def solve_alpha_exact(cumulative_margin, margin, margin_mean=0.9, margin_tradeoff=0.05, upper=np.inf):
+def solve_alpha_exact(
+    cumulative_margin, margin, margin_mean=0.9, margin_tradeoff=0.05, upper=np.inf, sample_weight=None
+):
     """Exact minimiser over alpha >= 0 of the mean margin-distribution loss.
 
-    Each sample contributes ``c_i(alpha) (F_i - g + alpha gamma_i)^2`` where the
+    Each sample contributes ``w_i c_i(alpha) (F_i - g + alpha gamma_i)^2`` where the
     curvature ``c_i`` switches branch (eq. 48) at ``alpha = (g - F_i) / gamma_i``.
     The derivative is piecewise linear and non-decreasing; sorting the switch
     points and accumulating the per-branch coefficients gives it on every
@@ -43,6 +49,9 @@ def solve_alpha_exact(cumulative_margin, margin, margin_mean=0.9, margin_tradeof
     upper : float, default=inf
         Upper bound of alpha (the minimiser is clipped to ``[0, upper]``, which
         is exact for a convex objective).
+    sample_weight : ndarray (m,) or None
+        w_i of the weighted mean of eq. 48's loss (None: all 1). Integer weights
+        give the minimiser of the rows repeated that many times.
 
     Returns
     -------
@@ -54,6 +63,8 @@ def solve_alpha_exact(cumulative_margin, margin, margin_mean=0.9, margin_tradeof
     left, right = _loss_scales(margin_mean, margin_tradeoff)
     active = g != 0
     F, g = F[active], g[active]
+    # the weights scale each sample's curvature; a common factor does not move the root
+    w = 1.0 if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)[active]
     if g.size == 0:
         return 0.0
     r = F - margin_mean  # residual at alpha = 0
@@ -62,7 +73,7 @@ def solve_alpha_exact(cumulative_margin, margin, margin_mean=0.9, margin_tradeof
     breaks = -r / g  # where r + a g = 0
     # Curvature just to the right of 0 for each sample.
     on_left = (r < 0) | ((r == 0) & (g < 0))
-    c0 = np.where(on_left, left, right)
+    c0 = np.where(on_left, left, right) * w
     A = 2.0 * np.sum(c0 * g * g)
     B = 2.0 * np.sum(c0 * g * r)
     if B >= 0:  # derivative at 0 already non-negative: alpha = 0 is optimal
@@ -72,8 +83,9 @@ def solve_alpha_exact(cumulative_margin, margin, margin_mean=0.9, margin_tradeof
     order = np.argsort(breaks[switching], kind="stable")
     b = breaks[switching][order]
     gs, rs = g[switching][order], r[switching][order]
-    c_before = np.where(on_left[switching][order], left, right)
-    c_after = np.where(on_left[switching][order], right, left)
+    ws = 1.0 if sample_weight is None else w[switching][order]
+    c_before = np.where(on_left[switching][order], left, right) * ws
+    c_after = np.where(on_left[switching][order], right, left) * ws
     dc = c_after - c_before
     A_seg = A + np.cumsum(2.0 * dc * gs * gs)  # coefficients after each switch point
     B_seg = B + np.cumsum(2.0 * dc * gs * rs)
@@ -99,6 +111,7 @@ def solve_alpha_sgd(
     alpha_init=1.0,
     upper=np.inf,
     random_state=None,
+    sample_weight=None,
 ):
     """Alpha by projected mini-batch SGD, as Algorithm 2 (line 6) prescribes.
 
@@ -112,6 +125,15 @@ def solve_alpha_sgd(
     The returned value averages the iterates of the last half of the epochs
     (Polyak-Ruppert), which lands within 1e-3 of :func:`solve_alpha_exact`.
 
+    With ``sample_weight`` the objective is the weighted mean of eq. 48's loss,
+    and the SGD weights the gradient rather than sampling rows in proportion to
+    the weights: the mini-batches are drawn as before, uniformly among the rows
+    of positive weight, and the step uses the batch's weighted mean gradient and
+    curvature (``sum w_i ... / sum w_i``). The fixed point is the same as that of
+    proportional sampling (the weighted objective's minimiser), without the extra
+    variance of drawing rows, and weights that are all equal give exactly the
+    iterates of the unweighted solver.
+
     Parameters
     ----------
     cumulative_margin, margin, margin_mean, margin_tradeoff
@@ -122,6 +144,8 @@ def solve_alpha_sgd(
     upper : float, default=inf
         Iterates are projected onto ``[0, upper]``.
     random_state : int, RandomState or None
+    sample_weight : ndarray (m,) or None
+        w_i of the weighted mean (None: all 1); rows of weight 0 are left out.
 
     Returns
     -------
@@ -129,6 +153,11 @@ def solve_alpha_sgd(
     """
     F = np.asarray(cumulative_margin, dtype=np.float64)
     g = np.asarray(margin, dtype=np.float64)
+    w = None
+    if sample_weight is not None:
+        w = np.asarray(sample_weight, dtype=np.float64)
+        positive = w > 0
+        F, g, w = F[positive], g[positive], w[positive]
     m = len(g)
     rng = check_random_state(random_state)
     left, right = _loss_scales(margin_mean, margin_tradeoff)
@@ -147,8 +176,9 @@ def solve_alpha_sgd(
             gi = g[idx]
             d = F[idx] + alpha * gi - margin_mean
             c = np.where(d <= 0, left, right)
-            grad = 2.0 * np.mean(c * d * gi)
-            curvature_sum += 2.0 * np.mean(c * gi * gi)
+            wi = None if w is None else w[idx]
+            grad = 2.0 * _mean(c * d * gi, wi)
+            curvature_sum += 2.0 * _mean(c * gi * gi, wi)
             curvature = curvature_sum / (step + 1)
             if curvature > 0:
                 alpha = min(upper, max(0.0, alpha - grad / (curvature * (1.0 + step / n_batches))))
@@ -159,8 +189,22 @@ def solve_alpha_sgd(
     return averaged / n_averaged
 
 
+def _mean(x, weight):
+    """Mean of ``x``, weighted by ``weight`` (None: unweighted); all-ones weights give the mean's exact bits."""
+    if weight is None:
+        return np.mean(x)
+    return np.sum(weight * x) / np.sum(weight)
+
+
 def solve_layer_share(
-    mixture_margin, margin, margin_mean=0.9, margin_tradeoff=0.05, *, solver="exact", random_state=None
+    mixture_margin,
+    margin,
+    margin_mean=0.9,
+    margin_tradeoff=0.05,
+    *,
+    solver="exact",
+    random_state=None,
+    sample_weight=None,
 ):
     """Share of a new layer in the normalised mixture (the simplex reading of Section 3).
 
@@ -184,6 +228,8 @@ def solve_layer_share(
     solver : {"exact", "sgd"}
         SGD starts at beta = 1/2 (alpha_t = 1 against previous weights summing to 1,
         the paper's initial alpha).
+    sample_weight : ndarray (m,) or None
+        Weights of the weighted mean loss (see :func:`solve_alpha_sgd` for how SGD uses them).
 
     Returns
     -------
@@ -192,7 +238,14 @@ def solve_layer_share(
     base = np.asarray(mixture_margin, dtype=np.float64)
     direction = np.asarray(margin, dtype=np.float64) - base
     if solver == "exact":
-        return solve_alpha_exact(base, direction, margin_mean, margin_tradeoff, upper=1.0)
+        return solve_alpha_exact(base, direction, margin_mean, margin_tradeoff, upper=1.0, sample_weight=sample_weight)
     return solve_alpha_sgd(
-        base, direction, margin_mean, margin_tradeoff, alpha_init=0.5, upper=1.0, random_state=random_state
+        base,
+        direction,
+        margin_mean,
+        margin_tradeoff,
+        alpha_init=0.5,
+        upper=1.0,
+        random_state=random_state,
+        sample_weight=sample_weight,
     )

@@ -235,8 +235,8 @@ def _fit_fold_forest(kind, n_estimators, max_depth, seed, X, y, fit_rows, heldou
     )
 
 
-def _fit_oob_forest(kind, n_estimators, max_depth, seed, X, y, weight, n_classes):
-    """Fit one bootstrapped forest on every row; its out-of-bag class vectors.
+def _fit_oob_forest(kind, n_estimators, max_depth, seed, X, y, weight, n_classes, rows=None):
+    """Fit one bootstrapped forest on every row (or on ``rows``); its out-of-bag class vectors.
 
     Each tree draws its bootstrap rows uniformly and receives D_t as weights of
     the rows it drew. scikit-learn's own forests (since 1.8) draw the bootstrap
@@ -244,7 +244,8 @@ def _fit_oob_forest(kind, n_estimators, max_depth, seed, X, y, weight, n_classes
     the misclassified ones, are almost never out of bag, whether a row has an
     out-of-bag estimate depends on its label, and the next layer learns that
     (measured on adult: out-of-bag accuracy 0.94 against 0.85 on test). Uniform
-    bootstrap keeps out-of-bag membership independent of the labels.
+    bootstrap keeps out-of-bag membership independent of the labels. Rows left
+    out of ``rows`` (of sample weight 0) are out of every bag.
     """
     return _grow_forest(
         kind,
@@ -253,7 +254,7 @@ def _fit_oob_forest(kind, n_estimators, max_depth, seed, X, y, weight, n_classes
         seed,
         X,
         y,
-        np.arange(len(y)),
+        np.arange(len(y)) if rows is None else rows,
         weight,
         n_classes,
         bootstrap=True,
@@ -325,7 +326,7 @@ class ForestBlock:
         self.n_jobs = n_jobs
         self.tree_method = tree_method
 
-    def fit(self, X, y, distribution, n_classes, rng):
+    def fit(self, X, y, distribution, n_classes, rng, trainable=None):
         """Fit the block and return out-of-fold class vectors of the training rows.
 
         Parameters
@@ -340,6 +341,11 @@ class ForestBlock:
         rng : numpy.random.RandomState
             Source of every seed of this layer, consumed in a fixed order so that
             results do not depend on ``n_jobs``.
+        trainable : ndarray of bool (n,) or None
+            Rows that may train the forests (those of positive sample weight);
+            None: all. The others never reach a tree, neither in a resample nor in
+            a bootstrap, but still get class vectors: the folds are drawn over all
+            rows, and with ``"oob"`` they are out of every bag.
 
         Returns
         -------
@@ -353,7 +359,8 @@ class ForestBlock:
             X = BinnedInput(X)
         n = len(y)
         n_forests = len(self.forest_types)
-        uniform = np.ptp(distribution) == 0
+        rows = None if trainable is None else np.flatnonzero(trainable)
+        uniform = np.ptp(distribution if rows is None else distribution[rows]) == 0
         # prefer="threads" is only joblib's default: a backend set with joblib.parallel_config
         # (e.g. "dask") takes precedence, so do not turn it into backend="threading".
         parallel = Parallel(n_jobs=self.n_jobs, prefer="threads")
@@ -362,7 +369,7 @@ class ForestBlock:
             seeds = rng.randint(np.iinfo(np.int32).max, size=n_forests)
             weight = None if uniform else distribution * n
             results = parallel(
-                delayed(_fit_oob_forest)(kind, self.n_estimators, self.max_depth, seed, X, y, weight, n_classes)
+                delayed(_fit_oob_forest)(kind, self.n_estimators, self.max_depth, seed, X, y, weight, n_classes, rows)
                 for kind, seed in zip(self.forest_types, seeds)
             )
             self.forests_ = [[compact for compact, _ in results]]
@@ -375,6 +382,13 @@ class ForestBlock:
         seeds = rng.randint(np.iinfo(np.int32).max, size=(self.n_folds, n_forests))
         tasks = []
         for i, (train, test) in enumerate(splits):
+            if trainable is not None:
+                train = train[trainable[train]]
+                if not len(train):
+                    raise ValueError(
+                        f"every training row of fold {i + 1} of {self.n_folds} has sample weight 0; "
+                        "every fold needs training rows of positive weight (or use class_vectors='oob')"
+                    )
             weight = draws = None
             fit_rows = train
             if not uniform:

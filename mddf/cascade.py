@@ -15,10 +15,11 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from ._tabular import CATEGORICAL_FEATURES_CONSTRAINT, validate_tabular
+from ._validation import check_sample_weight
 from .block import FOREST_TYPES, TREE_METHODS, WEIGHTINGS, ForestBlock
 from .margin import margins
 from .mixture import ClassVectorMixture, CumulativeMargin
-from .stopping import EarlyStopping
+from .stopping import EarlyStopping, weighted_accuracy
 
 
 class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
@@ -314,8 +315,8 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
             self.tree_method,
         )
 
-    def _cumulative_margin(self, n_samples):
-        """Margin state of Algorithm 2 for ``n_samples`` training rows: D_1 uniform, no layer yet."""
+    def _cumulative_margin(self, n_samples, sample_weight):
+        """Margin state of Algorithm 2 for the training rows: D_1 proportional to the weights, no layer yet."""
         return CumulativeMargin(
             n_samples,
             margin_optimization=self.margin_optimization,
@@ -323,11 +324,12 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
             margin_mean=self.margin_mean,
             margin_tradeoff=self.margin_tradeoff,
             alpha_solver=self.alpha_solver,
+            sample_weight=sample_weight,
         )
 
     # ---------------------------------------------------------------------- fit
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Grow the cascade (Algorithm 2) and keep its best prefix.
 
         Parameters
@@ -337,33 +339,60 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
             (see ``categorical_features``).
         y : array-like of shape (n_samples,)
             Class labels (any hashable values, at least two classes).
+        sample_weight : array-like of shape (n_samples,), float or None, default=None
+            Non-negative, finite weights with at least one positive entry; None
+            weighs every row alike. The first distribution is ``D_1
+            proportional to w`` instead of uniform, and every later one keeps
+            the factor, ``D_{t+1}(i) proportional to w_i l_md(F_t(i))`` (eq. 47),
+            whichever ``weighting`` carries D_t to the forests (with
+            ``class_vectors="oob"`` too). The mean loss of eq. 48 that fixes alpha_t
+            (line 6; ``alpha_solver="sgd"`` weights each mini-batch gradient, see
+            :func:`mddf.alpha.solve_alpha_sgd`), the monitored accuracy of early
+            stopping (out-of-fold, or held-out with ``validation_fraction``), and
+            the margin statistics and loss of ``train_history_`` are weighted
+            means. Integer weights thus act as repeated rows, except for what is
+            drawn at random (the folds are drawn over rows, whatever their
+            weights; resamples draw a row with probability proportional to its
+            weight). Rows of weight 0 never reach the forests and count in no
+            accuracy or margin, but still get out-of-fold class vectors. With
+            ``weighting="sample_weight"`` or ``class_vectors="oob"`` the weights
+            (as D_t) reach the trees as sample weights, which move their splits
+            but not the class shares of pure leaves, so on deep trees they shift
+            the predictions less than the resampling modes do. With
+            ``margin_optimization=False`` (gcForest) D_t stays proportional to w.
+            With ``validation_fraction`` the weights follow their rows into the
+            training and held-out parts, and each part needs a positive weight.
 
         Returns
         -------
         self
         """
-        self._fit(X, y)
+        self._fit(X, y, sample_weight)
         return self
 
-    def _fit(self, X, y):
+    def _fit(self, X, y, sample_weight=None):
         """Algorithm 2, one layer per pass, until ``max_layers`` or early stopping; keep the best prefix."""
         forest_types = self._check_forest_types()
         rng = check_random_state(self.random_state)
-        X, y, X_val, y_val = self._training_data(X, y, rng)
+        X, y, weight, X_val, y_val, weight_val = self._training_data(X, y, sample_weight, rng)
         n_classes = len(self.classes_)
-        cumulative = self._cumulative_margin(len(y))  # alpha_0 = 1, f_0 empty, D_1 uniform (lines 1-2)
+        cumulative = self._cumulative_margin(len(y), weight)  # alpha_0 = 1, f_0 empty, D_1 ∝ w (lines 1-2)
+        trainable = None if weight is None else weight > 0  # rows of weight 0 never reach the forests
         train, val = ClassVectorMixture(self.passed_features), ClassVectorMixture(self.passed_features)
         stopping = EarlyStopping(
             self.n_tolerant_layers,
             tol=self.tol,
             min_gain_se=self.min_gain_se,
             monitored="out-of-fold" if X_val is None else "validation",
+            sample_weight=weight if X_val is None else weight_val,
         )
         layers, history, oof_features = [], [], []
         for t in range(1, self.max_layers + 1):
             start = time.perf_counter()
             block = self._forest_block(forest_types, t)  # line 4: h_t, out of fold on the training rows
-            per_forest = block.fit(self._layer_input(X, train.passed, t), y, cumulative.distribution, n_classes, rng)
+            per_forest = block.fit(
+                self._layer_input(X, train.passed, t), y, cumulative.distribution, n_classes, rng, trainable
+            )
             h = per_forest.mean(axis=1)
             gamma = margins(h, y)  # line 5, eq. 46
             alpha, share = cumulative.solve_weight(gamma, rng)  # line 6, eq. 48
@@ -375,13 +404,13 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
             if X_val is not None:  # the held-out rows go through the layer and are the ones monitored
                 val.add_layer(block.predict_proba(self._layer_input(X_val, val.passed, t)), share)
                 correct = val.correct(y_val)
-                record["val_accuracy"] = float(np.mean(correct))
+                record["val_accuracy"] = weighted_accuracy(correct, weight_val)
             record["fit_seconds"] = time.perf_counter() - start
             layers.append(block)
             history.append(record)
             oof_features.append(train.passed.astype(np.float32))
             self._log_layer(record)
-            if stopping.update(correct, float(np.mean(correct))):
+            if stopping.update(correct):  # weighted accuracy of the monitored rows
                 break
 
         kept = stopping.n_kept
@@ -393,15 +422,19 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         self.stop_reason_ = stopping.reason or f"reached max_layers={self.max_layers}"
         return self
 
-    def _training_data(self, X, y, rng):
-        """Validate X and y, set ``classes_``, and hold out the validation rows.
+    def _training_data(self, X, y, sample_weight, rng):
+        """Validate X, y and the weights, set ``classes_``, and hold out the validation rows.
 
         Returns
         -------
-        X, y : the training rows, y encoded as column indices of ``classes_``
-        X_val, y_val : the held-out rows (None without ``validation_fraction``)
+        X, y, weight : the training rows, y encoded as column indices of ``classes_``,
+            their weights (None without ``sample_weight``)
+        X_val, y_val, weight_val : the held-out rows (None without ``validation_fraction``)
         """
         X, y = validate_tabular(self, X, y, reset=True, dtype=np.float32, order="C")
+        weight = weight_val = None
+        if sample_weight is not None:
+            weight = check_sample_weight(sample_weight, X, estimator_name=type(self).__name__)
         check_classification_targets(y)
         encoder = LabelEncoder().fit(y)
         self.classes_ = encoder.classes_
@@ -414,14 +447,23 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
             )
         X_val = y_val = None
         if self.validation_fraction is not None:
-            X, X_val, y_enc, y_val = train_test_split(
+            X, X_val, y_enc, y_val, *weights = train_test_split(
                 X,
                 y_enc,
+                *([] if weight is None else [weight]),  # the weights follow their rows; the split is as without
                 test_size=self.validation_fraction,
                 stratify=y_enc,
                 random_state=rng.randint(np.iinfo(np.int32).max),
             )
             X, X_val = np.ascontiguousarray(X), np.ascontiguousarray(X_val)
+            if weight is not None:
+                weight, weight_val = weights
+                for part, w in (("training", weight), ("held-out", weight_val)):
+                    if not np.any(w > 0):
+                        raise ValueError(
+                            f"{type(self).__name__}: every {part} row of the validation_fraction split has "
+                            "sample weight zero; give more rows a positive weight"
+                        )
         counts = np.bincount(y_enc, minlength=n_classes)
         if self.class_vectors == "kfold" and counts.min() < self.n_folds:
             small = self.classes_.tolist()[int(np.argmin(counts))]
@@ -430,21 +472,23 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
                 "every class needs at least n_folds samples for stratified k-fold class vectors "
                 "(lower n_folds or use class_vectors='oob')"
             )
-        return X, y_enc, X_val, y_val
+        return X, y_enc, weight, X_val, y_val, weight_val
 
     def _layer_record(self, t, block, h, y, correct, cumulative):
         """train_history_ entry of layer t, without ``val_accuracy`` and ``fit_seconds``.
 
         ``h`` is the layer's out-of-fold class vector of the training rows, ``correct``
         the rows the mixture up to t classifies right, ``cumulative`` the
-        :class:`~mddf.mixture.CumulativeMargin` after the layer.
+        :class:`~mddf.mixture.CumulativeMargin` after the layer (it holds the
+        sample weights, which weight the accuracies and margin statistics).
         """
+        weight = cumulative.sample_weight
         return {
             "layer": t,
             "alpha": float(cumulative.alphas[-1]),
             "share": float(cumulative.shares[-1]),
-            "oof_accuracy": float(np.mean(correct)),
-            "layer_oof_accuracy": float(np.mean(h.argmax(axis=1) == y)),
+            "oof_accuracy": weighted_accuracy(correct, weight),
+            "layer_oof_accuracy": weighted_accuracy(h.argmax(axis=1) == y, weight),
             **cumulative.statistics(),
             "loss": cumulative.loss(),
             "max_depth": block.max_depth,
@@ -537,13 +581,14 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
             if t == layer:
                 return passed.astype(np.float32)
 
-    def fit_transform(self, X, y, layer=None):
+    def fit_transform(self, X, y, layer=None, sample_weight=None):
         """Fit, then return the out-of-fold f_layer of the training rows (no leakage).
 
         Unlike ``fit(X, y).transform(X)``, every row's features come from models
         that never saw that row, so they are safe to train a downstream model on.
+        ``sample_weight`` is passed to :meth:`fit`; rows of weight 0 get features too.
         """
-        self.fit(X, y)
+        self.fit(X, y, sample_weight=sample_weight)
         return self.oof_features_[self._check_layer(layer) - 1]
 
     def __sklearn_tags__(self):

@@ -75,18 +75,30 @@ def margin_distribution_loss_gradient(z, margin_mean=0.9, margin_tradeoff=0.05):
     return 2.0 * np.where(z <= margin_mean, left * d, right * d)
 
 
-def margin_statistics(m):
+def margin_statistics(m, sample_weight=None):
     """Mean, standard deviation and ratio lambda = std / mean of margins.
 
     lambda is the margin-distribution ratio of Theorem 1 that mdDF tries to make
     small. It is ``inf`` when the mean margin is not positive.
+
+    Parameters
+    ----------
+    m : array-like (n,)
+        Margins.
+    sample_weight : array-like (n,) or None
+        Weighted mean and (population) standard deviation: an integer weight
+        counts the row that many times, a zero weight leaves it out.
 
     Returns
     -------
     dict with keys ``margin_mean``, ``margin_std``, ``margin_ratio``.
     """
     m = np.asarray(m, dtype=np.float64)
-    mean = float(m.mean())
-    std = float(m.std())
+    if sample_weight is None:
+        mean = float(m.mean())
+        std = float(m.std())
+    else:
+        mean = float(np.average(m, weights=sample_weight))
+        std = float(np.sqrt(np.average((m - mean) ** 2, weights=sample_weight)))
     ratio = std / mean if mean > 0 else float("inf")
     return {"margin_mean": mean, "margin_std": std, "margin_ratio": ratio}

@@ -101,6 +101,11 @@ class CumulativeMargin:
     the next distribution is ``D_{t+1} proportional to l_md`` of it (line 8,
     eq. 47, :meth:`reweight`).
 
+    With sample weights w, ``D_1 proportional to w`` and ``D_{t+1}(i) proportional
+    to w_i l_md(F_t(i))``; the mean loss of eq. 48 (line 6 and :meth:`loss`) and
+    the margin statistics are weighted means. Integer weights thus act as
+    repeated rows, and rows of weight 0 get D_t(i) = 0 and count nowhere.
+
     Parameters
     ----------
     n_samples : int
@@ -116,6 +121,11 @@ class CumulativeMargin:
     margin_mean, margin_tradeoff : float
         gamma and mu of eq. 48.
     alpha_solver : {"sgd", "exact"}, default="sgd"
+    sample_weight : ndarray (m,) or None, default=None
+        Non-negative weights of the training rows with a positive entry; None is
+        uniform. Only their ratios matter here, so they are kept divided by their
+        maximum (attribute ``sample_weight``): equal weights are then exactly ones
+        and give the unweighted computation bit for bit.
 
     Attributes
     ----------
@@ -140,13 +150,20 @@ class CumulativeMargin:
         margin_mean=0.8,
         margin_tradeoff=0.05,
         alpha_solver="sgd",
+        sample_weight=None,
     ):
         self.margin_optimization = margin_optimization
         self.cumulative_margin = cumulative_margin
         self.margin_mean = margin_mean
         self.margin_tradeoff = margin_tradeoff
         self.alpha_solver = alpha_solver
-        self.distribution = np.full(n_samples, 1.0 / n_samples)  # D_1 (Algorithm 2, line 2)
+        if sample_weight is not None:
+            sample_weight = sample_weight / np.max(sample_weight)
+        self.sample_weight = sample_weight
+        if sample_weight is None:
+            self.distribution = np.full(n_samples, 1.0 / n_samples)  # D_1 (Algorithm 2, line 2)
+        else:
+            self.distribution = sample_weight / np.sum(sample_weight)  # D_1 proportional to w
         self.margin_sum = np.zeros(n_samples)
         self.alpha_sum = 0.0
         self.mixture_margin = np.zeros(n_samples)
@@ -194,12 +211,22 @@ class CumulativeMargin:
                 self.margin_tradeoff,
                 solver=self.alpha_solver,
                 random_state=seed,
+                sample_weight=self.sample_weight,
             )
             return share, share
         if self.alpha_solver == "exact":
-            alpha = solve_alpha_exact(self.margin_sum, margin, self.margin_mean, self.margin_tradeoff)
+            alpha = solve_alpha_exact(
+                self.margin_sum, margin, self.margin_mean, self.margin_tradeoff, sample_weight=self.sample_weight
+            )
         else:
-            alpha = solve_alpha_sgd(self.margin_sum, margin, self.margin_mean, self.margin_tradeoff, random_state=seed)
+            alpha = solve_alpha_sgd(
+                self.margin_sum,
+                margin,
+                self.margin_mean,
+                self.margin_tradeoff,
+                random_state=seed,
+                sample_weight=self.sample_weight,
+            )
         total = self.alpha_sum + alpha
         # a first layer worse than chance gets alpha = 0; the mixture is then that layer alone
         return alpha, (alpha / total if total > 0 else 1.0)
@@ -214,21 +241,25 @@ class CumulativeMargin:
         self.shares.append(share)
 
     def reweight(self):
-        """D_{t+1}(i) proportional to ``l_md`` of the cumulative margin (eq. 47, Algorithm 2 line 8).
+        """D_{t+1}(i) proportional to ``w_i l_md`` of the cumulative margin (eq. 47, Algorithm 2 line 8).
 
-        Uniform throughout for the gcForest cascade. Returns the new distribution.
+        Stays D_1 (uniform, or proportional to the sample weights) throughout for
+        the gcForest cascade. Returns the new distribution.
         """
         if self.margin_optimization:
-            self.distribution = sample_distribution(self.cumulative, self.margin_mean, self.margin_tradeoff)
+            self.distribution = sample_distribution(
+                self.cumulative, self.margin_mean, self.margin_tradeoff, self.sample_weight
+            )
         return self.distribution
 
     def loss(self):
-        """Mean margin-distribution loss (eq. 48) of the cumulative margin."""
-        return float(margin_distribution_loss(self.cumulative, self.margin_mean, self.margin_tradeoff).mean())
+        """Mean margin-distribution loss (eq. 48) of the cumulative margin, weighted by the sample weights."""
+        loss = margin_distribution_loss(self.cumulative, self.margin_mean, self.margin_tradeoff)
+        return float(loss.mean() if self.sample_weight is None else np.average(loss, weights=self.sample_weight))
 
     def statistics(self):
-        """Mean, standard deviation and ratio of the mixture's margins (:func:`mddf.margin.margin_statistics`)."""
-        return margin_statistics(self.mixture_margin)
+        """Weighted mean, standard deviation and ratio of the mixture's margins (:func:`~.margin.margin_statistics`)."""
+        return margin_statistics(self.mixture_margin, self.sample_weight)
 
     def layer_weights(self, n_layers):
         """(alphas, shares) of the first ``n_layers`` layers, as float arrays.
