@@ -206,6 +206,22 @@ def quantize_weights(w):
     return np.maximum(np.rint(w * (2.0**QUANT_BITS / w.sum())), 1.0)
 
 
+def quantize_copies(w, copies):
+    """Quantised weights of rows that stand for ``copies`` (integer-valued) repeated rows.
+
+    ``copies * max(1, rint(w / copies * 2**QUANT_BITS / sum(w)))``: each copy is quantised as a row of its
+    own would be, so sums over rows (histograms, errors) equal those of the repeated rows exactly and
+    splits whose errors tie for the repeated rows tie here too (up to the rare rounding of a value at
+    exactly half a unit).
+    """
+    w = np.asarray(w, dtype=np.float64)
+    return copies * np.maximum(np.rint((w / copies) * (2.0**QUANT_BITS / w.sum())), 1.0)
+
+
+def _quantize(w, copies):
+    return quantize_weights(w) if copies is None else quantize_copies(w, copies)
+
+
 class SplitSearch:
     """Exhaustive split search over all leaves and features of a growing tree (one per fit and class).
 
@@ -380,7 +396,7 @@ def _best_split_per_leaf(search: SplitSearch, wq, w_entries, tree: _GrowingTree,
     return best_bin, best_err
 
 
-def grow_tree_candidates(search: SplitSearch, w, max_depth, score, grow="last_layer"):
+def grow_tree_candidates(search: SplitSearch, w, max_depth, score, grow="last_layer", copies=None):
     """Candidates h_1*, ..., h_K* of Section 4 for the tree families H_k^trees.
 
     h_1* is the best stump. h_k* adds one layer of leaves to h_{k-1}*: every eligible leaf gets
@@ -403,12 +419,14 @@ def grow_tree_candidates(search: SplitSearch, w, max_depth, score, grow="last_la
     grow : {"last_layer", "any_leaf"}
         Which leaves of h_{k-1}* may be split: those at depth k-1 (the paper's "adding a single
         layer of leaves") or any leaf.
+    copies : ndarray of shape (n_samples,), optional
+        Integer-valued sample weights: quantise with :func:`quantize_copies`.
 
     Returns
     -------
     list of Candidate, shallowest first; empty when no feature can be split.
     """
-    wq = quantize_weights(w)
+    wq = _quantize(w, copies)
     w_entries = search.entry_weights(wq)
     total = float(wq.sum())
     tree = _GrowingTree(search.n_samples)
@@ -442,7 +460,7 @@ def grow_tree_candidates(search: SplitSearch, w, max_depth, score, grow="last_la
     return candidates
 
 
-def grow_stump_candidates(search: SplitSearch, w):
+def grow_stump_candidates(search: SplitSearch, w, copies=None):
     """Candidates of the stump families H_1^stumps and H_2^stumps (Section 4, eqs. 7-8).
 
     The first is the best stump (exhaustive). The second adds to it the best second question
@@ -455,7 +473,7 @@ def grow_stump_candidates(search: SplitSearch, w):
     list of Candidate: [] when no feature can be split, [h_1*] when only one feature can.
     """
     b = search.binned
-    wq = quantize_weights(w)
+    wq = _quantize(w, copies)
     w_entries = search.entry_weights(wq)
     tree = _GrowingTree(search.n_samples)
     best_bin, best_err = _best_split_per_leaf(search, wq, w_entries, tree, np.ones(1, dtype=bool))

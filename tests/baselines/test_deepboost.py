@@ -628,3 +628,95 @@ def test_works_in_pipeline_and_grid_search(problem):
 )
 def test_scikit_learn_estimator_checks(estimator, check):
     check(estimator)
+
+
+# ----------------------------------------------------------------------------------------------
+# sample_weight
+# ----------------------------------------------------------------------------------------------
+
+WEIGHTED_PARAMS = [
+    dict(n_iter=25),
+    dict(n_iter=25, base="stumps", lam=1e-3, beta=1e-3),
+    dict(n_iter=20, loss="logistic", lam=1e-2, beta=1e-3, max_depth=3, complexity="reference"),
+    dict(n_iter=20, grow="any_leaf", max_depth=3, lam=0.0, beta=0.0),
+]
+
+
+@pytest.mark.parametrize("params", WEIGHTED_PARAMS)
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_integer_weights_are_repeated_rows(params, n_classes):
+    X, y = make_classification(
+        n_samples=120, n_features=6, n_informative=4, n_classes=n_classes, random_state=n_classes
+    )
+    w = np.random.RandomState(1).randint(0, 4, len(y))
+    weighted = DeepBoostClassifier(**params).fit(X, y, sample_weight=w)
+    repeated = DeepBoostClassifier(**params).fit(np.repeat(X, w, axis=0), np.repeat(y, w))
+    X_new = np.random.RandomState(2).normal(size=(50, X.shape[1]))
+    for Z in (X, X_new):
+        np.testing.assert_allclose(weighted.decision_function(Z), repeated.decision_function(Z), atol=1e-10)
+    for a, b in zip(weighted.ensembles_, repeated.ensembles_):
+        assert np.array_equal(a.selected, b.selected)
+        np.testing.assert_allclose(a.alpha, b.alpha, rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(a.objective, b.objective, rtol=1e-10)
+        for ta, tb in zip(a.hypotheses, b.hypotheses):
+            assert np.array_equal(ta.feature, tb.feature) and np.array_equal(ta.threshold, tb.threshold)
+
+
+def test_unit_weights_and_zero_weights_change_nothing(problem):
+    X, y = problem
+    ref = DeepBoostClassifier(n_iter=20, lam=1e-3).fit(X, y)
+    ones = DeepBoostClassifier(n_iter=20, lam=1e-3).fit(X, y, sample_weight=np.ones(len(y)))
+    assert np.array_equal(ones.decision_function(X), ref.decision_function(X))
+    # Rows of weight 0 are dropped: identical to fitting without them, even the thresholds.
+    X_extra = np.vstack([X, X[:40] + 0.013])
+    y_extra = np.concatenate([y, 1 - y[:40]])
+    w = np.concatenate([np.ones(len(y)), np.zeros(40)])
+    zero = DeepBoostClassifier(n_iter=20, lam=1e-3).fit(X_extra, y_extra, sample_weight=w)
+    assert np.array_equal(zero.decision_function(X_extra), ref.decision_function(X_extra))
+    assert np.array_equal(zero.alphas_, ref.alphas_)
+
+
+def test_first_distribution_is_proportional_to_the_weights():
+    X, y = make_classification(n_samples=90, n_features=4, random_state=3)
+    w = np.random.RandomState(0).uniform(0.1, 3.0, len(y))
+    clf = AdaBoostClassifier(n_iter=1).fit(X, y, sample_weight=w)
+    h = clf.hypotheses_[0].predict(X.astype(np.float32))
+    y_pm = np.where(y == 1, 1, -1)
+    assert clf.errors_[0] == pytest.approx(w[h != y_pm].sum() / w.sum(), rel=1e-12)
+    assert clf.alphas_[0] == pytest.approx(0.5 * np.log((1 - clf.errors_[0]) / clf.errors_[0]), rel=1e-12)
+    # D_1 proportional to w: the first distribution of the binary fit
+    D, _ = loss_derivative_weights(np.ones(len(y)), "exponential", np.log(w))
+    np.testing.assert_allclose(D, w / w.sum(), rtol=1e-12)
+
+
+def test_rescaled_weights_give_the_same_fit_without_the_complexity_term():
+    X, y = make_classification(n_samples=100, n_features=5, random_state=4)
+    w = np.random.RandomState(0).uniform(0.5, 2.0, len(y))
+    a = DeepBoostClassifier(n_iter=15, lam=0.0, beta=1e-3).fit(X, y, sample_weight=w)
+    b = DeepBoostClassifier(n_iter=15, lam=0.0, beta=1e-3).fit(X, y, sample_weight=w * 1e-3)
+    np.testing.assert_allclose(a.decision_function(X), b.decision_function(X), rtol=1e-9, atol=1e-9)
+    with pytest.raises(ValueError, match="m of eqs. 7-9"):
+        DeepBoostClassifier(n_iter=5, lam=1e-5).fit(X, y, sample_weight=np.full(len(y), 1e-3))
+
+
+@pytest.mark.parametrize(
+    "weights, match",
+    [
+        (lambda n: -np.ones(n), "(?i)negative"),
+        (lambda n: np.r_[np.nan, np.ones(n - 1)], "finite"),
+        (lambda n: np.r_[np.inf, np.ones(n - 1)], "finite"),
+        (lambda n: np.zeros(n), "non-zero|no positive entry"),
+        (lambda n: np.ones(n + 1), "sample_weight"),
+        (lambda n: np.ones((n, 2)), "1D array"),
+    ],
+)
+def test_bad_sample_weights_are_rejected(weights, match):
+    X, y = make_classification(n_samples=30, n_features=4, random_state=0)
+    with pytest.raises(ValueError, match=match):
+        DeepBoostClassifier(n_iter=3).fit(X, y, sample_weight=weights(len(y)))
+
+
+def test_weights_on_one_class_only_are_rejected():
+    X, y = make_classification(n_samples=30, n_features=4, random_state=0)
+    with pytest.raises(ValueError, match="positive on samples of one class only"):
+        DeepBoostClassifier(n_iter=3).fit(X, y, sample_weight=(y == 1).astype(float))
