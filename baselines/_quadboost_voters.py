@@ -92,8 +92,50 @@ class StumpPool:
         return H
 
 
-def fit_stump_pool(X, n_thresholds=10, placement="range", normalization="tanh") -> StumpPool:
+def _weighted_moments(X, w):
+    """Per-column mean and standard deviation of ``X`` under weights ``w`` (columns without data: 0 and 0)."""
+    total = w.sum()
+    mean = (w @ X) / total
+    var = (w @ np.square(X - mean)) / total
+    return mean, np.sqrt(var)
+
+
+def weighted_linear_quantile(z, w, q):
+    """numpy's default ("linear") quantiles of the sample in which value ``z[i]`` occurs ``w[i]`` times.
+
+    The virtual index ``(W - 1) q`` (``W = sum(w)``, numpy's formula for this method) is located in
+    the cumulative weights of the sorted values and the two neighbouring order statistics are interpolated as
+    numpy does, so for integer weights the result equals ``np.quantile(np.repeat(z, w), q)``. Non-integer
+    weights extend the same rule (an order statistic at position ``t`` is the first value whose cumulative
+    weight exceeds ``t``).
+
+    Parameters
+    ----------
+    z : ndarray of shape (n,), no NaN
+    w : ndarray of shape (n,), positive
+    q : ndarray of quantile levels in [0, 1]
+    """
+    order = np.argsort(z, kind="stable")
+    zs, cum = z[order], np.cumsum(w[order])
+    total = cum[-1]
+    h = (total - 1.0) * q
+    lo = np.floor(h)
+    gamma = h - lo
+    last = len(zs) - 1
+    a = zs[np.minimum(np.searchsorted(cum, np.maximum(lo, 0.0), side="right"), last)]
+    b = zs[np.minimum(np.searchsorted(cum, np.minimum(lo + 1.0, total - 1.0), side="right"), last)]
+    diff = b - a
+    return np.where(gamma >= 0.5, b - diff * (1.0 - gamma), a + diff * gamma)
+
+
+def fit_stump_pool(X, n_thresholds=10, placement="range", normalization="tanh", sample_weight=None) -> StumpPool:
     """Build the stump set of Section 4 from training rows.
+
+    With ``sample_weight`` (positive weights; drop rows of weight 0 before) the normalisation uses the weighted
+    mean and standard deviation and ``"quantile"`` placement the weighted quantiles
+    (:func:`weighted_linear_quantile`); ``"range"`` placement and the merging of identical splits only depend on
+    which values occur. An integer weight therefore acts as repeated rows: the same pool up to floating-point
+    rounding of the mean and standard deviation.
 
     Parameters
     ----------
@@ -106,6 +148,9 @@ def fit_stump_pool(X, n_thresholds=10, placement="range", normalization="tanh") 
     normalization : {"tanh", None}, default="tanh"
         ``"tanh"``: ``z = tanh((x - mean) / std)`` with training mean and std; ``None``: raw attributes.
 
+    sample_weight : ndarray of shape (n_samples,), optional
+        Positive weights (None: unit weights, computed as before weights existed).
+
     Returns
     -------
     StumpPool
@@ -114,8 +159,11 @@ def fit_stump_pool(X, n_thresholds=10, placement="range", normalization="tanh") 
         raise ValueError(f"placement must be one of {THRESHOLD_PLACEMENTS}, got {placement!r}")
     X = np.asarray(X, dtype=np.float64)
     if normalization == "tanh":
-        offset = X.mean(axis=0)
-        scale = X.std(axis=0)
+        if sample_weight is None:
+            offset = X.mean(axis=0)
+            scale = X.std(axis=0)
+        else:
+            offset, scale = _weighted_moments(X, np.asarray(sample_weight, dtype=np.float64))
         scale[scale == 0] = 1.0
     elif normalization is None:
         offset = scale = None
@@ -128,8 +176,12 @@ def fit_stump_pool(X, n_thresholds=10, placement="range", normalization="tanh") 
     if placement == "range":
         lo, hi = Z.min(axis=0), Z.max(axis=0)
         grid = lo[:, None] + (hi - lo)[:, None] * (k / (n_thresholds + 1))[None, :]
-    else:
+    elif sample_weight is None:
         grid = np.quantile(Z, k / (n_thresholds + 1), axis=0).T  # (n_features, n_thresholds)
+    else:
+        levels = k / (n_thresholds + 1)
+        grid = np.array([weighted_linear_quantile(Z[:, f], sample_weight, levels) for f in range(Z.shape[1])])
+        grid = grid.reshape(Z.shape[1], n_thresholds)
 
     features, thresholds = [], []
     Z_sorted = np.sort(Z, axis=0)

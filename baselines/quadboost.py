@@ -18,6 +18,8 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from mddf._validation import check_sample_weight
+
 from ._labels import plain_label
 from ._quadboost_solver import QuadBoostPath, quadboost_path
 from ._quadboost_voters import THRESHOLD_PLACEMENTS, StumpPool, fit_stump_pool
@@ -181,7 +183,7 @@ class QuadBoostClassifier(ClassifierMixin, BaseEstimator):
         self.verbose = verbose
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Fit the ensemble.
 
         Parameters
@@ -190,6 +192,16 @@ class QuadBoostClassifier(ClassifierMixin, BaseEstimator):
             Finite values (NaN, infinity and values whose normalisation overflows float64 are rejected).
         y : array-like of shape (n_samples,)
             At least two distinct labels.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative frequency weights w, at least one positive. The quadratic risk becomes the w-weighted
+            mean ``sum_k p_k (y_k - F(x_k))^2``, ``p = w / sum(w)``: every empirical inner product of eqs. 3-5
+            (``mu_j``, ``eta_j``, ``M_j``) is taken under ``p``, and eqs. 6-9 and the Section 3.1 re-weighting
+            keep their form in these moments (see :func:`~mddf.baselines._quadboost_solver.quadboost_path`).
+            The stump pool is weighted too: the tanh normalisation uses the weighted mean and standard
+            deviation, ``"quantile"`` placement the weighted quantiles, and ``"range"`` placement the range of
+            the rows of positive weight. So an integer weight acts as repeated rows, and multiplying all
+            weights by a constant changes nothing. Rows of weight 0 are dropped; unit weights give the
+            unweighted fit.
 
         Returns
         -------
@@ -204,9 +216,18 @@ class QuadBoostClassifier(ClassifierMixin, BaseEstimator):
                 f"got one class: {plain_label(self.classes_[0])!r}"
             )
         rng = check_random_state(self.random_state)
+        if sample_weight is not None:
+            sample_weight = check_sample_weight(sample_weight, X, estimator_name=type(self).__name__)
+            if np.all(sample_weight == 1.0):
+                sample_weight = None
+            else:
+                keep = sample_weight > 0
+                X, y_codes, sample_weight = X[keep], y_codes[keep], sample_weight[keep]
 
         with _finite_arithmetic(X):
-            pool = fit_stump_pool(X, self.n_thresholds, self.threshold_placement, self.normalization)
+            pool = fit_stump_pool(
+                X, self.n_thresholds, self.threshold_placement, self.normalization, sample_weight=sample_weight
+            )
             # a fixed random order of the candidates decides ties (argmax keeps the first maximum)
             order = rng.permutation(pool.n_voters)
             self.pool_ = StumpPool(pool.features[order], pool.thresholds[order], pool.offset, pool.scale)
@@ -228,6 +249,7 @@ class QuadBoostClassifier(ClassifierMixin, BaseEstimator):
                 reweight=self.reweight_voters,
                 tol=self.tol,
                 log=self._logger(k) if self.verbose else None,
+                sample_weight=sample_weight,
             )
             for k, t in enumerate(targets)
         ]
