@@ -137,6 +137,15 @@ class QuadBoostClassifier(ClassifierMixin, BaseEstimator):
     so ``predict_proba`` returns ``clip((1 + F) / 2, 0, 1)`` for two classes. With more classes it normalises the
     one-vs-rest estimates ``max(1 + F_k, 0)``; rows where every ``F_k <= -1`` put all mass on the largest ``F_k``.
 
+    Missing values: NaN is accepted in ``fit`` and at prediction. A stump abstains (outputs 0) on a row whose
+    attribute is missing, so the voters take values in {-1, 0, +1}, inside the [-1, 1] range the paper's risk
+    bound and quadratic-risk derivation allow, and the voter class stays symmetric (the complement abstains
+    too). In the quadratic risk such a voter simply does not move ``F`` on that row: ``eta_j = <h_j, h_j>``
+    (eq. 5) is then the (weighted) fraction of rows where the attribute is present, and eqs. 6-9 use it as
+    written (the greedy choice maximises the decrease ``(mu_j - M_j)^2 / eta_j``, which for ``eta_j = 1`` is the
+    paper's ``|mu_j - M_j|`` rule). The normalisation statistics and thresholds are computed over the present
+    values of each attribute; an attribute without any value at training gets no stumps.
+
     Memory: the voter outputs are held as a float32 matrix of ``n_samples x n_candidate_voters_`` (at most
     ``n_samples * n_features * n_thresholds * 4`` bytes).
     """
@@ -189,7 +198,8 @@ class QuadBoostClassifier(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-            Finite values (NaN, infinity and values whose normalisation overflows float64 are rejected).
+            Finite values or NaN (missing; see Notes). Infinity and values whose normalisation overflows
+            float64 are rejected.
         y : array-like of shape (n_samples,)
             At least two distinct labels.
         sample_weight : array-like of shape (n_samples,), default=None
@@ -207,7 +217,7 @@ class QuadBoostClassifier(ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        X, y = validate_data(self, X, y, dtype=np.float64)
+        X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan")
         check_classification_targets(y)
         self.classes_, y_codes = np.unique(y, return_inverse=True)
         if len(self.classes_) < 2:
@@ -255,6 +265,11 @@ class QuadBoostClassifier(ClassifierMixin, BaseEstimator):
         ]
         self._summarise()
         return self
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        return tags
 
     def _logger(self, problem):
         every = max(1, self.n_iter // 10)
@@ -309,7 +324,7 @@ class QuadBoostClassifier(ClassifierMixin, BaseEstimator):
 
     def _validated(self, X):
         check_is_fitted(self)
-        return validate_data(self, X, dtype=np.float64, reset=False)
+        return validate_data(self, X, dtype=np.float64, reset=False, ensure_all_finite="allow-nan")
 
     def _to_decision(self, F):
         return F[:, 0] if len(self.classes_) == 2 else F

@@ -511,11 +511,13 @@ def test_infinity_is_rejected(data):
         QuadBoostClassifier().fit(X, y)
 
 
-def test_nan_is_rejected(data):
+def test_nan_is_accepted_but_infinity_is_rejected(data):
     X, y = data
     X = X.copy()
     X[3, 1] = np.nan
-    with pytest.raises(ValueError, match="NaN"):
+    QuadBoostClassifier(n_iter=5).fit(X, y)  # missing values: see test_stumps_abstain_on_missing_values
+    X[3, 1] = -np.inf
+    with pytest.raises(ValueError, match="infinity"):
         QuadBoostClassifier().fit(X, y)
 
 
@@ -653,3 +655,58 @@ def test_linf_weighted_path_is_a_greedy_path_on_the_repeated_rows():
         assert alpha[j] + delta == pytest.approx(optimal_weight(g[j] + alpha[j], 1.0, "linf", 0.0, 0.1), abs=1e-12)
         alpha[j] += delta
         r -= delta * H[:, j]
+
+
+# ---------------------------------------------------------------- missing values
+
+
+def _with_missing(seed=0, rate=0.2):
+    X, y = make_classification(n_samples=200, n_features=5, n_informative=3, random_state=seed)
+    Xn = X.copy()
+    Xn[np.random.RandomState(seed).rand(*X.shape) < rate] = np.nan
+    return X, Xn, y
+
+
+def test_stumps_abstain_on_missing_values():
+    _, Xn, y = _with_missing()
+    Xn[:, 4] = np.nan  # no value at all: no stumps on it
+    clf = QuadBoostClassifier(n_iter=40, regularization=None, random_state=0).fit(Xn, y)
+    assert 4 not in set(clf.pool_.features.tolist())
+    H = clf.pool_.voter_matrix(clf.pool_.normalize(Xn))
+    missing = np.isnan(Xn[:, clf.pool_.features])
+    assert np.all(H[missing] == 0) and np.all(np.abs(H[~missing]) == 1)
+    # the decision is the weighted vote of the stumps whose attribute is present
+    coef = clf.coef_[0]
+    np.testing.assert_allclose(clf.decision_function(Xn), H.astype(np.float64) @ coef, atol=1e-12)
+    assert np.all(clf.decision_function(np.full((3, 5), np.nan)) == 0)
+    # eq. 6 with eta_j = <h_j, h_j> < 1: the first voter's weight is mu_j / eta_j
+    y_pm = np.where(y == 1, 1.0, -1.0)
+    j = clf.ensembles_[0].path_voters[0]
+    h = H[:, j].astype(np.float64)
+    assert clf.ensembles_[0].path_deltas[0] == pytest.approx(np.mean(y_pm * h) / np.mean(h * h), rel=1e-6)
+    # statistics over the present values
+    np.testing.assert_allclose(clf.pool_.offset[:4], np.nanmean(Xn[:, :4], axis=0), rtol=1e-12)
+    np.testing.assert_allclose(clf.pool_.scale[:4], np.nanstd(Xn[:, :4], axis=0), rtol=1e-12)
+
+
+@pytest.mark.parametrize("placement", ["range", "quantile"])
+def test_missing_values_fit_and_predict(placement):
+    X, Xn, y = _with_missing(1)
+    clf = QuadBoostClassifier(n_iter=60, threshold_placement=placement, random_state=0).fit(Xn, y)
+    assert clf.score(Xn, y) > 0.7 and clf.score(X, y) > 0.7
+    # weighted fit with missing values: integer weights still act as repeated rows
+    w = np.random.RandomState(0).randint(0, 3, len(y))
+    a = QuadBoostClassifier(n_iter=30, threshold_placement=placement, random_state=0).fit(Xn, y, sample_weight=w)
+    b = QuadBoostClassifier(n_iter=30, threshold_placement=placement, random_state=0)
+    b.fit(np.repeat(Xn, w, axis=0), np.repeat(y, w))
+    np.testing.assert_allclose(a.decision_function(Xn), b.decision_function(Xn), atol=1e-9)
+
+
+def test_infinity_is_still_rejected():
+    X, y = make_classification(n_samples=40, n_features=3, n_informative=2, n_redundant=0, random_state=0)
+    X[0, 0] = np.inf
+    with pytest.raises(ValueError, match="infinity"):
+        QuadBoostClassifier().fit(X, y)
+    clf = QuadBoostClassifier(n_iter=5).fit(np.nan_to_num(X, posinf=0.0), y)
+    with pytest.raises(ValueError, match="infinity"):
+        clf.predict(X)
