@@ -244,8 +244,9 @@ class BoostedEnsemble:
     def predictions(self, X) -> np.ndarray:
         """Hypothesis outputs, int8 array of shape (n_samples, n_hypotheses)."""
         out = np.empty((X.shape[0], len(self.hypotheses)), dtype=np.int8)
+        has_nan = bool(np.isnan(X).any())
         for j, tree in enumerate(self.hypotheses):
-            out[:, j] = tree.predict(X)
+            out[:, j] = tree.predict(X, has_nan)
         return out
 
     def decision_function(self, X) -> np.ndarray:
@@ -541,6 +542,15 @@ class DeepBoostClassifier(ClassifierMixin, BaseEstimator):
     exponential loss, sigma(1+f) / (sigma(1+f) + sigma(1-f)) for the logistic loss with its
     margin offset 1); it ranks like ``decision_function`` but is not calibrated. For multiple
     classes the one-vs-rest probabilities are normalised to sum to 1.
+
+    Missing values are handled natively by the trees. A feature with NaN at training has a
+    missing bin: every split ``x_f <= theta`` is evaluated with the node's missing rows sent
+    left and sent right, and the side of lower weighted error under D_t (eq. 6) is kept (right
+    on a tie); the split "x_f present vs missing" is among the candidates. At prediction NaN
+    follows the side learned at each node; at a node no missing training row reached (e.g. for a
+    feature without NaN at training, or a category unseen at training mapped to NaN) NaN goes to
+    the heavier child under the D_t the tree was grown with. A hypothesis is still a function
+    into {-1, +1}, so Figure 2 and eqs. 3-9 are unchanged.
     """
 
     #: Tag of the verbose log lines.
@@ -603,7 +613,8 @@ class DeepBoostClassifier(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-            Finite numeric inputs (converted to float32).
+            Numeric inputs (converted to float32); NaN marks a missing value (see Notes),
+            infinity is rejected.
         y : array-like of shape (n_samples,)
             At least two distinct class labels.
         sample_weight : array-like of shape (n_samples,), default=None
@@ -619,7 +630,7 @@ class DeepBoostClassifier(ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        X, y = validate_data(self, X, y, dtype=np.float32)
+        X, y = validate_data(self, X, y, dtype=np.float32, ensure_all_finite="allow-nan")
         check_classification_targets(y)
         check_random_state(self.random_state)
         self.classes_, y_code = np.unique(y, return_inverse=True)
@@ -653,6 +664,11 @@ class DeepBoostClassifier(ClassifierMixin, BaseEstimator):
         ]
         self._set_summary_attributes()
         return self
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        return tags
 
     def _positive_weight_rows(self, X, y_code, sample_weight, lam):
         """The rows of positive weight and their weights (None for unit weights: the unweighted fit)."""
@@ -699,7 +715,7 @@ class DeepBoostClassifier(ClassifierMixin, BaseEstimator):
 
     def _validate_X_predict(self, X):
         check_is_fitted(self)
-        return validate_data(self, X, dtype=np.float32, reset=False)
+        return validate_data(self, X, dtype=np.float32, reset=False, ensure_all_finite="allow-nan")
 
     def decision_function(self, X):
         """f(x) = sum_j alpha_j h_j(x): shape (n_samples,) for two classes (> 0 means

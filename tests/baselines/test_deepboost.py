@@ -582,11 +582,11 @@ def test_one_class_is_rejected_by_name():
         DeepBoostClassifier().fit(X, np.zeros(10))
 
 
-def test_nan_and_shape_errors_are_clear(problem):
+def test_infinity_and_shape_errors_are_clear(problem):
     X, y = problem
     bad = X.copy()
-    bad[0, 0] = np.nan
-    with pytest.raises(ValueError, match="NaN"):
+    bad[0, 0] = np.inf  # NaN is a missing value (see test_missing_values_*); infinity is an error
+    with pytest.raises(ValueError, match="infinity"):
         DeepBoostClassifier(n_iter=2).fit(bad, y)
     with pytest.raises(ValueError, match="inconsistent numbers of samples"):
         DeepBoostClassifier(n_iter=2).fit(X, y[:-1])
@@ -595,7 +595,7 @@ def test_nan_and_shape_errors_are_clear(problem):
     est = DeepBoostClassifier(n_iter=2).fit(X, y)
     with pytest.raises(ValueError, match="features"):
         est.predict(X[:, :3])
-    with pytest.raises(ValueError, match="NaN"):
+    with pytest.raises(ValueError, match="infinity"):
         est.predict(bad)
 
 
@@ -720,3 +720,96 @@ def test_weights_on_one_class_only_are_rejected():
     X, y = make_classification(n_samples=30, n_features=4, random_state=0)
     with pytest.raises(ValueError, match="positive on samples of one class only"):
         DeepBoostClassifier(n_iter=3).fit(X, y, sample_weight=(y == 1).astype(float))
+
+
+# ----------------------------------------------------------------------------------------------
+# Missing values (NaN)
+# ----------------------------------------------------------------------------------------------
+
+
+def brute_best_split_missing(X, y, w):
+    """Lowest weighted error over every feature, threshold (distinct present value) and side of
+    the missing rows; both children non-empty."""
+    best = np.inf
+    for j in range(X.shape[1]):
+        miss = np.isnan(X[:, j])
+        for v in np.unique(X[~miss, j]):
+            for nan_left in (False, True):
+                left = (X[:, j] <= v) | (miss & nan_left)
+                if left.all() or not left.any():
+                    continue
+                err = sum(min(w[s & (y > 0)].sum(), w[s & (y < 0)].sum()) for s in (left, ~left))
+                best = min(best, err)
+    return best
+
+
+def _missing_problem(seed, n=60, d=4, rate=0.25):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 6, size=(n, d)).astype(np.float32)
+    X[rng.random((n, d)) < rate] = np.nan
+    y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
+    y[np.isnan(X[:, 0])] = 1.0  # missingness itself carries information
+    w = rng.random(n) + 0.1
+    return X, y, w / w.sum()
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_missing_values_best_stump_matches_brute_force(seed):
+    X, y, w = _missing_problem(seed)
+    search = SplitSearch(BinnedFeatures(X), y)
+    (stump,) = grow_tree_candidates(search, w, 1, lambda e, n: 0.5 - e)
+    assert stump.error == pytest.approx(brute_best_split_missing(X, y, w), abs=1e-12)
+    # train_pred is what the stored tree predicts on the training rows (NaN follows the stored side)
+    assert np.array_equal(stump.tree.predict(X), stump.train_pred)
+    expected = 0.5 * (1 - (w * y) @ stump.train_pred)
+    assert stump.error == pytest.approx(expected, abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("grow", ["last_layer", "any_leaf"])
+def test_missing_values_trees_predict_what_they_were_scored_on(seed, grow):
+    X, y, w = _missing_problem(seed, n=120)
+    search = SplitSearch(BinnedFeatures(X), y)
+    for cand in grow_tree_candidates(search, w, 4, lambda e, n: 0.5 - e, grow):
+        assert np.array_equal(cand.tree.predict(X), cand.train_pred)
+        assert cand.error == pytest.approx(0.5 * (1 - (w * y) @ cand.train_pred), abs=1e-12)
+    for cand in grow_stump_candidates(search, w):
+        assert np.array_equal(cand.tree.predict(X), cand.train_pred)
+
+
+def test_nan_at_prediction_goes_to_the_heavier_side_for_features_without_nan():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 3)).astype(np.float32)
+    y = np.where(X[:, 0] > 0.8, 1, 0)  # the right child (x0 > 0.8) is the lighter one
+    clf = AdaBoostClassifier(n_iter=1).fit(X, y)
+    tree = clf.hypotheses_[0]
+    assert tree.feature[0] == 0 and tree.missing_left[0]
+    X_nan = X[:5].copy()
+    X_nan[:, 0] = np.nan
+    # NaN in the root feature goes left, like the (heavier) rows with x0 <= threshold
+    left_value = tree.value[tree.left[0]]
+    assert np.all(tree.predict(X_nan) == left_value)
+
+
+@pytest.mark.parametrize("Est", [DeepBoostClassifier, AdaBoostClassifier])
+def test_missing_values_fit_predict_and_weights(Est):
+    X, y = make_classification(n_samples=300, n_features=6, n_informative=4, random_state=0)
+    Xn = X.copy()
+    Xn[np.random.RandomState(0).rand(*X.shape) < 0.2] = np.nan
+    Xn[:, 5] = np.nan  # a feature without any value is never split
+    clf = Est(n_iter=30).fit(Xn, y)
+    assert all(5 not in set(t.feature.tolist()) for t in clf.hypotheses_)
+    assert clf.score(Xn, y) > 0.7
+    proba = clf.predict_proba(np.full((3, 6), np.nan))
+    assert np.all(np.isfinite(proba))
+    # integer weights still act as repeated rows with missing values
+    w = np.random.RandomState(1).randint(0, 3, len(y))
+    a = Est(n_iter=20).fit(Xn, y, sample_weight=w)
+    b = Est(n_iter=20).fit(np.repeat(Xn, w, axis=0), np.repeat(y, w))
+    np.testing.assert_allclose(a.decision_function(Xn), b.decision_function(Xn), atol=1e-10)
+
+
+def test_without_nan_at_training_the_trees_are_unchanged():
+    X, y = make_classification(n_samples=200, n_features=5, random_state=2)
+    binned = BinnedFeatures(X.astype(np.float32))
+    assert not binned.has_missing and len(binned.split_bins) == 0
