@@ -209,6 +209,9 @@ class BoostedEnsemble:
         the unnormalised Phi' values used in round t, eq. 5) and F(alpha_t) after the step (eq. 4).
     is_new : ndarray of bool, shape (n_rounds,)
         Whether round t added a new hypothesis (True) or revised an old weight (False).
+    importances : ndarray of shape (n_hypotheses, n_features)
+        Per hypothesis, its normalised Gini decrease per feature under the distribution D_t of the
+        round that selected it (:func:`tree_feature_importances`).
     stop_reason : str
         ``"n_iter"``, or ``"converged"`` when every candidate had d = 0 (0 is in the
         subdifferential of F along every coordinate searched).
@@ -229,6 +232,15 @@ class BoostedEnsemble:
     stop_reason: str = "n_iter"
     fit_seconds: float = 0.0
     extra: dict = field(default_factory=dict)
+    importances: np.ndarray | None = None
+
+    def feature_importances(self) -> np.ndarray:
+        """sum_j |alpha_j| I_j / sum_j |alpha_j| over the hypotheses, I_j their ``importances``
+        (zeros when no hypothesis has a non-zero weight and a positive impurity decrease)."""
+        weights = np.abs(self.alpha)
+        total = self.importances.T @ weights
+        s = total.sum()
+        return total / s if s > 0 else total
 
     @property
     def n_rounds(self) -> int:
@@ -279,6 +291,33 @@ class BoostedEnsemble:
             avg_questions=float(np.mean([t.n_questions for t in live])),
             avg_depth=float(np.mean([t.depth for t in live])),
         )
+
+
+def tree_feature_importances(tree: Tree, X, y, D, n_features, has_nan=None) -> np.ndarray:
+    """Normalised weighted Gini decrease of ``tree`` per feature under the distribution ``D``.
+
+    For every internal node n with children l, r: N_n G_n - N_l G_l - N_r G_r, where N is the
+    D-weight of the training rows reaching the node and G = 2 p (1 - p) its Gini impurity (p the
+    D-weighted share of y = +1), credited to the node's feature; the vector is then divided by
+    its sum (all zeros when no split lowers the impurity), as for scikit-learn's trees.
+    """
+    n_nodes = tree.n_nodes
+    pos, tot = np.zeros(n_nodes), np.zeros(n_nodes)
+    Dp = D * (y > 0)
+    prev = None
+    for node in tree.apply_levels(X, has_nan):
+        rows = slice(None) if prev is None else node != prev  # count each row once per node
+        pos += np.bincount(node[rows], weights=Dp[rows], minlength=n_nodes)
+        tot += np.bincount(node[rows], weights=D[rows], minlength=n_nodes)
+        prev = node
+    with np.errstate(invalid="ignore", divide="ignore"):
+        impurity = np.where(tot > 0, 2.0 * pos * (tot - pos) / tot, 0.0)  # N G
+    out = np.zeros(n_features)
+    internal = np.flatnonzero(tree.feature >= 0)
+    gain = impurity[internal] - impurity[tree.left[internal]] - impurity[tree.right[internal]]
+    np.add.at(out, tree.feature[internal], np.maximum(gain, 0.0))
+    total = out.sum()
+    return out / total if total > 0 else out
 
 
 def fit_binary(
@@ -364,6 +403,9 @@ def fit_binary(
     hypotheses, rad, pen, alpha = [], np.zeros(n_iter), np.zeros(n_iter), np.zeros(n_iter)
     hist = {k: [] for k in ("selected", "steps", "errors", "directions", "normalizers", "objective", "is_new")}
     f = np.zeros(m)
+    n_features_in = X.shape[1]
+    has_nan = bool(np.isnan(X).any())
+    importances = []
     D, log_s = loss_derivative_weights(1.0 - y * f, loss, log_sw)
     stop_reason = "n_iter"
     log_every = max(1, n_iter // 10)
@@ -406,6 +448,7 @@ def fit_binary(
             cand = cands[i_new]
             k, eps_k = n_h, float(new_err[i_new])
             hypotheses.append(cand.tree)
+            importances.append(tree_feature_importances(cand.tree, X, y, D, n_features_in, has_nan))
             if k == H.shape[1]:
                 H = np.asfortranarray(np.hstack([H, np.zeros((m, min(H.shape[1], n_iter - k)))]))
             H[:, k] = cand.train_pred
@@ -451,6 +494,7 @@ def fit_binary(
         is_new=np.array(hist["is_new"], dtype=bool),
         stop_reason=stop_reason,
         fit_seconds=time.perf_counter() - t0,
+        importances=np.array(importances).reshape(n_h, n_features_in),
     )
 
 
@@ -529,6 +573,13 @@ class DeepBoostClassifier(ClassifierMixin, BaseEstimator):
         Index of the hypothesis updated, eta_t, eps_t, S_t (eq. 5) and F(alpha_t) (eq. 4).
     n_trees_, avg_tree_size_ : int, float
         Hypotheses with non-zero weight and their mean number of nodes (Tables 2-3).
+    feature_importances_ : ndarray of shape (n_features_in_,)
+        Impurity-based importances, non-negative and summing to 1: for a binary problem
+        sum_j |alpha_j| I_j / sum_j |alpha_j|, where I_j is hypothesis j's Gini decrease per
+        feature, weighted by the distribution D_t of the round t that first selected it (which
+        carries the sample weights) and normalised to sum to 1 per tree
+        (:func:`tree_feature_importances`); one-vs-rest: the mean over the classes, renormalised.
+        All zeros in the degenerate case where no weighted hypothesis has an informative split.
     n_iter_ : int
         Rounds actually run.
     stop_reason_ : str
@@ -712,6 +763,14 @@ class DeepBoostClassifier(ClassifierMixin, BaseEstimator):
         self.avg_tree_size_ = per_model(lambda e: e.tree_stats()["avg_tree_size"])
         self.stop_reason_ = per_model(lambda e: e.stop_reason)
         self.n_iter_ = max(e.n_rounds for e in self.ensembles_)
+
+    @property
+    def feature_importances_(self):
+        """Impurity-based feature importances (see the class docstring)."""
+        check_is_fitted(self)
+        imp = np.mean([e.feature_importances() for e in self.ensembles_], axis=0)
+        total = imp.sum()
+        return imp / total if total > 0 else imp
 
     def _validate_X_predict(self, X):
         check_is_fitted(self)

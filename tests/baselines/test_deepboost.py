@@ -813,3 +813,87 @@ def test_without_nan_at_training_the_trees_are_unchanged():
     X, y = make_classification(n_samples=200, n_features=5, random_state=2)
     binned = BinnedFeatures(X.astype(np.float32))
     assert not binned.has_missing and len(binned.split_bins) == 0
+
+
+# ----------------------------------------------------------------------------------------------
+# feature_importances_
+# ----------------------------------------------------------------------------------------------
+
+
+def _one_informative_feature(n=400, d=5, informative=3, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = (X[:, informative] + 0.3 * rng.normal(size=n) > 0).astype(int)
+    return X, y
+
+
+@pytest.mark.parametrize(
+    "est",
+    [DeepBoostClassifier(n_iter=20), DeepBoostClassifier(n_iter=20, base="stumps"), AdaBoostClassifier(n_iter=20)],
+)
+def test_feature_importances_find_the_informative_feature(est):
+    X, y = _one_informative_feature()
+    imp = est.fit(X, y).feature_importances_
+    assert imp.shape == (5,) and np.all(imp >= 0) and imp.sum() == pytest.approx(1.0)
+    assert np.argmax(imp) == 3 and imp[3] > 0.3
+
+
+def brute_gini_importance(tree, X, y, D, d):
+    """Gini decrease per feature by following every row of every node explicitly."""
+    out = np.zeros(d)
+
+    def rows_of(node, rows):
+        if tree.feature[node] < 0:
+            return
+        x = X[rows, tree.feature[node]]
+        left = rows[(x <= tree.threshold[node]) | (np.isnan(x) & tree.missing_left[node])]
+        right = np.setdiff1d(rows, left)
+
+        def ng(r):
+            n, p = D[r].sum(), D[r][y[r] > 0].sum()
+            return 2 * p * (n - p) / n if n > 0 else 0.0
+
+        out[tree.feature[node]] += ng(rows) - ng(left) - ng(right)
+        rows_of(tree.left[node], left)
+        rows_of(tree.right[node], right)
+
+    rows_of(0, np.arange(len(y)))
+    return out / out.sum() if out.sum() > 0 else out
+
+
+def test_feature_importances_are_alpha_weighted_gini_decreases_under_each_rounds_distribution():
+    X, y01 = make_classification(n_samples=150, n_features=5, random_state=5)
+    X[np.random.RandomState(0).rand(*X.shape) < 0.1] = np.nan
+    clf = AdaBoostClassifier(n_iter=12, max_depth=3).fit(X, y01)
+    Xf, y = X.astype(np.float32), np.where(y01 == 1, 1.0, -1.0)
+    expected = np.zeros(5)
+    f_prev = np.zeros(len(y))
+    first_round = {}
+    for t, (k, f_t) in enumerate(zip(clf.selected_, clf.staged_decision_function(X))):
+        if k not in first_round:
+            first_round[k] = t
+            D = np.exp(-y * f_prev)  # D_t of eq. 5 for the exponential loss
+            D /= D.sum()
+            expected += abs(clf.alphas_[k]) * brute_gini_importance(clf.hypotheses_[k], Xf, y, D, 5)
+        f_prev = f_t
+    np.testing.assert_allclose(clf.feature_importances_, expected / expected.sum(), rtol=1e-7, atol=1e-12)
+
+
+def test_feature_importances_one_vs_rest_average_the_classes():
+    X, y = load_iris(return_X_y=True)
+    clf = DeepBoostClassifier(n_iter=10).fit(X, y)
+    per_class = [e.feature_importances() for e in clf.ensembles_]
+    assert all(v.sum() == pytest.approx(1.0) for v in per_class)
+    np.testing.assert_allclose(clf.feature_importances_, np.mean(per_class, axis=0), rtol=1e-12)
+
+
+@pytest.mark.parametrize("Est", [DeepBoostClassifier, AdaBoostClassifier])
+def test_permutation_importance_works(Est):
+    from sklearn.inspection import permutation_importance
+
+    X, y = _one_informative_feature(n=200)
+    X[::7, 0] = np.nan
+    clf = Est(n_iter=10).fit(X, y)
+    result = permutation_importance(clf, X, y, n_repeats=3, random_state=0)
+    assert result.importances_mean.shape == (5,)
+    assert np.argmax(result.importances_mean) == 3

@@ -710,3 +710,35 @@ def test_infinity_is_still_rejected():
     clf = QuadBoostClassifier(n_iter=5).fit(np.nan_to_num(X, posinf=0.0), y)
     with pytest.raises(ValueError, match="infinity"):
         clf.predict(X)
+
+
+# ---------------------------------------------------------------- feature_importances_
+
+
+def test_feature_importances_are_objective_decreases_per_attribute():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 5))
+    y = (X[:, 2] + 0.3 * rng.normal(size=300) > 0).astype(int)
+    clf = QuadBoostClassifier(n_iter=50, random_state=0).fit(X, y)
+    imp = clf.feature_importances_
+    assert imp.shape == (5,) and np.all(imp >= 0) and imp.sum() == pytest.approx(1.0)
+    assert np.argmax(imp) == 2 and imp[2] > 0.5
+    path = clf.ensembles_[0]
+    expected = np.zeros(5)
+    for t, j in enumerate(path.path_voters):
+        expected[clf.pool_.features[j]] += path.objective[t] - path.objective[t + 1]
+    np.testing.assert_allclose(imp, expected / expected.sum(), rtol=1e-12)
+
+
+def test_feature_importances_one_vs_rest_and_permutation_importance():
+    from sklearn.inspection import permutation_importance
+
+    X, y = load_iris(return_X_y=True)
+    X = X.copy()
+    X[::9, 1] = np.nan
+    clf = QuadBoostClassifier(n_iter=40, random_state=0).fit(X, y)
+    assert clf.feature_importances_.sum() == pytest.approx(1.0)
+    one_class = QuadBoostClassifier(n_iter=40, random_state=0).fit(X, y == 0)
+    assert one_class.feature_importances_.sum() == pytest.approx(1.0)
+    result = permutation_importance(clf, X, y, n_repeats=3, random_state=0)
+    assert result.importances_mean.shape == (4,) and np.all(np.isfinite(result.importances_mean))
