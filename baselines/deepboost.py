@@ -28,7 +28,14 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from mddf._validation import check_sample_weight
 
 from ._labels import plain_label
-from ._weak import BinnedFeatures, SplitSearch, Tree, grow_stump_candidates, grow_tree_candidates
+from ._weak import (
+    BinnedFeatures,
+    SplitSearch,
+    Tree,
+    grow_stump_candidates,
+    grow_tree_candidates,
+    tree_feature_importances,
+)
 
 LN2 = np.log(2.0)
 
@@ -293,33 +300,6 @@ class BoostedEnsemble:
         )
 
 
-def tree_feature_importances(tree: Tree, X, y, D, n_features, has_nan=None) -> np.ndarray:
-    """Normalised weighted Gini decrease of ``tree`` per feature under the distribution ``D``.
-
-    For every internal node n with children l, r: N_n G_n - N_l G_l - N_r G_r, where N is the
-    D-weight of the training rows reaching the node and G = 2 p (1 - p) its Gini impurity (p the
-    D-weighted share of y = +1), credited to the node's feature; the vector is then divided by
-    its sum (all zeros when no split lowers the impurity), as for scikit-learn's trees.
-    """
-    n_nodes = tree.n_nodes
-    pos, tot = np.zeros(n_nodes), np.zeros(n_nodes)
-    Dp = D * (y > 0)
-    prev = None
-    for node in tree.apply_levels(X, has_nan):
-        rows = slice(None) if prev is None else node != prev  # count each row once per node
-        pos += np.bincount(node[rows], weights=Dp[rows], minlength=n_nodes)
-        tot += np.bincount(node[rows], weights=D[rows], minlength=n_nodes)
-        prev = node
-    with np.errstate(invalid="ignore", divide="ignore"):
-        impurity = np.where(tot > 0, 2.0 * pos * (tot - pos) / tot, 0.0)  # N G
-    out = np.zeros(n_features)
-    internal = np.flatnonzero(tree.feature >= 0)
-    gain = impurity[internal] - impurity[tree.left[internal]] - impurity[tree.right[internal]]
-    np.add.at(out, tree.feature[internal], np.maximum(gain, 0.0))
-    total = out.sum()
-    return out / total if total > 0 else out
-
-
 def fit_binary(
     X,
     y,
@@ -404,7 +384,6 @@ def fit_binary(
     hist = {k: [] for k in ("selected", "steps", "errors", "directions", "normalizers", "objective", "is_new")}
     f = np.zeros(m)
     n_features_in = X.shape[1]
-    has_nan = bool(np.isnan(X).any())
     importances = []
     D, log_s = loss_derivative_weights(1.0 - y * f, loss, log_sw)
     stop_reason = "n_iter"
@@ -448,7 +427,7 @@ def fit_binary(
             cand = cands[i_new]
             k, eps_k = n_h, float(new_err[i_new])
             hypotheses.append(cand.tree)
-            importances.append(tree_feature_importances(cand.tree, X, y, D, n_features_in, has_nan))
+            importances.append(tree_feature_importances(cand.tree, cand.leaf_totals, n_features_in))
             if k == H.shape[1]:
                 H = np.asfortranarray(np.hstack([H, np.zeros((m, min(H.shape[1], n_iter - k)))]))
             H[:, k] = cand.train_pred
