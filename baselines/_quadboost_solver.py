@@ -158,7 +158,17 @@ class QuadBoostPath:
 
 
 def quadboost_path(
-    H, y, *, n_iter, regularization=None, lam=0.0, alpha_max=None, reweight=True, tol=1e-12, log=None
+    H,
+    y,
+    *,
+    n_iter,
+    regularization=None,
+    lam=0.0,
+    alpha_max=None,
+    reweight=True,
+    tol=1e-12,
+    log=None,
+    sample_weight=None,
 ) -> QuadBoostPath:
     """Run QuadBoost on a fixed voter-output matrix.
 
@@ -181,6 +191,13 @@ def quadboost_path(
         Stop when the best update lowers the objective by at most ``tol``.
     log : callable, optional
         Called as ``log(iteration, risk, objective, n_voters)`` after each iteration.
+    sample_weight : ndarray of shape (n_samples,), optional
+        Positive weights w. The risk becomes the w-weighted mean ``sum_k p_k (y_k - F_k)^2`` with
+        ``p = w / sum(w)``, i.e. every inner product ``<a, b> = (1/m) sum_k a_k b_k`` of eqs. 3-5 becomes
+        ``sum_k p_k a_k b_k``: ``mu_j = <y, h_j>_p``, ``eta_j = <h_j, h_j>_p`` (still 1 for +-1 voters),
+        ``M_j = <F - alpha_j h_j, h_j>_p``. Eqs. 6-9 and the Section 3.1 update keep their form in these
+        moments, and ``mu_j - M_j = <r, h_j>_p + alpha_j eta_j`` as before. None: ``p_k = 1/m``, computed as
+        before weights existed.
 
     Returns
     -------
@@ -199,11 +216,24 @@ def quadboost_path(
     m, n_voters = H.shape
     y = np.asarray(y, dtype=np.float64)
     Ht = H.T  # C-contiguous view when H is Fortran-ordered: BLAS gemv without a copy
-    eta = np.einsum("ij,ij->j", H, H, dtype=np.float64) / m
+    if sample_weight is None:
+        p = None
+        eta = np.einsum("ij,ij->j", H, H, dtype=np.float64) / m
+
+        def mean_square(v):
+            return float(v @ v) / m
+    else:
+        p = np.asarray(sample_weight, dtype=np.float64)
+        p = p / p.sum()
+        eta = np.einsum("ij,ij,i->j", H, H, p, dtype=np.float64)
+
+        def mean_square(v):
+            return float(p @ (v * v))
+
     alpha = np.zeros(n_voters)
     used = np.zeros(n_voters, dtype=bool)
     r = y.copy()
-    risk = [float(r @ r) / m]
+    risk = [mean_square(r)]
     objective = [risk[0]]
     current_penalty = 0.0
     path_voters, path_deltas = [], []
@@ -214,8 +244,11 @@ def quadboost_path(
     eta_scalar = float(eta[0]) if n_voters and np.all(eta == eta[0]) else None
     eta_vec = eta if eta_scalar is None else eta_scalar  # scalar broadcasting is cheaper per iteration
     for it in range(n_iter):
-        g = (Ht @ r.astype(np.float32)).astype(np.float64)
-        g /= m
+        if p is None:
+            g = (Ht @ r.astype(np.float32)).astype(np.float64)
+            g /= m
+        else:
+            g = (Ht @ (p * r).astype(np.float32)).astype(np.float64)
         decrease = objective_decrease(g, alpha, eta_vec, regularization, lam, alpha_max)
         if not reweight:
             decrease[used] = -np.inf
@@ -225,7 +258,8 @@ def quadboost_path(
             break
         h = H[:, j]
         # the winner's correlation, step and decrease again in float64, as Python scalars
-        g_j, a_j, eta_j = float(h @ r) / m, float(alpha[j]), float(eta[j])
+        g_j = float(h @ r) / m if p is None else float(h @ (p * r))
+        a_j, eta_j = float(alpha[j]), float(eta[j])
         if not objective_decrease(g_j, a_j, eta_j, regularization, lam, alpha_max) > tol:
             stop_reason = "converged"
             break
@@ -240,7 +274,7 @@ def quadboost_path(
         used[j] = True
         path_voters.append(j)
         path_deltas.append(delta)
-        risk.append(float(r @ r) / m)
+        risk.append(mean_square(r))
         objective.append(risk[-1] + current_penalty)
         if log is not None:
             log(it + 1, risk[-1], objective[-1], int(np.count_nonzero(alpha)))

@@ -18,6 +18,14 @@ leaf is read off in one vectorised expression, in exact integer arithmetic on qu
 Python loop over samples or thresholds; the only loops are over the (at most K) tree levels and
 the leaves being split.
 
+Missing values (NaN): a feature with NaN at training gets one extra bin after its values, the
+missing bin. A split ``x <= threshold`` of such a feature sends the missing rows of the node to the
+side with the lower weighted error (to the right on a tie); the split "present vs missing" is the
+threshold at the feature's largest value. At prediction NaN follows the side stored in the node
+(``missing_left``); where no training row reaching the node was missing (in particular for a
+feature without NaN at training) that is the heavier child under the distribution the tree was
+grown with (left on a tie).
+
 Ties are broken deterministically: among splits of equal error the lowest feature index, then the
 lowest threshold wins, and the threshold stored is the largest training value that goes left
 (``x <= threshold`` goes left), as in the C++ reference implementation.
@@ -38,7 +46,7 @@ class BinnedFeatures:
     Parameters
     ----------
     X : ndarray of shape (n_samples, n_features), float32
-        Finite training inputs.
+        Training inputs, finite or NaN (missing).
 
     Attributes
     ----------
@@ -57,6 +65,16 @@ class BinnedFeatures:
         Global bin of each feature's most frequent value (lowest on ties).
     entry_rows, entry_codes : ndarray of shape (n_entries,)
         Feature-major list of the (sample, global bin) entries not at their feature's mode bin.
+    has_missing : bool
+        Whether any usable feature has NaN; then:
+    missing_bin : ndarray of shape (n_used,)
+        Global bin of each usable feature's missing values (its last bin, value NaN), -1 without NaN.
+    missing_bins : ndarray
+        The missing bins that exist, in column order.
+    split_bins : ndarray
+        The value bins of the features with a missing bin (where a split can send NaN left).
+    split_missing_index : ndarray of shape (len(split_bins),)
+        Index into ``missing_bins`` of the feature of each of ``split_bins``.
     """
 
     def __init__(self, X):
@@ -67,6 +85,9 @@ class BinnedFeatures:
         xs = np.take_along_axis(X, order, axis=0)
         is_new = np.ones_like(xs, dtype=bool)
         is_new[1:] = xs[1:] != xs[:-1]
+        nan_sorted = np.isnan(xs) if np.isnan(xs[-1:]).any() else None  # NaN sorts last
+        if nan_sorted is not None:
+            is_new[1:] &= ~(nan_sorted[1:] & nan_sorted[:-1])  # all NaN share one bin
         rank = np.cumsum(is_new, axis=0, dtype=np.int64) - 1
         n_unique = rank[-1] + 1 if n_samples else np.zeros(n_features, dtype=np.int64)
         used = np.flatnonzero(n_unique >= 2)
@@ -99,6 +120,16 @@ class BinnedFeatures:
         keep = codes_t != self.mode_bin[:, None]
         self.entry_codes = codes_t[keep]
         self.entry_rows = np.broadcast_to(np.arange(n_samples), codes_t.shape)[keep]
+        self.missing_bin = np.full(len(used), -1, dtype=np.int64)
+        if nan_sorted is not None:
+            has_nan = nan_sorted[-1, used]
+            self.missing_bin[has_nan] = self.offsets[1:][has_nan] - 1
+        self.has_missing = bool(np.any(self.missing_bin >= 0))
+        self.missing_bins = self.missing_bin[self.missing_bin >= 0]
+        index = np.cumsum(self.missing_bin >= 0) - 1
+        bin_miss = self.missing_bin[self.bin_column] if self.n_bins else np.zeros(0, dtype=np.int64)
+        self.split_bins = np.flatnonzero((bin_miss >= 0) & (np.arange(self.n_bins) != bin_miss))
+        self.split_missing_index = index[self.bin_column[self.split_bins]]
 
     @property
     def n_used(self) -> int:
@@ -121,6 +152,8 @@ class Tree:
     family : str
         Hypothesis family: ``"tree"`` (H_k^trees, eq. 9), ``"stump"`` (H_1^stumps, eq. 7) or
         ``"stump2"`` (H_2^stumps, eq. 8: the same question in both children of the root).
+    missing_left : ndarray of bool, optional
+        Per node: whether a NaN value of the split feature goes left (None: NaN goes right).
     """
 
     feature: np.ndarray
@@ -129,6 +162,7 @@ class Tree:
     right: np.ndarray
     value: np.ndarray
     family: str = "tree"
+    missing_left: np.ndarray | None = None
 
     def __post_init__(self):
         depth = np.zeros(len(self.feature), dtype=np.int64)
@@ -157,17 +191,32 @@ class Tree:
         internal = self.feature >= 0
         return len(set(zip(self.feature[internal].tolist(), self.threshold[internal].tolist())))
 
-    def predict(self, X) -> np.ndarray:
-        """Leaf values (int8 in {-1, +1}) for the rows of ``X`` (float32, already validated)."""
+    def apply_levels(self, X, has_nan=None):
+        """Yield the node of every row of ``X`` at depth 0, 1, .., ``depth`` (rows at a leaf stay there)."""
         n = X.shape[0]
         node = np.zeros(n, dtype=np.int32)
         rows = np.arange(n)
+        if has_nan is None:
+            has_nan = bool(np.isnan(X).any())
+        nan_left = has_nan and self.missing_left is not None
+        yield node
         for _ in range(self.depth):
             feat = self.feature[node]
             internal = feat >= 0
-            goes_left = X[rows, np.where(internal, feat, 0)] <= self.threshold[node]
+            x = X[rows, np.where(internal, feat, 0)]
+            goes_left = x <= self.threshold[node]
+            if nan_left:
+                goes_left |= np.isnan(x) & self.missing_left[node]
             child = np.where(goes_left, self.left[node], self.right[node])
             node = np.where(internal, child, node)
+            yield node
+
+    def predict(self, X, has_nan=None) -> np.ndarray:
+        """Leaf values (int8 in {-1, +1}) for the rows of ``X`` (float32, already validated).
+
+        ``has_nan``: whether ``X`` holds NaN (computed when None).
+        """
+        *_, node = self.apply_levels(X, has_nan)
         return self.value[node]
 
 
@@ -182,11 +231,39 @@ class Candidate:
         Its outputs on the training set.
     error : float
         Its weighted error under the (quantised) distribution, eq. 6.
+    leaf_totals : ndarray of shape (2, n_nodes), optional
+        Quantised weight of the negative and positive training rows at each leaf (0 at internal
+        nodes), for :func:`tree_feature_importances`.
     """
 
     tree: Tree
     train_pred: np.ndarray
     error: float
+    leaf_totals: np.ndarray | None = None
+
+
+def tree_feature_importances(tree: Tree, leaf_totals, n_features) -> np.ndarray:
+    """Normalised weighted Gini decrease of ``tree`` per feature.
+
+    ``leaf_totals`` (2, n_nodes) holds the weight of the negative and positive training rows at
+    each leaf under the distribution the tree was grown with. For every internal node n with
+    children l, r the decrease N_n G_n - N_l G_l - N_r G_r, where N is the weight of the rows
+    reaching the node and G = 2 p (1 - p) its Gini impurity (p the weighted share of y = +1), is
+    credited to the node's feature; the vector is then divided by its sum (all zeros when no
+    split lowers the impurity), as for scikit-learn's trees.
+    """
+    neg, pos = (np.asarray(v, dtype=np.float64).copy() for v in leaf_totals)
+    internal = np.flatnonzero(tree.feature >= 0)
+    for node in internal[::-1]:  # children come after their parent
+        left, right = tree.left[node], tree.right[node]
+        neg[node], pos[node] = neg[left] + neg[right], pos[left] + pos[right]
+    tot = neg + pos
+    impurity = 2.0 * pos * neg / np.where(tot > 0, tot, 1.0)  # N G
+    gain = impurity[internal] - impurity[tree.left[internal]] - impurity[tree.right[internal]]
+    out = np.zeros(n_features)
+    np.add.at(out, tree.feature[internal], np.maximum(gain, 0.0))
+    total = out.sum()
+    return out / total if total > 0 else out
 
 
 #: Weights are quantised to integers summing to about 2**QUANT_BITS before the search, so that
@@ -204,6 +281,22 @@ def quantize_weights(w):
     """
     w = np.asarray(w, dtype=np.float64)
     return np.maximum(np.rint(w * (2.0**QUANT_BITS / w.sum())), 1.0)
+
+
+def quantize_copies(w, copies):
+    """Quantised weights of rows that stand for ``copies`` (integer-valued) repeated rows.
+
+    ``copies * max(1, rint(w / copies * 2**QUANT_BITS / sum(w)))``: each copy is quantised as a row of its
+    own would be, so sums over rows (histograms, errors) equal those of the repeated rows exactly and
+    splits whose errors tie for the repeated rows tie here too (up to the rare rounding of a value at
+    exactly half a unit).
+    """
+    w = np.asarray(w, dtype=np.float64)
+    return copies * np.maximum(np.rint((w / copies) * (2.0**QUANT_BITS / w.sum())), 1.0)
+
+
+def _quantize(w, copies):
+    return quantize_weights(w) if copies is None else quantize_copies(w, copies)
 
 
 class SplitSearch:
@@ -236,7 +329,7 @@ class SplitSearch:
         idx = self.is_pos * n_leaves + leaf_of
         return np.bincount(idx, weights=wq, minlength=2 * n_leaves).astype(np.int64).reshape(2, n_leaves)
 
-    def split_errors(self, wq, w_entries, leaf_of, n_leaves):
+    def split_errors(self, wq, w_entries, leaf_of, n_leaves, return_missing=False):
         """Weighted error (quantised units) of every split of every leaf.
 
         Parameters
@@ -256,6 +349,11 @@ class SplitSearch:
             weighted majority, i.e. min(neg, pos) of the left plus that of the right child;
             ``_NO_SPLIT`` where a child would be empty (including every feature's last bin).
         totals : int64 ndarray of shape (2, n_leaves)
+        missing_side : int8 ndarray of shape (n_leaves, n_bins) or None
+            Only with ``return_missing``, None when no feature has NaN. For the split at each bin:
+            1 if the leaf's missing rows go left (strictly lower error), 0 if they go right (some
+            are missing), -1 if none of the leaf's rows is missing for that feature. ``err`` is the
+            error with the missing rows on their side.
         """
         b = self.binned
         n_bins = b.n_bins
@@ -265,7 +363,8 @@ class SplitSearch:
         totals = np.bincount(cls_leaf, weights=wq, minlength=2 * n_leaves + 1)[: 2 * n_leaves]
         totals = totals.astype(np.int64).reshape(2, n_leaves)
         if n_bins == 0:
-            return np.empty((n_leaves, 0), dtype=np.int64), totals
+            empty = np.empty((n_leaves, 0), dtype=np.int64)
+            return (empty, totals, None) if return_missing else (empty, totals)
         if n_leaves == 1 and not left_out.any():
             idx = self.root_cells
         else:
@@ -276,9 +375,19 @@ class SplitSearch:
         # Mode bins hold what the other bins of their feature do not.
         seg = np.add.reduceat(hist, b.offsets[:-1], axis=2)
         hist[:, :, b.mode_bin] = totals[:, :, None] - seg
+        missing = hist[:, :, b.missing_bins] if b.has_missing else None  # a copy (fancy indexing)
         hist[:, :, self.reset_at] -= totals[:, :, None]
         np.cumsum(hist, axis=2, out=hist)  # now: totals left of (and including) each bin
         neg, pos = hist[0], hist[1]
+        if missing is not None:
+            # The same splits with the missing rows sent left instead of right.
+            sel, mi = b.split_bins, b.split_missing_index
+            m_neg, m_pos = missing[0][:, mi], missing[1][:, mi]
+            l_neg, l_pos = neg[:, sel] + m_neg, pos[:, sel] + m_pos
+            err_left = np.minimum(l_neg, l_pos) + np.minimum(totals[0][:, None] - l_neg, totals[1][:, None] - l_pos)
+            l_count = l_neg + l_pos
+            err_left[(l_count == 0) | (l_count == (totals[0] + totals[1])[:, None])] = self._NO_SPLIT
+            has_missing = (m_neg + m_pos) > 0
         count = neg + pos
         err = np.minimum(neg, pos)
         np.subtract(totals[0][:, None], neg, out=neg)  # now: totals right of each bin
@@ -287,7 +396,15 @@ class SplitSearch:
         empty = count == 0
         empty |= count == (totals[0] + totals[1])[:, None]
         err[empty] = self._NO_SPLIT
-        return err, totals
+        if not return_missing:
+            return err, totals
+        if missing is None:
+            return err, totals, None
+        side = np.full(err.shape, -1, dtype=np.int8)
+        go_left = err_left < err[:, sel]
+        err[:, sel] = np.where(go_left, err_left, err[:, sel])
+        side[:, sel] = np.where(go_left, 1, np.where(has_missing, 0, -1))
+        return err, totals, side
 
 
 class _GrowingTree:
@@ -295,6 +412,8 @@ class _GrowingTree:
 
     def __init__(self, n_samples):
         self.feature, self.threshold, self.left, self.right = [-1], [0.0], [-1], [-1]
+        self.missing_left = [False]
+        self.pending = []  # nodes whose NaN side is the heavier child, decided by resolve_pending
         self.leaf_node = np.array([0])
         self.leaf_depth = np.array([0])
         self.leaf_of = np.zeros(n_samples, dtype=np.int64)
@@ -307,17 +426,28 @@ class _GrowingTree:
     def n_internal(self):
         return len(self.feature) - self.n_leaves
 
-    def split(self, leaves, bins, binned: BinnedFeatures):
-        """Split ``leaves`` (increasing leaf ids) at the global ``bins``."""
+    def split(self, leaves, bins, binned: BinnedFeatures, sides=None):
+        """Split ``leaves`` (increasing leaf ids) at the global ``bins``.
+
+        ``sides``: per split leaf, the ``missing_side`` code of :meth:`SplitSearch.split_errors`
+        (None: no missing rows anywhere, every NaN side is the heavier child).
+        """
         n_leaves = self.n_leaves
         split_bin = np.full(n_leaves, -1, dtype=np.int64)
         split_bin[leaves] = bins
         is_split = split_bin >= 0
-        # Samples of split leaves go right when their code is above the split bin of their leaf.
+        leaf_side = np.full(n_leaves, -1, dtype=np.int8)
+        if sides is not None:
+            leaf_side[leaves] = sides
+        # Samples of split leaves go right when their code is above the split bin of their leaf
+        # (the missing bin is the last bin of its feature: missing rows go right by default).
         col = np.where(is_split, binned.bin_column[np.maximum(split_bin, 0)], 0)
         sample_bin = split_bin[self.leaf_of]
         code = binned.codes[np.arange(len(self.leaf_of)), col[self.leaf_of]]
         goes_right = (code > sample_bin) & (sample_bin >= 0)
+        if np.any(leaf_side == 1):
+            missing_left = (code == binned.missing_bin[col[self.leaf_of]]) & (leaf_side[self.leaf_of] == 1)
+            goes_right &= ~missing_left
         width = 1 + is_split
         new_start = np.concatenate([[0], np.cumsum(width)[:-1]])
         self.leaf_of = new_start[self.leaf_of] + goes_right
@@ -333,6 +463,10 @@ class _GrowingTree:
             self.feature[node] = int(binned.bin_feature[b])
             self.threshold[node] = float(binned.bin_values[b])
             self.left[node], self.right[node] = n, n + 1
+            self.missing_left[node] = bool(leaf_side[leaf] == 1)
+            if leaf_side[leaf] < 0:
+                self.pending.append(node)
+            self.missing_left += [False, False]
             self.feature += [-1, -1]
             self.threshold += [0.0, 0.0]
             self.left += [-1, -1]
@@ -340,6 +474,18 @@ class _GrowingTree:
             new_node[pos : pos + 2] = (n, n + 1)
             new_depth[pos : pos + 2] = self.leaf_depth[leaf] + 1
         self.leaf_node, self.leaf_depth = new_node, new_depth
+
+    def resolve_pending(self, totals):
+        """NaN goes to the heavier child (by the weight of the training rows, left on a tie) at
+        the nodes just split where no training row was missing. Call right after :meth:`split`."""
+        if not self.pending:
+            return
+        weight = totals.sum(axis=0)
+        leaf_of_node = {int(node): leaf for leaf, node in enumerate(self.leaf_node)}
+        for node in self.pending:
+            left, right = leaf_of_node[self.left[node]], leaf_of_node[self.right[node]]
+            self.missing_left[node] = bool(weight[left] >= weight[right])
+        self.pending = []
 
     def candidate(self, totals, family) -> Candidate:
         """The current tree with leaves predicting their weighted majority (+1 on ties)."""
@@ -353,34 +499,40 @@ class _GrowingTree:
             right=np.array(self.right, dtype=np.int32),
             value=value,
             family=family,
+            missing_left=np.array(self.missing_left, dtype=bool),
         )
         error = float(np.minimum(totals[0], totals[1]).sum()) / float(totals.sum())
-        return Candidate(tree, leaf_value[self.leaf_of], error)
+        leaf_totals = np.zeros((2, len(self.feature)), dtype=np.int64)
+        leaf_totals[:, self.leaf_node] = totals
+        return Candidate(tree, leaf_value[self.leaf_of], error, leaf_totals)
 
 
 def _best_split_per_leaf(search: SplitSearch, wq, w_entries, tree: _GrowingTree, active):
-    """Best split (bin, error) of every ``active`` leaf; error ``_NO_SPLIT`` elsewhere."""
+    """Best split (bin, error, missing side) of every ``active`` leaf; error ``_NO_SPLIT`` elsewhere."""
     n_leaves = tree.n_leaves
     best_bin = np.zeros(n_leaves, dtype=np.int64)
     best_err = np.full(n_leaves, SplitSearch._NO_SPLIT, dtype=np.int64)
+    best_side = np.full(n_leaves, -1, dtype=np.int8)
     act = np.flatnonzero(active)
     if len(act) == 0:
-        return best_bin, best_err
+        return best_bin, best_err, best_side
     if len(act) == n_leaves:
-        err, _ = search.split_errors(wq, w_entries, tree.leaf_of, n_leaves)
+        err, _, side = search.split_errors(wq, w_entries, tree.leaf_of, n_leaves, return_missing=True)
     else:
         # Histogram only the samples of the active leaves, under compact leaf ids.
         compact = np.full(n_leaves, -1, dtype=np.int64)
         compact[act] = np.arange(len(act))
-        err, _ = search.split_errors(wq, w_entries, compact[tree.leaf_of], len(act))
+        err, _, side = search.split_errors(wq, w_entries, compact[tree.leaf_of], len(act), return_missing=True)
     if err.shape[1]:
         b = np.argmin(err, axis=1)
         best_bin[act] = b
         best_err[act] = err[np.arange(len(act)), b]
-    return best_bin, best_err
+        if side is not None:
+            best_side[act] = side[np.arange(len(act)), b]
+    return best_bin, best_err, best_side
 
 
-def grow_tree_candidates(search: SplitSearch, w, max_depth, score, grow="last_layer"):
+def grow_tree_candidates(search: SplitSearch, w, max_depth, score, grow="last_layer", copies=None):
     """Candidates h_1*, ..., h_K* of Section 4 for the tree families H_k^trees.
 
     h_1* is the best stump. h_k* adds one layer of leaves to h_{k-1}*: every eligible leaf gets
@@ -403,12 +555,14 @@ def grow_tree_candidates(search: SplitSearch, w, max_depth, score, grow="last_la
     grow : {"last_layer", "any_leaf"}
         Which leaves of h_{k-1}* may be split: those at depth k-1 (the paper's "adding a single
         layer of leaves") or any leaf.
+    copies : ndarray of shape (n_samples,), optional
+        Integer-valued sample weights: quantise with :func:`quantize_copies`.
 
     Returns
     -------
     list of Candidate, shallowest first; empty when no feature can be split.
     """
-    wq = quantize_weights(w)
+    wq = _quantize(w, copies)
     w_entries = search.entry_weights(wq)
     total = float(wq.sum())
     tree = _GrowingTree(search.n_samples)
@@ -419,7 +573,7 @@ def grow_tree_candidates(search: SplitSearch, w, max_depth, score, grow="last_la
         active = parent_err > 0 if level > 1 else np.ones(1, dtype=bool)
         if grow == "last_layer":
             active &= tree.leaf_depth == level - 1
-        best_bin, best_err = _best_split_per_leaf(search, wq, w_entries, tree, active)
+        best_bin, best_err, best_side = _best_split_per_leaf(search, wq, w_entries, tree, active)
         if level == 1:
             if best_err[0] == SplitSearch._NO_SPLIT:
                 break
@@ -436,36 +590,39 @@ def grow_tree_candidates(search: SplitSearch, w, max_depth, score, grow="last_la
             n_internal = tree.n_internal + np.arange(1, len(leaves) + 1)
             n_split = int(np.argmax(score(errors, n_internal))) + 1
             chosen = np.sort(leaves[:n_split])
-        tree.split(chosen, best_bin[chosen], search.binned)
+        tree.split(chosen, best_bin[chosen], search.binned, best_side[chosen])
         totals = search.leaf_totals(wq, tree.leaf_of, tree.n_leaves)
+        tree.resolve_pending(totals)
         candidates.append(tree.candidate(totals, "tree"))
     return candidates
 
 
-def grow_stump_candidates(search: SplitSearch, w):
+def grow_stump_candidates(search: SplitSearch, w, copies=None):
     """Candidates of the stump families H_1^stumps and H_2^stumps (Section 4, eqs. 7-8).
 
     The first is the best stump (exhaustive). The second adds to it the best second question
     ``x[j'] <= theta'`` on a feature j' other than the root's, asked in both children (the family
     H_2^stumps, whose growth function (2m)^2 d(d-1)/2 gives eq. 8). A child in which the second
-    question separates no samples stays a leaf.
+    question separates no samples stays a leaf. With missing values each child sends its missing
+    rows to its own better side.
 
     Returns
     -------
     list of Candidate: [] when no feature can be split, [h_1*] when only one feature can.
     """
     b = search.binned
-    wq = quantize_weights(w)
+    wq = _quantize(w, copies)
     w_entries = search.entry_weights(wq)
     tree = _GrowingTree(search.n_samples)
-    best_bin, best_err = _best_split_per_leaf(search, wq, w_entries, tree, np.ones(1, dtype=bool))
+    best_bin, best_err, best_side = _best_split_per_leaf(search, wq, w_entries, tree, np.ones(1, dtype=bool))
     if best_err[0] == SplitSearch._NO_SPLIT:
         return []
-    tree.split(np.array([0]), best_bin[:1], b)
+    tree.split(np.array([0]), best_bin[:1], b, best_side[:1])
     totals = search.leaf_totals(wq, tree.leaf_of, 2)
+    tree.resolve_pending(totals)
     candidates = [tree.candidate(totals, "stump")]
 
-    err, _ = search.split_errors(wq, w_entries, tree.leaf_of, 2)
+    err, _, side = search.split_errors(wq, w_entries, tree.leaf_of, 2, return_missing=True)
     parent_err = np.minimum(totals[0], totals[1])
     splits = err != SplitSearch._NO_SPLIT
     total_err = np.where(splits, err, parent_err[:, None]).sum(axis=0)
@@ -475,7 +632,8 @@ def grow_stump_candidates(search: SplitSearch, w):
     total_err[~allowed] = SplitSearch._NO_SPLIT
     second = int(np.argmin(total_err))
     leaves = np.flatnonzero(splits[:, second])
-    tree.split(leaves, np.full(len(leaves), second), b)
+    tree.split(leaves, np.full(len(leaves), second), b, None if side is None else side[leaves, second])
     totals = search.leaf_totals(wq, tree.leaf_of, tree.n_leaves)
+    tree.resolve_pending(totals)
     candidates.append(tree.candidate(totals, "stump2"))
     return candidates

@@ -26,9 +26,17 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from mddf._tabular import CATEGORICAL_FEATURES_CONSTRAINT, validate_tabular
+from mddf._validation import check_sample_weight
 
 from ._labels import plain_label
-from ._weak import BinnedFeatures, SplitSearch, Tree, grow_stump_candidates, grow_tree_candidates
+from ._weak import (
+    BinnedFeatures,
+    SplitSearch,
+    Tree,
+    grow_stump_candidates,
+    grow_tree_candidates,
+    tree_feature_importances,
+)
 
 LN2 = np.log(2.0)
 
@@ -54,11 +62,20 @@ def loss_values(z, loss):
     return np.logaddexp(0.0, z) / LN2
 
 
-def loss_derivative_weights(z, loss):
+def loss_derivative_weights(z, loss, log_sample_weight=None):
     """The distribution D_t and the normaliser S_t of eq. 5 for margins ``z = 1 - y f``.
 
     Computed in the log domain: once the ensemble separates the data with large margins, every
     Phi'(z_i) can underflow (S_t = 0 in floating point) while D_t is still well defined.
+
+    Parameters
+    ----------
+    z : ndarray of shape (m,)
+    loss : {"exponential", "logistic"}
+    log_sample_weight : ndarray of shape (m,), optional
+        log w_i of positive sample weights: then D_t(i) = w_i Phi'(z_i) / S_t with
+        S_t = sum_i w_i Phi'(z_i) (the derivative of the w-weighted objective, see
+        :func:`fit_binary`). None: every w_i = 1, computed exactly as before weights existed.
 
     Returns
     -------
@@ -69,6 +86,8 @@ def loss_derivative_weights(z, loss):
         1 / (ln 2 (1 + exp(-z))) for the logistic loss).
     """
     log_w = z if loss == "exponential" else log_expit(z) - np.log(LN2)
+    if log_sample_weight is not None:
+        log_w = log_w + log_sample_weight
     top = float(log_w.max())
     e = np.exp(log_w - top)
     total = float(e.sum())
@@ -198,6 +217,9 @@ class BoostedEnsemble:
         the unnormalised Phi' values used in round t, eq. 5) and F(alpha_t) after the step (eq. 4).
     is_new : ndarray of bool, shape (n_rounds,)
         Whether round t added a new hypothesis (True) or revised an old weight (False).
+    importances : ndarray of shape (n_hypotheses, n_features)
+        Per hypothesis, its normalised Gini decrease per feature under the distribution D_t of the
+        round that selected it (:func:`tree_feature_importances`).
     stop_reason : str
         ``"n_iter"``, or ``"converged"`` when every candidate had d = 0 (0 is in the
         subdifferential of F along every coordinate searched).
@@ -218,6 +240,15 @@ class BoostedEnsemble:
     stop_reason: str = "n_iter"
     fit_seconds: float = 0.0
     extra: dict = field(default_factory=dict)
+    importances: np.ndarray | None = None
+
+    def feature_importances(self) -> np.ndarray:
+        """sum_j |alpha_j| I_j / sum_j |alpha_j| over the hypotheses, I_j their ``importances``
+        (zeros when no hypothesis has a non-zero weight and a positive impurity decrease)."""
+        weights = np.abs(self.alpha)
+        total = self.importances.T @ weights
+        s = total.sum()
+        return total / s if s > 0 else total
 
     @property
     def n_rounds(self) -> int:
@@ -233,8 +264,9 @@ class BoostedEnsemble:
     def predictions(self, X) -> np.ndarray:
         """Hypothesis outputs, int8 array of shape (n_samples, n_hypotheses)."""
         out = np.empty((X.shape[0], len(self.hypotheses)), dtype=np.int8)
+        has_nan = bool(np.isnan(X).any())
         for j, tree in enumerate(self.hypotheses):
-            out[:, j] = tree.predict(X)
+            out[:, j] = tree.predict(X, has_nan)
         return out
 
     def decision_function(self, X) -> np.ndarray:
@@ -286,8 +318,20 @@ def fit_binary(
     verbose=0,
     label="",
     name="DeepBoost",
+    sample_weight=None,
 ):
     """Run DeepBoost (Figure 2) on one binary problem.
+
+    With sample weights w (all > 0; rows of weight 0 are dropped by the caller) the empirical
+    average of eq. 4 becomes the w-weighted one and m becomes the total weight W = sum_i w_i:
+
+        F(alpha) = 1/W sum_i w_i Phi(1 - y_i f(x_i)) + sum_j Lambda_j |alpha_j|.
+
+    Its derivative along alpha_j is -(S_t / W)(1 - 2 eps_{t,j}) + Lambda_j sgn(alpha_j) with
+    S_t = sum_i w_i Phi'(z_i) and eps_{t,j} the error under D_t(i) = w_i Phi'(z_i) / S_t, so
+    eqs. 5-6, lines 5-9 (penalty Lambda_j W / (2 S_t)) and the step of lines 12-16 keep their
+    form with m -> W: D_1 is proportional to w and every D_t carries w. The complexities r_j
+    (eqs. 7-9) are evaluated at m = W, so integer weights give exactly the fit on repeated rows.
 
     Parameters
     ----------
@@ -302,6 +346,8 @@ def fit_binary(
         Prints a line every ``n_iter // 10`` rounds.
     label, name : str
         The log lines start with ``[{name}{label}]``: the estimator that runs and, one-vs-rest, the class.
+    sample_weight : ndarray of shape (m,), optional
+        Positive weights w (see above). None: unit weights, m = number of rows.
 
     Returns
     -------
@@ -312,15 +358,22 @@ def fit_binary(
     d = X.shape[1] if n_features is None else n_features
     y = np.asarray(y, dtype=np.float64)
     search = SplitSearch(binned, y)
+    if sample_weight is None:
+        log_sw, m_eff, copies = None, m, None
+    else:
+        sample_weight = np.asarray(sample_weight, dtype=np.float64)
+        log_sw, m_eff = np.log(sample_weight), float(sample_weight.sum())
+        # Integer weights are quantised as that many copies, so the split search ties as on repeated rows.
+        copies = sample_weight if np.all(sample_weight == np.rint(sample_weight)) else None
 
     def tree_rademacher(n_internal):
-        return rademacher_tree(n_internal, m, d, complexity)
+        return rademacher_tree(n_internal, m_eff, d, complexity)
 
     def rademacher_of(tree: Tree):
         if tree.family == "stump":
-            return float(rademacher_stump(m, d))
+            return float(rademacher_stump(m_eff, d))
         if tree.family == "stump2":
-            return float(rademacher_stump2(m, d))
+            return float(rademacher_stump2(m_eff, d))
         return float(tree_rademacher(tree.n_internal))
 
     # Hypothesis outputs on the training set, one column per hypothesis, cached so that the
@@ -331,21 +384,23 @@ def fit_binary(
     hypotheses, rad, pen, alpha = [], np.zeros(n_iter), np.zeros(n_iter), np.zeros(n_iter)
     hist = {k: [] for k in ("selected", "steps", "errors", "directions", "normalizers", "objective", "is_new")}
     f = np.zeros(m)
-    D, log_s = loss_derivative_weights(1.0 - y * f, loss)
+    n_features_in = X.shape[1]
+    importances = []
+    D, log_s = loss_derivative_weights(1.0 - y * f, loss, log_sw)
     stop_reason = "n_iter"
     log_every = max(1, n_iter // 10)
 
     for t in range(n_iter):
-        unit = penalty_scale(log_s, m)  # Lambda_j * unit = Lambda_j m / (2 S_t)
+        unit = penalty_scale(log_s, m_eff)  # Lambda_j * unit = Lambda_j m / (2 S_t)
 
         def score(errors, n_internal, unit=unit):
             lam_j = lam * tree_rademacher(n_internal) + beta
             return np.maximum(0.5 - errors - scaled_penalty(lam_j, unit), 0.0)
 
         if base == "trees":
-            cands = grow_tree_candidates(search, D, max_depth, score, grow)
+            cands = grow_tree_candidates(search, D, max_depth, score, grow, copies=copies)
         else:
-            cands = grow_stump_candidates(search, D)
+            cands = grow_stump_candidates(search, D, copies=copies)
         n_h = len(hypotheses)
         Dy = D * y
         # Errors of new and old hypotheses computed the same way (eq. 6), so that a new
@@ -373,6 +428,7 @@ def fit_binary(
             cand = cands[i_new]
             k, eps_k = n_h, float(new_err[i_new])
             hypotheses.append(cand.tree)
+            importances.append(tree_feature_importances(cand.tree, cand.leaf_totals, n_features_in))
             if k == H.shape[1]:
                 H = np.asfortranarray(np.hstack([H, np.zeros((m, min(H.shape[1], n_iter - k)))]))
             H[:, k] = cand.train_pred
@@ -388,8 +444,11 @@ def fit_binary(
         hist["normalizers"].append(float(np.exp(log_s)))
         hist["is_new"].append(not use_old)
         z = 1.0 - y * f
-        D, log_s = loss_derivative_weights(z, loss)
-        data_term = float(loss_values(z, loss).mean())
+        D, log_s = loss_derivative_weights(z, loss, log_sw)
+        if sample_weight is None:
+            data_term = float(loss_values(z, loss).mean())
+        else:
+            data_term = float(sample_weight @ loss_values(z, loss)) / m_eff
         n_h = len(hypotheses)
         hist["objective"].append(data_term + float(pen[:n_h] @ np.abs(alpha[:n_h])))
         if verbose and ((t + 1) % log_every == 0 or t + 1 == n_iter):
@@ -415,6 +474,7 @@ def fit_binary(
         is_new=np.array(hist["is_new"], dtype=bool),
         stop_reason=stop_reason,
         fit_seconds=time.perf_counter() - t0,
+        importances=np.array(importances).reshape(n_h, n_features_in),
     )
 
 
@@ -506,6 +566,13 @@ class DeepBoostClassifier(ClassifierMixin, BaseEstimator):
         Index of the hypothesis updated, eta_t, eps_t, S_t (eq. 5) and F(alpha_t) (eq. 4).
     n_trees_, avg_tree_size_ : int, float
         Hypotheses with non-zero weight and their mean number of nodes (Tables 2-3).
+    feature_importances_ : ndarray of shape (n_features_in_,)
+        Impurity-based importances, non-negative and summing to 1: for a binary problem
+        sum_j |alpha_j| I_j / sum_j |alpha_j|, where I_j is hypothesis j's Gini decrease per
+        feature, weighted by the distribution D_t of the round t that first selected it (which
+        carries the sample weights) and normalised to sum to 1 per tree
+        (:func:`tree_feature_importances`); one-vs-rest: the mean over the classes, renormalised.
+        All zeros in the degenerate case where no weighted hypothesis has an informative split.
     n_iter_ : int
         Rounds actually run.
     stop_reason_ : str
@@ -519,6 +586,15 @@ class DeepBoostClassifier(ClassifierMixin, BaseEstimator):
     exponential loss, sigma(1+f) / (sigma(1+f) + sigma(1-f)) for the logistic loss with its
     margin offset 1); it ranks like ``decision_function`` but is not calibrated. For multiple
     classes the one-vs-rest probabilities are normalised to sum to 1.
+
+    Missing values are handled natively by the trees. A feature with NaN at training has a
+    missing bin: every split ``x_f <= theta`` is evaluated with the node's missing rows sent
+    left and sent right, and the side of lower weighted error under D_t (eq. 6) is kept (right
+    on a tie); the split "x_f present vs missing" is among the candidates. At prediction NaN
+    follows the side learned at each node; at a node no missing training row reached (e.g. for a
+    feature without NaN at training, or a category unseen at training mapped to NaN) NaN goes to
+    the heavier child under the D_t the tree was grown with. A hypothesis is still a function
+    into {-1, +1}, so Figure 2 and eqs. 3-9 are unchanged.
     """
 
     #: Tag of the verbose log lines.
@@ -578,22 +654,31 @@ class DeepBoostClassifier(ClassifierMixin, BaseEstimator):
         )
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Fit the ensemble (one-vs-rest for more than two classes).
 
         Parameters
         ----------
         X : array-like or DataFrame of shape (n_samples, n_features)
-            Finite numeric inputs (converted to float32) and categorical columns (see
-            ``categorical_features``).
+            Numeric inputs (converted to float32); NaN marks a missing value (see Notes),
+            infinity is rejected; categorical columns are ordinal-encoded (see
+            ``categorical_features``; unseen categories are missing values).
         y : array-like of shape (n_samples,)
             At least two distinct class labels.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative frequency weights w, at least one positive. The objective (eq. 4) becomes
+            the w-weighted average of the loss, so D_1 is proportional to w and every D_t
+            (eq. 5) carries w, and m in eqs. 7-9 becomes W = sum_i w_i (see :func:`fit_binary`):
+            an integer weight k acts as k copies of the row. Rows of weight 0 are dropped before
+            anything is computed from the data (thresholds included); unit weights give the
+            unweighted fit. With ``lam > 0`` rescaling the weights rescales m, so W must be at
+            least 1 there.
 
         Returns
         -------
         self
         """
-        X, y = validate_tabular(self, X, y, reset=True, dtype=np.float32)
+        X, y = validate_tabular(self, X, y, reset=True, dtype=np.float32, ensure_all_finite="allow-nan")
         check_classification_targets(y)
         check_random_state(self.random_state)
         self.classes_, y_code = np.unique(y, return_inverse=True)
@@ -603,6 +688,7 @@ class DeepBoostClassifier(ClassifierMixin, BaseEstimator):
                 f"got 1 class ({plain_label(self.classes_[0])!r})"
             )
         params = self._boosting_params()
+        X, y_code, sample_weight = self._positive_weight_rows(X, y_code, sample_weight, params["lam"])
         binned = BinnedFeatures(X)
         if len(self.classes_) == 2:
             problems = [(np.where(y_code == 1, 1.0, -1.0), "")]
@@ -612,11 +698,48 @@ class DeepBoostClassifier(ClassifierMixin, BaseEstimator):
                 for c in range(len(self.classes_))
             ]
         self.ensembles_ = [
-            fit_binary(X, y_pm, binned, verbose=self.verbose, label=label, name=self._log_name, **params)
+            fit_binary(
+                X,
+                y_pm,
+                binned,
+                verbose=self.verbose,
+                label=label,
+                name=self._log_name,
+                sample_weight=sample_weight,
+                **params,
+            )
             for y_pm, label in problems
         ]
         self._set_summary_attributes()
         return self
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        return tags
+
+    def _positive_weight_rows(self, X, y_code, sample_weight, lam):
+        """The rows of positive weight and their weights (None for unit weights: the unweighted fit)."""
+        name = type(self).__name__
+        if sample_weight is None:
+            return X, y_code, None
+        w = check_sample_weight(sample_weight, X, estimator_name=name)
+        if np.all(w == 1.0):
+            return X, y_code, None
+        keep = w > 0
+        X, y_code, w = X[keep], y_code[keep], w[keep]
+        if len(np.unique(y_code)) < 2:
+            raise ValueError(
+                f"{name}: sample_weight is positive on samples of one class only "
+                f"({plain_label(self.classes_[y_code[0]])!r}); at least 2 classes need weight > 0"
+            )
+        if lam > 0 and w.sum() < 1.0:
+            raise ValueError(
+                f"{name}: with lam > 0 the total sample weight is the m of eqs. 7-9 and must be at "
+                f"least 1; got sum(sample_weight) = {w.sum():.3g}. Rescale the weights (e.g. to mean 1) "
+                "or set lam=0."
+            )
+        return X, y_code, w
 
     def _set_summary_attributes(self):
         def per_model(fn):
@@ -638,9 +761,17 @@ class DeepBoostClassifier(ClassifierMixin, BaseEstimator):
         self.stop_reason_ = per_model(lambda e: e.stop_reason)
         self.n_iter_ = max(e.n_rounds for e in self.ensembles_)
 
+    @property
+    def feature_importances_(self):
+        """Impurity-based feature importances (see the class docstring)."""
+        check_is_fitted(self)
+        imp = np.mean([e.feature_importances() for e in self.ensembles_], axis=0)
+        total = imp.sum()
+        return imp / total if total > 0 else imp
+
     def _validate_X_predict(self, X):
         check_is_fitted(self)
-        return validate_tabular(self, X, reset=False, dtype=np.float32)
+        return validate_tabular(self, X, reset=False, dtype=np.float32, ensure_all_finite="allow-nan")
 
     def decision_function(self, X):
         """f(x) = sum_j alpha_j h_j(x): shape (n_samples,) for two classes (> 0 means

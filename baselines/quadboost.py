@@ -19,6 +19,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from mddf._tabular import CATEGORICAL_FEATURES_CONSTRAINT, validate_tabular
+from mddf._validation import check_sample_weight
 
 from ._labels import plain_label
 from ._quadboost_solver import QuadBoostPath, quadboost_path
@@ -29,7 +30,7 @@ from ._quadboost_voters import THRESHOLD_PLACEMENTS, StumpPool, fit_stump_pool
 def _finite_arithmetic(X):
     """Turn a float64 overflow while normalising or thresholding ``X`` into a clear ``ValueError``.
 
-    ``validate_data`` rejects NaN and infinity, but finite values near the float64 limit (say 1e300) still
+    Validation rejects infinity (NaN is a missing value), but finite values near the float64 limit (say 1e300) still
     overflow in the training mean and variance or in the threshold grid; without this check the fit would
     go on with infinite statistics and predict a single class.
     """
@@ -140,12 +141,28 @@ class QuadBoostClassifier(ClassifierMixin, BaseEstimator):
         one-vs-rest problems when there are more than two classes).
     train_objective_ : ndarray of shape (n_iter_ + 1,)
         ``train_risk_`` plus the penalty (``2 lam ||alpha||_1`` for L1, ``lam ||alpha||_2^2`` for L2).
+    feature_importances_ : ndarray of shape (n_features_in_,)
+        Impurity-based importances with the (weighted) quadratic risk as the impurity: the decrease of the
+        training objective (risk plus penalty, eqs. 6-9) achieved by each iteration is credited to the attribute
+        of the stump it updated, the totals are divided by their sum; one-vs-rest: the mean over the problems,
+        renormalised. Non-negative (every iteration lowers the objective) and summing to 1 (all zeros only if no
+        iteration ran). Like scikit-learn's gradient boosting, an update that a later L1 step undoes still
+        counts.
 
     Notes
     -----
     Probabilities: the quadratic loss makes the output ``F(x)`` an estimate of ``E[y | x] = 2 P(y=+1 | x) - 1``,
     so ``predict_proba`` returns ``clip((1 + F) / 2, 0, 1)`` for two classes. With more classes it normalises the
     one-vs-rest estimates ``max(1 + F_k, 0)``; rows where every ``F_k <= -1`` put all mass on the largest ``F_k``.
+
+    Missing values: NaN is accepted in ``fit`` and at prediction. A stump abstains (outputs 0) on a row whose
+    attribute is missing, so the voters take values in {-1, 0, +1}, inside the [-1, 1] range the paper's risk
+    bound and quadratic-risk derivation allow, and the voter class stays symmetric (the complement abstains
+    too). In the quadratic risk such a voter simply does not move ``F`` on that row: ``eta_j = <h_j, h_j>``
+    (eq. 5) is then the (weighted) fraction of rows where the attribute is present, and eqs. 6-9 use it as
+    written (the greedy choice maximises the decrease ``(mu_j - M_j)^2 / eta_j``, which for ``eta_j = 1`` is the
+    paper's ``|mu_j - M_j|`` rule). The normalisation statistics and thresholds are computed over the present
+    values of each attribute; an attribute without any value at training gets no stumps.
 
     Memory: the voter outputs are held as a float32 matrix of ``n_samples x n_candidate_voters_`` (at most
     ``n_samples * n_features * n_thresholds * 4`` bytes).
@@ -196,22 +213,33 @@ class QuadBoostClassifier(ClassifierMixin, BaseEstimator):
         self.verbose = verbose
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Fit the ensemble.
 
         Parameters
         ----------
         X : array-like or DataFrame of shape (n_samples, n_features)
-            Finite values (NaN, infinity and values whose normalisation overflows float64 are rejected), and
-            categorical columns (see ``categorical_features``).
+            Finite values or NaN (missing; see Notes). Infinity and values whose normalisation overflows
+            float64 are rejected. Categorical columns are ordinal-encoded (see ``categorical_features``;
+            unseen categories are missing values).
         y : array-like of shape (n_samples,)
             At least two distinct labels.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative frequency weights w, at least one positive. The quadratic risk becomes the w-weighted
+            mean ``sum_k p_k (y_k - F(x_k))^2``, ``p = w / sum(w)``: every empirical inner product of eqs. 3-5
+            (``mu_j``, ``eta_j``, ``M_j``) is taken under ``p``, and eqs. 6-9 and the Section 3.1 re-weighting
+            keep their form in these moments (see :func:`~mddf.baselines._quadboost_solver.quadboost_path`).
+            The stump pool is weighted too: the tanh normalisation uses the weighted mean and standard
+            deviation, ``"quantile"`` placement the weighted quantiles, and ``"range"`` placement the range of
+            the rows of positive weight. So an integer weight acts as repeated rows, and multiplying all
+            weights by a constant changes nothing. Rows of weight 0 are dropped; unit weights give the
+            unweighted fit.
 
         Returns
         -------
         self
         """
-        X, y = validate_tabular(self, X, y, reset=True, dtype=np.float64)
+        X, y = validate_tabular(self, X, y, reset=True, dtype=np.float64, ensure_all_finite="allow-nan")
         check_classification_targets(y)
         self.classes_, y_codes = np.unique(y, return_inverse=True)
         if len(self.classes_) < 2:
@@ -220,9 +248,18 @@ class QuadBoostClassifier(ClassifierMixin, BaseEstimator):
                 f"got one class: {plain_label(self.classes_[0])!r}"
             )
         rng = check_random_state(self.random_state)
+        if sample_weight is not None:
+            sample_weight = check_sample_weight(sample_weight, X, estimator_name=type(self).__name__)
+            if np.all(sample_weight == 1.0):
+                sample_weight = None
+            else:
+                keep = sample_weight > 0
+                X, y_codes, sample_weight = X[keep], y_codes[keep], sample_weight[keep]
 
         with _finite_arithmetic(X):
-            pool = fit_stump_pool(X, self.n_thresholds, self.threshold_placement, self.normalization)
+            pool = fit_stump_pool(
+                X, self.n_thresholds, self.threshold_placement, self.normalization, sample_weight=sample_weight
+            )
             # a fixed random order of the candidates decides ties (argmax keeps the first maximum)
             order = rng.permutation(pool.n_voters)
             self.pool_ = StumpPool(pool.features[order], pool.thresholds[order], pool.offset, pool.scale)
@@ -244,11 +281,31 @@ class QuadBoostClassifier(ClassifierMixin, BaseEstimator):
                 reweight=self.reweight_voters,
                 tol=self.tol,
                 log=self._logger(k) if self.verbose else None,
+                sample_weight=sample_weight,
             )
             for k, t in enumerate(targets)
         ]
         self._summarise()
         return self
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        return tags
+
+    @property
+    def feature_importances_(self):
+        """Objective-decrease importances (see the class docstring)."""
+        check_is_fitted(self)
+        per_problem = []
+        for p in self.ensembles_:
+            gain = np.maximum(-np.diff(p.objective), 0.0)
+            imp = np.bincount(self.pool_.features[p.path_voters], weights=gain, minlength=self.n_features_in_)
+            total = imp.sum()
+            per_problem.append(imp / total if total > 0 else imp)
+        imp = np.mean(per_problem, axis=0)
+        total = imp.sum()
+        return imp / total if total > 0 else imp
 
     def _logger(self, problem):
         every = max(1, self.n_iter // 10)
@@ -303,7 +360,7 @@ class QuadBoostClassifier(ClassifierMixin, BaseEstimator):
 
     def _validated(self, X):
         check_is_fitted(self)
-        return validate_tabular(self, X, reset=False, dtype=np.float64)
+        return validate_tabular(self, X, reset=False, dtype=np.float64, ensure_all_finite="allow-nan")
 
     def _to_decision(self, F):
         return F[:, 0] if len(self.classes_) == 2 else F

@@ -183,3 +183,16 @@ def test_one_class_error_names_the_estimator_and_the_label():
         ValueError, match=r"^AdaBoostClassifier needs samples of at least 2 classes in y; got 1 class \(3\)$"
     ):
         AdaBoostClassifier().fit(X, np.full(len(X), 3))
+
+
+def test_integer_weights_are_repeated_rows():
+    X, y = make_classification(n_samples=100, n_features=5, random_state=7)
+    w = np.random.RandomState(3).randint(0, 5, len(y))
+    weighted = AdaBoostClassifier(n_iter=30).fit(X, y, sample_weight=w)
+    repeated = AdaBoostClassifier(n_iter=30).fit(np.repeat(X, w, axis=0), np.repeat(y, w))
+    assert np.array_equal(weighted.selected_, repeated.selected_)
+    np.testing.assert_allclose(weighted.alphas_, repeated.alphas_, rtol=1e-10)
+    np.testing.assert_allclose(weighted.decision_function(X), repeated.decision_function(X), atol=1e-10)
+    # AdaBoost has no complexity term: rescaling the weights changes nothing but rounding.
+    scaled = AdaBoostClassifier(n_iter=30).fit(X, y, sample_weight=w / 7.0)
+    np.testing.assert_allclose(scaled.decision_function(X), weighted.decision_function(X), atol=1e-10)

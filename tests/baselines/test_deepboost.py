@@ -582,11 +582,11 @@ def test_one_class_is_rejected_by_name():
         DeepBoostClassifier().fit(X, np.zeros(10))
 
 
-def test_nan_and_shape_errors_are_clear(problem):
+def test_infinity_and_shape_errors_are_clear(problem):
     X, y = problem
     bad = X.copy()
-    bad[0, 0] = np.nan
-    with pytest.raises(ValueError, match="NaN"):
+    bad[0, 0] = np.inf  # NaN is a missing value (see test_missing_values_*); infinity is an error
+    with pytest.raises(ValueError, match="infinity"):
         DeepBoostClassifier(n_iter=2).fit(bad, y)
     with pytest.raises(ValueError, match="inconsistent numbers of samples"):
         DeepBoostClassifier(n_iter=2).fit(X, y[:-1])
@@ -595,7 +595,7 @@ def test_nan_and_shape_errors_are_clear(problem):
     est = DeepBoostClassifier(n_iter=2).fit(X, y)
     with pytest.raises(ValueError, match="features"):
         est.predict(X[:, :3])
-    with pytest.raises(ValueError, match="NaN"):
+    with pytest.raises(ValueError, match="infinity"):
         est.predict(bad)
 
 
@@ -628,3 +628,272 @@ def test_works_in_pipeline_and_grid_search(problem):
 )
 def test_scikit_learn_estimator_checks(estimator, check):
     check(estimator)
+
+
+# ----------------------------------------------------------------------------------------------
+# sample_weight
+# ----------------------------------------------------------------------------------------------
+
+WEIGHTED_PARAMS = [
+    dict(n_iter=25),
+    dict(n_iter=25, base="stumps", lam=1e-3, beta=1e-3),
+    dict(n_iter=20, loss="logistic", lam=1e-2, beta=1e-3, max_depth=3, complexity="reference"),
+    dict(n_iter=20, grow="any_leaf", max_depth=3, lam=0.0, beta=0.0),
+]
+
+
+@pytest.mark.parametrize("params", WEIGHTED_PARAMS)
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_integer_weights_are_repeated_rows(params, n_classes):
+    X, y = make_classification(
+        n_samples=120, n_features=6, n_informative=4, n_classes=n_classes, random_state=n_classes
+    )
+    w = np.random.RandomState(1).randint(0, 4, len(y))
+    weighted = DeepBoostClassifier(**params).fit(X, y, sample_weight=w)
+    repeated = DeepBoostClassifier(**params).fit(np.repeat(X, w, axis=0), np.repeat(y, w))
+    X_new = np.random.RandomState(2).normal(size=(50, X.shape[1]))
+    for Z in (X, X_new):
+        np.testing.assert_allclose(weighted.decision_function(Z), repeated.decision_function(Z), atol=1e-10)
+    for a, b in zip(weighted.ensembles_, repeated.ensembles_):
+        assert np.array_equal(a.selected, b.selected)
+        np.testing.assert_allclose(a.alpha, b.alpha, rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(a.objective, b.objective, rtol=1e-10)
+        for ta, tb in zip(a.hypotheses, b.hypotheses):
+            assert np.array_equal(ta.feature, tb.feature) and np.array_equal(ta.threshold, tb.threshold)
+
+
+def test_unit_weights_and_zero_weights_change_nothing(problem):
+    X, y = problem
+    ref = DeepBoostClassifier(n_iter=20, lam=1e-3).fit(X, y)
+    ones = DeepBoostClassifier(n_iter=20, lam=1e-3).fit(X, y, sample_weight=np.ones(len(y)))
+    assert np.array_equal(ones.decision_function(X), ref.decision_function(X))
+    # Rows of weight 0 are dropped: identical to fitting without them, even the thresholds.
+    X_extra = np.vstack([X, X[:40] + 0.013])
+    y_extra = np.concatenate([y, 1 - y[:40]])
+    w = np.concatenate([np.ones(len(y)), np.zeros(40)])
+    zero = DeepBoostClassifier(n_iter=20, lam=1e-3).fit(X_extra, y_extra, sample_weight=w)
+    assert np.array_equal(zero.decision_function(X_extra), ref.decision_function(X_extra))
+    assert np.array_equal(zero.alphas_, ref.alphas_)
+
+
+def test_first_distribution_is_proportional_to_the_weights():
+    X, y = make_classification(n_samples=90, n_features=4, random_state=3)
+    w = np.random.RandomState(0).uniform(0.1, 3.0, len(y))
+    clf = AdaBoostClassifier(n_iter=1).fit(X, y, sample_weight=w)
+    h = clf.hypotheses_[0].predict(X.astype(np.float32))
+    y_pm = np.where(y == 1, 1, -1)
+    assert clf.errors_[0] == pytest.approx(w[h != y_pm].sum() / w.sum(), rel=1e-12)
+    assert clf.alphas_[0] == pytest.approx(0.5 * np.log((1 - clf.errors_[0]) / clf.errors_[0]), rel=1e-12)
+    # D_1 proportional to w: the first distribution of the binary fit
+    D, _ = loss_derivative_weights(np.ones(len(y)), "exponential", np.log(w))
+    np.testing.assert_allclose(D, w / w.sum(), rtol=1e-12)
+
+
+def test_rescaled_weights_give_the_same_fit_without_the_complexity_term():
+    X, y = make_classification(n_samples=100, n_features=5, random_state=4)
+    w = np.random.RandomState(0).uniform(0.5, 2.0, len(y))
+    a = DeepBoostClassifier(n_iter=15, lam=0.0, beta=1e-3).fit(X, y, sample_weight=w)
+    b = DeepBoostClassifier(n_iter=15, lam=0.0, beta=1e-3).fit(X, y, sample_weight=w * 1e-3)
+    np.testing.assert_allclose(a.decision_function(X), b.decision_function(X), rtol=1e-9, atol=1e-9)
+    with pytest.raises(ValueError, match="m of eqs. 7-9"):
+        DeepBoostClassifier(n_iter=5, lam=1e-5).fit(X, y, sample_weight=np.full(len(y), 1e-3))
+
+
+@pytest.mark.parametrize(
+    "weights, match",
+    [
+        (lambda n: -np.ones(n), "(?i)negative"),
+        (lambda n: np.r_[np.nan, np.ones(n - 1)], "finite"),
+        (lambda n: np.r_[np.inf, np.ones(n - 1)], "finite"),
+        (lambda n: np.zeros(n), "non-zero|no positive entry"),
+        (lambda n: np.ones(n + 1), "sample_weight"),
+        (lambda n: np.ones((n, 2)), "1D array"),
+    ],
+)
+def test_bad_sample_weights_are_rejected(weights, match):
+    X, y = make_classification(n_samples=30, n_features=4, random_state=0)
+    with pytest.raises(ValueError, match=match):
+        DeepBoostClassifier(n_iter=3).fit(X, y, sample_weight=weights(len(y)))
+
+
+def test_weights_on_one_class_only_are_rejected():
+    X, y = make_classification(n_samples=30, n_features=4, random_state=0)
+    with pytest.raises(ValueError, match="positive on samples of one class only"):
+        DeepBoostClassifier(n_iter=3).fit(X, y, sample_weight=(y == 1).astype(float))
+
+
+# ----------------------------------------------------------------------------------------------
+# Missing values (NaN)
+# ----------------------------------------------------------------------------------------------
+
+
+def brute_best_split_missing(X, y, w):
+    """Lowest weighted error over every feature, threshold (distinct present value) and side of
+    the missing rows; both children non-empty."""
+    best = np.inf
+    for j in range(X.shape[1]):
+        miss = np.isnan(X[:, j])
+        for v in np.unique(X[~miss, j]):
+            for nan_left in (False, True):
+                left = (X[:, j] <= v) | (miss & nan_left)
+                if left.all() or not left.any():
+                    continue
+                err = sum(min(w[s & (y > 0)].sum(), w[s & (y < 0)].sum()) for s in (left, ~left))
+                best = min(best, err)
+    return best
+
+
+def _missing_problem(seed, n=60, d=4, rate=0.25):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 6, size=(n, d)).astype(np.float32)
+    X[rng.random((n, d)) < rate] = np.nan
+    y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
+    y[np.isnan(X[:, 0])] = 1.0  # missingness itself carries information
+    w = rng.random(n) + 0.1
+    return X, y, w / w.sum()
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_missing_values_best_stump_matches_brute_force(seed):
+    X, y, w = _missing_problem(seed)
+    search = SplitSearch(BinnedFeatures(X), y)
+    (stump,) = grow_tree_candidates(search, w, 1, lambda e, n: 0.5 - e)
+    assert stump.error == pytest.approx(brute_best_split_missing(X, y, w), abs=1e-12)
+    # train_pred is what the stored tree predicts on the training rows (NaN follows the stored side)
+    assert np.array_equal(stump.tree.predict(X), stump.train_pred)
+    expected = 0.5 * (1 - (w * y) @ stump.train_pred)
+    assert stump.error == pytest.approx(expected, abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("grow", ["last_layer", "any_leaf"])
+def test_missing_values_trees_predict_what_they_were_scored_on(seed, grow):
+    X, y, w = _missing_problem(seed, n=120)
+    search = SplitSearch(BinnedFeatures(X), y)
+    for cand in grow_tree_candidates(search, w, 4, lambda e, n: 0.5 - e, grow):
+        assert np.array_equal(cand.tree.predict(X), cand.train_pred)
+        assert cand.error == pytest.approx(0.5 * (1 - (w * y) @ cand.train_pred), abs=1e-12)
+    for cand in grow_stump_candidates(search, w):
+        assert np.array_equal(cand.tree.predict(X), cand.train_pred)
+
+
+def test_nan_at_prediction_goes_to_the_heavier_side_for_features_without_nan():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 3)).astype(np.float32)
+    y = np.where(X[:, 0] > 0.8, 1, 0)  # the right child (x0 > 0.8) is the lighter one
+    clf = AdaBoostClassifier(n_iter=1).fit(X, y)
+    tree = clf.hypotheses_[0]
+    assert tree.feature[0] == 0 and tree.missing_left[0]
+    X_nan = X[:5].copy()
+    X_nan[:, 0] = np.nan
+    # NaN in the root feature goes left, like the (heavier) rows with x0 <= threshold
+    left_value = tree.value[tree.left[0]]
+    assert np.all(tree.predict(X_nan) == left_value)
+
+
+@pytest.mark.parametrize("Est", [DeepBoostClassifier, AdaBoostClassifier])
+def test_missing_values_fit_predict_and_weights(Est):
+    X, y = make_classification(n_samples=300, n_features=6, n_informative=4, random_state=0)
+    Xn = X.copy()
+    Xn[np.random.RandomState(0).rand(*X.shape) < 0.2] = np.nan
+    Xn[:, 5] = np.nan  # a feature without any value is never split
+    clf = Est(n_iter=30).fit(Xn, y)
+    assert all(5 not in set(t.feature.tolist()) for t in clf.hypotheses_)
+    assert clf.score(Xn, y) > 0.7
+    proba = clf.predict_proba(np.full((3, 6), np.nan))
+    assert np.all(np.isfinite(proba))
+    # integer weights still act as repeated rows with missing values
+    w = np.random.RandomState(1).randint(0, 3, len(y))
+    a = Est(n_iter=20).fit(Xn, y, sample_weight=w)
+    b = Est(n_iter=20).fit(np.repeat(Xn, w, axis=0), np.repeat(y, w))
+    np.testing.assert_allclose(a.decision_function(Xn), b.decision_function(Xn), atol=1e-10)
+
+
+def test_without_nan_at_training_the_trees_are_unchanged():
+    X, y = make_classification(n_samples=200, n_features=5, random_state=2)
+    binned = BinnedFeatures(X.astype(np.float32))
+    assert not binned.has_missing and len(binned.split_bins) == 0
+
+
+# ----------------------------------------------------------------------------------------------
+# feature_importances_
+# ----------------------------------------------------------------------------------------------
+
+
+def _one_informative_feature(n=400, d=5, informative=3, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = (X[:, informative] + 0.3 * rng.normal(size=n) > 0).astype(int)
+    return X, y
+
+
+@pytest.mark.parametrize(
+    "est",
+    [DeepBoostClassifier(n_iter=20), DeepBoostClassifier(n_iter=20, base="stumps"), AdaBoostClassifier(n_iter=20)],
+)
+def test_feature_importances_find_the_informative_feature(est):
+    X, y = _one_informative_feature()
+    imp = est.fit(X, y).feature_importances_
+    assert imp.shape == (5,) and np.all(imp >= 0) and imp.sum() == pytest.approx(1.0)
+    assert np.argmax(imp) == 3 and imp[3] > 0.3
+
+
+def brute_gini_importance(tree, X, y, D, d):
+    """Gini decrease per feature by following every row of every node explicitly."""
+    out = np.zeros(d)
+
+    def rows_of(node, rows):
+        if tree.feature[node] < 0:
+            return
+        x = X[rows, tree.feature[node]]
+        left = rows[(x <= tree.threshold[node]) | (np.isnan(x) & tree.missing_left[node])]
+        right = np.setdiff1d(rows, left)
+
+        def ng(r):
+            n, p = D[r].sum(), D[r][y[r] > 0].sum()
+            return 2 * p * (n - p) / n if n > 0 else 0.0
+
+        out[tree.feature[node]] += ng(rows) - ng(left) - ng(right)
+        rows_of(tree.left[node], left)
+        rows_of(tree.right[node], right)
+
+    rows_of(0, np.arange(len(y)))
+    return out / out.sum() if out.sum() > 0 else out
+
+
+def test_feature_importances_are_alpha_weighted_gini_decreases_under_each_rounds_distribution():
+    X, y01 = make_classification(n_samples=150, n_features=5, random_state=5)
+    X[np.random.RandomState(0).rand(*X.shape) < 0.1] = np.nan
+    clf = AdaBoostClassifier(n_iter=12, max_depth=3).fit(X, y01)
+    Xf, y = X.astype(np.float32), np.where(y01 == 1, 1.0, -1.0)
+    expected = np.zeros(5)
+    f_prev = np.zeros(len(y))
+    first_round = {}
+    for t, (k, f_t) in enumerate(zip(clf.selected_, clf.staged_decision_function(X))):
+        if k not in first_round:
+            first_round[k] = t
+            D = np.exp(-y * f_prev)  # D_t of eq. 5 for the exponential loss
+            D /= D.sum()
+            expected += abs(clf.alphas_[k]) * brute_gini_importance(clf.hypotheses_[k], Xf, y, D, 5)
+        f_prev = f_t
+    np.testing.assert_allclose(clf.feature_importances_, expected / expected.sum(), rtol=1e-7, atol=1e-12)
+
+
+def test_feature_importances_one_vs_rest_average_the_classes():
+    X, y = load_iris(return_X_y=True)
+    clf = DeepBoostClassifier(n_iter=10).fit(X, y)
+    per_class = [e.feature_importances() for e in clf.ensembles_]
+    assert all(v.sum() == pytest.approx(1.0) for v in per_class)
+    np.testing.assert_allclose(clf.feature_importances_, np.mean(per_class, axis=0), rtol=1e-12)
+
+
+@pytest.mark.parametrize("Est", [DeepBoostClassifier, AdaBoostClassifier])
+def test_permutation_importance_works(Est):
+    from sklearn.inspection import permutation_importance
+
+    X, y = _one_informative_feature(n=200)
+    X[::7, 0] = np.nan
+    clf = Est(n_iter=10).fit(X, y)
+    result = permutation_importance(clf, X, y, n_repeats=3, random_state=0)
+    assert result.importances_mean.shape == (5,)
+    assert np.argmax(result.importances_mean) == 3
