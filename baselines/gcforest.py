@@ -139,6 +139,20 @@ class GCForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
     train_history_ : list of dict
         One record per grown level (see :class:`mddf.MDDFClassifier`).
     stop_reason_ : str
+    feature_importances_ : ndarray of shape (n_cascade_features,)
+        Impurity-based importance of each feature of the cascade's input,
+        normalised to sum to 1 (see :class:`mddf.MDDFClassifier`; every kept
+        level counts equally). Without scanning the cascade's input is ``X``, so
+        there is one entry per raw feature (``n_features_in_``). With scanning it
+        is the scanner's class vectors, one entry per column of
+        ``scanner_.transform(X)`` (``scanner_.n_features_out_`` entries, laid out
+        as ``scanner_.feature_slices_`` says), not one per raw feature.
+    class_vector_importance_ : float
+        Mean share of the cascade trees' impurity decrease that went to the
+        class vectors passed between levels rather than to the cascade's input.
+    layer_importances_ : ndarray of shape (n_layers_, n_cascade_features + 1)
+        Per kept level, the shares of each input feature and (last column) of the
+        passed class vectors.
     """
 
     _parameter_constraints = {
@@ -205,7 +219,7 @@ class GCForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = False
+        tags.input_tags.allow_nan = True
         # transform returns the cascade's float32 class vectors whatever the input dtype
         tags.transformer_tags.preserves_dtype = ["float32"]
         return tags
@@ -219,7 +233,11 @@ class GCForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-            Finite values; flattened images (C order of ``image_shape``) when scanning.
+            Flattened images (C order of ``image_shape``) when scanning. NaN marks
+            a missing value, handled by the cascade's trees (see
+            :class:`mddf.MDDFClassifier`) and, when scanning, by the scanning
+            forests (see :class:`~mddf.baselines.scanning.MultiGrainedScanner`);
+            infinite values are rejected.
         y : array-like of shape (n_samples,)
 
         Returns
@@ -256,7 +274,7 @@ class GCForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         return out
 
     def _fit_scanner(self, X, y):
-        X, y = validate_data(self, X, y, dtype=np.float32, order="C")
+        X, y = validate_data(self, X, y, dtype=np.float32, order="C", ensure_all_finite="allow-nan")
         check_classification_targets(y)
         classes = np.unique(y)
         if len(classes) < 2:  # before scanning, which would fit its forests on one class
@@ -303,13 +321,16 @@ class GCForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         self.n_layers_ = self.cascade_.n_layers_
         self.train_history_ = self.cascade_.train_history_
         self.stop_reason_ = self.cascade_.stop_reason_
+        self.feature_importances_ = self.cascade_.feature_importances_
+        self.class_vector_importance_ = self.cascade_.class_vector_importance_
+        self.layer_importances_ = self.cascade_.layer_importances_
 
     # -- prediction --------------------------------------------------------------------------
 
     def _represent(self, X):
         """The cascade's input for new rows: scanning class vectors, or X itself."""
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float32, order="C", reset=False)
+        X = validate_data(self, X, dtype=np.float32, order="C", reset=False, ensure_all_finite="allow-nan")
         return X if self.scanner_ is None else self.scanner_.transform(X)
 
     def predict_proba(self, X):
