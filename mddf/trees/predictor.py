@@ -39,17 +39,24 @@ def add_tree_proba(feature, split_bin, right, impure_values, missing_left, Xb, m
     for k in range(len(rows)):
         r = rows[k]
         node = 0
-        while feature[node] >= 0:
-            f = feature[node]
-            code = Xb[r, f]
-            if has_missing and code == missing_bin[f]:
-                go_left = missing_left[node] == 1
-            else:
-                go_left = code <= split_bin[node]
-            if go_left:
-                node += 1
-            else:
-                node = right[node]
+        if has_missing:
+            while feature[node] >= 0:
+                f = feature[node]
+                code = Xb[r, f]
+                if code == missing_bin[f]:
+                    go_left = missing_left[node] == 1
+                else:
+                    go_left = code <= split_bin[node]
+                if go_left:
+                    node += 1
+                else:
+                    node = right[node]
+        else:
+            while feature[node] >= 0:
+                if Xb[r, feature[node]] <= split_bin[node]:
+                    node += 1
+                else:
+                    node = right[node]
         code = right[node]
         if code >= 0:
             out[k, code] += 1.0
