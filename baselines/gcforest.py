@@ -151,6 +151,20 @@ class GCForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
     train_history_ : list of dict
         One record per grown level (see :class:`mddf.MDDFClassifier`).
     stop_reason_ : str
+    feature_importances_ : ndarray of shape (n_cascade_features,)
+        Impurity-based importance of each feature of the cascade's input,
+        normalised to sum to 1 (see :class:`mddf.MDDFClassifier`; every kept
+        level counts equally). Without scanning the cascade's input is ``X``, so
+        there is one entry per raw feature (``n_features_in_``). With scanning it
+        is the scanner's class vectors, one entry per column of
+        ``scanner_.transform(X)`` (``scanner_.n_features_out_`` entries, laid out
+        as ``scanner_.feature_slices_`` says), not one per raw feature.
+    class_vector_importance_ : float
+        Mean share of the cascade trees' impurity decrease that went to the
+        class vectors passed between levels rather than to the cascade's input.
+    layer_importances_ : ndarray of shape (n_layers_, n_cascade_features + 1)
+        Per kept level, the shares of each input feature and (last column) of the
+        passed class vectors.
     """
 
     _parameter_constraints = {
@@ -220,7 +234,7 @@ class GCForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = False
+        tags.input_tags.allow_nan = True
         # transform returns the cascade's float32 class vectors whatever the input dtype
         tags.transformer_tags.preserves_dtype = ["float32"]
         return tags
@@ -234,8 +248,12 @@ class GCForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like or DataFrame of shape (n_samples, n_features)
-            Finite values; flattened images (C order of ``image_shape``) when scanning;
-            categorical columns (see ``categorical_features``).
+            Flattened images (C order of ``image_shape``) when scanning. NaN marks
+            a missing value, handled by the cascade's trees (see
+            :class:`mddf.MDDFClassifier`) and, when scanning, by the scanning
+            forests (see :class:`~mddf.baselines.scanning.MultiGrainedScanner`);
+            infinite values are rejected.
+            Categorical columns are ordinal-encoded (see ``categorical_features``).
         y : array-like of shape (n_samples,)
         sample_weight : array-like of shape (n_samples,), float or None, default=None
             Non-negative, finite weights with at least one positive entry; None
@@ -287,7 +305,7 @@ class GCForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
 
     def _fit_scanner(self, X, y, sample_weight=None):
         """Validate X, y and the weights; return the cascade's input, y and the weights (None if not given)."""
-        X, y = validate_tabular(self, X, y, reset=True, dtype=np.float32, order="C")
+        X, y = validate_tabular(self, X, y, reset=True, dtype=np.float32, order="C", ensure_all_finite="allow-nan")
         if sample_weight is not None:
             sample_weight = check_sample_weight(sample_weight, X, estimator_name=type(self).__name__)
         check_classification_targets(y)
@@ -336,13 +354,16 @@ class GCForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         self.n_layers_ = self.cascade_.n_layers_
         self.train_history_ = self.cascade_.train_history_
         self.stop_reason_ = self.cascade_.stop_reason_
+        self.feature_importances_ = self.cascade_.feature_importances_
+        self.class_vector_importance_ = self.cascade_.class_vector_importance_
+        self.layer_importances_ = self.cascade_.layer_importances_
 
     # -- prediction --------------------------------------------------------------------------
 
     def _represent(self, X):
         """The cascade's input for new rows: scanning class vectors, or X itself."""
         check_is_fitted(self)
-        X = validate_tabular(self, X, reset=False, dtype=np.float32, order="C")
+        X = validate_tabular(self, X, reset=False, dtype=np.float32, order="C", ensure_all_finite="allow-nan")
         return X if self.scanner_ is None else self.scanner_.transform(X)
 
     def predict_proba(self, X):

@@ -232,6 +232,12 @@ class MultiGrainedScanner(TransformerMixin, BaseEstimator):
     ``transform`` scores new images with the average of the ``n_folds`` fold
     models, as gcForest does (no refit).
 
+    Missing values (NaN) in the images are left to the scanning forests,
+    scikit-learn's ``RandomForestClassifier`` and ``ExtraTreesClassifier``, which
+    send them down the side each split chooses (the best one for random
+    forests, a random one for completely-random forests) or, in a node that saw
+    none, to the child with more samples. The class vectors never hold NaN.
+
     Parameters
     ----------
     window_sizes : sequence of int or float, default=(7, 10, 13)
@@ -334,6 +340,7 @@ class MultiGrainedScanner(TransformerMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.target_tags.required = True
+        tags.input_tags.allow_nan = True  # the scanning forests handle missing values
         # Class vectors are float32 whatever the input dtype (trees work in float32).
         tags.transformer_tags.preserves_dtype = ["float32"]
         return tags
@@ -345,7 +352,8 @@ class MultiGrainedScanner(TransformerMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_images, n_features)
-            Flattened images (C order of ``image_shape``).
+            Flattened images (C order of ``image_shape``); NaN marks a missing
+            value, infinite values are rejected.
         y : array-like of shape (n_images,)
         sample_weight : array-like of shape (n_images,), float or None, default=None
             Non-negative, finite image weights with a positive entry; every window
@@ -386,7 +394,7 @@ class MultiGrainedScanner(TransformerMixin, BaseEstimator):
         ndarray of shape (n_images, n_features_out_), float32
         """
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float32, reset=False)
+        X = validate_data(self, X, dtype=np.float32, reset=False, ensure_all_finite="allow-nan")
         images = X.reshape((X.shape[0],) + self.image_shape_)
         out = np.empty((X.shape[0], self.n_features_out_), dtype=np.float32)
         rows = np.arange(X.shape[0])
@@ -398,7 +406,7 @@ class MultiGrainedScanner(TransformerMixin, BaseEstimator):
 
     def _fit(self, X, y, out_of_fold, sample_weight=None):
         start_time = time.perf_counter()
-        X, y = validate_data(self, X, y, dtype=np.float32)
+        X, y = validate_data(self, X, y, dtype=np.float32, ensure_all_finite="allow-nan")
         weight = None
         if sample_weight is not None:
             weight = check_sample_weight(sample_weight, X, estimator_name=type(self).__name__)

@@ -61,17 +61,52 @@ class BinnedInput:
     codes : ndarray of uint8 (n, d), C-contiguous
         Bin of every value.
     n_bins : ndarray of int64 (d,)
-        Bins of each feature.
+        Bins of each feature, its missing bin included when it has NaN.
+    missing_bin : ndarray of int64 (d,) or None
+        Code of NaN in each feature that has NaN, -1 in the others (what the trees
+        split on); None when the input has no NaN.
+    missing_codes : ndarray of int64 (d,) or (0,)
+        The binner's ``missing_bins_`` when the input has NaN, else empty (what
+        the trees route by: see :func:`mddf.trees.add_tree_proba`).
     """
 
     def __init__(self, X):
         self.binner = FeatureBinner().fit(X)
         self.codes = self.binner.transform(X)
-        self.n_bins = np.array([len(e) + 1 for e in self.binner.edges_], dtype=np.int64)
+        has_missing = self.binner.has_missing_
+        self.n_bins = np.array([len(e) + 1 for e in self.binner.edges_], dtype=np.int64) + has_missing
+        if has_missing.any():
+            self.missing_bin = np.where(has_missing, self.binner.missing_bins_, -1).astype(np.int64)
+            self.missing_codes = self.binner.missing_bins_
+        else:
+            self.missing_bin = None
+            self.missing_codes = np.zeros(0, dtype=np.int64)
+
+
+def check_exact_trees_missing(kind):
+    """Raise if scikit-learn's tree class of forest ``kind`` does not accept NaN.
+
+    ``DecisionTreeClassifier`` (random forests) handles missing values since
+    scikit-learn 1.3 and ``ExtraTreeClassifier`` (completely-random forests) since
+    1.6, both below the supported minimum; the check guards against a version
+    that does not.
+    """
+    tree_class = DecisionTreeClassifier if kind == "rf" else ExtraTreeClassifier
+    if not tree_class().__sklearn_tags__().input_tags.allow_nan:
+        raise ValueError(
+            f"tree_method='exact': scikit-learn's {tree_class.__name__} (forest type {kind!r}) does not accept "
+            "missing values (NaN) in this scikit-learn version; use tree_method='hist', whose trees handle NaN"
+        )
 
 
 class _ExactTrees:
-    """scikit-learn's trees on the float layer input, compacted as they are fitted."""
+    """scikit-learn's trees on the float layer input, compacted as they are fitted.
+
+    NaN in the input are scikit-learn's missing values: each split sends them to
+    the side it chooses (the best one for ``DecisionTreeClassifier``, a random
+    one for ``ExtraTreeClassifier``), or to the child with more samples when the
+    node had none.
+    """
 
     def __init__(self, kind, max_depth, X, y, n_classes):
         self.tree_class = DecisionTreeClassifier if kind == "rf" else ExtraTreeClassifier
@@ -79,11 +114,16 @@ class _ExactTrees:
         self.max_depth, self.X, self.y, self.n_classes = max_depth, X, y, n_classes
         self.compact = CompactForest.growing(n_classes, X.shape[1])
         self._rows = self._X_rows = None
+        # scikit-learn's trees find the features with NaN only when they check their input
+        self.check_input = bool(np.isnan(X).any())
+        if self.check_input:
+            check_exact_trees_missing(kind)
 
     def fit(self, weight, seed):
         tree = self.tree_class(max_features=self.max_features, max_depth=self.max_depth, random_state=seed)
-        # check_input=False: X is validated once per layer (float32), not once per tree
-        tree.fit(self.X, self.y, sample_weight=weight, check_input=False)
+        # check_input=False: X is validated once per layer (float32), not once per tree; with NaN the
+        # check also tells the tree which features have missing values
+        tree.fit(self.X, self.y, sample_weight=weight, check_input=self.check_input)
         return tree
 
     def predict(self, tree, rows):
@@ -117,6 +157,7 @@ class _BinnedTrees:
             self.y,
             weight,
             self.X.n_bins,
+            self.X.missing_bin,
             self.n_classes,
             self.max_depth,
             self.max_features,
@@ -126,7 +167,18 @@ class _BinnedTrees:
 
     def predict(self, tree, rows):
         out = np.zeros((len(rows), self.n_classes))
-        add_tree_proba(*tree[:4], self.X.codes, np.asarray(rows, dtype=np.int64), out)
+        feature, split_bin, right, impure_values, _, missing_left, _ = tree
+        add_tree_proba(
+            feature,
+            split_bin,
+            right,
+            impure_values,
+            missing_left,
+            self.X.codes,
+            self.X.missing_codes,
+            np.asarray(rows, dtype=np.int64),
+            out,
+        )
         return out
 
     def keep(self, tree):
@@ -262,9 +314,9 @@ def _fit_oob_forest(kind, n_estimators, max_depth, seed, X, y, weight, n_classes
     )
 
 
-def _predict_one(compact, X):
+def _predict_one(compact, X, has_missing):
     if isinstance(compact, BinnedForest):
-        return compact.predict_proba_binned(X)  # X holds the layer's bin codes
+        return compact.predict_proba_binned(X, has_missing)  # X holds the layer's bin codes
     return compact.predict_proba(X)
 
 
@@ -309,9 +361,19 @@ class ForestBlock:
         building releases the GIL, and threads share the data instead of copying it),
         or on whatever backend ``joblib.parallel_config`` selects (e.g. ``"dask"``).
 
+    Missing values (NaN) in the layer input are handled by the trees: see
+    :mod:`mddf.trees.splitting` (``"hist"``) and scikit-learn's trees
+    (``"exact"``). The class vectors never hold NaN.
+
     Attributes
     ----------
     forests_ : list (n_folds or 1) of lists (n_forests) of CompactForest (``"exact"``) or BinnedForest (``"hist"``)
+    importances_ : ndarray of float64 (d,)
+        Impurity-based importance of each input column: a tree's weighted Gini
+        impurity decrease per feature divided by its root's weight (scikit-learn's
+        ``compute_feature_importances(normalize=False)``), averaged over every
+        tree of every forest and fold model. Not normalised: its sum is the mean
+        share of the root impurity the trees remove.
     """
 
     def __init__(
@@ -375,6 +437,7 @@ class ForestBlock:
             self.forests_ = [[compact for compact, _ in results]]
             for j, (_, proba) in enumerate(results):
                 oof[:, j] = proba
+            self._set_importances()
             return oof
 
         folds = StratifiedKFold(self.n_folds, shuffle=True, random_state=rng.randint(np.iinfo(np.int32).max))
@@ -421,7 +484,12 @@ class ForestBlock:
             self.forests_.append([compact for compact, _ in fold])
             for j, (_, proba) in enumerate(fold):
                 oof[test, j] = proba
+        self._set_importances()
         return oof
+
+    def _set_importances(self):
+        flat = [compact for fold in self.forests_ for compact in fold]
+        self.importances_ = np.mean([c.importances / c.n_trees for c in flat], axis=0)
 
     def predict_proba(self, X):
         """Each forest's class vectors for new rows, averaged over its fold models.
@@ -431,9 +499,10 @@ class ForestBlock:
         ndarray of shape (n, n_forests, n_classes)
         """
         flat = [compact for fold in self.forests_ for compact in fold]
+        has_missing = bool(np.isnan(X).any())
         if isinstance(flat[0], BinnedForest):
             X = flat[0].binner.transform(X)  # once for all the layer's forests
-        results = Parallel(n_jobs=self.n_jobs, prefer="threads")(delayed(_predict_one)(c, X) for c in flat)
+        results = Parallel(n_jobs=self.n_jobs, prefer="threads")(delayed(_predict_one)(c, X, has_missing) for c in flat)
         n_forests = len(self.forest_types)
         out = np.zeros((X.shape[0], n_forests, flat[0].n_classes))
         for k, proba in enumerate(results):  # fixed order: bit-identical for any n_jobs

@@ -8,8 +8,10 @@ for each internal node its split feature, its threshold and its right child
 (scikit-learn grows trees depth first, so the left child is the next node); for
 each leaf its class distribution, which for the pure leaves of fully grown trees
 is a single class index. :class:`CompactForest` keeps exactly that, 10 bytes a
-node, and rebuilds a scikit-learn ``Tree`` for one tree at a time to route
-samples with its compiled ``apply``.
+node, plus the side of the missing values (scikit-learn's
+``missing_go_to_left``) as one bit, packed eight nodes to a byte, and rebuilds
+a scikit-learn ``Tree`` for one tree at a time to route samples with its
+compiled ``apply``.
 
 Thresholds are stored as the largest float32 not above scikit-learn's float64
 threshold. Inputs are float32 (scikit-learn's trees cast to float32 too), and
@@ -43,6 +45,13 @@ class CompactForest:
         (the forest may have seen only a subset of them).
     n_classes : int
         Number of columns of the probabilities this forest returns.
+
+    Attributes
+    ----------
+    importances : ndarray of float64 (n_features,)
+        Sum over the trees of ``tree_.compute_feature_importances(normalize=False)``
+        (weighted Gini impurity decrease per feature, divided by the root's weight),
+        taken before compaction.
     """
 
     def __init__(self, forest, n_classes):
@@ -67,7 +76,8 @@ class CompactForest:
         self.n_classes = int(n_classes)
         self.n_features = int(n_features)
         self._feature_dtype = np.int16 if self.n_features < np.iinfo(np.int16).max else np.int32
-        self._parts = {"feature": [], "threshold": [], "right": [], "depth": [], "impure": []}
+        self._parts = {"feature": [], "threshold": [], "right": [], "depth": [], "impure": [], "missing_left": []}
+        self._importances = np.zeros(self.n_features)
         self._offsets = [0]
         self._n_impure = 0
 
@@ -108,6 +118,8 @@ class CompactForest:
             self._parts["impure"].append(rows)
             self._n_impure += n_new
         right[leaf] = code
+        self._importances += tree.compute_feature_importances(normalize=False)
+        self._parts["missing_left"].append(np.asarray(tree.missing_go_to_left, dtype=bool))
         self._parts["feature"].append(feature)
         self._parts["threshold"].append(threshold)
         self._parts["right"].append(right)
@@ -124,6 +136,8 @@ class CompactForest:
         self.right = np.concatenate(parts["right"])
         self.offsets = np.asarray(self.__dict__.pop("_offsets"), dtype=np.int64)
         self.depths = np.asarray(parts["depth"], dtype=np.int32)
+        self.missing_left_bits = np.packbits(np.concatenate(parts["missing_left"]), bitorder="little")
+        self.importances = self.__dict__.pop("_importances")
         self.impure_values = (
             np.concatenate(parts["impure"]) if parts["impure"] else np.zeros((0, self.n_classes), dtype=np.float32)
         )
@@ -142,7 +156,16 @@ class CompactForest:
     def nbytes(self):
         """Memory held by the stored arrays, in bytes."""
         return sum(
-            a.nbytes for a in (self.feature, self.threshold, self.right, self.offsets, self.depths, self.impure_values)
+            a.nbytes
+            for a in (
+                self.feature,
+                self.threshold,
+                self.right,
+                self.offsets,
+                self.depths,
+                self.impure_values,
+                self.missing_left_bits,
+            )
         )
 
     def _tree(self, i):
@@ -156,6 +179,9 @@ class CompactForest:
         nodes["right_child"] = np.where(leaf, _LEAF, self.right[lo:hi])
         nodes["feature"] = np.where(leaf, -2, feature)
         nodes["threshold"] = np.where(leaf, -2.0, self.threshold[lo:hi])
+        first = lo >> 3  # the bytes of this tree's bits only
+        bits = np.unpackbits(self.missing_left_bits[first : (hi + 7) >> 3], bitorder="little")
+        nodes["missing_go_to_left"] = bits[lo - 8 * first : hi - 8 * first]
         tree = Tree(self.n_features, _EMPTY_CLASSES, 1)
         tree.__setstate__(
             {
@@ -173,6 +199,7 @@ class CompactForest:
         Parameters
         ----------
         X : ndarray of float32, shape (n_samples, n_features), C-contiguous
+            NaN goes where the trees send missing values.
 
         Returns
         -------

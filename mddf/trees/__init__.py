@@ -6,11 +6,14 @@ scikit-learn's split rules. One concern per module, as in scikit-learn's
 ``sklearn/ensemble/_hist_gradient_boosting``:
 
 - :mod:`~mddf.trees.binning`: :class:`FeatureBinner`, the bin edges of each
-  feature and the uint8 bin codes of any rows;
+  feature and the uint8 bin codes of any rows, missing values (NaN) in a bin
+  of their own;
 - :mod:`~mddf.trees.splitting`: the split rules on one feature of a node (its
-  best Gini threshold, or a completely-random one) and the random generator;
+  best Gini threshold, or a completely-random one, each with the side its
+  missing values go to) and the random generator;
 - :mod:`~mddf.trees.grower`: :func:`grow_tree`, growing one tree depth first
-  (node stack, candidate-feature draws, row partitions) into flat node arrays;
+  (node stack, candidate-feature draws, row partitions) into flat node arrays,
+  with its Gini importance per feature;
 - :mod:`~mddf.trees.predictor`: :func:`add_tree_proba`, routing rows through
   one grown tree to its leaves' class distributions;
 - :mod:`~mddf.trees.forest`: :class:`BinnedForest`, a layer forest's trees

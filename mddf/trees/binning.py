@@ -6,6 +6,17 @@ equal-frequency quantiles otherwise. ``bin(x) <= b`` exactly when
 ``x <= edges[b]``, so a split on bins is a split on float thresholds; fitted
 trees keep their bins (:class:`mddf.trees.BinnedForest`) and new rows are
 binned with the same edges.
+
+Missing values (NaN) get a bin of their own, one past the feature's real bins:
+``missing_bins_[j] = len(edges_[j]) + 1`` (scikit-learn's
+``HistGradientBoostingClassifier`` keeps bin 255 for them, after at most 255
+real bins; here the index follows each feature's own bins). A feature with NaN
+among the fitted rows is cut into at most ``max_bins - 1`` real bins, so its
+missing bin still fits a uint8 code; a feature without NaN keeps up to
+``max_bins`` real bins, cut exactly as if missing values were not supported.
+Such a feature's missing bin can then be 256: :meth:`FeatureBinner.transform`
+returns uint16 codes when a NaN meets a full feature (new rows only; the fitted
+rows always bin to uint8).
 """
 
 from __future__ import annotations
@@ -31,6 +42,10 @@ class FeatureBinner:
         Upper edge of every bin but the last, per feature: ``bin(x)`` is the
         number of edges strictly below ``x``, so ``bin(x) <= b`` exactly when
         ``x <= edges_[j][b]``.
+    has_missing_ : ndarray of bool (n_features,)
+        Whether the feature held NaN among the fitted rows.
+    missing_bins_ : ndarray of int64 (n_features,)
+        Code of NaN in each feature, ``len(edges_[j]) + 1``: one past its real bins.
     """
 
     def __init__(self, max_bins=MAX_BINS):
@@ -40,27 +55,44 @@ class FeatureBinner:
 
     def fit(self, X):
         X = np.asarray(X, dtype=np.float32)
-        self.edges_ = [self._column_edges(X[:, j]) for j in range(X.shape[1])]
+        self.has_missing_ = np.isnan(X).any(axis=0)
+        self.edges_ = [self._column_edges(X[:, j], self.has_missing_[j]) for j in range(X.shape[1])]
+        self.missing_bins_ = np.array([len(e) + 1 for e in self.edges_], dtype=np.int64)
         return self
 
-    def _column_edges(self, column):
+    def _column_edges(self, column, has_missing=False):
+        max_bins = self.max_bins
+        if has_missing:  # keep a code for the missing bin
+            column = column[~np.isnan(column)]
+            max_bins -= 1
+            if len(column) == 0:
+                return np.empty(0, dtype=np.float32)
         values = np.unique(column)
-        if len(values) <= self.max_bins:
+        if len(values) <= max_bins:
             lower, upper = values[:-1], values[1:]
             mid = ((lower.astype(np.float64) + upper) / 2).astype(np.float32)
             # a float32 midpoint of two adjacent floats may round up onto the upper value,
             # which would put that value in the lower bin
             return np.where(mid < upper, mid, lower).astype(np.float32)
-        cuts = np.quantile(column, np.linspace(0, 1, self.max_bins + 1)[1:-1], method="inverted_cdf")
+        cuts = np.quantile(column, np.linspace(0, 1, max_bins + 1)[1:-1], method="inverted_cdf")
         cuts = np.unique(cuts.astype(np.float32))
         return cuts[cuts < values[-1]]  # a cut at the maximum would leave its upper bin empty
 
     def transform(self, X):
-        """Bin codes (uint8, C-contiguous, same shape as ``X``)."""
+        """Bin codes (C-contiguous, same shape as ``X``); NaN gets ``missing_bins_[j]``.
+
+        The codes are uint8, unless a NaN falls in a feature with 256 real bins
+        (then uint16).
+        """
         X = np.asarray(X, dtype=np.float32)
-        out = np.empty(X.shape, dtype=np.uint8)
+        missing = np.isnan(X)
+        missing_columns = np.flatnonzero(missing.any(axis=0))
+        wide = len(missing_columns) and self.missing_bins_[missing_columns].max() > np.iinfo(np.uint8).max
+        out = np.empty(X.shape, dtype=np.uint16 if wide else np.uint8)
         for j, edges in enumerate(self.edges_):
             out[:, j] = np.searchsorted(edges, X[:, j], side="left")
+        for j in missing_columns:
+            out[missing[:, j], j] = self.missing_bins_[j]
         return out
 
     def fit_transform(self, X):

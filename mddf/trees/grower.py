@@ -4,7 +4,9 @@ Trees grow depth first from a stack of pending nodes: each node draws its
 candidate features, takes the split that :mod:`mddf.trees.splitting` finds on
 them, and partitions its rows in place. The tree is returned as flat node
 arrays, routed by :func:`mddf.trees.predictor.add_tree_proba` and stored by
-:class:`mddf.trees.BinnedForest`.
+:class:`mddf.trees.BinnedForest`, with the side of each node's missing values
+and the tree's weighted Gini impurity decrease per feature (its impurity-based
+feature importance), both gathered while the tree grows.
 """
 
 from __future__ import annotations
@@ -18,9 +20,41 @@ from numba import njit
 from .binning import MAX_BINS
 from .splitting import best_split_bin, randint, random_split_bin, rng_state
 
+_UNDECIDED = 2  # missing_left of a node whose left child has not been popped yet
+
 
 @njit(cache=True, nogil=True)
-def grow_tree(Xb, y, w, n_bins, n_classes, max_depth, max_features, random_split, seed):
+def _partition_missing_left(
+    Xb, samples, node_y, node_w, start, end, f, split_b, missing_bin, left_counts, right_counts
+):
+    """Partition rows ``start:end`` as :func:`grow_tree` does, the missing ones (``missing_bin``) left.
+
+    Returns the first row of the right child.
+    """
+    i = start
+    j = end - 1
+    while i <= j:
+        s = samples[i]
+        c = node_y[i]
+        code = Xb[s, f]
+        if code <= split_b or code == missing_bin:
+            left_counts[c] += node_w[i]
+            i += 1
+        else:
+            h = node_w[i]
+            right_counts[c] += h
+            samples[i] = samples[j]
+            samples[j] = s
+            node_y[i] = node_y[j]
+            node_y[j] = c
+            node_w[i] = node_w[j]
+            node_w[j] = h
+            j -= 1
+    return i
+
+
+@njit(cache=True, nogil=True)
+def grow_tree(Xb, y, w, n_bins, missing_bin, n_classes, max_depth, max_features, random_split, seed):
     """Grow one classification tree on binned features.
 
     Parameters
@@ -33,7 +67,13 @@ def grow_tree(Xb, y, w, n_bins, n_classes, max_depth, max_features, random_split
         Row weights; rows of weight 0 are not in the tree's training set
         (bootstrap counts times the sample distribution).
     n_bins : ndarray of int64 (d,)
-        Number of bins of each feature (codes are ``0 .. n_bins[j] - 1``).
+        Number of bins of each feature (codes are ``0 .. n_bins[j] - 1``), the
+        missing bin included.
+    missing_bin : ndarray of int64 (d,) or None
+        Code of the missing values (NaN) of each feature, its last one
+        (``n_bins[j] - 1``), or -1 when the feature has none
+        (:mod:`mddf.trees.binning`); None when no feature has any, which
+        compiles the tree builder without the missing-value code.
     max_depth : int
         Depth limit (-1: none).
     max_features : int
@@ -53,6 +93,14 @@ def grow_tree(Xb, y, w, n_bins, n_classes, max_depth, max_features, random_split
                                  if the leaf is pure, else ``-(k + 1)`` for row k of ``impure_values``
     impure_values : float32 (n_impure_leaves, n_classes) class distribution of the impure leaves
     depth : int                  depth of the tree
+    missing_left : uint8 (n_nodes,) 1 when the missing values of the split feature go left: the side
+                                 chosen by the split (:mod:`mddf.trees.splitting`) when the node held
+                                 missing values of it, else the child of larger weight (ties: right,
+                                 as scikit-learn's trees); 0 for a leaf
+    importance : float64 (d,)    per feature, the weighted Gini impurity decrease of the splits on it,
+                                 ``w_node G_node - w_left G_left - w_right G_right`` summed over the
+                                 nodes and divided by the root's weight (scikit-learn's
+                                 ``tree_.compute_feature_importances(normalize=False)``)
 
     A node becomes a leaf when it holds fewer than 2 rows, is pure, has reached
     ``max_depth`` or has no non-constant feature (scikit-learn's defaults:
@@ -76,10 +124,17 @@ def grow_tree(Xb, y, w, n_bins, n_classes, max_depth, max_features, random_split
             node_w[k] = w[i]
             root_counts[y[i]] += w[i]
             k += 1
+    root_weight = 0.0
+    for c in range(n_classes):
+        root_weight += root_counts[c]
+    if root_weight <= 0.0:
+        root_weight = 1.0
     capacity = max(2 * m - 1, 1)
     feature = np.full(capacity, -1, dtype=np.int32)
     split_bin = np.zeros(capacity, dtype=np.uint8)
     right = np.zeros(capacity, dtype=np.int32)
+    missing_left = np.zeros(capacity, dtype=np.uint8)
+    importance = np.zeros(d)
     impure_values = np.empty((max(m, 1), n_classes), dtype=np.float32)
     # Depth-first: a node's left child is the next node, its right child follows the
     # left subtree. The stack holds the pending nodes (at most depth + 2) with their
@@ -103,6 +158,7 @@ def grow_tree(Xb, y, w, n_bins, n_classes, max_depth, max_features, random_split
     left = np.zeros(n_classes)
     left_counts = np.zeros(n_classes)
     right_counts = np.zeros(n_classes)
+    missing = np.zeros(n_classes)
     stack_start[0] = 0
     stack_end[0] = m
     stack_depth[0] = 0
@@ -112,6 +168,7 @@ def grow_tree(Xb, y, w, n_bins, n_classes, max_depth, max_features, random_split
     n_nodes = 0
     n_impure = 0
     tree_depth = 0
+    split_weight = 0.0  # weight of the last node split
     while top > 0:
         top -= 1
         start = stack_start[top]
@@ -125,14 +182,30 @@ def grow_tree(Xb, y, w, n_bins, n_classes, max_depth, max_features, random_split
         if depth > tree_depth:
             tree_depth = depth
         node_weight = 0.0
+        sumsq = 0.0
         n_present = 0
         for c in range(n_classes):
             counts[c] = stack_counts[top, c]
             node_weight += counts[c]
+            sumsq += counts[c] * counts[c]
             if counts[c] > 0.0:
                 n_present += 1
+        # Gini importance: the weighted impurity w G = w - sum_c w_c^2 / w, so a split's decrease
+        # w G - w_l G_l - w_r G_r is the children's sum_c w_c^2 / w less the node's; each node adds
+        # its term to its parent's split feature and, if it splits, subtracts it from its own
+        gini_term = node_weight if n_present == 1 else sumsq / node_weight  # pure: sum_c w_c^2 / w = w
+        if parent >= 0:
+            importance[feature[parent]] += gini_term
+        elif depth > 0:  # a left child, the node after its parent
+            importance[feature[node - 1]] += gini_term
+            # the parent, split just before, sends NaN to its heavier child unless it saw some
+            if missing_bin is None:
+                missing_left[node - 1] = node_weight > split_weight - node_weight  # ties go right
+            elif missing_left[node - 1] == _UNDECIDED:
+                missing_left[node - 1] = node_weight > split_weight - node_weight
         split_f = -1
         split_b = 0
+        split_side = -1
         if end - start >= 2 and n_present > 1 and (max_depth < 0 or depth < max_depth):
             # draw features without replacement (partial Fisher-Yates over `features`); this
             # loop stays inline rather than in a per-node split-search function, whose call
@@ -145,13 +218,14 @@ def grow_tree(Xb, y, w, n_bins, n_classes, max_depth, max_features, random_split
                 features[r] = features[j]
                 features[j] = f
                 if random_split:
-                    b = random_split_bin(Xb, samples, start, end, f, state)
+                    b = random_split_bin(Xb, samples, start, end, f, missing_bin, state)
                     if b >= 0:
                         split_f = f
-                        split_b = b
+                        split_b = b & 255
+                        split_side = (b >> 8) - 1
                         break
                 else:
-                    score, b = best_split_bin(
+                    score, b, side = best_split_bin(
                         Xb,
                         node_y,
                         node_w,
@@ -171,6 +245,8 @@ def grow_tree(Xb, y, w, n_bins, n_classes, max_depth, max_features, random_split
                         sorted_class,
                         sorted_weight,
                         left,
+                        missing_bin,
+                        missing,
                     )
                     if score < 0.0:
                         continue
@@ -178,6 +254,7 @@ def grow_tree(Xb, y, w, n_bins, n_classes, max_depth, max_features, random_split
                         best = score
                         split_f = f
                         split_b = b
+                        split_side = side
                     n_evaluated += 1
                     if n_evaluated >= max_features:
                         break
@@ -194,28 +271,51 @@ def grow_tree(Xb, y, w, n_bins, n_classes, max_depth, max_features, random_split
             continue
         feature[node] = split_f
         split_bin[node] = split_b
-        # partition the node's rows (bin <= split_b first), counting each side's class weights
+        importance[split_f] -= gini_term
+        # partition the node's rows (bin <= split_b first, and the missing ones when they go
+        # left), counting each side's class weights
         for c in range(n_classes):
             left_counts[c] = 0.0
             right_counts[c] = 0.0
-        i = start
-        j = end - 1
-        while i <= j:
-            s = samples[i]
-            c = node_y[i]
-            if Xb[s, split_f] <= split_b:
-                left_counts[c] += node_w[i]
-                i += 1
-            else:
-                h = node_w[i]
-                right_counts[c] += h
-                samples[i] = samples[j]
-                samples[j] = s
-                node_y[i] = node_y[j]
-                node_y[j] = c
-                node_w[i] = node_w[j]
-                node_w[j] = h
-                j -= 1
+        # (the missing bin is the feature's last code: bin <= split_b sends missing rows right)
+        if missing_bin is not None and split_side == 1:
+            i = _partition_missing_left(
+                Xb,
+                samples,
+                node_y,
+                node_w,
+                start,
+                end,
+                split_f,
+                split_b,
+                missing_bin[split_f],
+                left_counts,
+                right_counts,
+            )
+        else:
+            i = start
+            j = end - 1
+            while i <= j:
+                s = samples[i]
+                c = node_y[i]
+                if Xb[s, split_f] <= split_b:
+                    left_counts[c] += node_w[i]
+                    i += 1
+                else:
+                    h = node_w[i]
+                    right_counts[c] += h
+                    samples[i] = samples[j]
+                    samples[j] = s
+                    node_y[i] = node_y[j]
+                    node_y[j] = c
+                    node_w[i] = node_w[j]
+                    node_w[j] = h
+                    j -= 1
+        # without missing rows here, NaN will go to the heavier child: decided when the left
+        # child, always the next node popped, has summed its weight
+        if missing_bin is not None:
+            missing_left[node] = split_side if split_side >= 0 else _UNDECIDED
+        split_weight = node_weight
         stack_start[top] = i
         stack_end[top] = end
         stack_depth[top] = depth + 1
@@ -234,4 +334,6 @@ def grow_tree(Xb, y, w, n_bins, n_classes, max_depth, max_features, random_split
         right[:n_nodes].copy(),
         impure_values[:n_impure].copy(),
         tree_depth,
+        missing_left[:n_nodes].copy(),
+        np.maximum(importance, 0.0) / root_weight,  # each split's decrease is >= 0, up to rounding
     )

@@ -4,7 +4,10 @@ A tree is the node arrays returned by :func:`mddf.trees.grower.grow_tree`: a
 row at internal node ``i`` goes to node ``i + 1`` when its bin of feature
 ``feature[i]`` is at most ``split_bin[i]``, and to ``right[i]`` otherwise; a
 leaf (``feature[i] < 0``) holds its class ``right[i]`` when pure, and row
-``-right[i] - 1`` of ``impure_values`` otherwise.
+``-right[i] - 1`` of ``impure_values`` otherwise. A missing value (its
+feature's missing bin, :mod:`mddf.trees.binning`) goes left exactly when
+``missing_left[i]`` is 1: the side the split chose for the missing rows, or
+the heavier child when the node held none.
 """
 
 from __future__ import annotations
@@ -13,15 +16,18 @@ from numba import njit
 
 
 @njit(cache=True, nogil=True)
-def add_tree_proba(feature, split_bin, right, impure_values, Xb, rows, out):
+def add_tree_proba(feature, split_bin, right, impure_values, missing_left, Xb, missing_bin, rows, out):
     """Add the tree's class distribution of each row ``rows[k]`` of ``Xb`` to ``out[k]``.
 
     Parameters
     ----------
-    feature, split_bin, right, impure_values : ndarray
+    feature, split_bin, right, impure_values, missing_left : ndarray
         The tree, as returned by :func:`mddf.trees.grower.grow_tree`.
-    Xb : ndarray of uint8 (n, d)
+    Xb : ndarray of uint8 or uint16 (n, d)
         Bin codes, binned with the edges the tree was grown on.
+    missing_bin : ndarray of int64 (d,) or (0,)
+        Code of NaN in each feature (``FeatureBinner.missing_bins_``); empty
+        when ``Xb`` has no missing value, which skips the check.
     rows : ndarray of int64 (n_rows,)
         Rows of ``Xb`` to route.
     out : ndarray of float64 (n_rows, n_classes)
@@ -29,14 +35,28 @@ def add_tree_proba(feature, split_bin, right, impure_values, Xb, rows, out):
         impure one its class distribution.
     """
     n_classes = out.shape[1]
+    has_missing = len(missing_bin) > 0
     for k in range(len(rows)):
         r = rows[k]
         node = 0
-        while feature[node] >= 0:
-            if Xb[r, feature[node]] <= split_bin[node]:
-                node += 1
-            else:
-                node = right[node]
+        if has_missing:
+            while feature[node] >= 0:
+                f = feature[node]
+                code = Xb[r, f]
+                if code == missing_bin[f]:
+                    go_left = missing_left[node] == 1
+                else:
+                    go_left = code <= split_bin[node]
+                if go_left:
+                    node += 1
+                else:
+                    node = right[node]
+        else:
+            while feature[node] >= 0:
+                if Xb[r, feature[node]] <= split_bin[node]:
+                    node += 1
+                else:
+                    node = right[node]
         code = right[node]
         if code >= 0:
             out[k, code] += 1.0

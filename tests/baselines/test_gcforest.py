@@ -209,10 +209,10 @@ def test_bad_input_is_rejected_with_a_clear_message(digits):
         small(**SCAN).fit(X[:20], np.full(20, 3))  # before any scanning forest is fitted
     with pytest.raises(ValueError, match=r"only one class \('a'\); GCForestCascade needs"):
         gcforest_cascade(n_estimators=2).fit(X[:20], np.array(["a"] * 20, dtype=object))
-    X_nan = X.copy()
-    X_nan[3, 5] = np.nan
-    with pytest.raises(ValueError, match="NaN"):
-        small().fit(X_nan, y)
+    X_inf = X.copy()  # NaN is a missing value (tests/mddf/test_missing_values.py); inf is an error
+    X_inf[3, 5] = np.inf
+    with pytest.raises(ValueError, match="infinity"):
+        small().fit(X_inf, y)
     fitted = small(max_layers=1).fit(X, y)
     with pytest.raises(ValueError, match="64 features"):
         fitted.predict(X[:, :10])

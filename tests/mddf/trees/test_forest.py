@@ -7,6 +7,8 @@ from tree_helpers import grow, proba
 from mddf.block import BinnedInput
 from mddf.trees import BinnedForest, add_tree_proba
 
+NO_MISSING = np.zeros(0, dtype=np.int64)
+
 
 def test_stored_forest_predicts_new_raw_rows_as_its_trees_route_their_bins():
     rng = np.random.RandomState(11)
@@ -20,7 +22,7 @@ def test_stored_forest_predicts_new_raw_rows_as_its_trees_route_their_bins():
         tree = grow(
             binned.codes, y, n_bins=binned.n_bins, max_features=2, random_split=random_split, seed=seed, n_classes=3
         )
-        add_tree_proba(*tree[:4], codes_new, np.arange(500, dtype=np.int64), expected)
+        add_tree_proba(*tree[:4], tree[5], codes_new, NO_MISSING, np.arange(500, dtype=np.int64), expected)
         trees.append(tree)
     forest = BinnedForest(binned.binner, 3, *map(list, zip(*trees)))
     assert forest.n_trees == 4 and forest.node_count == sum(len(t[0]) for t in trees)

@@ -22,7 +22,7 @@ def test_depth_limit_and_leaf_distributions():
     rng = np.random.RandomState(5)
     Xb = rng.randint(0, 50, size=(300, 4)).astype(np.uint8)
     y = rng.randint(0, 3, 300)
-    feature, split_bin, right, impure, depth = tree = grow(Xb, y, max_depth=2)
+    feature, split_bin, right, impure, depth, *_ = tree = grow(Xb, y, max_depth=2)
     assert depth == 2
     assert (feature >= 0).sum() == 3  # a full tree of depth 2
     distributions = proba(tree, Xb, 3)

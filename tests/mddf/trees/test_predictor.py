@@ -16,7 +16,10 @@ def test_rows_are_routed_by_their_bins_and_leaves_add_their_distributions():
     impure_values = np.array([[0.25, 0.5, 0.25]], dtype=np.float32)
     Xb = np.array([[9, 3], [0, 4], [0, 0], [255, 255]], dtype=np.uint8)
     out = np.full((3, 3), 10.0)
-    add_tree_proba(feature, split_bin, right, impure_values, Xb, np.array([3, 0, 1], dtype=np.int64), out)
+    missing_left, no_missing = np.zeros(3, dtype=np.uint8), np.zeros(0, dtype=np.int64)
+    add_tree_proba(
+        feature, split_bin, right, impure_values, missing_left, Xb, no_missing, np.array([3, 0, 1], dtype=np.int64), out
+    )
     assert out.tolist() == [[10.25, 10.5, 10.25], [10.0, 10.0, 11.0], [10.25, 10.5, 10.25]]
 
 
