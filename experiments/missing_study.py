@@ -121,6 +121,8 @@ def _fit_and_score(case: Case, method: str, seed: int, n_jobs: int, mddf_params:
     cascade = model[-1] if hasattr(model, "steps") else model
     if hasattr(cascade, "n_layers_"):
         record["layers"] = int(cascade.n_layers_)
+        record["grown"] = len(cascade.train_history_)
+        record["fit_s_per_layer"] = fit_s / record["grown"]
     return record
 
 

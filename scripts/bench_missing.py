@@ -5,7 +5,9 @@ missing values as NaN, and each dataset complete (the reference for accuracy and
 runs in a fresh process; seeds are interleaved (every case and method for seed 0, then seed 1, ...), so
 all methods see the same machine conditions. Results are appended to ``<out>/results.jsonl`` as each fit
 finishes and a rerun skips the finished ones; ``<out>/table.md`` holds mean ± std accuracy over seeds,
-median fit seconds, and mdDF's NaN fit time as a multiple of its complete-data fit time.
+median fit seconds, and mdDF's NaN fit time as a multiple of its complete-data fit time, in all and per
+grown layer (missing values change how many layers the cascade grows), and per grown layer against
+imputation + mdDF on the same data (the cost of routing NaN, apart from what the data does to the trees).
 LightGBM is optional (``pip install lightgbm``); without it its column is left out with a message.
 
 Examples
@@ -44,12 +46,26 @@ def table(records, methods) -> str:
     for r in records:
         by.setdefault((r["case"], r["method"]), []).append(r)
     cases = list(dict.fromkeys(r["case"] for r in records))
-    complete_fit = {
-        r["dataset"]: statistics.median(x["fit_s"] for x in by[(r["case"], "mdDF")])
+
+    def median_of(runs, key):
+        values = [r[key] for r in runs if key in r]
+        return statistics.median(values) if values else None
+
+    complete = {
+        r["dataset"]: by[(r["case"], "mdDF")]
         for r in records
         if r["missing"] == "complete" and (r["case"], "mdDF") in by
     }
-    head = ["case", *methods, "mdDF fit s", "x complete", "imputed fit s"]
+    head = [
+        "case",
+        *methods,
+        "mdDF fit s",
+        "x complete",
+        "layers grown",
+        "s/layer x complete",
+        "imputed fit s",
+        "s/layer x imputed",
+    ]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for case in cases:
         row = [case]
@@ -57,13 +73,20 @@ def table(records, methods) -> str:
             runs = by.get((case, method))
             row.append(_cell([r["accuracy"] for r in runs]) if runs else "")
         native = by.get((case, "mdDF"), [])
-        fit = statistics.median(r["fit_s"] for r in native) if native else None
-        reference = complete_fit.get(native[0]["dataset"]) if native else None
+        reference = complete.get(native[0]["dataset"], []) if native else []
+        fit, fit_ref = median_of(native, "fit_s"), median_of(reference, "fit_s")
+        per_layer, per_layer_ref = median_of(native, "fit_s_per_layer"), median_of(reference, "fit_s_per_layer")
+        grown = [r["grown"] for r in native if "grown" in r]
         imputed = by.get((case, "SimpleImputer+mdDF"))
         row += [
             f"{fit:.1f}" if fit is not None else "",
-            f"{fit / reference:.2f}" if fit is not None and reference else "",
-            f"{statistics.median(r['fit_s'] for r in imputed):.1f}" if imputed else "",
+            f"{fit / fit_ref:.2f}" if fit is not None and fit_ref else "",
+            "/".join(map(str, grown)),
+            f"{per_layer / per_layer_ref:.2f}" if per_layer and per_layer_ref else "",
+            f"{median_of(imputed, 'fit_s'):.1f}" if imputed else "",
+            f"{per_layer / median_of(imputed, 'fit_s_per_layer'):.2f}"
+            if imputed and per_layer and median_of(imputed, "fit_s_per_layer")
+            else "",
         ]
         lines.append("| " + " | ".join(row) + " |")
     return "\n".join(lines)
