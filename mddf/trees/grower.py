@@ -24,12 +24,12 @@ _UNDECIDED = 2  # missing_left of a node whose left child has not been popped ye
 
 
 @njit(cache=True, nogil=True)
-def _partition_missing_left(
-    Xb, samples, node_y, node_w, start, end, f, split_b, missing_bin, left_counts, right_counts
-):
-    """Partition rows ``start:end`` as :func:`grow_tree` does, the missing ones (``missing_bin``) left.
+def _partition(Xb, samples, node_y, node_w, start, end, f, split_b, missing_code, left_counts, right_counts):
+    """Partition rows ``start:end`` of a node split on feature ``f`` at bin ``split_b``.
 
-    Returns the first row of the right child.
+    Rows with bin ``<= split_b``, and rows coded ``missing_code`` (the feature's missing bin when
+    missing values go left, -1 otherwise), come first; each side's class weights are added to
+    ``left_counts`` / ``right_counts``. Returns the first row of the right child.
     """
     i = start
     j = end - 1
@@ -37,7 +37,7 @@ def _partition_missing_left(
         s = samples[i]
         c = node_y[i]
         code = Xb[s, f]
-        if code <= split_b or code == missing_bin:
+        if code <= split_b or code == missing_code:
             left_counts[c] += node_w[i]
             i += 1
         else:
@@ -277,40 +277,14 @@ def grow_tree(Xb, y, w, n_bins, missing_bin, n_classes, max_depth, max_features,
         for c in range(n_classes):
             left_counts[c] = 0.0
             right_counts[c] = 0.0
-        # (the missing bin is the feature's last code: bin <= split_b sends missing rows right)
+        # (the missing bin is the feature's last code: bin <= split_b sends missing rows right;
+        # missing rows going left are matched by their code, -1 matching none)
+        missing_code = -1
         if missing_bin is not None and split_side == 1:
-            i = _partition_missing_left(
-                Xb,
-                samples,
-                node_y,
-                node_w,
-                start,
-                end,
-                split_f,
-                split_b,
-                missing_bin[split_f],
-                left_counts,
-                right_counts,
-            )
-        else:
-            i = start
-            j = end - 1
-            while i <= j:
-                s = samples[i]
-                c = node_y[i]
-                if Xb[s, split_f] <= split_b:
-                    left_counts[c] += node_w[i]
-                    i += 1
-                else:
-                    h = node_w[i]
-                    right_counts[c] += h
-                    samples[i] = samples[j]
-                    samples[j] = s
-                    node_y[i] = node_y[j]
-                    node_y[j] = c
-                    node_w[i] = node_w[j]
-                    node_w[j] = h
-                    j -= 1
+            missing_code = missing_bin[split_f]
+        i = _partition(
+            Xb, samples, node_y, node_w, start, end, split_f, split_b, missing_code, left_counts, right_counts
+        )
         # without missing rows here, NaN will go to the heavier child: decided when the left
         # child, always the next node popped, has summed its weight
         if missing_bin is not None:
