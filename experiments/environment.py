@@ -13,7 +13,8 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+# The checkout whose experiments/ folder this is (an editable install); its commit is recorded with every result.
+REPO_ROOT = Path(__file__).resolve().parents[1]
 
 _PACKAGES = ("numpy", "scipy", "scikit-learn", "xgboost", "joblib", "matplotlib", "mddf")
 
