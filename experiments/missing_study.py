@@ -13,10 +13,10 @@ Every fit runs in a fresh spawned process, so one fit's memory and compiled code
 
 from __future__ import annotations
 
-import multiprocessing as mp
 import time
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+
+from .environment import run_in_fresh_process as _in_fresh_process
 
 #: Fractions of values removed completely at random.
 MCAR_FRACTIONS = (0.1, 0.3)
@@ -128,5 +128,4 @@ def _fit_and_score(case: Case, method: str, seed: int, n_jobs: int, mddf_params:
 
 def run_in_fresh_process(case: Case, method: str, seed: int, n_jobs: int, mddf_params: dict | None = None) -> dict:
     """:func:`_fit_and_score` in a spawned process of its own."""
-    with ProcessPoolExecutor(max_workers=1, mp_context=mp.get_context("spawn")) as pool:
-        return pool.submit(_fit_and_score, case, method, seed, n_jobs, mddf_params).result()
+    return _in_fresh_process(_fit_and_score, case, method, seed, n_jobs, mddf_params)

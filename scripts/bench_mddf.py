@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import multiprocessing as mp
 import resource
 import statistics
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
+
+from mddf.experiments.environment import run_in_fresh_process
 
 PAPER_TABLE2 = {  # mdDF column of Table 2 (test accuracy, %)
     "adult": 86.560,
@@ -84,9 +84,7 @@ def _fit_once(dataset, method, params, n_jobs, seed):
 
 
 def run(dataset, method, params, n_jobs, seed):
-    ctx = mp.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=1, mp_context=ctx) as pool:
-        return pool.submit(_fit_once, dataset, method, params, n_jobs, seed).result()
+    return run_in_fresh_process(_fit_once, dataset, method, params, n_jobs, seed)
 
 
 def main(argv=None):
