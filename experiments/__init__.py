@@ -15,7 +15,8 @@ The scripts (``run_uci.py``, ``small_sample.py``, ``plot_layers.py``, ``plot_tsn
 - :mod:`.paper_results` the numbers published in the mdDF and DeepBoost papers
 - :mod:`.layers`      per-layer margins, accuracies and feature statistics of a fitted mdDF
 - :mod:`.figures`     matplotlib (Agg) helpers writing PNG + PDF + CSV
-- :mod:`.environment` package versions, machine description, memory measurement
+- :mod:`.environment` package versions, machine description, memory measurement, fresh-process fits
+- :mod:`.missing_study` the missing-value benchmark's cases and methods (``bench_missing.py``)
 
 It is installed with the package (``pip install mddf``; ``pip install "mddf[dask]"`` for a Dask
 worker), so the scripts and a cluster's workers import it as ``mddf.experiments`` without any
