@@ -30,7 +30,7 @@ class AdaBoostClassifier(DeepBoostClassifier):
     ``fit`` takes ``sample_weight`` (D_1 proportional to w; integer weights act as repeated rows;
     with lambda = 0 rescaling the weights changes nothing), NaN is handled natively by the trees
     (missing rows go to the side of lower weighted error, at prediction NaN follows the learned
-    side or the heavier child), and ``feature_importances_`` is the |alpha|-weighted Gini
+    side or the heavier child), and ``feature_importances_`` is the ``|alpha|``-weighted Gini
     decrease; see :class:`DeepBoostClassifier` for the precise definitions.
 
     Parameters

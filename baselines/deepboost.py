@@ -501,14 +501,14 @@ class DeepBoostClassifier(ClassifierMixin, BaseEstimator):
 
     Coordinate descent on F(alpha) (eq. 4) following Figure 2: each round draws the distribution
     D_t from Phi' (eq. 5), computes the weighted errors eps_{t,j} (eq. 6) of the candidate
-    hypotheses, picks the coordinate k maximising |d_j| (lines 5-10, with d_j = 0 in the sparsity
+    hypotheses, picks the coordinate k maximising ``|d_j|`` (lines 5-10, with d_j = 0 in the sparsity
     case) and takes the closed-form step of lines 12-16, which sets alpha_k to exactly 0 when the
     complexity penalty outweighs the hypothesis' edge.
 
     Candidates each round (Section 4): the best stump (exhaustive search), for k = 2..K the best
     tree obtained by adding one layer of leaves to the previous candidate, and every hypothesis
     already selected (so old weights are revised or zeroed rather than duplicated; on a tie of
-    |d| the old hypothesis wins, and among new candidates the shallowest).
+    ``|d|`` the old hypothesis wins, and among new candidates the shallowest).
 
     Parameters
     ----------
@@ -529,7 +529,7 @@ class DeepBoostClassifier(ClassifierMixin, BaseEstimator):
     grow : {"last_layer", "any_leaf"}, default="last_layer"
         How h_k* extends h_{k-1}*: split leaves at depth k-1 only (the paper's "adding a single
         layer of leaves"), or any leaf. In both cases the set of leaves split is the one that
-        maximises |d| (so with lam = beta = 0 every leaf whose best split lowers the error).
+        maximises ``|d|`` (so with lam = beta = 0 every leaf whose best split lowers the error).
     complexity : {"paper", "reference"}, default="paper"
         r_j of a tree with n internal nodes: eq. 9, sqrt((4n+2) log2(d+2) ln(m+1) / m), or the
         C++ reference's sqrt((2s+1) log2(d+2) ln(m) / m) with s = 2n+1 nodes. Stumps families
@@ -553,7 +553,7 @@ class DeepBoostClassifier(ClassifierMixin, BaseEstimator):
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         Only when X is a DataFrame with string column names.
-    is_categorical_ : ndarray of bool (n_features_in_,) or None
+    is_categorical_ : ndarray of bool ``(n_features_in_,)`` or None
         The categorical columns; None when there is none.
     categories_ : list or None
         Per column, a categorical column's categories in code order (None for a numeric one).
@@ -566,7 +566,7 @@ class DeepBoostClassifier(ClassifierMixin, BaseEstimator):
         Index of the hypothesis updated, eta_t, eps_t, S_t (eq. 5) and F(alpha_t) (eq. 4).
     n_trees_, avg_tree_size_ : int, float
         Hypotheses with non-zero weight and their mean number of nodes (Tables 2-3).
-    feature_importances_ : ndarray of shape (n_features_in_,)
+    feature_importances_ : ndarray of shape ``(n_features_in_,)``
         Impurity-based importances, non-negative and summing to 1: for a binary problem
         sum_j |alpha_j| I_j / sum_j |alpha_j|, where I_j is hypothesis j's Gini decrease per
         feature, weighted by the distribution D_t of the round t that first selected it (which

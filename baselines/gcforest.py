@@ -140,7 +140,7 @@ class GCForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         Only when X is a DataFrame with string column names.
-    is_categorical_ : ndarray of bool (n_features_in_,) or None
+    is_categorical_ : ndarray of bool ``(n_features_in_,)`` or None
     categories_ : list or None
         See :class:`mddf.MDDFClassifier`.
     scanner_ : MultiGrainedScanner or None
@@ -162,7 +162,7 @@ class GCForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
     class_vector_importance_ : float
         Mean share of the cascade trees' impurity decrease that went to the
         class vectors passed between levels rather than to the cascade's input.
-    layer_importances_ : ndarray of shape (n_layers_, n_cascade_features + 1)
+    layer_importances_ : ndarray of shape ``(n_layers_, n_cascade_features + 1)``
         Per kept level, the shares of each input feature and (last column) of the
         passed class vectors.
     """

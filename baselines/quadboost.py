@@ -113,7 +113,7 @@ class QuadBoostClassifier(ClassifierMixin, BaseEstimator):
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         Only when ``X`` has string column names.
-    is_categorical_ : ndarray of bool (n_features_in_,) or None
+    is_categorical_ : ndarray of bool ``(n_features_in_,)`` or None
         The categorical columns; None when there is none.
     categories_ : list or None
         Per column, a categorical column's categories in code order (None for a numeric one).
@@ -124,7 +124,7 @@ class QuadBoostClassifier(ClassifierMixin, BaseEstimator):
     ensembles_ : list of QuadBoostPath
         One per binary problem (one for two classes, one per class otherwise): final weights over the candidate
         stumps, the voter updated and the weight change at every iteration, and risk / objective per iteration.
-    coef_ : ndarray of shape (n_problems, n_candidate_voters_)
+    coef_ : ndarray of shape ``(n_problems, n_candidate_voters_)``
         Signed weights over the candidate stumps; a negative weight is the complement stump with a positive one.
     voters_ : structured ndarray
         One row per selected voter and problem, in order of first selection, with fields ``problem``, ``feature``,
@@ -136,12 +136,12 @@ class QuadBoostClassifier(ClassifierMixin, BaseEstimator):
         Distinct stumps with a non-zero weight (over all problems).
     n_iter_ : int
         Iterations run (the largest over the problems).
-    train_risk_ : ndarray of shape (n_iter_ + 1,)
+    train_risk_ : ndarray of shape ``(n_iter_ + 1,)``
         Quadratic risk on the training set before the first and after each iteration (averaged over the
         one-vs-rest problems when there are more than two classes).
-    train_objective_ : ndarray of shape (n_iter_ + 1,)
+    train_objective_ : ndarray of shape ``(n_iter_ + 1,)``
         ``train_risk_`` plus the penalty (``2 lam ||alpha||_1`` for L1, ``lam ||alpha||_2^2`` for L2).
-    feature_importances_ : ndarray of shape (n_features_in_,)
+    feature_importances_ : ndarray of shape ``(n_features_in_,)``
         Impurity-based importances with the (weighted) quadratic risk as the impurity: the decrease of the
         training objective (risk plus penalty, eqs. 6-9) achieved by each iteration is credited to the attribute
         of the stump it updated, the totals are divided by their sum; one-vs-rest: the mean over the problems,

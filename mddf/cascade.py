@@ -184,17 +184,17 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         Only when X is a DataFrame with string column names.
-    is_categorical_ : ndarray of bool (n_features_in_,) or None
+    is_categorical_ : ndarray of bool ``(n_features_in_,)`` or None
         The categorical columns; None when there is none.
     categories_ : list or None
         Per column, the categories of a categorical column in code order (None
         for a numeric column); None when no column is categorical.
     layers_ : list of ForestBlock, the kept layers (best prefix)
-    alphas_ : ndarray (n_layers_,)
+    alphas_ : ndarray ``(n_layers_,)``
         Layer weights: Algorithm 2's alpha_t for ``cumulative_margin="additive"``,
         the simplex weights of the final mixture for ``"normalized"``, ones for
         the gcForest cascade.
-    layer_shares_ : ndarray (n_layers_,)
+    layer_shares_ : ndarray ``(n_layers_,)``
         beta_t, layer t's share when it joined the normalised mixture
         (``mix_t = (1 - beta_t) mix_{t-1} + beta_t h_t``); the prediction after
         layer t is ``argmax mix_t``.
@@ -206,7 +206,7 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         ``f_t / sum_{l<=t} alpha_l`` of the training rows for each kept layer
         (rows used for training when validation_fraction is set).
     stop_reason_ : str
-    layer_importances_ : ndarray of shape (n_layers_, n_features_in_ + 1)
+    layer_importances_ : ndarray of shape ``(n_layers_, n_features_in_ + 1)``
         Impurity-based importances of each kept layer: row t gives the share of
         the weighted Gini impurity decrease of layer t's trees (every tree of
         every forest and fold model, each tree's decrease divided by its root's
@@ -215,7 +215,7 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         that went to the class-vector columns ``f_{t-1}`` (0 for the first layer
         and with ``input_features="raw"``, 1 with ``"stacking"`` after the first
         layer). Each row sums to 1 (a row of zeros if the layer's trees never split).
-    feature_importances_ : ndarray of shape (n_features_in_,)
+    feature_importances_ : ndarray of shape ``(n_features_in_,)``
         Importance of each raw input feature: the raw columns of
         ``layer_importances_`` averaged over the kept layers, normalised to sum
         to 1 (zeros if no tree ever split on a raw feature). Every kept layer
