@@ -392,7 +392,7 @@ class QuadBoostClassifier(ClassifierMixin, BaseEstimator):
         ]
 
     def staged_decision_function(self, X):
-        """Decision function after each iteration ``1 .. n_iter_`` (generator)."""
+        """Decision function after each iteration, 1 to ``n_iter_`` (generator)."""
         X = self._validated(X)
         used = np.unique(np.concatenate([p.path_voters for p in self.ensembles_]))
         with _finite_arithmetic(X):

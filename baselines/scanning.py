@@ -378,7 +378,7 @@ class MultiGrainedScanner(TransformerMixin, BaseEstimator):
 
         Returns
         -------
-        ndarray of shape (n_images, n_features_out_), float32
+        ndarray of shape ``(n_images, n_features_out_)``, float32
         """
         return self._fit(X, y, out_of_fold=True, sample_weight=sample_weight)
 
@@ -391,7 +391,7 @@ class MultiGrainedScanner(TransformerMixin, BaseEstimator):
 
         Returns
         -------
-        ndarray of shape (n_images, n_features_out_), float32
+        ndarray of shape ``(n_images, n_features_out_)``, float32
         """
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float32, reset=False, ensure_all_finite="allow-nan")
