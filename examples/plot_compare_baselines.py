@@ -15,13 +15,20 @@ import matplotlib.pyplot as plt
 from sklearn.ensemble import RandomForestClassifier
 
 from mddf import MDDFClassifier
-from mddf.baselines import AdaBoostClassifier, DeepBoostClassifier, GCForestClassifier, QuadBoostClassifier
+from mddf.baselines import (
+    AdaBoostClassifier,
+    DeepBoostClassifier,
+    GCForestClassifier,
+    QuadBoostClassifier,
+)
 from mddf.datasets import load_dataset
 
 ds = load_dataset("breast_cancer")
 models = {
     "mdDF": MDDFClassifier(n_estimators=20, max_layers=3, random_state=0, n_jobs=2),
-    "gcForest": GCForestClassifier(n_estimators=20, max_layers=3, random_state=0, n_jobs=2),
+    "gcForest": GCForestClassifier(
+        n_estimators=20, max_layers=3, random_state=0, n_jobs=2
+    ),
     "DeepBoost": DeepBoostClassifier(n_iter=50, max_depth=3, lam=1e-5, beta=1e-5),
     "AdaBoost": AdaBoostClassifier(n_iter=50, max_depth=1),
     "QuadBoost-L1": QuadBoostClassifier(n_iter=50, regularization="l1", lam=0.01),

@@ -25,7 +25,9 @@ from mddf import MDDFClassifier
 from mddf.datasets import load_dataset
 
 ds = load_dataset("digits")
-clf = MDDFClassifier(n_estimators=20, max_layers=3, random_state=0, n_jobs=2).fit(ds.X_train, ds.y_train)
+clf = MDDFClassifier(n_estimators=20, max_layers=3, random_state=0, n_jobs=2).fit(
+    ds.X_train, ds.y_train
+)
 print(f"{clf.n_layers_} kept layers; features of layer 1: {clf.oof_features_[0].shape}")
 
 
@@ -42,10 +44,13 @@ def logistic_accuracy(Z_train, Z_test):
 
 scores = {"raw pixels": logistic_accuracy(ds.X_train, ds.X_test)}
 for t in range(1, clf.n_layers_ + 1):
-    scores[f"layer {t}"] = logistic_accuracy(clf.oof_features_[t - 1], clf.transform(ds.X_test, layer=t))
+    scores[f"layer {t}"] = logistic_accuracy(
+        clf.oof_features_[t - 1], clf.transform(ds.X_test, layer=t)
+    )
 last = clf.n_layers_
 scores["raw + last layer"] = logistic_accuracy(
-    np.hstack([ds.X_train, clf.oof_features_[last - 1]]), np.hstack([ds.X_test, clf.transform(ds.X_test, layer=last)])
+    np.hstack([ds.X_train, clf.oof_features_[last - 1]]),
+    np.hstack([ds.X_test, clf.transform(ds.X_test, layer=last)]),
 )
 for name, score in scores.items():
     print(f"{name:>18}: {score:.4f}")
@@ -58,7 +63,11 @@ print(f"{'mdDF itself':>18}: {clf.score(ds.X_test, ds.y_test):.4f}")
 # class: the layer features gather each class around its own corner of the simplex.
 fig, axes = plt.subplots(1, 2, figsize=(9, 4))
 for ax, (title, Z) in zip(
-    axes, [("raw pixels", ds.X_test), (f"layer {last} features", clf.transform(ds.X_test, layer=last))]
+    axes,
+    [
+        ("raw pixels", ds.X_test),
+        (f"layer {last} features", clf.transform(ds.X_test, layer=last)),
+    ],
 ):
     P = PCA(n_components=2, random_state=0).fit_transform(Z)
     ax.scatter(P[:, 0], P[:, 1], c=ds.y_test, cmap="tab10", s=8)

@@ -26,7 +26,7 @@ from mddf.experiments.protocols import mask_completely_at_random
 ds = load_dataset("wine")
 X_train = mask_completely_at_random(ds.X_train, 0.2, random_state=0)
 X_test = mask_completely_at_random(ds.X_test, 0.2, random_state=1)
-print(f"missing: {np.isnan(X_train).mean():.0%} of the training values, {np.isnan(X_test).mean():.0%} of the test ones")
+print(f"missing: {np.isnan(X_train).mean():.0%} of the training values")
 
 
 def cascade():
@@ -57,13 +57,19 @@ plain = cascade().fit(X_train, ds.y_train)
 weighted = cascade().fit(X_train, ds.y_train, sample_weight=weights)
 recalls = {
     "unweighted": recall_score(ds.y_test, plain.predict(X_test), average=None),
-    "class 1 weighted x2": recall_score(ds.y_test, weighted.predict(X_test), average=None),
+    "class 1 weighted x2": recall_score(
+        ds.y_test, weighted.predict(X_test), average=None
+    ),
 }
 for name, recall in recalls.items():
     print(f"{name:>20}: recall per class {np.round(recall, 3)}")
 
 fig, axes = plt.subplots(1, 2, figsize=(9, 3.5))
-axes[0].barh(list(accuracy), list(accuracy.values()), color=["tab:gray", "tab:blue", "tab:orange"])
+axes[0].barh(
+    list(accuracy),
+    list(accuracy.values()),
+    color=["tab:gray", "tab:blue", "tab:orange"],
+)
 axes[0].set_xlim(0.8, 1.0)
 axes[0].set_xlabel("test accuracy")
 axes[0].set_title("20% of the values missing")
