@@ -23,7 +23,7 @@ ROOT = DOCS.parent
 
 project = "mddf"
 author = "the mddf developers"
-copyright = "the mddf developers"  # noqa: A001 (Sphinx's name)
+copyright = "the mddf developers"
 release = _version("mddf")
 version = release
 
