@@ -85,9 +85,9 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         (the paper names random forests; the completely-random trees are the
         deepest, so bounding them matters most for memory). The default is the
         paper's largest factor, chosen on letter, satimage, yeast and adult: 4
-        and 8 starve the first layers on clean many-class data (letter: 96.43%
-        with 8 against 97.25% with 16), while on large noisy data (adult) 8 is
-        as accurate (86.27% against 86.24%) at half the time and memory.
+        and 8 starve the first layers on clean many-class data (letter), while
+        on large noisy data (adult) 8 is about as accurate at a lower cost in
+        time and memory; see ``docs/benchmarks/cascade-defaults.md``.
     max_layers : int, default=20
         Most layers grown.
     n_tolerant_layers : int, default=2
@@ -105,11 +105,10 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         ``sqrt(b + c)`` is the standard deviation of ``b - c`` if the two layers
         were equally accurate. 0 is the plain "any improvement" rule (gcForest's;
         the paper does not say how it stops). 1.0 stops large noisy problems
-        sooner: on adult it grew 12 layers instead of 20 (142 s instead of 222 s,
-        1.39 GB peak instead of 2.19 GB) for 86.16% instead of 86.26%; satimage
-        grew 5 layers instead of 8 for 91.15% instead of 91.30% (a 400-tree
-        random forest: 91.25%); yeast did not change (62.33%). Every change
-        measured was a small loss of accuracy, hence the default of 0.
+        such as adult sooner, with fewer layers, less time and less memory, but
+        on the benchmark datasets every change it made was a small loss of
+        accuracy, hence the default of 0; see
+        ``docs/benchmarks/cascade-defaults.md``.
     validation_fraction : float in (0, 1) or None, default=None
         None monitors the out-of-fold training accuracy of f_t. A float holds out
         that stratified fraction of the rows, trains on the rest and monitors
@@ -131,8 +130,8 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         minimises ``mean l_md(F_{t-1} + alpha gamma_t)``. Once the first layer
         has brought the mean margin to ``margin_mean``, any later layer with
         positive margins overshoots it, so later alphas come out near 0 and the
-        prediction stays with the (shallow) first layers; measured on letter:
-        alpha = 2.08, 0.82, then < 0.03, out-of-fold accuracy stuck at 0.87.
+        prediction stays with the (shallow) first layers (an example on letter:
+        ``docs/benchmarks/cascade-defaults.md``).
         ``"normalized"``: divided by ``sum alpha``, as Section 3 takes alpha in
         the simplex so that margins lie in [-1, 1]; alpha_t then weighs the new
         layer against the mixture of the previous ones (see
@@ -155,12 +154,11 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         bootstrap itself is drawn from D_t). ``"resample_fold"``: one weighted
         resample per fold, shared by the block, which random forests bootstrap
         again; the rows it misses (about e^-1) are lost to the whole fold.
-        ``"sample_weight"``: D_t as sample weights. Means over seeds 0-2 (yeast
-        0-4), ``"resample"`` against ``"resample_fold"``: letter 97.12% / 97.09%,
-        satimage 91.75 / 91.55, adult 86.14 / 86.05 (13-17 layers kept instead of
-        9-19, 674 MB of trees instead of 950), yeast 62.38 / 62.56.
-        ``"sample_weight"`` gave letter 96.84 (seeds 0-1), satimage 91.27, adult
-        86.18 (seed 0), yeast 63.27: better only on the smallest, noisiest set.
+        ``"sample_weight"``: D_t as sample weights. ``"resample"`` is the
+        default because it was at least as accurate as ``"resample_fold"`` on
+        letter, satimage and adult, with smaller models on adult, and
+        ``"sample_weight"`` was clearly better only on the smallest, noisiest set
+        (yeast); see ``docs/benchmarks/cascade-defaults.md``.
         ``class_vectors="oob"`` always uses sample weights.
     tree_method : {"hist", "exact"}, default="hist"
         How the forests' trees are grown. ``"hist"``: by :mod:`mddf.trees`,
@@ -173,10 +171,9 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         missing values). ``"exact"``: scikit-learn's
         ``DecisionTreeClassifier`` and ``ExtraTreeClassifier`` on the float values,
         10 bytes a node (plus the missing-value bit). Both handle missing values:
-        see ``fit``. Measured with the other defaults (medians of 3, 2 cores,
-        ``"hist"`` against ``"exact"``): letter 97.10% in 11.3 s against 97.00% in
-        41.5 s; adult 86.11% in 60 s and 1.33 GB against 86.26% in 222 s and
-        2.19 GB; satimage 91.50% against 91.30%; yeast 61.88% against 62.33%.
+        see ``fit``. ``"hist"`` is the default because it fitted faster on the
+        benchmark datasets at about the same accuracy; see
+        ``docs/benchmarks/trees.md``.
     categorical_features : "from_dtype", None, array-like of bool, int or str, default="from_dtype"
         Which columns of X are categorical, as in scikit-learn's
         ``HistGradientBoostingClassifier``: ``"from_dtype"`` takes the pandas
