@@ -1,7 +1,7 @@
 """The method registry: how each compared method is built, tuned and sized.
 
 Every method's estimator class is imported lazily, inside its builder, so that a method whose
-package is missing (or not merged yet) is reported as unavailable with the import error instead
+package is missing is reported as unavailable with the import error instead
 of breaking the runner. Builders are module-level functions, so a :class:`MethodSpec` pickles by
 reference and can be shipped to a worker process.
 
@@ -17,8 +17,8 @@ Choices made here (where the papers leave room):
   default mdDF does) and the selection costs no extra fits beyond the candidates themselves.
 - **gcForest** is the cascade with the same forests as mdDF (2 RF + 2 CRF of 100 trees per layer,
   "the same number of forests as mdDF in each layer") without multi-grained scanning: the mdDF
-  paper compares cascades, and its MNIST number for gcForest (98.25%) is a cascade's, not the
-  gcForest paper's 99.26% with scanning. ``gcForest-MGS`` (opt-in, image datasets only) adds
+  paper compares cascades, and its published MNIST number for gcForest (98.25%) is a cascade's,
+  not the gcForest paper's published 99.26% with scanning. ``gcForest-MGS`` (opt-in, image datasets only) adds
   multi-grained scanning.
 - **Random forest and XGBoost** get ``400 x k`` trees (boosting rounds for XGBoost), where 400
   is the number of trees in one mdDF layer (``n_estimators x len(forest_types)``) and **k is the
