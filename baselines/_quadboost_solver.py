@@ -196,8 +196,8 @@ def quadboost_path(
         ``p = w / sum(w)``, i.e. every inner product ``<a, b> = (1/m) sum_k a_k b_k`` of eqs. 3-5 becomes
         ``sum_k p_k a_k b_k``: ``mu_j = <y, h_j>_p``, ``eta_j = <h_j, h_j>_p`` (still 1 for +-1 voters),
         ``M_j = <F - alpha_j h_j, h_j>_p``. Eqs. 6-9 and the Section 3.1 update keep their form in these
-        moments, and ``mu_j - M_j = <r, h_j>_p + alpha_j eta_j`` as before. None: ``p_k = 1/m``, computed as
-        before weights existed.
+        moments, and ``mu_j - M_j = <r, h_j>_p + alpha_j eta_j`` as before. None: ``p_k = 1/m``, computed by
+        the unweighted formulas.
 
     Returns
     -------

@@ -163,7 +163,7 @@ def fit_stump_pool(X, n_thresholds=10, placement="range", normalization="tanh", 
         ``"tanh"``: ``z = tanh((x - mean) / std)`` with training mean and std; ``None``: raw attributes.
 
     sample_weight : ndarray of shape (n_samples,), optional
-        Positive weights (None: unit weights, computed as before weights existed).
+        Positive weights (None: unit weights, computed by the unweighted formulas).
 
     Returns
     -------

@@ -268,8 +268,8 @@ def tree_feature_importances(tree: Tree, leaf_totals, n_features) -> np.ndarray:
 
 #: Weights are quantised to integers summing to about 2**QUANT_BITS before the search, so that
 #: every histogram, cumulative sum and error below is exact integer arithmetic: ties are exact
-#: (hence deterministic), emptiness of a child is exact, and numpy's integer cumsum is several
-#: times faster than its floating-point one. Sums stay below 2**53, exact in float64 too.
+#: (hence deterministic), emptiness of a child is exact, and numpy's integer cumsum is faster
+#: than its floating-point one. Sums stay below 2**53, exact in float64 too.
 QUANT_BITS = 50
 
 

@@ -18,7 +18,7 @@ full fit, and the fold average keeps training and test class vectors coming
 from the same models).
 
 Cost bounds (gcForest's weak spot: the official code pools every window of
-every image into one training set and recommends 32-64 GB for images):
+every image into one training set; its published recommendation is 32-64 GB for images):
 
 * ``max_train_windows`` caps the window instances each scanning forest is
   trained on (uniform sample of (image, position) pairs of the training

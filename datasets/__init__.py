@@ -10,7 +10,8 @@ Files are looked for in ``data_home`` (else ``$MDDF_DATA``, laid out as
 ``$MDDF_CACHE``, else ``pooch.os_cache("mddf")``), and downloaded from their
 canonical source into the cache when missing. Every file is verified (see
 :mod:`mddf.datasets.fetch` for the checksum policy) and the parsed arrays are
-cached, so the second load of a dataset takes well under two seconds.
+cached, so later loads of a dataset skip parsing (load times:
+``docs/benchmarks/datasets.md``).
 """
 
 from __future__ import annotations

@@ -43,8 +43,8 @@ class Terminated(SystemExit):
 
 # Defaults for the workers' environment (a value the user set wins). OpenMP threads (XGBoost,
 # scikit-learn's OpenMP code) spin-wait by default; on a machine whose cores are also busy with
-# something else, that made 200 XGBoost rounds on digits take 165 s instead of 1.4 s (measured
-# at load average 9 on 2 cores). Passive waiting changes no result, only how idle threads wait.
+# something else, that makes OpenMP-threaded fits such as XGBoost's far slower (see
+# docs/benchmarks/threads.md). Passive waiting changes no result, only how idle threads wait.
 WORKER_ENVIRONMENT = {"OMP_WAIT_POLICY": "PASSIVE"}
 
 

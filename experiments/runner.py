@@ -165,6 +165,23 @@ def cascade_summary(estimator) -> dict:
     return out
 
 
+def search_summary(estimator) -> dict:
+    """The values a parameter search (``mddf.MDDFGridSearch``) selected and the compute it spent, else {}."""
+    if not hasattr(estimator, "best_params_"):
+        return {}
+    results = estimator.cv_results_
+    return {
+        "selected_params": _jsonable_params(dict(estimator.best_params_)),
+        "search": {
+            "selection_score": float(estimator.best_score_),
+            "n_candidates": len(results["params"]),
+            "n_completed": int(sum(1 for p in results["pruned_at_layer"] if p == 0)),
+            "n_layer_fits": int(estimator.n_layer_fits_),
+            "seconds": float(estimator.search_seconds_),
+        },
+    }
+
+
 def _trees_per_layer(estimator):
     try:
         params = estimator.get_params(deep=False)
@@ -312,13 +329,14 @@ def run_one(
         record["accuracy"] = float(np.mean(np.asarray(y_pred) == data.y_test))
         record["params"] = estimator_params(estimator)
         record.update(model_size(estimator))
-        cascade = cascade_summary(estimator)
+        record.update(search_summary(estimator))
+        cascade = cascade_summary(getattr(estimator, "best_estimator_", estimator))
         if cascade:
             record["n_layers"] = cascade.pop("n_layers")
             if "model_bytes" in cascade:
                 record["model_bytes"] = cascade.pop("model_bytes")
             record["cascade"] = cascade
-            tpl = _trees_per_layer(estimator)
+            tpl = _trees_per_layer(getattr(estimator, "best_estimator_", estimator))
             if tpl is not None:
                 record["trees_per_layer"] = tpl
         record["status"] = "ok"

@@ -4,11 +4,14 @@ from .alpha import solve_alpha_exact, solve_alpha_sgd, solve_layer_share
 from .block import ForestBlock
 from .cascade import MDDFClassifier
 from .margin import margin_distribution_loss, margin_statistics, margins
+from .search import PAPER_PARAM_GRID, MDDFGridSearch
 from .weights import sample_distribution
 
 __all__ = [
     "ForestBlock",
     "MDDFClassifier",
+    "MDDFGridSearch",
+    "PAPER_PARAM_GRID",
     "margin_distribution_loss",
     "margin_statistics",
     "margins",

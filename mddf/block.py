@@ -295,7 +295,8 @@ def _fit_oob_forest(kind, n_estimators, max_depth, seed, X, y, weight, n_classes
     in proportion to ``sample_weight`` instead; then the heavily weighted rows,
     the misclassified ones, are almost never out of bag, whether a row has an
     out-of-bag estimate depends on its label, and the next layer learns that
-    (measured on adult: out-of-bag accuracy 0.94 against 0.85 on test). Uniform
+    (its out-of-bag accuracy then overstates its test accuracy; see
+    ``docs/benchmarks/cascade-defaults.md``). Uniform
     bootstrap keeps out-of-bag membership independent of the labels. Rows left
     out of ``rows`` (of sample weight 0) are out of every bag.
     """

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass, field
 from numbers import Integral, Real
 
 import numpy as np
@@ -20,6 +21,28 @@ from .block import FOREST_TYPES, TREE_METHODS, WEIGHTINGS, ForestBlock
 from .margin import margins
 from .mixture import ClassVectorMixture, CumulativeMargin
 from .stopping import EarlyStopping, weighted_accuracy
+
+
+@dataclass(eq=False)
+class _Growth:
+    """The state of Algorithm 2 between layers: the training rows, D_t, f_t and the layers grown so far."""
+
+    forest_types: tuple
+    rng: np.random.RandomState
+    X: np.ndarray
+    y: np.ndarray
+    weight: np.ndarray | None
+    X_val: np.ndarray | None
+    y_val: np.ndarray | None
+    weight_val: np.ndarray | None
+    cumulative: CumulativeMargin
+    trainable: np.ndarray | None
+    train: ClassVectorMixture
+    val: ClassVectorMixture
+    stopping: EarlyStopping
+    layers: list = field(default_factory=list)
+    history: list = field(default_factory=list)
+    oof_features: list = field(default_factory=list)
 
 
 class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
@@ -62,9 +85,9 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         (the paper names random forests; the completely-random trees are the
         deepest, so bounding them matters most for memory). The default is the
         paper's largest factor, chosen on letter, satimage, yeast and adult: 4
-        and 8 starve the first layers on clean many-class data (letter: 96.43%
-        with 8 against 97.25% with 16), while on large noisy data (adult) 8 is
-        as accurate (86.27% against 86.24%) at half the time and memory.
+        and 8 starve the first layers on clean many-class data (letter), while
+        on large noisy data (adult) 8 is about as accurate at a lower cost in
+        time and memory; see ``docs/benchmarks/cascade-defaults.md``.
     max_layers : int, default=20
         Most layers grown.
     n_tolerant_layers : int, default=2
@@ -82,11 +105,10 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         ``sqrt(b + c)`` is the standard deviation of ``b - c`` if the two layers
         were equally accurate. 0 is the plain "any improvement" rule (gcForest's;
         the paper does not say how it stops). 1.0 stops large noisy problems
-        sooner: on adult it grew 12 layers instead of 20 (142 s instead of 222 s,
-        1.39 GB peak instead of 2.19 GB) for 86.16% instead of 86.26%; satimage
-        grew 5 layers instead of 8 for 91.15% instead of 91.30% (a 400-tree
-        random forest: 91.25%); yeast did not change (62.33%). Every change
-        measured was a small loss of accuracy, hence the default of 0.
+        such as adult sooner, with fewer layers, less time and less memory, but
+        on the benchmark datasets every change it made was a small loss of
+        accuracy, hence the default of 0; see
+        ``docs/benchmarks/cascade-defaults.md``.
     validation_fraction : float in (0, 1) or None, default=None
         None monitors the out-of-fold training accuracy of f_t. A float holds out
         that stratified fraction of the rows, trains on the rest and monitors
@@ -108,8 +130,8 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         minimises ``mean l_md(F_{t-1} + alpha gamma_t)``. Once the first layer
         has brought the mean margin to ``margin_mean``, any later layer with
         positive margins overshoots it, so later alphas come out near 0 and the
-        prediction stays with the (shallow) first layers; measured on letter:
-        alpha = 2.08, 0.82, then < 0.03, out-of-fold accuracy stuck at 0.87.
+        prediction stays with the (shallow) first layers (an example on letter:
+        ``docs/benchmarks/cascade-defaults.md``).
         ``"normalized"``: divided by ``sum alpha``, as Section 3 takes alpha in
         the simplex so that margins lie in [-1, 1]; alpha_t then weighs the new
         layer against the mixture of the previous ones (see
@@ -132,12 +154,11 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         bootstrap itself is drawn from D_t). ``"resample_fold"``: one weighted
         resample per fold, shared by the block, which random forests bootstrap
         again; the rows it misses (about e^-1) are lost to the whole fold.
-        ``"sample_weight"``: D_t as sample weights. Means over seeds 0-2 (yeast
-        0-4), ``"resample"`` against ``"resample_fold"``: letter 97.12% / 97.09%,
-        satimage 91.75 / 91.55, adult 86.14 / 86.05 (13-17 layers kept instead of
-        9-19, 674 MB of trees instead of 950), yeast 62.38 / 62.56.
-        ``"sample_weight"`` gave letter 96.84 (seeds 0-1), satimage 91.27, adult
-        86.18 (seed 0), yeast 63.27: better only on the smallest, noisiest set.
+        ``"sample_weight"``: D_t as sample weights. ``"resample"`` is the
+        default because it was at least as accurate as ``"resample_fold"`` on
+        letter, satimage and adult, with smaller models on adult, and
+        ``"sample_weight"`` was clearly better only on the smallest, noisiest set
+        (yeast); see ``docs/benchmarks/cascade-defaults.md``.
         ``class_vectors="oob"`` always uses sample weights.
     tree_method : {"hist", "exact"}, default="hist"
         How the forests' trees are grown. ``"hist"``: by :mod:`mddf.trees`,
@@ -150,10 +171,9 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         missing values). ``"exact"``: scikit-learn's
         ``DecisionTreeClassifier`` and ``ExtraTreeClassifier`` on the float values,
         10 bytes a node (plus the missing-value bit). Both handle missing values:
-        see ``fit``. Measured with the other defaults (medians of 3, 2 cores,
-        ``"hist"`` against ``"exact"``): letter 97.10% in 11.3 s against 97.00% in
-        41.5 s; adult 86.11% in 60 s and 1.33 GB against 86.26% in 222 s and
-        2.19 GB; satimage 91.50% against 91.30%; yeast 61.88% against 62.33%.
+        see ``fit``. ``"hist"`` is the default because it fitted faster on the
+        benchmark datasets at about the same accuracy; see
+        ``docs/benchmarks/trees.md``.
     categorical_features : "from_dtype", None, array-like of bool, int or str, default="from_dtype"
         Which columns of X are categorical, as in scikit-learn's
         ``HistGradientBoostingClassifier``: ``"from_dtype"`` takes the pandas
@@ -406,56 +426,95 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
 
     def _fit(self, X, y, sample_weight=None):
         """Algorithm 2, one layer per pass, until ``max_layers`` or early stopping; keep the best prefix."""
-        forest_types = self._check_forest_types()
-        rng = check_random_state(self.random_state)
-        X, y, weight, X_val, y_val, weight_val = self._training_data(X, y, sample_weight, rng)
-        n_classes = len(self.classes_)
-        cumulative = self._cumulative_margin(len(y), weight)  # alpha_0 = 1, f_0 empty, D_1 ∝ w (lines 1-2)
-        trainable = None if weight is None else weight > 0  # rows of weight 0 never reach the forests
-        train, val = ClassVectorMixture(self.passed_features), ClassVectorMixture(self.passed_features)
-        stopping = EarlyStopping(
-            self.n_tolerant_layers,
-            tol=self.tol,
-            min_gain_se=self.min_gain_se,
-            monitored="out-of-fold" if X_val is None else "validation",
-            sample_weight=weight if X_val is None else weight_val,
-        )
-        layers, history, oof_features = [], [], []
+        growth = self._begin_growth(X, y, sample_weight)
         for t in range(1, self.max_layers + 1):
-            start = time.perf_counter()
-            block = self._forest_block(forest_types, t)  # line 4: h_t, out of fold on the training rows
-            per_forest = block.fit(
-                self._layer_input(X, train.passed, t), y, cumulative.distribution, n_classes, rng, trainable
-            )
-            h = per_forest.mean(axis=1)
-            gamma = margins(h, y)  # line 5, eq. 46
-            alpha, share = cumulative.solve_weight(gamma, rng)  # line 6, eq. 48
-            cumulative.add_layer(gamma, alpha, share)
-            train.add_layer(per_forest, share)  # line 7: f_t (eq. 7)
-            cumulative.reweight()  # line 8: D_{t+1} (eq. 47)
-            correct = train.correct(y)
-            record = self._layer_record(t, block, h, y, correct, cumulative)
-            if X_val is not None:  # the held-out rows go through the layer and are the ones monitored
-                val.add_layer(block.predict_proba(self._layer_input(X_val, val.passed, t)), share)
-                correct = val.correct(y_val)
-                record["val_accuracy"] = weighted_accuracy(correct, weight_val)
-            record["fit_seconds"] = time.perf_counter() - start
-            layers.append(block)
-            history.append(record)
-            oof_features.append(train.passed.astype(np.float32))
-            self._log_layer(record)
-            if stopping.update(correct):  # weighted accuracy of the monitored rows
+            if self._add_layer(growth, *self._fit_layer(growth, t)):
                 break
-
-        kept = stopping.n_kept
-        self.layers_ = layers[:kept]
-        self.alphas_, self.layer_shares_ = cumulative.layer_weights(kept)
-        self.n_layers_ = kept
-        self.train_history_ = history
-        self.oof_features_ = oof_features[:kept]
-        self.stop_reason_ = stopping.reason or f"reached max_layers={self.max_layers}"
-        self._set_importances(X.shape[1])
+        self._end_growth(growth)
         return self
+
+    def _begin_growth(self, X, y, sample_weight, rng=None):
+        """Validate the data and set up Algorithm 2's state before the first layer (lines 1-2).
+
+        ``rng`` replaces the generator drawn from ``random_state`` (it is used as
+        it is, not copied); :class:`~mddf.search.MDDFGridSearch` passes the
+        generator of a shared first layer.
+        """
+        forest_types = self._check_forest_types()
+        if rng is None:
+            rng = check_random_state(self.random_state)
+        X, y, weight, X_val, y_val, weight_val = self._training_data(X, y, sample_weight, rng)
+        return _Growth(
+            forest_types=forest_types,
+            rng=rng,
+            X=X,
+            y=y,
+            weight=weight,
+            X_val=X_val,
+            y_val=y_val,
+            weight_val=weight_val,
+            cumulative=self._cumulative_margin(len(y), weight),  # alpha_0 = 1, f_0 empty, D_1 ∝ w
+            trainable=None if weight is None else weight > 0,  # rows of weight 0 never reach the forests
+            train=ClassVectorMixture(self.passed_features),
+            val=ClassVectorMixture(self.passed_features),
+            stopping=EarlyStopping(
+                self.n_tolerant_layers,
+                tol=self.tol,
+                min_gain_se=self.min_gain_se,
+                monitored="out-of-fold" if X_val is None else "validation",
+                sample_weight=weight if X_val is None else weight_val,
+            ),
+        )
+
+    def _fit_layer(self, growth, t):
+        """Line 4: layer t's block, fitted on D_t, and its out-of-fold class vectors per forest.
+
+        Returns ``(t, block, per_forest, start)``, ``start`` the ``perf_counter`` at which the layer began.
+        """
+        start = time.perf_counter()
+        block = self._forest_block(growth.forest_types, t)
+        per_forest = block.fit(
+            self._layer_input(growth.X, growth.train.passed, t),
+            growth.y,
+            growth.cumulative.distribution,
+            len(self.classes_),
+            growth.rng,
+            growth.trainable,
+        )
+        return t, block, per_forest, start
+
+    def _add_layer(self, growth, t, block, per_forest, start):
+        """Lines 5-8 for a fitted layer: margins, its weight, f_t and D_{t+1}; True when growth stops."""
+        cumulative, y = growth.cumulative, growth.y
+        h = per_forest.mean(axis=1)
+        gamma = margins(h, y)  # line 5, eq. 46
+        alpha, share = cumulative.solve_weight(gamma, growth.rng)  # line 6, eq. 48
+        cumulative.add_layer(gamma, alpha, share)
+        growth.train.add_layer(per_forest, share)  # line 7: f_t (eq. 7)
+        cumulative.reweight()  # line 8: D_{t+1} (eq. 47)
+        correct = growth.train.correct(y)
+        record = self._layer_record(t, block, h, y, correct, cumulative)
+        if growth.X_val is not None:  # the held-out rows go through the layer and are the ones monitored
+            growth.val.add_layer(block.predict_proba(self._layer_input(growth.X_val, growth.val.passed, t)), share)
+            correct = growth.val.correct(growth.y_val)
+            record["val_accuracy"] = weighted_accuracy(correct, growth.weight_val)
+        record["fit_seconds"] = time.perf_counter() - start
+        growth.layers.append(block)
+        growth.history.append(record)
+        growth.oof_features.append(growth.train.passed.astype(np.float32))
+        self._log_layer(record)
+        return growth.stopping.update(correct)  # weighted accuracy of the monitored rows
+
+    def _end_growth(self, growth):
+        """Keep the best prefix and set the fitted attributes."""
+        kept = growth.stopping.n_kept
+        self.layers_ = growth.layers[:kept]
+        self.alphas_, self.layer_shares_ = growth.cumulative.layer_weights(kept)
+        self.n_layers_ = kept
+        self.train_history_ = growth.history
+        self.oof_features_ = growth.oof_features[:kept]
+        self.stop_reason_ = growth.stopping.reason or f"reached max_layers={self.max_layers}"
+        self._set_importances(growth.X.shape[1])
 
     def _set_importances(self, n_features):
         """``layer_importances_``, ``feature_importances_`` and ``class_vector_importance_`` of the kept layers."""

@@ -2,9 +2,9 @@
 
 A scikit-learn tree node costs 64 bytes plus 8 bytes per class for its value
 row, so the k-fold forest blocks of a deep forest (k x 4 forests of 100 trees
-per layer) take gigabytes on a 26-class problem such as letter (measured: 2.4 GB
-per layer of fully grown trees). A fitted tree needs far less to predict:
-for each internal node its split feature, its threshold and its right child
+per layer) take gigabytes per layer of fully grown trees on a 26-class problem
+such as letter (see ``docs/benchmarks/trees.md``). A fitted tree needs far less
+to predict: for each internal node its split feature, its threshold and its right child
 (scikit-learn grows trees depth first, so the left child is the next node); for
 each leaf its class distribution, which for the pure leaves of fully grown trees
 is a single class index. :class:`CompactForest` keeps exactly that, 10 bytes a

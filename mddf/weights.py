@@ -76,8 +76,8 @@ def alias_table(p):
     Vose's construction. A draw takes a uniform index j and keeps it with
     probability ``accept[j]``, else takes ``alias[j]``; a table is built once
     per layer and fold in O(n), and every tree then draws its resample in O(n),
-    where inverse-CDF draws cost O(n log n) with scattered memory reads (about
-    6x slower for 20,000 rows).
+    where inverse-CDF draws cost O(n log n) with scattered memory reads (slower
+    on the benchmark datasets; see ``docs/benchmarks/trees.md``).
 
     Parameters
     ----------

@@ -9,8 +9,8 @@ Experiments (``--experiments``, comma-separated):
 
 * ``digits``      scikit-learn's 8x8 digits, cascade alone and with scanning
                   (windows 3, 4, 5; every window trains the scanning forests);
-* ``uci``         letter and adult, cascade alone (mdDF paper Table 2 gcForest
-                  column: letter 97.375, adult 86.276);
+* ``uci``         letter and adult, cascade alone (the mdDF paper's Table 2
+                  gcForest column, published: letter 97.375, adult 86.276);
 * ``fashion``     Fashion-MNIST on a training subset (``--fm-fraction``) and the
                   full 10000-image test set, with scanning (windows 7, 10, 13,
                   stride 2) and without;

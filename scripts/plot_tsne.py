@@ -63,8 +63,8 @@ def sample_rows(y, max_points, seed):
 def embed(features, perplexity, seed):
     perplexity = min(perplexity, max(2.0, (len(features) - 1) / 3))
     tsne = TSNE(n_components=2, perplexity=perplexity, init="pca", random_state=seed)
-    # One OpenMP thread: Barnes-Hut t-SNE's threads spin-wait, and on a busy machine that made a
-    # 200-point embedding 30x slower (1.2 s vs 38 s measured); one thread is fast enough here.
+    # One OpenMP thread: Barnes-Hut t-SNE's threads spin-wait, which slows a small embedding down
+    # on a busy machine (see docs/benchmarks/threads.md); one thread is fast enough here.
     with threadpool_limits(limits=1):
         return tsne.fit_transform(np.asarray(features, dtype=np.float64))
 

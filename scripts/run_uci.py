@@ -55,6 +55,7 @@ TABLE2_ORDER = (
     "gcForest",
     "gcForest-MGS",
     "mdDF",
+    "mdDF-tuned",
     "AdaBoost",
     "DeepBoost",
     "DeepBoost-log",

@@ -39,7 +39,7 @@ Without missing rows in the node nothing changes, not even the random stream
 prediction to the heavier child). Without any missing value in the layer input
 the callers pass ``missing_bins=None``: numba then compiles these functions
 without the missing-value code (it prunes ``missing_bins is None`` branches),
-so complete data runs the code it ran before missing values were supported.
+so complete data runs no missing-value code at all.
 
 The random draws (of candidate features and of random thresholds) come from a
 small generator (xorshift64*) whose state is a one-element uint64 array made by
@@ -397,8 +397,8 @@ def random_split_bin(Xb, samples, start, end, f, missing_bins, state):
     ``f`` (-1 when the feature has none; ``missing_bins`` is None when no
     feature has any). ``state`` is the random generator's state
     (:func:`rng_state`), advanced in place. (One integer rather than a pair:
-    returned in a register, it keeps the completely-random nodes, the cheapest
-    and most numerous, as fast as before missing values were supported.)
+    it is returned in a register, which keeps the completely-random nodes, the
+    cheapest and most numerous, fast.)
     """
     lo = 255
     hi = 0

@@ -2,7 +2,7 @@
 
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from mddf import MDDFClassifier
+from mddf import MDDFClassifier, MDDFGridSearch
 
 EXPECTED_FAILED = {
     "check_transformer_general": (
@@ -20,7 +20,12 @@ EXPECTED_FAILED = {
 
 
 @parametrize_with_checks(
-    [MDDFClassifier(n_estimators=5, max_layers=2, n_folds=2, random_state=0)],
+    [
+        MDDFClassifier(n_estimators=5, max_layers=2, n_folds=2, random_state=0),
+        MDDFGridSearch(
+            MDDFClassifier(n_estimators=4, max_layers=2, n_folds=2, random_state=0), {"margin_mean": [0.7, 0.9]}
+        ),
+    ],
     expected_failed_checks=lambda est: EXPECTED_FAILED,
 )
 def test_sklearn_compatible(estimator, check):

@@ -80,3 +80,27 @@ def test_gcforest_is_the_cascade_and_scanning_is_opt_in_for_images():
     assert tuple(mgs.window_sizes) == (7, 10, 13) and mgs.stride == 2 and tuple(mgs.image_shape) == (28, 28)
     with pytest.raises(ValueError, match="image dataset"):
         registry.get("gcForest-MGS").build(PAPER)
+
+
+def test_tuned_mddf_searches_the_papers_grid_around_the_default_cascade_and_is_opt_in():
+    from mddf import PAPER_PARAM_GRID
+
+    registry = default_registry()
+    assert "mdDF-tuned" not in [s.name for s in registry.select(None)]
+    search = registry.get("mddf_tuned").build(PAPER)
+    assert search.param_grid is None  # None is the paper's grid
+    assert search._candidates()[0].params.keys() == PAPER_PARAM_GRID.keys()
+    assert len(search._candidates()) == 6 * 3 * 4
+    assert search.estimator.get_params() == registry.get("mdDF").build(PAPER).get_params()
+
+
+def test_a_tuned_run_records_the_values_it_selected_and_the_compute_it_spent():
+    from mddf.experiments.runner import run_one
+
+    record = run_one("wine", "mdDF-tuned", seed=0, profile="quick", n_jobs=1)
+    assert record["status"] == "ok", record.get("error")
+    assert set(record["selected_params"]) == {"margin_mean", "max_depth_factor"}
+    assert record["search"]["n_candidates"] == 4
+    assert record["search"]["n_layer_fits"] >= record["n_layers"]
+    assert record["params"]["estimator"].startswith("MDDFClassifier")
+    assert record["n_layers"] == len(record["cascade"]["alphas"])
