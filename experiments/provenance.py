@@ -23,7 +23,8 @@ Formats:
   e.g. ``PIL.Image.open(path).text["Command"]``.
 
 The run records of ``results.jsonl`` carry the commit (``versions``), the machine (``machine``) and
-their dates (``started_at`` / ``finished_at``) themselves (:mod:`.runner`).
+their dates (``started_at`` / ``finished_at``) themselves (:mod:`.runner`, :mod:`.executor`); the
+runner's records of skipped datasets get the same fields from :func:`record_stamp`.
 """
 
 from __future__ import annotations
@@ -88,13 +89,22 @@ def provenance(script, argv=None) -> dict:
     commit = versions.get("git_commit") or "unknown (not a git checkout)"
     if versions.get("git_dirty"):
         commit += " + uncommitted changes"
-    date = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+    date = _utc_now().replace("+00:00", "Z")
     return {
         "command": command_line(script, argv),
         "commit": commit,
         "machine": machine_summary(),
         "date": date,
     }
+
+
+def _utc_now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def record_stamp() -> dict:
+    """``finished_at``, ``versions`` (with the commit) and ``machine`` for a JSON-lines record, as run records have."""
+    return {"finished_at": _utc_now(), "versions": package_versions(), "machine": machine_info()}
 
 
 def _one_line(value) -> str:
