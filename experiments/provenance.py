@@ -17,8 +17,9 @@ Formats:
 - Markdown: a short list between ``<!-- provenance -->`` and ``<!-- /provenance -->`` markers at the
   top (:func:`markdown_header`);
 - CSV: leading comment lines ``# key: value`` before the header row (:func:`csv_header`). Read such a
-  file with ``pandas.read_csv(path, comment="#")`` or :func:`read_csv_rows`; the data rows never start
-  with ``#``;
+  file with ``pandas.read_csv(path, comment="#")`` or :func:`read_csv_rows` (which skips only the
+  leading ``#`` lines; pandas' ``comment`` would also cut a data row at a ``#``, and the scripts'
+  rows hold none);
 - PNG / PDF: the same fields in the image's metadata (:func:`png_metadata`, :func:`pdf_metadata`),
   e.g. ``PIL.Image.open(path).text["Command"]``.
 
