@@ -16,6 +16,7 @@ The scripts (``run_uci.py``, ``small_sample.py``, ``plot_layers.py``, ``plot_tsn
 - :mod:`.layers`      per-layer margins, accuracies and feature statistics of a fitted mdDF
 - :mod:`.figures`     matplotlib (Agg) helpers writing PNG + PDF + CSV
 - :mod:`.environment` package versions, machine description, memory measurement, fresh-process fits
+- :mod:`.provenance`  the command, commit, machine and date that head every result file
 - :mod:`.missing_study` the missing-value benchmark's cases and methods (``bench_missing.py``)
 
 It is installed with the package (``pip install mddf``; ``pip install "mddf[dask]"`` for a Dask

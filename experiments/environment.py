@@ -16,7 +16,7 @@ from pathlib import Path
 # The checkout whose experiments/ folder this is (an editable install); its commit is recorded with every result.
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
-_PACKAGES = ("numpy", "scipy", "scikit-learn", "xgboost", "joblib", "matplotlib", "mddf")
+_PACKAGES = ("numpy", "scipy", "scikit-learn", "xgboost", "lightgbm", "joblib", "matplotlib", "mddf")
 
 
 @functools.lru_cache(maxsize=1)

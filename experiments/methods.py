@@ -36,6 +36,15 @@ Choices made here (where the papers leave room):
   {1e-3, ..., 1e-7}, chosen on the validation rows.
 - **QuadBoost** (binary only) chooses its variant (L1, L2, L-infinity, vanilla) and parameter on
   the validation rows, over the QuadBoost paper's ranges, with 100 iterations.
+- **Today's peers** (opt-in, ``run_uci.py --peers``; no paper ran them, so no published numbers):
+  **LightGBM** (``LGBMClassifier`` with its defaults, ``verbose=-1``; lightgbm is optional, in the
+  ``bench`` extra), **HGB** (scikit-learn's ``HistGradientBoostingClassifier`` with its defaults,
+  the dataset's categorical columns declared as ``categorical_features``) and **ExtraTrees**
+  (scikit-learn's ``ExtraTreesClassifier`` with **400 x k trees, the tree budget of RF**, so that
+  the three forests -- mdDF, RF, ExtraTrees -- grow as many trees on a run). The two boosting
+  libraries keep their default number of rounds (100, and HGB's default early stopping above
+  10000 rows), like XGBoost's other defaults; with the quick profile they get 10 rounds. HGB has
+  no ``n_jobs``: it uses OpenMP's threads (``OMP_NUM_THREADS``).
 """
 
 from __future__ import annotations
@@ -100,6 +109,8 @@ class MethodSpec:
         One of the mdDF structures of the paper's Table 3 (added by ``--ablation``).
     image_only : bool
         Run only on datasets whose rows are images (``image_shape`` known).
+    peer : bool
+        One of today's peers (LightGBM, HGB, ExtraTrees), added by ``--peers`` and tabulated apart.
     aliases : tuple of str
     """
 
@@ -113,6 +124,7 @@ class MethodSpec:
     default: bool = True
     ablation: bool = False
     image_only: bool = False
+    peer: bool = False
     aliases: tuple = field(default_factory=tuple)
 
 
@@ -327,6 +339,43 @@ def quadboost_grid(ctx: BuildContext) -> list:
 
 
 # --------------------------------------------------------------------------------------------
+# Today's peers (opt-in): LightGBM, HistGradientBoosting, ExtraTrees
+# --------------------------------------------------------------------------------------------
+
+QUICK_PEER_ROUNDS = 10
+
+
+def build_lightgbm(ctx: BuildContext, **params):
+    """LightGBM's ``LGBMClassifier`` with its defaults (silenced; 10 rounds with the quick profile)."""
+    from lightgbm import LGBMClassifier
+
+    params.setdefault("verbose", -1)
+    if ctx.profile == "quick":
+        params.setdefault("n_estimators", QUICK_PEER_ROUNDS)
+    return _construct(LGBMClassifier, ctx, **params)
+
+
+def build_hist_gradient_boosting(ctx: BuildContext, **params):
+    """scikit-learn's ``HistGradientBoostingClassifier`` with its defaults, categorical columns declared."""
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    mask = np.asarray(ctx.categorical_mask, dtype=bool)
+    if mask.any():
+        params.setdefault("categorical_features", mask)
+    if ctx.profile == "quick":
+        params.setdefault("max_iter", QUICK_PEER_ROUNDS)
+    return _construct(HistGradientBoostingClassifier, ctx, **params)
+
+
+def build_extra_trees(ctx: BuildContext, **params):
+    """Extremely randomized trees with the run's tree budget (400 x k trees, as RF)."""
+    from sklearn.ensemble import ExtraTreesClassifier
+
+    params.setdefault("n_estimators", ctx.n_trees or trees_per_layer(ctx.profile) * FALLBACK_TREES_K)
+    return _construct(ExtraTreesClassifier, ctx, **params)
+
+
+# --------------------------------------------------------------------------------------------
 # Registry
 # --------------------------------------------------------------------------------------------
 
@@ -357,14 +406,17 @@ class Registry:
                 return spec
         raise ValueError(f"unknown method {name!r}; known: {', '.join(self._specs)}")
 
-    def select(self, names=None, ablation: bool = False) -> list[MethodSpec]:
-        """Methods named in ``names`` (default: the default ones), plus Table 3's when ``ablation``."""
+    def select(self, names=None, ablation: bool = False, peers: bool = False) -> list[MethodSpec]:
+        """Methods named in ``names`` (default: the default ones), plus Table 3's when ``ablation``
+        and today's peers (LightGBM, HGB, ExtraTrees) when ``peers``."""
         if names:
             chosen = [self.get(n) for n in names]
         else:
             chosen = [s for s in self._specs.values() if s.default]
         if ablation:
             chosen += [s for s in self._specs.values() if s.ablation and s not in chosen]
+        if peers:
+            chosen += [s for s in self._specs.values() if s.peer and s not in chosen]
         # Registry order, so that mdDF runs before the methods whose tree budget depends on it.
         order = list(self._specs.values())
         return sorted(dict.fromkeys(chosen), key=order.index)
@@ -381,7 +433,7 @@ def unavailable_reason(spec: MethodSpec) -> str | None:
 
 
 def default_registry() -> Registry:
-    """The methods of the mdDF paper's Tables 2-3 and the DeepBoost paper's Tables 2-3."""
+    """The methods of the mdDF paper's Tables 2-3 and the DeepBoost paper's Tables 2-3, and today's peers."""
     return Registry(
         [
             MethodSpec(
@@ -494,6 +546,35 @@ def default_registry() -> Registry:
                 "mdDF without preconc: raw input only (Table 3)",
                 default=False,
                 ablation=True,
+            ),
+            # Today's peers (--peers), last so that they run after mdDF, whose layers set ExtraTrees' budget.
+            MethodSpec(
+                "LightGBM",
+                build_lightgbm,
+                ("lightgbm", "LGBMClassifier"),
+                "LightGBM, library defaults (optional: the 'bench' extra)",
+                default=False,
+                peer=True,
+                aliases=("lgbm", "lgb"),
+            ),
+            MethodSpec(
+                "HGB",
+                build_hist_gradient_boosting,
+                ("sklearn.ensemble", "HistGradientBoostingClassifier"),
+                "scikit-learn HistGradientBoosting, defaults, categorical columns declared",
+                default=False,
+                peer=True,
+                aliases=("histgradientboosting", "hist_gradient_boosting"),
+            ),
+            MethodSpec(
+                "ExtraTrees",
+                build_extra_trees,
+                ("sklearn.ensemble", "ExtraTreesClassifier"),
+                "extremely randomized trees, 400 x k trees like RF (k = mdDF layers)",
+                tree_budget=True,
+                default=False,
+                peer=True,
+                aliases=("extra_trees", "et"),
             ),
         ]
     )

@@ -94,8 +94,9 @@ def model_size(estimator) -> dict:
     Boosting baselines report their own statistics (``tree_stats()``: trees with non-zero weight
     and their mean size, as in the DeepBoost paper's tables; ``n_voters_`` for QuadBoost). Else it
     walks the estimator's fitted attributes (lists, dicts and nested estimators from scikit-learn,
-    mddf and its baselines) and counts scikit-learn trees (``tree_``); XGBoost trees
-    are counted from the booster. Keys are absent when nothing of the kind was found.
+    mddf and its baselines) and counts scikit-learn trees (``tree_``); XGBoost and LightGBM trees
+    are counted from the booster, HistGradientBoosting's from its iterations. Keys are absent when
+    nothing of the kind was found.
     """
     size: dict = {}
     if hasattr(estimator, "steps"):
@@ -112,6 +113,12 @@ def model_size(estimator) -> dict:
             pass
     if hasattr(estimator, "n_voters_"):  # QuadBoost: stumps with a non-zero weight
         size["n_voters"] = int(estimator.n_voters_)
+        return size
+    if hasattr(estimator, "booster_"):  # LightGBM: one tree per class and round (one per round if binary)
+        size["n_trees"] = int(estimator.booster_.num_trees())
+        return size
+    if hasattr(estimator, "n_trees_per_iteration_") and hasattr(estimator, "n_iter_"):  # HistGradientBoosting
+        size["n_trees"] = int(estimator.n_iter_ * estimator.n_trees_per_iteration_)
         return size
     if hasattr(estimator, "get_booster"):
         booster = estimator.get_booster()

@@ -6,6 +6,10 @@ default   The paper's protocol (10 folds: test fold i, validate on fold i+1, tra
           100 rounds; parameters chosen on validation error) on its datasets, for Tables 1-3:
           AdaBoost, AdaBoost-L1 and DeepBoost with the exponential loss, LogReg, LogReg-L1 and
           DeepBoost with the logistic loss, next to the paper's numbers and the seconds each took.
+          --selection cv chooses the parameters by k-fold cross-validation on the 9 non-test folds
+          instead (--cv-folds k, default 5, or 'outer': the 9 folds themselves), refits the choice
+          on those folds and tests it on fold i; --selection both runs the two and adds tables with
+          their errors side by side.
 --speed   Fit time of our AdaBoost with stumps against sklearn.ensemble.AdaBoostClassifier with
           stumps, same number of rounds, median of repeated fits in the same run.
 --adult   DeepBoost (depth-4 trees, 100 rounds, logistic loss) on UCI Adult: fit seconds on one
@@ -14,7 +18,9 @@ default   The paper's protocol (10 folds: test fold i, validate on fold i+1, tra
           --profile adds a cProfile of the fit.
 
 Output: Markdown and CSV in --out (and the Markdown on stdout); the protocol mode also writes
-every setting's validation and test error in every run (tables_all_settings.csv).
+every setting's validation and test error in every run (tables_all_settings.csv). Every file
+starts with the command that regenerates it, the commit, the machine and the date (CSV: ``#``
+comment lines, read with ``pandas.read_csv(path, comment="#")``).
 
 Data: ``mddf.datasets.load_dataset`` (set MDDF_DATA to the folder of the original files). ocr17 and
 ocr49 are built from MNIST's 10000 *test* images (``mnist_split="test"``), the only MNIST images
@@ -38,7 +44,14 @@ import numpy as np
 
 from mddf.baselines import AdaBoostClassifier, DeepBoostClassifier
 from mddf.datasets import load_dataset
-from mddf.experiments.protocols.deepboost import TABLE_ALGORITHMS, paper_grid, run_protocol
+from mddf.experiments.protocols.deepboost import (
+    DEFAULT_CV_FOLDS,
+    SELECTIONS,
+    TABLE_ALGORITHMS,
+    paper_grid,
+    run_protocol,
+)
+from mddf.experiments.provenance import provenance, with_csv_header, with_markdown_header
 
 DEEPBOOST_DATASETS = ("breastcancer", "ionosphere", "german", "diabetes", "ocr17", "ocr49")
 
@@ -194,6 +207,15 @@ def dataset_label(name):
 # ----------------------------------------------------------------------------------------------
 
 
+SELECTION_LABELS = {"validation": "validation fold", "cv": "k-fold CV"}
+
+
+def selection_label(selection, args):
+    if selection == "validation":
+        return "validation fold"
+    return "9-fold CV (the other folds)" if args.cv_folds == "outer" else f"{args.cv_folds}-fold CV"
+
+
 def run_tables(args):
     rows, details = [], []
     for name in args.datasets:
@@ -203,62 +225,68 @@ def run_tables(args):
         for table in args.tables:
             for algorithm in TABLE_ALGORITHMS[table]:
                 grid = paper_grid(table, algorithm, **GRIDS[grid_name])
-                t0 = time.perf_counter()
-                res = run_protocol(
-                    X,
-                    y,
-                    grid,
-                    n_folds=args.folds,
-                    random_state=args.partition_seed,
-                    n_iter_grid=(args.n_iter,),
-                    n_jobs=args.n_jobs,
-                )
-                s = res.summary()
-                paper = PAPER[table].get(name, {}).get(algorithm)
-                paper_mnist = PAPER[table].get(f"{name}-mnist", {}).get(algorithm)
-                size = s["avg_tree_questions"] if table == 1 else s["avg_tree_size"]
-                row = {
-                    "table": table,
-                    "dataset": dataset_label(name),
-                    "algorithm": algorithm,
-                    "grid": grid_name,
-                    "settings": len(grid),
-                    "error": s["error"],
-                    "std": s["std"],
-                    "avg_tree_size": size,
-                    "avg_n_trees": s["avg_n_trees"],
-                    "seconds": time.perf_counter() - t0,
-                    "seconds_per_fit": res.fit_seconds / res.n_fits,
-                    "paper_error": paper[0] if paper else None,
-                    "paper_std": paper[1] if paper else None,
-                    "paper_tree_size": paper[2] if paper else None,
-                    "paper_n_trees": paper[3] if paper else None,
-                    "paper_mnist_error": paper_mnist[0] if paper_mnist else None,
-                    "selected": json.dumps(res.params),
-                    **selection_diagnostics(res),
-                }
-                rows.append(row)
-                for run, settings in enumerate(res.settings):
-                    for setting in settings:
-                        details.append(
-                            {
-                                "table": table,
-                                "dataset": name,
-                                "algorithm": algorithm,
-                                "run": run,
-                                **{k: v for k, v in setting.items() if k != "params"},
-                                "params": json.dumps(setting["params"]),
-                            }
-                        )
-                if args.out:  # keep partial results of long runs
-                    write_outputs(args.out, "tables", tables_markdown(rows, args), rows, quiet=True)
-                    write_csv(Path(args.out) / "tables_all_settings.csv", details)
-                print(
-                    f"table {table} {name:<12} {algorithm:<12} err {s['error']:.4f} ({s['std']:.4f}) "
-                    f"size {size:.2f} trees {s['avg_n_trees']:.1f}  paper {row['paper_error']}  "
-                    f"{row['seconds']:.1f}s ({len(grid)} settings x {args.folds} runs)",
-                    flush=True,
-                )
+                for selection in args.selections:
+                    t0 = time.perf_counter()
+                    res = run_protocol(
+                        X,
+                        y,
+                        grid,
+                        n_folds=args.folds,
+                        random_state=args.partition_seed,
+                        n_iter_grid=(args.n_iter,),
+                        selection=selection,
+                        cv_folds=args.cv_folds,
+                        n_jobs=args.n_jobs,
+                    )
+                    s = res.summary()
+                    paper = PAPER[table].get(name, {}).get(algorithm)
+                    paper_mnist = PAPER[table].get(f"{name}-mnist", {}).get(algorithm)
+                    size = s["avg_tree_questions"] if table == 1 else s["avg_tree_size"]
+                    row = {
+                        "table": table,
+                        "dataset": dataset_label(name),
+                        "algorithm": algorithm,
+                        "selection": selection,
+                        "grid": grid_name,
+                        "settings": len(grid),
+                        "error": s["error"],
+                        "std": s["std"],
+                        "avg_tree_size": size,
+                        "avg_n_trees": s["avg_n_trees"],
+                        "seconds": time.perf_counter() - t0,
+                        "seconds_per_fit": res.fit_seconds / res.n_fits,
+                        "paper_error": paper[0] if paper else None,
+                        "paper_std": paper[1] if paper else None,
+                        "paper_tree_size": paper[2] if paper else None,
+                        "paper_n_trees": paper[3] if paper else None,
+                        "paper_mnist_error": paper_mnist[0] if paper_mnist else None,
+                        "selected": json.dumps(res.params),
+                        **selection_diagnostics(res),
+                    }
+                    rows.append(row)
+                    for run, settings in enumerate(res.settings):
+                        for setting in settings:
+                            details.append(
+                                {
+                                    "table": table,
+                                    "dataset": name,
+                                    "algorithm": algorithm,
+                                    "selection": selection,
+                                    "run": run,
+                                    **{k: v for k, v in setting.items() if k not in ("params", "val_splits")},
+                                    "val_splits": json.dumps(setting["val_splits"]),
+                                    "params": json.dumps(setting["params"]),
+                                }
+                            )
+                    if args.out:  # keep partial results of long runs
+                        write_outputs(args.out, "tables", tables_markdown(rows, args), rows, quiet=True, prov=args.prov)
+                        write_csv(Path(args.out) / "tables_all_settings.csv", details, args.prov)
+                    print(
+                        f"table {table} {name:<12} {algorithm:<12} {selection:<10} err {s['error']:.4f} ({s['std']:.4f}) "
+                        f"size {size:.2f} trees {s['avg_n_trees']:.1f}  paper {row['paper_error']}  "
+                        f"{row['seconds']:.1f}s ({len(grid)} settings x {args.folds} runs, {res.n_fits} fits)",
+                        flush=True,
+                    )
     return rows
 
 
@@ -286,12 +314,30 @@ def _fmt(v, digits=4):
     return str(v)
 
 
+def _protocol_text(args):
+    folds = (
+        f"Protocol: {args.folds} folds (run i tests on fold i; rows assigned to folds with seed {args.partition_seed}), "
+        f"{args.n_iter} rounds. "
+    )
+    texts = {
+        "validation": f"Validation fold (the paper's): parameters chosen on fold i+1 mod {args.folds} for the model "
+        "trained on the other folds, which is tested.",
+        "cv": f"{selection_label('cv', args)}: parameters (and rounds) chosen by the lowest mean error of a "
+        + (
+            f"cross-validation over the {args.folds - 1} non-test folds (each validates once)"
+            if args.cv_folds == "outer"
+            else f"stratified {args.cv_folds}-fold cross-validation on the rows of the {args.folds - 1} non-test folds"
+        )
+        + ", then refitted on those folds and tested on fold i; the test fold takes no part in the choice.",
+    }
+    return folds + " ".join(texts[s] for s in args.selections)
+
+
 def tables_markdown(rows, args):
     out = [
         "# DeepBoost benchmark (Cortes, Mohri and Syed 2014, Tables 1-3)",
         "",
-        f"Protocol: {args.folds} folds (test fold i, validation fold i+1 mod {args.folds}, train on the rest; rows assigned to folds with seed {args.partition_seed}), "
-        f"{args.n_iter} rounds, parameters chosen by validation error; error = mean (std, ddof=1) test error "
+        _protocol_text(args) + " Error = mean (std, ddof=1) test error "
         "over the runs. Paper numbers typed in from the paper's Tables 1-3. Tree size: distinct questions "
         "(Table 1), all nodes (Tables 2-3). ocr17/ocr49 are built from MNIST's 10000 test images; the "
         "paper's ocr17/ocr49 (Reyzin & Schapire) are shown, its ocr17-mnist/ocr49-mnist error in the last column. "
@@ -311,35 +357,70 @@ def tables_markdown(rows, args):
         out += [
             f"## {title}",
             "",
-            "| dataset | algorithm | grid (settings) | error (std) | paper error (std) | tree size | paper | no. of trees | paper | seconds | s / fit | paper -mnist error |",
-            "|---|---|---|---|---|---|---|---|---|---|---|---|",
+            "| dataset | algorithm | selection | grid (settings) | error (std) | paper error (std) | tree size | paper | no. of trees | paper | seconds | s / fit | paper -mnist error |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
         ]
         for r in trs:
             out.append(
-                f"| {r['dataset']} | {r['algorithm']} | {r['grid']} ({r['settings']}) | {_fmt(r['error'])} ({_fmt(r['std'])}) "
+                f"| {r['dataset']} | {r['algorithm']} | {selection_label(r['selection'], args)} | {r['grid']} ({r['settings']}) "
+                f"| {_fmt(r['error'])} ({_fmt(r['std'])}) "
                 f"| {_fmt(r['paper_error'])} ({_fmt(r['paper_std'])}) | {_fmt(r['avg_tree_size'], 2)} | {_fmt(r['paper_tree_size'], 2)} "
                 f"| {_fmt(r['avg_n_trees'], 1)} | {_fmt(r['paper_n_trees'], 1)} | {_fmt(r['seconds'], 1)} "
                 f"| {_fmt(r['seconds_per_fit'], 3)} | {_fmt(r['paper_mnist_error'])} |"
             )
         out.append("")
-        algos = [a for a in TABLE_ALGORITHMS[table] if any(r["algorithm"] == a for r in trs)]
-        means = {a: float(np.mean([r["error"] for r in trs if r["algorithm"] == a])) for a in algos}
-        out.append("Mean test error over the datasets (same run): " + ", ".join(f"{a} {means[a]:.4f}" for a in algos))
-        if all("oracle_error" in r for r in trs):
-            for key, label in (
-                ("error_ties_averaged", "with validation ties broken at random (expected)"),
-                ("oracle_error", "of the best single setting per dataset (chosen on test: optimistic)"),
-            ):
-                vals = {a: float(np.mean([r[key] for r in trs if r["algorithm"] == a])) for a in algos}
-                out.append(f"Mean test error {label}: " + ", ".join(f"{a} {vals[a]:.4f}" for a in algos))
-        baseline = TABLE_ALGORITHMS[table][0]
-        if "DeepBoost" in means and baseline in means:
-            verdict = "not worse" if means["DeepBoost"] <= means[baseline] else "WORSE"
+        selections = [sel for sel in SELECTIONS if any(r["selection"] == sel for r in trs)]
+        for selection in selections:
+            srs = [r for r in trs if r["selection"] == selection]
+            prefix = f"[{selection_label(selection, args)}] " if len(selections) > 1 else ""
+            algos = [a for a in TABLE_ALGORITHMS[table] if any(r["algorithm"] == a for r in srs)]
+            means = {a: float(np.mean([r["error"] for r in srs if r["algorithm"] == a])) for a in algos}
             out.append(
-                f"DeepBoost vs {baseline}: {verdict} on average ({means['DeepBoost']:.4f} vs {means[baseline]:.4f})."
+                f"{prefix}Mean test error over the datasets (same run): "
+                + ", ".join(f"{a} {means[a]:.4f}" for a in algos)
             )
+            if all("oracle_error" in r for r in srs):
+                for key, label in (
+                    ("error_ties_averaged", "with selection ties broken at random (expected)"),
+                    ("oracle_error", "of the best single setting per dataset (chosen on test: optimistic)"),
+                ):
+                    vals = {a: float(np.mean([r[key] for r in srs if r["algorithm"] == a])) for a in algos}
+                    out.append(f"{prefix}Mean test error {label}: " + ", ".join(f"{a} {vals[a]:.4f}" for a in algos))
+            baseline = TABLE_ALGORITHMS[table][0]
+            if "DeepBoost" in means and baseline in means:
+                verdict = "not worse" if means["DeepBoost"] <= means[baseline] else "WORSE"
+                out.append(
+                    f"{prefix}DeepBoost vs {baseline}: {verdict} on average "
+                    f"({means['DeepBoost']:.4f} vs {means[baseline]:.4f})."
+                )
         out.append("")
+        if len(selections) > 1:
+            out += side_by_side(trs, table, selections, args)
     return "\n".join(out)
+
+
+def side_by_side(trs, table, selections, args):
+    """One Markdown table: each algorithm's error (std) under every selection, the paper's beside."""
+    labels = [selection_label(sel, args) for sel in selections]
+    out = [
+        f"### Table {table}: the two selection protocols side by side",
+        "",
+        "Test error, mean (std) over the runs, same folds and grid; the paper chose on the validation fold.",
+        "",
+        "| dataset | algorithm | " + " | ".join(labels) + " | paper |",
+        "|---|---|" + "---|" * len(labels) + "---|",
+    ]
+    keys = list(dict.fromkeys((r["dataset"], r["algorithm"]) for r in trs))
+    for dataset, algorithm in keys:
+        by_sel = {r["selection"]: r for r in trs if r["dataset"] == dataset and r["algorithm"] == algorithm}
+        cells = [
+            f"{_fmt(by_sel[sel]['error'])} ({_fmt(by_sel[sel]['std'])})" if sel in by_sel else "—" for sel in selections
+        ]
+        any_row = next(iter(by_sel.values()))
+        paper = f"{_fmt(any_row['paper_error'])} ({_fmt(any_row['paper_std'])})"
+        out.append(f"| {dataset} | {algorithm} | " + " | ".join(cells) + f" | {paper} |")
+    out.append("")
+    return out
 
 
 # ----------------------------------------------------------------------------------------------
@@ -538,22 +619,36 @@ def adult_markdown(results, args):
 # ----------------------------------------------------------------------------------------------
 
 
-def write_csv(path, rows):
+def write_csv(path, rows, prov=None):
+    """Rows as CSV, after the provenance ``#`` lines (read with ``comment="#"``)."""
     if rows:
         with open(path, "w", newline="") as fh:
+            fh.write(with_csv_header("", prov))
             writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
             writer.writeheader()
             writer.writerows(rows)
 
 
-def write_outputs(out_dir, stem, markdown, rows, quiet=False):
+def write_outputs(out_dir, stem, markdown, rows, quiet=False, prov=None):
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / f"{stem}.md").write_text(markdown)
-    write_csv(out_dir / f"{stem}.csv", rows)
+    (out_dir / f"{stem}.md").write_text(with_markdown_header(markdown, prov))
+    write_csv(out_dir / f"{stem}.csv", rows, prov)
     if not quiet:
         print(markdown)
         print(f"wrote {out_dir / (stem + '.md')}" + (f" and {stem}.csv" if rows else ""))
+
+
+def _cv_folds(text):
+    if text == "outer":
+        return text
+    try:
+        k = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--cv-folds takes a number >= 2 or 'outer', got {text!r}") from None
+    if k < 2:
+        raise argparse.ArgumentTypeError(f"--cv-folds takes a number >= 2 or 'outer', got {text!r}")
+    return k
 
 
 def parse_args(argv=None):
@@ -581,6 +676,19 @@ def parse_args(argv=None):
         help="seed of the random assignment of rows to folds; rerun with other seeds to average out "
         "the noise of choosing among many settings on one small validation fold",
     )
+    p.add_argument(
+        "--selection",
+        choices=(*SELECTIONS, "both"),
+        default="validation",
+        help="how each run chooses its parameters: 'validation' (the paper's: fold i+1), 'cv' (k-fold "
+        "cross-validation on the 9 non-test folds, then a refit on them), or 'both', side by side",
+    )
+    p.add_argument(
+        "--cv-folds",
+        type=_cv_folds,
+        default=DEFAULT_CV_FOLDS,
+        help=f"k of --selection cv (default {DEFAULT_CV_FOLDS}), or 'outer': the 9 non-test folds themselves",
+    )
     p.add_argument("--n-jobs", type=int, default=1, help="parallel fits (joblib)")
     p.add_argument("--repeats", type=int, default=3, help="--speed: fits per timing (median)")
     p.add_argument("--adult-runs", type=int, default=3, help="--adult: fresh-process runs (median)")
@@ -596,6 +704,8 @@ def parse_args(argv=None):
     args.tables = [int(t) for t in str(args.tables).split(",")]
     if any(t not in TABLE_ALGORITHMS for t in args.tables):
         p.error(f"--tables must list 1, 2 or 3, got {args.tables}")
+    args.selections = list(SELECTIONS) if args.selection == "both" else [args.selection]
+    args.prov = provenance(__file__, sys.argv[1:] if argv is None else argv)
     return args
 
 
@@ -607,14 +717,14 @@ def main(argv=None):
     if args.adult:
         results = run_adult(args)
         rows = [{"run": i + 1, **r} for which in results for i, r in enumerate(results[which])]
-        write_outputs(args.out, "adult", adult_markdown(results, args), rows)
+        write_outputs(args.out, "adult", adult_markdown(results, args), rows, prov=args.prov)
         return 0
     if args.speed:
         rows = run_speed(args)
-        write_outputs(args.out, "speed", speed_markdown(rows, args), rows)
+        write_outputs(args.out, "speed", speed_markdown(rows, args), rows, prov=args.prov)
         return 0
     rows = run_tables(args)
-    write_outputs(args.out, "tables", tables_markdown(rows, args), rows)
+    write_outputs(args.out, "tables", tables_markdown(rows, args), rows, prov=args.prov)
     return 0
 
 

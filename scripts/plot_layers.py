@@ -17,6 +17,10 @@ estimator's ``train_history_`` ratio, which is of the weighted sum of per-layer 
 (Algorithm 2, line 6) and differs from ours after the first layer. The paper uses UCI HAR;
 without its files the default is satimage.
 
+Every file carries the command that regenerates it, the commit, the machine and the date
+(``mddf.experiments.provenance``): PNG/PDF metadata, and ``#`` comment lines before the CSV
+header (read it with ``pandas.read_csv(path, comment="#")``).
+
 Example: ``python scripts/plot_layers.py --dataset satimage --max-layers 10 --n-tolerant-layers 10``
 """
 
@@ -30,6 +34,7 @@ import numpy as np
 
 from mddf.experiments.figures import plt, save_figure, write_rows
 from mddf.experiments.layers import margin_cdf, margin_ratio, oof_layer_margins, parse_layers, staged_accuracy
+from mddf.experiments.provenance import provenance
 from mddf.experiments.studies import (
     add_dataset_arguments,
     add_mddf_arguments,
@@ -140,13 +145,14 @@ def main(argv=None) -> int:
     oof_margins = oof_layer_margins(model, ds.y_train)
     rows = layer_rows(model, test_acc, oof_margins)
 
+    prov = provenance(__file__, sys.argv[1:] if argv is None else argv)
     written = []
-    written += save_figure(plot_accuracy(rows, ds.name, model.n_layers_), args.out, f"layers_{ds.name}")
-    written.append(write_rows(rows, args.out / f"layers_{ds.name}.csv"))
+    written += save_figure(plot_accuracy(rows, ds.name, model.n_layers_), args.out, f"layers_{ds.name}", prov)
+    written.append(write_rows(rows, args.out / f"layers_{ds.name}.csv", prov))
     shown = parse_layers(args.margin_layers, model.n_layers_)
     fig, cdf_rows = plot_margins(oof_margins, shown, ds.name)
-    written += save_figure(fig, args.out, f"margins_{ds.name}")
-    written.append(write_rows(cdf_rows, args.out / f"margins_{ds.name}.csv"))
+    written += save_figure(fig, args.out, f"margins_{ds.name}", prov)
+    written.append(write_rows(cdf_rows, args.out / f"margins_{ds.name}.csv", prov))
     for r in rows:
         test = "" if r["test_accuracy"] is None else f"{100 * r['test_accuracy']:.2f}%"
         train = "" if r["train_oof_accuracy"] is None else f"{100 * r['train_oof_accuracy']:.2f}%"

@@ -7,7 +7,9 @@ intra-class to inter-class variance of the embedding, tr(S_W)/tr(S_B) (smaller: 
 classes). The paper uses UCI HAR; without its files the default is satimage.
 
 Writes ``tsne_<dataset>.png/.pdf`` plus ``tsne_<dataset>.csv`` (every embedded point) and
-``tsne_<dataset>_ratios.csv`` (the ratio of every panel) in ``--out``.
+``tsne_<dataset>_ratios.csv`` (the ratio of every panel) in ``--out``, each with the command that
+regenerates it, the commit, the machine and the date (``mddf.experiments.provenance``: image
+metadata, ``#`` comment lines before the CSV header; read with ``pandas.read_csv(path, comment="#")``).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from threadpoolctl import threadpool_limits
 
 from mddf.experiments.figures import plt, save_figure, write_rows
 from mddf.experiments.layers import parse_layers, variance_ratio
+from mddf.experiments.provenance import provenance
 from mddf.experiments.studies import (
     add_dataset_arguments,
     add_mddf_arguments,
@@ -143,9 +146,10 @@ def main(argv=None) -> int:
     legend_lines = 1 + -(-len(labels_) // 10)
     fig.tight_layout(rect=(0, 0.02 + 0.035 * legend_lines, 1, 1))
 
-    written = save_figure(fig, args.out, f"tsne_{ds.name}")
-    written.append(write_rows(points, args.out / f"tsne_{ds.name}.csv"))
-    written.append(write_rows(ratios, args.out / f"tsne_{ds.name}_ratios.csv"))
+    prov = provenance(__file__, sys.argv[1:] if argv is None else argv)
+    written = save_figure(fig, args.out, f"tsne_{ds.name}", prov)
+    written.append(write_rows(points, args.out / f"tsne_{ds.name}.csv", prov))
+    written.append(write_rows(ratios, args.out / f"tsne_{ds.name}_ratios.csv", prov))
     for r in ratios:
         log(f"{r['split']:>5} layer {r['layer']}: S_W/S_B = {r['intra_over_inter_variance']:.3f}")
     for path in written:

@@ -3,14 +3,18 @@
 Runs every available method on a suite of datasets, appends one JSON line per finished
 (dataset, method, seed[, fold]) run to ``<out>/results.jsonl`` and writes Table 2-style
 ``table.md`` / ``table.csv`` (plus ``ablation.md`` / ``ablation.csv`` with ``--ablation``) with the
-published numbers alongside. Rerunning with the same ``--out`` resumes: finished runs are skipped,
-failed ones retried.
+published numbers alongside, and with ``--peers`` ``peers.md`` / ``peers.csv``: today's peers
+(LightGBM, HGB, ExtraTrees) next to mdDF, RF and XGBoost on the same splits and seeds. Every table
+file starts with the command that regenerates it, the commit, the machine and the date (CSV: ``#``
+comment lines, read with ``pandas.read_csv(path, comment="#")``). Rerunning with the same ``--out``
+resumes: finished runs are skipped, failed ones retried.
 
 Examples
 --------
     python scripts/run_uci.py                               # bundled datasets, a few minutes
     python scripts/run_uci.py --suite mddf --seeds 3        # Table 2 on the paper's 8 datasets
     python scripts/run_uci.py --suite mddf --ablation       # ... and Table 3
+    python scripts/run_uci.py --suite mddf --peers          # ... and today's peers (peers.md)
     python scripts/run_uci.py --suite deepboost             # DeepBoost datasets, 10-fold protocol
     python scripts/run_uci.py --datasets yeast,letter --methods mdDF,RF
     python scripts/run_uci.py --suite mddf --scheduler tcp://HOST:8786   # on a Dask cluster
@@ -43,6 +47,7 @@ from mddf.experiments.executor import (
     unfinished,
 )
 from mddf.experiments.methods import FALLBACK_TREES_K, PROFILES, default_registry, unavailable_reason
+from mddf.experiments.provenance import provenance, record_stamp, with_csv_header, with_markdown_header
 from mddf.experiments.runner import DatasetUnavailable, load
 from mddf.experiments.store import ResultStore
 from mddf.experiments.suites import SUITES, image_shape_of, paper_of, protocol_of
@@ -62,6 +67,9 @@ TABLE2_ORDER = (
     "QuadBoost",
 )
 TABLE3_ORDER = ("mdDF_SF", "mdDF_ST", "mdDF_NP", "mdDF")
+# Today's peers beside the paper's tree ensembles, on the same splits and seeds.
+PEERS_ORDER = ("mdDF", "RF", "XGBoost", "ExtraTrees", "HGB", "LightGBM")
+PEERS_COMPARED = ("mdDF", "RF", "XGBoost")
 
 
 def parse_seeds(text: str) -> list[int]:
@@ -111,6 +119,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--ablation",
         action="store_true",
         help="add the mdDF structures of the paper's Table 3 (mdDF_SF, mdDF_ST, mdDF_NP)",
+    )
+    parser.add_argument(
+        "--peers",
+        action="store_true",
+        help="add today's peers (LightGBM, HGB, ExtraTrees; no published numbers) and write them with mdDF, "
+        "RF and XGBoost in peers.md / peers.csv",
     )
     parser.add_argument(
         "--seeds",
@@ -171,7 +185,8 @@ def _list(registry, out=sys.stdout):
             for f, on in (
                 ("binary only", spec.binary_only),
                 ("--ablation", spec.ablation),
-                ("opt-in", not spec.default and not spec.ablation),
+                ("--peers", spec.peer),
+                ("opt-in", not spec.default and not spec.ablation and not spec.peer),
             )
             if on
         ]
@@ -194,8 +209,32 @@ def _ordered(names, order):
     return known + [m for m in names if m not in known]
 
 
-def write_tables(records, out: Path, datasets, methods, seeds, profile, n_classes, image_shapes, skipped, registry):
-    """Write table.md / table.csv (and ablation.md / .csv) from the records; returns the Markdown."""
+def fit_seconds(records, datasets, methods, seeds, profile) -> dict:
+    """``{method: {dataset: "mean fit seconds"}}`` over the successful runs (latest record per run)."""
+    latest = {r["key"]: r for r in records if "key" in r and r.get("method")}
+    seconds: dict = {}
+    for rec in latest.values():
+        if (
+            rec.get("status") == "ok"
+            and rec.get("method") in methods
+            and rec.get("dataset") in datasets
+            and rec.get("profile") == profile
+            and rec.get("seed") in seeds
+            and rec.get("fraction", 1.0) == 1.0
+            and rec.get("train_seconds") is not None
+        ):
+            seconds.setdefault(rec["method"], {}).setdefault(rec["dataset"], []).append(rec["train_seconds"])
+    return {m: {d: f"{sum(v) / len(v):.2f}" for d, v in per.items()} for m, per in seconds.items()}
+
+
+def write_tables(
+    records, out: Path, datasets, methods, seeds, profile, n_classes, image_shapes, skipped, registry, prov=None
+):
+    """Write table.md / table.csv (and ablation.md / .csv, peers.md / .csv) from the records.
+
+    ``prov`` (:func:`mddf.experiments.provenance.provenance`) heads every file. Returns the
+    Markdown of the tables (without that header).
+    """
     cells = summarize(records, profile=profile, seeds=set(seeds))
     specs = {m: registry.get(m) for m in methods}
     not_applicable = {
@@ -205,7 +244,12 @@ def write_tables(records, out: Path, datasets, methods, seeds, profile, n_classe
         for m in methods
         if not applicable(specs[m], n_classes[d], image_shapes.get(d))
     }
-    main_methods = _ordered([m for m in methods if not specs[m].ablation], TABLE2_ORDER)
+    main_methods = _ordered([m for m in methods if not specs[m].ablation and not specs[m].peer], TABLE2_ORDER)
+    peer_methods = (
+        _ordered([m for m in methods if specs[m].peer or m in PEERS_COMPARED], PEERS_ORDER)
+        if any(specs[m].peer for m in methods)
+        else []
+    )
     ablation_methods = [m for m in TABLE3_ORDER if m in methods] if any(specs[m].ablation for m in methods) else []
     papers = {paper_of(d) for d in datasets} - {None}
 
@@ -271,8 +315,8 @@ def write_tables(records, out: Path, datasets, methods, seeds, profile, n_classe
     )
     markdown = to_markdown(table)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "table.md").write_text(markdown)
-    (out / "table.csv").write_text(to_csv(table))
+    (out / "table.md").write_text(with_markdown_header(markdown, prov))
+    (out / "table.csv").write_text(with_csv_header(to_csv(table), prov))
     if ablation_methods:
         ab_paper = paper_results.mddf_paper_columns(ablation=True) if "mddf" in papers else {}
         ab = build_table(
@@ -288,9 +332,37 @@ def write_tables(records, out: Path, datasets, methods, seeds, profile, n_classe
             ],
         )
         ab_markdown = to_markdown(ab)
-        (out / "ablation.md").write_text(ab_markdown)
-        (out / "ablation.csv").write_text(to_csv(ab))
+        (out / "ablation.md").write_text(with_markdown_header(ab_markdown, prov))
+        (out / "ablation.csv").write_text(with_csv_header(to_csv(ab), prov))
         markdown += "\n" + ab_markdown
+    if peer_methods:
+        seconds = fit_seconds(records, datasets, peer_methods, seeds, profile)
+        peers_extra = {"k": extra["k"]} if extra else {}
+        peers_extra.update({f"{m} fit s": seconds.get(m, {}) for m in peer_methods})
+        peers = build_table(
+            "Today's peers: test accuracy (%) on the same splits and seeds",
+            datasets,
+            peer_methods,
+            cells,
+            not_applicable=not_applicable,
+            skipped=skipped,
+            notes=[
+                notes[0],
+                "RF, XGBoost and ExtraTrees use 400·k trees / boosting rounds with k = layers kept by mdDF on the "
+                "same dataset and seed (column 'k'). LightGBM: LGBMClassifier with lightgbm's defaults "
+                "(verbose=-1); HGB: scikit-learn's HistGradientBoostingClassifier with its defaults, categorical "
+                "columns declared; ExtraTrees: scikit-learn's ExtraTreesClassifier"
+                + ("; quick profile: 10 rounds for LightGBM and HGB" if profile == "quick" else "")
+                + ". No published numbers: neither paper ran them.",
+                "fit s: mean wall-clock seconds of the final fit over the seeds (without hyper-parameter search).",
+                notes[2],
+            ],
+            extra=peers_extra,
+        )
+        peers_markdown = to_markdown(peers)
+        (out / "peers.md").write_text(with_markdown_header(peers_markdown, prov))
+        (out / "peers.csv").write_text(with_csv_header(to_csv(peers), prov))
+        markdown += "\n" + peers_markdown
     return markdown
 
 
@@ -310,7 +382,7 @@ def main(argv=None, registry=None) -> int:
     datasets = args.datasets or list(suite.datasets)
     out = args.out or Path("results") / (args.suite or ("custom" if args.datasets else "default"))
     try:
-        specs = registry.select(args.methods, ablation=args.ablation)
+        specs = registry.select(args.methods, ablation=args.ablation, peers=args.peers)
     except ValueError as exc:
         parser.error(str(exc))
 
@@ -335,7 +407,14 @@ def main(argv=None, registry=None) -> int:
             skipped[name] = _short(str(exc))
             print(f"skipped dataset {name}: {exc}", file=sys.stderr)
             store.append(
-                {"key": f"{name}|dataset", "dataset": name, "method": None, "status": "skipped", "message": str(exc)}
+                {
+                    "key": f"{name}|dataset",
+                    "dataset": name,
+                    "method": None,
+                    "status": "skipped",
+                    "message": str(exc),
+                    **record_stamp(),
+                }
             )
             continue
         except DatasetError as exc:
@@ -345,7 +424,14 @@ def main(argv=None, registry=None) -> int:
             skipped[name] = unloadable[name] = _short(message)
             print(f"dataset {name} {message}", file=sys.stderr)
             store.append(
-                {"key": f"{name}|dataset", "dataset": name, "method": None, "status": "error", "error": message}
+                {
+                    "key": f"{name}|dataset",
+                    "dataset": name,
+                    "method": None,
+                    "status": "error",
+                    "error": message,
+                    **record_stamp(),
+                }
             )
             continue
         except ValueError as exc:
@@ -379,6 +465,7 @@ def main(argv=None, registry=None) -> int:
         image_shapes,
         skipped,
         registry,
+        prov=provenance(__file__, sys.argv[1:] if argv is None else argv),
     )
     print(markdown)
     not_ok = unfinished(tasks, store)

@@ -10,7 +10,9 @@ same fraction and seed.
 
 The paper uses UCI HAR (the default when its files are present, else satimage).
 
-Writes ``small_sample_<dataset>.png/.pdf/.csv`` in ``--out``.
+Writes ``small_sample_<dataset>.png/.pdf/.csv`` in ``--out``, each with the command that regenerates
+it, the commit, the machine and the date (``mddf.experiments.provenance``; the CSV's are ``#``
+comment lines: read it with ``pandas.read_csv(path, comment="#")``).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from mddf.experiments.executor import (
 )
 from mddf.experiments.figures import plt, save_figure, write_rows
 from mddf.experiments.methods import default_registry, unavailable_reason
+from mddf.experiments.provenance import provenance
 from mddf.experiments.runner import DatasetUnavailable
 from mddf.experiments.store import ResultStore
 from mddf.experiments.studies import add_dataset_arguments, logger, resolve_dataset
@@ -210,8 +213,9 @@ def main(argv=None, registry=None) -> int:
     methods = [s.name for s in specs]
     rows = summarize(store.records(), ds.name, methods, args.fractions, profile)
     stem = f"small_sample_{ds.name}"
-    written = save_figure(plot(rows, ds.name, methods), args.out, stem)
-    written.append(write_rows(rows, args.out / f"{stem}.csv"))
+    prov = provenance(__file__, sys.argv[1:] if argv is None else argv)
+    written = save_figure(plot(rows, ds.name, methods), args.out, stem, prov)
+    written.append(write_rows(rows, args.out / f"{stem}.csv", prov))
     for r in rows:
         log(
             f"{r['method']:<9} {100 * r['fraction']:>5g}% ({r['n_train']:>5} rows): "

@@ -8,9 +8,19 @@ the average number of trees (non-zero weights) and their average size. The numbe
 rounds is 100 in every experiment (Section 4: "In all of our experiments, the number of
 iterations was set to 100").
 
+Selection (``selection=``): ``"validation"`` is the paper's, above. ``"cv"`` chooses instead by
+k-fold cross-validation on the 9 folds that are not run i's test fold: each setting is fitted on
+k-1 parts of those rows and scored on the remaining part, k times; the setting (and T) with the
+lowest mean error over the k parts is refitted on all 9 folds and tested on fold i. The parts
+are a stratified k-fold split of the 9 folds' rows (``cv_folds=k``, default 5) or the 9 folds
+themselves (``cv_folds="outer"``: 9 parts, one of which is the paper's validation split, fold
+i + 1). Either way the test fold takes no part in the choice. A validation fold holds a tenth of
+the rows, so the paper's choice among up to 150 settings is noisy; k-fold CV averages that noise
+over k parts at about k + 1 times the fits.
+
 Reuse: a fit with T rounds contains the fits with fewer rounds as prefixes (the algorithm is
 deterministic), so several values of T are evaluated from one fit via the staged decision
-function (``n_iter_grid``).
+function (``n_iter_grid``), in every cross-validation part and in the refit.
 """
 
 from __future__ import annotations
@@ -21,6 +31,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from joblib import Parallel, delayed
 from sklearn.base import clone
+from sklearn.model_selection import StratifiedKFold
 
 from mddf.baselines import DeepBoostClassifier
 
@@ -28,6 +39,11 @@ from .splits import deepboost_folds
 
 #: Boosting rounds in every experiment of the paper.
 PAPER_N_ITER = 100
+
+#: How the parameters of each run are chosen: the paper's validation fold, or k-fold CV on the 9 non-test folds.
+SELECTIONS = ("validation", "cv")
+#: Parts of the k-fold cross-validation of ``selection="cv"`` by default.
+DEFAULT_CV_FOLDS = 5
 
 #: Table 1 grids: beta in {2^-i : i = 6..0}; lambda in {0.0001, 0.005, 0.01, 0.05, 0.1, 0.5}.
 STUMP_BETAS = tuple(2.0**-i for i in range(6, -1, -1))
@@ -115,8 +131,13 @@ class ProtocolResult:
         Sum of the fit times.
     n_fits : int
     settings : list of list of dict
-        Every setting evaluated in every run (``settings[run]``): its parameters, validation and
-        test errors and tree statistics, for analyses beyond the selected one.
+        Every setting evaluated in every run (``settings[run]``): its parameters, validation
+        error (``val``: the mean over the selection splits; ``val_splits``: each split's), test
+        error and tree statistics, for analyses beyond the selected one. With ``selection="cv"``
+        the test error and tree statistics are those of the setting refitted on the 9 folds.
+    selection : {"validation", "cv"}
+    n_selection_splits : int
+        Splits each setting was scored on per run (1 for the validation fold, k for k-fold CV).
     """
 
     test_errors: np.ndarray
@@ -129,6 +150,8 @@ class ProtocolResult:
     fit_seconds: float
     n_fits: int
     settings: list = field(default_factory=list)
+    selection: str = "validation"
+    n_selection_splits: int = 1
 
     @property
     def mean_error(self) -> float:
@@ -151,15 +174,16 @@ class ProtocolResult:
         }
 
 
-def _evaluate_setting(estimator, params, X, y, train, val, test, n_iter_grid):
-    """Fit one setting on one run; errors and tree statistics at every T of ``n_iter_grid``."""
+def _evaluate_setting(estimator, params, X, y, fit_idx, eval_sets, n_iter_grid):
+    """Fit one setting on the rows ``fit_idx``; errors on each of ``eval_sets`` (name -> rows) and
+    tree statistics at every T of ``n_iter_grid``, all read from one fit with ``max(n_iter_grid)`` rounds."""
     est = clone(estimator).set_params(**params, n_iter=max(n_iter_grid))
     t0 = time.perf_counter()
-    est.fit(X[train], y[train])
+    est.fit(X[fit_idx], y[fit_idx])
     fit_seconds = time.perf_counter() - t0
     wanted = {min(T, est.n_iter_) for T in n_iter_grid}
     errors = {}
-    for split, idx in (("val", val), ("test", test)):
+    for split, idx in eval_sets.items():
         for t, pred in enumerate(est.staged_predict(X[idx]), start=1):
             if t in wanted:
                 errors[(split, t)] = float(np.mean(pred != y[idx]))
@@ -170,14 +194,69 @@ def _evaluate_setting(estimator, params, X, y, train, val, test, n_iter_grid):
         rows.append(
             dict(
                 params={**params, "n_iter": T},
-                val=errors[("val", t)],
-                test=errors[("test", t)],
+                **{split: errors[(split, t)] for split in eval_sets},
                 n_trees=stats["n_trees"],
                 tree_size=stats["avg_tree_size"],
                 tree_questions=stats["avg_questions"],
             )
         )
     return rows, fit_seconds
+
+
+def selection_splits(folds, y, cv_folds=DEFAULT_CV_FOLDS, random_state=0):
+    """The (fit rows, scoring rows) splits of each run's k-fold CV on its non-test rows.
+
+    Parameters
+    ----------
+    folds : list of (train, val, test) index arrays
+        The runs (:func:`~.splits.deepboost_folds`).
+    y : array
+        Labels (for the stratified split).
+    cv_folds : int or "outer" or list
+        k for a stratified k-fold split of each run's train + validation rows (shuffled with
+        ``random_state``); ``"outer"`` for the other folds of the protocol themselves (run i's
+        parts are the test folds of the other runs, which requires those to partition the rows);
+        or, per run, a list of ``(fit, val)`` index pairs, used as given.
+
+    Returns
+    -------
+    list (one per run) of lists of (fit_idx, val_idx).
+
+    Raises
+    ------
+    ValueError
+        If a split uses a row of its run's test fold, or ``"outer"`` does not apply to ``folds``.
+    """
+    y = np.asarray(y)
+    pools = [np.sort(np.concatenate([train, val])) for train, val, _ in folds]
+    if isinstance(cv_folds, str):
+        if cv_folds != "outer":
+            raise ValueError(f'cv_folds must be an int >= 2, "outer" or a list of splits per run, got {cv_folds!r}')
+        tests = [np.asarray(test) for _, _, test in folds]
+        out = []
+        for i, pool in enumerate(pools):
+            others = [tests[j] for j in range(len(folds)) if j != i]
+            if not np.array_equal(np.sort(np.concatenate(others)), pool):
+                raise ValueError('cv_folds="outer" needs runs whose test folds partition the rows (deepboost_folds)')
+            out.append([(np.setdiff1d(pool, part), np.sort(part)) for part in others])
+    elif isinstance(cv_folds, (int, np.integer)):
+        if cv_folds < 2:
+            raise ValueError(f"cv_folds must be at least 2, got {cv_folds}")
+        out = []
+        for pool in pools:
+            skf = StratifiedKFold(n_splits=int(cv_folds), shuffle=True, random_state=random_state)
+            out.append([(pool[a], pool[b]) for a, b in skf.split(np.zeros(len(pool)), y[pool])])
+    else:
+        out = [[(np.asarray(a), np.asarray(b)) for a, b in run] for run in cv_folds]
+        if len(out) != len(folds):
+            raise ValueError(f"cv_folds lists splits for {len(out)} runs, the protocol has {len(folds)}")
+    for (_, _, test), splits in zip(folds, out):
+        if not splits:
+            raise ValueError("a run has no selection split")
+        for fit_idx, val_idx in splits:
+            if np.intersect1d(test, fit_idx).size or np.intersect1d(test, val_idx).size:
+                raise ValueError("a selection split uses rows of its run's test fold")
+    return out
 
 
 def run_protocol(
@@ -190,6 +269,8 @@ def run_protocol(
     random_state=0,
     n_iter_grid=(PAPER_N_ITER,),
     folds=None,
+    selection="validation",
+    cv_folds=DEFAULT_CV_FOLDS,
     n_jobs=1,
     backend=None,
     verbose=0,
@@ -206,11 +287,18 @@ def run_protocol(
         Cloned and updated with each setting.
     n_folds : int, default=10
     random_state : int, default=0
-        Seed of the fold assignment (:func:`mddf.datasets.deepboost_folds`).
+        Seed of the fold assignment (:func:`mddf.datasets.deepboost_folds`) and of the k-fold
+        split of ``selection="cv"``.
     n_iter_grid : sequence of int, default=(100,)
         Numbers of rounds to choose from, all read from one fit with ``max(n_iter_grid)`` rounds.
     folds : list of (train, val, test) index arrays, optional
         Overrides ``n_folds`` / ``random_state``.
+    selection : {"validation", "cv"}, default="validation"
+        ``"validation"``: the paper's, choose on fold i + 1 the model trained on the other 8 folds
+        and test that model. ``"cv"``: choose by k-fold cross-validation on the 9 non-test folds,
+        refit the choice on them, test the refit (see the module doc).
+    cv_folds : int, "outer" or list, default=5
+        The cross-validation of ``selection="cv"`` (:func:`selection_splits`).
     n_jobs : int, default=1
         Settings and runs fitted in parallel.
     backend : str, optional
@@ -223,25 +311,64 @@ def run_protocol(
 
     Notes
     -----
-    Ties in validation error go to the earlier setting of ``param_grid`` (then the smaller T).
+    Ties in (mean) validation error go to the earlier setting of ``param_grid`` (then the smaller T).
+    With ``selection="cv"`` every setting is also refitted on the 9 folds (one fit each, not only
+    the chosen one), so that ``settings`` holds every setting's test error for the diagnostics;
+    the chosen setting's test error is read from its refit.
     """
     X = np.asarray(X)
     y = np.asarray(y)
     if not param_grid:
         raise ValueError("param_grid is empty")
+    if selection not in SELECTIONS:
+        raise ValueError(f"selection must be one of {SELECTIONS}, got {selection!r}")
     n_iter_grid = sorted(set(int(t) for t in n_iter_grid))
     estimator = DeepBoostClassifier() if estimator is None else estimator
     if folds is None:
         folds = deepboost_folds(y, n_folds=n_folds, random_state=random_state)
+    # One task per (run, part, setting); part None: the fit whose test error is reported.
+    tasks = []
+    if selection == "validation":
+        for r, (train, val, test) in enumerate(folds):
+            tasks += [(r, None, s, train, {"val": val, "test": test}) for s in range(len(param_grid))]
+        n_splits = 1
+    else:
+        splits = selection_splits(folds, y, cv_folds, random_state)
+        n_splits = len(splits[0])
+        for r, (train, val, test) in enumerate(folds):
+            for j, (fit_idx, val_idx) in enumerate(splits[r]):
+                tasks += [(r, j, s, fit_idx, {"val": val_idx}) for s in range(len(param_grid))]
+            refit = np.sort(np.concatenate([train, val]))
+            tasks += [(r, None, s, refit, {"test": test}) for s in range(len(param_grid))]
     t0 = time.perf_counter()
-    tasks = [(r, params) for r in range(len(folds)) for params in param_grid]
     outputs = Parallel(n_jobs=n_jobs, backend=backend, verbose=10 if verbose > 1 else 0)(
-        delayed(_evaluate_setting)(estimator, params, X, y, *folds[r], n_iter_grid) for r, params in tasks
+        delayed(_evaluate_setting)(estimator, param_grid[s], X, y, fit_idx, eval_sets, n_iter_grid)
+        for _, _, s, fit_idx, eval_sets in tasks
     )
     seconds = time.perf_counter() - t0
+    reported = {}  # (run, setting) -> rows of the fit whose test error is reported
+    scored = {}  # (run, setting) -> rows of each selection split
+    for (r, part, s, _, _), (rows, _) in zip(tasks, outputs):
+        if part is None:
+            reported[(r, s)] = rows
+        if selection == "validation" or part is not None:
+            scored.setdefault((r, s), []).append(rows)
     by_run = [[] for _ in folds]
-    for (r, _), (rows, _) in zip(tasks, outputs):
-        by_run[r].extend(rows)
+    for r in range(len(folds)):
+        for s in range(len(param_grid)):
+            for k, row in enumerate(reported[(r, s)]):
+                val_splits = [rows[k]["val"] for rows in scored[(r, s)]]
+                by_run[r].append(
+                    dict(
+                        params=row["params"],
+                        val=float(np.mean(val_splits)),
+                        val_splits=val_splits,
+                        test=row["test"],
+                        n_trees=row["n_trees"],
+                        tree_size=row["tree_size"],
+                        tree_questions=row["tree_questions"],
+                    )
+                )
     chosen = []
     for rows in by_run:
         best = min(range(len(rows)), key=lambda i: (rows[i]["val"], i))
@@ -259,4 +386,6 @@ def run_protocol(
         fit_seconds=float(sum(fs for _, fs in outputs)),
         n_fits=len(tasks),
         settings=by_run,
+        selection=selection,
+        n_selection_splits=n_splits,
     )

@@ -1,12 +1,14 @@
 """The DeepBoost paper's protocol and grids (Section 4), and the benchmark script built on them."""
 
-import csv
 import importlib.util
+import json
 from pathlib import Path
 
 import numpy as np
 import pytest
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.datasets import make_classification
+from sklearn.tree import DecisionTreeClassifier
 
 from mddf.baselines import AdaBoostClassifier, DeepBoostClassifier
 from mddf.experiments.protocols import deepboost_folds
@@ -16,7 +18,9 @@ from mddf.experiments.protocols.deepboost import (
     ProtocolResult,
     paper_grid,
     run_protocol,
+    selection_splits,
 )
+from mddf.experiments.provenance import read_csv_rows, read_provenance
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -117,8 +121,7 @@ def test_benchmark_script_quick_mode_writes_markdown_and_csv(tmp_path):
     assert load_script().main(["--quick", "--out", str(out)]) == 0
     md = (out / "tables.md").read_text()
     assert "Table 2: boosted trees, exponential loss" in md and "Table 3: boosted trees, logistic loss" in md
-    with open(out / "tables.csv") as fh:
-        rows = list(csv.DictReader(fh))
+    rows = read_csv_rows(out / "tables.csv")
     assert [(r["table"], r["algorithm"]) for r in rows] == [
         ("2", "AdaBoost"),
         ("2", "AdaBoost-L1"),
@@ -127,9 +130,36 @@ def test_benchmark_script_quick_mode_writes_markdown_and_csv(tmp_path):
         ("3", "LogReg-L1"),
         ("3", "DeepBoost"),
     ]
-    assert all(0.0 <= float(r["error"]) < 0.2 for r in rows)
-    with open(out / "tables_all_settings.csv") as fh:
-        assert len(list(csv.DictReader(fh))) == 6 * 10  # one setting per algorithm, 10 runs
+    assert all(0.0 <= float(r["error"]) < 0.2 and r["selection"] == "validation" for r in rows)
+    assert len(read_csv_rows(out / "tables_all_settings.csv")) == 6 * 10  # one setting per algorithm, 10 runs
+    for name in ("tables.md", "tables.csv", "tables_all_settings.csv"):
+        prov = read_provenance((out / name).read_text())
+        assert prov["command"] == f"python scripts/bench_boosting.py --quick --out {out}", name
+        assert prov["commit"] and prov["machine"] and prov["date"]
+
+
+def test_benchmark_script_puts_both_selections_side_by_side(tmp_path):
+    out = tmp_path / "bench"
+    argv = ["--quick", "--selection", "both", "--cv-folds", "3", "--out", str(out)]  # --quick: Tables 2 and 3
+    assert load_script().main(argv) == 0
+    rows = [r for r in read_csv_rows(out / "tables.csv") if r["table"] == "2"]
+    assert [(r["algorithm"], r["selection"]) for r in rows] == [
+        (a, s) for a in ("AdaBoost", "AdaBoost-L1", "DeepBoost") for s in ("validation", "cv")
+    ]
+    md = (out / "tables.md").read_text()
+    assert "3-fold CV: parameters (and rounds) chosen by the lowest mean error" in md
+    section = md[md.index("### Table 2: the two selection protocols side by side") :]
+    lines = section.splitlines()
+    assert lines[4] == "| dataset | algorithm | validation fold | 3-fold CV | paper |"
+    for r_val, r_cv in zip(rows[::2], rows[1::2]):
+        line = next(x for x in lines if x.startswith(f"| breast_cancer | {r_val['algorithm']} |"))
+        assert f"{float(r_val['error']):.4f} ({float(r_val['std']):.4f})" in line
+        assert f"{float(r_cv['error']):.4f} ({float(r_cv['std']):.4f})" in line
+    details = read_csv_rows(out / "tables_all_settings.csv")
+    assert {len(json.loads(d["val_splits"])) for d in details if d["selection"] == "cv"} == {3}
+    assert {len(json.loads(d["val_splits"])) for d in details if d["selection"] == "validation"} == {1}
+    with pytest.raises(SystemExit):
+        load_script().parse_args(["--cv-folds", "1"])
 
 
 def test_benchmark_script_partition_seed_reassigns_the_folds(tmp_path):
@@ -140,8 +170,7 @@ def test_benchmark_script_partition_seed_reassigns_the_folds(tmp_path):
         out = tmp_path / f"seed{seed}"
         assert bench.main(["--quick", "--out", str(out), "--partition-seed", str(seed)]) == 0
         assert f"rows assigned to folds with seed {seed}" in (out / "tables.md").read_text()
-        with open(out / "tables_all_settings.csv") as fh:
-            errors[seed] = [float(r["test"]) for r in csv.DictReader(fh)]
+        errors[seed] = [float(r["test"]) for r in read_csv_rows(out / "tables_all_settings.csv")]
     assert len(errors[0]) == len(errors[1]) and errors[0] != errors[1]
 
 
@@ -178,3 +207,111 @@ def test_paper_numbers_typed_in_match_the_table_layout():
     assert bench.PAPER[2]["ionosphere"]["DeepBoost"] == (0.0501, 0.0316, 26.1, 50.0)
     assert bench.PAPER[3]["german"]["LogReg-L1"] == (0.232, 0.0123, 7, 66.8)
     assert bench.PAPER[1]["ocr49"]["AdaBoost H1"] == (0.0555, 0.0167, 1, 100)
+
+
+# ------------------------------------------------------------------ selection by k-fold cross-validation
+
+
+class SpyBoost(ClassifierMixin, BaseEstimator):
+    """A 'boosting' estimator that logs the rows (column 0 holds row ids) it fits on and predicts."""
+
+    log = []
+
+    def __init__(self, n_iter=10, max_depth=1):
+        self.n_iter = n_iter
+        self.max_depth = max_depth
+
+    def fit(self, X, y):
+        self.fit_rows_ = frozenset(X[:, 0].astype(int).tolist())
+        self.tree_ = DecisionTreeClassifier(max_depth=self.max_depth, random_state=0).fit(X[:, 1:], y)
+        self.classes_ = self.tree_.classes_
+        self.n_iter_ = self.n_iter
+        return self
+
+    def staged_predict(self, X):
+        SpyBoost.log.append((self.fit_rows_, frozenset(X[:, 0].astype(int).tolist())))
+        pred = self.tree_.predict(X[:, 1:])
+        for _ in range(self.n_iter_):
+            yield pred
+
+    def tree_stats(self, t):
+        return {"n_trees": t, "avg_tree_size": 1.0, "avg_questions": 1.0}
+
+
+def test_cv_selection_never_fits_or_scores_on_the_test_fold(data):
+    X, y = data
+    X = np.column_stack([np.arange(len(y)), X])
+    folds = deepboost_folds(y, n_folds=5, random_state=0)
+    grid = [{"max_depth": 1}, {"max_depth": 3}]
+    SpyBoost.log.clear()
+    res = run_protocol(X, y, grid, estimator=SpyBoost(), folds=folds, selection="cv", cv_folds=3, n_iter_grid=(2, 4))
+    assert res.selection == "cv" and res.n_selection_splits == 3 and res.n_fits == 5 * 2 * (3 + 1)
+    tests = [frozenset(test.tolist()) for _, _, test in folds]
+    pools = [frozenset(np.concatenate([train, val]).tolist()) for train, val, _ in folds]
+    scored_on_test = 0
+    for fit_rows, predicted in SpyBoost.log:
+        if predicted in tests:  # the reported fit: refitted on exactly the 9 (here 4) other folds
+            r = tests.index(predicted)
+            assert fit_rows == pools[r]
+            scored_on_test += 1
+        else:  # a selection fit: rows of one run's non-test folds only
+            assert any(fit_rows | predicted <= pools[r] and not fit_rows & predicted for r in range(len(folds)))
+    assert scored_on_test == len(folds) * len(grid)  # one refit per setting and run
+    # splits given by hand may not use test rows
+    train, val, test = folds[0]
+    bad = [[(train, np.concatenate([val, test[:1]]))]] + [[(t, v)] for t, v, _ in folds[1:]]
+    with pytest.raises(ValueError, match="test fold"):
+        run_protocol(X, y, grid, estimator=SpyBoost(), folds=folds, selection="cv", cv_folds=bad)
+
+
+def test_cv_selection_picks_the_argmin_of_the_mean_cv_error_and_tests_its_refit(data):
+    X, y = data
+    folds = deepboost_folds(y, n_folds=4, random_state=1)
+    grid = [{"max_depth": 1, "lam": 0.0, "beta": 0.0}, {"max_depth": 3, "lam": 1e-3, "beta": 1e-3}]
+    res = run_protocol(X, y, grid, folds=folds, selection="cv", cv_folds=3, n_iter_grid=(4, 12), random_state=7)
+    splits = selection_splits(folds, y, 3, random_state=7)
+    for r, (train, val, test) in enumerate(folds):
+        candidates = [(p, T) for p in grid for T in (4, 12)]
+        mean_errors = []
+        for p, T in candidates:
+            errs = []
+            for fit_idx, val_idx in splits[r]:
+                model = DeepBoostClassifier(n_iter=T, **p).fit(X[fit_idx], y[fit_idx])
+                errs.append(np.mean(model.predict(X[val_idx]) != y[val_idx]))
+            mean_errors.append(np.mean(errs))
+        best = int(np.argmin(mean_errors))  # first on ties
+        p, T = candidates[best]
+        assert res.params[r] == {**p, "n_iter": T}
+        assert res.val_errors[r] == pytest.approx(mean_errors[best])
+        pool = np.concatenate([train, val])
+        refit = DeepBoostClassifier(n_iter=T, **p).fit(X[pool], y[pool])
+        assert res.test_errors[r] == np.mean(refit.predict(X[test]) != y[test])
+        assert res.n_trees[r] == refit.n_trees_
+        assert len(res.settings[r][best]["val_splits"]) == 3
+
+
+def test_cv_on_the_validation_split_alone_chooses_as_the_paper_and_outer_folds_contain_it(data):
+    X, y = data
+    grid = paper_grid(2, "AdaBoost", depths=(1, 2, 3))
+    folds = deepboost_folds(y, n_folds=5, random_state=0)
+    paper = run_protocol(X, y, grid, folds=folds, n_iter_grid=(5, 10))
+    alone = run_protocol(
+        X, y, grid, folds=folds, n_iter_grid=(5, 10), selection="cv", cv_folds=[[(t, v)] for t, v, _ in folds]
+    )
+    assert alone.params == paper.params
+    np.testing.assert_array_equal(alone.val_errors, paper.val_errors)
+    assert [[s["val"] for s in run] for run in alone.settings] == [[s["val"] for s in run] for run in paper.settings]
+    # the refit on all non-test folds is what differs: it is tested instead of the 8-fold fit
+    for r, (train, val, test) in enumerate(folds):
+        pool = np.concatenate([train, val])
+        p = {k: v for k, v in alone.params[r].items() if k != "n_iter"}
+        refit = DeepBoostClassifier(n_iter=alone.params[r]["n_iter"], **p).fit(X[pool], y[pool])
+        assert alone.test_errors[r] == np.mean(refit.predict(X[test]) != y[test])
+    # "outer": the parts are the other folds, so the paper's split (validate on fold i + 1) is one of them
+    outer = selection_splits(folds, y, "outer")
+    for (train, val, test), splits in zip(folds, outer):
+        assert len(splits) == 4
+        assert any(np.array_equal(f, train) and np.array_equal(v, val) for f, v in splits)
+        assert all(not np.intersect1d(v, test).size and not np.intersect1d(f, test).size for f, v in splits)
+    with pytest.raises(ValueError, match="selection"):
+        run_protocol(X, y, grid, folds=folds, selection="nested")

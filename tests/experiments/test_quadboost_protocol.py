@@ -136,3 +136,40 @@ def test_unknown_search_is_rejected():
     X, y = make_classification(n_samples=40, random_state=0)
     with pytest.raises(ValueError, match="search must be"):
         run_quadboost_protocol((X, y), None, grid={"n_iter": [1, 2]}, search="random")
+
+
+def test_benchmark_script_writes_markdown_and_csv_that_say_how_to_regenerate_them(tmp_path, monkeypatch):
+    import importlib.util
+    from pathlib import Path
+
+    from mddf.experiments.provenance import read_csv_rows, read_provenance
+
+    path = Path(__file__).resolve().parents[2] / "scripts" / "bench_quadboost.py"
+    spec = importlib.util.spec_from_file_location("bench_quadboost", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+
+    def fake_bench(name, seeds, grids, l1_n_iter, repeats, n_jobs):  # the protocol is tested above
+        return [
+            dict(dataset=name, seed=s, method=m, acc=0.9 + s / 100, params="lam=1", voters=5, iters=10, fit=0.01,
+                 search=float("nan") if m.startswith("AdaBoost") else 0.5, stop="n_iter")
+            for s in seeds
+            for m in ("QuadBoost", "AdaBoost same T")
+        ]  # fmt: skip
+
+    monkeypatch.setattr(bench, "bench_dataset", fake_bench)
+    out = tmp_path / "qb"
+    argv = ["--quick", "--seeds", "0,1", "--out", str(out)]
+    assert bench.main(argv) == 0
+    md = (out / "quadboost.md").read_text()
+    assert read_provenance(md)["command"] == f"python scripts/bench_quadboost.py --quick --seeds 0,1 --out {out}"
+    assert "| breast_cancer | 1 | QuadBoost | 0.9100 | 0.090 | lam=1 |" in md
+    assert "| breast_cancer | AdaBoost same T | 2 | 0.9050 |" in md
+    rows = read_csv_rows(out / "quadboost.csv")
+    assert [(r["seed"], r["method"]) for r in rows] == [
+        ("0", "QuadBoost"),
+        ("0", "AdaBoost same T"),
+        ("1", "QuadBoost"),
+        ("1", "AdaBoost same T"),
+    ]
+    assert read_provenance((out / "quadboost.csv").read_text())["commit"]

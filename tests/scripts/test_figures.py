@@ -1,6 +1,5 @@
 """The figure and feature scripts run end to end on tiny configurations and write their files."""
 
-import csv
 import json
 
 import export_features
@@ -12,12 +11,13 @@ import pytest
 from mddf import MDDFClassifier
 from mddf.datasets import load_dataset
 from mddf.experiments.layers import margin_ratio, oof_layer_margins, staged_accuracy
+from mddf.experiments.provenance import read_csv_rows, read_provenance
 
 TINY = ["--quick", "--n-jobs", "1", "--quiet"]
 
 
 def rows(path):
-    return list(csv.DictReader(path.open()))
+    return read_csv_rows(path)  # skips the leading '# key: value' provenance lines
 
 
 @pytest.fixture(scope="module")
@@ -61,6 +61,14 @@ def test_plot_layers_writes_figures_8_and_9_with_their_numbers(tmp_path):
     curves = [k for k in cdf[0] if k.startswith("cdf_layer_")]
     assert curves and all(float(cdf[-1][k]) == 1.0 for k in curves)
     assert all(float(a[k]) <= float(b[k]) for a, b in zip(cdf, cdf[1:]) for k in curves)
+    # every file says how to regenerate it
+    for name in ("layers_iris.csv", "margins_iris.csv"):
+        prov = read_provenance((tmp_path / name).read_text())
+        assert prov["command"].startswith("python scripts/plot_layers.py --dataset iris --out ")
+        assert set(prov) == {"command", "commit", "machine", "date"}
+    png = png_text(tmp_path / "layers_iris.png")
+    assert png["Command"].startswith("python scripts/plot_layers.py --dataset iris")
+    assert png["Commit"] and png["Machine"] and png["Creation Time"].endswith("Z")
 
 
 def test_plot_tsne_writes_panels_and_variance_ratios(tmp_path):
@@ -74,6 +82,17 @@ def test_plot_tsne_writes_panels_and_variance_ratios(tmp_path):
     points = rows(tmp_path / "tsne_iris.csv")
     assert len(points) == sum(int(r["n_points"]) for r in ratios)
     assert {p["class"] for p in points} == {"setosa", "versicolor", "virginica"}
+    for name in ("tsne_iris.csv", "tsne_iris_ratios.csv"):
+        assert read_provenance((tmp_path / name).read_text())["command"].startswith("python scripts/plot_tsne.py")
+    assert png_text(tmp_path / "tsne_iris.png")["Command"].startswith("python scripts/plot_tsne.py --dataset iris")
+
+
+def png_text(path):
+    """The text chunks of a PNG (Pillow, a matplotlib dependency, reads them)."""
+    from PIL import Image
+
+    with Image.open(path) as image:
+        return dict(image.text)
 
 
 def test_export_features_layout_and_a_downstream_model(tmp_path):

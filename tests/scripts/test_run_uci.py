@@ -139,6 +139,7 @@ def test_dataset_with_missing_files_is_skipped_with_the_loader_message(tmp_path,
     records = read(out / "results.jsonl")
     har = [r for r in records if r["dataset"] == "har"]
     assert len(har) == 1 and har[0]["status"] == "skipped" and "is missing" in har[0]["message"]
+    assert har[0]["versions"]["git_commit"] and har[0]["machine"]["n_cpus"] >= 1 and har[0]["finished_at"]
     assert [r["status"] for r in records if r["dataset"] == "iris"] == ["ok"]
     table = (out / "table.md").read_text()
     assert "| har | skipped |" in table and "har: skipped" in table

@@ -1,0 +1,211 @@
+"""Where a result file came from: the command that regenerates it, the commit, the machine, the date.
+
+Every Markdown, CSV and figure file the reproduction scripts write starts with (or carries) this
+block, so a number copied out of it can be traced back and regenerated:
+
+- **command**: the script's command line, shell-quoted, with the script path relative to the
+  repository (``python scripts/run_uci.py --suite mddf --seeds 3``); run it from the repository
+  root to regenerate the file;
+- **commit**: the checkout's commit, ``+ uncommitted changes`` when its tracked files differ
+  from it (:func:`.environment.package_versions`);
+- **machine**: cores, memory, CPU model, OS, and the versions of Python and the libraries the
+  results depend on (:mod:`.environment`);
+- **date**: when the file was written, UTC.
+
+Formats:
+
+- Markdown: a short list between ``<!-- provenance -->`` and ``<!-- /provenance -->`` markers at the
+  top (:func:`markdown_header`);
+- CSV: leading comment lines ``# key: value`` before the header row (:func:`csv_header`). Read such a
+  file with ``pandas.read_csv(path, comment="#")`` or :func:`read_csv_rows` (which skips only the
+  leading ``#`` lines; pandas' ``comment`` would also cut a data row at a ``#``, and the scripts'
+  rows hold none);
+- PNG / PDF: the same fields in the image's metadata (:func:`png_metadata`, :func:`pdf_metadata`),
+  e.g. ``PIL.Image.open(path).text["Command"]``.
+
+The run records of ``results.jsonl`` carry the commit (``versions``), the machine (``machine``) and
+their dates (``started_at`` / ``finished_at``) themselves (:mod:`.runner`, :mod:`.executor`); the
+runner's records of skipped datasets get the same fields from :func:`record_stamp`.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as _dt
+import io
+import shlex
+import sys
+from pathlib import Path
+
+from .environment import REPO_ROOT, machine_info, package_versions
+
+MARKDOWN_BEGIN = "<!-- provenance -->"
+MARKDOWN_END = "<!-- /provenance -->"
+
+#: Libraries named in the machine description (those whose versions can change a result).
+KEY_LIBRARIES = ("numpy", "scipy", "scikit-learn", "xgboost", "lightgbm", "mddf")
+
+
+def command_line(script, argv=None) -> str:
+    """``python <script> <argv...>``, shell-quoted, the script's path relative to the repository.
+
+    Parameters
+    ----------
+    script : str or Path
+        The script that writes the file (its ``__file__``).
+    argv : list of str, optional
+        Its arguments (default: ``sys.argv[1:]``); scripts pass the ``argv`` their ``main`` got.
+    """
+    path = Path(script).resolve()
+    try:
+        shown = path.relative_to(REPO_ROOT).as_posix()
+    except ValueError:  # a script outside the checkout
+        shown = str(path)
+    args = list(sys.argv[1:] if argv is None else argv)
+    return shlex.join(["python", shown, *[str(a) for a in args]])
+
+
+def machine_summary() -> str:
+    """One line: cores, memory, CPU model, OS, Python and the key libraries' versions."""
+    info = machine_info()
+    versions = package_versions()
+    parts = []
+    cores = info.get("n_cpus")
+    usable = info.get("n_cpus_usable")
+    if cores:
+        parts.append(f"{cores} cores" + (f" ({usable} usable)" if usable and usable != cores else ""))
+    if info.get("memory_total_mb"):
+        parts.append(f"{info['memory_total_mb'] / 1024:.1f} GiB RAM")
+    if info.get("cpu_model"):
+        parts.append(str(info["cpu_model"]))
+    parts.append(str(info.get("platform")))
+    libraries = [f"Python {versions.get('python')}"]
+    libraries += [f"{name} {versions[name]}" for name in KEY_LIBRARIES if versions.get(name)]
+    return ", ".join(parts) + "; " + ", ".join(libraries)
+
+
+def provenance(script, argv=None) -> dict:
+    """``{"command", "commit", "machine", "date"}`` for a file written now by ``script``."""
+    versions = package_versions()
+    commit = versions.get("git_commit") or "unknown (not a git checkout)"
+    if versions.get("git_dirty"):
+        commit += " + uncommitted changes"
+    date = _utc_now().replace("+00:00", "Z")
+    return {
+        "command": command_line(script, argv),
+        "commit": commit,
+        "machine": machine_summary(),
+        "date": date,
+    }
+
+
+def _utc_now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def record_stamp() -> dict:
+    """``finished_at``, ``versions`` (with the commit) and ``machine`` for a JSON-lines record, as run records have."""
+    return {"finished_at": _utc_now(), "versions": package_versions(), "machine": machine_info()}
+
+
+def _one_line(value) -> str:
+    return " ".join(str(value).split())
+
+
+def _code_span(text: str) -> str:
+    fence = "``" if "`" in text else "`"
+    pad = " " if fence == "``" else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def markdown_header(prov: dict) -> str:
+    """The provenance block that starts a Markdown file (ends with a blank line)."""
+    return "\n".join(
+        [
+            MARKDOWN_BEGIN,
+            f"- Command (run from the repository root): {_code_span(_one_line(prov['command']))}",
+            f"- Commit: {_code_span(_one_line(prov['commit']))}",
+            f"- Machine: {_one_line(prov['machine'])}",
+            f"- Date (UTC): {_one_line(prov['date'])}",
+            MARKDOWN_END,
+            "",
+            "",
+        ]
+    )
+
+
+def csv_header(prov: dict) -> str:
+    """``# key: value`` lines that start a CSV file (read it with ``comment="#"``)."""
+    return "".join(f"# {key}: {_one_line(value)}\n" for key, value in prov.items())
+
+
+def with_markdown_header(markdown: str, prov: dict | None) -> str:
+    return markdown if prov is None else markdown_header(prov) + markdown
+
+
+def with_csv_header(text: str, prov: dict | None) -> str:
+    return text if prov is None else csv_header(prov) + text
+
+
+def png_metadata(prov: dict) -> dict:
+    """PNG text chunks for ``savefig(metadata=...)``."""
+    return {
+        "Title": "mddf reproduction figure",
+        "Source": _one_line(prov["command"]),
+        "Command": _one_line(prov["command"]),
+        "Commit": _one_line(prov["commit"]),
+        "Machine": _one_line(prov["machine"]),
+        "Creation Time": _one_line(prov["date"]),
+    }
+
+
+def pdf_metadata(prov: dict) -> dict:
+    """PDF document information for ``savefig(metadata=...)`` (only PDF's standard keys)."""
+    return {
+        "Title": "mddf reproduction figure",
+        "Subject": f"command: {_one_line(prov['command'])}",
+        "Keywords": f"commit {_one_line(prov['commit'])}; machine {_one_line(prov['machine'])}; "
+        f"date {_one_line(prov['date'])}",
+    }
+
+
+def read_provenance(text: str) -> dict:
+    """The provenance fields of a CSV's leading ``# key: value`` lines or of a Markdown header block."""
+    out = {}
+    lines = text.splitlines()
+    if lines and lines[0] == MARKDOWN_BEGIN:
+        for line in lines[1:]:
+            if line == MARKDOWN_END:
+                break
+            key, _, value = line.removeprefix("- ").partition(": ")
+            out[key.split(" ")[0].lower()] = value.strip().strip("`").strip()
+        return out
+    for line in lines:
+        if not line.startswith("#"):
+            break
+        key, _, value = line[1:].strip().partition(": ")
+        out[key] = value
+    return out
+
+
+def strip_provenance(text: str) -> str:
+    """``text`` without its provenance header (CSV comment lines or the Markdown block)."""
+    lines = text.splitlines(keepends=True)
+    if lines and lines[0].rstrip("\n") == MARKDOWN_BEGIN:
+        end = next((i for i, line in enumerate(lines) if line.rstrip("\n") == MARKDOWN_END), None)
+        if end is None:
+            return text
+        rest = lines[end + 1 :]
+        while rest and not rest[0].strip():
+            rest = rest[1:]
+        return "".join(rest)
+    i = 0
+    while i < len(lines) and lines[i].startswith("#"):
+        i += 1
+    return "".join(lines[i:])
+
+
+def read_csv_rows(path) -> list[dict]:
+    """The rows of a CSV written by the scripts, as dicts (leading ``#`` comment lines skipped)."""
+    text = Path(path).read_text()
+    return list(csv.DictReader(io.StringIO(strip_provenance(text))))
