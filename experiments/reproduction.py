@@ -12,6 +12,7 @@ run here. ``scripts/publish_results.py`` writes them as Markdown and CSV.
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 
 import numpy as np
@@ -121,14 +122,31 @@ def most_common_values(selected, names=("margin_mean", "margin_tradeoff", "max_d
     return out
 
 
-def unavailable_datasets(datasets=TABLE1_DATASETS, loader=None):
-    """``{dataset: reason}`` for the datasets whose files cannot be loaded here (the loader's message)."""
+def unavailable_datasets(datasets=TABLE1_DATASETS, loader=None, data_home=None):
+    """``{dataset: reason}`` for the datasets whose files cannot be loaded here (the loader's message).
+
+    The default loader reads ``data_home`` (or ``$MDDF_DATA``) and the cache, and never downloads.
+    """
     if loader is None:
-        from mddf.datasets import load_dataset as loader
+        from mddf.datasets import load_dataset
+
+        def loader(name):
+            return load_dataset(name, data_home=data_home, download=False, verbose=0)
+
     reasons = {}
     for name in datasets:
         try:
             loader(name)
         except Exception as exc:  # the loader's own message says what is missing and where
-            reasons[name] = str(exc).strip().splitlines()[0]
+            message = " ".join(str(exc).split())
+            missing = missing_files(message)
+            reasons[name] = f"missing file(s): {', '.join(missing)}" if missing else message
     return reasons
+
+
+def missing_files(message):
+    """The file names a loader's "``<file> is missing:``" message lists, in order."""
+    files = []
+    for before in message.split(" is missing:")[:-1]:
+        files.append(re.split(r": |\. ", before)[-1].strip())
+    return files

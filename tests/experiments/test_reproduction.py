@@ -80,4 +80,20 @@ def test_unavailable_datasets_carry_the_loaders_reason():
             raise FileNotFoundError("har: files not found in /data\nsecond line")
         return object()
 
-    assert unavailable_datasets(("adult", "har"), loader=loader) == {"har": "har: files not found in /data"}
+    assert unavailable_datasets(("adult", "har"), loader=loader) == {"har": "har: files not found in /data second line"}
+
+
+def test_the_reason_names_the_missing_files_of_the_loaders_message():
+    message = (
+        "dataset 'protein' needs 2 missing files: protein/protein.bz2 is missing: it was looked for at /d/p (data_home)"
+        " and downloading is disabled. Get it from https://x/protein.bz2. protein/protein.t.bz2 is missing: it was "
+        "looked for at /d/q."
+    )
+
+    def loader(name):
+        raise FileNotFoundError(message if name == "protein" else "har/UCI HAR Dataset.zip is missing: looked for")
+
+    assert unavailable_datasets(("protein", "har"), loader=loader) == {
+        "protein": "missing file(s): protein/protein.bz2, protein/protein.t.bz2",
+        "har": "missing file(s): har/UCI HAR Dataset.zip",
+    }
