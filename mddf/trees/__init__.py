@@ -19,14 +19,33 @@ scikit-learn's split rules. One concern per module, as in scikit-learn's
 - :mod:`~mddf.trees.forest`: :class:`BinnedForest`, a layer forest's trees
   stored compactly by their bins, predicting new float rows.
 
+Regression trees (squared-error criterion, leaves holding weighted means) have
+modules of their own, one concern each as above:
+:mod:`~mddf.trees.regression_splitting`,
+:mod:`~mddf.trees.regression_grower` (:func:`grow_regression_tree`),
+:mod:`~mddf.trees.regression_predictor` (:func:`add_tree_values`) and
+:mod:`~mddf.trees.regression_forest` (:class:`BinnedRegressionForest`).
+
 numba's on-disk cache of a compiled function is invalidated only by changes to
 its own file, not to the functions it calls from other modules: after editing
-``splitting.py`` or ``binning.py``, delete ``mddf/trees/__pycache__``.
+``splitting.py``, ``regression_splitting.py`` or ``binning.py``, delete ``mddf/trees/__pycache__``.
 """
 
 from .binning import MAX_BINS, FeatureBinner
 from .forest import BinnedForest
 from .grower import grow_tree
 from .predictor import add_tree_proba
+from .regression_forest import BinnedRegressionForest
+from .regression_grower import grow_regression_tree
+from .regression_predictor import add_tree_values
 
-__all__ = ["MAX_BINS", "BinnedForest", "FeatureBinner", "add_tree_proba", "grow_tree"]
+__all__ = [
+    "MAX_BINS",
+    "BinnedForest",
+    "BinnedRegressionForest",
+    "FeatureBinner",
+    "add_tree_proba",
+    "add_tree_values",
+    "grow_regression_tree",
+    "grow_tree",
+]
