@@ -105,7 +105,7 @@ class CascadeForestRegressor(RegressorMixin, TransformerMixin, BaseEstimator):
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         Only when X is a DataFrame with string column names.
-    is_categorical_ : ndarray of bool (n_features_in_,) or None
+    is_categorical_ : ndarray of bool ``(n_features_in_,)`` or None
     categories_ : list or None
         As for :class:`mddf.MDDFClassifier`.
     layers_ : list of RegressionForestBlock
@@ -119,7 +119,7 @@ class CascadeForestRegressor(RegressorMixin, TransformerMixin, BaseEstimator):
         The out-of-fold augmented features ``h_t`` of the training rows, one
         array per kept layer.
     stop_reason_ : str
-    layer_importances_ : ndarray of shape (n_layers_, n_features_in_ + 1)
+    layer_importances_ : ndarray of shape ``(n_layers_, n_features_in_ + 1)``
         Impurity-based importances of each kept layer: row t gives the share of
         the weighted variance decrease of layer t's trees (every tree of every
         forest and fold model, each tree's decrease divided by its root's
@@ -127,7 +127,7 @@ class CascadeForestRegressor(RegressorMixin, TransformerMixin, BaseEstimator):
         that went to each raw input feature, and in its last column the share
         that went to the augmented features ``h_{t-1}`` (0 for the first layer).
         Each row sums to 1 (a row of zeros if the layer's trees never split).
-    feature_importances_ : ndarray of shape (n_features_in_,)
+    feature_importances_ : ndarray of shape ``(n_features_in_,)``
         The raw columns of ``layer_importances_`` averaged over the kept
         layers, normalised to sum to 1 (zeros if no tree split on a raw feature).
     augmented_feature_importance_ : float
