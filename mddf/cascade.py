@@ -139,7 +139,8 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         ``"kfold"``: Algorithm 1's k-fold cross-fitting (k fits per forest, new
         rows get the mean of the k fold models). ``"oob"``: each forest is
         fitted once with bootstrap and training rows get out-of-bag class vectors,
-        about k times cheaper to fit and to keep.
+        about k times cheaper to fit and to keep. Members that are not forests
+        (``"gbdt"``, estimator instances) are cross-fitted on k folds either way.
     max_depth_factor : int or None, default=16
         Trees of layer t are limited to depth ``max_depth_factor * (t + 1)``
         (Section 5.2: ``d_max(t) in {2t+2, 4t+4, 8t+8, 16t+16}``); ``None``
@@ -211,7 +212,7 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         ``"exact"``: the exact minimiser of the piecewise quadratic objective.
     weighting : {"resample", "resample_fold", "sample_weight"}, default="resample"
         How D_t reaches the forests (Algorithm 1: "re-sample a training set with
-        the distribution D_t"). ``"resample"``: every tree trains on its own
+        the distribution D_t"; for the other members see ``forest_types``). ``"resample"``: every tree trains on its own
         weighted resample of the fold's training rows (for random forests, the
         bootstrap itself is drawn from D_t). ``"resample_fold"``: one weighted
         resample per fold, shared by the block, which random forests bootstrap

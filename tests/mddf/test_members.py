@@ -1,5 +1,6 @@
 """Members of a block beyond the paper's forests: "et", "gbdt" and estimator instances."""
 
+import pickle
 import warnings
 
 import numpy as np
@@ -108,11 +109,22 @@ def test_forest_only_blocks_keep_their_fold_first_forests():
 
 
 # ---------------------------------------------------------------- determinism and seeding
-def test_cascade_results_do_not_depend_on_n_jobs():
+@pytest.mark.parametrize(
+    "params",
+    [
+        {},
+        {"weighting": "sample_weight"},
+        {"weighting": "resample_fold", "tree_method": "exact"},
+        {"class_vectors": "oob", "predictor": "forest"},
+    ],
+)
+def test_cascade_results_do_not_depend_on_n_jobs(params):
     X, y = _noise(n=150, s=3, seed=3)
     members = ("rf", "et", "gbdt", ExtraTreeClassifier(max_depth=4))
     fits = [
-        MDDFClassifier(n_estimators=4, forest_types=members, max_layers=2, n_jobs=n_jobs, random_state=0).fit(X, y)
+        MDDFClassifier(n_estimators=4, forest_types=members, max_layers=2, n_jobs=n_jobs, random_state=0, **params).fit(
+            X, y
+        )
         for n_jobs in (1, 2)
     ]
     assert np.array_equal(fits[0].predict_proba(X), fits[1].predict_proba(X))
@@ -245,3 +257,12 @@ def test_oob_with_cross_fitted_members_needs_n_folds_rows_per_class():
     MDDFClassifier(class_vectors="oob", n_estimators=3, max_layers=1).fit(X, y)
     with pytest.raises(ValueError, match="fewer than n_folds"):
         MDDFClassifier(class_vectors="oob", forest_types=("rf", "gbdt"), n_estimators=3, max_layers=1).fit(X, y)
+
+
+def test_a_cascade_with_members_pickles():
+    X, y = _noise(n=90, s=2)
+    clf = MDDFClassifier(
+        n_estimators=3, forest_types=("et", "gbdt", LogisticRegression()), max_layers=2, random_state=0
+    ).fit(X, y)
+    again = pickle.loads(pickle.dumps(clf))
+    assert np.array_equal(again.predict_proba(X), clf.predict_proba(X))
