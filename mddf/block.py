@@ -1,8 +1,11 @@
 """One cascade layer: the forest block of Algorithm 1 (Lv, Yang and Zhou; Zhou and Feng).
 
-Each forest of the block gives every training row a class vector from models
-that never saw that row (k-fold cross-fitting, or out-of-bag estimates), and
-gives new rows the average over its fold models.
+Each member of the block gives every training row a class vector from models
+that never saw that row (k-fold cross-fitting, or out-of-bag estimates for the
+bagged forests), and gives new rows the average over its fold models. The
+members are the forests the block grows itself (random, completely-random and
+extremely-randomised forests) and, beyond the paper, any other classifier
+(:mod:`mddf.members`).
 """
 
 from __future__ import annotations
@@ -14,10 +17,20 @@ from sklearn.tree import DecisionTreeClassifier, ExtraTreeClassifier
 from sklearn.utils.parallel import Parallel, delayed
 
 from .compact_forest import CompactForest
+from .members import (
+    FOREST_KINDS,
+    FoldModel,
+    check_member_accepts_nan,
+    fit_fold_member,
+    is_forest,
+    member_template,
+    takes_sample_weight,
+    warn_resampled,
+)
 from .trees import BinnedForest, FeatureBinner, add_tree_proba, grow_tree
 from .weights import WeightedBootstrap, weighted_resample
 
-FOREST_TYPES = ("rf", "crf")
+FOREST_TYPES = FOREST_KINDS  # the forests grown by the block; the other members: mddf.members
 TREE_METHODS = ("hist", "exact")
 WEIGHTINGS = ("resample", "resample_fold", "sample_weight")
 
@@ -34,6 +47,10 @@ def make_forest(kind, n_estimators, max_depth, random_state):
     ``"rf"``: random forest, sqrt(d) candidate features per split (Breiman).
     ``"crf"``: completely-random forest: one randomly chosen feature per split with a
     random threshold (``ExtraTreesClassifier(max_features=1)``, Zhou and Feng).
+    ``"et"``: extremely-randomised trees (Geurts et al.; DF21's "ERF"): a random
+    threshold on each of sqrt(d) candidate features, the best of them by Gini
+    (``ExtraTreesClassifier(max_features="sqrt")``). Like ``"crf"`` it does not
+    bootstrap (except for out-of-bag class vectors).
     """
     common = dict(
         n_estimators=n_estimators,
@@ -45,7 +62,11 @@ def make_forest(kind, n_estimators, max_depth, random_state):
         return RandomForestClassifier(max_features="sqrt", **common)
     if kind == "crf":
         return ExtraTreesClassifier(max_features=1, **common)
-    raise ValueError(f"unknown forest type {kind!r}; expected one of {FOREST_TYPES}")
+    if kind == "et":
+        return ExtraTreesClassifier(max_features="sqrt", **common)
+    raise ValueError(
+        f"unknown forest type {kind!r}; expected one of {FOREST_TYPES} (other members: mddf.members.make_gbdt)"
+    )
 
 
 _MAX_SEED = np.iinfo(np.int32).max
@@ -87,8 +108,8 @@ def check_exact_trees_missing(kind):
     """Raise if scikit-learn's tree class of forest ``kind`` does not accept NaN.
 
     ``DecisionTreeClassifier`` (random forests) handles missing values since
-    scikit-learn 1.3 and ``ExtraTreeClassifier`` (completely-random forests) since
-    1.6, both below the supported minimum; the check guards against a version
+    scikit-learn 1.3 and ``ExtraTreeClassifier`` (completely-random and
+    extremely-randomised forests) since 1.6, both below the supported minimum; the check guards against a version
     that does not.
     """
     tree_class = DecisionTreeClassifier if kind == "rf" else ExtraTreeClassifier
@@ -110,7 +131,7 @@ class _ExactTrees:
 
     def __init__(self, kind, max_depth, X, y, n_classes):
         self.tree_class = DecisionTreeClassifier if kind == "rf" else ExtraTreeClassifier
-        self.max_features = "sqrt" if kind == "rf" else 1  # as in make_forest
+        self.max_features = 1 if kind == "crf" else "sqrt"  # as in make_forest
         self.max_depth, self.X, self.y, self.n_classes = max_depth, X, y, n_classes
         self.compact = CompactForest.growing(n_classes, X.shape[1])
         self._rows = self._X_rows = None
@@ -140,14 +161,18 @@ class _ExactTrees:
         return self.compact.finish()
 
 
+# grow_tree's split rule of each forest kind: best Gini, completely random, extremely randomised
+_SPLIT_RULES = {"rf": 0, "crf": 1, "et": 2}
+
+
 class _BinnedTrees:
     """The trees of :mod:`mddf.trees` on a :class:`BinnedInput`."""
 
     def __init__(self, kind, max_depth, X, y, n_classes):
         self.X, self.n_classes = X, n_classes
         self.y = y.astype(np.int64, copy=False)
-        self.max_features = max(1, int(np.sqrt(X.codes.shape[1]))) if kind == "rf" else 1
-        self.random_split = kind == "crf"
+        self.max_features = 1 if kind == "crf" else max(1, int(np.sqrt(X.codes.shape[1])))
+        self.random_split = _SPLIT_RULES[kind]
         self.max_depth = -1 if max_depth is None else int(max_depth)
         self.trees = []
 
@@ -200,7 +225,8 @@ def _grow_forest(
     before splitting), so no fold or bootstrap copy of the data is ever made, and
     it is compacted at once, so at most one full scikit-learn tree is alive per
     worker. The trees are the ones ``make_forest`` builds (same tree classes, same
-    ``max_features``); random forests bootstrap, as ``RandomForestClassifier`` does.
+    ``max_features``); random forests bootstrap, as ``RandomForestClassifier`` does,
+    and the other kinds do not, as ``ExtraTreesClassifier`` does not.
 
     Parameters
     ----------
@@ -268,8 +294,9 @@ def _grow_forest(
 def _fit_fold_forest(kind, n_estimators, max_depth, seed, X, y, fit_rows, heldout_rows, weight, n_classes, draws=None):
     """Fit one forest on ``fit_rows`` and predict the held-out rows (runs in a worker).
 
-    Random forests bootstrap; with ``draws`` (a :class:`WeightedBootstrap` over
-    ``fit_rows``) every tree of either kind trains on its own weighted resample.
+    Random forests bootstrap (the completely-random and extremely-randomised
+    ones do not); with ``draws`` (a :class:`WeightedBootstrap` over
+    ``fit_rows``) every tree of any kind trains on its own weighted resample.
     """
     return _grow_forest(
         kind,
@@ -315,66 +342,95 @@ def _fit_oob_forest(kind, n_estimators, max_depth, seed, X, y, weight, n_classes
     )
 
 
-def _predict_one(compact, X, has_missing):
-    if isinstance(compact, BinnedForest):
-        return compact.predict_proba_binned(X, has_missing)  # X holds the layer's bin codes
-    return compact.predict_proba(X)
+def _predict_one(model, X, has_missing):
+    if isinstance(model, BinnedForest):
+        return model.predict_proba_binned(X, has_missing)  # X holds the layer's bin codes
+    return model.predict_proba(X)
 
 
 class ForestBlock:
-    """The forests of one cascade layer (Algorithm 1, "random forest block").
+    """The members of one cascade layer (Algorithm 1, "random forest block").
 
     Parameters
     ----------
-    forest_types : sequence of {"rf", "crf"}
-        One entry per forest; the paper's block is 2 random + 2 completely-random forests.
+    forest_types : sequence of {"rf", "crf", "et", "gbdt"} or estimator instances
+        One entry per member; the paper's block is 2 random + 2 completely-random
+        forests. ``"et"``: extremely-randomised trees (:func:`make_forest`).
+        ``"gbdt"``: XGBoost with fixed settings (:func:`mddf.members.make_gbdt`).
+        An estimator instance with ``predict_proba`` is cloned for every fold
+        model, its ``random_state`` parameters drawn from the block's seeds, and
+        never fitted itself (:mod:`mddf.members`).
     n_estimators : int
-        Trees per forest.
+        Trees per forest (not used by the other members).
     max_depth : int or None
-        Depth limit of every tree of this layer (the paper grows it with the layer).
+        Depth limit of every tree of this layer's forests (the paper grows it
+        with the layer; not used by the other members).
     n_folds : int
-        k of the k-fold class vectors (ignored with ``class_vectors="oob"``).
+        k of the k-fold class vectors (with ``class_vectors="oob"``, used only by
+        the members that are not forests).
     class_vectors : {"kfold", "oob"}
-        ``"kfold"``: for each of k stratified folds, each forest is trained on the
+        ``"kfold"``: for each of k stratified folds, each member is trained on the
         other folds and predicts the held-out fold; new rows get the mean of the k
         fold models (Algorithm 1, lines 1-7). ``"oob"``: each forest is fitted once
         on all rows with bootstrap and training rows get out-of-bag estimates
         (about k times cheaper, slightly noisier vectors, one model per forest).
+        Only the bagged forests have out-of-bag estimates: the other members
+        (``"gbdt"`` and estimator instances) are still cross-fitted on k folds,
+        drawn after the forests' seeds, with D_t as sample weights.
     weighting : {"resample", "resample_fold", "sample_weight"}
-        How the sample distribution D_t reaches the forests (Algorithm 1, input
+        How the sample distribution D_t reaches the members (Algorithm 1, input
         line: "re-sample a training set with the distribution D_t"). ``"resample"``:
         every tree of either kind trains on its own draw, with replacement, of as
         many rows as the fold trains on, row i with probability proportional to
-        D_t(i); for random forests this draw is the bootstrap. ``"resample_fold"``:
-        one such draw per fold, shared by every tree of the block, and random
+        D_t(i); for random forests this draw is the bootstrap; every other member
+        trains on one such draw of its own. ``"resample_fold"``: one such draw per
+        fold, shared by every member of the block, and random
         forests bootstrap it again; the ~e^-1 of the fold's rows it leaves out are
         then lost to the whole fold. ``"sample_weight"``: D_t is passed to the
-        trees as sample weights. A uniform D_t is never resampled (it would only
+        members as sample weights. A uniform D_t is never resampled (it would only
         add a second bootstrap). Out-of-bag class vectors need each row's identity,
-        so ``class_vectors="oob"`` always uses sample weights.
+        so ``class_vectors="oob"`` always uses sample weights. Every member can
+        be trained on a resample, so D_t always reaches it: a member whose
+        ``fit`` takes no ``sample_weight`` gets, where sample weights are called
+        for, a weighted resample of its training rows instead, with a
+        ``UserWarning``.
     tree_method : {"hist", "exact"}
         ``"hist"``: trees of :mod:`mddf.trees`, grown on the layer input
         quantised to at most 256 bins per feature (once per layer, shared by all
         trees). ``"exact"``: scikit-learn's ``DecisionTreeClassifier`` /
-        ``ExtraTreeClassifier`` on the float values.
+        ``ExtraTreeClassifier`` on the float values. The other members always
+        get the float values.
     n_jobs : int or None
-        Forest fits run in parallel through joblib (threads: scikit-learn's tree
-        building releases the GIL, and threads share the data instead of copying it),
+        Member fits run in parallel through joblib (threads: scikit-learn's tree
+        building and XGBoost release the GIL, and threads share the data instead of copying it),
         or on whatever backend ``joblib.parallel_config`` selects (e.g. ``"dask"``).
+        Every seed is drawn before the fits are dispatched, so results do not
+        depend on it (an estimator instance's own ``n_jobs`` is left as it is).
 
     Missing values (NaN) in the layer input are handled by the trees: see
     :mod:`mddf.trees.splitting` (``"hist"``) and scikit-learn's trees
-    (``"exact"``). The class vectors never hold NaN.
+    (``"exact"``); XGBoost handles them too. An estimator instance whose
+    scikit-learn tags say it does not accept NaN raises a ``ValueError`` naming
+    it, at fit and at prediction. The class vectors never hold NaN.
 
     Attributes
     ----------
-    forests_ : list (n_folds or 1) of lists (n_forests) of CompactForest (``"exact"``) or BinnedForest (``"hist"``)
+    models_ : list (n_members) of lists of fitted models
+        Each member's fold models (one per fold, or a single out-of-bag forest):
+        CompactForest (``"exact"``) or BinnedForest (``"hist"``) for the forests,
+        :class:`mddf.members.FoldModel` for the others.
+    forests_ : list (n_folds or 1) of lists (n_members)
+        The same models, fold first; only when every member has as many models
+        (not for out-of-bag forests beside cross-fitted members).
     importances_ : ndarray of float64 (d,)
         Impurity-based importance of each input column: a tree's weighted Gini
         impurity decrease per feature divided by its root's weight (scikit-learn's
         ``compute_feature_importances(normalize=False)``), averaged over every
         tree of every forest and fold model. Not normalised: its sum is the mean
-        share of the root impurity the trees remove.
+        share of the root impurity the trees remove. A fold model of another
+        member adds its ``feature_importances_`` as it is (scikit-learn and
+        XGBoost normalise them to sum to 1) to the average; a member without
+        them is left out of it, and a block none of whose models has any gets zeros.
     """
 
     def __init__(
@@ -405,46 +461,114 @@ class ForestBlock:
             Source of every seed of this layer, consumed in a fixed order so that
             results do not depend on ``n_jobs``.
         trainable : ndarray of bool (n,) or None
-            Rows that may train the forests (those of positive sample weight);
-            None: all. The others never reach a tree, neither in a resample nor in
+            Rows that may train the members (those of positive sample weight);
+            None: all. The others never reach a model, neither in a resample nor in
             a bootstrap, but still get class vectors: the folds are drawn over all
             rows, and with ``"oob"`` they are out of every bag.
 
         Returns
         -------
-        ndarray of shape (n, n_forests, n_classes): each forest's out-of-fold class vectors.
+        ndarray of shape (n, n_members, n_classes): each member's out-of-fold class vectors.
         """
         if self.tree_method not in TREE_METHODS:
             raise ValueError(f"unknown tree_method {self.tree_method!r}; expected one of {TREE_METHODS}")
         if self.weighting not in WEIGHTINGS:
             raise ValueError(f"unknown weighting {self.weighting!r}; expected one of {WEIGHTINGS}")
-        if self.tree_method == "hist":
+        kinds = self.forest_types
+        forests = [j for j, kind in enumerate(kinds) if is_forest(kind)]
+        others = [j for j, kind in enumerate(kinds) if not is_forest(kind)]
+        X_float = X
+        if others and np.isnan(X).any():
+            for j in others:
+                check_member_accepts_nan(kinds[j], j)
+        templates = {j: member_template(kinds[j]) for j in others}
+        self.n_features_in_ = X.shape[1]
+        if self.tree_method == "hist" and forests:
             X = BinnedInput(X)
         n = len(y)
-        n_forests = len(self.forest_types)
+        n_members = len(kinds)
         rows = None if trainable is None else np.flatnonzero(trainable)
         uniform = np.ptp(distribution if rows is None else distribution[rows]) == 0
         # prefer="threads" is only joblib's default: a backend set with joblib.parallel_config
         # (e.g. "dask") takes precedence, so do not turn it into backend="threading".
         parallel = Parallel(n_jobs=self.n_jobs, prefer="threads")
-        oof = np.zeros((n, n_forests, n_classes))
-        if self.class_vectors == "oob":
-            seeds = rng.randint(np.iinfo(np.int32).max, size=n_forests)
-            weight = None if uniform else distribution * n
-            results = parallel(
-                delayed(_fit_oob_forest)(kind, self.n_estimators, self.max_depth, seed, X, y, weight, n_classes, rows)
-                for kind, seed in zip(self.forest_types, seeds)
-            )
-            self.forests_ = [[compact for compact, _ in results]]
-            for j, (_, proba) in enumerate(results):
-                oof[:, j] = proba
-            self._set_importances()
-            return oof
+        oof = np.zeros((n, n_members, n_classes))
+        self.models_ = [[] for _ in kinds]
+        warned = set()
 
+        def member_task(j, seed, fold):
+            # a member whose fit takes no sample_weight gets D_t as a weighted resample instead
+            _, train, test, fit_rows, weight, draws, _ = fold
+            if weight is not None and not takes_sample_weight(templates[j]):
+                if j not in warned:
+                    warn_resampled(templates[j], j)
+                    warned.add(j)
+                weight, draws = None, WeightedBootstrap(train, distribution[train])
+            return delayed(fit_fold_member)(templates[j], seed, X_float, y, fit_rows, test, weight, draws, n_classes)
+
+        tasks, slots = [], []  # slots[k]: (member, held-out rows, or None for out-of-bag) of task k
+        if self.class_vectors == "oob":
+            seeds = rng.randint(np.iinfo(np.int32).max, size=n_members)
+            weight = None if uniform else distribution * n
+            for j in forests:
+                tasks.append(
+                    delayed(_fit_oob_forest)(
+                        kinds[j], self.n_estimators, self.max_depth, seeds[j], X, y, weight, n_classes, rows
+                    )
+                )
+                slots.append((j, None))
+            if others:  # cross-fitted on folds drawn after the forests' seeds; D_t as sample weights
+                for fold in self._folds(rng, y, trainable, distribution, uniform, "sample_weight", n_members):
+                    for j in others:
+                        tasks.append(member_task(j, fold[-1][j], fold))
+                        slots.append((j, fold[2]))
+        else:
+            for fold in self._folds(rng, y, trainable, distribution, uniform, self.weighting, n_members):
+                _, _, test, fit_rows, weight, draws, fold_seeds = fold
+                for j, kind in enumerate(kinds):
+                    if j in templates:
+                        tasks.append(member_task(j, fold_seeds[j], fold))
+                    else:
+                        tasks.append(
+                            delayed(_fit_fold_forest)(
+                                kind,
+                                self.n_estimators,
+                                self.max_depth,
+                                fold_seeds[j],
+                                X,
+                                y,
+                                fit_rows,
+                                test,
+                                weight,
+                                n_classes,
+                                draws,
+                            )
+                        )
+                    slots.append((j, test))
+        results = parallel(tasks)
+        for (j, test), (model, proba) in zip(slots, results):
+            self.models_[j].append(model)
+            if test is None:
+                oof[:, j] = proba
+            else:
+                oof[test, j] = proba
+        self._set_importances()
+        return oof
+
+    def _folds(self, rng, y, trainable, distribution, uniform, weighting, n_members):
+        """Draw the stratified folds, their seeds and how D_t reaches each fold's members (in this order).
+
+        Yields ``(i, train, test, fit_rows, weight, draws, seeds)`` per fold:
+        the fold's trainable training rows, its held-out rows, the rows the
+        members train on (a shared resample with ``"resample_fold"``), D_t as
+        sample weights (``"sample_weight"``), the fold's :class:`WeightedBootstrap`
+        (``"resample"``), and one seed per member. ``rng`` is consumed for the
+        folds, then every seed, then each fold's shared resample, whatever the members.
+        """
+        n = len(y)
         folds = StratifiedKFold(self.n_folds, shuffle=True, random_state=rng.randint(np.iinfo(np.int32).max))
         splits = list(folds.split(np.zeros(n), y))
-        seeds = rng.randint(np.iinfo(np.int32).max, size=(self.n_folds, n_forests))
-        tasks = []
+        seeds = rng.randint(np.iinfo(np.int32).max, size=(self.n_folds, n_members))
         for i, (train, test) in enumerate(splits):
             if trainable is not None:
                 train = train[trainable[train]]
@@ -456,66 +580,69 @@ class ForestBlock:
             weight = draws = None
             fit_rows = train
             if not uniform:
-                if self.weighting == "resample":
-                    draws = WeightedBootstrap(train, distribution[train])  # one alias table for the fold's forests
-                elif self.weighting == "resample_fold":
+                if weighting == "resample":
+                    draws = WeightedBootstrap(train, distribution[train])  # one alias table for the fold's members
+                elif weighting == "resample_fold":
                     fit_rows = weighted_resample(train, distribution, rng)
                 else:
                     weight = distribution * (len(train) / distribution[train].sum())
-            for j, kind in enumerate(self.forest_types):
-                tasks.append(
-                    delayed(_fit_fold_forest)(
-                        kind,
-                        self.n_estimators,
-                        self.max_depth,
-                        seeds[i, j],
-                        X,
-                        y,
-                        fit_rows,
-                        test,
-                        weight,
-                        n_classes,
-                        draws,
-                    )
-                )
-        results = parallel(tasks)
-        self.forests_ = []
-        for i, (_, test) in enumerate(splits):
-            fold = results[i * n_forests : (i + 1) * n_forests]
-            self.forests_.append([compact for compact, _ in fold])
-            for j, (_, proba) in enumerate(fold):
-                oof[test, j] = proba
-        self._set_importances()
-        return oof
+            yield i, train, test, fit_rows, weight, draws, seeds[i]
+
+    @property
+    def forests_(self):
+        counts = {len(models) for models in self.models_}
+        if len(counts) != 1:
+            raise AttributeError(
+                "forests_ lists the models fold first only when every member has as many of them; see models_"
+            )
+        return [list(fold) for fold in zip(*self.models_)]
+
+    def _flat_models(self):
+        """Every fitted model, fold first (fold 0 of every member, then fold 1, ...)."""
+        depth = max(len(models) for models in self.models_)
+        return [models[i] for i in range(depth) for models in self.models_ if i < len(models)]
 
     def _set_importances(self):
-        flat = [compact for fold in self.forests_ for compact in fold]
-        self.importances_ = np.mean([c.importances / c.n_trees for c in flat], axis=0)
+        values = []
+        for model in self._flat_models():
+            if isinstance(model, FoldModel):
+                importances = model.importances
+                if importances is not None and importances.shape == (self.n_features_in_,):
+                    values.append(importances)
+            else:
+                values.append(model.importances / model.n_trees)
+        self.importances_ = np.mean(values, axis=0) if values else np.zeros(self.n_features_in_)
 
     def predict_proba(self, X):
-        """Each forest's class vectors for new rows, averaged over its fold models.
+        """Each member's class vectors for new rows, averaged over its fold models.
 
         Returns
         -------
-        ndarray of shape (n, n_forests, n_classes)
+        ndarray of shape (n, n_members, n_classes)
         """
-        flat = [compact for fold in self.forests_ for compact in fold]
         has_missing = bool(np.isnan(X).any())
-        if isinstance(flat[0], BinnedForest):
-            X = flat[0].binner.transform(X)  # once for all the layer's forests
-        results = Parallel(n_jobs=self.n_jobs, prefer="threads")(delayed(_predict_one)(c, X, has_missing) for c in flat)
-        n_forests = len(self.forest_types)
-        out = np.zeros((X.shape[0], n_forests, flat[0].n_classes))
-        for k, proba in enumerate(results):  # fixed order: bit-identical for any n_jobs
-            out[:, k % n_forests] += proba
-        out /= len(self.forests_)
+        if has_missing:
+            for j, kind in enumerate(self.forest_types):
+                check_member_accepts_nan(kind, j)
+        flat = [(j, model) for j, models in enumerate(self.models_) for model in models]
+        binned = next((model for _, model in flat if isinstance(model, BinnedForest)), None)
+        Xb = None if binned is None else binned.binner.transform(X)  # once for all the layer's forests
+        results = Parallel(n_jobs=self.n_jobs, prefer="threads")(
+            delayed(_predict_one)(model, Xb if isinstance(model, BinnedForest) else X, has_missing) for _, model in flat
+        )
+        out = np.zeros((X.shape[0], len(self.models_), flat[0][1].n_classes))
+        for (j, _), proba in zip(flat, results):  # fixed order: bit-identical for any n_jobs
+            out[:, j] += proba
+        for j, models in enumerate(self.models_):
+            out[:, j] /= len(models)
         return out
 
     @property
     def nbytes(self):
-        """Memory held by the block's stored trees (and bin edges), in bytes."""
-        total = sum(c.nbytes for fold in self.forests_ for c in fold)
-        first = self.forests_[0][0]
-        if isinstance(first, BinnedForest):
-            total += sum(e.nbytes for e in first.binner.edges_)
+        """Memory held by the block's stored models (and bin edges), in bytes (pickled size for other members)."""
+        flat = self._flat_models()
+        total = sum(model.nbytes for model in flat)
+        binned = next((model for model in flat if isinstance(model, BinnedForest)), None)
+        if binned is not None:
+            total += sum(e.nbytes for e in binned.binner.edges_)
         return total

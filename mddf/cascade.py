@@ -8,17 +8,19 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin, _fit_context
+from sklearn.ensemble import RandomForestClassifier
 from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import LabelEncoder
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_is_fitted, has_fit_parameter
 
 from ._tabular import CATEGORICAL_FEATURES_CONSTRAINT, validate_tabular
 from ._validation import check_sample_weight
-from .block import FOREST_TYPES, TREE_METHODS, WEIGHTINGS, ForestBlock
+from .block import TREE_METHODS, WEIGHTINGS, ForestBlock
 from .margin import margins
+from .members import check_accepts_nan, check_forest_types, fit_classifier, is_forest, make_gbdt
 from .mixture import ClassVectorMixture, CumulativeMargin
 from .stopping import EarlyStopping, weighted_accuracy
 
@@ -58,6 +60,12 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
     distribution is ``D_{t+1} proportional to l_md(F_t)`` (eq. 47). The
     prediction is ``argmax_j f_T^j(x)`` (eq. 9).
 
+    Beyond the paper, and only when asked for: a block may hold
+    extremely-randomised forests, XGBoost or any scikit-learn classifier
+    beside (or instead of) its forests (``forest_types``), and a final
+    estimator may be trained on ``[x, f_T(x)]`` to make the prediction
+    (``predictor``, DF21's ``use_predictor``).
+
     Reference: S.-H. Lv, L. Yang, Z.-H. Zhou, "Forest Representation Learning
     Guided by Margin Distribution" (Algorithms 1-2, equations 5-9 and 45-48,
     configuration of Section 5.2).
@@ -66,10 +74,64 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
     ----------
     n_estimators : int, default=100
         Trees per forest (Section 5.2: 100).
-    forest_types : tuple of {"rf", "crf"}, default=("rf", "rf", "crf", "crf")
-        The forests of each block: random forests and completely-random forests
+    forest_types : tuple of {"rf", "crf", "et", "gbdt"} or estimator instances, default=("rf", "rf", "crf", "crf")
+        The members of each block: random forests and completely-random forests
         (``ExtraTreesClassifier(max_features=1)``). ``("rf",) * 4`` is the
-        paper's mdDF_SF variant.
+        paper's mdDF_SF variant. Beyond the paper:
+
+        - ``"et"``: extremely-randomised trees (DF21's "ERF",
+          ``ExtraTreesClassifier(max_features="sqrt")``): a random threshold on
+          each of sqrt(d) candidate features, the best by Gini; no bootstrap,
+          like ``"crf"``. Between the two others in randomness: more diverse
+          than random forests, stronger than completely-random trees, about as
+          cheap as random forests with ``tree_method="hist"``.
+        - ``"gbdt"``: XGBoost's ``XGBClassifier`` with fixed settings (XGBoost's
+          defaults pinned: 100 rounds, learning rate 0.3, depth 6, one thread;
+          :data:`mddf.members.GBDT_PARAMS`). Boosting can lower the bias of a
+          block of averaged trees, at the cost of sequential rounds for every
+          fold model. ``max_depth_factor`` and ``n_estimators`` do not apply.
+        - an estimator instance with ``predict_proba`` (any scikit-learn
+          classifier, a ``Pipeline``, an ``XGBClassifier`` or ``LGBMClassifier``
+          of your settings): cloned for every fold model, so the instance itself
+          is never fitted and ``get_params``/``clone`` keep it as it is; every
+          ``random_state`` parameter of the clone (nested ones included) is
+          drawn from ``random_state``, which makes the cascade reproducible
+          and, for a clone whose own ``n_jobs`` does not change its results,
+          independent of ``n_jobs``. Its fits run in the block's parallel pool.
+
+        Every member gets k-fold class vectors; with ``class_vectors="oob"`` only
+        the forests (``"rf"``, ``"crf"``, ``"et"``) are out-of-bag, the others
+        are cross-fitted on ``n_folds`` folds (at k times the cost of one fit).
+        D_t reaches a forest as ``weighting`` says and any other member by
+        resampling (``"resample"``: its own weighted resample per fold model;
+        ``"resample_fold"``: the fold's shared one) or as ``sample_weight``
+        (``"sample_weight"`` and ``class_vectors="oob"``); a member whose ``fit``
+        takes no ``sample_weight`` is given a weighted resample instead, with a
+        ``UserWarning``, so D_t always reaches it. A member whose scikit-learn
+        tags reject missing values raises a ``ValueError`` naming it when the
+        layer input has NaN. For ``feature_importances_``, a member's
+        ``feature_importances_`` (normalised to sum to 1 by scikit-learn and
+        XGBoost) is averaged with the forests' impurity decreases; a member
+        without them is left out.
+    predictor : None, "xgboost", "forest" or an estimator instance, default=None
+        None: the prediction is the cascade's own, ``argmax f_T`` (eq. 9).
+        Otherwise an estimator is trained, after the cascade, on ``[x, f_T(x)]``
+        with the out-of-fold ``f_T`` of the training rows (``oof_features_[-1]``,
+        so it never learns from class vectors of models that saw the row) and
+        makes :meth:`predict` and :meth:`predict_proba` (DF21's
+        ``use_predictor``). ``"xgboost"``: the ``"gbdt"`` member's XGBoost
+        (one thread, so results do not depend on ``n_jobs``); ``"forest"``: a
+        ``RandomForestClassifier`` of ``4 * n_estimators`` fully grown trees (as
+        many as a block of four forests; 400 by default), sqrt(d) features per
+        split, ``n_jobs`` threads; an instance is cloned and its ``random_state``
+        parameters drawn from ``random_state``. It can correct a cascade whose
+        averaged class vectors are poorly calibrated or that needs interactions
+        between x and f_T, for one more model to fit and keep.
+        The staged outputs, :meth:`transform` and ``oof_features_`` stay the
+        cascade's. ``sample_weight`` reaches it as ``sample_weight`` (a predictor
+        whose ``fit`` takes none raises a ``ValueError`` with non-uniform weights),
+        rows of weight 0 are left out, and a predictor whose tags reject NaN
+        raises a ``ValueError`` when X has missing values.
     n_folds : int, default=3
         k of the k-fold class vectors (Section 5.2 leaves k open; 3 is
         gcForest's choice and the cheapest that leaves each model 2/3 of the rows).
@@ -77,7 +139,8 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         ``"kfold"``: Algorithm 1's k-fold cross-fitting (k fits per forest, new
         rows get the mean of the k fold models). ``"oob"``: each forest is
         fitted once with bootstrap and training rows get out-of-bag class vectors,
-        about k times cheaper to fit and to keep.
+        about k times cheaper to fit and to keep. Members that are not forests
+        (``"gbdt"``, estimator instances) are cross-fitted on k folds either way.
     max_depth_factor : int or None, default=16
         Trees of layer t are limited to depth ``max_depth_factor * (t + 1)``
         (Section 5.2: ``d_max(t) in {2t+2, 4t+4, 8t+8, 16t+16}``); ``None``
@@ -149,7 +212,7 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         ``"exact"``: the exact minimiser of the piecewise quadratic objective.
     weighting : {"resample", "resample_fold", "sample_weight"}, default="resample"
         How D_t reaches the forests (Algorithm 1: "re-sample a training set with
-        the distribution D_t"). ``"resample"``: every tree trains on its own
+        the distribution D_t"; for the other members see ``forest_types``). ``"resample"``: every tree trains on its own
         weighted resample of the fold's training rows (for random forests, the
         bootstrap itself is drawn from D_t). ``"resample_fold"``: one weighted
         resample per fold, shared by the block, which random forests bootstrap
@@ -210,6 +273,8 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         Per column, the categories of a categorical column in code order (None
         for a numeric column); None when no column is categorical.
     layers_ : list of ForestBlock, the kept layers (best prefix)
+    predictor_ : estimator or None
+        The fitted ``predictor`` (None without one).
     alphas_ : ndarray ``(n_layers_,)``
         Layer weights: Algorithm 2's alpha_t for ``cumulative_margin="additive"``,
         the simplex weights of the final mixture for ``"normalized"``, ones for
@@ -258,6 +323,7 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
     _parameter_constraints = {
         "n_estimators": [Interval(Integral, 1, None, closed="left")],
         "forest_types": [tuple, list],
+        "predictor": [None, StrOptions({"xgboost", "forest"}), HasMethods(["fit", "predict_proba"])],
         "n_folds": [Interval(Integral, 2, None, closed="left")],
         "class_vectors": [StrOptions({"kfold", "oob"})],
         "max_depth_factor": [Interval(Integral, 1, None, closed="left"), None],
@@ -286,6 +352,7 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         *,
         n_estimators=100,
         forest_types=("rf", "rf", "crf", "crf"),
+        predictor=None,
         n_folds=3,
         class_vectors="kfold",
         max_depth_factor=16,
@@ -310,6 +377,7 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
     ):
         self.n_estimators = n_estimators
         self.forest_types = forest_types
+        self.predictor = predictor
         self.n_folds = n_folds
         self.class_vectors = class_vectors
         self.max_depth_factor = max_depth_factor
@@ -342,10 +410,7 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         return np.hstack([X, passed.astype(np.float32, copy=False)])
 
     def _check_forest_types(self):
-        types = tuple(self.forest_types)
-        if not types or any(kind not in FOREST_TYPES for kind in types):
-            raise ValueError(f"forest_types must be a non-empty sequence of {FOREST_TYPES}, got {self.forest_types!r}")
-        return types
+        return check_forest_types(self.forest_types)
 
     def _forest_block(self, forest_types, t):
         """Layer t's untrained block, its trees limited to depth ``max_depth_factor * (t + 1)``."""
@@ -441,6 +506,9 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         generator of a shared first layer.
         """
         forest_types = self._check_forest_types()
+        if isinstance(self.predictor, type):  # scikit-learn's HasMethods lets a class through
+            name = self.predictor.__name__
+            raise TypeError(f"predictor: {name} is a class; pass an instance, e.g. {name}()")
         if rng is None:
             rng = check_random_state(self.random_state)
         X, y, weight, X_val, y_val, weight_val = self._training_data(X, y, sample_weight, rng)
@@ -515,6 +583,38 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         self.oof_features_ = growth.oof_features[:kept]
         self.stop_reason_ = growth.stopping.reason or f"reached max_layers={self.max_layers}"
         self._set_importances(growth.X.shape[1])
+        self._fit_predictor(growth)
+
+    def _fit_predictor(self, growth):
+        """Train ``predictor`` on ``[x, f_T]`` of the training rows (out-of-fold f_T); set ``predictor_``."""
+        self._predictor_model = self.predictor_ = None
+        if self.predictor is None:
+            return
+        seed = growth.rng.randint(np.iinfo(np.int32).max)
+        if self.predictor == "xgboost":
+            template = make_gbdt()
+        elif self.predictor == "forest":
+            template = RandomForestClassifier(
+                n_estimators=4 * self.n_estimators, max_features="sqrt", n_jobs=self.n_jobs
+            )
+        else:
+            template = self.predictor
+        X, y, weight = growth.X, growth.y, growth.weight
+        if np.isnan(X).any():
+            check_accepts_nan(template, "predictor")
+        Z = np.hstack([X, self.oof_features_[-1]])
+        if weight is not None:
+            keep = weight > 0
+            Z, y, weight = Z[keep], y[keep], weight[keep]
+            if np.ptp(weight) == 0:
+                weight = None
+            elif not has_fit_parameter(template, "sample_weight"):
+                raise ValueError(
+                    f"predictor: {type(template).__name__}.fit takes no sample_weight; fit without sample_weight "
+                    "(or with equal weights), or use a predictor whose fit takes it"
+                )
+        self._predictor_model = fit_classifier(template, Z, y, len(self.classes_), weight, random_state=seed)
+        self.predictor_ = self._predictor_model.estimator
 
     def _set_importances(self, n_features):
         """``layer_importances_``, ``feature_importances_`` and ``class_vector_importance_`` of the kept layers."""
@@ -579,12 +679,14 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
                             "sample weight zero; give more rows a positive weight"
                         )
         counts = np.bincount(y_enc, minlength=n_classes)
-        if self.class_vectors == "kfold" and counts.min() < self.n_folds:
+        cross_fitted = self.class_vectors == "kfold" or not all(map(is_forest, self.forest_types))
+        if cross_fitted and counts.min() < self.n_folds:
             small = self.classes_.tolist()[int(np.argmin(counts))]
+            hint = "use class_vectors='oob'" if self.class_vectors == "kfold" else "use forests only"
             raise ValueError(
                 f"class {small!r} has {counts.min()} training samples, fewer than n_folds={self.n_folds}; "
                 "every class needs at least n_folds samples for stratified k-fold class vectors "
-                "(lower n_folds or use class_vectors='oob')"
+                f"(lower n_folds or {hint})"
             )
         return X, y_enc, weight, X_val, y_val, weight_val
 
@@ -644,23 +746,35 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
 
         Yields
         ------
-        ndarray of shape (n_samples, n_classes); the last equals :meth:`predict_proba`.
+        ndarray of shape (n_samples, n_classes); the last equals :meth:`predict_proba`
+        without a ``predictor`` (with one, it is still the cascade's own).
         """
         return (proba for _, proba in self._staged(X))
 
     def staged_predict(self, X):
-        """Predicted labels after each kept layer."""
+        """Predicted labels after each kept layer (the cascade's own, with or without a ``predictor``)."""
         return (self.classes_[proba.argmax(axis=1)] for proba in self.staged_predict_proba(X))
 
     def predict_proba(self, X):
-        """Class probabilities ``f_T(x) / sum_t alpha_t``: a convex combination of the layers' class vectors (eq. 9)."""
-        proba = None
-        for stage in self.staged_predict_proba(X):
-            proba = stage
-        return proba
+        """Class probabilities ``f_T(x) / sum_t alpha_t``: a convex combination of the layers' class vectors (eq. 9).
+
+        With a ``predictor``, its probabilities for ``[x, f_T(x)]`` instead.
+        """
+        if getattr(self, "_predictor_model", None) is None:
+            proba = None
+            for stage in self.staged_predict_proba(X):
+                proba = stage
+            return proba
+        check_is_fitted(self)
+        X = validate_tabular(self, X, reset=False, dtype=np.float32, order="C", ensure_all_finite="allow-nan")
+        for stage, _ in self._replay(X):
+            passed = stage  # f_T after the last kept layer
+        if np.isnan(X).any():
+            check_accepts_nan(self.predictor_, "predictor")
+        return self._predictor_model.predict_proba(np.hstack([X, passed.astype(np.float32)]))
 
     def predict(self, X):
-        """``argmax_j f_T^j(x)`` (eq. 9)."""
+        """``argmax_j f_T^j(x)`` (eq. 9), or the ``predictor``'s most probable class for ``[x, f_T(x)]``."""
         proba = self.predict_proba(X)  # checks fitted-ness before classes_ is read
         return self.classes_[proba.argmax(axis=1)]
 

@@ -9,8 +9,9 @@ scikit-learn's split rules. One concern per module, as in scikit-learn's
   feature and the uint8 bin codes of any rows, missing values (NaN) in a bin
   of their own;
 - :mod:`~mddf.trees.splitting`: the split rules on one feature of a node (its
-  best Gini threshold, or a completely-random one, each with the side its
-  missing values go to) and the random generator;
+  best Gini threshold, a completely-random one, or the Gini score of a random
+  one for extremely-randomised trees, each with the side its missing values go
+  to) and the random generator;
 - :mod:`~mddf.trees.grower`: :func:`grow_tree`, growing one tree depth first
   (node stack, candidate-feature draws, row partitions) into flat node arrays,
   with its Gini importance per feature;

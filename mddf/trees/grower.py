@@ -18,7 +18,7 @@ from numba import njit
 # and is invalidated only by changes to this file: after editing splitting.py or binning.py,
 # delete mddf/trees/__pycache__.
 from .binning import MAX_BINS
-from .splitting import best_split_bin, randint, random_split_bin, rng_state
+from .splitting import best_split_bin, randint, random_split_bin, rng_state, split_score
 
 _UNDECIDED = 2  # missing_left of a node whose left child has not been popped yet
 
@@ -77,12 +77,17 @@ def grow_tree(Xb, y, w, n_bins, missing_bin, n_classes, max_depth, max_features,
     max_depth : int
         Depth limit (-1: none).
     max_features : int
-        Candidate features per node for best splits: features are drawn without
+        Candidate features per node for best and extremely-randomised splits: features are drawn without
         replacement until ``max_features`` non-constant ones have been evaluated
         (or none is left), as scikit-learn's splitter does.
-    random_split : bool
-        Completely-random split (one random non-constant feature, a random bin
-        boundary inside the node's range) instead of the best Gini split.
+    random_split : int or bool
+        The split rule (:mod:`mddf.trees.splitting`). 0 (False): the best Gini
+        split over ``max_features`` candidate features (random forest). 1
+        (True): completely random, one random non-constant feature and a random
+        bin boundary inside the node's range (``max_features`` is ignored). 2:
+        extremely randomised, one random bin boundary on each of
+        ``max_features`` candidate features, the best of them by Gini
+        (ExtraTrees); candidates are drawn as for the best split.
     seed : int
 
     Returns
@@ -217,12 +222,43 @@ def grow_tree(Xb, y, w, n_bins, missing_bin, n_classes, max_depth, max_features,
                 f = features[r]
                 features[r] = features[j]
                 features[j] = f
-                if random_split:
+                if random_split == 1:
                     b = random_split_bin(Xb, samples, start, end, f, missing_bin, state)
                     if b >= 0:
                         split_f = f
                         split_b = b & 255
                         split_side = (b >> 8) - 1
+                        break
+                elif random_split == 2:
+                    b = random_split_bin(Xb, samples, start, end, f, missing_bin, state)
+                    if b < 0:
+                        continue
+                    side = (b >> 8) - 1
+                    missing_code = -1
+                    if missing_bin is not None and side == 1:
+                        missing_code = missing_bin[f]
+                    score = split_score(
+                        Xb,
+                        node_y,
+                        node_w,
+                        samples,
+                        start,
+                        end,
+                        f,
+                        b & 255,
+                        missing_code,
+                        n_classes,
+                        counts,
+                        node_weight,
+                        left,
+                    )
+                    if score > best:
+                        best = score
+                        split_f = f
+                        split_b = b & 255
+                        split_side = side
+                    n_evaluated += 1
+                    if n_evaluated >= max_features:
                         break
                 else:
                     score, b, side = best_split_bin(

@@ -8,18 +8,23 @@ instead of O(n_classes):
 - the Gini criterion is updated incrementally (the sum of squared class
   weights changes by one term when a row crosses the threshold).
 
-Two split rules, matching the block's two forest kinds:
+Three split rules, matching the block's forest kinds:
 
-- best split (``random_split=False``): the random forest's rule, the best Gini
+- best split (``random_split=0`` or False): the random forest's rule, the best Gini
   split over ``max_features`` randomly chosen features that are not constant in
   the node (scikit-learn's ``DecisionTreeClassifier(max_features=...)``);
-- random split (``random_split=True``): the completely-random tree of Zhou and
+- random split (``random_split=1`` or True): the completely-random tree of Zhou and
   Feng, one randomly chosen non-constant feature and a threshold drawn uniformly
   among its bin boundaries inside the node. scikit-learn's
   ``ExtraTreeClassifier(max_features=1)`` draws the threshold uniformly in value
   instead; drawing it among the bins (equal-frequency quantiles of the layer's
   training rows) is drawing it uniformly in rank, which does not depend on the
-  scale of a feature.
+  scale of a feature;
+- extremely-randomised split (``random_split=2``): the ExtraTrees rule
+  (scikit-learn's ``ExtraTreeClassifier(max_features=...)``, DF21's "ERF"): a
+  random threshold, drawn as for the random split, on each of ``max_features``
+  randomly chosen non-constant features, and the best of these candidates by
+  Gini (:func:`split_score`).
 
 Missing values (NaN) sit in a bin of their own, the feature's last code
 ``missing_bin`` (:mod:`mddf.trees.binning`), so a threshold ``bin <= b`` on the
@@ -431,3 +436,36 @@ def random_split_bin(Xb, samples, start, end, f, missing_bins, state):
         b = lo + randint(state, hi - lo)
         return b + _SIDE * (1 + randint(state, 2))
     return hi + _SIDE
+
+
+@njit(cache=True, nogil=True)
+def split_score(
+    Xb, node_y, node_w, samples, start, end, f, split_b, missing_code, n_classes, node_counts, node_weight, left
+):
+    """Gini score of one given split of the node's rows ``samples[start:end]`` (the extremely-randomised rule).
+
+    Rows with ``bin <= split_b`` of feature ``f``, and rows coded
+    ``missing_code`` (the feature's missing bin when missing values go left,
+    -1 otherwise), form the left child. The score is :func:`best_split_bin`'s,
+    ``sum_children (sum_c w_c^2) / w_child``; -1 when a child has no weight.
+    ``left`` is scratch space of ``n_classes`` floats.
+    """
+    for c in range(n_classes):
+        left[c] = 0.0
+    w_left = 0.0
+    for i in range(start, end):
+        code = Xb[samples[i], f]
+        if code <= split_b or code == missing_code:
+            left[node_y[i]] += node_w[i]
+            w_left += node_w[i]
+    w_right = node_weight - w_left
+    if w_left <= 0.0 or w_right <= 0.0:
+        return -1.0
+    sumsq_left = 0.0
+    sumsq_right = 0.0
+    for c in range(n_classes):
+        lc = left[c]
+        rc = node_counts[c] - lc
+        sumsq_left += lc * lc
+        sumsq_right += rc * rc
+    return sumsq_left / w_left + sumsq_right / w_right

@@ -22,6 +22,10 @@ EXPECTED_FAILED = {
 @parametrize_with_checks(
     [
         MDDFClassifier(n_estimators=5, max_layers=2, n_folds=2, random_state=0),
+        # the extensions beyond the paper: an extremely-randomised forest and a predictor on top
+        MDDFClassifier(
+            n_estimators=5, max_layers=2, n_folds=2, forest_types=("rf", "et"), predictor="forest", random_state=0
+        ),
         MDDFGridSearch(
             MDDFClassifier(n_estimators=4, max_layers=2, n_folds=2, random_state=0), {"margin_mean": [0.7, 0.9]}
         ),

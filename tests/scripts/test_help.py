@@ -1,5 +1,6 @@
 """Every script documents itself (--help) and offers a --quick smoke-test configuration."""
 
+import bench_extensions
 import export_features
 import plot_layers
 import plot_tsne
@@ -8,7 +9,7 @@ import run_uci
 import small_sample
 
 
-@pytest.mark.parametrize("module", [run_uci, small_sample, plot_layers, plot_tsne, export_features])
+@pytest.mark.parametrize("module", [run_uci, small_sample, plot_layers, plot_tsne, export_features, bench_extensions])
 def test_help_exits_cleanly_and_lists_quick(module, capsys):
     with pytest.raises(SystemExit) as exit_info:
         module.main(["--help"])

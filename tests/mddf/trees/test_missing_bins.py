@@ -135,7 +135,7 @@ def test_the_class_of_the_missing_rows_is_learned_and_predicted():
 
 
 # ---------------------------------------------------------------- routing at prediction
-@pytest.mark.parametrize("random_split", [False, True])
+@pytest.mark.parametrize("random_split", [False, True, 2])  # best, completely random, extra-trees
 def test_prediction_routes_missing_values_as_training_partitioned_them(random_split):
     # fully grown on distinct rows, each training row must land in a leaf of its own class
     rng = np.random.RandomState(6)
@@ -156,7 +156,7 @@ def test_prediction_routes_missing_values_as_training_partitioned_them(random_sp
     assert np.array_equal(forest.predict_proba(X), proba(tree, binned.codes, 3, binned.missing_codes))
 
 
-@pytest.mark.parametrize("random_split", [False, True])
+@pytest.mark.parametrize("random_split", [False, True, 2])  # best, completely random, extra-trees
 def test_nan_in_a_feature_that_had_none_goes_to_the_heavier_child(random_split):
     rng = np.random.RandomState(8)
     x = np.repeat([0.0, 1.0], [300, 100]).astype(np.float32)
@@ -187,21 +187,24 @@ def test_binned_forest_stores_the_missing_sides_in_one_bit_a_node():
 
 
 # ---------------------------------------------------------------- completely-random splits
-def test_random_splits_draw_the_missing_side():
+@pytest.mark.parametrize("random_split", [True, 2])  # completely random, extra-trees
+def test_random_splits_draw_the_missing_side(random_split):
     rng = np.random.RandomState(11)
     X = _with_nan(rng.rand(300, 1), 0.3, 12)
     y = rng.randint(0, 2, 300)
     binned = BinnedInput(X)
     sides = {
         int(
-            grow(binned.codes, y, n_bins=binned.n_bins, missing_bin=binned.missing_bin, random_split=True, seed=s)[5][0]
+            grow(
+                binned.codes, y, n_bins=binned.n_bins, missing_bin=binned.missing_bin, random_split=random_split, seed=s
+            )[5][0]
         )
         for s in range(40)
     }
     assert sides == {0, 1}
 
 
-@pytest.mark.parametrize("random_split", [False, True])
+@pytest.mark.parametrize("random_split", [False, True, 2])  # best, completely random, extra-trees
 def test_complete_data_grows_the_same_tree_with_or_without_the_missing_value_code(random_split):
     # missing_bin=None compiles the missing-value code out; an array of -1 runs it, finding no NaN
     rng = np.random.RandomState(13)

@@ -1,4 +1,4 @@
-"""Split search: the best Gini split, the completely-random split, and weights that round."""
+"""Split search: the best Gini split, the completely-random and extremely-randomised splits, weights that round."""
 
 import numpy as np
 import pytest
@@ -70,6 +70,47 @@ def test_random_split_threshold_lies_inside_the_nodes_range():
     for seed in range(20):
         feature, split_bin, *_ = grow(Xb, y, max_depth=1, random_split=True, seed=seed)
         assert 40 <= split_bin[0] < 60
+
+
+# ---------------------------------------------------------------- extremely-randomised split (ExtraTrees trees)
+def test_extra_trees_split_is_random_seeded_and_inside_the_nodes_range():
+    rng = np.random.RandomState(10)
+    Xb = rng.randint(40, 61, size=(200, 3)).astype(np.uint8)
+    y = rng.randint(0, 2, 200)
+    roots = set()
+    for seed in range(20):
+        feature, split_bin, *_ = grow(Xb, y, max_depth=1, max_features=2, random_split=2, seed=seed)
+        assert 40 <= split_bin[0] < 60
+        roots.add((int(feature[0]), int(split_bin[0])))
+    assert len(roots) > 5  # a random threshold, not the best one
+    first = grow(Xb, y, max_features=2, random_split=2, seed=3)
+    again = grow(Xb, y, max_features=2, random_split=2, seed=3)
+    assert all(np.array_equal(a, b) for a, b in zip(first[:4], again[:4]))
+
+
+def test_extra_trees_split_keeps_the_best_of_its_random_candidates():
+    # feature 0 has two bins and decides the class: its only threshold is a perfect split, so a
+    # node that draws it among its candidates takes it. With every feature a candidate the root
+    # always splits on it; a completely-random root does only when it draws feature 0.
+    rng = np.random.RandomState(4)
+    y = rng.randint(0, 2, 400)
+    Xb = np.column_stack([y, rng.randint(0, 50, size=(400, 4))]).astype(np.uint8)
+    et_roots = [grow(Xb, y, max_depth=1, max_features=5, random_split=2, seed=s)[0][0] for s in range(30)]
+    crf_roots = [grow(Xb, y, max_depth=1, random_split=True, seed=s)[0][0] for s in range(30)]
+    assert set(et_roots) == {0}
+    assert len(set(crf_roots)) > 1
+    # the score of the chosen split is the Gini score of that threshold
+    feature, split_bin, *_ = grow(Xb, y, max_depth=1, max_features=5, random_split=2, seed=0)
+    assert _gini_score(Xb, y, np.ones(400), 0, int(split_bin[0]), 2) == pytest.approx(400.0)
+
+
+def test_extra_trees_split_with_one_candidate_is_a_completely_random_split_on_a_random_feature():
+    rng = np.random.RandomState(12)
+    Xb = rng.randint(0, 30, size=(300, 4)).astype(np.uint8)
+    y = rng.randint(0, 3, 300)
+    tree = grow(Xb, y, max_features=1, random_split=2, seed=5)
+    assert proba(tree, Xb, 3).argmax(axis=1).tolist() == y.tolist()  # fully grown: every row in a leaf of its class
+    assert len(set(tree[0][tree[0] >= 0].tolist())) == 4
 
 
 # ---------------------------------------------------------------- weights that round

@@ -1,0 +1,238 @@
+"""Members of a forest block other than the forests it grows: XGBoost and any scikit-learn classifier.
+
+A block's ``forest_types`` lists its members. The forests (``"rf"``, ``"crf"``,
+``"et"``) are grown tree by tree by :mod:`mddf.block`; the other members are
+estimators fitted whole, one per fold:
+
+- ``"gbdt"``: gradient-boosted trees, XGBoost's ``XGBClassifier`` with the
+  fixed settings of :data:`GBDT_PARAMS` (:func:`make_gbdt`);
+- an estimator instance with ``fit`` and ``predict_proba`` (a scikit-learn
+  classifier, a ``Pipeline`` ending in one, an ``XGBClassifier`` or
+  ``LGBMClassifier`` of one's own settings), cloned for every fold model and
+  never fitted itself.
+
+Such a member is trained on the class indices ``0 .. k - 1`` of the classes
+present among its training rows (so that XGBoost, which wants contiguous
+labels, accepts a resample that missed a class) and its probabilities are put
+back in the block's class columns; a training set of a single class gives that
+class probability 1 without fitting anything.
+"""
+
+from __future__ import annotations
+
+import pickle
+import warnings
+
+import numpy as np
+from sklearn.base import clone
+from sklearn.utils import get_tags
+from sklearn.utils.validation import has_fit_parameter
+
+#: The forests :class:`mddf.block.ForestBlock` grows itself; they bag, so they can give out-of-bag class vectors.
+FOREST_KINDS = ("rf", "crf", "et")
+#: Every named kind of member; an estimator instance is the other kind.
+NAMED_KINDS = FOREST_KINDS + ("gbdt",)
+
+#: Settings of the ``"gbdt"`` member: XGBoost's own defaults (100 rounds, learning rate 0.3, depth 6,
+#: histogram trees), written out so that they do not move with XGBoost's version, and one thread, as
+#: the block parallelises over its members and folds (and one thread keeps XGBoost's sums in a fixed order).
+GBDT_PARAMS = dict(n_estimators=100, learning_rate=0.3, max_depth=6, tree_method="hist", n_jobs=1)
+
+_MAX_SEED = np.iinfo(np.int32).max
+
+
+def make_gbdt(random_state=None):
+    """The ``"gbdt"`` member: ``XGBClassifier(**GBDT_PARAMS, random_state=random_state)``.
+
+    Boosting fits each tree to the errors of the previous ones, so on data where
+    a few strong interactions matter it reaches a lower bias than the block's
+    averaged forests, at the cost of sequential rounds. The block's depth
+    limit (``max_depth_factor``) and ``n_estimators`` do not apply to it; for
+    other settings pass an ``XGBClassifier`` instance of your own.
+    """
+    from xgboost import XGBClassifier
+
+    return XGBClassifier(**GBDT_PARAMS, random_state=random_state)
+
+
+def is_forest(kind):
+    """Whether ``kind`` is a forest grown by the block (``"rf"``, ``"crf"``, ``"et"``)."""
+    return isinstance(kind, str) and kind in FOREST_KINDS
+
+
+def member_name(kind):
+    """A short name of a member for messages: the kind, or the estimator's class name."""
+    return kind if isinstance(kind, str) else type(kind).__name__
+
+
+def check_member(kind, position=None):
+    """Raise a clear error unless ``kind`` is a named kind or an unfitted-able classifier instance.
+
+    Returns ``kind`` unchanged.
+    """
+    where = "forest_types" if position is None else f"forest_types[{position}]"
+    if isinstance(kind, str):
+        if kind not in NAMED_KINDS:
+            raise ValueError(f"{where}: unknown kind {kind!r}; expected one of {NAMED_KINDS} or an estimator instance")
+        return kind
+    if isinstance(kind, type):
+        raise TypeError(f"{where}: {kind.__name__} is a class; pass an instance, e.g. {kind.__name__}()")
+    if not hasattr(kind, "fit"):
+        raise TypeError(f"{where}: {kind!r} is neither one of {NAMED_KINDS} nor an estimator (it has no fit method)")
+    if not hasattr(kind, "predict_proba"):
+        raise TypeError(
+            f"{where}: {type(kind).__name__} has no predict_proba; a block member must give class "
+            "probabilities (e.g. SVC(probability=True), or wrap it in CalibratedClassifierCV)"
+        )
+    return kind
+
+
+def check_forest_types(forest_types):
+    """Validate a ``forest_types`` sequence; return it as a tuple (estimator instances unchanged)."""
+    if isinstance(forest_types, str) or not hasattr(forest_types, "__len__"):
+        raise ValueError(f"forest_types must be a non-empty sequence of members, got {forest_types!r}")
+    types = tuple(forest_types)
+    if not types:
+        raise ValueError(f"forest_types must be a non-empty sequence of {NAMED_KINDS} or estimators, got {types!r}")
+    for j, kind in enumerate(types):
+        check_member(kind, j)
+    return types
+
+
+def member_template(kind):
+    """The unfitted estimator a non-forest member clones for each fold model."""
+    return make_gbdt() if kind == "gbdt" else kind
+
+
+def check_accepts_nan(estimator, where):
+    """Raise a ``ValueError`` naming ``estimator`` (at ``where``) if its scikit-learn tags say it rejects NaN."""
+    if not get_tags(estimator).input_tags.allow_nan:
+        raise ValueError(
+            f"{where}: {type(estimator).__name__} does not accept missing values (NaN), which its input holds; "
+            "impute them first (e.g. make_pipeline(SimpleImputer(), estimator)), or use an estimator that "
+            "handles them (the block's forests, 'gbdt', XGBClassifier, HistGradientBoostingClassifier)"
+        )
+
+
+def check_member_accepts_nan(kind, position):
+    """Raise if member ``kind`` cannot take NaN (by its tags); the forests and ``"gbdt"`` all can."""
+    if not isinstance(kind, str):
+        check_accepts_nan(kind, f"forest_types[{position}]")
+
+
+def takes_sample_weight(template):
+    """Whether the member's ``fit`` has a ``sample_weight`` parameter."""
+    return has_fit_parameter(template, "sample_weight")
+
+
+def warn_resampled(template, position):
+    """Warn that a member without ``sample_weight`` gets D_t as a weighted resample instead."""
+    warnings.warn(
+        f"forest_types[{position}]: {type(template).__name__}.fit takes no sample_weight; it receives the sample "
+        "distribution D_t as a weighted resample of its training rows instead",
+        UserWarning,
+        stacklevel=3,
+    )
+
+
+class FoldModel:
+    """One fitted non-forest member of a block (one fold, or the whole block's rows).
+
+    Parameters
+    ----------
+    estimator : fitted estimator or None
+        Trained on ``searchsorted(classes, y)``; None when its rows held a single class.
+    classes : ndarray of int
+        Block class columns present among its training rows.
+    n_classes : int
+        Columns of the probabilities returned.
+    """
+
+    def __init__(self, estimator, classes, n_classes):
+        self.estimator = estimator
+        self.classes = classes
+        self.n_classes = int(n_classes)
+
+    def predict_proba(self, X):
+        """Class probabilities in the block's ``n_classes`` columns (0 for the classes it never saw)."""
+        out = np.zeros((X.shape[0], self.n_classes))
+        if self.estimator is None:
+            out[:, self.classes[0]] = 1.0
+            return out
+        columns = self.classes[np.asarray(self.estimator.classes_, dtype=np.intp)]
+        out[:, columns] = self.estimator.predict_proba(X)
+        return out
+
+    @property
+    def importances(self):
+        """The estimator's ``feature_importances_``, or None when it has none (or of another length)."""
+        if self.estimator is None:
+            return None
+        try:
+            values = self.estimator.feature_importances_
+        except (AttributeError, ValueError, NotImplementedError):
+            return None
+        values = np.asarray(values, dtype=np.float64)
+        return values if values.ndim == 1 else None
+
+    @property
+    def nbytes(self):
+        """Size of the pickled estimator, in bytes (its memory, approximately)."""
+        return len(pickle.dumps(self.estimator, protocol=pickle.HIGHEST_PROTOCOL))
+
+
+def fit_classifier(template, X, y, n_classes, sample_weight=None, random_state=None):
+    """Clone ``template``, seed it, fit it on ``X, y`` (class indices) and return a :class:`FoldModel`.
+
+    ``random_state`` (an int) seeds every ``random_state`` parameter of the
+    clone, nested ones (of a ``Pipeline``'s steps) included, each with its own
+    draw, so that the block's seeds alone decide the fit.
+    """
+    classes = np.unique(y)
+    if len(classes) == 1:
+        return FoldModel(None, classes, n_classes)
+    estimator = clone(template)
+    if random_state is not None:
+        rng = np.random.RandomState(random_state)
+        names = sorted(k for k in estimator.get_params(deep=True) if k.split("__")[-1] == "random_state")
+        if names:
+            estimator.set_params(**{name: int(rng.randint(_MAX_SEED)) for name in names})
+    fit_params = {} if sample_weight is None else {"sample_weight": sample_weight}
+    estimator.fit(X, np.searchsorted(classes, y), **fit_params)
+    return FoldModel(estimator, classes, n_classes)
+
+
+def fit_fold_member(template, seed, X, y, fit_rows, predict_rows, weight, draws, n_classes):
+    """Fit one non-forest member on ``fit_rows`` and predict ``predict_rows`` (runs in a worker).
+
+    Parameters
+    ----------
+    template : unfitted estimator
+        Cloned here; its ``random_state`` (if any) is drawn from ``seed``.
+    seed : int
+        Seeds the estimator and, with ``draws``, the resample.
+    fit_rows : ndarray of int
+        Training rows (repeated rows counted as many times).
+    weight : ndarray (n,) or None
+        D_t as sample weights, taken at ``fit_rows``.
+    draws : WeightedBootstrap over the fold's training rows, or None
+        With it the member trains on one weighted resample of ``len(fit_rows)``
+        rows, sorted, instead of ``fit_rows``.
+
+    Returns
+    -------
+    (FoldModel, ndarray of float64 (len(predict_rows), n_classes))
+    """
+    rng = np.random.RandomState(seed)
+    estimator_seed = rng.randint(_MAX_SEED)
+    if draws is not None:
+        fit_rows = np.sort(draws.draw(rng, len(fit_rows)))
+    model = fit_classifier(
+        template,
+        X[fit_rows],
+        y[fit_rows],
+        n_classes,
+        sample_weight=None if weight is None else weight[fit_rows],
+        random_state=estimator_seed,
+    )
+    return model, model.predict_proba(X[predict_rows])

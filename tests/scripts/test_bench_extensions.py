@@ -1,0 +1,42 @@
+"""bench_extensions.py: every method on bundled data, one JSON line per fit, resumable, a table with mean ranks."""
+
+import json
+
+import bench_extensions
+import pytest
+from bench_extensions import METHODS, lightgbm_available, mean_ranks
+
+
+def test_quick_run_fits_every_method_and_resumes(tmp_path, capsys):
+    out = tmp_path / "extensions"
+    argv = ["--quick", "--seeds", "0", "--n-jobs", "1", "--out", str(out)]
+    assert bench_extensions.main(argv) == 0
+    records = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    methods = [m for m in METHODS if m != "LightGBM" or lightgbm_available()]
+    assert {(r["dataset"], r["method"]) for r in records} == {(d, m) for d in ("iris", "wine") for m in methods}
+    assert all(r["accuracy"] > 0.6 for r in records)
+    assert all(r["n_layers"] >= 1 for r in records if r["method"].startswith("mdDF"))
+    table = (out / "table.md").read_text()
+    assert "| iris |" in table and "| mean rank |" in table and "| median fit s |" in table
+    # a rerun finds every fit done and appends nothing
+    capsys.readouterr()
+    assert bench_extensions.main(argv) == 0
+    assert len((out / "results.jsonl").read_text().splitlines()) == len(records)
+    assert "seed" not in capsys.readouterr().err
+
+
+def test_mean_ranks_average_ties_and_datasets():
+    records = [
+        {"dataset": "a", "method": "x", "accuracy": 0.9},
+        {"dataset": "a", "method": "y", "accuracy": 0.8},
+        {"dataset": "a", "method": "z", "accuracy": 0.8},
+        {"dataset": "b", "method": "x", "accuracy": 0.5},
+        {"dataset": "b", "method": "y", "accuracy": 0.7},
+        {"dataset": "b", "method": "z", "accuracy": 0.6},
+    ]
+    assert mean_ranks(records, ["x", "y", "z"], ["a", "b"]) == pytest.approx({"x": 2.0, "y": 1.75, "z": 2.25})
+
+
+def test_unknown_methods_are_rejected(tmp_path):
+    with pytest.raises(SystemExit):
+        bench_extensions.main(["--quick", "--methods", "SVM", "--out", str(tmp_path)])
