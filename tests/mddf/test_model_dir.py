@@ -16,7 +16,7 @@ from sklearn.naive_bayes import GaussianNB
 
 from mddf import MDDFClassifier, MDDFGridSearch
 from mddf._storage import MARKER, StoredModel, StoredRecord
-from mddf.baselines.gcforest import gcforest_cascade
+from mddf.baselines.gcforest import GCForestClassifier, gcforest_cascade
 from mddf.trees import BinnedForest
 
 FAST = dict(n_estimators=4, max_layers=3, n_tolerant_layers=1, random_state=0)
@@ -277,3 +277,12 @@ def test_gcforest_cascade_takes_model_dir(digits, tmp_path):
     disk = gcforest_cascade(**params, model_dir=tmp_path).fit(X, y)
     assert os.path.isdir(tmp_path / "layer-001")
     assert_same_fit(memory, disk, X_new)
+
+
+def test_gcforest_classifier_passes_model_dir_to_its_cascade(digits, tmp_path):
+    X, y, X_new = digits
+    params = dict(n_estimators=4, max_layers=2, random_state=0)
+    memory = GCForestClassifier(**params).fit(X, y)
+    disk = GCForestClassifier(**params, model_dir=tmp_path).fit(X, y)
+    assert disk.cascade_.model_dir_ == str(tmp_path) and os.path.isdir(tmp_path / "layer-001")
+    assert np.array_equal(memory.predict_proba(X_new), disk.predict_proba(X_new))
