@@ -19,7 +19,7 @@ from sklearn.model_selection import StratifiedKFold
 from sklearn.tree import DecisionTreeClassifier, ExtraTreeClassifier
 from sklearn.utils.parallel import Parallel, delayed
 
-from ._storage import StoredModel
+from ._storage import StoredModel, release_freed_memory
 from .compact_forest import CompactForest
 from .members import (
     FOREST_KINDS,
@@ -353,7 +353,10 @@ def _fit_and_store(writer, name, fit, *args):
     vectors are computed.
     """
     model, proba = fit(*args)
-    return writer.save(model, name), proba
+    record = writer.save(model, name)
+    del model
+    release_freed_memory()
+    return record, proba
 
 
 def _predict_one(model, X, has_missing):
