@@ -32,6 +32,7 @@ from .members import (
     warn_resampled,
 )
 from .trees import BinnedForest, FeatureBinner, add_tree_proba, grow_tree
+from .trees.forest import CompactTrees
 from .weights import WeightedBootstrap, weighted_resample
 
 FOREST_TYPES = FOREST_KINDS  # the forests grown by the block; the other members: mddf.members
@@ -178,7 +179,7 @@ class _BinnedTrees:
         self.max_features = 1 if kind == "crf" else max(1, int(np.sqrt(X.codes.shape[1])))
         self.random_split = _SPLIT_RULES[kind]
         self.max_depth = -1 if max_depth is None else int(max_depth)
-        self.trees = []
+        self.trees = CompactTrees(X.binner, n_classes)
 
     def fit(self, weight, seed):
         return grow_tree(
@@ -211,12 +212,10 @@ class _BinnedTrees:
         return out
 
     def keep(self, tree):
-        self.trees.append(tree)
+        self.trees.add(tree)  # compacted now: a growing forest holds its trees at about their stored size
 
     def finish(self):
-        forest = BinnedForest(self.X.binner, self.n_classes, *map(list, zip(*self.trees)))
-        self.trees = []
-        return forest
+        return BinnedForest.from_trees(self.trees)
 
 
 def _grow_forest(

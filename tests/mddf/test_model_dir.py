@@ -98,10 +98,10 @@ def test_at_most_n_jobs_forests_are_in_memory_during_fit_and_prediction(digits, 
         weakref.finalize(forest, live.discard, key)
         peak[0] = max(peak[0], len(live))
 
-    init, load = BinnedForest.__init__, StoredRecord.load
+    assemble, load = BinnedForest._assemble, StoredRecord.load
 
-    def spy_init(self, *args, **kwargs):
-        init(self, *args, **kwargs)
+    def spy_assemble(self, *args, **kwargs):  # every fitted forest is assembled
+        assemble(self, *args, **kwargs)
         track(self)
 
     def spy_load(self, *args, **kwargs):
@@ -109,7 +109,7 @@ def test_at_most_n_jobs_forests_are_in_memory_during_fit_and_prediction(digits, 
         track(model)
         return model
 
-    monkeypatch.setattr(BinnedForest, "__init__", spy_init)
+    monkeypatch.setattr(BinnedForest, "_assemble", spy_assemble)
     monkeypatch.setattr(StoredRecord, "load", spy_load)
     params = dict(FAST, max_layers=3, n_tolerant_layers=3, n_jobs=n_jobs, validation_fraction=0.2)
     memory = MDDFClassifier(**params).fit(X, y)
