@@ -267,7 +267,7 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
     model_dir : None, "auto", str or path-like, default=None
         Where the fitted models are kept. None: in memory, in ``layers_``.
         A folder (created if it does not exist) or ``"auto"`` (a new temporary
-        folder in :func:`tempfile.gettempdir`, which ``TMPDIR`` sets): the
+        folder in ``tempfile.gettempdir()``, which ``TMPDIR`` sets): the
         bounded-memory mode, which keeps the fitted layers on disk as DF21's
         ``partial_mode`` does. The worker that fits a forest (or a fold model of
         another member) writes it to the folder as soon as it has given its
