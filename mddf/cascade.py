@@ -285,9 +285,10 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         members x classes in float64, and the out-of-fold features of the grown
         layers, n rows x the passed columns in float32 per layer), and of at
         most ``n_jobs`` forests (one per parallel worker, each of
-        ``n_estimators`` trees) being grown; it no longer grows with the
-        layers, folds and forests kept. Prediction holds the rows' class
-        vectors and at most ``n_jobs`` models. The fitted ``predictor`` stays
+        ``n_estimators`` trees) being grown, each holding its trees at about
+        their stored size and, while they are joined at its end, twice that;
+        it no longer grows with the layers, folds and forests kept. Prediction
+        holds the rows' class vectors and at most ``n_jobs`` models. The fitted ``predictor`` stays
         in memory.
 
         Files. The folder holds a marker file ``MDDF_MODEL_DIR.json`` and one
