@@ -10,6 +10,7 @@ and fully grown trees at every layer.
 
 from __future__ import annotations
 
+import os
 from numbers import Integral, Real
 
 import numpy as np
@@ -133,6 +134,11 @@ class GCForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
     verbose : int, default=0
         1 prints one line per scanning window size and fold (``[scanning]``) and
         one per cascade level (``[gcForest] layer t``: accuracies, margin ratio, seconds).
+    model_dir : None, "auto", str or path-like, default=None
+        Passed to the cascade: its fitted levels are kept in that folder (or a
+        temporary one of the model's own) instead of in memory (see
+        :class:`mddf.MDDFClassifier`, which says what pickling such a model
+        means). The scanning forests stay in memory.
 
     Attributes
     ----------
@@ -187,6 +193,7 @@ class GCForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         "n_jobs": [None, Integral],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
+        "model_dir": [None, str, os.PathLike],
     }
 
     def __init__(
@@ -211,6 +218,7 @@ class GCForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         n_jobs=None,
         random_state=None,
         verbose=0,
+        model_dir=None,
     ):
         self.window_sizes = window_sizes
         self.image_shape = image_shape
@@ -231,6 +239,7 @@ class GCForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
+        self.model_dir = model_dir
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -347,6 +356,7 @@ class GCForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
             n_jobs=self.n_jobs,
             random_state=self.random_state,
             verbose=self.verbose,
+            model_dir=self.model_dir,
         )
 
     def _copy_cascade_state(self):

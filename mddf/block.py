@@ -10,12 +10,16 @@ extremely-randomised forests) and, beyond the paper, any other classifier
 
 from __future__ import annotations
 
+import os
+import shutil
+
 import numpy as np
 from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
 from sklearn.model_selection import StratifiedKFold
 from sklearn.tree import DecisionTreeClassifier, ExtraTreeClassifier
 from sklearn.utils.parallel import Parallel, delayed
 
+from ._storage import StoredModel, release_freed_memory
 from .compact_forest import CompactForest
 from .members import (
     FOREST_KINDS,
@@ -28,6 +32,7 @@ from .members import (
     warn_resampled,
 )
 from .trees import BinnedForest, FeatureBinner, add_tree_proba, grow_tree
+from .trees.forest import CompactTrees
 from .weights import WeightedBootstrap, weighted_resample
 
 FOREST_TYPES = FOREST_KINDS  # the forests grown by the block; the other members: mddf.members
@@ -174,7 +179,7 @@ class _BinnedTrees:
         self.max_features = 1 if kind == "crf" else max(1, int(np.sqrt(X.codes.shape[1])))
         self.random_split = _SPLIT_RULES[kind]
         self.max_depth = -1 if max_depth is None else int(max_depth)
-        self.trees = []
+        self.trees = CompactTrees(X.binner, n_classes)
 
     def fit(self, weight, seed):
         return grow_tree(
@@ -207,12 +212,10 @@ class _BinnedTrees:
         return out
 
     def keep(self, tree):
-        self.trees.append(tree)
+        self.trees.add(tree)  # compacted now: a growing forest holds its trees at about their stored size
 
     def finish(self):
-        forest = BinnedForest(self.X.binner, self.n_classes, *map(list, zip(*self.trees)))
-        self.trees = []
-        return forest
+        return BinnedForest.from_trees(self.trees)
 
 
 def _grow_forest(
@@ -342,10 +345,33 @@ def _fit_oob_forest(kind, n_estimators, max_depth, seed, X, y, weight, n_classes
     )
 
 
+def _fit_and_store(writer, name, fit, *args):
+    """Run ``fit(*args)``, write the fitted model with ``writer`` and return its record with the class vectors.
+
+    Runs in the worker that fits the model, so that the model leaves memory as soon as its class
+    vectors are computed.
+    """
+    model, proba = fit(*args)
+    record = writer.save(model, name)
+    del model
+    release_freed_memory()
+    return record, proba
+
+
 def _predict_one(model, X, has_missing):
     if isinstance(model, BinnedForest):
         return model.predict_proba_binned(X, has_missing)  # X holds the layer's bin codes
     return model.predict_proba(X)
+
+
+def _predict_stored(record, folder, X, has_missing):
+    """Load a stored model (memory-mapped), predict, and let it go (runs in a worker)."""
+    return _predict_one(record.load(folder), X, has_missing)
+
+
+def _model_class(model):
+    """Class of a fitted model of a block, whether it is in memory or a :class:`StoredModel`."""
+    return model.model_class if isinstance(model, StoredModel) else type(model)
 
 
 class ForestBlock:
@@ -406,6 +432,16 @@ class ForestBlock:
         or on whatever backend ``joblib.parallel_config`` selects (e.g. ``"dask"``).
         Every seed is drawn before the fits are dispatched, so results do not
         depend on it (an estimator instance's own ``n_jobs`` is left as it is).
+    store : mddf._storage.ModelStore or None
+        None keeps the fitted models in memory. With a store, the worker that
+        fits a model writes it into the store's folder, under ``name``, as soon
+        as it has given its class vectors, and ``models_`` holds
+        :class:`mddf._storage.StoredModel` handles that load it (memory-mapped)
+        for each prediction and let it go; at most one model per parallel
+        worker is then in memory, in fit and in prediction. Results are
+        bit-identical to the in-memory block's.
+    name : str or None
+        The subfolder of the store that holds this block's files (``layer-001``).
 
     Missing values (NaN) in the layer input are handled by the trees: see
     :mod:`mddf.trees.splitting` (``"hist"``) and scikit-learn's trees
@@ -419,6 +455,8 @@ class ForestBlock:
         Each member's fold models (one per fold, or a single out-of-bag forest):
         CompactForest (``"exact"``) or BinnedForest (``"hist"``) for the forests,
         :class:`mddf.members.FoldModel` for the others.
+        With a ``store``, a :class:`mddf._storage.StoredModel` for each of them
+        (with the same ``predict_proba``).
     forests_ : list (n_folds or 1) of lists (n_members)
         The same models, fold first; only when every member has as many models
         (not for out-of-bag forests beside cross-fitted members).
@@ -434,7 +472,17 @@ class ForestBlock:
     """
 
     def __init__(
-        self, forest_types, n_estimators, max_depth, n_folds, class_vectors, weighting, n_jobs, tree_method="hist"
+        self,
+        forest_types,
+        n_estimators,
+        max_depth,
+        n_folds,
+        class_vectors,
+        weighting,
+        n_jobs,
+        tree_method="hist",
+        store=None,
+        name=None,
     ):
         self.forest_types = tuple(forest_types)
         self.n_estimators = n_estimators
@@ -444,6 +492,8 @@ class ForestBlock:
         self.weighting = weighting
         self.n_jobs = n_jobs
         self.tree_method = tree_method
+        self.store = store
+        self.name = name
 
     def fit(self, X, y, distribution, n_classes, rng, trainable=None):
         """Fit the block and return out-of-fold class vectors of the training rows.
@@ -495,16 +545,22 @@ class ForestBlock:
         oof = np.zeros((n, n_members, n_classes))
         self.models_ = [[] for _ in kinds]
         warned = set()
+        writer = None if self.store is None else self.store.writer(self.name)
+
+        def task(name, fit, *args):
+            # with a store, the worker writes the model as soon as it has its class vectors
+            return delayed(fit)(*args) if writer is None else delayed(_fit_and_store)(writer, name, fit, *args)
 
         def member_task(j, seed, fold):
             # a member whose fit takes no sample_weight gets D_t as a weighted resample instead
-            _, train, test, fit_rows, weight, draws, _ = fold
+            i, train, test, fit_rows, weight, draws, _ = fold
             if weight is not None and not takes_sample_weight(templates[j]):
                 if j not in warned:
                     warn_resampled(templates[j], j)
                     warned.add(j)
                 weight, draws = None, WeightedBootstrap(train, distribution[train])
-            return delayed(fit_fold_member)(templates[j], seed, X_float, y, fit_rows, test, weight, draws, n_classes)
+            args = (templates[j], seed, X_float, y, fit_rows, test, weight, draws, n_classes)
+            return task(f"m{j}-fold{i}", fit_fold_member, *args)
 
         tasks, slots = [], []  # slots[k]: (member, held-out rows, or None for out-of-bag) of task k
         if self.class_vectors == "oob":
@@ -512,8 +568,18 @@ class ForestBlock:
             weight = None if uniform else distribution * n
             for j in forests:
                 tasks.append(
-                    delayed(_fit_oob_forest)(
-                        kinds[j], self.n_estimators, self.max_depth, seeds[j], X, y, weight, n_classes, rows
+                    task(
+                        f"m{j}-oob",
+                        _fit_oob_forest,
+                        kinds[j],
+                        self.n_estimators,
+                        self.max_depth,
+                        seeds[j],
+                        X,
+                        y,
+                        weight,
+                        n_classes,
+                        rows,
                     )
                 )
                 slots.append((j, None))
@@ -524,13 +590,15 @@ class ForestBlock:
                         slots.append((j, fold[2]))
         else:
             for fold in self._folds(rng, y, trainable, distribution, uniform, self.weighting, n_members):
-                _, _, test, fit_rows, weight, draws, fold_seeds = fold
+                i, _, test, fit_rows, weight, draws, fold_seeds = fold
                 for j, kind in enumerate(kinds):
                     if j in templates:
                         tasks.append(member_task(j, fold_seeds[j], fold))
                     else:
                         tasks.append(
-                            delayed(_fit_fold_forest)(
+                            task(
+                                f"m{j}-fold{i}",
+                                _fit_fold_forest,
                                 kind,
                                 self.n_estimators,
                                 self.max_depth,
@@ -547,7 +615,7 @@ class ForestBlock:
                     slots.append((j, test))
         results = parallel(tasks)
         for (j, test), (model, proba) in zip(slots, results):
-            self.models_[j].append(model)
+            self.models_[j].append(model if writer is None else StoredModel(self.store, model))
             if test is None:
                 oof[:, j] = proba
             else:
@@ -605,7 +673,7 @@ class ForestBlock:
     def _set_importances(self):
         values = []
         for model in self._flat_models():
-            if isinstance(model, FoldModel):
+            if issubclass(_model_class(model), FoldModel):
                 importances = model.importances
                 if importances is not None and importances.shape == (self.n_features_in_,):
                     values.append(importances)
@@ -625,11 +693,16 @@ class ForestBlock:
             for j, kind in enumerate(self.forest_types):
                 check_member_accepts_nan(kind, j)
         flat = [(j, model) for j, models in enumerate(self.models_) for model in models]
-        binned = next((model for _, model in flat if isinstance(model, BinnedForest)), None)
+        binned = next((model for _, model in flat if issubclass(_model_class(model), BinnedForest)), None)
         Xb = None if binned is None else binned.binner.transform(X)  # once for all the layer's forests
-        results = Parallel(n_jobs=self.n_jobs, prefer="threads")(
-            delayed(_predict_one)(model, Xb if isinstance(model, BinnedForest) else X, has_missing) for _, model in flat
-        )
+
+        def task(model):
+            rows = Xb if issubclass(_model_class(model), BinnedForest) else X
+            if isinstance(model, StoredModel):  # loaded in the worker, one model at a time, and let go
+                return delayed(_predict_stored)(model.record, model.store.path, rows, has_missing)
+            return delayed(_predict_one)(model, rows, has_missing)
+
+        results = Parallel(n_jobs=self.n_jobs, prefer="threads")(task(model) for _, model in flat)
         out = np.zeros((X.shape[0], len(self.models_), flat[0][1].n_classes))
         for (j, _), proba in zip(flat, results):  # fixed order: bit-identical for any n_jobs
             out[:, j] += proba
@@ -642,7 +715,33 @@ class ForestBlock:
         """Memory held by the block's stored models (and bin edges), in bytes (pickled size for other members)."""
         flat = self._flat_models()
         total = sum(model.nbytes for model in flat)
-        binned = next((model for model in flat if isinstance(model, BinnedForest)), None)
+        binned = next((model for model in flat if issubclass(_model_class(model), BinnedForest)), None)
         if binned is not None:
             total += sum(e.nbytes for e in binned.binner.edges_)
         return total
+
+    # ------------------------------------------------------------ stored models
+    def discard(self):
+        """Delete the files of a block whose models are stored (a layer that is not kept); no-op in memory."""
+        if self.store is not None:
+            self.store.remove(self.name)
+
+    def move_to(self, store):
+        """Move the stored models' files into ``store``'s folder (same layer name) and point the handles there."""
+        if self.store is None or store is self.store:
+            return
+        shutil.move(os.path.join(self.store.path, self.name), os.path.join(store.path, self.name))
+        for models in self.models_:
+            for model in models:
+                model.store = store
+        self.store = store
+
+    def to_memory(self):
+        """Load every stored model into memory (arrays read, not mapped) and forget the store."""
+        if self.store is None:
+            return
+        self.models_ = [
+            [model.load(copy=True) if isinstance(model, StoredModel) else model for model in models]
+            for models in self.models_
+        ]
+        self.store = None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import os
 import time
 from dataclasses import dataclass, field
 from numbers import Integral, Real
@@ -16,6 +18,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter
 
+from ._storage import MARKER, ModelStore
 from ._tabular import CATEGORICAL_FEATURES_CONSTRAINT, validate_tabular
 from ._validation import check_sample_weight
 from .block import TREE_METHODS, WEIGHTINGS, ForestBlock
@@ -42,6 +45,7 @@ class _Growth:
     train: ClassVectorMixture
     val: ClassVectorMixture
     stopping: EarlyStopping
+    store: ModelStore | None = None
     layers: list = field(default_factory=list)
     history: list = field(default_factory=list)
     oof_features: list = field(default_factory=list)
@@ -260,6 +264,61 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         1 prints one line per layer, ``[mdDF] layer t`` followed by alpha_t and
         beta_t (left out with ``margin_optimization=False``), the monitored
         accuracies, the margin ratio and the seconds the layer took.
+    model_dir : None, "auto", str or path-like, default=None
+        Where the fitted models are kept. None: in memory, in ``layers_``.
+        A folder (created if it does not exist) or ``"auto"`` (a new temporary
+        folder in ``tempfile.gettempdir()``, which ``TMPDIR`` sets): the
+        bounded-memory mode, which keeps the fitted layers on disk as DF21's
+        ``partial_mode`` does. The worker that fits a forest (or a fold model of
+        another member) writes it to the folder as soon as it has given its
+        out-of-fold class vectors, and the block keeps a small handle in its
+        place, which loads the model (its arrays memory-mapped; the other
+        members unpickled) for each prediction, one model per parallel worker at
+        a time, and lets it go. Predictions, ``oof_features_``,
+        ``train_history_`` and the importances are bit-identical to those of
+        the in-memory mode with the same ``random_state``.
+
+        Memory. Without ``model_dir`` the fitted models of every grown layer
+        stay in memory. With it, the memory of a fit is that of the data (X, its
+        bin codes and the layer input ``[x, f_{t-1}]``), of the class vectors
+        (the current layer's out-of-fold class vectors of every member, n rows x
+        members x classes in float64, and the out-of-fold features of the grown
+        layers, n rows x the passed columns in float32 per layer), and of at
+        most ``n_jobs`` forests (one per parallel worker, each of
+        ``n_estimators`` trees) being grown, each holding its trees at about
+        their stored size and, while they are joined at its end, twice that;
+        it no longer grows with the layers, folds and forests kept. Prediction
+        holds the rows' class vectors and at most ``n_jobs`` models. The fitted ``predictor`` stays
+        in memory.
+
+        Files. The folder holds a marker file ``MDDF_MODEL_DIR.json`` and one
+        subfolder per kept layer (``layer-001``, ...) with one file per model;
+        the layers grown beyond the kept prefix are deleted at the end of the
+        fit. A fit into a folder first deletes the ``layer-NNN`` (and
+        ``candidate-NNN``) entries of the previous fit, which it does only
+        where the marker is (a folder with such entries and no marker raises a
+        ``ValueError`` and is left untouched); it leaves other files alone. A
+        folder holds one fitted model: fitting another model into it makes the
+        first raise an error at prediction, so give every model its own folder,
+        or ``"auto"`` (e.g. under cross-validation, whose clones share the
+        parameter). :class:`~mddf.MDDFGridSearch` gives each candidate a
+        subfolder ``candidate-NNN`` and keeps only the selected one's. Under a
+        Dask backend the workers write the files, so the folder must be on a
+        file system they share with the client.
+
+        Pickling. With a folder, the pickle holds handles that name the
+        folder's files by absolute path: it is small, and stays valid as long
+        as the folder is where it was and has not been fitted into again (a
+        missing file raises a ``FileNotFoundError`` naming it, a file written by
+        a later fit a ``RuntimeError``). :meth:`relocate_model_dir` points the
+        model at a moved or copied folder; :meth:`to_memory` loads every model
+        into memory and detaches the model from its folder. An ``"auto"``
+        folder belongs to the model: it is deleted when the model is refitted,
+        when the model (and every block of it that is still referenced) is
+        garbage-collected, or when the interpreter exits; pickling the model
+        (or ``copy.deepcopy``) therefore puts the files into the pickle, as
+        large as the model, and unpickling writes them into a new temporary
+        folder that belongs to the copy.
 
     Attributes
     ----------
@@ -273,6 +332,9 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         Per column, the categories of a categorical column in code order (None
         for a numeric column); None when no column is categorical.
     layers_ : list of ForestBlock, the kept layers (best prefix)
+    model_dir_ : str or None
+        The folder that holds the fitted models (``model_dir``'s absolute path,
+        or the temporary folder of ``"auto"``); None in memory.
     predictor_ : estimator or None
         The fitted ``predictor`` (None without one).
     alphas_ : ndarray ``(n_layers_,)``
@@ -345,6 +407,7 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         "n_jobs": [Integral, None],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
+        "model_dir": [None, str, os.PathLike],
     }
 
     def __init__(
@@ -374,6 +437,7 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         n_jobs=None,
         random_state=None,
         verbose=0,
+        model_dir=None,
     ):
         self.n_estimators = n_estimators
         self.forest_types = forest_types
@@ -399,6 +463,7 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
+        self.model_dir = model_dir
 
     # ------------------------------------------------------------------ helpers
     def _layer_input(self, X, passed, t):
@@ -412,8 +477,11 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
     def _check_forest_types(self):
         return check_forest_types(self.forest_types)
 
-    def _forest_block(self, forest_types, t):
-        """Layer t's untrained block, its trees limited to depth ``max_depth_factor * (t + 1)``."""
+    def _forest_block(self, forest_types, t, store=None):
+        """Layer t's untrained block, its trees limited to depth ``max_depth_factor * (t + 1)``.
+
+        With a ``store`` (``model_dir``), its models go to the store's subfolder ``layer-<t>``.
+        """
         depth = None if self.max_depth_factor is None else self.max_depth_factor * (t + 1)
         return ForestBlock(
             forest_types,
@@ -424,6 +492,8 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
             self.weighting,
             self.n_jobs,
             self.tree_method,
+            store=store,
+            name=f"layer-{t:03d}",
         )
 
     def _cumulative_margin(self, n_samples, sample_weight):
@@ -512,6 +582,10 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         if rng is None:
             rng = check_random_state(self.random_state)
         X, y, weight, X_val, y_val, weight_val = self._training_data(X, y, sample_weight, rng)
+        previous = self.__dict__.get("_model_store")
+        if previous is not None and previous.temporary:  # an "auto" folder goes with the fit that made it
+            previous.destroy()
+        self._model_store = store = None if self.model_dir is None else ModelStore.claim(self.model_dir)
         return _Growth(
             forest_types=forest_types,
             rng=rng,
@@ -521,6 +595,7 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
             X_val=X_val,
             y_val=y_val,
             weight_val=weight_val,
+            store=store,
             cumulative=self._cumulative_margin(len(y), weight),  # alpha_0 = 1, f_0 empty, D_1 ∝ w
             trainable=None if weight is None else weight > 0,  # rows of weight 0 never reach the forests
             train=ClassVectorMixture(self.passed_features),
@@ -540,7 +615,7 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         Returns ``(t, block, per_forest, start)``, ``start`` the ``perf_counter`` at which the layer began.
         """
         start = time.perf_counter()
-        block = self._forest_block(growth.forest_types, t)
+        block = self._forest_block(growth.forest_types, t, growth.store)
         per_forest = block.fit(
             self._layer_input(growth.X, growth.train.passed, t),
             growth.y,
@@ -576,6 +651,11 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
     def _end_growth(self, growth):
         """Keep the best prefix and set the fitted attributes."""
         kept = growth.stopping.n_kept
+        for block in growth.layers[kept:]:
+            block.discard()  # the files of the layers grown beyond the kept prefix
+        for block in growth.layers[:kept]:
+            block.move_to(growth.store)  # a layer shared in a grid search joins the selected candidate's folder
+        self._check_store(growth.store)
         self.layers_ = growth.layers[:kept]
         self.alphas_, self.layer_shares_ = growth.cumulative.layer_weights(kept)
         self.n_layers_ = kept
@@ -584,6 +664,76 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         self.stop_reason_ = growth.stopping.reason or f"reached max_layers={self.max_layers}"
         self._set_importances(growth.X.shape[1])
         self._fit_predictor(growth)
+
+    @staticmethod
+    def _check_store(store):
+        """Raise if another fit has claimed the folder of ``store`` since this fit began."""
+        if store is None or store.temporary:
+            return
+        try:
+            with open(os.path.join(store.path, MARKER)) as f:
+                fit_id = json.load(f).get("fit_id")
+        except (OSError, ValueError):
+            fit_id = None
+        if fit_id != store.fit_id:
+            raise RuntimeError(
+                f"model_dir={store.path!r} was claimed by another fit while this one ran; its files are not this "
+                "model's. Give every model its own folder (or model_dir='auto')"
+            )
+
+    # ------------------------------------------------------------ stored models
+    @property
+    def model_dir_(self):
+        check_is_fitted(self)
+        store = self.__dict__.get("_model_store")
+        return None if store is None else store.path
+
+    def to_memory(self):
+        """Load every stored model into memory and detach the model from its folder (``model_dir``).
+
+        Afterwards the model is an in-memory model (``model_dir_`` is None): its
+        pickle holds the trees and no longer needs the folder. An ``"auto"``
+        folder is deleted; a folder given as ``model_dir`` is left as it is (delete
+        it yourself when no other model or pickle refers to it). The memory held is
+        then that of the in-memory mode.
+
+        Returns
+        -------
+        self
+        """
+        check_is_fitted(self)
+        store = self.__dict__.get("_model_store")
+        for block in self.layers_:
+            block.to_memory()
+        self._model_store = None
+        if store is not None and store.temporary:
+            store.destroy()
+        return self
+
+    def relocate_model_dir(self, path):
+        """Point a fitted model at its folder's new place, after the folder was moved or copied.
+
+        Parameters
+        ----------
+        path : str or path-like
+            The folder that now holds the files of this fit (its marker file
+            names the fit; otherwise a ``ValueError`` or ``FileNotFoundError`` is
+            raised and nothing changes).
+
+        Returns
+        -------
+        self
+        """
+        check_is_fitted(self)
+        store = self.__dict__.get("_model_store")
+        if store is None:
+            raise ValueError("this model keeps its models in memory (model_dir=None): there is no folder to relocate")
+        if store.temporary:
+            raise ValueError("model_dir='auto': the temporary folder belongs to the model and cannot be relocated")
+        path = os.path.abspath(os.fspath(path))
+        store.check_relocated(path)
+        store.path = path
+        return self
 
     def _fit_predictor(self, growth):
         """Train ``predictor`` on ``[x, f_T]`` of the training rows (out-of-fold f_T); set ``predictor_``."""

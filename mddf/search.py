@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import itertools
 import math
+import os
 import time
 from numbers import Integral
 
@@ -20,6 +21,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval
 from sklearn.utils.validation import check_is_fitted
 
+from ._storage import ModelStore
 from .cascade import MDDFClassifier
 
 #: The candidate sets of the paper's Section 5.2 (eq. 48's gamma and mu, and the depth factor).
@@ -102,7 +104,14 @@ class MDDFGridSearch(MetaEstimatorMixin, ClassifierMixin, TransformerMixin, Base
     ----------
     estimator : MDDFClassifier or None, default=None
         The cascade whose parameters are searched (its other parameters, ``random_state``
-        and ``n_jobs`` included, are kept); None is ``MDDFClassifier()``.
+        and ``n_jobs`` included, are kept); None is ``MDDFClassifier()``. With a folder as
+        its ``model_dir``, each candidate writes its layers into a subfolder of its own,
+        ``candidate-<grid index>`` (its ``model_dir``); a search fitted into the folder
+        again first deletes the previous search's subfolders. The layers of pruned
+        candidates are deleted as they are pruned, and the other candidates' folders at
+        the end, so that only ``best_estimator_``'s remains (a first layer it shares with
+        another candidate is moved into it). With ``"auto"`` every candidate has a
+        temporary folder, and only ``best_estimator_``'s outlives the search.
     param_grid : dict of str to sequence, or None, default=None
         Candidate values per parameter of ``estimator``; the grid is their product, in
         ``itertools.product`` order. None is :data:`PAPER_PARAM_GRID`, the paper's sets for
@@ -167,13 +176,24 @@ class MDDFGridSearch(MetaEstimatorMixin, ClassifierMixin, TransformerMixin, Base
         if any(len(v) == 0 for v in values):
             raise ValueError("every parameter of param_grid needs at least one candidate value")
         candidates = []
+        folder = self._model_folder(base)
         for index, combination in enumerate(itertools.product(*values)):
             params = dict(zip(names, combination))
             group = tuple((name, repr(value)) for name, value in params.items() if name not in AFTER_FIRST_LAYER)
             estimator = clone(base).set_params(**params)
+            if folder is not None:  # every candidate writes its own files
+                estimator.set_params(model_dir=os.path.join(folder, f"candidate-{index:03d}"))
             estimator._validate_params()  # the candidates are grown without going through their fit
             candidates.append(_Candidate(index, params, estimator, group))
         return candidates
+
+    @staticmethod
+    def _model_folder(base):
+        """The absolute folder of ``base.model_dir`` when it is a folder (not None or ``"auto"``), else None."""
+        model_dir = base.get_params(deep=False).get("model_dir")
+        if model_dir is None or (isinstance(model_dir, str) and model_dir == "auto"):
+            return None
+        return os.path.abspath(os.fspath(model_dir))
 
     @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y, sample_weight=None):
@@ -192,6 +212,9 @@ class MDDFGridSearch(MetaEstimatorMixin, ClassifierMixin, TransformerMixin, Base
         """
         start = time.perf_counter()
         candidates = self._candidates()
+        folder = None if self.estimator is None else self._model_folder(self.estimator)
+        if folder is not None:  # the previous search's candidate folders go
+            ModelStore.claim(folder)
         # Every candidate starts from the same generator state, as a stand-alone fit would.
         initial_rng = copy.deepcopy(check_random_state(candidates[0].estimator.random_state))
         self.n_layer_fits_ = 0
@@ -249,6 +272,8 @@ class MDDFGridSearch(MetaEstimatorMixin, ClassifierMixin, TransformerMixin, Base
             ranked = sorted(members, key=lambda c: (-c.score, c.index))
             for candidate in ranked[keep:]:
                 candidate.pruned_at = t
+                for block in candidate.growth.layers[1:]:  # its own layers' files (the first may be shared)
+                    block.discard()
                 candidate.growth = None  # its layers are not needed any more
             if self.verbose:
                 print(f"[mdDF search] after layer {t}: kept {keep} of {len(members)} candidates", flush=True)
@@ -259,7 +284,11 @@ class MDDFGridSearch(MetaEstimatorMixin, ClassifierMixin, TransformerMixin, Base
         order = sorted(completed, key=lambda c: (-c.score, c.n_kept, c.index))
         order += sorted((c for c in candidates if c.pruned_at is not None), key=lambda c: (-c.score, c.index))
         best = order[0]
-        best.estimator._end_growth(best.growth)
+        best.estimator._end_growth(best.growth)  # also moves a shared first layer into its own folder
+        for c in candidates:  # the other candidates' folders (model_dir)
+            store = c.estimator.__dict__.get("_model_store")
+            if c is not best and store is not None:
+                store.destroy()
         rank = {c.index: r for r, c in enumerate(order, start=1)}
         self.best_estimator_ = best.estimator
         self.best_params_ = dict(best.params)

@@ -6,7 +6,10 @@ rows and a test set of ``--test-rows`` rows from the same call (the same class c
 For each size in ``--rows`` and each mode in ``--modes`` (``kfold``: ``MDDFClassifier()``'s default k-fold
 class vectors; ``oob``: ``class_vectors="oob"``), ``MDDFClassifier(max_layers=--max-layers, n_jobs=--n-jobs,
 random_state=--seed, **--params)`` is fitted once in a fresh process; ``--params`` takes any further
-parameter (a bounded-memory mode's, for instance).
+parameter as JSON. The bounded-memory mode: ``--params '{"model_dir": "auto"}'`` (each fit writes its
+models into a temporary folder of its own, removed when its process ends: the disk needs room for the largest
+fit's model, its ``model_mb``) or ``--params '{"model_dir": "/scratch/mddf-scale"}'`` (a folder every fit of the
+run writes into in turn, each replacing the previous one's files; use a folder of its own per concurrent run).
 
 Recorded per fit: fit seconds, predict seconds on the test set, test accuracy, layers kept and grown, the
 model's bytes (the sum of ``train_history_[t]["model_bytes"]`` over the kept layers, and over all grown
@@ -34,6 +37,7 @@ Examples
 python scripts/bench_scale.py --modes oob --memory-limit 24
 python scripts/bench_scale.py --rows 20000,80000,320000 --max-layers 3
 python scripts/bench_scale.py --params '{"n_estimators": 50}' --out results/scale-50trees
+python scripts/bench_scale.py --params '{"model_dir": "auto"}' --memory-limit 24 --out results/scale-disk
 python scripts/bench_scale.py --quick
 """
 

@@ -63,6 +63,59 @@ def _forest_proba(
                     out[r, c] += impure_values[impure_base + code, c]
 
 
+def _concatenate_and_clear(arrays, dtype=None):
+    out = np.concatenate(arrays, dtype=dtype)
+    arrays.clear()
+    return out
+
+
+class CompactTrees:
+    """Grown trees gathered one at a time in the dtypes a :class:`BinnedForest` stores.
+
+    A tree is compacted as it is added (about 6 bytes a node instead of the 10
+    of :func:`mddf.trees.grower.grow_tree`'s output), so that a forest being
+    grown holds its trees nearly at their stored size; :meth:`BinnedForest.from_trees`
+    then concatenates them. The arrays are those :class:`BinnedForest` would
+    make from the same trees.
+
+    Parameters
+    ----------
+    binner : FeatureBinner
+    n_classes : int
+    """
+
+    def __init__(self, binner, n_classes):
+        self.binner = binner
+        self.n_classes = int(n_classes)
+        self.n_features = len(binner.edges_)
+        self._feature_dtype = np.int16 if self.n_features < np.iinfo(np.int16).max else np.int32
+        self.features, self.split_bins, self.rights, self.impure_values = [], [], [], []
+        self.depths, self.missing_lefts, self.importances = [], [], []
+
+    def add(self, tree):
+        """Append one output of :func:`mddf.trees.grower.grow_tree`.
+
+        A leaf's feature becomes -1 (pure: ``right`` holds its class) or -2
+        (impure: ``right`` holds the tree-local row of its class distribution);
+        ``right`` is 16-bit when the tree has at most 65,535 nodes and there are
+        at most 65,535 classes, else 32-bit.
+        """
+        feature, split_bin, right, impure_values, depth, missing_left, importance = tree
+        impure = (feature < 0) & (right < 0)
+        compact_feature = feature.astype(self._feature_dtype)
+        compact_feature[impure] = _IMPURE_LEAF
+        local = right.astype(np.int32)  # a copy
+        local[impure] = -local[impure] - 1  # tree-local row of the leaf's distribution
+        small = len(feature) <= np.iinfo(np.uint16).max and self.n_classes <= np.iinfo(np.uint16).max
+        self.features.append(compact_feature)
+        self.split_bins.append(np.asarray(split_bin).astype(np.uint8, copy=False))
+        self.rights.append(local.astype(np.uint16) if small else local)
+        self.impure_values.append(np.asarray(impure_values).astype(np.float32, copy=False))
+        self.depths.append(depth)
+        self.missing_lefts.append(np.asarray(missing_left).astype(bool))
+        self.importances.append(importance)
+
+
 class BinnedForest:
     """A forest of binned trees in compact form, predicting class probabilities.
 
@@ -86,29 +139,39 @@ class BinnedForest:
     ):
         if not features:
             raise ValueError("a BinnedForest needs at least one tree")
-        self.binner = binner
-        self.n_classes = int(n_classes)
-        self.n_features = len(binner.edges_)
-        sizes = np.array([len(f) for f in features], dtype=np.int64)
-        n_impure = np.array([len(v) for v in impure_values], dtype=np.int64)
-        feature = np.concatenate(features)
-        right = np.concatenate(rights)
-        leaf = feature < 0
-        impure = leaf & (right < 0)
-        feature = feature.astype(np.int16 if self.n_features < np.iinfo(np.int16).max else np.int32)
-        feature[impure] = _IMPURE_LEAF
-        right = right.copy()
-        right[impure] = -right[impure] - 1  # tree-local row of the leaf's distribution
-        small = sizes.max() <= np.iinfo(np.uint16).max and self.n_classes <= np.iinfo(np.uint16).max
-        self.feature = feature
-        self.split_bin = np.concatenate(split_bins).astype(np.uint8, copy=False)
-        self.right = right.astype(np.uint16 if small else np.int32)
+        trees = CompactTrees(binner, n_classes)
+        for tree in zip(features, split_bins, rights, impure_values, depths, missing_lefts, importances):
+            trees.add(tree)
+        self._assemble(trees)
+
+    @classmethod
+    def from_trees(cls, trees):
+        """The forest of the trees gathered in a :class:`CompactTrees` (which it empties)."""
+        if not trees.depths:
+            raise ValueError("a BinnedForest needs at least one tree")
+        self = cls.__new__(cls)
+        self._assemble(trees)
+        return self
+
+    def _assemble(self, trees):
+        """Concatenate the compacted trees, releasing each list of per-tree arrays once it is concatenated."""
+        self.binner = trees.binner
+        self.n_classes = trees.n_classes
+        self.n_features = trees.n_features
+        sizes = np.array([len(f) for f in trees.features], dtype=np.int64)
+        n_impure = np.array([len(v) for v in trees.impure_values], dtype=np.int64)
+        self.feature = _concatenate_and_clear(trees.features)
+        self.split_bin = _concatenate_and_clear(trees.split_bins)
+        small = all(r.dtype == np.uint16 for r in trees.rights)  # every tree fits 16-bit child indices
+        self.right = _concatenate_and_clear(trees.rights, np.uint16 if small else np.int32)
         self.offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
         self.impure_offsets = np.concatenate([[0], np.cumsum(n_impure)]).astype(np.int64)
-        self.impure_values = np.concatenate(impure_values).astype(np.float32, copy=False)
-        self.depths = np.asarray(depths, dtype=np.int32)
-        self.missing_left_bits = np.packbits(np.concatenate(missing_lefts).astype(bool), bitorder="little")
-        self.importances = np.sum(importances, axis=0)
+        self.impure_values = _concatenate_and_clear(trees.impure_values)
+        self.depths = np.asarray(trees.depths, dtype=np.int32)
+        self.missing_left_bits = np.packbits(_concatenate_and_clear(trees.missing_lefts), bitorder="little")
+        self.importances = np.sum(trees.importances, axis=0)
+        trees.depths.clear()
+        trees.importances.clear()
 
     @property
     def n_trees(self):

@@ -59,3 +59,22 @@ def test_fit_on_the_cluster_is_bit_identical_to_the_local_fit(client, data, clas
     assert [h["oof_accuracy"] for h in remote.train_history_] == [h["oof_accuracy"] for h in local.train_history_]
     np.testing.assert_array_equal(remote_proba, local.predict_proba(X_new))
     np.testing.assert_array_equal(remote.predict(X_new), local.predict(X_new))
+
+
+def test_disk_mode_on_the_cluster_writes_in_the_workers_and_is_bit_identical(client, data, tmp_path):
+    from distributed import get_task_stream
+
+    X, y, X_new = data
+    params = dict(n_estimators=8, max_layers=2, n_tolerant_layers=2, n_jobs=-1, random_state=7)
+    local = MDDFClassifier(**params).fit(X, y)
+    with joblib.parallel_config(backend="dask"), get_task_stream(client) as stream:
+        remote = MDDFClassifier(**params, model_dir=tmp_path).fit(X, y)
+        remote_proba = remote.predict_proba(X_new)
+    functions = {t["key"].split("-")[0] for t in stream.data}
+    # the workers fit and write the models, and load them to predict (the folder is shared: same machine)
+    assert any("_fit_and_store" in f for f in functions) and any("_predict_stored" in f for f in functions)
+    assert sorted(p.name for p in (tmp_path / "layer-001").iterdir()) == sorted(
+        f"m{j}-fold{i}.bin" for j in range(4) for i in range(3)
+    )
+    np.testing.assert_array_equal(remote_proba, local.predict_proba(X_new))
+    np.testing.assert_array_equal(remote.oof_features_[-1], local.oof_features_[-1])

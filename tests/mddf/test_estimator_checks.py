@@ -29,6 +29,8 @@ EXPECTED_FAILED = {
         MDDFGridSearch(
             MDDFClassifier(n_estimators=4, max_layers=2, n_folds=2, random_state=0), {"margin_mean": [0.7, 0.9]}
         ),
+        # the bounded-memory mode: fitted models in a temporary folder of the model's own
+        MDDFClassifier(n_estimators=5, max_layers=2, n_folds=2, class_vectors="oob", model_dir="auto", random_state=0),
     ],
     expected_failed_checks=lambda est: EXPECTED_FAILED,
 )

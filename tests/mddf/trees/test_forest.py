@@ -40,3 +40,40 @@ def test_trees_of_more_than_65535_nodes_keep_32_bit_child_indices():
     forest = BinnedForest(binned.binner, 50, *map(list, zip(tree)))
     assert forest.right.dtype == np.int32
     assert np.array_equal(forest.predict_proba(X), proba(tree, binned.codes, 50))
+
+
+def test_trees_compacted_one_at_a_time_give_the_arrays_of_the_whole_forest_compacted_at_once():
+    # the reference: concatenate the grown trees, then mark impure leaves and narrow the dtypes
+    from mddf.trees.forest import CompactTrees
+
+    rng = np.random.RandomState(13)
+    X = rng.rand(3000, 5).astype(np.float32)
+    X[rng.rand(3000, 5) < 0.1] = np.nan
+    y = rng.randint(0, 4, 3000)
+    binned = BinnedInput(X)
+    trees = [
+        grow(binned.codes, y, n_bins=binned.n_bins, missing_bin=binned.missing_bin, max_depth=depth, seed=seed,
+             random_split=seed % 2, max_features=2, n_classes=4)
+        for seed, depth in enumerate([3, -1, 5, -1])
+    ]  # fmt: skip
+    gathered = CompactTrees(binned.binner, 4)
+    for tree in trees:
+        gathered.add(tree)
+    forest = BinnedForest.from_trees(gathered)
+    assert not gathered.features and not gathered.depths  # the per-tree arrays were let go
+    feature = np.concatenate([t[0] for t in trees])
+    right = np.concatenate([t[2] for t in trees]).astype(np.int64)
+    impure = (feature < 0) & (right < 0)
+    assert impure.any() and (feature < 0).sum() > impure.sum()  # both kinds of leaves
+    right[impure] = -right[impure] - 1
+    feature[impure] = -2
+    assert forest.feature.dtype == np.int16 and np.array_equal(forest.feature, feature)
+    assert forest.right.dtype == np.uint16 and np.array_equal(forest.right, right)
+    assert np.array_equal(forest.split_bin, np.concatenate([t[1] for t in trees]))
+    assert np.array_equal(forest.impure_values, np.concatenate([t[3] for t in trees]))
+    bits = np.packbits(np.concatenate([t[5] for t in trees]).astype(bool), bitorder="little")
+    assert np.array_equal(forest.missing_left_bits, bits)
+    assert np.array_equal(forest.importances, np.sum([t[6] for t in trees], axis=0))
+    assert np.array_equal(forest.offsets, np.cumsum([0] + [len(t[0]) for t in trees]))
+    built = BinnedForest(binned.binner, 4, *map(list, zip(*trees)))
+    assert all(np.array_equal(getattr(built, k), v) for k, v in vars(forest).items() if isinstance(v, np.ndarray))

@@ -1,0 +1,387 @@
+"""Fitted models kept on disk: the bounded-memory mode of :class:`mddf.MDDFClassifier` (``model_dir``).
+
+A block's fitted models (each forest's fold models, or its out-of-bag forest, and the fold models of
+the other members) are written to a folder as soon as each is fitted and has given its class vectors,
+by the worker that fitted it, and the block keeps a small :class:`StoredModel` in its place. The
+handle holds what the cascade reads without predicting (the number of trees, the impurity
+importances, the size in bytes, the layer's bin edges) and loads the model when a prediction needs
+it, one model per worker at a time, releasing it afterwards.
+
+Files. A folder ``model_dir`` holds a marker file :data:`MARKER` (which says that mddf owns the
+entries below), one subfolder per layer, ``layer-001``, ``layer-002``, ... (and, for a grid search,
+one subfolder per candidate, ``candidate-000``, ..., each laid out the same way). A layer folder
+holds one file per fitted model, ``m<member>-fold<i>.bin`` or ``m<member>-oob.bin``: a header of
+:data:`HEADER_BYTES` bytes (a magic string, the format version and the identifier of the fit that
+wrote it), then either the model's arrays, each at an offset aligned to 64 bytes, which are
+memory-mapped when loaded (the forests; their layout is kept by the handle), or the model's pickle
+(the other members). The handle checks the fit identifier, so a model never loads a file that a
+later fit wrote in its place.
+"""
+
+from __future__ import annotations
+
+import json
+import mmap
+import os
+import pickle
+import re
+import shutil
+import struct
+import tempfile
+import uuid
+import weakref
+
+import numpy as np
+
+#: Marker file of a folder written by mddf: the entries :data:`OWNED_ENTRY` names in it are mddf's to replace.
+MARKER = "MDDF_MODEL_DIR.json"
+#: Names of the entries a fit replaces in a folder that holds :data:`MARKER`.
+OWNED_ENTRY = re.compile(r"^(layer|candidate)-\d+$")
+#: Bytes before a model file's content: magic, format version, fit identifier (hex), padding.
+HEADER_BYTES = 64
+_MAGIC = b"MDDFMODL"
+_FORMAT = 1
+_ALIGN = 64
+
+
+def _header(fit_id):
+    head = _MAGIC + struct.pack("<I", _FORMAT) + fit_id.encode("ascii")
+    return head + b"\0" * (HEADER_BYTES - len(head))
+
+
+def _check_header(head, path, fit_id):
+    if len(head) < HEADER_BYTES or head[: len(_MAGIC)] != _MAGIC:
+        raise RuntimeError(f"{path} is not a model file written by mddf")
+    (version,) = struct.unpack("<I", head[len(_MAGIC) : len(_MAGIC) + 4])
+    if version != _FORMAT:
+        raise RuntimeError(f"{path}: model file format {version}, this version of mddf reads format {_FORMAT}")
+    written_by = head[len(_MAGIC) + 4 : len(_MAGIC) + 4 + len(fit_id)].decode("ascii", "replace")
+    if written_by != fit_id:
+        raise RuntimeError(
+            f"{path} was written by another fit than this model's (its folder was fitted into again since); "
+            "refit the model, or load the pickle that goes with the folder's current files"
+        )
+
+
+def _missing(path):
+    folder = os.path.dirname(os.path.dirname(path))
+    return FileNotFoundError(
+        f"model file {path} of this fitted model is missing: its model_dir folder {folder} was moved, deleted or "
+        "cleaned since the fit. If the folder was moved, point the model at its new place with "
+        "relocate_model_dir(new_path); otherwise refit"
+    )
+
+
+_MALLOC_TRIM = []
+
+
+def release_freed_memory():
+    """Hand the heap memory freed so far back to the operating system (glibc's ``malloc_trim``; elsewhere a no-op).
+
+    glibc keeps the memory of freed arrays for reuse, so without it the resident
+    memory of a process stays at the high-water mark of the forests it has
+    grown and dropped, even though they are on disk.
+    """
+    if not _MALLOC_TRIM:
+        try:
+            import ctypes
+
+            _MALLOC_TRIM.append(ctypes.CDLL("libc.so.6").malloc_trim)
+        except (OSError, AttributeError):
+            _MALLOC_TRIM.append(None)
+    if _MALLOC_TRIM[0] is not None:
+        _MALLOC_TRIM[0](0)
+
+
+def _remove_tree(path, pid):
+    """Remove a temporary folder, only in the process that created it (not in a forked child)."""
+    if os.getpid() == pid:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+class StoredRecord:
+    """What a worker returns after writing a model: where and how, and what is read without loading it.
+
+    Small and picklable, without a reference to the store, so that it travels between processes
+    (a Dask worker writes the file and sends its record back).
+
+    Attributes
+    ----------
+    relpath : str
+        File path relative to the store's folder (``layer-001/m0-fold0.bin``).
+    fit_id : str
+        Identifier of the fit that wrote the file (checked against the file's header when it is loaded).
+    cls : type
+        Class of the stored model.
+    layout : dict or None
+        Array name to ``(offset, dtype, shape)`` in the file; None for a pickled model.
+    n_classes : int
+        Columns of the model's class probabilities.
+    attrs : dict
+        The model's other attributes (for the forests: ``n_classes``, ``n_features`` and, for binned
+        forests, the layer's shared ``binner``), restored when it is loaded.
+    importances : ndarray or None
+        The model's ``importances`` (forests) or ``FoldModel.importances`` (other members).
+    n_trees : int or None
+        Trees of a forest; None for the other members.
+    nbytes : int
+        The model's ``nbytes``, as reported in memory.
+    """
+
+    def __init__(self, relpath, fit_id, cls, layout, n_classes, attrs, importances, n_trees, nbytes):
+        self.relpath = relpath
+        self.fit_id = fit_id
+        self.cls = cls
+        self.layout = layout
+        self.n_classes = int(n_classes)
+        self.attrs = attrs
+        self.importances = importances
+        self.n_trees = n_trees
+        self.nbytes = nbytes
+
+    def load(self, folder, copy=False):
+        """The model, from ``folder/relpath``: its arrays memory-mapped (copy-on-write) or, with ``copy``, read."""
+        path = os.path.join(folder, self.relpath)
+        try:
+            f = open(path, "rb")
+        except FileNotFoundError as exc:
+            raise _missing(path) from exc
+        with f:
+            if self.layout is None:
+                data = f.read()
+                _check_header(data[:HEADER_BYTES], path, self.fit_id)
+                return pickle.loads(data[HEADER_BYTES:])
+            _check_header(f.read(HEADER_BYTES), path, self.fit_id)
+            # ACCESS_COPY: writeable arrays (the same compiled signatures as in memory) that never write the file
+            mapped = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_COPY)
+        arrays = {}
+        for name, (offset, dtype, shape) in self.layout.items():
+            dtype = np.dtype(dtype)
+            if int(np.prod(shape)) == 0:
+                arrays[name] = np.empty(shape, dtype=dtype)
+                continue
+            array = np.ndarray(shape, dtype=dtype, buffer=mapped, offset=offset)
+            arrays[name] = array.copy() if copy else array
+        model = self.cls.__new__(self.cls)
+        model.__dict__.update(self.attrs)
+        model.__dict__.update(arrays)
+        return model
+
+
+class ModelWriter:
+    """Writes the models of one layer into ``folder/subdir`` (picklable: sent to the workers that fit them)."""
+
+    def __init__(self, folder, subdir, fit_id):
+        self.folder = folder
+        self.subdir = subdir
+        self.fit_id = fit_id
+
+    def save(self, model, name):
+        """Write ``model`` to ``subdir/name.bin`` and return its :class:`StoredRecord`.
+
+        A forest (any model whose attributes are arrays and scalars, plus a ``binner``) is written
+        array by array; any other model (a :class:`mddf.members.FoldModel`) is pickled. The file is
+        written under a temporary name and renamed, so that an interrupted write leaves no file of
+        the final name.
+        """
+        from .members import FoldModel
+
+        relpath = os.path.join(self.subdir, f"{name}.bin")
+        path = os.path.join(self.folder, relpath)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        partial = path + ".partial"
+        if isinstance(model, FoldModel):
+            with open(partial, "wb") as f:
+                f.write(_header(self.fit_id))
+                pickle.dump(model, f, protocol=pickle.HIGHEST_PROTOCOL)
+            layout, attrs, n_trees = None, {}, None
+            importances = model.importances
+        else:
+            layout, attrs = {}, {}
+            with open(partial, "wb") as f:
+                f.write(_header(self.fit_id))
+                offset = HEADER_BYTES
+                for key, value in vars(model).items():
+                    if not isinstance(value, np.ndarray):
+                        attrs[key] = value
+                        continue
+                    value = np.ascontiguousarray(value)
+                    pad = -offset % _ALIGN
+                    f.write(b"\0" * pad)
+                    offset += pad
+                    layout[key] = (offset, value.dtype.str, value.shape)
+                    if value.size:
+                        f.write(memoryview(value.reshape(-1)).cast("B"))  # the array's own buffer, not a copy
+                    offset += value.nbytes
+            n_trees = model.n_trees
+            importances = model.importances.copy()
+        os.replace(partial, path)
+        return StoredRecord(
+            relpath, self.fit_id, type(model), layout, model.n_classes, attrs, importances, n_trees, model.nbytes
+        )
+
+
+class StoredModel:
+    """A fitted model of a block kept on disk, loaded for each prediction.
+
+    Answers what the block reads of its models without predicting (``n_classes``, ``n_trees``,
+    ``importances``, ``nbytes``, ``binner``) from memory, and :meth:`predict_proba` by loading the
+    model, predicting and letting it go.
+    """
+
+    def __init__(self, store, record):
+        self.store = store
+        self.record = record
+
+    @property
+    def path(self):
+        """Absolute path of the model's file."""
+        return os.path.join(self.store.path, self.record.relpath)
+
+    def load(self, copy=False):
+        """The fitted model (memory-mapped arrays; ``copy=True`` reads them into memory)."""
+        return self.record.load(self.store.path, copy=copy)
+
+    @property
+    def model_class(self):
+        return self.record.cls
+
+    @property
+    def n_classes(self):
+        return self.record.n_classes
+
+    @property
+    def binner(self):
+        return self.record.attrs.get("binner")
+
+    @property
+    def importances(self):
+        return self.record.importances
+
+    @property
+    def n_trees(self):
+        return self.record.n_trees
+
+    @property
+    def nbytes(self):
+        return self.record.nbytes
+
+    def predict_proba(self, X):
+        """The stored model's ``predict_proba(X)`` (loaded for the call)."""
+        return self.load().predict_proba(X)
+
+    def __repr__(self):
+        return f"StoredModel({self.record.cls.__name__}, {self.path!r})"
+
+
+class ModelStore:
+    """The folder of one fit's models.
+
+    Parameters
+    ----------
+    path : str
+        Absolute path of the folder.
+    fit_id : str
+        Identifier of the fit (written in every model file and in the marker).
+    temporary : bool
+        The folder was made for this store (``model_dir="auto"``): it is removed when the store is
+        garbage-collected (when no fitted model or block refers to it any more), at the latest when
+        the interpreter exits, and pickling the store carries the folder's files, which unpickling
+        writes to a new temporary folder of its own.
+    """
+
+    def __init__(self, path, fit_id, temporary):
+        self.path = path
+        self.fit_id = fit_id
+        self.temporary = temporary
+        self._finalizer = weakref.finalize(self, _remove_tree, path, os.getpid()) if temporary else None
+
+    @classmethod
+    def claim(cls, model_dir):
+        """A new store for a fit into ``model_dir``: ``"auto"`` (a new temporary folder) or a folder path.
+
+        A folder path is created if it does not exist. If it holds entries named like
+        :data:`OWNED_ENTRY` (``layer-NNN``, ``candidate-NNN``), they are a previous fit's and are
+        removed, provided the folder holds :data:`MARKER` (mddf wrote it); without the marker a
+        ``ValueError`` is raised and nothing is removed. Other entries are left alone.
+        """
+        fit_id = uuid.uuid4().hex
+        if isinstance(model_dir, str) and model_dir == "auto":
+            path = tempfile.mkdtemp(prefix="mddf-")
+            _write_marker(path, fit_id)
+            return cls(path, fit_id, temporary=True)
+        path = os.path.abspath(os.fspath(model_dir))
+        if os.path.exists(path) and not os.path.isdir(path):
+            raise ValueError(f"model_dir={model_dir!r} is a file; give a folder (it is created if it does not exist)")
+        os.makedirs(path, exist_ok=True)
+        owned = [entry for entry in os.listdir(path) if OWNED_ENTRY.match(entry)]
+        if owned and not os.path.exists(os.path.join(path, MARKER)):
+            raise ValueError(
+                f"model_dir={model_dir!r} holds {sorted(owned)[0]!r} but no {MARKER}, so mddf did not write it; "
+                "give a new or empty folder, or one an mddf model was fitted into"
+            )
+        for entry in owned:
+            shutil.rmtree(os.path.join(path, entry))
+        _write_marker(path, fit_id)
+        return cls(path, fit_id, temporary=False)
+
+    def writer(self, subdir):
+        """A :class:`ModelWriter` for the models of ``subdir`` (a layer's folder)."""
+        return ModelWriter(self.path, subdir, self.fit_id)
+
+    def remove(self, subdir):
+        """Delete ``subdir`` (a discarded layer's files)."""
+        shutil.rmtree(os.path.join(self.path, subdir), ignore_errors=True)
+
+    def destroy(self):
+        """Delete the whole folder (a temporary one, or a grid-search candidate's)."""
+        if self._finalizer is not None:
+            self._finalizer()
+        else:
+            shutil.rmtree(self.path, ignore_errors=True)
+
+    def check_relocated(self, path):
+        """Raise unless ``path`` holds this fit's files (its marker names this fit)."""
+        marker = os.path.join(path, MARKER)
+        try:
+            with open(marker) as f:
+                fit_id = json.load(f).get("fit_id")
+        except FileNotFoundError as exc:
+            raise FileNotFoundError(f"{path} holds no {MARKER}: it is not a model_dir folder written by mddf") from exc
+        if fit_id != self.fit_id:
+            raise ValueError(f"{path} holds the files of another fit than this model's")
+
+    def __getstate__(self):
+        state = {"path": self.path, "fit_id": self.fit_id, "temporary": self.temporary}
+        if self.temporary:  # the pickle carries the files: the folder goes away with its model
+            files = {}
+            for root, _, names in os.walk(self.path):
+                for name in names:
+                    full = os.path.join(root, name)
+                    with open(full, "rb") as f:
+                        files[os.path.relpath(full, self.path)] = f.read()
+            state["files"] = files
+        return state
+
+    def __setstate__(self, state):
+        files = state.pop("files", None)
+        if state["temporary"]:
+            state["path"] = tempfile.mkdtemp(prefix="mddf-")
+            for relpath, content in files.items():
+                full = os.path.join(state["path"], relpath)
+                os.makedirs(os.path.dirname(full), exist_ok=True)
+                with open(full, "wb") as f:
+                    f.write(content)
+        self.__init__(state["path"], state["fit_id"], state["temporary"])
+
+    def __repr__(self):
+        kind = "temporary " if self.temporary else ""
+        return f"ModelStore({kind}{self.path!r})"
+
+
+def _write_marker(path, fit_id):
+    from . import __name__ as package
+
+    with open(os.path.join(path, MARKER), "w") as f:
+        json.dump({"written_by": package, "format": _FORMAT, "fit_id": fit_id}, f)
+        f.write("\n")
