@@ -71,8 +71,14 @@ def _drop_empty_results_toctree(app, docname, source):
         source[0] = text[:start] + "*No result page has been generated in this checkout yet.*" + text[end:]
 
 
+def _reread_results_index(app, env, added, changed, removed):
+    # The glob toctree's matches change when result pages appear or go, though results.md does not.
+    return ["results"]
+
+
 def setup(app):
     app.connect("source-read", _drop_empty_results_toctree)
+    app.connect("env-get-outdated", _reread_results_index)
 
 
 # --- autodoc / autosummary / numpydoc ---------------------------------------------------------------
