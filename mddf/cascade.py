@@ -18,6 +18,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter
 
+from ._layer_features import LayerFeaturesMixin
 from ._storage import MARKER, ModelStore
 from ._tabular import CATEGORICAL_FEATURES_CONSTRAINT, validate_tabular
 from ._validation import check_sample_weight
@@ -51,7 +52,7 @@ class _Growth:
     oof_features: list = field(default_factory=list)
 
 
-class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
+class MDDFClassifier(LayerFeaturesMixin, ClassifierMixin, TransformerMixin, BaseEstimator):
     """Margin-distribution deep forest (mdDF).
 
     A cascade of forest blocks (Algorithm 1). Layer t trains its forests on
@@ -929,13 +930,6 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         return self.classes_[proba.argmax(axis=1)]
 
     # ---------------------------------------------------------------- transform
-    def _check_layer(self, layer):
-        if layer is None:
-            return self.n_layers_
-        if not isinstance(layer, Integral) or not 1 <= layer <= self.n_layers_:
-            raise ValueError(f"layer must be an integer in [1, {self.n_layers_}] (the kept layers), got {layer!r}")
-        return int(layer)
-
     def transform(self, X, layer=None):
         """Augmented feature of a kept layer, ``f_t(X) / sum_{l<=t} alpha_l`` (eq. 7).
 
@@ -958,19 +952,3 @@ class MDDFClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         for t, (passed, _) in enumerate(self._staged(X), start=1):
             if t == layer:
                 return passed.astype(np.float32)
-
-    def fit_transform(self, X, y, layer=None, sample_weight=None):
-        """Fit, then return the out-of-fold f_layer of the training rows (no leakage).
-
-        Unlike ``fit(X, y).transform(X)``, every row's features come from models
-        that never saw that row, so they are safe to train a downstream model on.
-        ``sample_weight`` is passed to :meth:`fit`; rows of weight 0 get features too.
-        """
-        self.fit(X, y, sample_weight=sample_weight)
-        return self.oof_features_[self._check_layer(layer) - 1]
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = True
-        tags.transformer_tags.preserves_dtype = ["float32"]  # features are float32 whatever the input
-        return tags

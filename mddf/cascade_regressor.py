@@ -12,12 +12,13 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from ._layer_features import LayerFeaturesMixin
 from ._tabular import CATEGORICAL_FEATURES_CONSTRAINT, validate_tabular
 from ._validation import check_sample_weight
 from .regression_block import REGRESSION_FOREST_TYPES, RegressionForestBlock
 
 
-class CascadeForestRegressor(RegressorMixin, TransformerMixin, BaseEstimator):
+class CascadeForestRegressor(LayerFeaturesMixin, RegressorMixin, TransformerMixin, BaseEstimator):
     """Cascade forest for regression: layers of forests passing out-of-fold predictions on.
 
     The cascade of gcForest (Zhou and Feng) for a real-valued target. Layer 1
@@ -383,13 +384,6 @@ class CascadeForestRegressor(RegressorMixin, TransformerMixin, BaseEstimator):
         return last
 
     # ---------------------------------------------------------------- transform
-    def _check_layer(self, layer):
-        if layer is None:
-            return self.n_layers_
-        if not isinstance(layer, Integral) or not 1 <= layer <= self.n_layers_:
-            raise ValueError(f"layer must be an integer in [1, {self.n_layers_}] (the kept layers), got {layer!r}")
-        return int(layer)
-
     def transform(self, X, layer=None):
         """Augmented features of a kept layer: each of its forests' prediction ``h_t(X)``.
 
@@ -410,19 +404,3 @@ class CascadeForestRegressor(RegressorMixin, TransformerMixin, BaseEstimator):
         for t, h in enumerate(self._staged(X), start=1):
             if t == layer:
                 return h.astype(np.float32)
-
-    def fit_transform(self, X, y, layer=None, sample_weight=None):
-        """Fit, then return the out-of-fold ``h_layer`` of the training rows (no leakage).
-
-        Unlike ``fit(X, y).transform(X)``, every row's features come from models
-        that never saw that row, so they are safe to train a downstream model on.
-        ``sample_weight`` is passed to :meth:`fit`; rows of weight 0 get features too.
-        """
-        self.fit(X, y, sample_weight=sample_weight)
-        return self.oof_features_[self._check_layer(layer) - 1]
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = True
-        tags.transformer_tags.preserves_dtype = ["float32"]  # features are float32 whatever the input
-        return tags
