@@ -49,7 +49,7 @@ from mddf.experiments.protocols.deepboost import (
     SELECTIONS,
     TABLE_ALGORITHMS,
     paper_grid,
-    run_protocol,
+    run_protocols,
 )
 from mddf.experiments.provenance import provenance, with_csv_header, with_markdown_header
 
@@ -216,78 +216,164 @@ def selection_label(selection, args):
     return "9-fold CV (the other folds)" if args.cv_folds == "outer" else f"{args.cv_folds}-fold CV"
 
 
+def unit_key(args, name, grid_name, table, algorithm, selection):
+    """What identifies one protocol result in ``runs.jsonl``: rerunning with the same key skips it."""
+    key = {
+        "table": table,
+        "dataset": name,
+        "algorithm": algorithm,
+        "selection": selection,
+        "grid": grid_name,
+        "n_iter": args.n_iter,
+        "folds": args.folds,
+        "partition_seed": args.partition_seed,
+    }
+    if selection == "cv":
+        key["cv_folds"] = args.cv_folds
+    return json.dumps(key, sort_keys=True)
+
+
+def read_jsonl(path):
+    """Records of a JSON-lines file; a last line cut short by an interruption is ignored."""
+    records = []
+    if Path(path).exists():
+        for line in Path(path).read_text().splitlines():
+            try:
+                records.append(json.loads(line))
+            except json.JSONDecodeError:
+                continue
+    return records
+
+
+def append_jsonl(path, record):
+    """Append one record on its own line (after a line an interruption cut short, if any)."""
+    path = Path(path)
+    cut = False
+    if path.exists() and path.stat().st_size:
+        with open(path, "rb") as fh:
+            fh.seek(-1, os.SEEK_END)
+            cut = fh.read(1) != b"\n"
+    with open(path, "a") as fh:
+        fh.write(("\n" if cut else "") + json.dumps(record) + "\n")
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
 def run_tables(args):
-    rows, details = [], []
+    """Every (dataset, table, algorithm, selection) of the request, resuming from ``--out``.
+
+    Each finished protocol result is appended to ``runs.jsonl`` (its row) and ``settings.jsonl``
+    (every setting's errors in every run) as soon as it finishes, so an interrupted sweep reruns
+    only what is missing. The selections still missing for an algorithm run together
+    (:func:`run_protocols`), sharing the fits they have in common.
+    """
+    out = Path(args.out) if args.out else None
+    done = {}
+    if out:
+        out.mkdir(parents=True, exist_ok=True)
+        done = {r["key"]: r["row"] for r in read_jsonl(out / "runs.jsonl")}
+    rows, requested = [], set()
     for name in args.datasets:
-        ds = load(name, args.download)
-        X, y = ds.X, ds.y
+        ds = None
         grid_name = args.large_grid if name in LARGE_DATASETS and args.large_grid else args.grid
         for table in args.tables:
             for algorithm in TABLE_ALGORITHMS[table]:
-                grid = paper_grid(table, algorithm, **GRIDS[grid_name])
-                for selection in args.selections:
+                keys = {sel: unit_key(args, name, grid_name, table, algorithm, sel) for sel in args.selections}
+                missing = [sel for sel in args.selections if keys[sel] not in done]
+                if missing:
+                    if ds is None:
+                        ds = load(name, args.download)
+                    grid = paper_grid(table, algorithm, **GRIDS[grid_name])
                     t0 = time.perf_counter()
-                    res = run_protocol(
-                        X,
-                        y,
+                    results = run_protocols(
+                        ds.X,
+                        ds.y,
                         grid,
+                        selections=missing,
                         n_folds=args.folds,
                         random_state=args.partition_seed,
                         n_iter_grid=(args.n_iter,),
-                        selection=selection,
                         cv_folds=args.cv_folds,
                         n_jobs=args.n_jobs,
                     )
-                    s = res.summary()
-                    paper = PAPER[table].get(name, {}).get(algorithm)
-                    paper_mnist = PAPER[table].get(f"{name}-mnist", {}).get(algorithm)
-                    size = s["avg_tree_questions"] if table == 1 else s["avg_tree_size"]
-                    row = {
-                        "table": table,
-                        "dataset": dataset_label(name),
-                        "algorithm": algorithm,
-                        "selection": selection,
-                        "grid": grid_name,
-                        "settings": len(grid),
-                        "error": s["error"],
-                        "std": s["std"],
-                        "avg_tree_size": size,
-                        "avg_n_trees": s["avg_n_trees"],
-                        "seconds": time.perf_counter() - t0,
-                        "seconds_per_fit": res.fit_seconds / res.n_fits,
-                        "paper_error": paper[0] if paper else None,
-                        "paper_std": paper[1] if paper else None,
-                        "paper_tree_size": paper[2] if paper else None,
-                        "paper_n_trees": paper[3] if paper else None,
-                        "paper_mnist_error": paper_mnist[0] if paper_mnist else None,
-                        "selected": json.dumps(res.params),
-                        **selection_diagnostics(res),
-                    }
-                    rows.append(row)
-                    for run, settings in enumerate(res.settings):
-                        for setting in settings:
-                            details.append(
-                                {
-                                    "table": table,
-                                    "dataset": name,
-                                    "algorithm": algorithm,
-                                    "selection": selection,
-                                    "run": run,
-                                    **{k: v for k, v in setting.items() if k not in ("params", "val_splits")},
-                                    "val_splits": json.dumps(setting["val_splits"]),
-                                    "params": json.dumps(setting["params"]),
-                                }
+                    seconds = time.perf_counter() - t0
+                    for selection, res in results.items():
+                        row = protocol_row(name, table, algorithm, selection, grid_name, len(grid), res, seconds)
+                        row["shared_with"] = ",".join(sel for sel in missing if sel != selection)
+                        done[keys[selection]] = row
+                        if out:
+                            append_jsonl(
+                                out / "settings.jsonl",
+                                {"key": keys[selection], "details": setting_details(row, res)},
                             )
-                    if args.out:  # keep partial results of long runs
-                        write_outputs(args.out, "tables", tables_markdown(rows, args), rows, quiet=True, prov=args.prov)
-                        write_csv(Path(args.out) / "tables_all_settings.csv", details, args.prov)
-                    print(
-                        f"table {table} {name:<12} {algorithm:<12} {selection:<10} err {s['error']:.4f} ({s['std']:.4f}) "
-                        f"size {size:.2f} trees {s['avg_n_trees']:.1f}  paper {row['paper_error']}  "
-                        f"{row['seconds']:.1f}s ({len(grid)} settings x {args.folds} runs, {res.n_fits} fits)",
-                        flush=True,
-                    )
+                            append_jsonl(out / "runs.jsonl", {"key": keys[selection], "row": row})
+                        _print_row(row, args, res.n_fits)
+                rows += [done[keys[sel]] for sel in args.selections]
+                requested.update(keys.values())
+                if out and missing:  # keep the partial tables of long runs
+                    write_outputs(out, "tables", tables_markdown(rows, args), rows, quiet=True, prov=args.prov)
+    if out:
+        latest = {r["key"]: r["details"] for r in read_jsonl(out / "settings.jsonl")}  # a rerun's replace
+        details = [d for key in latest if key in requested for d in latest[key]]
+        write_csv(out / "tables_all_settings.csv", details, args.prov)
     return rows
+
+
+def protocol_row(name, table, algorithm, selection, grid_name, n_settings, res, seconds):
+    """The summary row of one protocol result, beside the paper's numbers."""
+    s = res.summary()
+    paper = PAPER[table].get(name, {}).get(algorithm)
+    paper_mnist = PAPER[table].get(f"{name}-mnist", {}).get(algorithm)
+    return {
+        "table": table,
+        "dataset": dataset_label(name),
+        "algorithm": algorithm,
+        "selection": selection,
+        "grid": grid_name,
+        "settings": n_settings,
+        "error": s["error"],
+        "std": s["std"],
+        "avg_tree_size": s["avg_tree_questions"] if table == 1 else s["avg_tree_size"],
+        "avg_n_trees": s["avg_n_trees"],
+        "seconds": seconds,
+        "fits": res.n_fits,
+        "seconds_per_fit": res.fit_seconds / res.n_fits,
+        "paper_error": paper[0] if paper else None,
+        "paper_std": paper[1] if paper else None,
+        "paper_tree_size": paper[2] if paper else None,
+        "paper_n_trees": paper[3] if paper else None,
+        "paper_mnist_error": paper_mnist[0] if paper_mnist else None,
+        "selected": json.dumps(res.params),
+        **selection_diagnostics(res),
+    }
+
+
+def setting_details(row, res):
+    """Every setting's validation and test error in every run of one protocol result."""
+    return [
+        {
+            "table": row["table"],
+            "dataset": row["dataset"],
+            "algorithm": row["algorithm"],
+            "selection": row["selection"],
+            "run": run,
+            **{k: v for k, v in setting.items() if k not in ("params", "val_splits")},
+            "val_splits": json.dumps(setting["val_splits"]),
+            "params": json.dumps(setting["params"]),
+        }
+        for run, settings in enumerate(res.settings)
+        for setting in settings
+    ]
+
+
+def _print_row(row, args, n_fits):
+    print(
+        f"table {row['table']} {row['dataset']:<12} {row['algorithm']:<12} {row['selection']:<10} "
+        f"err {row['error']:.4f} ({row['std']:.4f}) size {row['avg_tree_size']:.2f} trees {row['avg_n_trees']:.1f}  "
+        f"paper {row['paper_error']}  {row['seconds']:.1f}s ({row['settings']} settings x {args.folds} runs, "
+        f"{n_fits} fits{', shared with ' + row['shared_with'] if row['shared_with'] else ''})",
+        flush=True,
+    )
 
 
 def selection_diagnostics(res):
@@ -341,7 +427,9 @@ def tables_markdown(rows, args):
         "over the runs. Paper numbers typed in from the paper's Tables 1-3. Tree size: distinct questions "
         "(Table 1), all nodes (Tables 2-3). ocr17/ocr49 are built from MNIST's 10000 test images; the "
         "paper's ocr17/ocr49 (Reyzin & Schapire) are shown, its ocr17-mnist/ocr49-mnist error in the last column. "
-        f"Seconds: wall clock of the whole protocol for that algorithm ({args.n_jobs} job(s)); s / fit: mean fit time "
+        f"Seconds: wall clock of the whole protocol for that algorithm ({args.n_jobs} job(s)); when both selections "
+        "ran together they fitted the (setting, rows) pairs they share once, and the seconds are their common wall "
+        "clock; fits: the fits each selection uses; s / fit: mean fit time "
         f"of one setting on one run; load average {_load()}. No. of trees: hypotheses with non-zero weight, each "
         "counted once (a hypothesis selected again is re-weighted, not duplicated); the paper's AdaBoost columns of "
         "Table 1 list the number of rounds instead.",
@@ -357,8 +445,8 @@ def tables_markdown(rows, args):
         out += [
             f"## {title}",
             "",
-            "| dataset | algorithm | selection | grid (settings) | error (std) | paper error (std) | tree size | paper | no. of trees | paper | seconds | s / fit | paper -mnist error |",
-            "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+            "| dataset | algorithm | selection | grid (settings) | error (std) | paper error (std) | tree size | paper | no. of trees | paper | seconds | fits | s / fit | paper -mnist error |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
         ]
         for r in trs:
             out.append(
@@ -366,7 +454,7 @@ def tables_markdown(rows, args):
                 f"| {_fmt(r['error'])} ({_fmt(r['std'])}) "
                 f"| {_fmt(r['paper_error'])} ({_fmt(r['paper_std'])}) | {_fmt(r['avg_tree_size'], 2)} | {_fmt(r['paper_tree_size'], 2)} "
                 f"| {_fmt(r['avg_n_trees'], 1)} | {_fmt(r['paper_n_trees'], 1)} | {_fmt(r['seconds'], 1)} "
-                f"| {_fmt(r['seconds_per_fit'], 3)} | {_fmt(r['paper_mnist_error'])} |"
+                f"| {r.get('fits', '—')} | {_fmt(r['seconds_per_fit'], 3)} | {_fmt(r['paper_mnist_error'])} |"
             )
         out.append("")
         selections = [sel for sel in SELECTIONS if any(r["selection"] == sel for r in trs)]

@@ -8,7 +8,7 @@
 - :mod:`.quadboost`  the QuadBoost paper's protocol and grids (Roy, Marchand and Laviolette, Section 4)
 """
 
-from .deepboost import SELECTIONS, TABLE_ALGORITHMS, paper_grid, run_protocol, selection_splits
+from .deepboost import SELECTIONS, TABLE_ALGORITHMS, paper_grid, run_protocol, run_protocols, selection_splits
 from .missing import mask_completely_at_random
 from .quadboost import PAPER_GRIDS, paper_split, run_quadboost_protocol
 from .run_data import RunData, deepboost_run_data, split_run_data
@@ -25,6 +25,7 @@ __all__ = [
     "paper_grid",
     "paper_split",
     "run_protocol",
+    "run_protocols",
     "run_quadboost_protocol",
     "selection_splits",
     "split_run_data",

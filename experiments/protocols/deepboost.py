@@ -16,7 +16,10 @@ are a stratified k-fold split of the 9 folds' rows (``cv_folds=k``, default 5) o
 themselves (``cv_folds="outer"``: 9 parts, one of which is the paper's validation split, fold
 i + 1). Either way the test fold takes no part in the choice. A validation fold holds a tenth of
 the rows, so the paper's choice among up to 150 settings is noisy; k-fold CV averages that noise
-over k parts at about k + 1 times the fits.
+over k parts at about k + 1 times the fits. :func:`run_protocols` runs both selections and fits
+each (setting, training rows) pair once; with ``cv_folds="outer"`` the validation selection's
+fits are among the cross-validation's, so the pair costs 5.5 times the paper's protocol alone
+(45 + 10 fits per setting for 10 folds, against 10).
 
 Reuse: a fit with T rounds contains the fits with fewer rounds as prefixes (the algorithm is
 deterministic), so several values of T are evaluated from one fit via the staged decision
@@ -259,23 +262,43 @@ def selection_splits(folds, y, cv_folds=DEFAULT_CV_FOLDS, random_state=0):
     return out
 
 
-def run_protocol(
+def _selection_plan(selection, folds, y, cv_folds, random_state):
+    """What one selection fits and scores: ``(run, part, fit_idx, eval_idx, role)`` tuples.
+
+    ``role`` is ``"val"`` for a selection split (``part`` numbers it) and ``"test"`` for the fit
+    whose test error is reported (``part`` is None). Index arrays are sorted, so equal row sets
+    compare equal across runs and selections.
+    """
+    plan = []
+    if selection == "validation":
+        for r, (train, val, test) in enumerate(folds):
+            plan += [(r, 0, train, val, "val"), (r, None, train, test, "test")]
+        return plan, 1
+    splits = selection_splits(folds, y, cv_folds, random_state)
+    for r, (train, val, test) in enumerate(folds):
+        plan += [(r, j, np.sort(fit), np.sort(part), "val") for j, (fit, part) in enumerate(splits[r])]
+        plan.append((r, None, np.sort(np.concatenate([train, val])), test, "test"))
+    return plan, len(splits[0])
+
+
+def run_protocols(
     X,
     y,
     param_grid,
     *,
+    selections=("validation",),
     estimator=None,
     n_folds=10,
     random_state=0,
     n_iter_grid=(PAPER_N_ITER,),
     folds=None,
-    selection="validation",
     cv_folds=DEFAULT_CV_FOLDS,
     n_jobs=1,
     backend=None,
     verbose=0,
 ):
-    """Run the DeepBoost paper's protocol (Section 4) for one algorithm on one dataset.
+    """Run the DeepBoost paper's protocol (Section 4) for one algorithm on one dataset, with one or
+    more ways of choosing the parameters, fitting each (setting, training rows) pair once.
 
     Parameters
     ----------
@@ -283,6 +306,10 @@ def run_protocol(
         All the rows of the dataset.
     param_grid : list of dict
         Settings to choose from (e.g. :func:`paper_grid`).
+    selections : sequence of {"validation", "cv"}, default=("validation",)
+        ``"validation"``: the paper's, choose on fold i + 1 the model trained on the other 8 folds
+        and test that model. ``"cv"``: choose by k-fold cross-validation on the 9 non-test folds,
+        refit the choice on them, test the refit (see the module doc).
     estimator : estimator, default=DeepBoostClassifier()
         Cloned and updated with each setting.
     n_folds : int, default=10
@@ -293,24 +320,27 @@ def run_protocol(
         Numbers of rounds to choose from, all read from one fit with ``max(n_iter_grid)`` rounds.
     folds : list of (train, val, test) index arrays, optional
         Overrides ``n_folds`` / ``random_state``.
-    selection : {"validation", "cv"}, default="validation"
-        ``"validation"``: the paper's, choose on fold i + 1 the model trained on the other 8 folds
-        and test that model. ``"cv"``: choose by k-fold cross-validation on the 9 non-test folds,
-        refit the choice on them, test the refit (see the module doc).
     cv_folds : int, "outer" or list, default=5
         The cross-validation of ``selection="cv"`` (:func:`selection_splits`).
     n_jobs : int, default=1
-        Settings and runs fitted in parallel.
+        Fits run in parallel.
     backend : str, optional
         joblib backend (default: joblib's, i.e. processes).
     verbose : int, default=0
 
     Returns
     -------
-    ProtocolResult
+    dict mapping each selection to its :class:`ProtocolResult`.
 
     Notes
     -----
+    Shared fits: the estimator is deterministic given its parameters and rows, so a setting
+    trained on the same rows is fitted once and scored on every split that needs it. With
+    ``cv_folds="outer"`` the training rows of run i's part j (all folds but i and j) are those of
+    run j's part i, and the paper's validation fit of run i is its part i + 1: the two selections
+    together take 45 + 10 fits per setting instead of 10 + 90 + 10. Each result's ``n_fits`` and
+    ``fit_seconds`` count the fits it uses (as if run alone); ``seconds`` is the shared wall time.
+
     Ties in (mean) validation error go to the earlier setting of ``param_grid`` (then the smaller T).
     With ``selection="cv"`` every setting is also refitted on the 9 folds (one fit each, not only
     the chosen one), so that ``settings`` holds every setting's test error for the diagnostics;
@@ -320,50 +350,64 @@ def run_protocol(
     y = np.asarray(y)
     if not param_grid:
         raise ValueError("param_grid is empty")
-    if selection not in SELECTIONS:
-        raise ValueError(f"selection must be one of {SELECTIONS}, got {selection!r}")
+    selections = list(dict.fromkeys(selections))
+    if not selections or any(sel not in SELECTIONS for sel in selections):
+        raise ValueError(f"selections must be one or more of {SELECTIONS}, got {selections!r}")
     n_iter_grid = sorted(set(int(t) for t in n_iter_grid))
     estimator = DeepBoostClassifier() if estimator is None else estimator
     if folds is None:
         folds = deepboost_folds(y, n_folds=n_folds, random_state=random_state)
-    # One task per (run, part, setting); part None: the fit whose test error is reported.
-    tasks = []
-    if selection == "validation":
-        for r, (train, val, test) in enumerate(folds):
-            tasks += [(r, None, s, train, {"val": val, "test": test}) for s in range(len(param_grid))]
-        n_splits = 1
-    else:
-        splits = selection_splits(folds, y, cv_folds, random_state)
-        n_splits = len(splits[0])
-        for r, (train, val, test) in enumerate(folds):
-            for j, (fit_idx, val_idx) in enumerate(splits[r]):
-                tasks += [(r, j, s, fit_idx, {"val": val_idx}) for s in range(len(param_grid))]
-            refit = np.sort(np.concatenate([train, val]))
-            tasks += [(r, None, s, refit, {"test": test}) for s in range(len(param_grid))]
+    plans = {sel: _selection_plan(sel, folds, y, cv_folds, random_state) for sel in selections}
+    # One task per distinct (setting, training rows), scored on every row set any plan needs.
+    eval_names = {}  # row set (bytes) -> its column name in the evaluated rows
+    tasks = {}  # (setting, fit rows as bytes) -> (fit_idx, {eval name: eval_idx})
+    for plan, _ in plans.values():
+        for _, _, fit_idx, eval_idx, _ in plan:
+            name = eval_names.setdefault(eval_idx.tobytes(), f"rows{len(eval_names)}")
+            for s in range(len(param_grid)):
+                tasks.setdefault((s, fit_idx.tobytes()), (fit_idx, {}))[1][name] = eval_idx
+    keys = list(tasks)
     t0 = time.perf_counter()
     outputs = Parallel(n_jobs=n_jobs, backend=backend, verbose=10 if verbose > 1 else 0)(
-        delayed(_evaluate_setting)(estimator, param_grid[s], X, y, fit_idx, eval_sets, n_iter_grid)
-        for _, _, s, fit_idx, eval_sets in tasks
+        delayed(_evaluate_setting)(estimator, param_grid[s], X, y, *tasks[(s, fk)], n_iter_grid) for s, fk in keys
     )
     seconds = time.perf_counter() - t0
+    fitted = dict(zip(keys, outputs))
+    if verbose:
+        print(f"[protocol] {len(keys)} fits in {seconds:.1f}s", flush=True)
+    return {
+        sel: _assemble(sel, plan, n_splits, fitted, eval_names, len(param_grid), len(folds), seconds)
+        for sel, (plan, n_splits) in plans.items()
+    }
+
+
+def _assemble(selection, plan, n_splits, fitted, eval_names, n_settings, n_runs, seconds):
+    """One selection's :class:`ProtocolResult` from the shared fits."""
     reported = {}  # (run, setting) -> rows of the fit whose test error is reported
-    scored = {}  # (run, setting) -> rows of each selection split
-    for (r, part, s, _, _), (rows, _) in zip(tasks, outputs):
-        if part is None:
-            reported[(r, s)] = rows
-        if selection == "validation" or part is not None:
-            scored.setdefault((r, s), []).append(rows)
-    by_run = [[] for _ in folds]
-    for r in range(len(folds)):
-        for s in range(len(param_grid)):
-            for k, row in enumerate(reported[(r, s)]):
-                val_splits = [rows[k]["val"] for rows in scored[(r, s)]]
+    scored = {}  # (run, setting) -> [(part, rows, eval name)] of each selection split
+    used = set()
+    for r, part, fit_idx, eval_idx, role in plan:
+        for s in range(n_settings):
+            key = (s, fit_idx.tobytes())
+            used.add(key)
+            rows, name = fitted[key][0], eval_names[eval_idx.tobytes()]
+            if role == "test":
+                reported[(r, s)] = (rows, name)
+            else:
+                scored.setdefault((r, s), []).append((part, rows, name))
+    by_run = [[] for _ in range(n_runs)]
+    for r in range(n_runs):
+        for s in range(n_settings):
+            rows, test_key = reported[(r, s)]
+            splits = sorted(scored[(r, s)], key=lambda item: item[0])
+            for k, row in enumerate(rows):
+                val_splits = [split_rows[k][eval_key] for _, split_rows, eval_key in splits]
                 by_run[r].append(
                     dict(
                         params=row["params"],
                         val=float(np.mean(val_splits)),
                         val_splits=val_splits,
-                        test=row["test"],
+                        test=row[test_key],
                         n_trees=row["n_trees"],
                         tree_size=row["tree_size"],
                         tree_questions=row["tree_questions"],
@@ -373,8 +417,6 @@ def run_protocol(
     for rows in by_run:
         best = min(range(len(rows)), key=lambda i: (rows[i]["val"], i))
         chosen.append(rows[best])
-    if verbose:
-        print(f"[protocol] {len(tasks)} fits in {seconds:.1f}s", flush=True)
     return ProtocolResult(
         test_errors=np.array([c["test"] for c in chosen]),
         val_errors=np.array([c["val"] for c in chosen]),
@@ -383,9 +425,24 @@ def run_protocol(
         tree_size=np.array([c["tree_size"] for c in chosen]),
         tree_questions=np.array([c["tree_questions"] for c in chosen]),
         seconds=seconds,
-        fit_seconds=float(sum(fs for _, fs in outputs)),
-        n_fits=len(tasks),
+        fit_seconds=float(sum(fitted[key][1] for key in used)),
+        n_fits=len(used),
         settings=by_run,
         selection=selection,
         n_selection_splits=n_splits,
     )
+
+
+def run_protocol(X, y, param_grid, *, selection="validation", **kwargs):
+    """Run the DeepBoost paper's protocol for one algorithm on one dataset with one selection.
+
+    ``run_protocols(X, y, param_grid, selections=[selection], **kwargs)[selection]``: see
+    :func:`run_protocols` for the parameters.
+
+    Returns
+    -------
+    ProtocolResult
+    """
+    if selection not in SELECTIONS:
+        raise ValueError(f"selection must be one of {SELECTIONS}, got {selection!r}")
+    return run_protocols(X, y, param_grid, selections=[selection], **kwargs)[selection]

@@ -18,6 +18,7 @@ from mddf.experiments.protocols.deepboost import (
     ProtocolResult,
     paper_grid,
     run_protocol,
+    run_protocols,
     selection_splits,
 )
 from mddf.experiments.provenance import read_csv_rows, read_provenance
@@ -162,6 +163,35 @@ def test_benchmark_script_puts_both_selections_side_by_side(tmp_path):
         load_script().parse_args(["--cv-folds", "1"])
 
 
+def test_benchmark_script_resumes_an_interrupted_sweep_and_runs_only_what_is_missing(tmp_path, capsys):
+    bench = load_script()
+    out = tmp_path / "bench"
+    argv = ["--quick", "--selection", "both", "--cv-folds", "outer", "--out", str(out)]
+    assert bench.main(argv) == 0
+    full = (out / "tables.csv").read_text().split("\n# date")[0], read_csv_rows(out / "tables.csv")
+    capsys.readouterr()
+    # interrupted after the first two results, the last line half written
+    lines = (out / "runs.jsonl").read_text().splitlines()
+    assert len(lines) == 6 * 2  # 2 tables x 3 algorithms x 2 selections
+    (out / "runs.jsonl").write_text("\n".join(lines[:2]) + "\n" + lines[2][:40])
+    assert bench.main(argv) == 0
+    printed = [x for x in capsys.readouterr().out.splitlines() if x.startswith("table ")]
+    assert len(printed) == 6 * 2 - 2  # the AdaBoost pair was kept, the rest was run again
+    again = read_csv_rows(out / "tables.csv")
+    keep = ("table", "algorithm", "selection", "error", "std", "selected")
+    assert [{k: r[k] for k in keep} for r in again] == [{k: r[k] for k in keep} for r in full[1]]
+    assert len(read_csv_rows(out / "tables_all_settings.csv")) == 6 * 2 * 10
+    # nothing missing: nothing runs
+    assert bench.main(argv) == 0
+    assert not [x for x in capsys.readouterr().out.splitlines() if x.startswith("table ")]
+    # the two selections ran together: with the 9 other folds as CV parts, the paper's validation fits are shared
+    rows = read_csv_rows(out / "tables.csv")
+    assert {(r["selection"], r["fits"], r["shared_with"]) for r in rows if r["table"] == "2"} == {
+        ("validation", "10", "cv"),
+        ("cv", str(45 + 10), "validation"),
+    }
+
+
 def test_benchmark_script_partition_seed_reassigns_the_folds(tmp_path):
     # another seed is another random partition of the rows: same settings, other test errors
     bench = load_script()
@@ -216,6 +246,7 @@ class SpyBoost(ClassifierMixin, BaseEstimator):
     """A 'boosting' estimator that logs the rows (column 0 holds row ids) it fits on and predicts."""
 
     log = []
+    fits = []
 
     def __init__(self, n_iter=10, max_depth=1):
         self.n_iter = n_iter
@@ -223,6 +254,7 @@ class SpyBoost(ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y):
         self.fit_rows_ = frozenset(X[:, 0].astype(int).tolist())
+        SpyBoost.fits.append((self.fit_rows_, self.max_depth))
         self.tree_ = DecisionTreeClassifier(max_depth=self.max_depth, random_state=0).fit(X[:, 1:], y)
         self.classes_ = self.tree_.classes_
         self.n_iter_ = self.n_iter
@@ -315,3 +347,35 @@ def test_cv_on_the_validation_split_alone_chooses_as_the_paper_and_outer_folds_c
         assert all(not np.intersect1d(v, test).size and not np.intersect1d(f, test).size for f, v in splits)
     with pytest.raises(ValueError, match="selection"):
         run_protocol(X, y, grid, folds=folds, selection="nested")
+
+
+def _same_result(a, b):
+    assert a.params == b.params and a.selection == b.selection and a.n_fits == b.n_fits
+    np.testing.assert_array_equal(a.test_errors, b.test_errors)
+    np.testing.assert_array_equal(a.val_errors, b.val_errors)
+    assert [[(s["val_splits"], s["test"]) for s in run] for run in a.settings] == [
+        [(s["val_splits"], s["test"]) for s in run] for run in b.settings
+    ]
+
+
+@pytest.mark.parametrize("cv_folds", ["outer", 3])
+def test_both_selections_together_equal_each_alone_and_fit_each_row_set_once(data, cv_folds):
+    X, y = data
+    X = np.column_stack([np.arange(len(y)), X])
+    folds = deepboost_folds(y, n_folds=5, random_state=0)
+    grid = [{"max_depth": 1}, {"max_depth": 3}]
+    kw = dict(estimator=SpyBoost(), folds=folds, cv_folds=cv_folds, n_iter_grid=(2, 4))
+    alone = {sel: run_protocol(X, y, grid, selection=sel, **kw) for sel in ("validation", "cv")}
+    SpyBoost.fits.clear()
+    together = run_protocols(X, y, grid, selections=("validation", "cv"), **kw)
+    for sel in ("validation", "cv"):
+        _same_result(together[sel], alone[sel])
+    assert len(set(SpyBoost.fits)) == len(SpyBoost.fits)  # no (rows, setting) fitted twice
+    assert alone["validation"].n_fits == 5 * len(grid)
+    if cv_folds == "outer":
+        # a part leaves out two folds, so it is shared by two runs, and the paper's validation fit
+        # (leave out folds i and i + 1) is one of them; plus one refit per run on its 4 non-test folds
+        assert alone["cv"].n_fits == len(SpyBoost.fits) == (10 + 5) * len(grid)
+    else:
+        assert alone["cv"].n_fits == 5 * (3 + 1) * len(grid)
+        assert len(SpyBoost.fits) == (5 + 5 * (3 + 1)) * len(grid)
