@@ -18,7 +18,9 @@ default   The paper's protocol (10 folds: test fold i, validate on fold i+1, tra
           --profile adds a cProfile of the fit.
 
 Output: Markdown and CSV in --out (and the Markdown on stdout); the protocol mode also writes
-every setting's validation and test error in every run (tables_all_settings.csv). Every file
+every setting's validation and test error in every run (tables_all_settings.csv), and appends
+every finished (table, dataset, algorithm, selection) to runs.jsonl and settings.jsonl at once:
+rerunning the same command resumes an interrupted sweep, running only what is missing. Every file
 starts with the command that regenerates it, the commit, the machine and the date (CSV: ``#``
 comment lines, read with ``pandas.read_csv(path, comment="#")``).
 
