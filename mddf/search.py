@@ -84,7 +84,10 @@ class MDDFGridSearch(MetaEstimatorMixin, ClassifierMixin, TransformerMixin, Base
     selected: the out-of-fold accuracy of ``f_t`` (the quantity early stopping already
     monitors, from Algorithm 1's k-fold class vectors, so no row is held back from training),
     or the held-out accuracy when ``estimator`` has a ``validation_fraction``. The selected
-    cascade is the fitted model; nothing is refitted.
+    cascade is the fitted model; nothing is refitted. With a ``predictor`` on the cascade, the
+    candidates are still compared by the cascade's own accuracy, not the predictor's (which
+    would need held-out rows the predictor was not trained on); only the selected cascade fits
+    its predictor, once, at the end of the search, and predicts with it.
 
     Work is shared where the algorithm allows it. The first layer depends only on D_1 (uniform,
     or proportional to ``sample_weight``), not on gamma or mu (eq. 48 enters at line 6 of

@@ -98,6 +98,24 @@ def test_halving_keeps_the_best_candidates_of_each_depth_factor(digits):
     assert search.n_layer_fits_ == 2 + sum(n - 1 for n in results["n_layers_grown"])
 
 
+def test_a_predictor_is_fitted_once_for_the_selected_cascade_and_serves_its_predictions(digits, monkeypatch):
+    X, y = digits
+    fits = []
+    original = RandomForestClassifier.fit
+
+    def counting_fit(self, *args, **kwargs):
+        fits.append(self)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(RandomForestClassifier, "fit", counting_fit)
+    base = small_cascade(predictor=RandomForestClassifier(n_estimators=10, random_state=0))
+    search = MDDFGridSearch(base, {"margin_mean": [0.7, 0.9], "margin_tradeoff": [0.01, 0.1]}).fit(X, y)
+    assert len(fits) == 1 and fits[0] is search.best_estimator_.predictor_  # selection by the cascade alone
+    alone = clone(base).set_params(**search.best_params_).fit(X, y)
+    assert search.best_score_ == monitored_accuracy(alone)
+    assert np.array_equal(search.predict_proba(X), alone.predict_proba(X))
+
+
 def test_selected_cascade_serves_predictions_and_features(digits):
     X, y = digits
     search = MDDFGridSearch(small_cascade(), {"margin_mean": [0.7, 0.9]}).fit(X, y)
