@@ -116,7 +116,32 @@ class CompactTrees:
         self.importances.append(importance)
 
 
-class BinnedForest:
+class StoredTrees:
+    """What the compact forests share: every tree's node arrays concatenated, ``offsets[t]`` the
+    first node of tree ``t``, and the arrays named in ``_stored_arrays`` holding the forest."""
+
+    _stored_arrays = ()
+
+    @property
+    def n_trees(self):
+        return len(self.depths)
+
+    @property
+    def node_count(self):
+        return int(self.offsets[-1])
+
+    @property
+    def nbytes(self):
+        """Memory held by the stored arrays, in bytes (the shared bin edges not included)."""
+        return sum(getattr(self, name).nbytes for name in self._stored_arrays)
+
+    def _binned(self, X):
+        """Float rows binned with the trees' edges, and whether any value is missing (NaN)."""
+        X = np.asarray(X, dtype=np.float32)
+        return self.binner.transform(X), bool(np.isnan(X).any())
+
+
+class BinnedForest(StoredTrees):
     """A forest of binned trees in compact form, predicting class probabilities.
 
     Parameters
@@ -133,6 +158,17 @@ class BinnedForest:
         Sum over the trees of their weighted Gini impurity decrease per feature
         (each divided by its root's weight).
     """
+
+    _stored_arrays = (
+        "feature",
+        "split_bin",
+        "right",
+        "offsets",
+        "impure_offsets",
+        "impure_values",
+        "depths",
+        "missing_left_bits",
+    )
 
     def __init__(
         self, binner, n_classes, features, split_bins, rights, impure_values, depths, missing_lefts, importances
@@ -173,31 +209,6 @@ class BinnedForest:
         trees.depths.clear()
         trees.importances.clear()
 
-    @property
-    def n_trees(self):
-        return len(self.depths)
-
-    @property
-    def node_count(self):
-        return int(self.offsets[-1])
-
-    @property
-    def nbytes(self):
-        """Memory held by the stored arrays, in bytes (the shared bin edges not included)."""
-        return sum(
-            a.nbytes
-            for a in (
-                self.feature,
-                self.split_bin,
-                self.right,
-                self.offsets,
-                self.impure_offsets,
-                self.impure_values,
-                self.depths,
-                self.missing_left_bits,
-            )
-        )
-
     def predict_proba_binned(self, codes, has_missing=True):
         """Mean of the trees' class distributions for rows already binned with ``self.binner``.
 
@@ -232,5 +243,5 @@ class BinnedForest:
         -------
         ndarray of float64, shape (n_samples, n_classes)
         """
-        X = np.asarray(X, dtype=np.float32)
-        return self.predict_proba_binned(self.binner.transform(X), has_missing=bool(np.isnan(X).any()))
+        codes, has_missing = self._binned(X)
+        return self.predict_proba_binned(codes, has_missing=has_missing)

@@ -14,6 +14,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .forest import StoredTrees
+
 _NO_MISSING = np.zeros(0, dtype=np.int64)
 
 
@@ -50,7 +52,7 @@ def _forest_values(
             out[r] += values[value_base + right[node]]
 
 
-class BinnedRegressionForest:
+class BinnedRegressionForest(StoredTrees):
     """A forest of binned regression trees in compact form, predicting the mean of its trees.
 
     Parameters
@@ -66,6 +68,17 @@ class BinnedRegressionForest:
         Sum over the trees of their weighted variance decrease per feature
         (each divided by its root's weight).
     """
+
+    _stored_arrays = (
+        "feature",
+        "split_bin",
+        "right",
+        "offsets",
+        "value_offsets",
+        "values",
+        "depths",
+        "missing_left_bits",
+    )
 
     def __init__(self, binner, features, split_bins, rights, values, depths, missing_lefts, importances):
         if not features:
@@ -86,31 +99,6 @@ class BinnedRegressionForest:
         self.depths = np.asarray(depths, dtype=np.int32)
         self.missing_left_bits = np.packbits(np.concatenate(missing_lefts).astype(bool), bitorder="little")
         self.importances = np.sum(importances, axis=0)
-
-    @property
-    def n_trees(self):
-        return len(self.depths)
-
-    @property
-    def node_count(self):
-        return int(self.offsets[-1])
-
-    @property
-    def nbytes(self):
-        """Memory held by the stored arrays, in bytes (the shared bin edges not included)."""
-        return sum(
-            a.nbytes
-            for a in (
-                self.feature,
-                self.split_bin,
-                self.right,
-                self.offsets,
-                self.value_offsets,
-                self.values,
-                self.depths,
-                self.missing_left_bits,
-            )
-        )
 
     def predict_binned(self, codes, has_missing=True):
         """Mean of the trees' predictions for rows already binned with ``self.binner``.
@@ -146,5 +134,5 @@ class BinnedRegressionForest:
         -------
         ndarray of float64, shape (n_samples,)
         """
-        X = np.asarray(X, dtype=np.float32)
-        return self.predict_binned(self.binner.transform(X), has_missing=bool(np.isnan(X).any()))
+        codes, has_missing = self._binned(X)
+        return self.predict_binned(codes, has_missing=has_missing)
