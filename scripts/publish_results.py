@@ -162,7 +162,15 @@ def main(argv=None) -> int:
     regenerate = regenerate_section(args.sweep, prov["command"])
 
     table2 = reproduction.reproduction_rows(records, table=2)
-    absent = [m for m in reproduction.TABLE2_METHODS if not any(r["method"] == m for r in table2)]
+    run_datasets = list(dict.fromkeys(r["dataset"] for r in table2))
+    not_run = []  # per method: the run datasets without its cell
+    for method in reproduction.TABLE2_METHODS:
+        have = {r["dataset"] for r in table2 if r["method"] == method}
+        if not have:
+            not_run.append(f"- **{method}**: no finished run in these records.")
+        elif len(have) < len(run_datasets):
+            names = ", ".join(d for d in run_datasets if d not in have)
+            not_run.append(f"- **{method}**: no finished run on {names}.")
     selected = reproduction.selected_values(records)
     missing_lines = [
         f"- **{name}**: not run; its files could not be obtained on the machine that ran these results "
@@ -181,12 +189,9 @@ def main(argv=None) -> int:
             "",
             rows_markdown(table2, 2),
             "",
-            "## Columns not run yet",
+            "## Cells not run yet",
             "",
-            *(
-                [f"- **{m}**: no finished run in these records." for m in absent]
-                or ["None: every column of Table 2 has results."]
-            ),
+            *(not_run or ["None: every method of Table 2 has results on every dataset run."]),
             "",
             "## Datasets of Table 1 not run",
             "",
