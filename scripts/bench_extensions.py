@@ -37,6 +37,7 @@ from xgboost import XGBClassifier
 
 from mddf import MDDFClassifier
 from mddf.datasets import load_dataset
+from mddf.experiments.provenance import provenance, with_markdown_header
 
 DATASETS = ("adult", "letter", "satimage", "yeast", "fashion-mnist")
 QUICK_DATASETS = ("iris", "wine")
@@ -211,9 +212,13 @@ def main(argv=None) -> int:
                 )
     kept = [r for r in records if r["seed"] in seeds and r["dataset"] in datasets and r["method"] in methods]
     text = table(kept, methods, datasets)
+    prov = provenance(__file__, sys.argv[1:] if argv is None else argv)
     (out / "table.md").write_text(
-        f"Test accuracy (%), mean ± std over seeds {args.seeds}; mean rank over the datasets (1 is best); "
-        f"median fit seconds.\n\n{text}\n"
+        with_markdown_header(
+            f"Test accuracy (%), mean ± std over seeds {args.seeds}; mean rank over the datasets (1 is best); "
+            f"median fit seconds.\n\n{text}\n",
+            prov,
+        )
     )
     print(text)
     return 0

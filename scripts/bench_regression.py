@@ -30,6 +30,8 @@ import sys
 import time
 from pathlib import Path
 
+from mddf.experiments.provenance import provenance, with_markdown_header
+
 DATASETS = ("diabetes", "friedman1", "friedman3")
 METHODS = ("CascadeForest", "RF400", "ExtraTrees400", "HistGradientBoosting", "LightGBM")
 N_ROWS = 10_000
@@ -206,8 +208,8 @@ def main(argv=None) -> int:
                 )
     kept = [r for r in records if r["seed"] in seeds and r["dataset"] in datasets]
     text = table(kept, methods)
-    command = "python scripts/bench_regression.py " + " ".join(argv if argv is not None else sys.argv[1:])
-    (out / "table.md").write_text(f"Command: `{command.strip()}`\n\n{text}")
+    prov = provenance(__file__, sys.argv[1:] if argv is None else argv)
+    (out / "table.md").write_text(with_markdown_header(text, prov))
     print(text)
     return 0
 

@@ -6,6 +6,8 @@ import bench_extensions
 import pytest
 from bench_extensions import METHODS, lightgbm_available, mean_ranks
 
+from mddf.experiments.provenance import read_provenance
+
 
 def test_quick_run_fits_every_method_and_resumes(tmp_path, capsys):
     out = tmp_path / "extensions"
@@ -18,6 +20,9 @@ def test_quick_run_fits_every_method_and_resumes(tmp_path, capsys):
     assert all(r["n_layers"] >= 1 for r in records if r["method"].startswith("mdDF"))
     table = (out / "table.md").read_text()
     assert "| iris |" in table and "| mean rank |" in table and "| median fit s |" in table
+    prov = read_provenance(table)
+    assert prov["command"] == "python scripts/bench_extensions.py " + " ".join(argv)
+    assert prov["commit"] and prov["machine"] and prov["date"]
     # a rerun finds every fit done and appends nothing
     capsys.readouterr()
     assert bench_extensions.main(argv) == 0

@@ -5,6 +5,8 @@ import json
 import bench_regression
 import pytest
 
+from mddf.experiments.provenance import read_provenance
+
 
 def test_quick_run_fits_every_method_on_every_dataset_and_resumes(tmp_path, capsys):
     out = tmp_path / "regression"
@@ -19,7 +21,10 @@ def test_quick_run_fits_every_method_on_every_dataset_and_resumes(tmp_path, caps
     cascade = [r for r in records if r["method"] == "CascadeForest"]
     assert all(r["params"] == bench_regression.QUICK_CASCADE and 1 <= r["layers"] <= 2 for r in cascade)
     table = (out / "table.md").read_text()
-    assert "| friedman1 |" in table and "Test R^2" in table and "--quick" in table
+    assert "| friedman1 |" in table and "Test R^2" in table
+    prov = read_provenance(table)
+    assert prov["command"] == "python scripts/bench_regression.py " + " ".join(argv)
+    assert prov["commit"] and prov["machine"] and prov["date"]
     # a rerun finds every fit done and appends nothing
     capsys.readouterr()
     assert bench_regression.main(argv) == 0
