@@ -172,11 +172,9 @@ class MDDFClassifier(LayerFeaturesMixin, ClassifierMixin, TransformerMixin, Base
         an improvement needs ``b - c > min_gain_se * sqrt(b + c)``, where
         ``sqrt(b + c)`` is the standard deviation of ``b - c`` if the two layers
         were equally accurate. 0 is the plain "any improvement" rule (gcForest's;
-        the paper does not say how it stops). 1.0 stops large noisy problems
-        such as adult sooner, with fewer layers, less time and less memory, but
-        on the benchmark datasets every change it made was a small loss of
-        accuracy, hence the default of 0; see
-        ``docs/benchmarks/cascade-defaults.md``.
+        the paper does not say how it stops). A positive value stops large noisy
+        problems sooner, with fewer layers, less time and less memory, at some
+        risk to accuracy (measured in ``docs/benchmarks/cascade-defaults.md``).
     validation_fraction : float in (0, 1) or None, default=None
         None monitors the out-of-fold training accuracy of f_t. A float holds out
         that stratified fraction of the rows, trains on the rest and monitors
