@@ -174,7 +174,7 @@ class MDDFClassifier(LayerFeaturesMixin, ClassifierMixin, TransformerMixin, Base
         were equally accurate. 0 is the plain "any improvement" rule (gcForest's;
         the paper does not say how it stops). A positive value stops large noisy
         problems sooner, with fewer layers, less time and less memory, at some
-        risk to accuracy (measured in ``docs/benchmarks/cascade-defaults.md``).
+        risk to accuracy (see ``docs/benchmarks/cascade-defaults.md``).
     validation_fraction : float in (0, 1) or None, default=None
         None monitors the out-of-fold training accuracy of f_t. A float holds out
         that stratified fraction of the rows, trains on the rest and monitors
