@@ -24,6 +24,8 @@ from __future__ import annotations
 import numpy as np
 from sklearn.tree._tree import NODE_DTYPE, Tree
 
+from .trees.forest import StoredTrees
+
 _LEAF = -1
 _EMPTY_CLASSES = np.array([1], dtype=np.intp)
 
@@ -35,7 +37,7 @@ def _round_down_float32(threshold):
     return t32
 
 
-class CompactForest:
+class CompactForest(StoredTrees):
     """A fitted tree ensemble in compact form, predicting class probabilities.
 
     Parameters
@@ -53,6 +55,16 @@ class CompactForest:
         (weighted Gini impurity decrease per feature, divided by the root's weight),
         taken before compaction.
     """
+
+    _stored_arrays = (
+        "feature",
+        "threshold",
+        "right",
+        "offsets",
+        "depths",
+        "impure_values",
+        "missing_left_bits",
+    )
 
     def __init__(self, forest, n_classes):
         self._start(n_classes, forest.n_features_in_)
@@ -143,30 +155,6 @@ class CompactForest:
         )
         del self._n_impure, self._feature_dtype
         return self
-
-    @property
-    def n_trees(self):
-        return len(self.depths)
-
-    @property
-    def node_count(self):
-        return int(self.offsets[-1])
-
-    @property
-    def nbytes(self):
-        """Memory held by the stored arrays, in bytes."""
-        return sum(
-            a.nbytes
-            for a in (
-                self.feature,
-                self.threshold,
-                self.right,
-                self.offsets,
-                self.depths,
-                self.impure_values,
-                self.missing_left_bits,
-            )
-        )
 
     def _tree(self, i):
         """Rebuild tree ``i`` as a scikit-learn ``Tree`` (structure only, no values)."""

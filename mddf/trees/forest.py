@@ -116,9 +116,16 @@ class CompactTrees:
         self.importances.append(importance)
 
 
+def bin_rows(binner, X):
+    """Float rows binned with ``binner``'s edges, and whether any value is missing (NaN)."""
+    X = np.asarray(X, dtype=np.float32)
+    return binner.transform(X), bool(np.isnan(X).any())
+
+
 class StoredTrees:
-    """What the compact forests share: every tree's node arrays concatenated, ``offsets[t]`` the
-    first node of tree ``t``, and the arrays named in ``_stored_arrays`` holding the forest."""
+    """What the compact forests share (binned or not): every tree's node arrays concatenated,
+    ``offsets[t]`` the first node of tree ``t``, ``depths`` one entry per tree, and the arrays
+    named in ``_stored_arrays`` holding the forest."""
 
     _stored_arrays = ()
 
@@ -132,13 +139,8 @@ class StoredTrees:
 
     @property
     def nbytes(self):
-        """Memory held by the stored arrays, in bytes (the shared bin edges not included)."""
+        """Memory held by the stored arrays, in bytes (bin edges shared by a layer's forests not included)."""
         return sum(getattr(self, name).nbytes for name in self._stored_arrays)
-
-    def _binned(self, X):
-        """Float rows binned with the trees' edges, and whether any value is missing (NaN)."""
-        X = np.asarray(X, dtype=np.float32)
-        return self.binner.transform(X), bool(np.isnan(X).any())
 
 
 class BinnedForest(StoredTrees):
@@ -243,5 +245,5 @@ class BinnedForest(StoredTrees):
         -------
         ndarray of float64, shape (n_samples, n_classes)
         """
-        codes, has_missing = self._binned(X)
+        codes, has_missing = bin_rows(self.binner, X)
         return self.predict_proba_binned(codes, has_missing=has_missing)

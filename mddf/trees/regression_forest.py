@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .forest import StoredTrees
+from .forest import StoredTrees, bin_rows
 
 _NO_MISSING = np.zeros(0, dtype=np.int64)
 
@@ -134,5 +134,5 @@ class BinnedRegressionForest(StoredTrees):
         -------
         ndarray of float64, shape (n_samples,)
         """
-        codes, has_missing = self._binned(X)
+        codes, has_missing = bin_rows(self.binner, X)
         return self.predict_binned(codes, has_missing=has_missing)
