@@ -54,6 +54,7 @@ from mddf.experiments.protocols.deepboost import (
     run_protocols,
 )
 from mddf.experiments.provenance import provenance, with_csv_header, with_markdown_header
+from mddf.experiments.store import ResultStore
 
 DEEPBOOST_DATASETS = ("breastcancer", "ionosphere", "german", "diabetes", "ocr17", "ocr49")
 
@@ -235,32 +236,6 @@ def unit_key(args, name, grid_name, table, algorithm, selection):
     return json.dumps(key, sort_keys=True)
 
 
-def read_jsonl(path):
-    """Records of a JSON-lines file; a last line cut short by an interruption is ignored."""
-    records = []
-    if Path(path).exists():
-        for line in Path(path).read_text().splitlines():
-            try:
-                records.append(json.loads(line))
-            except json.JSONDecodeError:
-                continue
-    return records
-
-
-def append_jsonl(path, record):
-    """Append one record on its own line (after a line an interruption cut short, if any)."""
-    path = Path(path)
-    cut = False
-    if path.exists() and path.stat().st_size:
-        with open(path, "rb") as fh:
-            fh.seek(-1, os.SEEK_END)
-            cut = fh.read(1) != b"\n"
-    with open(path, "a") as fh:
-        fh.write(("\n" if cut else "") + json.dumps(record) + "\n")
-        fh.flush()
-        os.fsync(fh.fileno())
-
-
 def run_tables(args):
     """Every (dataset, table, algorithm, selection) of the request, resuming from ``--out``.
 
@@ -273,7 +248,7 @@ def run_tables(args):
     done = {}
     if out:
         out.mkdir(parents=True, exist_ok=True)
-        done = {r["key"]: r["row"] for r in read_jsonl(out / "runs.jsonl")}
+        done = {key: r["row"] for key, r in ResultStore(out / "runs.jsonl").latest().items()}
     rows, requested = [], set()
     for name in args.datasets:
         ds = None
@@ -304,19 +279,18 @@ def run_tables(args):
                         row["shared_with"] = ",".join(sel for sel in missing if sel != selection)
                         done[keys[selection]] = row
                         if out:
-                            append_jsonl(
-                                out / "settings.jsonl",
+                            ResultStore(out / "settings.jsonl").append(
                                 {"key": keys[selection], "details": setting_details(row, res)},
                             )
-                            append_jsonl(out / "runs.jsonl", {"key": keys[selection], "row": row})
+                            ResultStore(out / "runs.jsonl").append({"key": keys[selection], "row": row})
                         _print_row(row, args, res.n_fits)
                 rows += [done[keys[sel]] for sel in args.selections]
                 requested.update(keys.values())
                 if out and missing:  # keep the partial tables of long runs
                     write_outputs(out, "tables", tables_markdown(rows, args), rows, quiet=True, prov=args.prov)
     if out:
-        latest = {r["key"]: r["details"] for r in read_jsonl(out / "settings.jsonl")}  # a rerun's replace
-        details = [d for key in latest if key in requested for d in latest[key]]
+        latest = ResultStore(out / "settings.jsonl").latest()  # a rerun's record replaces an earlier one
+        details = [d for key, r in latest.items() if key in requested for d in r["details"]]
         write_csv(out / "tables_all_settings.csv", details, args.prov)
     return rows
 
