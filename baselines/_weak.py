@@ -34,8 +34,11 @@ lowest threshold wins, and the threshold stored is the largest training value th
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
+
+from ._weak_splits import best_splits
 
 
 class BinnedFeatures:
@@ -320,6 +323,43 @@ class SplitSearch:
         # partition the leaf, so the previous feature's running sum ends at the leaf total).
         self.reset_at = binned.offsets[1:-1]
 
+    @cached_property
+    def _sorted_entries(self):
+        """The entries sorted by (feature, code, sample), and where each feature's start, for the
+        compiled search (:mod:`mddf.baselines._weak_splits`); entry codes are feature-major already."""
+        b = self.binned
+        order = np.argsort(b.entry_codes, kind="stable")
+        codes = np.ascontiguousarray(b.entry_codes[order], dtype=np.int64)
+        rows = np.ascontiguousarray(b.entry_rows[order], dtype=np.int64)
+        offsets = np.asarray(b.offsets, dtype=np.int64)
+        return rows, codes, np.searchsorted(codes, offsets).astype(np.int64), offsets
+
+    def best_splits(self, wq_int, leaf_of, n_leaves):
+        """Each leaf's best split: (bin, error, missing side) as ``argmin`` over :meth:`split_errors`.
+
+        ``wq_int`` are the quantised weights as int64; ``leaf_of`` as in :meth:`split_errors`.
+        """
+        best_bin = np.empty(n_leaves, dtype=np.int64)
+        best_err = np.empty(n_leaves, dtype=np.int64)
+        best_side = np.empty(n_leaves, dtype=np.int8)
+        rows, codes, column_start, offsets = self._sorted_entries
+        best_splits(
+            rows,
+            codes,
+            column_start,
+            offsets,
+            np.asarray(self.binned.mode_bin, dtype=np.int64),
+            np.asarray(self.binned.missing_bin, dtype=np.int64),
+            self.is_pos,
+            wq_int,
+            np.ascontiguousarray(leaf_of, dtype=np.int64),
+            n_leaves,
+            best_bin,
+            best_err,
+            best_side,
+        )
+        return best_bin, best_err, best_side
+
     def entry_weights(self, wq):
         """The weights of the histogrammed entries (computed once per round)."""
         return wq[self.binned.entry_rows]
@@ -507,8 +547,21 @@ class _GrowingTree:
         return Candidate(tree, leaf_value[self.leaf_of], error, leaf_totals)
 
 
+#: Cells (active leaves x bins) per histogrammed entry from which the compiled search is faster than
+#: the dense one, without and with missing values (timings: docs/benchmarks/boosting.md).
+COMPILED_FROM, COMPILED_FROM_MISSING = 3.0, 0.8
+
+
 def _best_split_per_leaf(search: SplitSearch, wq, w_entries, tree: _GrowingTree, active):
-    """Best split (bin, error, missing side) of every ``active`` leaf; error ``_NO_SPLIT`` elsewhere."""
+    """Best split (bin, error, missing side) of every ``active`` leaf; error ``_NO_SPLIT`` elsewhere.
+
+    Two exact searches give the same result: the dense one (:meth:`SplitSearch.split_errors`, a
+    histogram of every (leaf, bin) cell) and the compiled one (:meth:`SplitSearch.best_splits`,
+    one pass over the sorted entries). The dense search costs about one pass per (leaf, bin) cell,
+    twice that when a feature has NaN (it also scores every split with the missing rows on the
+    left); the compiled one a few passes per entry. So the compiled one runs once the active
+    leaves' cells per entry reach ``COMPILED_FROM`` (``COMPILED_FROM_MISSING`` with NaN).
+    """
     n_leaves = tree.n_leaves
     best_bin = np.zeros(n_leaves, dtype=np.int64)
     best_err = np.full(n_leaves, SplitSearch._NO_SPLIT, dtype=np.int64)
@@ -516,19 +569,24 @@ def _best_split_per_leaf(search: SplitSearch, wq, w_entries, tree: _GrowingTree,
     act = np.flatnonzero(active)
     if len(act) == 0:
         return best_bin, best_err, best_side
-    if len(act) == n_leaves:
-        err, _, side = search.split_errors(wq, w_entries, tree.leaf_of, n_leaves, return_missing=True)
-    else:
-        # Histogram only the samples of the active leaves, under compact leaf ids.
+    leaf_of = tree.leaf_of
+    if len(act) < n_leaves:
+        # Search only the samples of the active leaves, under compact leaf ids.
         compact = np.full(n_leaves, -1, dtype=np.int64)
         compact[act] = np.arange(len(act))
-        err, _, side = search.split_errors(wq, w_entries, compact[tree.leaf_of], len(act), return_missing=True)
+        leaf_of = compact[leaf_of]
+    b = search.binned
+    cells_per_entry = len(act) * b.n_bins / max(1, len(b.entry_rows))
+    if cells_per_entry >= (COMPILED_FROM_MISSING if b.has_missing else COMPILED_FROM):
+        best_bin[act], best_err[act], best_side[act] = search.best_splits(wq.astype(np.int64), leaf_of, len(act))
+        return best_bin, best_err, best_side
+    err, _, side = search.split_errors(wq, w_entries, leaf_of, len(act), return_missing=True)
     if err.shape[1]:
-        b = np.argmin(err, axis=1)
-        best_bin[act] = b
-        best_err[act] = err[np.arange(len(act)), b]
+        i = np.argmin(err, axis=1)
+        best_bin[act] = i
+        best_err[act] = err[np.arange(len(act)), i]
         if side is not None:
-            best_side[act] = side[np.arange(len(act)), b]
+            best_side[act] = side[np.arange(len(act)), i]
     return best_bin, best_err, best_side
 
 
