@@ -158,11 +158,14 @@ def main(argv=None) -> int:
         sources.append(path)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    missing = reproduction.unavailable_datasets(data_home=args.data_home)
     regenerate = regenerate_section(args.sweep, prov["command"])
 
     table2 = reproduction.reproduction_rows(records, table=2)
     run_datasets = list(dict.fromkeys(r["dataset"] for r in table2))
+    # Only the datasets without results are looked for: the records may come from another machine.
+    missing = reproduction.unavailable_datasets(
+        [d for d in reproduction.TABLE1_DATASETS if d not in run_datasets], data_home=args.data_home
+    )
     not_run = []  # per method: the run datasets without its cell
     for method in reproduction.TABLE2_METHODS:
         have = {r["dataset"] for r in table2 if r["method"] == method}
