@@ -10,13 +10,14 @@ asks for the candidates h_1*, ..., h_K* of Section 4:
   that asks one and the same second question in both children (:func:`grow_stump_candidates`).
 
 Speed: every feature is reduced once per fit to dense value codes (:class:`BinnedFeatures`).
-At each level of a tree one weighted ``np.bincount`` builds the (class, leaf, value) histogram of
-all leaves and all features at once, a cumulative sum along the value axis gives the weighted
-class totals left of every threshold, and the weighted error of every candidate split of every
-leaf is read off in one vectorised expression, in exact integer arithmetic on quantised weights
-(:func:`quantize_weights`). Only leaves that can still be improved are histogrammed. There is no
-Python loop over samples or thresholds; the only loops are over the (at most K) tree levels and
-the leaves being split.
+At each level of a tree the (class, leaf, value) histogram of all leaves and all features is
+built in one pass over the samples' values, the weighted class totals left of every threshold are
+running sums along the values, and each leaf's best split is the running minimum of the weighted
+errors, all in exact integer arithmetic on quantised weights (:func:`quantize_weights`). Only
+leaves that can still be improved are histogrammed. The growers use the compiled search of
+:mod:`mddf.baselines._weak_splits`; :meth:`SplitSearch.split_errors` computes the same errors for
+every (leaf, bin) at once with numpy (the second question of the stump family, and the tests'
+reference).
 
 Missing values (NaN): a feature with NaN at training gets one extra bin after its values, the
 missing bin. A split ``x <= threshold`` of such a feature sends the missing rows of the node to the
@@ -34,7 +35,6 @@ lowest threshold wins, and the threshold stored is the largest training value th
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
 
 import numpy as np
 
@@ -322,38 +322,39 @@ class SplitSearch:
         # Where each feature's bins start: running sums restart there (a feature's bins
         # partition the leaf, so the previous feature's running sum ends at the leaf total).
         self.reset_at = binned.offsets[1:-1]
-
-    @cached_property
-    def _sorted_entries(self):
-        """The entries sorted by (feature, code, sample), and where each feature's start, for the
-        compiled search (:mod:`mddf.baselines._weak_splits`); entry codes are feature-major already."""
-        b = self.binned
-        order = np.argsort(b.entry_codes, kind="stable")
-        codes = np.ascontiguousarray(b.entry_codes[order], dtype=np.int64)
-        rows = np.ascontiguousarray(b.entry_rows[order], dtype=np.int64)
-        offsets = np.asarray(b.offsets, dtype=np.int64)
-        return rows, codes, np.searchsorted(codes, offsets).astype(np.int64), offsets
+        # The same arrays typed for the compiled search, and its scratch histogram.
+        self._entry_rows = np.ascontiguousarray(binned.entry_rows, dtype=np.int64)
+        self._entry_codes = np.ascontiguousarray(binned.entry_codes, dtype=np.int64)
+        self._offsets = np.asarray(binned.offsets, dtype=np.int64)
+        self._mode_bin = np.asarray(binned.mode_bin, dtype=np.int64)
+        self._missing_bin = np.asarray(binned.missing_bin, dtype=np.int64)
+        self._scratch = None
 
     def best_splits(self, wq_int, leaf_of, n_leaves):
         """Each leaf's best split: (bin, error, missing side) as ``argmin`` over :meth:`split_errors`.
 
         ``wq_int`` are the quantised weights as int64; ``leaf_of`` as in :meth:`split_errors`.
+        Compiled (:func:`mddf.baselines._weak_splits.best_splits`); its scratch histogram of
+        ``2 * n_leaves * n_bins`` int64 is kept between calls.
         """
+        b = self.binned
+        size = 2 * n_leaves * b.n_bins
+        if self._scratch is None or len(self._scratch) < size:
+            self._scratch = np.zeros(size, dtype=np.int64)
         best_bin = np.empty(n_leaves, dtype=np.int64)
         best_err = np.empty(n_leaves, dtype=np.int64)
         best_side = np.empty(n_leaves, dtype=np.int8)
-        rows, codes, column_start, offsets = self._sorted_entries
         best_splits(
-            rows,
-            codes,
-            column_start,
-            offsets,
-            np.asarray(self.binned.mode_bin, dtype=np.int64),
-            np.asarray(self.binned.missing_bin, dtype=np.int64),
+            self._entry_rows,
+            self._entry_codes,
+            self._offsets,
+            self._mode_bin,
+            self._missing_bin,
             self.is_pos,
             wq_int,
             np.ascontiguousarray(leaf_of, dtype=np.int64),
             n_leaves,
+            self._scratch,
             best_bin,
             best_err,
             best_side,
@@ -547,46 +548,22 @@ class _GrowingTree:
         return Candidate(tree, leaf_value[self.leaf_of], error, leaf_totals)
 
 
-#: Cells (active leaves x bins) per histogrammed entry from which the compiled search is faster than
-#: the dense one, without and with missing values (timings: docs/benchmarks/boosting.md).
-COMPILED_FROM, COMPILED_FROM_MISSING = 3.0, 0.8
-
-
-def _best_split_per_leaf(search: SplitSearch, wq, w_entries, tree: _GrowingTree, active):
+def _best_split_per_leaf(search: SplitSearch, wq, tree: _GrowingTree, active):
     """Best split (bin, error, missing side) of every ``active`` leaf; error ``_NO_SPLIT`` elsewhere.
 
-    Two exact searches give the same result: the dense one (:meth:`SplitSearch.split_errors`, a
-    histogram of every (leaf, bin) cell) and the compiled one (:meth:`SplitSearch.best_splits`,
-    one pass over the sorted entries). The dense search costs about one pass per (leaf, bin) cell,
-    twice that when a feature has NaN (it also scores every split with the missing rows on the
-    left); the compiled one a few passes per entry. So the compiled one runs once the active
-    leaves' cells per entry reach ``COMPILED_FROM`` (``COMPILED_FROM_MISSING`` with NaN).
-    """
+    ``wq`` are the quantised weights as int64."""
     n_leaves = tree.n_leaves
+    act = np.flatnonzero(active)
+    if len(act) == n_leaves:
+        return search.best_splits(wq, tree.leaf_of, n_leaves)
     best_bin = np.zeros(n_leaves, dtype=np.int64)
     best_err = np.full(n_leaves, SplitSearch._NO_SPLIT, dtype=np.int64)
     best_side = np.full(n_leaves, -1, dtype=np.int8)
-    act = np.flatnonzero(active)
-    if len(act) == 0:
-        return best_bin, best_err, best_side
-    leaf_of = tree.leaf_of
-    if len(act) < n_leaves:
+    if len(act):
         # Search only the samples of the active leaves, under compact leaf ids.
         compact = np.full(n_leaves, -1, dtype=np.int64)
         compact[act] = np.arange(len(act))
-        leaf_of = compact[leaf_of]
-    b = search.binned
-    cells_per_entry = len(act) * b.n_bins / max(1, len(b.entry_rows))
-    if cells_per_entry >= (COMPILED_FROM_MISSING if b.has_missing else COMPILED_FROM):
-        best_bin[act], best_err[act], best_side[act] = search.best_splits(wq.astype(np.int64), leaf_of, len(act))
-        return best_bin, best_err, best_side
-    err, _, side = search.split_errors(wq, w_entries, leaf_of, len(act), return_missing=True)
-    if err.shape[1]:
-        i = np.argmin(err, axis=1)
-        best_bin[act] = i
-        best_err[act] = err[np.arange(len(act)), i]
-        if side is not None:
-            best_side[act] = side[np.arange(len(act)), i]
+        best_bin[act], best_err[act], best_side[act] = search.best_splits(wq, compact[tree.leaf_of], len(act))
     return best_bin, best_err, best_side
 
 
@@ -621,7 +598,7 @@ def grow_tree_candidates(search: SplitSearch, w, max_depth, score, grow="last_la
     list of Candidate, shallowest first; empty when no feature can be split.
     """
     wq = _quantize(w, copies)
-    w_entries = search.entry_weights(wq)
+    wq_int = wq.astype(np.int64)
     total = float(wq.sum())
     tree = _GrowingTree(search.n_samples)
     totals = search.leaf_totals(wq, tree.leaf_of, 1)
@@ -631,7 +608,7 @@ def grow_tree_candidates(search: SplitSearch, w, max_depth, score, grow="last_la
         active = parent_err > 0 if level > 1 else np.ones(1, dtype=bool)
         if grow == "last_layer":
             active &= tree.leaf_depth == level - 1
-        best_bin, best_err, best_side = _best_split_per_leaf(search, wq, w_entries, tree, active)
+        best_bin, best_err, best_side = _best_split_per_leaf(search, wq_int, tree, active)
         if level == 1:
             if best_err[0] == SplitSearch._NO_SPLIT:
                 break
@@ -672,7 +649,7 @@ def grow_stump_candidates(search: SplitSearch, w, copies=None):
     wq = _quantize(w, copies)
     w_entries = search.entry_weights(wq)
     tree = _GrowingTree(search.n_samples)
-    best_bin, best_err, best_side = _best_split_per_leaf(search, wq, w_entries, tree, np.ones(1, dtype=bool))
+    best_bin, best_err, best_side = _best_split_per_leaf(search, wq.astype(np.int64), tree, np.ones(1, dtype=bool))
     if best_err[0] == SplitSearch._NO_SPLIT:
         return []
     tree.split(np.array([0]), best_bin[:1], b, best_side[:1])

@@ -1,8 +1,8 @@
 """The compiled per-leaf split search of the weak learners equals the dense one exactly.
 
-:meth:`SplitSearch.best_splits` (one pass over the sorted entries) and ``argmin`` over
-:meth:`SplitSearch.split_errors` (every (leaf, bin) cell) must give the same bin, error and
-missing side for every leaf that has a split, since the tree growers switch between them by size.
+:meth:`SplitSearch.best_splits` (compiled, used by the tree growers) and ``argmin`` over
+:meth:`SplitSearch.split_errors` (numpy, every (leaf, bin) error at once) must give the same bin,
+error and missing side for every leaf that has a split.
 """
 
 import numpy as np
