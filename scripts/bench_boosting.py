@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import hashlib
 import json
 import os
 import statistics
@@ -242,7 +243,9 @@ def run_tables(args):
     Each finished protocol result is appended to ``runs.jsonl`` (its row) and ``settings.jsonl``
     (every setting's errors in every run) as soon as it finishes, so an interrupted sweep reruns
     only what is missing. The selections still missing for an algorithm run together
-    (:func:`run_protocols`), sharing the fits they have in common.
+    (:func:`run_protocols`), sharing the fits they have in common. While they run, every finished
+    fit is kept in ``fits/<unit>.jsonl``, so an interruption in the middle of a long result loses
+    only the fits in progress; the file is removed once the result is recorded.
     """
     out = Path(args.out) if args.out else None
     done = {}
@@ -261,6 +264,10 @@ def run_tables(args):
                     if ds is None:
                         ds = load(name, args.download)
                     grid = paper_grid(table, algorithm, **GRIDS[grid_name])
+                    fits = None
+                    if out:
+                        unit = hashlib.sha1("\n".join(keys[sel] for sel in missing).encode()).hexdigest()[:16]
+                        fits = ResultStore(out / "fits" / f"{unit}.jsonl")
                     t0 = time.perf_counter()
                     results = run_protocols(
                         ds.X,
@@ -272,6 +279,7 @@ def run_tables(args):
                         n_iter_grid=(args.n_iter,),
                         cv_folds=args.cv_folds,
                         n_jobs=args.n_jobs,
+                        fit_store=fits,
                     )
                     seconds = time.perf_counter() - t0
                     for selection, res in results.items():
@@ -284,6 +292,8 @@ def run_tables(args):
                             )
                             ResultStore(out / "runs.jsonl").append({"key": keys[selection], "row": row})
                         _print_row(row, args, res.n_fits)
+                    if fits is not None:
+                        fits.path.unlink(missing_ok=True)
                 rows += [done[keys[sel]] for sel in args.selections]
                 requested.update(keys.values())
                 if out and missing:  # keep the partial tables of long runs

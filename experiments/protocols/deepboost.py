@@ -24,10 +24,16 @@ fits are among the cross-validation's, so the pair costs 5.5 times the paper's p
 Reuse: a fit with T rounds contains the fits with fewer rounds as prefixes (the algorithm is
 deterministic), so several values of T are evaluated from one fit via the staged decision
 function (``n_iter_grid``), in every cross-validation part and in the refit.
+
+Resume: with a ``fit_store`` every finished fit's errors are appended to it at once, under a key
+made of the data, the estimator's parameters, the training rows and the scored rows; a rerun
+after an interruption reads them back and fits only the rest.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import time
 from dataclasses import dataclass, field
 
@@ -206,6 +212,20 @@ def _evaluate_setting(estimator, params, X, y, fit_idx, eval_sets, n_iter_grid):
     return rows, fit_seconds
 
 
+def _evaluate_task(key, *args):
+    return key, _evaluate_setting(*args)
+
+
+def _digest(*arrays):
+    """A short content hash of arrays (shape, dtype and bytes)."""
+    h = hashlib.sha1()
+    for a in arrays:
+        a = np.ascontiguousarray(a)
+        h.update(f"{a.shape}{a.dtype}".encode())
+        h.update(a.tobytes())
+    return h.hexdigest()[:20]
+
+
 def selection_splits(folds, y, cv_folds=DEFAULT_CV_FOLDS, random_state=0):
     """The (fit rows, scoring rows) splits of each run's k-fold CV on its non-test rows.
 
@@ -296,6 +316,7 @@ def run_protocols(
     n_jobs=1,
     backend=None,
     verbose=0,
+    fit_store=None,
 ):
     """Run the DeepBoost paper's protocol (Section 4) for one algorithm on one dataset, with one or
     more ways of choosing the parameters, fitting each (setting, training rows) pair once.
@@ -327,6 +348,10 @@ def run_protocols(
     backend : str, optional
         joblib backend (default: joblib's, i.e. processes).
     verbose : int, default=0
+    fit_store : :class:`~mddf.experiments.store.ResultStore`, optional
+        Where each finished fit's errors go the moment it finishes, and where a rerun finds them:
+        only fits without a record there are run. The results are the same as without it;
+        ``seconds`` then counts this call's fits only.
 
     Returns
     -------
@@ -359,22 +384,49 @@ def run_protocols(
         folds = deepboost_folds(y, n_folds=n_folds, random_state=random_state)
     plans = {sel: _selection_plan(sel, folds, y, cv_folds, random_state) for sel in selections}
     # One task per distinct (setting, training rows), scored on every row set any plan needs.
-    eval_names = {}  # row set (bytes) -> its column name in the evaluated rows
+    eval_names = {}  # row set (bytes) -> its column name in the evaluated rows: a digest of the rows
     tasks = {}  # (setting, fit rows as bytes) -> (fit_idx, {eval name: eval_idx})
     for plan, _ in plans.values():
         for _, _, fit_idx, eval_idx, _ in plan:
-            name = eval_names.setdefault(eval_idx.tobytes(), f"rows{len(eval_names)}")
+            name = eval_names.setdefault(eval_idx.tobytes(), "rows-" + _digest(eval_idx))
             for s in range(len(param_grid)):
                 tasks.setdefault((s, fit_idx.tobytes()), (fit_idx, {}))[1][name] = eval_idx
     keys = list(tasks)
+    fitted = {}
+    store_keys = {}
+    if fit_store is not None:
+        data = _digest(X, y)
+        for s, fk in keys:
+            fit_idx, evals = tasks[(s, fk)]
+            params = clone(estimator).set_params(**param_grid[s], n_iter=max(n_iter_grid)).get_params(deep=False)
+            store_keys[(s, fk)] = json.dumps(
+                {
+                    "data": data,
+                    "estimator": type(estimator).__name__,
+                    "params": params,
+                    "fit": _digest(fit_idx),
+                    "eval": sorted(evals),
+                    "n_iter_grid": n_iter_grid,
+                },
+                sort_keys=True,
+                default=repr,
+            )
+        stored = fit_store.latest()
+        for key, store_key in store_keys.items():
+            if store_key in stored:
+                fitted[key] = (stored[store_key]["rows"], stored[store_key]["fit_seconds"])
+    todo = [key for key in keys if key not in fitted]
     t0 = time.perf_counter()
-    outputs = Parallel(n_jobs=n_jobs, backend=backend, verbose=10 if verbose > 1 else 0)(
-        delayed(_evaluate_setting)(estimator, param_grid[s], X, y, *tasks[(s, fk)], n_iter_grid) for s, fk in keys
-    )
+    outputs = Parallel(
+        n_jobs=n_jobs, backend=backend, verbose=10 if verbose > 1 else 0, return_as="generator_unordered"
+    )(delayed(_evaluate_task)(key, estimator, param_grid[key[0]], X, y, *tasks[key], n_iter_grid) for key in todo)
+    for key, output in outputs:
+        fitted[key] = output
+        if fit_store is not None:
+            fit_store.append({"key": store_keys[key], "rows": output[0], "fit_seconds": output[1]})
     seconds = time.perf_counter() - t0
-    fitted = dict(zip(keys, outputs))
     if verbose:
-        print(f"[protocol] {len(keys)} fits in {seconds:.1f}s", flush=True)
+        print(f"[protocol] {len(todo)} fits in {seconds:.1f}s ({len(keys) - len(todo)} read back)", flush=True)
     return {
         sel: _assemble(sel, plan, n_splits, fitted, eval_names, len(param_grid), len(folds), seconds)
         for sel, (plan, n_splits) in plans.items()

@@ -22,6 +22,7 @@ from mddf.experiments.protocols.deepboost import (
     selection_splits,
 )
 from mddf.experiments.provenance import read_csv_rows, read_provenance
+from mddf.experiments.store import ResultStore
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -181,15 +182,51 @@ def test_benchmark_script_resumes_an_interrupted_sweep_and_runs_only_what_is_mis
     keep = ("table", "algorithm", "selection", "error", "std", "selected")
     assert [{k: r[k] for k in keep} for r in again] == [{k: r[k] for k in keep} for r in full[1]]
     assert len(read_csv_rows(out / "tables_all_settings.csv")) == 6 * 2 * 10
-    # nothing missing: nothing runs
+    # nothing missing: nothing runs, and no per-fit file is left behind
     assert bench.main(argv) == 0
     assert not [x for x in capsys.readouterr().out.splitlines() if x.startswith("table ")]
+    assert not list((out / "fits").glob("*.jsonl"))
     # the two selections ran together: with the 9 other folds as CV parts, the paper's validation fits are shared
     rows = read_csv_rows(out / "tables.csv")
     assert {(r["selection"], r["fits"], r["shared_with"]) for r in rows if r["table"] == "2"} == {
         ("validation", "10", "cv"),
         ("cv", str(45 + 10), "validation"),
     }
+
+
+def test_benchmark_script_keeps_the_fits_of_an_interrupted_result(tmp_path, monkeypatch, capsys):
+    """Interrupted inside a result, a rerun fits only what the first run had not finished, and
+    publishes the same table as a run without interruption."""
+    bench = load_script()
+    argv = ["--quick", "--tables", "2", "--n-jobs", "1", "--out"]
+    real_fit = DeepBoostClassifier.fit
+    calls, stop_at = [], [None]
+
+    def counted_fit(self, X, y, sample_weight=None):
+        if len(calls) == stop_at[0]:
+            raise KeyboardInterrupt
+        calls.append(1)
+        return real_fit(self, X, y, sample_weight=sample_weight)
+
+    monkeypatch.setattr(DeepBoostClassifier, "fit", counted_fit)
+    assert bench.main(argv + [str(tmp_path / "whole")]) == 0
+    n_whole = len(calls)
+
+    out = tmp_path / "resumed"
+    calls.clear()
+    stop_at[0] = 4
+    with pytest.raises(KeyboardInterrupt):
+        bench.main(argv + [str(out)])
+    (kept,) = (out / "fits").glob("*.jsonl")
+    assert len(ResultStore(kept).records()) == 4
+    calls.clear()
+    stop_at[0] = None
+    assert bench.main(argv + [str(out)]) == 0
+    assert len(calls) == n_whole - 4
+    assert not list((out / "fits").glob("*.jsonl"))
+    keep = ("table", "algorithm", "selection", "error", "std", "selected")
+    whole, resumed = (read_csv_rows(d / "tables.csv") for d in (tmp_path / "whole", out))
+    assert [{k: r[k] for k in keep} for r in resumed] == [{k: r[k] for k in keep} for r in whole]
 
 
 def test_benchmark_script_partition_seed_reassigns_the_folds(tmp_path):
@@ -379,3 +416,49 @@ def test_both_selections_together_equal_each_alone_and_fit_each_row_set_once(dat
     else:
         assert alone["cv"].n_fits == 5 * (3 + 1) * len(grid)
         assert len(SpyBoost.fits) == (5 + 5 * (3 + 1)) * len(grid)
+
+
+class Interrupted(Exception):
+    pass
+
+
+class StopAfter(SpyBoost):
+    """SpyBoost that raises on the fit after ``budget`` fits: an interruption in the middle of a run."""
+
+    budget = None
+
+    def fit(self, X, y):
+        if StopAfter.budget is not None and len(SpyBoost.fits) >= StopAfter.budget:
+            raise Interrupted
+        return super().fit(X, y)
+
+
+def test_a_fit_store_keeps_every_finished_fit_and_a_rerun_fits_only_the_rest(data, tmp_path):
+    X, y = data
+    X = np.column_stack([np.arange(len(y)), X])
+    folds = deepboost_folds(y, n_folds=5, random_state=0)
+    grid = [{"max_depth": 1}, {"max_depth": 3}]
+    kw = dict(selections=("validation", "cv"), estimator=StopAfter(), folds=folds, cv_folds="outer", n_iter_grid=(2, 4))
+    StopAfter.budget = None
+    SpyBoost.fits.clear()
+    uninterrupted = run_protocols(X, y, grid, **kw)
+    n_total = len(SpyBoost.fits)
+
+    store = ResultStore(tmp_path / "fits.jsonl")
+    SpyBoost.fits.clear()
+    StopAfter.budget = 7
+    with pytest.raises(Interrupted):
+        run_protocols(X, y, grid, fit_store=store, **kw)
+    assert len(store.records()) == 7  # every fit that finished before the interruption
+    StopAfter.budget = None
+    SpyBoost.fits.clear()
+    resumed = run_protocols(X, y, grid, fit_store=store, **kw)
+    assert len(SpyBoost.fits) == n_total - 7
+    for sel in ("validation", "cv"):
+        _same_result(resumed[sel], uninterrupted[sel])
+        assert resumed[sel].n_fits == uninterrupted[sel].n_fits
+
+    # a record is found only for the same data, parameters and rows
+    SpyBoost.fits.clear()
+    run_protocols(X[::-1].copy(), y[::-1].copy(), grid, fit_store=store, **kw)
+    assert len(SpyBoost.fits) == n_total
