@@ -253,6 +253,7 @@ def run_tables(args):
         out.mkdir(parents=True, exist_ok=True)
         done = {key: r["row"] for key, r in ResultStore(out / "runs.jsonl").latest().items()}
     rows, requested = [], set()
+    args.not_run = []
     for name in args.datasets:
         ds = None
         grid_name = args.large_grid if name in LARGE_DATASETS and args.large_grid else args.grid
@@ -260,6 +261,9 @@ def run_tables(args):
             for algorithm in TABLE_ALGORITHMS[table]:
                 keys = {sel: unit_key(args, name, grid_name, table, algorithm, sel) for sel in args.selections}
                 missing = [sel for sel in args.selections if keys[sel] not in done]
+                if missing and args.report:
+                    args.not_run += [(table, name, algorithm, sel) for sel in missing]
+                    missing = []
                 if missing:
                     if ds is None:
                         ds = load(name, args.download)
@@ -294,7 +298,7 @@ def run_tables(args):
                         _print_row(row, args, res.n_fits)
                     if fits is not None:
                         fits.path.unlink(missing_ok=True)
-                rows += [done[keys[sel]] for sel in args.selections]
+                rows += [done[keys[sel]] for sel in args.selections if keys[sel] in done]
                 requested.update(keys.values())
                 if out and missing:  # keep the partial tables of long runs
                     write_outputs(out, "tables", tables_markdown(rows, args), rows, quiet=True, prov=args.prov)
@@ -446,12 +450,17 @@ def tables_markdown(rows, args):
         selections = [sel for sel in SELECTIONS if any(r["selection"] == sel for r in trs)]
         for selection in selections:
             srs = [r for r in trs if r["selection"] == selection]
-            prefix = f"[{selection_label(selection, args)}] " if len(selections) > 1 else ""
             algos = [a for a in TABLE_ALGORITHMS[table] if any(r["algorithm"] == a for r in srs)]
+            # means over the datasets every algorithm has (a partial sweep may lack some)
+            complete = [d for d in dict.fromkeys(r["dataset"] for r in srs) if all(
+                any(r["dataset"] == d and r["algorithm"] == a for r in srs) for a in algos
+            )]  # fmt: skip
+            srs = [r for r in srs if r["dataset"] in complete]
+            prefix = f"[{selection_label(selection, args)}] " if len(selections) > 1 else ""
             means = {a: float(np.mean([r["error"] for r in srs if r["algorithm"] == a])) for a in algos}
+            over = "the datasets" if len(complete) == len({r["dataset"] for r in trs}) else ", ".join(complete)
             out.append(
-                f"{prefix}Mean test error over the datasets (same run): "
-                + ", ".join(f"{a} {means[a]:.4f}" for a in algos)
+                f"{prefix}Mean test error over {over} (same run): " + ", ".join(f"{a} {means[a]:.4f}" for a in algos)
             )
             if all("oracle_error" in r for r in srs):
                 for key, label in (
@@ -470,6 +479,20 @@ def tables_markdown(rows, args):
         out.append("")
         if len(selections) > 1:
             out += side_by_side(trs, table, selections, args)
+    if getattr(args, "not_run", None):
+        out += [
+            "## Not run yet",
+            "",
+            "No result in the output folder for these; the sweep's command (without `--report`) runs them, and an "
+            "interrupted result resumes from its finished fits:",
+            "",
+        ]
+        grouped = {}  # (table, dataset) -> {algorithm: [selections]}
+        for t, name, algorithm, sel in args.not_run:
+            grouped.setdefault((t, name), {}).setdefault(algorithm, []).append(selection_label(sel, args))
+        for (t, name), algos in grouped.items():
+            out.append(f"- Table {t}, {name}: " + ", ".join(f"{a} ({'; '.join(sels)})" for a, sels in algos.items()))
+        out.append("")
     return "\n".join(out)
 
 
@@ -770,6 +793,11 @@ def parse_args(argv=None):
     p.add_argument("--beta", type=float, default=1e-5, help="--adult: DeepBoost beta")
     p.add_argument("--download", action="store_true", help="allow downloading missing dataset files")
     p.add_argument("--out", default="results/bench_boosting", help="output folder for the .md and .csv files")
+    p.add_argument(
+        "--report",
+        action="store_true",
+        help="run nothing: write the tables from the results already in --out and list the ones not run yet",
+    )
     p.add_argument("--adult-worker", choices=["deepboost", "sklearn"], help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.quick:

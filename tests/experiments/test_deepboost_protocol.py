@@ -229,6 +229,29 @@ def test_benchmark_script_keeps_the_fits_of_an_interrupted_result(tmp_path, monk
     assert [{k: r[k] for k in keep} for r in resumed] == [{k: r[k] for k in keep} for r in whole]
 
 
+def test_benchmark_script_report_runs_nothing_and_lists_what_is_missing(tmp_path, monkeypatch):
+    bench = load_script()
+    out = tmp_path / "bench"
+    argv = ["--quick", "--tables", "2", "--out", str(out)]
+
+    def no_fit(self, X, y, sample_weight=None):
+        raise AssertionError("--report must not fit")
+
+    real_fit = DeepBoostClassifier.fit
+    monkeypatch.setattr(DeepBoostClassifier, "fit", no_fit)
+    assert bench.main(argv + ["--report"]) == 0
+    markdown = (out / "tables.md").read_text()
+    assert "- Table 2, breast_cancer: AdaBoost (validation fold), AdaBoost-L1 (validation fold), DeepBoost" in markdown
+    monkeypatch.setattr(DeepBoostClassifier, "fit", real_fit)
+    assert bench.main(argv) == 0
+    ran = [x for x in (out / "tables.md").read_text().splitlines() if x.startswith("| breast_cancer |")]
+    monkeypatch.setattr(DeepBoostClassifier, "fit", no_fit)
+    assert bench.main(argv + ["--report"]) == 0
+    markdown = (out / "tables.md").read_text()
+    assert "Not run yet" not in markdown
+    assert [x for x in markdown.splitlines() if x.startswith("| breast_cancer |")] == ran
+
+
 def test_benchmark_script_partition_seed_reassigns_the_folds(tmp_path):
     # another seed is another random partition of the rows: same settings, other test errors
     bench = load_script()
