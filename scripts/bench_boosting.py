@@ -413,6 +413,15 @@ def tables_markdown(rows, args):
     out = [
         "# DeepBoost benchmark (Cortes, Mohri and Syed 2014, Tables 1-3)",
         "",
+    ]
+    if getattr(args, "not_run", None):
+        n_missing = len(args.not_run)
+        out += [
+            f"**A sweep in progress:** {len(rows)} of {len(rows) + n_missing} results; the missing ones are listed at "
+            'the end ("Not run yet").',
+            "",
+        ]
+    out += [
         _protocol_text(args) + " Error = mean (std, ddof=1) test error "
         "over the runs. Paper numbers typed in from the paper's Tables 1-3. Tree size: distinct questions "
         "(Table 1), all nodes (Tables 2-3). ocr17/ocr49 are built from MNIST's 10000 test images; the "
