@@ -242,7 +242,7 @@ def test_benchmark_script_report_runs_nothing_and_lists_what_is_missing(tmp_path
     assert bench.main(argv + ["--report"]) == 0
     markdown = (out / "tables.md").read_text()
     assert "- Table 2, breast_cancer: AdaBoost (validation fold), AdaBoost-L1 (validation fold), DeepBoost" in markdown
-    assert "**A sweep in progress:** 0 of 3 results" in markdown
+    assert "**A sweep in progress:** 0 of 6 results" in markdown
     monkeypatch.setattr(DeepBoostClassifier, "fit", real_fit)
     assert bench.main(argv) == 0
     ran = [x for x in (out / "tables.md").read_text().splitlines() if x.startswith("| breast_cancer |")]
