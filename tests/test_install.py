@@ -190,9 +190,17 @@ def test_the_project_installs_beside_distributions_owning_datasets_and_baselines
     pip(python, "uninstall", "-y", "-q", "mddf")
     assert owned_files(python) == before
     check_fakes_work(python, elsewhere)
-    gone = subprocess.run([python, "-c", "import mddf.baselines"], capture_output=True, text=True, cwd=elsewhere)
-    assert gone.returncode != 0 and "No module named 'mddf" in gone.stderr, gone.stdout
-    # numba writes its compiled-function cache next to the modules at run time; pip does not know those files
+    # numba writes its compiled-function cache next to the modules at run time (mddf/trees/__pycache__,
+    # mddf/baselines/__pycache__); pip does not know those files, and the folders they keep make `mddf` an
+    # empty namespace package: no code of the project may remain importable
+    gone = subprocess.run(
+        [python, "-c", "from mddf.baselines import DeepBoostClassifier"], capture_output=True, text=True, cwd=elsewhere
+    )
+    assert gone.returncode != 0 and "mddf" in gone.stderr, gone.stdout
+    code = subprocess.run(
+        [python, "-c", "import mddf; print(mddf.__file__)"], capture_output=True, text=True, cwd=elsewhere
+    )
+    assert code.returncode != 0 or code.stdout.strip() == "None", code.stdout
     purelib = Path(run([python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"]).strip())
     left = [f for f in (purelib / "mddf").rglob("*") if f.is_file()] if (purelib / "mddf").exists() else []
     assert all(f.suffix in (".nbi", ".nbc") and f.parent.name == "__pycache__" for f in left), left
