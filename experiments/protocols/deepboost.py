@@ -417,9 +417,14 @@ def run_protocols(
                 fitted[key] = (stored[store_key]["rows"], stored[store_key]["fit_seconds"])
     todo = [key for key in keys if key not in fitted]
     t0 = time.perf_counter()
-    outputs = Parallel(
-        n_jobs=n_jobs, backend=backend, verbose=10 if verbose > 1 else 0, return_as="generator_unordered"
-    )(delayed(_evaluate_task)(key, estimator, param_grid[key[0]], X, y, *tasks[key], n_iter_grid) for key in todo)
+    calls = [
+        delayed(_evaluate_task)(key, estimator, param_grid[key[0]], X, y, *tasks[key], n_iter_grid) for key in todo
+    ]
+    parallel = dict(n_jobs=n_jobs, backend=backend, verbose=10 if verbose > 1 else 0)
+    try:  # each fit as it finishes
+        outputs = Parallel(**parallel, return_as="generator_unordered")(calls)
+    except ValueError:  # a backend without generators (joblib's "multiprocessing"): all at the end
+        outputs = Parallel(**parallel)(calls)
     for key, output in outputs:
         fitted[key] = output
         if fit_store is not None:

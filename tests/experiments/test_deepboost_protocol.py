@@ -482,6 +482,14 @@ def test_a_fit_store_keeps_every_finished_fit_and_a_rerun_fits_only_the_rest(dat
         _same_result(resumed[sel], uninterrupted[sel])
         assert resumed[sel].n_fits == uninterrupted[sel].n_fits
 
+    # a joblib backend without generators stores its fits too, at the end
+    other = ResultStore(tmp_path / "other.jsonl")
+    SpyBoost.fits.clear()
+    again = run_protocols(X, y, grid, fit_store=other, n_jobs=2, backend="multiprocessing", **kw)
+    assert len(other.records()) == n_total
+    for sel in ("validation", "cv"):
+        _same_result(again[sel], uninterrupted[sel])
+
     # a record is found only for the same data, parameters and rows
     SpyBoost.fits.clear()
     run_protocols(X[::-1].copy(), y[::-1].copy(), grid, fit_store=store, **kw)
