@@ -461,9 +461,8 @@ def tables_markdown(rows, args):
             srs = [r for r in trs if r["selection"] == selection]
             algos = [a for a in TABLE_ALGORITHMS[table] if any(r["algorithm"] == a for r in srs)]
             # means over the datasets every algorithm has (a partial sweep may lack some)
-            complete = [d for d in dict.fromkeys(r["dataset"] for r in srs) if all(
-                any(r["dataset"] == d and r["algorithm"] == a for r in srs) for a in algos
-            )]  # fmt: skip
+            have = {(r["dataset"], r["algorithm"]) for r in srs}
+            complete = [d for d in dict.fromkeys(r["dataset"] for r in srs) if all((d, a) in have for a in algos)]
             srs = [r for r in srs if r["dataset"] in complete]
             prefix = f"[{selection_label(selection, args)}] " if len(selections) > 1 else ""
             means = {a: float(np.mean([r["error"] for r in srs if r["algorithm"] == a])) for a in algos}

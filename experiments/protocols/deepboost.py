@@ -396,16 +396,22 @@ def run_protocols(
     store_keys = {}
     if fit_store is not None:
         data = _digest(X, y)
+        settings = [
+            clone(estimator).set_params(**params, n_iter=max(n_iter_grid)).get_params(deep=False)
+            for params in param_grid
+        ]
+        fit_rows = {}  # each training row set digested once, not once per setting
+        for (_, fk), (fit_idx, _) in tasks.items():
+            if fk not in fit_rows:
+                fit_rows[fk] = _digest(fit_idx)
         for s, fk in keys:
-            fit_idx, evals = tasks[(s, fk)]
-            params = clone(estimator).set_params(**param_grid[s], n_iter=max(n_iter_grid)).get_params(deep=False)
             store_keys[(s, fk)] = json.dumps(
                 {
                     "data": data,
                     "estimator": type(estimator).__name__,
-                    "params": params,
-                    "fit": _digest(fit_idx),
-                    "eval": sorted(evals),
+                    "params": settings[s],
+                    "fit": fit_rows[fk],
+                    "eval": sorted(tasks[(s, fk)][1]),
                     "n_iter_grid": n_iter_grid,
                 },
                 sort_keys=True,
