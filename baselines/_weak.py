@@ -312,6 +312,9 @@ class SplitSearch:
     """
 
     _NO_SPLIT = np.iinfo(np.int64).max
+    #: Bound on the scratch histogram of :meth:`best_splits` (bytes), reached only with millions
+    #: of distinct feature values; a single leaf's histogram is always allowed.
+    max_scratch_bytes = 256 * 2**20
 
     def __init__(self, binned: BinnedFeatures, y):
         self.binned = binned
@@ -334,31 +337,40 @@ class SplitSearch:
         """Each leaf's best split: (bin, error, missing side) as ``argmin`` over :meth:`split_errors`.
 
         ``wq_int`` are the quantised weights as int64; ``leaf_of`` as in :meth:`split_errors`.
-        Compiled (:func:`mddf.baselines._weak_splits.best_splits`); its scratch histogram of
-        ``2 * n_leaves * n_bins`` int64 is kept between calls.
+        Compiled (:func:`mddf.baselines._weak_splits.best_splits`). Its scratch histogram holds
+        ``2 * n_bins`` int64 per leaf and is kept between calls; when all leaves would need more
+        than :attr:`max_scratch_bytes`, the leaves are searched in groups that fit (each group
+        one more pass over the entries; the splits are the same).
         """
-        b = self.binned
-        size = 2 * n_leaves * b.n_bins
-        if self._scratch is None or len(self._scratch) < size:
-            self._scratch = np.zeros(size, dtype=np.int64)
+        leaf_of = np.ascontiguousarray(leaf_of, dtype=np.int64)
+        per_leaf = 2 * max(self.binned.n_bins, 1)
+        chunk = int(max(1, min(n_leaves, self.max_scratch_bytes // (8 * per_leaf))))
+        if self._scratch is None or len(self._scratch) < chunk * per_leaf:
+            self._scratch = np.zeros(chunk * per_leaf, dtype=np.int64)
         best_bin = np.empty(n_leaves, dtype=np.int64)
         best_err = np.empty(n_leaves, dtype=np.int64)
         best_side = np.empty(n_leaves, dtype=np.int8)
-        best_splits(
-            self._entry_rows,
-            self._entry_codes,
-            self._offsets,
-            self._mode_bin,
-            self._missing_bin,
-            self.is_pos,
-            wq_int,
-            np.ascontiguousarray(leaf_of, dtype=np.int64),
-            n_leaves,
-            self._scratch,
-            best_bin,
-            best_err,
-            best_side,
-        )
+        for first in range(0, n_leaves, chunk):
+            last = min(first + chunk, n_leaves)
+            if (first, last) == (0, n_leaves):
+                chunk_leaf_of = leaf_of
+            else:
+                chunk_leaf_of = np.where((leaf_of >= first) & (leaf_of < last), leaf_of - first, -1)
+            best_splits(
+                self._entry_rows,
+                self._entry_codes,
+                self._offsets,
+                self._mode_bin,
+                self._missing_bin,
+                self.is_pos,
+                wq_int,
+                chunk_leaf_of,
+                last - first,
+                self._scratch,
+                best_bin[first:last],
+                best_err[first:last],
+                best_side[first:last],
+            )
         return best_bin, best_err, best_side
 
     def entry_weights(self, wq):

@@ -105,3 +105,29 @@ def test_fits_are_identical_whichever_search_the_growers_use(monkeypatch):
         np.testing.assert_array_equal(ta.feature, tb.feature)
         np.testing.assert_array_equal(ta.threshold, tb.threshold)
         np.testing.assert_array_equal(ta.missing_left, tb.missing_left)
+
+
+@pytest.mark.parametrize("leaves_per_group", [1, 3])
+def test_bounded_scratch_searches_leaves_in_groups_with_the_same_splits(leaves_per_group, monkeypatch):
+    """With a scratch bound below all leaves' histograms, the leaves are searched a group at a
+    time: the scratch never exceeds the bound, and every leaf gets the same split."""
+    rng = np.random.default_rng(7)
+    for _ in range(10):
+        search, wq, leaf_of, n_leaves = random_problem(rng)
+        expected = search.best_splits(wq.astype(np.int64), leaf_of, n_leaves)
+        bounded = SplitSearch(search.binned, np.where(search.is_pos == 1, 1, -1))
+        bound = leaves_per_group * 2 * bounded.binned.n_bins * 8
+        monkeypatch.setattr(bounded, "max_scratch_bytes", bound)
+        got = bounded.best_splits(wq.astype(np.int64), leaf_of, n_leaves)
+        assert bounded._scratch.nbytes <= bound
+        for g, e in zip(got, expected):
+            np.testing.assert_array_equal(g, e)
+
+
+def test_a_bounded_scratch_fit_is_identical(monkeypatch):
+    X, y = load_breast_cancer(return_X_y=True)
+    a = DeepBoostClassifier(max_depth=4, lam=1e-5, beta=1e-5, n_iter=30).fit(X, y)
+    monkeypatch.setattr(SplitSearch, "max_scratch_bytes", 1)  # one leaf at a time
+    b = DeepBoostClassifier(max_depth=4, lam=1e-5, beta=1e-5, n_iter=30).fit(X, y)
+    np.testing.assert_array_equal(a.decision_function(X), b.decision_function(X))
+    assert len(a.hypotheses_) == len(b.hypotheses_)
