@@ -325,9 +325,12 @@ class SplitSearch:
         # Where each feature's bins start: running sums restart there (a feature's bins
         # partition the leaf, so the previous feature's running sum ends at the leaf total).
         self.reset_at = binned.offsets[1:-1]
-        # The same arrays typed for the compiled search, and its scratch histogram.
-        self._entry_rows = np.ascontiguousarray(binned.entry_rows, dtype=np.int64)
-        self._entry_codes = np.ascontiguousarray(binned.entry_codes, dtype=np.int64)
+        # The entries grouped by row for the compiled search (row_start[i]:row_start[i + 1] are row
+        # i's), the other arrays it reads typed for it, and its scratch histogram.
+        per_row = np.bincount(binned.entry_rows, minlength=self.n_samples)
+        self._row_start = np.concatenate([[0], np.cumsum(per_row)]).astype(np.int64)
+        code_type = np.int32 if binned.n_bins < 2**31 else np.int64
+        self._row_codes = binned.entry_codes[np.argsort(binned.entry_rows, kind="stable")].astype(code_type)
         self._offsets = np.asarray(binned.offsets, dtype=np.int64)
         self._mode_bin = np.asarray(binned.mode_bin, dtype=np.int64)
         self._missing_bin = np.asarray(binned.missing_bin, dtype=np.int64)
@@ -357,8 +360,8 @@ class SplitSearch:
             else:
                 chunk_leaf_of = np.where((leaf_of >= first) & (leaf_of < last), leaf_of - first, -1)
             best_splits(
-                self._entry_rows,
-                self._entry_codes,
+                self._row_start,
+                self._row_codes,
                 self._offsets,
                 self._mode_bin,
                 self._missing_bin,

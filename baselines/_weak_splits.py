@@ -5,7 +5,8 @@ of every leaf as dense ``(leaf, bin)`` numpy arrays, in about a dozen passes ove
 The tree growers only need each leaf's best split: :func:`best_splits` computes it with the same
 integer arithmetic in one pass over the histogrammed entries and one fused pass over each leaf's
 bins (histogram, cumulative sums, both missing sides, running minimum), and leaves its scratch
-histogram zeroed for the next call.
+histogram zeroed for the next call. The entries are read row by row, so the rows of leaves left
+out of the search cost one test each and a row's weight and histogram offset are loaded once.
 
 The result equals ``argmin`` over the dense errors exactly: the same error at every bin, bins
 visited feature-major in increasing order, a strict ``<``.
@@ -29,8 +30,8 @@ def _split_error(l_neg, l_pos, t_neg, t_pos):
 
 @njit(cache=True, nogil=True)
 def best_splits(
-    entry_rows,
-    entry_codes,
+    row_start,
+    row_codes,
     offsets,
     mode_bin,
     missing_bin,
@@ -47,8 +48,11 @@ def best_splits(
 
     Parameters
     ----------
-    entry_rows, entry_codes : int ndarrays of shape (n_entries,)
-        The (sample, global bin) entries outside the mode bins (:class:`~mddf.baselines._weak.BinnedFeatures`).
+    row_start : int ndarray of shape (n_samples + 1,)
+        Where each sample's entries start in ``row_codes``, and their number.
+    row_codes : int ndarray of shape (n_entries,)
+        The global bins of the (sample, feature) entries outside the mode bins
+        (:class:`~mddf.baselines._weak.BinnedFeatures`), grouped by sample.
     offsets : int ndarray of shape (n_used + 1,)
         Each usable feature's first global bin, and the number of bins.
     mode_bin, missing_bin : int ndarrays of shape (n_used,)
@@ -69,16 +73,15 @@ def best_splits(
     """
     n_bins = offsets[len(offsets) - 1]
     totals = np.zeros(2 * n_leaves, dtype=np.int64)
+    # leaf totals, and the histogram of the entries: cell 2 * (leaf * n_bins + bin) + class
     for row in range(len(leaf_of)):
         leaf = leaf_of[row]
         if leaf >= 0:
-            totals[2 * leaf + is_pos[row]] += wq[row]
-    # histogram of the entries: cell 2 * (leaf * n_bins + bin) + class
-    for e in range(len(entry_rows)):
-        row = entry_rows[e]
-        leaf = leaf_of[row]
-        if leaf >= 0:
-            hist[2 * (leaf * n_bins + entry_codes[e]) + is_pos[row]] += wq[row]
+            w = wq[row]
+            totals[2 * leaf + is_pos[row]] += w
+            cell = 2 * leaf * n_bins + is_pos[row]
+            for e in range(row_start[row], row_start[row + 1]):
+                hist[cell + 2 * row_codes[e]] += w
     for leaf in range(n_leaves):
         t_neg, t_pos = totals[2 * leaf], totals[2 * leaf + 1]
         base = 2 * leaf * n_bins
