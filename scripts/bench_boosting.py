@@ -309,6 +309,13 @@ def run_tables(args):
     return rows
 
 
+def _seconds_cell(row):
+    """Wall seconds of a result; for a resumed one, also how many of its fits were read back."""
+    read_back = row.get("fits_read_back") or 0
+    seconds = _fmt(row["seconds"], 1)
+    return f"{seconds} ({read_back} fits read back)" if read_back else seconds
+
+
 def protocol_row(name, table, algorithm, selection, grid_name, n_settings, res, seconds):
     """The summary row of one protocol result, beside the paper's numbers."""
     s = res.summary()
@@ -327,6 +334,7 @@ def protocol_row(name, table, algorithm, selection, grid_name, n_settings, res, 
         "avg_n_trees": s["avg_n_trees"],
         "seconds": seconds,
         "fits": res.n_fits,
+        "fits_read_back": res.n_fits_read_back,
         "seconds_per_fit": res.fit_seconds / res.n_fits,
         "paper_error": paper[0] if paper else None,
         "paper_std": paper[1] if paper else None,
@@ -428,7 +436,8 @@ def tables_markdown(rows, args):
         "paper's ocr17/ocr49 (Reyzin & Schapire) are shown, its ocr17-mnist/ocr49-mnist error in the last column. "
         f"Seconds: wall clock of the whole protocol for that algorithm ({args.n_jobs} job(s)); when both selections "
         "ran together they fitted the (setting, rows) pairs they share once, and the seconds are their common wall "
-        "clock; fits: the fits each selection uses; s / fit: mean fit time "
+        "clock. A result resumed after an interruption shows how many of its fits were read back from the "
+        "interrupted run; its seconds count only the rest. Fits: the fits each selection uses; s / fit: mean fit time "
         f"of one setting on one run; load average {_load()}. No. of trees: hypotheses with non-zero weight, each "
         "counted once (a hypothesis selected again is re-weighted, not duplicated); the paper's AdaBoost columns of "
         "Table 1 list the number of rounds instead.",
@@ -452,7 +461,7 @@ def tables_markdown(rows, args):
                 f"| {r['dataset']} | {r['algorithm']} | {selection_label(r['selection'], args)} | {r['grid']} ({r['settings']}) "
                 f"| {_fmt(r['error'])} ({_fmt(r['std'])}) "
                 f"| {_fmt(r['paper_error'])} ({_fmt(r['paper_std'])}) | {_fmt(r['avg_tree_size'], 2)} | {_fmt(r['paper_tree_size'], 2)} "
-                f"| {_fmt(r['avg_n_trees'], 1)} | {_fmt(r['paper_n_trees'], 1)} | {_fmt(r['seconds'], 1)} "
+                f"| {_fmt(r['avg_n_trees'], 1)} | {_fmt(r['paper_n_trees'], 1)} | {_seconds_cell(r)} "
                 f"| {r.get('fits', '—')} | {_fmt(r['seconds_per_fit'], 3)} | {_fmt(r['paper_mnist_error'])} |"
             )
         out.append("")
@@ -725,11 +734,12 @@ def adult_markdown(results, args):
 
 
 def write_csv(path, rows, prov=None):
-    """Rows as CSV, after the provenance ``#`` lines (read with ``comment="#"``)."""
+    """Rows as CSV, after the provenance ``#`` lines (read with ``comment="#"``); the columns are every
+    key of any row, in order of appearance (records written by older versions lack newer keys: empty)."""
     if rows:
         with open(path, "w", newline="") as fh:
             fh.write(with_csv_header("", prov))
-            writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+            writer = csv.DictWriter(fh, fieldnames=list(dict.fromkeys(k for row in rows for k in row)))
             writer.writeheader()
             writer.writerows(rows)
 

@@ -135,10 +135,13 @@ class ProtocolResult:
         Non-zero-weight hypotheses of the selected model, their mean number of nodes (the
         papers' "avg tree size" of Tables 2-3) and of distinct questions (Table 1's).
     seconds : float
-        Wall-clock time of the whole protocol (all settings, all runs).
+        Wall-clock time of the whole protocol (all settings, all runs); of this call's fits only
+        when some were read back from a ``fit_store``.
     fit_seconds : float
-        Sum of the fit times.
+        Sum of the fit times (read-back fits with the times stored with them).
     n_fits : int
+    n_fits_read_back : int
+        Of the ``n_fits``, those read back from a ``fit_store`` instead of fitted by this call.
     settings : list of list of dict
         Every setting evaluated in every run (``settings[run]``): its parameters, validation
         error (``val``: the mean over the selection splits; ``val_splits``: each split's), test
@@ -158,6 +161,7 @@ class ProtocolResult:
     seconds: float
     fit_seconds: float
     n_fits: int
+    n_fits_read_back: int = 0
     settings: list = field(default_factory=list)
     selection: str = "validation"
     n_selection_splits: int = 1
@@ -180,6 +184,7 @@ class ProtocolResult:
             "avg_n_trees": float(np.mean(self.n_trees)),
             "seconds": self.seconds,
             "n_fits": self.n_fits,
+            "n_fits_read_back": self.n_fits_read_back,
         }
 
 
@@ -421,6 +426,7 @@ def run_protocols(
         for key, store_key in store_keys.items():
             if store_key in stored:
                 fitted[key] = (stored[store_key]["rows"], stored[store_key]["fit_seconds"])
+    read_back = set(fitted)
     todo = [key for key in keys if key not in fitted]
     t0 = time.perf_counter()
     calls = [
@@ -439,12 +445,12 @@ def run_protocols(
     if verbose:
         print(f"[protocol] {len(todo)} fits in {seconds:.1f}s ({len(keys) - len(todo)} read back)", flush=True)
     return {
-        sel: _assemble(sel, plan, n_splits, fitted, eval_names, len(param_grid), len(folds), seconds)
+        sel: _assemble(sel, plan, n_splits, fitted, read_back, eval_names, len(param_grid), len(folds), seconds)
         for sel, (plan, n_splits) in plans.items()
     }
 
 
-def _assemble(selection, plan, n_splits, fitted, eval_names, n_settings, n_runs, seconds):
+def _assemble(selection, plan, n_splits, fitted, read_back, eval_names, n_settings, n_runs, seconds):
     """One selection's :class:`ProtocolResult` from the shared fits."""
     reported = {}  # (run, setting) -> rows of the fit whose test error is reported
     scored = {}  # (run, setting) -> [(part, rows, eval name)] of each selection split
@@ -490,6 +496,7 @@ def _assemble(selection, plan, n_splits, fitted, eval_names, n_settings, n_runs,
         seconds=seconds,
         fit_seconds=float(sum(fitted[key][1] for key in used)),
         n_fits=len(used),
+        n_fits_read_back=len(used & read_back),
         settings=by_run,
         selection=selection,
         n_selection_splits=n_splits,

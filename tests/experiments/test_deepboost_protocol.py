@@ -224,6 +224,10 @@ def test_benchmark_script_keeps_the_fits_of_an_interrupted_result(tmp_path, monk
     assert bench.main(argv + [str(out)]) == 0
     assert len(calls) == n_whole - 4
     assert not list((out / "fits").glob("*.jsonl"))
+    # the table says that the result was resumed, and how many of its fits were read back
+    read_back = sorted(r["fits_read_back"] for r in read_csv_rows(out / "tables.csv"))
+    assert read_back == ["0"] * (len(read_back) - 1) + ["4"]
+    assert "(4 fits read back)" in (out / "tables.md").read_text()
     keep = ("table", "algorithm", "selection", "error", "std", "selected")
     whole, resumed = (read_csv_rows(d / "tables.csv") for d in (tmp_path / "whole", out))
     assert [{k: r[k] for k in keep} for r in resumed] == [{k: r[k] for k in keep} for r in whole]
@@ -481,6 +485,10 @@ def test_a_fit_store_keeps_every_finished_fit_and_a_rerun_fits_only_the_rest(dat
     for sel in ("validation", "cv"):
         _same_result(resumed[sel], uninterrupted[sel])
         assert resumed[sel].n_fits == uninterrupted[sel].n_fits
+        assert uninterrupted[sel].n_fits_read_back == 0
+    # the cross-validation uses every fit, so all 7 read back; the validation fold a subset of them
+    assert resumed["cv"].n_fits_read_back == 7
+    assert 0 < resumed["validation"].n_fits_read_back <= 7
 
     # a joblib backend without generators stores its fits too, at the end
     other = ResultStore(tmp_path / "other.jsonl")
@@ -494,3 +502,14 @@ def test_a_fit_store_keeps_every_finished_fit_and_a_rerun_fits_only_the_rest(dat
     SpyBoost.fits.clear()
     run_protocols(X[::-1].copy(), y[::-1].copy(), grid, fit_store=store, **kw)
     assert len(SpyBoost.fits) == n_total
+
+
+def test_tables_csv_has_every_column_of_old_and_new_records(tmp_path):
+    """Records of a sweep written by an older version lack the newer keys: the CSV still has every
+    column, empty where a record has no value."""
+    bench = load_script()
+    bench.write_csv(tmp_path / "t.csv", [{"error": 0.1}, {"error": 0.2, "fits_read_back": 4}])
+    assert read_csv_rows(tmp_path / "t.csv") == [
+        {"error": "0.1", "fits_read_back": ""},
+        {"error": "0.2", "fits_read_back": "4"},
+    ]
