@@ -96,6 +96,9 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--datasets", default="letter,satimage,adult", help="comma-separated subset of the cases")
     parser.add_argument("--seeds", default="0,1,2")
+    parser.add_argument(
+        "--methods", default=",".join(METHODS), help=f"comma-separated subset of {', '.join(METHODS)} (default: all)"
+    )
     parser.add_argument("--n-jobs", type=int, default=2)
     parser.add_argument("--out", default="results/missing")
     parser.add_argument("--quick", action="store_true", help="iris, complete and 20%% MCAR, tiny mdDF (smoke test)")
@@ -104,8 +107,12 @@ def main(argv=None) -> int:
     wanted = set(args.datasets.split(","))
     cases = QUICK_CASES if args.quick else tuple(c for c in CASES if c.dataset in wanted)
     mddf_params = QUICK_MDDF if args.quick else None
-    methods = [m for m in METHODS if m != "LightGBM" or lightgbm_available()]
-    if "LightGBM" not in methods:
+    asked = args.methods.split(",")
+    unknown = [m for m in asked if m not in METHODS]
+    if unknown:
+        parser.error(f"unknown method(s) {', '.join(unknown)}; known: {', '.join(METHODS)}")
+    methods = [m for m in METHODS if m in asked and (m != "LightGBM" or lightgbm_available())]
+    if "LightGBM" in asked and "LightGBM" not in methods:
         print("LightGBM is not installed: its column is left out (pip install lightgbm)", file=sys.stderr)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

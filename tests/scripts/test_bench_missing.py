@@ -3,6 +3,7 @@
 import json
 
 import bench_missing
+import pytest
 
 from mddf.experiments.missing_study import METHODS, lightgbm_available
 
@@ -25,3 +26,23 @@ def test_quick_run_fits_every_method_on_both_cases_and_resumes(tmp_path, capsys)
     assert bench_missing.main(["--quick", "--seeds", "0,1", "--n-jobs", "1", "--out", str(out)]) == 0
     assert len((out / "results.jsonl").read_text().splitlines()) == len(records)
     assert "seed" not in capsys.readouterr().err
+
+
+def test_methods_option_runs_only_the_methods_named(tmp_path):
+    out = tmp_path / "missing"
+    argv = ["--quick", "--seeds", "0", "--n-jobs", "1", "--methods", "mdDF,SimpleImputer+mdDF", "--out", str(out)]
+    assert bench_missing.main(argv) == 0
+    records = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    # mdDF on the complete and the NaN case, the imputer on the NaN case only
+    assert sorted((r["method"], r["missing"]) for r in records) == [
+        ("SimpleImputer+mdDF", "mcar"),
+        ("mdDF", "complete"),
+        ("mdDF", "mcar"),
+    ]
+
+
+def test_an_unknown_method_is_an_error_that_lists_the_known_ones(capsys):
+    with pytest.raises(SystemExit):
+        bench_missing.main(["--quick", "--methods", "mdDF,XGBoost"])
+    err = capsys.readouterr().err
+    assert "unknown method(s) XGBoost" in err and "SimpleImputer+mdDF" in err
