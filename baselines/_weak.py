@@ -68,6 +68,9 @@ class BinnedFeatures:
         Global bin of each feature's most frequent value (lowest on ties).
     entry_rows, entry_codes : ndarray of shape (n_entries,)
         Feature-major list of the (sample, global bin) entries not at their feature's mode bin.
+    row_start, row_codes : ndarray of shape (n_samples + 1,) and (n_entries,)
+        The same entries grouped by sample (each sample's in column order): sample i's global bins
+        are ``row_codes[row_start[i]:row_start[i + 1]]``.
     has_missing : bool
         Whether any usable feature has NaN; then:
     missing_bin : ndarray of shape (n_used,)
@@ -117,12 +120,16 @@ class BinnedFeatures:
             self.mode_bin = at_max[first]
         else:
             self.mode_bin = np.zeros(0, dtype=np.int64)
-        # Feature-major list of the other entries: histogram updates of one feature then hit
-        # a small, cache-resident block of bins.
+        # The other entries, feature-major (the numpy split search: updates of one feature hit a
+        # small, cache-resident block of bins) and grouped by row (the compiled search: a row's
+        # leaf and weight are read once for all its entries).
         codes_t = codes.T
         keep = codes_t != self.mode_bin[:, None]
         self.entry_codes = codes_t[keep]
         self.entry_rows = np.broadcast_to(np.arange(n_samples), codes_t.shape)[keep]
+        keep_by_row = keep.T
+        self.row_codes = codes[keep_by_row].astype(dtype)
+        self.row_start = np.concatenate([[0], np.cumsum(keep_by_row.sum(axis=1))]).astype(np.int64)
         self.missing_bin = np.full(len(used), -1, dtype=np.int64)
         if nan_sorted is not None:
             has_nan = nan_sorted[-1, used]
@@ -325,12 +332,7 @@ class SplitSearch:
         # Where each feature's bins start: running sums restart there (a feature's bins
         # partition the leaf, so the previous feature's running sum ends at the leaf total).
         self.reset_at = binned.offsets[1:-1]
-        # The entries grouped by row for the compiled search (row_start[i]:row_start[i + 1] are row
-        # i's), the other arrays it reads typed for it, and its scratch histogram.
-        per_row = np.bincount(binned.entry_rows, minlength=self.n_samples)
-        self._row_start = np.concatenate([[0], np.cumsum(per_row)]).astype(np.int64)
-        code_type = np.int32 if binned.n_bins < 2**31 else np.int64
-        self._row_codes = binned.entry_codes[np.argsort(binned.entry_rows, kind="stable")].astype(code_type)
+        # The arrays the compiled search reads, typed for it, and its scratch histogram.
         self._offsets = np.asarray(binned.offsets, dtype=np.int64)
         self._mode_bin = np.asarray(binned.mode_bin, dtype=np.int64)
         self._missing_bin = np.asarray(binned.missing_bin, dtype=np.int64)
@@ -360,8 +362,8 @@ class SplitSearch:
             else:
                 chunk_leaf_of = np.where((leaf_of >= first) & (leaf_of < last), leaf_of - first, -1)
             best_splits(
-                self._row_start,
-                self._row_codes,
+                self.binned.row_start,
+                self.binned.row_codes,
                 self._offsets,
                 self._mode_bin,
                 self._missing_bin,
