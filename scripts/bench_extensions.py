@@ -10,7 +10,9 @@ HistGradientBoosting. Categorical columns are given to every method as their ord
 
 Fits run in this process, one after another, seeds interleaved (every dataset and method for seed 0, then
 seed 1, ...). Each finished fit is appended to ``<out>/results.jsonl`` at once and a rerun skips the
-finished ones, so an interrupted run resumes where it stopped. ``<out>/table.md`` holds the mean ± std test
+finished ones, so an interrupted run resumes where it stopped. A fit the estimator refuses with a
+``ValueError`` (five folds on a class of three training rows, say) is recorded with its message, left
+blank in the table and listed under it, and not tried again. ``<out>/table.md`` holds the mean ± std test
 accuracy over the seeds per dataset and method, each method's mean rank over the datasets (1 is best; ties
 share their mean rank), and the median fit seconds.
 
@@ -175,6 +177,15 @@ def table(records, methods, datasets) -> str:
     return "\n".join(lines)
 
 
+def not_fitted(records) -> str:
+    """Markdown list of the (dataset, method) pairs the estimator refused, with its message (empty if none)."""
+    errors = {(r["dataset"], r["method"]): r["error"] for r in records if "error" in r}
+    if not errors:
+        return ""
+    lines = [f"- {dataset} / {method}: {message}" for (dataset, method), message in errors.items()]
+    return "\n\nNot fitted (left blank above, and out of the ranks on that dataset):\n\n" + "\n".join(lines)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--datasets", default=",".join(DATASETS), help="comma-separated dataset names")
@@ -209,17 +220,18 @@ def main(argv=None) -> int:
                     continue
                 if dataset not in data:
                     data[dataset] = load(dataset, args.fmnist_rows)
-                record = fit_and_score(method, dataset, data[dataset], seed, args.n_jobs, args.quick)
+                try:
+                    record = fit_and_score(method, dataset, data[dataset], seed, args.n_jobs, args.quick)
+                    outcome = f"{100 * record['accuracy']:.2f}%  fit {record['fit_s']:.1f}s"
+                except ValueError as exc:  # the estimator rejects this data (e.g. too few rows of a class)
+                    record = {"dataset": dataset, "method": method, "seed": seed, "error": str(exc)}
+                    outcome = f"not fitted: {exc}"
                 records.append(record)
                 with results.open("a") as fh:
                     fh.write(json.dumps(record) + "\n")
-                print(
-                    f"{dataset} / {method} / seed {seed}: {100 * record['accuracy']:.2f}%  fit {record['fit_s']:.1f}s",
-                    file=sys.stderr,
-                    flush=True,
-                )
+                print(f"{dataset} / {method} / seed {seed}: {outcome}", file=sys.stderr, flush=True)
     kept = [r for r in records if r["seed"] in seeds and r["dataset"] in datasets and r["method"] in methods]
-    text = table(kept, methods, datasets)
+    text = table([r for r in kept if "error" not in r], methods, datasets) + not_fitted(kept)
     prov = provenance(__file__, sys.argv[1:] if argv is None else argv)
     (out / "table.md").write_text(
         with_markdown_header(

@@ -45,3 +45,23 @@ def test_mean_ranks_average_ties_and_datasets():
 def test_unknown_methods_are_rejected(tmp_path):
     with pytest.raises(SystemExit):
         bench_extensions.main(["--quick", "--methods", "SVM", "--out", str(tmp_path)])
+
+
+def test_a_fit_the_estimator_refuses_is_recorded_listed_and_not_retried(tmp_path, monkeypatch, capsys):
+    from mddf import MDDFClassifier
+
+    # iris has 50 rows of each class: 60 folds are refused with a ValueError naming the class
+    monkeypatch.setitem(METHODS, "mdDF", lambda seed, n_jobs, quick: MDDFClassifier(n_folds=60, random_state=seed))
+    out = tmp_path / "extensions"
+    argv = ["--quick", "--methods", "mdDF,RF400", "--seeds", "0", "--n-jobs", "1", "--out", str(out)]
+    assert bench_extensions.main(argv) == 0
+    records = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    refused = [r for r in records if r["method"] == "mdDF"]
+    assert len(refused) == 2 and all("fewer than n_folds=60" in r["error"] for r in refused)
+    assert all(r["accuracy"] > 0.6 for r in records if r["method"] == "RF400")
+    assert "mdDF / seed 0: not fitted: class" in capsys.readouterr().err
+    table = (out / "table.md").read_text()
+    assert "| iris |  | " in table  # mdDF's cell is blank
+    assert "- iris / mdDF: class" in table and "- wine / mdDF: class" in table
+    assert bench_extensions.main(argv) == 0  # a rerun does not try the refused fits again
+    assert len((out / "results.jsonl").read_text().splitlines()) == len(records)
