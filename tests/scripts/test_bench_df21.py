@@ -129,3 +129,9 @@ def test_help_lists_quick_and_unknown_methods_are_named(capsys):
     with pytest.raises(SystemExit):
         bench_df21.main(["--methods", "gcforest"])
     assert "unknown method 'gcforest'" in capsys.readouterr().err
+
+
+def test_an_accuracy_equal_to_the_floor_at_its_two_decimals_meets_it():
+    row = {"method": "mdDF k-fold", "dataset": "adult", "fit_vs_df21": 1.0, "predict_vs_df21": 1.0}
+    assert bench_df21.targets_met({**row, "accuracy": 86.1449}) == "met"  # shown as 86.14, the floor
+    assert bench_df21.targets_met({**row, "accuracy": 86.1349}) == "missed: accuracy 86.13 < 86.14"
