@@ -330,7 +330,7 @@ class GCForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
             self.scanner_ = None
             return X, y, sample_weight
         self.scanner_ = MultiGrainedScanner(
-            self.window_sizes,
+            window_sizes=self.window_sizes,
             image_shape=self.image_shape,
             stride=self.stride,
             n_estimators=self.scan_n_estimators,

@@ -157,7 +157,7 @@ class MDDFGridSearch(MetaEstimatorMixin, ClassifierMixin, TransformerMixin, Base
         "verbose": ["verbose"],
     }
 
-    def __init__(self, estimator=None, param_grid=None, *, halving_layers=(2, 3), halving_factor=3, verbose=0):
+    def __init__(self, *, estimator=None, param_grid=None, halving_layers=(2, 3), halving_factor=3, verbose=0):
         self.estimator = estimator
         self.param_grid = param_grid
         self.halving_layers = halving_layers

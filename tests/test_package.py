@@ -1,9 +1,14 @@
 """The package imports under its one name and the README's commands are what CI runs."""
 
 import importlib
+import inspect
 from pathlib import Path
 
 import pytest
+from sklearn.base import BaseEstimator
+
+import mddf
+import mddf.baselines
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -30,3 +35,26 @@ def test_the_checkouts_folders_are_not_importable_under_their_own_names():
     # tests/conftest.py: a stale top-level import fails here as it fails for every user
     with pytest.raises(ModuleNotFoundError, match="mddf.experiments"):
         importlib.import_module("experiments")
+
+
+def public_estimators():
+    """Every estimator class exported by ``mddf`` and ``mddf.baselines``."""
+    exported = [getattr(module, name) for module in (mddf, mddf.baselines) for name in module.__all__]
+    return [obj for obj in exported if inspect.isclass(obj) and issubclass(obj, BaseEstimator)]
+
+
+def test_the_public_estimators_are_all_checked():
+    names = {cls.__name__ for cls in public_estimators()}
+    assert {"MDDFClassifier", "CascadeForestRegressor", "MDDFGridSearch", "QuadBoostClassifier"} <= names
+    assert len(names) == 8
+
+
+@pytest.mark.parametrize("cls", public_estimators(), ids=lambda cls: cls.__name__)
+def test_every_constructor_parameter_is_keyword_only(cls):
+    # scikit-learn's convention: MDDFClassifier(n_estimators=10), never MDDFClassifier(10)
+    params = list(inspect.signature(cls.__init__).parameters.values())[1:]
+    assert params
+    positional = [p.name for p in params if p.kind is not inspect.Parameter.KEYWORD_ONLY]
+    assert positional == [], f"{cls.__name__}.__init__ takes {positional} positionally"
+    with pytest.raises(TypeError):
+        cls(params[0].default)

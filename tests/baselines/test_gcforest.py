@@ -145,7 +145,7 @@ def test_staged_predictions_end_with_the_final_prediction(digits, scanned):
 def test_scanning_class_vectors_are_the_cascades_input(digits, scanned):
     X, y, X_test, _ = digits
     gc = scanned
-    scanner = MultiGrainedScanner((4, 6), image_shape=(8, 8), n_estimators=5, random_state=0)
+    scanner = MultiGrainedScanner(window_sizes=(4, 6), image_shape=(8, 8), n_estimators=5, random_state=0)
     features = scanner.fit_transform(X, y)  # out-of-fold: what the cascade trains on
     cascade = gcforest_cascade(n_estimators=5, max_layers=4, random_state=0).fit(features, y)
     assert gc.cascade_.n_features_in_ == scanner.n_features_out_ == 2 * (25 + 9) * 10
