@@ -1,7 +1,9 @@
 """The package imports under its one name and the README's commands are what CI runs."""
 
 import importlib
+import importlib.metadata
 import inspect
+import re
 from pathlib import Path
 
 import pytest
@@ -35,6 +37,27 @@ def test_the_checkouts_folders_are_not_importable_under_their_own_names():
     # tests/conftest.py: a stale top-level import fails here as it fails for every user
     with pytest.raises(ModuleNotFoundError, match="mddf.experiments"):
         importlib.import_module("experiments")
+
+
+def test_the_version_is_single_sourced():
+    # pyproject.toml reads the version from mddf/__init__.py, so the installed metadata agrees with it
+    assert mddf.__version__ == importlib.metadata.version("mddf")
+    pyproject = (ROOT / "pyproject.toml").read_text()
+    assert re.search(r"^dynamic = \[\"version\"\]$", pyproject, re.MULTILINE)
+    assert not re.search(r"^version = \"", pyproject, re.MULTILINE)
+
+
+def test_the_license_file_is_the_license_the_metadata_declares():
+    assert importlib.metadata.metadata("mddf")["License"] == "BSD-3-Clause"
+    text = (ROOT / "LICENSE").read_text()
+    assert text.startswith("BSD 3-Clause License\n")
+    assert "Neither the name of the copyright holder nor the names of its" in text  # the third clause
+
+
+def test_pandas_is_a_base_dependency():
+    # DataFrame input and set_output(transform="pandas") must work after a plain `pip install mddf`
+    base = [r for r in importlib.metadata.requires("mddf") if "extra ==" not in r]
+    assert any(re.match(r"pandas\b", r) for r in base), base
 
 
 def public_estimators():
