@@ -18,7 +18,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter
 
-from ._layer_features import LayerFeaturesMixin
+from ._layer_features import LayerFeaturesMixin, member_name
 from ._storage import MARKER, ModelStore
 from ._tabular import CATEGORICAL_FEATURES_CONSTRAINT, validate_tabular
 from ._validation import check_sample_weight
@@ -350,7 +350,15 @@ class MDDFClassifier(LayerFeaturesMixin, ClassifierMixin, TransformerMixin, Base
         margin_ratio, loss, fit_seconds`` (+ ``val_accuracy``).
     oof_features_ : list of ndarray (float32), out-of-fold augmented features
         ``f_t / sum_{l<=t} alpha_l`` of the training rows for each kept layer
-        (rows used for training when validation_fraction is set).
+        (rows used for training when validation_fraction is set). Their columns,
+        as those of :meth:`transform`, are named by :meth:`get_feature_names_out`:
+        ``layer<t>_class_<label>`` (the mixture's weight of class ``<label>``, one
+        column per entry of ``classes_``), or with ``passed_features="per_forest"``
+        ``layer<t>_<member><j>_class_<label>`` for member ``j`` of the block
+        (0-based position in ``forest_types``; ``<member>`` is ``rf``, ``crf``,
+        ``et``, ``gbdt`` or an estimator's class name in lower case), members
+        first, then classes, e.g. ``layer3_rf0_class_1``, ``layer3_rf0_class_2``,
+        ``layer3_rf1_class_1``, ...
     stop_reason_ : str
     layer_importances_ : ndarray of shape ``(n_layers_, n_features_in_ + 1)``
         Impurity-based importances of each kept layer: row t gives the share of
@@ -944,9 +952,20 @@ class MDDFClassifier(LayerFeaturesMixin, ClassifierMixin, TransformerMixin, Base
         Returns
         -------
         ndarray of float32, shape (n_samples, n_classes) or (n_samples, n_forests * n_classes)
+            A DataFrame under ``set_output(transform="pandas")``, its columns
+            named by :meth:`get_feature_names_out` for the same ``layer``.
         """
         check_is_fitted(self)
         layer = self._check_layer(layer)
         for t, (passed, _) in enumerate(self._staged(X), start=1):
             if t == layer:
                 return passed.astype(np.float32)
+
+    def _layer_feature_names(self, layer=None):
+        """``layer<t>_class_<label>``, or ``layer<t>_<member><j>_class_<label>`` per member with ``"per_forest"``."""
+        t = self._check_layer(layer)
+        classes = [f"class_{label}" for label in self.classes_]
+        if self.passed_features == "mean":
+            return [f"layer{t}_{c}" for c in classes]
+        members = [f"{member_name(kind)}{j}" for j, kind in enumerate(self.layers_[t - 1].forest_types)]
+        return [f"layer{t}_{m}_{c}" for m in members for c in classes]

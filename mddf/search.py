@@ -21,6 +21,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval
 from sklearn.utils.validation import check_is_fitted
 
+from ._layer_features import LayerOutputMixin
 from ._storage import ModelStore
 from .cascade import MDDFClassifier
 
@@ -76,7 +77,7 @@ class _Candidate:
         return not self.finished and self.pruned_at is None
 
 
-class MDDFGridSearch(MetaEstimatorMixin, ClassifierMixin, TransformerMixin, BaseEstimator):
+class MDDFGridSearch(LayerOutputMixin, MetaEstimatorMixin, ClassifierMixin, TransformerMixin, BaseEstimator):
     """Grid search over mdDF's parameters, selected by the cascade's own monitored accuracy.
 
     Every candidate is the cascade ``clone(estimator).set_params(**params)`` grown on all the
@@ -350,6 +351,10 @@ class MDDFGridSearch(MetaEstimatorMixin, ClassifierMixin, TransformerMixin, Base
         """Fit, then return the selected cascade's out-of-fold features of the training rows (no leakage)."""
         self.fit(X, y, sample_weight=sample_weight)
         return self.best_estimator_.oof_features_[self.best_estimator_._check_layer(layer) - 1]
+
+    def _layer_feature_names(self, layer=None):
+        """The selected cascade's names (see :meth:`MDDFClassifier.get_feature_names_out`)."""
+        return self.best_estimator_._layer_feature_names(layer)
 
     @property
     def n_layers_(self):

@@ -139,6 +139,18 @@ def test_staged_predictions_end_with_the_final_prediction(digits, scanned):
     np.testing.assert_array_equal(list(gc.staged_predict(X_test))[-1], gc.predict(X_test))
 
 
+def test_feature_names_are_each_forests_class_vector_of_the_level(digits, cascade_only):
+    X, y, _, _ = digits
+    gc = cascade_only
+    assert gc.n_layers_ >= 2  # precondition
+    forests = ("rf0", "rf1", "crf2", "crf3")
+    assert list(gc.get_feature_names_out(layer=2)) == [f"layer2_{m}_class_{c}" for m in forests for c in range(10)]
+    assert list(gc.get_feature_names_out()) == list(gc.cascade_.get_feature_names_out())
+    even = clone(gc).set_output(transform="pandas").fit(X[:200], y[:200] % 2 == 0)
+    frame = even.transform(X[:5], layer=1)
+    assert list(frame.columns) == [f"layer1_{m}_class_{c}" for m in forests for c in (False, True)]
+
+
 # -- with multi-grained scanning --------------------------------------------------------------
 
 
