@@ -109,7 +109,8 @@ def test_verbose_lines_name_gcforest_and_leave_out_the_layer_weights(digits, cap
     gc = small(max_layers=2, verbose=1).fit(X, y)
     lines = capsys.readouterr().out.splitlines()
     levels = [line for line in lines if line.startswith("[gcForest] layer")]
-    assert len(levels) == len(lines) == len(gc.train_history_)
+    assert len(levels) == len(lines) - 1 == len(gc.train_history_)
+    assert lines[-1].startswith(f"[gcForest] kept {gc.n_layers_} of {len(gc.train_history_)} layers: ")
     assert not any("alpha=" in line or "share=" in line or "[mdDF]" in line for line in lines)
     assert all("oof_acc=" in line and line.endswith("s") for line in levels)
     small(max_layers=1, verbose=1, **SCAN).fit(X[:60], y[:60])
