@@ -17,7 +17,6 @@ __all__ = [
     "MDDFClassifier",
     "MDDFGridSearch",
     "PAPER_PARAM_GRID",
-    "__version__",
     "margin_distribution_loss",
     "margin_statistics",
     "margins",
