@@ -406,6 +406,10 @@ class GCForestClassifier(LayerOutputMixin, ClassifierMixin, TransformerMixin, Ba
     def transform(self, X, layer=None):
         """Class vectors of a kept level's four forests, float32 (n_samples, 4 * n_classes).
 
+        The columns are named by :meth:`get_feature_names_out` for the same
+        ``layer``: ``layer<t>_<forest><j>_class_<label>``, forest j of
+        ``rf0``, ``rf1``, ``crf2``, ``crf3``, each with one column per class.
+
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)

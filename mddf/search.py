@@ -343,7 +343,10 @@ class MDDFGridSearch(LayerOutputMixin, MetaEstimatorMixin, ClassifierMixin, Tran
         return self.best_estimator_.staged_predict(X)
 
     def transform(self, X, layer=None):
-        """Augmented feature of a kept layer of the selected cascade (see :meth:`MDDFClassifier.transform`)."""
+        """Augmented feature of a kept layer of the selected cascade (see :meth:`MDDFClassifier.transform`).
+
+        Its columns are named by :meth:`get_feature_names_out`, as the selected cascade names them.
+        """
         check_is_fitted(self)
         return self.best_estimator_.transform(X, layer=layer)
 
