@@ -171,5 +171,7 @@ def test_grid_search_names_are_the_selected_cascades(data):
     ],
     ids=["mean", "per_forest", "regressor", "search", "gcforest"],
 )
+# the set_output checks fit on a DataFrame and transform an array, and the other way round, on purpose
+@pytest.mark.filterwarnings("ignore:X (does not have valid|has) feature names:UserWarning")
 def test_scikit_learn_feature_names_and_set_output_checks(estimator, check):
     check(type(estimator).__name__, estimator)
