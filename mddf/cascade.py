@@ -352,8 +352,8 @@ class MDDFClassifier(LayerFeaturesMixin, ClassifierMixin, TransformerMixin, Base
     n_layers_ : int
     train_history_ : list of dict, one per grown layer (also the discarded ones)
         Accuracies, margin statistics and the loss are weighted by ``sample_weight``
-        and taken over the training rows (those left for training with
-        ``validation_fraction``), from out-of-fold class vectors. The keys:
+        and, but for ``val_accuracy``, taken over the training rows (those left for
+        training with ``validation_fraction``), from out-of-fold class vectors. The keys:
 
         - ``layer``: t, 1-based.
         - ``alpha``: the layer's weight when it joined: Algorithm 2's alpha_t with
