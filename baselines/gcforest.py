@@ -20,6 +20,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from mddf import MDDFClassifier
+from mddf._layer_features import LayerOutputMixin
 from mddf._tabular import CATEGORICAL_FEATURES_CONSTRAINT, validate_tabular
 from mddf._validation import check_sample_weight
 
@@ -68,7 +69,7 @@ def gcforest_cascade(**params):
     )
 
 
-class GCForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
+class GCForestClassifier(LayerOutputMixin, ClassifierMixin, TransformerMixin, BaseEstimator):
     """gcForest: optional multi-grained scanning followed by a cascade forest.
 
     Without ``window_sizes`` the raw features feed the cascade (the setting of
@@ -330,7 +331,7 @@ class GCForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
             self.scanner_ = None
             return X, y, sample_weight
         self.scanner_ = MultiGrainedScanner(
-            self.window_sizes,
+            window_sizes=self.window_sizes,
             image_shape=self.image_shape,
             stride=self.stride,
             n_estimators=self.scan_n_estimators,
@@ -345,6 +346,7 @@ class GCForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         return self.scanner_.fit_transform(X, y, sample_weight=sample_weight), y, sample_weight
 
     def _make_cascade(self):
+        # arrays whatever the global transform_output: this estimator wraps its own output (set_output)
         return gcforest_cascade(
             n_estimators=self.n_estimators,
             n_folds=self.n_folds,
@@ -357,7 +359,7 @@ class GCForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
             random_state=self.random_state,
             verbose=self.verbose,
             model_dir=self.model_dir,
-        )
+        ).set_output(transform="default")
 
     def _copy_cascade_state(self):
         self.classes_ = self.cascade_.classes_
@@ -404,6 +406,10 @@ class GCForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
     def transform(self, X, layer=None):
         """Class vectors of a kept level's four forests, float32 (n_samples, 4 * n_classes).
 
+        The columns are named by :meth:`get_feature_names_out` for the same
+        ``layer``: ``layer<t>_<forest><j>_class_<label>``, forest j of
+        ``rf0``, ``rf1``, ``crf2``, ``crf3``, each with one column per class.
+
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
@@ -412,3 +418,7 @@ class GCForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         """
         features = self._represent(X)
         return self.cascade_.transform(features, layer=layer)
+
+    def _layer_feature_names(self, layer=None):
+        """``layer<t>_<forest><j>_class_<label>``: the cascade's names (see :meth:`get_feature_names_out`)."""
+        return self.cascade_._layer_feature_names(layer)

@@ -185,10 +185,10 @@ class QuadBoostClassifier(ClassifierMixin, BaseEstimator):
 
     def __init__(
         self,
+        *,
         n_iter=100,
         regularization="l1",
         lam=0.01,
-        *,
         alpha_max=0.1,
         n_thresholds=10,
         threshold_placement="range",

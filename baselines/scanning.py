@@ -310,8 +310,8 @@ class MultiGrainedScanner(TransformerMixin, BaseEstimator):
 
     def __init__(
         self,
-        window_sizes=(7, 10, 13),
         *,
+        window_sizes=(7, 10, 13),
         image_shape=None,
         stride=1,
         n_estimators=20,

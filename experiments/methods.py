@@ -169,7 +169,7 @@ def build_mddf_tuned(ctx: BuildContext, **params):
     from mddf import MDDFGridSearch
 
     grid = QUICK_SEARCH_GRID if ctx.profile == "quick" else None
-    return MDDFGridSearch(build_mddf(ctx, **params), grid)
+    return MDDFGridSearch(estimator=build_mddf(ctx, **params), param_grid=grid)
 
 
 def build_mddf_same_forests(ctx: BuildContext, **params):

@@ -1,5 +1,8 @@
 """The margin-distribution deep forest (Lv, Yang and Zhou), and the cascade forest for regression."""
 
+# The one place the version is written: pyproject.toml reads it ([tool.setuptools.dynamic]).
+__version__ = "0.2.0.dev0"
+
 from .alpha import solve_alpha_exact, solve_alpha_sgd, solve_layer_share
 from .block import ForestBlock
 from .cascade import MDDFClassifier

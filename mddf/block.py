@@ -32,6 +32,7 @@ from .members import (
     warn_resampled,
 )
 from .trees import BinnedForest, FeatureBinner, add_tree_proba, grow_tree
+from .trees._compile_notice import announce_compilation
 from .trees.forest import CompactTrees
 from .weights import WeightedBootstrap, weighted_resample
 
@@ -534,6 +535,7 @@ class ForestBlock:
         templates = {j: member_template(kinds[j]) for j in others}
         self.n_features_in_ = X.shape[1]
         if self.tree_method == "hist" and forests:
+            announce_compilation(grow_tree)  # the first fit of a fresh install compiles the trees
             X = BinnedInput(X)
         n = len(y)
         n_members = len(kinds)

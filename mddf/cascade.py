@@ -18,7 +18,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter
 
-from ._layer_features import LayerFeaturesMixin
+from ._layer_features import LayerFeaturesMixin, member_name
 from ._storage import MARKER, ModelStore
 from ._tabular import CATEGORICAL_FEATURES_CONSTRAINT, validate_tabular
 from ._validation import check_sample_weight
@@ -260,9 +260,14 @@ class MDDFClassifier(LayerFeaturesMixin, ClassifierMixin, TransformerMixin, Base
         before dispatch).
     random_state : int, RandomState or None, default=None
     verbose : int, default=0
-        1 prints one line per layer, ``[mdDF] layer t`` followed by alpha_t and
-        beta_t (left out with ``margin_optimization=False``), the monitored
-        accuracies, the margin ratio and the seconds the layer took.
+        1 prints one line per layer, ``[mdDF] layer t`` followed by the layer's
+        weights (left out with ``margin_optimization=False``): ``share`` beta_t
+        and, with ``cumulative_margin="additive"``, ``alpha`` alpha_t as
+        ``alphas_`` keeps it; then the monitored accuracies, the margin ratio
+        (``inf (mean margin <= 0)`` when the mean margin is not positive) and the
+        seconds the layer took; and, once growth stops, one line with the kept
+        layers, ``stop_reason_`` and ``alphas_``. See ``train_history_`` for what
+        each value is.
     model_dir : None, "auto", str or path-like, default=None
         Where the fitted models are kept. None: in memory, in ``layers_``.
         A folder (created if it does not exist) or ``"auto"`` (a new temporary
@@ -345,12 +350,48 @@ class MDDFClassifier(LayerFeaturesMixin, ClassifierMixin, TransformerMixin, Base
         (``mix_t = (1 - beta_t) mix_{t-1} + beta_t h_t``); the prediction after
         layer t is ``argmax mix_t``.
     n_layers_ : int
-    train_history_ : list of dict, one per grown layer (also the discarded ones):
-        ``layer, alpha, oof_accuracy, layer_oof_accuracy, margin_mean, margin_std,
-        margin_ratio, loss, fit_seconds`` (+ ``val_accuracy``).
+    train_history_ : list of dict, one per grown layer (also the discarded ones)
+        Accuracies, margin statistics and the loss are weighted by ``sample_weight``
+        and, but for ``val_accuracy``, taken over the training rows (those left for
+        training with ``validation_fraction``), from out-of-fold class vectors. The keys:
+
+        - ``layer``: t, 1-based.
+        - ``alpha``: the layer's weight when it joined: Algorithm 2's alpha_t with
+          ``cumulative_margin="additive"`` (the value ``alphas_`` keeps for a kept
+          layer); beta_t with ``"normalized"`` (``alphas_`` then holds the final
+          mixture's weights, beta_t times ``1 - beta_l`` of every later kept layer
+          l); 1 for the gcForest cascade.
+        - ``share``: beta_t, the layer's share of the mixture of layers 1..t (as
+          ``layer_shares_``).
+        - ``oof_accuracy``: accuracy of the prediction after layer t (the mixture).
+        - ``layer_oof_accuracy``: accuracy of layer t's own class vector h_t.
+        - ``margin_mean``, ``margin_std``, ``margin_ratio``: mean, standard
+          deviation and their ratio (the paper's lambda, std / mean) of the
+          normalised cumulative margin ``sum_{l<=t} alpha_l gamma_l / sum_{l<=t}
+          alpha_l``, gamma_l being layer l's margins (eq. 46); for the gcForest
+          cascade, layer t's margins. ``margin_ratio`` is ``inf`` when
+          ``margin_mean <= 0``: the true class does not, on average, beat the
+          best other class, and a ratio to a non-positive mean says nothing.
+        - ``loss``: mean margin-distribution loss (eq. 48) of the cumulative
+          margin of Algorithm 2, line 8 (normalised or not, as
+          ``cumulative_margin`` says), from which D_{t+1} follows (eq. 47).
+        - ``max_depth``: the depth limit of the layer's trees (None: unbounded).
+        - ``model_bytes``: the bytes the layer's fitted models take (``nbytes``
+          of the :class:`~mddf.ForestBlock`).
+        - ``val_accuracy``: with ``validation_fraction`` only, the accuracy of
+          the prediction after layer t on the held-out rows (then the monitored one).
+        - ``fit_seconds``: wall-clock seconds the layer took.
     oof_features_ : list of ndarray (float32), out-of-fold augmented features
         ``f_t / sum_{l<=t} alpha_l`` of the training rows for each kept layer
-        (rows used for training when validation_fraction is set).
+        (rows used for training when validation_fraction is set). Their columns,
+        as those of :meth:`transform`, are named by :meth:`get_feature_names_out`:
+        ``layer<t>_class_<label>`` (the mixture's weight of class ``<label>``, one
+        column per entry of ``classes_``), or with ``passed_features="per_forest"``
+        ``layer<t>_<member><j>_class_<label>`` for member ``j`` of the block
+        (0-based position in ``forest_types``; ``<member>`` is ``rf``, ``crf``,
+        ``et``, ``gbdt`` or an estimator's class name in lower case), members
+        first, then classes, e.g. ``layer3_rf0_class_1``, ``layer3_rf0_class_2``,
+        ``layer3_rf1_class_1``, ...
     stop_reason_ : str
     layer_importances_ : ndarray of shape ``(n_layers_, n_features_in_ + 1)``
         Impurity-based importances of each kept layer: row t gives the share of
@@ -662,6 +703,7 @@ class MDDFClassifier(LayerFeaturesMixin, ClassifierMixin, TransformerMixin, Base
         self.oof_features_ = growth.oof_features[:kept]
         self.stop_reason_ = growth.stopping.reason or f"reached max_layers={self.max_layers}"
         self._set_importances(growth.X.shape[1])
+        self._log_end()
         self._fit_predictor(growth)
 
     @staticmethod
@@ -863,19 +905,38 @@ class MDDFClassifier(LayerFeaturesMixin, ClassifierMixin, TransformerMixin, Base
     def _log_layer(self, record):
         """With ``verbose``, one line for a grown layer, tagged with :attr:`_log_name`.
 
-        alpha_t and beta_t are shown only when margins are optimised (they are 1
-        for the gcForest cascade); the margin ratio is that of the current
-        prediction's margins in either case.
+        The layer's weights are shown only when margins are optimised (they are 1
+        for the gcForest cascade): ``share`` is beta_t, its share of the mixture of
+        layers 1..t, and with ``cumulative_margin="additive"`` ``alpha`` is
+        Algorithm 2's alpha_t, the value ``alphas_`` keeps for it. The normalised
+        reading's ``alphas_`` depend on the layers that follow; :meth:`_log_end`
+        prints them. The margin ratio is that of ``train_history_``; ``inf``
+        says that the mean margin is not positive.
         """
         if not self.verbose:
             return
-        weights = f"alpha={record['alpha']:.4g}  share={record['share']:.4f}  " if self.margin_optimization else ""
+        weights = ""
+        if self.margin_optimization:
+            alpha = f"alpha={record['alpha']:.4g}  " if self.cumulative_margin == "additive" else ""
+            weights = f"{alpha}share={record['share']:.4f}  "
         val = f" val_acc={record['val_accuracy']:.4f}" if "val_accuracy" in record else ""
+        ratio = record["margin_ratio"]
+        ratio = f"{ratio:.4f}" if np.isfinite(ratio) else "inf (mean margin <= 0)"
         print(
             f"[{self._log_name}] layer {record['layer']:2d}  {weights}oof_acc={record['oof_accuracy']:.4f}{val}  "
-            f"margin_ratio={record['margin_ratio']:.4f}  {record['fit_seconds']:.1f}s",
+            f"margin_ratio={ratio}  {record['fit_seconds']:.1f}s",
             flush=True,
         )
+
+    def _log_end(self):
+        """With ``verbose``, one line once growth has stopped: the kept layers, why, and their ``alphas_``."""
+        if not self.verbose:
+            return
+        alphas = ""
+        if self.margin_optimization:
+            alphas = "; alphas_=[" + ", ".join(f"{alpha:.4g}" for alpha in self.alphas_) + "]"
+        kept = f"kept {self.n_layers_} of {len(self.train_history_)} layers"
+        print(f"[{self._log_name}] {kept}: {self.stop_reason_}{alphas}", flush=True)
 
     # ------------------------------------------------------------------ predict
     def _staged(self, X):
@@ -944,9 +1005,20 @@ class MDDFClassifier(LayerFeaturesMixin, ClassifierMixin, TransformerMixin, Base
         Returns
         -------
         ndarray of float32, shape (n_samples, n_classes) or (n_samples, n_forests * n_classes)
+            A DataFrame under ``set_output(transform="pandas")``, its columns
+            named by :meth:`get_feature_names_out` for the same ``layer``.
         """
         check_is_fitted(self)
         layer = self._check_layer(layer)
         for t, (passed, _) in enumerate(self._staged(X), start=1):
             if t == layer:
                 return passed.astype(np.float32)
+
+    def _layer_feature_names(self, layer=None):
+        """``layer<t>_class_<label>``, or ``layer<t>_<member><j>_class_<label>`` per member with ``"per_forest"``."""
+        t = self._check_layer(layer)
+        classes = [f"class_{label}" for label in self.classes_]
+        if self.passed_features == "mean":
+            return [f"layer{t}_{c}" for c in classes]
+        members = [f"{member_name(kind)}{j}" for j, kind in enumerate(self.layers_[t - 1].forest_types)]
+        return [f"layer{t}_{m}_{c}" for m in members for c in classes]

@@ -12,7 +12,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from ._layer_features import LayerFeaturesMixin
+from ._layer_features import LayerFeaturesMixin, member_name
 from ._tabular import CATEGORICAL_FEATURES_CONSTRAINT, validate_tabular
 from ._validation import check_sample_weight
 from .regression_block import REGRESSION_FOREST_TYPES, RegressionForestBlock
@@ -118,7 +118,10 @@ class CascadeForestRegressor(LayerFeaturesMixin, RegressorMixin, TransformerMixi
         ``max_depth``, ``model_bytes`` and ``fit_seconds``.
     oof_features_ : list of ndarray of float32 (n_samples, n_forests)
         The out-of-fold augmented features ``h_t`` of the training rows, one
-        array per kept layer.
+        array per kept layer. Their columns, as those of :meth:`transform`, are
+        named by :meth:`get_feature_names_out`: ``layer<t>_<forest><j>_prediction``,
+        forest ``j``'s prediction (0-based position in ``forest_types``), e.g.
+        ``layer2_rf0_prediction``, ``layer2_rf1_prediction``, ``layer2_crf2_prediction``.
     stop_reason_ : str
     layer_importances_ : ndarray of shape ``(n_layers_, n_features_in_ + 1)``
         Impurity-based importances of each kept layer: row t gives the share of
@@ -398,9 +401,17 @@ class CascadeForestRegressor(LayerFeaturesMixin, RegressorMixin, TransformerMixi
         Returns
         -------
         ndarray of float32, shape (n_samples, n_forests)
+            A DataFrame under ``set_output(transform="pandas")``, its columns
+            named by :meth:`get_feature_names_out` for the same ``layer``.
         """
         check_is_fitted(self)
         layer = self._check_layer(layer)
         for t, h in enumerate(self._staged(X), start=1):
             if t == layer:
                 return h.astype(np.float32)
+
+    def _layer_feature_names(self, layer=None):
+        """``layer<t>_<forest><j>_prediction``, one per forest of the layer."""
+        t = self._check_layer(layer)
+        kinds = self.layers_[t - 1].forest_types
+        return [f"layer{t}_{member_name(kind)}{j}_prediction" for j, kind in enumerate(kinds)]

@@ -20,6 +20,7 @@ from sklearn.utils.parallel import Parallel, delayed
 
 from .block import BinnedInput
 from .trees import BinnedRegressionForest, add_tree_values, grow_regression_tree
+from .trees._compile_notice import announce_compilation
 
 REGRESSION_FOREST_TYPES = ("rf", "crf", "et")
 _MAX_SEED = np.iinfo(np.int32).max
@@ -187,6 +188,7 @@ class RegressionForestBlock:
         -------
         ndarray of float64, shape (n, n_forests): each forest's out-of-fold predictions.
         """
+        announce_compilation(grow_regression_tree)  # the first fit of a fresh install compiles the trees
         X = BinnedInput(X)
         y = np.ascontiguousarray(y, dtype=np.float64)
         weight = np.ascontiguousarray(sample_weight, dtype=np.float64)

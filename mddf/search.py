@@ -21,6 +21,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval
 from sklearn.utils.validation import check_is_fitted
 
+from ._layer_features import LayerOutputMixin
 from ._storage import ModelStore
 from .cascade import MDDFClassifier
 
@@ -76,7 +77,7 @@ class _Candidate:
         return not self.finished and self.pruned_at is None
 
 
-class MDDFGridSearch(MetaEstimatorMixin, ClassifierMixin, TransformerMixin, BaseEstimator):
+class MDDFGridSearch(LayerOutputMixin, MetaEstimatorMixin, ClassifierMixin, TransformerMixin, BaseEstimator):
     """Grid search over mdDF's parameters, selected by the cascade's own monitored accuracy.
 
     Every candidate is the cascade ``clone(estimator).set_params(**params)`` grown on all the
@@ -157,7 +158,7 @@ class MDDFGridSearch(MetaEstimatorMixin, ClassifierMixin, TransformerMixin, Base
         "verbose": ["verbose"],
     }
 
-    def __init__(self, estimator=None, param_grid=None, *, halving_layers=(2, 3), halving_factor=3, verbose=0):
+    def __init__(self, *, estimator=None, param_grid=None, halving_layers=(2, 3), halving_factor=3, verbose=0):
         self.estimator = estimator
         self.param_grid = param_grid
         self.halving_layers = halving_layers
@@ -342,7 +343,10 @@ class MDDFGridSearch(MetaEstimatorMixin, ClassifierMixin, TransformerMixin, Base
         return self.best_estimator_.staged_predict(X)
 
     def transform(self, X, layer=None):
-        """Augmented feature of a kept layer of the selected cascade (see :meth:`MDDFClassifier.transform`)."""
+        """Augmented feature of a kept layer of the selected cascade (see :meth:`MDDFClassifier.transform`).
+
+        Its columns are named by :meth:`get_feature_names_out`, as the selected cascade names them.
+        """
         check_is_fitted(self)
         return self.best_estimator_.transform(X, layer=layer)
 
@@ -350,6 +354,10 @@ class MDDFGridSearch(MetaEstimatorMixin, ClassifierMixin, TransformerMixin, Base
         """Fit, then return the selected cascade's out-of-fold features of the training rows (no leakage)."""
         self.fit(X, y, sample_weight=sample_weight)
         return self.best_estimator_.oof_features_[self.best_estimator_._check_layer(layer) - 1]
+
+    def _layer_feature_names(self, layer=None):
+        """The selected cascade's names (see :meth:`MDDFClassifier.get_feature_names_out`)."""
+        return self.best_estimator_._layer_feature_names(layer)
 
     @property
     def n_layers_(self):

@@ -14,6 +14,7 @@ only mddf an environment can import is the one installed into it.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -27,6 +28,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+# The version the checkout builds (single-sourced in mddf/__init__.py), read without importing mddf.
+VERSION = re.search(r'^__version__ = "([^"]+)"$', (ROOT / "mddf" / "__init__.py").read_text(), re.MULTILINE)[1]
 FAKES = {
     "datasets": "def load_dataset(name):\n    return f'fake datasets loaded {name}'\n",
     "baselines": "def run(env):\n    return f'fake baselines ran {env}'\n",
@@ -185,7 +188,7 @@ def test_the_project_installs_beside_distributions_owning_datasets_and_baselines
     )
     installed = {name.strip("' ") for name in top_level.strip("[]\n").split(",")}
     assert {name for name in installed if not name.endswith((".dist-info", ".pth", ".py"))} <= {"mddf", "__pycache__"}
-    assert "mddf-0.1.0.dist-info" in installed
+    assert f"mddf-{VERSION}.dist-info" in installed
 
     pip(python, "uninstall", "-y", "-q", "mddf")
     assert owned_files(python) == before
@@ -212,7 +215,7 @@ def test_the_project_installs_beside_distributions_owning_datasets_and_baselines
 def test_the_wheel_and_the_sdist_hold_one_top_level_package_with_every_subpackage(build):
     with zipfile.ZipFile(build["wheel"]) as wheel:
         names = wheel.namelist()
-    assert {n.split("/")[0] for n in names} == {"mddf", f"{build['wheel'].name.split('-')[0]}-0.1.0.dist-info"}
+    assert {n.split("/")[0] for n in names} == {"mddf", f"{build['wheel'].name.split('-')[0]}-{VERSION}.dist-info"}
     for module in (
         "mddf/cascade.py",
         "mddf/baselines/deepboost.py",

@@ -1,9 +1,16 @@
 """The package imports under its one name and the README's commands are what CI runs."""
 
 import importlib
+import importlib.metadata
+import inspect
+import re
 from pathlib import Path
 
 import pytest
+from sklearn.base import BaseEstimator
+
+import mddf
+import mddf.baselines
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -30,3 +37,47 @@ def test_the_checkouts_folders_are_not_importable_under_their_own_names():
     # tests/conftest.py: a stale top-level import fails here as it fails for every user
     with pytest.raises(ModuleNotFoundError, match="mddf.experiments"):
         importlib.import_module("experiments")
+
+
+def test_the_version_is_single_sourced():
+    # pyproject.toml reads the version from mddf/__init__.py, so the installed metadata agrees with it
+    assert mddf.__version__ == importlib.metadata.version("mddf")
+    pyproject = (ROOT / "pyproject.toml").read_text()
+    assert re.search(r"^dynamic = \[\"version\"\]$", pyproject, re.MULTILINE)
+    assert not re.search(r"^version = \"", pyproject, re.MULTILINE)
+
+
+def test_the_license_file_is_the_license_the_metadata_declares():
+    assert importlib.metadata.metadata("mddf")["License"] == "BSD-3-Clause"
+    text = (ROOT / "LICENSE").read_text()
+    assert text.startswith("BSD 3-Clause License\n")
+    assert "Neither the name of the copyright holder nor the names of its" in text  # the third clause
+
+
+def test_pandas_is_a_base_dependency():
+    # DataFrame input and set_output(transform="pandas") must work after a plain `pip install mddf`
+    base = [r for r in importlib.metadata.requires("mddf") if "extra ==" not in r]
+    assert any(re.match(r"pandas\b", r) for r in base), base
+
+
+def public_estimators():
+    """Every estimator class exported by ``mddf`` and ``mddf.baselines``."""
+    exported = [getattr(module, name) for module in (mddf, mddf.baselines) for name in module.__all__]
+    return [obj for obj in exported if inspect.isclass(obj) and issubclass(obj, BaseEstimator)]
+
+
+def test_the_public_estimators_are_all_checked():
+    names = {cls.__name__ for cls in public_estimators()}
+    assert {"MDDFClassifier", "CascadeForestRegressor", "MDDFGridSearch", "QuadBoostClassifier"} <= names
+    assert len(names) == 8
+
+
+@pytest.mark.parametrize("cls", public_estimators(), ids=lambda cls: cls.__name__)
+def test_every_constructor_parameter_is_keyword_only(cls):
+    # scikit-learn's convention: MDDFClassifier(n_estimators=10), never MDDFClassifier(10)
+    params = list(inspect.signature(cls.__init__).parameters.values())[1:]
+    assert params
+    positional = [p.name for p in params if p.kind is not inspect.Parameter.KEYWORD_ONLY]
+    assert positional == [], f"{cls.__name__}.__init__ takes {positional} positionally"
+    with pytest.raises(TypeError):
+        cls(params[0].default)

@@ -109,7 +109,8 @@ def test_verbose_lines_name_gcforest_and_leave_out_the_layer_weights(digits, cap
     gc = small(max_layers=2, verbose=1).fit(X, y)
     lines = capsys.readouterr().out.splitlines()
     levels = [line for line in lines if line.startswith("[gcForest] layer")]
-    assert len(levels) == len(lines) == len(gc.train_history_)
+    assert len(levels) == len(lines) - 1 == len(gc.train_history_)
+    assert lines[-1].startswith(f"[gcForest] kept {gc.n_layers_} of {len(gc.train_history_)} layers: ")
     assert not any("alpha=" in line or "share=" in line or "[mdDF]" in line for line in lines)
     assert all("oof_acc=" in line and line.endswith("s") for line in levels)
     small(max_layers=1, verbose=1, **SCAN).fit(X[:60], y[:60])
@@ -139,13 +140,25 @@ def test_staged_predictions_end_with_the_final_prediction(digits, scanned):
     np.testing.assert_array_equal(list(gc.staged_predict(X_test))[-1], gc.predict(X_test))
 
 
+def test_feature_names_are_each_forests_class_vector_of_the_level(digits, cascade_only):
+    X, y, _, _ = digits
+    gc = cascade_only
+    assert gc.n_layers_ >= 2  # precondition
+    forests = ("rf0", "rf1", "crf2", "crf3")
+    assert list(gc.get_feature_names_out(layer=2)) == [f"layer2_{m}_class_{c}" for m in forests for c in range(10)]
+    assert list(gc.get_feature_names_out()) == list(gc.cascade_.get_feature_names_out())
+    even = clone(gc).set_output(transform="pandas").fit(X[:200], y[:200] % 2 == 0)
+    frame = even.transform(X[:5], layer=1)
+    assert list(frame.columns) == [f"layer1_{m}_class_{c}" for m in forests for c in (False, True)]
+
+
 # -- with multi-grained scanning --------------------------------------------------------------
 
 
 def test_scanning_class_vectors_are_the_cascades_input(digits, scanned):
     X, y, X_test, _ = digits
     gc = scanned
-    scanner = MultiGrainedScanner((4, 6), image_shape=(8, 8), n_estimators=5, random_state=0)
+    scanner = MultiGrainedScanner(window_sizes=(4, 6), image_shape=(8, 8), n_estimators=5, random_state=0)
     features = scanner.fit_transform(X, y)  # out-of-fold: what the cascade trains on
     cascade = gcforest_cascade(n_estimators=5, max_layers=4, random_state=0).fit(features, y)
     assert gc.cascade_.n_features_in_ == scanner.n_features_out_ == 2 * (25 + 9) * 10

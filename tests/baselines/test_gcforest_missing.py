@@ -36,7 +36,9 @@ def test_scanning_with_nan():
     assert model.feature_importances_.shape == (model.scanner_.n_features_out_,)  # over the scanned features
     assert model.feature_importances_.sum() == pytest.approx(1.0)
     with pytest.raises(ValueError, match="infinity"):
-        MultiGrainedScanner((4,), image_shape=(8, 8), n_estimators=2).fit(np.where(np.isnan(X), np.inf, X), y)
+        MultiGrainedScanner(window_sizes=(4,), image_shape=(8, 8), n_estimators=2).fit(
+            np.where(np.isnan(X), np.inf, X), y
+        )
 
 
 def test_infinity_is_rejected():

@@ -89,7 +89,7 @@ def test_out_of_fold_vectors_never_come_from_a_model_that_saw_the_image():
     X = np.repeat(rng.permutation(n)[:, None].astype(np.float32), 36, axis=1)
     y = rng.integers(0, 2, n)
     scanner = MultiGrainedScanner(
-        (3,), image_shape=(6, 6), n_estimators=10, max_depth=None, min_samples_leaf=1, random_state=0
+        window_sizes=(3,), image_shape=(6, 6), n_estimators=10, max_depth=None, min_samples_leaf=1, random_state=0
     )
 
     def accuracy(features):

@@ -256,17 +256,41 @@ def test_string_and_non_contiguous_labels():
     assert list(clf.classes_) == [3, 13, 23]
 
 
-def test_verbose_prints_one_line_per_layer(data, capsys):
+def test_verbose_prints_one_line_per_layer_and_the_kept_layers_weights(data, capsys):
     X, y, _, _ = data
     clf = MDDFClassifier(verbose=1, **FAST).fit(X, y)
     out = capsys.readouterr().out.splitlines()
     lines = [line for line in out if line.startswith("[mdDF] layer")]
-    assert len(lines) == len(out) == len(clf.train_history_)
+    assert len(lines) == len(out) - 1 == len(clf.train_history_)
     for line, record in zip(lines, clf.train_history_):
-        assert f"alpha={record['alpha']:.4g}  share={record['share']:.4f}" in line
+        # normalised reading: the share only, its final weight depends on the later layers
+        assert f"  share={record['share']:.4f}  " in line and "alpha" not in line
         assert "oof_acc=" in line and "margin_ratio=" in line and line.endswith("s")
+    alphas = ", ".join(f"{a:.4g}" for a in clf.alphas_)
+    n_grown = len(clf.train_history_)
+    assert out[-1] == f"[mdDF] kept {clf.n_layers_} of {n_grown} layers: {clf.stop_reason_}; alphas_=[{alphas}]"
     MDDFClassifier(**FAST).fit(X, y)
     assert capsys.readouterr().out == ""
+
+
+def test_verbose_alpha_is_the_value_alphas_keeps_with_the_additive_reading(data, capsys):
+    X, y, _, _ = data
+    clf = MDDFClassifier(verbose=1, cumulative_margin="additive", **FAST).fit(X, y)
+    lines = capsys.readouterr().out.splitlines()[:-1]
+    assert len(lines) == len(clf.train_history_)
+    for t, (line, record) in enumerate(zip(lines, clf.train_history_)):
+        assert f"  alpha={record['alpha']:.4g}  share={record['share']:.4f}  " in line
+        if t < clf.n_layers_:
+            assert record["alpha"] == clf.alphas_[t]
+
+
+def test_verbose_explains_an_infinite_margin_ratio(capsys):
+    # random labels of four classes: the true class does not beat the others on average
+    rng = np.random.RandomState(0)
+    X, y = rng.rand(200, 5), rng.randint(0, 4, 200)
+    clf = MDDFClassifier(verbose=1, n_estimators=4, n_folds=2, max_layers=1, random_state=0).fit(X, y)
+    assert clf.train_history_[0]["margin_mean"] <= 0 and clf.train_history_[0]["margin_ratio"] == np.inf
+    assert "  margin_ratio=inf (mean margin <= 0)  " in capsys.readouterr().out
 
 
 def test_verbose_leaves_out_the_layer_weights_without_margin_optimization(data, capsys):
@@ -274,10 +298,11 @@ def test_verbose_leaves_out_the_layer_weights_without_margin_optimization(data, 
     X, y, _, _ = data
     clf = MDDFClassifier(verbose=1, margin_optimization=False, validation_fraction=0.25, **FAST).fit(X, y)
     lines = capsys.readouterr().out.splitlines()
-    assert len(lines) == len(clf.train_history_)
-    assert all(line.startswith("[mdDF] layer") for line in lines)
-    assert not any("alpha=" in line or "share=" in line for line in lines)
-    assert all("oof_acc=" in line and "val_acc=" in line for line in lines)
+    assert len(lines) == len(clf.train_history_) + 1
+    assert all(line.startswith("[mdDF] layer") for line in lines[:-1])
+    assert lines[-1] == f"[mdDF] kept {clf.n_layers_} of {len(clf.train_history_)} layers: {clf.stop_reason_}"
+    assert not any("alpha" in line or "share=" in line for line in lines)
+    assert all("oof_acc=" in line and "val_acc=" in line for line in lines[:-1])
 
 
 def test_clear_errors(data):

@@ -27,7 +27,8 @@ EXPECTED_FAILED = {
             n_estimators=5, max_layers=2, n_folds=2, forest_types=("rf", "et"), predictor="forest", random_state=0
         ),
         MDDFGridSearch(
-            MDDFClassifier(n_estimators=4, max_layers=2, n_folds=2, random_state=0), {"margin_mean": [0.7, 0.9]}
+            estimator=MDDFClassifier(n_estimators=4, max_layers=2, n_folds=2, random_state=0),
+            param_grid={"margin_mean": [0.7, 0.9]},
         ),
         # the bounded-memory mode: fitted models in a temporary folder of the model's own
         MDDFClassifier(n_estimators=5, max_layers=2, n_folds=2, class_vectors="oob", model_dir="auto", random_state=0),

@@ -254,8 +254,10 @@ def test_grid_search_keeps_each_candidates_files_apart_and_only_the_selected_one
     estimator = MDDFClassifier(**base, model_dir=folder if model_dir == "folder" else "auto")
     (folder / "candidate-009").mkdir(parents=True)  # a previous search's leftover: replaced
     (folder / MARKER).write_text("{}")
-    search = MDDFGridSearch(estimator, grid, halving_layers=(2,), halving_factor=2).fit(X, y)
-    plain = MDDFGridSearch(MDDFClassifier(**base), grid, halving_layers=(2,), halving_factor=2).fit(X, y)
+    search = MDDFGridSearch(estimator=estimator, param_grid=grid, halving_layers=(2,), halving_factor=2).fit(X, y)
+    plain = MDDFGridSearch(
+        estimator=MDDFClassifier(**base), param_grid=grid, halving_layers=(2,), halving_factor=2
+    ).fit(X, y)
     assert search.best_index_ == plain.best_index_ and search.cv_results_ == plain.cv_results_
     assert search.best_index_ % 2 == 1  # precondition: its first layer was fitted by another candidate
     best = search.best_estimator_

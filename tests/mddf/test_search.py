@@ -49,7 +49,7 @@ def test_every_candidate_equals_its_stand_alone_fit(digits, extra, weighted):
     X, y = digits
     weight = np.random.RandomState(1).randint(0, 3, len(y)).astype(float) if weighted else None
     base = small_cascade(**extra)
-    search = MDDFGridSearch(base, GRID, halving_layers=()).fit(X, y, sample_weight=weight)
+    search = MDDFGridSearch(estimator=base, param_grid=GRID, halving_layers=()).fit(X, y, sample_weight=weight)
     results = search.cv_results_
     for i, params in enumerate(results["params"]):
         alone = clone(base).set_params(**params).fit(X, y, sample_weight=weight)
@@ -73,7 +73,7 @@ def test_candidates_with_the_same_first_layer_share_it(digits, monkeypatch):
         return original(self, *args, **kwargs)
 
     monkeypatch.setattr(ForestBlock, "fit", counting_fit)
-    search = MDDFGridSearch(small_cascade(), GRID, halving_layers=()).fit(X, y)
+    search = MDDFGridSearch(estimator=small_cascade(), param_grid=GRID, halving_layers=()).fit(X, y)
     # two depth factors: layer 1 (depth 2 * factor) is fitted once per factor, not once per candidate
     assert fits.count(2 * 2) == 1 and fits.count(16 * 2) == 1
     assert len(fits) == search.n_layer_fits_ == 2 + sum(n - 1 for n in search.cv_results_["n_layers_grown"])
@@ -82,7 +82,7 @@ def test_candidates_with_the_same_first_layer_share_it(digits, monkeypatch):
 def test_halving_keeps_the_best_candidates_of_each_depth_factor(digits):
     X, y = digits
     base = small_cascade(n_tolerant_layers=4)
-    search = MDDFGridSearch(base, GRID, halving_layers=(2,), halving_factor=2).fit(X, y)
+    search = MDDFGridSearch(estimator=base, param_grid=GRID, halving_layers=(2,), halving_factor=2).fit(X, y)
     results = search.cv_results_
     # accuracy of every candidate's best prefix among its first two layers, grown alone
     at_two = [monitored_accuracy(clone(base).set_params(max_layers=2, **p).fit(X, y)) for p in results["params"]]
@@ -109,7 +109,8 @@ def test_a_predictor_is_fitted_once_for_the_selected_cascade_and_serves_its_pred
 
     monkeypatch.setattr(RandomForestClassifier, "fit", counting_fit)
     base = small_cascade(predictor=RandomForestClassifier(n_estimators=10, random_state=0))
-    search = MDDFGridSearch(base, {"margin_mean": [0.7, 0.9], "margin_tradeoff": [0.01, 0.1]}).fit(X, y)
+    grid = {"margin_mean": [0.7, 0.9], "margin_tradeoff": [0.01, 0.1]}
+    search = MDDFGridSearch(estimator=base, param_grid=grid).fit(X, y)
     assert len(fits) == 1 and fits[0] is search.best_estimator_.predictor_  # selection by the cascade alone
     alone = clone(base).set_params(**search.best_params_).fit(X, y)
     assert search.best_score_ == monitored_accuracy(alone)
@@ -118,7 +119,7 @@ def test_a_predictor_is_fitted_once_for_the_selected_cascade_and_serves_its_pred
 
 def test_selected_cascade_serves_predictions_and_features(digits):
     X, y = digits
-    search = MDDFGridSearch(small_cascade(), {"margin_mean": [0.7, 0.9]}).fit(X, y)
+    search = MDDFGridSearch(estimator=small_cascade(), param_grid={"margin_mean": [0.7, 0.9]}).fit(X, y)
     best = search.best_estimator_
     assert search.n_layers_ == best.n_layers_
     assert np.array_equal(search.predict(X), best.predict(X))
@@ -134,10 +135,16 @@ def test_selected_cascade_serves_predictions_and_features(digits):
 @pytest.mark.parametrize(
     "search, message",
     [
-        (MDDFGridSearch(small_cascade(), {"margin_mean": [0.8], "gamma": [1]}), "does not have: \\['gamma'\\]"),
-        (MDDFGridSearch(small_cascade(), {"margin_mean": []}), "at least one candidate value"),
-        (MDDFGridSearch(RandomForestClassifier(), {"max_depth": [2]}), "must be an MDDFClassifier"),
-        (MDDFGridSearch(small_cascade(), {"margin_mean": [1.5]}), "margin_mean"),
+        (
+            MDDFGridSearch(estimator=small_cascade(), param_grid={"margin_mean": [0.8], "gamma": [1]}),
+            "does not have: \\['gamma'\\]",
+        ),
+        (MDDFGridSearch(estimator=small_cascade(), param_grid={"margin_mean": []}), "at least one candidate value"),
+        (
+            MDDFGridSearch(estimator=RandomForestClassifier(), param_grid={"max_depth": [2]}),
+            "must be an MDDFClassifier",
+        ),
+        (MDDFGridSearch(estimator=small_cascade(), param_grid={"margin_mean": [1.5]}), "margin_mean"),
     ],
     ids=["unknown-parameter", "empty-values", "not-mddf", "invalid-value"],
 )
