@@ -13,9 +13,9 @@ Checked on every ``.md`` page under ``docs/`` and on ``README.md``:
 - no absolute path of a machine: ``/work/``, ``/root/``, ``/home/``, ``/tmp/``, ``/Users/`` or a Windows drive
   (``C:\\``). Example paths a reader is told to adapt (``/opt/df21/bin/python``) are not flagged;
 - every relative Markdown link (``[text](other.md)``, ``[text](../user_guide/mddf.md#a-heading)``,
-  ``[data](df21.jsonl)``) points at a file that exists. Links inside code are not links; ``http(s):`` and
-  ``mailto:`` addresses and same-page ``#anchor`` links are not checked here (Sphinx checks the anchors:
-  ``sphinx-build -W``).
+  ``[data](df21.jsonl)``, a reference definition ``[name]: other.md``) points at a file that exists. Links
+  inside code are not links; ``http(s):`` and ``mailto:`` addresses and same-page ``#anchor`` links are not
+  checked here (Sphinx checks the anchors: ``sphinx-build -W``).
 
 History belongs in ``CHANGELOG.md``; measurements with their command, machine and date in
 ``docs/benchmarks/`` and ``docs/results/``.
@@ -55,6 +55,7 @@ _NAMES = re.compile(r"\bFriedman #\d+(?:\s*(?:,|and|or)\s*#\d+)*")
 _FENCE = re.compile(r"^(```|~~~)[^\n]*\n.*?^\1[ \t]*$", re.MULTILINE | re.DOTALL)
 _INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1", re.DOTALL)
 _LINK = re.compile(r"!?\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+_DEFINITION = re.compile(r"^ {0,3}\[[^\]\n]+\]:\s*<?([^\s>]+)>?", re.MULTILINE)  # [name]: target
 
 
 def findings(text: str) -> list[str]:
@@ -78,7 +79,8 @@ def links(text: str) -> list[tuple[int, str]]:
     """(line, target) of every relative Markdown link of a page outside code, the anchor removed."""
     prose = _INLINE_CODE.sub(_blank, _FENCE.sub(_blank, text))
     found = []
-    for match in _LINK.finditer(prose):
+    matches = sorted([*_LINK.finditer(prose), *_DEFINITION.finditer(prose)], key=lambda m: m.start())
+    for match in matches:
         target = match.group(1)
         if re.match(r"[a-zA-Z][a-zA-Z0-9+.-]*:", target) or target.startswith("#"):
             continue
@@ -151,5 +153,5 @@ def test_the_checks_let_documentation_through(text):
 
 
 def test_links_skip_code_addresses_and_anchors():
-    text = "[a](a.md) `[b](b.md)` [c](https://x.org/c.md) [d](#d)\n```\n[e](e.md)\n```\n[f](../f.md#g)"
-    assert links(text) == [(1, "a.md"), (5, "../f.md")]
+    text = "[a](a.md) `[b](b.md)` [c](https://x.org/c.md) [d](#d)\n```\n[e](e.md)\n```\n[f](../f.md#g)\n[h]: h.md"
+    assert links(text) == [(1, "a.md"), (5, "../f.md"), (6, "h.md")]
