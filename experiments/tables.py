@@ -2,9 +2,19 @@
 
 Each table holds our measured columns (mean test accuracy in %, +/- the sample standard
 deviation over seeds, or over seeds x folds for the DeepBoost protocol) followed by the
-published columns. The best value of each row is bold within each group, and the last row is
-each column's average rank over the datasets (rank 1 = most accurate, ties share the mean rank;
-computed over the datasets where the group has at least two values).
+published columns. The best value of each row is bold within each group. Below the rows, each
+column's average rank and the number of datasets it averages over:
+
+- on each dataset, the columns of a group that have a result there are ranked (rank 1 = most
+  accurate, ties share the mean rank); a column without one (not applicable, skipped, failed or
+  not run) is left out of that dataset's ranking instead of being given a rank;
+- a dataset where fewer than two columns of the group have a result is not ranked;
+- a column's average rank is the mean of its ranks over the datasets where it has one; the
+  "Datasets ranked" row says how many that is.
+
+The Markdown ends with the table's notes and a note saying how the ranks are computed, so a
+footnote describes only what the table holds: :func:`method_notes` keeps the descriptions of the
+methods that have a result in the table.
 """
 
 from __future__ import annotations
@@ -17,6 +27,15 @@ import numpy as np
 from scipy.stats import rankdata
 
 NOT_APPLICABLE = "n/a"
+
+#: The note on the rank rows that :func:`to_markdown` adds below every table.
+RANK_NOTE = (
+    "Avg. rank: on each dataset, the columns of a group with a result there are ranked (1 = most "
+    "accurate, ties share the mean rank); a column without a result there (n/a, skipped, error, -) is "
+    "left out of that dataset's ranking, and a dataset with fewer than two results in the group is not "
+    "ranked. Each column's average is over the datasets where it has a rank: their number is the "
+    "'Datasets ranked' row."
+)
 
 
 @dataclass
@@ -56,17 +75,56 @@ class Table:
         top = max(values.values())
         return {label for label, v in values.items() if np.isclose(v, top, rtol=0, atol=1e-9)}
 
-    def average_ranks(self, group) -> dict:
+    def ranks(self, group) -> dict:
+        """``{label: {dataset: rank}}`` of a group's columns, over the datasets where each has a result.
+
+        A column without a result on a dataset has no rank there, and the other columns are ranked
+        among themselves; a dataset with fewer than two results in the group is not ranked.
+        """
         cols = [c for c in self.columns if c.group == group]
-        ranks = {c.label: [] for c in cols}
+        ranks = {c.label: {} for c in cols}
         for dataset in self.datasets:
             present = [c for c in cols if dataset in c.cells and c.cells[dataset].mean is not None]
             if len(present) < 2:
                 continue
             r = rankdata([-c.cells[dataset].mean for c in present], method="average")
             for c, value in zip(present, r):
-                ranks[c.label].append(value)
-        return {label: (float(np.mean(v)) if v else None) for label, v in ranks.items()}
+                ranks[c.label][dataset] = float(value)
+        return ranks
+
+    def average_ranks(self, group) -> dict:
+        """``{label: mean rank}`` over the datasets where the column has a rank (``None``: none)."""
+        return {label: (float(np.mean(list(v.values()))) if v else None) for label, v in self.ranks(group).items()}
+
+    def ranked_counts(self, group) -> dict:
+        """``{label: number of datasets}`` each column's average rank is taken over."""
+        return {label: len(v) for label, v in self.ranks(group).items()}
+
+    def ran(self, group="ours") -> list:
+        """Labels of the group's columns that have a result (a number) on at least one dataset."""
+        return [
+            c.label
+            for c in self.columns
+            if c.group == group and any(c.cells.get(d, Cell()).mean is not None for d in self.datasets)
+        ]
+
+
+def method_notes(table: Table, descriptions, group="ours") -> list:
+    """The notes of ``descriptions`` that concern a method with a result in ``table``.
+
+    ``descriptions`` is a sequence of ``(methods, text)``: ``text`` is kept when one of ``methods``
+    ran (:meth:`Table.ran`), and may hold ``{methods}``, replaced by the ones that ran, joined by
+    commas and "and" (``"RF and XGBoost use 400·k trees"`` when ExtraTrees did not run).
+    """
+    ran = table.ran(group)
+    notes = []
+    for methods, text in descriptions:
+        present = [m for m in ran if m in methods]
+        if not present:
+            continue
+        names = present[0] if len(present) == 1 else ", ".join(present[:-1]) + " and " + present[-1]
+        notes.append(text.replace("{methods}", names))
+    return notes
 
 
 def summarize(records, *, fraction=1.0, profile=None, seeds=None) -> dict:
@@ -175,7 +233,10 @@ def _fmt(cell: Cell, bold: bool, digits: int = 3) -> str:
 
 
 def to_markdown(table: Table) -> str:
-    """The table as GitHub Markdown with bold best values and the average-rank row."""
+    """The table as GitHub Markdown with bold best values, the rank rows and the notes.
+
+    The notes end with :data:`RANK_NOTE`, which says how the rank rows are computed.
+    """
     ours = [c for c in table.columns if c.group == "ours"]
     paper = [c for c in table.columns if c.group == "paper"]
     headers = ["Dataset"] + [c.label for c in ours] + list(table.extra) + [c.label for c in paper]
@@ -193,23 +254,30 @@ def to_markdown(table: Table) -> str:
         row += [_fmt(c.cells[d], c.label in best.get("paper", ())) for c in paper]
         lines.append("| " + " | ".join(row) + " |")
     ranks = {g: table.average_ranks(g) for g in table.groups()}
-    rank_row = ["Avg. rank"]
-    for c in ours:
-        r = ranks["ours"].get(c.label)
-        rank_row.append("-" if r is None else f"{r:.3f}")
-    rank_row += [""] * len(table.extra)
-    for c in paper:
-        r = ranks["paper"].get(c.label)
-        rank_row.append("-" if r is None else f"{r:.3f}")
+    counts = {g: table.ranked_counts(g) for g in table.groups()}
+
+    def rank_cells(cols):
+        return ["-" if ranks[c.group].get(c.label) is None else f"{ranks[c.group][c.label]:.3f}" for c in cols], [
+            str(counts[c.group].get(c.label, 0)) for c in cols
+        ]
+
+    (ours_rank, ours_count), (paper_rank, paper_count) = rank_cells(ours), rank_cells(paper)
+    blank = [""] * len(table.extra)
+    rank_row = ["Avg. rank", *ours_rank, *blank, *paper_rank]
+    count_row = ["Datasets ranked", *ours_count, *blank, *paper_count]
     lines.append("| " + " | ".join(rank_row) + " |")
-    if table.notes:
-        lines.append("")
-        lines += [f"- {n}" for n in table.notes]
+    lines.append("| " + " | ".join(count_row) + " |")
+    lines.append("")
+    lines += [f"- {n}" for n in [*table.notes, RANK_NOTE]]
     return "\n".join(lines) + "\n"
 
 
 def to_csv(table: Table) -> str:
-    """The table as CSV: mean, std and n per column, a "best (ours)" column, the rank row last."""
+    """The table as CSV: mean, std and n per column, a "best (ours)" column, the rank row last.
+
+    The rank row holds each column's average rank, and in its "n" column the number of datasets
+    that average is over.
+    """
     ours = [c for c in table.columns if c.group == "ours"]
     paper = [c for c in table.columns if c.group == "paper"]
     header = ["dataset"]
@@ -233,10 +301,11 @@ def to_csv(table: Table) -> str:
         row.append(";".join(sorted(table.best(d, "ours"))))
         writer.writerow(row)
     ranks = {g: table.average_ranks(g) for g in table.groups()}
+    counts = {g: table.ranked_counts(g) for g in table.groups()}
     row = ["Avg. rank"]
     for c in ours + paper:
         r = ranks[c.group].get(c.label)
-        row += ["" if r is None else round(r, 4), "", ""]
+        row += ["" if r is None else round(r, 4), "", counts[c.group].get(c.label, 0)]
     row += [""] * len(table.extra) + [""]
     writer.writerow(row)
     return buf.getvalue()

@@ -265,7 +265,7 @@ def markdown(rows, methods, note: str) -> str:
     lines += [
         "## Ratios, median over (seed, round) pairs fitted in the same round",
         "",
-        "| dataset | method | fit / DF21 | predict / DF21 | fit / RF400 | predict / RF400 | issue #17 targets |",
+        "| dataset | method | fit / DF21 | predict / DF21 | fit / RF400 | predict / RF400 | targets |",
         "|---|---|---|---|---|---|---|",
     ]
     for row in rows:

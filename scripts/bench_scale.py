@@ -220,7 +220,7 @@ def markdown(rows, fitted, note, skipped, failed) -> str:
         )
     lines += [
         "",
-        f"Log-log slopes between the smallest and the largest size (reference: n^{REFERENCE_SLOPE}; issue #17's "
+        f"Log-log slopes between the smallest and the largest size (reference: n^{REFERENCE_SLOPE}; the "
         f"target for fit time from the smallest to the largest size is at most {REFERENCE_SLOPE}):",
         "",
         "| mode | rows | fit time slope | peak RSS slope | fit time within n^1.1 |",

@@ -51,7 +51,7 @@ from mddf.experiments.provenance import provenance, record_stamp, with_csv_heade
 from mddf.experiments.runner import DatasetUnavailable, load
 from mddf.experiments.store import ResultStore
 from mddf.experiments.suites import SUITES, image_shape_of, paper_of, protocol_of
-from mddf.experiments.tables import build_table, summarize, to_csv, to_markdown
+from mddf.experiments.tables import build_table, method_notes, summarize, to_csv, to_markdown
 
 TABLE2_ORDER = (
     "MLP",
@@ -276,10 +276,12 @@ def write_tables(
             else ""
         )
         + f"; profile '{profile}'. Bold: best of its group.",
-        "RF and XGBoost use 400·k trees / boosting rounds with k = layers kept by mdDF on the same "
-        "dataset and seed (column 'k'); MLP uses the adam solver (scikit-learn has no adadelta), "
-        "architecture chosen on validation rows.",
-        "Avg. rank: mean rank over the rows where the group has at least two values (ties share ranks).",
+    ]
+    # described only when they have a result in the table (method_notes); to_markdown adds the rank note
+    k_note = "400·k trees / boosting rounds for {methods}, with k = layers kept by mdDF on the same dataset and seed"
+    main_descriptions = [
+        (("RF", "XGBoost"), k_note + (" (column 'k')." if extra else ".")),
+        (("MLP",), "MLP: the adam solver (scikit-learn has no adadelta), architecture chosen on validation rows."),
     ]
     if any("*" in v for per in extra.values() for v in per.values()):
         notes.append(f"k marked * : no mdDF result for that run, so the fallback k = {FALLBACK_TREES_K} was used.")
@@ -313,6 +315,7 @@ def write_tables(
         notes=notes,
         extra=extra,
     )
+    table.notes[1:1] = method_notes(table, main_descriptions)
     markdown = to_markdown(table)
     out.mkdir(parents=True, exist_ok=True)
     (out / "table.md").write_text(with_markdown_header(markdown, prov))
@@ -326,9 +329,13 @@ def write_tables(
             cells,
             paper=ab_paper,
             skipped=skipped,
-            notes=[
-                "mdDF_SF: 4 random forests per layer; mdDF_ST: stacking (previous layer's "
-                "feature only); mdDF_NP: no preconc (raw input only)."
+        )
+        ab.notes[:0] = method_notes(
+            ab,
+            [
+                (("mdDF_SF",), "mdDF_SF: 4 random forests per layer."),
+                (("mdDF_ST",), "mdDF_ST: stacking (previous layer's feature only)."),
+                (("mdDF_NP",), "mdDF_NP: no preconc (raw input only)."),
             ],
         )
         ab_markdown = to_markdown(ab)
@@ -348,16 +355,24 @@ def write_tables(
             skipped=skipped,
             notes=[
                 notes[0],
-                "RF, XGBoost and ExtraTrees use 400·k trees / boosting rounds with k = layers kept by mdDF on the "
-                "same dataset and seed (column 'k'). LightGBM: LGBMClassifier with lightgbm's defaults "
-                "(verbose=-1); HGB: scikit-learn's HistGradientBoostingClassifier with its defaults, categorical "
-                "columns declared; ExtraTrees: scikit-learn's ExtraTreesClassifier"
-                + ("; quick profile: 10 rounds for LightGBM and HGB" if profile == "quick" else "")
-                + ". No published numbers: neither paper ran them.",
                 "fit s: mean wall-clock seconds of the final fit over the seeds (without hyper-parameter search).",
-                notes[2],
             ],
             extra=peers_extra,
+        )
+        quick = "; quick profile: 10 rounds" if profile == "quick" else ""
+        peers.notes[1:1] = method_notes(
+            peers,
+            [
+                (("RF", "XGBoost", "ExtraTrees"), k_note + (" (column 'k')." if extra else ".")),
+                (("LightGBM",), f"LightGBM: LGBMClassifier with lightgbm's defaults (verbose=-1){quick}."),
+                (
+                    ("HGB",),
+                    "HGB: scikit-learn's HistGradientBoostingClassifier with its defaults, categorical columns "
+                    f"declared{quick}.",
+                ),
+                (("ExtraTrees",), "ExtraTrees: scikit-learn's ExtraTreesClassifier."),
+                (("ExtraTrees", "HGB", "LightGBM"), "No published numbers for {methods}: neither paper ran them."),
+            ],
         )
         peers_markdown = to_markdown(peers)
         (out / "peers.md").write_text(with_markdown_header(peers_markdown, prov))

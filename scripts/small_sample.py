@@ -1,7 +1,7 @@
 """Small-sample robustness (the mdDF paper's Figure 6): test accuracy versus training fraction.
 
 Trains random forest, XGBoost, gcForest and mdDF on stratified fractions of the training split
-(``mddf.datasets.subsample``: every class keeps at least one row; the test split is unchanged),
+(``mddf.experiments.protocols.subsample``: every class keeps at least one row; the test split is unchanged),
 repeated over seeds, and plots the mean test accuracy with standard-deviation error bars.
 Each (fraction, method, seed) is one run of the benchmark runner (``run_one``, fresh worker
 process, or a task on a Dask cluster with ``--scheduler``; resumable ``results.jsonl`` in

@@ -58,7 +58,7 @@ def split_run_data(dataset, seed: int, fraction: float = 1.0, validation_fractio
     dataset : datasets.Dataset
         Must have a test split.
     seed : int
-        Seeds the sub-sample (``mddf.datasets.subsample``) and the validation hold-out.
+        Seeds the sub-sample (``mddf.experiments.protocols.subsample``) and the validation hold-out.
     fraction : float in (0, 1]
         Fraction of the training rows (every class keeps at least one row).
     validation_fraction : float

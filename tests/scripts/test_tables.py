@@ -6,7 +6,8 @@ import io
 import pytest
 
 from mddf.experiments import paper_results
-from mddf.experiments.tables import Cell, build_table, summarize, to_csv, to_markdown
+from mddf.experiments.methods import default_registry
+from mddf.experiments.tables import RANK_NOTE, Cell, build_table, method_notes, summarize, to_csv, to_markdown
 
 
 def rec(dataset, method, acc, seed=0, status="ok", **kw):
@@ -113,3 +114,84 @@ def test_csv_has_mean_std_n_per_column_the_best_method_and_the_rank_row():
     assert rows[0] == ["dataset", "RF", "RF std", "RF n", "mdDF", "mdDF std", "mdDF n", "k", "best (ours)"]
     assert rows[1] == ["adult", "85.0", "0.5", "3", "86.0", "0.25", "3", "6", "mdDF"]
     assert rows[2][0] == "Avg. rank" and rows[2][1] == "2.0" and rows[2][4] == "1.0"
+    assert rows[2][3] == rows[2][6] == "1"  # the "n" column of the rank row: datasets the average covers
+
+
+def test_a_method_without_a_result_is_left_out_of_that_datasets_ranking():
+    # C does not apply to two-class data: it has no rank on "pair", and A and B are ranked among themselves
+    cells = {
+        ("tri", "A"): Cell(90.0),
+        ("tri", "B"): Cell(80.0),
+        ("tri", "C"): Cell(70.0),
+        ("pair", "A"): Cell(70.0),
+        ("pair", "B"): Cell(80.0),
+        ("solo", "A"): Cell(50.0),  # only one result: the dataset is not ranked
+    }
+    table = build_table("t", ["tri", "pair", "solo"], ["A", "B", "C"], cells, not_applicable={("pair", "C")})
+    assert table.ranks("ours") == {"A": {"tri": 1.0, "pair": 2.0}, "B": {"tri": 2.0, "pair": 1.0}, "C": {"tri": 3.0}}
+    # each mean is over the datasets where the method has a rank, not over a rank given to "n/a"
+    assert table.average_ranks("ours") == {"A": 1.5, "B": 1.5, "C": 3.0}
+    assert table.ranked_counts("ours") == {"A": 2, "B": 2, "C": 1}
+    md = to_markdown(table)
+    assert "| pair | 70.000 | **80.000** | n/a |" in md
+    assert "| Avg. rank | 1.500 | 1.500 | 3.000 |" in md
+    assert "| Datasets ranked | 2 | 2 | 1 |" in md
+    assert md.rstrip().endswith("- " + RANK_NOTE)
+    assert "left out of that dataset's ranking" in RANK_NOTE and "'Datasets ranked'" in RANK_NOTE
+    rank = list(csv.reader(io.StringIO(to_csv(table))))[-1]
+    assert rank[:10] == ["Avg. rank", "1.5", "", "2", "1.5", "", "2", "3.0", "", "1"]
+
+
+def test_method_notes_describe_only_the_methods_with_a_result():
+    cells = {("iris", "RF"): Cell(95.0), ("iris", "MLP"): Cell(text="error")}
+    table = build_table("t", ["iris"], ["RF", "XGBoost", "MLP"], cells)
+    assert table.ran() == ["RF"]
+    notes = method_notes(
+        table,
+        [
+            (("RF", "XGBoost"), "400·k trees for {methods}."),
+            (("MLP",), "MLP: the adam solver."),
+            (("LightGBM",), "LightGBM: defaults."),
+        ],
+    )
+    assert notes == ["400·k trees for RF."]
+    table.columns[1].cells["iris"] = Cell(94.0)
+    assert method_notes(table, [(("RF", "XGBoost", "MLP"), "{methods}.")]) == ["RF and XGBoost."]
+
+
+def test_runner_tables_describe_the_methods_that_ran_and_rank_without_not_applicable(tmp_path):
+    import run_uci
+
+    records = [
+        rec("iris", "mdDF", 0.94, seed=0),
+        rec("pair", "mdDF", 0.85, seed=0),
+        rec("iris", "RF", 0.95, seed=0),
+        rec("iris", "ExtraTrees", 0.96, seed=0),
+        rec("pair", "RF", 0.80, seed=0),
+        rec("pair", "ExtraTrees", 0.70, seed=0),
+        rec("pair", "DeepBoost", 0.90, seed=0),
+    ]
+    run_uci.write_tables(
+        records,
+        tmp_path,
+        ["iris", "pair"],
+        ["mdDF", "RF", "DeepBoost", "ExtraTrees"],
+        [0],
+        "paper",
+        {"iris": 3, "pair": 2},
+        {},
+        {},
+        default_registry(),
+    )
+    table = (tmp_path / "table.md").read_text()
+    # DeepBoost does not apply to three classes: n/a on iris, ranked on pair only
+    assert "| iris | **95.000** | 94.000 | n/a |" in table
+    assert "| Avg. rank | 2.000 | 2.000 | 1.000 |" in table and "| Datasets ranked | 2 | 2 | 1 |" in table
+    # the notes describe RF (it ran), not XGBoost or MLP (not in the table)
+    assert "400·k trees / boosting rounds for RF, with k" in table
+    assert "XGBoost" not in table and "MLP" not in table and "adam" not in table
+    peers = (tmp_path / "peers.md").read_text()
+    assert "for RF and ExtraTrees, with k" in peers and "ExtraTrees: scikit-learn's ExtraTreesClassifier." in peers
+    assert "LightGBM" not in peers and "HGB" not in peers and "XGBoost" not in peers
+    assert "No published numbers for ExtraTrees" in peers
+    assert "left out of that dataset's ranking" in peers
