@@ -22,11 +22,10 @@ from scipy.special import expit, log_expit
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from mddf._tabular import CATEGORICAL_FEATURES_CONSTRAINT, validate_tabular
-from mddf._validation import check_sample_weight
+from mddf._validation import check_classification_labels, check_sample_weight, check_weighted_classes
 
 from ._labels import plain_label
 from ._weak import (
@@ -679,7 +678,7 @@ class DeepBoostClassifier(ClassifierMixin, BaseEstimator):
         self
         """
         X, y = validate_tabular(self, X, y, reset=True, dtype=np.float32, ensure_all_finite="allow-nan")
-        check_classification_targets(y)
+        check_classification_labels(y, estimator_name=type(self).__name__)
         check_random_state(self.random_state)
         self.classes_, y_code = np.unique(y, return_inverse=True)
         if len(self.classes_) < 2:
@@ -728,11 +727,7 @@ class DeepBoostClassifier(ClassifierMixin, BaseEstimator):
             return X, y_code, None
         keep = w > 0
         X, y_code, w = X[keep], y_code[keep], w[keep]
-        if len(np.unique(y_code)) < 2:
-            raise ValueError(
-                f"{name}: sample_weight is positive on samples of one class only "
-                f"({plain_label(self.classes_[y_code[0]])!r}); at least 2 classes need weight > 0"
-            )
+        check_weighted_classes(y_code, w, self.classes_, estimator_name=name)
         if lam > 0 and w.sum() < 1.0:
             raise ValueError(
                 f"{name}: with lam > 0 the total sample weight is the m of eqs. 7-9 and must be at "

@@ -16,12 +16,11 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from mddf import MDDFClassifier
 from mddf._tabular import CATEGORICAL_FEATURES_CONSTRAINT, validate_tabular
-from mddf._validation import check_sample_weight
+from mddf._validation import check_classification_labels, check_sample_weight
 
 from .scanning import MultiGrainedScanner, resolve_image_shape
 
@@ -317,7 +316,7 @@ class GCForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         X, y = validate_tabular(self, X, y, reset=True, dtype=np.float32, order="C", ensure_all_finite="allow-nan")
         if sample_weight is not None:
             sample_weight = check_sample_weight(sample_weight, X, estimator_name=type(self).__name__)
-        check_classification_targets(y)
+        check_classification_labels(y, estimator_name=type(self).__name__)
         classes = np.unique(y)
         if len(classes) < 2:  # before scanning, which would fit its forests on one class
             raise ValueError(

@@ -15,11 +15,10 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from mddf._tabular import CATEGORICAL_FEATURES_CONSTRAINT, validate_tabular
-from mddf._validation import check_sample_weight
+from mddf._validation import check_classification_labels, check_sample_weight, check_weighted_classes
 
 from ._labels import plain_label
 from ._quadboost_solver import QuadBoostPath, quadboost_path
@@ -240,7 +239,7 @@ class QuadBoostClassifier(ClassifierMixin, BaseEstimator):
         self
         """
         X, y = validate_tabular(self, X, y, reset=True, dtype=np.float64, ensure_all_finite="allow-nan")
-        check_classification_targets(y)
+        check_classification_labels(y, estimator_name=type(self).__name__)
         self.classes_, y_codes = np.unique(y, return_inverse=True)
         if len(self.classes_) < 2:
             raise ValueError(
@@ -253,6 +252,7 @@ class QuadBoostClassifier(ClassifierMixin, BaseEstimator):
             if np.all(sample_weight == 1.0):
                 sample_weight = None
             else:
+                check_weighted_classes(y_codes, sample_weight, self.classes_, estimator_name=type(self).__name__)
                 keep = sample_weight > 0
                 X, y_codes, sample_weight = X[keep], y_codes[keep], sample_weight[keep]
 
