@@ -432,6 +432,17 @@ def weights_zero_out_a_class_forests(name):
     np.testing.assert_array_equal(model.predict(X), np.ones(len(y)))
 
 
+@case(CLASSIFIERS, "result")
+def weights_zero_out_one_class_of_three(name):
+    # two classes keep a positive weight: the fit goes on, and the class of weight 0 is never predicted
+    X, y = data(name, n=60)
+    y = np.digitize(X[:, 0] + 0.5 * X[:, 1], [-0.5, 0.5])
+    model = make(name).fit(X, y, sample_weight=(y != 2).astype(float))
+    predicted = model.predict(X)
+    assert not np.any(predicted == 2)
+    assert np.mean(predicted[y != 2] == y[y != 2]) >= 0.8
+
+
 # members of forest_types and the predictor (mdDF)
 
 
