@@ -22,10 +22,11 @@ from scipy.special import expit, log_expit
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from mddf._tabular import CATEGORICAL_FEATURES_CONSTRAINT, validate_tabular
-from mddf._validation import check_classification_labels, check_sample_weight, check_weighted_classes
+from mddf._validation import check_label_types, check_sample_weight, check_weighted_classes
 
 from ._labels import plain_label
 from ._weak import (
@@ -677,8 +678,9 @@ class DeepBoostClassifier(ClassifierMixin, BaseEstimator):
         -------
         self
         """
+        check_label_types(y, estimator_name=type(self).__name__)
         X, y = validate_tabular(self, X, y, reset=True, dtype=np.float32, ensure_all_finite="allow-nan")
-        check_classification_labels(y, estimator_name=type(self).__name__)
+        check_classification_targets(y)
         check_random_state(self.random_state)
         self.classes_, y_code = np.unique(y, return_inverse=True)
         if len(self.classes_) < 2:

@@ -16,11 +16,12 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from mddf import MDDFClassifier
 from mddf._tabular import CATEGORICAL_FEATURES_CONSTRAINT, validate_tabular
-from mddf._validation import check_classification_labels, check_sample_weight
+from mddf._validation import check_label_types, check_sample_weight
 
 from .scanning import MultiGrainedScanner, resolve_image_shape
 
@@ -313,10 +314,11 @@ class GCForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
 
     def _fit_scanner(self, X, y, sample_weight=None):
         """Validate X, y and the weights; return the cascade's input, y and the weights (None if not given)."""
+        check_label_types(y, estimator_name=type(self).__name__)
         X, y = validate_tabular(self, X, y, reset=True, dtype=np.float32, order="C", ensure_all_finite="allow-nan")
         if sample_weight is not None:
             sample_weight = check_sample_weight(sample_weight, X, estimator_name=type(self).__name__)
-        check_classification_labels(y, estimator_name=type(self).__name__)
+        check_classification_targets(y)
         classes = np.unique(y)
         if len(classes) < 2:  # before scanning, which would fit its forests on one class
             raise ValueError(

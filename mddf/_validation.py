@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight
 
 
@@ -31,31 +30,35 @@ def check_sample_weight(sample_weight, X, *, estimator_name):
     return weights
 
 
-def check_classification_labels(y, *, estimator_name):
-    """scikit-learn's ``check_classification_targets``, with labels of mixed types named first.
+def check_label_types(y, *, estimator_name):
+    """Raise a ``ValueError`` for class labels that mix strings and numbers, before ``y`` is validated.
 
-    Labels mixing strings and numbers (``[1, "a"]``) cannot be sorted into ``classes_``; scikit-learn's
-    own check reports them as an "Unknown label type", which does not say why. Here the error gives
-    scikit-learn's ``unique_labels`` wording, "Mix of label input types (string and number)", and the
-    Python types found.
+    Such labels (``[1, "a"]``) cannot be sorted into ``classes_``: as an object array scikit-learn's
+    ``check_classification_targets`` reports them as an "Unknown label type", which does not say why,
+    and as a list NumPy turns them all into strings (``classes_ == ['1', 'a']``), so that the model
+    predicts ``'1'`` where ``1`` was given. The error uses scikit-learn's ``unique_labels`` wording,
+    "Mix of label input types (string and number)", and lists the Python types found. Call it on the
+    ``y`` given to ``fit``; it passes arrays of a numeric or string dtype without looking at them.
 
     Parameters
     ----------
-    y : ndarray of shape (n_samples,)
-        The validated labels.
+    y : array-like of shape (n_samples,)
+        The labels as given (a list, a tuple, a NumPy array, a pandas Series).
     estimator_name : str
         Named in the error message.
     """
-    y = np.asarray(y)
-    if y.dtype == object:
-        types = {type(label) for label in y.ravel() if not _is_missing_label(label)}
-        if any(issubclass(t, str) for t in types) and not all(issubclass(t, str) for t in types):
-            names = ", ".join(sorted(t.__name__ for t in types))
-            raise ValueError(
-                f"{estimator_name}: Mix of label input types (string and number) in y: labels of types "
-                f"{names}; give labels of one type (e.g. y.astype(str))"
-            )
-    check_classification_targets(y)
+    dtype = getattr(y, "dtype", None)
+    if dtype is not None and getattr(dtype, "kind", "O") != "O":
+        return
+    if dtype is None and not isinstance(y, (list, tuple)):
+        return  # not array-like: validation reports it
+    types = {type(label) for label in np.asarray(y, dtype=object).ravel() if not _is_missing_label(label)}
+    if any(issubclass(t, str) for t in types) and not all(issubclass(t, str) for t in types):
+        names = ", ".join(sorted(t.__name__ for t in types))
+        raise ValueError(
+            f"{estimator_name}: Mix of label input types (string and number) in y: labels of types "
+            f"{names}; give labels of one type (e.g. all strings)"
+        )
 
 
 def _is_missing_label(label):

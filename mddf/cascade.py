@@ -15,12 +15,13 @@ from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import LabelEncoder
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter
 
 from ._layer_features import LayerFeaturesMixin
 from ._storage import MARKER, ModelStore
 from ._tabular import CATEGORICAL_FEATURES_CONSTRAINT, validate_tabular
-from ._validation import check_classification_labels, check_sample_weight
+from ._validation import check_label_types, check_sample_weight
 from .block import TREE_METHODS, WEIGHTINGS, ForestBlock
 from .margin import margins
 from .members import check_accepts_nan, check_forest_types, fit_classifier, is_forest, make_gbdt
@@ -800,11 +801,12 @@ class MDDFClassifier(LayerFeaturesMixin, ClassifierMixin, TransformerMixin, Base
             their weights (None without ``sample_weight``)
         X_val, y_val, weight_val : the held-out rows (None without ``validation_fraction``)
         """
+        check_label_types(y, estimator_name=type(self).__name__)
         X, y = validate_tabular(self, X, y, reset=True, dtype=np.float32, order="C", ensure_all_finite="allow-nan")
         weight = weight_val = None
         if sample_weight is not None:
             weight = check_sample_weight(sample_weight, X, estimator_name=type(self).__name__)
-        check_classification_labels(y, estimator_name=type(self).__name__)
+        check_classification_targets(y)
         encoder = LabelEncoder().fit(y)
         self.classes_ = encoder.classes_
         y_enc = encoder.transform(y)

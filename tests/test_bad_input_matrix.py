@@ -304,9 +304,11 @@ def one_class(name):
 @case(CLASSIFIERS, "error")
 def mixed_int_and_str_labels(name):
     X, y = data(name)
-    labels = np.array([1 if v else "one" for v in y], dtype=object)
-    with raises(ValueError, "Mix of label input types (string and number)"):
-        make(name).fit(X, labels)
+    labels = [1 if v else "one" for v in y]
+    # as an object array (a pandas column), and as a list, which NumPy would turn into strings only
+    for given in (np.array(labels, dtype=object), labels):
+        with raises(ValueError, "Mix of label input types (string and number) in y: labels of types int, str"):
+            make(name).fit(X, given)
 
 
 @case(CLASSIFIERS, "error")
