@@ -305,8 +305,18 @@ def quantize_copies(w, copies):
     return copies * np.maximum(np.rint((w / copies) * (2.0**QUANT_BITS / w.sum())), 1.0)
 
 
+#: The most copies (sum of the integer sample weights) quantised copy by copy. Each copy gets at least
+#: one unit, so beyond 2**QUANT_BITS copies the floor of one unit would outweigh D_t itself (and the
+#: integer sums overflow int64 past 2**63); up to 2**30 copies, a copy of average weight still gets about
+#: 2**20 units. Above it the copies are quantised as plain weights, which depends only on the ratios
+#: of the weights: any scale of the sample weights gives the same search.
+MAX_QUANTIZED_COPIES = 2.0**30
+
+
 def _quantize(w, copies):
-    return quantize_weights(w) if copies is None else quantize_copies(w, copies)
+    if copies is None or copies.sum() > MAX_QUANTIZED_COPIES:
+        return quantize_weights(w)
+    return quantize_copies(w, copies)
 
 
 class SplitSearch:

@@ -26,7 +26,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from mddf._tabular import CATEGORICAL_FEATURES_CONSTRAINT, validate_tabular
-from mddf._validation import check_sample_weight
+from mddf._validation import check_label_types, check_sample_weight, check_weighted_classes
 
 from ._labels import plain_label
 from ._weak import (
@@ -678,6 +678,7 @@ class DeepBoostClassifier(ClassifierMixin, BaseEstimator):
         -------
         self
         """
+        check_label_types(y, estimator_name=type(self).__name__)
         X, y = validate_tabular(self, X, y, reset=True, dtype=np.float32, ensure_all_finite="allow-nan")
         check_classification_targets(y)
         check_random_state(self.random_state)
@@ -728,11 +729,7 @@ class DeepBoostClassifier(ClassifierMixin, BaseEstimator):
             return X, y_code, None
         keep = w > 0
         X, y_code, w = X[keep], y_code[keep], w[keep]
-        if len(np.unique(y_code)) < 2:
-            raise ValueError(
-                f"{name}: sample_weight is positive on samples of one class only "
-                f"({plain_label(self.classes_[y_code[0]])!r}); at least 2 classes need weight > 0"
-            )
+        check_weighted_classes(y_code, w, self.classes_, estimator_name=name)
         if lam > 0 and w.sum() < 1.0:
             raise ValueError(
                 f"{name}: with lam > 0 the total sample weight is the m of eqs. 7-9 and must be at "

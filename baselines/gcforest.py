@@ -22,7 +22,7 @@ from sklearn.utils.validation import check_is_fitted
 from mddf import MDDFClassifier
 from mddf._layer_features import LayerOutputMixin
 from mddf._tabular import CATEGORICAL_FEATURES_CONSTRAINT, validate_tabular
-from mddf._validation import check_sample_weight
+from mddf._validation import check_label_types, check_sample_weight
 
 from .scanning import MultiGrainedScanner, resolve_image_shape
 
@@ -315,6 +315,7 @@ class GCForestClassifier(LayerOutputMixin, ClassifierMixin, TransformerMixin, Ba
 
     def _fit_scanner(self, X, y, sample_weight=None):
         """Validate X, y and the weights; return the cascade's input, y and the weights (None if not given)."""
+        check_label_types(y, estimator_name=type(self).__name__)
         X, y = validate_tabular(self, X, y, reset=True, dtype=np.float32, order="C", ensure_all_finite="allow-nan")
         if sample_weight is not None:
             sample_weight = check_sample_weight(sample_weight, X, estimator_name=type(self).__name__)

@@ -19,7 +19,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from mddf._tabular import CATEGORICAL_FEATURES_CONSTRAINT, validate_tabular
-from mddf._validation import check_sample_weight
+from mddf._validation import check_label_types, check_sample_weight, check_weighted_classes
 
 from ._labels import plain_label
 from ._quadboost_solver import QuadBoostPath, quadboost_path
@@ -239,6 +239,7 @@ class QuadBoostClassifier(ClassifierMixin, BaseEstimator):
         -------
         self
         """
+        check_label_types(y, estimator_name=type(self).__name__)
         X, y = validate_tabular(self, X, y, reset=True, dtype=np.float64, ensure_all_finite="allow-nan")
         check_classification_targets(y)
         self.classes_, y_codes = np.unique(y, return_inverse=True)
@@ -253,6 +254,7 @@ class QuadBoostClassifier(ClassifierMixin, BaseEstimator):
             if np.all(sample_weight == 1.0):
                 sample_weight = None
             else:
+                check_weighted_classes(y_codes, sample_weight, self.classes_, estimator_name=type(self).__name__)
                 keep = sample_weight > 0
                 X, y_codes, sample_weight = X[keep], y_codes[keep], sample_weight[keep]
 

@@ -1,9 +1,9 @@
 """The append-only JSON-lines file that holds one record per finished run.
 
 Each record is written as one line and flushed to disk (``fsync``) the moment its run finishes,
-so an interruption loses at most the runs still in progress. A line cut short by a crash is
-ignored on reading. When a run appears more than once (a failed run retried later), the last
-record wins.
+so an interruption loses at most the runs still in progress. A line cut short by a crash, and any
+other line that is not a record, is skipped on reading with a warning naming the file and line.
+When a run appears more than once (a failed run retried later), the last record wins.
 """
 
 from __future__ import annotations
@@ -60,23 +60,37 @@ class ResultStore:
         self.path = Path(path)
 
     def records(self) -> list[dict]:
-        """Every complete record in file order (a truncated last line is skipped)."""
+        """Every complete record in file order.
+
+        A line that is not a record (cut short by a crash, not UTF-8, or JSON other than an object such
+        as ``42``, ``null`` or ``[1, 2]``) is skipped with a ``UserWarning`` that gives the file, the
+        line number and what is wrong with it.
+        """
         if not self.path.exists():
             return []
         out = []
-        with self.path.open("r", encoding="utf-8") as fh:
-            for lineno, line in enumerate(fh, 1):
-                line = line.strip()
+        with self.path.open("rb") as fh:
+            for lineno, raw in enumerate(fh, 1):
+                try:
+                    line = raw.decode("utf-8").strip()
+                except UnicodeDecodeError as exc:
+                    self._skip(lineno, f"a line that is not UTF-8 ({exc.reason} at byte {exc.start})")
+                    continue
                 if not line:
                     continue
                 try:
-                    out.append(json.loads(line))
+                    record = json.loads(line)
                 except json.JSONDecodeError:
-                    warnings.warn(
-                        f"{self.path}:{lineno}: ignoring an incomplete record (interrupted write?)",
-                        stacklevel=2,
-                    )
+                    self._skip(lineno, "an incomplete record (interrupted write?)")
+                    continue
+                if not isinstance(record, dict):
+                    self._skip(lineno, f"a line that is JSON but not a record (a JSON object): {line[:40]}")
+                    continue
+                out.append(record)
         return out
+
+    def _skip(self, lineno, what):
+        warnings.warn(f"{self.path}:{lineno}: ignoring {what}", stacklevel=3)
 
     def latest(self) -> dict[str, dict]:
         """The last record of every run key."""

@@ -13,9 +13,11 @@ Encoding. Every categorical column is replaced, in place (the columns keep their
 0 .. k-1 as floats: for a pandas ``category`` column the categories seen in training, in the dtype's order
 (so an ordered categorical keeps its order; numeric categories are sorted by value); for other columns the
 sorted distinct values seen in training. Missing values, and categories not seen in training, are encoded
-as NaN, i.e. as missing values. The codes are stored in the estimator's float dtype (float32 or float64),
-exact for fewer than 2**24 categories. Numeric columns are converted exactly as ``validate_data`` always
-did, so numeric input gives bit-identical results.
+as NaN, i.e. as missing values; but a column whose values at prediction are all of the other type
+(numbers for categories that were strings, typically their integer codes, or strings for numeric
+categories) is a ``TypeError`` naming the column, as none of them could match a category. The codes are
+stored in the estimator's float dtype (float32 or float64), exact for fewer than 2**24 categories. Numeric
+columns are converted exactly as ``validate_data`` always did, so numeric input gives bit-identical results.
 
 Limits. The trees split the codes by thresholds, like any number: a split sends the categories with codes
 up to a threshold one way, so categories are ordered by their code rather than partitioned into arbitrary
@@ -90,6 +92,7 @@ def validate_tabular(estimator, X, y="no_validation", *, reset, **check_params):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         _check_feature_names(estimator, X, reset=False)
+    _check_category_types(X, estimator.is_categorical_, estimator.categories_)
     encoded = _encode(X, estimator.is_categorical_, encoder)
     return validate_data(estimator, encoded, y, reset=False, **check_params)
 
@@ -262,6 +265,51 @@ def _is_missing(value):
         or value is getattr(sys.modules.get("pandas"), "NA", None)
         or (isinstance(value, float) and np.isnan(value))
     )
+
+
+def _holds_strings(categories):
+    """Whether the fitted categories of a column are strings (else numbers)."""
+    return categories.dtype.kind in "US" or any(isinstance(c, str) for c in categories)
+
+
+def _check_category_types(X, mask, categories):
+    """Raise a TypeError for a categorical column whose values at prediction are of the other kind.
+
+    A column of strings at fit that holds numbers at prediction (typically the integer codes of the
+    categories) would otherwise match no category and turn into missing values entirely, and a column
+    of numbers that holds strings likewise.
+    """
+    is_frame = _is_dataframe(X)
+    part = None if is_frame else _categorical_part(X, mask)
+    for k, j in enumerate(np.flatnonzero(mask)):
+        if len(categories[j]) == 0:  # no value seen at fit: nothing to compare with
+            continue
+        strings = _holds_strings(categories[j])
+        if is_frame:
+            column = X.iloc[:, j]
+            kind = _column_kind(column)
+            if kind == "category":
+                kind = "numeric" if column.cat.categories.dtype.kind in "iufb" else "string"
+            values = column.dropna()
+            wrong = len(values) > 0 and (kind == "numeric") == strings
+            if wrong and kind == "string" and column.dtype == object:
+                wrong = all(isinstance(v, str) for v in values)  # numbers among strings: unseen values, as at fit
+            name, found = repr(X.columns[j]), f" ({column.dtype})"
+        else:
+            values = part[:, k]
+            present = values[~np.frompyfunc(_is_missing, 1, 1)(values).astype(bool)]
+            is_str = np.frompyfunc(lambda v: isinstance(v, str), 1, 1)(present).astype(bool)
+            wrong = present.size > 0 and (not is_str.any() if strings else is_str.all())
+            name, found = str(j), ""
+        if wrong:
+            seen = ", ".join(repr(c.item() if isinstance(c, np.generic) else c) for c in categories[j][:3])
+            more = ", ..." if len(categories[j]) > 3 else ""
+            held, expected = ("numbers", "strings") if strings else ("strings", "numbers")
+            raise TypeError(
+                f"column {name} was categorical at fit, with categories of {expected} ({seen}{more}), but holds "
+                f"{held} at prediction{found}; pass the original values rather than codes: the estimator "
+                "encodes them itself, and values of the other type would match no category"
+            )
 
 
 def _encode(X, mask, encoder):

@@ -28,3 +28,67 @@ def check_sample_weight(sample_weight, X, *, estimator_name):
     if not np.any(weights > 0):
         raise ValueError(f"{estimator_name}: sample_weight has no positive entry; at least one sample needs weight > 0")
     return weights
+
+
+def check_label_types(y, *, estimator_name):
+    """Raise a ``ValueError`` for class labels that mix strings and numbers, before ``y`` is validated.
+
+    Such labels (``[1, "a"]``) cannot be sorted into ``classes_``: as an object array scikit-learn's
+    ``check_classification_targets`` reports them as an "Unknown label type", which does not say why,
+    and as a list NumPy turns them all into strings (``classes_ == ['1', 'a']``), so that the model
+    predicts ``'1'`` where ``1`` was given. The error uses scikit-learn's ``unique_labels`` wording,
+    "Mix of label input types (string and number)", and lists the Python types found. Call it on the
+    ``y`` given to ``fit``; it passes arrays of a numeric or string dtype without looking at them.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+        The labels as given (a list, a tuple, a NumPy array, a pandas Series).
+    estimator_name : str
+        Named in the error message.
+    """
+    dtype = getattr(y, "dtype", None)
+    if dtype is not None and getattr(dtype, "kind", "O") != "O":
+        return
+    if dtype is None and not isinstance(y, (list, tuple)):
+        return  # not array-like: validation reports it
+    types = {type(label) for label in np.asarray(y, dtype=object).ravel() if not _is_missing_label(label)}
+    if any(issubclass(t, str) for t in types) and not all(issubclass(t, str) for t in types):
+        names = ", ".join(sorted(t.__name__ for t in types))
+        raise ValueError(
+            f"{estimator_name}: Mix of label input types (string and number) in y: labels of types "
+            f"{names}; give labels of one type (e.g. all strings)"
+        )
+
+
+def _is_missing_label(label):
+    return label is None or (isinstance(label, float) and np.isnan(label))
+
+
+def check_weighted_classes(y_code, sample_weight, classes, *, estimator_name):
+    """Raise unless rows of at least two classes have a positive sample weight.
+
+    A class of total weight 0 is absent from the weighted training set; with a single class left
+    there is nothing to separate, as with a ``y`` of one class.
+
+    Parameters
+    ----------
+    y_code : ndarray of int (n_samples,)
+        Column indices of the labels in ``classes``.
+    sample_weight : ndarray of float (n_samples,) or None
+        Validated weights; None weighs every row alike.
+    classes : ndarray
+        The labels, for the message.
+    estimator_name : str
+        Named in the error message.
+    """
+    if sample_weight is None:
+        return
+    present = np.unique(np.asarray(y_code)[np.asarray(sample_weight) > 0])
+    if len(present) < 2:
+        label = classes[present[0]]
+        label = label.item() if isinstance(label, np.generic) else label
+        raise ValueError(
+            f"{estimator_name}: sample_weight is positive on samples of one class only ({label!r}); "
+            "at least 2 classes need weight > 0"
+        )

@@ -561,7 +561,7 @@ class ForestBlock:
                     warn_resampled(templates[j], j)
                     warned.add(j)
                 weight, draws = None, WeightedBootstrap(train, distribution[train])
-            args = (templates[j], seed, X_float, y, fit_rows, test, weight, draws, n_classes)
+            args = (templates[j], seed, X_float, y, fit_rows, test, weight, draws, n_classes, f"forest_types[{j}]")
             return task(f"m{j}-fold{i}", fit_fold_member, *args)
 
         tasks, slots = [], []  # slots[k]: (member, held-out rows, or None for out-of-bag) of task k

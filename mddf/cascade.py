@@ -21,7 +21,7 @@ from sklearn.utils.validation import check_is_fitted, has_fit_parameter
 from ._layer_features import LayerFeaturesMixin, member_name
 from ._storage import MARKER, ModelStore
 from ._tabular import CATEGORICAL_FEATURES_CONSTRAINT, validate_tabular
-from ._validation import check_sample_weight
+from ._validation import check_label_types, check_sample_weight
 from .block import TREE_METHODS, WEIGHTINGS, ForestBlock
 from .margin import margins
 from .members import check_accepts_nan, check_forest_types, fit_classifier, is_forest, make_gbdt
@@ -114,7 +114,10 @@ class MDDFClassifier(LayerFeaturesMixin, ClassifierMixin, TransformerMixin, Base
         takes no ``sample_weight`` is given a weighted resample instead, with a
         ``UserWarning``, so D_t always reaches it. A member whose scikit-learn
         tags reject missing values raises a ``ValueError`` naming it when the
-        layer input has NaN. For ``feature_importances_``, a member's
+        layer input has NaN; a ``Pipeline`` takes NaN when its steps up to its
+        first imputer do (:func:`mddf.members.accepts_nan`). A member whose
+        ``predict_proba`` is not finite, or not of one column per class of its
+        training rows, raises a ``ValueError`` naming it. For ``feature_importances_``, a member's
         ``feature_importances_`` (normalised to sum to 1 by scikit-learn and
         XGBoost) is averaged with the forests' impurity decreases; a member
         without them is left out.
@@ -136,7 +139,8 @@ class MDDFClassifier(LayerFeaturesMixin, ClassifierMixin, TransformerMixin, Base
         cascade's. ``sample_weight`` reaches it as ``sample_weight`` (a predictor
         whose ``fit`` takes none raises a ``ValueError`` with non-uniform weights),
         rows of weight 0 are left out, and a predictor whose tags reject NaN
-        raises a ``ValueError`` when X has missing values.
+        (a ``Pipeline``: see ``forest_types``) raises a ``ValueError`` when X
+        has missing values.
     n_folds : int, default=3
         k of the k-fold class vectors (Section 5.2 leaves k open; 3 is
         gcForest's choice and the cheapest that leaves each model 2/3 of the rows).
@@ -804,7 +808,10 @@ class MDDFClassifier(LayerFeaturesMixin, ClassifierMixin, TransformerMixin, Base
                     f"predictor: {type(template).__name__}.fit takes no sample_weight; fit without sample_weight "
                     "(or with equal weights), or use a predictor whose fit takes it"
                 )
-        self._predictor_model = fit_classifier(template, Z, y, len(self.classes_), weight, random_state=seed)
+        self._predictor_model = fit_classifier(
+            template, Z, y, len(self.classes_), weight, random_state=seed, where="predictor"
+        )
+        self._predictor_model.predict_proba(Z[:16])  # an unusable output is an error at fit, naming the predictor
         self.predictor_ = self._predictor_model.estimator
 
     def _set_importances(self, n_features):
@@ -836,6 +843,7 @@ class MDDFClassifier(LayerFeaturesMixin, ClassifierMixin, TransformerMixin, Base
             their weights (None without ``sample_weight``)
         X_val, y_val, weight_val : the held-out rows (None without ``validation_fraction``)
         """
+        check_label_types(y, estimator_name=type(self).__name__)
         X, y = validate_tabular(self, X, y, reset=True, dtype=np.float32, order="C", ensure_all_finite="allow-nan")
         weight = weight_val = None
         if sample_weight is not None:

@@ -227,6 +227,15 @@ class CascadeForestRegressor(LayerFeaturesMixin, RegressorMixin, TransformerMixi
                     "not numbers; for class labels use a classifier such as mddf.MDDFClassifier"
                 ) from None
 
+    def _overflow_error(self, y):
+        """The error for targets whose squared errors (the MSE the cascade monitors) overflow float64."""
+        return ValueError(
+            f"{type(self).__name__}: the squared errors of y overflow float64 (|y| reaches "
+            f"{np.max(np.abs(y)):.3g}, and squares beyond {np.finfo(np.float64).max:.3g} are infinite), so no "
+            "layer's MSE can be compared; rescale y (e.g. divide it by its standard deviation) and scale the "
+            "predictions back"
+        )
+
     # ---------------------------------------------------------------------- fit
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
@@ -278,8 +287,11 @@ class CascadeForestRegressor(LayerFeaturesMixin, RegressorMixin, TransformerMixi
                 "the out-of-fold predictions need at least one row per fold"
             )
         rng = check_random_state(self.random_state)
-        mean = np.average(y, weights=weight)
-        variance = np.average((y - mean) ** 2, weights=weight)
+        with np.errstate(over="ignore", invalid="ignore"):
+            mean = np.average(y, weights=weight)
+            variance = np.average((y - mean) ** 2, weights=weight)
+        if not np.isfinite(variance):
+            raise self._overflow_error(y)
         layers, history, oof_features = [], [], []
         passed = None
         best_mse, since_best, self.stop_reason_ = np.inf, 0, None
@@ -290,7 +302,10 @@ class CascadeForestRegressor(LayerFeaturesMixin, RegressorMixin, TransformerMixi
             )
             oof = block.fit(self._layer_input(X, passed), y, weight, rng)
             prediction = oof.mean(axis=1)
-            mse = float(np.average((y - prediction) ** 2, weights=weight))
+            with np.errstate(over="ignore", invalid="ignore"):
+                mse = float(np.average((y - prediction) ** 2, weights=weight))
+            if not np.isfinite(mse):
+                raise self._overflow_error(y)
             record = {
                 "layer": t,
                 "oof_mse": mse,

@@ -25,6 +25,8 @@ import warnings
 
 import numpy as np
 from sklearn.base import clone
+from sklearn.impute._base import _BaseImputer
+from sklearn.pipeline import Pipeline
 from sklearn.utils import get_tags
 from sklearn.utils.validation import has_fit_parameter
 
@@ -104,9 +106,36 @@ def member_template(kind):
     return make_gbdt() if kind == "gbdt" else kind
 
 
+def _nan_handling(estimator):
+    """How ``estimator`` treats NaN in its input: ``"rejects"``, ``"passes"`` (on) or ``"removes"`` (imputes).
+
+    An estimator rejects NaN unless its scikit-learn tag ``allow_nan`` is set; scikit-learn's imputers
+    remove it. A ``Pipeline`` is read step by step, as its ``allow_nan`` tag is never set: it takes NaN
+    when every step up to the first that removes NaN (or every step) allows it, so that
+    ``make_pipeline(SimpleImputer(), LogisticRegression())`` takes NaN but
+    ``make_pipeline(StandardScaler(), LogisticRegression())`` does not (the scaler passes NaN on).
+    """
+    if isinstance(estimator, Pipeline):
+        for _, step in estimator.steps:
+            if step is None or (isinstance(step, str) and step == "passthrough"):
+                continue
+            handling = _nan_handling(step)
+            if handling != "passes":
+                return handling
+        return "passes"
+    if isinstance(estimator, _BaseImputer):
+        return "removes"
+    return "passes" if get_tags(estimator).input_tags.allow_nan else "rejects"
+
+
+def accepts_nan(estimator):
+    """Whether ``estimator`` takes input with NaN (by its tags; a ``Pipeline`` by its steps')."""
+    return _nan_handling(estimator) != "rejects"
+
+
 def check_accepts_nan(estimator, where):
-    """Raise a ``ValueError`` naming ``estimator`` (at ``where``) if its scikit-learn tags say it rejects NaN."""
-    if not get_tags(estimator).input_tags.allow_nan:
+    """Raise a ``ValueError`` naming ``estimator`` (at ``where``) unless it takes NaN (:func:`accepts_nan`)."""
+    if not accepts_nan(estimator):
         raise ValueError(
             f"{where}: {type(estimator).__name__} does not accept missing values (NaN), which its input holds; "
             "impute them first (e.g. make_pipeline(SimpleImputer(), estimator)), or use an estimator that "
@@ -115,7 +144,7 @@ def check_accepts_nan(estimator, where):
 
 
 def check_member_accepts_nan(kind, position):
-    """Raise if member ``kind`` cannot take NaN (by its tags); the forests and ``"gbdt"`` all can."""
+    """Raise if member ``kind`` cannot take NaN (:func:`accepts_nan`); the forests and ``"gbdt"`` all can."""
     if not isinstance(kind, str):
         check_accepts_nan(kind, f"forest_types[{position}]")
 
@@ -146,22 +175,48 @@ class FoldModel:
         Block class columns present among its training rows.
     n_classes : int
         Columns of the probabilities returned.
+    where : str or None
+        The member's place, for error messages (``"forest_types[1]"``, ``"predictor"``).
     """
 
-    def __init__(self, estimator, classes, n_classes):
+    def __init__(self, estimator, classes, n_classes, where=None):
         self.estimator = estimator
         self.classes = classes
         self.n_classes = int(n_classes)
+        self.where = where
 
     def predict_proba(self, X):
-        """Class probabilities in the block's ``n_classes`` columns (0 for the classes it never saw)."""
+        """Class probabilities in the block's ``n_classes`` columns (0 for the classes it never saw).
+
+        Raises a ``ValueError`` naming the member when its own ``predict_proba`` does not return one
+        finite column per class it was trained on.
+        """
         out = np.zeros((X.shape[0], self.n_classes))
         if self.estimator is None:
             out[:, self.classes[0]] = 1.0
             return out
         columns = self.classes[np.asarray(self.estimator.classes_, dtype=np.intp)]
-        out[:, columns] = self.estimator.predict_proba(X)
+        out[:, columns] = self._checked(self.estimator.predict_proba(X), (X.shape[0], len(columns)))
         return out
+
+    def _checked(self, proba, expected):
+        """The member's probabilities, or a ValueError that names it and what is wrong with them."""
+        where = getattr(self, "where", None) or "member"  # models pickled before it was recorded
+        name = f"{where} ({type(self.estimator).__name__})"
+        proba = np.asarray(proba)
+        if proba.shape != expected:
+            raise ValueError(
+                f"{name}: predict_proba returned shape {proba.shape}; expected {expected}, one column per class "
+                "of its training rows (in the order of its classes_)"
+            )
+        finite = np.isfinite(proba)
+        if not finite.all():
+            bad = int((~finite.all(axis=1)).sum())
+            raise ValueError(
+                f"{name}: predict_proba returned non-finite values (NaN or infinity) in {bad} of {expected[0]} "
+                "rows; a member must give finite class probabilities"
+            )
+        return proba
 
     @property
     def importances(self):
@@ -181,16 +236,17 @@ class FoldModel:
         return len(pickle.dumps(self.estimator, protocol=pickle.HIGHEST_PROTOCOL))
 
 
-def fit_classifier(template, X, y, n_classes, sample_weight=None, random_state=None):
+def fit_classifier(template, X, y, n_classes, sample_weight=None, random_state=None, where=None):
     """Clone ``template``, seed it, fit it on ``X, y`` (class indices) and return a :class:`FoldModel`.
 
     ``random_state`` (an int) seeds every ``random_state`` parameter of the
     clone, nested ones (of a ``Pipeline``'s steps) included, each with its own
-    draw, so that the block's seeds alone decide the fit.
+    draw, so that the block's seeds alone decide the fit. ``where`` names the
+    member in the errors of :meth:`FoldModel.predict_proba`.
     """
     classes = np.unique(y)
     if len(classes) == 1:
-        return FoldModel(None, classes, n_classes)
+        return FoldModel(None, classes, n_classes, where)
     estimator = clone(template)
     if random_state is not None:
         rng = np.random.RandomState(random_state)
@@ -199,10 +255,10 @@ def fit_classifier(template, X, y, n_classes, sample_weight=None, random_state=N
             estimator.set_params(**{name: int(rng.randint(_MAX_SEED)) for name in names})
     fit_params = {} if sample_weight is None else {"sample_weight": sample_weight}
     estimator.fit(X, np.searchsorted(classes, y), **fit_params)
-    return FoldModel(estimator, classes, n_classes)
+    return FoldModel(estimator, classes, n_classes, where)
 
 
-def fit_fold_member(template, seed, X, y, fit_rows, predict_rows, weight, draws, n_classes):
+def fit_fold_member(template, seed, X, y, fit_rows, predict_rows, weight, draws, n_classes, where=None):
     """Fit one non-forest member on ``fit_rows`` and predict ``predict_rows`` (runs in a worker).
 
     Parameters
@@ -218,6 +274,8 @@ def fit_fold_member(template, seed, X, y, fit_rows, predict_rows, weight, draws,
     draws : WeightedBootstrap over the fold's training rows, or None
         With it the member trains on one weighted resample of ``len(fit_rows)``
         rows, sorted, instead of ``fit_rows``.
+    where : str or None
+        The member's place in ``forest_types``, for error messages.
 
     Returns
     -------
@@ -234,5 +292,6 @@ def fit_fold_member(template, seed, X, y, fit_rows, predict_rows, weight, draws,
         n_classes,
         sample_weight=None if weight is None else weight[fit_rows],
         random_state=estimator_seed,
+        where=where,
     )
     return model, model.predict_proba(X[predict_rows])

@@ -196,3 +196,28 @@ def test_integer_weights_are_repeated_rows():
     # AdaBoost has no complexity term: rescaling the weights changes nothing but rounding.
     scaled = AdaBoostClassifier(n_iter=30).fit(X, y, sample_weight=w / 7.0)
     np.testing.assert_allclose(scaled.decision_function(X), weighted.decision_function(X), atol=1e-10)
+
+
+@pytest.mark.parametrize("scale", [1e17, 1e20, 1e-20])
+def test_any_scale_of_the_weights_gives_the_same_model(scale):
+    # The split search quantises the weights to integers; a total weight beyond int64 (about 9.2e18)
+    # used to overflow it, and 1e17 already flattened the boosting distribution.
+    X, y = make_classification(n_samples=100, n_features=5, random_state=7)
+    w = np.random.RandomState(3).randint(1, 5, len(y)).astype(float)
+    weighted = AdaBoostClassifier(n_iter=30).fit(X, y, sample_weight=w)
+    scaled = AdaBoostClassifier(n_iter=30).fit(X, y, sample_weight=w * scale)
+    assert np.array_equal(scaled.selected_, weighted.selected_)
+    np.testing.assert_allclose(scaled.alphas_, weighted.alphas_, rtol=1e-10)
+    np.testing.assert_array_equal(scaled.predict(X), weighted.predict(X))
+    unit = AdaBoostClassifier(n_iter=30).fit(X, y, sample_weight=np.full(len(y), scale))
+    np.testing.assert_array_equal(unit.predict(X), AdaBoostClassifier(n_iter=30).fit(X, y).predict(X))
+
+
+@pytest.mark.parametrize("scale", [1e17, 1e20])
+def test_deepboost_with_huge_total_weight_still_learns(scale):
+    # With lam > 0 the total weight is the m of the complexity terms, so a scale is a change of m (its
+    # penalty vanishes), but the split search must not degenerate.
+    X, y = make_classification(n_samples=100, n_features=5, random_state=7)
+    reference = DeepBoostClassifier(n_iter=30, lam=0.0, beta=0.0).fit(X, y)
+    model = DeepBoostClassifier(n_iter=30).fit(X, y, sample_weight=np.full(len(y), scale))
+    assert model.score(X, y) >= reference.score(X, y) - 0.05

@@ -6,6 +6,8 @@ import warnings
 import numpy as np
 import pytest
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.ensemble import HistGradientBoostingClassifier
+from sklearn.impute import KNNImputer, SimpleImputer
 from sklearn.linear_model import LogisticRegression
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.pipeline import make_pipeline
@@ -15,7 +17,7 @@ from sklearn.tree import DecisionTreeClassifier, ExtraTreeClassifier
 
 from mddf import MDDFClassifier
 from mddf.block import ForestBlock, make_forest
-from mddf.members import FoldModel, check_forest_types, fit_classifier, make_gbdt
+from mddf.members import FoldModel, accepts_nan, check_forest_types, fit_classifier, make_gbdt
 
 
 def _noise(n=300, d=5, s=3, seed=0):
@@ -266,3 +268,35 @@ def test_a_cascade_with_members_pickles():
     ).fit(X, y)
     again = pickle.loads(pickle.dumps(clf))
     assert np.array_equal(again.predict_proba(X), clf.predict_proba(X))
+
+
+@pytest.mark.parametrize(
+    "estimator, expected",
+    [
+        (LogisticRegression(), False),
+        (HistGradientBoostingClassifier(), True),
+        (make_pipeline(SimpleImputer(), LogisticRegression()), True),
+        (make_pipeline(KNNImputer(), StandardScaler(), LogisticRegression()), True),
+        (make_pipeline(StandardScaler(), SimpleImputer(), LogisticRegression()), True),
+        (make_pipeline(StandardScaler(), LogisticRegression()), False),  # the scaler passes NaN on
+        (make_pipeline(StandardScaler(), HistGradientBoostingClassifier()), True),
+        (make_pipeline(LogisticRegression()), False),
+        (make_pipeline(make_pipeline(SimpleImputer()), LogisticRegression()), True),
+    ],
+)
+def test_a_pipeline_takes_nan_when_its_steps_do_up_to_an_imputer(estimator, expected):
+    # A Pipeline's own allow_nan tag is never set, even when its first step imputes.
+    assert accepts_nan(estimator) is expected
+
+
+def test_fold_model_names_the_member_whose_probabilities_are_unusable():
+    X, y = _noise(n=60, s=2)
+    model = fit_classifier(LogisticRegression(), X, y, 3, where="forest_types[2]")
+    model.estimator.predict_proba = lambda X: np.ones((len(X), 3))
+    with pytest.raises(
+        ValueError, match=r"^forest_types\[2\] \(LogisticRegression\): .* shape \(60, 3\); expected \(60, 2\)"
+    ):
+        model.predict_proba(X)
+    model.estimator.predict_proba = lambda X: np.full((len(X), 2), np.inf)
+    with pytest.raises(ValueError, match=r"non-finite values \(NaN or infinity\) in 60 of 60 rows"):
+        model.predict_proba(X)

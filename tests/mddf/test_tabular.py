@@ -96,6 +96,24 @@ def test_numeric_categories_are_sorted_and_plain_values_encode():
     )
 
 
+def test_values_of_the_other_type_at_prediction_are_a_type_error():
+    # the integer codes of string categories would match no category and become NaN, silently
+    est, _ = fit_encode(frame())
+    codes = frame().assign(grade=frame()["grade"].cat.codes)
+    with pytest.raises(TypeError, match=r"column 'grade' was categorical at fit, with categories of strings"):
+        validate_tabular(est, codes, reset=False, dtype=np.float64, ensure_all_finite=False)
+    with pytest.raises(TypeError, match=r"column 'city' .* holds numbers at prediction \(float64\)"):
+        validate_tabular(est, frame().assign(city=1.0), reset=False, dtype=np.float64, ensure_all_finite=False)
+    numeric = pd.DataFrame({"k": pd.Categorical([3, 1, 2, 1])})
+    est, _ = fit_encode(numeric)
+    with pytest.raises(TypeError, match=r"column 'k' was categorical at fit, with categories of numbers \(1, 2, 3\)"):
+        validate_tabular(est, numeric.astype(str), reset=False, dtype=np.float64, ensure_all_finite=False)
+    X = np.array([["a", 1.0], ["b", 2.0], ["a", 4.0]], dtype=object)
+    est, _ = fit_encode(X, [0])
+    with pytest.raises(TypeError, match=r"column 0 was categorical at fit, with categories of strings \('a', 'b'\)"):
+        validate_tabular(est, np.array([[0.0, 5.0]]), reset=False, dtype=np.float64, ensure_all_finite=False)
+
+
 def test_numeric_input_is_untouched():
     rng = np.random.RandomState(0)
     X = rng.normal(size=(20, 3)).astype(np.float64)

@@ -49,3 +49,24 @@ def test_run_keys_distinguish_every_dimension_of_a_run():
         run_key("e", "m", 0),
     }
     assert len(keys) == 6
+
+
+@pytest.mark.parametrize(
+    "line, problem",
+    [
+        (b"42", "JSON but not a record"),
+        (b"null", "JSON but not a record"),
+        (b"[1, 2]", "JSON but not a record"),
+        (b'"text"', "JSON but not a record"),
+        (b'{"key": "b", "status": "ok", "note": "caf\xe9"}', "not UTF-8"),
+    ],
+)
+def test_a_line_that_is_not_a_record_is_skipped_with_a_warning_naming_file_and_line(tmp_path, line, problem):
+    path = tmp_path / "results.jsonl"
+    store = ResultStore(path)
+    store.append({"key": "a", "status": "ok"})
+    with path.open("ab") as fh:
+        fh.write(line + b"\n")
+    store.append({"key": "c", "status": "ok"})
+    with pytest.warns(UserWarning, match=rf"results\.jsonl:2: ignoring .*{problem}"):
+        assert store.finished_keys() == {"a", "c"}
