@@ -156,6 +156,14 @@ class CompactForest(StoredTrees):
         del self._n_impure, self._feature_dtype
         return self
 
+    def _bad_splits(self, lo, hi, feature, internal):
+        """Internal nodes whose threshold is not finite."""
+        return internal & ~np.isfinite(self.threshold[lo:hi])
+
+    def _bad_leaves(self, feature, right, tree):
+        """Leaves whose code is neither a class below ``n_classes`` nor a row of ``impure_values``."""
+        return (feature != _LEAF) | (right >= self.n_classes) | (-right - 1 >= len(self.impure_values))
+
     def _tree(self, i):
         """Rebuild tree ``i`` as a scikit-learn ``Tree`` (structure only, no values)."""
         lo, hi = self.offsets[i], self.offsets[i + 1]

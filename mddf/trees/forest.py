@@ -122,12 +122,90 @@ def bin_rows(binner, X):
     return binner.transform(X), bool(np.isnan(X).any())
 
 
+#: Nodes checked at a time by :meth:`StoredTrees.check_arrays` (bounds the memory of its temporaries).
+_CHECK_CHUNK = 1 << 20
+
+
+def _raise_at(bad, tree, local, problem):
+    """Raise ``ValueError`` naming ``problem`` and its first node when ``bad`` holds any True."""
+    if bad.any():
+        k = int(np.argmax(bad))
+        raise ValueError(f"{problem} (node {int(local[k])} of tree {int(tree[k])}, and {int(bad.sum()) - 1} more)")
+
+
 class StoredTrees:
     """What the compact forests share (binned or not): every tree's node arrays concatenated,
     ``offsets[t]`` the first node of tree ``t``, ``depths`` one entry per tree, and the arrays
-    named in ``_stored_arrays`` holding the forest."""
+    named in ``_stored_arrays`` holding the forest.
+
+    A subclass that defines ``_bad_leaves`` and ``_bad_splits`` gets :meth:`check_arrays`, which
+    runs when it is unpickled (and when :mod:`mddf._storage` loads it), so that no damaged or
+    crafted arrays can make the compiled traversal read out of bounds or loop.
+    """
 
     _stored_arrays = ()
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        if "offsets" in state and hasattr(self, "_bad_leaves"):  # a finished forest
+            self.check_arrays()
+
+    def check_arrays(self):
+        """Raise ``ValueError`` unless the arrays hold trees that route every row forward to a valid leaf.
+
+        Checks that the tree offsets span the nodes and that every array has an entry per node (or
+        tree), then, a chunk of whole trees at a time, that every split feature is below
+        ``n_features``, that every right child lies after its left child (the next node) and inside
+        its tree (so routing only moves forward and ends at a leaf), and the subclass's checks of the
+        splits and leaves. Predictions of valid arrays are unchanged: nothing is written.
+        """
+        offsets = np.asarray(self.offsets)
+        n_nodes = len(self.feature)
+        if offsets.ndim != 1 or len(offsets) < 2 or offsets[0] != 0 or offsets[-1] != n_nodes:
+            raise ValueError(f"the tree offsets do not span the {n_nodes} nodes from 0")
+        sizes = np.diff(offsets)
+        if (sizes < 1).any():
+            raise ValueError(f"tree {int(np.argmax(sizes < 1))} has no node (the tree offsets do not increase)")
+        for name in ("right", "split_bin", "threshold"):
+            if name in self.__dict__ and len(self.__dict__[name]) != n_nodes:
+                raise ValueError(f"{name} holds {len(self.__dict__[name])} entries for {n_nodes} nodes")
+        if len(self.depths) != len(sizes) or (np.asarray(self.depths) < 0).any():
+            raise ValueError(f"depths holds {len(self.depths)} entries for {len(sizes)} trees, or a negative one")
+        if len(self.missing_left_bits) < (n_nodes + 7) // 8:
+            raise ValueError(f"missing_left_bits holds {len(self.missing_left_bits)} bytes for {n_nodes} nodes")
+        self._check_leaf_table()
+        first = 0
+        while first < len(sizes):
+            last = int(np.searchsorted(offsets, offsets[first] + _CHECK_CHUNK, side="right")) - 1
+            last = max(last, first + 1)  # at least one tree
+            self._check_trees(first, last, offsets, sizes)
+            first = last
+
+    def _check_trees(self, first, last, offsets, sizes):
+        """The node checks of :meth:`check_arrays` for trees ``first .. last - 1``."""
+        lo, hi = int(offsets[first]), int(offsets[last])
+        tree = np.repeat(np.arange(first, last), sizes[first:last])
+        local = np.arange(lo, hi) - offsets[tree]
+        feature = np.asarray(self.feature[lo:hi], dtype=np.int64)
+        right = np.asarray(self.right[lo:hi], dtype=np.int64)
+        internal = feature >= 0
+        _raise_at(internal & (feature >= self.n_features), tree, local, "a split feature is not below n_features")
+        bad = internal & ((right <= local + 1) | (right >= sizes[tree]))
+        _raise_at(bad, tree, local, "a right child is not after its left subtree, inside its tree")
+        _raise_at(self._bad_splits(lo, hi, feature, internal), tree, local, "a split threshold is out of range")
+        bad = np.zeros(hi - lo, dtype=bool)
+        bad[~internal] = self._bad_leaves(feature[~internal], right[~internal], tree[~internal])
+        _raise_at(bad, tree, local, "a leaf's class or class-distribution row is out of range")
+
+    def _check_leaf_table(self):
+        """Raise ``ValueError`` unless ``impure_values`` holds finite, non-negative class distributions."""
+        values = self.impure_values
+        if values.ndim != 2 or values.shape[1] != self.n_classes:
+            raise ValueError(f"impure_values has shape {values.shape}, not (n, n_classes={self.n_classes})")
+        for start in range(0, len(values), _CHECK_CHUNK):
+            chunk = values[start : start + _CHECK_CHUNK]
+            if not (np.isfinite(chunk).all() and (chunk >= 0).all()):
+                raise ValueError("impure_values holds a negative or non-finite class share")
 
     @property
     def n_trees(self):
@@ -210,6 +288,32 @@ class BinnedForest(StoredTrees):
         self.importances = np.sum(trees.importances, axis=0)
         trees.depths.clear()
         trees.importances.clear()
+
+    def _check_leaf_table(self):
+        super()._check_leaf_table()
+        rows = np.asarray(self.impure_offsets)
+        if (
+            rows.ndim != 1
+            or len(rows) != self.n_trees + 1
+            or rows[0] != 0
+            or rows[-1] != len(self.impure_values)
+            or (np.diff(rows) < 0).any()
+        ):
+            raise ValueError("impure_offsets do not split the rows of impure_values into one block per tree")
+        if len(self.binner.missing_bins_) != self.n_features:
+            raise ValueError(f"the binner has {len(self.binner.missing_bins_)} features, not {self.n_features}")
+
+    def _bad_splits(self, lo, hi, feature, internal):
+        """Internal nodes whose split bin is above the feature's last code (its missing bin)."""
+        bad = np.zeros(hi - lo, dtype=bool)
+        bad[internal] = np.asarray(self.split_bin[lo:hi])[internal] > self.binner.missing_bins_[feature[internal]]
+        return bad
+
+    def _bad_leaves(self, feature, right, tree):
+        """Leaves neither pure (a class below ``n_classes``) nor impure (a row of their tree's distributions)."""
+        pure, impure = feature == _PURE_LEAF, feature == _IMPURE_LEAF
+        n_rows = np.diff(self.impure_offsets)[tree]
+        return ~(pure | impure) | (right < 0) | (pure & (right >= self.n_classes)) | (impure & (right >= n_rows))
 
     def predict_proba_binned(self, codes, has_missing=True):
         """Mean of the trees' class distributions for rows already binned with ``self.binner``.
