@@ -35,10 +35,15 @@ import os
 import pickle
 import re
 import shutil
+import signal
+import socket
 import struct
 import tempfile
+import threading
 import uuid
+import warnings
 import weakref
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -142,10 +147,129 @@ def release_freed_memory():
         _MALLOC_TRIM[0](0)
 
 
+#: Name of a temporary folder (``model_dir="auto"``): ``mddf-<pid of the process that owns it>-<random>``.
+_TEMPORARY_NAME = re.compile(r"^mddf-(\d+)-")
+#: This process's temporary folders that still exist (path -> pid of the process that made them).
+_TEMPORARY = {}
+
+
 def _remove_tree(path, pid):
     """Remove a temporary folder, only in the process that created it (not in a forked child)."""
     if os.getpid() == pid:
+        _TEMPORARY.pop(path, None)
         shutil.rmtree(path, ignore_errors=True)
+
+
+def _new_temporary_folder(fit_id):
+    """A new temporary folder named after this process, with a marker naming the process and the host.
+
+    Folders that killed processes left behind are removed first (:func:`remove_stale_temporary_folders`).
+    """
+    remove_stale_temporary_folders()
+    pid = os.getpid()
+    path = tempfile.mkdtemp(prefix=f"mddf-{pid}-")
+    _write_marker(path, fit_id, temporary={"pid": pid, "host": socket.gethostname()})
+    _TEMPORARY[path] = pid
+    return path
+
+
+def _process_runs(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's
+        return True
+    return True
+
+
+def _is_stale(folder, pid):
+    """Whether ``folder`` is a temporary model folder of this host whose process ``pid`` no longer runs."""
+    if pid == os.getpid() or _process_runs(pid):
+        return False
+    try:
+        st = os.lstat(folder)
+        marker = read_marker(folder)
+    except (OSError, ModelFileError):
+        return False
+    owner = marker.get("temporary")
+    return (
+        os.path.isdir(folder)
+        and not os.path.islink(folder)
+        and st.st_uid == os.getuid()
+        and isinstance(owner, dict)
+        and owner.get("pid") == pid
+        and owner.get("host") == socket.gethostname()
+    )
+
+
+def remove_stale_temporary_folders(parent=None):
+    """Remove the temporary model folders (``model_dir="auto"``) whose process was killed before it removed them.
+
+    A folder of ``parent`` (default ``tempfile.gettempdir()``) is removed when its name and its marker
+    name a process of this host and this user that no longer runs; a ``UserWarning`` lists the
+    folders removed. Returns their paths.
+    """
+    parent = tempfile.gettempdir() if parent is None else parent
+    try:
+        entries = os.listdir(parent)
+    except OSError:
+        return []
+    removed = []
+    for entry in entries:
+        match = _TEMPORARY_NAME.match(entry)
+        folder = os.path.join(parent, entry)
+        if match and _is_stale(folder, int(match.group(1))):
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(folder)
+    if removed:
+        warnings.warn(
+            f"removed {len(removed)} temporary model_dir folder(s) left by processes that were killed before they "
+            f"could remove them: {', '.join(removed)}",
+            UserWarning,
+            stacklevel=2,
+        )
+    return removed
+
+
+def remove_temporary_folders():
+    """Remove every temporary model folder of this process (the models that use them cannot predict afterwards)."""
+    for path, pid in list(_TEMPORARY.items()):
+        _remove_tree(path, pid)
+
+
+@contextmanager
+def temporary_folders_removed_on_sigterm(model_dir):
+    """With ``model_dir="auto"``, within the block SIGTERM first removes this process's temporary folders.
+
+    Then the signal does what it did before: the previous Python handler is called, or, if there was
+    none (the default action), the process ends by the signal. Nothing is installed outside the
+    main thread, when SIGTERM is ignored, or for another ``model_dir``; the previous handler is
+    restored on leaving the block.
+    """
+    previous = signal.getsignal(signal.SIGTERM)
+    if (
+        not (isinstance(model_dir, str) and model_dir == "auto")
+        or threading.current_thread() is not threading.main_thread()
+        or previous in (signal.SIG_IGN, None)
+    ):
+        yield
+        return
+
+    def on_sigterm(signum, frame):
+        remove_temporary_folders()
+        if callable(previous):
+            previous(signum, frame)
+            return
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+
+    signal.signal(signal.SIGTERM, on_sigterm)
+    try:
+        yield
+    finally:
+        if signal.getsignal(signal.SIGTERM) is on_sigterm:
+            signal.signal(signal.SIGTERM, previous)
 
 
 class StoredRecord:
@@ -421,9 +545,7 @@ class ModelStore:
         """
         fit_id = uuid.uuid4().hex
         if isinstance(model_dir, str) and model_dir == "auto":
-            path = tempfile.mkdtemp(prefix="mddf-")
-            _write_marker(path, fit_id)
-            return cls(path, fit_id, temporary=True)
+            return cls(_new_temporary_folder(fit_id), fit_id, temporary=True)
         path = os.path.abspath(os.fspath(model_dir))
         if os.path.exists(path) and not os.path.isdir(path):
             raise ValueError(f"model_dir={model_dir!r} is a file; give a folder (it is created if it does not exist)")
@@ -480,8 +602,10 @@ class ModelStore:
     def __setstate__(self, state):
         files = state.pop("files", None)
         if state["temporary"]:
-            state["path"] = tempfile.mkdtemp(prefix="mddf-")
+            state["path"] = _new_temporary_folder(state["fit_id"])
             for relpath, content in files.items():
+                if relpath == MARKER:  # the new folder's own marker names this process
+                    continue
                 full = os.path.join(state["path"], relpath)
                 os.makedirs(os.path.dirname(full), exist_ok=True)
                 with open(full, "wb") as f:
@@ -493,11 +617,13 @@ class ModelStore:
         return f"ModelStore({kind}{self.path!r})"
 
 
-def _write_marker(path, fit_id):
-    """Write the folder's :data:`MARKER`."""
+def _write_marker(path, fit_id, temporary=None):
+    """Write the folder's :data:`MARKER`; ``temporary``: the owning process of a temporary folder (pid, host)."""
     from . import __name__ as package
 
     content = {"written_by": package, "format": FORMAT, "fit_id": fit_id}
+    if temporary is not None:
+        content["temporary"] = temporary
     with open(os.path.join(path, MARKER), "w") as f:
         json.dump(content, f)
         f.write("\n")

@@ -19,7 +19,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter
 
 from ._layer_features import LayerFeaturesMixin
-from ._storage import MARKER, ModelStore
+from ._storage import MARKER, ModelStore, temporary_folders_removed_on_sigterm
 from ._tabular import CATEGORICAL_FEATURES_CONSTRAINT, validate_tabular
 from ._validation import check_sample_weight
 from .block import TREE_METHODS, WEIGHTINGS, ForestBlock
@@ -555,7 +555,8 @@ class MDDFClassifier(LayerFeaturesMixin, ClassifierMixin, TransformerMixin, Base
         -------
         self
         """
-        self._fit(X, y, sample_weight)
+        with temporary_folders_removed_on_sigterm(self.model_dir):
+            self._fit(X, y, sample_weight)
         return self
 
     def _fit(self, X, y, sample_weight=None):
