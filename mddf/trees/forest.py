@@ -122,15 +122,46 @@ def bin_rows(binner, X):
     return binner.transform(X), bool(np.isnan(X).any())
 
 
-#: Nodes checked at a time by :meth:`StoredTrees.check_arrays` (bounds the memory of its temporaries).
+#: Rows of a leaf table checked at a time by :meth:`StoredTrees.check_arrays` (bounds its temporaries' memory).
 _CHECK_CHUNK = 1 << 20
+#: What :meth:`StoredTrees.check_arrays` reports for each problem code of a ``_first_bad_node`` function.
+_NODE_PROBLEMS = {
+    1: "a split feature is not below n_features",
+    2: "a right child is not after its left subtree, inside its tree",
+    3: "a split threshold is out of range",
+    4: "a leaf's class or class-distribution row is out of range",
+}
 
 
-def _raise_at(bad, tree, local, problem):
-    """Raise ``ValueError`` naming ``problem`` and its first node when ``bad`` holds any True."""
-    if bad.any():
-        k = int(np.argmax(bad))
-        raise ValueError(f"{problem} (node {int(local[k])} of tree {int(tree[k])}, and {int(bad.sum()) - 1} more)")
+@njit(cache=True, nogil=True)
+def _first_bad_binned_node(feature, split_bin, right, offsets, impure_offsets, missing_bins, n_features, n_classes):
+    """``(problem, node)`` of the first node that could misroute a row (a key of ``_NODE_PROBLEMS``), else ``(0, -1)``.
+
+    An internal node needs a feature below ``n_features``, a right child after its left child (the
+    next node) and inside its tree, and a split bin at most the feature's missing bin; a pure leaf
+    (feature -1) a class below ``n_classes``, an impure one (-2) a row of its tree's distributions.
+    The caller has checked that the offsets span the node arrays.
+    """
+    for t in range(len(offsets) - 1):
+        base = offsets[t]
+        size = offsets[t + 1] - base
+        n_rows = impure_offsets[t + 1] - impure_offsets[t]
+        for local in range(size):
+            node = base + local
+            f = np.int64(feature[node])
+            r = np.int64(right[node])
+            if f >= 0:
+                if f >= n_features:
+                    return 1, node
+                if r <= local + 1 or r >= size:
+                    return 2, node
+                if np.int64(split_bin[node]) > missing_bins[f]:
+                    return 3, node
+            elif (f == _PURE_LEAF and (r < 0 or r >= n_classes)) or (f == _IMPURE_LEAF and (r < 0 or r >= n_rows)):
+                return 4, node
+            elif f < _IMPURE_LEAF:
+                return 4, node
+    return 0, -1
 
 
 class StoredTrees:
@@ -138,26 +169,27 @@ class StoredTrees:
     ``offsets[t]`` the first node of tree ``t``, ``depths`` one entry per tree, and the arrays
     named in ``_stored_arrays`` holding the forest.
 
-    A subclass that defines ``_bad_leaves`` and ``_bad_splits`` gets :meth:`check_arrays`, which
-    runs when it is unpickled (and when :mod:`mddf._storage` loads it), so that no damaged or
-    crafted arrays can make the compiled traversal read out of bounds or loop.
+    A subclass that defines ``_first_bad_node`` (compiled: one pass over the nodes, no temporaries)
+    gets :meth:`check_arrays`, which runs when it is unpickled (and when :mod:`mddf._storage` loads
+    it), so that no damaged or crafted arrays can make the compiled traversal read out of bounds or loop.
     """
 
     _stored_arrays = ()
 
     def __setstate__(self, state):
         self.__dict__.update(state)
-        if "offsets" in state and hasattr(self, "_bad_leaves"):  # a finished forest
+        if "offsets" in state and hasattr(self, "_first_bad_node"):  # a finished forest
             self.check_arrays()
 
     def check_arrays(self):
         """Raise ``ValueError`` unless the arrays hold trees that route every row forward to a valid leaf.
 
-        Checks that the tree offsets span the nodes and that every array has an entry per node (or
-        tree), then, a chunk of whole trees at a time, that every split feature is below
-        ``n_features``, that every right child lies after its left child (the next node) and inside
-        its tree (so routing only moves forward and ends at a leaf), and the subclass's checks of the
-        splits and leaves. Predictions of valid arrays are unchanged: nothing is written.
+        Checks that the tree offsets span the nodes, that every array has an entry per node (or
+        tree) and that the leaves' class distributions are finite and non-negative, then, node by
+        node, that every split feature is below ``n_features``, that every right child lies after
+        its left child (the next node) and inside its tree (so routing only moves forward and ends
+        at a leaf), that every split threshold is in range and every leaf's class or distribution
+        row exists. Nothing is written: valid arrays predict as before.
         """
         offsets = np.asarray(self.offsets)
         n_nodes = len(self.feature)
@@ -174,28 +206,10 @@ class StoredTrees:
         if len(self.missing_left_bits) < (n_nodes + 7) // 8:
             raise ValueError(f"missing_left_bits holds {len(self.missing_left_bits)} bytes for {n_nodes} nodes")
         self._check_leaf_table()
-        first = 0
-        while first < len(sizes):
-            last = int(np.searchsorted(offsets, offsets[first] + _CHECK_CHUNK, side="right")) - 1
-            last = max(last, first + 1)  # at least one tree
-            self._check_trees(first, last, offsets, sizes)
-            first = last
-
-    def _check_trees(self, first, last, offsets, sizes):
-        """The node checks of :meth:`check_arrays` for trees ``first .. last - 1``."""
-        lo, hi = int(offsets[first]), int(offsets[last])
-        tree = np.repeat(np.arange(first, last), sizes[first:last])
-        local = np.arange(lo, hi) - offsets[tree]
-        feature = np.asarray(self.feature[lo:hi], dtype=np.int64)
-        right = np.asarray(self.right[lo:hi], dtype=np.int64)
-        internal = feature >= 0
-        _raise_at(internal & (feature >= self.n_features), tree, local, "a split feature is not below n_features")
-        bad = internal & ((right <= local + 1) | (right >= sizes[tree]))
-        _raise_at(bad, tree, local, "a right child is not after its left subtree, inside its tree")
-        _raise_at(self._bad_splits(lo, hi, feature, internal), tree, local, "a split threshold is out of range")
-        bad = np.zeros(hi - lo, dtype=bool)
-        bad[~internal] = self._bad_leaves(feature[~internal], right[~internal], tree[~internal])
-        _raise_at(bad, tree, local, "a leaf's class or class-distribution row is out of range")
+        problem, node = self._first_bad_node()
+        if problem:
+            tree = int(np.searchsorted(offsets, node, side="right")) - 1
+            raise ValueError(f"{_NODE_PROBLEMS[problem]} (node {node - int(offsets[tree])} of tree {tree})")
 
     def _check_leaf_table(self):
         """Raise ``ValueError`` unless ``impure_values`` holds finite, non-negative class distributions."""
@@ -303,17 +317,17 @@ class BinnedForest(StoredTrees):
         if len(self.binner.missing_bins_) != self.n_features:
             raise ValueError(f"the binner has {len(self.binner.missing_bins_)} features, not {self.n_features}")
 
-    def _bad_splits(self, lo, hi, feature, internal):
-        """Internal nodes whose split bin is above the feature's last code (its missing bin)."""
-        bad = np.zeros(hi - lo, dtype=bool)
-        bad[internal] = np.asarray(self.split_bin[lo:hi])[internal] > self.binner.missing_bins_[feature[internal]]
-        return bad
-
-    def _bad_leaves(self, feature, right, tree):
-        """Leaves neither pure (a class below ``n_classes``) nor impure (a row of their tree's distributions)."""
-        pure, impure = feature == _PURE_LEAF, feature == _IMPURE_LEAF
-        n_rows = np.diff(self.impure_offsets)[tree]
-        return ~(pure | impure) | (right < 0) | (pure & (right >= self.n_classes)) | (impure & (right >= n_rows))
+    def _first_bad_node(self):
+        return _first_bad_binned_node(
+            self.feature,
+            self.split_bin,
+            self.right,
+            self.offsets,
+            self.impure_offsets,
+            self.binner.missing_bins_,
+            self.n_features,
+            self.n_classes,
+        )
 
     def predict_proba_binned(self, codes, has_missing=True):
         """Mean of the trees' class distributions for rows already binned with ``self.binner``.
