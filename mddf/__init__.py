@@ -1,5 +1,6 @@
 """The margin-distribution deep forest (Lv, Yang and Zhou), and the cascade forest for regression."""
 
+from ._storage import ModelFileError
 from .alpha import solve_alpha_exact, solve_alpha_sgd, solve_layer_share
 from .block import ForestBlock
 from .cascade import MDDFClassifier
@@ -13,6 +14,7 @@ __all__ = [
     "ForestBlock",
     "MDDFClassifier",
     "MDDFGridSearch",
+    "ModelFileError",
     "PAPER_PARAM_GRID",
     "margin_distribution_loss",
     "margin_statistics",
