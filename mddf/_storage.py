@@ -348,7 +348,7 @@ class StoredRecord:
         verified = _VERIFIED.get(path) == (status, self.sha256)
         if not verified:
             self._check_hash(path, mapped)
-        model = self._forest(mapped, copy)
+        model = self._forest(path, mapped, copy)
         if not verified:
             try:
                 model.check_arrays()
@@ -372,14 +372,16 @@ class StoredRecord:
         except Exception as exc:  # the bytes are the fit's: what fails is this environment (a class, a module)
             raise ModelFileError(path, f"its pickle cannot be loaded here: {type(exc).__name__}: {exc}") from exc
 
-    def _forest(self, mapped, copy):
-        """The forest whose arrays ``mapped`` holds at the offsets of ``layout``."""
+    def _forest(self, path, mapped, copy):
+        """The forest whose arrays ``mapped`` (the file ``path``) holds at the offsets of ``layout``."""
         arrays = {}
         for name, (offset, dtype, shape) in self.layout.items():
             dtype = np.dtype(dtype)
             if int(np.prod(shape)) == 0:
                 arrays[name] = np.empty(shape, dtype=dtype)
                 continue
+            if offset + int(np.prod(shape)) * dtype.itemsize > len(mapped):
+                raise ModelFileError(path, f"its {len(mapped)} bytes end before its array {name!r}")
             array = np.ndarray(shape, dtype=dtype, buffer=mapped, offset=offset)
             arrays[name] = array.copy() if copy else array
         model = self.cls.__new__(self.cls)
