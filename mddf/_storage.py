@@ -240,27 +240,24 @@ def remove_temporary_folders():
 
 @contextmanager
 def temporary_folders_removed_on_sigterm(model_dir):
-    """With ``model_dir="auto"``, within the block SIGTERM first removes this process's temporary folders.
+    """With ``model_dir="auto"``, within the block a SIGTERM removes this process's temporary folders, then ends it.
 
-    Then the signal does what it did before: the previous Python handler is called, or, if there was
-    none (the default action), the process ends by the signal. Nothing is installed outside the
-    main thread, when SIGTERM is ignored, or for another ``model_dir``; the previous handler is
-    restored on leaving the block.
+    Installed only where SIGTERM has its default action (which would end the process without any
+    clean-up) and in the main thread; the process then still ends by the signal, after the folders
+    are removed, and the default action is restored on leaving the block. A Python handler of the
+    program's own is left alone: it decides whether the process goes on (with its folders) or
+    exits, and an exit from Python (``sys.exit``, an exception) removes them as any exit does.
     """
-    previous = signal.getsignal(signal.SIGTERM)
     if (
         not (isinstance(model_dir, str) and model_dir == "auto")
         or threading.current_thread() is not threading.main_thread()
-        or previous in (signal.SIG_IGN, None)
+        or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL
     ):
         yield
         return
 
     def on_sigterm(signum, frame):
         remove_temporary_folders()
-        if callable(previous):
-            previous(signum, frame)
-            return
         signal.signal(signum, signal.SIG_DFL)
         os.kill(os.getpid(), signum)
 
@@ -269,7 +266,7 @@ def temporary_folders_removed_on_sigterm(model_dir):
         yield
     finally:
         if signal.getsignal(signal.SIGTERM) is on_sigterm:
-            signal.signal(signal.SIGTERM, previous)
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 class StoredRecord:

@@ -318,8 +318,9 @@ class MDDFClassifier(LayerFeaturesMixin, ClassifierMixin, TransformerMixin, Base
         (or ``copy.deepcopy``) therefore puts the files into the pickle, as
         large as the model, and unpickling writes them into a new temporary
         folder that belongs to the copy. An ``"auto"`` folder is also removed on
-        a SIGTERM during the fit, and, if its process was killed, by the next
-        ``"auto"`` fit on the host, with a ``UserWarning``.
+        a SIGTERM during the fit (where SIGTERM has its default action), and, if
+        its process was killed, by the next ``"auto"`` fit on the host, with a
+        ``UserWarning``.
 
         Integrity and security. Each file's SHA-256 and size, taken as the fit
         writes it, are kept in the model; the first load of a file in a process

@@ -17,7 +17,7 @@ from mddf import MDDFClassifier
 from mddf._storage import MARKER
 
 #: Fits digits with model_dir="auto" in a process of its own. ``fitting``: a long fit; ``handler``: the same
-#: with a SIGTERM handler of its own (which leaves a file and ends the process); ``fitted``: a short fit,
+#: with a SIGTERM handler of its own (which leaves a file and ends the process, code 3); ``fitted``: a short fit,
 #: then it prints the folder and waits to be killed.
 SCRIPT = r"""
 import os, signal, sys, time
@@ -63,7 +63,7 @@ def wait_for_a_layer(proc, tmp_path, seconds=120):
 
 
 @pytest.mark.parametrize("mode", ["fitting", "handler"])
-def test_sigterm_during_a_fit_removes_the_temporary_folder_and_then_acts_as_before(tmp_path, mode):
+def test_sigterm_during_a_fit_removes_the_temporary_folder_unless_the_program_handles_it(tmp_path, mode):
     proc = start(mode, tmp_path)
     try:
         wait_for_a_layer(proc, tmp_path)
@@ -72,11 +72,10 @@ def test_sigterm_during_a_fit_removes_the_temporary_folder_and_then_acts_as_befo
     finally:
         proc.kill()
         proc.wait()
-    assert folders(tmp_path) == []
-    if mode == "handler":  # the process's own handler ran after the folder was removed
-        assert code == 3 and (tmp_path / "handler-ran").exists()
-    else:  # ended by the signal, as without mddf's handler
-        assert code == -signal.SIGTERM
+    if mode == "handler":  # the program's own handler is left alone (its os._exit leaves the folder to the sweep)
+        assert code == 3 and (tmp_path / "handler-ran").exists() and len(folders(tmp_path)) == 1
+    else:  # ended by the signal, as without mddf's handler, but after removing the folder
+        assert code == -signal.SIGTERM and folders(tmp_path) == []
 
 
 def test_the_next_fit_removes_the_folders_of_killed_processes_and_only_those(tmp_path, monkeypatch):
@@ -102,16 +101,26 @@ def test_the_next_fit_removes_the_folders_of_killed_processes_and_only_those(tmp
             proc.wait()
 
 
-def test_a_fit_restores_the_previous_sigterm_handler_and_fits_outside_the_main_thread(tmp_path, monkeypatch):
+def test_a_fit_installs_a_sigterm_handler_in_the_main_thread_only_and_restores_the_default(tmp_path, monkeypatch):
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     X, y = load_digits(return_X_y=True)
-    X = X[:200].astype(np.float32)
-    previous = signal.getsignal(signal.SIGTERM)
-    model = MDDFClassifier(n_estimators=2, max_layers=1, model_dir="auto").fit(X, y[:200])
-    assert signal.getsignal(signal.SIGTERM) is previous
+    X, y = X[:200].astype(np.float32), y[:200]
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # precondition: pytest leaves the default action
+    installed = []
+
+    def spy(signum, handler):
+        installed.append(handler)
+        return install(signum, handler)
+
+    install = signal.signal
+    monkeypatch.setattr(signal, "signal", spy)
+    model = MDDFClassifier(n_estimators=2, max_layers=1, model_dir="auto").fit(X, y)
+    assert len(installed) == 2 and callable(installed[0]) and installed[1] is signal.SIG_DFL
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+    MDDFClassifier(n_estimators=2, max_layers=1, model_dir=tmp_path / "folder").fit(X, y)
     made = []
-    thread = threading.Thread(target=lambda: made.append(model.fit(X, y[:200]).model_dir_))
+    thread = threading.Thread(target=lambda: made.append(model.fit(X, y).model_dir_))
     thread.start()
     thread.join()
-    assert len(made) == 1 and os.path.isdir(made[0])  # the fit ran to its end (signal.signal would have raised)
-    assert signal.getsignal(signal.SIGTERM) is previous
+    assert len(made) == 1 and os.path.isdir(made[0])  # the fit ran to its end in the thread
+    assert len(installed) == 2  # nothing installed for a folder, nor outside the main thread
