@@ -21,6 +21,8 @@ from mddf import MDDFClassifier
 
 #: Seconds a worker may take for one case before it is counted as hung.
 CASE_SECONDS = 10.0
+#: Seconds the worker may take to start and predict with an undamaged model.
+STARTUP_SECONDS = 300.0
 #: Outcomes of a case: ``clear`` (an error naming the damaged file), ``sane`` (the original prediction),
 #: ``unclear`` (an error that does not name the file), ``silent`` (another prediction), ``crash``, ``hang``.
 OUTCOMES = ("clear", "sane", "unclear", "silent", "crash", "hang")
@@ -166,7 +168,11 @@ def fuzz(folder, seed=0, rehash=False, kinds=tuple(STORED_FILES), **sizes):
     rng = np.random.RandomState(seed)
     counts, unexpected = {}, []
     try:
-        expected = {name: worker.run(path)["proba"] for name, path in pickles.items()}
+        expected = {}
+        for name, path in pickles.items():  # the first run imports mddf and loads the compiled code
+            reply = worker.run(path, timeout=STARTUP_SECONDS)
+            assert "proba" in reply, f"the undamaged {name} model did not predict: {reply}"
+            expected[name] = reply["proba"]
         for kind in kinds:
             name, relpath, relocate = STORED_FILES[kind]
             path = folder / name / relpath
