@@ -3,6 +3,7 @@
 # The one place the version is written: pyproject.toml reads it ([tool.setuptools.dynamic]).
 __version__ = "0.2.0.dev0"
 
+from ._storage import ModelFileError
 from .alpha import solve_alpha_exact, solve_alpha_sgd, solve_layer_share
 from .block import ForestBlock
 from .cascade import MDDFClassifier
@@ -16,6 +17,7 @@ __all__ = [
     "ForestBlock",
     "MDDFClassifier",
     "MDDFGridSearch",
+    "ModelFileError",
     "PAPER_PARAM_GRID",
     "margin_distribution_loss",
     "margin_statistics",

@@ -16,20 +16,34 @@ wrote it), then either the model's arrays, each at an offset aligned to 64 bytes
 memory-mapped when loaded (the forests; their layout is kept by the handle), or the model's pickle
 (the other members). The handle checks the fit identifier, so a model never loads a file that a
 later fit wrote in its place.
+
+Integrity (format :data:`FORMAT`). The writer hashes each file (SHA-256) as it writes it, and the
+handle, which the estimator's pickle holds, keeps the hash and the size. Every load checks the
+header and the size; the first load of a file in a process (and the first after the file changed)
+checks its hash and, for a forest, that its tree arrays can be routed (``check_arrays``); a
+pickled member's file is hashed at every load, before it is unpickled. A file that fails raises
+:class:`ModelFileError` naming it. Loading a member still unpickles it, so a folder must be as
+trusted as a pickle.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import mmap
 import os
 import pickle
 import re
 import shutil
+import signal
+import socket
 import struct
 import tempfile
+import threading
 import uuid
+import warnings
 import weakref
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -40,26 +54,42 @@ OWNED_ENTRY = re.compile(r"^(layer|candidate)-\d+$")
 #: Bytes before a model file's content: magic, format version, fit identifier (hex), padding.
 HEADER_BYTES = 64
 _MAGIC = b"MDDFMODL"
-_FORMAT = 1
+#: Version of the model files' format (and of the marker); 2 added the content hash kept by the handle.
+FORMAT = 2
 _ALIGN = 64
 
 
+class ModelFileError(ValueError):
+    """A stored model file that cannot be used: damaged, truncated, of another format or written by another fit.
+
+    Attributes
+    ----------
+    path : str
+        The file.
+    """
+
+    def __init__(self, path, problem):
+        self.path = path
+        super().__init__(f"model file {path}: {problem}")
+
+
 def _header(fit_id):
-    head = _MAGIC + struct.pack("<I", _FORMAT) + fit_id.encode("ascii")
+    head = _MAGIC + struct.pack("<I", FORMAT) + fit_id.encode("ascii")
     return head + b"\0" * (HEADER_BYTES - len(head))
 
 
 def _check_header(head, path, fit_id):
     if len(head) < HEADER_BYTES or head[: len(_MAGIC)] != _MAGIC:
-        raise RuntimeError(f"{path} is not a model file written by mddf")
+        raise ModelFileError(path, f"not a model file written by mddf (it does not begin with {_MAGIC!r})")
     (version,) = struct.unpack("<I", head[len(_MAGIC) : len(_MAGIC) + 4])
-    if version != _FORMAT:
-        raise RuntimeError(f"{path}: model file format {version}, this version of mddf reads format {_FORMAT}")
+    if version != FORMAT:
+        raise ModelFileError(path, f"model file format {version}; this version of mddf reads format {FORMAT}")
     written_by = head[len(_MAGIC) + 4 : len(_MAGIC) + 4 + len(fit_id)].decode("ascii", "replace")
     if written_by != fit_id:
-        raise RuntimeError(
-            f"{path} was written by another fit than this model's (its folder was fitted into again since); "
-            "refit the model, or load the pickle that goes with the folder's current files"
+        raise ModelFileError(
+            path,
+            "written by another fit than this model's (its folder was fitted into again since, or the file is "
+            "damaged); refit the model, or load the pickle that goes with the folder's current files",
         )
 
 
@@ -70,6 +100,30 @@ def _missing(path):
         "cleaned since the fit. If the folder was moved, point the model at its new place with "
         "relocate_model_dir(new_path); otherwise refit"
     )
+
+
+#: Path -> (file status, sha256) of the model files whose content this process has checked and not seen change.
+_VERIFIED = {}
+
+
+def _file_status(f):
+    """What changes when a file is rewritten or replaced: device, inode, size, modification and change times."""
+    st = os.fstat(f.fileno())
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
+
+
+class _HashingWriter:
+    """Writes to a file while hashing (sha256) and counting the bytes written, so the file is never read back."""
+
+    def __init__(self, f):
+        self.f = f
+        self.sha256 = hashlib.sha256()
+        self.size = 0
+
+    def write(self, data):
+        self.sha256.update(data)
+        self.size += memoryview(data).nbytes
+        return self.f.write(data)
 
 
 _MALLOC_TRIM = []
@@ -93,17 +147,135 @@ def release_freed_memory():
         _MALLOC_TRIM[0](0)
 
 
+#: Name of a temporary folder (``model_dir="auto"``): ``mddf-<pid of the process that owns it>-<random>``.
+_TEMPORARY_NAME = re.compile(r"^mddf-(\d+)-")
+#: This process's temporary folders that still exist (path -> pid of the process that made them).
+_TEMPORARY = {}
+
+
 def _remove_tree(path, pid):
     """Remove a temporary folder, only in the process that created it (not in a forked child)."""
     if os.getpid() == pid:
+        _TEMPORARY.pop(path, None)
         shutil.rmtree(path, ignore_errors=True)
+
+
+def _new_temporary_folder(fit_id):
+    """A new temporary folder named after this process, with a marker naming the process and the host.
+
+    Folders that killed processes left behind are removed first (:func:`remove_stale_temporary_folders`).
+    """
+    remove_stale_temporary_folders()
+    pid = os.getpid()
+    path = tempfile.mkdtemp(prefix=f"mddf-{pid}-")
+    _write_marker(path, fit_id, temporary={"pid": pid, "host": socket.gethostname()})
+    _TEMPORARY[path] = pid
+    return path
+
+
+def _process_runs(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's
+        return True
+    return True
+
+
+def _is_stale(folder, pid):
+    """Whether ``folder`` is a temporary model folder of this host whose process ``pid`` no longer runs."""
+    if pid == os.getpid() or _process_runs(pid):
+        return False
+    try:
+        st = os.lstat(folder)
+        marker = read_marker(folder)
+    except (OSError, ModelFileError):
+        return False
+    owner = marker.get("temporary")
+    return (
+        os.path.isdir(folder)
+        and not os.path.islink(folder)
+        and st.st_uid == os.getuid()
+        and isinstance(owner, dict)
+        and owner.get("pid") == pid
+        and owner.get("host") == socket.gethostname()
+    )
+
+
+def remove_stale_temporary_folders(parent=None):
+    """Remove the temporary model folders (``model_dir="auto"``) whose process was killed before it removed them.
+
+    A folder of ``parent`` (default ``tempfile.gettempdir()``) is removed when its name and its marker
+    name a process of this host and this user that no longer runs; a ``UserWarning`` lists the
+    folders removed. Returns their paths.
+    """
+    parent = tempfile.gettempdir() if parent is None else parent
+    try:
+        entries = os.listdir(parent)
+    except OSError:
+        return []
+    removed = []
+    for entry in entries:
+        match = _TEMPORARY_NAME.match(entry)
+        folder = os.path.join(parent, entry)
+        if match and _is_stale(folder, int(match.group(1))):
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(folder)
+    if removed:
+        warnings.warn(
+            f"removed {len(removed)} temporary model_dir folder(s) left by processes that were killed before they "
+            f"could remove them: {', '.join(removed)}",
+            UserWarning,
+            stacklevel=2,
+        )
+    return removed
+
+
+def remove_temporary_folders():
+    """Remove every temporary model folder of this process (the models that use them cannot predict afterwards)."""
+    for path, pid in list(_TEMPORARY.items()):
+        _remove_tree(path, pid)
+
+
+@contextmanager
+def temporary_folders_removed_on_sigterm(model_dir):
+    """With ``model_dir="auto"``, within the block a SIGTERM removes this process's temporary folders, then ends it.
+
+    Installed only where SIGTERM has its default action (which would end the process without any
+    clean-up) and in the main thread; the process then still ends by the signal, after the folders
+    are removed, and the default action is restored on leaving the block. A Python handler of the
+    program's own is left alone: it decides whether the process goes on (with its folders) or
+    exits, and an exit from Python (``sys.exit``, an exception) removes them as any exit does.
+    """
+    if (
+        not (isinstance(model_dir, str) and model_dir == "auto")
+        or threading.current_thread() is not threading.main_thread()
+        or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL
+    ):
+        yield
+        return
+
+    def on_sigterm(signum, frame):
+        remove_temporary_folders()
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+
+    signal.signal(signal.SIGTERM, on_sigterm)
+    try:
+        yield
+    finally:
+        if signal.getsignal(signal.SIGTERM) is on_sigterm:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 class StoredRecord:
     """What a worker returns after writing a model: where and how, and what is read without loading it.
 
     Small and picklable, without a reference to the store, so that it travels between processes
-    (a Dask worker writes the file and sends its record back).
+    (a Dask worker writes the file and sends its record back). It is the file's manifest: the
+    estimator's pickle holds it, so the size and hash it checks the file against are as safe as
+    that pickle.
 
     Attributes
     ----------
@@ -126,9 +298,13 @@ class StoredRecord:
         Trees of a forest; None for the other members.
     nbytes : int
         The model's ``nbytes``, as reported in memory.
+    size : int
+        Bytes of the file, header included.
+    sha256 : str
+        SHA-256 (hex) of the file's bytes, header included, as they were written.
     """
 
-    def __init__(self, relpath, fit_id, cls, layout, n_classes, attrs, importances, n_trees, nbytes):
+    def __init__(self, relpath, fit_id, cls, layout, n_classes, attrs, importances, n_trees, nbytes, size, sha256):
         self.relpath = relpath
         self.fit_id = fit_id
         self.cls = cls
@@ -138,28 +314,71 @@ class StoredRecord:
         self.importances = importances
         self.n_trees = n_trees
         self.nbytes = nbytes
+        self.size = size
+        self.sha256 = sha256
 
     def load(self, folder, copy=False):
-        """The model, from ``folder/relpath``: its arrays memory-mapped (copy-on-write) or, with ``copy``, read."""
+        """The model, from ``folder/relpath``: its arrays memory-mapped (copy-on-write) or, with ``copy``, read.
+
+        Raises :class:`ModelFileError` naming the file when it is not this fit's file of this format,
+        when its size differs from the one written, and, the first time this process loads the file
+        (or after it changed), when its SHA-256 differs from the one written or a forest's arrays do
+        not pass ``check_arrays``; a pickled member's file is hashed at every load, before it is unpickled.
+        """
         path = os.path.join(folder, self.relpath)
         try:
             f = open(path, "rb")
         except FileNotFoundError as exc:
             raise _missing(path) from exc
         with f:
-            if self.layout is None:
-                data = f.read()
-                _check_header(data[:HEADER_BYTES], path, self.fit_id)
-                return pickle.loads(data[HEADER_BYTES:])
             _check_header(f.read(HEADER_BYTES), path, self.fit_id)
+            status = _file_status(f)
+            if status[2] != self.size:
+                raise ModelFileError(
+                    path, f"{status[2]} bytes where the fit wrote {self.size} (truncated or extended since)"
+                )
+            if self.layout is None:
+                f.seek(0)
+                return self._unpickle(path, f.read())
             # ACCESS_COPY: writeable arrays (the same compiled signatures as in memory) that never write the file
             mapped = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_COPY)
+        verified = _VERIFIED.get(path) == (status, self.sha256)
+        if not verified:
+            self._check_hash(path, mapped)
+        model = self._forest(path, mapped, copy)
+        if not verified:
+            try:
+                model.check_arrays()
+            except ValueError as exc:
+                raise ModelFileError(path, f"its tree arrays are not valid: {exc}") from exc
+            _VERIFIED[path] = (status, self.sha256)
+        return model
+
+    def _check_hash(self, path, content):
+        found = hashlib.sha256(content).hexdigest()
+        if found != self.sha256:
+            raise ModelFileError(
+                path, f"its content changed since the fit wrote it: SHA-256 {found}, expected {self.sha256}"
+            )
+
+    def _unpickle(self, path, data):
+        """The pickled member in ``data`` (the file's bytes), once they match the hash the fit recorded."""
+        self._check_hash(path, data)
+        try:
+            return pickle.loads(data[HEADER_BYTES:])
+        except Exception as exc:  # the bytes are the fit's: what fails is this environment (a class, a module)
+            raise ModelFileError(path, f"its pickle cannot be loaded here: {type(exc).__name__}: {exc}") from exc
+
+    def _forest(self, path, mapped, copy):
+        """The forest whose arrays ``mapped`` (the file ``path``) holds at the offsets of ``layout``."""
         arrays = {}
         for name, (offset, dtype, shape) in self.layout.items():
             dtype = np.dtype(dtype)
             if int(np.prod(shape)) == 0:
                 arrays[name] = np.empty(shape, dtype=dtype)
                 continue
+            if offset + int(np.prod(shape)) * dtype.itemsize > len(mapped):
+                raise ModelFileError(path, f"its {len(mapped)} bytes end before its array {name!r}")
             array = np.ndarray(shape, dtype=dtype, buffer=mapped, offset=offset)
             arrays[name] = array.copy() if copy else array
         model = self.cls.__new__(self.cls)
@@ -180,9 +399,9 @@ class ModelWriter:
         """Write ``model`` to ``subdir/name.bin`` and return its :class:`StoredRecord`.
 
         A forest (any model whose attributes are arrays and scalars, plus a ``binner``) is written
-        array by array; any other model (a :class:`mddf.members.FoldModel`) is pickled. The file is
-        written under a temporary name and renamed, so that an interrupted write leaves no file of
-        the final name.
+        array by array; any other model (a :class:`mddf.members.FoldModel`) is pickled. The bytes are
+        hashed as they are written, for the record. The file is written under a temporary name and
+        renamed, so that an interrupted write leaves no file of the final name.
         """
         from .members import FoldModel
 
@@ -190,35 +409,53 @@ class ModelWriter:
         path = os.path.join(self.folder, relpath)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         partial = path + ".partial"
-        if isinstance(model, FoldModel):
-            with open(partial, "wb") as f:
-                f.write(_header(self.fit_id))
-                pickle.dump(model, f, protocol=pickle.HIGHEST_PROTOCOL)
-            layout, attrs, n_trees = None, {}, None
-            importances = model.importances
-        else:
-            layout, attrs = {}, {}
-            with open(partial, "wb") as f:
-                f.write(_header(self.fit_id))
-                offset = HEADER_BYTES
-                for key, value in vars(model).items():
-                    if not isinstance(value, np.ndarray):
-                        attrs[key] = value
-                        continue
-                    value = np.ascontiguousarray(value)
-                    pad = -offset % _ALIGN
-                    f.write(b"\0" * pad)
-                    offset += pad
-                    layout[key] = (offset, value.dtype.str, value.shape)
-                    if value.size:
-                        f.write(memoryview(value.reshape(-1)).cast("B"))  # the array's own buffer, not a copy
-                    offset += value.nbytes
-            n_trees = model.n_trees
-            importances = model.importances.copy()
+        with open(partial, "wb") as f:
+            out = _HashingWriter(f)
+            out.write(_header(self.fit_id))
+            if isinstance(model, FoldModel):
+                pickle.dump(model, out, protocol=pickle.HIGHEST_PROTOCOL)
+                layout, attrs, n_trees = None, {}, None
+                importances = model.importances
+            else:
+                layout, attrs = _write_arrays(model, out)
+                n_trees = model.n_trees
+                importances = model.importances.copy()
         os.replace(partial, path)
         return StoredRecord(
-            relpath, self.fit_id, type(model), layout, model.n_classes, attrs, importances, n_trees, model.nbytes
+            relpath,
+            self.fit_id,
+            type(model),
+            layout,
+            model.n_classes,
+            attrs,
+            importances,
+            n_trees,
+            model.nbytes,
+            out.size,
+            out.sha256.hexdigest(),
         )
+
+
+def _write_arrays(model, out):
+    """Write the model's arrays to ``out`` after the header, each at an offset aligned to 64 bytes.
+
+    Returns ``(layout, attrs)``: each array's ``(offset, dtype, shape)``, and the other attributes.
+    """
+    layout, attrs = {}, {}
+    offset = HEADER_BYTES
+    for key, value in vars(model).items():
+        if not isinstance(value, np.ndarray):
+            attrs[key] = value
+            continue
+        value = np.ascontiguousarray(value)
+        pad = -offset % _ALIGN
+        out.write(b"\0" * pad)
+        offset += pad
+        layout[key] = (offset, value.dtype.str, value.shape)
+        if value.size:
+            out.write(memoryview(value.reshape(-1)).cast("B"))  # the array's own buffer, not a copy
+        offset += value.nbytes
+    return layout, attrs
 
 
 class StoredModel:
@@ -307,9 +544,7 @@ class ModelStore:
         """
         fit_id = uuid.uuid4().hex
         if isinstance(model_dir, str) and model_dir == "auto":
-            path = tempfile.mkdtemp(prefix="mddf-")
-            _write_marker(path, fit_id)
-            return cls(path, fit_id, temporary=True)
+            return cls(_new_temporary_folder(fit_id), fit_id, temporary=True)
         path = os.path.abspath(os.fspath(model_dir))
         if os.path.exists(path) and not os.path.isdir(path):
             raise ValueError(f"model_dir={model_dir!r} is a file; give a folder (it is created if it does not exist)")
@@ -342,14 +577,14 @@ class ModelStore:
 
     def check_relocated(self, path):
         """Raise unless ``path`` holds this fit's files (its marker names this fit)."""
-        marker = os.path.join(path, MARKER)
         try:
-            with open(marker) as f:
-                fit_id = json.load(f).get("fit_id")
+            fit_id = read_marker(path).get("fit_id")
         except FileNotFoundError as exc:
             raise FileNotFoundError(f"{path} holds no {MARKER}: it is not a model_dir folder written by mddf") from exc
         if fit_id != self.fit_id:
-            raise ValueError(f"{path} holds the files of another fit than this model's")
+            raise ValueError(
+                f"{path} holds the files of another fit than this model's (its {MARKER} names fit {fit_id!r})"
+            )
 
     def __getstate__(self):
         state = {"path": self.path, "fit_id": self.fit_id, "temporary": self.temporary}
@@ -366,8 +601,10 @@ class ModelStore:
     def __setstate__(self, state):
         files = state.pop("files", None)
         if state["temporary"]:
-            state["path"] = tempfile.mkdtemp(prefix="mddf-")
+            state["path"] = _new_temporary_folder(state["fit_id"])
             for relpath, content in files.items():
+                if relpath == MARKER:  # the new folder's own marker names this process
+                    continue
                 full = os.path.join(state["path"], relpath)
                 os.makedirs(os.path.dirname(full), exist_ok=True)
                 with open(full, "wb") as f:
@@ -379,9 +616,27 @@ class ModelStore:
         return f"ModelStore({kind}{self.path!r})"
 
 
-def _write_marker(path, fit_id):
+def _write_marker(path, fit_id, temporary=None):
+    """Write the folder's :data:`MARKER`; ``temporary``: the owning process of a temporary folder (pid, host)."""
     from . import __name__ as package
 
+    content = {"written_by": package, "format": FORMAT, "fit_id": fit_id}
+    if temporary is not None:
+        content["temporary"] = temporary
     with open(os.path.join(path, MARKER), "w") as f:
-        json.dump({"written_by": package, "format": _FORMAT, "fit_id": fit_id}, f)
+        json.dump(content, f)
         f.write("\n")
+
+
+def read_marker(folder):
+    """The content of ``folder``'s :data:`MARKER` (a dict); :class:`ModelFileError` naming it if it is not valid."""
+    path = os.path.join(folder, MARKER)
+    with open(path, "rb") as f:
+        data = f.read()
+    try:
+        content = json.loads(data)
+    except ValueError as exc:  # UnicodeDecodeError included
+        raise ModelFileError(path, f"not valid JSON ({exc})") from exc
+    if not isinstance(content, dict):
+        raise ModelFileError(path, "not a JSON object")
+    return content

@@ -19,7 +19,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter
 
 from ._layer_features import LayerFeaturesMixin, member_name
-from ._storage import MARKER, ModelStore
+from ._storage import MARKER, ModelStore, temporary_folders_removed_on_sigterm
 from ._tabular import CATEGORICAL_FEATURES_CONSTRAINT, validate_tabular
 from ._validation import check_label_types, check_sample_weight
 from .block import TREE_METHODS, WEIGHTINGS, ForestBlock
@@ -318,7 +318,7 @@ class MDDFClassifier(LayerFeaturesMixin, ClassifierMixin, TransformerMixin, Base
         folder's files by absolute path: it is small, and stays valid as long
         as the folder is where it was and has not been fitted into again (a
         missing file raises a ``FileNotFoundError`` naming it, a file written by
-        a later fit a ``RuntimeError``). :meth:`relocate_model_dir` points the
+        a later fit a :class:`~mddf.ModelFileError`). :meth:`relocate_model_dir` points the
         model at a moved or copied folder; :meth:`to_memory` loads every model
         into memory and detaches the model from its folder. An ``"auto"``
         folder belongs to the model: it is deleted when the model is refitted,
@@ -326,7 +326,18 @@ class MDDFClassifier(LayerFeaturesMixin, ClassifierMixin, TransformerMixin, Base
         garbage-collected, or when the interpreter exits; pickling the model
         (or ``copy.deepcopy``) therefore puts the files into the pickle, as
         large as the model, and unpickling writes them into a new temporary
-        folder that belongs to the copy.
+        folder that belongs to the copy. An ``"auto"`` folder is also removed on
+        a SIGTERM during the fit (where SIGTERM has its default action), and, if
+        its process was killed, by the next ``"auto"`` fit on the host, with a
+        ``UserWarning``.
+
+        Integrity and security. Each file's SHA-256 and size, taken as the fit
+        writes it, are kept in the model; the first load of a file in a process
+        checks them, and checks that a forest's tree arrays are in range, and a
+        file that fails raises a :class:`~mddf.ModelFileError` naming it.
+        Loading a model runs code: the members that are not forests are
+        unpickled from their files at prediction, so load a pickle or a folder
+        only from a trusted source, as with any pickle.
 
     Attributes
     ----------
@@ -600,7 +611,8 @@ class MDDFClassifier(LayerFeaturesMixin, ClassifierMixin, TransformerMixin, Base
         -------
         self
         """
-        self._fit(X, y, sample_weight)
+        with temporary_folders_removed_on_sigterm(self.model_dir):
+            self._fit(X, y, sample_weight)
         return self
 
     def _fit(self, X, y, sample_weight=None):

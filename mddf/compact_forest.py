@@ -22,6 +22,7 @@ the same answer as with the original threshold: routing is exact.
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 from sklearn.tree._tree import NODE_DTYPE, Tree
 
 from .trees.forest import StoredTrees
@@ -35,6 +36,33 @@ def _round_down_float32(threshold):
     above = t32.astype(np.float64) > threshold
     t32[above] = np.nextafter(t32[above], np.float32(-np.inf))
     return t32
+
+
+@njit(cache=True, nogil=True)
+def _first_bad_exact_node(feature, threshold, right, offsets, n_features, n_classes, n_impure):
+    """``(problem, node)`` of the first node that could misroute a row (``StoredTrees.check_arrays``), else ``(0, -1)``.
+
+    An internal node needs a feature below ``n_features``, a finite threshold and a right child
+    after its left child (the next node) and inside its tree; a leaf (feature -1) a class below
+    ``n_classes`` or a row of ``impure_values``. The caller has checked that the offsets span the node arrays.
+    """
+    for t in range(len(offsets) - 1):
+        base = offsets[t]
+        size = offsets[t + 1] - base
+        for local in range(size):
+            node = base + local
+            f = np.int64(feature[node])
+            r = np.int64(right[node])
+            if f >= 0:
+                if f >= n_features:
+                    return 1, node
+                if r <= local + 1 or r >= size:
+                    return 2, node
+                if not np.isfinite(threshold[node]):
+                    return 3, node
+            elif f != _LEAF or r >= n_classes or -r - 1 >= n_impure:
+                return 4, node
+    return 0, -1
 
 
 class CompactForest(StoredTrees):
@@ -155,6 +183,17 @@ class CompactForest(StoredTrees):
         )
         del self._n_impure, self._feature_dtype
         return self
+
+    def _first_bad_node(self):
+        return _first_bad_exact_node(
+            self.feature,
+            self.threshold,
+            self.right,
+            self.offsets,
+            self.n_features,
+            self.n_classes,
+            len(self.impure_values),
+        )
 
     def _tree(self, i):
         """Rebuild tree ``i`` as a scikit-learn ``Tree`` (structure only, no values)."""

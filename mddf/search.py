@@ -22,7 +22,7 @@ from sklearn.utils._param_validation import HasMethods, Interval
 from sklearn.utils.validation import check_is_fitted
 
 from ._layer_features import LayerOutputMixin
-from ._storage import ModelStore
+from ._storage import ModelStore, temporary_folders_removed_on_sigterm
 from .cascade import MDDFClassifier
 
 #: The candidate sets of the paper's Section 5.2 (eq. 48's gamma and mu, and the depth factor).
@@ -214,6 +214,12 @@ class MDDFGridSearch(LayerOutputMixin, MetaEstimatorMixin, ClassifierMixin, Tran
         -------
         self
         """
+        model_dir = None if self.estimator is None else self.estimator.get_params(deep=False).get("model_dir")
+        with temporary_folders_removed_on_sigterm(model_dir):
+            return self._fit(X, y, sample_weight)
+
+    def _fit(self, X, y, sample_weight):
+        """The search of :meth:`fit`."""
         start = time.perf_counter()
         candidates = self._candidates()
         folder = None if self.estimator is None else self._model_folder(self.estimator)

@@ -61,3 +61,29 @@ def test_pickles(data):
     compact = CompactForest(ExtraTreesClassifier(5, max_features=1, random_state=0).fit(X, y), 4)
     clone = pickle.loads(pickle.dumps(compact))
     assert np.array_equal(clone.predict_proba(X), compact.predict_proba(X))
+
+
+@pytest.mark.parametrize(
+    "name, where, value, problem",
+    [
+        ("right", lambda f: f.feature >= 0, 0, "right child"),  # back to the root: apply would loop
+        ("right", lambda f: f.feature >= 0, 10**6, "right child"),
+        ("feature", lambda f: f.feature >= 0, 12, "split feature"),
+        ("threshold", lambda f: f.feature >= 0, np.nan, "split threshold"),
+        ("right", lambda f: (f.feature < 0) & (f.right >= 0), 4, "leaf"),  # class 4 of 4
+        ("right", lambda f: (f.feature < 0) & (f.right < 0), -(10**6), "leaf"),  # past impure_values
+        ("impure_values", lambda f: np.ones(len(f.impure_values), bool), np.inf, "impure_values"),
+        ("depths", lambda f: np.ones(len(f.depths), bool), -1, "depths"),
+    ],
+)
+def test_arrays_that_could_misroute_a_row_raise_when_checked_and_unpickled(data, name, where, value, problem):
+    X, y = data
+    compact = CompactForest(RandomForestClassifier(5, max_depth=4, random_state=0).fit(X, y), 4)
+    compact.check_arrays()
+    array = getattr(compact, name).copy()
+    array[np.flatnonzero(where(compact))[0]] = value
+    setattr(compact, name, array)
+    with pytest.raises(ValueError, match=problem):
+        compact.check_arrays()
+    with pytest.raises(ValueError, match=problem):
+        pickle.loads(pickle.dumps(compact))

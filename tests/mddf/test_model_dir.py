@@ -2,9 +2,12 @@
 
 import copy
 import gc
+import hashlib
 import os
 import pickle
+import re
 import shutil
+import struct
 import subprocess
 import sys
 import weakref
@@ -14,8 +17,8 @@ import pytest
 from sklearn.datasets import load_digits, make_classification
 from sklearn.naive_bayes import GaussianNB
 
-from mddf import MDDFClassifier, MDDFGridSearch
-from mddf._storage import MARKER, StoredModel, StoredRecord
+from mddf import MDDFClassifier, MDDFGridSearch, _storage
+from mddf._storage import FORMAT, MARKER, ModelFileError, StoredModel, StoredRecord
 from mddf.baselines.gcforest import GCForestClassifier, gcforest_cascade
 from mddf.trees import BinnedForest
 
@@ -189,7 +192,7 @@ def test_refit_replaces_the_previous_files_and_an_old_pickle_then_fails_clearly(
     assert np.array_equal(
         model.predict_proba(X_new), MDDFClassifier(**{**FAST, "max_layers": 1}).fit(X, y).predict_proba(X_new)
     )
-    with pytest.raises(RuntimeError, match="another fit"):
+    with pytest.raises(ModelFileError, match="another fit"):
         old.predict_proba(X_new)  # its layer-001 file name was written again by the refit
 
 
@@ -288,3 +291,98 @@ def test_gcforest_classifier_passes_model_dir_to_its_cascade(digits, tmp_path):
     disk = GCForestClassifier(**params, model_dir=tmp_path).fit(X, y)
     assert disk.cascade_.model_dir_ == str(tmp_path) and os.path.isdir(tmp_path / "layer-001")
     assert np.array_equal(memory.predict_proba(X_new), disk.predict_proba(X_new))
+
+
+def rewrite(path, edit):
+    """Replace the file's bytes by ``edit(bytearray of them)``; returns the new bytes."""
+    with open(path, "rb") as f:
+        data = bytearray(f.read())
+    data = bytes(edit(data))
+    with open(path, "wb") as f:
+        f.write(data)
+    return data
+
+
+@pytest.mark.parametrize("member", [0, 2], ids=["forest", "pickled-member"])
+def test_a_damaged_file_raises_an_error_naming_it_and_both_hashes(digits, tmp_path, member):
+    X, y, X_new = digits
+    model = MDDFClassifier(**FAST, forest_types=("rf", "crf", GaussianNB()), model_dir=tmp_path).fit(X, y)
+    handle = model.layers_[0].models_[member][1]
+
+    def flip(data):
+        data[len(data) // 2] ^= 0x10
+        return data
+
+    found = hashlib.sha256(rewrite(handle.path, flip)).hexdigest()
+    expected = handle.record.sha256
+    with pytest.raises(ModelFileError, match=re.escape(f"{handle.path}: its content changed")) as error:
+        model.predict_proba(X_new)
+    assert f"SHA-256 {found}, expected {expected}" in str(error.value) and error.value.path == handle.path
+    rewrite(handle.path, lambda data: data[:-100])
+    with pytest.raises(ModelFileError, match=re.escape(f"{handle.path}: {handle.record.size - 100} bytes where")):
+        model.predict_proba(X_new)
+
+
+def test_a_file_of_another_format_version_raises_an_error_naming_it_and_both_versions(digits, tmp_path):
+    X, y, X_new = digits
+    model = MDDFClassifier(**FAST, model_dir=tmp_path).fit(X, y)
+    handle = model.layers_[0].models_[0][0]
+    rewrite(handle.path, lambda data: data[:8] + struct.pack("<I", 1) + data[12:])
+    with pytest.raises(ModelFileError, match=re.escape(f"{handle.path}: model file format 1; this version of mddf")):
+        model.predict_proba(X_new)
+    with pytest.raises(ModelFileError, match=f"reads format {FORMAT}$"):
+        model.predict_proba(X_new)
+
+
+def test_forest_arrays_are_checked_even_when_the_hash_was_rewritten_to_match(digits, tmp_path):
+    X, y, X_new = digits
+    model = MDDFClassifier(**FAST, model_dir=tmp_path).fit(X, y)
+    handle = model.layers_[0].models_[1][0]
+    forest = handle.load(copy=True)
+    node = int(np.flatnonzero(forest.feature >= 0)[1])
+    offset, dtype, _ = handle.record.layout["right"]
+    at = offset + node * np.dtype(dtype).itemsize
+
+    def loop_back(data):  # the node's right child becomes the root: the traversal would never end
+        data[at : at + np.dtype(dtype).itemsize] = bytes(np.dtype(dtype).itemsize)
+        return data
+
+    handle.record.sha256 = hashlib.sha256(rewrite(handle.path, loop_back)).hexdigest()
+    with pytest.raises(ModelFileError, match=re.escape(f"{handle.path}: its tree arrays are not valid: a right")):
+        model.predict_proba(X_new)
+
+
+def test_a_forest_file_is_hashed_and_checked_on_its_first_load_and_again_only_once_it_changed(
+    digits, tmp_path, monkeypatch
+):
+    X, y, X_new = digits
+    model = MDDFClassifier(**FAST, model_dir=tmp_path).fit(X, y)
+    expected = model.predict_proba(X_new)
+    n_files = sum(len(models) for block in model.layers_ for models in block.models_)
+    hashed = []
+    check_hash = StoredRecord._check_hash
+
+    def spy(self, path, content):
+        hashed.append(path)
+        check_hash(self, path, content)
+
+    monkeypatch.setattr(StoredRecord, "_check_hash", spy)
+    _storage._VERIFIED.clear()
+    assert np.array_equal(model.predict_proba(X_new), expected)
+    assert len(hashed) == len(set(hashed)) == n_files
+    hashed.clear()
+    assert np.array_equal(model.predict_proba(X_new), expected)
+    assert hashed == []
+    path = model.layers_[0].models_[0][0].path
+    stat = os.stat(path)
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**9))  # rewritten with the same bytes
+    assert np.array_equal(model.predict_proba(X_new), expected)
+    assert hashed == [path]
+
+
+def test_a_damaged_marker_raises_an_error_naming_it_when_the_folder_is_relocated(digits, tmp_path):
+    X, y, _ = digits
+    model = MDDFClassifier(**FAST, model_dir=tmp_path).fit(X, y)
+    rewrite(tmp_path / MARKER, lambda data: data[:-20])
+    with pytest.raises(ModelFileError, match=re.escape(f"{tmp_path / MARKER}: not valid JSON")):
+        model.relocate_model_dir(tmp_path)

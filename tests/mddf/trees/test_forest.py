@@ -1,5 +1,7 @@
 """Stored forests: compact node arrays that predict new float rows as their trees route bins."""
 
+import pickle
+
 import numpy as np
 import pytest
 from tree_helpers import grow, proba
@@ -77,3 +79,64 @@ def test_trees_compacted_one_at_a_time_give_the_arrays_of_the_whole_forest_compa
     assert np.array_equal(forest.offsets, np.cumsum([0] + [len(t[0]) for t in trees]))
     built = BinnedForest(binned.binner, 4, *map(list, zip(*trees)))
     assert all(np.array_equal(getattr(built, k), v) for k, v in vars(forest).items() if isinstance(v, np.ndarray))
+
+
+@pytest.fixture(scope="module")
+def small_forest():
+    """A forest with missing values, impure leaves (depth 3) and both split kinds, and rows to predict."""
+    rng = np.random.RandomState(14)
+    X = rng.randint(0, 6, size=(800, 4)).astype(np.float32)
+    X[rng.rand(800, 4) < 0.1] = np.nan
+    y = rng.randint(0, 3, 800)
+    binned = BinnedInput(X)
+    trees = [
+        grow(binned.codes, y, n_bins=binned.n_bins, missing_bin=binned.missing_bin, max_depth=depth, seed=seed,
+             random_split=seed % 2, max_features=2, n_classes=3)
+        for seed, depth in enumerate([3, -1, 3, -1])
+    ]  # fmt: skip
+    return BinnedForest(binned.binner, 3, *map(list, zip(*trees))), X
+
+
+def damaged(forest, name, index, value):
+    """A copy of ``forest`` whose array ``name`` holds ``value`` at ``index``."""
+    copy = pickle.loads(pickle.dumps(forest))
+    array = getattr(copy, name).copy()
+    array[index] = value
+    setattr(copy, name, array)
+    return copy
+
+
+def first(forest, condition):
+    return int(np.flatnonzero(condition(forest))[0])
+
+
+def test_valid_forest_passes_the_checks_and_pickles_to_the_same_predictions(small_forest):
+    forest, X = small_forest
+    forest.check_arrays()
+    assert (forest.feature == -2).any() and (forest.feature == -1).any()  # precondition: both kinds of leaves
+    assert np.array_equal(pickle.loads(pickle.dumps(forest)).predict_proba(X), forest.predict_proba(X))
+
+
+@pytest.mark.parametrize(
+    "name, where, value, problem",
+    [
+        ("right", lambda f: f.feature >= 0, 0, "right child"),  # back to the root: routing would loop
+        ("right", lambda f: f.feature >= 0, 60_000, "right child"),  # past the tree's end
+        ("feature", lambda f: f.feature >= 0, 4, "split feature"),
+        ("feature", lambda f: f.feature < 0, -3, "leaf"),
+        ("split_bin", lambda f: f.feature >= 0, 200, "split threshold"),
+        ("right", lambda f: f.feature == -1, 3, "leaf"),  # class 3 of 3
+        ("right", lambda f: f.feature == -2, 5_000, "leaf"),  # past the tree's distributions
+        ("impure_values", lambda f: np.ones(len(f.impure_values), bool), np.nan, "impure_values"),
+        ("impure_values", lambda f: np.ones(len(f.impure_values), bool), -0.5, "impure_values"),
+        ("offsets", lambda f: np.arange(len(f.offsets)) == 2, 10**6, "offsets"),
+        ("impure_offsets", lambda f: np.arange(len(f.impure_offsets)) == 1, 10**6, "impure_offsets"),
+    ],
+)
+def test_arrays_that_could_misroute_a_row_raise_when_checked_and_unpickled(small_forest, name, where, value, problem):
+    forest, _ = small_forest
+    bad = damaged(forest, name, first(forest, where), value)
+    with pytest.raises(ValueError, match=problem):
+        bad.check_arrays()
+    with pytest.raises(ValueError, match=problem):
+        pickle.loads(pickle.dumps(bad))
