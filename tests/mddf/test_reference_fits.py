@@ -1,0 +1,90 @@
+"""Reference fits whose predictions must not change, bit for bit, when the code is reorganised.
+
+Each case fits one estimator on fixed synthetic data (numeric columns with missing values, and a
+category column) and compares the SHA-256 of its ``predict_proba`` / ``predict`` output, as
+float64 bytes, with the digest recorded when the case was added. A refactoring that changes a
+single bit of a prediction fails here; a change meant to alter predictions must say so by
+updating the digest in the same commit, with the reason in its message.
+
+The digests depend on the floating-point results of numpy, scikit-learn and numba on x86-64; to
+record them again, run this file with ``MDDF_PRINT_REFERENCE_DIGESTS=1`` and ``-s``.
+"""
+
+import hashlib
+import os
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from mddf import CascadeForestRegressor, MDDFClassifier
+from mddf.baselines import GCForestClassifier
+
+#: Digests of the reference predictions, recorded at the commit that added each case.
+DIGESTS = {
+    "mddf_default": "ed0cf5da52a14e67499764582324c9e3c7454cdf48cc8de1654d8933ad97458c",
+    "mddf_oob": "ac575f93ce03f9ae5dc1dc3d6ff31100cf6e6503c0f6a5ee675550721f6f9c58",
+    "mddf_exact": "07ea4add4d3f4d27a64796c94d8e91d94ea0835010a2c336dbaee1d2905b715f",
+    "gcforest": "673db3ec07c50deb4ba88ffc797c974fa8e1c9d23040f4cebe675fbe4e5fa879",
+    "regressor": "20588e8a8caa03f381e5f429ec73e52e841fab13da18995b5c5606a9ebb96f09",
+}
+
+
+def _table(n_rows=360, seed=7):
+    """Six numeric columns (5% missing), one 5-category column, and a label that uses both."""
+    rng = np.random.default_rng(seed)
+    numeric = rng.normal(size=(n_rows, 6))
+    numeric[rng.random(numeric.shape) < 0.05] = np.nan
+    category = rng.integers(0, 5, size=n_rows)
+    X = pd.DataFrame(numeric, columns=[f"x{j}" for j in range(6)])
+    X["colour"] = pd.Categorical(np.array(["red", "green", "blue", "grey", "pink"])[category])
+    signal = np.nan_to_num(numeric[:, 0] * numeric[:, 1] + numeric[:, 2]) + (category == 2) - 0.5 * (category == 4)
+    return X, signal
+
+
+def _classification():
+    X, signal = _table()
+    y = np.digitize(signal, np.quantile(signal, [1 / 3, 2 / 3]))
+    return X, np.array(["low", "mid", "high"])[y]
+
+
+def _regression():
+    X, signal = _table(seed=11)
+    return X, signal + 0.1 * np.random.default_rng(3).normal(size=len(signal))
+
+
+SMALL = dict(n_estimators=12, max_layers=4, random_state=0, n_jobs=1)
+
+CASES = {
+    "mddf_default": lambda: (MDDFClassifier(**SMALL), _classification()),
+    "mddf_oob": lambda: (MDDFClassifier(class_vectors="oob", **SMALL), _classification()),
+    "mddf_exact": lambda: (
+        MDDFClassifier(tree_method="exact", categorical_features=None, **SMALL),
+        _classification(),
+    ),
+    "gcforest": lambda: (GCForestClassifier(**SMALL), _classification()),
+    "regressor": lambda: (CascadeForestRegressor(**SMALL), _regression()),
+}
+
+
+def _digest(estimator, X):
+    """SHA-256 of the fitted estimator's predictions on ``X``, as float64 bytes."""
+    h = hashlib.sha256()
+    if hasattr(estimator, "predict_proba"):
+        h.update(np.ascontiguousarray(estimator.predict_proba(X), dtype=np.float64).tobytes())
+        h.update("|".join(map(str, estimator.predict(X))).encode())
+    else:
+        h.update(np.ascontiguousarray(estimator.predict(X), dtype=np.float64).tobytes())
+    return h.hexdigest()
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_reference_fit_predicts_the_recorded_bits(case):
+    estimator, (X, y) = CASES[case]()
+    if case == "mddf_exact":
+        X = X.drop(columns="colour")
+    estimator.fit(X, y)
+    found = _digest(estimator, X)
+    if os.environ.get("MDDF_PRINT_REFERENCE_DIGESTS"):
+        print(f'    "{case}": "{found}",')
+    assert found == DIGESTS[case], f"{case}: the predictions changed (digest {found})"
