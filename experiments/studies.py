@@ -1,4 +1,4 @@
-"""Command-line pieces shared by the figure and feature scripts: dataset choice, mdDF fitting."""
+"""Command-line pieces shared by the subcommands: dataset choice (built-in or ``--data``), mdDF fitting."""
 
 from __future__ import annotations
 
@@ -8,10 +8,40 @@ import time
 from pathlib import Path
 
 from .runner import DatasetUnavailable, load
+from .user_data import UserDataSource, register, seeded_split, source_for
 
 PAPER_DEFAULT_DATASET = "har"  # the mdDF paper's Figures 6-9 use UCI HAR
 FALLBACK_DATASET = "satimage"
 QUICK_DATASET = "digits"  # bundled with scikit-learn: --quick needs no files
+
+
+class UsageError(ValueError):
+    """The command line is inconsistent (unknown method or dataset, an option without the one it needs, ...)."""
+
+
+class NothingToRun(RuntimeError):
+    """Nothing can run: the dataset's files are missing, or no requested method is available."""
+
+
+def add_user_data_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--data PATH --target COLUMN [--test PATH]``: the user's own table (:mod:`.user_data`)."""
+    group = parser.add_argument_group("your own data (instead of a built-in dataset)")
+    group.add_argument(
+        "--data",
+        type=Path,
+        default=None,
+        metavar="PATH",
+        help="a CSV file (or Parquet, with pyarrow installed) with one row per sample; text columns are "
+        "categories, empty cells missing values",
+    )
+    group.add_argument("--target", default=None, metavar="COLUMN", help="the label column of --data")
+    group.add_argument(
+        "--test",
+        type=Path,
+        default=None,
+        metavar="PATH",
+        help="a test file with the same columns (default: a stratified 70/30 split of --data drawn with each seed)",
+    )
 
 
 def add_dataset_arguments(parser: argparse.ArgumentParser) -> None:
@@ -23,6 +53,31 @@ def add_dataset_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--download", action="store_true", help="let the loader download missing files")
     parser.add_argument("--data-home", type=Path, default=None, help="folder with the benchmark files (MDDF_DATA)")
+    add_user_data_arguments(parser)
+
+
+def open_user_data(args, *, builtin_option: str = "--dataset") -> UserDataSource | None:
+    """The ``--data`` file of the arguments, checked, hashed and registered (None without ``--data``).
+
+    Sets ``args.user_data`` to ``{name: source dict}``, what the runs in worker processes need.
+    Raises :class:`UsageError` for inconsistent options and :class:`~.user_data.UserDataError`
+    for a file that cannot be used.
+    """
+    args.user_data = None
+    if args.data is None:
+        for option in ("target", "test"):
+            if getattr(args, option, None) is not None:
+                raise UsageError(f"--{option} goes with --data PATH")
+        return None
+    builtin = getattr(args, builtin_option.lstrip("-").replace("-", "_"), None)
+    if builtin:
+        raise UsageError(f"--data and {builtin_option} are alternatives: give one")
+    if args.target is None:
+        raise UsageError("--data needs --target COLUMN, the name of the label column")
+    source = source_for(args.data, args.target, args.test)
+    register(source)
+    args.user_data = {source.name: source.as_dict()}
+    return source
 
 
 def add_mddf_arguments(parser: argparse.ArgumentParser, max_layers: int = 10) -> None:
@@ -44,8 +99,12 @@ def add_mddf_arguments(parser: argparse.ArgumentParser, max_layers: int = 10) ->
     parser.add_argument("--quiet", action="store_true", help="no progress output")
 
 
-def resolve_dataset(args, log=print):
+def resolve_dataset(args, log=print, *, seed=None):
     """Load the dataset the arguments ask for; the paper's HAR falls back to satimage when absent.
+
+    With ``--data`` the user's file is read (:func:`open_user_data`); given a ``seed``, a file
+    without ``--test`` is split into training and test rows with it
+    (:func:`~.user_data.seeded_split`).
 
     Returns
     -------
@@ -55,11 +114,19 @@ def resolve_dataset(args, log=print):
 
     if args.data_home is not None:
         os.environ["MDDF_DATA"] = str(Path(args.data_home).resolve())
+    source = open_user_data(args)
+    if source is not None:
+        ds = load(source.name)
+        log(f"read {source.describe()}: {ds!r}")
+        return ds if seed is None else seeded_split(ds, seed)
     if args.dataset:
         try:
             return load(args.dataset, download=args.download)
         except DatasetUnavailable as exc:
-            raise SystemExit(f"dataset {args.dataset} is not available:\n{exc}") from None
+            raise NothingToRun(f"dataset {args.dataset} is not available:\n{exc}") from None
+        except ValueError as exc:  # an unknown name
+            hint = " (your own file? use --data PATH --target COLUMN)" if Path(args.dataset).suffix else ""
+            raise UsageError(f"{exc}{hint}") from None
     if getattr(args, "quick", False):
         return load(QUICK_DATASET)
     try:
@@ -67,7 +134,12 @@ def resolve_dataset(args, log=print):
     except DatasetUnavailable as exc:
         first = " ".join(str(exc).split())[:160]
         log(f"{PAPER_DEFAULT_DATASET} (the paper's dataset) is not available ({first}...); using {FALLBACK_DATASET}")
+    try:
         return load(FALLBACK_DATASET, download=args.download)
+    except DatasetUnavailable as exc:
+        raise NothingToRun(
+            f"the dataset is not available: neither {PAPER_DEFAULT_DATASET} nor {FALLBACK_DATASET}:\n{exc}"
+        ) from None
 
 
 def mddf_params(args) -> dict:
@@ -87,7 +159,7 @@ def fit_mddf(dataset, params: dict, log=print):
     try:
         from mddf import MDDFClassifier
     except ImportError as exc:
-        raise SystemExit(f"mdDF is not available: {exc}") from None
+        raise NothingToRun(f"mdDF is not available: {exc}") from None
     model = MDDFClassifier(**params)
     log(f"fitting mdDF on {dataset.name} ({len(dataset.y_train)} training rows, {params})")
     t0 = time.perf_counter()
