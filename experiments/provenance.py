@@ -132,12 +132,17 @@ def _code_span(text: str) -> str:
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
+def _where_to_run(command: str) -> str:
+    """A script's path is relative to the repository root; the installed ``mddf`` command runs anywhere."""
+    return " (run from the repository root)" if str(command).startswith("python ") else ""
+
+
 def markdown_header(prov: dict) -> str:
     """The provenance block that starts a Markdown file (ends with a blank line)."""
     return "\n".join(
         [
             MARKDOWN_BEGIN,
-            f"- Command (run from the repository root): {_code_span(_one_line(prov['command']))}",
+            f"- Command{_where_to_run(prov['command'])}: {_code_span(_one_line(prov['command']))}",
             f"- Commit: {_code_span(_one_line(prov['commit']))}",
             f"- Machine: {_one_line(prov['machine'])}",
             f"- Date (UTC): {_one_line(prov['date'])}",
