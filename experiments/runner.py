@@ -73,6 +73,7 @@ def command_line_wording(message: str) -> str:
         message.replace("allow downloading (download=True)", "allow downloading (--download)")
         .replace("(download=False)", "(--download was not given)")
         .replace("pass data_home= /", "pass --data-home /")
+        .replace(" (data_home)\n", " (--data-home or $MDDF_DATA)\n")
     )
 
 

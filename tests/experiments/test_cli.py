@@ -167,3 +167,12 @@ def test_datasets_lists_the_registry_with_availability(no_data, capsys):
     assert cli.main(["datasets", "--group", "mddf"]) == 0
     listed = {line.split()[0]: line for line in capsys.readouterr().out.splitlines()[1:-1]}
     assert "files present" in listed["yeast"] and "iris" not in listed
+
+
+def test_a_missing_builtin_dataset_is_explained_with_the_command_lines_options(no_data, tmp_path, capsys):
+    assert cli.main(["export-features", "--dataset", "yeast", "--out", str(tmp_path / "f.npz"), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("nothing to run: dataset yeast is not available:\nyeast/yeast.data is missing")
+    assert "(--download was not given)" in err and "allow downloading (--download)" in err
+    assert "pass --data-home / set $MDDF_DATA" in err and "(--data-home or $MDDF_DATA)" in err
+    assert "download=" not in err and "data_home" not in err
