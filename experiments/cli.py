@@ -109,6 +109,12 @@ def _simple_epilog(done: str) -> str:
     )
 
 
+def _help_text(module) -> str:
+    """A module's docstring for ``--help``, without its paragraph for developers (the one naming this module)."""
+    paragraphs = (module.__doc__ or "").strip().split("\n\n")
+    return "\n\n".join(p for p in paragraphs if ":mod:`.cli`" not in p) + "\n"
+
+
 def _new_parser(prog: str, description: str, epilog: str) -> argparse.ArgumentParser:
     return argparse.ArgumentParser(
         prog=prog, description=description, epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -116,6 +122,24 @@ def _new_parser(prog: str, description: str, epilog: str) -> argparse.ArgumentPa
 
 
 # ----------------------------------------------------------------------------- parsers
+
+BENCHMARK_DESCRIPTION = """Benchmark runner: the mdDF paper's Table 2 (and 3) and the DeepBoost paper's Tables 1-3,
+or every method on a table of your own (--data PATH --target COLUMN).
+
+Runs every available method on a suite of datasets, appends one JSON line per finished
+(dataset, method, seed[, fold]) run to <out>/results.jsonl and writes Table 2-style table.md /
+table.csv (plus ablation.md / ablation.csv with --ablation) with the published numbers alongside,
+and with --peers peers.md / peers.csv: today's peers (LightGBM, HGB, ExtraTrees) next to mdDF, RF
+and XGBoost on the same splits and seeds. Every table file starts with the command that
+regenerates it, the commit, the machine, the date and, with --data, the file's sha256 (CSV: '#'
+comment lines, read with pandas.read_csv(path, comment="#")). Rerunning with the same --out
+resumes: finished runs are skipped, failed ones retried; a second runner on the same --out stops.
+
+Random forest and XGBoost use 400 x k trees, k = the number of layers mdDF kept on the same dataset
+and seed (mdDF runs first). Each run executes in a fresh worker process; its peak memory is that
+process's peak resident set size. With --scheduler each run is a task on a Dask cluster instead
+(needs the 'dask' extra); results still stream into the same results.jsonl.
+"""
 
 BENCHMARK_EXAMPLES = """
 examples:
@@ -132,11 +156,10 @@ examples:
 
 
 def benchmark_parser(prog: str = f"{PROG} benchmark") -> argparse.ArgumentParser:
-    from . import benchmark
 
     parser = _new_parser(
         prog,
-        (benchmark.__doc__ or "") + BENCHMARK_EXAMPLES,
+        BENCHMARK_DESCRIPTION + BENCHMARK_EXAMPLES,
         exit_status_epilog(
             failed="a run failed or a dataset file could not be loaded (corrupt, wrong checksum)",
             nothing_to_run="no requested method is available, every dataset was skipped (its files are "
@@ -227,7 +250,7 @@ def small_sample_parser(prog: str = f"{PROG} small-sample") -> argparse.Argument
 
     parser = _new_parser(
         prog,
-        (small_sample.__doc__ or "")
+        _help_text(small_sample)
         + "\nThe paper uses UCI HAR (the default when its files are present, else satimage).\n\n"
         "examples:\n  mddf small-sample --quick\n  mddf small-sample --data my.csv --target y --methods mdDF,RF "
         "--fractions 0.1,0.5,1 --seeds 2\n  (python scripts/small_sample.py takes the same options)\n",
@@ -271,7 +294,7 @@ def small_sample_parser(prog: str = f"{PROG} small-sample") -> argparse.Argument
 def export_features_parser(prog: str = f"{PROG} export-features") -> argparse.ArgumentParser:
     from . import feature_export
 
-    parser = _new_parser(prog, feature_export.__doc__ or "", _simple_epilog("the features were written"))
+    parser = _new_parser(prog, _help_text(feature_export), _simple_epilog("the features were written"))
     add_dataset_arguments(parser)
     add_mddf_arguments(parser)
     parser.add_argument("--include-raw", action="store_true", help="also store X_train and X_test")
@@ -284,7 +307,7 @@ def export_features_parser(prog: str = f"{PROG} export-features") -> argparse.Ar
 def plot_layers_parser(prog: str = f"{PROG} plot-layers") -> argparse.ArgumentParser:
     from . import layer_figures
 
-    parser = _new_parser(prog, layer_figures.__doc__ or "", _simple_epilog("the figures were written"))
+    parser = _new_parser(prog, _help_text(layer_figures), _simple_epilog("the figures were written"))
     add_dataset_arguments(parser)
     add_mddf_arguments(parser)
     parser.add_argument(
@@ -299,7 +322,7 @@ def plot_layers_parser(prog: str = f"{PROG} plot-layers") -> argparse.ArgumentPa
 def plot_tsne_parser(prog: str = f"{PROG} plot-tsne") -> argparse.ArgumentParser:
     from . import tsne_figure
 
-    parser = _new_parser(prog, tsne_figure.__doc__ or "", _simple_epilog("the figures were written"))
+    parser = _new_parser(prog, _help_text(tsne_figure), _simple_epilog("the figures were written"))
     add_dataset_arguments(parser)
     add_mddf_arguments(parser)
     parser.add_argument("--layers", default=None, help="layers to embed, e.g. '1,2,4,last' (default: 4 spread out)")
@@ -316,7 +339,7 @@ def datasets_parser(prog: str = f"{PROG} datasets") -> argparse.ArgumentParser:
 
     from . import dataset_listing
 
-    parser = _new_parser(prog, dataset_listing.__doc__ or "", "exit status:\n  0    listed\n  2    usage error")
+    parser = _new_parser(prog, _help_text(dataset_listing), "exit status:\n  0    listed\n  2    usage error")
     parser.add_argument("--group", choices=GROUPS, default=None, help="only this group of datasets")
     parser.add_argument("--data-home", type=Path, default=None, help="folder with the benchmark files (MDDF_DATA)")
     return parser

@@ -1,10 +1,18 @@
 """The small-sample study (the mdDF paper's Figure 6): test accuracy versus training fraction.
 
 ``mddf small-sample`` and ``python scripts/small_sample.py`` parse their arguments (:mod:`.cli`)
-and call :func:`run`. Each (fraction, method, seed) is one run of the benchmark harness
-(:func:`~.runner.run_one` on a stratified fraction of the training rows; the test rows are
-unchanged), executed locally or on a Dask cluster into the resumable ``<out>/results.jsonl``;
-then ``small_sample_<dataset>.png/.pdf/.csv`` are written, each with its provenance.
+and call :func:`run`.
+
+Trains random forest, XGBoost, gcForest and mdDF on stratified fractions of the training rows
+(every class keeps at least one row; the test rows are unchanged), repeated over seeds, and plots
+the mean test accuracy with standard-deviation error bars. Each (fraction, method, seed) is one
+run of the benchmark runner (a fresh worker process, or a task on a Dask cluster with
+``--scheduler``; resumable ``results.jsonl`` in ``--out``), so random forest and XGBoost get
+400 x k trees with k = the layers of mdDF on the same fraction and seed.
+
+Writes ``small_sample_<dataset>.png/.pdf/.csv`` in ``--out``, each with the command that
+regenerates it, the commit, the machine, the date and, with ``--data``, the file's sha256 (the
+CSV's are ``#`` comment lines: read it with ``pandas.read_csv(path, comment="#")``).
 """
 
 from __future__ import annotations
