@@ -27,7 +27,7 @@ from .store import ResultStore
 from .studies import UsageError, open_user_data
 from .suites import SUITES, image_shape_of, paper_of, protocol_of
 from .tables import build_table, summarize, to_csv, to_markdown
-from .user_data import TEST_FRACTION, registered
+from .user_data import TEST_FRACTION, registered, summary
 
 TABLE2_ORDER = (
     "MLP",
@@ -344,6 +344,8 @@ def _run_in(out, args, registry, datasets, available, source, command) -> int:
             if source is not None:
                 raise  # UserDataError: the command line reports it
             raise UsageError(str(exc)) from None  # unknown dataset name
+        if source is not None and not args.quiet:
+            print(f"read {source.path}: {summary(ds)}", file=sys.stderr)
         n_classes[name] = ds.n_classes
         image_shapes[name] = image_shape_of(ds)
         usable.append(name)

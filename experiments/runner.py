@@ -27,7 +27,7 @@ from .user_data import load_source, register_all, registered
 # Runs are planned dataset by dataset, so two entries avoid reloading while keeping memory
 # bounded by the two largest datasets instead of the whole suite.
 DATASET_CACHE_SIZE = 2
-_DATASET_CACHE: OrderedDict[str, object] = OrderedDict()
+_DATASET_CACHE: OrderedDict[object, object] = OrderedDict()
 _DATASET_CACHE_LOCK = threading.Lock()  # a Dask worker with several threads runs several runs at once
 
 
@@ -41,23 +41,26 @@ def load(dataset: str, cache: bool = False, download: bool = False):
     The loaders signal a missing file with ``FileNotFoundError`` (``mddf.datasets.MissingFileError``)
     and a failed download with ``ConnectionError`` (``mddf.datasets.DownloadError``); the loader's
     message is kept. Other loader errors (corrupt file, checksum mismatch, unknown name)
-    propagate.
+    propagate. A name registered as a user data file (:mod:`.user_data`) reads that file.
     """
+    source = registered(dataset)
+    # A user file is cached under its content and options: a later command in the same process
+    # (a Dask worker) may name another file, or the same file with another target or test file.
+    key = dataset if source is None else (dataset, source.sha256, source.target, source.test_sha256)
     if cache:
         with _DATASET_CACHE_LOCK:
-            if dataset in _DATASET_CACHE:
-                _DATASET_CACHE.move_to_end(dataset)
-                return _DATASET_CACHE[dataset]
+            if key in _DATASET_CACHE:
+                _DATASET_CACHE.move_to_end(key)
+                return _DATASET_CACHE[key]
     from mddf.datasets import load_dataset
 
-    source = registered(dataset)
     try:
         ds = load_source(source) if source is not None else load_dataset(dataset, download=download, verbose=0)
     except (FileNotFoundError, ConnectionError) as exc:
         raise DatasetUnavailable(command_line_wording(str(exc))) from exc
     if cache:
         with _DATASET_CACHE_LOCK:
-            _DATASET_CACHE[dataset] = ds
+            _DATASET_CACHE[key] = ds
             while len(_DATASET_CACHE) > DATASET_CACHE_SIZE:
                 _DATASET_CACHE.popitem(last=False)
     return ds

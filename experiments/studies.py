@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 from .runner import DatasetUnavailable, load
-from .user_data import UserDataSource, register, seeded_split, source_for
+from .user_data import UserDataSource, register, seeded_split, source_for, summary
 
 PAPER_DEFAULT_DATASET = "har"  # the mdDF paper's Figures 6-9 use UCI HAR
 FALLBACK_DATASET = "satimage"
@@ -117,7 +117,7 @@ def resolve_dataset(args, log=print, *, seed=None):
     source = open_user_data(args)
     if source is not None:
         ds = load(source.name)
-        log(f"read {source.describe()}: {ds!r}")
+        log(f"read {source.path}: {summary(ds)}")
         return ds if seed is None else seeded_split(ds, seed)
     if args.dataset:
         try:

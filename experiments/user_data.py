@@ -392,6 +392,19 @@ def register_all(sources: dict | None) -> None:
         register(value if isinstance(value, UserDataSource) else UserDataSource(**value))
 
 
+def summary(dataset: Dataset) -> str:
+    """One line on what was read: rows, features (naming the categorical ones), classes, split."""
+    categorical = [n for n, c in zip(dataset.feature_names, dataset.categorical_mask) if c]
+    rows = len(dataset.y_train) + (0 if dataset.y_test is None else len(dataset.y_test))
+    return (
+        f"{rows} rows, {len(dataset.feature_names)} features"
+        + (f" (categorical: {', '.join(categorical)})" if categorical else " (all numeric)")
+        + f", {dataset.n_classes} classes ({', '.join(map(str, dataset.classes[:10]))}"
+        + (", ...)" if dataset.n_classes > 10 else ")")
+        + f"; {dataset.split}"
+    )
+
+
 def provenance_line(dataset_or_source) -> str | None:
     """What the provenance blocks print for a user dataset (file and sha256), else None."""
     if isinstance(dataset_or_source, UserDataSource):

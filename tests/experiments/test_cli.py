@@ -176,3 +176,19 @@ def test_a_missing_builtin_dataset_is_explained_with_the_command_lines_options(n
     assert "(--download was not given)" in err and "allow downloading (--download)" in err
     assert "pass --data-home / set $MDDF_DATA" in err and "(--data-home or $MDDF_DATA)" in err
     assert "download=" not in err and "data_home" not in err
+
+
+def test_benchmark_with_a_fixed_test_file_tests_every_seed_on_it(tmp_path, user_csv, capsys):
+    from conftest import write_user_csv
+
+    test = write_user_csv(tmp_path / "holdout.csv", n_rows=40, seed=7)
+    out = tmp_path / "out"
+    argv = ["benchmark", "--data", str(user_csv), "--target", "y", "--test", str(test), "--methods", "RF"]
+    options = ["--seeds", "2", "--out", str(out), "--quick", "--n-jobs", "1", "--isolation", "inline"]
+    assert cli.main([*argv, *options]) == 0
+    records = read(out / "results.jsonl")
+    assert [(r["n_train"], r["n_test"], r["split"]) for r in records] == [(300, 40, "fixed test file holdout.csv")] * 2
+    assert records[0]["data_source"]["test_path"] == str(test)
+    assert f"test file {test} (sha256 " in read_provenance((out / "table.md").read_text())["data"]
+    err = capsys.readouterr().err
+    assert f"read {user_csv}: 340 rows, 4 features (categorical: colour), 3 classes (maybe, no, yes)" in err
