@@ -192,3 +192,12 @@ def test_benchmark_with_a_fixed_test_file_tests_every_seed_on_it(tmp_path, user_
     assert f"test file {test} (sha256 " in read_provenance((out / "table.md").read_text())["data"]
     err = capsys.readouterr().err
     assert f"read {user_csv}: 340 rows, 4 features (categorical: colour), 3 classes (maybe, no, yes)" in err
+
+
+@pytest.mark.parametrize("name", list(cli.COMMANDS))
+def test_every_subcommand_documents_itself(name, capsys):
+    assert cli.main([name, "--help"]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith(f"usage: mddf {name} ") and "exit status:" in text
+    if name != "datasets":
+        assert "--data PATH" in text and "--target COLUMN" in text and "--out" in text
