@@ -357,8 +357,6 @@ def _run_benchmark(args, registry, command):
 def _run_small_sample(args, registry, command):
     from . import small_sample
 
-    if args.quick and args.fractions is None:
-        args.fractions = list(small_sample.QUICK_FRACTIONS)
     return small_sample.run(args, registry, command=command)
 
 
@@ -377,8 +375,6 @@ def _run_layers(args, registry, command):
 def _run_tsne(args, registry, command):
     from . import tsne_figure
 
-    if args.quick:
-        args.max_points = min(args.max_points, 200)
     return tsne_figure.run(args, command=command)
 
 
@@ -508,7 +504,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"{PROG} {version()}")
     sub = parser.add_subparsers(dest="command", metavar="<subcommand>")
     for name, spec in COMMANDS.items():
-        sub.add_parser(name, help=spec.summary, add_help=False)
+        also = f" (also scripts/{spec.script})" if spec.script else ""
+        sub.add_parser(name, help=spec.summary + also, add_help=False)
     return parser
 
 
