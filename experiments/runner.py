@@ -77,6 +77,7 @@ def command_line_wording(message: str) -> str:
         .replace("(download=False)", "(--download was not given)")
         .replace("pass data_home= /", "pass --data-home /")
         .replace(" (data_home)\n", " (--data-home or $MDDF_DATA)\n")
+        .replace("<data_home>/", "<--data-home folder>/")
     )
 
 

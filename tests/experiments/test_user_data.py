@@ -134,3 +134,25 @@ def test_a_file_changed_after_the_command_started_fails_the_run(user_csv):
     user_csv.write_text(user_csv.read_text().replace("red", "rouge"))
     with pytest.raises(ud.UserDataError, match="changed while the command ran"):
         ud.load_source(source)
+
+
+def test_typed_columns_of_a_parquet_file_are_kept_refused_or_made_categories():
+    frame = pd.DataFrame(
+        {
+            "flag": [True, False, True],
+            "count": pd.array([1, None, 3], dtype="Int64"),
+            "kind": pd.Categorical(["a", None, "b"]),
+            "name": pd.array(["x", "y", None], dtype="string"),
+        }
+    )
+    tidy = ud.tidy_features(frame, "t.parquet")
+    assert tidy["flag"].tolist() == [1.0, 0.0, 1.0]
+    assert tidy["count"].iloc[0] == 1.0 and pd.isna(tidy["count"].iloc[1])
+    assert isinstance(tidy["kind"].dtype, pd.CategoricalDtype) and isinstance(tidy["name"].dtype, pd.CategoricalDtype)
+    for column, values, says in [
+        ("when", pd.to_datetime(["2024-01-01", "2024-01-02", None]), "holds dates or times"),
+        ("took", pd.to_timedelta([1, 2, 3], unit="s"), "holds dates or times"),
+        ("tags", pd.Series([["a"], ["b"], None], dtype=object), "holds list values, neither numbers nor categories"),
+    ]:
+        with pytest.raises(ud.UserDataError, match=f"column '{column}' of t.parquet {says}"):
+            ud.tidy_features(pd.DataFrame({column: values}), "t.parquet")
