@@ -14,7 +14,7 @@ command-line front ends; everything they do lives here:
 - :mod:`.dataset_listing` the built-in datasets and whether their files are here (``mddf datasets``)
 - :mod:`.user_data`   a user's CSV / Parquet file (``--data PATH --target COLUMN``) as a dataset
 - :mod:`.outlock`     one runner per ``--out`` folder
-- :mod:`.studies`     the dataset and mdDF options the subcommands share
+- :mod:`.studies`     the dataset choice (built-in or ``--data``) and mdDF fit the subcommands share
 
 - :mod:`.methods`     the method registry (lazy imports, validation grids, tree budgets)
 - :mod:`.suites`      the dataset suites and their evaluation protocols

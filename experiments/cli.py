@@ -35,13 +35,7 @@ from .cluster import add_scheduler_argument, check_scheduler_args, exit_status_e
 from .executor import EXIT_INTERRUPTED, EXIT_NOTHING_TO_RUN, EXIT_OK, EXIT_TERMINATED, Terminated
 from .methods import PROFILES
 from .outlock import FolderLocked
-from .studies import (
-    NothingToRun,
-    UsageError,
-    add_dataset_arguments,
-    add_mddf_arguments,
-    add_user_data_arguments,
-)
+from .studies import FALLBACK_DATASET, PAPER_DEFAULT_DATASET, QUICK_DATASET, NothingToRun, UsageError
 from .suites import SUITES
 from .user_data import UserDataError
 
@@ -122,6 +116,61 @@ def _new_parser(prog: str, description: str, epilog: str) -> argparse.ArgumentPa
 
 
 # ----------------------------------------------------------------------------- parsers
+
+
+def add_user_data_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--data PATH --target COLUMN [--test PATH]``: the user's own table (:mod:`.user_data`)."""
+    group = parser.add_argument_group("your own data (instead of a built-in dataset)")
+    group.add_argument(
+        "--data",
+        type=Path,
+        default=None,
+        metavar="PATH",
+        help="a CSV file (or Parquet, with pyarrow installed) with one row per sample; text columns are "
+        "categories, empty cells missing values",
+    )
+    group.add_argument("--target", default=None, metavar="COLUMN", help="the label column of --data")
+    group.add_argument(
+        "--test",
+        type=Path,
+        default=None,
+        metavar="PATH",
+        help="a test file with the same columns (default: a stratified 70/30 split of --data drawn with each seed)",
+    )
+
+
+def add_dataset_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--dataset NAME``, ``--download``, ``--data-home`` and the ``--data`` options."""
+    parser.add_argument(
+        "--dataset",
+        default=None,
+        help=f"dataset name (default: {PAPER_DEFAULT_DATASET} as in the paper when its files are present, "
+        f"else {FALLBACK_DATASET}; with --quick: {QUICK_DATASET})",
+    )
+    parser.add_argument("--download", action="store_true", help="let the loader download missing files")
+    parser.add_argument("--data-home", type=Path, default=None, help="folder with the benchmark files (MDDF_DATA)")
+    add_user_data_arguments(parser)
+
+
+def add_mddf_arguments(parser: argparse.ArgumentParser, max_layers: int = 10) -> None:
+    """The mdDF options of the single-fit subcommands (export-features, plot-layers, plot-tsne)."""
+    parser.add_argument("--seed", type=int, default=0, help="random_state of mdDF (and of sampling)")
+    parser.add_argument("--n-estimators", type=int, default=100, help="trees per forest (paper: 100)")
+    parser.add_argument("--max-layers", type=int, default=max_layers, help="layers grown at most")
+    parser.add_argument(
+        "--n-tolerant-layers",
+        type=int,
+        default=None,
+        help="stop after this many layers without improvement (default: the estimator's)",
+    )
+    parser.add_argument("--n-jobs", type=int, default=-1, help="threads (-1: all cores)")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help=f"tiny configuration for a smoke test ({QUICK_DATASET}, 10 trees, 3 layers)",
+    )
+    parser.add_argument("--quiet", action="store_true", help="no progress output")
+
 
 BENCHMARK_DESCRIPTION = """Benchmark runner: the mdDF paper's Table 2 (and 3) and the DeepBoost paper's Tables 1-3,
 or every method on a table of your own (--data PATH --target COLUMN).

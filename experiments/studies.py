@@ -1,8 +1,7 @@
-"""Command-line pieces shared by the subcommands: dataset choice (built-in or ``--data``), mdDF fitting."""
+"""What the subcommands share once their arguments are parsed: the dataset (built-in or ``--data``), mdDF fitting."""
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from pathlib import Path
@@ -21,39 +20,6 @@ class UsageError(ValueError):
 
 class NothingToRun(RuntimeError):
     """Nothing can run: the dataset's files are missing, or no requested method is available."""
-
-
-def add_user_data_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--data PATH --target COLUMN [--test PATH]``: the user's own table (:mod:`.user_data`)."""
-    group = parser.add_argument_group("your own data (instead of a built-in dataset)")
-    group.add_argument(
-        "--data",
-        type=Path,
-        default=None,
-        metavar="PATH",
-        help="a CSV file (or Parquet, with pyarrow installed) with one row per sample; text columns are "
-        "categories, empty cells missing values",
-    )
-    group.add_argument("--target", default=None, metavar="COLUMN", help="the label column of --data")
-    group.add_argument(
-        "--test",
-        type=Path,
-        default=None,
-        metavar="PATH",
-        help="a test file with the same columns (default: a stratified 70/30 split of --data drawn with each seed)",
-    )
-
-
-def add_dataset_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--dataset",
-        default=None,
-        help=f"dataset name (default: {PAPER_DEFAULT_DATASET} as in the paper when its files are present, "
-        f"else {FALLBACK_DATASET}; with --quick: {QUICK_DATASET})",
-    )
-    parser.add_argument("--download", action="store_true", help="let the loader download missing files")
-    parser.add_argument("--data-home", type=Path, default=None, help="folder with the benchmark files (MDDF_DATA)")
-    add_user_data_arguments(parser)
 
 
 def open_user_data(args, *, builtin_option: str = "--dataset") -> UserDataSource | None:
@@ -78,25 +44,6 @@ def open_user_data(args, *, builtin_option: str = "--dataset") -> UserDataSource
     register(source)
     args.user_data = {source.name: source.as_dict()}
     return source
-
-
-def add_mddf_arguments(parser: argparse.ArgumentParser, max_layers: int = 10) -> None:
-    parser.add_argument("--seed", type=int, default=0, help="random_state of mdDF (and of sampling)")
-    parser.add_argument("--n-estimators", type=int, default=100, help="trees per forest (paper: 100)")
-    parser.add_argument("--max-layers", type=int, default=max_layers, help="layers grown at most")
-    parser.add_argument(
-        "--n-tolerant-layers",
-        type=int,
-        default=None,
-        help="stop after this many layers without improvement (default: the estimator's)",
-    )
-    parser.add_argument("--n-jobs", type=int, default=-1, help="threads (-1: all cores)")
-    parser.add_argument(
-        "--quick",
-        action="store_true",
-        help=f"tiny configuration for a smoke test ({QUICK_DATASET}, 10 trees, 3 layers)",
-    )
-    parser.add_argument("--quiet", action="store_true", help="no progress output")
 
 
 def resolve_dataset(args, log=print, *, seed=None):
