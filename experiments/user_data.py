@@ -212,6 +212,8 @@ def _labels(frame, target: str, file_name: str):
         shown = ", ".join(map(str, list(frame.columns)[:10])) + (", ..." if frame.shape[1] > 10 else "")
         raise UserDataError(f"--target {target!r} is not a column of {file_name} (columns: {shown})")
     y = frame[target]
+    if len(y) == 0:
+        raise UserDataError(f"{file_name} has a header but no rows")
     if y.isna().any():
         raise UserDataError(
             f"--target column {target!r} of {file_name} has {int(y.isna().sum())} empty cell(s); "

@@ -156,3 +156,12 @@ def test_typed_columns_of_a_parquet_file_are_kept_refused_or_made_categories():
     ]:
         with pytest.raises(ud.UserDataError, match=f"column '{column}' of t.parquet {says}"):
             ud.tidy_features(pd.DataFrame({column: values}), "t.parquet")
+
+
+def test_an_empty_file_or_a_header_without_rows_is_refused(tmp_path):
+    (tmp_path / "empty.csv").write_text("")
+    with pytest.raises(ud.UserDataError, match="empty.csv could not be read as CSV: "):
+        load(tmp_path / "empty.csv")
+    (tmp_path / "header.csv").write_text("x,y\n")
+    with pytest.raises(ud.UserDataError, match="header.csv has a header but no rows"):
+        load(tmp_path / "header.csv")
