@@ -179,7 +179,7 @@ def test_a_missing_builtin_dataset_is_explained_with_the_command_lines_options(n
 
 
 def test_benchmark_with_a_fixed_test_file_tests_every_seed_on_it(tmp_path, user_csv, capsys):
-    from conftest import write_user_csv
+    from user_csv import write_user_csv
 
     test = write_user_csv(tmp_path / "holdout.csv", n_rows=40, seed=7)
     out = tmp_path / "out"

@@ -5,7 +5,7 @@ import hashlib
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import write_user_csv
+from user_csv import write_user_csv
 
 from mddf.experiments import user_data as ud
 from mddf.experiments.protocols.run_data import split_run_data
