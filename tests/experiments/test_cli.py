@@ -77,7 +77,10 @@ def test_figures_on_a_users_csv_name_the_file_in_their_provenance(tmp_path, user
     assert cli.main([*argv, "--out", str(tmp_path)]) == 0
     prov = read_provenance((tmp_path / f"{stem}.csv").read_text())
     assert prov["command"].startswith(f"mddf {command} --data ") and prov["data"].startswith(str(user_csv))
-    assert (tmp_path / f"{stem}.png").stat().st_size > 0
+    from PIL import Image  # a matplotlib dependency
+
+    with Image.open(tmp_path / f"{stem}.png") as image:
+        assert image.text["Data"] == prov["data"] and image.text["Command"] == prov["command"]
 
 
 def test_the_installed_console_script_runs_the_benchmark(tmp_path, user_csv):
