@@ -44,8 +44,8 @@ def print_datasets(group=None, out=sys.stdout) -> int:
         kind, state = availability(name)
         print(f"{name:<16}{kind:<11}{state}", file=out)
     print(
-        "Missing files are downloaded by `mddf benchmark --download` (or the dataset's subcommand with "
-        "--download); --data-home or $MDDF_DATA points at local copies. Your own CSV: --data PATH --target COLUMN.",
+        "Missing files: add --download to the subcommand that uses them, or point --data-home / $MDDF_DATA at "
+        "local copies. A table of your own: --data PATH --target COLUMN.",
         file=out,
     )
     return len(names)
