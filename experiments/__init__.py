@@ -1,7 +1,20 @@
 """The experiment harness: everything behind the benchmark and figure scripts in ``scripts/``.
 
-The scripts (``run_uci.py``, ``small_sample.py``, ``plot_layers.py``, ``plot_tsne.py``,
-``export_features.py``) are thin command-line front ends; everything they share lives here:
+The ``mddf`` command (:mod:`.cli`: ``mddf benchmark``, ``small-sample``, ``export-features``,
+``plot-layers``, ``plot-tsne``, ``datasets``) and the scripts that wrap it (``run_uci.py``,
+``small_sample.py``, ``plot_layers.py``, ``plot_tsne.py``, ``export_features.py``) are thin
+command-line front ends; everything they do lives here:
+
+- :mod:`.cli`         the argument parsing of every subcommand and the exit statuses
+- :mod:`.benchmark`   the benchmark runner's plan and tables (``mddf benchmark``)
+- :mod:`.small_sample` the small-sample study (``mddf small-sample``, the paper's Figure 6)
+- :mod:`.feature_export` mdDF's per-layer features to a ``.npz`` (``mddf export-features``)
+- :mod:`.layer_figures` accuracy and margins per layer (``mddf plot-layers``, Figures 8 and 9)
+- :mod:`.tsne_figure` t-SNE of the layer features (``mddf plot-tsne``, Figure 7)
+- :mod:`.dataset_listing` the built-in datasets and whether their files are here (``mddf datasets``)
+- :mod:`.user_data`   a user's CSV / Parquet file (``--data PATH --target COLUMN``) as a dataset
+- :mod:`.outlock`     one runner per ``--out`` folder
+- :mod:`.studies`     the dataset choice (built-in or ``--data``) and mdDF fit the subcommands share
 
 - :mod:`.methods`     the method registry (lazy imports, validation grids, tree budgets)
 - :mod:`.suites`      the dataset suites and their evaluation protocols

@@ -309,6 +309,7 @@ def execute_on_cluster(
     log=print,
     download: bool = False,
     retries: int = 1,
+    user_data: dict | None = None,
 ) -> list[dict]:
     """Run every task whose latest record is not ``ok`` on the cluster of ``client``.
 
@@ -329,6 +330,8 @@ def execute_on_cluster(
         Let the workers' dataset loaders download missing files.
     retries : int
         Extra attempts of a task that raises (worker deaths are counted by the scheduler).
+    user_data : dict, optional
+        User data files (``--data``) the tasks name; the workers read them at the same path.
 
     Returns
     -------
@@ -336,7 +339,16 @@ def execute_on_cluster(
     """
     from distributed import as_completed
 
-    book = RunBook(tasks, store, n_jobs=n_jobs, registry=registry, download=download, progress=progress, log=log)
+    book = RunBook(
+        tasks,
+        store,
+        n_jobs=n_jobs,
+        registry=registry,
+        download=download,
+        progress=progress,
+        log=log,
+        user_data=user_data,
+    )
     scheduler = client.scheduler.address
     finished = as_completed()
     task_of = {}
@@ -390,6 +402,7 @@ def run_all(
     progress: bool = True,
     log=print,
     download: bool = False,
+    user_data: dict | None = None,
 ) -> list[dict]:
     """Execute ``tasks`` locally (:func:`~.executor.execute`) or, with ``scheduler``, on a Dask cluster.
 
@@ -408,6 +421,7 @@ def run_all(
             progress=progress,
             log=log,
             download=download,
+            user_data=user_data,
         )
     with connect(scheduler) as client:
         size = check_workers(client, registry)
@@ -427,6 +441,7 @@ def run_all(
             progress=progress,
             log=log,
             download=download,
+            user_data=user_data,
         )
 
 
@@ -459,7 +474,7 @@ def exit_status_epilog(failed: str, nothing_to_run: str) -> str:
 
 def run_from_args(tasks: list[Task], store: ResultStore, args: argparse.Namespace, registry=None) -> int:
     """:func:`run_all` with the options every runner script parses (``--scheduler``, ``--workers``,
-    ``--isolation``, ``--n-jobs``, ``--quiet``, ``--download``).
+    ``--isolation``, ``--n-jobs``, ``--quiet``, ``--download``; ``user_data``, the ``--data`` files).
 
     Returns
     -------
@@ -480,6 +495,7 @@ def run_from_args(tasks: list[Task], store: ResultStore, args: argparse.Namespac
             registry=registry,
             progress=not args.quiet,
             download=args.download,
+            user_data=getattr(args, "user_data", None),
         )
     except ClusterSetupError as exc:
         print(f"error: {exc}", file=sys.stderr)

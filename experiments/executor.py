@@ -296,19 +296,29 @@ class RunBook:
     ----------
     tasks : list of Task
     store : ResultStore
-    n_jobs, registry, download :
-        Passed to every :func:`~.runner.run_one`.
+    n_jobs, registry, download, user_data :
+        Passed to every :func:`~.runner.run_one` (``user_data`` only when given).
     progress : bool
     log : callable
     """
 
     def __init__(
-        self, tasks, store: ResultStore, *, n_jobs=-1, registry=None, download=False, progress=True, log=print
+        self,
+        tasks,
+        store: ResultStore,
+        *,
+        n_jobs=-1,
+        registry=None,
+        download=False,
+        progress=True,
+        log=print,
+        user_data=None,
     ):
         from tqdm.auto import tqdm
 
         self.store = store
         self.n_jobs, self.registry, self.download = n_jobs, registry, download
+        self.user_data = user_data
         self.latest = store.latest()
         done = {k for k, r in self.latest.items() if r.get("status") == "ok"}
         self.pending = [t for t in dict.fromkeys(tasks) if t.key not in done]
@@ -360,6 +370,8 @@ class RunBook:
             registry=self.registry,
             download=self.download,
         )
+        if self.user_data:
+            kwargs["user_data"] = self.user_data
         budget = self.latest.get(task.budget_key) if task.budget_key else None
         if budget and budget.get("status") == "ok" and budget.get("n_layers"):
             kwargs.update(
@@ -400,6 +412,7 @@ def execute(
     progress: bool = True,
     log=print,
     download: bool = False,
+    user_data: dict | None = None,
 ) -> list[dict]:
     """Run every task whose latest record is not ``ok``; append each result as it finishes.
 
@@ -424,6 +437,8 @@ def execute(
         Where the per-run lines go when ``progress`` is on (``print``: stderr).
     download : bool
         Let the dataset loaders download missing files.
+    user_data : dict, optional
+        ``{name: source dict}`` of the user data files the tasks name (:mod:`.user_data`).
 
     Returns
     -------
@@ -434,7 +449,16 @@ def execute(
     if workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers}")
 
-    book = RunBook(tasks, store, n_jobs=n_jobs, registry=registry, download=download, progress=progress, log=log)
+    book = RunBook(
+        tasks,
+        store,
+        n_jobs=n_jobs,
+        registry=registry,
+        download=download,
+        progress=progress,
+        log=log,
+        user_data=user_data,
+    )
     context = multiprocessing.get_context("spawn")
     previous_sigterm = _raise_on_sigterm()
     try:

@@ -10,7 +10,8 @@ block, so a number copied out of it can be traced back and regenerated:
   from it (:func:`.environment.package_versions`);
 - **machine**: cores, memory, CPU model, OS, and the versions of Python and the libraries the
   results depend on (:mod:`.environment`);
-- **date**: when the file was written, UTC.
+- **date**: when the file was written, UTC;
+- **data** (results of a user's file, ``--data``): the file's path and sha256.
 
 Formats:
 
@@ -84,19 +85,32 @@ def machine_summary() -> str:
     return ", ".join(parts) + "; " + ", ".join(libraries)
 
 
-def provenance(script, argv=None) -> dict:
-    """``{"command", "commit", "machine", "date"}`` for a file written now by ``script``."""
+def provenance(script=None, argv=None, *, command: str | None = None, data: str | None = None) -> dict:
+    """``{"command", "commit", "machine", "date"}`` (and ``"data"``) for a file written now.
+
+    Parameters
+    ----------
+    script, argv :
+        The script that writes the file and its arguments (:func:`command_line`).
+    command : str, optional
+        The command line as is, instead of ``script`` and ``argv`` (``mddf benchmark ...``).
+    data : str, optional
+        The user data file the results come from, with its sha256 (``--data``); added as ``"data"``.
+    """
     versions = package_versions()
     commit = versions.get("git_commit") or "unknown (not a git checkout)"
     if versions.get("git_dirty"):
         commit += " + uncommitted changes"
     date = _utc_now().replace("+00:00", "Z")
-    return {
-        "command": command_line(script, argv),
+    prov = {
+        "command": command if command is not None else command_line(script, argv),
         "commit": commit,
         "machine": machine_summary(),
         "date": date,
     }
+    if data:
+        prov["data"] = data
+    return prov
 
 
 def _utc_now() -> str:
@@ -118,15 +132,21 @@ def _code_span(text: str) -> str:
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
+def _where_to_run(command: str) -> str:
+    """A script's path is relative to the repository root; the installed ``mddf`` command runs anywhere."""
+    return " (run from the repository root)" if str(command).startswith("python ") else ""
+
+
 def markdown_header(prov: dict) -> str:
     """The provenance block that starts a Markdown file (ends with a blank line)."""
     return "\n".join(
         [
             MARKDOWN_BEGIN,
-            f"- Command (run from the repository root): {_code_span(_one_line(prov['command']))}",
+            f"- Command{_where_to_run(prov['command'])}: {_code_span(_one_line(prov['command']))}",
             f"- Commit: {_code_span(_one_line(prov['commit']))}",
             f"- Machine: {_one_line(prov['machine'])}",
             f"- Date (UTC): {_one_line(prov['date'])}",
+            *([f"- Data: {_code_span(_one_line(prov['data']))}"] if prov.get("data") else []),
             MARKDOWN_END,
             "",
             "",
@@ -149,7 +169,7 @@ def with_csv_header(text: str, prov: dict | None) -> str:
 
 def png_metadata(prov: dict) -> dict:
     """PNG text chunks for ``savefig(metadata=...)``."""
-    return {
+    meta = {
         "Title": "mddf reproduction figure",
         "Source": _one_line(prov["command"]),
         "Command": _one_line(prov["command"]),
@@ -157,6 +177,9 @@ def png_metadata(prov: dict) -> dict:
         "Machine": _one_line(prov["machine"]),
         "Creation Time": _one_line(prov["date"]),
     }
+    if prov.get("data"):
+        meta["Data"] = _one_line(prov["data"])
+    return meta
 
 
 def pdf_metadata(prov: dict) -> dict:
@@ -165,7 +188,7 @@ def pdf_metadata(prov: dict) -> dict:
         "Title": "mddf reproduction figure",
         "Subject": f"command: {_one_line(prov['command'])}",
         "Keywords": f"commit {_one_line(prov['commit'])}; machine {_one_line(prov['machine'])}; "
-        f"date {_one_line(prov['date'])}",
+        f"date {_one_line(prov['date'])}" + (f"; data {_one_line(prov['data'])}" if prov.get("data") else ""),
     }
 
 

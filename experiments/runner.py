@@ -21,12 +21,13 @@ from .methods import BuildContext, Registry, default_registry
 from .protocols.run_data import deepboost_run_data, split_run_data
 from .store import run_key
 from .suites import image_shape_of, protocol_of
+from .user_data import load_source, register_all, registered
 
 # Datasets kept in a long-lived process (inline execution, Dask workers), most recent last.
 # Runs are planned dataset by dataset, so two entries avoid reloading while keeping memory
 # bounded by the two largest datasets instead of the whole suite.
 DATASET_CACHE_SIZE = 2
-_DATASET_CACHE: OrderedDict[str, object] = OrderedDict()
+_DATASET_CACHE: OrderedDict[object, object] = OrderedDict()
 _DATASET_CACHE_LOCK = threading.Lock()  # a Dask worker with several threads runs several runs at once
 
 
@@ -40,25 +41,44 @@ def load(dataset: str, cache: bool = False, download: bool = False):
     The loaders signal a missing file with ``FileNotFoundError`` (``mddf.datasets.MissingFileError``)
     and a failed download with ``ConnectionError`` (``mddf.datasets.DownloadError``); the loader's
     message is kept. Other loader errors (corrupt file, checksum mismatch, unknown name)
-    propagate.
+    propagate. A name registered as a user data file (:mod:`.user_data`) reads that file.
     """
+    source = registered(dataset)
+    # A user file is cached under its content and options: a later command in the same process
+    # (a Dask worker) may name another file, or the same file with another target or test file.
+    key = dataset if source is None else (dataset, source.sha256, source.target, source.test_sha256)
     if cache:
         with _DATASET_CACHE_LOCK:
-            if dataset in _DATASET_CACHE:
-                _DATASET_CACHE.move_to_end(dataset)
-                return _DATASET_CACHE[dataset]
+            if key in _DATASET_CACHE:
+                _DATASET_CACHE.move_to_end(key)
+                return _DATASET_CACHE[key]
     from mddf.datasets import load_dataset
 
     try:
-        ds = load_dataset(dataset, download=download, verbose=0)
+        ds = load_source(source) if source is not None else load_dataset(dataset, download=download, verbose=0)
     except (FileNotFoundError, ConnectionError) as exc:
-        raise DatasetUnavailable(str(exc)) from exc
+        raise DatasetUnavailable(command_line_wording(str(exc))) from exc
     if cache:
         with _DATASET_CACHE_LOCK:
-            _DATASET_CACHE[dataset] = ds
+            _DATASET_CACHE[key] = ds
             while len(_DATASET_CACHE) > DATASET_CACHE_SIZE:
                 _DATASET_CACHE.popitem(last=False)
     return ds
+
+
+def command_line_wording(message: str) -> str:
+    """A loader's message with its Python keywords replaced by the command line's options.
+
+    The harness is driven from the command line (``mddf benchmark``, the scripts), where the
+    loaders' ``download=True`` and ``data_home=`` are ``--download`` and ``--data-home``.
+    """
+    return (
+        message.replace("allow downloading (download=True)", "allow downloading (--download)")
+        .replace("(download=False)", "(--download was not given)")
+        .replace("pass data_home= /", "pass --data-home /")
+        .replace(" (data_home)\n", " (--data-home or $MDDF_DATA)\n")
+        .replace("<data_home>/", "<--data-home folder>/")
+    )
 
 
 def _now():
@@ -213,6 +233,7 @@ def run_one(
     validation_fraction: float = 0.2,
     cache_dataset: bool = False,
     download: bool = False,
+    user_data: dict | None = None,
 ) -> dict:
     """Run one (dataset, method, seed[, fold, fraction]) and return its result record.
 
@@ -239,6 +260,9 @@ def run_one(
         execution, Dask workers).
     download : bool
         Let the loader download missing files (else the run is skipped with its message).
+    user_data : dict, optional
+        ``{name: UserDataSource.as_dict()}``: user data files (``--data``) loadable by name
+        (:mod:`.user_data`); the record names the file and its sha256 (``data_source``).
 
     Returns
     -------
@@ -266,6 +290,9 @@ def run_one(
     try:
         spec = registry.get(method)
         record["method"] = spec.name
+        register_all(user_data)
+        if registered(dataset) is not None:
+            record["data_source"] = registered(dataset).as_dict()
         try:
             ds = load(dataset, cache=cache_dataset, download=download)
         except DatasetUnavailable as exc:

@@ -1,51 +1,57 @@
-"""Command-line pieces shared by the figure and feature scripts: dataset choice, mdDF fitting."""
+"""What the subcommands share once their arguments are parsed: the dataset (built-in or ``--data``), mdDF fitting."""
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from pathlib import Path
 
 from .runner import DatasetUnavailable, load
+from .user_data import UserDataSource, register, seeded_split, source_for, summary
 
 PAPER_DEFAULT_DATASET = "har"  # the mdDF paper's Figures 6-9 use UCI HAR
 FALLBACK_DATASET = "satimage"
 QUICK_DATASET = "digits"  # bundled with scikit-learn: --quick needs no files
 
 
-def add_dataset_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--dataset",
-        default=None,
-        help=f"dataset name (default: {PAPER_DEFAULT_DATASET} as in the paper when its files are present, "
-        f"else {FALLBACK_DATASET}; with --quick: {QUICK_DATASET})",
-    )
-    parser.add_argument("--download", action="store_true", help="let the loader download missing files")
-    parser.add_argument("--data-home", type=Path, default=None, help="folder with the benchmark files (MDDF_DATA)")
+class UsageError(ValueError):
+    """The command line is inconsistent (unknown method or dataset, an option without the one it needs, ...)."""
 
 
-def add_mddf_arguments(parser: argparse.ArgumentParser, max_layers: int = 10) -> None:
-    parser.add_argument("--seed", type=int, default=0, help="random_state of mdDF (and of sampling)")
-    parser.add_argument("--n-estimators", type=int, default=100, help="trees per forest (paper: 100)")
-    parser.add_argument("--max-layers", type=int, default=max_layers, help="layers grown at most")
-    parser.add_argument(
-        "--n-tolerant-layers",
-        type=int,
-        default=None,
-        help="stop after this many layers without improvement (default: the estimator's)",
-    )
-    parser.add_argument("--n-jobs", type=int, default=-1, help="threads (-1: all cores)")
-    parser.add_argument(
-        "--quick",
-        action="store_true",
-        help=f"tiny configuration for a smoke test ({QUICK_DATASET}, 10 trees, 3 layers)",
-    )
-    parser.add_argument("--quiet", action="store_true", help="no progress output")
+class NothingToRun(RuntimeError):
+    """Nothing can run: the dataset's files are missing, or no requested method is available."""
 
 
-def resolve_dataset(args, log=print):
+def open_user_data(args, *, builtin_option: str = "--dataset") -> UserDataSource | None:
+    """The ``--data`` file of the arguments, checked, hashed and registered (None without ``--data``).
+
+    Sets ``args.user_data`` to ``{name: source dict}``, what the runs in worker processes need.
+    Raises :class:`UsageError` for inconsistent options and :class:`~.user_data.UserDataError`
+    for a file that cannot be used.
+    """
+    args.user_data = None
+    if args.data is None:
+        for option in ("target", "test"):
+            if getattr(args, option, None) is not None:
+                raise UsageError(f"--{option} goes with --data PATH")
+        return None
+    builtin = getattr(args, builtin_option.lstrip("-").replace("-", "_"), None)
+    if builtin:
+        raise UsageError(f"--data and {builtin_option} are alternatives: give one")
+    if args.target is None:
+        raise UsageError("--data needs --target COLUMN, the name of the label column")
+    source = source_for(args.data, args.target, args.test)
+    register(source)
+    args.user_data = {source.name: source.as_dict()}
+    return source
+
+
+def resolve_dataset(args, log=print, *, seed=None):
     """Load the dataset the arguments ask for; the paper's HAR falls back to satimage when absent.
+
+    With ``--data`` the user's file is read (:func:`open_user_data`); given a ``seed``, a file
+    without ``--test`` is split into training and test rows with it
+    (:func:`~.user_data.seeded_split`).
 
     Returns
     -------
@@ -55,11 +61,19 @@ def resolve_dataset(args, log=print):
 
     if args.data_home is not None:
         os.environ["MDDF_DATA"] = str(Path(args.data_home).resolve())
+    source = open_user_data(args)
+    if source is not None:
+        ds = load(source.name)
+        log(f"read {source.path}: {summary(ds)}")
+        return ds if seed is None else seeded_split(ds, seed)
     if args.dataset:
         try:
             return load(args.dataset, download=args.download)
         except DatasetUnavailable as exc:
-            raise SystemExit(f"dataset {args.dataset} is not available:\n{exc}") from None
+            raise NothingToRun(f"dataset {args.dataset} is not available:\n{exc}") from None
+        except ValueError as exc:  # an unknown name
+            hint = " (your own file? use --data PATH --target COLUMN)" if Path(args.dataset).suffix else ""
+            raise UsageError(f"{exc}{hint}") from None
     if getattr(args, "quick", False):
         return load(QUICK_DATASET)
     try:
@@ -67,7 +81,12 @@ def resolve_dataset(args, log=print):
     except DatasetUnavailable as exc:
         first = " ".join(str(exc).split())[:160]
         log(f"{PAPER_DEFAULT_DATASET} (the paper's dataset) is not available ({first}...); using {FALLBACK_DATASET}")
+    try:
         return load(FALLBACK_DATASET, download=args.download)
+    except DatasetUnavailable as exc:
+        raise NothingToRun(
+            f"the dataset is not available: neither {PAPER_DEFAULT_DATASET} nor {FALLBACK_DATASET}:\n{exc}"
+        ) from None
 
 
 def mddf_params(args) -> dict:
@@ -87,7 +106,7 @@ def fit_mddf(dataset, params: dict, log=print):
     try:
         from mddf import MDDFClassifier
     except ImportError as exc:
-        raise SystemExit(f"mdDF is not available: {exc}") from None
+        raise NothingToRun(f"mdDF is not available: {exc}") from None
     model = MDDFClassifier(**params)
     log(f"fitting mdDF on {dataset.name} ({len(dataset.y_train)} training rows, {params})")
     t0 = time.perf_counter()

@@ -28,91 +28,21 @@ Example (logistic regression on the last layer's features):
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
-from pathlib import Path
 
-import numpy as np
-
-from mddf.experiments.environment import package_versions
-from mddf.experiments.studies import (
-    add_dataset_arguments,
-    add_mddf_arguments,
-    fit_mddf,
-    logger,
-    mddf_params,
-    resolve_dataset,
-)
-
-LAYOUT = __doc__.split("Example")[0].strip()
+from mddf.experiments import cli
+from mddf.experiments.feature_export import LAYOUT, layer_features  # noqa: F401
 
 
 def build_parser():
-    parser = argparse.ArgumentParser(
-        prog="export_features.py", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    add_dataset_arguments(parser)
-    add_mddf_arguments(parser)
-    parser.add_argument("--include-raw", action="store_true", help="also store X_train and X_test")
-    parser.add_argument(
-        "--out", type=Path, default=None, help="output .npz (default: results/features/<dataset>_mddf_features.npz)"
-    )
-    return parser
-
-
-def layer_features(model, dataset):
-    """``(train (T, n, d), test (T, m, d) or None)`` float32 arrays of every kept layer."""
-    train = np.stack([np.asarray(f, dtype=np.float32) for f in model.oof_features_])
-    test = None
-    if dataset.has_test_split:
-        test = np.stack(
-            [
-                np.asarray(model.transform(dataset.X_test, layer=t), dtype=np.float32)
-                for t in range(1, model.n_layers_ + 1)
-            ]
-        )
-    return train, test
+    """The options of ``mddf export-features`` (:mod:`mddf.experiments.cli`), under this script's name."""
+    return cli.export_features_parser("export_features.py")
 
 
 def main(argv=None) -> int:
-    args = build_parser().parse_args(argv)
-    log = logger(args)
-    ds = resolve_dataset(args, log)
-    params = mddf_params(args)
-    model, seconds = fit_mddf(ds, params, log)
-    train, test = layer_features(model, ds)
-    arrays = dict(
-        train_features=train,
-        y_train=np.asarray(ds.y_train, dtype=np.int64),
-        classes=np.asarray([str(c) for c in ds.classes]),
-        layers=np.arange(1, model.n_layers_ + 1, dtype=np.int64),
-        alphas=np.asarray(model.alphas_, dtype=np.float64),
-    )
-    if test is not None:
-        arrays.update(test_features=test, y_test=np.asarray(ds.y_test, dtype=np.int64))
-    if args.include_raw:
-        arrays["X_train"] = ds.X_train
-        if ds.has_test_split:
-            arrays["X_test"] = ds.X_test
-    meta = {
-        "dataset": ds.name,
-        "split": ds.split,
-        "mddf_params": {k: v for k, v in params.items()},
-        "n_layers": int(model.n_layers_),
-        "stop_reason": str(getattr(model, "stop_reason_", "")),
-        "fit_seconds": round(seconds, 3),
-        "versions": package_versions(),
-        "layout": LAYOUT,
-    }
-    arrays["meta"] = np.asarray(json.dumps(meta, default=str))
-    out = args.out or Path("results/features") / f"{ds.name}_mddf_features.npz"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(out, **arrays)
-    log(f"wrote {out}: train_features {train.shape}" + (f", test_features {test.shape}" if test is not None else ""))
-    print(out)
-    return 0
+    """``mddf export-features``."""
+    return cli.run_script("export-features", __file__, argv)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(cli.script_entry("export-features", __file__))

@@ -26,144 +26,21 @@ Example: ``python scripts/plot_layers.py --dataset satimage --max-layers 10 --n-
 
 from __future__ import annotations
 
-import argparse
 import sys
-from pathlib import Path
 
-import numpy as np
-
-from mddf.experiments.figures import plt, save_figure, write_rows
-from mddf.experiments.layers import margin_cdf, margin_ratio, oof_layer_margins, parse_layers, staged_accuracy
-from mddf.experiments.provenance import provenance
-from mddf.experiments.studies import (
-    add_dataset_arguments,
-    add_mddf_arguments,
-    fit_mddf,
-    logger,
-    mddf_params,
-    resolve_dataset,
-)
+from mddf.experiments import cli
+from mddf.experiments.layer_figures import layer_rows, plot_accuracy, plot_margins  # noqa: F401
 
 
 def build_parser():
-    parser = argparse.ArgumentParser(
-        prog="plot_layers.py", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    add_dataset_arguments(parser)
-    add_mddf_arguments(parser)
-    parser.add_argument(
-        "--margin-layers",
-        default=None,
-        help="layers whose margin distribution is drawn, e.g. '1,2,last' (default: 4 spread out)",
-    )
-    parser.add_argument("--out", type=Path, default=Path("results/figures"), help="output folder")
-    return parser
-
-
-def layer_rows(model, test_acc, oof_margins):
-    """One row per grown layer with everything Figure 8 draws."""
-    rows = []
-    history = list(getattr(model, "train_history_", []) or [])
-    n_rows = max(len(history), model.n_layers_)
-    for t in range(1, n_rows + 1):
-        h = history[t - 1] if t <= len(history) else {}
-        kept = t <= model.n_layers_
-        row = {"layer": t, "kept": kept, "alpha": h.get("alpha")}
-        row["train_oof_accuracy"] = h.get("oof_accuracy")
-        if "val_accuracy" in h:
-            row["val_accuracy"] = h.get("val_accuracy")
-        row["test_accuracy"] = test_acc[t - 1] if kept else None
-        if kept:
-            m = oof_margins[t - 1]
-            row.update(margin_mean=float(np.mean(m)), margin_std=float(np.std(m)), margin_ratio=margin_ratio(m))
-        else:  # dropped layers: their features are not stored, so their margins are unknown
-            row.update(margin_mean=None, margin_std=None, margin_ratio=None)
-        # The estimator's own statistic: of sum_l alpha_l gamma_l / sum_l alpha_l (Algorithm 2,
-        # line 6), the quantity its alpha solver minimises; equal to ours at layer 1 only.
-        row["history_margin_ratio"] = h.get("margin_ratio")
-        rows.append(row)
-    return rows
-
-
-def plot_accuracy(rows, dataset, n_kept):
-    fig, ax = plt.subplots(figsize=(6.4, 4.2))
-    layers = [r["layer"] for r in rows]
-
-    def series(key):
-        return [np.nan if r.get(key) is None else 100 * r[key] for r in rows]
-
-    h1 = ax.plot(layers, series("train_oof_accuracy"), "-o", color="tab:blue", label="training (out-of-fold)")
-    h2 = ax.plot(layers, series("test_accuracy"), "-s", color="tab:red", label="test")
-    ax.set_xlabel("layer")
-    ax.set_ylabel("accuracy (%)")
-    ax.set_xticks(layers)
-    ax.grid(alpha=0.3)
-    ax2 = ax.twinx()
-    ratio = [np.nan if r.get("margin_ratio") is None else r["margin_ratio"] for r in rows]
-    h3 = ax2.plot(layers, ratio, "-.^", color="tab:green", label=r"margin ratio $\lambda$ = std/mean")
-    ax2.set_ylabel(r"margin ratio $\lambda$")
-    handles = h1 + h2 + h3
-    if n_kept < len(rows):
-        handles.append(ax.axvline(n_kept + 0.5, color="gray", ls=":", label="kept layers end"))
-    # Below the axes, so that it never hides a curve.
-    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.15), ncol=2, fontsize=8, frameon=False)
-    ax.set_title(f"mdDF over layers on {dataset}")
-    fig.tight_layout()
-    return fig
-
-
-def plot_margins(oof_margins, layers, dataset):
-    grid = np.linspace(-1, 1, 401)
-    fig, ax = plt.subplots(figsize=(6.4, 4.2))
-    colours = plt.cm.viridis(np.linspace(0, 0.9, len(layers)))
-    curves = {}
-    for colour, t in zip(colours, layers):
-        m = oof_margins[t - 1]
-        curves[t] = margin_cdf(m, grid)
-        ax.plot(grid, curves[t], color=colour, label=rf"layer {t} ($\lambda$ = {margin_ratio(m):.3f})")
-    ax.axvline(0, color="gray", lw=0.8, ls=":")
-    ax.set_xlabel("normalised margin")
-    ax.set_ylabel("cumulative fraction of training rows")
-    ax.set_xlim(-1, 1)
-    ax.set_ylim(0, 1.02)
-    ax.grid(alpha=0.3)
-    ax.legend(loc="upper left", fontsize=8)
-    ax.set_title(f"mdDF margin distribution on {dataset} (out-of-fold)")
-    fig.tight_layout()
-    rows = [{"margin": float(x), **{f"cdf_layer_{t}": float(curves[t][i]) for t in layers}} for i, x in enumerate(grid)]
-    return fig, rows
+    """The options of ``mddf plot-layers`` (:mod:`mddf.experiments.cli`), under this script's name."""
+    return cli.plot_layers_parser("plot_layers.py")
 
 
 def main(argv=None) -> int:
-    args = build_parser().parse_args(argv)
-    log = logger(args)
-    ds = resolve_dataset(args, log)
-    if not ds.has_test_split:
-        raise SystemExit(f"{ds.name} has no test split; choose a dataset with one")
-    model, _ = fit_mddf(ds, mddf_params(args), log)
-    test_acc = staged_accuracy(model, ds.X_test, ds.y_test)
-    oof_margins = oof_layer_margins(model, ds.y_train)
-    rows = layer_rows(model, test_acc, oof_margins)
-
-    prov = provenance(__file__, sys.argv[1:] if argv is None else argv)
-    written = []
-    written += save_figure(plot_accuracy(rows, ds.name, model.n_layers_), args.out, f"layers_{ds.name}", prov)
-    written.append(write_rows(rows, args.out / f"layers_{ds.name}.csv", prov))
-    shown = parse_layers(args.margin_layers, model.n_layers_)
-    fig, cdf_rows = plot_margins(oof_margins, shown, ds.name)
-    written += save_figure(fig, args.out, f"margins_{ds.name}", prov)
-    written.append(write_rows(cdf_rows, args.out / f"margins_{ds.name}.csv", prov))
-    for r in rows:
-        test = "" if r["test_accuracy"] is None else f"{100 * r['test_accuracy']:.2f}%"
-        train = "" if r["train_oof_accuracy"] is None else f"{100 * r['train_oof_accuracy']:.2f}%"
-        log(
-            f"layer {r['layer']:>2}{'' if r['kept'] else ' (dropped)'}: train(oof) {train:>7} test {test:>7} "
-            f"lambda {r['margin_ratio'] if r['margin_ratio'] is None else round(r['margin_ratio'], 4)}"
-        )
-    for path in written:
-        print(path)
-    return 0
+    """``mddf plot-layers``."""
+    return cli.run_script("plot-layers", __file__, argv)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(cli.script_entry("plot-layers", __file__))

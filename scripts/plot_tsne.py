@@ -14,148 +14,21 @@ metadata, ``#`` comment lines before the CSV header; read with ``pandas.read_csv
 
 from __future__ import annotations
 
-import argparse
 import sys
-from pathlib import Path
 
-import numpy as np
-from sklearn.manifold import TSNE
-from sklearn.model_selection import train_test_split
-from threadpoolctl import threadpool_limits
-
-from mddf.experiments.figures import plt, save_figure, write_rows
-from mddf.experiments.layers import parse_layers, variance_ratio
-from mddf.experiments.provenance import provenance
-from mddf.experiments.studies import (
-    add_dataset_arguments,
-    add_mddf_arguments,
-    fit_mddf,
-    logger,
-    mddf_params,
-    resolve_dataset,
-)
+from mddf.experiments import cli
+from mddf.experiments.tsne_figure import embed, sample_rows  # noqa: F401
 
 
 def build_parser():
-    parser = argparse.ArgumentParser(
-        prog="plot_tsne.py", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    add_dataset_arguments(parser)
-    add_mddf_arguments(parser)
-    parser.add_argument("--layers", default=None, help="layers to embed, e.g. '1,2,4,last' (default: 4 spread out)")
-    parser.add_argument(
-        "--max-points", type=int, default=1500, help="stratified sample of rows embedded per split (t-SNE is quadratic)"
-    )
-    parser.add_argument("--perplexity", type=float, default=30.0)
-    parser.add_argument("--out", type=Path, default=Path("results/figures"), help="output folder")
-    return parser
-
-
-def sample_rows(y, max_points, seed):
-    """Indices of a stratified sample of at most ``max_points`` rows (all rows if fewer)."""
-    idx = np.arange(len(y))
-    if len(y) <= max_points:
-        return idx
-    try:
-        keep, _ = train_test_split(idx, train_size=max_points, stratify=y, random_state=seed)
-    except ValueError:
-        keep, _ = train_test_split(idx, train_size=max_points, random_state=seed)
-    return np.sort(keep)
-
-
-def embed(features, perplexity, seed):
-    perplexity = min(perplexity, max(2.0, (len(features) - 1) / 3))
-    tsne = TSNE(n_components=2, perplexity=perplexity, init="pca", random_state=seed)
-    # One OpenMP thread: Barnes-Hut t-SNE's threads spin-wait, which slows a small embedding down
-    # on a busy machine (see docs/benchmarks/threads.md); one thread is fast enough here.
-    with threadpool_limits(limits=1):
-        return tsne.fit_transform(np.asarray(features, dtype=np.float64))
+    """The options of ``mddf plot-tsne`` (:mod:`mddf.experiments.cli`), under this script's name."""
+    return cli.plot_tsne_parser("plot_tsne.py")
 
 
 def main(argv=None) -> int:
-    args = build_parser().parse_args(argv)
-    if args.quick:
-        args.max_points = min(args.max_points, 200)
-    log = logger(args)
-    ds = resolve_dataset(args, log)
-    if not ds.has_test_split:
-        raise SystemExit(f"{ds.name} has no test split; choose a dataset with one")
-    model, _ = fit_mddf(ds, mddf_params(args), log)
-    layers = parse_layers(args.layers, model.n_layers_)
-    rng_seed = args.seed
-    rows_train = sample_rows(ds.y_train, args.max_points, rng_seed)
-    rows_test = sample_rows(ds.y_test, args.max_points, rng_seed)
-    splits = {
-        "train": (lambda t: model.oof_features_[t - 1][rows_train], ds.y_train[rows_train]),
-        "test": (lambda t: model.transform(ds.X_test[rows_test], layer=t), ds.y_test[rows_test]),
-    }
-    class_names = [str(c) for c in ds.classes]
-    colours = plt.cm.tab10 if len(class_names) <= 10 else plt.cm.tab20
-
-    fig, axes = plt.subplots(2, len(layers), figsize=(3.2 * len(layers), 6.6), squeeze=False)
-    points, ratios = [], []
-    for r, (split, (features_at, labels)) in enumerate(splits.items()):
-        for c, t in enumerate(layers):
-            log(f"t-SNE of {split} layer {t} ({len(labels)} points)")
-            emb = embed(features_at(t), args.perplexity, rng_seed)
-            ratio = variance_ratio(emb, labels)
-            ratios.append({"split": split, "layer": t, "intra_over_inter_variance": ratio, "n_points": len(labels)})
-            points += [
-                {
-                    "split": split,
-                    "layer": t,
-                    "x": float(x),
-                    "y": float(yv),
-                    "label": int(lab),
-                    "class": class_names[int(lab)],
-                }
-                for (x, yv), lab in zip(emb, labels)
-            ]
-            ax = axes[r, c]
-            for k in np.unique(labels):
-                sel = labels == k
-                ax.scatter(
-                    emb[sel, 0],
-                    emb[sel, 1],
-                    s=4,
-                    color=colours(int(k) % colours.N),
-                    label=class_names[int(k)],
-                    rasterized=True,
-                )
-            ax.set_title(f"{split}, layer {t}\n$S_W/S_B$ = {ratio:.2f}", fontsize=9)
-            ax.set_xticks([])
-            ax.set_yticks([])
-            if c == 0:
-                ax.set_ylabel(f"{split} (t-SNE 2)")
-            if r == 1:
-                ax.set_xlabel("t-SNE 1")
-    handles, labels_ = axes[0, 0].get_legend_handles_labels()
-    fig.legend(
-        handles,
-        labels_,
-        title="class",
-        loc="lower center",
-        ncol=min(len(labels_), 10),
-        fontsize=8,
-        markerscale=3,
-        frameon=False,
-        bbox_to_anchor=(0.5, -0.01),
-    )
-    fig.suptitle(f"t-SNE of mdDF layer features on {ds.name} (train: out-of-fold, test: transform)", fontsize=10)
-    # room under the panels for the legend: its title plus one line per 10 classes
-    legend_lines = 1 + -(-len(labels_) // 10)
-    fig.tight_layout(rect=(0, 0.02 + 0.035 * legend_lines, 1, 1))
-
-    prov = provenance(__file__, sys.argv[1:] if argv is None else argv)
-    written = save_figure(fig, args.out, f"tsne_{ds.name}", prov)
-    written.append(write_rows(points, args.out / f"tsne_{ds.name}.csv", prov))
-    written.append(write_rows(ratios, args.out / f"tsne_{ds.name}_ratios.csv", prov))
-    for r in ratios:
-        log(f"{r['split']:>5} layer {r['layer']}: S_W/S_B = {r['intra_over_inter_variance']:.3f}")
-    for path in written:
-        print(path)
-    return 0
+    """``mddf plot-tsne``."""
+    return cli.run_script("plot-tsne", __file__, argv)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(cli.script_entry("plot-tsne", __file__))

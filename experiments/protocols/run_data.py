@@ -8,6 +8,7 @@ import numpy as np
 from sklearn.model_selection import train_test_split
 
 from ..suites import DEEPBOOST_N_FOLDS
+from ..user_data import seeded_split
 from .splits import deepboost_folds, subsample
 
 
@@ -63,6 +64,7 @@ def split_run_data(dataset, seed: int, fraction: float = 1.0, validation_fractio
         Fraction of the training rows (every class keeps at least one row).
     validation_fraction : float
     """
+    dataset = seeded_split(dataset, seed)  # a user data file without --test: this seed's split
     if not dataset.has_test_split:
         raise ValueError(f"{dataset.name} has no test split; it is evaluated with the deepboost fold protocol")
     description = dataset.split

@@ -1,0 +1,426 @@
+"""The benchmark: every method on a suite of datasets (or a user's file), tables like the papers'.
+
+``mddf benchmark`` and ``python scripts/run_uci.py`` parse their arguments
+(:mod:`.cli`) and call :func:`run`. It plans one run per (dataset, method, seed[, fold]),
+executes them (:mod:`.executor`, or a Dask cluster: :mod:`.cluster`) into the resumable
+``<out>/results.jsonl`` and writes ``table.md`` / ``table.csv`` (``ablation.*`` with the mdDF
+structures, ``peers.*`` with today's peers), each headed by its provenance. Random forest and
+XGBoost use 400 x k trees, k = the number of layers mdDF kept on the same dataset and seed.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from mddf.datasets import DatasetError
+
+from . import paper_results
+from .cluster import run_from_args
+from .executor import EXIT_NOTHING_TO_RUN, EXIT_OK, EXIT_RUN_FAILED, applicable, plan, unfinished
+from .methods import FALLBACK_TREES_K, default_registry, unavailable_reason
+from .outlock import hold
+from .provenance import provenance, record_stamp, with_csv_header, with_markdown_header
+from .runner import DatasetUnavailable, load
+from .store import ResultStore
+from .studies import UsageError, open_user_data
+from .suites import SUITES, image_shape_of, paper_of, protocol_of
+from .tables import build_table, method_notes, summarize, to_csv, to_markdown
+from .user_data import TEST_FRACTION, registered, summary
+
+TABLE2_ORDER = (
+    "MLP",
+    "RF",
+    "XGBoost",
+    "gcForest",
+    "gcForest-MGS",
+    "mdDF",
+    "mdDF-tuned",
+    "AdaBoost",
+    "DeepBoost",
+    "DeepBoost-log",
+    "QuadBoost",
+)
+TABLE3_ORDER = ("mdDF_SF", "mdDF_ST", "mdDF_NP", "mdDF")
+# Today's peers beside the paper's tree ensembles, on the same splits and seeds.
+PEERS_ORDER = ("mdDF", "RF", "XGBoost", "ExtraTrees", "HGB", "LightGBM")
+PEERS_COMPARED = ("mdDF", "RF", "XGBoost")
+
+
+def list_registry(registry, out=sys.stdout):
+    """Print the suites and the methods (with availability and why a method is unavailable)."""
+    print("Suites:", file=out)
+    for suite in SUITES.values():
+        print(f"  {suite.name:<10} {', '.join(suite.datasets)}\n  {'':<10} {suite.description}", file=out)
+    print("Methods:", file=out)
+    for spec in registry:
+        reason = unavailable_reason(spec)
+        flags = [
+            f
+            for f, on in (
+                ("binary only", spec.binary_only),
+                ("--ablation", spec.ablation),
+                ("--peers", spec.peer),
+                ("opt-in", not spec.default and not spec.ablation and not spec.peer),
+            )
+            if on
+        ]
+        state = "available" if reason is None else "UNAVAILABLE"
+        print(
+            f"  {spec.name:<14} {state:<12} {spec.description}" + (f" [{', '.join(flags)}]" if flags else ""), file=out
+        )
+        if reason:
+            print(f"  {'':<14} {reason}", file=out)
+
+
+def _short(message: str, limit: int = 200) -> str:
+    """A loader message on one line, cut to ``limit`` characters (results.jsonl keeps it whole)."""
+    text = " ".join(message.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _ordered(names, order):
+    known = [m for m in order if m in names]
+    return known + [m for m in names if m not in known]
+
+
+def fit_seconds(records, datasets, methods, seeds, profile) -> dict:
+    """``{method: {dataset: "mean fit seconds"}}`` over the successful runs (latest record per run)."""
+    latest = {r["key"]: r for r in records if "key" in r and r.get("method")}
+    seconds: dict = {}
+    for rec in latest.values():
+        if (
+            rec.get("status") == "ok"
+            and rec.get("method") in methods
+            and rec.get("dataset") in datasets
+            and rec.get("profile") == profile
+            and rec.get("seed") in seeds
+            and rec.get("fraction", 1.0) == 1.0
+            and rec.get("train_seconds") is not None
+        ):
+            seconds.setdefault(rec["method"], {}).setdefault(rec["dataset"], []).append(rec["train_seconds"])
+    return {m: {d: f"{sum(v) / len(v):.2f}" for d, v in per.items()} for m, per in seconds.items()}
+
+
+def write_tables(
+    records, out: Path, datasets, methods, seeds, profile, n_classes, image_shapes, skipped, registry, prov=None
+):
+    """Write table.md / table.csv (and ablation.md / .csv, peers.md / .csv) from the records.
+
+    ``prov`` (:func:`mddf.experiments.provenance.provenance`) heads every file. Returns the
+    Markdown of the tables (without that header).
+    """
+    cells = summarize(records, profile=profile, seeds=set(seeds))
+    specs = {m: registry.get(m) for m in methods}
+    not_applicable = {
+        (d, m)
+        for d in datasets
+        if d in n_classes
+        for m in methods
+        if not applicable(specs[m], n_classes[d], image_shapes.get(d))
+    }
+    main_methods = _ordered([m for m in methods if not specs[m].ablation and not specs[m].peer], TABLE2_ORDER)
+    peer_methods = (
+        _ordered([m for m in methods if specs[m].peer or m in PEERS_COMPARED], PEERS_ORDER)
+        if any(specs[m].peer for m in methods)
+        else []
+    )
+    ablation_methods = [m for m in TABLE3_ORDER if m in methods] if any(specs[m].ablation for m in methods) else []
+    papers = {paper_of(d) for d in datasets} - {None}
+
+    ks = {}
+    for rec in records:
+        if (
+            rec.get("status") == "ok"
+            and rec.get("trees_k") is not None
+            and rec["dataset"] in datasets
+            and rec.get("profile") == profile
+            and rec.get("seed") in seeds
+            and rec.get("fraction", 1.0) == 1.0
+        ):
+            fallback = str(rec.get("trees_k_source", "")).startswith("fallback")
+            ks.setdefault(rec["dataset"], set()).add(f"{rec['trees_k']}{'*' if fallback else ''}")
+    extra = {"k": {d: "/".join(sorted(v)) for d, v in ks.items()}} if ks else {}
+
+    protocols = {protocol_of(d) for d in datasets}
+    notes = [
+        f"Test accuracy (%), mean ± sample std over {len(seeds)} seed(s)"
+        + (
+            " x 10 folds (DeepBoost protocol: test fold i, validation fold i+1, train on the rest)"
+            if "deepboost" in protocols
+            else ""
+        )
+        + f"; profile '{profile}'. Bold: best of its group.",
+    ]
+    # described only when they have a result in the table (method_notes); to_markdown adds the rank note
+    k_note = "400·k trees / boosting rounds for {methods}, with k = layers kept by mdDF on the same dataset and seed"
+    main_descriptions = [
+        (("RF", "XGBoost"), k_note + (" (column 'k')." if extra else ".")),
+        (("MLP",), "MLP: the adam solver (scikit-learn has no adadelta), architecture chosen on validation rows."),
+    ]
+    if any("*" in v for per in extra.values() for v in per.values()):
+        notes.append(f"k marked * : no mdDF result for that run, so the fallback k = {FALLBACK_TREES_K} was used.")
+    paper_cols, paper_std = {}, {}
+    if "mddf" in papers and any(m in main_methods for m in paper_results.MDDF_TABLE2["adult"]):
+        paper_cols.update(paper_results.mddf_paper_columns())
+        published = ", ".join(f"{m} {r:.3f}" for m, r in paper_results.MDDF_TABLE2_PUBLISHED_RANK.items())
+        notes.append(
+            f"The mdDF paper prints Avg. Rank {published}; the rank row recomputes it from the "
+            "printed accuracies of the rows shown."
+        )
+    if "deepboost" in papers:
+        paper_cols.update(paper_results.deepboost_paper_columns())
+        paper_std.update(paper_results.deepboost_paper_std())
+        notes.append(
+            "DeepBoost paper: published error e shown as accuracy 100·(1 − e), ± its std; "
+            "T1 boosted stumps (exponential loss), T2 trees (exponential), T3 trees (logistic)."
+        )
+    own = [registered(d) for d in datasets]
+    if own and all(own):  # --data: the user's file
+        title = "Test accuracy (%) on " + ", ".join(Path(s.path).name for s in own)
+        notes.append("Data: " + "; ".join(s.describe() for s in own) + f". Split: {_split_note(own[0])}.")
+    else:
+        title = "Test accuracy (%) on " + (
+            " and ".join(f"the {p} paper's datasets" for p in sorted(papers)) or "scikit-learn's bundled datasets"
+        )
+    table = build_table(
+        title,
+        datasets,
+        main_methods,
+        cells,
+        paper=paper_cols,
+        paper_std=paper_std,
+        not_applicable=not_applicable,
+        skipped=skipped,
+        notes=notes,
+        extra=extra,
+    )
+    table.notes[1:1] = method_notes(table, main_descriptions)
+    markdown = to_markdown(table)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "table.md").write_text(with_markdown_header(markdown, prov))
+    (out / "table.csv").write_text(with_csv_header(to_csv(table), prov))
+    if ablation_methods:
+        ab_paper = paper_results.mddf_paper_columns(ablation=True) if "mddf" in papers else {}
+        ab = build_table(
+            "mdDF structures (the paper's Table 3), test accuracy (%)",
+            datasets,
+            ablation_methods,
+            cells,
+            paper=ab_paper,
+            skipped=skipped,
+        )
+        ab.notes[:0] = method_notes(
+            ab,
+            [
+                (("mdDF_SF",), "mdDF_SF: 4 random forests per layer."),
+                (("mdDF_ST",), "mdDF_ST: stacking (previous layer's feature only)."),
+                (("mdDF_NP",), "mdDF_NP: no preconc (raw input only)."),
+            ],
+        )
+        ab_markdown = to_markdown(ab)
+        (out / "ablation.md").write_text(with_markdown_header(ab_markdown, prov))
+        (out / "ablation.csv").write_text(with_csv_header(to_csv(ab), prov))
+        markdown += "\n" + ab_markdown
+    if peer_methods:
+        seconds = fit_seconds(records, datasets, peer_methods, seeds, profile)
+        peers_extra = {"k": extra["k"]} if extra else {}
+        peers_extra.update({f"{m} fit s": seconds.get(m, {}) for m in peer_methods})
+        peers = build_table(
+            "Today's peers: test accuracy (%) on the same splits and seeds",
+            datasets,
+            peer_methods,
+            cells,
+            not_applicable=not_applicable,
+            skipped=skipped,
+            notes=[
+                notes[0],
+                "fit s: mean wall-clock seconds of the final fit over the seeds (without hyper-parameter search).",
+            ],
+            extra=peers_extra,
+        )
+        quick = "; quick profile: 10 rounds" if profile == "quick" else ""
+        peers.notes[1:1] = method_notes(
+            peers,
+            [
+                (("RF", "XGBoost", "ExtraTrees"), k_note + (" (column 'k')." if extra else ".")),
+                (("LightGBM",), f"LightGBM: LGBMClassifier with lightgbm's defaults (verbose=-1){quick}."),
+                (
+                    ("HGB",),
+                    "HGB: scikit-learn's HistGradientBoostingClassifier with its defaults, categorical columns "
+                    f"declared{quick}.",
+                ),
+                (("ExtraTrees",), "ExtraTrees: scikit-learn's ExtraTreesClassifier."),
+                (("ExtraTrees", "HGB", "LightGBM"), "No published numbers for {methods}: neither paper ran them."),
+            ],
+        )
+        peers_markdown = to_markdown(peers)
+        (out / "peers.md").write_text(with_markdown_header(peers_markdown, prov))
+        (out / "peers.csv").write_text(with_csv_header(to_csv(peers), prov))
+        markdown += "\n" + peers_markdown
+    return markdown
+
+
+def run(args, registry=None, *, command: str) -> int:
+    """Run the benchmark the parsed arguments describe (see ``mddf benchmark --help``).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        From :func:`mddf.experiments.cli.benchmark_parser`.
+    registry : Registry, optional
+        Methods (default: :func:`~.methods.default_registry`); callers add test doubles here.
+    command : str
+        The command line recorded in the lock and in the tables' provenance.
+
+    Returns
+    -------
+    int
+        The exit status (``EXIT_*`` of :mod:`.executor`). Raises :class:`~.studies.UsageError`,
+        :class:`~.user_data.UserDataError` and :class:`~.outlock.FolderLocked` for the command
+        line to report.
+    """
+    registry = registry or default_registry()
+    if args.data_home is not None:
+        os.environ["MDDF_DATA"] = str(args.data_home.resolve())
+    if args.list:
+        list_registry(registry)
+        return EXIT_OK
+    if args.data is not None and (args.suite or args.datasets):
+        raise UsageError("--data and --suite/--datasets are alternatives: give one")
+    source = open_user_data(args, builtin_option="--datasets")
+
+    suite = SUITES[args.suite or "default"]
+    if source is not None:
+        datasets = [source.name]
+    else:
+        datasets = args.datasets or list(suite.datasets)
+    default_out = args.suite or ("custom" if args.datasets else source.name if source else "default")
+    out = args.out or Path("results") / default_out
+    try:
+        specs = registry.select(args.methods, ablation=args.ablation, peers=args.peers)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+    available = []
+    for spec in specs:
+        reason = unavailable_reason(spec)
+        if reason:
+            print(f"left out: {reason}", file=sys.stderr)
+        else:
+            available.append(spec)
+    if not available:
+        print("nothing to run: no requested method is available", file=sys.stderr)
+        return EXIT_NOTHING_TO_RUN
+    with hold(out, command):
+        return _run_in(out, args, registry, datasets, available, source, command)
+
+
+def _run_in(out, args, registry, datasets, available, source, command) -> int:
+    store = ResultStore(out / "results.jsonl")
+    n_classes, image_shapes, skipped, usable = {}, {}, {}, []
+    unloadable = {}  # dataset -> why its files could not be loaded (a failure, unlike missing files)
+    for name in datasets:
+        try:
+            ds = load(name, download=args.download)
+        except DatasetUnavailable as exc:
+            skipped[name] = _short(str(exc))
+            print(f"skipped dataset {name}: {exc}", file=sys.stderr)
+            store.append(
+                {
+                    "key": f"{name}|dataset",
+                    "dataset": name,
+                    "method": None,
+                    "status": "skipped",
+                    "message": str(exc),
+                    **record_stamp(),
+                }
+            )
+            continue
+        except DatasetError as exc:
+            # A corrupt or tampered file (mddf.datasets.CorruptFileError, ChecksumError): report it and
+            # go on with the other datasets.
+            message = f"could not be loaded ({type(exc).__name__}: {exc})"
+            skipped[name] = unloadable[name] = _short(message)
+            print(f"dataset {name} {message}", file=sys.stderr)
+            store.append(
+                {
+                    "key": f"{name}|dataset",
+                    "dataset": name,
+                    "method": None,
+                    "status": "error",
+                    "error": message,
+                    **record_stamp(),
+                }
+            )
+            continue
+        except ValueError as exc:
+            if source is not None:
+                raise  # UserDataError: the command line reports it
+            raise UsageError(str(exc)) from None  # unknown dataset name
+        if source is not None and not args.quiet:
+            print(f"read {source.path}: {summary(ds)}", file=sys.stderr)
+        n_classes[name] = ds.n_classes
+        image_shapes[name] = image_shape_of(ds)
+        usable.append(name)
+        del ds
+
+    tasks = plan(usable, available, args.seeds, n_classes=n_classes, image_shapes=image_shapes, profile=args.profile)
+    if not tasks:
+        if usable:
+            why = f"none of {', '.join(s.name for s in available)} applies to {', '.join(usable)}"
+        else:
+            why = "no dataset could be loaded"
+        print(f"nothing to run: {why}", file=sys.stderr)
+        _print_skipped(skipped)
+        return EXIT_NOTHING_TO_RUN
+    code = run_from_args(tasks, store, args, registry)
+    if code != EXIT_OK:
+        return code
+
+    markdown = write_tables(
+        store.records(),
+        out,
+        datasets,
+        [s.name for s in available],
+        args.seeds,
+        args.profile,
+        n_classes,
+        image_shapes,
+        skipped,
+        registry,
+        prov=provenance(command=command, data=source.describe() if source else None),
+    )
+    print(markdown)
+    not_ok = unfinished(tasks, store)
+    failed = [r for r in not_ok if r.get("status") != "skipped"]
+    counts = [f"{len(tasks) - len(not_ok)} of {len(tasks)} runs ok"]
+    if failed:
+        counts.append(f"{len(failed)} failed")
+    if len(not_ok) > len(failed):
+        counts.append(f"{len(not_ok) - len(failed)} skipped (dataset files missing where they ran)")
+    if skipped:
+        counts.append(
+            f"{len(skipped)} dataset(s) skipped" + (f" ({len(unloadable)} could not be loaded)" if unloadable else "")
+        )
+    print(f"summary: {', '.join(counts)}", file=sys.stderr)
+    _print_skipped(skipped)
+    for rec in not_ok:
+        if rec.get("status") == "skipped":
+            print(f"skipped run: {rec['key']}: {_short(str(rec.get('message', '')))}", file=sys.stderr)
+        else:
+            print(f"failed: {rec['key']}: {rec.get('error')}", file=sys.stderr)
+    print(f"results: {store.path}\ntables: {out / 'table.md'}, {out / 'table.csv'}", file=sys.stderr)
+    return EXIT_RUN_FAILED if not_ok or unloadable else EXIT_OK
+
+
+def _split_note(source) -> str:
+    if source.test_path:
+        return f"the fixed test file {Path(source.test_path).name}"
+    return f"each seed's stratified {100 - 100 * TEST_FRACTION:g}/{100 * TEST_FRACTION:g} split of the rows"
+
+
+def _print_skipped(skipped: dict) -> None:
+    for name, why in skipped.items():
+        print(f"skipped dataset {name}: {why}", file=sys.stderr)

@@ -1,0 +1,51 @@
+"""The datasets the command line knows, and whether their files are on this machine (``mddf datasets``)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from mddf.datasets import list_datasets
+
+
+def availability(name: str) -> tuple[str, str]:
+    """``(group, state)``: state is ``"bundled"``, ``"files present"`` or ``"missing: <files>"``.
+
+    Looks for each file the dataset's default options need where :func:`mddf.datasets.load_dataset`
+    looks (``$MDDF_DATA/<dataset>/<file>``, then the cache) without reading or verifying it.
+    """
+    from mddf.datasets.bundled import BUNDLED_NAMES
+    from mddf.datasets.fetch import resolve_cache_dir, resolve_data_home
+    from mddf.datasets.loader import validate_options
+    from mddf.datasets.registry import get_spec
+
+    if name in BUNDLED_NAMES:
+        return "bundled", "bundled with scikit-learn"
+    spec = get_spec(name)
+    data_home, cache_dir = resolve_data_home(), resolve_cache_dir()
+    missing = []
+    for rf in spec.needed_files(validate_options(spec, {})).values():
+        places = ([data_home / rf.dataset / rf.name] if data_home is not None else []) + [
+            cache_dir / rf.dataset / rf.name
+        ]
+        if not any(Path(p).is_file() for p in places):
+            missing.append(rf.key)
+    return spec.group, "files present" if not missing else f"missing: {', '.join(missing)}"
+
+
+def print_datasets(group=None, out=sys.stdout) -> int:
+    """One line per dataset of ``group`` (all by default): name, group, whether its files are here.
+
+    Returns the number of datasets listed.
+    """
+    names = list_datasets(group)
+    print(f"{'dataset':<16}{'group':<11}files", file=out)
+    for name in names:
+        kind, state = availability(name)
+        print(f"{name:<16}{kind:<11}{state}", file=out)
+    print(
+        "Missing files: add --download to the subcommand that uses them, or point --data-home / $MDDF_DATA at "
+        "local copies. A table of your own: --data PATH --target COLUMN.",
+        file=out,
+    )
+    return len(names)

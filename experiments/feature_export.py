@@ -1,0 +1,103 @@
+"""Export the per-layer features of a fitted mdDF to a compressed ``.npz`` for downstream models.
+
+``mddf export-features`` and ``python scripts/export_features.py`` parse their arguments (:mod:`.cli`)
+and call :func:`run`.
+
+Layout of the file (``numpy.load(path)``), with T kept layers, d feature columns per layer
+(d = number of classes, or 4 x classes with ``passed_features="per_forest"``):
+
+    train_features  float32 (T, n_train, d)  out-of-fold augmented feature of layer t of the
+                                             training rows (oof_features_; train_features[t-1]
+                                             is layer t; no row's feature comes from a forest
+                                             that trained on it). MDDFClassifier stores the
+                                             normalised f_t / sum_{l<=t} alpha_l (rows sum to 1)
+    test_features   float32 (T, n_test, d)   the same for the test rows, transform(X_test, layer=t)
+                                             (absent for datasets without a test split)
+    y_train, y_test int64                    class codes 0..s-1
+    classes         str                      original labels, classes[y]
+    layers          int64 (T,)               1..T
+    alphas          float64 (T,)             layer weights alpha_t
+    X_train, X_test float32                  raw inputs, only with --include-raw
+                                             (to rebuild mdDF's "preconc" input [x, f_t])
+    meta            str                      JSON: dataset, mdDF parameters, n_layers,
+                                             stop reason, package versions, this layout,
+                                             the --data file and its sha256 (data_source)
+
+Example (logistic regression on the last layer's features):
+
+    z = np.load("results/features/satimage_mddf_features.npz")
+    LogisticRegression(max_iter=1000).fit(z["train_features"][-1], z["y_train"]).score(
+        z["test_features"][-1], z["y_test"])
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from .environment import package_versions
+from .studies import fit_mddf, logger, mddf_params, resolve_dataset
+
+LAYOUT = __doc__[__doc__.index("Layout of the file") : __doc__.index("Example")].strip()
+
+
+def layer_features(model, dataset):
+    """``(train (T, n, d), test (T, m, d) or None)`` float32 arrays of every kept layer."""
+    train = np.stack([np.asarray(f, dtype=np.float32) for f in model.oof_features_])
+    test = None
+    if dataset.has_test_split:
+        test = np.stack(
+            [
+                np.asarray(model.transform(dataset.X_test, layer=t), dtype=np.float32)
+                for t in range(1, model.n_layers_ + 1)
+            ]
+        )
+    return train, test
+
+
+def run(args, *, command: str) -> int:
+    """Fit mdDF on the dataset of the arguments and write its layer features (see the layout above).
+
+    Returns 0; the path of the ``.npz`` is printed on stdout.
+    """
+    log = logger(args)
+    ds = resolve_dataset(args, log, seed=args.seed)
+    params = mddf_params(args)
+    model, seconds = fit_mddf(ds, params, log)
+    train, test = layer_features(model, ds)
+    arrays = dict(
+        train_features=train,
+        y_train=np.asarray(ds.y_train, dtype=np.int64),
+        classes=np.asarray([str(c) for c in ds.classes]),
+        layers=np.arange(1, model.n_layers_ + 1, dtype=np.int64),
+        alphas=np.asarray(model.alphas_, dtype=np.float64),
+    )
+    if test is not None:
+        arrays.update(test_features=test, y_test=np.asarray(ds.y_test, dtype=np.int64))
+    if args.include_raw:
+        arrays["X_train"] = ds.X_train
+        if ds.has_test_split:
+            arrays["X_test"] = ds.X_test
+    meta = {
+        "dataset": ds.name,
+        "split": ds.split,
+        "mddf_params": {k: v for k, v in params.items()},
+        "n_layers": int(model.n_layers_),
+        "stop_reason": str(getattr(model, "stop_reason_", "")),
+        "fit_seconds": round(seconds, 3),
+        "versions": package_versions(),
+        "command": command,
+        "layout": LAYOUT,
+    }
+    if ds.extra.get("user_data"):
+        meta["data_source"] = ds.extra["user_data"]
+        meta["feature_names"] = list(ds.feature_names)
+    arrays["meta"] = np.asarray(json.dumps(meta, default=str))
+    out = args.out or Path("results/features") / f"{ds.name}_mddf_features.npz"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(out, **arrays)
+    log(f"wrote {out}: train_features {train.shape}" + (f", test_features {test.shape}" if test is not None else ""))
+    print(out)
+    return 0

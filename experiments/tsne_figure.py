@@ -1,0 +1,136 @@
+"""t-SNE of mdDF's layer features (the mdDF paper's Figure 7).
+
+``mddf plot-tsne`` and ``python scripts/plot_tsne.py`` parse their arguments (:mod:`.cli`) and call
+:func:`run`.
+
+Fits mdDF, then embeds in 2-D (``sklearn.manifold.TSNE``) the augmented features of several
+layers: for the training rows the out-of-fold features (``oof_features_``), for the test rows
+``transform(X_test, layer=t)``. Each panel is coloured by class and titled with the ratio of
+intra-class to inter-class variance of the embedding, tr(S_W)/tr(S_B) (smaller: more compact
+classes). The paper uses UCI HAR; without its files the default is satimage.
+
+Writes ``tsne_<dataset>.png/.pdf`` plus ``tsne_<dataset>.csv`` (every embedded point) and
+``tsne_<dataset>_ratios.csv`` (the ratio of every panel) in ``--out``, each with the command that
+regenerates it, the commit, the machine and the date (``mddf.experiments.provenance``: image
+metadata, ``#`` comment lines before the CSV header; read with ``pandas.read_csv(path, comment="#")``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.manifold import TSNE
+from sklearn.model_selection import train_test_split
+from threadpoolctl import threadpool_limits
+
+from .figures import plt, save_figure, write_rows
+from .layers import parse_layers, variance_ratio
+from .provenance import provenance
+from .studies import UsageError, fit_mddf, logger, mddf_params, resolve_dataset
+from .user_data import provenance_line
+
+
+def sample_rows(y, max_points, seed):
+    """Indices of a stratified sample of at most ``max_points`` rows (all rows if fewer)."""
+    idx = np.arange(len(y))
+    if len(y) <= max_points:
+        return idx
+    try:
+        keep, _ = train_test_split(idx, train_size=max_points, stratify=y, random_state=seed)
+    except ValueError:
+        keep, _ = train_test_split(idx, train_size=max_points, random_state=seed)
+    return np.sort(keep)
+
+
+def embed(features, perplexity, seed):
+    """2-D t-SNE embedding of ``features`` (perplexity capped for small samples)."""
+    perplexity = min(perplexity, max(2.0, (len(features) - 1) / 3))
+    tsne = TSNE(n_components=2, perplexity=perplexity, init="pca", random_state=seed)
+    # One OpenMP thread: Barnes-Hut t-SNE's threads spin-wait, which slows a small embedding down
+    # on a busy machine (see docs/benchmarks/threads.md); one thread is fast enough here.
+    with threadpool_limits(limits=1):
+        return tsne.fit_transform(np.asarray(features, dtype=np.float64))
+
+
+def run(args, *, command: str) -> int:
+    """Fit mdDF on the dataset of the arguments and write Figure 7 (PNG, PDF, CSVs); returns 0."""
+    if args.quick:
+        args.max_points = min(args.max_points, 200)
+    log = logger(args)
+    ds = resolve_dataset(args, log, seed=args.seed)
+    if not ds.has_test_split:
+        raise UsageError(f"{ds.name} has no test split; choose a dataset with one")
+    model, _ = fit_mddf(ds, mddf_params(args), log)
+    layers = parse_layers(args.layers, model.n_layers_)
+    rng_seed = args.seed
+    rows_train = sample_rows(ds.y_train, args.max_points, rng_seed)
+    rows_test = sample_rows(ds.y_test, args.max_points, rng_seed)
+    splits = {
+        "train": (lambda t: model.oof_features_[t - 1][rows_train], ds.y_train[rows_train]),
+        "test": (lambda t: model.transform(ds.X_test[rows_test], layer=t), ds.y_test[rows_test]),
+    }
+    class_names = [str(c) for c in ds.classes]
+    colours = plt.cm.tab10 if len(class_names) <= 10 else plt.cm.tab20
+
+    fig, axes = plt.subplots(2, len(layers), figsize=(3.2 * len(layers), 6.6), squeeze=False)
+    points, ratios = [], []
+    for r, (split, (features_at, labels)) in enumerate(splits.items()):
+        for c, t in enumerate(layers):
+            log(f"t-SNE of {split} layer {t} ({len(labels)} points)")
+            emb = embed(features_at(t), args.perplexity, rng_seed)
+            ratio = variance_ratio(emb, labels)
+            ratios.append({"split": split, "layer": t, "intra_over_inter_variance": ratio, "n_points": len(labels)})
+            points += [
+                {
+                    "split": split,
+                    "layer": t,
+                    "x": float(x),
+                    "y": float(yv),
+                    "label": int(lab),
+                    "class": class_names[int(lab)],
+                }
+                for (x, yv), lab in zip(emb, labels)
+            ]
+            ax = axes[r, c]
+            for k in np.unique(labels):
+                sel = labels == k
+                ax.scatter(
+                    emb[sel, 0],
+                    emb[sel, 1],
+                    s=4,
+                    color=colours(int(k) % colours.N),
+                    label=class_names[int(k)],
+                    rasterized=True,
+                )
+            ax.set_title(f"{split}, layer {t}\n$S_W/S_B$ = {ratio:.2f}", fontsize=9)
+            ax.set_xticks([])
+            ax.set_yticks([])
+            if c == 0:
+                ax.set_ylabel(f"{split} (t-SNE 2)")
+            if r == 1:
+                ax.set_xlabel("t-SNE 1")
+    handles, labels_ = axes[0, 0].get_legend_handles_labels()
+    fig.legend(
+        handles,
+        labels_,
+        title="class",
+        loc="lower center",
+        ncol=min(len(labels_), 10),
+        fontsize=8,
+        markerscale=3,
+        frameon=False,
+        bbox_to_anchor=(0.5, -0.01),
+    )
+    fig.suptitle(f"t-SNE of mdDF layer features on {ds.name} (train: out-of-fold, test: transform)", fontsize=10)
+    # room under the panels for the legend: its title plus one line per 10 classes
+    legend_lines = 1 + -(-len(labels_) // 10)
+    fig.tight_layout(rect=(0, 0.02 + 0.035 * legend_lines, 1, 1))
+
+    prov = provenance(command=command, data=provenance_line(ds))
+    written = save_figure(fig, args.out, f"tsne_{ds.name}", prov)
+    written.append(write_rows(points, args.out / f"tsne_{ds.name}.csv", prov))
+    written.append(write_rows(ratios, args.out / f"tsne_{ds.name}_ratios.csv", prov))
+    for r in ratios:
+        log(f"{r['split']:>5} layer {r['layer']}: S_W/S_B = {r['intra_over_inter_variance']:.3f}")
+    for path in written:
+        print(path)
+    return 0

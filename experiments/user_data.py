@@ -1,0 +1,415 @@
+"""A user's own table (``--data PATH --target COLUMN``) as a dataset the harness runs on.
+
+The command line (``mddf benchmark --data my.csv --target y``, and every other subcommand) reads
+a CSV file (pandas) or a Parquet file (needs pyarrow) and turns it into the
+:class:`mddf.datasets.Dataset` the runner, the small-sample study, the feature export and the
+figures already consume:
+
+- **Columns**: numeric and boolean columns stay numbers; text columns (and pandas ``category``
+  columns of a Parquet file) become pandas ``category`` columns, as
+  ``categorical_features="from_dtype"`` expects, stored in the dataset as their category codes
+  with ``categorical_mask`` set. Empty cells (and pandas' other missing-value markers: ``NA``,
+  ``NaN``, ``null``, ...) become NaN.
+- **Refused columns**: a column that is neither numeric nor categorical is refused rather than
+  guessed at: date and time columns (Parquet datetime or duration types, or CSV text whose every
+  value is an ISO 8601 date such as ``2024-01-31``), and values such as lists or nested records.
+  Convert dates to numbers (days since an origin, day of week, ...) or drop them.
+- **Target**: the ``--target`` column must exist, have no empty cell and hold at least two classes
+  (labels may be text or integers; a column of non-integer numbers is a regression target and is
+  refused: the command line trains classifiers).
+- **Split**: with ``--test PATH`` (same columns) that file is the fixed test split; otherwise each
+  seed draws its own stratified 70/30 split of the rows (:func:`seeded_split`), so ``--seeds 3``
+  averages over three splits as well as three models.
+- **Provenance**: the file's sha256 is part of the dataset (``extra["user_data"]``); results,
+  tables and figures name the file and its hash. A run in a worker process re-reads the file and
+  fails, naming it, if its hash changed since the command started.
+
+Every problem with the input raises :class:`UserDataError` with a one-line message, which the
+command line prints as ``mddf: error: <message>`` before exiting with status 2.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import threading
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from mddf.datasets.base import Dataset
+
+#: Share of the rows each seed's split tests on when no ``--test`` file is given.
+TEST_FRACTION = 0.3
+
+_SOURCES: dict[str, UserDataSource] = {}
+_SOURCES_LOCK = threading.Lock()
+
+
+class UserDataError(ValueError):
+    """The user's data file cannot be used as given (the message says why, on one line)."""
+
+
+@dataclass(frozen=True)
+class UserDataSource:
+    """Where a user dataset comes from: plain values, so it travels to worker processes.
+
+    Attributes
+    ----------
+    name : str
+        The dataset's name in results, tables and file names (the file's stem).
+    path : str
+        Absolute path of the data file.
+    target : str
+        Name of the label column.
+    sha256 : str
+        Hash of the data file when the command started.
+    test_path, test_sha256 : str or None
+        The fixed test file and its hash (``--test``), else None.
+    """
+
+    name: str
+    path: str
+    target: str
+    sha256: str
+    test_path: str | None = None
+    test_sha256: str | None = None
+
+    def describe(self) -> str:
+        """``my.csv (sha256 ab12...)``, plus the test file when there is one."""
+        text = f"{self.path} (sha256 {self.sha256})"
+        if self.test_path:
+            text += f"; test file {self.test_path} (sha256 {self.test_sha256})"
+        return text
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def file_sha256(path) -> str:
+    """sha256 of a file's bytes, read in 1 MiB blocks."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _existing_file(path, option: str) -> Path:
+    path = Path(path).expanduser()
+    if not path.exists():
+        raise UserDataError(f"{option} {path}: no such file")
+    if not path.is_file():
+        raise UserDataError(f"{option} {path}: not a file")
+    return path.resolve()
+
+
+def _dataset_name(path: Path) -> str:
+    """The file's stem; a stem that is also a built-in dataset's name gets a suffix, so the two never mix."""
+    from mddf.datasets import list_datasets
+
+    stem = path.stem or "data"
+    builtin = {n.lower() for n in list_datasets()}
+    return f"{stem}_{path.suffix.lstrip('.') or 'data'}" if stem.lower() in builtin else stem
+
+
+def source_for(path, target: str, test_path=None) -> UserDataSource:
+    """Check that the files exist and hash them; the source of :func:`load_source`."""
+    data = _existing_file(path, "--data")
+    test = _existing_file(test_path, "--test") if test_path is not None else None
+    if not target:
+        raise UserDataError("--data needs --target COLUMN, the name of the label column")
+    return UserDataSource(
+        name=_dataset_name(data),
+        path=str(data),
+        target=str(target),
+        sha256=file_sha256(data),
+        test_path=None if test is None else str(test),
+        test_sha256=None if test is None else file_sha256(test),
+    )
+
+
+def read_table(path):
+    """The file as a DataFrame: CSV (pandas) or Parquet (pyarrow), chosen by the file's suffix."""
+    try:
+        import pandas as pd
+    except ImportError:
+        raise UserDataError("reading --data files needs pandas: pip install pandas") from None
+    path = Path(path)
+    suffix = path.suffix.lower()
+    try:
+        if suffix in (".parquet", ".pq"):
+            if importlib.util.find_spec("pyarrow") is None:
+                raise UserDataError(f"{path.name} is a Parquet file: reading it needs pyarrow (pip install pyarrow)")
+            return pd.read_parquet(path)
+        return pd.read_csv(path, sep="\t" if suffix == ".tsv" else ",")
+    except UserDataError:
+        raise
+    except (ValueError, OSError, UnicodeDecodeError) as exc:
+        kind = "Parquet" if suffix in (".parquet", ".pq") else "CSV"
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise UserDataError(f"{path.name} could not be read as {kind}: {first}") from None
+
+
+def _is_iso_dates(values) -> bool:
+    import pandas as pd
+
+    text = values.dropna().astype(str)
+    if text.empty or not text.str.match(r"^\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?").all():
+        return False
+    try:
+        pd.to_datetime(text, format="ISO8601")
+    except (ValueError, TypeError):
+        return False
+    return True
+
+
+def tidy_features(frame, file_name: str):
+    """Numeric columns as float, text columns as pandas ``category``; other kinds refused.
+
+    Returns
+    -------
+    DataFrame with the same columns.
+    """
+    import pandas as pd
+    from pandas.api import types
+
+    out = {}
+    for column in frame.columns:
+        values = frame[column]
+        where = f"column {column!r} of {file_name}"
+        if types.is_bool_dtype(values):
+            out[column] = values.astype("float64")
+        elif types.is_numeric_dtype(values) and not types.is_complex_dtype(values):
+            out[column] = values.astype("float64")
+        elif isinstance(values.dtype, pd.CategoricalDtype):
+            out[column] = values
+        elif types.is_datetime64_any_dtype(values) or types.is_timedelta64_dtype(values):
+            raise UserDataError(f"{where} holds dates or times; convert it to numbers or drop it")
+        elif types.is_object_dtype(values) or types.is_string_dtype(values):
+            present = values.dropna()
+            if not all(isinstance(v, str) for v in present):
+                kinds = sorted({type(v).__name__ for v in present if not isinstance(v, str)})
+                raise UserDataError(
+                    f"{where} holds {', '.join(kinds)} values, neither numbers nor categories; convert or drop it"
+                )
+            if _is_iso_dates(values):
+                raise UserDataError(
+                    f"{where} holds dates (e.g. {present.iloc[0]!r}), neither numbers nor categories; "
+                    "convert it to numbers or drop it"
+                )
+            out[column] = values.astype("category")
+        else:
+            raise UserDataError(f"{where} has type {values.dtype}, neither numeric nor categorical; convert or drop it")
+    return pd.DataFrame(out, index=frame.index)
+
+
+def _labels(frame, target: str, file_name: str):
+    from pandas.api import types
+
+    if target not in frame.columns:
+        shown = ", ".join(map(str, list(frame.columns)[:10])) + (", ..." if frame.shape[1] > 10 else "")
+        raise UserDataError(f"--target {target!r} is not a column of {file_name} (columns: {shown})")
+    y = frame[target]
+    if len(y) == 0:
+        raise UserDataError(f"{file_name} has a header but no rows")
+    if y.isna().any():
+        raise UserDataError(
+            f"--target column {target!r} of {file_name} has {int(y.isna().sum())} empty cell(s); "
+            "give every row a label or remove those rows"
+        )
+    if types.is_float_dtype(y) and not np.all(np.mod(y.to_numpy(), 1) == 0):
+        raise UserDataError(
+            f"--target column {target!r} of {file_name} holds non-integer numbers; the command line trains "
+            "classifiers and needs class labels"
+        )
+    if types.is_float_dtype(y):
+        y = y.astype("int64")
+    return y.astype(str) if not types.is_integer_dtype(y) else y
+
+
+def load_source(source: UserDataSource, *, check_hash: bool = True) -> Dataset:
+    """Read, check and encode a user dataset.
+
+    Parameters
+    ----------
+    source : UserDataSource
+    check_hash : bool
+        Fail if the file's hash differs from ``source.sha256`` (the file changed since the
+        command started).
+
+    Returns
+    -------
+    Dataset
+        With the ``--test`` file as its test split, else every row in ``X_train`` and no test
+        split (:func:`seeded_split` draws one per seed).
+    """
+    import pandas as pd
+    from pandas.api import types
+
+    files = [(source.path, source.sha256)] + ([(source.test_path, source.test_sha256)] if source.test_path else [])
+    if check_hash:
+        for path, expected in files:
+            actual = file_sha256(_existing_file(path, "--data"))
+            if actual != expected:
+                raise UserDataError(f"{path} changed while the command ran (sha256 {actual}, was {expected})")
+    main_name = Path(source.path).name
+    frame = read_table(source.path)
+    y = _labels(frame, source.target, main_name)
+    X = tidy_features(frame.drop(columns=[source.target]), main_name)
+    if X.shape[1] == 0:
+        raise UserDataError(f"{main_name} has no column besides the target {source.target!r}")
+    X_test = y_test = None
+    if source.test_path:
+        test_name = Path(source.test_path).name
+        test_frame = read_table(source.test_path)
+        y_test = _labels(test_frame, source.target, test_name)
+        missing = [c for c in X.columns if c not in test_frame.columns]
+        extra = [c for c in test_frame.columns if c not in X.columns and c != source.target]
+        if missing or extra:
+            raise UserDataError(
+                f"--test {test_name} must have the columns of {main_name}: "
+                + "; ".join(
+                    part
+                    for part in (
+                        f"missing {', '.join(map(repr, missing))}" if missing else "",
+                        f"extra {', '.join(map(repr, extra))}" if extra else "",
+                    )
+                    if part
+                )
+            )
+        X_test = tidy_features(test_frame[list(X.columns)], test_name)
+        if not (types.is_integer_dtype(y) and types.is_integer_dtype(y_test)):  # labels compared as text
+            y, y_test = y.astype(str), y_test.astype(str)
+    all_labels = y if y_test is None else pd.concat([y, y_test])
+    classes = np.unique(all_labels.to_numpy())
+    if len(np.unique(y.to_numpy())) < 2:
+        raise UserDataError(
+            f"--target column {source.target!r} of {main_name} has a single class ({y.iloc[0]!r}); "
+            "a classifier needs at least two"
+        )
+    X_train_codes, X_test_codes, mask = _encode(X, X_test)
+    return Dataset(
+        name=source.name,
+        X_train=X_train_codes,
+        y_train=np.searchsorted(classes, y.to_numpy()).astype(np.int64),
+        X_test=X_test_codes,
+        y_test=None if y_test is None else np.searchsorted(classes, y_test.to_numpy()).astype(np.int64),
+        feature_names=[str(c) for c in X.columns],
+        classes=classes,
+        categorical_mask=mask,
+        source_url=source.path,
+        split=(
+            f"fixed test file {Path(source.test_path).name}"
+            if source.test_path
+            else f"no test file: stratified {100 - 100 * TEST_FRACTION:g}/{100 * TEST_FRACTION:g} split of "
+            "the rows drawn with each run's seed"
+        ),
+        description=f"user data {main_name}, target column {source.target!r}",
+        extra={
+            "user_data": source.as_dict(),
+            "test_fraction": None if source.test_path else TEST_FRACTION,
+            "categories": {
+                str(c): [str(v) for v in X[c].cat.categories]
+                for c in X.columns
+                if isinstance(X[c].dtype, pd.CategoricalDtype)
+            },
+        },
+    )
+
+
+def _encode(X, X_test):
+    """float32 arrays (category codes, NaN for empty cells) with the categories of both files."""
+    import pandas as pd
+
+    mask = np.array([isinstance(X[c].dtype, pd.CategoricalDtype) for c in X.columns], dtype=bool)
+    train_cols, test_cols = [], []
+    for column, is_category in zip(X.columns, mask):
+        a = X[column]
+        b = None if X_test is None else X_test[column]
+        if is_category:
+            seen = list(a.cat.categories)
+            if b is not None:
+                if not isinstance(b.dtype, pd.CategoricalDtype):
+                    b = b.astype(str).where(b.notna()).astype("category")
+                seen += [v for v in b.cat.categories if v not in set(seen)]
+            categories = sorted(set(map(str, seen)))
+            a = a.astype(str).where(a.notna()).astype(pd.CategoricalDtype(categories))
+            train_cols.append(np.where(a.cat.codes < 0, np.nan, a.cat.codes).astype(np.float32))
+            if b is not None:
+                b = b.astype(str).where(b.notna()).astype(pd.CategoricalDtype(categories))
+                test_cols.append(np.where(b.cat.codes < 0, np.nan, b.cat.codes).astype(np.float32))
+        else:
+            train_cols.append(a.to_numpy(dtype=np.float32, na_value=np.nan))
+            if b is not None:
+                if isinstance(b.dtype, pd.CategoricalDtype):
+                    raise UserDataError(f"column {column!r} is numeric in the data file but holds text in --test")
+                test_cols.append(b.to_numpy(dtype=np.float32, na_value=np.nan))
+    X_train = np.ascontiguousarray(np.column_stack(train_cols))
+    X_test_out = None if X_test is None else np.ascontiguousarray(np.column_stack(test_cols))
+    return X_train, X_test_out, mask
+
+
+def seeded_split(dataset: Dataset, seed: int) -> Dataset:
+    """``dataset`` with a stratified test split drawn with ``seed`` (a dataset with a test split as is)."""
+    if dataset.has_test_split or not dataset.extra.get("test_fraction"):
+        return dataset
+    from dataclasses import replace
+
+    from sklearn.model_selection import train_test_split
+
+    fraction = float(dataset.extra["test_fraction"])
+    index = np.arange(len(dataset.y_train))
+    try:
+        train, test = train_test_split(index, test_size=fraction, stratify=dataset.y_train, random_state=seed)
+    except ValueError:  # a class too small to stratify
+        train, test = train_test_split(index, test_size=fraction, random_state=seed)
+    train, test = np.sort(train), np.sort(test)
+    return replace(
+        dataset,
+        X_train=dataset.X_train[train],
+        y_train=dataset.y_train[train],
+        X_test=dataset.X_train[test],
+        y_test=dataset.y_train[test],
+        split=f"stratified {100 - 100 * fraction:g}/{100 * fraction:g} split of the rows, random_state={seed}",
+    )
+
+
+def register(source: UserDataSource) -> None:
+    """Make ``source.name`` loadable by name in this process (:func:`registered`)."""
+    with _SOURCES_LOCK:
+        _SOURCES[source.name] = source
+
+
+def registered(name: str) -> UserDataSource | None:
+    """The user data source registered under ``name`` in this process, else None."""
+    with _SOURCES_LOCK:
+        return _SOURCES.get(name)
+
+
+def register_all(sources: dict | None) -> None:
+    """Register the sources a worker process received as plain dicts (``{name: as_dict()}``)."""
+    for value in (sources or {}).values():
+        register(value if isinstance(value, UserDataSource) else UserDataSource(**value))
+
+
+def summary(dataset: Dataset) -> str:
+    """One line on what was read: rows, features (naming the categorical ones), classes, split."""
+    categorical = [n for n, c in zip(dataset.feature_names, dataset.categorical_mask) if c]
+    rows = len(dataset.y_train) + (0 if dataset.y_test is None else len(dataset.y_test))
+    return (
+        f"{rows} rows, {len(dataset.feature_names)} features"
+        + (f" (categorical: {', '.join(categorical)})" if categorical else " (all numeric)")
+        + f", {dataset.n_classes} classes ({', '.join(map(str, dataset.classes[:10]))}"
+        + (", ...)" if dataset.n_classes > 10 else ")")
+        + f"; {dataset.split}"
+    )
+
+
+def provenance_line(dataset_or_source) -> str | None:
+    """What the provenance blocks print for a user dataset (file and sha256), else None."""
+    if isinstance(dataset_or_source, UserDataSource):
+        return dataset_or_source.describe()
+    info = (getattr(dataset_or_source, "extra", None) or {}).get("user_data")
+    return UserDataSource(**info).describe() if info else None

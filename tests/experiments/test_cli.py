@@ -1,0 +1,206 @@
+"""The mddf command: the three journeys on a user's CSV (categories, empty cells, text labels), bad input as
+one line and exit 2, --version, and the installed console script."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mddf.experiments import cli
+from mddf.experiments.provenance import read_csv_rows, read_provenance
+
+FAST = ["--quick", "--n-jobs", "1", "--quiet", "--isolation", "inline"]
+
+
+def read(path):
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def test_benchmark_on_a_users_csv_writes_tables_naming_the_file_and_its_hash(tmp_path, user_csv, capsys):
+    out = tmp_path / "out"
+    argv = ["benchmark", "--data", str(user_csv), "--target", "y", "--methods", "mdDF,RF", "--seeds", "2"]
+    assert cli.main([*argv, "--out", str(out), *FAST]) == 0
+    captured = capsys.readouterr()
+    assert "summary: 4 of 4 runs ok" in captured.err
+    assert "### Test accuracy (%) on my.csv" in captured.out
+    records = read(out / "results.jsonl")
+    assert {(r["method"], r["seed"], r["status"]) for r in records} == {
+        (m, s, "ok") for m in ("mdDF", "RF") for s in (0, 1)
+    }
+    sha = records[0]["data_source"]["sha256"]
+    assert all(r["data_source"]["path"] == str(user_csv) and r["n_test"] == 90 for r in records)
+    assert {r["split"] for r in records} == {f"stratified 70/30 split of the rows, random_state={s}" for s in (0, 1)}
+    for name in ("table.md", "table.csv"):
+        prov = read_provenance((out / name).read_text())
+        assert prov["command"] == "mddf " + " ".join([*argv, "--out", str(out), *FAST])
+        assert prov["data"] == f"{user_csv} (sha256 {sha})"
+    assert [r["dataset"] for r in read_csv_rows(out / "table.csv")] == ["my", "Avg. rank"]
+    assert not (out / ".mddf-lock").exists()
+
+
+def test_small_sample_on_a_users_csv(tmp_path, user_csv, capsys):
+    out = tmp_path / "small"
+    argv = ["small-sample", "--data", str(user_csv), "--target", "y", "--methods", "mdDF,RF"]
+    assert cli.main([*argv, "--fractions", "0.5,1", "--seeds", "2", "--out", str(out), *FAST]) == 0
+    rows = read_csv_rows(out / "small_sample_my.csv")
+    assert [(r["method"], float(r["fraction"]), r["n_seeds"]) for r in rows] == [
+        ("mdDF", 0.5, "2"),
+        ("mdDF", 1.0, "2"),
+        ("RF", 0.5, "2"),
+        ("RF", 1.0, "2"),
+    ]
+    assert [int(r["n_train"]) for r in rows] == [105, 210, 105, 210]  # 70% of 300 rows, then half of them
+    assert read_provenance((out / "small_sample_my.csv").read_text())["data"].startswith(f"{user_csv} (sha256 ")
+    assert (out / "small_sample_my.png").stat().st_size > 0
+    assert "summary: 8 of 8 runs ok" in capsys.readouterr().err
+
+
+def test_export_features_on_a_users_csv(tmp_path, user_csv):
+    out = tmp_path / "features.npz"
+    argv = ["export-features", "--data", str(user_csv), "--target", "y", "--quick", "--n-jobs", "1", "--quiet"]
+    assert cli.main([*argv, "--out", str(out)]) == 0
+    z = np.load(out)
+    T = z["layers"].shape[0]
+    assert z["train_features"].shape == (T, 210, 3) and z["test_features"].shape == (T, 90, 3)
+    assert z["classes"].tolist() == ["maybe", "no", "yes"]
+    meta = json.loads(str(z["meta"]))
+    assert meta["data_source"]["path"] == str(user_csv) and meta["feature_names"] == ["x1", "x2", "colour", "size"]
+    assert meta["command"].startswith("mddf export-features --data ")
+
+
+@pytest.mark.parametrize("command, stem", [("plot-layers", "layers_my"), ("plot-tsne", "tsne_my")])
+def test_figures_on_a_users_csv_name_the_file_in_their_provenance(tmp_path, user_csv, command, stem):
+    argv = [command, "--data", str(user_csv), "--target", "y", "--quick", "--n-jobs", "1", "--quiet"]
+    assert cli.main([*argv, "--out", str(tmp_path)]) == 0
+    prov = read_provenance((tmp_path / f"{stem}.csv").read_text())
+    assert prov["command"].startswith(f"mddf {command} --data ") and prov["data"].startswith(str(user_csv))
+    from PIL import Image  # a matplotlib dependency
+
+    with Image.open(tmp_path / f"{stem}.png") as image:
+        assert image.text["Data"] == prov["data"] and image.text["Command"] == prov["command"]
+
+
+def test_the_installed_console_script_runs_the_benchmark(tmp_path, user_csv):
+    script = Path(sys.executable).with_name("mddf")
+    assert script.is_file(), f"the console script is not installed next to {sys.executable}: pip install -e ."
+    out = tmp_path / "out"
+    done = subprocess.run(
+        [script, "benchmark", "--data", user_csv, "--target", "y", "--methods", "RF", "--out", out, *FAST],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "summary: 1 of 1 runs ok" in done.stderr and "| my |" in done.stdout
+    version = subprocess.run([script, "--version"], capture_output=True, text=True, timeout=60)
+    assert version.returncode == 0 and version.stdout == f"mddf {cli.version()}\n"
+
+
+def test_version_is_the_packages(capsys):
+    from importlib.metadata import version
+
+    import mddf
+
+    assert cli.main(["--version"]) == 0
+    expected = getattr(mddf, "__version__", None) or version("mddf")
+    assert capsys.readouterr().out == f"mddf {expected}\n"
+
+
+def write(path, text):
+    path.write_text(text)
+    return path
+
+
+@pytest.mark.parametrize(
+    "case, message",
+    [
+        ("missing file", "mddf: error: --data {tmp}/absent.csv: no such file"),
+        ("unknown target", "mddf: error: --target 'label' is not a column of my.csv (columns: x1, x2, colour, size"),
+        ("one class", "mddf: error: --target column 'y' of one.csv has a single class ('a'); a classifier needs"),
+        ("date column", "mddf: error: column 'when' of dates.csv holds dates (e.g. '2024-01-01'), neither numbers"),
+    ],
+)
+@pytest.mark.parametrize("command", ["benchmark", "small-sample", "export-features"])
+def test_bad_input_is_one_line_and_exit_2(tmp_path, user_csv, capsys, case, message, command):
+    data, target = user_csv, "y"
+    if case == "missing file":
+        data = tmp_path / "absent.csv"
+    elif case == "unknown target":
+        target = "label"
+    elif case == "one class":
+        data = write(tmp_path / "one.csv", "x,y\n1,a\n2,a\n,a\n")
+    else:
+        data = write(tmp_path / "dates.csv", "x,when,y\n1,2024-01-01,a\n2,2024-01-02,b\n")
+    code = cli.main([command, "--data", str(data), "--target", target, "--out", str(tmp_path / "out.npz"), "--quiet"])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert err.startswith(message.format(tmp=tmp_path)) and err.count("\n") == 1 and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["small-sample", "--dataset", "mydata"], "mddf small-sample: error: unknown dataset 'mydata'"),
+        (["export-features", "--dataset", "data.csv"], "(your own file? use --data PATH --target COLUMN)"),
+        (["benchmark", "--data", "x.csv"], "mddf benchmark: error: --data needs --target COLUMN"),
+        (["benchmark", "--target", "y"], "mddf benchmark: error: --target goes with --data PATH"),
+        (["benchmark", "--data", "x.csv", "--target", "y", "--suite", "mddf"], "are alternatives: give one"),
+        (["nosuch"], "invalid choice: 'nosuch'"),
+        ([], "mddf: error: a subcommand is required"),
+    ],
+)
+def test_usage_errors_exit_2_without_a_traceback(argv, message, capsys):
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+def test_datasets_lists_the_registry_with_availability(no_data, capsys):
+    assert cli.main(["datasets"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == ["dataset", "group", "files"]
+    by_name = {line.split()[0]: line for line in lines[1:-1]}
+    assert "bundled with scikit-learn" in by_name["iris"]
+    assert by_name["yeast"].split(None, 2)[1:] == ["mddf", "missing: yeast/yeast.data"]
+    (no_data / "yeast").mkdir()
+    (no_data / "yeast" / "yeast.data").write_text("x")
+    assert cli.main(["datasets", "--group", "mddf"]) == 0
+    listed = {line.split()[0]: line for line in capsys.readouterr().out.splitlines()[1:-1]}
+    assert "files present" in listed["yeast"] and "iris" not in listed
+
+
+def test_a_missing_builtin_dataset_is_explained_with_the_command_lines_options(no_data, tmp_path, capsys):
+    assert cli.main(["export-features", "--dataset", "yeast", "--out", str(tmp_path / "f.npz"), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("nothing to run: dataset yeast is not available:\nyeast/yeast.data is missing")
+    assert "(--download was not given)" in err and "allow downloading (--download)" in err
+    assert "pass --data-home / set $MDDF_DATA" in err and "(--data-home or $MDDF_DATA)" in err
+    assert "download=" not in err and "data_home" not in err
+
+
+def test_benchmark_with_a_fixed_test_file_tests_every_seed_on_it(tmp_path, user_csv, capsys):
+    from user_csv import write_user_csv
+
+    test = write_user_csv(tmp_path / "holdout.csv", n_rows=40, seed=7)
+    out = tmp_path / "out"
+    argv = ["benchmark", "--data", str(user_csv), "--target", "y", "--test", str(test), "--methods", "RF"]
+    options = ["--seeds", "2", "--out", str(out), "--quick", "--n-jobs", "1", "--isolation", "inline"]
+    assert cli.main([*argv, *options]) == 0
+    records = read(out / "results.jsonl")
+    assert [(r["n_train"], r["n_test"], r["split"]) for r in records] == [(300, 40, "fixed test file holdout.csv")] * 2
+    assert records[0]["data_source"]["test_path"] == str(test)
+    assert f"test file {test} (sha256 " in read_provenance((out / "table.md").read_text())["data"]
+    err = capsys.readouterr().err
+    assert f"read {user_csv}: 340 rows, 4 features (categorical: colour), 3 classes (maybe, no, yes)" in err
+
+
+@pytest.mark.parametrize("name", list(cli.COMMANDS))
+def test_every_subcommand_documents_itself(name, capsys):
+    assert cli.main([name, "--help"]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith(f"usage: mddf {name} ") and "exit status:" in text
+    if name != "datasets":
+        assert "--data PATH" in text and "--target COLUMN" in text and "--out" in text

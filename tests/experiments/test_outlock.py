@@ -1,0 +1,94 @@
+"""One runner per --out folder: a second one is told who holds it and exits 2; stale locks are taken over;
+the lock goes when its runner ends, on SIGTERM too."""
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+
+from mddf.experiments import outlock
+from mddf.experiments.cli import main
+
+HOLDER = """
+import sys, time
+from mddf.experiments.outlock import hold
+with hold(sys.argv[1], "mddf benchmark --out somewhere"):
+    print("held", flush=True)
+    time.sleep(60)
+"""
+
+
+def start_holder(folder):
+    """A process holding ``folder``'s lock until it is stopped; returns once the lock exists."""
+    process = subprocess.Popen([sys.executable, "-c", HOLDER, str(folder)], stdout=subprocess.PIPE, text=True)
+    assert process.stdout.readline().strip() == "held"
+    return process
+
+
+def dead_pid():
+    process = subprocess.Popen([sys.executable, "-c", "pass"])
+    process.wait()
+    return process.pid
+
+
+def test_a_second_runner_on_the_same_out_says_who_holds_it_and_exits_2(tmp_path, user_csv, capsys):
+    out = tmp_path / "out"
+    holder = start_holder(out)
+    try:
+        code = main(["benchmark", "--data", str(user_csv), "--target", "y", "--methods", "RF", "--out", str(out)])
+        assert code == 2
+        err = capsys.readouterr().err.strip()
+        assert err.startswith(f"mddf: error: {out} is in use by another runner: pid {holder.pid} on ")
+        assert "(command: mddf benchmark --out somewhere); wait for it to finish or choose another --out" in err
+        assert len(err.splitlines()) == 1
+        assert not (out / "results.jsonl").exists()  # the second runner ran nothing
+    finally:
+        holder.terminate()
+        assert holder.wait(timeout=30) == 143
+    assert not (out / outlock.LOCK_NAME).exists()  # released on SIGTERM
+
+
+def test_the_lock_names_its_owner_and_goes_when_the_block_ends(tmp_path):
+    with outlock.hold(tmp_path, "mddf small-sample --out x") as path:
+        owner = json.loads(path.read_text())
+        assert owner["pid"] == os.getpid() and owner["host"] == socket.gethostname()
+        assert owner["command"] == "mddf small-sample --out x" and owner["started"][:2] == "20"
+        with pytest.raises(outlock.FolderLocked, match=f"pid {os.getpid()}"):
+            outlock.acquire(tmp_path, "another")
+    assert not path.exists()
+    with pytest.raises(KeyboardInterrupt):
+        with outlock.hold(tmp_path, "interrupted"):
+            raise KeyboardInterrupt
+    assert not path.exists()
+
+
+def test_a_stale_lock_of_a_dead_process_is_taken_over_with_a_message(tmp_path):
+    lock = tmp_path / outlock.LOCK_NAME
+    stale = {"pid": dead_pid(), "host": socket.gethostname(), "started": "2026-01-01T00:00:00+00:00", "command": "x"}
+    lock.write_text(json.dumps(stale))
+    said = []
+    path = outlock.acquire(tmp_path, "mine", log=said.append)
+    assert json.loads(path.read_text())["pid"] == os.getpid()
+    assert said == [f"taking over {lock}: its owner, {outlock.describe(stale)}, is no longer running"]
+    outlock.release(path)
+    assert not lock.exists() and list(tmp_path.iterdir()) == []
+
+
+def test_a_lock_from_another_host_is_respected(tmp_path):
+    other = {"pid": dead_pid(), "host": "elsewhere", "started": "2026-01-01T00:00:00+00:00", "command": "x"}
+    (tmp_path / outlock.LOCK_NAME).write_text(json.dumps(other))
+    with pytest.raises(outlock.FolderLocked, match=f"on elsewhere since .*delete {tmp_path / outlock.LOCK_NAME}"):
+        outlock.acquire(tmp_path, "mine")
+
+
+def test_a_runner_stopped_by_sigterm_before_its_runs_releases_the_lock(tmp_path):
+    holder = start_holder(tmp_path)
+    time.sleep(0.2)
+    holder.send_signal(signal.SIGTERM)
+    assert holder.wait(timeout=30) == 128 + signal.SIGTERM
+    assert not (tmp_path / outlock.LOCK_NAME).exists()

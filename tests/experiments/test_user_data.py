@@ -1,0 +1,167 @@
+"""A user's own table (--data PATH --target COLUMN): read, typed, checked, hashed and split as documented."""
+
+import hashlib
+
+import numpy as np
+import pandas as pd
+import pytest
+from user_csv import write_user_csv
+
+from mddf.experiments import user_data as ud
+from mddf.experiments.protocols.run_data import split_run_data
+
+
+def load(path, target="y", test=None):
+    return ud.load_source(ud.source_for(path, target, test))
+
+
+def test_text_columns_become_category_codes_and_empty_cells_nan(user_csv):
+    ds = load(user_csv)
+    frame = pd.read_csv(user_csv)
+    assert ds.name == "my" and ds.feature_names == ["x1", "x2", "colour", "size"]
+    assert ds.categorical_mask.tolist() == [False, False, True, False]
+    assert ds.extra["categories"] == {"colour": ["blue", "green", "red"]}
+    assert ds.X_train.dtype == np.float32 and ds.X_train.shape == (300, 4)
+    # every empty cell is NaN, and only those
+    assert np.array_equal(np.isnan(ds.X_train), frame.drop(columns="y").isna().to_numpy())
+    codes = ds.X_train[:, 2]
+    shown = frame["colour"].to_numpy()
+    present = ~np.isnan(codes)
+    assert [["blue", "green", "red"][int(c)] for c in codes[present]] == list(shown[present])
+    assert ds.classes.tolist() == ["maybe", "no", "yes"]
+    assert list(ds.classes[ds.y_train]) == frame["y"].tolist()
+
+
+def test_the_sha256_is_the_files_and_names_it_in_provenance(user_csv):
+    source = ud.source_for(user_csv, "y")
+    assert source.sha256 == hashlib.sha256(user_csv.read_bytes()).hexdigest()
+    line = ud.provenance_line(ud.load_source(source))
+    assert str(user_csv) in line and source.sha256 in line
+
+
+def test_each_seed_draws_its_own_stratified_split_and_a_test_file_is_fixed(user_csv, tmp_path):
+    ds = load(user_csv)
+    assert not ds.has_test_split
+    a, b = ud.seeded_split(ds, 0), ud.seeded_split(ds, 1)
+    assert len(a.y_test) == len(b.y_test) == 90 and len(a.y_train) == 210
+    assert not np.array_equal(a.X_test, b.X_test, equal_nan=True)
+    assert np.array_equal(ud.seeded_split(ds, 0).y_test, a.y_test)
+    # stratified: each class's share of the test rows is its share of all rows, within a row
+    for k in range(3):
+        assert abs((a.y_test == k).sum() - 0.3 * (ds.y_train == k).sum()) <= 1
+    # the runner's split of one run is this seed's split
+    run = split_run_data(ds, seed=1)
+    assert np.array_equal(run.y_test, b.y_test)
+
+    test = write_user_csv(tmp_path / "test.csv", n_rows=40, seed=5)
+    fixed = load(user_csv, test=test)
+    assert fixed.has_test_split and len(fixed.y_test) == 40
+    assert ud.seeded_split(fixed, 3) is fixed
+    assert "fixed test file test.csv" in fixed.split
+
+
+def test_a_test_file_with_a_category_unseen_in_training_gets_its_own_code(user_csv, tmp_path):
+    frame = pd.read_csv(user_csv).head(20)
+    frame.loc[0, "colour"] = "purple"
+    frame.to_csv(tmp_path / "test.csv", index=False)
+    ds = load(user_csv, test=tmp_path / "test.csv")
+    assert ds.extra["categories"]["colour"] == ["blue", "green", "red"]
+    categories = np.array(["blue", "green", "purple", "red"])
+    codes = ds.X_test[:, 2]
+    present = ~np.isnan(codes)
+    assert list(categories[codes[present].astype(int)]) == list(frame["colour"][present])
+    assert categories[int(codes[0])] == "purple"
+
+
+def test_a_name_of_a_builtin_dataset_gets_a_suffix(tmp_path):
+    path = write_user_csv(tmp_path / "iris.csv")
+    assert ud.source_for(path, "y").name == "iris_csv"
+
+
+def test_a_missing_file_is_named(tmp_path):
+    with pytest.raises(ud.UserDataError) as info:
+        ud.source_for(tmp_path / "absent.csv", "y")
+    assert str(info.value) == f"--data {tmp_path / 'absent.csv'}: no such file"
+
+
+def test_an_unknown_target_column_lists_the_columns(user_csv):
+    with pytest.raises(ud.UserDataError, match=r"--target 'label' is not a column of my.csv \(columns: x1, x2"):
+        load(user_csv, target="label")
+
+
+def test_a_target_with_one_class_is_refused(tmp_path):
+    path = write_user_csv(tmp_path / "one.csv", labels=("a", "a", "a"))
+    with pytest.raises(ud.UserDataError, match="has a single class \\('a'\\); a classifier needs at least two"):
+        load(path)
+
+
+def test_a_target_with_empty_cells_or_real_numbers_is_refused(user_csv, tmp_path):
+    frame = pd.read_csv(user_csv)
+    frame.loc[3, "y"] = None
+    frame.to_csv(tmp_path / "gap.csv", index=False)
+    with pytest.raises(ud.UserDataError, match="'y' of gap.csv has 1 empty cell"):
+        load(tmp_path / "gap.csv")
+    frame["y"] = np.linspace(0, 1, len(frame))
+    frame.to_csv(tmp_path / "real.csv", index=False)
+    with pytest.raises(ud.UserDataError, match="holds non-integer numbers"):
+        load(tmp_path / "real.csv")
+
+
+def test_a_date_column_is_neither_numeric_nor_categorical_and_is_refused(user_csv, tmp_path):
+    frame = pd.read_csv(user_csv)
+    frame["when"] = [f"2024-01-{1 + i % 28:02d}" for i in range(len(frame))]
+    frame.to_csv(tmp_path / "dates.csv", index=False)
+    with pytest.raises(ud.UserDataError, match="column 'when' of dates.csv holds dates \\(e.g. '2024-01-01'\\)"):
+        load(tmp_path / "dates.csv")
+
+
+def test_a_parquet_file_without_pyarrow_names_the_missing_package(tmp_path, monkeypatch):
+    real = ud.importlib.util.find_spec
+    monkeypatch.setattr(ud.importlib.util, "find_spec", lambda name, *a: None if name == "pyarrow" else real(name))
+    (tmp_path / "my.parquet").write_bytes(b"PAR1")
+    with pytest.raises(ud.UserDataError, match=r"my.parquet is a Parquet file: reading it needs pyarrow"):
+        load(tmp_path / "my.parquet")
+
+
+def test_a_test_file_with_other_columns_is_refused(user_csv, tmp_path):
+    pd.read_csv(user_csv).drop(columns="size").assign(extra=1).to_csv(tmp_path / "test.csv", index=False)
+    with pytest.raises(ud.UserDataError, match="must have the columns of my.csv: missing 'size'; extra 'extra'"):
+        load(user_csv, test=tmp_path / "test.csv")
+
+
+def test_a_file_changed_after_the_command_started_fails_the_run(user_csv):
+    source = ud.source_for(user_csv, "y")
+    user_csv.write_text(user_csv.read_text().replace("red", "rouge"))
+    with pytest.raises(ud.UserDataError, match="changed while the command ran"):
+        ud.load_source(source)
+
+
+def test_typed_columns_of_a_parquet_file_are_kept_refused_or_made_categories():
+    frame = pd.DataFrame(
+        {
+            "flag": [True, False, True],
+            "count": pd.array([1, None, 3], dtype="Int64"),
+            "kind": pd.Categorical(["a", None, "b"]),
+            "name": pd.array(["x", "y", None], dtype="string"),
+        }
+    )
+    tidy = ud.tidy_features(frame, "t.parquet")
+    assert tidy["flag"].tolist() == [1.0, 0.0, 1.0]
+    assert tidy["count"].iloc[0] == 1.0 and pd.isna(tidy["count"].iloc[1])
+    assert isinstance(tidy["kind"].dtype, pd.CategoricalDtype) and isinstance(tidy["name"].dtype, pd.CategoricalDtype)
+    for column, values, says in [
+        ("when", pd.to_datetime(["2024-01-01", "2024-01-02", None]), "holds dates or times"),
+        ("took", pd.to_timedelta([1, 2, 3], unit="s"), "holds dates or times"),
+        ("tags", pd.Series([["a"], ["b"], None], dtype=object), "holds list values, neither numbers nor categories"),
+    ]:
+        with pytest.raises(ud.UserDataError, match=f"column '{column}' of t.parquet {says}"):
+            ud.tidy_features(pd.DataFrame({column: values}), "t.parquet")
+
+
+def test_an_empty_file_or_a_header_without_rows_is_refused(tmp_path):
+    (tmp_path / "empty.csv").write_text("")
+    with pytest.raises(ud.UserDataError, match="empty.csv could not be read as CSV: "):
+        load(tmp_path / "empty.csv")
+    (tmp_path / "header.csv").write_text("x,y\n")
+    with pytest.raises(ud.UserDataError, match="header.csv has a header but no rows"):
+        load(tmp_path / "header.csv")
