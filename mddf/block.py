@@ -14,15 +14,13 @@ import os
 import shutil
 
 import numpy as np
-from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
 from sklearn.model_selection import StratifiedKFold
-from sklearn.tree import DecisionTreeClassifier, ExtraTreeClassifier
 from sklearn.utils.parallel import Parallel, delayed
 
 from ._storage import StoredModel, release_freed_memory
 from .compact_forest import CompactForest
+from .forest_kinds import FOREST_KINDS, forest_kind
 from .members import (
-    FOREST_KINDS,
     FoldModel,
     check_member_accepts_nan,
     fit_fold_member,
@@ -37,6 +35,8 @@ from .trees.forest import CompactTrees
 from .weights import WeightedBootstrap, weighted_resample
 
 FOREST_TYPES = FOREST_KINDS  # the forests grown by the block; the other members: mddf.members
+#: Candidate features per split of the block's forests (but the completely-random ones', which draw one).
+MAX_FEATURES = "sqrt"
 TREE_METHODS = ("hist", "exact")
 WEIGHTINGS = ("resample", "resample_fold", "sample_weight")
 
@@ -47,32 +47,14 @@ def make_forest(kind, n_estimators, max_depth, random_state):
     :class:`ForestBlock` grows these trees itself, one at a time (see
     :func:`_grow_forest`): with ``tree_method="exact"`` the very same scikit-learn
     trees, with ``"hist"`` (the default) the same split rules on binned features
-    (:mod:`mddf.trees`). This is the reference definition of each kind and a
-    convenience for users who want the block's forests on their own.
-
-    ``"rf"``: random forest, sqrt(d) candidate features per split (Breiman).
-    ``"crf"``: completely-random forest: one randomly chosen feature per split with a
-    random threshold (``ExtraTreesClassifier(max_features=1)``, Zhou and Feng).
-    ``"et"``: extremely-randomised trees (Geurts et al.; DF21's "ERF"): a random
-    threshold on each of sqrt(d) candidate features, the best of them by Gini
-    (``ExtraTreesClassifier(max_features="sqrt")``). Like ``"crf"`` it does not
-    bootstrap (except for out-of-bag class vectors).
+    (:mod:`mddf.trees`). The kinds are those of :mod:`mddf.forest_kinds`, with
+    sqrt(d) candidate features: ``"rf"`` is ``RandomForestClassifier``, ``"crf"``
+    ``ExtraTreesClassifier(max_features=1)`` and ``"et"``
+    ``ExtraTreesClassifier(max_features="sqrt")``. A convenience for users who
+    want the block's forests on their own.
     """
-    common = dict(
-        n_estimators=n_estimators,
-        max_depth=max_depth,
-        random_state=random_state,
-        n_jobs=1,  # the block parallelises over forests; never nest
-    )
-    if kind == "rf":
-        return RandomForestClassifier(max_features="sqrt", **common)
-    if kind == "crf":
-        return ExtraTreesClassifier(max_features=1, **common)
-    if kind == "et":
-        return ExtraTreesClassifier(max_features="sqrt", **common)
-    raise ValueError(
-        f"unknown forest type {kind!r}; expected one of {FOREST_TYPES} (other members: mddf.members.make_gbdt)"
-    )
+    forest = forest_kind(kind, " (other members: mddf.members.make_gbdt)")
+    return forest.make("classification", n_estimators, max_depth, MAX_FEATURES, random_state)
 
 
 _MAX_SEED = np.iinfo(np.int32).max
@@ -118,7 +100,7 @@ def check_exact_trees_missing(kind):
     extremely-randomised forests) since 1.6, both below the supported minimum; the check guards against a version
     that does not.
     """
-    tree_class = DecisionTreeClassifier if kind == "rf" else ExtraTreeClassifier
+    tree_class = forest_kind(kind).exact_tree
     if not tree_class().__sklearn_tags__().input_tags.allow_nan:
         raise ValueError(
             f"tree_method='exact': scikit-learn's {tree_class.__name__} (forest type {kind!r}) does not accept "
@@ -136,8 +118,9 @@ class _ExactTrees:
     """
 
     def __init__(self, kind, max_depth, X, y, n_classes):
-        self.tree_class = DecisionTreeClassifier if kind == "rf" else ExtraTreeClassifier
-        self.max_features = 1 if kind == "crf" else "sqrt"  # as in make_forest
+        forest = forest_kind(kind)
+        self.tree_class = forest.exact_tree
+        self.max_features = forest.max_features(MAX_FEATURES)
         self.max_depth, self.X, self.y, self.n_classes = max_depth, X, y, n_classes
         self.compact = CompactForest.growing(n_classes, X.shape[1])
         self._rows = self._X_rows = None
@@ -167,18 +150,15 @@ class _ExactTrees:
         return self.compact.finish()
 
 
-# grow_tree's split rule of each forest kind: best Gini, completely random, extremely randomised
-_SPLIT_RULES = {"rf": 0, "crf": 1, "et": 2}
-
-
 class _BinnedTrees:
     """The trees of :mod:`mddf.trees` on a :class:`BinnedInput`."""
 
     def __init__(self, kind, max_depth, X, y, n_classes):
         self.X, self.n_classes = X, n_classes
         self.y = y.astype(np.int64, copy=False)
-        self.max_features = 1 if kind == "crf" else max(1, int(np.sqrt(X.codes.shape[1])))
-        self.random_split = _SPLIT_RULES[kind]
+        forest = forest_kind(kind)
+        self.max_features = forest.n_candidates(MAX_FEATURES, X.codes.shape[1])
+        self.random_split = forest.split_rule
         self.max_depth = -1 if max_depth is None else int(max_depth)
         self.trees = CompactTrees(X.binner, n_classes)
 
@@ -255,8 +235,6 @@ def _grow_forest(
     -------
     (CompactForest or BinnedForest, ndarray of float64 (len(predict_rows) or n, n_classes))
     """
-    if kind not in FOREST_TYPES:
-        raise ValueError(f"unknown forest type {kind!r}; expected one of {FOREST_TYPES}")
     trees = (_BinnedTrees if isinstance(X, BinnedInput) else _ExactTrees)(kind, max_depth, X, y, n_classes)
     rng = np.random.RandomState(seed)
     n = len(y)
@@ -312,7 +290,7 @@ def _fit_fold_forest(kind, n_estimators, max_depth, seed, X, y, fit_rows, heldou
         fit_rows,
         weight,
         n_classes,
-        bootstrap=kind == "rf" or draws is not None,
+        bootstrap=forest_kind(kind).bootstrap or draws is not None,
         predict_rows=heldout_rows,
         draws=draws,
     )

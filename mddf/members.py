@@ -30,8 +30,8 @@ from sklearn.pipeline import Pipeline
 from sklearn.utils import get_tags
 from sklearn.utils.validation import has_fit_parameter
 
-#: The forests :class:`mddf.block.ForestBlock` grows itself; they bag, so they can give out-of-bag class vectors.
-FOREST_KINDS = ("rf", "crf", "et")
+from .forest_kinds import FOREST_KINDS
+
 #: Every named kind of member; an estimator instance is the other kind.
 NAMED_KINDS = FOREST_KINDS + ("gbdt",)
 

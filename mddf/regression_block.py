@@ -11,69 +11,29 @@ quantised once per layer to at most 256 bins per feature
 
 from __future__ import annotations
 
-from numbers import Integral, Real
-
 import numpy as np
-from sklearn.ensemble import ExtraTreesRegressor, RandomForestRegressor
 from sklearn.model_selection import KFold
 from sklearn.utils.parallel import Parallel, delayed
 
 from .block import BinnedInput
+from .forest_kinds import FOREST_KINDS, forest_kind
 from .trees import BinnedRegressionForest, add_tree_values, grow_regression_tree
 from .trees._compile_notice import announce_compilation
 
-REGRESSION_FOREST_TYPES = ("rf", "crf", "et")
+REGRESSION_FOREST_TYPES = FOREST_KINDS
 _MAX_SEED = np.iinfo(np.int32).max
-
-
-def resolve_max_features(max_features, n_features):
-    """Number of candidate features per split, as scikit-learn's forests read ``max_features``.
-
-    None or 1.0: every feature; ``"sqrt"`` / ``"log2"``: ``max(1, int(sqrt(d)))`` /
-    ``max(1, int(log2(d)))``; an int: that many (at most ``d``); a float in (0, 1]:
-    ``max(1, int(max_features * d))``.
-    """
-    d = n_features
-    if max_features is None:
-        return d
-    if isinstance(max_features, str):
-        if max_features == "sqrt":
-            return max(1, int(np.sqrt(d)))
-        if max_features == "log2":
-            return max(1, int(np.log2(d)))
-        raise ValueError(
-            f"max_features must be 'sqrt', 'log2', an int, a float in (0, 1] or None, got {max_features!r}"
-        )
-    if isinstance(max_features, Integral) and not isinstance(max_features, bool):
-        return max(1, min(int(max_features), d))
-    if isinstance(max_features, Real):
-        return max(1, int(max_features * d))
-    raise ValueError(f"max_features must be 'sqrt', 'log2', an int, a float in (0, 1] or None, got {max_features!r}")
 
 
 def make_regression_forest(kind, n_estimators, max_depth, max_features, random_state):
     """A forest of the regression block, as the scikit-learn estimator it is equivalent to.
 
     :class:`RegressionForestBlock` grows these trees itself on binned features
-    (see :func:`_grow_regression_forest`), with the same split rules; this is the
-    reference definition of each kind.
-
-    ``"rf"``: random forest, the best squared-error split over ``max_features``
-    candidate features, bootstrap (Breiman; ``RandomForestRegressor``).
-    ``"crf"``: completely-random forest: one random feature per split with a
-    random threshold, no bootstrap (``ExtraTreesRegressor(max_features=1)``,
-    Zhou and Feng). ``"et"``: extremely randomized trees, one random threshold
-    per candidate feature and the best of ``max_features`` candidates, no
-    bootstrap (``ExtraTreesRegressor``).
+    (see :func:`_grow_regression_forest`), with the same split rules: ``"rf"``
+    is ``RandomForestRegressor(max_features=max_features)``, ``"crf"``
+    ``ExtraTreesRegressor(max_features=1)`` and ``"et"``
+    ``ExtraTreesRegressor(max_features=max_features)`` (:mod:`mddf.forest_kinds`).
     """
-    common = dict(n_estimators=n_estimators, max_depth=max_depth, random_state=random_state, n_jobs=1)
-    if kind == "rf":
-        return RandomForestRegressor(max_features=max_features, **common)
-    if kind == "crf":
-        return ExtraTreesRegressor(max_features=1, **common)
-    if kind == "et":
-        return ExtraTreesRegressor(max_features=max_features, **common)
-    raise ValueError(f"unknown forest type {kind!r}; expected one of {REGRESSION_FOREST_TYPES}")
+    return forest_kind(kind).make("regression", n_estimators, max_depth, max_features, random_state)
 
 
 def _grow_regression_forest(kind, n_estimators, max_depth, max_features, seed, X, y, rows, weight, predict_rows):
@@ -92,13 +52,12 @@ def _grow_regression_forest(kind, n_estimators, max_depth, max_features, seed, X
     (BinnedRegressionForest, ndarray of float64 (len(predict_rows),)): the forest and its mean prediction
     of the held-out rows.
     """
-    if kind not in REGRESSION_FOREST_TYPES:
-        raise ValueError(f"unknown forest type {kind!r}; expected one of {REGRESSION_FOREST_TYPES}")
+    forest = forest_kind(kind)
     n = len(y)
     rng = np.random.RandomState(seed)
-    bootstrap = kind == "rf"
-    random_split = kind != "rf"
-    n_candidates = 1 if kind == "crf" else resolve_max_features(max_features, X.codes.shape[1])
+    bootstrap = forest.bootstrap
+    random_split = forest.random_threshold
+    n_candidates = forest.n_candidates(max_features, X.codes.shape[1])
     depth = -1 if max_depth is None else int(max_depth)
     base = None if bootstrap else np.bincount(rows, minlength=n).astype(np.float64) * weight
     predict_rows = np.asarray(predict_rows, dtype=np.int64)
@@ -136,7 +95,7 @@ class RegressionForestBlock:
         Depth limit of every tree of this layer.
     max_features : int, float, "sqrt", "log2" or None
         Candidate features per split of the ``"rf"`` and ``"et"`` trees
-        (:func:`resolve_max_features`); completely-random trees draw one.
+        (:func:`mddf.forest_kinds.resolve_max_features`); completely-random trees draw one.
     n_folds : int
         k: the rows are split into k folds (shuffled, not stratified); for each
         fold, each forest is trained on the other folds and predicts the
@@ -195,8 +154,7 @@ class RegressionForestBlock:
         n = len(y)
         n_forests = len(self.forest_types)
         for kind in self.forest_types:
-            if kind not in REGRESSION_FOREST_TYPES:
-                raise ValueError(f"unknown forest type {kind!r}; expected one of {REGRESSION_FOREST_TYPES}")
+            forest_kind(kind)
         folds = KFold(self.n_folds, shuffle=True, random_state=rng.randint(_MAX_SEED))
         splits = list(folds.split(np.zeros((n, 1))))
         seeds = rng.randint(_MAX_SEED, size=(self.n_folds, n_forests))
