@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from dataclasses import dataclass, field
@@ -19,7 +18,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter
 
 from ._layer_features import LayerFeaturesMixin, member_name
-from ._storage import MARKER, ModelStore, temporary_folders_removed_on_sigterm
+from ._storage import MemoryStore, ModelStore, open_store, temporary_folders_removed_on_sigterm
 from ._tabular import CATEGORICAL_FEATURES_CONSTRAINT, validate_tabular
 from ._validation import check_label_types, check_sample_weight
 from .block import TREE_METHODS, WEIGHTINGS, ForestBlock
@@ -46,7 +45,7 @@ class _Growth:
     train: ClassVectorMixture
     val: ClassVectorMixture
     stopping: EarlyStopping
-    store: ModelStore | None = None
+    store: MemoryStore | ModelStore
     layers: list = field(default_factory=list)
     history: list = field(default_factory=list)
     oof_features: list = field(default_factory=list)
@@ -641,7 +640,7 @@ class MDDFClassifier(LayerFeaturesMixin, ClassifierMixin, TransformerMixin, Base
         previous = self.__dict__.get("_model_store")
         if previous is not None and previous.temporary:  # an "auto" folder goes with the fit that made it
             previous.destroy()
-        self._model_store = store = None if self.model_dir is None else ModelStore.claim(self.model_dir)
+        self._model_store = store = open_store(self.model_dir)
         return _Growth(
             forest_types=forest_types,
             rng=rng,
@@ -711,7 +710,7 @@ class MDDFClassifier(LayerFeaturesMixin, ClassifierMixin, TransformerMixin, Base
             block.discard()  # the files of the layers grown beyond the kept prefix
         for block in growth.layers[:kept]:
             block.move_to(growth.store)  # a layer shared in a grid search joins the selected candidate's folder
-        self._check_store(growth.store)
+        growth.store.check_claimed()
         self.layers_ = growth.layers[:kept]
         self.alphas_, self.layer_shares_ = growth.cumulative.layer_weights(kept)
         self.n_layers_ = kept
@@ -722,28 +721,11 @@ class MDDFClassifier(LayerFeaturesMixin, ClassifierMixin, TransformerMixin, Base
         self._log_end()
         self._fit_predictor(growth)
 
-    @staticmethod
-    def _check_store(store):
-        """Raise if another fit has claimed the folder of ``store`` since this fit began."""
-        if store is None or store.temporary:
-            return
-        try:
-            with open(os.path.join(store.path, MARKER)) as f:
-                fit_id = json.load(f).get("fit_id")
-        except (OSError, ValueError):
-            fit_id = None
-        if fit_id != store.fit_id:
-            raise RuntimeError(
-                f"model_dir={store.path!r} was claimed by another fit while this one ran; its files are not this "
-                "model's. Give every model its own folder (or model_dir='auto')"
-            )
-
     # ------------------------------------------------------------ stored models
     @property
     def model_dir_(self):
         check_is_fitted(self)
-        store = self.__dict__.get("_model_store")
-        return None if store is None else store.path
+        return self._model_store.path
 
     def to_memory(self):
         """Load every stored model into memory and detach the model from its folder (``model_dir``).
@@ -759,11 +741,11 @@ class MDDFClassifier(LayerFeaturesMixin, ClassifierMixin, TransformerMixin, Base
         self
         """
         check_is_fitted(self)
-        store = self.__dict__.get("_model_store")
+        store = self._model_store
         for block in self.layers_:
             block.to_memory()
-        self._model_store = None
-        if store is not None and store.temporary:
+        self._model_store = MemoryStore()
+        if store.temporary:
             store.destroy()
         return self
 
@@ -782,14 +764,7 @@ class MDDFClassifier(LayerFeaturesMixin, ClassifierMixin, TransformerMixin, Base
         self
         """
         check_is_fitted(self)
-        store = self.__dict__.get("_model_store")
-        if store is None:
-            raise ValueError("this model keeps its models in memory (model_dir=None): there is no folder to relocate")
-        if store.temporary:
-            raise ValueError("model_dir='auto': the temporary folder belongs to the model and cannot be relocated")
-        path = os.path.abspath(os.fspath(path))
-        store.check_relocated(path)
-        store.path = path
+        self._model_store.relocate(path)
         return self
 
     def _fit_predictor(self, growth):
