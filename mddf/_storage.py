@@ -1,4 +1,4 @@
-"""Fitted models kept on disk: the bounded-memory mode of :class:`mddf.MDDFClassifier` (``model_dir``).
+"""Fitted models kept on disk: the bounded-memory mode of the cascades (``model_dir``).
 
 A block's fitted models (each forest's fold models, or its out-of-bag forest, and the fold models of
 the other members) are written to a folder as soon as each is fitted and has given its class vectors,
@@ -349,7 +349,9 @@ class StoredRecord:
         model = self._forest(path, mapped, copy)
         if not verified:
             try:
-                model.check_arrays()
+                # the forests whose arrays can be checked, as when they are unpickled (mddf.trees.forest.StoredTrees)
+                if hasattr(model, "_first_bad_node"):
+                    model.check_arrays()
             except ValueError as exc:
                 raise ModelFileError(path, f"its tree arrays are not valid: {exc}") from exc
             _VERIFIED[path] = (status, self.sha256)
