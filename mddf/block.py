@@ -15,7 +15,7 @@ from sklearn.model_selection import StratifiedKFold
 
 from ._block_base import MAX_SEED, BinnedInput, BlockBase
 from .compact_forest import CompactForest
-from .forest_kinds import FOREST_KINDS, forest_kind
+from .forest_kinds import forest_kind
 from .members import (
     FoldModel,
     check_member_accepts_nan,
@@ -30,7 +30,6 @@ from .trees._compile_notice import announce_compilation
 from .trees.forest import CompactTrees
 from .weights import WeightedBootstrap, weighted_resample
 
-FOREST_TYPES = FOREST_KINDS  # the forests grown by the block; the other members: mddf.members
 #: Candidate features per split of the block's forests (but the completely-random ones', which draw one).
 MAX_FEATURES = "sqrt"
 TREE_METHODS = ("hist", "exact")

@@ -14,8 +14,9 @@ from ._cascade_base import CascadeBase, Growth
 from ._layer_features import member_name
 from ._tabular import validate_tabular
 from ._validation import check_sample_weight
+from .forest_kinds import FOREST_KINDS
 from .members import GBDT_PARAMS, seeded_clone
-from .regression_block import REGRESSION_FOREST_TYPES, RegressionForestBlock
+from .regression_block import RegressionForestBlock
 from .stopping import NEGATIVE_MSE
 
 
@@ -258,10 +259,8 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
     # ------------------------------------------------------------------ helpers
     def _check_forest_types(self):
         types = tuple(self.forest_types)
-        if not types or any(kind not in REGRESSION_FOREST_TYPES for kind in types):
-            raise ValueError(
-                f"forest_types must be a non-empty sequence of {REGRESSION_FOREST_TYPES}, got {self.forest_types!r}"
-            )
+        if not types or any(kind not in FOREST_KINDS for kind in types):
+            raise ValueError(f"forest_types must be a non-empty sequence of {FOREST_KINDS}, got {self.forest_types!r}")
         return types
 
     def _layer_depth(self, t):

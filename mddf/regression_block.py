@@ -15,11 +15,9 @@ import numpy as np
 from sklearn.model_selection import KFold
 
 from ._block_base import MAX_SEED, BinnedInput, BlockBase
-from .forest_kinds import FOREST_KINDS, forest_kind
+from .forest_kinds import forest_kind
 from .trees import BinnedRegressionForest, add_tree_values, grow_regression_tree
 from .trees._compile_notice import announce_compilation
-
-REGRESSION_FOREST_TYPES = FOREST_KINDS
 
 
 def make_regression_forest(kind, n_estimators, max_depth, max_features, random_state):
