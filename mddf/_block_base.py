@@ -105,6 +105,11 @@ class BlockBase:
         self.store = MemoryStore() if store is None else store
         self.name = name
 
+    def __setstate__(self, state):
+        if state.get("store") is None:  # a block pickled when in-memory models had no store
+            state["store"] = MemoryStore()
+        self.__dict__.update(state)
+
     # ------------------------------------------------------------------ fit
     def _folds(self, rng, y, trainable):
         """Draw the folds and one seed per fold and member (in this order); yield ``(i, train, test, seeds)``.

@@ -84,6 +84,11 @@ class CascadeBase(LayerFeaturesMixin):
         "model_dir": [None, str, os.PathLike],
     }
 
+    def __setstate__(self, state):
+        if "layers_" in state and state.get("_model_store") is None:  # fitted when in-memory models had no store
+            state["_model_store"] = MemoryStore()
+        super().__setstate__(state)
+
     # ---------------------------------------------------------------------- fit
     def _fit_in_store(self, X, y, sample_weight):
         """Grow the cascade; with ``model_dir="auto"`` a SIGTERM meanwhile removes its temporary folder."""
