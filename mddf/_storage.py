@@ -1,4 +1,4 @@
-"""Fitted models kept on disk: the bounded-memory mode of :class:`mddf.MDDFClassifier` (``model_dir``).
+"""Fitted models kept on disk: the bounded-memory mode of the cascades (``model_dir``).
 
 A block's fitted models (each forest's fold models, or its out-of-bag forest, and the fold models of
 the other members) are written to a folder as soon as each is fitted and has given its class vectors,
@@ -46,6 +46,7 @@ import weakref
 from contextlib import contextmanager
 
 import numpy as np
+from sklearn.utils.parallel import delayed
 
 #: Marker file of a folder written by mddf: the entries :data:`OWNED_ENTRY` names in it are mddf's to replace.
 MARKER = "MDDF_MODEL_DIR.json"
@@ -287,8 +288,8 @@ class StoredRecord:
         Class of the stored model.
     layout : dict or None
         Array name to ``(offset, dtype, shape)`` in the file; None for a pickled model.
-    n_classes : int
-        Columns of the model's class probabilities.
+    n_classes : int or None
+        Columns of the model's class probabilities; None for a regression forest.
     attrs : dict
         The model's other attributes (for the forests: ``n_classes``, ``n_features`` and, for binned
         forests, the layer's shared ``binner``), restored when it is loaded.
@@ -309,7 +310,7 @@ class StoredRecord:
         self.fit_id = fit_id
         self.cls = cls
         self.layout = layout
-        self.n_classes = int(n_classes)
+        self.n_classes = None if n_classes is None else int(n_classes)
         self.attrs = attrs
         self.importances = importances
         self.n_trees = n_trees
@@ -348,7 +349,9 @@ class StoredRecord:
         model = self._forest(path, mapped, copy)
         if not verified:
             try:
-                model.check_arrays()
+                # the forests whose arrays can be checked, as when they are unpickled (mddf.trees.forest.StoredTrees)
+                if hasattr(model, "_first_bad_node"):
+                    model.check_arrays()
             except ValueError as exc:
                 raise ModelFileError(path, f"its tree arrays are not valid: {exc}") from exc
             _VERIFIED[path] = (status, self.sha256)
@@ -426,7 +429,7 @@ class ModelWriter:
             self.fit_id,
             type(model),
             layout,
-            model.n_classes,
+            getattr(model, "n_classes", None),
             attrs,
             importances,
             n_trees,
@@ -564,9 +567,63 @@ class ModelStore:
         """A :class:`ModelWriter` for the models of ``subdir`` (a layer's folder)."""
         return ModelWriter(self.path, subdir, self.fit_id)
 
+    # The store interface (as :class:`MemoryStore`'s): what a block asks of the store of its models.
+    def fit_task(self, subdir, name, fit, *args):
+        """A joblib task that runs ``fit(*args)`` and writes the model it returns as ``subdir/name``.
+
+        The task returns the model's :class:`StoredRecord` and the rest of what ``fit`` returned.
+        """
+        return delayed(_fit_and_store)(self.writer(subdir), name, fit, *args)
+
+    def handle(self, record):
+        """What the block keeps of a model the task wrote: a :class:`StoredModel`."""
+        return StoredModel(self, record)
+
+    def predict_task(self, handle, predict, *args):
+        """A joblib task that loads the model (memory-mapped), returns ``predict(model, *args)`` and lets it go."""
+        return delayed(_predict_stored)(predict, handle.record, self.path, *args)
+
+    @staticmethod
+    def model_class(handle):
+        """The class of the stored model."""
+        return handle.model_class
+
+    @staticmethod
+    def loaded(handle):
+        """The model itself, its arrays read into memory."""
+        return handle.load(copy=True)
+
     def remove(self, subdir):
         """Delete ``subdir`` (a discarded layer's files)."""
         shutil.rmtree(os.path.join(self.path, subdir), ignore_errors=True)
+
+    def move(self, subdir, handles, store):
+        """Move ``subdir``'s files into ``store``'s folder and point their ``handles`` there."""
+        shutil.move(os.path.join(self.path, subdir), os.path.join(store.path, subdir))
+        for handle in handles:
+            handle.store = store
+
+    def check_claimed(self):
+        """Raise if another fit has claimed the folder since this store claimed it (its marker names that fit)."""
+        if self.temporary:
+            return
+        try:
+            fit_id = read_marker(self.path).get("fit_id")
+        except (OSError, ValueError):
+            fit_id = None
+        if fit_id != self.fit_id:
+            raise RuntimeError(
+                f"model_dir={self.path!r} was claimed by another fit while this one ran; its files are not this "
+                "model's. Give every model its own folder (or model_dir='auto')"
+            )
+
+    def relocate(self, path):
+        """Point the store at its folder's new place ``path``, once the folder there is checked to be this fit's."""
+        if self.temporary:
+            raise ValueError("model_dir='auto': the temporary folder belongs to the model and cannot be relocated")
+        path = os.path.abspath(os.fspath(path))
+        self.check_relocated(path)
+        self.path = path
 
     def destroy(self):
         """Delete the whole folder (a temporary one, or a grid-search candidate's)."""
@@ -614,6 +671,81 @@ class ModelStore:
     def __repr__(self):
         kind = "temporary " if self.temporary else ""
         return f"ModelStore({kind}{self.path!r})"
+
+
+class MemoryStore:
+    """The fitted models of a block kept in memory: the store of a model without ``model_dir``.
+
+    It has :class:`ModelStore`'s methods, so that a block and a cascade never ask where their
+    models are: a task returns the model itself, which the block keeps and predicts with.
+    """
+
+    path = None
+    temporary = False
+
+    @staticmethod
+    def fit_task(subdir, name, fit, *args):
+        """A joblib task that runs ``fit(*args)``."""
+        return delayed(fit)(*args)
+
+    @staticmethod
+    def handle(model):
+        """What the block keeps of a fitted model: the model."""
+        return model
+
+    @staticmethod
+    def predict_task(model, predict, *args):
+        """A joblib task that returns ``predict(model, *args)``."""
+        return delayed(predict)(model, *args)
+
+    @staticmethod
+    def model_class(model):
+        return type(model)
+
+    @staticmethod
+    def loaded(model):
+        return model
+
+    def remove(self, subdir):
+        """Nothing to delete: a discarded layer's models go with the layer."""
+
+    def move(self, subdir, handles, store):
+        """Nothing to move: the models are in memory."""
+
+    def destroy(self):
+        """Nothing to delete."""
+
+    def check_claimed(self):
+        """No folder that another fit could claim."""
+
+    def relocate(self, path):
+        raise ValueError("this model keeps its models in memory (model_dir=None): there is no folder to relocate")
+
+    def __repr__(self):
+        return "MemoryStore()"
+
+
+def open_store(model_dir):
+    """The store of a new fit: in memory for ``model_dir=None``, else :meth:`ModelStore.claim`."""
+    return MemoryStore() if model_dir is None else ModelStore.claim(model_dir)
+
+
+def _fit_and_store(writer, name, fit, *args):
+    """Run ``fit(*args)``, write the fitted model with ``writer`` and return its record with the model's output.
+
+    Runs in the worker that fits the model, so that the model leaves memory as soon as its
+    out-of-fold output is computed.
+    """
+    model, out = fit(*args)
+    record = writer.save(model, name)
+    del model
+    release_freed_memory()
+    return record, out
+
+
+def _predict_stored(predict, record, folder, *args):
+    """Load a stored model (memory-mapped), return ``predict(model, *args)``, and let it go (runs in a worker)."""
+    return predict(record.load(folder), *args)
 
 
 def _write_marker(path, fit_id, temporary=None):

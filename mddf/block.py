@@ -10,19 +10,13 @@ extremely-randomised forests) and, beyond the paper, any other classifier
 
 from __future__ import annotations
 
-import os
-import shutil
-
 import numpy as np
-from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
 from sklearn.model_selection import StratifiedKFold
-from sklearn.tree import DecisionTreeClassifier, ExtraTreeClassifier
-from sklearn.utils.parallel import Parallel, delayed
 
-from ._storage import StoredModel, release_freed_memory
+from ._block_base import MAX_SEED, BinnedInput, BlockBase
 from .compact_forest import CompactForest
+from .forest_kinds import forest_kind
 from .members import (
-    FOREST_KINDS,
     FoldModel,
     check_member_accepts_nan,
     fit_fold_member,
@@ -31,12 +25,13 @@ from .members import (
     takes_sample_weight,
     warn_resampled,
 )
-from .trees import BinnedForest, FeatureBinner, add_tree_proba, grow_tree
+from .trees import BinnedForest, add_tree_proba, grow_tree
 from .trees._compile_notice import announce_compilation
 from .trees.forest import CompactTrees
 from .weights import WeightedBootstrap, weighted_resample
 
-FOREST_TYPES = FOREST_KINDS  # the forests grown by the block; the other members: mddf.members
+#: Candidate features per split of the block's forests (but the completely-random ones', which draw one).
+MAX_FEATURES = "sqrt"
 TREE_METHODS = ("hist", "exact")
 WEIGHTINGS = ("resample", "resample_fold", "sample_weight")
 
@@ -47,67 +42,14 @@ def make_forest(kind, n_estimators, max_depth, random_state):
     :class:`ForestBlock` grows these trees itself, one at a time (see
     :func:`_grow_forest`): with ``tree_method="exact"`` the very same scikit-learn
     trees, with ``"hist"`` (the default) the same split rules on binned features
-    (:mod:`mddf.trees`). This is the reference definition of each kind and a
-    convenience for users who want the block's forests on their own.
-
-    ``"rf"``: random forest, sqrt(d) candidate features per split (Breiman).
-    ``"crf"``: completely-random forest: one randomly chosen feature per split with a
-    random threshold (``ExtraTreesClassifier(max_features=1)``, Zhou and Feng).
-    ``"et"``: extremely-randomised trees (Geurts et al.; DF21's "ERF"): a random
-    threshold on each of sqrt(d) candidate features, the best of them by Gini
-    (``ExtraTreesClassifier(max_features="sqrt")``). Like ``"crf"`` it does not
-    bootstrap (except for out-of-bag class vectors).
+    (:mod:`mddf.trees`). The kinds are those of :mod:`mddf.forest_kinds`, with
+    sqrt(d) candidate features: ``"rf"`` is ``RandomForestClassifier``, ``"crf"``
+    ``ExtraTreesClassifier(max_features=1)`` and ``"et"``
+    ``ExtraTreesClassifier(max_features="sqrt")``. A convenience for users who
+    want the block's forests on their own.
     """
-    common = dict(
-        n_estimators=n_estimators,
-        max_depth=max_depth,
-        random_state=random_state,
-        n_jobs=1,  # the block parallelises over forests; never nest
-    )
-    if kind == "rf":
-        return RandomForestClassifier(max_features="sqrt", **common)
-    if kind == "crf":
-        return ExtraTreesClassifier(max_features=1, **common)
-    if kind == "et":
-        return ExtraTreesClassifier(max_features="sqrt", **common)
-    raise ValueError(
-        f"unknown forest type {kind!r}; expected one of {FOREST_TYPES} (other members: mddf.members.make_gbdt)"
-    )
-
-
-_MAX_SEED = np.iinfo(np.int32).max
-
-
-class BinnedInput:
-    """A layer input quantised once for every tree of the block (``tree_method="hist"``).
-
-    Attributes
-    ----------
-    binner : FeatureBinner
-        The bin edges, fitted on the layer's training rows; kept by the fitted forests.
-    codes : ndarray of uint8 (n, d), C-contiguous
-        Bin of every value.
-    n_bins : ndarray of int64 (d,)
-        Bins of each feature, its missing bin included when it has NaN.
-    missing_bin : ndarray of int64 (d,) or None
-        Code of NaN in each feature that has NaN, -1 in the others (what the trees
-        split on); None when the input has no NaN.
-    missing_codes : ndarray of int64 (d,) or (0,)
-        The binner's ``missing_bins_`` when the input has NaN, else empty (what
-        the trees route by: see :func:`mddf.trees.add_tree_proba`).
-    """
-
-    def __init__(self, X):
-        self.binner = FeatureBinner().fit(X)
-        self.codes = self.binner.transform(X)
-        has_missing = self.binner.has_missing_
-        self.n_bins = np.array([len(e) + 1 for e in self.binner.edges_], dtype=np.int64) + has_missing
-        if has_missing.any():
-            self.missing_bin = np.where(has_missing, self.binner.missing_bins_, -1).astype(np.int64)
-            self.missing_codes = self.binner.missing_bins_
-        else:
-            self.missing_bin = None
-            self.missing_codes = np.zeros(0, dtype=np.int64)
+    forest = forest_kind(kind, " (other members: mddf.members.make_gbdt)")
+    return forest.make("classification", n_estimators, max_depth, MAX_FEATURES, random_state)
 
 
 def check_exact_trees_missing(kind):
@@ -118,7 +60,7 @@ def check_exact_trees_missing(kind):
     extremely-randomised forests) since 1.6, both below the supported minimum; the check guards against a version
     that does not.
     """
-    tree_class = DecisionTreeClassifier if kind == "rf" else ExtraTreeClassifier
+    tree_class = forest_kind(kind).exact_tree
     if not tree_class().__sklearn_tags__().input_tags.allow_nan:
         raise ValueError(
             f"tree_method='exact': scikit-learn's {tree_class.__name__} (forest type {kind!r}) does not accept "
@@ -136,8 +78,9 @@ class _ExactTrees:
     """
 
     def __init__(self, kind, max_depth, X, y, n_classes):
-        self.tree_class = DecisionTreeClassifier if kind == "rf" else ExtraTreeClassifier
-        self.max_features = 1 if kind == "crf" else "sqrt"  # as in make_forest
+        forest = forest_kind(kind)
+        self.tree_class = forest.exact_tree
+        self.max_features = forest.max_features(MAX_FEATURES)
         self.max_depth, self.X, self.y, self.n_classes = max_depth, X, y, n_classes
         self.compact = CompactForest.growing(n_classes, X.shape[1])
         self._rows = self._X_rows = None
@@ -167,18 +110,15 @@ class _ExactTrees:
         return self.compact.finish()
 
 
-# grow_tree's split rule of each forest kind: best Gini, completely random, extremely randomised
-_SPLIT_RULES = {"rf": 0, "crf": 1, "et": 2}
-
-
 class _BinnedTrees:
     """The trees of :mod:`mddf.trees` on a :class:`BinnedInput`."""
 
     def __init__(self, kind, max_depth, X, y, n_classes):
         self.X, self.n_classes = X, n_classes
         self.y = y.astype(np.int64, copy=False)
-        self.max_features = 1 if kind == "crf" else max(1, int(np.sqrt(X.codes.shape[1])))
-        self.random_split = _SPLIT_RULES[kind]
+        forest = forest_kind(kind)
+        self.max_features = forest.n_candidates(MAX_FEATURES, X.codes.shape[1])
+        self.random_split = forest.split_rule
         self.max_depth = -1 if max_depth is None else int(max_depth)
         self.trees = CompactTrees(X.binner, n_classes)
 
@@ -255,8 +195,6 @@ def _grow_forest(
     -------
     (CompactForest or BinnedForest, ndarray of float64 (len(predict_rows) or n, n_classes))
     """
-    if kind not in FOREST_TYPES:
-        raise ValueError(f"unknown forest type {kind!r}; expected one of {FOREST_TYPES}")
     trees = (_BinnedTrees if isinstance(X, BinnedInput) else _ExactTrees)(kind, max_depth, X, y, n_classes)
     rng = np.random.RandomState(seed)
     n = len(y)
@@ -268,7 +206,7 @@ def _grow_forest(
     else:
         proba_sum = np.zeros((len(predict_rows), n_classes))
     for _ in range(n_estimators):
-        tree_seed = rng.randint(_MAX_SEED)
+        tree_seed = rng.randint(MAX_SEED)
         if bootstrap:
             drawn = rows[rng.randint(0, len(rows), len(rows))] if draws is None else draws.draw(rng, len(rows))
             counts = np.bincount(drawn, minlength=n).astype(np.float64)
@@ -312,7 +250,7 @@ def _fit_fold_forest(kind, n_estimators, max_depth, seed, X, y, fit_rows, heldou
         fit_rows,
         weight,
         n_classes,
-        bootstrap=kind == "rf" or draws is not None,
+        bootstrap=forest_kind(kind).bootstrap or draws is not None,
         predict_rows=heldout_rows,
         draws=draws,
     )
@@ -346,36 +284,13 @@ def _fit_oob_forest(kind, n_estimators, max_depth, seed, X, y, weight, n_classes
     )
 
 
-def _fit_and_store(writer, name, fit, *args):
-    """Run ``fit(*args)``, write the fitted model with ``writer`` and return its record with the class vectors.
-
-    Runs in the worker that fits the model, so that the model leaves memory as soon as its class
-    vectors are computed.
-    """
-    model, proba = fit(*args)
-    record = writer.save(model, name)
-    del model
-    release_freed_memory()
-    return record, proba
-
-
 def _predict_one(model, X, has_missing):
     if isinstance(model, BinnedForest):
         return model.predict_proba_binned(X, has_missing)  # X holds the layer's bin codes
     return model.predict_proba(X)
 
 
-def _predict_stored(record, folder, X, has_missing):
-    """Load a stored model (memory-mapped), predict, and let it go (runs in a worker)."""
-    return _predict_one(record.load(folder), X, has_missing)
-
-
-def _model_class(model):
-    """Class of a fitted model of a block, whether it is in memory or a :class:`StoredModel`."""
-    return model.model_class if isinstance(model, StoredModel) else type(model)
-
-
-class ForestBlock:
+class ForestBlock(BlockBase):
     """The members of one cascade layer (Algorithm 1, "random forest block").
 
     Parameters
@@ -433,16 +348,8 @@ class ForestBlock:
         or on whatever backend ``joblib.parallel_config`` selects (e.g. ``"dask"``).
         Every seed is drawn before the fits are dispatched, so results do not
         depend on it (an estimator instance's own ``n_jobs`` is left as it is).
-    store : mddf._storage.ModelStore or None
-        None keeps the fitted models in memory. With a store, the worker that
-        fits a model writes it into the store's folder, under ``name``, as soon
-        as it has given its class vectors, and ``models_`` holds
-        :class:`mddf._storage.StoredModel` handles that load it (memory-mapped)
-        for each prediction and let it go; at most one model per parallel
-        worker is then in memory, in fit and in prediction. Results are
-        bit-identical to the in-memory block's.
-    name : str or None
-        The subfolder of the store that holds this block's files (``layer-001``).
+    store, name
+        Where the fitted models are kept (see :class:`mddf._block_base.BlockBase`).
 
     Missing values (NaN) in the layer input are handled by the trees: see
     :mod:`mddf.trees.splitting` (``"hist"``) and scikit-learn's trees
@@ -456,8 +363,8 @@ class ForestBlock:
         Each member's fold models (one per fold, or a single out-of-bag forest):
         CompactForest (``"exact"``) or BinnedForest (``"hist"``) for the forests,
         :class:`mddf.members.FoldModel` for the others.
-        With a ``store``, a :class:`mddf._storage.StoredModel` for each of them
-        (with the same ``predict_proba``).
+        With a :class:`mddf._storage.ModelStore`, a :class:`mddf._storage.StoredModel`
+        for each of them (with the same ``predict_proba``).
     forests_ : list (n_folds or 1) of lists (n_members)
         The same models, fold first; only when every member has as many models
         (not for out-of-bag forests beside cross-fitted members).
@@ -472,6 +379,9 @@ class ForestBlock:
         them is left out of it, and a block none of whose models has any gets zeros.
     """
 
+    splitter = StratifiedKFold
+    empty_fold_hint = " (or use class_vectors='oob')"
+
     def __init__(
         self,
         forest_types,
@@ -485,16 +395,12 @@ class ForestBlock:
         store=None,
         name=None,
     ):
-        self.forest_types = tuple(forest_types)
+        super().__init__(forest_types, n_folds, n_jobs, store, name)
         self.n_estimators = n_estimators
         self.max_depth = max_depth
-        self.n_folds = n_folds
         self.class_vectors = class_vectors
         self.weighting = weighting
-        self.n_jobs = n_jobs
         self.tree_method = tree_method
-        self.store = store
-        self.name = name
 
     def fit(self, X, y, distribution, n_classes, rng, trainable=None):
         """Fit the block and return out-of-fold class vectors of the training rows.
@@ -538,20 +444,9 @@ class ForestBlock:
             announce_compilation(grow_tree)  # the first fit of a fresh install compiles the trees
             X = BinnedInput(X)
         n = len(y)
-        n_members = len(kinds)
         rows = None if trainable is None else np.flatnonzero(trainable)
         uniform = np.ptp(distribution if rows is None else distribution[rows]) == 0
-        # prefer="threads" is only joblib's default: a backend set with joblib.parallel_config
-        # (e.g. "dask") takes precedence, so do not turn it into backend="threading".
-        parallel = Parallel(n_jobs=self.n_jobs, prefer="threads")
-        oof = np.zeros((n, n_members, n_classes))
-        self.models_ = [[] for _ in kinds]
         warned = set()
-        writer = None if self.store is None else self.store.writer(self.name)
-
-        def task(name, fit, *args):
-            # with a store, the worker writes the model as soon as it has its class vectors
-            return delayed(fit)(*args) if writer is None else delayed(_fit_and_store)(writer, name, fit, *args)
 
         def member_task(j, seed, fold):
             # a member whose fit takes no sample_weight gets D_t as a weighted resample instead
@@ -562,15 +457,15 @@ class ForestBlock:
                     warned.add(j)
                 weight, draws = None, WeightedBootstrap(train, distribution[train])
             args = (templates[j], seed, X_float, y, fit_rows, test, weight, draws, n_classes, f"forest_types[{j}]")
-            return task(f"m{j}-fold{i}", fit_fold_member, *args)
+            return self._task(f"m{j}-fold{i}", fit_fold_member, *args)
 
         tasks, slots = [], []  # slots[k]: (member, held-out rows, or None for out-of-bag) of task k
         if self.class_vectors == "oob":
-            seeds = rng.randint(np.iinfo(np.int32).max, size=n_members)
+            seeds = rng.randint(MAX_SEED, size=len(kinds))
             weight = None if uniform else distribution * n
             for j in forests:
                 tasks.append(
-                    task(
+                    self._task(
                         f"m{j}-oob",
                         _fit_oob_forest,
                         kinds[j],
@@ -586,19 +481,19 @@ class ForestBlock:
                 )
                 slots.append((j, None))
             if others:  # cross-fitted on folds drawn after the forests' seeds; D_t as sample weights
-                for fold in self._folds(rng, y, trainable, distribution, uniform, "sample_weight", n_members):
+                for fold in self._weighted_folds(rng, y, trainable, distribution, uniform, "sample_weight"):
                     for j in others:
                         tasks.append(member_task(j, fold[-1][j], fold))
                         slots.append((j, fold[2]))
         else:
-            for fold in self._folds(rng, y, trainable, distribution, uniform, self.weighting, n_members):
+            for fold in self._weighted_folds(rng, y, trainable, distribution, uniform, self.weighting):
                 i, _, test, fit_rows, weight, draws, fold_seeds = fold
                 for j, kind in enumerate(kinds):
                     if j in templates:
                         tasks.append(member_task(j, fold_seeds[j], fold))
                     else:
                         tasks.append(
-                            task(
+                            self._task(
                                 f"m{j}-fold{i}",
                                 _fit_fold_forest,
                                 kind,
@@ -615,18 +510,10 @@ class ForestBlock:
                             )
                         )
                     slots.append((j, test))
-        results = parallel(tasks)
-        for (j, test), (model, proba) in zip(slots, results):
-            self.models_[j].append(model if writer is None else StoredModel(self.store, model))
-            if test is None:
-                oof[:, j] = proba
-            else:
-                oof[test, j] = proba
-        self._set_importances()
-        return oof
+        return self._gather(tasks, slots, n, (n_classes,))
 
-    def _folds(self, rng, y, trainable, distribution, uniform, weighting, n_members):
-        """Draw the stratified folds, their seeds and how D_t reaches each fold's members (in this order).
+    def _weighted_folds(self, rng, y, trainable, distribution, uniform, weighting):
+        """The stratified folds and their seeds (:meth:`_folds`), with how D_t reaches each fold's members.
 
         Yields ``(i, train, test, fit_rows, weight, draws, seeds)`` per fold:
         the fold's trainable training rows, its held-out rows, the rows the
@@ -635,18 +522,7 @@ class ForestBlock:
         (``"resample"``), and one seed per member. ``rng`` is consumed for the
         folds, then every seed, then each fold's shared resample, whatever the members.
         """
-        n = len(y)
-        folds = StratifiedKFold(self.n_folds, shuffle=True, random_state=rng.randint(np.iinfo(np.int32).max))
-        splits = list(folds.split(np.zeros(n), y))
-        seeds = rng.randint(np.iinfo(np.int32).max, size=(self.n_folds, n_members))
-        for i, (train, test) in enumerate(splits):
-            if trainable is not None:
-                train = train[trainable[train]]
-                if not len(train):
-                    raise ValueError(
-                        f"every training row of fold {i + 1} of {self.n_folds} has sample weight 0; "
-                        "every fold needs training rows of positive weight (or use class_vectors='oob')"
-                    )
+        for i, train, test, seeds in self._folds(rng, y, trainable):
             weight = draws = None
             fit_rows = train
             if not uniform:
@@ -656,32 +532,14 @@ class ForestBlock:
                     fit_rows = weighted_resample(train, distribution, rng)
                 else:
                     weight = distribution * (len(train) / distribution[train].sum())
-            yield i, train, test, fit_rows, weight, draws, seeds[i]
+            yield i, train, test, fit_rows, weight, draws, seeds
 
-    @property
-    def forests_(self):
-        counts = {len(models) for models in self.models_}
-        if len(counts) != 1:
-            raise AttributeError(
-                "forests_ lists the models fold first only when every member has as many of them; see models_"
-            )
-        return [list(fold) for fold in zip(*self.models_)]
-
-    def _flat_models(self):
-        """Every fitted model, fold first (fold 0 of every member, then fold 1, ...)."""
-        depth = max(len(models) for models in self.models_)
-        return [models[i] for i in range(depth) for models in self.models_ if i < len(models)]
-
-    def _set_importances(self):
-        values = []
-        for model in self._flat_models():
-            if issubclass(_model_class(model), FoldModel):
-                importances = model.importances
-                if importances is not None and importances.shape == (self.n_features_in_,):
-                    values.append(importances)
-            else:
-                values.append(model.importances / model.n_trees)
-        self.importances_ = np.mean(values, axis=0) if values else np.zeros(self.n_features_in_)
+    def _model_importances(self, model):
+        if issubclass(self.store.model_class(model), FoldModel):
+            importances = model.importances
+            ok = importances is not None and importances.shape == (self.n_features_in_,)
+            return importances if ok else None
+        return super()._model_importances(model)
 
     def predict_proba(self, X):
         """Each member's class vectors for new rows, averaged over its fold models.
@@ -690,60 +548,7 @@ class ForestBlock:
         -------
         ndarray of shape (n, n_members, n_classes)
         """
-        has_missing = bool(np.isnan(X).any())
-        if has_missing:
+        if np.isnan(X).any():
             for j, kind in enumerate(self.forest_types):
                 check_member_accepts_nan(kind, j)
-        flat = [(j, model) for j, models in enumerate(self.models_) for model in models]
-        binned = next((model for _, model in flat if issubclass(_model_class(model), BinnedForest)), None)
-        Xb = None if binned is None else binned.binner.transform(X)  # once for all the layer's forests
-
-        def task(model):
-            rows = Xb if issubclass(_model_class(model), BinnedForest) else X
-            if isinstance(model, StoredModel):  # loaded in the worker, one model at a time, and let go
-                return delayed(_predict_stored)(model.record, model.store.path, rows, has_missing)
-            return delayed(_predict_one)(model, rows, has_missing)
-
-        results = Parallel(n_jobs=self.n_jobs, prefer="threads")(task(model) for _, model in flat)
-        out = np.zeros((X.shape[0], len(self.models_), flat[0][1].n_classes))
-        for (j, _), proba in zip(flat, results):  # fixed order: bit-identical for any n_jobs
-            out[:, j] += proba
-        for j, models in enumerate(self.models_):
-            out[:, j] /= len(models)
-        return out
-
-    @property
-    def nbytes(self):
-        """Memory held by the block's stored models (and bin edges), in bytes (pickled size for other members)."""
-        flat = self._flat_models()
-        total = sum(model.nbytes for model in flat)
-        binned = next((model for model in flat if issubclass(_model_class(model), BinnedForest)), None)
-        if binned is not None:
-            total += sum(e.nbytes for e in binned.binner.edges_)
-        return total
-
-    # ------------------------------------------------------------ stored models
-    def discard(self):
-        """Delete the files of a block whose models are stored (a layer that is not kept); no-op in memory."""
-        if self.store is not None:
-            self.store.remove(self.name)
-
-    def move_to(self, store):
-        """Move the stored models' files into ``store``'s folder (same layer name) and point the handles there."""
-        if self.store is None or store is self.store:
-            return
-        shutil.move(os.path.join(self.store.path, self.name), os.path.join(store.path, self.name))
-        for models in self.models_:
-            for model in models:
-                model.store = store
-        self.store = store
-
-    def to_memory(self):
-        """Load every stored model into memory (arrays read, not mapped) and forget the store."""
-        if self.store is None:
-            return
-        self.models_ = [
-            [model.load(copy=True) if isinstance(model, StoredModel) else model for model in models]
-            for models in self.models_
-        ]
-        self.store = None
+        return self._predict_members(X, _predict_one, (self.models_[0][0].n_classes,))

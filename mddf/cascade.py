@@ -2,57 +2,36 @@
 
 from __future__ import annotations
 
-import json
-import os
-import time
-from dataclasses import dataclass, field
-from numbers import Integral, Real
+from dataclasses import dataclass
+from numbers import Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin, _fit_context
 from sklearn.ensemble import RandomForestClassifier
-from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import LabelEncoder
-from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, has_fit_parameter
 
-from ._layer_features import LayerFeaturesMixin, member_name
-from ._storage import MARKER, ModelStore, temporary_folders_removed_on_sigterm
-from ._tabular import CATEGORICAL_FEATURES_CONSTRAINT, validate_tabular
+from ._cascade_base import CascadeBase, Growth
+from ._layer_features import member_name
+from ._tabular import validate_tabular
 from ._validation import check_label_types, check_sample_weight
 from .block import TREE_METHODS, WEIGHTINGS, ForestBlock
 from .margin import margins
-from .members import check_accepts_nan, check_forest_types, fit_classifier, is_forest, make_gbdt
+from .members import check_forest_types, fit_classifier, is_forest, make_gbdt
 from .mixture import ClassVectorMixture, CumulativeMargin
-from .stopping import EarlyStopping, weighted_accuracy
+from .stopping import ACCURACY, weighted_accuracy
 
 
 @dataclass(eq=False)
-class _Growth:
-    """The state of Algorithm 2 between layers: the training rows, D_t, f_t and the layers grown so far."""
+class _MarginGrowth(Growth):
+    """The state of Algorithm 2 between layers: beside the common state, F_t and D_t, and the rows that train."""
 
-    forest_types: tuple
-    rng: np.random.RandomState
-    X: np.ndarray
-    y: np.ndarray
-    weight: np.ndarray | None
-    X_val: np.ndarray | None
-    y_val: np.ndarray | None
-    weight_val: np.ndarray | None
-    cumulative: CumulativeMargin
-    trainable: np.ndarray | None
-    train: ClassVectorMixture
-    val: ClassVectorMixture
-    stopping: EarlyStopping
-    store: ModelStore | None = None
-    layers: list = field(default_factory=list)
-    history: list = field(default_factory=list)
-    oof_features: list = field(default_factory=list)
+    cumulative: CumulativeMargin | None = None
+    trainable: np.ndarray | None = None
 
 
-class MDDFClassifier(LayerFeaturesMixin, ClassifierMixin, TransformerMixin, BaseEstimator):
+class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimator):
     """Margin-distribution deep forest (mdDF).
 
     A cascade of forest blocks (Algorithm 1). Layer t trains its forests on
@@ -436,19 +415,13 @@ class MDDFClassifier(LayerFeaturesMixin, ClassifierMixin, TransformerMixin, Base
 
     # Tag of the verbose lines; errors name ``type(self).__name__``.
     _log_name = "mdDF"
+    _measure = ACCURACY
+    _passed_importance_attr = "class_vector_importance_"
 
     _parameter_constraints = {
-        "n_estimators": [Interval(Integral, 1, None, closed="left")],
-        "forest_types": [tuple, list],
+        **CascadeBase._parameter_constraints,
         "predictor": [None, StrOptions({"xgboost", "forest"}), HasMethods(["fit", "predict_proba"])],
-        "n_folds": [Interval(Integral, 2, None, closed="left")],
         "class_vectors": [StrOptions({"kfold", "oob"})],
-        "max_depth_factor": [Interval(Integral, 1, None, closed="left"), None],
-        "max_layers": [Interval(Integral, 1, None, closed="left")],
-        "n_tolerant_layers": [Interval(Integral, 1, None, closed="left")],
-        "tol": [Interval(Real, 0, None, closed="left")],
-        "min_gain_se": [Interval(Real, 0, None, closed="left")],
-        "validation_fraction": [Interval(Real, 0, 1, closed="neither"), None],
         "input_features": [StrOptions({"preconc", "stacking", "raw"})],
         "passed_features": [StrOptions({"mean", "per_forest"})],
         "margin_optimization": ["boolean"],
@@ -458,11 +431,6 @@ class MDDFClassifier(LayerFeaturesMixin, ClassifierMixin, TransformerMixin, Base
         "alpha_solver": [StrOptions({"sgd", "exact"})],
         "weighting": [StrOptions(set(WEIGHTINGS))],
         "tree_method": [StrOptions(set(TREE_METHODS))],
-        "categorical_features": CATEGORICAL_FEATURES_CONSTRAINT,
-        "n_jobs": [Integral, None],
-        "random_state": ["random_state"],
-        "verbose": ["verbose"],
-        "model_dir": [None, str, os.PathLike],
     }
 
     def __init__(
@@ -522,26 +490,25 @@ class MDDFClassifier(LayerFeaturesMixin, ClassifierMixin, TransformerMixin, Base
 
     # ------------------------------------------------------------------ helpers
     def _layer_input(self, X, passed, t):
-        """Input of layer t (1-based) as a C-contiguous float32 array."""
+        """Input of layer t (1-based) as a C-contiguous float32 array, as ``input_features`` says."""
         if t == 1 or self.input_features == "raw":
             return X
         if self.input_features == "stacking":
             return np.ascontiguousarray(passed, dtype=np.float32)
-        return np.hstack([X, passed.astype(np.float32, copy=False)])
+        return super()._layer_input(X, passed, t)
 
     def _check_forest_types(self):
         return check_forest_types(self.forest_types)
 
-    def _forest_block(self, forest_types, t, store=None):
+    def _block(self, forest_types, t, store):
         """Layer t's untrained block, its trees limited to depth ``max_depth_factor * (t + 1)``.
 
-        With a ``store`` (``model_dir``), its models go to the store's subfolder ``layer-<t>``.
+        Its models go to the ``store``, under ``layer-<t>``.
         """
-        depth = None if self.max_depth_factor is None else self.max_depth_factor * (t + 1)
         return ForestBlock(
             forest_types,
             self.n_estimators,
-            depth,
+            self._layer_depth(t),
             self.n_folds,
             self.class_vectors,
             self.weighting,
@@ -611,76 +578,22 @@ class MDDFClassifier(LayerFeaturesMixin, ClassifierMixin, TransformerMixin, Base
         -------
         self
         """
-        with temporary_folders_removed_on_sigterm(self.model_dir):
-            self._fit(X, y, sample_weight)
-        return self
+        return self._fit_in_store(X, y, sample_weight)
 
-    def _fit(self, X, y, sample_weight=None):
-        """Algorithm 2, one layer per pass, until ``max_layers`` or early stopping; keep the best prefix."""
-        growth = self._begin_growth(X, y, sample_weight)
-        for t in range(1, self.max_layers + 1):
-            if self._add_layer(growth, *self._fit_layer(growth, t)):
-                break
-        self._end_growth(growth)
-        return self
-
-    def _begin_growth(self, X, y, sample_weight, rng=None):
-        """Validate the data and set up Algorithm 2's state before the first layer (lines 1-2).
-
-        ``rng`` replaces the generator drawn from ``random_state`` (it is used as
-        it is, not copied); :class:`~mddf.search.MDDFGridSearch` passes the
-        generator of a shared first layer.
-        """
-        forest_types = self._check_forest_types()
-        if isinstance(self.predictor, type):  # scikit-learn's HasMethods lets a class through
-            name = self.predictor.__name__
-            raise TypeError(f"predictor: {name} is a class; pass an instance, e.g. {name}()")
-        if rng is None:
-            rng = check_random_state(self.random_state)
-        X, y, weight, X_val, y_val, weight_val = self._training_data(X, y, sample_weight, rng)
-        previous = self.__dict__.get("_model_store")
-        if previous is not None and previous.temporary:  # an "auto" folder goes with the fit that made it
-            previous.destroy()
-        self._model_store = store = None if self.model_dir is None else ModelStore.claim(self.model_dir)
-        return _Growth(
-            forest_types=forest_types,
-            rng=rng,
-            X=X,
-            y=y,
-            weight=weight,
-            X_val=X_val,
-            y_val=y_val,
-            weight_val=weight_val,
-            store=store,
-            cumulative=self._cumulative_margin(len(y), weight),  # alpha_0 = 1, f_0 empty, D_1 ∝ w
-            trainable=None if weight is None else weight > 0,  # rows of weight 0 never reach the forests
+    def _new_growth(self, **state):
+        """Algorithm 2's state before the first layer (lines 1-2): alpha_0 = 1, f_0 empty, D_1 ∝ w."""
+        weight = state["weight"]
+        return _MarginGrowth(
+            **state,
             train=ClassVectorMixture(self.passed_features),
             val=ClassVectorMixture(self.passed_features),
-            stopping=EarlyStopping(
-                self.n_tolerant_layers,
-                tol=self.tol,
-                min_gain_se=self.min_gain_se,
-                monitored="out-of-fold" if X_val is None else "validation",
-                sample_weight=weight if X_val is None else weight_val,
-            ),
+            cumulative=self._cumulative_margin(len(state["y"]), weight),
+            trainable=None if weight is None else weight > 0,  # rows of weight 0 never reach the forests
         )
 
-    def _fit_layer(self, growth, t):
-        """Line 4: layer t's block, fitted on D_t, and its out-of-fold class vectors per forest.
-
-        Returns ``(t, block, per_forest, start)``, ``start`` the ``perf_counter`` at which the layer began.
-        """
-        start = time.perf_counter()
-        block = self._forest_block(growth.forest_types, t, growth.store)
-        per_forest = block.fit(
-            self._layer_input(growth.X, growth.train.passed, t),
-            growth.y,
-            growth.cumulative.distribution,
-            len(self.classes_),
-            growth.rng,
-            growth.trainable,
-        )
-        return t, block, per_forest, start
+    def _fit_block(self, block, growth, X):
+        """Line 4: layer t's block, fitted on D_t; its out-of-fold class vectors per forest."""
+        return block.fit(X, growth.y, growth.cumulative.distribution, len(self.classes_), growth.rng, growth.trainable)
 
     def _add_layer(self, growth, t, block, per_forest, start):
         """Lines 5-8 for a fitted layer: margins, its weight, f_t and D_{t+1}; True when growth stops."""
@@ -697,154 +610,32 @@ class MDDFClassifier(LayerFeaturesMixin, ClassifierMixin, TransformerMixin, Base
             growth.val.add_layer(block.predict_proba(self._layer_input(growth.X_val, growth.val.passed, t)), share)
             correct = growth.val.correct(growth.y_val)
             record["val_accuracy"] = weighted_accuracy(correct, growth.weight_val)
-        record["fit_seconds"] = time.perf_counter() - start
-        growth.layers.append(block)
-        growth.history.append(record)
-        growth.oof_features.append(growth.train.passed.astype(np.float32))
-        self._log_layer(record)
-        return growth.stopping.update(correct)  # weighted accuracy of the monitored rows
+        return self._keep_layer(growth, block, record, start, correct)  # weighted accuracy of the monitored rows
 
-    def _end_growth(self, growth):
-        """Keep the best prefix and set the fitted attributes."""
-        kept = growth.stopping.n_kept
-        for block in growth.layers[kept:]:
-            block.discard()  # the files of the layers grown beyond the kept prefix
-        for block in growth.layers[:kept]:
-            block.move_to(growth.store)  # a layer shared in a grid search joins the selected candidate's folder
-        self._check_store(growth.store)
-        self.layers_ = growth.layers[:kept]
+    def _set_layer_weights(self, growth, kept):
+        """``alphas_`` and ``layer_shares_`` of the kept layers."""
         self.alphas_, self.layer_shares_ = growth.cumulative.layer_weights(kept)
-        self.n_layers_ = kept
-        self.train_history_ = growth.history
-        self.oof_features_ = growth.oof_features[:kept]
-        self.stop_reason_ = growth.stopping.reason or f"reached max_layers={self.max_layers}"
-        self._set_importances(growth.X.shape[1])
-        self._log_end()
-        self._fit_predictor(growth)
 
-    @staticmethod
-    def _check_store(store):
-        """Raise if another fit has claimed the folder of ``store`` since this fit began."""
-        if store is None or store.temporary:
-            return
-        try:
-            with open(os.path.join(store.path, MARKER)) as f:
-                fit_id = json.load(f).get("fit_id")
-        except (OSError, ValueError):
-            fit_id = None
-        if fit_id != store.fit_id:
-            raise RuntimeError(
-                f"model_dir={store.path!r} was claimed by another fit while this one ran; its files are not this "
-                "model's. Give every model its own folder (or model_dir='auto')"
-            )
-
-    # ------------------------------------------------------------ stored models
-    @property
-    def model_dir_(self):
-        check_is_fitted(self)
-        store = self.__dict__.get("_model_store")
-        return None if store is None else store.path
-
-    def to_memory(self):
-        """Load every stored model into memory and detach the model from its folder (``model_dir``).
-
-        Afterwards the model is an in-memory model (``model_dir_`` is None): its
-        pickle holds the trees and no longer needs the folder. An ``"auto"``
-        folder is deleted; a folder given as ``model_dir`` is left as it is (delete
-        it yourself when no other model or pickle refers to it). The memory held is
-        then that of the in-memory mode.
-
-        Returns
-        -------
-        self
-        """
-        check_is_fitted(self)
-        store = self.__dict__.get("_model_store")
-        for block in self.layers_:
-            block.to_memory()
-        self._model_store = None
-        if store is not None and store.temporary:
-            store.destroy()
-        return self
-
-    def relocate_model_dir(self, path):
-        """Point a fitted model at its folder's new place, after the folder was moved or copied.
-
-        Parameters
-        ----------
-        path : str or path-like
-            The folder that now holds the files of this fit (its marker file
-            names the fit; otherwise a ``ValueError`` or ``FileNotFoundError`` is
-            raised and nothing changes).
-
-        Returns
-        -------
-        self
-        """
-        check_is_fitted(self)
-        store = self.__dict__.get("_model_store")
-        if store is None:
-            raise ValueError("this model keeps its models in memory (model_dir=None): there is no folder to relocate")
-        if store.temporary:
-            raise ValueError("model_dir='auto': the temporary folder belongs to the model and cannot be relocated")
-        path = os.path.abspath(os.fspath(path))
-        store.check_relocated(path)
-        store.path = path
-        return self
-
-    def _fit_predictor(self, growth):
-        """Train ``predictor`` on ``[x, f_T]`` of the training rows (out-of-fold f_T); set ``predictor_``."""
-        self._predictor_model = self.predictor_ = None
-        if self.predictor is None:
-            return
-        seed = growth.rng.randint(np.iinfo(np.int32).max)
+    def _predictor_template(self):
+        """The unfitted ``predictor``: XGBoost, a random forest or the instance given."""
         if self.predictor == "xgboost":
-            template = make_gbdt()
-        elif self.predictor == "forest":
-            template = RandomForestClassifier(
-                n_estimators=4 * self.n_estimators, max_features="sqrt", n_jobs=self.n_jobs
-            )
-        else:
-            template = self.predictor
-        X, y, weight = growth.X, growth.y, growth.weight
-        if np.isnan(X).any():
-            check_accepts_nan(template, "predictor")
-        Z = np.hstack([X, self.oof_features_[-1]])
-        if weight is not None:
-            keep = weight > 0
-            Z, y, weight = Z[keep], y[keep], weight[keep]
-            if np.ptp(weight) == 0:
-                weight = None
-            elif not has_fit_parameter(template, "sample_weight"):
-                raise ValueError(
-                    f"predictor: {type(template).__name__}.fit takes no sample_weight; fit without sample_weight "
-                    "(or with equal weights), or use a predictor whose fit takes it"
-                )
-        self._predictor_model = fit_classifier(
-            template, Z, y, len(self.classes_), weight, random_state=seed, where="predictor"
-        )
-        self._predictor_model.predict_proba(Z[:16])  # an unusable output is an error at fit, naming the predictor
-        self.predictor_ = self._predictor_model.estimator
+            return make_gbdt()
+        if self.predictor == "forest":
+            return RandomForestClassifier(n_estimators=4 * self.n_estimators, max_features="sqrt", n_jobs=self.n_jobs)
+        return self.predictor
 
-    def _set_importances(self, n_features):
-        """``layer_importances_``, ``feature_importances_`` and ``class_vector_importance_`` of the kept layers."""
-        rows = np.zeros((len(self.layers_), n_features + 1))
-        for t, block in enumerate(self.layers_, start=1):
-            importances = block.importances_
-            if t == 1 or self.input_features == "raw":
-                raw, passed = importances, 0.0
-            elif self.input_features == "stacking":
-                raw, passed = 0.0, importances.sum()
-            else:  # preconc: [x, f_{t-1}]
-                raw, passed = importances[:n_features], importances[n_features:].sum()
-            total = np.sum(raw) + passed
-            if total > 0:
-                rows[t - 1, :n_features] = raw / total
-                rows[t - 1, n_features] = passed / total
-        self.layer_importances_ = rows
-        raw = rows[:, :n_features].mean(axis=0)
-        self.feature_importances_ = raw / raw.sum() if raw.sum() > 0 else raw
-        self.class_vector_importance_ = float(rows[:, n_features].mean())
+    def _fit_final(self, template, Z, y, weight, seed):
+        """The predictor fitted on ``Z = [x, f_T]``, as the model that predicts and the estimator ``predictor_``."""
+        model = fit_classifier(template, Z, y, len(self.classes_), weight, random_state=seed, where="predictor")
+        model.predict_proba(Z[:16])  # an unusable output is an error at fit, naming the predictor
+        return model, model.estimator
+
+    def _importance_split(self, t, importances, n_features):
+        if t == 1 or self.input_features == "raw":
+            return importances, 0.0
+        if self.input_features == "stacking":
+            return 0.0, importances.sum()
+        return super()._importance_split(t, importances, n_features)  # preconc: [x, f_{t-1}]
 
     def _training_data(self, X, y, sample_weight, rng):
         """Validate X, y and the weights, set ``classes_``, and hold out the validation rows.
@@ -872,23 +663,7 @@ class MDDFClassifier(LayerFeaturesMixin, ClassifierMixin, TransformerMixin, Base
             )
         X_val = y_val = None
         if self.validation_fraction is not None:
-            X, X_val, y_enc, y_val, *weights = train_test_split(
-                X,
-                y_enc,
-                *([] if weight is None else [weight]),  # the weights follow their rows; the split is as without
-                test_size=self.validation_fraction,
-                stratify=y_enc,
-                random_state=rng.randint(np.iinfo(np.int32).max),
-            )
-            X, X_val = np.ascontiguousarray(X), np.ascontiguousarray(X_val)
-            if weight is not None:
-                weight, weight_val = weights
-                for part, w in (("training", weight), ("held-out", weight_val)):
-                    if not np.any(w > 0):
-                        raise ValueError(
-                            f"{type(self).__name__}: every {part} row of the validation_fraction split has "
-                            "sample weight zero; give more rows a positive weight"
-                        )
+            X, X_val, y_enc, y_val, weight, weight_val = self._split_validation(X, y_enc, weight, rng, stratify=True)
         counts = np.bincount(y_enc, minlength=n_classes)
         cross_fitted = self.class_vectors == "kfold" or not all(map(is_forest, self.forest_types))
         if cross_fitted and counts.min() < self.n_folds:
@@ -959,12 +734,6 @@ class MDDFClassifier(LayerFeaturesMixin, ClassifierMixin, TransformerMixin, Base
         print(f"[{self._log_name}] {kept}: {self.stop_reason_}{alphas}", flush=True)
 
     # ------------------------------------------------------------------ predict
-    def _staged(self, X):
-        """Validate X now, then return a generator of (f_t, class probabilities) per kept layer."""
-        check_is_fitted(self)
-        X = validate_tabular(self, X, reset=False, dtype=np.float32, order="C", ensure_all_finite="allow-nan")
-        return self._replay(X)
-
     def _replay(self, X):
         mixture = ClassVectorMixture(self.passed_features)
         for t, (block, share) in enumerate(zip(self.layers_, self.layer_shares_), start=1):
@@ -990,49 +759,17 @@ class MDDFClassifier(LayerFeaturesMixin, ClassifierMixin, TransformerMixin, Base
 
         With a ``predictor``, its probabilities for ``[x, f_T(x)]`` instead.
         """
-        if getattr(self, "_predictor_model", None) is None:
+        if not self._uses_predictor():
             proba = None
             for stage in self.staged_predict_proba(X):
                 proba = stage
             return proba
-        check_is_fitted(self)
-        X = validate_tabular(self, X, reset=False, dtype=np.float32, order="C", ensure_all_finite="allow-nan")
-        for stage, _ in self._replay(X):
-            passed = stage  # f_T after the last kept layer
-        if np.isnan(X).any():
-            check_accepts_nan(self.predictor_, "predictor")
-        return self._predictor_model.predict_proba(np.hstack([X, passed.astype(np.float32)]))
+        return self._predictor_model.predict_proba(self._predictor_input(X))
 
     def predict(self, X):
         """``argmax_j f_T^j(x)`` (eq. 9), or the ``predictor``'s most probable class for ``[x, f_T(x)]``."""
         proba = self.predict_proba(X)  # checks fitted-ness before classes_ is read
         return self.classes_[proba.argmax(axis=1)]
-
-    # ---------------------------------------------------------------- transform
-    def transform(self, X, layer=None):
-        """Augmented feature of a kept layer, ``f_t(X) / sum_{l<=t} alpha_l`` (eq. 7).
-
-        The common scale is divided out: the result is a convex combination of
-        the layers' class vectors (per forest with ``passed_features="per_forest"``),
-        which is exactly what the next layer sees (forests ignore a common scale).
-
-        Parameters
-        ----------
-        X : array-like (n_samples, n_features)
-        layer : int or None
-            1-based kept layer; None is the last one.
-
-        Returns
-        -------
-        ndarray of float32, shape (n_samples, n_classes) or (n_samples, n_forests * n_classes)
-            A DataFrame under ``set_output(transform="pandas")``, its columns
-            named by :meth:`get_feature_names_out` for the same ``layer``.
-        """
-        check_is_fitted(self)
-        layer = self._check_layer(layer)
-        for t, (passed, _) in enumerate(self._staged(X), start=1):
-            if t == layer:
-                return passed.astype(np.float32)
 
     def _layer_feature_names(self, layer=None):
         """``layer<t>_class_<label>``, or ``layer<t>_<member><j>_class_<label>`` per member with ``"per_forest"``."""

@@ -2,23 +2,38 @@
 
 from __future__ import annotations
 
-import time
-from numbers import Integral, Real
+from numbers import Integral
 
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin, TransformerMixin, _fit_context
+from sklearn.ensemble import RandomForestRegressor
 from sklearn.metrics import r2_score
-from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils._param_validation import HasMethods, Interval, RealNotInt, StrOptions
 
-from ._layer_features import LayerFeaturesMixin, member_name
-from ._tabular import CATEGORICAL_FEATURES_CONSTRAINT, validate_tabular
+from ._cascade_base import CascadeBase, Growth
+from ._layer_features import member_name
+from ._tabular import validate_tabular
 from ._validation import check_sample_weight
-from .regression_block import REGRESSION_FOREST_TYPES, RegressionForestBlock
+from .forest_kinds import FOREST_KINDS
+from .members import GBDT_PARAMS, seeded_clone
+from .regression_block import RegressionForestBlock
+from .stopping import NEGATIVE_MSE
 
 
-class CascadeForestRegressor(LayerFeaturesMixin, RegressorMixin, TransformerMixin, BaseEstimator):
+class _Passed:
+    """What the regression layers pass on: the last layer's per-forest predictions ``h_t`` (None before layer 1)."""
+
+    passed = None
+
+
+def _weighted_variance(y, weight):
+    """The weighted variance of y (infinite when its squares overflow float64)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        mean = np.average(y, weights=weight)
+        return np.average((y - mean) ** 2, weights=weight)
+
+
+class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, BaseEstimator):
     """Cascade forest for regression: layers of forests passing out-of-fold predictions on.
 
     The cascade of gcForest (Zhou and Feng) for a real-valued target. Layer 1
@@ -33,10 +48,12 @@ class CascadeForestRegressor(LayerFeaturesMixin, RegressorMixin, TransformerMixi
 
     Growth stops after ``max_layers`` layers, or once the out-of-fold mean
     squared error of ``y_t`` on the training rows,
-    ``MSE_t = sum_i w_i (y_i - y_t(x_i))^2 / sum_i w_i``, has not improved for
-    ``n_tolerant_layers`` consecutive layers; the prefix of lowest ``MSE_t`` is
-    kept. The margin-distribution machinery of :class:`mddf.MDDFClassifier` is
-    for classification and takes no part here.
+    ``MSE_t = sum_i w_i (y_i - y_t(x_i))^2 / sum_i w_i`` (or its value on held-out
+    rows, ``validation_fraction``), has not improved for ``n_tolerant_layers``
+    consecutive layers; the prefix of lowest ``MSE_t`` is kept. The
+    margin-distribution machinery of :class:`mddf.MDDFClassifier` is for
+    classification and takes no part here; growth, early stopping, the final
+    ``predictor`` and ``model_dir`` are the classifier's.
 
     The trees are the binned trees of :mod:`mddf.trees` with the squared-error
     criterion (:func:`mddf.trees.grow_regression_tree`): the layer input is
@@ -68,6 +85,25 @@ class CascadeForestRegressor(LayerFeaturesMixin, RegressorMixin, TransformerMixi
         scikit-learn versions DF21 targets): for regression the bootstrap alone
         decorrelates the random forests, and the completely-random forests
         bring the diversity.
+    predictor : None, "xgboost", "forest" or an estimator instance, default=None
+        None: the prediction is the cascade's own, the mean of the last kept
+        layer's forests. Otherwise a regressor is trained, after the cascade, on
+        ``[x, h_T(x)]`` with the out-of-fold ``h_T`` of the training rows
+        (``oof_features_[-1]``, so it never learns from predictions of models
+        that saw the row) and makes :meth:`predict` (DF21's ``use_predictor``).
+        ``"xgboost"``: XGBoost's ``XGBRegressor`` with the settings of
+        :data:`mddf.members.GBDT_PARAMS` (one thread, so results do not depend
+        on ``n_jobs``); ``"forest"``: a ``RandomForestRegressor`` of
+        ``4 * n_estimators`` fully grown trees with this cascade's
+        ``max_features``, ``n_jobs`` threads; an instance (with ``fit`` and
+        ``predict``) is cloned and its ``random_state`` parameters drawn from
+        ``random_state``. It can combine the forests' predictions better than
+        their mean, for one more model to fit and keep. The staged predictions,
+        :meth:`transform` and ``oof_features_`` stay the cascade's.
+        ``sample_weight`` reaches it as ``sample_weight`` (a predictor whose
+        ``fit`` takes none raises a ``ValueError`` with non-uniform weights),
+        rows of weight 0 are left out, and a predictor whose tags reject NaN
+        raises a ``ValueError`` when X has missing values.
     n_folds : int, default=3
         k of the k-fold out-of-fold predictions (gcForest's choice, as
         :class:`mddf.MDDFClassifier`). The folds are shuffled, not stratified.
@@ -86,7 +122,20 @@ class CascadeForestRegressor(LayerFeaturesMixin, RegressorMixin, TransformerMixi
     tol : float >= 0, default=0.0
         A layer improves on the best so far when its out-of-fold MSE is lower by
         more than ``tol`` times the weighted variance of y, i.e. when its
-        out-of-fold R^2 is higher by more than ``tol``.
+        out-of-fold R^2 is higher by more than ``tol`` (with ``validation_fraction``,
+        of the held-out rows' MSE and variance).
+    min_gain_se : float >= 0, default=0.0
+        A layer must also lower the monitored MSE by more than ``min_gain_se``
+        standard errors of the mean paired difference of the rows' squared
+        errors, ``d_i = e_best,i - e_i`` between the best layer so far and this
+        one: ``mean(d) > min_gain_se * std(d) / sqrt(n)`` (weighted, n the total
+        weight, with ``sample_weight``; :func:`mddf.stopping.improves_mse`). 0
+        is the plain "any improvement" rule; a positive value stops sooner on
+        noisy targets, with fewer layers, at some risk to accuracy.
+    validation_fraction : float in (0, 1) or None, default=None
+        None monitors the out-of-fold MSE of the training rows. A float holds
+        out that fraction of the rows (drawn at random, not stratified), trains
+        on the rest and monitors the held-out MSE.
     categorical_features : "from_dtype", None, array-like of bool, int or str, default="from_dtype"
         Which columns of X are categorical, as for :class:`mddf.MDDFClassifier`:
         each is replaced by ordinal codes of the categories seen in training,
@@ -99,7 +148,14 @@ class CascadeForestRegressor(LayerFeaturesMixin, RegressorMixin, TransformerMixi
     verbose : int, default=0
         1 prints one line per layer, ``[CascadeForestRegressor] layer t``
         followed by the out-of-fold MSE and R^2 of the prediction after the
-        layer and the seconds the layer took.
+        layer (and their held-out values, with ``validation_fraction``) and
+        the seconds the layer took.
+    model_dir : None, "auto", str or path-like, default=None
+        Where the fitted forests are kept: None in memory; a folder or ``"auto"``
+        (a temporary folder) keeps them on disk, as :class:`mddf.MDDFClassifier`'s
+        ``model_dir`` does (same files, same memory bound, same pickling,
+        :meth:`to_memory` and :meth:`relocate_model_dir`), with bit-identical
+        predictions.
 
     Attributes
     ----------
@@ -111,13 +167,19 @@ class CascadeForestRegressor(LayerFeaturesMixin, RegressorMixin, TransformerMixi
         As for :class:`mddf.MDDFClassifier`.
     layers_ : list of RegressionForestBlock
         The kept layers (best prefix).
+    model_dir_ : str or None
+        The folder that holds the fitted forests; None in memory.
+    predictor_ : estimator or None
+        The fitted ``predictor`` (None without one).
     n_layers_ : int
     train_history_ : list of dict, one per grown layer (also the discarded ones)
         ``layer``, ``oof_mse`` and ``oof_r2`` (of ``y_t`` on the training rows,
         weighted by the sample weights), ``forest_oof_mse`` (each forest's own),
-        ``max_depth``, ``model_bytes`` and ``fit_seconds``.
+        ``max_depth``, ``model_bytes``, with ``validation_fraction`` ``val_mse`` and
+        ``val_r2`` (of the held-out rows, then the monitored MSE), and ``fit_seconds``.
     oof_features_ : list of ndarray of float32 (n_samples, n_forests)
-        The out-of-fold augmented features ``h_t`` of the training rows, one
+        The out-of-fold augmented features ``h_t`` of the training rows (those
+        left for training with ``validation_fraction``), one
         array per kept layer. Their columns, as those of :meth:`transform`, are
         named by :meth:`get_feature_names_out`: ``layer<t>_<forest><j>_prediction``,
         forest ``j``'s prediction (0-based position in ``forest_types``), e.g.
@@ -140,26 +202,19 @@ class CascadeForestRegressor(LayerFeaturesMixin, RegressorMixin, TransformerMixi
 
     # Tag of the verbose lines; errors name ``type(self).__name__``.
     _log_name = "CascadeForestRegressor"
+    _measure = NEGATIVE_MSE
+    _passed_importance_attr = "augmented_feature_importance_"
 
     _parameter_constraints = {
-        "n_estimators": [Interval(Integral, 1, None, closed="left")],
-        "forest_types": [tuple, list],
+        **CascadeBase._parameter_constraints,
+        "predictor": [None, StrOptions({"xgboost", "forest"}), HasMethods(["fit", "predict"])],
         "max_features": [
             Interval(Integral, 1, None, closed="left"),
             Interval(RealNotInt, 0, 1, closed="right"),
             StrOptions({"sqrt", "log2"}),
             None,
         ],
-        "n_folds": [Interval(Integral, 2, None, closed="left")],
         "max_depth": [Interval(Integral, 1, None, closed="left"), None],
-        "max_depth_factor": [Interval(Integral, 1, None, closed="left"), None],
-        "max_layers": [Interval(Integral, 1, None, closed="left")],
-        "n_tolerant_layers": [Interval(Integral, 1, None, closed="left")],
-        "tol": [Interval(Real, 0, None, closed="left")],
-        "categorical_features": CATEGORICAL_FEATURES_CONSTRAINT,
-        "n_jobs": [Integral, None],
-        "random_state": ["random_state"],
-        "verbose": ["verbose"],
     }
 
     def __init__(
@@ -168,45 +223,44 @@ class CascadeForestRegressor(LayerFeaturesMixin, RegressorMixin, TransformerMixi
         n_estimators=100,
         forest_types=("rf", "rf", "crf", "crf"),
         max_features=1.0,
+        predictor=None,
         n_folds=3,
         max_depth=None,
         max_depth_factor=None,
         max_layers=20,
         n_tolerant_layers=2,
         tol=0.0,
+        min_gain_se=0.0,
+        validation_fraction=None,
         categorical_features="from_dtype",
         n_jobs=None,
         random_state=None,
         verbose=0,
+        model_dir=None,
     ):
         self.n_estimators = n_estimators
         self.forest_types = forest_types
         self.max_features = max_features
+        self.predictor = predictor
         self.n_folds = n_folds
         self.max_depth = max_depth
         self.max_depth_factor = max_depth_factor
         self.max_layers = max_layers
         self.n_tolerant_layers = n_tolerant_layers
         self.tol = tol
+        self.min_gain_se = min_gain_se
+        self.validation_fraction = validation_fraction
         self.categorical_features = categorical_features
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
+        self.model_dir = model_dir
 
     # ------------------------------------------------------------------ helpers
-    @staticmethod
-    def _layer_input(X, passed):
-        """``x`` for the first layer, ``[x, h_{t-1}]`` (float32, C-contiguous) after it."""
-        if passed is None:
-            return X
-        return np.hstack([X, passed.astype(np.float32)])
-
     def _check_forest_types(self):
         types = tuple(self.forest_types)
-        if not types or any(kind not in REGRESSION_FOREST_TYPES for kind in types):
-            raise ValueError(
-                f"forest_types must be a non-empty sequence of {REGRESSION_FOREST_TYPES}, got {self.forest_types!r}"
-            )
+        if not types or any(kind not in FOREST_KINDS for kind in types):
+            raise ValueError(f"forest_types must be a non-empty sequence of {FOREST_KINDS}, got {self.forest_types!r}")
         return types
 
     def _layer_depth(self, t):
@@ -273,7 +327,16 @@ class CascadeForestRegressor(LayerFeaturesMixin, RegressorMixin, TransformerMixi
         -------
         self
         """
-        forest_types = self._check_forest_types()
+        return self._fit_in_store(X, y, sample_weight)
+
+    def _training_data(self, X, y, sample_weight, rng):
+        """Validate X, y and the weights, and hold out the validation rows.
+
+        Returns
+        -------
+        X, y, weight : the training rows, y as float64, their weights (ones without ``sample_weight``)
+        X_val, y_val, weight_val : the held-out rows (None without ``validation_fraction``)
+        """
         self._check_target(y)
         X, y = validate_tabular(
             self, X, y, reset=True, dtype=np.float32, order="C", ensure_all_finite="allow-nan", y_numeric=True
@@ -286,109 +349,118 @@ class CascadeForestRegressor(LayerFeaturesMixin, RegressorMixin, TransformerMixi
                 f"{type(self).__name__} got n_samples={n}, fewer than n_folds={self.n_folds}: "
                 "the out-of-fold predictions need at least one row per fold"
             )
-        rng = check_random_state(self.random_state)
-        with np.errstate(over="ignore", invalid="ignore"):
-            mean = np.average(y, weights=weight)
-            variance = np.average((y - mean) ** 2, weights=weight)
-        if not np.isfinite(variance):
+        X_val = y_val = weight_val = None
+        if self.validation_fraction is not None:
+            X, X_val, y, y_val, weight, weight_val = self._split_validation(X, y, weight, rng, stratify=False)
+        if not np.isfinite(_weighted_variance(y, weight)):
             raise self._overflow_error(y)
-        layers, history, oof_features = [], [], []
-        passed = None
-        best_mse, since_best, self.stop_reason_ = np.inf, 0, None
-        for t in range(1, self.max_layers + 1):
-            start = time.perf_counter()
-            block = RegressionForestBlock(
-                forest_types, self.n_estimators, self._layer_depth(t), self.max_features, self.n_folds, self.n_jobs
-            )
-            oof = block.fit(self._layer_input(X, passed), y, weight, rng)
-            prediction = oof.mean(axis=1)
-            with np.errstate(over="ignore", invalid="ignore"):
-                mse = float(np.average((y - prediction) ** 2, weights=weight))
-            if not np.isfinite(mse):
-                raise self._overflow_error(y)
-            record = {
-                "layer": t,
-                "oof_mse": mse,
-                "oof_r2": float(r2_score(y, prediction, sample_weight=weight)),
-                "forest_oof_mse": [
-                    float(np.average((y - oof[:, j]) ** 2, weights=weight)) for j in range(oof.shape[1])
-                ],
-                "max_depth": block.max_depth,
-                "model_bytes": block.nbytes,
-                "fit_seconds": time.perf_counter() - start,
-            }
-            passed = oof
-            layers.append(block)
-            history.append(record)
-            oof_features.append(oof.astype(np.float32))
-            self._log_layer(record)
-            if mse < best_mse - self.tol * variance:
-                best_mse, best_layer, since_best = mse, t, 0
-            else:
-                since_best += 1
-            if since_best >= self.n_tolerant_layers:
-                self.stop_reason_ = (
-                    f"out-of-fold MSE did not improve for {self.n_tolerant_layers} layers "
-                    f"(best {best_mse:.6g} at layer {best_layer})"
-                )
-                break
-        if self.stop_reason_ is None:
-            self.stop_reason_ = f"reached max_layers={self.max_layers}"
-        kept = int(np.argmin([record["oof_mse"] for record in history])) + 1  # first of ties
-        self.layers_ = layers[:kept]
-        self.n_layers_ = kept
-        self.train_history_ = history
-        self.oof_features_ = oof_features[:kept]
-        self._set_importances(X.shape[1])
-        return self
+        return X, y, weight, X_val, y_val, weight_val
 
-    def _set_importances(self, n_features):
-        """``layer_importances_``, ``feature_importances_`` and ``augmented_feature_importance_`` of the kept layers."""
-        rows = np.zeros((len(self.layers_), n_features + 1))
-        for t, block in enumerate(self.layers_):
-            raw, passed = block.importances_[:n_features], block.importances_[n_features:].sum()
-            total = raw.sum() + passed
-            if total > 0:
-                rows[t, :n_features] = raw / total
-                rows[t, n_features] = passed / total
-        self.layer_importances_ = rows
-        raw = rows[:, :n_features].mean(axis=0)
-        self.feature_importances_ = raw / raw.sum() if raw.sum() > 0 else raw
-        self.augmented_feature_importance_ = float(rows[:, n_features].mean())
+    def _stopping_tol(self, y, weight):
+        """``tol`` times the weighted variance of the monitored targets: a gain in R^2 of more than ``tol``."""
+        return self.tol * _weighted_variance(y, weight)
+
+    def _new_growth(self, **state):
+        return Growth(**state, train=_Passed(), val=_Passed())
+
+    def _block(self, forest_types, t, store):
+        """Layer t's untrained block; its forests go to the ``store``, under ``layer-<t>``."""
+        return RegressionForestBlock(
+            forest_types,
+            self.n_estimators,
+            self._layer_depth(t),
+            self.max_features,
+            self.n_folds,
+            self.n_jobs,
+            store=store,
+            name=f"layer-{t:03d}",
+        )
+
+    def _fit_block(self, block, growth, X):
+        return block.fit(X, growth.y, growth.weight, growth.rng)
+
+    def _add_layer(self, growth, t, block, oof, start):
+        """Record layer t's out-of-fold MSE (and held-out MSE) and pass its predictions on; True when growth stops."""
+        y, weight = growth.y, growth.weight
+        prediction = oof.mean(axis=1)
+        with np.errstate(over="ignore", invalid="ignore"):
+            errors = (y - prediction) ** 2
+            mse = float(np.average(errors, weights=weight))
+        if not np.isfinite(mse):
+            raise self._overflow_error(y)
+        record = {
+            "layer": t,
+            "oof_mse": mse,
+            "oof_r2": float(r2_score(y, prediction, sample_weight=weight)),
+            "forest_oof_mse": [float(np.average((y - oof[:, j]) ** 2, weights=weight)) for j in range(oof.shape[1])],
+            "max_depth": block.max_depth,
+            "model_bytes": block.nbytes,
+        }
+        growth.train.passed = oof
+        if growth.X_val is not None:  # the held-out rows go through the layer and are the ones monitored
+            growth.val.passed = block.predict(self._layer_input(growth.X_val, growth.val.passed, t))
+            prediction = growth.val.passed.mean(axis=1)
+            with np.errstate(over="ignore", invalid="ignore"):
+                errors = (growth.y_val - prediction) ** 2
+                record["val_mse"] = float(np.average(errors, weights=growth.weight_val))
+            record["val_r2"] = float(r2_score(growth.y_val, prediction, sample_weight=growth.weight_val))
+        return self._keep_layer(growth, block, record, start, errors)
+
+    def _predictor_template(self):
+        """The unfitted ``predictor``: XGBoost, a random forest or the instance given."""
+        if self.predictor == "xgboost":
+            from xgboost import XGBRegressor
+
+            return XGBRegressor(**GBDT_PARAMS)
+        if self.predictor == "forest":
+            return RandomForestRegressor(
+                n_estimators=4 * self.n_estimators, max_features=self.max_features, n_jobs=self.n_jobs
+            )
+        return self.predictor
+
+    def _fit_final(self, template, Z, y, weight, seed):
+        """The predictor fitted on ``Z = [x, h_T]``, as the model that predicts and the estimator ``predictor_``."""
+        estimator = seeded_clone(template, seed)
+        estimator.fit(Z, y, **({} if weight is None else {"sample_weight": weight}))
+        sample = np.asarray(estimator.predict(Z[:16]))  # an unusable output is an error at fit, naming the predictor
+        if sample.shape != (len(Z[:16]),) or not np.all(np.isfinite(sample)):
+            raise ValueError(
+                f"predictor ({type(estimator).__name__}): predict returned {sample.shape} values where "
+                f"{(len(Z[:16]),)} finite ones were expected, one per row"
+            )
+        return estimator, estimator
 
     def _log_layer(self, record):
         if not self.verbose:
             return
+        val = ""
+        if "val_mse" in record:
+            val = f"  val_mse={record['val_mse']:.6g}  val_r2={record['val_r2']:.4f}"
         print(
             f"[{self._log_name}] layer {record['layer']:2d}  oof_mse={record['oof_mse']:.6g}  "
-            f"oof_r2={record['oof_r2']:.4f}  {record['fit_seconds']:.1f}s",
+            f"oof_r2={record['oof_r2']:.4f}{val}  {record['fit_seconds']:.1f}s",
             flush=True,
         )
 
     # ------------------------------------------------------------------ predict
-    def _staged(self, X):
-        """Validate X now, then return a generator of each kept layer's per-forest predictions ``h_t``."""
-        check_is_fitted(self)
-        X = validate_tabular(self, X, reset=False, dtype=np.float32, order="C", ensure_all_finite="allow-nan")
-        return self._replay(X)
-
     def _replay(self, X):
         passed = None
-        for block in self.layers_:
-            passed = block.predict(self._layer_input(X, passed))
-            yield passed
+        for t, block in enumerate(self.layers_, start=1):
+            passed = block.predict(self._layer_input(X, passed, t))
+            yield passed, passed.mean(axis=1)
 
     def staged_predict(self, X):
         """Prediction after each kept layer, the mean of its forests' predictions.
 
         Yields
         ------
-        ndarray of float64, shape (n_samples,); the last equals :meth:`predict`.
+        ndarray of float64, shape (n_samples,); the last equals :meth:`predict`
+        without a ``predictor`` (with one, it is still the cascade's own).
         """
-        return (h.mean(axis=1) for h in self._staged(X))
+        return (prediction for _, prediction in self._staged(X))
 
     def predict(self, X):
-        """Prediction of the last kept layer: the mean of its forests' predictions.
+        """Prediction of the last kept layer (the mean of its forests'), or the ``predictor``'s for ``[x, h_T(x)]``.
 
         Parameters
         ----------
@@ -398,32 +470,10 @@ class CascadeForestRegressor(LayerFeaturesMixin, RegressorMixin, TransformerMixi
         -------
         ndarray of float64, shape (n_samples,)
         """
+        if self._uses_predictor():
+            return self._predictor_model.predict(self._predictor_input(X))
         *_, last = self.staged_predict(X)
         return last
-
-    # ---------------------------------------------------------------- transform
-    def transform(self, X, layer=None):
-        """Augmented features of a kept layer: each of its forests' prediction ``h_t(X)``.
-
-        This is what layer t passes on to layer t + 1 (beside ``x``).
-
-        Parameters
-        ----------
-        X : array-like (n_samples, n_features)
-        layer : int or None
-            1-based kept layer; None is the last one.
-
-        Returns
-        -------
-        ndarray of float32, shape (n_samples, n_forests)
-            A DataFrame under ``set_output(transform="pandas")``, its columns
-            named by :meth:`get_feature_names_out` for the same ``layer``.
-        """
-        check_is_fitted(self)
-        layer = self._check_layer(layer)
-        for t, h in enumerate(self._staged(X), start=1):
-            if t == layer:
-                return h.astype(np.float32)
 
     def _layer_feature_names(self, layer=None):
         """``layer<t>_<forest><j>_prediction``, one per forest of the layer."""

@@ -30,8 +30,8 @@ from sklearn.pipeline import Pipeline
 from sklearn.utils import get_tags
 from sklearn.utils.validation import has_fit_parameter
 
-#: The forests :class:`mddf.block.ForestBlock` grows itself; they bag, so they can give out-of-bag class vectors.
-FOREST_KINDS = ("rf", "crf", "et")
+from .forest_kinds import FOREST_KINDS
+
 #: Every named kind of member; an estimator instance is the other kind.
 NAMED_KINDS = FOREST_KINDS + ("gbdt",)
 
@@ -236,23 +236,32 @@ class FoldModel:
         return len(pickle.dumps(self.estimator, protocol=pickle.HIGHEST_PROTOCOL))
 
 
-def fit_classifier(template, X, y, n_classes, sample_weight=None, random_state=None, where=None):
-    """Clone ``template``, seed it, fit it on ``X, y`` (class indices) and return a :class:`FoldModel`.
+def seeded_clone(template, random_state=None):
+    """A clone of ``template`` whose every ``random_state`` parameter is drawn from ``random_state`` (an int).
 
-    ``random_state`` (an int) seeds every ``random_state`` parameter of the
-    clone, nested ones (of a ``Pipeline``'s steps) included, each with its own
-    draw, so that the block's seeds alone decide the fit. ``where`` names the
-    member in the errors of :meth:`FoldModel.predict_proba`.
+    Nested ones (of a ``Pipeline``'s steps) are included, each with its own draw, so that the
+    block's or the cascade's seeds alone decide the fit; None leaves them as they are.
     """
-    classes = np.unique(y)
-    if len(classes) == 1:
-        return FoldModel(None, classes, n_classes, where)
     estimator = clone(template)
     if random_state is not None:
         rng = np.random.RandomState(random_state)
         names = sorted(k for k in estimator.get_params(deep=True) if k.split("__")[-1] == "random_state")
         if names:
             estimator.set_params(**{name: int(rng.randint(_MAX_SEED)) for name in names})
+    return estimator
+
+
+def fit_classifier(template, X, y, n_classes, sample_weight=None, random_state=None, where=None):
+    """Clone ``template``, seed it, fit it on ``X, y`` (class indices) and return a :class:`FoldModel`.
+
+    ``random_state`` (an int) seeds every ``random_state`` parameter of the
+    clone (:func:`seeded_clone`). ``where`` names the
+    member in the errors of :meth:`FoldModel.predict_proba`.
+    """
+    classes = np.unique(y)
+    if len(classes) == 1:
+        return FoldModel(None, classes, n_classes, where)
+    estimator = seeded_clone(template, random_state)
     fit_params = {} if sample_weight is None else {"sample_weight": sample_weight}
     estimator.fit(X, np.searchsorted(classes, y), **fit_params)
     return FoldModel(estimator, classes, n_classes, where)

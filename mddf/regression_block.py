@@ -6,74 +6,30 @@ from fold models that never saw that row, and gives new rows the mean of its
 fold models. The trees are those of :mod:`mddf.trees` for regression
 (:func:`~mddf.trees.grow_regression_tree`), grown on the layer input
 quantised once per layer to at most 256 bins per feature
-(:class:`mddf.block.BinnedInput`).
+(:class:`mddf._block_base.BinnedInput`).
 """
 
 from __future__ import annotations
 
-from numbers import Integral, Real
-
 import numpy as np
-from sklearn.ensemble import ExtraTreesRegressor, RandomForestRegressor
 from sklearn.model_selection import KFold
-from sklearn.utils.parallel import Parallel, delayed
 
-from .block import BinnedInput
+from ._block_base import MAX_SEED, BinnedInput, BlockBase
+from .forest_kinds import forest_kind
 from .trees import BinnedRegressionForest, add_tree_values, grow_regression_tree
 from .trees._compile_notice import announce_compilation
-
-REGRESSION_FOREST_TYPES = ("rf", "crf", "et")
-_MAX_SEED = np.iinfo(np.int32).max
-
-
-def resolve_max_features(max_features, n_features):
-    """Number of candidate features per split, as scikit-learn's forests read ``max_features``.
-
-    None or 1.0: every feature; ``"sqrt"`` / ``"log2"``: ``max(1, int(sqrt(d)))`` /
-    ``max(1, int(log2(d)))``; an int: that many (at most ``d``); a float in (0, 1]:
-    ``max(1, int(max_features * d))``.
-    """
-    d = n_features
-    if max_features is None:
-        return d
-    if isinstance(max_features, str):
-        if max_features == "sqrt":
-            return max(1, int(np.sqrt(d)))
-        if max_features == "log2":
-            return max(1, int(np.log2(d)))
-        raise ValueError(
-            f"max_features must be 'sqrt', 'log2', an int, a float in (0, 1] or None, got {max_features!r}"
-        )
-    if isinstance(max_features, Integral) and not isinstance(max_features, bool):
-        return max(1, min(int(max_features), d))
-    if isinstance(max_features, Real):
-        return max(1, int(max_features * d))
-    raise ValueError(f"max_features must be 'sqrt', 'log2', an int, a float in (0, 1] or None, got {max_features!r}")
 
 
 def make_regression_forest(kind, n_estimators, max_depth, max_features, random_state):
     """A forest of the regression block, as the scikit-learn estimator it is equivalent to.
 
     :class:`RegressionForestBlock` grows these trees itself on binned features
-    (see :func:`_grow_regression_forest`), with the same split rules; this is the
-    reference definition of each kind.
-
-    ``"rf"``: random forest, the best squared-error split over ``max_features``
-    candidate features, bootstrap (Breiman; ``RandomForestRegressor``).
-    ``"crf"``: completely-random forest: one random feature per split with a
-    random threshold, no bootstrap (``ExtraTreesRegressor(max_features=1)``,
-    Zhou and Feng). ``"et"``: extremely randomized trees, one random threshold
-    per candidate feature and the best of ``max_features`` candidates, no
-    bootstrap (``ExtraTreesRegressor``).
+    (see :func:`_grow_regression_forest`), with the same split rules: ``"rf"``
+    is ``RandomForestRegressor(max_features=max_features)``, ``"crf"``
+    ``ExtraTreesRegressor(max_features=1)`` and ``"et"``
+    ``ExtraTreesRegressor(max_features=max_features)`` (:mod:`mddf.forest_kinds`).
     """
-    common = dict(n_estimators=n_estimators, max_depth=max_depth, random_state=random_state, n_jobs=1)
-    if kind == "rf":
-        return RandomForestRegressor(max_features=max_features, **common)
-    if kind == "crf":
-        return ExtraTreesRegressor(max_features=1, **common)
-    if kind == "et":
-        return ExtraTreesRegressor(max_features=max_features, **common)
-    raise ValueError(f"unknown forest type {kind!r}; expected one of {REGRESSION_FOREST_TYPES}")
+    return forest_kind(kind).make("regression", n_estimators, max_depth, max_features, random_state)
 
 
 def _grow_regression_forest(kind, n_estimators, max_depth, max_features, seed, X, y, rows, weight, predict_rows):
@@ -92,20 +48,19 @@ def _grow_regression_forest(kind, n_estimators, max_depth, max_features, seed, X
     (BinnedRegressionForest, ndarray of float64 (len(predict_rows),)): the forest and its mean prediction
     of the held-out rows.
     """
-    if kind not in REGRESSION_FOREST_TYPES:
-        raise ValueError(f"unknown forest type {kind!r}; expected one of {REGRESSION_FOREST_TYPES}")
+    forest = forest_kind(kind)
     n = len(y)
     rng = np.random.RandomState(seed)
-    bootstrap = kind == "rf"
-    random_split = kind != "rf"
-    n_candidates = 1 if kind == "crf" else resolve_max_features(max_features, X.codes.shape[1])
+    bootstrap = forest.bootstrap
+    random_split = forest.random_threshold
+    n_candidates = forest.n_candidates(max_features, X.codes.shape[1])
     depth = -1 if max_depth is None else int(max_depth)
     base = None if bootstrap else np.bincount(rows, minlength=n).astype(np.float64) * weight
     predict_rows = np.asarray(predict_rows, dtype=np.int64)
     prediction = np.zeros(len(predict_rows))
     trees = []
     for _ in range(n_estimators):
-        tree_seed = rng.randint(_MAX_SEED)
+        tree_seed = rng.randint(MAX_SEED)
         if bootstrap:
             drawn = rows[rng.randint(0, len(rows), len(rows))]
             tree_weight = np.bincount(drawn, minlength=n).astype(np.float64) * weight
@@ -123,7 +78,7 @@ def _grow_regression_forest(kind, n_estimators, max_depth, max_features, seed, X
     return forest, prediction / n_estimators
 
 
-class RegressionForestBlock:
+class RegressionForestBlock(BlockBase):
     """The forests of one layer of the regression cascade, cross-fitted over k folds.
 
     Parameters
@@ -136,23 +91,25 @@ class RegressionForestBlock:
         Depth limit of every tree of this layer.
     max_features : int, float, "sqrt", "log2" or None
         Candidate features per split of the ``"rf"`` and ``"et"`` trees
-        (:func:`resolve_max_features`); completely-random trees draw one.
+        (:func:`mddf.forest_kinds.resolve_max_features`); completely-random trees draw one.
     n_folds : int
         k: the rows are split into k folds (shuffled, not stratified); for each
         fold, each forest is trained on the other folds and predicts the
         held-out one. New rows get the mean of the k fold models.
-    n_jobs : int or None
-        Forest fits and predictions run in parallel through joblib (threads:
-        the compiled tree code releases the GIL), or on the backend
-        ``joblib.parallel_config`` selects. Every seed is drawn before dispatch
-        and results are gathered in a fixed order, so they do not depend on it.
+    n_jobs, store, name
+        Parallel fits and predictions, and where the fitted forests are kept
+        (see :class:`mddf._block_base.BlockBase`).
 
     Missing values (NaN) in the layer input are handled by the trees
     (:mod:`mddf.trees.regression_splitting`); the predicted values never hold NaN.
 
     Attributes
     ----------
-    forests_ : list (n_folds) of lists (n_forests) of BinnedRegressionForest
+    models_ : list (n_forests) of lists (n_folds) of BinnedRegressionForest
+        Each forest's fold models (with a :class:`mddf._storage.ModelStore`, their
+        :class:`mddf._storage.StoredModel` handles).
+    forests_ : list (n_folds) of lists (n_forests)
+        The same models, fold first.
     importances_ : ndarray of float64 (d,)
         Impurity-based importance of each input column: a tree's weighted
         variance decrease per feature divided by its root's weight (scikit-learn's
@@ -161,13 +118,13 @@ class RegressionForestBlock:
         normalised.
     """
 
-    def __init__(self, forest_types, n_estimators, max_depth, max_features, n_folds, n_jobs):
-        self.forest_types = tuple(forest_types)
+    splitter = KFold
+
+    def __init__(self, forest_types, n_estimators, max_depth, max_features, n_folds, n_jobs, store=None, name=None):
+        super().__init__(forest_types, n_folds, n_jobs, store, name)
         self.n_estimators = n_estimators
         self.max_depth = max_depth
         self.max_features = max_features
-        self.n_folds = n_folds
-        self.n_jobs = n_jobs
 
     def fit(self, X, y, sample_weight, rng):
         """Fit the block and return the out-of-fold predictions of the training rows.
@@ -188,52 +145,20 @@ class RegressionForestBlock:
         -------
         ndarray of float64, shape (n, n_forests): each forest's out-of-fold predictions.
         """
+        for kind in self.forest_types:
+            forest_kind(kind)
         announce_compilation(grow_regression_tree)  # the first fit of a fresh install compiles the trees
+        self.n_features_in_ = X.shape[1]
         X = BinnedInput(X)
         y = np.ascontiguousarray(y, dtype=np.float64)
         weight = np.ascontiguousarray(sample_weight, dtype=np.float64)
-        n = len(y)
-        n_forests = len(self.forest_types)
-        for kind in self.forest_types:
-            if kind not in REGRESSION_FOREST_TYPES:
-                raise ValueError(f"unknown forest type {kind!r}; expected one of {REGRESSION_FOREST_TYPES}")
-        folds = KFold(self.n_folds, shuffle=True, random_state=rng.randint(_MAX_SEED))
-        splits = list(folds.split(np.zeros((n, 1))))
-        seeds = rng.randint(_MAX_SEED, size=(self.n_folds, n_forests))
-        tasks = []
-        for i, (train, test) in enumerate(splits):
-            train = train[weight[train] > 0]
-            if not len(train):
-                raise ValueError(
-                    f"every training row of fold {i + 1} of {self.n_folds} has sample weight 0; "
-                    "every fold needs training rows of positive weight"
-                )
+        tasks, slots = [], []
+        for i, train, test, seeds in self._folds(rng, y, weight > 0):
             for j, kind in enumerate(self.forest_types):
-                tasks.append(
-                    delayed(_grow_regression_forest)(
-                        kind,
-                        self.n_estimators,
-                        self.max_depth,
-                        self.max_features,
-                        seeds[i, j],
-                        X,
-                        y,
-                        train,
-                        weight,
-                        test,
-                    )
-                )
-        results = Parallel(n_jobs=self.n_jobs, prefer="threads")(tasks)
-        oof = np.zeros((n, n_forests))
-        self.forests_ = []
-        for i, (_, test) in enumerate(splits):
-            fold = results[i * n_forests : (i + 1) * n_forests]
-            self.forests_.append([forest for forest, _ in fold])
-            for j, (_, prediction) in enumerate(fold):
-                oof[test, j] = prediction
-        flat = [forest for fold in self.forests_ for forest in fold]
-        self.importances_ = np.mean([f.importances / f.n_trees for f in flat], axis=0)
-        return oof
+                args = (kind, self.n_estimators, self.max_depth, self.max_features, seeds[j], X, y, train, weight, test)
+                tasks.append(self._task(f"m{j}-fold{i}", _grow_regression_forest, *args))
+                slots.append((j, test))
+        return self._gather(tasks, slots, len(y), ())
 
     def predict(self, X):
         """Each forest's prediction of new rows, averaged over its fold models.
@@ -242,21 +167,8 @@ class RegressionForestBlock:
         -------
         ndarray of float64, shape (n, n_forests)
         """
-        flat = [forest for fold in self.forests_ for forest in fold]
-        has_missing = bool(np.isnan(X).any())
-        codes = flat[0].binner.transform(X)  # once for all the layer's forests
-        results = Parallel(n_jobs=self.n_jobs, prefer="threads")(
-            delayed(forest.predict_binned)(codes, has_missing) for forest in flat
-        )
-        n_forests = len(self.forest_types)
-        out = np.zeros((X.shape[0], n_forests))
-        for k, prediction in enumerate(results):  # fixed order: bit-identical for any n_jobs
-            out[:, k % n_forests] += prediction
-        out /= len(self.forests_)
-        return out
+        return self._predict_members(X, _predict_binned, ())
 
-    @property
-    def nbytes(self):
-        """Memory held by the block's stored trees (and bin edges), in bytes."""
-        total = sum(forest.nbytes for fold in self.forests_ for forest in fold)
-        return total + sum(e.nbytes for e in self.forests_[0][0].binner.edges_)
+
+def _predict_binned(forest, codes, has_missing):
+    return forest.predict_binned(codes, has_missing)

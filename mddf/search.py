@@ -67,7 +67,7 @@ class _Candidate:
 
     def record(self, growth):
         """Update the score, the layers grown and the length of the best prefix from ``growth``."""
-        accuracies = growth.stopping.accuracies
+        accuracies = growth.stopping.scores
         self.n_grown = len(accuracies)
         self.n_kept = int(np.argmax(accuracies)) + 1
         self.score = float(accuracies[self.n_kept - 1])

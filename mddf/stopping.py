@@ -2,6 +2,8 @@
 
 Algorithm 2 of Lv, Yang and Zhou runs for a given T; how many layers to grow is
 left open (gcForest stops once the accuracy has not improved for a few levels).
+The classifier monitors an accuracy, the regressor the negative mean squared
+error: both a score that is higher for a better layer.
 """
 
 from __future__ import annotations
@@ -61,88 +63,177 @@ def improves(correct, best_correct, accuracy, best_accuracy, *, tol=0.0, min_gai
     return bool(accuracy > best_accuracy + tol and gained - lost > min_gain_se * np.sqrt(gained + lost))
 
 
+def improves_mse(errors, best_errors, score, best_score, *, tol=0.0, min_gain_se=0.0, sample_weight=None):
+    """Whether a layer of lower mean squared error beats the best layer so far.
+
+    The score, ``-MSE``, must exceed the best by more than ``tol``, and the MSE
+    must fall by more than ``min_gain_se`` standard errors of the mean paired
+    difference of the rows' squared errors, ``d_i = best_errors_i - errors_i``:
+    ``mean(d) > min_gain_se * std(d) / sqrt(n)``. With ``sample_weight``, the
+    mean and the standard deviation are weighted and n is the total weight (the
+    weights read as frequency weights, as :func:`improves` reads them).
+
+    Parameters
+    ----------
+    errors, best_errors : ndarray of float (n,) or None
+        Squared errors of this layer's and the best layer's predictions;
+        ``best_errors`` None means no layer yet, and any layer improves.
+    score, best_score : float
+        ``-MSE`` of the two layers.
+    tol, min_gain_se : float >= 0
+    sample_weight : ndarray (n,) or None
+
+    Returns
+    -------
+    bool
+    """
+    if best_errors is None:
+        return True
+    if not score > best_score + tol:
+        return False
+    if min_gain_se == 0:  # the score test alone (its gain is positive)
+        return True
+    d = best_errors - errors
+    n = len(d) if sample_weight is None else float(np.sum(sample_weight))
+    spread = np.sqrt(np.average((d - np.average(d, weights=sample_weight)) ** 2, weights=sample_weight) / n)
+    return bool(score - best_score > min_gain_se * spread)
+
+
+class Measure:
+    """What early stopping monitors: a score (higher is better) of each layer and its paired test.
+
+    Parameters
+    ----------
+    name : str
+        Named in :attr:`EarlyStopping.reason`.
+    score : callable ``(rows, sample_weight) -> float``
+        The layer's score from its per-row results ``rows``.
+    improves : callable
+        ``(rows, best_rows, score, best_score, *, tol, min_gain_se, sample_weight) -> bool``.
+    shown : callable ``score -> str``
+        The best score as :attr:`EarlyStopping.reason` shows it.
+    """
+
+    def __init__(self, name, score, improves, shown):
+        self.name = name
+        self.score = score
+        self.improves = improves
+        self.shown = shown
+
+
+#: Accuracy: the rows are whether each row is classified right; McNemar's paired test (:func:`improves`).
+ACCURACY = Measure("accuracy", weighted_accuracy, improves, lambda score: f"{score:.4f}")
+
+
+def _negative_mse(errors, sample_weight=None):
+    return -float(np.average(errors, weights=sample_weight))
+
+
+#: Negative mean squared error: the rows are each row's squared error; the paired test of :func:`improves_mse`.
+NEGATIVE_MSE = Measure("MSE", _negative_mse, improves_mse, lambda score: f"{-score:.6g}")
+
+
 class EarlyStopping:
-    """Tracks the monitored accuracy of each grown layer, the best one and when to stop.
+    """Tracks the monitored score of each grown layer, the best one and when to stop.
 
     Growth stops once ``n_tolerant_layers`` consecutive layers have not
-    improved on the best (:func:`improves`). The kept prefix is the most accurate
-    one grown (first of ties), which may end before the best layer of the paired
-    test: layers grown anyway cost nothing more to keep, and the point estimate
-    is the better guess between layers the test cannot tell apart.
+    improved on the best (the paired test of ``measure``). The kept prefix is
+    the one of highest score grown (first of ties), which may end before the
+    best layer of the paired test: layers grown anyway cost nothing more to
+    keep, and the point estimate is the better guess between layers the test
+    cannot tell apart.
 
     Parameters
     ----------
     n_tolerant_layers : int
     tol, min_gain_se : float >= 0
-        See :func:`improves`.
+        See :func:`improves` (accuracy) and :func:`improves_mse` (negative MSE).
     monitored : str, default="out-of-fold"
-        Name of the monitored accuracy, for :attr:`reason`.
+        Which rows' score is monitored, for :attr:`reason`.
     sample_weight : ndarray (n,) or None, default=None
-        Weights of the monitored rows: accuracies and the paired comparison are
-        weighted (:func:`weighted_accuracy`, :func:`improves`).
+        Weights of the monitored rows: scores and the paired comparison are weighted.
+    measure : Measure, default=ACCURACY
+        The score and its paired test: :data:`ACCURACY` or :data:`NEGATIVE_MSE`.
 
     Attributes
     ----------
-    accuracies : list of float
-        Monitored accuracy of every grown layer.
-    best_accuracy : float
+    scores : list of float
+        Monitored score of every grown layer.
+    best_score : float
     best_layer : int
         1-based layer that last improved.
     reason : str or None
         Why growth stopped; None while it goes on.
     """
 
-    def __init__(self, n_tolerant_layers, *, tol=0.0, min_gain_se=0.0, monitored="out-of-fold", sample_weight=None):
+    def __init__(
+        self,
+        n_tolerant_layers,
+        *,
+        tol=0.0,
+        min_gain_se=0.0,
+        monitored="out-of-fold",
+        sample_weight=None,
+        measure=ACCURACY,
+    ):
         self.n_tolerant_layers = n_tolerant_layers
         self.tol = tol
         self.min_gain_se = min_gain_se
         self.monitored = monitored
         self.sample_weight = sample_weight
-        self.accuracies = []
-        self.best_accuracy = -np.inf
+        self.measure = measure
+        self.scores = []
+        self.best_score = -np.inf
         self.best_layer = 0
-        self.best_correct = None
+        self.best_rows = None
         self.since_best = 0
         self.reason = None
 
-    def update(self, correct, accuracy=None):
-        """Record the next layer's rows classified right and its accuracy; return whether to stop.
+    @property
+    def accuracies(self):
+        """The scores, under the name they have for the classifier's accuracy."""
+        return self.scores
+
+    def update(self, rows, score=None):
+        """Record the next layer's per-row results and its score; return whether to stop.
 
         Parameters
         ----------
-        correct : ndarray of bool (n,)
-        accuracy : float or None
-            ``mean(correct)``, weighted by the sample weights; None computes it.
+        rows : ndarray (n,)
+            Per-row results of the measure: bool (classified right) for accuracy,
+            squared errors for negative MSE.
+        score : float or None
+            The measure's score of ``rows``, weighted by the sample weights; None computes it.
 
         Returns
         -------
         bool
         """
-        if accuracy is None:
-            accuracy = weighted_accuracy(correct, self.sample_weight)
-        self.accuracies.append(accuracy)
-        if improves(
-            correct,
-            self.best_correct,
-            accuracy,
-            self.best_accuracy,
+        if score is None:
+            score = self.measure.score(rows, self.sample_weight)
+        self.scores.append(score)
+        if self.measure.improves(
+            rows,
+            self.best_rows,
+            score,
+            self.best_score,
             tol=self.tol,
             min_gain_se=self.min_gain_se,
             sample_weight=self.sample_weight,
         ):
-            self.best_accuracy, self.best_layer, self.best_correct = accuracy, len(self.accuracies), correct
+            self.best_score, self.best_layer, self.best_rows = score, len(self.scores), rows
             self.since_best = 0
         else:
             self.since_best += 1
         if self.since_best < self.n_tolerant_layers:
             return False
         self.reason = (
-            f"{self.monitored} accuracy did not improve for {self.n_tolerant_layers} layers "
-            f"(best {self.best_accuracy:.4f} at layer {self.best_layer})"
+            f"{self.monitored} {self.measure.name} did not improve for {self.n_tolerant_layers} layers "
+            f"(best {self.measure.shown(self.best_score)} at layer {self.best_layer})"
         )
         return True
 
     @property
     def n_kept(self):
-        """Length of the kept prefix: the first layer of highest monitored accuracy."""
-        return int(np.argmax(self.accuracies)) + 1
+        """Length of the kept prefix: the first layer of highest monitored score."""
+        return int(np.argmax(self.scores)) + 1

@@ -21,7 +21,18 @@ EXPECTED_FAILED = {
 
 
 @parametrize_with_checks(
-    [CascadeForestRegressor(n_estimators=5, max_layers=2, n_folds=2, random_state=0)],
+    [
+        CascadeForestRegressor(n_estimators=5, max_layers=2, n_folds=2, random_state=0),
+        CascadeForestRegressor(
+            n_estimators=5,
+            max_layers=2,
+            n_folds=2,
+            predictor="forest",
+            min_gain_se=1.0,
+            model_dir="auto",
+            random_state=0,
+        ),
+    ],
     expected_failed_checks=lambda est: EXPECTED_FAILED,
 )
 def test_sklearn_compatible(estimator, check):

@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from mddf.regression_block import RegressionForestBlock, make_regression_forest, resolve_max_features
+from mddf.forest_kinds import resolve_max_features
+from mddf.regression_block import RegressionForestBlock, make_regression_forest
 
 
 def _noise(n=300, d=5, seed=0):

@@ -1,0 +1,229 @@
+"""What the classification and regression blocks share: folds, seeds, parallel dispatch, storage, prediction.
+
+A block (one cascade layer) fits each of its members on k folds and gives every
+training row the output of the fold model that never saw it; new rows get the
+mean over the fold models. :class:`BlockBase` draws the folds and the seeds,
+dispatches the fits to joblib, keeps the fitted models in a store
+(:class:`mddf._storage.MemoryStore` or, with ``model_dir``,
+:class:`mddf._storage.ModelStore`) and averages the fold models' outputs; a
+subclass says how one member is fitted and what its output is.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.utils.parallel import Parallel
+
+from ._storage import MemoryStore
+from .trees import BinnedForest, BinnedRegressionForest, FeatureBinner
+
+MAX_SEED = np.iinfo(np.int32).max
+#: The forests grown on a :class:`BinnedInput`, which predict from the layer's bin codes.
+BINNED_FORESTS = (BinnedForest, BinnedRegressionForest)
+
+
+class BinnedInput:
+    """A layer input quantised once for every tree of the block (``tree_method="hist"``).
+
+    Attributes
+    ----------
+    binner : FeatureBinner
+        The bin edges, fitted on the layer's training rows; kept by the fitted forests.
+    codes : ndarray of uint8 (n, d), C-contiguous
+        Bin of every value.
+    n_bins : ndarray of int64 (d,)
+        Bins of each feature, its missing bin included when it has NaN.
+    missing_bin : ndarray of int64 (d,) or None
+        Code of NaN in each feature that has NaN, -1 in the others (what the trees
+        split on); None when the input has no NaN.
+    missing_codes : ndarray of int64 (d,) or (0,)
+        The binner's ``missing_bins_`` when the input has NaN, else empty (what
+        the trees route by: see :func:`mddf.trees.add_tree_proba`).
+    """
+
+    def __init__(self, X):
+        self.binner = FeatureBinner().fit(X)
+        self.codes = self.binner.transform(X)
+        has_missing = self.binner.has_missing_
+        self.n_bins = np.array([len(e) + 1 for e in self.binner.edges_], dtype=np.int64) + has_missing
+        if has_missing.any():
+            self.missing_bin = np.where(has_missing, self.binner.missing_bins_, -1).astype(np.int64)
+            self.missing_codes = self.binner.missing_bins_
+        else:
+            self.missing_bin = None
+            self.missing_codes = np.zeros(0, dtype=np.int64)
+
+
+class BlockBase:
+    """The members of one layer, cross-fitted on k folds, their models kept in a store.
+
+    Parameters
+    ----------
+    forest_types : sequence
+        One entry per member.
+    n_folds : int
+        k of the k-fold outputs.
+    n_jobs : int or None
+        Fits and predictions run in parallel through joblib (threads: the
+        compiled tree code, scikit-learn's tree building and XGBoost release the
+        GIL, and threads share the data instead of copying it), or on whatever
+        backend ``joblib.parallel_config`` selects (e.g. ``"dask"``). Every seed
+        is drawn before the fits are dispatched and results are gathered in a
+        fixed order, so they do not depend on it.
+    store : mddf._storage.MemoryStore, mddf._storage.ModelStore or None
+        Where the fitted models are kept; None: in memory. With a
+        :class:`~mddf._storage.ModelStore`, the worker that fits a model writes
+        it into the store's folder, under ``name``, as soon as it has given its
+        out-of-fold output, and ``models_`` holds
+        :class:`mddf._storage.StoredModel` handles that load it (memory-mapped)
+        for each prediction and let it go; at most one model per parallel
+        worker is then in memory, in fit and in prediction. Results are
+        bit-identical to those of the models kept in memory.
+    name : str or None
+        The subfolder of the store that holds this block's files (``layer-001``).
+
+    Attributes
+    ----------
+    models_ : list (n_members) of lists of fitted models (or their stored handles)
+        Each member's fold models.
+    forests_ : list (n_folds or 1) of lists (n_members)
+        The same models, fold first; only when every member has as many models.
+    importances_ : ndarray of float64 (d,)
+        Impurity-based importance of each input column, averaged over every
+        model that has importances (see the subclass).
+    """
+
+    #: The scikit-learn splitter class that draws the folds (``KFold`` or ``StratifiedKFold``).
+    splitter = None
+    #: Said after the error for a fold without a training row of positive weight.
+    empty_fold_hint = ""
+
+    def __init__(self, forest_types, n_folds, n_jobs, store=None, name=None):
+        self.forest_types = tuple(forest_types)
+        self.n_folds = n_folds
+        self.n_jobs = n_jobs
+        self.store = MemoryStore() if store is None else store
+        self.name = name
+
+    def __setstate__(self, state):
+        if state.get("store") is None:  # a block pickled when in-memory models had no store
+            state["store"] = MemoryStore()
+        self.__dict__.update(state)
+
+    # ------------------------------------------------------------------ fit
+    def _folds(self, rng, y, trainable):
+        """Draw the folds and one seed per fold and member (in this order); yield ``(i, train, test, seeds)``.
+
+        ``train`` holds the fold's training rows that are ``trainable`` (all when it is None).
+        """
+        n = len(y)
+        folds = self.splitter(self.n_folds, shuffle=True, random_state=rng.randint(MAX_SEED))
+        splits = list(folds.split(np.zeros(n), y))
+        seeds = rng.randint(MAX_SEED, size=(self.n_folds, len(self.forest_types)))
+        for i, (train, test) in enumerate(splits):
+            if trainable is not None:
+                train = train[trainable[train]]
+                if not len(train):
+                    raise ValueError(
+                        f"every training row of fold {i + 1} of {self.n_folds} has sample weight 0; "
+                        f"every fold needs training rows of positive weight{self.empty_fold_hint}"
+                    )
+            yield i, train, test, seeds[i]
+
+    def _task(self, name, fit, *args):
+        """A joblib task that runs ``fit(*args)`` (a model and its output) and keeps the model in the store."""
+        return self.store.fit_task(self.name, name, fit, *args)
+
+    def _gather(self, tasks, slots, n_rows, width):
+        """Run the fit tasks; keep each member's models in ``models_``; return the out-of-fold outputs.
+
+        ``slots[k]`` is ``(member, rows)`` of task ``k``: the rows its output is of, or None for every
+        row (out-of-bag). Returns an array ``(n_rows, n_members) + width``.
+        """
+        results = Parallel(n_jobs=self.n_jobs, prefer="threads")(tasks)
+        out = np.zeros((n_rows, len(self.forest_types)) + width)
+        self.models_ = [[] for _ in self.forest_types]
+        for (j, rows), (model, output) in zip(slots, results):
+            self.models_[j].append(self.store.handle(model))
+            if rows is None:
+                out[:, j] = output
+            else:
+                out[rows, j] = output
+        self._set_importances()
+        return out
+
+    @property
+    def forests_(self):
+        counts = {len(models) for models in self.models_}
+        if len(counts) != 1:
+            raise AttributeError(
+                "forests_ lists the models fold first only when every member has as many of them; see models_"
+            )
+        return [list(fold) for fold in zip(*self.models_)]
+
+    def _flat_models(self):
+        """Every fitted model, fold first (fold 0 of every member, then fold 1, ...)."""
+        depth = max(len(models) for models in self.models_)
+        return [models[i] for i in range(depth) for models in self.models_ if i < len(models)]
+
+    def _model_importances(self, model):
+        """A fitted model's importances per input column, or None to leave it out of ``importances_``."""
+        return model.importances / model.n_trees
+
+    def _set_importances(self):
+        values = [self._model_importances(model) for model in self._flat_models()]
+        values = [v for v in values if v is not None]
+        self.importances_ = np.mean(values, axis=0) if values else np.zeros(self.n_features_in_)
+
+    # -------------------------------------------------------------- predict
+    def _binned(self, model):
+        return issubclass(self.store.model_class(model), BINNED_FORESTS)
+
+    def _predict_members(self, X, predict, width):
+        """Each member's output for new rows, averaged over its fold models: ``(n, n_members) + width``.
+
+        ``predict(model, rows, has_missing)`` runs in a worker; a binned forest gets the rows' bin
+        codes, binned once for all of the layer's forests, any other model ``X``.
+        """
+        has_missing = bool(np.isnan(X).any())
+        flat = [(j, model) for j, models in enumerate(self.models_) for model in models]
+        binned = next((model for _, model in flat if self._binned(model)), None)
+        codes = None if binned is None else binned.binner.transform(X)
+
+        def task(model):
+            return self.store.predict_task(model, predict, codes if self._binned(model) else X, has_missing)
+
+        results = Parallel(n_jobs=self.n_jobs, prefer="threads")(task(model) for _, model in flat)
+        out = np.zeros((X.shape[0], len(self.models_)) + width)
+        for (j, _), output in zip(flat, results):  # fixed order: bit-identical for any n_jobs
+            out[:, j] += output
+        for j, models in enumerate(self.models_):
+            out[:, j] /= len(models)
+        return out
+
+    @property
+    def nbytes(self):
+        """Memory held by the block's models (and bin edges), in bytes (pickled size for other members)."""
+        flat = self._flat_models()
+        total = sum(model.nbytes for model in flat)
+        binned = next((model for model in flat if self._binned(model)), None)
+        if binned is not None:
+            total += sum(e.nbytes for e in binned.binner.edges_)
+        return total
+
+    # --------------------------------------------------------------- storage
+    def discard(self):
+        """Delete the models of a layer that is not kept from the store."""
+        self.store.remove(self.name)
+
+    def move_to(self, store):
+        """Move the models into ``store`` (same layer name): a layer shared by the candidates of a grid search."""
+        if store is self.store:
+            return
+        self.store.move(self.name, [model for models in self.models_ for model in models], store)
+        self.store = store
+
+    def to_memory(self):
+        """Load every stored model into memory (arrays read, not mapped) and keep them in memory from now on."""
+        self.models_ = [[self.store.loaded(model) for model in models] for models in self.models_]
+        self.store = MemoryStore()

@@ -1,0 +1,365 @@
+"""What the classification and regression cascades share: growth, early stopping, outputs, storage, predictor.
+
+A cascade grows layers (blocks of forests) one at a time, each trained on the
+input ``x`` and what the previous layer passes on, until ``max_layers`` or early
+stopping, and keeps the best prefix (:class:`CascadeBase`). The loop is
+scikit-learn's boosting loop: set up, then per layer fit a block and add it,
+then finish; :class:`mddf.MDDFClassifier` and :class:`mddf.CascadeForestRegressor`
+say how a layer is fitted and added (margins and class-vector mixtures, or mean
+predictions), what is monitored and what is predicted.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.model_selection import train_test_split
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval
+from sklearn.utils.validation import check_is_fitted, has_fit_parameter
+
+from ._block_base import MAX_SEED
+from ._layer_features import LayerFeaturesMixin
+from ._storage import MemoryStore, ModelStore, open_store, temporary_folders_removed_on_sigterm
+from ._tabular import CATEGORICAL_FEATURES_CONSTRAINT, validate_tabular
+from .members import check_accepts_nan
+from .stopping import EarlyStopping
+
+
+@dataclass(eq=False)
+class Growth:
+    """The state of a growing cascade between layers.
+
+    ``train`` and ``val`` hold what the layers pass on for the training rows
+    (out-of-fold) and for the held-out rows (``validation_fraction``); their
+    ``passed`` is None before the first layer.
+    """
+
+    forest_types: tuple
+    rng: np.random.RandomState
+    X: np.ndarray
+    y: np.ndarray
+    weight: np.ndarray | None
+    X_val: np.ndarray | None
+    y_val: np.ndarray | None
+    weight_val: np.ndarray | None
+    train: object
+    val: object
+    stopping: EarlyStopping
+    store: MemoryStore | ModelStore
+    layers: list = field(default_factory=list)
+    history: list = field(default_factory=list)
+    oof_features: list = field(default_factory=list)
+
+
+class CascadeBase(LayerFeaturesMixin):
+    """The growth loop, early stopping, layer features, staged outputs, importances, predictor and ``model_dir``.
+
+    A subclass sets :attr:`_measure` (what early stopping monitors) and
+    :attr:`_passed_importance_attr` (the name of the passed columns' importance), and implements
+    ``_check_forest_types``, ``_training_data``, ``_new_growth``, ``_block``,
+    ``_fit_block``, ``_add_layer``, ``_replay``, ``_predictor_template``,
+    ``_fit_final`` and ``_layer_feature_names``; the parameters below are common
+    to both cascades (see :class:`mddf.MDDFClassifier` for what they mean).
+    """
+
+    _parameter_constraints = {
+        "n_estimators": [Interval(Integral, 1, None, closed="left")],
+        "forest_types": [tuple, list],
+        "n_folds": [Interval(Integral, 2, None, closed="left")],
+        "max_depth_factor": [Interval(Integral, 1, None, closed="left"), None],
+        "max_layers": [Interval(Integral, 1, None, closed="left")],
+        "n_tolerant_layers": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "min_gain_se": [Interval(Real, 0, None, closed="left")],
+        "validation_fraction": [Interval(Real, 0, 1, closed="neither"), None],
+        "categorical_features": CATEGORICAL_FEATURES_CONSTRAINT,
+        "n_jobs": [Integral, None],
+        "random_state": ["random_state"],
+        "verbose": ["verbose"],
+        "model_dir": [None, str, os.PathLike],
+    }
+
+    def __setstate__(self, state):
+        if "layers_" in state and state.get("_model_store") is None:  # fitted when in-memory models had no store
+            state["_model_store"] = MemoryStore()
+        super().__setstate__(state)
+
+    # ---------------------------------------------------------------------- fit
+    def _fit_in_store(self, X, y, sample_weight):
+        """Grow the cascade; with ``model_dir="auto"`` a SIGTERM meanwhile removes its temporary folder."""
+        with temporary_folders_removed_on_sigterm(self.model_dir):
+            self._fit(X, y, sample_weight)
+        return self
+
+    def _fit(self, X, y, sample_weight=None):
+        """One layer per pass, until ``max_layers`` or early stopping; keep the best prefix."""
+        growth = self._begin_growth(X, y, sample_weight)
+        for t in range(1, self.max_layers + 1):
+            if self._add_layer(growth, *self._fit_layer(growth, t)):
+                break
+        self._end_growth(growth)
+        return self
+
+    def _begin_growth(self, X, y, sample_weight, rng=None):
+        """Validate the data, claim the store and set up the state before the first layer.
+
+        ``rng`` replaces the generator drawn from ``random_state`` (it is used as
+        it is, not copied); :class:`~mddf.search.MDDFGridSearch` passes the
+        generator of a shared first layer.
+        """
+        forest_types = self._check_forest_types()
+        if isinstance(self.predictor, type):  # scikit-learn's HasMethods lets a class through
+            name = self.predictor.__name__
+            raise TypeError(f"predictor: {name} is a class; pass an instance, e.g. {name}()")
+        if rng is None:
+            rng = check_random_state(self.random_state)
+        X, y, weight, X_val, y_val, weight_val = self._training_data(X, y, sample_weight, rng)
+        previous = self.__dict__.get("_model_store")
+        if previous is not None and previous.temporary:  # an "auto" folder goes with the fit that made it
+            previous.destroy()
+        self._model_store = open_store(self.model_dir)
+        monitored_weight = weight if X_val is None else weight_val
+        return self._new_growth(
+            forest_types=forest_types,
+            rng=rng,
+            X=X,
+            y=y,
+            weight=weight,
+            X_val=X_val,
+            y_val=y_val,
+            weight_val=weight_val,
+            store=self._model_store,
+            stopping=EarlyStopping(
+                self.n_tolerant_layers,
+                tol=self._stopping_tol(y if X_val is None else y_val, monitored_weight),
+                min_gain_se=self.min_gain_se,
+                monitored="out-of-fold" if X_val is None else "validation",
+                sample_weight=monitored_weight,
+                measure=self._measure,
+            ),
+        )
+
+    def _stopping_tol(self, y, weight):
+        """``tol`` on the scale of the monitored score of targets ``y``."""
+        return self.tol
+
+    def _split_validation(self, X, y, weight, rng, stratify):
+        """Hold out ``validation_fraction`` of the rows (the weights follow their rows); return both parts.
+
+        Returns ``X, X_val, y, y_val, weight, weight_val``; each part needs a positive weight.
+        """
+        X, X_val, y, y_val, *weights = train_test_split(
+            X,
+            y,
+            *([] if weight is None else [weight]),  # the weights follow their rows; the split is as without
+            test_size=self.validation_fraction,
+            stratify=y if stratify else None,
+            random_state=rng.randint(MAX_SEED),
+        )
+        X, X_val = np.ascontiguousarray(X), np.ascontiguousarray(X_val)
+        weight, weight_val = weights or (None, None)
+        if weight is not None:
+            for part, w in (("training", weight), ("held-out", weight_val)):
+                if not np.any(w > 0):
+                    raise ValueError(
+                        f"{type(self).__name__}: every {part} row of the validation_fraction split has "
+                        "sample weight zero; give more rows a positive weight"
+                    )
+        return X, X_val, y, y_val, weight, weight_val
+
+    def _layer_depth(self, t):
+        """Depth limit of layer t's trees, ``max_depth_factor * (t + 1)`` (None: unbounded)."""
+        return None if self.max_depth_factor is None else self.max_depth_factor * (t + 1)
+
+    def _layer_input(self, X, passed, t):
+        """Input of layer t (1-based): ``x``, then ``[x, passed]`` (float32, C-contiguous)."""
+        if t == 1:
+            return X
+        return np.hstack([X, passed.astype(np.float32, copy=False)])
+
+    def _fit_layer(self, growth, t):
+        """Layer t's block, fitted, and its out-of-fold outputs per member.
+
+        Returns ``(t, block, per_member, start)``, ``start`` the ``perf_counter`` at which the layer began.
+        """
+        start = time.perf_counter()
+        block = self._block(growth.forest_types, t, growth.store)
+        per_member = self._fit_block(block, growth, self._layer_input(growth.X, growth.train.passed, t))
+        return t, block, per_member, start
+
+    def _keep_layer(self, growth, block, record, start, monitored):
+        """Record a grown layer; ``monitored`` are the per-row results early stopping reads. True: stop."""
+        record["fit_seconds"] = time.perf_counter() - start
+        growth.layers.append(block)
+        growth.history.append(record)
+        growth.oof_features.append(growth.train.passed.astype(np.float32))
+        self._log_layer(record)
+        return growth.stopping.update(monitored)
+
+    def _end_growth(self, growth):
+        """Keep the best prefix and set the fitted attributes."""
+        kept = growth.stopping.n_kept
+        for block in growth.layers[kept:]:
+            block.discard()  # the files of the layers grown beyond the kept prefix
+        for block in growth.layers[:kept]:
+            block.move_to(growth.store)  # a layer shared in a grid search joins the selected candidate's folder
+        growth.store.check_claimed()
+        self.layers_ = growth.layers[:kept]
+        self._set_layer_weights(growth, kept)
+        self.n_layers_ = kept
+        self.train_history_ = growth.history
+        self.oof_features_ = growth.oof_features[:kept]
+        self.stop_reason_ = growth.stopping.reason or f"reached max_layers={self.max_layers}"
+        self._set_importances(growth.X.shape[1])
+        self._log_end()
+        self._fit_predictor(growth)
+
+    def _set_layer_weights(self, growth, kept):
+        """Set the kept layers' weights in the prediction; every kept layer counts alike unless overridden."""
+
+    def _log_end(self):
+        """With ``verbose``, what to print once growth has stopped; nothing unless overridden."""
+
+    # ---------------------------------------------------------------- predictor
+    def _fit_predictor(self, growth):
+        """Train ``predictor`` on ``[x, f_T]`` of the training rows (out-of-fold f_T); set ``predictor_``."""
+        self._predictor_model = self.predictor_ = None
+        if self.predictor is None:
+            return
+        seed = growth.rng.randint(MAX_SEED)
+        template = self._predictor_template()
+        X, y, weight = growth.X, growth.y, growth.weight
+        if np.isnan(X).any():
+            check_accepts_nan(template, "predictor")
+        Z = np.hstack([X, self.oof_features_[-1]])
+        if weight is not None:
+            keep = weight > 0
+            Z, y, weight = Z[keep], y[keep], weight[keep]
+            if np.ptp(weight) == 0:
+                weight = None
+            elif not has_fit_parameter(template, "sample_weight"):
+                raise ValueError(
+                    f"predictor: {type(template).__name__}.fit takes no sample_weight; fit without sample_weight "
+                    "(or with equal weights), or use a predictor whose fit takes it"
+                )
+        self._predictor_model, self.predictor_ = self._fit_final(template, Z, y, weight, seed)
+
+    def _predictor_input(self, X):
+        """Validate X and return ``[x, f_T(x)]``, the input of the fitted ``predictor``."""
+        check_is_fitted(self)
+        X = validate_tabular(self, X, reset=False, dtype=np.float32, order="C", ensure_all_finite="allow-nan")
+        for stage, _ in self._replay(X):
+            passed = stage  # f_T after the last kept layer
+        if np.isnan(X).any():
+            check_accepts_nan(self.predictor_, "predictor")
+        return np.hstack([X, passed.astype(np.float32)])
+
+    def _uses_predictor(self):
+        return getattr(self, "_predictor_model", None) is not None
+
+    # -------------------------------------------------------------- importances
+    def _importance_split(self, t, importances, n_features):
+        """Layer t's importances on the raw features, and their total on the passed columns (``[x, f_{t-1}]``)."""
+        return importances[:n_features], importances[n_features:].sum()
+
+    def _set_importances(self, n_features):
+        """``layer_importances_``, ``feature_importances_`` and the passed columns' mean share of the kept layers.
+
+        The mean share goes to the attribute :attr:`_passed_importance_attr` names.
+        """
+        rows = np.zeros((len(self.layers_), n_features + 1))
+        for t, block in enumerate(self.layers_, start=1):
+            raw, passed = self._importance_split(t, block.importances_, n_features)
+            total = np.sum(raw) + passed
+            if total > 0:
+                rows[t - 1, :n_features] = raw / total
+                rows[t - 1, n_features] = passed / total
+        self.layer_importances_ = rows
+        raw = rows[:, :n_features].mean(axis=0)
+        self.feature_importances_ = raw / raw.sum() if raw.sum() > 0 else raw
+        setattr(self, self._passed_importance_attr, float(rows[:, n_features].mean()))
+
+    # ------------------------------------------------------------------ outputs
+    def _staged(self, X):
+        """Validate X now, then return a generator of (passed features, output) per kept layer."""
+        check_is_fitted(self)
+        X = validate_tabular(self, X, reset=False, dtype=np.float32, order="C", ensure_all_finite="allow-nan")
+        return self._replay(X)
+
+    def transform(self, X, layer=None):
+        """Augmented features of a kept layer: what layer t passes on to layer t + 1 (beside ``x``).
+
+        For the classifier, ``f_t(X) / sum_{l<=t} alpha_l`` (eq. 7): the common scale
+        is divided out, so the result is a convex combination of the layers' class
+        vectors (per forest with ``passed_features="per_forest"``), exactly what the
+        next layer sees (forests ignore a common scale). For the regressor, each of
+        the layer's forests' predictions ``h_t(X)``.
+
+        Parameters
+        ----------
+        X : array-like (n_samples, n_features)
+        layer : int or None
+            1-based kept layer; None is the last one.
+
+        Returns
+        -------
+        ndarray of float32, shape (n_samples, n_passed_columns)
+            A DataFrame under ``set_output(transform="pandas")``, its columns
+            named by :meth:`get_feature_names_out` for the same ``layer``.
+        """
+        check_is_fitted(self)
+        layer = self._check_layer(layer)
+        for t, (passed, _) in enumerate(self._staged(X), start=1):
+            if t == layer:
+                return passed.astype(np.float32)
+
+    # ------------------------------------------------------------ stored models
+    @property
+    def model_dir_(self):
+        check_is_fitted(self)
+        return self._model_store.path
+
+    def to_memory(self):
+        """Load every stored model into memory and detach the model from its folder (``model_dir``).
+
+        Afterwards the model is an in-memory model (``model_dir_`` is None): its
+        pickle holds the trees and no longer needs the folder. An ``"auto"``
+        folder is deleted; a folder given as ``model_dir`` is left as it is (delete
+        it yourself when no other model or pickle refers to it). The memory held is
+        then that of the in-memory mode.
+
+        Returns
+        -------
+        self
+        """
+        check_is_fitted(self)
+        store = self._model_store
+        for block in self.layers_:
+            block.to_memory()
+        self._model_store = MemoryStore()
+        if store.temporary:
+            store.destroy()
+        return self
+
+    def relocate_model_dir(self, path):
+        """Point a fitted model at its folder's new place, after the folder was moved or copied.
+
+        Parameters
+        ----------
+        path : str or path-like
+            The folder that now holds the files of this fit (its marker file
+            names the fit; otherwise a ``ValueError`` or ``FileNotFoundError`` is
+            raised and nothing changes).
+
+        Returns
+        -------
+        self
+        """
+        check_is_fitted(self)
+        self._model_store.relocate(path)
+        return self

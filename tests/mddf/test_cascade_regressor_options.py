@@ -1,0 +1,154 @@
+"""CascadeForestRegressor: model_dir, min_gain_se, validation_fraction and predictor, as the classifier has them."""
+
+import os
+import pickle
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_friedman1
+from sklearn.linear_model import LinearRegression, Ridge
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+from mddf import CascadeForestRegressor
+from mddf._storage import StoredModel
+from mddf.stopping import improves_mse
+
+
+def _small(**params):
+    return CascadeForestRegressor(**{"n_estimators": 8, "max_layers": 3, "random_state": 0, **params})
+
+
+def _friedman(n=300, seed=0):
+    X, y = make_friedman1(n, noise=1.0, random_state=seed)
+    return X.astype(np.float32), y
+
+
+# ---------------------------------------------------------------- model_dir
+@pytest.mark.parametrize("where", ["folder", "auto"])
+def test_model_dir_keeps_the_forests_on_disk_with_bit_identical_results(tmp_path, where):
+    X, y = _friedman()
+    memory = _small().fit(X, y)
+    model_dir = str(tmp_path / "models") if where == "folder" else "auto"
+    disk = _small(model_dir=model_dir).fit(X, y)
+    stored = [m for block in disk.layers_ for models in block.models_ for m in models]
+    assert stored and all(isinstance(m, StoredModel) for m in stored)
+    assert os.path.isdir(disk.model_dir_) and memory.model_dir_ is None
+    np.testing.assert_array_equal(disk.predict(X), memory.predict(X))
+    for a, b in zip(disk.oof_features_, memory.oof_features_):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(disk.feature_importances_, memory.feature_importances_)
+    kept = sorted(e for e in os.listdir(disk.model_dir_) if e.startswith("layer-"))
+    assert kept == [f"layer-{t:03d}" for t in range(1, disk.n_layers_ + 1)]  # discarded layers are deleted
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(disk)).predict(X), memory.predict(X))
+    disk.to_memory()
+    assert disk.model_dir_ is None
+    np.testing.assert_array_equal(disk.predict(X), memory.predict(X))
+
+
+def test_a_moved_model_dir_is_relocated(tmp_path):
+    X, y = _friedman()
+    model = _small(model_dir=str(tmp_path / "a")).fit(X, y)
+    expected = model.predict(X)
+    os.rename(tmp_path / "a", tmp_path / "b")
+    with pytest.raises(FileNotFoundError, match="relocate_model_dir"):
+        model.predict(X)
+    np.testing.assert_array_equal(model.relocate_model_dir(tmp_path / "b").predict(X), expected)
+    with pytest.raises(ValueError, match="in memory"):
+        _small(max_layers=1).fit(X, y).relocate_model_dir(tmp_path / "b")
+
+
+# ---------------------------------------------------------------- min_gain_se
+def test_min_gain_se_of_zero_is_the_default_and_a_large_one_stops_after_the_first_layers():
+    X, y = _friedman()
+    default = _small(max_layers=4, n_tolerant_layers=1).fit(X, y)
+    zero = _small(max_layers=4, n_tolerant_layers=1, min_gain_se=0.0).fit(X, y)
+    np.testing.assert_array_equal(zero.predict(X), default.predict(X))
+    strict = _small(max_layers=4, n_tolerant_layers=1, min_gain_se=1e6).fit(X, y)
+    assert len(strict.train_history_) == 2 and strict.n_layers_ <= 2
+    assert "out-of-fold MSE did not improve for 1 layers" in strict.stop_reason_
+
+
+def test_improves_mse_asks_for_a_gain_of_min_gain_se_standard_errors():
+    best = np.array([1.0, 1.0, 1.0, 1.0])
+    errors = np.array([0.0, 0.5, 1.0, 0.9])  # d = [1, 0.5, 0, 0.1]: mean 0.4, std 0.39, se 0.196
+    score, best_score = -errors.mean(), -best.mean()
+    assert improves_mse(errors, None, score, -np.inf, min_gain_se=5.0)  # the first layer always counts
+    assert improves_mse(errors, best, score, best_score, min_gain_se=2.0)
+    assert not improves_mse(errors, best, score, best_score, min_gain_se=2.1)
+    assert not improves_mse(errors, best, score, best_score, tol=0.5)
+    assert not improves_mse(best, errors, best_score, score)
+    # frequency weights: a weight of 2 counts as the row twice
+    weights = np.array([2.0, 1.0, 1.0, 1.0])
+    repeated = [np.r_[e[:1], e] for e in (errors, best)]
+    for k in (1.0, 2.0, 2.5):
+        assert improves_mse(
+            errors,
+            best,
+            -np.average(errors, weights=weights),
+            -np.average(best, weights=weights),
+            min_gain_se=k,
+            sample_weight=weights,
+        ) == improves_mse(*repeated, -repeated[0].mean(), -repeated[1].mean(), min_gain_se=k)
+
+
+# ---------------------------------------------------------------- validation_fraction
+def test_validation_fraction_monitors_the_held_out_mse():
+    X, y = _friedman(400)
+    model = _small(validation_fraction=0.25, max_layers=4, n_tolerant_layers=1).fit(X, y)
+    assert all({"val_mse", "val_r2"} <= set(record) for record in model.train_history_)
+    assert model.n_layers_ == int(np.argmin([r["val_mse"] for r in model.train_history_])) + 1
+    assert [f.shape for f in model.oof_features_] == [(300, 4)] * model.n_layers_
+    assert model.stop_reason_.startswith("validation MSE") or model.stop_reason_ == "reached max_layers=4"
+    weighted = _small(validation_fraction=0.25).fit(X, y, sample_weight=np.ones(len(y)))
+    np.testing.assert_array_equal(weighted.predict(X), _small(validation_fraction=0.25).fit(X, y).predict(X))
+
+
+def test_validation_fraction_needs_a_positive_weight_in_each_part():
+    X, y = _friedman(40)
+    weights = np.zeros(len(y))
+    weights[0] = 1.0
+    with pytest.raises(ValueError, match="validation_fraction split has sample weight zero"):
+        _small(validation_fraction=0.5).fit(X, y, sample_weight=weights)
+
+
+# ---------------------------------------------------------------- predictor
+@pytest.mark.parametrize("predictor", ["forest", LinearRegression(), make_pipeline(StandardScaler(), Ridge())])
+def test_predictor_is_trained_on_x_and_the_out_of_fold_predictions(predictor):
+    X, y = _friedman()
+    X_test, _ = _friedman(100, seed=1)
+    model = _small(predictor=predictor).fit(X, y)
+    cascade = _small().fit(X, y)
+    inputs = np.hstack([X_test, model.transform(X_test)])
+    np.testing.assert_array_equal(model.predict(X_test), model.predictor_.predict(inputs))
+    np.testing.assert_array_equal(list(model.staged_predict(X_test))[-1], cascade.predict(X_test))
+    np.testing.assert_array_equal(model.oof_features_[-1], cascade.oof_features_[-1])
+    again = _small(predictor=predictor).fit(X, y)
+    np.testing.assert_array_equal(again.predict(X_test), model.predict(X_test))  # seeded from random_state
+    assert cascade.predictor_ is None
+
+
+def test_xgboost_predictor():
+    pytest.importorskip("xgboost")
+    X, y = _friedman()
+    model = _small(predictor="xgboost", max_layers=1).fit(X, y)
+    assert type(model.predictor_).__name__ == "XGBRegressor"
+    assert np.all(np.isfinite(model.predict(X)))
+
+
+def test_predictor_errors():
+    X, y = _friedman(100)
+    with pytest.raises(TypeError, match="is a class"):
+        _small(predictor=LinearRegression).fit(X, y)
+
+    class NoWeights(LinearRegression):
+        def fit(self, X, y):
+            return super().fit(X, y)
+
+    weights = np.r_[np.ones(50), 2 * np.ones(50)]
+    with pytest.raises(ValueError, match="takes no sample_weight"):
+        _small(predictor=NoWeights(), max_layers=1).fit(X, y, sample_weight=weights)
+    X_nan = X.copy()
+    X_nan[0, 0] = np.nan
+    with pytest.raises(ValueError, match="does not accept missing values"):
+        _small(predictor=LinearRegression(), max_layers=1).fit(X_nan, y)
