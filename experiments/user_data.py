@@ -88,7 +88,7 @@ class UserDataSource:
 
 
 def file_sha256(path) -> str:
-    """sha256 of a file's bytes, read in 1 MiB blocks."""
+    """sha256 of a file's bytes, read block by block so that a large file is never held in memory."""
     digest = hashlib.sha256()
     with open(path, "rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
