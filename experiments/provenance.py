@@ -47,6 +47,11 @@ MARKDOWN_END = "<!-- /provenance -->"
 KEY_LIBRARIES = ("numpy", "scipy", "scikit-learn", "xgboost", "lightgbm", "mddf")
 
 
+def script_path(name: str) -> Path:
+    """``scripts/<name>`` in the checkout: the script a library ``main`` writes its files for."""
+    return REPO_ROOT / "scripts" / name
+
+
 def command_line(script, argv=None) -> str:
     """``python <script> <argv...>``, shell-quoted, the script's path relative to the repository.
 

@@ -1,8 +1,6 @@
 """The DeepBoost paper's protocol and grids (Section 4), and the benchmark script built on them."""
 
-import importlib.util
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,6 +9,7 @@ from sklearn.datasets import make_classification
 from sklearn.tree import DecisionTreeClassifier
 
 from mddf.baselines import AdaBoostClassifier, DeepBoostClassifier
+from mddf.experiments.bench import boosting
 from mddf.experiments.protocols import deepboost_folds
 from mddf.experiments.protocols.deepboost import (
     PAPER_N_ITER,
@@ -23,8 +22,6 @@ from mddf.experiments.protocols.deepboost import (
 )
 from mddf.experiments.provenance import read_csv_rows, read_provenance
 from mddf.experiments.store import ResultStore
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_paper_grids_have_the_papers_sizes_and_values():
@@ -111,16 +108,9 @@ def test_protocol_accepts_another_estimator_and_parallel_jobs(data):
     assert serial.params == parallel.params
 
 
-def load_script():
-    spec = importlib.util.spec_from_file_location("bench_boosting", ROOT / "scripts" / "bench_boosting.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_benchmark_script_quick_mode_writes_markdown_and_csv(tmp_path):
     out = tmp_path / "bench"
-    assert load_script().main(["--quick", "--out", str(out)]) == 0
+    assert boosting.main(["--quick", "--out", str(out)]) == 0
     md = (out / "tables.md").read_text()
     assert "Table 2: boosted trees, exponential loss" in md and "Table 3: boosted trees, logistic loss" in md
     rows = read_csv_rows(out / "tables.csv")
@@ -143,7 +133,7 @@ def test_benchmark_script_quick_mode_writes_markdown_and_csv(tmp_path):
 def test_benchmark_script_puts_both_selections_side_by_side(tmp_path):
     out = tmp_path / "bench"
     argv = ["--quick", "--selection", "both", "--cv-folds", "3", "--out", str(out)]  # --quick: Tables 2 and 3
-    assert load_script().main(argv) == 0
+    assert boosting.main(argv) == 0
     rows = [r for r in read_csv_rows(out / "tables.csv") if r["table"] == "2"]
     assert [(r["algorithm"], r["selection"]) for r in rows] == [
         (a, s) for a in ("AdaBoost", "AdaBoost-L1", "DeepBoost") for s in ("validation", "cv")
@@ -161,21 +151,20 @@ def test_benchmark_script_puts_both_selections_side_by_side(tmp_path):
     assert {len(json.loads(d["val_splits"])) for d in details if d["selection"] == "cv"} == {3}
     assert {len(json.loads(d["val_splits"])) for d in details if d["selection"] == "validation"} == {1}
     with pytest.raises(SystemExit):
-        load_script().parse_args(["--cv-folds", "1"])
+        boosting.parse_args(["--cv-folds", "1"])
 
 
 def test_benchmark_script_resumes_an_interrupted_sweep_and_runs_only_what_is_missing(tmp_path, capsys):
-    bench = load_script()
     out = tmp_path / "bench"
     argv = ["--quick", "--selection", "both", "--cv-folds", "outer", "--out", str(out)]
-    assert bench.main(argv) == 0
+    assert boosting.main(argv) == 0
     full = (out / "tables.csv").read_text().split("\n# date")[0], read_csv_rows(out / "tables.csv")
     capsys.readouterr()
     # interrupted after the first two results, the last line half written
     lines = (out / "runs.jsonl").read_text().splitlines()
     assert len(lines) == 6 * 2  # 2 tables x 3 algorithms x 2 selections
     (out / "runs.jsonl").write_text("\n".join(lines[:2]) + "\n" + lines[2][:40])
-    assert bench.main(argv) == 0
+    assert boosting.main(argv) == 0
     printed = [x for x in capsys.readouterr().out.splitlines() if x.startswith("table ")]
     assert len(printed) == 6 * 2 - 2  # the AdaBoost pair was kept, the rest was run again
     again = read_csv_rows(out / "tables.csv")
@@ -183,7 +172,7 @@ def test_benchmark_script_resumes_an_interrupted_sweep_and_runs_only_what_is_mis
     assert [{k: r[k] for k in keep} for r in again] == [{k: r[k] for k in keep} for r in full[1]]
     assert len(read_csv_rows(out / "tables_all_settings.csv")) == 6 * 2 * 10
     # nothing missing: nothing runs, and no per-fit file is left behind
-    assert bench.main(argv) == 0
+    assert boosting.main(argv) == 0
     assert not [x for x in capsys.readouterr().out.splitlines() if x.startswith("table ")]
     assert not list((out / "fits").glob("*.jsonl"))
     # the two selections ran together: with the 9 other folds as CV parts, the paper's validation fits are shared
@@ -197,7 +186,6 @@ def test_benchmark_script_resumes_an_interrupted_sweep_and_runs_only_what_is_mis
 def test_benchmark_script_keeps_the_fits_of_an_interrupted_result(tmp_path, monkeypatch, capsys):
     """Interrupted inside a result, a rerun fits only what the first run had not finished, and
     publishes the same table as a run without interruption."""
-    bench = load_script()
     argv = ["--quick", "--tables", "2", "--n-jobs", "1", "--out"]
     real_fit = DeepBoostClassifier.fit
     calls, stop_at = [], [None]
@@ -209,19 +197,19 @@ def test_benchmark_script_keeps_the_fits_of_an_interrupted_result(tmp_path, monk
         return real_fit(self, X, y, sample_weight=sample_weight)
 
     monkeypatch.setattr(DeepBoostClassifier, "fit", counted_fit)
-    assert bench.main(argv + [str(tmp_path / "whole")]) == 0
+    assert boosting.main(argv + [str(tmp_path / "whole")]) == 0
     n_whole = len(calls)
 
     out = tmp_path / "resumed"
     calls.clear()
     stop_at[0] = 4
     with pytest.raises(KeyboardInterrupt):
-        bench.main(argv + [str(out)])
+        boosting.main(argv + [str(out)])
     (kept,) = (out / "fits").glob("*.jsonl")
     assert len(ResultStore(kept).records()) == 4
     calls.clear()
     stop_at[0] = None
-    assert bench.main(argv + [str(out)]) == 0
+    assert boosting.main(argv + [str(out)]) == 0
     assert len(calls) == n_whole - 4
     assert not list((out / "fits").glob("*.jsonl"))
     # the table says that the result was resumed, and how many of its fits were read back
@@ -234,7 +222,6 @@ def test_benchmark_script_keeps_the_fits_of_an_interrupted_result(tmp_path, monk
 
 
 def test_benchmark_script_report_runs_nothing_and_lists_what_is_missing(tmp_path, monkeypatch):
-    bench = load_script()
     out = tmp_path / "bench"
     argv = ["--quick", "--tables", "2", "--out", str(out)]
 
@@ -243,15 +230,15 @@ def test_benchmark_script_report_runs_nothing_and_lists_what_is_missing(tmp_path
 
     real_fit = DeepBoostClassifier.fit
     monkeypatch.setattr(DeepBoostClassifier, "fit", no_fit)
-    assert bench.main(argv + ["--report"]) == 0
+    assert boosting.main(argv + ["--report"]) == 0
     markdown = (out / "tables.md").read_text()
     assert "- Table 2, breast_cancer: AdaBoost (validation fold), AdaBoost-L1 (validation fold), DeepBoost" in markdown
     assert "**A sweep in progress:** 0 of 6 results" in markdown
     monkeypatch.setattr(DeepBoostClassifier, "fit", real_fit)
-    assert bench.main(argv) == 0
+    assert boosting.main(argv) == 0
     ran = [x for x in (out / "tables.md").read_text().splitlines() if x.startswith("| breast_cancer |")]
     monkeypatch.setattr(DeepBoostClassifier, "fit", no_fit)
-    assert bench.main(argv + ["--report"]) == 0
+    assert boosting.main(argv + ["--report"]) == 0
     markdown = (out / "tables.md").read_text()
     assert "Not run yet" not in markdown and "in progress" not in markdown
     assert [x for x in markdown.splitlines() if x.startswith("| breast_cancer |")] == ran
@@ -259,31 +246,28 @@ def test_benchmark_script_report_runs_nothing_and_lists_what_is_missing(tmp_path
 
 def test_benchmark_script_partition_seed_reassigns_the_folds(tmp_path):
     # another seed is another random partition of the rows: same settings, other test errors
-    bench = load_script()
     errors = {}
     for seed in (0, 1):
         out = tmp_path / f"seed{seed}"
-        assert bench.main(["--quick", "--out", str(out), "--partition-seed", str(seed)]) == 0
+        assert boosting.main(["--quick", "--out", str(out), "--partition-seed", str(seed)]) == 0
         assert f"rows assigned to folds with seed {seed}" in (out / "tables.md").read_text()
         errors[seed] = [float(r["test"]) for r in read_csv_rows(out / "tables_all_settings.csv")]
     assert len(errors[0]) == len(errors[1]) and errors[0] != errors[1]
 
 
 def test_benchmark_script_help_and_bad_arguments(capsys):
-    bench = load_script()
     with pytest.raises(SystemExit) as exc:
-        bench.parse_args(["--help"])
+        boosting.parse_args(["--help"])
     assert exc.value.code == 0
     text = capsys.readouterr().out
     assert "--quick" in text and "--adult" in text and "--speed" in text
     with pytest.raises(SystemExit) as exc:
-        bench.parse_args(["--tables", "4"])
+        boosting.parse_args(["--tables", "4"])
     assert exc.value.code == 2
     assert "--tables" in capsys.readouterr().err
 
 
 def test_paper_numbers_typed_in_match_the_table_layout():
-    bench = load_script()
     for table, algorithms in TABLE_ALGORITHMS.items():
         for name in (
             "breastcancer",
@@ -295,13 +279,13 @@ def test_paper_numbers_typed_in_match_the_table_layout():
             "ocr17-mnist",
             "ocr49-mnist",
         ):
-            row = bench.PAPER[table][name]
+            row = boosting.PAPER[table][name]
             assert tuple(row) == algorithms
             assert all(0 < err < 0.3 and 0 < std < 0.06 for err, std, _, _ in row.values())
     # Spot checks against the paper's text.
-    assert bench.PAPER[2]["ionosphere"]["DeepBoost"] == (0.0501, 0.0316, 26.1, 50.0)
-    assert bench.PAPER[3]["german"]["LogReg-L1"] == (0.232, 0.0123, 7, 66.8)
-    assert bench.PAPER[1]["ocr49"]["AdaBoost H1"] == (0.0555, 0.0167, 1, 100)
+    assert boosting.PAPER[2]["ionosphere"]["DeepBoost"] == (0.0501, 0.0316, 26.1, 50.0)
+    assert boosting.PAPER[3]["german"]["LogReg-L1"] == (0.232, 0.0123, 7, 66.8)
+    assert boosting.PAPER[1]["ocr49"]["AdaBoost H1"] == (0.0555, 0.0167, 1, 100)
 
 
 # ------------------------------------------------------------------ selection by k-fold cross-validation
@@ -507,8 +491,7 @@ def test_a_fit_store_keeps_every_finished_fit_and_a_rerun_fits_only_the_rest(dat
 def test_tables_csv_has_every_column_of_old_and_new_records(tmp_path):
     """Records of a sweep written by an older version lack the newer keys: the CSV still has every
     column, empty where a record has no value."""
-    bench = load_script()
-    bench.write_csv(tmp_path / "t.csv", [{"error": 0.1}, {"error": 0.2, "fits_read_back": 4}])
+    boosting.write_csv(tmp_path / "t.csv", [{"error": 0.1}, {"error": 0.2, "fits_read_back": 4}])
     assert read_csv_rows(tmp_path / "t.csv") == [
         {"error": "0.1", "fits_read_back": ""},
         {"error": "0.2", "fits_read_back": "4"},

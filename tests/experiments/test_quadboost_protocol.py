@@ -139,15 +139,8 @@ def test_unknown_search_is_rejected():
 
 
 def test_benchmark_script_writes_markdown_and_csv_that_say_how_to_regenerate_them(tmp_path, monkeypatch):
-    import importlib.util
-    from pathlib import Path
-
+    from mddf.experiments.bench import quadboost as bench
     from mddf.experiments.provenance import read_csv_rows, read_provenance
-
-    path = Path(__file__).resolve().parents[2] / "scripts" / "bench_quadboost.py"
-    spec = importlib.util.spec_from_file_location("bench_quadboost", path)
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
 
     def fake_bench(name, seeds, grids, l1_n_iter, repeats, n_jobs):  # the protocol is tested above
         return [

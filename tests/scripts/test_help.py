@@ -1,12 +1,13 @@
 """Every script documents itself (--help) and offers a --quick smoke-test configuration."""
 
-import bench_extensions
 import export_features
 import plot_layers
 import plot_tsne
 import pytest
 import run_uci
 import small_sample
+
+from mddf.experiments.bench import extensions as bench_extensions
 
 
 @pytest.mark.parametrize("module", [run_uci, small_sample, plot_layers, plot_tsne, export_features, bench_extensions])

@@ -2,10 +2,10 @@
 
 import json
 
-import bench_extensions
 import pytest
-from bench_extensions import METHODS, lightgbm_available, mean_ranks
 
+from mddf.experiments.bench import extensions as bench_extensions
+from mddf.experiments.bench.extensions import METHODS, lightgbm_available, mean_ranks
 from mddf.experiments.provenance import read_provenance
 
 

@@ -3,10 +3,10 @@ the --memory-limit and failure paths (with a stand-in for the fresh-process fit)
 
 import json
 
-import bench_scale
 import pytest
 
 from mddf.experiments import environment
+from mddf.experiments.bench import scale as bench_scale
 from mddf.experiments.provenance import MARKDOWN_BEGIN, read_csv_rows, read_provenance
 
 

@@ -3,11 +3,11 @@ absent, resuming, the rotated interleaved rounds, and the per-round ratios (stan
 
 import json
 
-import bench_df21
 import numpy as np
 import pytest
 
 from mddf.experiments import environment
+from mddf.experiments.bench import df21 as bench_df21
 from mddf.experiments.provenance import MARKDOWN_BEGIN, read_csv_rows, read_provenance
 
 DF21_VERSIONS, DF21_MISSING = bench_df21.probe_df21(bench_df21.df21_python())

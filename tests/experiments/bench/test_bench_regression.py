@@ -2,9 +2,9 @@
 
 import json
 
-import bench_regression
 import pytest
 
+from mddf.experiments.bench import regression as bench_regression
 from mddf.experiments.provenance import read_provenance
 
 

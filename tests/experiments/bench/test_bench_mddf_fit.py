@@ -2,7 +2,7 @@
 
 import statistics
 
-import bench_mddf
+from mddf.experiments.bench import mddf_fit as bench_mddf
 
 
 def test_quick_run_averages_accuracy_over_seeds(tmp_path, capsys):

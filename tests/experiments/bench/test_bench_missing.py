@@ -2,9 +2,9 @@
 
 import json
 
-import bench_missing
 import pytest
 
+from mddf.experiments.bench import missing as bench_missing
 from mddf.experiments.missing_study import METHODS, lightgbm_available
 
 

@@ -1,15 +1,11 @@
-"""scripts/publish_results.py: Tables 2 and 3 against the paper from runner records, with provenance."""
+"""publish_results (scripts/publish_results.py): Tables 2 and 3 against the paper from runner records."""
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
 from mddf.experiments.provenance import read_csv_rows, read_provenance
-
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "publish_results.py"
+from mddf.experiments.publish_results import main
 
 
 def record(dataset, method, seed, accuracy, **extra):
@@ -28,7 +24,7 @@ def record(dataset, method, seed, accuracy, **extra):
     }
 
 
-def test_tables_compare_every_cell_with_the_paper_and_list_the_tuned_choices(tmp_path):
+def test_tables_compare_every_cell_with_the_paper_and_list_the_tuned_choices(tmp_path, monkeypatch):
     search = {"selection_score": 0.95, "n_layer_fits": 40, "seconds": 12.0}
     chosen = {"margin_mean": 0.9, "margin_tradeoff": 0.05, "max_depth_factor": 8}
     records = [record("letter", "mdDF", s, a) for s, a in enumerate((0.970, 0.972, 0.974))]
@@ -41,13 +37,9 @@ def test_tables_compare_every_cell_with_the_paper_and_list_the_tuned_choices(tmp
     data_home = tmp_path / "no-data"
     data_home.mkdir()
     out = tmp_path / "published"
-    done = subprocess.run(
-        [sys.executable, str(SCRIPT), "--results", str(results), "--out", str(out), "--data-home", str(data_home)],
-        capture_output=True,
-        text=True,
-        env={"MDDF_CACHE": str(tmp_path / "cache"), "PATH": "/usr/bin:/bin"},
-    )
-    assert done.returncode == 0, done.stderr
+    monkeypatch.delenv("MDDF_DATA", raising=False)
+    monkeypatch.setenv("MDDF_CACHE", str(tmp_path / "cache"))
+    assert main(["--results", str(results), "--out", str(out), "--data-home", str(data_home)]) == 0
     markdown = (out / "table2.md").read_text()
     assert read_provenance(markdown)["command"].startswith("python scripts/publish_results.py --results")
     assert "| letter | mdDF | 97.20 ± 0.20 | 3 | 97.50 | -0.30 | -2.6 |" in markdown
@@ -75,10 +67,6 @@ def test_tables_compare_every_cell_with_the_paper_and_list_the_tuned_choices(tmp
     assert (out / "sweep.jsonl").read_text() == results.read_text()
 
 
-def test_a_missing_results_file_is_a_usage_error(tmp_path):
-    done = subprocess.run(
-        [sys.executable, str(SCRIPT), "--results", str(tmp_path / "nope.jsonl"), "--out", str(tmp_path)],
-        capture_output=True,
-        text=True,
-    )
-    assert done.returncode == 2 and "no results file" in done.stderr
+def test_a_missing_results_file_is_a_usage_error(tmp_path, capsys):
+    assert main(["--results", str(tmp_path / "nope.jsonl"), "--out", str(tmp_path)]) == 2
+    assert "no results file" in capsys.readouterr().err

@@ -1,0 +1,854 @@
+"""Benchmark DeepBoost and its special cases against the DeepBoost paper (Cortes, Mohri and Syed 2014).
+
+Modes
+-----
+default   The paper's protocol (10 folds: test fold i, validate on fold i+1, train on the rest;
+          100 rounds; parameters chosen on validation error) on its datasets, for Tables 1-3:
+          AdaBoost, AdaBoost-L1 and DeepBoost with the exponential loss, LogReg, LogReg-L1 and
+          DeepBoost with the logistic loss, next to the paper's numbers and the seconds each took.
+          --selection cv chooses the parameters by k-fold cross-validation on the 9 non-test folds
+          instead (--cv-folds k, default 5, or 'outer': the 9 folds themselves), refits the choice
+          on those folds and tests it on fold i; --selection both runs the two and adds tables with
+          their errors side by side.
+--speed   Fit time of our AdaBoost with stumps against sklearn.ensemble.AdaBoostClassifier with
+          stumps, same number of rounds, median of repeated fits in the same run.
+--adult   DeepBoost (depth-4 trees, 100 rounds, logistic loss) on UCI Adult: fit seconds on one
+          core, peak RSS of a fresh process and test error, median of 3 runs, next to sklearn's
+          AdaBoostClassifier(DecisionTreeClassifier(max_depth=4), n_estimators=100) run the same way;
+          --profile adds a cProfile of the fit.
+
+Output: Markdown and CSV in --out (and the Markdown on stdout); the protocol mode also writes
+every setting's validation and test error in every run (tables_all_settings.csv), and appends
+every finished (table, dataset, algorithm, selection) to runs.jsonl and settings.jsonl at once:
+rerunning the same command resumes an interrupted sweep, running only what is missing. Every file
+starts with the command that regenerates it, the commit, the machine and the date (CSV: ``#``
+comment lines, read with ``pandas.read_csv(path, comment="#")``).
+
+Data: ``mddf.datasets.load_dataset`` (set MDDF_DATA to the folder of the original files). ocr17 and
+ocr49 are built from MNIST's 10000 *test* images (``mnist_split="test"``), the only MNIST images
+available here: they are neither the paper's ocr17/ocr49 (Reyzin and Schapire 2006) nor its
+ocr17-mnist/ocr49-mnist (all of MNIST), so both paper rows are shown.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import hashlib
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from mddf.baselines import AdaBoostClassifier, DeepBoostClassifier
+from mddf.datasets import load_dataset
+from mddf.experiments.protocols.deepboost import (
+    DEFAULT_CV_FOLDS,
+    SELECTIONS,
+    TABLE_ALGORITHMS,
+    paper_grid,
+    run_protocols,
+)
+from mddf.experiments.provenance import provenance, script_path, with_csv_header, with_markdown_header
+from mddf.experiments.store import ResultStore
+
+DEEPBOOST_DATASETS = ("breastcancer", "ionosphere", "german", "diabetes", "ocr17", "ocr49")
+
+# ----------------------------------------------------------------------------------------------
+# The paper's Tables 1-3 (Cortes, Mohri and Syed, ICML 2014), typed in from the paper's text:
+# {table: {dataset: {algorithm: (error, std, avg tree size, avg no. of trees)}}}.
+# Table 1 counts a stump's size as 1 (questions); Tables 2-3 count all nodes (a stump is 3).
+# ----------------------------------------------------------------------------------------------
+
+
+def _table(algorithms, rows):
+    return {ds: dict(zip(algorithms, zip(*cols))) for ds, cols in rows.items()}
+
+
+PAPER = {
+    1: _table(
+        TABLE_ALGORITHMS[1],
+        {
+            "breastcancer": [
+                (0.0429, 0.0437, 0.0408, 0.0373),
+                (0.0248, 0.0214, 0.0223, 0.0225),
+                (1, 2, 1.436, 1.215),
+                (100, 100, 43.6, 21.6),
+            ],
+            "ionosphere": [
+                (0.1014, 0.075, 0.0708, 0.0638),
+                (0.0414, 0.0413, 0.0331, 0.0394),
+                (1, 2, 1.392, 1.168),
+                (100, 100, 39.35, 17.45),
+            ],
+            "german": [
+                (0.243, 0.2505, 0.2455, 0.2395),
+                (0.0445, 0.0487, 0.0438, 0.0462),
+                (1, 2, 1.54, 1.76),
+                (100, 100, 54.1, 76.5),
+            ],
+            "diabetes": [
+                (0.253, 0.260, 0.254, 0.253),
+                (0.0330, 0.0518, 0.04868, 0.0510),
+                (1, 2, 1.9975, 1.9975),
+                (100, 100, 100, 100),
+            ],
+            "ocr17": [
+                (0.0085, 0.008, 0.0075, 0.0070),
+                (0.0072, 0.0054, 0.0068, 0.0048),
+                (1, 2, 1.086, 1.369),
+                (100, 100, 37.8, 36.9),
+            ],
+            "ocr49": [
+                (0.0555, 0.032, 0.03, 0.0275),
+                (0.0167, 0.0114, 0.0122, 0.0095),
+                (1, 2, 1.99, 1.96),
+                (100, 100, 99.3, 96),
+            ],
+            "ocr17-mnist": [
+                (0.0056, 0.0048, 0.0046, 0.0040),
+                (0.0017, 0.0014, 0.0013, 0.0014),
+                (1, 2, 2, 1.99),
+                (100, 100, 100, 100),
+            ],
+            "ocr49-mnist": [
+                (0.0414, 0.0209, 0.0200, 0.0177),
+                (0.00539, 0.00521, 0.00408, 0.00438),
+                (1, 2, 1.9975, 1.9975),
+                (100, 100, 100, 100),
+            ],
+        },
+    ),
+    2: _table(
+        TABLE_ALGORITHMS[2],
+        {
+            "breastcancer": [
+                (0.0267, 0.0264, 0.0243),
+                (0.00841, 0.0098, 0.00797),
+                (29.1, 28.9, 20.9),
+                (67.1, 51.7, 55.9),
+            ],
+            "ionosphere": [(0.0661, 0.0657, 0.0501), (0.0315, 0.0257, 0.0316), (29.8, 31.4, 26.1), (75.0, 69.4, 50.0)],
+            "german": [(0.239, 0.239, 0.234), (0.0165, 0.0201, 0.0148), (3, 7, 16.0), (91.3, 87.5, 14.1)],
+            "diabetes": [(0.249, 0.240, 0.230), (0.0272, 0.0313, 0.0399), (3, 3, 5.37), (45.2, 28.0, 19.0)],
+            "ocr17": [(0.004, 0.003, 0.002), (0.00316, 0.00100, 0.00100), (15.0, 30.4, 26.0), (88.3, 65.3, 61.8)],
+            "ocr49": [(0.0180, 0.0175, 0.0175), (0.00555, 0.00357, 0.00510), (30.9, 62.1, 30.2), (92.4, 89.0, 83.0)],
+            "ocr17-mnist": [
+                (0.00471, 0.00471, 0.00409),
+                (0.0022, 0.0021, 0.0021),
+                (15, 33.4, 22.1),
+                (88.7, 66.8, 59.2),
+            ],
+            "ocr49-mnist": [
+                (0.0198, 0.0197, 0.0182),
+                (0.00500, 0.00512, 0.00551),
+                (29.9, 66.3, 30.1),
+                (82.4, 81.1, 80.9),
+            ],
+        },
+    ),
+    3: _table(
+        TABLE_ALGORITHMS[3],
+        {
+            "breastcancer": [(0.0351, 0.0264, 0.0264), (0.0101, 0.0120, 0.00876), (15, 59.9, 14.0), (65.3, 16.0, 23.8)],
+            "ionosphere": [(0.074, 0.060, 0.043), (0.0236, 0.0219, 0.0188), (7, 30.0, 18.4), (44.7, 25.3, 29.5)],
+            "german": [(0.233, 0.232, 0.225), (0.0114, 0.0123, 0.0103), (7, 7, 14.4), (72.8, 66.8, 67.8)],
+            "diabetes": [(0.250, 0.246, 0.246), (0.0374, 0.0356, 0.0356), (3, 3, 3), (46.0, 45.5, 45.5)],
+            "ocr17": [(0.00300, 0.00400, 0.00250), (0.00100, 0.00141, 0.000866), (15.0, 7, 22.1), (75.3, 53.8, 25.8)],
+            "ocr49": [(0.0205, 0.0200, 0.0170), (0.00654, 0.00245, 0.00361), (31.0, 31.0, 63.2), (63.5, 54.0, 37.0)],
+            "ocr17-mnist": [
+                (0.00422, 0.00417, 0.00399),
+                (0.00191, 0.00188, 0.00211),
+                (15, 15, 25.9),
+                (71.4, 55.6, 27.6),
+            ],
+            "ocr49-mnist": [
+                (0.0211, 0.0201, 0.0201),
+                (0.00412, 0.00433, 0.00411),
+                (28.7, 33.5, 72.8),
+                (79.3, 61.7, 41.9),
+            ],
+        },
+    ),
+}
+
+#: Grids by name: "paper" is the paper's; the others shrink the penalty and depth ranges.
+GRIDS = {
+    "paper": {},
+    "medium": {
+        "penalties": (1e-3, 1e-5, 1e-7),
+        "stump_betas": (2.0**-6, 2.0**-4, 2.0**-2, 1.0),
+        "stump_lambdas": (0.0001, 0.01, 0.1),
+    },
+    "small": {
+        "depths": (1, 2, 3),
+        "penalties": (1e-3, 1e-6),
+        "stump_betas": (2.0**-6, 2.0**-2),
+        "stump_lambdas": (0.0001, 0.05),
+    },
+    "tiny": {"depths": (2,), "penalties": (1e-3,), "stump_betas": (2.0**-4,), "stump_lambdas": (0.01,)},
+}
+
+LARGE_DATASETS = ("ocr17", "ocr49")
+
+
+def load(name, download=False):
+    opts = {"mnist_split": "test"} if name in ("ocr17", "ocr49") else {}
+    return load_dataset(name, download=download, verbose=0, **opts)
+
+
+def dataset_label(name):
+    return f"{name} (MNIST test split)" if name in LARGE_DATASETS else name
+
+
+# ----------------------------------------------------------------------------------------------
+# Protocol mode
+# ----------------------------------------------------------------------------------------------
+
+
+SELECTION_LABELS = {"validation": "validation fold", "cv": "k-fold CV"}
+
+
+def selection_label(selection, args):
+    if selection == "validation":
+        return "validation fold"
+    return "9-fold CV (the other folds)" if args.cv_folds == "outer" else f"{args.cv_folds}-fold CV"
+
+
+def unit_key(args, name, grid_name, table, algorithm, selection):
+    """What identifies one protocol result in ``runs.jsonl``: rerunning with the same key skips it."""
+    key = {
+        "table": table,
+        "dataset": name,
+        "algorithm": algorithm,
+        "selection": selection,
+        "grid": grid_name,
+        "n_iter": args.n_iter,
+        "folds": args.folds,
+        "partition_seed": args.partition_seed,
+    }
+    if selection == "cv":
+        key["cv_folds"] = args.cv_folds
+    return json.dumps(key, sort_keys=True)
+
+
+def run_tables(args):
+    """Every (dataset, table, algorithm, selection) of the request, resuming from ``--out``.
+
+    Each finished protocol result is appended to ``runs.jsonl`` (its row) and ``settings.jsonl``
+    (every setting's errors in every run) as soon as it finishes, so an interrupted sweep reruns
+    only what is missing. The selections still missing for an algorithm run together
+    (:func:`run_protocols`), sharing the fits they have in common. While they run, every finished
+    fit is kept in ``fits/<unit>.jsonl``, so an interruption in the middle of a long result loses
+    only the fits in progress; the file is removed once the result is recorded.
+    """
+    out = Path(args.out) if args.out else None
+    done = {}
+    if out:
+        out.mkdir(parents=True, exist_ok=True)
+        done = {key: r["row"] for key, r in ResultStore(out / "runs.jsonl").latest().items()}
+    rows, requested = [], set()
+    args.not_run = []
+    for name in args.datasets:
+        ds = None
+        grid_name = args.large_grid if name in LARGE_DATASETS and args.large_grid else args.grid
+        for table in args.tables:
+            for algorithm in TABLE_ALGORITHMS[table]:
+                keys = {sel: unit_key(args, name, grid_name, table, algorithm, sel) for sel in args.selections}
+                missing = [sel for sel in args.selections if keys[sel] not in done]
+                if missing and args.report:
+                    args.not_run += [(table, name, algorithm, sel) for sel in missing]
+                    missing = []
+                if missing:
+                    if ds is None:
+                        ds = load(name, args.download)
+                    grid = paper_grid(table, algorithm, **GRIDS[grid_name])
+                    fits = None
+                    if out:
+                        unit = hashlib.sha1("\n".join(keys[sel] for sel in missing).encode()).hexdigest()[:16]
+                        fits = ResultStore(out / "fits" / f"{unit}.jsonl")
+                    t0 = time.perf_counter()
+                    results = run_protocols(
+                        ds.X,
+                        ds.y,
+                        grid,
+                        selections=missing,
+                        n_folds=args.folds,
+                        random_state=args.partition_seed,
+                        n_iter_grid=(args.n_iter,),
+                        cv_folds=args.cv_folds,
+                        n_jobs=args.n_jobs,
+                        fit_store=fits,
+                    )
+                    seconds = time.perf_counter() - t0
+                    for selection, res in results.items():
+                        row = protocol_row(name, table, algorithm, selection, grid_name, len(grid), res, seconds)
+                        row["shared_with"] = ",".join(sel for sel in missing if sel != selection)
+                        done[keys[selection]] = row
+                        if out:
+                            ResultStore(out / "settings.jsonl").append(
+                                {"key": keys[selection], "details": setting_details(row, res)},
+                            )
+                            ResultStore(out / "runs.jsonl").append({"key": keys[selection], "row": row})
+                        _print_row(row, args, res.n_fits)
+                    if fits is not None:
+                        fits.path.unlink(missing_ok=True)
+                rows += [done[keys[sel]] for sel in args.selections if keys[sel] in done]
+                requested.update(keys.values())
+                if out and missing:  # keep the partial tables of long runs
+                    write_outputs(out, "tables", tables_markdown(rows, args), rows, quiet=True, prov=args.prov)
+    if out:
+        latest = ResultStore(out / "settings.jsonl").latest()  # a rerun's record replaces an earlier one
+        details = [d for key, r in latest.items() if key in requested for d in r["details"]]
+        write_csv(out / "tables_all_settings.csv", details, args.prov)
+    return rows
+
+
+def _seconds_cell(row):
+    """Wall seconds of a result; for a resumed one, also how many of its fits were read back."""
+    read_back = row.get("fits_read_back") or 0
+    seconds = _fmt(row["seconds"], 1)
+    return f"{seconds} ({read_back} fits read back)" if read_back else seconds
+
+
+def protocol_row(name, table, algorithm, selection, grid_name, n_settings, res, seconds):
+    """The summary row of one protocol result, beside the paper's numbers."""
+    s = res.summary()
+    paper = PAPER[table].get(name, {}).get(algorithm)
+    paper_mnist = PAPER[table].get(f"{name}-mnist", {}).get(algorithm)
+    return {
+        "table": table,
+        "dataset": dataset_label(name),
+        "algorithm": algorithm,
+        "selection": selection,
+        "grid": grid_name,
+        "settings": n_settings,
+        "error": s["error"],
+        "std": s["std"],
+        "avg_tree_size": s["avg_tree_questions"] if table == 1 else s["avg_tree_size"],
+        "avg_n_trees": s["avg_n_trees"],
+        "seconds": seconds,
+        "fits": res.n_fits,
+        "fits_read_back": res.n_fits_read_back,
+        "seconds_per_fit": res.fit_seconds / res.n_fits,
+        "paper_error": paper[0] if paper else None,
+        "paper_std": paper[1] if paper else None,
+        "paper_tree_size": paper[2] if paper else None,
+        "paper_n_trees": paper[3] if paper else None,
+        "paper_mnist_error": paper_mnist[0] if paper_mnist else None,
+        "selected": json.dumps(res.params),
+        **selection_diagnostics(res),
+    }
+
+
+def setting_details(row, res):
+    """Every setting's validation and test error in every run of one protocol result."""
+    return [
+        {
+            "table": row["table"],
+            "dataset": row["dataset"],
+            "algorithm": row["algorithm"],
+            "selection": row["selection"],
+            "run": run,
+            **{k: v for k, v in setting.items() if k not in ("params", "val_splits")},
+            "val_splits": json.dumps(setting["val_splits"]),
+            "params": json.dumps(setting["params"]),
+        }
+        for run, settings in enumerate(res.settings)
+        for setting in settings
+    ]
+
+
+def _print_row(row, args, n_fits):
+    print(
+        f"table {row['table']} {row['dataset']:<12} {row['algorithm']:<12} {row['selection']:<10} "
+        f"err {row['error']:.4f} ({row['std']:.4f}) size {row['avg_tree_size']:.2f} trees {row['avg_n_trees']:.1f}  "
+        f"paper {row['paper_error']}  {row['seconds']:.1f}s ({row['settings']} settings x {args.folds} runs, "
+        f"{n_fits} fits{', shared with ' + row['shared_with'] if row['shared_with'] else ''})",
+        flush=True,
+    )
+
+
+def selection_diagnostics(res):
+    """How much the choice among settings matters (diagnostics, not the protocol's result).
+
+    ``error_ties_averaged``: the test error expected if ties in validation error were broken at
+    random (mean test error of all settings tied at the lowest validation error, averaged over
+    runs). ``oracle_error``: the lowest mean test error of any single setting over the runs --
+    chosen on the test folds, so optimistic; it shows what the grid contains.
+    """
+    tied = []
+    for settings in res.settings:
+        best = min(s["val"] for s in settings)
+        tied.append(np.mean([s["test"] for s in settings if s["val"] == best]))
+    per_setting = np.mean([[s["test"] for s in settings] for settings in res.settings], axis=0)
+    return {"error_ties_averaged": float(np.mean(tied)), "oracle_error": float(per_setting.min())}
+
+
+def _fmt(v, digits=4):
+    if v is None:
+        return "—"
+    if isinstance(v, float):
+        return f"{v:.{digits}f}"
+    return str(v)
+
+
+def _protocol_text(args):
+    folds = (
+        f"Protocol: {args.folds} folds (run i tests on fold i; rows assigned to folds with seed {args.partition_seed}), "
+        f"{args.n_iter} rounds. "
+    )
+    texts = {
+        "validation": f"Validation fold (the paper's): parameters chosen on fold i+1 mod {args.folds} for the model "
+        "trained on the other folds, which is tested.",
+        "cv": f"{selection_label('cv', args)}: parameters (and rounds) chosen by the lowest mean error of a "
+        + (
+            f"cross-validation over the {args.folds - 1} non-test folds (each validates once)"
+            if args.cv_folds == "outer"
+            else f"stratified {args.cv_folds}-fold cross-validation on the rows of the {args.folds - 1} non-test folds"
+        )
+        + ", then refitted on those folds and tested on fold i; the test fold takes no part in the choice.",
+    }
+    return folds + " ".join(texts[s] for s in args.selections)
+
+
+def tables_markdown(rows, args):
+    out = [
+        "# DeepBoost benchmark (Cortes, Mohri and Syed 2014, Tables 1-3)",
+        "",
+    ]
+    if getattr(args, "not_run", None):
+        n_missing = len(args.not_run)
+        out += [
+            f"**A sweep in progress:** {len(rows)} of {len(rows) + n_missing} results; the missing ones are listed at "
+            'the end ("Not run yet").',
+            "",
+        ]
+    out += [
+        _protocol_text(args) + " Error = mean (std, ddof=1) test error "
+        "over the runs. Paper numbers typed in from the paper's Tables 1-3. Tree size: distinct questions "
+        "(Table 1), all nodes (Tables 2-3). ocr17/ocr49 are built from MNIST's 10000 test images; the "
+        "paper's ocr17/ocr49 (Reyzin & Schapire) are shown, its ocr17-mnist/ocr49-mnist error in the last column. "
+        f"Seconds: wall clock of the whole protocol for that algorithm ({args.n_jobs} job(s)); when both selections "
+        "ran together they fitted the (setting, rows) pairs they share once, and the seconds are their common wall "
+        "clock. A result resumed after an interruption shows how many of its fits were read back from the "
+        "interrupted run; its seconds count only the rest. Fits: the fits each selection uses; s / fit: mean fit time "
+        f"of one setting on one run; load average {_load()}. No. of trees: hypotheses with non-zero weight, each "
+        "counted once (a hypothesis selected again is re-weighted, not duplicated); the paper's AdaBoost columns of "
+        "Table 1 list the number of rounds instead.",
+        "",
+    ]
+    for table in sorted({r["table"] for r in rows}):
+        trs = [r for r in rows if r["table"] == table]
+        title = {
+            1: "Table 1: boosted stumps, exponential loss",
+            2: "Table 2: boosted trees, exponential loss",
+            3: "Table 3: boosted trees, logistic loss",
+        }[table]
+        out += [
+            f"## {title}",
+            "",
+            "| dataset | algorithm | selection | grid (settings) | error (std) | paper error (std) | tree size | paper | no. of trees | paper | seconds | fits | s / fit | paper -mnist error |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        ]
+        for r in trs:
+            out.append(
+                f"| {r['dataset']} | {r['algorithm']} | {selection_label(r['selection'], args)} | {r['grid']} ({r['settings']}) "
+                f"| {_fmt(r['error'])} ({_fmt(r['std'])}) "
+                f"| {_fmt(r['paper_error'])} ({_fmt(r['paper_std'])}) | {_fmt(r['avg_tree_size'], 2)} | {_fmt(r['paper_tree_size'], 2)} "
+                f"| {_fmt(r['avg_n_trees'], 1)} | {_fmt(r['paper_n_trees'], 1)} | {_seconds_cell(r)} "
+                f"| {r.get('fits', '—')} | {_fmt(r['seconds_per_fit'], 3)} | {_fmt(r['paper_mnist_error'])} |"
+            )
+        out.append("")
+        selections = [sel for sel in SELECTIONS if any(r["selection"] == sel for r in trs)]
+        for selection in selections:
+            srs = [r for r in trs if r["selection"] == selection]
+            algos = [a for a in TABLE_ALGORITHMS[table] if any(r["algorithm"] == a for r in srs)]
+            # means over the datasets every algorithm has (a partial sweep may lack some)
+            have = {(r["dataset"], r["algorithm"]) for r in srs}
+            complete = [d for d in dict.fromkeys(r["dataset"] for r in srs) if all((d, a) in have for a in algos)]
+            srs = [r for r in srs if r["dataset"] in complete]
+            prefix = f"[{selection_label(selection, args)}] " if len(selections) > 1 else ""
+            means = {a: float(np.mean([r["error"] for r in srs if r["algorithm"] == a])) for a in algos}
+            over = "the datasets" if len(complete) == len({r["dataset"] for r in trs}) else ", ".join(complete)
+            out.append(
+                f"{prefix}Mean test error over {over} (same run): " + ", ".join(f"{a} {means[a]:.4f}" for a in algos)
+            )
+            if all("oracle_error" in r for r in srs):
+                for key, label in (
+                    ("error_ties_averaged", "with selection ties broken at random (expected)"),
+                    ("oracle_error", "of the best single setting per dataset (chosen on test: optimistic)"),
+                ):
+                    vals = {a: float(np.mean([r[key] for r in srs if r["algorithm"] == a])) for a in algos}
+                    out.append(f"{prefix}Mean test error {label}: " + ", ".join(f"{a} {vals[a]:.4f}" for a in algos))
+            baseline = TABLE_ALGORITHMS[table][0]
+            if "DeepBoost" in means and baseline in means:
+                verdict = "not worse" if means["DeepBoost"] <= means[baseline] else "WORSE"
+                out.append(
+                    f"{prefix}DeepBoost vs {baseline}: {verdict} on average "
+                    f"({means['DeepBoost']:.4f} vs {means[baseline]:.4f})."
+                )
+        out.append("")
+        if len(selections) > 1:
+            out += side_by_side(trs, table, selections, args)
+    if getattr(args, "not_run", None):
+        out += [
+            "## Not run yet",
+            "",
+            "No result in the output folder for these; the sweep's command (without `--report`) runs them, and an "
+            "interrupted result resumes from its finished fits:",
+            "",
+        ]
+        grouped = {}  # (table, dataset) -> {algorithm: [selections]}
+        for t, name, algorithm, sel in args.not_run:
+            grouped.setdefault((t, name), {}).setdefault(algorithm, []).append(selection_label(sel, args))
+        for (t, name), algos in grouped.items():
+            out.append(f"- Table {t}, {name}: " + ", ".join(f"{a} ({'; '.join(sels)})" for a, sels in algos.items()))
+        out.append("")
+    return "\n".join(out)
+
+
+def side_by_side(trs, table, selections, args):
+    """One Markdown table: each algorithm's error (std) under every selection, the paper's beside."""
+    labels = [selection_label(sel, args) for sel in selections]
+    out = [
+        f"### Table {table}: the two selection protocols side by side",
+        "",
+        "Test error, mean (std) over the runs, same folds and grid; the paper chose on the validation fold.",
+        "",
+        "| dataset | algorithm | " + " | ".join(labels) + " | paper |",
+        "|---|---|" + "---|" * len(labels) + "---|",
+    ]
+    keys = list(dict.fromkeys((r["dataset"], r["algorithm"]) for r in trs))
+    for dataset, algorithm in keys:
+        by_sel = {r["selection"]: r for r in trs if r["dataset"] == dataset and r["algorithm"] == algorithm}
+        cells = [
+            f"{_fmt(by_sel[sel]['error'])} ({_fmt(by_sel[sel]['std'])})" if sel in by_sel else "—" for sel in selections
+        ]
+        any_row = next(iter(by_sel.values()))
+        paper = f"{_fmt(any_row['paper_error'])} ({_fmt(any_row['paper_std'])})"
+        out.append(f"| {dataset} | {algorithm} | " + " | ".join(cells) + f" | {paper} |")
+    out.append("")
+    return out
+
+
+# ----------------------------------------------------------------------------------------------
+# Speed against scikit-learn's AdaBoost with stumps
+# ----------------------------------------------------------------------------------------------
+
+
+def _median_fit_seconds(make, X, y, repeats):
+    """Median wall-clock and CPU seconds of ``repeats`` fits (CPU time is robust to a shared machine)."""
+    wall, cpu = [], []
+    for _ in range(repeats):
+        est = make()
+        t0, c0 = time.perf_counter(), time.process_time()
+        est.fit(X, y)
+        wall.append(time.perf_counter() - t0)
+        cpu.append(time.process_time() - c0)
+    return statistics.median(wall), statistics.median(cpu), est
+
+
+def run_speed(args):
+    from sklearn.ensemble import AdaBoostClassifier as SkAdaBoost
+    from sklearn.tree import DecisionTreeClassifier
+
+    rows = []
+    for name in args.datasets:
+        ds = load(name, args.download)
+        X, y = ds.X_train, ds.y_train
+        ours_s, ours_c, ours = _median_fit_seconds(
+            lambda: AdaBoostClassifier(n_iter=args.n_iter, max_depth=1), X, y, args.repeats
+        )
+        sk_s, sk_c, sk = _median_fit_seconds(
+            lambda: SkAdaBoost(estimator=DecisionTreeClassifier(max_depth=1), n_estimators=args.n_iter),
+            X,
+            y,
+            args.repeats,
+        )
+        row = {
+            "dataset": dataset_label(name),
+            "n_samples": X.shape[0],
+            "n_features": X.shape[1],
+            "rounds": args.n_iter,
+            "ours_seconds": ours_s,
+            "sklearn_seconds": sk_s,
+            "ratio": ours_s / sk_s,
+            "ours_cpu_seconds": ours_c,
+            "sklearn_cpu_seconds": sk_c,
+            "cpu_ratio": ours_c / sk_c,
+            "ours_train_error": 1 - ours.score(X, y),
+            "sklearn_train_error": 1 - sk.score(X, y),
+        }
+        rows.append(row)
+        print(
+            f"{name:<14} ours {ours_s:.3f}s ({ours_c:.3f} cpu) sklearn {sk_s:.3f}s ({sk_c:.3f} cpu) "
+            f"ratio {row['ratio']:.2f} (cpu {row['cpu_ratio']:.2f})",
+            flush=True,
+        )
+    return rows
+
+
+def speed_markdown(rows, args):
+    out = [
+        "# AdaBoost with stumps: ours vs sklearn.ensemble.AdaBoostClassifier",
+        "",
+        f"Fit seconds, median of {args.repeats} fits each, same run, {args.n_iter} rounds, on each dataset's training rows "
+        "(sklearn uses SAMME with DecisionTreeClassifier(max_depth=1)). Load average: " + _load() + ".",
+        "",
+        "| dataset | rows | features | ours s | sklearn s | ours / sklearn | ours cpu s | sklearn cpu s | cpu ratio | ours train err | sklearn train err |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        out.append(
+            f"| {r['dataset']} | {r['n_samples']} | {r['n_features']} | {r['ours_seconds']:.3f} | {r['sklearn_seconds']:.3f} "
+            f"| {r['ratio']:.2f} | {r['ours_cpu_seconds']:.3f} | {r['sklearn_cpu_seconds']:.3f} | {r['cpu_ratio']:.2f} "
+            f"| {r['ours_train_error']:.4f} | {r['sklearn_train_error']:.4f} |"
+        )
+    return "\n".join(out) + "\n"
+
+
+# ----------------------------------------------------------------------------------------------
+# Adult: speed, memory and error against the C++ reference's figures
+# ----------------------------------------------------------------------------------------------
+
+
+def adult_worker(which, lam, beta, profile):
+    """Runs in a fresh process pinned to one core; prints one JSON line."""
+    import resource
+
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
+    ds = load("adult")
+    rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    if which == "deepboost":
+        est = DeepBoostClassifier(n_iter=100, max_depth=4, loss="logistic", lam=lam, beta=beta)
+    else:
+        from sklearn.ensemble import AdaBoostClassifier as SkAdaBoost
+        from sklearn.tree import DecisionTreeClassifier
+
+        est = SkAdaBoost(estimator=DecisionTreeClassifier(max_depth=4), n_estimators=100)
+    if profile:
+        import cProfile
+        import io
+        import pstats
+
+        prof = cProfile.Profile()
+        t0, c0 = time.perf_counter(), time.process_time()
+        prof.enable()
+        est.fit(ds.X_train, ds.y_train)
+        prof.disable()
+        seconds = time.perf_counter() - t0
+        buf = io.StringIO()
+        pstats.Stats(prof, stream=buf).sort_stats("tottime").print_stats(15)
+        print(buf.getvalue(), file=sys.stderr)
+    else:
+        t0, c0 = time.perf_counter(), time.process_time()
+        est.fit(ds.X_train, ds.y_train)
+        seconds = time.perf_counter() - t0
+    cpu = time.process_time() - c0
+    out = {
+        "which": which,
+        "fit_seconds": seconds,
+        "fit_cpu_seconds": cpu,
+        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "rss_before_fit_mb": rss_before / 1024,
+        "test_error": float(1 - est.score(ds.X_test, ds.y_test)),
+    }
+    if which == "deepboost":
+        out.update(n_trees=int(est.n_trees_), avg_tree_size=float(est.avg_tree_size_))
+    print(json.dumps(out))
+
+
+def _load():
+    try:
+        return " / ".join(f"{v:.2f}" for v in os.getloadavg())
+    except OSError:
+        return "n/a"
+
+
+def run_adult(args):
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    results = {"deepboost": [], "sklearn": []}
+    for r in range(args.adult_runs):
+        for which in results:
+            cmd = [
+                sys.executable,
+                "-m",
+                "mddf.experiments.bench.boosting",
+                "--adult-worker",
+                which,
+                "--lam",
+                str(args.lam),
+                "--beta",
+                str(args.beta),
+            ]
+            if args.profile and which == "deepboost" and r == 0:
+                cmd.append("--profile")
+            proc = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True)
+            if proc.stderr.strip() and args.profile:
+                print(proc.stderr)
+            res = json.loads(proc.stdout.strip().splitlines()[-1])
+            results[which].append(res)
+            print(f"run {r + 1} {which}: {res}", flush=True)
+    return results
+
+
+def adult_markdown(results, args):
+    def med(which, key):
+        return statistics.median(r[key] for r in results[which])
+
+    ours, sk = med("deepboost", "fit_seconds"), med("sklearn", "fit_seconds")
+    out = [
+        "# Adult: DeepBoost (depth-4 trees, 100 rounds, logistic loss) vs the C++ reference's figures",
+        "",
+        f"32561 training rows, 16281 test rows, categorical columns ordinal-encoded ('?' its own category). "
+        f"DeepBoostClassifier(n_iter=100, max_depth=4, loss='logistic', lam={args.lam}, beta={args.beta}). "
+        f"Each fit in a fresh process pinned to one core (BLAS threads 1); median of {args.adult_runs} runs; "
+        f"load average at the end: {_load()}.",
+        "",
+        "| model | fit s (median) | fit s (runs) | fit CPU s (median) | peak RSS MB (median) | RSS before fit MB | test error |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for which, label in (("deepboost", "DeepBoost (ours)"), ("sklearn", "sklearn AdaBoost, max_depth=4 trees")):
+        runs = ", ".join(f"{r['fit_seconds']:.2f}" for r in results[which])
+        out.append(
+            f"| {label} | {med(which, 'fit_seconds'):.2f} | {runs} | {med(which, 'fit_cpu_seconds'):.2f} "
+            f"| {med(which, 'peak_rss_mb'):.0f} | {med(which, 'rss_before_fit_mb'):.0f} | {med(which, 'test_error'):.4f} |"
+        )
+    out.append("| google/deepboost C++ (figures given in the task) | ~10 | | | ~1200 | | 0.131-0.132 |")
+    out += [
+        "",
+        f"Ours / sklearn fit time: {ours / sk:.2f}. DeepBoost kept {results['deepboost'][0].get('n_trees')} trees "
+        f"of {results['deepboost'][0].get('avg_tree_size', 0):.1f} nodes on average.",
+        "",
+    ]
+    return "\n".join(out)
+
+
+# ----------------------------------------------------------------------------------------------
+
+
+def write_csv(path, rows, prov=None):
+    """Rows as CSV, after the provenance ``#`` lines (read with ``comment="#"``); the columns are every
+    key of any row, in order of appearance (records written by older versions lack newer keys: empty)."""
+    if rows:
+        with open(path, "w", newline="") as fh:
+            fh.write(with_csv_header("", prov))
+            writer = csv.DictWriter(fh, fieldnames=list(dict.fromkeys(k for row in rows for k in row)))
+            writer.writeheader()
+            writer.writerows(rows)
+
+
+def write_outputs(out_dir, stem, markdown, rows, quiet=False, prov=None):
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / f"{stem}.md").write_text(with_markdown_header(markdown, prov))
+    write_csv(out_dir / f"{stem}.csv", rows, prov)
+    if not quiet:
+        print(markdown)
+        print(f"wrote {out_dir / (stem + '.md')}" + (f" and {stem}.csv" if rows else ""))
+
+
+def _cv_folds(text):
+    if text == "outer":
+        return text
+    try:
+        k = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--cv-folds takes a number >= 2 or 'outer', got {text!r}") from None
+    if k < 2:
+        raise argparse.ArgumentTypeError(f"--cv-folds takes a number >= 2 or 'outer', got {text!r}")
+    return k
+
+
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument(
+        "--quick",
+        action="store_true",
+        help="tiny run for tests: bundled breast_cancer, tiny grid, 10 rounds, Tables 2-3",
+    )
+    p.add_argument("--speed", action="store_true", help="time our AdaBoost with stumps against sklearn's")
+    p.add_argument("--adult", action="store_true", help="Adult speed / memory / error benchmark")
+    p.add_argument("--profile", action="store_true", help="with --adult: cProfile of the first DeepBoost fit")
+    p.add_argument("--datasets", default=",".join(DEEPBOOST_DATASETS), help="comma-separated dataset names")
+    p.add_argument("--tables", default="2,3", help="comma-separated tables of the paper to reproduce (1, 2, 3)")
+    p.add_argument("--grid", default="paper", choices=sorted(GRIDS), help="parameter grid (default: the paper's)")
+    p.add_argument(
+        "--large-grid", default=None, choices=sorted(GRIDS), help="grid for the large ocr datasets (default: --grid)"
+    )
+    p.add_argument("--n-iter", type=int, default=100, help="boosting rounds (paper: 100)")
+    p.add_argument("--folds", type=int, default=10, help="folds of the protocol (paper: 10)")
+    p.add_argument(
+        "--partition-seed",
+        type=int,
+        default=0,
+        help="seed of the random assignment of rows to folds; rerun with other seeds to average out "
+        "the noise of choosing among many settings on one small validation fold",
+    )
+    p.add_argument(
+        "--selection",
+        choices=(*SELECTIONS, "both"),
+        default="validation",
+        help="how each run chooses its parameters: 'validation' (the paper's: fold i+1), 'cv' (k-fold "
+        "cross-validation on the 9 non-test folds, then a refit on them), or 'both', side by side",
+    )
+    p.add_argument(
+        "--cv-folds",
+        type=_cv_folds,
+        default=DEFAULT_CV_FOLDS,
+        help=f"k of --selection cv (default {DEFAULT_CV_FOLDS}), or 'outer': the 9 non-test folds themselves",
+    )
+    p.add_argument("--n-jobs", type=int, default=1, help="parallel fits (joblib)")
+    p.add_argument("--repeats", type=int, default=3, help="--speed: fits per timing (median)")
+    p.add_argument("--adult-runs", type=int, default=3, help="--adult: fresh-process runs (median)")
+    p.add_argument("--lam", type=float, default=1e-5, help="--adult: DeepBoost lambda")
+    p.add_argument("--beta", type=float, default=1e-5, help="--adult: DeepBoost beta")
+    p.add_argument("--download", action="store_true", help="allow downloading missing dataset files")
+    p.add_argument("--out", default="results/bench_boosting", help="output folder for the .md and .csv files")
+    p.add_argument(
+        "--report",
+        action="store_true",
+        help="run nothing: write the tables from the results already in --out and list the ones not run yet",
+    )
+    p.add_argument("--adult-worker", choices=["deepboost", "sklearn"], help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+    if args.quick:
+        args.datasets, args.grid, args.n_iter, args.tables = "breast_cancer", "tiny", 10, "2,3"
+    args.datasets = [d.strip() for d in args.datasets.split(",") if d.strip()]
+    args.tables = [int(t) for t in str(args.tables).split(",")]
+    if any(t not in TABLE_ALGORITHMS for t in args.tables):
+        p.error(f"--tables must list 1, 2 or 3, got {args.tables}")
+    args.selections = list(SELECTIONS) if args.selection == "both" else [args.selection]
+    args.prov = provenance(script_path("bench_boosting.py"), sys.argv[1:] if argv is None else argv)
+    return args
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    if args.adult_worker:
+        adult_worker(args.adult_worker, args.lam, args.beta, args.profile)
+        return 0
+    if args.adult:
+        results = run_adult(args)
+        rows = [{"run": i + 1, **r} for which in results for i, r in enumerate(results[which])]
+        write_outputs(args.out, "adult", adult_markdown(results, args), rows, prov=args.prov)
+        return 0
+    if args.speed:
+        rows = run_speed(args)
+        write_outputs(args.out, "speed", speed_markdown(rows, args), rows, prov=args.prov)
+        return 0
+    rows = run_tables(args)
+    write_outputs(args.out, "tables", tables_markdown(rows, args), rows, prov=args.prov)
+    return 0
+
+
+# The fresh-process workers run this module with ``python -m`` (``--adult-worker``).
+if __name__ == "__main__":
+    sys.exit(main())
