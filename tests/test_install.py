@@ -54,6 +54,13 @@ USE_FAKES = (
 )
 
 
+#: Prints the names of the console scripts the installed distribution recorded outside site-packages.
+CONSOLE_SCRIPTS = (
+    "import importlib.metadata as md; "
+    "print(' '.join(f.name for f in md.distribution('mddf').files if f.parts[0] == '..'))"
+)
+
+
 def run(args, **kwargs):
     done = subprocess.run([str(a) for a in args], capture_output=True, text=True, **kwargs)
     assert done.returncode == 0, f"{' '.join(map(str, args))} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
@@ -187,6 +194,9 @@ def test_the_project_installs_beside_distributions_owning_datasets_and_baselines
         cwd=elsewhere,
     )
     installed = {name.strip("' ") for name in top_level.strip("[]\n").split(",")}
+    # Files outside site-packages (recorded as ../../../bin/...) are the console script, not importable.
+    assert "mddf" in run([python, "-c", CONSOLE_SCRIPTS], cwd=elsewhere).split()
+    installed.discard("..")
     assert {name for name in installed if not name.endswith((".dist-info", ".pth", ".py"))} <= {"mddf", "__pycache__"}
     assert f"mddf-{VERSION}.dist-info" in installed
 
