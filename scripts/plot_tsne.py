@@ -1,15 +1,6 @@
 """t-SNE of mdDF's layer features (the mdDF paper's Figure 7).
 
-Fits mdDF, then embeds in 2-D (``sklearn.manifold.TSNE``) the augmented features of several
-layers: for the training rows the out-of-fold features (``oof_features_``), for the test rows
-``transform(X_test, layer=t)``. Each panel is coloured by class and titled with the ratio of
-intra-class to inter-class variance of the embedding, tr(S_W)/tr(S_B) (smaller: more compact
-classes). The paper uses UCI HAR; without its files the default is satimage.
-
-Writes ``tsne_<dataset>.png/.pdf`` plus ``tsne_<dataset>.csv`` (every embedded point) and
-``tsne_<dataset>_ratios.csv`` (the ratio of every panel) in ``--out``, each with the command that
-regenerates it, the commit, the machine and the date (``mddf.experiments.provenance``: image
-metadata, ``#`` comment lines before the CSV header; read with ``pandas.read_csv(path, comment="#")``).
+The same as ``mddf plot-tsne``; what it does and writes is documented in :mod:`mddf.experiments.tsne_figure`.
 """
 
 from __future__ import annotations

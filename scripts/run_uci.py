@@ -1,30 +1,6 @@
 """Benchmark runner: the mdDF paper's Table 2 (and 3) and the DeepBoost paper's Tables 1-3.
 
-Runs every available method on a suite of datasets, appends one JSON line per finished
-(dataset, method, seed[, fold]) run to ``<out>/results.jsonl`` and writes Table 2-style
-``table.md`` / ``table.csv`` (plus ``ablation.md`` / ``ablation.csv`` with ``--ablation``) with the
-published numbers alongside, and with ``--peers`` ``peers.md`` / ``peers.csv``: today's peers
-(LightGBM, HGB, ExtraTrees) next to mdDF, RF and XGBoost on the same splits and seeds. Every table
-file starts with the command that regenerates it, the commit, the machine and the date (CSV: ``#``
-comment lines, read with ``pandas.read_csv(path, comment="#")``). Rerunning with the same ``--out``
-resumes: finished runs are skipped, failed ones retried.
-
-Examples
---------
-    python scripts/run_uci.py                               # bundled datasets, a few minutes
-    python scripts/run_uci.py --suite mddf --seeds 3        # Table 2 on the paper's 8 datasets
-    python scripts/run_uci.py --suite mddf --ablation       # ... and Table 3
-    python scripts/run_uci.py --suite mddf --peers          # ... and today's peers (peers.md)
-    python scripts/run_uci.py --suite deepboost             # DeepBoost datasets, 10-fold protocol
-    python scripts/run_uci.py --datasets yeast,letter --methods mdDF,RF
-    python scripts/run_uci.py --suite mddf --scheduler tcp://HOST:8786   # on a Dask cluster
-    python scripts/run_uci.py --scheduler local:2           # on 2 local Dask worker processes
-
-Random forest and XGBoost use 400 x k trees, k = the number of layers mdDF kept on the same
-dataset and seed (mdDF runs first; see ``mddf.experiments/methods.py``). Each run executes in a fresh
-worker process; its peak memory is that process's peak resident set size. With ``--scheduler``
-each run is a task on a Dask cluster instead (``mddf.experiments/cluster.py``; needs the 'dask' extra);
-results still stream into the same ``results.jsonl``.
+The same as ``mddf benchmark``; what it does and writes is documented in :mod:`mddf.experiments.benchmark`.
 """
 
 from __future__ import annotations
