@@ -15,5 +15,6 @@ module             script                          measures
 :mod:`.quadboost`  ``scripts/bench_quadboost.py``  the QuadBoost variants against AdaBoost
 :mod:`.regression` ``scripts/bench_regression.py`` the cascade regressor against tabular learners
 :mod:`.scale`      ``scripts/bench_scale.py``      mdDF's growth with rows on synthetic data
+:mod:`.stopping`   ``scripts/bench_stopping.py``   stopping rules replayed on full-depth fits
 =================  ==============================  ==================================================
 """
