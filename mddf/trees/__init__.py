@@ -8,45 +8,47 @@ scikit-learn's split rules. One concern per module, as in scikit-learn's
 - :mod:`~mddf.trees.binning`: :class:`FeatureBinner`, the bin edges of each
   feature and the uint8 bin codes of any rows, missing values (NaN) in a bin
   of their own;
-- :mod:`~mddf.trees.splitting`: the split rules on one feature of a node (its
-  best Gini threshold, a completely-random one, or the Gini score of a random
-  one for extremely-randomised trees, each with the side its missing values go
-  to) and the random generator;
-- :mod:`~mddf.trees.grower`: :func:`grow_tree`, growing one tree depth first
-  (node stack, candidate-feature draws, row partitions) into flat node arrays,
-  with its Gini importance per feature;
-- :mod:`~mddf.trees.predictor`: :func:`add_tree_proba`, routing rows through
-  one grown tree to its leaves' class distributions;
-- :mod:`~mddf.trees.forest`: :class:`BinnedForest`, a layer forest's trees
-  stored compactly by their bins, predicting new float rows.
-
-Regression trees (squared-error criterion, leaves holding weighted means) have
-modules of their own, one concern each as above:
-:mod:`~mddf.trees.regression_splitting`,
-:mod:`~mddf.trees.regression_grower` (:func:`grow_regression_tree`),
-:mod:`~mddf.trees.regression_predictor` (:func:`add_tree_values`) and
-:mod:`~mddf.trees.regression_forest` (:class:`BinnedRegressionForest`).
+- :mod:`~mddf.trees.splitting`: what the split search needs whatever the
+  criterion: the random generator, random thresholds and random category subsets;
+- :mod:`~mddf.trees.gini` and :mod:`~mddf.trees.squared_error`: the two
+  criteria (classification and regression): a node's statistics, the best
+  threshold or category subset of a feature, the score of a given one, the
+  partition of a node's rows; :mod:`~mddf.trees.criterion` chooses one from
+  the labels' dtype when the grower is compiled;
+- :mod:`~mddf.trees.grower`: :func:`grow_tree`, one skeleton growing a tree
+  depth first (node stack, candidate-feature draws, row partitions) into flat
+  node arrays, with its impurity importance per feature;
+- :mod:`~mddf.trees.nodes`: the node words that store a grown tree, one word a
+  node, and their validation;
+- :mod:`~mddf.trees.predictor`: :func:`route_trees`, routing rows through
+  stored trees to their leaves;
+- :mod:`~mddf.trees.forest`: :class:`ForestBuilder`, packing trees as they are
+  grown, and the stored forests, :class:`BinnedForest` (class probabilities)
+  and :class:`BinnedRegressionForest` (means), predicting new float rows.
 
 numba's on-disk cache of a compiled function is invalidated only by changes to
 its own file, not to the functions it calls from other modules: after editing
-``splitting.py``, ``regression_splitting.py`` or ``binning.py``, delete ``mddf/trees/__pycache__``.
+``splitting.py``, ``gini.py``, ``squared_error.py``, ``criterion.py``,
+``nodes.py`` or ``binning.py``, delete ``mddf/trees/__pycache__``.
 """
 
 from .binning import MAX_BINS, FeatureBinner
-from .forest import BinnedForest
-from .grower import grow_tree
-from .predictor import add_tree_proba
-from .regression_forest import BinnedRegressionForest
-from .regression_grower import grow_regression_tree
-from .regression_predictor import add_tree_values
+from .forest import BinnedForest, BinnedRegressionForest, ForestBuilder
+from .grower import BEST, COMPLETELY_RANDOM, RANDOM_THRESHOLD, GrownTree, TreeSettings, grow_tree
+from .predictor import PackedTrees, route_trees
 
 __all__ = [
+    "BEST",
+    "COMPLETELY_RANDOM",
     "MAX_BINS",
+    "RANDOM_THRESHOLD",
     "BinnedForest",
     "BinnedRegressionForest",
     "FeatureBinner",
-    "add_tree_proba",
-    "add_tree_values",
-    "grow_regression_tree",
+    "ForestBuilder",
+    "GrownTree",
+    "PackedTrees",
+    "TreeSettings",
     "grow_tree",
+    "route_trees",
 ]

@@ -44,6 +44,10 @@ class FeatureBinner:
         ``x <= edges_[j][b]``.
     has_missing_ : ndarray of bool (n_features,)
         Whether the feature held NaN among the fitted rows.
+    exact_ : ndarray of bool (n_features,)
+        Whether each distinct value of the feature among the fitted rows has a
+        bin of its own (then the bins are the values, e.g. the categories of a
+        categorical column).
     missing_bins_ : ndarray of int64 (n_features,)
         Code of NaN in each feature, ``len(edges_[j]) + 1``: one past its real bins.
     """
@@ -56,7 +60,9 @@ class FeatureBinner:
     def fit(self, X):
         X = np.asarray(X, dtype=np.float32)
         self.has_missing_ = np.isnan(X).any(axis=0)
-        self.edges_ = [self._column_edges(X[:, j], self.has_missing_[j]) for j in range(X.shape[1])]
+        columns = [self._column_edges(X[:, j], self.has_missing_[j]) for j in range(X.shape[1])]
+        self.edges_ = [edges for edges, _ in columns]
+        self.exact_ = np.array([exact for _, exact in columns], dtype=bool)
         self.missing_bins_ = np.array([len(e) + 1 for e in self.edges_], dtype=np.int64)
         return self
 
@@ -66,17 +72,17 @@ class FeatureBinner:
             column = column[~np.isnan(column)]
             max_bins -= 1
             if len(column) == 0:
-                return np.empty(0, dtype=np.float32)
+                return np.empty(0, dtype=np.float32), True
         values = np.unique(column)
         if len(values) <= max_bins:
             lower, upper = values[:-1], values[1:]
             mid = ((lower.astype(np.float64) + upper) / 2).astype(np.float32)
             # a float32 midpoint of two adjacent floats may round up onto the upper value,
             # which would put that value in the lower bin
-            return np.where(mid < upper, mid, lower).astype(np.float32)
+            return np.where(mid < upper, mid, lower).astype(np.float32), True
         cuts = np.quantile(column, np.linspace(0, 1, max_bins + 1)[1:-1], method="inverted_cdf")
         cuts = np.unique(cuts.astype(np.float32))
-        return cuts[cuts < values[-1]]  # a cut at the maximum would leave its upper bin empty
+        return cuts[cuts < values[-1]], False  # a cut at the maximum would leave its upper bin empty
 
     def transform(self, X):
         """Bin codes (C-contiguous, same shape as ``X``); NaN gets ``missing_bins_[j]``.

@@ -1,119 +1,24 @@
-"""Compact storage and prediction of forests grown by :func:`mddf.trees.grower.grow_tree`.
+"""Forests of binned trees: gathered as they grow, stored as node words, predicting new rows.
 
-A deep forest keeps k x 4 forests per layer for prediction, so the bytes per
-node decide its memory.
-Trees grown on bins can be stored by their bins: per node a feature (int16, a
-negative code marks a leaf), the split bin (uint8) and the right child, as a
-tree-local uint16 index when every tree has fewer than 65,536 nodes (int32
-otherwise); a leaf keeps its class (pure leaves, the vast majority) or the
-tree-local row of its class distribution. The side of the missing values
-(NaN) of each node is one bit, packed eight nodes to a byte. That is 5 1/8
-bytes a node, about half of :class:`mddf.compact_forest.CompactForest`'s
-float-threshold layout. New rows are binned once with the layer's bin edges,
-then routed by compiled code; rows without a missing value take a loop that
-never reads the bits.
+A forest's trees are packed one at a time as they are grown
+(:class:`ForestBuilder`), so that a forest being grown holds its trees at about
+their stored size, and joined when it is finished into a :class:`BinnedForest`
+(class probabilities) or :class:`BinnedRegressionForest` (means): node words of
+every tree (:mod:`mddf.trees.nodes`), their side tables, the category bitsets
+and one leaf table whose distinct rows are kept once. New float rows are binned
+with the layer's bin edges and routed by :func:`mddf.trees.predictor.route_trees`.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
-_NO_MISSING = np.zeros(0, dtype=np.int64)
-_PURE_LEAF = -1
-_IMPURE_LEAF = -2
+from .nodes import NODE_PROBLEMS, deduplicate_rows, first_bad_node, pack_tree, remap_leaf_rows, word_layout
+from .predictor import NO_MISSING, PackedTrees, route_trees
+from .splitting import CATEGORY_WORDS
 
-
-@njit(cache=True, nogil=True)
-def _forest_proba(
-    feature, split_bin, right, missing_left_bits, offsets, impure_values, impure_offsets, codes, missing_bin, out
-):
-    n_classes = out.shape[1]
-    has_missing = len(missing_bin) > 0
-    for t in range(len(offsets) - 1):
-        base = offsets[t]
-        impure_base = impure_offsets[t]
-        for r in range(codes.shape[0]):
-            node = base
-            f = feature[node]
-            if has_missing:
-                while f >= 0:
-                    code = codes[r, f]
-                    if code == missing_bin[f]:
-                        go_left = (missing_left_bits[node >> 3] >> (node & 7)) & 1 == 1
-                    else:
-                        go_left = code <= split_bin[node]
-                    if go_left:
-                        node += 1
-                    else:
-                        node = base + right[node]
-                    f = feature[node]
-            else:
-                while f >= 0:
-                    if codes[r, f] <= split_bin[node]:
-                        node += 1
-                    else:
-                        node = base + right[node]
-                    f = feature[node]
-            code = right[node]
-            if f == _PURE_LEAF:
-                out[r, code] += 1.0
-            else:
-                for c in range(n_classes):
-                    out[r, c] += impure_values[impure_base + code, c]
-
-
-def _concatenate_and_clear(arrays, dtype=None):
-    out = np.concatenate(arrays, dtype=dtype)
-    arrays.clear()
-    return out
-
-
-class CompactTrees:
-    """Grown trees gathered one at a time in the dtypes a :class:`BinnedForest` stores.
-
-    A tree is compacted as it is added (about 6 bytes a node instead of the 10
-    of :func:`mddf.trees.grower.grow_tree`'s output), so that a forest being
-    grown holds its trees nearly at their stored size; :meth:`BinnedForest.from_trees`
-    then concatenates them. The arrays are those :class:`BinnedForest` would
-    make from the same trees.
-
-    Parameters
-    ----------
-    binner : FeatureBinner
-    n_classes : int
-    """
-
-    def __init__(self, binner, n_classes):
-        self.binner = binner
-        self.n_classes = int(n_classes)
-        self.n_features = len(binner.edges_)
-        self._feature_dtype = np.int16 if self.n_features < np.iinfo(np.int16).max else np.int32
-        self.features, self.split_bins, self.rights, self.impure_values = [], [], [], []
-        self.depths, self.missing_lefts, self.importances = [], [], []
-
-    def add(self, tree):
-        """Append one output of :func:`mddf.trees.grower.grow_tree`.
-
-        A leaf's feature becomes -1 (pure: ``right`` holds its class) or -2
-        (impure: ``right`` holds the tree-local row of its class distribution);
-        ``right`` is 16-bit when the tree has at most 65,535 nodes and there are
-        at most 65,535 classes, else 32-bit.
-        """
-        feature, split_bin, right, impure_values, depth, missing_left, importance = tree
-        impure = (feature < 0) & (right < 0)
-        compact_feature = feature.astype(self._feature_dtype)
-        compact_feature[impure] = _IMPURE_LEAF
-        local = right.astype(np.int32)  # a copy
-        local[impure] = -local[impure] - 1  # tree-local row of the leaf's distribution
-        small = len(feature) <= np.iinfo(np.uint16).max and self.n_classes <= np.iinfo(np.uint16).max
-        self.features.append(compact_feature)
-        self.split_bins.append(np.asarray(split_bin).astype(np.uint8, copy=False))
-        self.rights.append(local.astype(np.uint16) if small else local)
-        self.impure_values.append(np.asarray(impure_values).astype(np.float32, copy=False))
-        self.depths.append(depth)
-        self.missing_lefts.append(np.asarray(missing_left).astype(bool))
-        self.importances.append(importance)
+#: Rows of a leaf table checked at a time by :meth:`PackedForest.check_arrays` (bounds its temporaries' memory).
+_CHECK_CHUNK = 1 << 20
 
 
 def bin_rows(binner, X):
@@ -122,104 +27,64 @@ def bin_rows(binner, X):
     return binner.transform(X), bool(np.isnan(X).any())
 
 
-#: Rows of a leaf table checked at a time by :meth:`StoredTrees.check_arrays` (bounds its temporaries' memory).
-_CHECK_CHUNK = 1 << 20
-#: What :meth:`StoredTrees.check_arrays` reports for each problem code of a ``_first_bad_node`` function.
-_NODE_PROBLEMS = {
-    1: "a split feature is not below n_features",
-    2: "a right child is not after its left subtree, inside its tree",
-    3: "a split threshold is out of range",
-    4: "a leaf's class or class-distribution row is out of range",
-}
+class PackedForest:
+    """The trees of a forest as node words, and what the two tasks' forests share.
 
-
-@njit(cache=True, nogil=True)
-def _first_bad_binned_node(feature, split_bin, right, offsets, impure_offsets, missing_bins, n_features, n_classes):
-    """``(problem, node)`` of the first node that could misroute a row (a key of ``_NODE_PROBLEMS``), else ``(0, -1)``.
-
-    An internal node needs a feature below ``n_features``, a right child after its left child (the
-    next node) and inside its tree, and a split bin at most the feature's missing bin; a pure leaf
-    (feature -1) a class below ``n_classes``, an impure one (-2) a row of its tree's distributions.
-    The caller has checked that the offsets span the node arrays.
-    """
-    for t in range(len(offsets) - 1):
-        base = offsets[t]
-        size = offsets[t + 1] - base
-        n_rows = impure_offsets[t + 1] - impure_offsets[t]
-        for local in range(size):
-            node = base + local
-            f = np.int64(feature[node])
-            r = np.int64(right[node])
-            if f >= 0:
-                if f >= n_features:
-                    return 1, node
-                if r <= local + 1 or r >= size:
-                    return 2, node
-                if np.int64(split_bin[node]) > missing_bins[f]:
-                    return 3, node
-            elif (f == _PURE_LEAF and (r < 0 or r >= n_classes)) or (f == _IMPURE_LEAF and (r < 0 or r >= n_rows)):
-                return 4, node
-            elif f < _IMPURE_LEAF:
-                return 4, node
-    return 0, -1
-
-
-class StoredTrees:
-    """What the compact forests share (binned or not): every tree's node arrays concatenated,
-    ``offsets[t]`` the first node of tree ``t``, ``depths`` one entry per tree, and the arrays
-    named in ``_stored_arrays`` holding the forest.
-
-    A subclass that defines ``_first_bad_node`` (compiled: one pass over the nodes, no temporaries)
-    gets :meth:`check_arrays`, which runs when it is unpickled (and when :mod:`mddf._storage` loads
-    it), so that no damaged or crafted arrays can make the compiled traversal read out of bounds or loop.
+    Attributes
+    ----------
+    binner : FeatureBinner
+        The bin edges the trees were grown on (shared by every forest of a layer).
+    n_features : int
+    feature_bits : int
+        Bits of a node word's feature field (:func:`mddf.trees.nodes.word_layout`).
+    words : ndarray of uint32 or uint64
+        Every tree's node words, tree ``t`` from ``offsets[t]``.
+    offsets, side_bases : ndarray of int64 (n_trees + 1,)
+        First node and first side-table row of each tree.
+    side_offset, side_category : ndarray of int64, int32
+        The side table: right-child offsets of the extended nodes, and their
+        rows of ``category_bits`` (-1 for a threshold).
+    category_bits : ndarray of uint64 (n_category_splits, CATEGORY_WORDS)
+        The codes each category split sends left.
+    table : ndarray (n_rows, width)
+        The leaf table, each distinct row once.
+    depths : ndarray of int32 (n_trees,)
+    importances : ndarray of float64 (n_features,)
+        Sum over the trees of their weighted impurity decrease per feature
+        (each divided by its root's weight).
     """
 
-    _stored_arrays = ()
+    _stored_arrays = (
+        "words",
+        "offsets",
+        "side_bases",
+        "side_offset",
+        "side_category",
+        "category_bits",
+        "table",
+        "depths",
+    )
+    #: Columns of the output (classes, or 1 for the mean).
+    n_classes = None
 
     def __setstate__(self, state):
         self.__dict__.update(state)
-        if "offsets" in state and hasattr(self, "_first_bad_node"):  # a finished forest
+        if "words" in state:  # a finished forest
             self.check_arrays()
 
-    def check_arrays(self):
-        """Raise ``ValueError`` unless the arrays hold trees that route every row forward to a valid leaf.
-
-        Checks that the tree offsets span the nodes, that every array has an entry per node (or
-        tree) and that the leaves' class distributions are finite and non-negative, then, node by
-        node, that every split feature is below ``n_features``, that every right child lies after
-        its left child (the next node) and inside its tree (so routing only moves forward and ends
-        at a leaf), that every split threshold is in range and every leaf's class or distribution
-        row exists. Nothing is written: valid arrays predict as before.
-        """
-        offsets = np.asarray(self.offsets)
-        n_nodes = len(self.feature)
-        if offsets.ndim != 1 or len(offsets) < 2 or offsets[0] != 0 or offsets[-1] != n_nodes:
-            raise ValueError(f"the tree offsets do not span the {n_nodes} nodes from 0")
-        sizes = np.diff(offsets)
-        if (sizes < 1).any():
-            raise ValueError(f"tree {int(np.argmax(sizes < 1))} has no node (the tree offsets do not increase)")
-        for name in ("right", "split_bin", "threshold"):
-            if name in self.__dict__ and len(self.__dict__[name]) != n_nodes:
-                raise ValueError(f"{name} holds {len(self.__dict__[name])} entries for {n_nodes} nodes")
-        if len(self.depths) != len(sizes) or (np.asarray(self.depths) < 0).any():
-            raise ValueError(f"depths holds {len(self.depths)} entries for {len(sizes)} trees, or a negative one")
-        if len(self.missing_left_bits) < (n_nodes + 7) // 8:
-            raise ValueError(f"missing_left_bits holds {len(self.missing_left_bits)} bytes for {n_nodes} nodes")
-        self._check_leaf_table()
-        problem, node = self._first_bad_node()
-        if problem:
-            tree = int(np.searchsorted(offsets, node, side="right")) - 1
-            raise ValueError(f"{_NODE_PROBLEMS[problem]} (node {node - int(offsets[tree])} of tree {tree})")
-
-    def _check_leaf_table(self):
-        """Raise ``ValueError`` unless ``impure_values`` holds finite, non-negative class distributions."""
-        values = self.impure_values
-        if values.ndim != 2 or values.shape[1] != self.n_classes:
-            raise ValueError(f"impure_values has shape {values.shape}, not (n, n_classes={self.n_classes})")
-        for start in range(0, len(values), _CHECK_CHUNK):
-            chunk = values[start : start + _CHECK_CHUNK]
-            if not (np.isfinite(chunk).all() and (chunk >= 0).all()):
-                raise ValueError("impure_values holds a negative or non-finite class share")
+    @property
+    def packed(self):
+        """The arrays the routing kernel reads (:data:`mddf.trees.predictor.PackedTrees`)."""
+        return PackedTrees(
+            self.words,
+            self.offsets,
+            self.side_bases,
+            self.side_offset,
+            self.side_category,
+            self.category_bits,
+            self.table,
+            self.feature_bits,
+        )
 
     @property
     def n_trees(self):
@@ -234,100 +99,97 @@ class StoredTrees:
         """Memory held by the stored arrays, in bytes (bin edges shared by a layer's forests not included)."""
         return sum(getattr(self, name).nbytes for name in self._stored_arrays)
 
+    @property
+    def _width(self):
+        return self.n_classes or 1
 
-class BinnedForest(StoredTrees):
-    """A forest of binned trees in compact form, predicting class probabilities.
+    def route(self, codes, rows=None, has_missing=True, out=None, first=0, stop=None):
+        """Sum over the trees ``first .. stop - 1`` of each row's leaf, for rows already binned with ``binner``.
 
-    Parameters
-    ----------
-    binner : FeatureBinner
-        The bin edges the trees were grown on (shared by every forest of a layer).
-    n_classes : int
-    features, split_bins, rights, impure_values, depths, missing_lefts, importances : lists, one entry per tree
-        The outputs of :func:`mddf.trees.grower.grow_tree`.
+        ``rows`` (default: all) are the rows of ``codes`` routed; ``has_missing=False``
+        promises that they hold no missing value, which skips the check for
+        them. Returns (or adds to) ``out``, of shape ``(len(rows), width)``.
+        """
+        codes = np.ascontiguousarray(codes)
+        rows = np.arange(len(codes), dtype=np.int64) if rows is None else np.asarray(rows, dtype=np.int64)
+        if out is None:
+            out = np.zeros((len(rows), self._width))
+        stop = self.n_trees if stop is None else stop
+        missing = self.binner.missing_bins_ if has_missing else NO_MISSING
+        route_trees(self.packed, first, stop, codes, rows, missing, out)
+        return out
+
+    def check_arrays(self):
+        """Raise ``ValueError`` unless the arrays hold trees that route every row forward to a valid leaf.
+
+        Checks that the tree offsets span the words and the side table, that
+        every per-tree array has an entry per tree and that the leaf table is
+        finite (and, for class shares, non-negative), then, node by node
+        (:func:`mddf.trees.nodes.first_bad_node`), that routing only moves
+        forward inside its tree and ends at a leaf whose payload exists. Nothing
+        is written: valid arrays predict as before.
+        """
+        offsets = np.asarray(self.offsets)
+        n_nodes = len(self.words)
+        if offsets.ndim != 1 or len(offsets) < 2 or offsets[0] != 0 or offsets[-1] != n_nodes:
+            raise ValueError(f"the tree offsets do not span the {n_nodes} nodes from 0")
+        sizes = np.diff(offsets)
+        if (sizes < 1).any():
+            raise ValueError(f"tree {int(np.argmax(sizes < 1))} has no node (the tree offsets do not increase)")
+        sides = np.asarray(self.side_bases)
+        n_side = len(self.side_offset)
+        if sides.shape != offsets.shape or sides[0] != 0 or sides[-1] != n_side or (np.diff(sides) < 0).any():
+            raise ValueError(f"the side-table bases do not split its {n_side} rows into one block per tree")
+        if len(self.side_category) != n_side:
+            raise ValueError(f"side_category holds {len(self.side_category)} entries for {n_side} side-table rows")
+        if len(self.depths) != len(sizes) or (np.asarray(self.depths) < 0).any():
+            raise ValueError(f"depths holds {len(self.depths)} entries for {len(sizes)} trees, or a negative one")
+        if self.category_bits.ndim != 2 or self.category_bits.shape[1] != CATEGORY_WORDS:
+            raise ValueError(f"category_bits has shape {self.category_bits.shape}, not (n, {CATEGORY_WORDS})")
+        missing_bins = np.asarray(self.binner.missing_bins_, dtype=np.int64)
+        if len(missing_bins) != self.n_features:
+            raise ValueError(f"the binner has {len(missing_bins)} features, not {self.n_features}")
+        _, feature_bits = word_layout(self.n_features)
+        if self.words.dtype not in (np.uint32, np.uint64) or self.feature_bits != feature_bits:
+            raise ValueError(f"node words of dtype {self.words.dtype} with {self.feature_bits} feature bits")
+        self._check_table()
+        problem, node = first_bad_node(
+            self.words,
+            offsets,
+            sides,
+            self.side_offset,
+            self.side_category,
+            len(self.category_bits),
+            self.feature_bits,
+            missing_bins,
+            self.n_classes or 0,
+            len(self.table),
+        )
+        if problem:
+            tree = int(np.searchsorted(offsets, node, side="right")) - 1
+            raise ValueError(f"{NODE_PROBLEMS[problem]} (node {node - int(offsets[tree])} of tree {tree})")
+
+    def _check_table(self):
+        values = self.table
+        if values.ndim != 2 or values.shape[1] != self._width:
+            raise ValueError(f"the leaf table has shape {values.shape}, not (n, {self._width})")
+        for start in range(0, len(values), _CHECK_CHUNK):
+            chunk = values[start : start + _CHECK_CHUNK]
+            if not np.isfinite(chunk).all() or (self.n_classes and (chunk < 0).any()):
+                raise ValueError("the leaf table holds a non-finite value, or a negative class share")
+
+
+class BinnedForest(PackedForest):
+    """A forest of binned classification trees, predicting the mean of their class distributions.
 
     Attributes
     ----------
-    importances : ndarray of float64 (n_features,)
-        Sum over the trees of their weighted Gini impurity decrease per feature
-        (each divided by its root's weight).
+    n_classes : int
+    (and those of :class:`PackedForest`)
     """
 
-    _stored_arrays = (
-        "feature",
-        "split_bin",
-        "right",
-        "offsets",
-        "impure_offsets",
-        "impure_values",
-        "depths",
-        "missing_left_bits",
-    )
-
-    def __init__(
-        self, binner, n_classes, features, split_bins, rights, impure_values, depths, missing_lefts, importances
-    ):
-        if not features:
-            raise ValueError("a BinnedForest needs at least one tree")
-        trees = CompactTrees(binner, n_classes)
-        for tree in zip(features, split_bins, rights, impure_values, depths, missing_lefts, importances):
-            trees.add(tree)
-        self._assemble(trees)
-
-    @classmethod
-    def from_trees(cls, trees):
-        """The forest of the trees gathered in a :class:`CompactTrees` (which it empties)."""
-        if not trees.depths:
-            raise ValueError("a BinnedForest needs at least one tree")
-        self = cls.__new__(cls)
-        self._assemble(trees)
-        return self
-
-    def _assemble(self, trees):
-        """Concatenate the compacted trees, releasing each list of per-tree arrays once it is concatenated."""
-        self.binner = trees.binner
-        self.n_classes = trees.n_classes
-        self.n_features = trees.n_features
-        sizes = np.array([len(f) for f in trees.features], dtype=np.int64)
-        n_impure = np.array([len(v) for v in trees.impure_values], dtype=np.int64)
-        self.feature = _concatenate_and_clear(trees.features)
-        self.split_bin = _concatenate_and_clear(trees.split_bins)
-        small = all(r.dtype == np.uint16 for r in trees.rights)  # every tree fits 16-bit child indices
-        self.right = _concatenate_and_clear(trees.rights, np.uint16 if small else np.int32)
-        self.offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-        self.impure_offsets = np.concatenate([[0], np.cumsum(n_impure)]).astype(np.int64)
-        self.impure_values = _concatenate_and_clear(trees.impure_values)
-        self.depths = np.asarray(trees.depths, dtype=np.int32)
-        self.missing_left_bits = np.packbits(_concatenate_and_clear(trees.missing_lefts), bitorder="little")
-        self.importances = np.sum(trees.importances, axis=0)
-        trees.depths.clear()
-        trees.importances.clear()
-
-    def _check_leaf_table(self):
-        super()._check_leaf_table()
-        rows = np.asarray(self.impure_offsets)
-        if (
-            rows.ndim != 1
-            or len(rows) != self.n_trees + 1
-            or rows[0] != 0
-            or rows[-1] != len(self.impure_values)
-            or (np.diff(rows) < 0).any()
-        ):
-            raise ValueError("impure_offsets do not split the rows of impure_values into one block per tree")
-        if len(self.binner.missing_bins_) != self.n_features:
-            raise ValueError(f"the binner has {len(self.binner.missing_bins_)} features, not {self.n_features}")
-
-    def _first_bad_node(self):
-        return _first_bad_binned_node(
-            self.feature,
-            self.split_bin,
-            self.right,
-            self.offsets,
-            self.impure_offsets,
-            self.binner.missing_bins_,
-            self.n_features,
-            self.n_classes,
-        )
+    def __init__(self, n_classes):
+        self.n_classes = int(n_classes)
 
     def predict_proba_binned(self, codes, has_missing=True):
         """Mean of the trees' class distributions for rows already binned with ``self.binner``.
@@ -335,19 +197,7 @@ class BinnedForest(StoredTrees):
         ``has_missing=False`` promises that ``codes`` holds no missing value (no
         NaN in the rows binned), which skips the check for them.
         """
-        out = np.zeros((codes.shape[0], self.n_classes))
-        _forest_proba(
-            self.feature,
-            self.split_bin,
-            self.right,
-            self.missing_left_bits,
-            self.offsets,
-            self.impure_values,
-            self.impure_offsets,
-            np.ascontiguousarray(codes),
-            self.binner.missing_bins_ if has_missing else _NO_MISSING,
-            out,
-        )
+        out = self.route(codes, has_missing=has_missing)
         out /= self.n_trees
         return out
 
@@ -365,3 +215,131 @@ class BinnedForest(StoredTrees):
         """
         codes, has_missing = bin_rows(self.binner, X)
         return self.predict_proba_binned(codes, has_missing=has_missing)
+
+
+class BinnedRegressionForest(PackedForest):
+    """A forest of binned regression trees, predicting the mean of their predictions."""
+
+    def predict_binned(self, codes, has_missing=True):
+        """Mean of the trees' predictions for rows already binned with ``self.binner``.
+
+        ``has_missing=False`` promises that ``codes`` holds no missing value (no
+        NaN in the rows binned), which skips the check for them.
+        """
+        out = self.route(codes, has_missing=has_missing)[:, 0]
+        out /= self.n_trees
+        return out
+
+    def predict(self, X):
+        """Mean of the trees' predictions.
+
+        Parameters
+        ----------
+        X : array of shape (n_samples, n_features), float
+            NaN marks a missing value.
+
+        Returns
+        -------
+        ndarray of float64, shape (n_samples,)
+        """
+        codes, has_missing = bin_rows(self.binner, X)
+        return self.predict_binned(codes, has_missing=has_missing)
+
+
+def packed_tree(tree, n_features):
+    """One grown tree (:data:`mddf.trees.grower.GrownTree`) packed alone, as :func:`route_trees` reads it."""
+    dtype, feature_bits = word_layout(n_features)
+    words, side_offset, side_category = _pack(tree, dtype, feature_bits, n_features)
+    return _single(words, side_offset, side_category, tree.category_bits, tree.leaf_values, feature_bits)
+
+
+def _pack(tree, dtype, feature_bits, n_features):
+    """``(words, side_offset, side_category)`` of a tree, in 64-bit words when ``dtype``'s do not fit it."""
+    words = np.empty(len(tree.feature), dtype=dtype)
+    side_offset, side_category, fits = pack_tree(
+        tree.feature, tree.split_bin, tree.right, tree.missing_left, tree.category, feature_bits, words
+    )
+    if fits:
+        return words, side_offset, side_category
+    return _pack(tree, word_layout(n_features, wide=True)[0], feature_bits, n_features)
+
+
+def _single(words, side_offset, side_category, category_bits, table, feature_bits):
+    return PackedTrees(
+        words,
+        np.array([0, len(words)], dtype=np.int64),
+        np.array([0, len(side_offset)], dtype=np.int64),
+        side_offset,
+        side_category,
+        category_bits,
+        table,
+        feature_bits,
+    )
+
+
+class ForestBuilder:
+    """Grown trees, packed one at a time as they are added, joined into a forest by :meth:`finish`.
+
+    Parameters
+    ----------
+    binner : FeatureBinner
+        The bin edges the trees are grown on.
+    n_classes : int or None
+        Classes of a classification forest; None for a regression forest.
+    """
+
+    def __init__(self, binner, n_classes=None):
+        self.binner = binner
+        self.n_classes = n_classes
+        self.n_features = len(binner.edges_)
+        self.dtype, self.feature_bits = word_layout(self.n_features)
+        self.trees = []  # per tree: (words, side_offset, side_category, category_bits, table)
+        self.depths, self.importances = [], []
+
+    def add(self, tree):
+        """Pack one :data:`mddf.trees.grower.GrownTree`, with its own side table, bitsets and leaf rows."""
+        words, side_offset, side_category = _pack(tree, self.dtype, self.feature_bits, self.n_features)
+        # a tree whose side table or payloads do not fit 32-bit words makes the forest's words 64-bit
+        self.dtype = np.promote_types(self.dtype, words.dtype)
+        self.trees.append((words, side_offset, side_category, tree.category_bits, tree.leaf_values))
+        self.depths.append(tree.depth)
+        self.importances.append(tree.importance)
+
+    def route_last(self, codes, rows, has_missing, out):
+        """Add the last tree's leaf of each row ``rows[k]`` of ``codes`` to ``out[k]``."""
+        tree = _single(*self.trees[-1], self.feature_bits)
+        route_trees(tree, 0, 1, codes, rows, self.binner.missing_bins_ if has_missing else NO_MISSING, out)
+
+    def finish(self):
+        """The forest of the trees added (which the builder lets go)."""
+        if not self.trees:
+            raise ValueError("a forest needs at least one tree")
+        forest = BinnedRegressionForest() if self.n_classes is None else BinnedForest(self.n_classes)
+        forest.binner = self.binner
+        forest.n_features = self.n_features
+        forest.feature_bits = self.feature_bits
+        sizes = [len(t[0]) for t in self.trees]
+        forest.offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+        forest.side_bases = np.concatenate([[0], np.cumsum([len(t[1]) for t in self.trees])]).astype(np.int64)
+        bit_bases = np.cumsum([0] + [len(t[3]) for t in self.trees])
+        row_bases = np.cumsum([0] + [len(t[4]) for t in self.trees])
+        forest.side_offset = np.concatenate([t[1] for t in self.trees])
+        forest.side_category = np.concatenate(
+            [np.where(t[2] >= 0, t[2] + base, -1) for t, base in zip(self.trees, bit_bases)]
+        ).astype(np.int32)
+        forest.category_bits = np.concatenate([t[3] for t in self.trees]).reshape(-1, CATEGORY_WORDS)
+        tables = [t[4] for t in self.trees]
+        table, row_map = deduplicate_rows(np.concatenate(tables))
+        tables.clear()
+        trees, self.trees = self.trees, []
+        words = np.empty(int(forest.offsets[-1]), dtype=self.dtype)
+        for i, (start, base) in enumerate(zip(forest.offsets[:-1], row_bases[:-1])):
+            tree_words = trees[i][0].astype(self.dtype, copy=False)
+            remap_leaf_rows(tree_words, row_map[base:])  # the tree's own rows become the forest's table rows
+            words[start : start + len(tree_words)] = tree_words
+            trees[i] = None  # released as soon as it is copied
+        forest.words = words
+        forest.table = table
+        forest.depths = np.asarray(self.depths, dtype=np.int32)
+        forest.importances = np.sum(self.importances, axis=0)
+        return forest

@@ -1,68 +1,91 @@
-"""Growing one classification tree on binned features, compiled with numba.
+"""Growing one tree on binned features, compiled with numba: one skeleton for classification and regression.
 
 Trees grow depth first from a stack of pending nodes: each node draws its
-candidate features, takes the split that :mod:`mddf.trees.splitting` finds on
-them, and partitions its rows in place. The tree is returned as flat node
-arrays, routed by :func:`mddf.trees.predictor.add_tree_proba` and stored by
-:class:`mddf.trees.BinnedForest`, with the side of each node's missing values
-and the tree's weighted Gini impurity decrease per feature (its impurity-based
-feature importance), both gathered while the tree grows.
+candidate features, takes the split the rule asks for on them (the
+criterion's best split, or a random one: :mod:`mddf.trees.splitting`), and
+partitions its rows in place. The criterion is Gini for integer class labels
+and the squared error for float targets (:mod:`mddf.trees.criterion`). The
+tree is returned as flat node arrays (:data:`GrownTree`), which
+:mod:`mddf.trees.nodes` packs for prediction, with the side of each node's
+missing values and the tree's impurity decrease per feature (its
+impurity-based feature importance), both gathered while the tree grows.
+
+A categorical feature (``categorical[f]``) is split into two sets of
+categories instead of at a threshold: its best split is the criterion's best
+subset, its random split a random subset of the categories in the node. The
+categories of the left child are a bitset; the missing code and the
+categories that the node did not see (when its rows had no missing value of
+the feature, and for categories absent from the node) go to the heavier child,
+as the missing values of a numeric split that saw none do.
 """
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 from numba import njit
 
-# numba's on-disk cache of grow_tree holds the split search compiled in and the value of MAX_BINS,
-# and is invalidated only by changes to this file: after editing splitting.py or binning.py,
-# delete mddf/trees/__pycache__.
-from .binning import MAX_BINS
-from .splitting import best_split_bin, randint, random_split_bin, rng_state, split_score
+from . import criterion
+from .splitting import CATEGORY_WORDS, randint, random_subset, random_threshold, rng_state
+
+# numba's on-disk cache of grow_tree holds every function it calls compiled in (splitting.py,
+# gini.py, squared_error.py, criterion.py, binning.py) and is invalidated only by changes to this
+# file: after editing one of those, delete mddf/trees/__pycache__.
+
+#: Split rules: the best split of each candidate feature, the best of them kept (random forests); a
+#: completely random split of the first non-constant feature drawn (completely-random forests); a random
+#: split of each candidate feature, the best of them kept (extremely-randomised trees).
+BEST, COMPLETELY_RANDOM, RANDOM_THRESHOLD = 0, 1, 2
+
+#: How one tree grows: ``max_depth`` (-1: no limit); ``max_features``, candidate features a node evaluates (features
+#: are drawn without replacement until that many non-constant ones have been evaluated, or none is left, as
+#: scikit-learn's splitter does); ``split_rule`` (:data:`BEST`, :data:`COMPLETELY_RANDOM` or :data:`RANDOM_THRESHOLD`);
+#: ``max_category_splits``, the most categories on the smaller side of a best category subset; ``min_category_count``,
+#: the fewest rows a category needs in a node to be placed by the best subset (others go right).
+TreeSettings = namedtuple(
+    "TreeSettings", ["max_depth", "max_features", "split_rule", "max_category_splits", "min_category_count"]
+)
+
+#: A grown tree, node by node in depth-first order (a node's left child is the next node):
+#: ``feature`` (int32) split feature, -1 for a leaf; ``split_bin`` (uint8) rows with ``bin <= split_bin`` go left;
+#: ``right`` (int32) right child of an internal node, and for a leaf its class (a pure classification leaf) or
+#: ``-(k + 1)`` for row k of ``leaf_values``; ``leaf_values`` (float32 class shares, or float64 means in one
+#: column); ``missing_left`` (uint8) 1 when the missing values of the split feature go left (the side the split
+#: chose when the node held missing values of it, else the child of larger weight, ties right as in scikit-learn);
+#: ``category`` (int32, empty without categorical features) the row of ``category_bits`` of a category split, -1
+#: for a threshold; ``category_bits`` (uint64, ``(n, CATEGORY_WORDS)``) the codes that go left; ``depth``; and
+#: ``importance`` (float64 per feature) the weighted impurity decrease of the splits on it, summed over the nodes
+#: and divided by the root's weight (scikit-learn's ``compute_feature_importances(normalize=False)``).
+GrownTree = namedtuple(
+    "GrownTree",
+    [
+        "feature",
+        "split_bin",
+        "right",
+        "leaf_values",
+        "missing_left",
+        "category",
+        "category_bits",
+        "depth",
+        "importance",
+    ],
+)
 
 _UNDECIDED = 2  # missing_left of a node whose left child has not been popped yet
+_NO_BITS = np.zeros(0, dtype=np.uint64)
 
 
 @njit(cache=True, nogil=True)
-def _partition(Xb, samples, node_y, node_w, start, end, f, split_b, missing_code, left_counts, right_counts):
-    """Partition rows ``start:end`` of a node split on feature ``f`` at bin ``split_b``.
-
-    Rows with bin ``<= split_b``, and rows coded ``missing_code`` (the feature's missing bin when
-    missing values go left, -1 otherwise), come first; each side's class weights are added to
-    ``left_counts`` / ``right_counts``. Returns the first row of the right child.
-    """
-    i = start
-    j = end - 1
-    while i <= j:
-        s = samples[i]
-        c = node_y[i]
-        code = Xb[s, f]
-        if code <= split_b or code == missing_code:
-            left_counts[c] += node_w[i]
-            i += 1
-        else:
-            h = node_w[i]
-            right_counts[c] += h
-            samples[i] = samples[j]
-            samples[j] = s
-            node_y[i] = node_y[j]
-            node_y[j] = c
-            node_w[i] = node_w[j]
-            node_w[j] = h
-            j -= 1
-    return i
-
-
-@njit(cache=True, nogil=True)
-def grow_tree(Xb, y, w, n_bins, missing_bin, n_classes, max_depth, max_features, random_split, seed):
-    """Grow one classification tree on binned features.
+def grow_tree(Xb, y, w, n_bins, missing_bin, categorical, n_classes, settings, seed):
+    """Grow one tree on binned features.
 
     Parameters
     ----------
     Xb : ndarray of uint8 (n, d), C-contiguous
         Bin codes of the layer input.
-    y : ndarray of int64 (n,)
-        Class indices ``0 .. n_classes - 1``.
+    y : ndarray of int64 or float64 (n,)
+        Class indices ``0 .. n_classes - 1`` (Gini), or targets (squared error).
     w : ndarray of float64 (n,)
         Row weights; rows of weight 0 are not in the tree's training set
         (bootstrap counts times the sample distribution).
@@ -74,104 +97,89 @@ def grow_tree(Xb, y, w, n_bins, missing_bin, n_classes, max_depth, max_features,
         (``n_bins[j] - 1``), or -1 when the feature has none
         (:mod:`mddf.trees.binning`); None when no feature has any, which
         compiles the tree builder without the missing-value code.
-    max_depth : int
-        Depth limit (-1: none).
-    max_features : int
-        Candidate features per node for best and extremely-randomised splits: features are drawn without
-        replacement until ``max_features`` non-constant ones have been evaluated
-        (or none is left), as scikit-learn's splitter does.
-    random_split : int or bool
-        The split rule (:mod:`mddf.trees.splitting`). 0 (False): the best Gini
-        split over ``max_features`` candidate features (random forest). 1
-        (True): completely random, one random non-constant feature and a random
-        bin boundary inside the node's range (``max_features`` is ignored). 2:
-        extremely randomised, one random bin boundary on each of
-        ``max_features`` candidate features, the best of them by Gini
-        (ExtraTrees); candidates are drawn as for the best split.
+    categorical : ndarray of uint8 (d,) or None
+        1 for a feature split into category subsets (its codes are categories,
+        at most 256 of them, the missing code included); None when no feature
+        is, which compiles the tree builder without the category code.
+    n_classes : int
+        Classes of ``y`` (not used for regression).
+    settings : TreeSettings
     seed : int
 
     Returns
     -------
-    feature : int32 (n_nodes,)   split feature, -1 for a leaf
-    split_bin : uint8 (n_nodes,) rows with ``bin <= split_bin`` go left, to the next node
-    right : int32 (n_nodes,)     right child of an internal node; for a leaf, its class
-                                 if the leaf is pure, else ``-(k + 1)`` for row k of ``impure_values``
-    impure_values : float32 (n_impure_leaves, n_classes) class distribution of the impure leaves
-    depth : int                  depth of the tree
-    missing_left : uint8 (n_nodes,) 1 when the missing values of the split feature go left: the side
-                                 chosen by the split (:mod:`mddf.trees.splitting`) when the node held
-                                 missing values of it, else the child of larger weight (ties: right,
-                                 as scikit-learn's trees); 0 for a leaf
-    importance : float64 (d,)    per feature, the weighted Gini impurity decrease of the splits on it,
-                                 ``w_node G_node - w_left G_left - w_right G_right`` summed over the
-                                 nodes and divided by the root's weight (scikit-learn's
-                                 ``tree_.compute_feature_importances(normalize=False)``)
+    GrownTree
 
-    A node becomes a leaf when it holds fewer than 2 rows, is pure, has reached
-    ``max_depth`` or has no non-constant feature (scikit-learn's defaults:
-    ``min_samples_split=2``, ``min_samples_leaf=1``).
+    A node becomes a leaf when it holds fewer than 2 rows, cannot be split by
+    its criterion (a pure node; a node whose weighted variance is at most the
+    float64 machine epsilon), has reached ``max_depth`` or has no non-constant
+    feature (scikit-learn's defaults: ``min_samples_split=2``,
+    ``min_samples_leaf=1``).
     """
     n, d = Xb.shape
+    max_depth, max_features, split_rule = settings.max_depth, settings.max_features, settings.split_rule
     state = rng_state(seed)
     m = 0
     for i in range(n):
         if w[i] > 0.0:
             m += 1
+    n_stats = criterion.n_statistics(y, n_classes)
     samples = np.empty(m, dtype=np.int64)
-    node_y = np.empty(m, dtype=np.int64)  # class and weight of samples[i], permuted along with it
+    node_y = np.empty(m, dtype=y.dtype)  # label and weight of samples[i], permuted along with it
     node_w = np.empty(m)
-    root_counts = np.zeros(n_classes)
     k = 0
     for i in range(n):
         if w[i] > 0.0:
             samples[k] = i
             node_y[k] = y[i]
             node_w[k] = w[i]
-            root_counts[y[i]] += w[i]
             k += 1
-    root_weight = 0.0
-    for c in range(n_classes):
-        root_weight += root_counts[c]
+    root = np.zeros(n_stats)
+    criterion.add_rows(node_y, node_w, root)
+    root_weight = criterion.total_weight(y, root)
     if root_weight <= 0.0:
         root_weight = 1.0
+    centre = criterion.importance_centre(y, root, root_weight)
     capacity = max(2 * m - 1, 1)
     feature = np.full(capacity, -1, dtype=np.int32)
     split_bin = np.zeros(capacity, dtype=np.uint8)
     right = np.zeros(capacity, dtype=np.int32)
     missing_left = np.zeros(capacity, dtype=np.uint8)
     importance = np.zeros(d)
-    impure_values = np.empty((max(m, 1), n_classes), dtype=np.float32)
+    leaf_values = criterion.new_leaf_values(y, max(m, 1), n_classes)
+    if categorical is None:
+        category = np.empty(0, dtype=np.int32)
+        category_bits = np.empty((0, CATEGORY_WORDS), dtype=np.uint64)
+    else:
+        category = np.full(capacity, -1, dtype=np.int32)
+        category_bits = np.zeros((max(m, 1), CATEGORY_WORDS), dtype=np.uint64)
     # Depth-first: a node's left child is the next node, its right child follows the
     # left subtree. The stack holds the pending nodes (at most depth + 2) with their
-    # class weights, which the parent's partition pass has already counted.
+    # statistics, which the parent's partition pass has already summed.
     stack_size = m + 2
     stack_start = np.empty(stack_size, dtype=np.int64)
     stack_end = np.empty(stack_size, dtype=np.int64)
     stack_depth = np.empty(stack_size, dtype=np.int64)
     stack_parent = np.empty(stack_size, dtype=np.int64)
-    stack_counts = np.empty((stack_size, n_classes))
+    stack_stats = np.empty((stack_size, n_stats))
     features = np.arange(d)
-    counts = np.zeros(n_classes)
-    # scratch buffers of the split search (best_split_bin)
-    hist = np.zeros((MAX_BINS, n_classes))
-    bin_weight = np.zeros(MAX_BINS)
-    bin_count = np.zeros(MAX_BINS, dtype=np.int64)
-    node_bin = np.empty(max(m, 1), dtype=np.uint8)
-    sorted_bin = np.empty(max(m, 1), dtype=np.uint8)
-    sorted_class = np.empty(max(m, 1), dtype=np.int64)
-    sorted_weight = np.empty(max(m, 1))
-    left = np.zeros(n_classes)
-    left_counts = np.zeros(n_classes)
-    right_counts = np.zeros(n_classes)
-    missing = np.zeros(n_classes)
+    stats = np.zeros(n_stats)
+    left_stats = np.zeros(n_stats)
+    right_stats = np.zeros(n_stats)
+    buf = criterion.new_buffers(y, n_stats, m)
+    present = np.zeros(CATEGORY_WORDS, dtype=np.uint64)  # a category split: the codes in the node,
+    bits = np.zeros(CATEGORY_WORDS, dtype=np.uint64)  # the codes that go left,
+    best_present = np.zeros(CATEGORY_WORDS, dtype=np.uint64)  # and the same for the best split so far
+    best_bits = np.zeros(CATEGORY_WORDS, dtype=np.uint64)
     stack_start[0] = 0
     stack_end[0] = m
     stack_depth[0] = 0
     stack_parent[0] = -1
-    stack_counts[0] = root_counts
+    stack_stats[0] = root
     top = 1
     n_nodes = 0
-    n_impure = 0
+    n_leaf_rows = 0
+    n_category_splits = 0
     tree_depth = 0
     split_weight = 0.0  # weight of the last node split
     while top > 0:
@@ -186,23 +194,15 @@ def grow_tree(Xb, y, w, n_bins, missing_bin, n_classes, max_depth, max_features,
             right[parent] = node
         if depth > tree_depth:
             tree_depth = depth
-        node_weight = 0.0
-        sumsq = 0.0
-        n_present = 0
-        for c in range(n_classes):
-            counts[c] = stack_counts[top, c]
-            node_weight += counts[c]
-            sumsq += counts[c] * counts[c]
-            if counts[c] > 0.0:
-                n_present += 1
-        # Gini importance: the weighted impurity w G = w - sum_c w_c^2 / w, so a split's decrease
-        # w G - w_l G_l - w_r G_r is the children's sum_c w_c^2 / w less the node's; each node adds
-        # its term to its parent's split feature and, if it splits, subtracts it from its own
-        gini_term = node_weight if n_present == 1 else sumsq / node_weight  # pure: sum_c w_c^2 / w = w
+        for c in range(n_stats):
+            stats[c] = stack_stats[top, c]
+        # each node adds its importance term to its parent's split feature and, if it splits,
+        # subtracts it from its own: a split's decrease is its children's terms less its own
+        node_weight, splittable, term = criterion.node_summary(y, stats, centre)
         if parent >= 0:
-            importance[feature[parent]] += gini_term
+            importance[feature[parent]] += term
         elif depth > 0:  # a left child, the node after its parent
-            importance[feature[node - 1]] += gini_term
+            importance[feature[node - 1]] += term
             # the parent, split just before, sends NaN to its heavier child unless it saw some
             if missing_bin is None:
                 missing_left[node - 1] = node_weight > split_weight - node_weight  # ties go right
@@ -211,10 +211,9 @@ def grow_tree(Xb, y, w, n_bins, missing_bin, n_classes, max_depth, max_features,
         split_f = -1
         split_b = 0
         split_side = -1
-        if end - start >= 2 and n_present > 1 and (max_depth < 0 or depth < max_depth):
-            # draw features without replacement (partial Fisher-Yates over `features`); this
-            # loop stays inline rather than in a per-node split-search function, whose call
-            # with every buffer would cost more than a completely-random node's own work
+        split_subset = False
+        if end - start >= 2 and splittable and (max_depth < 0 or depth < max_depth):
+            # draw features without replacement (partial Fisher-Yates over `features`)
             best = -1.0
             n_evaluated = 0
             for j in range(d):
@@ -222,22 +221,58 @@ def grow_tree(Xb, y, w, n_bins, missing_bin, n_classes, max_depth, max_features,
                 f = features[r]
                 features[r] = features[j]
                 features[j] = f
-                if random_split == 1:
-                    b = random_split_bin(Xb, samples, start, end, f, missing_bin, state)
-                    if b >= 0:
-                        split_f = f
-                        split_b = b & 255
-                        split_side = (b >> 8) - 1
-                        break
-                elif random_split == 2:
-                    b = random_split_bin(Xb, samples, start, end, f, missing_bin, state)
-                    if b < 0:
+                subset = False
+                if categorical is not None:
+                    subset = categorical[f] != 0
+                if split_rule == BEST:
+                    if subset:
+                        score = criterion.best_subset(
+                            buf,
+                            Xb,
+                            node_y,
+                            node_w,
+                            samples,
+                            start,
+                            end,
+                            f,
+                            stats,
+                            node_weight,
+                            settings.max_category_splits,
+                            settings.min_category_count,
+                            present,
+                            bits,
+                        )
+                        b = 0
+                        side = -1
+                    else:
+                        candidate = criterion.best_threshold(
+                            buf, Xb, node_y, node_w, samples, start, end, f, n_bins[f], stats, node_weight, missing_bin
+                        )
+                        score, b, side = candidate.score, candidate.bin, candidate.side
+                    if score < 0.0:
                         continue
-                    side = (b >> 8) - 1
+                else:
+                    if subset:
+                        if not random_subset(Xb, samples, start, end, f, state, present, bits):
+                            continue
+                        b = 0
+                        side = -1
+                    else:
+                        threshold = random_threshold(Xb, samples, start, end, f, missing_bin, state)
+                        if threshold.bin < 0:
+                            continue
+                        b, side = threshold.bin, threshold.side
+                    if split_rule == COMPLETELY_RANDOM:  # the first non-constant feature drawn
+                        split_f, split_b, split_side, split_subset = f, b, side, subset
+                        if subset:
+                            best_present[:] = present
+                            best_bits[:] = bits
+                        break
                     missing_code = -1
                     if missing_bin is not None and side == 1:
                         missing_code = missing_bin[f]
-                    score = split_score(
+                    score = criterion.split_score(
+                        buf,
                         Xb,
                         node_y,
                         node_w,
@@ -245,105 +280,77 @@ def grow_tree(Xb, y, w, n_bins, missing_bin, n_classes, max_depth, max_features,
                         start,
                         end,
                         f,
-                        b & 255,
+                        b,
                         missing_code,
-                        n_classes,
-                        counts,
+                        bits if subset else _NO_BITS,
+                        stats,
                         node_weight,
-                        left,
                     )
-                    if score > best:
-                        best = score
-                        split_f = f
-                        split_b = b & 255
-                        split_side = side
-                    n_evaluated += 1
-                    if n_evaluated >= max_features:
-                        break
-                else:
-                    score, b, side = best_split_bin(
-                        Xb,
-                        node_y,
-                        node_w,
-                        samples,
-                        start,
-                        end,
-                        f,
-                        n_bins[f],
-                        n_classes,
-                        counts,
-                        node_weight,
-                        hist,
-                        bin_weight,
-                        bin_count,
-                        node_bin,
-                        sorted_bin,
-                        sorted_class,
-                        sorted_weight,
-                        left,
-                        missing_bin,
-                        missing,
-                    )
-                    if score < 0.0:
-                        continue
-                    if score > best:
-                        best = score
-                        split_f = f
-                        split_b = b
-                        split_side = side
-                    n_evaluated += 1
-                    if n_evaluated >= max_features:
-                        break
+                if score > best:
+                    best = score
+                    split_f, split_b, split_side, split_subset = f, b, side, subset
+                    if subset:
+                        best_present[:] = present
+                        best_bits[:] = bits
+                n_evaluated += 1
+                if n_evaluated >= max_features:
+                    break
         if split_f < 0:
-            if n_present == 1:
-                for c in range(n_classes):
-                    if counts[c] > 0.0:
-                        right[node] = c
-            else:
-                for c in range(n_classes):
-                    impure_values[n_impure, c] = counts[c] / node_weight
-                n_impure += 1
-                right[node] = -n_impure
+            right[node], n_leaf_rows = criterion.write_leaf(y, stats, node_weight, leaf_values, n_leaf_rows)
             continue
         feature[node] = split_f
         split_bin[node] = split_b
-        importance[split_f] -= gini_term
-        # partition the node's rows (bin <= split_b first, and the missing ones when they go
-        # left), counting each side's class weights
-        for c in range(n_classes):
-            left_counts[c] = 0.0
-            right_counts[c] = 0.0
-        # (the missing bin is the feature's last code: bin <= split_b sends missing rows right;
-        # missing rows going left are matched by their code, -1 matching none)
-        missing_code = -1
-        if missing_bin is not None and split_side == 1:
-            missing_code = missing_bin[split_f]
-        i = _partition(
-            Xb, samples, node_y, node_w, start, end, split_f, split_b, missing_code, left_counts, right_counts
-        )
-        # without missing rows here, NaN will go to the heavier child: decided when the left
-        # child, always the next node popped, has summed its weight
-        if missing_bin is not None:
-            missing_left[node] = split_side if split_side >= 0 else _UNDECIDED
+        importance[split_f] -= term
+        if split_subset:
+            i = criterion.partition(
+                Xb, samples, node_y, node_w, start, end, split_f, -1, -1, best_bits, left_stats, right_stats
+            )
+            # the codes the node did not see (the missing one among them, unless the node had missing
+            # rows) go to the heavier child
+            w_left = criterion.total_weight(y, left_stats)
+            default_left = w_left > node_weight - w_left
+            for k in range(CATEGORY_WORDS):
+                if default_left:
+                    best_bits[k] |= ~best_present[k]
+                category_bits[n_category_splits, k] = best_bits[k]
+            category[node] = n_category_splits
+            n_category_splits += 1
+            missing_left[node] = default_left
+        else:
+            # (the missing bin is the feature's last code: bin <= split_b sends missing rows right;
+            # missing rows going left are matched by their code, -1 matching none)
+            missing_code = -1
+            if missing_bin is not None and split_side == 1:
+                missing_code = missing_bin[split_f]
+            i = criterion.partition(
+                Xb, samples, node_y, node_w, start, end, split_f, split_b, missing_code, _NO_BITS, left_stats,
+                right_stats,
+            )  # fmt: skip
+            # without missing rows here, NaN will go to the heavier child: decided when the left
+            # child, always the next node popped, has summed its weight
+            if missing_bin is not None:
+                missing_left[node] = split_side if split_side >= 0 else _UNDECIDED
         split_weight = node_weight
         stack_start[top] = i
         stack_end[top] = end
         stack_depth[top] = depth + 1
         stack_parent[top] = node
-        stack_counts[top] = right_counts
+        stack_stats[top] = right_stats
         top += 1
         stack_start[top] = start
         stack_end[top] = i
         stack_depth[top] = depth + 1
         stack_parent[top] = -1  # the left child is node + 1 by construction
-        stack_counts[top] = left_counts
+        stack_stats[top] = left_stats
         top += 1
-    return (
+    return GrownTree(
         feature[:n_nodes].copy(),
         split_bin[:n_nodes].copy(),
         right[:n_nodes].copy(),
-        impure_values[:n_impure].copy(),
-        tree_depth,
+        leaf_values[:n_leaf_rows].copy(),
         missing_left[:n_nodes].copy(),
+        category[:n_nodes].copy() if categorical is not None else category,
+        category_bits[:n_category_splits].copy(),
+        tree_depth,
         np.maximum(importance, 0.0) / root_weight,  # each split's decrease is >= 0, up to rounding
     )

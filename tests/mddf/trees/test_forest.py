@@ -1,100 +1,149 @@
-"""Stored forests: compact node arrays that predict new float rows as their trees route bins."""
+"""Stored forests: node words gathered tree by tree, predicting new float rows as their trees route bins."""
 
 import pickle
 
 import numpy as np
 import pytest
-from tree_helpers import grow, proba
+from tree_helpers import forest_of, grow, reference_route
 
-from mddf.block import BinnedInput
-from mddf.trees import BinnedForest, add_tree_proba
+from mddf._block_base import BinnedInput
+from mddf.trees import FeatureBinner, ForestBuilder
+from mddf.trees.forest import packed_tree
+from mddf.trees.grower import GrownTree
+from mddf.trees.nodes import EXTENDED, LEAF, TABLE_ROW, deduplicate_rows
 
-NO_MISSING = np.zeros(0, dtype=np.int64)
+
+def _data(n=2000, seed=11, nan=0.0):
+    rng = np.random.RandomState(seed)
+    X = np.column_stack([rng.standard_normal(n), rng.randint(0, 5, n), rng.rand(n)]).astype(np.float32)
+    y = (X[:, 0] + X[:, 1] / 2 + rng.standard_normal(n) > 1).astype(int) + (X[:, 2] > 0.7)
+    if nan:
+        X[rng.rand(*X.shape) < nan] = np.nan
+    return X, y
 
 
 def test_stored_forest_predicts_new_raw_rows_as_its_trees_route_their_bins():
-    rng = np.random.RandomState(11)
-    X = np.column_stack([rng.standard_normal(2000), rng.randint(0, 5, 2000), rng.rand(2000)]).astype(np.float32)
-    y = (X[:, 0] + X[:, 1] / 2 + rng.standard_normal(2000) > 1).astype(int) + (X[:, 2] > 0.7)
+    X, y = _data(nan=0.05)
     binned = BinnedInput(X)
+    rng = np.random.RandomState(0)
     X_new = np.column_stack([rng.standard_normal(500) * 2, rng.randint(-1, 7, 500), rng.rand(500)]).astype(np.float32)
+    X_new[rng.rand(500, 3) < 0.05] = np.nan
     codes_new = binned.binner.transform(X_new)
-    trees, expected = [], np.zeros((500, 3))
-    for seed, random_split in enumerate([False, True, False, True]):
-        tree = grow(
-            binned.codes, y, n_bins=binned.n_bins, max_features=2, random_split=random_split, seed=seed, n_classes=3
-        )
-        add_tree_proba(*tree[:4], tree[5], codes_new, NO_MISSING, np.arange(500, dtype=np.int64), expected)
-        trees.append(tree)
-    forest = BinnedForest(binned.binner, 3, *map(list, zip(*trees)))
-    assert forest.n_trees == 4 and forest.node_count == sum(len(t[0]) for t in trees)
-    assert forest.predict_proba(X_new) == pytest.approx(expected / 4, abs=1e-12)
-    assert forest.nbytes < 6 * forest.node_count + 16 * 5 + forest.impure_values.nbytes
-
-
-def test_trees_of_more_than_65535_nodes_keep_32_bit_child_indices():
-    rng = np.random.RandomState(12)
-    X = rng.rand(40_000, 4).astype(np.float32)
-    y = rng.randint(0, 50, 40_000)  # noise in 50 classes: a fully grown tree has nearly 2 x 40,000 nodes
-    binned = BinnedInput(X)
-    tree = grow(binned.codes, y, n_bins=binned.n_bins, max_features=2, random_split=True, n_classes=50)
-    assert len(tree[0]) > 65_535
-    forest = BinnedForest(binned.binner, 50, *map(list, zip(tree)))
-    assert forest.right.dtype == np.int32
-    assert np.array_equal(forest.predict_proba(X), proba(tree, binned.codes, 50))
-
-
-def test_trees_compacted_one_at_a_time_give_the_arrays_of_the_whole_forest_compacted_at_once():
-    # the reference: concatenate the grown trees, then mark impure leaves and narrow the dtypes
-    from mddf.trees.forest import CompactTrees
-
-    rng = np.random.RandomState(13)
-    X = rng.rand(3000, 5).astype(np.float32)
-    X[rng.rand(3000, 5) < 0.1] = np.nan
-    y = rng.randint(0, 4, 3000)
-    binned = BinnedInput(X)
+    missing = binned.binner.missing_bins_
     trees = [
-        grow(binned.codes, y, n_bins=binned.n_bins, missing_bin=binned.missing_bin, max_depth=depth, seed=seed,
-             random_split=seed % 2, max_features=2, n_classes=4)
-        for seed, depth in enumerate([3, -1, 5, -1])
+        grow(binned.codes, y, n_bins=binned.n_bins, missing_bin=binned.missing_bin, max_features=2, seed=seed,
+             random_split=rule, max_depth=depth, n_classes=3)
+        for seed, (rule, depth) in enumerate([(False, -1), (True, 4), (2, -1), (True, -1)])
     ]  # fmt: skip
-    gathered = CompactTrees(binned.binner, 4)
-    for tree in trees:
-        gathered.add(tree)
-    forest = BinnedForest.from_trees(gathered)
-    assert not gathered.features and not gathered.depths  # the per-tree arrays were let go
-    feature = np.concatenate([t[0] for t in trees])
-    right = np.concatenate([t[2] for t in trees]).astype(np.int64)
-    impure = (feature < 0) & (right < 0)
-    assert impure.any() and (feature < 0).sum() > impure.sum()  # both kinds of leaves
-    right[impure] = -right[impure] - 1
-    feature[impure] = -2
-    assert forest.feature.dtype == np.int16 and np.array_equal(forest.feature, feature)
-    assert forest.right.dtype == np.uint16 and np.array_equal(forest.right, right)
-    assert np.array_equal(forest.split_bin, np.concatenate([t[1] for t in trees]))
-    assert np.array_equal(forest.impure_values, np.concatenate([t[3] for t in trees]))
-    bits = np.packbits(np.concatenate([t[5] for t in trees]).astype(bool), bitorder="little")
-    assert np.array_equal(forest.missing_left_bits, bits)
-    assert np.array_equal(forest.importances, np.sum([t[6] for t in trees], axis=0))
-    assert np.array_equal(forest.offsets, np.cumsum([0] + [len(t[0]) for t in trees]))
-    built = BinnedForest(binned.binner, 4, *map(list, zip(*trees)))
-    assert all(np.array_equal(getattr(built, k), v) for k, v in vars(forest).items() if isinstance(v, np.ndarray))
+    expected = sum(reference_route(tree, codes_new, 3, missing) for tree in trees)
+    forest = forest_of(binned.binner, 3, trees)
+    assert forest.n_trees == 4 and forest.node_count == sum(len(t.feature) for t in trees)
+    assert np.array_equal(forest.predict_proba(X_new), expected / 4)
+    assert np.array_equal(forest.importances, np.sum([t.importance for t in trees], axis=0))
+    assert forest.words.dtype == np.uint32  # one 4-byte word a node
+    assert forest.nbytes == sum(getattr(forest, name).nbytes for name in forest._stored_arrays)
+
+
+def test_a_regression_forest_predicts_the_mean_of_its_trees():
+    X, _ = _data(n=800, seed=3)
+    target = (X[:, 0] * X[:, 2] + X[:, 1]).astype(np.float64)
+    binned = BinnedInput(X)
+    trees = [grow(binned.codes, target, max_features=2, seed=s, random_split=s % 2, max_depth=6) for s in range(3)]
+    forest = forest_of(binned.binner, None, trees)
+    expected = sum(reference_route(t, binned.codes, 1) for t in trees)[:, 0] / 3
+    assert np.array_equal(forest.predict(X), expected)
+
+
+def test_node_words_are_64_bit_beyond_1024_features():
+    rng = np.random.RandomState(1)
+    X = rng.rand(300, 1100).astype(np.float32)
+    y = rng.randint(0, 2, 300)
+    binned = BinnedInput(X)
+    trees = [grow(binned.codes, y, max_features=40, seed=s) for s in range(2)]
+    forest = forest_of(binned.binner, 2, trees)
+    assert forest.words.dtype == np.uint64 and forest.feature_bits == 11
+    assert np.array_equal(forest.predict_proba(X), sum(reference_route(t, binned.codes, 2) for t in trees) / 2)
+
+
+def _left_chain(n_internal, n_features):
+    """A tree whose internal nodes form a chain of left children: its first right children are far away."""
+    n = 2 * n_internal + 1
+    feature = np.full(n, -1, dtype=np.int32)
+    feature[:n_internal] = np.arange(n_internal) % n_features
+    right = np.zeros(n, dtype=np.int32)
+    right[:n_internal] = 2 * n_internal - np.arange(n_internal)  # after the chain, the deepest first
+    right[n_internal:] = np.arange(n - n_internal) % 2  # leaves: classes 0 and 1
+    return GrownTree(
+        feature, np.full(n, 100, dtype=np.uint8), right, np.zeros((0, 2), dtype=np.float32),
+        np.zeros(n, dtype=np.uint8), np.empty(0, dtype=np.int32), np.empty((0, 4), dtype=np.uint64),
+        n_internal, np.zeros(n_features),
+    )  # fmt: skip
+
+
+def test_far_right_children_take_a_side_table_row_and_route_as_near_ones():
+    d = 1000  # 10 feature bits: right-child offsets of 2,048 nodes and more go to the side table
+    binner = FeatureBinner().fit(np.random.RandomState(0).rand(5, d).astype(np.float32))
+    tree = _left_chain(1500, d)
+    forest = forest_of(binner, 2, [tree])
+    internal = (forest.words & LEAF) == 0
+    assert forest.words.dtype == np.uint32
+    assert ((forest.words & EXTENDED) != 0)[internal].sum() == len(forest.side_offset) > 0
+    assert (forest.side_offset >= 1 << (32 - 11 - forest.feature_bits)).all()
+    codes = np.random.RandomState(1).randint(90, 110, size=(300, d)).astype(np.uint8)
+    assert np.array_equal(forest.route(codes, has_missing=False), reference_route(tree, codes, 2))
+
+
+def test_a_tree_whose_side_table_overflows_32_bit_words_makes_the_forest_64_bit():
+    d = 1000  # 10 feature bits: 11 offset bits, 2,048 side-table rows at most
+    binner = FeatureBinner().fit(np.random.RandomState(0).rand(5, d).astype(np.float32))
+    small, big = _left_chain(50, d), _left_chain(5000, d)
+    assert packed_tree(small, d).words.dtype == np.uint32 and packed_tree(big, d).words.dtype == np.uint64
+    codes = np.random.RandomState(1).randint(90, 110, size=(300, d)).astype(np.uint8)
+    forest = forest_of(binner, 2, [small, big])
+    assert forest.words.dtype == np.uint64
+    expected = reference_route(small, codes, 2) + reference_route(big, codes, 2)
+    assert np.array_equal(forest.route(codes, has_missing=False), expected)
+
+
+def test_the_leaf_table_keeps_each_distinct_row_once():
+    X, y = _data(n=3000, seed=13)
+    binned = BinnedInput(X)
+    trees = [grow(binned.codes, y, max_depth=4, seed=s, max_features=2, n_classes=3) for s in range(6)]
+    rows = np.concatenate([t.leaf_values for t in trees])
+    forest = forest_of(binned.binner, 3, trees)
+    assert len(forest.table) == len(np.unique(rows, axis=0)) < len(rows)
+    assert np.array_equal(forest.route(binned.codes), sum(reference_route(t, binned.codes, 3) for t in trees))
+    table, row_map = deduplicate_rows(np.array([[0.5, 0.5], [1.0, 0.0], [0.5, 0.5]], dtype=np.float32))
+    assert table.tolist() == [[0.5, 0.5], [1.0, 0.0]] or table.tolist() == [[1.0, 0.0], [0.5, 0.5]]
+    assert row_map[0] == row_map[2] != row_map[1]
+
+
+def test_the_builder_lets_go_of_each_tree_once_joined():
+    X, y = _data(n=500)
+    binned = BinnedInput(X)
+    builder = ForestBuilder(binned.binner, 3)
+    for s in range(3):
+        builder.add(grow(binned.codes, y, seed=s, max_features=2, n_classes=3))
+    builder.finish()
+    assert builder.trees == []
+    with pytest.raises(ValueError, match="at least one tree"):
+        ForestBuilder(binned.binner, 3).finish()
 
 
 @pytest.fixture(scope="module")
 def small_forest():
-    """A forest with missing values, impure leaves (depth 3) and both split kinds, and rows to predict."""
+    """A forest with missing values, table and class leaves, threshold and category splits, and rows to predict."""
     rng = np.random.RandomState(14)
-    X = rng.randint(0, 6, size=(800, 4)).astype(np.float32)
-    X[rng.rand(800, 4) < 0.1] = np.nan
+    X = rng.randint(0, 6, size=(800, 5)).astype(np.float32)  # 5 features: 3 feature bits, feature 6 is invalid
+    X[rng.rand(800, 5) < 0.1] = np.nan
     y = rng.randint(0, 3, 800)
-    binned = BinnedInput(X)
+    binned = BinnedInput(X, categorical=np.array([False, True, False, False, False]))
     trees = [
         grow(binned.codes, y, n_bins=binned.n_bins, missing_bin=binned.missing_bin, max_depth=depth, seed=seed,
-             random_split=seed % 2, max_features=2, n_classes=3)
+             random_split=seed % 2, max_features=2, n_classes=3, categorical=binned.categorical)
         for seed, depth in enumerate([3, -1, 3, -1])
     ]  # fmt: skip
-    return BinnedForest(binned.binner, 3, *map(list, zip(*trees))), X
+    return forest_of(binned.binner, 3, trees), X
 
 
 def damaged(forest, name, index, value):
@@ -106,37 +155,71 @@ def damaged(forest, name, index, value):
     return copy
 
 
-def first(forest, condition):
-    return int(np.flatnonzero(condition(forest))[0])
+def _internal(forest, extended=False):
+    words = forest.words
+    internal = (words & LEAF) == 0
+    return internal & (((words & EXTENDED) != 0) == extended)
+
+
+def _leaf(forest, table_row):
+    return (forest.words & (LEAF | TABLE_ROW)) == (LEAF | (TABLE_ROW if table_row else 0))
+
+
+def _word(forest, where, field, value):
+    """``(index, word)``: the first node where ``where`` holds, its field (``"offset"``, ``"feature"``, ``"bin"`` or
+    ``"payload"``) replaced by ``value``."""
+    i = int(np.flatnonzero(where(forest))[0])
+    w = int(forest.words[i])
+    shift = {"offset": 11 + forest.feature_bits, "feature": 11, "bin": 3, "payload": 2}[field]
+    width = {"offset": 32 - shift, "feature": forest.feature_bits, "bin": 8, "payload": 30}[field]
+    mask = ((1 << width) - 1) << shift
+    return i, (w & ~mask) | (value << shift)
 
 
 def test_valid_forest_passes_the_checks_and_pickles_to_the_same_predictions(small_forest):
     forest, X = small_forest
     forest.check_arrays()
-    assert (forest.feature == -2).any() and (forest.feature == -1).any()  # precondition: both kinds of leaves
+    assert _leaf(forest, True).any() and _leaf(forest, False).any() and len(forest.category_bits)  # preconditions
     assert np.array_equal(pickle.loads(pickle.dumps(forest)).predict_proba(X), forest.predict_proba(X))
 
 
 @pytest.mark.parametrize(
-    "name, where, value, problem",
+    "where, field, value, problem",
     [
-        ("right", lambda f: f.feature >= 0, 0, "right child"),  # back to the root: routing would loop
-        ("right", lambda f: f.feature >= 0, 60_000, "right child"),  # past the tree's end
-        ("feature", lambda f: f.feature >= 0, 4, "split feature"),
-        ("feature", lambda f: f.feature < 0, -3, "leaf"),
-        ("split_bin", lambda f: f.feature >= 0, 200, "split threshold"),
-        ("right", lambda f: f.feature == -1, 3, "leaf"),  # class 3 of 3
-        ("right", lambda f: f.feature == -2, 5_000, "leaf"),  # past the tree's distributions
-        ("impure_values", lambda f: np.ones(len(f.impure_values), bool), np.nan, "impure_values"),
-        ("impure_values", lambda f: np.ones(len(f.impure_values), bool), -0.5, "impure_values"),
-        ("offsets", lambda f: np.arange(len(f.offsets)) == 2, 10**6, "offsets"),
-        ("impure_offsets", lambda f: np.arange(len(f.impure_offsets)) == 1, 10**6, "impure_offsets"),
+        (_internal, "offset", 0, "right child"),  # back to the node itself: routing would loop
+        (_internal, "offset", 1, "right child"),  # the left child's place
+        (_internal, "offset", 60_000, "right child"),  # past the tree's end
+        (_internal, "feature", 6, "split feature"),
+        (_internal, "bin", 200, "split threshold"),
+        (lambda f: _leaf(f, False), "payload", 3, "leaf"),  # class 3 of 3
+        (lambda f: _leaf(f, True), "payload", 5_000, "leaf"),  # past the leaf table
+        (lambda f: _internal(f, extended=True), "offset", 5_000, "side-table row"),
     ],
 )
-def test_arrays_that_could_misroute_a_row_raise_when_checked_and_unpickled(small_forest, name, where, value, problem):
+def test_node_words_that_could_misroute_a_row_raise_when_checked_and_unpickled(
+    small_forest, where, field, value, problem
+):
     forest, _ = small_forest
-    bad = damaged(forest, name, first(forest, where), value)
+    bad = damaged(forest, "words", *_word(forest, where, field, value))
     with pytest.raises(ValueError, match=problem):
         bad.check_arrays()
     with pytest.raises(ValueError, match=problem):
         pickle.loads(pickle.dumps(bad))
+
+
+@pytest.mark.parametrize(
+    "name, index, value, problem",
+    [
+        ("table", 0, np.nan, "leaf table"),
+        ("table", 0, -0.5, "leaf table"),
+        ("offsets", 2, 10**6, "offsets"),
+        ("side_bases", 1, 10**6, "side-table bases"),
+        ("side_offset", 0, 1, "right child"),
+        ("side_category", 0, 10**6, "category split"),
+    ],
+)
+def test_other_arrays_that_could_misroute_a_row_raise_when_checked(small_forest, name, index, value, problem):
+    forest, _ = small_forest
+    bad = damaged(forest, name, index, value)
+    with pytest.raises(ValueError, match=problem):
+        bad.check_arrays()

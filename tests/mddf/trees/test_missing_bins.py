@@ -3,10 +3,11 @@
 import numpy as np
 import pytest
 from sklearn.tree import DecisionTreeClassifier
-from tree_helpers import grow, proba
+from tree_helpers import forest_of, grow, proba
 
-from mddf.block import BinnedInput
-from mddf.trees import BinnedForest, FeatureBinner
+from mddf._block_base import BinnedInput
+from mddf.trees import FeatureBinner
+from mddf.trees.nodes import MISSING_LEFT
 
 
 def _with_nan(X, fraction, seed):
@@ -88,7 +89,7 @@ def test_root_split_and_missing_side_match_a_brute_force_gini_search(n_rows, see
     w = rng.randint(1, 4, n_rows).astype(np.float64)
     binned = BinnedInput(x[:, None])
     mb = int(binned.missing_bin[0])
-    feature, split_bin, _, _, _, missing_left, _ = grow(
+    feature, split_bin, _, _, missing_left, *_ = grow(
         binned.codes, y, w, n_bins=binned.n_bins, missing_bin=binned.missing_bin, max_depth=1, n_classes=3
     )
     score, b, side = _brute_force_best(binned.codes[:, 0], y, w, mb, 3)
@@ -107,7 +108,7 @@ def test_a_split_on_missingness_alone_is_learned():
     x[y == 1] = np.nan
     binned = BinnedInput(x[:, None])
     tree = grow(binned.codes, y, n_bins=binned.n_bins, missing_bin=binned.missing_bin, max_depth=1)
-    assert np.array_equal(proba(tree, binned.codes, 2, binned.missing_codes).argmax(axis=1), y)
+    assert np.array_equal(proba(tree, binned.codes, 2, binned.binner.missing_bins_).argmax(axis=1), y)
 
 
 def test_the_class_of_the_missing_rows_is_learned_and_predicted():
@@ -122,7 +123,7 @@ def test_the_class_of_the_missing_rows_is_learned_and_predicted():
     X_new[:100, 0] = np.nan
     # a best-split tree splits the NaN rows off at once
     tree = grow(binned.codes, y, n_bins=binned.n_bins, missing_bin=binned.missing_bin, seed=5)
-    forest = BinnedForest(binned.binner, 3, *map(list, zip(tree)))
+    forest = forest_of(binned.binner, 3, [tree])
     assert np.all(forest.predict_proba(X_new)[:100].argmax(axis=1) == 2)
     # completely-random trees split on x0 at random depths: a NaN row may meet an x0 split whose
     # node held no NaN, and then goes to the heavier child; the forest still knows
@@ -130,7 +131,7 @@ def test_the_class_of_the_missing_rows_is_learned_and_predicted():
         grow(binned.codes, y, n_bins=binned.n_bins, missing_bin=binned.missing_bin, random_split=True, seed=s)
         for s in range(25)
     ]
-    forest = BinnedForest(binned.binner, 3, *map(list, zip(*trees)))
+    forest = forest_of(binned.binner, 3, trees)
     assert np.mean(forest.predict_proba(X_new)[:100].argmax(axis=1) == 2) > 0.95
 
 
@@ -151,9 +152,9 @@ def test_prediction_routes_missing_values_as_training_partitioned_them(random_sp
         max_features=2,
         random_split=random_split,
     )
-    assert np.array_equal(proba(tree, binned.codes, 3, binned.missing_codes).argmax(axis=1), y)
-    forest = BinnedForest(binned.binner, 3, *map(list, zip(tree)))
-    assert np.array_equal(forest.predict_proba(X), proba(tree, binned.codes, 3, binned.missing_codes))
+    assert np.array_equal(proba(tree, binned.codes, 3, binned.binner.missing_bins_).argmax(axis=1), y)
+    forest = forest_of(binned.binner, 3, [tree])
+    assert np.array_equal(forest.predict_proba(X), proba(tree, binned.codes, 3, binned.binner.missing_bins_))
 
 
 @pytest.mark.parametrize("random_split", [False, True, 2])  # best, completely random, extra-trees
@@ -165,13 +166,13 @@ def test_nan_in_a_feature_that_had_none_goes_to_the_heavier_child(random_split):
     for w, heavier in [(np.ones(400), 0), (np.where(x > 0.5, 10.0, 1.0), 1)]:  # by weight, not by rows
         binned = BinnedInput(X)
         tree = grow(binned.codes, y, w, n_bins=binned.n_bins, random_split=random_split, seed=int(rng.randint(99)))
-        assert tree[0][0] == 0 and tree[5][0] == (1 - heavier)
-        forest = BinnedForest(binned.binner, 2, *map(list, zip(tree)))
+        assert tree[0][0] == 0 and tree.missing_left[0] == (1 - heavier)
+        forest = forest_of(binned.binner, 2, [tree])
         new = np.array([[np.nan, 5.0], [np.nan, np.nan]], dtype=np.float32)
         assert forest.predict_proba(new).argmax(axis=1).tolist() == [heavier, heavier]
 
 
-def test_binned_forest_stores_the_missing_sides_in_one_bit_a_node():
+def test_binned_forest_stores_the_missing_side_in_one_bit_of_the_node_word():
     rng = np.random.RandomState(9)
     X = _with_nan(rng.rand(1000, 3), 0.2, 10)
     y = rng.randint(0, 2, 1000)
@@ -180,9 +181,12 @@ def test_binned_forest_stores_the_missing_sides_in_one_bit_a_node():
         grow(binned.codes, y, n_bins=binned.n_bins, missing_bin=binned.missing_bin, random_split=rs, seed=s)
         for s, rs in enumerate([False, True, False])
     ]
-    forest = BinnedForest(binned.binner, 2, *map(list, zip(*trees)))
-    assert forest.missing_left_bits.nbytes == -(-forest.node_count // 8)
-    expected = sum(proba(t, binned.codes, 2, binned.missing_codes) for t in trees) / 3
+    forest = forest_of(binned.binner, 2, trees)
+    assert forest.words.dtype == np.uint32 and len(forest.words) == forest.node_count
+    internal = np.concatenate([t.feature >= 0 for t in trees])
+    missing_left = np.concatenate([t.missing_left for t in trees]).astype(bool)
+    assert np.array_equal((forest.words[internal] & MISSING_LEFT) != 0, missing_left[internal])
+    expected = sum(proba(t, binned.codes, 2, binned.binner.missing_bins_) for t in trees) / 3
     assert np.array_equal(forest.predict_proba(X), expected)
 
 
@@ -197,7 +201,7 @@ def test_random_splits_draw_the_missing_side(random_split):
         int(
             grow(
                 binned.codes, y, n_bins=binned.n_bins, missing_bin=binned.missing_bin, random_split=random_split, seed=s
-            )[5][0]
+            ).missing_left[0]
         )
         for s in range(40)
     }
@@ -242,7 +246,7 @@ def test_importances_equal_scikit_learns_for_the_same_tree(n_rows):
     tree = grow(binned.codes, y, w, n_bins=binned.n_bins, max_depth=4)
     ref = DecisionTreeClassifier(max_depth=4, random_state=0).fit(X, y, sample_weight=w)
     assert proba(tree, binned.codes, 2) == pytest.approx(ref.predict_proba(X), abs=1e-7)  # the same tree
-    assert tree[6] == pytest.approx(ref.tree_.compute_feature_importances(normalize=False), abs=1e-12)
+    assert tree.importance == pytest.approx(ref.tree_.compute_feature_importances(normalize=False), abs=1e-12)
 
 
 def test_importances_of_random_and_missing_splits_are_non_negative_and_sum_to_the_root_gini():
@@ -253,5 +257,5 @@ def test_importances_of_random_and_missing_splits_are_non_negative_and_sum_to_th
     root_gini = 1 - ((np.bincount(y) / 500) ** 2).sum()
     for random_split in (False, True):
         tree = grow(binned.codes, y, n_bins=binned.n_bins, missing_bin=binned.missing_bin, random_split=random_split)
-        assert (tree[6] >= 0).all()
-        assert tree[6].sum() == pytest.approx(root_gini)  # fully grown: every leaf pure
+        assert (tree.importance >= 0).all()
+        assert tree.importance.sum() == pytest.approx(root_gini)  # fully grown: every leaf pure

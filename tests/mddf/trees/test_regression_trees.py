@@ -4,28 +4,28 @@ weights, missing values and the stored forest."""
 import numpy as np
 import pytest
 from sklearn.tree import DecisionTreeRegressor
+from tree_helpers import forest_of, proba
+from tree_helpers import grow as grow_tree
 
-from mddf.block import BinnedInput
-from mddf.trees import BinnedRegressionForest, FeatureBinner, add_tree_values, grow_regression_tree
+from mddf._block_base import BinnedInput
+from mddf.trees import FeatureBinner
 
 NO_MISSING = np.zeros(0, dtype=np.int64)
 
 
 def grow(Xb, y, w=None, max_depth=-1, max_features=None, random_split=False, seed=0, missing_bin=None):
-    n, d = Xb.shape
-    w = np.ones(n) if w is None else np.asarray(w, dtype=np.float64)
-    max_features = d if max_features is None else max_features
-    missing_bin = None if missing_bin is None else np.asarray(missing_bin, dtype=np.int64)
-    return grow_regression_tree(
-        Xb, np.asarray(y, dtype=np.float64), w, missing_bin, max_depth, max_features, random_split, seed
-    )
+    """A regression tree (squared error): random thresholds of every candidate feature with ``random_split``,
+    the completely-random tree with ``max_features=1``."""
+    rule = 2 if random_split and max_features not in (None, 1) else bool(random_split)
+    if random_split and max_features is None:
+        rule = 2
+    y = np.asarray(y, dtype=np.float64)
+    return grow_tree(Xb, y, w, max_depth=max_depth, max_features=max_features, random_split=rule, seed=seed,
+                     missing_bin=missing_bin)  # fmt: skip
 
 
 def predict(tree, Xb, missing_codes=None):
-    out = np.zeros(len(Xb))
-    missing_codes = NO_MISSING if missing_codes is None else np.asarray(missing_codes, dtype=np.int64)
-    add_tree_values(tree[0], tree[1], tree[2], tree[3], tree[5], Xb, missing_codes, np.arange(len(Xb)), out)
-    return out
+    return proba(tree, Xb, 1, missing_codes)[:, 0]
 
 
 def _few_values(n, d=5, seed=0, n_values=60):
@@ -45,7 +45,7 @@ def test_fully_grown_tree_predicts_the_training_rows_as_scikit_learn_does(n_rows
     Xb = FeatureBinner().fit_transform(X)
     tree = grow(Xb, y, w)
     ref = DecisionTreeRegressor(random_state=0).fit(X, y, sample_weight=w)
-    assert len(tree[0]) == ref.tree_.node_count and tree[4] == ref.get_depth()
+    assert len(tree[0]) == ref.tree_.node_count and tree.depth == ref.get_depth()
     assert np.array_equal(predict(tree, Xb), ref.predict(X))
 
 
@@ -65,9 +65,9 @@ def test_depth_limited_tree_predicts_new_rows_as_scikit_learn_does(with_nan):
     X_new[rng.rand(*X_new.shape) < 0.2] = np.nan  # also in features without NaN in training
     codes = binned.binner.transform(X_new)
     assert predict(tree, codes, binned.binner.missing_bins_) == pytest.approx(ref.predict(X_new), abs=1e-12)
-    assert predict(tree, binned.codes, binned.missing_codes) == pytest.approx(ref.predict(X), abs=1e-12)
+    assert predict(tree, binned.codes, binned.binner.missing_bins_) == pytest.approx(ref.predict(X), abs=1e-12)
     # the variance decrease per feature is scikit-learn's unnormalised impurity importance
-    assert tree[6] == pytest.approx(ref.tree_.compute_feature_importances(normalize=False), rel=1e-9)
+    assert tree.importance == pytest.approx(ref.tree_.compute_feature_importances(normalize=False), rel=1e-9)
 
 
 def test_fully_grown_tree_with_missing_values_fits_the_training_rows_as_scikit_learn_does():
@@ -77,7 +77,7 @@ def test_fully_grown_tree_with_missing_values_fits_the_training_rows_as_scikit_l
     binned = BinnedInput(X)
     tree = grow(binned.codes, y, missing_bin=binned.missing_bin)
     ref = DecisionTreeRegressor(random_state=0).fit(X, y)
-    assert np.array_equal(predict(tree, binned.codes, binned.missing_codes), ref.predict(X))
+    assert np.array_equal(predict(tree, binned.codes, binned.binner.missing_bins_), ref.predict(X))
 
 
 # ---------------------------------------------------------------- the criterion
@@ -91,7 +91,7 @@ def test_root_split_is_the_best_squared_error_split_over_every_feature_threshold
     Xb[rng.rand(200, 4) < 0.2] = 12  # the missing bin of every feature
     y = rng.standard_normal(200) + (Xb[:, 1] == 12) * 2
     w = rng.randint(1, 4, 200).astype(np.float64)
-    feature, split_bin, _, _, _, missing_left, _ = grow(Xb, y, w, max_depth=1, missing_bin=np.full(4, 12))
+    feature, split_bin, _, _, missing_left, *_ = grow(Xb, y, w, max_depth=1, missing_bin=np.full(4, 12))
     candidates = []
     for f in range(4):
         missing = Xb[:, f] == 12
@@ -126,13 +126,13 @@ def test_fully_grown_trees_fit_distinct_rows_exactly_and_stop_at_constant_target
     for random_split in (False, True):
         assert np.array_equal(predict(grow(Xb, y, max_features=1, random_split=random_split), Xb), y)
     tree = grow(Xb, np.full(400, 2.5))
-    assert len(tree[0]) == 1 and tree[3].tolist() == [2.5]
+    assert len(tree[0]) == 1 and tree.leaf_values[:, 0].tolist() == [2.5]
 
 
 def test_depth_limit():
     rng = np.random.RandomState(9)
     Xb = rng.randint(0, 50, size=(300, 4)).astype(np.uint8)
-    feature, _, _, values, depth, _, _ = grow(Xb, rng.standard_normal(300), max_depth=2)
+    feature, _, _, values, _, _, _, depth, _ = grow(Xb, rng.standard_normal(300), max_depth=2)
     assert depth == 2 and (feature >= 0).sum() == 3 and len(values) == 4
 
 
@@ -197,7 +197,7 @@ def test_missing_rows_follow_the_side_that_lowers_the_error_and_unseen_missing_v
     y[:60] = 10.0  # missing rows look like the high ones
     binned = BinnedInput(x[:, None])
     tree = grow(binned.codes, y, max_depth=1, missing_bin=binned.missing_bin)
-    assert predict(tree, binned.codes, binned.missing_codes)[:60] == pytest.approx(10.0)
+    assert predict(tree, binned.codes, binned.binner.missing_bins_)[:60] == pytest.approx(10.0)
     # a column without NaN in training: NaN goes to the heavier child at prediction
     complete = BinnedInput(np.where(np.arange(600) < 400, 1.0, 2.0).astype(np.float32)[:, None])
     z = np.where(np.arange(600) < 400, 1.0, 5.0)
@@ -219,8 +219,9 @@ def test_random_splits_draw_the_missing_side_and_never_predict_nan(max_features)
         tree = grow(
             binned.codes, y, max_features=max_features, random_split=True, seed=seed, missing_bin=binned.missing_bin
         )
-        assert np.array_equal(predict(tree, binned.codes, binned.missing_codes), y)  # distinct rows fitted exactly
-        sides |= set(tree[5][tree[0] >= 0].tolist())
+        # distinct rows are fitted exactly
+        assert np.array_equal(predict(tree, binned.codes, binned.binner.missing_bins_), y)
+        sides |= set(tree.missing_left[tree.feature >= 0].tolist())
     assert sides == {0, 1}
 
 
@@ -239,20 +240,21 @@ def test_stored_forest_predicts_new_rows_as_the_mean_of_its_trees():
         for s in range(4)
     ]
     expected = np.mean([predict(t, codes, binned.binner.missing_bins_) for t in trees], axis=0)
-    forest = BinnedRegressionForest(binned.binner, *map(list, zip(*trees)))
+    forest = forest_of(binned.binner, None, trees)
     assert forest.n_trees == 4 and forest.node_count == sum(len(t[0]) for t in trees)
     assert forest.predict(X_new) == pytest.approx(expected, abs=1e-12)
-    assert forest.importances == pytest.approx(np.sum([t[6] for t in trees], axis=0))
-    # 5 bytes and a bit a node, 8 bytes a leaf value, and the per-tree offsets
-    assert forest.nbytes <= 5 * forest.node_count + forest.node_count // 8 + 1 + 8 * len(forest.values) + 16 * 5 + 16
+    assert forest.importances == pytest.approx(np.sum([t.importance for t in trees], axis=0))
+    # a 4-byte word a node, 8 bytes a distinct leaf value, and the per-tree offsets and depths
+    table_rows = len(np.unique(np.concatenate([t.leaf_values for t in trees])))
+    assert forest.nbytes == 4 * forest.node_count + 8 * table_rows + 2 * 8 * 5 + 4 * 4 + forest.side_offset.nbytes * 1.5
 
 
-def test_trees_of_more_than_65535_nodes_keep_32_bit_child_indices():
+def test_a_large_tree_is_stored_in_one_word_a_node():
     rng = np.random.RandomState(17)
     X = rng.rand(40_000, 4).astype(np.float32)
     binned = BinnedInput(X)
     tree = grow(binned.codes, rng.standard_normal(40_000), max_features=1, random_split=True)
-    assert len(tree[0]) > 65_535
-    forest = BinnedRegressionForest(binned.binner, *map(list, zip(tree)))
-    assert forest.right.dtype == np.int32
+    assert len(tree.feature) > 65_535
+    forest = forest_of(binned.binner, None, [tree])
+    assert forest.words.dtype == np.uint32 and len(forest.words) == len(tree.feature)
     assert np.array_equal(forest.predict(X), predict(tree, binned.codes))

@@ -1,8 +1,13 @@
-"""Shared helpers of the tests of mddf.trees: grow one tree with defaults, predict with it."""
+"""Shared helpers of the tests of mddf.trees: grow one tree with defaults, store it, route rows through it."""
 
 import numpy as np
 
-from mddf.trees import add_tree_proba, grow_tree
+from mddf.trees import BEST, COMPLETELY_RANDOM, RANDOM_THRESHOLD, ForestBuilder, TreeSettings, grow_tree
+from mddf.trees.forest import packed_tree
+from mddf.trees.predictor import NO_MISSING, route_trees
+
+#: The split rule of ``grow(random_split=...)``: False the best split, True completely random, 2 extremely randomised.
+RULES = {False: BEST, True: COMPLETELY_RANDOM, 2: RANDOM_THRESHOLD}
 
 
 def grow(
@@ -16,24 +21,60 @@ def grow(
     seed=0,
     n_bins=None,
     missing_bin=None,
+    categorical=None,
+    max_category_splits=32,
+    min_category_count=1,
 ):
-    """Grow one tree; ``missing_bin`` (per feature, -1: none) defaults to None, no missing values."""
+    """Grow one tree (Gini for integer ``y``, squared error for float ``y``); ``missing_bin`` None: no NaN."""
     n, d = Xb.shape
     w = np.ones(n) if w is None else np.asarray(w, dtype=np.float64)
     n_bins = np.full(d, 256, dtype=np.int64) if n_bins is None else n_bins
     missing_bin = None if missing_bin is None else np.asarray(missing_bin, dtype=np.int64)
-    n_classes = int(y.max()) + 1 if n_classes is None else n_classes
+    categorical = None if categorical is None else np.asarray(categorical, dtype=np.uint8)
+    y = np.asarray(y)
+    y = y.astype(np.float64) if y.dtype.kind == "f" else y.astype(np.int64)
+    if n_classes is None:
+        n_classes = int(y.max()) + 1 if y.dtype == np.int64 else 0
     max_features = d if max_features is None else max_features
-    return grow_tree(
-        Xb, y.astype(np.int64), w, n_bins, missing_bin, n_classes, max_depth, max_features, random_split, seed
-    )
+    settings = TreeSettings(max_depth, max_features, RULES[random_split], max_category_splits, min_category_count)
+    return grow_tree(Xb, y, w, n_bins, missing_bin, categorical, n_classes, settings, seed)
+
+
+def forest_of(binner, n_classes, trees):
+    """The stored forest of grown ``trees`` (``n_classes`` None: regression)."""
+    builder = ForestBuilder(binner, n_classes)
+    for tree in trees:
+        builder.add(tree)
+    return builder.finish()
 
 
 def proba(tree, Xb, n_classes, missing_codes=None):
-    """Each row's class distribution; ``missing_codes``: code of NaN per feature, None when Xb has none."""
+    """Each row's leaf output through the stored tree (class distribution, or ``(n, 1)`` means for n_classes 1)."""
     out = np.zeros((len(Xb), n_classes))
-    missing_codes = np.zeros(0, dtype=np.int64) if missing_codes is None else np.asarray(missing_codes, np.int64)
-    add_tree_proba(
-        tree[0], tree[1], tree[2], tree[3], tree[5], Xb, missing_codes, np.arange(len(Xb), dtype=np.int64), out
-    )
+    missing_codes = NO_MISSING if missing_codes is None else np.asarray(missing_codes, np.int64)
+    packed = packed_tree(tree, Xb.shape[1])
+    route_trees(packed, 0, 1, np.ascontiguousarray(Xb), np.arange(len(Xb), dtype=np.int64), missing_codes, out)
+    return out
+
+
+def reference_route(tree, Xb, width, missing_codes=None):
+    """The leaf output of each row, routed in Python on the grown tree's own arrays: the specification."""
+    out = np.zeros((len(Xb), width))
+    for r, row in enumerate(Xb):
+        node = 0
+        while tree.feature[node] >= 0:
+            f = tree.feature[node]
+            code = int(row[f])
+            if len(tree.category) and tree.category[node] >= 0:
+                bits = tree.category_bits[tree.category[node]]
+                left = code < 256 and bool((int(bits[code >> 6]) >> (code & 63)) & 1)
+            else:
+                missing = missing_codes is not None and code == missing_codes[f]
+                left = code <= tree.split_bin[node] or (missing and tree.missing_left[node] == 1)
+            node = node + 1 if left else tree.right[node]
+        leaf = tree.right[node]
+        if leaf >= 0:
+            out[r, leaf] += 1.0
+        else:
+            out[r] += tree.leaf_values[-leaf - 1]
     return out

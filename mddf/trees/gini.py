@@ -1,0 +1,627 @@
+"""The Gini criterion of classification trees on binned features, compiled with numba.
+
+A node's statistics are its class weights ``w_c`` (row weights summed per
+class). Splitting it into children L and R lowers its weighted Gini impurity
+``w G = w - sum_c w_c^2 / w`` by ``sum_c L_c^2 / W_L + sum_c R_c^2 / W_R -
+sum_c w_c^2 / w``; the last term is the node's own, so a split is scored by the
+proxy ``sum_c L_c^2 / W_L + sum_c R_c^2 / W_R`` (higher is better), as
+scikit-learn's criterion is (``proxy_impurity_improvement``).
+
+Split searches on one feature of a node:
+
+- :func:`best_threshold`, the best threshold of a numeric feature (random
+  forests; scikit-learn's ``DecisionTreeClassifier``): a class histogram over
+  the bins for larger nodes, a sort of the rows by bin for smaller ones, then
+  one scan. Missing values (NaN) sit in their feature's last bin
+  (:mod:`mddf.trees.binning`); when the node has some, every threshold is
+  scored with them on either side, and so is the split of the real rows from
+  the missing ones: the side the missing values go to is learned, as in
+  scikit-learn's trees and HistGradientBoosting.
+- :func:`best_subset`, the best subset of the categories of a categorical
+  feature: the categories present in the node (the missing code is one when the
+  node has missing rows) are sorted by their share of one class and every
+  prefix of that order is scored (Fisher's ordering). For two classes the share
+  of the second class gives the optimal partition (Breiman et al., CART,
+  Theorem 4.5); for more classes each class present is tried in turn
+  (one-vs-rest orderings) and the best partition over them is kept.
+- :func:`split_score`, the score of one given threshold or subset (the random
+  splits of the extremely-randomised rule).
+
+:func:`partition` moves a node's rows into its two children and counts their
+class weights; the remaining functions are what :func:`mddf.trees.grower.grow_tree`
+asks of the criterion for a node (its weight, whether it can be split, its
+importance term and its leaf).
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+from numba import njit
+
+from .binning import MAX_BINS
+from .splitting import CATEGORY_WORDS, Candidate, goes_left
+
+# the grower's on-disk numba cache (grower.py) holds this module's functions compiled in and does
+# not see changes to this file: delete mddf/trees/__pycache__ after editing it.
+
+_INSERTION_SORT_ROWS = 24
+
+#: Scratch space of the split searches, allocated once per tree (:func:`new_buffers`).
+GiniBuffers = namedtuple(
+    "GiniBuffers",
+    [
+        "hist",  # (MAX_BINS, n_classes) class weights per bin
+        "bin_weight",  # (MAX_BINS,) weight per bin
+        "bin_count",  # (MAX_BINS,) rows per bin; zero outside the searches
+        "node_bin",  # (m,) the node's bins of the feature, in row order
+        "sorted_bin",  # (m,) the node's rows sorted by bin: bins, classes and weights
+        "sorted_class",
+        "sorted_weight",
+        "left",  # (n_classes,) class weights of the left child
+        "missing",  # (n_classes,) class weights of the missing rows
+        "codes",  # (MAX_BINS,) the categories present in the node
+        "key",  # (MAX_BINS,) their sort key
+        "order",  # (MAX_BINS,) positions of codes in sort order
+        "best_order",  # (MAX_BINS,) the order of the best subset so far
+    ],
+)
+
+
+@njit(cache=True, nogil=True)
+def new_buffers(n_classes, m):
+    """The split searches' scratch space for a tree of ``m`` training rows."""
+    size = max(m, 1)
+    return GiniBuffers(
+        np.zeros((MAX_BINS, n_classes)),
+        np.zeros(MAX_BINS),
+        np.zeros(MAX_BINS, dtype=np.int64),
+        np.empty(size, dtype=np.uint8),
+        np.empty(size, dtype=np.uint8),
+        np.empty(size, dtype=np.int64),
+        np.empty(size),
+        np.zeros(n_classes),
+        np.zeros(n_classes),
+        np.zeros(MAX_BINS, dtype=np.int64),
+        np.zeros(MAX_BINS),
+        np.zeros(MAX_BINS, dtype=np.int64),
+        np.zeros(MAX_BINS, dtype=np.int64),
+    )
+
+
+# ------------------------------------------------------------------------------------- node
+@njit(cache=True, nogil=True)
+def add_rows(node_y, node_w, counts):
+    """Add the rows' weights to their classes' in ``counts``, in row order."""
+    for i in range(len(node_y)):
+        counts[node_y[i]] += node_w[i]
+
+
+@njit(cache=True, nogil=True)
+def new_leaf_values(n_rows, n_classes):
+    """The class distributions of a tree's impure leaves (float32, one row per leaf)."""
+    return np.empty((n_rows, n_classes), dtype=np.float32)
+
+
+@njit(cache=True, nogil=True)
+def importance_centre(root, root_weight):
+    """0: the Gini importance terms need no origin."""
+    return 0.0
+
+
+@njit(cache=True, nogil=True)
+def total_weight(counts):
+    """The weight of a node: its class weights summed in class order."""
+    weight = 0.0
+    for c in range(len(counts)):
+        weight += counts[c]
+    return weight
+
+
+@njit(cache=True, nogil=True)
+def node_summary(counts, centre):
+    """``(weight, splittable, importance_term)`` of a node of class weights ``counts``.
+
+    A node can be split unless it is pure. The importance term is ``sum_c w_c^2
+    / w``: a split's impurity decrease is its children's terms less its own.
+    (``centre`` is not used: it is the squared-error criterion's.)
+    """
+    node_weight = 0.0
+    sumsq = 0.0
+    n_present = 0
+    for c in range(len(counts)):
+        node_weight += counts[c]
+        sumsq += counts[c] * counts[c]
+        if counts[c] > 0.0:
+            n_present += 1
+    term = node_weight if n_present == 1 else sumsq / node_weight  # pure: sum_c w_c^2 / w = w
+    return node_weight, n_present > 1, term
+
+
+@njit(cache=True, nogil=True)
+def write_leaf(counts, node_weight, leaf_values, n_rows):
+    """The leaf's entry of ``right`` and the new row count of ``leaf_values``.
+
+    A pure leaf is its class (``>= 0``); an impure one writes its class
+    distribution to row ``n_rows`` of ``leaf_values`` and is ``-(n_rows + 1)``.
+    """
+    n_present = 0
+    pure = 0
+    for c in range(len(counts)):
+        if counts[c] > 0.0:
+            n_present += 1
+            pure = c
+    if n_present == 1:
+        return pure, n_rows
+    for c in range(len(counts)):
+        leaf_values[n_rows, c] = counts[c] / node_weight
+    return -(n_rows + 1), n_rows + 1
+
+
+@njit(cache=True, nogil=True)
+def partition(Xb, samples, node_y, node_w, start, end, f, split_b, missing_code, bits, left_counts, right_counts):
+    """Partition rows ``start:end`` of a node split on feature ``f``; return the first row of the right child.
+
+    With an empty ``bits``, rows with bin ``<= split_b``, and rows coded ``missing_code`` (the
+    feature's missing bin when missing values go left, -1 otherwise), come first; with a category
+    bitset ``bits``, the rows whose code is in it. Each side's class weights are written to
+    ``left_counts`` / ``right_counts``.
+    """
+    for c in range(len(left_counts)):
+        left_counts[c] = 0.0
+        right_counts[c] = 0.0
+    subset = len(bits) > 0
+    i = start
+    j = end - 1
+    while i <= j:
+        s = samples[i]
+        c = node_y[i]
+        code = Xb[s, f]
+        if subset:
+            left = goes_left(bits, code)
+        else:
+            left = code <= split_b or code == missing_code
+        if left:
+            left_counts[c] += node_w[i]
+            i += 1
+        else:
+            h = node_w[i]
+            right_counts[c] += h
+            samples[i] = samples[j]
+            samples[j] = s
+            node_y[i] = node_y[j]
+            node_y[j] = c
+            node_w[i] = node_w[j]
+            node_w[j] = h
+            j -= 1
+    return i
+
+
+# ------------------------------------------------------------------------------- thresholds
+@njit(cache=True, nogil=True)
+def best_threshold(buf, Xb, node_y, node_w, samples, start, end, f, n_bins_f, node_counts, node_weight, missing_bins):
+    """Best Gini threshold of feature ``f`` on the node's rows ``samples[start:end]``, as a :data:`Candidate`.
+
+    The score is -1 when the feature is constant in the node. ``node_y`` and
+    ``node_w`` are the class and weight of ``samples[i]`` at position i, so that
+    only the feature value is read out of order. ``missing_bins[f]`` is the
+    code of NaN in feature ``f`` (-1 when the feature has no missing value;
+    ``missing_bins`` is None when no feature has any). ``buf`` is the scratch
+    space (:data:`GiniBuffers`); its ``bin_count`` is zero on entry and on exit.
+    """
+    hist, bin_weight, bin_count, left = buf.hist, buf.bin_weight, buf.bin_count, buf.left
+    n_classes = len(node_counts)
+    n_node = end - start
+    sumsq_right = 0.0
+    for c in range(n_classes):
+        left[c] = 0.0
+        sumsq_right += node_counts[c] * node_counts[c]
+    sumsq_left = 0.0
+    w_left = 0.0
+    best = -1.0
+    best_bin = 0
+    if n_bins_f * n_classes <= n_node:
+        # large node: class histogram over the bins, then one scan over the bins
+        for b in range(n_bins_f):
+            bin_weight[b] = 0.0
+            for c in range(n_classes):
+                hist[b, c] = 0.0
+        for i in range(start, end):
+            b = Xb[samples[i], f]
+            hist[b, node_y[i]] += node_w[i]
+            bin_weight[b] += node_w[i]
+            bin_count[b] += 1
+        if missing_bins is not None:
+            missing_bin = missing_bins[f]
+            if missing_bin >= 0 and bin_count[missing_bin] > 0:
+                return _scan_histogram_missing(buf, n_node, n_bins_f, missing_bin, node_counts, node_weight)
+        n_left = 0
+        for b in range(n_bins_f - 1):
+            if bin_count[b] == 0:
+                continue
+            n_left += bin_count[b]
+            if n_left == n_node:  # every row is left of b (by rows, not by weights, which round)
+                break
+            for c in range(n_classes):
+                h = hist[b, c]
+                if h != 0.0:
+                    lc = left[c]
+                    sumsq_left += h * (2.0 * lc + h)
+                    sumsq_right -= h * (2.0 * (node_counts[c] - lc) - h)
+                    left[c] = lc + h
+            w_left += bin_weight[b]
+            w_right = node_weight - w_left
+            if w_right > 0.0:
+                score = sumsq_left / w_left + sumsq_right / w_right
+                if score > best:
+                    best = score
+                    best_bin = b
+        for b in range(n_bins_f):
+            bin_count[b] = 0
+        return Candidate(best, best_bin, -1)
+    # smaller node: sort its rows by bin into contiguous buffers, then one scan over the rows
+    node_bin, sorted_bin = buf.node_bin, buf.sorted_bin
+    sorted_class, sorted_weight = buf.sorted_class, buf.sorted_weight
+    lo = 255
+    hi = 0
+    for i in range(start, end):
+        b = Xb[samples[i], f]
+        node_bin[i - start] = b
+        if b < lo:
+            lo = b
+        if b > hi:
+            hi = b
+    if lo == hi:
+        return Candidate(-1.0, 0, -1)
+    if n_node <= _INSERTION_SORT_ROWS:
+        # a few rows: insertion sort, cheaper than touching every bin of the range
+        for i in range(n_node):
+            b = node_bin[i]
+            c = node_y[start + i]
+            h = node_w[start + i]
+            k = i
+            while k > 0 and sorted_bin[k - 1] > b:
+                sorted_bin[k] = sorted_bin[k - 1]
+                sorted_class[k] = sorted_class[k - 1]
+                sorted_weight[k] = sorted_weight[k - 1]
+                k -= 1
+            sorted_bin[k] = b
+            sorted_class[k] = c
+            sorted_weight[k] = h
+    else:
+        # counting sort (bin_count is all zero outside calls)
+        for i in range(n_node):
+            bin_count[node_bin[i]] += 1
+        pos = 0
+        for b in range(lo, hi + 1):
+            k = bin_count[b]
+            bin_count[b] = pos
+            pos += k
+        for i in range(n_node):
+            b = node_bin[i]
+            k = bin_count[b]
+            sorted_bin[k] = b
+            sorted_class[k] = node_y[start + i]
+            sorted_weight[k] = node_w[start + i]
+            bin_count[b] = k + 1
+        for b in range(lo, hi + 1):
+            bin_count[b] = 0
+    if missing_bins is not None:
+        if hi == missing_bins[f]:  # the node has missing rows (the missing bin is the feature's last code)
+            return _scan_sorted_missing(buf, n_node, hi, node_counts, node_weight)
+    for k in range(n_node - 1):
+        c = sorted_class[k]
+        h = sorted_weight[k]
+        lc = left[c]
+        sumsq_left += h * (2.0 * lc + h)
+        sumsq_right -= h * (2.0 * (node_counts[c] - lc) - h)
+        left[c] = lc + h
+        w_left += h
+        if sorted_bin[k + 1] == sorted_bin[k]:
+            continue
+        w_right = node_weight - w_left
+        if w_right <= 0.0:  # rounding, when the remaining rows weigh next to nothing
+            continue
+        score = sumsq_left / w_left + sumsq_right / w_right
+        if score > best:
+            best = score
+            best_bin = sorted_bin[k]
+    return Candidate(best, best_bin, -1)
+
+
+@njit(cache=True, nogil=True)
+def _scan_histogram_missing(buf, n_node, n_bins_f, missing_bin, node_counts, node_weight):
+    """:func:`best_threshold` on a class histogram whose missing bin is not empty.
+
+    Each threshold between real bins is scored with the missing rows right and
+    with them left; the threshold after the last non-empty real bin separates
+    the real rows from the missing ones. Resets ``bin_count``.
+    """
+    hist, bin_weight, bin_count, left = buf.hist, buf.bin_weight, buf.bin_count, buf.left
+    n_classes = len(node_counts)
+    n_missing = bin_count[missing_bin]
+    w_missing = bin_weight[missing_bin]
+    sumsq_right = 0.0
+    sumsq_left_m = 0.0  # the same sums with the missing rows moved to the left child
+    sumsq_right_m = 0.0
+    for c in range(n_classes):
+        left[c] = 0.0
+        sumsq_right += node_counts[c] * node_counts[c]
+        m = hist[missing_bin, c]
+        sumsq_left_m += m * m
+        sumsq_right_m += (node_counts[c] - m) * (node_counts[c] - m)
+    sumsq_left = 0.0
+    w_left = 0.0
+    best = -1.0
+    best_bin = 0
+    side = 0
+    n_left = 0
+    for b in range(missing_bin):
+        if bin_count[b] == 0:
+            continue
+        n_left += bin_count[b]
+        for c in range(n_classes):
+            h = hist[b, c]
+            if h != 0.0:
+                lc = left[c]
+                sumsq_left += h * (2.0 * lc + h)
+                sumsq_right -= h * (2.0 * (node_counts[c] - lc) - h)
+                lm = lc + hist[missing_bin, c]
+                sumsq_left_m += h * (2.0 * lm + h)
+                sumsq_right_m -= h * (2.0 * (node_counts[c] - lm) - h)
+                left[c] = lc + h
+        w_left += bin_weight[b]
+        w_right = node_weight - w_left
+        if w_right > 0.0:
+            score = sumsq_left / w_left + sumsq_right / w_right
+            if score > best:
+                best = score
+                best_bin = b
+                side = 0
+        if n_left == n_node - n_missing:  # every real row is left: the split real | missing was the last
+            break
+        w_left_m = w_left + w_missing
+        w_right_m = node_weight - w_left_m
+        if w_right_m > 0.0:
+            score = sumsq_left_m / w_left_m + sumsq_right_m / w_right_m
+            if score > best:
+                best = score
+                best_bin = b
+                side = 1
+    for b in range(n_bins_f):
+        bin_count[b] = 0
+    return Candidate(best, best_bin, side)
+
+
+@njit(cache=True, nogil=True)
+def _scan_sorted_missing(buf, n_node, missing_bin, node_counts, node_weight):
+    """:func:`best_threshold` on rows sorted by bin, the missing ones (last code) at the end.
+
+    As :func:`_scan_histogram_missing`, one row at a time.
+    """
+    sorted_bin, sorted_class, sorted_weight = buf.sorted_bin, buf.sorted_class, buf.sorted_weight
+    left, missing = buf.left, buf.missing
+    n_classes = len(node_counts)
+    n_real = n_node
+    while sorted_bin[n_real - 1] == missing_bin:
+        n_real -= 1
+    w_missing = 0.0
+    for c in range(n_classes):
+        missing[c] = 0.0
+    for k in range(n_real, n_node):
+        missing[sorted_class[k]] += sorted_weight[k]
+        w_missing += sorted_weight[k]
+    sumsq_right = 0.0
+    sumsq_left_m = 0.0
+    sumsq_right_m = 0.0
+    for c in range(n_classes):
+        left[c] = 0.0
+        sumsq_right += node_counts[c] * node_counts[c]
+        m = missing[c]
+        sumsq_left_m += m * m
+        sumsq_right_m += (node_counts[c] - m) * (node_counts[c] - m)
+    sumsq_left = 0.0
+    w_left = 0.0
+    best = -1.0
+    best_bin = 0
+    side = 0
+    for k in range(n_real):
+        c = sorted_class[k]
+        h = sorted_weight[k]
+        lc = left[c]
+        sumsq_left += h * (2.0 * lc + h)
+        sumsq_right -= h * (2.0 * (node_counts[c] - lc) - h)
+        lm = lc + missing[c]
+        sumsq_left_m += h * (2.0 * lm + h)
+        sumsq_right_m -= h * (2.0 * (node_counts[c] - lm) - h)
+        left[c] = lc + h
+        w_left += h
+        if sorted_bin[k + 1] == sorted_bin[k]:
+            continue
+        w_right = node_weight - w_left
+        if w_right > 0.0:
+            score = sumsq_left / w_left + sumsq_right / w_right
+            if score > best:
+                best = score
+                best_bin = sorted_bin[k]
+                side = 0
+        if k + 1 == n_real:  # the split real | missing has no missing-left twin
+            break
+        w_left_m = w_left + w_missing
+        w_right_m = node_weight - w_left_m
+        if w_right_m > 0.0:
+            score = sumsq_left_m / w_left_m + sumsq_right_m / w_right_m
+            if score > best:
+                best = score
+                best_bin = sorted_bin[k]
+                side = 1
+    return Candidate(best, best_bin, side)
+
+
+@njit(cache=True, nogil=True)
+def split_score(buf, Xb, node_y, node_w, samples, start, end, f, split_b, missing_code, bits, node_counts, node_weight):
+    """Gini score of one given split of the node's rows ``samples[start:end]`` (the random rules).
+
+    The left child holds the rows that :func:`partition` sends left for the
+    same arguments: with an empty ``bits``, a threshold (``split_b`` and the
+    missing rows' ``missing_code``); else the category set ``bits``. The score
+    is :func:`best_threshold`'s; -1 when a child has no weight.
+    """
+    left = buf.left
+    for c in range(len(node_counts)):
+        left[c] = 0.0
+    subset = len(bits) > 0
+    w_left = 0.0
+    for i in range(start, end):
+        code = Xb[samples[i], f]
+        if subset:
+            goes = goes_left(bits, code)
+        else:
+            goes = code <= split_b or code == missing_code
+        if goes:
+            left[node_y[i]] += node_w[i]
+            w_left += node_w[i]
+    return _children_score(left, w_left, node_counts, node_weight)
+
+
+@njit(cache=True, nogil=True)
+def _children_score(left, w_left, node_counts, node_weight):
+    """``sum_c L_c^2 / W_L + sum_c R_c^2 / W_R`` for left class weights ``left``; -1 when a child has no weight."""
+    w_right = node_weight - w_left
+    if w_left <= 0.0 or w_right <= 0.0:
+        return -1.0
+    sumsq_left = 0.0
+    sumsq_right = 0.0
+    for c in range(len(node_counts)):
+        lc = left[c]
+        rc = node_counts[c] - lc
+        sumsq_left += lc * lc
+        sumsq_right += rc * rc
+    return sumsq_left / w_left + sumsq_right / w_right
+
+
+# ---------------------------------------------------------------------------------- subsets
+@njit(cache=True, nogil=True)
+def _category_histogram(buf, Xb, node_y, node_w, samples, start, end, f, present):
+    """Class weights per code of feature ``f`` in the node; the codes present go to ``buf.codes``.
+
+    Returns their number. Sets the bits of the present codes in ``present``; leaves
+    ``bin_count`` non-zero on the present codes (:func:`_clear_counts` resets it).
+    """
+    hist, bin_weight, bin_count, codes = buf.hist, buf.bin_weight, buf.bin_count, buf.codes
+    n_classes = hist.shape[1]
+    for k in range(CATEGORY_WORDS):
+        present[k] = 0
+    m = 0
+    for i in range(start, end):
+        b = Xb[samples[i], f]
+        if bin_count[b] == 0:
+            codes[m] = b
+            m += 1
+            bin_weight[b] = 0.0
+            for c in range(n_classes):
+                hist[b, c] = 0.0
+            present[b >> 6] |= np.uint64(1) << np.uint64(b & 63)
+        bin_count[b] += 1
+        hist[b, node_y[i]] += node_w[i]
+        bin_weight[b] += node_w[i]
+    return m
+
+
+@njit(cache=True, nogil=True)
+def _clear_counts(buf, m):
+    for j in range(m):
+        buf.bin_count[buf.codes[j]] = 0
+
+
+@njit(cache=True, nogil=True)
+def _sort_by_key(key, order, m):
+    """Positions ``0 .. m-1`` in ``order``, sorted by ``key`` (stable: ties keep the codes' first-seen order)."""
+    for j in range(m):
+        k = j
+        v = key[j]
+        while k > 0 and key[order[k - 1]] > v:
+            order[k] = order[k - 1]
+            k -= 1
+        order[k] = j
+
+
+@njit(cache=True, nogil=True)
+def best_subset(
+    buf, Xb, node_y, node_w, samples, start, end, f, node_counts, node_weight, max_splits, min_count, present, bits
+):
+    """Best Gini subset of the categories of feature ``f`` in the node's rows ``samples[start:end]``.
+
+    Categories of fewer than ``min_count`` rows in the node are left out of
+    the order and go right. The others are sorted by their share of a class
+    (for two classes the second, for more each class present in the node in
+    turn) and every prefix of the order that leaves at most ``max_splits``
+    categories on one side is scored. Writes the codes present in the node to
+    ``present``, the best subset (the left child's codes) to ``bits``
+    (:data:`~mddf.trees.splitting.CATEGORY_WORDS` words each) and returns its
+    score: -1 when there are fewer than two categories to split.
+    """
+    hist, bin_weight, bin_count, codes = buf.hist, buf.bin_weight, buf.bin_count, buf.codes
+    key, order, best_order, left = buf.key, buf.order, buf.best_order, buf.left
+    n_classes = len(node_counts)
+    m_all = _category_histogram(buf, Xb, node_y, node_w, samples, start, end, f, present)
+    # the categories that are ordered, compacted to the front of codes
+    m = 0
+    for j in range(m_all):
+        b = codes[j]
+        if bin_count[b] >= min_count:
+            codes[j] = codes[m]
+            codes[m] = b
+            m += 1
+    best = -1.0
+    best_k = -1
+    if m >= 2:
+        sumsq_node = 0.0
+        for c in range(n_classes):
+            sumsq_node += node_counts[c] * node_counts[c]
+        first_class = 1 if n_classes == 2 else 0
+        last_class = n_classes if n_classes > 2 else 2
+        for ref in range(first_class, last_class):
+            if node_counts[ref] <= 0.0:
+                continue
+            for j in range(m):
+                b = codes[j]
+                key[j] = hist[b, ref] / bin_weight[b] if bin_weight[b] > 0.0 else 0.0
+            _sort_by_key(key, order, m)
+            for c in range(n_classes):
+                left[c] = 0.0
+            sumsq_left = 0.0
+            sumsq_right = sumsq_node
+            w_left = 0.0
+            improved = False
+            for k in range(m - 1):
+                b = codes[order[k]]
+                for c in range(n_classes):
+                    h = hist[b, c]
+                    if h != 0.0:
+                        lc = left[c]
+                        sumsq_left += h * (2.0 * lc + h)
+                        sumsq_right -= h * (2.0 * (node_counts[c] - lc) - h)
+                        left[c] = lc + h
+                w_left += bin_weight[b]
+                if k + 1 > max_splits and m - k - 1 > max_splits:
+                    continue
+                w_right = node_weight - w_left
+                if w_left <= 0.0 or w_right <= 0.0:
+                    continue
+                score = sumsq_left / w_left + sumsq_right / w_right
+                if score > best:
+                    best = score
+                    best_k = k
+                    improved = True
+            if improved:
+                for j in range(m):
+                    best_order[j] = order[j]
+    for k in range(CATEGORY_WORDS):
+        bits[k] = 0
+    for j in range(best_k + 1):
+        b = codes[best_order[j]]
+        bits[b >> 6] |= np.uint64(1) << np.uint64(b & 63)
+    _clear_counts(buf, m_all)
+    return best

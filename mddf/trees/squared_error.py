@@ -1,0 +1,393 @@
+"""The squared-error criterion of regression trees on binned features, compiled with numba.
+
+The criterion is scikit-learn's ``DecisionTreeRegressor(criterion="squared_error")``.
+A node's statistics are ``(W, S, Q)``: its weight, weighted target sum and
+weighted sum of squared targets. Its impurity is its weighted variance, and
+splitting it into children L and R decreases ``w_node * var_node`` by
+
+    S_L^2 / W_L + S_R^2 / W_R - S_node^2 / W_node.
+
+The last term is the node's own, so a split is scored by the proxy
+``S_L^2 / W_L + S_R^2 / W_R`` (higher is better), as scikit-learn's criterion
+does (``proxy_impurity_improvement``). A threshold costs O(1): a feature's rows
+are first summed per bin (weight, weighted target sum and row count), on a
+histogram for larger nodes and by an insertion sort for a few rows, then the
+bins are scanned in order.
+
+Split searches on one feature of a node, as in :mod:`mddf.trees.gini`:
+:func:`best_threshold` (with the missing rows, when the node has some, tried on
+either side), :func:`best_subset` (the categories sorted by their mean target,
+every prefix scored: the optimal partition for the squared error, Fisher 1958)
+and :func:`split_score` (a given threshold or subset). :func:`partition` and the node functions are what
+:func:`mddf.trees.grower.grow_tree` asks of the criterion.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+from numba import njit
+
+from .binning import MAX_BINS
+from .splitting import CATEGORY_WORDS, Candidate, goes_left
+
+# the grower's on-disk numba cache (grower.py) holds this module's functions compiled in and does
+# not see changes to this file: delete mddf/trees/__pycache__ after editing it.
+
+_INSERTION_SORT_ROWS = 24
+#: A node whose weighted variance is at most this is a leaf (scikit-learn's rule).
+_EPSILON = np.finfo(np.float64).eps
+
+#: Scratch space of the split searches, allocated once per tree (:func:`new_buffers`).
+SquaredErrorBuffers = namedtuple(
+    "SquaredErrorBuffers",
+    [
+        "bin_sum",  # (MAX_BINS,) histogram: weighted target sum, weight and rows per bin; zero outside calls
+        "bin_weight",
+        "bin_count",
+        "out_bin",  # (MAX_BINS,) the node's non-empty bins in order, with their sums, weights and rows
+        "out_sum",
+        "out_weight",
+        "out_count",
+        "key",  # (MAX_BINS,) sort key of the categories present
+        "order",  # (MAX_BINS,) positions of the non-empty bins in sort order
+    ],
+)
+
+
+@njit(cache=True, nogil=True)
+def new_buffers(n_statistics, m):
+    """The split searches' scratch space (its size does not depend on the tree's ``m`` rows)."""
+    return SquaredErrorBuffers(
+        np.zeros(MAX_BINS),
+        np.zeros(MAX_BINS),
+        np.zeros(MAX_BINS, dtype=np.int64),
+        np.empty(MAX_BINS, dtype=np.int64),
+        np.empty(MAX_BINS),
+        np.empty(MAX_BINS),
+        np.empty(MAX_BINS, dtype=np.int64),
+        np.empty(MAX_BINS),
+        np.empty(MAX_BINS, dtype=np.int64),
+    )
+
+
+# ------------------------------------------------------------------------------------- node
+@njit(cache=True, nogil=True)
+def add_rows(node_y, node_w, sums):
+    """Add the rows' ``(W, S, Q)`` to ``sums``, in row order."""
+    for i in range(len(node_y)):
+        h = node_w[i]
+        v = node_y[i]
+        sums[0] += h
+        sums[1] += h * v
+        sums[2] += h * v * v
+
+
+@njit(cache=True, nogil=True)
+def new_leaf_values(n_rows, n_classes):
+    """The means of a tree's leaves (float64, one row per leaf, one column)."""
+    return np.empty((n_rows, 1))
+
+
+@njit(cache=True, nogil=True)
+def importance_centre(root, root_weight):
+    """The root's weighted mean target, about which the importance terms are taken (:func:`node_summary`)."""
+    return root[1] / root_weight
+
+
+@njit(cache=True, nogil=True)
+def total_weight(sums):
+    """The weight ``W`` of a node."""
+    return sums[0]
+
+
+@njit(cache=True, nogil=True)
+def node_summary(sums, centre):
+    """``(weight, splittable, importance_term)`` of a node of sums ``(W, S, Q)``.
+
+    A node can be split while its weighted variance exceeds the float64
+    machine epsilon. The importance term is ``(S - centre W)^2 / W``, taken
+    about the root's mean ``centre``: ``w var = Q - S^2 / W``, so a split's
+    decrease is its children's terms less its own (the sums of squares cancel),
+    and centring keeps the terms from cancelling against large sums.
+    """
+    node_weight = sums[0]
+    node_sum = sums[1]
+    centred = node_sum - centre * node_weight
+    term = centred * centred / node_weight if node_weight > 0.0 else 0.0
+    mean = node_sum / node_weight if node_weight > 0.0 else 0.0
+    impurity = sums[2] / node_weight - mean * mean if node_weight > 0.0 else 0.0
+    return node_weight, impurity > _EPSILON, term
+
+
+@njit(cache=True, nogil=True)
+def write_leaf(sums, node_weight, leaf_values, n_rows):
+    """Write the leaf's weighted mean target ``S / W`` to row ``n_rows`` of ``leaf_values``.
+
+    Returns the leaf's entry of ``right``, ``-(n_rows + 1)``, and the new row count.
+    """
+    leaf_values[n_rows, 0] = sums[1] / node_weight if node_weight > 0.0 else 0.0
+    return -(n_rows + 1), n_rows + 1
+
+
+@njit(cache=True, nogil=True)
+def partition(Xb, samples, node_y, node_w, start, end, f, split_b, missing_code, bits, left_sums, right_sums):
+    """Partition rows ``start:end`` of a node split on feature ``f``; return the first row of the right child.
+
+    The left rows (as :func:`mddf.trees.gini.partition` says) come first;
+    ``left_sums`` / ``right_sums`` receive each side's ``(W, S, Q)``.
+    """
+    for c in range(3):
+        left_sums[c] = 0.0
+        right_sums[c] = 0.0
+    subset = len(bits) > 0
+    i = start
+    j = end - 1
+    while i <= j:
+        s = samples[i]
+        code = Xb[s, f]
+        h = node_w[i]
+        v = node_y[i]
+        if subset:
+            left = goes_left(bits, code)
+        else:
+            left = code <= split_b or code == missing_code
+        if left:
+            left_sums[0] += h
+            left_sums[1] += h * v
+            left_sums[2] += h * v * v
+            i += 1
+        else:
+            right_sums[0] += h
+            right_sums[1] += h * v
+            right_sums[2] += h * v * v
+            samples[i] = samples[j]
+            samples[j] = s
+            node_y[i] = node_y[j]
+            node_y[j] = v
+            node_w[i] = node_w[j]
+            node_w[j] = h
+            j -= 1
+    return i
+
+
+# ------------------------------------------------------------------------------- thresholds
+@njit(cache=True, nogil=True)
+def _bin_sums(buf, Xb, node_y, node_w, samples, start, end, f):
+    """Sum the node's rows of feature ``f`` per bin; returns the number ``k`` of non-empty bins.
+
+    ``out_*[:k]`` receive, in increasing bin order, each non-empty bin's code,
+    weighted target sum, weight and row count. ``bin_sum``, ``bin_weight`` and
+    ``bin_count`` are zero on entry and on exit.
+    """
+    bin_sum, bin_weight, bin_count = buf.bin_sum, buf.bin_weight, buf.bin_count
+    out_bin, out_sum, out_weight, out_count = buf.out_bin, buf.out_sum, buf.out_weight, buf.out_count
+    n_node = end - start
+    if n_node <= _INSERTION_SORT_ROWS:
+        # a few rows: insertion sort by bin, then merge the rows of equal bins
+        for i in range(n_node):
+            b = Xb[samples[start + i], f]
+            h = node_w[start + i]
+            s = h * node_y[start + i]
+            k = i
+            while k > 0 and out_bin[k - 1] > b:
+                out_bin[k] = out_bin[k - 1]
+                out_sum[k] = out_sum[k - 1]
+                out_weight[k] = out_weight[k - 1]
+                k -= 1
+            out_bin[k] = b
+            out_sum[k] = s
+            out_weight[k] = h
+        k = 0
+        for i in range(n_node):
+            if i > 0 and out_bin[i] == out_bin[k - 1]:
+                out_sum[k - 1] += out_sum[i]
+                out_weight[k - 1] += out_weight[i]
+                out_count[k - 1] += 1
+            else:
+                out_bin[k] = out_bin[i]
+                out_sum[k] = out_sum[i]
+                out_weight[k] = out_weight[i]
+                out_count[k] = 1
+                k += 1
+        return k
+    # larger node: a histogram over the node's range of bins
+    lo = 1 << 16
+    hi = -1
+    for i in range(start, end):
+        b = Xb[samples[i], f]
+        h = node_w[i]
+        bin_sum[b] += h * node_y[i]
+        bin_weight[b] += h
+        bin_count[b] += 1
+        if b < lo:
+            lo = b
+        if b > hi:
+            hi = b
+    k = 0
+    for b in range(lo, hi + 1):
+        if bin_count[b] > 0:
+            out_bin[k] = b
+            out_sum[k] = bin_sum[b]
+            out_weight[k] = bin_weight[b]
+            out_count[k] = bin_count[b]
+            k += 1
+            bin_sum[b] = 0.0
+            bin_weight[b] = 0.0
+            bin_count[b] = 0
+    return k
+
+
+@njit(cache=True, nogil=True)
+def best_threshold(buf, Xb, node_y, node_w, samples, start, end, f, n_bins_f, node_sums, node_weight, missing_bins):
+    """Best squared-error threshold of feature ``f`` on the node's rows ``samples[start:end]``, as a :data:`Candidate`.
+
+    The score ``S_L^2 / W_L + S_R^2 / W_R`` is -1 when the feature is constant
+    in the node. ``node_y`` and ``node_w`` are the target and weight of
+    ``samples[i]`` at position i; ``node_sums`` the node's ``(W, S, Q)``.
+    ``missing_bins[f]`` is the code of NaN in feature ``f`` (-1 when the feature
+    has none; ``missing_bins`` is None when no feature has any).
+    """
+    out_bin, out_sum, out_weight = buf.out_bin, buf.out_sum, buf.out_weight
+    node_sum = node_sums[1]
+    k = _bin_sums(buf, Xb, node_y, node_w, samples, start, end, f)
+    if k < 2:
+        return Candidate(-1.0, 0, -1)
+    best = -1.0
+    best_bin = 0
+    side = -1
+    n_real = k
+    if missing_bins is not None:
+        if out_bin[k - 1] == missing_bins[f]:  # the missing bin is the feature's last code
+            n_real = k - 1
+    if n_real == k:
+        s_left = 0.0
+        w_left = 0.0
+        for i in range(k - 1):
+            s_left += out_sum[i]
+            w_left += out_weight[i]
+            w_right = node_weight - w_left
+            if w_left <= 0.0 or w_right <= 0.0:  # rounding, when rows weigh next to nothing
+                continue
+            s_right = node_sum - s_left
+            score = s_left * s_left / w_left + s_right * s_right / w_right
+            if score > best:
+                best = score
+                best_bin = out_bin[i]
+        return Candidate(best, best_bin, -1)
+    # missing rows in the node: each threshold between real bins with them right and with them left,
+    # and the split of the real rows (left) from the missing ones (right)
+    s_missing = out_sum[k - 1]
+    w_missing = out_weight[k - 1]
+    s_left = 0.0
+    w_left = 0.0
+    for i in range(n_real):
+        s_left += out_sum[i]
+        w_left += out_weight[i]
+        w_right = node_weight - w_left
+        if w_left > 0.0 and w_right > 0.0:
+            s_right = node_sum - s_left
+            score = s_left * s_left / w_left + s_right * s_right / w_right
+            if score > best:
+                best = score
+                best_bin = out_bin[i]
+                side = 0
+        if i + 1 == n_real:  # real | missing has no missing-left twin
+            break
+        w_left_m = w_left + w_missing
+        w_right_m = node_weight - w_left_m
+        if w_left_m > 0.0 and w_right_m > 0.0:
+            s_left_m = s_left + s_missing
+            s_right_m = node_sum - s_left_m
+            score = s_left_m * s_left_m / w_left_m + s_right_m * s_right_m / w_right_m
+            if score > best:
+                best = score
+                best_bin = out_bin[i]
+                side = 1
+    return Candidate(best, best_bin, side)
+
+
+@njit(cache=True, nogil=True)
+def split_score(buf, Xb, node_y, node_w, samples, start, end, f, split_b, missing_code, bits, node_sums, node_weight):
+    """Score ``S_L^2 / W_L + S_R^2 / W_R`` of one given split of the node's rows (the random rules).
+
+    The split is read as :func:`mddf.trees.gini.split_score` reads it; -1 when a side has no weight.
+    """
+    subset = len(bits) > 0
+    s_left = 0.0
+    w_left = 0.0
+    for i in range(start, end):
+        code = Xb[samples[i], f]
+        if subset:
+            goes = goes_left(bits, code)
+        else:
+            goes = code <= split_b or code == missing_code
+        if goes:
+            h = node_w[i]
+            s_left += h * node_y[i]
+            w_left += h
+    return _children_score(s_left, w_left, node_sums[1], node_weight)
+
+
+@njit(cache=True, nogil=True)
+def _children_score(s_left, w_left, node_sum, node_weight):
+    w_right = node_weight - w_left
+    if w_left <= 0.0 or w_right <= 0.0:
+        return -1.0
+    s_right = node_sum - s_left
+    return s_left * s_left / w_left + s_right * s_right / w_right
+
+
+# ---------------------------------------------------------------------------------- subsets
+@njit(cache=True, nogil=True)
+def best_subset(
+    buf, Xb, node_y, node_w, samples, start, end, f, node_sums, node_weight, max_splits, min_count, present, bits
+):
+    """Best squared-error subset of the categories of feature ``f`` in the node's rows ``samples[start:end]``.
+
+    As :func:`mddf.trees.gini.best_subset`, with the categories sorted by their
+    weighted mean target.
+    """
+    out_bin, out_sum, out_weight, out_count = buf.out_bin, buf.out_sum, buf.out_weight, buf.out_count
+    key, order = buf.key, buf.order
+    k_all = _bin_sums(buf, Xb, node_y, node_w, samples, start, end, f)
+    for k in range(CATEGORY_WORDS):
+        present[k] = 0
+        bits[k] = 0
+    m = 0
+    for j in range(k_all):
+        b = out_bin[j]
+        present[b >> 6] |= np.uint64(1) << np.uint64(b & 63)
+        if out_count[j] >= min_count:  # compact the ordered categories to the front
+            out_bin[m], out_sum[m], out_weight[m], out_count[m] = b, out_sum[j], out_weight[j], out_count[j]
+            m += 1
+    if m < 2:
+        return -1.0
+    for j in range(m):
+        key[j] = out_sum[j] / out_weight[j] if out_weight[j] > 0.0 else 0.0
+    for j in range(m):  # insertion sort of the positions by key (stable)
+        i = j
+        v = key[j]
+        while i > 0 and key[order[i - 1]] > v:
+            order[i] = order[i - 1]
+            i -= 1
+        order[i] = j
+    node_sum = node_sums[1]
+    best = -1.0
+    best_k = -1
+    s_left = 0.0
+    w_left = 0.0
+    for k in range(m - 1):
+        s_left += out_sum[order[k]]
+        w_left += out_weight[order[k]]
+        if k + 1 > max_splits and m - k - 1 > max_splits:
+            continue
+        score = _children_score(s_left, w_left, node_sum, node_weight)
+        if score > best:
+            best = score
+            best_k = k
+    for k in range(best_k + 1):
+        b = out_bin[order[k]]
+        bits[b >> 6] |= np.uint64(1) << np.uint64(b & 63)
+    return best
