@@ -127,6 +127,9 @@ class GCForestClassifier(LayerOutputMixin, ClassifierMixin, TransformerMixin, Ba
         Categorical columns of X, encoded as ordinal codes (NaN for missing and
         unseen categories) before scanning and the cascade; see
         :class:`mddf.MDDFClassifier`. Only meaningful without scanning.
+    categorical_splits : {"subset", "ordinal"}, default="ordinal"
+        How the cascade's binned trees split the categorical columns (see
+        :class:`mddf.MDDFClassifier`); without scanning only.
     n_jobs : int or None, default=None
     random_state : int, RandomState instance or None, default=None
         Given unchanged to the scanner and then to the cascade, so without
@@ -191,6 +194,7 @@ class GCForestClassifier(LayerOutputMixin, ClassifierMixin, TransformerMixin, Ba
         "class_vectors": [StrOptions({"kfold", "oob"})],
         "tree_method": [StrOptions({"hist", "exact"})],
         "categorical_features": CATEGORICAL_FEATURES_CONSTRAINT,
+        "categorical_splits": [StrOptions({"subset", "ordinal"})],
         "n_jobs": [None, Integral],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
@@ -216,6 +220,7 @@ class GCForestClassifier(LayerOutputMixin, ClassifierMixin, TransformerMixin, Ba
         class_vectors="kfold",
         tree_method="hist",
         categorical_features="from_dtype",
+        categorical_splits="ordinal",
         n_jobs=None,
         random_state=None,
         verbose=0,
@@ -237,6 +242,7 @@ class GCForestClassifier(LayerOutputMixin, ClassifierMixin, TransformerMixin, Ba
         self.class_vectors = class_vectors
         self.tree_method = tree_method
         self.categorical_features = categorical_features
+        self.categorical_splits = categorical_splits
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
@@ -356,11 +362,21 @@ class GCForestClassifier(LayerOutputMixin, ClassifierMixin, TransformerMixin, Ba
             validation_fraction=self.validation_fraction,
             class_vectors=self.class_vectors,
             tree_method=self.tree_method,
+            # x's categorical columns reach the cascade's subset splits without scanning (whose class vectors
+            # are numbers); the codes are already encoded, and the cascade encodes them again as they are
+            categorical_features=self._cascade_categorical(),
+            categorical_splits=self.categorical_splits,
             n_jobs=self.n_jobs,
             random_state=self.random_state,
             verbose=self.verbose,
             model_dir=self.model_dir,
         ).set_output(transform="default")
+
+    def _cascade_categorical(self):
+        """The cascade's ``categorical_features``: x's categorical columns with subset splits, else None."""
+        if self.window_sizes is None and self.categorical_splits == "subset":
+            return self.is_categorical_
+        return None
 
     def _copy_cascade_state(self):
         self.classes_ = self.cascade_.classes_

@@ -15,15 +15,31 @@ import numpy as np
 from sklearn.utils.parallel import Parallel
 
 from ._storage import MemoryStore
-from .trees import BinnedForest, BinnedRegressionForest, FeatureBinner
+from .forest_kinds import forest_kind
+from .trees import BinnedForest, BinnedRegressionForest, FeatureBinner, ForestBuilder, TreeSettings, grow_tree
 
 MAX_SEED = np.iinfo(np.int32).max
 #: The forests grown on a :class:`BinnedInput`, which predict from the layer's bin codes.
 BINNED_FORESTS = (BinnedForest, BinnedRegressionForest)
+#: The most categories on the smaller side of a best category subset (LightGBM's ``max_cat_threshold``).
+MAX_CATEGORY_SPLITS = 32
+#: The fewest rows a category needs in a node to be placed by a best category subset (LightGBM's
+#: ``min_data_per_group``); rarer ones go right.
+MIN_CATEGORY_COUNT = 1
 
 
 class BinnedInput:
     """A layer input quantised once for every tree of the block (``tree_method="hist"``).
+
+    Parameters
+    ----------
+    X : ndarray of float32 (n, d)
+    categorical : ndarray of bool (d,) or None
+        Columns to split into subsets of categories. A column is split so only
+        when each of its values among the rows has a bin of its own and there
+        are at most 255 of them (so that every code, the missing one included,
+        fits a 256-bit set); other columns, and every column when None, are
+        split at thresholds.
 
     Attributes
     ----------
@@ -36,22 +52,141 @@ class BinnedInput:
     missing_bin : ndarray of int64 (d,) or None
         Code of NaN in each feature that has NaN, -1 in the others (what the trees
         split on); None when the input has no NaN.
-    missing_codes : ndarray of int64 (d,) or (0,)
-        The binner's ``missing_bins_`` when the input has NaN, else empty (what
-        the trees route by: see :func:`mddf.trees.add_tree_proba`).
+    has_missing : bool
+        Whether the input has NaN.
+    categorical : ndarray of uint8 (d,) or None
+        1 for the columns split into category subsets; None when there is none.
     """
 
-    def __init__(self, X):
+    def __init__(self, X, categorical=None):
         self.binner = FeatureBinner().fit(X)
         self.codes = self.binner.transform(X)
         has_missing = self.binner.has_missing_
         self.n_bins = np.array([len(e) + 1 for e in self.binner.edges_], dtype=np.int64) + has_missing
-        if has_missing.any():
-            self.missing_bin = np.where(has_missing, self.binner.missing_bins_, -1).astype(np.int64)
-            self.missing_codes = self.binner.missing_bins_
+        self.has_missing = bool(has_missing.any())
+        self.missing_bin = (
+            np.where(has_missing, self.binner.missing_bins_, -1).astype(np.int64) if self.has_missing else None
+        )
+        self.categorical = None
+        if categorical is not None:
+            subset = np.asarray(categorical, dtype=bool) & self.binner.exact_ & (self.binner.missing_bins_ <= 255)
+            if subset.any():
+                self.categorical = subset.astype(np.uint8)
+
+
+class TreeGrower:
+    """The trees of one forest of :mod:`mddf.trees`, grown on a :class:`BinnedInput` and packed as they come.
+
+    Parameters
+    ----------
+    kind : str
+        The forest kind (:mod:`mddf.forest_kinds`): its split rule and how many candidate features.
+    max_depth : int or None
+    max_features : int, float, str or None
+        The block's ``max_features`` setting (:meth:`mddf.forest_kinds.ForestKind.n_candidates`).
+    X : BinnedInput
+    y : ndarray of int64 (class indices) or float64 (targets)
+    n_classes : int or None
+        Classes of a classification forest; None for regression.
+    """
+
+    def __init__(self, kind, max_depth, max_features, X, y, n_classes):
+        forest = forest_kind(kind)
+        self.X, self.y, self.n_classes = X, y, n_classes
+        self.width = n_classes or 1  # columns of a tree's output
+        self.settings = TreeSettings(
+            -1 if max_depth is None else int(max_depth),
+            forest.n_candidates(max_features, X.codes.shape[1]),
+            forest.split_rule,
+            MAX_CATEGORY_SPLITS,
+            MIN_CATEGORY_COUNT,
+        )
+        self.builder = ForestBuilder(X.binner, n_classes)
+
+    def add(self, weight, seed):
+        """Grow one tree on the rows' ``weight`` (0: not in the tree's sample) and keep it."""
+        X = self.X
+        tree = grow_tree(
+            X.codes, self.y, weight, X.n_bins, X.missing_bin, X.categorical, self.n_classes or 0, self.settings, seed
+        )
+        self.builder.add(tree)
+
+    def predict_last(self, rows):
+        """The last tree's output for the rows ``rows`` of the input: ``(len(rows), n_classes or 1)``."""
+        out = np.zeros((len(rows), self.width))
+        self.builder.route_last(self.X.codes, rows, self.X.has_missing, out)
+        return out
+
+    def finish(self):
+        return self.builder.finish()
+
+
+def grow_forest(trees, n_estimators, seed, n, rows, weight, bootstrap, predict_rows, draws=None):
+    """Grow one forest tree by tree on the rows ``rows`` of the shared layer input.
+
+    Each tree is fitted on the whole layer input with a row weight that is zero
+    outside its training rows, so no fold or bootstrap copy of the data is ever
+    made, and it is packed at once (``trees``: a :class:`TreeGrower`, or the
+    classification block's scikit-learn trees).
+
+    Parameters
+    ----------
+    trees : TreeGrower or compatible
+        ``add(weight, seed)``, ``predict_last(rows)`` and ``finish()``.
+    n_estimators, seed : int
+    n : int
+        Rows of the layer input.
+    rows : ndarray of int
+        Training rows of the forest, repeated rows counted as many times (a
+        weighted resample of a fold).
+    weight : ndarray (n,) or None
+        Per-row weight multiplying the row counts (sample weights, or D_t in
+        ``sample_weight`` mode).
+    bootstrap : bool
+        Each tree draws ``len(rows)`` rows with replacement from ``rows``:
+        uniformly, unlike scikit-learn >= 1.8 forests, which draw the bootstrap in
+        proportion to ``sample_weight`` (see :func:`mddf.block.fit_oob_forest`),
+        unless ``draws`` is given.
+    predict_rows : ndarray of int, or "oob"
+        Rows whose outputs are returned: the held-out fold, or ``"oob"`` for
+        each row's mean over the trees whose bootstrap left it out.
+    draws : WeightedBootstrap over ``rows``, or None
+        Draws of the bootstrap in proportion to D_t: every tree then trains on its
+        own weighted resample of ``rows``.
+
+    Returns
+    -------
+    (forest, output): the forest and, for held-out rows, the mean output of its trees
+    ``(len(predict_rows), width)``; for ``"oob"``, the sum of each row's outputs over the trees
+    whose bootstrap left it out ``(n, width)`` and their number ``(n,)``.
+    """
+    rng = np.random.RandomState(seed)
+    base_counts = None if bootstrap else np.bincount(rows, minlength=n).astype(np.float64)
+    oob = isinstance(predict_rows, str)
+    if oob:
+        output_sum, output_count = np.zeros((n, trees.width)), np.zeros(n)
+    else:
+        predict_rows = np.asarray(predict_rows, dtype=np.int64)
+        output_sum = np.zeros((len(predict_rows), trees.width))
+    for _ in range(n_estimators):
+        tree_seed = rng.randint(MAX_SEED)
+        if bootstrap:
+            drawn = rows[rng.randint(0, len(rows), len(rows))] if draws is None else draws.draw(rng, len(rows))
+            counts = np.bincount(drawn, minlength=n).astype(np.float64)
         else:
-            self.missing_bin = None
-            self.missing_codes = np.zeros(0, dtype=np.int64)
+            counts = base_counts
+        trees.add(counts if weight is None else counts * weight, tree_seed)
+        if oob:
+            out = np.flatnonzero(counts == 0)
+            if len(out):
+                output_sum[out] += trees.predict_last(out)
+                output_count[out] += 1
+        else:
+            output_sum += trees.predict_last(predict_rows)
+    forest = trees.finish()
+    if not oob:
+        return forest, output_sum / n_estimators
+    return forest, (output_sum, output_count)
 
 
 class BlockBase:

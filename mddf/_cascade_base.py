@@ -19,7 +19,7 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.model_selection import train_test_split
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter
 
 from ._block_base import MAX_SEED
@@ -78,6 +78,7 @@ class CascadeBase(LayerFeaturesMixin):
         "min_gain_se": [Interval(Real, 0, None, closed="left")],
         "validation_fraction": [Interval(Real, 0, 1, closed="neither"), None],
         "categorical_features": CATEGORICAL_FEATURES_CONSTRAINT,
+        "categorical_splits": [StrOptions({"subset", "ordinal"})],
         "n_jobs": [Integral, None],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
@@ -189,8 +190,25 @@ class CascadeBase(LayerFeaturesMixin):
         """
         start = time.perf_counter()
         block = self._block(growth.forest_types, t, growth.store)
-        per_member = self._fit_block(block, growth, self._layer_input(growth.X, growth.train.passed, t))
+        X = self._layer_input(growth.X, growth.train.passed, t)
+        per_member = self._fit_block(block, growth, X, self._layer_categorical(X.shape[1], t))
         return t, block, per_member, start
+
+    def _layer_holds_x(self, t):
+        """Whether the input of layer t begins with the columns of ``x``."""
+        return True
+
+    def _layer_categorical(self, n_columns, t):
+        """The columns of layer t's input that the binned trees split into category subsets; None: none.
+
+        The categorical columns of ``x`` with ``categorical_splits="subset"``
+        (the columns that the previous layers pass on are numbers).
+        """
+        if self.categorical_splits != "subset" or self.is_categorical_ is None or not self._layer_holds_x(t):
+            return None
+        mask = np.zeros(n_columns, dtype=bool)
+        mask[: len(self.is_categorical_)] = self.is_categorical_
+        return mask
 
     def _keep_layer(self, growth, block, record, start, monitored):
         """Record a grown layer; ``monitored`` are the per-row results early stopping reads. True: stop."""

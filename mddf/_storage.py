@@ -56,7 +56,7 @@ OWNED_ENTRY = re.compile(r"^(layer|candidate)-\d+$")
 HEADER_BYTES = 64
 _MAGIC = b"MDDFMODL"
 #: Version of the model files' format (and of the marker); 2 added the content hash kept by the handle.
-FORMAT = 2
+FORMAT = 3
 _ALIGN = 64
 
 
@@ -349,8 +349,8 @@ class StoredRecord:
         model = self._forest(path, mapped, copy)
         if not verified:
             try:
-                # the forests whose arrays can be checked, as when they are unpickled (mddf.trees.forest.StoredTrees)
-                if hasattr(model, "_first_bad_node"):
+                # the forests check their arrays, as when they are unpickled (mddf.trees.forest.PackedForest)
+                if hasattr(model, "check_arrays"):
                     model.check_arrays()
             except ValueError as exc:
                 raise ModelFileError(path, f"its tree arrays are not valid: {exc}") from exc

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.model_selection import StratifiedKFold
 
-from ._block_base import MAX_SEED, BinnedInput, BlockBase
+from ._block_base import MAX_SEED, BinnedInput, BlockBase, TreeGrower, grow_forest
 from .compact_forest import CompactForest
 from .forest_kinds import forest_kind
 from .members import (
@@ -25,9 +25,8 @@ from .members import (
     takes_sample_weight,
     warn_resampled,
 )
-from .trees import BinnedForest, add_tree_proba, grow_tree
+from .trees import BinnedForest, grow_tree
 from .trees._compile_notice import announce_compilation
-from .trees.forest import CompactTrees
 from .weights import WeightedBootstrap, weighted_resample
 
 #: Candidate features per split of the block's forests (but the completely-random ones', which draw one).
@@ -74,7 +73,7 @@ class _ExactTrees:
     NaN in the input are scikit-learn's missing values: each split sends them to
     the side it chooses (the best one for ``DecisionTreeClassifier``, a random
     one for ``ExtraTreeClassifier``), or to the child with more samples when the
-    node had none.
+    node had none. The interface is :class:`mddf._block_base.TreeGrower`'s.
     """
 
     def __init__(self, kind, max_depth, X, y, n_classes):
@@ -82,155 +81,39 @@ class _ExactTrees:
         self.tree_class = forest.exact_tree
         self.max_features = forest.max_features(MAX_FEATURES)
         self.max_depth, self.X, self.y, self.n_classes = max_depth, X, y, n_classes
+        self.width = n_classes
         self.compact = CompactForest.growing(n_classes, X.shape[1])
-        self._rows = self._X_rows = None
+        self._last = self._rows = self._X_rows = None
         # scikit-learn's trees find the features with NaN only when they check their input
         self.check_input = bool(np.isnan(X).any())
         if self.check_input:
             check_exact_trees_missing(kind)
 
-    def fit(self, weight, seed):
+    def add(self, weight, seed):
         tree = self.tree_class(max_features=self.max_features, max_depth=self.max_depth, random_state=seed)
         # check_input=False: X is validated once per layer (float32), not once per tree; with NaN the
         # check also tells the tree which features have missing values
         tree.fit(self.X, self.y, sample_weight=weight, check_input=self.check_input)
-        return tree
+        self.compact.add_tree(tree, tree.classes_.astype(np.intp))
+        self._last = tree  # at most one full scikit-learn tree alive per worker
 
-    def predict(self, tree, rows):
+    def predict_last(self, rows):
         if rows is not self._rows:  # the held-out rows are the same for every tree: slice them once
             self._rows, self._X_rows = rows, self.X[rows]
         out = np.zeros((len(rows), self.n_classes))
-        out[:, tree.classes_.astype(np.intp)] = tree.predict_proba(self._X_rows, check_input=False)
+        out[:, self._last.classes_.astype(np.intp)] = self._last.predict_proba(self._X_rows, check_input=False)
         return out
 
-    def keep(self, tree):
-        self.compact.add_tree(tree, tree.classes_.astype(np.intp))
-
     def finish(self):
+        self._last = None
         return self.compact.finish()
 
 
-class _BinnedTrees:
-    """The trees of :mod:`mddf.trees` on a :class:`BinnedInput`."""
-
-    def __init__(self, kind, max_depth, X, y, n_classes):
-        self.X, self.n_classes = X, n_classes
-        self.y = y.astype(np.int64, copy=False)
-        forest = forest_kind(kind)
-        self.max_features = forest.n_candidates(MAX_FEATURES, X.codes.shape[1])
-        self.random_split = forest.split_rule
-        self.max_depth = -1 if max_depth is None else int(max_depth)
-        self.trees = CompactTrees(X.binner, n_classes)
-
-    def fit(self, weight, seed):
-        return grow_tree(
-            self.X.codes,
-            self.y,
-            weight,
-            self.X.n_bins,
-            self.X.missing_bin,
-            self.n_classes,
-            self.max_depth,
-            self.max_features,
-            self.random_split,
-            seed,
-        )
-
-    def predict(self, tree, rows):
-        out = np.zeros((len(rows), self.n_classes))
-        feature, split_bin, right, impure_values, _, missing_left, _ = tree
-        add_tree_proba(
-            feature,
-            split_bin,
-            right,
-            impure_values,
-            missing_left,
-            self.X.codes,
-            self.X.missing_codes,
-            np.asarray(rows, dtype=np.int64),
-            out,
-        )
-        return out
-
-    def keep(self, tree):
-        self.trees.add(tree)  # compacted now: a growing forest holds its trees at about their stored size
-
-    def finish(self):
-        return BinnedForest.from_trees(self.trees)
-
-
-def _grow_forest(
-    kind, n_estimators, max_depth, seed, X, y, rows, weight, n_classes, bootstrap, predict_rows, draws=None
-):
-    """Grow one forest tree by tree on the rows ``rows`` of the shared layer input.
-
-    Each tree is fitted on the whole of ``X`` with a sample weight that is zero
-    outside its training rows (scikit-learn's tree builder drops zero-weight rows
-    before splitting), so no fold or bootstrap copy of the data is ever made, and
-    it is compacted at once, so at most one full scikit-learn tree is alive per
-    worker. The trees are the ones ``make_forest`` builds (same tree classes, same
-    ``max_features``); random forests bootstrap, as ``RandomForestClassifier`` does,
-    and the other kinds do not, as ``ExtraTreesClassifier`` does not.
-
-    Parameters
-    ----------
-    rows : ndarray of int
-        Training rows of the forest, repeated rows counted as many times (a
-        weighted resample of a fold).
-    weight : ndarray (n,) or None
-        Per-row weight multiplying the row counts (D_t in ``sample_weight`` mode).
-    bootstrap : bool
-        Each tree draws ``len(rows)`` rows with replacement from ``rows``:
-        uniformly, unlike scikit-learn >= 1.8 forests, which draw the bootstrap in
-        proportion to ``sample_weight`` (see :func:`_fit_oob_forest` for why that
-        matters), unless ``draws`` is given.
-    draws : WeightedBootstrap over ``rows``, or None
-        Draws of the bootstrap in proportion to D_t: every tree then trains on its
-        own weighted resample of ``rows``.
-    predict_rows : ndarray of int, or "oob"
-        Rows whose class vectors are returned: the held-out fold, or ``"oob"`` for
-        each row's mean over the trees whose bootstrap left it out.
-
-    Returns
-    -------
-    (CompactForest or BinnedForest, ndarray of float64 (len(predict_rows) or n, n_classes))
-    """
-    trees = (_BinnedTrees if isinstance(X, BinnedInput) else _ExactTrees)(kind, max_depth, X, y, n_classes)
-    rng = np.random.RandomState(seed)
-    n = len(y)
-    base_counts = None if bootstrap else np.bincount(rows, minlength=n).astype(np.float64)
-    oob = isinstance(predict_rows, str)
-    if oob:
-        proba_sum = np.zeros((n, n_classes))
-        proba_count = np.zeros(n)
-    else:
-        proba_sum = np.zeros((len(predict_rows), n_classes))
-    for _ in range(n_estimators):
-        tree_seed = rng.randint(MAX_SEED)
-        if bootstrap:
-            drawn = rows[rng.randint(0, len(rows), len(rows))] if draws is None else draws.draw(rng, len(rows))
-            counts = np.bincount(drawn, minlength=n).astype(np.float64)
-        else:
-            counts = base_counts
-        tree = trees.fit(counts if weight is None else counts * weight, tree_seed)
-        if oob:
-            out = np.flatnonzero(counts == 0)
-            if len(out):
-                proba_sum[out] += trees.predict(tree, out)
-                proba_count[out] += 1
-        else:
-            proba_sum += trees.predict(tree, predict_rows)
-        trees.keep(tree)
-        del tree  # at most one full scikit-learn tree alive per worker
-    forest = trees.finish()
-    if not oob:
-        return forest, proba_sum / n_estimators
-    seen = proba_count > 0
-    proba = np.full(
-        (n, n_classes), 1.0 / n_classes
-    )  # a row in every bootstrap (~0.37^n_estimators) stays uninformative
-    proba[seen] = proba_sum[seen] / proba_count[seen, None]
-    return forest, proba
+def _forest_trees(kind, max_depth, X, y, n_classes):
+    """The tree grower of one forest: :mod:`mddf.trees` on a binned input, scikit-learn's trees on floats."""
+    if isinstance(X, BinnedInput):
+        return TreeGrower(kind, max_depth, MAX_FEATURES, X, y.astype(np.int64, copy=False), n_classes)
+    return _ExactTrees(kind, max_depth, X, y, n_classes)
 
 
 def _fit_fold_forest(kind, n_estimators, max_depth, seed, X, y, fit_rows, heldout_rows, weight, n_classes, draws=None):
@@ -239,24 +122,23 @@ def _fit_fold_forest(kind, n_estimators, max_depth, seed, X, y, fit_rows, heldou
     Random forests bootstrap (the completely-random and extremely-randomised
     ones do not); with ``draws`` (a :class:`WeightedBootstrap` over
     ``fit_rows``) every tree of any kind trains on its own weighted resample.
+    The trees are the ones :func:`make_forest` builds (same split rules, same
+    ``max_features``).
     """
-    return _grow_forest(
-        kind,
+    return grow_forest(
+        _forest_trees(kind, max_depth, X, y, n_classes),
         n_estimators,
-        max_depth,
         seed,
-        X,
-        y,
+        len(y),
         fit_rows,
         weight,
-        n_classes,
         bootstrap=forest_kind(kind).bootstrap or draws is not None,
         predict_rows=heldout_rows,
         draws=draws,
     )
 
 
-def _fit_oob_forest(kind, n_estimators, max_depth, seed, X, y, weight, n_classes, rows=None):
+def fit_oob_forest(kind, n_estimators, max_depth, seed, X, y, weight, n_classes, rows=None):
     """Fit one bootstrapped forest on every row (or on ``rows``); its out-of-bag class vectors.
 
     Each tree draws its bootstrap rows uniformly and receives D_t as weights of
@@ -267,21 +149,24 @@ def _fit_oob_forest(kind, n_estimators, max_depth, seed, X, y, weight, n_classes
     (its out-of-bag accuracy then overstates its test accuracy; see
     ``docs/benchmarks/cascade-defaults.md``). Uniform
     bootstrap keeps out-of-bag membership independent of the labels. Rows left
-    out of ``rows`` (of sample weight 0) are out of every bag.
+    out of ``rows`` (of sample weight 0) are out of every bag, and a row that is
+    in every bag (about 0.37^n_estimators of them) gets the uninformative
+    ``1 / n_classes`` in every column.
     """
-    return _grow_forest(
-        kind,
+    forest, (sums, counts) = grow_forest(
+        _forest_trees(kind, max_depth, X, y, n_classes),
         n_estimators,
-        max_depth,
         seed,
-        X,
-        y,
+        len(y),
         np.arange(len(y)) if rows is None else rows,
         weight,
-        n_classes,
         bootstrap=True,
         predict_rows="oob",
     )
+    seen = counts > 0
+    proba = np.full((len(y), n_classes), 1.0 / n_classes)
+    proba[seen] = sums[seen] / counts[seen, None]
+    return forest, proba
 
 
 def _predict_one(model, X, has_missing):
@@ -402,7 +287,7 @@ class ForestBlock(BlockBase):
         self.weighting = weighting
         self.tree_method = tree_method
 
-    def fit(self, X, y, distribution, n_classes, rng, trainable=None):
+    def fit(self, X, y, distribution, n_classes, rng, trainable=None, categorical=None):
         """Fit the block and return out-of-fold class vectors of the training rows.
 
         Parameters
@@ -422,6 +307,9 @@ class ForestBlock(BlockBase):
             None: all. The others never reach a model, neither in a resample nor in
             a bootstrap, but still get class vectors: the folds are drawn over all
             rows, and with ``"oob"`` they are out of every bag.
+        categorical : ndarray of bool (d,) or None
+            Columns the binned trees split into subsets of categories
+            (:class:`mddf._block_base.BinnedInput`); None: none.
 
         Returns
         -------
@@ -442,7 +330,7 @@ class ForestBlock(BlockBase):
         self.n_features_in_ = X.shape[1]
         if self.tree_method == "hist" and forests:
             announce_compilation(grow_tree)  # the first fit of a fresh install compiles the trees
-            X = BinnedInput(X)
+            X = BinnedInput(X, categorical)
         n = len(y)
         rows = None if trainable is None else np.flatnonzero(trainable)
         uniform = np.ptp(distribution if rows is None else distribution[rows]) == 0
@@ -467,7 +355,7 @@ class ForestBlock(BlockBase):
                 tasks.append(
                     self._task(
                         f"m{j}-oob",
-                        _fit_oob_forest,
+                        fit_oob_forest,
                         kinds[j],
                         self.n_estimators,
                         self.max_depth,

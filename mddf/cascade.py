@@ -233,9 +233,23 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
         categories seen in training (a ``category`` dtype's order is kept,
         other values are sorted); missing values and categories unseen in
         training become NaN, i.e. missing values. The trees split the codes by
-        thresholds (categories ordered by code, not partitioned into subsets);
-        ``"hist"`` bins at most 256 categories losslessly and quantile-bins the
-        codes of a column with more. Numeric input is unaffected.
+        thresholds of the codes or into subsets of categories, as
+        ``categorical_splits`` says; ``"hist"`` bins at most 256 categories
+        losslessly and quantile-bins the
+        codes of a column with more (see ``categorical_splits``). Numeric input
+        is unaffected.
+    categorical_splits : {"subset", "ordinal"}, default="ordinal"
+        How the binned trees (``tree_method="hist"``) split a categorical
+        column. ``"subset"``: into two sets of categories, the best set found
+        by sorting the node's categories by their class share (for more than
+        two classes, one-vs-rest orderings) or mean target and scanning that
+        order, as LightGBM and HistGradientBoosting do; a completely-random or
+        extremely-randomised tree draws a random set of the node's categories.
+        Missing values, and categories the node did not see, go to the heavier
+        child unless the node had missing values, whose side is then learned.
+        Columns of more than 255 categories are split as codes. ``"ordinal"``:
+        at thresholds of the ordinal codes. ``tree_method="exact"`` always
+        splits the codes at thresholds.
     n_jobs : int or None, default=None
         Parallel forest fits and predictions (joblib threads). Results do not depend on
         it. Under ``joblib.parallel_config(backend="dask")`` the fits and predictions run
@@ -457,6 +471,7 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
         weighting="resample",
         tree_method="hist",
         categorical_features="from_dtype",
+        categorical_splits="ordinal",
         n_jobs=None,
         random_state=None,
         verbose=0,
@@ -483,6 +498,7 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
         self.weighting = weighting
         self.tree_method = tree_method
         self.categorical_features = categorical_features
+        self.categorical_splits = categorical_splits
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
@@ -496,6 +512,9 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
         if self.input_features == "stacking":
             return np.ascontiguousarray(passed, dtype=np.float32)
         return super()._layer_input(X, passed, t)
+
+    def _layer_holds_x(self, t):
+        return t == 1 or self.input_features != "stacking"
 
     def _check_forest_types(self):
         return check_forest_types(self.forest_types)
@@ -591,9 +610,10 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
             trainable=None if weight is None else weight > 0,  # rows of weight 0 never reach the forests
         )
 
-    def _fit_block(self, block, growth, X):
+    def _fit_block(self, block, growth, X, categorical):
         """Line 4: layer t's block, fitted on D_t; its out-of-fold class vectors per forest."""
-        return block.fit(X, growth.y, growth.cumulative.distribution, len(self.classes_), growth.rng, growth.trainable)
+        distribution, n_classes = growth.cumulative.distribution, len(self.classes_)
+        return block.fit(X, growth.y, distribution, n_classes, growth.rng, growth.trainable, categorical)
 
     def _add_layer(self, growth, t, block, per_forest, start):
         """Lines 5-8 for a fitted layer: margins, its weight, f_t and D_{t+1}; True when growth stops."""

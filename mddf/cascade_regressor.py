@@ -140,6 +140,18 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
         Which columns of X are categorical, as for :class:`mddf.MDDFClassifier`:
         each is replaced by ordinal codes of the categories seen in training,
         unseen categories and missing values becoming NaN (missing values).
+    categorical_splits : {"subset", "ordinal"}, default="ordinal"
+        How the binned trees (``tree_method="hist"``) split a categorical
+        column. ``"subset"``: into two sets of categories, the best set found
+        by sorting the node's categories by their class share (for more than
+        two classes, one-vs-rest orderings) or mean target and scanning that
+        order, as LightGBM and HistGradientBoosting do; a completely-random or
+        extremely-randomised tree draws a random set of the node's categories.
+        Missing values, and categories the node did not see, go to the heavier
+        child unless the node had missing values, whose side is then learned.
+        Columns of more than 255 categories are split as codes. ``"ordinal"``:
+        at thresholds of the ordinal codes. ``tree_method="exact"`` always
+        splits the codes at thresholds.
     n_jobs : int or None, default=None
         Parallel forest fits and predictions (joblib threads, or the backend
         ``joblib.parallel_config`` selects). Results do not depend on it: every
@@ -233,6 +245,7 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
         min_gain_se=0.0,
         validation_fraction=None,
         categorical_features="from_dtype",
+        categorical_splits="ordinal",
         n_jobs=None,
         random_state=None,
         verbose=0,
@@ -251,6 +264,7 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
         self.min_gain_se = min_gain_se
         self.validation_fraction = validation_fraction
         self.categorical_features = categorical_features
+        self.categorical_splits = categorical_splits
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
@@ -376,8 +390,8 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
             name=f"layer-{t:03d}",
         )
 
-    def _fit_block(self, block, growth, X):
-        return block.fit(X, growth.y, growth.weight, growth.rng)
+    def _fit_block(self, block, growth, X, categorical):
+        return block.fit(X, growth.y, growth.weight, growth.rng, categorical)
 
     def _add_layer(self, growth, t, block, oof, start):
         """Record layer t's out-of-fold MSE (and held-out MSE) and pass its predictions on; True when growth stops."""

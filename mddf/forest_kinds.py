@@ -18,9 +18,7 @@ import numpy as np
 from sklearn.ensemble import ExtraTreesClassifier, ExtraTreesRegressor, RandomForestClassifier, RandomForestRegressor
 from sklearn.tree import DecisionTreeClassifier, ExtraTreeClassifier
 
-#: Split rules of :func:`mddf.trees.grow_tree`: the best split, a completely random one, a random threshold per
-#: candidate feature and the best of them.
-BEST, COMPLETELY_RANDOM, RANDOM_THRESHOLD = 0, 1, 2
+from .trees.grower import BEST, COMPLETELY_RANDOM, RANDOM_THRESHOLD
 
 
 @dataclass(frozen=True)
@@ -35,7 +33,8 @@ class ForestKind:
     one_feature : bool
         One candidate feature per split, whatever the block's ``max_features``.
     split_rule : int
-        :data:`BEST`, :data:`COMPLETELY_RANDOM` or :data:`RANDOM_THRESHOLD`.
+        The split rule of :func:`mddf.trees.grow_tree`: :data:`~mddf.trees.grower.BEST`,
+        :data:`~mddf.trees.grower.COMPLETELY_RANDOM` or :data:`~mddf.trees.grower.RANDOM_THRESHOLD`.
     exact_tree : type
         scikit-learn's tree class that grows this kind's trees on float values (``tree_method="exact"``).
     classifier, regressor : type
@@ -49,11 +48,6 @@ class ForestKind:
     exact_tree: type
     classifier: type
     regressor: type
-
-    @property
-    def random_threshold(self):
-        """Whether the split thresholds are drawn at random (the regression trees' switch)."""
-        return self.split_rule != BEST
 
     def max_features(self, setting):
         """The ``max_features`` of this kind's trees in a block whose setting is ``setting``."""

@@ -4,7 +4,7 @@ The regression counterpart of :class:`mddf.block.ForestBlock` (gcForest's
 layer, Zhou and Feng): each forest gives every training row a predicted value
 from fold models that never saw that row, and gives new rows the mean of its
 fold models. The trees are those of :mod:`mddf.trees` for regression
-(:func:`~mddf.trees.grow_regression_tree`), grown on the layer input
+(:func:`~mddf.trees.grow_tree` with the squared error), grown on the layer input
 quantised once per layer to at most 256 bins per feature
 (:class:`mddf._block_base.BinnedInput`).
 """
@@ -14,9 +14,9 @@ from __future__ import annotations
 import numpy as np
 from sklearn.model_selection import KFold
 
-from ._block_base import MAX_SEED, BinnedInput, BlockBase
+from ._block_base import BinnedInput, BlockBase, TreeGrower, grow_forest
 from .forest_kinds import forest_kind
-from .trees import BinnedRegressionForest, add_tree_values, grow_regression_tree
+from .trees import grow_tree
 from .trees._compile_notice import announce_compilation
 
 
@@ -24,7 +24,7 @@ def make_regression_forest(kind, n_estimators, max_depth, max_features, random_s
     """A forest of the regression block, as the scikit-learn estimator it is equivalent to.
 
     :class:`RegressionForestBlock` grows these trees itself on binned features
-    (see :func:`_grow_regression_forest`), with the same split rules: ``"rf"``
+    (see :func:`_fit_regression_forest`), with the same split rules: ``"rf"``
     is ``RandomForestRegressor(max_features=max_features)``, ``"crf"``
     ``ExtraTreesRegressor(max_features=1)`` and ``"et"``
     ``ExtraTreesRegressor(max_features=max_features)`` (:mod:`mddf.forest_kinds`).
@@ -32,12 +32,10 @@ def make_regression_forest(kind, n_estimators, max_depth, max_features, random_s
     return forest_kind(kind).make("regression", n_estimators, max_depth, max_features, random_state)
 
 
-def _grow_regression_forest(kind, n_estimators, max_depth, max_features, seed, X, y, rows, weight, predict_rows):
-    """Grow one forest tree by tree on the rows ``rows`` of the shared layer input; predict ``predict_rows``.
+def _fit_regression_forest(kind, n_estimators, max_depth, max_features, seed, X, y, rows, weight, predict_rows):
+    """Grow one forest on the rows ``rows`` of the shared layer input; its mean prediction of ``predict_rows``.
 
-    Each tree is grown on the whole of ``X.codes`` with a row weight that is
-    zero outside its training rows, so no fold or bootstrap copy of the data is
-    made. Random forests (``"rf"``) draw ``len(rows)`` rows uniformly with
+    Random forests (``"rf"``) draw ``len(rows)`` rows uniformly with
     replacement from ``rows`` for each tree (the bootstrap); the other kinds
     train every tree on ``rows``. A row's weight is its count in the draw
     times its sample weight ``weight``, so sample weights move the splits and
@@ -45,37 +43,13 @@ def _grow_regression_forest(kind, n_estimators, max_depth, max_features, seed, X
 
     Returns
     -------
-    (BinnedRegressionForest, ndarray of float64 (len(predict_rows),)): the forest and its mean prediction
-    of the held-out rows.
+    (BinnedRegressionForest, ndarray of float64 (len(predict_rows),))
     """
-    forest = forest_kind(kind)
-    n = len(y)
-    rng = np.random.RandomState(seed)
-    bootstrap = forest.bootstrap
-    random_split = forest.random_threshold
-    n_candidates = forest.n_candidates(max_features, X.codes.shape[1])
-    depth = -1 if max_depth is None else int(max_depth)
-    base = None if bootstrap else np.bincount(rows, minlength=n).astype(np.float64) * weight
-    predict_rows = np.asarray(predict_rows, dtype=np.int64)
-    prediction = np.zeros(len(predict_rows))
-    trees = []
-    for _ in range(n_estimators):
-        tree_seed = rng.randint(MAX_SEED)
-        if bootstrap:
-            drawn = rows[rng.randint(0, len(rows), len(rows))]
-            tree_weight = np.bincount(drawn, minlength=n).astype(np.float64) * weight
-        else:
-            tree_weight = base
-        tree = grow_regression_tree(
-            X.codes, y, tree_weight, X.missing_bin, depth, n_candidates, random_split, tree_seed
-        )
-        feature, split_bin, right, values, _, missing_left, _ = tree
-        add_tree_values(
-            feature, split_bin, right, values, missing_left, X.codes, X.missing_codes, predict_rows, prediction
-        )
-        trees.append(tree)
-    forest = BinnedRegressionForest(X.binner, *map(list, zip(*trees)))
-    return forest, prediction / n_estimators
+    trees = TreeGrower(kind, max_depth, max_features, X, y, None)
+    forest, prediction = grow_forest(
+        trees, n_estimators, seed, len(y), rows, weight, forest_kind(kind).bootstrap, predict_rows
+    )
+    return forest, prediction[:, 0]
 
 
 class RegressionForestBlock(BlockBase):
@@ -126,7 +100,7 @@ class RegressionForestBlock(BlockBase):
         self.max_depth = max_depth
         self.max_features = max_features
 
-    def fit(self, X, y, sample_weight, rng):
+    def fit(self, X, y, sample_weight, rng, categorical=None):
         """Fit the block and return the out-of-fold predictions of the training rows.
 
         Parameters
@@ -140,6 +114,9 @@ class RegressionForestBlock(BlockBase):
         rng : numpy.random.RandomState
             Source of every seed of this layer (the folds', then each forest's),
             consumed in a fixed order so that results do not depend on ``n_jobs``.
+        categorical : ndarray of bool (d,) or None
+            Columns the trees split into subsets of categories
+            (:class:`mddf._block_base.BinnedInput`); None: none.
 
         Returns
         -------
@@ -147,16 +124,16 @@ class RegressionForestBlock(BlockBase):
         """
         for kind in self.forest_types:
             forest_kind(kind)
-        announce_compilation(grow_regression_tree)  # the first fit of a fresh install compiles the trees
+        announce_compilation(grow_tree)  # the first fit of a fresh install compiles the trees
         self.n_features_in_ = X.shape[1]
-        X = BinnedInput(X)
+        X = BinnedInput(X, categorical)
         y = np.ascontiguousarray(y, dtype=np.float64)
         weight = np.ascontiguousarray(sample_weight, dtype=np.float64)
         tasks, slots = [], []
         for i, train, test, seeds in self._folds(rng, y, weight > 0):
             for j, kind in enumerate(self.forest_types):
                 args = (kind, self.n_estimators, self.max_depth, self.max_features, seeds[j], X, y, train, weight, test)
-                tasks.append(self._task(f"m{j}-fold{i}", _grow_regression_forest, *args))
+                tasks.append(self._task(f"m{j}-fold{i}", _fit_regression_forest, *args))
                 slots.append((j, test))
         return self._gather(tasks, slots, len(y), ())
 

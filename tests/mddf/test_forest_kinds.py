@@ -23,7 +23,6 @@ def test_each_kind_is_defined_once():
     )
     assert [kind.n_candidates("sqrt", 16) for kind in (rf, crf, et)] == [4, 1, 4]
     assert [kind.n_candidates(0.5, 16) for kind in (rf, crf, et)] == [8, 1, 8]
-    assert not rf.random_threshold and crf.random_threshold and et.random_threshold
 
 
 def test_make_gives_the_equivalent_scikit_learn_forests():

@@ -1,0 +1,74 @@
+"""Category subsets in the cascades' binned trees (``categorical_splits="subset"``)."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.metrics import r2_score
+
+from mddf import CascadeForestRegressor, MDDFClassifier
+from mddf._block_base import BinnedInput
+from mddf.baselines import GCForestClassifier
+
+SET = ["c1", "c4", "c6"]  # no threshold on the codes of c0 .. c7 isolates these three
+
+
+def _data(n, seed, regression=False):
+    rng = np.random.RandomState(seed)
+    category = rng.randint(0, 8, n)
+    X = pd.DataFrame({"category": pd.Categorical([f"c{c}" for c in category], categories=[f"c{c}" for c in range(8)])})
+    inside = np.isin(X["category"].astype(str), SET)
+    if regression:
+        return X, 3.0 * inside + 0.1 * rng.standard_normal(n)
+    return X, np.where(inside, "in", "out")
+
+
+SMALL = dict(n_estimators=5, max_layers=1, max_depth_factor=1, random_state=0)  # depth-2 trees
+
+
+def test_a_category_set_is_learned_by_shallow_trees_with_subsets_and_not_with_thresholds():
+    X, y = _data(600, 0)
+    X_test, y_test = _data(400, 1)
+    kw = dict(forest_types=("rf", "rf"), **SMALL)
+    subset = MDDFClassifier(categorical_splits="subset", **kw).fit(X, y)
+    ordinal = MDDFClassifier(categorical_splits="ordinal", **kw).fit(X, y)
+    assert subset.score(X_test, y_test) == 1.0
+    assert ordinal.score(X_test, y_test) < 0.9
+
+
+def test_the_regression_cascade_learns_it_too():
+    X, y = _data(600, 2, regression=True)
+    X_test, y_test = _data(400, 3, regression=True)
+    kw = dict(forest_types=("rf", "rf"), **SMALL)
+    subset = CascadeForestRegressor(categorical_splits="subset", **kw).fit(X, y)
+    ordinal = CascadeForestRegressor(categorical_splits="ordinal", **kw).fit(X, y)
+    assert r2_score(y_test, subset.predict(X_test)) > 0.99 > r2_score(y_test, ordinal.predict(X_test)) + 0.1
+
+
+def test_gcforest_passes_its_categorical_columns_to_the_cascade():
+    X, y = _data(600, 4)
+    X_test, y_test = _data(400, 5)
+    model = GCForestClassifier(categorical_splits="subset", n_estimators=5, max_layers=1, random_state=0)
+    assert model.fit(X, y).score(X_test, y_test) == 1.0
+
+
+@pytest.mark.parametrize("params", [{}, {"tree_method": "exact"}])
+def test_without_subset_splits_to_make_the_predictions_do_not_change(params):
+    # numeric columns only, or scikit-learn's trees (which split codes): "subset" changes nothing
+    rng = np.random.RandomState(6)
+    X = rng.standard_normal((300, 4))
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    if params:
+        X = pd.DataFrame(X, columns=list("abcd")).assign(d=pd.Categorical(rng.randint(0, 4, 300)))
+    kw = dict(n_estimators=5, max_layers=2, random_state=0, **params)
+    a = MDDFClassifier(categorical_splits="subset", **kw).fit(X, y).predict_proba(X)
+    b = MDDFClassifier(categorical_splits="ordinal", **kw).fit(X, y).predict_proba(X)
+    assert np.array_equal(a, b)
+
+
+def test_a_column_of_more_than_255_categories_is_split_at_thresholds():
+    rng = np.random.RandomState(7)
+    X = np.column_stack([rng.randint(0, 300, 2000), rng.randint(0, 20, 2000)]).astype(np.float32)
+    binned = BinnedInput(X, categorical=np.array([True, True]))
+    assert binned.categorical.tolist() == [0, 1]
+    X[rng.rand(2000) < 0.1, 1] = np.nan  # 20 categories and missing values: still a set of codes
+    assert BinnedInput(X, categorical=np.array([True, True])).categorical.tolist() == [0, 1]
