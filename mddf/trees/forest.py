@@ -8,7 +8,7 @@ tree-local uint16 index when every tree has fewer than 65,536 nodes (int32
 otherwise); a leaf keeps its class (pure leaves, the vast majority) or the
 tree-local row of its class distribution. The side of the missing values
 (NaN) of each node is one bit, packed eight nodes to a byte. That is 5 1/8
-bytes a node, about half of :class:`mddf.compact_forest.CompactForest`'s
+bytes a node, about half of :class:`mddf._compact_forest.CompactForest`'s
 float-threshold layout. New rows are binned once with the layer's bin edges,
 then routed by compiled code; rows without a missing value take a loop that
 never reads the bits.

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from tree_helpers import grow, proba
 
-from mddf.block import BinnedInput
+from mddf._block import BinnedInput
 from mddf.trees import BinnedForest, add_tree_proba
 
 NO_MISSING = np.zeros(0, dtype=np.int64)

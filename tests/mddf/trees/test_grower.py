@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from tree_helpers import grow, proba
 
-from mddf.block import BinnedInput
+from mddf._block import BinnedInput
 
 
 def test_fully_grown_trees_fit_distinct_rows_exactly():

@@ -5,7 +5,7 @@ import pytest
 from sklearn.tree import DecisionTreeClassifier
 from tree_helpers import grow, proba
 
-from mddf.block import BinnedInput
+from mddf._block import BinnedInput
 from mddf.trees import BinnedForest, FeatureBinner
 
 

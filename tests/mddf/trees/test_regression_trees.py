@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from sklearn.tree import DecisionTreeRegressor
 
-from mddf.block import BinnedInput
+from mddf._block import BinnedInput
 from mddf.trees import BinnedRegressionForest, FeatureBinner, add_tree_values, grow_regression_tree
 
 NO_MISSING = np.zeros(0, dtype=np.int64)

@@ -11,13 +11,13 @@ from sklearn.metrics import r2_score
 from sklearn.utils._param_validation import HasMethods, Interval, RealNotInt, StrOptions
 
 from ._cascade_base import CascadeBase, Growth
+from ._forest_kinds import FOREST_KINDS
 from ._layer_features import member_name
+from ._members import GBDT_PARAMS, seeded_clone
+from ._regression_block import RegressionForestBlock
+from ._stopping import NEGATIVE_MSE
 from ._tabular import validate_tabular
 from ._validation import check_sample_weight
-from .forest_kinds import FOREST_KINDS
-from .members import GBDT_PARAMS, seeded_clone
-from .regression_block import RegressionForestBlock
-from .stopping import NEGATIVE_MSE
 
 
 class _Passed:
@@ -92,7 +92,7 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
         (``oof_features_[-1]``, so it never learns from predictions of models
         that saw the row) and makes :meth:`predict` (DF21's ``use_predictor``).
         ``"xgboost"``: XGBoost's ``XGBRegressor`` with the settings of
-        :data:`mddf.members.GBDT_PARAMS` (one thread, so results do not depend
+        :data:`mddf._members.GBDT_PARAMS` (one thread, so results do not depend
         on ``n_jobs``); ``"forest"``: a ``RandomForestRegressor`` of
         ``4 * n_estimators`` fully grown trees with this cascade's
         ``max_features``, ``n_jobs`` threads; an instance (with ``fit`` and
@@ -129,7 +129,7 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
         standard errors of the mean paired difference of the rows' squared
         errors, ``d_i = e_best,i - e_i`` between the best layer so far and this
         one: ``mean(d) > min_gain_se * std(d) / sqrt(n)`` (weighted, n the total
-        weight, with ``sample_weight``; :func:`mddf.stopping.improves_mse`). 0
+        weight, with ``sample_weight``; :func:`mddf._stopping.improves_mse`). 0
         is the plain "any improvement" rule; a positive value stops sooner on
         noisy targets, with fewer layers, at some risk to accuracy.
     validation_fraction : float in (0, 1) or None, default=None
