@@ -4,7 +4,6 @@
 __version__ = "0.2.0.dev0"
 
 from ._alpha import solve_alpha_exact, solve_alpha_sgd, solve_layer_share
-from ._block import ForestBlock
 from ._cascade import MDDFClassifier
 from ._cascade_regressor import CascadeForestRegressor
 from ._margin import margin_distribution_loss, margin_statistics, margins
@@ -14,7 +13,6 @@ from ._weights import sample_distribution
 
 __all__ = [
     "CascadeForestRegressor",
-    "ForestBlock",
     "MDDFClassifier",
     "MDDFGridSearch",
     "ModelFileError",

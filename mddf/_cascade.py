@@ -329,7 +329,8 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
     categories_ : list or None
         Per column, the categories of a categorical column in code order (None
         for a numeric column); None when no column is categorical.
-    layers_ : list of ForestBlock, the kept layers (best prefix)
+    layers_ : list of ForestBlock
+        The kept layers (best prefix): the fitted blocks of forests.
     model_dir_ : str or None
         The folder that holds the fitted models (``model_dir``'s absolute path,
         or the temporary folder of ``"auto"``); None in memory.
@@ -371,7 +372,7 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
           ``cumulative_margin`` says), from which D_{t+1} follows (eq. 47).
         - ``max_depth``: the depth limit of the layer's trees (None: unbounded).
         - ``model_bytes``: the bytes the layer's fitted models take (``nbytes``
-          of the :class:`~mddf.ForestBlock`).
+          of its block).
         - ``val_accuracy``: with ``validation_fraction`` only, the accuracy of
           the prediction after layer t on the held-out rows (then the monitored one).
         - ``fit_seconds``: wall-clock seconds the layer took.
