@@ -70,8 +70,8 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
           than random forests, stronger than completely-random trees, about as
           cheap as random forests with ``tree_method="hist"``.
         - ``"gbdt"``: XGBoost's ``XGBClassifier`` with fixed settings (XGBoost's
-          defaults pinned: 100 rounds, learning rate 0.3, depth 6, one thread;
-          :data:`mddf._members.GBDT_PARAMS`). Boosting can lower the bias of a
+          defaults pinned: 100 rounds, learning rate 0.3, depth 6,
+          ``tree_method="hist"``, one thread). Boosting can lower the bias of a
           block of averaged trees, at the cost of sequential rounds for every
           fold model. ``max_depth_factor`` and ``n_estimators`` do not apply.
         - an estimator instance with ``predict_proba`` (any scikit-learn
@@ -94,7 +94,7 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
         ``UserWarning``, so D_t always reaches it. A member whose scikit-learn
         tags reject missing values raises a ``ValueError`` naming it when the
         layer input has NaN; a ``Pipeline`` takes NaN when its steps up to its
-        first imputer do (:func:`mddf._members.accepts_nan`). A member whose
+        first imputer do. A member whose
         ``predict_proba`` is not finite, or not of one column per class of its
         training rows, raises a ``ValueError`` naming it. For ``feature_importances_``, a member's
         ``feature_importances_`` (normalised to sum to 1 by scikit-learn and
@@ -184,7 +184,7 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
         ``"normalized"``: divided by ``sum alpha``, as Section 3 takes alpha in
         the simplex so that margins lie in [-1, 1]; alpha_t then weighs the new
         layer against the mixture of the previous ones (see
-        :func:`mddf._alpha.solve_alpha_normalized`), and a better layer gets a
+        :func:`mddf.solve_layer_share`), and a better layer gets a
         larger share. Both feed ``l_md`` of the same cumulative margin to the
         reweighting of eq. 47.
     margin_mean : float in (0, 1), default=0.8
@@ -559,7 +559,7 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
             whichever ``weighting`` carries D_t to the forests (with
             ``class_vectors="oob"`` too). The mean loss of eq. 48 that fixes alpha_t
             (line 6; ``alpha_solver="sgd"`` weights each mini-batch gradient, see
-            :func:`mddf._alpha.solve_alpha_sgd`), the monitored accuracy of early
+            :func:`mddf.solve_alpha_sgd`), the monitored accuracy of early
             stopping (out-of-fold, or held-out with ``validation_fraction``), and
             the margin statistics and loss of ``train_history_`` are weighted
             means. Integer weights thus act as repeated rows, except for what is

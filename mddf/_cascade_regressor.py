@@ -91,8 +91,9 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
         ``[x, h_T(x)]`` with the out-of-fold ``h_T`` of the training rows
         (``oof_features_[-1]``, so it never learns from predictions of models
         that saw the row) and makes :meth:`predict` (DF21's ``use_predictor``).
-        ``"xgboost"``: XGBoost's ``XGBRegressor`` with the settings of
-        :data:`mddf._members.GBDT_PARAMS` (one thread, so results do not depend
+        ``"xgboost"``: XGBoost's ``XGBRegressor`` with the ``"gbdt"`` member's
+        pinned settings (XGBoost's defaults: 100 rounds, learning rate 0.3,
+        depth 6, ``tree_method="hist"``; one thread, so results do not depend
         on ``n_jobs``); ``"forest"``: a ``RandomForestRegressor`` of
         ``4 * n_estimators`` fully grown trees with this cascade's
         ``max_features``, ``n_jobs`` threads; an instance (with ``fit`` and
@@ -129,7 +130,7 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
         standard errors of the mean paired difference of the rows' squared
         errors, ``d_i = e_best,i - e_i`` between the best layer so far and this
         one: ``mean(d) > min_gain_se * std(d) / sqrt(n)`` (weighted, n the total
-        weight, with ``sample_weight``; :func:`mddf._stopping.improves_mse`). 0
+        weight, with ``sample_weight``). 0
         is the plain "any improvement" rule; a positive value stops sooner on
         noisy targets, with fewer layers, at some risk to accuracy.
     validation_fraction : float in (0, 1) or None, default=None

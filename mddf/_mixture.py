@@ -258,7 +258,7 @@ class CumulativeMargin:
         return float(loss.mean() if self.sample_weight is None else np.average(loss, weights=self.sample_weight))
 
     def statistics(self):
-        """Weighted mean, standard deviation and ratio of the mixture's margins (:func:`~.margin.margin_statistics`)."""
+        """Weighted mean, standard deviation and ratio of the mixture's margins (:func:`~mddf.margin_statistics`)."""
         return margin_statistics(self.mixture_margin, self.sample_weight)
 
     def layer_weights(self, n_layers):
