@@ -10,6 +10,7 @@ import shutil
 import struct
 import subprocess
 import sys
+import types
 import weakref
 
 import numpy as np
@@ -18,7 +19,8 @@ from sklearn.datasets import load_digits, make_classification
 from sklearn.naive_bayes import GaussianNB
 
 from mddf import MDDFClassifier, MDDFGridSearch, _storage
-from mddf._storage import FORMAT, MARKER, ModelFileError, StoredModel, StoredRecord
+from mddf._members import FoldModel
+from mddf._storage import FORMAT, HEADER_BYTES, MARKER, ModelFileError, StoredModel, StoredRecord
 from mddf.baselines.gcforest import GCForestClassifier, gcforest_cascade
 from mddf.trees import BinnedForest
 
@@ -332,6 +334,27 @@ def test_a_file_of_another_format_version_raises_an_error_naming_it_and_both_ver
         model.predict_proba(X_new)
     with pytest.raises(ModelFileError, match=f"reads format {FORMAT}$"):
         model.predict_proba(X_new)
+
+
+def test_a_member_pickled_under_a_module_name_that_no_longer_exists_raises_an_error_naming_the_file(
+    digits, tmp_path, monkeypatch
+):
+    # The files of a fit made before the implementation modules became private name mddf.members.FoldModel.
+    X, y, X_new = digits
+    model = MDDFClassifier(**FAST, forest_types=("rf", GaussianNB()), model_dir=tmp_path).fit(X, y)
+    handle = model.layers_[0].models_[1][0]
+    member = handle.load()
+    with monkeypatch.context() as old_layout:
+        old_layout.setitem(sys.modules, "mddf.members", types.SimpleNamespace(FoldModel=FoldModel))
+        old_layout.setattr(FoldModel, "__module__", "mddf.members")
+        old_pickle = pickle.dumps(member, protocol=pickle.HIGHEST_PROTOCOL)
+    assert b"mddf.members" in old_pickle and b"mddf._members" not in old_pickle
+    data = rewrite(handle.path, lambda data: data[:HEADER_BYTES] + old_pickle)
+    handle.record.sha256, handle.record.size = hashlib.sha256(data).hexdigest(), len(data)
+    problem = "its pickle cannot be loaded here: ModuleNotFoundError: No module named 'mddf.members'"
+    with pytest.raises(ModelFileError, match=re.escape(f"{handle.path}: {problem}")) as error:
+        model.predict_proba(X_new)
+    assert error.value.path == handle.path
 
 
 def test_forest_arrays_are_checked_even_when_the_hash_was_rewritten_to_match(digits, tmp_path):
