@@ -65,7 +65,7 @@ class QuadBoostClassifier(ClassifierMixin, BaseEstimator):
     can be chosen again and its weight revised, so the procedure is coordinate descent over all stumps; under L1 a
     weight can then return to exactly 0. The voters are the stumps of Section 4: ``n_thresholds`` per attribute
     and their complements, on attributes normalised by a hyperbolic tangent fitted on the training set (see
-    :mod:`mddf.baselines._quadboost_voters` for how we read that section).
+    the docstring of ``baselines/_quadboost_voters.py`` for how we read that section).
 
     Labels are mapped to -1 / +1 (``classes_[0]`` -> -1). With more than two classes the estimator trains one
     binary QuadBoost per class (one-vs-rest, target +1 for the class and -1 otherwise) on the same stumps, and
@@ -228,7 +228,7 @@ class QuadBoostClassifier(ClassifierMixin, BaseEstimator):
             Non-negative frequency weights w, at least one positive. The quadratic risk becomes the w-weighted
             mean ``sum_k p_k (y_k - F(x_k))^2``, ``p = w / sum(w)``: every empirical inner product of eqs. 3-5
             (``mu_j``, ``eta_j``, ``M_j``) is taken under ``p``, and eqs. 6-9 and the Section 3.1 re-weighting
-            keep their form in these moments (see :func:`~mddf.baselines._quadboost_solver.quadboost_path`).
+            keep their form in these moments (``quadboost_path`` in ``baselines/_quadboost_solver.py``).
             The stump pool is weighted too: the tanh normalisation uses the weighted mean and standard
             deviation, ``"quantile"`` placement the weighted quantiles, and ``"range"`` placement the range of
             the rows of positive weight. So an integer weight acts as repeated rows, and multiplying all

@@ -15,7 +15,7 @@ import numpy as np
 from sklearn.utils.parallel import Parallel
 
 from ._storage import MemoryStore
-from .forest_kinds import forest_kind
+from ._forest_kinds import forest_kind
 from .trees import BinnedForest, BinnedRegressionForest, FeatureBinner, ForestBuilder, TreeSettings, grow_tree
 
 MAX_SEED = np.iinfo(np.int32).max
@@ -80,10 +80,10 @@ class TreeGrower:
     Parameters
     ----------
     kind : str
-        The forest kind (:mod:`mddf.forest_kinds`): its split rule and how many candidate features.
+        The forest kind (:mod:`mddf._forest_kinds`): its split rule and how many candidate features.
     max_depth : int or None
     max_features : int, float, str or None
-        The block's ``max_features`` setting (:meth:`mddf.forest_kinds.ForestKind.n_candidates`).
+        The block's ``max_features`` setting (:meth:`mddf._forest_kinds.ForestKind.n_candidates`).
     X : BinnedInput
     y : ndarray of int64 (class indices) or float64 (targets)
     n_classes : int or None
@@ -145,7 +145,7 @@ def grow_forest(trees, n_estimators, seed, n, rows, weight, bootstrap, predict_r
     bootstrap : bool
         Each tree draws ``len(rows)`` rows with replacement from ``rows``:
         uniformly, unlike scikit-learn >= 1.8 forests, which draw the bootstrap in
-        proportion to ``sample_weight`` (see :func:`mddf.block.fit_oob_forest`),
+        proportion to ``sample_weight`` (see :func:`mddf._block.fit_oob_forest`),
         unless ``draws`` is given.
     predict_rows : ndarray of int, or "oob"
         Rows whose outputs are returned: the held-out fold, or ``"oob"`` for

@@ -24,10 +24,10 @@ from sklearn.utils.validation import check_is_fitted, has_fit_parameter
 
 from ._block_base import MAX_SEED
 from ._layer_features import LayerFeaturesMixin
+from ._members import check_accepts_nan
+from ._stopping import EarlyStopping
 from ._storage import MemoryStore, ModelStore, open_store, temporary_folders_removed_on_sigterm
 from ._tabular import CATEGORICAL_FEATURES_CONSTRAINT, validate_tabular
-from .members import check_accepts_nan
-from .stopping import EarlyStopping
 
 
 @dataclass(eq=False)
@@ -110,7 +110,7 @@ class CascadeBase(LayerFeaturesMixin):
         """Validate the data, claim the store and set up the state before the first layer.
 
         ``rng`` replaces the generator drawn from ``random_state`` (it is used as
-        it is, not copied); :class:`~mddf.search.MDDFGridSearch` passes the
+        it is, not copied); :class:`~mddf._search.MDDFGridSearch` passes the
         generator of a shared first layer.
         """
         forest_types = self._check_forest_types()

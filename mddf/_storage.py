@@ -402,11 +402,11 @@ class ModelWriter:
         """Write ``model`` to ``subdir/name.bin`` and return its :class:`StoredRecord`.
 
         A forest (any model whose attributes are arrays and scalars, plus a ``binner``) is written
-        array by array; any other model (a :class:`mddf.members.FoldModel`) is pickled. The bytes are
+        array by array; any other model (a :class:`mddf._members.FoldModel`) is pickled. The bytes are
         hashed as they are written, for the record. The file is written under a temporary name and
         renamed, so that an interrupted write leaves no file of the final name.
         """
-        from .members import FoldModel
+        from ._members import FoldModel
 
         relpath = os.path.join(self.subdir, f"{name}.bin")
         path = os.path.join(self.folder, relpath)

@@ -81,3 +81,36 @@ def test_every_constructor_parameter_is_keyword_only(cls):
     assert positional == [], f"{cls.__name__}.__init__ takes {positional} positionally"
     with pytest.raises(TypeError):
         cls(params[0].default)
+
+
+def _api_reference_entries(module):
+    """The names the API reference (docs/api/index.rst) documents under ``.. currentmodule:: module``."""
+    names, current = set(), None
+    for line in (ROOT / "docs" / "api" / "index.rst").read_text().splitlines():
+        if match := re.match(r"\.\. currentmodule:: (\S+)$", line):
+            current = match.group(1)
+        elif current == module:
+            if match := re.match(r"\.\. auto(?:data|function|class):: (\S+)$", line):
+                names.add(match.group(1))
+            elif match := re.match(r" {3}~?([A-Za-z_][\w.]*)$", line):  # an autosummary entry
+                names.add(match.group(1))
+    return names
+
+
+def test_mddf_exports_the_estimators_and_the_papers_equations_and_no_implementation_class():
+    assert {"MDDFClassifier", "CascadeForestRegressor", "MDDFGridSearch", "ModelFileError"} <= set(mddf.__all__)
+    assert {"margins", "margin_distribution_loss", "sample_distribution", "solve_layer_share"} <= set(mddf.__all__)
+    assert "ForestBlock" not in mddf.__all__ and not hasattr(mddf, "ForestBlock")
+    assert sorted(mddf.__all__) == sorted(set(mddf.__all__)) and all(hasattr(mddf, name) for name in mddf.__all__)
+
+
+def test_the_api_reference_documents_exactly_what_mddf_exports():
+    assert _api_reference_entries("mddf") == set(mddf.__all__)
+
+
+def test_the_implementation_modules_are_private():
+    # scikit-learn's layout: sklearn/ensemble/_forest.py, and sklearn.ensemble exports the estimators
+    package = ROOT / "mddf"
+    public = sorted(p.name for p in package.glob("*.py") if not p.name.startswith("_"))
+    assert public == [], "public-named modules of mddf/ (rename them with a leading _): " + ", ".join(public)
+    assert all(obj.__module__.startswith("mddf._") for obj in map(mddf.__dict__.get, mddf.__all__) if callable(obj))

@@ -75,7 +75,7 @@ from pathlib import Path
 import numpy as np
 
 from mddf import MDDFClassifier
-from mddf.stopping import EarlyStopping
+from mddf._stopping import EarlyStopping
 
 DATASETS = ("letter", "satimage", "adult", "yeast")
 SEEDS = (0, 1, 2, 3, 4)

@@ -340,7 +340,7 @@ def run_protocols(
         Cloned and updated with each setting.
     n_folds : int, default=10
     random_state : int, default=0
-        Seed of the fold assignment (:func:`mddf.datasets.deepboost_folds`) and of the k-fold
+        Seed of the fold assignment (:func:`mddf.experiments.protocols.deepboost_folds`) and of the k-fold
         split of ``selection="cv"``.
     n_iter_grid : sequence of int, default=(100,)
         Numbers of rounds to choose from, all read from one fit with ``max(n_iter_grid)`` rounds.

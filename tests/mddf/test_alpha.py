@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from mddf.alpha import alpha_objective, solve_alpha_exact, solve_alpha_sgd, solve_layer_share
+from mddf._alpha import alpha_objective, solve_alpha_exact, solve_alpha_sgd, solve_layer_share
 
 SETTINGS = [(0.7, 0.01), (0.8, 0.05), (0.9, 0.1), (0.95, 0.05)]
 

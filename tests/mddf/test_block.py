@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from mddf.block import ForestBlock, make_forest
+from mddf._block import ForestBlock, make_forest
 
 
 def _noise(n=300, d=5, s=3, seed=0):

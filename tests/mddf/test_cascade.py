@@ -11,8 +11,8 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from mddf import MDDFClassifier
-from mddf.margin import margins
-from mddf.stopping import improves
+from mddf._margin import margins
+from mddf._stopping import improves
 
 FAST = dict(n_estimators=8, max_layers=3, random_state=0)
 
@@ -116,7 +116,7 @@ def test_first_layer_alpha_and_margins_follow_algorithm_2(data):
     clf = MDDFClassifier(
         alpha_solver="exact", cumulative_margin="additive", max_layers=1, n_estimators=5, random_state=0
     ).fit(X, y)
-    from mddf.alpha import solve_alpha_exact
+    from mddf._alpha import solve_alpha_exact
 
     h = clf.oof_features_[0]
     gamma = margins(h, np.searchsorted(clf.classes_, y))

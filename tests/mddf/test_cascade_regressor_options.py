@@ -11,8 +11,8 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from mddf import CascadeForestRegressor
+from mddf._stopping import improves_mse
 from mddf._storage import StoredModel
-from mddf.stopping import improves_mse
 
 
 def _small(**params):

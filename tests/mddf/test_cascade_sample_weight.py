@@ -12,12 +12,12 @@ from sklearn.datasets import make_classification
 from sklearn.model_selection import train_test_split
 
 from mddf import MDDFClassifier
-from mddf.alpha import alpha_objective, solve_alpha_exact, solve_alpha_sgd, solve_layer_share
+from mddf._alpha import alpha_objective, solve_alpha_exact, solve_alpha_sgd, solve_layer_share
+from mddf._margin import margin_distribution_loss, margin_statistics
+from mddf._mixture import CumulativeMargin
+from mddf._stopping import EarlyStopping, improves, weighted_accuracy
+from mddf._weights import sample_distribution
 from mddf.baselines import GCForestClassifier
-from mddf.margin import margin_distribution_loss, margin_statistics
-from mddf.mixture import CumulativeMargin
-from mddf.stopping import EarlyStopping, improves, weighted_accuracy
-from mddf.weights import sample_distribution
 
 FAST = dict(n_estimators=6, max_layers=3, n_tolerant_layers=3, random_state=0)
 

@@ -7,7 +7,7 @@ import pytest
 from sklearn.datasets import make_classification
 from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
 
-from mddf.compact_forest import CompactForest
+from mddf._compact_forest import CompactForest
 
 
 @pytest.fixture(scope="module")

@@ -8,8 +8,8 @@ from sklearn.ensemble import ExtraTreesClassifier, ExtraTreesRegressor, RandomFo
 from sklearn.tree import DecisionTreeClassifier, ExtraTreeClassifier
 
 from mddf import CascadeForestRegressor, MDDFClassifier
+from mddf._forest_kinds import BEST, COMPLETELY_RANDOM, FOREST_KINDS, RANDOM_THRESHOLD, forest_kind
 from mddf._storage import MemoryStore, ModelStore
-from mddf.forest_kinds import BEST, COMPLETELY_RANDOM, FOREST_KINDS, RANDOM_THRESHOLD, forest_kind
 
 
 def test_each_kind_is_defined_once():

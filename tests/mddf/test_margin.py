@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from mddf.margin import (
+from mddf._margin import (
     margin_distribution_loss,
     margin_distribution_loss_gradient,
     margin_statistics,

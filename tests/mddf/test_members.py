@@ -16,8 +16,8 @@ from sklearn.svm import LinearSVC
 from sklearn.tree import DecisionTreeClassifier, ExtraTreeClassifier
 
 from mddf import MDDFClassifier
-from mddf.block import ForestBlock, make_forest
-from mddf.members import FoldModel, accepts_nan, check_forest_types, fit_classifier, make_gbdt
+from mddf._block import ForestBlock, make_forest
+from mddf._members import FoldModel, accepts_nan, check_forest_types, fit_classifier, make_gbdt
 
 
 def _noise(n=300, d=5, s=3, seed=0):

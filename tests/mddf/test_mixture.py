@@ -3,11 +3,11 @@
 import numpy as np
 import pytest
 
-from mddf.alpha import solve_alpha_exact
-from mddf.margin import margin_distribution_loss, margins
-from mddf.mixture import ClassVectorMixture, CumulativeMargin, layer_feature
-from mddf.stopping import EarlyStopping
-from mddf.weights import sample_distribution
+from mddf._alpha import solve_alpha_exact
+from mddf._margin import margin_distribution_loss, margins
+from mddf._mixture import ClassVectorMixture, CumulativeMargin, layer_feature
+from mddf._stopping import EarlyStopping
+from mddf._weights import sample_distribution
 
 
 def _per_forest(rng, n=50, n_forests=4, n_classes=3, y=None):

@@ -10,6 +10,7 @@ import shutil
 import struct
 import subprocess
 import sys
+import types
 import weakref
 
 import numpy as np
@@ -18,9 +19,10 @@ from sklearn.datasets import load_digits, make_classification
 from sklearn.naive_bayes import GaussianNB
 
 from mddf import MDDFClassifier, MDDFGridSearch, _storage
-from mddf._storage import FORMAT, MARKER, ModelFileError, StoredModel, StoredRecord
+from mddf._members import FoldModel
+from mddf._storage import FORMAT, HEADER_BYTES, MARKER, ModelFileError, StoredModel, StoredRecord
 from mddf.baselines.gcforest import GCForestClassifier, gcforest_cascade
-from mddf.trees import BinnedForest
+from mddf.trees import BinnedForest, ForestBuilder
 
 FAST = dict(n_estimators=4, max_layers=3, n_tolerant_layers=1, random_state=0)
 
@@ -101,18 +103,19 @@ def test_at_most_n_jobs_forests_are_in_memory_during_fit_and_prediction(digits, 
         weakref.finalize(forest, live.discard, key)
         peak[0] = max(peak[0], len(live))
 
-    assemble, load = BinnedForest._assemble, StoredRecord.load
+    finish, load = ForestBuilder.finish, StoredRecord.load
 
-    def spy_assemble(self, *args, **kwargs):  # every fitted forest is assembled
-        assemble(self, *args, **kwargs)
-        track(self)
+    def spy_finish(self, *args, **kwargs):  # every fitted forest is finished by its builder
+        forest = finish(self, *args, **kwargs)
+        track(forest)
+        return forest
 
     def spy_load(self, *args, **kwargs):
         model = load(self, *args, **kwargs)
         track(model)
         return model
 
-    monkeypatch.setattr(BinnedForest, "_assemble", spy_assemble)
+    monkeypatch.setattr(ForestBuilder, "finish", spy_finish)
     monkeypatch.setattr(StoredRecord, "load", spy_load)
     params = dict(FAST, max_layers=3, n_tolerant_layers=3, n_jobs=n_jobs, validation_fraction=0.2)
     memory = MDDFClassifier(**params).fit(X, y)
@@ -332,6 +335,27 @@ def test_a_file_of_another_format_version_raises_an_error_naming_it_and_both_ver
         model.predict_proba(X_new)
     with pytest.raises(ModelFileError, match=f"reads format {FORMAT}$"):
         model.predict_proba(X_new)
+
+
+def test_a_member_pickled_under_a_module_name_that_no_longer_exists_raises_an_error_naming_the_file(
+    digits, tmp_path, monkeypatch
+):
+    # The files of a fit made before the implementation modules became private name mddf.members.FoldModel.
+    X, y, X_new = digits
+    model = MDDFClassifier(**FAST, forest_types=("rf", GaussianNB()), model_dir=tmp_path).fit(X, y)
+    handle = model.layers_[0].models_[1][0]
+    member = handle.load()
+    with monkeypatch.context() as old_layout:
+        old_layout.setitem(sys.modules, "mddf.members", types.SimpleNamespace(FoldModel=FoldModel))
+        old_layout.setattr(FoldModel, "__module__", "mddf.members")
+        old_pickle = pickle.dumps(member, protocol=pickle.HIGHEST_PROTOCOL)
+    assert b"mddf.members" in old_pickle and b"mddf._members" not in old_pickle
+    data = rewrite(handle.path, lambda data: data[:HEADER_BYTES] + old_pickle)
+    handle.record.sha256, handle.record.size = hashlib.sha256(data).hexdigest(), len(data)
+    problem = "its pickle cannot be loaded here: ModuleNotFoundError: No module named 'mddf.members'"
+    with pytest.raises(ModelFileError, match=re.escape(f"{handle.path}: {problem}")) as error:
+        model.predict_proba(X_new)
+    assert error.value.path == handle.path
 
 
 def test_forest_arrays_are_checked_even_when_the_hash_was_rewritten_to_match(digits, tmp_path):

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from mddf.forest_kinds import resolve_max_features
-from mddf.regression_block import RegressionForestBlock, make_regression_forest
+from mddf._forest_kinds import resolve_max_features
+from mddf._regression_block import RegressionForestBlock, make_regression_forest
 
 
 def _noise(n=300, d=5, seed=0):

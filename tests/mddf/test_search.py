@@ -9,8 +9,8 @@ from sklearn.datasets import load_digits
 from sklearn.ensemble import RandomForestClassifier
 
 from mddf import MDDFClassifier, MDDFGridSearch
-from mddf.block import ForestBlock
-from mddf.search import PAPER_PARAM_GRID
+from mddf._block import ForestBlock
+from mddf._search import PAPER_PARAM_GRID
 
 
 @pytest.fixture(scope="module")

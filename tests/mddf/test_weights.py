@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from mddf.margin import margin_distribution_loss
-from mddf.weights import WeightedBootstrap, alias_table, sample_distribution, weighted_resample
+from mddf._margin import margin_distribution_loss
+from mddf._weights import WeightedBootstrap, alias_table, sample_distribution, weighted_resample
 
 
 def test_distribution_is_the_normalised_loss():

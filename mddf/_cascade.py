@@ -12,15 +12,15 @@ from sklearn.preprocessing import LabelEncoder
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 
+from ._block import TREE_METHODS, WEIGHTINGS, ForestBlock
 from ._cascade_base import CascadeBase, Growth
 from ._layer_features import member_name
+from ._margin import margins
+from ._members import check_forest_types, fit_classifier, is_forest, make_gbdt
+from ._mixture import ClassVectorMixture, CumulativeMargin
+from ._stopping import ACCURACY, weighted_accuracy
 from ._tabular import validate_tabular
 from ._validation import check_label_types, check_sample_weight
-from .block import TREE_METHODS, WEIGHTINGS, ForestBlock
-from .margin import margins
-from .members import check_forest_types, fit_classifier, is_forest, make_gbdt
-from .mixture import ClassVectorMixture, CumulativeMargin
-from .stopping import ACCURACY, weighted_accuracy
 
 
 @dataclass(eq=False)
@@ -70,8 +70,8 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
           than random forests, stronger than completely-random trees, about as
           cheap as random forests with ``tree_method="hist"``.
         - ``"gbdt"``: XGBoost's ``XGBClassifier`` with fixed settings (XGBoost's
-          defaults pinned: 100 rounds, learning rate 0.3, depth 6, one thread;
-          :data:`mddf.members.GBDT_PARAMS`). Boosting can lower the bias of a
+          defaults pinned: 100 rounds, learning rate 0.3, depth 6,
+          ``tree_method="hist"``, one thread). Boosting can lower the bias of a
           block of averaged trees, at the cost of sequential rounds for every
           fold model. ``max_depth_factor`` and ``n_estimators`` do not apply.
         - an estimator instance with ``predict_proba`` (any scikit-learn
@@ -94,7 +94,7 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
         ``UserWarning``, so D_t always reaches it. A member whose scikit-learn
         tags reject missing values raises a ``ValueError`` naming it when the
         layer input has NaN; a ``Pipeline`` takes NaN when its steps up to its
-        first imputer do (:func:`mddf.members.accepts_nan`). A member whose
+        first imputer do. A member whose
         ``predict_proba`` is not finite, or not of one column per class of its
         training rows, raises a ``ValueError`` naming it. For ``feature_importances_``, a member's
         ``feature_importances_`` (normalised to sum to 1 by scikit-learn and
@@ -184,7 +184,7 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
         ``"normalized"``: divided by ``sum alpha``, as Section 3 takes alpha in
         the simplex so that margins lie in [-1, 1]; alpha_t then weighs the new
         layer against the mixture of the previous ones (see
-        :func:`mddf.alpha.solve_alpha_normalized`), and a better layer gets a
+        :func:`mddf.solve_layer_share`), and a better layer gets a
         larger share. Both feed ``l_md`` of the same cumulative margin to the
         reweighting of eq. 47.
     margin_mean : float in (0, 1), default=0.8
@@ -343,7 +343,8 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
     categories_ : list or None
         Per column, the categories of a categorical column in code order (None
         for a numeric column); None when no column is categorical.
-    layers_ : list of ForestBlock, the kept layers (best prefix)
+    layers_ : list of ForestBlock
+        The kept layers (best prefix): the fitted blocks of forests.
     model_dir_ : str or None
         The folder that holds the fitted models (``model_dir``'s absolute path,
         or the temporary folder of ``"auto"``); None in memory.
@@ -385,7 +386,7 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
           ``cumulative_margin`` says), from which D_{t+1} follows (eq. 47).
         - ``max_depth``: the depth limit of the layer's trees (None: unbounded).
         - ``model_bytes``: the bytes the layer's fitted models take (``nbytes``
-          of the :class:`~mddf.ForestBlock`).
+          of its block).
         - ``val_accuracy``: with ``validation_fraction`` only, the accuracy of
           the prediction after layer t on the held-out rows (then the monitored one).
         - ``fit_seconds``: wall-clock seconds the layer took.
@@ -577,7 +578,7 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
             whichever ``weighting`` carries D_t to the forests (with
             ``class_vectors="oob"`` too). The mean loss of eq. 48 that fixes alpha_t
             (line 6; ``alpha_solver="sgd"`` weights each mini-batch gradient, see
-            :func:`mddf.alpha.solve_alpha_sgd`), the monitored accuracy of early
+            :func:`mddf.solve_alpha_sgd`), the monitored accuracy of early
             stopping (out-of-fold, or held-out with ``validation_fraction``), and
             the margin statistics and loss of ``train_history_`` are weighted
             means. Integer weights thus act as repeated rows, except for what is
@@ -701,7 +702,7 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
 
         ``h`` is the layer's out-of-fold class vector of the training rows, ``correct``
         the rows the mixture up to t classifies right, ``cumulative`` the
-        :class:`~mddf.mixture.CumulativeMargin` after the layer (it holds the
+        :class:`~mddf._mixture.CumulativeMargin` after the layer (it holds the
         sample weights, which weight the accuracies and margin statistics).
         """
         weight = cumulative.sample_weight

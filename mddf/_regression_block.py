@@ -1,6 +1,6 @@
 """One layer of the regression cascade: forests of binned regression trees, cross-fitted over k folds.
 
-The regression counterpart of :class:`mddf.block.ForestBlock` (gcForest's
+The regression counterpart of :class:`mddf._block.ForestBlock` (gcForest's
 layer, Zhou and Feng): each forest gives every training row a predicted value
 from fold models that never saw that row, and gives new rows the mean of its
 fold models. The trees are those of :mod:`mddf.trees` for regression
@@ -15,7 +15,7 @@ import numpy as np
 from sklearn.model_selection import KFold
 
 from ._block_base import BinnedInput, BlockBase, TreeGrower, grow_forest
-from .forest_kinds import forest_kind
+from ._forest_kinds import forest_kind
 from .trees import grow_tree
 from .trees._compile_notice import announce_compilation
 
@@ -27,7 +27,7 @@ def make_regression_forest(kind, n_estimators, max_depth, max_features, random_s
     (see :func:`_fit_regression_forest`), with the same split rules: ``"rf"``
     is ``RandomForestRegressor(max_features=max_features)``, ``"crf"``
     ``ExtraTreesRegressor(max_features=1)`` and ``"et"``
-    ``ExtraTreesRegressor(max_features=max_features)`` (:mod:`mddf.forest_kinds`).
+    ``ExtraTreesRegressor(max_features=max_features)`` (:mod:`mddf._forest_kinds`).
     """
     return forest_kind(kind).make("regression", n_estimators, max_depth, max_features, random_state)
 
@@ -65,7 +65,7 @@ class RegressionForestBlock(BlockBase):
         Depth limit of every tree of this layer.
     max_features : int, float, "sqrt", "log2" or None
         Candidate features per split of the ``"rf"`` and ``"et"`` trees
-        (:func:`mddf.forest_kinds.resolve_max_features`); completely-random trees draw one.
+        (:func:`mddf._forest_kinds.resolve_max_features`); completely-random trees draw one.
     n_folds : int
         k: the rows are split into k folds (shuffled, not stratified); for each
         fold, each forest is trained on the other folds and predicts the
@@ -75,7 +75,7 @@ class RegressionForestBlock(BlockBase):
         (see :class:`mddf._block_base.BlockBase`).
 
     Missing values (NaN) in the layer input are handled by the trees
-    (:mod:`mddf.trees.regression_splitting`); the predicted values never hold NaN.
+    (:mod:`mddf.trees.squared_error`); the predicted values never hold NaN.
 
     Attributes
     ----------

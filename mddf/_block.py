@@ -5,7 +5,7 @@ that never saw that row (k-fold cross-fitting, or out-of-bag estimates for the
 bagged forests), and gives new rows the average over its fold models. The
 members are the forests the block grows itself (random, completely-random and
 extremely-randomised forests) and, beyond the paper, any other classifier
-(:mod:`mddf.members`).
+(:mod:`mddf._members`).
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ import numpy as np
 from sklearn.model_selection import StratifiedKFold
 
 from ._block_base import MAX_SEED, BinnedInput, BlockBase, TreeGrower, grow_forest
-from .compact_forest import CompactForest
-from .forest_kinds import forest_kind
-from .members import (
+from ._compact_forest import CompactForest
+from ._forest_kinds import forest_kind
+from ._members import (
     FoldModel,
     check_member_accepts_nan,
     fit_fold_member,
@@ -27,7 +27,7 @@ from .members import (
 )
 from .trees import BinnedForest, grow_tree
 from .trees._compile_notice import announce_compilation
-from .weights import WeightedBootstrap, weighted_resample
+from ._weights import WeightedBootstrap, weighted_resample
 
 #: Candidate features per split of the block's forests (but the completely-random ones', which draw one).
 MAX_FEATURES = "sqrt"
@@ -39,15 +39,15 @@ def make_forest(kind, n_estimators, max_depth, random_state):
     """A forest of the block, as the scikit-learn estimator it is equivalent to.
 
     :class:`ForestBlock` grows these trees itself, one at a time (see
-    :func:`_grow_forest`): with ``tree_method="exact"`` the very same scikit-learn
+    :func:`mddf._block_base.grow_forest`): with ``tree_method="exact"`` the very same scikit-learn
     trees, with ``"hist"`` (the default) the same split rules on binned features
-    (:mod:`mddf.trees`). The kinds are those of :mod:`mddf.forest_kinds`, with
+    (:mod:`mddf.trees`). The kinds are those of :mod:`mddf._forest_kinds`, with
     sqrt(d) candidate features: ``"rf"`` is ``RandomForestClassifier``, ``"crf"``
     ``ExtraTreesClassifier(max_features=1)`` and ``"et"``
     ``ExtraTreesClassifier(max_features="sqrt")``. A convenience for users who
     want the block's forests on their own.
     """
-    forest = forest_kind(kind, " (other members: mddf.members.make_gbdt)")
+    forest = forest_kind(kind, " (other members: mddf._members.make_gbdt)")
     return forest.make("classification", n_estimators, max_depth, MAX_FEATURES, random_state)
 
 
@@ -183,10 +183,10 @@ class ForestBlock(BlockBase):
     forest_types : sequence of {"rf", "crf", "et", "gbdt"} or estimator instances
         One entry per member; the paper's block is 2 random + 2 completely-random
         forests. ``"et"``: extremely-randomised trees (:func:`make_forest`).
-        ``"gbdt"``: XGBoost with fixed settings (:func:`mddf.members.make_gbdt`).
+        ``"gbdt"``: XGBoost with fixed settings (:func:`mddf._members.make_gbdt`).
         An estimator instance with ``predict_proba`` is cloned for every fold
         model, its ``random_state`` parameters drawn from the block's seeds, and
-        never fitted itself (:mod:`mddf.members`).
+        never fitted itself (:mod:`mddf._members`).
     n_estimators : int
         Trees per forest (not used by the other members).
     max_depth : int or None
@@ -247,7 +247,7 @@ class ForestBlock(BlockBase):
     models_ : list (n_members) of lists of fitted models
         Each member's fold models (one per fold, or a single out-of-bag forest):
         CompactForest (``"exact"``) or BinnedForest (``"hist"``) for the forests,
-        :class:`mddf.members.FoldModel` for the others.
+        :class:`mddf._members.FoldModel` for the others.
         With a :class:`mddf._storage.ModelStore`, a :class:`mddf._storage.StoredModel`
         for each of them (with the same ``predict_proba``).
     forests_ : list (n_folds or 1) of lists (n_members)

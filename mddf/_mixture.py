@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .alpha import solve_alpha_exact, solve_alpha_sgd, solve_layer_share
-from .margin import margin_distribution_loss, margin_statistics
-from .weights import sample_distribution
+from ._alpha import solve_alpha_exact, solve_alpha_sgd, solve_layer_share
+from ._margin import margin_distribution_loss, margin_statistics
+from ._weights import sample_distribution
 
 
 def layer_feature(per_forest, passed_features="mean"):
@@ -117,7 +117,7 @@ class CumulativeMargin:
         minimiser of ``mean l_md(F_{t-1} + alpha gamma_t)`` over alpha >= 0.
         ``"normalized"``: the margin of the mixture in the simplex,
         ``Fbar_t = (1 - beta_t) Fbar_{t-1} + beta_t gamma_t``, with the share
-        beta_t in [0, 1] solved for directly (:func:`mddf.alpha.solve_layer_share`).
+        beta_t in [0, 1] solved for directly (:func:`mddf._alpha.solve_layer_share`).
     margin_mean, margin_tradeoff : float
         gamma and mu of eq. 48.
     alpha_solver : {"sgd", "exact"}, default="sgd"
@@ -258,7 +258,7 @@ class CumulativeMargin:
         return float(loss.mean() if self.sample_weight is None else np.average(loss, weights=self.sample_weight))
 
     def statistics(self):
-        """Weighted mean, standard deviation and ratio of the mixture's margins (:func:`~.margin.margin_statistics`)."""
+        """Weighted mean, standard deviation and ratio of the mixture's margins (:func:`~mddf.margin_statistics`)."""
         return margin_statistics(self.mixture_margin, self.sample_weight)
 
     def layer_weights(self, n_layers):

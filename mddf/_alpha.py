@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils import check_random_state
 
-from .margin import _loss_scales, margin_distribution_loss
+from ._margin import _loss_scales, margin_distribution_loss
 
 
 def alpha_objective(alpha, cumulative_margin, margin, margin_mean, margin_tradeoff, sample_weight=None):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .margin import margin_distribution_loss
+from ._margin import margin_distribution_loss
 
 
 def sample_distribution(cumulative_margin, margin_mean=0.9, margin_tradeoff=0.05, sample_weight=None):

@@ -1,7 +1,7 @@
 """Members of a forest block other than the forests it grows: XGBoost and any scikit-learn classifier.
 
 A block's ``forest_types`` lists its members. The forests (``"rf"``, ``"crf"``,
-``"et"``) are grown tree by tree by :mod:`mddf.block`; the other members are
+``"et"``) are grown tree by tree by :mod:`mddf._block`; the other members are
 estimators fitted whole, one per fold:
 
 - ``"gbdt"``: gradient-boosted trees, XGBoost's ``XGBClassifier`` with the
@@ -30,7 +30,7 @@ from sklearn.pipeline import Pipeline
 from sklearn.utils import get_tags
 from sklearn.utils.validation import has_fit_parameter
 
-from .forest_kinds import FOREST_KINDS
+from ._forest_kinds import FOREST_KINDS
 
 #: Every named kind of member; an estimator instance is the other kind.
 NAMED_KINDS = FOREST_KINDS + ("gbdt",)

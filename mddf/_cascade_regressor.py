@@ -11,13 +11,13 @@ from sklearn.metrics import r2_score
 from sklearn.utils._param_validation import HasMethods, Interval, RealNotInt, StrOptions
 
 from ._cascade_base import CascadeBase, Growth
+from ._forest_kinds import FOREST_KINDS
 from ._layer_features import member_name
+from ._members import GBDT_PARAMS, seeded_clone
+from ._regression_block import RegressionForestBlock
+from ._stopping import NEGATIVE_MSE
 from ._tabular import validate_tabular
 from ._validation import check_sample_weight
-from .forest_kinds import FOREST_KINDS
-from .members import GBDT_PARAMS, seeded_clone
-from .regression_block import RegressionForestBlock
-from .stopping import NEGATIVE_MSE
 
 
 class _Passed:
@@ -56,7 +56,7 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
     ``predictor`` and ``model_dir`` are the classifier's.
 
     The trees are the binned trees of :mod:`mddf.trees` with the squared-error
-    criterion (:func:`mddf.trees.grow_regression_tree`): the layer input is
+    criterion (:func:`mddf.trees.grow_tree` on float targets): the layer input is
     quantised once per layer to at most 256 bins per feature (lossless for a
     feature with at most 256 distinct values), every leaf holds the weighted
     mean of its rows' targets, and trees are grown fully unless a depth limit
@@ -91,8 +91,9 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
         ``[x, h_T(x)]`` with the out-of-fold ``h_T`` of the training rows
         (``oof_features_[-1]``, so it never learns from predictions of models
         that saw the row) and makes :meth:`predict` (DF21's ``use_predictor``).
-        ``"xgboost"``: XGBoost's ``XGBRegressor`` with the settings of
-        :data:`mddf.members.GBDT_PARAMS` (one thread, so results do not depend
+        ``"xgboost"``: XGBoost's ``XGBRegressor`` with the ``"gbdt"`` member's
+        pinned settings (XGBoost's defaults: 100 rounds, learning rate 0.3,
+        depth 6, ``tree_method="hist"``; one thread, so results do not depend
         on ``n_jobs``); ``"forest"``: a ``RandomForestRegressor`` of
         ``4 * n_estimators`` fully grown trees with this cascade's
         ``max_features``, ``n_jobs`` threads; an instance (with ``fit`` and
@@ -129,7 +130,7 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
         standard errors of the mean paired difference of the rows' squared
         errors, ``d_i = e_best,i - e_i`` between the best layer so far and this
         one: ``mean(d) > min_gain_se * std(d) / sqrt(n)`` (weighted, n the total
-        weight, with ``sample_weight``; :func:`mddf.stopping.improves_mse`). 0
+        weight, with ``sample_weight``). 0
         is the plain "any improvement" rule; a positive value stops sooner on
         noisy targets, with fewer layers, at some risk to accuracy.
     validation_fraction : float in (0, 1) or None, default=None
@@ -317,7 +318,7 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
             side that lowers the squared error more, every random split draws
             their side, and a missing value met at prediction in a node that saw
             none goes to the child of larger training weight (see
-            :mod:`mddf.trees.regression_splitting`). Categorical columns are
+            :mod:`mddf.trees.squared_error`). Categorical columns are
             ordinal-encoded (see ``categorical_features``).
         y : array-like of shape (n_samples,)
             Real-valued, finite targets.
