@@ -25,9 +25,9 @@ from ._members import (
     takes_sample_weight,
     warn_resampled,
 )
+from ._weights import WeightedBootstrap, weighted_resample
 from .trees import BinnedForest, grow_tree
 from .trees._compile_notice import announce_compilation
-from ._weights import WeightedBootstrap, weighted_resample
 
 #: Candidate features per split of the block's forests (but the completely-random ones', which draw one).
 MAX_FEATURES = "sqrt"

@@ -14,8 +14,8 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils.parallel import Parallel
 
-from ._storage import MemoryStore
 from ._forest_kinds import forest_kind
+from ._storage import MemoryStore
 from .trees import BinnedForest, BinnedRegressionForest, FeatureBinner, ForestBuilder, TreeSettings, grow_tree
 
 MAX_SEED = np.iinfo(np.int32).max
