@@ -24,13 +24,16 @@ command-line front ends; everything they do lives here:
 - :mod:`.executor`    dependency-aware dispatch of many runs, one fresh process each
 - :mod:`.cluster`     the same dispatch on a Dask cluster (``--scheduler``; optional ``dask`` extra)
 - :mod:`.store`       the append-only JSON-lines results file (resume, crash safety)
-- :mod:`.tables`      Table 2/3-style Markdown and CSV tables with the published numbers
+- :mod:`.tables`      Table 2/3-style Markdown and CSV tables with the published numbers, and the plain
+                      Markdown and CSV tables and cell formats every benchmark writes
 - :mod:`.paper_results` the numbers published in the mdDF and DeepBoost papers
 - :mod:`.layers`      per-layer margins, accuracies and feature statistics of a fitted mdDF
-- :mod:`.figures`     matplotlib (Agg) helpers writing PNG + PDF + CSV
+- :mod:`.figures`     matplotlib (Agg) helpers writing PNG + PDF
 - :mod:`.environment` package versions, machine description, memory measurement, fresh-process fits
 - :mod:`.provenance`  the command, commit, machine and date that head every result file
 - :mod:`.missing_study` the missing-value benchmark's cases and methods (``bench_missing.py``)
+- :mod:`.bench`       the benchmarks behind ``docs/benchmarks/`` (``scripts/bench_*.py``), one module each,
+                      and what they share: :mod:`.bench.loading` (the data), :mod:`.bench.fitting` (a timed fit)
 
 It is installed with the package (``pip install mddf``; ``pip install "mddf[dask]"`` for a Dask
 worker), so the scripts and a cluster's workers import it as ``mddf.experiments`` without any

@@ -523,19 +523,35 @@ def run_command(name: str, argv=None, *, registry=None, prog: str | None = None,
     raise AssertionError("unreachable")  # parser.error exits
 
 
-def run_script(name: str, script: str, argv=None, registry=None) -> int:
-    """What ``scripts/<script>.py``'s ``main`` does: :func:`run_command` with the script's name and provenance."""
-    from .provenance import command_line
+def run_script(name: str, argv=None, registry=None, *, script=None) -> int:
+    """Subcommand ``name`` as its script in ``scripts/`` runs it; returns the exit status.
 
+    :func:`run_command` with the script's file name in messages (``run_uci.py: error: ...``) and
+    ``python scripts/<script> ...`` as the command line recorded in provenance.
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`COMMANDS` that has a script.
+    argv : list of str, optional
+        The script's arguments (default: ``sys.argv[1:]``).
+    registry : Registry, optional
+        Methods of the runners (tests add doubles).
+    script : str or Path, optional
+        The script's path (default: ``scripts/<COMMANDS[name].script>`` of the checkout).
+    """
+    from .provenance import command_line, script_path
+
+    script = script or script_path(COMMANDS[name].script)
     argv = list(sys.argv[1:] if argv is None else argv)
     shown = shlex.split(command_line(script, []))
     return run_command(name, argv, registry=registry, prog=Path(script).name, command=shown)
 
 
-def script_entry(name: str, script: str) -> int:
-    """The ``if __name__ == "__main__"`` of a wrapper script: :func:`run_script`, Ctrl-C as 130."""
+def script_entry(name: str, script) -> int:
+    """The ``if __name__ == "__main__"`` of a wrapper script (its ``__file__``): :func:`run_script`, Ctrl-C as 130."""
     try:
-        return run_script(name, script)
+        return run_script(name, script=script)
     except KeyboardInterrupt:  # before or after the runs (during them, the runners return EXIT_INTERRUPTED)
         print("interrupted (Ctrl-C)", file=sys.stderr)
         return EXIT_INTERRUPTED

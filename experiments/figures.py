@@ -1,13 +1,12 @@
-"""Writing figures (PNG + PDF, matplotlib's Agg backend) and the numbers behind them (CSV).
+"""Writing figures (PNG + PDF, matplotlib's Agg backend).
 
 Given a provenance dict (:func:`.provenance.provenance`), the figures carry it in their metadata
-(PNG text chunks, PDF document information) and the CSV in leading ``# key: value`` comment lines:
-read it with ``pandas.read_csv(path, comment="#")`` or :func:`.provenance.read_csv_rows`.
+(PNG text chunks, PDF document information). The numbers behind a figure are written as CSV by
+:func:`.tables.write_rows`.
 """
 
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 
 import matplotlib
@@ -15,9 +14,9 @@ import matplotlib
 matplotlib.use("Agg")  # no display needed; must precede pyplot's import
 import matplotlib.pyplot as plt  # noqa: E402
 
-from .provenance import csv_header, pdf_metadata, png_metadata  # noqa: E402
+from .provenance import pdf_metadata, png_metadata  # noqa: E402
 
-__all__ = ["plt", "save_figure", "write_rows"]
+__all__ = ["plt", "save_figure"]
 
 
 def save_figure(fig, out_dir, stem: str, provenance: dict | None = None) -> list[Path]:
@@ -34,17 +33,3 @@ def save_figure(fig, out_dir, stem: str, provenance: dict | None = None) -> list
         paths.append(path)
     plt.close(fig)
     return paths
-
-
-def write_rows(rows: list[dict], path, provenance: dict | None = None) -> Path:
-    """Write dict rows as CSV (columns in first-seen order), after ``provenance`` as ``#`` comment lines."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    columns = list(dict.fromkeys(k for row in rows for k in row))
-    with path.open("w", newline="") as fh:
-        if provenance:
-            fh.write(csv_header(provenance))
-        writer = csv.DictWriter(fh, fieldnames=columns, lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(rows)
-    return path

@@ -13,9 +13,10 @@ Every fit runs in a fresh spawned process, so one fit's memory and compiled code
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
+from .bench.fitting import timed_fit
+from .bench.loading import train_test_arrays
 from .environment import run_in_fresh_process as _in_fresh_process
 
 #: Fractions of values removed completely at random.
@@ -47,14 +48,6 @@ CASES = (
 METHODS = ("mdDF", "SimpleImputer+mdDF", "RF400", "HistGradientBoosting", "LightGBM")
 
 
-def lightgbm_available() -> bool:
-    try:
-        import lightgbm  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
 def build(method: str, seed: int, n_jobs: int, mddf_params: dict | None = None):
     """A fresh estimator for ``method``."""
     from sklearn.ensemble import HistGradientBoostingClassifier, RandomForestClassifier
@@ -82,17 +75,14 @@ def build(method: str, seed: int, n_jobs: int, mddf_params: dict | None = None):
 
 def load_case(case: Case, seed: int):
     """``X_train, y_train, X_test, y_test`` of ``case`` for ``seed``."""
-    from mddf.datasets import load_dataset
-
     from .protocols.missing import mask_completely_at_random
 
     options = {"missing": "nan" if case.missing == "own" else "category"} if case.dataset == "adult" else {}
-    ds = load_dataset(case.dataset, verbose=0, **options)
-    X_train, X_test = ds.X_train, ds.X_test
+    X_train, y_train, X_test, y_test = train_test_arrays(case.dataset, **options)
     if case.missing == "mcar":
         X_train = mask_completely_at_random(X_train, case.fraction, random_state=seed)
         X_test = mask_completely_at_random(X_test, case.fraction, random_state=seed + 10_000)
-    return X_train, ds.y_train, X_test, ds.y_test
+    return X_train, y_train, X_test, y_test
 
 
 def _fit_and_score(case: Case, method: str, seed: int, n_jobs: int, mddf_params: dict | None) -> dict:
@@ -100,12 +90,8 @@ def _fit_and_score(case: Case, method: str, seed: int, n_jobs: int, mddf_params:
 
     X_train, y_train, X_test, y_test = load_case(case, seed)
     model = build(method, seed, n_jobs, mddf_params)
-    start = time.perf_counter()
-    model.fit(X_train, y_train)
-    fit_s = time.perf_counter() - start
-    start = time.perf_counter()
-    accuracy = float(np.mean(model.predict(X_test) == y_test))
-    predict_s = time.perf_counter() - start
+    predicted, fit_s, predict_s = timed_fit(model, X_train, y_train, X_test)
+    accuracy = float(np.mean(predicted == y_test))
     record = {
         "case": case.name,
         "dataset": case.dataset,

@@ -23,8 +23,6 @@ Example
 from __future__ import annotations
 
 import argparse
-import csv
-import io
 import shutil
 import sys
 from pathlib import Path
@@ -32,52 +30,71 @@ from pathlib import Path
 from mddf.experiments import reproduction
 from mddf.experiments.provenance import provenance, script_path, with_csv_header, with_markdown_header
 from mddf.experiments.store import ResultStore
-
-
-def _number(value, digits=2, signed=False):
-    if value is None:
-        return "-"
-    return f"{value:+.{digits}f}" if signed else f"{value:.{digits}f}"
-
-
-def _ours(row):
-    text = f"{row['mean']:.2f}"
-    if row["std"] is not None:
-        text += f" ± {row['std']:.2f}"
-    return text
+from mddf.experiments.tables import csv_text, markdown_table, number, plus_minus
 
 
 def rows_markdown(rows, table):
     """A Markdown table of :func:`reproduction.reproduction_rows`."""
-    lines = [
-        f"| dataset | method | ours (mean ± std) | seeds | paper Table {table} | ours − paper | in SE of ours | "
-        "fit s (median) | layers kept |",
-        "|:---|:---|---:|---:|---:|---:|---:|---:|:---|",
+    header = [
+        "dataset",
+        "method",
+        "ours (mean ± std)",
+        "seeds",
+        f"paper Table {table}",
+        "ours − paper",
+        "in SE of ours",
+        "fit s (median)",
+        "layers kept",
     ]
+    cells = []
     for row in rows:
         layers = "/".join(str(n) for n in row["n_layers"]) if any(n is not None for n in row["n_layers"]) else "-"
-        lines.append(
-            f"| {row['dataset']} | {row['method']} | {_ours(row)} | {row['n_seeds']} | {_number(row['paper'])} | "
-            f"{_number(row['diff'], signed=True)} | {_number(row['diff_se'], 1, signed=True)} | "
-            f"{row['fit_seconds']:.1f} | {layers} |"
+        cells.append(
+            [
+                row["dataset"],
+                row["method"],
+                plus_minus(row["mean"], row["std"]),
+                row["n_seeds"],
+                number(row["paper"], 2, missing="-"),
+                number(row["diff"], 2, missing="-", signed=True),
+                number(row["diff_se"], 1, missing="-", signed=True),
+                f"{row['fit_seconds']:.1f}",
+                layers,
+            ]
         )
-    return "\n".join(lines)
+    return "\n".join(markdown_table(header, cells, [":---", ":---", *["---:"] * 6, ":---"]))
 
 
 def selected_markdown(selected):
     """What mdDF-tuned chose, per dataset and seed."""
-    lines = [
-        "| dataset | seed | gamma (margin_mean) | mu (margin_tradeoff) | depth factor | out-of-fold acc. | "
-        "test acc. | layers kept | layers fitted | search s |",
-        "|:---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    header = [
+        "dataset",
+        "seed",
+        "gamma (margin_mean)",
+        "mu (margin_tradeoff)",
+        "depth factor",
+        "out-of-fold acc.",
+        "test acc.",
+        "layers kept",
+        "layers fitted",
+        "search s",
     ]
-    for row in selected:
-        lines.append(
-            f"| {row['dataset']} | {row['seed']} | {row.get('margin_mean', '-')} | {row.get('margin_tradeoff', '-')} | "
-            f"{row.get('max_depth_factor', '-')} | {row['selection_score']:.2f} | {row['accuracy']:.2f} | "
-            f"{row['n_layers']} | {row['n_layer_fits']} | {_number(row['search_seconds'], 0)} |"
-        )
-    return "\n".join(lines)
+    cells = [
+        [
+            row["dataset"],
+            row["seed"],
+            row.get("margin_mean", "-"),
+            row.get("margin_tradeoff", "-"),
+            row.get("max_depth_factor", "-"),
+            f"{row['selection_score']:.2f}",
+            f"{row['accuracy']:.2f}",
+            row["n_layers"],
+            row["n_layer_fits"],
+            number(row["search_seconds"], 0, missing="-"),
+        ]
+        for row in selected
+    ]
+    return "\n".join(markdown_table(header, cells, [":---", *["---:"] * 9]))
 
 
 def _csv_value(value):
@@ -89,12 +106,8 @@ def _csv_value(value):
 
 
 def to_csv(rows, columns):
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=columns, extrasaction="ignore", lineterminator="\n")
-    writer.writeheader()
-    for row in rows:
-        writer.writerow({k: _csv_value(v) for k, v in row.items()})
-    return buffer.getvalue()
+    """``rows`` as CSV with ``columns``: lists joined by ``;``, floats rounded to 4 decimals."""
+    return csv_text([{k: _csv_value(v) for k, v in row.items()} for row in rows], columns)
 
 
 ROW_COLUMNS = [

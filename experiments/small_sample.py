@@ -23,13 +23,14 @@ import numpy as np
 
 from .cluster import run_from_args
 from .executor import EXIT_NOTHING_TO_RUN, EXIT_OK, EXIT_RUN_FAILED, plan, unfinished
-from .figures import plt, save_figure, write_rows
+from .figures import plt, save_figure
 from .methods import default_registry, unavailable_reason
 from .outlock import hold
 from .provenance import provenance
 from .store import ResultStore
 from .studies import NothingToRun, UsageError, logger, resolve_dataset
 from .suites import protocol_of
+from .tables import write_rows
 from .user_data import provenance_line
 
 DEFAULT_FRACTIONS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0)

@@ -1,6 +1,7 @@
-"""Result tables laid out like the mdDF paper's Table 2: datasets as rows, methods as columns.
+"""Result tables: the mdDF paper's Table 2 layout, and the plain Markdown and CSV tables of the benchmarks.
 
-Each table holds our measured columns (mean test accuracy in %, +/- the sample standard
+A :class:`Table` (:func:`build_table`, :func:`to_markdown`, :func:`to_csv`) has datasets as rows and
+methods as columns. Each table holds our measured columns (mean test accuracy in %, +/- the sample standard
 deviation over seeds, or over seeds x folds for the DeepBoost protocol) followed by the
 published columns. The best value of each row is bold within each group. Below the rows, each
 column's average rank and the number of datasets it averages over:
@@ -15,16 +16,26 @@ column's average rank and the number of datasets it averages over:
 The Markdown ends with the table's notes and a note saying how the ranks are computed, so a
 footnote describes only what the table holds: :func:`method_notes` keeps the descriptions of the
 methods that have a result in the table.
+
+Every other table the harness and the benchmarks write is built from the same pieces:
+:func:`markdown_table` lays out a Markdown table, :func:`csv_text` and :func:`write_rows` write
+rows as CSV, and :func:`number`, :func:`plus_minus` and :func:`mean_std` format the cells.
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import math
+import statistics
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 from scipy.stats import rankdata
+
+from .provenance import with_csv_header
 
 NOT_APPLICABLE = "n/a"
 
@@ -36,6 +47,115 @@ RANK_NOTE = (
     "ranked. Each column's average is over the datasets where it has a rank: their number is the "
     "'Datasets ranked' row."
 )
+
+
+# ----------------------------------------------------------------------------- cells
+
+
+def number(value, digits: int = 4, *, missing: str = "—", signed: bool = False) -> str:
+    """A table cell for ``value``: a float with ``digits`` decimals, anything else as text.
+
+    Parameters
+    ----------
+    value : float, None or any
+        ``None`` and NaN are shown as ``missing``; a value other than a float (an int, a string)
+        as ``str(value)``.
+    digits : int
+        Decimals of a float.
+    missing : str
+        The text of a missing value.
+    signed : bool
+        Whether a float carries its sign (``+0.50``).
+    """
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return missing
+    if isinstance(value, float):
+        return f"{value:+.{digits}f}" if signed else f"{value:.{digits}f}"
+    return str(value)
+
+
+def plus_minus(mean: float, std: float | None, digits: int = 2, *, bold: bool = False, signed: bool = False) -> str:
+    """``"mean ± std"`` with ``digits`` decimals; the mean alone when ``std`` is None or NaN.
+
+    ``bold`` puts the mean in Markdown bold (``**86.56** ± 0.12``); ``signed`` gives it its sign
+    (``+0.25 ± 0.10``, a difference).
+    """
+    text = f"{mean:+.{digits}f}" if signed else f"{mean:.{digits}f}"
+    if bold:
+        text = f"**{text}**"
+    if std is not None and not math.isnan(std):
+        text += f" ± {std:.{digits}f}"
+    return text
+
+
+def mean_std(values: Sequence[float], digits: int = 2, *, scale: float = 1.0) -> str:
+    """``"mean ± std"`` of ``values`` times ``scale``: the sample standard deviation, 0 for one value.
+
+    An empty cell (``""``) without values. ``scale=100`` shows fractions as percentages.
+    """
+    if not values:
+        return ""
+    std = scale * statistics.stdev(values) if len(values) > 1 else 0.0
+    return plus_minus(scale * statistics.fmean(values), std, digits)
+
+
+# ----------------------------------------------------------------------------- plain tables
+
+
+def markdown_table(header: Sequence[str], rows: Iterable[Sequence], align: str | Sequence[str] = "---") -> list:
+    """The lines of a GitHub Markdown table: the header, the alignment row, one line per row.
+
+    Parameters
+    ----------
+    header : sequence of str
+        The column titles.
+    rows : iterable of sequences
+        The cells of each row, already formatted: each is shown as ``str(cell)`` (an empty string
+        is an empty cell).
+    align : str or sequence of str
+        The alignment row's entry of every column (``"---"``, ``":---"`` left, ``"---:"`` right), or
+        one entry per column.
+    """
+    header = list(header)
+    aligns = [align] * len(header) if isinstance(align, str) else list(align)
+    if len(aligns) != len(header):
+        raise ValueError(f"{len(aligns)} alignments for {len(header)} columns")
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(aligns) + "|"]
+    lines += ["| " + " | ".join(map(str, row)) + " |" for row in rows]
+    return lines
+
+
+def _csv(header: Sequence, rows: Iterable[Sequence]) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(header)
+    writer.writerows(rows)
+    return buffer.getvalue()
+
+
+def csv_text(rows: Sequence[dict], columns: Sequence[str] | None = None) -> str:
+    """Dict rows as CSV text (``\\n`` line ends).
+
+    Parameters
+    ----------
+    rows : sequence of dict
+    columns : sequence of str, optional
+        The columns, in order; a row's other keys are left out. Default: every key of any row, in
+        order of appearance. A row without a column's key has an empty cell there, as has ``None``.
+    """
+    columns = list(dict.fromkeys(k for row in rows for k in row)) if columns is None else list(columns)
+    return _csv(columns, ([row.get(c, "") for c in columns] for row in rows))
+
+
+def write_rows(rows: Sequence[dict], path, provenance: dict | None = None) -> Path:
+    """Write dict rows as CSV (:func:`csv_text`), after ``provenance`` as ``#`` comment lines; return the path."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(with_csv_header(csv_text(rows), provenance), newline="")
+    return path
+
+
+# ----------------------------------------------------------------------------- the paper-style table
 
 
 @dataclass
@@ -224,12 +344,7 @@ def build_table(
 def _fmt(cell: Cell, bold: bool, digits: int = 3) -> str:
     if cell.mean is None:
         return cell.text or "-"
-    text = f"{cell.mean:.{digits}f}"
-    if bold:
-        text = f"**{text}**"
-    if cell.std is not None:
-        text += f" ± {cell.std:.{digits}f}"
-    return text
+    return plus_minus(cell.mean, cell.std, digits, bold=bold)
 
 
 def to_markdown(table: Table) -> str:
@@ -240,19 +355,14 @@ def to_markdown(table: Table) -> str:
     ours = [c for c in table.columns if c.group == "ours"]
     paper = [c for c in table.columns if c.group == "paper"]
     headers = ["Dataset"] + [c.label for c in ours] + list(table.extra) + [c.label for c in paper]
-    lines = [
-        f"### {table.title}",
-        "",
-        "| " + " | ".join(headers) + " |",
-        "|" + "|".join([":---"] + ["---:"] * (len(headers) - 1)) + "|",
-    ]
+    rows = []
     for d in table.datasets:
         best = {g: table.best(d, g) for g in table.groups()}
         row = [d]
         row += [_fmt(c.cells[d], c.label in best["ours"]) for c in ours]
         row += [table.extra[label].get(d, "-") for label in table.extra]
         row += [_fmt(c.cells[d], c.label in best.get("paper", ())) for c in paper]
-        lines.append("| " + " | ".join(row) + " |")
+        rows.append(row)
     ranks = {g: table.average_ranks(g) for g in table.groups()}
     counts = {g: table.ranked_counts(g) for g in table.groups()}
 
@@ -263,11 +373,9 @@ def to_markdown(table: Table) -> str:
 
     (ours_rank, ours_count), (paper_rank, paper_count) = rank_cells(ours), rank_cells(paper)
     blank = [""] * len(table.extra)
-    rank_row = ["Avg. rank", *ours_rank, *blank, *paper_rank]
-    count_row = ["Datasets ranked", *ours_count, *blank, *paper_count]
-    lines.append("| " + " | ".join(rank_row) + " |")
-    lines.append("| " + " | ".join(count_row) + " |")
-    lines.append("")
+    rows.append(["Avg. rank", *ours_rank, *blank, *paper_rank])
+    rows.append(["Datasets ranked", *ours_count, *blank, *paper_count])
+    lines = [f"### {table.title}", "", *markdown_table(headers, rows, [":---"] + ["---:"] * (len(headers) - 1)), ""]
     lines += [f"- {n}" for n in [*table.notes, RANK_NOTE]]
     return "\n".join(lines) + "\n"
 
@@ -284,22 +392,20 @@ def to_csv(table: Table) -> str:
     for c in ours + paper:
         header += [c.label, f"{c.label} std", f"{c.label} n"]
     header += list(table.extra) + ["best (ours)"]
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(header)
 
     def value(cell):
         if cell.mean is None:
             return [cell.text or "", "", 0]
         return [round(cell.mean, 4), "" if cell.std is None else round(cell.std, 4), cell.n]
 
+    rows = []
     for d in table.datasets:
         row = [d]
         for c in ours + paper:
             row += value(c.cells[d])
         row += [table.extra[label].get(d, "") for label in table.extra]
         row.append(";".join(sorted(table.best(d, "ours"))))
-        writer.writerow(row)
+        rows.append(row)
     ranks = {g: table.average_ranks(g) for g in table.groups()}
     counts = {g: table.ranked_counts(g) for g in table.groups()}
     row = ["Avg. rank"]
@@ -307,5 +413,5 @@ def to_csv(table: Table) -> str:
         r = ranks[c.group].get(c.label)
         row += ["" if r is None else round(r, 4), "", counts[c.group].get(c.label, 0)]
     row += [""] * len(table.extra) + [""]
-    writer.writerow(row)
-    return buf.getvalue()
+    rows.append(row)
+    return _csv(header, rows)

@@ -22,10 +22,11 @@ from sklearn.manifold import TSNE
 from sklearn.model_selection import train_test_split
 from threadpoolctl import threadpool_limits
 
-from .figures import plt, save_figure, write_rows
+from .figures import plt, save_figure
 from .layers import parse_layers, variance_ratio
 from .provenance import provenance
 from .studies import UsageError, fit_mddf, logger, mddf_params, resolve_dataset
+from .tables import write_rows
 from .user_data import provenance_line
 
 

@@ -2,9 +2,10 @@
 
 Runs under the DF21 reference environment's interpreter (``scripts/setup_df21_env.sh``: Python 3.9 with
 deep-forest's last release), never under mddf's: it imports neither mddf nor anything of this repository,
-only numpy and deepforest. ``scripts/bench_df21.py`` starts it once per fit, so every fit is a fresh process
-and its peak resident memory (``ru_maxrss``) is that fit's alone (plus the interpreter, the libraries and
-the data).
+only numpy and deepforest. It is therefore self-contained, the one script here that is not a front end of
+``mddf.experiments``. ``scripts/bench_df21.py`` (:mod:`mddf.experiments.bench.df21`) starts it once per fit,
+so every fit is a fresh process and its peak resident memory (``ru_maxrss``) is that fit's alone (plus the
+interpreter, the libraries and the data).
 
 Input: an ``.npz`` file holding ``X_train``, ``y_train``, ``X_test`` and ``y_test`` (bench_df21.py writes
 it from ``mddf.datasets.load_dataset``; every value finite, as DF21 requires). Output (``--out``, else

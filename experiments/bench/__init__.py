@@ -17,4 +17,8 @@ module             script                          measures
 :mod:`.scale`      ``scripts/bench_scale.py``      mdDF's growth with rows on synthetic data
 :mod:`.stopping`   ``scripts/bench_stopping.py``   stopping rules replayed on full-depth fits
 =================  ==============================  ==================================================
+
+What they share: :mod:`.loading` loads a dataset as the benchmarks use it (quietly; its training and
+test arrays), :mod:`.fitting` times a fit and its prediction. They record their fits with
+:class:`~mddf.experiments.store.ResultStore` and write their tables with :mod:`mddf.experiments.tables`.
 """

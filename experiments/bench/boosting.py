@@ -33,7 +33,6 @@ ocr17-mnist/ocr49-mnist (all of MNIST), so both paper rows are shown.
 from __future__ import annotations
 
 import argparse
-import csv
 import hashlib
 import json
 import os
@@ -46,7 +45,7 @@ from pathlib import Path
 import numpy as np
 
 from mddf.baselines import AdaBoostClassifier, DeepBoostClassifier
-from mddf.datasets import load_dataset
+from mddf.experiments.bench.loading import load
 from mddf.experiments.protocols.deepboost import (
     DEFAULT_CV_FOLDS,
     SELECTIONS,
@@ -54,8 +53,9 @@ from mddf.experiments.protocols.deepboost import (
     paper_grid,
     run_protocols,
 )
-from mddf.experiments.provenance import provenance, script_path, with_csv_header, with_markdown_header
+from mddf.experiments.provenance import provenance, script_path, with_markdown_header
 from mddf.experiments.store import ResultStore
+from mddf.experiments.tables import markdown_table, number, write_rows
 
 DEEPBOOST_DATASETS = ("breastcancer", "ionosphere", "german", "diabetes", "ocr17", "ocr49")
 
@@ -195,11 +195,8 @@ GRIDS = {
 }
 
 LARGE_DATASETS = ("ocr17", "ocr49")
-
-
-def load(name, download=False):
-    opts = {"mnist_split": "test"} if name in ("ocr17", "ocr49") else {}
-    return load_dataset(name, download=download, verbose=0, **opts)
+#: The loader's options per dataset: ocr17 and ocr49 from MNIST's test images (see above).
+LOADER_OPTIONS = {name: {"mnist_split": "test"} for name in LARGE_DATASETS}
 
 
 def dataset_label(name):
@@ -266,7 +263,7 @@ def run_tables(args):
                     missing = []
                 if missing:
                     if ds is None:
-                        ds = load(name, args.download)
+                        ds = load(name, download=args.download, **LOADER_OPTIONS.get(name, {}))
                     grid = paper_grid(table, algorithm, **GRIDS[grid_name])
                     fits = None
                     if out:
@@ -305,14 +302,15 @@ def run_tables(args):
     if out:
         latest = ResultStore(out / "settings.jsonl").latest()  # a rerun's record replaces an earlier one
         details = [d for key, r in latest.items() if key in requested for d in r["details"]]
-        write_csv(out / "tables_all_settings.csv", details, args.prov)
+        if details:
+            write_rows(details, out / "tables_all_settings.csv", args.prov)
     return rows
 
 
 def _seconds_cell(row):
     """Wall seconds of a result; for a resumed one, also how many of its fits were read back."""
     read_back = row.get("fits_read_back") or 0
-    seconds = _fmt(row["seconds"], 1)
+    seconds = number(row["seconds"], 1)
     return f"{seconds} ({read_back} fits read back)" if read_back else seconds
 
 
@@ -390,12 +388,28 @@ def selection_diagnostics(res):
     return {"error_ties_averaged": float(np.mean(tied)), "oracle_error": float(per_setting.min())}
 
 
-def _fmt(v, digits=4):
-    if v is None:
-        return "—"
-    if isinstance(v, float):
-        return f"{v:.{digits}f}"
-    return str(v)
+def _error_cell(error, std):
+    """``error (std)``, four decimals each."""
+    return f"{number(error)} ({number(std)})"
+
+
+#: The columns of a protocol table (one row per dataset, algorithm and selection).
+TABLE_HEADER = (
+    "dataset",
+    "algorithm",
+    "selection",
+    "grid (settings)",
+    "error (std)",
+    "paper error (std)",
+    "tree size",
+    "paper",
+    "no. of trees",
+    "paper",
+    "seconds",
+    "fits",
+    "s / fit",
+    "paper -mnist error",
+)
 
 
 def _protocol_text(args):
@@ -438,7 +452,7 @@ def tables_markdown(rows, args):
         "ran together they fitted the (setting, rows) pairs they share once, and the seconds are their common wall "
         "clock. A result resumed after an interruption shows how many of its fits were read back from the "
         "interrupted run; its seconds count only the rest. Fits: the fits each selection uses; s / fit: mean fit time "
-        f"of one setting on one run; load average {_load()}. No. of trees: hypotheses with non-zero weight, each "
+        f"of one setting on one run; load average {_load_average()}. No. of trees: hypotheses with non-zero weight, each "
         "counted once (a hypothesis selected again is re-weighted, not duplicated); the paper's AdaBoost columns of "
         "Table 1 list the number of rounds instead.",
         "",
@@ -450,21 +464,26 @@ def tables_markdown(rows, args):
             2: "Table 2: boosted trees, exponential loss",
             3: "Table 3: boosted trees, logistic loss",
         }[table]
-        out += [
-            f"## {title}",
-            "",
-            "| dataset | algorithm | selection | grid (settings) | error (std) | paper error (std) | tree size | paper | no. of trees | paper | seconds | fits | s / fit | paper -mnist error |",
-            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        cells = [
+            [
+                r["dataset"],
+                r["algorithm"],
+                selection_label(r["selection"], args),
+                f"{r['grid']} ({r['settings']})",
+                _error_cell(r["error"], r["std"]),
+                _error_cell(r["paper_error"], r["paper_std"]),
+                number(r["avg_tree_size"], 2),
+                number(r["paper_tree_size"], 2),
+                number(r["avg_n_trees"], 1),
+                number(r["paper_n_trees"], 1),
+                _seconds_cell(r),
+                r.get("fits", "—"),
+                number(r["seconds_per_fit"], 3),
+                number(r["paper_mnist_error"]),
+            ]
+            for r in trs
         ]
-        for r in trs:
-            out.append(
-                f"| {r['dataset']} | {r['algorithm']} | {selection_label(r['selection'], args)} | {r['grid']} ({r['settings']}) "
-                f"| {_fmt(r['error'])} ({_fmt(r['std'])}) "
-                f"| {_fmt(r['paper_error'])} ({_fmt(r['paper_std'])}) | {_fmt(r['avg_tree_size'], 2)} | {_fmt(r['paper_tree_size'], 2)} "
-                f"| {_fmt(r['avg_n_trees'], 1)} | {_fmt(r['paper_n_trees'], 1)} | {_seconds_cell(r)} "
-                f"| {r.get('fits', '—')} | {_fmt(r['seconds_per_fit'], 3)} | {_fmt(r['paper_mnist_error'])} |"
-            )
-        out.append("")
+        out += [f"## {title}", "", *markdown_table(TABLE_HEADER, cells), ""]
         selections = [sel for sel in SELECTIONS if any(r["selection"] == sel for r in trs)]
         for selection in selections:
             srs = [r for r in trs if r["selection"] == selection]
@@ -521,18 +540,14 @@ def side_by_side(trs, table, selections, args):
         "",
         "Test error, mean (std) over the runs, same folds and grid; the paper chose on the validation fold.",
         "",
-        "| dataset | algorithm | " + " | ".join(labels) + " | paper |",
-        "|---|---|" + "---|" * len(labels) + "---|",
     ]
-    keys = list(dict.fromkeys((r["dataset"], r["algorithm"]) for r in trs))
-    for dataset, algorithm in keys:
+    cells = []
+    for dataset, algorithm in dict.fromkeys((r["dataset"], r["algorithm"]) for r in trs):
         by_sel = {r["selection"]: r for r in trs if r["dataset"] == dataset and r["algorithm"] == algorithm}
-        cells = [
-            f"{_fmt(by_sel[sel]['error'])} ({_fmt(by_sel[sel]['std'])})" if sel in by_sel else "—" for sel in selections
-        ]
+        errors = [_error_cell(by_sel[sel]["error"], by_sel[sel]["std"]) if sel in by_sel else "—" for sel in selections]
         any_row = next(iter(by_sel.values()))
-        paper = f"{_fmt(any_row['paper_error'])} ({_fmt(any_row['paper_std'])})"
-        out.append(f"| {dataset} | {algorithm} | " + " | ".join(cells) + f" | {paper} |")
+        cells.append([dataset, algorithm, *errors, _error_cell(any_row["paper_error"], any_row["paper_std"])])
+    out += markdown_table(["dataset", "algorithm", *labels, "paper"], cells)
     out.append("")
     return out
 
@@ -560,7 +575,7 @@ def run_speed(args):
 
     rows = []
     for name in args.datasets:
-        ds = load(name, args.download)
+        ds = load(name, download=args.download, **LOADER_OPTIONS.get(name, {}))
         X, y = ds.X_train, ds.y_train
         ours_s, ours_c, ours = _median_fit_seconds(
             lambda: AdaBoostClassifier(n_iter=args.n_iter, max_depth=1), X, y, args.repeats
@@ -599,17 +614,29 @@ def speed_markdown(rows, args):
         "# AdaBoost with stumps: ours vs sklearn.ensemble.AdaBoostClassifier",
         "",
         f"Fit seconds, median of {args.repeats} fits each, same run, {args.n_iter} rounds, on each dataset's training rows "
-        "(sklearn uses SAMME with DecisionTreeClassifier(max_depth=1)). Load average: " + _load() + ".",
+        "(sklearn uses SAMME with DecisionTreeClassifier(max_depth=1)). Load average: " + _load_average() + ".",
         "",
-        "| dataset | rows | features | ours s | sklearn s | ours / sklearn | ours cpu s | sklearn cpu s | cpu ratio | ours train err | sklearn train err |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for r in rows:
-        out.append(
-            f"| {r['dataset']} | {r['n_samples']} | {r['n_features']} | {r['ours_seconds']:.3f} | {r['sklearn_seconds']:.3f} "
-            f"| {r['ratio']:.2f} | {r['ours_cpu_seconds']:.3f} | {r['sklearn_cpu_seconds']:.3f} | {r['cpu_ratio']:.2f} "
-            f"| {r['ours_train_error']:.4f} | {r['sklearn_train_error']:.4f} |"
-        )
+    header = [
+        "dataset",
+        "rows",
+        "features",
+        "ours s",
+        "sklearn s",
+        "ours / sklearn",
+        "ours cpu s",
+        "sklearn cpu s",
+        "cpu ratio",
+        "ours train err",
+        "sklearn train err",
+    ]
+    cells = [
+        [r["dataset"], r["n_samples"], r["n_features"], f"{r['ours_seconds']:.3f}", f"{r['sklearn_seconds']:.3f}"]
+        + [f"{r['ratio']:.2f}", f"{r['ours_cpu_seconds']:.3f}", f"{r['sklearn_cpu_seconds']:.3f}"]
+        + [f"{r['cpu_ratio']:.2f}", f"{r['ours_train_error']:.4f}", f"{r['sklearn_train_error']:.4f}"]
+        for r in rows
+    ]
+    out += markdown_table(header, cells)
     return "\n".join(out) + "\n"
 
 
@@ -624,7 +651,7 @@ def adult_worker(which, lam, beta, profile):
 
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
-    ds = load("adult")
+    ds = load("adult", download=False)
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     if which == "deepboost":
         est = DeepBoostClassifier(n_iter=100, max_depth=4, loss="logistic", lam=lam, beta=beta)
@@ -665,7 +692,7 @@ def adult_worker(which, lam, beta, profile):
     print(json.dumps(out))
 
 
-def _load():
+def _load_average():
     try:
         return " / ".join(f"{v:.2f}" for v in os.getloadavg())
     except OSError:
@@ -710,18 +737,28 @@ def adult_markdown(results, args):
         f"32561 training rows, 16281 test rows, categorical columns ordinal-encoded ('?' its own category). "
         f"DeepBoostClassifier(n_iter=100, max_depth=4, loss='logistic', lam={args.lam}, beta={args.beta}). "
         f"Each fit in a fresh process pinned to one core (BLAS threads 1); median of {args.adult_runs} runs; "
-        f"load average at the end: {_load()}.",
+        f"load average at the end: {_load_average()}.",
         "",
-        "| model | fit s (median) | fit s (runs) | fit CPU s (median) | peak RSS MB (median) | RSS before fit MB | test error |",
-        "|---|---|---|---|---|---|---|",
     ]
+    header = [
+        "model",
+        "fit s (median)",
+        "fit s (runs)",
+        "fit CPU s (median)",
+        "peak RSS MB (median)",
+        "RSS before fit MB",
+        "test error",
+    ]
+    cells = []
     for which, label in (("deepboost", "DeepBoost (ours)"), ("sklearn", "sklearn AdaBoost, max_depth=4 trees")):
         runs = ", ".join(f"{r['fit_seconds']:.2f}" for r in results[which])
-        out.append(
-            f"| {label} | {med(which, 'fit_seconds'):.2f} | {runs} | {med(which, 'fit_cpu_seconds'):.2f} "
-            f"| {med(which, 'peak_rss_mb'):.0f} | {med(which, 'rss_before_fit_mb'):.0f} | {med(which, 'test_error'):.4f} |"
+        cells.append(
+            [label, f"{med(which, 'fit_seconds'):.2f}", runs, f"{med(which, 'fit_cpu_seconds'):.2f}"]
+            + [f"{med(which, 'peak_rss_mb'):.0f}", f"{med(which, 'rss_before_fit_mb'):.0f}"]
+            + [f"{med(which, 'test_error'):.4f}"]
         )
-    out.append("| google/deepboost C++ (figures given in the task) | ~10 | | | ~1200 | | 0.131-0.132 |")
+    cells.append(["google/deepboost C++ (figures given in the task)", "~10", "", "", "~1200", "", "0.131-0.132"])
+    out += markdown_table(header, cells)
     out += [
         "",
         f"Ours / sklearn fit time: {ours / sk:.2f}. DeepBoost kept {results['deepboost'][0].get('n_trees')} trees "
@@ -734,22 +771,13 @@ def adult_markdown(results, args):
 # ----------------------------------------------------------------------------------------------
 
 
-def write_csv(path, rows, prov=None):
-    """Rows as CSV, after the provenance ``#`` lines (read with ``comment="#"``); the columns are every
-    key of any row, in order of appearance (records written by older versions lack newer keys: empty)."""
-    if rows:
-        with open(path, "w", newline="") as fh:
-            fh.write(with_csv_header("", prov))
-            writer = csv.DictWriter(fh, fieldnames=list(dict.fromkeys(k for row in rows for k in row)))
-            writer.writeheader()
-            writer.writerows(rows)
-
-
 def write_outputs(out_dir, stem, markdown, rows, quiet=False, prov=None):
+    """``<stem>.md`` and, with rows, ``<stem>.csv`` (every key of any row a column) in ``out_dir``."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / f"{stem}.md").write_text(with_markdown_header(markdown, prov))
-    write_csv(out_dir / f"{stem}.csv", rows, prov)
+    if rows:
+        write_rows(rows, out_dir / f"{stem}.csv", prov)
     if not quiet:
         print(markdown)
         print(f"wrote {out_dir / (stem + '.md')}" + (f" and {stem}.csv" if rows else ""))

@@ -51,10 +51,13 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
+from mddf.experiments.bench.fitting import timed_fit
+from mddf.experiments.bench.loading import train_test_arrays
 from mddf.experiments.environment import REPO_ROOT
+from mddf.experiments.store import ResultStore
+from mddf.experiments.tables import markdown_table, number, write_rows
 
 #: Runs in DF21's own environment, which does not have mddf: a standalone script, not a module.
 WORKER = REPO_ROOT / "scripts" / "df21_worker.py"
@@ -102,23 +105,13 @@ def probe_df21(python: Path) -> tuple[dict | None, str]:
 
 
 # ------------------------------------------------------------------------------------ data
-def load(dataset: str, data_home=None):
-    """``X_train, y_train, X_test, y_test`` of ``dataset`` (its standard split), as every method gets them."""
-    from mddf.datasets import load_dataset
-
-    ds = load_dataset(dataset, data_home=data_home, verbose=0)
-    if ds.X_test is None:
-        raise ValueError(f"{dataset!r} has no standard test split")
-    return ds.X_train, ds.y_train, ds.X_test, ds.y_test
-
-
 def export_for_df21(dataset: str, path: Path, data_home=None) -> Path:
     """Write ``dataset``'s arrays to ``path`` (.npz) for the DF21 worker; NaN is refused (DF21 rejects it)."""
     import numpy as np
 
     if path.exists():
         return path
-    X_train, y_train, X_test, y_test = load(dataset, data_home)
+    X_train, y_train, X_test, y_test = train_test_arrays(dataset, data_home=data_home)
     for name, X in (("training", X_train), ("test", X_test)):
         if not np.all(np.isfinite(X)):
             raise ValueError(f"{dataset}: the {name} features hold NaN or infinite values, which DF21 rejects")
@@ -136,7 +129,7 @@ def fit_once(dataset, method, seed, n_jobs, params, data_home=None, quick=False)
 
     import numpy as np
 
-    X_train, y_train, X_test, y_test = load(dataset, data_home)
+    X_train, y_train, X_test, y_test = train_test_arrays(dataset, data_home=data_home)
     if method == "RF400":
         from sklearn.ensemble import RandomForestClassifier
 
@@ -145,12 +138,7 @@ def fit_once(dataset, method, seed, n_jobs, params, data_home=None, quick=False)
         from mddf import MDDFClassifier
 
         model = MDDFClassifier(n_jobs=n_jobs, random_state=seed, **{**MDDF_METHODS[method], **params})
-    start = time.perf_counter()
-    model.fit(X_train, y_train)
-    fit_s = time.perf_counter() - start
-    start = time.perf_counter()
-    predicted = model.predict(X_test)
-    predict_s = time.perf_counter() - start
+    predicted, fit_s, predict_s = timed_fit(model, X_train, y_train, X_test)
     record = {
         "accuracy": float(np.mean(predicted == y_test)),
         "fit_s": fit_s,
@@ -258,35 +246,23 @@ def markdown(rows, methods, note: str) -> str:
         ("Peak resident memory of the fit's process (MB), median", "peak_rss_mb", "{:.0f}"),
         ("Layers kept, per seed", "layers", "{}"),
     ):
-        lines += [f"## {title}", "", "| dataset | " + " | ".join(methods) + " |", "|---" * (len(methods) + 1) + "|"]
-        for dataset in datasets:
-            cells = [fmt.format(by[(dataset, m)][key]) if (dataset, m) in by else "" for m in methods]
-            lines.append(f"| {dataset} | " + " | ".join(cells) + " |")
-        lines.append("")
-    lines += [
-        "## Ratios, median over (seed, round) pairs fitted in the same round",
-        "",
-        "| dataset | method | fit / DF21 | predict / DF21 | fit / RF400 | predict / RF400 | targets |",
-        "|---|---|---|---|---|---|---|",
+        cells = [[d, *(fmt.format(by[(d, m)][key]) if (d, m) in by else "" for m in methods)] for d in datasets]
+        lines += [f"## {title}", "", *markdown_table(["dataset", *methods], cells), ""]
+    ratios = ("fit_vs_df21", "predict_vs_df21", "fit_vs_rf400", "predict_vs_rf400")
+    cells = [
+        [row["dataset"], row["method"], *(number(row[k], 2, missing="") for k in ratios), row["targets"]]
+        for row in rows
+        if row["method"] not in REFERENCES
     ]
-    for row in rows:
-        if row["method"] in REFERENCES:
-            continue
-        cells = [f"{row[k]:.2f}" if row[k] != "" else "" for k in ("fit_vs_df21", "predict_vs_df21")]
-        cells += [f"{row[k]:.2f}" if row[k] != "" else "" for k in ("fit_vs_rf400", "predict_vs_rf400")]
-        lines.append(f"| {row['dataset']} | {row['method']} | " + " | ".join(cells) + f" | {row['targets']} |")
+    header = ["dataset", "method", "fit / DF21", "predict / DF21", "fit / RF400", "predict / RF400", "targets"]
+    lines += ["## Ratios, median over (seed, round) pairs fitted in the same round", ""]
+    lines += markdown_table(header, cells)
     return "\n".join(lines) + "\n"
 
 
 # ------------------------------------------------------------------------------------ main
 def _config(args, params, df21_params) -> dict:
     return {"quick": bool(args.quick), "n_jobs": args.n_jobs, "params": params, "df21_params": df21_params}
-
-
-def _read(path: Path) -> list[dict]:
-    if not path.exists():
-        return []
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
 def main(argv=None) -> int:
@@ -345,14 +321,13 @@ def main(argv=None) -> int:
             print(f"DF21 environment: {python} ({json.dumps(df21_versions)})", file=sys.stderr, flush=True)
 
     from mddf.experiments.environment import run_in_fresh_process
-    from mddf.experiments.figures import write_rows
     from mddf.experiments.provenance import provenance, record_stamp, script_path, with_markdown_header
 
     out = args.out
     out.mkdir(parents=True, exist_ok=True)
-    results = out / "results.jsonl"
+    store = ResultStore(out / "results.jsonl")
     config = _config(args, params, df21_params)
-    records = [r for r in _read(results) if r.get("config") == config]
+    records = [r for r in store.records() if r.get("config") == config]
     done = {
         (r["dataset"], r["method"], r["seed"], r["round"])
         for r in records
@@ -379,8 +354,7 @@ def main(argv=None) -> int:
                     record.update(config=config, **record_stamp())
                     records = [r for r in records if (r["dataset"], r["method"], r["seed"], r["round"]) != key]
                     records.append(record)
-                    with results.open("a") as fh:
-                        fh.write(json.dumps(record) + "\n")
+                    store.append(record)
                     if record["status"] == "ok":
                         message = (
                             f"accuracy {100 * record['accuracy']:.2f}  fit {record['fit_s']:.1f}s  "

@@ -25,32 +25,24 @@ python scripts/bench_extensions.py --quick
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 from scipy.stats import rankdata
 from sklearn.ensemble import ExtraTreesClassifier, HistGradientBoostingClassifier, RandomForestClassifier
-from sklearn.model_selection import train_test_split
 from xgboost import XGBClassifier
 
 from mddf import MDDFClassifier
-from mddf.datasets import load_dataset
+from mddf.experiments.bench.fitting import lightgbm_available, pending, timed_fit
+from mddf.experiments.bench.loading import train_test_arrays
 from mddf.experiments.provenance import provenance, script_path, with_markdown_header
+from mddf.experiments.store import ResultStore
+from mddf.experiments.tables import markdown_table, mean_std
 
 DATASETS = ("adult", "letter", "satimage", "yeast", "fashion-mnist")
 QUICK_DATASETS = ("iris", "wine")
-
-
-def lightgbm_available() -> bool:
-    try:
-        import lightgbm  # noqa: F401
-    except ImportError:
-        return False
-    return True
 
 
 def _mddf(**params):
@@ -106,32 +98,18 @@ METHODS = {
 }
 
 
-def load(name: str, fmnist_rows: int):
-    """``(X_train, y_train, X_test, y_test)`` of one benchmark (a fixed stratified 70/30 split if it has none)."""
-    ds = load_dataset(name, verbose=0)
-    X, y, X_test, y_test = ds.X_train, ds.y_train, ds.X_test, ds.y_test
-    if X_test is None:
-        X, X_test, y, y_test = train_test_split(X, y, train_size=0.7, stratify=y, random_state=0)
-    if name == "fashion-mnist" and fmnist_rows < len(y):
-        X, _, y, _ = train_test_split(X, y, train_size=fmnist_rows, stratify=y, random_state=0)
-    return X, y, X_test, y_test
-
-
 def fit_and_score(method: str, dataset: str, data, seed: int, n_jobs: int, quick: bool) -> dict:
+    """Fit ``method`` on ``data`` (``X_train, y_train, X_test, y_test``) and score it: one record."""
     X, y, X_test, y_test = data
     model = METHODS[method](seed, n_jobs, quick)
-    start = time.perf_counter()
-    model.fit(X, y)
-    fit_s = time.perf_counter() - start
-    start = time.perf_counter()
-    accuracy = float(np.mean(model.predict(X_test) == y_test))
+    predicted, fit_s, predict_s = timed_fit(model, X, y, X_test)
     record = {
         "dataset": dataset,
         "method": method,
         "seed": seed,
-        "accuracy": accuracy,
+        "accuracy": float(np.mean(predicted == y_test)),
         "fit_s": fit_s,
-        "predict_s": time.perf_counter() - start,
+        "predict_s": predict_s,
         "n_train": len(y),
         "n_test": len(y_test),
     }
@@ -159,23 +137,20 @@ def mean_ranks(records, methods, datasets) -> dict:
 
 def table(records, methods, datasets) -> str:
     """Markdown: accuracy (%) mean ± std per dataset and method, the mean rank, the median fit seconds."""
-    head = ["dataset", *methods]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    rows = []
     for dataset in datasets:
         row = [dataset]
         for m in methods:
-            values = [100 * r["accuracy"] for r in records if r["dataset"] == dataset and r["method"] == m]
-            std = statistics.stdev(values) if len(values) > 1 else 0.0
-            row.append(f"{statistics.fmean(values):.2f} ± {std:.2f}" if values else "")
-        lines.append("| " + " | ".join(row) + " |")
+            row.append(mean_std([100 * r["accuracy"] for r in records if r["dataset"] == dataset and r["method"] == m]))
+        rows.append(row)
     ranks = mean_ranks(records, methods, datasets)
-    lines.append("| mean rank | " + " | ".join(f"{ranks[m]:.2f}" if m in ranks else "" for m in methods) + " |")
+    rows.append(["mean rank", *(f"{ranks[m]:.2f}" if m in ranks else "" for m in methods)])
     fits = []
     for m in methods:
         values = [r["fit_s"] for r in records if r["method"] == m]
         fits.append(f"{statistics.median(values):.1f}" if values else "")
-    lines.append("| median fit s | " + " | ".join(fits) + " |")
-    return "\n".join(lines)
+    rows.append(["median fit s", *fits])
+    return "\n".join(markdown_table(["dataset", *methods], rows))
 
 
 def not_fitted(records) -> str:
@@ -210,27 +185,22 @@ def main(argv=None) -> int:
         print("LightGBM is not installed: its column is left out (pip install lightgbm)", file=sys.stderr)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    results = out / "results.jsonl"
-    records = [json.loads(line) for line in results.read_text().splitlines()] if results.exists() else []
-    done = {(r["dataset"], r["method"], r["seed"]) for r in records}
+    store = ResultStore(out / "results.jsonl")
+    records = store.records()
     data = {}
-    for seed in seeds:
-        for dataset in datasets:
-            for method in methods:
-                if (dataset, method, seed) in done:
-                    continue
-                if dataset not in data:
-                    data[dataset] = load(dataset, args.fmnist_rows)
-                try:
-                    record = fit_and_score(method, dataset, data[dataset], seed, args.n_jobs, args.quick)
-                    outcome = f"{100 * record['accuracy']:.2f}%  fit {record['fit_s']:.1f}s"
-                except ValueError as exc:  # the estimator rejects this data (e.g. too few rows of a class)
-                    record = {"dataset": dataset, "method": method, "seed": seed, "error": str(exc)}
-                    outcome = f"not fitted: {exc}"
-                records.append(record)
-                with results.open("a") as fh:
-                    fh.write(json.dumps(record) + "\n")
-                print(f"{dataset} / {method} / seed {seed}: {outcome}", file=sys.stderr, flush=True)
+    for seed, dataset, method in pending(records, seeds, datasets, methods):
+        if dataset not in data:  # a dataset without a test split: a stratified 70/30 split
+            rows = args.fmnist_rows if dataset == "fashion-mnist" else None
+            data[dataset] = train_test_arrays(dataset, train_share=0.7, train_rows=rows)
+        try:
+            record = fit_and_score(method, dataset, data[dataset], seed, args.n_jobs, args.quick)
+            outcome = f"{100 * record['accuracy']:.2f}%  fit {record['fit_s']:.1f}s"
+        except ValueError as exc:  # the estimator rejects this data (e.g. too few rows of a class)
+            record = {"dataset": dataset, "method": method, "seed": seed, "error": str(exc)}
+            outcome = f"not fitted: {exc}"
+        records.append(record)
+        store.append(record)
+        print(f"{dataset} / {method} / seed {seed}: {outcome}", file=sys.stderr, flush=True)
     kept = [r for r in records if r["seed"] in seeds and r["dataset"] in datasets and r["method"] in methods]
     text = table([r for r in kept if "error" not in r], methods, datasets) + not_fitted(kept)
     prov = provenance(script_path("bench_extensions.py"), sys.argv[1:] if argv is None else argv)

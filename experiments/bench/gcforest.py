@@ -44,24 +44,18 @@ PAPER_GCFOREST = {"letter": 97.375, "adult": 86.276}
 # -- one measurement (runs inside a fresh subprocess) ----------------------------------------------
 
 
-def _load(spec):
-    from mddf.datasets import load_dataset
-    from mddf.experiments.protocols import subsample
-
-    ds = load_dataset(spec["dataset"], verbose=0)
-    if spec.get("train_fraction"):
-        ds = subsample(ds, spec["train_fraction"], random_state=spec.get("subset_seed", 0))
-    X_test, y_test = ds.X_test, ds.y_test
-    if spec.get("test_rows"):
-        X_test, y_test = X_test[: spec["test_rows"]], y_test[: spec["test_rows"]]
-    return ds.X_train, ds.y_train, X_test, y_test
-
-
 def _measure(spec):
     """Fit and score one model; returns a dict of numbers."""
     from sklearn.ensemble import RandomForestClassifier
 
-    X, y, X_test, y_test = _load(spec)
+    from mddf.experiments.bench.loading import train_test_arrays
+
+    X, y, X_test, y_test = train_test_arrays(
+        spec["dataset"],
+        train_fraction=spec.get("train_fraction"),
+        subset_seed=spec.get("subset_seed", 0),
+        test_rows=spec.get("test_rows"),
+    )
     seed = spec.get("seed", 0)
     result = {"n_train": len(y), "n_test": len(y_test)}
     start = time.perf_counter()

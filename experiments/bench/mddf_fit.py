@@ -21,9 +21,11 @@ import argparse
 import json
 import resource
 import statistics
-import time
 
+from mddf.experiments.bench.fitting import timed_fit
+from mddf.experiments.bench.loading import train_test_arrays
 from mddf.experiments.environment import run_in_fresh_process
+from mddf.experiments.store import ResultStore
 
 PAPER_TABLE2 = {  # mdDF column of Table 2 (test accuracy, %)
     "adult": 86.560,
@@ -41,9 +43,7 @@ def _fit_once(dataset, method, params, n_jobs, seed):
     """Fit and score one model; runs in a fresh process."""
     import numpy as np
 
-    from mddf.datasets import load_dataset
-
-    ds = load_dataset(dataset, verbose=0)
+    X_train, y_train, X_test, y_test = train_test_arrays(dataset)
     if method == "rf":
         from sklearn.ensemble import RandomForestClassifier
 
@@ -52,16 +52,11 @@ def _fit_once(dataset, method, params, n_jobs, seed):
         from mddf import MDDFClassifier
 
         model = MDDFClassifier(n_jobs=n_jobs, random_state=seed, **params)
-    start = time.perf_counter()
-    model.fit(ds.X_train, ds.y_train)
-    fit_s = time.perf_counter() - start
-    start = time.perf_counter()
-    accuracy = float(np.mean(model.predict(ds.X_test) == ds.y_test))
-    predict_s = time.perf_counter() - start
+    predicted, fit_s, predict_s = timed_fit(model, X_train, y_train, X_test)
     out = {
         "dataset": dataset,
         "method": method,
-        "accuracy": accuracy,
+        "accuracy": float(np.mean(predicted == y_test)),
         "fit_s": fit_s,
         "predict_s": predict_s,
         "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
@@ -74,8 +69,8 @@ def _fit_once(dataset, method, params, n_jobs, seed):
             model_mb=sum(b.nbytes for b in model.layers_) / 1e6,
             stop=model.stop_reason_,
             staged=[
-                round(float(np.mean(model.classes_[p.argmax(1)] == ds.y_test)), 4)
-                for p in model.staged_predict_proba(ds.X_test)
+                round(float(np.mean(model.classes_[p.argmax(1)] == y_test)), 4)
+                for p in model.staged_predict_proba(X_test)
             ],
             oof=[round(h["oof_accuracy"], 4) for h in model.train_history_],
         )
@@ -118,8 +113,7 @@ def main(argv=None):
             line = {**best, "params": params if method == "mddf" else {"n_estimators": 400}}
             print(json.dumps(line), flush=True)
             if args.out:
-                with open(args.out, "a") as fh:
-                    fh.write(json.dumps(line) + "\n")
+                ResultStore(args.out).append(line)
         rows.append((name, result))
     print()
     if len(seeds) > 1:

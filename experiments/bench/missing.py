@@ -19,25 +19,17 @@ python scripts/bench_missing.py --quick
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import sys
 from pathlib import Path
 
-from mddf.experiments.missing_study import CASES, METHODS, Case, lightgbm_available, run_in_fresh_process
+from mddf.experiments.bench.fitting import lightgbm_available, pending
+from mddf.experiments.missing_study import CASES, METHODS, Case, run_in_fresh_process
+from mddf.experiments.store import ResultStore
+from mddf.experiments.tables import markdown_table, mean_std
 
 QUICK_CASES = (Case("iris", "complete"), Case("iris", "mcar", 0.2))
 QUICK_MDDF = {"n_estimators": 5, "max_layers": 2}
-
-
-def _key(record):
-    return (record["case"], record["method"], record["seed"])
-
-
-def _cell(values):
-    mean = 100 * statistics.fmean(values)
-    std = 100 * statistics.stdev(values) if len(values) > 1 else 0.0
-    return f"{mean:.2f} ± {std:.2f}"
 
 
 def table(records, methods) -> str:
@@ -66,12 +58,12 @@ def table(records, methods) -> str:
         "imputed fit s",
         "s/layer x imputed",
     ]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    rows = []
     for case in cases:
         row = [case]
         for method in methods:
-            runs = by.get((case, method))
-            row.append(_cell([r["accuracy"] for r in runs]) if runs else "")
+            runs = by.get((case, method), [])
+            row.append(mean_std([r["accuracy"] for r in runs], scale=100))
         native = by.get((case, "mdDF"), [])
         reference = complete.get(native[0]["dataset"], []) if native else []
         fit, fit_ref = median_of(native, "fit_s"), median_of(reference, "fit_s")
@@ -88,8 +80,8 @@ def table(records, methods) -> str:
             if imputed and per_layer and median_of(imputed, "fit_s_per_layer")
             else "",
         ]
-        lines.append("| " + " | ".join(row) + " |")
-    return "\n".join(lines)
+        rows.append(row)
+    return "\n".join(markdown_table(head, rows))
 
 
 def main(argv=None) -> int:
@@ -116,25 +108,19 @@ def main(argv=None) -> int:
         print("LightGBM is not installed: its column is left out (pip install lightgbm)", file=sys.stderr)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    results = out / "results.jsonl"
-    records = [json.loads(line) for line in results.read_text().splitlines()] if results.exists() else []
-    done = {_key(r) for r in records}
-    for seed in seeds:
-        for case in cases:
-            for method in methods:
-                if case.missing == "complete" and method == "SimpleImputer+mdDF":
-                    continue  # nothing to impute
-                if (case.name, method, seed) in done:
-                    continue
-                record = run_in_fresh_process(case, method, seed, args.n_jobs, mddf_params)
-                records.append(record)
-                with results.open("a") as fh:
-                    fh.write(json.dumps(record) + "\n")
-                print(
-                    f"{case.name} / {method} / seed {seed}: {100 * record['accuracy']:.2f}%  fit {record['fit_s']:.1f}s",
-                    file=sys.stderr,
-                    flush=True,
-                )
+    store = ResultStore(out / "results.jsonl")
+    records = store.records()
+    for seed, case, method in pending(records, seeds, cases, methods, field="case", name=lambda c: c.name):
+        if case.missing == "complete" and method == "SimpleImputer+mdDF":
+            continue  # nothing to impute
+        record = run_in_fresh_process(case, method, seed, args.n_jobs, mddf_params)
+        records.append(record)
+        store.append(record)
+        print(
+            f"{case.name} / {method} / seed {seed}: {100 * record['accuracy']:.2f}%  fit {record['fit_s']:.1f}s",
+            file=sys.stderr,
+            flush=True,
+        )
     kept = [r for r in records if r["seed"] in seeds and r["case"] in {c.name for c in cases}]
     text = table(kept, methods)
     (out / "table.md").write_text(

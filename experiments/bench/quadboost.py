@@ -34,10 +34,11 @@ from sklearn.ensemble import AdaBoostClassifier
 from sklearn.model_selection import StratifiedKFold
 from sklearn.tree import DecisionTreeClassifier
 
-from mddf.datasets import list_datasets, load_dataset
-from mddf.experiments.figures import write_rows
+from mddf.datasets import list_datasets
+from mddf.experiments.bench.loading import load
 from mddf.experiments.protocols.quadboost import PAPER_GRIDS, paper_split, run_quadboost_protocol
 from mddf.experiments.provenance import provenance, script_path, with_markdown_header
+from mddf.experiments.tables import markdown_table, number, write_rows
 
 # Names under which the paper's binary UCI sets (Table 1) may be registered; the bundled breast_cancer first.
 PAPER_BINARY_SETS = (
@@ -100,7 +101,7 @@ def adaboost_cv_rounds(X, y, grid, seed, n_folds=5):
 
 
 def bench_dataset(name, seeds, grids, l1_n_iter, repeats, n_jobs):
-    ds = load_dataset(name)
+    ds = load(name)
     rows = []
     for seed in seeds:
         X_tr, X_te, y_tr, y_te = paper_split(ds.X, ds.y, random_state=seed)
@@ -183,12 +184,6 @@ def summarise(rows):
             )
 
 
-def _cell(value, digits=4):
-    if isinstance(value, float):
-        return "—" if value != value else f"{value:.{digits}f}"  # NaN: no CV search (AdaBoost same T)
-    return str(value)
-
-
 def markdown(rows, grids_name):
     """Every row, then each method's means over the seeds, as Markdown."""
     out = [
@@ -199,29 +194,34 @@ def markdown(rows, grids_name):
         "scikit-learn's with stumps, as many rounds as vanilla QuadBoost's chosen T (same T) or T chosen by the "
         "same 5-fold CV (CV T).",
         "",
-        "| dataset | seed | method | test acc | risk | chosen | voters | iters | fit s | CV s | stop |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for r in rows:
-        out.append(
-            f"| {r['dataset']} | {r['seed']} | {r['method']} | {_cell(r['acc'])} | {_cell(1 - r['acc'], 3)} "
-            f"| {r['params']} | {r['voters']} | {r['iters']} | {_cell(r['fit'])} | {_cell(r['search'], 1)} | {r['stop']} |"
-        )
-    out += [
-        "",
-        "## Mean over seeds",
-        "",
-        "| dataset | method | seeds | test acc | voters | fit s |",
-        "|---|---|---|---|---|---|",
+    header = ["dataset", "seed", "method", "test acc", "risk", "chosen", "voters", "iters", "fit s", "CV s", "stop"]
+    cells = [
+        [
+            r["dataset"],
+            r["seed"],
+            r["method"],
+            number(r["acc"]),
+            number(1 - r["acc"], 3),
+            r["params"],
+            r["voters"],
+            r["iters"],
+            number(r["fit"]),
+            number(r["search"], 1),  # NaN for "AdaBoost same T" (no search): a dash
+            r["stop"],
+        ]
+        for r in rows
     ]
+    out += markdown_table(header, cells)
+    out += ["", "## Mean over seeds", ""]
+    means = []
     for name in dict.fromkeys(r["dataset"] for r in rows):
         for m in dict.fromkeys(r["method"] for r in rows):
             sel = [r for r in rows if r["dataset"] == name and r["method"] == m]
             if sel:
-                out.append(
-                    f"| {name} | {m} | {len(sel)} | {np.mean([r['acc'] for r in sel]):.4f} "
-                    f"| {np.mean([r['voters'] for r in sel]):.1f} | {np.mean([r['fit'] for r in sel]):.4f} |"
-                )
+                acc, voters, fit = (np.mean([r[key] for r in sel]) for key in ("acc", "voters", "fit"))
+                means.append([name, m, len(sel), f"{acc:.4f}", f"{voters:.1f}", f"{fit:.4f}"])
+    out += markdown_table(["dataset", "method", "seeds", "test acc", "voters", "fit s"], means)
     return "\n".join(out) + "\n"
 
 

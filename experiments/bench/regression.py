@@ -27,10 +27,13 @@ import argparse
 import json
 import statistics
 import sys
-import time
 from pathlib import Path
 
+from mddf.experiments.bench.fitting import lightgbm_available, pending, timed_fit
+from mddf.experiments.environment import run_in_fresh_process
 from mddf.experiments.provenance import provenance, script_path, with_markdown_header
+from mddf.experiments.store import ResultStore
+from mddf.experiments.tables import markdown_table, mean_std
 
 DATASETS = ("diabetes", "friedman1", "friedman3")
 METHODS = ("CascadeForest", "RF400", "ExtraTrees400", "HistGradientBoosting", "LightGBM")
@@ -40,16 +43,8 @@ QUICK_CASCADE = {"n_estimators": 5, "max_layers": 2}
 QUICK_TREES = 20
 
 
-def lightgbm_available() -> bool:
-    try:
-        import lightgbm  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
-def load(dataset: str, seed: int, n_rows: int = N_ROWS):
-    """``X_train, y_train, X_test, y_test`` of ``dataset`` for ``seed``."""
+def make_data(dataset: str, seed: int, n_rows: int = N_ROWS):
+    """``X_train, y_train, X_test, y_test`` of ``dataset`` for ``seed``: diabetes split, or Friedman data drawn."""
     from sklearn.datasets import load_diabetes, make_friedman1, make_friedman3
     from sklearn.model_selection import train_test_split
 
@@ -93,21 +88,16 @@ def fit_and_score(dataset, method, seed, n_jobs, params=None, quick=False) -> di
     """Fit one model and score it on the test rows (the function a fresh process runs)."""
     from sklearn.metrics import r2_score
 
-    X_train, y_train, X_test, y_test = load(dataset, seed, QUICK_ROWS if quick else N_ROWS)
+    X_train, y_train, X_test, y_test = make_data(dataset, seed, QUICK_ROWS if quick else N_ROWS)
     if quick:
         params = {**QUICK_CASCADE, **(params or {})}
     model = build(method, seed, n_jobs, params, QUICK_TREES if quick else 400)
-    start = time.perf_counter()
-    model.fit(X_train, y_train)
-    fit_s = time.perf_counter() - start
-    start = time.perf_counter()
-    r2 = float(r2_score(y_test, model.predict(X_test)))
-    predict_s = time.perf_counter() - start
+    predicted, fit_s, predict_s = timed_fit(model, X_train, y_train, X_test)
     record = {
         "dataset": dataset,
         "method": method,
         "seed": seed,
-        "r2": r2,
+        "r2": float(r2_score(y_test, predicted)),
         "fit_s": fit_s,
         "predict_s": predict_s,
         "n_train": len(y_train),
@@ -120,16 +110,6 @@ def fit_and_score(dataset, method, seed, n_jobs, params=None, quick=False) -> di
     return record
 
 
-def _key(record):
-    return (record["dataset"], record["method"], record["seed"])
-
-
-def _cell(values):
-    mean = statistics.fmean(values)
-    std = statistics.stdev(values) if len(values) > 1 else 0.0
-    return f"{mean:.4f} ± {std:.4f}"
-
-
 def table(records, methods) -> str:
     """Markdown: test R^2 (mean ± std over seeds) and median fit seconds per dataset and method."""
     by = {}
@@ -138,14 +118,13 @@ def table(records, methods) -> str:
     datasets = list(dict.fromkeys(r["dataset"] for r in records))
     lines = []
     for title, cell in (
-        ("Test R^2, mean ± std over seeds", lambda runs: _cell([r["r2"] for r in runs])),
+        ("Test R^2, mean ± std over seeds", lambda runs: mean_std([r["r2"] for r in runs], 4)),
         ("Fit seconds, median over seeds", lambda runs: f"{statistics.median(r['fit_s'] for r in runs):.2f}"),
     ):
-        lines += [f"{title}:", "", "| dataset | " + " | ".join(methods) + " |", "|" + "---|" * (len(methods) + 1)]
-        for dataset in datasets:
-            row = [dataset] + [cell(by[(dataset, m)]) if (dataset, m) in by else "" for m in methods]
-            lines.append("| " + " | ".join(row) + " |")
-        lines.append("")
+        rows = [
+            [dataset] + [cell(by[(dataset, m)]) if (dataset, m) in by else "" for m in methods] for dataset in datasets
+        ]
+        lines += [f"{title}:", "", *markdown_table(["dataset", *methods], rows), ""]
     layers = [
         f"{d}: {'/'.join(str(r['layers']) for r in by[(d, 'CascadeForest')])}"
         for d in datasets
@@ -183,29 +162,18 @@ def main(argv=None) -> int:
         print("LightGBM is not installed: its column is left out (pip install lightgbm)", file=sys.stderr)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    results = out / "results.jsonl"
-    records = [json.loads(line) for line in results.read_text().splitlines()] if results.exists() else []
-    done = {_key(r) for r in records}
-    for seed in seeds:
-        for dataset in datasets:
-            for method in methods:
-                if (dataset, method, seed) in done:
-                    continue
-                task = (dataset, method, seed, args.n_jobs, params, args.quick)
-                if args.in_process:
-                    record = fit_and_score(*task)
-                else:
-                    from mddf.experiments.environment import run_in_fresh_process
-
-                    record = run_in_fresh_process(fit_and_score, *task)
-                records.append(record)
-                with results.open("a") as fh:
-                    fh.write(json.dumps(record) + "\n")
-                print(
-                    f"{dataset} / {method} / seed {seed}: R^2 {record['r2']:.4f}  fit {record['fit_s']:.1f}s",
-                    file=sys.stderr,
-                    flush=True,
-                )
+    store = ResultStore(out / "results.jsonl")
+    records = store.records()
+    for seed, dataset, method in pending(records, seeds, datasets, methods):
+        task = (dataset, method, seed, args.n_jobs, params, args.quick)
+        record = fit_and_score(*task) if args.in_process else run_in_fresh_process(fit_and_score, *task)
+        records.append(record)
+        store.append(record)
+        print(
+            f"{dataset} / {method} / seed {seed}: R^2 {record['r2']:.4f}  fit {record['fit_s']:.1f}s",
+            file=sys.stderr,
+            flush=True,
+        )
     kept = [r for r in records if r["seed"] in seeds and r["dataset"] in datasets]
     text = table(kept, methods)
     prov = provenance(script_path("bench_regression.py"), sys.argv[1:] if argv is None else argv)

@@ -47,8 +47,11 @@ import argparse
 import json
 import math
 import sys
-import time
 from pathlib import Path
+
+from mddf.experiments.bench.fitting import timed_fit
+from mddf.experiments.store import ResultStore
+from mddf.experiments.tables import markdown_table, number, write_rows
 
 ROWS = (20_000, 80_000, 320_000, 1_280_000, 2_000_000)
 MODES = {"kfold": {}, "oob": {"class_vectors": "oob"}}
@@ -100,12 +103,7 @@ def fit_synthetic(n_rows, mode, max_layers, params, n_jobs, test_rows, seed) -> 
     memory = PeakMemory().start()
     rss_before = current_rss_mb()
     model = MDDFClassifier(max_layers=max_layers, n_jobs=n_jobs, random_state=seed, **{**MODES[mode], **(params or {})})
-    start = time.perf_counter()
-    model.fit(X_train, y_train)
-    fit_s = time.perf_counter() - start
-    start = time.perf_counter()
-    predicted = model.predict(X_test)
-    predict_s = time.perf_counter() - start
+    predicted, fit_s, predict_s = timed_fit(model, X_train, y_train, X_test)
     peak = memory.peak_mb()
     history = model.train_history_
     return {
@@ -201,37 +199,52 @@ def slopes(records, modes) -> dict:
     return out
 
 
-def _fmt_slope(value) -> str:
-    return "" if value is None else f"{value:.2f}"
-
-
 def markdown(rows, fitted, note, skipped, failed) -> str:
-    lines = ["# mdDF growth curve on synthetic data", "", note, ""]
-    lines += [
-        "| rows | mode | fit s | predict s | accuracy % | peak RSS MB (fit + predict) | process peak MB "
-        "| RSS before fit MB | model MB (kept) | model MB (grown) | layers kept / grown |",
-        "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    """The growth table, the slopes table and the lists of skipped and failed fits, as Markdown."""
+    header = [
+        "rows",
+        "mode",
+        "fit s",
+        "predict s",
+        "accuracy %",
+        "peak RSS MB (fit + predict)",
+        "process peak MB",
+        "RSS before fit MB",
+        "model MB (kept)",
+        "model MB (grown)",
+        "layers kept / grown",
     ]
-    for r in rows:
-        lines.append(
-            f"| {r['rows']:,} | {r['mode']} | {r['fit_s']:.2f} | {r['predict_s']:.3f} | {r['accuracy']:.2f} "
-            f"| {r['peak_rss_mb']:.0f} | {r['process_peak_rss_mb'] or 0:.0f} | {r['rss_before_fit_mb'] or 0:.0f} "
-            f"| {r['model_mb']:.1f} | {r['grown_model_mb']:.1f} | {r['layers']} / {r['grown']} |"
-        )
+    cells = [
+        [
+            f"{r['rows']:,}",
+            r["mode"],
+            f"{r['fit_s']:.2f}",
+            f"{r['predict_s']:.3f}",
+            f"{r['accuracy']:.2f}",
+            f"{r['peak_rss_mb']:.0f}",
+            f"{r['process_peak_rss_mb'] or 0:.0f}",
+            f"{r['rss_before_fit_mb'] or 0:.0f}",
+            f"{r['model_mb']:.1f}",
+            f"{r['grown_model_mb']:.1f}",
+            f"{r['layers']} / {r['grown']}",
+        ]
+        for r in rows
+    ]
+    lines = ["# mdDF growth curve on synthetic data", "", note, ""]
+    lines += markdown_table(header, cells, ["---:", "---", *["---:"] * 9])
     lines += [
         "",
         f"Log-log slopes between the smallest and the largest size (reference: n^{REFERENCE_SLOPE}; the "
         f"target for fit time from the smallest to the largest size is at most {REFERENCE_SLOPE}):",
         "",
-        "| mode | rows | fit time slope | peak RSS slope | fit time within n^1.1 |",
-        "|---|---|---:|---:|---|",
     ]
+    cells = []
     for mode, s in fitted.items():
         within = "" if s["fit_s"] is None else ("yes" if s["fit_s"] <= REFERENCE_SLOPE else "no")
-        lines.append(
-            f"| {mode} | {s['rows'][0]:,} to {s['rows'][1]:,} | {_fmt_slope(s['fit_s'])} "
-            f"| {_fmt_slope(s['peak_rss_mb'])} | {within} |"
-        )
+        span = f"{s['rows'][0]:,} to {s['rows'][1]:,}"
+        cells.append([mode, span, number(s["fit_s"], 2, missing=""), number(s["peak_rss_mb"], 2, missing=""), within])
+    header = ["mode", "rows", "fit time slope", "peak RSS slope", "fit time within n^1.1"]
+    lines += markdown_table(header, cells, ["---", "---", "---:", "---:", "---"])
     if skipped:
         lines += ["", "Skipped:", ""] + [f"- {line}" for line in skipped]
     if failed:
@@ -262,7 +275,7 @@ def plot(records, modes, fitted, memory_limit_gb=None):
             color = f"C{i}"
             n, v = zip(*points)
             s = fitted.get(mode, {}).get(key)
-            ax.plot(n, v, "o-", color=color, label=f"{mode} (slope {_fmt_slope(s) or 'n/a'})")
+            ax.plot(n, v, "o-", color=color, label=f"{mode} (slope {number(s, 2, missing='n/a')})")
             if len(n) > 1:
                 reference = [v[0] * (x / n[0]) ** REFERENCE_SLOPE for x in (n[0], n[-1])]
                 ax.plot(
@@ -290,12 +303,6 @@ def plot(records, modes, fitted, memory_limit_gb=None):
 
 
 # ------------------------------------------------------------------------------------ main
-def _read(path: Path) -> list[dict]:
-    if not path.exists():
-        return []
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-
-
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     default_rows = ",".join(map(str, ROWS))
@@ -327,12 +334,12 @@ def main(argv=None) -> int:
     test_rows = args.test_rows or (QUICK_TEST_ROWS if args.quick else TEST_ROWS)
 
     from mddf.experiments.environment import run_in_fresh_process
-    from mddf.experiments.figures import save_figure, write_rows
+    from mddf.experiments.figures import save_figure
     from mddf.experiments.provenance import provenance, record_stamp, script_path, with_markdown_header
 
     out = args.out
     out.mkdir(parents=True, exist_ok=True)
-    results = out / "results.jsonl"
+    store = ResultStore(out / "results.jsonl")
     config = {
         "quick": bool(args.quick),
         "max_layers": max_layers,
@@ -341,7 +348,7 @@ def main(argv=None) -> int:
         "seed": args.seed,
         "test_rows": test_rows,
     }
-    records = {(r["rows"], r["mode"]): r for r in _read(results) if r.get("config") == config}
+    records = {(r["rows"], r["mode"]): r for r in store.records() if r.get("config") == config}
     skipped = []
     for n_rows in sizes:
         for mode in modes:
@@ -370,8 +377,7 @@ def main(argv=None) -> int:
                 record.update(status="failed", error=f"{type(exc).__name__}: {exc}"[-2000:])
             record.update(config=config, **record_stamp())
             records[(n_rows, mode)] = record
-            with results.open("a") as fh:
-                fh.write(json.dumps(record) + "\n")
+            store.append(record)
             if record["status"] == "ok":
                 message = (
                     f"fit {record['fit_s']:.1f}s  predict {record['predict_s']:.2f}s  "

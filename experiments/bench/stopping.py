@@ -76,6 +76,8 @@ import numpy as np
 
 from mddf import MDDFClassifier
 from mddf._stopping import EarlyStopping
+from mddf.experiments.bench.loading import train_test_arrays
+from mddf.experiments.tables import markdown_table, plus_minus
 
 DATASETS = ("letter", "satimage", "adult", "yeast")
 SEEDS = (0, 1, 2, 3, 4)
@@ -241,15 +243,9 @@ def load_compiled_code(X, y, params=None, n_jobs=2):
 
 def fit_dataset(dataset, seed, n_jobs, max_layers, params, data_home=None) -> dict:
     """Load ``dataset``'s standard split, :func:`load_compiled_code`, then :func:`record_fit` (a fresh process runs it)."""
-    from mddf.datasets import load_dataset
-
-    ds = load_dataset(dataset, data_home=data_home, verbose=0)
-    if ds.X_test is None:
-        raise ValueError(f"{dataset!r} has no standard test split")
-    load_compiled_code(ds.X_train, ds.y_train, params, n_jobs)
-    return record_fit(
-        ds.X_train, ds.y_train, ds.X_test, ds.y_test, seed, n_jobs=n_jobs, max_layers=max_layers, params=params
-    )
+    X_train, y_train, X_test, y_test = train_test_arrays(dataset, data_home=data_home)
+    load_compiled_code(X_train, y_train, params, n_jobs)
+    return record_fit(X_train, y_train, X_test, y_test, seed, n_jobs=n_jobs, max_layers=max_layers, params=params)
 
 
 # ------------------------------------------------------------------------------------ the rules
@@ -548,10 +544,6 @@ def verdicts(summary, rules, focus) -> list[dict]:
     return rows
 
 
-def _pm(value, se, digits=2) -> str:
-    return f"{value:+.{digits}f}" + ("" if np.isnan(se) else f" ± {se:.{digits}f}")
-
-
 def markdown(summary, verdict_rows, focus, note) -> str:
     """The verdict per rule, then every rule and dataset, as Markdown."""
     datasets = list(dict.fromkeys(r["dataset"] for r in summary))
@@ -559,27 +551,28 @@ def markdown(summary, verdict_rows, focus, note) -> str:
     lines = ["# Stopping rules replayed on full-depth fits", "", note, "", "## Verdict", ""]
     head = ["rule", *[f"{d} Δ acc (pp)" for d in datasets], "verdict"]
     head += [f"{focus} kept", f"{focus} grown", f"{focus} fit s"]
-    lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    rows = []
     for row in verdict_rows:
         cells = [row["rule"]]
         for d in datasets:
             r = by.get((row["rule"], d))
-            cells.append(_pm(r["diff_vs_today"], r["diff_se"]) if r else "")
+            cells.append(plus_minus(r["diff_vs_today"], r["diff_se"], signed=True) if r else "")
         cells.append(row["verdict"])
-        for what, fmt in (("kept", "{:.1f}"), ("grown", "{:.1f}"), ("fit_s", "{:.1f}")):
+        for what in ("kept", "grown", "fit_s"):
             value, ratio = row.get(f"{focus}_{what}"), row.get(f"{focus}_{what}_vs_today")
-            cells.append("" if value is None else fmt.format(value) + (f" ({ratio:.2f}x)" if ratio != "" else ""))
-        lines.append("| " + " | ".join(cells) + " |")
+            cells.append("" if value is None else f"{value:.1f}" + (f" ({ratio:.2f}x)" if ratio != "" else ""))
+        rows.append(cells)
+    lines += markdown_table(head, rows)
     lines += ["", "## Every rule and dataset", ""]
     head = ["rule", "dataset", "test accuracy (%)", "Δ vs today (pp)", "grown", "kept", "kept per seed", "fit s"]
     head += ["predict s", "model MB"]
-    lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for r in summary:
-        accuracy = f"{r['accuracy']:.2f}" + ("" if np.isnan(r["accuracy_se"]) else f" ± {r['accuracy_se']:.2f}")
-        cells = [r["rule"], r["dataset"], accuracy, _pm(r["diff_vs_today"], r["diff_se"])]
-        cells += [f"{r['grown']:.1f}", f"{r['kept']:.1f}", r["kept_per_seed"], f"{r['fit_s']:.1f}"]
-        cells += [f"{r['predict_s']:.3f}", f"{r['model_mb']:.1f}"]
-        lines.append("| " + " | ".join(cells) + " |")
+    rows = [
+        [r["rule"], r["dataset"], plus_minus(r["accuracy"], r["accuracy_se"])]
+        + [plus_minus(r["diff_vs_today"], r["diff_se"], signed=True), f"{r['grown']:.1f}", f"{r['kept']:.1f}"]
+        + [r["kept_per_seed"], f"{r['fit_s']:.1f}", f"{r['predict_s']:.3f}", f"{r['model_mb']:.1f}"]
+        for r in summary
+    ]
+    lines += markdown_table(head, rows)
     return "\n".join(lines) + "\n"
 
 
@@ -633,9 +626,9 @@ def main(argv=None) -> int:
     max_layers = args.max_layers or (QUICK_MAX_LAYERS if args.quick else MAX_LAYERS)
 
     from mddf.experiments.environment import run_in_fresh_process
-    from mddf.experiments.figures import write_rows
     from mddf.experiments.provenance import provenance, record_stamp, script_path, with_markdown_header
     from mddf.experiments.store import ResultStore
+    from mddf.experiments.tables import write_rows
 
     out = args.out
     out.mkdir(parents=True, exist_ok=True)

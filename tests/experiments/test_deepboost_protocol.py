@@ -486,13 +486,3 @@ def test_a_fit_store_keeps_every_finished_fit_and_a_rerun_fits_only_the_rest(dat
     SpyBoost.fits.clear()
     run_protocols(X[::-1].copy(), y[::-1].copy(), grid, fit_store=store, **kw)
     assert len(SpyBoost.fits) == n_total
-
-
-def test_tables_csv_has_every_column_of_old_and_new_records(tmp_path):
-    """Records of a sweep written by an older version lack the newer keys: the CSV still has every
-    column, empty where a record has no value."""
-    boosting.write_csv(tmp_path / "t.csv", [{"error": 0.1}, {"error": 0.2, "fits_read_back": 4}])
-    assert read_csv_rows(tmp_path / "t.csv") == [
-        {"error": "0.1", "fits_read_back": ""},
-        {"error": "0.2", "fits_read_back": "4"},
-    ]

@@ -1,17 +1,7 @@
-"""Make ``scripts/`` importable (``mddf.experiments`` and the scripts' ``main``), point the dataset
-loaders at temporary folders so that tests never read a user's cache or download anything, and
-serve a small loopback Dask cluster to the modules that ask for one."""
-
-import sys
-from pathlib import Path
+"""Point the dataset loaders at temporary folders so that tests never read a user's cache or download
+anything, and serve a small loopback Dask cluster to the modules that ask for one."""
 
 import pytest
-
-HERE = Path(__file__).resolve().parent
-SCRIPTS = HERE.parents[1] / "scripts"
-for path in (SCRIPTS, HERE):
-    if str(path) not in sys.path:
-        sys.path.insert(0, str(path))
 
 
 @pytest.fixture

@@ -4,15 +4,13 @@ Usage: ``python tests/scripts/run_uci_with_doubles.py <run_uci.py arguments>``.
 """
 
 import sys
-from pathlib import Path
 
 if __name__ == "__main__":  # spawned workers import this file as __mp_main__: they must not run a sweep
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
-    import bench_doubles
-    import run_uci
+    import bench_doubles  # beside this file: the folder of the file Python runs is first on sys.path
 
+    from mddf.experiments.cli import run_script
     from mddf.experiments.methods import default_registry
 
     registry = default_registry()
     registry.register(bench_doubles.LINGERING)
-    sys.exit(run_uci.main(sys.argv[1:], registry=registry))
+    sys.exit(run_script("benchmark", sys.argv[1:], registry))

@@ -6,9 +6,9 @@ import sys
 import time
 from pathlib import Path
 
-import run_uci
+from mddf.experiments.provenance import script_path
 
-SCRIPT = Path(run_uci.__file__).resolve()
+SCRIPT = script_path("run_uci.py")
 #: run_uci.py with the test doubles of bench_doubles registered (LINGERING).
 SCRIPT_WITH_DOUBLES = Path(__file__).resolve().parent / "run_uci_with_doubles.py"
 

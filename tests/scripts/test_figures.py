@@ -2,14 +2,13 @@
 
 import json
 
-import export_features
 import numpy as np
-import plot_layers
-import plot_tsne
 import pytest
 
 from mddf import MDDFClassifier
 from mddf.datasets import load_dataset
+from mddf.experiments.cli import run_script
+from mddf.experiments.feature_export import layer_features
 from mddf.experiments.layers import margin_ratio, oof_layer_margins, staged_accuracy
 from mddf.experiments.provenance import read_csv_rows, read_provenance
 
@@ -48,7 +47,7 @@ def test_staged_accuracy_ends_with_the_models_accuracy(tiny_model):
 
 
 def test_plot_layers_writes_figures_8_and_9_with_their_numbers(tmp_path):
-    assert plot_layers.main(["--dataset", "iris", "--out", str(tmp_path), *TINY]) == 0
+    assert run_script("plot-layers", ["--dataset", "iris", "--out", str(tmp_path), *TINY]) == 0
     for stem in ("layers_iris", "margins_iris"):
         for ext in ("png", "pdf", "csv"):
             assert (tmp_path / f"{stem}.{ext}").stat().st_size > 0
@@ -72,7 +71,7 @@ def test_plot_layers_writes_figures_8_and_9_with_their_numbers(tmp_path):
 
 
 def test_plot_tsne_writes_panels_and_variance_ratios(tmp_path):
-    assert plot_tsne.main(["--dataset", "iris", "--max-points", "60", "--out", str(tmp_path), *TINY]) == 0
+    assert run_script("plot-tsne", ["--dataset", "iris", "--max-points", "60", "--out", str(tmp_path), *TINY]) == 0
     for ext in ("png", "pdf"):
         assert (tmp_path / f"tsne_iris.{ext}").stat().st_size > 0
     ratios = rows(tmp_path / "tsne_iris_ratios.csv")
@@ -97,7 +96,7 @@ def png_text(path):
 
 def test_export_features_layout_and_a_downstream_model(tmp_path):
     out = tmp_path / "feat.npz"
-    assert export_features.main(["--dataset", "wine", "--out", str(out), "--include-raw", *TINY]) == 0
+    assert run_script("export-features", ["--dataset", "wine", "--out", str(out), "--include-raw", *TINY]) == 0
     z = np.load(out)
     meta = json.loads(str(z["meta"]))
     T = meta["n_layers"]
@@ -113,7 +112,7 @@ def test_export_features_layout_and_a_downstream_model(tmp_path):
 
 def test_exported_features_are_the_models_out_of_fold_and_transformed_features(tiny_model):
     ds, model = tiny_model
-    train, test = export_features.layer_features(model, ds)
+    train, test = layer_features(model, ds)
     for t in range(model.n_layers_):
         np.testing.assert_array_equal(train[t], model.oof_features_[t])
         np.testing.assert_array_equal(test[t], model.transform(ds.X_test, layer=t + 1))

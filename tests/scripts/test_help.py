@@ -1,19 +1,27 @@
 """Every script documents itself (--help) and offers a --quick smoke-test configuration."""
 
-import export_features
-import plot_layers
-import plot_tsne
 import pytest
-import run_uci
-import small_sample
 
 from mddf.experiments.bench import extensions as bench_extensions
+from mddf.experiments.cli import COMMANDS, run_script
+
+SCRIPTED = [name for name, command in COMMANDS.items() if command.script]
 
 
-@pytest.mark.parametrize("module", [run_uci, small_sample, plot_layers, plot_tsne, export_features, bench_extensions])
-def test_help_exits_cleanly_and_lists_quick(module, capsys):
+def _help_text(main, capsys):
     with pytest.raises(SystemExit) as exit_info:
-        module.main(["--help"])
+        main(["--help"])
     assert exit_info.value.code == 0
-    text = capsys.readouterr().out
+    return capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name", SCRIPTED)
+def test_the_help_of_a_wrapped_subcommand_exits_cleanly_and_lists_quick(name, capsys):
+    text = _help_text(lambda argv: run_script(name, argv), capsys)
+    assert f"usage: {COMMANDS[name].script}" in text
+    assert "--quick" in text and "--out" in text
+
+
+def test_the_help_of_a_benchmark_exits_cleanly_and_lists_quick(capsys):
+    text = _help_text(bench_extensions.main, capsys)
     assert "--quick" in text and "--out" in text

@@ -5,9 +5,10 @@ import sys
 import bench_doubles
 import numpy as np
 import pytest
-import run_uci
 from sklearn.base import clone
 
+from mddf.experiments.benchmark import PEERS_ORDER
+from mddf.experiments.cli import benchmark_parser, run_script
 from mddf.experiments.methods import BuildContext, default_registry, unavailable_reason
 from mddf.experiments.provenance import read_csv_rows, read_provenance
 
@@ -25,8 +26,8 @@ def test_peers_are_opt_in_and_added_by_peers_after_the_selection():
     assert not set(PEERS) & set(defaults)
     assert [s.name for s in registry.select(None, peers=True)] == defaults + PEERS
     assert [s.name for s in registry.select(["RF", "mdDF"], peers=True)] == ["mdDF", "RF", *PEERS]
-    assert run_uci.build_parser().parse_args(["--peers"]).peers
-    assert not run_uci.build_parser().parse_args([]).peers
+    assert benchmark_parser().parse_args(["--peers"]).peers
+    assert not benchmark_parser().parse_args([]).peers
     assert registry.get("lgbm").name == "LightGBM" and registry.get("extra_trees").name == "ExtraTrees"
 
 
@@ -67,7 +68,9 @@ def test_lightgbm_is_unavailable_with_the_import_error_when_missing(no_lightgbm,
     assert reason.startswith("LightGBM is not available: cannot import lightgbm.LGBMClassifier (ModuleNotFoundError")
     registry.register(bench_doubles.MAJORITY_AS_MDDF, replace=True)
     out = tmp_path / "res"
-    code = run_uci.main(["--datasets", "iris", "--methods", "mdDF", "--peers", "--out", str(out), *FAST], registry)
+    code = run_script(
+        "benchmark", ["--datasets", "iris", "--methods", "mdDF", "--peers", "--out", str(out), *FAST], registry
+    )
     assert code == 0
     assert "left out: LightGBM is not available" in capsys.readouterr().err
     rows = read_csv_rows(out / "peers.csv")
@@ -79,9 +82,9 @@ def test_quick_run_on_the_default_suite_writes_the_peers_table(tmp_path, capsys)
     registry.register(bench_doubles.MAJORITY_AS_MDDF, replace=True)  # 3 layers: k = 3
     out = tmp_path / "res"
     argv = ["--methods", "mdDF,RF,XGBoost", "--peers", "--seeds", "2", "--out", str(out), *FAST]
-    assert run_uci.main(argv, registry=registry) == 0
+    assert run_script("benchmark", argv, registry=registry) == 0
     available = [m for m in PEERS if unavailable_reason(registry.get(m)) is None]
-    compared = [m for m in run_uci.PEERS_ORDER if m in ("mdDF", "RF", "XGBoost", *available)]
+    compared = [m for m in PEERS_ORDER if m in ("mdDF", "RF", "XGBoost", *available)]
     assert compared[:3] == ["mdDF", "RF", "XGBoost"]
 
     md = (out / "peers.md").read_text()

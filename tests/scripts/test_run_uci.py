@@ -7,13 +7,14 @@ from pathlib import Path
 
 import bench_doubles
 import pytest
-import run_uci
 from runner_process import start_runner, wait_for_first_result
 
+from mddf.experiments.cli import benchmark_parser, parse_seeds, run_script
 from mddf.experiments.executor import execute, plan
 from mddf.experiments.methods import default_registry
 from mddf.experiments.runner import run_one
 from mddf.experiments.store import ResultStore
+from mddf.experiments.suites import SUITES
 
 FAST = ["--quick", "--n-jobs", "1", "--quiet"]
 
@@ -23,24 +24,27 @@ def read(path):
 
 
 def test_no_arguments_means_default_suite_with_every_default_method():
-    args = run_uci.build_parser().parse_args([])
+    args = benchmark_parser().parse_args([])
     assert args.suite is None and args.datasets is None and args.methods is None
     assert args.seeds == [0] and args.profile == "paper" and args.isolation == "process"
     names = [s.name for s in default_registry().select(None)]
     assert names == ["mdDF", "gcForest", "RF", "XGBoost", "MLP", "DeepBoost", "AdaBoost", "QuadBoost"]
-    assert run_uci.SUITES["default"].datasets == ("digits", "breast_cancer", "wine", "iris")
+    assert SUITES["default"].datasets == ("digits", "breast_cancer", "wine", "iris")
 
 
 def test_seeds_take_a_count_or_a_list():
-    assert run_uci.parse_seeds("3") == [0, 1, 2]
-    assert run_uci.parse_seeds("4,9") == [4, 9]
+    assert parse_seeds("3") == [0, 1, 2]
+    assert parse_seeds("4,9") == [4, 9]
     with pytest.raises(Exception, match="seeds"):
-        run_uci.parse_seeds("x")
+        parse_seeds("x")
 
 
 def test_run_writes_one_record_per_run_and_the_tables(tmp_path, capsys):
     out = tmp_path / "res"
-    run_uci.main(["--datasets", "iris,wine", "--methods", "RF,MLP", "--out", str(out), "--isolation", "inline", *FAST])
+    run_script(
+        "benchmark",
+        ["--datasets", "iris,wine", "--methods", "RF,MLP", "--out", str(out), "--isolation", "inline", *FAST],
+    )
     records = read(out / "results.jsonl")
     assert sorted((r["dataset"], r["method"]) for r in records) == [
         ("iris", "MLP"),
@@ -71,10 +75,10 @@ def test_rerun_skips_finished_runs_and_retries_failed_ones(tmp_path):
     registry.register(bench_doubles.FAILING)
     out = tmp_path / "res"
     argv = ["--datasets", "iris", "--methods", "RF,Failing", "--out", str(out), "--isolation", "inline", *FAST]
-    run_uci.main(argv, registry=registry)
+    run_script("benchmark", argv, registry=registry)
     first = read(out / "results.jsonl")
     assert {r["method"]: r["status"] for r in first} == {"RF": "ok", "Failing": "error"}
-    run_uci.main(argv, registry=registry)
+    run_script("benchmark", argv, registry=registry)
     second = read(out / "results.jsonl")
     # RF was not run again; the failed run was retried (and failed again)
     assert [r["method"] for r in second[len(first) :]] == ["Failing"]
@@ -85,7 +89,8 @@ def test_a_failing_method_is_recorded_with_its_traceback_and_the_rest_continue(t
     registry = default_registry()
     registry.register(bench_doubles.FAILING)
     out = tmp_path / "res"
-    code = run_uci.main(
+    code = run_script(
+        "benchmark",
         ["--datasets", "iris", "--methods", "Failing,RF", "--out", str(out), "--isolation", "inline", *FAST],
         registry=registry,
     )
@@ -103,7 +108,8 @@ def test_a_crashing_worker_process_costs_only_its_run(tmp_path):
     registry = default_registry()
     registry.register(bench_doubles.CRASHING)
     out = tmp_path / "res"
-    code = run_uci.main(
+    code = run_script(
+        "benchmark",
         ["--datasets", "iris", "--methods", "Crashing,RF", "--out", str(out), "--isolation", "process", *FAST],
         registry=registry,
     )
@@ -124,7 +130,8 @@ def test_unavailable_method_is_left_out_with_the_import_error(tmp_path, capsys):
     registry = default_registry()
     registry.register(bench_doubles.UNAVAILABLE)
     out = tmp_path / "res"
-    run_uci.main(
+    run_script(
+        "benchmark",
         ["--datasets", "iris", "--methods", "Missing,RF", "--out", str(out), "--isolation", "inline", *FAST],
         registry=registry,
     )
@@ -135,7 +142,9 @@ def test_unavailable_method_is_left_out_with_the_import_error(tmp_path, capsys):
 
 def test_dataset_with_missing_files_is_skipped_with_the_loader_message(tmp_path, no_data, capsys):
     out = tmp_path / "res"
-    run_uci.main(["--datasets", "har,iris", "--methods", "RF", "--out", str(out), "--isolation", "inline", *FAST])
+    run_script(
+        "benchmark", ["--datasets", "har,iris", "--methods", "RF", "--out", str(out), "--isolation", "inline", *FAST]
+    )
     records = read(out / "results.jsonl")
     har = [r for r in records if r["dataset"] == "har"]
     assert len(har) == 1 and har[0]["status"] == "skipped" and "is missing" in har[0]["message"]
@@ -212,7 +221,8 @@ def test_ablation_table_only_with_table3_methods(tmp_path):
     registry = default_registry()
     registry.register(bench_doubles.MAJORITY_AS_MDDF, replace=True)
     out = tmp_path / "res"
-    run_uci.main(
+    run_script(
+        "benchmark",
         ["--datasets", "iris", "--methods", "mdDF", "--out", str(out), "--isolation", "inline", *FAST],
         registry=registry,
     )
@@ -246,7 +256,7 @@ def test_interrupted_run_keeps_finished_results_and_resumes(tmp_path, stop):
     assert 1 <= len(before) < 16 and all(r["status"] == "ok" for r in before)
     time.sleep(1)
     assert workers and not [pid for pid in workers if _alive(pid)]  # no orphaned worker left running
-    run_uci.main([*argv, "--isolation", "inline"])
+    run_script("benchmark", [*argv, "--isolation", "inline"])
     after = read(results)
     assert after[: len(before)] == before
     keys = [r["key"] for r in after]

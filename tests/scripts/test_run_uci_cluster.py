@@ -7,13 +7,12 @@ interface serves the module (``scheduler`` fixture); ``--scheduler local:2`` sta
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import bench_doubles
 import pytest
-import run_uci
 from runner_process import start_runner, wait_for_first_result
 
+from mddf.experiments.cli import run_script
 from mddf.experiments.cluster import (
     INSTALL_HINT,
     ClusterSetupError,
@@ -25,7 +24,6 @@ from mddf.experiments.methods import MethodSpec, default_registry
 from mddf.experiments.provenance import strip_provenance
 
 QUICK = ["--quick", "--quiet"]
-SCRIPTS = Path(run_uci.__file__).resolve().parent
 
 
 def read(path):
@@ -46,8 +44,8 @@ def test_scheduler_takes_an_address_or_a_local_worker_count():
 
 def test_cluster_run_gives_the_local_accuracies_and_resumes(tmp_path, scheduler):
     argv = ["--datasets", "iris,wine", "--methods", "mdDF,RF,MLP", *QUICK]
-    run_uci.main([*argv, "--out", str(tmp_path / "local"), "--isolation", "inline", "--n-jobs", "1"])
-    assert run_uci.main([*argv, "--out", str(tmp_path / "cluster"), "--scheduler", scheduler]) == 0
+    run_script("benchmark", [*argv, "--out", str(tmp_path / "local"), "--isolation", "inline", "--n-jobs", "1"])
+    assert run_script("benchmark", [*argv, "--out", str(tmp_path / "cluster"), "--scheduler", scheduler]) == 0
 
     local = {r["key"]: r for r in read(tmp_path / "local" / "results.jsonl")}
     cluster = {r["key"]: r for r in read(tmp_path / "cluster" / "results.jsonl")}
@@ -69,7 +67,7 @@ def test_cluster_run_gives_the_local_accuracies_and_resumes(tmp_path, scheduler)
 
     # Rerun: every run is finished, nothing is sent to the cluster again.
     lines = (tmp_path / "cluster" / "results.jsonl").read_text()
-    assert run_uci.main([*argv, "--out", str(tmp_path / "cluster"), "--scheduler", scheduler]) == 0
+    assert run_script("benchmark", [*argv, "--out", str(tmp_path / "cluster"), "--scheduler", scheduler]) == 0
     assert (tmp_path / "cluster" / "results.jsonl").read_text() == lines
 
 
@@ -78,7 +76,8 @@ def test_failing_method_and_task_that_raises_are_recorded_and_the_sweep_continue
     registry.register(bench_doubles.FAILING)  # raises inside run_one: an error record from the worker
     registry.register(bench_doubles.ESCAPING)  # raises out of run_one: the task itself fails
     out = tmp_path / "res"
-    code = run_uci.main(
+    code = run_script(
+        "benchmark",
         ["--datasets", "iris", "--methods", "Escaping,Failing,RF", "--out", str(out), *QUICK, "--scheduler", scheduler],
         registry=registry,
     )
@@ -99,7 +98,8 @@ def test_run_that_kills_its_worker_is_retried_once_then_recorded_as_failed(tmp_p
     registry = default_registry()
     registry.register(bench_doubles.CRASHING)  # os._exit in the worker process
     out = tmp_path / "res"
-    code = run_uci.main(
+    code = run_script(
+        "benchmark",
         ["--datasets", "iris", "--methods", "Crashing,RF", "--out", str(out), *QUICK, "--scheduler", "local:2"],
         registry=registry,
     )
@@ -118,7 +118,8 @@ def test_workers_that_cannot_import_a_method_are_reported_before_any_run(tmp_pat
     registry = default_registry()
     registry.register(MethodSpec("DriverOnly", build_here, ("sklearn", "base")))
     out = tmp_path / "res"
-    code = run_uci.main(
+    code = run_script(
+        "benchmark",
         ["--datasets", "iris", "--methods", "DriverOnly,RF", "--out", str(out), *QUICK, "--scheduler", scheduler],
         registry=registry,
     )
@@ -137,7 +138,7 @@ def test_unreachable_scheduler_is_named():
 def test_local_execution_options_are_refused_with_a_scheduler(tmp_path, capsys):
     for option in (["--workers", "2"], ["--isolation", "inline"]):
         with pytest.raises(SystemExit) as exit_info:
-            run_uci.main(["--datasets", "iris", "--out", str(tmp_path), "--scheduler", "local:1", *option])
+            run_script("benchmark", ["--datasets", "iris", "--out", str(tmp_path), "--scheduler", "local:1", *option])
         assert exit_info.value.code == 2
         assert "apply to local runs" in capsys.readouterr().err
 
@@ -145,13 +146,14 @@ def test_local_execution_options_are_refused_with_a_scheduler(tmp_path, capsys):
 def test_without_dask_the_scheduler_option_says_what_to_install(tmp_path, monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "distributed", None)  # `import distributed` now fails
     with pytest.raises(SystemExit) as exit_info:
-        run_uci.main(["--datasets", "iris", "--out", str(tmp_path), "--scheduler", "local:2", *QUICK])
+        run_script("benchmark", ["--datasets", "iris", "--out", str(tmp_path), "--scheduler", "local:2", *QUICK])
     assert exit_info.value.code == 2
     err = capsys.readouterr().err
     assert "--scheduler needs Dask" in err and INSTALL_HINT in err
     # ... and everything else still runs
     assert (
-        run_uci.main(
+        run_script(
+            "benchmark",
             [
                 "--datasets",
                 "iris",
@@ -164,7 +166,7 @@ def test_without_dask_the_scheduler_option_says_what_to_install(tmp_path, monkey
                 "--n-jobs",
                 "1",
                 *QUICK,
-            ]
+            ],
         )
         == 0
     )
@@ -172,13 +174,12 @@ def test_without_dask_the_scheduler_option_says_what_to_install(tmp_path, monkey
 
 
 def test_the_runner_and_the_estimators_import_without_dask():
+    modules = "mddf.experiments.cli, mddf.experiments.benchmark, mddf.experiments.executor, mddf.experiments.runner"
     code = (
-        "import sys; sys.path.insert(0, sys.argv[1]); import run_uci, mddf, mddf.baselines, mddf.datasets; "
+        f"import sys; import {modules}, mddf, mddf.baselines, mddf.datasets; "
         "print(sorted(m for m in ('dask', 'distributed') if m in sys.modules))"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code, str(SCRIPTS)], capture_output=True, text=True, check=True, cwd=SCRIPTS.parent
-    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 
 
@@ -209,7 +210,7 @@ def test_interrupted_cluster_sweep_cancels_its_queued_runs_and_resumes(tmp_path,
             time.sleep(0.2)
         assert client.run_on_scheduler(_n_tasks) == 0
 
-    assert run_uci.main([*argv, "--scheduler", scheduler]) == 0
+    assert run_script("benchmark", [*argv, "--scheduler", scheduler]) == 0
     after = read(results)
     assert after[: len(before)] == before
     keys = [r["key"] for r in after]

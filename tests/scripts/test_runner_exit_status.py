@@ -9,9 +9,8 @@ import json
 
 import bench_doubles
 import pytest
-import run_uci
-import small_sample
 
+from mddf.experiments.cli import run_script
 from mddf.experiments.methods import default_registry
 from mddf.experiments.provenance import read_csv_rows
 
@@ -29,10 +28,10 @@ def registry_with(*specs):
     return registry
 
 
-@pytest.mark.parametrize("module", [run_uci, small_sample])
-def test_help_documents_every_exit_status(module, capsys):
+@pytest.mark.parametrize("name", ["benchmark", "small-sample"])
+def test_help_documents_every_exit_status(name, capsys):
     with pytest.raises(SystemExit) as exit_info:
-        module.main(["--help"])
+        run_script(name, ["--help"])
     assert exit_info.value.code == 0
     text = capsys.readouterr().out
     epilog = text[text.index("exit status:") :]
@@ -51,14 +50,15 @@ def test_help_documents_every_exit_status(module, capsys):
 
 def test_run_uci_exits_0_when_every_run_is_ok_including_runs_of_an_earlier_invocation(tmp_path, capsys):
     argv = ["--datasets", "iris", "--methods", "RF", "--out", str(tmp_path), *FAST]
-    assert run_uci.main(argv) == 0
-    assert run_uci.main(argv) == 0  # resumed: nothing left to run
+    assert run_script("benchmark", argv) == 0
+    assert run_script("benchmark", argv) == 0  # resumed: nothing left to run
     assert "summary: 1 of 1 runs ok" in capsys.readouterr().err
 
 
 def test_run_uci_exits_1_and_names_the_failed_runs(tmp_path, capsys):
     out = tmp_path / "res"
-    code = run_uci.main(
+    code = run_script(
+        "benchmark",
         ["--datasets", "iris", "--methods", "Failing,RF", "--out", str(out), *FAST],
         registry=registry_with(bench_doubles.FAILING),
     )
@@ -73,7 +73,7 @@ def test_run_uci_exits_1_when_a_dataset_file_is_corrupt_and_runs_the_other_datas
     (no_data / "yeast").mkdir()
     (no_data / "yeast" / "yeast.data").write_text("not the published file\n")
     out = tmp_path / "res"
-    assert run_uci.main(["--datasets", "yeast,iris", "--methods", "RF", "--out", str(out), *FAST]) == 1
+    assert run_script("benchmark", ["--datasets", "yeast,iris", "--methods", "RF", "--out", str(out), *FAST]) == 1
     err = capsys.readouterr().err
     assert "summary: 1 of 1 runs ok, 1 dataset(s) skipped (1 could not be loaded)" in err
     assert "skipped dataset yeast: could not be loaded (ChecksumError" in err
@@ -82,7 +82,7 @@ def test_run_uci_exits_1_when_a_dataset_file_is_corrupt_and_runs_the_other_datas
 
 def test_run_uci_exits_0_when_some_datasets_are_skipped_and_says_which_and_why(tmp_path, no_data, capsys):
     out = tmp_path / "res"
-    assert run_uci.main(["--datasets", "har,iris", "--methods", "RF", "--out", str(out), *FAST]) == 0
+    assert run_script("benchmark", ["--datasets", "har,iris", "--methods", "RF", "--out", str(out), *FAST]) == 0
     err = capsys.readouterr().err
     summary = err[err.index("summary:") :]
     assert summary.startswith("summary: 1 of 1 runs ok, 1 dataset(s) skipped\n")
@@ -91,7 +91,7 @@ def test_run_uci_exits_0_when_some_datasets_are_skipped_and_says_which_and_why(t
 
 def test_run_uci_exits_2_when_every_dataset_is_skipped(tmp_path, no_data, capsys):
     out = tmp_path / "res"
-    assert run_uci.main(["--datasets", "har,letter", "--methods", "RF", "--out", str(out), *FAST]) == 2
+    assert run_script("benchmark", ["--datasets", "har,letter", "--methods", "RF", "--out", str(out), *FAST]) == 2
     err = capsys.readouterr().err
     assert "nothing to run: no dataset could be loaded" in err
     for name in ("har", "letter"):
@@ -101,27 +101,32 @@ def test_run_uci_exits_2_when_every_dataset_is_skipped(tmp_path, no_data, capsys
 
 
 def test_run_uci_exits_2_when_no_method_is_available_or_applies(tmp_path, capsys):
-    missing = run_uci.main(
+    missing = run_script(
+        "benchmark",
         ["--datasets", "iris", "--methods", "Missing", "--out", str(tmp_path / "a"), *FAST],
         registry=registry_with(bench_doubles.UNAVAILABLE),
     )
     assert missing == 2
     assert "nothing to run: no requested method is available" in capsys.readouterr().err
     # DeepBoost handles two-class problems only
-    assert run_uci.main(["--datasets", "iris", "--methods", "DeepBoost", "--out", str(tmp_path / "b"), *FAST]) == 2
+    assert (
+        run_script("benchmark", ["--datasets", "iris", "--methods", "DeepBoost", "--out", str(tmp_path / "b"), *FAST])
+        == 2
+    )
     assert "nothing to run: none of DeepBoost applies to iris" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("option", [["--methods", "NoSuchMethod"], ["--datasets", "nosuch"], ["--seeds", "x"]])
 def test_run_uci_exits_2_on_a_usage_error(tmp_path, option):
     with pytest.raises(SystemExit) as exit_info:
-        run_uci.main([*option, "--out", str(tmp_path), *FAST])
+        run_script("benchmark", [*option, "--out", str(tmp_path), *FAST])
     assert exit_info.value.code == 2
 
 
 def test_run_uci_exits_130_when_interrupted_and_keeps_the_finished_runs(tmp_path, capsys):
     out = tmp_path / "res"
-    code = run_uci.main(
+    code = run_script(
+        "benchmark",
         ["--datasets", "iris", "--methods", "RF,Interrupting", "--out", str(out), *FAST],
         registry=registry_with(bench_doubles.INTERRUPTING),
     )
@@ -136,7 +141,8 @@ SMALL = ["--quick", "--fractions", "0.5,1", "--seeds", "1", "--n-jobs", "1", "--
 
 
 def test_small_sample_exits_1_and_names_the_failed_runs(tmp_path, capsys):
-    code = small_sample.main(
+    code = run_script(
+        "small-sample",
         ["--dataset", "iris", "--methods", "RF,Failing", "--out", str(tmp_path), *SMALL],
         registry=registry_with(bench_doubles.FAILING),
     )
@@ -148,10 +154,11 @@ def test_small_sample_exits_1_and_names_the_failed_runs(tmp_path, capsys):
 
 
 def test_small_sample_exits_2_when_the_dataset_or_every_method_is_unavailable(tmp_path, no_data, capsys):
-    assert small_sample.main(["--dataset", "har", "--methods", "RF", "--out", str(tmp_path), *SMALL]) == 2
+    assert run_script("small-sample", ["--dataset", "har", "--methods", "RF", "--out", str(tmp_path), *SMALL]) == 2
     err = capsys.readouterr().err
     assert "nothing to run: dataset har is not available" in err and "is missing" in err
-    code = small_sample.main(
+    code = run_script(
+        "small-sample",
         ["--dataset", "iris", "--methods", "Missing", "--out", str(tmp_path), *SMALL],
         registry=registry_with(bench_doubles.UNAVAILABLE),
     )
@@ -162,12 +169,13 @@ def test_small_sample_exits_2_when_the_dataset_or_every_method_is_unavailable(tm
 @pytest.mark.parametrize("option", [["--methods", "NoSuchMethod"], ["--seeds", "x"], ["--fractions", "2"]])
 def test_small_sample_exits_2_on_a_usage_error(tmp_path, option):
     with pytest.raises(SystemExit) as exit_info:
-        small_sample.main(["--dataset", "iris", "--out", str(tmp_path), *SMALL, *option])
+        run_script("small-sample", ["--dataset", "iris", "--out", str(tmp_path), *SMALL, *option])
     assert exit_info.value.code == 2
 
 
 def test_small_sample_exits_130_when_interrupted(tmp_path, capsys):
-    code = small_sample.main(
+    code = run_script(
+        "small-sample",
         ["--dataset", "iris", "--methods", "RF,Interrupting", "--out", str(tmp_path), *SMALL],
         registry=registry_with(bench_doubles.INTERRUPTING),
     )

@@ -3,28 +3,29 @@
 import subprocess
 import sys
 
-import export_features
 import pytest
-import small_sample
+
+from mddf.experiments.cli import run_script
+from mddf.experiments.provenance import script_path
 
 
 def test_an_unknown_dataset_name_is_a_usage_error(capsys):
     with pytest.raises(SystemExit) as info:
-        small_sample.main(["--dataset", "mydata"])
+        run_script("small-sample", ["--dataset", "mydata"])
     assert info.value.code == 2
     assert "small_sample.py: error: unknown dataset 'mydata'" in capsys.readouterr().err
 
 
 def test_a_file_given_as_a_dataset_name_points_at_data(capsys):
     with pytest.raises(SystemExit) as info:
-        export_features.main(["--dataset", "data.csv"])
+        run_script("export-features", ["--dataset", "data.csv"])
     assert info.value.code == 2
     assert "(your own file? use --data PATH --target COLUMN)" in capsys.readouterr().err
 
 
 def test_a_missing_data_file_is_one_line_and_exit_2_from_the_script(tmp_path):
     done = subprocess.run(
-        [sys.executable, export_features.__file__, "--data", str(tmp_path / "data.csv"), "--target", "y"],
+        [sys.executable, str(script_path("export_features.py")), "--data", str(tmp_path / "data.csv"), "--target", "y"],
         capture_output=True,
         text=True,
         timeout=120,

@@ -1,4 +1,5 @@
-"""Table 2-style tables: bold best per group, average-rank row, published numbers alongside."""
+"""Table 2-style tables: bold best per group, average-rank row, published numbers alongside; and the plain
+Markdown and CSV tables and the cells every benchmark writes."""
 
 import csv
 import io
@@ -6,8 +7,24 @@ import io
 import pytest
 
 from mddf.experiments import paper_results
+from mddf.experiments.benchmark import write_tables
 from mddf.experiments.methods import default_registry
-from mddf.experiments.tables import RANK_NOTE, Cell, build_table, method_notes, summarize, to_csv, to_markdown
+from mddf.experiments.provenance import read_csv_rows
+from mddf.experiments.tables import (
+    RANK_NOTE,
+    Cell,
+    build_table,
+    csv_text,
+    markdown_table,
+    mean_std,
+    method_notes,
+    number,
+    plus_minus,
+    summarize,
+    to_csv,
+    to_markdown,
+    write_rows,
+)
 
 
 def rec(dataset, method, acc, seed=0, status="ok", **kw):
@@ -160,8 +177,6 @@ def test_method_notes_describe_only_the_methods_with_a_result():
 
 
 def test_runner_tables_describe_the_methods_that_ran_and_rank_without_not_applicable(tmp_path):
-    import run_uci
-
     records = [
         rec("iris", "mdDF", 0.94, seed=0),
         rec("pair", "mdDF", 0.85, seed=0),
@@ -171,7 +186,7 @@ def test_runner_tables_describe_the_methods_that_ran_and_rank_without_not_applic
         rec("pair", "ExtraTrees", 0.70, seed=0),
         rec("pair", "DeepBoost", 0.90, seed=0),
     ]
-    run_uci.write_tables(
+    write_tables(
         records,
         tmp_path,
         ["iris", "pair"],
@@ -195,3 +210,43 @@ def test_runner_tables_describe_the_methods_that_ran_and_rank_without_not_applic
     assert "LightGBM" not in peers and "HGB" not in peers and "XGBoost" not in peers
     assert "No published numbers for ExtraTrees" in peers
     assert "left out of that dataset's ranking" in peers
+
+
+# ----------------------------------------------------------------------------- plain tables and cells
+
+
+def test_markdown_table_has_a_header_an_alignment_row_and_one_line_per_row():
+    lines = markdown_table(["dataset", "RF", "n"], [["iris", "95.00 ± 1.00", 3], ["wine", "", 0]])
+    assert lines == [
+        "| dataset | RF | n |",
+        "|---|---|---|",
+        "| iris | 95.00 ± 1.00 | 3 |",
+        "| wine |  | 0 |",
+    ]
+    assert markdown_table(["a", "b"], [], [":---", "---:"])[1] == "|:---|---:|"
+    with pytest.raises(ValueError, match="1 alignments for 2 columns"):
+        markdown_table(["a", "b"], [], [":---"])
+
+
+def test_number_formats_floats_and_shows_none_and_nan_as_missing():
+    assert number(0.12345) == "0.1235"
+    assert number(2.5, 1, signed=True) == "+2.5"
+    assert number(None) == "—" and number(float("nan"), missing="-") == "-"
+    assert number(3) == "3" and number("7 (2 fits read back)") == "7 (2 fits read back)"
+
+
+def test_mean_std_is_the_mean_and_sample_std_with_zero_for_one_value():
+    assert mean_std([0.9, 0.8], scale=100) == "85.00 ± 7.07"
+    assert mean_std([0.5], 4) == "0.5000 ± 0.0000"
+    assert mean_std([]) == ""
+    assert plus_minus(86.5, None, 3, bold=True) == "**86.500**"
+    assert plus_minus(0.25, 0.1, signed=True) == "+0.25 ± 0.10" and plus_minus(-1.0, float("nan")) == "-1.00"
+
+
+def test_csv_rows_have_every_column_of_old_and_new_records(tmp_path):
+    """Records written by an older version lack the newer keys: the CSV still has every column, empty
+    where a record has no value."""
+    path = write_rows([{"error": 0.1}, {"error": 0.2, "fits_read_back": 4}], tmp_path / "t.csv", {"command": "x"})
+    assert path.read_text().startswith("# command: x\nerror,fits_read_back\n")
+    assert read_csv_rows(path) == [{"error": "0.1", "fits_read_back": ""}, {"error": "0.2", "fits_read_back": "4"}]
+    assert csv_text([{"a": 1, "b": None, "c": 3}], ["b", "a"]) == "b,a\n,1\n"

@@ -114,7 +114,8 @@ def test_ratios_are_per_round_pairs_summarised_by_their_median():
 def test_df21_input_is_refused_when_it_holds_nan(tmp_path, monkeypatch):
     X = np.zeros((4, 2), dtype=np.float32)
     X[1, 1] = np.nan
-    monkeypatch.setattr(bench_df21, "load", lambda dataset, data_home=None: (X, np.arange(4), X[:0], np.arange(0)))
+    arrays = (X, np.arange(4), X[:0], np.arange(0))
+    monkeypatch.setattr(bench_df21, "train_test_arrays", lambda dataset, data_home=None: arrays)
     with pytest.raises(ValueError, match="NaN or infinite values, which DF21 rejects"):
         bench_df21.export_for_df21("adult", tmp_path / "adult.npz")
     assert not (tmp_path / "adult.npz").exists()

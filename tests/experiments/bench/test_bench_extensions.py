@@ -5,7 +5,8 @@ import json
 import pytest
 
 from mddf.experiments.bench import extensions as bench_extensions
-from mddf.experiments.bench.extensions import METHODS, lightgbm_available, mean_ranks
+from mddf.experiments.bench.extensions import METHODS, mean_ranks
+from mddf.experiments.bench.fitting import lightgbm_available
 from mddf.experiments.provenance import read_provenance
 
 

@@ -5,7 +5,8 @@ import json
 import pytest
 
 from mddf.experiments.bench import missing as bench_missing
-from mddf.experiments.missing_study import METHODS, lightgbm_available
+from mddf.experiments.bench.fitting import lightgbm_available
+from mddf.experiments.missing_study import METHODS
 
 
 def test_quick_run_fits_every_method_on_both_cases_and_resumes(tmp_path, capsys):

@@ -5,6 +5,7 @@ import json
 import pytest
 
 from mddf.experiments.bench import regression as bench_regression
+from mddf.experiments.bench.fitting import lightgbm_available
 from mddf.experiments.provenance import read_provenance
 
 
@@ -13,7 +14,7 @@ def test_quick_run_fits_every_method_on_every_dataset_and_resumes(tmp_path, caps
     argv = ["--quick", "--in-process", "--seeds", "0", "--n-jobs", "1", "--out", str(out)]
     assert bench_regression.main(argv) == 0
     records = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
-    methods = [m for m in bench_regression.METHODS if m != "LightGBM" or bench_regression.lightgbm_available()]
+    methods = [m for m in bench_regression.METHODS if m != "LightGBM" or lightgbm_available()]
     assert {(r["dataset"], r["method"]) for r in records} == {
         (d, m) for d in bench_regression.DATASETS for m in methods
     }
