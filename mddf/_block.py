@@ -287,7 +287,7 @@ class ForestBlock(BlockBase):
         self.weighting = weighting
         self.tree_method = tree_method
 
-    def fit(self, X, y, distribution, n_classes, rng, trainable=None, categorical=None):
+    def fit(self, X, y, distribution, n_classes, rng, trainable=None, categorical=None, prefix=None):
         """Fit the block and return out-of-fold class vectors of the training rows.
 
         Parameters
@@ -310,6 +310,8 @@ class ForestBlock(BlockBase):
         categorical : ndarray of bool (d,) or None
             Columns the binned trees split into subsets of categories
             (:class:`mddf._block_base.BinnedInput`); None: none.
+        prefix : BinnedInput or None
+            The first columns of ``X`` already binned (the cascade's ``x``).
 
         Returns
         -------
@@ -330,7 +332,7 @@ class ForestBlock(BlockBase):
         self.n_features_in_ = X.shape[1]
         if self.tree_method == "hist" and forests:
             announce_compilation(grow_tree)  # the first fit of a fresh install compiles the trees
-            X = BinnedInput(X, categorical)
+            X = BinnedInput(X, categorical, prefix)
         n = len(y)
         rows = None if trainable is None else np.flatnonzero(trainable)
         uniform = np.ptp(distribution if rows is None else distribution[rows]) == 0

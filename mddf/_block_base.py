@@ -40,6 +40,10 @@ class BinnedInput:
         are at most 255 of them (so that every code, the missing one included,
         fits a 256-bit set); other columns, and every column when None, are
         split at thresholds.
+    prefix : BinnedInput or None
+        The binned first columns of ``X`` (the cascade's ``x``, the same rows at
+        every layer): only the other columns are binned, and the codes and bin
+        edges are those of binning all of ``X``.
 
     Attributes
     ----------
@@ -58,9 +62,15 @@ class BinnedInput:
         1 for the columns split into category subsets; None when there is none.
     """
 
-    def __init__(self, X, categorical=None):
-        self.binner = FeatureBinner().fit(X)
-        self.codes = self.binner.transform(X)
+    def __init__(self, X, categorical=None, prefix=None):
+        if prefix is None:
+            self.binner = FeatureBinner().fit(X)
+            self.codes = self.binner.transform(X)
+        else:
+            p = prefix.codes.shape[1]
+            rest = FeatureBinner().fit(X[:, p:])
+            self.binner = prefix.binner.joined(rest)
+            self.codes = np.hstack([prefix.codes, rest.transform(X[:, p:])])
         has_missing = self.binner.has_missing_
         self.n_bins = np.array([len(e) + 1 for e in self.binner.edges_], dtype=np.int64) + has_missing
         self.has_missing = bool(has_missing.any())

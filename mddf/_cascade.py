@@ -611,10 +611,10 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
             trainable=None if weight is None else weight > 0,  # rows of weight 0 never reach the forests
         )
 
-    def _fit_block(self, block, growth, X, categorical):
+    def _fit_block(self, block, growth, X, **binning):
         """Line 4: layer t's block, fitted on D_t; its out-of-fold class vectors per forest."""
         distribution, n_classes = growth.cumulative.distribution, len(self.classes_)
-        return block.fit(X, growth.y, distribution, n_classes, growth.rng, growth.trainable, categorical)
+        return block.fit(X, growth.y, distribution, n_classes, growth.rng, growth.trainable, **binning)
 
     def _add_layer(self, growth, t, block, per_forest, start):
         """Lines 5-8 for a fitted layer: margins, its weight, f_t and D_{t+1}; True when growth stops."""

@@ -22,9 +22,9 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter
 
-from ._block_base import MAX_SEED
+from ._block_base import MAX_SEED, BinnedInput
 from ._layer_features import LayerFeaturesMixin
-from ._members import check_accepts_nan
+from ._members import check_accepts_nan, is_forest
 from ._stopping import EarlyStopping
 from ._storage import MemoryStore, ModelStore, open_store, temporary_folders_removed_on_sigterm
 from ._tabular import CATEGORICAL_FEATURES_CONSTRAINT, validate_tabular
@@ -51,6 +51,7 @@ class Growth:
     val: object
     stopping: EarlyStopping
     store: MemoryStore | ModelStore
+    binned_x: object = None  # x binned once for every layer whose input begins with it
     layers: list = field(default_factory=list)
     history: list = field(default_factory=list)
     oof_features: list = field(default_factory=list)
@@ -191,8 +192,18 @@ class CascadeBase(LayerFeaturesMixin):
         start = time.perf_counter()
         block = self._block(growth.forest_types, t, growth.store)
         X = self._layer_input(growth.X, growth.train.passed, t)
-        per_member = self._fit_block(block, growth, X, self._layer_categorical(X.shape[1], t))
+        categorical = self._layer_categorical(X.shape[1], t)
+        per_member = self._fit_block(block, growth, X, categorical=categorical, prefix=self._binned_x(growth, t))
         return t, block, per_member, start
+
+    def _binned_x(self, growth, t):
+        """``x`` binned once for every layer that begins with it; None when layer t's trees are not binned."""
+        binned = getattr(self, "tree_method", "hist") == "hist" and any(map(is_forest, growth.forest_types))
+        if not binned or not self._layer_holds_x(t):
+            return None
+        if growth.binned_x is None:
+            growth.binned_x = BinnedInput(growth.X)
+        return growth.binned_x
 
     def _layer_holds_x(self, t):
         """Whether the input of layer t begins with the columns of ``x``."""

@@ -391,8 +391,8 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
             name=f"layer-{t:03d}",
         )
 
-    def _fit_block(self, block, growth, X, categorical):
-        return block.fit(X, growth.y, growth.weight, growth.rng, categorical)
+    def _fit_block(self, block, growth, X, **binning):
+        return block.fit(X, growth.y, growth.weight, growth.rng, **binning)
 
     def _add_layer(self, growth, t, block, oof, start):
         """Record layer t's out-of-fold MSE (and held-out MSE) and pass its predictions on; True when growth stops."""

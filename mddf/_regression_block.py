@@ -100,7 +100,7 @@ class RegressionForestBlock(BlockBase):
         self.max_depth = max_depth
         self.max_features = max_features
 
-    def fit(self, X, y, sample_weight, rng, categorical=None):
+    def fit(self, X, y, sample_weight, rng, categorical=None, prefix=None):
         """Fit the block and return the out-of-fold predictions of the training rows.
 
         Parameters
@@ -117,6 +117,8 @@ class RegressionForestBlock(BlockBase):
         categorical : ndarray of bool (d,) or None
             Columns the trees split into subsets of categories
             (:class:`mddf._block_base.BinnedInput`); None: none.
+        prefix : BinnedInput or None
+            The first columns of ``X`` already binned (the cascade's ``x``).
 
         Returns
         -------
@@ -126,7 +128,7 @@ class RegressionForestBlock(BlockBase):
             forest_kind(kind)
         announce_compilation(grow_tree)  # the first fit of a fresh install compiles the trees
         self.n_features_in_ = X.shape[1]
-        X = BinnedInput(X, categorical)
+        X = BinnedInput(X, categorical, prefix)
         y = np.ascontiguousarray(y, dtype=np.float64)
         weight = np.ascontiguousarray(sample_weight, dtype=np.float64)
         tasks, slots = [], []

@@ -84,6 +84,20 @@ class FeatureBinner:
         cuts = np.unique(cuts.astype(np.float32))
         return cuts[cuts < values[-1]], False  # a cut at the maximum would leave its upper bin empty
 
+    def joined(self, other):
+        """The binner of this binner's columns followed by ``other``'s (both fitted): the same edges, column by column.
+
+        Binning ``[X, Z]`` with ``a.joined(b)``, where ``a`` was fitted on ``X``
+        and ``b`` on ``Z``, gives the codes ``a.fit([X, Z])`` would give: every
+        column's edges depend on that column alone.
+        """
+        joined = FeatureBinner(self.max_bins)
+        joined.edges_ = self.edges_ + other.edges_
+        joined.has_missing_ = np.concatenate([self.has_missing_, other.has_missing_])
+        joined.exact_ = np.concatenate([self.exact_, other.exact_])
+        joined.missing_bins_ = np.concatenate([self.missing_bins_, other.missing_bins_])
+        return joined
+
     def transform(self, X):
         """Bin codes (C-contiguous, same shape as ``X``); NaN gets ``missing_bins_[j]``.
 

@@ -13,7 +13,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from .nodes import NODE_PROBLEMS, deduplicate_rows, first_bad_node, pack_tree, remap_leaf_rows, word_layout
+from .nodes import (
+    NODE_PROBLEMS,
+    class_bits,
+    deduplicate_rows,
+    first_bad_node,
+    pack_tree,
+    remap_leaf_rows,
+    word_layout,
+    write_class_words,
+)
 from .predictor import NO_MISSING, PackedTrees, route_trees
 from .splitting import CATEGORY_WORDS
 
@@ -35,10 +44,10 @@ class PackedForest:
     binner : FeatureBinner
         The bin edges the trees were grown on (shared by every forest of a layer).
     n_features : int
-    feature_bits : int
-        Bits of a node word's feature field (:func:`mddf.trees.nodes.word_layout`).
+    feature_bits, class_bits : int
+        Bits of a node word's feature field (:func:`mddf.trees.nodes.word_layout`) and of a folded class.
     words : ndarray of uint32 or uint64
-        Every tree's node words, tree ``t`` from ``offsets[t]``.
+        Every tree's node words, tree ``t`` from ``offsets[t]``, then one leaf word per class.
     offsets, side_bases : ndarray of int64 (n_trees + 1,)
         First node and first side-table row of each tree.
     side_offset, side_category : ndarray of int64, int32
@@ -84,6 +93,7 @@ class PackedForest:
             self.category_bits,
             self.table,
             self.feature_bits,
+            self.class_bits,
         )
 
     @property
@@ -91,7 +101,8 @@ class PackedForest:
         return len(self.depths)
 
     @property
-    def node_count(self):
+    def n_words(self):
+        """Words of the trees (their splits and the leaves that are not folded), without the class words."""
         return int(self.offsets[-1])
 
     @property
@@ -130,9 +141,9 @@ class PackedForest:
         is written: valid arrays predict as before.
         """
         offsets = np.asarray(self.offsets)
-        n_nodes = len(self.words)
-        if offsets.ndim != 1 or len(offsets) < 2 or offsets[0] != 0 or offsets[-1] != n_nodes:
-            raise ValueError(f"the tree offsets do not span the {n_nodes} nodes from 0")
+        n_words = len(self.words) - (self.n_classes or 0)  # the trees', then the class words
+        if offsets.ndim != 1 or len(offsets) < 2 or offsets[0] != 0 or offsets[-1] != n_words:
+            raise ValueError(f"the tree offsets do not span the trees' {n_words} words from 0")
         sizes = np.diff(offsets)
         if (sizes < 1).any():
             raise ValueError(f"tree {int(np.argmax(sizes < 1))} has no node (the tree offsets do not increase)")
@@ -150,8 +161,14 @@ class PackedForest:
         if len(missing_bins) != self.n_features:
             raise ValueError(f"the binner has {len(missing_bins)} features, not {self.n_features}")
         _, feature_bits = word_layout(self.n_features)
-        if self.words.dtype not in (np.uint32, np.uint64) or self.feature_bits != feature_bits:
-            raise ValueError(f"node words of dtype {self.words.dtype} with {self.feature_bits} feature bits")
+        if (
+            self.words.dtype not in (np.uint32, np.uint64)
+            or self.feature_bits != feature_bits
+            or self.class_bits != class_bits(self.n_classes)
+        ):
+            raise ValueError(
+                f"node words of dtype {self.words.dtype} with {self.feature_bits} feature and {self.class_bits} class bits"
+            )
         self._check_table()
         problem, node = first_bad_node(
             self.words,
@@ -246,34 +263,42 @@ class BinnedRegressionForest(PackedForest):
         return self.predict_binned(codes, has_missing=has_missing)
 
 
-def packed_tree(tree, n_features):
-    """One grown tree (:data:`mddf.trees.grower.GrownTree`) packed alone, as :func:`route_trees` reads it."""
+def packed_tree(tree, n_features, n_classes):
+    """One grown tree (:data:`mddf.trees.grower.GrownTree`) packed alone, as :func:`route_trees` reads it.
+
+    ``n_classes`` is None for a regression tree.
+    """
     dtype, feature_bits = word_layout(n_features)
-    words, side_offset, side_category = _pack(tree, dtype, feature_bits, n_features)
-    return _single(words, side_offset, side_category, tree.category_bits, tree.leaf_values, feature_bits)
+    packed = _pack(tree, dtype, feature_bits, n_features, n_classes or 0)
+    return _single(*packed, tree.category_bits, tree.leaf_values, feature_bits, class_bits(n_classes))
 
 
-def _pack(tree, dtype, feature_bits, n_features):
-    """``(words, side_offset, side_category)`` of a tree, in 64-bit words when ``dtype``'s do not fit it."""
-    words = np.empty(len(tree.feature), dtype=dtype)
-    side_offset, side_category, fits = pack_tree(
-        tree.feature, tree.split_bin, tree.right, tree.missing_left, tree.category, feature_bits, words
+def _pack(tree, dtype, feature_bits, n_features, n_classes):
+    """``(words, n_words, side_offset, side_category)`` of a tree: its ``n_words`` words followed by the class words.
+
+    The words are 64-bit when ``dtype``'s do not fit the tree.
+    """
+    words = np.empty(len(tree.feature) + n_classes, dtype=dtype)
+    n_words, side_offset, side_category, fits = pack_tree(
+        tree.feature, tree.split_bin, tree.right, tree.missing_left, tree.category, feature_bits, n_classes, words
     )
-    if fits:
-        return words, side_offset, side_category
-    return _pack(tree, word_layout(n_features, wide=True)[0], feature_bits, n_features)
+    if not fits:
+        return _pack(tree, word_layout(n_features, wide=True)[0], feature_bits, n_features, n_classes)
+    write_class_words(words, n_words, n_classes)
+    return words[: n_words + n_classes].copy(), n_words, side_offset, side_category
 
 
-def _single(words, side_offset, side_category, category_bits, table, feature_bits):
+def _single(words, n_words, side_offset, side_category, category_bits, table, feature_bits, c_bits):
     return PackedTrees(
         words,
-        np.array([0, len(words)], dtype=np.int64),
+        np.array([0, n_words], dtype=np.int64),
         np.array([0, len(side_offset)], dtype=np.int64),
         side_offset,
         side_category,
         category_bits,
         table,
         feature_bits,
+        c_bits,
     )
 
 
@@ -293,21 +318,22 @@ class ForestBuilder:
         self.n_classes = n_classes
         self.n_features = len(binner.edges_)
         self.dtype, self.feature_bits = word_layout(self.n_features)
-        self.trees = []  # per tree: (words, side_offset, side_category, category_bits, table)
+        self.class_bits = class_bits(n_classes)
+        self.trees = []  # per tree: (words, n_words, side_offset, side_category, category_bits, table)
         self.depths, self.importances = [], []
 
     def add(self, tree):
         """Pack one :data:`mddf.trees.grower.GrownTree`, with its own side table, bitsets and leaf rows."""
-        words, side_offset, side_category = _pack(tree, self.dtype, self.feature_bits, self.n_features)
+        packed = _pack(tree, self.dtype, self.feature_bits, self.n_features, self.n_classes or 0)
         # a tree whose side table or payloads do not fit 32-bit words makes the forest's words 64-bit
-        self.dtype = np.promote_types(self.dtype, words.dtype)
-        self.trees.append((words, side_offset, side_category, tree.category_bits, tree.leaf_values))
+        self.dtype = np.promote_types(self.dtype, packed[0].dtype)
+        self.trees.append((*packed, tree.category_bits, tree.leaf_values))
         self.depths.append(tree.depth)
         self.importances.append(tree.importance)
 
     def route_last(self, codes, rows, has_missing, out):
         """Add the last tree's leaf of each row ``rows[k]`` of ``codes`` to ``out[k]``."""
-        tree = _single(*self.trees[-1], self.feature_bits)
+        tree = _single(*self.trees[-1], self.feature_bits, self.class_bits)
         route_trees(tree, 0, 1, codes, rows, self.binner.missing_bins_ if has_missing else NO_MISSING, out)
 
     def finish(self):
@@ -318,26 +344,28 @@ class ForestBuilder:
         forest.binner = self.binner
         forest.n_features = self.n_features
         forest.feature_bits = self.feature_bits
-        sizes = [len(t[0]) for t in self.trees]
-        forest.offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-        forest.side_bases = np.concatenate([[0], np.cumsum([len(t[1]) for t in self.trees])]).astype(np.int64)
-        bit_bases = np.cumsum([0] + [len(t[3]) for t in self.trees])
-        row_bases = np.cumsum([0] + [len(t[4]) for t in self.trees])
-        forest.side_offset = np.concatenate([t[1] for t in self.trees])
+        forest.class_bits = self.class_bits
+        n_classes = self.n_classes or 0
+        forest.offsets = np.concatenate([[0], np.cumsum([t[1] for t in self.trees])]).astype(np.int64)
+        forest.side_bases = np.concatenate([[0], np.cumsum([len(t[2]) for t in self.trees])]).astype(np.int64)
+        bit_bases = np.cumsum([0] + [len(t[4]) for t in self.trees])
+        row_bases = np.cumsum([0] + [len(t[5]) for t in self.trees])
+        forest.side_offset = np.concatenate([t[2] for t in self.trees])
         forest.side_category = np.concatenate(
-            [np.where(t[2] >= 0, t[2] + base, -1) for t, base in zip(self.trees, bit_bases)]
+            [np.where(t[3] >= 0, t[3] + base, -1) for t, base in zip(self.trees, bit_bases)]
         ).astype(np.int32)
-        forest.category_bits = np.concatenate([t[3] for t in self.trees]).reshape(-1, CATEGORY_WORDS)
-        tables = [t[4] for t in self.trees]
+        forest.category_bits = np.concatenate([t[4] for t in self.trees]).reshape(-1, CATEGORY_WORDS)
+        tables = [t[5] for t in self.trees]
         table, row_map = deduplicate_rows(np.concatenate(tables))
         tables.clear()
         trees, self.trees = self.trees, []
-        words = np.empty(int(forest.offsets[-1]), dtype=self.dtype)
+        words = np.empty(int(forest.offsets[-1]) + n_classes, dtype=self.dtype)
         for i, (start, base) in enumerate(zip(forest.offsets[:-1], row_bases[:-1])):
-            tree_words = trees[i][0].astype(self.dtype, copy=False)
+            tree_words = trees[i][0][: trees[i][1]].astype(self.dtype, copy=False)  # without its class words
             remap_leaf_rows(tree_words, row_map[base:])  # the tree's own rows become the forest's table rows
             words[start : start + len(tree_words)] = tree_words
             trees[i] = None  # released as soon as it is copied
+        write_class_words(words, forest.offsets[-1], n_classes)
         forest.words = words
         forest.table = table
         forest.depths = np.asarray(self.depths, dtype=np.int32)

@@ -1,20 +1,28 @@
-"""The node words that store grown trees for prediction: one word a node, leaves and splits alike.
+"""The node words that store grown trees for prediction: one word a split, pure leaves folded into their parents.
 
 A deep forest keeps k x 4 forests per layer for prediction, so the bytes of a
 node decide its memory, and the loads of a node the speed of its traversal. A
 tree of :func:`mddf.trees.grower.grow_tree` is stored depth first (a node's
-left child is the next node) as one unsigned word per node, 32-bit unless the
-layer input has more than 1024 features (then 64-bit):
+left child is the next word) as one unsigned word per split, 32-bit unless the
+layer input has more than 256 features (then 64-bit). Fully grown
+classification trees end mostly in pure leaves, about half of their nodes: a
+pure leaf takes no word of its own. Its parent holds its class, and routing
+jumps to the forest's *class words*, one leaf word per class after the trees.
 
 ==========  ============================================================================
-bits        an internal node (bit 0 clear)
+bits        a split (bit 0 clear)
 ==========  ============================================================================
 0           0
 1           :data:`MISSING_LEFT`: missing values (NaN) go left
-2           :data:`EXTENDED`: the right child, or the category split, is in the side table
-3-10        the split bin: rows whose code is at most it go left
-11-         the feature (``feature_bits`` bits), then the right child's offset from the
-            node (or, with :data:`EXTENDED`, the node's row of its tree's side table)
+2           :data:`EXTENDED`: the right child's offset, or the category split, is in the side table
+3           :data:`LEFT_CLASS`: the left child is a pure leaf, its class in the field
+4           :data:`RIGHT_CLASS`: the right child is a pure leaf, its class in the field (after the
+            left child's class when both are)
+5-12        the split bin: rows whose code is at most it go left
+13-         the feature (``feature_bits`` bits), then the field: the classes of the folded
+            children, or else the right child's offset from the split (with
+            :data:`EXTENDED`, the split's row of its tree's side table). When the left child is
+            folded, the right child (a split or an unfolded leaf) is the next word.
 ==========  ============================================================================
 
 ==========  ============================================================================
@@ -22,23 +30,26 @@ bits        a leaf (bit 0 set)
 ==========  ============================================================================
 0           :data:`LEAF`
 1           :data:`TABLE_ROW`: the payload is a row of the forest's leaf table (class shares,
-            or a regression tree's mean), else a class (the pure leaves of classification trees)
+            or a regression tree's mean), else a class
 2-          the payload
 ==========  ============================================================================
 
+A leaf keeps a word of its own when it is a table row (impure classification
+leaves, every regression leaf), the root, or the child of a category split.
 The fields below the offset sit at the same bits in both widths, so a 32-bit
-word widened to 64 bits is the same node. Offsets relative to the node stay small (a node's right child follows its left
-subtree), so the few that do not fit their bits, near the root of large trees,
-and the category splits (whose bitset of left codes needs more room) take a row
-of the tree's *side table*: the offset, and the split's row of the forest's
-category bitsets (-1 for a threshold). The leaf table is shared by the trees of
-a forest and holds each distinct row once (:func:`deduplicate_rows`): the class
-shares of small impure leaves repeat.
+word widened to 64 bits is the same node. Offsets relative to the split stay
+small (its right child follows its left subtree), so the few that do not fit
+their bits, near the root of large trees, and the category splits (whose set
+of left codes needs more room) take a row of the tree's *side table*: the
+offset, and the split's row of the forest's category bitsets (-1 for a
+threshold). The leaf table is shared by the trees of a forest and holds each
+distinct row once (:func:`deduplicate_rows`): the class shares of small impure
+leaves repeat.
 
 A word is read by one load; routing decodes it with shifts and masks
 (:mod:`mddf.trees.predictor`). :func:`first_bad_node` checks stored words
 before they are trusted: routing then only moves forward inside its tree and
-ends at a leaf whose payload exists.
+ends at a leaf, in its tree or among the class words, whose payload exists.
 """
 
 from __future__ import annotations
@@ -49,21 +60,24 @@ from numba import njit
 LEAF = 1
 MISSING_LEFT = 2
 EXTENDED = 4
+LEFT_CLASS = 8
+RIGHT_CLASS = 16
 TABLE_ROW = 2
-BIN_SHIFT = 3
-FEATURE_SHIFT = 11
+BIN_SHIFT = 5
+FEATURE_SHIFT = 13
 PAYLOAD_SHIFT = 2
 #: Features of a layer input whose trees are stored in 32-bit words (more take 64-bit words).
-MAX_FEATURES_32 = 1 << 10
+MAX_FEATURES_32 = 1 << 8
 
 #: What :func:`first_bad_node` reports for each problem code.
 NODE_PROBLEMS = {
     1: "a split feature is not below n_features",
-    2: "a right child is not after its left subtree, inside its tree",
+    2: "a child is not after its split, inside its tree",
     3: "a split threshold is out of range",
     4: "a leaf's class or leaf-table row is out of range",
     5: "a side-table row is out of range",
     6: "a category split is out of range",
+    7: "a class word is not the leaf of its class",
 }
 
 
@@ -71,7 +85,7 @@ def word_layout(n_features, wide=False):
     """``(dtype, feature_bits)`` of the node words of trees on ``n_features`` features.
 
     ``wide`` asks for 64-bit words whatever the features (a tree whose side
-    table does not fit the 32-bit words' offset field).
+    table or payloads do not fit the 32-bit words' fields).
     """
     feature_bits = max(1, int(n_features - 1).bit_length())
     if feature_bits > 32:
@@ -80,38 +94,78 @@ def word_layout(n_features, wide=False):
     return np.dtype(dtype), feature_bits
 
 
-def offset_bits(dtype, feature_bits):
-    """Bits of a node word's offset (or side-table row) field."""
-    return np.dtype(dtype).itemsize * 8 - FEATURE_SHIFT - feature_bits
+def class_bits(n_classes):
+    """Bits of a folded class in a split's field (0 for regression trees, whose leaves are not folded)."""
+    return 0 if not n_classes else max(1, int(n_classes - 1).bit_length())
 
 
 @njit(cache=True, nogil=True)
-def pack_tree(feature, split_bin, right, missing_left, category, feature_bits, words):
-    """Write a grown tree's nodes to ``words`` (length ``n_nodes``); return its side table.
+def _foldable(feature, right, node, parent_is_category):
+    """Whether ``node`` is a pure leaf that its split can hold."""
+    return node > 0 and feature[node] < 0 and right[node] >= 0 and not parent_is_category
+
+
+@njit(cache=True, nogil=True)
+def pack_tree(feature, split_bin, right, missing_left, category, feature_bits, n_classes, words):
+    """Pack a grown tree into ``words``; return ``(n_words, side_offset, side_category, fits)``.
 
     ``feature`` ... ``category`` are the arrays of a :data:`mddf.trees.grower.GrownTree`
     (``category`` empty without category splits); a leaf's table row is the
-    tree's own (``-(right + 1)``). Returns ``(side_offset, side_category, fits)``:
-    per row of the side table the right child's offset and the row of the
-    tree's category bitsets (-1 for a threshold); ``fits`` is False when a
-    side-table row or a payload does not fit the words' fields (then the tree
-    needs 64-bit words).
+    tree's own (``-(right + 1)``). ``words`` has room for every node; the
+    first ``n_words`` are the tree's. Pure leaves are folded into their splits
+    when ``n_classes`` is positive and the classes fit the field (routing then
+    jumps to the class words, which the caller writes). The side
+    table gives, per row, the right child's offset and the row of the tree's
+    category bitsets (-1 for a threshold); ``fits`` is False when a side-table
+    row or a payload does not fit the words' fields
+    (then the tree needs 64-bit words).
     """
     n = len(feature)
     word_bits = words.itemsize * 8
     shift = FEATURE_SHIFT + feature_bits
-    limit = np.int64(1) << (word_bits - shift)
+    field_bits = word_bits - shift
+    limit = np.int64(1) << field_bits
     payload_limit = np.int64(1) << (word_bits - PAYLOAD_SHIFT)
+    c_bits = 0
+    if n_classes > 0:
+        c_bits = 1
+        while (np.int64(1) << c_bits) < n_classes:
+            c_bits += 1
+    fold_one = n_classes > 0 and c_bits <= field_bits
+    fold_two = n_classes > 0 and 2 * c_bits <= field_bits
     has_categories = len(category) > 0
+    # which leaves fold into their split, and each kept node's word index
+    folded = np.zeros(n, dtype=np.bool_)
+    for i in range(n):
+        if feature[i] < 0 or not fold_one:
+            continue
+        is_category = has_categories and category[i] >= 0
+        left = _foldable(feature, right, i + 1, is_category)
+        right_leaf = _foldable(feature, right, right[i], is_category)
+        if left and right_leaf and not fold_two:
+            right_leaf = False
+        folded[i + 1] = left
+        folded[right[i]] = right_leaf
+    index = np.empty(n, dtype=np.int64)
+    n_words = 0
+    for i in range(n):
+        index[i] = n_words
+        if not folded[i]:
+            n_words += 1
+    fits = True
     n_side = 0
     for i in range(n):
-        if feature[i] >= 0 and ((has_categories and category[i] >= 0) or right[i] - i >= limit):
-            n_side += 1
+        if feature[i] >= 0 and not folded[i + 1] and not folded[right[i]]:
+            if (has_categories and category[i] >= 0) or index[right[i]] - index[i] >= limit:
+                n_side += 1
     side_offset = np.empty(n_side, dtype=np.int64)
     side_category = np.empty(n_side, dtype=np.int32)
-    fits = n_side <= limit
+    if n_side > limit:
+        fits = False
     k = 0
     for i in range(n):
+        if folded[i]:
+            continue
         f = feature[i]
         if f < 0:
             r = np.int64(right[i])
@@ -129,17 +183,37 @@ def pack_tree(feature, split_bin, right, missing_left, category, feature_bits, w
                 | (np.uint64(split_bin[i]) << np.uint64(BIN_SHIFT))
                 | (np.uint64(f) << np.uint64(FEATURE_SHIFT))
             )
-            offset = np.int64(right[i]) - i
-            cat = np.int32(category[i]) if has_categories else np.int32(-1)
-            if cat >= 0 or offset >= limit:
-                side_offset[k] = offset
-                side_category[k] = cat
-                word |= np.uint64(EXTENDED) | (np.uint64(k) << np.uint64(shift))
-                k += 1
+            r = right[i]
+            if folded[i + 1] or folded[r]:
+                field = np.uint64(0)
+                at = np.uint64(0)
+                if folded[i + 1]:
+                    word |= np.uint64(LEFT_CLASS)
+                    field |= np.uint64(right[i + 1])
+                    at = np.uint64(c_bits)
+                if folded[r]:
+                    word |= np.uint64(RIGHT_CLASS)
+                    field |= np.uint64(right[r]) << at
+                word |= field << np.uint64(shift)
             else:
-                word |= np.uint64(offset) << np.uint64(shift)
-        words[i] = word
-    return side_offset, side_category, fits
+                offset = index[r] - index[i]
+                cat = np.int32(category[i]) if has_categories else np.int32(-1)
+                if cat >= 0 or offset >= limit:
+                    side_offset[k] = offset
+                    side_category[k] = cat
+                    word |= np.uint64(EXTENDED) | (np.uint64(k) << np.uint64(shift))
+                    k += 1
+                else:
+                    word |= np.uint64(offset) << np.uint64(shift)
+        words[index[i]] = word
+    return n_words, side_offset, side_category, fits
+
+
+@njit(cache=True, nogil=True)
+def write_class_words(words, class_base, n_classes):
+    """Write the leaf word of each class from ``class_base``: where the folded pure leaves route to."""
+    for c in range(n_classes):
+        words[class_base + c] = np.uint64(LEAF) | (np.uint64(c) << np.uint64(PAYLOAD_SHIFT))
 
 
 @njit(cache=True, nogil=True)
@@ -164,21 +238,42 @@ def deduplicate_rows(table):
 
 @njit(cache=True, nogil=True)
 def first_bad_node(
-    words, offsets, side_bases, side_offset, side_category, n_bitsets, feature_bits, missing_bins, n_classes, n_rows
+    words,
+    offsets,
+    side_bases,
+    side_offset,
+    side_category,
+    n_bitsets,
+    feature_bits,
+    missing_bins,
+    n_classes,
+    n_rows,
 ):
-    """``(problem, node)`` of the first node that could misroute a row (a key of :data:`NODE_PROBLEMS`), or ``(0, -1)``.
+    """``(problem, node)`` of the first word that could misroute a row (a key of :data:`NODE_PROBLEMS`), or ``(0, -1)``.
 
-    An internal node needs a feature below ``len(missing_bins)``, a split bin
-    at most the feature's missing bin and a right child after its left child
-    (the next node) and inside its tree; an extended one a row of its tree's
+    A split needs a feature below ``len(missing_bins)``, a split bin at most
+    the feature's missing bin, folded classes below ``n_classes`` and unfolded
+    children after it inside its tree; an extended one a row of its tree's
     side table, whose category split is -1 or a row of the ``n_bitsets``
-    bitsets. A leaf needs a class below ``n_classes`` (0 for regression trees,
-    which have none) or a row of the ``n_rows`` of the leaf table. The caller
-    has checked that the offsets span the words and the side table.
+    bitsets. A leaf needs a class below ``n_classes`` (0 for regression
+    trees, which have none) or a row of the ``n_rows`` of the leaf table. The
+    ``n_classes`` words after the trees (from ``offsets[-1]``) must be the
+    leaves of their classes. The caller has checked that the offsets span the
+    trees' words and the side table.
     """
     n_features = len(missing_bins)
     shift = FEATURE_SHIFT + feature_bits
     fmask = (np.uint64(1) << np.uint64(feature_bits)) - np.uint64(1)
+    c_bits = 0
+    if n_classes > 0:
+        c_bits = 1
+        while (np.int64(1) << c_bits) < n_classes:
+            c_bits += 1
+    cmask = (np.uint64(1) << np.uint64(c_bits)) - np.uint64(1)
+    class_base = offsets[len(offsets) - 1]
+    for c in range(n_classes):
+        if np.uint64(words[class_base + c]) != np.uint64(LEAF) | (np.uint64(c) << np.uint64(PAYLOAD_SHIFT)):
+            return 7, class_base + c
     for t in range(len(offsets) - 1):
         base = offsets[t]
         size = offsets[t + 1] - base
@@ -198,16 +293,30 @@ def first_bad_node(
                 return 1, node
             if np.int64((w >> np.uint64(BIN_SHIFT)) & np.uint64(255)) > missing_bins[f]:
                 return 3, node
-            field = np.int64(w >> np.uint64(shift))
-            if w & np.uint64(EXTENDED):
-                if field >= n_side:
+            field = w >> np.uint64(shift)
+            left_class = (w & np.uint64(LEFT_CLASS)) != 0
+            right_class = (w & np.uint64(RIGHT_CLASS)) != 0
+            if left_class or right_class:
+                if w & np.uint64(EXTENDED):
                     return 5, node
-                offset = side_offset[side_base + field]
-                cat = side_category[side_base + field]
+                at = np.uint64(c_bits) if left_class else np.uint64(0)
+                if left_class and np.int64(field & cmask) >= n_classes:
+                    return 4, node
+                if right_class and np.int64((field >> at) & cmask) >= n_classes:
+                    return 4, node
+                if (left_class and right_class) or local + 1 < size:
+                    continue  # the unfolded child, if any, is the next word
+                return 2, node
+            if w & np.uint64(EXTENDED):
+                row = np.int64(field)
+                if row >= n_side:
+                    return 5, node
+                offset = side_offset[side_base + row]
+                cat = side_category[side_base + row]
                 if cat < -1 or cat >= n_bitsets:
                     return 6, node
             else:
-                offset = field
+                offset = np.int64(field)
             if offset < 2 or local + offset >= size:
                 return 2, node
     return 0, -1

@@ -23,15 +23,37 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from .nodes import BIN_SHIFT, EXTENDED, FEATURE_SHIFT, LEAF, MISSING_LEFT, PAYLOAD_SHIFT, TABLE_ROW
+from .nodes import (
+    BIN_SHIFT,
+    EXTENDED,
+    FEATURE_SHIFT,
+    LEAF,
+    LEFT_CLASS,
+    MISSING_LEFT,
+    PAYLOAD_SHIFT,
+    RIGHT_CLASS,
+    TABLE_ROW,
+)
 
-#: Stored trees as the kernel reads them: ``words`` (uint32 or uint64) of every tree, tree ``t`` from
-#: ``offsets[t]``; ``side_bases[t]``, the first row of tree ``t`` in the side table ``side_offset`` /
-#: ``side_category``; ``category_bits`` (uint64, one row of :data:`~mddf.trees.splitting.CATEGORY_WORDS` per
-#: category split); ``table`` (the leaf table, float32 class shares or float64 means); ``feature_bits``.
+#: Stored trees as the kernel reads them (:mod:`mddf.trees.nodes`): ``words`` (uint32 or uint64) of every tree,
+#: tree ``t`` from ``offsets[t]``, then the class words from ``offsets[-1]``; ``side_bases[t]``, the first row
+#: of tree ``t`` in the side table ``side_offset`` / ``side_category``; ``category_bits`` (uint64, one row of
+#: :data:`~mddf.trees.splitting.CATEGORY_WORDS` per category split); ``table`` (the leaf table, float32 class
+#: shares or float64 means); ``feature_bits`` and ``class_bits``, the widths of a word's feature and of a folded
+#: class.
 PackedTrees = namedtuple(
     "PackedTrees",
-    ["words", "offsets", "side_bases", "side_offset", "side_category", "category_bits", "table", "feature_bits"],
+    [
+        "words",
+        "offsets",
+        "side_bases",
+        "side_offset",
+        "side_category",
+        "category_bits",
+        "table",
+        "feature_bits",
+        "class_bits",
+    ],
 )
 
 NO_MISSING = np.zeros(0, dtype=np.int64)
@@ -68,6 +90,9 @@ def route_trees(trees, first, stop, codes, rows, missing_codes, out):
     has_missing = len(missing_codes) > 0
     fmask = (np.uint64(1) << np.uint64(trees.feature_bits)) - np.uint64(1)
     shift = np.uint64(FEATURE_SHIFT + trees.feature_bits)
+    c_bits = np.uint64(trees.class_bits)
+    cmask = (np.uint64(1) << c_bits) - np.uint64(1)
+    class_base = offsets[len(offsets) - 1]
     for t in range(first, stop):
         base = offsets[t]
         side_base = side_bases[t]
@@ -78,19 +103,26 @@ def route_trees(trees, first, stop, codes, rows, missing_codes, out):
             while not w & np.uint64(LEAF):
                 f = np.int64((w >> np.uint64(FEATURE_SHIFT)) & fmask)
                 code = np.int64(codes[r, f])
-                offset = np.int64(w >> shift)
+                field = w >> shift
                 if w & np.uint64(EXTENDED):
-                    s = side_base + offset
-                    offset = side_offset[s]
+                    s = side_base + np.int64(field)
                     cat = side_category[s]
                     if cat >= 0:
                         word = category_bits[cat, code >> 6] if code < 256 else np.uint64(0)
                         left = (word >> np.uint64(code & 63)) & np.uint64(1) != 0
                     else:
                         left = _threshold_left(w, code, f, has_missing, missing_codes)
+                    node += 1 if left else side_offset[s]
                 else:
                     left = _threshold_left(w, code, f, has_missing, missing_codes)
-                node += 1 if left else offset
+                    left_class = (w & np.uint64(LEFT_CLASS)) != 0
+                    if left:
+                        node = class_base + np.int64(field & cmask) if left_class else node + 1
+                    elif w & np.uint64(RIGHT_CLASS):
+                        at = c_bits if left_class else np.uint64(0)
+                        node = class_base + np.int64((field >> at) & cmask)
+                    else:
+                        node += 1 if left_class else np.int64(field)
                 w = np.uint64(words[node])
             payload = np.int64(w >> np.uint64(PAYLOAD_SHIFT))
             if w & np.uint64(TABLE_ROW):

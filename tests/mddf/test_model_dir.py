@@ -23,6 +23,7 @@ from mddf._members import FoldModel
 from mddf._storage import FORMAT, HEADER_BYTES, MARKER, ModelFileError, StoredModel, StoredRecord
 from mddf.baselines.gcforest import GCForestClassifier, gcforest_cascade
 from mddf.trees import ForestBuilder
+from mddf.trees.nodes import EXTENDED, FEATURE_SHIFT, LEAF, LEFT_CLASS, RIGHT_CLASS
 
 FAST = dict(n_estimators=4, max_layers=3, n_tolerant_layers=1, random_state=0)
 
@@ -155,7 +156,8 @@ def test_pickle_references_the_folder_and_predicts_in_a_fresh_process(digits, tm
     model = MDDFClassifier(**FAST, model_dir=tmp_path / "model").fit(X, y)
     blob = pickle.dumps(model)
     in_memory = pickle.dumps(MDDFClassifier(**FAST).fit(X, y))
-    assert len(in_memory) - len(blob) > 0.9 * sum(block.nbytes for block in model.layers_)  # handles, not trees
+    forests = sum(m.nbytes for block in model.layers_ for models in block.models_ for m in models)
+    assert len(in_memory) - len(blob) > 0.9 * forests  # handles, not trees (both hold the bin edges)
     (tmp_path / "model.pkl").write_bytes(blob)
     np.save(tmp_path / "X_new.npy", X_new)
     script = (
@@ -363,16 +365,21 @@ def test_forest_arrays_are_checked_even_when_the_hash_was_rewritten_to_match(dig
     model = MDDFClassifier(**FAST, model_dir=tmp_path).fit(X, y)
     handle = model.layers_[0].models_[1][0]
     forest = handle.load(copy=True)
-    node = int(np.flatnonzero(forest.feature >= 0)[1])
-    offset, dtype, _ = handle.record.layout["right"]
+    words = forest.words
+    # a split whose word holds its right child's offset (no folded leaf child, no side-table row)
+    node = int(np.flatnonzero((words & (LEAF | EXTENDED | LEFT_CLASS | RIGHT_CLASS)) == 0)[1])
+    offset, dtype, _ = handle.record.layout["words"]
     at = offset + node * np.dtype(dtype).itemsize
+    looped = words[node] & words.dtype.type((1 << (FEATURE_SHIFT + forest.feature_bits)) - 1)
 
-    def loop_back(data):  # the node's right child becomes the root: the traversal would never end
-        data[at : at + np.dtype(dtype).itemsize] = bytes(np.dtype(dtype).itemsize)
+    def loop_back(data):  # the node's right child becomes the node itself: the traversal would never end
+        data[at : at + np.dtype(dtype).itemsize] = looped.tobytes()
         return data
 
     handle.record.sha256 = hashlib.sha256(rewrite(handle.path, loop_back)).hexdigest()
-    with pytest.raises(ModelFileError, match=re.escape(f"{handle.path}: its tree arrays are not valid: a right")):
+    with pytest.raises(
+        ModelFileError, match=re.escape(f"{handle.path}: its tree arrays are not valid: a child is not after")
+    ):
         model.predict_proba(X_new)
 
 

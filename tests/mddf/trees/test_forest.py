@@ -10,7 +10,7 @@ from mddf._block_base import BinnedInput
 from mddf.trees import FeatureBinner, ForestBuilder
 from mddf.trees.forest import packed_tree
 from mddf.trees.grower import GrownTree
-from mddf.trees.nodes import EXTENDED, LEAF, TABLE_ROW, deduplicate_rows
+from mddf.trees.nodes import EXTENDED, LEAF, LEFT_CLASS, RIGHT_CLASS, TABLE_ROW, deduplicate_rows
 
 
 def _data(n=2000, seed=11, nan=0.0):
@@ -37,11 +37,25 @@ def test_stored_forest_predicts_new_raw_rows_as_its_trees_route_their_bins():
     ]  # fmt: skip
     expected = sum(reference_route(tree, codes_new, 3, missing) for tree in trees)
     forest = forest_of(binned.binner, 3, trees)
-    assert forest.n_trees == 4 and forest.node_count == sum(len(t.feature) for t in trees)
+    assert forest.n_trees == 4 and len(forest.words) == forest.n_words + 3
     assert np.array_equal(forest.predict_proba(X_new), expected / 4)
     assert np.array_equal(forest.importances, np.sum([t.importance for t in trees], axis=0))
-    assert forest.words.dtype == np.uint32  # one 4-byte word a node
+    assert forest.words.dtype == np.uint32  # one 4-byte word a split or unfolded leaf
     assert forest.nbytes == sum(getattr(forest, name).nbytes for name in forest._stored_arrays)
+
+
+def test_pure_leaves_take_no_word_of_their_own():
+    X, y = _data()
+    binned = BinnedInput(X)
+    trees = [grow(binned.codes, y, max_features=2, seed=s, n_classes=3) for s in range(3)]  # fully grown
+    forest = forest_of(binned.binner, 3, trees)
+    n_nodes = sum(len(t.feature) for t in trees)
+    n_splits = sum(int((t.feature >= 0).sum()) for t in trees)
+    pure = sum(int(((t.feature < 0) & (t.right >= 0)).sum()) for t in trees)
+    assert pure > n_nodes / 3  # most leaves of fully grown trees are pure
+    assert forest.n_words == n_nodes - pure and (forest.words[: forest.n_words] & LEAF == 0).sum() == n_splits
+    assert np.array_equal(forest.words[forest.n_words :] >> 2, np.arange(3))  # a leaf word for each class
+    assert np.array_equal(forest.route(binned.codes), sum(reference_route(t, binned.codes, 3) for t in trees))
 
 
 def test_a_regression_forest_predicts_the_mean_of_its_trees():
@@ -54,50 +68,50 @@ def test_a_regression_forest_predicts_the_mean_of_its_trees():
     assert np.array_equal(forest.predict(X), expected)
 
 
-def test_node_words_are_64_bit_beyond_1024_features():
+def test_node_words_are_64_bit_beyond_256_features():
     rng = np.random.RandomState(1)
-    X = rng.rand(300, 1100).astype(np.float32)
+    X = rng.rand(300, 300).astype(np.float32)
     y = rng.randint(0, 2, 300)
     binned = BinnedInput(X)
     trees = [grow(binned.codes, y, max_features=40, seed=s) for s in range(2)]
     forest = forest_of(binned.binner, 2, trees)
-    assert forest.words.dtype == np.uint64 and forest.feature_bits == 11
+    assert forest.words.dtype == np.uint64 and forest.feature_bits == 9
     assert np.array_equal(forest.predict_proba(X), sum(reference_route(t, binned.codes, 2) for t in trees) / 2)
 
 
 def _left_chain(n_internal, n_features):
-    """A tree whose internal nodes form a chain of left children: its first right children are far away."""
+    """A tree whose splits form a chain of left children: its first right children are far away."""
     n = 2 * n_internal + 1
     feature = np.full(n, -1, dtype=np.int32)
     feature[:n_internal] = np.arange(n_internal) % n_features
     right = np.zeros(n, dtype=np.int32)
     right[:n_internal] = 2 * n_internal - np.arange(n_internal)  # after the chain, the deepest first
-    right[n_internal:] = np.arange(n - n_internal) % 2  # leaves: classes 0 and 1
+    right[n_internal:] = -1 - np.arange(n - n_internal) % 2  # impure leaves (not folded): table rows 0 and 1
     return GrownTree(
-        feature, np.full(n, 100, dtype=np.uint8), right, np.zeros((0, 2), dtype=np.float32),
+        feature, np.full(n, 100, dtype=np.uint8), right, np.array([[0.75, 0.25], [0.25, 0.75]], dtype=np.float32),
         np.zeros(n, dtype=np.uint8), np.empty(0, dtype=np.int32), np.empty((0, 4), dtype=np.uint64),
         n_internal, np.zeros(n_features),
     )  # fmt: skip
 
 
 def test_far_right_children_take_a_side_table_row_and_route_as_near_ones():
-    d = 1000  # 10 feature bits: right-child offsets of 2,048 nodes and more go to the side table
+    d = 256  # 8 feature bits: right-child offsets of 2,048 words and more go to the side table
     binner = FeatureBinner().fit(np.random.RandomState(0).rand(5, d).astype(np.float32))
     tree = _left_chain(1500, d)
     forest = forest_of(binner, 2, [tree])
     internal = (forest.words & LEAF) == 0
     assert forest.words.dtype == np.uint32
     assert ((forest.words & EXTENDED) != 0)[internal].sum() == len(forest.side_offset) > 0
-    assert (forest.side_offset >= 1 << (32 - 11 - forest.feature_bits)).all()
+    assert (forest.side_offset >= 1 << (32 - 13 - forest.feature_bits)).all()
     codes = np.random.RandomState(1).randint(90, 110, size=(300, d)).astype(np.uint8)
     assert np.array_equal(forest.route(codes, has_missing=False), reference_route(tree, codes, 2))
 
 
 def test_a_tree_whose_side_table_overflows_32_bit_words_makes_the_forest_64_bit():
-    d = 1000  # 10 feature bits: 11 offset bits, 2,048 side-table rows at most
+    d = 256  # 8 feature bits: 11 offset bits, 2,048 side-table rows at most
     binner = FeatureBinner().fit(np.random.RandomState(0).rand(5, d).astype(np.float32))
     small, big = _left_chain(50, d), _left_chain(5000, d)
-    assert packed_tree(small, d).words.dtype == np.uint32 and packed_tree(big, d).words.dtype == np.uint64
+    assert packed_tree(small, d, 2).words.dtype == np.uint32 and packed_tree(big, d, 2).words.dtype == np.uint64
     codes = np.random.RandomState(1).randint(90, 110, size=(300, d)).astype(np.uint8)
     forest = forest_of(binner, 2, [small, big])
     assert forest.words.dtype == np.uint64
@@ -155,14 +169,19 @@ def damaged(forest, name, index, value):
     return copy
 
 
-def _internal(forest, extended=False):
+def _in_trees(forest):
+    return np.arange(len(forest.words)) < forest.n_words  # not the class words
+
+
+def _internal(forest, extended=False, folded=0):
+    """The splits (with their right offset or side-table row in their field when ``folded`` is 0)."""
     words = forest.words
-    internal = (words & LEAF) == 0
-    return internal & (((words & EXTENDED) != 0) == extended)
+    internal = _in_trees(forest) & ((words & LEAF) == 0) & (((words & EXTENDED) != 0) == extended)
+    return internal & ((words & (LEFT_CLASS | RIGHT_CLASS)) == folded)
 
 
 def _leaf(forest, table_row):
-    return (forest.words & (LEAF | TABLE_ROW)) == (LEAF | (TABLE_ROW if table_row else 0))
+    return _in_trees(forest) & ((forest.words & (LEAF | TABLE_ROW)) == (LEAF | (TABLE_ROW if table_row else 0)))
 
 
 def _word(forest, where, field, value):
@@ -170,7 +189,7 @@ def _word(forest, where, field, value):
     ``"payload"``) replaced by ``value``."""
     i = int(np.flatnonzero(where(forest))[0])
     w = int(forest.words[i])
-    shift = {"offset": 11 + forest.feature_bits, "feature": 11, "bin": 3, "payload": 2}[field]
+    shift = {"offset": 13 + forest.feature_bits, "feature": 13, "bin": 5, "payload": 2}[field]
     width = {"offset": 32 - shift, "feature": forest.feature_bits, "bin": 8, "payload": 30}[field]
     mask = ((1 << width) - 1) << shift
     return i, (w & ~mask) | (value << shift)
@@ -186,14 +205,16 @@ def test_valid_forest_passes_the_checks_and_pickles_to_the_same_predictions(smal
 @pytest.mark.parametrize(
     "where, field, value, problem",
     [
-        (_internal, "offset", 0, "right child"),  # back to the node itself: routing would loop
-        (_internal, "offset", 1, "right child"),  # the left child's place
-        (_internal, "offset", 60_000, "right child"),  # past the tree's end
+        (_internal, "offset", 0, "not after its split"),  # back to the node itself: routing would loop
+        (_internal, "offset", 1, "not after its split"),  # the left child's place
+        (_internal, "offset", 60_000, "not after its split"),  # past the tree's end
         (_internal, "feature", 6, "split feature"),
         (_internal, "bin", 200, "split threshold"),
         (lambda f: _leaf(f, False), "payload", 3, "leaf"),  # class 3 of 3
         (lambda f: _leaf(f, True), "payload", 5_000, "leaf"),  # past the leaf table
         (lambda f: _internal(f, extended=True), "offset", 5_000, "side-table row"),
+        (lambda f: _internal(f, folded=LEFT_CLASS | RIGHT_CLASS), "offset", 7, "class"),  # class 7 of 3
+        (lambda f: ~_in_trees(f), "payload", 2, "class word"),  # class word 0 names class 2
     ],
 )
 def test_node_words_that_could_misroute_a_row_raise_when_checked_and_unpickled(
@@ -214,7 +235,7 @@ def test_node_words_that_could_misroute_a_row_raise_when_checked_and_unpickled(
         ("table", 0, -0.5, "leaf table"),
         ("offsets", 2, 10**6, "offsets"),
         ("side_bases", 1, 10**6, "side-table bases"),
-        ("side_offset", 0, 1, "right child"),
+        ("side_offset", 0, 1, "not after its split"),
         ("side_category", 0, 10**6, "category split"),
     ],
 )

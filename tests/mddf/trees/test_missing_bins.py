@@ -7,7 +7,7 @@ from tree_helpers import forest_of, grow, proba
 
 from mddf._block_base import BinnedInput
 from mddf.trees import FeatureBinner
-from mddf.trees.nodes import MISSING_LEFT
+from mddf.trees.nodes import LEAF, MISSING_LEFT
 
 
 def _with_nan(X, fraction, seed):
@@ -182,10 +182,9 @@ def test_binned_forest_stores_the_missing_side_in_one_bit_of_the_node_word():
         for s, rs in enumerate([False, True, False])
     ]
     forest = forest_of(binned.binner, 2, trees)
-    assert forest.words.dtype == np.uint32 and len(forest.words) == forest.node_count
-    internal = np.concatenate([t.feature >= 0 for t in trees])
-    missing_left = np.concatenate([t.missing_left for t in trees]).astype(bool)
-    assert np.array_equal((forest.words[internal] & MISSING_LEFT) != 0, missing_left[internal])
+    splits = forest.words[(forest.words & LEAF) == 0]  # in tree order, as the grown trees' splits
+    missing_left = np.concatenate([t.missing_left[t.feature >= 0] for t in trees]).astype(bool)
+    assert forest.words.dtype == np.uint32 and np.array_equal((splits & MISSING_LEFT) != 0, missing_left)
     expected = sum(proba(t, binned.codes, 2, binned.binner.missing_bins_) for t in trees) / 3
     assert np.array_equal(forest.predict_proba(X), expected)
 

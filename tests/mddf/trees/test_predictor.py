@@ -31,7 +31,7 @@ def test_rows_go_left_on_bins_missing_side_and_category_sets_and_leaves_add_thei
     codes = np.array([[9, 3], [4, 4], [2, 4], [1, 9], [0, 7]], dtype=np.uint8)  # feature 1: missing code 7
     missing = np.array([200, 7], dtype=np.int64)
     out = np.full((5, 3), 10.0)
-    route_trees(packed_tree(tree, 2), 0, 1, codes, np.arange(5, dtype=np.int64), missing, out)
+    route_trees(packed_tree(tree, 2, 3), 0, 1, codes, np.arange(5, dtype=np.int64), missing, out)
     assert out.tolist() == [
         [10.0, 10.0, 11.0],  # bin 3 <= 3: left, class 2
         [10.25, 10.5, 10.25],  # bin 4 > 3: right; category 4 in {1, 4}: left, the table row
@@ -46,7 +46,7 @@ def test_without_missing_codes_the_missing_code_is_an_ordinary_large_bin():
     tree = _hand_tree()
     codes = np.array([[0, 7]], dtype=np.uint8)
     out = np.zeros((1, 3))
-    route_trees(packed_tree(tree, 2), 0, 1, codes, np.zeros(1, dtype=np.int64), NO_MISSING, out)
+    route_trees(packed_tree(tree, 2, 3), 0, 1, codes, np.zeros(1, dtype=np.int64), NO_MISSING, out)
     assert out.tolist() == [[1.0, 0.0, 0.0]]  # 7 > 3: right; category 0 not in the set: class 0
 
 
@@ -54,7 +54,7 @@ def test_only_the_rows_asked_for_are_routed_in_their_order():
     tree = _hand_tree()
     codes = np.array([[9, 3], [4, 4], [2, 4]], dtype=np.uint8)
     out = np.zeros((2, 3))
-    route_trees(packed_tree(tree, 2), 0, 1, codes, np.array([2, 0], dtype=np.int64), NO_MISSING, out)
+    route_trees(packed_tree(tree, 2, 3), 0, 1, codes, np.array([2, 0], dtype=np.int64), NO_MISSING, out)
     assert out.tolist() == [[1.0, 0.0, 0.0], [0.0, 0.0, 1.0]]
 
 

@@ -241,12 +241,12 @@ def test_stored_forest_predicts_new_rows_as_the_mean_of_its_trees():
     ]
     expected = np.mean([predict(t, codes, binned.binner.missing_bins_) for t in trees], axis=0)
     forest = forest_of(binned.binner, None, trees)
-    assert forest.n_trees == 4 and forest.node_count == sum(len(t[0]) for t in trees)
+    assert forest.n_trees == 4 and forest.n_words == len(forest.words) == sum(len(t.feature) for t in trees)
     assert forest.predict(X_new) == pytest.approx(expected, abs=1e-12)
     assert forest.importances == pytest.approx(np.sum([t.importance for t in trees], axis=0))
     # a 4-byte word a node, 8 bytes a distinct leaf value, and the per-tree offsets and depths
     table_rows = len(np.unique(np.concatenate([t.leaf_values for t in trees])))
-    assert forest.nbytes == 4 * forest.node_count + 8 * table_rows + 2 * 8 * 5 + 4 * 4 + forest.side_offset.nbytes * 1.5
+    assert forest.nbytes == 4 * forest.n_words + 8 * table_rows + 2 * 8 * 5 + 4 * 4 + forest.side_offset.nbytes * 1.5
 
 
 def test_a_large_tree_is_stored_in_one_word_a_node():

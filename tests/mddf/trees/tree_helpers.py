@@ -52,7 +52,8 @@ def proba(tree, Xb, n_classes, missing_codes=None):
     """Each row's leaf output through the stored tree (class distribution, or ``(n, 1)`` means for n_classes 1)."""
     out = np.zeros((len(Xb), n_classes))
     missing_codes = NO_MISSING if missing_codes is None else np.asarray(missing_codes, np.int64)
-    packed = packed_tree(tree, Xb.shape[1])
+    regression = tree.leaf_values.dtype == np.float64
+    packed = packed_tree(tree, Xb.shape[1], None if regression else n_classes)
     route_trees(packed, 0, 1, np.ascontiguousarray(Xb), np.arange(len(Xb), dtype=np.int64), missing_codes, out)
     return out
 
