@@ -166,9 +166,8 @@ class PackedForest:
             or self.feature_bits != feature_bits
             or self.class_bits != class_bits(self.n_classes)
         ):
-            raise ValueError(
-                f"node words of dtype {self.words.dtype} with {self.feature_bits} feature and {self.class_bits} class bits"
-            )
+            layout = f"{self.feature_bits} feature and {self.class_bits} class bits"
+            raise ValueError(f"node words of dtype {self.words.dtype} with {layout}")
         self._check_table()
         problem, node = first_bad_node(
             self.words,
