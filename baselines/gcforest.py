@@ -59,6 +59,7 @@ def gcforest_cascade(**params):
     ``passed_features="per_forest"`` and ``max_depth_factor=None`` (fully grown trees).
     """
     params.setdefault("min_gain_se", 0.0)  # gcForest stops on any non-improvement
+    params.setdefault("min_error_reduction", 0.0)
     return GCForestCascade(
         forest_types=GCFOREST_BLOCK,
         margin_optimization=False,

@@ -125,6 +125,11 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
         more than ``tol`` times the weighted variance of y, i.e. when its
         out-of-fold R^2 is higher by more than ``tol`` (with ``validation_fraction``,
         of the held-out rows' MSE and variance).
+    min_error_reduction : float in [0, 1), default=0.0
+        A layer must also lower the monitored MSE below the best layer's by more
+        than this fraction of it (as :class:`mddf.MDDFClassifier`'s, whose
+        default is 0.005; the regressor keeps 0, the plain rule, having no
+        benchmark that says otherwise).
     min_gain_se : float >= 0, default=0.0
         A layer must also lower the monitored MSE by more than ``min_gain_se``
         standard errors of the mean paired difference of the rows' squared
@@ -243,6 +248,7 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
         max_layers=20,
         n_tolerant_layers=2,
         tol=0.0,
+        min_error_reduction=0.0,
         min_gain_se=0.0,
         validation_fraction=None,
         categorical_features="from_dtype",
@@ -262,6 +268,7 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
         self.max_layers = max_layers
         self.n_tolerant_layers = n_tolerant_layers
         self.tol = tol
+        self.min_error_reduction = min_error_reduction
         self.min_gain_se = min_gain_se
         self.validation_fraction = validation_fraction
         self.categorical_features = categorical_features

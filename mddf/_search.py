@@ -45,6 +45,7 @@ AFTER_FIRST_LAYER = frozenset(
         "n_tolerant_layers",
         "tol",
         "min_gain_se",
+        "min_error_reduction",
         "verbose",
     }
 )

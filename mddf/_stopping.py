@@ -29,10 +29,22 @@ def weighted_accuracy(correct, sample_weight=None):
     return float(np.average(correct, weights=sample_weight))
 
 
-def improves(correct, best_correct, accuracy, best_accuracy, *, tol=0.0, min_gain_se=0.0, sample_weight=None):
+def improves(
+    correct,
+    best_correct,
+    accuracy,
+    best_accuracy,
+    *,
+    tol=0.0,
+    min_gain_se=0.0,
+    min_error_reduction=0.0,
+    sample_weight=None,
+):
     """Whether a layer beats the best layer so far.
 
-    The accuracy must exceed the best by more than ``tol``, and the paired
+    The accuracy must exceed the best by more than ``tol``, the error ``1 -
+    accuracy`` must be below the best's by more than the fraction
+    ``min_error_reduction`` of it (DF21's ``delta``, relative), and the paired
     comparison on the same rows must pass (McNemar): with ``b`` rows the layer
     newly classifies right and ``c`` rows it newly gets wrong,
     ``b - c > min_gain_se * sqrt(b + c)``. With ``sample_weight``, b and c are
@@ -45,7 +57,7 @@ def improves(correct, best_correct, accuracy, best_accuracy, *, tol=0.0, min_gai
         Rows this layer and the best layer so far classify right; ``best_correct``
         None means no layer yet, and any layer improves.
     accuracy, best_accuracy : float
-    tol, min_gain_se : float >= 0
+    tol, min_gain_se, min_error_reduction : float >= 0
     sample_weight : ndarray (n,) or None
 
     Returns
@@ -54,6 +66,8 @@ def improves(correct, best_correct, accuracy, best_accuracy, *, tol=0.0, min_gai
     """
     if best_correct is None:
         return True
+    if min_error_reduction and not 1.0 - accuracy < (1.0 - best_accuracy) * (1.0 - min_error_reduction):
+        return False
     if sample_weight is None:
         gained = int(np.count_nonzero(correct & ~best_correct))
         lost = int(np.count_nonzero(best_correct & ~correct))
@@ -63,11 +77,22 @@ def improves(correct, best_correct, accuracy, best_accuracy, *, tol=0.0, min_gai
     return bool(accuracy > best_accuracy + tol and gained - lost > min_gain_se * np.sqrt(gained + lost))
 
 
-def improves_mse(errors, best_errors, score, best_score, *, tol=0.0, min_gain_se=0.0, sample_weight=None):
+def improves_mse(
+    errors,
+    best_errors,
+    score,
+    best_score,
+    *,
+    tol=0.0,
+    min_gain_se=0.0,
+    min_error_reduction=0.0,
+    sample_weight=None,
+):
     """Whether a layer of lower mean squared error beats the best layer so far.
 
-    The score, ``-MSE``, must exceed the best by more than ``tol``, and the MSE
-    must fall by more than ``min_gain_se`` standard errors of the mean paired
+    The score, ``-MSE``, must exceed the best by more than ``tol``, the MSE must
+    be below the best's by more than the fraction ``min_error_reduction`` of
+    it, and it must fall by more than ``min_gain_se`` standard errors of the mean paired
     difference of the rows' squared errors, ``d_i = best_errors_i - errors_i``:
     ``mean(d) > min_gain_se * std(d) / sqrt(n)``. With ``sample_weight``, the
     mean and the standard deviation are weighted and n is the total weight (the
@@ -80,7 +105,7 @@ def improves_mse(errors, best_errors, score, best_score, *, tol=0.0, min_gain_se
         ``best_errors`` None means no layer yet, and any layer improves.
     score, best_score : float
         ``-MSE`` of the two layers.
-    tol, min_gain_se : float >= 0
+    tol, min_gain_se, min_error_reduction : float >= 0
     sample_weight : ndarray (n,) or None
 
     Returns
@@ -90,6 +115,8 @@ def improves_mse(errors, best_errors, score, best_score, *, tol=0.0, min_gain_se
     if best_errors is None:
         return True
     if not score > best_score + tol:
+        return False
+    if min_error_reduction and not -score < -best_score * (1.0 - min_error_reduction):
         return False
     if min_gain_se == 0:  # the score test alone (its gain is positive)
         return True
@@ -109,7 +136,7 @@ class Measure:
     score : callable ``(rows, sample_weight) -> float``
         The layer's score from its per-row results ``rows``.
     improves : callable
-        ``(rows, best_rows, score, best_score, *, tol, min_gain_se, sample_weight) -> bool``.
+        ``(rows, best_rows, score, best_score, *, tol, min_gain_se, min_error_reduction, sample_weight) -> bool``.
     shown : callable ``score -> str``
         The best score as :attr:`EarlyStopping.reason` shows it.
     """
@@ -146,7 +173,7 @@ class EarlyStopping:
     Parameters
     ----------
     n_tolerant_layers : int
-    tol, min_gain_se : float >= 0
+    tol, min_gain_se, min_error_reduction : float >= 0
         See :func:`improves` (accuracy) and :func:`improves_mse` (negative MSE).
     monitored : str, default="out-of-fold"
         Which rows' score is monitored, for :attr:`reason`.
@@ -172,6 +199,7 @@ class EarlyStopping:
         *,
         tol=0.0,
         min_gain_se=0.0,
+        min_error_reduction=0.0,
         monitored="out-of-fold",
         sample_weight=None,
         measure=ACCURACY,
@@ -179,6 +207,7 @@ class EarlyStopping:
         self.n_tolerant_layers = n_tolerant_layers
         self.tol = tol
         self.min_gain_se = min_gain_se
+        self.min_error_reduction = min_error_reduction
         self.monitored = monitored
         self.sample_weight = sample_weight
         self.measure = measure
@@ -219,6 +248,7 @@ class EarlyStopping:
             self.best_score,
             tol=self.tol,
             min_gain_se=self.min_gain_se,
+            min_error_reduction=self.min_error_reduction,
             sample_weight=self.sample_weight,
         ):
             self.best_score, self.best_layer, self.best_rows = score, len(self.scores), rows

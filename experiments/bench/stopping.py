@@ -13,7 +13,8 @@ the prediction of the model that keeps that prefix).
 
 Rules (:func:`study_rules`; each replay returns the layers grown and the layers kept):
 
-- ``today``: ``EarlyStopping(n_tolerant_layers=2, tol=0, min_gain_se=0)``, mddf's default;
+- ``plain``: ``EarlyStopping(n_tolerant_layers=2, tol=0, min_gain_se=0, min_error_reduction=0)``, gcForest's
+  rule, mddf's default before ``min_error_reduction``;
 - ``min_gain_se=s``, s in 0.5, 1, 2 (patience 2): an improvement must also pass McNemar's paired test,
   ``b - c > s * sqrt(b + c)``. Both are replayed by mddf's own ``EarlyStopping`` (:class:`MddfRule`), fed
   the recorded rows as a live fit feeds it; the kept prefix is the first layer of highest out-of-fold
@@ -32,13 +33,13 @@ Per rule and (dataset, seed): layers grown (the fit's cost), layers kept (the pr
 accuracy of the kept prefix, the fit seconds the rule would take (the sum of the grown layers'
 ``fit_seconds``), and the predict seconds on the test rows and the model bytes of the kept prefix. Per rule and dataset: their
 means over the seeds, the standard error of the mean test accuracy, and the mean and standard error of
-the paired difference to ``today`` (seed by seed). Standard errors are the sample standard deviation over
+the paired difference to ``plain`` (seed by seed). Standard errors are the sample standard deviation over
 seeds (``ddof=1``) divided by the square root of the number of seeds. A rule **keeps accuracy** on a
-dataset when its mean test accuracy is at least today's mean minus the standard error of today's mean
+dataset when its mean test accuracy is at least the plain rule's mean minus the standard error of the plain rule's mean
 over the seeds (the seeds' own spread, not the paired one: a rule may lose less than the seed-to-seed
-noise of today's accuracy); the verdict is "keeps accuracy" when that holds on every dataset, else it
+noise of the plain rule's accuracy); the verdict is "keeps accuracy" when that holds on every dataset, else it
 names the datasets where it does not. Beside it, the mean layers kept and grown and the fit seconds on
-the focus dataset (adult when it is in the study, else the first), and their ratios to today's.
+the focus dataset (adult when it is in the study, else the first), and their ratios to the plain rule's.
 
 Datasets: letter, satimage, adult and yeast with their standard splits (``mddf.datasets.load_dataset``,
 files from ``--data-home``, else ``$MDDF_DATA``, else the cache; yeast's split is the loader's fixed one,
@@ -98,6 +99,7 @@ RESERVED_PARAMS = {
     "n_tolerant_layers": "every layer is grown; the rules are replayed",
     "tol": "every layer is grown; the rules are replayed",
     "min_gain_se": "every layer is grown; the rules are replayed",
+    "min_error_reduction": "every layer is grown; the rules are replayed",
     "predictor": "the staged predictions are the cascade's own, without a predictor",
 }
 
@@ -150,6 +152,7 @@ class FullDepthClassifier(MDDFClassifier):
             live.n_tolerant_layers,
             tol=live.tol,
             min_gain_se=live.min_gain_se,
+            min_error_reduction=live.min_error_reduction,
             monitored=live.monitored,
             sample_weight=live.sample_weight,
             measure=live.measure,
@@ -242,8 +245,12 @@ def load_compiled_code(X, y, params=None, n_jobs=2):
 
 
 def fit_dataset(dataset, seed, n_jobs, max_layers, params, data_home=None) -> dict:
-    """Load ``dataset``'s standard split, :func:`load_compiled_code`, then :func:`record_fit` (a fresh process runs it)."""
-    X_train, y_train, X_test, y_test = train_test_arrays(dataset, data_home=data_home)
+    """Load ``dataset``'s standard split, :func:`load_compiled_code`, then :func:`record_fit` (a fresh process runs it).
+
+    A dataset without a standard test split (the DeepBoost paper's, which it cross-validates) is split
+    once, stratified, 70% trained on (:func:`~mddf.experiments.bench.loading.train_test_arrays`).
+    """
+    X_train, y_train, X_test, y_test = train_test_arrays(dataset, data_home=data_home, train_share=0.7)
     load_compiled_code(X_train, y_train, params, n_jobs)
     return record_fit(X_train, y_train, X_test, y_test, seed, n_jobs=n_jobs, max_layers=max_layers, params=params)
 
@@ -300,7 +307,8 @@ class Layers:
 
 @dataclass(frozen=True)
 class MddfRule:
-    """mddf's own early stopping, :class:`mddf.MDDFClassifier`'s ``n_tolerant_layers``, ``tol`` and ``min_gain_se``.
+    """mddf's own early stopping: :class:`mddf.MDDFClassifier`'s ``n_tolerant_layers``, ``tol``, ``min_gain_se`` and
+    ``min_error_reduction``.
 
     Replayed by the estimator's ``EarlyStopping`` fed the recorded rows, as a live fit feeds it, so the
     layers grown and kept are those of a live fit with :attr:`params` and the same seed.
@@ -308,7 +316,7 @@ class MddfRule:
     Parameters
     ----------
     n_tolerant_layers : int >= 1
-    tol, min_gain_se : float >= 0
+    tol, min_gain_se, min_error_reduction : float >= 0
     label : str or None
         The rule's name in the tables; None names it by its parameters that differ from the defaults.
     """
@@ -316,6 +324,7 @@ class MddfRule:
     n_tolerant_layers: int = 2
     tol: float = 0.0
     min_gain_se: float = 0.0
+    min_error_reduction: float = 0.0
     label: str | None = None
 
     family = "mddf"
@@ -327,16 +336,27 @@ class MddfRule:
         parts = [f"n_tolerant_layers={self.n_tolerant_layers}"] if self.n_tolerant_layers != 2 else []
         parts += [f"tol={self.tol:g}"] if self.tol else []
         parts += [f"min_gain_se={self.min_gain_se:g}"] if self.min_gain_se else []
+        parts += [f"min_error_reduction={self.min_error_reduction:g}"] if self.min_error_reduction else []
         return " ".join(parts) or "n_tolerant_layers=2"
 
     @property
     def params(self) -> dict:
         """The :class:`mddf.MDDFClassifier` parameters that run this rule live."""
-        return {"n_tolerant_layers": self.n_tolerant_layers, "tol": self.tol, "min_gain_se": self.min_gain_se}
+        return {
+            "n_tolerant_layers": self.n_tolerant_layers,
+            "tol": self.tol,
+            "min_gain_se": self.min_gain_se,
+            "min_error_reduction": self.min_error_reduction,
+        }
 
     def replay(self, layers: Layers) -> tuple[int, int]:
         """``(layers grown, layers kept)``."""
-        stopping = EarlyStopping(self.n_tolerant_layers, tol=self.tol, min_gain_se=self.min_gain_se)
+        stopping = EarlyStopping(
+            self.n_tolerant_layers,
+            tol=self.tol,
+            min_gain_se=self.min_gain_se,
+            min_error_reduction=self.min_error_reduction,
+        )
         grown = 0
         for rows in layers.correct:
             grown += 1
@@ -419,12 +439,13 @@ class PatienceRule:
         return grown, int(np.argmin(layers.loss[:grown])) + 1
 
 
-TODAY = MddfRule(label="today")
+TODAY = MddfRule(label="plain")
 
 
 def study_rules() -> list:
-    """The rules the study compares, today's first."""
+    """The rules the study compares, the plain rule's first."""
     rules = [TODAY] + [MddfRule(min_gain_se=s) for s in (0.5, 1.0, 2.0)]
+    rules += [MddfRule(min_error_reduction=r) for r in (0.001, 0.005, 0.01)]
     deltas = (0.001, 0.005, 0.01, 0.02)
     for series, patience in (("acc", 2), ("err", 2), ("err", 1)):
         rules += [PatienceRule(series, d, patience, keep) for keep in ("improved", "max-acc") for d in deltas]
@@ -475,7 +496,7 @@ def summarise(runs, rules, datasets) -> list[dict]:
     """One row per (rule, dataset): means over seeds, standard errors, and whether the rule keeps accuracy.
 
     Accuracies and their differences are in percent (points). Only the seeds every rule was replayed on
-    (those of today's rule) count.
+    (those of the plain rule's rule) count.
     """
     by = {(r["rule"], r["dataset"], r["seed"]): r for r in runs}
     rows = []
@@ -519,7 +540,7 @@ def _ratio(value, reference):
 
 
 def verdicts(summary, rules, focus) -> list[dict]:
-    """One row per rule: its verdict over the datasets, and its cost on ``focus`` against today's."""
+    """One row per rule: its verdict over the datasets, and its cost on ``focus`` against the plain rule's."""
     by = {(r["rule"], r["dataset"]): r for r in summary}
     datasets = list(dict.fromkeys(r["dataset"] for r in summary))
     today = by.get((TODAY.name, focus))
@@ -564,7 +585,7 @@ def markdown(summary, verdict_rows, focus, note) -> str:
         rows.append(cells)
     lines += markdown_table(head, rows)
     lines += ["", "## Every rule and dataset", ""]
-    head = ["rule", "dataset", "test accuracy (%)", "Δ vs today (pp)", "grown", "kept", "kept per seed", "fit s"]
+    head = ["rule", "dataset", "test accuracy (%)", "Δ vs plain (pp)", "grown", "kept", "kept per seed", "fit s"]
     head += ["predict s", "model MB"]
     rows = [
         [r["rule"], r["dataset"], plus_minus(r["accuracy"], r["accuracy_se"])]
@@ -583,13 +604,13 @@ def table_note(datasets, seeds, config) -> str:
         f"(MDDFClassifier parameters: {params}, n_jobs={config['n_jobs']}); every rule replayed on its "
         "recorded layers. Seeds: " + "; ".join(f"{d} {_seeds_text(seeds[d])}" for d in datasets) + ". "
         "Test accuracy: mean ± standard error over seeds; Δ: mean ± standard error of the paired per-seed "
-        "difference to today's rule (n_tolerant_layers=2, tol=0, min_gain_se=0), in points. Standard error: "
+        "difference to the plain rule (n_tolerant_layers=2, tol=0, min_gain_se=0, min_error_reduction=0), in points. Standard error: "
         "the sample standard deviation over seeds (ddof=1) over the square root of their number. A rule keeps "
-        "accuracy on a dataset when its mean is at least today's mean minus the standard error of today's mean; "
+        "accuracy on a dataset when its mean is at least the plain rule's mean minus the standard error of the plain rule's mean; "
         "the verdict says whether it does on every dataset. Layers grown and kept, fit seconds (the sum of the "
         "grown layers' fit_seconds), predict seconds (the staged prediction of the kept prefix on the test "
         "rows) and model MB (the kept layers' model_bytes): means over seeds; in the verdict table, in "
-        "parentheses, as a multiple of today's."
+        "parentheses, as a multiple of the plain rule's."
     )
 
 

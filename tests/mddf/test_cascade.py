@@ -206,6 +206,34 @@ def test_a_layer_improves_only_by_a_paired_margin_of_standard_errors(gained, los
     assert improves(new, None, new.mean(), -np.inf, min_gain_se=min_gain_se)  # the first layer always counts
 
 
+@pytest.mark.parametrize(
+    "accuracy, best, min_error_reduction, expected",
+    [
+        (0.90, 0.80, 0.005, True),  # error 0.10 against 0.20: halved
+        (0.8009, 0.80, 0.005, False),  # error 0.1991 is not below 0.2 * 0.995 = 0.199
+        (0.8011, 0.80, 0.005, True),  # 0.1989 is
+        (0.8009, 0.80, 0.0, True),  # the plain rule: any gain
+        (1.0, 1.0, 0.005, False),  # no error left to reduce
+        (0.80, 0.80, 0.0, False),
+    ],
+)
+def test_a_layer_improves_only_by_a_relative_reduction_of_the_error(accuracy, best, min_error_reduction, expected):
+    # DF21's delta made relative: the new error must be below the best error times (1 - min_error_reduction)
+    n = 10_000
+    best_rows, rows = np.arange(n) < round(best * n), np.arange(n) < round(accuracy * n)
+    assert improves(rows, best_rows, rows.mean(), best_rows.mean(), min_error_reduction=min_error_reduction) is expected
+
+
+def test_the_relative_error_rule_stops_sooner_on_the_same_layers(data):
+    X, y, _, _ = data
+    common = dict(n_estimators=10, max_depth_factor=2, max_layers=6, n_tolerant_layers=2, random_state=0)
+    plain = MDDFClassifier(min_error_reduction=0.0, **common).fit(X, y)
+    strict = MDDFClassifier(min_error_reduction=0.99, **common).fit(X, y)  # a layer must remove 99% of the error
+    assert len(strict.train_history_) == 3 and len(plain.train_history_) > 3
+    for a, b in zip(strict.train_history_, plain.train_history_):
+        assert a["oof_accuracy"] == b["oof_accuracy"]
+
+
 def test_layers_that_gain_less_than_the_paired_margin_are_not_kept(data):
     X, y, _, _ = data
     common = dict(n_estimators=10, max_depth_factor=2, max_layers=6, n_tolerant_layers=2, random_state=0)

@@ -54,6 +54,8 @@ def test_full_depth_fit_keeps_every_layer_and_records_the_out_of_fold_correctnes
         MddfRule(n_tolerant_layers=3),
         MddfRule(tol=0.01),
         MddfRule(n_tolerant_layers=3, min_gain_se=1.0),
+        MddfRule(min_error_reduction=0.005),
+        MddfRule(min_error_reduction=0.05),
     ],
     ids=lambda rule: rule.name,
 )
@@ -121,7 +123,7 @@ def test_outcome_reads_the_kept_prefix_and_sums_the_grown_layers():
 def test_summary_keeps_accuracy_within_one_standard_error_of_todays_mean():
     today = [0.90, 0.92, 0.94]  # mean 92, standard error 100 * 0.02 / sqrt(3) = 1.155 points
     runs = []
-    for name, accuracies in (("today", today), ("close", [0.91, 0.91, 0.92]), ("far", [0.89, 0.90, 0.91])):
+    for name, accuracies in (("plain", today), ("close", [0.91, 0.91, 0.92]), ("far", [0.89, 0.90, 0.91])):
         for seed, accuracy in enumerate(accuracies):
             runs.append({"rule": name, "dataset": "d", "seed": seed, "test_accuracy": accuracy})
             runs[-1].update(grown=4, kept=3, fit_s=1.0, predict_s=0.1, model_mb=1.0)
@@ -132,16 +134,17 @@ def test_summary_keeps_accuracy_within_one_standard_error_of_todays_mean():
 
     rules = [bench_stopping.TODAY, Named("close"), Named("far")]
     summary = {r["rule"]: r for r in bench_stopping.summarise(runs, rules, ["d"])}
-    assert summary["today"]["today_se"] == pytest.approx(2 / 3**0.5, abs=1e-4)
+    assert summary["plain"]["today_se"] == pytest.approx(2 / 3**0.5, abs=1e-4)
     assert summary["close"]["keeps_accuracy"] is True  # 91.33 >= 92 - 1.155
     assert summary["far"]["keeps_accuracy"] is False  # 90.00 < 92 - 1.155
     assert summary["close"]["diff_vs_today"] == pytest.approx(-2 / 3, abs=1e-4)
 
 
-def test_study_rules_start_with_today_the_estimators_default_and_have_unique_names():
+def test_study_rules_start_with_the_plain_rule_and_hold_the_estimators_default_and_have_unique_names():
     rules = bench_stopping.study_rules()
-    defaults = MDDFClassifier().get_params()
-    assert rules[0] is bench_stopping.TODAY and all(defaults[k] == v for k, v in rules[0].params.items())
+    defaults = {k: v for k, v in MDDFClassifier().get_params().items() if k in rules[0].params}
+    assert rules[0] is bench_stopping.TODAY and rules[0].params == dict(defaults, min_error_reduction=0.0)
+    assert any(getattr(rule, "params", None) == defaults for rule in rules)  # today's default is compared
     assert len({rule.name for rule in rules}) == len(rules)
 
 
