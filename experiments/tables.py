@@ -19,7 +19,8 @@ methods that have a result in the table.
 
 Every other table the harness and the benchmarks write is built from the same pieces:
 :func:`markdown_table` lays out a Markdown table, :func:`csv_text` and :func:`write_rows` write
-rows as CSV, and :func:`number`, :func:`plus_minus` and :func:`mean_std` format the cells.
+rows as CSV, :func:`number`, :func:`plus_minus` and :func:`mean_std` format the cells, and
+:func:`mean_ranks` ranks the methods of result records on every dataset and averages their ranks.
 """
 
 from __future__ import annotations
@@ -153,6 +154,38 @@ def write_rows(rows: Sequence[dict], path, provenance: dict | None = None) -> Pa
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(with_csv_header(csv_text(rows), provenance), newline="")
     return path
+
+
+def mean_ranks(records: Iterable[dict], methods: Sequence[str], datasets: Sequence[str], key: str = "accuracy") -> dict:
+    """Each method's rank by its mean ``key`` on each dataset (1 highest, ties averaged), averaged over the datasets.
+
+    Parameters
+    ----------
+    records : iterable of dict
+        Records with ``"dataset"``, ``"method"`` and ``key``; a record without ``key`` is left out.
+    methods, datasets : sequences of str
+        The methods ranked and the datasets they are ranked on. A dataset where fewer than two methods
+        have a record is not ranked; a method is ranked on the datasets where it has one.
+
+    Returns
+    -------
+    dict
+        ``{method: mean rank}`` of the methods ranked on at least one dataset.
+    """
+    records = [r for r in records if key in r]
+    ranks = {m: [] for m in methods}
+    for dataset in datasets:
+        means = {}
+        for m in methods:
+            values = [r[key] for r in records if r["dataset"] == dataset and r["method"] == m]
+            if values:
+                means[m] = statistics.fmean(values)
+        if len(means) < 2:
+            continue
+        order = list(means)
+        for m, rank in zip(order, rankdata([-means[m] for m in order])):
+            ranks[m].append(float(rank))
+    return {m: statistics.fmean(r) for m, r in ranks.items() if r}
 
 
 # ----------------------------------------------------------------------------- the paper-style table

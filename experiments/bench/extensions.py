@@ -30,7 +30,6 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from scipy.stats import rankdata
 from sklearn.ensemble import ExtraTreesClassifier, HistGradientBoostingClassifier, RandomForestClassifier
 from xgboost import XGBClassifier
 
@@ -39,7 +38,7 @@ from mddf.experiments.bench.fitting import lightgbm_available, pending, timed_fi
 from mddf.experiments.bench.loading import train_test_arrays
 from mddf.experiments.provenance import provenance, script_path, with_markdown_header
 from mddf.experiments.store import ResultStore
-from mddf.experiments.tables import markdown_table, mean_std
+from mddf.experiments.tables import markdown_table, mean_ranks, mean_std
 
 DATASETS = ("adult", "letter", "satimage", "yeast", "fashion-mnist")
 QUICK_DATASETS = ("iris", "wine")
@@ -116,23 +115,6 @@ def fit_and_score(method: str, dataset: str, data, seed: int, n_jobs: int, quick
     if isinstance(model, MDDFClassifier):
         record["n_layers"] = int(model.n_layers_)
     return record
-
-
-def mean_ranks(records, methods, datasets) -> dict:
-    """Each method's rank by mean accuracy on each dataset (1 best, ties averaged), averaged over the datasets."""
-    ranks = {m: [] for m in methods}
-    for dataset in datasets:
-        means = {}
-        for m in methods:
-            values = [r["accuracy"] for r in records if r["dataset"] == dataset and r["method"] == m]
-            if values:
-                means[m] = statistics.fmean(values)
-        if len(means) < 2:
-            continue
-        order = list(means)
-        for m, rank in zip(order, rankdata([-means[m] for m in order])):
-            ranks[m].append(float(rank))
-    return {m: statistics.fmean(r) for m, r in ranks.items() if r}
 
 
 def table(records, methods, datasets) -> str:
