@@ -1,0 +1,160 @@
+"""Where a fit's time goes, phase by phase: ``scripts/bench_profile.py``.
+
+One :class:`mddf.MDDFClassifier` fit per dataset (defaults unless ``--params``), on one thread
+(``n_jobs=1``, so that the phases' seconds add up to the fit's), with the functions that make each
+phase wrapped in timers for the length of the fit:
+
+- *binning*: quantising the layer input (:class:`mddf._block_base.BinnedInput`);
+- *tree growth*: :func:`mddf.trees.grow_tree`;
+- *packing*: storing each grown tree as node words and joining a forest's trees
+  (:meth:`mddf.trees.ForestBuilder.add`, :meth:`~mddf.trees.ForestBuilder.finish`);
+- *out-of-fold prediction*: routing each tree's held-out (or out-of-bag) rows as it is grown
+  (:meth:`mddf.trees.ForestBuilder.route_last`);
+- *resampling*: the rest of the forests' tree loop (:func:`mddf._block_base.grow_forest` less the
+  above: the bootstrap and weighted draws, the row counts);
+- *margins and alpha*: the margins of eq. 46 and the layer weight of eq. 48
+  (:meth:`mddf._mixture.CumulativeMargin.solve_weight`, :func:`mddf.margins`);
+- *reweighting*: D_{t+1} (eq. 47, :meth:`mddf._mixture.CumulativeMargin.reweight`);
+- *other*: the rest of the fit (validation, folds, class-vector mixtures, the layers' records).
+
+The timers cost a few microseconds a call; the tree code is compiled by a small fit before.
+Results go to ``<out>/profile.md`` (a table per dataset, seconds and shares of the fit) and
+``<out>/results.jsonl``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+PHASES = (
+    "binning",
+    "tree growth",
+    "packing",
+    "out-of-fold prediction",
+    "resampling",
+    "margins and alpha",
+    "reweighting",
+    "other",
+)
+
+
+class _Timers:
+    """Seconds spent in wrapped callables, by phase; nested calls of a phase count once."""
+
+    def __init__(self):
+        self.seconds = defaultdict(float)
+        self._patches = []
+
+    def wrap(self, owner, name, phase):
+        original = getattr(owner, name)
+        timers = self
+
+        def timed(*args, **kwargs):
+            start = time.perf_counter()
+            try:
+                return original(*args, **kwargs)
+            finally:
+                timers.seconds[phase] += time.perf_counter() - start
+
+        self._patches.append((owner, name, original))
+        setattr(owner, name, timed)
+
+    def restore(self):
+        for owner, name, original in reversed(self._patches):
+            setattr(owner, name, original)
+        self._patches.clear()
+
+
+def profile_fit(X, y, params=None):
+    """Fit ``MDDFClassifier(n_jobs=1, **params)`` on ``X, y`` with the phase timers; return seconds by phase.
+
+    The returned dict holds every phase of :data:`PHASES` and ``"fit"``, the fit's wall-clock seconds.
+    """
+    from mddf import MDDFClassifier, _block, _block_base, _cascade, _mixture
+    from mddf.trees import forest
+
+    params = {**(params or {}), "n_jobs": 1}
+    timers = _Timers()
+    timers.wrap(_block_base.BinnedInput, "__init__", "binning")
+    timers.wrap(_block_base, "grow_tree", "tree growth")
+    timers.wrap(forest.ForestBuilder, "add", "packing")
+    timers.wrap(forest.ForestBuilder, "finish", "packing")
+    timers.wrap(forest.ForestBuilder, "route_last", "out-of-fold prediction")
+    timers.wrap(_block, "grow_forest", "forest loop")
+    timers.wrap(_mixture.CumulativeMargin, "solve_weight", "margins and alpha")
+    timers.wrap(_cascade, "margins", "margins and alpha")
+    timers.wrap(_mixture.CumulativeMargin, "reweight", "reweighting")
+    try:
+        start = time.perf_counter()
+        model = MDDFClassifier(**params).fit(X, y)
+        fit = time.perf_counter() - start
+    finally:
+        timers.restore()
+    seconds = {phase: timers.seconds.get(phase, 0.0) for phase in PHASES}
+    inside = sum(seconds[p] for p in ("tree growth", "packing", "out-of-fold prediction"))
+    seconds["resampling"] = max(timers.seconds.get("forest loop", 0.0) - inside, 0.0)
+    seconds["other"] = max(fit - sum(seconds[p] for p in PHASES if p != "other"), 0.0)
+    seconds["fit"] = fit
+    seconds["layers grown"] = len(model.train_history_)
+    return seconds
+
+
+def markdown(rows):
+    """One table per dataset: each phase's seconds and share of the fit."""
+    from mddf.experiments.tables import markdown_table
+
+    parts = []
+    for row in rows:
+        fit = row["seconds"]["fit"]
+        body = [
+            [phase, f"{row['seconds'][phase]:.2f}", f"{100 * row['seconds'][phase] / fit:.1f}%"] for phase in PHASES
+        ]
+        body.append(["fit", f"{fit:.2f}", "100%"])
+        parts.append(
+            f"### {row['dataset']} ({row['rows']} training rows, {row['seconds']['layers grown']} layers grown)\n\n"
+            + "\n".join(markdown_table(["phase", "seconds", "share of the fit"], body, align=[":---", "---:", "---:"]))
+        )
+    return "\n\n".join(parts) + "\n"
+
+
+def main(argv=None):
+    """Command line of ``scripts/bench_profile.py``; returns the exit status."""
+    from mddf.experiments.bench.loading import train_test_arrays
+    from mddf.experiments.provenance import provenance, record_stamp, with_markdown_header
+    from mddf.experiments.store import ResultStore
+
+    parser = argparse.ArgumentParser(prog="bench_profile.py", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--datasets", default="letter,adult", help="comma-separated (default: letter,adult)")
+    parser.add_argument("--params", default="{}", help="JSON parameters of MDDFClassifier (n_jobs is 1)")
+    parser.add_argument("--seed", type=int, default=0, help="random_state of the fit (default: 0)")
+    parser.add_argument("--data-home", default=None, help="folder of the dataset files (default: $MDDF_DATA)")
+    parser.add_argument("--out", default="results/profile", help="output folder (default: results/profile)")
+    args = parser.parse_args(argv)
+    params = {**json.loads(args.params), "random_state": args.seed}
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    store = ResultStore(out / "results.jsonl")
+    rows = []
+    for dataset in args.datasets.split(","):
+        X, y, _, _ = train_test_arrays(dataset, data_home=args.data_home, train_share=0.7)
+        small = np.concatenate([np.flatnonzero(y == label)[:20] for label in np.unique(y)])
+        profile_fit(X[small], y[small], {**params, "n_estimators": 2, "max_layers": 2})  # compiles the tree code
+        seconds = profile_fit(X, y, params)
+        row = {"dataset": dataset, "rows": len(y), "params": params, "seconds": seconds, **record_stamp()}
+        store.append(row)
+        rows.append(row)
+        print(f"{dataset}: fit {seconds['fit']:.1f} s, tree growth {seconds['tree growth']:.1f} s", flush=True)
+    prov = provenance("bench_profile.py", argv)
+    (out / "profile.md").write_text(with_markdown_header(markdown(rows), prov))
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
