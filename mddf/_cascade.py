@@ -230,10 +230,10 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
         256 distinct values), with scikit-learn's split rules (the best Gini split
         over sqrt(d) features; for completely-random trees one random feature and
         a random threshold, drawn among the bin boundaries, i.e. uniformly in
-        rank), stored by their bins at 5 bytes a node (plus a bit for the side of
-        missing values). ``"exact"``: scikit-learn's
+        rank), stored as one 4-byte word a split (pure leaves folded into their
+        splits; :mod:`mddf.trees.nodes`). ``"exact"``: scikit-learn's
         ``DecisionTreeClassifier`` and ``ExtraTreeClassifier`` on the float values,
-        10 bytes a node (plus the missing-value bit). Both handle missing values:
+        10 bytes a node (plus a bit for the side of missing values). Both handle missing values:
         see ``fit``. ``"hist"`` is the default because it fitted faster on the
         benchmark datasets at about the same accuracy; see
         ``docs/benchmarks/trees.md``.
