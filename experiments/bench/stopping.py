@@ -248,7 +248,7 @@ def fit_dataset(dataset, seed, n_jobs, max_layers, params, data_home=None) -> di
     """Load ``dataset``'s standard split, :func:`load_compiled_code`, then :func:`record_fit` (a fresh process runs it).
 
     A dataset without a standard test split (the DeepBoost paper's, which it cross-validates) is split
-    once, stratified, 70% trained on (:func:`~mddf.experiments.bench.loading.train_test_arrays`).
+    once, stratified, its train_share=0.7 trained on (:func:`~mddf.experiments.bench.loading.train_test_arrays`).
     """
     X_train, y_train, X_test, y_test = train_test_arrays(dataset, data_home=data_home, train_share=0.7)
     load_compiled_code(X_train, y_train, params, n_jobs)
