@@ -176,7 +176,7 @@ def build_mddf_plain_stop(ctx: BuildContext, **params):
     """mdDF stopping on any improvement (gcForest's rule, ``min_error_reduction=0``), as the published tables were made.
 
     The paper does not say how mdDF stops; the estimator's default asks a layer to lower the
-    out-of-fold error by 0.5% of it (:class:`mddf.MDDFClassifier`'s ``min_error_reduction``).
+    out-of-fold error by a share of it (:class:`mddf.MDDFClassifier`'s ``min_error_reduction``).
     """
     return build_mddf(ctx, min_error_reduction=0.0, **params)
 
