@@ -26,8 +26,9 @@ from ._members import (
     warn_resampled,
 )
 from ._weights import WeightedBootstrap, weighted_resample
-from .trees import BinnedForest, grow_tree
+from .trees import BinnedForest
 from .trees._compile_notice import announce_compilation
+from .trees.grower import GROW_GINI
 
 #: Candidate features per split of the block's forests (but the completely-random ones', which draw one).
 MAX_FEATURES = "sqrt"
@@ -331,7 +332,7 @@ class ForestBlock(BlockBase):
         templates = {j: member_template(kinds[j]) for j in others}
         self.n_features_in_ = X.shape[1]
         if self.tree_method == "hist" and forests:
-            announce_compilation(grow_tree)  # the first fit of a fresh install compiles the trees
+            announce_compilation(GROW_GINI)  # the first fit of a fresh install compiles the trees
             X = BinnedInput(X, categorical, prefix)
         n = len(y)
         rows = None if trainable is None else np.flatnonzero(trainable)

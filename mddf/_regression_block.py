@@ -16,8 +16,8 @@ from sklearn.model_selection import KFold
 
 from ._block_base import BinnedInput, BlockBase, TreeGrower, grow_forest
 from ._forest_kinds import forest_kind
-from .trees import grow_tree
 from .trees._compile_notice import announce_compilation
+from .trees.grower import GROW_SQUARED_ERROR
 
 
 def make_regression_forest(kind, n_estimators, max_depth, max_features, random_state):
@@ -126,7 +126,7 @@ class RegressionForestBlock(BlockBase):
         """
         for kind in self.forest_types:
             forest_kind(kind)
-        announce_compilation(grow_tree)  # the first fit of a fresh install compiles the trees
+        announce_compilation(GROW_SQUARED_ERROR)  # the first fit of a fresh install compiles the trees
         self.n_features_in_ = X.shape[1]
         X = BinnedInput(X, categorical, prefix)
         y = np.ascontiguousarray(y, dtype=np.float64)

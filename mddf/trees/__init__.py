@@ -11,13 +11,13 @@ scikit-learn's split rules. One concern per module, as in scikit-learn's
 - :mod:`~mddf.trees.splitting`: what the split search needs whatever the
   criterion: the random generator, random thresholds and random category subsets;
 - :mod:`~mddf.trees.gini` and :mod:`~mddf.trees.squared_error`: the two
-  criteria (classification and regression): a node's statistics, the best
-  threshold or category subset of a feature, the score of a given one, the
-  partition of a node's rows; :mod:`~mddf.trees.criterion` chooses one from
-  the labels' dtype when the grower is compiled;
+  criteria (classification and regression), each one module of the same
+  functions: a node's statistics, its leaf, the best threshold or category
+  subset of a feature, the score of a given one, the partition of a node's rows;
 - :mod:`~mddf.trees.grower`: :func:`grow_tree`, one skeleton growing a tree
   depth first (node stack, candidate-feature draws, row partitions) into flat
-  node arrays, with its impurity importance per feature;
+  node arrays, with its impurity importance per feature, compiled once per
+  criterion (the labels' dtype chooses it);
 - :mod:`~mddf.trees.nodes`: the node words that store a grown tree, one word a
   node, and their validation;
 - :mod:`~mddf.trees.predictor`: :func:`route_trees`, routing rows through
@@ -28,8 +28,8 @@ scikit-learn's split rules. One concern per module, as in scikit-learn's
 
 numba's on-disk cache of a compiled function is invalidated only by changes to
 its own file, not to the functions it calls from other modules: after editing
-``splitting.py``, ``gini.py``, ``squared_error.py``, ``criterion.py``,
-``nodes.py`` or ``binning.py``, delete ``mddf/trees/__pycache__``.
+``splitting.py``, ``gini.py``, ``squared_error.py``, ``nodes.py`` or
+``binning.py``, delete ``mddf/trees/__pycache__``.
 """
 
 from .binning import MAX_BINS, FeatureBinner

@@ -41,7 +41,7 @@ import numpy as np
 from numba import njit
 
 from .binning import MAX_BINS
-from .splitting import CATEGORY_WORDS, Candidate, goes_left
+from .splitting import CATEGORY_WORDS, Candidate
 
 # the grower's on-disk numba cache (grower.py) holds this module's functions compiled in and does
 # not see changes to this file: delete mddf/trees/__pycache__ after editing it.
@@ -92,6 +92,12 @@ def new_buffers(n_classes, m):
 
 # ------------------------------------------------------------------------------------- node
 @njit(cache=True, nogil=True)
+def n_statistics(n_classes):
+    """Length of a node's statistics."""
+    return n_classes
+
+
+@njit(cache=True, nogil=True)
 def add_rows(node_y, node_w, counts):
     """Add the rows' weights to their classes' in ``counts``, in row order."""
     for i in range(len(node_y)):
@@ -110,7 +116,7 @@ def importance_centre(root, root_weight):
     return 0.0
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def total_weight(counts):
     """The weight of a node: its class weights summed in class order."""
     weight = 0.0
@@ -119,7 +125,7 @@ def total_weight(counts):
     return weight
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def node_summary(counts, centre):
     """``(weight, splittable, importance_term)`` of a node of class weights ``counts``.
 
@@ -139,7 +145,7 @@ def node_summary(counts, centre):
     return node_weight, n_present > 1, term
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def write_leaf(counts, node_weight, leaf_values, n_rows):
     """The leaf's entry of ``right`` and the new row count of ``leaf_values``.
 
@@ -159,7 +165,7 @@ def write_leaf(counts, node_weight, leaf_values, n_rows):
     return -(n_rows + 1), n_rows + 1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def partition(Xb, samples, node_y, node_w, start, end, f, split_b, missing_code, bits, left_counts, right_counts):
     """Partition rows ``start:end`` of a node split on feature ``f``; return the first row of the right child.
 
@@ -179,7 +185,7 @@ def partition(Xb, samples, node_y, node_w, start, end, f, split_b, missing_code,
         c = node_y[i]
         code = Xb[s, f]
         if subset:
-            left = goes_left(bits, code)
+            left = (bits[code >> 6] >> np.uint64(code & 63)) & np.uint64(1) != 0
         else:
             left = code <= split_b or code == missing_code
         if left:
@@ -199,7 +205,7 @@ def partition(Xb, samples, node_y, node_w, start, end, f, split_b, missing_code,
 
 
 # ------------------------------------------------------------------------------- thresholds
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def best_threshold(buf, Xb, node_y, node_w, samples, start, end, f, n_bins_f, node_counts, node_weight, missing_bins):
     """Best Gini threshold of feature ``f`` on the node's rows ``samples[start:end]``, as a :data:`Candidate`.
 
@@ -459,16 +465,18 @@ def _scan_sorted_missing(buf, n_node, missing_bin, node_counts, node_weight):
     return Candidate(best, best_bin, side)
 
 
-@njit(cache=True, nogil=True)
-def split_score(buf, Xb, node_y, node_w, samples, start, end, f, split_b, missing_code, bits, node_counts, node_weight):
+@njit(cache=True, nogil=True, inline="always")
+def split_score(
+    left, Xb, node_y, node_w, samples, start, end, f, split_b, missing_code, bits, node_counts, node_weight
+):
     """Gini score of one given split of the node's rows ``samples[start:end]`` (the random rules).
 
     The left child holds the rows that :func:`partition` sends left for the
     same arguments: with an empty ``bits``, a threshold (``split_b`` and the
     missing rows' ``missing_code``); else the category set ``bits``. The score
-    is :func:`best_threshold`'s; -1 when a child has no weight.
+    is :func:`best_threshold`'s; -1 when a child has no weight. ``left`` is
+    scratch space of ``n_classes`` floats.
     """
-    left = buf.left
     for c in range(len(node_counts)):
         left[c] = 0.0
     subset = len(bits) > 0
@@ -476,7 +484,7 @@ def split_score(buf, Xb, node_y, node_w, samples, start, end, f, split_b, missin
     for i in range(start, end):
         code = Xb[samples[i], f]
         if subset:
-            goes = goes_left(bits, code)
+            goes = (bits[code >> 6] >> np.uint64(code & 63)) & np.uint64(1) != 0
         else:
             goes = code <= split_b or code == missing_code
         if goes:

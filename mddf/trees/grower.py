@@ -4,8 +4,10 @@ Trees grow depth first from a stack of pending nodes: each node draws its
 candidate features, takes the split the rule asks for on them (the
 criterion's best split, or a random one: :mod:`mddf.trees.splitting`), and
 partitions its rows in place. The criterion is Gini for integer class labels
-and the squared error for float targets (:mod:`mddf.trees.criterion`). The
-tree is returned as flat node arrays (:data:`GrownTree`), which
+(:mod:`mddf.trees.gini`) and the squared error for float targets
+(:mod:`mddf.trees.squared_error`): two modules of the same functions, each
+compiled into the skeleton by :func:`_grower`, which calls them directly (numba
+inlines the ones called for every node). The tree is returned as flat node arrays (:data:`GrownTree`), which
 :mod:`mddf.trees.nodes` packs for prediction, with the side of each node's
 missing values and the tree's impurity decrease per feature (its
 impurity-based feature importance), both gathered while the tree grows.
@@ -26,12 +28,12 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from . import criterion
+from . import gini, squared_error
 from .splitting import CATEGORY_WORDS, randint, random_subset, random_threshold, rng_state
 
-# numba's on-disk cache of grow_tree holds every function it calls compiled in (splitting.py,
-# gini.py, squared_error.py, criterion.py, binning.py) and is invalidated only by changes to this
-# file: after editing one of those, delete mddf/trees/__pycache__.
+# numba's on-disk cache of the growers holds every function they call compiled in (splitting.py,
+# gini.py, squared_error.py, binning.py) and is invalidated only by changes to this file: after
+# editing one of those, delete mddf/trees/__pycache__.
 
 #: Split rules: the best split of each candidate feature, the best of them kept (random forests); a
 #: completely random split of the first non-constant feature drawn (completely-random forests); a random
@@ -76,9 +78,273 @@ _UNDECIDED = 2  # missing_left of a node whose left child has not been popped ye
 _NO_BITS = np.zeros(0, dtype=np.uint64)
 
 
-@njit(cache=True, nogil=True)
+def _grower(criterion):
+    """The skeleton of :func:`grow_tree` compiled for ``criterion`` (:mod:`~mddf.trees.gini` or
+    :mod:`~mddf.trees.squared_error`), whose functions it calls directly and numba inlines."""
+
+    @njit(cache=True, nogil=True)
+    def _skeleton(Xb, y, w, n_bins, missing_bin, categorical, n_classes, settings, seed):
+        """:func:`grow_tree` with the criterion bound (see there)."""
+        n, d = Xb.shape
+        max_depth, max_features, split_rule = settings.max_depth, settings.max_features, settings.split_rule
+        state = rng_state(seed)
+        m = 0
+        for i in range(n):
+            if w[i] > 0.0:
+                m += 1
+        n_stats = criterion.n_statistics(n_classes)
+        samples = np.empty(m, dtype=np.int64)
+        node_y = np.empty(m, dtype=y.dtype)  # label and weight of samples[i], permuted along with it
+        node_w = np.empty(m)
+        k = 0
+        for i in range(n):
+            if w[i] > 0.0:
+                samples[k] = i
+                node_y[k] = y[i]
+                node_w[k] = w[i]
+                k += 1
+        root = np.zeros(n_stats)
+        criterion.add_rows(node_y, node_w, root)
+        root_weight = criterion.total_weight(root)
+        if root_weight <= 0.0:
+            root_weight = 1.0
+        centre = criterion.importance_centre(root, root_weight)
+        capacity = max(2 * m - 1, 1)
+        feature = np.full(capacity, -1, dtype=np.int32)
+        split_bin = np.zeros(capacity, dtype=np.uint8)
+        right = np.zeros(capacity, dtype=np.int32)
+        missing_left = np.zeros(capacity, dtype=np.uint8)
+        importance = np.zeros(d)
+        leaf_values = criterion.new_leaf_values(max(m, 1), n_classes)
+        if categorical is None:
+            category = np.empty(0, dtype=np.int32)
+            category_bits = np.empty((0, CATEGORY_WORDS), dtype=np.uint64)
+        else:
+            category = np.full(capacity, -1, dtype=np.int32)
+            category_bits = np.zeros((max(m, 1), CATEGORY_WORDS), dtype=np.uint64)
+        # Depth-first: a node's left child is the next node, its right child follows the
+        # left subtree. The stack holds the pending nodes (at most depth + 2) with their
+        # statistics, which the parent's partition pass has already summed.
+        stack_size = m + 2
+        stack_start = np.empty(stack_size, dtype=np.int64)
+        stack_end = np.empty(stack_size, dtype=np.int64)
+        stack_depth = np.empty(stack_size, dtype=np.int64)
+        stack_parent = np.empty(stack_size, dtype=np.int64)
+        stack_stats = np.empty((stack_size, n_stats))
+        features = np.arange(d)
+        stats = np.zeros(n_stats)
+        left_stats = np.zeros(n_stats)
+        right_stats = np.zeros(n_stats)
+        buf = criterion.new_buffers(n_stats, m)
+        present = np.zeros(CATEGORY_WORDS, dtype=np.uint64)  # a category split: the codes in the node,
+        bits = np.zeros(CATEGORY_WORDS, dtype=np.uint64)  # the codes that go left,
+        best_present = np.zeros(CATEGORY_WORDS, dtype=np.uint64)  # and the same for the best split so far
+        best_bits = np.zeros(CATEGORY_WORDS, dtype=np.uint64)
+        stack_start[0] = 0
+        stack_end[0] = m
+        stack_depth[0] = 0
+        stack_parent[0] = -1
+        stack_stats[0] = root
+        top = 1
+        n_nodes = 0
+        n_leaf_rows = 0
+        n_category_splits = 0
+        tree_depth = 0
+        split_weight = 0.0  # weight of the last node split
+        while top > 0:
+            top -= 1
+            start = stack_start[top]
+            end = stack_end[top]
+            depth = stack_depth[top]
+            parent = stack_parent[top]
+            node = n_nodes
+            n_nodes += 1
+            if parent >= 0:
+                right[parent] = node
+            if depth > tree_depth:
+                tree_depth = depth
+            for c in range(n_stats):
+                stats[c] = stack_stats[top, c]
+            # each node adds its importance term to its parent's split feature and, if it splits,
+            # subtracts it from its own: a split's decrease is its children's terms less its own
+            node_weight, splittable, term = criterion.node_summary(stats, centre)
+            if parent >= 0:
+                importance[feature[parent]] += term
+            elif depth > 0:  # a left child, the node after its parent
+                importance[feature[node - 1]] += term
+                # the parent, split just before, sends NaN to its heavier child unless it saw some
+                if missing_bin is None:
+                    missing_left[node - 1] = node_weight > split_weight - node_weight  # ties go right
+                elif missing_left[node - 1] == _UNDECIDED:
+                    missing_left[node - 1] = node_weight > split_weight - node_weight
+            split_f = -1
+            split_b = 0
+            split_side = -1
+            split_subset = False
+            if end - start >= 2 and splittable and (max_depth < 0 or depth < max_depth):
+                # draw features without replacement (partial Fisher-Yates over `features`)
+                best = -1.0
+                n_evaluated = 0
+                for j in range(d):
+                    r = j + randint(state, d - j)
+                    f = features[r]
+                    features[r] = features[j]
+                    features[j] = f
+                    subset = False
+                    if categorical is not None:
+                        subset = categorical[f] != 0
+                    if split_rule == BEST:
+                        if subset:
+                            score = criterion.best_subset(
+                                buf,
+                                Xb,
+                                node_y,
+                                node_w,
+                                samples,
+                                start,
+                                end,
+                                f,
+                                stats,
+                                node_weight,
+                                settings.max_category_splits,
+                                settings.min_category_count,
+                                present,
+                                bits,
+                            )
+                            b = 0
+                            side = -1
+                        else:
+                            candidate = criterion.best_threshold(
+                                buf,
+                                Xb,
+                                node_y,
+                                node_w,
+                                samples,
+                                start,
+                                end,
+                                f,
+                                n_bins[f],
+                                stats,
+                                node_weight,
+                                missing_bin,
+                            )
+                            score, b, side = candidate.score, candidate.bin, candidate.side
+                        if score < 0.0:
+                            continue
+                    else:
+                        if subset:
+                            if not random_subset(Xb, samples, start, end, f, state, present, bits):
+                                continue
+                            b = 0
+                            side = -1
+                        else:
+                            threshold = random_threshold(Xb, samples, start, end, f, missing_bin, state)
+                            if threshold.bin < 0:
+                                continue
+                            b, side = threshold.bin, threshold.side
+                        if split_rule == COMPLETELY_RANDOM:  # the first non-constant feature drawn
+                            split_f, split_b, split_side, split_subset = f, b, side, subset
+                            if subset:
+                                best_present[:] = present
+                                best_bits[:] = bits
+                            break
+                        missing_code = -1
+                        if missing_bin is not None and side == 1:
+                            missing_code = missing_bin[f]
+                        score = criterion.split_score(
+                            buf.left,
+                            Xb,
+                            node_y,
+                            node_w,
+                            samples,
+                            start,
+                            end,
+                            f,
+                            b,
+                            missing_code,
+                            bits if subset else _NO_BITS,
+                            stats,
+                            node_weight,
+                        )
+                    if score > best:
+                        best = score
+                        split_f, split_b, split_side, split_subset = f, b, side, subset
+                        if subset:
+                            best_present[:] = present
+                            best_bits[:] = bits
+                    n_evaluated += 1
+                    if n_evaluated >= max_features:
+                        break
+            if split_f < 0:
+                right[node], n_leaf_rows = criterion.write_leaf(stats, node_weight, leaf_values, n_leaf_rows)
+                continue
+            feature[node] = split_f
+            split_bin[node] = split_b
+            importance[split_f] -= term
+            if split_subset:
+                i = criterion.partition(
+                    Xb, samples, node_y, node_w, start, end, split_f, -1, -1, best_bits, left_stats, right_stats
+                )
+                # the codes the node did not see (the missing one among them, unless the node had missing
+                # rows) go to the heavier child
+                w_left = criterion.total_weight(left_stats)
+                default_left = w_left > node_weight - w_left
+                for k in range(CATEGORY_WORDS):
+                    if default_left:
+                        best_bits[k] |= ~best_present[k]
+                    category_bits[n_category_splits, k] = best_bits[k]
+                category[node] = n_category_splits
+                n_category_splits += 1
+                missing_left[node] = default_left
+            else:
+                # (the missing bin is the feature's last code: bin <= split_b sends missing rows right;
+                # missing rows going left are matched by their code, -1 matching none)
+                missing_code = -1
+                if missing_bin is not None and split_side == 1:
+                    missing_code = missing_bin[split_f]
+                i = criterion.partition(
+                    Xb, samples, node_y, node_w, start, end, split_f, split_b, missing_code, _NO_BITS, left_stats,
+                    right_stats,
+                )  # fmt: skip
+                # without missing rows here, NaN will go to the heavier child: decided when the left
+                # child, always the next node popped, has summed its weight
+                if missing_bin is not None:
+                    missing_left[node] = split_side if split_side >= 0 else _UNDECIDED
+            split_weight = node_weight
+            stack_start[top] = i
+            stack_end[top] = end
+            stack_depth[top] = depth + 1
+            stack_parent[top] = node
+            stack_stats[top] = right_stats
+            top += 1
+            stack_start[top] = start
+            stack_end[top] = i
+            stack_depth[top] = depth + 1
+            stack_parent[top] = -1  # the left child is node + 1 by construction
+            stack_stats[top] = left_stats
+            top += 1
+        return GrownTree(
+            feature[:n_nodes].copy(),
+            split_bin[:n_nodes].copy(),
+            right[:n_nodes].copy(),
+            leaf_values[:n_leaf_rows].copy(),
+            missing_left[:n_nodes].copy(),
+            category[:n_nodes].copy() if categorical is not None else category,
+            category_bits[:n_category_splits].copy(),
+            tree_depth,
+            np.maximum(importance, 0.0) / root_weight,  # each split's decrease is >= 0, up to rounding
+        )
+
+    return _skeleton
+
+
+#: The compiled growers: Gini for class labels, the squared error for targets.
+GROW_GINI = _grower(gini)
+GROW_SQUARED_ERROR = _grower(squared_error)
+
+
 def grow_tree(Xb, y, w, n_bins, missing_bin, categorical, n_classes, settings, seed):
-    """Grow one tree on binned features.
+    """Grow one tree on binned features: Gini for integer class labels ``y``, squared error for float targets.
 
     Parameters
     ----------
@@ -116,241 +382,5 @@ def grow_tree(Xb, y, w, n_bins, missing_bin, categorical, n_classes, settings, s
     feature (scikit-learn's defaults: ``min_samples_split=2``,
     ``min_samples_leaf=1``).
     """
-    n, d = Xb.shape
-    max_depth, max_features, split_rule = settings.max_depth, settings.max_features, settings.split_rule
-    state = rng_state(seed)
-    m = 0
-    for i in range(n):
-        if w[i] > 0.0:
-            m += 1
-    n_stats = criterion.n_statistics(y, n_classes)
-    samples = np.empty(m, dtype=np.int64)
-    node_y = np.empty(m, dtype=y.dtype)  # label and weight of samples[i], permuted along with it
-    node_w = np.empty(m)
-    k = 0
-    for i in range(n):
-        if w[i] > 0.0:
-            samples[k] = i
-            node_y[k] = y[i]
-            node_w[k] = w[i]
-            k += 1
-    root = np.zeros(n_stats)
-    criterion.add_rows(node_y, node_w, root)
-    root_weight = criterion.total_weight(y, root)
-    if root_weight <= 0.0:
-        root_weight = 1.0
-    centre = criterion.importance_centre(y, root, root_weight)
-    capacity = max(2 * m - 1, 1)
-    feature = np.full(capacity, -1, dtype=np.int32)
-    split_bin = np.zeros(capacity, dtype=np.uint8)
-    right = np.zeros(capacity, dtype=np.int32)
-    missing_left = np.zeros(capacity, dtype=np.uint8)
-    importance = np.zeros(d)
-    leaf_values = criterion.new_leaf_values(y, max(m, 1), n_classes)
-    if categorical is None:
-        category = np.empty(0, dtype=np.int32)
-        category_bits = np.empty((0, CATEGORY_WORDS), dtype=np.uint64)
-    else:
-        category = np.full(capacity, -1, dtype=np.int32)
-        category_bits = np.zeros((max(m, 1), CATEGORY_WORDS), dtype=np.uint64)
-    # Depth-first: a node's left child is the next node, its right child follows the
-    # left subtree. The stack holds the pending nodes (at most depth + 2) with their
-    # statistics, which the parent's partition pass has already summed.
-    stack_size = m + 2
-    stack_start = np.empty(stack_size, dtype=np.int64)
-    stack_end = np.empty(stack_size, dtype=np.int64)
-    stack_depth = np.empty(stack_size, dtype=np.int64)
-    stack_parent = np.empty(stack_size, dtype=np.int64)
-    stack_stats = np.empty((stack_size, n_stats))
-    features = np.arange(d)
-    stats = np.zeros(n_stats)
-    left_stats = np.zeros(n_stats)
-    right_stats = np.zeros(n_stats)
-    buf = criterion.new_buffers(y, n_stats, m)
-    present = np.zeros(CATEGORY_WORDS, dtype=np.uint64)  # a category split: the codes in the node,
-    bits = np.zeros(CATEGORY_WORDS, dtype=np.uint64)  # the codes that go left,
-    best_present = np.zeros(CATEGORY_WORDS, dtype=np.uint64)  # and the same for the best split so far
-    best_bits = np.zeros(CATEGORY_WORDS, dtype=np.uint64)
-    stack_start[0] = 0
-    stack_end[0] = m
-    stack_depth[0] = 0
-    stack_parent[0] = -1
-    stack_stats[0] = root
-    top = 1
-    n_nodes = 0
-    n_leaf_rows = 0
-    n_category_splits = 0
-    tree_depth = 0
-    split_weight = 0.0  # weight of the last node split
-    while top > 0:
-        top -= 1
-        start = stack_start[top]
-        end = stack_end[top]
-        depth = stack_depth[top]
-        parent = stack_parent[top]
-        node = n_nodes
-        n_nodes += 1
-        if parent >= 0:
-            right[parent] = node
-        if depth > tree_depth:
-            tree_depth = depth
-        for c in range(n_stats):
-            stats[c] = stack_stats[top, c]
-        # each node adds its importance term to its parent's split feature and, if it splits,
-        # subtracts it from its own: a split's decrease is its children's terms less its own
-        node_weight, splittable, term = criterion.node_summary(y, stats, centre)
-        if parent >= 0:
-            importance[feature[parent]] += term
-        elif depth > 0:  # a left child, the node after its parent
-            importance[feature[node - 1]] += term
-            # the parent, split just before, sends NaN to its heavier child unless it saw some
-            if missing_bin is None:
-                missing_left[node - 1] = node_weight > split_weight - node_weight  # ties go right
-            elif missing_left[node - 1] == _UNDECIDED:
-                missing_left[node - 1] = node_weight > split_weight - node_weight
-        split_f = -1
-        split_b = 0
-        split_side = -1
-        split_subset = False
-        if end - start >= 2 and splittable and (max_depth < 0 or depth < max_depth):
-            # draw features without replacement (partial Fisher-Yates over `features`)
-            best = -1.0
-            n_evaluated = 0
-            for j in range(d):
-                r = j + randint(state, d - j)
-                f = features[r]
-                features[r] = features[j]
-                features[j] = f
-                subset = False
-                if categorical is not None:
-                    subset = categorical[f] != 0
-                if split_rule == BEST:
-                    if subset:
-                        score = criterion.best_subset(
-                            buf,
-                            Xb,
-                            node_y,
-                            node_w,
-                            samples,
-                            start,
-                            end,
-                            f,
-                            stats,
-                            node_weight,
-                            settings.max_category_splits,
-                            settings.min_category_count,
-                            present,
-                            bits,
-                        )
-                        b = 0
-                        side = -1
-                    else:
-                        candidate = criterion.best_threshold(
-                            buf, Xb, node_y, node_w, samples, start, end, f, n_bins[f], stats, node_weight, missing_bin
-                        )
-                        score, b, side = candidate.score, candidate.bin, candidate.side
-                    if score < 0.0:
-                        continue
-                else:
-                    if subset:
-                        if not random_subset(Xb, samples, start, end, f, state, present, bits):
-                            continue
-                        b = 0
-                        side = -1
-                    else:
-                        threshold = random_threshold(Xb, samples, start, end, f, missing_bin, state)
-                        if threshold.bin < 0:
-                            continue
-                        b, side = threshold.bin, threshold.side
-                    if split_rule == COMPLETELY_RANDOM:  # the first non-constant feature drawn
-                        split_f, split_b, split_side, split_subset = f, b, side, subset
-                        if subset:
-                            best_present[:] = present
-                            best_bits[:] = bits
-                        break
-                    missing_code = -1
-                    if missing_bin is not None and side == 1:
-                        missing_code = missing_bin[f]
-                    score = criterion.split_score(
-                        buf,
-                        Xb,
-                        node_y,
-                        node_w,
-                        samples,
-                        start,
-                        end,
-                        f,
-                        b,
-                        missing_code,
-                        bits if subset else _NO_BITS,
-                        stats,
-                        node_weight,
-                    )
-                if score > best:
-                    best = score
-                    split_f, split_b, split_side, split_subset = f, b, side, subset
-                    if subset:
-                        best_present[:] = present
-                        best_bits[:] = bits
-                n_evaluated += 1
-                if n_evaluated >= max_features:
-                    break
-        if split_f < 0:
-            right[node], n_leaf_rows = criterion.write_leaf(y, stats, node_weight, leaf_values, n_leaf_rows)
-            continue
-        feature[node] = split_f
-        split_bin[node] = split_b
-        importance[split_f] -= term
-        if split_subset:
-            i = criterion.partition(
-                Xb, samples, node_y, node_w, start, end, split_f, -1, -1, best_bits, left_stats, right_stats
-            )
-            # the codes the node did not see (the missing one among them, unless the node had missing
-            # rows) go to the heavier child
-            w_left = criterion.total_weight(y, left_stats)
-            default_left = w_left > node_weight - w_left
-            for k in range(CATEGORY_WORDS):
-                if default_left:
-                    best_bits[k] |= ~best_present[k]
-                category_bits[n_category_splits, k] = best_bits[k]
-            category[node] = n_category_splits
-            n_category_splits += 1
-            missing_left[node] = default_left
-        else:
-            # (the missing bin is the feature's last code: bin <= split_b sends missing rows right;
-            # missing rows going left are matched by their code, -1 matching none)
-            missing_code = -1
-            if missing_bin is not None and split_side == 1:
-                missing_code = missing_bin[split_f]
-            i = criterion.partition(
-                Xb, samples, node_y, node_w, start, end, split_f, split_b, missing_code, _NO_BITS, left_stats,
-                right_stats,
-            )  # fmt: skip
-            # without missing rows here, NaN will go to the heavier child: decided when the left
-            # child, always the next node popped, has summed its weight
-            if missing_bin is not None:
-                missing_left[node] = split_side if split_side >= 0 else _UNDECIDED
-        split_weight = node_weight
-        stack_start[top] = i
-        stack_end[top] = end
-        stack_depth[top] = depth + 1
-        stack_parent[top] = node
-        stack_stats[top] = right_stats
-        top += 1
-        stack_start[top] = start
-        stack_end[top] = i
-        stack_depth[top] = depth + 1
-        stack_parent[top] = -1  # the left child is node + 1 by construction
-        stack_stats[top] = left_stats
-        top += 1
-    return GrownTree(
-        feature[:n_nodes].copy(),
-        split_bin[:n_nodes].copy(),
-        right[:n_nodes].copy(),
-        leaf_values[:n_leaf_rows].copy(),
-        missing_left[:n_nodes].copy(),
-        category[:n_nodes].copy() if categorical is not None else category,
-        category_bits[:n_category_splits].copy(),
-        tree_depth,
-        np.maximum(importance, 0.0) / root_weight,  # each split's decrease is >= 0, up to rounding
-    )
+    grower = GROW_GINI if y.dtype.kind in "iu" else GROW_SQUARED_ERROR
+    return grower(Xb, y, w, n_bins, missing_bin, categorical, n_classes, settings, seed)

@@ -67,7 +67,7 @@ def randint(state, k):
     return np.int64(_next(state) % np.uint64(k))
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def random_threshold(Xb, samples, start, end, f, missing_bins, state):
     """Completely-random threshold of numeric feature ``f`` on the node's rows ``samples[start:end]``.
 
@@ -168,9 +168,3 @@ def random_subset(Xb, samples, start, end, f, state, present, bits):
                     break
                 j -= 1
     return True
-
-
-@njit(cache=True, nogil=True)
-def goes_left(bits, code):
-    """Whether ``code`` is in the category bitset ``bits``."""
-    return (bits[code >> 6] >> np.uint64(code & 63)) & np.uint64(1) == np.uint64(1)

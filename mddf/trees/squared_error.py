@@ -30,7 +30,7 @@ import numpy as np
 from numba import njit
 
 from .binning import MAX_BINS
-from .splitting import CATEGORY_WORDS, Candidate, goes_left
+from .splitting import CATEGORY_WORDS, Candidate
 
 # the grower's on-disk numba cache (grower.py) holds this module's functions compiled in and does
 # not see changes to this file: delete mddf/trees/__pycache__ after editing it.
@@ -52,6 +52,7 @@ SquaredErrorBuffers = namedtuple(
         "out_count",
         "key",  # (MAX_BINS,) sort key of the categories present
         "order",  # (MAX_BINS,) positions of the non-empty bins in sort order
+        "left",  # not used (the Gini criterion's scratch space of a split's score)
     ],
 )
 
@@ -69,10 +70,17 @@ def new_buffers(n_statistics, m):
         np.empty(MAX_BINS, dtype=np.int64),
         np.empty(MAX_BINS),
         np.empty(MAX_BINS, dtype=np.int64),
+        np.zeros(1),
     )
 
 
 # ------------------------------------------------------------------------------------- node
+@njit(cache=True, nogil=True)
+def n_statistics(n_classes):
+    """Length of a node's statistics."""
+    return 3
+
+
 @njit(cache=True, nogil=True)
 def add_rows(node_y, node_w, sums):
     """Add the rows' ``(W, S, Q)`` to ``sums``, in row order."""
@@ -96,13 +104,13 @@ def importance_centre(root, root_weight):
     return root[1] / root_weight
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def total_weight(sums):
     """The weight ``W`` of a node."""
     return sums[0]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def node_summary(sums, centre):
     """``(weight, splittable, importance_term)`` of a node of sums ``(W, S, Q)``.
 
@@ -121,7 +129,7 @@ def node_summary(sums, centre):
     return node_weight, impurity > _EPSILON, term
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def write_leaf(sums, node_weight, leaf_values, n_rows):
     """Write the leaf's weighted mean target ``S / W`` to row ``n_rows`` of ``leaf_values``.
 
@@ -131,7 +139,7 @@ def write_leaf(sums, node_weight, leaf_values, n_rows):
     return -(n_rows + 1), n_rows + 1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def partition(Xb, samples, node_y, node_w, start, end, f, split_b, missing_code, bits, left_sums, right_sums):
     """Partition rows ``start:end`` of a node split on feature ``f``; return the first row of the right child.
 
@@ -150,7 +158,7 @@ def partition(Xb, samples, node_y, node_w, start, end, f, split_b, missing_code,
         h = node_w[i]
         v = node_y[i]
         if subset:
-            left = goes_left(bits, code)
+            left = (bits[code >> 6] >> np.uint64(code & 63)) & np.uint64(1) != 0
         else:
             left = code <= split_b or code == missing_code
         if left:
@@ -239,7 +247,7 @@ def _bin_sums(buf, Xb, node_y, node_w, samples, start, end, f):
     return k
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def best_threshold(buf, Xb, node_y, node_w, samples, start, end, f, n_bins_f, node_sums, node_weight, missing_bins):
     """Best squared-error threshold of feature ``f`` on the node's rows ``samples[start:end]``, as a :data:`Candidate`.
 
@@ -308,11 +316,14 @@ def best_threshold(buf, Xb, node_y, node_w, samples, start, end, f, n_bins_f, no
     return Candidate(best, best_bin, side)
 
 
-@njit(cache=True, nogil=True)
-def split_score(buf, Xb, node_y, node_w, samples, start, end, f, split_b, missing_code, bits, node_sums, node_weight):
+@njit(cache=True, nogil=True, inline="always")
+def split_score(
+    scratch, Xb, node_y, node_w, samples, start, end, f, split_b, missing_code, bits, node_sums, node_weight
+):
     """Score ``S_L^2 / W_L + S_R^2 / W_R`` of one given split of the node's rows (the random rules).
 
     The split is read as :func:`mddf.trees.gini.split_score` reads it; -1 when a side has no weight.
+    (``scratch`` is not used: Gini's needs one.)
     """
     subset = len(bits) > 0
     s_left = 0.0
@@ -320,7 +331,7 @@ def split_score(buf, Xb, node_y, node_w, samples, start, end, f, split_b, missin
     for i in range(start, end):
         code = Xb[samples[i], f]
         if subset:
-            goes = goes_left(bits, code)
+            goes = (bits[code >> 6] >> np.uint64(code & 63)) & np.uint64(1) != 0
         else:
             goes = code <= split_b or code == missing_code
         if goes:
