@@ -90,12 +90,13 @@ class _ExactTrees:
         if self.check_input:
             check_exact_trees_missing(kind)
 
-    def add(self, weight, seed):
+    def add(self, weight, seed, keep=True):
         tree = self.tree_class(max_features=self.max_features, max_depth=self.max_depth, random_state=seed)
         # check_input=False: X is validated once per layer (float32), not once per tree; with NaN the
         # check also tells the tree which features have missing values
         tree.fit(self.X, self.y, sample_weight=weight, check_input=self.check_input)
-        self.compact.add_tree(tree, tree.classes_.astype(np.intp))
+        if keep:
+            self.compact.add_tree(tree, tree.classes_.astype(np.intp))
         self._last = tree  # at most one full scikit-learn tree alive per worker
 
     def predict_last(self, rows):
@@ -117,14 +118,16 @@ def _forest_trees(kind, max_depth, X, y, n_classes):
     return _ExactTrees(kind, max_depth, X, y, n_classes)
 
 
-def _fit_fold_forest(kind, n_estimators, max_depth, seed, X, y, fit_rows, heldout_rows, weight, n_classes, draws=None):
+def _fit_fold_forest(
+    kind, n_estimators, max_depth, seed, X, y, fit_rows, heldout_rows, weight, n_classes, draws=None, n_kept=None
+):
     """Fit one forest on ``fit_rows`` and predict the held-out rows (runs in a worker).
 
     Random forests bootstrap (the completely-random and extremely-randomised
     ones do not); with ``draws`` (a :class:`WeightedBootstrap` over
     ``fit_rows``) every tree of any kind trains on its own weighted resample.
     The trees are the ones :func:`make_forest` builds (same split rules, same
-    ``max_features``).
+    ``max_features``); the forest keeps its first ``n_kept`` (None: all).
     """
     return grow_forest(
         _forest_trees(kind, max_depth, X, y, n_classes),
@@ -136,6 +139,7 @@ def _fit_fold_forest(kind, n_estimators, max_depth, seed, X, y, fit_rows, heldou
         bootstrap=forest_kind(kind).bootstrap or draws is not None,
         predict_rows=heldout_rows,
         draws=draws,
+        n_kept=n_kept,
     )
 
 
@@ -234,8 +238,9 @@ class ForestBlock(BlockBase):
         or on whatever backend ``joblib.parallel_config`` selects (e.g. ``"dask"``).
         Every seed is drawn before the fits are dispatched, so results do not
         depend on it (an estimator instance's own ``n_jobs`` is left as it is).
-    store, name
-        Where the fitted models are kept (see :class:`mddf._block_base.BlockBase`).
+    store, name, fold_trees
+        Where the fitted models are kept, and what the fold models of a forest
+        keep for new rows (see :class:`mddf._block_base.BlockBase`).
 
     Missing values (NaN) in the layer input are handled by the trees: see
     :mod:`mddf.trees.splitting` (``"hist"``) and scikit-learn's trees
@@ -280,8 +285,9 @@ class ForestBlock(BlockBase):
         tree_method="hist",
         store=None,
         name=None,
+        fold_trees="all",
     ):
-        super().__init__(forest_types, n_folds, n_jobs, store, name)
+        super().__init__(forest_types, n_folds, n_jobs, store, name, fold_trees)
         self.n_estimators = n_estimators
         self.max_depth = max_depth
         self.class_vectors = class_vectors
@@ -398,6 +404,7 @@ class ForestBlock(BlockBase):
                                 weight,
                                 n_classes,
                                 draws,
+                                self._kept_trees(self.n_estimators, i),
                             )
                         )
                     slots.append((j, test))

@@ -113,13 +113,16 @@ class TreeGrower:
         )
         self.builder = ForestBuilder(X.binner, n_classes)
 
-    def add(self, weight, seed):
-        """Grow one tree on the rows' ``weight`` (0: not in the tree's sample) and keep it."""
+    def add(self, weight, seed, keep=True):
+        """Grow one tree on the rows' ``weight`` (0: not in the tree's sample); keep it in the forest if ``keep``.
+
+        A tree not kept serves :meth:`predict_last` only.
+        """
         X = self.X
         tree = grow_tree(
             X.codes, self.y, weight, X.n_bins, X.missing_bin, X.categorical, self.n_classes or 0, self.settings, seed
         )
-        self.builder.add(tree)
+        self.builder.add(tree, keep)
 
     def predict_last(self, rows):
         """The last tree's output for the rows ``rows`` of the input: ``(len(rows), n_classes or 1)``."""
@@ -131,7 +134,7 @@ class TreeGrower:
         return self.builder.finish()
 
 
-def grow_forest(trees, n_estimators, seed, n, rows, weight, bootstrap, predict_rows, draws=None):
+def grow_forest(trees, n_estimators, seed, n, rows, weight, bootstrap, predict_rows, draws=None, n_kept=None):
     """Grow one forest tree by tree on the rows ``rows`` of the shared layer input.
 
     Each tree is fitted on the whole layer input with a row weight that is zero
@@ -142,7 +145,7 @@ def grow_forest(trees, n_estimators, seed, n, rows, weight, bootstrap, predict_r
     Parameters
     ----------
     trees : TreeGrower or compatible
-        ``add(weight, seed)``, ``predict_last(rows)`` and ``finish()``.
+        ``add(weight, seed, keep)``, ``predict_last(rows)`` and ``finish()``.
     n_estimators, seed : int
     n : int
         Rows of the layer input.
@@ -163,6 +166,9 @@ def grow_forest(trees, n_estimators, seed, n, rows, weight, bootstrap, predict_r
     draws : WeightedBootstrap over ``rows``, or None
         Draws of the bootstrap in proportion to D_t: every tree then trains on its
         own weighted resample of ``rows``.
+    n_kept : int or None
+        The forest keeps its first ``n_kept`` trees (None: all); every tree gives
+        its outputs of ``predict_rows``.
 
     Returns
     -------
@@ -178,14 +184,15 @@ def grow_forest(trees, n_estimators, seed, n, rows, weight, bootstrap, predict_r
     else:
         predict_rows = np.asarray(predict_rows, dtype=np.int64)
         output_sum = np.zeros((len(predict_rows), trees.width))
-    for _ in range(n_estimators):
+    n_kept = n_estimators if n_kept is None else n_kept
+    for t in range(n_estimators):
         tree_seed = rng.randint(MAX_SEED)
         if bootstrap:
             drawn = rows[rng.randint(0, len(rows), len(rows))] if draws is None else draws.draw(rng, len(rows))
             counts = np.bincount(drawn, minlength=n).astype(np.float64)
         else:
             counts = base_counts
-        trees.add(counts if weight is None else counts * weight, tree_seed)
+        trees.add(counts if weight is None else counts * weight, tree_seed, t < n_kept)
         if oob:
             out = np.flatnonzero(counts == 0)
             if len(out):
@@ -226,6 +233,15 @@ class BlockBase:
         bit-identical to those of the models kept in memory.
     name : str or None
         The subfolder of the store that holds this block's files (``layer-001``).
+    fold_trees : {"all", "share"}, default="all"
+        What a forest's fold models keep for new rows. ``"all"``: every tree,
+        so that new rows get the mean of the k fold models (k x ``n_estimators``
+        trees). ``"share"``: each fold model keeps its first
+        ``n_estimators / k`` trees (the remainder spread over the first folds,
+        at least one each), so that new rows get the mean of ``n_estimators``
+        trees drawn from the k fold models, as many as one forest fitted once;
+        the others give their out-of-fold outputs and are dropped. Forests
+        with out-of-bag outputs have one model and keep every tree.
 
     Attributes
     ----------
@@ -243,12 +259,13 @@ class BlockBase:
     #: Said after the error for a fold without a training row of positive weight.
     empty_fold_hint = ""
 
-    def __init__(self, forest_types, n_folds, n_jobs, store=None, name=None):
+    def __init__(self, forest_types, n_folds, n_jobs, store=None, name=None, fold_trees="all"):
         self.forest_types = tuple(forest_types)
         self.n_folds = n_folds
         self.n_jobs = n_jobs
         self.store = MemoryStore() if store is None else store
         self.name = name
+        self.fold_trees = fold_trees
 
     def __setstate__(self, state):
         if state.get("store") is None:  # a block pickled when in-memory models had no store
@@ -274,6 +291,13 @@ class BlockBase:
                         f"every fold needs training rows of positive weight{self.empty_fold_hint}"
                     )
             yield i, train, test, seeds[i]
+
+    def _kept_trees(self, n_estimators, fold):
+        """Trees the forest of fold ``fold`` keeps for new rows (``fold_trees``)."""
+        if getattr(self, "fold_trees", "all") == "all":
+            return n_estimators
+        share, rest = divmod(n_estimators, self.n_folds)
+        return max(1, share + (fold < rest))
 
     def _task(self, name, fit, *args):
         """A joblib task that runs ``fit(*args)`` (a model and its output) and keeps the model in the store."""

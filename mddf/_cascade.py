@@ -123,6 +123,16 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
     n_folds : int, default=3
         k of the k-fold class vectors (Section 5.2 leaves k open; 3 is
         gcForest's choice and the cheapest that leaves each model 2/3 of the rows).
+    fold_trees : {"all", "share"}, default="all"
+        What the k fold models of a forest keep for new rows. ``"all"``: every
+        tree, so that new rows get the mean of the k fold models (Algorithm 1,
+        k x ``n_estimators`` trees per forest). ``"share"``: each fold model
+        keeps its first ``n_estimators / k`` trees, so that new rows get the
+        mean of ``n_estimators`` trees drawn from the k fold models, as many as
+        one forest fitted on all the rows and as many as gave each training row
+        its out-of-fold class vector; the other trees are dropped once they have
+        given theirs. k times cheaper to predict and to keep; the training rows'
+        class vectors, and so the layers grown, are the same.
     class_vectors : {"kfold", "oob"}, default="kfold"
         ``"kfold"``: Algorithm 1's k-fold cross-fitting (k fits per forest, new
         rows get the mean of the k fold models). ``"oob"``: each forest is
@@ -469,6 +479,7 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
         forest_types=("rf", "rf", "crf", "crf"),
         predictor=None,
         n_folds=3,
+        fold_trees="all",
         class_vectors="kfold",
         max_depth_factor=16,
         max_layers=20,
@@ -497,6 +508,7 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
         self.forest_types = forest_types
         self.predictor = predictor
         self.n_folds = n_folds
+        self.fold_trees = fold_trees
         self.class_vectors = class_vectors
         self.max_depth_factor = max_depth_factor
         self.max_layers = max_layers
@@ -552,6 +564,7 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
             self.tree_method,
             store=store,
             name=f"layer-{t:03d}",
+            fold_trees=self.fold_trees,
         )
 
     def _cumulative_margin(self, n_samples, sample_weight):

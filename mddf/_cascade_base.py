@@ -81,6 +81,7 @@ class CascadeBase(LayerFeaturesMixin):
         "validation_fraction": [Interval(Real, 0, 1, closed="neither"), None],
         "categorical_features": CATEGORICAL_FEATURES_CONSTRAINT,
         "categorical_splits": [StrOptions({"subset", "ordinal"})],
+        "fold_trees": [StrOptions({"all", "share"})],
         "n_jobs": [Integral, None],
         "random_state": ["random_state"],
         "verbose": ["verbose"],

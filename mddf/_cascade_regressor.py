@@ -108,6 +108,10 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
     n_folds : int, default=3
         k of the k-fold out-of-fold predictions (gcForest's choice, as
         :class:`mddf.MDDFClassifier`). The folds are shuffled, not stratified.
+    fold_trees : {"all", "share"}, default="all"
+        What the k fold models of a forest keep for new rows, as for
+        :class:`mddf.MDDFClassifier`: every tree (the mean of the k fold
+        models), or ``"share"``, the first ``n_estimators / k`` trees of each.
     max_depth : int or None, default=None
         Depth limit of every tree; None grows the trees fully (gcForest and
         DF21 do).
@@ -243,6 +247,7 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
         max_features=1.0,
         predictor=None,
         n_folds=3,
+        fold_trees="all",
         max_depth=None,
         max_depth_factor=None,
         max_layers=20,
@@ -263,6 +268,7 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
         self.max_features = max_features
         self.predictor = predictor
         self.n_folds = n_folds
+        self.fold_trees = fold_trees
         self.max_depth = max_depth
         self.max_depth_factor = max_depth_factor
         self.max_layers = max_layers
@@ -396,6 +402,7 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
             self.n_jobs,
             store=store,
             name=f"layer-{t:03d}",
+            fold_trees=self.fold_trees,
         )
 
     def _fit_block(self, block, growth, X, **binning):

@@ -32,14 +32,17 @@ def make_regression_forest(kind, n_estimators, max_depth, max_features, random_s
     return forest_kind(kind).make("regression", n_estimators, max_depth, max_features, random_state)
 
 
-def _fit_regression_forest(kind, n_estimators, max_depth, max_features, seed, X, y, rows, weight, predict_rows):
+def _fit_regression_forest(
+    kind, n_estimators, max_depth, max_features, seed, X, y, rows, weight, predict_rows, n_kept=None
+):
     """Grow one forest on the rows ``rows`` of the shared layer input; its mean prediction of ``predict_rows``.
 
     Random forests (``"rf"``) draw ``len(rows)`` rows uniformly with
     replacement from ``rows`` for each tree (the bootstrap); the other kinds
     train every tree on ``rows``. A row's weight is its count in the draw
     times its sample weight ``weight``, so sample weights move the splits and
-    the leaves' weighted means but not the bootstrap.
+    the leaves' weighted means but not the bootstrap. The forest keeps its
+    first ``n_kept`` trees (None: all).
 
     Returns
     -------
@@ -47,7 +50,7 @@ def _fit_regression_forest(kind, n_estimators, max_depth, max_features, seed, X,
     """
     trees = TreeGrower(kind, max_depth, max_features, X, y, None)
     forest, prediction = grow_forest(
-        trees, n_estimators, seed, len(y), rows, weight, forest_kind(kind).bootstrap, predict_rows
+        trees, n_estimators, seed, len(y), rows, weight, forest_kind(kind).bootstrap, predict_rows, n_kept=n_kept
     )
     return forest, prediction[:, 0]
 
@@ -70,9 +73,10 @@ class RegressionForestBlock(BlockBase):
         k: the rows are split into k folds (shuffled, not stratified); for each
         fold, each forest is trained on the other folds and predicts the
         held-out one. New rows get the mean of the k fold models.
-    n_jobs, store, name
-        Parallel fits and predictions, and where the fitted forests are kept
-        (see :class:`mddf._block_base.BlockBase`).
+    n_jobs, store, name, fold_trees
+        Parallel fits and predictions, where the fitted forests are kept, and
+        what a forest's fold models keep for new rows (see
+        :class:`mddf._block_base.BlockBase`).
 
     Missing values (NaN) in the layer input are handled by the trees
     (:mod:`mddf.trees.squared_error`); the predicted values never hold NaN.
@@ -94,8 +98,19 @@ class RegressionForestBlock(BlockBase):
 
     splitter = KFold
 
-    def __init__(self, forest_types, n_estimators, max_depth, max_features, n_folds, n_jobs, store=None, name=None):
-        super().__init__(forest_types, n_folds, n_jobs, store, name)
+    def __init__(
+        self,
+        forest_types,
+        n_estimators,
+        max_depth,
+        max_features,
+        n_folds,
+        n_jobs,
+        store=None,
+        name=None,
+        fold_trees="all",
+    ):
+        super().__init__(forest_types, n_folds, n_jobs, store, name, fold_trees)
         self.n_estimators = n_estimators
         self.max_depth = max_depth
         self.max_features = max_features
@@ -134,7 +149,20 @@ class RegressionForestBlock(BlockBase):
         tasks, slots = [], []
         for i, train, test, seeds in self._folds(rng, y, weight > 0):
             for j, kind in enumerate(self.forest_types):
-                args = (kind, self.n_estimators, self.max_depth, self.max_features, seeds[j], X, y, train, weight, test)
+                n_kept = self._kept_trees(self.n_estimators, i)
+                args = (
+                    kind,
+                    self.n_estimators,
+                    self.max_depth,
+                    self.max_features,
+                    seeds[j],
+                    X,
+                    y,
+                    train,
+                    weight,
+                    test,
+                    n_kept,
+                )
                 tasks.append(self._task(f"m{j}-fold{i}", _fit_regression_forest, *args))
                 slots.append((j, test))
         return self._gather(tasks, slots, len(y), ())

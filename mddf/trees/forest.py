@@ -321,18 +321,24 @@ class ForestBuilder:
         self.trees = []  # per tree: (words, n_words, side_offset, side_category, category_bits, table)
         self.depths, self.importances = [], []
 
-    def add(self, tree):
-        """Pack one :data:`mddf.trees.grower.GrownTree`, with its own side table, bitsets and leaf rows."""
-        packed = _pack(tree, self.dtype, self.feature_bits, self.n_features, self.n_classes or 0)
+    def add(self, tree, keep=True):
+        """Pack one :data:`mddf.trees.grower.GrownTree`, with its own side table, bitsets and leaf rows.
+
+        ``keep=False`` packs it for :meth:`route_last` only: it is not part of the forest.
+        """
+        packed = (*_pack(tree, self.dtype, self.feature_bits, self.n_features, self.n_classes or 0),)
+        self.last = (*packed, tree.category_bits, tree.leaf_values)
+        if not keep:
+            return
         # a tree whose side table or payloads do not fit 32-bit words makes the forest's words 64-bit
         self.dtype = np.promote_types(self.dtype, packed[0].dtype)
-        self.trees.append((*packed, tree.category_bits, tree.leaf_values))
+        self.trees.append(self.last)
         self.depths.append(tree.depth)
         self.importances.append(tree.importance)
 
     def route_last(self, codes, rows, has_missing, out):
         """Add the last tree's leaf of each row ``rows[k]`` of ``codes`` to ``out[k]``."""
-        tree = _single(*self.trees[-1], self.feature_bits, self.class_bits)
+        tree = _single(*self.last, self.feature_bits, self.class_bits)
         route_trees(tree, 0, 1, codes, rows, self.binner.missing_bins_ if has_missing else NO_MISSING, out)
 
     def finish(self):
@@ -357,7 +363,7 @@ class ForestBuilder:
         tables = [t[5] for t in self.trees]
         table, row_map = deduplicate_rows(np.concatenate(tables))
         tables.clear()
-        trees, self.trees = self.trees, []
+        trees, self.trees, self.last = self.trees, [], None
         words = np.empty(int(forest.offsets[-1]) + n_classes, dtype=self.dtype)
         for i, (start, base) in enumerate(zip(forest.offsets[:-1], row_bases[:-1])):
             tree_words = trees[i][0][: trees[i][1]].astype(self.dtype, copy=False)  # without its class words
