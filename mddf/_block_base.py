@@ -206,6 +206,15 @@ def grow_forest(trees, n_estimators, seed, n, rows, weight, bootstrap, predict_r
     return forest, (output_sum, output_count)
 
 
+def fold_share(n_estimators, n_folds, fold):
+    """The trees fold model ``fold`` of a forest keeps with ``fold_trees="share"``: its share of ``n_estimators``.
+
+    ``n_estimators // n_folds``, one more for the first ``n_estimators % n_folds`` folds, and at least one.
+    """
+    share, rest = divmod(n_estimators, n_folds)
+    return max(1, share + (fold < rest))
+
+
 class BlockBase:
     """The members of one layer, cross-fitted on k folds, their models kept in a store.
 
@@ -296,8 +305,7 @@ class BlockBase:
         """Trees the forest of fold ``fold`` keeps for new rows (``fold_trees``)."""
         if getattr(self, "fold_trees", "all") == "all":
             return n_estimators
-        share, rest = divmod(n_estimators, self.n_folds)
-        return max(1, share + (fold < rest))
+        return fold_share(n_estimators, self.n_folds, fold)
 
     def _task(self, name, fit, *args):
         """A joblib task that runs ``fit(*args)`` (a model and its output) and keeps the model in the store."""
