@@ -65,7 +65,7 @@ QUICK_DATASETS = ("mixed_categories", "numeric_interaction", "iris")
 #: name -> the parameters of an mdDF configuration (beside ``random_state``, ``n_jobs`` and, with
 #: ``--quick``, a tiny size). ``--select`` chooses among these.
 CONFIGURATIONS = {
-    "mdDF": {},
+    "mdDF": {"categorical_splits": "ordinal"},  # the default's categories as codes, whatever the default
     "mdDF-subset": {"categorical_splits": "subset"},
     "mdDF-subset-gbdt": {"categorical_splits": "subset", "forest_types": ("rf", "rf", "crf", "gbdt")},
     "mdDF-subset-xgbpred": {"categorical_splits": "subset", "predictor": "xgboost"},
