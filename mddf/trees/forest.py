@@ -115,7 +115,7 @@ class PackedForest:
         return self.n_classes or 1
 
     def route(self, codes, rows=None, has_missing=True, out=None, first=0, stop=None):
-        """Sum over the trees ``first .. stop - 1`` of each row's leaf, for rows already binned with ``binner``.
+        """Sum over the trees ``first`` to ``stop - 1`` of each row's leaf, for rows already binned with ``binner``.
 
         ``rows`` (default: all) are the rows of ``codes`` routed; ``has_missing=False``
         promises that they hold no missing value, which skips the check for

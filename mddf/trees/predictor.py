@@ -61,7 +61,7 @@ NO_MISSING = np.zeros(0, dtype=np.int64)
 
 @njit(cache=True, nogil=True)
 def route_trees(trees, first, stop, codes, rows, missing_codes, out):
-    """Add the leaf of row ``rows[k]`` of ``codes`` in each tree ``first .. stop - 1`` to ``out[k]``.
+    """Add the leaf of row ``rows[k]`` of ``codes`` in each tree from ``first`` to ``stop - 1`` to ``out[k]``.
 
     Parameters
     ----------
