@@ -128,7 +128,7 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
         ``4 * n_estimators`` fully grown trees with this cascade's
         ``max_features``, ``n_jobs`` threads; an instance (with ``fit`` and
         ``predict``) is cloned and its ``random_state`` parameters drawn from
-        ``random_state``. It can combine the forests' predictions better than
+        ``random_state``. It can combine the members' predictions better than
         their mean, for one more model to fit and keep. The staged predictions,
         :meth:`transform` and ``oof_features_`` stay the cascade's.
         ``sample_weight`` reaches it as ``sample_weight`` (a predictor whose
@@ -217,23 +217,26 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
     n_layers_ : int
     train_history_ : list of dict, one per grown layer (also the discarded ones)
         ``layer``, ``oof_mse`` and ``oof_r2`` (of ``y_t`` on the training rows,
-        weighted by the sample weights), ``forest_oof_mse`` (each forest's own),
+        weighted by the sample weights), ``forest_oof_mse`` (each member's own, of its ``h_t``),
         ``max_depth``, ``model_bytes``, with ``validation_fraction`` ``val_mse`` and
         ``val_r2`` (of the held-out rows, then the monitored MSE), and ``fit_seconds``.
-    oof_features_ : list of ndarray of float32 (n_samples, n_forests)
+    oof_features_ : list of ndarray of float32 (n_samples, n_members)
         The out-of-fold augmented features ``h_t`` of the training rows (those
         left for training with ``validation_fraction``), one
         array per kept layer. Their columns, as those of :meth:`transform`, are
-        named by :meth:`get_feature_names_out`: ``layer<t>_<forest><j>_prediction``,
-        forest ``j``'s prediction (0-based position in ``forest_types``), e.g.
-        ``layer2_rf0_prediction``, ``layer2_rf1_prediction``, ``layer2_crf2_prediction``.
+        named by :meth:`get_feature_names_out`: ``layer<t>_<member><j>_prediction``,
+        member ``j``'s prediction of y (0-based position in ``forest_types``; an
+        instance is named by its class in lower case), e.g.
+        ``layer2_rf0_prediction``, ``layer2_crf2_prediction``, ``layer2_gbdt3_prediction``.
     stop_reason_ : str
     layer_importances_ : ndarray of shape ``(n_layers_, n_features_in_ + 1)``
         Impurity-based importances of each kept layer: row t gives the share of
         the weighted variance decrease of layer t's trees (every tree of every
         forest and fold model, each tree's decrease divided by its root's
-        weight, as scikit-learn's ``compute_feature_importances(normalize=False)``)
-        that went to each raw input feature, and in its last column the share
+        weight, as scikit-learn's ``compute_feature_importances(normalize=False)``,
+        and of the other members' fold models, their ``feature_importances_`` times
+        the variance of their training targets) that went to each raw input
+        feature, and in its last column the share
         that went to the augmented features ``h_{t-1}`` (0 for the first layer).
         Each row sums to 1 (a row of zeros if the layer's trees never split).
     feature_importances_ : ndarray of shape ``(n_features_in_,)``
@@ -506,7 +509,7 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
             yield state.passed, state.prediction
 
     def staged_predict(self, X):
-        """Prediction after each kept layer, the mean of its forests' predictions.
+        """Prediction after each kept layer, the mean of its members' predictions of y.
 
         Yields
         ------
@@ -516,7 +519,7 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
         return (prediction for _, prediction in self._staged(X))
 
     def predict(self, X):
-        """Prediction of the last kept layer (the mean of its forests'), or the ``predictor``'s for ``[x, h_T(x)]``.
+        """Prediction of the last kept layer (the mean of its members'), or the ``predictor``'s for ``[x, h_T(x)]``.
 
         Parameters
         ----------
@@ -532,7 +535,7 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
         return last
 
     def _layer_feature_names(self, layer=None):
-        """``layer<t>_<forest><j>_prediction``, one per forest of the layer."""
+        """``layer<t>_<member><j>_prediction``, one per member of the layer."""
         t = self._check_layer(layer)
         kinds = self.layers_[t - 1].forest_types
         return [f"layer{t}_{member_name(kind)}{j}_prediction" for j, kind in enumerate(kinds)]

@@ -155,7 +155,7 @@ class RegressionForestBlock(MemberBlockMixin, BlockBase):
         weight = np.ascontiguousarray(sample_weight, dtype=np.float64)
         trainable = weight > 0
         # the other members get the sample weights only when they differ (equal weights change nothing)
-        member_weight = None if np.ptp(weight[trainable]) == 0 else weight
+        member_weight = weight if trainable.any() and np.ptp(weight[trainable]) > 0 else None
         warned = set()
         tasks, slots = [], []
         for i, train, test, seeds in self._folds(rng, y, trainable):
