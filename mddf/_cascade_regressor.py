@@ -55,8 +55,8 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
 
     With ``target="y"`` (the reading of DF21's ``CascadeForestRegressor``, which
     concatenates each layer's predictions to ``x`` and predicts their mean)
-    every layer's members fit ``y``. With ``target="residual"`` (boosting's
-    reading) layer t's members fit what the previous layers left,
+    every layer's members fit ``y``. With ``target="residual"`` (the default;
+    boosting's reading) layer t's members fit what the previous layers left,
     ``r_t = y - y_{t-1}(x)`` with the out-of-fold ``y_{t-1}`` of the training
     rows, and ``h_t^j = y_{t-1} + (member j's prediction of r_t)``, so that
     ``y_t`` is the sum of the layers' mean corrections; the input of each layer
@@ -100,11 +100,13 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
         model and its ``random_state`` parameters drawn from ``random_state``;
         ``n_estimators``, ``max_features`` and the depth limits apply to the
         forests only.
-    target : {"y", "residual"}, default="y"
-        What the members of layer t >= 2 fit: ``"y"`` the target (gcForest's and
-        DF21's reading), ``"residual"`` the out-of-fold residual of the previous
-        layers, their prediction becoming the sum of the layers' corrections
-        (see above). Both pass each member's prediction of y on beside ``x``.
+    target : {"residual", "y"}, default="residual"
+        What the members of layer t >= 2 fit: ``"residual"`` the out-of-fold
+        residual of the previous layers, the prediction becoming the sum of the
+        layers' mean corrections; ``"y"`` the target (DF21's reading, the
+        cascade of earlier versions). Both pass each member's prediction of y
+        on beside ``x`` (see above), and cost the same trees; the residual
+        layers lower the bias of the cascade on smooth targets.
     max_features : int, float in (0, 1], "sqrt", "log2" or None, default=1.0
         Candidate features per split of the ``"rf"`` and ``"et"`` trees, as
         scikit-learn's forests read it (a float is a fraction of the layer's
@@ -269,7 +271,7 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
         *,
         n_estimators=100,
         forest_types=("rf", "rf", "crf", "crf"),
-        target="y",
+        target="residual",
         max_features=1.0,
         predictor=None,
         n_folds=3,

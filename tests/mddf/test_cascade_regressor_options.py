@@ -195,7 +195,7 @@ def test_members_other_than_forests_join_the_layers_and_name_their_columns():
 def test_residual_layers_fit_what_the_previous_layers_left_and_pass_predictions_of_y_on():
     X, y = _friedman(n=150)
     row_of = {row.tobytes(): i for i, row in enumerate(X)}
-    plain = _small(forest_types=("rf", TargetSpy())).fit(X, y)
+    plain = _small(forest_types=("rf", TargetSpy()), target="y").fit(X, y)
     residual = _small(forest_types=("rf", TargetSpy()), target="residual", max_layers=2, n_tolerant_layers=2).fit(X, y)
     np.testing.assert_array_equal(residual.oof_features_[0], plain.oof_features_[0])  # layer 1: the same
     layer1 = residual.oof_features_[0].astype(np.float64).mean(axis=1)
@@ -211,12 +211,14 @@ def test_residual_layers_fit_what_the_previous_layers_left_and_pass_predictions_
     np.testing.assert_array_equal(residual.predict(X), stages[1])
 
 
-def test_target_y_is_the_default_and_residual_grows_a_lower_bias_cascade():
+def test_target_residual_is_the_default_and_grows_a_lower_bias_cascade_than_y():
     X, y = _friedman(n=600)
     X_test, y_test = _friedman(n=600, seed=1)
-    plain = _small(max_layers=3).fit(X, y)
-    np.testing.assert_array_equal(_small(max_layers=3, target="y").fit(X, y).predict(X_test), plain.predict(X_test))
-    residual = _small(max_layers=3, target="residual").fit(X, y)
+    plain = _small(max_layers=3, target="y").fit(X, y)
+    residual = _small(max_layers=3).fit(X, y)
+    np.testing.assert_array_equal(
+        _small(max_layers=3, target="residual").fit(X, y).predict(X_test), residual.predict(X_test)
+    )
     assert residual.score(X_test, y_test) > plain.score(X_test, y_test)
     with pytest.raises(ValueError, match="target"):
         _small(target="gradient").fit(X, y)
