@@ -16,15 +16,7 @@ from sklearn.model_selection import StratifiedKFold
 from ._block_base import MAX_SEED, BinnedInput, BlockBase, TreeGrower, grow_forest
 from ._compact_forest import CompactForest
 from ._forest_kinds import forest_kind
-from ._members import (
-    FoldModel,
-    check_member_accepts_nan,
-    fit_fold_member,
-    is_forest,
-    member_template,
-    takes_sample_weight,
-    warn_resampled,
-)
+from ._members import MemberBlockMixin, check_member_accepts_nan, is_forest, member_template
 from ._weights import WeightedBootstrap, weighted_resample
 from .trees import BinnedForest
 from .trees._compile_notice import announce_compilation
@@ -180,7 +172,7 @@ def _predict_one(model, X, has_missing):
     return model.predict_proba(X)
 
 
-class ForestBlock(BlockBase):
+class ForestBlock(MemberBlockMixin, BlockBase):
     """The members of one cascade layer (Algorithm 1, "random forest block").
 
     Parameters
@@ -347,14 +339,8 @@ class ForestBlock(BlockBase):
 
         def member_task(j, seed, fold):
             # a member whose fit takes no sample_weight gets D_t as a weighted resample instead
-            i, train, test, fit_rows, weight, draws, _ = fold
-            if weight is not None and not takes_sample_weight(templates[j]):
-                if j not in warned:
-                    warn_resampled(templates[j], j)
-                    warned.add(j)
-                weight, draws = None, WeightedBootstrap(train, distribution[train])
-            args = (templates[j], seed, X_float, y, fit_rows, test, weight, draws, n_classes, f"forest_types[{j}]")
-            return self._task(f"m{j}-fold{i}", fit_fold_member, *args)
+            args = (X_float, y, n_classes, distribution, warned, "the sample distribution D_t")
+            return self._member_task(j, templates[j], seed, fold[:6], *args)
 
         tasks, slots = [], []  # slots[k]: (member, held-out rows, or None for out-of-bag) of task k
         if self.class_vectors == "oob":
@@ -431,13 +417,6 @@ class ForestBlock(BlockBase):
                 else:
                     weight = distribution * (len(train) / distribution[train].sum())
             yield i, train, test, fit_rows, weight, draws, seeds
-
-    def _model_importances(self, model):
-        if issubclass(self.store.model_class(model), FoldModel):
-            importances = model.importances
-            ok = importances is not None and importances.shape == (self.n_features_in_,)
-            return importances if ok else None
-        return super()._model_importances(model)
 
     def predict_proba(self, X):
         """Each member's class vectors for new rows, averaged over its fold models.

@@ -16,7 +16,7 @@ from ._block import TREE_METHODS, WEIGHTINGS, ForestBlock
 from ._cascade_base import CascadeBase, Growth
 from ._layer_features import member_name
 from ._margin import margins
-from ._members import check_forest_types, fit_classifier, is_forest, make_gbdt
+from ._members import check_forest_types, fit_member, is_forest, make_gbdt
 from ._mixture import ClassVectorMixture, CumulativeMargin
 from ._stopping import ACCURACY, weighted_accuracy
 from ._tabular import validate_tabular
@@ -676,7 +676,7 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
 
     def _fit_final(self, template, Z, y, weight, seed):
         """The predictor fitted on ``Z = [x, f_T]``, as the model that predicts and the estimator ``predictor_``."""
-        model = fit_classifier(template, Z, y, len(self.classes_), weight, random_state=seed, where="predictor")
+        model = fit_member(template, Z, y, len(self.classes_), weight, random_state=seed, where="predictor")
         model.predict_proba(Z[:16])  # an unusable output is an error at fit, naming the predictor
         return model, model.estimator
 

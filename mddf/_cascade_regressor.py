@@ -6,24 +6,31 @@ from numbers import Integral
 
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin, TransformerMixin, _fit_context
-from sklearn.ensemble import RandomForestRegressor
+from sklearn.ensemble import HistGradientBoostingRegressor, RandomForestRegressor
 from sklearn.metrics import r2_score
 from sklearn.utils._param_validation import HasMethods, Interval, RealNotInt, StrOptions
 
 from ._cascade_base import CascadeBase, Growth
-from ._forest_kinds import FOREST_KINDS
 from ._layer_features import member_name
-from ._members import GBDT_PARAMS, seeded_clone
+from ._members import check_forest_types, make_gbdt, seeded_clone
 from ._regression_block import RegressionForestBlock
 from ._stopping import NEGATIVE_MSE
 from ._tabular import validate_tabular
 from ._validation import check_sample_weight
 
+#: What the layers after the first fit: the target itself, or what the previous layers left of it.
+TARGETS = ("y", "residual")
+
 
 class _Passed:
-    """What the regression layers pass on: the last layer's per-forest predictions ``h_t`` (None before layer 1)."""
+    """What the regression layers pass on: the last layer's per-member predictions ``h_t`` (None before layer 1)."""
 
     passed = None
+
+    @property
+    def prediction(self):
+        """The cascade's prediction so far, the mean of ``h_t`` over the members (0 before layer 1)."""
+        return 0.0 if self.passed is None else self.passed.mean(axis=1)
 
 
 def _weighted_variance(y, weight):
@@ -37,14 +44,23 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
     """Cascade forest for regression: layers of forests passing out-of-fold predictions on.
 
     The cascade of gcForest (Zhou and Feng) for a real-valued target. Layer 1
-    trains its forests on the input ``x``; layer t >= 2 on ``[x, h_{t-1}(x)]``,
-    where ``h_{t-1}(x)`` holds the value each forest of layer t-1 predicts (one
-    column per forest). Every training row gets its ``h_t`` from k-fold
-    cross-fitting: each forest is trained on k-1 folds and predicts the held-out
+    trains its members on the input ``x``; layer t >= 2 on ``[x, h_{t-1}(x)]``,
+    where ``h_{t-1}(x)`` holds the value each member of layer t-1 predicts (one
+    column per member). Every training row gets its ``h_t`` from k-fold
+    cross-fitting: each member is trained on k-1 folds and predicts the held-out
     one, so no training row's augmented features come from a model that saw it;
     new rows get the mean of the k fold models. The prediction after layer t is
-    the mean of its forests' predictions, ``y_t(x) = mean_j h_t^j(x)``, and the
+    the mean of its members' predictions, ``y_t(x) = mean_j h_t^j(x)``, and the
     cascade's prediction is that of its last kept layer.
+
+    With ``target="y"`` (the reading of DF21's ``CascadeForestRegressor``, which
+    concatenates each layer's predictions to ``x`` and predicts their mean)
+    every layer's members fit ``y``. With ``target="residual"`` (the default;
+    boosting's reading) layer t's members fit what the previous layers left,
+    ``r_t = y - y_{t-1}(x)`` with the out-of-fold ``y_{t-1}`` of the training
+    rows, and ``h_t^j = y_{t-1} + (member j's prediction of r_t)``, so that
+    ``y_t`` is the sum of the layers' mean corrections; the input of each layer
+    is ``[x, h_{t-1}]`` in both readings.
 
     Growth stops after ``max_layers`` layers, or once the out-of-fold mean
     squared error of ``y_t`` on the training rows,
@@ -66,16 +82,31 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
     ----------
     n_estimators : int, default=100
         Trees per forest.
-    forest_types : tuple of {"rf", "crf", "et"}, default=("rf", "rf", "crf", "crf")
-        The forests of each layer: gcForest's two random forests and two
-        completely-random forests. ``"rf"``: bootstrap, the best squared-error
+    forest_types : tuple of {"rf", "crf", "et", "gbdt"} or regressor instances, default=("rf", "rf", "crf", "crf")
+        The members of each layer: gcForest's two random forests and two
+        completely-random forests by default. ``"rf"``: bootstrap, the best squared-error
         split over ``max_features`` candidate features (``RandomForestRegressor``).
         ``"crf"``: no bootstrap, one random feature and a random threshold per
         split (``ExtraTreesRegressor(max_features=1)``). ``"et"``: no bootstrap,
         one random threshold for each of ``max_features`` candidate features and
         the best of them (``ExtraTreesRegressor``, DF21's ``"erf"``). Random
         thresholds are drawn uniformly among the bin boundaries inside the node,
-        i.e. uniformly in rank.
+        i.e. uniformly in rank. ``"gbdt"``: gradient-boosted trees, XGBoost's
+        ``XGBRegressor`` with pinned settings (100 rounds, learning rate 0.3,
+        depth 6, ``tree_method="hist"``, one thread; as
+        :class:`mddf.MDDFClassifier`'s ``"gbdt"``), which lowers the bias of a
+        layer on smooth targets for the cost of 100 sequential rounds per fold.
+        A regressor instance (``fit`` and ``predict``) is cloned for every fold
+        model and its ``random_state`` parameters drawn from ``random_state``;
+        ``n_estimators``, ``max_features`` and the depth limits apply to the
+        forests only.
+    target : {"residual", "y"}, default="residual"
+        What the members of layer t >= 2 fit: ``"residual"`` the out-of-fold
+        residual of the previous layers, the prediction becoming the sum of the
+        layers' mean corrections; ``"y"`` the target (DF21's reading, the
+        cascade of earlier versions). Both pass each member's prediction of y
+        on beside ``x`` (see above), and cost the same trees; the residual
+        layers lower the bias of the cascade on smooth targets.
     max_features : int, float in (0, 1], "sqrt", "log2" or None, default=1.0
         Candidate features per split of the ``"rf"`` and ``"et"`` trees, as
         scikit-learn's forests read it (a float is a fraction of the layer's
@@ -85,20 +116,21 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
         scikit-learn versions DF21 targets): for regression the bootstrap alone
         decorrelates the random forests, and the completely-random forests
         bring the diversity.
-    predictor : None, "xgboost", "forest" or an estimator instance, default=None
+    predictor : None, "xgboost", "hgb", "forest" or an estimator instance, default=None
         None: the prediction is the cascade's own, the mean of the last kept
-        layer's forests. Otherwise a regressor is trained, after the cascade, on
+        layer's members. Otherwise a regressor is trained, after the cascade, on
         ``[x, h_T(x)]`` with the out-of-fold ``h_T`` of the training rows
         (``oof_features_[-1]``, so it never learns from predictions of models
         that saw the row) and makes :meth:`predict` (DF21's ``use_predictor``).
         ``"xgboost"``: XGBoost's ``XGBRegressor`` with the ``"gbdt"`` member's
         pinned settings (XGBoost's defaults: 100 rounds, learning rate 0.3,
         depth 6, ``tree_method="hist"``; one thread, so results do not depend
-        on ``n_jobs``); ``"forest"``: a ``RandomForestRegressor`` of
+        on ``n_jobs``); ``"hgb"``: scikit-learn's ``HistGradientBoostingRegressor``
+        with its defaults; ``"forest"``: a ``RandomForestRegressor`` of
         ``4 * n_estimators`` fully grown trees with this cascade's
         ``max_features``, ``n_jobs`` threads; an instance (with ``fit`` and
         ``predict``) is cloned and its ``random_state`` parameters drawn from
-        ``random_state``. It can combine the forests' predictions better than
+        ``random_state``. It can combine the members' predictions better than
         their mean, for one more model to fit and keep. The staged predictions,
         :meth:`transform` and ``oof_features_`` stay the cascade's.
         ``sample_weight`` reaches it as ``sample_weight`` (a predictor whose
@@ -196,23 +228,26 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
     n_layers_ : int
     train_history_ : list of dict, one per grown layer (also the discarded ones)
         ``layer``, ``oof_mse`` and ``oof_r2`` (of ``y_t`` on the training rows,
-        weighted by the sample weights), ``forest_oof_mse`` (each forest's own),
+        weighted by the sample weights), ``forest_oof_mse`` (each member's own, of its ``h_t``),
         ``max_depth``, ``model_bytes``, with ``validation_fraction`` ``val_mse`` and
         ``val_r2`` (of the held-out rows, then the monitored MSE), and ``fit_seconds``.
-    oof_features_ : list of ndarray of float32 (n_samples, n_forests)
+    oof_features_ : list of ndarray of float32 (n_samples, n_members)
         The out-of-fold augmented features ``h_t`` of the training rows (those
         left for training with ``validation_fraction``), one
         array per kept layer. Their columns, as those of :meth:`transform`, are
-        named by :meth:`get_feature_names_out`: ``layer<t>_<forest><j>_prediction``,
-        forest ``j``'s prediction (0-based position in ``forest_types``), e.g.
-        ``layer2_rf0_prediction``, ``layer2_rf1_prediction``, ``layer2_crf2_prediction``.
+        named by :meth:`get_feature_names_out`: ``layer<t>_<member><j>_prediction``,
+        member ``j``'s prediction of y (0-based position in ``forest_types``; an
+        instance is named by its class in lower case), e.g.
+        ``layer2_rf0_prediction``, ``layer2_crf2_prediction``, ``layer2_gbdt3_prediction``.
     stop_reason_ : str
     layer_importances_ : ndarray of shape ``(n_layers_, n_features_in_ + 1)``
         Impurity-based importances of each kept layer: row t gives the share of
         the weighted variance decrease of layer t's trees (every tree of every
         forest and fold model, each tree's decrease divided by its root's
-        weight, as scikit-learn's ``compute_feature_importances(normalize=False)``)
-        that went to each raw input feature, and in its last column the share
+        weight, as scikit-learn's ``compute_feature_importances(normalize=False)``,
+        and of the other members' fold models, their ``feature_importances_`` times
+        the variance of their training targets) that went to each raw input
+        feature, and in its last column the share
         that went to the augmented features ``h_{t-1}`` (0 for the first layer).
         Each row sums to 1 (a row of zeros if the layer's trees never split).
     feature_importances_ : ndarray of shape ``(n_features_in_,)``
@@ -229,7 +264,8 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
 
     _parameter_constraints = {
         **CascadeBase._parameter_constraints,
-        "predictor": [None, StrOptions({"xgboost", "forest"}), HasMethods(["fit", "predict"])],
+        "predictor": [None, StrOptions({"xgboost", "hgb", "forest"}), HasMethods(["fit", "predict"])],
+        "target": [StrOptions(set(TARGETS))],
         "max_features": [
             Interval(Integral, 1, None, closed="left"),
             Interval(RealNotInt, 0, 1, closed="right"),
@@ -244,6 +280,7 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
         *,
         n_estimators=100,
         forest_types=("rf", "rf", "crf", "crf"),
+        target="residual",
         max_features=1.0,
         predictor=None,
         n_folds=3,
@@ -265,6 +302,7 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
     ):
         self.n_estimators = n_estimators
         self.forest_types = forest_types
+        self.target = target
         self.max_features = max_features
         self.predictor = predictor
         self.n_folds = n_folds
@@ -286,10 +324,7 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
 
     # ------------------------------------------------------------------ helpers
     def _check_forest_types(self):
-        types = tuple(self.forest_types)
-        if not types or any(kind not in FOREST_KINDS for kind in types):
-            raise ValueError(f"forest_types must be a non-empty sequence of {FOREST_KINDS}, got {self.forest_types!r}")
-        return types
+        return check_forest_types(self.forest_types, "regression")
 
     def _layer_depth(self, t):
         """Depth limit of layer t's trees: the smaller of ``max_depth`` and ``max_depth_factor * (t + 1)``."""
@@ -406,11 +441,21 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
         )
 
     def _fit_block(self, block, growth, X, **binning):
-        return block.fit(X, growth.y, growth.weight, growth.rng, **binning)
+        y = growth.y
+        if self.target == "residual":
+            y = y - growth.train.prediction  # what the previous layers left, out-of-fold
+        return block.fit(X, y, growth.weight, growth.rng, **binning)
+
+    def _passed_on(self, output, previous):
+        """Each member's prediction of y, ``h_t``, from the block's ``output`` and the previous layers' ``_Passed``."""
+        if getattr(self, "target", "y") == "residual":  # models pickled before it was a parameter fit y
+            return output + np.reshape(previous.prediction, (-1, 1))
+        return output
 
     def _add_layer(self, growth, t, block, oof, start):
         """Record layer t's out-of-fold MSE (and held-out MSE) and pass its predictions on; True when growth stops."""
         y, weight = growth.y, growth.weight
+        oof = self._passed_on(oof, growth.train)
         prediction = oof.mean(axis=1)
         with np.errstate(over="ignore", invalid="ignore"):
             errors = (y - prediction) ** 2
@@ -427,7 +472,8 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
         }
         growth.train.passed = oof
         if growth.X_val is not None:  # the held-out rows go through the layer and are the ones monitored
-            growth.val.passed = block.predict(self._layer_input(growth.X_val, growth.val.passed, t))
+            output = block.predict(self._layer_input(growth.X_val, growth.val.passed, t))
+            growth.val.passed = self._passed_on(output, growth.val)
             prediction = growth.val.passed.mean(axis=1)
             with np.errstate(over="ignore", invalid="ignore"):
                 errors = (growth.y_val - prediction) ** 2
@@ -436,11 +482,11 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
         return self._keep_layer(growth, block, record, start, errors)
 
     def _predictor_template(self):
-        """The unfitted ``predictor``: XGBoost, a random forest or the instance given."""
+        """The unfitted ``predictor``: XGBoost, HistGradientBoosting, a random forest or the instance given."""
         if self.predictor == "xgboost":
-            from xgboost import XGBRegressor
-
-            return XGBRegressor(**GBDT_PARAMS)
+            return make_gbdt(task="regression")
+        if self.predictor == "hgb":
+            return HistGradientBoostingRegressor()
         if self.predictor == "forest":
             return RandomForestRegressor(
                 n_estimators=4 * self.n_estimators, max_features=self.max_features, n_jobs=self.n_jobs
@@ -473,13 +519,13 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
 
     # ------------------------------------------------------------------ predict
     def _replay(self, X):
-        passed = None
+        state = _Passed()
         for t, block in enumerate(self.layers_, start=1):
-            passed = block.predict(self._layer_input(X, passed, t))
-            yield passed, passed.mean(axis=1)
+            state.passed = self._passed_on(block.predict(self._layer_input(X, state.passed, t)), state)
+            yield state.passed, state.prediction
 
     def staged_predict(self, X):
-        """Prediction after each kept layer, the mean of its forests' predictions.
+        """Prediction after each kept layer, the mean of its members' predictions of y.
 
         Yields
         ------
@@ -489,7 +535,7 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
         return (prediction for _, prediction in self._staged(X))
 
     def predict(self, X):
-        """Prediction of the last kept layer (the mean of its forests'), or the ``predictor``'s for ``[x, h_T(x)]``.
+        """Prediction of the last kept layer (the mean of its members'), or the ``predictor``'s for ``[x, h_T(x)]``.
 
         Parameters
         ----------
@@ -505,7 +551,7 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
         return last
 
     def _layer_feature_names(self, layer=None):
-        """``layer<t>_<forest><j>_prediction``, one per forest of the layer."""
+        """``layer<t>_<member><j>_prediction``, one per member of the layer."""
         t = self._check_layer(layer)
         kinds = self.layers_[t - 1].forest_types
         return [f"layer{t}_{member_name(kind)}{j}_prediction" for j, kind in enumerate(kinds)]

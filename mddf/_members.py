@@ -1,21 +1,28 @@
-"""Members of a forest block other than the forests it grows: XGBoost and any scikit-learn classifier.
+"""Members of a block other than the forests it grows: XGBoost and any scikit-learn estimator.
 
 A block's ``forest_types`` lists its members. The forests (``"rf"``, ``"crf"``,
-``"et"``) are grown tree by tree by :mod:`mddf._block`; the other members are
-estimators fitted whole, one per fold:
+``"et"``) are grown tree by tree by :mod:`mddf._block` (classification) and
+:mod:`mddf._regression_block` (regression); the other members are estimators
+fitted whole, one per fold, by the same code for both tasks:
 
-- ``"gbdt"``: gradient-boosted trees, XGBoost's ``XGBClassifier`` with the
-  fixed settings of :data:`GBDT_PARAMS` (:func:`make_gbdt`);
-- an estimator instance with ``fit`` and ``predict_proba`` (a scikit-learn
-  classifier, a ``Pipeline`` ending in one, an ``XGBClassifier`` or
-  ``LGBMClassifier`` of one's own settings), cloned for every fold model and
+- ``"gbdt"``: gradient-boosted trees, XGBoost's ``XGBClassifier`` or
+  ``XGBRegressor`` with the fixed settings of :data:`GBDT_PARAMS`
+  (:func:`make_gbdt`);
+- an estimator instance: for classification one with ``fit`` and
+  ``predict_proba`` (a scikit-learn classifier, a ``Pipeline`` ending in one, an
+  ``XGBClassifier`` or ``LGBMClassifier`` of one's own settings), for
+  regression a regressor with ``fit`` and ``predict``; cloned for every fold
+  model, its ``random_state`` parameters drawn from the block's seeds, and
   never fitted itself.
 
-Such a member is trained on the class indices ``0 .. k - 1`` of the classes
-present among its training rows (so that XGBoost, which wants contiguous
-labels, accepts a resample that missed a class) and its probabilities are put
-back in the block's class columns; a training set of a single class gives that
-class probability 1 without fitting anything.
+A classification member is trained on the class indices ``0 .. k - 1`` of the
+classes present among its training rows (so that XGBoost, which wants
+contiguous labels, accepts a resample that missed a class) and its
+probabilities are put back in the block's class columns; a training set of a
+single class gives that class probability 1 without fitting anything. A
+regression member is trained on the targets and its output is its prediction,
+one column. The two tasks differ only there: what the member predicts
+(``predict_proba`` or ``predict``) and how many columns its output has.
 """
 
 from __future__ import annotations
@@ -24,16 +31,19 @@ import pickle
 import warnings
 
 import numpy as np
-from sklearn.base import clone
+from sklearn.base import clone, is_classifier
 from sklearn.impute._base import _BaseImputer
 from sklearn.pipeline import Pipeline
 from sklearn.utils import get_tags
 from sklearn.utils.validation import has_fit_parameter
 
 from ._forest_kinds import FOREST_KINDS
+from ._weights import WeightedBootstrap
 
 #: Every named kind of member; an estimator instance is the other kind.
 NAMED_KINDS = FOREST_KINDS + ("gbdt",)
+#: The tasks a member serves: its output is class probabilities, or a predicted value.
+TASKS = ("classification", "regression")
 
 #: Settings of the ``"gbdt"`` member: XGBoost's own defaults (100 rounds, learning rate 0.3, depth 6,
 #: histogram trees), written out so that they do not move with XGBoost's version, and one thread, as
@@ -43,18 +53,34 @@ GBDT_PARAMS = dict(n_estimators=100, learning_rate=0.3, max_depth=6, tree_method
 _MAX_SEED = np.iinfo(np.int32).max
 
 
-def make_gbdt(random_state=None):
-    """The ``"gbdt"`` member: ``XGBClassifier(**GBDT_PARAMS, random_state=random_state)``.
+def make_gbdt(random_state=None, task="classification"):
+    """The ``"gbdt"`` member: ``XGBClassifier`` (or ``XGBRegressor``) ``(**GBDT_PARAMS, random_state=random_state)``.
 
     Boosting fits each tree to the errors of the previous ones, so on data where
     a few strong interactions matter it reaches a lower bias than the block's
     averaged forests, at the cost of sequential rounds. The block's depth
     limit (``max_depth_factor``) and ``n_estimators`` do not apply to it; for
-    other settings pass an ``XGBClassifier`` instance of your own.
+    other settings pass an ``XGBClassifier`` or ``XGBRegressor`` instance of your own.
+
+    Parameters
+    ----------
+    random_state : int or None
+    task : {"classification", "regression"}
+        ``"regression"`` gives ``XGBRegressor`` (squared error) with the same settings.
     """
+    _check_task(task)
+    if task == "regression":
+        from xgboost import XGBRegressor
+
+        return XGBRegressor(**GBDT_PARAMS, random_state=random_state)
     from xgboost import XGBClassifier
 
     return XGBClassifier(**GBDT_PARAMS, random_state=random_state)
+
+
+def _check_task(task):
+    if task not in TASKS:
+        raise ValueError(f"unknown task {task!r}; expected one of {TASKS}")
 
 
 def is_forest(kind):
@@ -67,10 +93,11 @@ def member_name(kind):
     return kind if isinstance(kind, str) else type(kind).__name__
 
 
-def check_member(kind, position=None):
-    """Raise a clear error unless ``kind`` is a named kind or an unfitted-able classifier instance.
+def check_member(kind, position=None, task="classification"):
+    """Raise a clear error unless ``kind`` is a named kind or an estimator instance fit for ``task``.
 
-    Returns ``kind`` unchanged.
+    A classification member needs ``predict_proba``; a regression member needs
+    ``predict`` and must not be a classifier. Returns ``kind`` unchanged.
     """
     where = "forest_types" if position is None else f"forest_types[{position}]"
     if isinstance(kind, str):
@@ -81,6 +108,13 @@ def check_member(kind, position=None):
         raise TypeError(f"{where}: {kind.__name__} is a class; pass an instance, e.g. {kind.__name__}()")
     if not hasattr(kind, "fit"):
         raise TypeError(f"{where}: {kind!r} is neither one of {NAMED_KINDS} nor an estimator (it has no fit method)")
+    if task == "regression":
+        if is_classifier(kind) or not hasattr(kind, "predict"):
+            raise TypeError(
+                f"{where}: {type(kind).__name__} is not a regressor; a member of a regression block must predict "
+                "values with fit and predict (e.g. a scikit-learn regressor or XGBRegressor)"
+            )
+        return kind
     if not hasattr(kind, "predict_proba"):
         raise TypeError(
             f"{where}: {type(kind).__name__} has no predict_proba; a block member must give class "
@@ -89,21 +123,21 @@ def check_member(kind, position=None):
     return kind
 
 
-def check_forest_types(forest_types):
-    """Validate a ``forest_types`` sequence; return it as a tuple (estimator instances unchanged)."""
+def check_forest_types(forest_types, task="classification"):
+    """Validate a ``forest_types`` sequence for ``task``; return it as a tuple (estimator instances unchanged)."""
     if isinstance(forest_types, str) or not hasattr(forest_types, "__len__"):
         raise ValueError(f"forest_types must be a non-empty sequence of members, got {forest_types!r}")
     types = tuple(forest_types)
     if not types:
         raise ValueError(f"forest_types must be a non-empty sequence of {NAMED_KINDS} or estimators, got {types!r}")
     for j, kind in enumerate(types):
-        check_member(kind, j)
+        check_member(kind, j, task)
     return types
 
 
-def member_template(kind):
+def member_template(kind, task="classification"):
     """The unfitted estimator a non-forest member clones for each fold model."""
-    return make_gbdt() if kind == "gbdt" else kind
+    return make_gbdt(task=task) if isinstance(kind, str) and kind == "gbdt" else kind
 
 
 def _nan_handling(estimator):
@@ -154,11 +188,11 @@ def takes_sample_weight(template):
     return has_fit_parameter(template, "sample_weight")
 
 
-def warn_resampled(template, position):
-    """Warn that a member without ``sample_weight`` gets D_t as a weighted resample instead."""
+def warn_resampled(template, position, weights="the sample distribution D_t"):
+    """Warn that a member without ``sample_weight`` gets its row ``weights`` as a weighted resample instead."""
     warnings.warn(
-        f"forest_types[{position}]: {type(template).__name__}.fit takes no sample_weight; it receives the sample "
-        "distribution D_t as a weighted resample of its training rows instead",
+        f"forest_types[{position}]: {type(template).__name__}.fit takes no sample_weight; it receives "
+        f"{weights} as a weighted resample of its training rows instead",
         UserWarning,
         stacklevel=3,
     )
@@ -170,20 +204,32 @@ class FoldModel:
     Parameters
     ----------
     estimator : fitted estimator or None
-        Trained on ``searchsorted(classes, y)``; None when its rows held a single class.
-    classes : ndarray of int
-        Block class columns present among its training rows.
-    n_classes : int
-        Columns of the probabilities returned.
+        A classifier trained on ``searchsorted(classes, y)`` (None when its rows
+        held a single class), or a regressor trained on y.
+    classes : ndarray of int or None
+        Block class columns present among its training rows; None for a regressor.
+    n_classes : int or None
+        Columns of the probabilities returned; None for a regressor.
     where : str or None
         The member's place, for error messages (``"forest_types[1]"``, ``"predictor"``).
+    importance_scale : float
+        Factor of the estimator's ``feature_importances_`` in :attr:`importances`.
     """
 
-    def __init__(self, estimator, classes, n_classes, where=None):
+    def __init__(self, estimator, classes, n_classes, where=None, importance_scale=1.0):
         self.estimator = estimator
         self.classes = classes
-        self.n_classes = int(n_classes)
+        self.n_classes = None if n_classes is None else int(n_classes)
         self.where = where
+        self.importance_scale = importance_scale
+
+    def predict(self, X):
+        """A regressor's predicted values ``(n,)``; a ``ValueError`` naming the member unless one finite value a row."""
+        return self._checked(self.estimator.predict(X), (X.shape[0],), "predict")
+
+    def output(self, X):
+        """What the member passes on: :meth:`predict_proba` of a classifier, :meth:`predict` of a regressor."""
+        return self.predict(X) if self.n_classes is None else self.predict_proba(X)
 
     def predict_proba(self, X):
         """Class probabilities in the block's ``n_classes`` columns (0 for the classes it never saw).
@@ -196,31 +242,34 @@ class FoldModel:
             out[:, self.classes[0]] = 1.0
             return out
         columns = self.classes[np.asarray(self.estimator.classes_, dtype=np.intp)]
-        out[:, columns] = self._checked(self.estimator.predict_proba(X), (X.shape[0], len(columns)))
+        out[:, columns] = self._checked(self.estimator.predict_proba(X), (X.shape[0], len(columns)), "predict_proba")
         return out
 
-    def _checked(self, proba, expected):
-        """The member's probabilities, or a ValueError that names it and what is wrong with them."""
+    def _checked(self, output, expected, method):
+        """The member's output of ``method``, or a ValueError that names it and what is wrong with it."""
         where = getattr(self, "where", None) or "member"  # models pickled before it was recorded
         name = f"{where} ({type(self.estimator).__name__})"
-        proba = np.asarray(proba)
-        if proba.shape != expected:
-            raise ValueError(
-                f"{name}: predict_proba returned shape {proba.shape}; expected {expected}, one column per class "
-                "of its training rows (in the order of its classes_)"
+        what = "class probabilities" if method == "predict_proba" else "predicted values"
+        output = np.asarray(output)
+        if output.shape != expected:
+            per = (
+                "one column per class of its training rows (in the order of its classes_)"
+                if method == "predict_proba"
+                else "one value per row"
             )
-        finite = np.isfinite(proba)
+            raise ValueError(f"{name}: {method} returned shape {output.shape}; expected {expected}, {per}")
+        finite = np.isfinite(output)
         if not finite.all():
-            bad = int((~finite.all(axis=1)).sum())
+            bad = int((~finite.reshape(len(output), -1).all(axis=1)).sum())
             raise ValueError(
-                f"{name}: predict_proba returned non-finite values (NaN or infinity) in {bad} of {expected[0]} "
-                "rows; a member must give finite class probabilities"
+                f"{name}: {method} returned non-finite values (NaN or infinity) in {bad} of {expected[0]} "
+                f"rows; a member must give finite {what}"
             )
-        return proba
+        return output
 
     @property
     def importances(self):
-        """The estimator's ``feature_importances_``, or None when it has none (or of another length)."""
+        """The estimator's ``feature_importances_`` times ``importance_scale``, or None when it has none (or 2-D)."""
         if self.estimator is None:
             return None
         try:
@@ -228,7 +277,10 @@ class FoldModel:
         except (AttributeError, ValueError, NotImplementedError):
             return None
         values = np.asarray(values, dtype=np.float64)
-        return values if values.ndim == 1 else None
+        if values.ndim != 1:
+            return None
+        scale = getattr(self, "importance_scale", 1.0)  # models pickled before it was recorded
+        return values if scale == 1.0 else values * scale
 
     @property
     def nbytes(self):
@@ -251,18 +303,29 @@ def seeded_clone(template, random_state=None):
     return estimator
 
 
-def fit_classifier(template, X, y, n_classes, sample_weight=None, random_state=None, where=None):
-    """Clone ``template``, seed it, fit it on ``X, y`` (class indices) and return a :class:`FoldModel`.
+def fit_member(template, X, y, n_classes, sample_weight=None, random_state=None, where=None):
+    """Clone ``template``, seed it, fit it on ``X, y`` and return a :class:`FoldModel`.
 
+    With ``n_classes`` (classification) ``y`` holds class indices; with None
+    (regression) it holds the targets, and the model's ``importance_scale`` is
+    the (weighted) variance of ``y``, which is what the importances of a fully
+    grown regression tree sum to, so that a regressor's normalised
+    ``feature_importances_`` count as much as a forest's variance decreases.
     ``random_state`` (an int) seeds every ``random_state`` parameter of the
-    clone (:func:`seeded_clone`). ``where`` names the
-    member in the errors of :meth:`FoldModel.predict_proba`.
+    clone (:func:`seeded_clone`). ``where`` names the member in the errors of
+    :meth:`FoldModel.predict_proba` and :meth:`FoldModel.predict`.
     """
+    fit_params = {} if sample_weight is None else {"sample_weight": sample_weight}
+    if n_classes is None:
+        estimator = seeded_clone(template, random_state)
+        estimator.fit(X, y, **fit_params)
+        mean = np.average(y, weights=sample_weight)
+        scale = float(np.average((y - mean) ** 2, weights=sample_weight))
+        return FoldModel(estimator, None, None, where, importance_scale=scale)
     classes = np.unique(y)
     if len(classes) == 1:
         return FoldModel(None, classes, n_classes, where)
     estimator = seeded_clone(template, random_state)
-    fit_params = {} if sample_weight is None else {"sample_weight": sample_weight}
     estimator.fit(X, np.searchsorted(classes, y), **fit_params)
     return FoldModel(estimator, classes, n_classes, where)
 
@@ -283,18 +346,21 @@ def fit_fold_member(template, seed, X, y, fit_rows, predict_rows, weight, draws,
     draws : WeightedBootstrap over the fold's training rows, or None
         With it the member trains on one weighted resample of ``len(fit_rows)``
         rows, sorted, instead of ``fit_rows``.
+    n_classes : int or None
+        Classes of a classification block; None for regression.
     where : str or None
         The member's place in ``forest_types``, for error messages.
 
     Returns
     -------
-    (FoldModel, ndarray of float64 (len(predict_rows), n_classes))
+    (FoldModel, ndarray of float64): the model and its :meth:`FoldModel.output` for
+    ``predict_rows``, ``(len(predict_rows), n_classes)`` or, for regression, ``(len(predict_rows),)``.
     """
     rng = np.random.RandomState(seed)
     estimator_seed = rng.randint(_MAX_SEED)
     if draws is not None:
         fit_rows = np.sort(draws.draw(rng, len(fit_rows)))
-    model = fit_classifier(
+    model = fit_member(
         template,
         X[fit_rows],
         y[fit_rows],
@@ -303,4 +369,43 @@ def fit_fold_member(template, seed, X, y, fit_rows, predict_rows, weight, draws,
         random_state=estimator_seed,
         where=where,
     )
-    return model, model.predict_proba(X[predict_rows])
+    return model, model.output(X[predict_rows])
+
+
+class MemberBlockMixin:
+    """What a block does with its members that are not forests: their fit tasks and their importances.
+
+    Mixed into :class:`mddf._block.ForestBlock` and
+    :class:`mddf._regression_block.RegressionForestBlock` (before
+    :class:`mddf._block_base.BlockBase`), so that both tasks cross-fit their
+    members through the same code.
+    """
+
+    def _member_task(self, j, template, seed, fold, X, y, n_classes, resample_weight, warned, weights_name):
+        """The fit task of member ``j`` on one fold (:func:`fit_fold_member`).
+
+        ``fold`` is ``(i, train, test, fit_rows, weight, draws)``: the fold's
+        index, training rows, held-out rows, the rows the member trains on, the
+        rows' sample weights (None: none) and a :class:`WeightedBootstrap` (None:
+        none). A member whose ``fit`` takes no ``sample_weight`` gets, where
+        sample weights are called for, a weighted resample of the training rows
+        in proportion to ``resample_weight`` instead, with a ``UserWarning``
+        (once per member, ``warned`` holding the members warned of) that says it
+        receives ``weights_name`` so.
+        """
+        i, train, test, fit_rows, weight, draws = fold
+        if weight is not None and not takes_sample_weight(template):
+            if j not in warned:
+                warn_resampled(template, j, weights_name)
+                warned.add(j)
+            weight, draws = None, WeightedBootstrap(train, resample_weight[train])
+        args = (template, seed, X, y, fit_rows, test, weight, draws, n_classes, f"forest_types[{j}]")
+        return self._task(f"m{j}-fold{i}", fit_fold_member, *args)
+
+    def _model_importances(self, model):
+        """A member's importances (:attr:`FoldModel.importances`) when it has one per input column; a forest's."""
+        if issubclass(self.store.model_class(model), FoldModel):
+            importances = model.importances
+            ok = importances is not None and importances.shape == (self.n_features_in_,)
+            return importances if ok else None
+        return super()._model_importances(model)

@@ -1,12 +1,14 @@
-"""One layer of the regression cascade: forests of binned regression trees, cross-fitted over k folds.
+"""One layer of the regression cascade: forests of binned regression trees and other regressors, cross-fitted.
 
 The regression counterpart of :class:`mddf._block.ForestBlock` (gcForest's
-layer, Zhou and Feng): each forest gives every training row a predicted value
+layer, Zhou and Feng): each member gives every training row a predicted value
 from fold models that never saw that row, and gives new rows the mean of its
-fold models. The trees are those of :mod:`mddf.trees` for regression
+fold models. The forests' trees are those of :mod:`mddf.trees` for regression
 (:func:`~mddf.trees.grow_tree` with the squared error), grown on the layer input
 quantised once per layer to at most 256 bins per feature
-(:class:`mddf._block_base.BinnedInput`).
+(:class:`mddf._block_base.BinnedInput`); the other members (``"gbdt"`` and
+regressor instances) are fitted by :mod:`mddf._members`, as in the
+classification block.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from sklearn.model_selection import KFold
 
 from ._block_base import BinnedInput, BlockBase, TreeGrower, grow_forest
 from ._forest_kinds import forest_kind
+from ._members import MemberBlockMixin, check_forest_types, check_member_accepts_nan, is_forest, member_template
+from .trees import BinnedRegressionForest
 from .trees._compile_notice import announce_compilation
 from .trees.grower import GROW_SQUARED_ERROR
 
@@ -55,23 +59,32 @@ def _fit_regression_forest(
     return forest, prediction[:, 0]
 
 
-class RegressionForestBlock(BlockBase):
-    """The forests of one layer of the regression cascade, cross-fitted over k folds.
+class RegressionForestBlock(MemberBlockMixin, BlockBase):
+    """The members of one layer of the regression cascade, cross-fitted over k folds.
 
     Parameters
     ----------
-    forest_types : sequence of {"rf", "crf", "et"}
-        One entry per forest (see :func:`make_regression_forest`).
+    forest_types : sequence of {"rf", "crf", "et", "gbdt"} or regressor instances
+        One entry per member. ``"rf"``, ``"crf"``, ``"et"``: forests grown by the
+        block (see :func:`make_regression_forest`). ``"gbdt"``: XGBoost's
+        ``XGBRegressor`` with fixed settings, one thread
+        (:func:`mddf._members.make_gbdt`). A regressor instance (``fit`` and
+        ``predict``) is cloned for every fold model, its ``random_state``
+        parameters drawn from the block's seeds, and never fitted itself
+        (:mod:`mddf._members`). The other members get the float values of the
+        layer input and the sample weights as ``sample_weight`` (a member whose
+        ``fit`` takes none gets, with unequal weights, a weighted resample of its
+        training rows instead, with a ``UserWarning``).
     n_estimators : int
-        Trees per forest.
+        Trees per forest (not used by the other members).
     max_depth : int or None
-        Depth limit of every tree of this layer.
+        Depth limit of every tree of this layer's forests (not used by the other members).
     max_features : int, float, "sqrt", "log2" or None
         Candidate features per split of the ``"rf"`` and ``"et"`` trees
         (:func:`mddf._forest_kinds.resolve_max_features`); completely-random trees draw one.
     n_folds : int
         k: the rows are split into k folds (shuffled, not stratified); for each
-        fold, each forest is trained on the other folds and predicts the
+        fold, each member is trained on the other folds and predicts the
         held-out one. New rows get the mean of the k fold models.
     n_jobs, store, name, fold_trees
         Parallel fits and predictions, where the fitted forests are kept, and
@@ -79,21 +92,28 @@ class RegressionForestBlock(BlockBase):
         :class:`mddf._block_base.BlockBase`).
 
     Missing values (NaN) in the layer input are handled by the trees
-    (:mod:`mddf.trees.squared_error`); the predicted values never hold NaN.
+    (:mod:`mddf.trees.squared_error`) and by XGBoost; a regressor instance whose
+    scikit-learn tags say it does not accept NaN raises a ``ValueError`` naming
+    it, at fit and at prediction. A member whose prediction is not one finite
+    value per row raises a ``ValueError`` naming it.
 
     Attributes
     ----------
-    models_ : list (n_forests) of lists (n_folds) of BinnedRegressionForest
-        Each forest's fold models (with a :class:`mddf._storage.ModelStore`, their
-        :class:`mddf._storage.StoredModel` handles).
-    forests_ : list (n_folds) of lists (n_forests)
+    models_ : list (n_members) of lists (n_folds)
+        Each member's fold models: BinnedRegressionForest for the forests,
+        :class:`mddf._members.FoldModel` for the others (with a
+        :class:`mddf._storage.ModelStore`, their :class:`mddf._storage.StoredModel` handles).
+    forests_ : list (n_folds) of lists (n_members)
         The same models, fold first.
     importances_ : ndarray of float64 (d,)
         Impurity-based importance of each input column: a tree's weighted
         variance decrease per feature divided by its root's weight (scikit-learn's
         ``compute_feature_importances(normalize=False)``), averaged over every
         tree of every forest and fold model. In squared units of the target; not
-        normalised.
+        normalised. A fold model of another member adds its
+        ``feature_importances_`` (which scikit-learn and XGBoost normalise to sum
+        to 1) times the weighted variance of its training targets, what a fully
+        grown tree's importances sum to; a member without them is left out.
     """
 
     splitter = KFold
@@ -137,45 +157,65 @@ class RegressionForestBlock(BlockBase):
 
         Returns
         -------
-        ndarray of float64, shape (n, n_forests): each forest's out-of-fold predictions.
+        ndarray of float64, shape (n, n_members): each member's out-of-fold predictions.
         """
-        for kind in self.forest_types:
-            forest_kind(kind)
-        announce_compilation(GROW_SQUARED_ERROR)  # the first fit of a fresh install compiles the trees
+        kinds = check_forest_types(self.forest_types, "regression")
+        templates = {j: member_template(kind, "regression") for j, kind in enumerate(kinds) if not is_forest(kind)}
+        if templates and np.isnan(X).any():
+            for j in templates:
+                check_member_accepts_nan(kinds[j], j)
         self.n_features_in_ = X.shape[1]
-        X = BinnedInput(X, categorical, prefix)
+        X_float = X
+        if len(templates) < len(kinds):
+            announce_compilation(GROW_SQUARED_ERROR)  # the first fit of a fresh install compiles the trees
+            X = BinnedInput(X, categorical, prefix)
         y = np.ascontiguousarray(y, dtype=np.float64)
         weight = np.ascontiguousarray(sample_weight, dtype=np.float64)
+        trainable = weight > 0
+        # the other members get the sample weights only when they differ (equal weights change nothing)
+        member_weight = weight if trainable.any() and np.ptp(weight[trainable]) > 0 else None
+        warned = set()
         tasks, slots = [], []
-        for i, train, test, seeds in self._folds(rng, y, weight > 0):
-            for j, kind in enumerate(self.forest_types):
-                n_kept = self._kept_trees(self.n_estimators, i)
-                args = (
-                    kind,
-                    self.n_estimators,
-                    self.max_depth,
-                    self.max_features,
-                    seeds[j],
-                    X,
-                    y,
-                    train,
-                    weight,
-                    test,
-                    n_kept,
-                )
-                tasks.append(self._task(f"m{j}-fold{i}", _fit_regression_forest, *args))
+        for i, train, test, seeds in self._folds(rng, y, trainable):
+            for j, kind in enumerate(kinds):
+                if j in templates:
+                    fold = (i, train, test, train, member_weight, None)
+                    task = self._member_task(
+                        j, templates[j], seeds[j], fold, X_float, y, None, weight, warned, "its sample weights"
+                    )
+                else:
+                    args = (
+                        kind,
+                        self.n_estimators,
+                        self.max_depth,
+                        self.max_features,
+                        seeds[j],
+                        X,
+                        y,
+                        train,
+                        weight,
+                        test,
+                        self._kept_trees(self.n_estimators, i),
+                    )
+                    task = self._task(f"m{j}-fold{i}", _fit_regression_forest, *args)
+                tasks.append(task)
                 slots.append((j, test))
         return self._gather(tasks, slots, len(y), ())
 
     def predict(self, X):
-        """Each forest's prediction of new rows, averaged over its fold models.
+        """Each member's prediction of new rows, averaged over its fold models.
 
         Returns
         -------
-        ndarray of float64, shape (n, n_forests)
+        ndarray of float64, shape (n, n_members)
         """
-        return self._predict_members(X, _predict_binned, ())
+        if np.isnan(X).any():
+            for j, kind in enumerate(self.forest_types):
+                check_member_accepts_nan(kind, j)
+        return self._predict_members(X, _predict_one, ())
 
 
-def _predict_binned(forest, codes, has_missing):
-    return forest.predict_binned(codes, has_missing)
+def _predict_one(model, X, has_missing):
+    if isinstance(model, BinnedRegressionForest):
+        return model.predict_binned(X, has_missing)  # X holds the layer's bin codes
+    return model.predict(X)

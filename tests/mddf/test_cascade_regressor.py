@@ -233,7 +233,9 @@ def test_clear_errors():
     with pytest.raises(ValueError, match="n_samples=2, fewer than n_folds=3"):
         model.fit(X[:2], y[:2])
     with pytest.raises(ValueError, match="forest_types must be a non-empty sequence"):
-        _small(forest_types=("rf", "gbdt")).fit(X, y)
+        _small(forest_types=()).fit(X, y)
+    with pytest.raises(ValueError, match=r"forest_types\[1\]: unknown kind 'xgb'"):
+        _small(forest_types=("rf", "xgb")).fit(X, y)
     with pytest.raises(ValueError, match="non-zero|no positive"):
         model.fit(X, y, sample_weight=np.zeros(60))
     with pytest.raises(ValueError, match="max_features"):

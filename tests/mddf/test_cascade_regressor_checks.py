@@ -32,6 +32,15 @@ EXPECTED_FAILED = {
             model_dir="auto",
             random_state=0,
         ),
+        CascadeForestRegressor(
+            n_estimators=5,
+            max_layers=2,
+            n_folds=2,
+            forest_types=("rf", "gbdt"),
+            target="residual",
+            predictor="hgb",
+            random_state=0,
+        ),
     ],
     expected_failed_checks=lambda est: EXPECTED_FAILED,
 )

@@ -1,10 +1,12 @@
-"""CascadeForestRegressor: model_dir, min_gain_se, validation_fraction and predictor, as the classifier has them."""
+"""CascadeForestRegressor: model_dir, min_gain_se, validation_fraction and predictor, as the classifier has them;
+members other than the forests, and the residual target."""
 
 import os
 import pickle
 
 import numpy as np
 import pytest
+from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.datasets import make_friedman1
 from sklearn.linear_model import LinearRegression, Ridge
 from sklearn.pipeline import make_pipeline
@@ -152,3 +154,84 @@ def test_predictor_errors():
     X_nan[0, 0] = np.nan
     with pytest.raises(ValueError, match="does not accept missing values"):
         _small(predictor=LinearRegression(), max_layers=1).fit(X_nan, y)
+
+
+def test_hgb_predictor():
+    X, y = _friedman()
+    model = _small(predictor="hgb", max_layers=1).fit(X, y)
+    assert type(model.predictor_).__name__ == "HistGradientBoostingRegressor"
+    assert isinstance(model.predictor_.random_state, int)  # seeded from random_state
+    np.testing.assert_array_equal(model.predict(X), model.predictor_.predict(np.hstack([X, model.transform(X)])))
+
+
+# ---------------------------------------------------------------- members and the residual target
+class TargetSpy(RegressorMixin, BaseEstimator):
+    """Predicts the mean of its training targets; keeps its training rows and targets."""
+
+    def __init__(self, random_state=None):
+        self.random_state = random_state
+
+    def fit(self, X, y, sample_weight=None):
+        self.rows_, self.y_ = np.asarray(X).copy(), np.asarray(y).copy()
+        return self
+
+    def predict(self, X):
+        return np.full(len(X), self.y_.mean())
+
+
+def test_members_other_than_forests_join_the_layers_and_name_their_columns():
+    pytest.importorskip("xgboost")
+    X, y = _friedman()
+    model = _small(forest_types=("rf", "gbdt", Ridge())).fit(X, y)
+    assert [type(m.estimator).__name__ for m in model.layers_[0].models_[1]] == ["XGBRegressor"] * 3
+    assert list(model.get_feature_names_out(layer=1)) == [
+        "layer1_rf0_prediction",
+        "layer1_gbdt1_prediction",
+        "layer1_ridge2_prediction",
+    ]
+    assert model.transform(X[:5]).shape == (5, 3) and model.feature_importances_.sum() == pytest.approx(1.0)
+
+
+def test_residual_layers_fit_what_the_previous_layers_left_and_pass_predictions_of_y_on():
+    X, y = _friedman(n=150)
+    row_of = {row.tobytes(): i for i, row in enumerate(X)}
+    plain = _small(forest_types=("rf", TargetSpy()), target="y").fit(X, y)
+    residual = _small(forest_types=("rf", TargetSpy()), target="residual", max_layers=2, n_tolerant_layers=2).fit(X, y)
+    np.testing.assert_array_equal(residual.oof_features_[0], plain.oof_features_[0])  # layer 1: the same
+    layer1 = residual.oof_features_[0].astype(np.float64).mean(axis=1)
+    for spy in (m.estimator for m in residual.layers_[1].models_[1]):
+        rows = [row_of[row[: X.shape[1]].tobytes()] for row in spy.rows_]
+        np.testing.assert_allclose(spy.y_, y[rows] - layer1[rows], rtol=1e-5, atol=1e-5)
+    # a layer's columns are each member's prediction of y: the layer before's plus its correction
+    stages = list(residual.staged_predict(X))
+    h1, h2 = residual.transform(X, layer=1), residual.transform(X, layer=2)
+    corrections = residual.layers_[1].predict(np.hstack([X, h1]))
+    np.testing.assert_allclose(h2, stages[0][:, None] + corrections, rtol=1e-6)
+    np.testing.assert_allclose(stages[1], h2.astype(np.float64).mean(axis=1), rtol=1e-6)
+    np.testing.assert_array_equal(residual.predict(X), stages[1])
+
+
+def test_target_residual_is_the_default_and_grows_a_lower_bias_cascade_than_y():
+    X, y = _friedman(n=600)
+    X_test, y_test = _friedman(n=600, seed=1)
+    plain = _small(max_layers=3, target="y").fit(X, y)
+    residual = _small(max_layers=3).fit(X, y)
+    np.testing.assert_array_equal(
+        _small(max_layers=3, target="residual").fit(X, y).predict(X_test), residual.predict(X_test)
+    )
+    assert residual.score(X_test, y_test) > plain.score(X_test, y_test)
+    with pytest.raises(ValueError, match="target"):
+        _small(target="gradient").fit(X, y)
+
+
+@pytest.mark.parametrize("where", [None, "auto"])
+def test_residual_cascades_with_members_are_bit_identical_for_any_n_jobs(where):
+    pytest.importorskip("xgboost")
+    X, y = _friedman(n=200)
+    X[::9, 3] = np.nan
+    params = dict(forest_types=("rf", "crf", "gbdt"), target="residual", model_dir=where)
+    one, two = _small(n_jobs=1, **params).fit(X, y), _small(n_jobs=2, **params).fit(X, y)
+    np.testing.assert_array_equal(one.predict(X), two.predict(X))
+    for a, b in zip(one.oof_features_, two.oof_features_):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(one)).predict(X), one.predict(X))

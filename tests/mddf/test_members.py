@@ -17,7 +17,7 @@ from sklearn.tree import DecisionTreeClassifier, ExtraTreeClassifier
 
 from mddf import MDDFClassifier
 from mddf._block import ForestBlock, make_forest
-from mddf._members import FoldModel, accepts_nan, check_forest_types, fit_classifier, make_gbdt
+from mddf._members import FoldModel, accepts_nan, check_forest_types, fit_member, make_gbdt
 
 
 def _noise(n=300, d=5, s=3, seed=0):
@@ -152,7 +152,7 @@ def test_an_instances_random_state_is_drawn_from_the_cascades():
 
 
 def test_nested_random_states_are_seeded_too():
-    model = fit_classifier(make_pipeline(StandardScaler(), DecisionTreeClassifier()), *_noise(n=60), 3, random_state=5)
+    model = fit_member(make_pipeline(StandardScaler(), DecisionTreeClassifier()), *_noise(n=60), 3, random_state=5)
     assert isinstance(model.estimator[-1].random_state, int)
 
 
@@ -218,11 +218,11 @@ def test_members_trained_on_a_subset_of_the_classes_fill_the_block_columns():
     X, y = _noise(n=90, s=4)
     keep = y != 1
     for template in ("gbdt", LogisticRegression()):
-        model = fit_classifier(make_gbdt() if template == "gbdt" else template, X[keep], y[keep], 4, random_state=0)
+        model = fit_member(make_gbdt() if template == "gbdt" else template, X[keep], y[keep], 4, random_state=0)
         proba = model.predict_proba(X)
         assert proba.shape == (90, 4) and np.all(proba[:, 1] == 0)
         assert proba.sum(axis=1) == pytest.approx(np.ones(90))
-    single = fit_classifier(LogisticRegression(), X[y == 2], y[y == 2], 4)
+    single = fit_member(LogisticRegression(), X[y == 2], y[y == 2], 4)
     assert isinstance(single, FoldModel) and single.estimator is None
     assert np.array_equal(single.predict_proba(X[:3]), np.tile([0.0, 0.0, 1.0, 0.0], (3, 1)))
 
@@ -291,7 +291,7 @@ def test_a_pipeline_takes_nan_when_its_steps_do_up_to_an_imputer(estimator, expe
 
 def test_fold_model_names_the_member_whose_probabilities_are_unusable():
     X, y = _noise(n=60, s=2)
-    model = fit_classifier(LogisticRegression(), X, y, 3, where="forest_types[2]")
+    model = fit_member(LogisticRegression(), X, y, 3, where="forest_types[2]")
     model.estimator.predict_proba = lambda X: np.ones((len(X), 3))
     with pytest.raises(
         ValueError, match=r"^forest_types\[2\] \(LogisticRegression\): .* shape \(60, 3\); expected \(60, 2\)"

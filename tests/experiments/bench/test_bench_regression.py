@@ -2,6 +2,7 @@
 
 import json
 
+import numpy as np
 import pytest
 
 from mddf.experiments.bench import regression as bench_regression
@@ -9,14 +10,16 @@ from mddf.experiments.bench.fitting import lightgbm_available
 from mddf.experiments.provenance import read_provenance
 
 
-def test_quick_run_fits_every_method_on_every_dataset_and_resumes(tmp_path, capsys):
+def test_quick_run_fits_every_method_on_every_dataset_and_resumes(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(bench_regression, "california_cached", lambda: False)  # never downloaded here
     out = tmp_path / "regression"
     argv = ["--quick", "--in-process", "--seeds", "0", "--n-jobs", "1", "--out", str(out)]
     assert bench_regression.main(argv) == 0
+    assert "California housing is not in scikit-learn's data folder: it is left out" in capsys.readouterr().err
     records = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
     methods = [m for m in bench_regression.METHODS if m != "LightGBM" or lightgbm_available()]
     assert {(r["dataset"], r["method"]) for r in records} == {
-        (d, m) for d in bench_regression.DATASETS for m in methods
+        (d, m) for d in ("diabetes", "friedman1", "friedman3") for m in methods
     }
     assert all(r["r2"] > 0.1 for r in records)  # 300 noisy rows, 20-tree forests
     cascade = [r for r in records if r["method"] == "CascadeForest"]
@@ -54,3 +57,77 @@ def test_help_lists_quick_and_unknown_datasets_are_named(capsys):
     with pytest.raises(SystemExit):
         bench_regression.main(["--datasets", "boston"])
     assert "unknown dataset 'boston'" in capsys.readouterr().err
+
+
+def test_california_housing_is_split_by_the_seed_when_it_is_cached(monkeypatch):
+    import sklearn.datasets
+
+    rng = np.random.RandomState(0)
+    X, y = rng.rand(400, 8), rng.rand(400)
+    calls = []
+
+    def fake_fetch(return_X_y=False, download_if_missing=True):
+        calls.append(download_if_missing)
+        return (X, y) if return_X_y else None
+
+    monkeypatch.setattr(sklearn.datasets, "fetch_california_housing", fake_fetch)
+    assert bench_regression.california_cached()
+    X_train, y_train, X_test, y_test = bench_regression.make_data("california", 3, n_rows=200)
+    assert X_train.shape == (200, 8) and X_test.shape == (100, 8)  # a quarter held out, the rest capped
+    assert not set(map(bytes, X_train)) & set(map(bytes, X_test))
+    assert calls == [False, False]  # never downloads
+
+    def missing(return_X_y=False, download_if_missing=True):
+        raise OSError("Data not found and `download_if_missing` is False")
+
+    monkeypatch.setattr(sklearn.datasets, "fetch_california_housing", missing)
+    assert not bench_regression.california_cached()
+
+
+def test_select_cross_validates_the_candidates_on_the_training_rows_and_resumes(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(bench_regression, "california_cached", lambda: False)
+    out = tmp_path / "select"
+    candidates = "rf2-crf2,rf2-crf2 residual"
+    argv = ["--select", "--quick", "--in-process", "--datasets", "diabetes,friedman3", "--seeds", "0,1"]
+    argv += ["--candidates", candidates, "--n-jobs", "1", "--out", str(out)]
+    test_rows = []
+    real_make_data = bench_regression.make_data
+
+    def spy(dataset, seed, n_rows=bench_regression.N_ROWS):
+        X_train, y_train, X_test, y_test = real_make_data(dataset, seed, n_rows)
+        test_rows.append(X_test)
+        return X_train, y_train, np.full_like(X_test, np.nan), np.full_like(y_test, np.nan)  # unusable test rows
+
+    monkeypatch.setattr(bench_regression, "make_data", spy)
+    assert bench_regression.main(argv) == 0
+    records = [json.loads(line) for line in (out / "selection.jsonl").read_text().splitlines()]
+    names = ["rf2-crf2", "rf2-crf2 residual", bench_regression.SELECTION_REFERENCE]
+    assert sorted((r["dataset"], r["method"], r["seed"], r["fold"]) for r in records) == sorted(
+        (d, m, s, f) for d in ("diabetes", "friedman3") for m in names for s in (0, 1) for f in range(3)
+    )
+    assert all(np.isfinite(r["cv_r2"]) for r in records)  # scored without the (NaN) test rows
+    cascade = [r for r in records if r["method"] != bench_regression.SELECTION_REFERENCE]
+    assert all(r["params"]["predictor"] == "hgb" and np.isfinite(r["cv_r2_predictor"]) for r in cascade)
+    text = (out / "selection.md").read_text()
+    assert "| rf2-crf2 residual + hgb |" in text and "| HistGradientBoosting |" in text
+    chosen, table = bench_regression.select(records, ["diabetes", "friedman3"], [0, 1])
+    assert chosen in {"rf2-crf2", "rf2-crf2 + hgb", "rf2-crf2 residual", "rf2-crf2 residual + hgb"}
+    assert f"Chosen: {chosen}" in text and table in text
+    scores = bench_regression.selection_scores(records)
+    means = {n: np.mean([scores[(n, d, s)] for d in ("diabetes", "friedman3") for s in (0, 1)]) for n, _, _ in scores}
+    assert chosen == max((n for n in means if n != "HistGradientBoosting"), key=means.get)
+    # a rerun finds every fold done and fits nothing
+    capsys.readouterr()
+    assert bench_regression.main(argv) == 0
+    assert len((out / "selection.jsonl").read_text().splitlines()) == len(records)
+    assert "fold" not in capsys.readouterr().err
+    # an interrupted selection resumes with the missing folds only
+    lines = (out / "selection.jsonl").read_text().splitlines()
+    (out / "selection.jsonl").write_text("\n".join(lines[:-2]) + "\n")
+    assert bench_regression.main(argv) == 0
+    resumed = capsys.readouterr().err
+    assert resumed.count("fold") == 2 and len((out / "selection.jsonl").read_text().splitlines()) == len(records)
+    assert bench_regression.chosen_params("rf2-crf2 residual + hgb") == {
+        **bench_regression.CANDIDATES["rf2-crf2 residual"],
+        "predictor": "hgb",
+    }
