@@ -143,7 +143,7 @@ def markdown(rows):
 
 def main(argv=None):
     """Command line of ``scripts/bench_fold_trees.py``; returns the exit status."""
-    from mddf.experiments.provenance import provenance, record_stamp, with_markdown_header
+    from mddf.experiments.provenance import provenance, record_stamp, script_path, with_markdown_header
     from mddf.experiments.store import ResultStore
 
     parser = argparse.ArgumentParser(prog="bench_fold_trees.py", description=__doc__.split("\n\n")[0])
@@ -171,6 +171,6 @@ def main(argv=None):
             )
     records = [r for r in store.records() if r.get("params") == params]
     (out / "fold_trees.md").write_text(
-        with_markdown_header(markdown(summary(records)), provenance("bench_fold_trees.py", argv))
+        with_markdown_header(markdown(summary(records)), provenance(script_path("bench_fold_trees.py"), argv))
     )
     return 0

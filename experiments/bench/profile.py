@@ -127,7 +127,7 @@ def markdown(rows):
 def main(argv=None):
     """Command line of ``scripts/bench_profile.py``; returns the exit status."""
     from mddf.experiments.bench.loading import train_test_arrays
-    from mddf.experiments.provenance import provenance, record_stamp, with_markdown_header
+    from mddf.experiments.provenance import provenance, record_stamp, script_path, with_markdown_header
     from mddf.experiments.store import ResultStore
 
     parser = argparse.ArgumentParser(prog="bench_profile.py", description=__doc__.split("\n\n")[0])
@@ -151,7 +151,7 @@ def main(argv=None):
         store.append(row)
         rows.append(row)
         print(f"{dataset}: fit {seconds['fit']:.1f} s, tree growth {seconds['tree growth']:.1f} s", flush=True)
-    prov = provenance("bench_profile.py", argv)
+    prov = provenance(script_path("bench_profile.py"), argv)
     (out / "profile.md").write_text(with_markdown_header(markdown(rows), prov))
     return 0
 

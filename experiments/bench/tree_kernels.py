@@ -200,7 +200,7 @@ _OLD_FIELDS = ("feature", "split_bin", "right", "leaf_values", "depth", "missing
 def main(argv=None):
     """Command line of ``scripts/bench_tree_kernels.py``; returns the exit status."""
     from mddf.experiments.bench.loading import train_test_arrays
-    from mddf.experiments.provenance import provenance, record_stamp, with_markdown_header
+    from mddf.experiments.provenance import provenance, record_stamp, script_path, with_markdown_header
     from mddf.experiments.store import ResultStore
     from mddf.experiments.tables import markdown_table
 
@@ -259,5 +259,5 @@ def main(argv=None):
         )
         + "\n"
     )
-    (out / "tree_kernels.md").write_text(with_markdown_header(text, provenance("bench_tree_kernels.py", argv)))
+    (out / "tree_kernels.md").write_text(with_markdown_header(text, provenance(script_path("bench_tree_kernels.py"), argv)))
     return 0
