@@ -1,0 +1,49 @@
+"""bench_tree_kernels: another revision's tree package beside this checkout's.
+
+The growing half compiles both growers of the baseline copy (about a minute), so only routing is run here;
+growing is the same comparison on the same `_BaselineTrees` interface.
+"""
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_classification
+
+from mddf._block_base import BinnedInput
+from mddf.experiments.bench import tree_kernels
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def _committed_trees_are_the_checkout_s():
+    """Whether ``mddf/trees`` of HEAD is this checkout's (then HEAD as the baseline must agree exactly)."""
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        return False
+    status = subprocess.run(
+        ["git", "status", "--porcelain", "mddf/trees"], capture_output=True, text=True, cwd=ROOT, check=False
+    )
+    return status.returncode == 0 and status.stdout.strip() == ""
+
+
+@pytest.fixture(scope="module")
+def head():
+    if not _committed_trees_are_the_checkout_s():
+        pytest.fail("this test needs a git checkout whose mddf/trees has no uncommitted change (git status)")
+    return tree_kernels._BaselineTrees("HEAD", ROOT)
+
+
+def _data():
+    X, y = make_classification(400, 6, n_informative=4, n_classes=3, random_state=0)
+    X = X.astype(np.float32)
+    X[::17, 2] = np.nan  # a missing value takes the learned side in both packages
+    return BinnedInput(X[:300]), y[:300], X[300:]
+
+
+def test_the_same_revision_routes_to_bit_identical_predictions(head):
+    data, y, X_test = _data()
+    results = tree_kernels.compare_routing(head, data, y, X_test, n_trees=3, rounds=2)
+    assert [r["kind"] for r in results] == ["rf", "crf"]
+    assert all(r["same_predictions"] and r["old_ns"] > 0 and r["new_ns"] > 0 for r in results)
