@@ -259,5 +259,7 @@ def main(argv=None):
         )
         + "\n"
     )
-    (out / "tree_kernels.md").write_text(with_markdown_header(text, provenance(script_path("bench_tree_kernels.py"), argv)))
+    (out / "tree_kernels.md").write_text(
+        with_markdown_header(text, provenance(script_path("bench_tree_kernels.py"), argv))
+    )
     return 0
