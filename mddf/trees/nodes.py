@@ -227,13 +227,28 @@ def remap_leaf_rows(words, row_map):
 
 
 def deduplicate_rows(table):
-    """``(unique_rows, row_map)``: each distinct row of ``table`` (compared bit for bit) once, and where each went."""
+    """``(unique_rows, row_map)``: each distinct row of ``table`` (compared bit for bit) once, and where each went.
+
+    The rows are compared as unsigned integers of their float bits: one column is sorted as such, several
+    are ordered by :func:`numpy.lexsort` over their columns (a numeric sort, much faster than sorting the
+    rows as opaque byte strings).
+    """
     table = np.ascontiguousarray(table)
-    if len(table) == 0:
+    n = len(table)
+    if n == 0:
         return table, np.zeros(0, dtype=np.int64)
-    rows = table.view(np.dtype((np.void, table.dtype.itemsize * table.shape[1]))).ravel()
-    _, first, row_map = np.unique(rows, return_index=True, return_inverse=True)
-    return table[first], row_map.astype(np.int64).ravel()
+    bits = table.view(np.dtype(f"u{table.dtype.itemsize}"))
+    if table.shape[1] == 1:
+        _, first, row_map = np.unique(bits[:, 0], return_index=True, return_inverse=True)
+        return table[first], row_map.astype(np.int64).ravel()
+    order = np.lexsort(bits.T[::-1])
+    ordered = bits[order]
+    starts = np.empty(n, dtype=bool)
+    starts[0] = True
+    np.any(ordered[1:] != ordered[:-1], axis=1, out=starts[1:])
+    row_map = np.empty(n, dtype=np.int64)
+    row_map[order] = np.cumsum(starts) - 1
+    return table[order[starts]], row_map
 
 
 @njit(cache=True, nogil=True)

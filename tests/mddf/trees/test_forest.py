@@ -132,6 +132,19 @@ def test_the_leaf_table_keeps_each_distinct_row_once():
     assert row_map[0] == row_map[2] != row_map[1]
 
 
+@pytest.mark.parametrize("width, dtype", [(1, np.float64), (3, np.float64), (4, np.float32)])
+def test_deduplicated_rows_are_distinct_bit_for_bit_and_map_back_to_every_row(width, dtype):
+    rng = np.random.default_rng(width)
+    distinct = rng.random((50, width)).astype(dtype)
+    distinct[0] = 0.0
+    distinct[1] = -0.0  # equal as floats, different bits: kept apart
+    table = distinct[rng.integers(0, 50, 2000)]
+    unique, row_map = deduplicate_rows(table)
+    assert np.array_equal(unique[row_map].view(np.uint8), table.view(np.uint8))
+    assert len(np.unique(unique.view(np.dtype((np.void, unique.itemsize * width))))) == len(unique)
+    assert len(unique) == len(np.unique(table.view(np.dtype((np.void, table.itemsize * width)))))
+
+
 def test_the_builder_lets_go_of_each_tree_once_joined():
     X, y = _data(n=500)
     binned = BinnedInput(X)
