@@ -103,10 +103,10 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
     target : {"residual", "y"}, default="residual"
         What the members of layer t >= 2 fit: ``"residual"`` the out-of-fold
         residual of the previous layers, the prediction becoming the sum of the
-        layers' mean corrections; ``"y"`` the target (DF21's reading, the
-        cascade of earlier versions). Both pass each member's prediction of y
-        on beside ``x`` (see above), and cost the same trees; the residual
-        layers lower the bias of the cascade on smooth targets.
+        layers' mean corrections; ``"y"`` the target (DF21's reading). Both
+        pass each member's prediction of y on beside ``x`` (see above), and
+        cost the same trees; the residual layers lower the bias of the
+        cascade on smooth targets.
     max_features : int, float in (0, 1], "sqrt", "log2" or None, default=1.0
         Candidate features per split of the ``"rf"`` and ``"et"`` trees, as
         scikit-learn's forests read it (a float is a fraction of the layer's
