@@ -183,17 +183,15 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
         each is replaced by ordinal codes of the categories seen in training,
         unseen categories and missing values becoming NaN (missing values).
     categorical_splits : {"subset", "ordinal"}, default="ordinal"
-        How the binned trees (``tree_method="hist"``) split a categorical
-        column. ``"subset"``: into two sets of categories, the best set found
-        by sorting the node's categories by their class share (for more than
-        two classes, one-vs-rest orderings) or mean target and scanning that
-        order, as LightGBM and HistGradientBoosting do; a completely-random or
+        How the trees split a categorical column. ``"subset"``: into two sets
+        of categories, the best set found by ordering the node's categories by
+        their mean target and scanning that order (as HistGradientBoosting and
+        LightGBM do for the squared error); a completely-random or
         extremely-randomised tree draws a random set of the node's categories.
-        Missing values, and categories the node did not see, go to the heavier
-        child unless the node had missing values, whose side is then learned.
+        Missing values and categories the node did not see go to the heavier
+        child, unless the node had missing values, whose side is then learned.
         Columns of more than 255 categories are split as codes. ``"ordinal"``:
-        at thresholds of the ordinal codes. ``tree_method="exact"`` always
-        splits the codes at thresholds.
+        at thresholds of the ordinal codes.
     n_jobs : int or None, default=None
         Parallel forest fits and predictions (joblib threads, or the backend
         ``joblib.parallel_config`` selects). Results do not depend on it: every
