@@ -279,9 +279,7 @@ class ForestBlock(MemberBlockMixin, BlockBase):
         name=None,
         fold_trees="all",
     ):
-        super().__init__(forest_types, n_folds, n_jobs, store, name, fold_trees)
-        self.n_estimators = n_estimators
-        self.max_depth = max_depth
+        super().__init__(forest_types, n_estimators, max_depth, n_folds, n_jobs, store, name, fold_trees)
         self.class_vectors = class_vectors
         self.weighting = weighting
         self.tree_method = tree_method

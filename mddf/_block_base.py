@@ -222,6 +222,10 @@ class BlockBase:
     ----------
     forest_types : sequence
         One entry per member.
+    n_estimators : int
+        Trees per forest (not used by the other members).
+    max_depth : int or None
+        Depth limit of every tree of the block's forests (not used by the other members).
     n_folds : int
         k of the k-fold outputs.
     n_jobs : int or None
@@ -268,8 +272,10 @@ class BlockBase:
     #: Said after the error for a fold without a training row of positive weight.
     empty_fold_hint = ""
 
-    def __init__(self, forest_types, n_folds, n_jobs, store=None, name=None, fold_trees="all"):
+    def __init__(self, forest_types, n_estimators, max_depth, n_folds, n_jobs, store=None, name=None, fold_trees="all"):
         self.forest_types = tuple(forest_types)
+        self.n_estimators = n_estimators
+        self.max_depth = max_depth
         self.n_folds = n_folds
         self.n_jobs = n_jobs
         self.store = MemoryStore() if store is None else store

@@ -130,9 +130,7 @@ class RegressionForestBlock(MemberBlockMixin, BlockBase):
         name=None,
         fold_trees="all",
     ):
-        super().__init__(forest_types, n_folds, n_jobs, store, name, fold_trees)
-        self.n_estimators = n_estimators
-        self.max_depth = max_depth
+        super().__init__(forest_types, n_estimators, max_depth, n_folds, n_jobs, store, name, fold_trees)
         self.max_features = max_features
 
     def fit(self, X, y, sample_weight, rng, categorical=None, prefix=None):

@@ -1,5 +1,6 @@
 """scikit-learn's estimator checks on a small CascadeForestRegressor."""
 
+from sklearn.tree import DecisionTreeRegressor
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from mddf import CascadeForestRegressor
@@ -36,7 +37,7 @@ EXPECTED_FAILED = {
             n_estimators=5,
             max_layers=2,
             n_folds=2,
-            forest_types=("rf", "gbdt"),
+            forest_types=("rf", DecisionTreeRegressor(max_depth=3)),  # a member other than a forest
             target="residual",
             predictor="hgb",
             random_state=0,
