@@ -262,7 +262,7 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
         losslessly and quantile-bins the
         codes of a column with more (see ``categorical_splits``). Numeric input
         is unaffected.
-    categorical_splits : {"subset", "ordinal"}, default="ordinal"
+    categorical_splits : {"subset", "ordinal"}, default="subset"
         How the binned trees (``tree_method="hist"``) split a categorical
         column. ``"subset"``: into two sets of categories, the best set found
         by sorting the node's categories by their class share (for more than
@@ -498,7 +498,7 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
         weighting="resample",
         tree_method="hist",
         categorical_features="from_dtype",
-        categorical_splits="ordinal",
+        categorical_splits="subset",
         n_jobs=None,
         random_state=None,
         verbose=0,

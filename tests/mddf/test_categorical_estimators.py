@@ -4,6 +4,7 @@ import pickle
 
 import numpy as np
 import pytest
+from sklearn.base import clone
 from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import FunctionTransformer
@@ -79,11 +80,16 @@ def test_other_methods_take_the_dataframe(make):
 
 @params
 def test_codes_give_the_same_model_as_numpy_codes(make):
-    # the encoded DataFrame and the same codes as a numeric array grow identical models
+    # split as codes, the encoded DataFrame and the same codes as a numeric array grow identical models
     X, y = data()
     codes = X.assign(color=X["color"].cat.codes, shape=(X["shape"] == "square").astype(int)).to_numpy(dtype=float)
-    from_frame = make().fit(X, y).predict_proba(X)
-    from_array = make().fit(codes, y).predict_proba(codes)
+
+    def as_codes():
+        est = make()
+        return est.set_params(categorical_splits="ordinal") if "categorical_splits" in est.get_params() else est
+
+    from_frame = as_codes().fit(X, y).predict_proba(X)
+    from_array = as_codes().fit(codes, y).predict_proba(codes)
     np.testing.assert_array_equal(from_frame, from_array)
 
 
@@ -139,10 +145,13 @@ def test_declared_columns_and_errors(make):
 def test_numpy_input_is_not_categorical(make):
     X, y = data()
     codes = X.assign(color=X["color"].cat.codes, shape=(X["shape"] == "square").astype(int)).to_numpy(dtype=float)
-    est = make().fit(codes, y)
+    est = make()
+    if "categorical_splits" in est.get_params():
+        est.set_params(categorical_splits="ordinal")  # split as codes, declared columns grow the same model
+    est.fit(codes, y)
     assert est.is_categorical_ is None and est.categories_ is None
     # declared columns of a numeric array are re-coded by their sorted values
-    declared = make().set_params(categorical_features=[1, 2]).fit(codes, y)
+    declared = clone(est).set_params(categorical_features=[1, 2]).fit(codes, y)
     assert declared.categories_[1].tolist() == [0.0, 1.0, 2.0]
     np.testing.assert_array_equal(declared.predict_proba(codes), est.predict_proba(codes))
 

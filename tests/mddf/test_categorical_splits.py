@@ -35,6 +35,13 @@ def test_a_category_set_is_learned_by_shallow_trees_with_subsets_and_not_with_th
     assert ordinal.score(X_test, y_test) < 0.9
 
 
+def test_the_classifier_splits_categories_into_subsets_by_default():
+    X, y = _data(600, 0)
+    kw = dict(forest_types=("rf", "crf"), **SMALL)
+    default = MDDFClassifier(**kw).fit(X, y).predict_proba(X)
+    np.testing.assert_array_equal(default, MDDFClassifier(categorical_splits="subset", **kw).fit(X, y).predict_proba(X))
+
+
 def test_the_regression_cascade_learns_it_too():
     X, y = _data(600, 2, regression=True)
     X_test, y_test = _data(400, 3, regression=True)

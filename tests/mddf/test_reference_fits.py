@@ -27,6 +27,7 @@ DIGESTS = {
     "mddf_exact": "07ea4add4d3f4d27a64796c94d8e91d94ea0835010a2c336dbaee1d2905b715f",
     "gcforest": "673db3ec07c50deb4ba88ffc797c974fa8e1c9d23040f4cebe675fbe4e5fa879",
     "regressor": "20588e8a8caa03f381e5f429ec73e52e841fab13da18995b5c5606a9ebb96f09",
+    "mddf_subset": "590fb779330783d2be5d4cbef48d2cfd1695b661d499ae29d1904cb46fa640cf",
     "regressor_residual": "db626f9c6dec60919085bbe1f91f287b331cb1fe1c870d7640a7a3f77f9b768d",
 }
 
@@ -57,8 +58,10 @@ def _regression():
 SMALL = dict(n_estimators=12, max_layers=4, random_state=0, n_jobs=1)
 
 CASES = {
-    "mddf_default": lambda: (MDDFClassifier(**SMALL), _classification()),
-    "mddf_oob": lambda: (MDDFClassifier(class_vectors="oob", **SMALL), _classification()),
+    # categorical_splits="ordinal" keeps the bits recorded before subset splits were the classifier's default
+    "mddf_default": lambda: (MDDFClassifier(categorical_splits="ordinal", **SMALL), _classification()),
+    "mddf_oob": lambda: (MDDFClassifier(categorical_splits="ordinal", class_vectors="oob", **SMALL), _classification()),
+    "mddf_subset": lambda: (MDDFClassifier(**SMALL), _classification()),
     "mddf_exact": lambda: (
         MDDFClassifier(tree_method="exact", categorical_features=None, **SMALL),
         _classification(),
