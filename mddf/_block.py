@@ -16,7 +16,7 @@ from sklearn.model_selection import StratifiedKFold
 from ._block_base import MAX_SEED, BinnedInput, BlockBase, TreeGrower, grow_forest
 from ._compact_forest import CompactForest
 from ._forest_kinds import forest_kind
-from ._members import MemberBlockMixin, check_member_accepts_nan, is_forest, member_template
+from ._members import MemberBlockMixin, is_forest, member_template
 from ._weights import WeightedBootstrap, weighted_resample
 from .trees import BinnedForest
 from .trees._compile_notice import announce_compilation
@@ -322,9 +322,7 @@ class ForestBlock(MemberBlockMixin, BlockBase):
         forests = [j for j, kind in enumerate(kinds) if is_forest(kind)]
         others = [j for j, kind in enumerate(kinds) if not is_forest(kind)]
         X_float = X
-        if others and np.isnan(X).any():
-            for j in others:
-                check_member_accepts_nan(kinds[j], j)
+        self._check_members_take_nan(X, kinds)
         templates = {j: member_template(kinds[j]) for j in others}
         self.n_features_in_ = X.shape[1]
         if self.tree_method == "hist" and forests:
@@ -388,7 +386,7 @@ class ForestBlock(MemberBlockMixin, BlockBase):
                                 weight,
                                 n_classes,
                                 draws,
-                                self._kept_trees(self.n_estimators, i),
+                                self._kept_trees(i),
                             )
                         )
                     slots.append((j, test))
@@ -423,7 +421,5 @@ class ForestBlock(MemberBlockMixin, BlockBase):
         -------
         ndarray of shape (n, n_members, n_classes)
         """
-        if np.isnan(X).any():
-            for j, kind in enumerate(self.forest_types):
-                check_member_accepts_nan(kind, j)
+        self._check_members_take_nan(X, self.forest_types)
         return self._predict_members(X, _predict_one, (self.models_[0][0].n_classes,))

@@ -307,11 +307,11 @@ class BlockBase:
                     )
             yield i, train, test, seeds[i]
 
-    def _kept_trees(self, n_estimators, fold):
+    def _kept_trees(self, fold):
         """Trees the forest of fold ``fold`` keeps for new rows (``fold_trees``)."""
         if getattr(self, "fold_trees", "all") == "all":
-            return n_estimators
-        return fold_share(n_estimators, self.n_folds, fold)
+            return self.n_estimators
+        return fold_share(self.n_estimators, self.n_folds, fold)
 
     def _task(self, name, fit, *args):
         """A joblib task that runs ``fit(*args)`` (a model and its output) and keeps the model in the store."""

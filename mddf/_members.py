@@ -402,6 +402,16 @@ class MemberBlockMixin:
         args = (template, seed, X, y, fit_rows, test, weight, draws, n_classes, f"forest_types[{j}]")
         return self._task(f"m{j}-fold{i}", fit_fold_member, *args)
 
+    def _check_members_take_nan(self, X, kinds):
+        """Raise if ``X`` holds NaN that a member instance in ``kinds`` cannot take (:func:`check_member_accepts_nan`).
+
+        ``X`` is scanned only when there is such a member: the forests and ``"gbdt"`` all take NaN.
+        """
+        instances = [j for j, kind in enumerate(kinds) if not isinstance(kind, str)]
+        if instances and np.isnan(X).any():
+            for j in instances:
+                check_member_accepts_nan(kinds[j], j)
+
     def _model_importances(self, model):
         """A member's importances (:attr:`FoldModel.importances`) when it has one per input column; a forest's."""
         if issubclass(self.store.model_class(model), FoldModel):

@@ -18,7 +18,7 @@ from sklearn.model_selection import KFold
 
 from ._block_base import BinnedInput, BlockBase, TreeGrower, grow_forest
 from ._forest_kinds import forest_kind
-from ._members import MemberBlockMixin, check_forest_types, check_member_accepts_nan, is_forest, member_template
+from ._members import MemberBlockMixin, check_forest_types, is_forest, member_template
 from .trees import BinnedRegressionForest
 from .trees._compile_notice import announce_compilation
 from .trees.grower import GROW_SQUARED_ERROR
@@ -159,9 +159,7 @@ class RegressionForestBlock(MemberBlockMixin, BlockBase):
         """
         kinds = check_forest_types(self.forest_types, "regression")
         templates = {j: member_template(kind, "regression") for j, kind in enumerate(kinds) if not is_forest(kind)}
-        if templates and np.isnan(X).any():
-            for j in templates:
-                check_member_accepts_nan(kinds[j], j)
+        self._check_members_take_nan(X, kinds)
         self.n_features_in_ = X.shape[1]
         X_float = X
         if len(templates) < len(kinds):
@@ -193,7 +191,7 @@ class RegressionForestBlock(MemberBlockMixin, BlockBase):
                         train,
                         weight,
                         test,
-                        self._kept_trees(self.n_estimators, i),
+                        self._kept_trees(i),
                     )
                     task = self._task(f"m{j}-fold{i}", _fit_regression_forest, *args)
                 tasks.append(task)
@@ -207,9 +205,7 @@ class RegressionForestBlock(MemberBlockMixin, BlockBase):
         -------
         ndarray of float64, shape (n, n_members)
         """
-        if np.isnan(X).any():
-            for j, kind in enumerate(self.forest_types):
-                check_member_accepts_nan(kind, j)
+        self._check_members_take_nan(X, self.forest_types)
         return self._predict_members(X, _predict_one, ())
 
 
