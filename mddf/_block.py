@@ -17,7 +17,7 @@ from ._block_base import MAX_SEED, BinnedInput, BlockBase, TreeGrower, grow_fore
 from ._compact_forest import CompactForest
 from ._forest_kinds import forest_kind
 from ._members import MemberBlockMixin, is_forest, member_template
-from ._weights import WeightedBootstrap, weighted_resample
+from ._weights import Bootstrap, weighted_resample
 from .trees import BinnedForest
 from .trees._compile_notice import announce_compilation
 from .trees.grower import GROW_GINI
@@ -116,7 +116,7 @@ def _fit_fold_forest(
     """Fit one forest on ``fit_rows`` and predict the held-out rows (runs in a worker).
 
     Random forests bootstrap (the completely-random and extremely-randomised
-    ones do not); with ``draws`` (a :class:`WeightedBootstrap` over
+    ones do not); with ``draws`` (a :class:`Bootstrap` over
     ``fit_rows``) every tree of any kind trains on its own weighted resample.
     The trees are the ones :func:`make_forest` builds (same split rules, same
     ``max_features``); the forest keeps its first ``n_kept`` (None: all).
@@ -398,7 +398,7 @@ class ForestBlock(MemberBlockMixin, BlockBase):
         Yields ``(i, train, test, fit_rows, weight, draws, seeds)`` per fold:
         the fold's trainable training rows, its held-out rows, the rows the
         members train on (a shared resample with ``"resample_fold"``), D_t as
-        sample weights (``"sample_weight"``), the fold's :class:`WeightedBootstrap`
+        sample weights (``"sample_weight"``), the fold's :class:`Bootstrap`
         (``"resample"``), and one seed per member. ``rng`` is consumed for the
         folds, then every seed, then each fold's shared resample, whatever the members.
         """
@@ -407,7 +407,7 @@ class ForestBlock(MemberBlockMixin, BlockBase):
             fit_rows = train
             if not uniform:
                 if weighting == "resample":
-                    draws = WeightedBootstrap(train, distribution[train])  # one alias table for the fold's members
+                    draws = Bootstrap(train, distribution[train])  # one alias table for the fold's members
                 elif weighting == "resample_fold":
                     fit_rows = weighted_resample(train, distribution, rng)
                 else:

@@ -16,6 +16,7 @@ from sklearn.utils.parallel import Parallel
 
 from ._forest_kinds import forest_kind
 from ._storage import MemoryStore
+from ._weights import Bootstrap
 from .trees import BinnedForest, BinnedRegressionForest, FeatureBinner, ForestBuilder, TreeSettings, grow_tree
 
 MAX_SEED = np.iinfo(np.int32).max
@@ -163,7 +164,7 @@ def grow_forest(trees, n_estimators, seed, n, rows, weight, bootstrap, predict_r
     predict_rows : ndarray of int, or "oob"
         Rows whose outputs are returned: the held-out fold, or ``"oob"`` for
         each row's mean over the trees whose bootstrap left it out.
-    draws : WeightedBootstrap over ``rows``, or None
+    draws : Bootstrap over ``rows``, or None
         Draws of the bootstrap in proportion to D_t: every tree then trains on its
         own weighted resample of ``rows``.
     n_kept : int or None
@@ -177,6 +178,8 @@ def grow_forest(trees, n_estimators, seed, n, rows, weight, bootstrap, predict_r
     whose bootstrap left it out ``(n, width)`` and their number ``(n,)``.
     """
     rng = np.random.RandomState(seed)
+    if bootstrap and draws is None:
+        draws = Bootstrap(rows)
     base_counts = None if bootstrap else np.bincount(rows, minlength=n).astype(np.float64)
     oob = isinstance(predict_rows, str)
     if oob:
@@ -188,8 +191,7 @@ def grow_forest(trees, n_estimators, seed, n, rows, weight, bootstrap, predict_r
     for t in range(n_estimators):
         tree_seed = rng.randint(MAX_SEED)
         if bootstrap:
-            drawn = rows[rng.randint(0, len(rows), len(rows))] if draws is None else draws.draw(rng, len(rows))
-            counts = np.bincount(drawn, minlength=n).astype(np.float64)
+            counts = draws.counts(rng, n, len(rows))
         else:
             counts = base_counts
         trees.add(counts if weight is None else counts * weight, tree_seed, t < n_kept)

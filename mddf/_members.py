@@ -38,7 +38,7 @@ from sklearn.utils import get_tags
 from sklearn.utils.validation import has_fit_parameter
 
 from ._forest_kinds import FOREST_KINDS
-from ._weights import WeightedBootstrap
+from ._weights import Bootstrap
 
 #: Every named kind of member; an estimator instance is the other kind.
 NAMED_KINDS = FOREST_KINDS + ("gbdt",)
@@ -343,7 +343,7 @@ def fit_fold_member(template, seed, X, y, fit_rows, predict_rows, weight, draws,
         Training rows (repeated rows counted as many times).
     weight : ndarray (n,) or None
         D_t as sample weights, taken at ``fit_rows``.
-    draws : WeightedBootstrap over the fold's training rows, or None
+    draws : Bootstrap over the fold's training rows, or None
         With it the member trains on one weighted resample of ``len(fit_rows)``
         rows, sorted, instead of ``fit_rows``.
     n_classes : int or None
@@ -386,7 +386,7 @@ class MemberBlockMixin:
 
         ``fold`` is ``(i, train, test, fit_rows, weight, draws)``: the fold's
         index, training rows, held-out rows, the rows the member trains on, the
-        rows' sample weights (None: none) and a :class:`WeightedBootstrap` (None:
+        rows' sample weights (None: none) and a :class:`Bootstrap` (None:
         none). A member whose ``fit`` takes no ``sample_weight`` gets, where
         sample weights are called for, a weighted resample of the training rows
         in proportion to ``resample_weight`` instead, with a ``UserWarning``
@@ -398,7 +398,7 @@ class MemberBlockMixin:
             if j not in warned:
                 warn_resampled(template, j, weights_name)
                 warned.add(j)
-            weight, draws = None, WeightedBootstrap(train, resample_weight[train])
+            weight, draws = None, Bootstrap(train, resample_weight[train])
         args = (template, seed, X, y, fit_rows, test, weight, draws, n_classes, f"forest_types[{j}]")
         return self._task(f"m{j}-fold{i}", fit_fold_member, *args)
 

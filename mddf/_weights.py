@@ -119,20 +119,33 @@ def alias_table(p):
     return accept, alias
 
 
-class WeightedBootstrap:
-    """Repeated resamples of ``rows`` with probabilities ``p``, from one alias table.
+class Bootstrap:
+    """Repeated draws with replacement from ``rows``: uniform, or with probabilities ``p`` from one alias table.
+
+    Each draw takes one uniform variate u of the caller's ``RandomState``: with
+    ``x = u * len(rows)``, the integer part of x is the slot j and, with ``p``,
+    the fractional part is the coin of Walker's method (keep j with probability
+    ``accept[j]``, else take ``alias[j]``), so a draw costs one variate and a
+    table lookup. A tree's draws become its row counts in one compiled pass
+    (:meth:`counts`), without materialising the drawn rows.
 
     Parameters
     ----------
     rows : ndarray of int
         Rows eligible for the draws.
-    p : ndarray (len(rows),), non-negative
+    p : ndarray (len(rows),), non-negative, or None
         Their probabilities up to a constant (D_t restricted to ``rows``); rows of
-        probability 0 are never drawn.
+        probability 0 are never drawn. None: uniform (the forests' bootstrap).
     """
 
-    def __init__(self, rows, p):
-        rows = np.asarray(rows)
+    def __init__(self, rows, p=None):
+        rows = np.asarray(rows, dtype=np.int64)
+        if p is None:
+            if not len(rows):
+                raise ValueError("there are no rows to draw from")
+            self.rows = rows
+            self.accept, self.alias = np.empty(0), np.empty(0, dtype=np.int64)
+            return
         p = np.asarray(p, dtype=np.float64)
         if rows.shape != p.shape:
             raise ValueError(f"rows and p must have the same shape, got {rows.shape} and {p.shape}")
@@ -144,5 +157,52 @@ class WeightedBootstrap:
 
     def draw(self, rng, size):
         """``size`` rows drawn with replacement (unsorted), using ``rng`` (numpy.random.RandomState)."""
-        j = rng.randint(0, len(self.rows), size)
-        return self.rows[np.where(rng.random_sample(size) < self.accept[j], j, self.alias[j])]
+        return self.rows[_draw_slots(rng.random_sample(size), self.accept, self.alias, len(self.rows))]
+
+    def counts(self, rng, n, size):
+        """How often each of rows ``0..n-1`` is drawn in ``size`` draws, as float64 ``(n,)``.
+
+        The same draws as :meth:`draw` from the same state of ``rng``, counted.
+        """
+        counts = np.zeros(n)
+        _count_draws(rng.random_sample(size), self.rows, self.accept, self.alias, counts)
+        return counts
+
+
+@njit(cache=True, nogil=True)
+def _draw_slots(u, accept, alias, m):
+    """The slots of ``0..m-1`` that the uniform variates ``u`` draw (see :class:`Bootstrap`)."""
+    slots = np.empty(len(u), dtype=np.int64)
+    for i in range(len(u)):
+        x = u[i] * m
+        j = int(x)
+        if j >= m:  # u * m rounded up to m
+            j = m - 1
+        if len(accept) and x - j >= accept[j]:
+            j = alias[j]
+        slots[i] = j
+    return slots
+
+
+@njit(cache=True, nogil=True)
+def _count_draws(u, rows, accept, alias, counts):
+    """Add to ``counts`` the rows that the uniform variates ``u`` draw: :func:`_draw_slots`, counted.
+
+    The uniform and the alias draws are two loops, so that neither tests which it is per draw.
+    """
+    m = len(rows)
+    if len(accept):
+        for i in range(len(u)):
+            x = u[i] * m
+            j = int(x)
+            if j >= m:
+                j = m - 1
+            if x - j >= accept[j]:
+                j = alias[j]
+            counts[rows[j]] += 1.0
+    else:
+        for i in range(len(u)):
+            j = int(u[i] * m)
+            if j >= m:
+                j = m - 1
+            counts[rows[j]] += 1.0

@@ -256,7 +256,7 @@ def test_to_memory_detaches_the_model_from_its_folder(digits, tmp_path):
 def test_grid_search_keeps_each_candidates_files_apart_and_only_the_selected_ones(digits, tmp_path, model_dir):
     X, y, X_new = digits
     X, y = X[:600], y[:600]
-    base = dict(n_estimators=4, max_layers=3, n_folds=2, random_state=3)
+    base = dict(n_estimators=4, max_layers=3, n_folds=2, random_state=2)
     grid = {"max_depth_factor": [1, 16], "margin_mean": [0.95, 0.7]}  # two groups sharing a first layer
     folder = tmp_path / "search"
     estimator = MDDFClassifier(**base, model_dir=folder if model_dir == "folder" else "auto")

@@ -20,15 +20,16 @@ import pytest
 from mddf import CascadeForestRegressor, MDDFClassifier
 from mddf.baselines import GCForestClassifier
 
-#: Digests of the reference predictions, recorded at the commit that added each case.
+#: Digests of the reference predictions, recorded at the commit that added each case and again when
+#: the bootstrap draws changed to one variate a draw (the random streams of every forest changed).
 DIGESTS = {
-    "mddf_default": "ed0cf5da52a14e67499764582324c9e3c7454cdf48cc8de1654d8933ad97458c",
-    "mddf_oob": "ac575f93ce03f9ae5dc1dc3d6ff31100cf6e6503c0f6a5ee675550721f6f9c58",
-    "mddf_exact": "07ea4add4d3f4d27a64796c94d8e91d94ea0835010a2c336dbaee1d2905b715f",
-    "gcforest": "673db3ec07c50deb4ba88ffc797c974fa8e1c9d23040f4cebe675fbe4e5fa879",
-    "regressor": "20588e8a8caa03f381e5f429ec73e52e841fab13da18995b5c5606a9ebb96f09",
-    "mddf_subset": "590fb779330783d2be5d4cbef48d2cfd1695b661d499ae29d1904cb46fa640cf",
-    "regressor_residual": "db626f9c6dec60919085bbe1f91f287b331cb1fe1c870d7640a7a3f77f9b768d",
+    "mddf_default": "0db6e32298779e5a2492864fab5485ba160b8890a8be44ce21ba5be0ecf22e9d",
+    "mddf_oob": "1a919183775d8616633f9852e8f68f67580ff0ff26ae7a7c25ff904411619d13",
+    "mddf_exact": "b0fcf13a3e34b7af05134ab0ae5a547464393cadca2c801c275bc7264dace61e",
+    "gcforest": "fdb6ba7600513199804f42a99dc3eb798d2b9bd973cc20902b731d49a08c68a8",
+    "regressor": "fefd928035fe4d82114c4c8372587d36c50674b59c8a7f121139672a363ef320",
+    "mddf_subset": "10f96367bd2c43b950228d8743f8685cec637c0f539295cfcf92860e8765ed2f",
+    "regressor_residual": "e96a45ea8719d9fd25dfa6f2d1fec161ca5b96566533bd4447127906526332ad",
 }
 
 
