@@ -91,12 +91,10 @@ class _ExactTrees:
             self.compact.add_tree(tree, tree.classes_.astype(np.intp))
         self._last = tree  # at most one full scikit-learn tree alive per worker
 
-    def predict_last(self, rows):
+    def accumulate_last(self, rows, out):
         if rows is not self._rows:  # the held-out rows are the same for every tree: slice them once
             self._rows, self._X_rows = rows, self.X[rows]
-        out = np.zeros((len(rows), self.n_classes))
-        out[:, self._last.classes_.astype(np.intp)] = self._last.predict_proba(self._X_rows, check_input=False)
-        return out
+        out[:, self._last.classes_.astype(np.intp)] += self._last.predict_proba(self._X_rows, check_input=False)
 
     def finish(self):
         self._last = None

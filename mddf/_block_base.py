@@ -117,7 +117,7 @@ class TreeGrower:
     def add(self, weight, seed, keep=True):
         """Grow one tree on the rows' ``weight`` (0: not in the tree's sample); keep it in the forest if ``keep``.
 
-        A tree not kept serves :meth:`predict_last` only.
+        A tree not kept serves :meth:`accumulate_last` only.
         """
         X = self.X
         tree = grow_tree(
@@ -125,11 +125,9 @@ class TreeGrower:
         )
         self.builder.add(tree, keep)
 
-    def predict_last(self, rows):
-        """The last tree's output for the rows ``rows`` of the input: ``(len(rows), n_classes or 1)``."""
-        out = np.zeros((len(rows), self.width))
+    def accumulate_last(self, rows, out):
+        """Add the last tree's output for the rows ``rows`` of the input to ``out`` ``(len(rows), n_classes or 1)``."""
         self.builder.route_last(self.X.codes, rows, self.X.has_missing, out)
-        return out
 
     def finish(self):
         return self.builder.finish()
@@ -146,7 +144,7 @@ def grow_forest(trees, n_estimators, seed, n, rows, weight, bootstrap, predict_r
     Parameters
     ----------
     trees : TreeGrower or compatible
-        ``add(weight, seed, keep)``, ``predict_last(rows)`` and ``finish()``.
+        ``add(weight, seed, keep)``, ``accumulate_last(rows, out)`` and ``finish()``.
     n_estimators, seed : int
     n : int
         Rows of the layer input.
@@ -198,10 +196,12 @@ def grow_forest(trees, n_estimators, seed, n, rows, weight, bootstrap, predict_r
         if oob:
             out = np.flatnonzero(counts == 0)
             if len(out):
-                output_sum[out] += trees.predict_last(out)
+                last = np.zeros((len(out), trees.width))
+                trees.accumulate_last(out, last)
+                output_sum[out] += last
                 output_count[out] += 1
         else:
-            output_sum += trees.predict_last(predict_rows)
+            trees.accumulate_last(predict_rows, output_sum)  # in place: no per-tree output array
     forest = trees.finish()
     if not oob:
         return forest, output_sum / n_estimators
