@@ -359,7 +359,7 @@ def fit_fold_member(template, seed, X, y, fit_rows, predict_rows, weight, draws,
     rng = np.random.RandomState(seed)
     estimator_seed = rng.randint(_MAX_SEED)
     if draws is not None:
-        fit_rows = np.sort(draws.draw(rng, len(fit_rows)))
+        fit_rows = draws.draw(rng, len(fit_rows))
     model = fit_member(
         template,
         X[fit_rows],

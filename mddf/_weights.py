@@ -155,40 +155,25 @@ class Bootstrap:
         self.rows = rows[positive]
         self.accept, self.alias = alias_table(p[positive])
 
-    def draw(self, rng, size):
-        """``size`` rows drawn with replacement (unsorted), using ``rng`` (numpy.random.RandomState)."""
-        return self.rows[_draw_slots(rng.random_sample(size), self.accept, self.alias, len(self.rows))]
-
     def counts(self, rng, n, size):
-        """How often each of rows ``0..n-1`` is drawn in ``size`` draws, as float64 ``(n,)``.
-
-        The same draws as :meth:`draw` from the same state of ``rng``, counted.
-        """
+        """How often each of rows ``0..n-1`` is drawn in ``size`` draws, as float64 ``(n,)``, using ``rng``
+        (numpy.random.RandomState)."""
         counts = np.zeros(n)
         _count_draws(rng.random_sample(size), self.rows, self.accept, self.alias, counts)
         return counts
 
-
-@njit(cache=True, nogil=True)
-def _draw_slots(u, accept, alias, m):
-    """The slots of ``0..m-1`` that the uniform variates ``u`` draw (see :class:`Bootstrap`)."""
-    slots = np.empty(len(u), dtype=np.int64)
-    for i in range(len(u)):
-        x = u[i] * m
-        j = int(x)
-        if j >= m:  # u * m rounded up to m
-            j = m - 1
-        if len(accept) and x - j >= accept[j]:
-            j = alias[j]
-        slots[i] = j
-    return slots
+    def draw(self, rng, size):
+        """``size`` rows drawn with replacement, sorted: the draws of :meth:`counts` from the same state of ``rng``."""
+        n = int(self.rows.max()) + 1
+        return np.repeat(np.arange(n), self.counts(rng, n, size).astype(np.int64))
 
 
 @njit(cache=True, nogil=True)
 def _count_draws(u, rows, accept, alias, counts):
-    """Add to ``counts`` the rows that the uniform variates ``u`` draw: :func:`_draw_slots`, counted.
+    """Add to ``counts`` the rows that the uniform variates ``u`` draw (see :class:`Bootstrap`).
 
-    The uniform and the alias draws are two loops, so that neither tests which it is per draw.
+    The uniform and the alias draws are two loops, so that neither tests which it is per draw; ``u * m``
+    rounded up to ``m`` takes the last slot.
     """
     m = len(rows)
     if len(accept):

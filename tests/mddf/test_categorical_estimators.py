@@ -78,18 +78,18 @@ def test_other_methods_take_the_dataframe(make):
         assert features.dtype == np.float32 and len(features) == len(X)
 
 
+def split_as_codes(est):
+    """``est`` splitting categories at thresholds of their codes (a no-op for estimators that always do)."""
+    return est.set_params(categorical_splits="ordinal") if "categorical_splits" in est.get_params() else est
+
+
 @params
 def test_codes_give_the_same_model_as_numpy_codes(make):
     # split as codes, the encoded DataFrame and the same codes as a numeric array grow identical models
     X, y = data()
     codes = X.assign(color=X["color"].cat.codes, shape=(X["shape"] == "square").astype(int)).to_numpy(dtype=float)
-
-    def as_codes():
-        est = make()
-        return est.set_params(categorical_splits="ordinal") if "categorical_splits" in est.get_params() else est
-
-    from_frame = as_codes().fit(X, y).predict_proba(X)
-    from_array = as_codes().fit(codes, y).predict_proba(codes)
+    from_frame = split_as_codes(make()).fit(X, y).predict_proba(X)
+    from_array = split_as_codes(make()).fit(codes, y).predict_proba(codes)
     np.testing.assert_array_equal(from_frame, from_array)
 
 
@@ -145,10 +145,7 @@ def test_declared_columns_and_errors(make):
 def test_numpy_input_is_not_categorical(make):
     X, y = data()
     codes = X.assign(color=X["color"].cat.codes, shape=(X["shape"] == "square").astype(int)).to_numpy(dtype=float)
-    est = make()
-    if "categorical_splits" in est.get_params():
-        est.set_params(categorical_splits="ordinal")  # split as codes, declared columns grow the same model
-    est.fit(codes, y)
+    est = split_as_codes(make()).fit(codes, y)  # split as codes, declared columns grow the same model
     assert est.is_categorical_ is None and est.categories_ is None
     # declared columns of a numeric array are re-coded by their sorted values
     declared = clone(est).set_params(categorical_features=[1, 2]).fit(codes, y)

@@ -68,6 +68,7 @@ def test_bootstrap_counts_are_the_counted_draws_of_the_same_random_state(p):
     counts = draws.counts(np.random.RandomState(3), 9, 50)
     assert counts.dtype == np.float64 and counts.shape == (9,)
     assert np.array_equal(counts, np.bincount(drawn, minlength=9))
+    assert len(drawn) == 50 and np.all(np.diff(drawn) >= 0)  # sorted
 
 
 def test_bootstrap_rejects_a_distribution_without_weight_on_its_rows():
