@@ -10,10 +10,18 @@ code is in the split's bitset. Otherwise it goes to the right child. A leaf
 adds 1 to its class (a pure classification leaf) or its row of the leaf table
 (class shares, or a regression tree's mean) to the row's output.
 
+A row's walk down a tree is a chain of dependent loads, each followed by a
+branch no predictor can learn. When a tree routes enough rows, it is first
+expanded into 16-byte split records (feature, threshold, missing side and
+both children, decoded once), and eight rows walk it together: their chains
+are independent, so their loads overlap, and a level costs a subtraction, a
+comparison and three loads without a branch on the comparison. Trees with
+category splits, and large trees routing few rows, walk the words row by row.
+
 One kernel serves classification and regression, fitting (the held-out or
 out-of-bag rows of each tree as it is grown) and prediction (every tree of a
 forest, every forest of a layer). Outputs are sums in tree order, so the same
-trees give the same bits whatever the blocks of rows or threads.
+trees give the same bits whatever the blocks of rows, threads or routes.
 """
 
 from __future__ import annotations
@@ -59,9 +67,25 @@ PackedTrees = namedtuple(
 NO_MISSING = np.zeros(0, dtype=np.int64)
 
 
+#: A tree is expanded and routed in lanes (:func:`route_lanes`) when it has at most this many words per row routed.
+LANE_WORDS_PER_ROW = 8
+#: Bits of an expanded split's feature (:func:`expand_tree`); wider layer inputs are routed by the scalar loop.
+RECORD_FEATURE_BITS = 22
+#: An expanded split's span when no code of the feature goes left past its threshold.
+_OPEN_SPAN = 1 << 30
+
+
 @njit(cache=True, nogil=True)
 def route_trees(trees, first, stop, codes, rows, missing_codes, out):
     """Add the leaf of row ``rows[k]`` of ``codes`` in each tree from ``first`` to ``stop - 1`` to ``out[k]``.
+
+    A tree of threshold splits with at most :data:`LANE_WORDS_PER_ROW` words
+    per row routed is expanded into split records (:func:`expand_tree`) and
+    its rows advance eight at a time (:func:`route_lanes`); a tree with a
+    category split, or a large tree routing few rows, is routed row by row on
+    its words (:func:`route_scalar`). Both add each row's leaf of tree ``t``
+    after those of the trees before it, so the sums (and the predictions) are
+    the same bits whichever routes a tree.
 
     Parameters
     ----------
@@ -79,57 +103,237 @@ def route_trees(trees, first, stop, codes, rows, missing_codes, out):
         Added to in place: a pure leaf adds 1 to its class column, a table
         leaf its row of the leaf table.
     """
+    offsets, side_bases, side_category = trees.offsets, trees.side_bases, trees.side_category
+    lanes = trees.feature_bits <= RECORD_FEATURE_BITS and len(trees.words) < (1 << 31) - 1
+    biggest = 0
+    for t in range(first, stop):
+        if lanes and offsets[t + 1] - offsets[t] <= LANE_WORDS_PER_ROW * len(rows):
+            biggest = max(biggest, offsets[t + 1] - offsets[t])
+    records = np.empty((biggest, 4), dtype=np.int32)
+    for t in range(first, stop):
+        words_t = offsets[t + 1] - offsets[t]
+        in_lanes = lanes and words_t <= LANE_WORDS_PER_ROW * len(rows)
+        if in_lanes and side_bases[t] < side_bases[t + 1]:  # a category split has a side-table row
+            in_lanes = side_category[side_bases[t] : side_bases[t + 1]].max() < 0
+        if in_lanes:
+            expand_tree(trees, t, missing_codes, records)
+            route_lanes(trees, t, records, codes, rows, out)
+        else:
+            route_scalar(trees, t, codes, rows, missing_codes, out)
+
+
+@njit(cache=True, nogil=True)
+def route_scalar(trees, t, codes, rows, missing_codes, out):
+    """:func:`route_trees` for tree ``t`` alone, one row at a time on its node words."""
     words, offsets, side_bases = trees.words, trees.offsets, trees.side_bases
-    side_offset, side_category, category_bits, table = (
-        trees.side_offset,
-        trees.side_category,
-        trees.category_bits,
-        trees.table,
-    )
-    width = out.shape[1]
+    side_offset, side_category, category_bits = trees.side_offset, trees.side_category, trees.category_bits
     has_missing = len(missing_codes) > 0
     fmask = (np.uint64(1) << np.uint64(trees.feature_bits)) - np.uint64(1)
     shift = np.uint64(FEATURE_SHIFT + trees.feature_bits)
     c_bits = np.uint64(trees.class_bits)
     cmask = (np.uint64(1) << c_bits) - np.uint64(1)
     class_base = offsets[len(offsets) - 1]
-    for t in range(first, stop):
-        base = offsets[t]
-        side_base = side_bases[t]
-        for k in range(len(rows)):
-            r = rows[k]
-            node = base
-            w = np.uint64(words[node])
-            while not w & np.uint64(LEAF):
-                f = np.int64((w >> np.uint64(FEATURE_SHIFT)) & fmask)
-                code = np.int64(codes[r, f])
-                field = w >> shift
-                if w & np.uint64(EXTENDED):
-                    s = side_base + np.int64(field)
-                    cat = side_category[s]
-                    if cat >= 0:
-                        word = category_bits[cat, code >> 6] if code < 256 else np.uint64(0)
-                        left = (word >> np.uint64(code & 63)) & np.uint64(1) != 0
-                    else:
-                        left = _threshold_left(w, code, f, has_missing, missing_codes)
-                    node += 1 if left else side_offset[s]
+    base = offsets[t]
+    side_base = side_bases[t]
+    for k in range(len(rows)):
+        r = rows[k]
+        node = base
+        w = np.uint64(words[node])
+        while not w & np.uint64(LEAF):
+            f = np.int64((w >> np.uint64(FEATURE_SHIFT)) & fmask)
+            code = np.int64(codes[r, f])
+            field = w >> shift
+            if w & np.uint64(EXTENDED):
+                s = side_base + np.int64(field)
+                cat = side_category[s]
+                if cat >= 0:
+                    word = category_bits[cat, code >> 6] if code < 256 else np.uint64(0)
+                    left = (word >> np.uint64(code & 63)) & np.uint64(1) != 0
                 else:
                     left = _threshold_left(w, code, f, has_missing, missing_codes)
-                    left_class = (w & np.uint64(LEFT_CLASS)) != 0
-                    if left:
-                        node = class_base + np.int64(field & cmask) if left_class else node + 1
-                    elif w & np.uint64(RIGHT_CLASS):
-                        at = c_bits if left_class else np.uint64(0)
-                        node = class_base + np.int64((field >> at) & cmask)
-                    else:
-                        node += 1 if left_class else np.int64(field)
-                w = np.uint64(words[node])
-            payload = np.int64(w >> np.uint64(PAYLOAD_SHIFT))
-            if w & np.uint64(TABLE_ROW):
-                for c in range(width):
-                    out[k, c] += table[payload, c]
+                node += 1 if left else side_offset[s]
             else:
-                out[k, payload] += 1.0
+                left = _threshold_left(w, code, f, has_missing, missing_codes)
+                left_class = (w & np.uint64(LEFT_CLASS)) != 0
+                if left:
+                    node = class_base + np.int64(field & cmask) if left_class else node + 1
+                elif w & np.uint64(RIGHT_CLASS):
+                    at = c_bits if left_class else np.uint64(0)
+                    node = class_base + np.int64((field >> at) & cmask)
+                else:
+                    node += 1 if left_class else np.int64(field)
+            w = np.uint64(words[node])
+        _add_leaf(words, trees.table, node, k, out)
+
+
+@njit(cache=True, nogil=True)
+def expand_tree(trees, t, missing_codes, records):
+    """Write the split records of tree ``t`` (threshold splits only) into the first rows of ``records``.
+
+    ``records`` is int32 with 4 columns; row ``i`` belongs to the tree's word
+    ``i``. For a split: column 0 holds its feature shifted by 9 bits, plus
+    ``lo``, its bin plus 1; columns 1 and 2 its left and right child: a
+    split's row, or ``-(w + 1)`` for a leaf in word ``w`` of the forest (its
+    own word, or its class word when it is folded); column 3 its *span*. A
+    row goes right exactly when ``code - lo``, as an unsigned number, is below
+    the span: the span is ``missing_codes[f] - lo`` when missing values go
+    left (a feature's missing code is above its other codes), else
+    :data:`_OPEN_SPAN`, so one subtraction and one comparison decide both.
+    The rows of leaf words hold what their bits decode to, and are never read.
+    The selects are written as masks: the words' flags follow no pattern a
+    branch predictor could learn.
+    """
+    words, offsets = trees.words, trees.offsets
+    fmask = (np.uint64(1) << np.uint64(trees.feature_bits)) - np.uint64(1)
+    shift = np.uint64(FEATURE_SHIFT + trees.feature_bits)
+    c_bits = np.int64(trees.class_bits)
+    cmask = (np.int64(1) << c_bits) - 1
+    class_base = offsets[len(offsets) - 1]
+    base = offsets[t]
+    last = len(words) - 1
+    side_base = trees.side_bases[t]
+    has_missing = np.int64(len(missing_codes) > 0)
+    top_feature = len(missing_codes) - 1
+    for i in range(base, offsets[t + 1]):
+        w = np.uint64(words[i])
+        f = np.int64((w >> np.uint64(FEATURE_SHIFT)) & fmask)
+        lo = np.int64((w >> np.uint64(BIN_SHIFT)) & np.uint64(255)) + 1
+        field = np.int64(w >> shift)
+        left_class = np.int64((w >> np.uint64(3)) & np.uint64(1))  # LEFT_CLASS
+        right_class = np.int64((w >> np.uint64(4)) & np.uint64(1))  # RIGHT_CLASS
+        span = np.int64(_OPEN_SPAN)
+        if has_missing & np.int64((w >> np.uint64(1)) & np.uint64(1)):  # MISSING_LEFT
+            span = missing_codes[min(f, top_feature)] - lo
+        left = _select(left_class, -(class_base + (field & cmask) + 1), _record_child(words, min(i + 1, last), base))
+        right_word = i + 1 + (field - 1) * (1 - left_class)
+        right = _select(
+            right_class,
+            -(class_base + ((field >> (left_class * c_bits)) & cmask) + 1),
+            _record_child(words, min(right_word, last), base),
+        )
+        if w & np.uint64(EXTENDED) and not w & np.uint64(LEAF):
+            right = _record_child(words, i + trees.side_offset[side_base + field], base)
+        row = i - base
+        records[row, 0] = (f << 9) | lo
+        records[row, 1] = left
+        records[row, 2] = right
+        records[row, 3] = span
+
+
+@njit(cache=True, nogil=True)
+def route_lanes(trees, t, records, codes, rows, out):
+    """:func:`route_trees` for tree ``t`` alone, expanded in ``records`` (:func:`expand_tree`).
+
+    Eight lanes each hold a row's place in the tree; a pass advances every
+    lane by one level (a load of its split record, of its row's code and of
+    the child), so eight independent chains of loads are in flight instead of
+    one, and no branch depends on a comparison. A lane that reaches a leaf adds
+    it to its row's output and takes the next row. The lanes are eight sets of
+    local variables, written out, so that they stay in registers.
+    """
+    words, table = trees.words, trees.table
+    root = _record_child(words, trees.offsets[t], trees.offsets[t])
+    a0, k0, r0, nxt = _start(root, rows, 0)
+    a1, k1, r1, nxt = _start(root, rows, nxt)
+    a2, k2, r2, nxt = _start(root, rows, nxt)
+    a3, k3, r3, nxt = _start(root, rows, nxt)
+    a4, k4, r4, nxt = _start(root, rows, nxt)
+    a5, k5, r5, nxt = _start(root, rows, nxt)
+    a6, k6, r6, nxt = _start(root, rows, nxt)
+    a7, k7, r7, nxt = _start(root, rows, nxt)
+    live = min(len(rows), 8)
+    while live > 0:
+        if a0 >= 0:
+            a0 = _down(records, codes, r0, a0)
+        elif k0 >= 0:
+            _add_leaf(words, table, -a0 - 1, k0, out)
+            a0, k0, r0, nxt, live = _next(root, rows, nxt, live)
+        if a1 >= 0:
+            a1 = _down(records, codes, r1, a1)
+        elif k1 >= 0:
+            _add_leaf(words, table, -a1 - 1, k1, out)
+            a1, k1, r1, nxt, live = _next(root, rows, nxt, live)
+        if a2 >= 0:
+            a2 = _down(records, codes, r2, a2)
+        elif k2 >= 0:
+            _add_leaf(words, table, -a2 - 1, k2, out)
+            a2, k2, r2, nxt, live = _next(root, rows, nxt, live)
+        if a3 >= 0:
+            a3 = _down(records, codes, r3, a3)
+        elif k3 >= 0:
+            _add_leaf(words, table, -a3 - 1, k3, out)
+            a3, k3, r3, nxt, live = _next(root, rows, nxt, live)
+        if a4 >= 0:
+            a4 = _down(records, codes, r4, a4)
+        elif k4 >= 0:
+            _add_leaf(words, table, -a4 - 1, k4, out)
+            a4, k4, r4, nxt, live = _next(root, rows, nxt, live)
+        if a5 >= 0:
+            a5 = _down(records, codes, r5, a5)
+        elif k5 >= 0:
+            _add_leaf(words, table, -a5 - 1, k5, out)
+            a5, k5, r5, nxt, live = _next(root, rows, nxt, live)
+        if a6 >= 0:
+            a6 = _down(records, codes, r6, a6)
+        elif k6 >= 0:
+            _add_leaf(words, table, -a6 - 1, k6, out)
+            a6, k6, r6, nxt, live = _next(root, rows, nxt, live)
+        if a7 >= 0:
+            a7 = _down(records, codes, r7, a7)
+        elif k7 >= 0:
+            _add_leaf(words, table, -a7 - 1, k7, out)
+            a7, k7, r7, nxt, live = _next(root, rows, nxt, live)
+
+
+@njit(inline="always")
+def _down(records, codes, r, node):
+    """The child of split record ``node`` that row ``r`` goes to; unsigned indices skip numba's wraparound."""
+    at = np.uint64(node)
+    split = np.uint64(np.uint32(records[at, 0]))
+    code = np.uint64(codes[np.uint64(r), split >> np.uint64(9)])
+    right = (code - (split & np.uint64(511))) < np.uint64(np.uint32(records[at, 3]))
+    return np.int64(records[at, np.uint64(1) + np.uint64(right)])
+
+
+@njit(inline="always")
+def _start(root, rows, nxt):
+    """A lane's ``(node, k, row)`` at row ``nxt``, or idle past the rows, and the next row to take."""
+    if nxt < len(rows):
+        return root, nxt, rows[nxt], nxt + 1
+    return np.int64(-1), np.int64(-1), np.int64(0), nxt
+
+
+@njit(inline="always")
+def _next(root, rows, nxt, live):
+    """A lane's state after its row reached a leaf: the next row, or idle (one lane fewer live)."""
+    node, k, r, nxt = _start(root, rows, nxt)
+    return node, k, r, nxt, live - (k < 0)
+
+
+@njit(inline="always")
+def _record_child(words, i, base):
+    """The record of the node in word ``i``: its row when it is a split, ``-(i + 1)`` when it is a leaf."""
+    leaf = -np.int64(np.uint64(words[i]) & np.uint64(LEAF))
+    return ((-(i + 1)) & leaf) | ((i - base) & ~leaf)
+
+
+@njit(inline="always")
+def _select(flag, if_set, if_clear):
+    """``if_set`` when ``flag`` (0 or 1) is 1, else ``if_clear``, without a branch."""
+    mask = -flag
+    return (if_set & mask) | (if_clear & ~mask)
+
+
+@njit(inline="always")
+def _add_leaf(words, table, node, k, out):
+    """Add the leaf in word ``node`` to ``out[k]``: 1 to its class, or its row of the leaf table."""
+    w = np.uint64(words[node])
+    payload = np.int64(w >> np.uint64(PAYLOAD_SHIFT))
+    if w & np.uint64(TABLE_ROW):
+        for c in range(out.shape[1]):
+            out[k, c] += table[payload, c]
+    else:
+        out[k, payload] += 1.0
 
 
 @njit(inline="always")

@@ -3,11 +3,12 @@ split's set; leaves add their class or their row of the leaf table."""
 
 import numpy as np
 import pytest
-from tree_helpers import grow, proba, reference_route
+from tree_helpers import forest_of, grow, proba, reference_route
 
+from mddf.trees import FeatureBinner
 from mddf.trees.forest import packed_tree
 from mddf.trees.grower import GrownTree
-from mddf.trees.predictor import NO_MISSING, route_trees
+from mddf.trees.predictor import NO_MISSING, expand_tree, route_lanes, route_scalar, route_trees
 
 
 def _hand_tree():
@@ -73,3 +74,87 @@ def test_grown_trees_route_every_row_as_the_reference_router(random_split):
     p = proba(tree, Xb, 4, missing_codes=np.full(4, 20))
     assert np.array_equal(p, reference_route(tree, Xb, 4, np.full(4, 20)))
     assert p.sum(axis=1) == pytest.approx(np.ones(500))
+
+
+def _forest_routes(forest, codes, missing_codes):
+    """Each tree of ``forest`` routed both ways: the expanded lanes and the row-by-row loop on the words."""
+    packed, rows = forest.packed, np.arange(len(codes), dtype=np.int64)
+    lanes, scalar = np.zeros((len(codes), forest._width)), np.zeros((len(codes), forest._width))
+    records = np.empty((int(np.diff(forest.offsets).max()), 4), dtype=np.int32)
+    for t in range(forest.n_trees):
+        expand_tree(packed, t, missing_codes, records)
+        route_lanes(packed, t, records, codes, rows, lanes)
+        route_scalar(packed, t, codes, rows, missing_codes, scalar)
+    return lanes, scalar
+
+
+@pytest.mark.parametrize("regression", [False, True])
+@pytest.mark.parametrize("n_rows", [1, 7, 8, 9, 300])
+def test_rows_advanced_in_lanes_reach_the_leaves_of_the_row_by_row_loop(regression, n_rows):
+    # features with NaN (missing values sent left at some splits and right at others), far right children
+    # (side-table rows), folded pure leaves and table leaves; every row count around the eight lanes
+    rng = np.random.RandomState(3)
+    X = rng.normal(size=(600, 5)).astype(np.float32)
+    X[rng.rand(600, 5) < 0.15] = np.nan
+    y = (np.nan_to_num(X[:, 0]) + rng.normal(size=600) > 0).astype(np.int64)
+    binner = FeatureBinner().fit(X)
+    codes = binner.transform(X)
+    missing = binner.missing_bins_
+    target = np.nan_to_num(X[:, 1]) + y if regression else y
+    trees = [
+        grow(codes, target, max_features=2, random_split=split, seed=seed, missing_bin=missing)
+        for seed, split in enumerate([False, True, 2, False])
+    ]
+    forest = forest_of(binner, None if regression else 2, trees)
+    X_new = rng.normal(size=(n_rows, 5)).astype(np.float32)
+    X_new[rng.rand(n_rows, 5) < 0.2] = np.nan
+    new_codes = binner.transform(X_new)
+    lanes, scalar = _forest_routes(forest, new_codes, missing)
+    assert np.array_equal(lanes, scalar)
+    assert np.array_equal(lanes, sum(reference_route(tree, new_codes, lanes.shape[1], missing) for tree in trees))
+    # without missing codes, the missing code is an ordinary large bin for both
+    lanes, scalar = _forest_routes(forest, new_codes, NO_MISSING)
+    assert np.array_equal(lanes, scalar)
+
+
+def test_a_one_leaf_tree_and_a_stump_route_in_lanes():
+    codes = np.array([[0], [5], [9]], dtype=np.uint8)
+    stump = grow(codes, np.array([0, 1, 1]), max_depth=1)
+    leaf = grow(codes, np.array([1, 1, 1]))
+    assert len(leaf.feature) == 1 and len(stump.feature) == 3
+    forest = forest_of(FeatureBinner().fit(codes.astype(np.float32)), 2, [leaf, stump])
+    lanes, scalar = _forest_routes(forest, codes, NO_MISSING)
+    assert lanes.tolist() == scalar.tolist() == [[1.0, 1.0], [0.0, 2.0], [0.0, 2.0]]
+
+
+def test_route_trees_gives_the_same_bits_for_any_number_of_rows_and_trees_with_category_splits():
+    # route_trees sends a tree to the lanes only for enough rows and threshold splits; the sums stay the same
+    rng = np.random.RandomState(8)
+    codes = rng.randint(0, 12, size=(400, 3)).astype(np.uint8)
+    y = (codes[:, 0] % 3 == 0).astype(np.int64) ^ (codes[:, 1] > 6)
+    binner = FeatureBinner().fit(codes.astype(np.float32))
+    trees = [grow(codes, y, seed=0), grow(codes, y, seed=1, categorical=np.array([1, 0, 0]))]
+    assert (trees[1].category >= 0).any() and not (trees[0].category >= 0).any()
+    forest = forest_of(binner, 2, trees)
+    for n in (1, 3, 400):
+        rows = np.arange(n, dtype=np.int64)
+        got = np.zeros((n, 2))
+        route_trees(forest.packed, 0, 2, codes, rows, NO_MISSING, got)
+        expected = sum(reference_route(tree, codes[:n], 2) for tree in trees)
+        assert np.array_equal(got, expected)
+
+
+@pytest.mark.parametrize("n_splits, dtype", [(1500, np.uint32), (5000, np.uint64)])
+def test_far_right_children_route_in_lanes_as_on_the_words(n_splits, dtype):
+    # 1,500 splits: the far right children take side-table rows of 32-bit words; 5,000: 64-bit words
+    from test_forest import _left_chain
+
+    d = 256
+    binner = FeatureBinner().fit(np.random.RandomState(0).rand(5, d).astype(np.float32))
+    tree = _left_chain(n_splits, d)
+    forest = forest_of(binner, 2, [tree])
+    assert forest.words.dtype == dtype and (len(forest.side_offset) > 0) == (dtype == np.uint32)
+    codes = np.random.RandomState(1).randint(90, 110, size=(300, d)).astype(np.uint8)
+    lanes, scalar = _forest_routes(forest, codes, NO_MISSING)
+    assert np.array_equal(lanes, scalar)
+    assert np.array_equal(lanes, reference_route(tree, codes, 2))
