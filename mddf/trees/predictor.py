@@ -73,17 +73,18 @@ LANE_WORDS_PER_ROW = 8
 RECORD_FEATURE_BITS = 22
 #: An expanded split's span when no code of the feature goes left past its threshold.
 _OPEN_SPAN = 1 << 30
+#: Children below ``-_CATEGORY_TARGET`` are category splits (:func:`expand_tree`); leaves are above.
+_CATEGORY_TARGET = 1 << 30
 
 
 @njit(cache=True, nogil=True)
 def route_trees(trees, first, stop, codes, rows, missing_codes, out):
     """Add the leaf of row ``rows[k]`` of ``codes`` in each tree from ``first`` to ``stop - 1`` to ``out[k]``.
 
-    A tree of threshold splits with at most :data:`LANE_WORDS_PER_ROW` words
-    per row routed is expanded into split records (:func:`expand_tree`) and
-    its rows advance eight at a time (:func:`route_lanes`); a tree with a
-    category split, or a large tree routing few rows, is routed row by row on
-    its words (:func:`route_scalar`). Both add each row's leaf of tree ``t``
+    A tree with at most :data:`LANE_WORDS_PER_ROW` words per row routed is
+    expanded into split records (:func:`expand_tree`) and its rows advance
+    eight at a time (:func:`route_lanes`); a larger tree (few rows) is routed
+    row by row on its words (:func:`route_scalar`). Both add each row's leaf of tree ``t``
     after those of the trees before it, so the sums (and the predictions) are
     the same bits whichever routes a tree.
 
@@ -93,7 +94,8 @@ def route_trees(trees, first, stop, codes, rows, missing_codes, out):
     first, stop : int
         The trees routed.
     codes : ndarray of uint8 or uint16 (n, d)
-        Bin codes of the rows.
+        Bin codes of the rows, as :class:`~mddf.trees.binning.FeatureBinner`
+        gives them: no code of a feature is above its missing code.
     rows : ndarray of int64
         Rows of ``codes`` to route.
     missing_codes : ndarray of int64 (d,) or (0,)
@@ -103,8 +105,8 @@ def route_trees(trees, first, stop, codes, rows, missing_codes, out):
         Added to in place: a pure leaf adds 1 to its class column, a table
         leaf its row of the leaf table.
     """
-    offsets, side_bases, side_category = trees.offsets, trees.side_bases, trees.side_category
-    lanes = trees.feature_bits <= RECORD_FEATURE_BITS and len(trees.words) < (1 << 31) - 1
+    offsets = trees.offsets
+    lanes = trees.feature_bits <= RECORD_FEATURE_BITS and len(trees.words) < _CATEGORY_TARGET
     biggest = 0
     for t in range(first, stop):
         if lanes and offsets[t + 1] - offsets[t] <= LANE_WORDS_PER_ROW * len(rows):
@@ -112,10 +114,7 @@ def route_trees(trees, first, stop, codes, rows, missing_codes, out):
     records = np.empty((biggest, 4), dtype=np.int32)
     for t in range(first, stop):
         words_t = offsets[t + 1] - offsets[t]
-        in_lanes = lanes and words_t <= LANE_WORDS_PER_ROW * len(rows)
-        if in_lanes and side_bases[t] < side_bases[t + 1]:  # a category split has a side-table row
-            in_lanes = side_category[side_bases[t] : side_bases[t + 1]].max() < 0
-        if in_lanes:
+        if lanes and words_t <= LANE_WORDS_PER_ROW * len(rows):
             expand_tree(trees, t, missing_codes, records)
             route_lanes(trees, t, records, codes, rows, out)
         else:
@@ -168,7 +167,7 @@ def route_scalar(trees, t, codes, rows, missing_codes, out):
 
 @njit(cache=True, nogil=True)
 def expand_tree(trees, t, missing_codes, records):
-    """Write the split records of tree ``t`` (threshold splits only) into the first rows of ``records``.
+    """Write the split records of tree ``t`` into the first rows of ``records``.
 
     ``records`` is int32 with 4 columns; row ``i`` belongs to the tree's word
     ``i``. For a split: column 0 holds its feature shifted by 9 bits, plus
@@ -179,11 +178,16 @@ def expand_tree(trees, t, missing_codes, records):
     the span: the span is ``missing_codes[f] - lo`` when missing values go
     left (a feature's missing code is above its other codes), else
     :data:`_OPEN_SPAN`, so one subtraction and one comparison decide both.
-    The rows of leaf words hold what their bits decode to, and are never read.
+    A category split's row holds its feature in column 0 and its row of
+    ``category_bits`` in column 3, and its parent points to it as
+    ``-(_CATEGORY_TARGET + row + 1)``: the lanes meet it where they meet
+    leaves, off the threshold splits' path (:func:`route_lanes`). The rows of
+    leaf words hold what their bits decode to, and are never read.
     The selects are written as masks: the words' flags follow no pattern a
     branch predictor could learn.
     """
     words, offsets = trees.words, trees.offsets
+    side_offset, side_category = trees.side_offset, trees.side_category
     fmask = (np.uint64(1) << np.uint64(trees.feature_bits)) - np.uint64(1)
     shift = np.uint64(FEATURE_SHIFT + trees.feature_bits)
     c_bits = np.int64(trees.class_bits)
@@ -194,25 +198,36 @@ def expand_tree(trees, t, missing_codes, records):
     side_base = trees.side_bases[t]
     has_missing = np.int64(len(missing_codes) > 0)
     top_feature = len(missing_codes) - 1
+    has_categories = len(trees.category_bits) > 0
     for i in range(base, offsets[t + 1]):
         w = np.uint64(words[i])
         f = np.int64((w >> np.uint64(FEATURE_SHIFT)) & fmask)
         lo = np.int64((w >> np.uint64(BIN_SHIFT)) & np.uint64(255)) + 1
         field = np.int64(w >> shift)
-        left_class = np.int64((w >> np.uint64(3)) & np.uint64(1))  # LEFT_CLASS
-        right_class = np.int64((w >> np.uint64(4)) & np.uint64(1))  # RIGHT_CLASS
         span = np.int64(_OPEN_SPAN)
         if has_missing & np.int64((w >> np.uint64(1)) & np.uint64(1)):  # MISSING_LEFT
             span = missing_codes[min(f, top_feature)] - lo
-        left = _select(left_class, -(class_base + (field & cmask) + 1), _record_child(words, min(i + 1, last), base))
-        right_word = i + 1 + (field - 1) * (1 - left_class)
-        right = _select(
-            right_class,
-            -(class_base + ((field >> (left_class * c_bits)) & cmask) + 1),
-            _record_child(words, min(right_word, last), base),
-        )
         if w & np.uint64(EXTENDED) and not w & np.uint64(LEAF):
-            right = _record_child(words, i + trees.side_offset[side_base + field], base)
+            side = side_base + field
+            left = _record_child(words, i + 1, base)
+            right = _record_child(words, i + side_offset[side], base)
+            if side_category[side] >= 0:
+                span = np.int64(side_category[side])
+        else:
+            left_class = np.int64((w >> np.uint64(3)) & np.uint64(1))  # LEFT_CLASS
+            right_class = np.int64((w >> np.uint64(4)) & np.uint64(1))  # RIGHT_CLASS
+            left = _select(
+                left_class, -(class_base + (field & cmask) + 1), _record_child(words, min(i + 1, last), base)
+            )
+            right_word = min(i + 1 + (field - 1) * (1 - left_class), last)
+            right = _select(
+                right_class,
+                -(class_base + ((field >> (left_class * c_bits)) & cmask) + 1),
+                _record_child(words, right_word, base),
+            )
+        if has_categories:
+            left = _category_target(words, side_category, base, side_base, shift, left)
+            right = _category_target(words, side_category, base, side_base, shift, right)
         row = i - base
         records[row, 0] = (f << 9) | lo
         records[row, 1] = left
@@ -228,11 +243,18 @@ def route_lanes(trees, t, records, codes, rows, out):
     lane by one level (a load of its split record, of its row's code and of
     the child), so eight independent chains of loads are in flight instead of
     one, and no branch depends on a comparison. A lane that reaches a leaf adds
-    it to its row's output and takes the next row. The lanes are eight sets of
-    local variables, written out, so that they stay in registers.
+    it to its row's output and takes the next row; one that reaches a category
+    split (a target below ``-_CATEGORY_TARGET``) takes its child there, on the
+    same branch. The lanes are eight sets of local variables, written out, so
+    that they stay in registers.
     """
-    words, table = trees.words, trees.table
-    root = _record_child(words, trees.offsets[t], trees.offsets[t])
+    words, table, category_bits = trees.words, trees.table, trees.category_bits
+    base = trees.offsets[t]
+    root = _record_child(words, base, base)
+    if len(category_bits):
+        root = _category_target(
+            words, trees.side_category, base, trees.side_bases[t], np.uint64(FEATURE_SHIFT + trees.feature_bits), root
+        )
     a0, k0, r0, nxt = _start(root, rows, 0)
     a1, k1, r1, nxt = _start(root, rows, nxt)
     a2, k2, r2, nxt = _start(root, rows, nxt)
@@ -245,41 +267,57 @@ def route_lanes(trees, t, records, codes, rows, out):
     while live > 0:
         if a0 >= 0:
             a0 = _down(records, codes, r0, a0)
+        elif a0 < -_CATEGORY_TARGET:
+            a0 = _category_child(records, category_bits, codes, r0, a0)
         elif k0 >= 0:
             _add_leaf(words, table, -a0 - 1, k0, out)
             a0, k0, r0, nxt, live = _next(root, rows, nxt, live)
         if a1 >= 0:
             a1 = _down(records, codes, r1, a1)
+        elif a1 < -_CATEGORY_TARGET:
+            a1 = _category_child(records, category_bits, codes, r1, a1)
         elif k1 >= 0:
             _add_leaf(words, table, -a1 - 1, k1, out)
             a1, k1, r1, nxt, live = _next(root, rows, nxt, live)
         if a2 >= 0:
             a2 = _down(records, codes, r2, a2)
+        elif a2 < -_CATEGORY_TARGET:
+            a2 = _category_child(records, category_bits, codes, r2, a2)
         elif k2 >= 0:
             _add_leaf(words, table, -a2 - 1, k2, out)
             a2, k2, r2, nxt, live = _next(root, rows, nxt, live)
         if a3 >= 0:
             a3 = _down(records, codes, r3, a3)
+        elif a3 < -_CATEGORY_TARGET:
+            a3 = _category_child(records, category_bits, codes, r3, a3)
         elif k3 >= 0:
             _add_leaf(words, table, -a3 - 1, k3, out)
             a3, k3, r3, nxt, live = _next(root, rows, nxt, live)
         if a4 >= 0:
             a4 = _down(records, codes, r4, a4)
+        elif a4 < -_CATEGORY_TARGET:
+            a4 = _category_child(records, category_bits, codes, r4, a4)
         elif k4 >= 0:
             _add_leaf(words, table, -a4 - 1, k4, out)
             a4, k4, r4, nxt, live = _next(root, rows, nxt, live)
         if a5 >= 0:
             a5 = _down(records, codes, r5, a5)
+        elif a5 < -_CATEGORY_TARGET:
+            a5 = _category_child(records, category_bits, codes, r5, a5)
         elif k5 >= 0:
             _add_leaf(words, table, -a5 - 1, k5, out)
             a5, k5, r5, nxt, live = _next(root, rows, nxt, live)
         if a6 >= 0:
             a6 = _down(records, codes, r6, a6)
+        elif a6 < -_CATEGORY_TARGET:
+            a6 = _category_child(records, category_bits, codes, r6, a6)
         elif k6 >= 0:
             _add_leaf(words, table, -a6 - 1, k6, out)
             a6, k6, r6, nxt, live = _next(root, rows, nxt, live)
         if a7 >= 0:
             a7 = _down(records, codes, r7, a7)
+        elif a7 < -_CATEGORY_TARGET:
+            a7 = _category_child(records, category_bits, codes, r7, a7)
         elif k7 >= 0:
             _add_leaf(words, table, -a7 - 1, k7, out)
             a7, k7, r7, nxt, live = _next(root, rows, nxt, live)
@@ -293,6 +331,16 @@ def _down(records, codes, r, node):
     code = np.uint64(codes[np.uint64(r), split >> np.uint64(9)])
     right = (code - (split & np.uint64(511))) < np.uint64(np.uint32(records[at, 3]))
     return np.int64(records[at, np.uint64(1) + np.uint64(right)])
+
+
+@njit(inline="always")
+def _category_child(records, category_bits, codes, r, target):
+    """The child of the category split at ``target`` (:func:`expand_tree`) that row ``r`` goes to."""
+    node = -target - _CATEGORY_TARGET - 1
+    code = np.int64(codes[r, records[node, 0] >> 9])
+    word = category_bits[records[node, 3], code >> 6] if code < 256 else np.uint64(0)
+    left = (word >> np.uint64(code & 63)) & np.uint64(1) != 0
+    return np.int64(records[node, 1] if left else records[node, 2])
 
 
 @njit(inline="always")
@@ -315,6 +363,17 @@ def _record_child(words, i, base):
     """The record of the node in word ``i``: its row when it is a split, ``-(i + 1)`` when it is a leaf."""
     leaf = -np.int64(np.uint64(words[i]) & np.uint64(LEAF))
     return ((-(i + 1)) & leaf) | ((i - base) & ~leaf)
+
+
+@njit(inline="always")
+def _category_target(words, side_category, base, side_base, shift, target):
+    """``target``, or ``-(_CATEGORY_TARGET + target + 1)`` when it is the row of a category split."""
+    if target < 0:
+        return target
+    w = np.uint64(words[base + target])
+    if not w & np.uint64(EXTENDED) or side_category[side_base + np.int64(w >> shift)] < 0:
+        return target
+    return -(_CATEGORY_TARGET + target + 1)
 
 
 @njit(inline="always")

@@ -29,7 +29,8 @@ def _hand_tree():
 
 def test_rows_go_left_on_bins_missing_side_and_category_sets_and_leaves_add_their_output():
     tree = _hand_tree()
-    codes = np.array([[9, 3], [4, 4], [2, 4], [1, 9], [0, 7]], dtype=np.uint8)  # feature 1: missing code 7
+    # feature 1: missing code 7, above its other codes (as the binner's missing bin always is)
+    codes = np.array([[9, 3], [4, 4], [2, 4], [1, 6], [0, 7]], dtype=np.uint8)
     missing = np.array([200, 7], dtype=np.int64)
     out = np.full((5, 3), 10.0)
     route_trees(packed_tree(tree, 2, 3), 0, 1, codes, np.arange(5, dtype=np.int64), missing, out)
@@ -158,3 +159,25 @@ def test_far_right_children_route_in_lanes_as_on_the_words(n_splits, dtype):
     lanes, scalar = _forest_routes(forest, codes, NO_MISSING)
     assert np.array_equal(lanes, scalar)
     assert np.array_equal(lanes, reference_route(tree, codes, 2))
+
+
+@pytest.mark.parametrize("random_split", [False, True])
+def test_category_splits_route_in_lanes_as_on_the_words(random_split):
+    # category and threshold splits mixed, missing values in both kinds of feature; the root may be either
+    rng = np.random.RandomState(21)
+    codes = rng.randint(0, 12, size=(700, 4)).astype(np.uint8)
+    codes[rng.rand(700, 4) < 0.1] = 12  # the missing code of every feature
+    y = ((codes[:, 0] % 3 == 0) ^ (codes[:, 1] > 6) ^ (codes[:, 2] % 2 == 1)).astype(np.int64)
+    missing = np.full(4, 12)
+    binner = FeatureBinner().fit(np.where(codes == 12, np.nan, codes).astype(np.float32))
+    assert np.array_equal(binner.missing_bins_, missing)
+    trees = [
+        grow(codes, y, seed=s, random_split=random_split, missing_bin=missing, categorical=np.array([1, 0, 1, 0]))
+        for s in range(4)
+    ]
+    assert all((tree.category >= 0).any() for tree in trees)
+    forest = forest_of(binner, 2, trees)
+    for n in (1, 9, 700):
+        lanes, scalar = _forest_routes(forest, codes[:n], missing)
+        assert np.array_equal(lanes, scalar)
+        assert np.array_equal(lanes, sum(reference_route(tree, codes[:n], 2, missing) for tree in trees))
