@@ -61,6 +61,14 @@ CANDIDATES = {
     "rf-crf-gbdt2": {"forest_types": ["rf", "crf", "gbdt", "gbdt"], "target": "y"},
     "rf2-crf2 residual": {"forest_types": ["rf", "rf", "crf", "crf"], "target": "residual"},
     "rf2-crf-gbdt residual": {"forest_types": ["rf", "rf", "crf", "gbdt"], "target": "residual"},
+    # the random forests' candidate features per split: all of them (scikit-learn's regression default, and
+    # the cascade's), half, or Breiman's p/3 for regression
+    "rf2-crf2 residual mf0.5": {"forest_types": ["rf", "rf", "crf", "crf"], "target": "residual", "max_features": 0.5},
+    "rf2-crf2 residual mf0.33": {
+        "forest_types": ["rf", "rf", "crf", "crf"],
+        "target": "residual",
+        "max_features": 1 / 3,
+    },
 }
 #: The final predictor every candidate is also scored with, on the same cascade (suffix of the candidate's name).
 SELECTION_PREDICTOR = "hgb"
