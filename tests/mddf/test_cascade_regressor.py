@@ -148,7 +148,8 @@ def test_missing_values_are_used_and_never_predicted_as_nan():
     missing = rng.rand(600) < 0.3
     X[missing, 0] = np.nan
     y[missing] = 10.0  # missingness carries the target
-    model = _small(max_layers=2).fit(X, y)
+    # every column a candidate at each split, so that every one of the 10 trees can split on x0's missingness
+    model = _small(max_layers=2, max_features=1.0).fit(X, y)
     X_new = rng.rand(200, 3)
     X_new[:100, 0] = np.nan
     X_new[150:, 2] = np.nan  # NaN where training had none
