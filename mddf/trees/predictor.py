@@ -15,8 +15,8 @@ branch no predictor can learn. When a tree routes enough rows, it is first
 expanded into 16-byte split records (feature, threshold, missing side and
 both children, decoded once), and eight rows walk it together: their chains
 are independent, so their loads overlap, and a level costs a subtraction, a
-comparison and three loads without a branch on the comparison. Trees with
-category splits, and large trees routing few rows, walk the words row by row.
+comparison and three loads without a branch on the comparison. Large trees
+routing few rows walk the words row by row.
 
 One kernel serves classification and regression, fitting (the held-out or
 out-of-bag rows of each tree as it is grown) and prediction (every tree of a
@@ -106,15 +106,16 @@ def route_trees(trees, first, stop, codes, rows, missing_codes, out):
         leaf its row of the leaf table.
     """
     offsets = trees.offsets
+    # the most words a tree routed in lanes may have (-1: none, the records cannot hold these trees)
     lanes = trees.feature_bits <= RECORD_FEATURE_BITS and len(trees.words) < _CATEGORY_TARGET
+    limit = LANE_WORDS_PER_ROW * len(rows) if lanes else -1
     biggest = 0
     for t in range(first, stop):
-        if lanes and offsets[t + 1] - offsets[t] <= LANE_WORDS_PER_ROW * len(rows):
+        if offsets[t + 1] - offsets[t] <= limit:
             biggest = max(biggest, offsets[t + 1] - offsets[t])
     records = np.empty((biggest, 4), dtype=np.int32)
     for t in range(first, stop):
-        words_t = offsets[t + 1] - offsets[t]
-        if lanes and words_t <= LANE_WORDS_PER_ROW * len(rows):
+        if offsets[t + 1] - offsets[t] <= limit:
             expand_tree(trees, t, missing_codes, records)
             route_lanes(trees, t, records, codes, rows, out)
         else:
@@ -146,8 +147,7 @@ def route_scalar(trees, t, codes, rows, missing_codes, out):
                 s = side_base + np.int64(field)
                 cat = side_category[s]
                 if cat >= 0:
-                    word = category_bits[cat, code >> 6] if code < 256 else np.uint64(0)
-                    left = (word >> np.uint64(code & 63)) & np.uint64(1) != 0
+                    left = _in_category_set(category_bits, cat, code)
                 else:
                     left = _threshold_left(w, code, f, has_missing, missing_codes)
                 node += 1 if left else side_offset[s]
@@ -338,8 +338,7 @@ def _category_child(records, category_bits, codes, r, target):
     """The child of the category split at ``target`` (:func:`expand_tree`) that row ``r`` goes to."""
     node = -target - _CATEGORY_TARGET - 1
     code = np.int64(codes[r, records[node, 0] >> 9])
-    word = category_bits[records[node, 3], code >> 6] if code < 256 else np.uint64(0)
-    left = (word >> np.uint64(code & 63)) & np.uint64(1) != 0
+    left = _in_category_set(category_bits, records[node, 3], code)
     return np.int64(records[node, 1] if left else records[node, 2])
 
 
@@ -393,6 +392,13 @@ def _add_leaf(words, table, node, k, out):
             out[k, c] += table[payload, c]
     else:
         out[k, payload] += 1.0
+
+
+@njit(inline="always")
+def _in_category_set(category_bits, cat, code):
+    """Whether ``code`` is in row ``cat`` of the category bitsets (codes from 256 never are)."""
+    word = category_bits[cat, code >> 6] if code < 256 else np.uint64(0)
+    return (word >> np.uint64(code & 63)) & np.uint64(1) != 0
 
 
 @njit(inline="always")

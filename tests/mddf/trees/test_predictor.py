@@ -129,7 +129,7 @@ def test_a_one_leaf_tree_and_a_stump_route_in_lanes():
 
 
 def test_route_trees_gives_the_same_bits_for_any_number_of_rows_and_trees_with_category_splits():
-    # route_trees sends a tree to the lanes only for enough rows and threshold splits; the sums stay the same
+    # route_trees sends a tree to the lanes only when it routes enough rows; the sums stay the same either way
     rng = np.random.RandomState(8)
     codes = rng.randint(0, 12, size=(400, 3)).astype(np.uint8)
     y = (codes[:, 0] % 3 == 0).astype(np.int64) ^ (codes[:, 1] > 6)
