@@ -56,13 +56,13 @@ QUICK_TREES = 20
 #: The configurations ``--select`` compares: name -> CascadeForestRegressor parameters (all of them explicit,
 #: so that a name keeps its meaning when the defaults change). Each is also scored with ``predictor="hgb"``.
 CANDIDATES = {
-    "rf2-crf2": {"forest_types": ["rf", "rf", "crf", "crf"], "target": "y"},
-    "rf2-crf-gbdt": {"forest_types": ["rf", "rf", "crf", "gbdt"], "target": "y"},
-    "rf-crf-gbdt2": {"forest_types": ["rf", "crf", "gbdt", "gbdt"], "target": "y"},
-    "rf2-crf2 residual": {"forest_types": ["rf", "rf", "crf", "crf"], "target": "residual"},
-    "rf2-crf-gbdt residual": {"forest_types": ["rf", "rf", "crf", "gbdt"], "target": "residual"},
-    # the random forests' candidate features per split: all of them (scikit-learn's regression default, and
-    # the cascade's), half, or Breiman's p/3 for regression
+    "rf2-crf2": {"forest_types": ["rf", "rf", "crf", "crf"], "target": "y", "max_features": 1.0},
+    "rf2-crf-gbdt": {"forest_types": ["rf", "rf", "crf", "gbdt"], "target": "y", "max_features": 1.0},
+    "rf-crf-gbdt2": {"forest_types": ["rf", "crf", "gbdt", "gbdt"], "target": "y", "max_features": 1.0},
+    "rf2-crf2 residual": {"forest_types": ["rf", "rf", "crf", "crf"], "target": "residual", "max_features": 1.0},
+    "rf2-crf-gbdt residual": {"forest_types": ["rf", "rf", "crf", "gbdt"], "target": "residual", "max_features": 1.0},
+    # the random forests' candidate features per split: all of them (above: scikit-learn's regression default,
+    # and the cascade's until half of them was chosen), half (the default now), or Breiman's p/3 for regression
     "rf2-crf2 residual mf0.5": {"forest_types": ["rf", "rf", "crf", "crf"], "target": "residual", "max_features": 0.5},
     "rf2-crf2 residual mf0.33": {
         "forest_types": ["rf", "rf", "crf", "crf"],
