@@ -321,7 +321,7 @@ class ForestBlock(MemberBlockMixin, BlockBase):
         others = [j for j, kind in enumerate(kinds) if not is_forest(kind)]
         X_float = X
         self._check_members_take_nan(X, kinds)
-        templates = {j: member_template(kinds[j]) for j in others}
+        templates = {j: member_template(kinds[j], categorical=categorical) for j in others}
         self.n_features_in_ = X.shape[1]
         if self.tree_method == "hist" and forests:
             announce_compilation(GROW_GINI)  # the first fit of a fresh install compiles the trees

@@ -27,6 +27,9 @@ MAX_CATEGORY_SPLITS = 32
 #: The fewest rows a category needs in a node to be placed by a best category subset (LightGBM's
 #: ``min_data_per_group``); rarer ones go right.
 MIN_CATEGORY_COUNT = 1
+#: Most categories of a column split into category subsets (a 256-bit set holds them and the missing code);
+#: a column of more is split at thresholds of its codes.
+MAX_SUBSET_CATEGORIES = 255
 
 
 class BinnedInput:
@@ -80,7 +83,8 @@ class BinnedInput:
         )
         self.categorical = None
         if categorical is not None:
-            subset = np.asarray(categorical, dtype=bool) & self.binner.exact_ & (self.binner.missing_bins_ <= 255)
+            few = self.binner.missing_bins_ <= MAX_SUBSET_CATEGORIES
+            subset = np.asarray(categorical, dtype=bool) & self.binner.exact_ & few
             if subset.any():
                 self.categorical = subset.astype(np.uint8)
 

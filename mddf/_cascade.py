@@ -271,7 +271,10 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
         extremely-randomised tree draws a random set of the node's categories.
         Missing values, and categories the node did not see, go to the heavier
         child unless the node had missing values, whose side is then learned.
-        Columns of more than 255 categories are split as codes. ``"ordinal"``:
+        Columns of more than 255 categories are split as codes. The XGBoost
+        members (``"gbdt"``, ``predictor="xgboost"``) get the same columns as
+        categorical (``enable_categorical``) and split them into subsets too.
+        ``"ordinal"``:
         at thresholds of the ordinal codes. ``tree_method="exact"`` always
         splits the codes at thresholds.
     n_jobs : int or None, default=None
@@ -666,10 +669,11 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
         """``alphas_`` and ``layer_shares_`` of the kept layers."""
         self.alphas_, self.layer_shares_ = growth.cumulative.layer_weights(kept)
 
-    def _predictor_template(self):
-        """The unfitted ``predictor``: XGBoost, a random forest or the instance given."""
+    def _predictor_template(self, categorical=None):
+        """The unfitted ``predictor``: XGBoost (splitting the ``categorical`` columns of its input into
+        category subsets), a random forest or the instance given."""
         if self.predictor == "xgboost":
-            return make_gbdt()
+            return make_gbdt(categorical=categorical)
         if self.predictor == "forest":
             return RandomForestClassifier(n_estimators=4 * self.n_estimators, max_features="sqrt", n_jobs=self.n_jobs)
         return self.predictor

@@ -22,7 +22,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter
 
-from ._block_base import MAX_SEED, BinnedInput
+from ._block_base import MAX_SEED, MAX_SUBSET_CATEGORIES, BinnedInput
 from ._layer_features import LayerFeaturesMixin
 from ._members import check_accepts_nan, is_forest
 from ._stopping import EarlyStopping
@@ -213,16 +213,29 @@ class CascadeBase(LayerFeaturesMixin):
         return True
 
     def _layer_categorical(self, n_columns, t):
-        """The columns of layer t's input that the binned trees split into category subsets; None: none.
+        """The columns of layer t's input that the block splits into category subsets; None: none.
 
         The categorical columns of ``x`` with ``categorical_splits="subset"``
-        (the columns that the previous layers pass on are numbers).
+        (the columns that the previous layers pass on are numbers), for the
+        binned trees and the ``"gbdt"`` members.
         """
-        if self.categorical_splits != "subset" or self.is_categorical_ is None or not self._layer_holds_x(t):
+        if not self._layer_holds_x(t):
+            return None
+        return self._categorical_prefix(n_columns)
+
+    def _categorical_prefix(self, n_columns):
+        """Of ``n_columns`` that begin with ``x``, those to split into category subsets; None: none.
+
+        With ``categorical_splits="subset"``, the categorical columns of ``x`` of at most
+        :data:`MAX_SUBSET_CATEGORIES` categories (a column of more is split as codes).
+        """
+        if self.categorical_splits != "subset" or self.is_categorical_ is None:
             return None
         mask = np.zeros(n_columns, dtype=bool)
-        mask[: len(self.is_categorical_)] = self.is_categorical_
-        return mask
+        mask[: len(self.is_categorical_)] = [
+            c and len(cats) <= MAX_SUBSET_CATEGORIES for c, cats in zip(self.is_categorical_, self.categories_)
+        ]
+        return mask if mask.any() else None
 
     def _keep_layer(self, growth, block, record, start, monitored):
         """Record a grown layer; ``monitored`` are the per-row results early stopping reads. True: stop."""
@@ -264,8 +277,8 @@ class CascadeBase(LayerFeaturesMixin):
         if self.predictor is None:
             return
         seed = growth.rng.randint(MAX_SEED)
-        template = self._predictor_template()
         X, y, weight = growth.X, growth.y, growth.weight
+        template = self._predictor_template(self._categorical_prefix(X.shape[1] + self.oof_features_[-1].shape[1]))
         if np.isnan(X).any():
             check_accepts_nan(template, "predictor")
         Z = np.hstack([X, self.oof_features_[-1]])

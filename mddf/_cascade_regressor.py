@@ -127,7 +127,10 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
         pinned settings (XGBoost's defaults: 100 rounds, learning rate 0.3,
         depth 6, ``tree_method="hist"``; one thread, so results do not depend
         on ``n_jobs``); ``"hgb"``: scikit-learn's ``HistGradientBoostingRegressor``
-        with its defaults; ``"forest"``: a ``RandomForestRegressor`` of
+        with its defaults. With ``categorical_splits="subset"`` both split the
+        categorical columns of ``x`` into category subsets (XGBoost's
+        ``enable_categorical``, HistGradientBoosting's ``categorical_features``),
+        as the trees do. ``"forest"``: a ``RandomForestRegressor`` of
         ``4 * n_estimators`` fully grown trees with this cascade's
         ``max_features``, ``n_jobs`` threads; an instance (with ``fit`` and
         ``predict``) is cloned and its ``random_state`` parameters drawn from
@@ -191,7 +194,10 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
         extremely-randomised tree draws a random set of the node's categories.
         Missing values and categories the node did not see go to the heavier
         child, unless the node had missing values, whose side is then learned.
-        Columns of more than 255 categories are split as codes. ``"ordinal"``:
+        Columns of more than 255 categories are split as codes. The XGBoost
+        members (``"gbdt"``, ``predictor="xgboost"``) get the same columns as
+        categorical (``enable_categorical``) and split them into subsets too.
+        ``"ordinal"``:
         at thresholds of the ordinal codes.
     n_jobs : int or None, default=None
         Parallel forest fits and predictions (joblib threads, or the backend
@@ -480,12 +486,13 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
             record["val_r2"] = float(r2_score(growth.y_val, prediction, sample_weight=growth.weight_val))
         return self._keep_layer(growth, block, record, start, errors)
 
-    def _predictor_template(self):
-        """The unfitted ``predictor``: XGBoost, HistGradientBoosting, a random forest or the instance given."""
+    def _predictor_template(self, categorical=None):
+        """The unfitted ``predictor``: XGBoost or HistGradientBoosting (both splitting the ``categorical``
+        columns of its input into category subsets), a random forest or the instance given."""
         if self.predictor == "xgboost":
-            return make_gbdt(task="regression")
+            return make_gbdt(task="regression", categorical=categorical)
         if self.predictor == "hgb":
-            return HistGradientBoostingRegressor()
+            return HistGradientBoostingRegressor(**({} if categorical is None else {"categorical_features": categorical}))
         if self.predictor == "forest":
             return RandomForestRegressor(
                 n_estimators=4 * self.n_estimators, max_features=self.max_features, n_jobs=self.n_jobs

@@ -7,7 +7,8 @@ fitted whole, one per fold, by the same code for both tasks:
 
 - ``"gbdt"``: gradient-boosted trees, XGBoost's ``XGBClassifier`` or
   ``XGBRegressor`` with the fixed settings of :data:`GBDT_PARAMS`
-  (:func:`make_gbdt`);
+  (:func:`make_gbdt`), splitting the columns the block splits into category
+  subsets into category subsets too (XGBoost's ``enable_categorical``);
 - an estimator instance: for classification one with ``fit`` and
   ``predict_proba`` (a scikit-learn classifier, a ``Pipeline`` ending in one, an
   ``XGBClassifier`` or ``LGBMClassifier`` of one's own settings), for
@@ -53,7 +54,7 @@ GBDT_PARAMS = dict(n_estimators=100, learning_rate=0.3, max_depth=6, tree_method
 _MAX_SEED = np.iinfo(np.int32).max
 
 
-def make_gbdt(random_state=None, task="classification"):
+def make_gbdt(random_state=None, task="classification", categorical=None):
     """The ``"gbdt"`` member: ``XGBClassifier`` (or ``XGBRegressor``) ``(**GBDT_PARAMS, random_state=random_state)``.
 
     Boosting fits each tree to the errors of the previous ones, so on data where
@@ -67,15 +68,30 @@ def make_gbdt(random_state=None, task="classification"):
     random_state : int or None
     task : {"classification", "regression"}
         ``"regression"`` gives ``XGBRegressor`` (squared error) with the same settings.
+    categorical : array-like of bool (d,) or None
+        Columns of the input that hold category codes (0 .. k-1, NaN for a missing
+        or unseen category) to split into subsets of categories: they are given
+        to XGBoost as categorical (``enable_categorical=True`` and
+        ``feature_types``, ``"c"`` for these columns and ``"q"`` for the others),
+        as its own categorical support splits them. None, or no True entry: every
+        column is a number, and the model is the one without this parameter.
     """
     _check_task(task)
+    params = dict(GBDT_PARAMS, random_state=random_state, **_categorical_params(categorical))
     if task == "regression":
         from xgboost import XGBRegressor
 
-        return XGBRegressor(**GBDT_PARAMS, random_state=random_state)
+        return XGBRegressor(**params)
     from xgboost import XGBClassifier
 
-    return XGBClassifier(**GBDT_PARAMS, random_state=random_state)
+    return XGBClassifier(**params)
+
+
+def _categorical_params(categorical):
+    """XGBoost's parameters for the category columns marked in ``categorical``; none without one."""
+    if categorical is None or not np.any(categorical):
+        return {}
+    return {"enable_categorical": True, "feature_types": ["c" if c else "q" for c in np.asarray(categorical, bool)]}
 
 
 def _check_task(task):
@@ -135,9 +151,14 @@ def check_forest_types(forest_types, task="classification"):
     return types
 
 
-def member_template(kind, task="classification"):
-    """The unfitted estimator a non-forest member clones for each fold model."""
-    return make_gbdt(task=task) if isinstance(kind, str) and kind == "gbdt" else kind
+def member_template(kind, task="classification", categorical=None):
+    """The unfitted estimator a non-forest member clones for each fold model.
+
+    ``categorical`` (bool mask of the block input's columns, or None) marks the
+    columns that ``"gbdt"`` splits into category subsets (:func:`make_gbdt`); an
+    estimator instance is used with the settings it was given.
+    """
+    return make_gbdt(task=task, categorical=categorical) if isinstance(kind, str) and kind == "gbdt" else kind
 
 
 def _nan_handling(estimator):

@@ -158,7 +158,9 @@ class RegressionForestBlock(MemberBlockMixin, BlockBase):
         ndarray of float64, shape (n, n_members): each member's out-of-fold predictions.
         """
         kinds = check_forest_types(self.forest_types, "regression")
-        templates = {j: member_template(kind, "regression") for j, kind in enumerate(kinds) if not is_forest(kind)}
+        templates = {
+            j: member_template(kind, "regression", categorical) for j, kind in enumerate(kinds) if not is_forest(kind)
+        }
         self._check_members_take_nan(X, kinds)
         self.n_features_in_ = X.shape[1]
         X_float = X

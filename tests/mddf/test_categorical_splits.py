@@ -7,6 +7,7 @@ from sklearn.metrics import r2_score
 
 from mddf import CascadeForestRegressor, MDDFClassifier
 from mddf._block_base import BinnedInput
+from mddf._members import make_gbdt
 from mddf.baselines import GCForestClassifier
 
 SET = ["c1", "c4", "c6"]  # no threshold on the codes of c0 .. c7 isolates these three
@@ -79,3 +80,53 @@ def test_a_column_of_more_than_255_categories_is_split_at_thresholds():
     assert binned.categorical.tolist() == [0, 1]
     X[rng.rand(2000) < 0.1, 1] = np.nan  # 20 categories and missing values: still a set of codes
     assert BinnedInput(X, categorical=np.array([True, True])).categorical.tolist() == [0, 1]
+
+
+# ---------------------------------------------------------------- the XGBoost members and predictors
+def test_gbdt_is_given_the_columns_to_split_into_category_subsets():
+    gbdt = make_gbdt(3, categorical=[True, False, False])
+    assert gbdt.get_params()["enable_categorical"] and gbdt.get_params()["feature_types"] == ["c", "q", "q"]
+    regressor = make_gbdt(3, "regression", categorical=np.array([False, True]))
+    assert regressor.get_params()["feature_types"] == ["q", "c"]
+    # no categorical column: the model of old, every column a number
+    assert make_gbdt(3, categorical=[False, False]).get_params() == make_gbdt(3).get_params()
+    assert make_gbdt(3).get_params()["feature_types"] is None
+
+
+def _with_numbers(X, seed):
+    noise = np.random.RandomState(seed).standard_normal(len(X))
+    return X.assign(noise=noise)
+
+
+@pytest.mark.parametrize("splits, expected", [("subset", ["c", "q"]), ("ordinal", None)])
+def test_the_gbdt_members_split_the_categorical_columns_as_the_trees_do(splits, expected):
+    X, y = _data(300, 8)
+    X = _with_numbers(X, 8)
+    model = MDDFClassifier(forest_types=("rf", "gbdt"), categorical_splits=splits, **SMALL).fit(X, y)
+    for fold_model in model.layers_[0].models_[1]:
+        assert fold_model.estimator.get_params()["feature_types"] == expected
+
+
+@pytest.mark.parametrize("make", [MDDFClassifier, CascadeForestRegressor])
+def test_the_xgboost_predictor_splits_the_categorical_columns_of_x_and_takes_unseen_ones(make):
+    regression = make is CascadeForestRegressor
+    X, y = _data(300, 9, regression=regression)
+    X = _with_numbers(X, 9)
+    kw = dict(forest_types=("rf", "crf"), predictor="xgboost", categorical_splits="subset", **SMALL)
+    model = make(**kw).fit(X, y)
+    passed = model.oof_features_[-1].shape[1]  # the columns of f_T (h_T) after x's
+    assert model.predictor_.get_params()["feature_types"] == ["c", "q"] + ["q"] * passed
+    ordinal = make(**dict(kw, categorical_splits="ordinal")).fit(X, y)
+    assert ordinal.predictor_.get_params()["feature_types"] is None
+    unseen = X.head(5).assign(category=pd.Categorical(["c9"] * 5))  # unseen at fit: NaN, the learned missing side
+    assert np.all(np.isfinite(model.predict_proba(unseen) if not regression else model.predict(unseen)))
+
+
+def test_the_hgb_predictor_of_the_regression_cascade_splits_them_too():
+    X, y = _data(300, 10, regression=True)
+    X = _with_numbers(X, 10)
+    kw = dict(forest_types=("rf",), predictor="hgb", **SMALL)
+    subset = CascadeForestRegressor(categorical_splits="subset", **kw).fit(X, y)
+    assert subset.predictor_.get_params()["categorical_features"].tolist() == [True, False, False]
+    ordinal = CascadeForestRegressor(categorical_splits="ordinal", **kw).fit(X, y)
+    assert ordinal.predictor_.get_params()["categorical_features"] == "from_dtype"  # its default: none on numpy
