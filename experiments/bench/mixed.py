@@ -6,7 +6,8 @@ benchmark (``--fmnist-rows``), letter, satimage, and the synthetic ``mixed_categ
 interactions, missing values) and ``numeric_interaction`` (a loan grade read from amount, term and
 instalment). Every method gets the same DataFrames.
 
-Methods (``--methods``, any subset of :data:`METHODS`): the mdDF configurations of :data:`CONFIGURATIONS`,
+Methods (``--methods``, any subset of :data:`METHODS`; by default all but the ablations of
+:data:`ABLATIONS`): the mdDF configurations of :data:`CONFIGURATIONS`,
 HistGradientBoosting and XGBoost with their native categorical support, LightGBM (optional: ``pip install
 mddf[bench]``; without it its column is left out with a message) and a random forest of 400 trees on the
 categories' ordinal codes (missing values as NaN, which scikit-learn's trees route). Every fit runs in this
@@ -53,6 +54,7 @@ from threadpoolctl import threadpool_limits
 from xgboost import XGBClassifier
 
 from mddf import MDDFClassifier
+from mddf._members import make_gbdt
 from mddf.experiments.bench.fitting import lightgbm_available, pending, timed_fit
 from mddf.experiments.bench.mixed_data import load_frames
 from mddf.experiments.provenance import provenance, record_stamp, script_path, with_markdown_header
@@ -70,6 +72,16 @@ CONFIGURATIONS = {
     "mdDF-subset-gbdt": {"categorical_splits": "subset", "forest_types": ("rf", "rf", "crf", "gbdt")},
     "mdDF-subset-xgbpred": {"categorical_splits": "subset", "predictor": "xgboost"},
     "mdDF-documented": {"forest_types": ("rf", "rf", "et", "et"), "predictor": "xgboost"},
+}
+
+#: name -> the parameters of an mdDF variant that isolates one design choice, run only when named in
+#: ``--methods`` (never by default) and never chosen by ``--select``. The ``-codes`` variants give the
+#: cascade's XGBoost models as instances, which are used as given: they split the categorical columns'
+#: ordinal codes at thresholds, as the named ``"gbdt"`` and ``predictor="xgboost"`` did before they
+#: followed ``categorical_splits``.
+ABLATIONS = {
+    "mdDF-subset-gbdt-codes": {"categorical_splits": "subset", "forest_types": ("rf", "rf", "crf", make_gbdt())},
+    "mdDF-subset-xgbpred-codes": {"categorical_splits": "subset", "predictor": make_gbdt()},
 }
 
 
@@ -129,7 +141,10 @@ METHODS = {
     "XGBoost": _xgboost,
     "LightGBM": _lightgbm,
     "RF400": _random_forest,
+    **{name: _mddf(params) for name, params in ABLATIONS.items()},
 }
+#: The methods run when ``--methods`` is not given: all but the ablations.
+DEFAULT_METHODS = tuple(m for m in METHODS if m not in ABLATIONS)
 
 
 def fit_and_score(method: str, dataset: str, data, seed: int, n_jobs: int, quick: bool) -> dict:
@@ -207,7 +222,8 @@ def select(cv_records, configurations, datasets):
     ]
     if not complete:
         return None, {}
-    ranks = mean_ranks(cv_records, configurations, complete, key="cv_accuracy")
+    # a single configuration has no other to be ranked against: it ranks first
+    ranks = {m: 1.0 for m in configurations} | mean_ranks(cv_records, configurations, complete, key="cv_accuracy")
 
     def mean_cv(m):
         return statistics.fmean(r["cv_accuracy"] for r in cv_records if r["method"] == m and r["dataset"] in complete)
@@ -309,7 +325,11 @@ def _run(stage, method, dataset, data, seed, args):
 def _parser():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--datasets", help=f"comma-separated dataset names (default: {','.join(DATASETS)})")
-    parser.add_argument("--methods", default=",".join(METHODS), help="comma-separated subset of the methods")
+    parser.add_argument(
+        "--methods",
+        default=",".join(DEFAULT_METHODS),
+        help=f"comma-separated subset of the methods (ablations, run only when named: {','.join(ABLATIONS)})",
+    )
     parser.add_argument("--seeds", default="0,1,2,3,4")
     parser.add_argument("--select", action="store_true", help="choose a recommended mdDF configuration by CV")
     parser.add_argument("--cv-folds", type=int, default=3, help="folds of the training-row CV of --select")

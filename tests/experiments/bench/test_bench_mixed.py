@@ -9,7 +9,15 @@ from sklearn.tree import DecisionTreeClassifier
 
 from mddf.experiments.bench import mixed as bench_mixed
 from mddf.experiments.bench.fitting import lightgbm_available
-from mddf.experiments.bench.mixed import CONFIGURATIONS, METHODS, cross_validate, ordinal_codes, select
+from mddf.experiments.bench.mixed import (
+    ABLATIONS,
+    CONFIGURATIONS,
+    DEFAULT_METHODS,
+    METHODS,
+    cross_validate,
+    ordinal_codes,
+    select,
+)
 from mddf.experiments.bench.mixed_data import (
     QUICK_ROWS,
     categorical_frame,
@@ -109,7 +117,7 @@ def test_quick_run_fits_every_method_on_the_same_frames_writes_the_tables_and_re
     ]
     assert bench_mixed.main(argv) == 0
     records = _records(out)
-    methods = [m for m in METHODS if m != "LightGBM" or lightgbm_available()]
+    methods = [m for m in DEFAULT_METHODS if m != "LightGBM" or lightgbm_available()]  # no ablation unless named
     tests = [r for r in records if r["stage"] == "test"]
     cvs = [r for r in records if r["stage"] == "cv"]
     assert sorted(r["method"] for r in tests) == sorted(methods)
@@ -207,3 +215,21 @@ def test_the_help_lists_quick_select_and_out(capsys):
     assert exit_info.value.code == 0
     text = capsys.readouterr().out
     assert "--quick" in text and "--select" in text and "--out" in text
+
+
+def test_ablations_run_when_named_are_never_selected_and_give_xgboost_the_codes(tmp_path):
+    out = tmp_path / "mixed"
+    methods = ",".join(["mdDF-subset-xgbpred", *ABLATIONS])
+    argv = ["--quick", "--select", "--cv-folds", "2", "--datasets", "mixed_categories", "--seeds", "0"]
+    assert bench_mixed.main([*argv, "--n-jobs", "1", "--methods", methods, "--out", str(out)]) == 0
+    records = _records(out)
+    assert sorted(r["method"] for r in records if r["stage"] == "test") == sorted(methods.split(","))
+    assert [r["method"] for r in records if r["stage"] == "cv"] == ["mdDF-subset-xgbpred"]
+    assert "**mdDF-subset-xgbpred** (mean CV rank 1.00)" in (out / "table.md").read_text()  # the only candidate
+    X, y = load_frames("mixed_categories", quick=True)[:2]
+    named = METHODS["mdDF-subset-xgbpred"](0, 1, True).fit(X, y)
+    codes = METHODS["mdDF-subset-xgbpred-codes"](0, 1, True).fit(X, y)
+    assert "c" in named.predictor_.get_params()["feature_types"]
+    assert codes.predictor_.get_params()["feature_types"] is None
+    gbdt = METHODS["mdDF-subset-gbdt-codes"](0, 1, True).fit(X, y)
+    assert all(m.estimator.get_params()["feature_types"] is None for m in gbdt.layers_[0].models_[3])
