@@ -75,7 +75,8 @@ CONFIGURATIONS = {
 }
 
 #: name -> the parameters of an mdDF variant that isolates one design choice, run only when named in
-#: ``--methods`` (never by default) and never chosen by ``--select``. The ``-codes`` variants give the
+#: ``--methods`` (never by default); ``--select`` cross-validates it beside the configurations but never
+#: chooses it. The ``-codes`` variants give the
 #: cascade's XGBoost models as instances, which are used as given: they split the categorical columns'
 #: ordinal codes at thresholds, as the named ``"gbdt"`` and ``predictor="xgboost"`` did before they
 #: followed ``categorical_splits``.
@@ -255,13 +256,15 @@ def accuracy_table(records, methods, datasets, recommended=None) -> str:
     return "\n".join(markdown_table(header, rows))
 
 
-def cv_table(cv_records, configurations, datasets, recommended, ranks) -> str:
-    """Markdown: CV accuracy (%) on the training rows per dataset and configuration, and the mean CV rank."""
-    rows = [
-        [d, *(mean_std(_cells(cv_records, d, m, "cv_accuracy"), scale=100) for m in configurations)] for d in datasets
-    ]
-    rows.append(["mean CV rank", *(f"{ranks[m]:.2f}" if m in ranks else "" for m in configurations)])
-    head = [f"{m} (recommended)" if m == recommended else m for m in configurations]
+def cv_table(cv_records, configurations, datasets, recommended, ranks, ablations=()) -> str:
+    """Markdown: CV accuracy (%) on the training rows per dataset and configuration, and the mean CV rank.
+
+    ``ablations`` get columns of their CV accuracy after the configurations', without a rank.
+    """
+    columns = [*configurations, *ablations]
+    rows = [[d, *(mean_std(_cells(cv_records, d, m, "cv_accuracy"), scale=100) for m in columns)] for d in datasets]
+    rows.append(["mean CV rank", *(f"{ranks[m]:.2f}" if m in ranks else "" for m in columns)])
+    head = [f"{m} (recommended)" if m == recommended else f"{m} (ablation)" if m in ablations else m for m in columns]
     return "\n".join(markdown_table(["dataset", *head], rows))
 
 
@@ -359,6 +362,7 @@ def main(argv=None) -> int:
         methods.remove("LightGBM")
         print("LightGBM is not installed: its column is left out (pip install lightgbm)", file=sys.stderr)
     configurations = [m for m in methods if m in CONFIGURATIONS]
+    ablations = [m for m in methods if m in ABLATIONS]  # cross-validated with --select, never selected
     if args.select and not configurations:
         parser.error(f"--select needs at least one mdDF configuration among the methods: {list(CONFIGURATIONS)}")
 
@@ -370,7 +374,7 @@ def main(argv=None) -> int:
     cvs = [r for r in records if r.get("stage") == "cv" and r.get("n_folds") == args.cv_folds]
     runs = [("test", *run) for run in pending(tests, seeds, datasets, methods)]
     if args.select:
-        runs += [("cv", *run) for run in pending(cvs, cv_seeds, datasets, configurations)]
+        runs += [("cv", *run) for run in pending(cvs, cv_seeds, datasets, configurations + ablations)]
     runs.sort(key=lambda run: run[1])  # seeds outermost: the test fits of a seed, then its CV fits
     data = {}
     for stage, seed, dataset, method in runs:
@@ -383,9 +387,10 @@ def main(argv=None) -> int:
     def kept(rs, seed_list, names):
         return [r for r in rs if r["seed"] in seed_list and r["dataset"] in datasets and r["method"] in names]
 
-    tests, cvs = kept(tests, seeds, methods), kept(cvs, cv_seeds, configurations)
+    tests, cvs = kept(tests, seeds, methods), kept(cvs, cv_seeds, configurations + ablations)
     fitted_tests, fitted_cvs = [r for r in tests if "error" not in r], [r for r in cvs if "error" not in r]
-    recommended, cv_ranks = select(fitted_cvs, configurations, datasets) if args.select else (None, {})
+    candidates = [r for r in fitted_cvs if r["method"] in configurations]
+    recommended, cv_ranks = select(candidates, configurations, datasets) if args.select else (None, {})
     text = accuracy_table(fitted_tests, methods, datasets, recommended)
     heading = f"Test accuracy (%), mean ± std over seeds {args.seeds}; mean rank over the datasets (1 is best); median fit seconds."
     if args.select:
@@ -393,7 +398,7 @@ def main(argv=None) -> int:
             f"Recommended by {args.cv_folds}-fold CV on the training rows (seeds {','.join(map(str, cv_seeds))}): "
             + (f"**{recommended}** (mean CV rank {cv_ranks[recommended]:.2f})." if recommended else "none yet.")
         )
-        cv_text = cv_table(fitted_cvs, configurations, datasets, recommended, cv_ranks)
+        cv_text = cv_table(fitted_cvs, configurations, datasets, recommended, cv_ranks, ablations)
         text += f"\n\n{chosen}\n\nCV accuracy (%) on the training rows, mean ± std over the seeds:\n\n{cv_text}"
     text += not_fitted(tests + cvs)
     prov = provenance(script_path("bench_mixed.py"), sys.argv[1:] if argv is None else argv)

@@ -217,15 +217,17 @@ def test_the_help_lists_quick_select_and_out(capsys):
     assert "--quick" in text and "--select" in text and "--out" in text
 
 
-def test_ablations_run_when_named_are_never_selected_and_give_xgboost_the_codes(tmp_path):
+def test_ablations_run_and_are_cross_validated_when_named_but_never_selected_and_give_xgboost_the_codes(tmp_path):
     out = tmp_path / "mixed"
     methods = ",".join(["mdDF-subset-xgbpred", *ABLATIONS])
     argv = ["--quick", "--select", "--cv-folds", "2", "--datasets", "mixed_categories", "--seeds", "0"]
     assert bench_mixed.main([*argv, "--n-jobs", "1", "--methods", methods, "--out", str(out)]) == 0
     records = _records(out)
     assert sorted(r["method"] for r in records if r["stage"] == "test") == sorted(methods.split(","))
-    assert [r["method"] for r in records if r["stage"] == "cv"] == ["mdDF-subset-xgbpred"]
-    assert "**mdDF-subset-xgbpred** (mean CV rank 1.00)" in (out / "table.md").read_text()  # the only candidate
+    assert sorted(r["method"] for r in records if r["stage"] == "cv") == sorted(methods.split(","))
+    table = (out / "table.md").read_text()
+    assert "**mdDF-subset-xgbpred** (mean CV rank 1.00)" in table  # the only candidate
+    assert "| mdDF-subset-xgbpred (recommended) | mdDF-subset-gbdt-codes (ablation) |" in table
     X, y = load_frames("mixed_categories", quick=True)[:2]
     named = METHODS["mdDF-subset-xgbpred"](0, 1, True).fit(X, y)
     codes = METHODS["mdDF-subset-xgbpred-codes"](0, 1, True).fit(X, y)
