@@ -22,7 +22,9 @@ Timings are the thread's CPU seconds (``time.thread_time``), one thread. Results
 from __future__ import annotations
 
 import argparse
+import atexit
 import importlib
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -40,6 +42,7 @@ class _BaselineTrees:
     def __init__(self, revision, root):
         self.revision = revision
         self.folder = Path(tempfile.mkdtemp(prefix="mddf-baseline-trees-"))
+        atexit.register(self.close)  # the copy is needed while the process runs, and never after
         package = self.folder / "baseline_trees"
         package.mkdir()
         files = subprocess.run(
@@ -58,6 +61,10 @@ class _BaselineTrees:
         sys.path.insert(0, str(self.folder))
         self.trees = importlib.import_module("baseline_trees")
         self.twins = hasattr(self.trees, "grow_regression_tree")  # the growers before one skeleton served both
+
+    def close(self):
+        """Remove the temporary copy of the baseline's files (the imported modules stay usable)."""
+        shutil.rmtree(self.folder, ignore_errors=True)
 
     def grow(self, data, y, w, rule, max_features, seed, regression):
         if not self.twins:

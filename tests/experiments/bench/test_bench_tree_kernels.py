@@ -32,7 +32,9 @@ def _committed_trees_are_the_checkout_s():
 def head():
     if not _committed_trees_are_the_checkout_s():
         pytest.fail("this test needs a git checkout whose mddf/trees has no uncommitted change (git status)")
-    return tree_kernels._BaselineTrees("HEAD", ROOT)
+    baseline = tree_kernels._BaselineTrees("HEAD", ROOT)
+    yield baseline
+    baseline.close()
 
 
 def _data():
@@ -47,3 +49,13 @@ def test_the_same_revision_routes_to_bit_identical_predictions(head):
     results = tree_kernels.compare_routing(head, data, y, X_test, n_trees=3, rounds=2)
     assert [r["kind"] for r in results] == ["rf", "crf"]
     assert all(r["same_predictions"] and r["old_ns"] > 0 and r["new_ns"] > 0 for r in results)
+
+
+def test_the_copy_of_the_baseline_is_removed_when_closed(head):
+    data, y, X_test = _data()
+    tree_kernels.compare_routing(head, data, y, X_test, n_trees=1, rounds=1)  # the copy was imported and used
+    assert head.folder.is_dir()
+    copy = tree_kernels._BaselineTrees("HEAD", ROOT)
+    assert (copy.folder / "baseline_trees" / "grower.py").is_file()
+    copy.close()
+    assert not copy.folder.exists()
