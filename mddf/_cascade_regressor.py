@@ -492,7 +492,8 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
         if self.predictor == "xgboost":
             return make_gbdt(task="regression", categorical=categorical)
         if self.predictor == "hgb":
-            return HistGradientBoostingRegressor(**({} if categorical is None else {"categorical_features": categorical}))
+            categorical_features = "from_dtype" if categorical is None else categorical  # its default: none on numpy
+            return HistGradientBoostingRegressor(categorical_features=categorical_features)
         if self.predictor == "forest":
             return RandomForestRegressor(
                 n_estimators=4 * self.n_estimators, max_features=self.max_features, n_jobs=self.n_jobs
