@@ -274,8 +274,7 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
         Columns of more than 255 categories are split as codes. The XGBoost
         members (``"gbdt"``, ``predictor="xgboost"``) get the same columns as
         categorical (``enable_categorical``) and split them into subsets too.
-        ``"ordinal"``:
-        at thresholds of the ordinal codes. ``tree_method="exact"`` always
+        ``"ordinal"``: at thresholds of the ordinal codes. ``tree_method="exact"`` always
         splits the codes at thresholds.
     n_jobs : int or None, default=None
         Parallel forest fits and predictions (joblib threads). Results do not depend on

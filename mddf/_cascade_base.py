@@ -278,10 +278,10 @@ class CascadeBase(LayerFeaturesMixin):
             return
         seed = growth.rng.randint(MAX_SEED)
         X, y, weight = growth.X, growth.y, growth.weight
-        template = self._predictor_template(self._categorical_prefix(X.shape[1] + self.oof_features_[-1].shape[1]))
+        Z = np.hstack([X, self.oof_features_[-1]])
+        template = self._predictor_template(self._categorical_prefix(Z.shape[1]))
         if np.isnan(X).any():
             check_accepts_nan(template, "predictor")
-        Z = np.hstack([X, self.oof_features_[-1]])
         if weight is not None:
             keep = weight > 0
             Z, y, weight = Z[keep], y[keep], weight[keep]

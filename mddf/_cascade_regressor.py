@@ -197,8 +197,7 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
         Columns of more than 255 categories are split as codes. The XGBoost
         members (``"gbdt"``, ``predictor="xgboost"``) get the same columns as
         categorical (``enable_categorical``) and split them into subsets too.
-        ``"ordinal"``:
-        at thresholds of the ordinal codes.
+        ``"ordinal"``: at thresholds of the ordinal codes.
     n_jobs : int or None, default=None
         Parallel forest fits and predictions (joblib threads, or the backend
         ``joblib.parallel_config`` selects). Results do not depend on it: every
