@@ -16,7 +16,7 @@ from ._block import TREE_METHODS, WEIGHTINGS, ForestBlock
 from ._cascade_base import CascadeBase, Growth
 from ._layer_features import member_name
 from ._margin import margins
-from ._members import check_forest_types, fit_member, is_forest, make_gbdt
+from ._members import check_forest_types, fit_member, is_forest, make_gbdt, make_hgb
 from ._mixture import ClassVectorMixture, CumulativeMargin
 from ._stopping import ACCURACY, weighted_accuracy
 from ._tabular import validate_tabular
@@ -100,14 +100,19 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
         ``feature_importances_`` (normalised to sum to 1 by scikit-learn and
         XGBoost) is averaged with the forests' impurity decreases; a member
         without them is left out.
-    predictor : None, "xgboost", "forest" or an estimator instance, default=None
+    predictor : None, "xgboost", "hgb", "forest" or an estimator instance, default=None
         None: the prediction is the cascade's own, ``argmax f_T`` (eq. 9).
         Otherwise an estimator is trained, after the cascade, on ``[x, f_T(x)]``
         with the out-of-fold ``f_T`` of the training rows (``oof_features_[-1]``,
         so it never learns from class vectors of models that saw the row) and
         makes :meth:`predict` and :meth:`predict_proba` (DF21's
         ``use_predictor``). ``"xgboost"``: the ``"gbdt"`` member's XGBoost
-        (one thread, so results do not depend on ``n_jobs``); ``"forest"``: a
+        (one thread, so results do not depend on ``n_jobs``); ``"hgb"``:
+        scikit-learn's ``HistGradientBoostingClassifier`` with its defaults. With
+        ``categorical_splits="subset"`` both split the categorical columns of
+        ``x`` into category subsets (XGBoost's ``enable_categorical``,
+        HistGradientBoosting's ``categorical_features``), as the trees do.
+        ``"forest"``: a
         ``RandomForestClassifier`` of ``4 * n_estimators`` fully grown trees (as
         many as a block of four forests; 400 by default), sqrt(d) features per
         split, ``n_jobs`` threads; an instance is cloned and its ``random_state``
@@ -461,7 +466,7 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
 
     _parameter_constraints = {
         **CascadeBase._parameter_constraints,
-        "predictor": [None, StrOptions({"xgboost", "forest"}), HasMethods(["fit", "predict_proba"])],
+        "predictor": [None, StrOptions({"xgboost", "hgb", "forest"}), HasMethods(["fit", "predict_proba"])],
         "class_vectors": [StrOptions({"kfold", "oob"})],
         "input_features": [StrOptions({"preconc", "stacking", "raw"})],
         "passed_features": [StrOptions({"mean", "per_forest"})],
@@ -669,10 +674,12 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
         self.alphas_, self.layer_shares_ = growth.cumulative.layer_weights(kept)
 
     def _predictor_template(self, categorical=None):
-        """The unfitted ``predictor``: XGBoost (splitting the ``categorical`` columns of its input into
-        category subsets), a random forest or the instance given."""
+        """The unfitted ``predictor``: XGBoost or HistGradientBoosting (both splitting the ``categorical``
+        columns of its input into category subsets), a random forest or the instance given."""
         if self.predictor == "xgboost":
             return make_gbdt(categorical=categorical)
+        if self.predictor == "hgb":
+            return make_hgb(categorical=categorical)
         if self.predictor == "forest":
             return RandomForestClassifier(n_estimators=4 * self.n_estimators, max_features="sqrt", n_jobs=self.n_jobs)
         return self.predictor

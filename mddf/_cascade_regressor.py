@@ -6,13 +6,13 @@ from numbers import Integral
 
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin, TransformerMixin, _fit_context
-from sklearn.ensemble import HistGradientBoostingRegressor, RandomForestRegressor
+from sklearn.ensemble import RandomForestRegressor
 from sklearn.metrics import r2_score
 from sklearn.utils._param_validation import HasMethods, Interval, RealNotInt, StrOptions
 
 from ._cascade_base import CascadeBase, Growth
 from ._layer_features import member_name
-from ._members import check_forest_types, make_gbdt, seeded_clone
+from ._members import check_forest_types, make_gbdt, make_hgb, seeded_clone
 from ._regression_block import RegressionForestBlock
 from ._stopping import NEGATIVE_MSE
 from ._tabular import validate_tabular
@@ -491,8 +491,7 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
         if self.predictor == "xgboost":
             return make_gbdt(task="regression", categorical=categorical)
         if self.predictor == "hgb":
-            categorical_features = "from_dtype" if categorical is None else categorical  # its default: none on numpy
-            return HistGradientBoostingRegressor(categorical_features=categorical_features)
+            return make_hgb(task="regression", categorical=categorical)
         if self.predictor == "forest":
             return RandomForestRegressor(
                 n_estimators=4 * self.n_estimators, max_features=self.max_features, n_jobs=self.n_jobs

@@ -87,6 +87,30 @@ def make_gbdt(random_state=None, task="classification", categorical=None):
     return XGBClassifier(**params)
 
 
+def make_hgb(random_state=None, task="classification", categorical=None):
+    """scikit-learn's ``HistGradientBoostingClassifier`` (or ``...Regressor``) with its defaults.
+
+    The ``predictor="hgb"`` of the cascades. Its defaults include early stopping on a 10% validation
+    split of the rows when there are more than 10,000, drawn from ``random_state``.
+
+    Parameters
+    ----------
+    random_state : int or None
+    task : {"classification", "regression"}
+    categorical : array-like of bool (d,) or None
+        Columns of the input that hold category codes (0 .. k-1 with k at most 255, NaN for a missing or
+        unseen category), given as its ``categorical_features`` so that it splits them into subsets of
+        categories. None: every column is a number (its default ``"from_dtype"``, which finds no
+        category in a numeric array).
+    """
+    _check_task(task)
+    from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor
+
+    model = HistGradientBoostingRegressor if task == "regression" else HistGradientBoostingClassifier
+    categorical_features = "from_dtype" if categorical is None else np.asarray(categorical, bool)
+    return model(categorical_features=categorical_features, random_state=random_state)
+
+
 def _categorical_params(categorical):
     """XGBoost's parameters for the category columns marked in ``categorical``; none without one."""
     if categorical is None or not np.any(categorical):

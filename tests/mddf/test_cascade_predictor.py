@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.datasets import load_iris
-from sklearn.ensemble import RandomForestClassifier
+from sklearn.ensemble import HistGradientBoostingClassifier, RandomForestClassifier
 from sklearn.linear_model import LogisticRegression
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.utils._param_validation import InvalidParameterError
@@ -56,7 +56,7 @@ def test_the_predictor_learns_from_out_of_fold_class_vectors():
 def test_staged_outputs_transform_and_oof_features_are_the_cascades():
     plain = _cascade().fit(X_IRIS, LABELS)
     assert plain.predictor_ is None
-    for predictor in ("forest", "xgboost"):
+    for predictor in ("forest", "xgboost", "hgb"):
         clf = _cascade(predictor=predictor).fit(X_IRIS, LABELS)
         for a, b in zip(plain.staged_predict_proba(X_IRIS), clf.staged_predict_proba(X_IRIS), strict=True):
             assert np.array_equal(a, b)
@@ -67,13 +67,15 @@ def test_staged_outputs_transform_and_oof_features_are_the_cascades():
     forest = _cascade(predictor="forest").fit(X_IRIS, LABELS).predictor_
     assert isinstance(forest, RandomForestClassifier) and forest.n_estimators == 4 * 6
     assert isinstance(_cascade(predictor="xgboost").fit(X_IRIS, LABELS).predictor_, XGBClassifier)
+    hgb = _cascade(predictor="hgb").fit(X_IRIS, LABELS).predictor_
+    assert isinstance(hgb, HistGradientBoostingClassifier) and hgb.categorical_features == "from_dtype"
 
 
-@pytest.mark.parametrize("predictor", ["forest", "xgboost"])
+@pytest.mark.parametrize("predictor", ["forest", "xgboost", "hgb"])
 def test_predictor_is_seeded_by_random_state_and_independent_of_n_jobs(predictor):
     fits = [_cascade(predictor=predictor, n_jobs=n_jobs).fit(X_IRIS, LABELS) for n_jobs in (1, 2)]
     assert np.array_equal(fits[0].predict_proba(X_IRIS), fits[1].predict_proba(X_IRIS))
-    if predictor == "forest":
+    if predictor in ("forest", "hgb"):
         other = _cascade(predictor=predictor).set_params(random_state=1).fit(X_IRIS, LABELS)
         assert other.predictor_.random_state != fits[0].predictor_.random_state
 

@@ -7,7 +7,7 @@ from sklearn.metrics import r2_score
 
 from mddf import CascadeForestRegressor, MDDFClassifier
 from mddf._block_base import BinnedInput
-from mddf._members import make_gbdt
+from mddf._members import make_gbdt, make_hgb
 from mddf.baselines import GCForestClassifier
 
 SET = ["c1", "c4", "c6"]  # no threshold on the codes of c0 .. c7 isolates these three
@@ -93,6 +93,13 @@ def test_gbdt_is_given_the_columns_to_split_into_category_subsets():
     assert make_gbdt(3).get_params()["feature_types"] is None
 
 
+def test_hgb_is_given_the_columns_to_split_into_category_subsets():
+    hgb = make_hgb(3, categorical=[True, False])
+    assert hgb.categorical_features.tolist() == [True, False] and hgb.random_state == 3
+    assert type(make_hgb(task="regression")).__name__ == "HistGradientBoostingRegressor"
+    assert make_hgb().categorical_features == "from_dtype"  # no mask: no category in a numeric array
+
+
 def _with_numbers(X, seed):
     noise = np.random.RandomState(seed).standard_normal(len(X))
     return X.assign(noise=noise)
@@ -122,11 +129,14 @@ def test_the_xgboost_predictor_splits_the_categorical_columns_of_x_and_takes_uns
     assert np.all(np.isfinite(model.predict_proba(unseen) if not regression else model.predict(unseen)))
 
 
-def test_the_hgb_predictor_of_the_regression_cascade_splits_them_too():
-    X, y = _data(300, 10, regression=True)
+@pytest.mark.parametrize("make", [MDDFClassifier, CascadeForestRegressor])
+def test_the_hgb_predictor_splits_them_too(make):
+    X, y = _data(300, 10, regression=make is CascadeForestRegressor)
     X = _with_numbers(X, 10)
     kw = dict(forest_types=("rf",), predictor="hgb", **SMALL)
-    subset = CascadeForestRegressor(categorical_splits="subset", **kw).fit(X, y)
-    assert subset.predictor_.get_params()["categorical_features"].tolist() == [True, False, False]
-    ordinal = CascadeForestRegressor(categorical_splits="ordinal", **kw).fit(X, y)
+    subset = make(categorical_splits="subset", **kw).fit(X, y)
+    passed = subset.oof_features_[-1].shape[1]
+    assert subset.predictor_.get_params()["categorical_features"].tolist() == [True, False] + [False] * passed
+    assert subset.predictor_.is_categorical_.tolist() == [True, False] + [False] * passed
+    ordinal = make(categorical_splits="ordinal", **kw).fit(X, y)
     assert ordinal.predictor_.get_params()["categorical_features"] == "from_dtype"  # its default: none on numpy
