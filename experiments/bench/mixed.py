@@ -71,6 +71,7 @@ CONFIGURATIONS = {
     "mdDF-subset": {"categorical_splits": "subset"},
     "mdDF-subset-gbdt": {"categorical_splits": "subset", "forest_types": ("rf", "rf", "crf", "gbdt")},
     "mdDF-subset-xgbpred": {"categorical_splits": "subset", "predictor": "xgboost"},
+    "mdDF-subset-hgbpred": {"categorical_splits": "subset", "predictor": "hgb"},
     "mdDF-documented": {"forest_types": ("rf", "rf", "et", "et"), "predictor": "xgboost"},
 }
 
