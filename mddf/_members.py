@@ -90,8 +90,8 @@ def make_gbdt(random_state=None, task="classification", categorical=None):
 def make_hgb(random_state=None, task="classification", categorical=None):
     """scikit-learn's ``HistGradientBoostingClassifier`` (or ``...Regressor``) with its defaults.
 
-    The ``predictor="hgb"`` of the cascades. Its defaults include early stopping on a 10% validation
-    split of the rows when there are more than 10,000, drawn from ``random_state``.
+    The ``predictor="hgb"`` of the cascades. Its defaults include ``early_stopping="auto"``: on large
+    inputs it stops on a held-out share of the rows (``validation_fraction``), drawn from ``random_state``.
 
     Parameters
     ----------
