@@ -276,9 +276,11 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
         extremely-randomised tree draws a random set of the node's categories.
         Missing values, and categories the node did not see, go to the heavier
         child unless the node had missing values, whose side is then learned.
-        Columns of more than 255 categories are split as codes. The XGBoost
-        members (``"gbdt"``, ``predictor="xgboost"``) get the same columns as
-        categorical (``enable_categorical``) and split them into subsets too.
+        Columns of more than 255 categories are split as codes. The boosted
+        models (``"gbdt"``, ``predictor="xgboost"`` and ``predictor="hgb"``) get
+        the same columns as categorical (XGBoost's ``enable_categorical``,
+        HistGradientBoosting's ``categorical_features``) and split them into
+        subsets too.
         ``"ordinal"``: at thresholds of the ordinal codes. ``tree_method="exact"`` always
         splits the codes at thresholds.
     n_jobs : int or None, default=None

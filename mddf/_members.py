@@ -100,14 +100,15 @@ def make_hgb(random_state=None, task="classification", categorical=None):
     categorical : array-like of bool (d,) or None
         Columns of the input that hold category codes (0 .. k-1 with k at most 255, NaN for a missing or
         unseen category), given as its ``categorical_features`` so that it splits them into subsets of
-        categories. None: every column is a number (its default ``"from_dtype"``, which finds no
-        category in a numeric array).
+        categories. None, or no True entry: every column is a number (its default ``"from_dtype"``,
+        which finds no category in a numeric array), as in :func:`make_gbdt`.
     """
     _check_task(task)
     from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor
 
     model = HistGradientBoostingRegressor if task == "regression" else HistGradientBoostingClassifier
-    categorical_features = "from_dtype" if categorical is None else np.asarray(categorical, bool)
+    numeric = categorical is None or not np.any(categorical)
+    categorical_features = "from_dtype" if numeric else np.asarray(categorical, bool)
     return model(categorical_features=categorical_features, random_state=random_state)
 
 

@@ -98,6 +98,7 @@ def test_hgb_is_given_the_columns_to_split_into_category_subsets():
     assert hgb.categorical_features.tolist() == [True, False] and hgb.random_state == 3
     assert type(make_hgb(task="regression")).__name__ == "HistGradientBoostingRegressor"
     assert make_hgb().categorical_features == "from_dtype"  # no mask: no category in a numeric array
+    assert make_hgb(3, categorical=[False, False]).get_params() == make_hgb(3).get_params()  # as make_gbdt
 
 
 def _with_numbers(X, seed):
