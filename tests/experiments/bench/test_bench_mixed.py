@@ -190,6 +190,27 @@ def test_the_selection_does_not_change_when_the_test_labels_are_permuted(tmp_pat
     assert cv_permuted == cv and chosen_permuted == chosen and len(chosen) == 1
 
 
+def test_cv_datasets_limit_the_selection_and_its_fits_while_the_test_tables_keep_every_dataset(tmp_path, capsys):
+    out = tmp_path / "mixed"
+    argv = ["--quick", "--select", "--cv-folds", "2", "--datasets", "mixed_categories,iris", "--seeds", "0"]
+    argv += ["--methods", "mdDF,mdDF-subset,HGB", "--cv-datasets", "iris", "--n-jobs", "1", "--out", str(out)]
+    assert bench_mixed.main(argv) == 0
+    records = _records(out)
+    assert {(r["dataset"], r["method"]) for r in records if r["stage"] == "cv"} == {
+        ("iris", "mdDF"),
+        ("iris", "mdDF-subset"),
+    }
+    assert {r["dataset"] for r in records if r["stage"] == "test"} == {"mixed_categories", "iris"}
+    table = (out / "table.md").read_text()
+    assert "Recommended by 2-fold CV on the training rows (seeds 0, datasets iris): **" in table
+    cv_part = table.split("CV accuracy (%) on the training rows")[1]
+    assert "| iris |" in cv_part and "| mixed_categories |" not in cv_part
+    assert "| mixed_categories |" in table.split("Recommended by")[0]
+    with pytest.raises(SystemExit):
+        bench_mixed.main([*argv[:-2], "--cv-datasets", "letter", "--out", str(out)])
+    assert "--cv-datasets ['letter'] are not among --datasets" in capsys.readouterr().err
+
+
 def test_select_ranks_on_the_datasets_every_configuration_has_and_breaks_ties_by_cv_accuracy():
     def cv(dataset, method, accuracy):
         return {"dataset": dataset, "method": method, "cv_accuracy": accuracy}
