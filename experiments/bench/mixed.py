@@ -25,6 +25,9 @@ with the seed) gives a CV accuracy (``"stage": "cv"`` records, resumable as well
 averaged over the seeds; the configuration of the best mean CV rank over those datasets is recommended (ties: the higher mean CV accuracy, then the order of
 :data:`CONFIGURATIONS`), and the tables report its test accuracy and rank beside the others.
 
+``--report-only`` fits nothing: it writes the tables from the records already in ``<out>``, and lists
+under them the fits still pending (a run that is to be resumed later can be reported as it stands).
+
 ``<out>/table.md`` holds the mean ± std test accuracy over the seeds per dataset and method, each method's
 mean rank over the datasets (1 is best; ties share their mean rank), the median fit seconds and, with
 ``--select``, the recommended configuration's column and the CV table; ``<out>/table.csv`` the same per
@@ -303,6 +306,20 @@ def not_fitted(records) -> str:
     return "\n\nNot fitted (left blank above, and out of the ranks on that dataset):\n\n" + "\n".join(lines)
 
 
+def pending_fits(runs) -> str:
+    """Markdown list of the ``(stage, seed, dataset, method)`` runs not fitted yet, one line per stage and dataset."""
+    if not runs:
+        return ""
+    groups = {}
+    for stage, seed, dataset, method in runs:
+        groups.setdefault((dataset, stage), {}).setdefault(method, []).append(seed)
+    lines = []
+    for (dataset, stage), by_method in groups.items():
+        fits = "; ".join(f"{m} (seeds {','.join(map(str, seeds))})" for m, seeds in by_method.items())
+        lines.append(f"- {dataset} ({stage}): {fits}")
+    return "\n\nPending (not fitted yet, so left out of the tables above):\n\n" + "\n".join(lines)
+
+
 def _run(stage, method, dataset, data, seed, args):
     start = time.perf_counter()
     try:
@@ -347,6 +364,11 @@ def _parser():
     parser.add_argument("--fmnist-rows", type=int, default=15_000, help="stratified Fashion-MNIST training rows")
     parser.add_argument("--out", default="results/mixed")
     parser.add_argument(
+        "--report-only",
+        action="store_true",
+        help="fit nothing: write the tables from the records in --out and list the pending fits",
+    )
+    parser.add_argument(
         "--quick",
         action="store_true",
         help=f"tiny models on small slices (default datasets: {','.join(QUICK_DATASETS)}; a smoke test)",
@@ -385,8 +407,9 @@ def main(argv=None) -> int:
     if args.select:
         runs += [("cv", *run) for run in pending(cvs, cv_seeds, cv_datasets, configurations + ablations)]
     runs.sort(key=lambda run: run[1])  # seeds outermost: the test fits of a seed, then its CV fits
+    left = runs if args.report_only else []
     data = {}
-    for stage, seed, dataset, method in runs:
+    for stage, seed, dataset, method in [] if args.report_only else runs:
         if dataset not in data:
             data[dataset] = load_frames(dataset, fmnist_rows=args.fmnist_rows, quick=args.quick)
         record = _run(stage, method, dataset, data[dataset], seed, args)
@@ -411,7 +434,7 @@ def main(argv=None) -> int:
         )
         cv_text = cv_table(fitted_cvs, configurations, cv_datasets, recommended, cv_ranks, ablations)
         text += f"\n\n{chosen}\n\nCV accuracy (%) on the training rows, mean ± std over the seeds:\n\n{cv_text}"
-    text += not_fitted(tests + cvs)
+    text += not_fitted(tests + cvs) + pending_fits(left)
     prov = provenance(script_path("bench_mixed.py"), sys.argv[1:] if argv is None else argv)
     (out / "table.md").write_text(with_markdown_header(f"{heading}\n\n{text}\n", prov))
     write_rows(csv_rows(fitted_tests, fitted_cvs, methods, datasets, recommended), out / "table.csv", prov)

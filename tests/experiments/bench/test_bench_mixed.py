@@ -211,6 +211,20 @@ def test_cv_datasets_limit_the_selection_and_its_fits_while_the_test_tables_keep
     assert "--cv-datasets ['letter'] are not among --datasets" in capsys.readouterr().err
 
 
+def test_report_only_fits_nothing_tables_the_records_and_lists_the_pending_fits(tmp_path):
+    out = tmp_path / "mixed"
+    argv = ["--quick", "--datasets", "mixed_categories", "--methods", "HGB,RF400", "--n-jobs", "1", "--out", str(out)]
+    assert bench_mixed.main([*argv, "--seeds", "0"]) == 0
+    records = _records(out)
+    assert bench_mixed.main([*argv, "--seeds", "0,1", "--report-only"]) == 0
+    assert _records(out) == records  # nothing fitted
+    table = (out / "table.md").read_text()
+    hgb = next(r["accuracy"] for r in records if r["method"] == "HGB")
+    assert f"| {100 * hgb:.2f} ± 0.00 |" in table.split("\n| mean rank")[0]  # the seed-0 records, tabled
+    assert "Pending (not fitted yet, so left out of the tables above):" in table
+    assert "- mixed_categories (test): HGB (seeds 1); RF400 (seeds 1)" in table
+
+
 def test_select_ranks_on_the_datasets_every_configuration_has_and_breaks_ties_by_cv_accuracy():
     def cv(dataset, method, accuracy):
         return {"dataset": dataset, "method": method, "cv_accuracy": accuracy}
