@@ -107,16 +107,24 @@ def make_hgb(random_state=None, task="classification", categorical=None):
     from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor
 
     model = HistGradientBoostingRegressor if task == "regression" else HistGradientBoostingClassifier
-    numeric = categorical is None or not np.any(categorical)
-    categorical_features = "from_dtype" if numeric else np.asarray(categorical, bool)
+    mask = _category_mask(categorical)
+    categorical_features = "from_dtype" if mask is None else mask
     return model(categorical_features=categorical_features, random_state=random_state)
+
+
+def _category_mask(categorical):
+    """``categorical`` as an array of bool, or None when it marks no column (None or no True entry)."""
+    if categorical is None or not np.any(categorical):
+        return None
+    return np.asarray(categorical, bool)
 
 
 def _categorical_params(categorical):
     """XGBoost's parameters for the category columns marked in ``categorical``; none without one."""
-    if categorical is None or not np.any(categorical):
+    mask = _category_mask(categorical)
+    if mask is None:
         return {}
-    return {"enable_categorical": True, "feature_types": ["c" if c else "q" for c in np.asarray(categorical, bool)]}
+    return {"enable_categorical": True, "feature_types": ["c" if c else "q" for c in mask]}
 
 
 def _check_task(task):
