@@ -22,8 +22,9 @@ table, and not tried again. Seeds are interleaved (every dataset and method for 
 dataset and seed, a stratified ``--cv-folds``-fold cross-validation on the training rows alone (shuffled
 with the seed) gives a CV accuracy (``"stage": "cv"`` records, resumable as well). On every dataset of
 ``--cv-datasets`` (by default all of ``--datasets``) the configurations are ranked by their CV accuracy
-averaged over the seeds; the configuration of the best mean CV rank over those datasets is recommended (ties: the higher mean CV accuracy, then the order of
-:data:`CONFIGURATIONS`), and the tables report its test accuracy and rank beside the others.
+averaged over the seeds; the configuration of the best mean CV rank over those datasets is recommended
+(ties: the higher mean CV accuracy, then the order of :data:`CONFIGURATIONS`), and the tables report its
+test accuracy and rank beside the others.
 
 ``--report-only`` fits nothing: it writes the tables from the records already in ``<out>``, and lists
 under them the fits still pending (a run that is to be resumed later can be reported as it stands).
@@ -407,20 +408,20 @@ def main(argv=None) -> int:
     if args.select:
         runs += [("cv", *run) for run in pending(cvs, cv_seeds, cv_datasets, configurations + ablations)]
     runs.sort(key=lambda run: run[1])  # seeds outermost: the test fits of a seed, then its CV fits
-    left = runs if args.report_only else []
+    to_fit, left = ([], runs) if args.report_only else (runs, [])
     data = {}
-    for stage, seed, dataset, method in [] if args.report_only else runs:
+    for stage, seed, dataset, method in to_fit:
         if dataset not in data:
             data[dataset] = load_frames(dataset, fmnist_rows=args.fmnist_rows, quick=args.quick)
         record = _run(stage, method, dataset, data[dataset], seed, args)
         (tests if stage == "test" else cvs).append(record)
         store.append(record)
 
-    def kept(rs, seed_list, names):
-        return [r for r in rs if r["seed"] in seed_list and r["dataset"] in datasets and r["method"] in names]
+    def kept(rs, seed_list, dataset_list, names):
+        return [r for r in rs if r["seed"] in seed_list and r["dataset"] in dataset_list and r["method"] in names]
 
-    tests = kept(tests, seeds, methods)
-    cvs = [r for r in kept(cvs, cv_seeds, configurations + ablations) if r["dataset"] in cv_datasets]
+    tests = kept(tests, seeds, datasets, methods)
+    cvs = kept(cvs, cv_seeds, cv_datasets, configurations + ablations)
     fitted_tests, fitted_cvs = [r for r in tests if "error" not in r], [r for r in cvs if "error" not in r]
     candidates = [r for r in fitted_cvs if r["method"] in configurations]
     recommended, cv_ranks = select(candidates, configurations, cv_datasets) if args.select else (None, {})
