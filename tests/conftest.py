@@ -10,10 +10,15 @@ them, or to nothing.
 
 import importlib.abc
 import importlib.machinery
+import os
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
+# Read once, before any test changes the environment (mddf.datasets.fetch.DATA_ENV).
+SHARED_DATA = os.environ.get("MDDF_DATA")
 MAPPED = ("baselines", "datasets", "experiments")
 
 
@@ -29,3 +34,26 @@ class _InstalledNamesOnly(importlib.abc.MetaPathFinder):
 
 
 sys.meta_path.insert(0, _InstalledNamesOnly())
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """The read-only benchmark folder named by $MDDF_DATA.
+
+    CI sets MDDF_DATA, so the tests that ask for it must run there: a missing
+    folder fails loudly. Only on a machine with neither MDDF_DATA nor CI set
+    are they skipped, with that reason.
+    """
+    root = SHARED_DATA
+    if root:
+        if not (Path(root) / "MANIFEST.json").is_file():
+            pytest.fail(
+                f"MDDF_DATA={root!r} has no MANIFEST.json: the shared benchmark folder is missing "
+                "or incomplete, so the tests on the real files cannot run"
+            )
+        return Path(root)
+    if os.environ.get("CI"):
+        pytest.fail(
+            "CI is set but MDDF_DATA is not: CI must point MDDF_DATA at the shared benchmark folder (see .ci/run)"
+        )
+    pytest.skip("neither MDDF_DATA nor CI is set: the shared benchmark files are not on this machine")

@@ -49,7 +49,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 from sklearn.ensemble import HistGradientBoostingClassifier, RandomForestClassifier
 from sklearn.model_selection import StratifiedKFold
 from sklearn.pipeline import make_pipeline
@@ -60,7 +59,7 @@ from xgboost import XGBClassifier
 from mddf import MDDFClassifier
 from mddf._members import make_gbdt
 from mddf.experiments.bench.fitting import lightgbm_available, pending, timed_fit
-from mddf.experiments.bench.mixed_data import load_frames
+from mddf.experiments.bench.mixed_data import load_frames, ordinal_codes
 from mddf.experiments.provenance import provenance, record_stamp, script_path, with_markdown_header
 from mddf.experiments.store import ResultStore
 from mddf.experiments.tables import markdown_table, mean_ranks, mean_std, write_rows
@@ -97,20 +96,6 @@ def _mddf(params):
         return MDDFClassifier(random_state=seed, n_jobs=n_jobs, **size, **params)
 
     return build
-
-
-def ordinal_codes(X: pd.DataFrame) -> np.ndarray:
-    """The DataFrame as floats: every ``category`` column by its codes, a missing category as NaN."""
-    out = np.empty(X.shape, dtype=np.float64)
-    for j, name in enumerate(X.columns):
-        column = X[name]
-        if isinstance(column.dtype, pd.CategoricalDtype):
-            codes = column.cat.codes.to_numpy(np.float64)
-            codes[codes < 0] = np.nan
-            out[:, j] = codes
-        else:
-            out[:, j] = column.to_numpy(np.float64)
-    return out
 
 
 def _random_forest(seed, n_jobs, quick):

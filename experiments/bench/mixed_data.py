@@ -10,6 +10,8 @@ Generators (one function each, seeded; their formulas are in their docstrings an
 
 - :func:`mixed_categories`: numeric columns with missing values and category columns of 3 to 40 levels
   whose effect on a binary label is an interaction;
+- :func:`mixed_categories_regression`: the same columns with a continuous target (the regression
+  benchmark's, :mod:`mddf.experiments.bench.regression`);
 - :func:`numeric_interaction`: a loan grade determined by the interest rate implied by the amount, the term
   and the instalment of a loan (an annuity), a ratio-like interaction of numeric columns.
 
@@ -78,6 +80,42 @@ def mixed_categories(n_rows: int = 30_000, *, random_state: int = 0) -> tuple[pd
         The label, 0 or 1.
     """
     rng = np.random.default_rng(random_state)
+    num, codes, eta = _category_interactions(rng, n_rows)
+    y = (eta + rng.logistic(size=n_rows) > 0).astype(np.int64)
+    return _category_interaction_frame(rng, num, codes), y
+
+
+def mixed_categories_regression(n_rows: int = 30_000, *, random_state: int = 0) -> tuple[pd.DataFrame, np.ndarray]:
+    """The columns of :func:`mixed_categories` with a continuous target: ``y = eta + e``, ``e ~ N(0, 1)``.
+
+    The structure, the columns, ``eta`` and the values removed are drawn as in :func:`mixed_categories`
+    (the same draws from the generator, a standard normal noise taking the logistic noise's place), so
+    the target depends on a category set times a numeric threshold, two categories jointly, a category's
+    main effect and two numeric columns. ``eta`` has a variance of about 8.1, so the noise alone caps
+    the R^2 at about 0.89 (the values removed lower it further).
+
+    Parameters
+    ----------
+    n_rows : int, default=30_000
+        Number of rows.
+    random_state : int, default=0
+        Seed of ``numpy.random.default_rng``: the structure and the rows.
+
+    Returns
+    -------
+    X : DataFrame of shape (n_rows, 10)
+        Six float columns, then four ``category`` columns.
+    y : ndarray of shape (n_rows,), float64
+    """
+    rng = np.random.default_rng(random_state)
+    num, codes, eta = _category_interactions(rng, n_rows)
+    y = eta + rng.standard_normal(n_rows)
+    return _category_interaction_frame(rng, num, codes), y
+
+
+def _category_interactions(rng, n_rows: int):
+    """The structure and rows of :func:`mixed_categories` from ``rng``: the numeric columns, the four
+    category columns' codes and ``eta``, before any value is removed."""
     in_set = np.zeros(40, dtype=bool)
     in_set[rng.permutation(40)[:20]] = True
     u_a = rng.standard_normal(40)
@@ -89,8 +127,12 @@ def mixed_categories(n_rows: int = 30_000, *, random_state: int = 0) -> tuple[pd
     s_a = np.where(in_set[a], 1.0, -1.0)
     s_0 = np.where(num[:, 0] > 0, 1.0, -1.0)
     eta = 0.8 * u_a[a] + 2.0 * s_a * s_0 + 1.5 * sign_bc[b, c] + num[:, 1] - 0.5 * num[:, 2]
-    y = (eta + rng.logistic(size=n_rows) > 0).astype(np.int64)
+    return num, (a, b, c, d), eta
 
+
+def _category_interaction_frame(rng, num, codes) -> pd.DataFrame:
+    """The DataFrame of :func:`mixed_categories`, with its values removed at random from ``rng``."""
+    a, b, c, d = codes
     columns = {f"num{j}": num[:, j] for j in range(6)}
     for j in range(3):
         columns[f"num{j}"] = _remove_at_random(rng, num[:, j], 0.10, np.nan)
@@ -98,7 +140,7 @@ def mixed_categories(n_rows: int = 30_000, *, random_state: int = 0) -> tuple[pd
     columns["cat_b"] = _categorical(_remove_at_random(rng, b, 0.05, -1), "b", 12)
     columns["cat_c"] = _categorical(c, "c", 3)
     columns["cat_d"] = _categorical(d, "d", 8)
-    return pd.DataFrame(columns), y
+    return pd.DataFrame(columns)
 
 
 def numeric_interaction(n_rows: int = 30_000, *, random_state: int = 0) -> tuple[pd.DataFrame, np.ndarray]:
@@ -185,6 +227,20 @@ def categorical_frame(X, feature_names, categorical_mask, categories, *, index=N
         else:
             columns[name] = X[:, j].astype(np.float64)
     return pd.DataFrame(columns, index=index)
+
+
+def ordinal_codes(X: pd.DataFrame) -> np.ndarray:
+    """The DataFrame as floats: every ``category`` column by its codes, a missing category as NaN."""
+    out = np.empty(X.shape, dtype=np.float64)
+    for j, name in enumerate(X.columns):
+        column = X[name]
+        if isinstance(column.dtype, pd.CategoricalDtype):
+            codes = column.cat.codes.to_numpy(np.float64)
+            codes[codes < 0] = np.nan
+            out[:, j] = codes
+        else:
+            out[:, j] = column.to_numpy(np.float64)
+    return out
 
 
 def _numeric_frame(X, index) -> pd.DataFrame:

@@ -7,7 +7,16 @@ experiments), each with 10,000 training rows and an independent test set of 10,0
 another seed; and scikit-learn's California housing (20,640 rows, 8 features; a quarter held out by
 the seed, the first 10,000 of the rest trained on) when it is already in scikit-learn's data folder
 (``fetch_california_housing`` downloads it; this script never does, and leaves it out with a message
-otherwise). Every method is fitted with each seed as its ``random_state`` (and the data's seed);
+otherwise). Two tables with category columns and missing values, named in ``--datasets`` (they are not in
+the default list): ``mixed_regression``, the columns of the mixed-data benchmark's ``mixed_categories``
+with a continuous target (:func:`mddf.experiments.bench.mixed_data.mixed_categories_regression`; 10,000
+training and 10,000 test rows of one draw with the seed, so the structure changes with the seed), and
+``adult_age``, adult's age read from its other 13 columns (8 categorical, ``'?'`` missing; its standard
+split). On them, the cascade, HistGradientBoosting and LightGBM get the categories as categories (pandas
+``category`` columns), the cascade with each ``categorical_splits`` named: ``CascadeForest-ordinal``
+(thresholds of the category codes) and ``CascadeForest-subset`` (category subsets), which run on these
+tables only, in place of ``CascadeForest`` (the defaults); RF400 and ExtraTrees400 get the ordinal codes,
+a missing category as NaN. Every method is fitted with each seed as its ``random_state`` (and the data's seed);
 the score is the test R^2. Issue #18's target: the cascade's mean R^2 at least the random forest's.
 
 ``--select`` chooses the cascade's configuration without the test rows: for each candidate of
@@ -30,6 +39,7 @@ python scripts/bench_regression.py --seeds 0,1,2
 python scripts/bench_regression.py --datasets friedman1 --params '{"forest_types": ["rf", "rf", "et", "et"]}'
 python scripts/bench_regression.py --quick
 python scripts/bench_regression.py --select --seeds 0,1,2,3,4 --out results/regression-select
+python scripts/bench_regression.py --datasets mixed_regression,adult_age --seeds 0,1,2,3,4
 """
 
 from __future__ import annotations
@@ -47,7 +57,20 @@ from mddf.experiments.store import ResultStore
 from mddf.experiments.tables import markdown_table, mean_std, number
 
 DATASETS = ("diabetes", "friedman1", "friedman3", "california")
-METHODS = ("CascadeForest", "RF400", "ExtraTrees400", "HistGradientBoosting", "LightGBM")
+#: The tables with category columns (pandas DataFrames), run when named in ``--datasets``.
+CATEGORY_DATASETS = ("mixed_regression", "adult_age")
+METHODS = (
+    "CascadeForest",
+    "CascadeForest-ordinal",
+    "CascadeForest-subset",
+    "RF400",
+    "ExtraTrees400",
+    "HistGradientBoosting",
+    "LightGBM",
+)
+#: The cascade with each ``categorical_splits`` named, fitted on the :data:`CATEGORY_DATASETS` only (on numeric
+#: data both are the default cascade), where the plain ``"CascadeForest"`` (the defaults) is not fitted.
+CATEGORY_METHODS = {"CascadeForest-ordinal": "ordinal", "CascadeForest-subset": "subset"}
 N_ROWS = 10_000
 QUICK_ROWS = 300
 QUICK_CASCADE = {"n_estimators": 5, "max_layers": 2}
@@ -55,19 +78,28 @@ QUICK_TREES = 20
 
 #: The configurations ``--select`` compares: name -> CascadeForestRegressor parameters (all of them explicit,
 #: so that a name keeps its meaning when the defaults change). Each is also scored with ``predictor="hgb"``.
+_RF2_CRF2 = {"forest_types": ["rf", "rf", "crf", "crf"], "categorical_splits": "ordinal"}
 CANDIDATES = {
-    "rf2-crf2": {"forest_types": ["rf", "rf", "crf", "crf"], "target": "y", "max_features": 1.0},
-    "rf2-crf-gbdt": {"forest_types": ["rf", "rf", "crf", "gbdt"], "target": "y", "max_features": 1.0},
-    "rf-crf-gbdt2": {"forest_types": ["rf", "crf", "gbdt", "gbdt"], "target": "y", "max_features": 1.0},
-    "rf2-crf2 residual": {"forest_types": ["rf", "rf", "crf", "crf"], "target": "residual", "max_features": 1.0},
-    "rf2-crf-gbdt residual": {"forest_types": ["rf", "rf", "crf", "gbdt"], "target": "residual", "max_features": 1.0},
+    "rf2-crf2": {**_RF2_CRF2, "target": "y", "max_features": 1.0},
+    "rf2-crf-gbdt": {**_RF2_CRF2, "forest_types": ["rf", "rf", "crf", "gbdt"], "target": "y", "max_features": 1.0},
+    "rf-crf-gbdt2": {**_RF2_CRF2, "forest_types": ["rf", "crf", "gbdt", "gbdt"], "target": "y", "max_features": 1.0},
+    "rf2-crf2 residual": {**_RF2_CRF2, "target": "residual", "max_features": 1.0},
+    "rf2-crf-gbdt residual": {
+        **_RF2_CRF2,
+        "forest_types": ["rf", "rf", "crf", "gbdt"],
+        "target": "residual",
+        "max_features": 1.0,
+    },
     # the random forests' candidate features per split: all of them (above: scikit-learn's regression default,
     # and the cascade's until half of them was chosen), half (the default now), or Breiman's p/3 for regression
-    "rf2-crf2 residual mf0.5": {"forest_types": ["rf", "rf", "crf", "crf"], "target": "residual", "max_features": 0.5},
-    "rf2-crf2 residual mf0.33": {
-        "forest_types": ["rf", "rf", "crf", "crf"],
+    "rf2-crf2 residual mf0.5": {**_RF2_CRF2, "target": "residual", "max_features": 0.5},
+    "rf2-crf2 residual mf0.33": {**_RF2_CRF2, "target": "residual", "max_features": 1 / 3},
+    # the category columns split into category subsets (the same model as the one above on numeric data)
+    "rf2-crf2 residual mf0.5 subset": {
+        **_RF2_CRF2,
         "target": "residual",
-        "max_features": 1 / 3,
+        "max_features": 0.5,
+        "categorical_splits": "subset",
     },
 }
 #: The final predictor every candidate is also scored with, on the same cascade (suffix of the candidate's name).
@@ -78,9 +110,15 @@ SELECTION_FOLDS = 3
 
 
 def make_data(dataset: str, seed: int, n_rows: int = N_ROWS):
-    """``X_train, y_train, X_test, y_test`` of ``dataset`` for ``seed``: diabetes split, or Friedman data drawn."""
+    """``X_train, y_train, X_test, y_test`` of ``dataset`` for ``seed``: diabetes split, or Friedman data drawn.
+
+    X is an array, or a DataFrame with ``category`` columns for the :data:`CATEGORY_DATASETS`.
+    """
     from sklearn.datasets import fetch_california_housing, load_diabetes, make_friedman1, make_friedman3
     from sklearn.model_selection import train_test_split
+
+    if dataset in CATEGORY_DATASETS:
+        return _category_data(dataset, seed, n_rows)
 
     if dataset in ("diabetes", "california"):
         if dataset == "diabetes":
@@ -96,10 +134,49 @@ def make_data(dataset: str, seed: int, n_rows: int = N_ROWS):
     elif dataset == "friedman3":
         make = lambda n, s: make_friedman3(n, noise=0.1, random_state=s)  # noqa: E731
     else:
-        raise ValueError(f"unknown dataset {dataset!r}; known: {', '.join(DATASETS)}")
+        raise ValueError(f"unknown dataset {dataset!r}; known: {', '.join(DATASETS + CATEGORY_DATASETS)}")
     X_train, y_train = make(n_rows, seed)
     X_test, y_test = make(n_rows, seed + 10_000)
     return X_train, y_train, X_test, y_test
+
+
+def _category_data(dataset: str, seed: int, n_rows: int):
+    """The tables with category columns: ``mixed_regression`` drawn with the seed (``n_rows`` training and
+    ``n_rows`` test rows of one draw), ``adult_age`` on adult's standard split (its first ``n_rows`` training
+    rows when ``n_rows`` is below :data:`N_ROWS`, for smoke tests)."""
+    from mddf.experiments.bench.mixed_data import load_frames, mixed_categories_regression
+
+    if dataset == "mixed_regression":
+        X, y = mixed_categories_regression(2 * n_rows, random_state=seed)
+        return X.iloc[:n_rows], y[:n_rows], X.iloc[n_rows:], y[n_rows:]
+    X_train, _, X_test, _ = load_frames("adult")
+    if n_rows < N_ROWS:
+        X_train, X_test = X_train.iloc[:n_rows], X_test.iloc[:n_rows]
+    y_train, y_test = (X["age"].to_numpy(dtype="float64") for X in (X_train, X_test))
+    return X_train.drop(columns="age"), y_train, X_test.drop(columns="age"), y_test
+
+
+def applies(method: str, dataset: str) -> bool:
+    """Whether the benchmark fits ``method`` on ``dataset``: the cascade with its ``categorical_splits``
+    named on the tables with categories, the default cascade on the others, every other method on all."""
+    if method in CATEGORY_METHODS:
+        return dataset in CATEGORY_DATASETS
+    return method != "CascadeForest" or dataset not in CATEGORY_DATASETS
+
+
+def _for_method(method: str, *frames):
+    """The inputs as ``method`` takes them: the random forests get a DataFrame's categories as ordinal codes
+    (a missing category as NaN), the others the DataFrame itself."""
+    from mddf.experiments.bench.mixed_data import ordinal_codes
+
+    if method in ("RF400", "ExtraTrees400"):
+        return tuple(ordinal_codes(X) if hasattr(X, "columns") else X for X in frames)
+    return frames
+
+
+def _rows(X, index):
+    """Rows ``index`` of an array or a DataFrame."""
+    return X.iloc[index] if hasattr(X, "iloc") else X[index]
 
 
 def california_cached() -> bool:
@@ -121,6 +198,11 @@ def build(method: str, seed: int, n_jobs: int, params: dict | None = None, n_tre
 
     if method == "CascadeForest":
         return CascadeForestRegressor(random_state=seed, n_jobs=n_jobs, **(params or {}))
+    if method in CATEGORY_METHODS:
+        splits = CATEGORY_METHODS[method]
+        return CascadeForestRegressor(
+            random_state=seed, n_jobs=n_jobs, **{**(params or {}), "categorical_splits": splits}
+        )
     if method == "RF400":
         return RandomForestRegressor(n_estimators=n_trees, random_state=seed, n_jobs=n_jobs)
     if method == "ExtraTrees400":
@@ -142,6 +224,7 @@ def fit_and_score(dataset, method, seed, n_jobs, params=None, quick=False) -> di
     if quick:
         params = {**QUICK_CASCADE, **(params or {})}
     model = build(method, seed, n_jobs, params, QUICK_TREES if quick else 400)
+    X_train, X_test = _for_method(method, X_train, X_test)
     predicted, fit_s, predict_s = timed_fit(model, X_train, y_train, X_test)
     record = {
         "dataset": dataset,
@@ -152,7 +235,7 @@ def fit_and_score(dataset, method, seed, n_jobs, params=None, quick=False) -> di
         "predict_s": predict_s,
         "n_train": len(y_train),
     }
-    if method == "CascadeForest":
+    if method.startswith("CascadeForest"):
         record["params"] = params or {}
         record["layers"] = int(model.n_layers_)
         record["grown"] = len(model.train_history_)
@@ -173,18 +256,19 @@ def cross_validate(dataset, candidate, seed, fold, n_jobs, quick=False) -> dict:
 
     X, y, _, _ = make_data(dataset, seed, QUICK_ROWS if quick else N_ROWS)
     train, held_out = list(KFold(SELECTION_FOLDS, shuffle=True, random_state=seed).split(X))[fold]
+    X_train, X_held_out = _rows(X, train), _rows(X, held_out)
     record = {"dataset": dataset, "method": candidate, "seed": seed, "fold": fold, "n_train": len(train)}
     if candidate == SELECTION_REFERENCE:
         model = build(candidate, seed, n_jobs)
-        predicted, record["fit_s"], _ = timed_fit(model, X[train], y[train], X[held_out])
+        predicted, record["fit_s"], _ = timed_fit(model, X_train, y[train], X_held_out)
         record["cv_r2"] = float(r2_score(y[held_out], predicted))
         return record
     params = {**CANDIDATES[candidate], "predictor": SELECTION_PREDICTOR}
     if quick:
         params = {**QUICK_CASCADE, **params}
     model = build("CascadeForest", seed, n_jobs, params, QUICK_TREES if quick else 400)
-    with_predictor, record["fit_s"], _ = timed_fit(model, X[train], y[train], X[held_out])
-    *_, own = model.staged_predict(X[held_out])
+    with_predictor, record["fit_s"], _ = timed_fit(model, X_train, y[train], X_held_out)
+    *_, own = model.staged_predict(X_held_out)
     record["params"] = params
     record["cv_r2"] = float(r2_score(y[held_out], own))
     record["cv_r2_predictor"] = float(r2_score(y[held_out], with_predictor))
@@ -301,20 +385,23 @@ def table(records, methods) -> str:
             [dataset] + [cell(by[(dataset, m)]) if (dataset, m) in by else "" for m in methods] for dataset in datasets
         ]
         lines += [f"{title}:", "", *markdown_table(["dataset", *methods], rows), ""]
-    layers = [
-        f"{d}: {'/'.join(str(r['layers']) for r in by[(d, 'CascadeForest')])}"
-        for d in datasets
-        if (d, "CascadeForest") in by
-    ]
-    if layers:
-        lines.append("CascadeForest layers kept per seed: " + "; ".join(layers))
+    for cascade in (m for m in methods if m.startswith("CascadeForest")):
+        layers = [
+            f"{d}: {'/'.join(str(r['layers']) for r in by[(d, cascade)])}" for d in datasets if (d, cascade) in by
+        ]
+        if layers:
+            lines.append(f"{cascade} layers kept per seed: " + "; ".join(layers))
     return "\n".join(lines).rstrip() + "\n"
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument(
-        "--datasets", default=",".join(DATASETS), help="comma-separated subset of " + ", ".join(DATASETS)
+        "--datasets",
+        default=",".join(DATASETS),
+        help="comma-separated subset of "
+        + ", ".join(DATASETS + CATEGORY_DATASETS)
+        + f" (default: {', '.join(DATASETS)})",
     )
     parser.add_argument("--seeds", default="0,1,2")
     parser.add_argument("--n-jobs", type=int, default=2)
@@ -339,8 +426,8 @@ def main(argv=None) -> int:
     seeds = [int(s) for s in args.seeds.split(",")]
     datasets = [d for d in args.datasets.split(",") if d]
     for dataset in datasets:
-        if dataset not in DATASETS:
-            parser.error(f"unknown dataset {dataset!r}; known: {', '.join(DATASETS)}")
+        if dataset not in DATASETS + CATEGORY_DATASETS:
+            parser.error(f"unknown dataset {dataset!r}; known: {', '.join(DATASETS + CATEGORY_DATASETS)}")
     if "california" in datasets and not california_cached():
         print(
             "California housing is not in scikit-learn's data folder: it is left out (this script never downloads; "
@@ -358,7 +445,8 @@ def main(argv=None) -> int:
         return run_selection(args, seeds, datasets, out)
     store = ResultStore(out / "results.jsonl")
     records = store.records()
-    for seed, dataset, method in pending(records, seeds, datasets, methods):
+    runs = [run for run in pending(records, seeds, datasets, methods) if applies(run[2], run[1])]
+    for seed, dataset, method in runs:
         task = (dataset, method, seed, args.n_jobs, params, args.quick)
         record = fit_and_score(*task) if args.in_process else run_in_fresh_process(fit_and_score, *task)
         records.append(record)

@@ -1,9 +1,9 @@
-"""Fixtures for the datasets tests: the shared benchmark folder, isolated caches, a loopback HTTP server."""
+"""Fixtures for the datasets tests: the shared benchmark folder's manifest, isolated caches, a loopback HTTP server
+(``shared_data`` itself is in the top-level conftest)."""
 
 from __future__ import annotations
 
 import json
-import os
 import threading
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -13,9 +13,6 @@ import pytest
 
 from mddf.datasets import fetch, load_dataset
 
-# Read once, before any test changes the environment.
-SHARED_DATA = os.environ.get(fetch.DATA_ENV)
-
 
 @pytest.fixture(autouse=True)
 def _isolated_environment(tmp_path, monkeypatch):
@@ -24,29 +21,6 @@ def _isolated_environment(tmp_path, monkeypatch):
     monkeypatch.delenv(fetch.DATA_ENV, raising=False)
     monkeypatch.setenv(fetch.CACHE_ENV, str(tmp_path / "default-cache"))
     monkeypatch.setattr(fetch, "_warned_unpinned", set())
-
-
-@pytest.fixture(scope="session")
-def shared_data() -> Path:
-    """The read-only benchmark folder named by $MDDF_DATA.
-
-    CI sets MDDF_DATA, so these tests must run there: a missing folder fails
-    loudly. Only on a machine with neither MDDF_DATA nor CI set are they
-    skipped, with that reason.
-    """
-    root = SHARED_DATA
-    if root:
-        if not (Path(root) / "MANIFEST.json").is_file():
-            pytest.fail(
-                f"MDDF_DATA={root!r} has no MANIFEST.json: the shared benchmark folder is missing "
-                "or incomplete, so the dataset tests cannot check the real files"
-            )
-        return Path(root)
-    if os.environ.get("CI"):
-        pytest.fail(
-            "CI is set but MDDF_DATA is not: CI must point MDDF_DATA at the shared benchmark folder (see .ci/run)"
-        )
-    pytest.skip("neither MDDF_DATA nor CI is set: the shared benchmark files are not on this machine")
 
 
 @pytest.fixture(scope="session")

@@ -15,7 +15,6 @@ from mddf.experiments.bench.mixed import (
     DEFAULT_METHODS,
     METHODS,
     cross_validate,
-    ordinal_codes,
     select,
 )
 from mddf.experiments.bench.mixed_data import (
@@ -23,7 +22,9 @@ from mddf.experiments.bench.mixed_data import (
     categorical_frame,
     load_frames,
     mixed_categories,
+    mixed_categories_regression,
     numeric_interaction,
+    ordinal_codes,
 )
 from mddf.experiments.provenance import read_provenance
 
@@ -60,6 +61,25 @@ def test_mixed_categories_label_needs_the_category_set_and_the_threshold_jointly
     share = frame.groupby(["a", "above"], observed=True)["y"].mean().unstack()
     rises = share[True] > share[False]
     assert 17 <= rises.sum() <= 23  # the set S has 20 of the 40 categories
+
+
+def test_mixed_categories_regression_has_the_same_columns_and_a_continuous_target_of_the_same_structure():
+    X, y = mixed_categories_regression(30_000, random_state=0)
+    X_cls, _ = mixed_categories(30_000, random_state=0)
+    again, y_again = mixed_categories_regression(30_000, random_state=0)
+    pd.testing.assert_frame_equal(X, again)
+    np.testing.assert_array_equal(y, y_again)
+    assert list(X.columns) == list(X_cls.columns) and (X.dtypes == X_cls.dtypes).all()
+    # the same rows drawn: values present in both tables are equal (only the values removed differ)
+    both = X.notna() & X_cls.notna()
+    assert all((X[c][both[c]] == X_cls[c][both[c]]).all() for c in X.columns)
+    assert y.dtype == np.float64 and len(np.unique(y)) == len(y)
+    assert 8.5 < y.var() < 9.8  # var(eta) of about 8.14 plus the unit noise
+    # the category set of cat_a acts through the sign of num0, as for the label of mixed_categories
+    frame = pd.DataFrame({"a": X["cat_a"], "num0": X["num0"], "y": y}).dropna()
+    frame["above"] = frame["num0"] > 0
+    mean = frame.groupby(["a", "above"], observed=True)["y"].mean().unstack()
+    assert 17 <= (mean[True] > mean[False]).sum() <= 23
 
 
 def test_numeric_interaction_reads_the_grade_from_the_rate_of_the_annuity():

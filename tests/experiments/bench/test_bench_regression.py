@@ -18,8 +18,9 @@ def test_quick_run_fits_every_method_on_every_dataset_and_resumes(tmp_path, caps
     assert "California housing is not in scikit-learn's data folder: it is left out" in capsys.readouterr().err
     records = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
     methods = [m for m in bench_regression.METHODS if m != "LightGBM" or lightgbm_available()]
+    numeric = [m for m in methods if m not in bench_regression.CATEGORY_METHODS]  # the default datasets are numeric
     assert {(r["dataset"], r["method"]) for r in records} == {
-        (d, m) for d in ("diabetes", "friedman1", "friedman3") for m in methods
+        (d, m) for d in ("diabetes", "friedman1", "friedman3") for m in numeric
     }
     assert all(r["r2"] > 0.1 for r in records)  # 300 noisy rows, 20-tree forests
     cascade = [r for r in records if r["method"] == "CascadeForest"]
@@ -131,3 +132,38 @@ def test_select_cross_validates_the_candidates_on_the_training_rows_and_resumes(
         **bench_regression.CANDIDATES["rf2-crf2 residual"],
         "predictor": "hgb",
     }
+
+
+def test_tables_with_categories_give_the_categories_to_the_cascade_and_codes_to_the_random_forests(tmp_path):
+    out = tmp_path / "categories"
+    argv = ["--quick", "--in-process", "--datasets", "mixed_regression,diabetes", "--seeds", "0", "--n-jobs", "1"]
+    assert bench_regression.main([*argv, "--out", str(out)]) == 0
+    records = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    fitted = {(r["dataset"], r["method"]) for r in records}
+    methods = [m for m in bench_regression.METHODS if m != "LightGBM" or lightgbm_available()]
+    # the cascade with each categorical_splits named runs on the table with categories, the defaults on numeric data
+    named = set(bench_regression.CATEGORY_METHODS)
+    assert fitted == {("mixed_regression", m) for m in methods if m != "CascadeForest"} | {
+        ("diabetes", m) for m in methods if m not in named
+    }
+    ordinal = [r for r in records if r["method"] == "CascadeForest-ordinal"]
+    assert ordinal and all(r["params"] == bench_regression.QUICK_CASCADE for r in ordinal)
+    X_train, y_train, X_test, _ = bench_regression.make_data("mixed_regression", 0, n_rows=300)
+    assert X_train.shape == (300, 10) and X_test.shape == (300, 10) and y_train.dtype == np.float64
+    assert (X_train.dtypes == "category").sum() == 4
+    (codes,) = bench_regression._for_method("RF400", X_train)
+    assert codes.dtype == np.float64 and np.isnan(codes).any()  # missing categories and values as NaN
+    assert bench_regression._for_method("CascadeForest-subset", X_train)[0] is X_train
+    for method, splits in (("CascadeForest-subset", "subset"), ("CascadeForest-ordinal", "ordinal")):
+        params = bench_regression.build(method, 0, 1, {"max_layers": 2}).get_params()
+        assert params["categorical_splits"] == splits and params["max_layers"] == 2
+    table = (out / "table.md").read_text()
+    assert "CascadeForest-subset layers kept per seed: mixed_regression:" in table
+
+
+def test_adult_age_reads_age_from_the_other_columns_on_the_standard_split(shared_data, monkeypatch):
+    monkeypatch.setenv("MDDF_DATA", str(shared_data))
+    X_train, y_train, X_test, y_test = bench_regression.make_data("adult_age", 0)
+    assert X_train.shape == (32_561, 13) and X_test.shape == (16_281, 13)
+    assert "age" not in X_train.columns and (X_train.dtypes == "category").sum() == 8
+    assert 17 <= y_train.min() and y_train.max() <= 90 and y_test.dtype == np.float64
