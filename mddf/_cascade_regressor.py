@@ -186,7 +186,7 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
         Which columns of X are categorical, as for :class:`mddf.MDDFClassifier`:
         each is replaced by ordinal codes of the categories seen in training,
         unseen categories and missing values becoming NaN (missing values).
-    categorical_splits : {"subset", "ordinal"}, default="ordinal"
+    categorical_splits : {"subset", "ordinal"}, default="subset"
         How the trees split a categorical column. ``"subset"``: into two sets
         of categories, the best set found by ordering the node's categories by
         their mean target and scanning that order (as HistGradientBoosting and
@@ -300,7 +300,7 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
         min_gain_se=0.0,
         validation_fraction=None,
         categorical_features="from_dtype",
-        categorical_splits="ordinal",
+        categorical_splits="subset",
         n_jobs=None,
         random_state=None,
         verbose=0,

@@ -43,6 +43,16 @@ def test_the_classifier_splits_categories_into_subsets_by_default():
     np.testing.assert_array_equal(default, MDDFClassifier(categorical_splits="subset", **kw).fit(X, y).predict_proba(X))
 
 
+def test_the_regressor_splits_categories_into_subsets_by_default():
+    X, y = _data(600, 2, regression=True)
+    kw = dict(forest_types=("rf", "crf"), **SMALL)
+    default = CascadeForestRegressor(**kw).fit(X, y).predict(X)
+    subset = CascadeForestRegressor(categorical_splits="subset", **kw).fit(X, y).predict(X)
+    ordinal = CascadeForestRegressor(categorical_splits="ordinal", **kw).fit(X, y).predict(X)
+    np.testing.assert_array_equal(default, subset)
+    assert not np.array_equal(default, ordinal)
+
+
 def test_the_regression_cascade_learns_it_too():
     X, y = _data(600, 2, regression=True)
     X_test, y_test = _data(400, 3, regression=True)

@@ -30,8 +30,10 @@ DIGESTS = {
     "regressor": "fefd928035fe4d82114c4c8372587d36c50674b59c8a7f121139672a363ef320",
     "mddf_subset": "10f96367bd2c43b950228d8743f8685cec637c0f539295cfcf92860e8765ed2f",
     "regressor_residual": "e96a45ea8719d9fd25dfa6f2d1fec161ca5b96566533bd4447127906526332ad",
-    # recorded when half the columns became the regressor's default
-    "regressor_default": "50127292287813e31f25f08f0824180b5c2a02005a2adfc8f0f018b32d5f2bb7",
+    # recorded when half the columns became the regressor's default (then with categorical_splits="ordinal")
+    "regressor_ordinal": "50127292287813e31f25f08f0824180b5c2a02005a2adfc8f0f018b32d5f2bb7",
+    # recorded when subset splits became the regressor's default
+    "regressor_default": "ff945c14a9937e44e98e8cb4d1e81f974baf118da55100a847642d91825c6199",
 }
 
 
@@ -71,9 +73,16 @@ CASES = {
     ),
     "gcforest": lambda: (GCForestClassifier(**SMALL), _classification()),
     # target="y" and max_features=1.0 are the regressor's defaults before the residual target and half the
-    # columns: their recorded bits still hold
-    "regressor": lambda: (CascadeForestRegressor(target="y", max_features=1.0, **SMALL), _regression()),
-    "regressor_residual": lambda: (CascadeForestRegressor(max_features=1.0, **SMALL), _regression()),
+    # columns, categorical_splits="ordinal" before subset splits: their recorded bits still hold
+    "regressor": lambda: (
+        CascadeForestRegressor(target="y", max_features=1.0, categorical_splits="ordinal", **SMALL),
+        _regression(),
+    ),
+    "regressor_residual": lambda: (
+        CascadeForestRegressor(max_features=1.0, categorical_splits="ordinal", **SMALL),
+        _regression(),
+    ),
+    "regressor_ordinal": lambda: (CascadeForestRegressor(categorical_splits="ordinal", **SMALL), _regression()),
     "regressor_default": lambda: (CascadeForestRegressor(**SMALL), _regression()),
 }
 
