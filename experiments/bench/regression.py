@@ -94,7 +94,7 @@ CANDIDATES = {
     # and the cascade's until half of them was chosen), half (the default now), or Breiman's p/3 for regression
     "rf2-crf2 residual mf0.5": {**_RF2_CRF2, "target": "residual", "max_features": 0.5},
     "rf2-crf2 residual mf0.33": {**_RF2_CRF2, "target": "residual", "max_features": 1 / 3},
-    # the category columns split into category subsets (the same model as the one above on numeric data)
+    # the category columns split into category subsets, the default (on numeric data the same model as above)
     "rf2-crf2 residual mf0.5 subset": {
         **_RF2_CRF2,
         "target": "residual",
