@@ -287,7 +287,8 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
         Parallel forest fits and predictions (joblib threads). Results do not depend on
         it. Under ``joblib.parallel_config(backend="dask")`` the fits and predictions run
         on the Dask cluster instead, with bit-identical results (every seed is drawn
-        before dispatch).
+        before dispatch). Changed after fit (``set_params``), it sets the threads of
+        the layers' predictions.
     random_state : int, RandomState or None, default=None
     verbose : int, default=0
         1 prints one line per layer, ``[mdDF] layer t`` followed by the layer's
@@ -798,7 +799,7 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
     # ------------------------------------------------------------------ predict
     def _replay(self, X):
         mixture = ClassVectorMixture(self.passed_features)
-        for t, (block, share) in enumerate(zip(self.layers_, self.layer_shares_), start=1):
+        for t, (block, share) in enumerate(zip(self._prediction_layers(), self.layer_shares_), start=1):
             mixture.add_layer(block.predict_proba(self._layer_input(X, mixture.passed, t)), share)
             yield mixture.passed, mixture.proba
 

@@ -330,6 +330,13 @@ class CascadeBase(LayerFeaturesMixin):
         setattr(self, self._passed_importance_attr, float(rows[:, n_features].mean()))
 
     # ------------------------------------------------------------------ outputs
+    def _prediction_layers(self):
+        """The kept layers, each set to predict with the estimator's current ``n_jobs``: a ``set_params(n_jobs=...)``
+        after fit applies to prediction, as for scikit-learn's forests (the results do not depend on it)."""
+        for block in self.layers_:
+            block.n_jobs = self.n_jobs
+        return self.layers_
+
     def _staged(self, X):
         """Validate X now, then return a generator of (passed features, output) per kept layer."""
         check_is_fitted(self)

@@ -203,7 +203,8 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
     n_jobs : int or None, default=None
         Parallel forest fits and predictions (joblib threads, or the backend
         ``joblib.parallel_config`` selects). Results do not depend on it: every
-        seed is drawn before dispatch.
+        seed is drawn before dispatch. Changed after fit (``set_params``), it sets
+        the threads of the layers' predictions.
     random_state : int, RandomState or None, default=None
     verbose : int, default=0
         1 prints one line per layer, ``[CascadeForestRegressor] layer t``
@@ -527,7 +528,7 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
     # ------------------------------------------------------------------ predict
     def _replay(self, X):
         state = _Passed()
-        for t, block in enumerate(self.layers_, start=1):
+        for t, block in enumerate(self._prediction_layers(), start=1):
             state.passed = self._passed_on(block.predict(self._layer_input(X, state.passed, t)), state)
             yield state.passed, state.prediction
 

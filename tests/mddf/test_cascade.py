@@ -358,3 +358,31 @@ def test_clear_errors(data):
         MDDFClassifier(forest_types=("rf", "svm")).fit(X, y)
     with pytest.raises(ValueError, match="margin_mean"):
         MDDFClassifier(margin_mean=1.5).fit(X, y)
+
+
+@pytest.mark.parametrize("estimator", ["classifier", "regressor"])
+def test_n_jobs_set_after_fit_applies_to_prediction(estimator, monkeypatch):
+    # as for scikit-learn's forests, a model fitted on many threads can predict on one (and back),
+    # with the same bits
+    import mddf._block_base as block_base
+    from mddf import CascadeForestRegressor
+
+    X, y = make_classification(200, 6, random_state=0)
+    if estimator == "classifier":
+        model, predict = MDDFClassifier(n_estimators=4, max_layers=2, random_state=0, n_jobs=2), "predict_proba"
+    else:
+        model, predict = CascadeForestRegressor(n_estimators=4, max_layers=2, random_state=0, n_jobs=2), "predict"
+        y = X[:, 0] + X[:, 1]
+    model.fit(X, y)
+    before = getattr(model, predict)(X)
+    seen = []
+    real = block_base.Parallel
+
+    def recording(n_jobs=None, **kwargs):
+        seen.append(n_jobs)
+        return real(n_jobs=n_jobs, **kwargs)
+
+    monkeypatch.setattr(block_base, "Parallel", recording)
+    after = getattr(model.set_params(n_jobs=1), predict)(X)
+    assert seen and set(seen) == {1}
+    assert np.array_equal(before, after)
