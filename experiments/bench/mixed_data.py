@@ -91,8 +91,9 @@ def mixed_categories_regression(n_rows: int = 30_000, *, random_state: int = 0) 
     For the same seed, the structure, the rows and ``eta`` are :func:`mixed_categories`' draws; a standard
     normal noise takes the logistic noise's place, and the values are then removed at random in the same
     way (drawn after the noise, so other values are missing). The target depends on a category set times
-    a numeric threshold, two categories jointly, a category's main effect and two numeric columns. ``eta`` has a variance of about 8.1, so the noise alone caps
-    the R^2 at about 0.89 (the values removed lower it further).
+    a numeric threshold, two categories jointly, a category's main effect and two numeric columns.
+    ``eta`` has a variance of about 8.1, so the noise alone caps the R^2 at about 0.89 (the values
+    removed lower it further).
 
     Parameters
     ----------

@@ -174,11 +174,6 @@ def _for_method(method: str, *frames):
     return frames
 
 
-def _rows(X, index):
-    """Rows ``index`` of an array or a DataFrame."""
-    return X.iloc[index] if hasattr(X, "iloc") else X[index]
-
-
 def california_cached() -> bool:
     """Whether scikit-learn's California housing data is in its data folder (never downloads it)."""
     from sklearn.datasets import fetch_california_housing
@@ -253,10 +248,11 @@ def cross_validate(dataset, candidate, seed, fold, n_jobs, quick=False) -> dict:
     """
     from sklearn.metrics import r2_score
     from sklearn.model_selection import KFold
+    from sklearn.utils import _safe_indexing
 
     X, y, _, _ = make_data(dataset, seed, QUICK_ROWS if quick else N_ROWS)
     train, held_out = list(KFold(SELECTION_FOLDS, shuffle=True, random_state=seed).split(X))[fold]
-    X_train, X_held_out = _rows(X, train), _rows(X, held_out)
+    X_train, X_held_out = _safe_indexing(X, train), _safe_indexing(X, held_out)
     record = {"dataset": dataset, "method": candidate, "seed": seed, "fold": fold, "n_train": len(train)}
     if candidate == SELECTION_REFERENCE:
         model = build(candidate, seed, n_jobs)
