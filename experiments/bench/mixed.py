@@ -30,7 +30,8 @@ test accuracy and rank beside the others.
 under them the fits still pending (a run that is to be resumed later can be reported as it stands).
 
 ``<out>/table.md`` holds the mean ± std test accuracy over the seeds per dataset and method, each method's
-mean rank over the datasets (1 is best; ties share their mean rank), the median fit seconds and, with
+mean rank over the datasets (1 is best; ties share their mean rank), the median fit seconds, each mdDF
+configuration's mean rank against the reference learners of :data:`REFERENCES` alone and, with
 ``--select``, the recommended configuration's column and the CV table; ``<out>/table.csv`` the same per
 (dataset, method).
 
@@ -136,6 +137,9 @@ METHODS = {
 }
 #: The methods run when ``--methods`` is not given: all but the ablations.
 DEFAULT_METHODS = tuple(m for m in METHODS if m not in ABLATIONS)
+#: The reference learners each mdDF configuration is also ranked against on its own
+#: (:func:`reference_rank_table`).
+REFERENCES = ("HGB", "XGBoost", "LightGBM", "RF400")
 
 
 def fit_and_score(method: str, dataset: str, data, seed: int, n_jobs: int, quick: bool) -> dict:
@@ -243,6 +247,32 @@ def accuracy_table(records, methods, datasets, recommended=None) -> str:
         values = [r["fit_s"] for r in records if r["method"] == m and r["dataset"] in datasets]
         fits.append(f"{statistics.median(values):.1f}" if values else "")
     rows.append(["median fit s", *fits])
+    return "\n".join(markdown_table(header, rows))
+
+
+def reference_rank_table(records, configurations, references, datasets) -> str:
+    """Markdown: each mdDF configuration ranked against the reference learners alone.
+
+    For every configuration ``c``, the methods ``[c, *references]`` are ranked on every dataset by their
+    mean test accuracy (ties share their mean rank) and the ranks averaged over the datasets, as in
+    :func:`accuracy_table`, but without the other mdDF configurations and on the datasets where ``c`` has
+    a record. A row gives ``c``'s mean rank, the best reference learner's mean rank in the same ranking,
+    and whether ``c`` is first (``"tied"`` when a reference learner has the same mean rank).
+    Configurations without a record are left out.
+    """
+    rows = []
+    for c in configurations:
+        own = [d for d in datasets if any(r["dataset"] == d and r["method"] == c for r in records)]
+        ranks = mean_ranks(records, [c, *references], own)
+        if c not in ranks:
+            continue
+        ranked = [m for m in references if m in ranks]
+        if not ranked:
+            continue
+        best = min(ranked, key=lambda m: (ranks[m], references.index(m)))
+        first = "yes" if ranks[c] < ranks[best] else "tied" if ranks[c] == ranks[best] else "no"
+        rows.append([c, f"{ranks[c]:.2f}", best, f"{ranks[best]:.2f}", first])
+    header = ["configuration", "its mean rank", "best reference learner", "that learner's mean rank", "first"]
     return "\n".join(markdown_table(header, rows))
 
 
@@ -411,6 +441,13 @@ def main(argv=None) -> int:
     candidates = [r for r in fitted_cvs if r["method"] in configurations]
     recommended, cv_ranks = select(candidates, configurations, cv_datasets) if args.select else (None, {})
     text = accuracy_table(fitted_tests, methods, datasets, recommended)
+    references = tuple(m for m in REFERENCES if m in methods)
+    mddf_columns = [m for m in methods if m in configurations or m in ablations]
+    if references and mddf_columns:
+        text += (
+            f"\n\nEach mdDF configuration ranked against {', '.join(references)} alone (mean rank over the "
+            f"datasets):\n\n{reference_rank_table(fitted_tests, mddf_columns, references, datasets)}"
+        )
     heading = f"Test accuracy (%), mean ± std over seeds {args.seeds}; mean rank over the datasets (1 is best); median fit seconds."
     if args.select:
         on = "" if cv_datasets == datasets else f", datasets {','.join(cv_datasets)}"

@@ -15,6 +15,7 @@ from mddf.experiments.bench.mixed import (
     DEFAULT_METHODS,
     METHODS,
     cross_validate,
+    reference_rank_table,
     select,
 )
 from mddf.experiments.bench.mixed_data import (
@@ -146,6 +147,8 @@ def test_quick_run_fits_every_method_on_the_same_frames_writes_the_tables_and_re
     assert all(len(r["fold_accuracies"]) == 2 and r["n_folds"] == 2 for r in cvs)
     table = (out / "table.md").read_text()
     assert "| mixed_categories |" in table and "| mean rank |" in table and "| mean CV rank |" in table
+    assert "Each mdDF configuration ranked against HGB, XGBoost" in table
+    assert all(f"\n| {m} | " in table for m in CONFIGURATIONS)  # a row each in the reference ranking
     recommended = [line for line in table.splitlines() if line.startswith("Recommended by 2-fold CV")]
     assert len(recommended) == 1 and any(f"**{m}**" in recommended[0] for m in CONFIGURATIONS)
     assert read_provenance(table)["command"] == "python scripts/bench_mixed.py " + " ".join(argv)
@@ -253,6 +256,29 @@ def test_select_ranks_on_the_datasets_every_configuration_has_and_breaks_ties_by
     # a: x first, b: y first -> both rank 1.5; y's mean CV accuracy is higher; c lacks y and does not count
     assert select(records, ["x", "y"], ["a", "b", "c"]) == ("y", {"x": 1.5, "y": 1.5})
     assert select(records, ["x", "y"], ["c"]) == (None, {})
+
+
+def test_each_configuration_is_ranked_against_the_reference_learners_alone():
+    def test(dataset, method, accuracy):
+        return {"dataset": dataset, "method": method, "accuracy": accuracy}
+
+    records = [
+        *(test("a", m, acc) for m, acc in [("x", 0.9), ("y", 0.5), ("R", 0.8), ("S", 0.7)]),
+        *(test("b", m, acc) for m, acc in [("x", 0.6), ("y", 0.95), ("R", 0.9), ("S", 0.7)]),
+    ]
+    rows = reference_rank_table(records, ["x", "y", "z"], ("R", "S"), ["a", "b"]).splitlines()[2:]
+    # with x: x is 1st on a and 3rd on b (2.00), R 2nd and 1st (1.50); with y: y 3rd and 1st (2.00), R 1st
+    # and 2nd (1.50); z has no record and gets no row
+    assert rows == [
+        "| x | 2.00 | R | 1.50 | no |",
+        "| y | 2.00 | R | 1.50 | no |",
+    ]
+    # w has a record on a alone, so only a ranks it: w and R share the first place (1.50), S is 3rd; were b
+    # ranked too, R would be at 1.25 there and ahead of w
+    records.append(test("a", "w", 0.8))
+    assert reference_rank_table(records, ["w"], ("R", "S"), ["a", "b"]).splitlines()[2:] == [
+        "| w | 1.50 | R | 1.50 | tied |"
+    ]
 
 
 def test_unknown_methods_and_a_selection_without_configurations_are_rejected(tmp_path, capsys):
