@@ -367,7 +367,12 @@ def run_selection(args, seeds, datasets, out) -> int:
 
 
 def table(records, methods) -> str:
-    """Markdown: test R^2 (mean ± std over seeds) and median fit seconds per dataset and method."""
+    """Markdown: test R^2 (mean ± std over seeds) and median fit seconds per dataset and method.
+
+    A method without a record on any of the datasets (the default cascade on the tables with categories
+    alone) gets no column.
+    """
+    methods = [m for m in methods if any(r["method"] == m for r in records)]
     by = {}
     for r in records:
         by.setdefault((r["dataset"], r["method"]), []).append(r)

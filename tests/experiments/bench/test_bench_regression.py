@@ -161,6 +161,16 @@ def test_tables_with_categories_give_the_categories_to_the_cascade_and_codes_to_
     assert "CascadeForest-subset layers kept per seed: mixed_regression:" in table
 
 
+def test_the_table_leaves_out_the_methods_that_ran_on_none_of_its_datasets():
+    def record(method, r2, seed):
+        return {"dataset": "adult_age", "method": method, "seed": seed, "r2": r2, "fit_s": 1.0, "layers": 3}
+
+    records = [record("CascadeForest-subset", 0.48, s) for s in (0, 1)] + [record("RF400", 0.44, 0)]
+    text = bench_regression.table(records, ["CascadeForest", "CascadeForest-subset", "RF400"])
+    assert "| dataset | CascadeForest-subset | RF400 |" in text and "| CascadeForest |" not in text
+    assert "| adult_age | 0.4800 ± 0.0000 | 0.4400 ± 0.0000 |" in text
+
+
 def test_adult_age_reads_age_from_the_other_columns_on_the_standard_split(shared_data, monkeypatch):
     monkeypatch.setenv("MDDF_DATA", str(shared_data))
     X_train, y_train, X_test, y_test = bench_regression.make_data("adult_age", 0)
