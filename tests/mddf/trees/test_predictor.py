@@ -181,3 +181,18 @@ def test_category_splits_route_in_lanes_as_on_the_words(random_split):
         lanes, scalar = _forest_routes(forest, codes[:n], missing)
         assert np.array_equal(lanes, scalar)
         assert np.array_equal(lanes, sum(reference_route(tree, codes[:n], 2, missing) for tree in trees))
+
+
+def test_category_codes_in_every_word_of_the_bitset_route_in_lanes_as_on_the_words():
+    # 250 categories fill the four 64-bit words of a split's set; a threshold feature beside them
+    rng = np.random.RandomState(5)
+    codes = np.column_stack([rng.randint(0, 250, size=3000), rng.randint(0, 30, size=3000)]).astype(np.uint8)
+    y = ((codes[:, 0] % 7 < 3) ^ (codes[:, 1] > 20)).astype(np.int64)
+    binner = FeatureBinner().fit(codes.astype(np.float32))
+    trees = [grow(codes, y, seed=s, random_split=s % 2 == 1, categorical=np.array([1, 0])) for s in range(4)]
+    used = np.concatenate([tree.category_bits[tree.category[tree.category >= 0]] for tree in trees])
+    assert all(used[:, word].any() for word in range(4))  # every word of the sets holds some category
+    forest = forest_of(binner, 2, trees)
+    lanes, scalar = _forest_routes(forest, codes, NO_MISSING)
+    assert np.array_equal(lanes, scalar)
+    assert np.array_equal(lanes, sum(reference_route(tree, codes, 2) for tree in trees))
