@@ -442,11 +442,10 @@ def main(argv=None) -> int:
     recommended, cv_ranks = select(candidates, configurations, cv_datasets) if args.select else (None, {})
     text = accuracy_table(fitted_tests, methods, datasets, recommended)
     references = tuple(m for m in REFERENCES if m in methods)
-    mddf_columns = [m for m in methods if m in configurations or m in ablations]
-    if references and mddf_columns:
+    if references and configurations + ablations:
         text += (
             f"\n\nEach mdDF configuration ranked against {', '.join(references)} alone (mean rank over the "
-            f"datasets):\n\n{reference_rank_table(fitted_tests, mddf_columns, references, datasets)}"
+            f"datasets):\n\n{reference_rank_table(fitted_tests, configurations + ablations, references, datasets)}"
         )
     heading = f"Test accuracy (%), mean ± std over seeds {args.seeds}; mean rank over the datasets (1 is best); median fit seconds."
     if args.select:
