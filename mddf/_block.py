@@ -412,12 +412,14 @@ class ForestBlock(MemberBlockMixin, BlockBase):
                     weight = distribution * (len(train) / distribution[train].sum())
             yield i, train, test, fit_rows, weight, draws, seeds
 
-    def predict_proba(self, X):
+    def predict_proba(self, X, prefix=None):
         """Each member's class vectors for new rows, averaged over its fold models.
+
+        ``prefix``: the :class:`mddf._block_base.PrefixCodes` of the ``x`` that ``X`` begins with, or None.
 
         Returns
         -------
         ndarray of shape (n, n_members, n_classes)
         """
         self._check_members_take_nan(X, self.forest_types)
-        return self._predict_members(X, _predict_one, (self.models_[0][0].n_classes,))
+        return self._predict_members(X, _predict_one, (self.models_[0][0].n_classes,), prefix)

@@ -89,6 +89,36 @@ class BinnedInput:
                 self.categorical = subset.astype(np.uint8)
 
 
+class PrefixCodes:
+    """The bin codes of the columns of ``x`` in rows being predicted, computed once and reused by every layer.
+
+    The cascade bins ``x`` once at fit (``BinnedInput(prefix=...)``), so each layer whose input
+    begins with ``x`` has the same edges for those columns; a layer's rows ``[x, passed]`` are then
+    binned by reusing the codes of ``x`` and binning only the columns that the previous layers pass
+    on. A layer whose edges for ``x`` differ (compared value by value) bins all its columns.
+
+    Parameters
+    ----------
+    X : ndarray of float32 (n, d)
+        The rows' ``x``.
+    """
+
+    def __init__(self, X):
+        self.X = X
+        self._edges = self._codes = None
+
+    def transform(self, binner, X):
+        """Bin codes of ``X``, a layer's input beginning with ``x``, with ``binner``'s edges."""
+        p = self.X.shape[1]
+        if self._codes is None:
+            self._edges, self._codes = binner.edges_[:p], binner.columns(0, p).transform(self.X)
+        elif not all(a is b or np.array_equal(a, b) for a, b in zip(self._edges, binner.edges_[:p])):
+            return binner.transform(X)
+        if X.shape[1] == p:
+            return self._codes
+        return np.hstack([self._codes, binner.columns(p).transform(X[:, p:])])
+
+
 class TreeGrower:
     """The trees of one forest of :mod:`mddf.trees`, grown on a :class:`BinnedInput` and packed as they come.
 
@@ -368,16 +398,19 @@ class BlockBase:
     def _binned(self, model):
         return issubclass(self.store.model_class(model), BINNED_FORESTS)
 
-    def _predict_members(self, X, predict, width):
+    def _predict_members(self, X, predict, width, prefix=None):
         """Each member's output for new rows, averaged over its fold models: ``(n, n_members) + width``.
 
         ``predict(model, rows, has_missing)`` runs in a worker; a binned forest gets the rows' bin
-        codes, binned once for all of the layer's forests, any other model ``X``.
+        codes, binned once for all of the layer's forests (reusing ``prefix``, a :class:`PrefixCodes`
+        of the ``x`` that ``X`` begins with, when given), any other model ``X``.
         """
         has_missing = bool(np.isnan(X).any())
         flat = [(j, model) for j, models in enumerate(self.models_) for model in models]
         binned = next((model for _, model in flat if self._binned(model)), None)
-        codes = None if binned is None else binned.binner.transform(X)
+        codes = None
+        if binned is not None:
+            codes = binned.binner.transform(X) if prefix is None else prefix.transform(binned.binner, X)
 
         def task(model):
             return self.store.predict_task(model, predict, codes if self._binned(model) else X, has_missing)

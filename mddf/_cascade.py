@@ -13,6 +13,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 
 from ._block import TREE_METHODS, WEIGHTINGS, ForestBlock
+from ._block_base import PrefixCodes
 from ._cascade_base import CascadeBase, Growth
 from ._layer_features import member_name
 from ._margin import margins
@@ -667,7 +668,8 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
         correct = growth.train.correct(y)
         record = self._layer_record(t, block, h, y, correct, cumulative)
         if growth.X_val is not None:  # the held-out rows go through the layer and are the ones monitored
-            growth.val.add_layer(block.predict_proba(self._layer_input(growth.X_val, growth.val.passed, t)), share)
+            X_val = self._layer_input(growth.X_val, growth.val.passed, t)
+            growth.val.add_layer(block.predict_proba(X_val, self._layer_prefix(growth.val_x, t)), share)
             correct = growth.val.correct(growth.y_val)
             record["val_accuracy"] = weighted_accuracy(correct, growth.weight_val)
         return self._keep_layer(growth, block, record, start, correct)  # weighted accuracy of the monitored rows
@@ -798,9 +800,10 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
 
     # ------------------------------------------------------------------ predict
     def _replay(self, X):
-        mixture = ClassVectorMixture(self.passed_features)
+        mixture, x_codes = ClassVectorMixture(self.passed_features), PrefixCodes(X)
         for t, (block, share) in enumerate(zip(self._prediction_layers(), self.layer_shares_), start=1):
-            mixture.add_layer(block.predict_proba(self._layer_input(X, mixture.passed, t)), share)
+            layer_input = self._layer_input(X, mixture.passed, t)
+            mixture.add_layer(block.predict_proba(layer_input, self._layer_prefix(x_codes, t)), share)
             yield mixture.passed, mixture.proba
 
     def staged_predict_proba(self, X):

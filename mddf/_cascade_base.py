@@ -22,7 +22,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter
 
-from ._block_base import MAX_SEED, MAX_SUBSET_CATEGORIES, BinnedInput
+from ._block_base import MAX_SEED, MAX_SUBSET_CATEGORIES, BinnedInput, PrefixCodes
 from ._layer_features import LayerFeaturesMixin
 from ._members import check_accepts_nan, is_forest
 from ._stopping import EarlyStopping
@@ -55,6 +55,9 @@ class Growth:
     layers: list = field(default_factory=list)
     history: list = field(default_factory=list)
     oof_features: list = field(default_factory=list)
+
+    def __post_init__(self):
+        self.val_x = None if self.X_val is None else PrefixCodes(self.X_val)  # the held-out x, binned once
 
 
 class CascadeBase(LayerFeaturesMixin):
@@ -211,6 +214,10 @@ class CascadeBase(LayerFeaturesMixin):
     def _layer_holds_x(self, t):
         """Whether the input of layer t begins with the columns of ``x``."""
         return True
+
+    def _layer_prefix(self, x_codes, t):
+        """``x_codes`` (the :class:`PrefixCodes` of the rows' ``x``) if layer t's input begins with ``x``, else None."""
+        return x_codes if self._layer_holds_x(t) else None
 
     def _layer_categorical(self, n_columns, t):
         """The columns of layer t's input that the block splits into category subsets; None: none.

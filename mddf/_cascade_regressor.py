@@ -10,6 +10,7 @@ from sklearn.ensemble import RandomForestRegressor
 from sklearn.metrics import r2_score
 from sklearn.utils._param_validation import HasMethods, Interval, RealNotInt, StrOptions
 
+from ._block_base import PrefixCodes
 from ._cascade_base import CascadeBase, Growth
 from ._layer_features import member_name
 from ._members import check_forest_types, make_gbdt, make_hgb, seeded_clone
@@ -479,7 +480,8 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
         }
         growth.train.passed = oof
         if growth.X_val is not None:  # the held-out rows go through the layer and are the ones monitored
-            output = block.predict(self._layer_input(growth.X_val, growth.val.passed, t))
+            X_val = self._layer_input(growth.X_val, growth.val.passed, t)
+            output = block.predict(X_val, self._layer_prefix(growth.val_x, t))
             growth.val.passed = self._passed_on(output, growth.val)
             prediction = growth.val.passed.mean(axis=1)
             with np.errstate(over="ignore", invalid="ignore"):
@@ -527,9 +529,10 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
 
     # ------------------------------------------------------------------ predict
     def _replay(self, X):
-        state = _Passed()
+        state, x_codes = _Passed(), PrefixCodes(X)
         for t, block in enumerate(self._prediction_layers(), start=1):
-            state.passed = self._passed_on(block.predict(self._layer_input(X, state.passed, t)), state)
+            output = block.predict(self._layer_input(X, state.passed, t), self._layer_prefix(x_codes, t))
+            state.passed = self._passed_on(output, state)
             yield state.passed, state.prediction
 
     def staged_predict(self, X):

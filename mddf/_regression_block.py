@@ -200,15 +200,17 @@ class RegressionForestBlock(MemberBlockMixin, BlockBase):
                 slots.append((j, test))
         return self._gather(tasks, slots, len(y), ())
 
-    def predict(self, X):
+    def predict(self, X, prefix=None):
         """Each member's prediction of new rows, averaged over its fold models.
+
+        ``prefix``: the :class:`mddf._block_base.PrefixCodes` of the ``x`` that ``X`` begins with, or None.
 
         Returns
         -------
         ndarray of float64, shape (n, n_members)
         """
         self._check_members_take_nan(X, self.forest_types)
-        return self._predict_members(X, _predict_one, ())
+        return self._predict_members(X, _predict_one, (), prefix)
 
 
 def _predict_one(model, X, has_missing):

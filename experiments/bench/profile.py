@@ -17,6 +17,15 @@ phase wrapped in timers for the length of the fit:
 - *reweighting*: D_{t+1} (eq. 47, :meth:`mddf._mixture.CumulativeMargin.reweight`);
 - *other*: the rest of the fit (validation, folds, class-vector mixtures, the layers' records).
 
+The fitted model then predicts the test rows in ``--predict-rounds`` rounds, one thread, with two
+phases timed: *binning* (:meth:`mddf.trees.FeatureBinner.transform`: the compiled kernel, on ``x``
+once per call and on the passed columns per layer, :class:`mddf._block_base.PrefixCodes`) and
+*routing* (the forests' :meth:`~mddf.trees.BinnedForest.predict_proba_binned`); *other* is the rest
+(validation, class-vector mixtures). Each round also predicts with the *reference binning*, the
+binning before the compiled kernel (:func:`reference_transform`, :func:`numpy.searchsorted` per
+column, every column of every layer's input binned by the layer); the predictions are checked equal
+and the ratio is the median over rounds of the two predict times.
+
 The timers cost a few microseconds a call; the tree code is compiled by a small fit before.
 Results go to ``<out>/profile.md`` (a table per dataset, seconds and shares of the fit) and
 ``<out>/results.jsonl``.
@@ -30,6 +39,7 @@ import sys
 import time
 from collections import defaultdict
 from pathlib import Path
+from unittest import mock
 
 import numpy as np
 
@@ -43,6 +53,24 @@ PHASES = (
     "reweighting",
     "other",
 )
+
+
+PREDICT_PHASES = ("binning", "routing", "other")
+
+
+def reference_transform(binner, X):
+    """Bin codes as :meth:`mddf.trees.FeatureBinner.transform` computed them before its compiled kernel:
+    :func:`numpy.searchsorted` column by column, then the missing code for NaN."""
+    X = np.asarray(X, dtype=np.float32)
+    missing = np.isnan(X)
+    missing_columns = np.flatnonzero(missing.any(axis=0))
+    wide = len(missing_columns) and binner.missing_bins_[missing_columns].max() > np.iinfo(np.uint8).max
+    out = np.empty(X.shape, dtype=np.uint16 if wide else np.uint8)
+    for j, edges in enumerate(binner.edges_):
+        out[:, j] = np.searchsorted(edges, X[:, j], side="left")
+    for j in missing_columns:
+        out[missing[:, j], j] = binner.missing_bins_[j]
+    return out
 
 
 class _Timers:
@@ -77,6 +105,11 @@ def profile_fit(X, y, params=None):
 
     The returned dict holds every phase of :data:`PHASES` and ``"fit"``, the fit's wall-clock seconds.
     """
+    return fit_profiled(X, y, params)[0]
+
+
+def fit_profiled(X, y, params=None):
+    """:func:`profile_fit`'s seconds by phase, and the fitted model."""
     from mddf import MDDFClassifier, _block, _block_base, _cascade, _mixture
     from mddf.trees import forest
 
@@ -103,7 +136,50 @@ def profile_fit(X, y, params=None):
     seconds["other"] = max(fit - sum(seconds[p] for p in PHASES if p != "other"), 0.0)
     seconds["fit"] = fit
     seconds["layers grown"] = len(model.train_history_)
-    return seconds
+    return seconds, model
+
+
+def profile_predict(model, X, rounds=3):
+    """Predict ``X`` with ``model`` (one thread) ``rounds`` times with today's binning and with the reference's.
+
+    Returns a dict: the median seconds of each phase of :data:`PREDICT_PHASES` and ``"predict"`` (today's),
+    ``"reference predict"`` (the median with :func:`reference_transform` and no reuse of ``x``'s codes),
+    ``"ratio"`` (median over rounds of today's over the reference's) and ``"layers kept"``.
+    Raises ``AssertionError`` if the two give different predictions.
+    """
+    from mddf import _block_base
+    from mddf.trees import BinnedForest, FeatureBinner
+
+    model.set_params(n_jobs=1)
+    runs, reference, ratios = [], [], []
+    for _ in range(rounds):
+        timers = _Timers()
+        timers.wrap(FeatureBinner, "transform", "binning")
+        timers.wrap(BinnedForest, "predict_proba_binned", "routing")
+        try:
+            start = time.perf_counter()
+            proba = model.predict_proba(X)
+            seconds = time.perf_counter() - start
+        finally:
+            timers.restore()
+        phases = {phase: timers.seconds.get(phase, 0.0) for phase in PREDICT_PHASES}
+        phases["other"] = max(seconds - phases["binning"] - phases["routing"], 0.0)
+        runs.append({**phases, "predict": seconds})
+        with (
+            mock.patch.object(FeatureBinner, "transform", reference_transform),
+            mock.patch.object(_block_base.PrefixCodes, "transform", lambda self, binner, X: binner.transform(X)),
+        ):
+            start = time.perf_counter()
+            reference_proba = model.predict_proba(X)
+            reference.append(time.perf_counter() - start)
+        assert np.array_equal(proba, reference_proba), "the reference binning predicts otherwise"
+        ratios.append(seconds / reference[-1])
+    result = {key: float(np.median([run[key] for run in runs])) for key in (*PREDICT_PHASES, "predict")}
+    result.update(
+        {"reference predict": float(np.median(reference)), "ratio": float(np.median(ratios))},
+        **{"layers kept": model.n_layers_, "rounds": rounds},
+    )
+    return result
 
 
 def markdown(rows):
@@ -121,6 +197,18 @@ def markdown(rows):
             f"### {row['dataset']} ({row['rows']} training rows, {row['seconds']['layers grown']} layers grown)\n\n"
             + "\n".join(markdown_table(["phase", "seconds", "share of the fit"], body, align=[":---", "---:", "---:"]))
         )
+        predict = row.get("predict")
+        if predict:
+            total = predict["predict"]
+            body = [[p, f"{predict[p]:.3f}", f"{100 * predict[p] / total:.1f}%"] for p in PREDICT_PHASES]
+            body.append(["predict", f"{total:.3f}", "100%"])
+            parts.append(
+                f"Prediction of {row['test rows']} test rows by the {predict['layers kept']} kept layers, one thread, "
+                f"median of {predict['rounds']} rounds:\n\n"
+                + "\n".join(markdown_table(["phase", "seconds", "share"], body, align=[":---", "---:", "---:"]))
+                + f"\n\nWith the reference binning: {predict['reference predict']:.3f} s; today's over the "
+                f"reference's, median over rounds: {predict['ratio']:.2f}."
+            )
     return "\n\n".join(parts) + "\n"
 
 
@@ -134,6 +222,9 @@ def main(argv=None):
     parser.add_argument("--datasets", default="letter,adult", help="comma-separated (default: letter,adult)")
     parser.add_argument("--params", default="{}", help="JSON parameters of MDDFClassifier (n_jobs is 1)")
     parser.add_argument("--seed", type=int, default=0, help="random_state of the fit (default: 0)")
+    parser.add_argument(
+        "--predict-rounds", type=int, default=3, help="rounds of the prediction profile (0: none; default: 3)"
+    )
     parser.add_argument("--data-home", default=None, help="folder of the dataset files (default: $MDDF_DATA)")
     parser.add_argument("--out", default="results/profile", help="output folder (default: results/profile)")
     args = parser.parse_args(argv)
@@ -143,11 +234,13 @@ def main(argv=None):
     store = ResultStore(out / "results.jsonl")
     rows = []
     for dataset in args.datasets.split(","):
-        X, y, _, _ = train_test_arrays(dataset, data_home=args.data_home, train_share=0.7)
+        X, y, X_test, _ = train_test_arrays(dataset, data_home=args.data_home, train_share=0.7)
         small = np.concatenate([np.flatnonzero(y == label)[:20] for label in np.unique(y)])
-        profile_fit(X[small], y[small], {**params, "n_estimators": 2, "max_layers": 2})  # compiles the tree code
-        seconds = profile_fit(X, y, params)
+        fit_profiled(X[small], y[small], {**params, "n_estimators": 2, "max_layers": 2})  # compiles the tree code
+        seconds, model = fit_profiled(X, y, params)
         row = {"dataset": dataset, "rows": len(y), "params": params, "seconds": seconds, **record_stamp()}
+        if args.predict_rounds > 0:
+            row.update({"test rows": len(X_test), "predict": profile_predict(model, X_test, args.predict_rounds)})
         store.append(row)
         rows.append(row)
         print(f"{dataset}: fit {seconds['fit']:.1f} s, tree growth {seconds['tree growth']:.1f} s", flush=True)

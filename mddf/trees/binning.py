@@ -17,15 +17,51 @@ missing bin still fits a uint8 code; a feature without NaN keeps up to
 Such a feature's missing bin can then be 256: :meth:`FeatureBinner.transform`
 returns uint16 codes when a NaN meets a full feature (new rows only; the fitted
 rows always bin to uint8).
+
+New rows are binned by a compiled kernel, :func:`bin_codes`: each feature's
+edges padded with +inf to a table of 256 (``MAX_BINS``) float32 values, and a
+branch-free binary search of eight steps per value, whose comparisons are the
+same as :func:`numpy.searchsorted`'s (``side="left"``), so the codes are too.
 """
 
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 # compiled into grow_tree's on-disk numba cache (grower.py), which does not see changes to
 # this file: delete mddf/trees/__pycache__ after changing it.
 MAX_BINS = 256
+
+
+@njit(cache=True, nogil=True)
+def bin_codes(X, table, missing_bins, out):
+    """Write into ``out`` the bin of every value of ``X``: the number of entries of its feature's row of ``table``
+    strictly below it, or ``missing_bins[j]`` for NaN.
+
+    Parameters
+    ----------
+    X : ndarray of float32 (n, d)
+    table : ndarray of float32 (d, 256)
+        Each feature's edges, in increasing order, padded with +inf (at most 255 edges, so the last entry is
+        always padding and no value counts past it).
+    missing_bins : ndarray of int64 (d,)
+    out : ndarray of uint8 or uint16 (n, d)
+    """
+    n, d = X.shape
+    for i in range(n):
+        for j in range(d):
+            x = X[i, j]
+            if x != x:
+                out[i, j] = missing_bins[j]
+                continue
+            b = 0
+            step = 128
+            while step:  # b counts the entries below x: table[j, b + step - 1] < x means at least b + step
+                if table[j, b + step - 1] < x:
+                    b += step
+                step >>= 1
+            out[i, j] = b
 
 
 class FeatureBinner:
@@ -98,22 +134,40 @@ class FeatureBinner:
         joined.missing_bins_ = np.concatenate([self.missing_bins_, other.missing_bins_])
         return joined
 
+    def columns(self, start, stop=None):
+        """The binner of the columns ``start`` to ``stop - 1`` (None: to the last), with the same edges."""
+        part = FeatureBinner(self.max_bins)
+        part.edges_ = self.edges_[start:stop]
+        part.has_missing_ = self.has_missing_[start:stop]
+        part.exact_ = self.exact_[start:stop]
+        part.missing_bins_ = self.missing_bins_[start:stop]
+        return part
+
     def transform(self, X):
         """Bin codes (C-contiguous, same shape as ``X``); NaN gets ``missing_bins_[j]``.
 
         The codes are uint8, unless a NaN falls in a feature with 256 real bins
         (then uint16).
         """
-        X = np.asarray(X, dtype=np.float32)
-        missing = np.isnan(X)
-        missing_columns = np.flatnonzero(missing.any(axis=0))
-        wide = len(missing_columns) and self.missing_bins_[missing_columns].max() > np.iinfo(np.uint8).max
+        X = np.ascontiguousarray(X, dtype=np.float32)
+        if X.ndim != 2 or X.shape[1] != len(self.edges_):
+            raise ValueError(f"X has shape {X.shape}; the binner was fitted on {len(self.edges_)} features")
+        wide = False
+        full = self.missing_bins_ > np.iinfo(np.uint8).max  # a NaN there has code 256
+        if full.any():
+            wide = bool(np.isnan(X[:, full]).any())
         out = np.empty(X.shape, dtype=np.uint16 if wide else np.uint8)
-        for j, edges in enumerate(self.edges_):
-            out[:, j] = np.searchsorted(edges, X[:, j], side="left")
-        for j in missing_columns:
-            out[missing[:, j], j] = self.missing_bins_[j]
+        bin_codes(X, self._edge_table(), np.asarray(self.missing_bins_, dtype=np.int64), out)
         return out
+
+    def _edge_table(self):
+        """The edges as one ``(n_features, 256)`` float32 table, each row padded with +inf (:func:`bin_codes`)."""
+        table = np.full((len(self.edges_), MAX_BINS), np.inf, dtype=np.float32)
+        for j, edges in enumerate(self.edges_):
+            if len(edges) >= MAX_BINS:
+                raise ValueError(f"feature {j} has {len(edges)} bin edges; at most {MAX_BINS - 1} are possible")
+            table[j, : len(edges)] = edges
+        return table
 
     def fit_transform(self, X):
         return self.fit(X).transform(X)

@@ -150,3 +150,25 @@ def test_rows_without_weight_never_reach_the_forests(weighting, tree_method):
     oof = block.fit(X, y, D, 3, np.random.RandomState(0))
     assert np.all(oof[:, :, 2] == 0)  # no tree ever saw class 2
     assert np.all(block.predict_proba(X)[:, :, 2] == 0)
+
+
+def test_a_layer_reuses_the_codes_of_x_and_predicts_as_if_it_binned_every_column():
+    from mddf._block_base import BinnedInput, PrefixCodes
+
+    rng = np.random.RandomState(3)
+    x = rng.standard_normal((400, 4)).astype(np.float32)
+    x[rng.rand(*x.shape) < 0.05] = np.nan
+    y = (np.nan_to_num(x[:, 0]) > 0).astype(np.int64)
+    passed = rng.rand(400, 2).astype(np.float32)
+    X = np.hstack([x, passed])
+    block = ForestBlock(("rf", "crf"), 8, None, 2, "kfold", "sample_weight", 1, "hist")
+    block.fit(X, y, np.full(len(y), 1 / len(y)), 2, np.random.RandomState(0), prefix=BinnedInput(x))
+    fresh = np.hstack([x[:50] * 1.5, rng.rand(50, 2).astype(np.float32)])
+    prefix = PrefixCodes(fresh[:, :4])
+    first = block.predict_proba(fresh, prefix)
+    assert np.array_equal(first, block.predict_proba(fresh))
+    assert np.array_equal(block.predict_proba(fresh, prefix), first)  # the second layer asking reuses the codes
+
+    other = ForestBlock(("rf",), 8, None, 2, "kfold", "sample_weight", 1, "hist")
+    other.fit(X * 2, y, np.full(len(y), 1 / len(y)), 2, np.random.RandomState(0))  # edges of its own for x
+    assert np.array_equal(other.predict_proba(fresh, prefix), other.predict_proba(fresh))

@@ -24,3 +24,28 @@ def test_the_tables_give_each_phase_its_share(tmp_path, monkeypatch):
     ]
     text = profile.markdown(rows)
     assert "### d (10 training rows, 2 layers grown)" in text and "| tree growth | 1.00 | 12.5% |" in text
+
+
+def test_the_prediction_profile_splits_predict_time_and_compares_the_reference_binning():
+    from mddf.trees import FeatureBinner
+
+    X, y = make_classification(300, 8, n_informative=5, n_classes=3, random_state=0)
+    X = X.astype(np.float32)
+    X[::7, 2] = np.nan
+    _, model = profile.fit_profiled(X[:200], y[:200], {"n_estimators": 4, "max_layers": 2, "random_state": 0})
+    transform = FeatureBinner.transform
+    result = profile.profile_predict(model, X[200:], rounds=2)
+    assert result["binning"] > 0 and result["routing"] > 0 and result["layers kept"] == model.n_layers_
+    assert sum(result[p] for p in profile.PREDICT_PHASES) == pytest.approx(result["predict"], rel=1e-6)
+    assert result["reference predict"] > 0 and result["ratio"] > 0
+    assert FeatureBinner.transform is transform  # unpatched
+
+
+def test_the_reference_binning_gives_the_compiled_kernels_codes():
+    from mddf.trees import FeatureBinner
+
+    rng = np.random.RandomState(0)
+    X = np.column_stack([rng.standard_normal(500), rng.randint(0, 4, 500)]).astype(np.float32)
+    X[rng.rand(*X.shape) < 0.1] = np.nan
+    binner = FeatureBinner().fit(X[:300])
+    assert np.array_equal(profile.reference_transform(binner, X), binner.transform(X))

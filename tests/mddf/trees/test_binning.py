@@ -52,3 +52,31 @@ def test_adjacent_float32_values_stay_in_different_bins():
 def test_max_bins_is_bounded():
     with pytest.raises(ValueError, match="max_bins"):
         FeatureBinner(max_bins=300)
+
+
+@pytest.mark.parametrize("max_bins", [2, 17, 256])
+def test_codes_are_the_number_of_edges_strictly_below_each_value(max_bins):
+    # the compiled search must agree with numpy's searchsorted (side="left") everywhere: on the edges
+    # themselves, between them, at +-inf and -0.0, for features of 1 to 255 edges; NaN gets its own code
+    rng = np.random.RandomState(2)
+    X = np.column_stack(
+        [rng.standard_normal(4000), rng.randint(0, 3, 4000), rng.exponential(size=4000), rng.randint(0, 300, 4000)]
+    ).astype(np.float32)
+    X[rng.rand(*X.shape) < 0.02] = np.nan
+    binner = FeatureBinner(max_bins=max_bins).fit(X)
+    edges = np.concatenate(binner.edges_)
+    probes = np.concatenate([edges, np.nextafter(edges, np.inf), np.nextafter(edges, -np.inf)])
+    probes = np.concatenate([probes, [np.inf, -np.inf, 0.0, -0.0, np.nan]]).astype(np.float32)
+    fresh = np.vstack([X, np.tile(probes[:, None], (1, X.shape[1])), rng.standard_normal((500, 4)) * 50])
+    fresh = fresh.astype(np.float32)
+    codes = binner.transform(fresh)
+    for j, column_edges in enumerate(binner.edges_):
+        expected = np.searchsorted(column_edges, fresh[:, j], side="left")
+        expected[np.isnan(fresh[:, j])] = binner.missing_bins_[j]
+        assert np.array_equal(codes[:, j], expected)
+
+
+def test_transform_names_a_column_count_that_differs_from_the_fit():
+    binner = FeatureBinner().fit(np.zeros((5, 3), dtype=np.float32))
+    with pytest.raises(ValueError, match="3 features"):
+        binner.transform(np.zeros((5, 4), dtype=np.float32))
