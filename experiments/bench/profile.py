@@ -223,6 +223,9 @@ def main(argv=None):
     parser.add_argument("--params", default="{}", help="JSON parameters of MDDFClassifier (n_jobs is 1)")
     parser.add_argument("--seed", type=int, default=0, help="random_state of the fit (default: 0)")
     parser.add_argument(
+        "--train-rows", type=int, default=None, help="a stratified subset of this many training rows (default: all)"
+    )
+    parser.add_argument(
         "--predict-rounds", type=int, default=3, help="rounds of the prediction profile (0: none; default: 3)"
     )
     parser.add_argument("--data-home", default=None, help="folder of the dataset files (default: $MDDF_DATA)")
@@ -234,7 +237,9 @@ def main(argv=None):
     store = ResultStore(out / "results.jsonl")
     rows = []
     for dataset in args.datasets.split(","):
-        X, y, X_test, _ = train_test_arrays(dataset, data_home=args.data_home, train_share=0.7)
+        X, y, X_test, _ = train_test_arrays(
+            dataset, data_home=args.data_home, train_share=0.7, train_rows=args.train_rows
+        )
         small = np.concatenate([np.flatnonzero(y == label)[:20] for label in np.unique(y)])
         fit_profiled(X[small], y[small], {**params, "n_estimators": 2, "max_layers": 2})  # compiles the tree code
         seconds, model = fit_profiled(X, y, params)

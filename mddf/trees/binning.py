@@ -35,9 +35,10 @@ MAX_BINS = 256
 
 
 @njit(cache=True, nogil=True)
-def bin_codes(X, table, missing_bins, out):
+def bin_codes(X, table, missing_bins, out, largest):
     """Write into ``out`` the bin of every value of ``X``: the number of entries of its feature's row of ``table``
-    strictly below it, or ``missing_bins[j]`` for NaN.
+    strictly below it, or ``missing_bins[j]`` for NaN. Return whether a NaN's code exceeded ``largest``, the
+    largest code ``out`` holds (its entry is then wrong: bin again into a wider ``out``).
 
     Parameters
     ----------
@@ -47,21 +48,29 @@ def bin_codes(X, table, missing_bins, out):
         always padding and no value counts past it).
     missing_bins : ndarray of int64 (d,)
     out : ndarray of uint8 or uint16 (n, d)
+    largest : int
     """
     n, d = X.shape
+    overflow = False
     for i in range(n):
         for j in range(d):
             x = X[i, j]
             if x != x:
+                overflow |= missing_bins[j] > largest
                 out[i, j] = missing_bins[j]
                 continue
-            b = 0
-            step = 128
-            while step:  # b counts the entries below x: table[j, b + step - 1] < x means at least b + step
-                if table[j, b + step - 1] < x:
-                    b += step
-                step >>= 1
+            # b counts the entries below x: table[j, b + s - 1] < x means at least b + s of them (s = 128 .. 1);
+            # each step adds a comparison's 0 or 1, without a branch for the processor to mispredict
+            b = 128 * (table[j, 127] < x)
+            b += 64 * (table[j, b + 63] < x)
+            b += 32 * (table[j, b + 31] < x)
+            b += 16 * (table[j, b + 15] < x)
+            b += 8 * (table[j, b + 7] < x)
+            b += 4 * (table[j, b + 3] < x)
+            b += 2 * (table[j, b + 1] < x)
+            b += table[j, b] < x
             out[i, j] = b
+    return overflow
 
 
 class FeatureBinner:
@@ -152,12 +161,11 @@ class FeatureBinner:
         X = np.ascontiguousarray(X, dtype=np.float32)
         if X.ndim != 2 or X.shape[1] != len(self.edges_):
             raise ValueError(f"X has shape {X.shape}; the binner was fitted on {len(self.edges_)} features")
-        wide = False
-        full = self.missing_bins_ > np.iinfo(np.uint8).max  # a NaN there has code 256
-        if full.any():
-            wide = bool(np.isnan(X[:, full]).any())
-        out = np.empty(X.shape, dtype=np.uint16 if wide else np.uint8)
-        bin_codes(X, self._edge_table(), np.asarray(self.missing_bins_, dtype=np.int64), out)
+        table, missing_bins = self._edge_table(), np.asarray(self.missing_bins_, dtype=np.int64)
+        out = np.empty(X.shape, dtype=np.uint8)
+        if bin_codes(X, table, missing_bins, out, np.iinfo(np.uint8).max):  # a NaN in a feature of 256 bins
+            out = np.empty(X.shape, dtype=np.uint16)
+            bin_codes(X, table, missing_bins, out, np.iinfo(np.uint16).max)
         return out
 
     def _edge_table(self):
