@@ -14,6 +14,11 @@ and routes test rows through the same trees stored both ways. Baselines before c
   by both stores in ``--rounds`` interleaved rounds; nanoseconds per (row, tree), medians, and the
   predictions checked bit for bit equal. ``--scale-rows`` adds the scale benchmark's synthetic data
   (:func:`mddf.experiments.bench.scale.make_data`) with that many training rows.
+- *Binning*: both packages' :class:`~mddf.trees.FeatureBinner` fitted on the training rows and binning
+  the test rows in ``--rounds`` interleaved rounds; nanoseconds per value, medians, and the edges and
+  codes checked equal.
+
+``--parts`` chooses among the three (default all).
 
 Timings are the thread's CPU seconds (``time.thread_time``), one thread. Results go to
 ``<out>/tree_kernels.md`` and ``<out>/results.jsonl``.
@@ -200,6 +205,30 @@ def compare_routing(baseline, data, y, X_test, n_trees, rounds, seed=0):
     return results
 
 
+def compare_binning(baseline, X, X_test, rounds):
+    """Both binners fitted on ``X``: ns per value of binning ``X_test``, and whether edges and codes agree."""
+    from mddf.trees import FeatureBinner
+
+    old, new = baseline.trees.FeatureBinner().fit(X), FeatureBinner().fit(X)
+    same_edges = len(old.edges_) == len(new.edges_) and all(map(np.array_equal, old.edges_, new.edges_))
+    old.transform(X_test[:10]), new.transform(X_test[:10])  # compile both before timing them
+    times, codes = {"old": [], "new": []}, {}
+    for r in range(rounds):
+        for which in ("old", "new") if r % 2 == 0 else ("new", "old"):
+            binner = old if which == "old" else new
+            start = _CLOCK()
+            codes[which] = binner.transform(X_test)
+            times[which].append(_CLOCK() - start)
+    per = 1e9 / X_test.size
+    return {
+        "rows": len(X_test),
+        "columns": X_test.shape[1],
+        "old_ns": float(np.median(times["old"]) * per),
+        "new_ns": float(np.median(times["new"]) * per),
+        "same_codes": bool(same_edges and np.array_equal(codes["old"], codes["new"])),
+    }
+
+
 #: The fields of a grown tree in the tuple order of the baseline's twin growers.
 _OLD_FIELDS = ("feature", "split_bin", "right", "leaf_values", "depth", "missing_left", "importance")
 
@@ -216,10 +245,16 @@ def main(argv=None):
     parser.add_argument("--datasets", default="letter,adult", help="comma-separated (default: letter,adult)")
     parser.add_argument("--trees", type=int, default=20, help="trees per comparison (default: 20)")
     parser.add_argument("--rounds", type=int, default=5, help="interleaved routing rounds (default: 5)")
+    parser.add_argument(
+        "--parts", default="growing,routing,binning", help="comma-separated comparisons (default: all three)"
+    )
     parser.add_argument("--scale-rows", type=int, default=0, help="add the scale benchmark's data with these rows")
     parser.add_argument("--data-home", default=None, help="folder of the dataset files (default: $MDDF_DATA)")
     parser.add_argument("--out", default="results/tree_kernels", help="output folder (default: results/tree_kernels)")
     args = parser.parse_args(argv)
+    parts = set(args.parts.split(","))
+    if not parts <= {"growing", "routing", "binning"}:
+        parser.error(f"--parts: unknown {sorted(parts - {'growing', 'routing', 'binning'})}")
     from mddf._block_base import BinnedInput
 
     root = Path(__file__).resolve().parents[2]
@@ -230,7 +265,7 @@ def main(argv=None):
     datasets = [d for d in args.datasets.split(",") if d]
     if args.scale_rows:
         datasets.append(f"scale-{args.scale_rows}")
-    grow_rows, route_rows = [], []
+    grow_rows, route_rows, bin_rows = [], [], []
     for name in datasets:
         if name.startswith("scale-"):
             from mddf.experiments.bench.scale import make_data
@@ -239,13 +274,29 @@ def main(argv=None):
         else:
             X, y, X_test, _ = train_test_arrays(name, data_home=args.data_home, train_share=0.7)
         y = np.unique(y, return_inverse=True)[1]
-        data = BinnedInput(np.asarray(X, dtype=np.float32))
-        X_test = np.asarray(X_test, dtype=np.float32)
-        growing = compare_growing(baseline, data, y, args.trees) if not name.startswith("scale-") else []
-        routing = compare_routing(baseline, data, y, X_test, args.trees, args.rounds)
+        X, X_test = np.asarray(X, dtype=np.float32), np.asarray(X_test, dtype=np.float32)
+        data = BinnedInput(X) if parts & {"growing", "routing"} else None
+        growing = []
+        if "growing" in parts and not name.startswith("scale-"):
+            growing = compare_growing(baseline, data, y, args.trees)
+        routing = compare_routing(baseline, data, y, X_test, args.trees, args.rounds) if "routing" in parts else []
+        binning = compare_binning(baseline, X, X_test, args.rounds) if "binning" in parts else None
         store.append(
-            {"dataset": name, "baseline": args.baseline, "growing": growing, "routing": routing, **record_stamp()}
+            {
+                "dataset": name,
+                "baseline": args.baseline,
+                "growing": growing,
+                "routing": routing,
+                "binning": binning,
+                **record_stamp(),
+            }
         )
+        if binning is not None:
+            b = binning
+            bin_rows.append(
+                [name, f"{b['rows']} x {b['columns']}", f"{b['old_ns']:.2f}", f"{b['new_ns']:.2f}",
+                 f"{b['new_ns'] / b['old_ns']:.3f}", "yes" if b["same_codes"] else "NO"]
+            )  # fmt: skip
         grow_rows += [
             [name, r["task"], r["kind"], f"{r['ratio']:.3f}", "yes" if r["same_trees"] else "NO"] for r in growing
         ]
@@ -262,6 +313,12 @@ def main(argv=None):
         + "\n".join(
             markdown_table(
                 ["dataset", "kind", "nodes a tree", "baseline ns", "this ns", "ratio", "same predictions"], route_rows
+            )
+        )
+        + "\n\n## Binning the test rows: nanoseconds per value\n\n"
+        + "\n".join(
+            markdown_table(
+                ["dataset", "test rows x columns", "baseline ns", "this ns", "ratio", "same codes"], bin_rows
             )
         )
         + "\n"

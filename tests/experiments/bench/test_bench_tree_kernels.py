@@ -59,3 +59,11 @@ def test_the_copy_of_the_baseline_is_removed_when_closed(head):
     assert (copy.folder / "baseline_trees" / "grower.py").is_file()
     copy.close()
     assert not copy.folder.exists()
+
+
+def test_the_same_revision_bins_to_the_same_codes(head):
+    _, _, X_test = _data()
+    X = np.random.RandomState(1).standard_normal((300, 6)).astype(np.float32)
+    result = tree_kernels.compare_binning(head, X, X_test, rounds=2)
+    assert result["same_codes"] and result["old_ns"] > 0 and result["new_ns"] > 0
+    assert (result["rows"], result["columns"]) == X_test.shape
