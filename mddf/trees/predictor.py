@@ -69,6 +69,10 @@ NO_MISSING = np.zeros(0, dtype=np.int64)
 
 #: A tree is expanded and routed in lanes (:func:`route_lanes`) when it has at most this many words per row routed.
 LANE_WORDS_PER_ROW = 8
+#: Bytes of codes in a block of rows that the trees of a group route in turn (:func:`route_trees`).
+BLOCK_BYTES = 1 << 19
+#: Most split records of the trees expanded together (16 bytes each), unless one tree has more.
+GROUP_RECORDS = 1 << 19
 #: Bits of an expanded split's feature (:func:`expand_tree`); wider layer inputs are routed by the scalar loop.
 RECORD_FEATURE_BITS = 22
 #: An expanded split's span when no code of the feature goes left past its threshold.
@@ -84,9 +88,15 @@ def route_trees(trees, first, stop, codes, rows, missing_codes, out):
     A tree with at most :data:`LANE_WORDS_PER_ROW` words per row routed is
     expanded into split records (:func:`expand_tree`) and its rows advance
     eight at a time (:func:`route_lanes`); a larger tree (few rows) is routed
-    row by row on its words (:func:`route_scalar`). Both add each row's leaf of tree ``t``
-    after those of the trees before it, so the sums (and the predictions) are
-    the same bits whichever routes a tree.
+    row by row on its words (:func:`route_scalar`). The trees are taken in
+    groups of at most :data:`GROUP_RECORDS` records (or one tree), each group
+    expanded once, and the rows in blocks of about :data:`BLOCK_BYTES` of
+    codes (one tree a group when there is one block), each block through
+    every tree of the group before the next block:
+    a block's codes stay in the cache while the group's trees route it, where
+    the codes of all rows of a wide input would not. Every route adds each
+    row's leaf of tree ``t`` after those of the trees before it, so the sums
+    (and the predictions) are the same bits whatever the blocks and routes.
 
     Parameters
     ----------
@@ -105,21 +115,51 @@ def route_trees(trees, first, stop, codes, rows, missing_codes, out):
         Added to in place: a pure leaf adds 1 to its class column, a table
         leaf its row of the leaf table.
     """
+    n = len(rows)
+    block = max(BLOCK_BYTES // max(codes.shape[1] * codes.itemsize, 1), 64)
+    route_blocks(trees, first, stop, codes, rows, missing_codes, out, block, GROUP_RECORDS if n > block else 0)
+
+
+@njit(cache=True, nogil=True)
+def route_blocks(trees, first, stop, codes, rows, missing_codes, out, block, group):
+    """:func:`route_trees` with rows in blocks of ``block`` and trees in groups of at most ``group`` records."""
     offsets = trees.offsets
     # the most words a tree routed in lanes may have (-1: none, the records cannot hold these trees)
     lanes = trees.feature_bits <= RECORD_FEATURE_BITS and len(trees.words) < _CATEGORY_TARGET
     limit = LANE_WORDS_PER_ROW * len(rows) if lanes else -1
-    biggest = 0
-    for t in range(first, stop):
-        if offsets[t + 1] - offsets[t] <= limit:
-            biggest = max(biggest, offsets[t + 1] - offsets[t])
-    records = np.empty((biggest, 4), dtype=np.int32)
-    for t in range(first, stop):
-        if offsets[t + 1] - offsets[t] <= limit:
-            expand_tree(trees, t, missing_codes, records)
-            route_lanes(trees, t, records, codes, rows, out)
-        else:
-            route_scalar(trees, t, codes, rows, missing_codes, out)
+    n = len(rows)
+    t = first
+    while t < stop:
+        # a group of trees whose records fit in ``group`` (at least one tree), expanded once, ...
+        total = 0
+        end = t
+        while end < stop:
+            size = offsets[end + 1] - offsets[end]
+            size = size if size <= limit else 0
+            if end > t and total + size > group:
+                break
+            total += size
+            end += 1
+        records = np.empty((total, 4), dtype=np.int32)
+        at = 0
+        for u in range(t, end):
+            size = offsets[u + 1] - offsets[u]
+            if size <= limit:
+                expand_tree(trees, u, missing_codes, records[at : at + size])
+                at += size
+        # ... then routes the rows block by block, each block through every tree of the group in order
+        for b in range(0, n, block):
+            block_rows = rows[b : b + block]
+            block_out = out[b : b + block]
+            at = 0
+            for u in range(t, end):
+                size = offsets[u + 1] - offsets[u]
+                if size <= limit:
+                    route_lanes(trees, u, records[at : at + size], codes, block_rows, block_out)
+                    at += size
+                else:
+                    route_scalar(trees, u, codes, block_rows, missing_codes, block_out)
+        t = end
 
 
 @njit(cache=True, nogil=True)

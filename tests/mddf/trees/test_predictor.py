@@ -8,7 +8,7 @@ from tree_helpers import forest_of, grow, proba, reference_route
 from mddf.trees import FeatureBinner
 from mddf.trees.forest import packed_tree
 from mddf.trees.grower import GrownTree
-from mddf.trees.predictor import NO_MISSING, expand_tree, route_lanes, route_scalar, route_trees
+from mddf.trees.predictor import NO_MISSING, expand_tree, route_blocks, route_lanes, route_scalar, route_trees
 
 
 def _hand_tree():
@@ -196,3 +196,30 @@ def test_category_codes_in_every_word_of_the_bitset_route_in_lanes_as_on_the_wor
     lanes, scalar = _forest_routes(forest, codes, NO_MISSING)
     assert np.array_equal(lanes, scalar)
     assert np.array_equal(lanes, sum(reference_route(tree, codes, 2) for tree in trees))
+
+
+@pytest.mark.parametrize("block", [1, 7, 64, 10_000])
+@pytest.mark.parametrize("group", [0, 300, 1 << 30])
+def test_rows_in_blocks_and_trees_in_groups_give_the_same_bits_as_one_tree_at_a_time(block, group):
+    # route_trees takes a wide input's rows in blocks through groups of trees expanded together; each row
+    # must still add its leaves in tree order, whatever the blocks and groups (threshold and category
+    # splits, missing values, lanes and the row-by-row loop)
+    rng = np.random.RandomState(5)
+    codes = rng.randint(0, 12, size=(500, 4)).astype(np.uint8)
+    codes[rng.rand(500, 4) < 0.1] = 12
+    y = ((codes[:, 0] % 3 == 0) ^ (codes[:, 1] > 6)).astype(np.int64)
+    missing = np.full(4, 12)
+    binner = FeatureBinner().fit(np.where(codes == 12, np.nan, codes).astype(np.float32))
+    trees = [
+        grow(codes, y, seed=s, missing_bin=missing, categorical=np.array([1, 0, 0, 0]) if s % 2 else None)
+        for s in range(6)
+    ]
+    forest = forest_of(binner, 2, trees)
+    rows = rng.permutation(500)[:450].astype(np.int64)
+    expected = np.zeros((len(rows), 2))
+    for t in range(forest.n_trees):  # one tree at a time, every row
+        route_trees(forest.packed, t, t + 1, codes, rows, missing, expected)
+    got = np.zeros((len(rows), 2))
+    route_blocks(forest.packed, 0, forest.n_trees, codes, rows, missing, got, block, group)
+    assert np.array_equal(got, expected)
+    assert np.array_equal(expected, sum(reference_route(tree, codes[rows], 2, missing) for tree in trees))
