@@ -128,26 +128,28 @@ def route_blocks(trees, first, stop, codes, rows, missing_codes, out, block, gro
     lanes = trees.feature_bits <= RECORD_FEATURE_BITS and len(trees.words) < _CATEGORY_TARGET
     limit = LANE_WORDS_PER_ROW * len(rows) if lanes else -1
     n = len(rows)
+    # the groups: trees ends[g - 1] to ends[g] - 1, whose records fit in ``group`` (at least one tree)
+    ends = np.empty(stop - first, dtype=np.int64)
+    n_groups, biggest, total, t = 0, 0, 0, first
+    for u in range(first, stop):
+        size = offsets[u + 1] - offsets[u]
+        size = size if size <= limit else 0
+        if u > t and total + size > group:
+            ends[n_groups], n_groups, t, total = u, n_groups + 1, u, 0
+        total += size
+        biggest = max(biggest, total)
+    ends[n_groups] = stop
+    records = np.empty((biggest, 4), dtype=np.int32)  # one buffer for every group
     t = first
-    while t < stop:
-        # a group of trees whose records fit in ``group`` (at least one tree), expanded once, ...
-        total = 0
-        end = t
-        while end < stop:
-            size = offsets[end + 1] - offsets[end]
-            size = size if size <= limit else 0
-            if end > t and total + size > group:
-                break
-            total += size
-            end += 1
-        records = np.empty((total, 4), dtype=np.int32)
+    for g in range(n_groups + 1 if stop > first else 0):
+        end = ends[g]
         at = 0
-        for u in range(t, end):
+        for u in range(t, end):  # the group's trees expanded once, ...
             size = offsets[u + 1] - offsets[u]
             if size <= limit:
                 expand_tree(trees, u, missing_codes, records[at : at + size])
                 at += size
-        # ... then routes the rows block by block, each block through every tree of the group in order
+        # ... then the rows block by block, each block through every tree of the group in order
         for b in range(0, n, block):
             block_rows = rows[b : b + block]
             block_out = out[b : b + block]
