@@ -88,13 +88,13 @@ def route_trees(trees, first, stop, codes, rows, missing_codes, out):
     A tree with at most :data:`LANE_WORDS_PER_ROW` words per row routed is
     expanded into split records (:func:`expand_tree`) and its rows advance
     eight at a time (:func:`route_lanes`); a larger tree (few rows) is routed
-    row by row on its words (:func:`route_scalar`). The trees are taken in
+    row by row on its words (:func:`route_scalar`). Several trees are taken in
     groups of at most :data:`GROUP_RECORDS` records (or one tree), each group
     expanded once, and the rows in blocks of about :data:`BLOCK_BYTES` of
-    codes (one tree a group when there is one block), each block through
-    every tree of the group before the next block:
+    codes, each block through every tree of the group before the next block:
     a block's codes stay in the cache while the group's trees route it, where
-    the codes of all rows of a wide input would not. Every route adds each
+    the codes of all rows of a wide input would not (with one block, a group
+    is one tree; one tree routes its rows in one block). Every route adds each
     row's leaf of tree ``t`` after those of the trees before it, so the sums
     (and the predictions) are the same bits whatever the blocks and routes.
 
@@ -117,6 +117,8 @@ def route_trees(trees, first, stop, codes, rows, missing_codes, out):
     """
     n = len(rows)
     block = max(BLOCK_BYTES // max(codes.shape[1] * codes.itemsize, 1), 64)
+    if stop - first <= 1:
+        block = max(n, 1)  # blocks pay only when several trees reuse a block's codes
     route_blocks(trees, first, stop, codes, rows, missing_codes, out, block, GROUP_RECORDS if n > block else 0)
 
 
