@@ -4,8 +4,8 @@ A forest's trees are packed one at a time as they are grown
 (:class:`ForestBuilder`), so that a forest being grown holds its trees at about
 their stored size, and joined when it is finished into a :class:`BinnedForest`
 (class probabilities) or :class:`BinnedRegressionForest` (means): node words of
-every tree (:mod:`mddf.trees.nodes`), their side tables, the category bitsets
-and one leaf table whose distinct rows are kept once. New float rows are binned
+every tree (:mod:`mddf.trees.nodes`), their side tables, one table of category
+bitsets and one leaf table, each of whose distinct rows is kept once. New float rows are binned
 with the layer's bin edges and routed by :func:`mddf.trees.predictor.route_trees`.
 """
 
@@ -53,8 +53,9 @@ class PackedForest:
     side_offset, side_category : ndarray of int64, int32
         The side table: right-child offsets of the extended nodes, and their
         rows of ``category_bits`` (-1 for a threshold).
-    category_bits : ndarray of uint64 (n_category_splits, CATEGORY_WORDS)
-        The codes each category split sends left.
+    category_bits : ndarray of uint64 (n_category_sets, CATEGORY_WORDS)
+        The sets of codes that category splits send left, each distinct set once
+        (splits with the same set share its row).
     table : ndarray (n_rows, width)
         The leaf table, each distinct row once.
     depths : ndarray of int32 (n_trees,)
@@ -356,10 +357,13 @@ class ForestBuilder:
         bit_bases = np.cumsum([0] + [len(t[4]) for t in self.trees])
         row_bases = np.cumsum([0] + [len(t[5]) for t in self.trees])
         forest.side_offset = np.concatenate([t[2] for t in self.trees])
-        forest.side_category = np.concatenate(
-            [np.where(t[3] >= 0, t[3] + base, -1) for t, base in zip(self.trees, bit_bases)]
-        ).astype(np.int32)
-        forest.category_bits = np.concatenate([t[4] for t in self.trees]).reshape(-1, CATEGORY_WORDS)
+        side_category = np.concatenate([np.where(t[3] >= 0, t[3] + base, -1) for t, base in zip(self.trees, bit_bases)])
+        # each distinct category set once: the splits of a forest on a few category columns repeat their sets
+        bits, bit_map = deduplicate_rows(np.concatenate([t[4] for t in self.trees]).reshape(-1, CATEGORY_WORDS))
+        if len(bit_map):
+            side_category = np.where(side_category >= 0, bit_map[np.maximum(side_category, 0)], -1)
+        forest.side_category = side_category.astype(np.int32)
+        forest.category_bits = bits
         tables = [t[5] for t in self.trees]
         table, row_map = deduplicate_rows(np.concatenate(tables))
         tables.clear()

@@ -257,3 +257,19 @@ def test_other_arrays_that_could_misroute_a_row_raise_when_checked(small_forest,
     bad = damaged(forest, name, index, value)
     with pytest.raises(ValueError, match=problem):
         bad.check_arrays()
+
+
+def test_a_forest_stores_each_distinct_category_set_once_and_routes_as_its_trees():
+    # a column of four categories has few subsets, so the splits of ten trees repeat their sets
+    rng = np.random.RandomState(4)
+    codes = np.column_stack([rng.randint(0, 4, 800), rng.randint(0, 30, 800)]).astype(np.uint8)
+    y = ((codes[:, 0] % 2 == 0) ^ (codes[:, 1] > 15)).astype(np.int64)
+    binner = FeatureBinner().fit(codes.astype(np.float32))
+    trees = [grow(codes, y, seed=s, max_features=1, categorical=np.array([1, 0])) for s in range(10)]
+    n_splits = sum(int((tree.category >= 0).sum()) for tree in trees)
+    forest = forest_of(binner, 2, trees)
+    assert len(forest.category_bits) < n_splits
+    assert len(np.unique(forest.category_bits, axis=0)) == len(forest.category_bits)
+    got = forest.route(codes, has_missing=False)
+    assert np.array_equal(got, sum(reference_route(tree, codes, 2) for tree in trees))
+    forest.check_arrays()  # every split's row of the shared table is in range
