@@ -130,6 +130,8 @@ def route_blocks(trees, first, stop, codes, rows, missing_codes, out, block, gro
     lanes = trees.feature_bits <= RECORD_FEATURE_BITS and len(trees.words) < _CATEGORY_TARGET
     limit = LANE_WORDS_PER_ROW * len(rows) if lanes else -1
     n = len(rows)
+    if stop <= first:  # no tree: nothing to add
+        return
     # the groups: trees ends[g - 1] to ends[g] - 1, whose records fit in ``group`` (at least one tree)
     ends = np.empty(stop - first, dtype=np.int64)
     n_groups, biggest, total, t = 0, 0, 0, first
@@ -143,7 +145,7 @@ def route_blocks(trees, first, stop, codes, rows, missing_codes, out, block, gro
     ends[n_groups] = stop
     records = np.empty((biggest, 4), dtype=np.int32)  # one buffer for every group
     t = first
-    for g in range(n_groups + 1 if stop > first else 0):
+    for g in range(n_groups + 1):
         end = ends[g]
         at = 0
         for u in range(t, end):  # the group's trees expanded once, ...

@@ -223,3 +223,12 @@ def test_rows_in_blocks_and_trees_in_groups_give_the_same_bits_as_one_tree_at_a_
     route_blocks(forest.packed, 0, forest.n_trees, codes, rows, missing, got, block, group)
     assert np.array_equal(got, expected)
     assert np.array_equal(expected, sum(reference_route(tree, codes[rows], 2, missing) for tree in trees))
+
+
+def test_routing_no_tree_adds_nothing():
+    codes = np.array([[0], [5], [9]], dtype=np.uint8)
+    forest = forest_of(FeatureBinner().fit(codes.astype(np.float32)), 2, [grow(codes, np.array([0, 1, 1]))])
+    out = np.full((3, 2), 7.0)
+    route_trees(forest.packed, 1, 1, codes, np.arange(3, dtype=np.int64), NO_MISSING, out)
+    route_blocks(forest.packed, 0, 0, codes, np.arange(3, dtype=np.int64), NO_MISSING, out, 1, 0)
+    assert out.tolist() == [[7.0, 7.0]] * 3
