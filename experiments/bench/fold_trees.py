@@ -9,6 +9,10 @@ for new rows differ). Test accuracy and prediction seconds of both, per seed; a 
 the mean and standard error over the seeds of each, the paired difference, and whether the share
 keeps the accuracy of every tree within one standard error of the latter's mean.
 
+With ``--cv-folds k`` the test rows are not read: each (dataset, seed) is a stratified k-fold CV of the
+training rows (shuffled with the seed), one fit per fold, both ways scored on its held-out fold, and
+the record holds the mean over the folds: the comparison on which a default is chosen.
+
 A dataset without a standard test split is split once, stratified, ``train_share=0.7``
 (:func:`~mddf.experiments.bench.loading.train_test_arrays`). Results go to ``<out>/results.jsonl``
 (one record per dataset and seed, appended as it finishes; a rerun skips the finished ones) and
@@ -61,19 +65,47 @@ def share_predict_proba(model, X):
         return model.predict_proba(X)
 
 
-def run(dataset, seed, n_jobs, params, data_home=None):
-    """Fit once and score both ways; the record of one (dataset, seed)."""
+def _fit_and_score(X, y, X_held, y_held, seed, n_jobs, params):
+    """Fit on ``X, y`` with every tree, score ``X_held`` both ways: ``(layers, {name: (accuracy, seconds)})``."""
     from mddf import MDDFClassifier
+
+    model = MDDFClassifier(**{**params, "fold_trees": "all", "random_state": seed, "n_jobs": n_jobs}).fit(X, y)
+    scores = {}
+    for name, predict in (("all", model.predict_proba), ("share", lambda X: share_predict_proba(model, X))):
+        start = time.perf_counter()
+        proba = predict(X_held)
+        seconds = time.perf_counter() - start
+        scores[name] = (float(np.mean(model.classes_[proba.argmax(axis=1)] == y_held)), seconds)
+    return model.n_layers_, scores
+
+
+def run(dataset, seed, n_jobs, params, data_home=None, cv_folds=None):
+    """Fit and score both ways; the record of one (dataset, seed).
+
+    Without ``cv_folds``, one fit on the training rows scored on the test rows. With it, a stratified
+    ``cv_folds``-fold CV of the training rows alone (shuffled with ``random_state=seed``; the test rows
+    are not read): one fit per fold, the accuracies the mean over the folds, the seconds their sum and
+    ``layers`` the layers kept per fold.
+    """
+    from sklearn.model_selection import StratifiedKFold
+
     from mddf.experiments.bench.loading import train_test_arrays
 
     X, y, X_test, y_test = train_test_arrays(dataset, data_home=data_home, train_share=0.7)
-    model = MDDFClassifier(**{**params, "fold_trees": "all", "random_state": seed, "n_jobs": n_jobs}).fit(X, y)
-    record = {"dataset": dataset, "seed": seed, "params": params, "layers": model.n_layers_}
-    for name, predict in (("all", model.predict_proba), ("share", lambda X: share_predict_proba(model, X))):
-        start = time.perf_counter()
-        proba = predict(X_test)
-        record[f"{name}_seconds"] = time.perf_counter() - start
-        record[f"{name}_accuracy"] = float(np.mean(model.classes_[proba.argmax(axis=1)] == y_test))
+    record = {"dataset": dataset, "seed": seed, "params": params}
+    if cv_folds is None:
+        layers, scores = _fit_and_score(X, y, X_test, y_test, seed, n_jobs, params)
+        record["layers"] = layers
+        for name, (accuracy, seconds) in scores.items():
+            record[f"{name}_accuracy"], record[f"{name}_seconds"] = accuracy, seconds
+        return record
+    folds = StratifiedKFold(n_splits=cv_folds, shuffle=True, random_state=seed).split(X, y)
+    results = [_fit_and_score(X[a], y[a], X[b], y[b], seed, n_jobs, params) for a, b in folds]
+    record["cv_folds"] = cv_folds
+    record["layers"] = "/".join(str(layers) for layers, _ in results)
+    for name in ("all", "share"):
+        record[f"{name}_accuracy"] = float(np.mean([scores[name][0] for _, scores in results]))
+        record[f"{name}_seconds"] = float(np.sum([scores[name][1] for _, scores in results]))
     return record
 
 
@@ -106,7 +138,7 @@ def summary(records):
     return rows
 
 
-def markdown(rows):
+def markdown(rows, cv_folds=None):
     from mddf.experiments.tables import markdown_table, plus_minus
 
     body = [
@@ -132,9 +164,15 @@ def markdown(rows):
         "predict s, share / all",
         "layers",
     ]
+    what = (
+        "Test accuracy"
+        if cv_folds is None
+        else f"CV accuracy on the training rows ({cv_folds} folds, mean over the folds)"
+    )
     return (
         "# Every fold model's trees against a share of them for new rows\n\n"
-        "Test accuracy of the same fits predicting with every tree of the k fold models (`all`) and with the trees "
+        + what
+        + " of the same fits predicting with every tree of the k fold models (`all`) and with the trees "
         '`fold_trees="share"` keeps (`share`): mean ± standard error over the seeds, the paired difference, '
         "whether the share's mean is at least the other's minus one standard error, and the median ratio of "
         "their prediction seconds.\n\n" + "\n".join(markdown_table(head, body)) + "\n"
@@ -151,6 +189,12 @@ def main(argv=None):
     parser.add_argument("--seeds", default="0,1,2,3,4", help="comma-separated seeds (default: %(default)s)")
     parser.add_argument("--params", default="{}", help="JSON parameters of MDDFClassifier")
     parser.add_argument("--n-jobs", type=int, default=2, help="threads of each fit (default: 2)")
+    parser.add_argument(
+        "--cv-folds",
+        type=int,
+        default=None,
+        help="score by a stratified CV of this many folds on the training rows alone instead of on the test rows",
+    )
     parser.add_argument("--data-home", default=None, help="folder of the dataset files (default: $MDDF_DATA)")
     parser.add_argument("--out", default="results/fold_trees", help="output folder (default: %(default)s)")
     args = parser.parse_args(argv)
@@ -158,19 +202,25 @@ def main(argv=None):
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     store = ResultStore(out / "results.jsonl")
-    done = {(r["dataset"], r["seed"]) for r in store.records() if r.get("params") == params}
+
+    def same_run(r):
+        return r.get("params") == params and r.get("cv_folds") == args.cv_folds
+
+    done = {(r["dataset"], r["seed"]) for r in store.records() if same_run(r)}
     for dataset in args.datasets.split(","):
         for seed in (int(s) for s in args.seeds.split(",")):
             if (dataset, seed) in done:
                 continue
-            record = run(dataset, seed, args.n_jobs, params, args.data_home)
+            record = run(dataset, seed, args.n_jobs, params, args.data_home, args.cv_folds)
             store.append({**record, **record_stamp()})
             print(
                 f"{dataset} seed {seed}: all {record['all_accuracy']:.4f}, share {record['share_accuracy']:.4f}",
                 flush=True,
             )
-    records = [r for r in store.records() if r.get("params") == params]
+    records = [r for r in store.records() if same_run(r)]
     (out / "fold_trees.md").write_text(
-        with_markdown_header(markdown(summary(records)), provenance(script_path("bench_fold_trees.py"), argv))
+        with_markdown_header(
+            markdown(summary(records), args.cv_folds), provenance(script_path("bench_fold_trees.py"), argv)
+        )
     )
     return 0

@@ -1,7 +1,10 @@
 """bench_fold_trees: the share of a fit with every tree predicts as a fit that keeps only the share."""
 
+import json
+
 import numpy as np
 from sklearn.datasets import make_classification
+from sklearn.model_selection import StratifiedKFold
 
 from mddf import MDDFClassifier
 from mddf.experiments.bench import fold_trees
@@ -34,3 +37,25 @@ def test_the_summary_says_whether_the_share_keeps_the_accuracy():
     (row,) = fold_trees.summary(records)
     assert row["all"] == 92.0 and row["keeps_accuracy"] is True  # 91.33 >= 92 - 1.155
     assert row["predict_ratio"] == 0.5 and "| d | 3 |" in fold_trees.markdown([row])
+
+
+def test_the_cv_mode_scores_both_ways_on_the_training_rows_alone(tmp_path, monkeypatch):
+    from mddf.experiments.bench import loading
+
+    X, y = make_classification(300, 6, n_informative=4, n_classes=3, random_state=0)
+    X_test = np.full((50, 6), np.nan)  # the CV must never read the test rows
+    monkeypatch.setattr(loading, "train_test_arrays", lambda *a, **k: (X, y, X_test, np.zeros(50)))
+    params = '{"n_estimators": 6, "max_layers": 2}'
+    argv = ["--datasets", "toy", "--seeds", "0", "--cv-folds", "2", "--params", params, "--out", str(tmp_path)]
+    assert fold_trees.main(argv) == 0
+    (record,) = [json.loads(line) for line in (tmp_path / "results.jsonl").read_text().splitlines()]
+    assert record["cv_folds"] == 2 and len(record["layers"].split("/")) == 2
+    assert 0.5 < record["all_accuracy"] <= 1.0 and 0.5 < record["share_accuracy"] <= 1.0
+    assert "CV accuracy on the training rows (2 folds" in (tmp_path / "fold_trees.md").read_text()
+    # the same fits as run() makes one fold at a time: the first fold's model predicts its held-out rows so
+    common = dict(n_estimators=6, max_layers=2, random_state=0)
+    folds = list(StratifiedKFold(2, shuffle=True, random_state=0).split(X, y))
+    accuracies = [MDDFClassifier(**common).fit(X[a], y[a]).score(X[b], y[b]) for a, b in folds]
+    assert record["all_accuracy"] == np.mean(accuracies)
+    assert fold_trees.main(argv) == 0  # a rerun finds the seed done
+    assert len((tmp_path / "results.jsonl").read_text().splitlines()) == 1
