@@ -41,7 +41,7 @@ import numpy as np
 from numba import njit
 
 from .binning import MAX_BINS
-from .splitting import CATEGORY_WORDS, Candidate
+from .splitting import CATEGORY_WORDS, CONSTANT, Candidate
 
 # the grower's on-disk numba cache (grower.py) holds this module's functions compiled in and does
 # not see changes to this file: delete mddf/trees/__pycache__ after editing it.
@@ -209,7 +209,9 @@ def partition(Xb, samples, node_y, node_w, start, end, f, split_b, missing_code,
 def best_threshold(buf, Xb, node_y, node_w, samples, start, end, f, n_bins_f, node_counts, node_weight, missing_bins):
     """Best Gini threshold of feature ``f`` on the node's rows ``samples[start:end]``, as a :data:`Candidate`.
 
-    The score is -1 when the feature is constant in the node. ``node_y`` and
+    The score is -1 when the feature is constant in the node; when the node is
+    one sorted by bin (smaller than the histogram's bins) the side is then
+    :data:`~mddf.trees.splitting.CONSTANT`. ``node_y`` and
     ``node_w`` are the class and weight of ``samples[i]`` at position i, so that
     only the feature value is read out of order. ``missing_bins[f]`` is the
     code of NaN in feature ``f`` (-1 when the feature has no missing value;
@@ -279,7 +281,7 @@ def best_threshold(buf, Xb, node_y, node_w, samples, start, end, f, n_bins_f, no
         if b > hi:
             hi = b
     if lo == hi:
-        return Candidate(-1.0, 0, -1)
+        return Candidate(-1.0, 0, CONSTANT)
     if n_node <= _INSERTION_SORT_ROWS:
         # a few rows: insertion sort, cheaper than touching every bin of the range
         for i in range(n_node):

@@ -19,6 +19,14 @@ categories of the left child are a bitset; the missing code and the
 categories that the node did not see (when its rows had no missing value of
 the feature, and for categories absent from the node) go to the heavier child,
 as the missing values of a numeric split that saw none do.
+
+A feature that the best-split search finds constant in a node is constant in
+every node below it: the grower passes the set of such features down the
+stack, and a node skips a drawn feature of its set as the search would have
+(no split, and nothing drawn from the random stream), so the trees are the
+ones a full search grows, without sorting a node's rows for a feature that
+cannot split them. (The random rules find a constant feature in one pass over
+the node's rows, and keep no set.)
 """
 
 from __future__ import annotations
@@ -29,7 +37,7 @@ import numpy as np
 from numba import njit
 
 from . import gini, squared_error
-from .splitting import CATEGORY_WORDS, randint, random_subset, random_threshold, rng_state
+from .splitting import CATEGORY_WORDS, CONSTANT, randint, random_subset, random_threshold, rng_state
 
 # numba's on-disk cache of the growers holds every function they call compiled in (splitting.py,
 # gini.py, squared_error.py, binning.py) and is invalidated only by changes to this file: after
@@ -131,6 +139,11 @@ def _grower(criterion):
         stack_depth = np.empty(stack_size, dtype=np.int64)
         stack_parent = np.empty(stack_size, dtype=np.int64)
         stack_stats = np.empty((stack_size, n_stats))
+        # the features found constant in a pending node's ancestors, as a bitset: constant in the node too
+        # (kept for the best-split rule, whose search of a constant feature costs a sort of the node's rows)
+        n_words = ((d + 63) >> 6) if split_rule == BEST else 0
+        stack_constant = np.empty((stack_size, n_words), dtype=np.uint64)
+        constant = np.zeros(n_words, dtype=np.uint64)
         features = np.arange(d)
         stats = np.zeros(n_stats)
         left_stats = np.zeros(n_stats)
@@ -145,6 +158,7 @@ def _grower(criterion):
         stack_depth[0] = 0
         stack_parent[0] = -1
         stack_stats[0] = root
+        stack_constant[0] = constant
         top = 1
         n_nodes = 0
         n_leaf_rows = 0
@@ -165,6 +179,8 @@ def _grower(criterion):
                 tree_depth = depth
             for c in range(n_stats):
                 stats[c] = stack_stats[top, c]
+            for k in range(n_words):
+                constant[k] = stack_constant[top, k]
             # each node adds its importance term to its parent's split feature and, if it splits,
             # subtracts it from its own: a split's decrease is its children's terms less its own
             node_weight, splittable, term = criterion.node_summary(stats, centre)
@@ -190,6 +206,9 @@ def _grower(criterion):
                     f = features[r]
                     features[r] = features[j]
                     features[j] = f
+                    bit = np.uint64(1) << np.uint64(f & 63)
+                    if n_words and constant[f >> 6] & bit:  # its search would find it constant again: no split
+                        continue
                     subset = False
                     if categorical is not None:
                         subset = categorical[f] != 0
@@ -230,6 +249,8 @@ def _grower(criterion):
                             )
                             score, b, side = candidate.score, candidate.bin, candidate.side
                         if score < 0.0:
+                            if side == CONSTANT:
+                                constant[f >> 6] |= bit
                             continue
                     else:
                         if subset:
@@ -316,12 +337,14 @@ def _grower(criterion):
             stack_depth[top] = depth + 1
             stack_parent[top] = node
             stack_stats[top] = right_stats
+            stack_constant[top] = constant
             top += 1
             stack_start[top] = start
             stack_end[top] = i
             stack_depth[top] = depth + 1
             stack_parent[top] = -1  # the left child is node + 1 by construction
             stack_stats[top] = left_stats
+            stack_constant[top] = constant
             top += 1
         return GrownTree(
             feature[:n_nodes].copy(),

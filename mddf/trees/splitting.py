@@ -39,6 +39,10 @@ Threshold = namedtuple("Threshold", ["bin", "side"])
 #: in the node) and, for a numeric feature, its threshold ``bin`` and missing ``side`` (as :data:`Threshold`).
 Candidate = namedtuple("Candidate", ["score", "bin", "side"])
 
+#: The ``side`` of a :data:`Candidate` whose feature is constant in the node (its score is then -1). The
+#: feature is constant in every node below too, whose searches the grower then spares.
+CONSTANT = -2
+
 
 @njit(cache=True, nogil=True)
 def rng_state(seed):

@@ -30,7 +30,7 @@ import numpy as np
 from numba import njit
 
 from .binning import MAX_BINS
-from .splitting import CATEGORY_WORDS, Candidate
+from .splitting import CATEGORY_WORDS, CONSTANT, Candidate
 
 # the grower's on-disk numba cache (grower.py) holds this module's functions compiled in and does
 # not see changes to this file: delete mddf/trees/__pycache__ after editing it.
@@ -252,7 +252,7 @@ def best_threshold(buf, Xb, node_y, node_w, samples, start, end, f, n_bins_f, no
     """Best squared-error threshold of feature ``f`` on the node's rows ``samples[start:end]``, as a :data:`Candidate`.
 
     The score ``S_L^2 / W_L + S_R^2 / W_R`` is -1 when the feature is constant
-    in the node. ``node_y`` and ``node_w`` are the target and weight of
+    in the node, and the side then :data:`~mddf.trees.splitting.CONSTANT`. ``node_y`` and ``node_w`` are the target and weight of
     ``samples[i]`` at position i; ``node_sums`` the node's ``(W, S, Q)``.
     ``missing_bins[f]`` is the code of NaN in feature ``f`` (-1 when the feature
     has none; ``missing_bins`` is None when no feature has any).
@@ -261,7 +261,7 @@ def best_threshold(buf, Xb, node_y, node_w, samples, start, end, f, n_bins_f, no
     node_sum = node_sums[1]
     k = _bin_sums(buf, Xb, node_y, node_w, samples, start, end, f)
     if k < 2:
-        return Candidate(-1.0, 0, -1)
+        return Candidate(-1.0, 0, CONSTANT)
     best = -1.0
     best_bin = 0
     side = -1
