@@ -252,7 +252,8 @@ def best_threshold(buf, Xb, node_y, node_w, samples, start, end, f, n_bins_f, no
     """Best squared-error threshold of feature ``f`` on the node's rows ``samples[start:end]``, as a :data:`Candidate`.
 
     The score ``S_L^2 / W_L + S_R^2 / W_R`` is -1 when the feature is constant
-    in the node, and the side then :data:`~mddf.trees.splitting.CONSTANT`. ``node_y`` and ``node_w`` are the target and weight of
+    in the node, and the side then :data:`~mddf.trees.splitting.CONSTANT`.
+    ``node_y`` and ``node_w`` are the target and weight of
     ``samples[i]`` at position i; ``node_sums`` the node's ``(W, S, Q)``.
     ``missing_bins[f]`` is the code of NaN in feature ``f`` (-1 when the feature
     has none; ``missing_bins`` is None when no feature has any).
