@@ -9,7 +9,7 @@ variants are compared on the same cascades, pair by pair:
 - ``cascade``: the cascade's own prediction, ``argmax f_T`` (eq. 9);
 - ``hgb[x,f]``: HistGradientBoosting on ``[x, f_T]`` with the out-of-fold ``f_T`` of the part's rows, as
   ``predictor="hgb"`` trains it (:func:`mddf._members.make_hgb`, the category columns of ``x`` split
-  into subsets);
+  into subsets), its ``random_state`` the seed rather than a draw from the cascade's stream;
 - ``xgb[x,f]``: the same with ``predictor="xgboost"``'s XGBoost (:func:`mddf._members.make_gbdt`);
 - ``hgb[x]``: HistGradientBoosting on ``x`` alone, the cascade's encoding of the same columns: what the
   class vectors add to the first variant;
@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+from collections import deque
 from pathlib import Path
 
 import numpy as np
@@ -89,7 +90,9 @@ def score_variants(X_fit, y_fit, X_held, y_held, seed, n_jobs, params, quick=Fal
         return validate_tabular(cascade, X, reset=False, dtype=np.float32, ensure_all_finite="allow-nan")
 
     x_fit, x_held = encoded(X_fit), encoded(X_held)
-    f_fit, f_held = cascade.oof_features_[-1], cascade.transform(X_held)
+    # the last kept layer's (passed, proba): transform's f_T and predict_proba's output, from one pass
+    ((passed, proba),) = deque(cascade._staged(X_held), maxlen=1)
+    f_fit, f_held = cascade.oof_features_[-1], passed.astype(np.float32)
     z_fit, z_held = np.hstack([x_fit, f_fit]), np.hstack([x_held, f_held])
     mask = cascade._categorical_prefix(z_fit.shape[1])
     x_mask = None if mask is None else mask[: x_fit.shape[1]]
@@ -98,7 +101,7 @@ def score_variants(X_fit, y_fit, X_held, y_held, seed, n_jobs, params, quick=Fal
     def accuracy(predicted):
         return float(np.mean(np.asarray(predicted) == y_held))
 
-    scores = {"cascade": accuracy(np.searchsorted(cascade.classes_, cascade.predict(X_held)))}
+    scores = {"cascade": accuracy(proba.argmax(axis=1))}  # predict's argmax, as a class index
     scores["hgb[x,f]"] = accuracy(make_hgb(seed, categorical=mask).fit(z_fit, y_fit).predict(z_held))
     scores["xgb[x,f]"] = accuracy(make_gbdt(seed, categorical=mask).fit(z_fit, y_fit).predict(z_held))
     scores["hgb[x]"] = accuracy(make_hgb(seed, categorical=x_mask).fit(x_fit, y_fit).predict(x_held))
