@@ -301,15 +301,23 @@ class CascadeBase(LayerFeaturesMixin):
                 )
         self._predictor_model, self.predictor_ = self._fit_final(template, Z, y, weight, seed)
 
-    def _predictor_input(self, X):
-        """Validate X and return ``[x, f_T(x)]``, the input of the fitted ``predictor``."""
+    def _stacked_input(self, X):
+        """Validate X and return ``([x, f_T(x)], output)``: what a model after the cascade reads, from one pass.
+
+        ``output`` is the last kept layer's (the cascade's own prediction, as :meth:`_replay` yields it).
+        """
         check_is_fitted(self)
         X = validate_tabular(self, X, reset=False, dtype=np.float32, order="C", ensure_all_finite="allow-nan")
-        for stage, _ in self._replay(X):
-            passed = stage  # f_T after the last kept layer
-        if np.isnan(X).any():
+        for stage in self._replay(X):
+            passed, output = stage  # f_T and the output after the last kept layer
+        return np.hstack([X, passed.astype(np.float32)]), output
+
+    def _predictor_input(self, X):
+        """Validate X and return ``[x, f_T(x)]``, the input of the fitted ``predictor``."""
+        Z, _ = self._stacked_input(X)
+        if np.isnan(Z[:, : self.n_features_in_]).any():
             check_accepts_nan(self.predictor_, "predictor")
-        return np.hstack([X, passed.astype(np.float32)])
+        return Z
 
     def _uses_predictor(self):
         return getattr(self, "_predictor_model", None) is not None

@@ -30,7 +30,6 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-from collections import deque
 from pathlib import Path
 
 import numpy as np
@@ -86,14 +85,12 @@ def score_variants(X_fit, y_fit, X_held, y_held, seed, n_jobs, params, quick=Fal
     y_fit = np.searchsorted(cascade.classes_, y_fit)  # class indices, as XGBoost wants them
     y_held = np.searchsorted(cascade.classes_, y_held)
 
-    def encoded(X):
-        return validate_tabular(cascade, X, reset=False, dtype=np.float32, ensure_all_finite="allow-nan")
-
-    x_fit, x_held = encoded(X_fit), encoded(X_held)
-    # the last kept layer's (passed, proba): transform's f_T and predict_proba's output, from one pass
-    ((passed, proba),) = deque(cascade._staged(X_held), maxlen=1)
-    f_fit, f_held = cascade.oof_features_[-1], passed.astype(np.float32)
-    z_fit, z_held = np.hstack([x_fit, f_fit]), np.hstack([x_held, f_held])
+    # [x, f_T] of the held-out rows as predictor="hgb" would read it, and predict_proba's output, from one pass
+    z_held, proba = cascade._stacked_input(X_held)
+    x_fit = validate_tabular(cascade, X_fit, reset=False, dtype=np.float32, ensure_all_finite="allow-nan")
+    x_held = z_held[:, : cascade.n_features_in_]
+    f_fit, f_held = cascade.oof_features_[-1], z_held[:, cascade.n_features_in_ :]
+    z_fit = np.hstack([x_fit, f_fit])
     mask = cascade._categorical_prefix(z_fit.shape[1])
     x_mask = None if mask is None else mask[: x_fit.shape[1]]
     m_fit, m_held = start_margin(f_fit), start_margin(f_held)
