@@ -7,6 +7,7 @@ from ._alpha import solve_alpha_exact, solve_alpha_sgd, solve_layer_share
 from ._cascade import MDDFClassifier
 from ._cascade_regressor import CascadeForestRegressor
 from ._margin import margin_distribution_loss, margin_statistics, margins
+from ._rotation import PCAFeatures
 from ._search import PAPER_PARAM_GRID, MDDFGridSearch
 from ._storage import ModelFileError
 from ._weights import sample_distribution
@@ -17,6 +18,7 @@ __all__ = [
     "MDDFGridSearch",
     "ModelFileError",
     "PAPER_PARAM_GRID",
+    "PCAFeatures",
     "margin_distribution_loss",
     "margin_statistics",
     "margins",

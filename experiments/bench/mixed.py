@@ -52,12 +52,12 @@ from pathlib import Path
 import numpy as np
 from sklearn.ensemble import HistGradientBoostingClassifier, RandomForestClassifier
 from sklearn.model_selection import StratifiedKFold
-from sklearn.pipeline import make_pipeline
+from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import FunctionTransformer
 from threadpoolctl import threadpool_limits
 from xgboost import XGBClassifier
 
-from mddf import MDDFClassifier
+from mddf import MDDFClassifier, PCAFeatures
 from mddf._members import make_gbdt
 from mddf.experiments.bench.fitting import lightgbm_available, pending, timed_fit
 from mddf.experiments.bench.mixed_data import load_frames, ordinal_codes
@@ -69,7 +69,8 @@ DATASETS = ("adult", "fashion-mnist", "letter", "satimage", "mixed_categories", 
 QUICK_DATASETS = ("mixed_categories", "numeric_interaction", "iris")
 
 #: name -> the parameters of an mdDF configuration (beside ``random_state``, ``n_jobs`` and, with
-#: ``--quick``, a tiny size). ``--select`` chooses among these.
+#: ``--quick``, a tiny size); ``"pca_features": True`` puts :class:`mddf.PCAFeatures` (its defaults) in
+#: front of the cascade. ``--select`` chooses among these.
 CONFIGURATIONS = {
     "mdDF": {"categorical_splits": "ordinal"},  # the default's categories as codes, whatever the default
     "mdDF-subset": {"categorical_splits": "subset"},
@@ -77,6 +78,8 @@ CONFIGURATIONS = {
     "mdDF-subset-xgbpred": {"categorical_splits": "subset", "predictor": "xgboost"},
     "mdDF-subset-hgbpred": {"categorical_splits": "subset", "predictor": "hgb"},
     "mdDF-documented": {"forest_types": ("rf", "rf", "et", "et"), "predictor": "xgboost"},
+    "mdDF-subset-pca": {"categorical_splits": "subset", "pca_features": True},
+    "mdDF-subset-hgbpred-pca": {"categorical_splits": "subset", "predictor": "hgb", "pca_features": True},
 }
 
 #: name -> the parameters of an mdDF variant that isolates one design choice, run only when named in
@@ -92,9 +95,13 @@ ABLATIONS = {
 
 
 def _mddf(params):
+    params = dict(params)
+    pca_features = params.pop("pca_features", False)
+
     def build(seed, n_jobs, quick):
         size = {"n_estimators": 4, "max_layers": 2} if quick else {}
-        return MDDFClassifier(random_state=seed, n_jobs=n_jobs, **size, **params)
+        model = MDDFClassifier(random_state=seed, n_jobs=n_jobs, **size, **params)
+        return make_pipeline(PCAFeatures(), model) if pca_features else model
 
     return build
 
@@ -159,8 +166,9 @@ def fit_and_score(method: str, dataset: str, data, seed: int, n_jobs: int, quick
         "n_train": len(y),
         "n_test": len(y_test),
     }
-    if isinstance(model, MDDFClassifier):
-        record["n_layers"] = int(model.n_layers_)
+    cascade = model[-1] if isinstance(model, Pipeline) else model
+    if isinstance(cascade, MDDFClassifier):
+        record["n_layers"] = int(cascade.n_layers_)
     return record
 
 

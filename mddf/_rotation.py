@@ -1,0 +1,174 @@
+"""Principal components of the numeric columns, appended to the input: candidate features for oblique splits."""
+
+from __future__ import annotations
+
+from numbers import Integral
+
+import numpy as np
+from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
+from sklearn.decomposition import PCA
+from sklearn.utils._param_validation import Interval
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+
+def _is_frame(X) -> bool:
+    return hasattr(X, "columns") and hasattr(X, "dtypes")
+
+
+def _numeric_columns(X) -> np.ndarray:
+    """Positions of the columns rotated: a DataFrame's numeric, non-boolean columns; every column of an array."""
+    if not _is_frame(X):
+        return np.arange(np.shape(X)[1])
+    from pandas.api.types import is_bool_dtype, is_numeric_dtype
+
+    kinds = [is_numeric_dtype(dtype) and not is_bool_dtype(dtype) for dtype in X.dtypes]
+    return np.flatnonzero(kinds)
+
+
+class PCAFeatures(TransformerMixin, BaseEstimator):
+    """Append the principal components of the numeric columns to ``X``, leaving its columns as they are.
+
+    Trees split one column at a time, so a label that follows a direction across columns (a ratio of two
+    amounts, a difference of two measurements) costs them a staircase of splits. A principal component of
+    the standardised columns is such a direction, and appended to the input it is a candidate feature
+    like any other: the rotation of Rotation Forest (Rodriguez, Kuncheva and Alonso, 2006), here one
+    rotation of all numeric columns, fitted once and kept beside the raw columns. With ``log=True``
+    (the default) each column is first mapped to ``sign(x) log(1 + |x|)``, so that products and ratios
+    of positive columns become sums and differences: where two columns move together, as an amount and
+    the instalment paid on it do, the component of their difference carries their ratio.
+
+    Parameters
+    ----------
+    log : bool, default=True
+        Map every numeric column to ``sign(x) log(1 + |x|)`` before standardising it.
+    n_components : int or None, default=None
+        Components appended, those of largest variance first; None appends as many as there are
+        numeric columns (the components of smallest variance, often the ones that carry a ratio,
+        included). At most the number of numeric columns and of training rows.
+
+    Attributes
+    ----------
+    columns_ : ndarray of int
+        Positions of the columns rotated: every column of an array; a DataFrame's numeric columns that
+        are not boolean (category, object and boolean columns are passed through, not rotated).
+    mean_, scale_ : ndarray of float64
+        Mean and standard deviation (1 for a constant column) of each rotated column, after the log
+        map, over the training rows' finite values.
+    pca_ : sklearn.decomposition.PCA
+        The rotation, fitted on the standardised columns, a missing value counting as the column's mean
+        (0 after standardising).
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Defined when ``X`` has string column names.
+
+    Notes
+    -----
+    :meth:`transform` returns a DataFrame for a DataFrame (its columns and dtypes unchanged, the
+    components appended as float32 columns ``pc0``, ``pc1``, ...) and an array otherwise. A component
+    of a row with missing values in the rotated columns takes their mean in its place, so it is finite.
+    """
+
+    _parameter_constraints: dict = {
+        "log": ["boolean"],
+        "n_components": [None, Interval(Integral, 1, None, closed="left")],
+    }
+
+    def __init__(self, *, log=True, n_components=None):
+        self.log = log
+        self.n_components = n_components
+
+    def _standardised(self, A):
+        A = np.asarray(A, dtype=np.float64)
+        if self.log:
+            A = np.sign(A) * np.log1p(np.abs(A))
+        return A
+
+    def _numeric(self, X, reset):
+        if _is_frame(X):
+            if reset:
+                validate_data(self, X, dtype=None, ensure_all_finite=False, skip_check_array=True)
+            else:
+                validate_data(self, X, reset=False, dtype=None, ensure_all_finite=False, skip_check_array=True)
+            columns = _numeric_columns(X) if reset else self.columns_
+            values = X.iloc[:, columns].to_numpy(dtype=np.float64, na_value=np.nan) if len(columns) else None
+            if len(X) == 0:
+                raise ValueError(f"PCAFeatures: X has 0 rows; at least 1 is required (shape {X.shape})")
+            return columns, values
+        X = validate_data(self, X, reset=reset, dtype=np.float64, ensure_all_finite="allow-nan")
+        return np.arange(X.shape[1]), X
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        """Fit the log map's standardisation and the rotation on the numeric columns of ``X``.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        columns, values = self._numeric(X, reset=True)
+        if values is None or values.shape[1] == 0:
+            raise ValueError("PCAFeatures: X has no numeric column to rotate")
+        if np.isinf(values).any():
+            raise ValueError("PCAFeatures: X has infinite values in the numeric columns; only NaN is allowed")
+        A = self._standardised(values)
+        self.columns_ = columns
+        with np.errstate(invalid="ignore"):
+            mean = np.nanmean(A, axis=0) if len(A) else np.zeros(A.shape[1])
+            scale = np.nanstd(A, axis=0)
+        self.mean_ = np.where(np.isfinite(mean), mean, 0.0)
+        self.scale_ = np.where(np.isfinite(scale) & (scale > 0), scale, 1.0)
+        k = A.shape[1] if self.n_components is None else min(self.n_components, A.shape[1])
+        k = min(k, len(A))
+        self.pca_ = PCA(n_components=k, svd_solver="full").fit(self._centred(A))
+        return self
+
+    def _centred(self, A):
+        Z = (A - self.mean_) / self.scale_
+        return np.where(np.isnan(Z), 0.0, Z)
+
+    def transform(self, X):
+        """``X`` with the principal components of its numeric columns appended.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+
+        Returns
+        -------
+        DataFrame or ndarray of shape (n_samples, n_features + n_components)
+        """
+        check_is_fitted(self)
+        columns, values = self._numeric(X, reset=False)
+        if np.isinf(values).any():
+            raise ValueError("PCAFeatures: X has infinite values in the numeric columns; only NaN is allowed")
+        components = self.pca_.transform(self._centred(self._standardised(values))).astype(np.float32)
+        if not _is_frame(X):
+            return np.hstack([values, components])
+        import pandas as pd
+
+        names = self._component_names()
+        taken = set(map(str, X.columns)) & set(names)
+        if taken:
+            raise ValueError(f"PCAFeatures: X already has columns named {sorted(taken)}, the components' names")
+        appended = pd.DataFrame(components, index=X.index, columns=names)
+        return pd.concat([X, appended], axis=1)
+
+    def _component_names(self):
+        return [f"pc{i}" for i in range(self.pca_.n_components_)]
+
+    def get_feature_names_out(self, input_features=None):
+        """The input's column names, then ``pc0``, ``pc1``, ... ."""
+        check_is_fitted(self)
+        if input_features is None:
+            input_features = getattr(self, "feature_names_in_", [f"x{i}" for i in range(self.n_features_in_)])
+        return np.asarray([*map(str, input_features), *self._component_names()], dtype=object)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        return tags
