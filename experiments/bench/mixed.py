@@ -7,7 +7,8 @@ interactions, missing values) and ``numeric_interaction`` (a loan grade read fro
 instalment). Every method gets the same DataFrames.
 
 Methods (``--methods``, any subset of :data:`METHODS`; by default all but the ablations of
-:data:`ABLATIONS`): the mdDF configurations of :data:`CONFIGURATIONS`,
+:data:`ABLATIONS` and the references given :class:`mddf.PCAFeatures`, :data:`FEATURE_REFERENCES`): the mdDF
+configurations of :data:`CONFIGURATIONS`,
 HistGradientBoosting and XGBoost with their native categorical support, LightGBM (optional: ``pip install
 mddf[bench]``; without it its column is left out with a message) and a random forest of 400 trees on the
 categories' ordinal codes (missing values as NaN, which scikit-learn's trees route). Every fit runs in this
@@ -141,9 +142,13 @@ METHODS = {
     "LightGBM": _lightgbm,
     "RF400": _random_forest,
     **{name: _mddf(params) for name, params in ABLATIONS.items()},
+    "HGB-pca": lambda seed, n_jobs, quick: make_pipeline(PCAFeatures(), _hist_gradient_boosting(seed, n_jobs, quick)),
 }
-#: The methods run when ``--methods`` is not given: all but the ablations.
-DEFAULT_METHODS = tuple(m for m in METHODS if m not in ABLATIONS)
+#: Reference learners given :class:`mddf.PCAFeatures` in front, run only when named in ``--methods``: what the
+#: features give a learner other than the cascade.
+FEATURE_REFERENCES = ("HGB-pca",)
+#: The methods run when ``--methods`` is not given: all but the ablations and the feature references.
+DEFAULT_METHODS = tuple(m for m in METHODS if m not in ABLATIONS and m not in FEATURE_REFERENCES)
 #: The reference learners each mdDF configuration is also ranked against on its own
 #: (:func:`reference_rank_table`).
 REFERENCES = ("HGB", "XGBoost", "LightGBM", "RF400")
@@ -373,7 +378,8 @@ def _parser():
     parser.add_argument(
         "--methods",
         default=",".join(DEFAULT_METHODS),
-        help=f"comma-separated subset of the methods (ablations, run only when named: {','.join(ABLATIONS)})",
+        help="comma-separated subset of the methods (run only when named: the ablations "
+        f"{','.join(ABLATIONS)} and {','.join(FEATURE_REFERENCES)})",
     )
     parser.add_argument("--seeds", default="0,1,2,3,4")
     parser.add_argument("--select", action="store_true", help="choose a recommended mdDF configuration by CV")

@@ -316,3 +316,15 @@ def test_ablations_run_and_are_cross_validated_when_named_but_never_selected_and
     assert codes.predictor_.get_params()["feature_types"] is None
     gbdt = METHODS["mdDF-subset-gbdt-codes"](0, 1, True).fit(X, y)
     assert all(m.estimator.get_params()["feature_types"] is None for m in gbdt.layers_[0].models_[3])
+
+
+def test_hgb_given_pca_features_runs_only_when_named_and_sees_the_categories_and_the_components():
+    assert "HGB-pca" not in bench_mixed.DEFAULT_METHODS and "HGB-pca" in bench_mixed.FEATURE_REFERENCES
+    X, y = load_frames("mixed_categories", quick=True)[:2]
+    model = METHODS["HGB-pca"](0, 1, True).fit(X, y)
+    hgb = model[-1]
+    n_numeric = sum(X[c].dtype.kind == "f" for c in X.columns)
+    assert hgb.n_features_in_ == X.shape[1] + n_numeric
+    assert hgb.is_categorical_.sum() == sum(str(X[c].dtype) == "category" for c in X.columns) > 0
+    pca = METHODS["mdDF-subset-hgbpred-pca"](0, 1, True).fit(X, y)
+    assert pca[-1].n_features_in_ == X.shape[1] + n_numeric and pca[-1].predictor == "hgb"
