@@ -151,9 +151,20 @@ def _cascade_params(ctx: BuildContext) -> dict:
     return dict(_QUICK_CASCADE) if ctx.profile == "quick" else {}
 
 
+def _declared_categories(ctx: BuildContext) -> dict:
+    """``categorical_features``: the dataset's categorical columns, when it has any (its X holds their codes)."""
+    mask = np.asarray(ctx.categorical_mask, dtype=bool)
+    return {"categorical_features": mask} if mask.any() else {}
+
+
 def build_mddf(ctx: BuildContext, **params):
-    """mdDF with the paper's configuration (the estimator's defaults)."""
-    return _construct(_import("mddf", "MDDFClassifier"), ctx, **{**_cascade_params(ctx), **params})
+    """mdDF with the paper's configuration (the estimator's defaults), the dataset's categorical columns declared.
+
+    The categorical columns are split as the estimator's ``categorical_splits`` says (by default into
+    subsets of categories); a dataset without any gives the estimator its arrays as they are.
+    """
+    params = {**_cascade_params(ctx), **_declared_categories(ctx), **params}
+    return _construct(_import("mddf", "MDDFClassifier"), ctx, **params)
 
 
 QUICK_SEARCH_GRID = {"margin_mean": (0.7, 0.9), "max_depth_factor": (2, 16)}
@@ -368,9 +379,7 @@ def build_hist_gradient_boosting(ctx: BuildContext, **params):
     """scikit-learn's ``HistGradientBoostingClassifier`` with its defaults, categorical columns declared."""
     from sklearn.ensemble import HistGradientBoostingClassifier
 
-    mask = np.asarray(ctx.categorical_mask, dtype=bool)
-    if mask.any():
-        params.setdefault("categorical_features", mask)
+    params = {**_declared_categories(ctx), **params}
     if ctx.profile == "quick":
         params.setdefault("max_iter", QUICK_PEER_ROUNDS)
     return _construct(HistGradientBoostingClassifier, ctx, **params)

@@ -6,6 +6,8 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
+
 from .runner import DatasetUnavailable, load
 from .user_data import UserDataSource, register, seeded_split, source_for, summary
 
@@ -102,11 +104,18 @@ def mddf_params(args) -> dict:
 
 
 def fit_mddf(dataset, params: dict, log=print):
-    """Fit ``MDDFClassifier(**params)`` on the training split; returns ``(model, fit seconds)``."""
+    """Fit ``MDDFClassifier(**params)`` on the training split; returns ``(model, fit seconds)``.
+
+    The dataset's categorical columns (``categorical_mask``), when it has any, are declared as the
+    estimator's ``categorical_features`` unless ``params`` names them.
+    """
     try:
         from mddf import MDDFClassifier
     except ImportError as exc:
         raise NothingToRun(f"mdDF is not available: {exc}") from None
+    mask = np.asarray(dataset.categorical_mask, dtype=bool)
+    if mask.any():
+        params = {"categorical_features": mask, **params}
     model = MDDFClassifier(**params)
     log(f"fitting mdDF on {dataset.name} ({len(dataset.y_train)} training rows, {params})")
     t0 = time.perf_counter()

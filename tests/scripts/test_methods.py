@@ -1,5 +1,6 @@
 """The registry: lookup, selection, and the papers' search grids."""
 
+import numpy as np
 import pytest
 
 from mddf.experiments.methods import (
@@ -112,3 +113,16 @@ def test_a_tuned_run_records_the_values_it_selected_and_the_compute_it_spent():
     assert record["search"]["n_layer_fits"] >= record["n_layers"]
     assert record["params"]["estimator"].startswith("MDDFClassifier")
     assert record["n_layers"] == len(record["cascade"]["alphas"])
+
+
+def test_mddf_declares_the_datasets_categorical_columns_as_hgb_does():
+    registry = default_registry()
+    ctx = BuildContext(
+        seed=0, n_jobs=1, profile="paper", n_features=3, n_classes=2, categorical_mask=(True, False, False)
+    )
+    for name in ("mdDF", "mdDF-plain-stop", "mdDF_ST"):
+        np.testing.assert_array_equal(registry.get(name).build(ctx).categorical_features, [True, False, False])
+    tuned = registry.get("mdDF-tuned").build(ctx)
+    np.testing.assert_array_equal(tuned.estimator.categorical_features, [True, False, False])
+    plain = BuildContext(seed=0, n_jobs=1, profile="paper", n_features=3, n_classes=2)
+    assert registry.get("mdDF").build(plain).categorical_features == "from_dtype"
