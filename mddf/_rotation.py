@@ -7,7 +7,7 @@ from numbers import Integral
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
 from sklearn.decomposition import PCA
-from sklearn.utils._param_validation import Interval
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 
@@ -45,12 +45,16 @@ class PCAFeatures(TransformerMixin, BaseEstimator):
         Components appended, those of largest variance first; None appends as many as there are
         numeric columns (the components of smallest variance, often the ones that carry a ratio,
         included). At most the number of numeric columns and of training rows.
+    categorical_features : "from_dtype", array-like of bool or of int, default="from_dtype"
+        Columns that are categories, not rotated: with ``"from_dtype"`` a DataFrame's category, object
+        and boolean columns (an array has none); a boolean mask of the columns or their positions add
+        to those (for an array of category codes, say).
 
     Attributes
     ----------
     columns_ : ndarray of int
-        Positions of the columns rotated: every column of an array; a DataFrame's numeric columns that
-        are not boolean (category, object and boolean columns are passed through, not rotated).
+        Positions of the columns rotated: every column of an array, a DataFrame's numeric columns that
+        are not boolean, less those ``categorical_features`` declares (the others are passed through).
     mean_, scale_ : ndarray of float64
         Mean and standard deviation (1 for a constant column) of each rotated column, after the log
         map, over the training rows' finite values.
@@ -71,11 +75,33 @@ class PCAFeatures(TransformerMixin, BaseEstimator):
     _parameter_constraints: dict = {
         "log": ["boolean"],
         "n_components": [None, Interval(Integral, 1, None, closed="left")],
+        "categorical_features": [StrOptions({"from_dtype"}), "array-like"],
     }
 
-    def __init__(self, *, log=True, n_components=None):
+    def __init__(self, *, log=True, n_components=None, categorical_features="from_dtype"):
         self.log = log
         self.n_components = n_components
+        self.categorical_features = categorical_features
+
+    def _declared(self, n_features):
+        """Boolean mask of the columns ``categorical_features`` declares (none with ``"from_dtype"``)."""
+        mask = np.zeros(n_features, dtype=bool)
+        if isinstance(self.categorical_features, str):
+            return mask
+        given = np.asarray(self.categorical_features)
+        if given.dtype == bool:
+            if given.shape != (n_features,):
+                raise ValueError(
+                    f"PCAFeatures: categorical_features is a mask of {given.size} values; X has {n_features} columns"
+                )
+            return given.copy()
+        if given.size and (given.dtype.kind not in "iu" or given.min() < 0 or given.max() >= n_features):
+            raise ValueError(
+                f"PCAFeatures: categorical_features must be column positions in [0, {n_features}) or a boolean "
+                f"mask; got {self.categorical_features!r}"
+            )
+        mask[given.astype(int)] = True
+        return mask
 
     def _standardised(self, A):
         A = np.asarray(A, dtype=np.float64)
@@ -84,18 +110,23 @@ class PCAFeatures(TransformerMixin, BaseEstimator):
         return A
 
     def _numeric(self, X, reset):
+        """The positions of the rotated columns and their values (float64), and ``X`` as an array if it is one."""
         if _is_frame(X):
             if reset:
                 validate_data(self, X, dtype=None, ensure_all_finite=False, skip_check_array=True)
             else:
                 validate_data(self, X, reset=False, dtype=None, ensure_all_finite=False, skip_check_array=True)
-            columns = _numeric_columns(X) if reset else self.columns_
-            values = X.iloc[:, columns].to_numpy(dtype=np.float64, na_value=np.nan) if len(columns) else None
             if len(X) == 0:
                 raise ValueError(f"PCAFeatures: X has 0 rows; at least 1 is required (shape {X.shape})")
-            return columns, values
+            columns = self._rotated(_numeric_columns(X), X.shape[1]) if reset else self.columns_
+            values = X.iloc[:, columns].to_numpy(dtype=np.float64, na_value=np.nan)
+            return columns, values, None
         X = validate_data(self, X, reset=reset, dtype=np.float64, ensure_all_finite="allow-nan")
-        return np.arange(X.shape[1]), X
+        columns = self._rotated(np.arange(X.shape[1]), X.shape[1]) if reset else self.columns_
+        return columns, X[:, columns], X
+
+    def _rotated(self, numeric, n_features):
+        return numeric[~self._declared(n_features)[numeric]]
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
@@ -110,8 +141,8 @@ class PCAFeatures(TransformerMixin, BaseEstimator):
         -------
         self
         """
-        columns, values = self._numeric(X, reset=True)
-        if values is None or values.shape[1] == 0:
+        columns, values, _ = self._numeric(X, reset=True)
+        if values.shape[1] == 0:
             raise ValueError("PCAFeatures: X has no numeric column to rotate")
         if np.isinf(values).any():
             raise ValueError("PCAFeatures: X has infinite values in the numeric columns; only NaN is allowed")
@@ -143,12 +174,12 @@ class PCAFeatures(TransformerMixin, BaseEstimator):
         DataFrame or ndarray of shape (n_samples, n_features + n_components)
         """
         check_is_fitted(self)
-        columns, values = self._numeric(X, reset=False)
+        columns, values, array = self._numeric(X, reset=False)
         if np.isinf(values).any():
             raise ValueError("PCAFeatures: X has infinite values in the numeric columns; only NaN is allowed")
         components = self.pca_.transform(self._centred(self._standardised(values))).astype(np.float32)
-        if not _is_frame(X):
-            return np.hstack([values, components])
+        if array is not None:
+            return np.hstack([array, components])
         import pandas as pd
 
         names = self._component_names()

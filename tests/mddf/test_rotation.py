@@ -96,3 +96,26 @@ def test_in_front_of_the_cascade_it_finds_a_ratio_the_cascade_alone_cannot_and_p
     again = pickle.loads(pickle.dumps(rotated))
     np.testing.assert_array_equal(again.predict_proba(X_test), rotated.predict_proba(X_test))
     assert list(rotated[:-1].get_feature_names_out()) == ["amount", "colour", "instalment", "pc0", "pc1"]
+
+
+def test_declared_categorical_columns_are_passed_through_not_rotated():
+    X, _, _ = ratio_frame()
+    codes = np.column_stack([X["amount"], X["colour"].cat.codes, X["instalment"]]).astype(float)
+    for declared in ([False, True, False], [1]):
+        rotation = PCAFeatures(categorical_features=declared).fit(codes)
+        assert list(rotation.columns_) == [0, 2] and rotation.pca_.n_components_ == 2
+        out = rotation.transform(codes)
+        np.testing.assert_array_equal(out[:, :3], codes)
+        np.testing.assert_allclose(out[:, 3:], PCAFeatures().fit_transform(X)[["pc0", "pc1"]], rtol=1e-6)
+    assert list(PCAFeatures().fit(codes).columns_) == [0, 1, 2]  # an array declares none by itself
+    assert list(PCAFeatures(categorical_features=[0]).fit(X).columns_) == [2]  # adds to a frame's own
+
+
+def test_a_categorical_features_of_the_wrong_size_or_range_is_named():
+    X = np.ones((4, 3)) * np.arange(4)[:, None]
+    with pytest.raises(ValueError, match="mask of 2 values; X has 3 columns"):
+        PCAFeatures(categorical_features=[True, False]).fit(X)
+    with pytest.raises(ValueError, match=r"column positions in \[0, 3\)"):
+        PCAFeatures(categorical_features=[3]).fit(X)
+    with pytest.raises(ValueError, match="no numeric column"):
+        PCAFeatures(categorical_features=[0, 1, 2]).fit(X)

@@ -126,3 +126,24 @@ def test_mddf_declares_the_datasets_categorical_columns_as_hgb_does():
     np.testing.assert_array_equal(tuned.estimator.categorical_features, [True, False, False])
     plain = BuildContext(seed=0, n_jobs=1, profile="paper", n_features=3, n_classes=2)
     assert registry.get("mdDF").build(plain).categorical_features == "from_dtype"
+
+
+def test_mddf_pca_hgb_passes_the_categorical_columns_through_and_declares_them_by_position():
+    ctx = BuildContext(
+        seed=0, n_jobs=1, profile="quick", n_features=3, n_classes=2, categorical_mask=(False, True, False)
+    )
+    model = default_registry().get("mdDF-pca-hgb").build(ctx)
+    rotation, cascade = model[0], model[-1]
+    assert list(rotation.categorical_features) == [1] and list(cascade.categorical_features) == [1]
+    assert cascade.predictor == "hgb" and not default_registry().get("mdDF-pca-hgb").default
+    rng = np.random.default_rng(0)
+    X = np.column_stack([rng.normal(size=90), rng.integers(0, 3, 90), rng.normal(size=90)])
+    y = (X[:, 1] == 2).astype(int)
+    model.fit(X, y)
+    assert list(model[0].columns_) == [0, 2] and model[-1].is_categorical_.tolist() == [
+        False,
+        True,
+        False,
+        False,
+        False,
+    ]
