@@ -8,21 +8,16 @@ import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
 from sklearn.decomposition import PCA
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import _check_feature_names_in, check_is_fitted, validate_data
+
+from ._tabular import _is_dataframe, _mask_from_spec
 
 
-def _is_frame(X) -> bool:
-    return hasattr(X, "columns") and hasattr(X, "dtypes")
-
-
-def _numeric_columns(X) -> np.ndarray:
-    """Positions of the columns rotated: a DataFrame's numeric, non-boolean columns; every column of an array."""
-    if not _is_frame(X):
-        return np.arange(np.shape(X)[1])
+def _numeric_columns(frame) -> np.ndarray:
+    """Positions of a DataFrame's numeric, non-boolean columns."""
     from pandas.api.types import is_bool_dtype, is_numeric_dtype
 
-    kinds = [is_numeric_dtype(dtype) and not is_bool_dtype(dtype) for dtype in X.dtypes]
-    return np.flatnonzero(kinds)
+    return np.flatnonzero([is_numeric_dtype(dtype) and not is_bool_dtype(dtype) for dtype in frame.dtypes])
 
 
 class PCAFeatures(TransformerMixin, BaseEstimator):
@@ -45,10 +40,10 @@ class PCAFeatures(TransformerMixin, BaseEstimator):
         Components appended, those of largest variance first; None appends as many as there are
         numeric columns (the components of smallest variance, often the ones that carry a ratio,
         included). At most the number of numeric columns and of training rows.
-    categorical_features : "from_dtype", array-like of bool or of int, default="from_dtype"
+    categorical_features : "from_dtype", array-like of bool, int or str, default="from_dtype"
         Columns that are categories, not rotated: with ``"from_dtype"`` a DataFrame's category, object
-        and boolean columns (an array has none); a boolean mask of the columns or their positions add
-        to those (for an array of category codes, say).
+        and boolean columns (an array has none); a boolean mask, column positions or (for a DataFrame)
+        column names add to those (for an array of category codes, say).
 
     Attributes
     ----------
@@ -83,50 +78,35 @@ class PCAFeatures(TransformerMixin, BaseEstimator):
         self.n_components = n_components
         self.categorical_features = categorical_features
 
-    def _declared(self, n_features):
-        """Boolean mask of the columns ``categorical_features`` declares (none with ``"from_dtype"``)."""
-        mask = np.zeros(n_features, dtype=bool)
-        if isinstance(self.categorical_features, str):
-            return mask
-        given = np.asarray(self.categorical_features)
-        if given.dtype == bool:
-            if given.shape != (n_features,):
-                raise ValueError(
-                    f"PCAFeatures: categorical_features is a mask of {given.size} values; X has {n_features} columns"
-                )
-            return given.copy()
-        if given.size and (given.dtype.kind not in "iu" or given.min() < 0 or given.max() >= n_features):
-            raise ValueError(
-                f"PCAFeatures: categorical_features must be column positions in [0, {n_features}) or a boolean "
-                f"mask; got {self.categorical_features!r}"
-            )
-        mask[given.astype(int)] = True
-        return mask
-
-    def _standardised(self, A):
-        A = np.asarray(A, dtype=np.float64)
-        if self.log:
-            A = np.sign(A) * np.log1p(np.abs(A))
-        return A
+    def _log_mapped(self, A):
+        return np.sign(A) * np.log1p(np.abs(A)) if self.log else A
 
     def _numeric(self, X, reset):
-        """The positions of the rotated columns and their values (float64), and ``X`` as an array if it is one."""
-        if _is_frame(X):
-            if reset:
-                validate_data(self, X, dtype=None, ensure_all_finite=False, skip_check_array=True)
-            else:
-                validate_data(self, X, reset=False, dtype=None, ensure_all_finite=False, skip_check_array=True)
+        """The positions of the rotated columns, their float64 values, and ``X`` as an array if it is one.
+
+        Raises ValueError for infinite values in the rotated columns.
+        """
+        is_frame = _is_dataframe(X)
+        if is_frame:
+            validate_data(self, X, reset=reset, dtype=None, ensure_all_finite=False, skip_check_array=True)
             if len(X) == 0:
                 raise ValueError(f"PCAFeatures: X has 0 rows; at least 1 is required (shape {X.shape})")
-            columns = self._rotated(_numeric_columns(X), X.shape[1]) if reset else self.columns_
-            values = X.iloc[:, columns].to_numpy(dtype=np.float64, na_value=np.nan)
-            return columns, values, None
-        X = validate_data(self, X, reset=reset, dtype=np.float64, ensure_all_finite="allow-nan")
-        columns = self._rotated(np.arange(X.shape[1]), X.shape[1]) if reset else self.columns_
-        return columns, X[:, columns], X
+            array = None
+        else:
+            X = array = validate_data(self, X, reset=reset, dtype=np.float64, ensure_all_finite="allow-nan")
+        columns = self.columns_ if not reset else self._rotated_columns(X, is_frame)
+        values = X.iloc[:, columns].to_numpy(dtype=np.float64, na_value=np.nan) if is_frame else X[:, columns]
+        if np.isinf(values).any():
+            raise ValueError("PCAFeatures: X has infinite values in the numeric columns; only NaN is allowed")
+        return columns, values, array
 
-    def _rotated(self, numeric, n_features):
-        return numeric[~self._declared(n_features)[numeric]]
+    def _rotated_columns(self, X, is_frame):
+        """A frame's numeric columns or every column of an array, less those ``categorical_features`` declares."""
+        numeric = _numeric_columns(X) if is_frame else np.arange(X.shape[1])
+        if isinstance(self.categorical_features, str):
+            return numeric
+        declared = _mask_from_spec(X, self.categorical_features, is_frame)
+        return numeric if declared is None else numeric[~declared[numeric]]
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
@@ -144,12 +124,10 @@ class PCAFeatures(TransformerMixin, BaseEstimator):
         columns, values, _ = self._numeric(X, reset=True)
         if values.shape[1] == 0:
             raise ValueError("PCAFeatures: X has no numeric column to rotate")
-        if np.isinf(values).any():
-            raise ValueError("PCAFeatures: X has infinite values in the numeric columns; only NaN is allowed")
-        A = self._standardised(values)
         self.columns_ = columns
-        with np.errstate(invalid="ignore"):
-            mean = np.nanmean(A, axis=0) if len(A) else np.zeros(A.shape[1])
+        A = self._log_mapped(values)
+        with np.errstate(invalid="ignore"):  # an all-NaN column: mean and scale fall back to 0 and 1
+            mean = np.nanmean(A, axis=0)
             scale = np.nanstd(A, axis=0)
         self.mean_ = np.where(np.isfinite(mean), mean, 0.0)
         self.scale_ = np.where(np.isfinite(scale) & (scale > 0), scale, 1.0)
@@ -174,10 +152,8 @@ class PCAFeatures(TransformerMixin, BaseEstimator):
         DataFrame or ndarray of shape (n_samples, n_features + n_components)
         """
         check_is_fitted(self)
-        columns, values, array = self._numeric(X, reset=False)
-        if np.isinf(values).any():
-            raise ValueError("PCAFeatures: X has infinite values in the numeric columns; only NaN is allowed")
-        components = self.pca_.transform(self._centred(self._standardised(values))).astype(np.float32)
+        _, values, array = self._numeric(X, reset=False)
+        components = self.pca_.transform(self._centred(self._log_mapped(values))).astype(np.float32)
         if array is not None:
             return np.hstack([array, components])
         import pandas as pd
@@ -195,9 +171,8 @@ class PCAFeatures(TransformerMixin, BaseEstimator):
     def get_feature_names_out(self, input_features=None):
         """The input's column names, then ``pc0``, ``pc1``, ... ."""
         check_is_fitted(self)
-        if input_features is None:
-            input_features = getattr(self, "feature_names_in_", [f"x{i}" for i in range(self.n_features_in_)])
-        return np.asarray([*map(str, input_features), *self._component_names()], dtype=object)
+        names = _check_feature_names_in(self, input_features)
+        return np.asarray([*names, *self._component_names()], dtype=object)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
