@@ -103,6 +103,12 @@ def mean_std(values: Sequence[float], digits: int = 2, *, scale: float = 1.0) ->
 # ----------------------------------------------------------------------------- plain tables
 
 
+def standard_error(values: Sequence[float]) -> float:
+    """The standard error of the mean of ``values``: their sample standard deviation over sqrt(n); NaN for n < 2."""
+    values = np.asarray(values, dtype=float)
+    return float(np.std(values, ddof=1) / np.sqrt(len(values))) if len(values) > 1 else float("nan")
+
+
 def markdown_table(header: Sequence[str], rows: Iterable[Sequence], align: str | Sequence[str] = "---") -> list:
     """The lines of a GitHub Markdown table: the header, the alignment row, one line per row.
 

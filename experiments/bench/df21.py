@@ -59,7 +59,7 @@ from mddf.experiments.bench.fitting import timed_fit
 from mddf.experiments.bench.loading import train_test_arrays
 from mddf.experiments.environment import REPO_ROOT
 from mddf.experiments.store import ResultStore
-from mddf.experiments.tables import markdown_table, number, write_rows
+from mddf.experiments.tables import markdown_table, number, standard_error, write_rows
 
 #: Runs in DF21's own environment, which does not have mddf: a standalone script, not a module.
 WORKER = REPO_ROOT / "scripts" / "df21_worker.py"
@@ -196,7 +196,8 @@ def summarise(records, datasets, methods) -> list[dict]:
                 "rounds": len({r["round"] for r in runs}),
                 "runs": len(runs),
                 "accuracy": round(100 * statistics.fmean(per_seed), 3),
-                "accuracy_se": round(100 * standard_error(per_seed), 3),
+                # one seed has no spread: its accuracy must reach the floor itself
+                "accuracy_se": round(100 * standard_error(per_seed), 3) if len(per_seed) > 1 else 0.0,
                 "fit_s": round(statistics.median(r["fit_s"] for r in runs), 3),
                 "predict_s": round(statistics.median(r["predict_s"] for r in runs), 3),
                 "peak_rss_mb": round(statistics.median(r["peak_rss_mb"] for r in runs), 1),
@@ -217,11 +218,6 @@ def summarise(records, datasets, methods) -> list[dict]:
             row["targets"] = targets_met(row)
             rows.append(row)
     return rows
-
-
-def standard_error(values) -> float:
-    """The standard error of the mean of ``values``: their sample standard deviation over sqrt(n); 0 for one."""
-    return statistics.stdev(values) / len(values) ** 0.5 if len(values) > 1 else 0.0
 
 
 def targets_met(row) -> str:

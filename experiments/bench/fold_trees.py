@@ -111,15 +111,17 @@ def run(dataset, seed, n_jobs, params, data_home=None, cv_folds=None):
 
 def summary(records):
     """Per dataset: the mean ± standard error of each reading, the paired difference, the verdict."""
+    from mddf.experiments.tables import standard_error
+
     rows = []
     for dataset in dict.fromkeys(r["dataset"] for r in records):
         mine = [r for r in records if r["dataset"] == dataset]
         every = 100 * np.array([r["all_accuracy"] for r in mine])
         share = 100 * np.array([r["share_accuracy"] for r in mine])
         n = len(mine)
-        se = float(np.std(every, ddof=1) / np.sqrt(n)) if n > 1 else float("nan")
+        se = standard_error(every)
         diff = share - every
-        diff_se = float(np.std(diff, ddof=1) / np.sqrt(n)) if n > 1 else float("nan")
+        diff_se = standard_error(diff)
         ratio = float(np.median([r["share_seconds"] / r["all_seconds"] for r in mine]))
         rows.append(
             {

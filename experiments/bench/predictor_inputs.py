@@ -115,7 +115,7 @@ def summary(records, datasets=None):
     Returns ``(rows, ranks)``: rows of ``{"dataset", "seeds", <variant>: (mean, se)}`` and
     ``{variant: mean rank over the datasets}`` (1 is best; ties share their mean rank).
     """
-    from mddf.experiments.tables import mean_ranks
+    from mddf.experiments.tables import mean_ranks, standard_error
 
     datasets = datasets or list(dict.fromkeys(r["dataset"] for r in records))
     rows = []
@@ -129,8 +129,7 @@ def summary(records, datasets=None):
         row = {"dataset": dataset, "seeds": len(by_seed)}
         for variant in VARIANTS:
             per_seed = [100 * statistics.fmean(folds[variant] for folds in f) for f in by_seed.values()]
-            se = statistics.stdev(per_seed) / np.sqrt(len(per_seed)) if len(per_seed) > 1 else float("nan")
-            row[variant] = (statistics.fmean(per_seed), se)
+            row[variant] = (statistics.fmean(per_seed), standard_error(per_seed))
         rows.append(row)
     means = [{"dataset": r["dataset"], "method": v, "accuracy": r[v][0]} for r in rows for v in VARIANTS]
     ranks = mean_ranks(means, VARIANTS, [r["dataset"] for r in rows])

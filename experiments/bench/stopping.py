@@ -78,7 +78,7 @@ import numpy as np
 from mddf import MDDFClassifier
 from mddf._stopping import EarlyStopping
 from mddf.experiments.bench.loading import train_test_arrays
-from mddf.experiments.tables import markdown_table, plus_minus
+from mddf.experiments.tables import markdown_table, plus_minus, standard_error
 
 DATASETS = ("letter", "satimage", "adult", "yeast")
 SEEDS = (0, 1, 2, 3, 4)
@@ -472,9 +472,7 @@ def outcome(rule, layers: Layers) -> dict:
 
 # ------------------------------------------------------------------------------------ tables
 def _mean_se(values) -> tuple[float, float]:
-    values = np.asarray(values, dtype=float)
-    se = float(np.std(values, ddof=1) / np.sqrt(len(values))) if len(values) > 1 else float("nan")
-    return float(np.mean(values)), se
+    return float(np.mean(values)), standard_error(values)
 
 
 def _seeds_text(values) -> str:
