@@ -151,9 +151,9 @@ def _cascade_params(ctx: BuildContext) -> dict:
     return dict(_QUICK_CASCADE) if ctx.profile == "quick" else {}
 
 
-def _declared_categories(ctx: BuildContext) -> dict:
-    """``categorical_features``: the dataset's categorical columns, when it has any (its X holds their codes)."""
-    mask = np.asarray(ctx.categorical_mask, dtype=bool)
+def declared_categories(categorical_mask) -> dict:
+    """``{"categorical_features": mask}`` for a dataset with categorical columns (X holds their codes); else {}."""
+    mask = np.asarray(categorical_mask, dtype=bool)
     return {"categorical_features": mask} if mask.any() else {}
 
 
@@ -163,7 +163,7 @@ def build_mddf(ctx: BuildContext, **params):
     The categorical columns are split as the estimator's ``categorical_splits`` says (by default into
     subsets of categories); a dataset without any gives the estimator its arrays as they are.
     """
-    params = {**_cascade_params(ctx), **_declared_categories(ctx), **params}
+    params = {**_cascade_params(ctx), **declared_categories(ctx.categorical_mask), **params}
     return _construct(_import("mddf", "MDDFClassifier"), ctx, **params)
 
 
@@ -393,7 +393,7 @@ def build_hist_gradient_boosting(ctx: BuildContext, **params):
     """scikit-learn's ``HistGradientBoostingClassifier`` with its defaults, categorical columns declared."""
     from sklearn.ensemble import HistGradientBoostingClassifier
 
-    params = {**_declared_categories(ctx), **params}
+    params = {**declared_categories(ctx.categorical_mask), **params}
     if ctx.profile == "quick":
         params.setdefault("max_iter", QUICK_PEER_ROUNDS)
     return _construct(HistGradientBoostingClassifier, ctx, **params)

@@ -6,8 +6,7 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
-
+from .methods import declared_categories
 from .runner import DatasetUnavailable, load
 from .user_data import UserDataSource, register, seeded_split, source_for, summary
 
@@ -113,9 +112,7 @@ def fit_mddf(dataset, params: dict, log=print):
         from mddf import MDDFClassifier
     except ImportError as exc:
         raise NothingToRun(f"mdDF is not available: {exc}") from None
-    mask = np.asarray(dataset.categorical_mask, dtype=bool)
-    if mask.any():
-        params = {"categorical_features": mask, **params}
+    params = {**declared_categories(dataset.categorical_mask), **params}
     model = MDDFClassifier(**params)
     log(f"fitting mdDF on {dataset.name} ({len(dataset.y_train)} training rows, {params})")
     t0 = time.perf_counter()
