@@ -126,6 +126,18 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
         rows of weight 0 are left out, and a predictor whose tags reject NaN
         (a ``Pipeline``: see ``forest_types``) raises a ``ValueError`` when X
         has missing values.
+    predictor_input : {"stacked", "auto"}, default="stacked"
+        What the ``predictor`` reads. ``"stacked"``: ``[x, f_T(x)]`` (DF21's
+        ``use_predictor``). ``"auto"``: the predictor is first trained and scored
+        twice on a 2-fold split of the training rows (stratified by class where
+        it can be), on ``[x, f_T]`` and on ``x`` alone, and is then trained
+        on the input of the better pooled held-out accuracy (a tie keeps
+        ``[x, f_T]``); ``predictor_input_`` says which. When ``x`` alone wins,
+        :meth:`predict` does not run the layers: the cascade's class vectors did
+        not help the predictor on these rows, and the prediction is the
+        predictor's alone (the staged outputs and :meth:`transform` stay the
+        cascade's). It costs four more predictor fits on half the rows. Ignored
+        without a ``predictor``.
     n_folds : int, default=3
         k of the k-fold class vectors (Section 5.2 leaves k open; 3 is
         gcForest's choice and the cheapest that leaves each model 2/3 of the rows).
@@ -385,6 +397,13 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
         or the temporary folder of ``"auto"``); None in memory.
     predictor_ : estimator or None
         The fitted ``predictor`` (None without one).
+    predictor_input_ : {"stacked", "raw"} or None
+        The input the ``predictor`` was trained on: ``[x, f_T]`` or ``x`` alone
+        (None without a ``predictor``).
+    predictor_input_scores_ : dict or None
+        With ``predictor_input="auto"``, the held-out score of each input
+        (``"stacked"``, ``"raw"``): the accuracy.
+        None otherwise.
     alphas_ : ndarray ``(n_layers_,)``
         Layer weights: Algorithm 2's alpha_t for ``cumulative_margin="additive"``,
         the simplex weights of the final mixture for ``"normalized"``, ones for
@@ -489,6 +508,7 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
         n_estimators=100,
         forest_types=("rf", "rf", "crf", "crf"),
         predictor=None,
+        predictor_input="stacked",
         n_folds=3,
         fold_trees="all",
         class_vectors="kfold",
@@ -518,6 +538,7 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
         self.n_estimators = n_estimators
         self.forest_types = forest_types
         self.predictor = predictor
+        self.predictor_input = predictor_input
         self.n_folds = n_folds
         self.fold_trees = fold_trees
         self.class_vectors = class_vectors
@@ -688,6 +709,10 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
         if self.predictor == "forest":
             return RandomForestClassifier(n_estimators=4 * self.n_estimators, max_features="sqrt", n_jobs=self.n_jobs)
         return self.predictor
+
+    def _predictor_rows(self, model, Z, y):
+        """Whether the fitted ``predictor`` classifies each row of ``Z`` right (the rows early stopping reads)."""
+        return model.predict_proba(Z).argmax(axis=1) == y
 
     def _fit_final(self, template, Z, y, weight, seed):
         """The predictor fitted on ``Z = [x, f_T]``, as the model that predicts and the estimator ``predictor_``."""

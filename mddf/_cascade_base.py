@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.model_selection import train_test_split
+from sklearn.base import is_classifier
+from sklearn.model_selection import KFold, StratifiedKFold, train_test_split
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter
@@ -67,7 +68,7 @@ class CascadeBase(LayerFeaturesMixin):
     :attr:`_passed_importance_attr` (the name of the passed columns' importance), and implements
     ``_check_forest_types``, ``_training_data``, ``_new_growth``, ``_block``,
     ``_fit_block``, ``_add_layer``, ``_replay``, ``_predictor_template``,
-    ``_fit_final`` and ``_layer_feature_names``; the parameters below are common
+    ``_fit_final``, ``_predictor_rows`` and ``_layer_feature_names``; the parameters below are common
     to both cascades (see :class:`mddf.MDDFClassifier` for what they mean).
     """
 
@@ -85,6 +86,7 @@ class CascadeBase(LayerFeaturesMixin):
         "categorical_features": CATEGORICAL_FEATURES_CONSTRAINT,
         "categorical_splits": [StrOptions({"subset", "ordinal"})],
         "fold_trees": [StrOptions({"all", "share"})],
+        "predictor_input": [StrOptions({"stacked", "auto"})],
         "n_jobs": [Integral, None],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
@@ -279,27 +281,65 @@ class CascadeBase(LayerFeaturesMixin):
 
     # ---------------------------------------------------------------- predictor
     def _fit_predictor(self, growth):
-        """Train ``predictor`` on ``[x, f_T]`` of the training rows (out-of-fold f_T); set ``predictor_``."""
+        """Train ``predictor`` on ``[x, f_T]`` of the training rows (out-of-fold f_T); set ``predictor_``.
+
+        With ``predictor_input="auto"``, first compare it on ``[x, f_T]`` and on ``x`` alone
+        (:meth:`_choose_predictor_input`) and train it on the input that scored higher.
+        """
         self._predictor_model = self.predictor_ = None
+        self.predictor_input_ = self.predictor_input_scores_ = None
         if self.predictor is None:
             return
         seed = growth.rng.randint(MAX_SEED)
         X, y, weight = growth.X, growth.y, growth.weight
-        Z = np.hstack([X, self.oof_features_[-1]])
-        template = self._predictor_template(self._categorical_prefix(Z.shape[1]))
+        inputs = {"stacked": np.hstack([X, self.oof_features_[-1]]), "raw": X}
+        templates = {name: self._predictor_template(self._categorical_prefix(Z.shape[1])) for name, Z in inputs.items()}
         if np.isnan(X).any():
-            check_accepts_nan(template, "predictor")
+            check_accepts_nan(templates["stacked"], "predictor")
         if weight is not None:
             keep = weight > 0
-            Z, y, weight = Z[keep], y[keep], weight[keep]
+            inputs = {name: Z[keep] for name, Z in inputs.items()}
+            y, weight = y[keep], weight[keep]
             if np.ptp(weight) == 0:
                 weight = None
-            elif not has_fit_parameter(template, "sample_weight"):
+            elif not has_fit_parameter(templates["stacked"], "sample_weight"):
                 raise ValueError(
-                    f"predictor: {type(template).__name__}.fit takes no sample_weight; fit without sample_weight "
-                    "(or with equal weights), or use a predictor whose fit takes it"
+                    f"predictor: {type(templates['stacked']).__name__}.fit takes no sample_weight; fit without "
+                    "sample_weight (or with equal weights), or use a predictor whose fit takes it"
                 )
-        self._predictor_model, self.predictor_ = self._fit_final(template, Z, y, weight, seed)
+        chosen = "stacked"
+        if self.predictor_input == "auto":
+            chosen, self.predictor_input_scores_ = self._choose_predictor_input(
+                templates, inputs, y, weight, growth.rng.randint(MAX_SEED)
+            )
+        self.predictor_input_ = chosen
+        self._predictor_model, self.predictor_ = self._fit_final(templates[chosen], inputs[chosen], y, weight, seed)
+
+    def _choose_predictor_input(self, templates, inputs, y, weight, seed):
+        """The input on which the predictor generalises better, by a 2-fold split of the training rows.
+
+        The predictor is trained on each half and scored on the other, once on ``[x, f_T]``
+        (out-of-fold f_T) and once on ``x`` alone, with the rows' pooled held-out results of
+        the monitored measure (accuracy, or the negative mean squared error); the halves are
+        stratified by class when every class has two rows. A tie keeps ``[x, f_T]``.
+
+        Returns
+        -------
+        chosen : {"stacked", "raw"}
+        scores : dict mapping each input to its held-out score
+        """
+        stratified = is_classifier(self) and np.unique(y, return_counts=True)[1].min() >= 2
+        splitter = (StratifiedKFold if stratified else KFold)(n_splits=2, shuffle=True, random_state=seed)
+        halves = list(splitter.split(inputs["stacked"], y))
+        scores = {}
+        for name in ("stacked", "raw"):
+            rows = np.empty(len(y))
+            for fit_rows, held_out in halves:
+                part_weight = None if weight is None else weight[fit_rows]
+                model, _ = self._fit_final(templates[name], inputs[name][fit_rows], y[fit_rows], part_weight, seed)
+                rows[held_out] = self._predictor_rows(model, inputs[name][held_out], y[held_out])
+            scores[name] = self._measure.score(rows, weight)
+        return ("raw" if scores["raw"] > scores["stacked"] else "stacked"), scores
 
     def _stacked_input(self, X):
         """Validate X and return ``([x, f_T(x)], output)``: what a model after the cascade reads, from one pass.
@@ -313,8 +353,12 @@ class CascadeBase(LayerFeaturesMixin):
         return np.hstack([X, passed.astype(np.float32)]), output
 
     def _predictor_input(self, X):
-        """Validate X and return ``[x, f_T(x)]``, the input of the fitted ``predictor``."""
-        Z, _ = self._stacked_input(X)
+        """Validate X and return the fitted ``predictor``'s input: ``[x, f_T(x)]``, or ``x`` when chosen alone."""
+        if getattr(self, "predictor_input_", None) == "raw":
+            check_is_fitted(self)
+            Z = validate_tabular(self, X, reset=False, dtype=np.float32, order="C", ensure_all_finite="allow-nan")
+        else:
+            Z, _ = self._stacked_input(X)
         if np.isnan(Z[:, : self.n_features_in_]).any():
             check_accepts_nan(self.predictor_, "predictor")
         return Z

@@ -142,6 +142,18 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
         ``fit`` takes none raises a ``ValueError`` with non-uniform weights),
         rows of weight 0 are left out, and a predictor whose tags reject NaN
         raises a ``ValueError`` when X has missing values.
+    predictor_input : {"stacked", "auto"}, default="stacked"
+        What the ``predictor`` reads. ``"stacked"``: ``[x, h_T(x)]`` (DF21's
+        ``use_predictor``). ``"auto"``: the predictor is first trained and scored
+        twice on a 2-fold split of the training rows (stratified by class where
+        it can be), on ``[x, h_T]`` and on ``x`` alone, and is then trained
+        on the input of the better pooled held-out mean squared error (a tie keeps
+        ``[x, h_T]``); ``predictor_input_`` says which. When ``x`` alone wins,
+        :meth:`predict` does not run the layers: the layers' predictions did
+        not help the predictor on these rows, and the prediction is the
+        predictor's alone (the staged outputs and :meth:`transform` stay the
+        cascade's). It costs four more predictor fits on half the rows. Ignored
+        without a ``predictor``.
     n_folds : int, default=3
         k of the k-fold out-of-fold predictions (gcForest's choice, as
         :class:`mddf.MDDFClassifier`). The folds are shuffled, not stratified.
@@ -233,6 +245,13 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
         The folder that holds the fitted forests; None in memory.
     predictor_ : estimator or None
         The fitted ``predictor`` (None without one).
+    predictor_input_ : {"stacked", "raw"} or None
+        The input the ``predictor`` was trained on: ``[x, h_T]`` or ``x`` alone
+        (None without a ``predictor``).
+    predictor_input_scores_ : dict or None
+        With ``predictor_input="auto"``, the held-out score of each input
+        (``"stacked"``, ``"raw"``): the negative mean squared error.
+        None otherwise.
     n_layers_ : int
     train_history_ : list of dict, one per grown layer (also the discarded ones)
         ``layer``, ``oof_mse`` and ``oof_r2`` (of ``y_t`` on the training rows,
@@ -291,6 +310,7 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
         target="residual",
         max_features=0.5,
         predictor=None,
+        predictor_input="stacked",
         n_folds=3,
         fold_trees="all",
         max_depth=None,
@@ -313,6 +333,7 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
         self.target = target
         self.max_features = max_features
         self.predictor = predictor
+        self.predictor_input = predictor_input
         self.n_folds = n_folds
         self.fold_trees = fold_trees
         self.max_depth = max_depth
@@ -502,6 +523,10 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
                 n_estimators=4 * self.n_estimators, max_features=self.max_features, n_jobs=self.n_jobs
             )
         return self.predictor
+
+    def _predictor_rows(self, model, Z, y):
+        """The fitted ``predictor``'s squared error on each row of ``Z`` (the rows early stopping reads)."""
+        return (np.asarray(model.predict(Z), dtype=np.float64) - y) ** 2
 
     def _fit_final(self, template, Z, y, weight, seed):
         """The predictor fitted on ``Z = [x, h_T]``, as the model that predicts and the estimator ``predictor_``."""

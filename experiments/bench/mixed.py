@@ -81,6 +81,7 @@ CONFIGURATIONS = {
     "mdDF-documented": {"forest_types": ("rf", "rf", "et", "et"), "predictor": "xgboost"},
     "mdDF-subset-pca": {"categorical_splits": "subset", "pca_features": True},
     "mdDF-subset-hgbpred-pca": {"categorical_splits": "subset", "predictor": "hgb", "pca_features": True},
+    "mdDF-subset-hgbpred-auto": {"categorical_splits": "subset", "predictor": "hgb", "predictor_input": "auto"},
 }
 
 #: name -> the parameters of an mdDF variant that isolates one design choice, run only when named in
