@@ -1,0 +1,122 @@
+"""predictor_input: the predictor reads [x, f_T], or, with "auto", whichever of [x, f_T] and x alone a 2-fold
+split of the training rows scores higher."""
+
+import pickle
+
+import numpy as np
+import pytest
+from sklearn.linear_model import LinearRegression, LogisticRegression
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import FunctionTransformer
+from sklearn.tree import DecisionTreeClassifier
+from sklearn.utils._param_validation import InvalidParameterError
+
+from mddf import CascadeForestRegressor, MDDFClassifier
+
+
+def _last_column(Z):
+    return Z[:, -1:]
+
+
+def _xor(n=400, seed=0):
+    """Two numeric columns whose signs' product is the label: a linear model on x alone is at chance."""
+    X = np.random.RandomState(seed).uniform(-1, 1, size=(n, 2))
+    return X, (X[:, 0] * X[:, 1] > 0).astype(int)
+
+
+def _label_in_last_column(n=400, seed=0):
+    """Eight noise columns, then the column whose sign is the label."""
+    X = np.random.RandomState(seed).normal(size=(n, 9))
+    return X, (X[:, -1] > 0).astype(int)
+
+
+def _weak_cascade(**params):
+    """One completely-random tree per fold: its class vectors are a poor copy of the label."""
+    return MDDFClassifier(n_estimators=1, forest_types=("crf",), max_layers=1, random_state=0, **params)
+
+
+#: A predictor that reads only the last column of its input: on x alone the label's own column,
+#: on [x, f_T] the cascade's last class-vector entry.
+LAST_COLUMN_STUMP = make_pipeline(FunctionTransformer(_last_column), DecisionTreeClassifier(max_depth=1))
+
+
+def test_the_default_reads_x_and_f_T_and_scores_nothing():
+    X, y = _xor()
+    clf = MDDFClassifier(n_estimators=5, max_layers=2, predictor="hgb", random_state=0).fit(X, y)
+    assert clf.predictor_input == "stacked"
+    assert clf.predictor_input_ == "stacked"
+    assert clf.predictor_input_scores_ is None
+    plain = MDDFClassifier(n_estimators=5, max_layers=2, predictor_input="auto", random_state=0).fit(X, y)
+    assert plain.predictor_input_ is None and plain.predictor_input_scores_ is None  # no predictor: nothing chosen
+
+
+def test_auto_keeps_x_and_f_T_where_the_class_vectors_carry_the_label():
+    X, y = _xor()
+    params = {"n_estimators": 10, "max_layers": 2, "predictor": LogisticRegression(), "random_state": 0}
+    auto = MDDFClassifier(predictor_input="auto", **params).fit(X, y)
+    assert auto.predictor_input_ == "stacked"
+    scores = auto.predictor_input_scores_
+    assert set(scores) == {"stacked", "raw"}
+    assert scores["raw"] < 0.7 < scores["stacked"] <= 1.0  # a line on x alone is near chance on XOR
+    stacked = MDDFClassifier(**params).fit(X, y)
+    assert np.array_equal(auto.predict_proba(X), stacked.predict_proba(X))  # the same final fit, same seed
+
+
+def test_auto_chooses_x_alone_and_then_predicts_without_the_layers(monkeypatch):
+    X, y = _label_in_last_column()
+    clf = _weak_cascade(predictor=LAST_COLUMN_STUMP, predictor_input="auto").fit(X, y)
+    assert clf.predictor_input_ == "raw"
+    assert clf.predictor_input_scores_["raw"] > clf.predictor_input_scores_["stacked"]
+    assert clf.predictor_.n_features_in_ == X.shape[1]  # trained on x alone
+    expected = clf.predictor_.predict_proba(X.astype(np.float32))
+    assert np.array_equal(clf.predict_proba(X), expected)
+
+    def no_layers(*args):
+        raise AssertionError("the layers ran")
+
+    monkeypatch.setattr(clf, "_replay", no_layers)
+    assert np.array_equal(clf.predict(X), clf.classes_[expected.argmax(axis=1)])
+    with pytest.raises(AssertionError, match="the layers ran"):
+        next(clf.staged_predict_proba(X))  # the staged outputs stay the cascade's
+
+
+def test_auto_choice_is_seeded_by_random_state_independent_of_n_jobs_and_survives_pickling():
+    X, y = _label_in_last_column()
+    fits = [_weak_cascade(predictor=LAST_COLUMN_STUMP, predictor_input="auto", n_jobs=n).fit(X, y) for n in (1, 2)]
+    assert fits[0].predictor_input_scores_ == fits[1].predictor_input_scores_
+    assert np.array_equal(fits[0].predict_proba(X), fits[1].predict_proba(X))
+    restored = pickle.loads(pickle.dumps(fits[0]))
+    assert restored.predictor_input_ == "raw"
+    assert np.array_equal(restored.predict_proba(X), fits[0].predict_proba(X))
+
+
+def test_auto_leaves_out_rows_of_weight_zero():
+    X, y = _label_in_last_column(n=600)
+    weight = np.ones(len(y))
+    weight[:200] = 0.0
+    clf = _weak_cascade(predictor=LAST_COLUMN_STUMP, predictor_input="auto").fit(X, y, sample_weight=weight)
+    assert clf.predictor_input_ == "raw"
+    unweighted = _weak_cascade(predictor=LAST_COLUMN_STUMP, predictor_input="auto").fit(X[200:], y[200:])
+    # x alone is the same matrix either way, so the same halves give the same held-out score
+    assert clf.predictor_input_scores_["raw"] == unweighted.predictor_input_scores_["raw"]
+
+
+def test_the_regressor_chooses_by_held_out_squared_error():
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(300, 6))
+    y = 3.0 * X[:, -1]
+    predictor = make_pipeline(FunctionTransformer(_last_column), LinearRegression())
+    reg = CascadeForestRegressor(
+        n_estimators=2, forest_types=("crf",), max_layers=1, predictor=predictor, predictor_input="auto", random_state=0
+    ).fit(X, y)
+    assert reg.predictor_input_ == "raw"
+    scores = reg.predictor_input_scores_
+    assert scores["raw"] == pytest.approx(0.0, abs=1e-9)  # the negative mean squared error of an exact line
+    assert scores["stacked"] < -0.1
+    assert np.allclose(reg.predict(X), y)
+
+
+def test_unknown_predictor_inputs_are_rejected():
+    X, y = _xor(n=60)
+    with pytest.raises(InvalidParameterError, match="predictor_input"):
+        MDDFClassifier(predictor="hgb", predictor_input="raw").fit(X, y)
