@@ -197,6 +197,15 @@ def build_mddf_pca_hgb(ctx: BuildContext, **params):
     return make_pipeline(rotation, build_mddf(ctx, **{"predictor": "hgb", **declared, **params}))
 
 
+def build_mddf_hgb_auto(ctx: BuildContext, **params):
+    """mdDF with a HistGradientBoosting predictor on ``[x, f_T]`` or on ``x`` alone, whichever scores higher.
+
+    ``predictor_input="auto"``: the choice is made at fit by a 2-fold split of the training rows;
+    the dataset's categorical columns are declared as for ``mdDF``.
+    """
+    return build_mddf(ctx, **{"predictor": "hgb", "predictor_input": "auto", **params})
+
+
 def build_mddf_plain_stop(ctx: BuildContext, **params):
     """mdDF stopping on any improvement (gcForest's rule, ``min_error_reduction=0``), as the published tables were made.
 
@@ -520,6 +529,14 @@ def default_registry() -> Registry:
                 "PCAFeatures, then mdDF with a HistGradientBoosting predictor (the mixed-data benchmark's CV choice)",
                 default=False,
                 aliases=("mddf_pca_hgb",),
+            ),
+            MethodSpec(
+                "mdDF-hgb-auto",
+                build_mddf_hgb_auto,
+                ("mddf", "MDDFClassifier"),
+                "mdDF with a HistGradientBoosting predictor on [x, f_T] or x alone, chosen by a 2-fold split",
+                default=False,
+                aliases=("mddf_hgb_auto",),
             ),
             MethodSpec(
                 "DeepBoost",

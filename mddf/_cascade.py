@@ -128,16 +128,16 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
         has missing values.
     predictor_input : {"stacked", "auto"}, default="stacked"
         What the ``predictor`` reads. ``"stacked"``: ``[x, f_T(x)]`` (DF21's
-        ``use_predictor``). ``"auto"``: the predictor is first trained and scored
-        twice on a 2-fold split of the training rows (stratified by class where
-        it can be), on ``[x, f_T]`` and on ``x`` alone, and is then trained
-        on the input of the better pooled held-out accuracy (a tie keeps
-        ``[x, f_T]``); ``predictor_input_`` says which. When ``x`` alone wins,
-        :meth:`predict` does not run the layers: the cascade's class vectors did
-        not help the predictor on these rows, and the prediction is the
-        predictor's alone (the staged outputs and :meth:`transform` stay the
-        cascade's). It costs four more predictor fits on half the rows. Ignored
-        without a ``predictor``.
+        ``use_predictor``). ``"auto"``: on a 2-fold split of the training rows
+        (stratified by class where every class has two rows), the predictor is
+        trained on each half and scored on the other, on ``[x, f_T]`` and on
+        ``x`` alone, and is then trained on all rows with the input of the
+        higher pooled held-out accuracy (a tie keeps ``[x, f_T]``);
+        ``predictor_input_`` says which. When ``x`` alone wins, :meth:`predict`
+        does not run the layers: the cascade's class vectors did not help the
+        predictor on these rows, and the prediction is the predictor's alone
+        (the staged outputs and :meth:`transform` stay the cascade's). It costs
+        four more predictor fits on half the rows. Ignored without a ``predictor``.
     n_folds : int, default=3
         k of the k-fold class vectors (Section 5.2 leaves k open; 3 is
         gcForest's choice and the cheapest that leaves each model 2/3 of the rows).

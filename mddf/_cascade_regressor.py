@@ -144,16 +144,16 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
         raises a ``ValueError`` when X has missing values.
     predictor_input : {"stacked", "auto"}, default="stacked"
         What the ``predictor`` reads. ``"stacked"``: ``[x, h_T(x)]`` (DF21's
-        ``use_predictor``). ``"auto"``: the predictor is first trained and scored
-        twice on a 2-fold split of the training rows (stratified by class where
-        it can be), on ``[x, h_T]`` and on ``x`` alone, and is then trained
-        on the input of the better pooled held-out mean squared error (a tie keeps
-        ``[x, h_T]``); ``predictor_input_`` says which. When ``x`` alone wins,
-        :meth:`predict` does not run the layers: the layers' predictions did
-        not help the predictor on these rows, and the prediction is the
-        predictor's alone (the staged outputs and :meth:`transform` stay the
-        cascade's). It costs four more predictor fits on half the rows. Ignored
-        without a ``predictor``.
+        ``use_predictor``). ``"auto"``: on a shuffled 2-fold split of the training
+        rows, the predictor is
+        trained on each half and scored on the other, on ``[x, h_T]`` and on
+        ``x`` alone, and is then trained on all rows with the input of the
+        lower pooled held-out mean squared error (a tie keeps ``[x, h_T]``);
+        ``predictor_input_`` says which. When ``x`` alone wins, :meth:`predict`
+        does not run the layers: the layers' predictions did not help the
+        predictor on these rows, and the prediction is the predictor's alone
+        (the staged outputs and :meth:`transform` stay the cascade's). It costs
+        four more predictor fits on half the rows. Ignored without a ``predictor``.
     n_folds : int, default=3
         k of the k-fold out-of-fold predictions (gcForest's choice, as
         :class:`mddf.MDDFClassifier`). The folds are shuffled, not stratified.

@@ -147,3 +147,19 @@ def test_mddf_pca_hgb_passes_the_categorical_columns_through_and_declares_them_b
         False,
         False,
     ]
+
+
+def test_mddf_hgb_auto_lets_the_predictor_choose_its_input_and_declares_the_categories():
+    spec = default_registry().get("mdDF-hgb-auto")
+    assert not spec.default
+    ctx = BuildContext(
+        seed=0, n_jobs=1, profile="quick", n_features=3, n_classes=2, categorical_mask=(False, True, False)
+    )
+    model = spec.build(ctx)
+    assert model.predictor == "hgb" and model.predictor_input == "auto"
+    np.testing.assert_array_equal(model.categorical_features, [False, True, False])
+    rng = np.random.default_rng(0)
+    X = np.column_stack([rng.normal(size=120), rng.integers(0, 3, 120), rng.normal(size=120)])
+    y = (X[:, 1] == 2).astype(int)
+    model.fit(X, y)
+    assert model.predictor_input_ in {"stacked", "raw"} and set(model.predictor_input_scores_) == {"stacked", "raw"}
