@@ -292,7 +292,9 @@ class CascadeBase(LayerFeaturesMixin):
             return
         seed = growth.rng.randint(MAX_SEED)
         X, y, weight = growth.X, growth.y, growth.weight
-        inputs = {"stacked": np.hstack([X, self.oof_features_[-1]]), "raw": X}
+        inputs = {"stacked": np.hstack([X, self.oof_features_[-1]])}
+        if self.predictor_input == "auto":
+            inputs["raw"] = X
         templates = {name: self._predictor_template(self._categorical_prefix(Z.shape[1])) for name, Z in inputs.items()}
         if np.isnan(X).any():
             check_accepts_nan(templates["stacked"], "predictor")
@@ -332,7 +334,7 @@ class CascadeBase(LayerFeaturesMixin):
         splitter = (StratifiedKFold if stratified else KFold)(n_splits=2, shuffle=True, random_state=seed)
         halves = list(splitter.split(inputs["stacked"], y))
         scores = {}
-        for name in ("stacked", "raw"):
+        for name in inputs:
             rows = np.empty(len(y))
             for fit_rows, held_out in halves:
                 part_weight = None if weight is None else weight[fit_rows]
@@ -346,8 +348,7 @@ class CascadeBase(LayerFeaturesMixin):
 
         ``output`` is the last kept layer's (the cascade's own prediction, as :meth:`_replay` yields it).
         """
-        check_is_fitted(self)
-        X = validate_tabular(self, X, reset=False, dtype=np.float32, order="C", ensure_all_finite="allow-nan")
+        X = self._validated(X)
         for stage in self._replay(X):
             passed, output = stage  # f_T and the output after the last kept layer
         return np.hstack([X, passed.astype(np.float32)]), output
@@ -355,8 +356,7 @@ class CascadeBase(LayerFeaturesMixin):
     def _predictor_input(self, X):
         """Validate X and return the fitted ``predictor``'s input: ``[x, f_T(x)]``, or ``x`` when chosen alone."""
         if getattr(self, "predictor_input_", None) == "raw":
-            check_is_fitted(self)
-            Z = validate_tabular(self, X, reset=False, dtype=np.float32, order="C", ensure_all_finite="allow-nan")
+            Z = self._validated(X)
         else:
             Z, _ = self._stacked_input(X)
         if np.isnan(Z[:, : self.n_features_in_]).any():
@@ -398,9 +398,12 @@ class CascadeBase(LayerFeaturesMixin):
 
     def _staged(self, X):
         """Validate X now, then return a generator of (passed features, output) per kept layer."""
+        return self._replay(self._validated(X))
+
+    def _validated(self, X):
+        """New rows checked against the fit: float32, C-ordered, NaN allowed, categories as their codes."""
         check_is_fitted(self)
-        X = validate_tabular(self, X, reset=False, dtype=np.float32, order="C", ensure_all_finite="allow-nan")
-        return self._replay(X)
+        return validate_tabular(self, X, reset=False, dtype=np.float32, order="C", ensure_all_finite="allow-nan")
 
     def transform(self, X, layer=None):
         """Augmented features of a kept layer: what layer t passes on to layer t + 1 (beside ``x``).
