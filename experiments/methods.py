@@ -198,10 +198,11 @@ def build_mddf_pca_hgb(ctx: BuildContext, **params):
 
 
 def build_mddf_hgb_auto(ctx: BuildContext, **params):
-    """mdDF with a HistGradientBoosting predictor on ``[x, f_T]`` or on ``x`` alone, whichever scores higher.
+    """mdDF with a HistGradientBoosting predictor on ``[x, f_T]`` or on ``x`` alone, or none: whichever scores higher.
 
-    ``predictor_input="auto"``: the choice is made at fit by a 2-fold split of the training rows;
-    the dataset's categorical columns are declared as for ``mdDF``.
+    ``predictor_input="auto"``: the choice is made at fit on the training rows (a 2-fold split for the
+    predictor, the out-of-fold accuracy for the cascade itself); the dataset's categorical columns
+    are declared as for ``mdDF``.
     """
     return build_mddf(ctx, **{"predictor": "hgb", "predictor_input": "auto", **params})
 
@@ -534,7 +535,7 @@ def default_registry() -> Registry:
                 "mdDF-hgb-auto",
                 build_mddf_hgb_auto,
                 ("mddf", "MDDFClassifier"),
-                "mdDF with a HistGradientBoosting predictor on [x, f_T] or x alone, chosen by a 2-fold split",
+                "mdDF with a HistGradientBoosting predictor on [x, f_T], on x alone or none, chosen at fit",
                 default=False,
                 aliases=("mddf_hgb_auto",),
             ),

@@ -128,16 +128,24 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
         has missing values.
     predictor_input : {"stacked", "auto"}, default="stacked"
         What the ``predictor`` reads. ``"stacked"``: ``[x, f_T(x)]`` (DF21's
-        ``use_predictor``). ``"auto"``: on a 2-fold split of the training rows
+        ``use_predictor``). ``"auto"``: what predicts best of three, by
+        held-out accuracy on the training rows. On a 2-fold split of them
         (stratified by class where every class has two rows), the predictor is
         trained on each half and scored on the other, on ``[x, f_T]`` and on
-        ``x`` alone, and is then trained on all rows with the input of the
-        higher pooled held-out accuracy (a tie keeps ``[x, f_T]``);
-        ``predictor_input_`` says which. When ``x`` alone wins, :meth:`predict`
-        does not run the layers: the cascade's class vectors did not help the
-        predictor on these rows, and the prediction is the predictor's alone
-        (the staged outputs and :meth:`transform` stay the cascade's). It costs
-        four more predictor fits on half the rows. Ignored without a ``predictor``.
+        ``x`` alone; the cascade's own prediction is scored by its out-of-fold
+        accuracy (the one early stopping monitors, or the
+        ``validation_fraction`` rows' accuracy), which costs no fit. The
+        comparison leans towards the cascade, whose out-of-fold models see
+        ``(n_folds - 1) / n_folds`` of the rows against the predictor's half;
+        ties go to the cascade, then to ``[x, f_T]``. The predictor is then
+        trained on all rows with the chosen input, or not at all when the
+        cascade wins (``predictor_`` None; the cascade predicts, as without a
+        predictor); ``predictor_input_`` says which. When ``x`` alone wins,
+        :meth:`predict` does not run the layers: the cascade's class vectors did
+        not help the predictor on these rows, and the prediction is the
+        predictor's alone (the staged outputs and :meth:`transform` stay the
+        cascade's). It costs four more predictor fits on half the rows. Ignored
+        without a ``predictor``.
     n_folds : int, default=3
         k of the k-fold class vectors (Section 5.2 leaves k open; 3 is
         gcForest's choice and the cheapest that leaves each model 2/3 of the rows).
@@ -396,14 +404,15 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
         The folder that holds the fitted models (``model_dir``'s absolute path,
         or the temporary folder of ``"auto"``); None in memory.
     predictor_ : estimator or None
-        The fitted ``predictor`` (None without one).
-    predictor_input_ : {"stacked", "raw"} or None
-        The input the ``predictor`` was trained on: ``[x, f_T]`` or ``x`` alone
-        (None without a ``predictor``).
+        The fitted ``predictor`` (None without one, or when ``predictor_input="auto"``
+        chose the cascade).
+    predictor_input_ : {"stacked", "raw", "cascade"} or None
+        The input the ``predictor`` was trained on: ``[x, f_T]`` or ``x`` alone;
+        ``"cascade"``: none, ``predictor_input="auto"`` found the cascade's own
+        prediction better (None without a ``predictor``).
     predictor_input_scores_ : dict or None
-        With ``predictor_input="auto"``, the held-out score of each input
-        (``"stacked"``, ``"raw"``): the accuracy.
-        None otherwise.
+        With ``predictor_input="auto"``, the held-out accuracy of each candidate
+        (``"cascade"``, ``"stacked"``, ``"raw"``). None otherwise.
     alphas_ : ndarray ``(n_layers_,)``
         Layer weights: Algorithm 2's alpha_t for ``cumulative_margin="additive"``,
         the simplex weights of the final mixture for ``"normalized"``, ones for

@@ -283,8 +283,9 @@ class CascadeBase(LayerFeaturesMixin):
     def _fit_predictor(self, growth):
         """Train ``predictor`` on ``[x, f_T]`` of the training rows (out-of-fold f_T); set ``predictor_``.
 
-        With ``predictor_input="auto"``, first compare it on ``[x, f_T]`` and on ``x`` alone
-        (:meth:`_choose_predictor_input`) and train it on the input that scored higher.
+        With ``predictor_input="auto"``, first compare it on ``[x, f_T]`` and on ``x`` alone with
+        the cascade's own prediction (:meth:`_choose_predictor_input`) and train it on the input
+        that scored highest, or not at all when the cascade's own scored highest.
         """
         self._predictor_model = self.predictor_ = None
         self.predictor_input_ = self.predictor_input_scores_ = None
@@ -311,29 +312,37 @@ class CascadeBase(LayerFeaturesMixin):
                 )
         chosen = "stacked"
         if self.predictor_input == "auto":
+            cascade_score = growth.stopping.scores[self.n_layers_ - 1]  # the kept prefix's monitored score
             chosen, self.predictor_input_scores_ = self._choose_predictor_input(
-                templates, inputs, y, weight, growth.rng.randint(MAX_SEED)
+                templates, inputs, y, weight, growth.rng.randint(MAX_SEED), cascade_score
             )
         self.predictor_input_ = chosen
+        if chosen == "cascade":
+            return  # the cascade predicts; no predictor to train
         self._predictor_model, self.predictor_ = self._fit_final(templates[chosen], inputs[chosen], y, weight, seed)
 
-    def _choose_predictor_input(self, templates, inputs, y, weight, seed):
-        """The input on which the predictor generalises better, by a 2-fold split of the training rows.
+    def _choose_predictor_input(self, templates, inputs, y, weight, seed, cascade_score):
+        """What predicts best: the predictor on ``[x, f_T]``, on ``x`` alone, or the cascade itself.
 
-        The predictor is trained on each half and scored on the other, once on ``[x, f_T]``
-        (out-of-fold f_T) and once on ``x`` alone, with the rows' pooled held-out results of
-        the monitored measure (accuracy, or the negative mean squared error); the halves are
-        stratified by class when every class has two rows. A tie keeps ``[x, f_T]``.
+        The predictor is trained on each half of a 2-fold split of the training rows and
+        scored on the other, once on ``[x, f_T]`` (out-of-fold f_T) and once on ``x``
+        alone, with the rows' pooled held-out results of the monitored measure (accuracy,
+        or the negative mean squared error); the halves are stratified by class when every
+        class has two rows. The cascade's score is ``cascade_score``, the monitored score of
+        the kept prefix (out-of-fold, or on the ``validation_fraction`` rows), which needs no
+        further fit. The comparison leans towards the cascade: its out-of-fold models are
+        trained on ``(n_folds - 1) / n_folds`` of the rows, the predictor's on half, and the
+        kept prefix is the best of the grown ones. Ties go to the cascade, then to ``[x, f_T]``.
 
         Returns
         -------
-        chosen : {"stacked", "raw"}
-        scores : dict mapping each input to its held-out score
+        chosen : {"cascade", "stacked", "raw"}
+        scores : dict mapping each of them to its held-out score
         """
         stratified = is_classifier(self) and np.unique(y, return_counts=True)[1].min() >= 2
         splitter = (StratifiedKFold if stratified else KFold)(n_splits=2, shuffle=True, random_state=seed)
         halves = list(splitter.split(inputs["stacked"], y))
-        scores = {}
+        scores = {"cascade": float(cascade_score)}
         for name in inputs:
             rows = np.empty(len(y))
             for fit_rows, held_out in halves:
@@ -341,7 +350,7 @@ class CascadeBase(LayerFeaturesMixin):
                 model, _ = self._fit_final(templates[name], inputs[name][fit_rows], y[fit_rows], part_weight, seed)
                 rows[held_out] = self._predictor_rows(model, inputs[name][held_out], y[held_out])
             scores[name] = self._measure.score(rows, weight)
-        return ("raw" if scores["raw"] > scores["stacked"] else "stacked"), scores
+        return max(scores, key=scores.get), scores  # the first of the highest: the cascade, then [x, f_T]
 
     def _stacked_input(self, X):
         """Validate X and return ``([x, f_T(x)], output)``: what a model after the cascade reads, from one pass.

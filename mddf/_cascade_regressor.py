@@ -144,16 +144,20 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
         raises a ``ValueError`` when X has missing values.
     predictor_input : {"stacked", "auto"}, default="stacked"
         What the ``predictor`` reads. ``"stacked"``: ``[x, h_T(x)]`` (DF21's
-        ``use_predictor``). ``"auto"``: on a shuffled 2-fold split of the training
-        rows, the predictor is
-        trained on each half and scored on the other, on ``[x, h_T]`` and on
-        ``x`` alone, and is then trained on all rows with the input of the
-        lower pooled held-out mean squared error (a tie keeps ``[x, h_T]``);
-        ``predictor_input_`` says which. When ``x`` alone wins, :meth:`predict`
-        does not run the layers: the layers' predictions did not help the
-        predictor on these rows, and the prediction is the predictor's alone
-        (the staged outputs and :meth:`transform` stay the cascade's). It costs
-        four more predictor fits on half the rows. Ignored without a ``predictor``.
+        ``use_predictor``). ``"auto"``: what predicts best of three, by held-out
+        mean squared error on the training rows. On a shuffled 2-fold split of
+        them, the predictor is trained on each half and scored on the other, on
+        ``[x, h_T]`` and on ``x`` alone; the cascade's own prediction is scored
+        by its out-of-fold mean squared error (the one early stopping monitors,
+        or the ``validation_fraction`` rows'), which costs no fit. The
+        comparison leans towards the cascade, whose out-of-fold models see
+        ``(n_folds - 1) / n_folds`` of the rows against the predictor's half;
+        ties go to the cascade, then to ``[x, h_T]``. The predictor is then
+        trained on all rows with the chosen input, or not at all when the
+        cascade wins (``predictor_`` None); ``predictor_input_`` says which.
+        When ``x`` alone wins, :meth:`predict` does not run the layers (the
+        staged outputs and :meth:`transform` stay the cascade's). It costs four
+        more predictor fits on half the rows. Ignored without a ``predictor``.
     n_folds : int, default=3
         k of the k-fold out-of-fold predictions (gcForest's choice, as
         :class:`mddf.MDDFClassifier`). The folds are shuffled, not stratified.
@@ -244,14 +248,15 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
     model_dir_ : str or None
         The folder that holds the fitted forests; None in memory.
     predictor_ : estimator or None
-        The fitted ``predictor`` (None without one).
-    predictor_input_ : {"stacked", "raw"} or None
-        The input the ``predictor`` was trained on: ``[x, h_T]`` or ``x`` alone
-        (None without a ``predictor``).
+        The fitted ``predictor`` (None without one, or when ``predictor_input="auto"``
+        chose the cascade).
+    predictor_input_ : {"stacked", "raw", "cascade"} or None
+        The input the ``predictor`` was trained on: ``[x, h_T]`` or ``x`` alone;
+        ``"cascade"``: none, ``predictor_input="auto"`` found the cascade's own
+        prediction better (None without a ``predictor``).
     predictor_input_scores_ : dict or None
-        With ``predictor_input="auto"``, the held-out score of each input
-        (``"stacked"``, ``"raw"``): the negative mean squared error.
-        None otherwise.
+        With ``predictor_input="auto"``, the held-out negative mean squared error
+        of each candidate (``"cascade"``, ``"stacked"``, ``"raw"``). None otherwise.
     n_layers_ : int
     train_history_ : list of dict, one per grown layer (also the discarded ones)
         ``layer``, ``oof_mse`` and ``oof_r2`` (of ``y_t`` on the training rows,

@@ -176,7 +176,7 @@ def fit_and_score(method: str, dataset: str, data, seed: int, n_jobs: int, quick
     if isinstance(cascade, MDDFClassifier):
         record["n_layers"] = int(cascade.n_layers_)
         if cascade.predictor_input_ is not None:
-            record["predictor_input"] = cascade.predictor_input_  # "raw": the predictor reads x alone
+            record["predictor_input"] = cascade.predictor_input_  # "raw": x alone; "cascade": no predictor
     return record
 
 

@@ -1,5 +1,5 @@
-"""predictor_input: the predictor reads [x, f_T], or, with "auto", whichever of [x, f_T] and x alone a 2-fold
-split of the training rows scores higher."""
+"""predictor_input: the predictor reads [x, f_T], or, with "auto", whichever predicts best on the training rows:
+the predictor on [x, f_T] or on x alone (a 2-fold split), or the cascade itself (its out-of-fold score)."""
 
 import pickle
 
@@ -35,9 +35,21 @@ def _weak_cascade(**params):
     return MDDFClassifier(n_estimators=1, forest_types=("crf",), max_layers=1, random_state=0, **params)
 
 
+def _first_column(Z):
+    return Z[:, :1]
+
+
+def _ninth_column(Z):
+    return Z[:, 8:9]
+
+
 #: A predictor that reads only the last column of its input: on x alone the label's own column,
 #: on [x, f_T] the cascade's last class-vector entry.
 LAST_COLUMN_STUMP = make_pipeline(FunctionTransformer(_last_column), DecisionTreeClassifier(max_depth=1))
+#: A predictor that reads the first column of x whatever its input: on XOR it is at chance.
+FIRST_COLUMN_STUMP = make_pipeline(FunctionTransformer(_first_column), DecisionTreeClassifier(max_depth=1))
+#: A predictor that reads the ninth column of x whatever its input: the label's in ``_label_in_last_column``.
+NINTH_COLUMN_STUMP = make_pipeline(FunctionTransformer(_ninth_column), DecisionTreeClassifier(max_depth=1))
 
 
 def test_the_default_reads_x_and_f_T_and_scores_nothing():
@@ -50,15 +62,49 @@ def test_the_default_reads_x_and_f_T_and_scores_nothing():
     assert plain.predictor_input_ is None and plain.predictor_input_scores_ is None  # no predictor: nothing chosen
 
 
-def test_auto_keeps_x_and_f_T_where_the_class_vectors_carry_the_label():
+def test_auto_keeps_the_cascade_when_the_predictor_does_worse_and_then_fits_no_predictor():
     X, y = _xor()
-    params = {"n_estimators": 10, "max_layers": 2, "predictor": LogisticRegression(), "random_state": 0}
-    auto = MDDFClassifier(predictor_input="auto", **params).fit(X, y)
-    assert auto.predictor_input_ == "stacked"
+    params = {"n_estimators": 10, "max_layers": 2, "random_state": 0}
+    auto = MDDFClassifier(predictor=FIRST_COLUMN_STUMP, predictor_input="auto", **params).fit(X, y)
     scores = auto.predictor_input_scores_
-    assert set(scores) == {"stacked", "raw"}
-    assert scores["raw"] < 0.7 < scores["stacked"] <= 1.0  # a line on x alone is near chance on XOR
-    stacked = MDDFClassifier(**params).fit(X, y)
+    assert set(scores) == {"cascade", "stacked", "raw"}
+    assert scores["stacked"] < 0.7 and scores["raw"] < 0.7 < scores["cascade"]  # one column of XOR is at chance
+    assert scores["cascade"] == max(record["oof_accuracy"] for record in auto.train_history_)  # the kept prefix's
+    assert auto.predictor_input_ == "cascade"
+    assert auto.predictor_ is None
+    plain = MDDFClassifier(**params).fit(X, y)
+    assert np.array_equal(auto.predict_proba(X), plain.predict_proba(X))  # the cascade's own prediction
+
+
+def test_auto_scores_the_cascade_on_the_held_out_rows_with_validation_fraction():
+    X, y = _xor()
+    clf = MDDFClassifier(
+        n_estimators=5,
+        max_layers=2,
+        validation_fraction=0.25,
+        predictor=FIRST_COLUMN_STUMP,
+        predictor_input="auto",
+        random_state=0,
+    ).fit(X, y)
+    assert clf.predictor_input_scores_["cascade"] == max(record["val_accuracy"] for record in clf.train_history_)
+
+
+def test_auto_ties_go_to_the_cascade_then_to_x_and_f_T():
+    X, y = _xor()
+    params = {"n_estimators": 10, "max_layers": 2, "random_state": 0}
+    auto = MDDFClassifier(predictor=LogisticRegression(), predictor_input="auto", **params).fit(X, y)
+    scores = auto.predictor_input_scores_
+    assert scores["raw"] < 0.7  # a line on x alone is near chance on XOR
+    assert scores["stacked"] == scores["cascade"]  # a line on [x, f_T] follows the class vectors here
+    assert auto.predictor_input_ == "cascade" and auto.predictor_ is None
+    assert np.array_equal(auto.predict_proba(X), MDDFClassifier(**params).fit(X, y).predict_proba(X))
+    # A predictor that reads the same column of x from either input scores alike on both.
+    X, y = _label_in_last_column()
+    auto = _weak_cascade(predictor=NINTH_COLUMN_STUMP, predictor_input="auto").fit(X, y)
+    scores = auto.predictor_input_scores_
+    assert scores["stacked"] == scores["raw"] > scores["cascade"]
+    assert auto.predictor_input_ == "stacked"
+    stacked = _weak_cascade(predictor=NINTH_COLUMN_STUMP).fit(X, y)
     assert np.array_equal(auto.predict_proba(X), stacked.predict_proba(X))  # the same final fit, same seed
 
 
@@ -66,7 +112,8 @@ def test_auto_chooses_x_alone_and_then_predicts_without_the_layers(monkeypatch):
     X, y = _label_in_last_column()
     clf = _weak_cascade(predictor=LAST_COLUMN_STUMP, predictor_input="auto").fit(X, y)
     assert clf.predictor_input_ == "raw"
-    assert clf.predictor_input_scores_["raw"] > clf.predictor_input_scores_["stacked"]
+    scores = clf.predictor_input_scores_
+    assert scores["raw"] > max(scores["stacked"], scores["cascade"])
     assert clf.predictor_.n_features_in_ == X.shape[1]  # trained on x alone
     expected = clf.predictor_.predict_proba(X.astype(np.float32))
     assert np.array_equal(clf.predict_proba(X), expected)
@@ -113,6 +160,7 @@ def test_the_regressor_chooses_by_held_out_squared_error():
     scores = reg.predictor_input_scores_
     assert scores["raw"] == pytest.approx(0.0, abs=1e-9)  # the negative mean squared error of an exact line
     assert scores["stacked"] < -0.1
+    assert scores["cascade"] == -reg.train_history_[0]["oof_mse"]  # the one layer's out-of-fold error
     assert np.allclose(reg.predict(X), y)
 
 

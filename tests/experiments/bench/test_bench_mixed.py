@@ -147,7 +147,7 @@ def test_quick_run_fits_every_method_on_the_same_frames_writes_the_tables_and_re
     assert all(len(r["fold_accuracies"]) == 2 and r["n_folds"] == 2 for r in cvs)
     inputs = {r["method"]: r.get("predictor_input") for r in tests}  # what the predictor read, where there is one
     assert inputs["mdDF-subset"] is None and inputs["mdDF-subset-hgbpred"] == "stacked"
-    assert inputs["mdDF-subset-hgbpred-auto"] in {"stacked", "raw"}
+    assert inputs["mdDF-subset-hgbpred-auto"] in {"cascade", "stacked", "raw"}
     table = (out / "table.md").read_text()
     assert "| mixed_categories |" in table and "| mean rank |" in table and "| mean CV rank |" in table
     assert "Each mdDF configuration ranked against HGB, XGBoost" in table
