@@ -173,7 +173,7 @@ def model_size(estimator) -> dict:
 
 
 def cascade_summary(estimator) -> dict:
-    """Layers, weights and per-layer history of a fitted cascade (mdDF, gcForest), else {}."""
+    """Layers, weights, per-layer history and what predicts (``predictor_input``) of a fitted cascade, else {}."""
     if not hasattr(estimator, "n_layers_"):
         return {}
     out = {"n_layers": int(estimator.n_layers_)}
@@ -182,6 +182,10 @@ def cascade_summary(estimator) -> dict:
         out["alphas"] = [float(a) for a in np.asarray(alphas).ravel()]
     if hasattr(estimator, "stop_reason_"):
         out["stop_reason"] = str(estimator.stop_reason_)
+    if getattr(estimator, "predictor_input_", None) is not None:  # what predicts: a predictor's input, or the cascade
+        out["predictor_input"] = estimator.predictor_input_
+        if estimator.predictor_input_scores_ is not None:
+            out["predictor_input_scores"] = {k: float(v) for k, v in estimator.predictor_input_scores_.items()}
     history = getattr(estimator, "train_history_", None)
     if history:
         out["history"] = [_jsonable_params(dict(h)) for h in history]

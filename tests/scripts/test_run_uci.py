@@ -294,6 +294,16 @@ def test_run_one_records_layers_history_and_size_of_a_real_mddf():
     assert {"oof_accuracy", "margin_ratio", "alpha"} <= set(history[0])
     assert record["model_bytes"] > 0 and len(record["cascade"]["alphas"]) == record["n_layers"]
     assert record["params"]["forest_types"] == ["rf", "rf", "crf", "crf"]
+    assert "predictor_input" not in record["cascade"]  # no predictor
+
+
+def test_run_one_records_what_the_auto_predictor_input_chose():
+    record = run_one("wine", "mdDF-hgb-auto", 0, profile="quick", n_jobs=1)
+    assert record["status"] == "ok"
+    summary = record["cascade"]
+    scores = summary["predictor_input_scores"]
+    assert set(scores) == {"cascade", "stacked", "raw"}
+    assert summary["predictor_input"] == max(scores, key=scores.get)
 
 
 def test_a_long_lived_process_keeps_only_the_last_two_datasets(monkeypatch):
