@@ -172,12 +172,27 @@ def fit_and_score(method: str, dataset: str, data, seed: int, n_jobs: int, quick
         "n_train": len(y),
         "n_test": len(y_test),
     }
-    cascade = model[-1] if isinstance(model, Pipeline) else model
-    if isinstance(cascade, MDDFClassifier):
+    cascade = _cascade(model)
+    if cascade is not None:
         record["n_layers"] = int(cascade.n_layers_)
-        if cascade.predictor_input_ is not None:
-            record["predictor_input"] = cascade.predictor_input_  # "raw": x alone; "cascade": no predictor
+        record.update(_what_predicted(cascade))
     return record
+
+
+def _cascade(model):
+    """The fitted :class:`~mddf.MDDFClassifier` of ``model`` (the last step of a pipeline), else None."""
+    cascade = model[-1] if isinstance(model, Pipeline) else model
+    return cascade if isinstance(cascade, MDDFClassifier) else None
+
+
+def _what_predicted(cascade) -> dict:
+    """``predictor_input`` ("raw": x alone; "cascade": no predictor) and, with "auto", the candidates' scores."""
+    if cascade.predictor_input_ is None:
+        return {}
+    out = {"predictor_input": cascade.predictor_input_}
+    if cascade.predictor_input_scores_ is not None:
+        out["predictor_input_scores"] = {k: float(v) for k, v in cascade.predictor_input_scores_.items()}
+    return out
 
 
 def cross_validate(method: str, dataset: str, X_train, y_train, seed: int, n_jobs: int, quick: bool, n_folds: int):
@@ -187,14 +202,16 @@ def cross_validate(method: str, dataset: str, X_train, y_train, seed: int, n_job
     all folds but one and scored on that one.
     """
     folds = StratifiedKFold(n_splits=n_folds, shuffle=True, random_state=seed)
-    accuracies, fit_s = [], 0.0
+    accuracies, fit_s, predicted_by = [], 0.0, []
     for fit_rows, held_out in folds.split(X_train, y_train):
         model = METHODS[method](seed, n_jobs, quick)
         with threadpool_limits(limits=n_jobs):
             predicted, seconds, _ = timed_fit(model, X_train.iloc[fit_rows], y_train[fit_rows], X_train.iloc[held_out])
         accuracies.append(float(np.mean(predicted == y_train[held_out])))
         fit_s += seconds
-    return {
+        cascade = _cascade(model)
+        predicted_by.append(_what_predicted(cascade).get("predictor_input") if cascade is not None else None)
+    record = {
         "stage": "cv",
         "dataset": dataset,
         "method": method,
@@ -204,6 +221,9 @@ def cross_validate(method: str, dataset: str, X_train, y_train, seed: int, n_job
         "fold_accuracies": accuracies,
         "fit_s": fit_s,
     }
+    if any(predicted_by):
+        record["fold_predictor_inputs"] = predicted_by  # per fold, as in the test records' predictor_input
+    return record
 
 
 def select(cv_records, configurations, datasets):

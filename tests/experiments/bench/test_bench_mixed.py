@@ -148,6 +148,11 @@ def test_quick_run_fits_every_method_on_the_same_frames_writes_the_tables_and_re
     inputs = {r["method"]: r.get("predictor_input") for r in tests}  # what the predictor read, where there is one
     assert inputs["mdDF-subset"] is None and inputs["mdDF-subset-hgbpred"] == "stacked"
     assert inputs["mdDF-subset-hgbpred-auto"] in {"cascade", "stacked", "raw"}
+    auto = next(r for r in tests if r["method"] == "mdDF-subset-hgbpred-auto")
+    assert set(auto["predictor_input_scores"]) == {"cascade", "stacked", "raw"}
+    cv_inputs = {r["method"]: r.get("fold_predictor_inputs") for r in cvs}  # the same, per CV fold
+    assert cv_inputs["mdDF-subset"] is None and cv_inputs["mdDF-subset-hgbpred"] == ["stacked", "stacked"]
+    assert set(cv_inputs["mdDF-subset-hgbpred-auto"]) <= {"cascade", "stacked", "raw"}
     table = (out / "table.md").read_text()
     assert "| mixed_categories |" in table and "| mean rank |" in table and "| mean CV rank |" in table
     assert "Each mdDF configuration ranked against HGB, XGBoost" in table
