@@ -235,6 +235,8 @@ def fit_and_score(dataset, method, seed, n_jobs, params=None, quick=False) -> di
         record["layers"] = int(model.n_layers_)
         record["grown"] = len(model.train_history_)
         record["oof_r2"] = [h["oof_r2"] for h in model.train_history_]
+        if model.predictor_input_ is not None:  # with a predictor: what predicted ("cascade": no predictor)
+            record["predictor_input"] = model.predictor_input_
     return record
 
 

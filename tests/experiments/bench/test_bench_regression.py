@@ -50,6 +50,17 @@ def test_a_fit_runs_in_a_fresh_process(tmp_path):
     assert record["method"] == "CascadeForest" and record["seed"] == 1 and record["r2"] > 0.2
 
 
+def test_a_cascade_with_a_predictor_records_what_predicted(tmp_path):
+    out = tmp_path / "auto"
+    params = '{"predictor": "hgb", "predictor_input": "auto"}'
+    argv = ["--quick", "--in-process", "--datasets", "diabetes", "--seeds", "0", "--n-jobs", "1", "--params", params]
+    assert bench_regression.main([*argv, "--out", str(out)]) == 0
+    records = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    (cascade,) = [r for r in records if r["method"] == "CascadeForest"]
+    assert cascade["predictor_input"] in {"cascade", "stacked", "raw"}
+    assert all("predictor_input" not in r for r in records if r is not cascade)
+
+
 def test_help_lists_quick_and_unknown_datasets_are_named(capsys):
     with pytest.raises(SystemExit) as exit_info:
         bench_regression.main(["--help"])
