@@ -182,10 +182,7 @@ def cascade_summary(estimator) -> dict:
         out["alphas"] = [float(a) for a in np.asarray(alphas).ravel()]
     if hasattr(estimator, "stop_reason_"):
         out["stop_reason"] = str(estimator.stop_reason_)
-    if getattr(estimator, "predictor_input_", None) is not None:  # what predicts: a predictor's input, or the cascade
-        out["predictor_input"] = estimator.predictor_input_
-        if estimator.predictor_input_scores_ is not None:
-            out["predictor_input_scores"] = {k: float(v) for k, v in estimator.predictor_input_scores_.items()}
+    out.update(predictor_choice(estimator))
     history = getattr(estimator, "train_history_", None)
     if history:
         out["history"] = [_jsonable_params(dict(h)) for h in history]
@@ -193,6 +190,21 @@ def cascade_summary(estimator) -> dict:
         kept_bytes = [h.get("model_bytes") for h in history[: out["n_layers"]]]
         if kept_bytes and all(isinstance(b, (int, np.integer)) for b in kept_bytes):
             out["model_bytes"] = int(sum(kept_bytes))  # what the kept layers' forests occupy
+    return out
+
+
+def predictor_choice(estimator) -> dict:
+    """What predicts in a fitted cascade with a ``predictor``, else {}.
+
+    ``predictor_input`` (``"stacked"``, ``"raw"``: x alone, ``"cascade"``: no predictor) and, with
+    ``predictor_input="auto"``, the candidates' held-out scores as ``predictor_input_scores``.
+    """
+    chosen = getattr(estimator, "predictor_input_", None)
+    if chosen is None:
+        return {}
+    out = {"predictor_input": chosen}
+    if estimator.predictor_input_scores_ is not None:
+        out["predictor_input_scores"] = {k: float(v) for k, v in estimator.predictor_input_scores_.items()}
     return out
 
 

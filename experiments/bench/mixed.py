@@ -63,6 +63,7 @@ from mddf._members import make_gbdt
 from mddf.experiments.bench.fitting import lightgbm_available, pending, timed_fit
 from mddf.experiments.bench.mixed_data import load_frames, ordinal_codes
 from mddf.experiments.provenance import provenance, record_stamp, script_path, with_markdown_header
+from mddf.experiments.runner import predictor_choice
 from mddf.experiments.store import ResultStore
 from mddf.experiments.tables import markdown_table, mean_ranks, mean_std, write_rows
 
@@ -175,7 +176,7 @@ def fit_and_score(method: str, dataset: str, data, seed: int, n_jobs: int, quick
     cascade = _cascade(model)
     if cascade is not None:
         record["n_layers"] = int(cascade.n_layers_)
-        record.update(_what_predicted(cascade))
+        record.update(predictor_choice(cascade))
     return record
 
 
@@ -183,16 +184,6 @@ def _cascade(model):
     """The fitted :class:`~mddf.MDDFClassifier` of ``model`` (the last step of a pipeline), else None."""
     cascade = model[-1] if isinstance(model, Pipeline) else model
     return cascade if isinstance(cascade, MDDFClassifier) else None
-
-
-def _what_predicted(cascade) -> dict:
-    """``predictor_input`` ("raw": x alone; "cascade": no predictor) and, with "auto", the candidates' scores."""
-    if cascade.predictor_input_ is None:
-        return {}
-    out = {"predictor_input": cascade.predictor_input_}
-    if cascade.predictor_input_scores_ is not None:
-        out["predictor_input_scores"] = {k: float(v) for k, v in cascade.predictor_input_scores_.items()}
-    return out
 
 
 def cross_validate(method: str, dataset: str, X_train, y_train, seed: int, n_jobs: int, quick: bool, n_folds: int):
@@ -209,8 +200,7 @@ def cross_validate(method: str, dataset: str, X_train, y_train, seed: int, n_job
             predicted, seconds, _ = timed_fit(model, X_train.iloc[fit_rows], y_train[fit_rows], X_train.iloc[held_out])
         accuracies.append(float(np.mean(predicted == y_train[held_out])))
         fit_s += seconds
-        cascade = _cascade(model)
-        predicted_by.append(_what_predicted(cascade).get("predictor_input") if cascade is not None else None)
+        predicted_by.append(getattr(_cascade(model), "predictor_input_", None))
     record = {
         "stage": "cv",
         "dataset": dataset,
