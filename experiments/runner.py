@@ -196,13 +196,14 @@ def cascade_summary(estimator) -> dict:
 def predictor_choice(estimator) -> dict:
     """What predicts in a fitted cascade with a ``predictor``, else {}.
 
-    ``predictor_input`` (``"stacked"``, ``"raw"``: x alone, ``"cascade"``: no predictor) and, with
+    ``predictor_input`` (``"stacked"``, ``"blend"``: mixed with the cascade's output, ``"raw"``: x alone,
+    ``"cascade"``: no predictor), ``predictor_weight`` (the predictor's weight in the prediction) and, with
     ``predictor_input="auto"``, the candidates' held-out scores as ``predictor_input_scores``.
     """
     chosen = getattr(estimator, "predictor_input_", None)
     if chosen is None:
         return {}
-    out = {"predictor_input": chosen}
+    out = {"predictor_input": chosen, "predictor_weight": float(estimator.predictor_weight_)}
     if estimator.predictor_input_scores_ is not None:
         out["predictor_input_scores"] = {k: float(v) for k, v in estimator.predictor_input_scores_.items()}
     return out

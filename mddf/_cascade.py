@@ -128,24 +128,27 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
         has missing values.
     predictor_input : {"stacked", "auto"}, default="stacked"
         What the ``predictor`` reads. ``"stacked"``: ``[x, f_T(x)]`` (DF21's
-        ``use_predictor``). ``"auto"``: what predicts best of three, by
-        held-out accuracy on the training rows. On a 2-fold split of them
-        (stratified by class where every class has two rows), the predictor is
-        trained on each half and scored on the other, on ``[x, f_T]`` and on
-        ``x`` alone; the cascade's own prediction is scored by its out-of-fold
-        accuracy (the one early stopping monitors, or the
-        ``validation_fraction`` rows' accuracy), which costs no fit. The
-        comparison leans towards the cascade, whose out-of-fold models see
-        ``(n_folds - 1) / n_folds`` of the rows against the predictor's half;
-        ties go to the cascade, then to ``[x, f_T]``. The predictor is then
-        trained on all rows with the chosen input, or not at all when the
-        cascade wins (``predictor_`` None; the cascade predicts, as without a
-        predictor); ``predictor_input_`` says which. When ``x`` alone wins,
-        :meth:`predict` does not run the layers: the cascade's class vectors did
-        not help the predictor on these rows, and the prediction is the
-        predictor's alone (the staged outputs and :meth:`transform` stay the
-        cascade's). It costs four more predictor fits on half the rows. Ignored
-        without a ``predictor``.
+        ``use_predictor``), its probabilities the prediction. ``"auto"``: what
+        predicts best by held-out accuracy on the training rows. On a 2-fold
+        split of them (stratified by class where every class has two rows), the
+        predictor is trained on each half and predicts the other, on
+        ``[x, f_T]`` and on ``x`` alone. The candidates are the predictor on
+        ``x`` alone and the mixtures ``(1 - w) p_cascade + w p_predictor`` of
+        the cascade's out-of-fold probabilities and the predictor's on
+        ``[x, f_T]``, for w = 0, 0.05, ..., 1: w = 0 is the cascade alone, w = 1
+        the predictor alone. The weight is one more layer weight, fitted on
+        held-out rows, as the layers' alpha_t are fitted on the margins
+        (Algorithm 2). The comparison leans towards the cascade, whose
+        out-of-fold models see ``(n_folds - 1) / n_folds`` of the rows against
+        the predictor's half; ties go to the smallest weight, then to ``x``.
+        The predictor is then trained on all rows with the chosen input, or not
+        at all when w = 0 (``predictor_`` None; the cascade predicts, as
+        without a predictor); ``predictor_input_`` and ``predictor_weight_``
+        say which. When ``x`` alone wins, :meth:`predict` does not run the
+        layers: the cascade's class vectors did not help on these rows, and
+        the prediction is the predictor's alone (the staged outputs and
+        :meth:`transform` stay the cascade's). It costs four more predictor
+        fits on half the rows. Ignored without a ``predictor``.
     n_folds : int, default=3
         k of the k-fold class vectors (Section 5.2 leaves k open; 3 is
         gcForest's choice and the cheapest that leaves each model 2/3 of the rows).
@@ -406,13 +409,21 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
     predictor_ : estimator or None
         The fitted ``predictor`` (None without one, or when ``predictor_input="auto"``
         chose the cascade).
-    predictor_input_ : {"stacked", "raw", "cascade"} or None
-        The input the ``predictor`` was trained on: ``[x, f_T]`` or ``x`` alone;
-        ``"cascade"``: none, ``predictor_input="auto"`` found the cascade's own
-        prediction better (None without a ``predictor``).
+    predictor_input_ : {"stacked", "blend", "raw", "cascade"} or None
+        What predicts: the ``predictor`` on ``[x, f_T]`` (``"stacked"``), its
+        probabilities mixed with the cascade's (``"blend"``), the predictor on
+        ``x`` alone (``"raw"``), or none, ``predictor_input="auto"`` found the
+        cascade's own prediction better (``"cascade"``). None without a
+        ``predictor``.
+    predictor_weight_ : float or None
+        The predictor's weight w in ``(1 - w) p_cascade + w p_predictor``: 1.0
+        for ``"stacked"`` and ``"raw"``, 0.0 for ``"cascade"``. None without a
+        ``predictor``.
     predictor_input_scores_ : dict or None
-        With ``predictor_input="auto"``, the held-out accuracy of each candidate
-        (``"cascade"``, ``"stacked"``, ``"raw"``). None otherwise.
+        With ``predictor_input="auto"``, the held-out accuracy of the cascade
+        (``"cascade"``, w = 0), of the predictor on ``[x, f_T]`` (``"stacked"``,
+        w = 1), of the best mixture (``"blend"``) and of the predictor on ``x``
+        (``"raw"``). None otherwise.
     alphas_ : ndarray ``(n_layers_,)``
         Layer weights: Algorithm 2's alpha_t for ``cumulative_margin="additive"``,
         the simplex weights of the final mixture for ``"normalized"``, ones for
@@ -719,9 +730,13 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
             return RandomForestClassifier(n_estimators=4 * self.n_estimators, max_features="sqrt", n_jobs=self.n_jobs)
         return self.predictor
 
-    def _predictor_rows(self, model, Z, y):
-        """Whether the fitted ``predictor`` classifies each row of ``Z`` right (the rows early stopping reads)."""
-        return model.predict_proba(Z).argmax(axis=1) == y
+    def _predictor_output(self, model, Z):
+        """The fitted ``predictor``'s class probabilities for the rows of ``Z``."""
+        return model.predict_proba(Z)
+
+    def _output_rows(self, output, y):
+        """Whether class probabilities ``output`` classify each row right (what early stopping reads)."""
+        return output.argmax(axis=1) == y
 
     def _fit_final(self, template, Z, y, weight, seed):
         """The predictor fitted on ``Z = [x, f_T]``, as the model that predicts and the estimator ``predictor_``."""
@@ -857,17 +872,18 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
     def predict_proba(self, X):
         """Class probabilities ``f_T(x) / sum_t alpha_t``: a convex combination of the layers' class vectors (eq. 9).
 
-        With a ``predictor``, its probabilities for ``[x, f_T(x)]`` instead.
+        With a ``predictor``, its probabilities for ``[x, f_T(x)]`` (or ``x``) instead, or, when
+        ``predictor_weight_`` w is below 1, ``(1 - w)`` times the cascade's plus w times the predictor's.
         """
         if not self._uses_predictor():
             proba = None
             for stage in self.staged_predict_proba(X):
                 proba = stage
             return proba
-        return self._predictor_model.predict_proba(self._predictor_input(X))
+        return self._predicted(X)
 
     def predict(self, X):
-        """``argmax_j f_T^j(x)`` (eq. 9), or the ``predictor``'s most probable class for ``[x, f_T(x)]``."""
+        """``argmax_j f_T^j(x)`` (eq. 9), or the most probable class of :meth:`predict_proba` with a ``predictor``."""
         proba = self.predict_proba(X)  # checks fitted-ness before classes_ is read
         return self.classes_[proba.argmax(axis=1)]
 

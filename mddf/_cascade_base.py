@@ -37,7 +37,9 @@ class Growth:
 
     ``train`` and ``val`` hold what the layers pass on for the training rows
     (out-of-fold) and for the held-out rows (``validation_fraction``); their
-    ``passed`` is None before the first layer.
+    ``passed`` is None before the first layer. ``oof_features`` and
+    ``oof_outputs`` hold, per grown layer, the training rows' out-of-fold
+    ``passed`` and the cascade's out-of-fold prediction after that layer.
     """
 
     forest_types: tuple
@@ -56,9 +58,23 @@ class Growth:
     layers: list = field(default_factory=list)
     history: list = field(default_factory=list)
     oof_features: list = field(default_factory=list)
+    oof_outputs: list = field(default_factory=list)
 
     def __post_init__(self):
         self.val_x = None if self.X_val is None else PrefixCodes(self.X_val)  # the held-out x, binned once
+
+
+PREDICTOR_WEIGHTS = np.linspace(0.0, 1.0, 21)
+"""The predictor's weights that ``predictor_input="auto"`` tries against the cascade's output."""
+
+
+def _mix(cascade_output, predictor_output, w):
+    """``(1 - w) * cascade_output + w * predictor_output``: exactly one of them at w = 0 or 1."""
+    if w == 0.0:
+        return cascade_output
+    if w == 1.0:
+        return predictor_output
+    return (1.0 - w) * cascade_output + w * predictor_output
 
 
 class CascadeBase(LayerFeaturesMixin):
@@ -68,7 +84,8 @@ class CascadeBase(LayerFeaturesMixin):
     :attr:`_passed_importance_attr` (the name of the passed columns' importance), and implements
     ``_check_forest_types``, ``_training_data``, ``_new_growth``, ``_block``,
     ``_fit_block``, ``_add_layer``, ``_replay``, ``_predictor_template``,
-    ``_fit_final``, ``_predictor_rows`` and ``_layer_feature_names``; the parameters below are common
+    ``_fit_final``, ``_predictor_output``, ``_output_rows`` and
+    ``_layer_feature_names``; the parameters below are common
     to both cascades (see :class:`mddf.MDDFClassifier` for what they mean).
     """
 
@@ -252,6 +269,7 @@ class CascadeBase(LayerFeaturesMixin):
         growth.layers.append(block)
         growth.history.append(record)
         growth.oof_features.append(growth.train.passed.astype(np.float32))
+        growth.oof_outputs.append(np.array(growth.train.output, dtype=np.float64))
         self._log_layer(record)
         return growth.stopping.update(monitored)
 
@@ -283,16 +301,17 @@ class CascadeBase(LayerFeaturesMixin):
     def _fit_predictor(self, growth):
         """Train ``predictor`` on ``[x, f_T]`` of the training rows (out-of-fold f_T); set ``predictor_``.
 
-        With ``predictor_input="auto"``, first compare it on ``[x, f_T]`` and on ``x`` alone with
-        the cascade's own prediction (:meth:`_choose_predictor_input`) and train it on the input
-        that scored highest, or not at all when the cascade's own scored highest.
+        With ``predictor_input="auto"``, first choose what predicts (:meth:`_choose_predictor_input`):
+        the predictor on ``x`` alone, or the cascade's output and the predictor's on ``[x, f_T]``
+        mixed with the weight that scored highest (none when the weight is 0).
         """
         self._predictor_model = self.predictor_ = None
-        self.predictor_input_ = self.predictor_input_scores_ = None
+        self.predictor_input_ = self.predictor_input_scores_ = self.predictor_weight_ = None
         if self.predictor is None:
             return
         seed = growth.rng.randint(MAX_SEED)
         X, y, weight = growth.X, growth.y, growth.weight
+        cascade_output = growth.oof_outputs[self.n_layers_ - 1]  # the kept prefix's out-of-fold prediction
         inputs = {"stacked": np.hstack([X, self.oof_features_[-1]])}
         if self.predictor_input == "auto":
             inputs["raw"] = X
@@ -302,7 +321,7 @@ class CascadeBase(LayerFeaturesMixin):
         if weight is not None:
             keep = weight > 0
             inputs = {name: Z[keep] for name, Z in inputs.items()}
-            y, weight = y[keep], weight[keep]
+            y, weight, cascade_output = y[keep], weight[keep], cascade_output[keep]
             if np.ptp(weight) == 0:
                 weight = None
             elif not has_fit_parameter(templates["stacked"], "sample_weight"):
@@ -310,47 +329,72 @@ class CascadeBase(LayerFeaturesMixin):
                     f"predictor: {type(templates['stacked']).__name__}.fit takes no sample_weight; fit without "
                     "sample_weight (or with equal weights), or use a predictor whose fit takes it"
                 )
-        chosen = "stacked"
+        chosen, self.predictor_weight_ = "stacked", 1.0
         if self.predictor_input == "auto":
-            cascade_score = growth.stopping.scores[self.n_layers_ - 1]  # the kept prefix's monitored score
-            chosen, self.predictor_input_scores_ = self._choose_predictor_input(
-                templates, inputs, y, weight, growth.rng.randint(MAX_SEED), cascade_score
+            chosen, self.predictor_weight_, self.predictor_input_scores_ = self._choose_predictor_input(
+                templates, inputs, y, weight, growth.rng.randint(MAX_SEED), cascade_output
             )
         self.predictor_input_ = chosen
         if chosen == "cascade":
             return  # the cascade predicts; no predictor to train
-        self._predictor_model, self.predictor_ = self._fit_final(templates[chosen], inputs[chosen], y, weight, seed)
+        name = "raw" if chosen == "raw" else "stacked"
+        self._predictor_model, self.predictor_ = self._fit_final(templates[name], inputs[name], y, weight, seed)
 
-    def _choose_predictor_input(self, templates, inputs, y, weight, seed, cascade_score):
-        """What predicts best: the predictor on ``[x, f_T]``, on ``x`` alone, or the cascade itself.
+    def _choose_predictor_input(self, templates, inputs, y, weight, seed, cascade_output):
+        """What predicts best: the predictor on ``x`` alone, or a mixture of the cascade's output and
+        the predictor's on ``[x, f_T]``, ``(1 - w) * cascade + w * predictor``.
 
         The predictor is trained on each half of a 2-fold split of the training rows and
-        scored on the other, once on ``[x, f_T]`` (out-of-fold f_T) and once on ``x``
-        alone, with the rows' pooled held-out results of the monitored measure (accuracy,
-        or the negative mean squared error); the halves are stratified by class when every
-        class has two rows. The cascade's score is ``cascade_score``, the monitored score of
-        the kept prefix (out-of-fold, or on the ``validation_fraction`` rows), which needs no
-        further fit. The comparison leans towards the cascade: its out-of-fold models are
-        trained on ``(n_folds - 1) / n_folds`` of the rows, the predictor's on half, and the
-        kept prefix is the best of the grown ones. Ties go to the cascade, then to ``[x, f_T]``.
+        predicts the other, once on ``[x, f_T]`` (out-of-fold f_T) and once on ``x`` alone,
+        so that every row has a held-out output of both; the halves are stratified by class
+        when every class has two rows. The cascade's output of a row is its out-of-fold one
+        (``cascade_output``, the kept prefix's). Each candidate is scored by the monitored
+        measure (accuracy, or the negative mean squared error) of its outputs over all rows:
+        ``x`` alone, and the mixture for each ``w`` of :data:`PREDICTOR_WEIGHTS`, from 0 (the
+        cascade alone) to 1 (the predictor on ``[x, f_T]`` alone). The weight is a last layer
+        weight fitted on held-out rows, as the layers' alpha_t are fitted on the margins
+        (Algorithm 2, line 6). The comparison leans towards the cascade: its out-of-fold
+        models are trained on ``(n_folds - 1) / n_folds`` of the rows, the predictor's on
+        half, and the kept prefix is the best of the grown ones. Ties go to the smallest
+        weight, then to ``x`` alone.
 
         Returns
         -------
-        chosen : {"cascade", "stacked", "raw"}
-        scores : dict mapping each of them to its held-out score
+        chosen : {"cascade", "blend", "stacked", "raw"}
+            ``"cascade"``: w = 0; ``"stacked"``: w = 1; ``"blend"``: 0 < w < 1; ``"raw"``: x alone.
+        weight : float
+            The predictor's weight w in the prediction (1.0 with ``"raw"``).
+        scores : dict
+            The held-out score of ``"cascade"`` (w = 0), ``"stacked"`` (w = 1), ``"blend"``
+            (the chosen w, or the best one when ``"raw"`` wins) and ``"raw"``.
         """
         stratified = is_classifier(self) and np.unique(y, return_counts=True)[1].min() >= 2
         splitter = (StratifiedKFold if stratified else KFold)(n_splits=2, shuffle=True, random_state=seed)
         halves = list(splitter.split(inputs["stacked"], y))
-        scores = {"cascade": float(cascade_score)}
+        outputs = {}
         for name in inputs:
-            rows = np.empty(len(y))
             for fit_rows, held_out in halves:
                 part_weight = None if weight is None else weight[fit_rows]
                 model, _ = self._fit_final(templates[name], inputs[name][fit_rows], y[fit_rows], part_weight, seed)
-                rows[held_out] = self._predictor_rows(model, inputs[name][held_out], y[held_out])
-            scores[name] = self._measure.score(rows, weight)
-        return max(scores, key=scores.get), scores  # the first of the highest: the cascade, then [x, f_T]
+                output = self._predictor_output(model, inputs[name][held_out])
+                if name not in outputs:
+                    outputs[name] = np.empty((len(y), *output.shape[1:]))
+                outputs[name][held_out] = output
+        mixed = [
+            self._measure.score(self._output_rows(_mix(cascade_output, outputs["stacked"], w), y), weight)
+            for w in PREDICTOR_WEIGHTS
+        ]
+        best = int(np.argmax(mixed))  # the first of the highest: the smallest weight
+        scores = {
+            "cascade": mixed[0],
+            "stacked": mixed[-1],
+            "blend": mixed[best],
+            "raw": self._measure.score(self._output_rows(outputs["raw"], y), weight),
+        }
+        if scores["raw"] > scores["blend"]:
+            return "raw", 1.0, scores
+        w = float(PREDICTOR_WEIGHTS[best])
+        return ("cascade" if w == 0.0 else "stacked" if w == 1.0 else "blend"), w, scores
 
     def _stacked_input(self, X):
         """Validate X and return ``([x, f_T(x)], output)``: what a model after the cascade reads, from one pass.
@@ -362,15 +406,18 @@ class CascadeBase(LayerFeaturesMixin):
             passed, output = stage  # f_T and the output after the last kept layer
         return np.hstack([X, passed.astype(np.float32)]), output
 
-    def _predictor_input(self, X):
-        """Validate X and return the fitted ``predictor``'s input: ``[x, f_T(x)]``, or ``x`` when chosen alone."""
+    def _predicted(self, X):
+        """With a fitted ``predictor``: its output for X (class probabilities or values), mixed with
+        the cascade's own as ``(1 - w) * cascade + w * predictor`` when ``predictor_weight_`` w < 1."""
+        w = getattr(self, "predictor_weight_", 1.0)  # models stored before the weight existed: 1
         if getattr(self, "predictor_input_", None) == "raw":
-            Z = self._validated(X)
+            Z, cascade = self._validated(X), None
         else:
-            Z, _ = self._stacked_input(X)
+            Z, cascade = self._stacked_input(X)
         if np.isnan(Z[:, : self.n_features_in_]).any():
             check_accepts_nan(self.predictor_, "predictor")
-        return Z
+        output = self._predictor_output(self._predictor_model, Z)
+        return output if w == 1.0 else _mix(cascade, output, w)
 
     def _uses_predictor(self):
         return getattr(self, "_predictor_model", None) is not None

@@ -33,6 +33,8 @@ class _Passed:
         """The cascade's prediction so far, the mean of ``h_t`` over the members (0 before layer 1)."""
         return 0.0 if self.passed is None else self.passed.mean(axis=1)
 
+    output = prediction  # the cascade's prediction, by the name both cascades' growth reads
+
 
 def _weighted_variance(y, weight):
     """The weighted variance of y (infinite when its squares overflow float64)."""
@@ -144,20 +146,23 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
         raises a ``ValueError`` when X has missing values.
     predictor_input : {"stacked", "auto"}, default="stacked"
         What the ``predictor`` reads. ``"stacked"``: ``[x, h_T(x)]`` (DF21's
-        ``use_predictor``). ``"auto"``: what predicts best of three, by held-out
-        mean squared error on the training rows. On a shuffled 2-fold split of
-        them, the predictor is trained on each half and scored on the other, on
-        ``[x, h_T]`` and on ``x`` alone; the cascade's own prediction is scored
-        by its out-of-fold mean squared error (the one early stopping monitors,
-        or the ``validation_fraction`` rows'), which costs no fit. The
-        comparison leans towards the cascade, whose out-of-fold models see
+        ``use_predictor``), its prediction the estimator's. ``"auto"``: what
+        predicts best by held-out mean squared error on the training rows. On a
+        shuffled 2-fold split of them, the predictor is trained on each half and
+        predicts the other, on ``[x, h_T]`` and on ``x`` alone. The candidates
+        are the predictor on ``x`` alone and the mixtures
+        ``(1 - w) y_cascade + w y_predictor`` of the cascade's out-of-fold
+        prediction and the predictor's on ``[x, h_T]``, for w = 0, 0.05, ..., 1
+        (w = 0: the cascade alone; 1: the predictor alone). The comparison leans
+        towards the cascade, whose out-of-fold models see
         ``(n_folds - 1) / n_folds`` of the rows against the predictor's half;
-        ties go to the cascade, then to ``[x, h_T]``. The predictor is then
-        trained on all rows with the chosen input, or not at all when the
-        cascade wins (``predictor_`` None); ``predictor_input_`` says which.
-        When ``x`` alone wins, :meth:`predict` does not run the layers (the
-        staged outputs and :meth:`transform` stay the cascade's). It costs four
-        more predictor fits on half the rows. Ignored without a ``predictor``.
+        ties go to the smallest weight, then to ``x``. The predictor is then
+        trained on all rows with the chosen input, or not at all when w = 0
+        (``predictor_`` None); ``predictor_input_`` and ``predictor_weight_``
+        say which. When ``x`` alone wins, :meth:`predict` does not run the
+        layers (the staged outputs and :meth:`transform` stay the cascade's).
+        It costs four more predictor fits on half the rows. Ignored without a
+        ``predictor``.
     n_folds : int, default=3
         k of the k-fold out-of-fold predictions (gcForest's choice, as
         :class:`mddf.MDDFClassifier`). The folds are shuffled, not stratified.
@@ -250,13 +255,21 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
     predictor_ : estimator or None
         The fitted ``predictor`` (None without one, or when ``predictor_input="auto"``
         chose the cascade).
-    predictor_input_ : {"stacked", "raw", "cascade"} or None
-        The input the ``predictor`` was trained on: ``[x, h_T]`` or ``x`` alone;
-        ``"cascade"``: none, ``predictor_input="auto"`` found the cascade's own
-        prediction better (None without a ``predictor``).
+    predictor_input_ : {"stacked", "blend", "raw", "cascade"} or None
+        What predicts: the ``predictor`` on ``[x, h_T]`` (``"stacked"``), its
+        prediction mixed with the cascade's (``"blend"``), the predictor on ``x``
+        alone (``"raw"``), or none, ``predictor_input="auto"`` found the
+        cascade's own prediction better (``"cascade"``). None without a
+        ``predictor``.
+    predictor_weight_ : float or None
+        The predictor's weight w in ``(1 - w) y_cascade + w y_predictor``: 1.0
+        for ``"stacked"`` and ``"raw"``, 0.0 for ``"cascade"``. None without a
+        ``predictor``.
     predictor_input_scores_ : dict or None
-        With ``predictor_input="auto"``, the held-out negative mean squared error
-        of each candidate (``"cascade"``, ``"stacked"``, ``"raw"``). None otherwise.
+        With ``predictor_input="auto"``, the held-out negative mean squared
+        error of the cascade (``"cascade"``, w = 0), of the predictor on
+        ``[x, h_T]`` (``"stacked"``, w = 1), of the best mixture (``"blend"``)
+        and of the predictor on ``x`` (``"raw"``). None otherwise.
     n_layers_ : int
     train_history_ : list of dict, one per grown layer (also the discarded ones)
         ``layer``, ``oof_mse`` and ``oof_r2`` (of ``y_t`` on the training rows,
@@ -529,9 +542,13 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
             )
         return self.predictor
 
-    def _predictor_rows(self, model, Z, y):
-        """The fitted ``predictor``'s squared error on each row of ``Z`` (the rows early stopping reads)."""
-        return (np.asarray(model.predict(Z), dtype=np.float64) - y) ** 2
+    def _predictor_output(self, model, Z):
+        """The fitted ``predictor``'s predictions for the rows of ``Z``, as float64."""
+        return np.asarray(model.predict(Z), dtype=np.float64)
+
+    def _output_rows(self, output, y):
+        """The squared error of predictions ``output`` on each row (what early stopping reads)."""
+        return (output - y) ** 2
 
     def _fit_final(self, template, Z, y, weight, seed):
         """The predictor fitted on ``Z = [x, h_T]``, as the model that predicts and the estimator ``predictor_``."""
@@ -576,7 +593,9 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
         return (prediction for _, prediction in self._staged(X))
 
     def predict(self, X):
-        """Prediction of the last kept layer (the mean of its members'), or the ``predictor``'s for ``[x, h_T(x)]``.
+        """Prediction of the last kept layer (the mean of its members'), or the ``predictor``'s for ``[x, h_T(x)]``
+        (or ``x``), or, when ``predictor_weight_`` w is below 1, ``(1 - w)`` times the cascade's plus w times the
+        predictor's.
 
         Parameters
         ----------
@@ -587,7 +606,7 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
         ndarray of float64, shape (n_samples,)
         """
         if self._uses_predictor():
-            return self._predictor_model.predict(self._predictor_input(X))
+            return self._predicted(X)
         *_, last = self.staged_predict(X)
         return last
 

@@ -86,6 +86,11 @@ class ClassVectorMixture:
             self.passed = (1.0 - share) * self.passed + share * passed
             self.proba = (1.0 - share) * self.proba + share * h
 
+    @property
+    def output(self):
+        """The cascade's prediction for these rows so far: ``proba``."""
+        return self.proba
+
     def correct(self, y):
         """Boolean (n,): whether ``argmax_j mix_t^j`` is each row's class (encoded as column indices)."""
         return self.proba.argmax(axis=1) == y

@@ -193,7 +193,7 @@ def cross_validate(method: str, dataset: str, X_train, y_train, seed: int, n_job
     all folds but one and scored on that one.
     """
     folds = StratifiedKFold(n_splits=n_folds, shuffle=True, random_state=seed)
-    accuracies, fit_s, predicted_by = [], 0.0, []
+    accuracies, fit_s, predicted_by, weights = [], 0.0, [], []
     for fit_rows, held_out in folds.split(X_train, y_train):
         model = METHODS[method](seed, n_jobs, quick)
         with threadpool_limits(limits=n_jobs):
@@ -201,6 +201,7 @@ def cross_validate(method: str, dataset: str, X_train, y_train, seed: int, n_job
         accuracies.append(float(np.mean(predicted == y_train[held_out])))
         fit_s += seconds
         predicted_by.append(getattr(_cascade(model), "predictor_input_", None))
+        weights.append(getattr(_cascade(model), "predictor_weight_", None))
     record = {
         "stage": "cv",
         "dataset": dataset,
@@ -213,6 +214,7 @@ def cross_validate(method: str, dataset: str, X_train, y_train, seed: int, n_job
     }
     if any(predicted_by):
         record["fold_predictor_inputs"] = predicted_by  # per fold, as in the test records' predictor_input
+        record["fold_predictor_weights"] = weights  # and the predictor's weight against the cascade's output
     return record
 
 

@@ -237,6 +237,7 @@ def fit_and_score(dataset, method, seed, n_jobs, params=None, quick=False) -> di
         record["oof_r2"] = [h["oof_r2"] for h in model.train_history_]
         if model.predictor_input_ is not None:  # with a predictor: what predicted ("cascade": no predictor)
             record["predictor_input"] = model.predictor_input_
+            record["predictor_weight"] = model.predictor_weight_
     return record
 
 

@@ -1,10 +1,12 @@
-"""predictor_input: the predictor reads [x, f_T], or, with "auto", whichever predicts best on the training rows:
-the predictor on [x, f_T] or on x alone (a 2-fold split), or the cascade itself (its out-of-fold score)."""
+"""predictor_input: the predictor reads [x, f_T], or, with "auto", whatever predicts best on the training rows: the
+predictor on x alone, or the cascade's out-of-fold output and the predictor's on [x, f_T] (a 2-fold split) mixed
+with the weight that scores highest, from 0 (the cascade alone) to 1 (the predictor alone)."""
 
 import pickle
 
 import numpy as np
 import pytest
+from sklearn.dummy import DummyClassifier
 from sklearn.linear_model import LinearRegression, LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer
@@ -12,6 +14,7 @@ from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils._param_validation import InvalidParameterError
 
 from mddf import CascadeForestRegressor, MDDFClassifier
+from mddf._cascade_base import PREDICTOR_WEIGHTS
 
 
 def _last_column(Z):
@@ -62,34 +65,61 @@ def test_the_default_reads_x_and_f_T_and_scores_nothing():
     assert plain.predictor_input_ is None and plain.predictor_input_scores_ is None  # no predictor: nothing chosen
 
 
-def test_auto_keeps_the_cascade_when_the_predictor_does_worse_and_then_fits_no_predictor():
+def _cascade_proba(clf, X):
+    """The cascade's own class probabilities, whatever predicts."""
+    *_, last = clf.staged_predict_proba(X)
+    return last
+
+
+def test_auto_keeps_the_cascade_when_the_predictor_adds_nothing_and_then_fits_no_predictor():
     X, y = _xor()
     params = {"n_estimators": 10, "max_layers": 2, "random_state": 0}
-    auto = MDDFClassifier(predictor=FIRST_COLUMN_STUMP, predictor_input="auto", **params).fit(X, y)
+    # Uniform probabilities move no row's argmax at any weight below 1, and at 1 every row ties.
+    uniform = DummyClassifier(strategy="uniform")
+    auto = MDDFClassifier(predictor=uniform, predictor_input="auto", **params).fit(X, y)
     scores = auto.predictor_input_scores_
-    assert set(scores) == {"cascade", "stacked", "raw"}
-    assert scores["stacked"] < 0.7 and scores["raw"] < 0.7 < scores["cascade"]  # one column of XOR is at chance
-    assert scores["cascade"] == max(record["oof_accuracy"] for record in auto.train_history_)  # the kept prefix's
-    assert auto.predictor_input_ == "cascade"
+    assert set(scores) == {"cascade", "blend", "stacked", "raw"}
+    assert scores["stacked"] < 0.7 and scores["raw"] < 0.7 < scores["cascade"] == scores["blend"]
+    assert scores["cascade"] == auto.train_history_[auto.n_layers_ - 1]["oof_accuracy"]  # the kept prefix's
+    assert auto.predictor_input_ == "cascade" and auto.predictor_weight_ == 0.0
     assert auto.predictor_ is None
     plain = MDDFClassifier(**params).fit(X, y)
     assert np.array_equal(auto.predict_proba(X), plain.predict_proba(X))  # the cascade's own prediction
 
 
-def test_auto_scores_the_cascade_on_the_held_out_rows_with_validation_fraction():
+def test_auto_scores_every_candidate_on_the_training_rows_with_validation_fraction():
     X, y = _xor()
     clf = MDDFClassifier(
         n_estimators=5,
         max_layers=2,
         validation_fraction=0.25,
-        predictor=FIRST_COLUMN_STUMP,
+        predictor=DummyClassifier(strategy="uniform"),
         predictor_input="auto",
         random_state=0,
     ).fit(X, y)
-    assert clf.predictor_input_scores_["cascade"] == max(record["val_accuracy"] for record in clf.train_history_)
+    # The cascade's candidate is its out-of-fold output on the training rows, the rows the predictor's are
+    # scored on, not the validation rows that chose the kept prefix.
+    assert clf.predictor_input_scores_["cascade"] == clf.train_history_[clf.n_layers_ - 1]["oof_accuracy"]
 
 
-def test_auto_ties_go_to_the_cascade_then_to_x_and_f_T():
+def test_auto_mixes_the_cascade_and_the_predictor_with_the_weight_that_scores_highest():
+    X, y = _xor()
+    params = {"n_estimators": 10, "max_layers": 2, "random_state": 0}
+    # A stump on one column of XOR is at chance alone, but its leaves' class shares tip some close calls.
+    auto = MDDFClassifier(predictor=FIRST_COLUMN_STUMP, predictor_input="auto", **params).fit(X, y)
+    scores, w = auto.predictor_input_scores_, auto.predictor_weight_
+    assert scores["blend"] > scores["cascade"] > scores["stacked"]
+    assert auto.predictor_input_ == "blend" and 0.0 < w < 1.0 and w in PREDICTOR_WEIGHTS
+    stacked_input = np.hstack([X, auto.transform(X)])
+    expected = (1.0 - w) * _cascade_proba(auto, X) + w * auto.predictor_.predict_proba(stacked_input)
+    np.testing.assert_allclose(auto.predict_proba(X), expected, rtol=1e-12)
+    assert np.array_equal(auto.predict(X), auto.classes_[expected.argmax(axis=1)])
+    restored = pickle.loads(pickle.dumps(auto))
+    assert restored.predictor_weight_ == w
+    assert np.array_equal(restored.predict_proba(X), auto.predict_proba(X))
+
+
+def test_auto_ties_go_to_the_smaller_weight_then_to_x_alone():
     X, y = _xor()
     params = {"n_estimators": 10, "max_layers": 2, "random_state": 0}
     auto = MDDFClassifier(predictor=LogisticRegression(), predictor_input="auto", **params).fit(X, y)
@@ -101,19 +131,23 @@ def test_auto_ties_go_to_the_cascade_then_to_x_and_f_T():
     # A predictor that reads the same column of x from either input scores alike on both.
     X, y = _label_in_last_column()
     auto = _weak_cascade(predictor=NINTH_COLUMN_STUMP, predictor_input="auto").fit(X, y)
-    scores = auto.predictor_input_scores_
-    assert scores["stacked"] == scores["raw"] > scores["cascade"]
-    assert auto.predictor_input_ == "stacked"
-    stacked = _weak_cascade(predictor=NINTH_COLUMN_STUMP).fit(X, y)
-    assert np.array_equal(auto.predict_proba(X), stacked.predict_proba(X))  # the same final fit, same seed
+    scores, w = auto.predictor_input_scores_, auto.predictor_weight_
+    assert scores["blend"] == scores["stacked"] == scores["raw"] > scores["cascade"]
+    assert auto.predictor_input_ == "blend"  # the smallest weight that scores highest, not x alone
+    smaller = PREDICTOR_WEIGHTS[PREDICTOR_WEIGHTS < w]
+    assert len(smaller) > 0
+    stacked = _weak_cascade(predictor=NINTH_COLUMN_STUMP).fit(X, y)  # the same final fit, same seed
+    assert stacked.predictor_weight_ == 1.0
+    expected = (1.0 - w) * _cascade_proba(stacked, X) + w * stacked.predict_proba(X)
+    np.testing.assert_allclose(auto.predict_proba(X), expected, rtol=1e-12)
 
 
 def test_auto_chooses_x_alone_and_then_predicts_without_the_layers(monkeypatch):
     X, y = _label_in_last_column()
     clf = _weak_cascade(predictor=LAST_COLUMN_STUMP, predictor_input="auto").fit(X, y)
-    assert clf.predictor_input_ == "raw"
+    assert clf.predictor_input_ == "raw" and clf.predictor_weight_ == 1.0
     scores = clf.predictor_input_scores_
-    assert scores["raw"] > max(scores["stacked"], scores["cascade"])
+    assert scores["raw"] > scores["blend"] >= max(scores["stacked"], scores["cascade"])
     assert clf.predictor_.n_features_in_ == X.shape[1]  # trained on x alone
     expected = clf.predictor_.predict_proba(X.astype(np.float32))
     assert np.array_equal(clf.predict_proba(X), expected)
@@ -168,3 +202,19 @@ def test_unknown_predictor_inputs_are_rejected():
     X, y = _xor(n=60)
     with pytest.raises(InvalidParameterError, match="predictor_input"):
         MDDFClassifier(predictor="hgb", predictor_input="raw").fit(X, y)
+
+
+def test_the_regressor_mixes_its_prediction_with_the_predictors():
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(300, 6))
+    y = X[:, 0] + np.sin(3.0 * X[:, -1])  # a line in the first column plus a wave the trees follow
+    predictor = make_pipeline(FunctionTransformer(_first_column), LinearRegression())
+    reg = CascadeForestRegressor(
+        n_estimators=10, max_layers=1, predictor=predictor, predictor_input="auto", random_state=0
+    ).fit(X, y)
+    scores, w = reg.predictor_input_scores_, reg.predictor_weight_
+    assert reg.predictor_input_ == "blend" and 0.0 < w < 1.0
+    assert scores["blend"] > max(scores["cascade"], scores["stacked"], scores["raw"])
+    *_, cascade = reg.staged_predict(X)
+    line = reg.predictor_.predict(np.hstack([X.astype(np.float32), reg.transform(X)])).astype(np.float64)
+    np.testing.assert_allclose(reg.predict(X), (1.0 - w) * cascade + w * line, rtol=1e-12)

@@ -162,5 +162,5 @@ def test_mddf_hgb_auto_lets_the_predictor_choose_its_input_and_declares_the_cate
     X = np.column_stack([rng.normal(size=120), rng.integers(0, 3, 120), rng.normal(size=120)])
     y = (X[:, 1] == 2).astype(int)
     model.fit(X, y)
-    choices = {"cascade", "stacked", "raw"}
+    choices = {"cascade", "blend", "stacked", "raw"}
     assert model.predictor_input_ in choices and set(model.predictor_input_scores_) == choices

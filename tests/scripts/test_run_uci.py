@@ -302,8 +302,13 @@ def test_run_one_records_what_the_auto_predictor_input_chose():
     assert record["status"] == "ok"
     summary = record["cascade"]
     scores = summary["predictor_input_scores"]
-    assert set(scores) == {"cascade", "stacked", "raw"}
-    assert summary["predictor_input"] == max(scores, key=scores.get)
+    assert set(scores) == {"cascade", "stacked", "blend", "raw"}
+    assert scores["blend"] >= max(scores["cascade"], scores["stacked"])  # the best weight, the ends included
+    weight = summary["predictor_weight"]
+    if scores["raw"] > scores["blend"]:
+        assert summary["predictor_input"] == "raw" and weight == 1.0
+    else:
+        assert summary["predictor_input"] == {0.0: "cascade", 1.0: "stacked"}.get(weight, "blend")
 
 
 def test_a_long_lived_process_keeps_only_the_last_two_datasets(monkeypatch):

@@ -147,12 +147,16 @@ def test_quick_run_fits_every_method_on_the_same_frames_writes_the_tables_and_re
     assert all(len(r["fold_accuracies"]) == 2 and r["n_folds"] == 2 for r in cvs)
     inputs = {r["method"]: r.get("predictor_input") for r in tests}  # what the predictor read, where there is one
     assert inputs["mdDF-subset"] is None and inputs["mdDF-subset-hgbpred"] == "stacked"
-    assert inputs["mdDF-subset-hgbpred-auto"] in {"cascade", "stacked", "raw"}
+    assert inputs["mdDF-subset-hgbpred-auto"] in {"cascade", "blend", "stacked", "raw"}
     auto = next(r for r in tests if r["method"] == "mdDF-subset-hgbpred-auto")
-    assert set(auto["predictor_input_scores"]) == {"cascade", "stacked", "raw"}
+    assert set(auto["predictor_input_scores"]) == {"cascade", "stacked", "blend", "raw"}
+    assert 0.0 <= auto["predictor_weight"] <= 1.0
     cv_inputs = {r["method"]: r.get("fold_predictor_inputs") for r in cvs}  # the same, per CV fold
     assert cv_inputs["mdDF-subset"] is None and cv_inputs["mdDF-subset-hgbpred"] == ["stacked", "stacked"]
-    assert set(cv_inputs["mdDF-subset-hgbpred-auto"]) <= {"cascade", "stacked", "raw"}
+    assert set(cv_inputs["mdDF-subset-hgbpred-auto"]) <= {"cascade", "blend", "stacked", "raw"}
+    cv_weights = {r["method"]: r.get("fold_predictor_weights") for r in cvs}
+    assert cv_weights["mdDF-subset-hgbpred"] == [1.0, 1.0]
+    assert all(0.0 <= w <= 1.0 for w in cv_weights["mdDF-subset-hgbpred-auto"])
     table = (out / "table.md").read_text()
     assert "| mixed_categories |" in table and "| mean rank |" in table and "| mean CV rank |" in table
     assert "Each mdDF configuration ranked against HGB, XGBoost" in table

@@ -57,7 +57,8 @@ def test_a_cascade_with_a_predictor_records_what_predicted(tmp_path):
     assert bench_regression.main([*argv, "--out", str(out)]) == 0
     records = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
     (cascade,) = [r for r in records if r["method"] == "CascadeForest"]
-    assert cascade["predictor_input"] in {"cascade", "stacked", "raw"}
+    assert cascade["predictor_input"] in {"cascade", "blend", "stacked", "raw"}
+    assert 0.0 <= cascade["predictor_weight"] <= 1.0
     assert all("predictor_input" not in r for r in records if r is not cascade)
 
 
