@@ -117,6 +117,19 @@ def test_a_predictor_is_fitted_once_for_the_selected_cascade_and_serves_its_pred
     assert np.array_equal(search.predict_proba(X), alone.predict_proba(X))
 
 
+def test_the_selected_cascade_chooses_what_predicts_as_a_fit_alone_would(digits):
+    X, y = digits
+    # predictor_input="auto" reads the kept prefix's out-of-fold outputs, which the search's growth records too.
+    base = small_cascade(predictor=RandomForestClassifier(n_estimators=10, random_state=0), predictor_input="auto")
+    grid = {"margin_mean": [0.7, 0.9]}
+    search = MDDFGridSearch(estimator=base, param_grid=grid).fit(X, y)
+    best = search.best_estimator_
+    alone = clone(base).set_params(**search.best_params_).fit(X, y)
+    assert best.predictor_input_scores_ == alone.predictor_input_scores_
+    assert (best.predictor_input_, best.predictor_weight_) == (alone.predictor_input_, alone.predictor_weight_)
+    assert np.array_equal(search.predict_proba(X), alone.predict_proba(X))
+
+
 def test_selected_cascade_serves_predictions_and_features(digits):
     X, y = digits
     search = MDDFGridSearch(estimator=small_cascade(), param_grid={"margin_mean": [0.7, 0.9]}).fit(X, y)
