@@ -198,10 +198,11 @@ def build_mddf_pca_hgb(ctx: BuildContext, **params):
 
 
 def build_mddf_hgb_auto(ctx: BuildContext, **params):
-    """mdDF with a HistGradientBoosting predictor on ``[x, f_T]`` or on ``x`` alone, or none: whichever scores higher.
+    """mdDF with a HistGradientBoosting predictor on ``x`` alone, or mixed with the cascade's output on
+    ``[x, f_T]`` (weight 0: the cascade alone; 1: the predictor alone): whichever scores highest.
 
     ``predictor_input="auto"``: the choice is made at fit on the training rows (a 2-fold split for the
-    predictor, the out-of-fold accuracy for the cascade itself); the dataset's categorical columns
+    predictor, the out-of-fold output for the cascade itself); the dataset's categorical columns
     are declared as for ``mdDF``.
     """
     return build_mddf(ctx, **{"predictor": "hgb", "predictor_input": "auto", **params})
@@ -535,7 +536,7 @@ def default_registry() -> Registry:
                 "mdDF-hgb-auto",
                 build_mddf_hgb_auto,
                 ("mddf", "MDDFClassifier"),
-                "mdDF with a HistGradientBoosting predictor on [x, f_T], on x alone or none, chosen at fit",
+                "mdDF with a HistGradientBoosting predictor on x, or mixed with the cascade's output, chosen at fit",
                 default=False,
                 aliases=("mddf_hgb_auto",),
             ),

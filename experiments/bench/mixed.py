@@ -200,8 +200,9 @@ def cross_validate(method: str, dataset: str, X_train, y_train, seed: int, n_job
             predicted, seconds, _ = timed_fit(model, X_train.iloc[fit_rows], y_train[fit_rows], X_train.iloc[held_out])
         accuracies.append(float(np.mean(predicted == y_train[held_out])))
         fit_s += seconds
-        predicted_by.append(getattr(_cascade(model), "predictor_input_", None))
-        weights.append(getattr(_cascade(model), "predictor_weight_", None))
+        cascade = _cascade(model)
+        predicted_by.append(getattr(cascade, "predictor_input_", None))
+        weights.append(getattr(cascade, "predictor_weight_", None))
     record = {
         "stage": "cv",
         "dataset": dataset,

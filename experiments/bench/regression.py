@@ -53,6 +53,7 @@ from pathlib import Path
 from mddf.experiments.bench.fitting import lightgbm_available, pending, timed_fit
 from mddf.experiments.environment import run_in_fresh_process
 from mddf.experiments.provenance import provenance, script_path, with_markdown_header
+from mddf.experiments.runner import predictor_choice
 from mddf.experiments.store import ResultStore
 from mddf.experiments.tables import markdown_table, mean_std, number
 
@@ -235,9 +236,7 @@ def fit_and_score(dataset, method, seed, n_jobs, params=None, quick=False) -> di
         record["layers"] = int(model.n_layers_)
         record["grown"] = len(model.train_history_)
         record["oof_r2"] = [h["oof_r2"] for h in model.train_history_]
-        if model.predictor_input_ is not None:  # with a predictor: what predicted ("cascade": no predictor)
-            record["predictor_input"] = model.predictor_input_
-            record["predictor_weight"] = model.predictor_weight_
+        record.update(predictor_choice(model))  # with a predictor: what predicted ("cascade": no predictor)
     return record
 
 

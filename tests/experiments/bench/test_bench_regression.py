@@ -59,6 +59,7 @@ def test_a_cascade_with_a_predictor_records_what_predicted(tmp_path):
     (cascade,) = [r for r in records if r["method"] == "CascadeForest"]
     assert cascade["predictor_input"] in {"cascade", "blend", "stacked", "raw"}
     assert 0.0 <= cascade["predictor_weight"] <= 1.0
+    assert set(cascade["predictor_input_scores"]) == {"cascade", "stacked", "blend", "raw"}  # as the runner records
     assert all("predictor_input" not in r for r in records if r is not cascade)
 
 
