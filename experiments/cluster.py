@@ -50,13 +50,13 @@ from .executor import (
     EXIT_OK,
     EXIT_RUN_FAILED,
     EXIT_TERMINATED,
-    WORKER_ENVIRONMENT,
     RunBook,
     Task,
     Terminated,
     _raise_on_sigterm,
     execute,
     failure_record,
+    worker_environment,
 )
 from .store import ResultStore
 
@@ -194,7 +194,7 @@ def connect(spec: SchedulerSpec, *, timeout: float = 10.0):
                 processes=True,
                 host="127.0.0.1",
                 dashboard_address=LOOPBACK_ANY_PORT,
-                env=dict(WORKER_ENVIRONMENT),
+                env=worker_environment(spec.n_workers),
                 scheduler_kwargs={"allowed_failures": LOCAL_ALLOWED_FAILURES},
             )
             client = distributed.Client(cluster)

@@ -20,6 +20,7 @@ import sys
 import threading
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 from .environment import machine_info, package_versions
 from .methods import MethodSpec
@@ -41,11 +42,64 @@ class Terminated(SystemExit):
     """SIGTERM arrived while runs were executing (``code``: 128 + the signal's number)."""
 
 
-# Defaults for the workers' environment (a value the user set wins). OpenMP threads (XGBoost,
-# scikit-learn's OpenMP code) spin-wait by default; on a machine whose cores are also busy with
-# something else, that makes OpenMP-threaded fits such as XGBoost's far slower (see
-# docs/benchmarks/threads.md). Passive waiting changes no result, only how idle threads wait.
-WORKER_ENVIRONMENT = {"OMP_WAIT_POLICY": "PASSIVE"}
+def worker_environment(threads: int | None = None, busy_cores: float | None = None, cores: int | None = None) -> dict:
+    """The OpenMP setting the workers of a sweep start with (a variable the user set wins).
+
+    OpenMP threads (XGBoost, LightGBM, scikit-learn's HistGradientBoosting) wait for the next
+    parallel region by spinning a short while before they sleep. On a machine with a core free
+    for each of the run's threads that is the fastest way: passive waiting
+    (``OMP_WAIT_POLICY=PASSIVE``) puts every idle thread to sleep at once, and waking them at each
+    of the many small regions of a boosting fit on a small table multiplies its time. When other
+    work already holds the cores the run's threads need (``busy_cores + threads > cores + 0.5``),
+    spinning threads take the cores from the threads doing work, and passive waiting is the
+    faster: it is set then. Either way no result changes, only the time
+    (docs/benchmarks/threads.md); the records carry the setting (``machine.thread_environment``).
+
+    Parameters
+    ----------
+    threads : int or None
+        Threads of each run (``n_jobs``; None or a negative value: every usable core).
+    busy_cores : float, optional
+        Cores busy with other work; measured over half a second from ``/proc/stat`` when None
+        (the 1-minute load average where that file is missing).
+    cores : int, optional
+        Usable cores; read from the system when None.
+
+    Returns
+    -------
+    dict: ``{"OMP_WAIT_POLICY": "PASSIVE"}`` when the machine is busy, else empty.
+    """
+    if cores is None:
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    if threads is None or threads < 0:
+        threads = cores
+    if busy_cores is None:
+        busy_cores = _busy_cores()
+        if busy_cores is None:
+            return {}
+    return {"OMP_WAIT_POLICY": "PASSIVE"} if busy_cores + min(threads, cores) > cores + 0.5 else {}
+
+
+def _busy_cores(interval: float = 0.5) -> float | None:
+    """Cores busy over the next ``interval`` seconds (``/proc/stat``), else the 1-minute load average."""
+
+    def sample():
+        fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+        return sum(fields), fields[3] + fields[4]  # all time, and idle + iowait
+
+    try:
+        total, idle = sample()
+        time.sleep(interval)
+        total_after, idle_after = sample()
+    except (OSError, ValueError, IndexError):
+        try:
+            return os.getloadavg()[0]
+        except OSError:
+            return None
+    spent = total_after - total
+    if spent <= 0:
+        return 0.0
+    return (spent - (idle_after - idle)) / spent * (os.cpu_count() or 1)
 
 
 @dataclass(frozen=True)
@@ -460,6 +514,12 @@ def execute(
         user_data=user_data,
     )
     context = multiprocessing.get_context("spawn")
+    environment = worker_environment(n_jobs) if isolation == "process" else {}
+    if environment and "OMP_WAIT_POLICY" not in os.environ and progress:
+        log(
+            "the machine is busy (other work holds the cores the runs' threads need): their OpenMP threads "
+            "wait passively (OMP_WAIT_POLICY=PASSIVE), and their times are not comparable to a quiet run's"
+        )
     previous_sigterm = _raise_on_sigterm()
     try:
         while book.pending or book.running:
@@ -476,7 +536,7 @@ def execute(
                     continue
                 receiver, sender = context.Pipe(duplex=False)
                 process = context.Process(target=_worker, args=(sender, book.kwargs_for(task)), name=task.label)
-                with _environment(WORKER_ENVIRONMENT):
+                with _environment(environment):
                     process.start()
                 sender.close()
                 book.start(task, (process, receiver))

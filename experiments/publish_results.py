@@ -202,7 +202,9 @@ def main(argv=None) -> int:
             "published number; *in SE of ours* divides it by the standard error of our mean (std / sqrt(seeds)), "
             "the paper giving no spread. RF and XGBoost use 400·k trees with k the layers mdDF kept on the same "
             "seed; mdDF-tuned is compared with the paper's mdDF. *fit s* is the median wall-clock fit time on the "
-            "machine and at the load of the sweep (each record carries the load average); the timings of a quiet "
+            "machine and at the load of the sweep (each record carries the load average and how its OpenMP threads "
+            "waited: XGBoost fits whose threads waited passively, `OMP_WAIT_POLICY=PASSIVE`, are slower on a quiet "
+            "machine, see [threads](../benchmarks/threads.md)); the timings of a quiet "
             "machine are on [mdDF against a random forest](../benchmarks/mddf.md).",
             "",
             rows_markdown(table2, 2),

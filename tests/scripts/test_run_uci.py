@@ -9,6 +9,7 @@ import bench_doubles
 import pytest
 from runner_process import start_runner, wait_for_first_result
 
+from mddf.experiments import executor
 from mddf.experiments.cli import benchmark_parser, parse_seeds, run_script
 from mddf.experiments.executor import execute, plan
 from mddf.experiments.methods import default_registry
@@ -118,12 +119,41 @@ def test_a_crashing_worker_process_costs_only_its_run(tmp_path):
     assert records["Crashing"]["status"] == "error"
     assert "exited with code 3" in records["Crashing"]["error"]
     assert records["RF"]["status"] == "ok"
-    # measured in its own fresh worker process, whose OpenMP threads wait passively
+    # measured in its own fresh worker process
     assert records["RF"]["peak_rss_mb"] > 10 and "high-water mark" in records["RF"]["memory_method"]
-    assert records["RF"]["machine"]["thread_environment"]["OMP_WAIT_POLICY"] in (
-        "PASSIVE",
-        os.environ.get("OMP_WAIT_POLICY"),
+
+
+@pytest.mark.parametrize("busy", [True, False])
+def test_worker_processes_start_with_the_sweeps_openmp_waiting(tmp_path, monkeypatch, busy):
+    # passive waiting on a machine busy when the sweep starts, OpenMP's own otherwise
+    monkeypatch.delenv("OMP_WAIT_POLICY", raising=False)
+    monkeypatch.setattr(executor, "_busy_cores", lambda: 1000.0 if busy else 0.0)
+    out = tmp_path / "res"
+    lines = []
+    registry = default_registry()
+    tasks = plan(["iris"], registry.select(["RF"]), [0], n_classes={"iris": 3}, profile="quick")
+    store = ResultStore(out / "results.jsonl")
+    execute(tasks, store, isolation="process", n_jobs=1, registry=registry, log=lines.append)
+    (record,) = read(out / "results.jsonl")
+    assert record["status"] == "ok"
+    assert record["machine"]["thread_environment"].get("OMP_WAIT_POLICY") == ("PASSIVE" if busy else None)
+    assert any("busy" in line for line in lines) == busy
+    assert "OMP_WAIT_POLICY" not in os.environ  # the runner's own environment is left as it was
+
+
+def test_the_users_openmp_waiting_wins(tmp_path, monkeypatch):
+    monkeypatch.setenv("OMP_WAIT_POLICY", "ACTIVE")
+    monkeypatch.setattr(executor, "_busy_cores", lambda: 1000.0)
+    out = tmp_path / "res"
+    lines = []
+    registry = default_registry()
+    tasks = plan(["iris"], registry.select(["RF"]), [0], n_classes={"iris": 3}, profile="quick")
+    execute(
+        tasks, ResultStore(out / "results.jsonl"), isolation="process", n_jobs=1, registry=registry, log=lines.append
     )
+    (record,) = read(out / "results.jsonl")
+    assert record["machine"]["thread_environment"]["OMP_WAIT_POLICY"] == "ACTIVE"
+    assert not any("busy" in line for line in lines)
 
 
 def test_unavailable_method_is_left_out_with_the_import_error(tmp_path, capsys):
