@@ -232,24 +232,34 @@ def best_threshold(buf, Xb, node_y, node_w, samples, start, end, f, n_bins_f, no
     if n_bins_f * n_classes <= n_node:
         # large node: class histogram over the bins, then one scan over the bins
         for b in range(n_bins_f):
-            bin_weight[b] = 0.0
             for c in range(n_classes):
                 hist[b, c] = 0.0
-        for i in range(start, end):
-            b = Xb[samples[i], f]
-            hist[b, node_y[i]] += node_w[i]
-            bin_weight[b] += node_w[i]
-            bin_count[b] += 1
+        # one read-modify-write a row: a bin's weight is its class weights summed in class order after,
+        # and its rows are counted only when the missing bin needs them
+        if missing_bins is not None:
+            for i in range(start, end):
+                b = Xb[samples[i], f]
+                hist[b, node_y[i]] += node_w[i]
+                bin_count[b] += 1
+        else:
+            for i in range(start, end):
+                hist[Xb[samples[i], f], node_y[i]] += node_w[i]
+        last = -1
+        for b in range(n_bins_f):
+            t = 0.0
+            for c in range(n_classes):
+                t += hist[b, c]
+            bin_weight[b] = t
+            if t > 0.0:
+                last = b
         if missing_bins is not None:
             missing_bin = missing_bins[f]
             if missing_bin >= 0 and bin_count[missing_bin] > 0:
                 return _scan_histogram_missing(buf, n_node, n_bins_f, missing_bin, node_counts, node_weight)
-        n_left = 0
         for b in range(n_bins_f - 1):
-            if bin_count[b] == 0:
+            if bin_weight[b] == 0.0:
                 continue
-            n_left += bin_count[b]
-            if n_left == n_node:  # every row is left of b (by rows, not by weights, which round)
+            if b == last:  # every row is left of b
                 break
             for c in range(n_classes):
                 h = hist[b, c]
@@ -265,8 +275,9 @@ def best_threshold(buf, Xb, node_y, node_w, samples, start, end, f, n_bins_f, no
                 if score > best:
                     best = score
                     best_bin = b
-        for b in range(n_bins_f):
-            bin_count[b] = 0
+        if missing_bins is not None:
+            for b in range(n_bins_f):
+                bin_count[b] = 0
         return Candidate(best, best_bin, -1)
     # smaller node: sort its rows by bin into contiguous buffers, then one scan over the rows
     node_bin, sorted_bin = buf.node_bin, buf.sorted_bin
