@@ -39,7 +39,8 @@ class Growth:
     (out-of-fold) and for the held-out rows (``validation_fraction``); their
     ``passed`` is None before the first layer. ``oof_features`` and
     ``oof_outputs`` hold, per grown layer, the training rows' out-of-fold
-    ``passed`` and the cascade's out-of-fold prediction after that layer.
+    ``passed`` and (only for a predictor with ``predictor_input="auto"``, which
+    reads it) the cascade's out-of-fold prediction after that layer.
     """
 
     forest_types: tuple
@@ -269,7 +270,8 @@ class CascadeBase(LayerFeaturesMixin):
         growth.layers.append(block)
         growth.history.append(record)
         growth.oof_features.append(growth.train.passed.astype(np.float32))
-        growth.oof_outputs.append(np.array(growth.train.output, dtype=np.float64))
+        if self.predictor is not None and self.predictor_input == "auto":  # the only reader of these outputs
+            growth.oof_outputs.append(np.array(growth.train.output, dtype=np.float64))
         self._log_layer(record)
         return growth.stopping.update(monitored)
 
@@ -311,7 +313,9 @@ class CascadeBase(LayerFeaturesMixin):
             return
         seed = growth.rng.randint(MAX_SEED)
         X, y, weight = growth.X, growth.y, growth.weight
-        cascade_output = growth.oof_outputs[self.n_layers_ - 1]  # the kept prefix's out-of-fold prediction
+        auto = self.predictor_input == "auto"
+        # the kept prefix's out-of-fold prediction, kept per layer only for "auto"
+        cascade_output = growth.oof_outputs[self.n_layers_ - 1] if auto else None
         inputs = {"stacked": np.hstack([X, self.oof_features_[-1]])}
         if self.predictor_input == "auto":
             inputs["raw"] = X
@@ -321,7 +325,8 @@ class CascadeBase(LayerFeaturesMixin):
         if weight is not None:
             keep = weight > 0
             inputs = {name: Z[keep] for name, Z in inputs.items()}
-            y, weight, cascade_output = y[keep], weight[keep], cascade_output[keep]
+            y, weight = y[keep], weight[keep]
+            cascade_output = cascade_output[keep] if auto else None
             if np.ptp(weight) == 0:
                 weight = None
             elif not has_fit_parameter(templates["stacked"], "sample_weight"):
@@ -330,7 +335,7 @@ class CascadeBase(LayerFeaturesMixin):
                     "sample_weight (or with equal weights), or use a predictor whose fit takes it"
                 )
         chosen, self.predictor_weight_ = "stacked", 1.0
-        if self.predictor_input == "auto":
+        if auto:
             chosen, self.predictor_weight_, self.predictor_input_scores_ = self._choose_predictor_input(
                 templates, inputs, y, weight, growth.rng.randint(MAX_SEED), cascade_output
             )
