@@ -60,8 +60,9 @@ def worker_environment(threads: int | None = None, busy_cores: float | None = No
     threads : int or None
         Threads of each run (``n_jobs``; None or a negative value: every usable core).
     busy_cores : float, optional
-        Cores busy with other work; measured over half a second from ``/proc/stat`` when None
-        (the 1-minute load average where that file is missing).
+        Usable cores busy with other work; measured over half a second from ``/proc/stat`` (the
+        cores of this process's affinity) when None, the 1-minute load average where that file is
+        missing.
     cores : int, optional
         Usable cores; read from the system when None.
 
@@ -81,25 +82,39 @@ def worker_environment(threads: int | None = None, busy_cores: float | None = No
 
 
 def _busy_cores(interval: float = 0.5) -> float | None:
-    """Cores busy over the next ``interval`` seconds (``/proc/stat``), else the 1-minute load average."""
+    """Cores of this process's affinity busy over the next ``interval`` seconds (``/proc/stat``).
+
+    The 1-minute load average where ``/proc/stat`` cannot be read; None when neither can.
+    """
+    usable = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
 
     def sample():
-        fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
-        return sum(fields), fields[3] + fields[4]  # all time, and idle + iowait
+        spent = idle = 0
+        for line in Path("/proc/stat").read_text().splitlines():
+            name, *fields = line.split()
+            if not (name.startswith("cpu") and name[3:].isdigit()):
+                continue
+            if usable is not None and int(name[3:]) not in usable:
+                continue
+            values = [int(v) for v in fields]
+            spent += sum(values)
+            idle += values[3] + values[4]  # idle and iowait
+        return spent, idle
 
     try:
-        total, idle = sample()
+        spent, idle = sample()
         time.sleep(interval)
-        total_after, idle_after = sample()
+        spent_after, idle_after = sample()
     except (OSError, ValueError, IndexError):
         try:
             return os.getloadavg()[0]
         except OSError:
             return None
-    spent = total_after - total
-    if spent <= 0:
+    elapsed = spent_after - spent  # CPU time of every core counted, in clock ticks
+    if elapsed <= 0:
         return 0.0
-    return (spent - (idle_after - idle)) / spent * (os.cpu_count() or 1)
+    n_cores = len(usable) if usable is not None else os.cpu_count() or 1
+    return (elapsed - (idle_after - idle)) / elapsed * n_cores
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,7 @@
 """The sweep executor's choice of how the workers' OpenMP threads wait."""
 
+import os
+
 import pytest
 
 from mddf.experiments import executor
@@ -30,3 +32,25 @@ def test_the_machine_is_measured_when_not_told(monkeypatch, busy, expected):
 def test_busy_cores_is_a_measurement_of_this_machine():
     busy = executor._busy_cores(interval=0.05)
     assert busy is not None and busy >= 0.0
+
+
+def test_busy_cores_counts_only_the_cores_this_process_may_use(monkeypatch):
+    # cpu0 (usable) half busy over the interval, cpu1 (not usable) fully busy
+    samples = iter(
+        [
+            "cpu  300 0 0 100 0 0 0 0 0 0\ncpu0 100 0 0 100 0 0 0 0 0 0\ncpu1 200 0 0 0 0 0 0 0 0 0\n",
+            "cpu  600 0 0 150 0 0 0 0 0 0\ncpu0 150 0 0 150 0 0 0 0 0 0\ncpu1 450 0 0 0 0 0 0 0 0 0\n",
+        ]
+    )
+
+    class FakeStat:
+        def __init__(self, path):
+            assert str(path) == "/proc/stat"
+
+        def read_text(self):
+            return next(samples)
+
+    monkeypatch.setattr(executor, "Path", FakeStat)
+    monkeypatch.setattr(executor.time, "sleep", lambda seconds: None)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0}, raising=False)
+    assert executor._busy_cores() == 0.5
