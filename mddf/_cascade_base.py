@@ -65,7 +65,7 @@ class Growth:
         self.val_x = None if self.X_val is None else PrefixCodes(self.X_val)  # the held-out x, binned once
 
 
-PREDICTOR_WEIGHTS = np.linspace(0.0, 1.0, 21)
+PREDICTOR_WEIGHTS = np.arange(21) / 20
 """The predictor's weights that ``predictor_input="auto"`` tries against the cascade's output."""
 
 
