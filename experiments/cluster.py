@@ -194,7 +194,7 @@ def connect(spec: SchedulerSpec, *, timeout: float = 10.0):
                 processes=True,
                 host="127.0.0.1",
                 dashboard_address=LOOPBACK_ANY_PORT,
-                env=worker_environment(spec.n_workers),
+                env=worker_environment(1, spec.n_workers),
                 scheduler_kwargs={"allowed_failures": LOCAL_ALLOWED_FAILURES},
             )
             client = distributed.Client(cluster)

@@ -42,23 +42,27 @@ class Terminated(SystemExit):
     """SIGTERM arrived while runs were executing (``code``: 128 + the signal's number)."""
 
 
-def worker_environment(threads: int | None = None, busy_cores: float | None = None, cores: int | None = None) -> dict:
+def worker_environment(
+    threads: int | None = None, workers: int = 1, busy_cores: float | None = None, cores: int | None = None
+) -> dict:
     """The OpenMP setting the workers of a sweep start with (a variable the user set wins).
 
     OpenMP threads (XGBoost, LightGBM, scikit-learn's HistGradientBoosting) wait for the next
     parallel region by spinning a short while before they sleep. On a machine with a core free
-    for each of the run's threads that is the fastest way: passive waiting
+    for each thread of the runs that is the fastest way: passive waiting
     (``OMP_WAIT_POLICY=PASSIVE``) puts every idle thread to sleep at once, and waking them at each
-    of the many small regions of a boosting fit on a small table multiplies its time. When other
-    work already holds the cores the run's threads need (``busy_cores + threads > cores + 0.5``),
-    spinning threads take the cores from the threads doing work, and passive waiting is the
-    faster: it is set then. Either way no result changes, only the time
+    of the many small regions of a boosting fit on a small table multiplies its time. When the
+    runs at the same time need more cores than other work leaves free
+    (``busy_cores + workers * threads > cores + 0.5``), spinning threads take the cores from the
+    threads doing work, and passive waiting is the faster: it is set then. Either way no result changes, only the time
     (docs/benchmarks/threads.md); the records carry the setting (``machine.thread_environment``).
 
     Parameters
     ----------
     threads : int or None
         Threads of each run (``n_jobs``; None or a negative value: every usable core).
+    workers : int
+        Runs at the same time.
     busy_cores : float, optional
         Usable cores busy with other work; measured over half a second from ``/proc/stat`` (the
         cores of this process's affinity) when None, the 1-minute load average where that file is
@@ -78,7 +82,7 @@ def worker_environment(threads: int | None = None, busy_cores: float | None = No
         busy_cores = _busy_cores()
         if busy_cores is None:
             return {}
-    return {"OMP_WAIT_POLICY": "PASSIVE"} if busy_cores + min(threads, cores) > cores + 0.5 else {}
+    return {"OMP_WAIT_POLICY": "PASSIVE"} if busy_cores + workers * threads > cores + 0.5 else {}
 
 
 def _busy_cores(interval: float = 0.5) -> float | None:
@@ -529,11 +533,12 @@ def execute(
         user_data=user_data,
     )
     context = multiprocessing.get_context("spawn")
-    environment = worker_environment(n_jobs) if isolation == "process" else {}
+    environment = worker_environment(n_jobs, workers) if isolation == "process" else {}
     if environment and "OMP_WAIT_POLICY" not in os.environ and progress:
         log(
-            "the machine is busy (other work holds the cores the runs' threads need): their OpenMP threads "
-            "wait passively (OMP_WAIT_POLICY=PASSIVE), and their times are not comparable to a quiet run's"
+            "the runs' threads need more cores than are free (other work holds some, or --workers x --n-jobs "
+            "exceeds them): their OpenMP threads wait passively (OMP_WAIT_POLICY=PASSIVE), and their times are "
+            "not comparable to a quiet run's"
         )
     previous_sigterm = _raise_on_sigterm()
     try:

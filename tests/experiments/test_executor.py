@@ -17,6 +17,12 @@ def test_other_work_on_the_cores_a_run_needs_gets_passive_waiting():
     assert worker_environment(threads=-1, busy_cores=1.0, cores=8) == PASSIVE
 
 
+def test_runs_at_the_same_time_that_need_more_cores_than_there_are_get_passive_waiting():
+    assert worker_environment(threads=2, workers=2, busy_cores=0.0, cores=2) == PASSIVE
+    assert worker_environment(threads=None, workers=2, busy_cores=0.0, cores=4) == PASSIVE
+    assert worker_environment(threads=1, workers=2, busy_cores=0.0, cores=2) == {}
+
+
 def test_free_cores_for_every_thread_keep_openmps_own_waiting():
     assert worker_environment(threads=2, busy_cores=0.05, cores=2) == {}
     assert worker_environment(threads=2, busy_cores=5.0, cores=8) == {}  # six cores free for two threads
