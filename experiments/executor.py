@@ -533,8 +533,10 @@ def execute(
         user_data=user_data,
     )
     context = multiprocessing.get_context("spawn")
-    environment = worker_environment(n_jobs, workers) if isolation == "process" else {}
-    if environment and "OMP_WAIT_POLICY" not in os.environ and progress:
+    # the user's own OMP_WAIT_POLICY is kept (and the machine not measured); inline runs start no worker
+    measure = isolation == "process" and "OMP_WAIT_POLICY" not in os.environ
+    environment = worker_environment(n_jobs, workers) if measure else {}
+    if environment and progress:
         log(
             "the runs' threads need more cores than are free (other work holds some, or --workers x --n-jobs "
             "exceeds them): their OpenMP threads wait passively (OMP_WAIT_POLICY=PASSIVE), and their times are "

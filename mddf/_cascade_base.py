@@ -317,7 +317,7 @@ class CascadeBase(LayerFeaturesMixin):
         # the kept prefix's out-of-fold prediction, kept per layer only for "auto"
         cascade_output = growth.oof_outputs[self.n_layers_ - 1] if auto else None
         inputs = {"stacked": np.hstack([X, self.oof_features_[-1]])}
-        if self.predictor_input == "auto":
+        if auto:
             inputs["raw"] = X
         templates = {name: self._predictor_template(self._categorical_prefix(Z.shape[1])) for name, Z in inputs.items()}
         if np.isnan(X).any():
@@ -326,7 +326,8 @@ class CascadeBase(LayerFeaturesMixin):
             keep = weight > 0
             inputs = {name: Z[keep] for name, Z in inputs.items()}
             y, weight = y[keep], weight[keep]
-            cascade_output = cascade_output[keep] if auto else None
+            if auto:
+                cascade_output = cascade_output[keep]
             if np.ptp(weight) == 0:
                 weight = None
             elif not has_fit_parameter(templates["stacked"], "sample_weight"):

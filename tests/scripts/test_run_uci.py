@@ -123,18 +123,24 @@ def test_a_crashing_worker_process_costs_only_its_run(tmp_path):
     assert records["RF"]["peak_rss_mb"] > 10 and "high-water mark" in records["RF"]["memory_method"]
 
 
+def _rf_sweep_on_iris(out):
+    """Run RF on iris in a worker process; its record and the runner's log lines."""
+    lines = []
+    registry = default_registry()
+    tasks = plan(["iris"], registry.select(["RF"]), [0], n_classes={"iris": 3}, profile="quick")
+    execute(
+        tasks, ResultStore(out / "results.jsonl"), isolation="process", n_jobs=1, registry=registry, log=lines.append
+    )
+    (record,) = read(out / "results.jsonl")
+    return record, lines
+
+
 @pytest.mark.parametrize("busy", [True, False])
 def test_worker_processes_start_with_the_sweeps_openmp_waiting(tmp_path, monkeypatch, busy):
     # passive waiting on a machine busy when the sweep starts, OpenMP's own otherwise
     monkeypatch.delenv("OMP_WAIT_POLICY", raising=False)
     monkeypatch.setattr(executor, "_busy_cores", lambda: 1000.0 if busy else 0.0)
-    out = tmp_path / "res"
-    lines = []
-    registry = default_registry()
-    tasks = plan(["iris"], registry.select(["RF"]), [0], n_classes={"iris": 3}, profile="quick")
-    store = ResultStore(out / "results.jsonl")
-    execute(tasks, store, isolation="process", n_jobs=1, registry=registry, log=lines.append)
-    (record,) = read(out / "results.jsonl")
+    record, lines = _rf_sweep_on_iris(tmp_path / "res")
     assert record["status"] == "ok"
     assert record["machine"]["thread_environment"].get("OMP_WAIT_POLICY") == ("PASSIVE" if busy else None)
     assert any("OMP_WAIT_POLICY=PASSIVE" in line for line in lines) == busy
@@ -144,14 +150,7 @@ def test_worker_processes_start_with_the_sweeps_openmp_waiting(tmp_path, monkeyp
 def test_the_users_openmp_waiting_wins(tmp_path, monkeypatch):
     monkeypatch.setenv("OMP_WAIT_POLICY", "ACTIVE")
     monkeypatch.setattr(executor, "_busy_cores", lambda: 1000.0)
-    out = tmp_path / "res"
-    lines = []
-    registry = default_registry()
-    tasks = plan(["iris"], registry.select(["RF"]), [0], n_classes={"iris": 3}, profile="quick")
-    execute(
-        tasks, ResultStore(out / "results.jsonl"), isolation="process", n_jobs=1, registry=registry, log=lines.append
-    )
-    (record,) = read(out / "results.jsonl")
+    record, lines = _rf_sweep_on_iris(tmp_path / "res")
     assert record["machine"]["thread_environment"]["OMP_WAIT_POLICY"] == "ACTIVE"
     assert not any("OMP_WAIT_POLICY=PASSIVE" in line for line in lines)
 
