@@ -40,6 +40,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
+from ._kernel import kernel
 from .binning import MAX_BINS
 from .splitting import CATEGORY_WORDS, CONSTANT, Candidate
 
@@ -97,7 +98,7 @@ def n_statistics(n_classes):
     return n_classes
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def add_rows(node_y, node_w, counts):
     """Add the rows' weights to their classes' in ``counts``, in row order."""
     for i in range(len(node_y)):
@@ -205,7 +206,7 @@ def partition(Xb, samples, node_y, node_w, start, end, f, split_b, missing_code,
 
 
 # ------------------------------------------------------------------------------- thresholds
-@njit(cache=True, nogil=True, inline="always")
+@kernel
 def best_threshold(buf, Xb, node_y, node_w, samples, start, end, f, n_bins_f, node_counts, node_weight, missing_bins):
     """Best Gini threshold of feature ``f`` on the node's rows ``samples[start:end]``, as a :data:`Candidate`.
 
@@ -349,7 +350,7 @@ def best_threshold(buf, Xb, node_y, node_w, samples, start, end, f, n_bins_f, no
     return Candidate(best, best_bin, -1)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _scan_histogram_missing(buf, n_node, n_bins_f, missing_bin, node_counts, node_weight):
     """:func:`best_threshold` on a class histogram whose missing bin is not empty.
 
@@ -413,7 +414,7 @@ def _scan_histogram_missing(buf, n_node, n_bins_f, missing_bin, node_counts, nod
     return Candidate(best, best_bin, side)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _scan_sorted_missing(buf, n_node, missing_bin, node_counts, node_weight):
     """:func:`best_threshold` on rows sorted by bin, the missing ones (last code) at the end.
 
@@ -478,7 +479,7 @@ def _scan_sorted_missing(buf, n_node, missing_bin, node_counts, node_weight):
     return Candidate(best, best_bin, side)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel
 def split_score(
     left, Xb, node_y, node_w, samples, start, end, f, split_b, missing_code, bits, node_counts, node_weight
 ):
@@ -506,7 +507,7 @@ def split_score(
     return _children_score(left, w_left, node_counts, node_weight)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _children_score(left, w_left, node_counts, node_weight):
     """``sum_c L_c^2 / W_L + sum_c R_c^2 / W_R`` for left class weights ``left``; -1 when a child has no weight."""
     w_right = node_weight - w_left
@@ -523,7 +524,7 @@ def _children_score(left, w_left, node_counts, node_weight):
 
 
 # ---------------------------------------------------------------------------------- subsets
-@njit(cache=True, nogil=True)
+@kernel
 def _category_histogram(buf, Xb, node_y, node_w, samples, start, end, f, present):
     """Class weights per code of feature ``f`` in the node; the codes present go to ``buf.codes``.
 
@@ -550,13 +551,13 @@ def _category_histogram(buf, Xb, node_y, node_w, samples, start, end, f, present
     return m
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _clear_counts(buf, m):
     for j in range(m):
         buf.bin_count[buf.codes[j]] = 0
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _sort_by_key(key, order, m):
     """Positions ``0 .. m-1`` in ``order``, sorted by ``key`` (stable: ties keep the codes' first-seen order)."""
     for j in range(m):
@@ -568,7 +569,7 @@ def _sort_by_key(key, order, m):
         order[k] = j
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def best_subset(
     buf, Xb, node_y, node_w, samples, start, end, f, node_counts, node_weight, max_splits, min_count, present, bits
 ):

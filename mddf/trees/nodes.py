@@ -57,6 +57,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ._kernel import kernel
+
 LEAF = 1
 MISSING_LEFT = 2
 EXTENDED = 4
@@ -99,7 +101,7 @@ def class_bits(n_classes):
     return 0 if not n_classes else max(1, int(n_classes - 1).bit_length())
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _foldable(feature, right, node, parent_is_category):
     """Whether ``node`` is a pure leaf that its split can hold."""
     return node > 0 and feature[node] < 0 and right[node] >= 0 and not parent_is_category

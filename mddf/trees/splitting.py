@@ -25,6 +25,8 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
+from ._kernel import kernel
+
 # the grower's on-disk numba cache (grower.py) holds this module's functions compiled in and does
 # not see changes to this file: delete mddf/trees/__pycache__ after editing it.
 
@@ -54,7 +56,7 @@ def rng_state(seed):
     return state
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _next(state):
     # xorshift64*: small, fast, and the same stream on every platform and thread
     x = state[0]
@@ -65,7 +67,7 @@ def _next(state):
     return (x * np.uint64(2685821657736338717)) >> np.uint64(11)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def randint(state, k):
     """A random integer in ``[0, k)``, advancing ``state``."""
     return np.int64(_next(state) % np.uint64(k))
@@ -118,7 +120,7 @@ def random_threshold(Xb, samples, start, end, f, missing_bins, state):
     return Threshold(hi, 0)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def present_codes(Xb, samples, start, end, f, present):
     """Set the bits of the codes of feature ``f`` held by the node's rows in ``present``; return how many.
 
@@ -138,7 +140,7 @@ def present_codes(Xb, samples, start, end, f, present):
     return count
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def random_subset(Xb, samples, start, end, f, state, present, bits):
     """A random split of the categories of feature ``f`` present in the node's rows ``samples[start:end]``.
 

@@ -29,6 +29,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
+from ._kernel import kernel
 from .binning import MAX_BINS
 from .splitting import CATEGORY_WORDS, CONSTANT, Candidate
 
@@ -81,7 +82,7 @@ def n_statistics(n_classes):
     return 3
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def add_rows(node_y, node_w, sums):
     """Add the rows' ``(W, S, Q)`` to ``sums``, in row order."""
     for i in range(len(node_y)):
@@ -181,7 +182,7 @@ def partition(Xb, samples, node_y, node_w, start, end, f, split_b, missing_code,
 
 
 # ------------------------------------------------------------------------------- thresholds
-@njit(cache=True, nogil=True)
+@kernel
 def _bin_sums(buf, Xb, node_y, node_w, samples, start, end, f):
     """Sum the node's rows of feature ``f`` per bin; returns the number ``k`` of non-empty bins.
 
@@ -247,7 +248,7 @@ def _bin_sums(buf, Xb, node_y, node_w, samples, start, end, f):
     return k
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel
 def best_threshold(buf, Xb, node_y, node_w, samples, start, end, f, n_bins_f, node_sums, node_weight, missing_bins):
     """Best squared-error threshold of feature ``f`` on the node's rows ``samples[start:end]``, as a :data:`Candidate`.
 
@@ -317,7 +318,7 @@ def best_threshold(buf, Xb, node_y, node_w, samples, start, end, f, n_bins_f, no
     return Candidate(best, best_bin, side)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel
 def split_score(
     scratch, Xb, node_y, node_w, samples, start, end, f, split_b, missing_code, bits, node_sums, node_weight
 ):
@@ -342,7 +343,7 @@ def split_score(
     return _children_score(s_left, w_left, node_sums[1], node_weight)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _children_score(s_left, w_left, node_sum, node_weight):
     w_right = node_weight - w_left
     if w_left <= 0.0 or w_right <= 0.0:
@@ -352,7 +353,7 @@ def _children_score(s_left, w_left, node_sum, node_weight):
 
 
 # ---------------------------------------------------------------------------------- subsets
-@njit(cache=True, nogil=True)
+@kernel
 def best_subset(
     buf, Xb, node_y, node_w, samples, start, end, f, node_sums, node_weight, max_splits, min_count, present, bits
 ):

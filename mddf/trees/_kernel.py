@@ -1,0 +1,22 @@
+"""The decorator of the tree code's per-node functions: compiled without reference counting.
+
+numba counts references to the arrays a compiled function holds: every array
+argument of a call, and every array read from a tuple (a criterion's scratch
+buffers), is an atomic increment on entry and an atomic decrement on exit. A
+tree calls its split searches once per (node, candidate feature), each with a
+dozen or more arrays, so those counts cost more than the search of a small
+node, and when two threads grow trees on the same binned input they contend
+for its count. The functions below are called with arrays their caller owns
+and allocate nothing, so they need no counting: :data:`kernel` compiles them
+without it (numba's ``_nrt=False``), and they are not inlined into the grower
+at numba's level (which would count their arguments again); LLVM still inlines
+the small ones.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+#: ``@kernel``: compile a function that allocates no array, cached and without the GIL, with no
+#: reference counting (a function that allocates fails to compile under it).
+kernel = njit(cache=True, nogil=True, _nrt=False)
