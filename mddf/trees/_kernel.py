@@ -8,9 +8,9 @@ dozen or more arrays, so those counts cost more than the search of a small
 node, and when two threads grow trees on the same binned input they contend
 for its count. The functions below are called with arrays their caller owns
 and allocate nothing, so they need no counting: :data:`kernel` compiles them
-without it (numba's ``_nrt=False``), and they are not inlined into the grower
-at numba's level (which would count their arguments again); LLVM still inlines
-the small ones.
+without it (numba's ``_nrt=False``). They are not inlined into the grower at
+numba's level, which would count their arguments again; the row partition and
+the node's scalar summaries are, where a call costs more than the counts.
 """
 
 from __future__ import annotations

@@ -6,8 +6,9 @@ criterion's best split, or a random one: :mod:`mddf.trees.splitting`), and
 partitions its rows in place. The criterion is Gini for integer class labels
 (:mod:`mddf.trees.gini`) and the squared error for float targets
 (:mod:`mddf.trees.squared_error`): two modules of the same functions, each
-compiled into the skeleton by :func:`_grower`, which calls them directly (numba
-inlines the ones called for every node). The tree is returned as flat node arrays (:data:`GrownTree`), which
+compiled into the skeleton by :func:`_grower`, which calls them directly (the
+split searches are compiled without reference counting, :mod:`mddf.trees._kernel`).
+The tree is returned as flat node arrays (:data:`GrownTree`), which
 :mod:`mddf.trees.nodes` packs for prediction, with the side of each node's
 missing values and the tree's impurity decrease per feature (its
 impurity-based feature importance), both gathered while the tree grows.
@@ -88,7 +89,7 @@ _NO_BITS = np.zeros(0, dtype=np.uint64)
 
 def _grower(criterion):
     """The skeleton of :func:`grow_tree` compiled for ``criterion`` (:mod:`~mddf.trees.gini` or
-    :mod:`~mddf.trees.squared_error`), whose functions it calls directly and numba inlines."""
+    :mod:`~mddf.trees.squared_error`), whose functions it calls directly."""
 
     @njit(cache=True, nogil=True)
     def _skeleton(Xb, y, w, n_bins, missing_bin, categorical, n_classes, settings, seed):
