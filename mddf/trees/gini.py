@@ -80,7 +80,7 @@ def new_buffers(n_classes, m):
         np.zeros(MAX_BINS, dtype=np.int64),
         np.empty(size, dtype=np.uint8),
         np.empty(size, dtype=np.uint8),
-        np.empty(size, dtype=np.int64),
+        np.empty(size, dtype=np.uint32),
         np.empty(size),
         np.zeros(n_classes),
         np.zeros(n_classes),
@@ -92,6 +92,12 @@ def new_buffers(n_classes, m):
 
 
 # ------------------------------------------------------------------------------------- node
+@njit(cache=True, nogil=True)
+def new_labels(m):
+    """The class indices of a tree's ``m`` rows, unsigned (indexing with them needs no negative-index fix)."""
+    return np.empty(m, dtype=np.uint32)
+
+
 @njit(cache=True, nogil=True)
 def n_statistics(n_classes):
     """Length of a node's statistics."""

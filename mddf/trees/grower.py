@@ -102,8 +102,10 @@ def _grower(criterion):
             if w[i] > 0.0:
                 m += 1
         n_stats = criterion.n_statistics(n_classes)
-        samples = np.empty(m, dtype=np.int64)
-        node_y = np.empty(m, dtype=y.dtype)  # label and weight of samples[i], permuted along with it
+        # unsigned row indices and class indices: numba corrects negative indices of a signed type, an
+        # extra three instructions on every histogram update
+        samples = np.empty(m, dtype=np.uint64)
+        node_y = criterion.new_labels(m)  # label and weight of samples[i], permuted along with it
         node_w = np.empty(m)
         k = 0
         for i in range(n):

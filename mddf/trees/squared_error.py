@@ -77,6 +77,12 @@ def new_buffers(n_statistics, m):
 
 # ------------------------------------------------------------------------------------- node
 @njit(cache=True, nogil=True)
+def new_labels(m):
+    """The targets of a tree's ``m`` rows."""
+    return np.empty(m)
+
+
+@njit(cache=True, nogil=True)
 def n_statistics(n_classes):
     """Length of a node's statistics."""
     return 3
