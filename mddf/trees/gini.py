@@ -243,13 +243,14 @@ def best_threshold(buf, Xb, node_y, node_w, samples, start, end, f, n_bins_f, no
                 hist[b, c] = 0.0
         # one read-modify-write a row: a bin's weight is its class weights summed in class order after,
         # and its rows are counted only when the missing bin needs them
+        # (unsigned positions, as the grower's rows and classes: no negative-index fix per row)
         if missing_bins is not None:
-            for i in range(start, end):
+            for i in range(np.uint64(start), np.uint64(end)):
                 b = Xb[samples[i], f]
                 hist[b, node_y[i]] += node_w[i]
                 bin_count[b] += 1
         else:
-            for i in range(start, end):
+            for i in range(np.uint64(start), np.uint64(end)):
                 hist[Xb[samples[i], f], node_y[i]] += node_w[i]
         last = -1
         for b in range(n_bins_f):
