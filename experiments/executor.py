@@ -75,7 +75,7 @@ def worker_environment(
     dict: ``{"OMP_WAIT_POLICY": "PASSIVE"}`` when the machine is busy, else empty.
     """
     if cores is None:
-        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+        cores = _core_count(_usable_cpus())
     if threads is None or threads < 0:
         threads = cores
     if busy_cores is None:
@@ -85,12 +85,22 @@ def worker_environment(
     return {"OMP_WAIT_POLICY": "PASSIVE"} if busy_cores + workers * threads > cores + 0.5 else {}
 
 
+def _usable_cpus() -> set | None:
+    """The CPUs this process may run on (its affinity); None where the system does not say."""
+    return os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
+
+
+def _core_count(usable: set | None) -> int:
+    """How many cores ``usable`` (from :func:`_usable_cpus`) holds: every core when the affinity is unknown."""
+    return len(usable) if usable is not None else os.cpu_count() or 1
+
+
 def _busy_cores(interval: float = 0.5) -> float | None:
     """Cores of this process's affinity busy over the next ``interval`` seconds (``/proc/stat``).
 
     The 1-minute load average where ``/proc/stat`` cannot be read; None when neither can.
     """
-    usable = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
+    usable = _usable_cpus()
 
     def sample():
         spent = idle = 0
@@ -117,8 +127,7 @@ def _busy_cores(interval: float = 0.5) -> float | None:
     elapsed = spent_after - spent  # CPU time of every core counted, in clock ticks
     if elapsed <= 0:
         return 0.0
-    n_cores = len(usable) if usable is not None else os.cpu_count() or 1
-    return (elapsed - (idle_after - idle)) / elapsed * n_cores
+    return (elapsed - (idle_after - idle)) / elapsed * _core_count(usable)
 
 
 @dataclass(frozen=True)
