@@ -8,9 +8,12 @@ dozen or more arrays, so those counts cost more than the search of a small
 node, and when two threads grow trees on the same binned input they contend
 for its count. The functions below are called with arrays their caller owns
 and allocate nothing, so they need no counting: :data:`kernel` compiles them
-without it (numba's ``_nrt=False``). They are not inlined into the grower at
-numba's level, which would count their arguments again; the row partition and
-the node's scalar summaries are, where a call costs more than the counts.
+without it (numba's ``_nrt=False``). They are not inlined into a function that
+counts references, which would count their arguments again. The grower's node
+loop (:mod:`mddf.trees._node_loop`) is itself a kernel: the split searches that
+it calls for every (node, candidate feature) are inlined into it
+(:data:`inline_kernel`), so that they cost neither counting nor a call that
+passes a dozen arrays.
 """
 
 from __future__ import annotations
@@ -20,3 +23,8 @@ from numba import njit
 #: ``@kernel``: compile a function that allocates no array, cached and without the GIL, with no
 #: reference counting (a function that allocates fails to compile under it).
 kernel = njit(cache=True, nogil=True, _nrt=False)
+
+#: ``@inline_kernel``: a :data:`kernel` that LLVM inlines into the compiled function that calls it (numba's
+#: ``forceinline``): inside another kernel, such as the grower's node loop (:mod:`mddf.trees._node_loop`),
+#: the call then costs no passing of its arrays either.
+inline_kernel = njit(cache=True, nogil=True, _nrt=False, forceinline=True)

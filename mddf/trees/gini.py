@@ -11,8 +11,11 @@ Split searches on one feature of a node:
 
 - :func:`best_threshold`, the best threshold of a numeric feature (random
   forests; scikit-learn's ``DecisionTreeClassifier``): a class histogram over
-  the bins for larger nodes, a sort of the rows by bin for smaller ones, then
-  one scan. Missing values (NaN) sit in their feature's last bin
+  the bins, scanned in bin order. A large node's histogram is scanned bin by
+  bin; a node of fewer rows than the histogram has cells scans only the bins
+  its rows fill, found by a bitset of them, so that its cost follows its rows
+  (with more than :data:`SPARSE_HISTOGRAM_CLASSES` classes, whose scan of a bin
+  costs more, its rows are sorted by bin and scanned row by row). Missing values (NaN) sit in their feature's last bin
   (:mod:`mddf.trees.binning`); when the node has some, every threshold is
   scored with them on either side, and so is the split of the real rows from
   the missing ones: the side the missing values go to is learned, as in
@@ -30,22 +33,25 @@ Split searches on one feature of a node:
 :func:`partition` moves a node's rows into its two children and counts their
 class weights; the remaining functions are what :func:`mddf.trees.grower.grow_tree`
 asks of the criterion for a node (its weight, whether it can be split, its
-importance term and its leaf).
+importance term and its leaf). :data:`grow_nodes` is the grower's node loop
+compiled with these functions.
 """
 
 from __future__ import annotations
 
+import sys
 from collections import namedtuple
 
 import numpy as np
 from numba import njit
 
-from ._kernel import kernel
+from ._kernel import inline_kernel, kernel
+from ._node_loop import node_loop
 from .binning import MAX_BINS
 from .splitting import CATEGORY_WORDS, CONSTANT, Candidate
 
-# the grower's on-disk numba cache (grower.py) holds this module's functions compiled in and does
-# not see changes to this file: delete mddf/trees/__pycache__ after editing it.
+# the on-disk numba cache of the grower and its node loop (grower.py, _node_loop.py) holds this module's
+# functions compiled in and does not see changes to this file: delete mddf/trees/__pycache__ after editing it.
 
 _INSERTION_SORT_ROWS = 24
 
@@ -53,7 +59,7 @@ _INSERTION_SORT_ROWS = 24
 GiniBuffers = namedtuple(
     "GiniBuffers",
     [
-        "hist",  # (MAX_BINS, n_classes) class weights per bin
+        "hist",  # (MAX_BINS, n_classes) class weights per bin; zero outside the searches
         "bin_weight",  # (MAX_BINS,) weight per bin
         "bin_count",  # (MAX_BINS,) rows per bin; zero outside the searches
         "node_bin",  # (m,) the node's bins of the feature, in row order
@@ -62,12 +68,26 @@ GiniBuffers = namedtuple(
         "sorted_weight",
         "left",  # (n_classes,) class weights of the left child
         "missing",  # (n_classes,) class weights of the missing rows
-        "codes",  # (MAX_BINS,) the categories present in the node
+        "codes",  # (MAX_BINS,) the categories present in the node, or the bins present in a small node
         "key",  # (MAX_BINS,) their sort key
         "order",  # (MAX_BINS,) positions of codes in sort order
         "best_order",  # (MAX_BINS,) the order of the best subset so far
+        "bins_present",  # (CATEGORY_WORDS,) bitset of the bins present in a small node
     ],
 )
+
+#: Most classes for which a small node's threshold search takes a class histogram over the bins present
+#: (:func:`_best_threshold_sparse`) rather than a sort of its rows by bin.
+SPARSE_HISTOGRAM_CLASSES = 32
+
+# the lowest set bit of a 64-bit word: its product with this de Bruijn sequence, shifted right by 58,
+# indexes _DE_BRUIJN_BIT (Leiserson, Prokop and Randall, "Using de Bruijn sequences to index a 1 in a
+# computer word", 1998)
+_DE_BRUIJN = np.uint64(0x03F79D71B4CB0A89)
+_DE_BRUIJN_BIT = np.zeros(64, dtype=np.int64)
+for _i in range(64):
+    _DE_BRUIJN_BIT[((int(_DE_BRUIJN) << _i) & 0xFFFFFFFFFFFFFFFF) >> 58] = _i
+del _i
 
 
 @njit(cache=True, nogil=True)
@@ -88,6 +108,7 @@ def new_buffers(n_classes, m):
         np.zeros(MAX_BINS),
         np.zeros(MAX_BINS, dtype=np.int64),
         np.zeros(MAX_BINS, dtype=np.int64),
+        np.zeros(CATEGORY_WORDS, dtype=np.uint64),
     )
 
 
@@ -212,7 +233,7 @@ def partition(Xb, samples, node_y, node_w, start, end, f, split_b, missing_code,
 
 
 # ------------------------------------------------------------------------------- thresholds
-@kernel
+@inline_kernel
 def best_threshold(buf, Xb, node_y, node_w, samples, start, end, f, n_bins_f, node_counts, node_weight, missing_bins):
     """Best Gini threshold of feature ``f`` on the node's rows ``samples[start:end]``, as a :data:`Candidate`.
 
@@ -238,9 +259,6 @@ def best_threshold(buf, Xb, node_y, node_w, samples, start, end, f, n_bins_f, no
     best_bin = 0
     if n_bins_f * n_classes <= n_node:
         # large node: class histogram over the bins, then one scan over the bins
-        for b in range(n_bins_f):
-            for c in range(n_classes):
-                hist[b, c] = 0.0
         # one read-modify-write a row: a bin's weight is its class weights summed in class order after,
         # and its rows are counted only when the missing bin needs them
         # (unsigned positions, as the grower's rows and classes: no negative-index fix per row)
@@ -263,7 +281,9 @@ def best_threshold(buf, Xb, node_y, node_w, samples, start, end, f, n_bins_f, no
         if missing_bins is not None:
             missing_bin = missing_bins[f]
             if missing_bin >= 0 and bin_count[missing_bin] > 0:
-                return _scan_histogram_missing(buf, n_node, n_bins_f, missing_bin, node_counts, node_weight)
+                candidate = _scan_histogram_missing(buf, n_node, n_bins_f, missing_bin, node_counts, node_weight)
+                _clear_histogram(hist, n_bins_f)
+                return candidate
         for b in range(n_bins_f - 1):
             if bin_weight[b] == 0.0:
                 continue
@@ -286,8 +306,37 @@ def best_threshold(buf, Xb, node_y, node_w, samples, start, end, f, n_bins_f, no
         if missing_bins is not None:
             for b in range(n_bins_f):
                 bin_count[b] = 0
+        _clear_histogram(hist, n_bins_f)
         return Candidate(best, best_bin, -1)
-    # smaller node: sort its rows by bin into contiguous buffers, then one scan over the rows
+    if n_classes <= SPARSE_HISTOGRAM_CLASSES:
+        return _best_threshold_sparse(
+            buf, Xb, node_y, node_w, samples, start, end, f, n_bins_f, node_counts, node_weight, missing_bins
+        )
+    return _best_threshold_sorted(
+        buf, Xb, node_y, node_w, samples, start, end, f, node_counts, node_weight, missing_bins
+    )
+
+
+@kernel
+def _best_threshold_sorted(buf, Xb, node_y, node_w, samples, start, end, f, node_counts, node_weight, missing_bins):
+    """:func:`best_threshold` on a small node of many classes: its rows sorted by bin, then one scan over them.
+
+    Kept out of line: its call costs little beside the sort, and the searches
+    inlined into the grower's node loop stay small enough to compile quickly.
+    """
+    left = buf.left
+    n_classes = len(node_counts)
+    n_node = end - start
+    sumsq_right = 0.0
+    for c in range(n_classes):
+        left[c] = 0.0
+        sumsq_right += node_counts[c] * node_counts[c]
+    sumsq_left = 0.0
+    w_left = 0.0
+    best = -1.0
+    best_bin = 0
+    bin_count = buf.bin_count
+    # sort its rows by bin into contiguous buffers, then one scan over the rows
     node_bin, sorted_bin = buf.node_bin, buf.sorted_bin
     sorted_class, sorted_weight = buf.sorted_class, buf.sorted_weight
     lo = 255
@@ -354,6 +403,109 @@ def best_threshold(buf, Xb, node_y, node_w, samples, start, end, f, n_bins_f, no
         if score > best:
             best = score
             best_bin = sorted_bin[k]
+    return Candidate(best, best_bin, -1)
+
+
+@kernel
+def _clear_histogram(hist, n_bins_f):
+    """Zero the first ``n_bins_f`` rows of the class histogram (zero outside the searches)."""
+    for b in range(n_bins_f):
+        for c in range(hist.shape[1]):
+            hist[b, c] = 0.0
+
+
+@inline_kernel
+def _best_threshold_sparse(
+    buf, Xb, node_y, node_w, samples, start, end, f, n_bins_f, node_counts, node_weight, missing_bins
+):
+    """:func:`best_threshold` on a node of fewer rows than its histogram has cells.
+
+    The rows are summed into the class histogram as in a large node, but the
+    bins present are marked in a bitset and only they are scanned, in bin
+    order, and cleared: the cost follows the node's rows and distinct bins,
+    not the feature's bins. The candidates, their order and (for integer row
+    weights, whose sums are exact) their scores are those of a sort of the
+    rows by bin, so the same trees grow.
+    """
+    hist, bin_weight, bin_count, left = buf.hist, buf.bin_weight, buf.bin_count, buf.left
+    present, bins = buf.bins_present, buf.codes
+    n_classes = len(node_counts)
+    n_node = end - start
+    for k in range(CATEGORY_WORDS):
+        present[k] = 0
+    if missing_bins is not None:
+        for i in range(np.uint64(start), np.uint64(end)):
+            b = Xb[samples[i], f]
+            hist[b, node_y[i]] += node_w[i]
+            bin_count[b] += 1
+            present[b >> 6] |= np.uint64(1) << np.uint64(b & 63)
+    else:
+        for i in range(np.uint64(start), np.uint64(end)):
+            b = Xb[samples[i], f]
+            hist[b, node_y[i]] += node_w[i]
+            present[b >> 6] |= np.uint64(1) << np.uint64(b & 63)
+    # the bins present, in increasing order
+    n_present = 0
+    for k in range(CATEGORY_WORDS):
+        word = present[k]
+        while word:
+            low = word & (~word + np.uint64(1))
+            bins[n_present] = (k << 6) + _DE_BRUIJN_BIT[(low * _DE_BRUIJN) >> np.uint64(58)]
+            n_present += 1
+            word ^= low
+    if n_present == 1:
+        b = bins[0]
+        for c in range(n_classes):
+            hist[b, c] = 0.0
+        bin_count[b] = 0
+        return Candidate(-1.0, 0, CONSTANT)
+    if missing_bins is not None:
+        missing_bin = missing_bins[f]
+        if bins[n_present - 1] == missing_bin:  # the node has missing rows (the feature's last code)
+            for j in range(n_present):
+                b = bins[j]
+                t = 0.0
+                for c in range(n_classes):
+                    t += hist[b, c]
+                bin_weight[b] = t
+            candidate = _scan_histogram_missing(buf, n_node, n_bins_f, missing_bin, node_counts, node_weight)
+            for j in range(n_present):
+                b = bins[j]
+                for c in range(n_classes):
+                    hist[b, c] = 0.0
+            return candidate
+        for j in range(n_present):
+            bin_count[bins[j]] = 0
+    sumsq_right = 0.0
+    for c in range(n_classes):
+        left[c] = 0.0
+        sumsq_right += node_counts[c] * node_counts[c]
+    sumsq_left = 0.0
+    w_left = 0.0
+    best = -1.0
+    best_bin = 0
+    for j in range(n_present - 1):
+        b = bins[j]
+        t = 0.0
+        for c in range(n_classes):
+            h = hist[b, c]
+            t += h
+            if h != 0.0:
+                lc = left[c]
+                sumsq_left += h * (2.0 * lc + h)
+                sumsq_right -= h * (2.0 * (node_counts[c] - lc) - h)
+                left[c] = lc + h
+                hist[b, c] = 0.0
+        w_left += t
+        w_right = node_weight - w_left
+        if w_right > 0.0:
+            score = sumsq_left / w_left + sumsq_right / w_right
+            if score > best:
+                best = score
+                best_bin = b
+    b = bins[n_present - 1]
+    for c in range(n_classes):
+        hist[b, c] = 0.0
     return Candidate(best, best_bin, -1)
 
 
@@ -486,7 +638,7 @@ def _scan_sorted_missing(buf, n_node, missing_bin, node_counts, node_weight):
     return Candidate(best, best_bin, side)
 
 
-@kernel
+@inline_kernel
 def split_score(
     left, Xb, node_y, node_w, samples, start, end, f, split_b, missing_code, bits, node_counts, node_weight
 ):
@@ -539,7 +691,6 @@ def _category_histogram(buf, Xb, node_y, node_w, samples, start, end, f, present
     ``bin_count`` non-zero on the present codes (:func:`_clear_counts` resets it).
     """
     hist, bin_weight, bin_count, codes = buf.hist, buf.bin_weight, buf.bin_count, buf.codes
-    n_classes = hist.shape[1]
     for k in range(CATEGORY_WORDS):
         present[k] = 0
     m = 0
@@ -549,8 +700,6 @@ def _category_histogram(buf, Xb, node_y, node_w, samples, start, end, f, present
             codes[m] = b
             m += 1
             bin_weight[b] = 0.0
-            for c in range(n_classes):
-                hist[b, c] = 0.0
             present[b >> 6] |= np.uint64(1) << np.uint64(b & 63)
         bin_count[b] += 1
         hist[b, node_y[i]] += node_w[i]
@@ -560,8 +709,13 @@ def _category_histogram(buf, Xb, node_y, node_w, samples, start, end, f, present
 
 @kernel
 def _clear_counts(buf, m):
+    """Zero the row counts and class histogram rows of the ``m`` codes in ``buf.codes``."""
+    hist = buf.hist
     for j in range(m):
-        buf.bin_count[buf.codes[j]] = 0
+        b = buf.codes[j]
+        buf.bin_count[b] = 0
+        for c in range(hist.shape[1]):
+            hist[b, c] = 0.0
 
 
 @kernel
@@ -654,3 +808,7 @@ def best_subset(
         bits[b >> 6] |= np.uint64(1) << np.uint64(b & 63)
     _clear_counts(buf, m_all)
     return best
+
+
+#: The tree grower's node loop with this criterion's functions (:mod:`mddf.trees._node_loop`).
+grow_nodes = node_loop(sys.modules[__name__])

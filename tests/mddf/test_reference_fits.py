@@ -24,7 +24,9 @@ from mddf.baselines import GCForestClassifier
 #: the bootstrap draws changed to one variate a draw (the random streams of every forest changed).
 DIGESTS = {
     "mddf_default": "0db6e32298779e5a2492864fab5485ba160b8890a8be44ce21ba5be0ecf22e9d",
-    "mddf_oob": "1a919183775d8616633f9852e8f68f67580ff0ff26ae7a7c25ff904411619d13",
+    # recorded when small nodes' threshold searches began summing their rows per bin and class before the
+    # scan (fractional row weights, as the out-of-bag mode's D_t, then round differently in the last bits)
+    "mddf_oob": "f82f87b053bb201fb32819369fb018c7f85abafa49fdd217259693858f41d8c6",
     "mddf_exact": "b0fcf13a3e34b7af05134ab0ae5a547464393cadca2c801c275bc7264dace61e",
     "gcforest": "fdb6ba7600513199804f42a99dc3eb798d2b9bd973cc20902b731d49a08c68a8",
     "regressor": "fefd928035fe4d82114c4c8372587d36c50674b59c8a7f121139672a363ef320",

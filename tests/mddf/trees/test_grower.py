@@ -42,6 +42,50 @@ def test_zero_weight_rows_are_left_out_and_integer_weights_count_as_copies():
         assert np.array_equal(a, b)
 
 
+# ---------------------------------------------------------------- best thresholds
+def _best_threshold_score(codes, y, w, n_classes, missing_code=None):
+    """The best Gini proxy over every threshold of ``codes`` and, with missing rows, every side for them."""
+    real = codes != missing_code
+    best = -1.0
+    for b in np.unique(codes[real]):
+        for missing_left in (False, True) if (~real).any() else (False,):
+            left = (codes <= b) & real | (~real & missing_left)
+            best = max(best, _subset_score(left.astype(np.uint8), y, w, [1], n_classes))
+    return best
+
+
+@pytest.mark.parametrize(
+    "rows, bins, n_classes, missing",
+    [
+        (3000, 20, 2, False),  # a node of more rows than histogram cells: the histogram scanned bin by bin
+        (3000, 20, 3, True),
+        (80, 200, 2, False),  # fewer rows than cells: the bins its rows fill, scanned through their bitset
+        (80, 200, 6, True),
+        (150, 200, 40, False),  # fewer rows than cells and many classes: the rows sorted by bin
+        (150, 200, 40, True),
+    ],
+)
+def test_the_best_threshold_is_the_best_of_every_threshold_and_missing_side(rows, bins, n_classes, missing):
+    rng = np.random.RandomState(rows + n_classes)
+    # labels that step at the first bin, at the last and at random bins, so that the best threshold falls anywhere
+    for level in [0.0, 1.0, *rng.rand(10)]:
+        codes = rng.randint(0, bins, rows).astype(np.uint8)
+        step = codes > np.unique(codes)[int(level * (len(np.unique(codes)) - 2))]
+        noise = (rng.rand(rows) < 0.2 * (0 < level < 1)) * rng.randint(0, n_classes, rows)
+        y = (step * rng.randint(1, n_classes) + noise) % n_classes
+        if missing:
+            codes[rng.rand(rows) < 0.2] = bins  # the feature's missing code, its last one
+        w = rng.randint(1, 4, rows).astype(np.float64)
+        tree = grow(codes[:, None], y, w, n_classes=n_classes, max_depth=1, n_bins=np.array([bins + 1]),
+                    missing_bin=[bins] if missing else None)  # fmt: skip
+        assert tree.feature[0] == 0
+        real = codes != bins
+        left = (codes <= tree.split_bin[0]) & real | (~real & bool(tree.missing_left[0]))
+        found = _subset_score(left.astype(np.uint8), y, w, [1], n_classes)
+        best = _best_threshold_score(codes, y, w, n_classes, bins if missing else None)
+        assert found == pytest.approx(best, rel=1e-12)
+
+
 # ---------------------------------------------------------------- category subsets
 def _subset_score(codes, y, w, left_set, width):
     """sum over the children of (sum of each statistic)^2 / weight: class weights (Gini) or the weighted target sum."""
