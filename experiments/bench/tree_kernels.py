@@ -18,7 +18,10 @@ and routes test rows through the same trees stored both ways. Baselines before c
   the test rows in ``--rounds`` interleaved rounds; nanoseconds per value, medians, and the edges and
   codes checked equal.
 
-``--parts`` chooses among the three (default all).
+``--parts`` chooses among the three (default all). ``--layer-input`` grows and routes on a cascade layer's
+input instead of the raw columns: each dataset's columns with the out-of-fold class vectors of a 3-fold,
+30-tree scikit-learn random forest appended (the test rows get the class vectors of that forest refitted
+on all the training rows), the kind of input on which a cascade grows most of its trees.
 
 Timings are the thread's CPU seconds (``time.thread_time``), one thread. Results go to
 ``<out>/tree_kernels.md`` and ``<out>/results.jsonl``.
@@ -233,6 +236,19 @@ def compare_binning(baseline, X, X_test, rounds):
 _OLD_FIELDS = ("feature", "split_bin", "right", "leaf_values", "depth", "missing_left", "importance")
 
 
+def layer_input(X, y, X_test, n_folds=3, n_trees=30):
+    """``X`` and ``X_test`` with a random forest's class vectors appended: out-of-fold for ``X``, from the forest
+    refitted on all of ``X`` for ``X_test`` (missing values read as 0 by the forest)."""
+    from sklearn.ensemble import RandomForestClassifier
+    from sklearn.model_selection import cross_val_predict
+
+    forest = RandomForestClassifier(n_trees, random_state=0)
+    filled, filled_test = np.nan_to_num(X), np.nan_to_num(X_test)
+    oof = cross_val_predict(forest, filled, y, cv=n_folds, method="predict_proba")
+    test = forest.fit(filled, y).predict_proba(filled_test)
+    return np.hstack([X, oof.astype(np.float32)]), np.hstack([X_test, test.astype(np.float32)])
+
+
 def main(argv=None):
     """Command line of ``scripts/bench_tree_kernels.py``; returns the exit status."""
     from mddf.experiments.bench.loading import train_test_arrays
@@ -249,6 +265,11 @@ def main(argv=None):
         "--parts", default="growing,routing,binning", help="comma-separated comparisons (default: all three)"
     )
     parser.add_argument("--scale-rows", type=int, default=0, help="add the scale benchmark's data with these rows")
+    parser.add_argument(
+        "--layer-input",
+        action="store_true",
+        help="grow and route on x with out-of-fold class vectors appended, as a cascade's second layer sees",
+    )
     parser.add_argument("--data-home", default=None, help="folder of the dataset files (default: $MDDF_DATA)")
     parser.add_argument("--out", default="results/tree_kernels", help="output folder (default: results/tree_kernels)")
     args = parser.parse_args(argv)
@@ -275,6 +296,8 @@ def main(argv=None):
             X, y, X_test, _ = train_test_arrays(name, data_home=args.data_home, train_share=0.7)
         y = np.unique(y, return_inverse=True)[1]
         X, X_test = np.asarray(X, dtype=np.float32), np.asarray(X_test, dtype=np.float32)
+        if args.layer_input:
+            X, X_test = layer_input(X, y, X_test)
         data = BinnedInput(X) if parts & {"growing", "routing"} else None
         growing = []
         if "growing" in parts and not name.startswith("scale-"):
@@ -285,6 +308,7 @@ def main(argv=None):
             {
                 "dataset": name,
                 "baseline": args.baseline,
+                "layer_input": args.layer_input,
                 "growing": growing,
                 "routing": routing,
                 "binning": binning,
@@ -314,7 +338,8 @@ def main(argv=None):
         ("binning", "Binning the test rows: nanoseconds per value",
          ["dataset", "test rows x columns", "baseline ns", "this ns", "ratio", "same codes"], bin_rows),
     ]  # fmt: skip
-    text = f"# Tree kernels against `{args.baseline}`\n" + "".join(
+    on = " on layer inputs (x and out-of-fold class vectors)" if args.layer_input else ""
+    text = f"# Tree kernels against `{args.baseline}`{on}\n" + "".join(
         f"\n## {title}\n\n" + "\n".join(markdown_table(header, rows)) + "\n"
         for part, title, header, rows in sections
         if part in parts

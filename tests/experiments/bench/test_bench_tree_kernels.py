@@ -67,3 +67,17 @@ def test_the_same_revision_bins_to_the_same_codes(head):
     result = tree_kernels.compare_binning(head, X, X_test, rounds=2)
     assert result["same_codes"] and result["old_ns"] > 0 and result["new_ns"] > 0
     assert (result["rows"], result["columns"]) == X_test.shape
+
+
+def test_a_layer_input_appends_out_of_fold_class_vectors_and_the_refitted_forest_s_for_test_rows():
+    X, y = make_classification(300, 5, n_informative=3, n_classes=3, random_state=2)
+    X = X.astype(np.float32)
+    X_test = X[:40] + np.float32(0.01)
+    layer, layer_test = tree_kernels.layer_input(X, y, X_test)
+    assert layer.shape == (300, 8) and layer_test.shape == (40, 8)
+    assert np.array_equal(layer[:, :5], X) and np.array_equal(layer_test[:, :5], X_test)
+    np.testing.assert_allclose(layer[:, 5:].sum(axis=1), 1.0, rtol=1e-6)
+    # out of fold: a training row's class vector is not the forest's fit of that row (which is near one-hot)
+    in_fold = layer_test[:, 5:].max(axis=1)
+    out_of_fold = layer[:40, 5:].max(axis=1)
+    assert out_of_fold.mean() < in_fold.mean()
