@@ -249,16 +249,9 @@ def best_threshold(buf, Xb, node_y, node_w, samples, start, end, f, n_bins_f, no
     hist, bin_weight, bin_count, left = buf.hist, buf.bin_weight, buf.bin_count, buf.left
     n_classes = len(node_counts)
     n_node = end - start
-    sumsq_right = 0.0
-    for c in range(n_classes):
-        left[c] = 0.0
-        sumsq_right += node_counts[c] * node_counts[c]
-    sumsq_left = 0.0
-    w_left = 0.0
-    best = -1.0
-    best_bin = 0
     if n_bins_f * n_classes <= n_node:
         # large node: class histogram over the bins, then one scan over the bins
+        sumsq_left, sumsq_right, w_left, best, best_bin = _scan_start(left, node_counts)
         # one read-modify-write a row: a bin's weight is its class weights summed in class order after,
         # and its rows are counted only when the missing bin needs them
         # (unsigned positions, as the grower's rows and classes: no negative-index fix per row)
@@ -324,18 +317,9 @@ def _best_threshold_sorted(buf, Xb, node_y, node_w, samples, start, end, f, node
     Kept out of line: its call costs little beside the sort, and the searches
     inlined into the grower's node loop stay small enough to compile quickly.
     """
-    left = buf.left
-    n_classes = len(node_counts)
+    left, bin_count = buf.left, buf.bin_count
     n_node = end - start
-    sumsq_right = 0.0
-    for c in range(n_classes):
-        left[c] = 0.0
-        sumsq_right += node_counts[c] * node_counts[c]
-    sumsq_left = 0.0
-    w_left = 0.0
-    best = -1.0
-    best_bin = 0
-    bin_count = buf.bin_count
+    sumsq_left, sumsq_right, w_left, best, best_bin = _scan_start(left, node_counts)
     # sort its rows by bin into contiguous buffers, then one scan over the rows
     node_bin, sorted_bin = buf.node_bin, buf.sorted_bin
     sorted_class, sorted_weight = buf.sorted_class, buf.sorted_weight
@@ -404,6 +388,17 @@ def _best_threshold_sorted(buf, Xb, node_y, node_w, samples, start, end, f, node
             best = score
             best_bin = sorted_bin[k]
     return Candidate(best, best_bin, -1)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _scan_start(left, node_counts):
+    """The state of a scan before its first threshold: the left child empty (``left`` zeroed), the right
+    child the whole node; returns ``(sumsq_left, sumsq_right, w_left, best, best_bin)``."""
+    sumsq_right = 0.0
+    for c in range(len(node_counts)):
+        left[c] = 0.0
+        sumsq_right += node_counts[c] * node_counts[c]
+    return 0.0, sumsq_right, 0.0, -1.0, 0
 
 
 @kernel
@@ -476,14 +471,7 @@ def _best_threshold_sparse(
             return candidate
         for j in range(n_present):
             bin_count[bins[j]] = 0
-    sumsq_right = 0.0
-    for c in range(n_classes):
-        left[c] = 0.0
-        sumsq_right += node_counts[c] * node_counts[c]
-    sumsq_left = 0.0
-    w_left = 0.0
-    best = -1.0
-    best_bin = 0
+    sumsq_left, sumsq_right, w_left, best, best_bin = _scan_start(left, node_counts)
     for j in range(n_present - 1):
         b = bins[j]
         t = 0.0
