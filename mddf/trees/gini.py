@@ -11,11 +11,12 @@ Split searches on one feature of a node:
 
 - :func:`best_threshold`, the best threshold of a numeric feature (random
   forests; scikit-learn's ``DecisionTreeClassifier``): a class histogram over
-  the bins, scanned in bin order. A large node's histogram is scanned bin by
-  bin; a node of fewer rows than the histogram has cells scans only the bins
-  its rows fill, found by a bitset of them, so that its cost follows its rows
-  (with more than :data:`SPARSE_HISTOGRAM_CLASSES` classes, whose scan of a bin
-  costs more, its rows are sorted by bin and scanned row by row). Missing values (NaN) sit in their feature's last bin
+  the bins, of which only the bins the node's rows fill are scanned, in bin
+  order. A large node finds them by a pass over the histogram; a node of fewer
+  rows than the histogram has cells by a bitset of the bins it fills, so that
+  its cost follows its rows (with more than :data:`SPARSE_HISTOGRAM_CLASSES`
+  classes, whose scan of a bin costs more, its rows are sorted by bin and
+  scanned row by row). Missing values (NaN) sit in their feature's last bin
   (:mod:`mddf.trees.binning`); when the node has some, every threshold is
   scored with them on either side, and so is the split of the real rows from
   the missing ones: the side the missing values go to is learned, as in
@@ -244,14 +245,13 @@ def best_threshold(buf, Xb, node_y, node_w, samples, start, end, f, n_bins_f, no
     only the feature value is read out of order. ``missing_bins[f]`` is the
     code of NaN in feature ``f`` (-1 when the feature has no missing value;
     ``missing_bins`` is None when no feature has any). ``buf`` is the scratch
-    space (:data:`GiniBuffers`); its ``bin_count`` is zero on entry and on exit.
+    space (:data:`GiniBuffers`); its ``hist`` and ``bin_count`` are zero on entry and on exit.
     """
-    hist, bin_weight, bin_count, left = buf.hist, buf.bin_weight, buf.bin_count, buf.left
+    hist, bin_count = buf.hist, buf.bin_count
     n_classes = len(node_counts)
     n_node = end - start
     if n_bins_f * n_classes <= n_node:
-        # large node: class histogram over the bins, then one scan over the bins
-        sumsq_left, sumsq_right, w_left, best, best_bin = _scan_start(left, node_counts)
+        # large node: class histogram over the bins, then one scan over the bins it fills
         # one read-modify-write a row: a bin's weight is its class weights summed in class order after,
         # and its rows are counted only when the missing bin needs them
         # (unsigned positions, as the grower's rows and classes: no negative-index fix per row)
@@ -263,44 +263,16 @@ def best_threshold(buf, Xb, node_y, node_w, samples, start, end, f, n_bins_f, no
         else:
             for i in range(np.uint64(start), np.uint64(end)):
                 hist[Xb[samples[i], f], node_y[i]] += node_w[i]
-        last = -1
+        bins = buf.codes  # the non-empty bins, in increasing order
+        n_present = 0
         for b in range(n_bins_f):
             t = 0.0
             for c in range(n_classes):
                 t += hist[b, c]
-            bin_weight[b] = t
             if t > 0.0:
-                last = b
-        if missing_bins is not None:
-            missing_bin = missing_bins[f]
-            if missing_bin >= 0 and bin_count[missing_bin] > 0:
-                candidate = _scan_histogram_missing(buf, n_node, n_bins_f, missing_bin, node_counts, node_weight)
-                _clear_histogram(hist, n_bins_f)
-                return candidate
-        for b in range(n_bins_f - 1):
-            if bin_weight[b] == 0.0:
-                continue
-            if b == last:  # every row is left of b
-                break
-            for c in range(n_classes):
-                h = hist[b, c]
-                if h != 0.0:
-                    lc = left[c]
-                    sumsq_left += h * (2.0 * lc + h)
-                    sumsq_right -= h * (2.0 * (node_counts[c] - lc) - h)
-                    left[c] = lc + h
-            w_left += bin_weight[b]
-            w_right = node_weight - w_left
-            if w_right > 0.0:
-                score = sumsq_left / w_left + sumsq_right / w_right
-                if score > best:
-                    best = score
-                    best_bin = b
-        if missing_bins is not None:
-            for b in range(n_bins_f):
-                bin_count[b] = 0
-        _clear_histogram(hist, n_bins_f)
-        return Candidate(best, best_bin, -1)
+                bins[n_present] = b
+                n_present += 1
+        return _scan_bins_present(buf, n_present, n_node, n_bins_f, f, node_counts, node_weight, missing_bins)
     if n_classes <= SPARSE_HISTOGRAM_CLASSES:
         return _best_threshold_sparse(
             buf, Xb, node_y, node_w, samples, start, end, f, n_bins_f, node_counts, node_weight, missing_bins
@@ -401,14 +373,6 @@ def _scan_start(left, node_counts):
     return 0.0, sumsq_right, 0.0, -1.0, 0
 
 
-@kernel
-def _clear_histogram(hist, n_bins_f):
-    """Zero the first ``n_bins_f`` rows of the class histogram (zero outside the searches)."""
-    for b in range(n_bins_f):
-        for c in range(hist.shape[1]):
-            hist[b, c] = 0.0
-
-
 @inline_kernel
 def _best_threshold_sparse(
     buf, Xb, node_y, node_w, samples, start, end, f, n_bins_f, node_counts, node_weight, missing_bins
@@ -422,9 +386,7 @@ def _best_threshold_sparse(
     weights, whose sums are exact) their scores are those of a sort of the
     rows by bin, so the same trees grow.
     """
-    hist, bin_weight, bin_count, left = buf.hist, buf.bin_weight, buf.bin_count, buf.left
-    present, bins = buf.bins_present, buf.codes
-    n_classes = len(node_counts)
+    hist, bin_count, present, bins = buf.hist, buf.bin_count, buf.bins_present, buf.codes
     n_node = end - start
     for k in range(CATEGORY_WORDS):
         present[k] = 0
@@ -448,6 +410,21 @@ def _best_threshold_sparse(
             bins[n_present] = (k << 6) + _DE_BRUIJN_BIT[(low * _DE_BRUIJN) >> np.uint64(58)]
             n_present += 1
             word ^= low
+    return _scan_bins_present(buf, n_present, n_node, n_bins_f, f, node_counts, node_weight, missing_bins)
+
+
+@inline_kernel
+def _scan_bins_present(buf, n_present, n_node, n_bins_f, f, node_counts, node_weight, missing_bins):
+    """:func:`best_threshold`'s scan of the ``n_present`` bins its rows fill, ``buf.codes[:n_present]`` in
+    increasing order, from the class histogram (and the rows per bin when ``missing_bins`` is given).
+
+    One bin: the feature is constant in the node. A node with missing rows (its last bin the feature's
+    missing code) is scanned with them on either side (:func:`_scan_histogram_missing`). Otherwise each
+    threshold between two bins is scored, the bin's class weights moved to the left child in class order.
+    Leaves the histogram and the row counts zero.
+    """
+    hist, bin_weight, bin_count, left, bins = buf.hist, buf.bin_weight, buf.bin_count, buf.left, buf.codes
+    n_classes = len(node_counts)
     if n_present == 1:
         b = bins[0]
         for c in range(n_classes):
