@@ -17,8 +17,7 @@ scikit-learn's split rules. One concern per module, as in scikit-learn's
 - :mod:`~mddf.trees.grower`: :func:`grow_tree`, one skeleton growing a tree
   depth first (node stack, candidate-feature draws, row partitions) into flat
   node arrays, with its impurity importance per feature, compiled once per
-  criterion (the labels' dtype chooses it), its node loop in
-  ``mddf/trees/_node_loop.py``;
+  criterion (the labels' dtype chooses it);
 - :mod:`~mddf.trees.nodes`: the node words that store a grown tree, one word a
   node, and their validation;
 - :mod:`~mddf.trees.predictor`: :func:`route_trees`, routing rows through
@@ -29,8 +28,8 @@ scikit-learn's split rules. One concern per module, as in scikit-learn's
 
 numba's on-disk cache of a compiled function is invalidated only by changes to
 its own file, not to the functions it calls from other modules: after editing
-``_node_loop.py``, ``splitting.py``, ``gini.py``, ``squared_error.py``,
-``nodes.py`` or ``binning.py``, delete ``mddf/trees/__pycache__``.
+``splitting.py``, ``gini.py``, ``squared_error.py``, ``nodes.py`` or
+``binning.py``, delete ``mddf/trees/__pycache__``.
 """
 
 from .binning import MAX_BINS, FeatureBinner

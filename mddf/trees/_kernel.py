@@ -8,12 +8,12 @@ dozen or more arrays, so those counts cost more than the search of a small
 node, and when two threads grow trees on the same binned input they contend
 for its count. The functions below are called with arrays their caller owns
 and allocate nothing, so they need no counting: :data:`kernel` compiles them
-without it (numba's ``_nrt=False``). They are not inlined into a function that
-counts references, which would count their arguments again. The grower's node
-loop (:mod:`mddf.trees._node_loop`) is itself a kernel: the split searches that
-it calls for every (node, candidate feature) are inlined into it
-(:data:`inline_kernel`), so that they cost neither counting nor a call that
-passes a dozen arrays.
+without it (numba's ``_nrt=False``). They are not inlined at numba's level
+into the grower, which counts references and would count their arguments
+again. The searches the grower calls for every (node, candidate feature) are
+inlined by LLVM instead (:data:`inline_kernel`): compiled without counting,
+then copied into the caller's machine code, so that they cost neither
+counting nor a call that passes a dozen arrays.
 """
 
 from __future__ import annotations
@@ -25,6 +25,6 @@ from numba import njit
 kernel = njit(cache=True, nogil=True, _nrt=False)
 
 #: ``@inline_kernel``: a :data:`kernel` that LLVM inlines into the compiled function that calls it (numba's
-#: ``forceinline``): inside another kernel, such as the grower's node loop (:mod:`mddf.trees._node_loop`),
-#: the call then costs no passing of its arrays either.
+#: ``forceinline``), so that the call passes no arrays; its body, compiled without reference counting,
+#: adds none to the caller.
 inline_kernel = njit(cache=True, nogil=True, _nrt=False, forceinline=True)

@@ -34,25 +34,22 @@ Split searches on one feature of a node:
 :func:`partition` moves a node's rows into its two children and counts their
 class weights; the remaining functions are what :func:`mddf.trees.grower.grow_tree`
 asks of the criterion for a node (its weight, whether it can be split, its
-importance term and its leaf). :data:`grow_nodes` is the grower's node loop
-compiled with these functions.
+importance term and its leaf).
 """
 
 from __future__ import annotations
 
-import sys
 from collections import namedtuple
 
 import numpy as np
 from numba import njit
 
 from ._kernel import inline_kernel, kernel
-from ._node_loop import node_loop
 from .binning import MAX_BINS
 from .splitting import CATEGORY_WORDS, CONSTANT, Candidate
 
-# the on-disk numba cache of the grower and its node loop (grower.py, _node_loop.py) holds this module's
-# functions compiled in and does not see changes to this file: delete mddf/trees/__pycache__ after editing it.
+# the grower's on-disk numba cache (grower.py) holds this module's functions compiled in and does
+# not see changes to this file: delete mddf/trees/__pycache__ after editing it.
 
 _INSERTION_SORT_ROWS = 24
 
@@ -773,7 +770,3 @@ def best_subset(
         bits[b >> 6] |= np.uint64(1) << np.uint64(b & 63)
     _clear_counts(buf, m_all)
     return best
-
-
-#: The tree grower's node loop with this criterion's functions (:mod:`mddf.trees._node_loop`).
-grow_nodes = node_loop(sys.modules[__name__])

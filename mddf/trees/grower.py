@@ -5,12 +5,11 @@ candidate features, takes the split the rule asks for on them (the
 criterion's best split, or a random one: :mod:`mddf.trees.splitting`), and
 partitions its rows in place. The criterion is Gini for integer class labels
 (:mod:`mddf.trees.gini`) and the squared error for float targets
-(:mod:`mddf.trees.squared_error`): two modules of the same functions. For each,
-:func:`_grower` compiles a skeleton that allocates the tree's arrays and
-scratch space, and the criterion's node loop (:mod:`mddf.trees._node_loop`)
-grows the tree in them: compiled without reference counting, with the split
-searches inlined into it (:mod:`mddf.trees._kernel`), it calls the criterion's
-functions directly, at no cost per call. The tree is returned as flat node arrays (:data:`GrownTree`), which
+(:mod:`mddf.trees.squared_error`): two modules of the same functions, each
+compiled into the skeleton by :func:`_grower`, which calls them directly (the
+split searches are compiled without reference counting, and those called for
+every candidate feature of a node are inlined by LLVM, :mod:`mddf.trees._kernel`).
+The tree is returned as flat node arrays (:data:`GrownTree`), which
 :mod:`mddf.trees.nodes` packs for prediction, with the side of each node's
 missing values and the tree's impurity decrease per feature (its
 impurity-based feature importance), both gathered while the tree grows.
@@ -40,12 +39,16 @@ import numpy as np
 from numba import njit
 
 from . import gini, squared_error
-from ._node_loop import BEST, COMPLETELY_RANDOM, RANDOM_THRESHOLD  # noqa: F401 (the split rules, exported)
-from .splitting import CATEGORY_WORDS, rng_state
+from .splitting import CATEGORY_WORDS, CONSTANT, randint, random_subset, random_threshold, rng_state
 
-# numba's on-disk cache of the growers and of their node loops holds every function they call compiled
-# in (_node_loop.py, splitting.py, gini.py, squared_error.py, binning.py) and is invalidated only by
-# changes to the compiled function's own file: after editing one of those, delete mddf/trees/__pycache__.
+# numba's on-disk cache of the growers holds every function they call compiled in (splitting.py,
+# gini.py, squared_error.py, binning.py) and is invalidated only by changes to this file: after
+# editing one of those, delete mddf/trees/__pycache__.
+
+#: Split rules: the best split of each candidate feature, the best of them kept (random forests); a
+#: completely random split of the first non-constant feature drawn (completely-random forests); a random
+#: split of each candidate feature, the best of them kept (extremely-randomised trees).
+BEST, COMPLETELY_RANDOM, RANDOM_THRESHOLD = 0, 1, 2
 
 #: How one tree grows: ``max_depth`` (-1: no limit); ``max_features``, candidate features a node evaluates (features
 #: are drawn without replacement until that many non-constant ones have been evaluated, or none is left, as
@@ -81,17 +84,19 @@ GrownTree = namedtuple(
     ],
 )
 
+_UNDECIDED = 2  # missing_left of a node whose left child has not been popped yet
+_NO_BITS = np.zeros(0, dtype=np.uint64)
+
 
 def _grower(criterion):
     """The skeleton of :func:`grow_tree` compiled for ``criterion`` (:mod:`~mddf.trees.gini` or
-    :mod:`~mddf.trees.squared_error`): it allocates the tree's arrays and scratch space, and the
-    criterion's node loop (``criterion.grow_nodes``, :func:`mddf.trees._node_loop.node_loop`) grows the
-    tree in them."""
+    :mod:`~mddf.trees.squared_error`), whose functions it calls directly."""
 
     @njit(cache=True, nogil=True)
     def _skeleton(Xb, y, w, n_bins, missing_bin, categorical, n_classes, settings, seed):
         """:func:`grow_tree` with the criterion bound (see there)."""
         n, d = Xb.shape
+        max_depth, max_features, split_rule = settings.max_depth, settings.max_features, settings.split_rule
         state = rng_state(seed)
         m = 0
         for i in range(n):
@@ -140,13 +145,8 @@ def _grower(criterion):
         stack_stats = np.empty((stack_size, n_stats))
         # the features found constant in a pending node's ancestors, as a bitset: constant in the node too
         # (kept for the best-split rule, whose search of a constant feature costs a sort of the node's rows)
-        n_words = ((d + 63) >> 6) if settings.split_rule == BEST else 0
-        stack_constant = np.zeros((stack_size, n_words), dtype=np.uint64)
-        stack_start[0] = 0
-        stack_end[0] = m
-        stack_depth[0] = 0
-        stack_parent[0] = -1
-        stack_stats[0] = root
+        n_words = ((d + 63) >> 6) if split_rule == BEST else 0
+        stack_constant = np.empty((stack_size, n_words), dtype=np.uint64)
         constant = np.zeros(n_words, dtype=np.uint64)
         features = np.arange(d)
         stats = np.zeros(n_stats)
@@ -157,13 +157,199 @@ def _grower(criterion):
         bits = np.zeros(CATEGORY_WORDS, dtype=np.uint64)  # the codes that go left,
         best_present = np.zeros(CATEGORY_WORDS, dtype=np.uint64)  # and the same for the best split so far
         best_bits = np.zeros(CATEGORY_WORDS, dtype=np.uint64)
-        grown = criterion.grow_nodes(
-            Xb, n_bins, missing_bin, categorical, settings, state, samples, node_y, node_w, centre,
-            feature, split_bin, right, missing_left, importance, leaf_values, category, category_bits,
-            stack_start, stack_end, stack_depth, stack_parent, stack_stats, stack_constant, constant,
-            features, stats, left_stats, right_stats, buf, present, bits, best_present, best_bits,
-        )  # fmt: skip
-        n_nodes, n_leaf_rows, n_category_splits, tree_depth = grown
+        stack_start[0] = 0
+        stack_end[0] = m
+        stack_depth[0] = 0
+        stack_parent[0] = -1
+        stack_stats[0] = root
+        stack_constant[0] = constant
+        top = 1
+        n_nodes = 0
+        n_leaf_rows = 0
+        n_category_splits = 0
+        tree_depth = 0
+        split_weight = 0.0  # weight of the last node split
+        while top > 0:
+            top -= 1
+            start = stack_start[top]
+            end = stack_end[top]
+            depth = stack_depth[top]
+            parent = stack_parent[top]
+            node = n_nodes
+            n_nodes += 1
+            if parent >= 0:
+                right[parent] = node
+            if depth > tree_depth:
+                tree_depth = depth
+            for c in range(n_stats):
+                stats[c] = stack_stats[top, c]
+            for k in range(n_words):
+                constant[k] = stack_constant[top, k]
+            # each node adds its importance term to its parent's split feature and, if it splits,
+            # subtracts it from its own: a split's decrease is its children's terms less its own
+            node_weight, splittable, term = criterion.node_summary(stats, centre)
+            if parent >= 0:
+                importance[feature[parent]] += term
+            elif depth > 0:  # a left child, the node after its parent
+                importance[feature[node - 1]] += term
+                # the parent, split just before, sends NaN to its heavier child unless it saw some
+                if missing_bin is None:
+                    missing_left[node - 1] = node_weight > split_weight - node_weight  # ties go right
+                elif missing_left[node - 1] == _UNDECIDED:
+                    missing_left[node - 1] = node_weight > split_weight - node_weight
+            split_f = -1
+            split_b = 0
+            split_side = -1
+            split_subset = False
+            if end - start >= 2 and splittable and (max_depth < 0 or depth < max_depth):
+                # draw features without replacement (partial Fisher-Yates over `features`)
+                best = -1.0
+                n_evaluated = 0
+                for j in range(d):
+                    r = j + randint(state, d - j)
+                    f = features[r]
+                    features[r] = features[j]
+                    features[j] = f
+                    bit = np.uint64(1) << np.uint64(f & 63)
+                    if n_words and constant[f >> 6] & bit:  # its search would find it constant again: no split
+                        continue
+                    subset = False
+                    if categorical is not None:
+                        subset = categorical[f] != 0
+                    if split_rule == BEST:
+                        if subset:
+                            score = criterion.best_subset(
+                                buf,
+                                Xb,
+                                node_y,
+                                node_w,
+                                samples,
+                                start,
+                                end,
+                                f,
+                                stats,
+                                node_weight,
+                                settings.max_category_splits,
+                                settings.min_category_count,
+                                present,
+                                bits,
+                            )
+                            b = 0
+                            side = -1
+                        else:
+                            candidate = criterion.best_threshold(
+                                buf,
+                                Xb,
+                                node_y,
+                                node_w,
+                                samples,
+                                start,
+                                end,
+                                f,
+                                n_bins[f],
+                                stats,
+                                node_weight,
+                                missing_bin,
+                            )
+                            score, b, side = candidate.score, candidate.bin, candidate.side
+                        if score < 0.0:
+                            if side == CONSTANT:
+                                constant[f >> 6] |= bit
+                            continue
+                    else:
+                        if subset:
+                            if not random_subset(Xb, samples, start, end, f, state, present, bits):
+                                continue
+                            b = 0
+                            side = -1
+                        else:
+                            threshold = random_threshold(Xb, samples, start, end, f, missing_bin, state)
+                            if threshold.bin < 0:
+                                continue
+                            b, side = threshold.bin, threshold.side
+                        if split_rule == COMPLETELY_RANDOM:  # the first non-constant feature drawn
+                            split_f, split_b, split_side, split_subset = f, b, side, subset
+                            if subset:
+                                best_present[:] = present
+                                best_bits[:] = bits
+                            break
+                        missing_code = -1
+                        if missing_bin is not None and side == 1:
+                            missing_code = missing_bin[f]
+                        score = criterion.split_score(
+                            buf.left,
+                            Xb,
+                            node_y,
+                            node_w,
+                            samples,
+                            start,
+                            end,
+                            f,
+                            b,
+                            missing_code,
+                            bits if subset else _NO_BITS,
+                            stats,
+                            node_weight,
+                        )
+                    if score > best:
+                        best = score
+                        split_f, split_b, split_side, split_subset = f, b, side, subset
+                        if subset:
+                            best_present[:] = present
+                            best_bits[:] = bits
+                    n_evaluated += 1
+                    if n_evaluated >= max_features:
+                        break
+            if split_f < 0:
+                right[node], n_leaf_rows = criterion.write_leaf(stats, node_weight, leaf_values, n_leaf_rows)
+                continue
+            feature[node] = split_f
+            split_bin[node] = split_b
+            importance[split_f] -= term
+            if split_subset:
+                i = criterion.partition(
+                    Xb, samples, node_y, node_w, start, end, split_f, -1, -1, best_bits, left_stats, right_stats
+                )
+                # the codes the node did not see (the missing one among them, unless the node had missing
+                # rows) go to the heavier child
+                w_left = criterion.total_weight(left_stats)
+                default_left = w_left > node_weight - w_left
+                for k in range(CATEGORY_WORDS):
+                    if default_left:
+                        best_bits[k] |= ~best_present[k]
+                    category_bits[n_category_splits, k] = best_bits[k]
+                category[node] = n_category_splits
+                n_category_splits += 1
+                missing_left[node] = default_left
+            else:
+                # (the missing bin is the feature's last code: bin <= split_b sends missing rows right;
+                # missing rows going left are matched by their code, -1 matching none)
+                missing_code = -1
+                if missing_bin is not None and split_side == 1:
+                    missing_code = missing_bin[split_f]
+                i = criterion.partition(
+                    Xb, samples, node_y, node_w, start, end, split_f, split_b, missing_code, _NO_BITS, left_stats,
+                    right_stats,
+                )  # fmt: skip
+                # without missing rows here, NaN will go to the heavier child: decided when the left
+                # child, always the next node popped, has summed its weight
+                if missing_bin is not None:
+                    missing_left[node] = split_side if split_side >= 0 else _UNDECIDED
+            split_weight = node_weight
+            stack_start[top] = i
+            stack_end[top] = end
+            stack_depth[top] = depth + 1
+            stack_parent[top] = node
+            stack_stats[top] = right_stats
+            stack_constant[top] = constant
+            top += 1
+            stack_start[top] = start
+            stack_end[top] = i
+            stack_depth[top] = depth + 1
+            stack_parent[top] = -1  # the left child is node + 1 by construction
+            stack_stats[top] = left_stats
+            stack_constant[top] = constant
+            top += 1
         return GrownTree(
             feature[:n_nodes].copy(),
             split_bin[:n_nodes].copy(),

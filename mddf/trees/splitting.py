@@ -25,10 +25,10 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from ._kernel import inline_kernel, kernel
+from ._kernel import kernel
 
-# the on-disk numba cache of the grower and its node loop (grower.py, _node_loop.py) holds this module's
-# functions compiled in and does not see changes to this file: delete mddf/trees/__pycache__ after editing it.
+# the grower's on-disk numba cache (grower.py) holds this module's functions compiled in and does
+# not see changes to this file: delete mddf/trees/__pycache__ after editing it.
 
 #: 64-bit words of a category bitset: one bit for each of the 256 codes of a categorical feature.
 CATEGORY_WORDS = 4
@@ -67,7 +67,7 @@ def _next(state):
     return (x * np.uint64(2685821657736338717)) >> np.uint64(11)
 
 
-@inline_kernel
+@kernel
 def randint(state, k):
     """A random integer in ``[0, k)``, advancing ``state``."""
     return np.int64(_next(state) % np.uint64(k))

@@ -24,19 +24,17 @@ and :func:`split_score` (a given threshold or subset). :func:`partition` and the
 
 from __future__ import annotations
 
-import sys
 from collections import namedtuple
 
 import numpy as np
 from numba import njit
 
 from ._kernel import inline_kernel, kernel
-from ._node_loop import node_loop
 from .binning import MAX_BINS
 from .splitting import CATEGORY_WORDS, CONSTANT, Candidate
 
-# the on-disk numba cache of the grower and its node loop (grower.py, _node_loop.py) holds this module's
-# functions compiled in and does not see changes to this file: delete mddf/trees/__pycache__ after editing it.
+# the grower's on-disk numba cache (grower.py) holds this module's functions compiled in and does
+# not see changes to this file: delete mddf/trees/__pycache__ after editing it.
 
 _INSERTION_SORT_ROWS = 24
 #: A node whose weighted variance is at most this is a leaf (scikit-learn's rule).
@@ -412,7 +410,3 @@ def best_subset(
         b = out_bin[order[k]]
         bits[b >> 6] |= np.uint64(1) << np.uint64(b & 63)
     return best
-
-
-#: The tree grower's node loop with this criterion's functions (:mod:`mddf.trees._node_loop`).
-grow_nodes = node_loop(sys.modules[__name__])
