@@ -235,9 +235,8 @@ def partition(Xb, samples, node_y, node_w, start, end, f, split_b, missing_code,
 def best_threshold(buf, Xb, node_y, node_w, samples, start, end, f, n_bins_f, node_counts, node_weight, missing_bins):
     """Best Gini threshold of feature ``f`` on the node's rows ``samples[start:end]``, as a :data:`Candidate`.
 
-    The score is -1 when the feature is constant in the node; when the node is
-    one sorted by bin (smaller than the histogram's bins) the side is then
-    :data:`~mddf.trees.splitting.CONSTANT`. ``node_y`` and
+    The score is -1, and the side :data:`~mddf.trees.splitting.CONSTANT`,
+    when the feature is constant in the node. ``node_y`` and
     ``node_w`` are the class and weight of ``samples[i]`` at position i, so that
     only the feature value is read out of order. ``missing_bins[f]`` is the
     code of NaN in feature ``f`` (-1 when the feature has no missing value;
@@ -343,8 +342,7 @@ def _best_threshold_sorted(buf, Xb, node_y, node_w, samples, start, end, f, node
         c = sorted_class[k]
         h = sorted_weight[k]
         lc = left[c]
-        sumsq_left += h * (2.0 * lc + h)
-        sumsq_right -= h * (2.0 * (node_counts[c] - lc) - h)
+        sumsq_left, sumsq_right = _moved_left(h, lc, node_counts[c], sumsq_left, sumsq_right)
         left[c] = lc + h
         w_left += h
         if sorted_bin[k + 1] == sorted_bin[k]:
@@ -368,6 +366,14 @@ def _scan_start(left, node_counts):
         left[c] = 0.0
         sumsq_right += node_counts[c] * node_counts[c]
     return 0.0, sumsq_right, 0.0, -1.0, 0
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _moved_left(h, lc, total, sumsq_left, sumsq_right):
+    """The children's sums of squared class weights after weight ``h`` of a class moves from the right child to
+    the left, whose weight of that class was ``lc`` (the node's is ``total``): ``(L + h)^2 = L^2 + h (2 L + h)``
+    and ``(R - h)^2 = R^2 - h (2 R - h)`` with ``R = total - L``."""
+    return sumsq_left + h * (2.0 * lc + h), sumsq_right - h * (2.0 * (total - lc) - h)
 
 
 @inline_kernel
@@ -454,8 +460,7 @@ def _scan_bins_present(buf, n_present, n_node, n_bins_f, f, node_counts, node_we
             t += h
             if h != 0.0:
                 lc = left[c]
-                sumsq_left += h * (2.0 * lc + h)
-                sumsq_right -= h * (2.0 * (node_counts[c] - lc) - h)
+                sumsq_left, sumsq_right = _moved_left(h, lc, node_counts[c], sumsq_left, sumsq_right)
                 left[c] = lc + h
                 hist[b, c] = 0.0
         w_left += t
@@ -506,11 +511,9 @@ def _scan_histogram_missing(buf, n_node, n_bins_f, missing_bin, node_counts, nod
             h = hist[b, c]
             if h != 0.0:
                 lc = left[c]
-                sumsq_left += h * (2.0 * lc + h)
-                sumsq_right -= h * (2.0 * (node_counts[c] - lc) - h)
+                sumsq_left, sumsq_right = _moved_left(h, lc, node_counts[c], sumsq_left, sumsq_right)
                 lm = lc + hist[missing_bin, c]
-                sumsq_left_m += h * (2.0 * lm + h)
-                sumsq_right_m -= h * (2.0 * (node_counts[c] - lm) - h)
+                sumsq_left_m, sumsq_right_m = _moved_left(h, lm, node_counts[c], sumsq_left_m, sumsq_right_m)
                 left[c] = lc + h
         w_left += bin_weight[b]
         w_right = node_weight - w_left
@@ -571,11 +574,9 @@ def _scan_sorted_missing(buf, n_node, missing_bin, node_counts, node_weight):
         c = sorted_class[k]
         h = sorted_weight[k]
         lc = left[c]
-        sumsq_left += h * (2.0 * lc + h)
-        sumsq_right -= h * (2.0 * (node_counts[c] - lc) - h)
+        sumsq_left, sumsq_right = _moved_left(h, lc, node_counts[c], sumsq_left, sumsq_right)
         lm = lc + missing[c]
-        sumsq_left_m += h * (2.0 * lm + h)
-        sumsq_right_m -= h * (2.0 * (node_counts[c] - lm) - h)
+        sumsq_left_m, sumsq_right_m = _moved_left(h, lm, node_counts[c], sumsq_left_m, sumsq_right_m)
         left[c] = lc + h
         w_left += h
         if sorted_bin[k + 1] == sorted_bin[k]:
@@ -746,8 +747,7 @@ def best_subset(
                     h = hist[b, c]
                     if h != 0.0:
                         lc = left[c]
-                        sumsq_left += h * (2.0 * lc + h)
-                        sumsq_right -= h * (2.0 * (node_counts[c] - lc) - h)
+                        sumsq_left, sumsq_right = _moved_left(h, lc, node_counts[c], sumsq_left, sumsq_right)
                         left[c] = lc + h
                 w_left += bin_weight[b]
                 if k + 1 > max_splits and m - k - 1 > max_splits:
