@@ -20,8 +20,7 @@ from ._margin import margins
 from ._members import check_forest_types, fit_member, is_forest, make_gbdt, make_hgb
 from ._mixture import ClassVectorMixture, CumulativeMargin
 from ._stopping import ACCURACY, weighted_accuracy
-from ._tabular import validate_tabular
-from ._validation import check_label_types, check_sample_weight
+from .utils import check_label_types, check_sample_weight, validate_tabular
 
 
 @dataclass(eq=False)

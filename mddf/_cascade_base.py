@@ -28,7 +28,7 @@ from ._layer_features import LayerFeaturesMixin
 from ._members import check_accepts_nan, is_forest
 from ._stopping import EarlyStopping
 from ._storage import MemoryStore, ModelStore, open_store, temporary_folders_removed_on_sigterm
-from ._tabular import CATEGORICAL_FEATURES_CONSTRAINT, validate_tabular
+from .utils import CATEGORICAL_FEATURES_CONSTRAINT, validate_tabular
 
 
 @dataclass(eq=False)

@@ -16,8 +16,7 @@ from ._layer_features import member_name
 from ._members import check_forest_types, make_gbdt, make_hgb, seeded_clone
 from ._regression_block import RegressionForestBlock
 from ._stopping import NEGATIVE_MSE
-from ._tabular import validate_tabular
-from ._validation import check_sample_weight
+from .utils import check_sample_weight, validate_tabular
 
 #: What the layers after the first fit: the target itself, or what the previous layers left of it.
 TARGETS = ("y", "residual")

@@ -77,7 +77,7 @@ def score_variants(X_fit, y_fit, X_held, y_held, seed, n_jobs, params, quick=Fal
     """Accuracy of every variant on the held-out rows, from one cascade fitted on ``X_fit``; one dict."""
     from mddf import MDDFClassifier
     from mddf._members import make_gbdt, make_hgb
-    from mddf._tabular import validate_tabular
+    from mddf.utils import validate_tabular
 
     size = {"n_estimators": 4, "max_layers": 2} if quick else {}
     cascade = MDDFClassifier(**{**params, **size, "predictor": None, "random_state": seed, "n_jobs": n_jobs})
