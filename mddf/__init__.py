@@ -4,7 +4,7 @@
 __version__ = "0.2.0.dev0"
 
 from ._alpha import solve_alpha_exact, solve_alpha_sgd, solve_layer_share
-from ._cascade import MDDFClassifier
+from ._cascade_classifier import MDDFClassifier
 from ._cascade_regressor import CascadeForestRegressor
 from ._margin import margin_distribution_loss, margin_statistics, margins
 from ._rotation import PCAFeatures

@@ -23,11 +23,12 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter
 
-from ._block_base import MAX_SEED, MAX_SUBSET_CATEGORIES, BinnedInput, PrefixCodes
 from ._layer_features import LayerFeaturesMixin
 from ._members import check_accepts_nan, is_forest
 from ._stopping import EarlyStopping
 from ._storage import MemoryStore, ModelStore, open_store, temporary_folders_removed_on_sigterm
+from .forests import MAX_SUBSET_CATEGORIES, BinnedInput, PrefixCodes
+from .forests.growing import MAX_SEED
 from .utils import CATEGORICAL_FEATURES_CONSTRAINT, validate_tabular
 
 

@@ -21,7 +21,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval
 from sklearn.utils.validation import check_is_fitted
 
-from ._cascade import MDDFClassifier
+from ._cascade_classifier import MDDFClassifier
 from ._storage import ModelStore, temporary_folders_removed_on_sigterm
 from .utils import LayerOutputMixin
 

@@ -349,7 +349,7 @@ class StoredRecord:
         model = self._forest(path, mapped, copy)
         if not verified:
             try:
-                # the forests check their arrays, as when they are unpickled (mddf.trees.forest.PackedForest)
+                # the forests check their arrays, as when they are unpickled (mddf.forests.PackedForest)
                 if hasattr(model, "check_arrays"):
                     model.check_arrays()
             except ValueError as exc:

@@ -8,8 +8,9 @@ from sklearn.ensemble import ExtraTreesClassifier, ExtraTreesRegressor, RandomFo
 from sklearn.tree import DecisionTreeClassifier, ExtraTreeClassifier
 
 from mddf import CascadeForestRegressor, MDDFClassifier
-from mddf._forest_kinds import BEST, COMPLETELY_RANDOM, FOREST_KINDS, RANDOM_THRESHOLD, forest_kind
 from mddf._storage import MemoryStore, ModelStore
+from mddf.forests import FOREST_KINDS, forest_kind
+from mddf.trees import BEST, COMPLETELY_RANDOM, RANDOM_THRESHOLD
 
 
 def test_each_kind_is_defined_once():
