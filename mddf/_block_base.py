@@ -12,9 +12,9 @@ subclass says how one member is fitted and what its output is.
 from __future__ import annotations
 
 import numpy as np
-from sklearn.utils.parallel import Parallel
+from sklearn.utils.parallel import Parallel, delayed
 
-from ._storage import MemoryStore
+from ._storage import MemoryStore, StoredModel
 from .forests import PackedForest, fold_share
 from .forests.growing import MAX_SEED
 
@@ -118,8 +118,15 @@ class BlockBase:
         return fold_share(self.n_estimators, self.n_folds, fold)
 
     def _task(self, name, fit, *args):
-        """A joblib task that runs ``fit(*args)`` (a model and its output) and keeps the model in the store."""
-        return self.store.fit_task(self.name, name, fit, *args)
+        """A joblib task that runs ``fit(*args)`` (a model and its output) and keeps the model in the store.
+
+        With a store that writes its models (``model_dir``), the task writes the model as ``name`` in
+        the block's folder and returns its record in the model's place (:func:`_fit_and_store`).
+        """
+        writer = self.store.writer(self.name)
+        if writer is None:
+            return delayed(fit)(*args)
+        return delayed(_fit_and_store)(writer, name, fit, *args)
 
     def _gather(self, tasks, slots, n_rows, width):
         """Run the fit tasks; keep each member's models in ``models_``; return the out-of-fold outputs.
@@ -181,7 +188,10 @@ class BlockBase:
             codes = binned.binner.transform(X) if prefix is None else prefix.transform(binned.binner, X)
 
         def task(model):
-            return self.store.predict_task(model, predict, codes if self._binned(model) else X, has_missing)
+            rows = codes if self._binned(model) else X
+            if isinstance(model, StoredModel):  # the worker loads it (memory-mapped) and lets it go
+                return delayed(_predict_stored)(predict, model.record, self.store.path, rows, has_missing)
+            return delayed(predict)(model, rows, has_missing)
 
         results = Parallel(n_jobs=self.n_jobs, prefer="threads")(task(model) for _, model in flat)
         out = np.zeros((X.shape[0], len(self.models_)) + width)
@@ -217,3 +227,42 @@ class BlockBase:
         """Load every stored model into memory (arrays read, not mapped) and keep them in memory from now on."""
         self.models_ = [[self.store.loaded(model) for model in models] for models in self.models_]
         self.store = MemoryStore()
+
+
+def _fit_and_store(writer, name, fit, *args):
+    """Run ``fit(*args)``, write the fitted model with ``writer`` and return its record with the model's output.
+
+    Runs in the worker that fits the model, so that the model leaves memory as soon as its
+    out-of-fold output is computed.
+    """
+    model, out = fit(*args)
+    record = writer.save(model, name)
+    del model
+    release_freed_memory()
+    return record, out
+
+
+def _predict_stored(predict, record, folder, *args):
+    """Load a stored model (memory-mapped), return ``predict(model, *args)``, and let it go (runs in a worker)."""
+    return predict(record.load(folder), *args)
+
+
+_MALLOC_TRIM = []
+
+
+def release_freed_memory():
+    """Hand the heap memory freed so far back to the operating system (glibc's ``malloc_trim``; elsewhere a no-op).
+
+    glibc keeps the memory of freed arrays for reuse, so without it the resident
+    memory of a process stays at the high-water mark of the forests it has
+    grown and dropped, even though they are on disk.
+    """
+    if not _MALLOC_TRIM:
+        try:
+            import ctypes
+
+            _MALLOC_TRIM.append(ctypes.CDLL("libc.so.6").malloc_trim)
+        except (OSError, AttributeError):
+            _MALLOC_TRIM.append(None)
+    if _MALLOC_TRIM[0] is not None:
+        _MALLOC_TRIM[0](0)
