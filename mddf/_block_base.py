@@ -11,6 +11,8 @@ subclass says how one member is fitted and what its output is.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
+
 import numpy as np
 from sklearn.utils.parallel import Parallel, delayed
 
@@ -19,7 +21,7 @@ from .forests import PackedForest, fold_share
 from .forests.growing import MAX_SEED
 
 
-class BlockBase:
+class BlockBase(ABC):
     """The members of one layer, cross-fitted on k folds, their models kept in a store.
 
     Parameters
@@ -71,10 +73,18 @@ class BlockBase:
         model that has importances (see the subclass).
     """
 
-    #: The scikit-learn splitter class that draws the folds (``KFold`` or ``StratifiedKFold``).
-    splitter = None
     #: Said after the error for a fold without a training row of positive weight.
     empty_fold_hint = ""
+
+    @property
+    @abstractmethod
+    def splitter(self):
+        """The scikit-learn splitter class that draws the folds (``KFold`` or ``StratifiedKFold``)."""
+
+    @abstractmethod
+    def fit(self, X, y, *args, **kwargs):
+        """Fit every member on the folds (through :meth:`_folds`, :meth:`_task` and :meth:`_gather`) and set
+        ``n_features_in_``; return the out-of-fold outputs of the training rows, ``(n, n_members) + width``."""
 
     def __init__(self, forest_types, n_estimators, max_depth, n_folds, n_jobs, store=None, name=None, fold_trees="all"):
         self.forest_types = tuple(forest_types)

@@ -506,6 +506,10 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
     _measure = ACCURACY
     _passed_importance_attr = "class_vector_importance_"
 
+    @property
+    def _binned_trees(self):
+        return self.tree_method == "hist"
+
     _parameter_constraints = {
         **CascadeBase._parameter_constraints,
         "predictor": [None, StrOptions({"xgboost", "hgb", "forest"}), HasMethods(["fit", "predict_proba"])],

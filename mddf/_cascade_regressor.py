@@ -305,6 +305,7 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
     _log_name = "CascadeForestRegressor"
     _measure = NEGATIVE_MSE
     _passed_importance_attr = "augmented_feature_importance_"
+    _binned_trees = True  # its forests always grow binned trees
 
     _parameter_constraints = {
         **CascadeBase._parameter_constraints,
