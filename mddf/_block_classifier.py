@@ -36,7 +36,7 @@ class ForestBlock(MemberBlockMixin, BlockBase):
     ----------
     forest_types : sequence of {"rf", "crf", "et", "gbdt"} or estimator instances
         One entry per member; the paper's block is 2 random + 2 completely-random
-        forests. ``"et"``: extremely-randomised trees (:func:`make_forest`).
+        forests. ``"et"``: extremely-randomised trees (:func:`mddf.forests.make_forest`).
         ``"gbdt"``: XGBoost with fixed settings (:func:`mddf.forests.make_gbdt`).
         An estimator instance with ``predict_proba`` is cloned for every fold
         model, its ``random_state`` parameters drawn from the block's seeds, and

@@ -35,7 +35,7 @@ class RegressionForestBlock(MemberBlockMixin, BlockBase):
     ----------
     forest_types : sequence of {"rf", "crf", "et", "gbdt"} or regressor instances
         One entry per member. ``"rf"``, ``"crf"``, ``"et"``: forests grown by the
-        block (see :func:`make_regression_forest`). ``"gbdt"``: XGBoost's
+        block (see :func:`mddf.forests.make_regression_forest`). ``"gbdt"``: XGBoost's
         ``XGBRegressor`` with fixed settings, one thread
         (:func:`mddf.forests.make_gbdt`). A regressor instance (``fit`` and
         ``predict``) is cloned for every fold model, its ``random_state``

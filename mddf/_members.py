@@ -1,13 +1,14 @@
 """Members of a block other than the forests it grows: XGBoost and any scikit-learn estimator.
 
 A block's ``forest_types`` lists its members. The forests (``"rf"``, ``"crf"``,
-``"et"``) are grown tree by tree by :mod:`mddf._block_classifier` (classification) and
-:mod:`mddf._block_regressor` (regression); the other members are estimators
-fitted whole, one per fold, by the same code for both tasks:
+``"et"``) are grown tree by tree (:mod:`mddf.forests`) by
+:mod:`mddf._block_classifier` (classification) and :mod:`mddf._block_regressor`
+(regression); the other members are estimators fitted whole, one per fold, by
+the same code for both tasks:
 
 - ``"gbdt"``: gradient-boosted trees, XGBoost's ``XGBClassifier`` or
-  ``XGBRegressor`` with the fixed settings of :data:`GBDT_PARAMS`
-  (:func:`make_gbdt`), splitting the columns the block splits into category
+  ``XGBRegressor`` with the fixed settings of :data:`mddf.forests.GBDT_PARAMS`
+  (:func:`mddf.forests.make_gbdt`), splitting the columns the block splits into category
   subsets into category subsets too (XGBoost's ``enable_categorical``);
 - an estimator instance: for classification one with ``fit`` and
   ``predict_proba`` (a scikit-learn classifier, a ``Pipeline`` ending in one, an

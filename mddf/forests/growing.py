@@ -180,14 +180,37 @@ def fit_forest(
 
     Random forests (``"rf"``) draw ``len(rows)`` rows uniformly with replacement
     from ``rows`` for each tree (the bootstrap); the other kinds train every
-    tree on ``rows``. With ``draws`` (a :class:`~mddf._weights.Bootstrap` over
-    ``rows``) every tree of any kind trains on its own weighted resample. A
-    row's weight is its count in the draw times ``weight``, so sample weights
-    move the splits and the leaves but not the bootstrap. The trees are the ones
+    tree on ``rows``. With ``draws`` (a weighted bootstrap over ``rows``) every
+    tree of any kind trains on its own weighted resample. A row's weight is its
+    count in the draw times ``weight``, so sample weights move the splits and
+    the leaves but not the bootstrap. The trees are the ones
     :func:`~mddf.forests.make_forest` (classification, ``n_classes`` classes) or
     :func:`~mddf.forests.make_regression_forest` (``n_classes`` None) builds (same
     split rules, same ``max_features``); the forest keeps its first ``n_kept``
     (None: all).
+
+    Parameters
+    ----------
+    kind : {"rf", "crf", "et"}
+    n_estimators, max_depth : int, int or None
+    max_features : int, float, str or None
+        The block's setting (:meth:`ForestKind.n_candidates`).
+    seed : int
+    X : BinnedInput or ndarray of float32 (n, d)
+        The layer input: binned (``tree_method="hist"``), or float values for
+        scikit-learn's trees (``"exact"``, classification only).
+    y : ndarray (n,)
+        Class indices, or the targets.
+    rows : ndarray of int
+        Training rows, repeated rows counted as many times.
+    weight : ndarray (n,) or None
+        Row weights multiplying the draws' counts.
+    predict_rows : ndarray of int
+        The held-out rows.
+    n_classes : int or None, default=None
+        Classes of a classification forest; None for regression.
+    draws : weighted bootstrap over ``rows``, or None
+    n_kept : int or None, default=None
 
     Returns
     -------
@@ -231,7 +254,11 @@ def fit_oob_forest(kind, n_estimators, max_depth, max_features, seed, X, y, weig
     bootstrap keeps out-of-bag membership independent of the labels. Rows left
     out of ``rows`` (of sample weight 0) are out of every bag, and a row that is
     in every bag (about 0.37^n_estimators of them) gets the uninformative
-    ``1 / n_classes`` in every column.
+    ``1 / n_classes`` in every column. The parameters are :func:`fit_forest`'s.
+
+    Returns
+    -------
+    (forest, ndarray of float64 (n, n_classes)): the forest and every row's out-of-bag class vector.
     """
     forest, (sums, counts) = grow_forest(
         forest_trees(kind, max_depth, max_features, X, y, n_classes),

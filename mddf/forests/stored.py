@@ -85,10 +85,10 @@ class StoredForest(ABC):
         """Raise ``ValueError`` unless the arrays hold trees that route every row forward to a valid leaf.
 
         Checks that the tree offsets span the node array, that every per-tree array has an entry
-        per tree, that the arrays of the node layout fit each other (:meth:`_check_layout`) and
+        per tree, that the arrays of the node layout fit each other (the subclass's check) and
         that the leaf table is finite (and, for class shares, non-negative); then, node by node
-        (:meth:`_first_bad_node`), that routing only moves forward inside its tree and ends at a
-        leaf whose output exists. Nothing is written: valid arrays predict as before.
+        (one compiled pass of the subclass), that routing only moves forward inside its tree and
+        ends at a leaf whose output exists. Nothing is written: valid arrays predict as before.
         """
         offsets = np.asarray(self.offsets)
         n_nodes = self._n_nodes()

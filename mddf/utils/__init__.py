@@ -14,9 +14,8 @@
 - layer growth: :class:`EarlyStopping`, the rule by which the cascades stop
   adding layers, to replay it on recorded scores.
 
-This package is the lowest layer of mddf with the paper's equations (margins,
-layer weights, sample distribution) and the model files: it imports nothing
-else of mddf (see :mod:`mddf` for the layers).
+It belongs to the lowest layer of mddf, with the paper's equations and the
+model files, and imports nothing from the layers above (see :mod:`mddf`).
 """
 
 from .._stopping import EarlyStopping
