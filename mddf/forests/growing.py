@@ -105,11 +105,14 @@ class TreeGrower:
         self.builder.route_last(self.X.codes, rows, self.X.has_missing, out)
 
     def finish(self):
+        """The forest of the trees kept: a :class:`~mddf.forests.BinnedForest` or, for regression, a
+        :class:`~mddf.forests.BinnedRegressionForest`."""
         return self.builder.finish()
 
 
 class ExactTrees:
-    """scikit-learn's trees on the float layer input, compacted as they are fitted.
+    """scikit-learn's trees on the float layer input, compacted as they are fitted (classification,
+    ``tree_method="exact"``).
 
     NaN in the input are scikit-learn's missing values: each split sends them to
     the side it chooses (the best one for ``DecisionTreeClassifier``, a random
@@ -132,6 +135,7 @@ class ExactTrees:
             check_exact_trees_missing(kind)
 
     def add(self, weight, seed, keep=True):
+        """Fit one tree on the rows' ``weight``; keep it, compacted, if ``keep`` (:meth:`TreeGrower.add`)."""
         tree = self.tree_class(max_features=self.max_features, max_depth=self.max_depth, random_state=seed)
         # check_input=False: X is validated once per layer (float32), not once per tree; with NaN the
         # check also tells the tree which features have missing values
@@ -141,11 +145,13 @@ class ExactTrees:
         self._last = tree  # at most one full scikit-learn tree alive per worker
 
     def accumulate_last(self, rows, out):
+        """Add the last tree's class probabilities of the rows ``rows`` to ``out`` ``(len(rows), n_classes)``."""
         if rows is not self._rows:  # the held-out rows are the same for every tree: slice them once
             self._rows, self._X_rows = rows, self.X[rows]
         out[:, self._last.classes_.astype(np.intp)] += self._last.predict_proba(self._X_rows, check_input=False)
 
     def finish(self):
+        """The :class:`~mddf.forests.CompactForest` of the trees kept."""
         self._last = None
         return self.compact.finish()
 
