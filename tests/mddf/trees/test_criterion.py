@@ -8,7 +8,6 @@ from tree_helpers import grow
 
 from mddf.trees import criterion as contract
 from mddf.trees import gini, grower
-from mddf.trees.splitting import CATEGORY_WORDS, CONSTANT
 
 CRITERIA = sorted(contract.CRITERIA.items())
 IDS = [name for name, _ in CRITERIA]
@@ -35,10 +34,10 @@ def test_a_module_that_breaks_the_contract_is_told_what_it_lacks():
 
 
 def _node(module, n_classes, seed=0):
-    """A node of 40 rows on two features (one with missing values in bin 9), as the grower holds it."""
+    """A node of 40 rows on two features (the second with missing values, in bin 9), as the grower holds it."""
     rng = np.random.RandomState(seed)
     n = 40
-    Xb = np.column_stack([rng.randint(0, 9, n), rng.randint(0, 10, n)]).astype(np.uint8)  # bin 9: missing
+    Xb = np.column_stack([rng.randint(0, 9, n), rng.randint(0, 10, n)]).astype(np.uint8)
     y = rng.randint(0, n_classes, n) if "i" in module.LABEL_KINDS else rng.normal(size=n)
     w = rng.randint(1, 4, n).astype(np.float64)
     node_y = module.new_labels(n)
@@ -67,34 +66,48 @@ def test_the_node_functions_agree_on_a_nodes_weight_and_its_partition(name, modu
     assert (code, n_rows) == (-1, 1)  # an impure (or regression) leaf: row 0 of the leaf table
 
 
+def _children_terms(module, Xb, y, w, f, split_b, missing_code, bits):
+    """The sum of the children's importance terms of a split of the whole node, or None when a child is empty.
+
+    A split's impurity decrease is its children's terms less the node's (the contract), so the best split
+    is the one of the largest sum.
+    """
+    node_y, w_node, samples = y.copy(), w.copy(), np.arange(len(w), dtype=np.uint64)  # partition moves them
+    stats = np.zeros(module.n_statistics(2))
+    module.add_rows(node_y, w_node, stats)
+    centre = module.importance_centre(stats, module.total_weight(stats))
+    left, right = np.zeros_like(stats), np.zeros_like(stats)
+    module.partition(Xb, samples, node_y, w_node, 0, len(w), f, split_b, missing_code, bits, left, right)
+    if module.total_weight(left) <= 0 or module.total_weight(right) <= 0:
+        return None
+    return module.node_summary(left, centre)[2] + module.node_summary(right, centre)[2]
+
+
 @pytest.mark.parametrize("name, module", CRITERIA, ids=IDS)
-def test_the_searches_find_the_highest_score_that_split_score_gives(name, module):
-    n_classes = 3
-    Xb, node_y, w, samples, stats = _node(module, n_classes, seed=1)
-    node_weight = module.total_weight(stats)
-    buf = module.new_buffers(len(stats), len(w))
-    missing_bins = np.array([-1, 9], dtype=np.int64)
+def test_the_grower_splits_where_the_criterion_says_the_impurity_falls_most(name, module):
+    # the searches (best_threshold, best_subset) reach the grower compiled in: a stump's root is the split
+    # of the largest children's terms, over every feature, threshold and side of the missing values
+    Xb, node_y, w, _, _ = _node(module, 2, seed=1)
+    y = np.asarray(node_y, dtype=np.int64 if name == "gini" else np.float64)
+    missing = np.array([-1, 9], dtype=np.int64)
+    stump = grow(Xb, y, w, n_classes=2, max_depth=1, n_bins=np.array([9, 10]), missing_bin=missing)
+    f, b = int(stump.feature[0]), int(stump.split_bin[0])
     empty = np.zeros(0, np.uint64)
-
-    def score(f, b, missing_code=-1, bits=empty):
-        args = (Xb, node_y, w, samples, 0, len(w), f, b, missing_code, bits, stats, node_weight)
-        return module.split_score(buf.left, *args)
-
-    for f, n_bins in ((0, 9), (1, 10)):
-        best = module.best_threshold(
-            buf, Xb, node_y, w, samples, 0, len(w), f, n_bins, stats, node_weight, missing_bins
-        )
-        sides = (-1, 9) if f == 1 else (-1,)  # missing rows right, or left
-        scores = [score(f, b, m) for b in range(n_bins - 1) for m in sides]
-        assert best.score == pytest.approx(max(scores))
-        assert score(f, best.bin, 9 if best.side == 1 else -1) == pytest.approx(best.score)
-    present, bits = np.zeros(CATEGORY_WORDS, np.uint64), np.zeros(CATEGORY_WORDS, np.uint64)
-    subset = module.best_subset(buf, Xb, node_y, w, samples, 0, len(w), 0, stats, node_weight, 32, 1, present, bits)
-    assert subset >= max(score(0, b) for b in range(8)) - 1e-9  # a threshold is one of the subsets
-    assert score(0, 0, bits=bits) == pytest.approx(subset)
-    constant = np.zeros_like(Xb)
-    found = module.best_threshold(buf, constant, node_y, w, samples, 0, len(w), 0, 9, stats, node_weight, None)
-    assert (found.score, found.side) == (-1.0, CONSTANT)
+    found = _children_terms(module, Xb, y, w, f, b, missing[f] if stump.missing_left[0] else -1, empty)
+    candidates = [
+        _children_terms(module, Xb, y, w, g, c, code, empty)
+        for g in (0, 1)
+        for c in range(9)
+        for code in (-1, missing[g])
+    ]
+    assert found == pytest.approx(max(t for t in candidates if t is not None))
+    # one categorical column: the best subset is at least as good as every threshold of the codes
+    codes = Xb[:, :1].copy()
+    subset = grow(codes, y, w, n_classes=2, max_depth=1, categorical=[1])
+    assert subset.category[0] == 0
+    found = _children_terms(module, codes, y, w, 0, 0, -1, subset.category_bits[0])
+    thresholds = [_children_terms(module, codes, y, w, 0, c, -1, empty) for c in range(8)]
+    assert found >= max(t for t in thresholds if t is not None) - 1e-9
 
 
 def test_the_grower_compiles_one_skeleton_per_registered_criterion():
