@@ -12,7 +12,7 @@ from numbers import Integral
 
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from mddf._tabular import CATEGORICAL_FEATURES_CONSTRAINT
+from mddf.utils import CATEGORICAL_FEATURES_CONSTRAINT
 
 from .deepboost import DeepBoostClassifier
 

@@ -20,9 +20,13 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from mddf import MDDFClassifier
-from mddf._layer_features import LayerOutputMixin
-from mddf._tabular import CATEGORICAL_FEATURES_CONSTRAINT, validate_tabular
-from mddf._validation import check_label_types, check_sample_weight
+from mddf.utils import (
+    CATEGORICAL_FEATURES_CONSTRAINT,
+    LayerOutputMixin,
+    check_label_types,
+    check_sample_weight,
+    validate_tabular,
+)
 
 from .scanning import MultiGrainedScanner, resolve_image_shape
 

@@ -18,8 +18,13 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
-from mddf._tabular import CATEGORICAL_FEATURES_CONSTRAINT, validate_tabular
-from mddf._validation import check_label_types, check_sample_weight, check_weighted_classes
+from mddf.utils import (
+    CATEGORICAL_FEATURES_CONSTRAINT,
+    check_label_types,
+    check_sample_weight,
+    check_weighted_classes,
+    validate_tabular,
+)
 
 from ._labels import plain_label
 from ._quadboost_solver import QuadBoostPath, quadboost_path

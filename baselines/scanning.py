@@ -46,7 +46,7 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from mddf._validation import check_sample_weight
+from mddf.utils import check_sample_weight
 
 __all__ = ["MultiGrainedScanner", "WindowGeometry", "resolve_image_shape", "sliding_windows", "window_rows"]
 

@@ -1,16 +1,39 @@
-"""The margin-distribution deep forest (Lv, Yang and Zhou), and the cascade forest for regression."""
+"""The margin-distribution deep forest (Lv, Yang and Zhou), and the cascade forest for regression.
+
+The package is built in layers, each importing only from those below it:
+
+1. foundations: :mod:`mddf.utils` (input checks, tabular input, layer outputs,
+   the stopping rule), the paper's equations (margins, margin loss, layer
+   weights, sample distribution and weighted draws) and the model files of
+   ``model_dir``;
+2. :mod:`mddf.trees`: one tree on binned features (binning, split criteria
+   and search, growing, node words, routing);
+3. :mod:`mddf.forests`: forests (their kinds, growing them tree by tree, and
+   storing them);
+4. blocks: one cascade layer, its members cross-fitted on k folds;
+5. cascades: the growth loop of layers, with the classifier's margin
+   machinery or the regressor's residuals;
+6. the estimators this module exports.
+
+The blocks, cascades and estimators are private modules, as scikit-learn's
+are; this module, :mod:`mddf.utils`, :mod:`mddf.trees` and :mod:`mddf.forests`
+are the public names.
+"""
 
 # The one place the version is written: pyproject.toml reads it ([tool.setuptools.dynamic]).
 __version__ = "0.2.0.dev0"
 
 from ._alpha import solve_alpha_exact, solve_alpha_sgd, solve_layer_share
-from ._cascade import MDDFClassifier
+from ._cascade_classifier import MDDFClassifier
 from ._cascade_regressor import CascadeForestRegressor
 from ._margin import margin_distribution_loss, margin_statistics, margins
+from ._pickle_compat import install as _install_pickle_compat
 from ._rotation import PCAFeatures
 from ._search import PAPER_PARAM_GRID, MDDFGridSearch
 from ._storage import ModelFileError
 from ._weights import sample_distribution
+
+_install_pickle_compat()  # pickles of earlier versions name modules whose classes moved
 
 __all__ = [
     "CascadeForestRegressor",

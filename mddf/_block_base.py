@@ -11,247 +11,17 @@ subclass says how one member is fitted and what its output is.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
+
 import numpy as np
-from sklearn.utils.parallel import Parallel
+from sklearn.utils.parallel import Parallel, delayed
 
-from ._forest_kinds import forest_kind
-from ._storage import MemoryStore
-from ._weights import Bootstrap
-from .trees import BinnedForest, BinnedRegressionForest, FeatureBinner, ForestBuilder, TreeSettings, grow_tree
-
-MAX_SEED = np.iinfo(np.int32).max
-#: The forests grown on a :class:`BinnedInput`, which predict from the layer's bin codes.
-BINNED_FORESTS = (BinnedForest, BinnedRegressionForest)
-#: The most categories on the smaller side of a best category subset (LightGBM's ``max_cat_threshold``).
-MAX_CATEGORY_SPLITS = 32
-#: The fewest rows a category needs in a node to be placed by a best category subset (LightGBM's
-#: ``min_data_per_group``); rarer ones go right.
-MIN_CATEGORY_COUNT = 1
-#: Most categories of a column split into category subsets (a 256-bit set holds them and the missing code);
-#: a column of more is split at thresholds of its codes.
-MAX_SUBSET_CATEGORIES = 255
+from ._storage import MemoryStore, StoredModel
+from .forests import PackedForest, fold_share
+from .forests.growing import MAX_SEED
 
 
-class BinnedInput:
-    """A layer input quantised once for every tree of the block (``tree_method="hist"``).
-
-    Parameters
-    ----------
-    X : ndarray of float32 (n, d)
-    categorical : ndarray of bool (d,) or None
-        Columns to split into subsets of categories. A column is split so only
-        when each of its values among the rows has a bin of its own and there
-        are at most 255 of them (so that every code, the missing one included,
-        fits a 256-bit set); other columns, and every column when None, are
-        split at thresholds.
-    prefix : BinnedInput or None
-        The binned first columns of ``X`` (the cascade's ``x``, the same rows at
-        every layer): only the other columns are binned, and the codes and bin
-        edges are those of binning all of ``X``.
-
-    Attributes
-    ----------
-    binner : FeatureBinner
-        The bin edges, fitted on the layer's training rows; kept by the fitted forests.
-    codes : ndarray of uint8 (n, d), C-contiguous
-        Bin of every value.
-    n_bins : ndarray of int64 (d,)
-        Bins of each feature, its missing bin included when it has NaN.
-    missing_bin : ndarray of int64 (d,) or None
-        Code of NaN in each feature that has NaN, -1 in the others (what the trees
-        split on); None when the input has no NaN.
-    has_missing : bool
-        Whether the input has NaN.
-    categorical : ndarray of uint8 (d,) or None
-        1 for the columns split into category subsets; None when there is none.
-    """
-
-    def __init__(self, X, categorical=None, prefix=None):
-        if prefix is None:
-            self.binner = FeatureBinner().fit(X)
-            self.codes = self.binner.transform(X)
-        else:
-            p = prefix.codes.shape[1]
-            rest = FeatureBinner().fit(X[:, p:])
-            self.binner = prefix.binner.joined(rest)
-            self.codes = np.hstack([prefix.codes, rest.transform(X[:, p:])])
-        has_missing = self.binner.has_missing_
-        self.n_bins = np.array([len(e) + 1 for e in self.binner.edges_], dtype=np.int64) + has_missing
-        self.has_missing = bool(has_missing.any())
-        self.missing_bin = (
-            np.where(has_missing, self.binner.missing_bins_, -1).astype(np.int64) if self.has_missing else None
-        )
-        self.categorical = None
-        if categorical is not None:
-            few = self.binner.missing_bins_ <= MAX_SUBSET_CATEGORIES
-            subset = np.asarray(categorical, dtype=bool) & self.binner.exact_ & few
-            if subset.any():
-                self.categorical = subset.astype(np.uint8)
-
-
-class PrefixCodes:
-    """The bin codes of the columns of ``x`` in rows being predicted, computed once and reused by every layer.
-
-    The cascade bins ``x`` once at fit (``BinnedInput(prefix=...)``), so each layer whose input
-    begins with ``x`` has the same edges for those columns; a layer's rows ``[x, passed]`` are then
-    binned by reusing the codes of ``x`` and binning only the columns that the previous layers pass
-    on. A layer whose edges for ``x`` differ (compared value by value) bins all its columns.
-
-    Parameters
-    ----------
-    X : ndarray of float32 (n, d)
-        The rows' ``x``.
-    """
-
-    def __init__(self, X):
-        self.X = X
-        self._edges = self._codes = None
-
-    def transform(self, binner, X):
-        """Bin codes of ``X``, a layer's input beginning with ``x``, with ``binner``'s edges."""
-        p = self.X.shape[1]
-        if self._codes is None:
-            self._edges, self._codes = binner.edges_[:p], binner.columns(0, p).transform(self.X)
-        elif not all(a is b or np.array_equal(a, b) for a, b in zip(self._edges, binner.edges_[:p])):
-            return binner.transform(X)
-        if X.shape[1] == p:
-            return self._codes
-        return np.hstack([self._codes, binner.columns(p).transform(X[:, p:])])
-
-
-class TreeGrower:
-    """The trees of one forest of :mod:`mddf.trees`, grown on a :class:`BinnedInput` and packed as they come.
-
-    Parameters
-    ----------
-    kind : str
-        The forest kind (:mod:`mddf._forest_kinds`): its split rule and how many candidate features.
-    max_depth : int or None
-    max_features : int, float, str or None
-        The block's ``max_features`` setting (:meth:`mddf._forest_kinds.ForestKind.n_candidates`).
-    X : BinnedInput
-    y : ndarray of int64 (class indices) or float64 (targets)
-    n_classes : int or None
-        Classes of a classification forest; None for regression.
-    """
-
-    def __init__(self, kind, max_depth, max_features, X, y, n_classes):
-        forest = forest_kind(kind)
-        self.X, self.y, self.n_classes = X, y, n_classes
-        self.width = n_classes or 1  # columns of a tree's output
-        self.settings = TreeSettings(
-            -1 if max_depth is None else int(max_depth),
-            forest.n_candidates(max_features, X.codes.shape[1]),
-            forest.split_rule,
-            MAX_CATEGORY_SPLITS,
-            MIN_CATEGORY_COUNT,
-        )
-        self.builder = ForestBuilder(X.binner, n_classes)
-
-    def add(self, weight, seed, keep=True):
-        """Grow one tree on the rows' ``weight`` (0: not in the tree's sample); keep it in the forest if ``keep``.
-
-        A tree not kept serves :meth:`accumulate_last` only.
-        """
-        X = self.X
-        tree = grow_tree(
-            X.codes, self.y, weight, X.n_bins, X.missing_bin, X.categorical, self.n_classes or 0, self.settings, seed
-        )
-        self.builder.add(tree, keep)
-
-    def accumulate_last(self, rows, out):
-        """Add the last tree's output for the rows ``rows`` of the input to ``out`` ``(len(rows), n_classes or 1)``."""
-        self.builder.route_last(self.X.codes, rows, self.X.has_missing, out)
-
-    def finish(self):
-        return self.builder.finish()
-
-
-def grow_forest(trees, n_estimators, seed, n, rows, weight, bootstrap, predict_rows, draws=None, n_kept=None):
-    """Grow one forest tree by tree on the rows ``rows`` of the shared layer input.
-
-    Each tree is fitted on the whole layer input with a row weight that is zero
-    outside its training rows, so no fold or bootstrap copy of the data is ever
-    made, and it is packed at once (``trees``: a :class:`TreeGrower`, or the
-    classification block's scikit-learn trees).
-
-    Parameters
-    ----------
-    trees : TreeGrower or compatible
-        ``add(weight, seed, keep)``, ``accumulate_last(rows, out)`` and ``finish()``.
-    n_estimators, seed : int
-    n : int
-        Rows of the layer input.
-    rows : ndarray of int
-        Training rows of the forest, repeated rows counted as many times (a
-        weighted resample of a fold).
-    weight : ndarray (n,) or None
-        Per-row weight multiplying the row counts (sample weights, or D_t in
-        ``sample_weight`` mode).
-    bootstrap : bool
-        Each tree draws ``len(rows)`` rows with replacement from ``rows``:
-        uniformly, unlike scikit-learn >= 1.8 forests, which draw the bootstrap in
-        proportion to ``sample_weight`` (see :func:`mddf._block.fit_oob_forest`),
-        unless ``draws`` is given.
-    predict_rows : ndarray of int, or "oob"
-        Rows whose outputs are returned: the held-out fold, or ``"oob"`` for
-        each row's mean over the trees whose bootstrap left it out.
-    draws : Bootstrap over ``rows``, or None
-        Draws of the bootstrap in proportion to D_t: every tree then trains on its
-        own weighted resample of ``rows``.
-    n_kept : int or None
-        The forest keeps its first ``n_kept`` trees (None: all); every tree gives
-        its outputs of ``predict_rows``.
-
-    Returns
-    -------
-    (forest, output): the forest and, for held-out rows, the mean output of its trees
-    ``(len(predict_rows), width)``; for ``"oob"``, the sum of each row's outputs over the trees
-    whose bootstrap left it out ``(n, width)`` and their number ``(n,)``.
-    """
-    rng = np.random.RandomState(seed)
-    if bootstrap and draws is None:
-        draws = Bootstrap(rows)
-    base_counts = None if bootstrap else np.bincount(rows, minlength=n).astype(np.float64)
-    oob = isinstance(predict_rows, str)
-    if oob:
-        output_sum, output_count = np.zeros((n, trees.width)), np.zeros(n)
-    else:
-        predict_rows = np.asarray(predict_rows, dtype=np.int64)
-        output_sum = np.zeros((len(predict_rows), trees.width))
-    n_kept = n_estimators if n_kept is None else n_kept
-    for t in range(n_estimators):
-        tree_seed = rng.randint(MAX_SEED)
-        if bootstrap:
-            counts = draws.counts(rng, n, len(rows))
-        else:
-            counts = base_counts
-        trees.add(counts if weight is None else counts * weight, tree_seed, t < n_kept)
-        if oob:
-            out = np.flatnonzero(counts == 0)
-            if len(out):
-                last = np.zeros((len(out), trees.width))
-                trees.accumulate_last(out, last)
-                output_sum[out] += last
-                output_count[out] += 1
-        else:
-            trees.accumulate_last(predict_rows, output_sum)  # in place: no per-tree output array
-    forest = trees.finish()
-    if not oob:
-        return forest, output_sum / n_estimators
-    return forest, (output_sum, output_count)
-
-
-def fold_share(n_estimators, n_folds, fold):
-    """The trees fold model ``fold`` of a forest keeps with ``fold_trees="share"``: its share of ``n_estimators``.
-
-    ``n_estimators // n_folds``, one more for the first ``n_estimators % n_folds`` folds, and at least one.
-    """
-    share, rest = divmod(n_estimators, n_folds)
-    return max(1, share + (fold < rest))
-
-
-class BlockBase:
+class BlockBase(ABC):
     """The members of one layer, cross-fitted on k folds, their models kept in a store.
 
     Parameters
@@ -303,10 +73,18 @@ class BlockBase:
         model that has importances (see the subclass).
     """
 
-    #: The scikit-learn splitter class that draws the folds (``KFold`` or ``StratifiedKFold``).
-    splitter = None
     #: Said after the error for a fold without a training row of positive weight.
     empty_fold_hint = ""
+
+    @property
+    @abstractmethod
+    def splitter(self):
+        """The scikit-learn splitter class that draws the folds (``KFold`` or ``StratifiedKFold``)."""
+
+    @abstractmethod
+    def fit(self, X, y, *args, **kwargs):
+        """Fit every member on the folds (through :meth:`_folds`, :meth:`_task` and :meth:`_gather`) and set
+        ``n_features_in_``; return the out-of-fold outputs of the training rows, ``(n, n_members) + width``."""
 
     def __init__(self, forest_types, n_estimators, max_depth, n_folds, n_jobs, store=None, name=None, fold_trees="all"):
         self.forest_types = tuple(forest_types)
@@ -350,8 +128,15 @@ class BlockBase:
         return fold_share(self.n_estimators, self.n_folds, fold)
 
     def _task(self, name, fit, *args):
-        """A joblib task that runs ``fit(*args)`` (a model and its output) and keeps the model in the store."""
-        return self.store.fit_task(self.name, name, fit, *args)
+        """A joblib task that runs ``fit(*args)`` (a model and its output) and keeps the model in the store.
+
+        With a store that writes its models (``model_dir``), the task writes the model as ``name`` in
+        the block's folder and returns its record in the model's place (:func:`_fit_and_store`).
+        """
+        writer = self.store.writer(self.name)
+        if writer is None:
+            return delayed(fit)(*args)
+        return delayed(_fit_and_store)(writer, name, fit, *args)
 
     def _gather(self, tasks, slots, n_rows, width):
         """Run the fit tasks; keep each member's models in ``models_``; return the out-of-fold outputs.
@@ -396,13 +181,13 @@ class BlockBase:
 
     # -------------------------------------------------------------- predict
     def _binned(self, model):
-        return issubclass(self.store.model_class(model), BINNED_FORESTS)
+        return issubclass(self.store.model_class(model), PackedForest)
 
     def _predict_members(self, X, predict, width, prefix=None):
         """Each member's output for new rows, averaged over its fold models: ``(n, n_members) + width``.
 
         ``predict(model, rows, has_missing)`` runs in a worker; a binned forest gets the rows' bin
-        codes, binned once for all of the layer's forests (reusing ``prefix``, a :class:`PrefixCodes`
+        codes, binned once for all of the layer's forests (reusing ``prefix``, a :class:`~mddf.forests.PrefixCodes`
         of the ``x`` that ``X`` begins with, when given), any other model ``X``.
         """
         has_missing = bool(np.isnan(X).any())
@@ -413,7 +198,10 @@ class BlockBase:
             codes = binned.binner.transform(X) if prefix is None else prefix.transform(binned.binner, X)
 
         def task(model):
-            return self.store.predict_task(model, predict, codes if self._binned(model) else X, has_missing)
+            rows = codes if self._binned(model) else X
+            if isinstance(model, StoredModel):  # the worker loads it (memory-mapped) and lets it go
+                return delayed(_predict_stored)(predict, model.record, self.store.path, rows, has_missing)
+            return delayed(predict)(model, rows, has_missing)
 
         results = Parallel(n_jobs=self.n_jobs, prefer="threads")(task(model) for _, model in flat)
         out = np.zeros((X.shape[0], len(self.models_)) + width)
@@ -449,3 +237,42 @@ class BlockBase:
         """Load every stored model into memory (arrays read, not mapped) and keep them in memory from now on."""
         self.models_ = [[self.store.loaded(model) for model in models] for models in self.models_]
         self.store = MemoryStore()
+
+
+def _fit_and_store(writer, name, fit, *args):
+    """Run ``fit(*args)``, write the fitted model with ``writer`` and return its record with the model's output.
+
+    Runs in the worker that fits the model, so that the model leaves memory as soon as its
+    out-of-fold output is computed.
+    """
+    model, out = fit(*args)
+    record = writer.save(model, name)
+    del model
+    release_freed_memory()
+    return record, out
+
+
+def _predict_stored(predict, record, folder, *args):
+    """Load a stored model (memory-mapped), return ``predict(model, *args)``, and let it go (runs in a worker)."""
+    return predict(record.load(folder), *args)
+
+
+_MALLOC_TRIM = []
+
+
+def release_freed_memory():
+    """Hand the heap memory freed so far back to the operating system (glibc's ``malloc_trim``; elsewhere a no-op).
+
+    glibc keeps the memory of freed arrays for reuse, so without it the resident
+    memory of a process stays at the high-water mark of the forests it has
+    grown and dropped, even though they are on disk.
+    """
+    if not _MALLOC_TRIM:
+        try:
+            import ctypes
+
+            _MALLOC_TRIM.append(ctypes.CDLL("libc.so.6").malloc_trim)
+        except (OSError, AttributeError):
+            _MALLOC_TRIM.append(None)
+    if _MALLOC_TRIM[0] is not None:
+        _MALLOC_TRIM[0](0)

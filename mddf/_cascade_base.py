@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import time
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from numbers import Integral, Real
 
@@ -23,12 +24,13 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter
 
-from ._block_base import MAX_SEED, MAX_SUBSET_CATEGORIES, BinnedInput, PrefixCodes
 from ._layer_features import LayerFeaturesMixin
 from ._members import check_accepts_nan, is_forest
 from ._stopping import EarlyStopping
 from ._storage import MemoryStore, ModelStore, open_store, temporary_folders_removed_on_sigterm
-from ._tabular import CATEGORICAL_FEATURES_CONSTRAINT, validate_tabular
+from .forests import MAX_SUBSET_CATEGORIES, BinnedInput, PrefixCodes
+from .forests.growing import MAX_SEED
+from .utils import CATEGORICAL_FEATURES_CONSTRAINT, validate_tabular
 
 
 @dataclass(eq=False)
@@ -78,17 +80,85 @@ def _mix(cascade_output, predictor_output, w):
     return (1.0 - w) * cascade_output + w * predictor_output
 
 
-class CascadeBase(LayerFeaturesMixin):
+class CascadeBase(LayerFeaturesMixin, ABC):
     """The growth loop, early stopping, layer features, staged outputs, importances, predictor and ``model_dir``.
 
-    A subclass sets :attr:`_measure` (what early stopping monitors) and
-    :attr:`_passed_importance_attr` (the name of the passed columns' importance), and implements
-    ``_check_forest_types``, ``_training_data``, ``_new_growth``, ``_block``,
-    ``_fit_block``, ``_add_layer``, ``_replay``, ``_predictor_template``,
-    ``_fit_final``, ``_predictor_output``, ``_output_rows`` and
-    ``_layer_feature_names``; the parameters below are common
-    to both cascades (see :class:`mddf.MDDFClassifier` for what they mean).
+    A subclass says what the task is through the abstract hooks below (an instance of a subclass
+    that lacks one cannot be made): what early stopping monitors (:attr:`_measure`), the name of
+    the passed columns' importance (:attr:`_passed_importance_attr`), whether its forests grow
+    binned trees (:attr:`_binned_trees`), how the data are checked and a layer is built, fitted,
+    recorded and replayed, and what the final predictor is and outputs. The parameters below are
+    common to both cascades (see :class:`mddf.MDDFClassifier` for what they mean).
     """
+
+    # ------------------------------------------------------------------- hooks
+    @property
+    @abstractmethod
+    def _measure(self):
+        """The score early stopping monitors and its paired test (:data:`mddf._stopping.ACCURACY`, ...)."""
+
+    @property
+    @abstractmethod
+    def _passed_importance_attr(self):
+        """The name of the attribute that receives the passed columns' mean share of the importances."""
+
+    @property
+    @abstractmethod
+    def _binned_trees(self):
+        """Whether the layers' forests grow binned trees (:mod:`mddf.trees`), which bin ``x`` once for every layer."""
+
+    @abstractmethod
+    def _check_forest_types(self):
+        """The validated ``forest_types``, as a tuple."""
+
+    @abstractmethod
+    def _training_data(self, X, y, sample_weight, rng):
+        """Validate the data; return ``X, y, weight, X_val, y_val, weight_val`` (the held-out parts None
+        without ``validation_fraction``)."""
+
+    @abstractmethod
+    def _new_growth(self, **state):
+        """The :class:`Growth` (or a subclass) before the first layer, from the fields of ``state``."""
+
+    @abstractmethod
+    def _block(self, forest_types, t, store):
+        """Layer t's untrained block, whose models go to ``store``."""
+
+    @abstractmethod
+    def _fit_block(self, block, growth, X, **binning):
+        """Fit ``block`` on the layer input ``X``; return its out-of-fold outputs per member."""
+
+    @abstractmethod
+    def _add_layer(self, growth, t, block, per_member, start):
+        """Add fitted layer t to ``growth`` (through :meth:`_keep_layer`); return whether growth stops."""
+
+    @abstractmethod
+    def _log_layer(self, record):
+        """With ``verbose``, report a grown layer's record."""
+
+    @abstractmethod
+    def _replay(self, X):
+        """Yield ``(passed, output)`` after each kept layer for validated rows ``X``."""
+
+    @abstractmethod
+    def _predictor_template(self, categorical=None):
+        """The unfitted ``predictor`` (its ``categorical`` columns split into category subsets where it can)."""
+
+    @abstractmethod
+    def _fit_final(self, template, Z, y, weight, seed):
+        """``(model, estimator)``: the predictor fitted on ``Z``, as the model that predicts and as ``predictor_``."""
+
+    @abstractmethod
+    def _predictor_output(self, model, Z):
+        """The fitted predictor's output for the rows of ``Z`` (what the cascade outputs)."""
+
+    @abstractmethod
+    def _output_rows(self, output, y):
+        """The per-row results of the monitored measure for ``output`` against ``y`` (what early stopping reads)."""
+
+    @abstractmethod
+    def _layer_feature_names(self, layer=None):
+        """The names of the columns that kept layer ``layer`` (1-based, None: the last) passes on."""
 
     _parameter_constraints = {
         "n_estimators": [Interval(Integral, 1, None, closed="left")],
@@ -224,7 +294,7 @@ class CascadeBase(LayerFeaturesMixin):
 
     def _binned_x(self, growth, t):
         """``x`` binned once for every layer that begins with it; None when layer t's trees are not binned."""
-        binned = getattr(self, "tree_method", "hist") == "hist" and any(map(is_forest, growth.forest_types))
+        binned = self._binned_trees and any(map(is_forest, growth.forest_types))
         if not binned or not self._layer_holds_x(t):
             return None
         if growth.binned_x is None:

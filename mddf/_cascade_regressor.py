@@ -10,14 +10,13 @@ from sklearn.ensemble import RandomForestRegressor
 from sklearn.metrics import r2_score
 from sklearn.utils._param_validation import HasMethods, Interval, RealNotInt, StrOptions
 
-from ._block_base import PrefixCodes
+from ._block_regressor import RegressionForestBlock
 from ._cascade_base import CascadeBase, Growth
 from ._layer_features import member_name
-from ._members import check_forest_types, make_gbdt, make_hgb, seeded_clone
-from ._regression_block import RegressionForestBlock
+from ._members import check_forest_types, seeded_clone
 from ._stopping import NEGATIVE_MSE
-from ._tabular import validate_tabular
-from ._validation import check_sample_weight
+from .forests import PrefixCodes, make_gbdt, make_hgb
+from .utils import check_sample_weight, validate_tabular
 
 #: What the layers after the first fit: the target itself, or what the previous layers left of it.
 TARGETS = ("y", "residual")
@@ -306,6 +305,7 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
     _log_name = "CascadeForestRegressor"
     _measure = NEGATIVE_MSE
     _passed_importance_attr = "augmented_feature_importance_"
+    _binned_trees = True  # its forests always grow binned trees
 
     _parameter_constraints = {
         **CascadeBase._parameter_constraints,

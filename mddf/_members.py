@@ -1,13 +1,14 @@
 """Members of a block other than the forests it grows: XGBoost and any scikit-learn estimator.
 
 A block's ``forest_types`` lists its members. The forests (``"rf"``, ``"crf"``,
-``"et"``) are grown tree by tree by :mod:`mddf._block` (classification) and
-:mod:`mddf._regression_block` (regression); the other members are estimators
-fitted whole, one per fold, by the same code for both tasks:
+``"et"``) are grown tree by tree (:mod:`mddf.forests`) by
+:mod:`mddf._block_classifier` (classification) and :mod:`mddf._block_regressor`
+(regression); the other members are estimators fitted whole, one per fold, by
+the same code for both tasks:
 
 - ``"gbdt"``: gradient-boosted trees, XGBoost's ``XGBClassifier`` or
-  ``XGBRegressor`` with the fixed settings of :data:`GBDT_PARAMS`
-  (:func:`make_gbdt`), splitting the columns the block splits into category
+  ``XGBRegressor`` with the fixed settings of :data:`mddf.forests.GBDT_PARAMS`
+  (:func:`mddf.forests.make_gbdt`), splitting the columns the block splits into category
   subsets into category subsets too (XGBoost's ``enable_categorical``);
 - an estimator instance: for classification one with ``fit`` and
   ``predict_proba`` (a scikit-learn classifier, a ``Pipeline`` ending in one, an
@@ -38,98 +39,13 @@ from sklearn.pipeline import Pipeline
 from sklearn.utils import get_tags
 from sklearn.utils.validation import has_fit_parameter
 
-from ._forest_kinds import FOREST_KINDS
 from ._weights import Bootstrap
+from .forests import FOREST_KINDS, make_gbdt
 
 #: Every named kind of member; an estimator instance is the other kind.
 NAMED_KINDS = FOREST_KINDS + ("gbdt",)
-#: The tasks a member serves: its output is class probabilities, or a predicted value.
-TASKS = ("classification", "regression")
-
-#: Settings of the ``"gbdt"`` member: XGBoost's own defaults (100 rounds, learning rate 0.3, depth 6,
-#: histogram trees), written out so that they do not move with XGBoost's version, and one thread, as
-#: the block parallelises over its members and folds (and one thread keeps XGBoost's sums in a fixed order).
-GBDT_PARAMS = dict(n_estimators=100, learning_rate=0.3, max_depth=6, tree_method="hist", n_jobs=1)
 
 _MAX_SEED = np.iinfo(np.int32).max
-
-
-def make_gbdt(random_state=None, task="classification", categorical=None):
-    """The ``"gbdt"`` member: ``XGBClassifier`` (or ``XGBRegressor``) ``(**GBDT_PARAMS, random_state=random_state)``.
-
-    Boosting fits each tree to the errors of the previous ones, so on data where
-    a few strong interactions matter it reaches a lower bias than the block's
-    averaged forests, at the cost of sequential rounds. The block's depth
-    limit (``max_depth_factor``) and ``n_estimators`` do not apply to it; for
-    other settings pass an ``XGBClassifier`` or ``XGBRegressor`` instance of your own.
-
-    Parameters
-    ----------
-    random_state : int or None
-    task : {"classification", "regression"}
-        ``"regression"`` gives ``XGBRegressor`` (squared error) with the same settings.
-    categorical : array-like of bool (d,) or None
-        Columns of the input that hold category codes (0 .. k-1, NaN for a missing
-        or unseen category) to split into subsets of categories: they are given
-        to XGBoost as categorical (``enable_categorical=True`` and
-        ``feature_types``, ``"c"`` for these columns and ``"q"`` for the others),
-        as its own categorical support splits them. None, or no True entry: every
-        column is a number, and the model is the one without this parameter.
-    """
-    _check_task(task)
-    params = dict(GBDT_PARAMS, random_state=random_state, **_categorical_params(categorical))
-    if task == "regression":
-        from xgboost import XGBRegressor
-
-        return XGBRegressor(**params)
-    from xgboost import XGBClassifier
-
-    return XGBClassifier(**params)
-
-
-def make_hgb(random_state=None, task="classification", categorical=None):
-    """scikit-learn's ``HistGradientBoostingClassifier`` (or ``...Regressor``) with its defaults.
-
-    The ``predictor="hgb"`` of the cascades. Its defaults include ``early_stopping="auto"``: on large
-    inputs it stops on a held-out share of the rows (``validation_fraction``), drawn from ``random_state``.
-
-    Parameters
-    ----------
-    random_state : int or None
-    task : {"classification", "regression"}
-    categorical : array-like of bool (d,) or None
-        Columns of the input that hold category codes (0 .. k-1 with k at most 255, NaN for a missing or
-        unseen category), given as its ``categorical_features`` so that it splits them into subsets of
-        categories. None, or no True entry: every column is a number (its default ``"from_dtype"``,
-        which finds no category in a numeric array), as in :func:`make_gbdt`.
-    """
-    _check_task(task)
-    from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor
-
-    model = HistGradientBoostingRegressor if task == "regression" else HistGradientBoostingClassifier
-    mask = _category_mask(categorical)
-    categorical_features = "from_dtype" if mask is None else mask
-    return model(categorical_features=categorical_features, random_state=random_state)
-
-
-def _category_mask(categorical):
-    """``categorical`` as an array of bool, or None when it marks no column (None or no True entry)."""
-    if categorical is None or not np.any(categorical):
-        return None
-    return np.asarray(categorical, bool)
-
-
-def _categorical_params(categorical):
-    """XGBoost's parameters for the category columns marked in ``categorical``; none without one."""
-    mask = _category_mask(categorical)
-    if mask is None:
-        return {}
-    return {"enable_categorical": True, "feature_types": ["c" if c else "q" for c in mask]}
-
-
-def _check_task(task):
-    if task not in TASKS:
-        raise ValueError(f"unknown task {task!r}; expected one of {TASKS}")
 
 
 def is_forest(kind):
@@ -429,8 +345,8 @@ def fit_fold_member(template, seed, X, y, fit_rows, predict_rows, weight, draws,
 class MemberBlockMixin:
     """What a block does with its members that are not forests: their fit tasks and their importances.
 
-    Mixed into :class:`mddf._block.ForestBlock` and
-    :class:`mddf._regression_block.RegressionForestBlock` (before
+    Mixed into :class:`mddf._block_classifier.ForestBlock` and
+    :class:`mddf._block_regressor.RegressionForestBlock` (before
     :class:`mddf._block_base.BlockBase`), so that both tasks cross-fit their
     members through the same code.
     """

@@ -10,7 +10,7 @@ from sklearn.decomposition import PCA
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import _check_feature_names_in, check_is_fitted, validate_data
 
-from ._tabular import _is_dataframe, _mask_from_spec
+from .utils._tabular import _is_dataframe, _mask_from_spec
 
 
 def _numeric_columns(frame) -> np.ndarray:

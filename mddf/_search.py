@@ -21,9 +21,9 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval
 from sklearn.utils.validation import check_is_fitted
 
-from ._cascade import MDDFClassifier
-from ._layer_features import LayerOutputMixin
+from ._cascade_classifier import MDDFClassifier
 from ._storage import ModelStore, temporary_folders_removed_on_sigterm
+from .utils import LayerOutputMixin
 
 #: The candidate sets of the paper's Section 5.2 (eq. 48's gamma and mu, and the depth factor).
 PAPER_PARAM_GRID = {

@@ -46,7 +46,6 @@ import weakref
 from contextlib import contextmanager
 
 import numpy as np
-from sklearn.utils.parallel import delayed
 
 #: Marker file of a folder written by mddf: the entries :data:`OWNED_ENTRY` names in it are mddf's to replace.
 MARKER = "MDDF_MODEL_DIR.json"
@@ -125,27 +124,6 @@ class _HashingWriter:
         self.sha256.update(data)
         self.size += memoryview(data).nbytes
         return self.f.write(data)
-
-
-_MALLOC_TRIM = []
-
-
-def release_freed_memory():
-    """Hand the heap memory freed so far back to the operating system (glibc's ``malloc_trim``; elsewhere a no-op).
-
-    glibc keeps the memory of freed arrays for reuse, so without it the resident
-    memory of a process stays at the high-water mark of the forests it has
-    grown and dropped, even though they are on disk.
-    """
-    if not _MALLOC_TRIM:
-        try:
-            import ctypes
-
-            _MALLOC_TRIM.append(ctypes.CDLL("libc.so.6").malloc_trim)
-        except (OSError, AttributeError):
-            _MALLOC_TRIM.append(None)
-    if _MALLOC_TRIM[0] is not None:
-        _MALLOC_TRIM[0](0)
 
 
 #: Name of a temporary folder (``model_dir="auto"``): ``mddf-<pid of the process that owns it>-<random>``.
@@ -349,7 +327,7 @@ class StoredRecord:
         model = self._forest(path, mapped, copy)
         if not verified:
             try:
-                # the forests check their arrays, as when they are unpickled (mddf.trees.forest.PackedForest)
+                # the forests check their arrays, as when they are unpickled (mddf.forests.PackedForest)
                 if hasattr(model, "check_arrays"):
                     model.check_arrays()
             except ValueError as exc:
@@ -401,13 +379,13 @@ class ModelWriter:
     def save(self, model, name):
         """Write ``model`` to ``subdir/name.bin`` and return its :class:`StoredRecord`.
 
-        A forest (any model whose attributes are arrays and scalars, plus a ``binner``) is written
-        array by array; any other model (a :class:`mddf._members.FoldModel`) is pickled. The bytes are
-        hashed as they are written, for the record. The file is written under a temporary name and
-        renamed, so that an interrupted write leaves no file of the final name.
+        A stored forest (a model that names its arrays in ``_stored_arrays``, and whose other
+        attributes are scalars and small objects such as its ``binner``: a
+        :class:`mddf.forests.StoredForest`) is written array by array; any other model (a fitted
+        member) is pickled. The bytes are hashed as they are written, for the record. The file is
+        written under a temporary name and renamed, so that an interrupted write leaves no file of
+        the final name.
         """
-        from ._members import FoldModel
-
         relpath = os.path.join(self.subdir, f"{name}.bin")
         path = os.path.join(self.folder, relpath)
         os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -415,7 +393,7 @@ class ModelWriter:
         with open(partial, "wb") as f:
             out = _HashingWriter(f)
             out.write(_header(self.fit_id))
-            if isinstance(model, FoldModel):
+            if not _is_stored_forest(model):
                 pickle.dump(model, out, protocol=pickle.HIGHEST_PROTOCOL)
                 layout, attrs, n_trees = None, {}, None
                 importances = model.importances
@@ -437,6 +415,11 @@ class ModelWriter:
             out.size,
             out.sha256.hexdigest(),
         )
+
+
+def _is_stored_forest(model):
+    """Whether ``model`` is written array by array: it names the arrays that hold it (``_stored_arrays``)."""
+    return bool(getattr(type(model), "_stored_arrays", ()))
 
 
 def _write_arrays(model, out):
@@ -568,20 +551,9 @@ class ModelStore:
         return ModelWriter(self.path, subdir, self.fit_id)
 
     # The store interface (as :class:`MemoryStore`'s): what a block asks of the store of its models.
-    def fit_task(self, subdir, name, fit, *args):
-        """A joblib task that runs ``fit(*args)`` and writes the model it returns as ``subdir/name``.
-
-        The task returns the model's :class:`StoredRecord` and the rest of what ``fit`` returned.
-        """
-        return delayed(_fit_and_store)(self.writer(subdir), name, fit, *args)
-
     def handle(self, record):
         """What the block keeps of a model the task wrote: a :class:`StoredModel`."""
         return StoredModel(self, record)
-
-    def predict_task(self, handle, predict, *args):
-        """A joblib task that loads the model (memory-mapped), returns ``predict(model, *args)`` and lets it go."""
-        return delayed(_predict_stored)(predict, handle.record, self.path, *args)
 
     @staticmethod
     def model_class(handle):
@@ -684,19 +656,14 @@ class MemoryStore:
     temporary = False
 
     @staticmethod
-    def fit_task(subdir, name, fit, *args):
-        """A joblib task that runs ``fit(*args)``."""
-        return delayed(fit)(*args)
+    def writer(subdir):
+        """None: the models are not written, the block keeps them."""
+        return None
 
     @staticmethod
     def handle(model):
         """What the block keeps of a fitted model: the model."""
         return model
-
-    @staticmethod
-    def predict_task(model, predict, *args):
-        """A joblib task that returns ``predict(model, *args)``."""
-        return delayed(predict)(model, *args)
 
     @staticmethod
     def model_class(model):
@@ -730,29 +697,9 @@ def open_store(model_dir):
     return MemoryStore() if model_dir is None else ModelStore.claim(model_dir)
 
 
-def _fit_and_store(writer, name, fit, *args):
-    """Run ``fit(*args)``, write the fitted model with ``writer`` and return its record with the model's output.
-
-    Runs in the worker that fits the model, so that the model leaves memory as soon as its
-    out-of-fold output is computed.
-    """
-    model, out = fit(*args)
-    record = writer.save(model, name)
-    del model
-    release_freed_memory()
-    return record, out
-
-
-def _predict_stored(predict, record, folder, *args):
-    """Load a stored model (memory-mapped), return ``predict(model, *args)``, and let it go (runs in a worker)."""
-    return predict(record.load(folder), *args)
-
-
 def _write_marker(path, fit_id, temporary=None):
     """Write the folder's :data:`MARKER`; ``temporary``: the owning process of a temporary folder (pid, host)."""
-    from . import __name__ as package
-
-    content = {"written_by": package, "format": FORMAT, "fit_id": fit_id}
+    content = {"written_by": __package__, "format": FORMAT, "fit_id": fit_id}
     if temporary is not None:
         content["temporary"] = temporary
     with open(os.path.join(path, MARKER), "w") as f:

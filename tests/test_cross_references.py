@@ -14,9 +14,9 @@ Checked: every docstring and every comment (``#:`` documentation comments, and t
 examples) of the package (``mddf/``, ``baselines/``, ``datasets/``, ``experiments/``), ``scripts/*.py`` and
 ``examples/*.py``, and every page under ``docs/`` (Markdown and reStructuredText, outside fenced code; the targets
 of a ``.. currentmodule::`` are looked up in that module) and ``README.md``. The pages and the docstrings of the
-public objects (what ``mddf``, ``mddf.baselines``, ``mddf.datasets`` and ``mddf.trees`` export, and their public
-members) are rendered, so their references name no private object (``mddf._members.GBDT_PARAMS``): Sphinx has no
-page to link it to.
+public objects (what ``mddf``, ``mddf.baselines``, ``mddf.datasets``, ``mddf.forests``, ``mddf.trees`` and
+``mddf.utils`` export, and their public members) are rendered, so their references name no private object
+(``mddf._members.FoldModel``): Sphinx has no page to link it to.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ PACKAGES = {
     "datasets": "mddf.datasets",
     "experiments": "mddf.experiments",
 }
-PUBLIC_MODULES = ("mddf", "mddf.baselines", "mddf.datasets", "mddf.trees")
+PUBLIC_MODULES = ("mddf", "mddf.baselines", "mddf.datasets", "mddf.forests", "mddf.trees", "mddf.utils")
 DOCS = ROOT / "docs"
 BUILD_DIRS = {"_build", "auto_examples", "generated"}
 
@@ -300,5 +300,5 @@ def test_a_reference_to_a_missing_object_does_not_resolve(target, module, cls):
 
 
 def test_a_private_target_is_told_apart():
-    assert _private("~mddf._members.GBDT_PARAMS") and _private("mddf.MDDFClassifier._fit_block")
+    assert _private("~mddf._members.FoldModel") and _private("mddf.MDDFClassifier._fit_block")
     assert not _private("~mddf.MDDFClassifier.fit") and not _private("mddf.experiments.runner.run_one")

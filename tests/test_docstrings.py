@@ -12,7 +12,7 @@ not ours to move and are let through:
 Checked: every module, class and function docstring and every ``#:`` documentation comment of the package
 (``mddf/``, ``baselines/``, ``datasets/``, ``experiments/``) and of ``scripts/*.py`` (their docstrings are the
 ``--help`` text), read from the source, plus the docstrings of the public objects of ``mddf``,
-``mddf.baselines``, ``mddf.datasets`` and ``mddf.trees`` as imported.
+``mddf.baselines``, ``mddf.datasets``, ``mddf.forests``, ``mddf.trees`` and ``mddf.utils`` as imported.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCE_DIRS = ("mddf", "baselines", "datasets", "experiments")
-PUBLIC_MODULES = ("mddf", "mddf.baselines", "mddf.datasets", "mddf.trees")
+PUBLIC_MODULES = ("mddf", "mddf.baselines", "mddf.datasets", "mddf.forests", "mddf.trees", "mddf.utils")
 
 #: Source files exempt from the check (none: every file passes).
 PENDING = set()
@@ -161,7 +161,7 @@ def test_public_objects_docstrings_carry_no_measured_figures_or_history():
 def test_the_walk_covers_the_estimators_and_their_methods():
     names = {name for name, doc in _public_docstrings() if doc}
     assert {"mddf", "mddf.MDDFClassifier", "mddf.MDDFClassifier.fit", "mddf.baselines.GCForestClassifier"} <= names
-    assert {"mddf.datasets.load_dataset", "mddf.trees.BinnedForest"} <= names
+    assert {"mddf.datasets.load_dataset", "mddf.forests.BinnedForest"} <= names
     assert len(SOURCE_FILES) > 50
 
 

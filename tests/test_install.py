@@ -227,7 +227,10 @@ def test_the_wheel_and_the_sdist_hold_one_top_level_package_with_every_subpackag
         names = wheel.namelist()
     assert {n.split("/")[0] for n in names} == {"mddf", f"{build['wheel'].name.split('-')[0]}-{VERSION}.dist-info"}
     for module in (
-        "mddf/_cascade.py",
+        "mddf/_cascade_classifier.py",
+        "mddf/forests/growing.py",
+        "mddf/trees/criterion.py",
+        "mddf/utils/_tabular.py",
         "mddf/baselines/deepboost.py",
         "mddf/datasets/loader.py",
         "mddf/experiments/runner.py",

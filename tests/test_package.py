@@ -108,6 +108,13 @@ def test_the_api_reference_documents_exactly_what_mddf_exports():
     assert _api_reference_entries("mddf") == set(mddf.__all__)
 
 
+@pytest.mark.parametrize("name", ["mddf.forests", "mddf.trees", "mddf.utils"])
+def test_the_api_reference_documents_every_class_and_function_a_public_package_exports(name):
+    module = importlib.import_module(name)
+    exported = {attr for attr in module.__all__ if callable(getattr(module, attr))}
+    assert exported <= _api_reference_entries(name) <= set(module.__all__)
+
+
 def test_the_implementation_modules_are_private():
     # scikit-learn's layout: sklearn/ensemble/_forest.py, and sklearn.ensemble exports the estimators
     package = ROOT / "mddf"

@@ -35,8 +35,7 @@ DATASETS = ("yeast", "satimage", "letter", "adult")
 @contextmanager
 def _share_of_each_fold_model(model):
     """Within the block, the binned forests of ``model`` predict with the trees ``fold_trees="share"`` keeps."""
-    from mddf._block_base import fold_share
-    from mddf.trees import BinnedForest
+    from mddf.forests import BinnedForest, fold_share
 
     kept = {}
     for block in model.layers_:

@@ -59,13 +59,13 @@ from threadpoolctl import threadpool_limits
 from xgboost import XGBClassifier
 
 from mddf import MDDFClassifier, PCAFeatures
-from mddf._members import make_gbdt
 from mddf.experiments.bench.fitting import lightgbm_available, pending, timed_fit
 from mddf.experiments.bench.mixed_data import load_frames, ordinal_codes
 from mddf.experiments.provenance import provenance, record_stamp, script_path, with_markdown_header
 from mddf.experiments.runner import predictor_choice
 from mddf.experiments.store import ResultStore
 from mddf.experiments.tables import markdown_table, mean_ranks, mean_std, write_rows
+from mddf.forests import make_gbdt
 
 DATASETS = ("adult", "fashion-mnist", "letter", "satimage", "mixed_categories", "numeric_interaction")
 QUICK_DATASETS = ("mixed_categories", "numeric_interaction", "iris")

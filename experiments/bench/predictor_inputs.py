@@ -8,9 +8,9 @@ variants are compared on the same cascades, pair by pair:
 
 - ``cascade``: the cascade's own prediction, ``argmax f_T`` (eq. 9);
 - ``hgb[x,f]``: HistGradientBoosting on ``[x, f_T]`` with the out-of-fold ``f_T`` of the part's rows, as
-  ``predictor="hgb"`` trains it (:func:`mddf._members.make_hgb`, the category columns of ``x`` split
+  ``predictor="hgb"`` trains it (:func:`mddf.forests.make_hgb`, the category columns of ``x`` split
   into subsets), its ``random_state`` the seed rather than a draw from the cascade's stream;
-- ``xgb[x,f]``: the same with ``predictor="xgboost"``'s XGBoost (:func:`mddf._members.make_gbdt`);
+- ``xgb[x,f]``: the same with ``predictor="xgboost"``'s XGBoost (:func:`mddf.forests.make_gbdt`);
 - ``hgb[x]``: HistGradientBoosting on ``x`` alone, the cascade's encoding of the same columns: what the
   class vectors add to the first variant;
 - ``xgb-margin[x]`` and ``xgb-margin[x,f]``: XGBoost *boosted from the cascade*: its starting margin
@@ -55,7 +55,7 @@ def boost_from_margin(Z, y, margin, Z_new, margin_new, categorical, seed):
     from sklearn.model_selection import train_test_split
     from xgboost import XGBClassifier
 
-    from mddf._members import make_gbdt
+    from mddf.forests import make_gbdt
 
     params = {**make_gbdt(random_state=seed, categorical=categorical).get_params(), **MARGIN_BOOSTING}
     fit_rows, stop_rows = train_test_split(
@@ -76,8 +76,8 @@ def boost_from_margin(Z, y, margin, Z_new, margin_new, categorical, seed):
 def score_variants(X_fit, y_fit, X_held, y_held, seed, n_jobs, params, quick=False):
     """Accuracy of every variant on the held-out rows, from one cascade fitted on ``X_fit``; one dict."""
     from mddf import MDDFClassifier
-    from mddf._members import make_gbdt, make_hgb
-    from mddf._tabular import validate_tabular
+    from mddf.forests import make_gbdt, make_hgb
+    from mddf.utils import validate_tabular
 
     size = {"n_estimators": 4, "max_layers": 2} if quick else {}
     cascade = MDDFClassifier(**{**params, **size, "predictor": None, "random_state": seed, "n_jobs": n_jobs})

@@ -4,23 +4,23 @@ One :class:`mddf.MDDFClassifier` fit per dataset (defaults unless ``--params``),
 (``n_jobs=1``, so that the phases' seconds add up to the fit's), with the functions that make each
 phase wrapped in timers for the length of the fit:
 
-- *binning*: quantising the layer input (:class:`mddf._block_base.BinnedInput`);
+- *binning*: quantising the layer input (:class:`mddf.forests.BinnedInput`);
 - *tree growth*: :func:`mddf.trees.grow_tree`;
 - *packing*: storing each grown tree as node words and joining a forest's trees
-  (:meth:`mddf.trees.ForestBuilder.add`, :meth:`~mddf.trees.ForestBuilder.finish`);
+  (:meth:`mddf.forests.ForestBuilder.add`, :meth:`~mddf.forests.ForestBuilder.finish`);
 - *out-of-fold prediction*: routing each tree's held-out (or out-of-bag) rows as it is grown
-  (:meth:`mddf.trees.ForestBuilder.route_last`);
-- *resampling*: the rest of the forests' tree loop (:func:`mddf._block_base.grow_forest` less the
+  (:meth:`mddf.forests.ForestBuilder.route_last`);
+- *resampling*: the rest of the forests' tree loop (:func:`mddf.forests.grow_forest` less the
   above: the bootstrap and weighted draws, the row counts);
 - *margins and alpha*: the margins of eq. 46 and the layer weight of eq. 48
-  (:meth:`mddf._mixture.CumulativeMargin.solve_weight`, :func:`mddf.margins`);
-- *reweighting*: D_{t+1} (eq. 47, :meth:`mddf._mixture.CumulativeMargin.reweight`);
+  (``CumulativeMargin.solve_weight`` of the classifier's module, :func:`mddf.margins`);
+- *reweighting*: D_{t+1} (eq. 47, ``CumulativeMargin.reweight``);
 - *other*: the rest of the fit (validation, folds, class-vector mixtures, the layers' records).
 
 The fitted model then predicts the test rows in ``--predict-rounds`` rounds, one thread, with two
 phases timed: *binning* (:meth:`mddf.trees.FeatureBinner.transform`: the compiled kernel, on ``x``
-once per call and on the passed columns per layer, :class:`mddf._block_base.PrefixCodes`) and
-*routing* (the forests' :meth:`~mddf.trees.BinnedForest.predict_proba_binned`); *other* is the rest
+once per call and on the passed columns per layer, :class:`mddf.forests.PrefixCodes`) and
+*routing* (the forests' :meth:`~mddf.forests.BinnedForest.predict_proba_binned`); *other* is the rest
 (validation, class-vector mixtures). Each round also predicts with the *reference binning*, the
 binning before the compiled kernel (:func:`reference_transform`, :func:`numpy.searchsorted` per
 column, every column of every layer's input binned by the layer); the predictions are checked equal
@@ -34,6 +34,7 @@ Results go to ``<out>/profile.md`` (a table per dataset, seconds and shares of t
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import sys
 import time
@@ -110,20 +111,22 @@ def profile_fit(X, y, params=None):
 
 def fit_profiled(X, y, params=None):
     """:func:`profile_fit`'s seconds by phase, and the fitted model."""
-    from mddf import MDDFClassifier, _block, _block_base, _cascade, _mixture
-    from mddf.trees import forest
+    from mddf import MDDFClassifier
+    from mddf.forests import BinnedInput, ForestBuilder, growing
+
+    cascade = inspect.getmodule(MDDFClassifier)  # the module whose margins and CumulativeMargin the fit calls
 
     params = {**(params or {}), "n_jobs": 1}
     timers = _Timers()
-    timers.wrap(_block_base.BinnedInput, "__init__", "binning")
-    timers.wrap(_block_base, "grow_tree", "tree growth")
-    timers.wrap(forest.ForestBuilder, "add", "packing")
-    timers.wrap(forest.ForestBuilder, "finish", "packing")
-    timers.wrap(forest.ForestBuilder, "route_last", "out-of-fold prediction")
-    timers.wrap(_block, "grow_forest", "forest loop")
-    timers.wrap(_mixture.CumulativeMargin, "solve_weight", "margins and alpha")
-    timers.wrap(_cascade, "margins", "margins and alpha")
-    timers.wrap(_mixture.CumulativeMargin, "reweight", "reweighting")
+    timers.wrap(BinnedInput, "__init__", "binning")
+    timers.wrap(growing, "grow_tree", "tree growth")
+    timers.wrap(ForestBuilder, "add", "packing")
+    timers.wrap(ForestBuilder, "finish", "packing")
+    timers.wrap(ForestBuilder, "route_last", "out-of-fold prediction")
+    timers.wrap(growing, "grow_forest", "forest loop")
+    timers.wrap(cascade.CumulativeMargin, "solve_weight", "margins and alpha")
+    timers.wrap(cascade, "margins", "margins and alpha")
+    timers.wrap(cascade.CumulativeMargin, "reweight", "reweighting")
     try:
         start = time.perf_counter()
         model = MDDFClassifier(**params).fit(X, y)
@@ -147,8 +150,8 @@ def profile_predict(model, X, rounds=3):
     ``"ratio"`` (median over rounds of today's over the reference's) and ``"layers kept"``.
     Raises ``AssertionError`` if the two give different predictions.
     """
-    from mddf import _block_base
-    from mddf.trees import BinnedForest, FeatureBinner
+    from mddf.forests import BinnedForest, PrefixCodes
+    from mddf.trees import FeatureBinner
 
     model.set_params(n_jobs=1)
     runs, reference, ratios = [], [], []
@@ -167,7 +170,7 @@ def profile_predict(model, X, rounds=3):
         runs.append({**phases, "predict": seconds})
         with (
             mock.patch.object(FeatureBinner, "transform", reference_transform),
-            mock.patch.object(_block_base.PrefixCodes, "transform", lambda self, binner, X: binner.transform(X)),
+            mock.patch.object(PrefixCodes, "transform", lambda self, binner, X: binner.transform(X)),
         ):
             start = time.perf_counter()
             reference_proba = model.predict_proba(X)

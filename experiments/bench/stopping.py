@@ -76,9 +76,9 @@ from pathlib import Path
 import numpy as np
 
 from mddf import MDDFClassifier
-from mddf._stopping import EarlyStopping
 from mddf.experiments.bench.loading import train_test_arrays
 from mddf.experiments.tables import markdown_table, plus_minus, standard_error
+from mddf.utils import EarlyStopping
 
 DATASETS = ("letter", "satimage", "adult", "yeast")
 SEEDS = (0, 1, 2, 3, 4)

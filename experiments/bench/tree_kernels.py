@@ -53,8 +53,10 @@ class _BaselineTrees:
         atexit.register(self.close)  # the copy is needed while the process runs, and never after
         package = self.folder / "baseline_trees"
         package.mkdir()
+        # the stored forests left mddf/trees for mddf/forests: a later revision's are copied beside its trees
+        forests = ["mddf/forests/binned.py", "mddf/forests/stored.py"]
         files = subprocess.run(
-            ["git", "ls-tree", "--name-only", revision, "mddf/trees/"],
+            ["git", "ls-tree", "--name-only", revision, "mddf/trees/", *forests],
             capture_output=True,
             text=True,
             check=True,
@@ -64,10 +66,16 @@ class _BaselineTrees:
             if path.endswith(".py"):
                 source = subprocess.run(
                     ["git", "show", f"{revision}:{path}"], capture_output=True, text=True, check=True, cwd=root
-                )
-                (package / Path(path).name).write_text(source.stdout)
+                ).stdout
+                name = Path(path).name
+                if path in forests:
+                    source = source.replace("from ..trees.", "from .").replace("from .stored ", "from .forest_stored ")
+                    name = f"forest_{name}"
+                (package / name).write_text(source)
         sys.path.insert(0, str(self.folder))
         self.trees = importlib.import_module("baseline_trees")
+        if not hasattr(self.trees, "ForestBuilder"):
+            self.trees.ForestBuilder = importlib.import_module("baseline_trees.forest_binned").ForestBuilder
         self.twins = hasattr(self.trees, "grow_regression_tree")  # the growers before one skeleton served both
 
     def close(self):
@@ -124,7 +132,7 @@ def _same_tree(old, new, regression):
 
 def compare_growing(baseline, data, y, n_trees, seed=0):
     """Per (task, kind): this checkout's median seconds per tree over the baseline's, and whether the trees agree."""
-    from mddf._forest_kinds import forest_kind
+    from mddf.forests import forest_kind
 
     rng = np.random.RandomState(seed)
     n = len(y)
@@ -158,8 +166,7 @@ def compare_growing(baseline, data, y, n_trees, seed=0):
 
 def compare_routing(baseline, data, y, X_test, n_trees, rounds, seed=0):
     """Per kind (rf, crf): ns per (row, tree) of both stores on the same trees, and whether they agree."""
-    from mddf._forest_kinds import forest_kind
-    from mddf.trees import ForestBuilder
+    from mddf.forests import ForestBuilder, forest_kind
 
     rng = np.random.RandomState(seed)
     n, n_classes = len(y), int(y.max()) + 1
@@ -276,7 +283,7 @@ def main(argv=None):
     parts = set(args.parts.split(","))
     if not parts <= {"growing", "routing", "binning"}:
         parser.error(f"--parts: unknown {sorted(parts - {'growing', 'routing', 'binning'})}")
-    from mddf._block_base import BinnedInput
+    from mddf.forests import BinnedInput
 
     root = Path(__file__).resolve().parents[2]
     baseline = _BaselineTrees(args.baseline, root)

@@ -1,8 +1,10 @@
 """Decision trees grown on binned features, compiled with numba (``tree_method="hist"``).
 
-The forests' trees are grown on features quantised once per layer to at most
-256 ordered bins (as LightGBM, XGBoost's ``hist`` method and DF21 do), with
-scikit-learn's split rules. One concern per module, as in scikit-learn's
+The lowest layer of mddf (see :mod:`mddf` for the layers): one tree, grown,
+stored and routed; the forests that gather trees are :mod:`mddf.forests`. The
+trees are grown on features quantised once per layer to at most 256 ordered
+bins (as LightGBM, XGBoost's ``hist`` method and DF21 do), with scikit-learn's
+split rules. One concern per module, as in scikit-learn's
 ``sklearn/ensemble/_hist_gradient_boosting``:
 
 - :mod:`~mddf.trees.binning`: :class:`FeatureBinner`, the bin edges of each
@@ -10,21 +12,21 @@ scikit-learn's split rules. One concern per module, as in scikit-learn's
   of their own;
 - :mod:`~mddf.trees.splitting`: what the split search needs whatever the
   criterion: the random generator, random thresholds and random category subsets;
+- :mod:`~mddf.trees.criterion`: what a split criterion is, the functions the
+  grower calls (a node's statistics, its leaf, the best threshold or category
+  subset of a feature, the score of a given one, the partition of a node's
+  rows), and the registry of the criteria by name;
 - :mod:`~mddf.trees.gini` and :mod:`~mddf.trees.squared_error`: the two
-  criteria (classification and regression), each one module of the same
-  functions: a node's statistics, its leaf, the best threshold or category
-  subset of a feature, the score of a given one, the partition of a node's rows;
+  criteria (classification and regression);
 - :mod:`~mddf.trees.grower`: :func:`grow_tree`, one skeleton growing a tree
   depth first (node stack, candidate-feature draws, row partitions) into flat
   node arrays, with its impurity importance per feature, compiled once per
-  criterion (the labels' dtype chooses it);
+  registered criterion;
 - :mod:`~mddf.trees.nodes`: the node words that store a grown tree, one word a
   node, and their validation;
+- :mod:`~mddf.trees.packing`: a grown tree packed into node words;
 - :mod:`~mddf.trees.predictor`: :func:`route_trees`, routing rows through
-  stored trees to their leaves;
-- :mod:`~mddf.trees.forest`: :class:`ForestBuilder`, packing trees as they are
-  grown, and the stored forests, :class:`BinnedForest` (class probabilities)
-  and :class:`BinnedRegressionForest` (means), predicting new float rows.
+  stored trees to their leaves.
 
 numba's on-disk cache of a compiled function is invalidated only by changes to
 its own file, not to the functions it calls from other modules: after editing
@@ -33,7 +35,6 @@ its own file, not to the functions it calls from other modules: after editing
 """
 
 from .binning import MAX_BINS, FeatureBinner
-from .forest import BinnedForest, BinnedRegressionForest, ForestBuilder
 from .grower import BEST, COMPLETELY_RANDOM, RANDOM_THRESHOLD, GrownTree, TreeSettings, grow_tree
 from .predictor import PackedTrees, route_trees
 
@@ -42,10 +43,7 @@ __all__ = [
     "COMPLETELY_RANDOM",
     "MAX_BINS",
     "RANDOM_THRESHOLD",
-    "BinnedForest",
-    "BinnedRegressionForest",
     "FeatureBinner",
-    "ForestBuilder",
     "GrownTree",
     "PackedTrees",
     "TreeSettings",

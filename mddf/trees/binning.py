@@ -4,7 +4,7 @@ Bins are cut between the sorted distinct values of a feature (at midpoints, as
 scikit-learn's thresholds are) when it has at most ``max_bins`` of them, and at
 equal-frequency quantiles otherwise. ``bin(x) <= b`` exactly when
 ``x <= edges[b]``, so a split on bins is a split on float thresholds; fitted
-trees keep their bins (:class:`mddf.trees.BinnedForest`) and new rows are
+trees keep their bins (:class:`mddf.forests.BinnedForest`) and new rows are
 binned with the same edges.
 
 Missing values (NaN) get a bin of their own, one past the feature's real bins:

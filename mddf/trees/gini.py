@@ -51,6 +51,9 @@ from .splitting import CATEGORY_WORDS, CONSTANT, Candidate
 # the grower's on-disk numba cache (grower.py) holds this module's functions compiled in and does
 # not see changes to this file: delete mddf/trees/__pycache__ after editing it.
 
+#: The labels it grows on: class indices (:mod:`mddf.trees.criterion`).
+LABEL_KINDS = "iu"
+
 _INSERTION_SORT_ROWS = 24
 
 #: Scratch space of the split searches, allocated once per tree (:func:`new_buffers`).

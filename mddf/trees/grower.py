@@ -3,10 +3,11 @@
 Trees grow depth first from a stack of pending nodes: each node draws its
 candidate features, takes the split the rule asks for on them (the
 criterion's best split, or a random one: :mod:`mddf.trees.splitting`), and
-partitions its rows in place. The criterion is Gini for integer class labels
-(:mod:`mddf.trees.gini`) and the squared error for float targets
-(:mod:`mddf.trees.squared_error`): two modules of the same functions, each
-compiled into the skeleton by :func:`_grower`, which calls them directly (the
+partitions its rows in place. The split criterion is a module of compiled
+functions that keeps the contract of :mod:`mddf.trees.criterion`, named in its
+registry: Gini for class labels (:mod:`mddf.trees.gini`) and the squared error
+for real targets (:mod:`mddf.trees.squared_error`). Each is compiled into the
+skeleton by :func:`_grower`, which calls its functions directly (the
 split searches are compiled without reference counting, and those called for
 every candidate feature of a node are inlined by LLVM, :mod:`mddf.trees._kernel`).
 The tree is returned as flat node arrays (:data:`GrownTree`), which
@@ -38,11 +39,11 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from . import gini, squared_error
+from .criterion import CRITERIA, check_labels, criterion_for
 from .splitting import CATEGORY_WORDS, CONSTANT, randint, random_subset, random_threshold, rng_state
 
 # numba's on-disk cache of the growers holds every function they call compiled in (splitting.py,
-# gini.py, squared_error.py, binning.py) and is invalidated only by changes to this file: after
+# the criteria's modules, binning.py) and is invalidated only by changes to this file: after
 # editing one of those, delete mddf/trees/__pycache__.
 
 #: Split rules: the best split of each candidate feature, the best of them kept (random forests); a
@@ -365,13 +366,15 @@ def _grower(criterion):
     return _skeleton
 
 
-#: The compiled growers: Gini for class labels, the squared error for targets.
-GROW_GINI = _grower(gini)
-GROW_SQUARED_ERROR = _grower(squared_error)
+#: The compiled growers, one per registered criterion (:data:`mddf.trees.criterion.CRITERIA`), by its name.
+GROWERS = {name: _grower(module) for name, module in CRITERIA.items()}
+#: The growers of the Gini criterion (class labels) and of the squared error (targets).
+GROW_GINI = GROWERS["gini"]
+GROW_SQUARED_ERROR = GROWERS["squared_error"]
 
 
-def grow_tree(Xb, y, w, n_bins, missing_bin, categorical, n_classes, settings, seed):
-    """Grow one tree on binned features: Gini for integer class labels ``y``, squared error for float targets.
+def grow_tree(Xb, y, w, n_bins, missing_bin, categorical, n_classes, settings, seed, criterion=None):
+    """Grow one tree on binned features with the split ``criterion``: Gini for class labels, squared error for targets.
 
     Parameters
     ----------
@@ -398,6 +401,11 @@ def grow_tree(Xb, y, w, n_bins, missing_bin, categorical, n_classes, settings, s
         Classes of ``y`` (not used for regression).
     settings : TreeSettings
     seed : int
+    criterion : str or None, default=None
+        A name of :data:`mddf.trees.criterion.CRITERIA` (``"gini"`` or
+        ``"squared_error"``); a ``ValueError`` if it does not grow on labels of
+        ``y``'s dtype. None: the first registered criterion that does
+        (:func:`mddf.trees.criterion.criterion_for`).
 
     Returns
     -------
@@ -409,5 +417,8 @@ def grow_tree(Xb, y, w, n_bins, missing_bin, categorical, n_classes, settings, s
     feature (scikit-learn's defaults: ``min_samples_split=2``,
     ``min_samples_leaf=1``).
     """
-    grower = GROW_GINI if y.dtype.kind in "iu" else GROW_SQUARED_ERROR
-    return grower(Xb, y, w, n_bins, missing_bin, categorical, n_classes, settings, seed)
+    if criterion is None:
+        criterion = criterion_for(y)
+    else:
+        check_labels(criterion, y)
+    return GROWERS[criterion](Xb, y, w, n_bins, missing_bin, categorical, n_classes, settings, seed)

@@ -36,6 +36,9 @@ from .splitting import CATEGORY_WORDS, CONSTANT, Candidate
 # the grower's on-disk numba cache (grower.py) holds this module's functions compiled in and does
 # not see changes to this file: delete mddf/trees/__pycache__ after editing it.
 
+#: The labels it grows on: real targets (:mod:`mddf.trees.criterion`).
+LABEL_KINDS = "f"
+
 _INSERTION_SORT_ROWS = 24
 #: A node whose weighted variance is at most this is a leaf (scikit-learn's rule).
 _EPSILON = np.finfo(np.float64).eps

@@ -6,9 +6,8 @@ import pytest
 from sklearn.metrics import r2_score
 
 from mddf import CascadeForestRegressor, MDDFClassifier
-from mddf._block_base import BinnedInput
-from mddf._members import make_gbdt, make_hgb
 from mddf.baselines import GCForestClassifier
+from mddf.forests import BinnedInput, make_gbdt, make_hgb
 
 SET = ["c1", "c4", "c6"]  # no threshold on the codes of c0 .. c7 isolates these three
 

@@ -16,8 +16,9 @@ from sklearn.svm import LinearSVC
 from sklearn.tree import DecisionTreeClassifier, ExtraTreeClassifier
 
 from mddf import MDDFClassifier
-from mddf._block import ForestBlock, make_forest
-from mddf._members import FoldModel, accepts_nan, check_forest_types, fit_member, make_gbdt
+from mddf._block_classifier import ForestBlock
+from mddf._members import FoldModel, accepts_nan, check_forest_types, fit_member
+from mddf.forests import make_forest, make_gbdt
 
 
 def _noise(n=300, d=5, s=3, seed=0):

@@ -9,8 +9,8 @@ from sklearn.model_selection import train_test_split
 from sklearn.tree import ExtraTreeClassifier
 
 from mddf import MDDFClassifier
-from mddf._block import check_exact_trees_missing
-from mddf._compact_forest import CompactForest
+from mddf.forests import CompactForest
+from mddf.forests.growing import check_exact_trees_missing
 
 FAST = dict(n_estimators=15, max_layers=3, random_state=0)
 

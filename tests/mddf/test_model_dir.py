@@ -22,7 +22,7 @@ from mddf import MDDFClassifier, MDDFGridSearch, _storage
 from mddf._members import FoldModel
 from mddf._storage import FORMAT, HEADER_BYTES, MARKER, ModelFileError, StoredModel, StoredRecord
 from mddf.baselines.gcforest import GCForestClassifier, gcforest_cascade
-from mddf.trees import ForestBuilder
+from mddf.forests import ForestBuilder
 from mddf.trees.nodes import EXTENDED, FEATURE_SHIFT, LEAF, LEFT_CLASS, RIGHT_CLASS
 
 FAST = dict(n_estimators=4, max_layers=3, n_tolerant_layers=1, random_state=0)

@@ -9,7 +9,7 @@ from sklearn.datasets import load_digits
 from sklearn.ensemble import RandomForestClassifier
 
 from mddf import MDDFClassifier, MDDFGridSearch
-from mddf._block import ForestBlock
+from mddf._block_classifier import ForestBlock
 from mddf._search import PAPER_PARAM_GRID
 
 

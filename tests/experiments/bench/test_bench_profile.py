@@ -4,18 +4,18 @@ import numpy as np
 import pytest
 from sklearn.datasets import make_classification
 
-from mddf import _block_base
 from mddf.experiments.bench import profile
+from mddf.forests import growing
 
 
 def test_the_phases_add_up_to_the_fit_and_the_timers_are_removed_afterwards():
     X, y = make_classification(300, 8, n_informative=5, n_classes=3, random_state=0)
-    grow_tree = _block_base.grow_tree
+    grow_tree = growing.grow_tree
     seconds = profile.profile_fit(X.astype(np.float32), y, {"n_estimators": 4, "max_layers": 2, "random_state": 0})
     assert set(profile.PHASES) <= set(seconds) and seconds["layers grown"] == 2
     assert sum(seconds[p] for p in profile.PHASES) == pytest.approx(seconds["fit"], rel=1e-6)
     assert seconds["tree growth"] > 0 and seconds["out-of-fold prediction"] > 0 and seconds["binning"] > 0
-    assert _block_base.grow_tree is grow_tree  # unpatched
+    assert growing.grow_tree is grow_tree  # unpatched
 
 
 def test_the_tables_give_each_phase_its_share(tmp_path, monkeypatch):

@@ -12,18 +12,23 @@ import numpy as np
 import pytest
 from sklearn.datasets import make_classification
 
-from mddf._block_base import BinnedInput
 from mddf.experiments.bench import tree_kernels
+from mddf.forests import BinnedInput
 
 ROOT = Path(__file__).resolve().parents[3]
 
 
 def _committed_trees_are_the_checkout_s():
-    """Whether ``mddf/trees`` of HEAD is this checkout's (then HEAD as the baseline must agree exactly)."""
+    """Whether ``mddf/trees`` and ``mddf/forests`` of HEAD are this checkout's (then HEAD as the baseline must agree
+    exactly)."""
     if shutil.which("git") is None or not (ROOT / ".git").exists():
         return False
     status = subprocess.run(
-        ["git", "status", "--porcelain", "mddf/trees"], capture_output=True, text=True, cwd=ROOT, check=False
+        ["git", "status", "--porcelain", "mddf/trees", "mddf/forests"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=False,
     )
     return status.returncode == 0 and status.stdout.strip() == ""
 
@@ -31,7 +36,7 @@ def _committed_trees_are_the_checkout_s():
 @pytest.fixture(scope="module")
 def head():
     if not _committed_trees_are_the_checkout_s():
-        pytest.fail("this test needs a git checkout whose mddf/trees has no uncommitted change (git status)")
+        pytest.fail("this test needs a git checkout whose mddf/trees and mddf/forests have no uncommitted change")
     baseline = tree_kernels._BaselineTrees("HEAD", ROOT)
     yield baseline
     baseline.close()

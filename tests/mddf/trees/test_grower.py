@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from tree_helpers import grow, proba
 
-from mddf._block_base import BinnedInput
+from mddf.forests import BinnedInput
 
 
 def test_fully_grown_trees_fit_distinct_rows_exactly():

@@ -5,7 +5,7 @@ import pytest
 from sklearn.tree import DecisionTreeClassifier
 from tree_helpers import forest_of, grow, proba
 
-from mddf._block_base import BinnedInput
+from mddf.forests import BinnedInput
 from mddf.trees import FeatureBinner
 from mddf.trees.nodes import LEAF, MISSING_LEFT
 

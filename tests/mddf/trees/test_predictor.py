@@ -3,11 +3,11 @@ split's set; leaves add their class or their row of the leaf table."""
 
 import numpy as np
 import pytest
-from tree_helpers import forest_of, grow, proba, reference_route
+from tree_helpers import forest_of, grow, left_chain, proba, reference_route
 
 from mddf.trees import FeatureBinner
-from mddf.trees.forest import packed_tree
 from mddf.trees.grower import GrownTree
+from mddf.trees.packing import packed_tree
 from mddf.trees.predictor import NO_MISSING, expand_tree, route_blocks, route_lanes, route_scalar, route_trees
 
 
@@ -148,11 +148,9 @@ def test_route_trees_gives_the_same_bits_for_any_number_of_rows_and_trees_with_c
 @pytest.mark.parametrize("n_splits, dtype", [(1500, np.uint32), (5000, np.uint64)])
 def test_far_right_children_route_in_lanes_as_on_the_words(n_splits, dtype):
     # 1,500 splits: the far right children take side-table rows of 32-bit words; 5,000: 64-bit words
-    from test_forest import _left_chain
-
     d = 256
     binner = FeatureBinner().fit(np.random.RandomState(0).rand(5, d).astype(np.float32))
-    tree = _left_chain(n_splits, d)
+    tree = left_chain(n_splits, d)
     forest = forest_of(binner, 2, [tree])
     assert forest.words.dtype == dtype and (len(forest.side_offset) > 0) == (dtype == np.uint32)
     codes = np.random.RandomState(1).randint(90, 110, size=(300, d)).astype(np.uint8)

@@ -7,7 +7,7 @@ from sklearn.tree import DecisionTreeRegressor
 from tree_helpers import forest_of, proba
 from tree_helpers import grow as grow_tree
 
-from mddf._block_base import BinnedInput
+from mddf.forests import BinnedInput
 from mddf.trees import FeatureBinner
 
 NO_MISSING = np.zeros(0, dtype=np.int64)

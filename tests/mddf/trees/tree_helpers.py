@@ -2,8 +2,9 @@
 
 import numpy as np
 
-from mddf.trees import BEST, COMPLETELY_RANDOM, RANDOM_THRESHOLD, ForestBuilder, TreeSettings, grow_tree
-from mddf.trees.forest import packed_tree
+from mddf.forests import ForestBuilder
+from mddf.trees import BEST, COMPLETELY_RANDOM, RANDOM_THRESHOLD, GrownTree, TreeSettings, grow_tree
+from mddf.trees.packing import packed_tree
 from mddf.trees.predictor import NO_MISSING, route_trees
 
 #: The split rule of ``grow(random_split=...)``: False the best split, True completely random, 2 extremely randomised.
@@ -24,8 +25,10 @@ def grow(
     categorical=None,
     max_category_splits=32,
     min_category_count=1,
+    criterion=None,
 ):
-    """Grow one tree (Gini for integer ``y``, squared error for float ``y``); ``missing_bin`` None: no NaN."""
+    """Grow one tree (Gini for integer ``y``, squared error for float ``y``, unless ``criterion`` names one);
+    ``missing_bin`` None: no NaN."""
     n, d = Xb.shape
     w = np.ones(n) if w is None else np.asarray(w, dtype=np.float64)
     n_bins = np.full(d, 256, dtype=np.int64) if n_bins is None else n_bins
@@ -37,7 +40,7 @@ def grow(
         n_classes = int(y.max()) + 1 if y.dtype == np.int64 else 0
     max_features = d if max_features is None else max_features
     settings = TreeSettings(max_depth, max_features, RULES[random_split], max_category_splits, min_category_count)
-    return grow_tree(Xb, y, w, n_bins, missing_bin, categorical, n_classes, settings, seed)
+    return grow_tree(Xb, y, w, n_bins, missing_bin, categorical, n_classes, settings, seed, criterion)
 
 
 def forest_of(binner, n_classes, trees):
@@ -79,3 +82,18 @@ def reference_route(tree, Xb, width, missing_codes=None):
         else:
             out[r] += tree.leaf_values[-leaf - 1]
     return out
+
+
+def left_chain(n_internal, n_features):
+    """A tree whose splits form a chain of left children: its first right children are far away."""
+    n = 2 * n_internal + 1
+    feature = np.full(n, -1, dtype=np.int32)
+    feature[:n_internal] = np.arange(n_internal) % n_features
+    right = np.zeros(n, dtype=np.int32)
+    right[:n_internal] = 2 * n_internal - np.arange(n_internal)  # after the chain, the deepest first
+    right[n_internal:] = -1 - np.arange(n - n_internal) % 2  # impure leaves (not folded): table rows 0 and 1
+    return GrownTree(
+        feature, np.full(n, 100, dtype=np.uint8), right, np.array([[0.75, 0.25], [0.25, 0.75]], dtype=np.float32),
+        np.zeros(n, dtype=np.uint8), np.empty(0, dtype=np.int32), np.empty((0, 4), dtype=np.uint64),
+        n_internal, np.zeros(n_features),
+    )  # fmt: skip

@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from mddf._block import ForestBlock, make_forest
+from mddf._block_classifier import ForestBlock
+from mddf.forests import make_forest
 
 
 def _noise(n=300, d=5, s=3, seed=0):
@@ -153,7 +154,7 @@ def test_rows_without_weight_never_reach_the_forests(weighting, tree_method):
 
 
 def test_a_layer_reuses_the_codes_of_x_and_predicts_as_if_it_binned_every_column():
-    from mddf._block_base import BinnedInput, PrefixCodes
+    from mddf.forests import BinnedInput, PrefixCodes
 
     rng = np.random.RandomState(3)
     x = rng.standard_normal((400, 4)).astype(np.float32)

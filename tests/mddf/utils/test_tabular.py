@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from sklearn.base import BaseEstimator
 
-from mddf._tabular import validate_tabular
+from mddf.utils import validate_tabular
 
 pd = pytest.importorskip("pandas")
 

@@ -7,7 +7,7 @@ import pytest
 from sklearn.datasets import make_classification
 from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
 
-from mddf._compact_forest import CompactForest
+from mddf.forests.compact import CompactForest
 
 
 @pytest.fixture(scope="module")
@@ -66,8 +66,8 @@ def test_pickles(data):
 @pytest.mark.parametrize(
     "name, where, value, problem",
     [
-        ("right", lambda f: f.feature >= 0, 0, "right child"),  # back to the root: apply would loop
-        ("right", lambda f: f.feature >= 0, 10**6, "right child"),
+        ("right", lambda f: f.feature >= 0, 0, "not after its split"),  # back to the root: apply would loop
+        ("right", lambda f: f.feature >= 0, 10**6, "not after its split"),
         ("feature", lambda f: f.feature >= 0, 12, "split feature"),
         ("threshold", lambda f: f.feature >= 0, np.nan, "split threshold"),
         ("right", lambda f: (f.feature < 0) & (f.right >= 0), 4, "leaf"),  # class 4 of 4

@@ -4,13 +4,12 @@ import pickle
 
 import numpy as np
 import pytest
-from tree_helpers import forest_of, grow, reference_route
+from tree_helpers import forest_of, grow, left_chain, reference_route
 
-from mddf._block_base import BinnedInput
-from mddf.trees import FeatureBinner, ForestBuilder
-from mddf.trees.forest import packed_tree
-from mddf.trees.grower import GrownTree
+from mddf.forests import BinnedInput, ForestBuilder
+from mddf.trees import FeatureBinner
 from mddf.trees.nodes import EXTENDED, LEAF, LEFT_CLASS, RIGHT_CLASS, TABLE_ROW, deduplicate_rows
+from mddf.trees.packing import packed_tree
 
 
 def _data(n=2000, seed=11, nan=0.0):
@@ -79,25 +78,10 @@ def test_node_words_are_64_bit_beyond_256_features():
     assert np.array_equal(forest.predict_proba(X), sum(reference_route(t, binned.codes, 2) for t in trees) / 2)
 
 
-def _left_chain(n_internal, n_features):
-    """A tree whose splits form a chain of left children: its first right children are far away."""
-    n = 2 * n_internal + 1
-    feature = np.full(n, -1, dtype=np.int32)
-    feature[:n_internal] = np.arange(n_internal) % n_features
-    right = np.zeros(n, dtype=np.int32)
-    right[:n_internal] = 2 * n_internal - np.arange(n_internal)  # after the chain, the deepest first
-    right[n_internal:] = -1 - np.arange(n - n_internal) % 2  # impure leaves (not folded): table rows 0 and 1
-    return GrownTree(
-        feature, np.full(n, 100, dtype=np.uint8), right, np.array([[0.75, 0.25], [0.25, 0.75]], dtype=np.float32),
-        np.zeros(n, dtype=np.uint8), np.empty(0, dtype=np.int32), np.empty((0, 4), dtype=np.uint64),
-        n_internal, np.zeros(n_features),
-    )  # fmt: skip
-
-
 def test_far_right_children_take_a_side_table_row_and_route_as_near_ones():
     d = 256  # 8 feature bits: right-child offsets of 2,048 words and more go to the side table
     binner = FeatureBinner().fit(np.random.RandomState(0).rand(5, d).astype(np.float32))
-    tree = _left_chain(1500, d)
+    tree = left_chain(1500, d)
     forest = forest_of(binner, 2, [tree])
     internal = (forest.words & LEAF) == 0
     assert forest.words.dtype == np.uint32
@@ -110,7 +94,7 @@ def test_far_right_children_take_a_side_table_row_and_route_as_near_ones():
 def test_a_tree_whose_side_table_overflows_32_bit_words_makes_the_forest_64_bit():
     d = 256  # 8 feature bits: 11 offset bits, 2,048 side-table rows at most
     binner = FeatureBinner().fit(np.random.RandomState(0).rand(5, d).astype(np.float32))
-    small, big = _left_chain(50, d), _left_chain(5000, d)
+    small, big = left_chain(50, d), left_chain(5000, d)
     assert packed_tree(small, d, 2).words.dtype == np.uint32 and packed_tree(big, d, 2).words.dtype == np.uint64
     codes = np.random.RandomState(1).randint(90, 110, size=(300, d)).astype(np.uint8)
     forest = forest_of(binner, 2, [small, big])

@@ -9,10 +9,10 @@ from sklearn.linear_model import LinearRegression, LogisticRegression, Ridge
 from sklearn.neighbors import KNeighborsRegressor
 from sklearn.tree import DecisionTreeRegressor
 
-from mddf._forest_kinds import resolve_max_features
+from mddf._block_regressor import RegressionForestBlock
 from mddf._members import FoldModel, fit_member
-from mddf._regression_block import RegressionForestBlock, make_regression_forest
 from mddf._storage import ModelStore, StoredModel
+from mddf.forests import make_regression_forest, resolve_max_features
 
 
 def _noise(n=300, d=5, seed=0):

@@ -12,16 +12,15 @@ from sklearn.preprocessing import LabelEncoder
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 
-from ._block import TREE_METHODS, WEIGHTINGS, ForestBlock
-from ._block_base import PrefixCodes
+from ._block_classifier import TREE_METHODS, WEIGHTINGS, ForestBlock
 from ._cascade_base import CascadeBase, Growth
 from ._layer_features import member_name
 from ._margin import margins
-from ._members import check_forest_types, fit_member, is_forest, make_gbdt, make_hgb
+from ._members import check_forest_types, fit_member, is_forest
 from ._mixture import ClassVectorMixture, CumulativeMargin
 from ._stopping import ACCURACY, weighted_accuracy
-from ._tabular import validate_tabular
-from ._validation import check_label_types, check_sample_weight
+from .forests import PrefixCodes, make_gbdt, make_hgb
+from .utils import check_label_types, check_sample_weight, validate_tabular
 
 
 @dataclass(eq=False)
@@ -506,6 +505,10 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
     _log_name = "mdDF"
     _measure = ACCURACY
     _passed_importance_attr = "class_vector_importance_"
+
+    @property
+    def _binned_trees(self):
+        return self.tree_method == "hist"
 
     _parameter_constraints = {
         **CascadeBase._parameter_constraints,

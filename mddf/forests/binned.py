@@ -5,29 +5,22 @@ A forest's trees are packed one at a time as they are grown
 their stored size, and joined when it is finished into a :class:`BinnedForest`
 (class probabilities) or :class:`BinnedRegressionForest` (means): node words of
 every tree (:mod:`mddf.trees.nodes`), their side tables, one table of category
-bitsets and one leaf table, each of whose distinct rows is kept once. New float rows are binned
-with the layer's bin edges and routed by :func:`mddf.trees.predictor.route_trees`.
+bitsets and one leaf table, each of whose distinct rows is kept once
+(:class:`PackedForest`, a :class:`~mddf.forests.stored.StoredForest`). New float
+rows are binned with the layer's bin edges and routed by
+:func:`mddf.trees.route_trees`. The two tasks' forests differ only in their
+output: class shares, or the mean of the trees' values.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .nodes import (
-    NODE_PROBLEMS,
-    class_bits,
-    deduplicate_rows,
-    first_bad_node,
-    pack_tree,
-    remap_leaf_rows,
-    word_layout,
-    write_class_words,
-)
-from .predictor import NO_MISSING, PackedTrees, route_trees
-from .splitting import CATEGORY_WORDS
-
-#: Rows of a leaf table checked at a time by :meth:`PackedForest.check_arrays` (bounds its temporaries' memory).
-_CHECK_CHUNK = 1 << 20
+from ..trees.nodes import class_bits, deduplicate_rows, first_bad_node, remap_leaf_rows, word_layout, write_class_words
+from ..trees.packing import pack_grown_tree, single_tree
+from ..trees.predictor import NO_MISSING, PackedTrees, route_trees
+from ..trees.splitting import CATEGORY_WORDS
+from .stored import StoredForest
 
 
 def bin_rows(binner, X):
@@ -36,8 +29,8 @@ def bin_rows(binner, X):
     return binner.transform(X), bool(np.isnan(X).any())
 
 
-class PackedForest:
-    """The trees of a forest as node words, and what the two tasks' forests share.
+class PackedForest(StoredForest):
+    """The trees of a forest of binned trees as node words: what the two tasks' binned forests share.
 
     Attributes
     ----------
@@ -74,13 +67,8 @@ class PackedForest:
         "table",
         "depths",
     )
-    #: Columns of the output (classes, or 1 for the mean).
-    n_classes = None
-
-    def __setstate__(self, state):
-        self.__dict__.update(state)
-        if "words" in state:  # a finished forest
-            self.check_arrays()
+    _node_array = "words"
+    _leaf_table = "table"
 
     @property
     def packed(self):
@@ -98,22 +86,9 @@ class PackedForest:
         )
 
     @property
-    def n_trees(self):
-        return len(self.depths)
-
-    @property
     def n_words(self):
         """Words of the trees (their splits and the leaves that are not folded), without the class words."""
         return int(self.offsets[-1])
-
-    @property
-    def nbytes(self):
-        """Memory held by the stored arrays, in bytes (bin edges shared by a layer's forests not included)."""
-        return sum(getattr(self, name).nbytes for name in self._stored_arrays)
-
-    @property
-    def _width(self):
-        return self.n_classes or 1
 
     def route(self, codes, rows=None, has_missing=True, out=None, first=0, stop=None):
         """Sum over the trees ``first`` to ``stop - 1`` of each row's leaf, for rows already binned with ``binner``.
@@ -131,36 +106,22 @@ class PackedForest:
         route_trees(self.packed, first, stop, codes, rows, missing, out)
         return out
 
-    def check_arrays(self):
-        """Raise ``ValueError`` unless the arrays hold trees that route every row forward to a valid leaf.
+    def _n_nodes(self):
+        return len(self.words) - (self.n_classes or 0)  # the trees' words, then the class words
 
-        Checks that the tree offsets span the words and the side table, that
-        every per-tree array has an entry per tree and that the leaf table is
-        finite (and, for class shares, non-negative), then, node by node
-        (:func:`mddf.trees.nodes.first_bad_node`), that routing only moves
-        forward inside its tree and ends at a leaf whose payload exists. Nothing
-        is written: valid arrays predict as before.
-        """
-        offsets = np.asarray(self.offsets)
-        n_words = len(self.words) - (self.n_classes or 0)  # the trees', then the class words
-        if offsets.ndim != 1 or len(offsets) < 2 or offsets[0] != 0 or offsets[-1] != n_words:
-            raise ValueError(f"the tree offsets do not span the trees' {n_words} words from 0")
-        sizes = np.diff(offsets)
-        if (sizes < 1).any():
-            raise ValueError(f"tree {int(np.argmax(sizes < 1))} has no node (the tree offsets do not increase)")
+    def _check_layout(self, offsets):
+        """The side table splits into one block per tree, the category sets and the bin edges fit the
+        features, and the words' layout is the one of this many features and classes."""
         sides = np.asarray(self.side_bases)
         n_side = len(self.side_offset)
         if sides.shape != offsets.shape or sides[0] != 0 or sides[-1] != n_side or (np.diff(sides) < 0).any():
             raise ValueError(f"the side-table bases do not split its {n_side} rows into one block per tree")
         if len(self.side_category) != n_side:
             raise ValueError(f"side_category holds {len(self.side_category)} entries for {n_side} side-table rows")
-        if len(self.depths) != len(sizes) or (np.asarray(self.depths) < 0).any():
-            raise ValueError(f"depths holds {len(self.depths)} entries for {len(sizes)} trees, or a negative one")
         if self.category_bits.ndim != 2 or self.category_bits.shape[1] != CATEGORY_WORDS:
             raise ValueError(f"category_bits has shape {self.category_bits.shape}, not (n, {CATEGORY_WORDS})")
-        missing_bins = np.asarray(self.binner.missing_bins_, dtype=np.int64)
-        if len(missing_bins) != self.n_features:
-            raise ValueError(f"the binner has {len(missing_bins)} features, not {self.n_features}")
+        if len(self.binner.missing_bins_) != self.n_features:
+            raise ValueError(f"the binner has {len(self.binner.missing_bins_)} features, not {self.n_features}")
         _, feature_bits = word_layout(self.n_features)
         if (
             self.words.dtype not in (np.uint32, np.uint64)
@@ -169,31 +130,20 @@ class PackedForest:
         ):
             layout = f"{self.feature_bits} feature and {self.class_bits} class bits"
             raise ValueError(f"node words of dtype {self.words.dtype} with {layout}")
-        self._check_table()
-        problem, node = first_bad_node(
+
+    def _first_bad_node(self, offsets):
+        return first_bad_node(
             self.words,
             offsets,
-            sides,
+            np.asarray(self.side_bases),
             self.side_offset,
             self.side_category,
             len(self.category_bits),
             self.feature_bits,
-            missing_bins,
+            np.asarray(self.binner.missing_bins_, dtype=np.int64),
             self.n_classes or 0,
             len(self.table),
         )
-        if problem:
-            tree = int(np.searchsorted(offsets, node, side="right")) - 1
-            raise ValueError(f"{NODE_PROBLEMS[problem]} (node {node - int(offsets[tree])} of tree {tree})")
-
-    def _check_table(self):
-        values = self.table
-        if values.ndim != 2 or values.shape[1] != self._width:
-            raise ValueError(f"the leaf table has shape {values.shape}, not (n, {self._width})")
-        for start in range(0, len(values), _CHECK_CHUNK):
-            chunk = values[start : start + _CHECK_CHUNK]
-            if not np.isfinite(chunk).all() or (self.n_classes and (chunk < 0).any()):
-                raise ValueError("the leaf table holds a non-finite value, or a negative class share")
 
 
 class BinnedForest(PackedForest):
@@ -263,45 +213,6 @@ class BinnedRegressionForest(PackedForest):
         return self.predict_binned(codes, has_missing=has_missing)
 
 
-def packed_tree(tree, n_features, n_classes):
-    """One grown tree (:data:`mddf.trees.grower.GrownTree`) packed alone, as :func:`route_trees` reads it.
-
-    ``n_classes`` is None for a regression tree.
-    """
-    dtype, feature_bits = word_layout(n_features)
-    packed = _pack(tree, dtype, feature_bits, n_features, n_classes or 0)
-    return _single(*packed, tree.category_bits, tree.leaf_values, feature_bits, class_bits(n_classes))
-
-
-def _pack(tree, dtype, feature_bits, n_features, n_classes):
-    """``(words, n_words, side_offset, side_category)`` of a tree: its ``n_words`` words followed by the class words.
-
-    The words are 64-bit when ``dtype``'s do not fit the tree.
-    """
-    words = np.empty(len(tree.feature) + n_classes, dtype=dtype)
-    n_words, side_offset, side_category, fits = pack_tree(
-        tree.feature, tree.split_bin, tree.right, tree.missing_left, tree.category, feature_bits, n_classes, words
-    )
-    if not fits:
-        return _pack(tree, word_layout(n_features, wide=True)[0], feature_bits, n_features, n_classes)
-    write_class_words(words, n_words, n_classes)
-    return words[: n_words + n_classes].copy(), n_words, side_offset, side_category
-
-
-def _single(words, n_words, side_offset, side_category, category_bits, table, feature_bits, c_bits):
-    return PackedTrees(
-        words,
-        np.array([0, n_words], dtype=np.int64),
-        np.array([0, len(side_offset)], dtype=np.int64),
-        side_offset,
-        side_category,
-        category_bits,
-        table,
-        feature_bits,
-        c_bits,
-    )
-
-
 class ForestBuilder:
     """Grown trees, packed one at a time as they are added, joined into a forest by :meth:`finish`.
 
@@ -327,7 +238,7 @@ class ForestBuilder:
 
         ``keep=False`` packs it for :meth:`route_last` only: it is not part of the forest.
         """
-        packed = (*_pack(tree, self.dtype, self.feature_bits, self.n_features, self.n_classes or 0),)
+        packed = pack_grown_tree(tree, self.dtype, self.feature_bits, self.n_features, self.n_classes or 0)
         self.last = (*packed, tree.category_bits, tree.leaf_values)
         if not keep:
             return
@@ -339,7 +250,7 @@ class ForestBuilder:
 
     def route_last(self, codes, rows, has_missing, out):
         """Add the last tree's leaf of each row ``rows[k]`` of ``codes`` to ``out[k]``."""
-        tree = _single(*self.last, self.feature_bits, self.class_bits)
+        tree = single_tree(*self.last, self.feature_bits, self.class_bits)
         route_trees(tree, 0, 1, codes, rows, self.binner.missing_bins_ if has_missing else NO_MISSING, out)
 
     def finish(self):

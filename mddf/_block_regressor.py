@@ -1,12 +1,12 @@
 """One layer of the regression cascade: forests of binned regression trees and other regressors, cross-fitted.
 
-The regression counterpart of :class:`mddf._block.ForestBlock` (gcForest's
+The regression counterpart of :class:`mddf._block_classifier.ForestBlock` (gcForest's
 layer, Zhou and Feng): each member gives every training row a predicted value
 from fold models that never saw that row, and gives new rows the mean of its
 fold models. The forests' trees are those of :mod:`mddf.trees` for regression
 (:func:`~mddf.trees.grow_tree` with the squared error), grown on the layer input
 quantised once per layer to at most 256 bins per feature
-(:class:`mddf._block_base.BinnedInput`); the other members (``"gbdt"`` and
+(:class:`mddf.forests.BinnedInput`); the other members (``"gbdt"`` and
 regressor instances) are fitted by :mod:`mddf._members`, as in the
 classification block.
 """
@@ -16,47 +16,16 @@ from __future__ import annotations
 import numpy as np
 from sklearn.model_selection import KFold
 
-from ._block_base import BinnedInput, BlockBase, TreeGrower, grow_forest
-from ._forest_kinds import forest_kind
+from ._block_base import BlockBase
 from ._members import MemberBlockMixin, check_forest_types, is_forest, member_template
-from .trees import BinnedRegressionForest
-from .trees._compile_notice import announce_compilation
-from .trees.grower import GROW_SQUARED_ERROR
+from .forests import BinnedInput, BinnedRegressionForest, fit_forest
+from .forests.growing import announce_tree_compilation
 
 
-def make_regression_forest(kind, n_estimators, max_depth, max_features, random_state):
-    """A forest of the regression block, as the scikit-learn estimator it is equivalent to.
-
-    :class:`RegressionForestBlock` grows these trees itself on binned features
-    (see :func:`_fit_regression_forest`), with the same split rules: ``"rf"``
-    is ``RandomForestRegressor(max_features=max_features)``, ``"crf"``
-    ``ExtraTreesRegressor(max_features=1)`` and ``"et"``
-    ``ExtraTreesRegressor(max_features=max_features)`` (:mod:`mddf._forest_kinds`).
-    """
-    return forest_kind(kind).make("regression", n_estimators, max_depth, max_features, random_state)
-
-
-def _fit_regression_forest(
-    kind, n_estimators, max_depth, max_features, seed, X, y, rows, weight, predict_rows, n_kept=None
-):
-    """Grow one forest on the rows ``rows`` of the shared layer input; its mean prediction of ``predict_rows``.
-
-    Random forests (``"rf"``) draw ``len(rows)`` rows uniformly with
-    replacement from ``rows`` for each tree (the bootstrap); the other kinds
-    train every tree on ``rows``. A row's weight is its count in the draw
-    times its sample weight ``weight``, so sample weights move the splits and
-    the leaves' weighted means but not the bootstrap. The forest keeps its
-    first ``n_kept`` trees (None: all).
-
-    Returns
-    -------
-    (BinnedRegressionForest, ndarray of float64 (len(predict_rows),))
-    """
-    trees = TreeGrower(kind, max_depth, max_features, X, y, None)
-    forest, prediction = grow_forest(
-        trees, n_estimators, seed, len(y), rows, weight, forest_kind(kind).bootstrap, predict_rows, n_kept=n_kept
-    )
-    return forest, prediction[:, 0]
+def _predict_one(model, X, has_missing):
+    if isinstance(model, BinnedRegressionForest):
+        return model.predict_binned(X, has_missing)  # X holds the layer's bin codes
+    return model.predict(X)
 
 
 class RegressionForestBlock(MemberBlockMixin, BlockBase):
@@ -66,9 +35,9 @@ class RegressionForestBlock(MemberBlockMixin, BlockBase):
     ----------
     forest_types : sequence of {"rf", "crf", "et", "gbdt"} or regressor instances
         One entry per member. ``"rf"``, ``"crf"``, ``"et"``: forests grown by the
-        block (see :func:`make_regression_forest`). ``"gbdt"``: XGBoost's
+        block (see :func:`mddf.forests.make_regression_forest`). ``"gbdt"``: XGBoost's
         ``XGBRegressor`` with fixed settings, one thread
-        (:func:`mddf._members.make_gbdt`). A regressor instance (``fit`` and
+        (:func:`mddf.forests.make_gbdt`). A regressor instance (``fit`` and
         ``predict``) is cloned for every fold model, its ``random_state``
         parameters drawn from the block's seeds, and never fitted itself
         (:mod:`mddf._members`). The other members get the float values of the
@@ -81,7 +50,7 @@ class RegressionForestBlock(MemberBlockMixin, BlockBase):
         Depth limit of every tree of this layer's forests (not used by the other members).
     max_features : int, float, "sqrt", "log2" or None
         Candidate features per split of the ``"rf"`` and ``"et"`` trees
-        (:func:`mddf._forest_kinds.resolve_max_features`); completely-random trees draw one.
+        (:func:`mddf.forests.resolve_max_features`); completely-random trees draw one.
     n_folds : int
         k: the rows are split into k folds (shuffled, not stratified); for each
         fold, each member is trained on the other folds and predicts the
@@ -149,7 +118,7 @@ class RegressionForestBlock(MemberBlockMixin, BlockBase):
             consumed in a fixed order so that results do not depend on ``n_jobs``.
         categorical : ndarray of bool (d,) or None
             Columns the trees split into subsets of categories
-            (:class:`mddf._block_base.BinnedInput`); None: none.
+            (:class:`mddf.forests.BinnedInput`); None: none.
         prefix : BinnedInput or None
             The first columns of ``X`` already binned (the cascade's ``x``).
 
@@ -165,7 +134,7 @@ class RegressionForestBlock(MemberBlockMixin, BlockBase):
         self.n_features_in_ = X.shape[1]
         X_float = X
         if len(templates) < len(kinds):
-            announce_compilation(GROW_SQUARED_ERROR)  # the first fit of a fresh install compiles the trees
+            announce_tree_compilation(None)  # the first fit of a fresh install compiles the trees
             X = BinnedInput(X, categorical, prefix)
         y = np.ascontiguousarray(y, dtype=np.float64)
         weight = np.ascontiguousarray(sample_weight, dtype=np.float64)
@@ -193,9 +162,11 @@ class RegressionForestBlock(MemberBlockMixin, BlockBase):
                         train,
                         weight,
                         test,
+                        None,  # n_classes: a regression forest
+                        None,  # draws: the bootstrap is uniform
                         self._kept_trees(i),
                     )
-                    task = self._task(f"m{j}-fold{i}", _fit_regression_forest, *args)
+                    task = self._task(f"m{j}-fold{i}", fit_forest, *args)
                 tasks.append(task)
                 slots.append((j, test))
         return self._gather(tasks, slots, len(y), ())
@@ -203,7 +174,7 @@ class RegressionForestBlock(MemberBlockMixin, BlockBase):
     def predict(self, X, prefix=None):
         """Each member's prediction of new rows, averaged over its fold models.
 
-        ``prefix``: the :class:`mddf._block_base.PrefixCodes` of the ``x`` that ``X`` begins with, or None.
+        ``prefix``: the :class:`mddf.forests.PrefixCodes` of the ``x`` that ``X`` begins with, or None.
 
         Returns
         -------
@@ -211,9 +182,3 @@ class RegressionForestBlock(MemberBlockMixin, BlockBase):
         """
         self._check_members_take_nan(X, self.forest_types)
         return self._predict_members(X, _predict_one, (), prefix)
-
-
-def _predict_one(model, X, has_missing):
-    if isinstance(model, BinnedRegressionForest):
-        return model.predict_binned(X, has_missing)  # X holds the layer's bin codes
-    return model.predict(X)

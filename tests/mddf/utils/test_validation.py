@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from mddf._validation import check_sample_weight
+from mddf.utils import check_sample_weight
 
 X = np.zeros((3, 2))
 

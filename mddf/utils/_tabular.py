@@ -57,7 +57,7 @@ def validate_tabular(estimator, X, y="no_validation", *, reset, **check_params):
     estimator : estimator with a ``categorical_features`` parameter
         At fit (``reset=True``) it receives ``n_features_in_``, ``feature_names_in_`` (from a DataFrame
         with string column names, as ``validate_data`` sets it), ``is_categorical_`` (boolean mask of
-        shape (n_features_in_,), or None without categorical column) and ``categories_`` (per column,
+        shape ``(n_features_in_,)``, or None without categorical column) and ``categories_`` (per column,
         the categories in code order for a categorical column and None for a numeric one; None
         without categorical column). At prediction the fitted encoding is applied and the usual
         warnings and errors on mismatched feature names and counts are given.

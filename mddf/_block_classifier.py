@@ -13,155 +13,14 @@ from __future__ import annotations
 import numpy as np
 from sklearn.model_selection import StratifiedKFold
 
-from ._block_base import MAX_SEED, BinnedInput, BlockBase, TreeGrower, grow_forest
-from ._compact_forest import CompactForest
-from ._forest_kinds import forest_kind
+from ._block_base import BlockBase
 from ._members import MemberBlockMixin, is_forest, member_template
 from ._weights import Bootstrap, weighted_resample
-from .trees import BinnedForest
-from .trees._compile_notice import announce_compilation
-from .trees.grower import GROW_GINI
+from .forests import MAX_FEATURES, BinnedForest, BinnedInput, fit_forest, fit_oob_forest
+from .forests.growing import MAX_SEED, announce_tree_compilation
 
-#: Candidate features per split of the block's forests (but the completely-random ones', which draw one).
-MAX_FEATURES = "sqrt"
 TREE_METHODS = ("hist", "exact")
 WEIGHTINGS = ("resample", "resample_fold", "sample_weight")
-
-
-def make_forest(kind, n_estimators, max_depth, random_state):
-    """A forest of the block, as the scikit-learn estimator it is equivalent to.
-
-    :class:`ForestBlock` grows these trees itself, one at a time (see
-    :func:`mddf._block_base.grow_forest`): with ``tree_method="exact"`` the very same scikit-learn
-    trees, with ``"hist"`` (the default) the same split rules on binned features
-    (:mod:`mddf.trees`). The kinds are those of :mod:`mddf._forest_kinds`, with
-    sqrt(d) candidate features: ``"rf"`` is ``RandomForestClassifier``, ``"crf"``
-    ``ExtraTreesClassifier(max_features=1)`` and ``"et"``
-    ``ExtraTreesClassifier(max_features="sqrt")``. A convenience for users who
-    want the block's forests on their own.
-    """
-    forest = forest_kind(kind, " (other members: mddf._members.make_gbdt)")
-    return forest.make("classification", n_estimators, max_depth, MAX_FEATURES, random_state)
-
-
-def check_exact_trees_missing(kind):
-    """Raise if scikit-learn's tree class of forest ``kind`` does not accept NaN.
-
-    ``DecisionTreeClassifier`` (random forests) handles missing values since
-    scikit-learn 1.3 and ``ExtraTreeClassifier`` (completely-random and
-    extremely-randomised forests) since 1.6, both below the supported minimum; the check guards against a version
-    that does not.
-    """
-    tree_class = forest_kind(kind).exact_tree
-    if not tree_class().__sklearn_tags__().input_tags.allow_nan:
-        raise ValueError(
-            f"tree_method='exact': scikit-learn's {tree_class.__name__} (forest type {kind!r}) does not accept "
-            "missing values (NaN) in this scikit-learn version; use tree_method='hist', whose trees handle NaN"
-        )
-
-
-class _ExactTrees:
-    """scikit-learn's trees on the float layer input, compacted as they are fitted.
-
-    NaN in the input are scikit-learn's missing values: each split sends them to
-    the side it chooses (the best one for ``DecisionTreeClassifier``, a random
-    one for ``ExtraTreeClassifier``), or to the child with more samples when the
-    node had none. The interface is :class:`mddf._block_base.TreeGrower`'s.
-    """
-
-    def __init__(self, kind, max_depth, X, y, n_classes):
-        forest = forest_kind(kind)
-        self.tree_class = forest.exact_tree
-        self.max_features = forest.max_features(MAX_FEATURES)
-        self.max_depth, self.X, self.y, self.n_classes = max_depth, X, y, n_classes
-        self.width = n_classes
-        self.compact = CompactForest.growing(n_classes, X.shape[1])
-        self._last = self._rows = self._X_rows = None
-        # scikit-learn's trees find the features with NaN only when they check their input
-        self.check_input = bool(np.isnan(X).any())
-        if self.check_input:
-            check_exact_trees_missing(kind)
-
-    def add(self, weight, seed, keep=True):
-        tree = self.tree_class(max_features=self.max_features, max_depth=self.max_depth, random_state=seed)
-        # check_input=False: X is validated once per layer (float32), not once per tree; with NaN the
-        # check also tells the tree which features have missing values
-        tree.fit(self.X, self.y, sample_weight=weight, check_input=self.check_input)
-        if keep:
-            self.compact.add_tree(tree, tree.classes_.astype(np.intp))
-        self._last = tree  # at most one full scikit-learn tree alive per worker
-
-    def accumulate_last(self, rows, out):
-        if rows is not self._rows:  # the held-out rows are the same for every tree: slice them once
-            self._rows, self._X_rows = rows, self.X[rows]
-        out[:, self._last.classes_.astype(np.intp)] += self._last.predict_proba(self._X_rows, check_input=False)
-
-    def finish(self):
-        self._last = None
-        return self.compact.finish()
-
-
-def _forest_trees(kind, max_depth, X, y, n_classes):
-    """The tree grower of one forest: :mod:`mddf.trees` on a binned input, scikit-learn's trees on floats."""
-    if isinstance(X, BinnedInput):
-        return TreeGrower(kind, max_depth, MAX_FEATURES, X, y.astype(np.int64, copy=False), n_classes)
-    return _ExactTrees(kind, max_depth, X, y, n_classes)
-
-
-def _fit_fold_forest(
-    kind, n_estimators, max_depth, seed, X, y, fit_rows, heldout_rows, weight, n_classes, draws=None, n_kept=None
-):
-    """Fit one forest on ``fit_rows`` and predict the held-out rows (runs in a worker).
-
-    Random forests bootstrap (the completely-random and extremely-randomised
-    ones do not); with ``draws`` (a :class:`Bootstrap` over
-    ``fit_rows``) every tree of any kind trains on its own weighted resample.
-    The trees are the ones :func:`make_forest` builds (same split rules, same
-    ``max_features``); the forest keeps its first ``n_kept`` (None: all).
-    """
-    return grow_forest(
-        _forest_trees(kind, max_depth, X, y, n_classes),
-        n_estimators,
-        seed,
-        len(y),
-        fit_rows,
-        weight,
-        bootstrap=forest_kind(kind).bootstrap or draws is not None,
-        predict_rows=heldout_rows,
-        draws=draws,
-        n_kept=n_kept,
-    )
-
-
-def fit_oob_forest(kind, n_estimators, max_depth, seed, X, y, weight, n_classes, rows=None):
-    """Fit one bootstrapped forest on every row (or on ``rows``); its out-of-bag class vectors.
-
-    Each tree draws its bootstrap rows uniformly and receives D_t as weights of
-    the rows it drew. scikit-learn's own forests (since 1.8) draw the bootstrap
-    in proportion to ``sample_weight`` instead; then the heavily weighted rows,
-    the misclassified ones, are almost never out of bag, whether a row has an
-    out-of-bag estimate depends on its label, and the next layer learns that
-    (its out-of-bag accuracy then overstates its test accuracy; see
-    ``docs/benchmarks/cascade-defaults.md``). Uniform
-    bootstrap keeps out-of-bag membership independent of the labels. Rows left
-    out of ``rows`` (of sample weight 0) are out of every bag, and a row that is
-    in every bag (about 0.37^n_estimators of them) gets the uninformative
-    ``1 / n_classes`` in every column.
-    """
-    forest, (sums, counts) = grow_forest(
-        _forest_trees(kind, max_depth, X, y, n_classes),
-        n_estimators,
-        seed,
-        len(y),
-        np.arange(len(y)) if rows is None else rows,
-        weight,
-        bootstrap=True,
-        predict_rows="oob",
-    )
-    seen = counts > 0
-    proba = np.full((len(y), n_classes), 1.0 / n_classes)
-    proba[seen] = sums[seen] / counts[seen, None]
-    return forest, proba
 
 
 def _predict_one(model, X, has_missing):
@@ -177,8 +36,8 @@ class ForestBlock(MemberBlockMixin, BlockBase):
     ----------
     forest_types : sequence of {"rf", "crf", "et", "gbdt"} or estimator instances
         One entry per member; the paper's block is 2 random + 2 completely-random
-        forests. ``"et"``: extremely-randomised trees (:func:`make_forest`).
-        ``"gbdt"``: XGBoost with fixed settings (:func:`mddf._members.make_gbdt`).
+        forests. ``"et"``: extremely-randomised trees (:func:`mddf.forests.make_forest`).
+        ``"gbdt"``: XGBoost with fixed settings (:func:`mddf.forests.make_gbdt`).
         An estimator instance with ``predict_proba`` is cloned for every fold
         model, its ``random_state`` parameters drawn from the block's seeds, and
         never fitted itself (:mod:`mddf._members`).
@@ -304,7 +163,7 @@ class ForestBlock(MemberBlockMixin, BlockBase):
             rows, and with ``"oob"`` they are out of every bag.
         categorical : ndarray of bool (d,) or None
             Columns the binned trees split into subsets of categories
-            (:class:`mddf._block_base.BinnedInput`); None: none.
+            (:class:`mddf.forests.BinnedInput`); None: none.
         prefix : BinnedInput or None
             The first columns of ``X`` already binned (the cascade's ``x``).
 
@@ -324,7 +183,7 @@ class ForestBlock(MemberBlockMixin, BlockBase):
         templates = {j: member_template(kinds[j], categorical=categorical) for j in others}
         self.n_features_in_ = X.shape[1]
         if self.tree_method == "hist" and forests:
-            announce_compilation(GROW_GINI)  # the first fit of a fresh install compiles the trees
+            announce_tree_compilation(n_classes)  # the first fit of a fresh install compiles the trees
             X = BinnedInput(X, categorical, prefix)
         n = len(y)
         rows = None if trainable is None else np.flatnonzero(trainable)
@@ -348,6 +207,7 @@ class ForestBlock(MemberBlockMixin, BlockBase):
                         kinds[j],
                         self.n_estimators,
                         self.max_depth,
+                        MAX_FEATURES,
                         seeds[j],
                         X,
                         y,
@@ -372,16 +232,17 @@ class ForestBlock(MemberBlockMixin, BlockBase):
                         tasks.append(
                             self._task(
                                 f"m{j}-fold{i}",
-                                _fit_fold_forest,
+                                fit_forest,
                                 kind,
                                 self.n_estimators,
                                 self.max_depth,
+                                MAX_FEATURES,
                                 fold_seeds[j],
                                 X,
                                 y,
                                 fit_rows,
-                                test,
                                 weight,
+                                test,
                                 n_classes,
                                 draws,
                                 self._kept_trees(i),
@@ -415,7 +276,7 @@ class ForestBlock(MemberBlockMixin, BlockBase):
     def predict_proba(self, X, prefix=None):
         """Each member's class vectors for new rows, averaged over its fold models.
 
-        ``prefix``: the :class:`mddf._block_base.PrefixCodes` of the ``x`` that ``X`` begins with, or None.
+        ``prefix``: the :class:`mddf.forests.PrefixCodes` of the ``x`` that ``X`` begins with, or None.
 
         Returns
         -------

@@ -6,7 +6,9 @@ completely-random forest (Zhou and Feng): no bootstrap, one random feature per
 split with a random threshold. ``"et"``: extremely-randomised trees (Geurts et
 al.; DF21's "ERF"): no bootstrap, a random threshold on each of ``max_features``
 candidate features and the best of them. The classification block's
-``max_features`` is sqrt(d); the regression block's is its parameter.
+``max_features`` is sqrt(d) (:data:`MAX_FEATURES`); the regression block's is its parameter.
+:func:`make_forest` and :func:`make_regression_forest` give each kind as the
+scikit-learn forest it is equivalent to.
 """
 
 from __future__ import annotations
@@ -18,7 +20,12 @@ import numpy as np
 from sklearn.ensemble import ExtraTreesClassifier, ExtraTreesRegressor, RandomForestClassifier, RandomForestRegressor
 from sklearn.tree import DecisionTreeClassifier, ExtraTreeClassifier
 
-from .trees.grower import BEST, COMPLETELY_RANDOM, RANDOM_THRESHOLD
+from ..trees.grower import BEST, COMPLETELY_RANDOM, RANDOM_THRESHOLD
+
+#: The tasks of a forest: its output is class probabilities, or a predicted value.
+TASKS = ("classification", "regression")
+#: Candidate features per split of the classification forests (but the completely-random ones', which draw one).
+MAX_FEATURES = "sqrt"
 
 
 @dataclass(frozen=True)
@@ -33,8 +40,8 @@ class ForestKind:
     one_feature : bool
         One candidate feature per split, whatever the block's ``max_features``.
     split_rule : int
-        The split rule of :func:`mddf.trees.grow_tree`: :data:`~mddf.trees.grower.BEST`,
-        :data:`~mddf.trees.grower.COMPLETELY_RANDOM` or :data:`~mddf.trees.grower.RANDOM_THRESHOLD`.
+        The split rule of :func:`mddf.trees.grow_tree`: :data:`~mddf.trees.BEST`,
+        :data:`~mddf.trees.COMPLETELY_RANDOM` or :data:`~mddf.trees.RANDOM_THRESHOLD`.
     exact_tree : type
         scikit-learn's tree class that grows this kind's trees on float values (``tree_method="exact"``).
     classifier, regressor : type
@@ -120,3 +127,29 @@ def resolve_max_features(max_features, n_features):
     if isinstance(max_features, Real):
         return max(1, int(max_features * d))
     raise ValueError(f"max_features must be 'sqrt', 'log2', an int, a float in (0, 1] or None, got {max_features!r}")
+
+
+def make_forest(kind, n_estimators, max_depth, random_state):
+    """A forest of the classification block, as the scikit-learn estimator it is equivalent to.
+
+    The block grows these trees itself, one at a time (:func:`mddf.forests.fit_forest`): with
+    ``tree_method="exact"`` the very same scikit-learn trees, with ``"hist"`` (the default) the
+    same split rules on binned features (:mod:`mddf.trees`). With :data:`MAX_FEATURES` candidate
+    features, ``"rf"`` is ``RandomForestClassifier``, ``"crf"``
+    ``ExtraTreesClassifier(max_features=1)`` and ``"et"``
+    ``ExtraTreesClassifier(max_features="sqrt")``. A convenience for users who
+    want the block's forests on their own.
+    """
+    forest = forest_kind(kind, " (other members: mddf.forests.make_gbdt)")
+    return forest.make("classification", n_estimators, max_depth, MAX_FEATURES, random_state)
+
+
+def make_regression_forest(kind, n_estimators, max_depth, max_features, random_state):
+    """A forest of the regression block, as the scikit-learn estimator it is equivalent to.
+
+    The block grows these trees itself on binned features (:func:`mddf.forests.fit_forest`),
+    with the same split rules: ``"rf"`` is ``RandomForestRegressor(max_features=max_features)``,
+    ``"crf"`` ``ExtraTreesRegressor(max_features=1)`` and ``"et"``
+    ``ExtraTreesRegressor(max_features=max_features)``.
+    """
+    return forest_kind(kind).make("regression", n_estimators, max_depth, max_features, random_state)

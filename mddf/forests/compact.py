@@ -17,6 +17,10 @@ Thresholds are stored as the largest float32 not above scikit-learn's float64
 threshold. Inputs are float32 (scikit-learn's trees cast to float32 too), and
 no float32 lies strictly between the two, so every comparison ``x <= t`` gives
 the same answer as with the original threshold: routing is exact.
+
+These are the forests of ``tree_method="exact"``; like the binned forests, a
+:class:`CompactForest` is a :class:`~mddf.forests.stored.StoredForest`, whose
+arrays are checked when it is unpickled or loaded from a model file.
 """
 
 from __future__ import annotations
@@ -25,89 +29,9 @@ import numpy as np
 from numba import njit
 from sklearn.tree._tree import NODE_DTYPE, Tree
 
+from .stored import StoredForest
+
 _LEAF = -1
-
-#: Rows of a leaf table checked at a time by :meth:`StoredTrees.check_arrays` (bounds its temporaries' memory).
-_CHECK_CHUNK = 1 << 20
-#: What :meth:`StoredTrees.check_arrays` reports for each problem code of a ``_first_bad_node`` function.
-_NODE_PROBLEMS = {
-    1: "a split feature is not below n_features",
-    2: "a right child is not after its left subtree, inside its tree",
-    3: "a split threshold is out of range",
-    4: "a leaf's class or class-distribution row is out of range",
-}
-
-
-class StoredTrees:
-    """A forest of node arrays: every tree's nodes concatenated, ``offsets[t]`` the first node of tree
-    ``t``, ``depths`` one entry per tree, and the arrays named in ``_stored_arrays`` holding the forest.
-
-    A subclass that defines ``_first_bad_node`` (compiled: one pass over the nodes, no temporaries)
-    gets :meth:`check_arrays`, which runs when it is unpickled (and when :mod:`mddf._storage` loads
-    it), so that no damaged or crafted arrays can make the compiled traversal read out of bounds or loop.
-    """
-
-    _stored_arrays = ()
-
-    def __setstate__(self, state):
-        self.__dict__.update(state)
-        if "offsets" in state and hasattr(self, "_first_bad_node"):  # a finished forest
-            self.check_arrays()
-
-    def check_arrays(self):
-        """Raise ``ValueError`` unless the arrays hold trees that route every row forward to a valid leaf.
-
-        Checks that the tree offsets span the nodes, that every array has an entry per node (or
-        tree) and that the leaves' class distributions are finite and non-negative, then, node by
-        node, that every split feature is below ``n_features``, that every right child lies after
-        its left child (the next node) and inside its tree (so routing only moves forward and ends
-        at a leaf), that every split threshold is in range and every leaf's class or distribution
-        row exists. Nothing is written: valid arrays predict as before.
-        """
-        offsets = np.asarray(self.offsets)
-        n_nodes = len(self.feature)
-        if offsets.ndim != 1 or len(offsets) < 2 or offsets[0] != 0 or offsets[-1] != n_nodes:
-            raise ValueError(f"the tree offsets do not span the {n_nodes} nodes from 0")
-        sizes = np.diff(offsets)
-        if (sizes < 1).any():
-            raise ValueError(f"tree {int(np.argmax(sizes < 1))} has no node (the tree offsets do not increase)")
-        for name in ("right", "split_bin", "threshold"):
-            if name in self.__dict__ and len(self.__dict__[name]) != n_nodes:
-                raise ValueError(f"{name} holds {len(self.__dict__[name])} entries for {n_nodes} nodes")
-        if len(self.depths) != len(sizes) or (np.asarray(self.depths) < 0).any():
-            raise ValueError(f"depths holds {len(self.depths)} entries for {len(sizes)} trees, or a negative one")
-        if len(self.missing_left_bits) < (n_nodes + 7) // 8:
-            raise ValueError(f"missing_left_bits holds {len(self.missing_left_bits)} bytes for {n_nodes} nodes")
-        self._check_leaf_table()
-        problem, node = self._first_bad_node()
-        if problem:
-            tree = int(np.searchsorted(offsets, node, side="right")) - 1
-            raise ValueError(f"{_NODE_PROBLEMS[problem]} (node {node - int(offsets[tree])} of tree {tree})")
-
-    def _check_leaf_table(self):
-        """Raise ``ValueError`` unless ``impure_values`` holds finite, non-negative class distributions."""
-        values = self.impure_values
-        if values.ndim != 2 or values.shape[1] != self.n_classes:
-            raise ValueError(f"impure_values has shape {values.shape}, not (n, n_classes={self.n_classes})")
-        for start in range(0, len(values), _CHECK_CHUNK):
-            chunk = values[start : start + _CHECK_CHUNK]
-            if not (np.isfinite(chunk).all() and (chunk >= 0).all()):
-                raise ValueError("impure_values holds a negative or non-finite class share")
-
-    @property
-    def n_trees(self):
-        return len(self.depths)
-
-    @property
-    def node_count(self):
-        return int(self.offsets[-1])
-
-    @property
-    def nbytes(self):
-        """Memory held by the stored arrays, in bytes (bin edges shared by a layer's forests not included)."""
-        return sum(getattr(self, name).nbytes for name in self._stored_arrays)
-
-
 _EMPTY_CLASSES = np.array([1], dtype=np.intp)
 
 
@@ -120,7 +44,8 @@ def _round_down_float32(threshold):
 
 @njit(cache=True, nogil=True)
 def _first_bad_exact_node(feature, threshold, right, offsets, n_features, n_classes, n_impure):
-    """``(problem, node)`` of the first node that could misroute a row (``StoredTrees.check_arrays``), else ``(0, -1)``.
+    """``(problem, node)`` of the first node that could misroute a row, a key of :data:`mddf.trees.nodes.NODE_PROBLEMS`
+    (:meth:`~mddf.forests.stored.StoredForest.check_arrays`), else ``(0, -1)``.
 
     An internal node needs a feature below ``n_features``, a finite threshold and a right child
     after its left child (the next node) and inside its tree; a leaf (feature -1) a class below
@@ -145,7 +70,7 @@ def _first_bad_exact_node(feature, threshold, right, offsets, n_features, n_clas
     return 0, -1
 
 
-class CompactForest(StoredTrees):
+class CompactForest(StoredForest):
     """A fitted tree ensemble in compact form, predicting class probabilities.
 
     Parameters
@@ -173,6 +98,8 @@ class CompactForest(StoredTrees):
         "impure_values",
         "missing_left_bits",
     )
+    _node_array = "feature"
+    _leaf_table = "impure_values"
 
     def __init__(self, forest, n_classes):
         self._start(n_classes, forest.n_features_in_)
@@ -264,12 +191,25 @@ class CompactForest(StoredTrees):
         del self._n_impure, self._feature_dtype
         return self
 
-    def _first_bad_node(self):
+    @property
+    def node_count(self):
+        return int(self.offsets[-1])
+
+    def _check_layout(self, offsets):
+        """Every per-node array has an entry per node, and the missing sides a bit per node."""
+        n_nodes = len(self.feature)
+        for name in ("right", "threshold"):
+            if len(getattr(self, name)) != n_nodes:
+                raise ValueError(f"{name} holds {len(getattr(self, name))} entries for {n_nodes} nodes")
+        if len(self.missing_left_bits) < (n_nodes + 7) // 8:
+            raise ValueError(f"missing_left_bits holds {len(self.missing_left_bits)} bytes for {n_nodes} nodes")
+
+    def _first_bad_node(self, offsets):
         return _first_bad_exact_node(
             self.feature,
             self.threshold,
             self.right,
-            self.offsets,
+            offsets,
             self.n_features,
             self.n_classes,
             len(self.impure_values),

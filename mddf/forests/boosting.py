@@ -1,0 +1,99 @@
+"""Boosted trees beside the grown forests: the ``"gbdt"`` member of a block and the boosting predictors.
+
+A block's ``forest_types`` may list ``"gbdt"``, gradient-boosted trees that the
+block fits whole, per fold, beside the forests it grows tree by tree; a
+cascade's ``predictor`` may be ``"xgboost"`` or ``"hgb"``. Both are estimators
+of other libraries with the fixed settings below, splitting the columns the
+block splits into category subsets into category subsets too:
+:func:`make_gbdt` (XGBoost, :data:`GBDT_PARAMS`) and :func:`make_hgb`
+(scikit-learn's HistGradientBoosting with its defaults).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .kinds import TASKS
+
+#: Settings of the ``"gbdt"`` member: XGBoost's own defaults (100 rounds, learning rate 0.3, depth 6,
+#: histogram trees), written out so that they do not move with XGBoost's version, and one thread, as
+#: the block parallelises over its members and folds (and one thread keeps XGBoost's sums in a fixed order).
+GBDT_PARAMS = dict(n_estimators=100, learning_rate=0.3, max_depth=6, tree_method="hist", n_jobs=1)
+
+
+def make_gbdt(random_state=None, task="classification", categorical=None):
+    """The ``"gbdt"`` member: ``XGBClassifier`` (or ``XGBRegressor``) ``(**GBDT_PARAMS, random_state=random_state)``.
+
+    Boosting fits each tree to the errors of the previous ones, so on data where
+    a few strong interactions matter it reaches a lower bias than the block's
+    averaged forests, at the cost of sequential rounds. The block's depth
+    limit (``max_depth_factor``) and ``n_estimators`` do not apply to it; for
+    other settings pass an ``XGBClassifier`` or ``XGBRegressor`` instance of your own.
+
+    Parameters
+    ----------
+    random_state : int or None
+    task : {"classification", "regression"}
+        ``"regression"`` gives ``XGBRegressor`` (squared error) with the same settings.
+    categorical : array-like of bool (d,) or None
+        Columns of the input that hold category codes (0 .. k-1, NaN for a missing
+        or unseen category) to split into subsets of categories: they are given
+        to XGBoost as categorical (``enable_categorical=True`` and
+        ``feature_types``, ``"c"`` for these columns and ``"q"`` for the others),
+        as its own categorical support splits them. None, or no True entry: every
+        column is a number, and the model is the one without this parameter.
+    """
+    _check_task(task)
+    params = dict(GBDT_PARAMS, random_state=random_state, **_categorical_params(categorical))
+    if task == "regression":
+        from xgboost import XGBRegressor
+
+        return XGBRegressor(**params)
+    from xgboost import XGBClassifier
+
+    return XGBClassifier(**params)
+
+
+def make_hgb(random_state=None, task="classification", categorical=None):
+    """scikit-learn's ``HistGradientBoostingClassifier`` (or ``...Regressor``) with its defaults.
+
+    The ``predictor="hgb"`` of the cascades. Its defaults include ``early_stopping="auto"``: on large
+    inputs it stops on a held-out share of the rows (``validation_fraction``), drawn from ``random_state``.
+
+    Parameters
+    ----------
+    random_state : int or None
+    task : {"classification", "regression"}
+    categorical : array-like of bool (d,) or None
+        Columns of the input that hold category codes (0 .. k-1 with k at most 255, NaN for a missing or
+        unseen category), given as its ``categorical_features`` so that it splits them into subsets of
+        categories. None, or no True entry: every column is a number (its default ``"from_dtype"``,
+        which finds no category in a numeric array), as in :func:`make_gbdt`.
+    """
+    _check_task(task)
+    from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor
+
+    model = HistGradientBoostingRegressor if task == "regression" else HistGradientBoostingClassifier
+    mask = _category_mask(categorical)
+    categorical_features = "from_dtype" if mask is None else mask
+    return model(categorical_features=categorical_features, random_state=random_state)
+
+
+def _category_mask(categorical):
+    """``categorical`` as an array of bool, or None when it marks no column (None or no True entry)."""
+    if categorical is None or not np.any(categorical):
+        return None
+    return np.asarray(categorical, bool)
+
+
+def _categorical_params(categorical):
+    """XGBoost's parameters for the category columns marked in ``categorical``; none without one."""
+    mask = _category_mask(categorical)
+    if mask is None:
+        return {}
+    return {"enable_categorical": True, "feature_types": ["c" if c else "q" for c in mask]}
+
+
+def _check_task(task):
+    if task not in TASKS:
+        raise ValueError(f"unknown task {task!r}; expected one of {TASKS}")

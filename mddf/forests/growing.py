@@ -1,0 +1,373 @@
+"""Growing one forest tree by tree on a layer's shared input, with each row's output from the trees that never saw it.
+
+A forest is grown one tree at a time by :func:`grow_forest`: each tree trains on
+the whole layer input with a row weight that is zero outside its training rows
+(a bootstrap, a weighted resample, or a fold's rows), is kept in the forest's
+storage as soon as it is grown, and adds its output to the rows it did not
+train on (the held-out fold, or each row's out-of-bag trees). The trees are
+grown by a :class:`TreeGrower` (:mod:`mddf.trees` on a
+:class:`~mddf.forests.BinnedInput`, ``tree_method="hist"``, stored as a
+:class:`~mddf.forests.BinnedForest` or :class:`~mddf.forests.BinnedRegressionForest`)
+or by :class:`ExactTrees` (scikit-learn's trees on float values,
+``tree_method="exact"``, stored as a :class:`~mddf.forests.CompactForest`).
+:func:`fit_forest` fits a forest of either task on a fold and gives the
+held-out rows' outputs; :func:`fit_oob_forest` fits a bagged classification
+forest on every row and gives their out-of-bag class vectors. The tasks differ
+in the trees' criterion (Gini for class indices, the squared error for
+targets, :mod:`mddf.trees.criterion`) and the width of the output (the classes,
+or one value).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._weights import Bootstrap
+from ..trees import TreeSettings, grow_tree
+from ..trees._compile_notice import announce_compilation
+from ..trees.grower import GROWERS
+from .binned import ForestBuilder
+from .binned_input import MAX_CATEGORY_SPLITS, MIN_CATEGORY_COUNT, BinnedInput
+from .compact import CompactForest
+from .kinds import forest_kind
+
+#: Seeds are drawn below this bound (numpy's ``RandomState`` takes 32-bit seeds).
+MAX_SEED = np.iinfo(np.int32).max
+
+
+def criterion(n_classes):
+    """The split criterion of a forest's trees (:data:`mddf.trees.criterion.CRITERIA`): ``"gini"`` for
+    ``n_classes`` classes, ``"squared_error"`` for a regression forest (``n_classes`` None)."""
+    return "squared_error" if n_classes is None else "gini"
+
+
+def announce_tree_compilation(n_classes):
+    """Say once on stderr that this fit compiles the tree code, if it does (a fresh install's first fit).
+
+    ``n_classes`` (None for regression) chooses the grower whose compilation is checked. Returns
+    whether the notice was printed.
+    """
+    return announce_compilation(GROWERS[criterion(n_classes)])
+
+
+class TreeGrower:
+    """The trees of one forest of :mod:`mddf.trees`, grown on a :class:`BinnedInput` and packed as they come.
+
+    Parameters
+    ----------
+    kind : str
+        The forest kind (:mod:`mddf.forests.kinds`): its split rule and how many candidate features.
+    max_depth : int or None
+    max_features : int, float, str or None
+        The block's ``max_features`` setting (:meth:`mddf.forests.ForestKind.n_candidates`).
+    X : BinnedInput
+    y : ndarray of int64 (class indices) or float64 (targets)
+    n_classes : int or None
+        Classes of a classification forest; None for regression.
+    """
+
+    def __init__(self, kind, max_depth, max_features, X, y, n_classes):
+        forest = forest_kind(kind)
+        self.X, self.y, self.n_classes = X, y, n_classes
+        self.width = n_classes or 1  # columns of a tree's output
+        self.criterion = criterion(n_classes)
+        self.settings = TreeSettings(
+            -1 if max_depth is None else int(max_depth),
+            forest.n_candidates(max_features, X.codes.shape[1]),
+            forest.split_rule,
+            MAX_CATEGORY_SPLITS,
+            MIN_CATEGORY_COUNT,
+        )
+        self.builder = ForestBuilder(X.binner, n_classes)
+
+    def add(self, weight, seed, keep=True):
+        """Grow one tree on the rows' ``weight`` (0: not in the tree's sample); keep it in the forest if ``keep``.
+
+        A tree not kept serves :meth:`accumulate_last` only.
+        """
+        X = self.X
+        tree = grow_tree(
+            X.codes,
+            self.y,
+            weight,
+            X.n_bins,
+            X.missing_bin,
+            X.categorical,
+            self.n_classes or 0,
+            self.settings,
+            seed,
+            self.criterion,
+        )
+        self.builder.add(tree, keep)
+
+    def accumulate_last(self, rows, out):
+        """Add the last tree's output for the rows ``rows`` of the input to ``out`` ``(len(rows), n_classes or 1)``."""
+        self.builder.route_last(self.X.codes, rows, self.X.has_missing, out)
+
+    def finish(self):
+        """The forest of the trees kept: a :class:`~mddf.forests.BinnedForest` or, for regression, a
+        :class:`~mddf.forests.BinnedRegressionForest`."""
+        return self.builder.finish()
+
+
+class ExactTrees:
+    """scikit-learn's trees on the float layer input, compacted as they are fitted (classification,
+    ``tree_method="exact"``).
+
+    NaN in the input are scikit-learn's missing values: each split sends them to
+    the side it chooses (the best one for ``DecisionTreeClassifier``, a random
+    one for ``ExtraTreeClassifier``), or to the child with more samples when the
+    node had none. The interface is :class:`TreeGrower`'s; ``max_features`` is the block's
+    setting (:meth:`~mddf.forests.ForestKind.max_features`).
+    """
+
+    def __init__(self, kind, max_depth, max_features, X, y, n_classes):
+        forest = forest_kind(kind)
+        self.tree_class = forest.exact_tree
+        self.max_features = forest.max_features(max_features)
+        self.max_depth, self.X, self.y, self.n_classes = max_depth, X, y, n_classes
+        self.width = n_classes
+        self.compact = CompactForest.growing(n_classes, X.shape[1])
+        self._last = self._rows = self._X_rows = None
+        # scikit-learn's trees find the features with NaN only when they check their input
+        self.check_input = bool(np.isnan(X).any())
+        if self.check_input:
+            check_exact_trees_missing(kind)
+
+    def add(self, weight, seed, keep=True):
+        """Fit one tree on the rows' ``weight``; keep it, compacted, if ``keep`` (:meth:`TreeGrower.add`)."""
+        tree = self.tree_class(max_features=self.max_features, max_depth=self.max_depth, random_state=seed)
+        # check_input=False: X is validated once per layer (float32), not once per tree; with NaN the
+        # check also tells the tree which features have missing values
+        tree.fit(self.X, self.y, sample_weight=weight, check_input=self.check_input)
+        if keep:
+            self.compact.add_tree(tree, tree.classes_.astype(np.intp))
+        self._last = tree  # at most one full scikit-learn tree alive per worker
+
+    def accumulate_last(self, rows, out):
+        """Add the last tree's class probabilities of the rows ``rows`` to ``out`` ``(len(rows), n_classes)``."""
+        if rows is not self._rows:  # the held-out rows are the same for every tree: slice them once
+            self._rows, self._X_rows = rows, self.X[rows]
+        out[:, self._last.classes_.astype(np.intp)] += self._last.predict_proba(self._X_rows, check_input=False)
+
+    def finish(self):
+        """The :class:`~mddf.forests.CompactForest` of the trees kept."""
+        self._last = None
+        return self.compact.finish()
+
+
+def forest_trees(kind, max_depth, max_features, X, y, n_classes):
+    """The tree grower of one forest: :mod:`mddf.trees` on a :class:`BinnedInput`, scikit-learn's trees on floats.
+
+    ``y`` holds class indices (``n_classes`` classes) or, with ``n_classes`` None, targets.
+    """
+    if isinstance(X, BinnedInput):
+        labels = y if n_classes is None else y.astype(np.int64, copy=False)
+        return TreeGrower(kind, max_depth, max_features, X, labels, n_classes)
+    return ExactTrees(kind, max_depth, max_features, X, y, n_classes)
+
+
+def fit_forest(
+    kind,
+    n_estimators,
+    max_depth,
+    max_features,
+    seed,
+    X,
+    y,
+    rows,
+    weight,
+    predict_rows,
+    n_classes=None,
+    draws=None,
+    n_kept=None,
+):
+    """Fit one forest on the rows ``rows`` of the shared layer input and predict ``predict_rows`` (runs in a worker).
+
+    Random forests (``"rf"``) draw ``len(rows)`` rows uniformly with replacement
+    from ``rows`` for each tree (the bootstrap); the other kinds train every
+    tree on ``rows``. With ``draws`` (a weighted bootstrap over ``rows``) every
+    tree of any kind trains on its own weighted resample. A row's weight is its
+    count in the draw times ``weight``, so sample weights move the splits and
+    the leaves but not the bootstrap. The trees are the ones
+    :func:`~mddf.forests.make_forest` (classification, ``n_classes`` classes) or
+    :func:`~mddf.forests.make_regression_forest` (``n_classes`` None) builds (same
+    split rules, same ``max_features``); the forest keeps its first ``n_kept``
+    (None: all).
+
+    Parameters
+    ----------
+    kind : {"rf", "crf", "et"}
+    n_estimators, max_depth : int, int or None
+    max_features : int, float, str or None
+        The block's setting (:meth:`ForestKind.n_candidates`).
+    seed : int
+    X : BinnedInput or ndarray of float32 (n, d)
+        The layer input: binned (``tree_method="hist"``), or float values for
+        scikit-learn's trees (``"exact"``, classification only).
+    y : ndarray (n,)
+        Class indices, or the targets.
+    rows : ndarray of int
+        Training rows, repeated rows counted as many times.
+    weight : ndarray (n,) or None
+        Row weights multiplying the draws' counts.
+    predict_rows : ndarray of int
+        The held-out rows.
+    n_classes : int or None, default=None
+        Classes of a classification forest; None for regression.
+    draws : weighted bootstrap over ``rows``, or None
+    n_kept : int or None, default=None
+
+    Returns
+    -------
+    (forest, output): the fitted forest and its mean output of ``predict_rows``, class
+    probabilities ``(len(predict_rows), n_classes)`` or predictions ``(len(predict_rows),)``.
+    """
+    forest, output = grow_forest(
+        forest_trees(kind, max_depth, max_features, X, y, n_classes),
+        n_estimators,
+        seed,
+        len(y),
+        rows,
+        weight,
+        bootstrap=forest_kind(kind).bootstrap or draws is not None,
+        predict_rows=predict_rows,
+        draws=draws,
+        n_kept=n_kept,
+    )
+    return forest, output if n_classes is not None else output[:, 0]
+
+
+def fold_share(n_estimators, n_folds, fold):
+    """The trees fold model ``fold`` of a forest keeps with ``fold_trees="share"``: its share of ``n_estimators``.
+
+    ``n_estimators // n_folds``, one more for the first ``n_estimators % n_folds`` folds, and at least one.
+    """
+    share, rest = divmod(n_estimators, n_folds)
+    return max(1, share + (fold < rest))
+
+
+def fit_oob_forest(kind, n_estimators, max_depth, max_features, seed, X, y, weight, n_classes, rows=None):
+    """Fit one bootstrapped forest on every row (or on ``rows``); its out-of-bag class vectors.
+
+    Each tree draws its bootstrap rows uniformly and receives D_t as weights of
+    the rows it drew. scikit-learn's own forests (since 1.8) draw the bootstrap
+    in proportion to ``sample_weight`` instead; then the heavily weighted rows,
+    the misclassified ones, are almost never out of bag, whether a row has an
+    out-of-bag estimate depends on its label, and the next layer learns that
+    (its out-of-bag accuracy then overstates its test accuracy; see
+    ``docs/benchmarks/cascade-defaults.md``). Uniform
+    bootstrap keeps out-of-bag membership independent of the labels. Rows left
+    out of ``rows`` (of sample weight 0) are out of every bag, and a row that is
+    in every bag (about 0.37^n_estimators of them) gets the uninformative
+    ``1 / n_classes`` in every column. The parameters are :func:`fit_forest`'s.
+
+    Returns
+    -------
+    (forest, ndarray of float64 (n, n_classes)): the forest and every row's out-of-bag class vector.
+    """
+    forest, (sums, counts) = grow_forest(
+        forest_trees(kind, max_depth, max_features, X, y, n_classes),
+        n_estimators,
+        seed,
+        len(y),
+        np.arange(len(y)) if rows is None else rows,
+        weight,
+        bootstrap=True,
+        predict_rows="oob",
+    )
+    seen = counts > 0
+    proba = np.full((len(y), n_classes), 1.0 / n_classes)
+    proba[seen] = sums[seen] / counts[seen, None]
+    return forest, proba
+
+
+def grow_forest(trees, n_estimators, seed, n, rows, weight, bootstrap, predict_rows, draws=None, n_kept=None):
+    """Grow one forest tree by tree on the rows ``rows`` of the shared layer input.
+
+    Each tree is fitted on the whole layer input with a row weight that is zero
+    outside its training rows, so no fold or bootstrap copy of the data is ever
+    made, and it is packed at once (``trees``: a :class:`TreeGrower`, or
+    scikit-learn's trees in :class:`ExactTrees`).
+
+    Parameters
+    ----------
+    trees : TreeGrower or ExactTrees
+        ``add(weight, seed, keep)``, ``accumulate_last(rows, out)`` and ``finish()``.
+    n_estimators, seed : int
+    n : int
+        Rows of the layer input.
+    rows : ndarray of int
+        Training rows of the forest, repeated rows counted as many times (a
+        weighted resample of a fold).
+    weight : ndarray (n,) or None
+        Per-row weight multiplying the row counts (sample weights, or D_t in
+        ``sample_weight`` mode).
+    bootstrap : bool
+        Each tree draws ``len(rows)`` rows with replacement from ``rows``:
+        uniformly, unlike scikit-learn >= 1.8 forests, which draw the bootstrap in
+        proportion to ``sample_weight`` (see :func:`fit_oob_forest`),
+        unless ``draws`` is given.
+    predict_rows : ndarray of int, or "oob"
+        Rows whose outputs are returned: the held-out fold, or ``"oob"`` for
+        each row's mean over the trees whose bootstrap left it out.
+    draws : Bootstrap over ``rows``, or None
+        Draws of the bootstrap in proportion to D_t: every tree then trains on its
+        own weighted resample of ``rows``.
+    n_kept : int or None
+        The forest keeps its first ``n_kept`` trees (None: all); every tree gives
+        its outputs of ``predict_rows``.
+
+    Returns
+    -------
+    (forest, output): the forest and, for held-out rows, the mean output of its trees
+    ``(len(predict_rows), width)``; for ``"oob"``, the sum of each row's outputs over the trees
+    whose bootstrap left it out ``(n, width)`` and their number ``(n,)``.
+    """
+    rng = np.random.RandomState(seed)
+    if bootstrap and draws is None:
+        draws = Bootstrap(rows)
+    base_counts = None if bootstrap else np.bincount(rows, minlength=n).astype(np.float64)
+    oob = isinstance(predict_rows, str)
+    if oob:
+        output_sum, output_count = np.zeros((n, trees.width)), np.zeros(n)
+    else:
+        predict_rows = np.asarray(predict_rows, dtype=np.int64)
+        output_sum = np.zeros((len(predict_rows), trees.width))
+    n_kept = n_estimators if n_kept is None else n_kept
+    for t in range(n_estimators):
+        tree_seed = rng.randint(MAX_SEED)
+        if bootstrap:
+            counts = draws.counts(rng, n, len(rows))
+        else:
+            counts = base_counts
+        trees.add(counts if weight is None else counts * weight, tree_seed, t < n_kept)
+        if oob:
+            out = np.flatnonzero(counts == 0)
+            if len(out):
+                last = np.zeros((len(out), trees.width))
+                trees.accumulate_last(out, last)
+                output_sum[out] += last
+                output_count[out] += 1
+        else:
+            trees.accumulate_last(predict_rows, output_sum)  # in place: no per-tree output array
+    forest = trees.finish()
+    if not oob:
+        return forest, output_sum / n_estimators
+    return forest, (output_sum, output_count)
+
+
+def check_exact_trees_missing(kind):
+    """Raise if scikit-learn's tree class of forest ``kind`` does not accept NaN.
+
+    ``DecisionTreeClassifier`` (random forests) handles missing values since
+    scikit-learn 1.3 and ``ExtraTreeClassifier`` (completely-random and
+    extremely-randomised forests) since 1.6, both below the supported minimum; the check guards against a version
+    that does not.
+    """
+    tree_class = forest_kind(kind).exact_tree
+    if not tree_class().__sklearn_tags__().input_tags.allow_nan:
+        raise ValueError(
+            f"tree_method='exact': scikit-learn's {tree_class.__name__} (forest type {kind!r}) does not accept "
+            "missing values (NaN) in this scikit-learn version; use tree_method='hist', whose trees handle NaN"
+        )

@@ -1,0 +1,164 @@
+"""What a split criterion is: the functions the grower calls, and the registry of criteria by name.
+
+A criterion is a module of numba-compiled functions that
+:func:`mddf.trees.grower.grow_tree` compiles into its skeleton (one grower per
+criterion, :data:`mddf.trees.grower.GROWERS`) and calls directly, with no
+indirection at run time. :data:`CRITERIA` names the criteria the grower knows:
+:mod:`mddf.trees.gini` (classification) and :mod:`mddf.trees.squared_error`
+(regression). A new criterion is a module that keeps this contract, added to
+:data:`CRITERIA`; :func:`check_criterion` says what it lacks.
+
+Terms. A tree grows on ``m`` rows of positive weight; the grower keeps their
+labels ``node_y`` (of ``new_labels``'s dtype) and weights ``node_w`` in
+the order of ``samples`` (the rows' indices into the bin codes ``Xb``, uint8
+``(n, d)``), permuted along with them, so that a node is the positions
+``start:end``. A node's *statistics* ``stats`` are a float64 vector of
+``n_statistics(n_classes)`` entries that sum its rows' weighted labels (the
+class weights for Gini; the weight, weighted target sum and weighted sum of
+squared targets for the squared error). A split's *score* is higher for a
+better split, and -1 when a child would have no weight; scores of one node are
+compared with each other only. A threshold split on feature ``f`` at bin ``b``
+sends left the rows of code ``<= b``, and the rows coded ``missing_code`` (the
+feature's missing bin when the missing values go left, -1 for none); a
+category split sends left the codes of a bitset ``bits`` of
+:data:`~mddf.trees.splitting.CATEGORY_WORDS` uint64 words (an empty ``bits``:
+a threshold split).
+
+The functions, as :data:`FUNCTIONS` lists them (name, parameters, what it returns):
+
+- ``n_statistics(n_classes)`` -> int: length of a node's statistics
+  (``n_classes`` is 0 for a criterion without classes).
+- ``new_labels(m)`` -> ndarray ``(m,)``: room for the labels of a tree's rows.
+- ``new_buffers(n_statistics, m)`` -> namedtuple of arrays: the split
+  searches' scratch space for a tree of ``m`` rows, allocated once per tree;
+  its field ``left`` is the scratch space ``split_score`` is given.
+- ``new_leaf_values(n_rows, n_classes)`` -> ndarray ``(n_rows, width)``: room
+  for the leaf table of a tree (its rows are what the leaves predict).
+- ``add_rows(node_y, node_w, stats)``: add the rows' weighted labels to
+  ``stats``, in row order.
+- ``importance_centre(root, root_weight)`` -> float: an origin about which
+  ``node_summary`` takes the importance terms (the root's statistics and weight).
+- ``total_weight(stats)`` -> float: a node's weight.
+- ``node_summary(stats, centre)`` -> ``(weight, splittable, term)``: a node's
+  weight, whether the criterion can lower its impurity, and its importance
+  term, such that a split's weighted impurity decrease is its children's
+  terms less its own.
+- ``write_leaf(stats, node_weight, leaf_values, n_rows)`` -> ``(code, n_rows)``:
+  a leaf's entry of the tree's ``right`` array, a class ``>= 0`` or
+  ``-(row + 1)`` for a row it wrote to ``leaf_values`` at ``n_rows``, and the
+  new number of rows of ``leaf_values``.
+- ``partition(Xb, samples, node_y, node_w, start, end, f, split_b,
+  missing_code, bits, left_stats, right_stats)`` -> int: move the node's rows
+  that go left first (their labels and weights with them), write each child's
+  statistics, and return the position of the first row of the right child.
+- ``best_threshold(buf, Xb, node_y, node_w, samples, start, end, f,
+  n_bins_f, node_stats, node_weight, missing_bins)`` ->
+  :data:`~mddf.trees.splitting.Candidate`: the best threshold of numeric
+  feature ``f`` (``n_bins_f`` bins, ``missing_bins[f]`` its missing code, -1
+  for none, ``missing_bins`` None without missing values): its score, bin and
+  the side of the node's missing rows; score -1 and side
+  :data:`~mddf.trees.splitting.CONSTANT` when the feature is constant in the node.
+- ``split_score(scratch, Xb, node_y, node_w, samples, start, end, f,
+  split_b, missing_code, bits, node_stats, node_weight)`` -> float: the score
+  of the given split, the one ``partition`` makes for the same arguments.
+- ``best_subset(buf, Xb, node_y, node_w, samples, start, end, f, node_stats,
+  node_weight, max_splits, min_count, present, bits)`` -> float: the best
+  subset of the categories of feature ``f``, at most ``max_splits`` of them on
+  its smaller side, categories of fewer than ``min_count`` rows sent right;
+  writes the codes present in the node to ``present`` and the subset to
+  ``bits``, and returns its score (-1 for fewer than two categories).
+
+The searches allocate nothing and are compiled without reference counting
+(:mod:`mddf.trees._kernel`). A criterion module also sets ``LABEL_KINDS``, the
+numpy dtype kinds of the labels it grows on (``"iu"``: class indices; ``"f"``:
+real targets), which :func:`criterion_for` reads.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections import namedtuple
+
+from . import gini, squared_error
+
+#: One function of the contract: its name, its parameters in order, and what it returns.
+Function = namedtuple("Function", ["name", "parameters", "returns"])
+
+_SEARCH = ("Xb", "node_y", "node_w", "samples", "start", "end", "f")
+
+#: The functions a criterion module defines (their meaning: see the module).
+FUNCTIONS = (
+    Function("n_statistics", ("n_classes",), "int"),
+    Function("new_labels", ("m",), "ndarray (m,)"),
+    Function("new_buffers", ("n_statistics", "m"), "namedtuple of arrays with a field left"),
+    Function("new_leaf_values", ("n_rows", "n_classes"), "ndarray (n_rows, width)"),
+    Function("add_rows", ("node_y", "node_w", "stats"), "None"),
+    Function("importance_centre", ("root", "root_weight"), "float"),
+    Function("total_weight", ("stats",), "float"),
+    Function("node_summary", ("stats", "centre"), "(weight, splittable, term)"),
+    Function("write_leaf", ("stats", "node_weight", "leaf_values", "n_rows"), "(code, n_rows)"),
+    Function(
+        "partition",
+        ("Xb", "samples", "node_y", "node_w", "start", "end", "f", "split_b", "missing_code", "bits")
+        + ("left_stats", "right_stats"),
+        "int",
+    ),
+    Function(
+        "best_threshold",
+        ("buf", *_SEARCH, "n_bins_f", "node_stats", "node_weight", "missing_bins"),
+        "Candidate",
+    ),
+    Function(
+        "split_score",
+        ("scratch", *_SEARCH, "split_b", "missing_code", "bits", "node_stats", "node_weight"),
+        "float",
+    ),
+    Function(
+        "best_subset",
+        ("buf", *_SEARCH, "node_stats", "node_weight", "max_splits", "min_count", "present", "bits"),
+        "float",
+    ),
+)
+
+#: The criteria the grower compiles, by name.
+CRITERIA = {"gini": gini, "squared_error": squared_error}
+
+
+def check_criterion(module):
+    """What ``module`` lacks of the contract: a list of problems, empty when it keeps it.
+
+    Checks that every function of :data:`FUNCTIONS` is a numba-compiled function of as many
+    parameters, and that ``LABEL_KINDS`` is a string of numpy dtype kinds.
+    """
+    problems = []
+    for function in FUNCTIONS:
+        compiled = getattr(module, function.name, None)
+        if compiled is None:
+            problems.append(f"{function.name} is missing")
+            continue
+        if not hasattr(compiled, "py_func"):
+            problems.append(f"{function.name} is not compiled by numba")
+            continue
+        n = len(inspect.signature(compiled.py_func).parameters)
+        if n != len(function.parameters):
+            problems.append(f"{function.name} takes {n} parameters, not {len(function.parameters)}")
+    kinds = getattr(module, "LABEL_KINDS", None)
+    if not isinstance(kinds, str) or not kinds or not set(kinds) <= set("biufc"):
+        problems.append(f"LABEL_KINDS is {kinds!r}, not a string of numpy dtype kinds")
+    return problems
+
+
+def criterion_for(y):
+    """The name of the first registered criterion whose labels are of ``y``'s dtype kind."""
+    for name, module in CRITERIA.items():
+        if y.dtype.kind in module.LABEL_KINDS:
+            return name
+    raise ValueError(f"no split criterion grows on labels of dtype {y.dtype}; the criteria: {sorted(CRITERIA)}")
+
+
+def check_labels(name, y):
+    """Raise ``ValueError`` unless ``name`` is a registered criterion that grows on labels of ``y``'s dtype."""
+    if name not in CRITERIA:
+        raise ValueError(f"unknown split criterion {name!r}; expected one of {sorted(CRITERIA)}")
+    if y.dtype.kind not in CRITERIA[name].LABEL_KINDS:
+        raise ValueError(f"the {name} criterion does not grow on labels of dtype {y.dtype}")

@@ -1,0 +1,34 @@
+"""What the estimators of mddf and of :mod:`mddf.baselines` share, for estimators of your own too.
+
+- input checks: :func:`check_sample_weight`, :func:`check_label_types` and
+  :func:`check_weighted_classes`, on top of scikit-learn's own, with errors
+  that name the estimator;
+- tabular input: :func:`validate_tabular`, scikit-learn's ``validate_data``
+  with categorical columns (pandas categories, strings, or the columns
+  ``categorical_features`` names) encoded as ordinal codes, and
+  :data:`CATEGORICAL_FEATURES_CONSTRAINT`, the ``_parameter_constraints`` entry
+  of that parameter;
+- layer outputs: :class:`LayerOutputMixin`, ``get_feature_names_out`` and
+  ``set_output`` for a transformer whose ``transform`` returns the features of
+  one of its layers;
+- layer growth: :class:`EarlyStopping`, the rule by which the cascades stop
+  adding layers, to replay it on recorded scores.
+
+It belongs to the lowest layer of mddf, with the paper's equations and the
+model files, and imports nothing from the layers above (see :mod:`mddf`).
+"""
+
+from .._stopping import EarlyStopping
+from ._layer_output import LayerOutputMixin
+from ._tabular import CATEGORICAL_FEATURES_CONSTRAINT, validate_tabular
+from ._validation import check_label_types, check_sample_weight, check_weighted_classes
+
+__all__ = [
+    "CATEGORICAL_FEATURES_CONSTRAINT",
+    "EarlyStopping",
+    "LayerOutputMixin",
+    "check_label_types",
+    "check_sample_weight",
+    "check_weighted_classes",
+    "validate_tabular",
+]
