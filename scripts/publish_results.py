@@ -7,7 +7,8 @@ parses the options (``--help``), runs and writes the outputs.
 import sys
 from pathlib import Path
 
-sys.path[0] = str(Path(__file__).resolve().parents[1])  # the repository root, where benchmarks/ is
+# benchmarks/ is in the repository root; appended, so that an installed mddf comes before the checkout's folder
+sys.path.append(str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.publish_results import main  # noqa: E402
 
