@@ -1,4 +1,4 @@
-"""The experiment harness: everything behind the benchmark and figure scripts in ``scripts/``.
+"""The experiment harness: the ``mddf`` command line and everything behind it.
 
 The ``mddf`` command (:mod:`.cli`: ``mddf benchmark``, ``small-sample``, ``export-features``,
 ``plot-layers``, ``plot-tsne``, ``datasets``) and the scripts that wrap it (``run_uci.py``,
@@ -18,22 +18,22 @@ command-line front ends; everything they do lives here:
 
 - :mod:`.methods`     the method registry (lazy imports, validation grids, tree budgets)
 - :mod:`.suites`      the dataset suites and their evaluation protocols
-- :mod:`.protocols`   the papers' evaluation protocols (DeepBoost and QuadBoost protocols, folds,
-                      sub-samples, the rows of one run)
+- :mod:`.protocols`   the papers' evaluation protocols (DeepBoost folds and grids, QuadBoost split and
+                      grids, sub-samples, the rows of one run)
 - :mod:`.runner`      :func:`~.runner.run_one`, the execution of one (dataset, method, seed) run
 - :mod:`.executor`    dependency-aware dispatch of many runs, one fresh process each
 - :mod:`.cluster`     the same dispatch on a Dask cluster (``--scheduler``; optional ``dask`` extra)
 - :mod:`.store`       the append-only JSON-lines results file (resume, crash safety)
 - :mod:`.tables`      Table 2/3-style Markdown and CSV tables with the published numbers, and the plain
-                      Markdown and CSV tables and cell formats every benchmark writes
-- :mod:`.paper_results` the numbers published in the mdDF and DeepBoost papers
+                      Markdown and CSV tables and cell formats the tables and studies write
+- :mod:`.paper_results` the numbers published in the mdDF and DeepBoost papers (the tables' paper columns)
 - :mod:`.layers`      per-layer margins, accuracies and feature statistics of a fitted mdDF
 - :mod:`.figures`     matplotlib (Agg) helpers writing PNG + PDF
-- :mod:`.environment` package versions, machine description, memory measurement, fresh-process fits
+- :mod:`.environment` package versions, machine description, memory measurement
 - :mod:`.provenance`  the command, commit, machine and date that head every result file
-- :mod:`.missing_study` the missing-value benchmark's cases and methods (``bench_missing.py``)
-- :mod:`.bench`       the benchmarks behind ``docs/benchmarks/`` (``scripts/bench_*.py``), one module each,
-                      and what they share: :mod:`.bench.loading` (the data), :mod:`.bench.fitting` (a timed fit)
+
+The studies that chose the defaults and measured the speed (``docs/benchmarks/``), and the publisher of
+``docs/results/``, are not part of the package: they live in the repository's ``benchmarks/`` folder.
 
 It is installed with the package (``pip install mddf``; ``pip install "mddf[dask]"`` for a Dask
 worker), so the scripts and a cluster's workers import it as ``mddf.experiments`` without any

@@ -11,7 +11,8 @@ part and takes the rest as attributes. An attribute that only instances have (as
 class or a base, or a dataclass field) or that a subclass provides (a hook its base documents) exists too.
 
 Checked: every docstring and every comment (``#:`` documentation comments, and the text cells of the gallery
-examples) of the package (``mddf/``, ``baselines/``, ``datasets/``, ``experiments/``), ``scripts/*.py`` and
+examples) of the package (``mddf/``, ``baselines/``, ``datasets/``, ``experiments/``), the studies (``benchmarks/``),
+``scripts/*.py`` and
 ``examples/*.py``, and every page under ``docs/`` (Markdown and reStructuredText, outside fenced code; the targets
 of a ``.. currentmodule::`` are looked up in that module) and ``README.md``. The pages and the docstrings of the
 public objects (what ``mddf``, ``mddf.baselines``, ``mddf.datasets``, ``mddf.forests``, ``mddf.trees`` and
@@ -40,6 +41,7 @@ PACKAGES = {
     "baselines": "mddf.baselines",
     "datasets": "mddf.datasets",
     "experiments": "mddf.experiments",
+    "benchmarks": "benchmarks",  # the studies, beside the package (imported from the repository root)
 }
 PUBLIC_MODULES = ("mddf", "mddf.baselines", "mddf.datasets", "mddf.forests", "mddf.trees", "mddf.utils")
 DOCS = ROOT / "docs"

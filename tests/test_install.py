@@ -48,6 +48,17 @@ USE_MDDF = textwrap.dedent(
     print(mddf.__file__)
     """
 )
+#: The scripts the README names: thin front ends of the command line (and of the results publisher).
+README_SCRIPTS = {
+    "export_features.py",
+    "plot_layers.py",
+    "plot_tsne.py",
+    "publish_results.py",
+    "run_uci.py",
+    "small_sample.py",
+}
+#: Lines of the installed mddf/experiments: half of the 13.5k it held while the studies of benchmarks/ shipped in it.
+EXPERIMENTS_LINE_BUDGET = 6_750
 USE_FAKES = (
     "import datasets, baselines; "
     "print(datasets.load_dataset('iris')); print(baselines.run('x')); print(datasets.__file__, baselines.__file__)"
@@ -253,20 +264,42 @@ def test_the_wheel_and_the_sdist_hold_one_top_level_package_with_every_subpackag
     assert {t for t in tracked if t.endswith(".py")} <= members
 
 
-def test_every_script_runs_from_a_plain_install(build, tmp_path):
+def test_the_wheel_ships_the_library_without_its_lab(build):
+    """No study (``benchmarks/``, beside the package) is in the wheel, and the installed experiments stay within
+    half the lines they held while the studies shipped in them (13.5k)."""
+    with zipfile.ZipFile(build["wheel"]) as wheel:
+        names = wheel.namelist()
+        experiments = {
+            n: wheel.read(n).decode() for n in names if n.startswith("mddf/experiments/") and n.endswith(".py")
+        }
+    studies = {p.stem for p in (build["source"] / "benchmarks").glob("*.py")} - {"__init__"}
+    assert {"harness", "mixed", "stopping", "scale"} <= studies  # the studies are where the checkout keeps them
+    assert not [n for n in names if n.split("/")[0] == "benchmarks" or "/bench/" in n]
+    assert not [n for n in experiments if n.count("/") == 2 and Path(n).stem in studies]  # mddf/experiments/<study>.py
+    imports_a_study = re.compile(r"^\s*(?:from|import)\s+benchmarks\b", re.MULTILINE)
+    assert not [n for n, text in experiments.items() if imports_a_study.search(text)]
+    lines = sum(text.count("\n") for text in experiments.values())
+    assert 2_000 < lines <= EXPERIMENTS_LINE_BUDGET, f"mddf/experiments holds {lines} lines"
+
+
+def test_every_script_runs_from_a_plain_install_and_the_studies_beside_it(build, tmp_path):
     python = environment(tmp_path / "env", build["deps"])
     pip(python, "install", "--no-deps", "-q", build["wheel"])
     scripts = sorted((build["source"] / "scripts").glob("*.py"))
-    assert len(scripts) >= 10
+    assert {s.name for s in scripts} == README_SCRIPTS
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     for script in scripts:
         out = run([python, script, "--help"], cwd=tmp_path, env=env)
         assert "usage:" in out, script.name
-    # and the ones that need no downloaded data really run (bench_mddf fits in fresh child processes)
-    for script, expected in (("bench_mddf.py", "iris "), ("bench_boosting.py", "wrote ")):
-        out_dir = tmp_path / script
-        out = run([python, build["source"] / "scripts" / script, "--quick", "--out", out_dir], cwd=tmp_path, env=env)
-        assert expected in out and out_dir.exists(), out[-2000:]  # a JSON-lines file or a folder of tables
+    # the studies run against the installed package (mddf_fit fits in fresh child processes), from a folder that
+    # holds benchmarks/ but not the checkout's mddf/, which would shadow the installed one
+    beside = tmp_path / "beside"
+    beside.mkdir()
+    (beside / "benchmarks").symlink_to(build["source"] / "benchmarks", target_is_directory=True)
+    for study, expected in (("mddf_fit", "| iris |"), ("boosting", "wrote ")):
+        out_dir = tmp_path / study
+        out = run([python, "-m", f"benchmarks.{study}", "--quick", "--out", out_dir], cwd=beside, env=env)
+        assert expected in out and out_dir.exists(), out[-2000:]
 
 
 def test_this_environment_resolves_no_top_level_name_of_the_project_but_mddf(tmp_path):

@@ -3,31 +3,25 @@
 - :mod:`.splits`     row selections: the DeepBoost paper's rotating folds, stratified sub-samples
 - :mod:`.run_data`   the rows one harness run trains, validates and tests on
 - :mod:`.missing`    values removed completely at random, for the missing-value benchmark
-- :mod:`.deepboost`  the DeepBoost paper's protocol and grids (Cortes, Mohri and Syed 2014, Section 4),
-                    with its validation-fold or a k-fold cross-validation selection
-- :mod:`.quadboost`  the QuadBoost paper's protocol and grids (Roy, Marchand and Laviolette, Section 4)
+- :mod:`.deepboost`  the DeepBoost paper's grids and tables (Cortes, Mohri and Syed 2014, Section 4)
+- :mod:`.quadboost`  the QuadBoost paper's split and grids (Roy, Marchand and Laviolette, Section 4)
 """
 
-from .deepboost import SELECTIONS, TABLE_ALGORITHMS, paper_grid, run_protocol, run_protocols, selection_splits
+from .deepboost import TABLE_ALGORITHMS, paper_grid
 from .missing import mask_completely_at_random
-from .quadboost import PAPER_GRIDS, paper_split, run_quadboost_protocol
+from .quadboost import PAPER_GRIDS, paper_split
 from .run_data import RunData, deepboost_run_data, split_run_data
 from .splits import deepboost_folds, subsample
 
 __all__ = [
     "PAPER_GRIDS",
     "RunData",
-    "SELECTIONS",
     "TABLE_ALGORITHMS",
     "deepboost_folds",
     "deepboost_run_data",
     "mask_completely_at_random",
     "paper_grid",
     "paper_split",
-    "run_protocol",
-    "run_protocols",
-    "run_quadboost_protocol",
-    "selection_splits",
     "split_run_data",
     "subsample",
 ]

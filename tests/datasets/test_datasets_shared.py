@@ -90,7 +90,7 @@ def test_complete_dataset_loads_with_published_shape(load_shared, manifest, name
 def test_second_load_reads_the_parsed_cache_and_never_reparses(load_shared, monkeypatch):
     """After the first (parsing) load, a load only reads the cached arrays.
 
-    The load-time target (under 2 s) is measured by scripts/bench_datasets.py, not
+    The load-time target (under 2 s) is measured by benchmarks/datasets.py, not
     here: timings in tests fail on a busy machine.
     """
     from mddf.datasets import loader

@@ -2,7 +2,6 @@
 
 import pytest
 
-from mddf.experiments.bench import extensions as bench_extensions
 from mddf.experiments.cli import COMMANDS, run_script
 
 SCRIPTED = [name for name, command in COMMANDS.items() if command.script]
@@ -19,9 +18,4 @@ def _help_text(main, capsys):
 def test_the_help_of_a_wrapped_subcommand_exits_cleanly_and_lists_quick(name, capsys):
     text = _help_text(lambda argv: run_script(name, argv), capsys)
     assert f"usage: {COMMANDS[name].script}" in text
-    assert "--quick" in text and "--out" in text
-
-
-def test_the_help_of_a_benchmark_exits_cleanly_and_lists_quick(capsys):
-    text = _help_text(bench_extensions.main, capsys)
     assert "--quick" in text and "--out" in text

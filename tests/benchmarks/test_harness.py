@@ -1,0 +1,259 @@
+"""The study harness: units and their records, metrics, train/test and cross-validation on DataFrames with
+categories and missing values, resume on the same settings only, refused and failed units, the default table,
+interleaved timing pairs, and the two ways a study runs from the repository root."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.dummy import DummyClassifier, DummyRegressor
+from sklearn.ensemble import HistGradientBoostingClassifier
+from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
+from study_helpers import read_records
+
+from benchmarks import harness
+from benchmarks.harness import CrossValidation, Data, Dataset, Study, TrainTest, interleave, paired_ratios, registry
+from mddf.experiments.provenance import read_provenance
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _arrays(ctx):
+    rng = np.random.RandomState(0)
+    X = rng.standard_normal((120, 3))
+    y = (X[:, 0] + 0.3 * rng.standard_normal(120) > 0).astype(int)
+    return Data(X[:80], y[:80], X[80:], y[80:])
+
+
+def _frame(ctx):
+    """A DataFrame with a category column and missing values; the label depends on both columns."""
+    rng = np.random.RandomState(1)
+    n = 90
+    colour = pd.Categorical(rng.choice(["red", "green", "blue"], n))
+    size = rng.standard_normal(n)
+    y = np.where((colour == "red") | (size > 0.5), "yes", "no")
+    size[::9] = np.nan
+    return Data(pd.DataFrame({"colour": colour, "size": size}, index=np.arange(100, 100 + n)), y)
+
+
+def _regression(ctx):
+    rng = np.random.RandomState(2)
+    X = rng.standard_normal((60, 2))
+    return Data(X, 2 * X[:, 0] + 0.1 * rng.standard_normal(60))
+
+
+def _tree(ctx):
+    return DecisionTreeClassifier(max_depth=3, random_state=ctx.seed)
+
+
+def _study(**changes):
+    declared = dict(
+        datasets=[Dataset("toy", _arrays)],
+        methods={"tree": _tree, "majority": lambda ctx: DummyClassifier()},
+        protocol=TrainTest(seeds=(0, 1)),
+    )
+    return Study("toy", "A toy study.", **{**declared, **changes})
+
+
+def test_a_train_test_study_records_each_unit_with_its_metrics_times_and_provenance(tmp_path, capsys):
+    out = tmp_path / "toy"
+    assert _study().main(["--out", str(out), "--n-jobs", "1"]) == 0
+    records = read_records(out)
+    assert [(r["dataset"], r["method"], r["seed"]) for r in records] == [
+        ("toy", "tree", 0),
+        ("toy", "majority", 0),
+        ("toy", "tree", 1),
+        ("toy", "majority", 1),
+    ]  # seeds outermost
+    for r in records:
+        assert r["status"] == "ok" and r["key"] == f"toy|{r['method']}|seed={r['seed']}|round=0"
+        assert set(harness.CLASSIFICATION) <= set(r) and r["fit_s"] >= 0 and r["predict_s"] >= 0
+        assert (r["n_train"], r["n_test"]) == (80, 40) and r["config"] == {"quick": False, "protocol": "train/test"}
+        assert r["versions"]["python"] and r["machine"] and r["finished_at"]
+    majority = next(r for r in records if r["method"] == "majority")
+    assert majority["balanced_accuracy"] == 0.5 and majority["log_loss"] > 0.5
+    table = (out / "table.md").read_text()
+    assert read_provenance(table)["command"] == f"python -m benchmarks.toy --out {out} --n-jobs 1"
+    for heading in ("accuracy (%)", "balanced_accuracy (%)", "log_loss,"):
+        assert heading in table
+    assert "| mean rank | 1.00 | 2.00 |" in table  # the tree beats the majority on both metrics that are higher-better
+    assert "| median fit s |" in table and "| median predict s |" in table
+    captured = capsys.readouterr()
+    assert "[4/4] toy / majority / seed 1: accuracy" in captured.err and "| toy |" in captured.out
+
+
+class _RowRecorder(BaseEstimator, ClassifierMixin):
+    """A tree on the codes of a DataFrame that records the row labels it is fitted on and asked about."""
+
+    seen: list = []
+
+    def fit(self, X, y):
+        self.seen.append(("fit", set(X.index)))
+        self.tree_ = DecisionTreeClassifier(random_state=0).fit(X[["size"]].fillna(0), y)
+        self.classes_ = self.tree_.classes_
+        return self
+
+    def predict(self, X):
+        self.seen.append(("predict", set(X.index)))
+        return self.tree_.predict(X[["size"]].fillna(0))
+
+    def predict_proba(self, X):
+        return self.tree_.predict_proba(X[["size"]].fillna(0))
+
+
+def test_repeated_cross_validation_gives_one_record_per_repeat_and_fold_on_held_out_rows(tmp_path, monkeypatch):
+    monkeypatch.setattr(_RowRecorder, "seen", [])
+    study = _study(
+        datasets=[Dataset("frame", _frame), Dataset("numbers", _regression, task="regression")],
+        methods={
+            "recorder": lambda ctx: _RowRecorder(),
+            "hgb": lambda ctx: HistGradientBoostingClassifier(max_iter=5, categorical_features="from_dtype"),
+            "rf": registry("RF", n_trees=5),
+            "tree": lambda ctx: DecisionTreeRegressor(max_depth=2, random_state=ctx.seed),
+            "mean": lambda ctx: DummyRegressor(),
+        },
+        protocol=CrossValidation(n_folds=3, repeats=2),
+        applies=lambda method, dataset, options: (method in ("tree", "mean")) == (dataset == "numbers"),
+    )
+    out = tmp_path / "cv"
+    assert study.main(["--out", str(out), "--quiet"]) == 0
+    records = read_records(out)
+    classification = [r for r in records if r["dataset"] == "frame"]
+    assert len(classification) == 3 * 2 * 3 and len(records) == len(classification) + 2 * 2 * 3
+    assert {(r["method"], r["repeat"], r["fold"]) for r in classification} == {
+        (m, r, f) for m in ("recorder", "hgb", "rf") for r in (0, 1) for f in (0, 1, 2)
+    }
+    assert all(set(harness.CLASSIFICATION) <= set(r) and r["n_test"] == 30 for r in classification)
+    assert all({"r2", "rmse"} <= set(r) and "accuracy" not in r for r in records if r["dataset"] == "numbers")
+    assert (
+        next(r for r in records if r["method"] == "tree")["r2"]
+        > 0.6
+        > next(r for r in records if r["method"] == "mean")["r2"]
+    )
+    assert records[0]["key"] == "frame|recorder|repeat=0|fold=0" and records[0]["config"]["folds"] == 3
+    # every repeat's held-out folds partition the rows, and no fold is fitted on a row it is scored on
+    fitted = [rows for what, rows in _RowRecorder.seen if what == "fit"]
+    predicted = [rows for what, rows in _RowRecorder.seen if what == "predict"]
+    assert all(not (f & p) for f, p in zip(fitted, predicted))
+    assert set().union(*predicted[:3]) == set(range(100, 190)) == set().union(*predicted[3:])
+    assert predicted[:3] != predicted[3:]  # each repeat shuffles with its own seed
+    table = (out / "table.md").read_text()
+    assert "mean ± std over repeats (each the mean of its folds)" in table and "r2, mean" in table
+
+
+def test_the_method_registrys_methods_get_a_dataframes_categories_as_codes_with_their_mask_declared():
+    study = _study(datasets=[Dataset("frame", _frame)])
+    args = study.parse(["--quick"])
+    ctx = study.context(args, harness.Unit("frame", "tree", 0))
+    for name in ("HGB", "RF"):
+        model = registry(name)(ctx)
+        assert model[0].func.__name__ == "ordinal_codes"
+    assert registry("HGB")(ctx)[-1].categorical_features.tolist() == [True, False]
+    data = _frame(ctx)
+    model = registry("HGB")(ctx).fit(data.X_train, data.y_train)
+    assert model.score(data.X_train, data.y_train) > 0.7
+
+
+def test_a_rerun_resumes_only_the_units_missing_with_the_same_settings(tmp_path, capsys):
+    out = tmp_path / "toy"
+    study = _study(
+        options=lambda parser: parser.add_argument("--depth", type=int, default=3),
+        settings=lambda options: {"depth": options.depth},
+    )
+    assert study.main(["--out", str(out)]) == 0
+    records = read_records(out)
+    capsys.readouterr()
+    assert study.main(["--out", str(out)]) == 0  # every unit done: nothing run, nothing appended
+    assert read_records(out) == records and "seed" not in capsys.readouterr().err
+    lines = (out / "results.jsonl").read_text().splitlines()
+    (out / "results.jsonl").write_text("\n".join(lines[:-1]) + "\n")  # the last unit lost
+    assert study.main(["--out", str(out), "--seeds", "0,1"]) == 0
+    assert "[1/1] toy / majority / seed 1" in capsys.readouterr().err
+    assert study.main(["--out", str(out), "--depth", "2"]) == 0  # other settings: every unit again
+    again = read_records(out)
+    assert len(again) == 2 * len(records) and {r["config"]["depth"] for r in again} == {2, 3}
+    assert "Pending" not in (out / "table.md").read_text()
+
+
+def test_refused_and_failed_units_are_recorded_listed_not_retried_unless_asked_and_a_failure_sets_the_status(
+    tmp_path, capsys
+):
+    def refuses(ctx):
+        raise ValueError("too few rows of a class")
+
+    def crashes(ctx):
+        raise RuntimeError("out of memory")
+
+    out = tmp_path / "toy"
+    study = _study(methods={"tree": _tree, "refuses": refuses, "crashes": crashes}, protocol=TrainTest())
+    assert study.main(["--out", str(out)]) == 1
+    statuses = {r["method"]: (r["status"], r.get("error")) for r in read_records(out)}
+    assert statuses == {
+        "tree": ("ok", None),
+        "refuses": ("refused", "too few rows of a class"),
+        "crashes": ("failed", "RuntimeError: out of memory"),
+    }
+    table = (out / "table.md").read_text()
+    assert "- toy / refuses / seed 0: refused, too few rows of a class" in table
+    assert "| toy |" in table and "crashes" in table
+    assert study.main(["--out", str(out), "--methods", "tree,refuses"]) == 0  # a refusal alone is not a failure
+    assert len(read_records(out)) == 3  # not retried
+    assert study.main(["--out", str(out), "--methods", "refuses", "--retry-failed"]) == 0
+    assert [r["method"] for r in read_records(out)] == ["tree", "refuses", "crashes", "refuses"]
+
+
+def test_report_only_fits_nothing_and_lists_what_is_pending(tmp_path):
+    out = tmp_path / "toy"
+    study = _study()
+    assert study.main(["--out", str(out), "--seeds", "0", "--quiet"]) == 0
+    records = read_records(out)
+    assert study.main(["--out", str(out), "--seeds", "0,1", "--report-only", "--quiet"]) == 0
+    assert read_records(out) == records
+    table = (out / "table.md").read_text()
+    assert "Pending (not fitted yet, so left out of the tables above):" in table
+    assert "- toy: tree (seeds 1); majority (seeds 1)" in table
+
+
+def test_quiet_prints_nothing_and_unknown_names_are_errors_that_list_the_known_ones(tmp_path, capsys):
+    assert _study().main(["--out", str(tmp_path), "--quiet"]) == 0
+    assert capsys.readouterr() == ("", "")
+    with pytest.raises(SystemExit):
+        _study().main(["--methods", "tree,svm", "--out", str(tmp_path)])
+    assert "unknown method(s) svm; known: tree, majority" in capsys.readouterr().err
+
+
+def test_rounds_rotate_the_methods_and_a_skip_hook_leaves_units_unrecorded(tmp_path):
+    study = _study(
+        methods={"a": _tree, "b": _tree, "c": _tree},
+        skip=lambda ctx, done: "too large" if ctx.method == "c" and ctx.round == 1 else None,
+    )
+    out = tmp_path / "rounds"
+    assert study.main(["--out", str(out), "--seeds", "0", "--rounds", "2", "--quiet"]) == 0
+    assert [(r["method"], r["round"]) for r in read_records(out)] == [("a", 0), ("b", 0), ("c", 0), ("b", 1), ("a", 1)]
+    assert "- toy / c / seed 0 / round 1: too large" in (out / "table.md").read_text()
+
+
+def test_interleave_alternates_the_calls_round_by_round_and_pairs_their_times():
+    order = []
+    ticks = iter(range(100))
+    calls = {"old": lambda: order.append("old") or 1, "new": lambda: order.append("new") or 2}
+    seconds, values = interleave(calls, rounds=3, clock=lambda: next(ticks))
+    assert order == ["old", "new", "new", "old", "old", "new"] and values == {"old": 1, "new": 2}
+    assert seconds == {"old": [1, 1, 1], "new": [1, 1, 1]}
+    assert paired_ratios({"a": [2.0, 6.0], "b": [1.0, 2.0]}, "a", "b") == [2.0, 3.0]
+    order.clear()
+    interleave(calls, offset=1)
+    assert order == ["new", "old"]
+
+
+@pytest.mark.parametrize("command", [["-m", "benchmarks.datasets"], ["benchmarks/datasets.py"]])
+def test_a_study_runs_from_the_repository_root_as_a_module_and_as_a_file(command, tmp_path):
+    done = subprocess.run(
+        [sys.executable, *command, "--quick", "--out", str(tmp_path)], cwd=ROOT, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert "| iris |" in done.stdout and (tmp_path / "table.md").is_file()

@@ -1,0 +1,130 @@
+"""The real-data suite's loader, on a synthetic folder: a gzip CSV per table and a manifest that describes them."""
+
+import gzip
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from study_helpers import read_records
+
+from benchmarks import realdata
+from benchmarks.harness import CrossValidation, Study
+
+CSV = """colour,size,weight,label
+red,1.5,10,yes
+blue,,12,no
+,2.5,11,yes
+green,0.5,,no
+red,3.0,9,yes
+blue,1.0,13,no
+"""
+
+
+def _entry(name, **changes):
+    entry = {
+        "name": name,
+        "file": f"{name}.csv.gz",
+        "task": "classification",
+        "target": "label",
+        "rows": 6,
+        "features": 3,
+        "n_categorical": 1,
+        "n_missing_cells": 3,
+        "classes": {"yes": 3, "no": 3},
+        "notes": [],
+    }
+    return {**entry, **changes}
+
+
+@pytest.fixture
+def suite(tmp_path):
+    """A folder with a classification table and a regression table, and their manifest."""
+    folder = tmp_path / "realdata"
+    folder.mkdir()
+    (folder / "tiny.csv.gz").write_bytes(gzip.compress(CSV.encode()))
+    regression = "x,group,target\n" + "".join(f"{i},{'ab'[i % 2]},{2.0 * i}\n" for i in range(8))
+    (folder / "line.csv.gz").write_bytes(gzip.compress(regression.encode()))
+    line = _entry("line", task="regression", target="target", rows=8, features=2, n_missing_cells=0)
+    del line["classes"]
+    (folder / "manifest.json").write_text(json.dumps([_entry("tiny"), line]))
+    return folder
+
+
+def test_a_table_is_read_with_its_text_columns_as_categories_and_its_target_apart(suite):
+    table = realdata.load_table("tiny", suite)
+    assert table.task == "classification" and table.meta["target"] == "label"
+    assert list(table.X.columns) == ["colour", "size", "weight"]
+    assert isinstance(table.X["colour"].dtype, pd.CategoricalDtype)
+    assert sorted(table.X["colour"].cat.categories) == ["blue", "green", "red"]
+    assert table.X["size"].dtype == np.float64 and int(table.X.isna().sum().sum()) == 3
+    assert table.y.tolist() == ["yes", "no", "yes", "no", "yes", "no"]
+    line = realdata.load_table("line", suite)
+    assert line.task == "regression" and line.y.dtype == np.float64 and line.y[3] == 6.0
+    assert realdata.names(path=suite) == ["tiny", "line"] and realdata.names("regression", suite) == ["line"]
+
+
+def test_the_folder_comes_from_the_environment_else_beside_the_repository(suite, monkeypatch, tmp_path):
+    monkeypatch.setenv(realdata.ENV, str(suite))
+    assert realdata.home() == suite and realdata.load_table("line").X.shape == (8, 2)
+    monkeypatch.delenv(realdata.ENV)
+    monkeypatch.setattr(realdata, "ROOT", tmp_path / "repository")
+    (tmp_path / "shared").symlink_to(suite.parent, target_is_directory=True)
+    assert realdata.home() == tmp_path / "shared" / "realdata"
+    with pytest.raises(realdata.RealDataError, match=f"no real-data suite at .*set \\${realdata.ENV}"):
+        realdata.home(tmp_path / "nowhere")
+
+
+@pytest.mark.parametrize(
+    "changes, message",
+    [
+        ({"rows": 7}, "rows 6 \\(the manifest says 7\\)"),
+        ({"n_categorical": 2}, "n_categorical 1 \\(the manifest says 2\\)"),
+        ({"n_missing_cells": 0}, "n_missing_cells 3 \\(the manifest says 0\\)"),
+        ({"classes": {"yes": 4, "no": 2}}, "classes"),
+        ({"target": "weight"}, "the last column is 'label', not the target 'weight'"),
+    ],
+)
+def test_a_table_that_differs_from_its_manifest_is_refused_naming_the_file(suite, changes, message):
+    (suite / "manifest.json").write_text(json.dumps([_entry("tiny", **changes)]))
+    with pytest.raises(realdata.RealDataError, match=message) as error:
+        realdata.load_table("tiny", suite)
+    assert "tiny.csv.gz" in str(error.value)
+
+
+def test_an_incomplete_manifest_or_an_unknown_table_is_refused(suite):
+    with pytest.raises(realdata.RealDataError, match="no table 'wine'.*known: tiny, line"):
+        realdata.load_table("wine", suite)
+    entry = _entry("tiny")
+    del entry["target"]
+    (suite / "manifest.json").write_text(json.dumps([entry]))
+    with pytest.raises(realdata.RealDataError, match="the entry 'tiny' lacks target"):
+        realdata.manifest(suite)
+    (suite / "manifest.json").write_text(json.dumps([_entry("tiny", task="ranking")]))
+    with pytest.raises(realdata.RealDataError, match="unknown task 'ranking'"):
+        realdata.manifest(suite)
+
+
+def test_the_tables_are_cross_validated_by_a_study_on_the_harness(suite, tmp_path):
+    def build(ctx):
+        from sklearn.dummy import DummyClassifier, DummyRegressor
+
+        return DummyClassifier() if ctx.task == "classification" else DummyRegressor()
+
+    study = Study(
+        "realdata_trial",
+        "A study of the suite.",
+        datasets=realdata.datasets(path=suite),
+        methods={"dummy": build},
+        protocol=CrossValidation(n_folds=2, repeats=1),
+    )
+    assert study.main(["--out", str(tmp_path / "out"), "--quiet"]) == 0
+    records = read_records(tmp_path / "out")
+    assert [(r["dataset"], r["fold"], r["suite"]) for r in records] == [
+        ("tiny", 0, "realdata"),
+        ("tiny", 1, "realdata"),
+        ("line", 0, "realdata"),
+        ("line", 1, "realdata"),
+    ]
+    assert "log_loss" in records[0] and "rmse" in records[-1]
+    assert [d.name for d in realdata.datasets("classification", suite)] == ["tiny"]
