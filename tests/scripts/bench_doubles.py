@@ -105,8 +105,15 @@ def build_lingering(ctx, **params):
     return LingeringClassifier(linger_dir=folder)
 
 
+class InterruptedClassifier(ClassifierMixin, BaseEstimator):
+    """Its fit is stopped by Ctrl-C (builders only construct: the runner builds them to hash their settings)."""
+
+    def fit(self, X, y):
+        raise KeyboardInterrupt  # Ctrl-C in the middle of an inline run
+
+
 def build_interrupting(ctx, **params):
-    raise KeyboardInterrupt  # Ctrl-C in the middle of an inline run
+    return InterruptedClassifier()
 
 
 LINGERING = MethodSpec("Lingering", build_lingering, ("sklearn", "base"), "grandchild processes that linger")
