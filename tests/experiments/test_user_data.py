@@ -103,8 +103,8 @@ def test_a_target_with_empty_cells_or_real_numbers_is_refused(user_csv, tmp_path
         load(tmp_path / "gap.csv")
     frame["y"] = np.linspace(0, 1, len(frame))
     frame.to_csv(tmp_path / "real.csv", index=False)
-    with pytest.raises(ud.UserDataError, match="holds non-integer numbers"):
-        load(tmp_path / "real.csv")
+    with pytest.raises(ud.UserDataError, match="holds non-integer numbers; --task classification needs class labels"):
+        ud.load_source(ud.source_for(tmp_path / "real.csv", "y", task="classification"))
 
 
 def test_a_date_column_is_neither_numeric_nor_categorical_and_is_refused(user_csv, tmp_path):
@@ -116,8 +116,10 @@ def test_a_date_column_is_neither_numeric_nor_categorical_and_is_refused(user_cs
 
 
 def test_a_parquet_file_without_pyarrow_names_the_missing_package(tmp_path, monkeypatch):
-    real = ud.importlib.util.find_spec
-    monkeypatch.setattr(ud.importlib.util, "find_spec", lambda name, *a: None if name == "pyarrow" else real(name))
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "pyarrow" else real(name))
     (tmp_path / "my.parquet").write_bytes(b"PAR1")
     with pytest.raises(ud.UserDataError, match=r"my.parquet is a Parquet file: reading it needs pyarrow"):
         load(tmp_path / "my.parquet")
