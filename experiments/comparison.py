@@ -1,7 +1,7 @@
 """The practitioner's table and figure: every method against the best, with what is significant.
 
-From the run records of one or more datasets (:func:`comparisons` groups them; :mod:`.metrics`
-compares them), :func:`to_markdown` writes one table per dataset:
+From the run records of one dataset (:func:`comparison_of` gathers them; :mod:`.metrics` compares
+them), :func:`to_markdown` writes one table per dataset:
 
 - the header names the dataset, the ranking metric and the protocol (the folds and seeds);
 - one row per method, the best first: its mean ± standard error on every metric of the task, its

@@ -5,7 +5,7 @@
   ``.zip``, as pandas infers from the suffix).
 - **Separator** (:func:`sniff_separator`): ``--sep`` when given (``\\t`` may be written ``tab``);
   else tab for ``.tsv`` / ``.tab``, else the one of ``, ; \\t |`` that Python's ``csv.Sniffer``
-  finds in the first 64 KiB, else a comma.
+  finds in the start of the file (:data:`SAMPLE_BYTES`), else a comma.
 - **Missing values**: empty cells and pandas' markers (``NA``, ``NaN``, ``null``, ...), plus any
   ``--na-values``.
 - **Header** (:func:`check_header`): a name that appears twice is refused, naming it and its

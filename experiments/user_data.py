@@ -507,8 +507,9 @@ def register_all(sources: dict | None) -> None:
         register(value if isinstance(value, UserDataSource) else UserDataSource(**value))
 
 
-def summary(dataset: Dataset) -> str:
-    """One line on what was read: rows, features (naming the categorical ones), classes, split."""
+def summary(dataset: Dataset, split: str | None = None) -> str:
+    """One line on what was read: rows, features (naming the categorical ones), classes, and ``split``
+    (default: the dataset's own description of its split)."""
     categorical = [n for n, c in zip(dataset.feature_names, dataset.categorical_mask) if c]
     rows = len(dataset.y_train) + (0 if dataset.y_test is None else len(dataset.y_test))
     if dataset.extra.get("task") == "regression":
@@ -522,7 +523,7 @@ def summary(dataset: Dataset) -> str:
         f"{rows} rows, {len(dataset.feature_names)} features"
         + (f" (categorical: {', '.join(categorical)})" if categorical else " (all numeric)")
         + target
-        + f"; {dataset.split}"
+        + f"; {split or dataset.split}"
     )
 
 
