@@ -74,9 +74,11 @@ def list_registry(registry, out=sys.stdout):
             f
             for f, on in (
                 ("binary only", spec.binary_only),
+                ("regression too", "regression" in spec.tasks),
+                ("practitioner", spec.practitioner),
                 ("--ablation", spec.ablation),
                 ("--peers", spec.peer),
-                ("opt-in", not spec.default and not spec.ablation and not spec.peer),
+                ("opt-in", not spec.default and not spec.ablation and not spec.peer and not spec.practitioner),
             )
             if on
         ]

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from mddf.experiments import cli
@@ -249,3 +250,41 @@ def test_every_subcommand_documents_itself(name, capsys):
     assert text.startswith(f"usage: mddf {name} ") and "exit status:" in text
     if name != "datasets":
         assert "--data PATH" in text and "--target COLUMN" in text and "--out" in text
+
+
+def prices_csv(path, n=60):
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(n, 2))
+    frame = pd.DataFrame({"a": x[:, 0], "b": x[:, 1], "price": 3 * x[:, 0] + rng.normal(scale=0.2, size=n)})
+    frame.to_csv(path, index=False)
+    return path
+
+
+def test_a_regression_target_through_export_features_and_small_sample(tmp_path, capsys):
+    data = prices_csv(tmp_path / "prices.csv")
+    out = tmp_path / "features.npz"
+    argv = ["--data", str(data), "--target", "price", "--quick", "--n-jobs", "1", "--quiet"]
+    assert cli.main(["export-features", *argv, "--out", str(out)]) == 0
+    z = np.load(out)
+    T = z["layers"].shape[0]
+    assert z["train_features"].shape == (T, 42, 4) and z["y_train"].dtype == np.float64
+    assert "classes" not in z and json.loads(str(z["meta"]))["model"] == "CascadeForestRegressor"
+    small = ["small-sample", *argv, "--methods", "mdDF,RF-400", "--fractions", "0.5,1", "--seeds", "1"]
+    assert cli.main([*small, "--isolation", "inline", "--out", str(tmp_path / "small")]) == 0
+    rows = read_csv_rows(tmp_path / "small" / "small_sample_prices.csv")
+    assert {(r["method"], r["metric"]) for r in rows} == {(m, "r2") for m in ("mdDF", "RF-400", "Baseline")}
+    assert all(float(r["mean"]) > 0.5 for r in rows if r["method"] == "RF-400")
+
+
+def test_the_figures_of_classes_refuse_a_regression_target(tmp_path, capsys):
+    data = prices_csv(tmp_path / "prices.csv")
+    assert cli.main(["plot-layers", "--data", str(data), "--target", "price", "--quick", "--out", str(tmp_path)]) == 2
+    assert "plot-layers draws classes; the --target of prices is a regression target" in capsys.readouterr().err
+
+
+def test_a_parquet_file_is_benchmarked_like_a_csv(tmp_path, user_csv, capsys):
+    pytest.importorskip("pyarrow")
+    pd.read_csv(user_csv).to_parquet(tmp_path / "my.parquet")
+    argv = ["benchmark", "--data", str(tmp_path / "my.parquet"), "--target", "y", "--methods", "RF-400"]
+    assert cli.main([*argv, "--folds", "2", "--seeds", "1", "--out", str(tmp_path / "out"), *FAST]) == 0
+    assert capsys.readouterr().out.startswith("### my.parquet: accuracy (%), practitioner protocol")
