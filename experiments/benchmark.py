@@ -313,7 +313,7 @@ def run(args, registry=None, *, command: str) -> int:
     suite = SUITES[args.suite or "default"]
     if source is not None:
         datasets = [source.name]
-        default_out = source.slug
+        default_out = source.slug + ("-paper" if protocol == "paper" else "")
     else:
         datasets = args.datasets or list(suite.datasets)
         default_out = args.suite or ("custom" if args.datasets else "default")

@@ -7,9 +7,10 @@ Every run record carries
   the bytes of its loaded arrays (:func:`dataset_sha256`);
 - ``settings`` and their hash ``settings_sha256``: everything else that changes the run's result
   (:func:`run_settings`): the protocol, the task, the number of folds, the profile, the share of
-  training rows held out for selection, how the file was read (target column, separator, dropped
-  columns, missing-value markers) and the method's own configuration (its builder and every
-  parameter of the estimator it builds, seeds and thread counts left out). The run's key holds the
+  training rows held out for selection, the metrics' clipping of probabilities, how the file was
+  read (target column, separator, dropped columns, missing-value markers) and the method's own
+  configuration (its builder and every parameter of the estimator it builds, seeds and thread
+  counts left out). The run's key holds the
   rest (dataset, method, seed, fold, fraction). Library versions are not part of it (each record
   names them in ``versions``).
 
@@ -102,8 +103,11 @@ def method_settings(spec, ctx) -> dict:
 
 def run_settings(*, protocol, task, profile, n_folds=None, validation_fraction=0.2, reading=None, method=None) -> dict:
     """The options that change a run's result, as one JSON-safe dict (see the module docstring)."""
+    from .metrics import PROBA_CLIP
+
     return {
         "result_version": RESULT_VERSION,
+        "metrics": {"proba_clip": PROBA_CLIP},
         "protocol": protocol,
         "task": task,
         "profile": profile,

@@ -309,7 +309,8 @@ def benchmark_parser(prog: str = f"{PROG} benchmark") -> argparse.ArgumentParser
         type=Path,
         default=None,
         help="output folder (default: results/<suite>, results/<suite>-practitioner, or with --data "
-        "results/<file stem>-<sha256 prefix>); rerun with it to resume; one runner at a time",
+        "results/<file stem>-<sha256 prefix>, -paper appended under --protocol paper); rerun with it to resume; "
+        "one runner at a time",
     )
     parser.add_argument(
         "--n-jobs",

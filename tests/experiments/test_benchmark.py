@@ -9,6 +9,7 @@ import pytest
 
 from mddf.experiments import cli, executor
 from mddf.experiments.executor import execute
+from mddf.experiments.methods import default_registry
 from mddf.experiments.provenance import read_csv_rows
 from mddf.experiments.runner import run_one
 from mddf.experiments.store import ResultStore
@@ -179,3 +180,21 @@ def test_the_openmp_notice_goes_to_stderr(tmp_path, monkeypatch, capsys):
     execute([], ResultStore(tmp_path / "results.jsonl"), isolation="process", n_jobs=1)
     captured = capsys.readouterr()
     assert "OMP_WAIT_POLICY=PASSIVE" in captured.err and captured.out == ""
+
+
+def test_the_warm_up_fit_leaves_the_timed_fit_unchanged():
+    from dataclasses import replace
+
+    registry = default_registry()
+    cold = default_registry()
+    cold.register(replace(registry.get("mdDF"), warm_up=None), replace=True)
+    warm_record = run_one("wine", "mdDF", 1, profile="quick", n_jobs=1, registry=registry)
+    cold_record = run_one("wine", "mdDF", 1, profile="quick", n_jobs=1, registry=cold)
+    assert warm_record["compile_seconds"] is not None and "compile_seconds" not in cold_record
+    for key in ("accuracy", "log_loss", "n_layers"):
+        assert warm_record[key] == cold_record[key], key
+    untimed = [
+        [{k: v for k, v in h.items() if k != "fit_seconds"} for h in r["cascade"]["history"]]
+        for r in (warm_record, cold_record)
+    ]
+    assert untimed[0] == untimed[1]  # every layer's margins, weights and accuracies, bit for bit
