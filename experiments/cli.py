@@ -351,14 +351,20 @@ def benchmark_parser(prog: str = f"{PROG} benchmark") -> argparse.ArgumentParser
 
 
 def add_protocol_arguments(parser: argparse.ArgumentParser, *, folds: bool = True) -> None:
-    """``--protocol``, ``--metric`` (and ``--folds``): how the runners evaluate."""
+    """``--protocol``, ``--metric`` (and ``--folds``): how the runners evaluate (``folds``: the benchmark's)."""
     parser.add_argument(
         "--protocol",
         choices=PROTOCOLS,
         default=None,
-        help="'practitioner': a baseline, early-stopped boosting and a random forest against mdDF, "
-        "cross-validated, with standard errors (default with --data); 'paper': the papers' methods, "
-        "budgets and splits (default for built-in datasets)",
+        help=(
+            "'practitioner': a baseline, early-stopped boosting and a random forest against mdDF, "
+            "cross-validated, with standard errors (default with --data); 'paper': the papers' methods, "
+            "budgets and splits (default for built-in datasets)"
+            if folds
+            else "'practitioner': the benchmark's practitioner methods (a baseline, early-stopped boosting, a "
+            "random forest and mdDF; default with --data); 'paper': the paper's RF, XGBoost, gcForest and mdDF "
+            "(default for built-in datasets); both on the same fractions of each seed's split"
+        ),
     )
     if folds:
         parser.add_argument(
@@ -372,7 +378,11 @@ def add_protocol_arguments(parser: argparse.ArgumentParser, *, folds: bool = Tru
         "--metric",
         choices=list(METRICS),
         default=None,
-        help="the metric that ranks (default: accuracy, or r2 for a regression); every metric of the task is reported",
+        help=(
+            "the metric that ranks (default: accuracy, or r2 for a regression); every metric of the task is reported"
+            if folds
+            else "the metric drawn (default: accuracy, or r2 for a regression)"
+        ),
     )
 
 
@@ -383,7 +393,7 @@ def small_sample_parser(prog: str = f"{PROG} small-sample") -> argparse.Argument
         prog,
         _help_text(small_sample)
         + "\nThe paper uses UCI HAR (the default when its files are present, else satimage).\n\n"
-        "examples:\n  mddf small-sample --quick\n  mddf small-sample --data my.csv --target y --methods mdDF,RF "
+        "examples:\n  mddf small-sample --quick\n  mddf small-sample --data my.csv --target y --methods mdDF,RF-400 "
         "--fractions 0.1,0.5,1 --seeds 2\n  (python scripts/small_sample.py takes the same options)\n",
         exit_status.epilog("small-sample"),
     )

@@ -4,8 +4,9 @@
 and call :func:`run`.
 
 Trains the methods on fractions of the training rows (stratified by class, every class keeping
-at least one row; the test rows are unchanged), repeated over seeds, and plots the mean test score
-(``--metric``: accuracy by default, R² for a regression) with standard-deviation error bars. Each
+at least one row; at random for a regression; the test rows are unchanged), repeated over seeds,
+and plots the mean test score (``--metric``: accuracy by default, R² for a regression) with
+standard-deviation error bars. Each
 (fraction, method, seed) is one run of the benchmark runner (a fresh worker process, or a task on
 a Dask cluster with ``--scheduler``; a resumable ``results.jsonl`` in ``--out``, bound to the data
 and settings as the benchmark's is).
