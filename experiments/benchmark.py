@@ -28,7 +28,7 @@ from .figures import save_figure
 from .methods import FALLBACK_TREES_K, default_registry, unavailable_reason
 from .metrics import DEFAULT_METRIC, METRICS, metrics_of
 from .outlock import hold
-from .planning import bindings, describe, practitioner_folds
+from .planning import bindings, describe, practitioner_folds, unusable_folds
 from .protocols.practitioner import DEFAULT_SEEDS, TooFewRows
 from .provenance import provenance, record_stamp, with_csv_header, with_markdown_header
 from .runner import DatasetUnavailable, load, task_of
@@ -386,7 +386,7 @@ def _run_in(out, args, registry, datasets, available, source, command, protocol,
     store = ResultStore(out / "results.jsonl")
     say = (lambda text: None) if args.quiet else (lambda text: print(text, file=sys.stderr))
     n_classes, image_shapes, skipped, usable = {}, {}, {}, []
-    infos, n_folds, tasks_of = [], {}, {}
+    infos, n_folds, tasks_of, too_small = [], {}, {}, set()
     unloadable = {}  # dataset -> why its files could not be loaded (a failure, unlike missing files)
     for name in datasets:
         try:
@@ -431,6 +431,9 @@ def _run_in(out, args, registry, datasets, available, source, command, protocol,
                 skipped[name] = _short(str(exc))
                 print(f"skipped dataset {name}: {exc}", file=sys.stderr)
                 continue
+            for method, reason in unusable_folds(ds, n_folds[name], available, seeds).items():
+                too_small.add((name, method))
+                print(f"skipped {method} on {name}: {reason}", file=sys.stderr)
         info = describe(ds)
         infos.append(info)
         n_classes[name], image_shapes[name], tasks_of[name] = info.n_classes, info.image_shape, info.task
@@ -450,6 +453,7 @@ def _run_in(out, args, registry, datasets, available, source, command, protocol,
         tasks=tasks_of,
         bindings=bound,
     )
+    tasks = [t for t in tasks if (t.dataset, t.method) not in too_small]
     if not tasks:
         if usable:
             why = f"none of {', '.join(s.name for s in available)} applies to {', '.join(usable)}"

@@ -6,8 +6,8 @@
   (:func:`~.protocols.practitioner.fold_count`) and says when a small class lowered them;
 - :func:`bindings` binds every (dataset, method) to the data's hash and the hash of its settings
   (:mod:`.binding`);
-- :func:`unusable_fractions` checks, before any run, that each training fraction leaves every
-  class the rows each method needs, and names the class that does not.
+- :func:`unusable_fractions` and :func:`unusable_folds` check, before any run, that each training
+  fraction or fold leaves every class the rows each method needs, and name the class that does not.
 """
 
 from __future__ import annotations
@@ -115,6 +115,35 @@ def bindings(infos, specs, *, protocol: str, profile: str, n_folds: dict, valida
             )
             out[(info.name, spec.name)] = Binding(info.data_sha256, settings_sha256(settings), info.test_sha256)
     return out
+
+
+def unusable_folds(ds, n_folds: int, specs, seeds) -> dict:
+    """``{method: reason}`` of the methods a cross-validation's training folds leave too few rows of a class.
+
+    The folds are the runs' (:func:`~.protocols.practitioner.cv_splits`); a method whose
+    ``min_class_rows`` exceeds the training rows of the smallest class in some fold is not run on
+    the dataset, and the reason names the class by its label.
+    """
+    from .protocols.practitioner import cv_splits
+
+    task = task_of(ds)
+    if task == "regression" or not n_folds:
+        return {}
+    y = ds.y
+    smallest = None
+    for seed in seeds:
+        for fold, (train, _) in enumerate(cv_splits(y, task, n_folds, seed)):
+            codes, counts = np.unique(y[train], return_counts=True)
+            i = int(counts.argmin())
+            if smallest is None or counts[i] < smallest[0]:
+                smallest = (int(counts[i]), ds.classes[int(codes[i])], seed, fold)
+    rows, label, seed, fold = smallest
+    return {
+        spec.name: f"fold {fold} of seed {seed} leaves class {str(label)!r} {rows} training row(s); "
+        f"{spec.name} needs {spec.min_class_rows}"
+        for spec in specs
+        if rows < spec.min_class_rows
+    }
 
 
 def unusable_fractions(ds, fractions, specs, seeds, *, validation_fraction: float = 0.2) -> dict:

@@ -114,3 +114,20 @@ def test_a_fraction_too_small_for_a_method_is_skipped_naming_the_class(tmp_path)
     assert skipped == {
         (0.01, "Needy"): "fraction 0.01 leaves class 'churned' 1 training row(s) (seed 0); Needy needs 3",
     }
+
+
+def test_a_method_the_folds_leave_too_few_rows_of_a_class_is_named_with_the_class(tmp_path):
+    from dataclasses import replace
+
+    from mddf.experiments.methods import default_registry
+    from mddf.experiments.planning import unusable_folds
+    from mddf.experiments.protocols.practitioner import fold_count
+    from mddf.experiments.user_data import load_source, source_for
+
+    ds = load_source(source_for(churn_csv(tmp_path / "my.csv", n=40), "label"))
+    rows = int((ds.classes[ds.y] == "churned").sum())
+    k = fold_count(ds.y)  # as many folds as 'churned' has rows, up to 5
+    needy = replace(default_registry().get("RF"), name="Needy", min_class_rows=rows)
+    skipped = unusable_folds(ds, k, [default_registry().get("RF"), needy], seeds=[0, 1])
+    assert list(skipped) == ["Needy"]  # a training fold holds at most rows - 1 of them
+    assert skipped["Needy"].endswith(f"leaves class 'churned' {rows - 1} training row(s); Needy needs {rows}")
