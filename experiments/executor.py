@@ -493,6 +493,18 @@ class RunBook:
         record = self.latest.get(task.key)
         return record is not None and record.get("status") == "ok" and matches(record, task.binding)
 
+    def _budget_matches(self, task: Task, budget: dict) -> bool:
+        """Whether the mdDF record ``budget`` may set ``task``'s tree budget: it is bound as planned, or (an mdDF
+        run outside this plan) it ran on the same data."""
+        if task.budget_key in self.bindings:
+            return matches(budget, self.bindings[task.budget_key])
+        if task.binding is None:
+            return True
+        return (budget.get("data_sha256"), budget.get("test_sha256")) == (
+            task.binding.data_sha256,
+            task.binding.test_sha256,
+        )
+
     def next_ready(self) -> Task | None:
         """The first pending run whose tree-budget run is finished (None if every one waits)."""
         waiting = {t.key for t in self.pending} | {t.key for t in self.running}
@@ -522,7 +534,7 @@ class RunBook:
         if self.user_data:
             kwargs["user_data"] = self.user_data
         budget = self.latest.get(task.budget_key) if task.budget_key else None
-        if budget and not matches(budget, self.bindings.get(task.budget_key)):
+        if budget and not self._budget_matches(task, budget):
             budget = None  # the mdDF run of other data or settings sets no budget
         if budget and budget.get("status") == "ok" and budget.get("n_layers"):
             kwargs.update(
