@@ -17,17 +17,31 @@ from pathlib import Path
 from mddf.datasets import DatasetError
 
 from . import paper_results
+from .binding import set_aside_stale
 from .cluster import run_from_args
-from .executor import EXIT_NOTHING_TO_RUN, EXIT_OK, EXIT_RUN_FAILED, applicable, plan, unfinished
+from .comparison import comparison_of
+from .comparison import plot as plot_comparison
+from .comparison import to_csv as comparison_csv
+from .comparison import to_markdown as to_comparison_markdown
+from .executor import EXIT_NOTHING_TO_RUN, EXIT_OK, EXIT_RUN_FAILED, applicable, bound_records, plan, unfinished
+from .figures import save_figure
 from .methods import FALLBACK_TREES_K, default_registry, unavailable_reason
+from .metrics import DEFAULT_METRIC, METRICS, metrics_of
 from .outlock import hold
+from .planning import bindings, describe, practitioner_folds, unusable_folds
+from .protocols.practitioner import DEFAULT_SEEDS, TooFewRows
 from .provenance import provenance, record_stamp, with_csv_header, with_markdown_header
-from .runner import DatasetUnavailable, load
+from .runner import DatasetUnavailable, load, task_of
 from .store import ResultStore
-from .studies import UsageError, open_user_data
-from .suites import SUITES, image_shape_of, paper_of, protocol_of
+from .studies import OutputError, UsageError, open_user_data
+from .suites import DEEPBOOST_N_FOLDS, SUITES, paper_of, protocol_of
 from .tables import build_table, method_notes, summarize, to_csv, to_markdown
-from .user_data import TEST_FRACTION, registered, summary
+from .user_data import TEST_FRACTION, UserDataError, registered, summary
+
+BASELINE = "Baseline"
+#: The figure beside table.md.
+FIGURE_STEM = "figure"
+FIGURE = f"{FIGURE_STEM}.png"
 
 TABLE2_ORDER = (
     "MLP",
@@ -60,9 +74,11 @@ def list_registry(registry, out=sys.stdout):
             f
             for f, on in (
                 ("binary only", spec.binary_only),
+                ("regression too", "regression" in spec.tasks),
+                ("practitioner", spec.practitioner),
                 ("--ablation", spec.ablation),
                 ("--peers", spec.peer),
-                ("opt-in", not spec.default and not spec.ablation and not spec.peer),
+                ("opt-in", not spec.default and not spec.ablation and not spec.peer and not spec.practitioner),
             )
             if on
         ]
@@ -184,6 +200,7 @@ def write_tables(
         title = "Test accuracy (%) on " + (
             " and ".join(f"the {p} paper's datasets" for p in sorted(papers)) or "scikit-learn's bundled datasets"
         )
+    title += ", papers' protocol"
     table = build_table(
         title,
         datasets,
@@ -204,7 +221,7 @@ def write_tables(
     if ablation_methods:
         ab_paper = paper_results.mddf_paper_columns(ablation=True) if "mddf" in papers else {}
         ab = build_table(
-            "mdDF structures (the paper's Table 3), test accuracy (%)",
+            "mdDF structures (the paper's Table 3), test accuracy (%), papers' protocol",
             datasets,
             ablation_methods,
             cells,
@@ -228,7 +245,7 @@ def write_tables(
         peers_extra = {"k": extra["k"]} if extra else {}
         peers_extra.update({f"{m} fit s": seconds.get(m, {}) for m in peer_methods})
         peers = build_table(
-            "Today's peers: test accuracy (%) on the same splits and seeds",
+            "Today's peers: test accuracy (%) on the same splits and seeds, papers' protocol",
             datasets,
             peer_methods,
             cells,
@@ -289,19 +306,51 @@ def run(args, registry=None, *, command: str) -> int:
         return EXIT_OK
     if args.data is not None and (args.suite or args.datasets):
         raise UsageError("--data and --suite/--datasets are alternatives: give one")
+    protocol = args.protocol or ("practitioner" if args.data is not None else "paper")
+    seeds = args.seeds if args.seeds is not None else (list(DEFAULT_SEEDS) if protocol == "practitioner" else [0])
     source = open_user_data(args, builtin_option="--datasets")
 
     suite = SUITES[args.suite or "default"]
     if source is not None:
         datasets = [source.name]
+        default_out = source.slug + ("-paper" if protocol == "paper" else "")
     else:
         datasets = args.datasets or list(suite.datasets)
-    default_out = args.suite or ("custom" if args.datasets else source.name if source else "default")
+        default_out = args.suite or ("custom" if args.datasets else "default")
+        if protocol == "practitioner":
+            default_out += "-practitioner"
     out = args.out or Path("results") / default_out
+    check_out_folder(out)
     try:
-        specs = registry.select(args.methods, ablation=args.ablation, peers=args.peers)
+        specs = registry.select(args.methods, ablation=args.ablation, peers=args.peers, protocol=protocol)
+        if protocol == "practitioner" and BASELINE not in {s.name for s in specs}:
+            specs = [registry.get(BASELINE), *specs]  # the baseline row is always there
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+    # A --data file is read and checked before anything is written: a bad file leaves nothing on disk.
+    user_ds = load(source.name) if source is not None else None
+    if user_ds is not None:
+        say = (lambda text: None) if args.quiet else (lambda text: print(text, file=sys.stderr))
+        how = None
+        if protocol == "practitioner":
+            try:
+                k = practitioner_folds(user_ds, args.folds, lambda text: None)
+            except TooFewRows as exc:
+                raise UserDataError(f"{Path(source.path).name}: {exc}") from None
+            if k:
+                how = f"practitioner protocol: {k}-fold cross-validation of every row x {len(seeds)} seed(s)"
+        say(f"read {source.path}: {summary(user_ds, how)}")
+        for warning in user_ds.extra.get("warnings", []):
+            print(f"warning: {warning}", file=sys.stderr)
+        if protocol == "paper" and task_of(user_ds) == "regression":
+            raise UsageError(
+                "--protocol paper is the papers' classification protocol; a regression target runs under "
+                "--protocol practitioner"
+            )
+        try:
+            metric_for(args.metric, task_of(user_ds))
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
 
     available = []
     for spec in specs:
@@ -314,16 +363,34 @@ def run(args, registry=None, *, command: str) -> int:
         print("nothing to run: no requested method is available", file=sys.stderr)
         return EXIT_NOTHING_TO_RUN
     with hold(out, command):
-        return _run_in(out, args, registry, datasets, available, source, command)
+        return _run_in(out, args, registry, datasets, available, source, command, protocol, seeds, user_ds)
 
 
-def _run_in(out, args, registry, datasets, available, source, command) -> int:
+def check_out_folder(out: Path) -> None:
+    """Refuse an ``--out`` that is an existing file (one line, exit status 2)."""
+    if out.exists() and not out.is_dir():
+        raise OutputError(f"--out {out} is a file; give a folder (it is created if missing)")
+
+
+def metric_for(name, task: str) -> str:
+    """The ranking metric: ``name`` (which must belong to ``task``), else the task's default."""
+    if name is None:
+        return DEFAULT_METRIC[task]
+    if METRICS[name].task != task:
+        names = ", ".join(m.name for m in metrics_of(task))
+        raise ValueError(f"--metric {name} is not a {task} metric (choose among {names})")
+    return name
+
+
+def _run_in(out, args, registry, datasets, available, source, command, protocol, seeds, user_ds) -> int:
     store = ResultStore(out / "results.jsonl")
+    say = (lambda text: None) if args.quiet else (lambda text: print(text, file=sys.stderr))
     n_classes, image_shapes, skipped, usable = {}, {}, {}, []
+    infos, n_folds, tasks_of, too_small = [], {}, {}, set()
     unloadable = {}  # dataset -> why its files could not be loaded (a failure, unlike missing files)
     for name in datasets:
         try:
-            ds = load(name, download=args.download)
+            ds = user_ds if user_ds is not None else load(name, download=args.download)
         except DatasetUnavailable as exc:
             skipped[name] = _short(str(exc))
             print(f"skipped dataset {name}: {exc}", file=sys.stderr)
@@ -356,17 +423,37 @@ def _run_in(out, args, registry, datasets, available, source, command) -> int:
             )
             continue
         except ValueError as exc:
-            if source is not None:
-                raise  # UserDataError: the command line reports it
             raise UsageError(str(exc)) from None  # unknown dataset name
-        if source is not None and not args.quiet:
-            print(f"read {source.path}: {summary(ds)}", file=sys.stderr)
-        n_classes[name] = ds.n_classes
-        image_shapes[name] = image_shape_of(ds)
+        if protocol == "practitioner":
+            try:
+                n_folds[name] = practitioner_folds(ds, args.folds, say)
+            except TooFewRows as exc:
+                skipped[name] = _short(str(exc))
+                print(f"skipped dataset {name}: {exc}", file=sys.stderr)
+                continue
+            for method, reason in unusable_folds(ds, n_folds[name], available, seeds).items():
+                too_small.add((name, method))
+                print(f"skipped {method} on {name}: {reason}", file=sys.stderr)
+        info = describe(ds)
+        infos.append(info)
+        n_classes[name], image_shapes[name], tasks_of[name] = info.n_classes, info.image_shape, info.task
         usable.append(name)
         del ds
 
-    tasks = plan(usable, available, args.seeds, n_classes=n_classes, image_shapes=image_shapes, profile=args.profile)
+    bound = bindings(infos, available, protocol=protocol, profile=args.profile, n_folds=n_folds)
+    tasks = plan(
+        usable,
+        available,
+        seeds,
+        n_classes=n_classes,
+        image_shapes=image_shapes,
+        profile=args.profile,
+        protocol=protocol,
+        n_folds=n_folds,
+        tasks=tasks_of,
+        bindings=bound,
+    )
+    tasks = [t for t in tasks if (t.dataset, t.method) not in too_small]
     if not tasks:
         if usable:
             why = f"none of {', '.join(s.name for s in available)} applies to {', '.join(usable)}"
@@ -375,23 +462,33 @@ def _run_in(out, args, registry, datasets, available, source, command) -> int:
         print(f"nothing to run: {why}", file=sys.stderr)
         _print_skipped(skipped)
         return EXIT_NOTHING_TO_RUN
+    set_aside_stale(store, tasks, lambda text: print(text, file=sys.stderr))
     code = run_from_args(tasks, store, args, registry)
     if code != EXIT_OK:
         return code
 
-    markdown = write_tables(
-        store.records(),
-        out,
-        datasets,
-        [s.name for s in available],
-        args.seeds,
-        args.profile,
-        n_classes,
-        image_shapes,
-        skipped,
-        registry,
-        prov=provenance(command=command, data=source.describe() if source else None),
-    )
+    records = bound_records(tasks, store)
+    prov = provenance(command=command, data=source.describe() if source else None)
+    methods = [s.name for s in available]
+    if protocol == "practitioner":
+        markdown = write_comparison(
+            records, out, usable, methods, args.metric, tasks_of, n_folds, seeds, registry, source, prov
+        )
+    else:
+        markdown = write_tables(
+            records,
+            out,
+            datasets,
+            methods,
+            seeds,
+            args.profile,
+            n_classes,
+            image_shapes,
+            skipped,
+            registry,
+            prov=prov,
+        )
+        write_paper_figure(records, out, usable, methods, prov)
     print(markdown)
     not_ok = unfinished(tasks, store)
     failed = [r for r in not_ok if r.get("status") != "skipped"]
@@ -411,8 +508,61 @@ def _run_in(out, args, registry, datasets, available, source, command) -> int:
             print(f"skipped run: {rec['key']}: {_short(str(rec.get('message', '')))}", file=sys.stderr)
         else:
             print(f"failed: {rec['key']}: {rec.get('error')}", file=sys.stderr)
-    print(f"results: {store.path}\ntables: {out / 'table.md'}, {out / 'table.csv'}", file=sys.stderr)
+    print(
+        f"results: {store.path}\ntables: {out / 'table.md'}, {out / 'table.csv'}; figure: {out / FIGURE}",
+        file=sys.stderr,
+    )
     return EXIT_RUN_FAILED if not_ok or unloadable else EXIT_OK
+
+
+def write_comparison(records, out, datasets, methods, metric, tasks_of, n_folds, seeds, registry, source, prov) -> str:
+    """Write the practitioner protocol's table.md / table.csv and figure (:mod:`.comparison`); return the Markdown."""
+    comparisons, titles = [], {}
+    for dataset in datasets:
+        task = tasks_of[dataset]
+        ranking = metric_for(metric, task)
+        k = n_folds.get(dataset)
+        ratio = 1.0 / (k - 1) if k else 0.0
+        comparisons.append(comparison_of(records, dataset, methods, ranking, task, test_train_ratio=ratio))
+        name = Path(source.path).name if source is not None else dataset
+        how = (
+            f"{k}-fold cross-validation x {len(seeds)} seed(s)"
+            if k
+            else f"the fixed test file {Path(source.test_path).name} x {len(seeds)} seed(s)"
+        )
+        titles[dataset] = f"{name}: {METRICS[ranking].shown}, practitioner protocol, {how}"
+    seed_list = ", ".join(map(str, seeds))
+    notes = [
+        "Practitioner protocol: each seed shuffles all the rows and cuts them into k folds (stratified by class "
+        f"for a classification); each run trains on k-1 folds and tests on the last; seeds {seed_list}. Every "
+        "method trains and tests on the same rows in a fold, so the per-fold differences are paired."
+        if any(n_folds.get(d) for d in datasets)
+        else f"Practitioner protocol on a fixed test file: seeds {seed_list} vary the models only; the standard "
+        "errors do not include the test rows' sampling.",
+    ]
+    if source is not None:
+        notes.append("Data: " + source.describe() + ".")
+    described = {c.method for comp in comparisons for c in comp.ranking}
+    notes += [f"{m}: {registry.get(m).description}." for m in methods if m in described]
+    markdown = to_comparison_markdown(comparisons, titles, notes)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "table.md").write_text(with_markdown_header(markdown, prov))
+    (out / "table.csv").write_text(with_csv_header(comparison_csv(comparisons), prov))
+    save_figure(plot_comparison(comparisons, "practitioner protocol"), out, FIGURE_STEM, prov, formats=("png",))
+    return markdown
+
+
+def write_paper_figure(records, out, datasets, methods, prov) -> None:
+    """The papers' protocol's figure: accuracy per method and dataset, ± 2 standard errors over seeds (and folds)."""
+    comparisons = []
+    for dataset in datasets:
+        ratio = 1.0 / (DEEPBOOST_N_FOLDS - 2) if protocol_of(dataset) == "deepboost" else 0.0
+        mine = [r for r in records if r.get("fraction", 1.0) == 1.0]
+        comparison = comparison_of(mine, dataset, methods, "accuracy", "classification", test_train_ratio=ratio)
+        if comparison.ranking:
+            comparisons.append(comparison)
+    if comparisons:
+        save_figure(plot_comparison(comparisons, "papers' protocol"), out, FIGURE_STEM, prov, formats=("png",))
 
 
 def _split_note(source) -> str:

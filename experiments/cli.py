@@ -16,10 +16,11 @@ COLUMN [--test PATH]`` (:mod:`.user_data`). This module holds the argument parsi
 statuses; the work is done by :mod:`.benchmark`, :mod:`.small_sample`, :mod:`.feature_export`,
 :mod:`.layer_figures`, :mod:`.tsne_figure` and :mod:`.dataset_listing`.
 
-Exit status (as the scripts' ``--help`` say): 0 done; 1 a run failed (or an unexpected error);
-2 a usage error, an unusable ``--data`` file, an ``--out`` folder held by another runner, or
-nothing to run; 130 Ctrl-C; 143 SIGTERM. Errors about the input are one line,
-``mddf: error: <what is wrong>``, without a traceback.
+Exit statuses: :mod:`.exit_status` holds their one table, from which every ``--help`` and the
+documentation's table are made. Errors about the input are one line, ``mddf: error: <what is
+wrong>``, without a traceback. Standard output carries only each subcommand's result (the tables
+of ``benchmark``, the paths of the files written by the others); notices, progress and warnings go
+to standard error.
 """
 
 from __future__ import annotations
@@ -31,16 +32,22 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .cluster import add_scheduler_argument, check_scheduler_args, exit_status_epilog
-from .executor import EXIT_INTERRUPTED, EXIT_NOTHING_TO_RUN, EXIT_OK, EXIT_TERMINATED, Terminated
+from . import exit_status
+from .cluster import add_scheduler_argument, check_scheduler_args
+from .executor import Terminated
+from .exit_status import EXIT_INTERRUPTED, EXIT_NOTHING_TO_RUN, EXIT_OK, EXIT_TERMINATED, EXIT_USAGE
 from .methods import PROFILES
+from .metrics import METRICS
 from .outlock import FolderLocked
-from .studies import FALLBACK_DATASET, PAPER_DEFAULT_DATASET, QUICK_DATASET, NothingToRun, UsageError
+from .planning import PROTOCOLS
+from .protocols.practitioner import DEFAULT_FOLDS
+from .studies import FALLBACK_DATASET, PAPER_DEFAULT_DATASET, QUICK_DATASET, NothingToRun, OutputError, UsageError
 from .suites import SUITES
-from .user_data import UserDataError
+from .table_files import separator_option
+from .user_data import TASKS, UserDataError
 
 PROG = "mddf"
-EXIT_BAD_INPUT = 2  # argparse's status for a usage error; also a bad --data file or a held --out
+EXIT_BAD_INPUT = EXIT_USAGE
 
 
 def version() -> str:
@@ -82,6 +89,34 @@ def csv_list(text: str) -> list[str]:
     return [s.strip() for s in text.split(",") if s.strip()]
 
 
+def n_jobs(text: str) -> int:
+    """``--n-jobs``: a number of threads, or a negative number counted from all cores (-1: all); never 0."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--n-jobs takes a whole number, got {text!r}") from None
+    if value == 0:
+        raise argparse.ArgumentTypeError("--n-jobs 0 would run nothing: give a number of threads, or -1 for all cores")
+    return value
+
+
+def fold_option(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 2:
+        raise argparse.ArgumentTypeError(f"--folds takes a whole number of at least 2, got {text!r}")
+    return value
+
+
+def separator(text: str) -> str:
+    try:
+        return separator_option(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def fractions(text: str) -> list[float]:
     try:
         values = [float(x) for x in text.split(",") if x.strip()]
@@ -90,17 +125,6 @@ def fractions(text: str) -> list[float]:
     if not values or any(not 0 < v <= 1 for v in values):
         raise argparse.ArgumentTypeError(f"fractions must be in (0, 1], got {text!r}")
     return sorted(set(values))
-
-
-def _simple_epilog(done: str) -> str:
-    return (
-        "exit status:\n"
-        f"  0    {done}\n"
-        "  1    an unexpected error (with its traceback)\n"
-        "  2    usage error, an unusable --data file, or the dataset is not available (its files are\n"
-        "       missing and --download was not given)\n"
-        "  130  interrupted by Ctrl-C (SIGINT)"
-    )
 
 
 def _help_text(module) -> str:
@@ -118,28 +142,54 @@ def _new_parser(prog: str, description: str, epilog: str) -> argparse.ArgumentPa
 # ----------------------------------------------------------------------------- parsers
 
 
-def add_user_data_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--data PATH --target COLUMN [--test PATH]``: the user's own table (:mod:`.user_data`)."""
+def add_user_data_arguments(parser: argparse.ArgumentParser, *, regression: bool = True) -> None:
+    """``--data PATH --target COLUMN [--test PATH]`` and how to read it: the user's own table (:mod:`.user_data`)."""
     group = parser.add_argument_group("your own data (instead of a built-in dataset)")
     group.add_argument(
         "--data",
         type=Path,
         default=None,
         metavar="PATH",
-        help="a CSV file (or Parquet, with pyarrow installed) with one row per sample; text columns are "
-        "categories, empty cells missing values",
+        help="a CSV file (any separator, possibly compressed: .gz, .bz2, .xz, .zip) or Parquet file (with pyarrow "
+        "installed) with one row per sample; text columns are categories, empty cells missing values",
     )
-    group.add_argument("--target", default=None, metavar="COLUMN", help="the label column of --data")
+    group.add_argument("--target", default=None, metavar="COLUMN", help="the column to predict")
     group.add_argument(
         "--test",
         type=Path,
         default=None,
         metavar="PATH",
-        help="a test file with the same columns (default: a stratified 70/30 split of --data drawn with each seed)",
+        help="a test file with the same columns (default: the protocol's cross-validation or 70/30 split of --data)",
+    )
+    group.add_argument(
+        "--sep",
+        type=separator,
+        default=None,
+        metavar="CHAR",
+        help="the separator of a CSV file: one character, or 'tab' (default: sniffed among , ; tab |)",
+    )
+    group.add_argument(
+        "--drop", type=csv_list, default=None, metavar="COLS", help="comma-separated columns to leave out (e.g. an ID)"
+    )
+    group.add_argument(
+        "--na-values",
+        type=lambda text: [v.strip() for v in text.split(",")],
+        default=None,
+        metavar="VALUES",
+        help="comma-separated cell values read as missing, besides empty cells and NA, NaN, null, ... (e.g. '?,-')",
+    )
+    group.add_argument(
+        "--task",
+        choices=TASKS if regression else ("auto", "classification"),
+        default="auto",
+        help="'auto' (default): text labels and few distinct integers are classes, non-integer numbers a regression "
+        "target; an integer target with many distinct values stops and asks for --task"
+        if regression
+        else "'auto' (default) or 'classification' to take integer targets with many distinct values as classes",
     )
 
 
-def add_dataset_arguments(parser: argparse.ArgumentParser) -> None:
+def add_dataset_arguments(parser: argparse.ArgumentParser, *, regression: bool = True) -> None:
     """``--dataset NAME``, ``--download``, ``--data-home`` and the ``--data`` options."""
     parser.add_argument(
         "--dataset",
@@ -149,7 +199,7 @@ def add_dataset_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--download", action="store_true", help="let the loader download missing files")
     parser.add_argument("--data-home", type=Path, default=None, help="folder with the benchmark files (MDDF_DATA)")
-    add_user_data_arguments(parser)
+    add_user_data_arguments(parser, regression=regression)
 
 
 def add_mddf_arguments(parser: argparse.ArgumentParser, max_layers: int = 10) -> None:
@@ -163,7 +213,7 @@ def add_mddf_arguments(parser: argparse.ArgumentParser, max_layers: int = 10) ->
         default=None,
         help="stop after this many layers without improvement (default: the estimator's)",
     )
-    parser.add_argument("--n-jobs", type=int, default=-1, help="threads (-1: all cores)")
+    parser.add_argument("--n-jobs", type=n_jobs, default=-1, help="threads (-1: all cores)")
     parser.add_argument(
         "--quick",
         action="store_true",
@@ -172,28 +222,39 @@ def add_mddf_arguments(parser: argparse.ArgumentParser, max_layers: int = 10) ->
     parser.add_argument("--quiet", action="store_true", help="no progress output")
 
 
-BENCHMARK_DESCRIPTION = """Benchmark runner: the mdDF paper's Table 2 (and 3) and the DeepBoost paper's Tables 1-3,
-or every method on a table of your own (--data PATH --target COLUMN).
+BENCHMARK_DESCRIPTION = """Benchmark runner: every method on a table of your own (--data PATH --target COLUMN), or on
+the papers' datasets with their protocol (the mdDF paper's Table 2 and 3, the DeepBoost paper's Tables 1-3).
 
-Runs every available method on a suite of datasets, appends one JSON line per finished
-(dataset, method, seed[, fold]) run to <out>/results.jsonl and writes Table 2-style table.md /
-table.csv (plus ablation.md / ablation.csv with --ablation) with the published numbers alongside,
-and with --peers peers.md / peers.csv: today's peers (LightGBM, HGB, ExtraTrees) next to mdDF, RF
-and XGBoost on the same splits and seeds. Every table file starts with the command that
-regenerates it, the commit, the machine, the date and, with --data, the file's sha256 (CSV: '#'
-comment lines, read with pandas.read_csv(path, comment="#")). Rerunning with the same --out
-resumes: finished runs are skipped, failed ones retried; a second runner on the same --out stops.
+Two protocols, named in each table's header:
+  practitioner (the default with --data): mdDF, a baseline (the majority class, or the mean), early-stopped
+    HistGradientBoosting, LightGBM (when installed) and XGBoost, and a 400-tree random forest, by
+    repeated k-fold cross-validation (5 folds, stratified, x 2 seeds; fewer folds for a small class).
+    table.md gives each method's mean ± standard error on every metric (classification: accuracy,
+    balanced accuracy, log-loss; regression: R², RMSE), its paired difference to the best method on
+    --metric, and marks a winner only where that difference exceeds 2 standard errors for every
+    other method; figure.png draws it. A continuous target (or --task regression) is a regression.
+  paper (the default for the suites): the papers' methods and budgets (random forest and XGBoost with
+    400 x k trees, k = the layers mdDF kept) on each dataset's train/test split (the DeepBoost
+    datasets: that paper's 10 folds); table.md is laid out like the paper's Table 2, with the
+    published numbers alongside (ablation.md with --ablation, peers.md with --peers).
 
-Random forest and XGBoost use 400 x k trees, k = the number of layers mdDF kept on the same dataset
-and seed (mdDF runs first). Each run executes in a fresh worker process; its peak memory is that
-process's peak resident set size. With --scheduler each run is a task on a Dask cluster instead
-(needs the 'dask' extra); results still stream into the same results.jsonl.
+Every run appends one JSON line to <out>/results.jsonl, bound to the sha256 of the data and of the
+options that change its result: a rerun with the same --out resumes only the runs of the same data and
+settings, and moves results of other data or settings aside (to <out>/old/), saying so. The default
+--out of --data is results/<file stem>-<first 8 digits of its sha256>. Every table file starts with the
+command that regenerates it, the commit, the machine, the date and, with --data, the file's sha256
+(CSV: '#' comment lines, read with pandas.read_csv(path, comment="#")). A second runner on the same
+--out stops. Each run executes in a fresh worker process; its peak memory is that process's peak
+resident set size, and its time is split into selection, final fit and (left out of both) numba's
+compilation. With --scheduler each run is a task on a Dask cluster instead (the 'dask' extra).
 """
 
 BENCHMARK_EXAMPLES = """
 examples:
-  mddf benchmark                                      # bundled datasets, a few minutes
-  mddf benchmark --data my.csv --target y --methods mdDF,RF --seeds 2   # your own CSV
+  mddf benchmark                                      # bundled datasets, papers' protocol, a few minutes
+  mddf benchmark --data my.csv --target y             # your own CSV, practitioner protocol
+  mddf benchmark --data my.csv --target y --metric balanced_accuracy --folds 10 --seeds 3
+  mddf benchmark --data prices.csv --target price --drop id   # a regression target: R² and RMSE
   mddf benchmark --suite mddf --seeds 3 --download    # Table 2 on the paper's 8 datasets
   mddf benchmark --suite mddf --ablation              # ... and Table 3
   mddf benchmark --suite mddf --peers                 # ... and today's peers (peers.md)
@@ -206,16 +267,7 @@ examples:
 
 def benchmark_parser(prog: str = f"{PROG} benchmark") -> argparse.ArgumentParser:
 
-    parser = _new_parser(
-        prog,
-        BENCHMARK_DESCRIPTION + BENCHMARK_EXAMPLES,
-        exit_status_epilog(
-            failed="a run failed or a dataset file could not be loaded (corrupt, wrong checksum)",
-            nothing_to_run="no requested method is available, every dataset was skipped (its files are "
-            "missing and --download was not given) or none of the methods applies to the datasets; "
-            "also an unusable --data file, and an --out folder another runner holds",
-        ),
-    )
+    parser = _new_parser(prog, BENCHMARK_DESCRIPTION + BENCHMARK_EXAMPLES, exit_status.epilog("benchmark"))
     parser.add_argument(
         "--suite",
         choices=sorted(SUITES),
@@ -226,11 +278,13 @@ def benchmark_parser(prog: str = f"{PROG} benchmark") -> argparse.ArgumentParser
         "--datasets", type=csv_list, default=None, help="comma-separated dataset names (default: the suite's)"
     )
     add_user_data_arguments(parser)
+    add_protocol_arguments(parser)
     parser.add_argument(
         "--methods",
         type=csv_list,
         default=None,
-        help="comma-separated method names (default: every available default method; see --list)",
+        help="comma-separated method names (default: the protocol's methods; see --list); the practitioner "
+        "protocol always adds Baseline",
     )
     parser.add_argument(
         "--ablation",
@@ -246,19 +300,21 @@ def benchmark_parser(prog: str = f"{PROG} benchmark") -> argparse.ArgumentParser
     parser.add_argument(
         "--seeds",
         type=parse_seeds,
-        default=[0],
-        help="number of seeds (3 = seeds 0,1,2) or a comma list; mean and std are reported",
+        default=None,
+        help="number of seeds (3 = seeds 0,1,2) or a comma list: the repetitions of the cross-validation "
+        "(practitioner protocol, default 2) or of each split (papers' protocol, default 1)",
     )
     parser.add_argument(
         "--out",
         type=Path,
         default=None,
-        help="output folder (default: results/<suite>, or results/<file name> with --data); rerun with it to "
-        "resume; one runner at a time",
+        help="output folder (default: results/<suite>, results/<suite>-practitioner, or with --data "
+        "results/<file stem>-<sha256 prefix>, -paper appended under --protocol paper); rerun with it to resume; "
+        "one runner at a time",
     )
     parser.add_argument(
         "--n-jobs",
-        type=int,
+        type=n_jobs,
         default=None,
         help="threads per estimator (-1: all cores; default -1, or 1 with --scheduler: one run per Dask worker thread)",
     )
@@ -294,6 +350,42 @@ def benchmark_parser(prog: str = f"{PROG} benchmark") -> argparse.ArgumentParser
     return parser
 
 
+def add_protocol_arguments(parser: argparse.ArgumentParser, *, folds: bool = True) -> None:
+    """``--protocol``, ``--metric`` (and ``--folds``): how the runners evaluate (``folds``: the benchmark's)."""
+    parser.add_argument(
+        "--protocol",
+        choices=PROTOCOLS,
+        default=None,
+        help=(
+            "'practitioner': a baseline, early-stopped boosting and a random forest against mdDF, "
+            "cross-validated, with standard errors (default with --data); 'paper': the papers' methods, "
+            "budgets and splits (default for built-in datasets)"
+            if folds
+            else "'practitioner': the benchmark's practitioner methods (a baseline, early-stopped boosting, a "
+            "random forest and mdDF; default with --data); 'paper': the paper's RF, XGBoost, gcForest and mdDF "
+            "(default for built-in datasets); both on the same fractions of each seed's split"
+        ),
+    )
+    if folds:
+        parser.add_argument(
+            "--folds",
+            type=fold_option,
+            default=DEFAULT_FOLDS,
+            help=f"folds of the practitioner protocol's cross-validation (default {DEFAULT_FOLDS}; fewer when a "
+            "class has fewer rows)",
+        )
+    parser.add_argument(
+        "--metric",
+        choices=list(METRICS),
+        default=None,
+        help=(
+            "the metric that ranks (default: accuracy, or r2 for a regression); every metric of the task is reported"
+            if folds
+            else "the metric drawn (default: accuracy, or r2 for a regression)"
+        ),
+    )
+
+
 def small_sample_parser(prog: str = f"{PROG} small-sample") -> argparse.ArgumentParser:
     from . import small_sample
 
@@ -301,16 +393,12 @@ def small_sample_parser(prog: str = f"{PROG} small-sample") -> argparse.Argument
         prog,
         _help_text(small_sample)
         + "\nThe paper uses UCI HAR (the default when its files are present, else satimage).\n\n"
-        "examples:\n  mddf small-sample --quick\n  mddf small-sample --data my.csv --target y --methods mdDF,RF "
+        "examples:\n  mddf small-sample --quick\n  mddf small-sample --data my.csv --target y --methods mdDF,RF-400 "
         "--fractions 0.1,0.5,1 --seeds 2\n  (python scripts/small_sample.py takes the same options)\n",
-        exit_status_epilog(
-            failed="a run failed (the figure shows the runs that finished)",
-            nothing_to_run="no requested method is available, or the dataset is not (its files are missing "
-            "and --download was not given); also an unusable --data file, and an --out folder another "
-            "runner holds",
-        ),
+        exit_status.epilog("small-sample"),
     )
     add_dataset_arguments(parser)
+    add_protocol_arguments(parser, folds=False)
     parser.add_argument(
         "--fractions",
         type=fractions,
@@ -318,17 +406,21 @@ def small_sample_parser(prog: str = f"{PROG} small-sample") -> argparse.Argument
         help="comma-separated training fractions (default: 0.01,0.02,0.05,0.1,0.2,0.5,1; with --quick 0.05,0.2,1)",
     )
     parser.add_argument(
-        "--methods", default=",".join(small_sample.DEFAULT_METHODS), help="comma-separated method names"
+        "--methods",
+        default=None,
+        help="comma-separated method names (default: the protocol's: "
+        f"{','.join(small_sample.DEFAULT_METHODS)} for the papers', the benchmark's for the practitioner's)",
     )
     parser.add_argument("--seeds", type=int, default=3, help="repetitions (seeds 0..N-1)")
     parser.add_argument(
         "--out",
         type=Path,
-        default=Path("results/small_sample"),
-        help="output folder (results.jsonl there makes reruns resume; one runner at a time)",
+        default=None,
+        help="output folder (default: results/small_sample, or with --data results/<file stem>-<sha256 "
+        "prefix>/small_sample); results.jsonl there makes reruns resume; one runner at a time",
     )
     parser.add_argument(
-        "--n-jobs", type=int, default=None, help="threads per estimator (default: all cores, or 1 with --scheduler)"
+        "--n-jobs", type=n_jobs, default=None, help="threads per estimator (default: all cores, or 1 with --scheduler)"
     )
     parser.add_argument("--workers", type=int, default=1, help="runs executed at the same time (local runs)")
     parser.add_argument("--isolation", choices=("process", "inline"), default="process")
@@ -343,12 +435,16 @@ def small_sample_parser(prog: str = f"{PROG} small-sample") -> argparse.Argument
 def export_features_parser(prog: str = f"{PROG} export-features") -> argparse.ArgumentParser:
     from . import feature_export
 
-    parser = _new_parser(prog, _help_text(feature_export), _simple_epilog("the features were written"))
+    parser = _new_parser(prog, _help_text(feature_export), exit_status.epilog("export-features"))
     add_dataset_arguments(parser)
     add_mddf_arguments(parser)
     parser.add_argument("--include-raw", action="store_true", help="also store X_train and X_test")
     parser.add_argument(
-        "--out", type=Path, default=None, help="output .npz (default: results/features/<dataset>_mddf_features.npz)"
+        "--out",
+        type=Path,
+        default=None,
+        help="output .npz (default: results/features/<dataset>_mddf_features.npz; with --data "
+        "<file stem>-<sha256 prefix> for <dataset>)",
     )
     return parser
 
@@ -356,8 +452,8 @@ def export_features_parser(prog: str = f"{PROG} export-features") -> argparse.Ar
 def plot_layers_parser(prog: str = f"{PROG} plot-layers") -> argparse.ArgumentParser:
     from . import layer_figures
 
-    parser = _new_parser(prog, _help_text(layer_figures), _simple_epilog("the figures were written"))
-    add_dataset_arguments(parser)
+    parser = _new_parser(prog, _help_text(layer_figures), exit_status.epilog("plot-layers"))
+    add_dataset_arguments(parser, regression=False)
     add_mddf_arguments(parser)
     parser.add_argument(
         "--margin-layers",
@@ -371,8 +467,8 @@ def plot_layers_parser(prog: str = f"{PROG} plot-layers") -> argparse.ArgumentPa
 def plot_tsne_parser(prog: str = f"{PROG} plot-tsne") -> argparse.ArgumentParser:
     from . import tsne_figure
 
-    parser = _new_parser(prog, _help_text(tsne_figure), _simple_epilog("the figures were written"))
-    add_dataset_arguments(parser)
+    parser = _new_parser(prog, _help_text(tsne_figure), exit_status.epilog("plot-tsne"))
+    add_dataset_arguments(parser, regression=False)
     add_mddf_arguments(parser)
     parser.add_argument("--layers", default=None, help="layers to embed, e.g. '1,2,4,last' (default: 4 spread out)")
     parser.add_argument(
@@ -388,7 +484,7 @@ def datasets_parser(prog: str = f"{PROG} datasets") -> argparse.ArgumentParser:
 
     from . import dataset_listing
 
-    parser = _new_parser(prog, _help_text(dataset_listing), "exit status:\n  0    listed\n  2    usage error")
+    parser = _new_parser(prog, _help_text(dataset_listing), exit_status.epilog("datasets"))
     parser.add_argument("--group", choices=GROUPS, default=None, help="only this group of datasets")
     parser.add_argument("--data-home", type=Path, default=None, help="folder with the benchmark files (MDDF_DATA)")
     return parser
@@ -454,14 +550,14 @@ COMMANDS = {
         benchmark_parser,
         _run_benchmark,
         "run_uci.py",
-        "run methods on built-in datasets or your --data file; tables like the papers'",
+        "compare methods on your --data file (practitioner protocol) or the papers' datasets (their protocol)",
         schedules=True,
     ),
     "small-sample": Command(
         small_sample_parser,
         _run_small_sample,
         "small_sample.py",
-        "test accuracy against the training fraction (the mdDF paper's Figure 6)",
+        "score against the training fraction (the mdDF paper's Figure 6)",
         schedules=True,
     ),
     "export-features": Command(
@@ -511,7 +607,7 @@ def run_command(name: str, argv=None, *, registry=None, prog: str | None = None,
         return spec.run(args, registry, line)
     except UsageError as exc:
         parser.error(str(exc))
-    except (UserDataError, FolderLocked) as exc:
+    except (UserDataError, FolderLocked, OutputError) as exc:
         print(f"{who}: error: {_one_line(exc)}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except NothingToRun as exc:
@@ -563,8 +659,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog=PROG,
         description="Margin-distribution deep forest: benchmarks, studies, features and figures from the "
         "command line. `mddf <subcommand> --help` describes each subcommand.",
-        epilog="exit status: 0 done, 1 a run failed, 2 usage error / unusable --data file / --out held by "
-        "another runner / nothing to run, 130 Ctrl-C, 143 SIGTERM",
+        epilog=exit_status.summary(),
     )
     parser.add_argument("--version", action="version", version=f"{PROG} {version()}")
     sub = parser.add_subparsers(dest="command", metavar="<subcommand>")

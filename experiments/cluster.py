@@ -46,7 +46,6 @@ from dataclasses import dataclass
 
 from .executor import (
     EXIT_INTERRUPTED,
-    EXIT_NOTHING_TO_RUN,
     EXIT_OK,
     EXIT_RUN_FAILED,
     EXIT_TERMINATED,
@@ -443,33 +442,6 @@ def run_all(
             download=download,
             user_data=user_data,
         )
-
-
-def exit_status_epilog(failed: str, nothing_to_run: str) -> str:
-    """The ``--help`` epilog of a script that executes runs: its exit codes (``EXIT_*`` of the executor).
-
-    ``failed`` and ``nothing_to_run`` complete the descriptions of codes 1 and 2 for the script.
-    """
-    import textwrap
-
-    codes = {
-        EXIT_OK: "every planned run finished ok (runs finished by an earlier invocation count)",
-        EXIT_RUN_FAILED: f"{failed}, or the Dask cluster (--scheduler) could not be used",
-        EXIT_NOTHING_TO_RUN: f"usage error, or nothing could run: {nothing_to_run}",
-        EXIT_INTERRUPTED: "interrupted by Ctrl-C (SIGINT)",
-        EXIT_TERMINATED: "stopped by SIGTERM",
-    }
-    lines = ["exit status:"]
-    for code, meaning in codes.items():
-        lines.append(textwrap.fill(meaning, 88, initial_indent=f"  {code:<5}", subsequent_indent=" " * 7))
-    lines.append(
-        textwrap.fill(
-            "The summary at the end (stderr) names the failed runs and the skipped datasets. After 130 or 143 "
-            "the finished runs are kept in results.jsonl: rerun the same command to resume.",
-            88,
-        )
-    )
-    return "\n".join(lines)
 
 
 def run_from_args(tasks: list[Task], store: ResultStore, args: argparse.Namespace, registry=None) -> int:

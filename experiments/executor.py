@@ -19,23 +19,23 @@ import signal
 import sys
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from .binding import Binding, matches
 from .environment import machine_info, package_versions
+from .exit_status import (  # noqa: F401 (the runners' statuses, imported from here by the harness)
+    EXIT_INTERRUPTED,
+    EXIT_NOTHING_TO_RUN,
+    EXIT_OK,
+    EXIT_RUN_FAILED,
+    EXIT_TERMINATED,
+)
 from .methods import MethodSpec
 from .store import ResultStore, run_key
 from .suites import DEEPBOOST_N_FOLDS, protocol_of
 
 BUDGET_METHOD = "mdDF"
-
-# Exit status of the scripts that execute runs (run_uci.py, small_sample.py; see
-# mddf.experiments.cluster.exit_status_epilog). 2 is also what argparse exits with on a usage error.
-EXIT_OK = 0
-EXIT_RUN_FAILED = 1
-EXIT_NOTHING_TO_RUN = 2
-EXIT_INTERRUPTED = 128 + signal.SIGINT  # 130, as a shell reports a command stopped by Ctrl-C
-EXIT_TERMINATED = 128 + signal.SIGTERM  # 143
 
 
 class Terminated(SystemExit):
@@ -141,17 +141,20 @@ class Task:
     fraction: float = 1.0
     profile: str = "paper"
     tree_budget: bool = False
+    protocol: str = "paper"
+    n_folds: int | None = None  # folds of the practitioner protocol's cross-validation
+    binding: Binding | None = field(default=None, compare=False)
 
     @property
     def key(self) -> str:
-        return run_key(self.dataset, self.method, self.seed, self.fold, self.fraction, self.profile)
+        return run_key(self.dataset, self.method, self.seed, self.fold, self.fraction, self.profile, self.protocol)
 
     @property
     def budget_key(self) -> str | None:
         """Key of the mdDF run whose layers set this run's number of trees."""
         if not self.tree_budget:
             return None
-        return run_key(self.dataset, BUDGET_METHOD, self.seed, self.fold, self.fraction, self.profile)
+        return run_key(self.dataset, BUDGET_METHOD, self.seed, self.fold, self.fraction, self.profile, self.protocol)
 
     @property
     def label(self) -> str:
@@ -163,34 +166,70 @@ class Task:
         return " / ".join(parts)
 
 
-def applicable(spec: MethodSpec, n_classes: int, image_shape) -> bool:
-    """Whether ``spec`` runs on a dataset with ``n_classes`` classes and this image shape."""
+def applicable(spec: MethodSpec, n_classes: int, image_shape, task: str = "classification") -> bool:
+    """Whether ``spec`` runs on a dataset of ``task`` with ``n_classes`` classes and this image shape."""
+    if task not in spec.tasks:
+        return False
     return not (spec.binary_only and n_classes != 2) and not (spec.image_only and image_shape is None)
 
 
 def plan(
-    datasets, specs: list[MethodSpec], seeds, *, n_classes: dict, image_shapes=None, profile="paper", fractions=(1.0,)
+    datasets,
+    specs: list[MethodSpec],
+    seeds,
+    *,
+    n_classes: dict,
+    image_shapes=None,
+    profile="paper",
+    fractions=(1.0,),
+    protocol="paper",
+    n_folds: dict | None = None,
+    tasks: dict | None = None,
+    bindings: dict | None = None,
 ):
     """All runs of ``specs`` x ``datasets`` x ``seeds`` (x folds x fractions), mdDF first.
 
     Binary-only methods are left out on datasets with more than two classes (``n_classes``
     maps each dataset to its number of classes), image-only methods on datasets without an
-    image shape (``image_shapes``).
+    image shape (``image_shapes``), and methods that do not handle a dataset's task (``tasks``:
+    dataset -> ``"classification"`` or ``"regression"``, the former by default).
+
+    Under the papers' protocol the DeepBoost datasets get that paper's 10 folds and the others
+    their train/test split; under the practitioner's, a dataset with ``n_folds[dataset]`` gets as
+    many folds of a cross-validation per seed (a dataset without, a fixed test file, its split).
+    ``bindings`` maps ``(dataset, method)`` to the :class:`~.binding.Binding` its runs resume from.
     """
     image_shapes = image_shapes or {}
-    tasks = []
+    n_folds, tasks, bindings = n_folds or {}, tasks or {}, bindings or {}
+    planned = []
     for dataset in datasets:
-        folds = range(DEEPBOOST_N_FOLDS) if protocol_of(dataset) == "deepboost" else [None]
+        k = n_folds.get(dataset)
+        if protocol == "practitioner":
+            folds = range(k) if k else [None]
+        else:
+            folds = range(DEEPBOOST_N_FOLDS) if protocol_of(dataset) == "deepboost" else [None]
+        task = tasks.get(dataset, "classification")
         for seed in seeds:
             for fraction in fractions:
                 for fold in folds:
                     for spec in specs:
-                        if not applicable(spec, n_classes[dataset], image_shapes.get(dataset)):
+                        if not applicable(spec, n_classes[dataset], image_shapes.get(dataset), task):
                             continue
-                        tasks.append(
-                            Task(dataset, spec.name, int(seed), fold, float(fraction), profile, spec.tree_budget)
+                        planned.append(
+                            Task(
+                                dataset,
+                                spec.name,
+                                int(seed),
+                                fold,
+                                float(fraction),
+                                profile,
+                                spec.tree_budget,
+                                protocol,
+                                k if protocol == "practitioner" else None,
+                                bindings.get((dataset, spec.name)),
+                            )
                         )
-    return tasks
+    return planned
 
 
 def _worker(conn, kwargs):
@@ -320,8 +359,9 @@ def failure_record(task: Task, error: str, **extra) -> dict:
         "fold": task.fold,
         "fraction": task.fraction,
         "profile": task.profile,
-        "protocol": protocol_of(task.dataset),
+        "protocol": task.protocol if task.protocol != "paper" else protocol_of(task.dataset),
         "status": "error",
+        **(task.binding.fields() if task.binding else {}),
         "error": error,
         **extra,
         "versions": package_versions(),
@@ -341,9 +381,20 @@ def unfinished(tasks, store: ResultStore) -> list[dict]:
     out = []
     for task in dict.fromkeys(tasks):
         record = latest.get(task.key)
-        if record is None:
+        if record is None or not matches(record, task.binding):
             out.append(failure_record(task, "no result was recorded for this run"))
         elif record.get("status") != "ok":
+            out.append(record)
+    return out
+
+
+def bound_records(tasks, store: ResultStore) -> list[dict]:
+    """The latest record of each run of ``tasks``, if it was obtained on their data and settings, in plan order."""
+    latest = store.latest()
+    out = []
+    for task in dict.fromkeys(tasks):
+        record = latest.get(task.key)
+        if record is not None and matches(record, task.binding):
             out.append(record)
     return out
 
@@ -352,7 +403,15 @@ def describe(record: dict) -> str:
     """One line summarising a finished run."""
     status = record.get("status")
     if status == "ok":
-        text = f"acc {100 * record['accuracy']:.2f}%  train {record.get('train_seconds', 0):.1f}s"
+        if record.get("accuracy") is not None:
+            text = f"acc {100 * record['accuracy']:.2f}%"
+        else:
+            text = f"R² {record.get('r2', float('nan')):.4f}"
+        text += f"  fit {record.get('train_seconds', 0):.1f}s"
+        if record.get("selection_seconds"):
+            text += f" + selection {record['selection_seconds']:.1f}s"
+        if record.get("compile_seconds"):
+            text += f" (compile {record['compile_seconds']:.1f}s apart)"
         if record.get("peak_rss_mb") is not None:
             text += f"  peak {record['peak_rss_mb']:.0f} MB"
         if record.get("n_layers") is not None:
@@ -402,8 +461,8 @@ class RunBook:
         self.n_jobs, self.registry, self.download = n_jobs, registry, download
         self.user_data = user_data
         self.latest = store.latest()
-        done = {k for k, r in self.latest.items() if r.get("status") == "ok"}
-        self.pending = [t for t in dict.fromkeys(tasks) if t.key not in done]
+        self.pending = [t for t in dict.fromkeys(tasks) if not self._done(t)]
+        self.bindings = {t.key: t.binding for t in tasks}
         self.running: dict = {}  # task -> (handle of the executor, start time)
         self.written: list[dict] = []
         # The bar redraws itself with carriage returns: only on a terminal. A log file (stderr
@@ -430,6 +489,22 @@ class RunBook:
                 f"resuming: {len(tasks) - len(self.pending)} of {len(tasks)} runs already finished in {store.path}"
             )
 
+    def _done(self, task: Task) -> bool:
+        record = self.latest.get(task.key)
+        return record is not None and record.get("status") == "ok" and matches(record, task.binding)
+
+    def _budget_matches(self, task: Task, budget: dict) -> bool:
+        """Whether the mdDF record ``budget`` may set ``task``'s tree budget: it is bound as planned, or (an mdDF
+        run outside this plan) it ran on the same data."""
+        if task.budget_key in self.bindings:
+            return matches(budget, self.bindings[task.budget_key])
+        if task.binding is None:
+            return True
+        return (budget.get("data_sha256"), budget.get("test_sha256")) == (
+            task.binding.data_sha256,
+            task.binding.test_sha256,
+        )
+
     def next_ready(self) -> Task | None:
         """The first pending run whose tree-budget run is finished (None if every one waits)."""
         waiting = {t.key for t in self.pending} | {t.key for t in self.running}
@@ -452,9 +527,15 @@ class RunBook:
             registry=self.registry,
             download=self.download,
         )
+        if task.protocol != "paper":
+            kwargs.update(protocol=task.protocol, n_folds=task.n_folds)
+        if task.binding is not None:
+            kwargs["binding"] = task.binding
         if self.user_data:
             kwargs["user_data"] = self.user_data
         budget = self.latest.get(task.budget_key) if task.budget_key else None
+        if budget and not self._budget_matches(task, budget):
+            budget = None  # the mdDF run of other data or settings sets no budget
         if budget and budget.get("status") == "ok" and budget.get("n_layers"):
             kwargs.update(
                 trees_k=int(budget["n_layers"]),
@@ -546,7 +627,7 @@ def execute(
     measure = isolation == "process" and "OMP_WAIT_POLICY" not in os.environ
     environment = worker_environment(n_jobs, workers) if measure else {}
     if environment and progress:
-        log(
+        (book.say or log)(
             "the runs' threads need more cores than are free (other work holds some, or --workers x --n-jobs "
             "exceeds them): their OpenMP threads wait passively (OMP_WAIT_POLICY=PASSIVE), and their times are "
             "not comparable to a quiet run's"

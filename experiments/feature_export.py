@@ -3,6 +3,11 @@
 ``mddf export-features`` and ``python scripts/export_features.py`` parse their arguments (:mod:`.cli`)
 and call :func:`run`.
 
+A regression target (``--task regression``, or a continuous ``--target``) fits
+``CascadeForestRegressor`` instead: its layer features are each member's out-of-fold prediction
+(d = members of a layer), ``y_train`` / ``y_test`` are float64, and there are no ``classes`` and
+``alphas``.
+
 Layout of the file (``numpy.load(path)``), with T kept layers, d feature columns per layer
 (d = number of classes, or 4 x classes with ``passed_features="per_forest"``):
 
@@ -38,7 +43,8 @@ from pathlib import Path
 import numpy as np
 
 from .environment import package_versions
-from .studies import fit_mddf, logger, mddf_params, resolve_dataset
+from .studies import OutputError, fit_mddf, logger, mddf_params, resolve_dataset
+from .user_data import UserDataSource
 
 LAYOUT = __doc__[__doc__.index("Layout of the file") : __doc__.index("Example")].strip()
 
@@ -63,25 +69,33 @@ def run(args, *, command: str) -> int:
     Returns 0; the path of the ``.npz`` is printed on stdout.
     """
     log = logger(args)
+    if args.out is not None and args.out.is_dir():
+        raise OutputError(f"--out {args.out} is a folder; give the path of the .npz file to write")
     ds = resolve_dataset(args, log, seed=args.seed)
+    regression = ds.extra.get("task") == "regression"
+    target_type = np.float64 if regression else np.int64
     params = mddf_params(args)
     model, seconds = fit_mddf(ds, params, log)
     train, test = layer_features(model, ds)
     arrays = dict(
         train_features=train,
-        y_train=np.asarray(ds.y_train, dtype=np.int64),
-        classes=np.asarray([str(c) for c in ds.classes]),
+        y_train=np.asarray(ds.y_train, dtype=target_type),
         layers=np.arange(1, model.n_layers_ + 1, dtype=np.int64),
-        alphas=np.asarray(model.alphas_, dtype=np.float64),
     )
+    if not regression:
+        arrays.update(
+            classes=np.asarray([str(c) for c in ds.classes]), alphas=np.asarray(model.alphas_, dtype=np.float64)
+        )
     if test is not None:
-        arrays.update(test_features=test, y_test=np.asarray(ds.y_test, dtype=np.int64))
+        arrays.update(test_features=test, y_test=np.asarray(ds.y_test, dtype=target_type))
     if args.include_raw:
         arrays["X_train"] = ds.X_train
         if ds.has_test_split:
             arrays["X_test"] = ds.X_test
     meta = {
         "dataset": ds.name,
+        "task": "regression" if regression else "classification",
+        "model": type(model).__name__,
         "split": ds.split,
         "mddf_params": {k: v for k, v in params.items()},
         "n_layers": int(model.n_layers_),
@@ -95,7 +109,9 @@ def run(args, *, command: str) -> int:
         meta["data_source"] = ds.extra["user_data"]
         meta["feature_names"] = list(ds.feature_names)
     arrays["meta"] = np.asarray(json.dumps(meta, default=str))
-    out = args.out or Path("results/features") / f"{ds.name}_mddf_features.npz"
+    user = ds.extra.get("user_data")
+    name = UserDataSource(**user).slug if user else ds.name
+    out = args.out or Path("results/features") / f"{name}_mddf_features.npz"
     out.parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(out, **arrays)
     log(f"wrote {out}: train_features {train.shape}" + (f", test_features {test.shape}" if test is not None else ""))

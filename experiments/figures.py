@@ -19,15 +19,18 @@ from .provenance import pdf_metadata, png_metadata  # noqa: E402
 __all__ = ["plt", "save_figure"]
 
 
-def save_figure(fig, out_dir, stem: str, provenance: dict | None = None) -> list[Path]:
+def save_figure(fig, out_dir, stem: str, provenance: dict | None = None, formats=("png", "pdf")) -> list[Path]:
     """Save ``fig`` as ``<out_dir>/<stem>.png`` (150 dpi) and ``.pdf``; close it; return the paths.
 
-    ``provenance`` (command, commit, machine, date) goes into each file's metadata.
+    ``provenance`` (command, commit, machine, date) goes into each file's metadata; ``formats``
+    chooses the files (``("png",)``: the PNG only).
     """
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = []
     for ext, metadata in (("png", png_metadata), ("pdf", pdf_metadata)):
+        if ext not in formats:
+            continue
         path = out_dir / f"{stem}.{ext}"
         fig.savefig(path, dpi=150, bbox_inches="tight", metadata=metadata(provenance) if provenance else None)
         paths.append(path)

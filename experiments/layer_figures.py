@@ -34,7 +34,7 @@ import numpy as np
 from .figures import plt, save_figure
 from .layers import margin_cdf, margin_ratio, oof_layer_margins, parse_layers, staged_accuracy
 from .provenance import provenance
-from .studies import UsageError, fit_mddf, logger, mddf_params, resolve_dataset
+from .studies import UsageError, fit_mddf, logger, mddf_params, refuse_regression, resolve_dataset
 from .tables import write_rows
 from .user_data import provenance_line
 
@@ -119,6 +119,7 @@ def run(args, *, command: str) -> int:
     """Fit mdDF on the dataset of the arguments and write Figures 8 and 9 (PNG, PDF, CSV); returns 0."""
     log = logger(args)
     ds = resolve_dataset(args, log, seed=args.seed)
+    refuse_regression(ds, "plot-layers")
     if not ds.has_test_split:
         raise UsageError(f"{ds.name} has no test split; choose a dataset with one")
     model, _ = fit_mddf(ds, mddf_params(args), log)

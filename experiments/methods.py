@@ -36,6 +36,20 @@ Choices made here (where the papers leave room):
   {1e-3, ..., 1e-7}, chosen on the validation rows.
 - **QuadBoost** (binary only) chooses its variant (L1, L2, L-infinity, vanilla) and parameter on
   the validation rows, over the QuadBoost paper's ranges, with 100 iterations.
+- **The practitioner's methods** (``--protocol practitioner``, the default for ``--data``): ``Baseline``
+  (``DummyClassifier(strategy="prior")``: the majority class, with the class shares as probabilities;
+  ``DummyRegressor(strategy="mean")`` for regression), ``mdDF`` (``MDDFClassifier``'s defaults, or
+  ``CascadeForestRegressor``'s for a regression target), ``HGB-es``, ``LightGBM-es`` and
+  ``XGBoost-es`` (each library's defaults, a cap of 1000 rounds and early stopping on 10% of the
+  training rows after 20 rounds without improvement: :class:`~.early_stopped.EarlyStopped`) and
+  ``RF-400`` (scikit-learn's random forest with 400 trees, the trees of one mdDF layer, otherwise
+  its defaults). The dataset's categorical columns are declared to mdDF, HistGradientBoosting,
+  LightGBM and XGBoost. They build a classifier or a regressor as the run's task says
+  (``BuildContext.task``).
+- **Small classes**: a cascade whose training rows hold a class with fewer rows than its
+  ``n_folds`` (a small fraction of a small table) gets as many folds as that class has rows, or
+  ``class_vectors="oob"`` when it has a single row (:func:`adapt_to_small_classes`); the run's
+  record says so (``adapted``).
 - **Today's peers** (opt-in, ``run_uci.py --peers``; no paper ran them, so no published numbers):
   **LightGBM** (``LGBMClassifier`` with its defaults, ``verbose=-1``; lightgbm is optional, in the
   ``bench`` extra), **HGB** (scikit-learn's ``HistGradientBoostingClassifier`` with its defaults,
@@ -54,6 +68,7 @@ import inspect
 import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -82,6 +97,7 @@ class BuildContext:
     categorical_mask: tuple = ()
     image_shape: tuple | None = None
     n_trees: int | None = None  # tree budget (RF, XGBoost)
+    task: str = "classification"  # or "regression"
 
 
 @dataclass(frozen=True)
@@ -112,6 +128,17 @@ class MethodSpec:
     peer : bool
         One of today's peers (LightGBM, HGB, ExtraTrees), added by ``--peers`` and tabulated apart.
     aliases : tuple of str
+    practitioner : bool
+        Included when no ``--methods`` are given under the practitioner protocol.
+    tasks : tuple of {"classification", "regression"}
+        The tasks ``build`` makes an estimator for (``ctx.task``).
+    warm_up : callable or None
+        ``warm_up(ctx) -> estimator``: a tiny model of the same kind, fitted on a few rows before the
+        timed fit so that numba's compilation (the first use of the tree code in a fresh process)
+        is measured apart (:func:`tiny`). None for methods that compile nothing.
+    min_class_rows : int
+        Training rows of every class the method needs (after :func:`adapt_to_small_classes`); the
+        runners skip a training fraction that leaves fewer, saying which class.
     """
 
     name: str
@@ -126,6 +153,10 @@ class MethodSpec:
     image_only: bool = False
     peer: bool = False
     aliases: tuple = field(default_factory=tuple)
+    practitioner: bool = False
+    tasks: tuple = ("classification",)
+    warm_up: Callable[[BuildContext], Any] | None = None
+    min_class_rows: int = 1
 
 
 def _construct(cls, ctx: BuildContext, **params):
@@ -161,10 +192,57 @@ def build_mddf(ctx: BuildContext, **params):
     """mdDF with the paper's configuration (the estimator's defaults), the dataset's categorical columns declared.
 
     The categorical columns are split as the estimator's ``categorical_splits`` says (by default into
-    subsets of categories); a dataset without any gives the estimator its arrays as they are.
+    subsets of categories); a dataset without any gives the estimator its arrays as they are. For a
+    regression task, ``CascadeForestRegressor`` with its defaults.
     """
     params = {**_cascade_params(ctx), **declared_categories(ctx.categorical_mask), **params}
-    return _construct(_import("mddf", "MDDFClassifier"), ctx, **params)
+    kind = "CascadeForestRegressor" if ctx.task == "regression" else "MDDFClassifier"
+    return _construct(_import("mddf", kind), ctx, **params)
+
+
+def tiny(builder, ctx: BuildContext, **params):
+    """``builder``'s model shrunk to 2 trees per forest and one layer: the warm-up fit of its kind.
+
+    Use as ``functools.partial(tiny, builder)`` (a :class:`MethodSpec`'s ``warm_up``).
+    """
+    return builder(ctx, **{"n_estimators": 2, "max_layers": 1, **params})
+
+
+def tiny_boosting(builder, ctx: BuildContext, **params):
+    """``builder``'s boosting model with 2 rounds: the warm-up fit of its kind."""
+    return builder(ctx, **{"n_iter": 2, **params})
+
+
+def adapt_to_small_classes(estimator, min_class_rows: int | None) -> list[str]:
+    """Give a cascade no more folds than its smallest class has training rows; return what changed.
+
+    Every parameter of ``estimator`` (nested ones included, e.g. ``estimator__n_folds`` of a search,
+    ``scan_n_folds`` of gcForest's scanning) that ends in ``n_folds`` and exceeds ``min_class_rows``
+    is lowered to it; with a single row, the cascade's ``class_vectors`` becomes ``"oob"`` instead
+    (out-of-bag class vectors need no folds). Nothing changes when every class has enough rows, or
+    for ``min_class_rows=None`` (a regression target).
+
+    Returns
+    -------
+    list of str
+        One ``"n_folds=2"`` / ``"class_vectors='oob'"`` entry per change.
+    """
+    if min_class_rows is None or not hasattr(estimator, "get_params"):
+        return []
+    params = estimator.get_params(deep=True)
+    changes = {}
+    for name, value in params.items():
+        if not name.endswith("n_folds") or not isinstance(value, (int, np.integer)) or value <= min_class_rows:
+            continue
+        if min_class_rows >= 2:
+            changes[name] = int(min_class_rows)
+            continue
+        vectors = name[: -len("n_folds")] + "class_vectors"
+        if vectors in params:
+            changes[vectors] = "oob"
+    if changes:
+        estimator.set_params(**changes)
+    return [f"{name}={value!r}" for name, value in changes.items()]
 
 
 QUICK_SEARCH_GRID = {"margin_mean": (0.7, 0.9), "max_depth_factor": (2, 16)}
@@ -419,6 +497,90 @@ def build_extra_trees(ctx: BuildContext, **params):
 
 
 # --------------------------------------------------------------------------------------------
+# The practitioner's protocol: a baseline, early-stopped boosting, a random forest
+# --------------------------------------------------------------------------------------------
+
+#: Rounds at most of the early-stopped boosting models (the quick profile: QUICK_PEER_ROUNDS).
+ROUNDS_CAP = 1000
+#: Rounds without improvement of the validation loss before an early-stopped model stops.
+PATIENCE = 20
+#: Share of the training rows an early-stopped model monitors its loss on.
+ES_VALIDATION_FRACTION = 0.1
+#: Trees of the practitioner's random forest: the trees of one mdDF layer.
+PRACTITIONER_RF_TREES = _PAPER_TREES_PER_LAYER
+
+
+def _regression(ctx: BuildContext) -> bool:
+    return ctx.task == "regression"
+
+
+def _rounds(ctx: BuildContext) -> int:
+    return QUICK_PEER_ROUNDS if ctx.profile == "quick" else ROUNDS_CAP
+
+
+def _early_stopped(ctx: BuildContext, model):
+    from .early_stopped import EarlyStopped
+
+    return EarlyStopped(
+        model,
+        validation_fraction=ES_VALIDATION_FRACTION,
+        patience=PATIENCE,
+        categorical_features=np.asarray(ctx.categorical_mask, dtype=bool) if len(ctx.categorical_mask) else None,
+        random_state=ctx.seed,
+    )
+
+
+def build_baseline(ctx: BuildContext, **params):
+    """The majority class with the training rows' class shares as probabilities, or the mean for regression."""
+    from sklearn.dummy import DummyClassifier, DummyRegressor
+
+    if _regression(ctx):
+        return DummyRegressor(**{"strategy": "mean", **params})
+    return DummyClassifier(**{"strategy": "prior", **params})
+
+
+def build_hgb_early_stopping(ctx: BuildContext, **params):
+    """HistGradientBoosting with its defaults, up to 1000 rounds, stopped early; categorical columns declared."""
+    from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor
+
+    cls = HistGradientBoostingRegressor if _regression(ctx) else HistGradientBoostingClassifier
+    params = {"max_iter": _rounds(ctx), **declared_categories(ctx.categorical_mask), **params}
+    return _early_stopped(ctx, _construct(cls, ctx, **params))
+
+
+def build_lightgbm_early_stopping(ctx: BuildContext, **params):
+    """LightGBM with its defaults, up to 1000 rounds, stopped early; categorical columns declared."""
+    from lightgbm import LGBMClassifier, LGBMRegressor
+
+    cls = LGBMRegressor if _regression(ctx) else LGBMClassifier
+    params = {"n_estimators": _rounds(ctx), "verbose": -1, **params}
+    return _early_stopped(ctx, _construct(cls, ctx, **params))
+
+
+def build_xgboost_early_stopping(ctx: BuildContext, **params):
+    """XGBoost with its defaults (histogram trees), up to 1000 rounds, stopped early; categorical columns declared."""
+    from xgboost import XGBClassifier, XGBRegressor
+
+    cls = XGBRegressor if _regression(ctx) else XGBClassifier
+    params = {"n_estimators": _rounds(ctx), "tree_method": "hist", **params}
+    mask = np.asarray(ctx.categorical_mask, dtype=bool)
+    if mask.any():
+        params.setdefault("enable_categorical", True)
+        params.setdefault("feature_types", ["c" if c else "q" for c in mask])
+    n_jobs = None if ctx.n_jobs is None or ctx.n_jobs < 0 else ctx.n_jobs
+    return _early_stopped(ctx, cls(random_state=ctx.seed, n_jobs=n_jobs, **params))
+
+
+def build_practitioner_forest(ctx: BuildContext, **params):
+    """scikit-learn's random forest with 400 trees (10 with the quick profile), otherwise its defaults."""
+    from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
+
+    cls = RandomForestRegressor if _regression(ctx) else RandomForestClassifier
+    trees = _QUICK_TREES_PER_LAYER if ctx.profile == "quick" else PRACTITIONER_RF_TREES
+    return _construct(cls, ctx, **{"n_estimators": trees, **params})
+
+
+# --------------------------------------------------------------------------------------------
 # Registry
 # --------------------------------------------------------------------------------------------
 
@@ -449,11 +611,15 @@ class Registry:
                 return spec
         raise ValueError(f"unknown method {name!r}; known: {', '.join(self._specs)}")
 
-    def select(self, names=None, ablation: bool = False, peers: bool = False) -> list[MethodSpec]:
-        """Methods named in ``names`` (default: the default ones), plus Table 3's when ``ablation``
-        and today's peers (LightGBM, HGB, ExtraTrees) when ``peers``."""
+    def select(
+        self, names=None, ablation: bool = False, peers: bool = False, protocol: str = "paper"
+    ) -> list[MethodSpec]:
+        """Methods named in ``names`` (default: the ``protocol``'s default ones), plus Table 3's when
+        ``ablation`` and today's peers (LightGBM, HGB, ExtraTrees) when ``peers``."""
         if names:
             chosen = [self.get(n) for n in names]
+        elif protocol == "practitioner":
+            chosen = [s for s in self._specs.values() if s.practitioner]
         else:
             chosen = [s for s in self._specs.values() if s.default]
         if ablation:
@@ -476,15 +642,20 @@ def unavailable_reason(spec: MethodSpec) -> str | None:
 
 
 def default_registry() -> Registry:
-    """The methods of the mdDF paper's Tables 2-3 and the DeepBoost paper's Tables 2-3, and today's peers."""
+    """The methods of the mdDF paper's Tables 2-3 and the DeepBoost paper's Tables 2-3, today's peers,
+    and the practitioner protocol's methods."""
+    cascade_warm_up = partial(tiny, build_mddf)
     return Registry(
         [
             MethodSpec(
                 "mdDF",
                 build_mddf,
                 ("mddf", "MDDFClassifier"),
-                "margin-distribution deep forest (paper configuration)",
+                "margin-distribution deep forest (paper configuration; CascadeForestRegressor for regression)",
                 aliases=("mddf",),
+                practitioner=True,
+                tasks=("classification", "regression"),
+                warm_up=cascade_warm_up,
             ),
             MethodSpec(
                 "gcForest",
@@ -492,6 +663,7 @@ def default_registry() -> Registry:
                 ("mddf.baselines", "GCForestClassifier"),
                 "gcForest cascade, same forests as mdDF",
                 aliases=("gcf",),
+                warm_up=partial(tiny, build_gcforest),
             ),
             MethodSpec(
                 "RF",
@@ -523,6 +695,7 @@ def default_registry() -> Registry:
                 "mdDF, gamma/mu/depth factor chosen on out-of-fold accuracy (Section 5.2 grids)",
                 default=False,
                 aliases=("mddf_tuned", "mddf-search"),
+                warm_up=cascade_warm_up,
             ),
             MethodSpec(
                 "mdDF-pca-hgb",
@@ -531,6 +704,7 @@ def default_registry() -> Registry:
                 "PCAFeatures, then mdDF with a HistGradientBoosting predictor (the mixed-data benchmark's CV choice)",
                 default=False,
                 aliases=("mddf_pca_hgb",),
+                warm_up=cascade_warm_up,
             ),
             MethodSpec(
                 "mdDF-hgb-auto",
@@ -539,6 +713,7 @@ def default_registry() -> Registry:
                 "mdDF with a HistGradientBoosting predictor on x, or mixed with the cascade's output, chosen at fit",
                 default=False,
                 aliases=("mddf_hgb_auto",),
+                warm_up=cascade_warm_up,
             ),
             MethodSpec(
                 "DeepBoost",
@@ -547,6 +722,7 @@ def default_registry() -> Registry:
                 "DeepBoost, exponential loss, trees (binary)",
                 grid=deepboost_grid,
                 binary_only=True,
+                warm_up=partial(tiny_boosting, build_deepboost),
             ),
             MethodSpec(
                 "AdaBoost",
@@ -555,6 +731,7 @@ def default_registry() -> Registry:
                 "AdaBoost with depth-K trees (binary)",
                 grid=adaboost_grid,
                 binary_only=True,
+                warm_up=partial(tiny_boosting, build_adaboost),
             ),
             MethodSpec(
                 "QuadBoost",
@@ -572,6 +749,7 @@ def default_registry() -> Registry:
                 grid=deepboost_grid,
                 binary_only=True,
                 default=False,
+                warm_up=partial(tiny_boosting, build_deepboost_logistic),
             ),
             MethodSpec(
                 "gcForest-MGS",
@@ -581,6 +759,8 @@ def default_registry() -> Registry:
                 default=False,
                 image_only=True,
                 aliases=("gcforest_mgs",),
+                warm_up=partial(tiny, build_gcforest_scanning, scan_n_estimators=2),
+                min_class_rows=2,  # its scanning's class vectors are cross-fitted on at least 2 folds
             ),
             MethodSpec(
                 "mdDF_SF",
@@ -589,6 +769,7 @@ def default_registry() -> Registry:
                 "mdDF with four random forests per layer (Table 3)",
                 default=False,
                 ablation=True,
+                warm_up=cascade_warm_up,
             ),
             MethodSpec(
                 "mdDF_ST",
@@ -597,6 +778,7 @@ def default_registry() -> Registry:
                 "mdDF passing only the augmented feature (stacking, Table 3)",
                 default=False,
                 ablation=True,
+                warm_up=cascade_warm_up,
             ),
             MethodSpec(
                 "mdDF_NP",
@@ -605,6 +787,7 @@ def default_registry() -> Registry:
                 "mdDF without preconc: raw input only (Table 3)",
                 default=False,
                 ablation=True,
+                warm_up=cascade_warm_up,
             ),
             # Today's peers (--peers), last so that they run after mdDF, whose layers set ExtraTrees' budget.
             MethodSpec(
@@ -613,6 +796,7 @@ def default_registry() -> Registry:
                 ("mddf", "MDDFClassifier"),
                 "mdDF stopping on any improvement (gcForest's rule; the default before min_error_reduction)",
                 default=False,
+                warm_up=cascade_warm_up,
             ),
             MethodSpec(
                 "LightGBM",
@@ -641,6 +825,57 @@ def default_registry() -> Registry:
                 default=False,
                 peer=True,
                 aliases=("extra_trees", "et"),
+            ),
+            # The practitioner's protocol (--protocol practitioner, the default for --data).
+            MethodSpec(
+                "Baseline",
+                build_baseline,
+                ("sklearn.dummy", "DummyClassifier"),
+                "the majority class (class shares as probabilities), or the mean for regression",
+                default=False,
+                practitioner=True,
+                tasks=("classification", "regression"),
+                aliases=("majority", "dummy", "mean"),
+            ),
+            MethodSpec(
+                "HGB-es",
+                build_hgb_early_stopping,
+                ("sklearn.ensemble", "HistGradientBoostingClassifier"),
+                "scikit-learn HistGradientBoosting, defaults, early stopping on 10% of the training rows",
+                default=False,
+                practitioner=True,
+                tasks=("classification", "regression"),
+                aliases=("hgb_es",),
+            ),
+            MethodSpec(
+                "LightGBM-es",
+                build_lightgbm_early_stopping,
+                ("lightgbm", "LGBMClassifier"),
+                "LightGBM, defaults, early stopping on 10% of the training rows (optional: the 'bench' extra)",
+                default=False,
+                practitioner=True,
+                tasks=("classification", "regression"),
+                aliases=("lightgbm_es", "lgbm-es"),
+            ),
+            MethodSpec(
+                "XGBoost-es",
+                build_xgboost_early_stopping,
+                ("xgboost", "XGBClassifier"),
+                "XGBoost, defaults, early stopping on 10% of the training rows",
+                default=False,
+                practitioner=True,
+                tasks=("classification", "regression"),
+                aliases=("xgboost_es", "xgb-es"),
+            ),
+            MethodSpec(
+                "RF-400",
+                build_practitioner_forest,
+                ("sklearn.ensemble", "RandomForestClassifier"),
+                "scikit-learn random forest, 400 trees",
+                default=False,
+                practitioner=True,
+                tasks=("classification", "regression"),
+                aliases=("rf400",),
             ),
         ]
     )

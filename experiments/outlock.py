@@ -7,6 +7,8 @@ holding the owner's pid, host, start time and command; a second runner finds it,
 
 - **Released** when the block ends: normally, on an exception, on Ctrl-C and on SIGTERM (turned
   into :class:`~.executor.Terminated` while the lock is held, so that the block unwinds).
+- **Nothing left behind**: folders the lock created are removed again when the block ends with
+  them empty (a usage error found after the lock was taken writes nothing, and leaves nothing).
 - **Stale locks**: a runner killed with SIGKILL (or a machine that rebooted) leaves its marker
   behind. A marker whose pid no longer runs on this host is taken over, with a message on stderr.
   A marker written on another host (an ``--out`` on a shared file system) cannot be checked and
@@ -150,6 +152,7 @@ def hold(folder, command: str, log=None):
     """Hold ``folder``'s lock for the block (see :func:`acquire`); SIGTERM raises ``Terminated`` meanwhile."""
     from .executor import Terminated
 
+    created = _missing_folders(Path(folder))
     path = acquire(folder, command, log)
     previous = None
     if threading.current_thread() is threading.main_thread():
@@ -164,6 +167,20 @@ def hold(folder, command: str, log=None):
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
         release(path)
+        for made in created:  # deepest first
+            try:
+                made.rmdir()  # only an empty folder goes
+            except OSError:
+                break
+
+
+def _missing_folders(folder: Path) -> list[Path]:
+    """``folder`` and its ancestors that do not exist yet, deepest first."""
+    missing = []
+    while not folder.exists() and folder != folder.parent:
+        missing.append(folder)
+        folder = folder.parent
+    return missing
 
 
 __all__ = ["LOCK_NAME", "FolderLocked", "acquire", "describe", "hold", "release"]

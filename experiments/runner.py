@@ -8,6 +8,7 @@ failing method) so that runs can be dispatched anywhere: in-process, in a fresh 
 from __future__ import annotations
 
 import datetime as _dt
+import json
 import threading
 import time
 import traceback
@@ -16,8 +17,12 @@ from collections import OrderedDict
 
 import numpy as np
 
+from .binding import Binding, dataset_sha256
+from .early_stopped import EarlyStopped
 from .environment import PeakMemory, current_rss_mb, machine_info, package_versions
-from .methods import BuildContext, Registry, default_registry
+from .methods import BuildContext, Registry, adapt_to_small_classes, default_registry
+from .metrics import full_probabilities, run_scores
+from .protocols.practitioner import cv_run_data
 from .protocols.run_data import deepboost_run_data, split_run_data
 from .store import run_key
 from .suites import image_shape_of, protocol_of
@@ -46,7 +51,7 @@ def load(dataset: str, cache: bool = False, download: bool = False):
     source = registered(dataset)
     # A user file is cached under its content and options: a later command in the same process
     # (a Dask worker) may name another file, or the same file with another target or test file.
-    key = dataset if source is None else (dataset, source.sha256, source.target, source.test_sha256)
+    key = dataset if source is None else (dataset, json.dumps(source.as_dict(), sort_keys=True))
     if cache:
         with _DATASET_CACHE_LOCK:
             if key in _DATASET_CACHE:
@@ -242,6 +247,8 @@ def run_one(
     fold: int | None = None,
     fraction: float = 1.0,
     profile: str = "paper",
+    protocol: str = "paper",
+    n_folds: int | None = None,
     n_jobs: int | None = -1,
     trees_k: int | None = None,
     trees_per_layer: int | None = None,
@@ -251,6 +258,7 @@ def run_one(
     cache_dataset: bool = False,
     download: bool = False,
     user_data: dict | None = None,
+    binding: Binding | None = None,
 ) -> dict:
     """Run one (dataset, method, seed[, fold, fraction]) and return its result record.
 
@@ -261,10 +269,17 @@ def run_one(
     seed : int
         Seeds the estimator, the validation hold-out, the sub-sample and the fold shuffle.
     fold : int or None
-        Fold of the DeepBoost protocol (required for its datasets, None otherwise).
+        Fold of the DeepBoost protocol (required for its datasets, None otherwise), or of the
+        practitioner protocol's cross-validation.
     fraction : float in (0, 1]
         Stratified fraction of the training rows (small-sample study).
     profile : {"paper", "quick"}
+    protocol : {"paper", "practitioner"}
+        ``"paper"``: the DeepBoost datasets' folds, every other dataset's train/test split;
+        ``"practitioner"``: with ``fold``, fold ``fold`` of seed ``seed``'s ``n_folds``-fold
+        cross-validation of all the rows (:mod:`.protocols.practitioner`), else the split.
+    n_folds : int, optional
+        Folds of the practitioner protocol's cross-validation.
     n_jobs : int or None
         Threads of the estimator.
     trees_k, trees_per_layer, trees_k_source :
@@ -280,28 +295,35 @@ def run_one(
     user_data : dict, optional
         ``{name: UserDataSource.as_dict()}``: user data files (``--data``) loadable by name
         (:mod:`.user_data`); the record names the file and its sha256 (``data_source``).
+    binding : Binding, optional
+        The data and settings the run is planned for (:mod:`.binding`): stored in the record, and
+        the run fails if the data it loads has another hash.
 
     Returns
     -------
     dict
         ``status`` is ``"ok"``, ``"error"`` (with ``error`` and ``traceback``) or ``"skipped"``
-        (dataset files missing, with the loader's message).
+        (dataset files missing, with the loader's message). An ``ok`` record holds every metric of
+        its task (:func:`~.metrics.run_scores`) and the times: ``compile_seconds`` (the warm-up
+        fit, numba's compilation), ``selection_seconds`` (choosing hyper-parameters),
+        ``train_seconds`` (the final fit), ``total_seconds`` (selection and final fit) and
+        ``predict_seconds``.
     """
     registry = registry or default_registry()
     memory = PeakMemory().start()
-    protocol = protocol_of(dataset)
     record = {
-        "key": run_key(dataset, method, seed, fold, fraction, profile),
+        "key": run_key(dataset, method, seed, fold, fraction, profile, protocol),
         "dataset": dataset,
         "method": method,
         "seed": int(seed),
         "fold": fold,
         "fraction": float(fraction),
         "profile": profile,
-        "protocol": protocol,
+        "protocol": protocol_of(dataset) if protocol == "paper" else protocol,
         "status": "error",
         "started_at": _now(),
         "n_jobs": n_jobs,
+        **(binding.fields() if binding is not None else {}),
     }
     caught = []
     try:
@@ -315,17 +337,17 @@ def run_one(
         except DatasetUnavailable as exc:
             record.update(status="skipped", message=str(exc))
             return record
-        if protocol == "deepboost":
-            if fold is None:
-                raise ValueError(f"{dataset} is evaluated with the DeepBoost fold protocol: pass fold=0..9")
-            if fraction != 1.0:
-                raise ValueError("fraction < 1 is only supported on datasets with a train/test split")
-            data = deepboost_run_data(ds, seed, fold)
-        else:
-            if fold is not None:
-                raise ValueError(f"{dataset} is evaluated on its train/test split: fold must be None, got {fold}")
-            data = split_run_data(ds, seed, fraction, validation_fraction)
-        n_classes = int(len(np.unique(ds.y_train)))
+        if binding is not None and dataset_sha256(ds) != binding.data_sha256:
+            raise ValueError(
+                f"the data of {dataset} changed since the command started (sha256 {dataset_sha256(ds)}, "
+                f"was {binding.data_sha256})"
+            )
+        task = task_of(ds)
+        record["task"] = task
+        data = _run_data(ds, protocol, seed, fold, fraction, n_folds, task, validation_fraction)
+        n_classes = 0 if task == "regression" else int(len(np.unique(ds.y)))
+        if task not in spec.tasks:
+            raise ValueError(f"{spec.name} does not handle {task}")
         if spec.binary_only and n_classes != 2:
             raise ValueError(f"{spec.name} handles two-class problems only; {dataset} has {n_classes} classes")
         n_trees = None
@@ -352,34 +374,54 @@ def run_one(
             categorical_mask=tuple(bool(b) for b in ds.categorical_mask),
             image_shape=image_shape_of(ds),
             n_trees=n_trees,
+            task=task,
         )
+        labels = _Labels(data.y_train, task)
         record.update(
             n_train=int(len(data.y_train)),
             n_test=int(len(data.y_test)),
             n_features=ctx.n_features,
             n_classes=n_classes,
-            n_train_classes=int(len(np.unique(data.y_train))),
             split=data.description,
         )
+        if task != "regression":
+            record.update(n_train_classes=len(labels.present), min_class_rows=labels.min_rows)
         record["rss_before_fit_mb"] = current_rss_mb()
 
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            estimator, selection = _select(spec, ctx, data, record)
+            if spec.warm_up is not None:
+                record.update(_warm_up(spec, ctx, data.X_train, labels))
+            estimator, selection = _select(spec, ctx, data, record, labels)
             if estimator is None:
                 params = selection["chosen"] if selection else {}
                 estimator = spec.build(ctx, **params)
+                adapted = adapt_to_small_classes(estimator, len(data.y_train) if labels.regression else labels.min_rows)
+                if adapted:
+                    record["adapted"] = adapted
+                    record["adapted_because"] = (
+                        f"{len(data.y_train)} training rows" if labels.regression else labels.smallest(ds.classes)
+                    )
                 t0, c0 = time.perf_counter(), time.process_time()
-                estimator.fit(data.X_train, data.y_train)
+                estimator.fit(data.X_train, labels.encoded)
                 record["train_seconds"] = time.perf_counter() - t0
                 record["train_cpu_seconds"] = time.process_time() - c0
+            _split_search_time(estimator, record)
             t0 = time.perf_counter()
-            y_pred = estimator.predict(data.X_test)
+            y_pred = labels.decode(estimator.predict(data.X_test))
             record["predict_seconds"] = time.perf_counter() - t0
+            proba = _probabilities(estimator, data.X_test, labels, n_classes, record) if task != "regression" else None
 
-        record["accuracy"] = float(np.mean(np.asarray(y_pred) == data.y_test))
-        record["params"] = estimator_params(estimator)
-        record.update(model_size(estimator))
+        record.update(run_scores(task, data.y_test, y_pred, proba))
+        record["params"] = estimator_params(_inner(estimator))
+        if isinstance(estimator, EarlyStopped):
+            record["early_stopping"] = {
+                "rounds": estimator.n_rounds_,
+                "validation_rows": estimator.n_validation_,
+                "patience": estimator.patience,
+                "validation_fraction": estimator.validation_fraction,
+            }
+        record.update(model_size(_inner(estimator)))
         record.update(search_summary(estimator))
         cascade = cascade_summary(getattr(estimator, "best_estimator_", estimator))
         if cascade:
@@ -406,11 +448,133 @@ def run_one(
     return record
 
 
-def _select(spec, ctx, data, record):
+def task_of(dataset) -> str:
+    """``"regression"`` for a dataset whose ``extra["task"]`` says so, else ``"classification"``."""
+    return (dataset.extra or {}).get("task", "classification")
+
+
+def _run_data(ds, protocol, seed, fold, fraction, n_folds, task, validation_fraction):
+    """The rows of one run under ``protocol`` (see :func:`run_one`)."""
+    if protocol == "practitioner" and fold is not None:
+        if fraction != 1.0:
+            raise ValueError("fraction < 1 is only supported on a train/test split, not in cross-validation")
+        if not n_folds:
+            raise ValueError("a cross-validation run needs its number of folds (n_folds)")
+        return cv_run_data(ds, seed, fold, n_folds, task, validation_fraction)
+    if protocol == "paper" and protocol_of(ds.name) == "deepboost":
+        if fold is None:
+            raise ValueError(f"{ds.name} is evaluated with the DeepBoost fold protocol: pass fold=0..9")
+        if fraction != 1.0:
+            raise ValueError("fraction < 1 is only supported on datasets with a train/test split")
+        return deepboost_run_data(ds, seed, fold)
+    if fold is not None:
+        raise ValueError(f"{ds.name} is evaluated on its train/test split: fold must be None, got {fold}")
+    return split_run_data(ds, seed, fraction, validation_fraction, task)
+
+
+class _Labels:
+    """The class codes a model is trained on, ``0 .. m-1`` over the classes present in its training rows.
+
+    When every class is present (the usual case) the codes are the dataset's own; a training set
+    without some class (a small fold or fraction) gets consecutive codes, which XGBoost needs, and
+    the predictions are mapped back. Regression targets pass through.
+    """
+
+    def __init__(self, y_train, task):
+        self.regression = task == "regression"
+        y_train = np.asarray(y_train)
+        if self.regression:
+            self.present, self.encoded, self.min_rows = None, y_train, None
+            return
+        self.present, counts = np.unique(y_train, return_counts=True)
+        self.identity = np.array_equal(self.present, np.arange(len(self.present)))
+        self.encoded = self.encode(y_train)
+        self.counts = counts
+        self.min_rows = int(counts.min())
+
+    def encode(self, y):
+        """The training codes of labels ``y`` (each one of the present classes)."""
+        if self.regression or self.identity:
+            return y  # the dataset's own codes, untouched
+        return np.searchsorted(self.present, y).astype(np.int64)
+
+    def decode(self, predicted):
+        """The dataset's codes of predicted training codes."""
+        if self.regression or self.identity:
+            return np.asarray(predicted)
+        return self.present[np.asarray(predicted).astype(np.int64)]
+
+    def smallest(self, classes) -> str:
+        """``"class 'x' has 2 training rows"``: why a cascade was adapted."""
+        code = int(self.present[int(self.counts.argmin())])
+        return f"class {str(classes[code])!r} has {self.min_rows} training row(s)"
+
+    def warm_up_rows(self, per_class: int = 30, regression_rows: int = 60) -> np.ndarray:
+        """Rows of a warm-up fit: the first ``per_class`` of each class (or the first rows of a regression)."""
+        if self.regression:
+            return np.arange(min(len(self.encoded), regression_rows))
+        return np.sort(np.concatenate([np.flatnonzero(self.encoded == c)[:per_class] for c in np.unique(self.encoded)]))
+
+
+def _warm_up(spec, ctx, X_train, labels) -> dict:
+    """Fit and apply a tiny model of ``spec``'s kind on a few training rows; its time is the compilation's.
+
+    numba compiles the tree code on its first use in a process (or loads it from its disk cache),
+    which would otherwise be counted in the first timed fit. Returns ``{"compile_seconds": s}``, or
+    ``{"compile_seconds": None, "warm_up_error": ...}`` when the tiny model fails (the real fit then
+    says whether the method works).
+    """
+    rows = labels.warm_up_rows()
+    X, y = X_train[rows], labels.encoded[rows]
+    try:
+        model = spec.warm_up(ctx)
+        if not labels.regression:
+            y = np.unique(y, return_inverse=True)[1]
+            adapt_to_small_classes(model, int(np.bincount(y).min()))
+        t0 = time.perf_counter()
+        model.fit(X, y)
+        (model.predict_proba if hasattr(model, "predict_proba") else model.predict)(X)
+        return {"compile_seconds": time.perf_counter() - t0}
+    except Exception as exc:
+        return {"compile_seconds": None, "warm_up_error": f"{type(exc).__name__}: {exc}"}
+
+
+def _split_search_time(estimator, record) -> None:
+    """A fit that searches its own hyper-parameters (``search_seconds_``) spent that time on selection."""
+    searched = getattr(estimator, "search_seconds_", None)
+    if searched is not None and "train_seconds" in record:
+        searched = min(float(searched), record["train_seconds"])
+        record["selection_seconds"] = record.get("selection_seconds", 0.0) + searched
+        record["train_seconds"] -= searched
+    record.setdefault("selection_seconds", 0.0)
+    record["total_seconds"] = record["selection_seconds"] + record.get("train_seconds", 0.0)
+
+
+def _inner(estimator):
+    """The model an :class:`~.early_stopped.EarlyStopped` wraps, else ``estimator``."""
+    return estimator.estimator_ if isinstance(estimator, EarlyStopped) else estimator
+
+
+def _probabilities(estimator, X_test, labels, n_classes, record):
+    """Every class's probability for the test rows (columns: class codes), or None without ``predict_proba``."""
+    if not hasattr(estimator, "predict_proba"):
+        return None
+    try:
+        proba = estimator.predict_proba(X_test)
+        model_classes = labels.decode(np.asarray(estimator.classes_).astype(np.int64))
+        return full_probabilities(proba, model_classes, n_classes)
+    except Exception as exc:  # a method without working probabilities has no log-loss
+        record["log_loss_error"] = f"{type(exc).__name__}: {exc}"
+        return None
+
+
+def _select(spec, ctx, data, record, labels):
     """Choose hyper-parameters on the validation rows.
 
     Returns ``(estimator, selection)``: the estimator is the selected, already fitted model when
     the protocol tests it as is (DeepBoost protocol), else None (caller refits on all rows).
+    ``record["selection_seconds"]`` is the time of every candidate's fit and score, the selected
+    model's own fit left out when it is tested as is (it is the record's ``train_seconds``).
     """
     candidates = spec.grid(ctx) if spec.grid is not None else []
     if len(candidates) == 0:
@@ -423,9 +587,9 @@ def _select(spec, ctx, data, record):
     for params in candidates:
         model = spec.build(ctx, **params)
         t0, c0 = time.perf_counter(), time.process_time()
-        model.fit(data.X_fit, data.y_fit)
+        model.fit(data.X_fit, labels.encode(data.y_fit))
         fit_s, fit_cpu = time.perf_counter() - t0, time.process_time() - c0
-        acc = float(np.mean(model.predict(data.X_val) == data.y_val))
+        acc = float(np.mean(labels.decode(model.predict(data.X_val)) == data.y_val))
         trials.append({"params": _jsonable_params(params), "val_accuracy": acc, "fit_seconds": fit_s})
         # Strictly better only: ties keep the earlier (simpler) candidate of the grid.
         if best is None or acc > best[0]:
@@ -437,4 +601,5 @@ def _select(spec, ctx, data, record):
     if data.refit:
         return None, {"chosen": best[1]}
     record["train_seconds"], record["train_cpu_seconds"] = best[2], best[3]
+    record["selection_seconds"] -= best[2]
     return best_model, selection

@@ -1,14 +1,25 @@
-"""The small-sample study (the mdDF paper's Figure 6): test accuracy versus training fraction.
+"""The small-sample study (the mdDF paper's Figure 6): the test score against the training fraction.
 
 ``mddf small-sample`` and ``python scripts/small_sample.py`` parse their arguments (:mod:`.cli`)
 and call :func:`run`.
 
-Trains random forest, XGBoost, gcForest and mdDF on stratified fractions of the training rows
-(every class keeps at least one row; the test rows are unchanged), repeated over seeds, and plots
-the mean test accuracy with standard-deviation error bars. Each (fraction, method, seed) is one
-run of the benchmark runner (a fresh worker process, or a task on a Dask cluster with
-``--scheduler``; resumable ``results.jsonl`` in ``--out``), so random forest and XGBoost get
-400 x k trees with k = the layers of mdDF on the same fraction and seed.
+Trains the methods on fractions of the training rows (stratified by class, every class keeping
+at least one row; at random for a regression; the test rows are unchanged), repeated over seeds,
+and plots the mean test score (``--metric``: accuracy by default, R² for a regression) with
+standard-deviation error bars. Each
+(fraction, method, seed) is one run of the benchmark runner (a fresh worker process, or a task on
+a Dask cluster with ``--scheduler``; a resumable ``results.jsonl`` in ``--out``, bound to the data
+and settings as the benchmark's is).
+
+- **Protocols**: ``--protocol paper`` (the default for built-in datasets) runs the paper's random
+  forest, XGBoost, gcForest and mdDF, random forest and XGBoost with 400 x k trees, k = the layers
+  of mdDF on the same fraction and seed; ``--protocol practitioner`` (the default with ``--data``)
+  the benchmark's practitioner methods (a baseline, early-stopped boosting, a random forest and
+  mdDF), and is the one for a regression target.
+- **Small classes**: before any run, each fraction is checked against each method's needs; a
+  (fraction, method) that leaves a class too few training rows is skipped with a one-line reason
+  naming the class. A cascade whose smallest class has fewer rows than its folds gets fewer folds,
+  or out-of-bag class vectors for a single row; the CSV counts those runs (``adapted_runs``).
 
 Writes ``small_sample_<dataset>.png/.pdf/.csv`` in ``--out``, each with the command that
 regenerates it, the commit, the machine, the date and, with ``--data``, the file's sha256 (the
@@ -18,30 +29,37 @@ CSV's are ``#`` comment lines: read it with ``pandas.read_csv(path, comment="#")
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import numpy as np
 
+from .binding import set_aside_stale
 from .cluster import run_from_args
-from .executor import EXIT_NOTHING_TO_RUN, EXIT_OK, EXIT_RUN_FAILED, plan, unfinished
+from .executor import EXIT_NOTHING_TO_RUN, EXIT_OK, EXIT_RUN_FAILED, bound_records, plan, unfinished
 from .figures import plt, save_figure
 from .methods import default_registry, unavailable_reason
+from .metrics import METRICS
 from .outlock import hold
+from .planning import bindings, describe, unusable_fractions
 from .provenance import provenance
+from .runner import task_of
 from .store import ResultStore
 from .studies import NothingToRun, UsageError, logger, resolve_dataset
 from .suites import protocol_of
 from .tables import write_rows
-from .user_data import provenance_line
+from .user_data import UserDataSource, provenance_line
 
 DEFAULT_FRACTIONS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0)
 QUICK_FRACTIONS = (0.05, 0.2, 1.0)
 DEFAULT_METHODS = ("RF", "XGBoost", "gcForest", "mdDF")
+BASELINE = "Baseline"
 
 
-def summarize(records, dataset, methods, fractions, profile):
-    """Rows ``{method, fraction, n_train, mean, std, n, accuracies}`` per method and fraction."""
+def summarize(records, dataset, methods, fractions, profile, metric="accuracy"):
+    """Rows ``{method, fraction, n_train, metric, mean, std, n_seeds, ...}`` per method and fraction."""
     rows = []
     latest = {r["key"]: r for r in records if "key" in r}
+    scale = METRICS[metric].scale
     for method in methods:
         for fraction in fractions:
             recs = [
@@ -52,29 +70,44 @@ def summarize(records, dataset, methods, fractions, profile):
                 and r.get("fraction") == fraction
                 and r.get("profile") == profile
                 and r.get("status") == "ok"
+                and r.get(metric) is not None
             ]
             if not recs:
                 continue
-            acc = np.array([100 * r["accuracy"] for r in recs])
-            rows.append(
-                {
-                    "dataset": dataset,
-                    "method": method,
-                    "fraction": fraction,
-                    "n_train": int(np.mean([r["n_train"] for r in recs])),
-                    "n_train_classes_min": int(min(r["n_train_classes"] for r in recs)),
-                    "n_classes": recs[0]["n_classes"],
-                    "mean_accuracy": float(acc.mean()),
-                    "std_accuracy": float(acc.std(ddof=1)) if len(acc) > 1 else 0.0,
-                    "n_seeds": len(acc),
-                    "seeds": ";".join(str(r["seed"]) for r in sorted(recs, key=lambda r: r["seed"])),
-                }
+            values = np.array([scale * r[metric] for r in recs])
+            row = {
+                "dataset": dataset,
+                "method": method,
+                "fraction": fraction,
+                "n_train": int(np.mean([r["n_train"] for r in recs])),
+            }
+            if recs[0].get("task", "classification") != "regression":
+                row["n_train_classes_min"] = int(min(r["n_train_classes"] for r in recs))
+                row["min_class_rows"] = int(min(r.get("min_class_rows", 0) for r in recs))
+                row["n_classes"] = recs[0]["n_classes"]
+            row.update(
+                metric=metric,
+                mean=float(values.mean()),
+                std=float(values.std(ddof=1)) if len(values) > 1 else 0.0,
+                n_seeds=len(values),
+                seeds=";".join(str(r["seed"]) for r in sorted(recs, key=lambda r: r["seed"])),
+                adapted_runs=sum(1 for r in recs if r.get("adapted")),
+                adapted=";".join(
+                    sorted(
+                        {
+                            f"{', '.join(r['adapted'])} ({r.get('adapted_because', '')})"
+                            for r in recs
+                            if r.get("adapted")
+                        }
+                    )
+                ),
             )
+            rows.append(row)
     return rows
 
 
-def plot(rows, dataset, methods):
-    """Mean test accuracy (± std over the seeds) against the training fraction, one line per method."""
+def plot(rows, dataset, methods, metric="accuracy"):
+    """Mean test score (± std over the seeds) against the training fraction, one line per method."""
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
     markers = dict(zip(methods, "osD^v<>p*h"))
     # Methods are drawn slightly apart (about 4% along the log axis) so their error bars do not
@@ -86,8 +119,8 @@ def plot(rows, dataset, methods):
             continue
         ax.errorbar(
             [100 * r["fraction"] * dodge[method] for r in mine],
-            [r["mean_accuracy"] for r in mine],
-            yerr=[r["std_accuracy"] for r in mine],
+            [r["mean"] for r in mine],
+            yerr=[r["std"] for r in mine],
             marker=markers.get(method, "o"),
             ms=4,
             capsize=3,
@@ -99,7 +132,7 @@ def plot(rows, dataset, methods):
     ax.set_xticklabels([f"{100 * f:g}" for f in fractions])
     ax.minorticks_off()
     ax.set_xlabel("training fraction (%)")
-    ax.set_ylabel("test accuracy (%)")
+    ax.set_ylabel(f"test {METRICS[metric].shown}")
     n_seeds = max((r["n_seeds"] for r in rows), default=0)
     ax.set_title(f"Small training sets on {dataset} (mean ± std over {n_seeds} seed(s))")
     ax.grid(alpha=0.3)
@@ -124,12 +157,24 @@ def run(args, registry=None, *, command: str) -> int:
     int
         The exit status (``EXIT_*`` of :mod:`.executor`).
     """
+    from .benchmark import check_out_folder, metric_for
+
     log = logger(args)
     registry = registry or default_registry()
     profile = "quick" if args.quick else "paper"
     fractions = args.fractions or list(QUICK_FRACTIONS if args.quick else DEFAULT_FRACTIONS)
+    protocol = args.protocol or ("practitioner" if args.data is not None else "paper")
+    if args.out is not None:
+        check_out_folder(args.out)
     try:
-        asked = [registry.get(name) for name in args.methods.split(",") if name.strip()]
+        if args.methods:
+            asked = [registry.get(name) for name in args.methods.split(",") if name.strip()]
+        elif protocol == "practitioner":
+            asked = registry.select(None, protocol="practitioner")
+        else:
+            asked = [registry.get(name) for name in DEFAULT_METHODS]
+        if protocol == "practitioner" and BASELINE not in {s.name for s in asked}:
+            asked = [registry.get(BASELINE), *asked]
     except ValueError as exc:
         raise UsageError(str(exc)) from None  # unknown method name
     try:
@@ -137,51 +182,89 @@ def run(args, registry=None, *, command: str) -> int:
     except NothingToRun as exc:  # the dataset asked for is missing: the message says which file
         print(f"nothing to run: {exc}", file=sys.stderr)
         return EXIT_NOTHING_TO_RUN
+    for warning in ds.extra.get("warnings", []):
+        print(f"warning: {warning}", file=sys.stderr)
     user_file = args.user_data is not None
     if protocol_of(ds.name) != "split" or not (ds.has_test_split or user_file):
         raise UsageError(f"{ds.name} has no train/test split; the study needs one")
+    task = task_of(ds)
+    if task == "regression" and protocol == "paper":
+        raise UsageError(
+            "--protocol paper is the papers' classification protocol; a regression target runs under "
+            "--protocol practitioner"
+        )
+    try:
+        metric = metric_for(args.metric, task)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    out = args.out
+    if out is None:
+        out = Path("results") / UserDataSource(**ds.extra["user_data"]).slug / "small_sample" if user_file else None
+        out = out or Path("results/small_sample")
+        check_out_folder(out)
 
     specs = []
     for spec in asked:
         reason = unavailable_reason(spec)
         if reason:
             print(f"left out: {reason}", file=sys.stderr)
+        elif task not in spec.tasks:
+            print(f"left out: {spec.name} does not handle {task}", file=sys.stderr)
         else:
             specs.append(spec)
     if not specs:
         print("nothing to run: no requested method is available", file=sys.stderr)
         return EXIT_NOTHING_TO_RUN
     specs = [s for s in registry if s in specs]  # registry order: mdDF before RF/XGBoost
+    seeds = range(args.seeds)
+    skipped = unusable_fractions(ds, fractions, specs, seeds)
+    for (fraction, method), reason in skipped.items():
+        print(f"skipped {method} at fraction {fraction:g}: {reason}", file=sys.stderr)
+    runnable = [f for f in fractions if any((f, s.name) not in skipped for s in specs)]
+    if not runnable:
+        print("nothing to run: every fraction leaves a class too few rows (see above)", file=sys.stderr)
+        return EXIT_NOTHING_TO_RUN
 
-    with hold(args.out, command):
-        store = ResultStore(args.out / "results.jsonl")
+    info = describe(ds)
+    with hold(out, command):
+        store = ResultStore(out / "results.jsonl")
         tasks = plan(
             [ds.name],
             specs,
-            range(args.seeds),
-            n_classes={ds.name: ds.n_classes},
+            seeds,
+            n_classes={ds.name: info.n_classes},
             profile=profile,
-            fractions=fractions,
+            fractions=runnable,
+            protocol=protocol,
+            tasks={ds.name: task},
+            bindings=bindings([info], specs, protocol=protocol, profile=profile, n_folds={}),
         )
+        tasks = [t for t in tasks if (t.fraction, t.method) not in skipped]
+        set_aside_stale(store, tasks, lambda text: print(text, file=sys.stderr))
         code = run_from_args(tasks, store, args, registry)
         if code != EXIT_OK:
             return code
 
         methods = [s.name for s in specs]
-        rows = summarize(store.records(), ds.name, methods, fractions, profile)
+        rows = summarize(bound_records(tasks, store), ds.name, methods, runnable, profile, metric)
         stem = f"small_sample_{ds.name}"
         prov = provenance(command=command, data=provenance_line(ds))
-        written = save_figure(plot(rows, ds.name, methods), args.out, stem, prov)
-        written.append(write_rows(rows, args.out / f"{stem}.csv", prov))
+        written = save_figure(plot(rows, ds.name, methods, metric), out, stem, prov)
+        written.append(write_rows(rows, out / f"{stem}.csv", prov))
     for r in rows:
         log(
-            f"{r['method']:<9} {100 * r['fraction']:>5g}% ({r['n_train']:>5} rows): "
-            f"{r['mean_accuracy']:.2f} ± {r['std_accuracy']:.2f}"
+            f"{r['method']:<11} {100 * r['fraction']:>5g}% ({r['n_train']:>5} rows): "
+            f"{r['mean']:.2f} ± {r['std']:.2f}"
+            + (f"  (adapted in {r['adapted_runs']} run(s): {r['adapted']})" if r["adapted_runs"] else "")
         )
     for path in written:
         print(path)
     not_ok = unfinished(tasks, store)
-    print(f"summary: {len(tasks) - len(not_ok)} of {len(tasks)} runs ok", file=sys.stderr)
+    print(
+        f"summary: {len(tasks) - len(not_ok)} of {len(tasks)} runs ok"
+        + (f", {len(skipped)} (fraction, method) pair(s) skipped" if skipped else ""),
+        file=sys.stderr,
+    )
     for rec in not_ok:
         why = rec.get("error") if rec.get("status") != "skipped" else f"skipped: {rec.get('message', '')}"
         print(f"failed: {rec['key']}: {why}", file=sys.stderr)

@@ -17,9 +17,16 @@ from pathlib import Path
 import numpy as np
 
 
-def run_key(dataset: str, method: str, seed: int, fold=None, fraction: float = 1.0, profile: str = "paper") -> str:
-    """The identity of one run; resume skips keys that already have an ``ok`` record."""
-    return f"{dataset}|{method}|seed={seed}|fold={fold}|fraction={fraction:g}|profile={profile}"
+def run_key(
+    dataset: str, method: str, seed: int, fold=None, fraction: float = 1.0, profile: str = "paper", protocol="paper"
+) -> str:
+    """The identity of one run; resume skips keys that already have an ``ok`` record of the same data and settings.
+
+    A run of the practitioner protocol ends in ``|protocol=practitioner``; the papers' keep the keys
+    they always had.
+    """
+    key = f"{dataset}|{method}|seed={seed}|fold={fold}|fraction={fraction:g}|profile={profile}"
+    return key if protocol == "paper" else f"{key}|protocol={protocol}"
 
 
 def _json_default(obj):

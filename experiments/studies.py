@@ -23,6 +23,10 @@ class NothingToRun(RuntimeError):
     """Nothing can run: the dataset's files are missing, or no requested method is available."""
 
 
+class OutputError(ValueError):
+    """``--out`` cannot be written as asked (a file where a folder is expected, or the reverse)."""
+
+
 def open_user_data(args, *, builtin_option: str = "--dataset") -> UserDataSource | None:
     """The ``--data`` file of the arguments, checked, hashed and registered (None without ``--data``).
 
@@ -32,16 +36,24 @@ def open_user_data(args, *, builtin_option: str = "--dataset") -> UserDataSource
     """
     args.user_data = None
     if args.data is None:
-        for option in ("target", "test"):
+        for option in ("target", "test", "sep", "drop", "na_values"):
             if getattr(args, option, None) is not None:
-                raise UsageError(f"--{option} goes with --data PATH")
+                raise UsageError(f"--{option.replace('_', '-')} goes with --data PATH")
         return None
     builtin = getattr(args, builtin_option.lstrip("-").replace("-", "_"), None)
     if builtin:
         raise UsageError(f"--data and {builtin_option} are alternatives: give one")
     if args.target is None:
         raise UsageError("--data needs --target COLUMN, the name of the label column")
-    source = source_for(args.data, args.target, args.test)
+    source = source_for(
+        args.data,
+        args.target,
+        args.test,
+        sep=getattr(args, "sep", None),
+        drop=tuple(getattr(args, "drop", None) or ()),
+        na_values=tuple(getattr(args, "na_values", None) or ()),
+        task=getattr(args, "task", None) or "auto",
+    )
     register(source)
     args.user_data = {source.name: source.as_dict()}
     return source
@@ -67,6 +79,8 @@ def resolve_dataset(args, log=print, *, seed=None):
         ds = load(source.name)
         log(f"read {source.path}: {summary(ds)}")
         return ds if seed is None else seeded_split(ds, seed)
+    if getattr(args, "task", "auto") not in (None, "auto"):
+        raise UsageError("--task goes with --data PATH")
     if args.dataset:
         try:
             return load(args.dataset, download=args.download)
@@ -105,16 +119,21 @@ def mddf_params(args) -> dict:
 def fit_mddf(dataset, params: dict, log=print):
     """Fit ``MDDFClassifier(**params)`` on the training split; returns ``(model, fit seconds)``.
 
-    The dataset's categorical columns (``categorical_mask``), when it has any, are declared as the
-    estimator's ``categorical_features`` unless ``params`` names them.
+    A regression target (``dataset.extra["task"]``) fits ``CascadeForestRegressor(**params)``
+    instead. The dataset's categorical columns (``categorical_mask``), when it has any, are declared
+    as the estimator's ``categorical_features`` unless ``params`` names them.
     """
+    regression = (dataset.extra or {}).get("task") == "regression"
     try:
-        from mddf import MDDFClassifier
+        if regression:
+            from mddf import CascadeForestRegressor as Cascade
+        else:
+            from mddf import MDDFClassifier as Cascade
     except ImportError as exc:
         raise NothingToRun(f"mdDF is not available: {exc}") from None
     params = {**declared_categories(dataset.categorical_mask), **params}
-    model = MDDFClassifier(**params)
-    log(f"fitting mdDF on {dataset.name} ({len(dataset.y_train)} training rows, {params})")
+    model = Cascade(**params)
+    log(f"fitting {type(model).__name__} on {dataset.name} ({len(dataset.y_train)} training rows, {params})")
     t0 = time.perf_counter()
     model.fit(dataset.X_train, dataset.y_train)
     seconds = time.perf_counter() - t0
@@ -123,6 +142,15 @@ def fit_mddf(dataset, params: dict, log=print):
         f"stop: {getattr(model, 'stop_reason_', '?')}"
     )
     return model, seconds
+
+
+def refuse_regression(dataset, what: str) -> None:
+    """Stop (exit status 2) when ``dataset``'s target is a regression's: ``what`` is made for classes."""
+    if (dataset.extra or {}).get("task") == "regression":
+        raise UsageError(
+            f"{what} draws classes; the --target of {dataset.name} is a regression target "
+            "(pass --task classification to take its values as classes)"
+        )
 
 
 def logger(args):

@@ -25,7 +25,7 @@ from threadpoolctl import threadpool_limits
 from .figures import plt, save_figure
 from .layers import parse_layers, variance_ratio
 from .provenance import provenance
-from .studies import UsageError, fit_mddf, logger, mddf_params, resolve_dataset
+from .studies import UsageError, fit_mddf, logger, mddf_params, refuse_regression, resolve_dataset
 from .tables import write_rows
 from .user_data import provenance_line
 
@@ -58,6 +58,7 @@ def run(args, *, command: str) -> int:
         args.max_points = min(args.max_points, 200)
     log = logger(args)
     ds = resolve_dataset(args, log, seed=args.seed)
+    refuse_regression(ds, "plot-tsne")
     if not ds.has_test_split:
         raise UsageError(f"{ds.name} has no test split; choose a dataset with one")
     model, _ = fit_mddf(ds, mddf_params(args), log)

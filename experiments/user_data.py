@@ -1,9 +1,16 @@
 """A user's own table (``--data PATH --target COLUMN``) as a dataset the harness runs on.
 
 The command line (``mddf benchmark --data my.csv --target y``, and every other subcommand) reads
-a CSV file (pandas) or a Parquet file (needs pyarrow) and turns it into the
-:class:`mddf.datasets.Dataset` the runner, the small-sample study, the feature export and the
-figures already consume:
+a CSV file (any separator, compressed or not) or a Parquet file (needs pyarrow) with
+:mod:`.table_files` and turns it into the :class:`mddf.datasets.Dataset` the runner, the
+small-sample study, the feature export and the figures already consume:
+
+- **Reading options**: ``--sep`` (sniffed by default), ``--drop COLS`` (columns left out, e.g. an R
+  ``rownames`` column) and ``--na-values`` (more missing-value markers); a header naming a
+  column twice is refused.
+- **Identifiers**: a text or integer column with a different value in every row looks like an
+  identifier; it is kept as a feature, with a warning (:attr:`Dataset.extra` ``["warnings"]``)
+  proposing ``--drop``.
 
 - **Columns**: numeric and boolean columns stay numbers; text columns (and pandas ``category``
   columns of a Parquet file) become pandas ``category`` columns, as
@@ -14,12 +21,15 @@ figures already consume:
   guessed at: date and time columns (Parquet datetime or duration types, or CSV text whose every
   value is an ISO 8601 date such as ``2024-01-31``), and values such as lists or nested records.
   Convert dates to numbers (days since an origin, day of week, ...) or drop them.
-- **Target**: the ``--target`` column must exist, have no empty cell and hold at least two classes
-  (labels may be text or integers; a column of non-integer numbers is a regression target and is
-  refused: the command line trains classifiers).
+- **Target and task** (:func:`resolve_task`): the ``--target`` column must exist and have no empty
+  cell. ``--task auto`` (the default) makes text and boolean labels a classification and
+  non-integer numbers a regression; integers are classes unless there are more than
+  :data:`MAX_CLASSES` distinct values or fewer than :data:`MIN_ROWS_PER_CLASS` rows per value on
+  average, which stops with a message proposing ``--task regression`` (or ``--task
+  classification`` to keep them classes). A classification needs at least two classes.
 - **Split**: with ``--test PATH`` (same columns) that file is the fixed test split; otherwise each
-  seed draws its own stratified 70/30 split of the rows (:func:`seeded_split`), so ``--seeds 3``
-  averages over three splits as well as three models.
+  seed draws its own 70/30 split of the rows (stratified by class for a classification;
+  :func:`seeded_split`), so ``--seeds 3`` averages over three splits as well as three models.
 - **Provenance**: the file's sha256 is part of the dataset (``extra["user_data"]``); results,
   tables and figures name the file and its hash. A run in a worker process re-reads the file and
   fails, naming it, if its hash changed since the command started.
@@ -31,7 +41,6 @@ command line prints as ``mddf: error: <message>`` before exiting with status 2.
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import threading
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -40,15 +49,22 @@ import numpy as np
 
 from mddf.datasets.base import Dataset
 
+from .table_files import UserDataError, kind, read_table, sniff_separator, stem
+
 #: Share of the rows each seed's split tests on when no ``--test`` file is given.
 TEST_FRACTION = 0.3
+#: ``--task auto``: an integer target with more distinct values than this is not taken for classes.
+MAX_CLASSES = 30
+#: ``--task auto``: nor one with fewer rows per distinct value than this, on average.
+MIN_ROWS_PER_CLASS = 5
+#: Tables with fewer rows get no identifier warning (a few rows are easily all different).
+ID_WARNING_MIN_ROWS = 20
+TASKS = ("auto", "classification", "regression")
 
 _SOURCES: dict[str, UserDataSource] = {}
 _SOURCES_LOCK = threading.Lock()
 
-
-class UserDataError(ValueError):
-    """The user's data file cannot be used as given (the message says why, on one line)."""
+__all__ = ["UserDataError", "UserDataSource", "load_source", "seeded_split", "source_for"]
 
 
 @dataclass(frozen=True)
@@ -67,6 +83,14 @@ class UserDataSource:
         Hash of the data file when the command started.
     test_path, test_sha256 : str or None
         The fixed test file and its hash (``--test``), else None.
+    sep : str or None
+        The separator of a text file (sniffed when the source is made), None for Parquet.
+    drop : tuple of str
+        Columns left out (``--drop``).
+    na_values : tuple of str
+        Extra missing-value markers (``--na-values``).
+    task : {"auto", "classification", "regression"}
+        ``--task``; the loaded dataset's ``extra["task"]`` holds the resolved one.
     """
 
     name: str
@@ -75,6 +99,26 @@ class UserDataSource:
     sha256: str
     test_path: str | None = None
     test_sha256: str | None = None
+    sep: str | None = None
+    drop: tuple = ()
+    na_values: tuple = ()
+    task: str = "auto"
+
+    @property
+    def slug(self) -> str:
+        """``<stem>-<first 8 hex digits of the sha256>``: the default output folder's name, one per file content."""
+        return f"{self.name}-{self.sha256[:8]}"
+
+    def reading(self) -> dict:
+        """How the file is read: what, besides its bytes, decides the data a run sees (:mod:`.binding`)."""
+        return {
+            "target": self.target,
+            "sep": self.sep,
+            "drop": list(self.drop),
+            "na_values": list(self.na_values),
+            "task": self.task,
+            "test_file": self.test_path is not None,
+        }
 
     def describe(self) -> str:
         """``my.csv (sha256 ab12...)``, plus the test file when there is one."""
@@ -106,20 +150,27 @@ def _existing_file(path, option: str) -> Path:
 
 
 def _dataset_name(path: Path) -> str:
-    """The file's stem; a stem that is also a built-in dataset's name gets a suffix, so the two never mix."""
+    """The file's stem (``beps`` for ``beps.csv.gz``); a built-in dataset's name gets a suffix, so the two never mix."""
     from mddf.datasets import list_datasets
 
-    stem = path.stem or "data"
+    name = stem(path) or "data"
     builtin = {n.lower() for n in list_datasets()}
-    return f"{stem}_{path.suffix.lstrip('.') or 'data'}" if stem.lower() in builtin else stem
+    suffix = path.name[len(name) :].lstrip(".").split(".")[0]
+    return f"{name}_{suffix or 'data'}" if name.lower() in builtin else name
 
 
-def source_for(path, target: str, test_path=None) -> UserDataSource:
-    """Check that the files exist and hash them; the source of :func:`load_source`."""
+def source_for(path, target: str, test_path=None, *, sep=None, drop=(), na_values=(), task="auto") -> UserDataSource:
+    """Check that the files exist, hash them and find the separator; the source of :func:`load_source`."""
     data = _existing_file(path, "--data")
     test = _existing_file(test_path, "--test") if test_path is not None else None
     if not target:
         raise UserDataError("--data needs --target COLUMN, the name of the label column")
+    if task not in TASKS:
+        raise UserDataError(f"--task must be one of {', '.join(TASKS)}, got {task!r}")
+    if target in drop:
+        raise UserDataError(f"--drop names the target column {target!r}")
+    if kind(data) == "csv" and sep is None:
+        sep = sniff_separator(data)
     return UserDataSource(
         name=_dataset_name(data),
         path=str(data),
@@ -127,29 +178,11 @@ def source_for(path, target: str, test_path=None) -> UserDataSource:
         sha256=file_sha256(data),
         test_path=None if test is None else str(test),
         test_sha256=None if test is None else file_sha256(test),
+        sep=None if kind(data) == "parquet" else sep,
+        drop=tuple(drop),
+        na_values=tuple(na_values),
+        task=task,
     )
-
-
-def read_table(path):
-    """The file as a DataFrame: CSV (pandas) or Parquet (pyarrow), chosen by the file's suffix."""
-    try:
-        import pandas as pd
-    except ImportError:
-        raise UserDataError("reading --data files needs pandas: pip install pandas") from None
-    path = Path(path)
-    suffix = path.suffix.lower()
-    try:
-        if suffix in (".parquet", ".pq"):
-            if importlib.util.find_spec("pyarrow") is None:
-                raise UserDataError(f"{path.name} is a Parquet file: reading it needs pyarrow (pip install pyarrow)")
-            return pd.read_parquet(path)
-        return pd.read_csv(path, sep="\t" if suffix == ".tsv" else ",")
-    except UserDataError:
-        raise
-    except (ValueError, OSError, UnicodeDecodeError) as exc:
-        kind = "Parquet" if suffix in (".parquet", ".pq") else "CSV"
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise UserDataError(f"{path.name} could not be read as {kind}: {first}") from None
 
 
 def _is_iso_dates(values) -> bool:
@@ -205,9 +238,7 @@ def tidy_features(frame, file_name: str):
     return pd.DataFrame(out, index=frame.index)
 
 
-def _labels(frame, target: str, file_name: str):
-    from pandas.api import types
-
+def _target_column(frame, target: str, file_name: str):
     if target not in frame.columns:
         shown = ", ".join(map(str, list(frame.columns)[:10])) + (", ..." if frame.shape[1] > 10 else "")
         raise UserDataError(f"--target {target!r} is not a column of {file_name} (columns: {shown})")
@@ -217,16 +248,78 @@ def _labels(frame, target: str, file_name: str):
     if y.isna().any():
         raise UserDataError(
             f"--target column {target!r} of {file_name} has {int(y.isna().sum())} empty cell(s); "
-            "give every row a label or remove those rows"
+            "give every row a target value or remove those rows"
         )
-    if types.is_float_dtype(y) and not np.all(np.mod(y.to_numpy(), 1) == 0):
+    return y
+
+
+def resolve_task(y, task: str, target: str, file_name: str) -> str:
+    """``"classification"`` or ``"regression"`` for target values ``y`` under ``--task`` (see the module docstring)."""
+    from pandas.api import types
+
+    numeric = types.is_numeric_dtype(y) and not types.is_bool_dtype(y)
+    where = f"--target column {target!r} of {file_name}"
+    if task == "regression":
+        if not numeric:
+            raise UserDataError(f"{where} holds text; --task regression needs numbers")
+        return "regression"
+    integral = numeric and bool(np.all(np.mod(y.to_numpy(dtype=np.float64), 1) == 0))
+    if task == "classification":
+        if numeric and not integral:
+            raise UserDataError(f"{where} holds non-integer numbers; --task classification needs class labels")
+        return "classification"
+    if not numeric:
+        return "classification"
+    if not integral:
+        return "regression"
+    distinct = int(y.nunique())
+    if distinct > MAX_CLASSES or len(y) / distinct < MIN_ROWS_PER_CLASS:
         raise UserDataError(
-            f"--target column {target!r} of {file_name} holds non-integer numbers; the command line trains "
-            "classifiers and needs class labels"
+            f"{where} holds {distinct} distinct integer values ({len(y) / distinct:.1f} rows per value), too many "
+            f"to be classes (at most {MAX_CLASSES}, with {MIN_ROWS_PER_CLASS} rows each on average): pass --task "
+            "regression to predict it as a number, or --task classification to keep each value a class"
         )
+    return "classification"
+
+
+def _labels(y, task: str):
+    """Class labels (integers, else text) or, for a regression, the targets as float64."""
+    from pandas.api import types
+
+    if task == "regression":
+        return y.astype("float64")
     if types.is_float_dtype(y):
         y = y.astype("int64")
     return y.astype(str) if not types.is_integer_dtype(y) else y
+
+
+def _read(source: UserDataSource, path: str, file_name: str):
+    """The file's frame with ``--drop`` applied (each dropped column must exist)."""
+    frame = read_table(path, sep=source.sep, na_values=source.na_values)
+    missing = [c for c in source.drop if c not in frame.columns]
+    if missing:
+        shown = ", ".join(map(str, list(frame.columns)[:10])) + (", ..." if frame.shape[1] > 10 else "")
+        raise UserDataError(f"--drop {', '.join(map(repr, missing))}: not a column of {file_name} (columns: {shown})")
+    return frame.drop(columns=list(source.drop))
+
+
+def identifier_columns(X) -> list[str]:
+    """Text or integer columns with a different value in every row, and no empty cell (likely identifiers)."""
+    import pandas as pd
+    from pandas.api import types
+
+    if len(X) < ID_WARNING_MIN_ROWS:
+        return []
+    found = []
+    for column in X.columns:
+        values = X[column]
+        if values.isna().any() or values.nunique() != len(values):
+            continue
+        text = isinstance(values.dtype, pd.CategoricalDtype) or types.is_object_dtype(values)
+        integral = types.is_numeric_dtype(values) and bool(np.all(np.mod(values.to_numpy(dtype=np.float64), 1) == 0))
+        if text or integral:
+            found.append(str(column))
+    return found
 
 
 def load_source(source: UserDataSource, *, check_hash: bool = True) -> Dataset:
@@ -255,16 +348,23 @@ def load_source(source: UserDataSource, *, check_hash: bool = True) -> Dataset:
             if actual != expected:
                 raise UserDataError(f"{path} changed while the command ran (sha256 {actual}, was {expected})")
     main_name = Path(source.path).name
-    frame = read_table(source.path)
-    y = _labels(frame, source.target, main_name)
+    frame = _read(source, source.path, main_name)
+    target = _target_column(frame, source.target, main_name)
+    task = resolve_task(target, source.task, source.target, main_name)
+    y = _labels(target, task)
     X = tidy_features(frame.drop(columns=[source.target]), main_name)
     if X.shape[1] == 0:
         raise UserDataError(f"{main_name} has no column besides the target {source.target!r}")
+    warnings = [
+        f"column {name!r} of {main_name} has a different value in every row, like an identifier; it is used as a "
+        f"feature (leave it out with --drop {name})"
+        for name in identifier_columns(X)
+    ]
     X_test = y_test = None
     if source.test_path:
         test_name = Path(source.test_path).name
-        test_frame = read_table(source.test_path)
-        y_test = _labels(test_frame, source.target, test_name)
+        test_frame = _read(source, source.test_path, test_name)
+        y_test = _labels(_target_column(test_frame, source.target, test_name), task)
         missing = [c for c in X.columns if c not in test_frame.columns]
         extra = [c for c in test_frame.columns if c not in X.columns and c != source.target]
         if missing or extra:
@@ -280,22 +380,29 @@ def load_source(source: UserDataSource, *, check_hash: bool = True) -> Dataset:
                 )
             )
         X_test = tidy_features(test_frame[list(X.columns)], test_name)
-        if not (types.is_integer_dtype(y) and types.is_integer_dtype(y_test)):  # labels compared as text
-            y, y_test = y.astype(str), y_test.astype(str)
-    all_labels = y if y_test is None else pd.concat([y, y_test])
-    classes = np.unique(all_labels.to_numpy())
-    if len(np.unique(y.to_numpy())) < 2:
-        raise UserDataError(
-            f"--target column {source.target!r} of {main_name} has a single class ({y.iloc[0]!r}); "
-            "a classifier needs at least two"
-        )
+        if task != "regression" and not (types.is_integer_dtype(y) and types.is_integer_dtype(y_test)):
+            y, y_test = y.astype(str), y_test.astype(str)  # labels compared as text
     X_train_codes, X_test_codes, mask = _encode(X, X_test)
+    if task == "regression":
+        classes = np.array([], dtype=object)
+        y_train_out = y.to_numpy(dtype=np.float64)
+        y_test_out = None if y_test is None else y_test.to_numpy(dtype=np.float64)
+    else:
+        all_labels = y if y_test is None else pd.concat([y, y_test])
+        classes = np.unique(all_labels.to_numpy())
+        if len(np.unique(y.to_numpy())) < 2:
+            raise UserDataError(
+                f"--target column {source.target!r} of {main_name} has a single class ({y.iloc[0]!r}); "
+                "a classifier needs at least two"
+            )
+        y_train_out = np.searchsorted(classes, y.to_numpy()).astype(np.int64)
+        y_test_out = None if y_test is None else np.searchsorted(classes, y_test.to_numpy()).astype(np.int64)
     return Dataset(
         name=source.name,
         X_train=X_train_codes,
-        y_train=np.searchsorted(classes, y.to_numpy()).astype(np.int64),
+        y_train=y_train_out,
         X_test=X_test_codes,
-        y_test=None if y_test is None else np.searchsorted(classes, y_test.to_numpy()).astype(np.int64),
+        y_test=y_test_out,
         feature_names=[str(c) for c in X.columns],
         classes=classes,
         categorical_mask=mask,
@@ -303,12 +410,14 @@ def load_source(source: UserDataSource, *, check_hash: bool = True) -> Dataset:
         split=(
             f"fixed test file {Path(source.test_path).name}"
             if source.test_path
-            else f"no test file: stratified {100 - 100 * TEST_FRACTION:g}/{100 * TEST_FRACTION:g} split of "
-            "the rows drawn with each run's seed"
+            else f"no test file: {'stratified ' if task != 'regression' else ''}"
+            f"{100 - 100 * TEST_FRACTION:g}/{100 * TEST_FRACTION:g} split of the rows drawn with each run's seed"
         ),
         description=f"user data {main_name}, target column {source.target!r}",
         extra={
             "user_data": source.as_dict(),
+            "task": task,
+            "warnings": warnings,
             "test_fraction": None if source.test_path else TEST_FRACTION,
             "categories": {
                 str(c): [str(v) for v in X[c].cat.categories]
@@ -361,9 +470,12 @@ def seeded_split(dataset: Dataset, seed: int) -> Dataset:
 
     fraction = float(dataset.extra["test_fraction"])
     index = np.arange(len(dataset.y_train))
+    classify = dataset.extra.get("task") != "regression"
     try:
+        if not classify:
+            raise ValueError("a regression target is split at random")
         train, test = train_test_split(index, test_size=fraction, stratify=dataset.y_train, random_state=seed)
-    except ValueError:  # a class too small to stratify
+    except ValueError:  # a class too small to stratify, or a regression
         train, test = train_test_split(index, test_size=fraction, random_state=seed)
     train, test = np.sort(train), np.sort(test)
     return replace(
@@ -372,7 +484,8 @@ def seeded_split(dataset: Dataset, seed: int) -> Dataset:
         y_train=dataset.y_train[train],
         X_test=dataset.X_train[test],
         y_test=dataset.y_train[test],
-        split=f"stratified {100 - 100 * fraction:g}/{100 * fraction:g} split of the rows, random_state={seed}",
+        split=f"{'stratified ' if classify else ''}{100 - 100 * fraction:g}/{100 * fraction:g} split of the rows, "
+        f"random_state={seed}",
     )
 
 
@@ -394,16 +507,23 @@ def register_all(sources: dict | None) -> None:
         register(value if isinstance(value, UserDataSource) else UserDataSource(**value))
 
 
-def summary(dataset: Dataset) -> str:
-    """One line on what was read: rows, features (naming the categorical ones), classes, split."""
+def summary(dataset: Dataset, split: str | None = None) -> str:
+    """One line on what was read: rows, features (naming the categorical ones), classes, and ``split``
+    (default: the dataset's own description of its split)."""
     categorical = [n for n, c in zip(dataset.feature_names, dataset.categorical_mask) if c]
     rows = len(dataset.y_train) + (0 if dataset.y_test is None else len(dataset.y_test))
+    if dataset.extra.get("task") == "regression":
+        y = dataset.y
+        target = f", a regression target (mean {np.mean(y):.4g}, range {np.min(y):.4g} to {np.max(y):.4g})"
+    else:
+        target = f", {dataset.n_classes} classes ({', '.join(map(str, dataset.classes[:10]))}" + (
+            ", ...)" if dataset.n_classes > 10 else ")"
+        )
     return (
         f"{rows} rows, {len(dataset.feature_names)} features"
         + (f" (categorical: {', '.join(categorical)})" if categorical else " (all numeric)")
-        + f", {dataset.n_classes} classes ({', '.join(map(str, dataset.classes[:10]))}"
-        + (", ...)" if dataset.n_classes > 10 else ")")
-        + f"; {dataset.split}"
+        + target
+        + f"; {split or dataset.split}"
     )
 
 

@@ -40,15 +40,19 @@ class RunData:
     description: str
 
 
-def _holdout(X, y, fraction, seed):
-    """Stratified hold-out; falls back to a plain random split when a class is too small."""
-    try:
-        return train_test_split(X, y, test_size=fraction, stratify=y, random_state=seed)
-    except ValueError:
-        return train_test_split(X, y, test_size=fraction, random_state=seed)
+def holdout(X, y, fraction, seed, stratify: bool = True):
+    """Hold-out split, stratified by class when asked; a plain random split when a class is too small."""
+    if stratify:
+        try:
+            return train_test_split(X, y, test_size=fraction, stratify=y, random_state=seed)
+        except ValueError:
+            pass
+    return train_test_split(X, y, test_size=fraction, random_state=seed)
 
 
-def split_run_data(dataset, seed: int, fraction: float = 1.0, validation_fraction: float = 0.2) -> RunData:
+def split_run_data(
+    dataset, seed: int, fraction: float = 1.0, validation_fraction: float = 0.2, task: str = "classification"
+) -> RunData:
     """Standard train/test split, optionally on a stratified fraction of the training rows.
 
     Hyper-parameters are chosen on a stratified ``validation_fraction`` of the (sub-sampled)
@@ -63,15 +67,18 @@ def split_run_data(dataset, seed: int, fraction: float = 1.0, validation_fractio
     fraction : float in (0, 1]
         Fraction of the training rows (every class keeps at least one row).
     validation_fraction : float
+    task : {"classification", "regression"}
+        A regression target is sub-sampled and held out at random, not by class.
     """
     dataset = seeded_split(dataset, seed)  # a user data file without --test: this seed's split
     if not dataset.has_test_split:
         raise ValueError(f"{dataset.name} has no test split; it is evaluated with the deepboost fold protocol")
     description = dataset.split
+    classify = task != "regression"
     if fraction < 1.0:
-        dataset = subsample(dataset, fraction, random_state=seed)
+        dataset = subsample(dataset, fraction, random_state=seed, stratify=classify)
         description = dataset.split
-    X_fit, X_val, y_fit, y_val = _holdout(dataset.X_train, dataset.y_train, validation_fraction, seed)
+    X_fit, X_val, y_fit, y_val = holdout(dataset.X_train, dataset.y_train, validation_fraction, seed, stratify=classify)
     return RunData(
         dataset.X_train,
         dataset.y_train,

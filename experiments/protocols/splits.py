@@ -42,17 +42,19 @@ def deepboost_folds(y, n_folds=10, random_state=0):
     return runs
 
 
-def subsample(dataset: Dataset, fraction, random_state=None) -> Dataset:
+def subsample(dataset: Dataset, fraction, random_state=None, stratify: bool = True) -> Dataset:
     """A stratified fraction of the training set, for small-sample studies.
 
     Every class keeps ``round(fraction * n_c)`` training rows, and at least one;
-    the test split is unchanged.
+    the test split is unchanged. With ``stratify=False`` (a regression target),
+    ``round(fraction * n)`` rows drawn at random, at least two.
 
     Parameters
     ----------
     dataset : Dataset
     fraction : float in (0, 1]
     random_state : int, RandomState or None
+    stratify : bool
 
     Returns
     -------
@@ -62,17 +64,21 @@ def subsample(dataset: Dataset, fraction, random_state=None) -> Dataset:
         raise ValueError(f"fraction must be in (0, 1], got {fraction}")
     rng = check_random_state(random_state)
     y = dataset.y_train
-    keep = []
-    for c in np.unique(y):
-        idx = np.flatnonzero(y == c)
-        n = max(1, int(round(fraction * len(idx))))
-        keep.append(rng.choice(idx, size=n, replace=False))
-    keep = np.sort(np.concatenate(keep))
+    if stratify:
+        keep = []
+        for c in np.unique(y):
+            idx = np.flatnonzero(y == c)
+            n = max(1, int(round(fraction * len(idx))))
+            keep.append(rng.choice(idx, size=n, replace=False))
+        keep = np.sort(np.concatenate(keep))
+    else:
+        n = min(len(y), max(2, int(round(fraction * len(y)))))
+        keep = np.sort(rng.choice(len(y), size=n, replace=False))
     from dataclasses import replace
 
     return replace(
         dataset,
         X_train=dataset.X_train[keep],
         y_train=y[keep],
-        split=f"{dataset.split}; stratified {fraction:g} of the training rows",
+        split=f"{dataset.split}; {'stratified ' if stratify else ''}{fraction:g} of the training rows",
     )

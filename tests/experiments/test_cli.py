@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from mddf.experiments import cli
@@ -21,29 +22,39 @@ def read(path):
 
 def test_benchmark_on_a_users_csv_writes_tables_naming_the_file_and_its_hash(tmp_path, user_csv, capsys):
     out = tmp_path / "out"
-    argv = ["benchmark", "--data", str(user_csv), "--target", "y", "--methods", "mdDF,RF", "--seeds", "2"]
+    argv = ["benchmark", "--data", str(user_csv), "--target", "y", "--methods", "mdDF,RF-400", "--folds", "2"]
     assert cli.main([*argv, "--out", str(out), *FAST]) == 0
     captured = capsys.readouterr()
-    assert "summary: 4 of 4 runs ok" in captured.err
-    assert "### Test accuracy (%) on my.csv" in captured.out
+    # the practitioner protocol: the baseline added, 2 folds x 2 seeds (the default)
+    assert "summary: 12 of 12 runs ok" in captured.err
+    assert captured.out.startswith(
+        "### my.csv: accuracy (%), practitioner protocol, 2-fold cross-validation x 2 seed(s)\n"
+    )
     records = read(out / "results.jsonl")
-    assert {(r["method"], r["seed"], r["status"]) for r in records} == {
-        (m, s, "ok") for m in ("mdDF", "RF") for s in (0, 1)
+    assert {(r["method"], r["seed"], r["fold"], r["status"]) for r in records} == {
+        (m, s, f, "ok") for m in ("mdDF", "RF-400", "Baseline") for s in (0, 1) for f in (0, 1)
     }
     sha = records[0]["data_source"]["sha256"]
-    assert all(r["data_source"]["path"] == str(user_csv) and r["n_test"] == 90 for r in records)
-    assert {r["split"] for r in records} == {f"stratified 70/30 split of the rows, random_state={s}" for s in (0, 1)}
+    assert all(r["data_source"]["path"] == str(user_csv) and r["n_test"] == 150 for r in records)
+    assert all(r["data_sha256"] == sha and r["protocol"] == "practitioner" for r in records)
+    assert all({"accuracy", "balanced_accuracy", "log_loss"} <= set(r) for r in records)
+    assert {r["split"] for r in records} == {
+        f"2-fold cross-validation of all 300 rows, stratified by class, shuffled with random_state={s}: test fold {f}"
+        for s in (0, 1)
+        for f in (0, 1)
+    }
     for name in ("table.md", "table.csv"):
         prov = read_provenance((out / name).read_text())
         assert prov["command"] == "mddf " + " ".join([*argv, "--out", str(out), *FAST])
         assert prov["data"] == f"{user_csv} (sha256 {sha})"
-    assert [r["dataset"] for r in read_csv_rows(out / "table.csv")] == ["my", "Avg. rank"]
+    assert sorted(r["method"] for r in read_csv_rows(out / "table.csv")) == ["Baseline", "RF-400", "mdDF"]
+    assert (out / "figure.png").stat().st_size > 0
     assert not (out / ".mddf-lock").exists()
 
 
 def test_small_sample_on_a_users_csv(tmp_path, user_csv, capsys):
     out = tmp_path / "small"
-    argv = ["small-sample", "--data", str(user_csv), "--target", "y", "--methods", "mdDF,RF"]
+    argv = ["small-sample", "--data", str(user_csv), "--target", "y", "--methods", "mdDF,RF", "--protocol", "paper"]
     assert cli.main([*argv, "--fractions", "0.5,1", "--seeds", "2", "--out", str(out), *FAST]) == 0
     rows = read_csv_rows(out / "small_sample_my.csv")
     assert [(r["method"], float(r["fraction"]), r["n_seeds"]) for r in rows] == [
@@ -88,13 +99,17 @@ def test_the_installed_console_script_runs_the_benchmark(tmp_path, user_csv):
     assert script.is_file(), f"the console script is not installed next to {sys.executable}: pip install -e ."
     out = tmp_path / "out"
     done = subprocess.run(
-        [script, "benchmark", "--data", user_csv, "--target", "y", "--methods", "RF", "--out", out, *FAST],
+        [script, "benchmark", "--data", user_csv, "--target", "y", "--methods", "Baseline", "--folds", "2"]
+        + ["--seeds", "1", "--out", out, *FAST],
         capture_output=True,
         text=True,
         timeout=600,
     )
     assert done.returncode == 0, done.stderr
-    assert "summary: 1 of 1 runs ok" in done.stderr and "| my |" in done.stdout
+    # stdout holds the table only: the notices, per-run lines and summary go to stderr
+    assert done.stdout.startswith("### my.csv: accuracy (%), practitioner protocol")
+    assert "summary: 2 of 2 runs ok" in done.stderr and "summary" not in done.stdout
+    assert "| Baseline | 46.67 ± 0.00 |" in done.stdout  # the majority class, 'yes', is 140 of the 300 rows
     version = subprocess.run([script, "--version"], capture_output=True, text=True, timeout=60)
     assert version.returncode == 0 and version.stdout == f"mddf {cli.version()}\n"
 
@@ -121,6 +136,8 @@ def write(path, text):
         ("unknown target", "mddf: error: --target 'label' is not a column of my.csv (columns: x1, x2, colour, size"),
         ("one class", "mddf: error: --target column 'y' of one.csv has a single class ('a'); a classifier needs"),
         ("date column", "mddf: error: column 'when' of dates.csv holds dates (e.g. '2024-01-01'), neither numbers"),
+        ("target twice", "mddf: error: the header of twice.csv names a column more than once ('y' at columns 2 and 4)"),
+        ("unknown drop", "mddf: error: --drop 'id': not a column of my.csv (columns: x1, x2, colour, size, y)"),
     ],
 )
 @pytest.mark.parametrize("command", ["benchmark", "small-sample", "export-features"])
@@ -132,12 +149,17 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, user_csv, capsys, case, mess
         target = "label"
     elif case == "one class":
         data = write(tmp_path / "one.csv", "x,y\n1,a\n2,a\n,a\n")
-    else:
+    elif case == "target twice":
+        data = write(tmp_path / "twice.csv", "a,y,b,y\n1,u,2,v\n3,v,4,u\n")
+    elif case == "date column":
         data = write(tmp_path / "dates.csv", "x,when,y\n1,2024-01-01,a\n2,2024-01-02,b\n")
-    code = cli.main([command, "--data", str(data), "--target", target, "--out", str(tmp_path / "out.npz"), "--quiet"])
+    extra = ["--drop", "id"] if case == "unknown drop" else []
+    out = tmp_path / "out.npz"
+    code = cli.main([command, "--data", str(data), "--target", target, *extra, "--out", str(out), "--quiet"])
     assert code == 2
     err = capsys.readouterr().err
     assert err.startswith(message.format(tmp=tmp_path)) and err.count("\n") == 1 and "Traceback" not in err
+    assert not out.exists()  # nothing left on disk
 
 
 @pytest.mark.parametrize(
@@ -156,6 +178,29 @@ def test_usage_errors_exit_2_without_a_traceback(argv, message, capsys):
     assert cli.main(argv) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("command", ["benchmark", "small-sample", "export-features"])
+def test_an_out_of_the_wrong_kind_is_one_line_and_exit_2(tmp_path, user_csv, capsys, command):
+    out = tmp_path / ("folder" if command == "export-features" else "table.txt")
+    out.mkdir() if command == "export-features" else out.write_text("mine")
+    assert cli.main([command, "--data", str(user_csv), "--target", "y", "--out", str(out), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    kind = "a folder; give the path of the .npz file" if command == "export-features" else "a file; give a folder"
+    assert err.startswith(f"mddf: error: --out {out} is {kind}") and err.count("\n") == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["my.csv", out.name])  # nothing else written
+
+
+def test_n_jobs_0_is_refused_when_the_options_are_read(capsys):
+    assert cli.main(["benchmark", "--n-jobs", "0"]) == 2
+    assert "--n-jobs 0 would run nothing: give a number of threads, or -1 for all cores" in capsys.readouterr().err
+
+
+def test_a_usage_error_found_once_the_output_folder_is_held_leaves_no_folder(tmp_path, capsys):
+    out = tmp_path / "deep" / "out"
+    assert cli.main(["benchmark", "--datasets", "nosuch", "--out", str(out), "--quiet"]) == 2
+    assert "unknown dataset 'nosuch'" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_datasets_lists_the_registry_with_availability(no_data, capsys):
@@ -186,11 +231,12 @@ def test_benchmark_with_a_fixed_test_file_tests_every_seed_on_it(tmp_path, user_
 
     test = write_user_csv(tmp_path / "holdout.csv", n_rows=40, seed=7)
     out = tmp_path / "out"
-    argv = ["benchmark", "--data", str(user_csv), "--target", "y", "--test", str(test), "--methods", "RF"]
+    argv = ["benchmark", "--data", str(user_csv), "--target", "y", "--test", str(test), "--methods", "RF-400"]
     options = ["--seeds", "2", "--out", str(out), "--quick", "--n-jobs", "1", "--isolation", "inline"]
     assert cli.main([*argv, *options]) == 0
     records = read(out / "results.jsonl")
-    assert [(r["n_train"], r["n_test"], r["split"]) for r in records] == [(300, 40, "fixed test file holdout.csv")] * 2
+    assert [(r["n_train"], r["n_test"], r["split"]) for r in records] == [(300, 40, "fixed test file holdout.csv")] * 4
+    assert {r["test_sha256"] for r in records} == {records[0]["data_source"]["test_sha256"]}
     assert records[0]["data_source"]["test_path"] == str(test)
     assert f"test file {test} (sha256 " in read_provenance((out / "table.md").read_text())["data"]
     err = capsys.readouterr().err
@@ -204,3 +250,41 @@ def test_every_subcommand_documents_itself(name, capsys):
     assert text.startswith(f"usage: mddf {name} ") and "exit status:" in text
     if name != "datasets":
         assert "--data PATH" in text and "--target COLUMN" in text and "--out" in text
+
+
+def prices_csv(path, n=60):
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(n, 2))
+    frame = pd.DataFrame({"a": x[:, 0], "b": x[:, 1], "price": 3 * x[:, 0] + rng.normal(scale=0.2, size=n)})
+    frame.to_csv(path, index=False)
+    return path
+
+
+def test_a_regression_target_through_export_features_and_small_sample(tmp_path, capsys):
+    data = prices_csv(tmp_path / "prices.csv")
+    out = tmp_path / "features.npz"
+    argv = ["--data", str(data), "--target", "price", "--quick", "--n-jobs", "1", "--quiet"]
+    assert cli.main(["export-features", *argv, "--out", str(out)]) == 0
+    z = np.load(out)
+    T = z["layers"].shape[0]
+    assert z["train_features"].shape == (T, 42, 4) and z["y_train"].dtype == np.float64
+    assert "classes" not in z and json.loads(str(z["meta"]))["model"] == "CascadeForestRegressor"
+    small = ["small-sample", *argv, "--methods", "mdDF,RF-400", "--fractions", "0.5,1", "--seeds", "1"]
+    assert cli.main([*small, "--isolation", "inline", "--out", str(tmp_path / "small")]) == 0
+    rows = read_csv_rows(tmp_path / "small" / "small_sample_prices.csv")
+    assert {(r["method"], r["metric"]) for r in rows} == {(m, "r2") for m in ("mdDF", "RF-400", "Baseline")}
+    assert all(float(r["mean"]) > 0.5 for r in rows if r["method"] == "RF-400")
+
+
+def test_the_figures_of_classes_refuse_a_regression_target(tmp_path, capsys):
+    data = prices_csv(tmp_path / "prices.csv")
+    assert cli.main(["plot-layers", "--data", str(data), "--target", "price", "--quick", "--out", str(tmp_path)]) == 2
+    assert "plot-layers draws classes; the --target of prices is a regression target" in capsys.readouterr().err
+
+
+def test_a_parquet_file_is_benchmarked_like_a_csv(tmp_path, user_csv, capsys):
+    pytest.importorskip("pyarrow")
+    pd.read_csv(user_csv).to_parquet(tmp_path / "my.parquet")
+    argv = ["benchmark", "--data", str(tmp_path / "my.parquet"), "--target", "y", "--methods", "RF-400"]
+    assert cli.main([*argv, "--folds", "2", "--seeds", "1", "--out", str(tmp_path / "out"), *FAST]) == 0
+    assert capsys.readouterr().out.startswith("### my.parquet: accuracy (%), practitioner protocol")

@@ -1,4 +1,4 @@
-"""The sweep executor's choice of how the workers' OpenMP threads wait."""
+"""The sweep executor: how the workers' OpenMP threads wait, and which records may set a run's tree budget."""
 
 import os
 
@@ -60,3 +60,16 @@ def test_busy_cores_counts_only_the_cores_this_process_may_use(monkeypatch):
     monkeypatch.setattr(executor.time, "sleep", lambda seconds: None)
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0}, raising=False)
     assert executor._busy_cores() == 0.5
+
+
+def test_an_mddf_run_of_other_data_sets_no_tree_budget(tmp_path):
+    from mddf.experiments.binding import Binding
+    from mddf.experiments.executor import RunBook, Task
+    from mddf.experiments.store import ResultStore
+
+    store = ResultStore(tmp_path / "results.jsonl")
+    rf = Task("my", "RF", 0, tree_budget=True, binding=Binding("new", "s"))
+    store.append({"key": rf.budget_key, "method": "mdDF", "status": "ok", "n_layers": 5, "data_sha256": "old"})
+    assert "trees_k" not in RunBook([rf], store, progress=False).kwargs_for(rf)
+    store.append({"key": rf.budget_key, "method": "mdDF", "status": "ok", "n_layers": 5, "data_sha256": "new"})
+    assert RunBook([rf], store, progress=False).kwargs_for(rf)["trees_k"] == 5

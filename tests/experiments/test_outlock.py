@@ -40,7 +40,8 @@ def test_a_second_runner_on_the_same_out_says_who_holds_it_and_exits_2(tmp_path,
     out = tmp_path / "out"
     holder = start_holder(out)
     try:
-        code = main(["benchmark", "--data", str(user_csv), "--target", "y", "--methods", "RF", "--out", str(out)])
+        argv = ["benchmark", "--data", str(user_csv), "--target", "y", "--methods", "RF", "--out", str(out), "--quiet"]
+        code = main(argv)
         assert code == 2
         err = capsys.readouterr().err.strip()
         assert err.startswith(f"mddf: error: {out} is in use by another runner: pid {holder.pid} on ")

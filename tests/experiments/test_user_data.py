@@ -1,6 +1,7 @@
 """A user's own table (--data PATH --target COLUMN): read, typed, checked, hashed and split as documented."""
 
 import hashlib
+import re
 
 import numpy as np
 import pandas as pd
@@ -103,8 +104,8 @@ def test_a_target_with_empty_cells_or_real_numbers_is_refused(user_csv, tmp_path
         load(tmp_path / "gap.csv")
     frame["y"] = np.linspace(0, 1, len(frame))
     frame.to_csv(tmp_path / "real.csv", index=False)
-    with pytest.raises(ud.UserDataError, match="holds non-integer numbers"):
-        load(tmp_path / "real.csv")
+    with pytest.raises(ud.UserDataError, match="holds non-integer numbers; --task classification needs class labels"):
+        ud.load_source(ud.source_for(tmp_path / "real.csv", "y", task="classification"))
 
 
 def test_a_date_column_is_neither_numeric_nor_categorical_and_is_refused(user_csv, tmp_path):
@@ -116,8 +117,10 @@ def test_a_date_column_is_neither_numeric_nor_categorical_and_is_refused(user_cs
 
 
 def test_a_parquet_file_without_pyarrow_names_the_missing_package(tmp_path, monkeypatch):
-    real = ud.importlib.util.find_spec
-    monkeypatch.setattr(ud.importlib.util, "find_spec", lambda name, *a: None if name == "pyarrow" else real(name))
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "pyarrow" else real(name))
     (tmp_path / "my.parquet").write_bytes(b"PAR1")
     with pytest.raises(ud.UserDataError, match=r"my.parquet is a Parquet file: reading it needs pyarrow"):
         load(tmp_path / "my.parquet")
@@ -165,3 +168,83 @@ def test_an_empty_file_or_a_header_without_rows_is_refused(tmp_path):
     (tmp_path / "header.csv").write_text("x,y\n")
     with pytest.raises(ud.UserDataError, match="header.csv has a header but no rows"):
         load(tmp_path / "header.csv")
+
+
+def test_reading_options_reach_the_dataset(tmp_path):
+    path = tmp_path / "semi.csv"
+    path.write_text(
+        "rownames;x;y\n" + "".join(f"{i};{'?' if i % 5 == 0 else i / 10};{'ab'[i % 2]}\n" for i in range(30))
+    )
+    source = ud.source_for(path, "y", drop=("rownames",), na_values=("?",))
+    assert source.sep == ";" and source.reading() == {
+        "target": "y",
+        "sep": ";",
+        "drop": ["rownames"],
+        "na_values": ["?"],
+        "task": "auto",
+        "test_file": False,
+    }
+    ds = ud.load_source(source)
+    assert ds.feature_names == ["x"] and np.isnan(ds.X_train[:, 0]).sum() == 6
+    assert source.slug == f"semi-{source.sha256[:8]}"
+
+
+def test_a_column_different_in_every_row_is_warned_about_as_an_identifier(tmp_path):
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame(
+        {
+            "rownames": np.arange(1, 41),
+            "name": [f"p{i}" for i in range(40)],
+            "height": rng.normal(size=40),  # real numbers all differ: not an identifier
+            "y": ["a", "b"] * 20,
+        }
+    )
+    frame.to_csv(tmp_path / "ids.csv", index=False)
+    warnings = load(tmp_path / "ids.csv").extra["warnings"]
+    assert warnings == [
+        "column 'rownames' of ids.csv has a different value in every row, like an identifier; it is used as a "
+        "feature (leave it out with --drop rownames)",
+        "column 'name' of ids.csv has a different value in every row, like an identifier; it is used as a "
+        "feature (leave it out with --drop name)",
+    ]
+    assert ud.load_source(ud.source_for(tmp_path / "ids.csv", "y", drop=("rownames", "name"))).extra["warnings"] == []
+
+
+@pytest.mark.parametrize(
+    "values, task, expected",
+    [
+        (["a", "b"] * 20, "auto", "classification"),
+        ([0.5, 1.25] * 20, "auto", "regression"),
+        ([0, 1, 2, 3] * 10, "auto", "classification"),  # 4 values, 10 rows each
+        (list(range(40)), "classification", "classification"),  # forced
+        (list(range(40)), "regression", "regression"),
+    ],
+)
+def test_the_task_follows_the_target(values, task, expected):
+    assert ud.resolve_task(pd.Series(values), task, "y", "t.csv") == expected
+
+
+@pytest.mark.parametrize(
+    "values, task, says",
+    [
+        (list(range(31)) * 5, "auto", "holds 31 distinct integer values (5.0 rows per value), too many to be classes"),
+        (list(range(10)) * 4, "auto", "holds 10 distinct integer values (4.0 rows per value)"),
+        (["a", "b"] * 20, "regression", "holds text; --task regression needs numbers"),
+    ],
+)
+def test_a_target_unfit_for_its_task_is_refused(values, task, says):
+    with pytest.raises(ud.UserDataError, match=re.escape(says)):
+        ud.resolve_task(pd.Series(values), task, "y", "t.csv")
+
+
+def test_a_regression_target_is_read_as_numbers_and_split_at_random(tmp_path):
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"x": rng.normal(size=50), "colour": rng.choice(["r", "g"], 50)})
+    frame["price"] = frame["x"] * 3 + 0.5
+    frame.to_csv(tmp_path / "prices.csv", index=False)
+    ds = load(tmp_path / "prices.csv", target="price")
+    assert ds.extra["task"] == "regression" and ds.y_train.dtype == np.float64 and len(ds.classes) == 0
+    assert np.allclose(ds.y_train, frame["price"])
+    split = ud.seeded_split(ds, 0)
+    assert len(split.y_test) == 15 and split.split.startswith("70/30 split of the rows")
+    assert "a regression target (mean " in ud.summary(ds)

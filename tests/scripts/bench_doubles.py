@@ -39,6 +39,15 @@ class FailingClassifier(ClassifierMixin, BaseEstimator):
         raise RuntimeError("deliberate failure for the test")
 
 
+class CrashingClassifier(ClassifierMixin, BaseEstimator):
+    def fit(self, X, y):
+        os._exit(3)  # the worker process dies without sending a result
+
+
+# Builders only construct (the runner builds every method once to hash its settings): what a double
+# does to its run, it does in fit.
+
+
 def build_majority_cascade(ctx, **params):
     return MajorityCascade(**params)
 
@@ -48,7 +57,7 @@ def build_failing(ctx, **params):
 
 
 def build_crashing(ctx, **params):
-    os._exit(3)  # the worker process dies without sending a result
+    return CrashingClassifier()
 
 
 MAJORITY_AS_MDDF = MethodSpec("mdDF", build_majority_cascade, ("sklearn", "base"), "stand-in cascade")
@@ -61,8 +70,13 @@ class RunAborted(BaseException):
     """Not an ``Exception``: escapes run_one's per-run error handling, so the task itself raises."""
 
 
+class EscapingClassifier(ClassifierMixin, BaseEstimator):
+    def fit(self, X, y):
+        raise RunAborted("deliberate abort that escapes run_one")
+
+
 def build_escaping(ctx, **params):
-    raise RunAborted("deliberate abort that escapes run_one")
+    return EscapingClassifier()
 
 
 ESCAPING = MethodSpec("Escaping", build_escaping, ("sklearn", "base"), "raises out of run_one")
@@ -105,8 +119,15 @@ def build_lingering(ctx, **params):
     return LingeringClassifier(linger_dir=folder)
 
 
+class InterruptedClassifier(ClassifierMixin, BaseEstimator):
+    """Its fit is stopped by Ctrl-C (builders only construct: the runner builds them to hash their settings)."""
+
+    def fit(self, X, y):
+        raise KeyboardInterrupt  # Ctrl-C in the middle of an inline run
+
+
 def build_interrupting(ctx, **params):
-    raise KeyboardInterrupt  # Ctrl-C in the middle of an inline run
+    return InterruptedClassifier()
 
 
 LINGERING = MethodSpec("Lingering", build_lingering, ("sklearn", "base"), "grandchild processes that linger")

@@ -164,3 +164,49 @@ def test_mddf_hgb_auto_lets_the_predictor_choose_its_input_and_declares_the_cate
     model.fit(X, y)
     choices = {"cascade", "blend", "stacked", "raw"}
     assert model.predictor_input_ in choices and set(model.predictor_input_scores_) == choices
+
+
+def test_a_cascade_gets_no_more_folds_than_its_smallest_class_has_rows():
+    from mddf.experiments.methods import adapt_to_small_classes, build_gcforest_scanning, build_mddf_tuned
+
+    registry = default_registry()
+    mddf = registry.get("mdDF").build(PAPER)
+    assert adapt_to_small_classes(mddf, 3) == [] and mddf.n_folds == 3  # enough rows: untouched
+    assert adapt_to_small_classes(mddf, 2) == ["n_folds=2"] and mddf.n_folds == 2
+    single = registry.get("gcForest").build(PAPER)
+    assert adapt_to_small_classes(single, 1) == ["class_vectors='oob'"] and single.n_folds == 3
+    tuned = build_mddf_tuned(PAPER)
+    assert adapt_to_small_classes(tuned, 2) == ["estimator__n_folds=2"]
+    images = BuildContext(seed=0, n_jobs=1, profile="quick", n_features=64, n_classes=2, image_shape=(8, 8))
+    scanning = build_gcforest_scanning(images)
+    assert set(adapt_to_small_classes(scanning, 2)) == {"n_folds=2", "scan_n_folds=2"}
+    assert adapt_to_small_classes(registry.get("RF").build(PAPER), 1) == []  # no folds to lower
+    assert adapt_to_small_classes(mddf, None) == []  # a regression target has no classes
+
+
+def test_the_practitioner_methods_build_a_classifier_or_a_regressor_as_the_task_says():
+    from mddf.experiments.early_stopped import EarlyStopped
+
+    registry = default_registry()
+    names = [s.name for s in registry.select(None, protocol="practitioner")]
+    assert names == ["mdDF", "Baseline", "HGB-es", "LightGBM-es", "XGBoost-es", "RF-400"]
+    regression = BuildContext(seed=0, n_jobs=1, profile="paper", n_features=4, n_classes=0, task="regression")
+    built = {
+        name: (registry.get(name).build(PAPER), registry.get(name).build(regression))
+        for name in names
+        if unavailable_reason(registry.get(name)) is None
+    }
+    assert type(built["mdDF"][0]).__name__ == "MDDFClassifier"
+    assert type(built["mdDF"][1]).__name__ == "CascadeForestRegressor"
+    assert built["Baseline"][0].strategy == "prior" and built["Baseline"][1].strategy == "mean"
+    for name in ("HGB-es", "XGBoost-es"):
+        classifier, regressor = built[name]
+        assert isinstance(classifier, EarlyStopped) and classifier.patience == 20
+        assert classifier.validation_fraction == 0.1 and classifier.estimator.get_params()["random_state"] == 0
+        assert "Classifier" in type(classifier.estimator).__name__
+        assert "Regressor" in type(regressor.estimator).__name__
+    assert built["HGB-es"][0].estimator.max_iter == 1000
+    assert built["XGBoost-es"][0].estimator.n_estimators == 1000
+    assert built["RF-400"][0].n_estimators == 400
+    # the papers' methods stay classification only
+    assert registry.get("RF").tasks == ("classification",) and registry.get("gcForest").tasks == ("classification",)

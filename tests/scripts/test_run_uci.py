@@ -27,7 +27,8 @@ def read(path):
 def test_no_arguments_means_default_suite_with_every_default_method():
     args = benchmark_parser().parse_args([])
     assert args.suite is None and args.datasets is None and args.methods is None
-    assert args.seeds == [0] and args.profile == "paper" and args.isolation == "process"
+    # seeds: 1 under the papers' protocol, 2 under the practitioner's (the protocol follows --data)
+    assert args.seeds is None and args.protocol is None and args.profile == "paper" and args.isolation == "process"
     names = [s.name for s in default_registry().select(None)]
     assert names == ["mdDF", "gcForest", "RF", "XGBoost", "MLP", "DeepBoost", "AdaBoost", "QuadBoost"]
     assert SUITES["default"].datasets == ("digits", "breast_cancer", "wine", "iris")

@@ -88,7 +88,7 @@ def test_failing_method_and_task_that_raises_are_recorded_and_the_sweep_continue
     assert records["Failing"]["status"] == "error" and "deliberate failure" in records["Failing"]["error"]
     escaping = records["Escaping"]
     assert escaping["status"] == "error" and escaping["error"].startswith("the task raised on the cluster")
-    assert "RunAborted: deliberate abort" in escaping["error"] and "build_escaping" in escaping["traceback"]
+    assert "RunAborted: deliberate abort" in escaping["error"] and ", in fit" in escaping["traceback"]
     assert escaping["scheduler"] == scheduler
     assert "failed: iris|Escaping" in capsys.readouterr().err
     assert "| iris | **" in (out / "table.md").read_text()

@@ -61,3 +61,73 @@ def test_study_on_a_dask_cluster_gives_the_local_numbers(tmp_path, scheduler):
     local = strip_provenance((tmp_path / "local" / "small_sample_iris.csv").read_text())
     assert strip_provenance((tmp_path / "cluster" / "small_sample_iris.csv").read_text()) == local
     assert local.count("\n") == 5  # header + 2 methods x 2 fractions
+
+
+def churn_csv(path, n=600):
+    """600 rows, 17% 'churned': at 1% of the 420 training rows the class keeps a single row."""
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(n, 4))
+    label = np.where(X[:, 0] + 0.3 * rng.normal(size=n) > 0.95, "churned", "stayed")
+    pd.DataFrame(X, columns=["a", "b", "c", "d"]).assign(label=label).to_csv(path, index=False)
+    return path
+
+
+def test_the_study_on_a_600_row_csv_completes_with_its_cascades_adapted(tmp_path, capsys):
+    # the papers' methods, gcForest among them, on the fractions that failed ("class 0 has 2 training samples")
+    data, out = churn_csv(tmp_path / "my.csv"), tmp_path / "out"
+    argv = ["--data", str(data), "--target", "label", "--seeds", "1", "--protocol", "paper", "--quick"]
+    options = ["--fractions", "0.01,0.02,1", "--out", str(out), "--isolation", "inline", "--n-jobs", "1", "--quiet"]
+    assert run_script("small-sample", [*argv, *options]) == 0
+    rows = read_csv_rows(out / "small_sample_my.csv")
+    assert {(r["method"], float(r["fraction"])) for r in rows} == {
+        (m, f) for m in ("mdDF", "gcForest", "RF", "XGBoost") for f in (0.01, 0.02, 1.0)
+    }
+    smallest = {r["method"]: r for r in rows if r["fraction"] == "0.01"}
+    assert smallest["gcForest"]["min_class_rows"] == "1"
+    assert smallest["gcForest"]["adapted"] == "class_vectors='oob' (class 'churned' has 1 training row(s))"
+    assert smallest["RF"]["adapted_runs"] == "0"
+    assert "summary: 12 of 12 runs ok" in capsys.readouterr().err
+
+
+def test_the_practitioner_study_is_the_default_for_a_users_file(tmp_path, capsys):
+    data, out = churn_csv(tmp_path / "my.csv"), tmp_path / "out"
+    argv = ["--data", str(data), "--target", "label", "--seeds", "1", "--quick", "--fractions", "0.01"]
+    assert run_script("small-sample", [*argv, "--out", str(out), "--isolation", "inline", "--n-jobs", "1"]) == 0
+    rows = read_csv_rows(out / "small_sample_my.csv")
+    assert {r["method"] for r in rows} >= {"mdDF", "Baseline", "HGB-es", "XGBoost-es", "RF-400"}
+    assert {r["metric"] for r in rows} == {"accuracy"}
+
+
+def test_a_fraction_too_small_for_a_method_is_skipped_naming_the_class(tmp_path):
+    from dataclasses import replace
+
+    from mddf.experiments.methods import default_registry
+    from mddf.experiments.planning import unusable_fractions
+    from mddf.experiments.user_data import load_source, source_for
+
+    ds = load_source(source_for(churn_csv(tmp_path / "my.csv"), "label"))
+    needy = replace(default_registry().get("RF"), name="Needy", min_class_rows=3)
+    skipped = unusable_fractions(ds, [0.01, 0.1, 1.0], [default_registry().get("RF"), needy], seeds=[0])
+    assert skipped == {
+        (0.01, "Needy"): "fraction 0.01 leaves class 'churned' 1 training row(s) (seed 0); Needy needs 3",
+    }
+
+
+def test_a_method_the_folds_leave_too_few_rows_of_a_class_is_named_with_the_class(tmp_path):
+    from dataclasses import replace
+
+    from mddf.experiments.methods import default_registry
+    from mddf.experiments.planning import unusable_folds
+    from mddf.experiments.protocols.practitioner import fold_count
+    from mddf.experiments.user_data import load_source, source_for
+
+    ds = load_source(source_for(churn_csv(tmp_path / "my.csv", n=40), "label"))
+    rows = int((ds.classes[ds.y] == "churned").sum())
+    k = fold_count(ds.y)  # as many folds as 'churned' has rows, up to 5
+    needy = replace(default_registry().get("RF"), name="Needy", min_class_rows=rows)
+    skipped = unusable_folds(ds, k, [default_registry().get("RF"), needy], seeds=[0, 1])
+    assert list(skipped) == ["Needy"]  # a training fold holds at most rows - 1 of them
+    assert skipped["Needy"].endswith(f"leaves class 'churned' {rows - 1} training row(s); Needy needs {rows}")

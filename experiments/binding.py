@@ -1,0 +1,225 @@
+"""What a result is bound to: the content of the data it ran on, and the options that change it.
+
+Every run record carries
+
+- ``data_sha256``: the sha256 of the data. For a ``--data`` file, the file's bytes (what
+  ``sha256sum my.csv`` prints), and ``test_sha256`` for a ``--test`` file; for a built-in dataset,
+  the bytes of its loaded arrays (:func:`dataset_sha256`);
+- ``settings`` and their hash ``settings_sha256``: everything else that changes the run's result
+  (:func:`run_settings`): the protocol, the task, the number of folds, the profile, the share of
+  training rows held out for selection, the metrics' clipping of probabilities, how the file was
+  read (target column, separator, dropped columns, missing-value markers) and the method's own
+  configuration (its builder and every parameter of the estimator it builds, seeds and thread
+  counts left out). The run's key holds the
+  rest (dataset, method, seed, fold, fraction). Library versions are not part of it (each record
+  names them in ``versions``).
+
+A rerun resumes a run only from a record with the same key, data hash and settings hash
+(:func:`matches`). Before it starts, :func:`set_aside_stale` moves the results file aside when it
+holds records of the same datasets with other data or of the same runs with other settings, and
+keeps the records that still match: nothing of another file or configuration is ever mixed into a
+table.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+#: Bumped when the way results are computed changes for every method (splits, metrics).
+RESULT_VERSION = 1
+
+#: Parameters of an estimator that do not change its result (seeds vary per run and are in its key).
+_NEUTRAL_PARAMS = ("random_state", "n_jobs", "verbose", "verbosity", "model_dir")
+
+
+def dataset_sha256(dataset) -> str:
+    """The sha256 of a dataset's content: a ``--data`` file's bytes, else its loaded arrays' bytes."""
+    user = (dataset.extra or {}).get("user_data")
+    if user:
+        return user["sha256"]
+    digest = hashlib.sha256()
+    for array in (dataset.X_train, dataset.y_train, dataset.X_test, dataset.y_test, dataset.categorical_mask):
+        if array is None:
+            digest.update(b"none")
+            continue
+        array = np.ascontiguousarray(array)
+        digest.update(f"{array.dtype.str}{array.shape}".encode())
+        digest.update(array.tobytes())
+    digest.update(json.dumps([str(c) for c in dataset.classes]).encode())
+    return digest.hexdigest()
+
+
+def test_sha256(dataset) -> str | None:
+    """The sha256 of a dataset's ``--test`` file, else None."""
+    return ((dataset.extra or {}).get("user_data") or {}).get("test_sha256")
+
+
+def _plain(value):
+    """``value`` as JSON-safe data: estimators by class and parameters, arrays as lists, the rest by repr."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, (np.integer, np.floating, np.bool_)):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in sorted(value.items(), key=lambda kv: str(kv[0]))}
+    if hasattr(value, "get_params"):
+        return estimator_settings(value)
+    if callable(value):
+        return f"{getattr(value, '__module__', '?')}.{getattr(value, '__qualname__', repr(value))}"
+    return repr(value)
+
+
+def estimator_settings(estimator) -> dict:
+    """``{"class": module.Class, "params": {...}}`` of an estimator, nested estimators included, seeds left out."""
+    cls = type(estimator)
+    params = estimator.get_params(deep=False)
+    return {
+        "class": f"{cls.__module__}.{cls.__qualname__}",
+        "params": {k: _plain(v) for k, v in sorted(params.items()) if k not in _NEUTRAL_PARAMS},
+    }
+
+
+def method_settings(spec, ctx) -> dict:
+    """What defines a method on a dataset: its builder, its candidates and the estimator it builds."""
+    settings = {"name": spec.name, "builder": _plain(spec.build)}
+    try:
+        settings["estimator"] = estimator_settings(spec.build(ctx))
+    except Exception as exc:  # a builder that cannot build here fails its runs, which say why
+        settings["estimator"] = f"cannot build: {type(exc).__name__}"
+    if spec.grid is not None:
+        settings["candidates"] = _plain(spec.grid(ctx))
+    return settings
+
+
+def run_settings(*, protocol, task, profile, n_folds=None, validation_fraction=0.2, reading=None, method=None) -> dict:
+    """The options that change a run's result, as one JSON-safe dict (see the module docstring)."""
+    from .metrics import PROBA_CLIP
+
+    return {
+        "result_version": RESULT_VERSION,
+        "metrics": {"proba_clip": PROBA_CLIP},
+        "protocol": protocol,
+        "task": task,
+        "profile": profile,
+        "n_folds": n_folds,
+        "validation_fraction": validation_fraction,
+        "reading": _plain(reading or {}),
+        "method": method,
+    }
+
+
+def settings_sha256(settings: dict) -> str:
+    """The sha256 of ``settings`` written as canonical JSON (sorted keys)."""
+    return hashlib.sha256(json.dumps(settings, sort_keys=True, default=repr).encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class Binding:
+    """The data and settings one planned run is bound to (stored in its record)."""
+
+    data_sha256: str
+    settings_sha256: str
+    test_sha256: str | None = None
+
+    def fields(self) -> dict:
+        """The record fields that carry the binding."""
+        return {
+            "data_sha256": self.data_sha256,
+            "test_sha256": self.test_sha256,
+            "settings_sha256": self.settings_sha256,
+        }
+
+
+def matches(record: dict, binding: Binding | None) -> bool:
+    """Whether ``record`` was obtained on the data and with the settings of ``binding`` (None: not bound)."""
+    if binding is None:
+        return True
+    return all(record.get(k) == v for k, v in binding.fields().items())
+
+
+def _short(sha) -> str:
+    return str(sha)[:12] if sha else "none"
+
+
+def set_aside_stale(store, tasks, log) -> Path | None:
+    """Move ``store``'s file aside if it holds results of other data or settings; keep the matching ones.
+
+    A record is stale when its dataset is one of ``tasks``' datasets and its data hash (or test file
+    hash) differs from theirs, or when its run is one of ``tasks`` and its settings hash differs.
+    Records of other runs on the same data (other methods, seeds) and of other datasets are kept.
+    When there is a stale record the file is moved to ``<folder>/old/results-<UTC time>.jsonl``,
+    the records that are not stale are written back, and ``log`` says what was moved, naming the
+    hashes that differ.
+
+    Returns
+    -------
+    Path or None
+        Where the old file went, or None when nothing was stale.
+    """
+    records = store.records()
+    if not records:
+        return None
+    data = {}
+    for task in tasks:
+        if task.binding is not None:
+            data[task.dataset] = (task.binding.data_sha256, task.binding.test_sha256)
+    planned = {t.key: t.binding for t in tasks if t.binding is not None}
+    stale, kept = [], []
+    for record in records:
+        dataset = record.get("dataset")
+        if record.get("method") is None or "key" not in record:
+            kept.append(record)
+            continue
+        other_data = dataset in data and (record.get("data_sha256"), record.get("test_sha256")) != data[dataset]
+        other_settings = (
+            record["key"] in planned and record.get("settings_sha256") != planned[record["key"]].settings_sha256
+        )
+        (stale if other_data or other_settings else kept).append(record)
+    if not stale:
+        return None
+    stamp = _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
+    aside = store.path.parent / "old" / f"results-{stamp}.jsonl"
+    aside.parent.mkdir(parents=True, exist_ok=True)
+    store.path.rename(aside)
+    for record in kept:
+        store.append(record)
+    log(
+        f"{store.path} held {len(stale)} result(s) of other data or settings ({_difference(stale, data, planned)}); "
+        f"moved it to {aside} and kept the {len(kept)} record(s) that match"
+    )
+    return aside
+
+
+def _difference(stale, data, planned) -> str:
+    """What differs, in words: the data hashes, or the methods whose settings changed."""
+    parts = []
+    for dataset, (sha, test) in data.items():
+        old = {(r.get("data_sha256"), r.get("test_sha256")) for r in stale if r.get("dataset") == dataset}
+        old.discard((sha, test))
+        if old:
+            was = ", ".join(sorted(_short(a) + (f" + test {_short(b)}" if b else "") for a, b in old))
+            parts.append(
+                f"{dataset}: data sha256 {was}, now {_short(sha)}" + (f" + test {_short(test)}" if test else "")
+            )
+    methods = sorted(
+        {
+            r.get("method")
+            for r in stale
+            if r["key"] in planned
+            and r.get("settings_sha256") != planned[r["key"]].settings_sha256
+            and (r.get("data_sha256"), r.get("test_sha256")) == data.get(r.get("dataset"))
+        }
+    )
+    if methods:
+        parts.append(f"other settings of {', '.join(map(str, methods))}")
+    return "; ".join(parts) or "other data or settings"

@@ -1,0 +1,316 @@
+"""The practitioner's table and figure: every method against the best, with what is significant.
+
+From the run records of one dataset (:func:`comparison_of` gathers them; :mod:`.metrics` compares
+them), :func:`to_markdown` writes one table per dataset:
+
+- the header names the dataset, the ranking metric and the protocol (the folds and seeds);
+- one row per method, the best first: its mean ± standard error on every metric of the task, its
+  paired difference to the best method on the ranking metric ± its standard error, the mean
+  seconds per fold of hyper-parameter selection and final fit (their sum; ``selection + fit`` when
+  there was a selection), and the seconds of compilation measured apart (``compile``);
+- marks: ★ the winner (:data:`~.metrics.WINNER_RULE`), ≈ a method within two standard errors of
+  the best; the baseline row is always there;
+- a footer stating the protocol, the significance rule, how times are measured, the folds where a
+  cascade was adapted to a small class, and the methods' definitions.
+
+:func:`to_csv` holds the same numbers; :func:`plot` draws each dataset's ranking metric per method
+with error bars of two standard errors (one panel per dataset), coloured by significance.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from dataclasses import dataclass, field
+
+from .metrics import METRICS, WINNER_RULE, Comparison, compare, metrics_of
+from .tables import _csv, markdown_table
+
+WINNER = "★"
+TIED = "≈"
+
+
+@dataclass
+class DatasetComparison:
+    """The comparison of the methods on one dataset.
+
+    Attributes
+    ----------
+    dataset : str
+    task : str
+    metric : str
+        The ranking metric.
+    ranking : list of Comparison
+        On the ranking metric, best first.
+    others : dict
+        ``{metric: {method: Comparison}}`` of the task's other metrics.
+    seconds : dict
+        ``{method: {"total", "selection", "fit", "compile"}}``: mean seconds per run (compile over the
+        runs that measured it, else None).
+    adapted : dict
+        ``{method: (runs adapted, runs, [reasons])}``.
+    missing : dict
+        ``{method: "error" | "skipped" | "-"}`` of the methods without a result.
+    n_runs : int
+        Folds (runs) of the best method.
+    """
+
+    dataset: str
+    task: str
+    metric: str
+    ranking: list
+    others: dict = field(default_factory=dict)
+    seconds: dict = field(default_factory=dict)
+    adapted: dict = field(default_factory=dict)
+    missing: dict = field(default_factory=dict)
+    n_runs: int = 0
+
+    @property
+    def winner(self) -> str | None:
+        return next((c.method for c in self.ranking if c.winner), None)
+
+
+def _fold_id(record) -> tuple:
+    return (record.get("seed"), record.get("fold"), record.get("fraction", 1.0))
+
+
+def comparison_of(
+    records, dataset: str, methods, metric: str, task: str, test_train_ratio: float = 0.0
+) -> DatasetComparison:
+    """Compare ``methods`` on ``dataset`` from its ``records`` (each run's latest, already checked)."""
+    mine = [r for r in records if r.get("dataset") == dataset and r.get("method") in methods]
+    ok = [r for r in mine if r.get("status") == "ok"]
+    scores = {}
+    for name in metrics_of(task):
+        scores[name.name] = {
+            m: {_fold_id(r): r[name.name] for r in ok if r["method"] == m and r.get(name.name) is not None}
+            for m in methods
+        }
+    by_metric = {
+        name: compare(values, METRICS[name].greater_is_better, test_train_ratio) for name, values in scores.items()
+    }
+    ranking = by_metric.pop(metric)
+    seconds, adapted = {}, {}
+    for m in methods:
+        runs = [r for r in ok if r["method"] == m]
+        if not runs:
+            continue
+        compiled = [r["compile_seconds"] for r in runs if r.get("compile_seconds") is not None]
+        seconds[m] = {
+            "total": statistics.fmean(r.get("total_seconds", r.get("train_seconds", 0.0)) for r in runs),
+            "selection": statistics.fmean(r.get("selection_seconds", 0.0) for r in runs),
+            "fit": statistics.fmean(r.get("train_seconds", 0.0) for r in runs),
+            "compile": statistics.fmean(compiled) if compiled else None,
+        }
+        changed = [r for r in runs if r.get("adapted")]
+        if changed:
+            reasons = sorted({f"{', '.join(r['adapted'])}: {r.get('adapted_because', '')}" for r in changed})
+            adapted[m] = (len(changed), len(runs), reasons)
+    ranked = {c.method for c in ranking}
+    missing = {}
+    for m in methods:
+        if m in ranked:
+            continue
+        statuses = {r.get("status") for r in mine if r["method"] == m}
+        missing[m] = "error" if "error" in statuses else "skipped" if "skipped" in statuses else "-"
+    return DatasetComparison(
+        dataset=dataset,
+        task=task,
+        metric=metric,
+        ranking=ranking,
+        others={name: {c.method: c for c in rows} for name, rows in by_metric.items()},
+        seconds=seconds,
+        adapted=adapted,
+        missing=missing,
+        n_runs=ranking[0].n if ranking else 0,
+    )
+
+
+def _value(metric: str, mean: float, se: float, bold: bool = False) -> str:
+    scale = METRICS[metric].scale
+    digits = 2 if scale == 100 else 4
+    text = f"{scale * mean:.{digits}f}"
+    if bold:
+        text = f"**{text}**"
+    return text if math.isnan(se) else f"{text} ± {scale * se:.{digits}f}"
+
+
+def _difference(metric: str, c: Comparison) -> str:
+    if c.best:
+        return "best"
+    scale = METRICS[metric].scale
+    digits = 2 if scale == 100 else 4
+    if math.isnan(c.diff):
+        return "-"
+    text = f"{scale * c.diff:+.{digits}f}"
+    text = f"{0:.{digits}f}" if float(text) == 0 else text.replace("-", "−")
+    return text if math.isnan(c.diff_se) else f"{text} ± {scale * c.diff_se:.{digits}f}"
+
+
+def _seconds(s: dict | None) -> tuple[str, str]:
+    if not s:
+        return "-", "-"
+    total = f"{s['total']:.2f}"
+    if s["selection"] > 0:
+        total += f" ({s['selection']:.2f} + {s['fit']:.2f})"
+    return total, "-" if s["compile"] is None else f"{s['compile']:.2f}"
+
+
+def _mark(c: Comparison) -> str:
+    return f" {WINNER}" if c.winner else f" {TIED}" if c.tied else ""
+
+
+def dataset_markdown(comparison: DatasetComparison, title: str) -> list[str]:
+    """The lines of one dataset's table (without the shared footer)."""
+    metric = comparison.metric
+    other_metrics = [m.name for m in metrics_of(comparison.task) if m.name != metric]
+    header = (
+        ["Method", METRICS[metric].shown, "Δ to best"]
+        + [METRICS[m].shown for m in other_metrics]
+        + ["seconds (selection + fit)", "compile s"]
+    )
+    rows = []
+    for c in comparison.ranking:
+        cells = [
+            f"{'**' + c.method + '**' if c.winner else c.method}{_mark(c)}",
+            _value(metric, c.mean, c.se, c.winner),
+        ]
+        cells.append(_difference(metric, c))
+        for m in other_metrics:
+            other = comparison.others[m].get(c.method)
+            cells.append("-" if other is None else _value(m, other.mean, other.se))
+        cells += list(_seconds(comparison.seconds.get(c.method)))
+        rows.append(cells)
+    for method, text in comparison.missing.items():
+        rows.append([method, text, "-"] + ["-"] * len(other_metrics) + ["-", "-"])
+    return [f"### {title}", "", *markdown_table(header, rows, [":---"] + ["---:"] * (len(header) - 1)), ""]
+
+
+def verdict(comparison: DatasetComparison) -> str:
+    """One sentence: the winner, or why there is none."""
+    if not comparison.ranking:
+        return f"{comparison.dataset}: no method has a result."
+    best = comparison.ranking[0]
+    label = METRICS[comparison.metric].label
+    if best.winner:
+        return (
+            f"{comparison.dataset}: {best.method} is best on {label}, by more than 2 standard errors over every "
+            "other method."
+        )
+    tied = [c.method for c in comparison.ranking[1:] if c.tied]
+    if len(comparison.ranking) < 2:
+        return f"{comparison.dataset}: only {best.method} has a result; nothing to compare."
+    return (
+        f"{comparison.dataset}: no winner on {label}: {best.method} has the best mean, but "
+        f"{', '.join(tied)} {'is' if len(tied) == 1 else 'are'} within 2 standard errors of it."
+    )
+
+
+def to_markdown(comparisons, titles: dict, notes=()) -> str:
+    """Every dataset's table, then the verdicts and the notes (protocol, rule, times, adaptations, methods)."""
+    lines = []
+    for comparison in comparisons:
+        lines += dataset_markdown(comparison, titles[comparison.dataset])
+    footer = [verdict(c) for c in comparisons] + list(notes)
+    footer.append(
+        f"{WINNER_RULE} Mean ± standard error over the folds; Δ to best: the mean paired difference to the best "
+        "method on the ranking metric, ± its standard error."
+    )
+    footer.append(
+        "seconds: mean per fold of choosing hyper-parameters (selection) and of the final fit; compile s: a warm-up "
+        "fit of a tiny model of the same kind on a few training rows just before, in the same process, which "
+        "holds numba's compilation of the tree code and is left out of the fit time."
+    )
+    for comparison in comparisons:
+        for method, (changed, runs, reasons) in comparison.adapted.items():
+            footer.append(
+                f"{comparison.dataset}, {method}: adapted to a small class in {changed} of {runs} folds "
+                f"({'; '.join(reasons)})."
+            )
+    lines += [f"- {note}" for note in footer]
+    return "\n".join(lines) + "\n"
+
+
+def to_csv(comparisons) -> str:
+    """One row per dataset and method: each metric's mean and standard error, the difference to the best, marks."""
+    header, rows = None, []
+    for comparison in comparisons:
+        names = [m.name for m in metrics_of(comparison.task)]
+        for c in comparison.ranking:
+            row = {"dataset": comparison.dataset, "method": c.method, "ranking_metric": comparison.metric, "n": c.n}
+            for name in names:
+                other = c if name == comparison.metric else comparison.others[name].get(c.method)
+                row[name] = "" if other is None else round(other.mean, 6)
+                row[f"{name} se"] = "" if other is None or math.isnan(other.se) else round(other.se, 6)
+            row["diff to best"] = round(c.diff, 6) if not math.isnan(c.diff) else ""
+            row["diff se"] = round(c.diff_se, 6) if not math.isnan(c.diff_se) else ""
+            row["winner"] = int(c.winner)
+            row["within 2 se of best"] = int(c.tied or c.best)
+            s = comparison.seconds.get(c.method) or {}
+            for key in ("total", "selection", "fit", "compile"):
+                value = s.get(key)
+                row[f"{key} seconds"] = "" if value is None else round(value, 4)
+            adapted = comparison.adapted.get(c.method)
+            row["adapted runs"] = adapted[0] if adapted else 0
+            rows.append(row)
+            header = header or list(row)
+        for method, text in comparison.missing.items():
+            rows.append(
+                {
+                    "dataset": comparison.dataset,
+                    "method": method,
+                    "ranking_metric": comparison.metric,
+                    "n": 0,
+                    names[0]: text,
+                }
+            )
+    columns = list(dict.fromkeys(k for row in rows for k in row))
+    return _csv(columns, ([row.get(k, "") for k in columns] for row in rows))
+
+
+def plot(comparisons, subtitle: str = ""):
+    """One panel per dataset: each method's mean of the ranking metric with ±2 standard errors, by significance.
+
+    The winner is drawn as a star, methods within two standard errors of the best (paired) in blue,
+    methods significantly behind it in grey.
+    """
+    from .figures import plt
+
+    n = max(1, len(comparisons))
+    cols = min(n, 3)
+    rows_n = math.ceil(n / cols)
+    height = max(2.4, 0.42 * max((len(c.ranking) for c in comparisons), default=3) + 1.3)
+    fig, axes = plt.subplots(rows_n, cols, figsize=(4.6 * cols, height * rows_n), squeeze=False)
+    for ax, comparison in zip(axes.flat, comparisons):
+        metric = METRICS[comparison.metric]
+        ranking = comparison.ranking
+        for y, c in enumerate(ranking):
+            colour = "#d4a017" if c.best and c.winner else "#1f77b4" if c.best or c.tied else "#8c8c8c"
+            err = 0.0 if math.isnan(c.se) else 2 * metric.scale * c.se
+            ax.errorbar(
+                metric.scale * c.mean,
+                y,
+                xerr=err,
+                fmt="*" if c.winner else "o",
+                ms=12 if c.winner else 6,
+                color=colour,
+                capsize=3,
+            )
+        ax.set_yticks(range(len(ranking)))
+        ax.set_yticklabels([c.method for c in ranking])
+        ax.invert_yaxis()
+        ax.set_xlabel(metric.shown + ("" if metric.greater_is_better else " (lower is better)"))
+        ax.set_title(
+            comparison.dataset + (f" ({WINNER} {comparison.winner})" if comparison.winner else " (no winner)"),
+            fontsize=10,
+        )
+        ax.grid(axis="x", alpha=0.3)
+    for ax in list(axes.flat)[len(comparisons) :]:
+        ax.set_visible(False)
+    fig.suptitle(
+        "mean ± 2 standard errors; ★ winner, blue: within 2 SE of the best (paired), grey: behind it"
+        + (f"\n{subtitle}" if subtitle else ""),
+        fontsize=9,
+    )
+    fig.tight_layout()
+    return fig

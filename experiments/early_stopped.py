@@ -1,0 +1,165 @@
+"""Boosting with early stopping on a validation part of the training rows, the way each library offers it.
+
+:class:`EarlyStopped` wraps an estimator of scikit-learn's ``HistGradientBoosting*``, XGBoost's
+``XGB*`` or LightGBM's ``LGBM*`` (classifier or regressor). Its ``fit`` holds out
+``validation_fraction`` of the rows it is given (stratified by class when every class has at least
+two rows, else a plain random split) and fits the wrapped model on the rest, stopping once the
+validation loss has not improved for ``patience`` rounds:
+
+- HistGradientBoosting: ``early_stopping=True, n_iter_no_change=patience`` and the held-out rows as
+  ``X_val, y_val``; the model keeps its rounds up to the stop (scikit-learn does not roll back);
+- XGBoost: ``early_stopping_rounds=patience`` and the held-out rows as ``eval_set``; ``predict`` uses
+  the best round;
+- LightGBM: the ``lightgbm.early_stopping(patience)`` callback and the held-out rows as ``eval_set``;
+  ``predict`` uses the best round.
+
+The model is not refitted on the held-out rows (neither library does so). The cap on the number of
+rounds is the wrapped estimator's own (``max_iter`` / ``n_estimators``). Classes are encoded to
+``0 .. k-1`` over the rows the model trains on, so a class absent from them (a small fold) is
+simply not predicted, and validation rows of such a class are left out of the validation set.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+from sklearn.base import BaseEstimator, clone, is_classifier
+from sklearn.model_selection import train_test_split
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.validation import check_is_fitted
+
+LIBRARIES = ("sklearn", "xgboost", "lightgbm")
+
+
+def _library(estimator) -> str:
+    root = type(estimator).__module__.split(".")[0]
+    if root not in LIBRARIES or (root == "sklearn" and "HistGradientBoosting" not in type(estimator).__name__):
+        raise TypeError(
+            "EarlyStopped wraps scikit-learn's HistGradientBoosting, XGBoost or LightGBM models, "
+            f"not {type(estimator).__name__}"
+        )
+    return root
+
+
+def validation_split(X, y, fraction: float, random_state, stratify: bool):
+    """``(fit rows, validation rows)`` indices: stratified when asked and every class has two rows, else random."""
+    index = np.arange(len(y))
+    if stratify:
+        _, counts = np.unique(y, return_counts=True)
+        n_val = int(np.ceil(fraction * len(y)))
+        if counts.min() >= 2 and len(counts) <= n_val <= len(y) - len(counts):
+            return train_test_split(index, test_size=fraction, stratify=y, random_state=random_state)
+    return train_test_split(index, test_size=fraction, random_state=random_state)
+
+
+class EarlyStopped(BaseEstimator):
+    """A boosting model stopped early on a held-out part of its training rows.
+
+    Parameters
+    ----------
+    estimator : estimator
+        A HistGradientBoosting, XGBoost or LightGBM classifier or regressor, cloned at ``fit``.
+    validation_fraction : float, default=0.1
+        Share of the training rows held out to monitor the loss.
+    patience : int, default=20
+        Rounds without improvement of the validation loss before the fit stops.
+    categorical_features : array of bool, optional
+        Columns holding category codes, declared to LightGBM (``categorical_feature``); the other
+        libraries take them from their own parameters.
+    random_state : int, optional
+        Seeds the hold-out split.
+
+    Attributes
+    ----------
+    estimator_ : the fitted model
+    classes_ : ndarray
+        The labels the model was trained on (classifiers).
+    n_rounds_ : int or None
+        Boosting rounds the model predicts with (the best round for XGBoost and LightGBM); None when no
+        validation row was left (every held-out row of a class absent from the others) and the cap decided.
+    n_validation_ : int
+        Rows held out.
+    """
+
+    def __init__(
+        self, estimator, *, validation_fraction=0.1, patience=20, categorical_features=None, random_state=None
+    ):
+        self.estimator = estimator
+        self.validation_fraction = validation_fraction
+        self.patience = patience
+        self.categorical_features = categorical_features
+        self.random_state = random_state
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        inner = self.estimator.__sklearn_tags__()
+        tags.estimator_type = inner.estimator_type
+        tags.classifier_tags = inner.classifier_tags
+        tags.regressor_tags = inner.regressor_tags
+        tags.input_tags.allow_nan = True
+        return tags
+
+    def fit(self, X, y):
+        """Hold out the validation rows, then fit the wrapped model with early stopping on them."""
+        X = np.asarray(X)
+        y = np.asarray(y)
+        library = _library(self.estimator)
+        classify = is_classifier(self.estimator)
+        fit_rows, val_rows = validation_split(X, y, self.validation_fraction, self.random_state, stratify=classify)
+        y_fit, y_val = y[fit_rows], y[val_rows]
+        if classify:
+            self.classes_ = np.unique(y_fit)
+            keep = np.isin(y_val, self.classes_)
+            val_rows, y_val = val_rows[keep], y_val[keep]
+            y_fit = np.searchsorted(self.classes_, y_fit)
+            y_val = np.searchsorted(self.classes_, y_val)
+        X_fit, X_val = X[fit_rows], X[val_rows]
+        model = clone(self.estimator)
+        if len(val_rows) == 0:  # no held-out row of a class the model sees: the cap decides
+            model.fit(X_fit, y_fit)
+            self.n_rounds_ = None
+        elif library == "sklearn":
+            model.set_params(early_stopping=True, n_iter_no_change=self.patience)
+            model.fit(X_fit, y_fit, X_val=X_val, y_val=y_val)
+            self.n_rounds_ = int(model.n_iter_)
+        elif library == "xgboost":
+            model.set_params(early_stopping_rounds=self.patience)
+            model.fit(X_fit, y_fit, eval_set=[(X_val, y_val)], verbose=False)
+            self.n_rounds_ = int(model.best_iteration) + 1
+        else:
+            import lightgbm
+
+            mask = np.zeros(X.shape[1], bool) if self.categorical_features is None else self.categorical_features
+            declared = np.flatnonzero(np.asarray(mask, dtype=bool)).tolist()
+            # lightgbm 4.7 takes the validation rows as eval_X / eval_y; earlier releases as eval_set
+            held_out = (
+                {"eval_X": (X_val,), "eval_y": (y_val,)}
+                if "eval_X" in inspect.signature(model.fit).parameters
+                else {"eval_set": [(X_val, y_val)]}
+            )
+            model.fit(
+                X_fit,
+                y_fit,
+                callbacks=[lightgbm.early_stopping(self.patience, verbose=False)],
+                categorical_feature=declared or "auto",
+                **held_out,
+            )
+            self.n_rounds_ = int(model.best_iteration_ or model.n_estimators)
+        self.estimator_ = model
+        self.n_validation_ = int(len(val_rows))
+        return self
+
+    def predict(self, X):
+        """The wrapped model's prediction (labels of ``classes_`` for a classifier)."""
+        check_is_fitted(self, "estimator_")
+        predicted = self.estimator_.predict(np.asarray(X))
+        if hasattr(self, "classes_"):
+            return self.classes_[np.asarray(predicted, dtype=np.int64)]
+        return predicted
+
+    @available_if(lambda self: hasattr(self.estimator, "predict_proba"))
+    def predict_proba(self, X):
+        """Class probabilities, one column per label of ``classes_``."""
+        check_is_fitted(self, "estimator_")
+        return self.estimator_.predict_proba(np.asarray(X))

@@ -1,0 +1,167 @@
+"""The exit statuses of the ``mddf`` command and its scripts: one table, from which ``--help`` and the docs are made.
+
+:data:`STATUSES` says what each status means for the two runners (``benchmark``, ``small-sample``,
+which execute many runs) and for the other subcommands. :func:`epilog` writes a subcommand's
+``--help`` section from it; :func:`markdown_table` writes the table of
+``docs/user_guide/command_line.md``, between the markers :data:`BEGIN` and :data:`END` (a test
+checks that the page holds it). After changing the table, regenerate the page's copy with::
+
+    python -m mddf.experiments.exit_status --write docs/user_guide/command_line.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import textwrap
+from dataclasses import dataclass
+from pathlib import Path
+
+EXIT_OK = 0
+EXIT_RUN_FAILED = 1
+EXIT_USAGE = 2  # argparse's status for a usage error; also a bad --data file, a bad or held --out
+EXIT_NOTHING_TO_RUN = 2
+EXIT_INTERRUPTED = 128 + signal.SIGINT  # 130, as a shell reports a command stopped by Ctrl-C
+EXIT_TERMINATED = 128 + signal.SIGTERM  # 143
+
+#: The subcommands that execute many runs into a resumable results file.
+RUNNERS = ("benchmark", "small-sample")
+
+BEGIN = "<!-- exit-status: generated from mddf.experiments.exit_status, do not edit -->"
+END = "<!-- /exit-status -->"
+
+
+@dataclass(frozen=True)
+class Status:
+    """An exit status and what it means for the runners and for the other subcommands."""
+
+    code: int
+    runners: str
+    others: str
+
+
+STATUSES = (
+    Status(
+        EXIT_OK,
+        "every planned run finished ok (runs finished by an earlier invocation count)",
+        "done: the files were written (`datasets`: the list was printed)",
+    ),
+    Status(
+        EXIT_RUN_FAILED,
+        "a run failed, a dataset file could not be loaded (corrupt, wrong checksum), the Dask cluster (--scheduler) "
+        "could not be used, or an unexpected error (with its traceback)",
+        "an unexpected error (with its traceback)",
+    ),
+    Status(
+        EXIT_USAGE,
+        "usage error, or nothing could run: an unusable --data file, an --out that is a file or that another runner "
+        "holds, no requested method available or applicable, every dataset skipped (its files missing and "
+        "--download not given)",
+        "usage error, an unusable --data file, or the dataset is not available (its files missing and --download "
+        "not given)",
+    ),
+    Status(
+        EXIT_INTERRUPTED,
+        "interrupted by Ctrl-C (SIGINT); the finished runs are kept: rerun the same command to resume",
+        "interrupted by Ctrl-C (SIGINT)",
+    ),
+    Status(
+        EXIT_TERMINATED,
+        "stopped by SIGTERM; the finished runs are kept, as after Ctrl-C",
+        "stopped by SIGTERM",
+    ),
+)
+
+
+def meanings(command: str) -> dict:
+    """``{code: meaning}`` for subcommand ``command``."""
+    runner = command in RUNNERS
+    return {s.code: (s.runners if runner else s.others) for s in STATUSES}
+
+
+def epilog(command: str) -> str:
+    """The ``exit status:`` section of ``command``'s ``--help``."""
+    lines = ["exit status:"]
+    for code, meaning in meanings(command).items():
+        text = meaning.replace("`", "")
+        lines.append(textwrap.fill(text, 88, initial_indent=f"  {code:<5}", subsequent_indent=" " * 7))
+    if command in RUNNERS:
+        lines.append(
+            textwrap.fill("The summary at the end (stderr) names the failed runs and the skipped datasets.", 88)
+        )
+    lines.append("Errors about the input are one line on stderr, '<program>: error: <what is wrong>'.")
+    return "\n".join(lines)
+
+
+def summary() -> str:
+    """One line for ``mddf --help``: each status and its short meaning."""
+    short = {
+        EXIT_OK: "done",
+        EXIT_RUN_FAILED: "a run failed or an unexpected error",
+        EXIT_USAGE: "usage error or nothing to run",
+        EXIT_INTERRUPTED: "Ctrl-C",
+        EXIT_TERMINATED: "SIGTERM",
+    }
+    return (
+        "exit status: " + ", ".join(f"{s.code} {short[s.code]}" for s in STATUSES) + " (details: <subcommand> --help)"
+    )
+
+
+def markdown_table() -> str:
+    """The table of the documentation: status, meaning for the runners, meaning for the other subcommands."""
+    lines = [
+        "| status | `benchmark`, `small-sample` | other subcommands |",
+        "|---|---|---|",
+    ]
+    for s in STATUSES:
+        lines.append(f"| {s.code} | {_code_options(s.runners)} | {_code_options(s.others)} |")
+    return "\n".join(lines) + "\n"
+
+
+def _code_options(text: str) -> str:
+    """Options (``--data``) as code in Markdown."""
+    import re
+
+    return re.sub(r"(?<![`\w])(--[a-z][a-z-]*)", r"`\1`", text)
+
+
+def block() -> str:
+    """The page's generated block: markers around :func:`markdown_table`."""
+    return f"{BEGIN}\n{markdown_table()}{END}"
+
+
+def page_block(text: str) -> str | None:
+    """The generated block a page holds (markers included), or None."""
+    start = text.find(BEGIN)
+    end = text.find(END, start)
+    if start < 0 or end < 0:
+        return None
+    return text[start : end + len(END)]
+
+
+def write_page(path) -> bool:
+    """Replace the block of the page at ``path`` by the current table; whether it changed."""
+    path = Path(path)
+    text = path.read_text()
+    old = page_block(text)
+    if old is None:
+        raise ValueError(f"{path} has no {BEGIN!r} ... {END!r} block")
+    new = text.replace(old, block())
+    path.write_text(new)
+    return new != text
+
+
+def main(argv=None) -> int:
+    """``python -m mddf.experiments.exit_status [--write PAGE]``: print the table, or update a page's copy."""
+    parser = argparse.ArgumentParser(prog="python -m mddf.experiments.exit_status", description=__doc__.split("\n")[0])
+    parser.add_argument("--write", type=Path, default=None, metavar="PAGE", help="update the table in this page")
+    args = parser.parse_args(argv)
+    if args.write is None:
+        print(markdown_table(), end="")
+    else:
+        print(f"{args.write}: {'updated' if write_page(args.write) else 'already current'}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,288 @@
+"""Scores of one run, and which of several methods evaluated on the same folds is significantly best.
+
+**Metrics** (:data:`METRICS`). Classification: accuracy, balanced accuracy (the mean recall over
+the classes present in the test rows) and log-loss; regression: R² and the root mean squared error
+(RMSE). :func:`run_scores` computes every metric of a task for one run:
+
+- **Log-loss** needs probabilities. A model trained on a fold that lacks a class gives none for it:
+  :func:`full_probabilities` places the model's columns among all the dataset's classes, the
+  missing ones at 0. Every probability is then clipped to ``[PROBA_CLIP, 1]`` and each row
+  renormalised, so a test row of a class the model gives probability 0 costs
+  ``-log(1e-15) ≈ 34.5`` instead of infinity; a method without ``predict_proba`` has no log-loss.
+- **R²** of a test fold whose targets are all equal is 0 (scikit-learn's ``force_finite``).
+
+**Significance** (:func:`compare`). Every method is scored on the same folds (the same training
+and test rows). For each method, the mean score over its folds and its standard error; the best
+method is the one with the best mean of the ranking metric. For each other method m, the per-fold
+paired differences ``d_i = score_m,i - score_best,i`` over the folds both have, their mean and the
+standard error of that mean,
+
+    SE(d) = sqrt((1/n + n_test/n_train) * var(d)),
+
+``var`` the sample variance (ddof=1) of the n differences. The term ``n_test/n_train``
+(:func:`corrected_variance_factor`) is Nadeau and Bengio's correction (2003, "Inference for the
+generalization error") for the overlap of the training rows of different folds, which makes the
+plain ``var(d)/n`` too small; it is ``1/(k-1)`` for k-fold cross-validation and 0 where every
+score comes from the same training and test rows (only the models' seeds differ). A method's own
+standard error is ``sqrt((1/n + n_test/n_train) * var(score))`` in the same way.
+
+The best method is the **winner** only when its advantage over *every* other method exceeds two
+standard errors of the paired differences: ``|mean(d)| > 2 SE(d)`` with at least two common
+folds for each. A method whose difference to the best is within two standard errors is
+**tied** with it. The rule is :data:`WINNER_RULE`, printed below the tables.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+#: Probabilities are clipped to [PROBA_CLIP, 1] (then each row renormalised) before the log-loss.
+PROBA_CLIP = 1e-15
+
+#: How many standard errors a difference must exceed to count.
+SIGNIFICANCE_SE = 2.0
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A score of one run.
+
+    Attributes
+    ----------
+    name : str
+        The key in run records and the value of ``--metric``.
+    label : str
+        Its name in tables and figures.
+    task : {"classification", "regression"}
+    greater_is_better : bool
+    scale : float
+        Tables and figures show ``scale * value`` (100: a percentage).
+    needs_proba : bool
+        Computed from ``predict_proba`` (absent for a method without it).
+    """
+
+    name: str
+    label: str
+    task: str
+    greater_is_better: bool
+    scale: float = 1.0
+    needs_proba: bool = False
+
+    @property
+    def shown(self) -> str:
+        """The label with its unit: ``"accuracy (%)"``."""
+        return f"{self.label} (%)" if self.scale == 100 else self.label
+
+
+METRICS = {
+    m.name: m
+    for m in (
+        Metric("accuracy", "accuracy", "classification", True, 100.0),
+        Metric("balanced_accuracy", "balanced accuracy", "classification", True, 100.0),
+        Metric("log_loss", "log-loss", "classification", False, 1.0, needs_proba=True),
+        Metric("r2", "R²", "regression", True),
+        Metric("rmse", "RMSE", "regression", False),
+    )
+}
+
+#: The metric that ranks when ``--metric`` is not given: scikit-learn's default ``score`` of each task.
+DEFAULT_METRIC = {"classification": "accuracy", "regression": "r2"}
+
+WINNER_RULE = (
+    "Winner (★): the best mean, marked only when its paired difference to every other method exceeds "
+    "2 standard errors; ≈: within 2 standard errors of the best. Standard errors over the folds, "
+    "sqrt((1/n + n_test/n_train) · var) with var the sample variance of the n per-fold scores or paired "
+    "differences (Nadeau and Bengio's correction for overlapping training rows)."
+)
+
+
+def metrics_of(task: str) -> list[Metric]:
+    """The metrics of ``task``, in table order."""
+    return [m for m in METRICS.values() if m.task == task]
+
+
+def full_probabilities(proba, model_classes, n_classes: int) -> np.ndarray:
+    """``proba``'s columns (for the model's classes) placed among ``n_classes`` classes, absent ones 0.
+
+    Parameters
+    ----------
+    proba : array of shape (n_samples, len(model_classes))
+    model_classes : array of int
+        The class codes (0 .. n_classes - 1) the model was trained on, in its column order.
+    n_classes : int
+    """
+    proba = np.asarray(proba, dtype=np.float64)
+    model_classes = np.asarray(model_classes, dtype=np.int64)
+    if proba.ndim != 2 or proba.shape[1] != len(model_classes):
+        raise ValueError(f"probabilities of shape {proba.shape} for {len(model_classes)} classes")
+    full = np.zeros((proba.shape[0], n_classes))
+    full[:, model_classes] = proba
+    return full
+
+
+def log_loss(y_true, proba) -> float:
+    """Mean negative log probability of the true class, probabilities clipped to [PROBA_CLIP, 1] and renormalised."""
+    proba = np.clip(np.asarray(proba, dtype=np.float64), PROBA_CLIP, 1.0)
+    proba /= proba.sum(axis=1, keepdims=True)
+    y_true = np.asarray(y_true, dtype=np.int64)
+    return float(-np.mean(np.log(proba[np.arange(len(y_true)), y_true])))
+
+
+def classification_scores(y_true, y_pred, proba=None) -> dict:
+    """``accuracy``, ``balanced_accuracy`` and (given all classes' probabilities) ``log_loss``.
+
+    Parameters
+    ----------
+    y_true, y_pred : arrays of class codes
+    proba : array of shape (n_samples, n_classes), optional
+        Column j is class code j (:func:`full_probabilities`).
+    """
+    from sklearn.metrics import balanced_accuracy_score
+
+    y_true, y_pred = np.asarray(y_true), np.asarray(y_pred)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "y_pred contains classes not in y_true": the mean recall is still defined
+        balanced = float(balanced_accuracy_score(y_true, y_pred))
+    scores = {"accuracy": float(np.mean(y_true == y_pred)), "balanced_accuracy": balanced}
+    if proba is not None:
+        scores["log_loss"] = log_loss(y_true, proba)
+    return scores
+
+
+def regression_scores(y_true, y_pred) -> dict:
+    """``r2`` and ``rmse``."""
+    from sklearn.metrics import r2_score
+
+    y_true, y_pred = np.asarray(y_true, dtype=np.float64), np.asarray(y_pred, dtype=np.float64)
+    return {
+        "r2": float(r2_score(y_true, y_pred)),
+        "rmse": float(np.sqrt(np.mean((y_true - y_pred) ** 2))),
+    }
+
+
+def run_scores(task: str, y_true, y_pred, proba=None) -> dict:
+    """Every metric of ``task`` for one run (:func:`classification_scores` or :func:`regression_scores`)."""
+    if task == "regression":
+        return regression_scores(y_true, y_pred)
+    return classification_scores(y_true, y_pred, proba)
+
+
+# ----------------------------------------------------------------------------- significance
+
+
+def corrected_variance_factor(n: int, test_train_ratio: float = 0.0) -> float:
+    """``1/n + n_test/n_train``: the variance of a mean of n fold scores is this times their sample variance."""
+    return 1.0 / n + test_train_ratio
+
+
+def standard_error(values, test_train_ratio: float = 0.0) -> float:
+    """``sqrt((1/n + test_train_ratio) * var(values))``, var with ddof=1; NaN for fewer than two values."""
+    values = np.asarray(values, dtype=np.float64)
+    if len(values) < 2:
+        return float("nan")
+    return float(np.sqrt(corrected_variance_factor(len(values), test_train_ratio) * np.var(values, ddof=1)))
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """One method against the best, on one dataset and metric.
+
+    Attributes
+    ----------
+    method : str
+    n : int
+        Folds the method has a score on.
+    mean, se : float
+        Its mean score and the standard error of that mean (NaN for fewer than two folds).
+    diff, diff_se : float
+        Mean paired difference to the best method (``score - best``; 0 for the best itself) over the
+        folds both have, and its standard error (NaN for the best, or fewer than two common folds).
+    n_common : int
+        Folds both this method and the best have.
+    best : bool
+        The best mean.
+    tied : bool
+        Not the best, and ``|diff| <= 2 * diff_se`` (or too few common folds to tell).
+    winner : bool
+        The best, and every other method's difference exceeds two standard errors.
+    """
+
+    method: str
+    n: int
+    mean: float
+    se: float
+    diff: float
+    diff_se: float
+    n_common: int
+    best: bool
+    tied: bool
+    winner: bool
+
+
+def compare(scores: dict, greater_is_better: bool = True, test_train_ratio: float = 0.0) -> list[Comparison]:
+    """Each method's mean, standard error and paired difference to the best, and whether the best wins.
+
+    Parameters
+    ----------
+    scores : dict
+        ``{method: {fold: score}}``; a fold is any hashable naming the same training and test rows
+        for every method (``(seed, fold)``). Methods without a score are left out.
+    greater_is_better : bool
+        Whether a larger score is better (accuracy, R²) or worse (log-loss, RMSE).
+    test_train_ratio : float
+        ``n_test / n_train`` of one fold for Nadeau and Bengio's correction (0: none).
+
+    Returns
+    -------
+    list of Comparison
+        Best first, then by mean score.
+    """
+    scores = {m: dict(v) for m, v in scores.items() if v}
+    if not scores:
+        return []
+    sign = 1.0 if greater_is_better else -1.0
+    means = {m: float(np.mean(list(v.values()))) for m, v in scores.items()}
+    order = sorted(scores, key=lambda m: (-sign * means[m], m))
+    best = order[0]
+    rows = []
+    for method in order:
+        values = scores[method]
+        common = [f for f in values if f in scores[best]]
+        if method == best:
+            diff, diff_se = 0.0, float("nan")
+        else:
+            d = np.array([values[f] - scores[best][f] for f in common])
+            diff = float(d.mean()) if len(d) else float("nan")
+            diff_se = standard_error(d, test_train_ratio)
+        rows.append([method, len(values), means[method], standard_error(list(values.values()), test_train_ratio)])
+        rows[-1] += [diff, diff_se, len(common)]
+    out = []
+    others_apart = all(_apart(r[4], r[5]) for r in rows[1:])
+    for method, n, mean, se, diff, diff_se, n_common in rows:
+        is_best = method == best
+        out.append(
+            Comparison(
+                method=method,
+                n=n,
+                mean=mean,
+                se=se,
+                diff=diff,
+                diff_se=diff_se,
+                n_common=n_common,
+                best=is_best,
+                tied=not is_best and not _apart(diff, diff_se),
+                winner=is_best and len(rows) > 1 and others_apart,
+            )
+        )
+    return out
+
+
+def _apart(diff: float, diff_se: float) -> bool:
+    """Whether a paired difference exceeds :data:`SIGNIFICANCE_SE` standard errors (False when undefined)."""
+    if math.isnan(diff) or math.isnan(diff_se):
+        return False
+    return abs(diff) > SIGNIFICANCE_SE * diff_se

@@ -1,0 +1,189 @@
+"""What the runners (benchmark, small-sample study) decide between loading the data and executing runs.
+
+- :func:`describe` keeps what planning needs of a loaded dataset (task, classes, hashes), so the
+  arrays can be released before the runs start;
+- :func:`practitioner_folds` chooses the folds of the practitioner protocol's cross-validation
+  (:func:`~.protocols.practitioner.fold_count`) and says when a small class lowered them;
+- :func:`bindings` binds every (dataset, method) to the data's hash and the hash of its settings
+  (:mod:`.binding`);
+- :func:`unusable_fractions` and :func:`unusable_folds` check, before any run, that each training
+  fraction or fold leaves every class the rows each method needs, and name the class that does not.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .binding import Binding, dataset_sha256, method_settings, run_settings, settings_sha256, test_sha256
+from .methods import BuildContext
+from .protocols.practitioner import fold_count
+from .runner import task_of
+from .suites import image_shape_of
+
+#: A regression's training fraction must leave at least this many rows.
+MIN_REGRESSION_ROWS = 10
+
+PROTOCOLS = ("practitioner", "paper")
+
+
+@dataclass(frozen=True)
+class DatasetInfo:
+    """What planning needs of a loaded dataset."""
+
+    name: str
+    task: str
+    n_classes: int
+    image_shape: tuple | None
+    n_features: int
+    categorical_mask: tuple
+    data_sha256: str
+    test_sha256: str | None
+    has_test_split: bool
+    reading: dict | None  # how a --data file is read, None for a built-in dataset
+
+
+def describe(ds) -> DatasetInfo:
+    """The :class:`DatasetInfo` of a loaded dataset."""
+    task = task_of(ds)
+    user = (ds.extra or {}).get("user_data")
+    reading = None
+    if user:
+        from .user_data import UserDataSource
+
+        reading = UserDataSource(**user).reading()
+        reading["task"] = task  # the resolved task (auto -> classification or regression)
+    return DatasetInfo(
+        name=ds.name,
+        task=task,
+        n_classes=0 if task == "regression" else int(ds.n_classes),
+        image_shape=image_shape_of(ds),
+        n_features=int(ds.X_train.shape[1]),
+        categorical_mask=tuple(bool(b) for b in ds.categorical_mask),
+        data_sha256=dataset_sha256(ds),
+        test_sha256=test_sha256(ds),
+        has_test_split=bool(ds.has_test_split),
+        reading=reading,
+    )
+
+
+def practitioner_folds(ds, requested: int, log) -> int | None:
+    """The cross-validation folds of ``ds`` (None for a ``--data`` file with a ``--test`` file: its split is used).
+
+    Raises :class:`~.protocols.practitioner.TooFewRows` for a class with a single row.
+    """
+    if (ds.extra or {}).get("user_data", {}).get("test_path"):
+        return None
+    task = task_of(ds)
+    k = fold_count(ds.y, task, requested, labels=None if task == "regression" else ds.classes)
+    if k < requested:
+        if task == "regression":
+            log(f"{ds.name}: {k} folds instead of {requested}: it has {len(ds.y)} rows")
+        else:
+            codes, counts = np.unique(ds.y, return_counts=True)
+            small = ds.classes[int(codes[counts.argmin()])]
+            log(f"{ds.name}: {k} folds instead of {requested}: class {str(small)!r} has {int(counts.min())} rows")
+    return k
+
+
+def bindings(infos, specs, *, protocol: str, profile: str, n_folds: dict, validation_fraction: float = 0.2) -> dict:
+    """``{(dataset, method): Binding}`` for every dataset of ``infos`` and method of ``specs``."""
+    out = {}
+    for info in infos:
+        ctx = BuildContext(
+            seed=0,
+            n_jobs=1,
+            profile=profile,
+            n_features=info.n_features,
+            n_classes=info.n_classes,
+            categorical_mask=info.categorical_mask,
+            image_shape=info.image_shape,
+            task=info.task,
+        )
+        for spec in specs:
+            if info.task not in spec.tasks:
+                continue
+            settings = run_settings(
+                protocol=protocol,
+                task=info.task,
+                profile=profile,
+                n_folds=n_folds.get(info.name),
+                validation_fraction=validation_fraction,
+                reading=info.reading,
+                method=method_settings(spec, ctx),
+            )
+            out[(info.name, spec.name)] = Binding(info.data_sha256, settings_sha256(settings), info.test_sha256)
+    return out
+
+
+def unusable_folds(ds, n_folds: int, specs, seeds) -> dict:
+    """``{method: reason}`` of the methods a cross-validation's training folds leave too few rows of a class.
+
+    The folds are the runs' (:func:`~.protocols.practitioner.cv_splits`); a method whose
+    ``min_class_rows`` exceeds the training rows of the smallest class in some fold is not run on
+    the dataset, and the reason names the class by its label.
+    """
+    from .protocols.practitioner import cv_splits
+
+    task = task_of(ds)
+    if task == "regression" or not n_folds:
+        return {}
+    y = ds.y
+    smallest = None
+    for seed in seeds:
+        for fold, (train, _) in enumerate(cv_splits(y, task, n_folds, seed)):
+            codes, counts = np.unique(y[train], return_counts=True)
+            i = int(counts.argmin())
+            if smallest is None or counts[i] < smallest[0]:
+                smallest = (int(counts[i]), ds.classes[int(codes[i])], seed, fold)
+    rows, label, seed, fold = smallest
+    return {
+        spec.name: f"fold {fold} of seed {seed} leaves class {str(label)!r} {rows} training row(s); "
+        f"{spec.name} needs {spec.min_class_rows}"
+        for spec in specs
+        if rows < spec.min_class_rows
+    }
+
+
+def unusable_fractions(ds, fractions, specs, seeds, *, validation_fraction: float = 0.2) -> dict:
+    """``{(fraction, method): reason}`` of the training fractions that leave a method too few rows.
+
+    For each seed and fraction the training rows are drawn as the runs will draw them
+    (:func:`~.protocols.run_data.split_run_data`); a method whose ``min_class_rows`` exceeds the rows of
+    the smallest class (by its label) is not run on that fraction, and a regression fraction with
+    fewer than :data:`MIN_REGRESSION_ROWS` rows is not run at all.
+    """
+    from .protocols.run_data import split_run_data
+
+    task = task_of(ds)
+    out = {}
+    for fraction in fractions:
+        smallest = None  # (rows, label, seed) of the smallest class over the seeds
+        for seed in seeds:
+            y = split_run_data(ds, seed, fraction, validation_fraction, task).y_train
+            if task == "regression":
+                rows = len(y)
+                if smallest is None or rows < smallest[0]:
+                    smallest = (rows, None, seed)
+                continue
+            codes, counts = np.unique(y, return_counts=True)
+            i = int(counts.argmin())
+            if smallest is None or counts[i] < smallest[0]:
+                smallest = (int(counts[i]), ds.classes[int(codes[i])], seed)
+        if smallest is None:
+            continue
+        rows, label, seed = smallest
+        for spec in specs:
+            if task == "regression":
+                if rows < MIN_REGRESSION_ROWS:
+                    out[(fraction, spec.name)] = (
+                        f"fraction {fraction:g} leaves {rows} training rows (seed {seed}); at least "
+                        f"{MIN_REGRESSION_ROWS} are needed"
+                    )
+            elif rows < spec.min_class_rows:
+                out[(fraction, spec.name)] = (
+                    f"fraction {fraction:g} leaves class {str(label)!r} {rows} training row(s) (seed {seed}); "
+                    f"{spec.name} needs {spec.min_class_rows}"
+                )
+    return out

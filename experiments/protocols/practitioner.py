@@ -1,0 +1,101 @@
+"""The practitioner's protocol: repeated k-fold cross-validation on every row, stratified by class.
+
+What scikit-learn's ``cross_validate`` with ``RepeatedStratifiedKFold`` does: each seed is one
+repetition, a shuffle of the rows (``random_state=seed``) cut into k folds, stratified by class for
+classification (``StratifiedKFold``) and plain for regression (``KFold``). Run (seed, fold) trains
+on the other k-1 folds and tests on that fold; every method sees the same rows in the same run, so
+the per-fold scores of two methods are paired (:func:`~mddf.experiments.metrics.compare`). A
+built-in dataset's own train/test split is not used: its rows are pooled.
+
+**The number of folds** (:func:`fold_count`): the requested k (``--folds``, 5 by default), lowered
+to the number of rows of the smallest class so that every test fold holds each class, and never
+below 2; a class with a single row is refused (:class:`TooFewRows`), since a cross-validation
+cannot both train and test on it. A regression target needs at least k rows (else k = rows).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.model_selection import KFold, StratifiedKFold
+
+from .run_data import RunData, holdout
+
+#: Folds of the practitioner's cross-validation unless ``--folds`` says otherwise.
+DEFAULT_FOLDS = 5
+#: Seeds (repetitions of the k-fold cut) unless ``--seeds`` says otherwise.
+DEFAULT_SEEDS = (0, 1)
+
+
+class TooFewRows(ValueError):
+    """A class (or the whole table) has too few rows for a cross-validation; the message names it."""
+
+
+def fold_count(y, task: str = "classification", requested: int = DEFAULT_FOLDS, labels=None) -> int:
+    """The folds the cross-validation of ``y`` uses: ``requested``, or fewer for a small class or table.
+
+    Parameters
+    ----------
+    y : array
+        Class codes, or the targets of a regression.
+    task : {"classification", "regression"}
+    requested : int
+        At least 2.
+    labels : array, optional
+        The class labels (``labels[code]``), to name a class in a message.
+
+    Raises
+    ------
+    TooFewRows
+        A class with a single row, or fewer than two rows in all.
+    """
+    y = np.asarray(y)
+    if len(y) < 2:
+        raise TooFewRows(f"{len(y)} row(s): a cross-validation needs at least 2")
+    if task == "regression":
+        return max(2, min(requested, len(y)))
+    codes, counts = np.unique(y, return_counts=True)
+    smallest = int(counts.argmin())
+    if counts[smallest] < 2:
+        name = codes[smallest] if labels is None else labels[int(codes[smallest])]
+        raise TooFewRows(
+            f"class {str(name)!r} has a single row; a cross-validation needs at least 2 rows of every class "
+            "(remove that row or merge the class into another)"
+        )
+    return max(2, min(requested, int(counts[smallest])))
+
+
+def cv_splits(y, task: str, n_folds: int, seed: int) -> list:
+    """``[(train rows, test rows), ...]`` of one repetition: k folds of the shuffled rows (stratified by class)."""
+    y = np.asarray(y)
+    if task == "regression":
+        splitter = KFold(n_splits=n_folds, shuffle=True, random_state=seed)
+    else:
+        splitter = StratifiedKFold(n_splits=n_folds, shuffle=True, random_state=seed)
+    return [(np.sort(train), np.sort(test)) for train, test in splitter.split(np.zeros(len(y)), y)]
+
+
+def cv_run_data(dataset, seed: int, fold: int, n_folds: int, task: str, validation_fraction: float = 0.2) -> RunData:
+    """Run ``fold`` of seed ``seed``'s k-fold cut of all of ``dataset``'s rows.
+
+    Hyper-parameters of a method with candidates are chosen on ``validation_fraction`` of the
+    training rows (stratified by class where possible), then refitted on all of them.
+    """
+    if not 0 <= fold < n_folds:
+        raise ValueError(f"fold must be in [0, {n_folds}), got {fold}")
+    X, y = dataset.X, dataset.y
+    train, test = cv_splits(y, task, n_folds, seed)[fold]
+    X_fit, X_val, y_fit, y_val = holdout(X[train], y[train], validation_fraction, seed, stratify=task != "regression")
+    return RunData(
+        X[train],
+        y[train],
+        X[test],
+        y[test],
+        X_fit,
+        y_fit,
+        X_val,
+        y_val,
+        refit=True,
+        description=f"{n_folds}-fold cross-validation of all {len(y)} rows"
+        + (", stratified by class" if task != "regression" else "")
+        + f", shuffled with random_state={seed}: test fold {fold}",
+    )

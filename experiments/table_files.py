@@ -1,0 +1,183 @@
+"""Reading a user's table file: CSV (any separator, compressed or not) or Parquet, with its header checked.
+
+- **Format** by the file's suffix: ``.parquet`` / ``.pq`` is Parquet (read by pandas with pyarrow);
+  anything else is delimited text, possibly compressed (``.gz``, ``.bz2``, ``.xz``, ``.zst``,
+  ``.zip``, as pandas infers from the suffix).
+- **Separator** (:func:`sniff_separator`): ``--sep`` when given (``\\t`` may be written ``tab``);
+  else tab for ``.tsv`` / ``.tab``, else the one of ``, ; \\t |`` that Python's ``csv.Sniffer``
+  finds in the start of the file (:data:`SAMPLE_BYTES`), else a comma.
+- **Missing values**: empty cells and pandas' markers (``NA``, ``NaN``, ``null``, ...), plus any
+  ``--na-values``.
+- **Header** (:func:`check_header`): a name that appears twice is refused, naming it and its
+  positions; pandas would otherwise rename the second copy (``y.1``) and use it as a feature.
+
+Every problem raises :class:`UserDataError` with a one-line message.
+"""
+
+from __future__ import annotations
+
+import bz2
+import csv
+import gzip
+import importlib.util
+import io
+import lzma
+import zipfile
+from collections import Counter
+from pathlib import Path
+
+
+class UserDataError(ValueError):
+    """The user's data file cannot be used as given (the message says why, on one line)."""
+
+
+#: Suffixes of compressed text files, which pandas decompresses by itself.
+COMPRESSED = (".gz", ".bz2", ".xz", ".zst", ".zip")
+PARQUET = (".parquet", ".pq")
+#: Separators the sniffer chooses among.
+SEPARATORS = ",;\t|"
+SAMPLE_BYTES = 1 << 16
+
+
+def kind(path) -> str:
+    """``"parquet"`` or ``"csv"`` (delimited text) by the file's suffix."""
+    return "parquet" if Path(path).suffix.lower() in PARQUET else "csv"
+
+
+def plain_suffix(path) -> str:
+    """The suffix under any compression suffix: ``.csv`` for ``beps.csv.gz``."""
+    path = Path(path)
+    if path.suffix.lower() in COMPRESSED:
+        return Path(path.stem).suffix.lower()
+    return path.suffix.lower()
+
+
+def stem(path) -> str:
+    """The file's name without its suffixes of format and compression: ``beps`` for ``beps.csv.gz``."""
+    path = Path(path)
+    if path.suffix.lower() in COMPRESSED:
+        path = Path(path.stem)
+    return path.stem
+
+
+def separator_option(text: str) -> str:
+    """``--sep``'s value as a separator: ``tab`` / ``\\t`` is a tab; otherwise one character."""
+    value = {"tab": "\t", "\\t": "\t", "comma": ",", "semicolon": ";", "pipe": "|"}.get(text.lower(), text)
+    if len(value) != 1:
+        raise ValueError(f"--sep takes one character (or tab), got {text!r}")
+    return value
+
+
+def _text_sample(path: Path) -> str:
+    """The first :data:`SAMPLE_BYTES` of a text file, decompressed, as text (undecodable bytes replaced)."""
+    suffix = path.suffix.lower()
+    try:
+        if suffix == ".zip":
+            with zipfile.ZipFile(path) as archive:
+                names = archive.namelist()
+                if not names:
+                    return ""
+                with archive.open(names[0]) as handle:
+                    raw = handle.read(SAMPLE_BYTES)
+        elif suffix == ".zst":
+            return ""  # no decompressor in the standard library: the separator defaults to a comma
+        else:
+            opener = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}.get(suffix, open)
+            with opener(path, "rb") as handle:
+                raw = handle.read(SAMPLE_BYTES)
+    except (OSError, EOFError, zipfile.BadZipFile, lzma.LZMAError) as exc:
+        raise UserDataError(f"{path.name} could not be read: {exc}") from None
+    return raw.decode("utf-8", errors="replace")
+
+
+def sniff_separator(path) -> str:
+    """The separator of a delimited text file (see the module docstring); a comma when undecided."""
+    path = Path(path)
+    if plain_suffix(path) in (".tsv", ".tab"):
+        return "\t"
+    sample = _text_sample(path)
+    lines = sample.splitlines()
+    if len(sample) == SAMPLE_BYTES and len(lines) > 1:
+        lines = lines[:-1]  # the last line may be cut
+    try:
+        return csv.Sniffer().sniff("\n".join(lines[:200]), delimiters=SEPARATORS).delimiter
+    except csv.Error:
+        return ","
+
+
+def header(path, sep: str | None) -> list[str]:
+    """The column names as the file writes them (duplicates kept)."""
+    path = Path(path)
+    if kind(path) == "parquet":
+        _need_pyarrow(path)
+        import pyarrow.parquet as pq
+
+        try:
+            return list(pq.read_schema(path).names)
+        except Exception as exc:  # pyarrow raises its own error types
+            raise UserDataError(f"{path.name} could not be read as Parquet: {_first_line(exc)}") from None
+    lines = _text_sample(path).splitlines()
+    if not lines:
+        return []
+    return next(csv.reader(io.StringIO(lines[0]), delimiter=sep or ","), [])
+
+
+def check_header(names, file_name: str) -> None:
+    """Refuse a header that names a column twice, naming the column(s) and their positions (1-based)."""
+    twice = [name for name, count in Counter(names).items() if count > 1]
+    if twice:
+        where = "; ".join(
+            f"{name!r} at columns {_and([str(i + 1) for i, n in enumerate(names) if n == name])}" for name in twice
+        )
+        raise UserDataError(
+            f"the header of {file_name} names a column more than once ({where}); rename or remove the copies"
+        )
+
+
+def _and(items) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _need_pyarrow(path: Path) -> None:
+    if importlib.util.find_spec("pyarrow") is None:
+        raise UserDataError(f"{path.name} is a Parquet file: reading it needs pyarrow (pip install pyarrow)")
+
+
+def _first_line(exc) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def read_table(path, *, sep: str | None = None, na_values=()):
+    """The file as a DataFrame, its header checked (:func:`check_header`).
+
+    Parameters
+    ----------
+    path : path-like
+    sep : str, optional
+        The separator of a text file (default: :func:`sniff_separator`).
+    na_values : sequence of str
+        Cell values read as missing, besides empty cells and pandas' markers.
+    """
+    try:
+        import pandas as pd
+    except ImportError:
+        raise UserDataError("reading --data files needs pandas: pip install pandas") from None
+    path = Path(path)
+    parquet = kind(path) == "parquet"
+    if not parquet and sep is None:
+        sep = sniff_separator(path)
+    check_header(header(path, sep), path.name)
+    try:
+        if parquet:
+            frame = pd.read_parquet(path)
+            if na_values:
+                frame = frame.mask(frame.isin(list(na_values)))
+            return frame
+        return pd.read_csv(path, sep=sep, na_values=list(na_values) or None)
+    except UserDataError:
+        raise
+    except (ValueError, OSError, UnicodeDecodeError, EOFError) as exc:
+        raise UserDataError(
+            f"{path.name} could not be read as {'Parquet' if parquet else 'CSV'}: {_first_line(exc)}"
+        ) from None

@@ -1,0 +1,200 @@
+"""The benchmark on a user's table, as a new user runs it: the practitioner protocol, results bound to their data,
+regression, honest times and notices on stderr."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from mddf.experiments import cli, executor
+from mddf.experiments.executor import execute
+from mddf.experiments.methods import default_registry
+from mddf.experiments.provenance import read_csv_rows
+from mddf.experiments.runner import run_one
+from mddf.experiments.store import ResultStore
+from mddf.experiments.user_data import register, source_for
+
+FAST = ["--quick", "--n-jobs", "1", "--quiet", "--isolation", "inline"]
+
+
+def read(path):
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def labelled(path, n=90, seed=0, flip=False, sep=","):
+    """A table whose label ('yes'/'no') follows x1; ``flip`` swaps the labels (an edited file)."""
+    rng = np.random.default_rng(seed)
+    x1, x2 = rng.normal(size=n), rng.normal(size=n)
+    y = np.where((x1 > 0) != flip, "yes", "no")
+    pd.DataFrame({"x1": x1, "x2": x2, "y": y}).to_csv(path, index=False, sep=sep)
+    return path
+
+
+def benchmark(data, *options, out=None):
+    argv = ["benchmark", "--data", str(data), "--target", "y", *options, *FAST]
+    return cli.main(argv + (["--out", str(out)] if out else []))
+
+
+def test_the_default_methods_give_a_baseline_row_every_metric_a_significance_rule_and_a_figure(tmp_path, capsys):
+    data = labelled(tmp_path / "signal.csv")
+    assert benchmark(data, "--folds", "2", "--seeds", "1", out=tmp_path / "out") == 0
+    md = capsys.readouterr().out
+    lines = md.splitlines()
+    assert lines[0] == "### signal.csv: accuracy (%), practitioner protocol, 2-fold cross-validation x 1 seed(s)"
+    assert "| Method | accuracy (%) | Δ to best | balanced accuracy (%) | log-loss |" in lines[2]
+    methods = {line.split(" | ")[0].strip("|* ★≈") for line in lines[4:] if line.startswith("| ")}
+    expected = {"mdDF", "Baseline", "HGB-es", "XGBoost-es", "RF-400"}
+    if _has_lightgbm():  # "LightGBM when installed"
+        expected.add("LightGBM-es")
+    assert methods == expected
+    baseline = next(line for line in lines if line.startswith("| Baseline |"))
+    assert baseline.split(" | ")[3] == "50.00 ± 0.00"  # one class always: a balanced accuracy of 1/2
+    assert "Winner (★): the best mean, marked only when its paired difference to every other method exceeds 2" in md
+    assert (tmp_path / "out" / "figure.png").stat().st_size > 0
+    records = read(tmp_path / "out" / "results.jsonl")
+    hgb = next(r for r in records if r["method"] == "HGB-es")
+    assert hgb["early_stopping"]["validation_rows"] == 5 and hgb["early_stopping"]["patience"] == 20
+
+
+def _has_lightgbm():
+    import importlib.util
+
+    return importlib.util.find_spec("lightgbm") is not None
+
+
+def test_a_clear_lead_is_marked_as_the_winner(tmp_path, capsys):
+    data = labelled(tmp_path / "signal.csv", n=120)
+    assert benchmark(data, "--methods", "RF-400", "--folds", "3", "--seeds", "1", out=tmp_path / "out") == 0
+    md = capsys.readouterr().out
+    assert "| **RF-400** ★ | **" in md
+    assert "signal: RF-400 is best on accuracy, by more than 2 standard errors over every other method." in md
+    rows = {r["method"]: r for r in read_csv_rows(tmp_path / "out" / "table.csv")}
+    assert rows["RF-400"]["winner"] == "1" and rows["Baseline"]["within 2 se of best"] == "0"
+
+
+def test_an_edited_file_never_resumes_the_old_results(tmp_path, capsys):
+    data, out = labelled(tmp_path / "pima.csv"), tmp_path / "out"
+    options = ["--methods", "RF-400", "--folds", "2", "--seeds", "1"]
+    assert benchmark(data, *options, out=out) == 0
+    first = read(out / "results.jsonl")
+    labelled(data, flip=True)  # the labels swapped: the old accuracies are wrong for this file
+    capsys.readouterr()
+    assert benchmark(data, *options, out=out) == 0
+    err = capsys.readouterr().err
+    assert f"{out / 'results.jsonl'} held 4 result(s) of other data or settings (pima: data sha256 " in err
+    second = read(out / "results.jsonl")
+    assert len(second) == 4 and {r["data_sha256"] for r in second}.isdisjoint({r["data_sha256"] for r in first})
+    (old,) = (out / "old").iterdir()
+    assert read(old) == first
+    # the same command again resumes every run of the edited file
+    capsys.readouterr()
+    loud = ["--quick", "--n-jobs", "1", "--isolation", "inline", "--out", str(out)]
+    assert cli.main(["benchmark", "--data", str(data), "--target", "y", *options, *loud]) == 0
+    assert "resuming: 4 of 4 runs already finished" in capsys.readouterr().err
+    assert read(out / "results.jsonl") == second
+
+
+def test_a_file_read_with_other_options_is_other_settings(tmp_path, capsys):
+    data, out = labelled(tmp_path / "my.csv"), tmp_path / "out"
+    options = ["--methods", "RF-400", "--folds", "2", "--seeds", "1"]
+    assert benchmark(data, *options, out=out) == 0
+    assert benchmark(data, *options, "--drop", "x2", out=out) == 0
+    assert "other settings of Baseline, RF-400" in capsys.readouterr().err
+
+
+def test_two_files_of_one_stem_never_share_a_default_folder(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    csv, tsv = labelled(tmp_path / "pima.csv"), labelled(tmp_path / "pima.tsv", seed=1, sep="\t")
+    for data in (csv, tsv):
+        assert benchmark(data, "--methods", "RF-400", "--folds", "2", "--seeds", "1") == 0
+    folders = sorted((tmp_path / "results").iterdir())
+    assert len(folders) == 2 and all(f.name.startswith("pima-") for f in folders)
+    files = [{r["data_source"]["path"] for r in read(folder / "results.jsonl")} for folder in folders]
+    assert sorted(files, key=str) == sorted([{str(csv)}, {str(tsv)}], key=str)  # one file per folder
+
+
+def test_a_regression_target_gets_r2_against_its_peers(tmp_path, capsys):
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(80, 3))
+    frame = pd.DataFrame(x, columns=["a", "b", "c"]).assign(price=2 * x[:, 0] + rng.normal(scale=0.3, size=80))
+    frame.to_csv(tmp_path / "prices.csv", index=False)
+    argv = ["benchmark", "--data", str(tmp_path / "prices.csv"), "--target", "price", "--folds", "2", "--seeds", "1"]
+    assert cli.main([*argv, "--out", str(tmp_path / "out"), *FAST]) == 0
+    md = capsys.readouterr().out
+    assert md.startswith("### prices.csv: R², practitioner protocol, 2-fold cross-validation x 1 seed(s)")
+    assert "| Method | R² | Δ to best | RMSE |" in md
+    records = read(tmp_path / "out" / "results.jsonl")
+    assert {r["task"] for r in records} == {"regression"}
+    by_method = {r["method"]: r for r in records}
+    assert {"mdDF", "Baseline", "HGB-es", "XGBoost-es", "RF-400"} <= set(by_method)
+    assert by_method["mdDF"]["params"]["target"] == "residual"  # CascadeForestRegressor's
+    assert abs(by_method["Baseline"]["r2"]) < 0.2 and by_method["RF-400"]["r2"] > 0.5
+
+
+def test_an_integer_target_with_many_values_asks_for_the_task(tmp_path, capsys):
+    rng = np.random.default_rng(0)
+    pd.DataFrame({"x": rng.normal(size=100), "y": rng.integers(0, 66, 100)}).to_csv(tmp_path / "int.csv", index=False)
+    out = tmp_path / "out"
+    assert benchmark(tmp_path / "int.csv", out=out) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "pass --task regression to predict it as a number" in err
+    assert not out.exists()
+    assert (
+        benchmark(
+            tmp_path / "int.csv", "--task", "regression", "--methods", "RF-400", "--folds", "2", "--seeds", "1", out=out
+        )
+        == 0
+    )
+
+
+def test_each_record_splits_selection_and_final_fit_and_measures_compilation_apart():
+    mlp = run_one("iris", "MLP", 0, profile="quick", n_jobs=1)
+    assert mlp["selection_seconds"] > 0 and mlp["train_seconds"] > 0
+    assert mlp["total_seconds"] == pytest.approx(mlp["selection_seconds"] + mlp["train_seconds"])
+    assert mlp.get("compile_seconds") is None  # nothing to compile
+    cascade = run_one("iris", "mdDF", 0, profile="quick", n_jobs=1)
+    assert cascade["compile_seconds"] is not None and cascade["compile_seconds"] >= 0
+    assert cascade["selection_seconds"] == 0 and cascade["total_seconds"] == cascade["train_seconds"]
+
+
+def test_a_class_absent_from_the_training_rows_is_predicted_by_none_and_costs_its_log_loss(tmp_path):
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"x": rng.normal(size=61), "y": ["a"] * 30 + ["b"] * 30 + ["c"]})
+    frame.to_csv(tmp_path / "rare.csv", index=False)
+    source = source_for(tmp_path / "rare.csv", "y")
+    register(source)
+    user = {source.name: source.as_dict()}
+    for seed in range(10):  # a seed whose split puts the single 'c' row among the test rows
+        record = run_one("rare", "XGBoost-es", seed, profile="quick", n_jobs=1, user_data=user)
+        if record.get("n_train_classes") == 2:
+            break
+    assert record["status"] == "ok" and record["n_classes"] == 3
+    assert np.isfinite(record["log_loss"]) and record["log_loss"] > 1  # -log(1e-15) / 18 test rows at least
+
+
+def test_the_openmp_notice_goes_to_stderr(tmp_path, monkeypatch, capsys):
+    # (the workers' setting itself: tests/scripts/test_run_uci.py)
+    monkeypatch.delenv("OMP_WAIT_POLICY", raising=False)
+    monkeypatch.setattr(executor, "_busy_cores", lambda: 1000.0)
+    execute([], ResultStore(tmp_path / "results.jsonl"), isolation="process", n_jobs=1)
+    captured = capsys.readouterr()
+    assert "OMP_WAIT_POLICY=PASSIVE" in captured.err and captured.out == ""
+
+
+def test_the_warm_up_fit_leaves_the_timed_fit_unchanged():
+    from dataclasses import replace
+
+    registry = default_registry()
+    cold = default_registry()
+    cold.register(replace(registry.get("mdDF"), warm_up=None), replace=True)
+    warm_record = run_one("wine", "mdDF", 1, profile="quick", n_jobs=1, registry=registry)
+    cold_record = run_one("wine", "mdDF", 1, profile="quick", n_jobs=1, registry=cold)
+    assert warm_record["compile_seconds"] is not None and "compile_seconds" not in cold_record
+    for key in ("accuracy", "log_loss", "n_layers"):
+        assert warm_record[key] == cold_record[key], key
+    untimed = [
+        [{k: v for k, v in h.items() if k != "fit_seconds"} for h in r["cascade"]["history"]]
+        for r in (warm_record, cold_record)
+    ]
+    assert untimed[0] == untimed[1]  # every layer's margins, weights and accuracies, bit for bit

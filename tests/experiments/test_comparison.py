@@ -1,0 +1,102 @@
+"""The practitioner's table and figure: mean ± SE, paired difference to the best, the winner only where significant."""
+
+import pytest
+
+from mddf.experiments.comparison import comparison_of, plot, to_csv, to_markdown
+from mddf.experiments.metrics import WINNER_RULE
+from mddf.experiments.provenance import read_csv_rows
+
+
+def runs(method, accuracies, **extra):
+    return [
+        {
+            "dataset": "my",
+            "method": method,
+            "seed": i // 2,
+            "fold": i % 2,
+            "status": "ok",
+            "accuracy": a,
+            "balanced_accuracy": a - 0.05,
+            "log_loss": 1 - a,
+            "train_seconds": 2.0,
+            "selection_seconds": 1.0 if method == "MLP" else 0.0,
+            "total_seconds": 3.0 if method == "MLP" else 2.0,
+            "compile_seconds": 5.0 if method == "mdDF" else None,
+            **extra,
+        }
+        for i, a in enumerate(accuracies)
+    ]
+
+
+RECORDS = (
+    runs("mdDF", [0.90, 0.92, 0.91, 0.93])
+    + runs("MLP", [0.80, 0.82, 0.81, 0.82])
+    + runs("Baseline", [0.60, 0.60, 0.60, 0.60])
+    + [{"dataset": "my", "method": "Broken", "seed": 0, "fold": 0, "status": "error"}]
+)
+METHODS = ["mdDF", "MLP", "Baseline", "Broken"]
+
+
+def test_the_table_marks_a_significant_winner_and_keeps_the_baseline_row():
+    comparison = comparison_of(RECORDS, "my", METHODS, "accuracy", "classification")
+    assert comparison.winner == "mdDF" and comparison.n_runs == 4
+    md = to_markdown([comparison], {"my": "my.csv: accuracy (%), practitioner protocol"})
+    lines = md.splitlines()
+    assert lines[0] == "### my.csv: accuracy (%), practitioner protocol"
+    header = lines[2]
+    assert header == (
+        "| Method | accuracy (%) | Δ to best | balanced accuracy (%) | log-loss "
+        "| seconds (selection + fit) | compile s |"
+    )
+    rows = {line.split(" | ")[0].lstrip("| "): line for line in lines if line.startswith("| ") and "---" not in line}
+    assert rows["**mdDF** ★"].startswith("| **mdDF** ★ | **91.50** ± ")
+    assert "| best |" in rows["**mdDF** ★"] and rows["**mdDF** ★"].endswith("| 2.00 | 5.00 |")
+    assert "| −10.25 ± " in rows["MLP"] and rows["MLP"].endswith("| 3.00 (1.00 + 2.00) | - |")
+    assert rows["Baseline"].startswith("| Baseline | 60.00 ± 0.00 | −31.50 ± ")
+    assert rows["Broken"] == "| Broken | error | - | - | - | - | - |"
+    assert "my: mdDF is best on accuracy, by more than 2 standard errors over every other method." in md
+    assert WINNER_RULE in md
+
+
+def test_without_a_significant_lead_there_is_no_winner_and_the_ties_are_named():
+    records = runs("A", [0.90, 0.80, 0.92, 0.85]) + runs("B", [0.88, 0.83, 0.90, 0.84])
+    comparison = comparison_of(records, "my", ["A", "B"], "accuracy", "classification")
+    assert comparison.winner is None
+    md = to_markdown([comparison], {"my": "t"})
+    assert "| A | 86.75 ± " in md and "| B ≈ | 86.25 ± " in md and "★" not in md.split("\n- ")[0]
+    assert "my: no winner on accuracy: A has the best mean, but B is within 2 standard errors of it." in md
+
+
+def test_a_lower_is_better_ranking_metric_orders_by_it():
+    comparison = comparison_of(RECORDS, "my", METHODS, "log_loss", "classification")
+    assert [c.method for c in comparison.ranking] == ["mdDF", "MLP", "Baseline"]
+    assert comparison.ranking[1].diff > 0
+
+
+def test_adapted_runs_are_counted_in_the_footer():
+    records = runs("mdDF", [0.9, 0.9], adapted=["n_folds=2"], adapted_because="class 'x' has 2 training row(s)")
+    records += runs("Baseline", [0.5, 0.5])
+    comparison = comparison_of(records, "my", ["mdDF", "Baseline"], "accuracy", "classification")
+    md = to_markdown([comparison], {"my": "t"})
+    assert "my, mdDF: adapted to a small class in 2 of 2 folds (n_folds=2: class 'x' has 2 training row(s))." in md
+
+
+def test_the_csv_holds_every_metric_with_its_standard_error(tmp_path):
+    comparison = comparison_of(RECORDS, "my", METHODS, "accuracy", "classification")
+    (tmp_path / "t.csv").write_text(to_csv([comparison]))
+    rows = {r["method"]: r for r in read_csv_rows(tmp_path / "t.csv")}
+    assert float(rows["mdDF"]["accuracy"]) == pytest.approx(0.915) and rows["mdDF"]["winner"] == "1"
+    assert float(rows["MLP"]["diff to best"]) == pytest.approx(-0.1025)
+    assert rows["MLP"]["within 2 se of best"] == "0" and float(rows["MLP"]["selection seconds"]) == 1.0
+    assert rows["Broken"]["accuracy"] == "error" and rows["Broken"]["n"] == "0"
+
+
+def test_the_figure_has_a_panel_per_dataset():
+    other = [dict(r, dataset="other") for r in RECORDS]
+    comparisons = [
+        comparison_of(RECORDS + other, name, METHODS, "accuracy", "classification") for name in ("my", "other")
+    ]
+    fig = plot(comparisons, "practitioner protocol")
+    visible = [ax for ax in fig.axes if ax.get_visible()]
+    assert [ax.get_title() for ax in visible] == ["my (★ mdDF)", "other (★ mdDF)"]
+    assert [t.get_text() for t in visible[0].get_yticklabels()] == ["mdDF", "MLP", "Baseline"]

@@ -1,0 +1,78 @@
+"""Early-stopped boosting: each library stops on held-out training rows, classes absent from a fold included."""
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor, RandomForestClassifier
+from xgboost import XGBClassifier, XGBRegressor
+
+from mddf.experiments.early_stopped import EarlyStopped, validation_split
+
+
+def noisy_classes(n=300, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 4))
+    y = (X[:, 0] + rng.normal(scale=1.5, size=n) > 0).astype(int)
+    return X, y
+
+
+def models():
+    out = [
+        ("hgb", HistGradientBoostingClassifier(max_iter=500, random_state=0)),
+        ("xgboost", XGBClassifier(n_estimators=500, n_jobs=1, random_state=0)),
+    ]
+    lightgbm = pytest.importorskip("lightgbm")
+    out.append(("lightgbm", lightgbm.LGBMClassifier(n_estimators=500, n_jobs=1, verbose=-1, random_state=0)))
+    return out
+
+
+def test_each_library_stops_well_before_its_cap_on_noisy_data():
+    X, y = noisy_classes()
+    for name, model in models():
+        stopped = EarlyStopped(model, patience=5, random_state=0).fit(X, y)
+        assert 1 <= stopped.n_rounds_ < 100, name
+        assert stopped.n_validation_ == 30  # 10% of 300 rows
+        assert stopped.predict(X).shape == (300,) and stopped.predict_proba(X).shape == (300, 2)
+        assert set(stopped.predict(X)) <= {0, 1}
+
+
+def test_the_validation_rows_are_stratified_and_seeded():
+    X, y = noisy_classes()
+    fit, val = validation_split(X, y, 0.1, random_state=3, stratify=True)
+    assert len(val) == 30 and abs(y[val].mean() - y.mean()) < 0.05
+    again = validation_split(X, y, 0.1, random_state=3, stratify=True)
+    assert np.array_equal(val, again[1]) and not set(fit) & set(val)
+
+
+def test_a_class_too_small_to_stratify_falls_back_to_a_random_split():
+    X, y = noisy_classes(60)
+    y[0] = 2  # a class with a single row
+    fit, val = validation_split(X, y, 0.1, random_state=0, stratify=True)
+    assert len(val) == 6 and len(fit) == 54
+
+
+@pytest.mark.parametrize("name", ["hgb", "xgboost", "lightgbm"])
+def test_labels_that_are_not_consecutive_are_encoded_and_given_back(name):
+    # a training fold without class 1 of 0, 1, 2: XGBoost needs labels 0..k-1
+    model = dict(models())[name]
+    X, y = noisy_classes()
+    y = np.where(y == 1, 2, 0)
+    stopped = EarlyStopped(clone(model), random_state=0).fit(X, y)
+    assert stopped.classes_.tolist() == [0, 2]
+    assert set(np.unique(stopped.predict(X))) <= {0, 2}
+
+
+def test_regressors_stop_too():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(200, 3))
+    y = X[:, 0] + rng.normal(scale=2.0, size=200)
+    for model in (HistGradientBoostingRegressor(max_iter=500), XGBRegressor(n_estimators=500, n_jobs=1)):
+        stopped = EarlyStopped(model, patience=5, random_state=0).fit(X, y)
+        assert stopped.n_rounds_ < 100 and stopped.predict(X).dtype.kind == "f"
+        assert not hasattr(stopped, "predict_proba") and not hasattr(stopped, "classes_")
+
+
+def test_only_the_three_boosting_libraries_are_wrapped():
+    X, y = noisy_classes(40)
+    with pytest.raises(TypeError, match="not RandomForestClassifier"):
+        EarlyStopped(RandomForestClassifier()).fit(X, y)

@@ -1,0 +1,54 @@
+"""The exit statuses have one table in the code; --help and the documentation are made from it."""
+
+import re
+from pathlib import Path
+
+import pytest
+
+from mddf.experiments import cli, exit_status
+
+ROOT = Path(__file__).resolve().parents[2]
+PAGE = ROOT / "docs" / "user_guide" / "command_line.md"
+
+
+def test_the_command_line_page_holds_the_generated_table():
+    held = exit_status.page_block(PAGE.read_text())
+    assert held is not None, f"{PAGE} lost its exit-status block"
+    assert held == exit_status.block(), (
+        "the exit-status table of the docs differs from the code's: run "
+        "python -m mddf.experiments.exit_status --write docs/user_guide/command_line.md"
+    )
+
+
+@pytest.mark.parametrize("page", ["README.md", "docs/user_guide/benchmarks.md", "docs/user_guide/index.md"])
+def test_no_other_page_keeps_a_copy(page):
+    text = (ROOT / page).read_text()
+    assert not re.search(r"^\|\s*130\s*\|", text, re.MULTILINE), f"{page} copies the exit-status table: link to it"
+
+
+def _flat(text):
+    return " ".join(text.replace("`", "").split())
+
+
+@pytest.mark.parametrize("name", list(cli.COMMANDS))
+def test_each_subcommands_help_lists_the_tables_meanings(name, capsys):
+    assert cli.main([name, "--help"]) == 0
+    epilog = _flat(capsys.readouterr().out.split("exit status:")[1])
+    for code, meaning in exit_status.meanings(name).items():
+        assert f"{code} {_flat(meaning)}" in epilog
+
+
+def test_the_top_level_help_summarises_every_status(capsys):
+    assert cli.main(["--help"]) == 0
+    text = _flat(capsys.readouterr().out)
+    assert _flat(exit_status.summary()) in text
+    assert all(f"{s.code} " in exit_status.summary() for s in exit_status.STATUSES)
+
+
+def test_the_page_is_regenerated_in_place(tmp_path, capsys):
+    page = tmp_path / "page.md"
+    page.write_text(f"intro\n\n{exit_status.BEGIN}\n| old |\n{exit_status.END}\n\nafter\n")
+    assert exit_status.main(["--write", str(page)]) == 0
+    assert page.read_text() == f"intro\n\n{exit_status.block()}\n\nafter\n"
+    assert exit_status.main([]) == 0
+    assert capsys.readouterr().out.endswith(exit_status.markdown_table())

@@ -1,0 +1,130 @@
+"""Metrics of one run and the significance of a comparison: what the practitioner's tables say is significant."""
+
+import math
+
+import numpy as np
+import pytest
+from sklearn.metrics import balanced_accuracy_score, log_loss, r2_score
+
+from mddf.experiments.metrics import (
+    DEFAULT_METRIC,
+    METRICS,
+    PROBA_CLIP,
+    classification_scores,
+    compare,
+    full_probabilities,
+    metrics_of,
+    regression_scores,
+    standard_error,
+)
+
+
+def test_classification_scores_agree_with_scikit_learn():
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 3, 200)
+    proba = rng.dirichlet(np.ones(3), 200)
+    pred = proba.argmax(1)
+    scores = classification_scores(y, pred, proba)
+    assert scores["accuracy"] == pytest.approx(np.mean(y == pred))
+    assert scores["balanced_accuracy"] == pytest.approx(balanced_accuracy_score(y, pred))
+    assert scores["log_loss"] == pytest.approx(log_loss(y, proba, labels=[0, 1, 2]))
+
+
+def test_a_class_absent_from_training_gets_probability_zero_and_a_clipped_log_loss():
+    # the model saw classes 0 and 2 only; the test rows hold a row of class 1
+    proba = full_probabilities([[0.9, 0.1], [0.2, 0.8]], [0, 2], n_classes=3)
+    assert proba.tolist() == [[0.9, 0.0, 0.1], [0.2, 0.0, 0.8]]
+    scores = classification_scores([1, 2], [0, 2], proba)
+    expected = (-math.log(PROBA_CLIP / (1 + PROBA_CLIP)) - math.log(0.8 / (1 + PROBA_CLIP))) / 2
+    assert scores["log_loss"] == pytest.approx(expected)
+    assert math.isfinite(scores["log_loss"]) and scores["log_loss"] < 20
+
+
+def test_without_probabilities_there_is_no_log_loss():
+    assert set(classification_scores([0, 1], [0, 1])) == {"accuracy", "balanced_accuracy"}
+
+
+def test_regression_scores():
+    y, pred = np.array([1.0, 2.0, 4.0]), np.array([1.5, 2.0, 3.0])
+    scores = regression_scores(y, pred)
+    assert scores["r2"] == pytest.approx(r2_score(y, pred))
+    assert scores["rmse"] == pytest.approx(np.sqrt(np.mean((y - pred) ** 2)))
+
+
+def test_each_task_has_its_metrics_and_default():
+    assert [m.name for m in metrics_of("classification")] == ["accuracy", "balanced_accuracy", "log_loss"]
+    assert [m.name for m in metrics_of("regression")] == ["r2", "rmse"]
+    assert DEFAULT_METRIC == {"classification": "accuracy", "regression": "r2"}
+    assert not METRICS["log_loss"].greater_is_better and not METRICS["rmse"].greater_is_better
+
+
+def test_the_standard_error_carries_the_correction_for_overlapping_training_rows():
+    values = [0.1, 0.3, 0.2, 0.4]
+    plain = np.std(values, ddof=1) / 2
+    assert standard_error(values) == pytest.approx(plain)
+    # 5-fold CV: n_test / n_train = 1/4
+    assert standard_error(values, 0.25) == pytest.approx(np.sqrt((1 / 4 + 1 / 4) * np.var(values, ddof=1)))
+    assert math.isnan(standard_error([0.5]))
+
+
+def folds(*values):
+    return {i: v for i, v in enumerate(values)}
+
+
+def test_a_winner_is_marked_only_when_every_paired_difference_exceeds_two_standard_errors():
+    scores = {
+        "A": folds(0.90, 0.91, 0.92, 0.93),
+        "B": folds(0.80, 0.80, 0.82, 0.83),  # 0.1 behind in every fold: far apart
+        "Baseline": folds(0.50, 0.50, 0.50, 0.50),
+    }
+    rows = compare(scores)
+    assert [r.method for r in rows] == ["A", "B", "Baseline"]
+    a, b, base = rows
+    assert a.best and a.winner and a.diff == 0 and math.isnan(a.diff_se)
+    assert b.diff == pytest.approx(-0.1025) and not b.tied
+    assert b.diff_se == pytest.approx(standard_error([-0.1, -0.11, -0.1, -0.1]))
+    assert base.n == base.n_common == 4
+
+
+def test_no_winner_when_one_difference_is_within_two_standard_errors():
+    scores = {
+        "A": folds(0.90, 0.80, 0.92, 0.85),
+        "B": folds(0.88, 0.83, 0.90, 0.84),  # mean 0.0050 behind, differences of both signs
+        "Baseline": folds(0.50, 0.50, 0.50, 0.50),
+    }
+    a, b, base = compare(scores)
+    assert a.best and not a.winner
+    assert b.tied and abs(b.diff) <= 2 * b.diff_se
+    assert not base.tied
+
+
+def test_the_difference_is_paired_over_the_common_folds():
+    # B's folds vary a lot together with A's: paired, it is clearly behind
+    a = folds(0.50, 0.70, 0.90, 0.60)
+    b = {k: v - 0.05 for k, v in a.items()}
+    b[1] -= 0.001
+    rows = compare({"A": a, "B": b})
+    assert rows[0].winner and rows[1].diff == pytest.approx(-0.05025)
+    # B missing a fold: the difference uses the three folds both have
+    del b[3]
+    assert compare({"A": a, "B": b})[1].n_common == 3
+
+
+def test_lower_is_better_metrics_rank_the_smallest_first():
+    rows = compare({"A": folds(0.3, 0.31, 0.32), "B": folds(0.6, 0.62, 0.61)}, greater_is_better=False)
+    assert [r.method for r in rows] == ["A", "B"] and rows[0].winner
+    assert rows[1].diff > 0  # B's loss is higher
+
+
+def test_the_correction_can_take_a_winner_away():
+    # differences 0, .04, 0, .04, .02: 2.2 plain standard errors, 1.5 corrected ones (5 folds: 1/4)
+    a = folds(0.80, 0.84, 0.80, 0.84, 0.82)
+    b = folds(0.80, 0.80, 0.80, 0.80, 0.80)
+    assert compare({"A": a, "B": b})[0].winner
+    assert not compare({"A": a, "B": b}, test_train_ratio=0.25)[0].winner
+
+
+def test_one_fold_or_one_method_never_makes_a_winner():
+    assert not compare({"A": folds(0.9), "B": folds(0.5)})[0].winner
+    assert not compare({"A": folds(0.9, 0.8)})[0].winner
+    assert compare({}) == []
