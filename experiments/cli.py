@@ -33,18 +33,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import exit_status
-from .cluster import add_scheduler_argument, check_scheduler_args
-from .executor import Terminated
 from .exit_status import EXIT_INTERRUPTED, EXIT_NOTHING_TO_RUN, EXIT_OK, EXIT_TERMINATED, EXIT_USAGE
-from .methods import PROFILES
-from .metrics import METRICS
-from .outlock import FolderLocked
-from .planning import PROTOCOLS
-from .protocols.practitioner import DEFAULT_FOLDS
-from .studies import FALLBACK_DATASET, PAPER_DEFAULT_DATASET, QUICK_DATASET, NothingToRun, OutputError, UsageError
-from .suites import SUITES
-from .table_files import separator_option
-from .user_data import TASKS, UserDataError
+
+# The modules behind the subcommands (scikit-learn, pandas, numba) are imported by the functions that build a
+# subcommand's parser or run it, so that `mddf --help` and `mddf --version` answer without loading them.
 
 PROG = "mddf"
 EXIT_BAD_INPUT = EXIT_USAGE
@@ -111,6 +103,8 @@ def fold_option(text: str) -> int:
 
 
 def separator(text: str) -> str:
+    from .table_files import separator_option
+
     try:
         return separator_option(text)
     except ValueError as exc:
@@ -144,6 +138,8 @@ def _new_parser(prog: str, description: str, epilog: str) -> argparse.ArgumentPa
 
 def add_user_data_arguments(parser: argparse.ArgumentParser, *, regression: bool = True) -> None:
     """``--data PATH --target COLUMN [--test PATH]`` and how to read it: the user's own table (:mod:`.user_data`)."""
+    from .user_data import TASKS
+
     group = parser.add_argument_group("your own data (instead of a built-in dataset)")
     group.add_argument(
         "--data",
@@ -191,6 +187,8 @@ def add_user_data_arguments(parser: argparse.ArgumentParser, *, regression: bool
 
 def add_dataset_arguments(parser: argparse.ArgumentParser, *, regression: bool = True) -> None:
     """``--dataset NAME``, ``--download``, ``--data-home`` and the ``--data`` options."""
+    from .studies import FALLBACK_DATASET, PAPER_DEFAULT_DATASET, QUICK_DATASET
+
     parser.add_argument(
         "--dataset",
         default=None,
@@ -204,6 +202,8 @@ def add_dataset_arguments(parser: argparse.ArgumentParser, *, regression: bool =
 
 def add_mddf_arguments(parser: argparse.ArgumentParser, max_layers: int = 10) -> None:
     """The mdDF options of the single-fit subcommands (export-features, plot-layers, plot-tsne)."""
+    from .studies import QUICK_DATASET
+
     parser.add_argument("--seed", type=int, default=0, help="random_state of mdDF (and of sampling)")
     parser.add_argument("--n-estimators", type=int, default=100, help="trees per forest (paper: 100)")
     parser.add_argument("--max-layers", type=int, default=max_layers, help="layers grown at most")
@@ -266,6 +266,9 @@ examples:
 
 
 def benchmark_parser(prog: str = f"{PROG} benchmark") -> argparse.ArgumentParser:
+    from .cluster import add_scheduler_argument
+    from .methods import PROFILES
+    from .suites import SUITES
 
     parser = _new_parser(prog, BENCHMARK_DESCRIPTION + BENCHMARK_EXAMPLES, exit_status.epilog("benchmark"))
     parser.add_argument(
@@ -352,6 +355,10 @@ def benchmark_parser(prog: str = f"{PROG} benchmark") -> argparse.ArgumentParser
 
 def add_protocol_arguments(parser: argparse.ArgumentParser, *, folds: bool = True) -> None:
     """``--protocol``, ``--metric`` (and ``--folds``): how the runners evaluate (``folds``: the benchmark's)."""
+    from .metrics import METRICS
+    from .planning import PROTOCOLS
+    from .protocols.practitioner import DEFAULT_FOLDS
+
     parser.add_argument(
         "--protocol",
         choices=PROTOCOLS,
@@ -388,6 +395,7 @@ def add_protocol_arguments(parser: argparse.ArgumentParser, *, folds: bool = Tru
 
 def small_sample_parser(prog: str = f"{PROG} small-sample") -> argparse.ArgumentParser:
     from . import small_sample
+    from .cluster import add_scheduler_argument
 
     parser = _new_parser(
         prog,
@@ -595,6 +603,12 @@ def run_command(name: str, argv=None, *, registry=None, prog: str | None = None,
     command : list of str, optional
         The command line recorded in provenance, before ``argv`` (default ``["mddf", name]``).
     """
+    from .cluster import check_scheduler_args
+    from .executor import Terminated
+    from .outlock import FolderLocked
+    from .studies import NothingToRun, OutputError, UsageError
+    from .user_data import UserDataError
+
     spec = COMMANDS[name]
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = spec.parser(prog or f"{PROG} {name}")

@@ -120,4 +120,4 @@ def test_the_implementation_modules_are_private():
     package = ROOT / "mddf"
     public = sorted(p.name for p in package.glob("*.py") if not p.name.startswith("_"))
     assert public == [], "public-named modules of mddf/ (rename them with a leading _): " + ", ".join(public)
-    assert all(obj.__module__.startswith("mddf._") for obj in map(mddf.__dict__.get, mddf.__all__) if callable(obj))
+    assert all(obj.__module__.startswith("mddf._") for obj in (getattr(mddf, n) for n in mddf.__all__) if callable(obj))

@@ -124,6 +124,42 @@ def test_version_is_the_packages(capsys):
     assert capsys.readouterr().out == f"mddf {expected}\n"
 
 
+@pytest.mark.parametrize("flag", ["--help", "--version"])
+def test_help_and_version_load_neither_numba_nor_scikit_learn(flag):
+    # what makes them answer at once: the subcommands' modules load when a subcommand runs
+    code = (
+        "import sys\n"
+        "from mddf.experiments import cli\n"
+        f"status = cli.main([{flag!r}])\n"
+        "heavy = sorted({'numba', 'sklearn', 'scipy', 'pandas'} & set(sys.modules))\n"
+        "print('loaded:', heavy, file=sys.stderr)\n"
+        "sys.exit(status)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("usage: mddf" if flag == "--help" else "mddf ")
+    assert done.stderr.strip().endswith("loaded: []"), done.stderr
+
+
+def test_the_package_imports_its_estimators_on_first_use():
+    code = (
+        "import sys\n"
+        "import mddf\n"
+        "assert 'numba' not in sys.modules and 'sklearn' not in sys.modules, 'import mddf loaded them'\n"
+        "assert mddf.MDDFClassifier.__module__ == 'mddf._cascade_classifier'\n"
+        "assert 'sklearn' in sys.modules and 'MDDFClassifier' in vars(mddf)\n"
+        "assert set(mddf.__all__) <= set(dir(mddf))\n"
+        "try:\n"
+        "    mddf.NoSuchName\n"
+        "except AttributeError as exc:\n"
+        "    assert 'NoSuchName' in str(exc)\n"
+        "else:\n"
+        "    raise AssertionError('no AttributeError')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+
+
 def write(path, text):
     path.write_text(text)
     return path
