@@ -87,6 +87,8 @@ GrownTree = namedtuple(
 
 _UNDECIDED = 2  # missing_left of a node whose left child has not been popped yet
 _NO_BITS = np.zeros(0, dtype=np.uint64)
+_NO_MISSING = np.zeros(0, dtype=np.int64)  # no feature has missing values
+_NO_CATEGORIES = np.zeros(0, dtype=np.uint8)  # no feature is categorical
 
 
 def _grower(criterion):
@@ -97,6 +99,8 @@ def _grower(criterion):
     def _skeleton(Xb, y, w, n_bins, missing_bin, categorical, n_classes, settings, seed):
         """:func:`grow_tree` with the criterion bound (see there)."""
         n, d = Xb.shape
+        has_missing = len(missing_bin) > 0
+        has_categories = len(categorical) > 0
         max_depth, max_features, split_rule = settings.max_depth, settings.max_features, settings.split_rule
         state = rng_state(seed)
         m = 0
@@ -129,7 +133,7 @@ def _grower(criterion):
         missing_left = np.zeros(capacity, dtype=np.uint8)
         importance = np.zeros(d)
         leaf_values = criterion.new_leaf_values(max(m, 1), n_classes)
-        if categorical is None:
+        if not has_categories:
             category = np.empty(0, dtype=np.int32)
             category_bits = np.empty((0, CATEGORY_WORDS), dtype=np.uint64)
         else:
@@ -194,7 +198,7 @@ def _grower(criterion):
             elif depth > 0:  # a left child, the node after its parent
                 importance[feature[node - 1]] += term
                 # the parent, split just before, sends NaN to its heavier child unless it saw some
-                if missing_bin is None:
+                if not has_missing:
                     missing_left[node - 1] = node_weight > split_weight - node_weight  # ties go right
                 elif missing_left[node - 1] == _UNDECIDED:
                     missing_left[node - 1] = node_weight > split_weight - node_weight
@@ -215,7 +219,7 @@ def _grower(criterion):
                     if n_words and constant[f >> 6] & bit:  # its search would find it constant again: no split
                         continue
                     subset = False
-                    if categorical is not None:
+                    if has_categories:
                         subset = categorical[f] != 0
                     if split_rule == BEST:
                         if subset:
@@ -275,7 +279,7 @@ def _grower(criterion):
                                 best_bits[:] = bits
                             break
                         missing_code = -1
-                        if missing_bin is not None and side == 1:
+                        if has_missing and side == 1:
                             missing_code = missing_bin[f]
                         score = criterion.split_score(
                             buf.left,
@@ -326,7 +330,7 @@ def _grower(criterion):
                 # (the missing bin is the feature's last code: bin <= split_b sends missing rows right;
                 # missing rows going left are matched by their code, -1 matching none)
                 missing_code = -1
-                if missing_bin is not None and split_side == 1:
+                if has_missing and split_side == 1:
                     missing_code = missing_bin[split_f]
                 i = criterion.partition(
                     Xb, samples, node_y, node_w, start, end, split_f, split_b, missing_code, _NO_BITS, left_stats,
@@ -334,7 +338,7 @@ def _grower(criterion):
                 )  # fmt: skip
                 # without missing rows here, NaN will go to the heavier child: decided when the left
                 # child, always the next node popped, has summed its weight
-                if missing_bin is not None:
+                if has_missing:
                     missing_left[node] = split_side if split_side >= 0 else _UNDECIDED
             split_weight = node_weight
             stack_start[top] = i
@@ -357,7 +361,7 @@ def _grower(criterion):
             right[:n_nodes].copy(),
             leaf_values[:n_leaf_rows].copy(),
             missing_left[:n_nodes].copy(),
-            category[:n_nodes].copy() if categorical is not None else category,
+            category[:n_nodes].copy() if has_categories else category,
             category_bits[:n_category_splits].copy(),
             tree_depth,
             np.maximum(importance, 0.0) / root_weight,  # each split's decrease is >= 0, up to rounding
@@ -391,12 +395,11 @@ def grow_tree(Xb, y, w, n_bins, missing_bin, categorical, n_classes, settings, s
     missing_bin : ndarray of int64 (d,) or None
         Code of the missing values (NaN) of each feature, its last one
         (``n_bins[j] - 1``), or -1 when the feature has none
-        (:mod:`mddf.trees.binning`); None when no feature has any, which
-        compiles the tree builder without the missing-value code.
+        (:mod:`mddf.trees.binning`); None (or empty) when no feature has any.
     categorical : ndarray of uint8 (d,) or None
         1 for a feature split into category subsets (its codes are categories,
-        at most 256 of them, the missing code included); None when no feature
-        is, which compiles the tree builder without the category code.
+        at most 256 of them, the missing code included); None (or empty) when
+        no feature is.
     n_classes : int
         Classes of ``y`` (not used for regression).
     settings : TreeSettings
@@ -411,6 +414,11 @@ def grow_tree(Xb, y, w, n_bins, missing_bin, categorical, n_classes, settings, s
     -------
     GrownTree
 
+    One compiled tree builder per criterion serves every input: the missing
+    values and the categories are run-time branches (an empty array skips
+    them), not compiled variants, so that a first fit with categories or
+    missing values compiles nothing more.
+
     A node becomes a leaf when it holds fewer than 2 rows, cannot be split by
     its criterion (a pure node; a node whose weighted variance is at most the
     float64 machine epsilon), has reached ``max_depth`` or has no non-constant
@@ -421,4 +429,6 @@ def grow_tree(Xb, y, w, n_bins, missing_bin, categorical, n_classes, settings, s
         criterion = criterion_for(y)
     else:
         check_labels(criterion, y)
+    missing_bin = _NO_MISSING if missing_bin is None else np.asarray(missing_bin, dtype=np.int64)
+    categorical = _NO_CATEGORIES if categorical is None else np.asarray(categorical, dtype=np.uint8)
     return GROWERS[criterion](Xb, y, w, n_bins, missing_bin, categorical, n_classes, settings, seed)
