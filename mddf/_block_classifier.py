@@ -17,7 +17,7 @@ from ._block_base import BlockBase
 from ._members import MemberBlockMixin, is_forest, member_template
 from ._weights import Bootstrap, weighted_resample
 from .forests import MAX_FEATURES, BinnedForest, BinnedInput, fit_forest, fit_oob_forest
-from .forests.growing import MAX_SEED, announce_tree_compilation
+from .forests.growing import MAX_SEED
 
 TREE_METHODS = ("hist", "exact")
 WEIGHTINGS = ("resample", "resample_fold", "sample_weight")
@@ -183,7 +183,6 @@ class ForestBlock(MemberBlockMixin, BlockBase):
         templates = {j: member_template(kinds[j], categorical=categorical) for j in others}
         self.n_features_in_ = X.shape[1]
         if self.tree_method == "hist" and forests:
-            announce_tree_compilation(n_classes)  # the first fit of a fresh install compiles the trees
             X = BinnedInput(X, categorical, prefix)
         n = len(y)
         rows = None if trainable is None else np.flatnonzero(trainable)

@@ -19,7 +19,6 @@ from sklearn.model_selection import KFold
 from ._block_base import BlockBase
 from ._members import MemberBlockMixin, check_forest_types, is_forest, member_template
 from .forests import BinnedInput, BinnedRegressionForest, fit_forest
-from .forests.growing import announce_tree_compilation
 
 
 def _predict_one(model, X, has_missing):
@@ -134,7 +133,6 @@ class RegressionForestBlock(MemberBlockMixin, BlockBase):
         self.n_features_in_ = X.shape[1]
         X_float = X
         if len(templates) < len(kinds):
-            announce_tree_compilation(None)  # the first fit of a fresh install compiles the trees
             X = BinnedInput(X, categorical, prefix)
         y = np.ascontiguousarray(y, dtype=np.float64)
         weight = np.ascontiguousarray(sample_weight, dtype=np.float64)

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..trees.nodes import class_bits, deduplicate_rows, first_bad_node, remap_leaf_rows, word_layout, write_class_words
 from ..trees.packing import pack_grown_tree, single_tree
-from ..trees.predictor import NO_MISSING, PackedTrees, route_trees
+from ..trees.predictor import NO_MISSING, PackedTrees, leaf_tables, route_trees
 from ..trees.splitting import CATEGORY_WORDS
 from .stored import StoredForest
 
@@ -80,7 +80,7 @@ class PackedForest(StoredForest):
             self.side_offset,
             self.side_category,
             self.category_bits,
-            self.table,
+            *leaf_tables(self.table),
             self.feature_bits,
             self.class_bits,
         )

@@ -24,8 +24,6 @@ import numpy as np
 
 from .._weights import Bootstrap
 from ..trees import TreeSettings, grow_tree
-from ..trees._compile_notice import announce_compilation
-from ..trees.grower import GROWERS
 from .binned import ForestBuilder
 from .binned_input import MAX_CATEGORY_SPLITS, MIN_CATEGORY_COUNT, BinnedInput
 from .compact import CompactForest
@@ -39,15 +37,6 @@ def criterion(n_classes):
     """The split criterion of a forest's trees (:data:`mddf.trees.criterion.CRITERIA`): ``"gini"`` for
     ``n_classes`` classes, ``"squared_error"`` for a regression forest (``n_classes`` None)."""
     return "squared_error" if n_classes is None else "gini"
-
-
-def announce_tree_compilation(n_classes):
-    """Say once on stderr that this fit compiles the tree code, if it does (a fresh install's first fit).
-
-    ``n_classes`` (None for regression) chooses the grower whose compilation is checked. Returns
-    whether the notice was printed.
-    """
-    return announce_compilation(GROWERS[criterion(n_classes)])
 
 
 class TreeGrower:

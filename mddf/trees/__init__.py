@@ -26,7 +26,9 @@ split rules. One concern per module, as in scikit-learn's
   node, and their validation;
 - :mod:`~mddf.trees.packing`: a grown tree packed into node words;
 - :mod:`~mddf.trees.predictor`: :func:`route_trees`, routing rows through
-  stored trees to their leaves.
+  stored trees to their leaves;
+- :mod:`~mddf.trees._compile_notice`: the line on stderr that says what numba
+  compiles, and why, when a fit or a prediction compiles mddf's code.
 
 numba's on-disk cache of a compiled function is invalidated only by changes to
 its own file, not to the functions it calls from other modules: after editing
@@ -34,6 +36,7 @@ its own file, not to the functions it calls from other modules: after editing
 ``binning.py``, delete ``mddf/trees/__pycache__``.
 """
 
+from . import _compile_notice  # noqa: F401 (registers the notice of numba's compilations)
 from .binning import MAX_BINS, FeatureBinner
 from .grower import BEST, COMPLETELY_RANDOM, RANDOM_THRESHOLD, GrownTree, TreeSettings, grow_tree
 from .predictor import PackedTrees, route_trees

@@ -1,47 +1,117 @@
-"""Saying once that numba compiles the tree code, so that the first fit of a fresh install does not look stuck.
+"""Saying on stderr what numba compiles and why, so that a first fit does not look stuck.
 
-The trees' functions are compiled on their first call and kept in numba's
-on-disk cache (``cache=True``), so only the first fit after an install (or
-after the tree code changed) waits for the compilation. Before a fit grows
-trees, :func:`announce_compilation` checks whether the entry point is compiled
-in this process or cached on disk for its current source and, if neither, says
-so on stderr, once per process.
+mddf's compiled functions are compiled on their first call and kept in numba's
+on-disk cache (``cache=True``): the first fit after an install compiles what it
+needs, and so does a later fit that calls a function for argument types no fit
+used before. numba reports every compilation as an event
+(:mod:`numba.core.event`); :class:`CompileNotice` listens to them and, when a
+function of mddf starts compiling on its own (not as part of another one),
+prints one line on stderr: which function, and why it compiles: nothing of it
+is in numba's cache (the first use since mddf was installed or changed, or a
+cleared cache), or it is cached only for other argument types, which the line
+names. Each (function, cause) is said once per process. The listener is
+registered when :mod:`mddf.trees` is imported; compilations of code outside
+mddf are not its business.
 """
 
+from __future__ import annotations
+
+import inspect
 import sys
 
-MESSAGE = "mddf: compiling the tree code with numba (once per install, about half a minute)..."
+from numba.core import event
 
-_announced = False
+#: What starts every notice.
+PREFIX = "mddf: numba is compiling"
+#: Only the compilations of functions in these modules are said.
+PACKAGE = "mddf."
+#: The cause of a function none of whose compilations is in numba's on-disk cache.
+NOT_CACHED = "not in numba's cache yet: the first use since mddf was installed or changed"
 
 
-def is_compiled(dispatcher):
-    """Whether numba will not compile ``dispatcher`` on its next call: compiled here, or cached on disk.
+def _signatures(dispatcher):
+    """The argument types of the compilations of ``dispatcher`` in numba's on-disk cache, or None if unknown.
 
-    The on-disk check reads numba's cache index of the function, which numba
-    itself discards when the source file changed. A function cached for other
-    argument types than those of the next call still compiles; that is not
-    detected.
+    Reads numba's private index of the function's cache, which numba discards
+    when the function's source file changed.
     """
-    if dispatcher.signatures:
-        return True
     try:
-        return bool(dispatcher._cache._cache_file._load_index())
-    except Exception:  # numba's private cache layout changed: assume compiled and stay silent
-        return True
+        index = dispatcher._cache._cache_file._load_index()
+    except Exception:  # no on-disk cache, or numba's private cache layout changed
+        return None
+    return [key[0] for key in index if isinstance(key, tuple) and key and isinstance(key[0], tuple)]
 
 
-def announce_compilation(dispatcher):
-    """Print :data:`MESSAGE` to stderr if ``dispatcher`` is about to be compiled and nothing was said yet.
+def cause(dispatcher, args):
+    """Why ``dispatcher`` compiles for the numba types ``args``: nothing of it cached, or new argument types.
 
     Returns
     -------
-    bool
-        Whether the message was printed.
+    str
+        :data:`NOT_CACHED`, or ``"cached for other inputs; new here: <argument>: <type>, ..."``.
     """
-    global _announced
-    if _announced or is_compiled(dispatcher):
-        return False
-    _announced = True
-    print(MESSAGE, file=sys.stderr, flush=True)
-    return True
+    cached = _signatures(dispatcher)
+    if cached is None:
+        return "not found in numba's cache"
+    if not cached:
+        return NOT_CACHED
+    try:
+        names = list(inspect.signature(dispatcher.py_func).parameters)
+    except (TypeError, ValueError):
+        names = []
+    new = [
+        f"{names[i] if i < len(names) else i}: {arg}"
+        for i, arg in enumerate(args)
+        if all(i >= len(signature) or signature[i] != arg for signature in cached)
+    ]
+    return "cached for other inputs; new here: " + (", ".join(new) or "the combination of argument types")
+
+
+def name_of(dispatcher):
+    """``module.function`` of a numba dispatcher (its Python function's qualified name)."""
+    function = dispatcher.py_func
+    return f"{function.__module__}.{function.__qualname__.replace('<locals>.', '')}"
+
+
+class CompileNotice(event.Listener):
+    """The listener of numba's compilations that prints the notices (see the module's docstring).
+
+    Parameters
+    ----------
+    stream : file-like or None, default=None
+        Where the notices go; None: ``sys.stderr`` at the time of each notice.
+
+    Attributes
+    ----------
+    said : set of (str, str)
+        The (function, cause) pairs said in this process.
+    """
+
+    def __init__(self, stream=None):
+        self.stream = stream
+        self.said = set()
+        self._depth = 0  # compilations in progress: the nested ones are part of the outermost
+
+    def on_start(self, event):
+        self._depth += 1
+        if self._depth > 1:
+            return
+        try:
+            dispatcher = event.data["dispatcher"]
+            if not getattr(dispatcher.py_func, "__module__", "").startswith(PACKAGE):
+                return
+            what, why = name_of(dispatcher), cause(dispatcher, tuple(event.data["args"]))
+        except Exception:  # an event of another shape: a notice is not worth failing a compilation
+            return
+        if (what, why) in self.said:
+            return
+        self.said.add((what, why))
+        print(f"{PREFIX} {what} ({why}); once, then cached", file=self.stream or sys.stderr, flush=True)
+
+    def on_end(self, event):
+        self._depth -= 1
+
+
+#: The listener registered when :mod:`mddf.trees` is imported.
+NOTICE = CompileNotice()
+event.register("numba:compile", NOTICE)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .nodes import class_bits, pack_tree, word_layout, write_class_words
-from .predictor import PackedTrees
+from .predictor import PackedTrees, leaf_tables
 
 
 def packed_tree(tree, n_features, n_classes):
@@ -49,7 +49,7 @@ def single_tree(words, n_words, side_offset, side_category, category_bits, table
         side_offset,
         side_category,
         category_bits,
-        table,
+        *leaf_tables(table),
         feature_bits,
         c_bits,
     )

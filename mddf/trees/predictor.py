@@ -31,6 +31,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
+from ._kernel import inline_kernel
 from .nodes import (
     BIN_SHIFT,
     EXTENDED,
@@ -46,9 +47,9 @@ from .nodes import (
 #: Stored trees as the kernel reads them (:mod:`mddf.trees.nodes`): ``words`` (uint32 or uint64) of every tree,
 #: tree ``t`` from ``offsets[t]``, then the class words from ``offsets[-1]``; ``side_bases[t]``, the first row
 #: of tree ``t`` in the side table ``side_offset`` / ``side_category``; ``category_bits`` (uint64, one row of
-#: :data:`~mddf.trees.splitting.CATEGORY_WORDS` per category split); ``table`` (the leaf table, float32 class
-#: shares or float64 means); ``feature_bits`` and ``class_bits``, the widths of a word's feature and of a folded
-#: class.
+#: :data:`~mddf.trees.splitting.CATEGORY_WORDS` per category split); the leaf table, ``shares`` (float32 class
+#: shares) or ``means`` (float64, a regression's), the other one empty (:func:`leaf_tables`), so that one compiled
+#: kernel routes both; ``feature_bits`` and ``class_bits``, the widths of a word's feature and of a folded class.
 PackedTrees = namedtuple(
     "PackedTrees",
     [
@@ -58,13 +59,23 @@ PackedTrees = namedtuple(
         "side_offset",
         "side_category",
         "category_bits",
-        "table",
+        "shares",
+        "means",
         "feature_bits",
         "class_bits",
     ],
 )
 
 NO_MISSING = np.zeros(0, dtype=np.int64)
+_NO_SHARES = np.zeros((0, 1), dtype=np.float32)
+_NO_MEANS = np.zeros((0, 1), dtype=np.float64)
+
+
+def leaf_tables(table):
+    """``(shares, means)`` of :data:`PackedTrees` for a leaf ``table``: float32 class shares, or float64 means."""
+    if table.dtype == np.float64:
+        return _NO_SHARES, table
+    return np.asarray(table, dtype=np.float32), _NO_MEANS
 
 
 #: A tree is expanded and routed in lanes (:func:`route_lanes`) when it has at most this many words per row routed.
@@ -208,7 +219,7 @@ def route_scalar(trees, t, codes, rows, missing_codes, out):
                 else:
                     node += 1 if left_class else np.int64(field)
             w = np.uint64(words[node])
-        _add_leaf(words, trees.table, node, k, out)
+        _add_leaf(words, trees.shares, trees.means, node, k, out)
 
 
 @njit(cache=True, nogil=True)
@@ -294,7 +305,7 @@ def route_lanes(trees, t, records, codes, rows, out):
     same branch. The lanes are eight sets of local variables, written out, so
     that they stay in registers.
     """
-    words, table, category_bits = trees.words, trees.table, trees.category_bits
+    words, shares, means, category_bits = trees.words, trees.shares, trees.means, trees.category_bits
     base = trees.offsets[t]
     root = _record_child(words, base, base)
     if len(category_bits):
@@ -316,60 +327,60 @@ def route_lanes(trees, t, records, codes, rows, out):
         elif a0 < -_CATEGORY_TARGET:
             a0 = _category_child(records, category_bits, codes, r0, a0)
         elif k0 >= 0:
-            _add_leaf(words, table, -a0 - 1, k0, out)
+            _add_leaf(words, shares, means, -a0 - 1, k0, out)
             a0, k0, r0, nxt, live = _next(root, rows, nxt, live)
         if a1 >= 0:
             a1 = _down(records, codes, r1, a1)
         elif a1 < -_CATEGORY_TARGET:
             a1 = _category_child(records, category_bits, codes, r1, a1)
         elif k1 >= 0:
-            _add_leaf(words, table, -a1 - 1, k1, out)
+            _add_leaf(words, shares, means, -a1 - 1, k1, out)
             a1, k1, r1, nxt, live = _next(root, rows, nxt, live)
         if a2 >= 0:
             a2 = _down(records, codes, r2, a2)
         elif a2 < -_CATEGORY_TARGET:
             a2 = _category_child(records, category_bits, codes, r2, a2)
         elif k2 >= 0:
-            _add_leaf(words, table, -a2 - 1, k2, out)
+            _add_leaf(words, shares, means, -a2 - 1, k2, out)
             a2, k2, r2, nxt, live = _next(root, rows, nxt, live)
         if a3 >= 0:
             a3 = _down(records, codes, r3, a3)
         elif a3 < -_CATEGORY_TARGET:
             a3 = _category_child(records, category_bits, codes, r3, a3)
         elif k3 >= 0:
-            _add_leaf(words, table, -a3 - 1, k3, out)
+            _add_leaf(words, shares, means, -a3 - 1, k3, out)
             a3, k3, r3, nxt, live = _next(root, rows, nxt, live)
         if a4 >= 0:
             a4 = _down(records, codes, r4, a4)
         elif a4 < -_CATEGORY_TARGET:
             a4 = _category_child(records, category_bits, codes, r4, a4)
         elif k4 >= 0:
-            _add_leaf(words, table, -a4 - 1, k4, out)
+            _add_leaf(words, shares, means, -a4 - 1, k4, out)
             a4, k4, r4, nxt, live = _next(root, rows, nxt, live)
         if a5 >= 0:
             a5 = _down(records, codes, r5, a5)
         elif a5 < -_CATEGORY_TARGET:
             a5 = _category_child(records, category_bits, codes, r5, a5)
         elif k5 >= 0:
-            _add_leaf(words, table, -a5 - 1, k5, out)
+            _add_leaf(words, shares, means, -a5 - 1, k5, out)
             a5, k5, r5, nxt, live = _next(root, rows, nxt, live)
         if a6 >= 0:
             a6 = _down(records, codes, r6, a6)
         elif a6 < -_CATEGORY_TARGET:
             a6 = _category_child(records, category_bits, codes, r6, a6)
         elif k6 >= 0:
-            _add_leaf(words, table, -a6 - 1, k6, out)
+            _add_leaf(words, shares, means, -a6 - 1, k6, out)
             a6, k6, r6, nxt, live = _next(root, rows, nxt, live)
         if a7 >= 0:
             a7 = _down(records, codes, r7, a7)
         elif a7 < -_CATEGORY_TARGET:
             a7 = _category_child(records, category_bits, codes, r7, a7)
         elif k7 >= 0:
-            _add_leaf(words, table, -a7 - 1, k7, out)
+            _add_leaf(words, shares, means, -a7 - 1, k7, out)
             a7, k7, r7, nxt, live = _next(root, rows, nxt, live)
 
 
-@njit(inline="always")
+@inline_kernel
 def _down(records, codes, r, node):
     """The child of split record ``node`` that row ``r`` goes to; unsigned indices skip numba's wraparound."""
     at = np.uint64(node)
@@ -379,7 +390,7 @@ def _down(records, codes, r, node):
     return np.int64(records[at, np.uint64(1) + np.uint64(right)])
 
 
-@njit(inline="always")
+@inline_kernel
 def _category_child(records, category_bits, codes, r, target):
     """The child of the category split at ``target`` (:func:`expand_tree`) that row ``r`` goes to."""
     node = -target - _CATEGORY_TARGET - 1
@@ -388,7 +399,7 @@ def _category_child(records, category_bits, codes, r, target):
     return np.int64(records[node, 1] if left else records[node, 2])
 
 
-@njit(inline="always")
+@inline_kernel
 def _start(root, rows, nxt):
     """A lane's ``(node, k, row)`` at row ``nxt``, or idle past the rows, and the next row to take."""
     if nxt < len(rows):
@@ -396,21 +407,21 @@ def _start(root, rows, nxt):
     return np.int64(-1), np.int64(-1), np.int64(0), nxt
 
 
-@njit(inline="always")
+@inline_kernel
 def _next(root, rows, nxt, live):
     """A lane's state after its row reached a leaf: the next row, or idle (one lane fewer live)."""
     node, k, r, nxt = _start(root, rows, nxt)
     return node, k, r, nxt, live - (k < 0)
 
 
-@njit(inline="always")
+@inline_kernel
 def _record_child(words, i, base):
     """The record of the node in word ``i``: its row when it is a split, ``-(i + 1)`` when it is a leaf."""
     leaf = -np.int64(np.uint64(words[i]) & np.uint64(LEAF))
     return ((-(i + 1)) & leaf) | ((i - base) & ~leaf)
 
 
-@njit(inline="always")
+@inline_kernel
 def _category_target(words, side_category, base, side_base, shift, target):
     """``target``, or ``-(_CATEGORY_TARGET + target + 1)`` when it is the row of a category split."""
     if target < 0:
@@ -421,33 +432,38 @@ def _category_target(words, side_category, base, side_base, shift, target):
     return -(_CATEGORY_TARGET + target + 1)
 
 
-@njit(inline="always")
+@inline_kernel
 def _select(flag, if_set, if_clear):
     """``if_set`` when ``flag`` (0 or 1) is 1, else ``if_clear``, without a branch."""
     mask = -flag
     return (if_set & mask) | (if_clear & ~mask)
 
 
-@njit(inline="always")
-def _add_leaf(words, table, node, k, out):
-    """Add the leaf in word ``node`` to ``out[k]``: 1 to its class, or its row of the leaf table."""
+@inline_kernel
+def _add_leaf(words, shares, means, node, k, out):
+    """Add the leaf in word ``node`` to ``out[k]``: 1 to its class, or its row of the leaf table (``means`` when
+    it is not empty, else ``shares``)."""
     w = np.uint64(words[node])
     payload = np.int64(w >> np.uint64(PAYLOAD_SHIFT))
     if w & np.uint64(TABLE_ROW):
-        for c in range(out.shape[1]):
-            out[k, c] += table[payload, c]
+        if len(means):
+            for c in range(out.shape[1]):
+                out[k, c] += means[payload, c]
+        else:
+            for c in range(out.shape[1]):
+                out[k, c] += shares[payload, c]
     else:
         out[k, payload] += 1.0
 
 
-@njit(inline="always")
+@inline_kernel
 def _in_category_set(category_bits, cat, code):
     """Whether ``code`` is in row ``cat`` of the category bitsets (codes from 256 never are)."""
     word = category_bits[cat, code >> 6] if code < 256 else np.uint64(0)
     return (word >> np.uint64(code & 63)) & np.uint64(1) != 0
 
 
-@njit(inline="always")
+@inline_kernel
 def _threshold_left(w, code, f, has_missing, missing_codes):
     if code <= np.int64((w >> np.uint64(BIN_SHIFT)) & np.uint64(255)):
         return True

@@ -1,6 +1,7 @@
-"""The one-line notice that numba compiles the tree code, printed when the cache is cold and only once."""
+"""The line on stderr that says which of mddf's functions numba compiles, and why."""
 
 import importlib.util
+import sys
 import textwrap
 
 import numpy as np
@@ -8,7 +9,7 @@ import pytest
 
 from mddf import CascadeForestRegressor, MDDFClassifier
 from mddf.trees import _compile_notice
-from mddf.trees._compile_notice import MESSAGE, announce_compilation, is_compiled
+from mddf.trees._compile_notice import NOT_CACHED, PREFIX
 
 SOURCE = textwrap.dedent(
     """
@@ -16,8 +17,13 @@ SOURCE = textwrap.dedent(
 
 
     @njit(cache=True)
+    def inner(x):
+        return x * 2
+
+
+    @njit(cache=True)
     def add_one(x):
-        return x + 1
+        return inner(x) + 1
     """
 )
 
@@ -26,52 +32,75 @@ def load(path, name):
     """Import the module at ``path`` afresh under ``name``: a new dispatcher, as in a new process."""
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
 
 
 @pytest.fixture
 def fresh(monkeypatch):
-    """Nothing announced yet in this process."""
-    monkeypatch.setattr(_compile_notice, "_announced", False)
+    """Nothing said yet in this process."""
+    monkeypatch.setattr(_compile_notice.NOTICE, "said", set())
 
 
-def test_a_cold_function_is_announced_once_then_found_compiled_and_cached(tmp_path, fresh, capsys):
+@pytest.fixture
+def cold_module(tmp_path, monkeypatch):
+    """A module of mddf's (by its name) that nothing compiled yet, and its path."""
     path = tmp_path / "cold_module.py"
     path.write_text(SOURCE)
-    add_one = load(path, "cold_module").add_one
-    assert not is_compiled(add_one)  # no signature here, no cache index next to the source
-    assert announce_compilation(add_one)
-    assert capsys.readouterr().err == MESSAGE + "\n"
-    assert not announce_compilation(add_one)  # once per process
-    assert capsys.readouterr().err == ""
-    assert add_one(1) == 2  # compiles and writes numba's cache
-    assert is_compiled(add_one)
-    # a new process (a new dispatcher of the same source) finds the on-disk cache
-    assert is_compiled(load(path, "cold_module_again").add_one)
-    # ... until the source changes: numba then compiles again
-    path.write_text(SOURCE + "\n\ndef unrelated():\n    return 0\n")
-    assert not is_compiled(load(path, "cold_module_changed").add_one)
+    name = f"mddf._test_cold_{tmp_path.name}"
+    monkeypatch.delitem(sys.modules, name, raising=False)
+    return load(path, name), path
 
 
-def test_nothing_is_said_for_compiled_tree_code(fresh, capsys):
-    X = np.random.RandomState(0).rand(60, 3)
-    MDDFClassifier(n_estimators=2, n_folds=2, max_layers=1, random_state=0).fit(X, X[:, 0] > 0.5)
+def notices(err):
+    return [line for line in err.splitlines() if line.startswith(PREFIX)]
+
+
+def test_a_first_compilation_says_which_function_and_that_nothing_was_cached(fresh, cold_module, capsys):
+    module, _ = cold_module
+    assert module.add_one(1) == 3
+    said = notices(capsys.readouterr().err)
+    # the function called, not the one compiled as its part
+    assert said == [f"{PREFIX} {module.__name__}.add_one ({NOT_CACHED}); once, then cached"]
+
+
+def test_new_argument_types_are_named_as_the_cause(fresh, cold_module, capsys):
+    module, path = cold_module
+    module.add_one(1)
     capsys.readouterr()
-    from mddf.trees.grower import GROW_GINI
+    # a new process (a new dispatcher of the same source) loads the integer version from the cache: silent
+    again = load(path, module.__name__ + "_again")
+    assert again.add_one(2) == 5
+    assert notices(capsys.readouterr().err) == []
+    # but a float compiles, and the line says the argument that is new
+    assert again.add_one(0.5) == 2.0
+    (line,) = notices(capsys.readouterr().err)
+    assert "cached for other inputs; new here: x: float64" in line
 
-    assert is_compiled(GROW_GINI)
-    assert not announce_compilation(GROW_GINI)
-    assert capsys.readouterr().err == ""
+
+def test_each_function_and_cause_is_said_once(fresh, cold_module, capsys):
+    module, _ = cold_module
+    listener = _compile_notice.NOTICE
+    event = type("Event", (), {"data": {"dispatcher": module.add_one, "args": ()}})()
+    for _ in range(2):
+        listener.on_start(event)
+        listener.on_end(event)
+    assert len(notices(capsys.readouterr().err)) == 1
 
 
-def test_the_fits_growing_binned_trees_announce_a_cold_cache_once(fresh, monkeypatch, capsys):
-    monkeypatch.setattr(_compile_notice, "is_compiled", lambda dispatcher: False)  # as on a fresh install
+def test_code_outside_mddf_is_not_said(fresh, tmp_path, capsys):
+    path = tmp_path / "elsewhere.py"
+    path.write_text(SOURCE)
+    assert load(path, "elsewhere_module").add_one(1) == 3
+    assert notices(capsys.readouterr().err) == []
+
+
+def test_fits_of_compiled_code_say_nothing(fresh, capsys):
     X = np.random.RandomState(0).rand(60, 3)
     MDDFClassifier(n_estimators=2, n_folds=2, max_layers=2, random_state=0).fit(X, X[:, 0] > 0.5)
     CascadeForestRegressor(n_estimators=2, n_folds=2, max_layers=2, random_state=0).fit(X, X[:, 0])
-    assert capsys.readouterr().err.count(MESSAGE) == 1
-    # scikit-learn's trees need no compilation
-    monkeypatch.setattr(_compile_notice, "_announced", False)
-    MDDFClassifier(n_estimators=2, n_folds=2, max_layers=1, tree_method="exact", random_state=0).fit(X, X[:, 0] > 0.5)
-    assert MESSAGE not in capsys.readouterr().err
+    capsys.readouterr()  # the first fits of this process may have compiled (a cold cache)
+    MDDFClassifier(n_estimators=2, n_folds=2, max_layers=2, random_state=1).fit(X, X[:, 0] > 0.5)
+    CascadeForestRegressor(n_estimators=2, n_folds=2, max_layers=2, random_state=1).fit(X, X[:, 0])
+    assert notices(capsys.readouterr().err) == []
