@@ -12,7 +12,7 @@ training rows.
 The kinds: ``numeric`` (six float columns), ``categorical`` (and a pandas categorical column), ``missing`` (10% NaN),
 ``weights`` (``sample_weight``), ``regression`` (``CascadeForestRegressor``), and ``import`` (``import mddf`` and its
 estimators, no fit: what every process pays before its first fit). Every process's lines of stderr that say what
-numba compiles (:mod:`mddf.trees._compile_notice`) are recorded; a warm process should say nothing.
+numba compiles (``mddf.trees._compile_notice``) are recorded; a warm process should say nothing.
 
 ``<out>/first_use.md``: the compile CPU of each kind, their total and whether the budget (``--budget-kind``
 seconds a kind, ``--budget-total`` in all) is met, the medians over ``--rounds``; ``<out>/results.jsonl``.

@@ -27,7 +27,7 @@ split rules. One concern per module, as in scikit-learn's
 - :mod:`~mddf.trees.packing`: a grown tree packed into node words;
 - :mod:`~mddf.trees.predictor`: :func:`route_trees`, routing rows through
   stored trees to their leaves;
-- :mod:`~mddf.trees._compile_notice`: the line on stderr that says what numba
+- ``_compile_notice`` (private): the line on stderr that says what numba
   compiles, and why, when a fit or a prediction compiles mddf's code.
 
 numba's on-disk cache of a compiled function is invalidated only by changes to
