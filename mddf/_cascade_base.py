@@ -173,7 +173,7 @@ class CascadeBase(LayerFeaturesMixin, ABC):
         "validation_fraction": [Interval(Real, 0, 1, closed="neither"), None],
         "categorical_features": CATEGORICAL_FEATURES_CONSTRAINT,
         "categorical_splits": [StrOptions({"subset", "ordinal"})],
-        "fold_trees": [StrOptions({"all", "share"})],
+        "fold_trees": [StrOptions({"all", "share", "refit"})],
         "predictor_input": [StrOptions({"stacked", "auto"})],
         "n_jobs": [Integral, None],
         "random_state": ["random_state"],

@@ -151,7 +151,7 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
     n_folds : int, default=3
         k of the k-fold class vectors (Section 5.2 leaves k open; 3 is
         gcForest's choice and the cheapest that leaves each model 2/3 of the rows).
-    fold_trees : {"all", "share"}, default="all"
+    fold_trees : {"all", "share", "refit"}, default="all"
         What the k fold models of a forest keep for new rows. ``"all"``: every
         tree, so that new rows get the mean of the k fold models (Algorithm 1,
         k x ``n_estimators`` trees per forest). ``"share"``: each fold model
@@ -160,7 +160,13 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
         one forest fitted on all the rows and as many as gave each training row
         its out-of-fold class vector; the other trees are dropped once they have
         given theirs. k times cheaper to predict and to keep; the training rows'
-        class vectors, and so the layers grown, are the same.
+        class vectors, and so the layers grown, are the same. ``"refit"``: the
+        fold models give the out-of-fold class vectors and are dropped, and each
+        member is fitted once more on every training row, which alone predicts
+        new rows (scikit-learn's ``StackingClassifier`` practice; not in the
+        paper). k times cheaper to predict and to keep, one more fit per member;
+        the training rows' class vectors are the same, but each layer draws the
+        refit's seeds after them, so later layers differ.
     class_vectors : {"kfold", "oob"}, default="kfold"
         ``"kfold"``: Algorithm 1's k-fold cross-fitting (k fits per forest, new
         rows get the mean of the k fold models). ``"oob"``: each forest is

@@ -165,10 +165,11 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
     n_folds : int, default=3
         k of the k-fold out-of-fold predictions (gcForest's choice, as
         :class:`mddf.MDDFClassifier`). The folds are shuffled, not stratified.
-    fold_trees : {"all", "share"}, default="all"
+    fold_trees : {"all", "share", "refit"}, default="all"
         What the k fold models of a forest keep for new rows, as for
         :class:`mddf.MDDFClassifier`: every tree (the mean of the k fold
-        models), or ``"share"``, the first ``n_estimators / k`` trees of each.
+        models), ``"share"``, the first ``n_estimators / k`` trees of each, or
+        ``"refit"``, none: each member is refitted once on every training row.
     max_depth : int or None, default=None
         Depth limit of every tree; None grows the trees fully (gcForest and
         DF21 do).

@@ -339,6 +339,8 @@ def fit_fold_member(template, seed, X, y, fit_rows, predict_rows, weight, draws,
         random_state=estimator_seed,
         where=where,
     )
+    if not len(predict_rows):  # the refit on every training row holds none out
+        return model, np.zeros((0,) if n_classes is None else (0, n_classes))
     return model, model.output(X[predict_rows])
 
 
@@ -370,7 +372,7 @@ class MemberBlockMixin:
                 warned.add(j)
             weight, draws = None, Bootstrap(train, resample_weight[train])
         args = (template, seed, X, y, fit_rows, test, weight, draws, n_classes, f"forest_types[{j}]")
-        return self._task(f"m{j}-fold{i}", fit_fold_member, *args)
+        return self._fold_task(i, j, fit_fold_member, *args)
 
     def _check_members_take_nan(self, X, kinds):
         """Raise if ``X`` holds NaN that a member instance in ``kinds`` cannot take (:func:`check_member_accepts_nan`).
