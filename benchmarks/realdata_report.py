@@ -520,10 +520,16 @@ def recommendation_section(results, check: list, categorical: set) -> list:
     ]
 
 
-def suite_page(results) -> str:
-    """The results block of ``docs/benchmarks/realdata.md`` from the records; writes the figures to ``--out``."""
+def write_figures(figures: dict, out, provenance: dict):
+    """Save each figure as ``<out>/<stem>.png`` and ``.pdf`` with its provenance."""
     from mddf.experiments.figures import save_figure
 
+    for stem, fig in figures.items():
+        save_figure(fig, out, stem, provenance)
+
+
+def suite_page(results) -> str:
+    """The results block of ``docs/benchmarks/realdata.md`` from the records; writes the figures to ``--out``."""
     o = results.options
     figures = {}
     lines = [
@@ -534,9 +540,7 @@ def suite_page(results) -> str:
     for task, tables in _tasks(results).items():
         lines += task_section(results, task, tables, figures)
     lines += decision_section(results, check_records(results))
-    prov = command_provenance("realdata_suite", getattr(o, "argv", []))
-    for stem, fig in figures.items():
-        save_figure(fig, o.out, stem, prov)
+    write_figures(figures, o.out, command_provenance("realdata_suite", getattr(o, "argv", [])))
     return "\n".join(lines).rstrip() + not_run(results) + "\n"
 
 

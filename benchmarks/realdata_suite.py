@@ -288,14 +288,15 @@ _WARMED: set = set()
 
 
 def warm_up(model, X, y, task: str):
-    """Fit a two-tree, two-layer copy of a cascade on a few rows once per process and kind of input, so that the
-    measured fit does not include loading the compiled tree code."""
+    """Fit a two-tree, two-layer copy of a cascade on a few rows once per process, configuration and kind of input
+    (with category columns or not), so that the measured fit does not include loading or compiling the tree code
+    its paths need."""
     from sklearn.base import clone
 
     cascade = model[-1] if hasattr(model, "steps") else model
     if not hasattr(cascade, "max_layers"):
         return
-    key = (type(cascade).__name__, bool(categorical_mask(X).any()))
+    key = (repr(cascade), bool(categorical_mask(X).any()))
     if key in _WARMED:
         return
     _WARMED.add(key)
