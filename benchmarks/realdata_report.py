@@ -496,7 +496,7 @@ def recommendation_section(results, check: list, categorical: set) -> list:
         verdict = (
             f"**{best}** is recommended"
             if changes
-            else f"{why.replace('the default stays', '')}the documentation recommends the default"
+            else f"{why.split(': ')[0]}: the documentation recommends the default"
         )
     rows = [
         [
