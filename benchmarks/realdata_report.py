@@ -73,6 +73,13 @@ DECISIONS = (
         False,
     ),
 )
+#: (the design, task, the default's learner, the candidate's learner): directions across numeric columns, each
+#: read on the tables it changes (:func:`changed_tables`).
+DESIGNS = (
+    ("`PCAFeatures` in front, MDDFClassifier", "classification", "mdDF", "mdDF-pca"),
+    ("`PairFeatures` in front, MDDFClassifier", "classification", "mdDF", "mdDF-pairs"),
+    ("`PairFeatures` in front, CascadeForestRegressor", "regression", "CascadeForest", "CascadeForest-pairs"),
+)
 #: The candidates of the recommended configuration for mixed tables (classification, tables with categories).
 RECOMMENDATION_CANDIDATES = ("mdDF", "mdDF-hgb", "mdDF-hgb-auto", "mdDF-pca-hgb", "mdDF-oob", "mdDF-ordinal")
 
@@ -471,7 +478,48 @@ def decision_section(results, check: list) -> list:
         *markdown_table(["decision", "tables", "suite difference ± SE", "paper check", "decision by the rule"], rows),
         "",
     ]
-    return lines + recommendation_section(results, check, categorical)
+    return lines + recommendation_section(results, check, categorical) + design_section(results, check)
+
+
+def changed_tables(records, learner: str, tables) -> list:
+    """The tables on which a design changes the input: where one of its fits appended a feature (``n_pairs``
+    above 0; a record without ``n_pairs``, as ``PCAFeatures``' fits, always appends)."""
+    return [
+        t
+        for t in tables
+        if any(r["dataset"] == t and r["method"] == learner and r.get("n_pairs", 1) > 0 for r in records)
+    ]
+
+
+def design_section(results, check: list) -> list:
+    """The designs for directions across numeric columns, by the rule: each documented as worth trying where its
+    suite difference to the default is beyond two SE on the tables it changes; a default only by the whole rule."""
+    tasks = _tasks(results)
+    checked = seed_scores(check)
+    rows = []
+    for title, task, default, candidate in DESIGNS:
+        if candidate not in results.methods:
+            continue
+        metric = RANKING[task]
+        tables = changed_tables(results.records, candidate, tasks.get(task, []))
+        diffs = paired_differences(fold_scores(results.records, metric), candidate, default, tables)
+        mean, se, n = suite_difference(diffs)
+        worth = math.isfinite(se) and mean > 2 * se
+        losses = check_losses(checked, candidate, default) if any(m == candidate for _, m in checked) else None
+        rows.append([title, str(n), _signed(mean, se, metric), "yes" if worth else "no", decide(mean, se, losses)[1]])
+    if not rows:
+        return []
+    return [
+        "### Directions across numeric columns",
+        "",
+        "On the tables each design changes (where it appended a feature): the suite difference to the default ± SE; "
+        "worth trying where it is beyond two SE in the design's favour; a default only by the whole rule.",
+        "",
+        *markdown_table(
+            ["design", "tables", "suite difference ± SE", "worth trying", "as a default, by the rule"], rows
+        ),
+        "",
+    ]
 
 
 def recommendation_section(results, check: list, categorical: set) -> list:

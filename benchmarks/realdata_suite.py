@@ -20,6 +20,10 @@ Learners (:data:`CLASSIFIERS`, :data:`REGRESSORS`, :data:`PEERS`):
   ``target="y"``, and for the classifier ``predictor="hgb"``, ``predictor="hgb", predictor_input="auto"``,
   ``make_pipeline(PCAFeatures(), MDDFClassifier(predictor="hgb"))`` and ``class_vectors="oob"``; the regressor
   with ``predictor="hgb"`` too;
+- the designs that give the cascade directions across numeric columns, opt-in: :class:`mddf.PCAFeatures` in front
+  of the default classifier (``mdDF-pca``), and :class:`mddf.PairFeatures` (log-ratios and products of pairs of
+  numeric columns chosen by their out-of-fold gain) in front of either default (``mdDF-pairs``,
+  ``CascadeForest-pairs``);
 - HistGradientBoosting, LightGBM and XGBoost with their defaults, up to 1000 rounds stopped early on 10% of the
   training rows (:class:`mddf.experiments.early_stopped.EarlyStopped`, the practitioner protocol's
   ``HGB-es``, ``LightGBM-es``, ``XGBoost-es``), a random forest and extra trees of 400 trees, and the
@@ -68,7 +72,7 @@ import pandas as pd
 from benchmarks import realdata
 from benchmarks.data import categorical_mask, frames, ordinal_codes
 from benchmarks.harness import CrossValidation, Data, Dataset, Study, fit_and_score, load_data, main_by_flag
-from benchmarks.mixed import describe
+from benchmarks.mixed import describe as describe_cascade
 from benchmarks.regression import dataset as regression_dataset
 
 FOLDS = 5
@@ -82,8 +86,10 @@ QUICK_CASCADE = {"n_estimators": 4, "max_layers": 2}
 #: Trees of the random forest and extra trees (the trees of one mdDF layer); ``--quick``: 20.
 FOREST_TREES = 400
 
-#: The pipeline of the recommended configuration today: PCAFeatures in front of the cascade.
+#: Keys of a learner's parameters that put a transformer in front of the cascade: :class:`mddf.PCAFeatures` (the
+#: recommended configuration today has it) or :class:`mddf.PairFeatures` (seeded with the repeat).
 PCA = "pca_features"
+PAIRS = "pair_features"
 #: name -> MDDFClassifier parameters (``PCA: True`` puts :class:`mddf.PCAFeatures` in front).
 CLASSIFIERS = {
     "mdDF": {},
@@ -93,6 +99,9 @@ CLASSIFIERS = {
     "mdDF-hgb-auto": {"predictor": "hgb", "predictor_input": "auto"},
     "mdDF-pca-hgb": {"predictor": "hgb", PCA: True},
     "mdDF-oob": {"class_vectors": "oob"},
+    # directions across numeric columns (issue 53, item 3): opt-in designs the rules review
+    "mdDF-pca": {PCA: True},
+    "mdDF-pairs": {PAIRS: True},
 }
 #: name -> CascadeForestRegressor parameters.
 REGRESSORS = {
@@ -101,6 +110,7 @@ REGRESSORS = {
     "CascadeForest-mer0.005": {"min_error_reduction": 0.005},
     "CascadeForest-target-y": {"target": "y"},
     "CascadeForest-hgb": {"predictor": "hgb"},
+    "CascadeForest-pairs": {PAIRS: True},
 }
 #: The default of each task, the one every candidate is compared with.
 DEFAULTS = {"classification": "mdDF", "regression": "CascadeForest"}
@@ -124,13 +134,14 @@ def cascade(params: dict):
     def build(ctx):
         from sklearn.pipeline import make_pipeline
 
-        from mddf import CascadeForestRegressor, MDDFClassifier, PCAFeatures
+        from mddf import CascadeForestRegressor, MDDFClassifier, PairFeatures, PCAFeatures
 
         given = dict(params)
-        pca = given.pop(PCA, False)
+        front = [PCAFeatures()] if given.pop(PCA, False) else []
+        front += [PairFeatures(random_state=ctx.seed)] if given.pop(PAIRS, False) else []
         cls = MDDFClassifier if ctx.task == "classification" else CascadeForestRegressor
         model = cls(random_state=ctx.seed, n_jobs=ctx.n_jobs, **(QUICK_CASCADE if ctx.quick else {}), **given)
-        return make_pipeline(PCAFeatures(), model) if pca else model
+        return make_pipeline(*front, model) if front else model
 
     return build
 
@@ -335,6 +346,16 @@ def fit(ctx, X, y, X_eval, y_eval) -> dict:
         y_eval = np.asarray(y_eval, dtype=np.float64)
         record.update(sse=float(record["rmse"] ** 2 * n), y_sum=float(y_eval.sum()), y_sq_sum=float(y_eval @ y_eval))
     return record
+
+
+def describe(model, ctx, record) -> dict:
+    """The cascade's layers and predictor choice, and the features :class:`mddf.PairFeatures` appended."""
+    out = describe_cascade(model, ctx, record)
+    pairs = [step for _, step in getattr(model, "steps", []) if hasattr(step, "pairs_")]
+    if pairs:
+        names = list(pairs[0].get_feature_names_out())[pairs[0].n_features_in_ :]
+        out.update(n_pairs=len(names), pairs=names)
+    return out
 
 
 # ------------------------------------------------------------------------------------------ command line
