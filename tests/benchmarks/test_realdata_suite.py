@@ -174,3 +174,16 @@ def test_the_learners_are_the_rules_candidates_and_references():
     assert realdata_suite.CLASSIFIERS["mdDF"] == {} and realdata_suite.REGRESSORS["CascadeForest"] == {}
     assert realdata_suite.CLASSIFIERS["mdDF-pca-hgb"] == {"predictor": "hgb", realdata_suite.PCA: True}
     assert {"HGB-es", "LightGBM-es", "XGBoost-es", "RF-400", "ExtraTrees-400", "Baseline"} == set(realdata_suite.PEERS)
+
+
+def test_the_paper_check_cross_validates_the_papers_datasets_three_folds_five_seeds(tmp_path):
+    args = realdata_suite.PAPER_CHECK.parse(["--check", "paper", "--quiet", "--out", str(tmp_path)])
+    assert (args.folds, args.repeats) == (3, 5)
+    assert args.dataset_names == ["letter", "satimage", "adult", "yeast", "diabetes", "friedman1", "friedman3"]
+    assert args.method_names == list(realdata_suite.PAPER_LEARNERS)
+    units = realdata_suite.PAPER_CHECK.units(args)
+    assert {(u.seed, u.fold) for u in units} == {(s, f) for s in range(5) for f in range(3)}
+    by_dataset = {d: {u.method for u in units if u.dataset == d} for d in args.dataset_names}
+    assert by_dataset["adult"] == {"mdDF", "mdDF-ordinal", "mdDF-mer0"}  # the only check set with categories
+    assert by_dataset["letter"] == {"mdDF", "mdDF-mer0"}
+    assert by_dataset["friedman1"] == {"CascadeForest", "CascadeForest-mer0.005", "CascadeForest-target-y"}
