@@ -110,6 +110,8 @@ class Dataset:
         else once per run.
     seeds : tuple of int, optional
         Its own default seeds (``--seeds`` replaces them).
+    repeats : int, optional
+        Its own number of repeats of a cross-validation, at most ``--repeats`` (a large table repeated less).
     fields : dict
         Fields added to each of its records.
     """
@@ -119,6 +121,7 @@ class Dataset:
     task: str = "classification"
     seeded: bool = False
     seeds: tuple | None = None
+    repeats: int | None = None
     fields: dict = field(default_factory=dict)
 
 
@@ -383,7 +386,7 @@ class Study:
 
     def seeds_of(self, dataset: Dataset, args) -> list:
         if self.cross_validated:
-            return list(range(args.repeats))
+            return list(range(min(args.repeats, dataset.repeats or args.repeats)))
         quick = self.quick.get("seeds") if args.quick else None
         return list(args.seed_list or quick or dataset.seeds or self.protocol.seeds)
 

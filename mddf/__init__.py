@@ -27,6 +27,7 @@ from ._alpha import solve_alpha_exact, solve_alpha_sgd, solve_layer_share
 from ._cascade_classifier import MDDFClassifier
 from ._cascade_regressor import CascadeForestRegressor
 from ._margin import margin_distribution_loss, margin_statistics, margins
+from ._pairs import PairFeatures
 from ._pickle_compat import install as _install_pickle_compat
 from ._rotation import PCAFeatures
 from ._search import PAPER_PARAM_GRID, MDDFGridSearch
@@ -41,6 +42,7 @@ __all__ = [
     "MDDFGridSearch",
     "ModelFileError",
     "PAPER_PARAM_GRID",
+    "PairFeatures",
     "PCAFeatures",
     "margin_distribution_loss",
     "margin_statistics",
