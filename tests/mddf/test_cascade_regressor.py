@@ -215,6 +215,19 @@ def test_integer_weights_act_as_repeated_rows():
     assert shift["plain"] == pytest.approx(5.0, abs=0.3)
 
 
+def test_the_fit_does_not_depend_on_the_unit_of_the_target():
+    # targets of 1e-10 were one leaf per tree (an absolute variance threshold), a constant model; the
+    # trees now grow small targets scaled by a power of two, so that y * 2**-40 gives the model of y
+    X, y = _friedman(300)
+    y = y / 2.0 ** np.ceil(np.log2(np.abs(y).max()))  # largest magnitude in [0.5, 1)
+    reference = _small(max_layers=2).fit(X, y)
+    tiny = _small(max_layers=2).fit(X, np.ldexp(y, -40))
+    np.testing.assert_array_equal(tiny.predict(X), np.ldexp(reference.predict(X), -40))
+    decimal = _small(max_layers=2).fit(X, y * 1e-10)
+    assert decimal.score(X, y * 1e-10) == pytest.approx(reference.score(X, y), abs=0.01)
+    assert reference.score(X, y) > 0.8
+
+
 # ---------------------------------------------------------------- errors
 def test_clear_errors():
     X, y = _friedman(60)
