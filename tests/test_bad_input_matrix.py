@@ -332,6 +332,19 @@ def targets_whose_squares_overflow(name):
         make(name).fit(X, y * 1e154)
 
 
+@case(("regressor",), "error")
+def targets_beyond_the_largest_float32(name):
+    X, y = data(name)
+    with raises(ValueError, "|y| reaches 1e+40, beyond 3.4e+38, the largest float32"):
+        make(name).fit(X, y / np.abs(y).max() * 1e40)
+
+
+@case(("regressor",), "result")
+def targets_below_1e_minus_8(name):
+    X, y = data(name)
+    assert_learned(name, make(name).fit(X, y * 1e-10), X, y * 1e-10)
+
+
 # sample weights
 
 
