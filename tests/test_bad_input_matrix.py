@@ -269,6 +269,24 @@ def string_column_as_numbers_at_predict(name):
 
 
 @case(ALL, "error")
+def numeric_category_codes_at_predict(name):
+    frame, y = _frame(name, "string")
+    frame["c"] = np.where(frame["c"] == "red", 10, 20)
+    model = make(name, categorical_features=["c"]).fit(frame, y)
+    with raises(ValueError, "column 'c' was categorical at fit, with categories 10, 20, but none of its values"):
+        model.predict(frame.assign(c=(frame["c"] == 20).astype(int)))
+
+
+@case(ALL, "error")
+def strings_and_numbers_mixed_at_predict(name):
+    frame, y = _frame(name, "string")
+    model = make(name).fit(frame, y)
+    mixed = frame.assign(c=[v if i % 2 else int(v == "red") for i, v in enumerate(frame["c"])])
+    with raises(TypeError, "column 'c' was categorical at fit, with categories of strings ('blue', 'red'), but mixes"):
+        model.predict(mixed)
+
+
+@case(ALL, "error")
 def strings_not_declared_categorical(name):
     frame, y = _frame(name, "string")
     with raises(ValueError, "column(s) 'c' of X hold strings but are not categorical features"):

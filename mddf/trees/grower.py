@@ -40,8 +40,8 @@ import numpy as np
 from numba import njit
 
 from .criterion import CRITERIA, check_labels, criterion_for
-from .squared_error import target_exponent
 from .splitting import CATEGORY_WORDS, CONSTANT, randint, random_subset, random_threshold, rng_state
+from .squared_error import target_exponent
 
 # numba's on-disk cache of the growers holds every function they call compiled in (splitting.py,
 # the criteria's modules, binning.py) and is invalidated only by changes to this file: after
