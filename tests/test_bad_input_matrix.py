@@ -96,6 +96,23 @@ class WideProba(ClassifierMixin, BaseEstimator):
         return np.full((len(X), len(self.classes_) + 1), 1.0 / (len(self.classes_) + 1))
 
 
+class ProbaSumsTo7(NaNProba):
+    """A classifier whose probability rows sum to 7."""
+
+    def predict_proba(self, X):
+        return np.full((len(X), len(self.classes_)), 3.5)
+
+
+class NoClasses(ClassifierMixin, BaseEstimator):
+    """A classifier without ``classes_``."""
+
+    def fit(self, X, y):
+        return self
+
+    def predict_proba(self, X):
+        return np.full((len(X), 2), 0.5)
+
+
 def imputing_logistic():
     return make_pipeline(SimpleImputer(), LogisticRegression())
 
@@ -491,6 +508,24 @@ def member_returns_wrong_width(name):
     X, y = data(name)
     with raises(ValueError, "forest_types[1] (WideProba): predict_proba returned shape (20, 3); expected (20, 2)"):
         make(name, forest_types=("rf", WideProba())).fit(X, y)
+
+
+@case(("mddf",), "error")
+def member_returns_rows_not_summing_to_1(name):
+    X, y = data(name)
+    with raises(ValueError, "forest_types[1] (ProbaSumsTo7): predict_proba returned rows that are not probabilities"):
+        make(name, forest_types=("rf", ProbaSumsTo7())).fit(X, y)
+    with raises(ValueError, "predictor (ProbaSumsTo7): predict_proba returned rows that are not probabilities"):
+        make(name, predictor=ProbaSumsTo7()).fit(X, y)
+
+
+@case(("mddf",), "error")
+def member_without_classes(name):
+    X, y = data(name)
+    with raises(ValueError, "forest_types[1] (NoClasses): has no classes_ after fit"):
+        make(name, forest_types=("rf", NoClasses())).fit(X, y)
+    with raises(ValueError, "predictor (NoClasses): has no classes_ after fit"):
+        make(name, predictor=NoClasses()).fit(X, y)
 
 
 @case(("mddf",), "error")
