@@ -262,6 +262,9 @@ class QuadBoostClassifier(ClassifierMixin, BaseEstimator):
                 check_weighted_classes(y_codes, sample_weight, self.classes_, estimator_name=type(self).__name__)
                 keep = sample_weight > 0
                 X, y_codes, sample_weight = X[keep], y_codes[keep], sample_weight[keep]
+                # only their ratios count: scaled by a power of two (exactly) to a largest weight in [1/2, 1),
+                # so that weighted sums cannot overflow however large the weights are
+                sample_weight = np.ldexp(sample_weight, -np.frexp(sample_weight.max())[1])
 
         with _finite_arithmetic(X):
             pool = fit_stump_pool(
