@@ -256,6 +256,20 @@ def nan_in_x(name):
     assert_learned(name, model, X, y)
 
 
+@case(ALL, "error")
+def datetime_column(name):
+    frame = _frame(name, "category")[0].assign(c=pd.date_range("2020-01-01", periods=40))
+    with pytest.raises(TypeError, match=r"column\(s\) 'c' \(datetime64\[\w+\]\) of X hold dates, times or durations"):
+        make(name).fit(frame, data(name)[1])
+
+
+@case(ALL, "error")
+def duplicate_column_names(name):
+    X, y = data(name)
+    with raises(ValueError, "X has duplicate column names: 'a' (2 times)"):
+        make(name).fit(pd.DataFrame(X, columns=["a", "b", "a", "d"]), y)
+
+
 # categorical columns
 
 

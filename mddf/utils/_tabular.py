@@ -77,6 +77,8 @@ def validate_tabular(estimator, X, y="no_validation", *, reset, **check_params):
     -------
     X, or (X, y) when ``y`` is given: what ``validate_data`` returns for the encoded matrix.
     """
+    if _is_dataframe(X):
+        _check_frame_columns(X)
     if reset:
         is_categorical = _resolve_categorical(X, getattr(estimator, "categorical_features", "from_dtype"))
         encoded, categories, encoder = X, None, None
@@ -109,6 +111,46 @@ def _is_dataframe(X):
     """A pandas DataFrame (pandas is not imported here: if it is not loaded, X is none)."""
     pd = sys.modules.get("pandas")
     return pd is not None and isinstance(X, pd.DataFrame)
+
+
+# infer_dtype kinds of an object column of dates, times or durations
+_TIME_OBJECT_KINDS = {"datetime64", "datetime", "date", "timedelta64", "timedelta", "time", "period"}
+
+
+def _holds_times(column):
+    """Whether a pandas Series holds dates, times or durations (a datetime, timedelta or period dtype, or
+    objects that are all of them)."""
+    import pandas as pd
+
+    dtype = column.dtype
+    if isinstance(dtype, (pd.CategoricalDtype, pd.StringDtype)):
+        return False
+    if isinstance(dtype, (pd.DatetimeTZDtype, pd.PeriodDtype)) or getattr(dtype, "kind", "O") in ("m", "M"):
+        return True
+    objects = isinstance(dtype, np.dtype) and dtype.kind == "O"
+    return objects and pd.api.types.infer_dtype(column, skipna=True) in _TIME_OBJECT_KINDS
+
+
+def _check_frame_columns(X):
+    """Raise for DataFrame columns no estimator can read: duplicate names, and dates, times or durations.
+
+    Duplicate names are a ``ValueError`` naming them (which of the columns would be meant is
+    ambiguous); datetime, timedelta and period columns are a ``TypeError`` naming them, since they
+    have no numeric value the estimators could take without a choice of unit and origin.
+    """
+    duplicated = X.columns[X.columns.duplicated()].unique()
+    if len(duplicated):
+        counts = ", ".join(f"{name!r} ({int((X.columns == name).sum())} times)" for name in duplicated)
+        raise ValueError(f"X has duplicate column names: {counts}; give each column of X a name of its own")
+    times = [j for j in range(X.shape[1]) if _holds_times(X.iloc[:, j])]
+    if times:
+        names = ", ".join(f"{X.columns[j]!r} ({X.iloc[:, j].dtype})" for j in times)
+        raise TypeError(
+            f"column(s) {names} of X hold dates, times or durations, which the estimators do not convert; "
+            "convert them to numbers first, for example the days since a date of your choice "
+            "((X[c] - pd.Timestamp('2000-01-01')) / pd.Timedelta(days=1)), or calendar features (year, month, "
+            "day of week) as columns of their own"
+        )
 
 
 def _column_kind(column):

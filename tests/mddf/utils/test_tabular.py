@@ -241,6 +241,41 @@ def test_mixed_types_in_a_string_column_are_named():
         fit_encode(X)
 
 
+@pytest.mark.parametrize(
+    "column, dtype",
+    [
+        (lambda n: pd.date_range("2020-01-01", periods=n), r"datetime64\[\w+\]"),
+        (lambda n: pd.date_range("2020-01-01", periods=n, tz="UTC"), r"datetime64\[\w+, UTC\]"),
+        (lambda n: pd.to_timedelta(np.arange(n), unit="D"), r"timedelta64\[\w+\]"),
+        (lambda n: pd.period_range("2020-01", periods=n, freq="M"), r"period\[M\]"),
+        (lambda n: pd.Series(pd.date_range("2020-01-01", periods=n)).astype(object), "object"),
+    ],
+    ids=["datetime", "datetime-tz", "timedelta", "period", "timestamps-as-objects"],
+)
+def test_dates_times_and_durations_are_a_type_error_naming_the_column(column, dtype):
+    # numpy's DTypePromotionError (or float()'s TypeError) named no column; objects were taken as categories
+    X = frame().assign(when=column(6))
+    message = rf"column\(s\) 'when' \({dtype}\) of X hold dates, times or durations.* convert them to numbers"
+    with pytest.raises(TypeError, match=message):
+        fit_encode(X)
+    est, _ = fit_encode(frame().assign(when=np.arange(6.0)))
+    with pytest.raises(TypeError, match=message):  # and at prediction
+        validate_tabular(est, X, reset=False, dtype=np.float64, ensure_all_finite=False)
+    # a category column of dates is categorical, its dates the categories
+    est, Xt = fit_encode(frame().assign(when=pd.Categorical(column(6))))
+    assert est.is_categorical_[-1] and len(est.categories_[-1]) == 6
+
+
+def test_duplicate_column_names_are_a_value_error_naming_them():
+    # narwhals' DuplicateError came from deep inside scikit-learn's validation
+    X = pd.DataFrame(np.zeros((4, 5)), columns=["a", "b", "a", "c", "a"])
+    with pytest.raises(ValueError, match=r"^X has duplicate column names: 'a' \(3 times\); give each column"):
+        fit_encode(X)
+    est, _ = fit_encode(X.set_axis(["a", "b", "d", "c", "e"], axis=1))
+    with pytest.raises(ValueError, match=r"^X has duplicate column names: 'a' \(3 times\)"):
+        validate_tabular(est, X, reset=False, dtype=np.float64)
+
+
 def test_feature_name_mismatches():
     est, _ = fit_encode(frame())
     new = frame()
