@@ -46,7 +46,8 @@ from .forests import FOREST_KINDS, make_gbdt
 NAMED_KINDS = FOREST_KINDS + ("gbdt",)
 
 _MAX_SEED = np.iinfo(np.int32).max
-#: How far a member's probability may fall below 0, and its row sums differ from 1 (float32 outputs round).
+#: How far a member's probability may fall below 0 (else an error), and its row sums differ from 1 (else the row
+#: is divided by its sum): outputs round.
 PROBABILITY_TOLERANCE = 1e-4
 
 
@@ -207,8 +208,9 @@ class FoldModel:
         """Class probabilities in the block's ``n_classes`` columns (0 for the classes it never saw).
 
         Raises a ``ValueError`` naming the member when its own ``predict_proba`` does not return one
-        finite column per class it was trained on, or rows that are not probabilities (a value below
-        0, or a row whose sum is not 1, beyond :data:`PROBABILITY_TOLERANCE`).
+        finite column per class it was trained on, or a value below 0 (beyond
+        :data:`PROBABILITY_TOLERANCE`) or a row without a positive value; rows that do not sum to 1
+        (beyond it) are divided by their sum.
         """
         out = np.zeros((X.shape[0], self.n_classes))
         if self.estimator is None:
@@ -241,14 +243,18 @@ class FoldModel:
         if method == "predict_proba" and len(output):
             sums = output.sum(axis=1)
             smallest = output.min(axis=1)
-            bad = (smallest < -PROBABILITY_TOLERANCE) | (np.abs(sums - 1.0) > PROBABILITY_TOLERANCE)
+            bad = (smallest < -PROBABILITY_TOLERANCE) | (sums <= 0.0)
             if bad.any():
                 i = int(np.argmax(bad))
                 raise ValueError(
-                    f"{name}: predict_proba returned rows that are not probabilities (a negative value, or a sum "
-                    f"other than 1) in {int(bad.sum())} of {expected[0]} rows (row {i}: sum {sums[i]:.6g}, smallest "
+                    f"{name}: predict_proba returned rows that are not probabilities (a negative value, or no "
+                    f"positive one) in {int(bad.sum())} of {expected[0]} rows (row {i}: sum {sums[i]:.6g}, smallest "
                     f"value {smallest[i]:.6g}); a member must give class probabilities, non-negative and summing to 1"
                 )
+            off = np.abs(sums - 1.0) > PROBABILITY_TOLERANCE
+            if off.any():  # rows that do not sum to 1 (GaussianNB's on float32 input can sum to 2) are normalised
+                output = output.astype(np.float64, copy=True)
+                output[off] /= sums[off, None]
         return output
 
     @property

@@ -303,20 +303,23 @@ def test_fold_model_names_the_member_whose_probabilities_are_unusable():
         model.predict_proba(X)
 
 
-def test_fold_model_names_the_member_whose_rows_are_not_probabilities():
-    # rows summing to 7 were passed on as class vectors, and predict_proba's rows then summed to 7
+def test_fold_model_names_the_member_whose_rows_are_not_probabilities_and_normalises_their_sums():
     X, y = _noise(n=60, s=2)
     model = fit_member(LogisticRegression(), X, y, 2, where="forest_types[2]")
     message = r"^forest_types\[2\] \(LogisticRegression\): predict_proba returned rows that are not probabilities"
-    model.estimator.predict_proba = lambda X: np.full((len(X), 2), 3.5)
-    with pytest.raises(ValueError, match=message + r".* in 60 of 60 rows \(row 0: sum 7, smallest value 3\.5\)"):
-        model.predict_proba(X)
     model.estimator.predict_proba = lambda X: np.tile([1.5, -0.5], (len(X), 1))
-    with pytest.raises(ValueError, match=r"in 60 of 60 rows \(row 0: sum 1, smallest value -0\.5\)"):
+    with pytest.raises(ValueError, match=message + r".* in 60 of 60 rows \(row 0: sum 1, smallest value -0\.5\)"):
         model.predict_proba(X)
-    # float32 probabilities round: within 1e-4 of 1 they are probabilities
-    model.estimator.predict_proba = lambda X: np.tile(np.float32([1 / 3, 2 / 3]), (len(X), 1))
-    np.testing.assert_allclose(model.predict_proba(X).sum(axis=1), 1.0, rtol=1e-6)
+    model.estimator.predict_proba = lambda X: np.zeros((len(X), 2))
+    with pytest.raises(ValueError, match=message):
+        model.predict_proba(X)
+    # rows summing to 7 were passed on, and predict_proba's rows then summed to 7: they are normalised
+    model.estimator.predict_proba = lambda X: np.tile([3.5, 7.0], (len(X), 1))
+    np.testing.assert_allclose(model.predict_proba(X), np.tile([1 / 3, 2 / 3], (len(X), 1)))
+    # rows within 1e-4 of 1 are left as they are, to the bit
+    rows = np.tile(np.float32([1 / 3, 2 / 3]), (len(X), 1))
+    model.estimator.predict_proba = lambda X: rows
+    np.testing.assert_array_equal(model.predict_proba(X), rows)
 
 
 class NoClasses(ClassifierMixin, BaseEstimator):
@@ -361,8 +364,8 @@ def test_a_member_or_predictor_without_classes_or_probabilities_is_named(slot):
     where = r"forest_types\[1\]" if slot == "member" else "predictor"
     with pytest.raises(ValueError, match=rf"^{where} \(NoClasses\): has no classes_ after fit"):
         cascade(NoClasses()).fit(X, y)
-    with pytest.raises(ValueError, match=rf"^{where} \(ScoresAsProba\): predict_proba returned rows that are not"):
-        cascade(ScoresAsProba()).fit(X, y)
+    fitted = cascade(ScoresAsProba()).fit(X, y)  # rows of 3.5: normalised
+    np.testing.assert_allclose(fitted.predict_proba(X).sum(axis=1), 1.0)
     message = r"\(LettersAsClasses\): classes_ is \['a', 'b', 'c'\] after a fit on the class indices \[0, 1, 2\]"
     with pytest.raises(ValueError, match=rf"^{where} {message}"):
         cascade(LettersAsClasses()).fit(X, y)
