@@ -95,8 +95,10 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
         tags reject missing values raises a ``ValueError`` naming it when the
         layer input has NaN; a ``Pipeline`` takes NaN when its steps up to its
         first imputer do. A member whose
-        ``predict_proba`` is not finite, or not of one column per class of its
-        training rows, raises a ``ValueError`` naming it. For ``feature_importances_``, a member's
+        ``predict_proba`` is not finite, not of one column per class of its
+        training rows, negative or without a positive value in a row, or that
+        sets no ``classes_``, raises a ``ValueError`` naming it (rows that do
+        not sum to 1 are divided by their sum). For ``feature_importances_``, a member's
         ``feature_importances_`` (normalised to sum to 1 by scikit-learn and
         XGBoost) is averaged with the forests' impurity decreases; a member
         without them is left out.
