@@ -69,7 +69,7 @@ def version() -> str:
         return "unknown (not installed)"
 
 
-# ----------------------------------------------------------------------------- argument types
+# argument types
 
 
 def parse_seeds(text: str) -> list[int]:
@@ -139,7 +139,7 @@ def _new_parser(prog: str, description: str, epilog: str) -> argparse.ArgumentPa
     )
 
 
-# ----------------------------------------------------------------------------- parsers
+# parsers
 
 
 def add_user_data_arguments(parser: argparse.ArgumentParser, *, regression: bool = True) -> None:
@@ -490,7 +490,7 @@ def datasets_parser(prog: str = f"{PROG} datasets") -> argparse.ArgumentParser:
     return parser
 
 
-# ----------------------------------------------------------------------------- running a subcommand
+# running a subcommand
 
 
 def _run_benchmark(args, registry, command):

@@ -171,7 +171,7 @@ def run_scores(task: str, y_true, y_pred, proba=None) -> dict:
     return classification_scores(y_true, y_pred, proba)
 
 
-# ----------------------------------------------------------------------------- significance
+# significance
 
 
 def corrected_variance_factor(n: int, test_train_ratio: float = 0.0) -> float:

@@ -50,7 +50,7 @@ RANK_NOTE = (
 )
 
 
-# ----------------------------------------------------------------------------- cells
+# cells
 
 
 def number(value, digits: int = 4, *, missing: str = "—", signed: bool = False) -> str:
@@ -100,7 +100,7 @@ def mean_std(values: Sequence[float], digits: int = 2, *, scale: float = 1.0) ->
     return plus_minus(scale * statistics.fmean(values), std, digits)
 
 
-# ----------------------------------------------------------------------------- plain tables
+# plain tables
 
 
 def standard_error(values: Sequence[float]) -> float:
@@ -194,7 +194,7 @@ def mean_ranks(records: Iterable[dict], methods: Sequence[str], datasets: Sequen
     return {m: statistics.fmean(r) for m, r in ranks.items() if r}
 
 
-# ----------------------------------------------------------------------------- the paper-style table
+# the paper-style table
 
 
 @dataclass
