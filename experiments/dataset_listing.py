@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
 from mddf.datasets import list_datasets
+
+from .exit_status import EXIT_OK
 
 
 def availability(name: str) -> tuple[str, str]:
@@ -49,3 +52,11 @@ def print_datasets(group=None, out=sys.stdout) -> int:
         file=out,
     )
     return len(names)
+
+
+def run(args, *, command: str) -> int:
+    """``mddf datasets``: list the datasets of ``args.group``, their files looked for under ``args.data_home``."""
+    if args.data_home is not None:
+        os.environ["MDDF_DATA"] = str(args.data_home.resolve())
+    print_datasets(args.group)
+    return EXIT_OK
