@@ -12,6 +12,7 @@ number of trees.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import multiprocessing
 import multiprocessing.connection
 import os
@@ -45,17 +46,12 @@ class Terminated(SystemExit):
 def worker_environment(
     threads: int | None = None, workers: int = 1, busy_cores: float | None = None, cores: int | None = None
 ) -> dict:
-    """The OpenMP setting the workers of a sweep start with (a variable the user set wins).
+    """The OpenMP setting the workers of a sweep start with: ``{"OMP_WAIT_POLICY": "PASSIVE"}`` or ``{}``.
 
-    OpenMP threads (XGBoost, LightGBM, scikit-learn's HistGradientBoosting) wait for the next
-    parallel region by spinning a short while before they sleep. On a machine with a core free
-    for each thread of the runs that is the fastest way: passive waiting
-    (``OMP_WAIT_POLICY=PASSIVE``) puts every idle thread to sleep at once, and waking them at each
-    of the many small regions of a boosting fit on a small table multiplies its time. When the
-    runs at the same time need more cores than other work leaves free
-    (``busy_cores + workers * threads > cores + 0.5``), spinning threads take the cores from the
-    threads doing work, and passive waiting is the faster: it is set then. Either way no result changes, only the time
-    (docs/benchmarks/threads.md); the records carry the setting (``machine.thread_environment``).
+    OpenMP threads (XGBoost, LightGBM, HistGradientBoosting) spin a while before they sleep, the fastest
+    way while a core is free for each thread. When the runs need more cores than other work leaves free
+    (``busy_cores + workers * threads > cores + 0.5``), spinning threads take the cores of the working
+    ones, and passive waiting is set. No result changes, only the time (docs/benchmarks/threads.md).
 
     Parameters
     ----------
@@ -64,15 +60,9 @@ def worker_environment(
     workers : int
         Runs at the same time.
     busy_cores : float, optional
-        Usable cores busy with other work; measured over half a second from ``/proc/stat`` (the
-        cores of this process's affinity) when None, the 1-minute load average where that file is
-        missing.
+        Usable cores busy with other work; when None, measured over half a second (:func:`_busy_cores`).
     cores : int, optional
         Usable cores; read from the system when None.
-
-    Returns
-    -------
-    dict: ``{"OMP_WAIT_POLICY": "PASSIVE"}`` when the machine is busy, else empty.
     """
     if cores is None:
         cores = _core_count(_usable_cpus())
@@ -209,26 +199,12 @@ def plan(
         else:
             folds = range(DEEPBOOST_N_FOLDS) if protocol_of(dataset) == "deepboost" else [None]
         task = tasks.get(dataset, "classification")
-        for seed in seeds:
-            for fraction in fractions:
-                for fold in folds:
-                    for spec in specs:
-                        if not applicable(spec, n_classes[dataset], image_shapes.get(dataset), task):
-                            continue
-                        planned.append(
-                            Task(
-                                dataset,
-                                spec.name,
-                                int(seed),
-                                fold,
-                                float(fraction),
-                                profile,
-                                spec.tree_budget,
-                                protocol,
-                                k if protocol == "practitioner" else None,
-                                bindings.get((dataset, spec.name)),
-                            )
-                        )
+        k = k if protocol == "practitioner" else None
+        for seed, fraction, fold, spec in itertools.product(seeds, fractions, folds, specs):
+            if applicable(spec, n_classes[dataset], image_shapes.get(dataset), task):
+                binding = bindings.get((dataset, spec.name))
+                args = (int(seed), fold, float(fraction), profile, spec.tree_budget, protocol, k, binding)
+                planned.append(Task(dataset, spec.name, *args))
     return planned
 
 
@@ -353,12 +329,7 @@ def failure_record(task: Task, error: str, **extra) -> dict:
     """The ``error`` record of a run that produced no record of its own (its process or worker died)."""
     return {
         "key": task.key,
-        "dataset": task.dataset,
-        "method": task.method,
-        "seed": task.seed,
-        "fold": task.fold,
-        "fraction": task.fraction,
-        "profile": task.profile,
+        **{name: getattr(task, name) for name in ("dataset", "method", "seed", "fold", "fraction", "profile")},
         "protocol": task.protocol if task.protocol != "paper" else protocol_of(task.dataset),
         "status": "error",
         **(task.binding.fields() if task.binding else {}),
@@ -437,29 +408,20 @@ class RunBook:
     ----------
     tasks : list of Task
     store : ResultStore
-    n_jobs, registry, download, user_data :
-        Passed to every :func:`~.runner.run_one` (``user_data`` only when given).
     progress : bool
     log : callable
+    **run_options
+        ``n_jobs``, ``registry``, ``download`` and ``user_data``, passed to every :func:`~.runner.run_one`
+        (``user_data`` only when given; ``n_jobs`` -1 by default).
     """
 
-    def __init__(
-        self,
-        tasks,
-        store: ResultStore,
-        *,
-        n_jobs=-1,
-        registry=None,
-        download=False,
-        progress=True,
-        log=print,
-        user_data=None,
-    ):
+    def __init__(self, tasks, store: ResultStore, *, progress=True, log=print, **run_options):
         from tqdm.auto import tqdm
 
         self.store = store
-        self.n_jobs, self.registry, self.download = n_jobs, registry, download
-        self.user_data = user_data
+        self.run_options = {"n_jobs": -1, "registry": None, "download": False, **run_options}
+        if not self.run_options.get("user_data"):
+            self.run_options.pop("user_data", None)
         self.latest = store.latest()
         self.pending = [t for t in dict.fromkeys(tasks) if not self._done(t)]
         self.bindings = {t.key: t.binding for t in tasks}
@@ -516,23 +478,12 @@ class RunBook:
 
     def kwargs_for(self, task: Task) -> dict:
         """Keyword arguments of :func:`~.runner.run_one` for ``task``, with its tree budget."""
-        kwargs = dict(
-            dataset=task.dataset,
-            method=task.method,
-            seed=task.seed,
-            fold=task.fold,
-            fraction=task.fraction,
-            profile=task.profile,
-            n_jobs=self.n_jobs,
-            registry=self.registry,
-            download=self.download,
-        )
+        kwargs = {name: getattr(task, name) for name in ("dataset", "method", "seed", "fold", "fraction", "profile")}
+        kwargs.update(self.run_options)
         if task.protocol != "paper":
             kwargs.update(protocol=task.protocol, n_folds=task.n_folds)
         if task.binding is not None:
             kwargs["binding"] = task.binding
-        if self.user_data:
-            kwargs["user_data"] = self.user_data
         budget = self.latest.get(task.budget_key) if task.budget_key else None
         if budget and not self._budget_matches(task, budget):
             budget = None  # the mdDF run of other data or settings sets no budget
@@ -565,18 +516,8 @@ class RunBook:
 
 
 def execute(
-    tasks: list[Task],
-    store: ResultStore,
-    *,
-    workers: int = 1,
-    isolation: str = "process",
-    n_jobs: int | None = -1,
-    registry=None,
-    progress: bool = True,
-    log=print,
-    download: bool = False,
-    user_data: dict | None = None,
-) -> list[dict]:
+    tasks, store: ResultStore, *, workers=1, isolation="process", n_jobs=-1, progress=True, log=print, **run_options
+):
     """Run every task whose latest record is not ``ok``; append each result as it finishes.
 
     Parameters
@@ -591,17 +532,15 @@ def execute(
         ``"inline"``: in this process, one after the other (debugging, tests).
     n_jobs : int or None
         Threads of each estimator.
-    registry : Registry, optional
-        Shipped to the workers (its builders must be importable module-level functions).
     progress : bool
         One line per finished run and, when stderr is a terminal, a tqdm bar (elapsed, estimated
         remaining) below them.
     log : callable
         Where the per-run lines go when ``progress`` is on (``print``: stderr).
-    download : bool
-        Let the dataset loaders download missing files.
-    user_data : dict, optional
-        ``{name: source dict}`` of the user data files the tasks name (:mod:`.user_data`).
+    **run_options
+        ``registry`` (shipped to the workers: its builders must be importable module-level functions),
+        ``download`` (let the loaders download missing files) and ``user_data`` (``{name: source dict}``
+        of the user data files the tasks name, :mod:`.user_data`).
 
     Returns
     -------
@@ -611,17 +550,7 @@ def execute(
         raise ValueError(f"isolation must be 'process' or 'inline', got {isolation!r}")
     if workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers}")
-
-    book = RunBook(
-        tasks,
-        store,
-        n_jobs=n_jobs,
-        registry=registry,
-        download=download,
-        progress=progress,
-        log=log,
-        user_data=user_data,
-    )
+    book = RunBook(tasks, store, n_jobs=n_jobs, progress=progress, log=log, **run_options)
     context = multiprocessing.get_context("spawn")
     # the user's own OMP_WAIT_POLICY is kept (and the machine not measured); inline runs start no worker
     measure = isolation == "process" and "OMP_WAIT_POLICY" not in os.environ
