@@ -28,9 +28,8 @@ from .store import run_key
 from .suites import image_shape_of, protocol_of
 from .user_data import load_source, register_all, registered
 
-# Datasets kept in a long-lived process (inline execution, Dask workers), most recent last.
-# Runs are planned dataset by dataset, so two entries avoid reloading while keeping memory
-# bounded by the two largest datasets instead of the whole suite.
+# Datasets kept in a long-lived process (inline execution, Dask workers), most recent last: runs are planned
+# dataset by dataset, so two entries avoid reloading while memory holds two datasets, not the whole suite.
 DATASET_CACHE_SIZE = 2
 _DATASET_CACHE: OrderedDict[object, object] = OrderedDict()
 _DATASET_CACHE_LOCK = threading.Lock()  # a Dask worker with several threads runs several runs at once
@@ -43,10 +42,9 @@ class DatasetUnavailable(Exception):
 def load(dataset: str, cache: bool = False, download: bool = False):
     """``mddf.datasets.load_dataset(dataset)``; missing files raise :class:`DatasetUnavailable`.
 
-    The loaders signal a missing file with ``FileNotFoundError`` (``mddf.datasets.MissingFileError``)
-    and a failed download with ``ConnectionError`` (``mddf.datasets.DownloadError``); the loader's
-    message is kept. Other loader errors (corrupt file, checksum mismatch, unknown name)
-    propagate. A name registered as a user data file (:mod:`.user_data`) reads that file.
+    A missing file (``FileNotFoundError``) or a failed download (``ConnectionError``) keeps the loader's
+    message; other loader errors (corrupt file, checksum mismatch, unknown name) propagate. A name
+    registered as a user data file (:mod:`.user_data`) reads that file.
     """
     source = registered(dataset)
     # A user file is cached under its content and options: a later command in the same process
@@ -72,11 +70,7 @@ def load(dataset: str, cache: bool = False, download: bool = False):
 
 
 def command_line_wording(message: str) -> str:
-    """A loader's message with its Python keywords replaced by the command line's options.
-
-    The harness is driven from the command line (``mddf benchmark``, the scripts), where the
-    loaders' ``download=True`` and ``data_home=`` are ``--download`` and ``--data-home``.
-    """
+    """A loader's message with its Python keywords (``download=True``, ``data_home=``) as the command line's options."""
     return (
         message.replace("allow downloading (download=True)", "allow downloading (--download)")
         .replace("(download=False)", "(--download was not given)")
@@ -123,33 +117,25 @@ def model_size(estimator) -> dict:
     are counted from the booster, HistGradientBoosting's from its iterations. Keys are absent when
     nothing of the kind was found.
     """
-    size: dict = {}
     if hasattr(estimator, "steps"):
         estimator = estimator.steps[-1][1]
     coefs = getattr(estimator, "coefs_", None)
     if coefs is not None:
-        size["n_weights"] = int(sum(c.size for c in coefs) + sum(b.size for b in estimator.intercepts_))
-        return size
+        return {"n_weights": int(sum(c.size for c in coefs) + sum(b.size for b in estimator.intercepts_))}
     if callable(getattr(estimator, "tree_stats", None)):  # DeepBoost / AdaBoost: the paper's tree counts
         try:
-            size.update({k: v for k, v in estimator.tree_stats().items()})
-            return size
+            return dict(estimator.tree_stats())
         except Exception:  # a statistic is not worth failing a finished run for
             pass
     if hasattr(estimator, "n_voters_"):  # QuadBoost: stumps with a non-zero weight
-        size["n_voters"] = int(estimator.n_voters_)
-        return size
+        return {"n_voters": int(estimator.n_voters_)}
     if hasattr(estimator, "booster_"):  # LightGBM: one tree per class and round (one per round if binary)
-        size["n_trees"] = int(estimator.booster_.num_trees())
-        return size
+        return {"n_trees": int(estimator.booster_.num_trees())}
     if hasattr(estimator, "n_trees_per_iteration_") and hasattr(estimator, "n_iter_"):  # HistGradientBoosting
-        size["n_trees"] = int(estimator.n_iter_ * estimator.n_trees_per_iteration_)
-        return size
-    if hasattr(estimator, "get_booster"):
-        booster = estimator.get_booster()
+        return {"n_trees": int(estimator.n_iter_ * estimator.n_trees_per_iteration_)}
+    if hasattr(estimator, "get_booster"):  # XGBoost
         n_groups = 1 if getattr(estimator, "n_classes_", 2) <= 2 else estimator.n_classes_
-        size["n_trees"] = int(booster.num_boosted_rounds() * n_groups)
-        return size
+        return {"n_trees": int(estimator.get_booster().num_boosted_rounds() * n_groups)}
     counts = {"n_trees": 0, "n_tree_nodes": 0}
     seen: set[int] = set()
 
@@ -269,8 +255,8 @@ def run_one(
     seed : int
         Seeds the estimator, the validation hold-out, the sub-sample and the fold shuffle.
     fold : int or None
-        Fold of the DeepBoost protocol (required for its datasets, None otherwise), or of the
-        practitioner protocol's cross-validation.
+        Fold of the DeepBoost protocol (required for its datasets), or of the practitioner protocol's
+        cross-validation.
     fraction : float in (0, 1]
         Stratified fraction of the training rows (small-sample study).
     profile : {"paper", "quick"}
@@ -278,26 +264,22 @@ def run_one(
         ``"paper"``: the DeepBoost datasets' folds, every other dataset's train/test split;
         ``"practitioner"``: with ``fold``, fold ``fold`` of seed ``seed``'s ``n_folds``-fold
         cross-validation of all the rows (:mod:`.protocols.practitioner`), else the split.
-    n_folds : int, optional
-        Folds of the practitioner protocol's cross-validation.
-    n_jobs : int or None
-        Threads of the estimator.
+    n_folds, n_jobs : int, optional
+        Folds of the practitioner protocol's cross-validation; threads of the estimator.
     trees_k, trees_per_layer, trees_k_source :
         Tree budget of tree-budget methods (RF, XGBoost): ``trees_per_layer * trees_k`` trees.
     registry : Registry, optional
     validation_fraction : float
         Held-out share of the training rows for hyper-parameter selection (split protocol).
-    cache_dataset : bool
-        Keep the last ``DATASET_CACHE_SIZE`` loaded datasets in this process (in-process
-        execution, Dask workers).
-    download : bool
-        Let the loader download missing files (else the run is skipped with its message).
+    cache_dataset, download : bool
+        Keep the last ``DATASET_CACHE_SIZE`` datasets in this process (inline runs, Dask workers);
+        let the loader download missing files (else the run is skipped with its message).
     user_data : dict, optional
-        ``{name: UserDataSource.as_dict()}``: user data files (``--data``) loadable by name
-        (:mod:`.user_data`); the record names the file and its sha256 (``data_source``).
+        ``{name: UserDataSource.as_dict()}``: user data files (``--data``) loadable by name; the
+        record names the file and its sha256 (``data_source``).
     binding : Binding, optional
-        The data and settings the run is planned for (:mod:`.binding`): stored in the record, and
-        the run fails if the data it loads has another hash.
+        The data and settings the run is planned for (:mod:`.binding`): stored in the record; the
+        run fails if the data it loads has another hash.
 
     Returns
     -------
@@ -359,12 +341,8 @@ def run_one(
                 trees_k, trees_k_source = FALLBACK_TREES_K, "fallback (no mdDF result for this run)"
             trees_per_layer = trees_per_layer or _default_tpl(profile)
             n_trees = int(trees_per_layer * trees_k)
-            record.update(
-                trees_k=int(trees_k),
-                trees_per_layer=int(trees_per_layer),
-                trees_k_source=trees_k_source,
-                n_trees_budget=n_trees,
-            )
+            record.update(trees_k=int(trees_k), trees_per_layer=int(trees_per_layer), trees_k_source=trees_k_source)
+            record["n_trees_budget"] = n_trees
         ctx = BuildContext(
             seed=int(seed),
             n_jobs=n_jobs,
@@ -377,13 +355,8 @@ def run_one(
             task=task,
         )
         labels = _Labels(data.y_train, task)
-        record.update(
-            n_train=int(len(data.y_train)),
-            n_test=int(len(data.y_test)),
-            n_features=ctx.n_features,
-            n_classes=n_classes,
-            split=data.description,
-        )
+        record.update(n_train=int(len(data.y_train)), n_test=int(len(data.y_test)), n_features=ctx.n_features)
+        record.update(n_classes=n_classes, split=data.description)
         if task != "regression":
             record.update(n_train_classes=len(labels.present), min_class_rows=labels.min_rows)
         record["rss_before_fit_mb"] = current_rss_mb()
