@@ -164,16 +164,3 @@ class PeakMemory:
         if self._reset:
             return round(_proc_status_mb("VmHWM"), 1)
         return round(_ru_maxrss_mb(), 1)
-
-
-def run_in_fresh_process(function, *args):
-    """``function(*args)`` in a spawned process of its own, for measurements.
-
-    The process starts with nothing imported or compiled, so a fit's time, peak memory
-    (``ru_maxrss``) and compiled code are its own, not those of the fits before it.
-    """
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as pool:
-        return pool.submit(function, *args).result()

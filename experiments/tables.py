@@ -1,26 +1,15 @@
-"""Result tables: the mdDF paper's Table 2 layout, and the plain Markdown and CSV tables of the benchmarks.
+"""Result tables: the mdDF paper's Table 2 layout, and the plain Markdown and CSV tables the harness writes.
 
-A :class:`Table` (:func:`build_table`, :func:`to_markdown`, :func:`to_csv`) has datasets as rows and
-methods as columns. Each table holds our measured columns (mean test accuracy in %, +/- the sample standard
-deviation over seeds, or over seeds x folds for the DeepBoost protocol) followed by the
-published columns. The best value of each row is bold within each group. Below the rows, each
-column's average rank and the number of datasets it averages over:
+A :class:`Table` (:func:`summarize`, :func:`build_table`, :func:`to_markdown`, :func:`to_csv`) has
+datasets as rows and methods as columns: our measured columns (mean test accuracy in %, ± the sample
+standard deviation over seeds, or seeds x folds) and then the published ones, the best of each row and
+group in bold. Below the rows, each column's average rank and the number of datasets it is taken over
+(:data:`RANK_NOTE` says how), and the notes: :func:`method_notes` keeps the descriptions of the methods
+that have a result in the table.
 
-- on each dataset, the columns of a group that have a result there are ranked (rank 1 = most
-  accurate, ties share the mean rank); a column without one (not applicable, skipped, failed or
-  not run) is left out of that dataset's ranking instead of being given a rank;
-- a dataset where fewer than two columns of the group have a result is not ranked;
-- a column's average rank is the mean of its ranks over the datasets where it has one; the
-  "Datasets ranked" row says how many that is.
-
-The Markdown ends with the table's notes and a note saying how the ranks are computed, so a
-footnote describes only what the table holds: :func:`method_notes` keeps the descriptions of the
-methods that have a result in the table.
-
-Every other table the harness and the benchmarks write is built from the same pieces:
-:func:`markdown_table` lays out a Markdown table, :func:`csv_text` and :func:`write_rows` write
-rows as CSV, :func:`number`, :func:`plus_minus` and :func:`mean_std` format the cells, and
-:func:`mean_ranks` ranks the methods of result records on every dataset and averages their ranks.
+The other tables are built from the same pieces: :func:`markdown_table` lays out a Markdown table,
+:func:`csv_text` and :func:`write_rows` write rows as CSV, :func:`number`, :func:`plus_minus` and
+:func:`mean_std` format the cells.
 """
 
 from __future__ import annotations
@@ -54,20 +43,8 @@ RANK_NOTE = (
 
 
 def number(value, digits: int = 4, *, missing: str = "—", signed: bool = False) -> str:
-    """A table cell for ``value``: a float with ``digits`` decimals, anything else as text.
-
-    Parameters
-    ----------
-    value : float, None or any
-        ``None`` and NaN are shown as ``missing``; a value other than a float (an int, a string)
-        as ``str(value)``.
-    digits : int
-        Decimals of a float.
-    missing : str
-        The text of a missing value.
-    signed : bool
-        Whether a float carries its sign (``+0.50``).
-    """
+    """A table cell for ``value``: a float with ``digits`` decimals (with its sign when ``signed``), None and
+    NaN as ``missing``, anything else (an int, a string) as ``str(value)``."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return missing
     if isinstance(value, float):
@@ -103,25 +80,11 @@ def mean_std(values: Sequence[float], digits: int = 2, *, scale: float = 1.0) ->
 # plain tables
 
 
-def standard_error(values: Sequence[float]) -> float:
-    """The standard error of the mean of ``values``: their sample standard deviation over sqrt(n); NaN for n < 2."""
-    values = np.asarray(values, dtype=float)
-    return float(np.std(values, ddof=1) / np.sqrt(len(values))) if len(values) > 1 else float("nan")
-
-
 def markdown_table(header: Sequence[str], rows: Iterable[Sequence], align: str | Sequence[str] = "---") -> list:
     """The lines of a GitHub Markdown table: the header, the alignment row, one line per row.
 
-    Parameters
-    ----------
-    header : sequence of str
-        The column titles.
-    rows : iterable of sequences
-        The cells of each row, already formatted: each is shown as ``str(cell)`` (an empty string
-        is an empty cell).
-    align : str or sequence of str
-        The alignment row's entry of every column (``"---"``, ``":---"`` left, ``"---:"`` right), or
-        one entry per column.
+    ``rows`` hold formatted cells, each shown as ``str(cell)``; ``align`` is the alignment row's entry of
+    every column (``"---"``, ``":---"`` left, ``"---:"`` right), or one entry per column.
     """
     header = list(header)
     aligns = [align] * len(header) if isinstance(align, str) else list(align)
@@ -141,15 +104,8 @@ def _csv(header: Sequence, rows: Iterable[Sequence]) -> str:
 
 
 def csv_text(rows: Sequence[dict], columns: Sequence[str] | None = None) -> str:
-    """Dict rows as CSV text (``\\n`` line ends).
-
-    Parameters
-    ----------
-    rows : sequence of dict
-    columns : sequence of str, optional
-        The columns, in order; a row's other keys are left out. Default: every key of any row, in
-        order of appearance. A row without a column's key has an empty cell there, as has ``None``.
-    """
+    """Dict rows as CSV text (``\\n`` line ends), in ``columns`` (default: every key of any row, in order of
+    appearance); a row without a column's key, or with None there, has an empty cell."""
     columns = list(dict.fromkeys(k for row in rows for k in row)) if columns is None else list(columns)
     return _csv(columns, ([row.get(c, "") for c in columns] for row in rows))
 
@@ -160,38 +116,6 @@ def write_rows(rows: Sequence[dict], path, provenance: dict | None = None) -> Pa
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(with_csv_header(csv_text(rows), provenance), newline="")
     return path
-
-
-def mean_ranks(records: Iterable[dict], methods: Sequence[str], datasets: Sequence[str], key: str = "accuracy") -> dict:
-    """Each method's rank by its mean ``key`` on each dataset (1 highest, ties averaged), averaged over the datasets.
-
-    Parameters
-    ----------
-    records : iterable of dict
-        Records with ``"dataset"``, ``"method"`` and ``key``; a record without ``key`` is left out.
-    methods, datasets : sequences of str
-        The methods ranked and the datasets they are ranked on. A dataset where fewer than two methods
-        have a record is not ranked; a method is ranked on the datasets where it has one.
-
-    Returns
-    -------
-    dict
-        ``{method: mean rank}`` of the methods ranked on at least one dataset.
-    """
-    records = [r for r in records if key in r]
-    ranks = {m: [] for m in methods}
-    for dataset in datasets:
-        means = {}
-        for m in methods:
-            values = [r[key] for r in records if r["dataset"] == dataset and r["method"] == m]
-            if values:
-                means[m] = statistics.fmean(values)
-        if len(means) < 2:
-            continue
-        order = list(means)
-        for m, rank in zip(order, rankdata([-means[m] for m in order])):
-            ranks[m].append(float(rank))
-    return {m: statistics.fmean(r) for m, r in ranks.items() if r}
 
 
 # the paper-style table
