@@ -26,14 +26,15 @@ from .comparison import to_markdown as to_comparison_markdown
 from .executor import EXIT_NOTHING_TO_RUN, EXIT_OK, EXIT_RUN_FAILED, applicable, bound_records, plan, unfinished
 from .figures import save_figure
 from .methods import FALLBACK_TREES_K, default_registry, unavailable_reason
-from .metrics import DEFAULT_METRIC, METRICS, metrics_of
+from .metrics import METRICS
 from .outlock import hold
-from .planning import bindings, describe, practitioner_folds, unusable_folds
+from .planning import available as usable_methods
+from .planning import bindings, check_out_folder, check_task, describe, metric_for, practitioner_folds, unusable_folds
 from .protocols.practitioner import DEFAULT_SEEDS, TooFewRows
 from .provenance import provenance, record_stamp, with_csv_header, with_markdown_header
 from .runner import DatasetUnavailable, load, task_of
 from .store import ResultStore
-from .studies import OutputError, UsageError, open_user_data
+from .studies import UsageError, open_user_data
 from .suites import DEEPBOOST_N_FOLDS, SUITES, paper_of, protocol_of
 from .tables import build_table, method_notes, summarize, to_csv, to_markdown
 from .user_data import TEST_FRACTION, UserDataError, registered, summary
@@ -303,44 +304,14 @@ def run(args, registry=None, *, command: str) -> int:
         say(f"read {source.path}: {summary(user_ds, how)}")
         for warning in user_ds.extra.get("warnings", []):
             print(f"warning: {warning}", file=sys.stderr)
-        if protocol == "paper" and task_of(user_ds) == "regression":
-            raise UsageError(
-                "--protocol paper is the papers' classification protocol; a regression target runs under "
-                "--protocol practitioner"
-            )
-        try:
-            metric_for(args.metric, task_of(user_ds))
-        except ValueError as exc:
-            raise UsageError(str(exc)) from None
-
-    available = []
-    for spec in specs:
-        reason = unavailable_reason(spec)
-        if reason:
-            print(f"left out: {reason}", file=sys.stderr)
-        else:
-            available.append(spec)
+        check_task(protocol, task_of(user_ds))
+        metric_for(args.metric, task_of(user_ds))
+    available = usable_methods(specs)
     if not available:
         print("nothing to run: no requested method is available", file=sys.stderr)
         return EXIT_NOTHING_TO_RUN
     with hold(out, command):
         return _run_in(out, args, registry, datasets, available, source, command, protocol, seeds, user_ds)
-
-
-def check_out_folder(out: Path) -> None:
-    """Refuse an ``--out`` that is an existing file (one line, exit status 2)."""
-    if out.exists() and not out.is_dir():
-        raise OutputError(f"--out {out} is a file; give a folder (it is created if missing)")
-
-
-def metric_for(name, task: str) -> str:
-    """The ranking metric: ``name`` (which must belong to ``task``), else the task's default."""
-    if name is None:
-        return DEFAULT_METRIC[task]
-    if METRICS[name].task != task:
-        names = ", ".join(m.name for m in metrics_of(task))
-        raise ValueError(f"--metric {name} is not a {task} metric (choose among {names})")
-    return name
 
 
 def _run_in(out, args, registry, datasets, available, source, command, protocol, seeds, user_ds) -> int:

@@ -7,25 +7,71 @@
 - :func:`bindings` binds every (dataset, method) to the data's hash and the hash of its settings
   (:mod:`.binding`);
 - :func:`unusable_fractions` and :func:`unusable_folds` check, before any run, that each training
-  fraction or fold leaves every class the rows each method needs, and name the class that does not.
+  fraction or fold leaves every class the rows each method needs, and name the class that does not;
+- :func:`available`, :func:`metric_for`, :func:`check_task` and :func:`check_out_folder`: the methods
+  that can run, the ranking metric, and the checks both runners make of their options.
 """
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
 from .binding import Binding, dataset_sha256, method_settings, run_settings, settings_sha256, test_sha256
-from .methods import BuildContext
+from .methods import BuildContext, unavailable_reason
+from .metrics import DEFAULT_METRIC, METRICS, metrics_of
 from .protocols.practitioner import fold_count
 from .runner import task_of
+from .studies import OutputError, UsageError
 from .suites import image_shape_of
 
 #: A regression's training fraction must leave at least this many rows.
 MIN_REGRESSION_ROWS = 10
 
 PROTOCOLS = ("practitioner", "paper")
+
+
+def available(specs, task: str | None = None) -> list:
+    """The methods of ``specs`` whose estimator imports (and that handle ``task``); says on stderr why others do not."""
+    kept = []
+    for spec in specs:
+        reason = unavailable_reason(spec)
+        if reason is None and task is not None and task not in spec.tasks:
+            reason = f"{spec.name} does not handle {task}"
+        if reason:
+            print(f"left out: {reason}", file=sys.stderr)
+        else:
+            kept.append(spec)
+    return kept
+
+
+def metric_for(name, task: str) -> str:
+    """The ranking metric: ``name`` (a :class:`UsageError` unless it is a ``task`` metric), else the task's default."""
+    if name is None:
+        return DEFAULT_METRIC[task]
+    if METRICS[name].task != task:
+        raise UsageError(
+            f"--metric {name} is not a {task} metric (choose among {', '.join(m.name for m in metrics_of(task))})"
+        )
+    return name
+
+
+def check_task(protocol: str, task: str) -> None:
+    """Refuse a regression target under the papers' protocol (a classification protocol)."""
+    if protocol == "paper" and task == "regression":
+        raise UsageError(
+            "--protocol paper is the papers' classification protocol; a regression target runs under "
+            "--protocol practitioner"
+        )
+
+
+def check_out_folder(out: Path) -> None:
+    """Refuse an ``--out`` that is an existing file (one line, exit status 2)."""
+    if out.exists() and not out.is_dir():
+        raise OutputError(f"--out {out} is a file; give a folder (it is created if missing)")
 
 
 @dataclass(frozen=True)

@@ -37,10 +37,10 @@ from .binding import set_aside_stale
 from .cluster import run_from_args
 from .executor import EXIT_NOTHING_TO_RUN, EXIT_OK, EXIT_RUN_FAILED, bound_records, plan, unfinished
 from .figures import plt, save_figure
-from .methods import default_registry, unavailable_reason
+from .methods import default_registry
 from .metrics import METRICS
 from .outlock import hold
-from .planning import bindings, describe, unusable_fractions
+from .planning import available, bindings, check_out_folder, check_task, describe, metric_for, unusable_fractions
 from .provenance import provenance
 from .runner import task_of
 from .store import ResultStore
@@ -157,8 +157,6 @@ def run(args, registry=None, *, command: str) -> int:
     int
         The exit status (``EXIT_*`` of :mod:`.executor`).
     """
-    from .benchmark import check_out_folder, metric_for
-
     log = logger(args)
     registry = registry or default_registry()
     profile = "quick" if args.quick else "paper"
@@ -188,30 +186,15 @@ def run(args, registry=None, *, command: str) -> int:
     if protocol_of(ds.name) != "split" or not (ds.has_test_split or user_file):
         raise UsageError(f"{ds.name} has no train/test split; the study needs one")
     task = task_of(ds)
-    if task == "regression" and protocol == "paper":
-        raise UsageError(
-            "--protocol paper is the papers' classification protocol; a regression target runs under "
-            "--protocol practitioner"
-        )
-    try:
-        metric = metric_for(args.metric, task)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
+    check_task(protocol, task)
+    metric = metric_for(args.metric, task)
     out = args.out
     if out is None:
         out = Path("results") / UserDataSource(**ds.extra["user_data"]).slug / "small_sample" if user_file else None
         out = out or Path("results/small_sample")
         check_out_folder(out)
 
-    specs = []
-    for spec in asked:
-        reason = unavailable_reason(spec)
-        if reason:
-            print(f"left out: {reason}", file=sys.stderr)
-        elif task not in spec.tasks:
-            print(f"left out: {spec.name} does not handle {task}", file=sys.stderr)
-        else:
-            specs.append(spec)
+    specs = available(asked, task)
     if not specs:
         print("nothing to run: no requested method is available", file=sys.stderr)
         return EXIT_NOTHING_TO_RUN
