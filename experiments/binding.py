@@ -113,11 +113,7 @@ class Binding:
 
     def fields(self) -> dict:
         """The record fields that carry the binding."""
-        return {
-            "data_sha256": self.data_sha256,
-            "test_sha256": self.test_sha256,
-            "settings_sha256": self.settings_sha256,
-        }
+        return {name: getattr(self, name) for name in ("data_sha256", "test_sha256", "settings_sha256")}
 
 
 def matches(record: dict, binding: Binding | None) -> bool:
