@@ -30,16 +30,8 @@ def class_scores(features: np.ndarray, n_classes: int) -> np.ndarray:
 
 
 def margins(scores: np.ndarray, y_index: np.ndarray, scale: float = 1.0) -> np.ndarray:
-    """``(scores[i, y_i] - max_{j != y_i} scores[i, j]) / scale`` for every row (eq. 46).
-
-    Parameters
-    ----------
-    scores : ndarray (n, s)
-    y_index : ndarray (n,) of int
-        Column of the true class of each row.
-    scale : float or ndarray (n,)
-        Normalisation (the sum of the layer weights for mdDF's additive features).
-    """
+    """``(scores[i, y_i] - max_{j != y_i} scores[i, j]) / scale`` for every row (eq. 46): ``y_index`` holds the
+    column of each row's true class, ``scale`` (a float or one per row) the sum of the layer weights."""
     scores = np.asarray(scores, dtype=np.float64)
     rows = np.arange(len(scores))
     true = scores[rows, y_index]
