@@ -31,23 +31,9 @@ class TooFewRows(ValueError):
 
 
 def fold_count(y, task: str = "classification", requested: int = DEFAULT_FOLDS, labels=None) -> int:
-    """The folds the cross-validation of ``y`` uses: ``requested``, or fewer for a small class or table.
-
-    Parameters
-    ----------
-    y : array
-        Class codes, or the targets of a regression.
-    task : {"classification", "regression"}
-    requested : int
-        At least 2.
-    labels : array, optional
-        The class labels (``labels[code]``), to name a class in a message.
-
-    Raises
-    ------
-    TooFewRows
-        A class with a single row, or fewer than two rows in all.
-    """
+    """The folds the cross-validation of ``y`` (class codes, or a regression's targets) uses: ``requested``
+    (at least 2), or fewer for a small class or table; :class:`TooFewRows` for a class with a single row, or
+    fewer than two rows in all. ``labels[code]`` names a class in the message."""
     y = np.asarray(y)
     if len(y) < 2:
         raise TooFewRows(f"{len(y)} row(s): a cross-validation needs at least 2")
@@ -85,17 +71,7 @@ def cv_run_data(dataset, seed: int, fold: int, n_folds: int, task: str, validati
     X, y = dataset.X, dataset.y
     train, test = cv_splits(y, task, n_folds, seed)[fold]
     X_fit, X_val, y_fit, y_val = holdout(X[train], y[train], validation_fraction, seed, stratify=task != "regression")
-    return RunData(
-        X[train],
-        y[train],
-        X[test],
-        y[test],
-        X_fit,
-        y_fit,
-        X_val,
-        y_val,
-        refit=True,
-        description=f"{n_folds}-fold cross-validation of all {len(y)} rows"
-        + (", stratified by class" if task != "regression" else "")
-        + f", shuffled with random_state={seed}: test fold {fold}",
-    )
+    stratified = ", stratified by class" if task != "regression" else ""
+    description = f"{n_folds}-fold cross-validation of all {len(y)} rows{stratified}, shuffled with random_state={seed}"
+    description += f": test fold {fold}"
+    return RunData(X[train], y[train], X[test], y[test], X_fit, y_fit, X_val, y_val, True, description)
