@@ -11,16 +11,11 @@ subcommand             script                         does
 ``datasets``           --                             the built-in datasets and their files
 =====================  =============================  ==========================================
 
-Every subcommand that takes a dataset also takes the user's own table: ``--data PATH --target
-COLUMN [--test PATH]`` (:mod:`.user_data`). This module holds the argument parsing and the exit
-statuses; the work is done by :mod:`.benchmark`, :mod:`.small_sample`, :mod:`.feature_export`,
-:mod:`.layer_figures`, :mod:`.tsne_figure` and :mod:`.dataset_listing`.
-
-Exit statuses: :mod:`.exit_status` holds their one table, from which every ``--help`` and the
-documentation's table are made. Errors about the input are one line, ``mddf: error: <what is
-wrong>``, without a traceback. Standard output carries only each subcommand's result (the tables
-of ``benchmark``, the paths of the files written by the others); notices, progress and warnings go
-to standard error.
+Every subcommand that takes a dataset also takes the user's own table: ``--data PATH --target COLUMN
+[--test PATH]`` (:mod:`.user_data`). This module parses the arguments; the module each :class:`Command`
+names does the work, and :mod:`.exit_status` holds the exit statuses. Errors about the input are one
+line, ``mddf: error: <what is wrong>``; standard output carries only each subcommand's result (tables,
+or the paths of the files written), notices, progress and warnings go to standard error.
 """
 
 from __future__ import annotations
@@ -506,24 +501,13 @@ def _one_line(exc: BaseException) -> str:
 
 
 def run_command(name: str, argv=None, *, registry=None, prog: str | None = None, command: list | None = None) -> int:
-    """Parse ``argv`` for subcommand ``name`` and run it; returns the exit status.
+    """Parse ``argv`` (default ``sys.argv[1:]``) for subcommand ``name`` and run it; returns the exit status.
 
-    Usage errors raise ``SystemExit(2)`` (argparse's message and usage); ``--help`` raises
-    ``SystemExit(0)``. A bad ``--data`` file and a held ``--out`` print one line,
-    ``<prog>: error: ...``, and return 2.
-
-    Parameters
-    ----------
-    name : str
-        A key of :data:`COMMANDS`.
-    argv : list of str, optional
-        The subcommand's arguments (default: ``sys.argv[1:]``).
-    registry : Registry, optional
-        Methods of the runners (tests add doubles).
-    prog : str, optional
-        Program name in messages (default ``mddf <name>``; a script passes its file name).
-    command : list of str, optional
-        The command line recorded in provenance, before ``argv`` (default ``["mddf", name]``).
+    Usage errors raise ``SystemExit(2)`` (argparse's message and usage), ``--help`` ``SystemExit(0)``; a
+    bad ``--data`` file or a held ``--out`` prints one line, ``<prog>: error: ...``, and returns 2.
+    ``registry`` holds the runners' methods (tests add doubles), ``prog`` names the program in messages
+    (default ``mddf <name>``), and ``command`` is the command line recorded in provenance before ``argv``
+    (default ``["mddf", name]``).
     """
     spec = COMMANDS[name]
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -553,18 +537,8 @@ def run_script(name: str, argv=None, registry=None, *, script=None) -> int:
     """Subcommand ``name`` as its script in ``scripts/`` runs it; returns the exit status.
 
     :func:`run_command` with the script's file name in messages (``run_uci.py: error: ...``) and
-    ``python scripts/<script> ...`` as the command line recorded in provenance.
-
-    Parameters
-    ----------
-    name : str
-        A key of :data:`COMMANDS` that has a script.
-    argv : list of str, optional
-        The script's arguments (default: ``sys.argv[1:]``).
-    registry : Registry, optional
-        Methods of the runners (tests add doubles).
-    script : str or Path, optional
-        The script's path (default: ``scripts/<COMMANDS[name].script>`` of the checkout).
+    ``python scripts/<script> ...`` as the command line recorded in provenance; ``script`` defaults to
+    ``scripts/<COMMANDS[name].script>`` of the checkout.
     """
     from .provenance import command_line, script_path
 
