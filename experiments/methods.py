@@ -151,16 +151,10 @@ def tiny_boosting(builder, ctx: BuildContext, **params):
 def adapt_to_small_classes(estimator, min_class_rows: int | None) -> list[str]:
     """Give a cascade no more folds than its smallest class has training rows; return what changed.
 
-    Every parameter of ``estimator`` (nested ones included, e.g. ``estimator__n_folds`` of a search,
-    ``scan_n_folds`` of gcForest's scanning) that ends in ``n_folds`` and exceeds ``min_class_rows``
-    is lowered to it; with a single row, the cascade's ``class_vectors`` becomes ``"oob"`` instead
-    (out-of-bag class vectors need no folds). Nothing changes when every class has enough rows, or
-    for ``min_class_rows=None`` (a regression target).
-
-    Returns
-    -------
-    list of str
-        One ``"n_folds=2"`` / ``"class_vectors='oob'"`` entry per change.
+    Every parameter (nested ones included: ``estimator__n_folds``, ``scan_n_folds``) ending in ``n_folds``
+    that exceeds ``min_class_rows`` is lowered to it; with a single row, the cascade's ``class_vectors``
+    becomes ``"oob"`` instead. ``min_class_rows=None`` (a regression) changes nothing. Returns one
+    ``"n_folds=2"`` / ``"class_vectors='oob'"`` entry per change.
     """
     if min_class_rows is None or not hasattr(estimator, "get_params"):
         return []
@@ -307,19 +301,11 @@ def build_mlp(ctx: BuildContext, hidden_layer_sizes=(70, 50), **params):
     numeric = make_pipeline(SimpleImputer(strategy="median", keep_empty_features=True), StandardScaler())
     transformers = [("numeric", numeric, np.flatnonzero(~mask))]
     if mask.any():
-        categorical = make_pipeline(
-            SimpleImputer(strategy="most_frequent", keep_empty_features=True),
-            OneHotEncoder(handle_unknown="ignore", sparse_output=False),
-        )
+        imputer = SimpleImputer(strategy="most_frequent", keep_empty_features=True)
+        categorical = make_pipeline(imputer, OneHotEncoder(handle_unknown="ignore", sparse_output=False))
         transformers.append(("categorical", categorical, np.flatnonzero(mask)))
-    mlp_params = dict(
-        hidden_layer_sizes=tuple(hidden_layer_sizes),
-        activation="relu",
-        solver="adam",
-        alpha=0.0,
-        max_iter=50 if ctx.profile == "quick" else 200,
-        random_state=ctx.seed,
-    )
+    mlp_params = dict(hidden_layer_sizes=tuple(hidden_layer_sizes), activation="relu", solver="adam", alpha=0.0)
+    mlp_params.update(max_iter=50 if ctx.profile == "quick" else 200, random_state=ctx.seed)
     mlp_params.update(params)
     return make_pipeline(ColumnTransformer(transformers), MLPClassifier(**mlp_params))
 
