@@ -86,10 +86,8 @@ def _core_count(usable: set | None) -> int:
 
 
 def _busy_cores(interval: float = 0.5) -> float | None:
-    """Cores of this process's affinity busy over the next ``interval`` seconds (``/proc/stat``).
-
-    The 1-minute load average where ``/proc/stat`` cannot be read; None when neither can.
-    """
+    """Cores of this process's affinity busy over the next ``interval`` seconds (``/proc/stat``); the 1-minute load
+    average where that cannot be read; None when neither can."""
     usable = _usable_cpus()
 
     def sample():
@@ -218,24 +216,14 @@ def _worker(conn, kwargs):
     conn.close()
 
 
-# A worker must not outlive the runner that started it: a runner killed with SIGKILL cannot stop
-# it, and an orphaned worker (and the joblib/loky processes a run may start) would go on computing
-# for minutes, competing with the resumed sweep. Each worker therefore
-#
-# - leads a process group of its own, which its children (loky workers, their resource tracker)
-#   join, so that one killpg stops the whole run; the runner does this when it stops on SIGTERM,
-#   Ctrl-C or any exception (:func:`_stop_worker`);
-# - starts a guardian: a small process in its group, waiting on two pipes whose write ends are
-#   held by the runner (multiprocessing's parent sentinel) and by the worker. When either closes
-#   (the runner or the worker has died, however), it kills the group, grandchildren included.
-#   A separate process, not a thread of the worker, because a thread could not act while a
-#   native call holds the worker's GIL;
-# - asks Linux for SIGKILL the moment the runner dies (``prctl(PR_SET_PDEATHSIG)``), so the run
-#   stops even before the guardian acts, then checks that the runner is still its parent, in case
-#   it died before the request.
-#
-# Where no guardian can be started (or without setpgid/killpg: Windows), a thread waiting on the
-# parent sentinel ends the group (or the worker) instead.
+# A worker must not outlive the runner that started it (an orphan, with the loky processes a run may
+# start, would compete with the resumed sweep for minutes). Each worker therefore leads a process group
+# of its own, which its children join, so that one killpg stops the whole run (:func:`_stop_worker`);
+# starts a guardian, a small process in its group waiting on two pipes held by the runner (the parent
+# sentinel) and by the worker, which kills the group when either closes (a process, as a thread could
+# not act while a native call holds the GIL); and asks Linux for SIGKILL when the runner dies
+# (``PR_SET_PDEATHSIG``), then checks that the runner is still its parent. Where no guardian can start
+# (or without setpgid/killpg: Windows), a thread waiting on the parent sentinel ends the group instead.
 _GUARDIAN = (
     "import os, select, signal, sys\n"
     "pipes = select.poll()\n"
@@ -430,14 +418,10 @@ class RunBook:
         # The bar redraws itself with carriage returns: only on a terminal. A log file (stderr
         # redirected) gets the plain per-run lines only.
         self.interactive = progress and sys.stderr.isatty()
-        self.bar = tqdm(
-            total=len(self.pending),
-            disable=not self.interactive,
-            file=sys.stderr,
-            unit="run",
-            dynamic_ncols=True,
-            bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}]",
+        layout = dict(
+            unit="run", dynamic_ncols=True, bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}]"
         )
+        self.bar = tqdm(total=len(self.pending), disable=not self.interactive, file=sys.stderr, **layout)
         if not progress:
             self.say = None
         elif log is not print:
