@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from mddf import margins
+
 
 def class_scores(features: np.ndarray, n_classes: int) -> np.ndarray:
     """Class scores ``(n, s)`` from a layer feature ``(n, s)`` or per-forest ``(n, k*s)`` (averaged)."""
@@ -27,17 +29,6 @@ def class_scores(features: np.ndarray, n_classes: int) -> np.ndarray:
         raise ValueError(f"layer features of shape {features.shape} do not hold scores for {n_classes} classes")
     k = features.shape[1] // n_classes
     return features if k == 1 else features.reshape(len(features), k, n_classes).mean(axis=1)
-
-
-def margins(scores: np.ndarray, y_index: np.ndarray, scale: float = 1.0) -> np.ndarray:
-    """``(scores[i, y_i] - max_{j != y_i} scores[i, j]) / scale`` for every row (eq. 46): ``y_index`` holds the
-    column of each row's true class, ``scale`` (a float or one per row) the sum of the layer weights."""
-    scores = np.asarray(scores, dtype=np.float64)
-    rows = np.arange(len(scores))
-    true = scores[rows, y_index]
-    others = scores.copy()
-    others[rows, y_index] = -np.inf
-    return (true - others.max(axis=1)) / scale
 
 
 def margin_ratio(m: np.ndarray) -> float:
@@ -68,7 +59,7 @@ def oof_layer_margins(estimator, y_train) -> list[np.ndarray]:
     out = []
     for feats in estimator.oof_features_:
         scores = class_scores(feats, n_classes)
-        out.append(margins(scores, y_idx, scores.sum(axis=1)))
+        out.append(margins(scores, y_idx) / scores.sum(axis=1))  # eq. (46), normalised by the alpha sum
     return out
 
 
