@@ -124,12 +124,8 @@ def declared_categories(categorical_mask) -> dict:
 
 
 def build_mddf(ctx: BuildContext, **params):
-    """mdDF with the paper's configuration (the estimator's defaults), the dataset's categorical columns declared.
-
-    The categorical columns are split as the estimator's ``categorical_splits`` says (by default into
-    subsets of categories); a dataset without any gives the estimator its arrays as they are. For a
-    regression task, ``CascadeForestRegressor`` with its defaults.
-    """
+    """mdDF with the paper's configuration (the estimator's defaults), the dataset's categorical columns declared;
+    ``CascadeForestRegressor`` with its defaults for a regression task."""
     params = {**_cascade_params(ctx), **declared_categories(ctx.categorical_mask), **params}
     kind = "CascadeForestRegressor" if ctx.task == "regression" else "MDDFClassifier"
     return _construct(_import("mddf", kind), ctx, **params)
@@ -178,12 +174,8 @@ QUICK_SEARCH_GRID = {"margin_mean": (0.7, 0.9), "max_depth_factor": (2, 16)}
 
 
 def build_mddf_tuned(ctx: BuildContext, **params):
-    """mdDF with gamma, mu and the depth factor chosen from the paper's grids on the training rows.
-
-    :class:`mddf.MDDFGridSearch` over ``mddf.PAPER_PARAM_GRID`` (the quick profile: a 4-point grid),
-    selected by the cascade's out-of-fold accuracy, with the first layer shared and successive
-    halving after layers 2 and 3 (the search's defaults).
-    """
+    """mdDF with gamma, mu and the depth factor chosen on the training rows: :class:`mddf.MDDFGridSearch` over
+    ``mddf.PAPER_PARAM_GRID`` (the quick profile: a 4-point grid) with the search's defaults."""
     from mddf import MDDFGridSearch
 
     grid = QUICK_SEARCH_GRID if ctx.profile == "quick" else None
@@ -205,22 +197,14 @@ def build_mddf_pca_hgb(ctx: BuildContext, **params):
 
 
 def build_mddf_hgb_auto(ctx: BuildContext, **params):
-    """mdDF with a HistGradientBoosting predictor on ``x`` alone, or mixed with the cascade's output on
-    ``[x, f_T]`` (weight 0: the cascade alone; 1: the predictor alone): whichever scores highest.
-
-    ``predictor_input="auto"``: the choice is made at fit on the training rows (a 2-fold split for the
-    predictor, the out-of-fold output for the cascade itself); the dataset's categorical columns
-    are declared as for ``mdDF``.
-    """
+    """mdDF with a HistGradientBoosting predictor on ``x`` alone or mixed with the cascade's output on ``[x, f_T]``,
+    whichever scores highest on the training rows at fit (``predictor_input="auto"``)."""
     return build_mddf(ctx, **{"predictor": "hgb", "predictor_input": "auto", **params})
 
 
 def build_mddf_plain_stop(ctx: BuildContext, **params):
-    """mdDF stopping on any improvement (gcForest's rule, ``min_error_reduction=0``), as the published tables were made.
-
-    The paper does not say how mdDF stops; the estimator's default asks a layer to lower the
-    out-of-fold error by a share of it (:class:`mddf.MDDFClassifier`'s ``min_error_reduction``).
-    """
+    """mdDF stopping on any improvement (gcForest's rule, ``min_error_reduction=0``), as the published tables were
+    made; the estimator's default asks a layer to lower the out-of-fold error by a share of it."""
     return build_mddf(ctx, min_error_reduction=0.0, **params)
 
 
