@@ -334,35 +334,20 @@ def load_source(source: UserDataSource, *, check_hash: bool = True) -> Dataset:
             )
         y_train_out = np.searchsorted(classes, y.to_numpy()).astype(np.int64)
         y_test_out = None if y_test is None else np.searchsorted(classes, y_test.to_numpy()).astype(np.int64)
-    return Dataset(
-        name=source.name,
-        X_train=X_train_codes,
-        y_train=y_train_out,
-        X_test=X_test_codes,
-        y_test=y_test_out,
-        feature_names=[str(c) for c in X.columns],
-        classes=classes,
-        categorical_mask=mask,
-        source_url=source.path,
-        split=(
-            f"fixed test file {Path(source.test_path).name}"
-            if source.test_path
-            else f"no test file: {'stratified ' if task != 'regression' else ''}"
-            f"{100 - 100 * TEST_FRACTION:g}/{100 * TEST_FRACTION:g} split of the rows drawn with each run's seed"
-        ),
-        description=f"user data {main_name}, target column {source.target!r}",
-        extra={
-            "user_data": source.as_dict(),
-            "task": task,
-            "warnings": warnings,
-            "test_fraction": None if source.test_path else TEST_FRACTION,
-            "categories": {
-                str(c): [str(v) for v in X[c].cat.categories]
-                for c in X.columns
-                if isinstance(X[c].dtype, pd.CategoricalDtype)
-            },
-        },
-    )
+    if source.test_path:
+        split = f"fixed test file {Path(source.test_path).name}"
+    else:
+        stratified = "stratified " if task != "regression" else ""
+        split = f"no test file: {stratified}{100 - 100 * TEST_FRACTION:g}/{100 * TEST_FRACTION:g} split of the rows"
+        split += " drawn with each run's seed"
+    categories = {str(c): [str(v) for v in X[c].cat.categories] for c, coded in zip(X.columns, mask) if coded}
+    extra = {"user_data": source.as_dict(), "task": task, "warnings": warnings, "categories": categories}
+    extra["test_fraction"] = None if source.test_path else TEST_FRACTION
+    arrays = dict(X_train=X_train_codes, y_train=y_train_out, X_test=X_test_codes, y_test=y_test_out)
+    description = f"user data {main_name}, target column {source.target!r}"
+    described = dict(feature_names=[str(c) for c in X.columns], classes=classes, categorical_mask=mask)
+    described.update(source_url=source.path, split=split, description=description, extra=extra)
+    return Dataset(name=source.name, **arrays, **described)
 
 
 def _encode(X, X_test):
