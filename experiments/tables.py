@@ -159,11 +159,8 @@ class Table:
         return {label for label, v in values.items() if np.isclose(v, top, rtol=0, atol=1e-9)}
 
     def ranks(self, group) -> dict:
-        """``{label: {dataset: rank}}`` of a group's columns, over the datasets where each has a result.
-
-        A column without a result on a dataset has no rank there, and the other columns are ranked
-        among themselves; a dataset with fewer than two results in the group is not ranked.
-        """
+        """``{label: {dataset: rank}}`` of a group's columns on the datasets where at least two of them have a
+        result (a column without one there has no rank there)."""
         cols = [c for c in self.columns if c.group == group]
         ranks = {c.label: {} for c in cols}
         for dataset in self.datasets:
@@ -193,12 +190,8 @@ class Table:
 
 
 def method_notes(table: Table, descriptions, group="ours") -> list:
-    """The notes of ``descriptions`` that concern a method with a result in ``table``.
-
-    ``descriptions`` is a sequence of ``(methods, text)``: ``text`` is kept when one of ``methods``
-    ran (:meth:`Table.ran`), and may hold ``{methods}``, replaced by the ones that ran, joined by
-    commas and "and" (``"RF and XGBoost use 400·k trees"`` when ExtraTrees did not run).
-    """
+    """The texts of ``descriptions`` (``(methods, text)`` pairs) for which one of ``methods`` has a result in
+    ``table``; ``{methods}`` in a text names the ones that do (``"RF and XGBoost use 400·k trees"``)."""
     ran = table.ran(group)
     notes = []
     for methods, text in descriptions:
@@ -211,12 +204,8 @@ def method_notes(table: Table, descriptions, group="ours") -> list:
 
 
 def summarize(records, *, fraction=1.0, profile=None, seeds=None) -> dict:
-    """``{(dataset, method): Cell}`` from result records (latest record per key).
-
-    Accuracies are averaged over seeds (and folds); ``std`` is the sample standard deviation
-    (``ddof=1``) when there are at least two values. A cell with failures but no success reads
-    ``"error"``.
-    """
+    """``{(dataset, method): Cell}`` from result records (latest record per key): accuracies averaged over seeds
+    (and folds), ``std`` their sample standard deviation (two values at least); failures alone read ``"error"``."""
     latest = {}
     for rec in records:
         if "key" in rec and rec.get("method"):
@@ -241,39 +230,15 @@ def summarize(records, *, fraction=1.0, profile=None, seeds=None) -> dict:
     return cells
 
 
-def build_table(
-    title,
-    datasets,
-    methods,
-    cells,
-    *,
-    paper=None,
-    paper_std=None,
-    not_applicable=(),
-    skipped=None,
-    notes=(),
-    extra=None,
-) -> Table:
-    """Assemble a :class:`Table`.
+def build_table(title, datasets, methods, cells, *, paper=None, paper_std=None, not_applicable=(), skipped=None,
+                notes=(), extra=None) -> Table:  # fmt: skip
+    """Assemble a :class:`Table`: ``datasets`` as rows and ``methods`` as our columns, in order.
 
-    Parameters
-    ----------
-    title : str
-    datasets, methods : list of str
-        Rows and our columns, in order.
-    cells : dict
-        ``{(dataset, method): Cell}`` from :func:`summarize`.
-    paper : dict, optional
-        ``{column label: {dataset: accuracy %}}`` published numbers.
-    paper_std : dict, optional
-        Matching published standard deviations.
-    not_applicable : iterable of (dataset, method)
-        Cells shown as "n/a" (e.g. binary-only methods on multi-class data).
-    skipped : dict, optional
-        ``{dataset: loader message}`` for datasets whose files are missing.
-    notes : iterable of str
-    extra : dict, optional
-        ``{label: {dataset: text}}`` informative columns placed after ours.
+    ``cells`` is ``{(dataset, method): Cell}`` (:func:`summarize`); ``paper`` and ``paper_std`` are
+    ``{column label: {dataset: value}}`` of the published accuracies (%) and their standard deviations;
+    ``not_applicable`` the ``(dataset, method)`` cells shown as "n/a" (a binary-only method on multi-class
+    data); ``skipped`` ``{dataset: loader message}`` of the datasets whose files are missing; ``extra``
+    ``{label: {dataset: text}}`` informative columns placed after ours.
     """
     skipped = skipped or {}
     not_applicable = set(not_applicable)
@@ -344,11 +309,8 @@ def to_markdown(table: Table) -> str:
 
 
 def to_csv(table: Table) -> str:
-    """The table as CSV: mean, std and n per column, a "best (ours)" column, the rank row last.
-
-    The rank row holds each column's average rank, and in its "n" column the number of datasets
-    that average is over.
-    """
+    """The table as CSV: mean, std and n per column, a "best (ours)" column, and last the rank row (each column's
+    average rank, with the number of datasets it is over in its "n" column)."""
     ours = [c for c in table.columns if c.group == "ours"]
     paper = [c for c in table.columns if c.group == "paper"]
     header = ["dataset"]
