@@ -377,8 +377,7 @@ def run_one(
                     )
                 t0, c0 = time.perf_counter(), time.process_time()
                 estimator.fit(data.X_train, labels.encoded)
-                record["train_seconds"] = time.perf_counter() - t0
-                record["train_cpu_seconds"] = time.process_time() - c0
+                record.update(train_seconds=time.perf_counter() - t0, train_cpu_seconds=time.process_time() - c0)
             _split_search_time(estimator, record)
             t0 = time.perf_counter()
             y_pred = labels.decode(estimator.predict(data.X_test))
@@ -388,12 +387,9 @@ def run_one(
         record.update(run_scores(task, data.y_test, y_pred, proba))
         record["params"] = estimator_params(_inner(estimator))
         if isinstance(estimator, EarlyStopped):
-            record["early_stopping"] = {
-                "rounds": estimator.n_rounds_,
-                "validation_rows": estimator.n_validation_,
-                "patience": estimator.patience,
-                "validation_fraction": estimator.validation_fraction,
-            }
+            stopping = ("rounds", "n_rounds_"), ("validation_rows", "n_validation_"), ("patience", "patience")
+            record["early_stopping"] = {key: getattr(estimator, name) for key, name in stopping}
+            record["early_stopping"]["validation_fraction"] = estimator.validation_fraction
         record.update(model_size(_inner(estimator)))
         record.update(search_summary(estimator))
         cascade = cascade_summary(getattr(estimator, "best_estimator_", estimator))
@@ -410,14 +406,11 @@ def run_one(
         record["error"] = f"{type(exc).__name__}: {exc}"
         record["traceback"] = traceback.format_exc()
     finally:
-        record["peak_rss_mb"] = memory.peak_mb()
-        record["memory_method"] = memory.method
-        record["finished_at"] = _now()
+        record.update(peak_rss_mb=memory.peak_mb(), memory_method=memory.method, finished_at=_now())
         if caught:
             messages = list(dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in caught))
             record["warnings"] = messages[:5] + ([f"... {len(messages) - 5} more"] if len(messages) > 5 else [])
-        record["versions"] = package_versions()
-        record["machine"] = machine_info()
+        record.update(versions=package_versions(), machine=machine_info())
     return record
 
 
@@ -446,12 +439,9 @@ def _run_data(ds, protocol, seed, fold, fraction, n_folds, task, validation_frac
 
 
 class _Labels:
-    """The class codes a model is trained on, ``0 .. m-1`` over the classes present in its training rows.
-
-    When every class is present (the usual case) the codes are the dataset's own; a training set
-    without some class (a small fold or fraction) gets consecutive codes, which XGBoost needs, and
-    the predictions are mapped back. Regression targets pass through.
-    """
+    """The class codes a model is trained on, ``0 .. m-1`` over the classes present in its training rows: the
+    dataset's own when every class is present, else consecutive codes (XGBoost needs them), the predictions
+    mapped back. Regression targets pass through."""
 
     def __init__(self, y_train, task):
         self.regression = task == "regression"
@@ -490,13 +480,9 @@ class _Labels:
 
 
 def _warm_up(spec, ctx, X_train, labels) -> dict:
-    """Fit and apply a tiny model of ``spec``'s kind on a few training rows; its time is the compilation's.
-
-    numba compiles the tree code on its first use in a process (or loads it from its disk cache),
-    which would otherwise be counted in the first timed fit. Returns ``{"compile_seconds": s}``, or
-    ``{"compile_seconds": None, "warm_up_error": ...}`` when the tiny model fails (the real fit then
-    says whether the method works).
-    """
+    """Fit and apply a tiny model of ``spec``'s kind on a few training rows: numba compiles the tree code on its
+    first use in a process, which would otherwise count in the timed fit. Returns ``{"compile_seconds": s}``, or
+    ``{"compile_seconds": None, "warm_up_error": ...}`` when the tiny model fails."""
     rows = labels.warm_up_rows()
     X, y = X_train[rows], labels.encoded[rows]
     try:
@@ -542,12 +528,11 @@ def _probabilities(estimator, X_test, labels, n_classes, record):
 
 
 def _select(spec, ctx, data, record, labels):
-    """Choose hyper-parameters on the validation rows.
+    """Choose hyper-parameters on the validation rows; returns ``(estimator, selection)``.
 
-    Returns ``(estimator, selection)``: the estimator is the selected, already fitted model when
-    the protocol tests it as is (DeepBoost protocol), else None (caller refits on all rows).
-    ``record["selection_seconds"]`` is the time of every candidate's fit and score, the selected
-    model's own fit left out when it is tested as is (it is the record's ``train_seconds``).
+    The estimator is the selected, fitted model when the protocol tests it as is (DeepBoost protocol),
+    else None (the caller refits on all rows). ``record["selection_seconds"]`` times every candidate, the
+    selected model's own fit left out when it is tested as is (it is then ``train_seconds``).
     """
     candidates = spec.grid(ctx) if spec.grid is not None else []
     if len(candidates) == 0:
