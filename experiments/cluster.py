@@ -49,18 +49,15 @@ from .store import ResultStore
 
 INSTALL_HINT = 'pip install "mddf[dask]" (from a checkout: pip install -e ".[dask]")'
 
-#: Times the scheduler of a ``local:N`` cluster reruns a run whose worker died before recording
-#: it as failed: one retry survives a one-off loss, and a run that kills every worker it touches
-#: (out of memory) costs two worker restarts instead of Dask's default four.
+#: Times a ``local:N`` scheduler reruns a run whose worker died before recording it as failed: one retry
+#: survives a one-off loss, and a run that kills every worker it touches costs two restarts, not four.
 LOCAL_ALLOWED_FAILURES = 1
 
-#: Where a ``local:N`` scheduler serves its HTTP endpoint (status, dashboard when bokeh is
-#: installed): Dask starts it even with ``dashboard_address=None``, then on port 8787, which
-#: collides with any other Dask cluster on the machine.
+#: Where a ``local:N`` scheduler serves its HTTP endpoint: Dask starts one even with ``dashboard_address=None``,
+#: on port 8787, which collides with any other Dask cluster on the machine.
 LOOPBACK_ANY_PORT = "127.0.0.1:0"
 
-#: Top-level packages the scheduler and every worker must import: the installed package holds the
-#: estimators, the data loaders and this harness (mddf.experiments).
+#: Top-level packages the scheduler and every worker must import (mddf holds the estimators, loaders and harness).
 WORKER_PACKAGES = ("mddf",)
 
 
@@ -73,10 +70,8 @@ class ClusterSetupError(RuntimeError):
 
 
 class TaskAborted(RuntimeError):
-    """A run ended on its worker with a ``BaseException`` that is not an ``Exception``.
-
-    ``args``: ``(message, traceback text on the worker)``.
-    """
+    """A run ended on its worker with a ``BaseException`` that is not an ``Exception``; ``args``: ``(message,
+    traceback text on the worker)``."""
 
     def __str__(self):
         return str(self.args[0]) if self.args else ""
@@ -94,10 +89,7 @@ class SchedulerSpec:
 
 
 def parse_scheduler(text: str) -> SchedulerSpec:
-    """``"tcp://HOST:8786"`` (any ``scheme://`` address Dask accepts) or ``"local:N"`` / ``"local"``.
-
-    ``local`` alone starts one worker per core.
-    """
+    """``"tcp://HOST:8786"`` (any ``scheme://`` address Dask accepts), ``"local:N"``, or ``"local"`` (one per core)."""
     text = text.strip()
     if text == "local" or text.startswith("local:"):
         count = text.partition(":")[2] or str(os.cpu_count() or 1)
@@ -145,10 +137,8 @@ def import_distributed():
 
 
 def check_scheduler_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
-    """With ``--scheduler``: refuse the local-only options and check that Dask can be imported.
-
-    Reports through ``parser.error`` (usage message, exit status 2), as argparse does for its own checks.
-    """
+    """With ``--scheduler``: refuse the local-only options and check that Dask can be imported (through
+    ``parser.error``, as argparse reports its own checks)."""
     if args.scheduler is None:
         return
     if args.workers != 1 or args.isolation != "process":
@@ -166,24 +156,17 @@ def check_scheduler_args(parser: argparse.ArgumentParser, args: argparse.Namespa
 def connect(spec: SchedulerSpec, *, timeout: float = 10.0):
     """A ``distributed.Client`` for ``spec``, closed on exit (with the cluster it started).
 
-    ``local:N`` starts a ``LocalCluster`` of N worker processes with one thread each, listening on
-    the loopback interface only (its HTTP endpoint too, on a free port), whose workers get the
-    local executor's thread environment (passive OpenMP waiting) and whose scheduler records a
-    run as failed after :data:`LOCAL_ALLOWED_FAILURES` worker deaths.
+    ``local:N`` starts a ``LocalCluster`` of N single-threaded worker processes on the loopback interface,
+    with the local executor's thread environment, recording a run as failed after
+    :data:`LOCAL_ALLOWED_FAILURES` worker deaths.
     """
     distributed = import_distributed()
     cluster = None
     try:
         if spec.address is None:
-            cluster = distributed.LocalCluster(
-                n_workers=spec.n_workers,
-                threads_per_worker=1,
-                processes=True,
-                host="127.0.0.1",
-                dashboard_address=LOOPBACK_ANY_PORT,
-                env=worker_environment(1, spec.n_workers),
-                scheduler_kwargs={"allowed_failures": LOCAL_ALLOWED_FAILURES},
-            )
+            local = dict(n_workers=spec.n_workers, threads_per_worker=1, processes=True, host="127.0.0.1")
+            local.update(dashboard_address=LOOPBACK_ANY_PORT, env=worker_environment(1, spec.n_workers))
+            cluster = distributed.LocalCluster(**local, scheduler_kwargs={"allowed_failures": LOCAL_ALLOWED_FAILURES})
             client = distributed.Client(cluster)
         else:
             try:
@@ -239,10 +222,8 @@ def run_on_worker(kwargs: dict) -> dict:
     except (Exception, KeyboardInterrupt):
         raise
     except BaseException as exc:
-        # run_one records every Exception itself. Anything else (SystemExit from a library, a
-        # custom BaseException) would shut the worker down or, with distributed 2026.8, leave
-        # the driver's as_completed waiting forever; as an ordinary error the scheduler retries
-        # the task and the driver records the run as failed.
+        # run_one records every Exception itself; anything else (SystemExit from a library) would shut the worker
+        # down or leave the driver waiting: as an ordinary error it is retried, then recorded as failed.
         raise TaskAborted(f"{type(exc).__name__}: {exc}", traceback.format_exc()) from None
     try:
         record["worker"] = get_worker().address
@@ -365,16 +346,12 @@ def run_all(tasks, store: ResultStore, *, scheduler=None, workers=1, isolation="
 
 
 def run_from_args(tasks: list[Task], store: ResultStore, args: argparse.Namespace, registry=None) -> int:
-    """:func:`run_all` with the options every runner script parses (``--scheduler``, ``--workers``,
-    ``--isolation``, ``--n-jobs``, ``--quiet``, ``--download``; ``user_data``, the ``--data`` files).
+    """:func:`run_all` with the options every runner parses (``--scheduler``, ``--workers``, ``--isolation``,
+    ``--n-jobs``, ``--quiet``, ``--download``, the ``--data`` files).
 
-    Returns
-    -------
-    int
-        ``EXIT_OK`` once every run has a record (failed runs included: see
-        :func:`~.executor.unfinished`); else, after saying why on stderr, ``EXIT_RUN_FAILED`` (the
-        cluster cannot be set up), ``EXIT_INTERRUPTED`` (Ctrl-C) or ``EXIT_TERMINATED`` (SIGTERM).
-        The runs in progress are stopped in every case.
+    Returns ``EXIT_OK`` once every run has a record (failed ones included: :func:`~.executor.unfinished`);
+    else, saying why on stderr, ``EXIT_RUN_FAILED`` (no cluster), ``EXIT_INTERRUPTED`` (Ctrl-C) or
+    ``EXIT_TERMINATED`` (SIGTERM), the runs in progress stopped.
     """
     try:
         local = dict(workers=args.workers, isolation=args.isolation, n_jobs=args.n_jobs)
