@@ -51,6 +51,12 @@ TABLE3_ORDER = ("mdDF_SF", "mdDF_ST", "mdDF_NP", "mdDF")
 # Today's peers beside the paper's tree ensembles, on the same splits and seeds.
 PEERS_ORDER = ("mdDF", "RF", "XGBoost", "ExtraTrees", "HGB", "LightGBM")
 PEERS_COMPARED = ("mdDF", "RF", "XGBoost")
+#: The notes on the mdDF structures of the paper's Table 3 (ablation.md).
+ABLATION_NOTES = (
+    (("mdDF_SF",), "mdDF_SF: 4 random forests per layer."),
+    (("mdDF_ST",), "mdDF_ST: stacking (previous layer's feature only)."),
+    (("mdDF_NP",), "mdDF_NP: no preconc (raw input only)."),
+)
 
 
 def list_registry(registry, out=sys.stdout):
@@ -188,26 +194,13 @@ def write_tables(
         title, datasets, main_methods, cells, paper=paper_cols, paper_std=paper_std, **shown, notes=notes, extra=extra
     )
     table.notes[1:1] = method_notes(table, main_descriptions)
-    markdown = to_markdown(table)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "table.md").write_text(with_markdown_header(markdown, prov))
-    (out / "table.csv").write_text(with_csv_header(to_csv(table), prov))
+    markdown = _write(table, out, "table", prov)
     if ablation_methods:
         ab_paper = paper_results.mddf_paper_columns(ablation=True) if "mddf" in papers else {}
         title = "mdDF structures (the paper's Table 3), test accuracy (%), papers' protocol"
         ab = build_table(title, datasets, ablation_methods, cells, paper=ab_paper, skipped=skipped)
-        ab.notes[:0] = method_notes(
-            ab,
-            [
-                (("mdDF_SF",), "mdDF_SF: 4 random forests per layer."),
-                (("mdDF_ST",), "mdDF_ST: stacking (previous layer's feature only)."),
-                (("mdDF_NP",), "mdDF_NP: no preconc (raw input only)."),
-            ],
-        )
-        ab_markdown = to_markdown(ab)
-        (out / "ablation.md").write_text(with_markdown_header(ab_markdown, prov))
-        (out / "ablation.csv").write_text(with_csv_header(to_csv(ab), prov))
-        markdown += "\n" + ab_markdown
+        ab.notes[:0] = method_notes(ab, ABLATION_NOTES)
+        markdown += "\n" + _write(ab, out, "ablation", prov)
     if peer_methods:
         seconds = fit_seconds(records, datasets, peer_methods, seeds, profile)
         peers_extra = {"k": extra["k"]} if extra else {}
@@ -234,10 +227,16 @@ def write_tables(
                 (("ExtraTrees", "HGB", "LightGBM"), "No published numbers for {methods}: neither paper ran them."),
             ],
         )
-        peers_markdown = to_markdown(peers)
-        (out / "peers.md").write_text(with_markdown_header(peers_markdown, prov))
-        (out / "peers.csv").write_text(with_csv_header(to_csv(peers), prov))
-        markdown += "\n" + peers_markdown
+        markdown += "\n" + _write(peers, out, "peers", prov)
+    return markdown
+
+
+def _write(table, out: Path, stem: str, prov) -> str:
+    """Write ``table`` as ``<stem>.md`` and ``<stem>.csv`` in ``out``, each headed by ``prov``; return the Markdown."""
+    markdown = to_markdown(table)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / f"{stem}.md").write_text(with_markdown_header(markdown, prov))
+    (out / f"{stem}.csv").write_text(with_csv_header(to_csv(table), prov))
     return markdown
 
 
