@@ -241,23 +241,12 @@ def _write(table, out: Path, stem: str, prov) -> str:
 
 
 def run(args, registry=None, *, command: str) -> int:
-    """Run the benchmark the parsed arguments describe (see ``mddf benchmark --help``).
+    """Run the benchmark the parsed arguments (:func:`mddf.experiments.cli.benchmark_parser`) describe.
 
-    Parameters
-    ----------
-    args : argparse.Namespace
-        From :func:`mddf.experiments.cli.benchmark_parser`.
-    registry : Registry, optional
-        Methods (default: :func:`~.methods.default_registry`); callers add test doubles here.
-    command : str
-        The command line recorded in the lock and in the tables' provenance.
-
-    Returns
-    -------
-    int
-        The exit status (``EXIT_*`` of :mod:`.executor`). Raises :class:`~.studies.UsageError`,
-        :class:`~.user_data.UserDataError` and :class:`~.outlock.FolderLocked` for the command
-        line to report.
+    ``registry`` holds the methods (default: :func:`~.methods.default_registry`; tests add doubles);
+    ``command`` is recorded in the lock and the tables' provenance. Returns the exit status; raises
+    :class:`~.studies.UsageError`, :class:`~.user_data.UserDataError` and :class:`~.outlock.FolderLocked`
+    for the command line to report.
     """
     registry = registry or default_registry()
     if args.data_home is not None:

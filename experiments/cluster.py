@@ -258,26 +258,12 @@ def _failure(task: Task, future, exc: BaseException, scheduler: str) -> dict:
 
 
 def execute_on_cluster(tasks: list[Task], store: ResultStore, client, *, n_jobs=1, retries=1, **options) -> list[dict]:
-    """Run every task whose latest record is not ``ok`` on the cluster of ``client``.
+    """Run every task whose latest record in ``store`` is not ``ok`` on the cluster of ``client``; return the
+    records written.
 
-    Parameters
-    ----------
-    tasks : list of Task
-    store : ResultStore
-        Finished runs found here are skipped (resume); each result is appended as it arrives.
-    client : distributed.Client
-    n_jobs : int or None
-        Threads of each run's estimator (1: one run per worker thread).
-    retries : int
-        Extra attempts of a task that raises (worker deaths are counted by the scheduler).
-    **options
-        ``registry`` (pickled with every task: its builders must import on the workers), ``progress``,
-        ``log``, ``download`` and ``user_data`` (read by the workers at the same path), as for
-        :func:`~.executor.execute`.
-
-    Returns
-    -------
-    list of dict: the records written in this call.
+    ``n_jobs`` threads per run (1: one run per worker thread); ``retries`` extra attempts of a task that
+    raises (worker deaths are counted by the scheduler); ``options`` as for :func:`~.executor.execute`
+    (the registry's builders must import on the workers, which read ``user_data`` at the same path).
     """
     from distributed import as_completed
 

@@ -384,23 +384,13 @@ def describe(record: dict) -> str:
 
 
 class RunBook:
-    """What every way of executing runs shares: resume, dependencies, arguments, recording.
+    """What every way of executing runs shares (:func:`execute`, :func:`~.cluster.execute_on_cluster`).
 
-    Runs whose latest record in ``store`` is ``ok`` are left out (resume). A run may start once
-    the mdDF run that sets its tree budget is neither pending nor running. Each result is
-    appended to ``store`` the moment it arrives and, with ``progress``, described on one line
-    (on stderr, or through ``log``) and counted on a tqdm bar when stderr is a terminal. Used by
-    :func:`execute` (local processes) and by :func:`mddf.experiments.cluster.execute_on_cluster` (Dask).
-
-    Parameters
-    ----------
-    tasks : list of Task
-    store : ResultStore
-    progress : bool
-    log : callable
-    **run_options
-        ``n_jobs``, ``registry``, ``download`` and ``user_data``, passed to every :func:`~.runner.run_one`
-        (``user_data`` only when given; ``n_jobs`` -1 by default).
+    Runs whose latest record in ``store`` is ``ok`` are left out (resume); a run starts once the mdDF run
+    that sets its tree budget is neither pending nor running. Each result is appended to ``store`` the
+    moment it arrives and, with ``progress``, described on one line (through ``log``) and counted on a
+    tqdm bar on a terminal. ``run_options`` (``n_jobs``, -1 by default, ``registry``, ``download``,
+    ``user_data``) go to every :func:`~.runner.run_one`.
     """
 
     def __init__(self, tasks, store: ResultStore, *, progress=True, log=print, **run_options):
@@ -502,33 +492,14 @@ class RunBook:
 def execute(
     tasks, store: ResultStore, *, workers=1, isolation="process", n_jobs=-1, progress=True, log=print, **run_options
 ):
-    """Run every task whose latest record is not ``ok``; append each result as it finishes.
+    """Run every task whose latest record in ``store`` is not ``ok``; append each result as it finishes.
 
-    Parameters
-    ----------
-    tasks : list of Task
-    store : ResultStore
-        Finished runs found here are skipped (resume).
-    workers : int
-        Runs executed at the same time (process isolation only).
-    isolation : {"process", "inline"}
-        ``"process"``: one fresh spawned process per run (crash-proof, honest peak memory).
-        ``"inline"``: in this process, one after the other (debugging, tests).
-    n_jobs : int or None
-        Threads of each estimator.
-    progress : bool
-        One line per finished run and, when stderr is a terminal, a tqdm bar (elapsed, estimated
-        remaining) below them.
-    log : callable
-        Where the per-run lines go when ``progress`` is on (``print``: stderr).
-    **run_options
-        ``registry`` (shipped to the workers: its builders must be importable module-level functions),
-        ``download`` (let the loaders download missing files) and ``user_data`` (``{name: source dict}``
-        of the user data files the tasks name, :mod:`.user_data`).
-
-    Returns
-    -------
-    list of dict: the records written in this call.
+    ``isolation="process"`` runs each task in a fresh spawned process (crash-proof, honest peak memory),
+    ``workers`` at a time; ``"inline"`` runs them in this process, one after the other. ``n_jobs`` is the
+    threads of each estimator. With ``progress``, one line per finished run goes to ``log`` (``print``:
+    stderr), under a tqdm bar when stderr is a terminal. ``run_options`` are ``registry`` (its builders must
+    be importable module-level functions), ``download`` and ``user_data`` (``{name: source dict}`` of the
+    user data files the tasks name). Returns the records written in this call.
     """
     if isolation not in ("process", "inline"):
         raise ValueError(f"isolation must be 'process' or 'inline', got {isolation!r}")
