@@ -1,18 +1,11 @@
 """Per-layer quantities of a fitted mdDF: accuracies, margins, feature-space compactness.
 
-Margins follow the mdDF paper (Lv, Yang and Zhou), eq. (46) applied to the cascaded additive
-model: for the augmented feature ``f_t = sum_{l<=t} alpha_l h_l`` of layer ``t``,
-
-    margin_t(x, y) = (f_t^y(x) - max_{j != y} f_t^j(x)) / sum_{l<=t} alpha_l,
-
-which lies in [-1, 1] because each ``h_l`` is a vector of class probabilities. This is the
-margin of the weighted vote (Schapire et al. 1998, multi-class form): it is positive exactly when
-the model truncated after layer t classifies the row correctly. (``MDDFClassifier.train_history_``
-reports statistics of ``sum_l alpha_l gamma_l / sum_l alpha_l`` instead, the cumulative margin
-its alpha solver minimises in Algorithm 2, line 6; the two agree at layer 1.) On the training
-rows the out-of-fold features ``oof_features_`` are used, so the margins are those of rows the
-forests did not train on. The margin ratio is ``lambda = std / mean`` of the margins (the
-paper's Figures 8-9 and Remark 2).
+Margins follow the mdDF paper's eq. (46) on the cascaded additive model: for layer t's augmented feature
+``f_t = sum_{l<=t} alpha_l h_l``, ``margin_t(x, y) = (f_t^y(x) - max_{j != y} f_t^j(x)) / sum_{l<=t} alpha_l``,
+in [-1, 1], the margin of the weighted vote: positive exactly when the model truncated after layer t is
+right. (``train_history_`` reports ``sum_l alpha_l gamma_l / sum_l alpha_l`` instead, what the alpha
+solver minimises in Algorithm 2, line 6; the two agree at layer 1.) The training rows' margins come from
+the out-of-fold features ``oof_features_``. The margin ratio is ``lambda = std / mean`` (Figures 8-9).
 """
 
 from __future__ import annotations

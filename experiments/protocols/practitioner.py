@@ -1,16 +1,11 @@
 """The practitioner's protocol: repeated k-fold cross-validation on every row, stratified by class.
 
-What scikit-learn's ``cross_validate`` with ``RepeatedStratifiedKFold`` does: each seed is one
-repetition, a shuffle of the rows (``random_state=seed``) cut into k folds, stratified by class for
-classification (``StratifiedKFold``) and plain for regression (``KFold``). Run (seed, fold) trains
-on the other k-1 folds and tests on that fold; every method sees the same rows in the same run, so
-the per-fold scores of two methods are paired (:func:`~mddf.experiments.metrics.compare`). A
-built-in dataset's own train/test split is not used: its rows are pooled.
-
-**The number of folds** (:func:`fold_count`): the requested k (``--folds``, 5 by default), lowered
-to the number of rows of the smallest class so that every test fold holds each class, and never
-below 2; a class with a single row is refused (:class:`TooFewRows`), since a cross-validation
-cannot both train and test on it. A regression target needs at least k rows (else k = rows).
+As scikit-learn's ``RepeatedStratifiedKFold``: each seed shuffles all the rows (a built-in dataset's split
+pooled) and cuts them into k folds, stratified for a classification (``KFold`` for a regression); run
+(seed, fold) tests on that fold and trains on the others, so every method's per-fold scores are paired
+(:func:`~mddf.experiments.metrics.compare`). The number of folds (:func:`fold_count`) is ``--folds`` (5),
+lowered to the rows of the smallest class and never below 2; a class with a single row is refused
+(:class:`TooFewRows`).
 """
 
 from __future__ import annotations
