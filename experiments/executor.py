@@ -161,31 +161,15 @@ def applicable(spec: MethodSpec, n_classes: int, image_shape, task: str = "class
     return not (spec.binary_only and n_classes != 2) and not (spec.image_only and image_shape is None)
 
 
-def plan(
-    datasets,
-    specs: list[MethodSpec],
-    seeds,
-    *,
-    n_classes: dict,
-    image_shapes=None,
-    profile="paper",
-    fractions=(1.0,),
-    protocol="paper",
-    n_folds: dict | None = None,
-    tasks: dict | None = None,
-    bindings: dict | None = None,
-):
+def plan(datasets, specs, seeds, *, n_classes, image_shapes=None, profile="paper", fractions=(1.0,), protocol="paper",
+         n_folds=None, tasks=None, bindings=None) -> list[Task]:  # fmt: skip
     """All runs of ``specs`` x ``datasets`` x ``seeds`` (x folds x fractions), mdDF first.
 
-    Binary-only methods are left out on datasets with more than two classes (``n_classes``
-    maps each dataset to its number of classes), image-only methods on datasets without an
-    image shape (``image_shapes``), and methods that do not handle a dataset's task (``tasks``:
-    dataset -> ``"classification"`` or ``"regression"``, the former by default).
-
-    Under the papers' protocol the DeepBoost datasets get that paper's 10 folds and the others
-    their train/test split; under the practitioner's, a dataset with ``n_folds[dataset]`` gets as
-    many folds of a cross-validation per seed (a dataset without, a fixed test file, its split).
-    ``bindings`` maps ``(dataset, method)`` to the :class:`~.binding.Binding` its runs resume from.
+    A method runs on a dataset where it :func:`applicable` (``n_classes``, ``image_shapes`` and ``tasks``
+    map each dataset to its classes, image shape and task). Under the papers' protocol the DeepBoost
+    datasets get that paper's 10 folds, the others their split; under the practitioner's, a dataset with
+    ``n_folds[dataset]`` gets as many cross-validation folds per seed. ``bindings`` maps ``(dataset,
+    method)`` to the :class:`~.binding.Binding` its runs resume from.
     """
     image_shapes = image_shapes or {}
     n_folds, tasks, bindings = n_folds or {}, tasks or {}, bindings or {}
@@ -408,10 +392,9 @@ class RunBook:
         # The bar redraws itself with carriage returns: only on a terminal. A log file (stderr
         # redirected) gets the plain per-run lines only.
         self.interactive = progress and sys.stderr.isatty()
-        layout = dict(
-            unit="run", dynamic_ncols=True, bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}]"
-        )
-        self.bar = tqdm(total=len(self.pending), disable=not self.interactive, file=sys.stderr, **layout)
+        bar_format = "{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}]"
+        layout = dict(file=sys.stderr, unit="run", dynamic_ncols=True, bar_format=bar_format)
+        self.bar = tqdm(total=len(self.pending), disable=not self.interactive, **layout)
         if not progress:
             self.say = None
         elif log is not print:
@@ -420,10 +403,9 @@ class RunBook:
             self.say = lambda text: tqdm.write(text, file=sys.stderr)  # above the bar
         else:
             self.say = lambda text: print(text, file=sys.stderr, flush=True)
-        if progress and len(self.pending) < len(tasks):
-            self.say(
-                f"resuming: {len(tasks) - len(self.pending)} of {len(tasks)} runs already finished in {store.path}"
-            )
+        done = len(tasks) - len(self.pending)
+        if progress and done:
+            self.say(f"resuming: {done} of {len(tasks)} runs already finished in {store.path}")
 
     def _done(self, task: Task) -> bool:
         record = self.latest.get(task.key)
@@ -462,11 +444,8 @@ class RunBook:
         if budget and not self._budget_matches(task, budget):
             budget = None  # the mdDF run of other data or settings sets no budget
         if budget and budget.get("status") == "ok" and budget.get("n_layers"):
-            kwargs.update(
-                trees_k=int(budget["n_layers"]),
-                trees_per_layer=budget.get("trees_per_layer"),
-                trees_k_source=f"layers kept by mdDF in run {task.budget_key}",
-            )
+            kwargs.update(trees_k=int(budget["n_layers"]), trees_per_layer=budget.get("trees_per_layer"))
+            kwargs["trees_k_source"] = f"layers kept by mdDF in run {task.budget_key}"
         return kwargs
 
     def finish(self, task: Task, record: dict) -> None:
