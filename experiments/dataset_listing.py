@@ -28,9 +28,7 @@ def availability(name: str) -> tuple[str, str]:
     data_home, cache_dir = resolve_data_home(), resolve_cache_dir()
     missing = []
     for rf in spec.needed_files(validate_options(spec, {})).values():
-        places = ([data_home / rf.dataset / rf.name] if data_home is not None else []) + [
-            cache_dir / rf.dataset / rf.name
-        ]
+        places = [home / rf.dataset / rf.name for home in (data_home, cache_dir) if home is not None]
         if not any(Path(p).is_file() for p in places):
             missing.append(rf.key)
     return spec.group, "files present" if not missing else f"missing: {', '.join(missing)}"
