@@ -59,7 +59,7 @@ from benchmarks.data import load
 from benchmarks.deepboost_protocol import DEFAULT_CV_FOLDS, SELECTIONS, run_protocols
 from benchmarks.harness import command_provenance, say
 from mddf.baselines import AdaBoostClassifier, DeepBoostClassifier
-from mddf.experiments.paper_results import DEEPBOOST_TABLES
+from mddf.datasets.published import DEEPBOOST_TABLES
 from mddf.experiments.protocols import TABLE_ALGORITHMS, paper_grid
 from mddf.experiments.provenance import with_markdown_header
 from mddf.experiments.store import ResultStore

@@ -15,8 +15,9 @@ import sys
 from pathlib import Path
 
 from mddf.datasets import DatasetError
+from mddf.datasets import published as paper_results
+from mddf.datasets.user_data import TEST_FRACTION, UserDataError, registered, summary
 
-from . import paper_results
 from .binding import set_aside_stale
 from .cluster import run_from_args
 from .comparison import comparison_of
@@ -37,7 +38,6 @@ from .store import ResultStore
 from .studies import UsageError, open_user_data
 from .suites import DEEPBOOST_N_FOLDS, SUITES, paper_of, protocol_of
 from .tables import build_table, method_notes, summarize, to_csv, to_markdown
-from .user_data import TEST_FRACTION, UserDataError, registered, summary
 
 BASELINE = "Baseline"
 #: The figure beside table.md.

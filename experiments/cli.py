@@ -12,7 +12,7 @@ subcommand             script                         does
 =====================  =============================  ==========================================
 
 Every subcommand that takes a dataset also takes the user's own table: ``--data PATH --target COLUMN
-[--test PATH]`` (:mod:`.user_data`). This module parses the arguments; the module each :class:`Command`
+[--test PATH]`` (:mod:`mddf.datasets.user_data`). This module parses the arguments; the module each :class:`Command`
 names does the work, and :mod:`.exit_status` holds the exit statuses. Errors about the input are one
 line, ``mddf: error: <what is wrong>``; standard output carries only each subcommand's result (tables,
 or the paths of the files written), notices, progress and warnings go to standard error.
@@ -28,6 +28,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from mddf.datasets.table_files import separator_option
+from mddf.datasets.user_data import TASKS, UserDataError
+
 from . import exit_status
 from .cluster import add_scheduler_argument, check_scheduler_args
 from .executor import Terminated
@@ -39,8 +42,6 @@ from .planning import PROTOCOLS
 from .protocols.practitioner import DEFAULT_FOLDS
 from .studies import FALLBACK_DATASET, PAPER_DEFAULT_DATASET, QUICK_DATASET, NothingToRun, OutputError, UsageError
 from .suites import SUITES
-from .table_files import separator_option
-from .user_data import TASKS, UserDataError
 
 PROG = "mddf"
 EXIT_BAD_INPUT = EXIT_USAGE
@@ -134,7 +135,7 @@ def _new_parser(prog: str, description: str, name: str) -> argparse.ArgumentPars
 
 
 def add_user_data_arguments(parser: argparse.ArgumentParser, *, regression: bool = True) -> None:
-    """``--data PATH --target COLUMN [--test PATH]`` and how to read it: the user's own table (:mod:`.user_data`)."""
+    """``--data PATH --target COLUMN [--test PATH]``: the user's own table (:mod:`mddf.datasets.user_data`)."""
     group = parser.add_argument_group("your own data (instead of a built-in dataset)")
     group.add_argument(
         "--data",

@@ -42,9 +42,10 @@ from pathlib import Path
 
 import numpy as np
 
+from mddf.datasets.user_data import UserDataSource
+
 from .environment import package_versions
 from .studies import OutputError, fit_mddf, logger, mddf_params, resolve_dataset
-from .user_data import UserDataSource
 
 LAYOUT = __doc__[__doc__.index("Layout of the file") : __doc__.index("Example")].strip()
 

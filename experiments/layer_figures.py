@@ -25,12 +25,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from mddf.datasets.user_data import provenance_line
+
 from .figures import plt, save_figure
 from .layers import margin_cdf, margin_ratio, oof_layer_margins, parse_layers, staged_accuracy
 from .provenance import provenance
 from .studies import UsageError, fit_mddf, logger, mddf_params, refuse_regression, resolve_dataset
 from .tables import write_rows
-from .user_data import provenance_line
 
 
 def layer_rows(model, test_acc, oof_margins):

@@ -96,7 +96,7 @@ def describe(ds) -> DatasetInfo:
     user = (ds.extra or {}).get("user_data")
     reading = None
     if user:
-        from .user_data import UserDataSource
+        from mddf.datasets.user_data import UserDataSource
 
         reading = UserDataSource(**user).reading()
         reading["task"] = task  # the resolved task (auto -> classification or regression)

@@ -17,6 +17,8 @@ from collections import OrderedDict
 
 import numpy as np
 
+from mddf.datasets.user_data import load_source, register_all, registered
+
 from .binding import Binding, dataset_sha256
 from .early_stopped import EarlyStopped
 from .environment import PeakMemory, current_rss_mb, machine_info, package_versions
@@ -26,7 +28,6 @@ from .protocols.practitioner import cv_run_data
 from .protocols.run_data import deepboost_run_data, split_run_data
 from .store import run_key
 from .suites import image_shape_of, protocol_of
-from .user_data import load_source, register_all, registered
 
 # Datasets kept in a long-lived process (inline execution, Dask workers), most recent last: runs are planned
 # dataset by dataset, so two entries avoid reloading while memory holds two datasets, not the whole suite.
@@ -44,7 +45,7 @@ def load(dataset: str, cache: bool = False, download: bool = False):
 
     A missing file (``FileNotFoundError``) or a failed download (``ConnectionError``) keeps the loader's
     message; other loader errors (corrupt file, checksum mismatch, unknown name) propagate. A name
-    registered as a user data file (:mod:`.user_data`) reads that file.
+    registered as a user data file (:mod:`mddf.datasets.user_data`) reads that file.
     """
     source = registered(dataset)
     # A user file is cached under its content and options: a later command in the same process

@@ -27,6 +27,8 @@ from pathlib import Path
 
 import numpy as np
 
+from mddf.datasets.user_data import UserDataSource, provenance_line
+
 from .binding import set_aside_stale
 from .cluster import run_from_args
 from .executor import EXIT_NOTHING_TO_RUN, EXIT_OK, EXIT_RUN_FAILED, bound_records, plan, unfinished
@@ -41,7 +43,6 @@ from .store import ResultStore
 from .studies import NothingToRun, UsageError, logger, resolve_dataset
 from .suites import protocol_of
 from .tables import write_rows
-from .user_data import UserDataSource, provenance_line
 
 DEFAULT_FRACTIONS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0)
 QUICK_FRACTIONS = (0.05, 0.2, 1.0)

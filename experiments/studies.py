@@ -6,9 +6,10 @@ import sys
 import time
 from pathlib import Path
 
+from mddf.datasets.user_data import UserDataSource, register, seeded_split, source_for, summary
+
 from .methods import declared_categories
 from .runner import DatasetUnavailable, load
-from .user_data import UserDataSource, register, seeded_split, source_for, summary
 
 PAPER_DEFAULT_DATASET = "har"  # the mdDF paper's Figures 6-9 use UCI HAR
 FALLBACK_DATASET = "satimage"

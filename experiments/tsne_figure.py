@@ -21,12 +21,13 @@ from sklearn.manifold import TSNE
 from sklearn.model_selection import train_test_split
 from threadpoolctl import threadpool_limits
 
+from mddf.datasets.user_data import provenance_line
+
 from .figures import plt, save_figure
 from .layers import parse_layers, variance_ratio
 from .provenance import provenance
 from .studies import UsageError, fit_mddf, logger, mddf_params, refuse_regression, resolve_dataset
 from .tables import write_rows
-from .user_data import provenance_line
 
 
 def sample_rows(y, max_points, seed):

@@ -7,8 +7,9 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.model_selection import train_test_split
 
+from mddf.datasets.user_data import seeded_split
+
 from ..suites import DEEPBOOST_N_FOLDS
-from ..user_data import seeded_split
 from .splits import deepboost_folds, subsample
 
 

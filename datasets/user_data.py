@@ -33,8 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-from mddf.datasets.base import Dataset
-
+from .base import Dataset
 from .table_files import UserDataError, kind, read_table, sniff_separator, stem
 
 #: Share of the rows each seed's split tests on when no ``--test`` file is given.

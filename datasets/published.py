@@ -1,4 +1,4 @@
-"""Numbers published in the papers, typed in from /work/shared/papers for side-by-side tables.
+"""Numbers the mdDF and DeepBoost papers published on their benchmark datasets, typed in for side-by-side tables.
 
 Accuracies are in percent. The DeepBoost paper reports test *error* ``e`` and its standard
 deviation over its 10 runs; they are kept as published (``DEEPBOOST_TABLES``) and converted to
