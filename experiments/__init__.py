@@ -15,8 +15,8 @@ The ``mddf`` command (:mod:`.cli`) and the scripts that wrap it (``run_uci.py``,
 - results: :mod:`.store` (the append-only JSON-lines file), :mod:`.binding` (the data and settings a
   record is bound to), :mod:`.metrics` (scores and significance), :mod:`.comparison` (the practitioner's
   table and figure), :mod:`.tables` (the papers' tables; their published numbers are
-  :mod:`mddf.datasets.published`), :mod:`.layers` (per-layer measurements of a fitted mdDF), :mod:`.figures`, :mod:`.environment` and
-  :mod:`.provenance` (what heads every result file).
+  :mod:`mddf.datasets.published`), :mod:`.layers` (per-layer measurements of a fitted mdDF),
+  :mod:`.figures`, :mod:`.environment` and :mod:`.provenance` (what heads every result file).
 
 The studies that chose the defaults and measured the speed (``docs/benchmarks/``) are not part of the
 package: they live in the repository's ``benchmarks/`` folder. In the repository this package is the
