@@ -97,3 +97,23 @@ def test_the_anchor_rule_matches_myst():
     assert _anchor("Cross-fitted, out-of-fold") == "cross-fitted-out-of-fold"
     assert _anchor("Augmented feature f_t") == "augmented-feature-f_t"
     assert _anchor("Table 2-style") == "table-2-style"
+
+
+def _script(name):
+    spec = importlib.util.spec_from_file_location(name, DOCS / "_scripts" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_readme_figure_is_drawn_from_the_published_records(tmp_path):
+    script = _script("readme_figure")
+    diffs = script.differences()
+    # every learner of the figure is read from the records, on every dataset its study ran
+    assert set(diffs["letter"]) == {"HistGradientBoosting", "LightGBM", "XGBoost", "random forest", "DF21"}
+    assert set(diffs["yeast"]) == {"DF21"}
+    assert diffs["fashion-mnist"]["LightGBM"] > 0 > diffs["letter"]["LightGBM"]
+    drawn = script.draw(tmp_path / "readme.png")
+    assert _png_size(drawn.read_bytes()) == _png_size((DOCS / "readme_comparison.png").read_bytes()) == (1080, 480)
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "](docs/readme_comparison.png)" in readme.split("## Install")[0]
