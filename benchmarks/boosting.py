@@ -69,7 +69,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DEEPBOOST_DATASETS = ("breastcancer", "ionosphere", "german", "diabetes", "ocr17", "ocr49")
 
 #: The DeepBoost paper's rows on all of MNIST (ocr17-mnist, ocr49-mnist), shown beside our ocr17/ocr49 (built from
-#: MNIST's test images); :data:`mddf.experiments.paper_results.DEEPBOOST_TABLES` holds the other rows. Per table:
+#: MNIST's test images); :data:`mddf.datasets.published.DEEPBOOST_TABLES` holds the other rows. Per table:
 #: ``{dataset: (errors, stds, avg tree sizes, avg no. of trees)}`` in the order of ``TABLE_ALGORITHMS[table]``.
 MNIST_ROWS = {
     1: {

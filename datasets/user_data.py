@@ -73,7 +73,7 @@ class UserDataSource:
         return f"{self.name}-{self.sha256[:8]}"
 
     def reading(self) -> dict:
-        """How the file is read: what, besides its bytes, decides the data a run sees (:mod:`.binding`)."""
+        """How the file is read: what, besides its bytes, decides the data a run sees (binding)."""
         return {
             "target": self.target,
             "sep": self.sep,

@@ -32,7 +32,7 @@ def open_user_data(args, *, builtin_option: str = "--dataset") -> UserDataSource
     """The ``--data`` file of the arguments, checked, hashed and registered (None without ``--data``).
 
     Sets ``args.user_data`` to ``{name: source dict}``, what the runs in worker processes need.
-    Raises :class:`UsageError` for inconsistent options and :class:`~.user_data.UserDataError`
+    Raises :class:`UsageError` for inconsistent options and :class:`~mddf.datasets.user_data.UserDataError`
     for a file that cannot be used.
     """
     args.user_data = None
@@ -58,7 +58,7 @@ def resolve_dataset(args, log=print, *, seed=None):
     """Load the dataset the arguments ask for; the paper's HAR falls back to satimage when absent.
 
     With ``--data`` the user's file is read (:func:`open_user_data`); given a ``seed``, a file without
-    ``--test`` is split into training and test rows with it (:func:`~.user_data.seeded_split`).
+    ``--test`` is split into training and test rows with it (:func:`~mddf.datasets.user_data.seeded_split`).
     """
     import os
 
