@@ -787,13 +787,7 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
         correct = growth.train.correct(growth.y)
         record = self._layer_record(t, block, h, y, correct, cumulative, growth.row_weight)
         if growth.X_val is not None:  # the held-out rows go through the layer and are the ones monitored
-            rows = growth.val_active
-            if rows is None:
-                X_val = self._layer_input(growth.X_val, growth.val.passed, t)
-            else:
-                X_val = self._layer_input(growth.X_val[rows], growth.val.passed[rows], t)
-            if rows is None or len(rows):
-                growth.val.add_layer(block.predict_proba(X_val, self._layer_prefix(growth.val_x, t)), share, rows)
+            self._through_layer(block, t, share, growth.X_val, growth.val, growth.val_active, growth.val_x)
             correct = growth.val.correct(growth.y_val)
             record["val_accuracy"] = weighted_accuracy(correct, growth.weight_val)
         screening_stop = None if self.screening_accuracy is None else self._screen(growth, record)
@@ -1018,17 +1012,26 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
         thresholds = getattr(self, "screening_thresholds_", None)
         rows = None  # the rows still in the cascade: every row until a threshold screens some
         for t, (block, share) in enumerate(zip(self._prediction_layers(), self.layer_shares_), start=1):
-            if rows is None:
-                layer_input = self._layer_input(X, mixture.passed, t)
-                mixture.add_layer(block.predict_proba(layer_input, self._layer_prefix(x_codes, t)), share)
-            elif len(rows):
-                layer_input = self._layer_input(X[rows], mixture.passed[rows], t)
-                mixture.add_layer(block.predict_proba(layer_input, self._layer_prefix(x_codes, t)), share, rows)
+            self._through_layer(block, t, share, X, mixture, rows, x_codes)
             if thresholds is not None and t < len(thresholds) and (rows is None or len(rows)):
                 still = still_in(rows, mixture.proba, thresholds[t - 1])
                 if rows is not None or len(still) < len(X):
                     rows, x_codes = still, PrefixCodes(X[still])
             yield mixture.passed, mixture.proba
+
+    def _through_layer(self, block, t, share, X, mixture, rows, x_codes):
+        """Send new rows through fitted layer ``block`` (layer t): its class vectors join ``mixture`` with ``share``.
+
+        Only the rows still in (``rows``, indices into ``X``; None: every row) go through it;
+        ``x_codes`` is the :class:`PrefixCodes` of their ``x``.
+        """
+        if rows is None:
+            layer_input = self._layer_input(X, mixture.passed, t)
+        elif len(rows):
+            layer_input = self._layer_input(X[rows], mixture.passed[rows], t)
+        else:
+            return
+        mixture.add_layer(block.predict_proba(layer_input, self._layer_prefix(x_codes, t)), share, rows)
 
     def staged_predict_proba(self, X):
         """Class probabilities after each kept layer (``f_t / sum_{l<=t} alpha_l``).
