@@ -364,8 +364,9 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
         weights (left out with ``margin_optimization=False``): ``share`` beta_t
         and, with ``cumulative_margin="additive"``, ``alpha`` alpha_t as
         ``alphas_`` keeps it; then the monitored accuracies, the margin ratio
-        (``inf (mean margin <= 0)`` when the mean margin is not positive) and the
-        seconds the layer took; and, once growth stops, one line with the kept
+        (``inf (mean margin <= 0)`` when the mean margin is not positive), with
+        ``screening_accuracy`` the training rows that went through the layer and
+        those it screened, and the seconds the layer took; and, once growth stops, one line with the kept
         layers, ``stop_reason_`` and ``alphas_``. See ``train_history_`` for what
         each value is.
     model_dir : None, "auto", str or path-like, default=None
@@ -988,9 +989,10 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
         val = f" val_acc={record['val_accuracy']:.4f}" if "val_accuracy" in record else ""
         ratio = record["margin_ratio"]
         ratio = f"{ratio:.4f}" if np.isfinite(ratio) else "inf (mean margin <= 0)"
+        screened = f"rows_in={record['rows_in']} screened={record['screened']}  " if "rows_in" in record else ""
         print(
             f"[{self._log_name}] layer {record['layer']:2d}  {weights}oof_acc={record['oof_accuracy']:.4f}{val}  "
-            f"margin_ratio={ratio}  {record['fit_seconds']:.1f}s",
+            f"margin_ratio={ratio}  {screened}{record['fit_seconds']:.1f}s",
             flush=True,
         )
 

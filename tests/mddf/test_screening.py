@@ -227,6 +227,14 @@ def test_sample_weights_weigh_the_threshold(data):
     assert np.mean(correct[out]) < 0.95  # the rows of weight 0 count in no accuracy
 
 
+def test_verbose_lines_say_how_many_rows_each_layer_screened(data, capsys):
+    X, y = data
+    model = MDDFClassifier(screening_accuracy=0.95, verbose=1, **COMMON).fit(X, y)
+    lines = [line for line in capsys.readouterr().out.splitlines() if " layer " in line]
+    first = model.train_history_[0]
+    assert f"rows_in={len(y)} screened={first['screened']}" in lines[0]
+
+
 def test_a_predictor_is_refused(data):
     X, y = data
     with pytest.raises(ValueError, match="screening_accuracy and predictor cannot be combined"):
