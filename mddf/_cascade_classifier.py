@@ -851,14 +851,18 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
             return f"{prefix} left {left} in the cascade"
         if growth.trainable is not None and not growth.trainable[growth.active].any():
             return f"{prefix} left no training row of positive sample weight in the cascade"
-        cross_fitted = self.class_vectors == "kfold" or not all(map(is_forest, self.forest_types))
         small = present[np.argmin(counts[present])]
-        if cross_fitted and counts[small] < self.n_folds:
+        if self._cross_fitted and counts[small] < self.n_folds:
             return (
                 f"{prefix} left {counts[small]} training rows of class {self.classes_[small]!r} in the cascade, "
                 f"fewer than n_folds={self.n_folds}"
             )
         return None
+
+    @property
+    def _cross_fitted(self):
+        """Whether some member is cross-fitted on ``n_folds`` stratified folds (so every class needs that many rows)."""
+        return self.class_vectors == "kfold" or not all(map(is_forest, self.forest_types))
 
     def _end_growth(self, growth):
         """Keep the best prefix, with its screening thresholds (``screening_thresholds_``)."""
@@ -935,8 +939,7 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
         if self.validation_fraction is not None:
             X, X_val, y_enc, y_val, weight, weight_val = self._split_validation(X, y_enc, weight, rng, stratify=True)
         counts = np.bincount(y_enc, minlength=n_classes)
-        cross_fitted = self.class_vectors == "kfold" or not all(map(is_forest, self.forest_types))
-        if cross_fitted and counts.min() < self.n_folds:
+        if self._cross_fitted and counts.min() < self.n_folds:
             small = self.classes_.tolist()[int(np.argmin(counts))]
             hint = "use class_vectors='oob'" if self.class_vectors == "kfold" else "use forests only"
             raise ValueError(
