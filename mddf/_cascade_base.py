@@ -43,6 +43,9 @@ class Growth:
     ``oof_outputs`` hold, per grown layer, the training rows' out-of-fold
     ``passed`` and (only for a predictor with ``predictor_input="auto"``, which
     reads it) the cascade's out-of-fold prediction after that layer.
+    ``active`` and ``val_active`` are the training and held-out rows still in
+    the cascade (confidence screening; None: every row), the only rows the next
+    layer trains on and predicts.
     """
 
     forest_types: tuple
@@ -62,6 +65,8 @@ class Growth:
     history: list = field(default_factory=list)
     oof_features: list = field(default_factory=list)
     oof_outputs: list = field(default_factory=list)
+    active: np.ndarray | None = None
+    val_active: np.ndarray | None = None
 
     def __post_init__(self):
         self.val_x = None if self.X_val is None else PrefixCodes(self.X_val)  # the held-out x, binned once
@@ -287,15 +292,19 @@ class CascadeBase(LayerFeaturesMixin, ABC):
         """
         start = time.perf_counter()
         block = self._block(growth.forest_types, t, growth.store)
-        X = self._layer_input(growth.X, growth.train.passed, t)
+        if growth.active is None:
+            X = self._layer_input(growth.X, growth.train.passed, t)
+        else:  # the rows still in the cascade (confidence screening)
+            X = self._layer_input(growth.X[growth.active], growth.train.passed[growth.active], t)
         categorical = self._layer_categorical(X.shape[1], t)
         per_member = self._fit_block(block, growth, X, categorical=categorical, prefix=self._binned_x(growth, t))
         return t, block, per_member, start
 
     def _binned_x(self, growth, t):
-        """``x`` binned once for every layer that begins with it; None when layer t's trees are not binned."""
+        """``x`` binned once for every layer that begins with it; None when layer t's trees are not binned
+        or train on part of the rows (confidence screening: binned on those rows)."""
         binned = self._binned_trees and any(map(is_forest, growth.forest_types))
-        if not binned or not self._layer_holds_x(t):
+        if not binned or not self._layer_holds_x(t) or growth.active is not None:
             return None
         if growth.binned_x is None:
             growth.binned_x = BinnedInput(growth.X)

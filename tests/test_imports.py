@@ -32,7 +32,18 @@ OUTSIDE = [folder for folder in FOLDERS if folder != "mddf"]
 #: The layers of mddf/, lowest first: a module belongs to the layer of the longest prefix that names it.
 LAYERS = [
     # the foundations: helpers of every estimator, the paper's equations, the stopping rule, model files
-    ("foundations", ("mddf.utils", "mddf._margin", "mddf._alpha", "mddf._weights", "mddf._stopping", "mddf._storage")),
+    (
+        "foundations",
+        (
+            "mddf.utils",
+            "mddf._margin",
+            "mddf._alpha",
+            "mddf._weights",
+            "mddf._stopping",
+            "mddf._storage",
+            "mddf._screening",
+        ),
+    ),
     ("trees", ("mddf.trees",)),
     ("forests", ("mddf.forests",)),
     ("blocks", ("mddf._members", "mddf._block_base", "mddf._block_classifier", "mddf._block_regressor")),
