@@ -52,7 +52,7 @@ LAYERS = [
         ("mddf._layer_features", "mddf._mixture", "mddf._cascade_base", "mddf._cascade_classifier")
         + ("mddf._cascade_regressor",),
     ),
-    ("estimators", ("mddf", "mddf._search", "mddf._rotation", "mddf._pickle_compat")),
+    ("estimators", ("mddf", "mddf._search", "mddf._rotation", "mddf._pairs", "mddf._appended", "mddf._pickle_compat")),
 ]
 
 

@@ -11,7 +11,7 @@ import pytest
 from sklearn.model_selection import KFold, StratifiedKFold
 from study_helpers import read_records
 
-from benchmarks import realdata, realdata_report, realdata_suite
+from benchmarks import harness, realdata, realdata_report, realdata_suite
 from benchmarks.harness import CrossValidation, Data, Dataset, Study, Unit, load_data, unit_rows
 
 
@@ -37,7 +37,10 @@ def _write(folder, name, frame, task, target):
 @pytest.fixture
 def suite(tmp_path, monkeypatch):
     """A suite of a 60-row classification table with a category column and missing values (classes of 40 and 20
-    rows) and a 30-row numeric regression table, cross-validated once (as the large tables are)."""
+    rows) and a 30-row numeric regression table, cross-validated once (as the large tables are).
+
+    The harness keeps the last datasets it loaded in the process, by name: other tests' tables named alike go."""
+    monkeypatch.setattr(harness, "_LOADED", {})
     rng = np.random.RandomState(0)
     folder = tmp_path / "realdata"
     folder.mkdir()
