@@ -200,7 +200,7 @@ class PairFeatures(AppendedFeaturesMixin, TransformerMixin, BaseEstimator):
 
         Returns
         -------
-        DataFrame or ndarray of shape (n_samples, n_features + len(pairs_))
+        DataFrame or ndarray of shape ``(n_samples, n_features + len(pairs_))``
         """
         check_is_fitted(self)
         columns, values, array = self._numeric(X, reset=False)
