@@ -124,8 +124,8 @@ def declared_categories(categorical_mask) -> dict:
 
 
 def build_mddf(ctx: BuildContext, **params):
-    """mdDF with the paper's configuration (the estimator's defaults), the dataset's categorical columns declared;
-    ``CascadeForestRegressor`` with its defaults for a regression task."""
+    """mdDF with the estimator's defaults (the paper's but for the stopping rule and category subsets), the dataset's
+    categorical columns declared; ``CascadeForestRegressor`` with its defaults for a regression task."""
     params = {**_cascade_params(ctx), **declared_categories(ctx.categorical_mask), **params}
     kind = "CascadeForestRegressor" if ctx.task == "regression" else "MDDFClassifier"
     return _construct(_import("mddf", kind), ctx, **params)
@@ -550,7 +550,7 @@ _ES = "defaults, early stopping on 10% of the training rows"
 # fmt: off
 _METHODS = (
     MethodSpec("mdDF", build_mddf, ("mddf", "MDDFClassifier"),
-               "margin-distribution deep forest (paper configuration; CascadeForestRegressor for regression)",
+               "margin-distribution deep forest (MDDFClassifier's defaults; CascadeForestRegressor's for regression)",
                aliases=("mddf",), practitioner=True, warm_up=_CASCADE_WARM_UP, **_BOTH_TASKS),
     MethodSpec("gcForest", build_gcforest, ("mddf.baselines", "GCForestClassifier"),
                "gcForest cascade, same forests as mdDF", aliases=("gcf",), warm_up=partial(tiny, build_gcforest)),
