@@ -18,7 +18,6 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
-SCRIPT = DOCS / "_scripts" / "cascade_diagram.py"
 FIGURE = DOCS / "user_guide" / "cascade.png"
 GLOSSARY = DOCS / "user_guide" / "glossary.md"
 
@@ -28,15 +27,16 @@ def _png_size(data: bytes) -> tuple[int, int]:
     return struct.unpack(">II", data[16:24])
 
 
-def _diagram_module():
-    spec = importlib.util.spec_from_file_location("cascade_diagram", SCRIPT)
+def _script(name):
+    """The module of ``docs/_scripts/<name>.py``."""
+    spec = importlib.util.spec_from_file_location(name, DOCS / "_scripts" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
 
 
 def test_the_cascade_diagram_is_drawn_by_its_script(tmp_path):
-    drawn = _diagram_module().draw(tmp_path / "cascade.png")
+    drawn = _script("cascade_diagram").draw(tmp_path / "cascade.png")
     size = _png_size(drawn.read_bytes())
     assert size == (1800, 840)
     assert _png_size(FIGURE.read_bytes()) == size, (
@@ -97,13 +97,6 @@ def test_the_anchor_rule_matches_myst():
     assert _anchor("Cross-fitted, out-of-fold") == "cross-fitted-out-of-fold"
     assert _anchor("Augmented feature f_t") == "augmented-feature-f_t"
     assert _anchor("Table 2-style") == "table-2-style"
-
-
-def _script(name):
-    spec = importlib.util.spec_from_file_location(name, DOCS / "_scripts" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_the_readme_figure_is_drawn_from_the_published_records(tmp_path):
