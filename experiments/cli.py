@@ -220,7 +220,8 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--n-jobs",
         type=n_jobs,
-        help="threads per estimator (-1: all cores; default -1, or 1 with --scheduler: one run per Dask worker thread)",
+        help="threads per estimator, their OpenMP pools counted (-1: all cores; default: the cores over --workers, "
+        "or 1 with --scheduler: one run per Dask worker thread)",
     )
     parser.add_argument(
         "--workers",

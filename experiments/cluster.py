@@ -40,7 +40,9 @@ from .executor import (
     RunBook,
     Task,
     Terminated,
+    _core_count,
     _raise_on_sigterm,
+    _usable_cpus,
     execute,
     failure_record,
     worker_environment,
@@ -307,7 +309,7 @@ def execute_on_cluster(tasks: list[Task], store: ResultStore, client, *, n_jobs=
 def run_all(tasks, store: ResultStore, *, scheduler=None, workers=1, isolation="process", n_jobs=None, **options):
     """Execute ``tasks`` locally (:func:`~.executor.execute`) or, with ``scheduler``, on a Dask cluster.
 
-    ``n_jobs=None`` means all cores per run locally and one thread per run on a cluster;
+    ``n_jobs=None`` means the cores shared among the ``workers`` locally and one thread per run on a cluster;
     ``workers`` and ``isolation`` apply to local execution only. ``options`` (``registry``,
     ``progress``, ``log``, ``download``, ``user_data``) are :func:`~.executor.execute`'s. The
     cluster's size is reported on stderr when ``progress`` is on.
@@ -317,7 +319,7 @@ def run_all(tasks, store: ResultStore, *, scheduler=None, workers=1, isolation="
     list of dict: the records written in this call.
     """
     if scheduler is None:
-        n_jobs = -1 if n_jobs is None else n_jobs
+        n_jobs = max(1, _core_count(_usable_cpus()) // workers) if n_jobs is None else n_jobs
         return execute(tasks, store, workers=workers, isolation=isolation, n_jobs=n_jobs, **options)
     with connect(scheduler) as client:
         size = check_workers(client, options.get("registry"))

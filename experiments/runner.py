@@ -16,6 +16,8 @@ import warnings
 from collections import OrderedDict
 
 import numpy as np
+from joblib import effective_n_jobs
+from threadpoolctl import threadpool_limits
 
 from mddf.datasets.user_data import load_source, register_all, registered
 
@@ -361,8 +363,8 @@ def run_one(
         if task != "regression":
             record.update(n_train_classes=len(labels.present), min_class_rows=labels.min_rows)
         record["rss_before_fit_mb"] = current_rss_mb()
-
-        with warnings.catch_warnings(record=True) as caught:
+        # n_jobs busy threads: threadpool_limits holds the OpenMP and BLAS pools of HistGradientBoosting & co. to them
+        with warnings.catch_warnings(record=True) as caught, threadpool_limits(effective_n_jobs(n_jobs)):
             warnings.simplefilter("always")
             if spec.warm_up is not None:
                 record.update(_warm_up(spec, ctx, data.X_train, labels))

@@ -14,9 +14,10 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 
 import numpy as np
-from sklearn.utils.parallel import Parallel, delayed
+from sklearn.utils.parallel import Parallel
 
 from ._storage import MemoryStore, StoredModel
+from ._threads import in_one_thread, one_blas_thread
 from .forests import PackedForest, fold_share
 from .forests.growing import MAX_SEED
 
@@ -153,7 +154,7 @@ class BlockBase(ABC):
         worker (its slot's model is None); only the :data:`REFIT` fold's model is kept.
         """
         if self.refits and fold != REFIT:
-            return delayed(_output_only)(fit, *args)
+            return in_one_thread(_output_only)(fit, *args)
         return self._task(f"m{member}-fold{fold}", fit, *args)
 
     def _task(self, name, fit, *args):
@@ -164,8 +165,8 @@ class BlockBase(ABC):
         """
         writer = self.store.writer(self.name)
         if writer is None:
-            return delayed(fit)(*args)
-        return delayed(_fit_and_store)(writer, name, fit, *args)
+            return in_one_thread(fit)(*args)
+        return in_one_thread(_fit_and_store)(writer, name, fit, *args)
 
     def _gather(self, tasks, slots, n_rows, width):
         """Run the fit tasks; keep each member's models in ``models_``; return the out-of-fold outputs.
@@ -173,7 +174,8 @@ class BlockBase(ABC):
         ``slots[k]`` is ``(member, rows)`` of task ``k``: the rows its output is of, or None for every
         row (out-of-bag). Returns an array ``(n_rows, n_members) + width``.
         """
-        results = Parallel(n_jobs=self.n_jobs, prefer="threads")(tasks)
+        with one_blas_thread():  # each task one busy thread (in_one_thread, mddf._threads)
+            results = Parallel(n_jobs=self.n_jobs, prefer="threads")(tasks)
         out = np.zeros((n_rows, len(self.forest_types)) + width)
         self.models_ = [[] for _ in self.forest_types]
         for (j, rows), (model, output) in zip(slots, results):
@@ -230,10 +232,11 @@ class BlockBase(ABC):
         def task(model):
             rows = codes if self._binned(model) else X
             if isinstance(model, StoredModel):  # the worker loads it (memory-mapped) and lets it go
-                return delayed(_predict_stored)(predict, model.record, self.store.path, rows, has_missing)
-            return delayed(predict)(model, rows, has_missing)
+                return in_one_thread(_predict_stored)(predict, model.record, self.store.path, rows, has_missing)
+            return in_one_thread(predict)(model, rows, has_missing)
 
-        results = Parallel(n_jobs=self.n_jobs, prefer="threads")(task(model) for _, model in flat)
+        with one_blas_thread():
+            results = Parallel(n_jobs=self.n_jobs, prefer="threads")(task(model) for _, model in flat)
         out = np.zeros((X.shape[0], len(self.models_)) + width)
         for (j, _), output in zip(flat, results):  # fixed order: bit-identical for any n_jobs
             out[:, j] += output

@@ -22,12 +22,14 @@ from sklearn.base import is_classifier
 from sklearn.model_selection import KFold, StratifiedKFold, train_test_split
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter
 
 from ._layer_features import LayerFeaturesMixin
 from ._members import check_accepts_nan, is_forest
 from ._stopping import EarlyStopping
 from ._storage import MemoryStore, ModelStore, open_store, temporary_folders_removed_on_sigterm
+from ._threads import one_blas_thread, one_thread
 from .forests import MAX_SUBSET_CATEGORIES, BinnedInput, PrefixCodes
 from .forests.growing import MAX_SEED
 from .utils import CATEGORICAL_FEATURES_CONSTRAINT, validate_tabular
@@ -423,7 +425,10 @@ class CascadeBase(LayerFeaturesMixin, ABC):
         if chosen == "cascade":
             return  # the cascade predicts; no predictor to train
         name = "raw" if chosen == "raw" else "stacked"
-        self._predictor_model, self.predictor_ = self._fit_final(templates[name], inputs[name], y, weight, seed)
+        with one_blas_thread():
+            self._predictor_model, self.predictor_ = one_thread(
+                self._fit_final, templates[name], inputs[name], y, weight, seed
+            )
 
     def _choose_predictor_input(self, templates, inputs, y, weight, seed, cascade_output):
         """What predicts best: the predictor on ``x`` alone, or a mixture of the cascade's output and
@@ -456,15 +461,19 @@ class CascadeBase(LayerFeaturesMixin, ABC):
         stratified = is_classifier(self) and np.unique(y, return_counts=True)[1].min() >= 2
         splitter = (StratifiedKFold if stratified else KFold)(n_splits=2, shuffle=True, random_state=seed)
         halves = list(splitter.split(inputs["stacked"], y))
+        fits = [(name, fit_rows, held_out) for name in inputs for fit_rows, held_out in halves]
+        with one_blas_thread():  # the candidates in parallel, each with one thread (mddf._threads)
+            held_out_outputs = Parallel(n_jobs=self.n_jobs, prefer="threads")(
+                delayed(one_thread)(
+                    self._held_out_output, templates[name], inputs[name], y, weight, fit_rows, held_out, seed
+                )
+                for name, fit_rows, held_out in fits
+            )
         outputs = {}
-        for name in inputs:
-            for fit_rows, held_out in halves:
-                part_weight = None if weight is None else weight[fit_rows]
-                model, _ = self._fit_final(templates[name], inputs[name][fit_rows], y[fit_rows], part_weight, seed)
-                output = self._predictor_output(model, inputs[name][held_out])
-                if name not in outputs:
-                    outputs[name] = np.empty((len(y), *output.shape[1:]))
-                outputs[name][held_out] = output
+        for (name, _, held_out), output in zip(fits, held_out_outputs):
+            if name not in outputs:
+                outputs[name] = np.empty((len(y), *output.shape[1:]))
+            outputs[name][held_out] = output
         mixed = [
             self._measure.score(self._output_rows(_mix(cascade_output, outputs["stacked"], w), y), weight)
             for w in PREDICTOR_WEIGHTS
@@ -480,6 +489,12 @@ class CascadeBase(LayerFeaturesMixin, ABC):
             return "raw", 1.0, scores
         w = float(PREDICTOR_WEIGHTS[best])
         return ("cascade" if w == 0.0 else "stacked" if w == 1.0 else "blend"), w, scores
+
+    def _held_out_output(self, template, Z, y, weight, fit_rows, held_out, seed):
+        """The predictor fitted on the rows ``fit_rows`` of ``Z``: its output for the rows ``held_out``."""
+        part_weight = None if weight is None else weight[fit_rows]
+        model, _ = self._fit_final(template, Z[fit_rows], y[fit_rows], part_weight, seed)
+        return self._predictor_output(model, Z[held_out])
 
     def _stacked_input(self, X):
         """Validate X and return ``([x, f_T(x)], output)``: what a model after the cascade reads, from one pass.
@@ -501,7 +516,8 @@ class CascadeBase(LayerFeaturesMixin, ABC):
             Z, cascade = self._stacked_input(X)
         if np.isnan(Z[:, : self.n_features_in_]).any():
             check_accepts_nan(self.predictor_, "predictor")
-        output = self._predictor_output(self._predictor_model, Z)
+        with one_blas_thread():
+            output = one_thread(self._predictor_output, self._predictor_model, Z)
         return output if w == 1.0 else _mix(cascade, output, w)
 
     def _uses_predictor(self):

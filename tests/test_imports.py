@@ -42,6 +42,7 @@ LAYERS = [
             "mddf._stopping",
             "mddf._storage",
             "mddf._screening",
+            "mddf._threads",
         ),
     ),
     ("trees", ("mddf.trees",)),
