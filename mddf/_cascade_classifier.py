@@ -118,7 +118,8 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
         makes :meth:`predict` and :meth:`predict_proba` (DF21's
         ``use_predictor``). ``"xgboost"``: the ``"gbdt"`` member's XGBoost
         (one thread, so results do not depend on ``n_jobs``); ``"hgb"``:
-        scikit-learn's ``HistGradientBoostingClassifier`` with its defaults. With
+        scikit-learn's ``HistGradientBoostingClassifier`` with its defaults (one
+        OpenMP thread, for the same reason). With
         ``categorical_splits="subset"`` both split the categorical columns of
         ``x`` into category subsets (XGBoost's ``enable_categorical``,
         HistGradientBoosting's ``categorical_features``), as the trees do.
@@ -355,7 +356,9 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
         ``"ordinal"``: at thresholds of the ordinal codes. ``tree_method="exact"`` always
         splits the codes at thresholds.
     n_jobs : int or None, default=None
-        Parallel forest fits and predictions (joblib threads). Results do not depend on
+        Parallel forest fits and predictions (joblib threads), at most ``n_jobs`` busy
+        threads in all: the models of other libraries inside the cascade (members,
+        ``predictor``) run with one OpenMP thread each. Results do not depend on
         it. Under ``joblib.parallel_config(backend="dask")`` the fits and predictions run
         on the Dask cluster instead, with bit-identical results (every seed is drawn
         before dispatch). Changed after fit (``set_params``), it sets the threads of

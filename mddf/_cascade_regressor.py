@@ -227,7 +227,9 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
         ``"ordinal"``: at thresholds of the ordinal codes.
     n_jobs : int or None, default=None
         Parallel forest fits and predictions (joblib threads, or the backend
-        ``joblib.parallel_config`` selects). Results do not depend on it: every
+        ``joblib.parallel_config`` selects), at most ``n_jobs`` busy threads in all: the
+        models of other libraries inside the cascade (members, ``predictor``) run with
+        one OpenMP thread each. Results do not depend on it: every
         seed is drawn before dispatch. Changed after fit (``set_params``), it sets
         the threads of the layers' predictions.
     random_state : int, RandomState or None, default=None
