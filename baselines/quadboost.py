@@ -50,6 +50,10 @@ def _finite_arithmetic(X):
         ) from exc
 
 
+#: Total sample weight beyond which the weights are scaled down (exactly, by a power of two) before the fit,
+#: so that the weighted sums of the pool and the solver cannot overflow.
+_LARGEST_TOTAL_WEIGHT = 2.0**512
+
 VOTER_DTYPE = np.dtype(
     [
         ("problem", np.int64),
@@ -237,8 +241,10 @@ class QuadBoostClassifier(ClassifierMixin, BaseEstimator):
             The stump pool is weighted too: the tanh normalisation uses the weighted mean and standard
             deviation, ``"quantile"`` placement the weighted quantiles, and ``"range"`` placement the range of
             the rows of positive weight. So an integer weight acts as repeated rows, and multiplying all
-            weights by a constant changes nothing. Rows of weight 0 are dropped; unit weights give the
-            unweighted fit.
+            weights by a constant changes nothing (but for the ``"quantile"`` placement, which reads them
+            as frequencies). Weights of a total beyond 2**512 are divided by a power of two (exactly) to a
+            largest weight in [1/2, 1), so that no weighted sum overflows. Rows of weight 0 are dropped;
+            unit weights give the unweighted fit.
 
         Returns
         -------
@@ -262,6 +268,12 @@ class QuadBoostClassifier(ClassifierMixin, BaseEstimator):
                 check_weighted_classes(y_codes, sample_weight, self.classes_, estimator_name=type(self).__name__)
                 keep = sample_weight > 0
                 X, y_codes, sample_weight = X[keep], y_codes[keep], sample_weight[keep]
+                with np.errstate(over="ignore"):
+                    total = sample_weight.sum()
+                if not total <= _LARGEST_TOTAL_WEIGHT:
+                    # so large that weighted sums overflow: scaled exactly (by a power of two) to a largest
+                    # weight in [1/2, 1); the frequency reading of the quantiles is moot at such totals
+                    sample_weight = np.ldexp(sample_weight, -np.frexp(sample_weight.max())[1])
 
         with _finite_arithmetic(X):
             pool = fit_stump_pool(

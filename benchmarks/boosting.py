@@ -59,7 +59,7 @@ from benchmarks.data import load
 from benchmarks.deepboost_protocol import DEFAULT_CV_FOLDS, SELECTIONS, run_protocols
 from benchmarks.harness import command_provenance, say
 from mddf.baselines import AdaBoostClassifier, DeepBoostClassifier
-from mddf.experiments.paper_results import DEEPBOOST_TABLES
+from mddf.datasets.published import DEEPBOOST_TABLES
 from mddf.experiments.protocols import TABLE_ALGORITHMS, paper_grid
 from mddf.experiments.provenance import with_markdown_header
 from mddf.experiments.store import ResultStore
@@ -69,7 +69,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DEEPBOOST_DATASETS = ("breastcancer", "ionosphere", "german", "diabetes", "ocr17", "ocr49")
 
 #: The DeepBoost paper's rows on all of MNIST (ocr17-mnist, ocr49-mnist), shown beside our ocr17/ocr49 (built from
-#: MNIST's test images); :data:`mddf.experiments.paper_results.DEEPBOOST_TABLES` holds the other rows. Per table:
+#: MNIST's test images); :data:`mddf.datasets.published.DEEPBOOST_TABLES` holds the other rows. Per table:
 #: ``{dataset: (errors, stds, avg tree sizes, avg no. of trees)}`` in the order of ``TABLE_ALGORITHMS[table]``.
 MNIST_ROWS = {
     1: {

@@ -43,7 +43,8 @@ import numpy as np
 
 from benchmarks.data import split
 from benchmarks.harness import Study, TrainTest, fit_and_score, load_data, not_run, registry, say
-from mddf.experiments.tables import markdown_table, number, standard_error
+from mddf.experiments.metrics import standard_error
+from mddf.experiments.tables import markdown_table, number
 
 ROOT = Path(__file__).resolve().parents[1]
 #: Runs in DF21's own environment, which does not have mddf: a standalone script, not a module.

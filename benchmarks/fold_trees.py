@@ -32,7 +32,8 @@ import numpy as np
 from benchmarks import _internals
 from benchmarks.data import split
 from benchmarks.harness import CrossValidation, Study, TrainTest, main_by_flag
-from mddf.experiments.tables import markdown_table, plus_minus, standard_error
+from mddf.experiments.metrics import standard_error
+from mddf.experiments.tables import markdown_table, plus_minus
 
 DATASETS = ("yeast", "satimage", "letter", "adult")
 

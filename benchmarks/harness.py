@@ -48,20 +48,20 @@ import shlex
 import statistics
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from scipy.stats import rankdata
 from sklearn import metrics
 from threadpoolctl import threadpool_limits
 
-from mddf.experiments.environment import run_in_fresh_process
 from mddf.experiments.provenance import provenance, record_stamp, with_markdown_header
 from mddf.experiments.store import ResultStore
-from mddf.experiments.tables import markdown_table, mean_ranks, mean_std, write_rows
+from mddf.experiments.tables import markdown_table, mean_std, write_rows
 
 CLASSIFICATION = ("accuracy", "balanced_accuracy", "log_loss")
 REGRESSION = ("r2", "rmse")
@@ -110,6 +110,8 @@ class Dataset:
         else once per run.
     seeds : tuple of int, optional
         Its own default seeds (``--seeds`` replaces them).
+    repeats : int, optional
+        Its own number of repeats of a cross-validation, at most ``--repeats`` (a large table repeated less).
     fields : dict
         Fields added to each of its records.
     """
@@ -119,6 +121,7 @@ class Dataset:
     task: str = "classification"
     seeded: bool = False
     seeds: tuple | None = None
+    repeats: int | None = None
     fields: dict = field(default_factory=dict)
 
 
@@ -383,7 +386,7 @@ class Study:
 
     def seeds_of(self, dataset: Dataset, args) -> list:
         if self.cross_validated:
-            return list(range(args.repeats))
+            return list(range(min(args.repeats, dataset.repeats or args.repeats)))
         quick = self.quick.get("seeds") if args.quick else None
         return list(args.seed_list or quick or dataset.seeds or self.protocol.seeds)
 
@@ -611,8 +614,49 @@ def fit_and_score(ctx: Context, X, y, X_eval, y_eval) -> dict:
     return record
 
 
-#: ``in_fresh_process(function, *args)``: ``function(*args)`` in a spawned process of its own.
-in_fresh_process = run_in_fresh_process
+def in_fresh_process(function, *args):
+    """``function(*args)`` in a spawned process of its own, for measurements.
+
+    The process starts with nothing imported or compiled, so a fit's time, peak memory
+    (``ru_maxrss``) and compiled code are its own, not those of the fits before it.
+    """
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        return pool.submit(function, *args).result()
+
+
+def mean_ranks(records: Iterable[dict], methods: Sequence[str], datasets: Sequence[str], key: str = "accuracy") -> dict:
+    """Each method's rank by its mean ``key`` on each dataset (1 highest, ties averaged), averaged over the datasets.
+
+    Parameters
+    ----------
+    records : iterable of dict
+        Records with ``"dataset"``, ``"method"`` and ``key``; a record without ``key`` is left out.
+    methods, datasets : sequences of str
+        The methods ranked and the datasets they are ranked on. A dataset where fewer than two methods
+        have a record is not ranked; a method is ranked on the datasets where it has one.
+
+    Returns
+    -------
+    dict
+        ``{method: mean rank}`` of the methods ranked on at least one dataset.
+    """
+    records = [r for r in records if key in r]
+    ranks = {m: [] for m in methods}
+    for dataset in datasets:
+        means = {}
+        for m in methods:
+            values = [r[key] for r in records if r["dataset"] == dataset and r["method"] == m]
+            if values:
+                means[m] = statistics.fmean(values)
+        if len(means) < 2:
+            continue
+        order = list(means)
+        for m, rank in zip(order, rankdata([-means[m] for m in order])):
+            ranks[m].append(float(rank))
+    return {m: statistics.fmean(r) for m, r in ranks.items() if r}
 
 
 # ------------------------------------------------------------------------------------------ methods

@@ -27,7 +27,7 @@ import numpy as np
 
 from benchmarks.data import split
 from benchmarks.harness import Study, TrainTest, fit_and_score, not_run, registry
-from mddf.experiments.paper_results import MDDF_TABLE2
+from mddf.datasets.published import MDDF_TABLE2
 from mddf.experiments.tables import markdown_table
 
 

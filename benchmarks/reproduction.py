@@ -17,7 +17,7 @@ from collections import Counter
 
 import numpy as np
 
-from mddf.experiments import paper_results
+from mddf.datasets import published as paper_results
 
 #: Datasets of the mdDF paper's Table 1, in its order.
 TABLE1_DATASETS = ("adult", "yeast", "letter", "protein", "har", "sensit", "satimage", "mnist")

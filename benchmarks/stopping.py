@@ -53,7 +53,8 @@ from benchmarks import _internals
 from benchmarks.data import split
 from benchmarks.harness import Study, TrainTest
 from mddf import MDDFClassifier
-from mddf.experiments.tables import markdown_table, plus_minus, standard_error
+from mddf.experiments.metrics import standard_error
+from mddf.experiments.tables import markdown_table, plus_minus
 
 DATASETS = ("letter", "satimage", "adult", "yeast")
 MAX_LAYERS = 20

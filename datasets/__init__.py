@@ -1,4 +1,7 @@
-"""Loaders for the benchmarks of the mdDF and DeepBoost papers, with their standard splits.
+"""Loaders for the benchmarks of the mdDF and DeepBoost papers, with their standard splits, and for a user's table.
+
+A user's own CSV or Parquet file (``mddf benchmark --data PATH --target COLUMN``) is read, checked and bound
+to its sha256 by :mod:`mddf.datasets.user_data` (:mod:`mddf.datasets.table_files` reads the file).
 
 >>> from mddf.datasets import load_dataset
 >>> ds = load_dataset("digits")          # bundled with scikit-learn, no download

@@ -15,8 +15,9 @@ import sys
 from pathlib import Path
 
 from mddf.datasets import DatasetError
+from mddf.datasets import published as paper_results
+from mddf.datasets.user_data import TEST_FRACTION, UserDataError, registered, summary
 
-from . import paper_results
 from .binding import set_aside_stale
 from .cluster import run_from_args
 from .comparison import comparison_of
@@ -26,40 +27,36 @@ from .comparison import to_markdown as to_comparison_markdown
 from .executor import EXIT_NOTHING_TO_RUN, EXIT_OK, EXIT_RUN_FAILED, applicable, bound_records, plan, unfinished
 from .figures import save_figure
 from .methods import FALLBACK_TREES_K, default_registry, unavailable_reason
-from .metrics import DEFAULT_METRIC, METRICS, metrics_of
+from .metrics import METRICS
 from .outlock import hold
-from .planning import bindings, describe, practitioner_folds, unusable_folds
+from .planning import available as usable_methods
+from .planning import bindings, check_out_folder, check_task, describe, metric_for, practitioner_folds, unusable_folds
 from .protocols.practitioner import DEFAULT_SEEDS, TooFewRows
 from .provenance import provenance, record_stamp, with_csv_header, with_markdown_header
 from .runner import DatasetUnavailable, load, task_of
 from .store import ResultStore
-from .studies import OutputError, UsageError, open_user_data
+from .studies import UsageError, open_user_data
 from .suites import DEEPBOOST_N_FOLDS, SUITES, paper_of, protocol_of
 from .tables import build_table, method_notes, summarize, to_csv, to_markdown
-from .user_data import TEST_FRACTION, UserDataError, registered, summary
 
 BASELINE = "Baseline"
 #: The figure beside table.md.
 FIGURE_STEM = "figure"
 FIGURE = f"{FIGURE_STEM}.png"
 
-TABLE2_ORDER = (
-    "MLP",
-    "RF",
-    "XGBoost",
-    "gcForest",
-    "gcForest-MGS",
-    "mdDF",
-    "mdDF-tuned",
-    "AdaBoost",
-    "DeepBoost",
-    "DeepBoost-log",
-    "QuadBoost",
+TABLE2_ORDER = tuple(
+    "MLP RF XGBoost gcForest gcForest-MGS mdDF mdDF-tuned AdaBoost DeepBoost DeepBoost-log QuadBoost".split()
 )
 TABLE3_ORDER = ("mdDF_SF", "mdDF_ST", "mdDF_NP", "mdDF")
 # Today's peers beside the paper's tree ensembles, on the same splits and seeds.
 PEERS_ORDER = ("mdDF", "RF", "XGBoost", "ExtraTrees", "HGB", "LightGBM")
 PEERS_COMPARED = ("mdDF", "RF", "XGBoost")
+#: The notes on the mdDF structures of the paper's Table 3 (ablation.md).
+ABLATION_NOTES = (
+    (("mdDF_SF",), "mdDF_SF: 4 random forests per layer."),
+    (("mdDF_ST",), "mdDF_ST: stacking (previous layer's feature only)."),
+    (("mdDF_NP",), "mdDF_NP: no preconc (raw input only)."),
+)
 
 
 def list_registry(registry, out=sys.stdout):
@@ -70,18 +67,10 @@ def list_registry(registry, out=sys.stdout):
     print("Methods:", file=out)
     for spec in registry:
         reason = unavailable_reason(spec)
-        flags = [
-            f
-            for f, on in (
-                ("binary only", spec.binary_only),
-                ("regression too", "regression" in spec.tasks),
-                ("practitioner", spec.practitioner),
-                ("--ablation", spec.ablation),
-                ("--peers", spec.peer),
-                ("opt-in", not spec.default and not spec.ablation and not spec.peer and not spec.practitioner),
-            )
-            if on
-        ]
+        opt_in = not (spec.default or spec.ablation or spec.peer or spec.practitioner)
+        flags = ("binary only", "regression too", "practitioner", "--ablation", "--peers", "opt-in")
+        ons = (spec.binary_only, "regression" in spec.tasks, spec.practitioner, spec.ablation, spec.peer, opt_in)
+        flags = [flag for flag, on in zip(flags, ons) if on]
         state = "available" if reason is None else "UNAVAILABLE"
         print(
             f"  {spec.name:<14} {state:<12} {spec.description}" + (f" [{', '.join(flags)}]" if flags else ""), file=out
@@ -101,18 +90,24 @@ def _ordered(names, order):
     return known + [m for m in names if m not in known]
 
 
+def _tabulated(rec, datasets, seeds, profile) -> bool:
+    """Whether ``rec`` is a successful full-training-set run of the tables' datasets, seeds and profile."""
+    return (
+        rec.get("status") == "ok"
+        and rec.get("dataset") in datasets
+        and (rec.get("profile"), rec.get("fraction", 1.0)) == (profile, 1.0)
+        and rec.get("seed") in seeds
+    )
+
+
 def fit_seconds(records, datasets, methods, seeds, profile) -> dict:
     """``{method: {dataset: "mean fit seconds"}}`` over the successful runs (latest record per run)."""
     latest = {r["key"]: r for r in records if "key" in r and r.get("method")}
     seconds: dict = {}
     for rec in latest.values():
         if (
-            rec.get("status") == "ok"
-            and rec.get("method") in methods
-            and rec.get("dataset") in datasets
-            and rec.get("profile") == profile
-            and rec.get("seed") in seeds
-            and rec.get("fraction", 1.0) == 1.0
+            _tabulated(rec, datasets, seeds, profile)
+            and rec["method"] in methods
             and rec.get("train_seconds") is not None
         ):
             seconds.setdefault(rec["method"], {}).setdefault(rec["dataset"], []).append(rec["train_seconds"])
@@ -147,14 +142,7 @@ def write_tables(
 
     ks = {}
     for rec in records:
-        if (
-            rec.get("status") == "ok"
-            and rec.get("trees_k") is not None
-            and rec["dataset"] in datasets
-            and rec.get("profile") == profile
-            and rec.get("seed") in seeds
-            and rec.get("fraction", 1.0) == 1.0
-        ):
+        if _tabulated(rec, datasets, seeds, profile) and rec.get("trees_k") is not None:
             fallback = str(rec.get("trees_k_source", "")).startswith("fallback")
             ks.setdefault(rec["dataset"], set()).add(f"{rec['trees_k']}{'*' if fallback else ''}")
     extra = {"k": {d: "/".join(sorted(v)) for d, v in ks.items()}} if ks else {}
@@ -201,61 +189,28 @@ def write_tables(
             " and ".join(f"the {p} paper's datasets" for p in sorted(papers)) or "scikit-learn's bundled datasets"
         )
     title += ", papers' protocol"
+    shown = dict(not_applicable=not_applicable, skipped=skipped)
     table = build_table(
-        title,
-        datasets,
-        main_methods,
-        cells,
-        paper=paper_cols,
-        paper_std=paper_std,
-        not_applicable=not_applicable,
-        skipped=skipped,
-        notes=notes,
-        extra=extra,
+        title, datasets, main_methods, cells, paper=paper_cols, paper_std=paper_std, **shown, notes=notes, extra=extra
     )
     table.notes[1:1] = method_notes(table, main_descriptions)
-    markdown = to_markdown(table)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "table.md").write_text(with_markdown_header(markdown, prov))
-    (out / "table.csv").write_text(with_csv_header(to_csv(table), prov))
+    markdown = _write(table, out, "table", prov)
     if ablation_methods:
         ab_paper = paper_results.mddf_paper_columns(ablation=True) if "mddf" in papers else {}
-        ab = build_table(
-            "mdDF structures (the paper's Table 3), test accuracy (%), papers' protocol",
-            datasets,
-            ablation_methods,
-            cells,
-            paper=ab_paper,
-            skipped=skipped,
-        )
-        ab.notes[:0] = method_notes(
-            ab,
-            [
-                (("mdDF_SF",), "mdDF_SF: 4 random forests per layer."),
-                (("mdDF_ST",), "mdDF_ST: stacking (previous layer's feature only)."),
-                (("mdDF_NP",), "mdDF_NP: no preconc (raw input only)."),
-            ],
-        )
-        ab_markdown = to_markdown(ab)
-        (out / "ablation.md").write_text(with_markdown_header(ab_markdown, prov))
-        (out / "ablation.csv").write_text(with_csv_header(to_csv(ab), prov))
-        markdown += "\n" + ab_markdown
+        title = "mdDF structures (the paper's Table 3), test accuracy (%), papers' protocol"
+        ab = build_table(title, datasets, ablation_methods, cells, paper=ab_paper, skipped=skipped)
+        ab.notes[:0] = method_notes(ab, ABLATION_NOTES)
+        markdown += "\n" + _write(ab, out, "ablation", prov)
     if peer_methods:
         seconds = fit_seconds(records, datasets, peer_methods, seeds, profile)
         peers_extra = {"k": extra["k"]} if extra else {}
         peers_extra.update({f"{m} fit s": seconds.get(m, {}) for m in peer_methods})
+        title = "Today's peers: test accuracy (%) on the same splits and seeds, papers' protocol"
+        seconds_note = (
+            "fit s: mean wall-clock seconds of the final fit over the seeds (without hyper-parameter search)."
+        )
         peers = build_table(
-            "Today's peers: test accuracy (%) on the same splits and seeds, papers' protocol",
-            datasets,
-            peer_methods,
-            cells,
-            not_applicable=not_applicable,
-            skipped=skipped,
-            notes=[
-                notes[0],
-                "fit s: mean wall-clock seconds of the final fit over the seeds (without hyper-parameter search).",
-            ],
-            extra=peers_extra,
+            title, datasets, peer_methods, cells, **shown, notes=[notes[0], seconds_note], extra=peers_extra
         )
         quick = "; quick profile: 10 rounds" if profile == "quick" else ""
         peers.notes[1:1] = method_notes(
@@ -272,31 +227,26 @@ def write_tables(
                 (("ExtraTrees", "HGB", "LightGBM"), "No published numbers for {methods}: neither paper ran them."),
             ],
         )
-        peers_markdown = to_markdown(peers)
-        (out / "peers.md").write_text(with_markdown_header(peers_markdown, prov))
-        (out / "peers.csv").write_text(with_csv_header(to_csv(peers), prov))
-        markdown += "\n" + peers_markdown
+        markdown += "\n" + _write(peers, out, "peers", prov)
+    return markdown
+
+
+def _write(table, out: Path, stem: str, prov) -> str:
+    """Write ``table`` as ``<stem>.md`` and ``<stem>.csv`` in ``out``, each headed by ``prov``; return the Markdown."""
+    markdown = to_markdown(table)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / f"{stem}.md").write_text(with_markdown_header(markdown, prov))
+    (out / f"{stem}.csv").write_text(with_csv_header(to_csv(table), prov))
     return markdown
 
 
 def run(args, registry=None, *, command: str) -> int:
-    """Run the benchmark the parsed arguments describe (see ``mddf benchmark --help``).
+    """Run the benchmark the parsed arguments (:func:`mddf.experiments.cli.benchmark_parser`) describe.
 
-    Parameters
-    ----------
-    args : argparse.Namespace
-        From :func:`mddf.experiments.cli.benchmark_parser`.
-    registry : Registry, optional
-        Methods (default: :func:`~.methods.default_registry`); callers add test doubles here.
-    command : str
-        The command line recorded in the lock and in the tables' provenance.
-
-    Returns
-    -------
-    int
-        The exit status (``EXIT_*`` of :mod:`.executor`). Raises :class:`~.studies.UsageError`,
-        :class:`~.user_data.UserDataError` and :class:`~.outlock.FolderLocked` for the command
-        line to report.
+    ``registry`` holds the methods (default: :func:`~.methods.default_registry`; tests add doubles);
+    ``command`` is recorded in the lock and the tables' provenance. Returns the exit status; raises
+    :class:`~.studies.UsageError`, :class:`~mddf.datasets.user_data.UserDataError` and :class:`~.outlock.FolderLocked`
+    for the command line to report.
     """
     registry = registry or default_registry()
     if args.data_home is not None:
@@ -342,44 +292,14 @@ def run(args, registry=None, *, command: str) -> int:
         say(f"read {source.path}: {summary(user_ds, how)}")
         for warning in user_ds.extra.get("warnings", []):
             print(f"warning: {warning}", file=sys.stderr)
-        if protocol == "paper" and task_of(user_ds) == "regression":
-            raise UsageError(
-                "--protocol paper is the papers' classification protocol; a regression target runs under "
-                "--protocol practitioner"
-            )
-        try:
-            metric_for(args.metric, task_of(user_ds))
-        except ValueError as exc:
-            raise UsageError(str(exc)) from None
-
-    available = []
-    for spec in specs:
-        reason = unavailable_reason(spec)
-        if reason:
-            print(f"left out: {reason}", file=sys.stderr)
-        else:
-            available.append(spec)
+        check_task(protocol, task_of(user_ds))
+        metric_for(args.metric, task_of(user_ds))
+    available = usable_methods(specs)
     if not available:
         print("nothing to run: no requested method is available", file=sys.stderr)
         return EXIT_NOTHING_TO_RUN
     with hold(out, command):
         return _run_in(out, args, registry, datasets, available, source, command, protocol, seeds, user_ds)
-
-
-def check_out_folder(out: Path) -> None:
-    """Refuse an ``--out`` that is an existing file (one line, exit status 2)."""
-    if out.exists() and not out.is_dir():
-        raise OutputError(f"--out {out} is a file; give a folder (it is created if missing)")
-
-
-def metric_for(name, task: str) -> str:
-    """The ranking metric: ``name`` (which must belong to ``task``), else the task's default."""
-    if name is None:
-        return DEFAULT_METRIC[task]
-    if METRICS[name].task != task:
-        names = ", ".join(m.name for m in metrics_of(task))
-        raise ValueError(f"--metric {name} is not a {task} metric (choose among {names})")
-    return name
 
 
 def _run_in(out, args, registry, datasets, available, source, command, protocol, seeds, user_ds) -> int:
@@ -394,16 +314,7 @@ def _run_in(out, args, registry, datasets, available, source, command, protocol,
         except DatasetUnavailable as exc:
             skipped[name] = _short(str(exc))
             print(f"skipped dataset {name}: {exc}", file=sys.stderr)
-            store.append(
-                {
-                    "key": f"{name}|dataset",
-                    "dataset": name,
-                    "method": None,
-                    "status": "skipped",
-                    "message": str(exc),
-                    **record_stamp(),
-                }
-            )
+            store.append({**_dataset_record(name), "status": "skipped", "message": str(exc), **record_stamp()})
             continue
         except DatasetError as exc:
             # A corrupt or tampered file (mddf.datasets.CorruptFileError, ChecksumError): report it and
@@ -411,16 +322,7 @@ def _run_in(out, args, registry, datasets, available, source, command, protocol,
             message = f"could not be loaded ({type(exc).__name__}: {exc})"
             skipped[name] = unloadable[name] = _short(message)
             print(f"dataset {name} {message}", file=sys.stderr)
-            store.append(
-                {
-                    "key": f"{name}|dataset",
-                    "dataset": name,
-                    "method": None,
-                    "status": "error",
-                    "error": message,
-                    **record_stamp(),
-                }
-            )
+            store.append({**_dataset_record(name), "status": "error", "error": message, **record_stamp()})
             continue
         except ValueError as exc:
             raise UsageError(str(exc)) from None  # unknown dataset name
@@ -441,18 +343,8 @@ def _run_in(out, args, registry, datasets, available, source, command, protocol,
         del ds
 
     bound = bindings(infos, available, protocol=protocol, profile=args.profile, n_folds=n_folds)
-    tasks = plan(
-        usable,
-        available,
-        seeds,
-        n_classes=n_classes,
-        image_shapes=image_shapes,
-        profile=args.profile,
-        protocol=protocol,
-        n_folds=n_folds,
-        tasks=tasks_of,
-        bindings=bound,
-    )
+    planned = dict(n_classes=n_classes, image_shapes=image_shapes, profile=args.profile, protocol=protocol)
+    tasks = plan(usable, available, seeds, **planned, n_folds=n_folds, tasks=tasks_of, bindings=bound)
     tasks = [t for t in tasks if (t.dataset, t.method) not in too_small]
     if not tasks:
         if usable:
@@ -475,19 +367,8 @@ def _run_in(out, args, registry, datasets, available, source, command, protocol,
             records, out, usable, methods, args.metric, tasks_of, n_folds, seeds, registry, source, prov
         )
     else:
-        markdown = write_tables(
-            records,
-            out,
-            datasets,
-            methods,
-            seeds,
-            args.profile,
-            n_classes,
-            image_shapes,
-            skipped,
-            registry,
-            prov=prov,
-        )
+        shapes = (n_classes, image_shapes, skipped)
+        markdown = write_tables(records, out, datasets, methods, seeds, args.profile, *shapes, registry, prov=prov)
         write_paper_figure(records, out, usable, methods, prov)
     print(markdown)
     not_ok = unfinished(tasks, store)
@@ -563,6 +444,11 @@ def write_paper_figure(records, out, datasets, methods, prov) -> None:
             comparisons.append(comparison)
     if comparisons:
         save_figure(plot_comparison(comparisons, "papers' protocol"), out, FIGURE_STEM, prov, formats=("png",))
+
+
+def _dataset_record(name: str) -> dict:
+    """The fields of the record saying why a dataset could not be loaded."""
+    return {"key": f"{name}|dataset", "dataset": name, "method": None}
 
 
 def _split_note(source) -> str:

@@ -1,24 +1,15 @@
 """What a result is bound to: the content of the data it ran on, and the options that change it.
 
-Every run record carries
+Every run record carries ``data_sha256``, the sha256 of the data (a ``--data`` file's bytes, as
+``sha256sum`` prints them, and ``test_sha256`` of a ``--test`` file; a built-in dataset's loaded arrays:
+:func:`dataset_sha256`), and ``settings_sha256``, the hash of everything else that changes its result
+(:func:`run_settings`: protocol, task, folds, profile, the share held out for selection, the metrics'
+clipping, how the file was read, and the method's builder and estimator parameters, seeds and thread
+counts left out). The run's key holds the rest; library versions are named in ``versions``.
 
-- ``data_sha256``: the sha256 of the data. For a ``--data`` file, the file's bytes (what
-  ``sha256sum my.csv`` prints), and ``test_sha256`` for a ``--test`` file; for a built-in dataset,
-  the bytes of its loaded arrays (:func:`dataset_sha256`);
-- ``settings`` and their hash ``settings_sha256``: everything else that changes the run's result
-  (:func:`run_settings`): the protocol, the task, the number of folds, the profile, the share of
-  training rows held out for selection, the metrics' clipping of probabilities, how the file was
-  read (target column, separator, dropped columns, missing-value markers) and the method's own
-  configuration (its builder and every parameter of the estimator it builds, seeds and thread
-  counts left out). The run's key holds the
-  rest (dataset, method, seed, fold, fraction). Library versions are not part of it (each record
-  names them in ``versions``).
-
-A rerun resumes a run only from a record with the same key, data hash and settings hash
-(:func:`matches`). Before it starts, :func:`set_aside_stale` moves the results file aside when it
-holds records of the same datasets with other data or of the same runs with other settings, and
-keeps the records that still match: nothing of another file or configuration is ever mixed into a
-table.
+A rerun resumes a run only from a record with the same key and hashes (:func:`matches`); before it
+starts, :func:`set_aside_stale` moves the results file aside when it holds records of other data or
+settings, keeping the ones that match: nothing of another file or configuration is mixed into a table.
 """
 
 from __future__ import annotations
@@ -81,12 +72,9 @@ def _plain(value):
 
 def estimator_settings(estimator) -> dict:
     """``{"class": module.Class, "params": {...}}`` of an estimator, nested estimators included, seeds left out."""
-    cls = type(estimator)
-    params = estimator.get_params(deep=False)
-    return {
-        "class": f"{cls.__module__}.{cls.__qualname__}",
-        "params": {k: _plain(v) for k, v in sorted(params.items()) if k not in _NEUTRAL_PARAMS},
-    }
+    cls, params = type(estimator), estimator.get_params(deep=False)
+    kept = {k: _plain(v) for k, v in sorted(params.items()) if k not in _NEUTRAL_PARAMS}
+    return {"class": f"{cls.__module__}.{cls.__qualname__}", "params": kept}
 
 
 def method_settings(spec, ctx) -> dict:
@@ -105,17 +93,9 @@ def run_settings(*, protocol, task, profile, n_folds=None, validation_fraction=0
     """The options that change a run's result, as one JSON-safe dict (see the module docstring)."""
     from .metrics import PROBA_CLIP
 
-    return {
-        "result_version": RESULT_VERSION,
-        "metrics": {"proba_clip": PROBA_CLIP},
-        "protocol": protocol,
-        "task": task,
-        "profile": profile,
-        "n_folds": n_folds,
-        "validation_fraction": validation_fraction,
-        "reading": _plain(reading or {}),
-        "method": method,
-    }
+    settings = {"result_version": RESULT_VERSION, "metrics": {"proba_clip": PROBA_CLIP}, "protocol": protocol}
+    settings.update(task=task, profile=profile, n_folds=n_folds, validation_fraction=validation_fraction)
+    return {**settings, "reading": _plain(reading or {}), "method": method}
 
 
 def settings_sha256(settings: dict) -> str:
@@ -133,11 +113,7 @@ class Binding:
 
     def fields(self) -> dict:
         """The record fields that carry the binding."""
-        return {
-            "data_sha256": self.data_sha256,
-            "test_sha256": self.test_sha256,
-            "settings_sha256": self.settings_sha256,
-        }
+        return {name: getattr(self, name) for name in ("data_sha256", "test_sha256", "settings_sha256")}
 
 
 def matches(record: dict, binding: Binding | None) -> bool:
@@ -154,17 +130,10 @@ def _short(sha) -> str:
 def set_aside_stale(store, tasks, log) -> Path | None:
     """Move ``store``'s file aside if it holds results of other data or settings; keep the matching ones.
 
-    A record is stale when its dataset is one of ``tasks``' datasets and its data hash (or test file
-    hash) differs from theirs, or when its run is one of ``tasks`` and its settings hash differs.
-    Records of other runs on the same data (other methods, seeds) and of other datasets are kept.
-    When there is a stale record the file is moved to ``<folder>/old/results-<UTC time>.jsonl``,
-    the records that are not stale are written back, and ``log`` says what was moved, naming the
-    hashes that differ.
-
-    Returns
-    -------
-    Path or None
-        Where the old file went, or None when nothing was stale.
+    A record is stale when its dataset is one of ``tasks``' and its data (or test file) hash differs, or
+    when its run is one of ``tasks`` and its settings hash differs. The file then goes to
+    ``<folder>/old/results-<UTC time>.jsonl``, the other records are written back, and ``log`` says what
+    was moved, naming the hashes that differ. Returns where the old file went, or None.
     """
     records = store.records()
     if not records:

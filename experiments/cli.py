@@ -11,21 +11,17 @@ subcommand             script                         does
 ``datasets``           --                             the built-in datasets and their files
 =====================  =============================  ==========================================
 
-Every subcommand that takes a dataset also takes the user's own table: ``--data PATH --target
-COLUMN [--test PATH]`` (:mod:`.user_data`). This module holds the argument parsing and the exit
-statuses; the work is done by :mod:`.benchmark`, :mod:`.small_sample`, :mod:`.feature_export`,
-:mod:`.layer_figures`, :mod:`.tsne_figure` and :mod:`.dataset_listing`.
-
-Exit statuses: :mod:`.exit_status` holds their one table, from which every ``--help`` and the
-documentation's table are made. Errors about the input are one line, ``mddf: error: <what is
-wrong>``, without a traceback. Standard output carries only each subcommand's result (the tables
-of ``benchmark``, the paths of the files written by the others); notices, progress and warnings go
-to standard error.
+Every subcommand that takes a dataset also takes the user's own table: ``--data PATH --target COLUMN
+[--test PATH]`` (:mod:`mddf.datasets.user_data`). This module parses the arguments; the module each :class:`Command`
+names does the work, and :mod:`.exit_status` holds the exit statuses. Errors about the input are one
+line, ``mddf: error: <what is wrong>``; standard output carries only each subcommand's result (tables,
+or the paths of the files written), notices, progress and warnings go to standard error.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import shlex
 import sys
 from collections.abc import Callable
@@ -33,10 +29,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import exit_status
-from .exit_status import EXIT_INTERRUPTED, EXIT_NOTHING_TO_RUN, EXIT_OK, EXIT_TERMINATED, EXIT_USAGE
+from .cluster import add_scheduler_argument, check_scheduler_args
+from .executor import Terminated
+from .exit_status import EXIT_INTERRUPTED, EXIT_NOTHING_TO_RUN, EXIT_TERMINATED, EXIT_USAGE
+from .methods import PROFILES
+from .metrics import METRICS
+from .outlock import FolderLocked
+from .suites import SUITES
 
-# The modules behind the subcommands (scikit-learn, pandas, numba) are imported by the functions that build a
-# subcommand's parser or run it, so that `mddf --help` and `mddf --version` answer without loading them.
+# pandas, scikit-learn and numba load with the modules behind the subcommands, which the functions that build a
+# subcommand's parser or run it import, so that `mddf --help` and `mddf --version` answer without them.
 
 PROG = "mddf"
 EXIT_BAD_INPUT = EXIT_USAGE
@@ -44,24 +46,18 @@ EXIT_BAD_INPUT = EXIT_USAGE
 
 def version() -> str:
     """The installed package's version: ``mddf.__version__`` when defined, else the distribution's metadata."""
-    try:
-        import mddf
-
-        found = getattr(mddf, "__version__", None)
-    except ImportError:
-        found = None
-    if found:
-        return str(found)
     from importlib.metadata import PackageNotFoundError
     from importlib.metadata import version as dist_version
 
     try:
-        return dist_version("mddf")
-    except PackageNotFoundError:
+        import mddf
+
+        return str(getattr(mddf, "__version__", None) or dist_version("mddf"))
+    except (ImportError, PackageNotFoundError):
         return "unknown (not installed)"
 
 
-# ----------------------------------------------------------------------------- argument types
+# argument types
 
 
 def parse_seeds(text: str) -> list[int]:
@@ -103,7 +99,7 @@ def fold_option(text: str) -> int:
 
 
 def separator(text: str) -> str:
-    from .table_files import separator_option
+    from mddf.datasets.table_files import separator_option
 
     try:
         return separator_option(text)
@@ -127,50 +123,47 @@ def _help_text(module) -> str:
     return "\n\n".join(p for p in paragraphs if ":mod:`.cli`" not in p) + "\n"
 
 
-def _new_parser(prog: str, description: str, epilog: str) -> argparse.ArgumentParser:
+def _new_parser(prog: str, description: str, name: str) -> argparse.ArgumentParser:
+    formatter = argparse.RawDescriptionHelpFormatter
     return argparse.ArgumentParser(
-        prog=prog, description=description, epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter
+        prog=prog, description=description, epilog=exit_status.epilog(name), formatter_class=formatter
     )
 
 
-# ----------------------------------------------------------------------------- parsers
+# parsers
 
 
 def add_user_data_arguments(parser: argparse.ArgumentParser, *, regression: bool = True) -> None:
-    """``--data PATH --target COLUMN [--test PATH]`` and how to read it: the user's own table (:mod:`.user_data`)."""
-    from .user_data import TASKS
+    """``--data PATH --target COLUMN [--test PATH]``: the user's own table (:mod:`mddf.datasets.user_data`)."""
+    from mddf.datasets.user_data import TASKS
 
     group = parser.add_argument_group("your own data (instead of a built-in dataset)")
     group.add_argument(
         "--data",
         type=Path,
-        default=None,
         metavar="PATH",
         help="a CSV file (any separator, possibly compressed: .gz, .bz2, .xz, .zip) or Parquet file (with pyarrow "
         "installed) with one row per sample; text columns are categories, empty cells missing values",
     )
-    group.add_argument("--target", default=None, metavar="COLUMN", help="the column to predict")
+    group.add_argument("--target", metavar="COLUMN", help="the column to predict")
     group.add_argument(
         "--test",
         type=Path,
-        default=None,
         metavar="PATH",
         help="a test file with the same columns (default: the protocol's cross-validation or 70/30 split of --data)",
     )
     group.add_argument(
         "--sep",
         type=separator,
-        default=None,
         metavar="CHAR",
         help="the separator of a CSV file: one character, or 'tab' (default: sniffed among , ; tab |)",
     )
     group.add_argument(
-        "--drop", type=csv_list, default=None, metavar="COLS", help="comma-separated columns to leave out (e.g. an ID)"
+        "--drop", type=csv_list, metavar="COLS", help="comma-separated columns to leave out (e.g. an ID)"
     )
     group.add_argument(
         "--na-values",
         type=lambda text: [v.strip() for v in text.split(",")],
-        default=None,
         metavar="VALUES",
         help="comma-separated cell values read as missing, besides empty cells and NA, NaN, null, ... (e.g. '?,-')",
     )
@@ -185,18 +178,24 @@ def add_user_data_arguments(parser: argparse.ArgumentParser, *, regression: bool
     )
 
 
+def add_files_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--data-home`` and ``--download``: where the built-in datasets' files are, and whether to fetch them."""
+    parser.add_argument("--data-home", type=Path, help="folder with the benchmark files (sets MDDF_DATA)")
+    parser.add_argument(
+        "--download", action="store_true", help="let the loaders download missing files (default: report them missing)"
+    )
+
+
 def add_dataset_arguments(parser: argparse.ArgumentParser, *, regression: bool = True) -> None:
     """``--dataset NAME``, ``--download``, ``--data-home`` and the ``--data`` options."""
     from .studies import FALLBACK_DATASET, PAPER_DEFAULT_DATASET, QUICK_DATASET
 
     parser.add_argument(
         "--dataset",
-        default=None,
         help=f"dataset name (default: {PAPER_DEFAULT_DATASET} as in the paper when its files are present, "
         f"else {FALLBACK_DATASET}; with --quick: {QUICK_DATASET})",
     )
-    parser.add_argument("--download", action="store_true", help="let the loader download missing files")
-    parser.add_argument("--data-home", type=Path, default=None, help="folder with the benchmark files (MDDF_DATA)")
+    add_files_arguments(parser)
     add_user_data_arguments(parser, regression=regression)
 
 
@@ -210,7 +209,6 @@ def add_mddf_arguments(parser: argparse.ArgumentParser, max_layers: int = 10) ->
     parser.add_argument(
         "--n-tolerant-layers",
         type=int,
-        default=None,
         help="stop after this many layers without improvement (default: the estimator's)",
     )
     parser.add_argument("--n-jobs", type=n_jobs, default=-1, help="threads (-1: all cores)")
@@ -220,6 +218,31 @@ def add_mddf_arguments(parser: argparse.ArgumentParser, max_layers: int = 10) ->
         help=f"tiny configuration for a smoke test ({QUICK_DATASET}, 10 trees, 3 layers)",
     )
     parser.add_argument("--quiet", action="store_true", help="no progress output")
+
+
+def add_run_arguments(parser: argparse.ArgumentParser) -> None:
+    """How the runners execute: ``--n-jobs``, ``--workers``, ``--isolation``, ``--scheduler``, ``--quiet``."""
+    parser.add_argument(
+        "--n-jobs",
+        type=n_jobs,
+        help="threads per estimator, their OpenMP pools counted (-1: all cores; default: the cores over --workers, "
+        "or 1 with --scheduler: one run per Dask worker thread)",
+    )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="runs executed at the same time (default 1, which keeps timings comparable; "
+        "with --scheduler the cluster's worker threads decide)",
+    )
+    parser.add_argument(
+        "--isolation",
+        choices=("process", "inline"),
+        default="process",
+        help="'process': each run in a fresh worker process (default); 'inline': in this process",
+    )
+    add_scheduler_argument(parser)
+    parser.add_argument("--quiet", action="store_true", help="no progress bar and no per-run lines")
 
 
 BENCHMARK_DESCRIPTION = """Benchmark runner: every method on a table of your own (--data PATH --target COLUMN), or on
@@ -247,9 +270,7 @@ command that regenerates it, the commit, the machine, the date and, with --data,
 --out stops. Each run executes in a fresh worker process; its peak memory is that process's peak
 resident set size, and its time is split into selection, final fit and (left out of both) numba's
 compilation. With --scheduler each run is a task on a Dask cluster instead (the 'dask' extra).
-"""
 
-BENCHMARK_EXAMPLES = """
 examples:
   mddf benchmark                                      # bundled datasets, papers' protocol, a few minutes
   mddf benchmark --data my.csv --target y             # your own CSV, practitioner protocol
@@ -266,26 +287,16 @@ examples:
 
 
 def benchmark_parser(prog: str = f"{PROG} benchmark") -> argparse.ArgumentParser:
-    from .cluster import add_scheduler_argument
-    from .methods import PROFILES
-    from .suites import SUITES
-
-    parser = _new_parser(prog, BENCHMARK_DESCRIPTION + BENCHMARK_EXAMPLES, exit_status.epilog("benchmark"))
+    parser = _new_parser(prog, BENCHMARK_DESCRIPTION, "benchmark")
     parser.add_argument(
-        "--suite",
-        choices=sorted(SUITES),
-        default=None,
-        help="dataset suite (default: 'default', scikit-learn's bundled datasets)",
+        "--suite", choices=sorted(SUITES), help="dataset suite (default: 'default', scikit-learn's bundled datasets)"
     )
-    parser.add_argument(
-        "--datasets", type=csv_list, default=None, help="comma-separated dataset names (default: the suite's)"
-    )
+    parser.add_argument("--datasets", type=csv_list, help="comma-separated dataset names (default: the suite's)")
     add_user_data_arguments(parser)
     add_protocol_arguments(parser)
     parser.add_argument(
         "--methods",
         type=csv_list,
-        default=None,
         help="comma-separated method names (default: the protocol's methods; see --list); the practitioner "
         "protocol always adds Baseline",
     )
@@ -303,38 +314,17 @@ def benchmark_parser(prog: str = f"{PROG} benchmark") -> argparse.ArgumentParser
     parser.add_argument(
         "--seeds",
         type=parse_seeds,
-        default=None,
         help="number of seeds (3 = seeds 0,1,2) or a comma list: the repetitions of the cross-validation "
         "(practitioner protocol, default 2) or of each split (papers' protocol, default 1)",
     )
     parser.add_argument(
         "--out",
         type=Path,
-        default=None,
         help="output folder (default: results/<suite>, results/<suite>-practitioner, or with --data "
         "results/<file stem>-<sha256 prefix>, -paper appended under --protocol paper); rerun with it to resume; "
         "one runner at a time",
     )
-    parser.add_argument(
-        "--n-jobs",
-        type=n_jobs,
-        default=None,
-        help="threads per estimator (-1: all cores; default -1, or 1 with --scheduler: one run per Dask worker thread)",
-    )
-    parser.add_argument(
-        "--workers",
-        type=int,
-        default=1,
-        help="runs executed at the same time (default 1, which keeps timings comparable; "
-        "with --scheduler the cluster's worker threads decide)",
-    )
-    parser.add_argument(
-        "--isolation",
-        choices=("process", "inline"),
-        default="process",
-        help="'process': each run in a fresh worker process (default); 'inline': in this process",
-    )
-    add_scheduler_argument(parser)
+    add_run_arguments(parser)
     parser.add_argument(
         "--profile",
         choices=PROFILES,
@@ -342,27 +332,19 @@ def benchmark_parser(prog: str = f"{PROG} benchmark") -> argparse.ArgumentParser
         help="'paper': the papers' configurations; 'quick': tiny models for smoke tests",
     )
     parser.add_argument("--quick", action="store_const", const="quick", dest="profile", help="same as --profile quick")
-    parser.add_argument("--data-home", type=Path, default=None, help="folder with the benchmark files (sets MDDF_DATA)")
-    parser.add_argument(
-        "--download",
-        action="store_true",
-        help="let the loaders download missing dataset files (default: report them as skipped)",
-    )
+    add_files_arguments(parser)
     parser.add_argument("--list", action="store_true", help="list suites and methods (with availability) and exit")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar and no per-run lines")
     return parser
 
 
 def add_protocol_arguments(parser: argparse.ArgumentParser, *, folds: bool = True) -> None:
     """``--protocol``, ``--metric`` (and ``--folds``): how the runners evaluate (``folds``: the benchmark's)."""
-    from .metrics import METRICS
     from .planning import PROTOCOLS
     from .protocols.practitioner import DEFAULT_FOLDS
 
     parser.add_argument(
         "--protocol",
         choices=PROTOCOLS,
-        default=None,
         help=(
             "'practitioner': a baseline, early-stopped boosting and a random forest against mdDF, "
             "cross-validated, with standard errors (default with --data); 'paper': the papers' methods, "
@@ -384,7 +366,6 @@ def add_protocol_arguments(parser: argparse.ArgumentParser, *, folds: bool = Tru
     parser.add_argument(
         "--metric",
         choices=list(METRICS),
-        default=None,
         help=(
             "the metric that ranks (default: accuracy, or r2 for a regression); every metric of the task is reported"
             if folds
@@ -395,7 +376,6 @@ def add_protocol_arguments(parser: argparse.ArgumentParser, *, folds: bool = Tru
 
 def small_sample_parser(prog: str = f"{PROG} small-sample") -> argparse.ArgumentParser:
     from . import small_sample
-    from .cluster import add_scheduler_argument
 
     parser = _new_parser(
         prog,
@@ -403,19 +383,17 @@ def small_sample_parser(prog: str = f"{PROG} small-sample") -> argparse.Argument
         + "\nThe paper uses UCI HAR (the default when its files are present, else satimage).\n\n"
         "examples:\n  mddf small-sample --quick\n  mddf small-sample --data my.csv --target y --methods mdDF,RF-400 "
         "--fractions 0.1,0.5,1 --seeds 2\n  (python scripts/small_sample.py takes the same options)\n",
-        exit_status.epilog("small-sample"),
+        "small-sample",
     )
     add_dataset_arguments(parser)
     add_protocol_arguments(parser, folds=False)
     parser.add_argument(
         "--fractions",
         type=fractions,
-        default=None,
         help="comma-separated training fractions (default: 0.01,0.02,0.05,0.1,0.2,0.5,1; with --quick 0.05,0.2,1)",
     )
     parser.add_argument(
         "--methods",
-        default=None,
         help="comma-separated method names (default: the protocol's: "
         f"{','.join(small_sample.DEFAULT_METHODS)} for the papers', the benchmark's for the practitioner's)",
     )
@@ -423,27 +401,20 @@ def small_sample_parser(prog: str = f"{PROG} small-sample") -> argparse.Argument
     parser.add_argument(
         "--out",
         type=Path,
-        default=None,
         help="output folder (default: results/small_sample, or with --data results/<file stem>-<sha256 "
         "prefix>/small_sample); results.jsonl there makes reruns resume; one runner at a time",
     )
-    parser.add_argument(
-        "--n-jobs", type=n_jobs, default=None, help="threads per estimator (default: all cores, or 1 with --scheduler)"
-    )
-    parser.add_argument("--workers", type=int, default=1, help="runs executed at the same time (local runs)")
-    parser.add_argument("--isolation", choices=("process", "inline"), default="process")
-    add_scheduler_argument(parser)
+    add_run_arguments(parser)
     parser.add_argument(
         "--quick", action="store_true", help="smoke test: digits, tiny models ('quick' profile), fractions 0.05,0.2,1"
     )
-    parser.add_argument("--quiet", action="store_true", help="no progress output")
     return parser
 
 
 def export_features_parser(prog: str = f"{PROG} export-features") -> argparse.ArgumentParser:
     from . import feature_export
 
-    parser = _new_parser(prog, _help_text(feature_export), exit_status.epilog("export-features"))
+    parser = _new_parser(prog, _help_text(feature_export), "export-features")
     add_dataset_arguments(parser)
     add_mddf_arguments(parser)
     parser.add_argument("--include-raw", action="store_true", help="also store X_train and X_test")
@@ -460,7 +431,7 @@ def export_features_parser(prog: str = f"{PROG} export-features") -> argparse.Ar
 def plot_layers_parser(prog: str = f"{PROG} plot-layers") -> argparse.ArgumentParser:
     from . import layer_figures
 
-    parser = _new_parser(prog, _help_text(layer_figures), exit_status.epilog("plot-layers"))
+    parser = _new_parser(prog, _help_text(layer_figures), "plot-layers")
     add_dataset_arguments(parser, regression=False)
     add_mddf_arguments(parser)
     parser.add_argument(
@@ -475,7 +446,7 @@ def plot_layers_parser(prog: str = f"{PROG} plot-layers") -> argparse.ArgumentPa
 def plot_tsne_parser(prog: str = f"{PROG} plot-tsne") -> argparse.ArgumentParser:
     from . import tsne_figure
 
-    parser = _new_parser(prog, _help_text(tsne_figure), exit_status.epilog("plot-tsne"))
+    parser = _new_parser(prog, _help_text(tsne_figure), "plot-tsne")
     add_dataset_arguments(parser, regression=False)
     add_mddf_arguments(parser)
     parser.add_argument("--layers", default=None, help="layers to embed, e.g. '1,2,4,last' (default: 4 spread out)")
@@ -492,91 +463,47 @@ def datasets_parser(prog: str = f"{PROG} datasets") -> argparse.ArgumentParser:
 
     from . import dataset_listing
 
-    parser = _new_parser(prog, _help_text(dataset_listing), exit_status.epilog("datasets"))
+    parser = _new_parser(prog, _help_text(dataset_listing), "datasets")
     parser.add_argument("--group", choices=GROUPS, default=None, help="only this group of datasets")
     parser.add_argument("--data-home", type=Path, default=None, help="folder with the benchmark files (MDDF_DATA)")
     return parser
 
 
-# ----------------------------------------------------------------------------- running a subcommand
-
-
-def _run_benchmark(args, registry, command):
-    from . import benchmark
-
-    return benchmark.run(args, registry, command=command)
-
-
-def _run_small_sample(args, registry, command):
-    from . import small_sample
-
-    return small_sample.run(args, registry, command=command)
-
-
-def _run_export(args, registry, command):
-    from . import feature_export
-
-    return feature_export.run(args, command=command)
-
-
-def _run_layers(args, registry, command):
-    from . import layer_figures
-
-    return layer_figures.run(args, command=command)
-
-
-def _run_tsne(args, registry, command):
-    from . import tsne_figure
-
-    return tsne_figure.run(args, command=command)
-
-
-def _run_datasets(args, registry, command):
-    import os
-
-    from .dataset_listing import print_datasets
-
-    if args.data_home is not None:
-        os.environ["MDDF_DATA"] = str(args.data_home.resolve())
-    print_datasets(args.group)
-    return EXIT_OK
+# running a subcommand
 
 
 @dataclass(frozen=True)
 class Command:
-    """A subcommand: its parser, what runs it, the script that wraps it and a one-line summary."""
+    """A subcommand: its parser, the module whose ``run`` runs it, the script that wraps it, a one-line summary."""
 
     parser: Callable[..., argparse.ArgumentParser]
-    run: Callable[..., int]
+    module: str
     script: str | None
     summary: str
-    schedules: bool = False  # takes --scheduler (checked before running)
+    schedules: bool = False  # runs many runs: takes --scheduler (checked before running) and a registry
+
+    def run(self, args, registry, command: str) -> int:
+        module = importlib.import_module(f"{__package__}.{self.module}")
+        if self.schedules:
+            return module.run(args, registry, command=command)
+        return module.run(args, command=command)
 
 
+# fmt: off
 COMMANDS = {
-    "benchmark": Command(
-        benchmark_parser,
-        _run_benchmark,
-        "run_uci.py",
-        "compare methods on your --data file (practitioner protocol) or the papers' datasets (their protocol)",
-        schedules=True,
-    ),
-    "small-sample": Command(
-        small_sample_parser,
-        _run_small_sample,
-        "small_sample.py",
-        "score against the training fraction (the mdDF paper's Figure 6)",
-        schedules=True,
-    ),
-    "export-features": Command(
-        export_features_parser, _run_export, "export_features.py", "fit mdDF and save its per-layer features (.npz)"
-    ),
-    "plot-layers": Command(
-        plot_layers_parser, _run_layers, "plot_layers.py", "accuracy and margins over mdDF's layers (Figures 8, 9)"
-    ),
-    "plot-tsne": Command(plot_tsne_parser, _run_tsne, "plot_tsne.py", "t-SNE of mdDF's layer features (Figure 7)"),
-    "datasets": Command(datasets_parser, _run_datasets, None, "the built-in datasets and whether their files are here"),
+    "benchmark": Command(benchmark_parser, "benchmark", "run_uci.py", "compare methods on your --data file "
+                         "(practitioner protocol) or the papers' datasets (their protocol)", schedules=True),
+    "small-sample": Command(small_sample_parser, "small_sample", "small_sample.py",
+                            "score against the training fraction (the mdDF paper's Figure 6)", schedules=True),
+    "export-features": Command(export_features_parser, "feature_export", "export_features.py",
+                               "fit mdDF and save its per-layer features (.npz)"),
+    "plot-layers": Command(plot_layers_parser, "layer_figures", "plot_layers.py",
+                           "accuracy and margins over mdDF's layers (Figures 8, 9)"),
+    "plot-tsne": Command(plot_tsne_parser, "tsne_figure", "plot_tsne.py", "t-SNE of mdDF's layer features (Figure 7)"),
+    "datasets": Command(datasets_parser, "dataset_listing", None,
+                        "the built-in datasets and whether their files are here"),
 }
+# fmt: on
 
 
 def _one_line(exc: BaseException) -> str:
@@ -584,30 +511,17 @@ def _one_line(exc: BaseException) -> str:
 
 
 def run_command(name: str, argv=None, *, registry=None, prog: str | None = None, command: list | None = None) -> int:
-    """Parse ``argv`` for subcommand ``name`` and run it; returns the exit status.
+    """Parse ``argv`` (default ``sys.argv[1:]``) for subcommand ``name`` and run it; returns the exit status.
 
-    Usage errors raise ``SystemExit(2)`` (argparse's message and usage); ``--help`` raises
-    ``SystemExit(0)``. A bad ``--data`` file and a held ``--out`` print one line,
-    ``<prog>: error: ...``, and return 2.
-
-    Parameters
-    ----------
-    name : str
-        A key of :data:`COMMANDS`.
-    argv : list of str, optional
-        The subcommand's arguments (default: ``sys.argv[1:]``).
-    registry : Registry, optional
-        Methods of the runners (tests add doubles).
-    prog : str, optional
-        Program name in messages (default ``mddf <name>``; a script passes its file name).
-    command : list of str, optional
-        The command line recorded in provenance, before ``argv`` (default ``["mddf", name]``).
+    Usage errors raise ``SystemExit(2)`` (argparse's message and usage), ``--help`` ``SystemExit(0)``; a
+    bad ``--data`` file or a held ``--out`` prints one line, ``<prog>: error: ...``, and returns 2.
+    ``registry`` holds the runners' methods (tests add doubles), ``prog`` names the program in messages
+    (default ``mddf <name>``), and ``command`` is the command line recorded in provenance before ``argv``
+    (default ``["mddf", name]``).
     """
-    from .cluster import check_scheduler_args
-    from .executor import Terminated
-    from .outlock import FolderLocked
+    from mddf.datasets.user_data import UserDataError
+
     from .studies import NothingToRun, OutputError, UsageError
-    from .user_data import UserDataError
 
     spec = COMMANDS[name]
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -637,18 +551,8 @@ def run_script(name: str, argv=None, registry=None, *, script=None) -> int:
     """Subcommand ``name`` as its script in ``scripts/`` runs it; returns the exit status.
 
     :func:`run_command` with the script's file name in messages (``run_uci.py: error: ...``) and
-    ``python scripts/<script> ...`` as the command line recorded in provenance.
-
-    Parameters
-    ----------
-    name : str
-        A key of :data:`COMMANDS` that has a script.
-    argv : list of str, optional
-        The script's arguments (default: ``sys.argv[1:]``).
-    registry : Registry, optional
-        Methods of the runners (tests add doubles).
-    script : str or Path, optional
-        The script's path (default: ``scripts/<COMMANDS[name].script>`` of the checkout).
+    ``python scripts/<script> ...`` as the command line recorded in provenance; ``script`` defaults to
+    ``scripts/<COMMANDS[name].script>`` of the checkout.
     """
     from .provenance import command_line, script_path
 

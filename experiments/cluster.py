@@ -1,34 +1,22 @@
 """Runs on a Dask cluster: ``run_uci.py --scheduler tcp://HOST:8786`` or ``--scheduler local:N``.
 
-Every planned (dataset, method, seed[, fold, fraction]) run becomes one Dask task that calls
-:func:`~.runner.run_one` on a worker. The driver (the process running the script) keeps the
-rest: it submits the runs whose tree budget is known (RF and XGBoost wait for the mdDF run of
-the same seed, as locally), collects results in the order they finish and appends each one to
-``results.jsonl`` through the same :class:`~.executor.RunBook` as the local executor, so the
-file, its resume logic and the tables are unchanged. Only the driver writes the file.
+Every planned run becomes one Dask task that calls :func:`~.runner.run_one` on a worker. The driver
+submits the runs whose tree budget is known (RF and XGBoost wait for mdDF's run, as locally) and
+appends each result to ``results.jsonl`` through the local executor's :class:`~.executor.RunBook`, so
+the file, its resume logic and the tables are unchanged; only the driver writes the file.
 
-Choices:
+- **Data**: workers load each dataset themselves from their own ``MDDF_DATA`` (every file verified
+  against its pinned sha256) and keep the last two in memory (:data:`~.runner.DATASET_CACHE_SIZE`);
+  a task's arguments are a few names and numbers, its result one JSON-safe dict, so no array travels
+  through the scheduler.
+- **Threads**: each task runs its estimator with ``n_jobs=1`` by default (one run per worker thread;
+  ``local:N`` starts N single-threaded workers, whose nanny sets ``OMP_NUM_THREADS=1``).
+- **Failures**: a failing method is an ``error`` record made on the worker. A task that raises all the
+  same is retried ``retries`` times, then recorded as failed. A dying worker takes only its running
+  tasks, which the scheduler reruns up to ``distributed.scheduler.allowed-failures`` (1 for
+  ``local:N``, Dask's default 3 otherwise) before recording them as failed. No run is silently dropped.
 
-- **Data**: workers load each dataset themselves with ``mddf.datasets.load_dataset`` from their own
-  ``MDDF_DATA`` (every file is verified against the registry's pinned sha256 on each load, so
-  every worker fits on byte-identical files, or the run fails naming the file) and keep the last
-  two datasets in memory (:data:`~.runner.DATASET_CACHE_SIZE`), so consecutive runs on a
-  dataset do not re-read it. Nothing large travels through the scheduler: a task's arguments
-  are a few names and numbers, its result one JSON-safe dict. Scattering the arrays from the
-  driver instead would send every dataset over the network to every worker and make the
-  driver hold the whole suite.
-- **Threads**: each task runs its estimator with ``n_jobs=1`` by default (one run per worker
-  thread; ``local:N`` starts N single-threaded worker processes). Dask's nanny also sets
-  ``OMP_NUM_THREADS=1`` (and the BLAS equivalents) in its workers.
-- **Failures**: :func:`~.runner.run_one` turns a failing method into an ``error`` record on the
-  worker. A task that raises all the same (e.g. a registry that does not unpickle) is retried
-  ``retries`` times, then recorded as failed. A worker that dies (crash, out-of-memory kill)
-  takes only its running tasks with it: the scheduler reruns them elsewhere, up to its
-  ``distributed.scheduler.allowed-failures`` (1 for ``local:N``, Dask's default 3 otherwise),
-  after which the run is recorded as failed (``KilledWorker``). No run is silently dropped.
-
-Dask is an optional dependency (``pip install "mddf[dask]"``), imported only when a cluster is
-used.
+Dask is optional (``pip install "mddf[dask]"``), imported only when a cluster is used.
 """
 
 from __future__ import annotations
@@ -52,7 +40,9 @@ from .executor import (
     RunBook,
     Task,
     Terminated,
+    _core_count,
     _raise_on_sigterm,
+    _usable_cpus,
     execute,
     failure_record,
     worker_environment,
@@ -61,18 +51,15 @@ from .store import ResultStore
 
 INSTALL_HINT = 'pip install "mddf[dask]" (from a checkout: pip install -e ".[dask]")'
 
-#: Times the scheduler of a ``local:N`` cluster reruns a run whose worker died before recording
-#: it as failed: one retry survives a one-off loss, and a run that kills every worker it touches
-#: (out of memory) costs two worker restarts instead of Dask's default four.
+#: Times a ``local:N`` scheduler reruns a run whose worker died before recording it as failed: one retry
+#: survives a one-off loss, and a run that kills every worker it touches costs two restarts, not four.
 LOCAL_ALLOWED_FAILURES = 1
 
-#: Where a ``local:N`` scheduler serves its HTTP endpoint (status, dashboard when bokeh is
-#: installed): Dask starts it even with ``dashboard_address=None``, then on port 8787, which
-#: collides with any other Dask cluster on the machine.
+#: Where a ``local:N`` scheduler serves its HTTP endpoint: Dask starts one even with ``dashboard_address=None``,
+#: on port 8787, which collides with any other Dask cluster on the machine.
 LOOPBACK_ANY_PORT = "127.0.0.1:0"
 
-#: Top-level packages the scheduler and every worker must import: the installed package holds the
-#: estimators, the data loaders and this harness (mddf.experiments).
+#: Top-level packages the scheduler and every worker must import (mddf holds the estimators, loaders and harness).
 WORKER_PACKAGES = ("mddf",)
 
 
@@ -85,10 +72,8 @@ class ClusterSetupError(RuntimeError):
 
 
 class TaskAborted(RuntimeError):
-    """A run ended on its worker with a ``BaseException`` that is not an ``Exception``.
-
-    ``args``: ``(message, traceback text on the worker)``.
-    """
+    """A run ended on its worker with a ``BaseException`` that is not an ``Exception``; ``args``: ``(message,
+    traceback text on the worker)``."""
 
     def __str__(self):
         return str(self.args[0]) if self.args else ""
@@ -106,10 +91,7 @@ class SchedulerSpec:
 
 
 def parse_scheduler(text: str) -> SchedulerSpec:
-    """``"tcp://HOST:8786"`` (any ``scheme://`` address Dask accepts) or ``"local:N"`` / ``"local"``.
-
-    ``local`` alone starts one worker per core.
-    """
+    """``"tcp://HOST:8786"`` (any ``scheme://`` address Dask accepts), ``"local:N"``, or ``"local"`` (one per core)."""
     text = text.strip()
     if text == "local" or text.startswith("local:"):
         count = text.partition(":")[2] or str(os.cpu_count() or 1)
@@ -157,10 +139,8 @@ def import_distributed():
 
 
 def check_scheduler_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
-    """With ``--scheduler``: refuse the local-only options and check that Dask can be imported.
-
-    Reports through ``parser.error`` (usage message, exit status 2), as argparse does for its own checks.
-    """
+    """With ``--scheduler``: refuse the local-only options and check that Dask can be imported (through
+    ``parser.error``, as argparse reports its own checks)."""
     if args.scheduler is None:
         return
     if args.workers != 1 or args.isolation != "process":
@@ -178,24 +158,17 @@ def check_scheduler_args(parser: argparse.ArgumentParser, args: argparse.Namespa
 def connect(spec: SchedulerSpec, *, timeout: float = 10.0):
     """A ``distributed.Client`` for ``spec``, closed on exit (with the cluster it started).
 
-    ``local:N`` starts a ``LocalCluster`` of N worker processes with one thread each, listening on
-    the loopback interface only (its HTTP endpoint too, on a free port), whose workers get the
-    local executor's thread environment (passive OpenMP waiting) and whose scheduler records a
-    run as failed after :data:`LOCAL_ALLOWED_FAILURES` worker deaths.
+    ``local:N`` starts a ``LocalCluster`` of N single-threaded worker processes on the loopback interface,
+    with the local executor's thread environment, recording a run as failed after
+    :data:`LOCAL_ALLOWED_FAILURES` worker deaths.
     """
     distributed = import_distributed()
     cluster = None
     try:
         if spec.address is None:
-            cluster = distributed.LocalCluster(
-                n_workers=spec.n_workers,
-                threads_per_worker=1,
-                processes=True,
-                host="127.0.0.1",
-                dashboard_address=LOOPBACK_ANY_PORT,
-                env=worker_environment(1, spec.n_workers),
-                scheduler_kwargs={"allowed_failures": LOCAL_ALLOWED_FAILURES},
-            )
+            local = dict(n_workers=spec.n_workers, threads_per_worker=1, processes=True, host="127.0.0.1")
+            local.update(dashboard_address=LOOPBACK_ANY_PORT, env=worker_environment(1, spec.n_workers))
+            cluster = distributed.LocalCluster(**local, scheduler_kwargs={"allowed_failures": LOCAL_ALLOWED_FAILURES})
             client = distributed.Client(cluster)
         else:
             try:
@@ -212,19 +185,10 @@ def connect(spec: SchedulerSpec, *, timeout: float = 10.0):
 
 
 def check_workers(client, registry=None) -> dict:
-    """Check that the scheduler and every connected worker find the packages a run imports.
+    """Check that the scheduler and every worker (both unpickle the tasks) find the packages a run imports.
 
-    The workers run the tasks; the scheduler unpickles every task too (distributed 2024 and
-    later), so both need the benchmark code and the registry's modules.
-
-    Returns
-    -------
-    dict: ``{"workers": n, "threads": total}``.
-
-    Raises
-    ------
-    ClusterSetupError
-        Naming the processes and the packages they lack (the runs would all fail otherwise).
+    Returns ``{"workers": n, "threads": total}``; raises :class:`ClusterSetupError` naming the processes
+    and the packages they lack (the runs would all fail otherwise).
     """
     packages = set(WORKER_PACKAGES)
     for spec in registry or ():
@@ -260,10 +224,8 @@ def run_on_worker(kwargs: dict) -> dict:
     except (Exception, KeyboardInterrupt):
         raise
     except BaseException as exc:
-        # run_one records every Exception itself. Anything else (SystemExit from a library, a
-        # custom BaseException) would shut the worker down or, with distributed 2026.8, leave
-        # the driver's as_completed waiting forever; as an ordinary error the scheduler retries
-        # the task and the driver records the run as failed.
+        # run_one records every Exception itself; anything else (SystemExit from a library) would shut the worker
+        # down or leave the driver waiting: as an ordinary error it is retried, then recorded as failed.
         raise TaskAborted(f"{type(exc).__name__}: {exc}", traceback.format_exc()) from None
     try:
         record["worker"] = get_worker().address
@@ -297,70 +259,25 @@ def _failure(task: Task, future, exc: BaseException, scheduler: str) -> dict:
     return failure_record(task, error, **extra)
 
 
-def execute_on_cluster(
-    tasks: list[Task],
-    store: ResultStore,
-    client,
-    *,
-    n_jobs: int | None = 1,
-    registry=None,
-    progress: bool = True,
-    log=print,
-    download: bool = False,
-    retries: int = 1,
-    user_data: dict | None = None,
-) -> list[dict]:
-    """Run every task whose latest record is not ``ok`` on the cluster of ``client``.
+def execute_on_cluster(tasks: list[Task], store: ResultStore, client, *, n_jobs=1, retries=1, **options) -> list[dict]:
+    """Run every task whose latest record in ``store`` is not ``ok`` on the cluster of ``client``; return the
+    records written.
 
-    Parameters
-    ----------
-    tasks : list of Task
-    store : ResultStore
-        Finished runs found here are skipped (resume); each result is appended as it arrives.
-    client : distributed.Client
-    n_jobs : int or None
-        Threads of each run's estimator (1: one run per worker thread).
-    registry : Registry, optional
-        Pickled with every task; its builders must be importable on the workers.
-    progress : bool
-        One line per finished run (stderr) and, when stderr is a terminal, a tqdm bar.
-    log : callable
-    download : bool
-        Let the workers' dataset loaders download missing files.
-    retries : int
-        Extra attempts of a task that raises (worker deaths are counted by the scheduler).
-    user_data : dict, optional
-        User data files (``--data``) the tasks name; the workers read them at the same path.
-
-    Returns
-    -------
-    list of dict: the records written in this call.
+    ``n_jobs`` threads per run (1: one run per worker thread); ``retries`` extra attempts of a task that
+    raises (worker deaths are counted by the scheduler); ``options`` as for :func:`~.executor.execute`
+    (the registry's builders must import on the workers, which read ``user_data`` at the same path).
     """
     from distributed import as_completed
 
-    book = RunBook(
-        tasks,
-        store,
-        n_jobs=n_jobs,
-        registry=registry,
-        download=download,
-        progress=progress,
-        log=log,
-        user_data=user_data,
-    )
+    book = RunBook(tasks, store, n_jobs=n_jobs, **options)
     scheduler = client.scheduler.address
     finished = as_completed()
     task_of = {}
 
     def submit_ready():
         while (task := book.next_ready()) is not None:
-            future = client.submit(
-                run_on_worker,
-                book.kwargs_for(task),
-                key=f"{task.method}-{uuid.uuid4().hex}",
-                pure=False,
-                retries=retries,
-            )
+            key = f"{task.method}-{uuid.uuid4().hex}"
+            future = client.submit(run_on_worker, book.kwargs_for(task), key=key, pure=False, retries=retries)
             book.start(task, future)
             task_of[future.key] = task
             finished.add(future)
@@ -389,86 +306,45 @@ def execute_on_cluster(
     return book.written
 
 
-def run_all(
-    tasks: list[Task],
-    store: ResultStore,
-    *,
-    scheduler: SchedulerSpec | None = None,
-    workers: int = 1,
-    isolation: str = "process",
-    n_jobs: int | None = None,
-    registry=None,
-    progress: bool = True,
-    log=print,
-    download: bool = False,
-    user_data: dict | None = None,
-) -> list[dict]:
+def run_all(tasks, store: ResultStore, *, scheduler=None, workers=1, isolation="process", n_jobs=None, **options):
     """Execute ``tasks`` locally (:func:`~.executor.execute`) or, with ``scheduler``, on a Dask cluster.
 
-    ``n_jobs=None`` means all cores per run locally and one thread per run on a cluster;
-    ``workers`` and ``isolation`` apply to local execution only. The cluster's size is reported
-    on stderr when ``progress`` is on.
+    ``n_jobs=None`` means the cores shared among the ``workers`` locally and one thread per run on a cluster;
+    ``workers`` and ``isolation`` apply to local execution only. ``options`` (``registry``,
+    ``progress``, ``log``, ``download``, ``user_data``) are :func:`~.executor.execute`'s. The
+    cluster's size is reported on stderr when ``progress`` is on.
+
+    Returns
+    -------
+    list of dict: the records written in this call.
     """
     if scheduler is None:
-        return execute(
-            tasks,
-            store,
-            workers=workers,
-            isolation=isolation,
-            n_jobs=-1 if n_jobs is None else n_jobs,
-            registry=registry,
-            progress=progress,
-            log=log,
-            download=download,
-            user_data=user_data,
-        )
+        n_jobs = max(1, _core_count(_usable_cpus()) // workers) if n_jobs is None else n_jobs
+        return execute(tasks, store, workers=workers, isolation=isolation, n_jobs=n_jobs, **options)
     with connect(scheduler) as client:
-        size = check_workers(client, registry)
-        if progress:
+        size = check_workers(client, options.get("registry"))
+        if options.get("progress", True):
             waiting = "; runs wait until workers connect" if not size["workers"] else ""
             print(
                 f"Dask scheduler {client.scheduler.address} ({scheduler}): {size['workers']} workers, "
                 f"{size['threads']} threads{waiting}",
                 file=sys.stderr,
             )
-        return execute_on_cluster(
-            tasks,
-            store,
-            client,
-            n_jobs=1 if n_jobs is None else n_jobs,
-            registry=registry,
-            progress=progress,
-            log=log,
-            download=download,
-            user_data=user_data,
-        )
+        return execute_on_cluster(tasks, store, client, n_jobs=1 if n_jobs is None else n_jobs, **options)
 
 
 def run_from_args(tasks: list[Task], store: ResultStore, args: argparse.Namespace, registry=None) -> int:
-    """:func:`run_all` with the options every runner script parses (``--scheduler``, ``--workers``,
-    ``--isolation``, ``--n-jobs``, ``--quiet``, ``--download``; ``user_data``, the ``--data`` files).
+    """:func:`run_all` with the options every runner parses (``--scheduler``, ``--workers``, ``--isolation``,
+    ``--n-jobs``, ``--quiet``, ``--download``, the ``--data`` files).
 
-    Returns
-    -------
-    int
-        ``EXIT_OK`` once every run has a record (failed runs included: see
-        :func:`~.executor.unfinished`); else, after saying why on stderr, ``EXIT_RUN_FAILED`` (the
-        cluster cannot be set up), ``EXIT_INTERRUPTED`` (Ctrl-C) or ``EXIT_TERMINATED`` (SIGTERM).
-        The runs in progress are stopped in every case.
+    Returns ``EXIT_OK`` once every run has a record (failed ones included: :func:`~.executor.unfinished`);
+    else, saying why on stderr, ``EXIT_RUN_FAILED`` (no cluster), ``EXIT_INTERRUPTED`` (Ctrl-C) or
+    ``EXIT_TERMINATED`` (SIGTERM), the runs in progress stopped.
     """
     try:
-        run_all(
-            tasks,
-            store,
-            scheduler=args.scheduler,
-            workers=args.workers,
-            isolation=args.isolation,
-            n_jobs=args.n_jobs,
-            registry=registry,
-            progress=not args.quiet,
-            download=args.download,
-            user_data=getattr(args, "user_data", None),
-        )
+        local = dict(workers=args.workers, isolation=args.isolation, n_jobs=args.n_jobs)
+        options = dict(registry=registry, progress=not args.quiet, download=args.download)
+        run_all(tasks, store, scheduler=args.scheduler, **local, **options, user_data=getattr(args, "user_data", None))
     except ClusterSetupError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_RUN_FAILED

@@ -1,20 +1,12 @@
 """The practitioner's table and figure: every method against the best, with what is significant.
 
-From the run records of one dataset (:func:`comparison_of` gathers them; :mod:`.metrics` compares
-them), :func:`to_markdown` writes one table per dataset:
-
-- the header names the dataset, the ranking metric and the protocol (the folds and seeds);
-- one row per method, the best first: its mean ± standard error on every metric of the task, its
-  paired difference to the best method on the ranking metric ± its standard error, the mean
-  seconds per fold of hyper-parameter selection and final fit (their sum; ``selection + fit`` when
-  there was a selection), and the seconds of compilation measured apart (``compile``);
-- marks: ★ the winner (:data:`~.metrics.WINNER_RULE`), ≈ a method within two standard errors of
-  the best; the baseline row is always there;
-- a footer stating the protocol, the significance rule, how times are measured, the folds where a
-  cascade was adapted to a small class, and the methods' definitions.
-
-:func:`to_csv` holds the same numbers; :func:`plot` draws each dataset's ranking metric per method
-with error bars of two standard errors (one panel per dataset), coloured by significance.
+:func:`comparison_of` gathers one dataset's run records and :mod:`.metrics` compares them;
+:func:`to_markdown` writes a table per dataset: a row per method, the best first, with its mean ±
+standard error on every metric of the task, its paired difference to the best on the ranking metric,
+the mean seconds per fold of selection and fit and of compilation measured apart; ★ marks the winner
+(:data:`~.metrics.WINNER_RULE`), ≈ a method within two standard errors of the best. A footer states the
+protocol, the rule, how times are measured, the folds where a cascade was adapted to a small class, and
+the methods. :func:`to_csv` holds the same numbers; :func:`plot` draws them with ±2 standard errors.
 """
 
 from __future__ import annotations
@@ -32,38 +24,18 @@ TIED = "≈"
 
 @dataclass
 class DatasetComparison:
-    """The comparison of the methods on one dataset.
-
-    Attributes
-    ----------
-    dataset : str
-    task : str
-    metric : str
-        The ranking metric.
-    ranking : list of Comparison
-        On the ranking metric, best first.
-    others : dict
-        ``{metric: {method: Comparison}}`` of the task's other metrics.
-    seconds : dict
-        ``{method: {"total", "selection", "fit", "compile"}}``: mean seconds per run (compile over the
-        runs that measured it, else None).
-    adapted : dict
-        ``{method: (runs adapted, runs, [reasons])}``.
-    missing : dict
-        ``{method: "error" | "skipped" | "-"}`` of the methods without a result.
-    n_runs : int
-        Folds (runs) of the best method.
-    """
+    """The comparison of the methods on one dataset."""
 
     dataset: str
     task: str
-    metric: str
-    ranking: list
-    others: dict = field(default_factory=dict)
+    metric: str  #: the ranking metric
+    ranking: list  #: the :class:`~.metrics.Comparison` of each method on the ranking metric, best first
+    others: dict = field(default_factory=dict)  #: ``{metric: {method: Comparison}}`` of the task's other metrics
+    #: ``{method: {"total", "selection", "fit", "compile"}}``: mean seconds per run (compile: None if unmeasured)
     seconds: dict = field(default_factory=dict)
-    adapted: dict = field(default_factory=dict)
-    missing: dict = field(default_factory=dict)
-    n_runs: int = 0
+    adapted: dict = field(default_factory=dict)  #: ``{method: (runs adapted, runs, [reasons])}``
+    missing: dict = field(default_factory=dict)  #: ``{method: "error" | "skipped" | "-"}`` without a result
+    n_runs: int = 0  #: folds (runs) of the best method
 
     @property
     def winner(self) -> str | None:
@@ -113,17 +85,9 @@ def comparison_of(
             continue
         statuses = {r.get("status") for r in mine if r["method"] == m}
         missing[m] = "error" if "error" in statuses else "skipped" if "skipped" in statuses else "-"
-    return DatasetComparison(
-        dataset=dataset,
-        task=task,
-        metric=metric,
-        ranking=ranking,
-        others={name: {c.method: c for c in rows} for name, rows in by_metric.items()},
-        seconds=seconds,
-        adapted=adapted,
-        missing=missing,
-        n_runs=ranking[0].n if ranking else 0,
-    )
+    others = {name: {c.method: c for c in rows} for name, rows in by_metric.items()}
+    n_runs = ranking[0].n if ranking else 0
+    return DatasetComparison(dataset, task, metric, ranking, others, seconds, adapted, missing, n_runs)
 
 
 def _value(metric: str, mean: float, se: float, bold: bool = False) -> str:
@@ -255,15 +219,8 @@ def to_csv(comparisons) -> str:
             rows.append(row)
             header = header or list(row)
         for method, text in comparison.missing.items():
-            rows.append(
-                {
-                    "dataset": comparison.dataset,
-                    "method": method,
-                    "ranking_metric": comparison.metric,
-                    "n": 0,
-                    names[0]: text,
-                }
-            )
+            rows.append({"dataset": comparison.dataset, "method": method, "ranking_metric": comparison.metric, "n": 0})
+            rows[-1][names[0]] = text
     columns = list(dict.fromkeys(k for row in rows for k in row))
     return _csv(columns, ([row.get(k, "") for k in columns] for row in rows))
 
@@ -287,15 +244,8 @@ def plot(comparisons, subtitle: str = ""):
         for y, c in enumerate(ranking):
             colour = "#d4a017" if c.best and c.winner else "#1f77b4" if c.best or c.tied else "#8c8c8c"
             err = 0.0 if math.isnan(c.se) else 2 * metric.scale * c.se
-            ax.errorbar(
-                metric.scale * c.mean,
-                y,
-                xerr=err,
-                fmt="*" if c.winner else "o",
-                ms=12 if c.winner else 6,
-                color=colour,
-                capsize=3,
-            )
+            marker = dict(fmt="*", ms=12) if c.winner else dict(fmt="o", ms=6)
+            ax.errorbar(metric.scale * c.mean, y, xerr=err, **marker, color=colour, capsize=3)
         ax.set_yticks(range(len(ranking)))
         ax.set_yticklabels([c.method for c in ranking])
         ax.invert_yaxis()

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
 from mddf.datasets import list_datasets
+
+from .exit_status import EXIT_OK
 
 
 def availability(name: str) -> tuple[str, str]:
@@ -25,9 +28,7 @@ def availability(name: str) -> tuple[str, str]:
     data_home, cache_dir = resolve_data_home(), resolve_cache_dir()
     missing = []
     for rf in spec.needed_files(validate_options(spec, {})).values():
-        places = ([data_home / rf.dataset / rf.name] if data_home is not None else []) + [
-            cache_dir / rf.dataset / rf.name
-        ]
+        places = [home / rf.dataset / rf.name for home in (data_home, cache_dir) if home is not None]
         if not any(Path(p).is_file() for p in places):
             missing.append(rf.key)
     return spec.group, "files present" if not missing else f"missing: {', '.join(missing)}"
@@ -49,3 +50,11 @@ def print_datasets(group=None, out=sys.stdout) -> int:
         file=out,
     )
     return len(names)
+
+
+def run(args, *, command: str) -> int:
+    """``mddf datasets``: list the datasets of ``args.group``, their files looked for under ``args.data_home``."""
+    if args.data_home is not None:
+        os.environ["MDDF_DATA"] = str(args.data_home.resolve())
+    print_datasets(args.group)
+    return EXIT_OK

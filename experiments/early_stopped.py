@@ -6,17 +6,12 @@
 two rows, else a plain random split) and fits the wrapped model on the rest, stopping once the
 validation loss has not improved for ``patience`` rounds:
 
-- HistGradientBoosting: ``early_stopping=True, n_iter_no_change=patience`` and the held-out rows as
-  ``X_val, y_val``; the model keeps its rounds up to the stop (scikit-learn does not roll back);
-- XGBoost: ``early_stopping_rounds=patience`` and the held-out rows as ``eval_set``; ``predict`` uses
-  the best round;
-- LightGBM: the ``lightgbm.early_stopping(patience)`` callback and the held-out rows as ``eval_set``;
-  ``predict`` uses the best round.
-
-The model is not refitted on the held-out rows (neither library does so). The cap on the number of
-rounds is the wrapped estimator's own (``max_iter`` / ``n_estimators``). Classes are encoded to
-``0 .. k-1`` over the rows the model trains on, so a class absent from them (a small fold) is
-simply not predicted, and validation rows of such a class are left out of the validation set.
+HistGradientBoosting gets ``early_stopping=True, n_iter_no_change=patience`` and ``X_val, y_val`` (it
+keeps its rounds up to the stop); XGBoost ``early_stopping_rounds`` and LightGBM the
+``early_stopping(patience)`` callback, with the held-out rows as ``eval_set``, and predict with the best
+round. The model is not refitted on the held-out rows; the cap on rounds is the wrapped estimator's own.
+Classes are encoded over the rows the model trains on: a class absent from them (a small fold) is not
+predicted, and its validation rows are left out.
 """
 
 from __future__ import annotations
@@ -76,10 +71,9 @@ class EarlyStopped(BaseEstimator):
     classes_ : ndarray
         The labels the model was trained on (classifiers).
     n_rounds_ : int or None
-        Boosting rounds the model predicts with (the best round for XGBoost and LightGBM); None when no
-        validation row was left (every held-out row of a class absent from the others) and the cap decided.
+        Boosting rounds the model predicts with (the best for XGBoost and LightGBM); None when no
+        validation row was left and the cap decided.
     n_validation_ : int
-        Rows held out.
     """
 
     def __init__(
@@ -133,18 +127,11 @@ class EarlyStopped(BaseEstimator):
             mask = np.zeros(X.shape[1], bool) if self.categorical_features is None else self.categorical_features
             declared = np.flatnonzero(np.asarray(mask, dtype=bool)).tolist()
             # lightgbm 4.7 takes the validation rows as eval_X / eval_y; earlier releases as eval_set
-            held_out = (
-                {"eval_X": (X_val,), "eval_y": (y_val,)}
-                if "eval_X" in inspect.signature(model.fit).parameters
-                else {"eval_set": [(X_val, y_val)]}
-            )
-            model.fit(
-                X_fit,
-                y_fit,
-                callbacks=[lightgbm.early_stopping(self.patience, verbose=False)],
-                categorical_feature=declared or "auto",
-                **held_out,
-            )
+            held_out = {"eval_set": [(X_val, y_val)]}
+            if "eval_X" in inspect.signature(model.fit).parameters:
+                held_out = {"eval_X": (X_val,), "eval_y": (y_val,)}
+            stop = [lightgbm.early_stopping(self.patience, verbose=False)]
+            model.fit(X_fit, y_fit, callbacks=stop, categorical_feature=declared or "auto", **held_out)
             self.n_rounds_ = int(model.best_iteration_ or model.n_estimators)
         self.estimator_ = model
         self.n_validation_ = int(len(val_rows))

@@ -21,13 +21,8 @@ _PACKAGES = ("numpy", "scipy", "scikit-learn", "xgboost", "lightgbm", "joblib", 
 
 @functools.lru_cache(maxsize=1)
 def package_versions() -> dict:
-    """Versions of Python and the packages a result depends on, plus the repository commit.
-
-    Returns
-    -------
-    dict
-        ``{"python": ..., "numpy": ..., ..., "git_commit": sha or None, "git_dirty": bool or None}``.
-    """
+    """Versions of Python and the packages a result depends on, plus the repository commit:
+    ``{"python": ..., "numpy": ..., ..., "git_commit": sha or None, "git_dirty": bool or None}``."""
     versions = {"python": platform.python_version()}
     for name in _PACKAGES:
         try:
@@ -40,16 +35,11 @@ def package_versions() -> dict:
 
 def _git_state():
     try:
-        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO_ROOT, capture_output=True, text=True, timeout=10)
+        git = dict(cwd=REPO_ROOT, capture_output=True, text=True, timeout=10)
+        commit = subprocess.run(["git", "rev-parse", "HEAD"], **git)
         if commit.returncode != 0:
             return None, None
-        status = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"],
-            cwd=REPO_ROOT,
-            capture_output=True,
-            text=True,
-            timeout=10,
-        )
+        status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], **git)
         return commit.stdout.strip(), bool(status.stdout.strip())
     except (OSError, subprocess.SubprocessError):
         return None, None
@@ -57,7 +47,7 @@ def _git_state():
 
 @functools.lru_cache(maxsize=1)
 def _static_machine() -> dict:
-    info = {
+    return {
         "hostname": socket.gethostname(),
         "platform": platform.platform(),
         "machine": platform.machine(),
@@ -66,7 +56,6 @@ def _static_machine() -> dict:
         "n_cpus_usable": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None,
         "memory_total_mb": _meminfo_total_mb(),
     }
-    return info
 
 
 _THREAD_VARIABLES = ("OMP_NUM_THREADS", "OMP_WAIT_POLICY", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
@@ -102,9 +91,7 @@ def _meminfo_total_mb():
     return round(int(match.group(1)) / 1024, 1) if match else None
 
 
-# --------------------------------------------------------------------------------------------
 # Peak memory
-# --------------------------------------------------------------------------------------------
 
 
 def _proc_status_mb(field: str):
@@ -128,20 +115,12 @@ def _ru_maxrss_mb() -> float:
 
 
 class PeakMemory:
-    """Peak resident memory of this process over a section of code.
+    """Peak resident memory of this process (not of its children) over a section of code.
 
-    On Linux the kernel's high-water mark is reset at the start (``echo 5 >
-    /proc/self/clear_refs``) and read from ``VmHWM`` at the end, so the peak covers only the
-    section (plus whatever was already resident: interpreter, libraries, data). Where the reset
-    is impossible, the process-lifetime ``ru_maxrss`` is reported instead, which is the same
-    thing when the section runs in a fresh process (the runner's default isolation).
-
-    Memory of child *processes* is not included; the estimators run here use threads.
-
-    Attributes
-    ----------
-    method : str
-        How the peak was measured (stored with every result).
+    On Linux the kernel's high-water mark is reset at the start (``echo 5 > /proc/self/clear_refs``) and
+    read from ``VmHWM`` at the end, so the peak covers the section (plus what was already resident).
+    Elsewhere the process-lifetime ``ru_maxrss`` is reported, the same in a fresh worker process.
+    ``method`` says how the peak was measured (stored with every result).
     """
 
     def __init__(self):
@@ -166,16 +145,3 @@ class PeakMemory:
         if self._reset:
             return round(_proc_status_mb("VmHWM"), 1)
         return round(_ru_maxrss_mb(), 1)
-
-
-def run_in_fresh_process(function, *args):
-    """``function(*args)`` in a spawned process of its own, for measurements.
-
-    The process starts with nothing imported or compiled, so a fit's time, peak memory
-    (``ru_maxrss``) and compiled code are its own, not those of the fits before it.
-    """
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as pool:
-        return pool.submit(function, *args).result()

@@ -12,6 +12,7 @@ number of trees.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import multiprocessing
 import multiprocessing.connection
 import os
@@ -45,17 +46,12 @@ class Terminated(SystemExit):
 def worker_environment(
     threads: int | None = None, workers: int = 1, busy_cores: float | None = None, cores: int | None = None
 ) -> dict:
-    """The OpenMP setting the workers of a sweep start with (a variable the user set wins).
+    """The OpenMP setting the workers of a sweep start with: ``{"OMP_WAIT_POLICY": "PASSIVE"}`` or ``{}``.
 
-    OpenMP threads (XGBoost, LightGBM, scikit-learn's HistGradientBoosting) wait for the next
-    parallel region by spinning a short while before they sleep. On a machine with a core free
-    for each thread of the runs that is the fastest way: passive waiting
-    (``OMP_WAIT_POLICY=PASSIVE``) puts every idle thread to sleep at once, and waking them at each
-    of the many small regions of a boosting fit on a small table multiplies its time. When the
-    runs at the same time need more cores than other work leaves free
-    (``busy_cores + workers * threads > cores + 0.5``), spinning threads take the cores from the
-    threads doing work, and passive waiting is the faster: it is set then. Either way no result changes, only the time
-    (docs/benchmarks/threads.md); the records carry the setting (``machine.thread_environment``).
+    OpenMP threads (XGBoost, LightGBM, HistGradientBoosting) spin a while before they sleep, the fastest
+    way while a core is free for each thread. When the runs need more cores than other work leaves free
+    (``busy_cores + workers * threads > cores + 0.5``), spinning threads take the cores of the working
+    ones, and passive waiting is set. No result changes, only the time (docs/benchmarks/threads.md).
 
     Parameters
     ----------
@@ -64,15 +60,9 @@ def worker_environment(
     workers : int
         Runs at the same time.
     busy_cores : float, optional
-        Usable cores busy with other work; measured over half a second from ``/proc/stat`` (the
-        cores of this process's affinity) when None, the 1-minute load average where that file is
-        missing.
+        Usable cores busy with other work; when None, measured over half a second (:func:`_busy_cores`).
     cores : int, optional
         Usable cores; read from the system when None.
-
-    Returns
-    -------
-    dict: ``{"OMP_WAIT_POLICY": "PASSIVE"}`` when the machine is busy, else empty.
     """
     if cores is None:
         cores = _core_count(_usable_cpus())
@@ -96,10 +86,8 @@ def _core_count(usable: set | None) -> int:
 
 
 def _busy_cores(interval: float = 0.5) -> float | None:
-    """Cores of this process's affinity busy over the next ``interval`` seconds (``/proc/stat``).
-
-    The 1-minute load average where ``/proc/stat`` cannot be read; None when neither can.
-    """
+    """Cores of this process's affinity busy over the next ``interval`` seconds (``/proc/stat``); the 1-minute load
+    average where that cannot be read; None when neither can."""
     usable = _usable_cpus()
 
     def sample():
@@ -173,31 +161,15 @@ def applicable(spec: MethodSpec, n_classes: int, image_shape, task: str = "class
     return not (spec.binary_only and n_classes != 2) and not (spec.image_only and image_shape is None)
 
 
-def plan(
-    datasets,
-    specs: list[MethodSpec],
-    seeds,
-    *,
-    n_classes: dict,
-    image_shapes=None,
-    profile="paper",
-    fractions=(1.0,),
-    protocol="paper",
-    n_folds: dict | None = None,
-    tasks: dict | None = None,
-    bindings: dict | None = None,
-):
+def plan(datasets, specs, seeds, *, n_classes, image_shapes=None, profile="paper", fractions=(1.0,), protocol="paper",
+         n_folds=None, tasks=None, bindings=None) -> list[Task]:  # fmt: skip
     """All runs of ``specs`` x ``datasets`` x ``seeds`` (x folds x fractions), mdDF first.
 
-    Binary-only methods are left out on datasets with more than two classes (``n_classes``
-    maps each dataset to its number of classes), image-only methods on datasets without an
-    image shape (``image_shapes``), and methods that do not handle a dataset's task (``tasks``:
-    dataset -> ``"classification"`` or ``"regression"``, the former by default).
-
-    Under the papers' protocol the DeepBoost datasets get that paper's 10 folds and the others
-    their train/test split; under the practitioner's, a dataset with ``n_folds[dataset]`` gets as
-    many folds of a cross-validation per seed (a dataset without, a fixed test file, its split).
-    ``bindings`` maps ``(dataset, method)`` to the :class:`~.binding.Binding` its runs resume from.
+    A method runs on a dataset where it :func:`applicable` (``n_classes``, ``image_shapes`` and ``tasks``
+    map each dataset to its classes, image shape and task). Under the papers' protocol the DeepBoost
+    datasets get that paper's 10 folds, the others their split; under the practitioner's, a dataset with
+    ``n_folds[dataset]`` gets as many cross-validation folds per seed. ``bindings`` maps ``(dataset,
+    method)`` to the :class:`~.binding.Binding` its runs resume from.
     """
     image_shapes = image_shapes or {}
     n_folds, tasks, bindings = n_folds or {}, tasks or {}, bindings or {}
@@ -209,26 +181,12 @@ def plan(
         else:
             folds = range(DEEPBOOST_N_FOLDS) if protocol_of(dataset) == "deepboost" else [None]
         task = tasks.get(dataset, "classification")
-        for seed in seeds:
-            for fraction in fractions:
-                for fold in folds:
-                    for spec in specs:
-                        if not applicable(spec, n_classes[dataset], image_shapes.get(dataset), task):
-                            continue
-                        planned.append(
-                            Task(
-                                dataset,
-                                spec.name,
-                                int(seed),
-                                fold,
-                                float(fraction),
-                                profile,
-                                spec.tree_budget,
-                                protocol,
-                                k if protocol == "practitioner" else None,
-                                bindings.get((dataset, spec.name)),
-                            )
-                        )
+        k = k if protocol == "practitioner" else None
+        for seed, fraction, fold, spec in itertools.product(seeds, fractions, folds, specs):
+            if applicable(spec, n_classes[dataset], image_shapes.get(dataset), task):
+                binding = bindings.get((dataset, spec.name))
+                args = (int(seed), fold, float(fraction), profile, spec.tree_budget, protocol, k, binding)
+                planned.append(Task(dataset, spec.name, *args))
     return planned
 
 
@@ -242,24 +200,14 @@ def _worker(conn, kwargs):
     conn.close()
 
 
-# A worker must not outlive the runner that started it: a runner killed with SIGKILL cannot stop
-# it, and an orphaned worker (and the joblib/loky processes a run may start) would go on computing
-# for minutes, competing with the resumed sweep. Each worker therefore
-#
-# - leads a process group of its own, which its children (loky workers, their resource tracker)
-#   join, so that one killpg stops the whole run; the runner does this when it stops on SIGTERM,
-#   Ctrl-C or any exception (:func:`_stop_worker`);
-# - starts a guardian: a small process in its group, waiting on two pipes whose write ends are
-#   held by the runner (multiprocessing's parent sentinel) and by the worker. When either closes
-#   (the runner or the worker has died, however), it kills the group, grandchildren included.
-#   A separate process, not a thread of the worker, because a thread could not act while a
-#   native call holds the worker's GIL;
-# - asks Linux for SIGKILL the moment the runner dies (``prctl(PR_SET_PDEATHSIG)``), so the run
-#   stops even before the guardian acts, then checks that the runner is still its parent, in case
-#   it died before the request.
-#
-# Where no guardian can be started (or without setpgid/killpg: Windows), a thread waiting on the
-# parent sentinel ends the group (or the worker) instead.
+# A worker must not outlive the runner that started it (an orphan, with the loky processes a run may
+# start, would compete with the resumed sweep for minutes). Each worker therefore leads a process group
+# of its own, which its children join, so that one killpg stops the whole run (:func:`_stop_worker`);
+# starts a guardian, a small process in its group waiting on two pipes held by the runner (the parent
+# sentinel) and by the worker, which kills the group when either closes (a process, as a thread could
+# not act while a native call holds the GIL); and asks Linux for SIGKILL when the runner dies
+# (``PR_SET_PDEATHSIG``), then checks that the runner is still its parent. Where no guardian can start
+# (or without setpgid/killpg: Windows), a thread waiting on the parent sentinel ends the group instead.
 _GUARDIAN = (
     "import os, select, signal, sys\n"
     "pipes = select.poll()\n"
@@ -353,12 +301,7 @@ def failure_record(task: Task, error: str, **extra) -> dict:
     """The ``error`` record of a run that produced no record of its own (its process or worker died)."""
     return {
         "key": task.key,
-        "dataset": task.dataset,
-        "method": task.method,
-        "seed": task.seed,
-        "fold": task.fold,
-        "fraction": task.fraction,
-        "profile": task.profile,
+        **{name: getattr(task, name) for name in ("dataset", "method", "seed", "fold", "fraction", "profile")},
         "protocol": task.protocol if task.protocol != "paper" else protocol_of(task.dataset),
         "status": "error",
         **(task.binding.fields() if task.binding else {}),
@@ -425,41 +368,22 @@ def describe(record: dict) -> str:
 
 
 class RunBook:
-    """What every way of executing runs shares: resume, dependencies, arguments, recording.
+    """What every way of executing runs shares (:func:`execute`, :func:`~.cluster.execute_on_cluster`).
 
-    Runs whose latest record in ``store`` is ``ok`` are left out (resume). A run may start once
-    the mdDF run that sets its tree budget is neither pending nor running. Each result is
-    appended to ``store`` the moment it arrives and, with ``progress``, described on one line
-    (on stderr, or through ``log``) and counted on a tqdm bar when stderr is a terminal. Used by
-    :func:`execute` (local processes) and by :func:`mddf.experiments.cluster.execute_on_cluster` (Dask).
-
-    Parameters
-    ----------
-    tasks : list of Task
-    store : ResultStore
-    n_jobs, registry, download, user_data :
-        Passed to every :func:`~.runner.run_one` (``user_data`` only when given).
-    progress : bool
-    log : callable
+    Runs whose latest record in ``store`` is ``ok`` are left out (resume); a run starts once the mdDF run
+    that sets its tree budget is neither pending nor running. Each result is appended to ``store`` the
+    moment it arrives and, with ``progress``, described on one line (through ``log``) and counted on a
+    tqdm bar on a terminal. ``run_options`` (``n_jobs``, -1 by default, ``registry``, ``download``,
+    ``user_data``) go to every :func:`~.runner.run_one`.
     """
 
-    def __init__(
-        self,
-        tasks,
-        store: ResultStore,
-        *,
-        n_jobs=-1,
-        registry=None,
-        download=False,
-        progress=True,
-        log=print,
-        user_data=None,
-    ):
+    def __init__(self, tasks, store: ResultStore, *, progress=True, log=print, **run_options):
         from tqdm.auto import tqdm
 
         self.store = store
-        self.n_jobs, self.registry, self.download = n_jobs, registry, download
-        self.user_data = user_data
+        self.run_options = {"n_jobs": -1, "registry": None, "download": False, **run_options}
+        if not self.run_options.get("user_data"):
+            self.run_options.pop("user_data", None)
         self.latest = store.latest()
         self.pending = [t for t in dict.fromkeys(tasks) if not self._done(t)]
         self.bindings = {t.key: t.binding for t in tasks}
@@ -468,14 +392,9 @@ class RunBook:
         # The bar redraws itself with carriage returns: only on a terminal. A log file (stderr
         # redirected) gets the plain per-run lines only.
         self.interactive = progress and sys.stderr.isatty()
-        self.bar = tqdm(
-            total=len(self.pending),
-            disable=not self.interactive,
-            file=sys.stderr,
-            unit="run",
-            dynamic_ncols=True,
-            bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}]",
-        )
+        bar_format = "{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}]"
+        layout = dict(file=sys.stderr, unit="run", dynamic_ncols=True, bar_format=bar_format)
+        self.bar = tqdm(total=len(self.pending), disable=not self.interactive, **layout)
         if not progress:
             self.say = None
         elif log is not print:
@@ -484,10 +403,9 @@ class RunBook:
             self.say = lambda text: tqdm.write(text, file=sys.stderr)  # above the bar
         else:
             self.say = lambda text: print(text, file=sys.stderr, flush=True)
-        if progress and len(self.pending) < len(tasks):
-            self.say(
-                f"resuming: {len(tasks) - len(self.pending)} of {len(tasks)} runs already finished in {store.path}"
-            )
+        done = len(tasks) - len(self.pending)
+        if progress and done:
+            self.say(f"resuming: {done} of {len(tasks)} runs already finished in {store.path}")
 
     def _done(self, task: Task) -> bool:
         record = self.latest.get(task.key)
@@ -516,32 +434,18 @@ class RunBook:
 
     def kwargs_for(self, task: Task) -> dict:
         """Keyword arguments of :func:`~.runner.run_one` for ``task``, with its tree budget."""
-        kwargs = dict(
-            dataset=task.dataset,
-            method=task.method,
-            seed=task.seed,
-            fold=task.fold,
-            fraction=task.fraction,
-            profile=task.profile,
-            n_jobs=self.n_jobs,
-            registry=self.registry,
-            download=self.download,
-        )
+        kwargs = {name: getattr(task, name) for name in ("dataset", "method", "seed", "fold", "fraction", "profile")}
+        kwargs.update(self.run_options)
         if task.protocol != "paper":
             kwargs.update(protocol=task.protocol, n_folds=task.n_folds)
         if task.binding is not None:
             kwargs["binding"] = task.binding
-        if self.user_data:
-            kwargs["user_data"] = self.user_data
         budget = self.latest.get(task.budget_key) if task.budget_key else None
         if budget and not self._budget_matches(task, budget):
             budget = None  # the mdDF run of other data or settings sets no budget
         if budget and budget.get("status") == "ok" and budget.get("n_layers"):
-            kwargs.update(
-                trees_k=int(budget["n_layers"]),
-                trees_per_layer=budget.get("trees_per_layer"),
-                trees_k_source=f"layers kept by mdDF in run {task.budget_key}",
-            )
+            kwargs.update(trees_k=int(budget["n_layers"]), trees_per_layer=budget.get("trees_per_layer"))
+            kwargs["trees_k_source"] = f"layers kept by mdDF in run {task.budget_key}"
         return kwargs
 
     def finish(self, task: Task, record: dict) -> None:
@@ -565,63 +469,22 @@ class RunBook:
 
 
 def execute(
-    tasks: list[Task],
-    store: ResultStore,
-    *,
-    workers: int = 1,
-    isolation: str = "process",
-    n_jobs: int | None = -1,
-    registry=None,
-    progress: bool = True,
-    log=print,
-    download: bool = False,
-    user_data: dict | None = None,
-) -> list[dict]:
-    """Run every task whose latest record is not ``ok``; append each result as it finishes.
+    tasks, store: ResultStore, *, workers=1, isolation="process", n_jobs=-1, progress=True, log=print, **run_options
+):
+    """Run every task whose latest record in ``store`` is not ``ok``; append each result as it finishes.
 
-    Parameters
-    ----------
-    tasks : list of Task
-    store : ResultStore
-        Finished runs found here are skipped (resume).
-    workers : int
-        Runs executed at the same time (process isolation only).
-    isolation : {"process", "inline"}
-        ``"process"``: one fresh spawned process per run (crash-proof, honest peak memory).
-        ``"inline"``: in this process, one after the other (debugging, tests).
-    n_jobs : int or None
-        Threads of each estimator.
-    registry : Registry, optional
-        Shipped to the workers (its builders must be importable module-level functions).
-    progress : bool
-        One line per finished run and, when stderr is a terminal, a tqdm bar (elapsed, estimated
-        remaining) below them.
-    log : callable
-        Where the per-run lines go when ``progress`` is on (``print``: stderr).
-    download : bool
-        Let the dataset loaders download missing files.
-    user_data : dict, optional
-        ``{name: source dict}`` of the user data files the tasks name (:mod:`.user_data`).
-
-    Returns
-    -------
-    list of dict: the records written in this call.
+    ``isolation="process"`` runs each task in a fresh spawned process (crash-proof, honest peak memory),
+    ``workers`` at a time; ``"inline"`` runs them in this process, one after the other. ``n_jobs`` is the
+    threads of each estimator. With ``progress``, one line per finished run goes to ``log`` (``print``:
+    stderr), under a tqdm bar when stderr is a terminal. ``run_options`` are ``registry`` (its builders must
+    be importable module-level functions), ``download`` and ``user_data`` (``{name: source dict}`` of the
+    user data files the tasks name). Returns the records written in this call.
     """
     if isolation not in ("process", "inline"):
         raise ValueError(f"isolation must be 'process' or 'inline', got {isolation!r}")
     if workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers}")
-
-    book = RunBook(
-        tasks,
-        store,
-        n_jobs=n_jobs,
-        registry=registry,
-        download=download,
-        progress=progress,
-        log=log,
-        user_data=user_data,
-    )
+    book = RunBook(tasks, store, n_jobs=n_jobs, progress=progress, log=log, **run_options)
     context = multiprocessing.get_context("spawn")
     # the user's own OMP_WAIT_POLICY is kept (and the machine not measured); inline runs start no worker
     measure = isolation == "process" and "OMP_WAIT_POLICY" not in os.environ

@@ -33,9 +33,10 @@ END = "<!-- /exit-status -->"
 
 @dataclass(frozen=True)
 class Status:
-    """An exit status and what it means for the runners and for the other subcommands."""
+    """An exit status, its short meaning (``mddf --help``) and what it means for the runners and the others."""
 
     code: int
+    short: str
     runners: str
     others: str
 
@@ -43,17 +44,20 @@ class Status:
 STATUSES = (
     Status(
         EXIT_OK,
+        "done",
         "every planned run finished ok (runs finished by an earlier invocation count)",
         "done: the files were written (`datasets`: the list was printed)",
     ),
     Status(
         EXIT_RUN_FAILED,
+        "a run failed or an unexpected error",
         "a run failed, a dataset file could not be loaded (corrupt, wrong checksum), the Dask cluster (--scheduler) "
         "could not be used, or an unexpected error (with its traceback)",
         "an unexpected error (with its traceback)",
     ),
     Status(
         EXIT_USAGE,
+        "usage error or nothing to run",
         "usage error, or nothing could run: an unusable --data file, an --out that is a file or that another runner "
         "holds, no requested method available or applicable, every dataset skipped (its files missing and "
         "--download not given)",
@@ -62,11 +66,13 @@ STATUSES = (
     ),
     Status(
         EXIT_INTERRUPTED,
+        "Ctrl-C",
         "interrupted by Ctrl-C (SIGINT); the finished runs are kept: rerun the same command to resume",
         "interrupted by Ctrl-C (SIGINT)",
     ),
     Status(
         EXIT_TERMINATED,
+        "SIGTERM",
         "stopped by SIGTERM; the finished runs are kept, as after Ctrl-C",
         "stopped by SIGTERM",
     ),
@@ -95,24 +101,12 @@ def epilog(command: str) -> str:
 
 def summary() -> str:
     """One line for ``mddf --help``: each status and its short meaning."""
-    short = {
-        EXIT_OK: "done",
-        EXIT_RUN_FAILED: "a run failed or an unexpected error",
-        EXIT_USAGE: "usage error or nothing to run",
-        EXIT_INTERRUPTED: "Ctrl-C",
-        EXIT_TERMINATED: "SIGTERM",
-    }
-    return (
-        "exit status: " + ", ".join(f"{s.code} {short[s.code]}" for s in STATUSES) + " (details: <subcommand> --help)"
-    )
+    return "exit status: " + ", ".join(f"{s.code} {s.short}" for s in STATUSES) + " (details: <subcommand> --help)"
 
 
 def markdown_table() -> str:
     """The table of the documentation: status, meaning for the runners, meaning for the other subcommands."""
-    lines = [
-        "| status | `benchmark`, `small-sample` | other subcommands |",
-        "|---|---|---|",
-    ]
+    lines = ["| status | `benchmark`, `small-sample` | other subcommands |", "|---|---|---|"]
     for s in STATUSES:
         lines.append(f"| {s.code} | {_code_options(s.runners)} | {_code_options(s.others)} |")
     return "\n".join(lines) + "\n"

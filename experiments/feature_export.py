@@ -42,9 +42,10 @@ from pathlib import Path
 
 import numpy as np
 
+from mddf.datasets.user_data import UserDataSource
+
 from .environment import package_versions
 from .studies import OutputError, fit_mddf, logger, mddf_params, resolve_dataset
-from .user_data import UserDataSource
 
 LAYOUT = __doc__[__doc__.index("Layout of the file") : __doc__.index("Example")].strip()
 
@@ -52,15 +53,10 @@ LAYOUT = __doc__[__doc__.index("Layout of the file") : __doc__.index("Example")]
 def layer_features(model, dataset):
     """``(train (T, n, d), test (T, m, d) or None)`` float32 arrays of every kept layer."""
     train = np.stack([np.asarray(f, dtype=np.float32) for f in model.oof_features_])
-    test = None
-    if dataset.has_test_split:
-        test = np.stack(
-            [
-                np.asarray(model.transform(dataset.X_test, layer=t), dtype=np.float32)
-                for t in range(1, model.n_layers_ + 1)
-            ]
-        )
-    return train, test
+    if not dataset.has_test_split:
+        return train, None
+    layers = range(1, model.n_layers_ + 1)
+    return train, np.stack([np.asarray(model.transform(dataset.X_test, layer=t), dtype=np.float32) for t in layers])
 
 
 def run(args, *, command: str) -> int:
@@ -83,9 +79,8 @@ def run(args, *, command: str) -> int:
         layers=np.arange(1, model.n_layers_ + 1, dtype=np.int64),
     )
     if not regression:
-        arrays.update(
-            classes=np.asarray([str(c) for c in ds.classes]), alphas=np.asarray(model.alphas_, dtype=np.float64)
-        )
+        arrays["classes"] = np.asarray([str(c) for c in ds.classes])
+        arrays["alphas"] = np.asarray(model.alphas_, dtype=np.float64)
     if test is not None:
         arrays.update(test_features=test, y_test=np.asarray(ds.y_test, dtype=target_type))
     if args.include_raw:

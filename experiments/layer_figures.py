@@ -12,17 +12,11 @@ Writes, in ``--out``:
 - ``margins_<dataset>.png/.pdf/.csv`` (Figure 9): cumulative distributions of the training
   margins at several layers.
 
-Margins are computed from the stored out-of-fold features: (f_y - max_{j != y} f_j) divided by
-the sum of the layer weights alpha (``mddf.experiments.layers``), the margin of the combined vote that
-makes the prediction (positive exactly when the row is classified correctly). They exist for the
-kept layers only (the features of dropped layers are not stored). The CSV also lists the
-estimator's ``train_history_`` ratio, which is of the weighted sum of per-layer margins
-(Algorithm 2, line 6) and differs from ours after the first layer. The paper uses UCI HAR;
-without its files the default is satimage.
-
-Every file carries the command that regenerates it, the commit, the machine and the date
-(``mddf.experiments.provenance``): PNG/PDF metadata, and ``#`` comment lines before the CSV
-header (read it with ``pandas.read_csv(path, comment="#")``).
+Margins are those of the combined vote that predicts, from the stored out-of-fold features, for the
+kept layers only (``mddf.experiments.layers``); the CSV also lists the estimator's ``train_history_``
+ratio, of the weighted sum of per-layer margins (Algorithm 2, line 6), which differs after layer 1.
+The paper uses UCI HAR; without its files the default is satimage. Every file carries its provenance
+(PNG/PDF metadata, ``#`` lines before the CSV header: ``pandas.read_csv(path, comment="#")``).
 
 Example: ``python scripts/plot_layers.py --dataset satimage --max-layers 10 --n-tolerant-layers 10``
 """
@@ -31,12 +25,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from mddf.datasets.user_data import provenance_line
+
 from .figures import plt, save_figure
 from .layers import margin_cdf, margin_ratio, oof_layer_margins, parse_layers, staged_accuracy
 from .provenance import provenance
 from .studies import UsageError, fit_mddf, logger, mddf_params, refuse_regression, resolve_dataset
 from .tables import write_rows
-from .user_data import provenance_line
 
 
 def layer_rows(model, test_acc, oof_margins):

@@ -1,23 +1,18 @@
 """Per-layer quantities of a fitted mdDF: accuracies, margins, feature-space compactness.
 
-Margins follow the mdDF paper (Lv, Yang and Zhou), eq. (46) applied to the cascaded additive
-model: for the augmented feature ``f_t = sum_{l<=t} alpha_l h_l`` of layer ``t``,
-
-    margin_t(x, y) = (f_t^y(x) - max_{j != y} f_t^j(x)) / sum_{l<=t} alpha_l,
-
-which lies in [-1, 1] because each ``h_l`` is a vector of class probabilities. This is the
-margin of the weighted vote (Schapire et al. 1998, multi-class form): it is positive exactly when
-the model truncated after layer t classifies the row correctly. (``MDDFClassifier.train_history_``
-reports statistics of ``sum_l alpha_l gamma_l / sum_l alpha_l`` instead, the cumulative margin
-its alpha solver minimises in Algorithm 2, line 6; the two agree at layer 1.) On the training
-rows the out-of-fold features ``oof_features_`` are used, so the margins are those of rows the
-forests did not train on. The margin ratio is ``lambda = std / mean`` of the margins (the
-paper's Figures 8-9 and Remark 2).
+Margins follow the mdDF paper's eq. (46) on the cascaded additive model: for layer t's augmented feature
+``f_t = sum_{l<=t} alpha_l h_l``, ``margin_t(x, y) = (f_t^y(x) - max_{j != y} f_t^j(x)) / sum_{l<=t} alpha_l``,
+in [-1, 1], the margin of the weighted vote: positive exactly when the model truncated after layer t is
+right. (``train_history_`` reports ``sum_l alpha_l gamma_l / sum_l alpha_l`` instead, what the alpha
+solver minimises in Algorithm 2, line 6; the two agree at layer 1.) The training rows' margins come from
+the out-of-fold features ``oof_features_``. The margin ratio is ``lambda = std / mean`` (Figures 8-9).
 """
 
 from __future__ import annotations
 
 import numpy as np
+
+from mddf import margins
 
 
 def class_scores(features: np.ndarray, n_classes: int) -> np.ndarray:
@@ -27,25 +22,6 @@ def class_scores(features: np.ndarray, n_classes: int) -> np.ndarray:
         raise ValueError(f"layer features of shape {features.shape} do not hold scores for {n_classes} classes")
     k = features.shape[1] // n_classes
     return features if k == 1 else features.reshape(len(features), k, n_classes).mean(axis=1)
-
-
-def margins(scores: np.ndarray, y_index: np.ndarray, scale: float = 1.0) -> np.ndarray:
-    """``(scores[i, y_i] - max_{j != y_i} scores[i, j]) / scale`` for every row (eq. 46).
-
-    Parameters
-    ----------
-    scores : ndarray (n, s)
-    y_index : ndarray (n,) of int
-        Column of the true class of each row.
-    scale : float or ndarray (n,)
-        Normalisation (the sum of the layer weights for mdDF's additive features).
-    """
-    scores = np.asarray(scores, dtype=np.float64)
-    rows = np.arange(len(scores))
-    true = scores[rows, y_index]
-    others = scores.copy()
-    others[rows, y_index] = -np.inf
-    return (true - others.max(axis=1)) / scale
 
 
 def margin_ratio(m: np.ndarray) -> float:
@@ -76,7 +52,7 @@ def oof_layer_margins(estimator, y_train) -> list[np.ndarray]:
     out = []
     for feats in estimator.oof_features_:
         scores = class_scores(feats, n_classes)
-        out.append(margins(scores, y_idx, scores.sum(axis=1)))
+        out.append(margins(scores, y_idx) / scores.sum(axis=1))  # eq. (46), normalised by the alpha sum
     return out
 
 

@@ -1,64 +1,33 @@
 """The method registry: how each compared method is built, tuned and sized.
 
-Every method's estimator class is imported lazily, inside its builder, so that a method whose
-package is missing is reported as unavailable with the import error instead
-of breaking the runner. Builders are module-level functions, so a :class:`MethodSpec` pickles by
-reference and can be shipped to a worker process.
+Every estimator class is imported lazily, inside its builder, so that a method whose package is
+missing is reported as unavailable instead of breaking the runner; builders are module-level
+functions, so a :class:`MethodSpec` pickles by reference to a worker process. Each builder's
+docstring says what it builds; the choices made where the papers leave room:
 
-Choices made here (where the papers leave room):
-
-- **mdDF and its Table 3 variants** use ``MDDFClassifier``'s defaults, which are the paper's
-  Section 5.2 configuration (2 random + 2 completely-random forests of 100 trees, 3-fold class
-  vectors, gamma = 0.8, mu = 0.05, depth factor 16).
-- **mdDF-tuned** (opt-in) chooses gamma, mu and the depth factor from the paper's candidate sets
-  per dataset and seed, on the training rows only: the paper gives the sets but no selection
-  protocol. It selects by the cascade's own out-of-fold accuracy (``mddf.MDDFGridSearch``) rather
-  than on validation rows as for the MLP, so every candidate trains on all training rows (as the
-  default mdDF does) and the selection costs no extra fits beyond the candidates themselves.
-- **gcForest** is the cascade with the same forests as mdDF (2 RF + 2 CRF of 100 trees per layer,
-  "the same number of forests as mdDF in each layer") without multi-grained scanning: the mdDF
-  paper compares cascades, and its published MNIST number for gcForest (98.25%) is a cascade's,
-  not the gcForest paper's published 99.26% with scanning. ``gcForest-MGS`` (opt-in, image datasets only) adds
-  multi-grained scanning.
-- **Random forest and XGBoost** get ``400 x k`` trees (boosting rounds for XGBoost), where 400
-  is the number of trees in one mdDF layer (``n_estimators x len(forest_types)``) and **k is the
-  number of layers mdDF kept on the same dataset, seed (and fold / fraction)**, so both use as
-  many trees as the mdDF model they are compared with. The runner therefore runs mdDF first;
-  without an mdDF result, ``k = FALLBACK_TREES_K``. ``trees_k`` and ``trees_k_source`` are
-  stored with every result. XGBoost otherwise keeps its defaults (``tree_method="hist"``).
-- **MLP** (scikit-learn ``MLPClassifier``): ReLU, cross-entropy, no dropout and no weight
-  decay (``alpha=0``), as in the paper; the paper's *adadelta* does not exist in scikit-learn,
-  so the **adam** solver is used (also a per-parameter adaptive method), 200 epochs at most.
-  Inputs are standardised (categorical columns one-hot encoded). The architecture is chosen
-  among the paper's five on the validation rows, then retrained on all training rows.
-- **DeepBoost / AdaBoost** (binary only) follow the DeepBoost paper's Table 2 search: 100
-  boosting rounds; AdaBoost over tree depth K in 1..6, DeepBoost over K, beta and lambda in
-  {1e-3, ..., 1e-7}, chosen on the validation rows.
-- **QuadBoost** (binary only) chooses its variant (L1, L2, L-infinity, vanilla) and parameter on
-  the validation rows, over the QuadBoost paper's ranges, with 100 iterations.
-- **The practitioner's methods** (``--protocol practitioner``, the default for ``--data``): ``Baseline``
-  (``DummyClassifier(strategy="prior")``: the majority class, with the class shares as probabilities;
-  ``DummyRegressor(strategy="mean")`` for regression), ``mdDF`` (``MDDFClassifier``'s defaults, or
-  ``CascadeForestRegressor``'s for a regression target), ``HGB-es``, ``LightGBM-es`` and
-  ``XGBoost-es`` (each library's defaults, a cap of 1000 rounds and early stopping on 10% of the
-  training rows after 20 rounds without improvement: :class:`~.early_stopped.EarlyStopped`) and
-  ``RF-400`` (scikit-learn's random forest with 400 trees, the trees of one mdDF layer, otherwise
-  its defaults). The dataset's categorical columns are declared to mdDF, HistGradientBoosting,
-  LightGBM and XGBoost. They build a classifier or a regressor as the run's task says
-  (``BuildContext.task``).
-- **Small classes**: a cascade whose training rows hold a class with fewer rows than its
-  ``n_folds`` (a small fraction of a small table) gets as many folds as that class has rows, or
-  ``class_vectors="oob"`` when it has a single row (:func:`adapt_to_small_classes`); the run's
-  record says so (``adapted``).
-- **Today's peers** (opt-in, ``run_uci.py --peers``; no paper ran them, so no published numbers):
-  **LightGBM** (``LGBMClassifier`` with its defaults, ``verbose=-1``; lightgbm is optional, in the
-  ``bench`` extra), **HGB** (scikit-learn's ``HistGradientBoostingClassifier`` with its defaults,
-  the dataset's categorical columns declared as ``categorical_features``) and **ExtraTrees**
-  (scikit-learn's ``ExtraTreesClassifier`` with **400 x k trees, the tree budget of RF**, so that
-  the three forests -- mdDF, RF, ExtraTrees -- grow as many trees on a run). The two boosting
-  libraries keep their default number of rounds (100, and HGB's default early stopping above
-  10000 rows), like XGBoost's other defaults; with the quick profile they get 10 rounds. HGB has
-  no ``n_jobs``: it uses OpenMP's threads (``OMP_NUM_THREADS``).
+- **mdDF-tuned** (opt-in) chooses gamma, mu and the depth factor from the paper's candidate sets on
+  the training rows by the cascade's own out-of-fold accuracy (``mddf.MDDFGridSearch``): the paper
+  gives the sets but no selection protocol.
+- **gcForest** is the cascade with mdDF's forests (2 RF + 2 CRF of 100 trees) without multi-grained
+  scanning, as the mdDF paper compares cascades (its MNIST number for gcForest is a cascade's);
+  ``gcForest-MGS`` (opt-in, image datasets) adds the scanning.
+- **Random forest, XGBoost and ExtraTrees** get ``400 x k`` trees (rounds), 400 the trees of one mdDF
+  layer and k the layers mdDF kept on the same dataset, seed, fold and fraction; the runner runs mdDF
+  first (without its result, ``k = FALLBACK_TREES_K``) and stores ``trees_k`` and ``trees_k_source``.
+- **MLP**: ReLU, cross-entropy, no weight decay, as in the paper, but the **adam** solver (scikit-learn
+  has no *adadelta*); inputs standardised, categories one-hot; the architecture is chosen among the
+  paper's five on the validation rows.
+- **DeepBoost / AdaBoost / QuadBoost** (binary only): 100 rounds, the papers' search grids, chosen on
+  the validation rows.
+- **The practitioner's methods** (``--protocol practitioner``): ``Baseline`` (the prior, or the mean),
+  ``mdDF`` (or ``CascadeForestRegressor``), ``HGB-es``, ``LightGBM-es`` and ``XGBoost-es`` (library
+  defaults, at most 1000 rounds, early stopping on 10% of the training rows after 20 rounds without
+  improvement: :class:`~.early_stopped.EarlyStopped`) and ``RF-400``; categorical columns are declared
+  to every method that takes them, and ``BuildContext.task`` picks classifier or regressor.
+- **Today's peers** (``--peers``; no paper ran them): LightGBM and HGB with their defaults (10 rounds
+  with the quick profile) and ExtraTrees with RF's tree budget.
+- **Small classes**: a cascade gets no more folds than its smallest class has training rows
+  (:func:`adapt_to_small_classes`); the run's record says so (``adapted``).
 """
 
 from __future__ import annotations
@@ -102,60 +71,28 @@ class BuildContext:
 
 @dataclass(frozen=True)
 class MethodSpec:
-    """One compared method.
+    """One compared method: how it is built, when it runs, and how the command line finds it."""
 
-    Attributes
-    ----------
-    name : str
-        Name used on the command line, in results and as table column.
-    build : callable
-        ``build(ctx, **params) -> estimator`` (a module-level function).
-    requires : (module, attribute)
-        Imported to decide whether the method is available.
-    description : str
-    grid : callable or None
-        ``grid(ctx) -> list of dict``: candidate hyper-parameters, chosen on the validation rows.
-    binary_only : bool
-        Run only on two-class datasets.
-    tree_budget : bool
-        Uses ``trees_per_layer x k`` trees, k from mdDF's layers on the same run.
-    default : bool
-        Included when no ``--methods`` are given.
-    ablation : bool
-        One of the mdDF structures of the paper's Table 3 (added by ``--ablation``).
-    image_only : bool
-        Run only on datasets whose rows are images (``image_shape`` known).
-    peer : bool
-        One of today's peers (LightGBM, HGB, ExtraTrees), added by ``--peers`` and tabulated apart.
-    aliases : tuple of str
-    practitioner : bool
-        Included when no ``--methods`` are given under the practitioner protocol.
-    tasks : tuple of {"classification", "regression"}
-        The tasks ``build`` makes an estimator for (``ctx.task``).
-    warm_up : callable or None
-        ``warm_up(ctx) -> estimator``: a tiny model of the same kind, fitted on a few rows before the
-        timed fit so that numba's compilation (the first use of the tree code in a fresh process)
-        is measured apart (:func:`tiny`). None for methods that compile nothing.
-    min_class_rows : int
-        Training rows of every class the method needs (after :func:`adapt_to_small_classes`); the
-        runners skip a training fraction that leaves fewer, saying which class.
-    """
-
-    name: str
-    build: Callable[..., Any]
-    requires: tuple
+    name: str  #: name on the command line, in results and as a table column
+    build: Callable[..., Any]  #: ``build(ctx, **params) -> estimator`` (a module-level function)
+    requires: tuple  #: ``(module, attribute)`` imported to decide whether the method is available
     description: str = ""
+    #: ``grid(ctx) -> list of dict``: candidate hyper-parameters, chosen on the validation rows
     grid: Callable[[BuildContext], list] | None = None
-    binary_only: bool = False
-    tree_budget: bool = False
-    default: bool = True
-    ablation: bool = False
-    image_only: bool = False
-    peer: bool = False
+    binary_only: bool = False  #: runs only on two-class datasets
+    tree_budget: bool = False  #: uses ``trees_per_layer x k`` trees, k from mdDF's layers on the same run
+    default: bool = True  #: included when no ``--methods`` are given
+    ablation: bool = False  #: one of the paper's Table 3 structures (added by ``--ablation``)
+    image_only: bool = False  #: runs only on datasets whose rows are images (``image_shape`` known)
+    peer: bool = False  #: one of today's peers, added by ``--peers`` and tabulated apart
     aliases: tuple = field(default_factory=tuple)
-    practitioner: bool = False
-    tasks: tuple = ("classification",)
+    practitioner: bool = False  #: included when no ``--methods`` are given under the practitioner protocol
+    tasks: tuple = ("classification",)  #: the tasks ``build`` makes an estimator for (``ctx.task``)
+    #: ``warm_up(ctx) -> estimator``: a tiny model of the same kind fitted before the timed fit, so that numba's
+    #: compilation is measured apart (:func:`tiny`); None for methods that compile nothing
     warm_up: Callable[[BuildContext], Any] | None = None
+    #: training rows of every class the method needs (after :func:`adapt_to_small_classes`); the runners skip a
+    #: training fraction that leaves fewer, saying which class
     min_class_rows: int = 1
 
 
@@ -173,9 +110,7 @@ def _import(module: str, attribute: str):
     return getattr(importlib.import_module(module), attribute)
 
 
-# --------------------------------------------------------------------------------------------
 # Cascades: mdDF, its Table 3 structures, gcForest
-# --------------------------------------------------------------------------------------------
 
 
 def _cascade_params(ctx: BuildContext) -> dict:
@@ -189,12 +124,8 @@ def declared_categories(categorical_mask) -> dict:
 
 
 def build_mddf(ctx: BuildContext, **params):
-    """mdDF with the paper's configuration (the estimator's defaults), the dataset's categorical columns declared.
-
-    The categorical columns are split as the estimator's ``categorical_splits`` says (by default into
-    subsets of categories); a dataset without any gives the estimator its arrays as they are. For a
-    regression task, ``CascadeForestRegressor`` with its defaults.
-    """
+    """mdDF with the estimator's defaults (the paper's but for the stopping rule and category subsets), the dataset's
+    categorical columns declared; ``CascadeForestRegressor`` with its defaults for a regression task."""
     params = {**_cascade_params(ctx), **declared_categories(ctx.categorical_mask), **params}
     kind = "CascadeForestRegressor" if ctx.task == "regression" else "MDDFClassifier"
     return _construct(_import("mddf", kind), ctx, **params)
@@ -216,16 +147,10 @@ def tiny_boosting(builder, ctx: BuildContext, **params):
 def adapt_to_small_classes(estimator, min_class_rows: int | None) -> list[str]:
     """Give a cascade no more folds than its smallest class has training rows; return what changed.
 
-    Every parameter of ``estimator`` (nested ones included, e.g. ``estimator__n_folds`` of a search,
-    ``scan_n_folds`` of gcForest's scanning) that ends in ``n_folds`` and exceeds ``min_class_rows``
-    is lowered to it; with a single row, the cascade's ``class_vectors`` becomes ``"oob"`` instead
-    (out-of-bag class vectors need no folds). Nothing changes when every class has enough rows, or
-    for ``min_class_rows=None`` (a regression target).
-
-    Returns
-    -------
-    list of str
-        One ``"n_folds=2"`` / ``"class_vectors='oob'"`` entry per change.
+    Every parameter (nested ones included: ``estimator__n_folds``, ``scan_n_folds``) ending in ``n_folds``
+    that exceeds ``min_class_rows`` is lowered to it; with a single row, the cascade's ``class_vectors``
+    becomes ``"oob"`` instead. ``min_class_rows=None`` (a regression) changes nothing. Returns one
+    ``"n_folds=2"`` / ``"class_vectors='oob'"`` entry per change.
     """
     if min_class_rows is None or not hasattr(estimator, "get_params"):
         return []
@@ -249,12 +174,8 @@ QUICK_SEARCH_GRID = {"margin_mean": (0.7, 0.9), "max_depth_factor": (2, 16)}
 
 
 def build_mddf_tuned(ctx: BuildContext, **params):
-    """mdDF with gamma, mu and the depth factor chosen from the paper's grids on the training rows.
-
-    :class:`mddf.MDDFGridSearch` over ``mddf.PAPER_PARAM_GRID`` (the quick profile: a 4-point grid),
-    selected by the cascade's out-of-fold accuracy, with the first layer shared and successive
-    halving after layers 2 and 3 (the search's defaults).
-    """
+    """mdDF with gamma, mu and the depth factor chosen on the training rows: :class:`mddf.MDDFGridSearch` over
+    ``mddf.PAPER_PARAM_GRID`` (the quick profile: a 4-point grid) with the search's defaults."""
     from mddf import MDDFGridSearch
 
     grid = QUICK_SEARCH_GRID if ctx.profile == "quick" else None
@@ -276,22 +197,14 @@ def build_mddf_pca_hgb(ctx: BuildContext, **params):
 
 
 def build_mddf_hgb_auto(ctx: BuildContext, **params):
-    """mdDF with a HistGradientBoosting predictor on ``x`` alone, or mixed with the cascade's output on
-    ``[x, f_T]`` (weight 0: the cascade alone; 1: the predictor alone): whichever scores highest.
-
-    ``predictor_input="auto"``: the choice is made at fit on the training rows (a 2-fold split for the
-    predictor, the out-of-fold output for the cascade itself); the dataset's categorical columns
-    are declared as for ``mdDF``.
-    """
+    """mdDF with a HistGradientBoosting predictor on ``x`` alone or mixed with the cascade's output on ``[x, f_T]``,
+    whichever scores highest on the training rows at fit (``predictor_input="auto"``)."""
     return build_mddf(ctx, **{"predictor": "hgb", "predictor_input": "auto", **params})
 
 
 def build_mddf_plain_stop(ctx: BuildContext, **params):
-    """mdDF stopping on any improvement (gcForest's rule, ``min_error_reduction=0``), as the published tables were made.
-
-    The paper does not say how mdDF stops; the estimator's default asks a layer to lower the
-    out-of-fold error by a share of it (:class:`mddf.MDDFClassifier`'s ``min_error_reduction``).
-    """
+    """mdDF stopping on any improvement (gcForest's rule, ``min_error_reduction=0``), as the published tables were
+    made; the estimator's default asks a layer to lower the out-of-fold error by a share of it."""
     return build_mddf(ctx, min_error_reduction=0.0, **params)
 
 
@@ -333,9 +246,7 @@ def build_gcforest_scanning(ctx: BuildContext, **params):
     return build_gcforest(ctx, **params)
 
 
-# --------------------------------------------------------------------------------------------
 # Shallow comparators: random forest, XGBoost, MLP
-# --------------------------------------------------------------------------------------------
 
 
 def trees_per_layer(profile: str) -> int:
@@ -374,19 +285,11 @@ def build_mlp(ctx: BuildContext, hidden_layer_sizes=(70, 50), **params):
     numeric = make_pipeline(SimpleImputer(strategy="median", keep_empty_features=True), StandardScaler())
     transformers = [("numeric", numeric, np.flatnonzero(~mask))]
     if mask.any():
-        categorical = make_pipeline(
-            SimpleImputer(strategy="most_frequent", keep_empty_features=True),
-            OneHotEncoder(handle_unknown="ignore", sparse_output=False),
-        )
+        imputer = SimpleImputer(strategy="most_frequent", keep_empty_features=True)
+        categorical = make_pipeline(imputer, OneHotEncoder(handle_unknown="ignore", sparse_output=False))
         transformers.append(("categorical", categorical, np.flatnonzero(mask)))
-    mlp_params = dict(
-        hidden_layer_sizes=tuple(hidden_layer_sizes),
-        activation="relu",
-        solver="adam",
-        alpha=0.0,
-        max_iter=50 if ctx.profile == "quick" else 200,
-        random_state=ctx.seed,
-    )
+    mlp_params = dict(hidden_layer_sizes=tuple(hidden_layer_sizes), activation="relu", solver="adam", alpha=0.0)
+    mlp_params.update(max_iter=50 if ctx.profile == "quick" else 200, random_state=ctx.seed)
     mlp_params.update(params)
     return make_pipeline(ColumnTransformer(transformers), MLPClassifier(**mlp_params))
 
@@ -397,9 +300,7 @@ def mlp_grid(ctx: BuildContext) -> list:
     return [{"hidden_layer_sizes": a} for a in archs]
 
 
-# --------------------------------------------------------------------------------------------
 # Boosting baselines (binary): DeepBoost, AdaBoost, QuadBoost
-# --------------------------------------------------------------------------------------------
 
 
 def _boost_iters(ctx):
@@ -461,9 +362,7 @@ def quadboost_grid(ctx: BuildContext) -> list:
     return grid + [{"regularization": None}]
 
 
-# --------------------------------------------------------------------------------------------
 # Today's peers (opt-in): LightGBM, HistGradientBoosting, ExtraTrees
-# --------------------------------------------------------------------------------------------
 
 QUICK_PEER_ROUNDS = 10
 
@@ -496,9 +395,7 @@ def build_extra_trees(ctx: BuildContext, **params):
     return _construct(ExtraTreesClassifier, ctx, **params)
 
 
-# --------------------------------------------------------------------------------------------
 # The practitioner's protocol: a baseline, early-stopped boosting, a random forest
-# --------------------------------------------------------------------------------------------
 
 #: Rounds at most of the early-stopped boosting models (the quick profile: QUICK_PEER_ROUNDS).
 ROUNDS_CAP = 1000
@@ -580,9 +477,7 @@ def build_practitioner_forest(ctx: BuildContext, **params):
     return _construct(cls, ctx, **{"n_estimators": trees, **params})
 
 
-# --------------------------------------------------------------------------------------------
 # Registry
-# --------------------------------------------------------------------------------------------
 
 
 class Registry:
@@ -644,238 +539,86 @@ def unavailable_reason(spec: MethodSpec) -> str | None:
 def default_registry() -> Registry:
     """The methods of the mdDF paper's Tables 2-3 and the DeepBoost paper's Tables 2-3, today's peers,
     and the practitioner protocol's methods."""
-    cascade_warm_up = partial(tiny, build_mddf)
-    return Registry(
-        [
-            MethodSpec(
-                "mdDF",
-                build_mddf,
-                ("mddf", "MDDFClassifier"),
-                "margin-distribution deep forest (paper configuration; CascadeForestRegressor for regression)",
-                aliases=("mddf",),
-                practitioner=True,
-                tasks=("classification", "regression"),
-                warm_up=cascade_warm_up,
-            ),
-            MethodSpec(
-                "gcForest",
-                build_gcforest,
-                ("mddf.baselines", "GCForestClassifier"),
-                "gcForest cascade, same forests as mdDF",
-                aliases=("gcf",),
-                warm_up=partial(tiny, build_gcforest),
-            ),
-            MethodSpec(
-                "RF",
-                build_random_forest,
-                ("sklearn.ensemble", "RandomForestClassifier"),
-                "random forest, 400 x k trees (k = mdDF layers)",
-                tree_budget=True,
-                aliases=("random_forest", "randomforest", "r.f."),
-            ),
-            MethodSpec(
-                "XGBoost",
-                build_xgboost,
-                ("xgboost", "XGBClassifier"),
-                "XGBoost, 400 x k boosting rounds (k = mdDF layers)",
-                tree_budget=True,
-                aliases=("xgb",),
-            ),
-            MethodSpec(
-                "MLP",
-                build_mlp,
-                ("sklearn.neural_network", "MLPClassifier"),
-                "MLP (adam), architecture chosen on validation rows",
-                grid=mlp_grid,
-            ),
-            MethodSpec(
-                "mdDF-tuned",
-                build_mddf_tuned,
-                ("mddf", "MDDFGridSearch"),
-                "mdDF, gamma/mu/depth factor chosen on out-of-fold accuracy (Section 5.2 grids)",
-                default=False,
-                aliases=("mddf_tuned", "mddf-search"),
-                warm_up=cascade_warm_up,
-            ),
-            MethodSpec(
-                "mdDF-pca-hgb",
-                build_mddf_pca_hgb,
-                ("mddf", "PCAFeatures"),
-                "PCAFeatures, then mdDF with a HistGradientBoosting predictor (the mixed-data benchmark's CV choice)",
-                default=False,
-                aliases=("mddf_pca_hgb",),
-                warm_up=cascade_warm_up,
-            ),
-            MethodSpec(
-                "mdDF-hgb-auto",
-                build_mddf_hgb_auto,
-                ("mddf", "MDDFClassifier"),
-                "mdDF with a HistGradientBoosting predictor on x, or mixed with the cascade's output, chosen at fit",
-                default=False,
-                aliases=("mddf_hgb_auto",),
-                warm_up=cascade_warm_up,
-            ),
-            MethodSpec(
-                "DeepBoost",
-                build_deepboost,
-                ("mddf.baselines", "DeepBoostClassifier"),
-                "DeepBoost, exponential loss, trees (binary)",
-                grid=deepboost_grid,
-                binary_only=True,
-                warm_up=partial(tiny_boosting, build_deepboost),
-            ),
-            MethodSpec(
-                "AdaBoost",
-                build_adaboost,
-                ("mddf.baselines", "AdaBoostClassifier"),
-                "AdaBoost with depth-K trees (binary)",
-                grid=adaboost_grid,
-                binary_only=True,
-                warm_up=partial(tiny_boosting, build_adaboost),
-            ),
-            MethodSpec(
-                "QuadBoost",
-                build_quadboost,
-                ("mddf.baselines", "QuadBoostClassifier"),
-                "QuadBoost (binary)",
-                grid=quadboost_grid,
-                binary_only=True,
-            ),
-            MethodSpec(
-                "DeepBoost-log",
-                build_deepboost_logistic,
-                ("mddf.baselines", "DeepBoostClassifier"),
-                "DeepBoost, logistic loss, trees (binary; DeepBoost paper Table 3)",
-                grid=deepboost_grid,
-                binary_only=True,
-                default=False,
-                warm_up=partial(tiny_boosting, build_deepboost_logistic),
-            ),
-            MethodSpec(
-                "gcForest-MGS",
-                build_gcforest_scanning,
-                ("mddf.baselines", "GCForestClassifier"),
-                "gcForest with multi-grained scanning (image datasets)",
-                default=False,
-                image_only=True,
-                aliases=("gcforest_mgs",),
-                warm_up=partial(tiny, build_gcforest_scanning, scan_n_estimators=2),
-                min_class_rows=2,  # its scanning's class vectors are cross-fitted on at least 2 folds
-            ),
-            MethodSpec(
-                "mdDF_SF",
-                build_mddf_same_forests,
-                ("mddf", "MDDFClassifier"),
-                "mdDF with four random forests per layer (Table 3)",
-                default=False,
-                ablation=True,
-                warm_up=cascade_warm_up,
-            ),
-            MethodSpec(
-                "mdDF_ST",
-                build_mddf_stacking,
-                ("mddf", "MDDFClassifier"),
-                "mdDF passing only the augmented feature (stacking, Table 3)",
-                default=False,
-                ablation=True,
-                warm_up=cascade_warm_up,
-            ),
-            MethodSpec(
-                "mdDF_NP",
-                build_mddf_no_preconc,
-                ("mddf", "MDDFClassifier"),
-                "mdDF without preconc: raw input only (Table 3)",
-                default=False,
-                ablation=True,
-                warm_up=cascade_warm_up,
-            ),
-            # Today's peers (--peers), last so that they run after mdDF, whose layers set ExtraTrees' budget.
-            MethodSpec(
-                "mdDF-plain-stop",
-                build_mddf_plain_stop,
-                ("mddf", "MDDFClassifier"),
-                "mdDF stopping on any improvement (gcForest's rule; the default before min_error_reduction)",
-                default=False,
-                warm_up=cascade_warm_up,
-            ),
-            MethodSpec(
-                "LightGBM",
-                build_lightgbm,
-                ("lightgbm", "LGBMClassifier"),
-                "LightGBM, library defaults (optional: the 'bench' extra)",
-                default=False,
-                peer=True,
-                aliases=("lgbm", "lgb"),
-            ),
-            MethodSpec(
-                "HGB",
-                build_hist_gradient_boosting,
-                ("sklearn.ensemble", "HistGradientBoostingClassifier"),
-                "scikit-learn HistGradientBoosting, defaults, categorical columns declared",
-                default=False,
-                peer=True,
-                aliases=("histgradientboosting", "hist_gradient_boosting"),
-            ),
-            MethodSpec(
-                "ExtraTrees",
-                build_extra_trees,
-                ("sklearn.ensemble", "ExtraTreesClassifier"),
-                "extremely randomized trees, 400 x k trees like RF (k = mdDF layers)",
-                tree_budget=True,
-                default=False,
-                peer=True,
-                aliases=("extra_trees", "et"),
-            ),
-            # The practitioner's protocol (--protocol practitioner, the default for --data).
-            MethodSpec(
-                "Baseline",
-                build_baseline,
-                ("sklearn.dummy", "DummyClassifier"),
-                "the majority class (class shares as probabilities), or the mean for regression",
-                default=False,
-                practitioner=True,
-                tasks=("classification", "regression"),
-                aliases=("majority", "dummy", "mean"),
-            ),
-            MethodSpec(
-                "HGB-es",
-                build_hgb_early_stopping,
-                ("sklearn.ensemble", "HistGradientBoostingClassifier"),
-                "scikit-learn HistGradientBoosting, defaults, early stopping on 10% of the training rows",
-                default=False,
-                practitioner=True,
-                tasks=("classification", "regression"),
-                aliases=("hgb_es",),
-            ),
-            MethodSpec(
-                "LightGBM-es",
-                build_lightgbm_early_stopping,
-                ("lightgbm", "LGBMClassifier"),
-                "LightGBM, defaults, early stopping on 10% of the training rows (optional: the 'bench' extra)",
-                default=False,
-                practitioner=True,
-                tasks=("classification", "regression"),
-                aliases=("lightgbm_es", "lgbm-es"),
-            ),
-            MethodSpec(
-                "XGBoost-es",
-                build_xgboost_early_stopping,
-                ("xgboost", "XGBClassifier"),
-                "XGBoost, defaults, early stopping on 10% of the training rows",
-                default=False,
-                practitioner=True,
-                tasks=("classification", "regression"),
-                aliases=("xgboost_es", "xgb-es"),
-            ),
-            MethodSpec(
-                "RF-400",
-                build_practitioner_forest,
-                ("sklearn.ensemble", "RandomForestClassifier"),
-                "scikit-learn random forest, 400 trees",
-                default=False,
-                practitioner=True,
-                tasks=("classification", "regression"),
-                aliases=("rf400",),
-            ),
-        ]
-    )
+    return Registry(_METHODS)
+
+
+_CASCADE_WARM_UP = partial(tiny, build_mddf)
+_BOTH_TASKS = {"tasks": ("classification", "regression")}
+_PRACTITIONER = {"default": False, "practitioner": True, **_BOTH_TASKS}
+_ES = "defaults, early stopping on 10% of the training rows"
+# Registry order: mdDF first, as the methods with a tree budget wait for its layers.
+# fmt: off
+_METHODS = (
+    MethodSpec("mdDF", build_mddf, ("mddf", "MDDFClassifier"),
+               "margin-distribution deep forest (MDDFClassifier's defaults; CascadeForestRegressor's for regression)",
+               aliases=("mddf",), practitioner=True, warm_up=_CASCADE_WARM_UP, **_BOTH_TASKS),
+    MethodSpec("gcForest", build_gcforest, ("mddf.baselines", "GCForestClassifier"),
+               "gcForest cascade, same forests as mdDF", aliases=("gcf",), warm_up=partial(tiny, build_gcforest)),
+    MethodSpec("RF", build_random_forest, ("sklearn.ensemble", "RandomForestClassifier"),
+               "random forest, 400 x k trees (k = mdDF layers)",
+               tree_budget=True, aliases=("random_forest", "randomforest", "r.f.")),
+    MethodSpec("XGBoost", build_xgboost, ("xgboost", "XGBClassifier"),
+               "XGBoost, 400 x k boosting rounds (k = mdDF layers)", tree_budget=True, aliases=("xgb",)),
+    MethodSpec("MLP", build_mlp, ("sklearn.neural_network", "MLPClassifier"),
+               "MLP (adam), architecture chosen on validation rows", grid=mlp_grid),
+    MethodSpec("mdDF-tuned", build_mddf_tuned, ("mddf", "MDDFGridSearch"),
+               "mdDF, gamma/mu/depth factor chosen on out-of-fold accuracy (Section 5.2 grids)",
+               default=False, aliases=("mddf_tuned", "mddf-search"), warm_up=_CASCADE_WARM_UP),
+    MethodSpec("mdDF-pca-hgb", build_mddf_pca_hgb, ("mddf", "PCAFeatures"),
+               "PCAFeatures, then mdDF with a HistGradientBoosting predictor (the mixed-data benchmark's CV choice)",
+               default=False, aliases=("mddf_pca_hgb",), warm_up=_CASCADE_WARM_UP),
+    MethodSpec("mdDF-hgb-auto", build_mddf_hgb_auto, ("mddf", "MDDFClassifier"),
+               "mdDF with a HistGradientBoosting predictor on x, or mixed with the cascade's output, chosen at fit",
+               default=False, aliases=("mddf_hgb_auto",), warm_up=_CASCADE_WARM_UP),
+    MethodSpec("DeepBoost", build_deepboost, ("mddf.baselines", "DeepBoostClassifier"),
+               "DeepBoost, exponential loss, trees (binary)",
+               grid=deepboost_grid, binary_only=True, warm_up=partial(tiny_boosting, build_deepboost)),
+    MethodSpec("AdaBoost", build_adaboost, ("mddf.baselines", "AdaBoostClassifier"),
+               "AdaBoost with depth-K trees (binary)",
+               grid=adaboost_grid, binary_only=True, warm_up=partial(tiny_boosting, build_adaboost)),
+    MethodSpec("QuadBoost", build_quadboost, ("mddf.baselines", "QuadBoostClassifier"),
+               "QuadBoost (binary)", grid=quadboost_grid, binary_only=True),
+    MethodSpec("DeepBoost-log", build_deepboost_logistic, ("mddf.baselines", "DeepBoostClassifier"),
+               "DeepBoost, logistic loss, trees (binary; DeepBoost paper Table 3)", grid=deepboost_grid,
+               binary_only=True, default=False, warm_up=partial(tiny_boosting, build_deepboost_logistic)),
+    MethodSpec("gcForest-MGS", build_gcforest_scanning, ("mddf.baselines", "GCForestClassifier"),
+               "gcForest with multi-grained scanning (image datasets)",
+               default=False, image_only=True, aliases=("gcforest_mgs",),
+               warm_up=partial(tiny, build_gcforest_scanning, scan_n_estimators=2),
+               min_class_rows=2),  # its scanning's class vectors are cross-fitted on at least 2 folds
+    MethodSpec("mdDF_SF", build_mddf_same_forests, ("mddf", "MDDFClassifier"),
+               "mdDF with four random forests per layer (Table 3)",
+               default=False, ablation=True, warm_up=_CASCADE_WARM_UP),
+    MethodSpec("mdDF_ST", build_mddf_stacking, ("mddf", "MDDFClassifier"),
+               "mdDF passing only the augmented feature (stacking, Table 3)",
+               default=False, ablation=True, warm_up=_CASCADE_WARM_UP),
+    MethodSpec("mdDF_NP", build_mddf_no_preconc, ("mddf", "MDDFClassifier"),
+               "mdDF without preconc: raw input only (Table 3)",
+               default=False, ablation=True, warm_up=_CASCADE_WARM_UP),
+    MethodSpec("mdDF-plain-stop", build_mddf_plain_stop, ("mddf", "MDDFClassifier"),
+               "mdDF stopping on any improvement (gcForest's rule; the default before min_error_reduction)",
+               default=False, warm_up=_CASCADE_WARM_UP),
+    # Today's peers (--peers), after mdDF, whose layers set ExtraTrees' budget.
+    MethodSpec("LightGBM", build_lightgbm, ("lightgbm", "LGBMClassifier"),
+               "LightGBM, library defaults (optional: the 'bench' extra)",
+               default=False, peer=True, aliases=("lgbm", "lgb")),
+    MethodSpec("HGB", build_hist_gradient_boosting, ("sklearn.ensemble", "HistGradientBoostingClassifier"),
+               "scikit-learn HistGradientBoosting, defaults, categorical columns declared",
+               default=False, peer=True, aliases=("histgradientboosting", "hist_gradient_boosting")),
+    MethodSpec("ExtraTrees", build_extra_trees, ("sklearn.ensemble", "ExtraTreesClassifier"),
+               "extremely randomized trees, 400 x k trees like RF (k = mdDF layers)",
+               tree_budget=True, default=False, peer=True, aliases=("extra_trees", "et")),
+    # The practitioner's protocol (--protocol practitioner, the default for --data).
+    MethodSpec("Baseline", build_baseline, ("sklearn.dummy", "DummyClassifier"),
+               "the majority class (class shares as probabilities), or the mean for regression",
+               aliases=("majority", "dummy", "mean"), **_PRACTITIONER),
+    MethodSpec("HGB-es", build_hgb_early_stopping, ("sklearn.ensemble", "HistGradientBoostingClassifier"),
+               f"scikit-learn HistGradientBoosting, {_ES}", aliases=("hgb_es",), **_PRACTITIONER),
+    MethodSpec("LightGBM-es", build_lightgbm_early_stopping, ("lightgbm", "LGBMClassifier"),
+               f"LightGBM, {_ES} (optional: the 'bench' extra)", aliases=("lightgbm_es", "lgbm-es"), **_PRACTITIONER),
+    MethodSpec("XGBoost-es", build_xgboost_early_stopping, ("xgboost", "XGBClassifier"),
+               f"XGBoost, {_ES}", aliases=("xgboost_es", "xgb-es"), **_PRACTITIONER),
+    MethodSpec("RF-400", build_practitioner_forest, ("sklearn.ensemble", "RandomForestClassifier"),
+               "scikit-learn random forest, 400 trees", aliases=("rf400",), **_PRACTITIONER),
+)
+# fmt: on

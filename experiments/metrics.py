@@ -4,27 +4,19 @@
 the classes present in the test rows) and log-loss; regression: R² and the root mean squared error
 (RMSE). :func:`run_scores` computes every metric of a task for one run:
 
-- **Log-loss** needs probabilities. A model trained on a fold that lacks a class gives none for it:
-  :func:`full_probabilities` places the model's columns among all the dataset's classes, the
-  missing ones at 0. Every probability is then clipped to ``[PROBA_CLIP, 1]`` and each row
-  renormalised, so a test row of a class the model gives probability 0 costs
-  ``-log(1e-15) ≈ 34.5`` instead of infinity; a method without ``predict_proba`` has no log-loss.
+- **Log-loss** needs probabilities: :func:`full_probabilities` places a model's columns among all the
+  dataset's classes (a class missing from its training fold at 0); probabilities are clipped to
+  ``[PROBA_CLIP, 1]`` and renormalised, so a true class given 0 costs ``-log(1e-15) ≈ 34.5``, not
+  infinity. A method without ``predict_proba`` has no log-loss.
 - **R²** of a test fold whose targets are all equal is 0 (scikit-learn's ``force_finite``).
 
-**Significance** (:func:`compare`). Every method is scored on the same folds (the same training
-and test rows). For each method, the mean score over its folds and its standard error; the best
-method is the one with the best mean of the ranking metric. For each other method m, the per-fold
-paired differences ``d_i = score_m,i - score_best,i`` over the folds both have, their mean and the
-standard error of that mean,
-
-    SE(d) = sqrt((1/n + n_test/n_train) * var(d)),
-
-``var`` the sample variance (ddof=1) of the n differences. The term ``n_test/n_train``
-(:func:`corrected_variance_factor`) is Nadeau and Bengio's correction (2003, "Inference for the
-generalization error") for the overlap of the training rows of different folds, which makes the
-plain ``var(d)/n`` too small; it is ``1/(k-1)`` for k-fold cross-validation and 0 where every
-score comes from the same training and test rows (only the models' seeds differ). A method's own
-standard error is ``sqrt((1/n + n_test/n_train) * var(score))`` in the same way.
+**Significance** (:func:`compare`). Every method is scored on the same folds; the best is the best mean
+of the ranking metric. For each other method, the per-fold paired differences ``d_i = score_i -
+best_i`` over the folds both have, their mean and its standard error
+``SE(d) = sqrt((1/n + n_test/n_train) * var(d))`` (``var`` with ddof=1). The term ``n_test/n_train``
+(:func:`corrected_variance_factor`) is Nadeau and Bengio's correction (2003) for the overlap of the
+training rows of different folds: ``1/(k-1)`` for k-fold cross-validation, 0 where every score comes
+from the same rows (only the seeds differ). A method's own standard error is taken the same way.
 
 The best method is the **winner** only when its advantage over *every* other method exceeds two
 standard errors of the paired differences: ``|mean(d)| > 2 SE(d)`` with at least two common
@@ -49,28 +41,14 @@ SIGNIFICANCE_SE = 2.0
 
 @dataclass(frozen=True)
 class Metric:
-    """A score of one run.
+    """A score of one run."""
 
-    Attributes
-    ----------
-    name : str
-        The key in run records and the value of ``--metric``.
-    label : str
-        Its name in tables and figures.
-    task : {"classification", "regression"}
-    greater_is_better : bool
-    scale : float
-        Tables and figures show ``scale * value`` (100: a percentage).
-    needs_proba : bool
-        Computed from ``predict_proba`` (absent for a method without it).
-    """
-
-    name: str
-    label: str
-    task: str
+    name: str  #: the key in run records and the value of ``--metric``
+    label: str  #: its name in tables and figures
+    task: str  #: ``"classification"`` or ``"regression"``
     greater_is_better: bool
-    scale: float = 1.0
-    needs_proba: bool = False
+    scale: float = 1.0  #: tables and figures show ``scale * value`` (100: a percentage)
+    needs_proba: bool = False  #: computed from ``predict_proba`` (absent for a method without it)
 
     @property
     def shown(self) -> str:
@@ -106,15 +84,8 @@ def metrics_of(task: str) -> list[Metric]:
 
 
 def full_probabilities(proba, model_classes, n_classes: int) -> np.ndarray:
-    """``proba``'s columns (for the model's classes) placed among ``n_classes`` classes, absent ones 0.
-
-    Parameters
-    ----------
-    proba : array of shape (n_samples, len(model_classes))
-    model_classes : array of int
-        The class codes (0 .. n_classes - 1) the model was trained on, in its column order.
-    n_classes : int
-    """
+    """``proba``'s columns, for the class codes ``model_classes`` in the model's column order, placed among
+    ``n_classes`` classes, absent ones 0."""
     proba = np.asarray(proba, dtype=np.float64)
     model_classes = np.asarray(model_classes, dtype=np.int64)
     if proba.ndim != 2 or proba.shape[1] != len(model_classes):
@@ -133,14 +104,7 @@ def log_loss(y_true, proba) -> float:
 
 
 def classification_scores(y_true, y_pred, proba=None) -> dict:
-    """``accuracy``, ``balanced_accuracy`` and (given all classes' probabilities) ``log_loss``.
-
-    Parameters
-    ----------
-    y_true, y_pred : arrays of class codes
-    proba : array of shape (n_samples, n_classes), optional
-        Column j is class code j (:func:`full_probabilities`).
-    """
+    """``accuracy``, ``balanced_accuracy`` and, given ``proba`` (column j: class code j), ``log_loss``."""
     from sklearn.metrics import balanced_accuracy_score
 
     y_true, y_pred = np.asarray(y_true), np.asarray(y_pred)
@@ -158,10 +122,7 @@ def regression_scores(y_true, y_pred) -> dict:
     from sklearn.metrics import r2_score
 
     y_true, y_pred = np.asarray(y_true, dtype=np.float64), np.asarray(y_pred, dtype=np.float64)
-    return {
-        "r2": float(r2_score(y_true, y_pred)),
-        "rmse": float(np.sqrt(np.mean((y_true - y_pred) ** 2))),
-    }
+    return {"r2": float(r2_score(y_true, y_pred)), "rmse": float(np.sqrt(np.mean((y_true - y_pred) ** 2)))}
 
 
 def run_scores(task: str, y_true, y_pred, proba=None) -> dict:
@@ -171,7 +132,7 @@ def run_scores(task: str, y_true, y_pred, proba=None) -> dict:
     return classification_scores(y_true, y_pred, proba)
 
 
-# ----------------------------------------------------------------------------- significance
+# significance
 
 
 def corrected_variance_factor(n: int, test_train_ratio: float = 0.0) -> float:
@@ -189,57 +150,26 @@ def standard_error(values, test_train_ratio: float = 0.0) -> float:
 
 @dataclass(frozen=True)
 class Comparison:
-    """One method against the best, on one dataset and metric.
-
-    Attributes
-    ----------
-    method : str
-    n : int
-        Folds the method has a score on.
-    mean, se : float
-        Its mean score and the standard error of that mean (NaN for fewer than two folds).
-    diff, diff_se : float
-        Mean paired difference to the best method (``score - best``; 0 for the best itself) over the
-        folds both have, and its standard error (NaN for the best, or fewer than two common folds).
-    n_common : int
-        Folds both this method and the best have.
-    best : bool
-        The best mean.
-    tied : bool
-        Not the best, and ``|diff| <= 2 * diff_se`` (or too few common folds to tell).
-    winner : bool
-        The best, and every other method's difference exceeds two standard errors.
-    """
+    """One method against the best, on one dataset and metric."""
 
     method: str
-    n: int
-    mean: float
-    se: float
-    diff: float
-    diff_se: float
-    n_common: int
-    best: bool
-    tied: bool
-    winner: bool
+    n: int  #: folds the method has a score on
+    mean: float  #: its mean score
+    se: float  #: the standard error of that mean (NaN for fewer than two folds)
+    diff: float  #: mean paired difference to the best (``score - best``, 0 for the best) over the common folds
+    diff_se: float  #: its standard error (NaN for the best, or fewer than two common folds)
+    n_common: int  #: folds both this method and the best have
+    best: bool  #: the best mean
+    tied: bool  #: not the best, and ``|diff| <= 2 * diff_se`` (or too few common folds to tell)
+    winner: bool  #: the best, and every other method's difference exceeds two standard errors
 
 
 def compare(scores: dict, greater_is_better: bool = True, test_train_ratio: float = 0.0) -> list[Comparison]:
     """Each method's mean, standard error and paired difference to the best, and whether the best wins.
 
-    Parameters
-    ----------
-    scores : dict
-        ``{method: {fold: score}}``; a fold is any hashable naming the same training and test rows
-        for every method (``(seed, fold)``). Methods without a score are left out.
-    greater_is_better : bool
-        Whether a larger score is better (accuracy, R²) or worse (log-loss, RMSE).
-    test_train_ratio : float
-        ``n_test / n_train`` of one fold for Nadeau and Bengio's correction (0: none).
-
-    Returns
-    -------
-    list of Comparison
-        Best first, then by mean score.
+    ``scores`` is ``{method: {fold: score}}``, a fold any hashable naming the same training and test rows
+    for every method (``(seed, fold)``); ``test_train_ratio`` is ``n_test / n_train`` of one fold for Nadeau
+    and Bengio's correction (0: none). Returns the comparisons best first, then by mean score.
     """
     scores = {m: dict(v) for m, v in scores.items() if v}
     if not scores:
@@ -262,22 +192,10 @@ def compare(scores: dict, greater_is_better: bool = True, test_train_ratio: floa
         rows[-1] += [diff, diff_se, len(common)]
     out = []
     others_apart = all(_apart(r[4], r[5]) for r in rows[1:])
-    for method, n, mean, se, diff, diff_se, n_common in rows:
-        is_best = method == best
-        out.append(
-            Comparison(
-                method=method,
-                n=n,
-                mean=mean,
-                se=se,
-                diff=diff,
-                diff_se=diff_se,
-                n_common=n_common,
-                best=is_best,
-                tied=not is_best and not _apart(diff, diff_se),
-                winner=is_best and len(rows) > 1 and others_apart,
-            )
-        )
+    for row in rows:
+        is_best = row[0] == best
+        tied, winner = not is_best and not _apart(row[4], row[5]), is_best and len(rows) > 1 and others_apart
+        out.append(Comparison(*row, best=is_best, tied=tied, winner=winner))
     return out
 
 

@@ -1,18 +1,13 @@
 """One runner per output folder: an exclusive marker file in ``--out`` naming its owner.
 
-Two runners sharing an ``--out`` would both run every unfinished job and append to the same
-``results.jsonl``. :func:`hold` creates ``<out>/.mddf-lock`` atomically (``O_CREAT | O_EXCL``)
-holding the owner's pid, host, start time and command; a second runner finds it, and
-:class:`FolderLocked` says who holds the folder (the command line prints it and exits with 2).
-
-- **Released** when the block ends: normally, on an exception, on Ctrl-C and on SIGTERM (turned
-  into :class:`~.executor.Terminated` while the lock is held, so that the block unwinds).
-- **Nothing left behind**: folders the lock created are removed again when the block ends with
-  them empty (a usage error found after the lock was taken writes nothing, and leaves nothing).
-- **Stale locks**: a runner killed with SIGKILL (or a machine that rebooted) leaves its marker
-  behind. A marker whose pid no longer runs on this host is taken over, with a message on stderr.
-  A marker written on another host (an ``--out`` on a shared file system) cannot be checked and
-  is respected; its message says which file to delete once that runner is known to be gone.
+Two runners sharing an ``--out`` would both run every unfinished job into the same ``results.jsonl``.
+:func:`hold` creates ``<out>/.mddf-lock`` atomically (``O_CREAT | O_EXCL``) with the owner's pid, host,
+start time and command; a second runner finds it, and :class:`FolderLocked` says who holds the folder.
+The lock is released when the block ends, however it ends (SIGTERM raises
+:class:`~.executor.Terminated` meanwhile, so the block unwinds), and the folders it created are removed
+again if still empty. A marker whose pid no longer runs on this host (a runner killed with SIGKILL) is
+taken over, saying so; one written on another host (a shared file system) cannot be checked and is
+respected, its message naming the file to delete once that runner is gone.
 """
 
 from __future__ import annotations
@@ -24,7 +19,6 @@ import os
 import signal
 import socket
 import sys
-import threading
 from pathlib import Path
 
 LOCK_NAME = ".mddf-lock"
@@ -61,10 +55,8 @@ def _alive(pid) -> bool:
         os.kill(int(pid), 0)
     except ProcessLookupError:
         return False
-    except PermissionError:  # someone else's process: it exists
-        return True
-    except (OSError, ValueError, TypeError):
-        return True  # cannot tell: respect the lock
+    except (OSError, ValueError, TypeError):  # someone else's process (PermissionError), or cannot tell
+        pass
     return True
 
 
@@ -83,20 +75,11 @@ def _is_stale(owner: dict | None) -> bool:
 
 
 def acquire(folder, command: str, log=None) -> Path:
-    """Create ``folder/.mddf-lock`` for this process; :class:`FolderLocked` if another runner holds it.
+    """Create ``folder/.mddf-lock`` (the folder too if missing) for this process and return its path;
+    :class:`FolderLocked` if another runner holds it.
 
-    Parameters
-    ----------
-    folder : path-like
-        The output folder (created if missing).
-    command : str
-        The command line recorded in the marker (shown to a second runner).
-    log : callable, optional
-        Told when a stale lock is taken over (default: a line on stderr).
-
-    Returns
-    -------
-    Path of the marker.
+    ``command`` is recorded in the marker (shown to a second runner); ``log`` is told when a stale lock is
+    taken over (default: a line on stderr).
     """
     log = log or (lambda text: print(text, file=sys.stderr))
     folder = Path(folder)
@@ -150,17 +133,11 @@ def release(path: Path) -> None:
 @contextlib.contextmanager
 def hold(folder, command: str, log=None):
     """Hold ``folder``'s lock for the block (see :func:`acquire`); SIGTERM raises ``Terminated`` meanwhile."""
-    from .executor import Terminated
+    from .executor import _raise_on_sigterm
 
     created = _missing_folders(Path(folder))
     path = acquire(folder, command, log)
-    previous = None
-    if threading.current_thread() is threading.main_thread():
-
-        def on_sigterm(signum, frame):
-            raise Terminated(128 + signum)
-
-        previous = signal.signal(signal.SIGTERM, on_sigterm)
+    previous = _raise_on_sigterm()
     try:
         yield path
     finally:

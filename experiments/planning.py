@@ -7,25 +7,71 @@
 - :func:`bindings` binds every (dataset, method) to the data's hash and the hash of its settings
   (:mod:`.binding`);
 - :func:`unusable_fractions` and :func:`unusable_folds` check, before any run, that each training
-  fraction or fold leaves every class the rows each method needs, and name the class that does not.
+  fraction or fold leaves every class the rows each method needs, and name the class that does not;
+- :func:`available`, :func:`metric_for`, :func:`check_task` and :func:`check_out_folder`: the methods
+  that can run, the ranking metric, and the checks both runners make of their options.
 """
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
 from .binding import Binding, dataset_sha256, method_settings, run_settings, settings_sha256, test_sha256
-from .methods import BuildContext
+from .methods import BuildContext, unavailable_reason
+from .metrics import DEFAULT_METRIC, METRICS, metrics_of
 from .protocols.practitioner import fold_count
 from .runner import task_of
+from .studies import OutputError, UsageError
 from .suites import image_shape_of
 
 #: A regression's training fraction must leave at least this many rows.
 MIN_REGRESSION_ROWS = 10
 
 PROTOCOLS = ("practitioner", "paper")
+
+
+def available(specs, task: str | None = None) -> list:
+    """The methods of ``specs`` whose estimator imports (and that handle ``task``); says on stderr why others do not."""
+    kept = []
+    for spec in specs:
+        reason = unavailable_reason(spec)
+        if reason is None and task is not None and task not in spec.tasks:
+            reason = f"{spec.name} does not handle {task}"
+        if reason:
+            print(f"left out: {reason}", file=sys.stderr)
+        else:
+            kept.append(spec)
+    return kept
+
+
+def metric_for(name, task: str) -> str:
+    """The ranking metric: ``name`` (a :class:`UsageError` unless it is a ``task`` metric), else the task's default."""
+    if name is None:
+        return DEFAULT_METRIC[task]
+    if METRICS[name].task != task:
+        raise UsageError(
+            f"--metric {name} is not a {task} metric (choose among {', '.join(m.name for m in metrics_of(task))})"
+        )
+    return name
+
+
+def check_task(protocol: str, task: str) -> None:
+    """Refuse a regression target under the papers' protocol (a classification protocol)."""
+    if protocol == "paper" and task == "regression":
+        raise UsageError(
+            "--protocol paper is the papers' classification protocol; a regression target runs under "
+            "--protocol practitioner"
+        )
+
+
+def check_out_folder(out: Path) -> None:
+    """Refuse an ``--out`` that is an existing file (one line, exit status 2)."""
+    if out.exists() and not out.is_dir():
+        raise OutputError(f"--out {out} is a file; give a folder (it is created if missing)")
 
 
 @dataclass(frozen=True)
@@ -50,22 +96,14 @@ def describe(ds) -> DatasetInfo:
     user = (ds.extra or {}).get("user_data")
     reading = None
     if user:
-        from .user_data import UserDataSource
+        from mddf.datasets.user_data import UserDataSource
 
         reading = UserDataSource(**user).reading()
         reading["task"] = task  # the resolved task (auto -> classification or regression)
-    return DatasetInfo(
-        name=ds.name,
-        task=task,
-        n_classes=0 if task == "regression" else int(ds.n_classes),
-        image_shape=image_shape_of(ds),
-        n_features=int(ds.X_train.shape[1]),
-        categorical_mask=tuple(bool(b) for b in ds.categorical_mask),
-        data_sha256=dataset_sha256(ds),
-        test_sha256=test_sha256(ds),
-        has_test_split=bool(ds.has_test_split),
-        reading=reading,
-    )
+    n_classes = 0 if task == "regression" else int(ds.n_classes)
+    shape = (n_classes, image_shape_of(ds), int(ds.X_train.shape[1]), tuple(bool(b) for b in ds.categorical_mask))
+    hashes = (dataset_sha256(ds), test_sha256(ds))
+    return DatasetInfo(ds.name, task, *shape, *hashes, bool(ds.has_test_split), reading)
 
 
 def practitioner_folds(ds, requested: int, log) -> int | None:
@@ -91,39 +129,21 @@ def bindings(infos, specs, *, protocol: str, profile: str, n_folds: dict, valida
     """``{(dataset, method): Binding}`` for every dataset of ``infos`` and method of ``specs``."""
     out = {}
     for info in infos:
-        ctx = BuildContext(
-            seed=0,
-            n_jobs=1,
-            profile=profile,
-            n_features=info.n_features,
-            n_classes=info.n_classes,
-            categorical_mask=info.categorical_mask,
-            image_shape=info.image_shape,
-            task=info.task,
-        )
+        shape = (info.n_features, info.n_classes, info.categorical_mask, info.image_shape)
+        ctx = BuildContext(0, 1, profile, *shape, task=info.task)  # seed 0 and one thread: neither is a setting
+        common = dict(protocol=protocol, task=info.task, profile=profile, validation_fraction=validation_fraction)
+        common.update(n_folds=n_folds.get(info.name), reading=info.reading)
         for spec in specs:
             if info.task not in spec.tasks:
                 continue
-            settings = run_settings(
-                protocol=protocol,
-                task=info.task,
-                profile=profile,
-                n_folds=n_folds.get(info.name),
-                validation_fraction=validation_fraction,
-                reading=info.reading,
-                method=method_settings(spec, ctx),
-            )
+            settings = run_settings(**common, method=method_settings(spec, ctx))
             out[(info.name, spec.name)] = Binding(info.data_sha256, settings_sha256(settings), info.test_sha256)
     return out
 
 
 def unusable_folds(ds, n_folds: int, specs, seeds) -> dict:
-    """``{method: reason}`` of the methods a cross-validation's training folds leave too few rows of a class.
-
-    The folds are the runs' (:func:`~.protocols.practitioner.cv_splits`); a method whose
-    ``min_class_rows`` exceeds the training rows of the smallest class in some fold is not run on
-    the dataset, and the reason names the class by its label.
-    """
+    """``{method: reason}`` of the methods whose ``min_class_rows`` exceeds the training rows of a class in some fold
+    of the runs' cross-validation (:func:`~.protocols.practitioner.cv_splits`); the reason names the class."""
     from .protocols.practitioner import cv_splits
 
     task = task_of(ds)
@@ -149,10 +169,9 @@ def unusable_folds(ds, n_folds: int, specs, seeds) -> dict:
 def unusable_fractions(ds, fractions, specs, seeds, *, validation_fraction: float = 0.2) -> dict:
     """``{(fraction, method): reason}`` of the training fractions that leave a method too few rows.
 
-    For each seed and fraction the training rows are drawn as the runs will draw them
-    (:func:`~.protocols.run_data.split_run_data`); a method whose ``min_class_rows`` exceeds the rows of
-    the smallest class (by its label) is not run on that fraction, and a regression fraction with
-    fewer than :data:`MIN_REGRESSION_ROWS` rows is not run at all.
+    The training rows are drawn as the runs draw them (:func:`~.protocols.run_data.split_run_data`): a
+    method whose ``min_class_rows`` exceeds the rows of the smallest class (named by its label) is not run on
+    that fraction, nor a regression fraction with fewer than :data:`MIN_REGRESSION_ROWS` rows.
     """
     from .protocols.run_data import split_run_data
 

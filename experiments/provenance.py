@@ -1,32 +1,19 @@
 """Where a result file came from: the command that regenerates it, the commit, the machine, the date.
 
-Every Markdown, CSV and figure file the reproduction scripts write starts with (or carries) this
-block, so a number copied out of it can be traced back and regenerated:
+Every Markdown, CSV and figure file the harness writes carries this block, so a number copied out of it
+can be traced back and regenerated: the **command** (shell-quoted, the script's path relative to the
+repository: run it from the root), the **commit** (``+ uncommitted changes`` when the tracked files
+differ), the **machine** (cores, memory, CPU, OS, the key libraries' versions: :mod:`.environment`), the
+**date** (UTC) and, for a user's file (``--data``), the **data**: its path and sha256.
 
-- **command**: the script's command line, shell-quoted, with the script path relative to the
-  repository (``python scripts/run_uci.py --suite mddf --seeds 3``); run it from the repository
-  root to regenerate the file;
-- **commit**: the checkout's commit, ``+ uncommitted changes`` when its tracked files differ
-  from it (:func:`.environment.package_versions`);
-- **machine**: cores, memory, CPU model, OS, and the versions of Python and the libraries the
-  results depend on (:mod:`.environment`);
-- **date**: when the file was written, UTC;
-- **data** (results of a user's file, ``--data``): the file's path and sha256.
+- Markdown: a short list between ``<!-- provenance -->`` and ``<!-- /provenance -->`` at the top
+  (:func:`markdown_header`);
+- CSV: leading ``# key: value`` lines before the header row (:func:`csv_header`): read it with
+  ``pandas.read_csv(path, comment="#")`` or :func:`read_csv_rows` (which skips only the leading lines);
+- PNG / PDF: the same fields in the image's metadata (:func:`png_metadata`, :func:`pdf_metadata`).
 
-Formats:
-
-- Markdown: a short list between ``<!-- provenance -->`` and ``<!-- /provenance -->`` markers at the
-  top (:func:`markdown_header`);
-- CSV: leading comment lines ``# key: value`` before the header row (:func:`csv_header`). Read such a
-  file with ``pandas.read_csv(path, comment="#")`` or :func:`read_csv_rows` (which skips only the
-  leading ``#`` lines; pandas' ``comment`` would also cut a data row at a ``#``, and the scripts'
-  rows hold none);
-- PNG / PDF: the same fields in the image's metadata (:func:`png_metadata`, :func:`pdf_metadata`),
-  e.g. ``PIL.Image.open(path).text["Command"]``.
-
-The run records of ``results.jsonl`` carry the commit (``versions``), the machine (``machine``) and
-their dates (``started_at`` / ``finished_at``) themselves (:mod:`.runner`, :mod:`.executor`); the
-runner's records of skipped datasets get the same fields from :func:`record_stamp`.
+Run records carry the commit, the machine and their dates themselves (:mod:`.runner`); the records of
+skipped datasets get the same fields from :func:`record_stamp`.
 """
 
 from __future__ import annotations
@@ -53,15 +40,8 @@ def script_path(name: str) -> Path:
 
 
 def command_line(script, argv=None) -> str:
-    """``python <script> <argv...>``, shell-quoted, the script's path relative to the repository.
-
-    Parameters
-    ----------
-    script : str or Path
-        The script that writes the file (its ``__file__``).
-    argv : list of str, optional
-        Its arguments (default: ``sys.argv[1:]``); scripts pass the ``argv`` their ``main`` got.
-    """
+    """``python <script> <argv...>`` (default ``sys.argv[1:]``), shell-quoted, the script's path relative to the
+    repository."""
     path = Path(script).resolve()
     try:
         shown = path.relative_to(REPO_ROOT).as_posix()
@@ -93,29 +73,21 @@ def machine_summary() -> str:
 def provenance(script=None, argv=None, *, command: str | None = None, data: str | None = None) -> dict:
     """``{"command", "commit", "machine", "date"}`` (and ``"data"``) for a file written now.
 
-    Parameters
-    ----------
-    script, argv :
-        The script that writes the file and its arguments (:func:`command_line`).
-    command : str, optional
-        The command line as is, instead of ``script`` and ``argv`` (``mddf benchmark ...``).
-    data : str, optional
-        The user data file the results come from, with its sha256 (``--data``); added as ``"data"``.
+    The command is ``command`` as is (``mddf benchmark ...``), else ``script`` with ``argv``
+    (:func:`command_line`); ``data`` names the user data file (``--data``) with its sha256.
     """
     versions = package_versions()
     commit = versions.get("git_commit") or "unknown (not a git checkout)"
     if versions.get("git_dirty"):
         commit += " + uncommitted changes"
-    date = _utc_now().replace("+00:00", "Z")
+    command = command if command is not None else command_line(script, argv)
     prov = {
-        "command": command if command is not None else command_line(script, argv),
+        "command": command,
         "commit": commit,
         "machine": machine_summary(),
-        "date": date,
+        "date": _utc_now().replace("+00:00", "Z"),
     }
-    if data:
-        prov["data"] = data
-    return prov
+    return {**prov, "data": data} if data else prov
 
 
 def _utc_now() -> str:

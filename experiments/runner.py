@@ -16,6 +16,10 @@ import warnings
 from collections import OrderedDict
 
 import numpy as np
+from joblib import effective_n_jobs
+from threadpoolctl import threadpool_limits
+
+from mddf.datasets.user_data import load_source, register_all, registered
 
 from .binding import Binding, dataset_sha256
 from .early_stopped import EarlyStopped
@@ -26,11 +30,9 @@ from .protocols.practitioner import cv_run_data
 from .protocols.run_data import deepboost_run_data, split_run_data
 from .store import run_key
 from .suites import image_shape_of, protocol_of
-from .user_data import load_source, register_all, registered
 
-# Datasets kept in a long-lived process (inline execution, Dask workers), most recent last.
-# Runs are planned dataset by dataset, so two entries avoid reloading while keeping memory
-# bounded by the two largest datasets instead of the whole suite.
+# Datasets kept in a long-lived process (inline execution, Dask workers), most recent last: runs are planned
+# dataset by dataset, so two entries avoid reloading while memory holds two datasets, not the whole suite.
 DATASET_CACHE_SIZE = 2
 _DATASET_CACHE: OrderedDict[object, object] = OrderedDict()
 _DATASET_CACHE_LOCK = threading.Lock()  # a Dask worker with several threads runs several runs at once
@@ -43,10 +45,9 @@ class DatasetUnavailable(Exception):
 def load(dataset: str, cache: bool = False, download: bool = False):
     """``mddf.datasets.load_dataset(dataset)``; missing files raise :class:`DatasetUnavailable`.
 
-    The loaders signal a missing file with ``FileNotFoundError`` (``mddf.datasets.MissingFileError``)
-    and a failed download with ``ConnectionError`` (``mddf.datasets.DownloadError``); the loader's
-    message is kept. Other loader errors (corrupt file, checksum mismatch, unknown name)
-    propagate. A name registered as a user data file (:mod:`.user_data`) reads that file.
+    A missing file (``FileNotFoundError``) or a failed download (``ConnectionError``) keeps the loader's
+    message; other loader errors (corrupt file, checksum mismatch, unknown name) propagate. A name
+    registered as a user data file (:mod:`mddf.datasets.user_data`) reads that file.
     """
     source = registered(dataset)
     # A user file is cached under its content and options: a later command in the same process
@@ -72,11 +73,7 @@ def load(dataset: str, cache: bool = False, download: bool = False):
 
 
 def command_line_wording(message: str) -> str:
-    """A loader's message with its Python keywords replaced by the command line's options.
-
-    The harness is driven from the command line (``mddf benchmark``, the scripts), where the
-    loaders' ``download=True`` and ``data_home=`` are ``--download`` and ``--data-home``.
-    """
+    """A loader's message with its Python keywords (``download=True``, ``data_home=``) as the command line's options."""
     return (
         message.replace("allow downloading (download=True)", "allow downloading (--download)")
         .replace("(download=False)", "(--download was not given)")
@@ -123,33 +120,25 @@ def model_size(estimator) -> dict:
     are counted from the booster, HistGradientBoosting's from its iterations. Keys are absent when
     nothing of the kind was found.
     """
-    size: dict = {}
     if hasattr(estimator, "steps"):
         estimator = estimator.steps[-1][1]
     coefs = getattr(estimator, "coefs_", None)
     if coefs is not None:
-        size["n_weights"] = int(sum(c.size for c in coefs) + sum(b.size for b in estimator.intercepts_))
-        return size
+        return {"n_weights": int(sum(c.size for c in coefs) + sum(b.size for b in estimator.intercepts_))}
     if callable(getattr(estimator, "tree_stats", None)):  # DeepBoost / AdaBoost: the paper's tree counts
         try:
-            size.update({k: v for k, v in estimator.tree_stats().items()})
-            return size
+            return dict(estimator.tree_stats())
         except Exception:  # a statistic is not worth failing a finished run for
             pass
     if hasattr(estimator, "n_voters_"):  # QuadBoost: stumps with a non-zero weight
-        size["n_voters"] = int(estimator.n_voters_)
-        return size
+        return {"n_voters": int(estimator.n_voters_)}
     if hasattr(estimator, "booster_"):  # LightGBM: one tree per class and round (one per round if binary)
-        size["n_trees"] = int(estimator.booster_.num_trees())
-        return size
+        return {"n_trees": int(estimator.booster_.num_trees())}
     if hasattr(estimator, "n_trees_per_iteration_") and hasattr(estimator, "n_iter_"):  # HistGradientBoosting
-        size["n_trees"] = int(estimator.n_iter_ * estimator.n_trees_per_iteration_)
-        return size
-    if hasattr(estimator, "get_booster"):
-        booster = estimator.get_booster()
+        return {"n_trees": int(estimator.n_iter_ * estimator.n_trees_per_iteration_)}
+    if hasattr(estimator, "get_booster"):  # XGBoost
         n_groups = 1 if getattr(estimator, "n_classes_", 2) <= 2 else estimator.n_classes_
-        size["n_trees"] = int(booster.num_boosted_rounds() * n_groups)
-        return size
+        return {"n_trees": int(estimator.get_booster().num_boosted_rounds() * n_groups)}
     counts = {"n_trees": 0, "n_tree_nodes": 0}
     seen: set[int] = set()
 
@@ -269,8 +258,8 @@ def run_one(
     seed : int
         Seeds the estimator, the validation hold-out, the sub-sample and the fold shuffle.
     fold : int or None
-        Fold of the DeepBoost protocol (required for its datasets, None otherwise), or of the
-        practitioner protocol's cross-validation.
+        Fold of the DeepBoost protocol (required for its datasets), or of the practitioner protocol's
+        cross-validation.
     fraction : float in (0, 1]
         Stratified fraction of the training rows (small-sample study).
     profile : {"paper", "quick"}
@@ -278,26 +267,22 @@ def run_one(
         ``"paper"``: the DeepBoost datasets' folds, every other dataset's train/test split;
         ``"practitioner"``: with ``fold``, fold ``fold`` of seed ``seed``'s ``n_folds``-fold
         cross-validation of all the rows (:mod:`.protocols.practitioner`), else the split.
-    n_folds : int, optional
-        Folds of the practitioner protocol's cross-validation.
-    n_jobs : int or None
-        Threads of the estimator.
+    n_folds, n_jobs : int, optional
+        Folds of the practitioner protocol's cross-validation; threads of the estimator.
     trees_k, trees_per_layer, trees_k_source :
         Tree budget of tree-budget methods (RF, XGBoost): ``trees_per_layer * trees_k`` trees.
     registry : Registry, optional
     validation_fraction : float
         Held-out share of the training rows for hyper-parameter selection (split protocol).
-    cache_dataset : bool
-        Keep the last ``DATASET_CACHE_SIZE`` loaded datasets in this process (in-process
-        execution, Dask workers).
-    download : bool
-        Let the loader download missing files (else the run is skipped with its message).
+    cache_dataset, download : bool
+        Keep the last ``DATASET_CACHE_SIZE`` datasets in this process (inline runs, Dask workers);
+        let the loader download missing files (else the run is skipped with its message).
     user_data : dict, optional
-        ``{name: UserDataSource.as_dict()}``: user data files (``--data``) loadable by name
-        (:mod:`.user_data`); the record names the file and its sha256 (``data_source``).
+        ``{name: UserDataSource.as_dict()}``: user data files (``--data``) loadable by name; the
+        record names the file and its sha256 (``data_source``).
     binding : Binding, optional
-        The data and settings the run is planned for (:mod:`.binding`): stored in the record, and
-        the run fails if the data it loads has another hash.
+        The data and settings the run is planned for (:mod:`.binding`): stored in the record; the
+        run fails if the data it loads has another hash.
 
     Returns
     -------
@@ -359,12 +344,8 @@ def run_one(
                 trees_k, trees_k_source = FALLBACK_TREES_K, "fallback (no mdDF result for this run)"
             trees_per_layer = trees_per_layer or _default_tpl(profile)
             n_trees = int(trees_per_layer * trees_k)
-            record.update(
-                trees_k=int(trees_k),
-                trees_per_layer=int(trees_per_layer),
-                trees_k_source=trees_k_source,
-                n_trees_budget=n_trees,
-            )
+            record.update(trees_k=int(trees_k), trees_per_layer=int(trees_per_layer), trees_k_source=trees_k_source)
+            record["n_trees_budget"] = n_trees
         ctx = BuildContext(
             seed=int(seed),
             n_jobs=n_jobs,
@@ -377,18 +358,13 @@ def run_one(
             task=task,
         )
         labels = _Labels(data.y_train, task)
-        record.update(
-            n_train=int(len(data.y_train)),
-            n_test=int(len(data.y_test)),
-            n_features=ctx.n_features,
-            n_classes=n_classes,
-            split=data.description,
-        )
+        record.update(n_train=int(len(data.y_train)), n_test=int(len(data.y_test)), n_features=ctx.n_features)
+        record.update(n_classes=n_classes, split=data.description)
         if task != "regression":
             record.update(n_train_classes=len(labels.present), min_class_rows=labels.min_rows)
         record["rss_before_fit_mb"] = current_rss_mb()
-
-        with warnings.catch_warnings(record=True) as caught:
+        # n_jobs busy threads: threadpool_limits holds the OpenMP and BLAS pools of HistGradientBoosting & co. to them
+        with warnings.catch_warnings(record=True) as caught, threadpool_limits(effective_n_jobs(n_jobs)):
             warnings.simplefilter("always")
             if spec.warm_up is not None:
                 record.update(_warm_up(spec, ctx, data.X_train, labels))
@@ -404,8 +380,7 @@ def run_one(
                     )
                 t0, c0 = time.perf_counter(), time.process_time()
                 estimator.fit(data.X_train, labels.encoded)
-                record["train_seconds"] = time.perf_counter() - t0
-                record["train_cpu_seconds"] = time.process_time() - c0
+                record.update(train_seconds=time.perf_counter() - t0, train_cpu_seconds=time.process_time() - c0)
             _split_search_time(estimator, record)
             t0 = time.perf_counter()
             y_pred = labels.decode(estimator.predict(data.X_test))
@@ -415,12 +390,9 @@ def run_one(
         record.update(run_scores(task, data.y_test, y_pred, proba))
         record["params"] = estimator_params(_inner(estimator))
         if isinstance(estimator, EarlyStopped):
-            record["early_stopping"] = {
-                "rounds": estimator.n_rounds_,
-                "validation_rows": estimator.n_validation_,
-                "patience": estimator.patience,
-                "validation_fraction": estimator.validation_fraction,
-            }
+            stopping = ("rounds", "n_rounds_"), ("validation_rows", "n_validation_"), ("patience", "patience")
+            record["early_stopping"] = {key: getattr(estimator, name) for key, name in stopping}
+            record["early_stopping"]["validation_fraction"] = estimator.validation_fraction
         record.update(model_size(_inner(estimator)))
         record.update(search_summary(estimator))
         cascade = cascade_summary(getattr(estimator, "best_estimator_", estimator))
@@ -437,14 +409,11 @@ def run_one(
         record["error"] = f"{type(exc).__name__}: {exc}"
         record["traceback"] = traceback.format_exc()
     finally:
-        record["peak_rss_mb"] = memory.peak_mb()
-        record["memory_method"] = memory.method
-        record["finished_at"] = _now()
+        record.update(peak_rss_mb=memory.peak_mb(), memory_method=memory.method, finished_at=_now())
         if caught:
             messages = list(dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in caught))
             record["warnings"] = messages[:5] + ([f"... {len(messages) - 5} more"] if len(messages) > 5 else [])
-        record["versions"] = package_versions()
-        record["machine"] = machine_info()
+        record.update(versions=package_versions(), machine=machine_info())
     return record
 
 
@@ -473,12 +442,9 @@ def _run_data(ds, protocol, seed, fold, fraction, n_folds, task, validation_frac
 
 
 class _Labels:
-    """The class codes a model is trained on, ``0 .. m-1`` over the classes present in its training rows.
-
-    When every class is present (the usual case) the codes are the dataset's own; a training set
-    without some class (a small fold or fraction) gets consecutive codes, which XGBoost needs, and
-    the predictions are mapped back. Regression targets pass through.
-    """
+    """The class codes a model is trained on, ``0 .. m-1`` over the classes present in its training rows: the
+    dataset's own when every class is present, else consecutive codes (XGBoost needs them), the predictions
+    mapped back. Regression targets pass through."""
 
     def __init__(self, y_train, task):
         self.regression = task == "regression"
@@ -517,13 +483,9 @@ class _Labels:
 
 
 def _warm_up(spec, ctx, X_train, labels) -> dict:
-    """Fit and apply a tiny model of ``spec``'s kind on a few training rows; its time is the compilation's.
-
-    numba compiles the tree code on its first use in a process (or loads it from its disk cache),
-    which would otherwise be counted in the first timed fit. Returns ``{"compile_seconds": s}``, or
-    ``{"compile_seconds": None, "warm_up_error": ...}`` when the tiny model fails (the real fit then
-    says whether the method works).
-    """
+    """Fit and apply a tiny model of ``spec``'s kind on a few training rows: numba compiles the tree code on its
+    first use in a process, which would otherwise count in the timed fit. Returns ``{"compile_seconds": s}``, or
+    ``{"compile_seconds": None, "warm_up_error": ...}`` when the tiny model fails."""
     rows = labels.warm_up_rows()
     X, y = X_train[rows], labels.encoded[rows]
     try:
@@ -569,12 +531,11 @@ def _probabilities(estimator, X_test, labels, n_classes, record):
 
 
 def _select(spec, ctx, data, record, labels):
-    """Choose hyper-parameters on the validation rows.
+    """Choose hyper-parameters on the validation rows; returns ``(estimator, selection)``.
 
-    Returns ``(estimator, selection)``: the estimator is the selected, already fitted model when
-    the protocol tests it as is (DeepBoost protocol), else None (caller refits on all rows).
-    ``record["selection_seconds"]`` is the time of every candidate's fit and score, the selected
-    model's own fit left out when it is tested as is (it is the record's ``train_seconds``).
+    The estimator is the selected, fitted model when the protocol tests it as is (DeepBoost protocol),
+    else None (the caller refits on all rows). ``record["selection_seconds"]`` times every candidate, the
+    selected model's own fit left out when it is tested as is (it is then ``train_seconds``).
     """
     candidates = spec.grid(ctx) if spec.grid is not None else []
     if len(candidates) == 0:

@@ -3,27 +3,21 @@
 ``mddf small-sample`` and ``python scripts/small_sample.py`` parse their arguments (:mod:`.cli`)
 and call :func:`run`.
 
-Trains the methods on fractions of the training rows (stratified by class, every class keeping
-at least one row; at random for a regression; the test rows are unchanged), repeated over seeds,
-and plots the mean test score (``--metric``: accuracy by default, R² for a regression) with
-standard-deviation error bars. Each
-(fraction, method, seed) is one run of the benchmark runner (a fresh worker process, or a task on
-a Dask cluster with ``--scheduler``; a resumable ``results.jsonl`` in ``--out``, bound to the data
-and settings as the benchmark's is).
+Trains the methods on fractions of the training rows (stratified by class, every class keeping at least
+one row; at random for a regression; the test rows unchanged), repeated over seeds, and plots the mean
+test score (``--metric``: accuracy, or R² for a regression) with standard-deviation error bars. Each
+(fraction, method, seed) is one run of the benchmark runner, resumable in ``--out`` as the benchmark's.
 
 - **Protocols**: ``--protocol paper`` (the default for built-in datasets) runs the paper's random
-  forest, XGBoost, gcForest and mdDF, random forest and XGBoost with 400 x k trees, k = the layers
-  of mdDF on the same fraction and seed; ``--protocol practitioner`` (the default with ``--data``)
-  the benchmark's practitioner methods (a baseline, early-stopped boosting, a random forest and
-  mdDF), and is the one for a regression target.
-- **Small classes**: before any run, each fraction is checked against each method's needs; a
-  (fraction, method) that leaves a class too few training rows is skipped with a one-line reason
-  naming the class. A cascade whose smallest class has fewer rows than its folds gets fewer folds,
-  or out-of-bag class vectors for a single row; the CSV counts those runs (``adapted_runs``).
+  forest and XGBoost (400 x k trees, k = mdDF's layers on the same fraction and seed), gcForest and
+  mdDF; ``--protocol practitioner`` (the default with ``--data``, and for a regression target) the
+  benchmark's practitioner methods.
+- **Small classes**: a (fraction, method) that leaves a class too few training rows is skipped before
+  any run, naming the class; a cascade gets no more folds than its smallest class has rows (out-of-bag
+  class vectors for a single row), and the CSV counts those runs (``adapted_runs``).
 
-Writes ``small_sample_<dataset>.png/.pdf/.csv`` in ``--out``, each with the command that
-regenerates it, the commit, the machine, the date and, with ``--data``, the file's sha256 (the
-CSV's are ``#`` comment lines: read it with ``pandas.read_csv(path, comment="#")``).
+Writes ``small_sample_<dataset>.png/.pdf/.csv`` in ``--out``, each with its provenance (the CSV's as
+``#`` lines: ``pandas.read_csv(path, comment="#")``).
 """
 
 from __future__ import annotations
@@ -33,26 +27,30 @@ from pathlib import Path
 
 import numpy as np
 
+from mddf.datasets.user_data import UserDataSource, provenance_line
+
 from .binding import set_aside_stale
 from .cluster import run_from_args
 from .executor import EXIT_NOTHING_TO_RUN, EXIT_OK, EXIT_RUN_FAILED, bound_records, plan, unfinished
 from .figures import plt, save_figure
-from .methods import default_registry, unavailable_reason
+from .methods import default_registry
 from .metrics import METRICS
 from .outlock import hold
-from .planning import bindings, describe, unusable_fractions
+from .planning import available, bindings, check_out_folder, check_task, describe, metric_for, unusable_fractions
 from .provenance import provenance
 from .runner import task_of
 from .store import ResultStore
 from .studies import NothingToRun, UsageError, logger, resolve_dataset
 from .suites import protocol_of
 from .tables import write_rows
-from .user_data import UserDataSource, provenance_line
 
 DEFAULT_FRACTIONS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0)
 QUICK_FRACTIONS = (0.05, 0.2, 1.0)
 DEFAULT_METHODS = ("RF", "XGBoost", "gcForest", "mdDF")
 BASELINE = "Baseline"
+
+
+_KEYS = ("dataset", "method", "fraction", "profile", "status")
 
 
 def summarize(records, dataset, methods, fractions, profile, metric="accuracy"):
@@ -62,25 +60,13 @@ def summarize(records, dataset, methods, fractions, profile, metric="accuracy"):
     scale = METRICS[metric].scale
     for method in methods:
         for fraction in fractions:
-            recs = [
-                r
-                for r in latest.values()
-                if r.get("dataset") == dataset
-                and r.get("method") == method
-                and r.get("fraction") == fraction
-                and r.get("profile") == profile
-                and r.get("status") == "ok"
-                and r.get(metric) is not None
-            ]
+            wanted = (dataset, method, fraction, profile, "ok")
+            recs = [r for r in latest.values() if tuple(map(r.get, _KEYS)) == wanted and r.get(metric) is not None]
             if not recs:
                 continue
             values = np.array([scale * r[metric] for r in recs])
-            row = {
-                "dataset": dataset,
-                "method": method,
-                "fraction": fraction,
-                "n_train": int(np.mean([r["n_train"] for r in recs])),
-            }
+            row = {"dataset": dataset, "method": method, "fraction": fraction}
+            row["n_train"] = int(np.mean([r["n_train"] for r in recs]))
             if recs[0].get("task", "classification") != "regression":
                 row["n_train_classes_min"] = int(min(r["n_train_classes"] for r in recs))
                 row["min_class_rows"] = int(min(r.get("min_class_rows", 0) for r in recs))
@@ -117,15 +103,9 @@ def plot(rows, dataset, methods, metric="accuracy"):
         mine = sorted((r for r in rows if r["method"] == method), key=lambda r: r["fraction"])
         if not mine:
             continue
-        ax.errorbar(
-            [100 * r["fraction"] * dodge[method] for r in mine],
-            [r["mean"] for r in mine],
-            yerr=[r["std"] for r in mine],
-            marker=markers.get(method, "o"),
-            ms=4,
-            capsize=3,
-            label=method,
-        )
+        x = [100 * r["fraction"] * dodge[method] for r in mine]
+        y, err = ([r[key] for r in mine] for key in ("mean", "std"))
+        ax.errorbar(x, y, yerr=err, marker=markers.get(method, "o"), ms=4, capsize=3, label=method)
     ax.set_xscale("log")
     fractions = sorted({r["fraction"] for r in rows})
     ax.set_xticks([100 * f for f in fractions])
@@ -142,23 +122,9 @@ def plot(rows, dataset, methods, metric="accuracy"):
 
 
 def run(args, registry=None, *, command: str) -> int:
-    """Run the study the parsed arguments describe (see ``mddf small-sample --help``).
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        From :func:`mddf.experiments.cli.small_sample_parser`.
-    registry : Registry, optional
-    command : str
-        The command line recorded in the lock and in the files' provenance.
-
-    Returns
-    -------
-    int
-        The exit status (``EXIT_*`` of :mod:`.executor`).
-    """
-    from .benchmark import check_out_folder, metric_for
-
+    """Run the study the parsed arguments (:func:`mddf.experiments.cli.small_sample_parser`) describe, with the
+    methods of ``registry``; ``command`` is recorded in the lock and the files' provenance. Returns the exit
+    status."""
     log = logger(args)
     registry = registry or default_registry()
     profile = "quick" if args.quick else "paper"
@@ -188,30 +154,15 @@ def run(args, registry=None, *, command: str) -> int:
     if protocol_of(ds.name) != "split" or not (ds.has_test_split or user_file):
         raise UsageError(f"{ds.name} has no train/test split; the study needs one")
     task = task_of(ds)
-    if task == "regression" and protocol == "paper":
-        raise UsageError(
-            "--protocol paper is the papers' classification protocol; a regression target runs under "
-            "--protocol practitioner"
-        )
-    try:
-        metric = metric_for(args.metric, task)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
+    check_task(protocol, task)
+    metric = metric_for(args.metric, task)
     out = args.out
     if out is None:
         out = Path("results") / UserDataSource(**ds.extra["user_data"]).slug / "small_sample" if user_file else None
         out = out or Path("results/small_sample")
         check_out_folder(out)
 
-    specs = []
-    for spec in asked:
-        reason = unavailable_reason(spec)
-        if reason:
-            print(f"left out: {reason}", file=sys.stderr)
-        elif task not in spec.tasks:
-            print(f"left out: {spec.name} does not handle {task}", file=sys.stderr)
-        else:
-            specs.append(spec)
+    specs = available(asked, task)
     if not specs:
         print("nothing to run: no requested method is available", file=sys.stderr)
         return EXIT_NOTHING_TO_RUN
@@ -228,17 +179,9 @@ def run(args, registry=None, *, command: str) -> int:
     info = describe(ds)
     with hold(out, command):
         store = ResultStore(out / "results.jsonl")
-        tasks = plan(
-            [ds.name],
-            specs,
-            seeds,
-            n_classes={ds.name: info.n_classes},
-            profile=profile,
-            fractions=runnable,
-            protocol=protocol,
-            tasks={ds.name: task},
-            bindings=bindings([info], specs, protocol=protocol, profile=profile, n_folds={}),
-        )
+        bound = bindings([info], specs, protocol=protocol, profile=profile, n_folds={})
+        planned = dict(profile=profile, fractions=runnable, protocol=protocol, tasks={ds.name: task}, bindings=bound)
+        tasks = plan([ds.name], specs, seeds, n_classes={ds.name: info.n_classes}, **planned)
         tasks = [t for t in tasks if (t.fraction, t.method) not in skipped]
         set_aside_stale(store, tasks, lambda text: print(text, file=sys.stderr))
         code = run_from_args(tasks, store, args, registry)

@@ -17,9 +17,7 @@ from pathlib import Path
 import numpy as np
 
 
-def run_key(
-    dataset: str, method: str, seed: int, fold=None, fraction: float = 1.0, profile: str = "paper", protocol="paper"
-) -> str:
+def run_key(dataset: str, method: str, seed: int, fold=None, fraction=1.0, profile="paper", protocol="paper") -> str:
     """The identity of one run; resume skips keys that already have an ``ok`` record of the same data and settings.
 
     A run of the practitioner protocol ends in ``|protocol=practitioner``; the papers' keep the keys
@@ -55,13 +53,7 @@ def _clean(obj):
 
 
 class ResultStore:
-    """Results of many runs in one JSON-lines file.
-
-    Parameters
-    ----------
-    path : str or Path
-        The ``.jsonl`` file; created (with its folder) on the first append.
-    """
+    """Results of many runs in one JSON-lines file, ``path`` (created with its folder on the first append)."""
 
     def __init__(self, path):
         self.path = Path(path)

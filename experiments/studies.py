@@ -6,9 +6,10 @@ import sys
 import time
 from pathlib import Path
 
+from mddf.datasets.user_data import UserDataSource, register, seeded_split, source_for, summary
+
 from .methods import declared_categories
 from .runner import DatasetUnavailable, load
-from .user_data import UserDataSource, register, seeded_split, source_for, summary
 
 PAPER_DEFAULT_DATASET = "har"  # the mdDF paper's Figures 6-9 use UCI HAR
 FALLBACK_DATASET = "satimage"
@@ -31,7 +32,7 @@ def open_user_data(args, *, builtin_option: str = "--dataset") -> UserDataSource
     """The ``--data`` file of the arguments, checked, hashed and registered (None without ``--data``).
 
     Sets ``args.user_data`` to ``{name: source dict}``, what the runs in worker processes need.
-    Raises :class:`UsageError` for inconsistent options and :class:`~.user_data.UserDataError`
+    Raises :class:`UsageError` for inconsistent options and :class:`~mddf.datasets.user_data.UserDataError`
     for a file that cannot be used.
     """
     args.user_data = None
@@ -45,15 +46,9 @@ def open_user_data(args, *, builtin_option: str = "--dataset") -> UserDataSource
         raise UsageError(f"--data and {builtin_option} are alternatives: give one")
     if args.target is None:
         raise UsageError("--data needs --target COLUMN, the name of the label column")
-    source = source_for(
-        args.data,
-        args.target,
-        args.test,
-        sep=getattr(args, "sep", None),
-        drop=tuple(getattr(args, "drop", None) or ()),
-        na_values=tuple(getattr(args, "na_values", None) or ()),
-        task=getattr(args, "task", None) or "auto",
-    )
+    reading = {option: tuple(getattr(args, option, None) or ()) for option in ("drop", "na_values")}
+    task = getattr(args, "task", None) or "auto"
+    source = source_for(args.data, args.target, args.test, sep=getattr(args, "sep", None), **reading, task=task)
     register(source)
     args.user_data = {source.name: source.as_dict()}
     return source
@@ -62,13 +57,8 @@ def open_user_data(args, *, builtin_option: str = "--dataset") -> UserDataSource
 def resolve_dataset(args, log=print, *, seed=None):
     """Load the dataset the arguments ask for; the paper's HAR falls back to satimage when absent.
 
-    With ``--data`` the user's file is read (:func:`open_user_data`); given a ``seed``, a file
-    without ``--test`` is split into training and test rows with it
-    (:func:`~.user_data.seeded_split`).
-
-    Returns
-    -------
-    Dataset
+    With ``--data`` the user's file is read (:func:`open_user_data`); given a ``seed``, a file without
+    ``--test`` is split into training and test rows with it (:func:`~mddf.datasets.user_data.seeded_split`).
     """
     import os
 
@@ -106,9 +96,8 @@ def resolve_dataset(args, log=print, *, seed=None):
 
 def mddf_params(args) -> dict:
     """MDDFClassifier keyword arguments from the shared options (``--quick`` shrinks them)."""
-    params = dict(
-        n_estimators=args.n_estimators, max_layers=args.max_layers, random_state=args.seed, n_jobs=args.n_jobs
-    )
+    params = dict(n_estimators=args.n_estimators, max_layers=args.max_layers)
+    params.update(random_state=args.seed, n_jobs=args.n_jobs)
     if args.quick:
         params.update(n_estimators=min(args.n_estimators, 10), max_layers=min(args.max_layers, 3))
     if args.n_tolerant_layers is not None:

@@ -4,55 +4,32 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 
 @dataclass(frozen=True)
 class Suite:
-    """A named list of datasets evaluated together in one table.
-
-    Attributes
-    ----------
-    name : str
-    datasets : tuple of str
-        Names accepted by ``mddf.datasets.load_dataset``.
-    protocol : {"split", "deepboost"}
-        ``"split"``: fit on the standard training split, report test accuracy.
-        ``"deepboost"``: the DeepBoost paper's 10-fold protocol (``mddf.datasets.deepboost_folds``).
-    paper : {"mddf", "deepboost"} or None
-        Whose published numbers are shown next to ours.
-    description : str
-    """
+    """A named list of datasets evaluated together in one table."""
 
     name: str
-    datasets: tuple
+    datasets: tuple  #: names accepted by ``mddf.datasets.load_dataset``
+    #: ``"split"`` (the standard train/test split) or ``"deepboost"`` (the DeepBoost paper's 10-fold protocol)
     protocol: str
-    paper: str | None
+    paper: str | None  #: whose published numbers are shown next to ours (``"mddf"``, ``"deepboost"`` or None)
     description: str
 
 
-SUITES = {
-    "default": Suite(
-        "default",
-        ("digits", "breast_cancer", "wine", "iris"),
-        "split",
-        None,
-        "scikit-learn's bundled datasets (no download), stratified 70/30 split",
-    ),
-    "mddf": Suite(
-        "mddf",
-        ("adult", "yeast", "letter", "protein", "har", "sensit", "satimage", "mnist"),
-        "split",
-        "mddf",
-        "the 8 datasets of the mdDF paper's Table 1 on their standard train/test splits",
-    ),
-    "deepboost": Suite(
-        "deepboost",
-        ("breastcancer", "ionosphere", "german", "diabetes", "ocr17", "ocr49"),
-        "deepboost",
-        "deepboost",
-        "the DeepBoost paper's datasets with its 10-fold protocol "
-        "(run i: test fold i, validation fold i+1, train on the other 8)",
-    ),
-}
+# fmt: off
+SUITES = {suite.name: suite for suite in (
+    Suite("default", ("digits", "breast_cancer", "wine", "iris"), "split", None,
+          "scikit-learn's bundled datasets (no download), stratified 70/30 split"),
+    Suite("mddf", ("adult", "yeast", "letter", "protein", "har", "sensit", "satimage", "mnist"), "split", "mddf",
+          "the 8 datasets of the mdDF paper's Table 1 on their standard train/test splits"),
+    Suite("deepboost", ("breastcancer", "ionosphere", "german", "diabetes", "ocr17", "ocr49"), "deepboost",
+          "deepboost", "the DeepBoost paper's datasets with its 10-fold protocol "
+          "(run i: test fold i, validation fold i+1, train on the other 8)"),
+)}
+# fmt: on
 
 DEEPBOOST_N_FOLDS = 10
 
@@ -83,7 +60,4 @@ def image_shape_of(dataset) -> tuple | None:
     if shape is None:
         return None
     shape = tuple(int(s) for s in shape)
-    n_pixels = 1
-    for s in shape:
-        n_pixels *= s
-    return shape if n_pixels == dataset.X_train.shape[1] else None
+    return shape if int(np.prod(shape)) == dataset.X_train.shape[1] else None

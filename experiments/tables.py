@@ -1,26 +1,15 @@
-"""Result tables: the mdDF paper's Table 2 layout, and the plain Markdown and CSV tables of the benchmarks.
+"""Result tables: the mdDF paper's Table 2 layout, and the plain Markdown and CSV tables the harness writes.
 
-A :class:`Table` (:func:`build_table`, :func:`to_markdown`, :func:`to_csv`) has datasets as rows and
-methods as columns. Each table holds our measured columns (mean test accuracy in %, +/- the sample standard
-deviation over seeds, or over seeds x folds for the DeepBoost protocol) followed by the
-published columns. The best value of each row is bold within each group. Below the rows, each
-column's average rank and the number of datasets it averages over:
+A :class:`Table` (:func:`summarize`, :func:`build_table`, :func:`to_markdown`, :func:`to_csv`) has
+datasets as rows and methods as columns: our measured columns (mean test accuracy in %, ± the sample
+standard deviation over seeds, or seeds x folds) and then the published ones, the best of each row and
+group in bold. Below the rows, each column's average rank and the number of datasets it is taken over
+(:data:`RANK_NOTE` says how), and the notes: :func:`method_notes` keeps the descriptions of the methods
+that have a result in the table.
 
-- on each dataset, the columns of a group that have a result there are ranked (rank 1 = most
-  accurate, ties share the mean rank); a column without one (not applicable, skipped, failed or
-  not run) is left out of that dataset's ranking instead of being given a rank;
-- a dataset where fewer than two columns of the group have a result is not ranked;
-- a column's average rank is the mean of its ranks over the datasets where it has one; the
-  "Datasets ranked" row says how many that is.
-
-The Markdown ends with the table's notes and a note saying how the ranks are computed, so a
-footnote describes only what the table holds: :func:`method_notes` keeps the descriptions of the
-methods that have a result in the table.
-
-Every other table the harness and the benchmarks write is built from the same pieces:
-:func:`markdown_table` lays out a Markdown table, :func:`csv_text` and :func:`write_rows` write
-rows as CSV, :func:`number`, :func:`plus_minus` and :func:`mean_std` format the cells, and
-:func:`mean_ranks` ranks the methods of result records on every dataset and averages their ranks.
+The other tables are built from the same pieces: :func:`markdown_table` lays out a Markdown table,
+:func:`csv_text` and :func:`write_rows` write rows as CSV, :func:`number`, :func:`plus_minus` and
+:func:`mean_std` format the cells.
 """
 
 from __future__ import annotations
@@ -50,24 +39,12 @@ RANK_NOTE = (
 )
 
 
-# ----------------------------------------------------------------------------- cells
+# cells
 
 
 def number(value, digits: int = 4, *, missing: str = "—", signed: bool = False) -> str:
-    """A table cell for ``value``: a float with ``digits`` decimals, anything else as text.
-
-    Parameters
-    ----------
-    value : float, None or any
-        ``None`` and NaN are shown as ``missing``; a value other than a float (an int, a string)
-        as ``str(value)``.
-    digits : int
-        Decimals of a float.
-    missing : str
-        The text of a missing value.
-    signed : bool
-        Whether a float carries its sign (``+0.50``).
-    """
+    """A table cell for ``value``: a float with ``digits`` decimals (with its sign when ``signed``), None and
+    NaN as ``missing``, anything else (an int, a string) as ``str(value)``."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return missing
     if isinstance(value, float):
@@ -100,28 +77,14 @@ def mean_std(values: Sequence[float], digits: int = 2, *, scale: float = 1.0) ->
     return plus_minus(scale * statistics.fmean(values), std, digits)
 
 
-# ----------------------------------------------------------------------------- plain tables
-
-
-def standard_error(values: Sequence[float]) -> float:
-    """The standard error of the mean of ``values``: their sample standard deviation over sqrt(n); NaN for n < 2."""
-    values = np.asarray(values, dtype=float)
-    return float(np.std(values, ddof=1) / np.sqrt(len(values))) if len(values) > 1 else float("nan")
+# plain tables
 
 
 def markdown_table(header: Sequence[str], rows: Iterable[Sequence], align: str | Sequence[str] = "---") -> list:
     """The lines of a GitHub Markdown table: the header, the alignment row, one line per row.
 
-    Parameters
-    ----------
-    header : sequence of str
-        The column titles.
-    rows : iterable of sequences
-        The cells of each row, already formatted: each is shown as ``str(cell)`` (an empty string
-        is an empty cell).
-    align : str or sequence of str
-        The alignment row's entry of every column (``"---"``, ``":---"`` left, ``"---:"`` right), or
-        one entry per column.
+    ``rows`` hold formatted cells, each shown as ``str(cell)``; ``align`` is the alignment row's entry of
+    every column (``"---"``, ``":---"`` left, ``"---:"`` right), or one entry per column.
     """
     header = list(header)
     aligns = [align] * len(header) if isinstance(align, str) else list(align)
@@ -141,15 +104,8 @@ def _csv(header: Sequence, rows: Iterable[Sequence]) -> str:
 
 
 def csv_text(rows: Sequence[dict], columns: Sequence[str] | None = None) -> str:
-    """Dict rows as CSV text (``\\n`` line ends).
-
-    Parameters
-    ----------
-    rows : sequence of dict
-    columns : sequence of str, optional
-        The columns, in order; a row's other keys are left out. Default: every key of any row, in
-        order of appearance. A row without a column's key has an empty cell there, as has ``None``.
-    """
+    """Dict rows as CSV text (``\\n`` line ends), in ``columns`` (default: every key of any row, in order of
+    appearance); a row without a column's key, or with None there, has an empty cell."""
     columns = list(dict.fromkeys(k for row in rows for k in row)) if columns is None else list(columns)
     return _csv(columns, ([row.get(c, "") for c in columns] for row in rows))
 
@@ -162,39 +118,7 @@ def write_rows(rows: Sequence[dict], path, provenance: dict | None = None) -> Pa
     return path
 
 
-def mean_ranks(records: Iterable[dict], methods: Sequence[str], datasets: Sequence[str], key: str = "accuracy") -> dict:
-    """Each method's rank by its mean ``key`` on each dataset (1 highest, ties averaged), averaged over the datasets.
-
-    Parameters
-    ----------
-    records : iterable of dict
-        Records with ``"dataset"``, ``"method"`` and ``key``; a record without ``key`` is left out.
-    methods, datasets : sequences of str
-        The methods ranked and the datasets they are ranked on. A dataset where fewer than two methods
-        have a record is not ranked; a method is ranked on the datasets where it has one.
-
-    Returns
-    -------
-    dict
-        ``{method: mean rank}`` of the methods ranked on at least one dataset.
-    """
-    records = [r for r in records if key in r]
-    ranks = {m: [] for m in methods}
-    for dataset in datasets:
-        means = {}
-        for m in methods:
-            values = [r[key] for r in records if r["dataset"] == dataset and r["method"] == m]
-            if values:
-                means[m] = statistics.fmean(values)
-        if len(means) < 2:
-            continue
-        order = list(means)
-        for m, rank in zip(order, rankdata([-means[m] for m in order])):
-            ranks[m].append(float(rank))
-    return {m: statistics.fmean(r) for m, r in ranks.items() if r}
-
-
-# ----------------------------------------------------------------------------- the paper-style table
+# the paper-style table
 
 
 @dataclass
@@ -235,11 +159,8 @@ class Table:
         return {label for label, v in values.items() if np.isclose(v, top, rtol=0, atol=1e-9)}
 
     def ranks(self, group) -> dict:
-        """``{label: {dataset: rank}}`` of a group's columns, over the datasets where each has a result.
-
-        A column without a result on a dataset has no rank there, and the other columns are ranked
-        among themselves; a dataset with fewer than two results in the group is not ranked.
-        """
+        """``{label: {dataset: rank}}`` of a group's columns on the datasets where at least two of them have a
+        result (a column without one there has no rank there)."""
         cols = [c for c in self.columns if c.group == group]
         ranks = {c.label: {} for c in cols}
         for dataset in self.datasets:
@@ -269,12 +190,8 @@ class Table:
 
 
 def method_notes(table: Table, descriptions, group="ours") -> list:
-    """The notes of ``descriptions`` that concern a method with a result in ``table``.
-
-    ``descriptions`` is a sequence of ``(methods, text)``: ``text`` is kept when one of ``methods``
-    ran (:meth:`Table.ran`), and may hold ``{methods}``, replaced by the ones that ran, joined by
-    commas and "and" (``"RF and XGBoost use 400·k trees"`` when ExtraTrees did not run).
-    """
+    """The texts of ``descriptions`` (``(methods, text)`` pairs) for which one of ``methods`` has a result in
+    ``table``; ``{methods}`` in a text names the ones that do (``"RF and XGBoost use 400·k trees"``)."""
     ran = table.ran(group)
     notes = []
     for methods, text in descriptions:
@@ -287,12 +204,8 @@ def method_notes(table: Table, descriptions, group="ours") -> list:
 
 
 def summarize(records, *, fraction=1.0, profile=None, seeds=None) -> dict:
-    """``{(dataset, method): Cell}`` from result records (latest record per key).
-
-    Accuracies are averaged over seeds (and folds); ``std`` is the sample standard deviation
-    (``ddof=1``) when there are at least two values. A cell with failures but no success reads
-    ``"error"``.
-    """
+    """``{(dataset, method): Cell}`` from result records (latest record per key): accuracies averaged over seeds
+    (and folds), ``std`` their sample standard deviation (two values at least); failures alone read ``"error"``."""
     latest = {}
     for rec in records:
         if "key" in rec and rec.get("method"):
@@ -317,39 +230,15 @@ def summarize(records, *, fraction=1.0, profile=None, seeds=None) -> dict:
     return cells
 
 
-def build_table(
-    title,
-    datasets,
-    methods,
-    cells,
-    *,
-    paper=None,
-    paper_std=None,
-    not_applicable=(),
-    skipped=None,
-    notes=(),
-    extra=None,
-) -> Table:
-    """Assemble a :class:`Table`.
+def build_table(title, datasets, methods, cells, *, paper=None, paper_std=None, not_applicable=(), skipped=None,
+                notes=(), extra=None) -> Table:  # fmt: skip
+    """Assemble a :class:`Table`: ``datasets`` as rows and ``methods`` as our columns, in order.
 
-    Parameters
-    ----------
-    title : str
-    datasets, methods : list of str
-        Rows and our columns, in order.
-    cells : dict
-        ``{(dataset, method): Cell}`` from :func:`summarize`.
-    paper : dict, optional
-        ``{column label: {dataset: accuracy %}}`` published numbers.
-    paper_std : dict, optional
-        Matching published standard deviations.
-    not_applicable : iterable of (dataset, method)
-        Cells shown as "n/a" (e.g. binary-only methods on multi-class data).
-    skipped : dict, optional
-        ``{dataset: loader message}`` for datasets whose files are missing.
-    notes : iterable of str
-    extra : dict, optional
-        ``{label: {dataset: text}}`` informative columns placed after ours.
+    ``cells`` is ``{(dataset, method): Cell}`` (:func:`summarize`); ``paper`` and ``paper_std`` are
+    ``{column label: {dataset: value}}`` of the published accuracies (%) and their standard deviations;
+    ``not_applicable`` the ``(dataset, method)`` cells shown as "n/a" (a binary-only method on multi-class
+    data); ``skipped`` ``{dataset: loader message}`` of the datasets whose files are missing; ``extra``
+    ``{label: {dataset: text}}`` informative columns placed after ours.
     """
     skipped = skipped or {}
     not_applicable = set(not_applicable)
@@ -420,11 +309,8 @@ def to_markdown(table: Table) -> str:
 
 
 def to_csv(table: Table) -> str:
-    """The table as CSV: mean, std and n per column, a "best (ours)" column, the rank row last.
-
-    The rank row holds each column's average rank, and in its "n" column the number of datasets
-    that average is over.
-    """
+    """The table as CSV: mean, std and n per column, a "best (ours)" column, and last the rank row (each column's
+    average rank, with the number of datasets it is over in its "n" column)."""
     ours = [c for c in table.columns if c.group == "ours"]
     paper = [c for c in table.columns if c.group == "paper"]
     header = ["dataset"]

@@ -10,9 +10,8 @@ intra-class to inter-class variance of the embedding, tr(S_W)/tr(S_B) (smaller: 
 classes). The paper uses UCI HAR; without its files the default is satimage.
 
 Writes ``tsne_<dataset>.png/.pdf`` plus ``tsne_<dataset>.csv`` (every embedded point) and
-``tsne_<dataset>_ratios.csv`` (the ratio of every panel) in ``--out``, each with the command that
-regenerates it, the commit, the machine and the date (``mddf.experiments.provenance``: image
-metadata, ``#`` comment lines before the CSV header; read with ``pandas.read_csv(path, comment="#")``).
+``tsne_<dataset>_ratios.csv`` (the ratio of every panel) in ``--out``, each with its provenance
+(image metadata, ``#`` lines before the CSV header: ``pandas.read_csv(path, comment="#")``).
 """
 
 from __future__ import annotations
@@ -22,12 +21,13 @@ from sklearn.manifold import TSNE
 from sklearn.model_selection import train_test_split
 from threadpoolctl import threadpool_limits
 
+from mddf.datasets.user_data import provenance_line
+
 from .figures import plt, save_figure
 from .layers import parse_layers, variance_ratio
 from .provenance import provenance
 from .studies import UsageError, fit_mddf, logger, mddf_params, refuse_regression, resolve_dataset
 from .tables import write_rows
-from .user_data import provenance_line
 
 
 def sample_rows(y, max_points, seed):
@@ -81,28 +81,14 @@ def run(args, *, command: str) -> int:
             emb = embed(features_at(t), args.perplexity, rng_seed)
             ratio = variance_ratio(emb, labels)
             ratios.append({"split": split, "layer": t, "intra_over_inter_variance": ratio, "n_points": len(labels)})
-            points += [
-                {
-                    "split": split,
-                    "layer": t,
-                    "x": float(x),
-                    "y": float(yv),
-                    "label": int(lab),
-                    "class": class_names[int(lab)],
-                }
-                for (x, yv), lab in zip(emb, labels)
-            ]
+            for (x, yv), lab in zip(emb, labels):
+                points.append({"split": split, "layer": t, "x": float(x), "y": float(yv), "label": int(lab)})
+                points[-1]["class"] = class_names[int(lab)]
             ax = axes[r, c]
             for k in np.unique(labels):
                 sel = labels == k
-                ax.scatter(
-                    emb[sel, 0],
-                    emb[sel, 1],
-                    s=4,
-                    color=colours(int(k) % colours.N),
-                    label=class_names[int(k)],
-                    rasterized=True,
-                )
+                style = dict(s=4, color=colours(int(k) % colours.N), rasterized=True)
+                ax.scatter(emb[sel, 0], emb[sel, 1], **style, label=class_names[int(k)])
             ax.set_title(f"{split}, layer {t}\n$S_W/S_B$ = {ratio:.2f}", fontsize=9)
             ax.set_xticks([])
             ax.set_yticks([])
@@ -111,17 +97,8 @@ def run(args, *, command: str) -> int:
             if r == 1:
                 ax.set_xlabel("t-SNE 1")
     handles, labels_ = axes[0, 0].get_legend_handles_labels()
-    fig.legend(
-        handles,
-        labels_,
-        title="class",
-        loc="lower center",
-        ncol=min(len(labels_), 10),
-        fontsize=8,
-        markerscale=3,
-        frameon=False,
-        bbox_to_anchor=(0.5, -0.01),
-    )
+    placed = dict(loc="lower center", ncol=min(len(labels_), 10), bbox_to_anchor=(0.5, -0.01))
+    fig.legend(handles, labels_, title="class", **placed, fontsize=8, markerscale=3, frameon=False)
     fig.suptitle(f"t-SNE of mdDF layer features on {ds.name} (train: out-of-fold, test: transform)", fontsize=10)
     # room under the panels for the legend: its title plus one line per 10 classes
     legend_lines = 1 + -(-len(labels_) // 10)

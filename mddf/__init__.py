@@ -38,6 +38,7 @@ _EXPORTS = {
     "MDDFGridSearch": "._search",
     "ModelFileError": "._storage",
     "PAPER_PARAM_GRID": "._search",
+    "PairFeatures": "._pairs",
     "PCAFeatures": "._rotation",
     "margin_distribution_loss": "._margin",
     "margin_statistics": "._margin",
@@ -53,6 +54,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers and readers of the im
     from ._cascade_classifier import MDDFClassifier
     from ._cascade_regressor import CascadeForestRegressor
     from ._margin import margin_distribution_loss, margin_statistics, margins
+    from ._pairs import PairFeatures
     from ._rotation import PCAFeatures
     from ._search import PAPER_PARAM_GRID, MDDFGridSearch
     from ._storage import ModelFileError
@@ -80,6 +82,7 @@ __all__ = [
     "MDDFGridSearch",
     "ModelFileError",
     "PAPER_PARAM_GRID",
+    "PairFeatures",
     "PCAFeatures",
     "margin_distribution_loss",
     "margin_statistics",

@@ -14,11 +14,15 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 
 import numpy as np
-from sklearn.utils.parallel import Parallel, delayed
+from sklearn.utils.parallel import Parallel
 
 from ._storage import MemoryStore, StoredModel
+from ._threads import in_one_thread, one_blas_thread
 from .forests import PackedForest, fold_share
 from .forests.growing import MAX_SEED
+
+#: The fold index of the fit on every training row that ``fold_trees="refit"`` adds after the k folds.
+REFIT = "all"
 
 
 class BlockBase(ABC):
@@ -52,7 +56,7 @@ class BlockBase(ABC):
         bit-identical to those of the models kept in memory.
     name : str or None
         The subfolder of the store that holds this block's files (``layer-001``).
-    fold_trees : {"all", "share"}, default="all"
+    fold_trees : {"all", "share", "refit"}, default="all"
         What a forest's fold models keep for new rows. ``"all"``: every tree,
         so that new rows get the mean of the k fold models (k x ``n_estimators``
         trees). ``"share"``: each fold model keeps its first
@@ -61,6 +65,11 @@ class BlockBase(ABC):
         trees drawn from the k fold models, as many as one forest fitted once;
         the others give their out-of-fold outputs and are dropped. Forests
         with out-of-bag outputs have one model and keep every tree.
+        ``"refit"``: the fold models give the out-of-fold outputs and are
+        dropped; each member is then fitted once more on every training row
+        (the :data:`REFIT` fold, drawn after the k folds' seeds), and new rows
+        get that one model's output (scikit-learn's ``StackingClassifier``
+        practice).
 
     Attributes
     ----------
@@ -105,7 +114,9 @@ class BlockBase(ABC):
     def _folds(self, rng, y, trainable):
         """Draw the folds and one seed per fold and member (in this order); yield ``(i, train, test, seeds)``.
 
-        ``train`` holds the fold's training rows that are ``trainable`` (all when it is None).
+        ``train`` holds the fold's training rows that are ``trainable`` (all when it is None). With
+        ``fold_trees="refit"`` a last fold follows, ``i`` = :data:`REFIT`: every trainable row, no
+        held-out row, and seeds drawn from ``rng`` once the k folds are consumed.
         """
         n = len(y)
         folds = self.splitter(self.n_folds, shuffle=True, random_state=rng.randint(MAX_SEED))
@@ -120,12 +131,31 @@ class BlockBase(ABC):
                         f"every fold needs training rows of positive weight{self.empty_fold_hint}"
                     )
             yield i, train, test, seeds[i]
+        if self.refits:
+            seeds = rng.randint(MAX_SEED, size=len(self.forest_types))
+            train = np.arange(n) if trainable is None else np.flatnonzero(trainable)
+            yield REFIT, train, np.zeros(0, dtype=np.intp), seeds
+
+    @property
+    def refits(self):
+        """Whether the members are refitted on every training row and the fold models dropped."""
+        return getattr(self, "fold_trees", "all") == "refit"
 
     def _kept_trees(self, fold):
         """Trees the forest of fold ``fold`` keeps for new rows (``fold_trees``)."""
-        if getattr(self, "fold_trees", "all") == "all":
+        if getattr(self, "fold_trees", "all") != "share":
             return self.n_estimators
         return fold_share(self.n_estimators, self.n_folds, fold)
+
+    def _fold_task(self, fold, member, fit, *args):
+        """The task that fits member ``member`` on fold ``fold`` (:meth:`_task`, named ``m<member>-fold<fold>``).
+
+        With ``fold_trees="refit"`` a fold model gives its out-of-fold output and is dropped in the
+        worker (its slot's model is None); only the :data:`REFIT` fold's model is kept.
+        """
+        if self.refits and fold != REFIT:
+            return in_one_thread(_output_only)(fit, *args)
+        return self._task(f"m{member}-fold{fold}", fit, *args)
 
     def _task(self, name, fit, *args):
         """A joblib task that runs ``fit(*args)`` (a model and its output) and keeps the model in the store.
@@ -135,8 +165,8 @@ class BlockBase(ABC):
         """
         writer = self.store.writer(self.name)
         if writer is None:
-            return delayed(fit)(*args)
-        return delayed(_fit_and_store)(writer, name, fit, *args)
+            return in_one_thread(fit)(*args)
+        return in_one_thread(_fit_and_store)(writer, name, fit, *args)
 
     def _gather(self, tasks, slots, n_rows, width):
         """Run the fit tasks; keep each member's models in ``models_``; return the out-of-fold outputs.
@@ -144,11 +174,13 @@ class BlockBase(ABC):
         ``slots[k]`` is ``(member, rows)`` of task ``k``: the rows its output is of, or None for every
         row (out-of-bag). Returns an array ``(n_rows, n_members) + width``.
         """
-        results = Parallel(n_jobs=self.n_jobs, prefer="threads")(tasks)
+        with one_blas_thread():  # each task one busy thread (in_one_thread, mddf._threads)
+            results = Parallel(n_jobs=self.n_jobs, prefer="threads")(tasks)
         out = np.zeros((n_rows, len(self.forest_types)) + width)
         self.models_ = [[] for _ in self.forest_types]
         for (j, rows), (model, output) in zip(slots, results):
-            self.models_[j].append(self.store.handle(model))
+            if model is not None:  # None: a fold model dropped once it gave its output (fold_trees="refit")
+                self.models_[j].append(self.store.handle(model))
             if rows is None:
                 out[:, j] = output
             else:
@@ -200,10 +232,11 @@ class BlockBase(ABC):
         def task(model):
             rows = codes if self._binned(model) else X
             if isinstance(model, StoredModel):  # the worker loads it (memory-mapped) and lets it go
-                return delayed(_predict_stored)(predict, model.record, self.store.path, rows, has_missing)
-            return delayed(predict)(model, rows, has_missing)
+                return in_one_thread(_predict_stored)(predict, model.record, self.store.path, rows, has_missing)
+            return in_one_thread(predict)(model, rows, has_missing)
 
-        results = Parallel(n_jobs=self.n_jobs, prefer="threads")(task(model) for _, model in flat)
+        with one_blas_thread():
+            results = Parallel(n_jobs=self.n_jobs, prefer="threads")(task(model) for _, model in flat)
         out = np.zeros((X.shape[0], len(self.models_)) + width)
         for (j, _), output in zip(flat, results):  # fixed order: bit-identical for any n_jobs
             out[:, j] += output
@@ -237,6 +270,12 @@ class BlockBase(ABC):
         """Load every stored model into memory (arrays read, not mapped) and keep them in memory from now on."""
         self.models_ = [[self.store.loaded(model) for model in models] for models in self.models_]
         self.store = MemoryStore()
+
+
+def _output_only(fit, *args):
+    """Run ``fit(*args)`` and return ``(None, output)``: the model leaves memory in the worker that fitted it."""
+    _, output = fit(*args)
+    return None, output
 
 
 def _fit_and_store(writer, name, fit, *args):

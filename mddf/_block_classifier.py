@@ -229,8 +229,9 @@ class ForestBlock(MemberBlockMixin, BlockBase):
                         tasks.append(member_task(j, fold_seeds[j], fold))
                     else:
                         tasks.append(
-                            self._task(
-                                f"m{j}-fold{i}",
+                            self._fold_task(
+                                i,
+                                j,
                                 fit_forest,
                                 kind,
                                 self.n_estimators,

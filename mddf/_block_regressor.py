@@ -164,7 +164,7 @@ class RegressionForestBlock(MemberBlockMixin, BlockBase):
                         None,  # draws: the bootstrap is uniform
                         self._kept_trees(i),
                     )
-                    task = self._task(f"m{j}-fold{i}", fit_forest, *args)
+                    task = self._fold_task(i, j, fit_forest, *args)
                 tasks.append(task)
                 slots.append((j, test))
         return self._gather(tasks, slots, len(y), ())

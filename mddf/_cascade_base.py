@@ -22,12 +22,14 @@ from sklearn.base import is_classifier
 from sklearn.model_selection import KFold, StratifiedKFold, train_test_split
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter
 
 from ._layer_features import LayerFeaturesMixin
 from ._members import check_accepts_nan, is_forest
 from ._stopping import EarlyStopping
 from ._storage import MemoryStore, ModelStore, open_store, temporary_folders_removed_on_sigterm
+from ._threads import one_blas_thread, one_thread
 from .forests import MAX_SUBSET_CATEGORIES, BinnedInput, PrefixCodes
 from .forests.growing import MAX_SEED
 from .utils import CATEGORICAL_FEATURES_CONSTRAINT, validate_tabular
@@ -43,6 +45,9 @@ class Growth:
     ``oof_outputs`` hold, per grown layer, the training rows' out-of-fold
     ``passed`` and (only for a predictor with ``predictor_input="auto"``, which
     reads it) the cascade's out-of-fold prediction after that layer.
+    ``active`` and ``val_active`` are the training and held-out rows still in
+    the cascade (confidence screening; None: every row), the only rows the next
+    layer trains on and predicts.
     """
 
     forest_types: tuple
@@ -62,6 +67,8 @@ class Growth:
     history: list = field(default_factory=list)
     oof_features: list = field(default_factory=list)
     oof_outputs: list = field(default_factory=list)
+    active: np.ndarray | None = None
+    val_active: np.ndarray | None = None
 
     def __post_init__(self):
         self.val_x = None if self.X_val is None else PrefixCodes(self.X_val)  # the held-out x, binned once
@@ -173,7 +180,7 @@ class CascadeBase(LayerFeaturesMixin, ABC):
         "validation_fraction": [Interval(Real, 0, 1, closed="neither"), None],
         "categorical_features": CATEGORICAL_FEATURES_CONSTRAINT,
         "categorical_splits": [StrOptions({"subset", "ordinal"})],
-        "fold_trees": [StrOptions({"all", "share"})],
+        "fold_trees": [StrOptions({"all", "share", "refit"})],
         "predictor_input": [StrOptions({"stacked", "auto"})],
         "n_jobs": [Integral, None],
         "random_state": ["random_state"],
@@ -287,15 +294,19 @@ class CascadeBase(LayerFeaturesMixin, ABC):
         """
         start = time.perf_counter()
         block = self._block(growth.forest_types, t, growth.store)
-        X = self._layer_input(growth.X, growth.train.passed, t)
+        if growth.active is None:
+            X = self._layer_input(growth.X, growth.train.passed, t)
+        else:  # the rows still in the cascade (confidence screening)
+            X = self._layer_input(growth.X[growth.active], growth.train.passed[growth.active], t)
         categorical = self._layer_categorical(X.shape[1], t)
         per_member = self._fit_block(block, growth, X, categorical=categorical, prefix=self._binned_x(growth, t))
         return t, block, per_member, start
 
     def _binned_x(self, growth, t):
-        """``x`` binned once for every layer that begins with it; None when layer t's trees are not binned."""
+        """``x`` binned once for every layer that begins with it; None when layer t's trees are not binned
+        or train on part of the rows (confidence screening: binned on those rows)."""
         binned = self._binned_trees and any(map(is_forest, growth.forest_types))
-        if not binned or not self._layer_holds_x(t):
+        if not binned or not self._layer_holds_x(t) or growth.active is not None:
             return None
         if growth.binned_x is None:
             growth.binned_x = BinnedInput(growth.X)
@@ -414,7 +425,10 @@ class CascadeBase(LayerFeaturesMixin, ABC):
         if chosen == "cascade":
             return  # the cascade predicts; no predictor to train
         name = "raw" if chosen == "raw" else "stacked"
-        self._predictor_model, self.predictor_ = self._fit_final(templates[name], inputs[name], y, weight, seed)
+        with one_blas_thread():
+            self._predictor_model, self.predictor_ = one_thread(
+                self._fit_final, templates[name], inputs[name], y, weight, seed
+            )
 
     def _choose_predictor_input(self, templates, inputs, y, weight, seed, cascade_output):
         """What predicts best: the predictor on ``x`` alone, or a mixture of the cascade's output and
@@ -447,15 +461,19 @@ class CascadeBase(LayerFeaturesMixin, ABC):
         stratified = is_classifier(self) and np.unique(y, return_counts=True)[1].min() >= 2
         splitter = (StratifiedKFold if stratified else KFold)(n_splits=2, shuffle=True, random_state=seed)
         halves = list(splitter.split(inputs["stacked"], y))
+        fits = [(name, fit_rows, held_out) for name in inputs for fit_rows, held_out in halves]
+        with one_blas_thread():  # the candidates in parallel, each with one thread (mddf._threads)
+            held_out_outputs = Parallel(n_jobs=self.n_jobs, prefer="threads")(
+                delayed(one_thread)(
+                    self._held_out_output, templates[name], inputs[name], y, weight, fit_rows, held_out, seed
+                )
+                for name, fit_rows, held_out in fits
+            )
         outputs = {}
-        for name in inputs:
-            for fit_rows, held_out in halves:
-                part_weight = None if weight is None else weight[fit_rows]
-                model, _ = self._fit_final(templates[name], inputs[name][fit_rows], y[fit_rows], part_weight, seed)
-                output = self._predictor_output(model, inputs[name][held_out])
-                if name not in outputs:
-                    outputs[name] = np.empty((len(y), *output.shape[1:]))
-                outputs[name][held_out] = output
+        for (name, _, held_out), output in zip(fits, held_out_outputs):
+            if name not in outputs:
+                outputs[name] = np.empty((len(y), *output.shape[1:]))
+            outputs[name][held_out] = output
         mixed = [
             self._measure.score(self._output_rows(_mix(cascade_output, outputs["stacked"], w), y), weight)
             for w in PREDICTOR_WEIGHTS
@@ -471,6 +489,12 @@ class CascadeBase(LayerFeaturesMixin, ABC):
             return "raw", 1.0, scores
         w = float(PREDICTOR_WEIGHTS[best])
         return ("cascade" if w == 0.0 else "stacked" if w == 1.0 else "blend"), w, scores
+
+    def _held_out_output(self, template, Z, y, weight, fit_rows, held_out, seed):
+        """The predictor fitted on the rows ``fit_rows`` of ``Z``: its output for the rows ``held_out``."""
+        part_weight = None if weight is None else weight[fit_rows]
+        model, _ = self._fit_final(template, Z[fit_rows], y[fit_rows], part_weight, seed)
+        return self._predictor_output(model, Z[held_out])
 
     def _stacked_input(self, X):
         """Validate X and return ``([x, f_T(x)], output)``: what a model after the cascade reads, from one pass.
@@ -492,7 +516,8 @@ class CascadeBase(LayerFeaturesMixin, ABC):
             Z, cascade = self._stacked_input(X)
         if np.isnan(Z[:, : self.n_features_in_]).any():
             check_accepts_nan(self.predictor_, "predictor")
-        output = self._predictor_output(self._predictor_model, Z)
+        with one_blas_thread():
+            output = one_thread(self._predictor_output, self._predictor_model, Z)
         return output if w == 1.0 else _mix(cascade, output, w)
 
     def _uses_predictor(self):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from numbers import Real
 
 import numpy as np
@@ -18,6 +18,7 @@ from ._layer_features import member_name
 from ._margin import margins
 from ._members import check_forest_types, fit_member, is_forest
 from ._mixture import ClassVectorMixture, CumulativeMargin
+from ._screening import confidence, screening_threshold, still_in
 from ._stopping import ACCURACY, weighted_accuracy
 from .forests import PrefixCodes, make_gbdt, make_hgb
 from .utils import check_label_types, check_sample_weight, validate_tabular
@@ -25,10 +26,17 @@ from .utils import check_label_types, check_sample_weight, validate_tabular
 
 @dataclass(eq=False)
 class _MarginGrowth(Growth):
-    """The state of Algorithm 2 between layers: beside the common state, F_t and D_t, and the rows that train."""
+    """The state of Algorithm 2 between layers: beside the common state, F_t and D_t, and the rows that train.
+
+    ``row_weight`` holds the sample weights of every training row as the margins read them (the
+    cumulative margin keeps those of the rows still in); ``thresholds`` the screening threshold
+    of every grown layer (confidence screening).
+    """
 
     cumulative: CumulativeMargin | None = None
     trainable: np.ndarray | None = None
+    row_weight: np.ndarray | None = None
+    thresholds: list = field(default_factory=list)
 
 
 class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimator):
@@ -95,8 +103,10 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
         tags reject missing values raises a ``ValueError`` naming it when the
         layer input has NaN; a ``Pipeline`` takes NaN when its steps up to its
         first imputer do. A member whose
-        ``predict_proba`` is not finite, or not of one column per class of its
-        training rows, raises a ``ValueError`` naming it. For ``feature_importances_``, a member's
+        ``predict_proba`` is not finite, not of one column per class of its
+        training rows, negative or without a positive value in a row, or that
+        sets no ``classes_``, raises a ``ValueError`` naming it (rows that do
+        not sum to 1 are divided by their sum). For ``feature_importances_``, a member's
         ``feature_importances_`` (normalised to sum to 1 by scikit-learn and
         XGBoost) is averaged with the forests' impurity decreases; a member
         without them is left out.
@@ -108,7 +118,8 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
         makes :meth:`predict` and :meth:`predict_proba` (DF21's
         ``use_predictor``). ``"xgboost"``: the ``"gbdt"`` member's XGBoost
         (one thread, so results do not depend on ``n_jobs``); ``"hgb"``:
-        scikit-learn's ``HistGradientBoostingClassifier`` with its defaults. With
+        scikit-learn's ``HistGradientBoostingClassifier`` with its defaults (one
+        OpenMP thread, for the same reason). With
         ``categorical_splits="subset"`` both split the categorical columns of
         ``x`` into category subsets (XGBoost's ``enable_categorical``,
         HistGradientBoosting's ``categorical_features``), as the trees do.
@@ -151,7 +162,7 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
     n_folds : int, default=3
         k of the k-fold class vectors (Section 5.2 leaves k open; 3 is
         gcForest's choice and the cheapest that leaves each model 2/3 of the rows).
-    fold_trees : {"all", "share"}, default="all"
+    fold_trees : {"all", "share", "refit"}, default="all"
         What the k fold models of a forest keep for new rows. ``"all"``: every
         tree, so that new rows get the mean of the k fold models (Algorithm 1,
         k x ``n_estimators`` trees per forest). ``"share"``: each fold model
@@ -160,13 +171,51 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
         one forest fitted on all the rows and as many as gave each training row
         its out-of-fold class vector; the other trees are dropped once they have
         given theirs. k times cheaper to predict and to keep; the training rows'
-        class vectors, and so the layers grown, are the same.
+        class vectors, and so the layers grown, are the same. ``"refit"``: the
+        fold models give the out-of-fold class vectors and are dropped, and each
+        member is fitted once more on every training row, which alone predicts
+        new rows (scikit-learn's ``StackingClassifier`` practice; not in the
+        paper). k times cheaper to predict and to keep, one more fit per member;
+        the training rows' class vectors are the same, but each layer draws the
+        refit's seeds after them, so later layers differ.
     class_vectors : {"kfold", "oob"}, default="kfold"
         ``"kfold"``: Algorithm 1's k-fold cross-fitting (k fits per forest, new
         rows get the mean of the k fold models). ``"oob"``: each forest is
         fitted once with bootstrap and training rows get out-of-bag class vectors,
         about k times cheaper to fit and to keep. Members that are not forests
         (``"gbdt"``, estimator instances) are cross-fitted on k folds either way.
+    screening_accuracy : float in (0, 1] or None, default=None
+        Confidence screening (Pang, Ting, Zhao and Zhou, "Improving deep forest
+        by confidence screening", ICDM 2018; not in the mdDF paper): rows whose
+        output is confident enough leave the cascade, so that later layers train
+        on fewer rows and a new row passes through fewer trees. None: off. After
+        layer t, a row's confidence is the largest class share of the cascade's
+        output so far, the mixture ``f_t / sum_{l<=t} alpha_l`` (eq. 7; its
+        argmax is the prediction, eq. 9), out-of-fold for the training rows. The
+        layer's threshold (``screening_thresholds_``) is the lowest confidence at
+        which the training rows still in that are at or above it have an
+        out-of-fold accuracy (weighted by ``sample_weight``) of at least
+        ``screening_accuracy``; ``inf`` when no such set exists. Those rows leave
+        the cascade with their output after layer t, which stays their output,
+        their passed features (``oof_features_``, :meth:`transform`) and their
+        staged outputs for every later layer. Later layers see only the rows
+        still in: they train on them (every ``fold_trees`` and
+        ``class_vectors`` choice then folds, bags and refits those rows, and
+        ``x`` is binned anew on them), their margins (eq. 46) fit the layer's
+        weight alpha_t (eq. 48), and D_{t+1} (eq. 47) is renormalised over
+        them, as the screened rows' outputs no longer depend on later layers.
+        Early stopping monitors the accuracy over every training row (or
+        held-out row), each screened row with its frozen output, so the kept
+        prefix is judged on what the screened cascade predicts. With
+        ``validation_fraction``, the held-out rows are screened like new rows,
+        by the thresholds chosen on the training rows. A new row whose
+        confidence after a kept layer (but the last) reaches that layer's
+        threshold gets that layer's output and goes through no later layer.
+        Growth also stops once the rows still in cannot train a layer: fewer
+        than two classes, no row of positive weight, or (for cross-fitted
+        members) a class with fewer than ``n_folds`` rows. Cannot be combined
+        with a ``predictor`` (a ``ValueError``): a screened row's prediction is
+        its exit layer's output, which a predictor would replace.
     max_depth_factor : int or None, default=16
         Trees of layer t are limited to depth ``max_depth_factor * (t + 1)``
         (Section 5.2: ``d_max(t) in {2t+2, 4t+4, 8t+8, 16t+16}``); ``None``
@@ -307,7 +356,9 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
         ``"ordinal"``: at thresholds of the ordinal codes. ``tree_method="exact"`` always
         splits the codes at thresholds.
     n_jobs : int or None, default=None
-        Parallel forest fits and predictions (joblib threads). Results do not depend on
+        Parallel forest fits and predictions (joblib threads), at most ``n_jobs`` busy
+        threads in all: the models of other libraries inside the cascade (members,
+        ``predictor``) run with one OpenMP thread each. Results do not depend on
         it. Under ``joblib.parallel_config(backend="dask")`` the fits and predictions run
         on the Dask cluster instead, with bit-identical results (every seed is drawn
         before dispatch). Changed after fit (``set_params``), it sets the threads of
@@ -318,8 +369,9 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
         weights (left out with ``margin_optimization=False``): ``share`` beta_t
         and, with ``cumulative_margin="additive"``, ``alpha`` alpha_t as
         ``alphas_`` keeps it; then the monitored accuracies, the margin ratio
-        (``inf (mean margin <= 0)`` when the mean margin is not positive) and the
-        seconds the layer took; and, once growth stops, one line with the kept
+        (``inf (mean margin <= 0)`` when the mean margin is not positive), with
+        ``screening_accuracy`` the training rows that went through the layer and
+        those it screened, and the seconds the layer took; and, once growth stops, one line with the kept
         layers, ``stop_reason_`` and ``alphas_``. See ``train_history_`` for what
         each value is.
     model_dir : None, "auto", str or path-like, default=None
@@ -427,6 +479,11 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
         Layer weights: Algorithm 2's alpha_t for ``cumulative_margin="additive"``,
         the simplex weights of the final mixture for ``"normalized"``, ones for
         the gcForest cascade.
+    screening_thresholds_ : ndarray ``(n_layers_,)`` or None
+        With ``screening_accuracy``, each kept layer's confidence threshold: a
+        row whose confidence after layer t is at or above ``screening_thresholds_[t - 1]``
+        leaves the cascade there (the last one is not applied: every row leaves
+        after the last layer). None without screening.
     layer_shares_ : ndarray ``(n_layers_,)``
         beta_t, layer t's share when it joined the normalised mixture
         (``mix_t = (1 - beta_t) mix_{t-1} + beta_t h_t``); the prediction after
@@ -463,6 +520,14 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
         - ``val_accuracy``: with ``validation_fraction`` only, the accuracy of
           the prediction after layer t on the held-out rows (then the monitored one).
         - ``fit_seconds``: wall-clock seconds the layer took.
+        - With ``screening_accuracy`` (``layer_oof_accuracy``, the margin
+          statistics and the loss are then over the rows that went through the
+          layer; ``oof_accuracy`` over every training row, the screened ones with
+          their frozen outputs): ``screening_threshold`` (the layer's threshold),
+          ``rows_in`` (training rows that went through the layer), ``screened``
+          (those that left after it), ``screened_fraction`` (the share of all
+          training rows out of the cascade after the layer) and, with
+          ``validation_fraction``, ``val_rows_in`` (held-out rows that went through it).
     oof_features_ : list of ndarray (float32), out-of-fold augmented features
         ``f_t / sum_{l<=t} alpha_l`` of the training rows for each kept layer
         (rows used for training when validation_fraction is set). Their columns,
@@ -523,6 +588,7 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
         "alpha_solver": [StrOptions({"sgd", "exact"})],
         "weighting": [StrOptions(set(WEIGHTINGS))],
         "tree_method": [StrOptions(set(TREE_METHODS))],
+        "screening_accuracy": [Interval(Real, 0, 1, closed="right"), None],
     }
 
     def __init__(
@@ -535,6 +601,7 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
         n_folds=3,
         fold_trees="all",
         class_vectors="kfold",
+        screening_accuracy=None,
         max_depth_factor=16,
         max_layers=20,
         n_tolerant_layers=2,
@@ -565,6 +632,7 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
         self.n_folds = n_folds
         self.fold_trees = fold_trees
         self.class_vectors = class_vectors
+        self.screening_accuracy = screening_accuracy
         self.max_depth_factor = max_depth_factor
         self.max_layers = max_layers
         self.n_tolerant_layers = n_tolerant_layers
@@ -687,36 +755,125 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
     def _new_growth(self, **state):
         """Algorithm 2's state before the first layer (lines 1-2): alpha_0 = 1, f_0 empty, D_1 ∝ w."""
         weight = state["weight"]
+        cumulative = self._cumulative_margin(len(state["y"]), weight)
         return _MarginGrowth(
             **state,
             train=ClassVectorMixture(self.passed_features),
             val=ClassVectorMixture(self.passed_features),
-            cumulative=self._cumulative_margin(len(state["y"]), weight),
+            cumulative=cumulative,
             trainable=None if weight is None else weight > 0,  # rows of weight 0 never reach the forests
+            row_weight=cumulative.sample_weight,
         )
 
     def _fit_block(self, block, growth, X, **binning):
-        """Line 4: layer t's block, fitted on D_t; its out-of-fold class vectors per forest."""
+        """Line 4: layer t's block, fitted on D_t (over the rows still in); their out-of-fold class vectors
+        per forest."""
         distribution, n_classes = growth.cumulative.distribution, len(self.classes_)
-        return block.fit(X, growth.y, distribution, n_classes, growth.rng, growth.trainable, **binning)
+        y, trainable, rows = growth.y, growth.trainable, growth.active
+        if rows is not None:  # confidence screening: the rows still in
+            y, trainable = y[rows], None if trainable is None else trainable[rows]
+        return block.fit(X, y, distribution, n_classes, growth.rng, trainable, **binning)
 
     def _add_layer(self, growth, t, block, per_forest, start):
-        """Lines 5-8 for a fitted layer: margins, its weight, f_t and D_{t+1}; True when growth stops."""
-        cumulative, y = growth.cumulative, growth.y
+        """Lines 5-8 for a fitted layer: margins, its weight, f_t and D_{t+1}; True when growth stops.
+
+        With ``screening_accuracy``, lines 5-8 run on the rows still in the cascade
+        (those that trained layer t), the layer's threshold is chosen and the rows it
+        screens leave (:meth:`_screen`); the monitored accuracy is over every row,
+        with the screened rows' outputs frozen at their exit layer's.
+        """
+        cumulative, rows = growth.cumulative, growth.active
+        y = growth.y if rows is None else growth.y[rows]
         h = per_forest.mean(axis=1)
         gamma = margins(h, y)  # line 5, eq. 46
         alpha, share = cumulative.solve_weight(gamma, growth.rng)  # line 6, eq. 48
         cumulative.add_layer(gamma, alpha, share)
-        growth.train.add_layer(per_forest, share)  # line 7: f_t (eq. 7)
+        growth.train.add_layer(per_forest, share, rows)  # line 7: f_t (eq. 7)
         cumulative.reweight()  # line 8: D_{t+1} (eq. 47)
-        correct = growth.train.correct(y)
-        record = self._layer_record(t, block, h, y, correct, cumulative)
+        correct = growth.train.correct(growth.y)
+        record = self._layer_record(t, block, h, y, correct, cumulative, growth.row_weight)
         if growth.X_val is not None:  # the held-out rows go through the layer and are the ones monitored
-            X_val = self._layer_input(growth.X_val, growth.val.passed, t)
-            growth.val.add_layer(block.predict_proba(X_val, self._layer_prefix(growth.val_x, t)), share)
+            self._through_layer(block, t, share, growth.X_val, growth.val, growth.val_active, growth.val_x)
             correct = growth.val.correct(growth.y_val)
             record["val_accuracy"] = weighted_accuracy(correct, growth.weight_val)
-        return self._keep_layer(growth, block, record, start, correct)  # weighted accuracy of the monitored rows
+        screening_stop = None if self.screening_accuracy is None else self._screen(growth, record)
+        if self._keep_layer(growth, block, record, start, correct):  # weighted accuracy of the monitored rows
+            return True
+        if screening_stop is not None:
+            growth.stopping.reason = screening_stop
+            return True
+        return False
+
+    def _screen(self, growth, record):
+        """Confidence screening after a layer: its threshold, and the rows at or above it leave the cascade.
+
+        The threshold (:func:`mddf._screening.screening_threshold`) is chosen on
+        the out-of-fold outputs of the training rows still in, weighted by
+        ``sample_weight``; the training rows and the held-out rows
+        (``validation_fraction``) whose confidence reaches it leave, and the
+        cumulative margin keeps the rows still in (D_{t+1} renormalised over
+        them). Adds the counts to ``record``; returns why growth stops (too few
+        rows left for another layer), or None.
+        """
+        n, rows = len(growth.y), growth.active
+        rows = np.arange(n) if rows is None else rows
+        proba = growth.train.proba[rows]
+        weight = None if growth.weight is None else growth.weight[rows]
+        correct = proba.argmax(axis=1) == growth.y[rows]
+        threshold = screening_threshold(confidence(proba), correct, self.screening_accuracy, weight)
+        growth.thresholds.append(threshold)
+        kept = confidence(proba) < threshold
+        record.update(
+            screening_threshold=threshold,
+            rows_in=len(rows),
+            screened=int(len(rows) - kept.sum()),
+            screened_fraction=float(1.0 - kept.sum() / n),
+        )
+        if growth.X_val is not None:
+            record["val_rows_in"] = len(growth.X_val) if growth.val_active is None else len(growth.val_active)
+        if kept.all():  # nothing screened: every row stays in (as without screening)
+            return None
+        growth.cumulative.keep_rows(np.flatnonzero(kept))
+        growth.active = rows[kept]
+        if growth.X_val is not None:
+            growth.val_active = still_in(growth.val_active, growth.val.proba, threshold)
+            growth.val_x = PrefixCodes(growth.X_val[growth.val_active])
+        return self._screening_stop(growth)
+
+    def _screening_stop(self, growth):
+        """Why the rows still in cannot train another layer, or None when they can.
+
+        A layer needs rows of two classes or more, of positive weight, and, for
+        cross-fitted members, at least ``n_folds`` rows of every class among them
+        (as :meth:`fit` requires of all the rows).
+        """
+        y = growth.y[growth.active]
+        counts = np.bincount(y, minlength=len(self.classes_))
+        present = np.flatnonzero(counts)
+        prefix = "confidence screening"
+        if len(present) < 2:
+            left = f"only training rows of class {self.classes_[present[0]]!r}" if len(present) else "no training row"
+            return f"{prefix} left {left} in the cascade"
+        if growth.trainable is not None and not growth.trainable[growth.active].any():
+            return f"{prefix} left no training row of positive sample weight in the cascade"
+        small = present[np.argmin(counts[present])]
+        if self._cross_fitted and counts[small] < self.n_folds:
+            return (
+                f"{prefix} left {counts[small]} training rows of class {self.classes_[small]!r} in the cascade, "
+                f"fewer than n_folds={self.n_folds}"
+            )
+        return None
+
+    @property
+    def _cross_fitted(self):
+        """Whether some member is cross-fitted on ``n_folds`` stratified folds (so every class needs that many rows)."""
+        return self.class_vectors == "kfold" or not all(map(is_forest, self.forest_types))
+
+    def _end_growth(self, growth):
+        """Keep the best prefix, with its screening thresholds (``screening_thresholds_``)."""
+        kept = growth.stopping.n_kept
+        self.screening_thresholds_ = None if self.screening_accuracy is None else np.array(growth.thresholds[:kept])
+        super()._end_growth(growth)
 
     def _set_layer_weights(self, growth, kept):
         """``alphas_`` and ``layer_shares_`` of the kept layers."""
@@ -763,6 +920,11 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
             their weights (None without ``sample_weight``)
         X_val, y_val, weight_val : the held-out rows (None without ``validation_fraction``)
         """
+        if self.screening_accuracy is not None and self.predictor is not None:
+            raise ValueError(
+                f"{type(self).__name__}: screening_accuracy and predictor cannot be combined, as a screened row's "
+                "prediction is the output of the layer it left at; set predictor=None or screening_accuracy=None"
+            )
         check_label_types(y, estimator_name=type(self).__name__)
         X, y = validate_tabular(self, X, y, reset=True, dtype=np.float32, order="C", ensure_all_finite="allow-nan")
         weight = weight_val = None
@@ -782,8 +944,7 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
         if self.validation_fraction is not None:
             X, X_val, y_enc, y_val, weight, weight_val = self._split_validation(X, y_enc, weight, rng, stratify=True)
         counts = np.bincount(y_enc, minlength=n_classes)
-        cross_fitted = self.class_vectors == "kfold" or not all(map(is_forest, self.forest_types))
-        if cross_fitted and counts.min() < self.n_folds:
+        if self._cross_fitted and counts.min() < self.n_folds:
             small = self.classes_.tolist()[int(np.argmin(counts))]
             hint = "use class_vectors='oob'" if self.class_vectors == "kfold" else "use forests only"
             raise ValueError(
@@ -793,20 +954,22 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
             )
         return X, y_enc, weight, X_val, y_val, weight_val
 
-    def _layer_record(self, t, block, h, y, correct, cumulative):
+    def _layer_record(self, t, block, h, y, correct, cumulative, row_weight):
         """train_history_ entry of layer t, without ``val_accuracy`` and ``fit_seconds``.
 
-        ``h`` is the layer's out-of-fold class vector of the training rows, ``correct``
-        the rows the mixture up to t classifies right, ``cumulative`` the
-        :class:`~mddf._mixture.CumulativeMargin` after the layer (it holds the
-        sample weights, which weight the accuracies and margin statistics).
+        ``h`` is the layer's out-of-fold class vector of the training rows that went
+        through it and ``y`` their classes, ``correct`` the training rows (every one)
+        the mixture up to t classifies right, ``row_weight`` their weights, and
+        ``cumulative`` the :class:`~mddf._mixture.CumulativeMargin` after the layer
+        (it holds the weights of the rows that went through it, which weight the
+        layer's accuracy and the margin statistics).
         """
         weight = cumulative.sample_weight
         return {
             "layer": t,
             "alpha": float(cumulative.alphas[-1]),
             "share": float(cumulative.shares[-1]),
-            "oof_accuracy": weighted_accuracy(correct, weight),
+            "oof_accuracy": weighted_accuracy(correct, row_weight),
             "layer_oof_accuracy": weighted_accuracy(h.argmax(axis=1) == y, weight),
             **cumulative.statistics(),
             "loss": cumulative.loss(),
@@ -834,9 +997,10 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
         val = f" val_acc={record['val_accuracy']:.4f}" if "val_accuracy" in record else ""
         ratio = record["margin_ratio"]
         ratio = f"{ratio:.4f}" if np.isfinite(ratio) else "inf (mean margin <= 0)"
+        screened = f"rows_in={record['rows_in']} screened={record['screened']}  " if "rows_in" in record else ""
         print(
             f"[{self._log_name}] layer {record['layer']:2d}  {weights}oof_acc={record['oof_accuracy']:.4f}{val}  "
-            f"margin_ratio={ratio}  {record['fit_seconds']:.1f}s",
+            f"margin_ratio={ratio}  {screened}{record['fit_seconds']:.1f}s",
             flush=True,
         )
 
@@ -852,11 +1016,32 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
 
     # ------------------------------------------------------------------ predict
     def _replay(self, X):
+        """Yield ``(passed, output)`` after each kept layer; with ``screening_accuracy``, only the rows still in
+        go through a layer, and a screened row's stay those of the layer it left at."""
         mixture, x_codes = ClassVectorMixture(self.passed_features), PrefixCodes(X)
+        thresholds = getattr(self, "screening_thresholds_", None)
+        rows = None  # the rows still in the cascade: every row until a threshold screens some
         for t, (block, share) in enumerate(zip(self._prediction_layers(), self.layer_shares_), start=1):
-            layer_input = self._layer_input(X, mixture.passed, t)
-            mixture.add_layer(block.predict_proba(layer_input, self._layer_prefix(x_codes, t)), share)
+            self._through_layer(block, t, share, X, mixture, rows, x_codes)
+            if thresholds is not None and t < len(thresholds) and (rows is None or len(rows)):
+                still = still_in(rows, mixture.proba, thresholds[t - 1])
+                if rows is not None or len(still) < len(X):
+                    rows, x_codes = still, PrefixCodes(X[still])
             yield mixture.passed, mixture.proba
+
+    def _through_layer(self, block, t, share, X, mixture, rows, x_codes):
+        """Send new rows through fitted layer ``block`` (layer t): its class vectors join ``mixture`` with ``share``.
+
+        Only the rows still in (``rows``, indices into ``X``; None: every row) go through it;
+        ``x_codes`` is the :class:`PrefixCodes` of their ``x``.
+        """
+        if rows is None:
+            layer_input = self._layer_input(X, mixture.passed, t)
+        elif len(rows):
+            layer_input = self._layer_input(X[rows], mixture.passed[rows], t)
+        else:
+            return
+        mixture.add_layer(block.predict_proba(layer_input, self._layer_prefix(x_codes, t)), share, rows)
 
     def staged_predict_proba(self, X):
         """Class probabilities after each kept layer (``f_t / sum_{l<=t} alpha_l``).

@@ -21,6 +21,10 @@ from .utils import check_sample_weight, validate_tabular
 #: What the layers after the first fit: the target itself, or what the previous layers left of it.
 TARGETS = ("y", "residual")
 
+#: The largest magnitude of the targets, and of the predictions the layers pass on: the layer features are
+#: float32 (the next layer's input, ``transform`` and ``oof_features_``).
+LARGEST_TARGET = float(np.finfo(np.float32).max)
+
 
 class _Passed:
     """What the regression layers pass on: the last layer's per-member predictions ``h_t`` (None before layer 1)."""
@@ -36,10 +40,9 @@ class _Passed:
 
 
 def _weighted_variance(y, weight):
-    """The weighted variance of y (infinite when its squares overflow float64)."""
-    with np.errstate(over="ignore", invalid="ignore"):
-        mean = np.average(y, weights=weight)
-        return np.average((y - mean) ** 2, weights=weight)
+    """The weighted variance of y."""
+    mean = np.average(y, weights=weight)
+    return np.average((y - mean) ** 2, weights=weight)
 
 
 class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, BaseEstimator):
@@ -165,10 +168,11 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
     n_folds : int, default=3
         k of the k-fold out-of-fold predictions (gcForest's choice, as
         :class:`mddf.MDDFClassifier`). The folds are shuffled, not stratified.
-    fold_trees : {"all", "share"}, default="all"
+    fold_trees : {"all", "share", "refit"}, default="all"
         What the k fold models of a forest keep for new rows, as for
         :class:`mddf.MDDFClassifier`: every tree (the mean of the k fold
-        models), or ``"share"``, the first ``n_estimators / k`` trees of each.
+        models), ``"share"``, the first ``n_estimators / k`` trees of each, or
+        ``"refit"``, none: each member is refitted once on every training row.
     max_depth : int or None, default=None
         Depth limit of every tree; None grows the trees fully (gcForest and
         DF21 do).
@@ -223,7 +227,9 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
         ``"ordinal"``: at thresholds of the ordinal codes.
     n_jobs : int or None, default=None
         Parallel forest fits and predictions (joblib threads, or the backend
-        ``joblib.parallel_config`` selects). Results do not depend on it: every
+        ``joblib.parallel_config`` selects), at most ``n_jobs`` busy threads in all: the
+        models of other libraries inside the cascade (members, ``predictor``) run with
+        one OpenMP thread each. Results do not depend on it: every
         seed is drawn before dispatch. Changed after fit (``set_params``), it sets
         the threads of the layers' predictions.
     random_state : int, RandomState or None, default=None
@@ -391,13 +397,13 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
                     "not numbers; for class labels use a classifier such as mddf.MDDFClassifier"
                 ) from None
 
-    def _overflow_error(self, y):
-        """The error for targets whose squared errors (the MSE the cascade monitors) overflow float64."""
+    def _overflow_error(self, what, largest):
+        """The error for targets, or predictions passed on, beyond :data:`LARGEST_TARGET`."""
         return ValueError(
-            f"{type(self).__name__}: the squared errors of y overflow float64 (|y| reaches "
-            f"{np.max(np.abs(y)):.3g}, and squares beyond {np.finfo(np.float64).max:.3g} are infinite), so no "
-            "layer's MSE can be compared; rescale y (e.g. divide it by its standard deviation) and scale the "
-            "predictions back"
+            f"{type(self).__name__}: {what} reaches {largest:.3g}, beyond {LARGEST_TARGET:.3g}, the largest "
+            "float32: the predictions each layer passes on to the next (float32 features, as transform returns "
+            "them) would overflow to infinity; rescale y (e.g. divide it by its standard deviation) and scale "
+            "the predictions back"
         )
 
     # ---------------------------------------------------------------------- fit
@@ -416,7 +422,10 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
             :mod:`mddf.trees.squared_error`). Categorical columns are
             ordinal-encoded (see ``categorical_features``).
         y : array-like of shape (n_samples,)
-            Real-valued, finite targets.
+            Real-valued, finite targets of magnitude at most about 3.4e38, the
+            largest float32 (the layers pass their predictions on as float32
+            features); larger targets raise a ``ValueError``, as do predictions
+            beyond it that a residual cascade passes on, at fit or prediction.
         sample_weight : array-like of shape (n_samples,), float or None, default=None
             Non-negative, finite weights with at least one positive entry; None
             weighs every row alike. A tree's row weight is the row's count in
@@ -452,6 +461,9 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
             self, X, y, reset=True, dtype=np.float32, order="C", ensure_all_finite="allow-nan", y_numeric=True
         )
         y = np.ascontiguousarray(y, dtype=np.float64)
+        largest = float(np.max(np.abs(y)))
+        if largest > LARGEST_TARGET:
+            raise self._overflow_error("|y|", largest)
         weight = check_sample_weight(sample_weight, X, estimator_name=type(self).__name__)
         n = len(y)
         if n < self.n_folds:
@@ -462,8 +474,6 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
         X_val = y_val = weight_val = None
         if self.validation_fraction is not None:
             X, X_val, y, y_val, weight, weight_val = self._split_validation(X, y, weight, rng, stratify=False)
-        if not np.isfinite(_weighted_variance(y, weight)):
-            raise self._overflow_error(y)
         return X, y, weight, X_val, y_val, weight_val
 
     def _stopping_tol(self, y, weight):
@@ -494,9 +504,16 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
         return block.fit(X, y, growth.weight, growth.rng, **binning)
 
     def _passed_on(self, output, previous):
-        """Each member's prediction of y, ``h_t``, from the block's ``output`` and the previous layers' ``_Passed``."""
+        """Each member's prediction of y, ``h_t``, from the block's ``output`` and the previous layers' ``_Passed``.
+
+        A ``ValueError`` when it exceeds :data:`LARGEST_TARGET` (a residual cascade can pass on predictions
+        somewhat beyond the largest target), as the float32 layer features would be infinite.
+        """
         if getattr(self, "target", "y") == "residual":  # models pickled before it was a parameter fit y
-            return output + np.reshape(previous.prediction, (-1, 1))
+            output = output + np.reshape(previous.prediction, (-1, 1))
+        largest = float(np.max(np.abs(output), initial=0.0))
+        if largest > LARGEST_TARGET:
+            raise self._overflow_error("the largest prediction a layer passes on, |h_t|,", largest)
         return output
 
     def _add_layer(self, growth, t, block, oof, start):
@@ -504,11 +521,8 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
         y, weight = growth.y, growth.weight
         oof = self._passed_on(oof, growth.train)
         prediction = oof.mean(axis=1)
-        with np.errstate(over="ignore", invalid="ignore"):
-            errors = (y - prediction) ** 2
-            mse = float(np.average(errors, weights=weight))
-        if not np.isfinite(mse):
-            raise self._overflow_error(y)
+        errors = (y - prediction) ** 2
+        mse = float(np.average(errors, weights=weight))
         record = {
             "layer": t,
             "oof_mse": mse,
@@ -523,9 +537,8 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
             output = block.predict(X_val, self._layer_prefix(growth.val_x, t))
             growth.val.passed = self._passed_on(output, growth.val)
             prediction = growth.val.passed.mean(axis=1)
-            with np.errstate(over="ignore", invalid="ignore"):
-                errors = (growth.y_val - prediction) ** 2
-                record["val_mse"] = float(np.average(errors, weights=growth.weight_val))
+            errors = (growth.y_val - prediction) ** 2
+            record["val_mse"] = float(np.average(errors, weights=growth.weight_val))
             record["val_r2"] = float(r2_score(growth.y_val, prediction, sample_weight=growth.weight_val))
         return self._keep_layer(growth, block, record, start, errors)
 

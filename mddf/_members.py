@@ -46,6 +46,9 @@ from .forests import FOREST_KINDS, make_gbdt
 NAMED_KINDS = FOREST_KINDS + ("gbdt",)
 
 _MAX_SEED = np.iinfo(np.int32).max
+#: How far a member's probability may fall below 0 (else an error), and its row sums differ from 1 (else the row
+#: is divided by its sum): outputs round.
+PROBABILITY_TOLERANCE = 1e-4
 
 
 def is_forest(kind):
@@ -205,7 +208,9 @@ class FoldModel:
         """Class probabilities in the block's ``n_classes`` columns (0 for the classes it never saw).
 
         Raises a ``ValueError`` naming the member when its own ``predict_proba`` does not return one
-        finite column per class it was trained on.
+        finite column per class it was trained on, or a value below 0 (beyond
+        :data:`PROBABILITY_TOLERANCE`) or a row without a positive value; rows that do not sum to 1
+        (beyond it) are divided by their sum.
         """
         out = np.zeros((X.shape[0], self.n_classes))
         if self.estimator is None:
@@ -235,6 +240,21 @@ class FoldModel:
                 f"{name}: {method} returned non-finite values (NaN or infinity) in {bad} of {expected[0]} "
                 f"rows; a member must give finite {what}"
             )
+        if method == "predict_proba" and len(output):
+            sums = output.sum(axis=1)
+            smallest = output.min(axis=1)
+            bad = (smallest < -PROBABILITY_TOLERANCE) | (sums <= 0.0)
+            if bad.any():
+                i = int(np.argmax(bad))
+                raise ValueError(
+                    f"{name}: predict_proba returned rows that are not probabilities (a negative value, or no "
+                    f"positive one) in {int(bad.sum())} of {expected[0]} rows (row {i}: sum {sums[i]:.6g}, smallest "
+                    f"value {smallest[i]:.6g}); a member must give class probabilities, non-negative and summing to 1"
+                )
+            off = np.abs(sums - 1.0) > PROBABILITY_TOLERANCE
+            if off.any():  # rows that do not sum to 1 (GaussianNB's on float32 input can sum to 2) are normalised
+                output = output.astype(np.float64, copy=True)
+                output[off] /= sums[off, None]
         return output
 
     @property
@@ -256,6 +276,28 @@ class FoldModel:
     def nbytes(self):
         """Size of the pickled estimator, in bytes (its memory, approximately)."""
         return len(pickle.dumps(self.estimator, protocol=pickle.HIGHEST_PROTOCOL))
+
+
+def _check_classes(estimator, n_classes, where):
+    """Raise a ``ValueError`` naming the member unless its ``classes_`` are the class indices it was fitted on.
+
+    A member is trained on the indices ``0 .. n_classes - 1`` of the classes of its rows; its
+    ``classes_`` say which class each column of its ``predict_proba`` is.
+    """
+    name = f"{where or 'member'} ({type(estimator).__name__})"
+    try:
+        found = estimator.classes_
+    except AttributeError:
+        raise ValueError(
+            f"{name}: has no classes_ after fit; a classifier member must set classes_, the classes of its "
+            "predict_proba columns in order, as scikit-learn's classifiers do"
+        ) from None
+    expected = np.arange(n_classes)
+    if np.shape(found) != expected.shape or not np.array_equal(np.asarray(found, dtype=object), expected):
+        raise ValueError(
+            f"{name}: classes_ is {np.asarray(found).tolist()!r} after a fit on the class indices "
+            f"{expected.tolist()}; it must list the classes of its predict_proba columns in order"
+        )
 
 
 def seeded_clone(template, random_state=None):
@@ -297,6 +339,7 @@ def fit_member(template, X, y, n_classes, sample_weight=None, random_state=None,
         return FoldModel(None, classes, n_classes, where)
     estimator = seeded_clone(template, random_state)
     estimator.fit(X, np.searchsorted(classes, y), **fit_params)
+    _check_classes(estimator, len(classes), where)
     return FoldModel(estimator, classes, n_classes, where)
 
 
@@ -339,6 +382,8 @@ def fit_fold_member(template, seed, X, y, fit_rows, predict_rows, weight, draws,
         random_state=estimator_seed,
         where=where,
     )
+    if not len(predict_rows):  # the refit on every training row holds none out
+        return model, np.zeros((0,) if n_classes is None else (0, n_classes))
     return model, model.output(X[predict_rows])
 
 
@@ -370,7 +415,7 @@ class MemberBlockMixin:
                 warned.add(j)
             weight, draws = None, Bootstrap(train, resample_weight[train])
         args = (template, seed, X, y, fit_rows, test, weight, draws, n_classes, f"forest_types[{j}]")
-        return self._task(f"m{j}-fold{i}", fit_fold_member, *args)
+        return self._fold_task(i, j, fit_fold_member, *args)
 
     def _check_members_take_nan(self, X, kinds):
         """Raise if ``X`` holds NaN that a member instance in ``kinds`` cannot take (:func:`check_member_accepts_nan`).

@@ -68,19 +68,30 @@ class ClassVectorMixture:
         self.passed = None
         self.proba = None
 
-    def add_layer(self, per_forest, share):
+    def add_layer(self, per_forest, share, rows=None):
         """Mix in layer t with share beta_t: ``mix_t = (1 - beta_t) mix_{t-1} + beta_t h_t``.
 
         Parameters
         ----------
         per_forest : ndarray (n, n_forests, n_classes)
-            The block's class vectors of these rows.
+            The block's class vectors of these rows (of ``rows`` only, when given).
         share : float in [0, 1]
             beta_t; 1 replaces the mixture by the layer (first layer, gcForest).
+        rows : ndarray of int or None, default=None
+            The rows that went through the layer (confidence screening: the
+            others left the cascade and keep their mixture); None: every row.
+            The arrays are replaced, not written in place, so earlier ones stay as they were.
         """
         h = per_forest.mean(axis=1)
         passed = layer_feature(per_forest, self.passed_features)
-        if self.passed is None or share == 1.0:
+        if rows is not None:
+            self.passed, self.proba = self.passed.copy(), self.proba.copy()
+            if share == 1.0:
+                self.passed[rows], self.proba[rows] = passed, h
+            else:
+                self.passed[rows] = (1.0 - share) * self.passed[rows] + share * passed
+                self.proba[rows] = (1.0 - share) * self.proba[rows] + share * h
+        elif self.passed is None or share == 1.0:
             self.passed, self.proba = passed, h
         else:
             self.passed = (1.0 - share) * self.passed + share * passed
@@ -256,6 +267,27 @@ class CumulativeMargin:
                 self.cumulative, self.margin_mean, self.margin_tradeoff, self.sample_weight
             )
         return self.distribution
+
+    def keep_rows(self, rows):
+        """Keep only ``rows`` (indices into the rows held so far): the others left the cascade.
+
+        Confidence screening: the margins, the sample weights and D_{t+1} of the
+        rows still in are kept, and D_{t+1} is renormalised over them (what eq.
+        47 gives on those rows alone), so that later layers' weights (eq. 48)
+        and distributions are those of the rows they train on.
+        """
+        self.margin_sum = self.margin_sum[rows]
+        self.mixture_margin = self.mixture_margin[rows]
+        if self.sample_weight is not None:
+            self.sample_weight = self.sample_weight[rows]
+        distribution = self.distribution[rows]
+        total = distribution.sum()
+        if total > 0:
+            self.distribution = distribution / total
+        elif self.sample_weight is not None and self.sample_weight.sum() > 0:
+            self.distribution = self.sample_weight / self.sample_weight.sum()
+        else:
+            self.distribution = np.full(len(distribution), 1.0 / max(len(distribution), 1))
 
     def loss(self):
         """Mean margin-distribution loss (eq. 48) of the cumulative margin, weighted by the sample weights."""

@@ -8,19 +8,12 @@ import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
 from sklearn.decomposition import PCA
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import _check_feature_names_in, check_is_fitted, validate_data
+from sklearn.utils.validation import _check_feature_names_in, check_is_fitted
 
-from .utils._tabular import _is_dataframe, _mask_from_spec
-
-
-def _numeric_columns(frame) -> np.ndarray:
-    """Positions of a DataFrame's numeric, non-boolean columns."""
-    from pandas.api.types import is_bool_dtype, is_numeric_dtype
-
-    return np.flatnonzero([is_numeric_dtype(dtype) and not is_bool_dtype(dtype) for dtype in frame.dtypes])
+from ._appended import AppendedFeaturesMixin, signed_log
 
 
-class PCAFeatures(TransformerMixin, BaseEstimator):
+class PCAFeatures(AppendedFeaturesMixin, TransformerMixin, BaseEstimator):
     """Append the principal components of the numeric columns to ``X``, leaving its columns as they are.
 
     Trees split one column at a time, so a label that follows a direction across columns (a ratio of two
@@ -79,34 +72,7 @@ class PCAFeatures(TransformerMixin, BaseEstimator):
         self.categorical_features = categorical_features
 
     def _log_mapped(self, A):
-        return np.sign(A) * np.log1p(np.abs(A)) if self.log else A
-
-    def _numeric(self, X, reset):
-        """The positions of the rotated columns, their float64 values, and ``X`` as an array if it is one.
-
-        Raises ValueError for infinite values in the rotated columns.
-        """
-        is_frame = _is_dataframe(X)
-        if is_frame:
-            validate_data(self, X, reset=reset, dtype=None, ensure_all_finite=False, skip_check_array=True)
-            if len(X) == 0:
-                raise ValueError(f"PCAFeatures: X has 0 rows; at least 1 is required (shape {X.shape})")
-            array = None
-        else:
-            X = array = validate_data(self, X, reset=reset, dtype=np.float64, ensure_all_finite="allow-nan")
-        columns = self.columns_ if not reset else self._rotated_columns(X, is_frame)
-        values = X.iloc[:, columns].to_numpy(dtype=np.float64, na_value=np.nan) if is_frame else X[:, columns]
-        if np.isinf(values).any():
-            raise ValueError("PCAFeatures: X has infinite values in the numeric columns; only NaN is allowed")
-        return columns, values, array
-
-    def _rotated_columns(self, X, is_frame):
-        """A frame's numeric columns or every column of an array, less those ``categorical_features`` declares."""
-        numeric = _numeric_columns(X) if is_frame else np.arange(X.shape[1])
-        if isinstance(self.categorical_features, str):
-            return numeric
-        declared = _mask_from_spec(X, self.categorical_features, is_frame)
-        return numeric if declared is None else numeric[~declared[numeric]]
+        return signed_log(A) if self.log else A
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
@@ -154,16 +120,7 @@ class PCAFeatures(TransformerMixin, BaseEstimator):
         check_is_fitted(self)
         _, values, array = self._numeric(X, reset=False)
         components = self.pca_.transform(self._centred(self._log_mapped(values))).astype(np.float32)
-        if array is not None:
-            return np.hstack([array, components])
-        import pandas as pd
-
-        names = self._component_names()
-        taken = set(map(str, X.columns)) & set(names)
-        if taken:
-            raise ValueError(f"PCAFeatures: X already has columns named {sorted(taken)}, the components' names")
-        appended = pd.DataFrame(components, index=X.index, columns=names)
-        return pd.concat([X, appended], axis=1)
+        return self._appended(X, array, components, self._component_names())
 
     def _component_names(self):
         return [f"pc{i}" for i in range(self.pca_.n_components_)]

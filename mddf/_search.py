@@ -46,6 +46,7 @@ AFTER_FIRST_LAYER = frozenset(
         "tol",
         "min_gain_se",
         "min_error_reduction",
+        "screening_accuracy",
         "verbose",
     }
 )

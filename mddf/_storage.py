@@ -523,7 +523,8 @@ class ModelStore:
     def claim(cls, model_dir):
         """A new store for a fit into ``model_dir``: ``"auto"`` (a new temporary folder) or a folder path.
 
-        A folder path is created if it does not exist. If it holds entries named like
+        A folder path is created if it does not exist; an empty path (``""``) is a ``ValueError``
+        rather than the current directory. If it holds entries named like
         :data:`OWNED_ENTRY` (``layer-NNN``, ``candidate-NNN``), they are a previous fit's and are
         removed, provided the folder holds :data:`MARKER` (mddf wrote it); without the marker a
         ``ValueError`` is raised and nothing is removed. Other entries are left alone.
@@ -531,6 +532,11 @@ class ModelStore:
         fit_id = uuid.uuid4().hex
         if isinstance(model_dir, str) and model_dir == "auto":
             return cls(_new_temporary_folder(fit_id), fit_id, temporary=True)
+        if len(os.fspath(model_dir)) == 0:  # it would be the current directory, almost certainly by mistake
+            raise ValueError(
+                'model_dir=\'\' is an empty path; give a folder ("." for the current directory), "auto" for a '
+                "temporary folder, or None to keep the models in memory"
+            )
         path = os.path.abspath(os.fspath(model_dir))
         if os.path.exists(path) and not os.path.isdir(path):
             raise ValueError(f"model_dir={model_dir!r} is a file; give a folder (it is created if it does not exist)")

@@ -96,6 +96,23 @@ class WideProba(ClassifierMixin, BaseEstimator):
         return np.full((len(X), len(self.classes_) + 1), 1.0 / (len(self.classes_) + 1))
 
 
+class ProbaSumsTo7(NaNProba):
+    """A classifier whose probability rows sum to 7."""
+
+    def predict_proba(self, X):
+        return np.full((len(X), len(self.classes_)), 3.5)
+
+
+class NoClasses(ClassifierMixin, BaseEstimator):
+    """A classifier without ``classes_``."""
+
+    def fit(self, X, y):
+        return self
+
+    def predict_proba(self, X):
+        return np.full((len(X), 2), 0.5)
+
+
 def imputing_logistic():
     return make_pipeline(SimpleImputer(), LogisticRegression())
 
@@ -239,6 +256,20 @@ def nan_in_x(name):
     assert_learned(name, model, X, y)
 
 
+@case(ALL, "error")
+def datetime_column(name):
+    frame = _frame(name, "category")[0].assign(c=pd.date_range("2020-01-01", periods=40))
+    with pytest.raises(TypeError, match=r"column\(s\) 'c' \(datetime64\[\w+\]\) of X hold dates, times or durations"):
+        make(name).fit(frame, data(name)[1])
+
+
+@case(ALL, "error")
+def duplicate_column_names(name):
+    X, y = data(name)
+    with raises(ValueError, "X has duplicate column names: 'a' (2 times)"):
+        make(name).fit(pd.DataFrame(X, columns=["a", "b", "a", "d"]), y)
+
+
 # categorical columns
 
 
@@ -266,6 +297,24 @@ def string_column_as_numbers_at_predict(name):
     numbers = frame.assign(c=(frame["c"] == "red").astype(float))
     with raises(TypeError, "column 'c' was categorical at fit"):
         model.predict(numbers)
+
+
+@case(ALL, "error")
+def numeric_category_codes_at_predict(name):
+    frame, y = _frame(name, "string")
+    frame["c"] = np.where(frame["c"] == "red", 10, 20)
+    model = make(name, categorical_features=["c"]).fit(frame, y)
+    with raises(ValueError, "column 'c' was categorical at fit, with categories 10, 20, but none of its values"):
+        model.predict(frame.assign(c=(frame["c"] == 20).astype(int)))
+
+
+@case(ALL, "error")
+def strings_and_numbers_mixed_at_predict(name):
+    frame, y = _frame(name, "string")
+    model = make(name).fit(frame, y)
+    mixed = frame.assign(c=[v if i % 2 else int(v == "red") for i, v in enumerate(frame["c"])])
+    with raises(TypeError, "column 'c' was categorical at fit, with categories of strings ('blue', 'red'), but mixes"):
+        model.predict(mixed)
 
 
 @case(ALL, "error")
@@ -330,6 +379,19 @@ def targets_whose_squares_overflow(name):
     X, y = data(name)
     with raises(ValueError, "overflow"):
         make(name).fit(X, y * 1e154)
+
+
+@case(("regressor",), "error")
+def targets_beyond_the_largest_float32(name):
+    X, y = data(name)
+    with raises(ValueError, "|y| reaches 1e+40, beyond 3.4e+38, the largest float32"):
+        make(name).fit(X, y / np.abs(y).max() * 1e40)
+
+
+@case(("regressor",), "result")
+def targets_below_1e_minus_8(name):
+    X, y = data(name)
+    assert_learned(name, make(name).fit(X, y * 1e-10), X, y * 1e-10)
 
 
 # sample weights
@@ -460,6 +522,23 @@ def member_returns_wrong_width(name):
     X, y = data(name)
     with raises(ValueError, "forest_types[1] (WideProba): predict_proba returned shape (20, 3); expected (20, 2)"):
         make(name, forest_types=("rf", WideProba())).fit(X, y)
+
+
+@case(("mddf",), "result")
+def member_returns_rows_not_summing_to_1(name):
+    X, y = data(name)
+    for params in (dict(forest_types=("rf", ProbaSumsTo7())), dict(predictor=ProbaSumsTo7())):
+        model = make(name, **params).fit(X, y)
+        np.testing.assert_allclose(model.predict_proba(X).sum(axis=1), 1.0)
+
+
+@case(("mddf",), "error")
+def member_without_classes(name):
+    X, y = data(name)
+    with raises(ValueError, "forest_types[1] (NoClasses): has no classes_ after fit"):
+        make(name, forest_types=("rf", NoClasses())).fit(X, y)
+    with raises(ValueError, "predictor (NoClasses): has no classes_ after fit"):
+        make(name, predictor=NoClasses()).fit(X, y)
 
 
 @case(("mddf",), "error")

@@ -32,7 +32,19 @@ OUTSIDE = [folder for folder in FOLDERS if folder != "mddf"]
 #: The layers of mddf/, lowest first: a module belongs to the layer of the longest prefix that names it.
 LAYERS = [
     # the foundations: helpers of every estimator, the paper's equations, the stopping rule, model files
-    ("foundations", ("mddf.utils", "mddf._margin", "mddf._alpha", "mddf._weights", "mddf._stopping", "mddf._storage")),
+    (
+        "foundations",
+        (
+            "mddf.utils",
+            "mddf._margin",
+            "mddf._alpha",
+            "mddf._weights",
+            "mddf._stopping",
+            "mddf._storage",
+            "mddf._screening",
+            "mddf._threads",
+        ),
+    ),
     ("trees", ("mddf.trees",)),
     ("forests", ("mddf.forests",)),
     ("blocks", ("mddf._members", "mddf._block_base", "mddf._block_classifier", "mddf._block_regressor")),
@@ -41,7 +53,7 @@ LAYERS = [
         ("mddf._layer_features", "mddf._mixture", "mddf._cascade_base", "mddf._cascade_classifier")
         + ("mddf._cascade_regressor",),
     ),
-    ("estimators", ("mddf", "mddf._search", "mddf._rotation", "mddf._pickle_compat")),
+    ("estimators", ("mddf", "mddf._search", "mddf._rotation", "mddf._pairs", "mddf._appended", "mddf._pickle_compat")),
 ]
 
 

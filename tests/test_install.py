@@ -57,8 +57,8 @@ README_SCRIPTS = {
     "run_uci.py",
     "small_sample.py",
 }
-#: Lines of the installed mddf/experiments: half of the 13.5k it held while the studies of benchmarks/ shipped in it.
-EXPERIMENTS_LINE_BUDGET = 6_750
+#: Lines of the installed mddf/experiments: half of the 13.6k it held while the studies of benchmarks/ shipped in it.
+EXPERIMENTS_LINE_BUDGET = 6_800
 USE_FAKES = (
     "import datasets, baselines; "
     "print(datasets.load_dataset('iris')); print(baselines.run('x')); print(datasets.__file__, baselines.__file__)"

@@ -29,35 +29,15 @@ TABLE_ALGORITHMS = {
 }
 
 
-def paper_grid(
-    table,
-    algorithm,
-    *,
-    depths=TREE_DEPTHS,
-    penalties=TREE_PENALTIES,
-    stump_betas=STUMP_BETAS,
-    stump_lambdas=STUMP_LAMBDAS,
-):
-    """Parameter settings searched for ``algorithm`` in Table ``table`` of the paper.
+def paper_grid(table, algorithm, *, depths=TREE_DEPTHS, penalties=TREE_PENALTIES, stump_betas=STUMP_BETAS,
+               stump_lambdas=STUMP_LAMBDAS):  # fmt: skip
+    """The :class:`~mddf.baselines.DeepBoostClassifier` settings searched for ``algorithm`` (one of
+    ``TABLE_ALGORITHMS[table]``) in Table ``table`` of the paper.
 
-    Parameters
-    ----------
-    table : {1, 2, 3}
-        1: boosted stumps (H_1^stumps and H_2^stumps), exponential loss; 2: trees, exponential
-        loss; 3: trees, logistic loss.
-    algorithm : str
-        One of ``TABLE_ALGORITHMS[table]``.
-    depths, penalties, stump_betas, stump_lambdas : sequences
-        The grids (defaults: the paper's); pass shorter ones for a quick run.
-
-    Returns
-    -------
-    list of dict: :class:`~mddf.baselines.DeepBoostClassifier` parameters, one per setting.
-
-    Notes
-    -----
-    Table 1's "AdaBoost H2" column is AdaBoost over H_1^stumps union H_2^stumps without
-    penalties: it takes the depth-2 candidate whenever it has a lower error.
+    Table 1: boosted stumps (H_1^stumps and H_2^stumps), exponential loss; its "AdaBoost H2" is AdaBoost
+    over both without penalties, taking the depth-2 candidate whenever it has a lower error. Table 2:
+    trees, exponential loss; Table 3: trees, logistic loss. The grids default to the paper's; pass
+    shorter ones for a quick run.
     """
     if table not in TABLE_ALGORITHMS:
         raise ValueError(f"table must be 1, 2 or 3, got {table!r}")

@@ -9,15 +9,8 @@ from sklearn.utils import check_random_state
 def mask_completely_at_random(X, fraction, random_state=None):
     """A float copy of ``X`` in which each entry is NaN with probability ``fraction``, independently.
 
-    Entries that were already missing stay missing. Rows may lose every value; the estimators then
-    see a row of NaN, as they would in real data.
-
-    Parameters
-    ----------
-    X : array-like of shape (n_samples, n_features)
-    fraction : float in [0, 1)
-    random_state : int, RandomState or None
-        Seeds the mask.
+    ``fraction`` is in [0, 1) and ``random_state`` seeds the mask. Entries already missing stay missing; a
+    row may lose every value, as in real data.
     """
     if not 0 <= fraction < 1:
         raise ValueError(f"fraction must be in [0, 1), got {fraction}")

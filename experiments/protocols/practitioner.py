@@ -1,16 +1,11 @@
 """The practitioner's protocol: repeated k-fold cross-validation on every row, stratified by class.
 
-What scikit-learn's ``cross_validate`` with ``RepeatedStratifiedKFold`` does: each seed is one
-repetition, a shuffle of the rows (``random_state=seed``) cut into k folds, stratified by class for
-classification (``StratifiedKFold``) and plain for regression (``KFold``). Run (seed, fold) trains
-on the other k-1 folds and tests on that fold; every method sees the same rows in the same run, so
-the per-fold scores of two methods are paired (:func:`~mddf.experiments.metrics.compare`). A
-built-in dataset's own train/test split is not used: its rows are pooled.
-
-**The number of folds** (:func:`fold_count`): the requested k (``--folds``, 5 by default), lowered
-to the number of rows of the smallest class so that every test fold holds each class, and never
-below 2; a class with a single row is refused (:class:`TooFewRows`), since a cross-validation
-cannot both train and test on it. A regression target needs at least k rows (else k = rows).
+As scikit-learn's ``RepeatedStratifiedKFold``: each seed shuffles all the rows (a built-in dataset's split
+pooled) and cuts them into k folds, stratified for a classification (``KFold`` for a regression); run
+(seed, fold) tests on that fold and trains on the others, so every method's per-fold scores are paired
+(:func:`~mddf.experiments.metrics.compare`). The number of folds (:func:`fold_count`) is ``--folds`` (5),
+lowered to the rows of the smallest class and never below 2; a class with a single row is refused
+(:class:`TooFewRows`).
 """
 
 from __future__ import annotations
@@ -31,23 +26,9 @@ class TooFewRows(ValueError):
 
 
 def fold_count(y, task: str = "classification", requested: int = DEFAULT_FOLDS, labels=None) -> int:
-    """The folds the cross-validation of ``y`` uses: ``requested``, or fewer for a small class or table.
-
-    Parameters
-    ----------
-    y : array
-        Class codes, or the targets of a regression.
-    task : {"classification", "regression"}
-    requested : int
-        At least 2.
-    labels : array, optional
-        The class labels (``labels[code]``), to name a class in a message.
-
-    Raises
-    ------
-    TooFewRows
-        A class with a single row, or fewer than two rows in all.
-    """
+    """The folds the cross-validation of ``y`` (class codes, or a regression's targets) uses: ``requested``
+    (at least 2), or fewer for a small class or table; :class:`TooFewRows` for a class with a single row, or
+    fewer than two rows in all. ``labels[code]`` names a class in the message."""
     y = np.asarray(y)
     if len(y) < 2:
         raise TooFewRows(f"{len(y)} row(s): a cross-validation needs at least 2")
@@ -85,17 +66,7 @@ def cv_run_data(dataset, seed: int, fold: int, n_folds: int, task: str, validati
     X, y = dataset.X, dataset.y
     train, test = cv_splits(y, task, n_folds, seed)[fold]
     X_fit, X_val, y_fit, y_val = holdout(X[train], y[train], validation_fraction, seed, stratify=task != "regression")
-    return RunData(
-        X[train],
-        y[train],
-        X[test],
-        y[test],
-        X_fit,
-        y_fit,
-        X_val,
-        y_val,
-        refit=True,
-        description=f"{n_folds}-fold cross-validation of all {len(y)} rows"
-        + (", stratified by class" if task != "regression" else "")
-        + f", shuffled with random_state={seed}: test fold {fold}",
-    )
+    stratified = ", stratified by class" if task != "regression" else ""
+    description = f"{n_folds}-fold cross-validation of all {len(y)} rows{stratified}, shuffled with random_state={seed}"
+    description += f": test fold {fold}"
+    return RunData(X[train], y[train], X[test], y[test], X_fit, y_fit, X_val, y_val, True, description)

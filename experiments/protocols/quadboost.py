@@ -5,15 +5,10 @@ examples, and a testing set containing the remaining examples. [...] all hyperpa
 values in a logarithmic scale, by performing 5-fold cross-validation on the training set S, and the reported
 values are the risks on the testing set."
 
-Our reading:
-
-* split: ``n_train = min(500, ceil(n / 2))`` drawn uniformly at random (not stratified, as the paper does not
-  say so; ``stratify=True`` is offered). "At least half" and "at most 500" can only both hold when ``n <= 1000``;
-  above that the cap of 500 wins. Datasets that come with their own split are pooled first and re-split;
-* grids (:data:`PAPER_GRIDS`): 10 log-spaced values over the ranges the paper gives, the number of iterations
-  ``T`` rounded to integers. L1 has no ``T`` in the paper ("no explicit early stopping is needed").
-
-The cross-validation over these grids is run by ``benchmarks/quadboost_protocol.py`` in the repository.
+Our reading: ``n_train = min(500, ceil(n / 2))`` rows drawn at random (not stratified, as the paper does not
+say; ``stratify=True`` is offered; above 1000 rows the cap wins), datasets with their own split pooled first;
+grids (:data:`PAPER_GRIDS`) of 10 log-spaced values over the paper's ranges, the iterations ``T`` rounded
+(L1 has none: "no explicit early stopping is needed"). ``benchmarks/quadboost_protocol.py`` runs it.
 """
 
 from __future__ import annotations
@@ -49,12 +44,7 @@ def paper_train_size(n_samples, max_train=MAX_TRAIN, train_fraction=0.5):
 
 
 def paper_split(X, y, *, max_train=MAX_TRAIN, train_fraction=0.5, stratify=False, random_state=0):
-    """Random train/test split of Section 4 (see :func:`paper_train_size`).
-
-    Returns
-    -------
-    X_train, X_test, y_train, y_test
-    """
+    """``X_train, X_test, y_train, y_test``: the random split of Section 4 (see :func:`paper_train_size`)."""
     n_train = paper_train_size(len(y), max_train, train_fraction)
     if n_train >= len(y):
         raise ValueError(f"{len(y)} examples leave none for the test set (training size {n_train})")

@@ -7,26 +7,17 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.model_selection import train_test_split
 
+from mddf.datasets.user_data import seeded_split
+
 from ..suites import DEEPBOOST_N_FOLDS
-from ..user_data import seeded_split
 from .splits import deepboost_folds, subsample
 
 
 @dataclass
 class RunData:
-    """Training, selection and test rows of one run.
-
-    Attributes
-    ----------
-    X_train, y_train : the rows the reported model is trained on.
-    X_test, y_test : the rows its accuracy is measured on.
-    X_fit, y_fit, X_val, y_val : the rows used to choose hyper-parameters (methods with a grid).
-    refit : bool
-        Whether the model is retrained on ``X_train`` with the chosen hyper-parameters
-        (split protocol, as the mdDF paper does for its MLP) or the model selected on the
-        validation rows is the one tested (DeepBoost protocol, as in that paper).
-    description : str
-    """
+    """Training, selection and test rows of one run: the reported model trains on ``X_train`` and is
+    scored on ``X_test``; a method with a grid chooses its hyper-parameters by fitting on ``X_fit`` and
+    scoring on ``X_val``."""
 
     X_train: np.ndarray
     y_train: np.ndarray
@@ -36,6 +27,8 @@ class RunData:
     y_fit: np.ndarray
     X_val: np.ndarray
     y_val: np.ndarray
+    #: whether the chosen configuration is retrained on ``X_train`` (split protocol, as the mdDF paper does for
+    #: its MLP), or the model selected on the validation rows is the one tested (DeepBoost protocol)
     refit: bool
     description: str
 
@@ -50,25 +43,12 @@ def holdout(X, y, fraction, seed, stratify: bool = True):
     return train_test_split(X, y, test_size=fraction, random_state=seed)
 
 
-def split_run_data(
-    dataset, seed: int, fraction: float = 1.0, validation_fraction: float = 0.2, task: str = "classification"
-) -> RunData:
-    """Standard train/test split, optionally on a stratified fraction of the training rows.
+def split_run_data(dataset, seed: int, fraction=1.0, validation_fraction=0.2, task="classification") -> RunData:
+    """The dataset's train/test split, optionally on a ``fraction`` of the training rows (:func:`subsample`).
 
-    Hyper-parameters are chosen on a stratified ``validation_fraction`` of the (sub-sampled)
-    training rows; the chosen configuration is then retrained on all of them.
-
-    Parameters
-    ----------
-    dataset : datasets.Dataset
-        Must have a test split.
-    seed : int
-        Seeds the sub-sample (``mddf.experiments.protocols.subsample``) and the validation hold-out.
-    fraction : float in (0, 1]
-        Fraction of the training rows (every class keeps at least one row).
-    validation_fraction : float
-    task : {"classification", "regression"}
-        A regression target is sub-sampled and held out at random, not by class.
+    Hyper-parameters are chosen on a ``validation_fraction`` of the (sub-sampled) training rows, then the
+    choice is retrained on all of them; ``seed`` seeds both draws, stratified by class unless ``task`` is
+    a regression.
     """
     dataset = seeded_split(dataset, seed)  # a user data file without --test: this seed's split
     if not dataset.has_test_split:
@@ -78,19 +58,9 @@ def split_run_data(
     if fraction < 1.0:
         dataset = subsample(dataset, fraction, random_state=seed, stratify=classify)
         description = dataset.split
-    X_fit, X_val, y_fit, y_val = holdout(dataset.X_train, dataset.y_train, validation_fraction, seed, stratify=classify)
-    return RunData(
-        dataset.X_train,
-        dataset.y_train,
-        dataset.X_test,
-        dataset.y_test,
-        X_fit,
-        y_fit,
-        X_val,
-        y_val,
-        refit=True,
-        description=description,
-    )
+    X, y = dataset.X_train, dataset.y_train
+    X_fit, X_val, y_fit, y_val = holdout(X, y, validation_fraction, seed, stratify=classify)
+    return RunData(X, y, dataset.X_test, dataset.y_test, X_fit, y_fit, X_val, y_val, True, description)
 
 
 def deepboost_run_data(dataset, seed: int, fold: int, n_folds: int = DEEPBOOST_N_FOLDS) -> RunData:
@@ -103,17 +73,9 @@ def deepboost_run_data(dataset, seed: int, fold: int, n_folds: int = DEEPBOOST_N
     if not 0 <= fold < n_folds:
         raise ValueError(f"fold must be in [0, {n_folds}), got {fold}")
     X, y = dataset.X, dataset.y
-    train_idx, val_idx, test_idx = deepboost_folds(y, n_folds=n_folds, random_state=seed)[fold]
-    return RunData(
-        X[train_idx],
-        y[train_idx],
-        X[test_idx],
-        y[test_idx],
-        X[train_idx],
-        y[train_idx],
-        X[val_idx],
-        y[val_idx],
-        refit=False,
-        description=f"DeepBoost protocol, {n_folds} stratified folds shuffled with seed {seed}: "
-        f"test fold {fold}, validation fold {(fold + 1) % n_folds}, train on the other {n_folds - 2}",
+    train, val, test = deepboost_folds(y, n_folds=n_folds, random_state=seed)[fold]
+    description = (
+        f"DeepBoost protocol, {n_folds} stratified folds shuffled with seed {seed}: "
+        f"test fold {fold}, validation fold {(fold + 1) % n_folds}, train on the other {n_folds - 2}"
     )
+    return RunData(X[train], y[train], X[test], y[test], X[train], y[train], X[val], y[val], False, description)

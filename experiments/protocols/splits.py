@@ -10,23 +10,11 @@ from mddf.datasets.base import Dataset
 
 
 def deepboost_folds(y, n_folds=10, random_state=0):
-    """Folds of the DeepBoost paper's protocol (Cortes, Mohri and Syed 2014, Section 4).
+    """Folds of the DeepBoost paper's protocol (Cortes, Mohri and Syed 2014, Section 4): one
+    ``(train_idx, val_idx, test_idx)`` per run.
 
-    The rows are split into ``n_folds`` stratified folds; run ``i`` tests on fold
-    ``i``, validates (picks hyper-parameters) on fold ``i + 1 (mod n_folds)`` and
-    trains on the remaining ``n_folds - 2`` folds.
-
-    Parameters
-    ----------
-    y : array-like of shape (n_samples,)
-        Labels (used for stratification).
-    n_folds : int, default=10
-    random_state : int, RandomState or None, default=0
-        Seeds the shuffle before folding.
-
-    Returns
-    -------
-    list of (train_idx, val_idx, test_idx) tuples, one per run.
+    The rows are split into ``n_folds`` folds stratified by ``y`` (shuffled with ``random_state``); run
+    ``i`` tests on fold ``i``, validates on fold ``i + 1 (mod n_folds)`` and trains on the other ones.
     """
     y = np.asarray(y)
     if n_folds < 3:
@@ -43,22 +31,11 @@ def deepboost_folds(y, n_folds=10, random_state=0):
 
 
 def subsample(dataset: Dataset, fraction, random_state=None, stratify: bool = True) -> Dataset:
-    """A stratified fraction of the training set, for small-sample studies.
+    """``dataset`` with a stratified ``fraction`` (in (0, 1]) of its training rows, for small-sample studies.
 
-    Every class keeps ``round(fraction * n_c)`` training rows, and at least one;
-    the test split is unchanged. With ``stratify=False`` (a regression target),
-    ``round(fraction * n)`` rows drawn at random, at least two.
-
-    Parameters
-    ----------
-    dataset : Dataset
-    fraction : float in (0, 1]
-    random_state : int, RandomState or None
-    stratify : bool
-
-    Returns
-    -------
-    Dataset with the reduced ``X_train``, ``y_train``.
+    Every class keeps ``round(fraction * n_c)`` training rows, and at least one; the test split is
+    unchanged. With ``stratify=False`` (a regression target), ``round(fraction * n)`` rows drawn at
+    random, at least two.
     """
     if not 0 < fraction <= 1:
         raise ValueError(f"fraction must be in (0, 1], got {fraction}")
@@ -76,9 +53,5 @@ def subsample(dataset: Dataset, fraction, random_state=None, stratify: bool = Tr
         keep = np.sort(rng.choice(len(y), size=n, replace=False))
     from dataclasses import replace
 
-    return replace(
-        dataset,
-        X_train=dataset.X_train[keep],
-        y_train=y[keep],
-        split=f"{dataset.split}; {'stratified ' if stratify else ''}{fraction:g} of the training rows",
-    )
+    split = f"{dataset.split}; {'stratified ' if stratify else ''}{fraction:g} of the training rows"
+    return replace(dataset, X_train=dataset.X_train[keep], y_train=y[keep], split=split)

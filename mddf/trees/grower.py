@@ -41,6 +41,7 @@ from numba import njit
 
 from .criterion import CRITERIA, check_labels, criterion_for
 from .splitting import CATEGORY_WORDS, CONSTANT, randint, random_subset, random_threshold, rng_state
+from .squared_error import target_exponent
 
 # numba's on-disk cache of the growers holds every function they call compiled in (splitting.py,
 # the criteria's modules, binning.py) and is invalidated only by changes to this file: after
@@ -421,9 +422,10 @@ def grow_tree(Xb, y, w, n_bins, missing_bin, categorical, n_classes, settings, s
 
     A node becomes a leaf when it holds fewer than 2 rows, cannot be split by
     its criterion (a pure node; a node whose weighted variance is at most the
-    float64 machine epsilon), has reached ``max_depth`` or has no non-constant
-    feature (scikit-learn's defaults: ``min_samples_split=2``,
-    ``min_samples_leaf=1``).
+    float64 machine epsilon, on targets scaled by a power of two when they are
+    small, :func:`mddf.trees.squared_error.target_exponent`), has reached
+    ``max_depth`` or has no non-constant feature (scikit-learn's defaults:
+    ``min_samples_split=2``, ``min_samples_leaf=1``).
     """
     if criterion is None:
         criterion = criterion_for(y)
@@ -431,4 +433,11 @@ def grow_tree(Xb, y, w, n_bins, missing_bin, categorical, n_classes, settings, s
         check_labels(criterion, y)
     missing_bin = _NO_MISSING if missing_bin is None else np.asarray(missing_bin, dtype=np.int64)
     categorical = _NO_CATEGORIES if categorical is None else np.asarray(categorical, dtype=np.uint8)
-    return GROWERS[criterion](Xb, y, w, n_bins, missing_bin, categorical, n_classes, settings, seed)
+    grow = GROWERS[criterion]
+    exponent = target_exponent(y, w) if criterion == "squared_error" else 0
+    if exponent == 0:
+        return grow(Xb, y, w, n_bins, missing_bin, categorical, n_classes, settings, seed)
+    tree = grow(Xb, np.ldexp(y, -exponent), w, n_bins, missing_bin, categorical, n_classes, settings, seed)
+    return tree._replace(
+        leaf_values=np.ldexp(tree.leaf_values, exponent), importance=np.ldexp(tree.importance, 2 * exponent)
+    )

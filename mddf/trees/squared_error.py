@@ -40,7 +40,8 @@ from .splitting import CATEGORY_WORDS, CONSTANT, Candidate
 LABEL_KINDS = "f"
 
 _INSERTION_SORT_ROWS = 24
-#: A node whose weighted variance is at most this is a leaf (scikit-learn's rule).
+#: A node whose weighted variance is at most this is a leaf (scikit-learn's rule), on targets scaled by
+#: :func:`target_exponent` so that the rule does not depend on their unit.
 _EPSILON = np.finfo(np.float64).eps
 
 #: Scratch space of the split searches, allocated once per tree (:func:`new_buffers`).
@@ -76,6 +77,39 @@ def new_buffers(n_statistics, m):
         np.empty(MAX_BINS, dtype=np.int64),
         np.zeros(1),
     )
+
+
+def target_exponent(y, w):
+    """The power of two ``e`` by which :func:`mddf.trees.grow_tree` divides the targets: 0 unless they are small.
+
+    A node is a leaf once its weighted variance is at most the float64 machine
+    epsilon (about 2.2e-16), scikit-learn's absolute threshold, which would make
+    every tree of targets below about 1e-8 a single leaf. Targets whose largest
+    magnitude ``M`` over the rows of positive weight is below 1/2 are therefore
+    grown as ``y / 2**e``, with ``e`` such that ``M / 2**e`` lies in [1/2, 1), and
+    the tree's leaf values and importances scaled back (by ``2**e`` and
+    ``2**(2 e)``): a power of two changes no bit of the sums, the scores or the
+    splits, so the threshold applies as ``epsilon * 4**e``, relative to the
+    targets' scale, and a tree of ``y * 2**k`` is that of ``y`` with its values
+    times ``2**k``. Targets of larger magnitude are grown as they are (``e = 0``).
+
+    Parameters
+    ----------
+    y : ndarray of float64 (n,)
+    w : ndarray of float64 (n,)
+        Row weights; rows of weight 0 do not count.
+
+    Returns
+    -------
+    int
+    """
+    weighted = y[w > 0.0]
+    if weighted.size == 0:
+        return 0
+    largest = max(-float(weighted.min()), float(weighted.max()))
+    if not 0.0 < largest < 0.5:  # zero (a constant tree), not finite, or large enough
+        return 0
+    return int(np.frexp(largest)[1])
 
 
 # ------------------------------------------------------------------------------------- node

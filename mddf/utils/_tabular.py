@@ -15,7 +15,11 @@ Encoding. Every categorical column is replaced, in place (the columns keep their
 sorted distinct values seen in training. Missing values, and categories not seen in training, are encoded
 as NaN, i.e. as missing values; but a column whose values at prediction are all of the other type
 (numbers for categories that were strings, typically their integer codes, or strings for numeric
-categories) is a ``TypeError`` naming the column, as none of them could match a category. The codes are
+categories), or mix strings and numbers, is a ``TypeError`` naming the column, as the values of the
+other type could match no category; and a column of numeric categories whose values at prediction
+match none of them and are all integers in 0 .. k-1 (the codes of its k categories, such as 0, 1, 2
+for 10, 20, 30) is a ``ValueError`` naming it. Numbers match numeric categories whatever their dtype
+(10, 10.0 and a DataFrame's or an array's 10 alike). The codes are
 stored in the estimator's float dtype (float32 or float64), exact for fewer than 2**24 categories. Numeric
 columns are converted exactly as ``validate_data`` always did, so numeric input gives bit-identical results.
 
@@ -73,6 +77,8 @@ def validate_tabular(estimator, X, y="no_validation", *, reset, **check_params):
     -------
     X, or (X, y) when ``y`` is given: what ``validate_data`` returns for the encoded matrix.
     """
+    if _is_dataframe(X):
+        _check_frame_columns(X)
     if reset:
         is_categorical = _resolve_categorical(X, getattr(estimator, "categorical_features", "from_dtype"))
         encoded, categories, encoder = X, None, None
@@ -92,8 +98,9 @@ def validate_tabular(estimator, X, y="no_validation", *, reset, **check_params):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         _check_feature_names(estimator, X, reset=False)
-    _check_category_types(X, estimator.is_categorical_, estimator.categories_)
-    encoded = _encode(X, estimator.is_categorical_, encoder)
+    part = _categorical_part(X, estimator.is_categorical_)
+    _check_category_values(X, part, estimator.is_categorical_, estimator.categories_)
+    encoded = _encode(X, estimator.is_categorical_, encoder, part)
     return validate_data(estimator, encoded, y, reset=False, **check_params)
 
 
@@ -104,6 +111,46 @@ def _is_dataframe(X):
     """A pandas DataFrame (pandas is not imported here: if it is not loaded, X is none)."""
     pd = sys.modules.get("pandas")
     return pd is not None and isinstance(X, pd.DataFrame)
+
+
+# infer_dtype kinds of an object column of dates, times or durations
+_TIME_OBJECT_KINDS = {"datetime64", "datetime", "date", "timedelta64", "timedelta", "time", "period"}
+
+
+def _holds_times(column):
+    """Whether a pandas Series holds dates, times or durations (a datetime, timedelta or period dtype, or
+    objects that are all of them)."""
+    import pandas as pd
+
+    dtype = column.dtype
+    if isinstance(dtype, (pd.CategoricalDtype, pd.StringDtype)):
+        return False
+    if isinstance(dtype, (pd.DatetimeTZDtype, pd.PeriodDtype)) or getattr(dtype, "kind", "O") in ("m", "M"):
+        return True
+    objects = isinstance(dtype, np.dtype) and dtype.kind == "O"
+    return objects and pd.api.types.infer_dtype(column, skipna=True) in _TIME_OBJECT_KINDS
+
+
+def _check_frame_columns(X):
+    """Raise for DataFrame columns no estimator can read: duplicate names, and dates, times or durations.
+
+    Duplicate names are a ``ValueError`` naming them (which of the columns would be meant is
+    ambiguous); datetime, timedelta and period columns are a ``TypeError`` naming them, since they
+    have no numeric value the estimators could take without a choice of unit and origin.
+    """
+    duplicated = X.columns[X.columns.duplicated()].unique()
+    if len(duplicated):
+        counts = ", ".join(f"{name!r} ({int((X.columns == name).sum())} times)" for name in duplicated)
+        raise ValueError(f"X has duplicate column names: {counts}; give each column of X a name of its own")
+    times = [j for j in range(X.shape[1]) if _holds_times(X.iloc[:, j])]
+    if times:
+        names = ", ".join(f"{X.columns[j]!r} ({X.iloc[:, j].dtype})" for j in times)
+        raise TypeError(
+            f"column(s) {names} of X hold dates, times or durations, which the estimators do not convert; "
+            "convert them to numbers first, for example the days since a date of your choice "
+            "((X[c] - pd.Timestamp('2000-01-01')) / pd.Timedelta(days=1)), or calendar features (year, month, "
+            "day of week) as columns of their own"
+        )
 
 
 def _column_kind(column):
@@ -244,6 +291,13 @@ def _fit_encode(X, mask):
         categories = [_frame_categories(X.iloc[:, j]) for j in np.flatnonzero(mask)]
     else:
         categories = "auto"
+        for k, j in enumerate(np.flatnonzero(mask)):
+            strings, numbers = _kinds(_present(part[:, k]))
+            if strings.any() and numbers.any():
+                raise ValueError(
+                    f"categorical column {j} mixes values of types {_type_names(part[:, k])}; its categories "
+                    "must be all strings or all numbers"
+                )
     encoder = OrdinalEncoder(
         categories=categories,
         handle_unknown="use_encoded_value",
@@ -272,49 +326,107 @@ def _holds_strings(categories):
     return categories.dtype.kind in "US" or any(isinstance(c, str) for c in categories)
 
 
-def _check_category_types(X, mask, categories):
-    """Raise a TypeError for a categorical column whose values at prediction are of the other kind.
+def _present(values):
+    """The values of one column that are not missing."""
+    if values.dtype != object:
+        return values[~np.isnan(values)] if values.dtype.kind in "fc" else values
+    return values[~np.frompyfunc(_is_missing, 1, 1)(values).astype(bool)]
 
-    A column of strings at fit that holds numbers at prediction (typically the integer codes of the
-    categories) would otherwise match no category and turn into missing values entirely, and a column
-    of numbers that holds strings likewise.
+
+def _kinds(values):
+    """Boolean masks ``(strings, numbers)`` of ``values`` (one column, no missing value)."""
+    if values.dtype.kind in "US":
+        return np.ones(len(values), dtype=bool), np.zeros(len(values), dtype=bool)
+    if values.dtype != object:
+        return np.zeros(len(values), dtype=bool), np.ones(len(values), dtype=bool)
+    strings = np.frompyfunc(lambda v: isinstance(v, str), 1, 1)(values).astype(bool)
+    return strings, ~strings
+
+
+def _type_names(values):
+    """The sorted names of the Python types of a column's values that are not missing."""
+    return sorted({type(v).__name__ for v in _present(np.asarray(values, dtype=object)).tolist()})
+
+
+def _shown(categories):
+    """The first categories of a column, for a message."""
+    seen = ", ".join(repr(c.item() if isinstance(c, np.generic) else c) for c in categories[:3])
+    return seen + (", ..." if len(categories) > 3 else "")
+
+
+def _looks_like_codes(numbers, categories):
+    """Whether numbers that match no category are all integers in ``0 .. len(categories) - 1``."""
+    try:
+        values = np.asarray(numbers, dtype=np.float64)
+        known = np.asarray(categories, dtype=np.float64)
+    except (TypeError, ValueError):  # numbers float64 cannot hold: not codes
+        return False
+    if values.size == 0 or np.isin(values, known).any():
+        return False
+    return bool(np.all(values == np.floor(values)) and values.min() >= 0 and values.max() < len(categories))
+
+
+def _check_category_values(X, part, mask, categories):
+    """Raise for a categorical column whose values at prediction cannot be its categories.
+
+    Values that match no category seen at fit become missing values; a column of which this
+    happens because of how it was given is an error naming it instead of a silent loss:
+
+    - a ``TypeError`` when its values are all of the other type than its categories (numbers,
+      typically their integer codes, for categories that are strings; strings for numbers), or
+      mix strings and numbers (as a column may not at fit);
+    - a ``ValueError`` when its categories are numbers and its values are too, but none matches a
+      category and all are integers in ``0 .. k-1`` for ``k`` categories: the codes of the
+      categories rather than their values (codes of 10, 20, 30 are 0, 1, 2).
+
+    ``part`` holds the categorical columns of ``X`` (:func:`_categorical_part`), in order.
     """
-    is_frame = _is_dataframe(X)
-    part = None if is_frame else _categorical_part(X, mask)
     for k, j in enumerate(np.flatnonzero(mask)):
         if len(categories[j]) == 0:  # no value seen at fit: nothing to compare with
             continue
-        strings = _holds_strings(categories[j])
-        if is_frame:
-            column = X.iloc[:, j]
-            kind = _column_kind(column)
-            if kind == "category":
-                kind = "numeric" if column.cat.categories.dtype.kind in "iufb" else "string"
-            values = column.dropna()
-            wrong = len(values) > 0 and (kind == "numeric") == strings
-            if wrong and kind == "string" and column.dtype == object:
-                wrong = all(isinstance(v, str) for v in values)  # numbers among strings: unseen values, as at fit
-            name, found = repr(X.columns[j]), f" ({column.dtype})"
-        else:
-            values = part[:, k]
-            present = values[~np.frompyfunc(_is_missing, 1, 1)(values).astype(bool)]
-            is_str = np.frompyfunc(lambda v: isinstance(v, str), 1, 1)(present).astype(bool)
-            wrong = present.size > 0 and (not is_str.any() if strings else is_str.all())
-            name, found = str(j), ""
-        if wrong:
-            seen = ", ".join(repr(c.item() if isinstance(c, np.generic) else c) for c in categories[j][:3])
-            more = ", ..." if len(categories[j]) > 3 else ""
-            held, expected = ("numbers", "strings") if strings else ("strings", "numbers")
+        name = repr(X.columns[j]) if _is_dataframe(X) else str(j)
+        found = f" ({X.iloc[:, j].dtype})" if _is_dataframe(X) else ""
+        values = _present(part[:, k])
+        strings, numbers = _kinds(values)
+        held_strings = _holds_strings(categories[j])
+        expected = "strings" if held_strings else "numbers"
+        if strings.any() and numbers.any():
             raise TypeError(
-                f"column {name} was categorical at fit, with categories of {expected} ({seen}{more}), but holds "
-                f"{held} at prediction{found}; pass the original values rather than codes: the estimator "
-                "encodes them itself, and values of the other type would match no category"
+                f"column {name} was categorical at fit, with categories of {expected} ({_shown(categories[j])}), "
+                f"but mixes strings and numbers at prediction (types {', '.join(_type_names(values))}); the values "
+                f"of the other type would match no category and become missing: give them all as {expected}, the "
+                "original values of the categories"
+            )
+        if values.size and (numbers.all() if held_strings else strings.all()):
+            held = "numbers" if held_strings else "strings"
+            raise TypeError(
+                f"column {name} was categorical at fit, with categories of {expected} ({_shown(categories[j])}), "
+                f"but holds {held} at prediction{found}; pass the original values rather than codes: the "
+                "estimator encodes them itself, and values of the other type would match no category"
+            )
+        if not held_strings and _looks_like_codes(values, categories[j]):
+            given = np.unique(np.asarray(values, dtype=np.float64))
+            shown = ", ".join(f"{v:g}" for v in given[:3]) + (", ..." if len(given) > 3 else "")
+            raise ValueError(
+                f"column {name} was categorical at fit, with categories {_shown(categories[j])}, but none of its "
+                f"values at prediction ({shown}) is one of them, "
+                f"and all are in 0 .. {len(categories[j]) - 1}, as the codes of the categories would be: pass the "
+                "original values rather than codes (the estimator encodes them itself); categories unseen at fit "
+                "can be given as missing values (NaN), which is what they would become"
             )
 
 
-def _encode(X, mask, encoder):
-    """``X`` with its categorical columns replaced by their codes (NaN for missing and unseen values)."""
-    codes = encoder.transform(_categorical_part(X, mask))
+def _encode(X, mask, encoder, part=None):
+    """``X`` with its categorical columns replaced by their codes (NaN for missing and unseen values).
+
+    ``part`` is :func:`_categorical_part` of ``X`` when already computed. Numbers given as an array of
+    numbers, where the encoder was fitted on a DataFrame's values (objects), are matched as objects.
+    """
+    if part is None:
+        part = _categorical_part(X, mask)
+    if part.dtype != object and any(cats.dtype == object for cats in encoder.categories_):
+        part = part.astype(object)
+    codes = encoder.transform(part)
     columns = np.flatnonzero(mask)
     if _is_dataframe(X):
         out = X.copy(deep=False)

@@ -476,6 +476,25 @@ def test_values_whose_normalisation_overflows_are_rejected_with_a_clear_error(da
             QuadBoostClassifier().fit(X * scale, y)
 
 
+@pytest.mark.parametrize("normalization", ["tanh", None])
+def test_weights_of_any_magnitude_give_the_model_of_their_ratios(data, normalization):
+    # weights near 1e308 overflowed the weighted sums, and the error blamed X
+    X, y = data
+    weight = np.random.RandomState(1).randint(1, 4, size=len(y)).astype(float)
+    model = QuadBoostClassifier(normalization=normalization, n_iter=20, random_state=0)
+    reference = model.fit(X, y, sample_weight=weight).decision_function(X)
+    for scale in (2.0**1000, 2.0**-100):  # a power of two: the same model to the bit
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            scaled = model.fit(X, y, sample_weight=weight * scale).decision_function(X)
+        np.testing.assert_array_equal(scaled, reference)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for scale in (1e300, 5e307):
+            model.fit(X, y, sample_weight=weight * scale)
+            np.testing.assert_allclose(model.decision_function(X), reference, rtol=1e-9, atol=1e-12)
+
+
 def test_a_threshold_grid_that_overflows_is_rejected_without_normalisation(data):
     X, y = data
     X = X.copy()

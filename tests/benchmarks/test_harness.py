@@ -257,3 +257,24 @@ def test_a_study_runs_from_the_repository_root_as_a_module_and_as_a_file(command
     )
     assert done.returncode == 0, done.stderr
     assert "| iris |" in done.stdout and (tmp_path / "table.md").is_file()
+
+
+def test_mean_ranks_average_each_methods_rank_over_the_datasets_where_two_or_more_have_a_score():
+    records = [
+        {"dataset": "a", "method": "x", "accuracy": 0.9},
+        {"dataset": "a", "method": "x", "accuracy": 0.7},  # mean 0.8: ties with y
+        {"dataset": "a", "method": "y", "accuracy": 0.8},
+        {"dataset": "a", "method": "z", "accuracy": 0.5},
+        {"dataset": "b", "method": "x", "accuracy": 0.1},
+        {"dataset": "b", "method": "z", "accuracy": 0.6},
+        {"dataset": "c", "method": "y", "accuracy": 0.9},  # alone on c: not ranked
+        {"dataset": "c", "method": "x"},  # no score: left out
+    ]
+    ranks = harness.mean_ranks(records, ["x", "y", "z"], ["a", "b", "c"])
+    assert ranks == {"x": (1.5 + 2) / 2, "y": 1.5, "z": (3 + 1) / 2}
+
+
+def test_in_fresh_process_returns_what_the_function_returns_in_a_process_of_its_own():
+    import os
+
+    assert harness.in_fresh_process(os.getpid) != os.getpid()

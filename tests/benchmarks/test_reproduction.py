@@ -10,7 +10,7 @@ from benchmarks.reproduction import (
     selected_values,
     unavailable_datasets,
 )
-from mddf.experiments import paper_results
+from mddf.datasets import published as paper_results
 
 
 def record(dataset, method, seed, accuracy, status="ok", **extra):

@@ -70,3 +70,11 @@ def http_server(tmp_path, monkeypatch):
         server.shutdown()
         server.server_close()
         thread.join(timeout=5)
+
+
+@pytest.fixture
+def user_csv(tmp_path):
+    """Path of a 300-row CSV of a user's table (tests/user_csv.py builds it)."""
+    from user_csv import write_user_csv
+
+    return write_user_csv(tmp_path / "my.csv")

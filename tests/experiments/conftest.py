@@ -1,4 +1,4 @@
-"""Fixtures of the harness tests: a user's CSV (user_csv.py builds it) and an empty data folder."""
+"""Fixtures of the harness tests: a user's CSV (tests/user_csv.py builds it) and an empty data folder."""
 
 import pytest
 from user_csv import write_user_csv

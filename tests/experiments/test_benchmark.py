@@ -7,13 +7,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from mddf.datasets.user_data import register, source_for
 from mddf.experiments import cli, executor
 from mddf.experiments.executor import execute
 from mddf.experiments.methods import default_registry
 from mddf.experiments.provenance import read_csv_rows
 from mddf.experiments.runner import run_one
 from mddf.experiments.store import ResultStore
-from mddf.experiments.user_data import register, source_for
 
 FAST = ["--quick", "--n-jobs", "1", "--quiet", "--isolation", "inline"]
 

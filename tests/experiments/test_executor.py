@@ -73,3 +73,35 @@ def test_an_mddf_run_of_other_data_sets_no_tree_budget(tmp_path):
     assert "trees_k" not in RunBook([rf], store, progress=False).kwargs_for(rf)
     store.append({"key": rf.budget_key, "method": "mdDF", "status": "ok", "n_layers": 5, "data_sha256": "new"})
     assert RunBook([rf], store, progress=False).kwargs_for(rf)["trees_k"] == 5
+
+
+@pytest.mark.parametrize("workers, cores, expected", [(1, 2, 2), (2, 2, 1), (2, 8, 4), (3, 2, 1)])
+def test_runs_at_the_same_time_share_the_cores_unless_n_jobs_is_given(monkeypatch, workers, cores, expected):
+    from mddf.experiments import cluster
+
+    seen = {}
+    monkeypatch.setattr(cluster, "_core_count", lambda usable: cores)
+    monkeypatch.setattr(cluster, "execute", lambda tasks, store, **options: seen.update(options))
+    cluster.run_all([], None, workers=workers)
+    assert seen["n_jobs"] == expected
+    cluster.run_all([], None, workers=workers, n_jobs=-1)
+    assert seen["n_jobs"] == -1
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_a_run_holds_the_openmp_pools_of_its_estimator_to_n_jobs(monkeypatch, n_jobs):
+    from sklearn.ensemble import HistGradientBoostingClassifier
+    from threadpoolctl import threadpool_info
+
+    from mddf.experiments.runner import run_one
+
+    seen, fit = [], HistGradientBoostingClassifier.fit
+
+    def recording_fit(self, X, y, **kwargs):
+        seen.append({pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "openmp"})
+        return fit(self, X, y, **kwargs)
+
+    monkeypatch.setattr(HistGradientBoostingClassifier, "fit", recording_fit)
+    record = run_one("iris", "HGB-es", 0, profile="quick", protocol="practitioner", n_jobs=n_jobs)
+    assert record["status"] == "ok", record.get("error")
+    assert seen and all(threads == {n_jobs} for threads in seen)

@@ -215,7 +215,40 @@ def test_integer_weights_act_as_repeated_rows():
     assert shift["plain"] == pytest.approx(5.0, abs=0.3)
 
 
+def test_the_fit_does_not_depend_on_the_unit_of_the_target():
+    # targets of 1e-10 were one leaf per tree (an absolute variance threshold), a constant model; the
+    # trees now grow small targets scaled by a power of two, so that y * 2**-40 gives the model of y
+    X, y = _friedman(300)
+    y = y / 2.0 ** np.ceil(np.log2(np.abs(y).max()))  # largest magnitude in [0.5, 1)
+    reference = _small(max_layers=2).fit(X, y)
+    tiny = _small(max_layers=2).fit(X, np.ldexp(y, -40))
+    np.testing.assert_array_equal(tiny.predict(X), np.ldexp(reference.predict(X), -40))
+    decimal = _small(max_layers=2).fit(X, y * 1e-10)
+    assert decimal.score(X, y * 1e-10) == pytest.approx(reference.score(X, y), abs=0.01)
+    assert reference.score(X, y) > 0.8
+
+
 # ---------------------------------------------------------------- errors
+def test_targets_beyond_the_largest_float32_are_refused_naming_y():
+    # the layers pass their predictions on as float32 features: beyond 3.4e38 they were infinite (in
+    # transform, and in the predictor's input, whose error blamed X)
+    X, y = _friedman(90)
+    y = y / np.abs(y).max()
+    for predictor in (None, "forest"):
+        with pytest.raises(ValueError, match=r"\|y\| reaches 1e\+40, beyond 3\.4e\+38, the largest float32"):
+            _small(max_layers=1, predictor=predictor).fit(X, y * 1e40)
+    # a residual cascade passes on predictions somewhat beyond its targets (here on its training rows,
+    # which its fold models saw): an error as they reach the limit, not an infinite feature
+    rng = np.random.default_rng(0)
+    Z = rng.normal(size=(200, 4))
+    z = Z[:, 0] + 0.5 * Z[:, 1] ** 2
+    near = _small(max_layers=3).fit(Z, z / np.abs(z).max() * 3.3e38)
+    with pytest.raises(ValueError, match=r"prediction a layer passes on, \|h_t\|, reaches .* beyond 3\.4e\+38"):
+        near.transform(Z)
+    model = _small(max_layers=2, predictor="forest").fit(X, y * 1e37)
+    assert np.all(np.isfinite(model.transform(X))) and model.score(X, y * 1e37) > 0.5
+
+
 def test_clear_errors():
     X, y = _friedman(60)
     model = _small(max_layers=1)

@@ -32,6 +32,8 @@ EXPECTED_FAILED = {
         ),
         # the bounded-memory mode: fitted models in a temporary folder of the model's own
         MDDFClassifier(n_estimators=5, max_layers=2, n_folds=2, class_vectors="oob", model_dir="auto", random_state=0),
+        # confidence screening: confident rows leave the cascade at fit and at prediction
+        MDDFClassifier(n_estimators=5, max_layers=3, n_folds=2, screening_accuracy=0.9, random_state=0),
     ],
     expected_failed_checks=lambda est: EXPECTED_FAILED,
 )

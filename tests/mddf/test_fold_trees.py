@@ -56,3 +56,50 @@ def test_the_regression_cascade_takes_it_too():
     assert [h["oof_mse"] for h in every.train_history_] == [h["oof_mse"] for h in share.train_history_]
     assert [forest.n_trees for forest in share.layers_[0].models_[0]] == [3, 3, 3]
     assert not np.array_equal(every.predict(X), share.predict(X))
+
+
+@pytest.mark.parametrize("tree_method", ["hist", "exact"])
+def test_refit_keeps_one_model_per_member_fitted_on_every_row_and_the_same_first_layer(data, tree_method):
+    X, y = data
+    common = dict(n_estimators=10, n_folds=3, max_layers=2, random_state=0, tree_method=tree_method)
+    every = MDDFClassifier(fold_trees="all", **common).fit(X, y)
+    refit = MDDFClassifier(fold_trees="refit", **common).fit(X, y)
+    # the first layer's out-of-fold class vectors come from the same fold models: the refit is drawn after them
+    assert np.array_equal(every.oof_features_[0], refit.oof_features_[0])
+    for block in refit.layers_:
+        assert [[forest.n_trees for forest in models] for models in block.models_] == [[10]] * 4
+    assert refit.layers_[0].nbytes < every.layers_[0].nbytes
+    # the one model saw every row: it fits the training rows better than their out-of-fold class vectors do
+    first = refit.layers_[0].predict_proba(X.astype(np.float32))
+    assert (first.mean(1).argmax(1) == y).mean() > (refit.oof_features_[0].argmax(1) == y).mean()
+
+
+def test_refit_fits_other_members_once_on_every_row_and_leaves_oob_forests_alone(data):
+    X, y = data
+    model = MDDFClassifier(
+        fold_trees="refit",
+        class_vectors="oob",
+        forest_types=("rf", "gbdt"),
+        n_estimators=5,
+        max_layers=1,
+        random_state=0,
+    ).fit(X, y)
+    forest, member = model.layers_[0].models_
+    assert len(forest) == 1 and len(member) == 1
+    assert member[0].estimator.n_features_in_ == X.shape[1]
+    assert model.predict_proba(X).shape == (len(y), 3)
+
+
+def test_refit_is_reproducible_and_takes_model_dir_and_the_regression_cascade(data, tmp_path):
+    X, y = data
+    common = dict(fold_trees="refit", n_estimators=6, max_layers=2, random_state=0)
+    a = MDDFClassifier(**common).fit(X, y)
+    b = MDDFClassifier(model_dir=tmp_path / "models", **common).fit(X, y)
+    assert np.array_equal(a.predict_proba(X), b.predict_proba(X))
+    assert sorted(p.name for p in (tmp_path / "models" / "layer-001").glob("m*")) == [
+        f"m{j}-foldall.bin" for j in range(4)
+    ]
+    Xr, yr = make_regression(200, 6, random_state=0)
+    regressor = CascadeForestRegressor(**common).fit(Xr, yr)
+    assert [len(models) for models in regressor.layers_[0].models_] == [1] * 4
+    assert regressor.score(Xr, yr) > 0.5

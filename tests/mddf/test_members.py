@@ -301,3 +301,71 @@ def test_fold_model_names_the_member_whose_probabilities_are_unusable():
     model.estimator.predict_proba = lambda X: np.full((len(X), 2), np.inf)
     with pytest.raises(ValueError, match=r"non-finite values \(NaN or infinity\) in 60 of 60 rows"):
         model.predict_proba(X)
+
+
+def test_fold_model_names_the_member_whose_rows_are_not_probabilities_and_normalises_their_sums():
+    X, y = _noise(n=60, s=2)
+    model = fit_member(LogisticRegression(), X, y, 2, where="forest_types[2]")
+    message = r"^forest_types\[2\] \(LogisticRegression\): predict_proba returned rows that are not probabilities"
+    model.estimator.predict_proba = lambda X: np.tile([1.5, -0.5], (len(X), 1))
+    with pytest.raises(ValueError, match=message + r".* in 60 of 60 rows \(row 0: sum 1, smallest value -0\.5\)"):
+        model.predict_proba(X)
+    model.estimator.predict_proba = lambda X: np.zeros((len(X), 2))
+    with pytest.raises(ValueError, match=message):
+        model.predict_proba(X)
+    # rows summing to 7 were passed on, and predict_proba's rows then summed to 7: they are normalised
+    model.estimator.predict_proba = lambda X: np.tile([3.5, 7.0], (len(X), 1))
+    np.testing.assert_allclose(model.predict_proba(X), np.tile([1 / 3, 2 / 3], (len(X), 1)))
+    # rows within 1e-4 of 1 are left as they are, to the bit
+    rows = np.tile(np.float32([1 / 3, 2 / 3]), (len(X), 1))
+    model.estimator.predict_proba = lambda X: rows
+    np.testing.assert_array_equal(model.predict_proba(X), rows)
+
+
+class NoClasses(ClassifierMixin, BaseEstimator):
+    """A classifier that sets no ``classes_``."""
+
+    def fit(self, X, y):
+        self.n_ = len(np.unique(y))
+        return self
+
+    def predict_proba(self, X):
+        return np.full((len(X), self.n_), 1.0 / self.n_)
+
+
+class ScoresAsProba(NoClasses):
+    """A classifier whose ``predict_proba`` gives scores, not probabilities."""
+
+    def fit(self, X, y):
+        self.classes_ = np.unique(y)
+        return super().fit(X, y)
+
+    def predict_proba(self, X):
+        return np.full((len(X), self.n_), 3.5)
+
+
+class LettersAsClasses(NoClasses):
+    """A classifier whose ``classes_`` are not the labels it was fitted on."""
+
+    def fit(self, X, y):
+        self.classes_ = np.array(list("abcdefgh"[: len(np.unique(y))]))
+        return super().fit(X, y)
+
+
+@pytest.mark.parametrize("slot", ["member", "predictor"])
+def test_a_member_or_predictor_without_classes_or_probabilities_is_named(slot):
+    X, y = _noise(n=90, s=3)
+
+    def cascade(estimator):
+        if slot == "member":
+            return MDDFClassifier(forest_types=("rf", estimator), n_estimators=4, max_layers=1, random_state=0)
+        return MDDFClassifier(predictor=estimator, n_estimators=4, max_layers=1, random_state=0)
+
+    where = r"forest_types\[1\]" if slot == "member" else "predictor"
+    with pytest.raises(ValueError, match=rf"^{where} \(NoClasses\): has no classes_ after fit"):
+        cascade(NoClasses()).fit(X, y)
+    fitted = cascade(ScoresAsProba()).fit(X, y)  # rows of 3.5: normalised
+    np.testing.assert_allclose(fitted.predict_proba(X).sum(axis=1), 1.0)
+    message = r"\(LettersAsClasses\): classes_ is \['a', 'b', 'c'\] after a fit on the class indices \[0, 1, 2\]"
+    with pytest.raises(ValueError, match=rf"^{where} {message}"):
+        cascade(LettersAsClasses()).fit(X, y)

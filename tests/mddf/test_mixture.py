@@ -35,6 +35,45 @@ def test_class_vector_mixture_is_the_share_recursion():
     assert mixture.correct(y).all()
 
 
+@pytest.mark.parametrize("share", [0.4, 1.0])
+def test_a_layer_through_some_rows_mixes_into_those_rows_only(share):
+    rng = np.random.RandomState(0)
+    first, later = _per_forest(rng), _per_forest(rng, n=20)
+    rows = np.sort(rng.choice(50, 20, replace=False))
+    mixture, everyone = ClassVectorMixture("per_forest"), ClassVectorMixture("per_forest")
+    mixture.add_layer(first, 1.0)
+    everyone.add_layer(first, 1.0)
+    before = mixture.passed
+    full = first.copy()
+    full[rows] = later
+    mixture.add_layer(later, share, rows)
+    everyone.add_layer(full, share)
+    others = np.setdiff1d(np.arange(50), rows)
+    assert np.array_equal(mixture.passed[others], first.reshape(50, -1)[others])
+    assert np.array_equal(mixture.proba[others], first.mean(axis=1)[others])
+    assert np.allclose(mixture.passed[rows], everyone.passed[rows])
+    assert np.allclose(mixture.proba[rows], everyone.proba[rows])
+    assert np.array_equal(before, first.reshape(50, -1))  # the arrays handed out before stay as they were
+
+
+def test_keeping_rows_keeps_their_margins_and_renormalises_the_distribution():
+    rng = np.random.RandomState(0)
+    y = rng.randint(3, size=50)
+    weight = rng.rand(50)
+    state = CumulativeMargin(50, sample_weight=weight)
+    gamma = margins(_per_forest(rng, y=y).mean(axis=1), y)
+    state.add_layer(gamma, *state.solve_weight(gamma, rng))
+    state.reweight()
+    rows = np.flatnonzero(rng.rand(50) < 0.5)
+    mixture_margin, distribution = state.mixture_margin.copy(), state.distribution.copy()
+    state.keep_rows(rows)
+    assert np.array_equal(state.mixture_margin, mixture_margin[rows])
+    assert np.allclose(state.sample_weight, weight[rows] / weight.max())
+    assert np.allclose(state.distribution, distribution[rows] / distribution[rows].sum())
+    # what eq. 47 gives on the rows kept
+    assert np.allclose(state.distribution, sample_distribution(state.cumulative, 0.8, 0.05, state.sample_weight))
+
+
 def test_per_forest_passed_feature_keeps_every_forest():
     rng = np.random.RandomState(1)
     per_forest = _per_forest(rng, n=10)

@@ -18,7 +18,7 @@ import pytest
 from sklearn.datasets import load_digits, make_classification
 from sklearn.naive_bayes import GaussianNB
 
-from mddf import MDDFClassifier, MDDFGridSearch, _storage
+from mddf import CascadeForestRegressor, MDDFClassifier, MDDFGridSearch, _storage
 from mddf._members import FoldModel
 from mddf._storage import FORMAT, HEADER_BYTES, MARKER, ModelFileError, StoredModel, StoredRecord
 from mddf.baselines.gcforest import GCForestClassifier, gcforest_cascade
@@ -210,6 +210,16 @@ def test_a_folder_with_layer_entries_mddf_did_not_write_is_refused(digits, tmp_p
     assert (tmp_path / "layer-001" / "data.csv").exists()
     with pytest.raises(ValueError, match="is a file"):
         MDDFClassifier(**FAST, model_dir=tmp_path / "layer-001" / "data.csv").fit(X, y)
+
+
+@pytest.mark.parametrize("estimator", [MDDFClassifier, CascadeForestRegressor, GCForestClassifier])
+def test_an_empty_model_dir_is_refused_rather_than_the_current_directory(estimator, tmp_path, monkeypatch):
+    # model_dir="" wrote the fit's files and marker into the current directory
+    monkeypatch.chdir(tmp_path)
+    X, y = make_classification(n_samples=60, n_features=5, random_state=0)
+    with pytest.raises(ValueError, match=r"^model_dir='' is an empty path; give a folder \(\"\.\" for the current"):
+        estimator(n_estimators=4, max_layers=1, random_state=0, model_dir="").fit(X, y)
+    assert os.listdir(tmp_path) == []
 
 
 def test_auto_folder_belongs_to_the_model(digits):

@@ -79,6 +79,21 @@ def test_candidates_with_the_same_first_layer_share_it(digits, monkeypatch):
     assert len(fits) == search.n_layer_fits_ == 2 + sum(n - 1 for n in search.cv_results_["n_layers_grown"])
 
 
+def test_a_grid_of_screening_targets_shares_the_first_layer_and_matches_stand_alone_fits(digits):
+    X, y = digits
+    base = small_cascade()
+    grid = {"screening_accuracy": [None, 0.99]}
+    search = MDDFGridSearch(estimator=base, param_grid=grid, halving_layers=()).fit(X, y)
+    results = search.cv_results_
+    assert search.n_layer_fits_ == 1 + sum(n - 1 for n in results["n_layers_grown"])
+    for i, params in enumerate(results["params"]):
+        alone = clone(base).set_params(**params).fit(X, y)
+        assert results["n_layers_grown"][i] == len(alone.train_history_)
+        assert results["score"][i] == monitored_accuracy(alone)
+        if i == search.best_index_:
+            assert np.array_equal(search.predict_proba(X), alone.predict_proba(X))
+
+
 def test_halving_keeps_the_best_candidates_of_each_depth_factor(digits):
     X, y = digits
     base = small_cascade(n_tolerant_layers=4)

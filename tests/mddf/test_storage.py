@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from mddf import CascadeForestRegressor, MDDFClassifier
-from mddf._storage import MemoryStore, ModelStore
+from mddf._storage import FORMAT, MemoryStore, ModelStore
 
 
 def test_the_memory_store_answers_what_the_model_store_answers():
@@ -47,3 +47,10 @@ def test_the_storage_module_imports_nothing_else_of_mddf_and_builds_no_task():
         elif isinstance(node, ast.Import):
             imported.update(alias.name for alias in node.names)
     assert not {name for name in imported if name.startswith((".", "mddf", "joblib", "sklearn"))}, imported
+
+
+def test_the_user_guide_gives_the_file_format_version_the_code_writes():
+    # the guide said version 2 while the files were of version 3
+    guide = (Path(__file__).resolve().parents[2] / "docs" / "user_guide" / "mddf.md").read_text()
+    assert f"**File format (version {FORMAT}).**" in guide
+    assert f"the format version as a little-endian uint32 ({FORMAT})" in guide

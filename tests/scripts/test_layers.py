@@ -7,20 +7,10 @@ from mddf.experiments.layers import (
     class_scores,
     margin_cdf,
     margin_ratio,
-    margins,
     parse_layers,
     pick_layers,
     variance_ratio,
 )
-
-
-def test_margin_is_true_class_score_minus_best_other_normalised():
-    scores = np.array([[0.2, 0.3, 0.5], [0.6, 0.3, 0.1], [1.0, 0.8, 0.2]])
-    y = np.array([2, 1, 0])
-    # the paper's Figure 2 example: [0.2, 0.3, 0.5] with y = 3rd class -> 0.5 - 0.3 = 0.2
-    np.testing.assert_allclose(margins(scores, y), [0.2, -0.3, 0.2])
-    np.testing.assert_allclose(margins(scores, y, scale=2.0), [0.1, -0.15, 0.1])
-    np.testing.assert_allclose(margins(scores, y, scale=np.array([1.0, 2.0, 4.0])), [0.2, -0.15, 0.05])
 
 
 def test_per_forest_features_are_averaged_into_class_scores():

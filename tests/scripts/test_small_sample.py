@@ -104,9 +104,9 @@ def test_the_practitioner_study_is_the_default_for_a_users_file(tmp_path, capsys
 def test_a_fraction_too_small_for_a_method_is_skipped_naming_the_class(tmp_path):
     from dataclasses import replace
 
+    from mddf.datasets.user_data import load_source, source_for
     from mddf.experiments.methods import default_registry
     from mddf.experiments.planning import unusable_fractions
-    from mddf.experiments.user_data import load_source, source_for
 
     ds = load_source(source_for(churn_csv(tmp_path / "my.csv"), "label"))
     needy = replace(default_registry().get("RF"), name="Needy", min_class_rows=3)
@@ -119,10 +119,10 @@ def test_a_fraction_too_small_for_a_method_is_skipped_naming_the_class(tmp_path)
 def test_a_method_the_folds_leave_too_few_rows_of_a_class_is_named_with_the_class(tmp_path):
     from dataclasses import replace
 
+    from mddf.datasets.user_data import load_source, source_for
     from mddf.experiments.methods import default_registry
     from mddf.experiments.planning import unusable_folds
     from mddf.experiments.protocols.practitioner import fold_count
-    from mddf.experiments.user_data import load_source, source_for
 
     ds = load_source(source_for(churn_csv(tmp_path / "my.csv", n=40), "label"))
     rows = int((ds.classes[ds.y] == "churned").sum())

@@ -6,7 +6,7 @@ import io
 
 import pytest
 
-from mddf.experiments import paper_results
+from mddf.datasets import published as paper_results
 from mddf.experiments.benchmark import write_tables
 from mddf.experiments.methods import default_registry
 from mddf.experiments.provenance import read_csv_rows

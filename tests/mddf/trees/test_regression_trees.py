@@ -129,6 +129,27 @@ def test_fully_grown_trees_fit_distinct_rows_exactly_and_stop_at_constant_target
     assert len(tree[0]) == 1 and tree.leaf_values[:, 0].tolist() == [2.5]
 
 
+@pytest.mark.parametrize("random_split", [False, True])
+def test_small_targets_grow_the_tree_of_their_unit_free_scale(random_split):
+    # scikit-learn's leaf rule (weighted variance at most the float64 epsilon) is absolute: targets of
+    # 1e-10 would be one leaf; they are grown as targets scaled by a power of two into [0.5, 1), so the
+    # tree of y * 2**-40 is the tree of y, its values times 2**-40 to the bit
+    rng = np.random.RandomState(11)
+    Xb = BinnedInput(rng.rand(300, 3).astype(np.float32)).codes
+    y = rng.standard_normal(300)
+    y = y / np.abs(y).max() * 0.75  # largest magnitude in [0.5, 1): grown as it is
+    w = rng.uniform(0.5, 2.0, 300)
+    reference = grow(Xb, y, w, max_features=1, random_split=random_split)
+    assert len(reference.feature) > 100
+    for exponent in (-40, -60, -1000):
+        tree = grow(Xb, np.ldexp(y, exponent), w, max_features=1, random_split=random_split)
+        assert np.array_equal(tree.feature, reference.feature) and np.array_equal(tree.split_bin, reference.split_bin)
+        assert np.array_equal(tree.leaf_values, np.ldexp(reference.leaf_values, exponent))
+        assert np.array_equal(tree.importance, np.ldexp(reference.importance, 2 * exponent))
+    tiny = grow(Xb, y * 1e-10, w, max_features=1, random_split=random_split)
+    assert np.allclose(predict(tiny, Xb), y * 1e-10, rtol=1e-12, atol=0)  # fully grown: fits the rows
+
+
 def test_depth_limit():
     rng = np.random.RandomState(9)
     Xb = rng.randint(0, 50, size=(300, 4)).astype(np.uint8)

@@ -114,6 +114,72 @@ def test_values_of_the_other_type_at_prediction_are_a_type_error():
         validate_tabular(est, np.array([[0.0, 5.0]]), reset=False, dtype=np.float64, ensure_all_finite=False)
 
 
+def test_codes_of_numeric_categories_at_prediction_are_a_value_error():
+    # categories 10, 20, 30 given as their codes 0, 1, 2 matched no category: every value became missing
+    X = pd.DataFrame({"k": [10, 20, 30, 20], "x": [1.0, 2.0, 3.0, 4.0]})
+    est, _ = fit_encode(X, ["k"])
+    message = r"column 'k' was categorical at fit, with categories 10, 20, 30, but none of its values at prediction "
+    message += r"\(0, 1, 2\) is one of them, and all are in 0 \.\. 2"
+    with pytest.raises(ValueError, match=message):
+        validate_tabular(est, X.assign(k=[0, 1, 2, 1]), reset=False, dtype=np.float64, ensure_all_finite=False)
+    numeric = np.array([[10.0, 1.0], [20.0, 2.0], [30.0, 3.0]])
+    est, _ = fit_encode(numeric, [0])
+    with pytest.raises(ValueError, match=r"column 0 was categorical at fit, with categories 10\.0, 20\.0, 30\.0"):
+        validate_tabular(est, np.array([[2.0, 5.0]]), reset=False, dtype=np.float64, ensure_all_finite=False)
+    # values beyond the codes' range, or one that matches a category, are unseen categories: missing values
+    for unseen, codes in (([40, 0], [np.nan, np.nan]), ([20, 0], [1, np.nan]), ([5, 7], [np.nan, np.nan])):
+        Xt = validate_tabular(est, np.array([[unseen[0], 1.0], [unseen[1], 1.0]]), reset=False, dtype=np.float64,
+                              ensure_all_finite=False)  # fmt: skip
+        np.testing.assert_array_equal(Xt[:, 0], codes)
+
+
+@pytest.mark.parametrize("fitted_as", ["int", "object", "category", "Int64", "float32"])
+@pytest.mark.parametrize("given_as", ["int", "float", "object", "category", "numpy", "numpy float32"])
+def test_numeric_categories_map_the_same_values_whatever_their_dtype(fitted_as, given_as):
+    # the encoder fitted on a DataFrame's objects failed on an array of numbers (numpy's isnan on objects)
+    values = np.array([10, 20, 30, 20, 10])
+    columns = {
+        "int": lambda: values,
+        "float": lambda: values.astype(float),
+        "float32": lambda: values.astype(np.float32),
+        "object": lambda: pd.Series(values, dtype=object),
+        "category": lambda: pd.Categorical(values),
+        "Int64": lambda: pd.array(values, dtype="Int64"),
+    }
+    est, Xt = fit_encode(pd.DataFrame({"k": columns[fitted_as](), "x": 1.0}), ["k"])
+    np.testing.assert_array_equal(Xt[:, 0], [0, 1, 2, 1, 0])
+    if given_as.startswith("numpy"):
+        new = np.column_stack([values, np.ones(5)]).astype(np.float32 if given_as.endswith("float32") else float)
+    else:
+        new = pd.DataFrame({"k": columns[given_as](), "x": 1.0})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # an array where names were fitted
+        Xt = validate_tabular(est, new, reset=False, dtype=np.float64, ensure_all_finite=False)
+    np.testing.assert_array_equal(Xt[:, 0], [0, 1, 2, 1, 0])
+
+
+def test_strings_and_numbers_mixed_in_a_column_at_prediction_are_a_type_error():
+    # the numbers among string categories (or the strings among numeric ones) became missing values
+    est, _ = fit_encode(frame())
+    mixed = frame().assign(city=pd.Series(["x", 1, "y", 0, None, "x"], dtype=object))
+    message = r"column 'city' was categorical at fit, with categories of strings \('x', 'y'\), but mixes strings and "
+    with pytest.raises(TypeError, match=message + r"numbers at prediction \(types int, str\)"):
+        validate_tabular(est, mixed, reset=False, dtype=np.float64, ensure_all_finite=False)
+    numeric = pd.DataFrame({"k": pd.Categorical([3, 1, 2, 1])})
+    est, _ = fit_encode(numeric)
+    with pytest.raises(TypeError, match=r"column 'k' .* categories of numbers \(1, 2, 3\), but mixes strings and"):
+        validate_tabular(est, pd.DataFrame({"k": pd.Series([1, "2"], dtype=object)}), reset=False,
+                         dtype=np.float64, ensure_all_finite=False)  # fmt: skip
+    X = np.array([["a", 1.0], ["b", 2.0]], dtype=object)
+    est, _ = fit_encode(X, [0])
+    with pytest.raises(TypeError, match=r"column 0 was categorical at fit.*mixes strings and numbers"):
+        validate_tabular(est, np.array([["a", 1.0], [0, 2.0]], dtype=object), reset=False, dtype=np.float64,
+                         ensure_all_finite=False)  # fmt: skip
+    # at fit, as for a DataFrame column, an array's column of both is named
+    with pytest.raises(ValueError, match=r"categorical column 0 mixes values of types \['int', 'str'\]"):
+        fit_encode(np.array([["a", 1.0], [0, 2.0]], dtype=object), [0])
+
+
 def test_numeric_input_is_untouched():
     rng = np.random.RandomState(0)
     X = rng.normal(size=(20, 3)).astype(np.float64)
@@ -173,6 +239,41 @@ def test_mixed_types_in_a_string_column_are_named():
     X = pd.DataFrame({"mixed": pd.Series(["a", 1, "b"], dtype=object)})
     with pytest.raises(ValueError, match="column 'mixed' mixes values of types"):
         fit_encode(X)
+
+
+@pytest.mark.parametrize(
+    "column, dtype",
+    [
+        (lambda n: pd.date_range("2020-01-01", periods=n), r"datetime64\[\w+\]"),
+        (lambda n: pd.date_range("2020-01-01", periods=n, tz="UTC"), r"datetime64\[\w+, UTC\]"),
+        (lambda n: pd.to_timedelta(np.arange(n), unit="D"), r"timedelta64\[\w+\]"),
+        (lambda n: pd.period_range("2020-01", periods=n, freq="M"), r"period\[M\]"),
+        (lambda n: pd.Series(pd.date_range("2020-01-01", periods=n)).astype(object), "object"),
+    ],
+    ids=["datetime", "datetime-tz", "timedelta", "period", "timestamps-as-objects"],
+)
+def test_dates_times_and_durations_are_a_type_error_naming_the_column(column, dtype):
+    # numpy's DTypePromotionError (or float()'s TypeError) named no column; objects were taken as categories
+    X = frame().assign(when=column(6))
+    message = rf"column\(s\) 'when' \({dtype}\) of X hold dates, times or durations.* convert them to numbers"
+    with pytest.raises(TypeError, match=message):
+        fit_encode(X)
+    est, _ = fit_encode(frame().assign(when=np.arange(6.0)))
+    with pytest.raises(TypeError, match=message):  # and at prediction
+        validate_tabular(est, X, reset=False, dtype=np.float64, ensure_all_finite=False)
+    # a category column of dates is categorical, its dates the categories
+    est, Xt = fit_encode(frame().assign(when=pd.Categorical(column(6))))
+    assert est.is_categorical_[-1] and len(est.categories_[-1]) == 6
+
+
+def test_duplicate_column_names_are_a_value_error_naming_them():
+    # narwhals' DuplicateError came from deep inside scikit-learn's validation
+    X = pd.DataFrame(np.zeros((4, 5)), columns=["a", "b", "a", "c", "a"])
+    with pytest.raises(ValueError, match=r"^X has duplicate column names: 'a' \(3 times\); give each column"):
+        fit_encode(X)
+    est, _ = fit_encode(X.set_axis(["a", "b", "d", "c", "e"], axis=1))
+    with pytest.raises(ValueError, match=r"^X has duplicate column names: 'a' \(3 times\)"):
+        validate_tabular(est, X, reset=False, dtype=np.float64)
 
 
 def test_feature_name_mismatches():

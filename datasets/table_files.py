@@ -1,17 +1,11 @@
 """Reading a user's table file: CSV (any separator, compressed or not) or Parquet, with its header checked.
 
-- **Format** by the file's suffix: ``.parquet`` / ``.pq`` is Parquet (read by pandas with pyarrow);
-  anything else is delimited text, possibly compressed (``.gz``, ``.bz2``, ``.xz``, ``.zst``,
-  ``.zip``, as pandas infers from the suffix).
-- **Separator** (:func:`sniff_separator`): ``--sep`` when given (``\\t`` may be written ``tab``);
-  else tab for ``.tsv`` / ``.tab``, else the one of ``, ; \\t |`` that Python's ``csv.Sniffer``
-  finds in the start of the file (:data:`SAMPLE_BYTES`), else a comma.
-- **Missing values**: empty cells and pandas' markers (``NA``, ``NaN``, ``null``, ...), plus any
-  ``--na-values``.
-- **Header** (:func:`check_header`): a name that appears twice is refused, naming it and its
-  positions; pandas would otherwise rename the second copy (``y.1``) and use it as a feature.
-
-Every problem raises :class:`UserDataError` with a one-line message.
+The format is the suffix's: ``.parquet`` / ``.pq`` is Parquet (pandas with pyarrow), anything else
+delimited text, compressed as pandas infers from the suffix. The separator (:func:`sniff_separator`) is
+``--sep``, else tab for ``.tsv`` / ``.tab``, else the one of ``, ; \\t |`` Python's ``csv.Sniffer`` finds
+in the file's start, else a comma. Empty cells, pandas' markers (``NA``, ``NaN``, ``null``, ...) and
+``--na-values`` are missing. A header naming a column twice is refused (:func:`check_header`): pandas
+would rename the copy (``y.1``) and use it as a feature. Every problem raises :class:`UserDataError`.
 """
 
 from __future__ import annotations
@@ -149,16 +143,8 @@ def _first_line(exc) -> str:
 
 
 def read_table(path, *, sep: str | None = None, na_values=()):
-    """The file as a DataFrame, its header checked (:func:`check_header`).
-
-    Parameters
-    ----------
-    path : path-like
-    sep : str, optional
-        The separator of a text file (default: :func:`sniff_separator`).
-    na_values : sequence of str
-        Cell values read as missing, besides empty cells and pandas' markers.
-    """
+    """The file as a DataFrame, its header checked (:func:`check_header`); ``sep`` defaults to
+    :func:`sniff_separator`'s, ``na_values`` are read as missing besides empty cells and pandas' markers."""
     try:
         import pandas as pd
     except ImportError:

@@ -1,41 +1,27 @@
 """A user's own table (``--data PATH --target COLUMN``) as a dataset the harness runs on.
 
-The command line (``mddf benchmark --data my.csv --target y``, and every other subcommand) reads
-a CSV file (any separator, compressed or not) or a Parquet file (needs pyarrow) with
-:mod:`.table_files` and turns it into the :class:`mddf.datasets.Dataset` the runner, the
-small-sample study, the feature export and the figures already consume:
+Every subcommand reads a CSV file (any separator, compressed or not) or a Parquet file (needs pyarrow)
+with :mod:`.table_files` and turns it into the :class:`mddf.datasets.Dataset` the runners and figures
+consume:
 
-- **Reading options**: ``--sep`` (sniffed by default), ``--drop COLS`` (columns left out, e.g. an R
-  ``rownames`` column) and ``--na-values`` (more missing-value markers); a header naming a
-  column twice is refused.
-- **Identifiers**: a text or integer column with a different value in every row looks like an
-  identifier; it is kept as a feature, with a warning (:attr:`Dataset.extra` ``["warnings"]``)
-  proposing ``--drop``.
+- **Reading**: ``--sep`` (sniffed by default), ``--drop COLS`` and ``--na-values``; a header naming a
+  column twice is refused. A text or integer column with a different value in every row looks like an
+  identifier: it is kept, with a warning (``extra["warnings"]``) proposing ``--drop``.
+- **Columns**: numeric and boolean columns stay numbers; text (and Parquet ``category``) columns become
+  categories, stored as their codes with ``categorical_mask`` set; empty cells (and ``NA``, ``NaN``,
+  ``null``, ...) become NaN. Dates and times (Parquet types, or ISO 8601 text such as ``2024-01-31``)
+  and nested values are refused rather than guessed at: convert them to numbers or drop them.
+- **Target and task** (:func:`resolve_task`): the ``--target`` column must exist and have no empty cell.
+  ``--task auto`` makes text and boolean labels a classification and non-integer numbers a regression;
+  integers are classes unless there are more than :data:`MAX_CLASSES` distinct values or fewer than
+  :data:`MIN_ROWS_PER_CLASS` rows per value on average, which stops and asks for ``--task``.
+- **Split**: a ``--test PATH`` file (same columns) is the fixed test split; otherwise each seed draws
+  its own 70/30 split (stratified for a classification; :func:`seeded_split`).
+- **Provenance**: the file's sha256 is part of the dataset (``extra["user_data"]``) and names it in
+  results, tables and figures; a worker re-reading a file whose hash changed fails, naming it.
 
-- **Columns**: numeric and boolean columns stay numbers; text columns (and pandas ``category``
-  columns of a Parquet file) become pandas ``category`` columns, as
-  ``categorical_features="from_dtype"`` expects, stored in the dataset as their category codes
-  with ``categorical_mask`` set. Empty cells (and pandas' other missing-value markers: ``NA``,
-  ``NaN``, ``null``, ...) become NaN.
-- **Refused columns**: a column that is neither numeric nor categorical is refused rather than
-  guessed at: date and time columns (Parquet datetime or duration types, or CSV text whose every
-  value is an ISO 8601 date such as ``2024-01-31``), and values such as lists or nested records.
-  Convert dates to numbers (days since an origin, day of week, ...) or drop them.
-- **Target and task** (:func:`resolve_task`): the ``--target`` column must exist and have no empty
-  cell. ``--task auto`` (the default) makes text and boolean labels a classification and
-  non-integer numbers a regression; integers are classes unless there are more than
-  :data:`MAX_CLASSES` distinct values or fewer than :data:`MIN_ROWS_PER_CLASS` rows per value on
-  average, which stops with a message proposing ``--task regression`` (or ``--task
-  classification`` to keep them classes). A classification needs at least two classes.
-- **Split**: with ``--test PATH`` (same columns) that file is the fixed test split; otherwise each
-  seed draws its own 70/30 split of the rows (stratified by class for a classification;
-  :func:`seeded_split`), so ``--seeds 3`` averages over three splits as well as three models.
-- **Provenance**: the file's sha256 is part of the dataset (``extra["user_data"]``); results,
-  tables and figures name the file and its hash. A run in a worker process re-reads the file and
-  fails, naming it, if its hash changed since the command started.
-
-Every problem with the input raises :class:`UserDataError` with a one-line message, which the
-command line prints as ``mddf: error: <message>`` before exiting with status 2.
+Every problem with the input raises :class:`UserDataError` with a one-line message, which the command
+line prints as ``mddf: error: <message>`` before exiting with status 2.
 """
 
 from __future__ import annotations
@@ -47,8 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-from mddf.datasets.base import Dataset
-
+from .base import Dataset
 from .table_files import UserDataError, kind, read_table, sniff_separator, stem
 
 #: Share of the rows each seed's split tests on when no ``--test`` file is given.
@@ -69,40 +54,18 @@ __all__ = ["UserDataError", "UserDataSource", "load_source", "seeded_split", "so
 
 @dataclass(frozen=True)
 class UserDataSource:
-    """Where a user dataset comes from: plain values, so it travels to worker processes.
+    """Where a user dataset comes from: plain values, so it travels to worker processes."""
 
-    Attributes
-    ----------
-    name : str
-        The dataset's name in results, tables and file names (the file's stem).
-    path : str
-        Absolute path of the data file.
-    target : str
-        Name of the label column.
-    sha256 : str
-        Hash of the data file when the command started.
-    test_path, test_sha256 : str or None
-        The fixed test file and its hash (``--test``), else None.
-    sep : str or None
-        The separator of a text file (sniffed when the source is made), None for Parquet.
-    drop : tuple of str
-        Columns left out (``--drop``).
-    na_values : tuple of str
-        Extra missing-value markers (``--na-values``).
-    task : {"auto", "classification", "regression"}
-        ``--task``; the loaded dataset's ``extra["task"]`` holds the resolved one.
-    """
-
-    name: str
-    path: str
-    target: str
-    sha256: str
-    test_path: str | None = None
+    name: str  #: the dataset's name in results, tables and file names (the file's stem)
+    path: str  #: absolute path of the data file
+    target: str  #: name of the label column
+    sha256: str  #: hash of the data file when the command started
+    test_path: str | None = None  #: the fixed test file (``--test``), else None
     test_sha256: str | None = None
-    sep: str | None = None
-    drop: tuple = ()
-    na_values: tuple = ()
-    task: str = "auto"
+    sep: str | None = None  #: the separator of a text file (sniffed when the source is made), None for Parquet
+    drop: tuple = ()  #: columns left out (``--drop``)
+    na_values: tuple = ()  #: extra missing-value markers (``--na-values``)
+    task: str = "auto"  #: ``--task``; the loaded dataset's ``extra["task"]`` holds the resolved one
 
     @property
     def slug(self) -> str:
@@ -110,7 +73,7 @@ class UserDataSource:
         return f"{self.name}-{self.sha256[:8]}"
 
     def reading(self) -> dict:
-        """How the file is read: what, besides its bytes, decides the data a run sees (:mod:`.binding`)."""
+        """How the file is read: what, besides its bytes, decides the data a run sees (binding)."""
         return {
             "target": self.target,
             "sep": self.sep,
@@ -171,18 +134,10 @@ def source_for(path, target: str, test_path=None, *, sep=None, drop=(), na_value
         raise UserDataError(f"--drop names the target column {target!r}")
     if kind(data) == "csv" and sep is None:
         sep = sniff_separator(data)
-    return UserDataSource(
-        name=_dataset_name(data),
-        path=str(data),
-        target=str(target),
-        sha256=file_sha256(data),
-        test_path=None if test is None else str(test),
-        test_sha256=None if test is None else file_sha256(test),
-        sep=None if kind(data) == "parquet" else sep,
-        drop=tuple(drop),
-        na_values=tuple(na_values),
-        task=task,
-    )
+    tested = {} if test is None else {"test_path": str(test), "test_sha256": file_sha256(test)}
+    sep = None if kind(data) == "parquet" else sep
+    reading = dict(sep=sep, drop=tuple(drop), na_values=tuple(na_values), task=task)
+    return UserDataSource(_dataset_name(data), str(data), str(target), file_sha256(data), **tested, **reading)
 
 
 def _is_iso_dates(values) -> bool:
@@ -323,20 +278,10 @@ def identifier_columns(X) -> list[str]:
 
 
 def load_source(source: UserDataSource, *, check_hash: bool = True) -> Dataset:
-    """Read, check and encode a user dataset.
+    """Read, check and encode a user dataset: the ``--test`` file is its test split, else every row is in
+    ``X_train`` (:func:`seeded_split` draws a split per seed).
 
-    Parameters
-    ----------
-    source : UserDataSource
-    check_hash : bool
-        Fail if the file's hash differs from ``source.sha256`` (the file changed since the
-        command started).
-
-    Returns
-    -------
-    Dataset
-        With the ``--test`` file as its test split, else every row in ``X_train`` and no test
-        split (:func:`seeded_split` draws one per seed).
+    ``check_hash`` fails if a file's hash differs from the source's (it changed since the command started).
     """
     import pandas as pd
     from pandas.api import types
@@ -368,17 +313,8 @@ def load_source(source: UserDataSource, *, check_hash: bool = True) -> Dataset:
         missing = [c for c in X.columns if c not in test_frame.columns]
         extra = [c for c in test_frame.columns if c not in X.columns and c != source.target]
         if missing or extra:
-            raise UserDataError(
-                f"--test {test_name} must have the columns of {main_name}: "
-                + "; ".join(
-                    part
-                    for part in (
-                        f"missing {', '.join(map(repr, missing))}" if missing else "",
-                        f"extra {', '.join(map(repr, extra))}" if extra else "",
-                    )
-                    if part
-                )
-            )
+            found = [f"{what} {', '.join(map(repr, c))}" for what, c in (("missing", missing), ("extra", extra)) if c]
+            raise UserDataError(f"--test {test_name} must have the columns of {main_name}: " + "; ".join(found))
         X_test = tidy_features(test_frame[list(X.columns)], test_name)
         if task != "regression" and not (types.is_integer_dtype(y) and types.is_integer_dtype(y_test)):
             y, y_test = y.astype(str), y_test.astype(str)  # labels compared as text
@@ -397,40 +333,29 @@ def load_source(source: UserDataSource, *, check_hash: bool = True) -> Dataset:
             )
         y_train_out = np.searchsorted(classes, y.to_numpy()).astype(np.int64)
         y_test_out = None if y_test is None else np.searchsorted(classes, y_test.to_numpy()).astype(np.int64)
-    return Dataset(
-        name=source.name,
-        X_train=X_train_codes,
-        y_train=y_train_out,
-        X_test=X_test_codes,
-        y_test=y_test_out,
-        feature_names=[str(c) for c in X.columns],
-        classes=classes,
-        categorical_mask=mask,
-        source_url=source.path,
-        split=(
-            f"fixed test file {Path(source.test_path).name}"
-            if source.test_path
-            else f"no test file: {'stratified ' if task != 'regression' else ''}"
-            f"{100 - 100 * TEST_FRACTION:g}/{100 * TEST_FRACTION:g} split of the rows drawn with each run's seed"
-        ),
-        description=f"user data {main_name}, target column {source.target!r}",
-        extra={
-            "user_data": source.as_dict(),
-            "task": task,
-            "warnings": warnings,
-            "test_fraction": None if source.test_path else TEST_FRACTION,
-            "categories": {
-                str(c): [str(v) for v in X[c].cat.categories]
-                for c in X.columns
-                if isinstance(X[c].dtype, pd.CategoricalDtype)
-            },
-        },
-    )
+    if source.test_path:
+        split = f"fixed test file {Path(source.test_path).name}"
+    else:
+        stratified = "stratified " if task != "regression" else ""
+        split = f"no test file: {stratified}{100 - 100 * TEST_FRACTION:g}/{100 * TEST_FRACTION:g} split of the rows"
+        split += " drawn with each run's seed"
+    categories = {str(c): [str(v) for v in X[c].cat.categories] for c, coded in zip(X.columns, mask) if coded}
+    extra = {"user_data": source.as_dict(), "task": task, "warnings": warnings, "categories": categories}
+    extra["test_fraction"] = None if source.test_path else TEST_FRACTION
+    arrays = dict(X_train=X_train_codes, y_train=y_train_out, X_test=X_test_codes, y_test=y_test_out)
+    description = f"user data {main_name}, target column {source.target!r}"
+    described = dict(feature_names=[str(c) for c in X.columns], classes=classes, categorical_mask=mask)
+    described.update(source_url=source.path, split=split, description=description, extra=extra)
+    return Dataset(name=source.name, **arrays, **described)
 
 
 def _encode(X, X_test):
     """float32 arrays (category codes, NaN for empty cells) with the categories of both files."""
     import pandas as pd
+
+    def codes(values, categories=None):  # the codes of text values among ``categories``, NaN where empty
+        values = values.astype(str).where(values.notna()).astype(pd.CategoricalDtype(categories))
+        return values, np.where(values.cat.codes < 0, np.nan, values.cat.codes).astype(np.float32)
 
     mask = np.array([isinstance(X[c].dtype, pd.CategoricalDtype) for c in X.columns], dtype=bool)
     train_cols, test_cols = [], []
@@ -441,14 +366,12 @@ def _encode(X, X_test):
             seen = list(a.cat.categories)
             if b is not None:
                 if not isinstance(b.dtype, pd.CategoricalDtype):
-                    b = b.astype(str).where(b.notna()).astype("category")
+                    b = codes(b)[0]
                 seen += [v for v in b.cat.categories if v not in set(seen)]
             categories = sorted(set(map(str, seen)))
-            a = a.astype(str).where(a.notna()).astype(pd.CategoricalDtype(categories))
-            train_cols.append(np.where(a.cat.codes < 0, np.nan, a.cat.codes).astype(np.float32))
+            train_cols.append(codes(a, categories)[1])
             if b is not None:
-                b = b.astype(str).where(b.notna()).astype(pd.CategoricalDtype(categories))
-                test_cols.append(np.where(b.cat.codes < 0, np.nan, b.cat.codes).astype(np.float32))
+                test_cols.append(codes(b, categories)[1])
         else:
             train_cols.append(a.to_numpy(dtype=np.float32, na_value=np.nan))
             if b is not None:
@@ -478,14 +401,15 @@ def seeded_split(dataset: Dataset, seed: int) -> Dataset:
     except ValueError:  # a class too small to stratify, or a regression
         train, test = train_test_split(index, test_size=fraction, random_state=seed)
     train, test = np.sort(train), np.sort(test)
+    split = f"{'stratified ' if classify else ''}{100 - 100 * fraction:g}/{100 * fraction:g} split of the rows"
+    X, y = dataset.X_train, dataset.y_train
     return replace(
         dataset,
-        X_train=dataset.X_train[train],
-        y_train=dataset.y_train[train],
-        X_test=dataset.X_train[test],
-        y_test=dataset.y_train[test],
-        split=f"{'stratified ' if classify else ''}{100 - 100 * fraction:g}/{100 * fraction:g} split of the rows, "
-        f"random_state={seed}",
+        X_train=X[train],
+        y_train=y[train],
+        X_test=X[test],
+        y_test=y[test],
+        split=f"{split}, random_state={seed}",
     )
 
 

@@ -5,7 +5,7 @@ import gzip
 import pandas as pd
 import pytest
 
-from mddf.experiments.table_files import (
+from mddf.datasets.table_files import (
     UserDataError,
     check_header,
     read_table,

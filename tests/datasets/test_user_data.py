@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from user_csv import write_user_csv
 
-from mddf.experiments import user_data as ud
+from mddf.datasets import user_data as ud
 from mddf.experiments.protocols.run_data import split_run_data
 
 

@@ -1,0 +1,648 @@
+"""The real-data study's page: per-task tables, mean ranks with Friedman and Nemenyi, and the defaults decided by
+the rules written before the runs (``docs/benchmarks/realdata.md``).
+
+Read from the records of :mod:`benchmarks.realdata_suite` (one per table, learner, repeat and fold):
+
+- **scores**: per table and learner, the mean of the ranking metric (accuracy, R²) over its folds and the per-fold
+  standard error (the standard deviation of the folds' values, ddof=1, over the square root of their number);
+  the suite mean is the mean of the tables' means;
+- **ranks**: per task, the learners fitted on every table of the task, ranked on each table by their mean over
+  the folds every one of them has (ties share their mean rank); the Friedman statistic of Demšar (2006),
+  ``chi2_F = 12 N / (k (k + 1)) * (sum_j R_j^2 - k (k + 1)^2 / 4)`` with its chi-squared p-value (k - 1 degrees
+  of freedom) and Iman and Davenport's ``F_F = (N - 1) chi2_F / (N (k - 1) - chi2_F)``, and the Nemenyi critical
+  difference ``CD = q_alpha sqrt(k (k + 1) / (6 N))`` at alpha = 0.05, ``q_alpha`` the studentized range
+  quantile over the square root of 2 (:func:`nemenyi_cd`); drawn as a critical-difference diagram
+  (:func:`cd_figure`), and as a scatter of the suite mean against the median fit seconds (:func:`time_figure`);
+- **the defaults** (:data:`DECISIONS`): a table's paired difference is the mean over the folds both learners
+  have of the candidate's score minus the default's; the suite difference is the mean of the tables' paired
+  differences, its standard error their standard deviation (ddof=1) over the square root of their number. The
+  paper's datasets check (``--check paper`` records): per dataset and seed, the score over the three held-out
+  parts together (the pooled accuracy; for regression the R² of the pooled held-out rows); a candidate loses
+  beyond one on a dataset when the mean over the seeds of its paired difference to the default is below minus
+  one standard error of those differences. A default changes only when the suite difference is beyond two
+  standard errors and no check dataset loses beyond one (:func:`decide`);
+- **the recommended configuration for mixed tables**: of :data:`RECOMMENDATION_CANDIDATES`, on the classification
+  tables with category columns, the best mean rank of the CV accuracy (ties: the higher suite mean), recommended
+  when its suite difference to the default is beyond two standard errors (and the check does not lose beyond
+  one), else the default.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from pathlib import Path
+
+import numpy as np
+
+from benchmarks.harness import METRICS, PERCENT, command_provenance, not_run
+from mddf.experiments.store import ResultStore
+from mddf.experiments.tables import markdown_table
+
+ALPHA = 0.05
+#: The ranking metric of each task.
+RANKING = {"classification": "accuracy", "regression": "r2"}
+#: What each task reports besides its ranking metric.
+SECONDARY = {"classification": ("balanced_accuracy", "log_loss"), "regression": ("rmse",)}
+#: The default learner of each task.
+DEFAULTS = {"classification": "mdDF", "regression": "CascadeForest"}
+
+#: (the decision, task, the default's learner, the candidate's learner, on the tables with category columns only).
+DECISIONS = (
+    ('`categorical_splits` ("subset" -> "ordinal"), MDDFClassifier', "classification", "mdDF", "mdDF-ordinal", True),
+    (
+        '`categorical_splits` ("subset" -> "ordinal"), CascadeForestRegressor',
+        "regression",
+        "CascadeForest",
+        "CascadeForest-ordinal",
+        True,
+    ),
+    ("`min_error_reduction` (0.005 -> 0), MDDFClassifier", "classification", "mdDF", "mdDF-mer0", False),
+    (
+        "`min_error_reduction` (0 -> 0.005), CascadeForestRegressor",
+        "regression",
+        "CascadeForest",
+        "CascadeForest-mer0.005",
+        False,
+    ),
+    (
+        '`target` ("residual" -> "y"), CascadeForestRegressor',
+        "regression",
+        "CascadeForest",
+        "CascadeForest-target-y",
+        False,
+    ),
+)
+#: (the design, task, the default's learner, the candidate's learner): directions across numeric columns, each
+#: read on the tables it changes (:func:`changed_tables`).
+DESIGNS = (
+    ("`PCAFeatures` in front, MDDFClassifier", "classification", "mdDF", "mdDF-pca"),
+    ("`PairFeatures` in front, MDDFClassifier", "classification", "mdDF", "mdDF-pairs"),
+    ("`PairFeatures` in front, CascadeForestRegressor", "regression", "CascadeForest", "CascadeForest-pairs"),
+)
+#: The candidates of the recommended configuration for mixed tables (classification, tables with categories).
+RECOMMENDATION_CANDIDATES = ("mdDF", "mdDF-hgb", "mdDF-hgb-auto", "mdDF-pca-hgb", "mdDF-oob", "mdDF-ordinal")
+
+
+# ------------------------------------------------------------------------------------------ scores
+def fold_scores(records, metric: str) -> dict:
+    """``{(table, learner): {(repeat, fold): value}}`` of one metric."""
+    out = {}
+    for r in records:
+        if r.get(metric) is not None:
+            out.setdefault((r["dataset"], r["method"]), {})[(r["repeat"], r["fold"])] = float(r[metric])
+    return out
+
+
+def mean_se(values) -> tuple:
+    """``(mean, standard error)`` of values: the standard deviation (ddof=1) over the square root of their number
+    (NaN with fewer than two)."""
+    values = list(values)
+    if not values:
+        return math.nan, math.nan
+    se = statistics.stdev(values) / math.sqrt(len(values)) if len(values) > 1 else math.nan
+    return statistics.fmean(values), se
+
+
+def paired_differences(scores: dict, candidate: str, default: str, tables) -> dict:
+    """``{table: mean over the folds both have of candidate - default}`` (tables where they share a fold)."""
+    out = {}
+    for t in tables:
+        a, b = scores.get((t, candidate), {}), scores.get((t, default), {})
+        common = sorted(set(a) & set(b))
+        if common:
+            out[t] = statistics.fmean(a[k] - b[k] for k in common)
+    return out
+
+
+def suite_difference(differences: dict) -> tuple:
+    """``(mean, SE, number of tables)`` of the tables' paired differences (the table is the unit)."""
+    mean, se = mean_se(differences.values())
+    return mean, se, len(differences)
+
+
+def common_means(scores: dict, learners, tables) -> dict:
+    """``{table: {learner: mean over the folds every learner has}}``, for the tables where they share a fold."""
+    out = {}
+    for t in tables:
+        folds = [set(scores.get((t, m), {})) for m in learners]
+        common = sorted(set.intersection(*folds)) if folds else []
+        if common:
+            out[t] = {m: statistics.fmean(scores[(t, m)][k] for k in common) for m in learners}
+    return out
+
+
+# ------------------------------------------------------------------------------------------ ranks
+def nemenyi_cd(k: int, n: int, alpha: float = ALPHA) -> float:
+    """The Nemenyi critical difference of mean ranks of ``k`` learners over ``n`` tables (Demšar 2006, eq. 5):
+    ``q_alpha * sqrt(k (k + 1) / (6 n))``, ``q_alpha`` the studentized range quantile over sqrt(2)."""
+    from scipy.stats import studentized_range
+
+    q = studentized_range.ppf(1 - alpha, k, np.inf) / math.sqrt(2)
+    return float(q * math.sqrt(k * (k + 1) / (6 * n)))
+
+
+def friedman(means: dict, learners, higher: bool = True, alpha: float = ALPHA) -> dict:
+    """Mean ranks, the Friedman test and the Nemenyi critical difference over the tables of ``means``.
+
+    Parameters
+    ----------
+    means : dict
+        ``{table: {learner: score}}`` (:func:`common_means`).
+    learners : sequence of str
+    higher : bool
+        Whether a higher score is better (rank 1 the best).
+
+    Returns
+    -------
+    dict
+        ``ranks`` ({learner: mean rank}), ``n`` (tables), ``k`` (learners), ``chi2`` and ``p`` (Friedman),
+        ``ff`` and ``p_ff`` (Iman and Davenport), ``cd`` (Nemenyi; NaN with fewer than two tables or learners).
+    """
+    from scipy.stats import chi2, f, rankdata
+
+    learners = list(learners)
+    tables = [t for t in means if all(m in means[t] for m in learners)]
+    n, k = len(tables), len(learners)
+    if n == 0 or k == 0:
+        return {
+            "ranks": {},
+            "n": n,
+            "k": k,
+            "chi2": math.nan,
+            "p": math.nan,
+            "ff": math.nan,
+            "p_ff": math.nan,
+            "cd": math.nan,
+        }
+    sign = -1.0 if higher else 1.0
+    per_table = np.array([rankdata([sign * means[t][m] for m in learners]) for t in tables])
+    ranks = per_table.mean(axis=0)
+    out = {"ranks": dict(zip(learners, map(float, ranks))), "n": n, "k": k}
+    if n < 2 or k < 2:
+        return {**out, "chi2": math.nan, "p": math.nan, "ff": math.nan, "p_ff": math.nan, "cd": math.nan}
+    statistic = 12 * n / (k * (k + 1)) * (float(np.sum(ranks**2)) - k * (k + 1) ** 2 / 4)
+    denominator = n * (k - 1) - statistic
+    ff = (n - 1) * statistic / denominator if denominator > 0 else math.inf
+    return {
+        **out,
+        "chi2": statistic,
+        "p": float(chi2.sf(statistic, k - 1)),
+        "ff": ff,
+        "p_ff": float(f.sf(ff, k - 1, (k - 1) * (n - 1))) if math.isfinite(ff) else 0.0,
+        "cd": nemenyi_cd(k, n, alpha),
+    }
+
+
+def cliques(ranks: dict, cd: float) -> list:
+    """The maximal groups of learners (sorted by mean rank) whose mean ranks differ by at most ``cd``, of two or
+    more learners: the bars of a critical-difference diagram."""
+    order = sorted(ranks, key=ranks.get)
+    groups = []
+    for i, first in enumerate(order):
+        group = [m for m in order[i:] if ranks[m] - ranks[first] <= cd]
+        if len(group) > 1 and not any(set(group) <= set(g) for g in groups):
+            groups.append(group)
+    return groups
+
+
+def cd_figure(ranks: dict, cd: float, title: str):
+    """A critical-difference diagram (Demšar 2006): the mean ranks on an axis, the best on the left, the
+    learners no more than ``cd`` apart joined by a bar, and the CD drawn above the axis."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    order = sorted(ranks, key=ranks.get)
+    k = len(order)
+    half = math.ceil(k / 2)
+    fig, ax = plt.subplots(figsize=(8, 1.6 + 0.32 * half))
+    low, high = 1, max(k, 2)
+    ax.set_xlim(low - 0.6, high + 0.6)
+    ax.set_ylim(-(half + 1.5), 1.6)
+    ax.axis("off")
+    ax.hlines(0, low, high, color="black", lw=1)
+    for r in range(low, high + 1):
+        ax.vlines(r, 0, 0.15, color="black", lw=1)
+        ax.text(r, 0.25, str(r), ha="center", va="bottom", fontsize=9)
+    if math.isfinite(cd):
+        ax.hlines(1.1, low, low + cd, color="black", lw=1.5)
+        ax.vlines([low, low + cd], 1.0, 1.2, color="black", lw=1.5)
+        ax.text(low + cd / 2, 1.25, f"CD = {cd:.2f}", ha="center", va="bottom", fontsize=9)
+    for i, m in enumerate(order):
+        left = i < half
+        level = -(i + 1) if left else -(k - i)
+        x = ranks[m]
+        end = low - 0.5 if left else high + 0.5
+        ax.plot([x, x, end], [0, level, level], color="black", lw=0.8)
+        ax.text(
+            end,
+            level,
+            f"{m} ({x:.2f})  " if left else f"  {m} ({x:.2f})",
+            ha="right" if left else "left",
+            va="center",
+            fontsize=9,
+        )
+    for j, group in enumerate(cliques(ranks, cd) if math.isfinite(cd) else []):
+        y = -0.35 - 0.22 * j
+        ax.hlines(y, ranks[group[0]] - 0.05, ranks[group[-1]] + 0.05, color="tab:red", lw=3)
+    ax.set_title(title, fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def time_figure(points: list, metric: str, title: str):
+    """Each learner's suite mean of the ranking metric against its median fit seconds (log axis)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    scale = 100 if metric in PERCENT else 1
+    for name, seconds, score in points:
+        ax.scatter(seconds, scale * score, color="tab:red" if name.startswith(("mdDF", "Cascade")) else "tab:blue")
+        ax.annotate(name, (seconds, scale * score), textcoords="offset points", xytext=(4, 3), fontsize=8)
+    ax.set_xscale("log")
+    ax.set_xlabel("median fit seconds per fit (log scale)")
+    ax.set_ylabel(f"suite mean {metric}" + (" (%)" if scale == 100 else ""))
+    ax.set_title(title, fontsize=10)
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    return fig
+
+
+# ------------------------------------------------------------------------------------------ the paper check
+def seed_scores(records) -> dict:
+    """``{(dataset, learner): {seed: score}}`` of the check's records: per seed, the accuracy of the held-out
+    parts together (classification) or the R² of their rows together (regression), over the folds recorded."""
+    parts = {}
+    for r in records:
+        parts.setdefault((r["dataset"], r["method"], r["repeat"]), []).append(r)
+    out = {}
+    for (d, m, seed), rs in parts.items():
+        if all(r.get("n_correct") is not None for r in rs):
+            score = sum(r["n_correct"] for r in rs) / sum(r["n_test"] for r in rs)
+        elif all(r.get("sse") is not None for r in rs):
+            n = sum(r["n_test"] for r in rs)
+            total = sum(r["y_sq_sum"] for r in rs) - sum(r["y_sum"] for r in rs) ** 2 / n
+            score = 1 - sum(r["sse"] for r in rs) / total
+        else:
+            continue
+        out.setdefault((d, m), {})[seed] = score
+    return out
+
+
+def check_losses(scores: dict, candidate: str, default: str) -> dict:
+    """``{dataset: (mean difference, SE, loses)}``: per check dataset, the mean over the seeds both have of the
+    candidate's score minus the default's, its standard error, and whether the mean is below minus one SE."""
+    out = {}
+    for d in sorted({d for d, m in scores if m == candidate}):
+        a, b = scores.get((d, candidate), {}), scores.get((d, default), {})
+        diffs = [a[s] - b[s] for s in sorted(set(a) & set(b))]
+        if diffs:
+            mean, se = mean_se(diffs)
+            out[d] = (mean, se, bool(mean < -se) if math.isfinite(se) else False)
+    return out
+
+
+def decide(difference: float, se: float, losses: dict | None) -> tuple:
+    """``(changes, why)`` by the rule: the candidate replaces the default only when the suite difference is beyond
+    two SE in its favour and no check dataset loses beyond one SE (``losses``: :func:`check_losses`; None when
+    the check has not run)."""
+    if not (math.isfinite(difference) and math.isfinite(se)):
+        return False, "not enough tables yet: the default stays"
+    if abs(difference) <= 2 * se:
+        return False, "within two SE: the default stays"
+    if difference < 0:
+        return False, "beyond two SE in the default's favour: the default stays"
+    if losses is None:
+        return False, "beyond two SE in the candidate's favour, but the paper check has not run: undecided"
+    lost = [d for d, (_, _, loses) in losses.items() if loses]
+    if lost:
+        return (
+            False,
+            f"beyond two SE in the candidate's favour, but it loses beyond one SE on {', '.join(lost)}: the default stays",
+        )
+    return True, "beyond two SE in the candidate's favour and no paper dataset loses beyond one SE: **changes**"
+
+
+# ------------------------------------------------------------------------------------------ the page
+def _fmt(value, se=None, *, metric):
+    """A score as the page shows it (accuracy in percent), with its SE when given."""
+    if value is None or not math.isfinite(value):
+        return ""
+    scale, digits = (100, 2) if metric in PERCENT else (1, 4)
+    text = f"{scale * value:.{digits}f}"
+    return text + (f" ± {scale * se:.{digits}f}" if se is not None and math.isfinite(se) else "")
+
+
+def _signed(value, se, metric):
+    scale, digits = (100, 2) if metric in PERCENT else (1, 4)
+    if not math.isfinite(value):
+        return ""
+    return f"{scale * value:+.{digits}f}" + (f" ± {scale * se:.{digits}f}" if math.isfinite(se) else "")
+
+
+def _tasks(results) -> dict:
+    """``{task: [tables]}`` in the results' order."""
+    out = {}
+    for t in results.datasets:
+        out.setdefault("classification" if "accuracy" in results.metrics[t] else "regression", []).append(t)
+    return out
+
+
+def _categorical_tables(records) -> set:
+    return {r["dataset"] for r in records if r.get("n_categorical", 0) > 0}
+
+
+def ranked_learners(records, learners, tables) -> list:
+    """The learners that have a record on every table (the ones ranked)."""
+    have = {(r["dataset"], r["method"]) for r in records}
+    return [m for m in learners if tables and all((t, m) in have for t in tables)]
+
+
+def task_section(results, task: str, tables: list, figures: dict) -> list:
+    """The lines of one task's part of the page; adds its figures to ``figures`` ({stem: figure})."""
+    metric = RANKING[task]
+    higher = METRICS[metric][2]
+    records = [r for r in results.records if r["dataset"] in tables]
+    learners = [m for m in results.methods if any(r["method"] == m for r in records)]
+    scores = fold_scores(records, metric)
+    unit = " (%)" if metric in PERCENT else ""
+    lines = [f"### {task.capitalize()}", ""]
+    head = ["table", *learners]
+    rows = []
+    for t in tables:
+        rows.append([t, *(_fmt(*mean_se(scores.get((t, m), {}).values()), metric=metric) for m in learners)])
+    suite = {m: [statistics.fmean(scores[(t, m)].values()) for t in tables if (t, m) in scores] for m in learners}
+    rows.append(["suite mean", *(_fmt(statistics.fmean(v), metric=metric) if v else "" for v in suite.values())])
+    rows.append(["tables", *(str(len(v)) for v in suite.values())])
+    for what, digits in (("fit_s", 2), ("predict_s", 3)):
+        cells = []
+        for m in learners:
+            values = [r[what] for r in records if r["method"] == m and r.get(what) is not None]
+            cells.append(f"{statistics.median(values):.{digits}f}" if values else "")
+        rows.append([f"median {what[:-2]} s per fit", *cells])
+    lines += [
+        f"{metric}{unit} per table: mean ± per-fold SE over the folds of all repeats; the suite mean is the mean of "
+        "the tables' means (over the tables each learner has); median fit and predict seconds per fit.",
+        "",
+        *markdown_table(head, rows),
+        "",
+    ]
+    for other in SECONDARY[task]:
+        other_scores = fold_scores(records, other)
+        cells = []
+        for m in learners:
+            values = [statistics.fmean(other_scores[(t, m)].values()) for t in tables if (t, m) in other_scores]
+            cells.append(_fmt(statistics.fmean(values), metric=other) if values else "")
+        better = "higher" if METRICS[other][2] else "lower"
+        lines += [f"{other} ({better} is better), suite mean:", "", *markdown_table(learners, [cells]), ""]
+
+    ranked = ranked_learners(records, learners, tables)
+    means = common_means(scores, ranked, tables)
+    test = friedman(means, ranked, higher)
+    if test["ranks"]:
+        order = sorted(test["ranks"], key=test["ranks"].get)
+        lines += [
+            f"Mean ranks of {metric} over {test['n']} tables (1 is best; the learners fitted on every table, each "
+            "ranked on a table by its mean over the folds all of them have):",
+            "",
+            *markdown_table(order, [[f"{test['ranks'][m]:.2f}" for m in order]]),
+            "",
+            f"Friedman test: chi2_F = {test['chi2']:.2f} (k = {test['k']}, N = {test['n']}), p = {test['p']:.2g}; "
+            f"Iman-Davenport F_F = {test['ff']:.2f}, p = {test['p_ff']:.2g}. Nemenyi critical difference at "
+            f"alpha = {ALPHA}: CD = {test['cd']:.2f}.",
+            "",
+            f"![critical-difference diagram, {task}](cd_{task}.png)",
+            "",
+        ]
+        figures[f"cd_{task}"] = cd_figure(test["ranks"], test["cd"], f"{task}: mean rank of {metric}, Nemenyi CD")
+    points = []
+    for m in learners:
+        fits = [r["fit_s"] for r in records if r["method"] == m and r.get("fit_s") is not None]
+        if fits and suite[m] and len(suite[m]) == len(tables):
+            points.append((m, statistics.median(fits), statistics.fmean(suite[m])))
+    if points:
+        figures[f"fit_time_{task}"] = time_figure(points, metric, f"{task}: suite mean {metric} against fit time")
+        lines += [f"![{metric} against fit seconds, {task}](fit_time_{task}.png)", ""]
+    return lines
+
+
+def check_records(results) -> list:
+    """The paper check's records in ``--out`` (its latest settings, ``--quick`` as this run's)."""
+    path = Path(results.options.out) / "results.jsonl"
+    found = [
+        r
+        for r in ResultStore(path).records()
+        if r.get("status") == "ok"
+        and r.get("config", {}).get("check") == "paper"
+        and r["config"].get("quick") == bool(results.options.quick)
+    ]
+    latest = {r["key"]: r for r in found}
+    return list(latest.values())
+
+
+def decision_section(results, check: list) -> list:
+    """The lines of the defaults' decisions, by the rules."""
+    categorical = _categorical_tables(results.records)
+    tasks = _tasks(results)
+    checked = seed_scores(check)
+    rows = []
+    for title, task, default, candidate, category_only in DECISIONS:
+        metric = RANKING[task]
+        tables = [t for t in tasks.get(task, []) if t in categorical or not category_only]
+        diffs = paired_differences(fold_scores(results.records, metric), candidate, default, tables)
+        mean, se, n = suite_difference(diffs)
+        losses = check_losses(checked, candidate, default) if any(m == candidate for _, m in checked) else None
+        changes, why = decide(mean, se, losses)
+        shown = (
+            "not run"
+            if losses is None
+            else "; ".join(
+                f"{d} {_signed(m, s, metric)}" + (" (loses)" if lost else "") for d, (m, s, lost) in losses.items()
+            )
+            or "no check dataset applies"
+        )
+        rows.append([title, str(n), _signed(mean, se, metric), shown, why])
+    lines = [
+        "### Defaults, by the rules",
+        "",
+        "Suite difference: the candidate's ranking metric minus the default's (accuracy in points, R²), the mean "
+        "over the tables of each table's mean paired difference over its folds, ± its SE (the tables' standard "
+        "deviation, ddof=1, over the square root of their number). Paper check: per dataset, the mean over the "
+        "seeds of the paired difference ± its SE.",
+        "",
+        *markdown_table(["decision", "tables", "suite difference ± SE", "paper check", "decision by the rule"], rows),
+        "",
+    ]
+    return lines + recommendation_section(results, check, categorical) + design_section(results, check)
+
+
+def changed_tables(records, learner: str, tables) -> list:
+    """The tables on which a design changes the input: where one of its fits appended a feature (``n_pairs``
+    above 0; a record without ``n_pairs``, as ``PCAFeatures``' fits, always appends)."""
+    return [
+        t
+        for t in tables
+        if any(r["dataset"] == t and r["method"] == learner and r.get("n_pairs", 1) > 0 for r in records)
+    ]
+
+
+def design_section(results, check: list) -> list:
+    """The designs for directions across numeric columns, by the rule: each documented as worth trying where its
+    suite difference to the default is beyond two SE on the tables it changes; a default only by the whole rule."""
+    tasks = _tasks(results)
+    checked = seed_scores(check)
+    rows = []
+    for title, task, default, candidate in DESIGNS:
+        if candidate not in results.methods:
+            continue
+        metric = RANKING[task]
+        tables = changed_tables(results.records, candidate, tasks.get(task, []))
+        diffs = paired_differences(fold_scores(results.records, metric), candidate, default, tables)
+        mean, se, n = suite_difference(diffs)
+        worth = math.isfinite(se) and mean > 2 * se
+        losses = check_losses(checked, candidate, default) if any(m == candidate for _, m in checked) else None
+        rows.append([title, str(n), _signed(mean, se, metric), "yes" if worth else "no", decide(mean, se, losses)[1]])
+    if not rows:
+        return []
+    return [
+        "### Directions across numeric columns",
+        "",
+        "On the tables each design changes (where it appended a feature): the suite difference to the default ± SE; "
+        "worth trying where it is beyond two SE in the design's favour; a default only by the whole rule.",
+        "",
+        *markdown_table(
+            ["design", "tables", "suite difference ± SE", "worth trying", "as a default, by the rule"], rows
+        ),
+        "",
+    ]
+
+
+def recommendation_section(results, check: list, categorical: set) -> list:
+    """The recommended configuration for mixed tables, by the rule."""
+    tables = [t for t in _tasks(results).get("classification", []) if t in categorical]
+    candidates = [m for m in RECOMMENDATION_CANDIDATES if m in results.methods]
+    scores = fold_scores(results.records, "accuracy")
+    ranked = ranked_learners([r for r in results.records if r["dataset"] in tables], candidates, tables)
+    if "mdDF" not in ranked:
+        return ["Recommended configuration for mixed tables: not enough records yet.", ""]
+    means = common_means(scores, ranked, tables)
+    test = friedman(means, ranked, True)
+    suite = {m: statistics.fmean(means[t][m] for t in means) for m in ranked}
+    best = min(ranked, key=lambda m: (test["ranks"][m], -suite[m]))
+    diffs = paired_differences(scores, best, "mdDF", tables)
+    mean, se, n = suite_difference(diffs)
+    if best == "mdDF":
+        verdict = "the default has the best mean rank: the documentation recommends the default"
+    else:
+        losses = check_losses(seed_scores(check), best, "mdDF") if any(r["method"] == best for r in check) else None
+        changes, why = decide(mean, se, losses)
+        verdict = (
+            f"**{best}** is recommended"
+            if changes
+            else f"{why.split(': ')[0]}: the documentation recommends the default"
+        )
+    rows = [
+        [
+            m,
+            f"{test['ranks'][m]:.2f}",
+            _fmt(suite[m], metric="accuracy"),
+            _signed(*suite_difference(paired_differences(scores, m, "mdDF", tables))[:2], "accuracy"),
+        ]
+        for m in sorted(ranked, key=lambda m: (test["ranks"][m], -suite[m]))
+    ]
+    return [
+        "### The recommended configuration for mixed tables",
+        "",
+        f"On the {len(means)} classification tables with category columns: mean rank of the CV accuracy among the "
+        "candidates, suite mean (%), and the suite difference to the default (points ± SE).",
+        "",
+        *markdown_table(["candidate", "mean rank", "suite mean", "difference to mdDF"], rows),
+        "",
+        f"Best mean rank: {best} ({_signed(mean, se, 'accuracy')} points over {n} tables): {verdict}.",
+        "",
+    ]
+
+
+def write_figures(figures: dict, out, provenance: dict):
+    """Save each figure as ``<out>/<stem>.png`` and ``.pdf`` with its provenance."""
+    from mddf.experiments.figures import save_figure
+
+    for stem, fig in figures.items():
+        save_figure(fig, out, stem, provenance)
+
+
+def suite_page(results) -> str:
+    """The results block of ``docs/benchmarks/realdata.md`` from the records; writes the figures to ``--out``."""
+    o = results.options
+    figures = {}
+    lines = [
+        f"{len(results.records)} fits recorded ({o.folds}-fold cross-validation, up to {o.repeats} repeats; "
+        f"the command above).",
+        "",
+    ]
+    for task, tables in _tasks(results).items():
+        lines += task_section(results, task, tables, figures)
+    lines += decision_section(results, check_records(results))
+    write_figures(figures, o.out, command_provenance("realdata_suite", getattr(o, "argv", [])))
+    return "\n".join(lines).rstrip() + not_run(results) + "\n"
+
+
+def suite_rows(results) -> list:
+    """Per table and learner: the task, its folds and every metric's mean and per-fold SE, the median seconds."""
+    rows = []
+    metrics = ("accuracy", "balanced_accuracy", "log_loss", "r2", "rmse")
+    by = {}
+    for r in results.records:
+        by.setdefault((r["dataset"], r["method"]), []).append(r)
+    for (t, m), rs in by.items():
+        row = {"table": t, "learner": m, "folds": len(rs)}
+        for metric in metrics:
+            values = [r[metric] for r in rs if r.get(metric) is not None]
+            if values:
+                row[metric], row[f"{metric}_se"] = mean_se(values)
+        row["median_fit_s"] = statistics.median(r["fit_s"] for r in rs)
+        row["median_predict_s"] = statistics.median(r["predict_s"] for r in rs)
+        rows.append(row)
+    return rows
+
+
+def check_page(results) -> str:
+    """The paper check: per dataset and learner, the mean over the seeds of the pooled held-out score and the
+    paired difference to the default ± SE."""
+    scores = seed_scores(results.records)
+    lines = []
+    for task in ("classification", "regression"):
+        default = DEFAULTS[task]
+        datasets = [d for d in _tasks(results).get(task, [])]
+        learners = [m for m in results.methods if any((d, m) in scores for d in datasets)]
+        if not learners:
+            continue
+        metric = RANKING[task]
+        rows = []
+        for d in datasets:
+            cells = []
+            for m in learners:
+                values = scores.get((d, m), {})
+                if not values:
+                    cells.append("")
+                    continue
+                text = _fmt(statistics.fmean(values.values()), metric=metric)
+                if m != default and (d, default) in scores:
+                    mean, se, loses = check_losses(scores, m, default).get(d, (math.nan, math.nan, False))
+                    text += f" ({_signed(mean, se, metric)}{', loses' if loses else ''})"
+                cells.append(text)
+            rows.append([d, *cells])
+        lines += [
+            f"{task.capitalize()}: per dataset, the mean over the seeds of the {metric} of the held-out parts "
+            f"together; in brackets the mean paired difference to {default} ± its SE over the seeds (loses: below "
+            "minus one SE).",
+            "",
+            *markdown_table(["dataset", *learners], rows),
+            "",
+        ]
+    return "\n".join(lines).rstrip() + not_run(results) + "\n"

@@ -1,0 +1,61 @@
+"""Threads of other libraries inside a cascade: one OpenMP thread for each model the cascade runs.
+
+A cascade fitted with ``n_jobs=k`` runs its forests, folds, members and the
+``predictor_input="auto"`` candidates on ``k`` joblib threads. The models of
+other libraries among them (HistGradientBoosting, XGBoost, LightGBM, any
+estimator given as a member or predictor) would each open OpenMP (or BLAS)
+pools of every core inside those threads, ``k`` times the cores in all; beside
+other work on the machine, their barriers then wait for threads the system has
+descheduled. :func:`one_thread` runs a model's fit or prediction with one
+OpenMP thread, and :func:`one_blas_thread` holds BLAS to one thread while the
+cascade's workers run, so that the cascade never has more than ``k`` busy
+threads. The predictor, which the cascade fits on its own, runs with one thread
+too: its result (HistGradientBoosting sums its gradients over the threads'
+shares) then depends neither on ``n_jobs`` nor on the machine's cores.
+
+OpenMP's thread count is a setting of the calling thread (``omp_set_num_threads``),
+so each worker sets its own; BLAS libraries keep one process-wide setting, so the
+thread that starts the workers sets it, before they start and back after they end.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+import threading
+
+from sklearn.utils.parallel import delayed
+from threadpoolctl import ThreadpoolController
+
+_lock = threading.Lock()
+_cached: tuple[int, ThreadpoolController] | None = None
+
+
+def _controller() -> ThreadpoolController:
+    """The thread pools of the libraries loaded in this process, found again after a new import.
+
+    Finding them walks the process's shared libraries (milliseconds), so it is done once and again only
+    when a module has been imported since (a new library's pools are found then).
+    """
+    global _cached
+    with _lock:
+        n_modules = len(sys.modules)
+        if _cached is None or _cached[0] != n_modules:
+            _cached = (n_modules, ThreadpoolController())
+        return _cached[1]
+
+
+def one_thread(function, *args, **kwargs):
+    """``function(*args, **kwargs)`` with one OpenMP thread in the calling thread."""
+    with _controller().limit(limits=1, user_api="openmp"):
+        return function(*args, **kwargs)
+
+
+def one_blas_thread():
+    """A context in which the process's BLAS libraries run one thread (then their setting before)."""
+    return _controller().limit(limits=1, user_api="blas")
+
+
+def in_one_thread(function):
+    """``delayed(function)`` (scikit-learn's joblib helper) whose task runs ``function`` through :func:`one_thread`."""
+    return functools.partial(delayed(one_thread), function)
