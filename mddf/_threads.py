@@ -20,7 +20,6 @@ thread that starts the workers sets it, before they start and back after they en
 
 from __future__ import annotations
 
-import functools
 import sys
 import threading
 
@@ -56,6 +55,18 @@ def one_blas_thread():
     return _controller().limit(limits=1, user_api="blas")
 
 
+class _InOneThread:
+    """``function`` called through :func:`one_thread`, under ``function``'s name (joblib names tasks after it)."""
+
+    def __init__(self, function):
+        # not ``function``: scikit-learn's delayed copies this object's __dict__ onto its own wrapper
+        self.inner = function
+        self.__name__ = getattr(function, "__name__", type(function).__name__)
+
+    def __call__(self, *args, **kwargs):
+        return one_thread(self.inner, *args, **kwargs)
+
+
 def in_one_thread(function):
     """``delayed(function)`` (scikit-learn's joblib helper) whose task runs ``function`` through :func:`one_thread`."""
-    return functools.partial(delayed(one_thread), function)
+    return delayed(_InOneThread(function))
