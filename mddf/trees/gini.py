@@ -243,7 +243,7 @@ def best_threshold(buf, Xb, node_y, node_w, samples, start, end, f, n_bins_f, no
     ``node_w`` are the class and weight of ``samples[i]`` at position i, so that
     only the feature value is read out of order. ``missing_bins[f]`` is the
     code of NaN in feature ``f`` (-1 when the feature has no missing value;
-    ``missing_bins`` is empty when no feature has any). ``buf`` is the scratch
+    ``missing_bins`` is None when no feature has any). ``buf`` is the scratch
     space (:data:`GiniBuffers`); its ``hist`` and ``bin_count`` are zero on entry and on exit.
     """
     hist, bin_count = buf.hist, buf.bin_count
@@ -254,7 +254,7 @@ def best_threshold(buf, Xb, node_y, node_w, samples, start, end, f, n_bins_f, no
         # one read-modify-write a row: a bin's weight is its class weights summed in class order after,
         # and its rows are counted only when the missing bin needs them
         # (unsigned positions, as the grower's rows and classes: no negative-index fix per row)
-        if len(missing_bins) > 0:
+        if missing_bins is not None:
             for i in range(np.uint64(start), np.uint64(end)):
                 b = Xb[samples[i], f]
                 hist[b, node_y[i]] += node_w[i]
@@ -338,7 +338,7 @@ def _best_threshold_sorted(buf, Xb, node_y, node_w, samples, start, end, f, node
             bin_count[b] = k + 1
         for b in range(lo, hi + 1):
             bin_count[b] = 0
-    if len(missing_bins) > 0:
+    if missing_bins is not None:
         if hi == missing_bins[f]:  # the node has missing rows (the missing bin is the feature's last code)
             return _scan_sorted_missing(buf, n_node, hi, node_counts, node_weight)
     for k in range(n_node - 1):
@@ -396,7 +396,7 @@ def _best_threshold_sparse(
     n_node = end - start
     for k in range(CATEGORY_WORDS):
         present[k] = 0
-    if len(missing_bins) > 0:
+    if missing_bins is not None:
         for i in range(np.uint64(start), np.uint64(end)):
             b = Xb[samples[i], f]
             hist[b, node_y[i]] += node_w[i]
@@ -437,7 +437,7 @@ def _scan_bins_present(buf, n_present, n_node, n_bins_f, f, node_counts, node_we
             hist[b, c] = 0.0
         bin_count[b] = 0
         return Candidate(-1.0, 0, CONSTANT)
-    if len(missing_bins) > 0:
+    if missing_bins is not None:
         missing_bin = missing_bins[f]
         if bins[n_present - 1] == missing_bin:  # the node has missing rows (the feature's last code)
             for j in range(n_present):

@@ -88,8 +88,6 @@ GrownTree = namedtuple(
 
 _UNDECIDED = 2  # missing_left of a node whose left child has not been popped yet
 _NO_BITS = np.zeros(0, dtype=np.uint64)
-_NO_MISSING = np.zeros(0, dtype=np.int64)  # no feature has missing values
-_NO_CATEGORIES = np.zeros(0, dtype=np.uint8)  # no feature is categorical
 
 
 def _grower(criterion):
@@ -100,8 +98,6 @@ def _grower(criterion):
     def _skeleton(Xb, y, w, n_bins, missing_bin, categorical, n_classes, settings, seed):
         """:func:`grow_tree` with the criterion bound (see there)."""
         n, d = Xb.shape
-        has_missing = len(missing_bin) > 0
-        has_categories = len(categorical) > 0
         max_depth, max_features, split_rule = settings.max_depth, settings.max_features, settings.split_rule
         state = rng_state(seed)
         m = 0
@@ -134,7 +130,7 @@ def _grower(criterion):
         missing_left = np.zeros(capacity, dtype=np.uint8)
         importance = np.zeros(d)
         leaf_values = criterion.new_leaf_values(max(m, 1), n_classes)
-        if not has_categories:
+        if categorical is None:
             category = np.empty(0, dtype=np.int32)
             category_bits = np.empty((0, CATEGORY_WORDS), dtype=np.uint64)
         else:
@@ -199,7 +195,7 @@ def _grower(criterion):
             elif depth > 0:  # a left child, the node after its parent
                 importance[feature[node - 1]] += term
                 # the parent, split just before, sends NaN to its heavier child unless it saw some
-                if not has_missing:
+                if missing_bin is None:
                     missing_left[node - 1] = node_weight > split_weight - node_weight  # ties go right
                 elif missing_left[node - 1] == _UNDECIDED:
                     missing_left[node - 1] = node_weight > split_weight - node_weight
@@ -220,7 +216,7 @@ def _grower(criterion):
                     if n_words and constant[f >> 6] & bit:  # its search would find it constant again: no split
                         continue
                     subset = False
-                    if has_categories:
+                    if categorical is not None:
                         subset = categorical[f] != 0
                     if split_rule == BEST:
                         if subset:
@@ -280,7 +276,7 @@ def _grower(criterion):
                                 best_bits[:] = bits
                             break
                         missing_code = -1
-                        if has_missing and side == 1:
+                        if missing_bin is not None and side == 1:
                             missing_code = missing_bin[f]
                         score = criterion.split_score(
                             buf.left,
@@ -331,7 +327,7 @@ def _grower(criterion):
                 # (the missing bin is the feature's last code: bin <= split_b sends missing rows right;
                 # missing rows going left are matched by their code, -1 matching none)
                 missing_code = -1
-                if has_missing and split_side == 1:
+                if missing_bin is not None and split_side == 1:
                     missing_code = missing_bin[split_f]
                 i = criterion.partition(
                     Xb, samples, node_y, node_w, start, end, split_f, split_b, missing_code, _NO_BITS, left_stats,
@@ -339,7 +335,7 @@ def _grower(criterion):
                 )  # fmt: skip
                 # without missing rows here, NaN will go to the heavier child: decided when the left
                 # child, always the next node popped, has summed its weight
-                if has_missing:
+                if missing_bin is not None:
                     missing_left[node] = split_side if split_side >= 0 else _UNDECIDED
             split_weight = node_weight
             stack_start[top] = i
@@ -362,7 +358,7 @@ def _grower(criterion):
             right[:n_nodes].copy(),
             leaf_values[:n_leaf_rows].copy(),
             missing_left[:n_nodes].copy(),
-            category[:n_nodes].copy() if has_categories else category,
+            category[:n_nodes].copy() if categorical is not None else category,
             category_bits[:n_category_splits].copy(),
             tree_depth,
             np.maximum(importance, 0.0) / root_weight,  # each split's decrease is >= 0, up to rounding
@@ -396,11 +392,12 @@ def grow_tree(Xb, y, w, n_bins, missing_bin, categorical, n_classes, settings, s
     missing_bin : ndarray of int64 (d,) or None
         Code of the missing values (NaN) of each feature, its last one
         (``n_bins[j] - 1``), or -1 when the feature has none
-        (:mod:`mddf.trees.binning`); None (or empty) when no feature has any.
+        (:mod:`mddf.trees.binning`); None when no feature has any, which
+        compiles the tree builder without the missing-value code.
     categorical : ndarray of uint8 (d,) or None
         1 for a feature split into category subsets (its codes are categories,
-        at most 256 of them, the missing code included); None (or empty) when
-        no feature is.
+        at most 256 of them, the missing code included); None when no feature
+        is, which compiles the tree builder without the category code.
     n_classes : int
         Classes of ``y`` (not used for regression).
     settings : TreeSettings
@@ -415,11 +412,6 @@ def grow_tree(Xb, y, w, n_bins, missing_bin, categorical, n_classes, settings, s
     -------
     GrownTree
 
-    One compiled tree builder per criterion serves every input: the missing
-    values and the categories are run-time branches (an empty array skips
-    them), not compiled variants, so that a first fit with categories or
-    missing values compiles nothing more.
-
     A node becomes a leaf when it holds fewer than 2 rows, cannot be split by
     its criterion (a pure node; a node whose weighted variance is at most the
     float64 machine epsilon, on targets scaled by a power of two when they are
@@ -431,8 +423,6 @@ def grow_tree(Xb, y, w, n_bins, missing_bin, categorical, n_classes, settings, s
         criterion = criterion_for(y)
     else:
         check_labels(criterion, y)
-    missing_bin = _NO_MISSING if missing_bin is None else np.asarray(missing_bin, dtype=np.int64)
-    categorical = _NO_CATEGORIES if categorical is None else np.asarray(categorical, dtype=np.uint8)
     grow = GROWERS[criterion]
     exponent = target_exponent(y, w) if criterion == "squared_error" else 0
     if exponent == 0:

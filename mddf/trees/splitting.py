@@ -84,13 +84,13 @@ def random_threshold(Xb, samples, start, end, f, missing_bins, state):
     drawn after the bin (1: left, 0: right). When the real rows share one bin,
     the split is real rows left, missing rows right, and nothing is drawn.
     ``missing_bins[f]`` is the code of NaN in feature ``f`` (-1 when the feature
-    has none; ``missing_bins`` is empty when no feature has any). ``state`` is the
+    has none; ``missing_bins`` is None when no feature has any). ``state`` is the
     random generator's state (:func:`rng_state`), advanced in place.
     """
     lo = 255
     hi = 0
     n_missing = 0
-    missing_bin = -1 if len(missing_bins) == 0 else missing_bins[f]
+    missing_bin = -1 if missing_bins is None else missing_bins[f]
     if missing_bin < 0:
         for i in range(start, end):
             b = Xb[samples[i], f]

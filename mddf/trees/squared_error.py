@@ -300,7 +300,7 @@ def best_threshold(buf, Xb, node_y, node_w, samples, start, end, f, n_bins_f, no
     ``node_y`` and ``node_w`` are the target and weight of
     ``samples[i]`` at position i; ``node_sums`` the node's ``(W, S, Q)``.
     ``missing_bins[f]`` is the code of NaN in feature ``f`` (-1 when the feature
-    has none; ``missing_bins`` is empty when no feature has any).
+    has none; ``missing_bins`` is None when no feature has any).
     """
     out_bin, out_sum, out_weight = buf.out_bin, buf.out_sum, buf.out_weight
     node_sum = node_sums[1]
@@ -311,7 +311,7 @@ def best_threshold(buf, Xb, node_y, node_w, samples, start, end, f, n_bins_f, no
     best_bin = 0
     side = -1
     n_real = k
-    if len(missing_bins) > 0:
+    if missing_bins is not None:
         if out_bin[k - 1] == missing_bins[f]:  # the missing bin is the feature's last code
             n_real = k - 1
     if n_real == k:
