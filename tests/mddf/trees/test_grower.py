@@ -181,33 +181,3 @@ def test_categorical_none_and_all_numeric_grow_the_same_tree():
         a = grow(Xb, y, random_split=rule, max_features=2, seed=5)
         b = grow(Xb, y, random_split=rule, max_features=2, seed=5, categorical=[0, 0, 0, 0])
         assert all(np.array_equal(u, v) for u, v in zip(a[:5], b[:5])) and (b.category == -1).all()
-
-
-@pytest.mark.parametrize("regression", [False, True])
-def test_no_missing_value_and_no_category_grow_the_same_tree_as_empty_or_minus_one_arrays(regression):
-    # one compiled tree builder serves every input: None, empty arrays and a missing code of -1 everywhere mean the
-    # same, run-time branches of the same code
-    rng = np.random.RandomState(4)
-    Xb = rng.randint(0, 40, size=(300, 5)).astype(np.uint8)
-    y = rng.rand(300) if regression else rng.randint(0, 3, 300)
-    for rule in (False, True, 2):
-        a = grow(Xb, y, random_split=rule, max_features=3, seed=7)
-        empty = np.zeros(0, dtype=np.int64)
-        b = grow(Xb, y, random_split=rule, max_features=3, seed=7, missing_bin=empty, categorical=empty)
-        c = grow(Xb, y, random_split=rule, max_features=3, seed=7, missing_bin=np.full(5, -1))
-        for other in (b, c):
-            assert all(np.array_equal(u, v) for u, v in zip(a, other))
-
-
-def test_one_compiled_grower_serves_numeric_missing_and_categorical_inputs():
-    from mddf.trees.grower import GROW_GINI
-
-    rng = np.random.RandomState(5)
-    Xb = rng.randint(0, 20, size=(100, 3)).astype(np.uint8)
-    y = rng.randint(0, 2, 100)
-    grow(Xb, y)
-    compiled = set(GROW_GINI.signatures)
-    grow(Xb, y, missing_bin=[19, -1, -1], n_bins=np.array([20, 256, 256]))
-    grow(Xb, y, categorical=[0, 1, 0])
-    grow(Xb, y, w=rng.rand(100))
-    assert set(GROW_GINI.signatures) == compiled  # nothing compiled for the missing values, categories, weights
