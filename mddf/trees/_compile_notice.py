@@ -114,4 +114,10 @@ class CompileNotice(event.Listener):
 
 #: The listener registered when :mod:`mddf.trees` is imported.
 NOTICE = CompileNotice()
+# One listener per process: a module imported again (a test's fresh import, importlib.reload) replaces the
+# listener of its earlier import, kept on numba's event module, instead of saying every notice twice.
+_EARLIER = getattr(event, "_mddf_compile_notice", None)
+if _EARLIER is not None:
+    event.unregister("numba:compile", _EARLIER)
 event.register("numba:compile", NOTICE)
+event._mddf_compile_notice = NOTICE

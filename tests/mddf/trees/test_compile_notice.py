@@ -104,3 +104,21 @@ def test_fits_of_compiled_code_say_nothing(fresh, capsys):
     MDDFClassifier(n_estimators=2, n_folds=2, max_layers=2, random_state=1).fit(X, X[:, 0] > 0.5)
     CascadeForestRegressor(n_estimators=2, n_folds=2, max_layers=2, random_state=1).fit(X, X[:, 0])
     assert notices(capsys.readouterr().err) == []
+
+
+def test_a_module_imported_again_replaces_its_listener_rather_than_adding_one(fresh, cold_module, monkeypatch, capsys):
+    import importlib
+
+    from numba.core import event
+
+    monkeypatch.setattr(event, "_mddf_compile_notice", _compile_notice.NOTICE)
+    again = load(_compile_notice.__file__, "mddf.trees._compile_notice_again")
+    try:
+        module, _ = cold_module
+        module.add_one(1)
+        assert len(notices(capsys.readouterr().err)) == 1  # said by the new listener only
+    finally:  # the first import's listener back, as the rest of the session expects
+        event.unregister("numba:compile", again.NOTICE)
+        event.register("numba:compile", _compile_notice.NOTICE)
+        sys.modules.pop("mddf.trees._compile_notice_again", None)
+    assert importlib.import_module("mddf.trees._compile_notice") is _compile_notice
