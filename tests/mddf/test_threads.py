@@ -41,6 +41,10 @@ class ThreadRecorder(ClassifierMixin, BaseEstimator):
         return self.classes_[self.predict_proba(X).argmax(1)]
 
 
+#: A small cascade with the HistGradientBoosting predictor choosing its input (fitting its candidates in parallel).
+SMALL_HGB = dict(predictor="hgb", predictor_input="auto", n_estimators=4, n_folds=2, max_layers=2, random_state=0)
+
+
 @pytest.fixture
 def data():
     return make_classification(n_samples=240, n_features=6, n_informative=4, random_state=0)
@@ -76,26 +80,11 @@ def test_members_and_the_predictor_run_with_one_openmp_and_one_blas_thread(data,
 def test_the_callers_pools_are_as_before_after_fit_and_predict(data):
     X, y = data
     before = (_pools("openmp"), _pools("blas"))
-    MDDFClassifier(
-        predictor="hgb", predictor_input="auto", n_estimators=4, n_folds=2, max_layers=2, n_jobs=2, random_state=0
-    ).fit(X, y).predict(X)
+    MDDFClassifier(**SMALL_HGB, n_jobs=2).fit(X, y).predict(X)
     assert (_pools("openmp"), _pools("blas")) == before
 
 
 def test_the_hgb_predictor_gives_the_same_model_for_any_n_jobs(data):
     X, y = data
-    probas = [
-        MDDFClassifier(
-            predictor="hgb",
-            predictor_input="auto",
-            n_estimators=4,
-            n_folds=2,
-            max_layers=2,
-            n_jobs=n_jobs,
-            random_state=0,
-        )
-        .fit(X, y)
-        .predict_proba(X)
-        for n_jobs in (1, 2)
-    ]
+    probas = [MDDFClassifier(**SMALL_HGB, n_jobs=n_jobs).fit(X, y).predict_proba(X) for n_jobs in (1, 2)]
     np.testing.assert_array_equal(probas[0], probas[1])
