@@ -23,7 +23,8 @@ stratified Fashion-MNIST subset (``fmnist_rows`` training rows drawn with ``rand
 test split), and any other dataset of the loader with its standard split.
 
 The harness's datasets: :func:`split` (arrays) and :func:`frames` (DataFrames) make a
-:class:`~benchmarks.harness.Dataset` of a dataset name.
+:class:`~benchmarks.harness.Dataset` of a dataset name; :func:`registry` builds a method of the runner's
+registry on them, a DataFrame's categories as ordinal codes.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ import pandas as pd
 from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import LabelEncoder
 
-from .harness import Data, Dataset
+from .harness import Data, Dataset, load_data
 
 
 def load(name: str, *, data_home=None, download: bool = True, **options):
@@ -422,3 +423,35 @@ def load_frames(name: str, *, fmnist_rows: int = 15_000, quick: bool = False, da
         X_train, y_train, X_test, y_test = _quick_slice(X_train, y_train, X_test, y_test, *QUICK_ROWS)
     labels = LabelEncoder().fit(y_train)
     return X_train, labels.transform(y_train), X_test, labels.transform(y_test)
+
+
+def registry(name: str, n_trees: int | None = None, **params):
+    """A builder of the method ``name`` of :func:`mddf.experiments.methods.default_registry`, as the runner builds it.
+
+    A DataFrame's ``category`` columns are given to it as ordinal codes with their mask declared, as the
+    ``mddf`` command line gives a user's table; ``n_trees`` is the tree budget of a forest (RF, ExtraTrees:
+    400 by default).
+    """
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import FunctionTransformer
+
+    from mddf.experiments.methods import BuildContext, default_registry
+
+    spec = default_registry().get(name)
+
+    def build(ctx):
+        data = load_data(ctx)
+        mask = categorical_mask(data.X_train)
+        context = BuildContext(
+            seed=ctx.seed,
+            n_jobs=ctx.n_jobs,
+            profile="quick" if ctx.quick else "paper",
+            n_features=np.shape(data.X_train)[1],
+            n_classes=len(np.unique(data.y_train)),
+            categorical_mask=tuple(mask),
+            n_trees=n_trees,
+        )
+        model = spec.build(context, **params)
+        return make_pipeline(FunctionTransformer(ordinal_codes), model) if hasattr(data.X_train, "columns") else model
+
+    return build

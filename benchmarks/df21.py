@@ -41,8 +41,8 @@ if not __package__:  # run as a file: the studies import from the repository roo
 
 import numpy as np
 
-from benchmarks.data import split
-from benchmarks.harness import Study, TrainTest, fit_and_score, load_data, not_run, registry, say
+from benchmarks.data import registry, split
+from benchmarks.harness import Study, TrainTest, fit_and_score, load_data, not_run, say
 from mddf.experiments.metrics import standard_error
 from mddf.experiments.tables import markdown_table, number
 

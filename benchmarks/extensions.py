@@ -23,8 +23,8 @@ from pathlib import Path
 if not __package__:  # run as a file: the studies import from the repository root
     sys.path[0] = str(Path(__file__).resolve().parents[1])
 
-from benchmarks.data import split
-from benchmarks.harness import Study, TrainTest, registry
+from benchmarks.data import registry, split
+from benchmarks.harness import Study, TrainTest
 
 
 def mddf(**params):

@@ -659,41 +659,6 @@ def mean_ranks(records: Iterable[dict], methods: Sequence[str], datasets: Sequen
     return {m: statistics.fmean(r) for m, r in ranks.items() if r}
 
 
-# ------------------------------------------------------------------------------------------ methods
-def registry(name: str, n_trees: int | None = None, **params):
-    """A builder of the method ``name`` of :func:`mddf.experiments.methods.default_registry`, as the runner builds it.
-
-    A DataFrame's ``category`` columns are given to it as ordinal codes with their mask declared, as the
-    ``mddf`` command line gives a user's table; ``n_trees`` is the tree budget of a forest (RF, ExtraTrees:
-    400 by default).
-    """
-    from sklearn.pipeline import make_pipeline
-    from sklearn.preprocessing import FunctionTransformer
-
-    from mddf.experiments.methods import BuildContext, default_registry
-
-    from .data import categorical_mask, ordinal_codes
-
-    spec = default_registry().get(name)
-
-    def build(ctx: Context):
-        data = load_data(ctx)
-        mask = categorical_mask(data.X_train)
-        context = BuildContext(
-            seed=ctx.seed,
-            n_jobs=ctx.n_jobs,
-            profile="quick" if ctx.quick else "paper",
-            n_features=np.shape(data.X_train)[1],
-            n_classes=len(np.unique(data.y_train)),
-            categorical_mask=tuple(mask),
-            n_trees=n_trees,
-        )
-        model = spec.build(context, **params)
-        return make_pipeline(FunctionTransformer(ordinal_codes), model) if hasattr(data.X_train, "columns") else model
-
-    return build
-
-
 # ------------------------------------------------------------------------------------------ tables
 def summary(results: Results, metric: str) -> dict:
     """``{(dataset, method): [value per seed]}``: each seed's value (over a repeat, the mean of its folds)."""

@@ -25,8 +25,8 @@ if not __package__:  # run as a file: the studies import from the repository roo
 
 import numpy as np
 
-from benchmarks.data import split
-from benchmarks.harness import Study, TrainTest, fit_and_score, not_run, registry
+from benchmarks.data import registry, split
+from benchmarks.harness import Study, TrainTest, fit_and_score, not_run
 from mddf.datasets.published import MDDF_TABLE2
 from mddf.experiments.tables import markdown_table
 

@@ -37,8 +37,8 @@ if not __package__:  # run as a file: the studies import from the repository roo
     sys.path[0] = str(Path(__file__).resolve().parents[1])
 
 from benchmarks import _internals
-from benchmarks.data import frames
-from benchmarks.harness import CrossValidation, Study, TrainTest, main_by_flag, mean_ranks, not_run, registry, summary
+from benchmarks.data import frames, registry
+from benchmarks.harness import CrossValidation, Study, TrainTest, main_by_flag, mean_ranks, not_run, summary
 from mddf.experiments.runner import predictor_choice
 from mddf.experiments.store import ResultStore
 from mddf.experiments.tables import markdown_table, mean_std

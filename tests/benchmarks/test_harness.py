@@ -16,7 +16,8 @@ from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 from study_helpers import read_records
 
 from benchmarks import harness
-from benchmarks.harness import CrossValidation, Data, Dataset, Study, TrainTest, interleave, paired_ratios, registry
+from benchmarks.data import registry
+from benchmarks.harness import CrossValidation, Data, Dataset, Study, TrainTest, interleave, paired_ratios
 from mddf.experiments.provenance import read_provenance
 
 ROOT = Path(__file__).resolve().parents[2]
