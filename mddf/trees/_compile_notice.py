@@ -118,6 +118,9 @@ NOTICE = CompileNotice()
 # listener of its earlier import, kept on numba's event module, instead of saying every notice twice.
 _EARLIER = getattr(event, "_mddf_compile_notice", None)
 if _EARLIER is not None:
-    event.unregister("numba:compile", _EARLIER)
+    try:
+        event.unregister("numba:compile", _EARLIER)
+    except ValueError:  # unregistered already
+        pass
 event.register("numba:compile", NOTICE)
 event._mddf_compile_notice = NOTICE

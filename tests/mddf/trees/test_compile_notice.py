@@ -40,7 +40,14 @@ def load(path, name):
 @pytest.fixture
 def fresh(monkeypatch):
     """Nothing said yet in this process."""
-    monkeypatch.setattr(_compile_notice.NOTICE, "said", set())
+    monkeypatch.setattr(registered(), "said", set())
+
+
+def registered():
+    """The listener registered in this process: the latest import's (a test may have imported mddf afresh)."""
+    from numba.core import event
+
+    return getattr(event, "_mddf_compile_notice", _compile_notice.NOTICE)
 
 
 @pytest.fixture
@@ -81,7 +88,7 @@ def test_new_argument_types_are_named_as_the_cause(fresh, cold_module, capsys):
 
 def test_each_function_and_cause_is_said_once(fresh, cold_module, capsys):
     module, _ = cold_module
-    listener = _compile_notice.NOTICE
+    listener = registered()
     event = type("Event", (), {"data": {"dispatcher": module.add_one, "args": ()}})()
     for _ in range(2):
         listener.on_start(event)
@@ -106,19 +113,17 @@ def test_fits_of_compiled_code_say_nothing(fresh, capsys):
     assert notices(capsys.readouterr().err) == []
 
 
-def test_a_module_imported_again_replaces_its_listener_rather_than_adding_one(fresh, cold_module, monkeypatch, capsys):
-    import importlib
-
+def test_a_module_imported_again_replaces_its_listener_rather_than_adding_one(fresh, cold_module, capsys):
     from numba.core import event
 
-    monkeypatch.setattr(event, "_mddf_compile_notice", _compile_notice.NOTICE)
+    current = registered()
     again = load(_compile_notice.__file__, "mddf.trees._compile_notice_again")
     try:
         module, _ = cold_module
         module.add_one(1)
         assert len(notices(capsys.readouterr().err)) == 1  # said by the new listener only
-    finally:  # the first import's listener back, as the rest of the session expects
+    finally:  # the listener registered before, back, as the rest of the session expects
         event.unregister("numba:compile", again.NOTICE)
-        event.register("numba:compile", _compile_notice.NOTICE)
+        event.register("numba:compile", current)
+        event._mddf_compile_notice = current
         sys.modules.pop("mddf.trees._compile_notice_again", None)
-    assert importlib.import_module("mddf.trees._compile_notice") is _compile_notice
