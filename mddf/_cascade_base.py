@@ -22,14 +22,14 @@ from sklearn.base import is_classifier
 from sklearn.model_selection import KFold, StratifiedKFold, train_test_split
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.parallel import Parallel, delayed
+from sklearn.utils.parallel import Parallel
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter
 
 from ._layer_features import LayerFeaturesMixin
 from ._members import check_accepts_nan, is_forest
 from ._stopping import EarlyStopping
 from ._storage import MemoryStore, ModelStore, open_store, temporary_folders_removed_on_sigterm
-from ._threads import one_blas_thread, one_thread
+from ._threads import in_one_thread, one_blas_thread, one_thread
 from .forests import MAX_SUBSET_CATEGORIES, BinnedInput, PrefixCodes
 from .forests.growing import MAX_SEED
 from .utils import CATEGORICAL_FEATURES_CONSTRAINT, validate_tabular
@@ -464,9 +464,7 @@ class CascadeBase(LayerFeaturesMixin, ABC):
         fits = [(name, fit_rows, held_out) for name in inputs for fit_rows, held_out in halves]
         with one_blas_thread():  # the candidates in parallel, each with one thread (mddf._threads)
             held_out_outputs = Parallel(n_jobs=self.n_jobs, prefer="threads")(
-                delayed(one_thread)(
-                    self._held_out_output, templates[name], inputs[name], y, weight, fit_rows, held_out, seed
-                )
+                in_one_thread(self._held_out_output)(templates[name], inputs[name], y, weight, fit_rows, held_out, seed)
                 for name, fit_rows, held_out in fits
             )
         outputs = {}
