@@ -21,6 +21,9 @@ Read from the records of :mod:`benchmarks.realdata_suite` (one per table, learne
   beyond one on a dataset when the mean over the seeds of its paired difference to the default is below minus
   one standard error of those differences. A default changes only when the suite difference is beyond two
   standard errors and no check dataset loses beyond one (:func:`decide`);
+- **where the default is first**: per table, the best of :data:`PEERS` by its mean, the default's paired
+  difference to it with the SE of the paired per-fold differences (Nadeau and Bengio's correction), and the ratio of the default's median fit
+  seconds to that peer's (:func:`where_section`);
 - **the recommended configuration for mixed tables**: of :data:`RECOMMENDATION_CANDIDATES`, on the classification
   tables with category columns, the best mean rank of the CV accuracy (ties: the higher suite mean), recommended
   when its suite difference to the default is beyond two standard errors (and the check does not lose beyond
@@ -36,6 +39,7 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.harness import METRICS, PERCENT, command_provenance, not_run
+from mddf.experiments.metrics import standard_error
 from mddf.experiments.store import ResultStore
 from mddf.experiments.tables import markdown_table
 
@@ -79,7 +83,16 @@ DESIGNS = (
     ("`PCAFeatures` in front, MDDFClassifier", "classification", "mdDF", "mdDF-pca"),
     ("`PairFeatures` in front, MDDFClassifier", "classification", "mdDF", "mdDF-pairs"),
     ("`PairFeatures` in front, CascadeForestRegressor", "regression", "CascadeForest", "CascadeForest-pairs"),
+    ('a boosted member (`"gbdt"` beside the forests), MDDFClassifier', "classification", "mdDF", "mdDF-gbdt"),
+    (
+        'a boosted member (`"gbdt"` beside the forests), CascadeForestRegressor',
+        "regression",
+        "CascadeForest",
+        "CascadeForest-gbdt",
+    ),
 )
+#: The learners of other libraries the default is set against, table by table (:func:`where_section`).
+PEERS = ("HGB-es", "LightGBM-es", "XGBoost-es", "RF-400", "ExtraTrees-400")
 #: The candidates of the recommended configuration for mixed tables (classification, tables with categories).
 RECOMMENDATION_CANDIDATES = ("mdDF", "mdDF-hgb", "mdDF-hgb-auto", "mdDF-pca-hgb", "mdDF-oob", "mdDF-ordinal")
 
@@ -428,7 +441,70 @@ def task_section(results, task: str, tables: list, figures: dict) -> list:
     if points:
         figures[f"fit_time_{task}"] = time_figure(points, metric, f"{task}: suite mean {metric} against fit time")
         lines += [f"![{metric} against fit seconds, {task}](fit_time_{task}.png)", ""]
-    return lines
+    return lines + where_section(results, task, tables)
+
+
+def paired_fold_difference(scores: dict, table: str, learner: str, other: str, folds: int) -> tuple:
+    """``(mean, SE)`` over the folds both have of ``learner``'s score minus ``other``'s on one table; the SE with
+    Nadeau and Bengio's correction for ``folds``-fold cross-validation (:func:`mddf.experiments.metrics.standard_error`,
+    as ``mddf benchmark --data`` reports it)."""
+    a, b = scores.get((table, learner), {}), scores.get((table, other), {})
+    d = [a[k] - b[k] for k in sorted(set(a) & set(b))]
+    if not d:
+        return math.nan, math.nan
+    return statistics.fmean(d), standard_error(d, 1 / (folds - 1))
+
+
+def where_section(results, task: str, tables: list) -> list:
+    """The lines of "where the default is first": per table, its rows and category columns, the best peer, the
+    default's paired difference to it ± the per-fold SE, whether the default is first among the peers, ahead
+    beyond two SE or behind beyond two SE (the SE corrected for the folds' overlapping training rows), and its median
+    fit seconds over that peer's."""
+    metric = RANKING[task]
+    higher = METRICS[metric][2]
+    default = DEFAULTS[task]
+    scores = fold_scores(results.records, metric)
+    rows, tally = [], {"first": 0, "ahead": 0, "behind": 0}
+    for t in tables:
+        peers = [m for m in PEERS if (t, m) in scores]
+        if (t, default) not in scores or not peers:
+            continue
+        sign = 1 if higher else -1
+        best = max(peers, key=lambda m: sign * statistics.fmean(scores[(t, m)].values()))
+        mean, se = paired_fold_difference(scores, t, default, best, results.options.folds)
+        first, beyond = sign * mean > 0, math.isfinite(se) and abs(mean) > 2 * se
+        tally["first"] += first
+        tally["ahead"] += first and beyond
+        tally["behind"] += (not first) and beyond
+        standing = "first" if first else ("tied" if mean == 0 else "behind")
+        rs = [r for r in results.records if r["dataset"] == t]
+        fit = {m: statistics.median(r["fit_s"] for r in rs if r["method"] == m) for m in (default, best)}
+        size = rs[0].get("n_train", 0) + rs[0].get("n_test", 0)
+        rows.append(
+            [
+                t,
+                str(size),
+                str(max(r.get("n_categorical", 0) for r in rs)),
+                best,
+                _signed(mean, se, metric),
+                standing + (", beyond 2 SE" if beyond else ""),
+                f"{fit[default] / fit[best]:.0f}x" if fit[best] > 0 else "",
+            ]
+        )
+    if not rows:
+        return []
+    return [
+        f"Where {default} is first ({task}): per table, the best of {', '.join(PEERS)} by its mean, and {default}'s "
+        f"paired difference to it ± its SE over the folds, corrected for their overlapping training rows (Nadeau "
+        f"and Bengio; {metric}{' in points' if metric in PERCENT else ''}); the "
+        f"last column is {default}'s median fit seconds over that peer's. {default} is first on {tally['first']} "
+        f"of {len(rows)} tables, beyond two SE on {tally['ahead']}; behind beyond two SE on {tally['behind']}.",
+        "",
+        *markdown_table(
+            ["table", "rows", "category columns", "best peer", f"{default} - best peer", "", "fit time ratio"], rows
+        ),
+        "",
+    ]
 
 
 def check_records(results) -> list:

@@ -23,7 +23,8 @@ Learners (:data:`CLASSIFIERS`, :data:`REGRESSORS`, :data:`PEERS`):
 - the designs that give the cascade directions across numeric columns, opt-in: :class:`mddf.PCAFeatures` in front
   of the default classifier (``mdDF-pca``), and :class:`mddf.PairFeatures` (log-ratios and products of pairs of
   numeric columns chosen by their out-of-fold gain) in front of either default (``mdDF-pairs``,
-  ``CascadeForest-pairs``);
+  ``CascadeForest-pairs``), and a boosted member, XGBoost beside the four forests of every layer
+  (:data:`BOOSTED_MEMBER`: ``mdDF-gbdt``, ``CascadeForest-gbdt``);
 - HistGradientBoosting, LightGBM and XGBoost with their defaults, up to 1000 rounds stopped early on 10% of the
   training rows (:class:`mddf.experiments.early_stopped.EarlyStopped`, the practitioner protocol's
   ``HGB-es``, ``LightGBM-es``, ``XGBoost-es``), a random forest and extra trees of 400 trees, and the
@@ -92,6 +93,10 @@ FOREST_TREES = 400
 #: recommended configuration today has it) or :class:`mddf.PairFeatures` (seeded with the repeat).
 PCA = "pca_features"
 PAIRS = "pair_features"
+#: The boosted-member design: the default's four forests and an XGBoost member (``"gbdt"``) beside them in every
+#: layer, whose splits on the raw features and the class vectors can follow directions the forests need many
+#: splits for.
+BOOSTED_MEMBER = ("rf", "rf", "crf", "crf", "gbdt")
 #: name -> MDDFClassifier parameters (``PCA: True`` puts :class:`mddf.PCAFeatures` in front).
 CLASSIFIERS = {
     "mdDF": {},
@@ -104,6 +109,7 @@ CLASSIFIERS = {
     # directions across numeric columns (issue 53, item 3): opt-in designs the rules review
     "mdDF-pca": {PCA: True},
     "mdDF-pairs": {PAIRS: True},
+    "mdDF-gbdt": {"forest_types": BOOSTED_MEMBER},
 }
 #: name -> CascadeForestRegressor parameters.
 REGRESSORS = {
@@ -113,6 +119,7 @@ REGRESSORS = {
     "CascadeForest-target-y": {"target": "y"},
     "CascadeForest-hgb": {"predictor": "hgb"},
     "CascadeForest-pairs": {PAIRS: True},
+    "CascadeForest-gbdt": {"forest_types": BOOSTED_MEMBER},
 }
 #: The default of each task, the one every candidate is compared with.
 DEFAULTS = {"classification": "mdDF", "regression": "CascadeForest"}

@@ -228,6 +228,32 @@ def test_the_page_gives_the_tables_ranks_figures_and_decisions_of_synthetic_reco
     )
 
 
+def test_where_the_default_is_first_names_the_best_peer_its_difference_and_the_fit_time_ratio(tmp_path):
+    records, methods = _suite_records()
+    lines = report.where_section(_results(tmp_path, records, methods), "classification", ["c1", "c2", "c3", "c4"])
+    rows = [line.split(" | ") for line in lines if line.startswith("| c")]
+    # HGB-es is the only peer and one point ahead on every table, with 0.1-point noise: beyond two SE; mdDF's fits
+    # take 11 s against its 1 s
+    assert len(rows) == 4
+    for row in rows:
+        assert row[3] == "HGB-es" and float(row[4].split(" ± ")[0]) == pytest.approx(-1.0, abs=0.15)
+        assert row[5:] == ["behind, beyond 2 SE", "11x |"]
+    assert "mdDF is first on 0 of 4 tables, beyond two SE on 0; behind beyond two SE on 4." in lines[0]
+    lines = report.where_section(_results(tmp_path, records, methods), "regression", ["r1", "r2", "r3"])
+    assert "CascadeForest is first on 0 of 3 tables" in lines[0]
+    # a default ahead of its only peer by 5 points is first; the SE is Nadeau and Bengio's (1/n + 1/(folds - 1)) var
+    mine = [r for r in records if r["method"] == "mdDF" and r["dataset"] == "c1"]
+    ahead = [dict(r, method="RF-400", accuracy=r["accuracy"] - 0.05 + 0.001 * (r["fold"] - 1)) for r in mine]
+    lines = report.where_section(_results(tmp_path, mine + ahead, ["mdDF", "RF-400"]), "classification", ["c1"])
+    assert "mdDF is first on 1 of 1 tables, beyond two SE on 1" in lines[0]
+    # RF-400's records are copies of mdDF's: the same fit seconds
+    assert "| c1 | 100 | 1 | RF-400 | +5.00 ± " in lines[-2] and "| first, beyond 2 SE | 1x |" in lines[-2]
+    scores = report.fold_scores(mine + ahead, "accuracy")
+    mean, se = report.paired_fold_difference(scores, "c1", "mdDF", "RF-400", folds=3)
+    d = [0.05 - 0.001 * (fold - 1) for _ in range(2) for fold in range(3)]
+    assert mean == pytest.approx(0.05) and se == pytest.approx(math.sqrt((1 / 6 + 1 / 2) * np.var(d, ddof=1)))
+
+
 def test_the_check_page_and_the_rows_of_synthetic_records(tmp_path):
     records = [
         _check_record("letter", m, s, f, n_correct=90 + s + (m == "mdDF-mer0"), n_test=100)

@@ -179,6 +179,21 @@ def test_the_learners_are_the_rules_candidates_and_references():
     assert {"HGB-es", "LightGBM-es", "XGBoost-es", "RF-400", "ExtraTrees-400", "Baseline"} == set(realdata_suite.PEERS)
 
 
+@pytest.mark.parametrize(("name", "task"), [("mdDF-gbdt", "classification"), ("CascadeForest-gbdt", "regression")])
+def test_the_boosted_member_design_puts_xgboost_beside_the_default_forests(name, task):
+    from types import SimpleNamespace
+
+    from sklearn.datasets import make_classification, make_regression
+
+    ctx = SimpleNamespace(seed=0, n_jobs=1, quick=True, task=task)
+    model = realdata_suite.METHODS[name](ctx)
+    assert model.forest_types == ("rf", "rf", "crf", "crf", "gbdt")
+    make = make_classification if task == "classification" else make_regression
+    X, y = make(n_samples=90, n_features=5, random_state=0)
+    assert model.fit(X, y).predict(X).shape == (90,)
+    assert name in {design[3] for design in realdata_report.DESIGNS}
+
+
 def test_the_paper_check_cross_validates_the_papers_datasets_three_folds_five_seeds(tmp_path):
     args = realdata_suite.PAPER_CHECK.parse(["--check", "paper", "--quiet", "--out", str(tmp_path)])
     assert (args.folds, args.repeats) == (3, 5)
