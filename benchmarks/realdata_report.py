@@ -429,18 +429,22 @@ def task_section(results, task: str, tables: list, figures: dict) -> list:
             f"Iman-Davenport F_F = {test['ff']:.2f}, p = {test['p_ff']:.2g}. Nemenyi critical difference at "
             f"alpha = {ALPHA}: CD = {test['cd']:.2f}.",
             "",
-            f"![critical-difference diagram, {task}](cd_{task}.png)",
+            f"![critical-difference diagram, {task}](realdata_cd_{task}.png)",
             "",
         ]
-        figures[f"cd_{task}"] = cd_figure(test["ranks"], test["cd"], f"{task}: mean rank of {metric}, Nemenyi CD")
+        figures[f"realdata_cd_{task}"] = cd_figure(
+            test["ranks"], test["cd"], f"{task}: mean rank of {metric}, Nemenyi CD"
+        )
     points = []
     for m in learners:
         fits = [r["fit_s"] for r in records if r["method"] == m and r.get("fit_s") is not None]
         if fits and suite[m] and len(suite[m]) == len(tables):
             points.append((m, statistics.median(fits), statistics.fmean(suite[m])))
     if points:
-        figures[f"fit_time_{task}"] = time_figure(points, metric, f"{task}: suite mean {metric} against fit time")
-        lines += [f"![{metric} against fit seconds, {task}](fit_time_{task}.png)", ""]
+        figures[f"realdata_fit_time_{task}"] = time_figure(
+            points, metric, f"{task}: suite mean {metric} against fit time"
+        )
+        lines += [f"![{metric} against fit seconds, {task}](realdata_fit_time_{task}.png)", ""]
     return lines + where_section(results, task, tables)
 
 

@@ -47,8 +47,9 @@ never read. The training rows of a class with fewer than five of them (yeast's E
 training part and are not scored. Its records go to the same ``results.jsonl``; the page reads them.
 
 Outputs in ``--out``: ``realdata.md`` (the results block of ``docs/benchmarks/realdata.md``, headed by its
-provenance), ``realdata.csv`` (per table and learner), the critical-difference diagrams ``cd_<task>.png`` and
-the scatters ``fit_time_<task>.png`` (and PDFs); ``paper_check.md`` after ``--check paper``.
+provenance), ``realdata.csv`` (per table and learner), the critical-difference diagrams
+``realdata_cd_<task>.png`` and the scatters ``realdata_fit_time_<task>.png`` (and PDFs; named to sit beside the
+page in ``docs/benchmarks``); ``paper_check.md`` after ``--check paper``.
 
 Examples
 --------

@@ -200,7 +200,12 @@ def test_the_page_gives_the_tables_ranks_figures_and_decisions_of_synthetic_reco
         and "| median fit s per fit |" in page
     )
     assert "Friedman test: chi2_F =" in page and "N = 4" in page and "N = 3" in page
-    assert sorted(drawn) == ["cd_classification", "cd_regression", "fit_time_classification", "fit_time_regression"]
+    assert sorted(drawn) == [
+        "realdata_cd_classification",
+        "realdata_cd_regression",
+        "realdata_fit_time_classification",
+        "realdata_fit_time_regression",
+    ]
     lines = {line.split(" | ")[0]: line for line in page.splitlines() if line.startswith("| `")}
     ordinal = lines['| `categorical_splits` ("subset" -> "ordinal"), MDDFClassifier']
     assert "| 3 |" in ordinal and "within two SE" in ordinal  # the three tables with a category column

@@ -132,7 +132,12 @@ def test_records_are_written_as_they_go_resumed_and_bound_to_the_suites_data(sui
     assert all(abs(r["sse"] - r["rmse"] ** 2 * r["n_test"]) < 1e-9 and r["fit_s"] >= 0 for r in line)
     assert records[0]["config"]["suite"] == realdata_suite.suite_digest(suite)
     assert (out / "realdata.md").is_file() and (out / "realdata.csv").is_file()
-    assert drawn[0] == ["cd_classification", "cd_regression", "fit_time_classification", "fit_time_regression"]
+    assert drawn[0] == [
+        "realdata_cd_classification",
+        "realdata_cd_regression",
+        "realdata_fit_time_classification",
+        "realdata_fit_time_regression",
+    ]
 
     _run(tmp_path)
     assert len(read_records(out)) == 4  # every fit done: nothing appended
