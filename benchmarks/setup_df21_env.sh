@@ -17,6 +17,14 @@
 # .df21-venv/bin/python (or takes --df21-python). The environment folder is the parent of the interpreter's
 # bin/ folder. Without PYTHON39 the script uses the first of: python3.9 on PATH, pyenv's newest 3.9.
 #
+# Without a Python 3.9, DF21 0.1.7 can be built from its source for Python 3.10 or 3.11 (the newest numpy 1.23.5
+# has wheels for): DF21_SOURCE names the source, a checkout of its tag v0.1.7 or anything pip installs from
+# (git+https://github.com/LAMDA-NJU/Deep-Forest@v0.1.7), and PYTHON the interpreter to build the environment from
+# (default: python3). Its Cython extensions are compiled with the pinned build tools (setuptools<60, which still
+# carries numpy.distutils, and Cython<3), so a C compiler is needed:
+#
+#   DF21_SOURCE=/path/to/Deep-Forest PYTHON=python3.11 bash benchmarks/setup_df21_env.sh
+#
 # Idempotent: when the environment already holds the pinned versions and DF21 fits a tiny problem, it only
 # says so; otherwise it (re)installs the pinned versions into it. Needs network access to PyPI (or a
 # configured index/mirror: pip's own settings apply).
@@ -70,6 +78,24 @@ EOF
 
 if [[ -x "$python" ]] && check 2>/dev/null; then
   exit 0
+fi
+
+if [[ -n "${DF21_SOURCE:-}" ]]; then
+  if [[ ! -x "$python" ]]; then
+    base=${PYTHON:-python3}
+    if ! "$base" -c 'import sys; sys.exit(not (3, 9) <= sys.version_info[:2] <= (3, 11))' 2>/dev/null; then
+      echo "PYTHON=$base is not a Python 3.9-3.11, which numpy $NUMPY_VERSION needs" >&2
+      exit 1
+    fi
+    echo "creating $env_dir from $base"
+    "$base" -m venv "$env_dir"
+  fi
+  "$python" -m pip install --quiet "setuptools<60" wheel "cython<3"
+  "$python" -m pip install --quiet --only-binary=:all: \
+    "numpy==$NUMPY_VERSION" "scikit-learn==$SKLEARN_VERSION" "scipy==$SCIPY_VERSION" "joblib==$JOBLIB_VERSION"
+  "$python" -m pip install --quiet --no-build-isolation --no-deps "$DF21_SOURCE"
+  check
+  exit $?
 fi
 
 if [[ ! -x "$python" ]]; then

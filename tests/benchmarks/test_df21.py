@@ -102,3 +102,25 @@ def test_help_lists_quick_and_unknown_methods_are_named(capsys):
     with pytest.raises(SystemExit):
         df21.main(["--methods", "gcforest"])
     assert "unknown method(s) gcforest" in capsys.readouterr().err
+
+
+def test_the_environment_script_refuses_to_build_df21_from_source_with_a_python_numpy_has_no_wheels_for(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(df21.__file__).with_name("setup_df21_env.sh")
+    fake = tmp_path / "python3.12"
+    fake.write_text('#!/bin/sh\nexec "$REAL" -c "import sys; sys.exit(1)"\n')  # reports a version outside 3.9-3.11
+    fake.chmod(0o755)
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "REAL": sys.executable,
+        "MDDF_DF21_PYTHON": str(tmp_path / "env" / "bin" / "python"),
+        "DF21_SOURCE": str(tmp_path / "Deep-Forest"),
+        "PYTHON": str(fake),
+    }
+    done = subprocess.run(["bash", str(script)], env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    assert f"PYTHON={fake} is not a Python 3.9-3.11" in done.stderr
+    assert not (tmp_path / "env").exists()  # nothing half-built is left
