@@ -3,6 +3,8 @@
 - ``docs/_scripts/cascade_diagram.py`` draws the cascade diagram; the committed
   ``docs/user_guide/cascade.png`` must be a drawing of it (same pixel size), and the guide's first page
   must show it;
+- ``docs/_scripts/readme_figure.py`` draws the README's figure from the real-data suite's published
+  per-table results (``docs/benchmarks/realdata.csv``), one point per table and peer;
 - ``docs/user_guide/glossary.md`` has a heading for every term of the paper the guide uses, and every
   ``glossary.md#anchor`` link of the documentation and the README names one of its headings.
 """
@@ -99,14 +101,32 @@ def test_the_anchor_rule_matches_myst():
     assert _anchor("Table 2-style") == "table-2-style"
 
 
-def test_the_readme_figure_is_drawn_from_the_published_records(tmp_path):
+def test_the_readme_figure_is_drawn_from_the_real_data_suites_results(tmp_path):
     script = _script("readme_figure")
     diffs = script.differences()
-    # every learner of the figure is read from the records, on every dataset its study ran
-    assert set(diffs["letter"]) == {"HistGradientBoosting", "LightGBM", "XGBoost", "random forest", "DF21"}
-    assert set(diffs["yeast"]) == {"DF21"}
-    assert diffs["fashion-mnist"]["LightGBM"] > 0 > diffs["letter"]["LightGBM"]
+    # every table of the suite, each with every peer, read from the published per-table results
+    assert len(diffs["classification"]) == 12 and len(diffs["regression"]) == 8
+    peers = {"HistGradientBoosting", "LightGBM", "XGBoost", "random forest"}
+    for task in diffs.values():
+        assert all(set(per_peer) == peers for per_peer in task.values())
     drawn = script.draw(tmp_path / "readme.png")
-    assert _png_size(drawn.read_bytes()) == _png_size((DOCS / "readme_comparison.png").read_bytes()) == (1080, 480)
+    assert _png_size(drawn.read_bytes()) == _png_size((DOCS / "readme_comparison.png").read_bytes()) == (1200, 600)
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "](docs/readme_comparison.png)" in readme.split("## Install")[0]
+
+
+def test_the_readme_figure_subtracts_the_cascades_score(tmp_path):
+    results = tmp_path / "realdata.csv"
+    results.write_text(
+        "# command: test\n"
+        "table,learner,accuracy,r2\n"
+        "a,mdDF,0.80,\n"
+        "a,HGB-es,0.83,\n"
+        "a,RF-400,0.79,\n"
+        "b,CascadeForest,,0.50\n"
+        "b,LightGBM-es,,0.45\n",
+        encoding="utf-8",
+    )
+    diffs = _script("readme_figure").differences(results)
+    assert diffs["classification"]["a"] == pytest.approx({"HistGradientBoosting": 3.0, "random forest": -1.0})
+    assert diffs["regression"]["b"] == pytest.approx({"LightGBM": -5.0})

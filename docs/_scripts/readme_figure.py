@@ -1,16 +1,14 @@
-"""Draw the README's figure: test accuracy of gradient boosting, forests and DF21 against mdDF's, per dataset.
+"""Draw the README's figure: on each table of the real-data suite, boosting and forests against mdDF's default.
 
-It reads the raw records the benchmark pages publish, and nothing else:
+It reads the per-table results the real-data page publishes, and nothing else:
+``docs/benchmarks/realdata.csv`` (:mod:`benchmarks.realdata_suite`, written by its ``--report-only``; the
+mean over the folds of 5-fold cross-validation repeated up to 3 times, every learner on the same folds).
 
-- ``docs/benchmarks/mixed.jsonl`` (:mod:`benchmarks.mixed`, the test rows of letter, satimage, adult and the
-  Fashion-MNIST subset, seeds 0-4): the default ``MDDFClassifier`` (``mdDF-subset``), HistGradientBoosting,
-  LightGBM and XGBoost at their defaults, a 400-tree random forest;
-- ``docs/benchmarks/df21-epyc-7e45617.jsonl`` (:mod:`benchmarks.df21`, the same datasets' test rows and
-  yeast): DF21 and the k-fold mdDF of that run.
-
-Each point is a learner's mean test accuracy minus mdDF's mean in the same study (same splits and seeds:
-0-4 in the first, 0-2 and 0-4 on yeast in the second),
-in percentage points: a point right of zero is a learner ahead of mdDF. Run from the repository root::
+Left: the classification tables, each peer's accuracy minus the default ``MDDFClassifier``'s (``mdDF``), in
+percentage points. Right: the regression tables, each peer's R² minus the default
+``CascadeForestRegressor``'s (``CascadeForest``), times 100. A point right of zero is a learner ahead of the
+cascade. The peers: HistGradientBoosting, LightGBM and XGBoost (their defaults, stopped early on 10% of the
+training rows) and a 400-tree random forest. Run from the repository root::
 
     python docs/_scripts/readme_figure.py               # writes docs/readme_comparison.png
     python docs/_scripts/readme_figure.py --out other.png
@@ -21,8 +19,7 @@ in percentage points: a point right of zero is a learner ahead of mdDF. Run from
 from __future__ import annotations
 
 import argparse
-import json
-from collections import defaultdict
+import csv
 from pathlib import Path
 
 import matplotlib
@@ -33,67 +30,68 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 DOCS = Path(__file__).resolve().parents[1]
 OUT = DOCS / "readme_comparison.png"
-#: Study records -> (mdDF's method name there, {method name: label}).
-STUDIES = {
-    DOCS / "benchmarks" / "mixed.jsonl": (
-        "mdDF-subset",
-        {"HGB": "HistGradientBoosting", "LightGBM": "LightGBM", "XGBoost": "XGBoost", "RF400": "random forest"},
-    ),
-    DOCS / "benchmarks" / "df21-epyc-7e45617.jsonl": ("mdDF k-fold", {"DF21": "DF21"}),
+RESULTS = DOCS / "benchmarks" / "realdata.csv"
+#: Task -> (the cascade's learner name, the ranking metric's column, its axis label).
+TASKS = {
+    "classification": ("mdDF", "accuracy", "accuracy minus mdDF's (points)"),
+    "regression": ("CascadeForest", "r2", "R² minus the cascade's (x 100)"),
 }
-DATASETS = ("letter", "satimage", "adult", "fashion-mnist", "yeast")
-#: Label -> (marker, colour).
-STYLES = {
-    "HistGradientBoosting": ("o", "#1f77b4"),
-    "LightGBM": ("s", "#2ca02c"),
-    "XGBoost": ("D", "#ff7f0e"),
-    "random forest": ("^", "#7f7f7f"),
-    "DF21": ("v", "#d62728"),
+#: Peer learner name -> (label, marker, colour).
+PEERS = {
+    "HGB-es": ("HistGradientBoosting", "o", "#1f77b4"),
+    "LightGBM-es": ("LightGBM", "s", "#2ca02c"),
+    "XGBoost-es": ("XGBoost", "D", "#ff7f0e"),
+    "RF-400": ("random forest", "^", "#7f7f7f"),
 }
-#: Figure size (inches) and resolution: the committed PNG is 1080 x 480 pixels.
-SIZE = (9, 4)
+#: Figure size (inches) and resolution: the committed PNG is 1200 x 600 pixels.
+SIZE = (10, 5)
 DPI = 120
 
 
-def differences():
-    """``{dataset: {label: accuracy points minus mdDF's}}`` from the studies' test-row records."""
-    out = defaultdict(dict)
-    for path, (reference, labels) in STUDIES.items():
-        scores = defaultdict(list)
-        for line in path.read_text(encoding="utf-8").splitlines():
-            record = json.loads(line)
-            if record.get("stage", "test") != "test" or record.get("status", "ok") != "ok":
+def differences(path=RESULTS):
+    """``{task: {table: {label: the peer's metric minus the cascade's, x 100}}}`` from the published results."""
+    with open(path, encoding="utf-8") as f:
+        rows = list(csv.DictReader(line for line in f if not line.startswith("#")))
+    means = {(row["table"], row["learner"]): row for row in rows}
+    out = {}
+    for task, (cascade, metric, _) in TASKS.items():
+        per_table = {}
+        for (table, learner), row in means.items():
+            if learner != cascade or not row[metric]:
                 continue
-            if record.get("accuracy") is not None:
-                scores[record["dataset"], record["method"]].append(record["accuracy"])
-        for dataset in DATASETS:
-            base = scores.get((dataset, reference))
-            for method, label in labels.items():
-                if base and scores.get((dataset, method)):
-                    mean = sum(scores[dataset, method]) / len(scores[dataset, method])
-                    out[dataset][label] = 100 * (mean - sum(base) / len(base))
-    return dict(out)
+            base = float(row[metric])
+            per_table[table] = {
+                label: 100 * (float(means[table, peer][metric]) - base)
+                for peer, (label, _, _) in PEERS.items()
+                if (table, peer) in means and means[table, peer][metric]
+            }
+        out[task] = per_table
+    return out
 
 
-def draw(path=OUT):
+def draw(path=OUT, results=RESULTS):
     """Draw the figure into ``path`` (PNG) and return the path."""
-    diffs = differences()
-    datasets = [d for d in DATASETS if d in diffs]
-    fig, ax = plt.subplots(figsize=SIZE)
-    for row, dataset in enumerate(datasets):
-        for label, value in diffs[dataset].items():
-            marker, colour = STYLES[label]
-            ax.scatter(value, row, marker=marker, color=colour, s=48, label=label, zorder=3)
-    ax.axvline(0, color="black", linewidth=1)
-    ax.set_yticks(range(len(datasets)), datasets)
-    ax.invert_yaxis()
-    ax.grid(axis="x", alpha=0.3)
-    ax.set_xlabel("test accuracy minus mdDF's (percentage points; right of 0: ahead of mdDF)")
-    handles, labels = ax.get_legend_handles_labels()
+    diffs = differences(results)
+    fig, axes = plt.subplots(1, 2, figsize=SIZE, width_ratios=[1, 1])
+    for ax, (task, (_, _, xlabel)) in zip(axes, TASKS.items()):
+        # the tables in the order of the best peer's lead, the cascade's best tables first
+        tables = sorted(diffs[task], key=lambda t: max(diffs[task][t].values(), default=0))
+        for row, table in enumerate(tables):
+            for label, value in diffs[task][table].items():
+                _, marker, colour = next(style for style in PEERS.values() if style[0] == label)
+                ax.scatter(value, row, marker=marker, color=colour, s=40, label=label, zorder=3)
+        ax.axvline(0, color="black", linewidth=1)
+        ax.set_yticks(range(len(tables)), tables, fontsize=8)
+        ax.invert_yaxis()
+        ax.grid(axis="x", alpha=0.3)
+        ax.set_xlabel(xlabel + "; right of 0: ahead", fontsize=8)
+        ax.set_title(f"{task}, {len(tables)} tables", fontsize=9)
+    handles, labels = axes[0].get_legend_handles_labels()
     unique = dict(zip(labels, handles))
-    ax.legend(unique.values(), unique.keys(), loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8)
-    ax.set_title("mdDF (defaults) against boosting, a random forest and DF21, on the test rows", fontsize=10)
-    fig.tight_layout()
+    fig.legend(unique.values(), unique.keys(), loc="lower center", ncol=len(unique), fontsize=8)
+    title = "Boosting and a random forest against the cascade's defaults, 5-fold CV on 20 real tables"
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout(rect=(0, 0.06, 1, 1))
     path = Path(path)
     fig.savefig(path, dpi=DPI)
     plt.close(fig)
@@ -103,7 +101,9 @@ def draw(path=OUT):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=OUT, help=f"PNG to write (default: {OUT})")
-    print(draw(parser.parse_args(argv).out))
+    parser.add_argument("--results", type=Path, default=RESULTS, help=f"per-table results (default: {RESULTS})")
+    args = parser.parse_args(argv)
+    print(draw(args.out, args.results))
 
 
 if __name__ == "__main__":
