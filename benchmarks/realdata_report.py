@@ -469,11 +469,11 @@ def where_section(results, task: str, tables: list) -> list:
     default = DEFAULTS[task]
     scores = fold_scores(results.records, metric)
     rows, tally = [], {"first": 0, "ahead": 0, "behind": 0}
+    sign = 1 if higher else -1
     for t in tables:
         peers = [m for m in PEERS if (t, m) in scores]
         if (t, default) not in scores or not peers:
             continue
-        sign = 1 if higher else -1
         best = max(peers, key=lambda m: sign * statistics.fmean(scores[(t, m)].values()))
         mean, se = paired_fold_difference(scores, t, default, best, results.options.folds)
         first, beyond = sign * mean > 0, math.isfinite(se) and abs(mean) > 2 * se

@@ -73,7 +73,7 @@ if not __package__:  # run as a file: the studies import from the repository roo
 import numpy as np
 import pandas as pd
 
-from benchmarks import realdata
+from benchmarks import realdata, realdata_report
 from benchmarks.data import categorical_mask, frames, ordinal_codes
 from benchmarks.harness import CrossValidation, Data, Dataset, Study, fit_and_score, load_data, main_by_flag
 from benchmarks.mixed import describe as describe_cascade
@@ -122,8 +122,6 @@ REGRESSORS = {
     "CascadeForest-pairs": {PAIRS: True},
     "CascadeForest-gbdt": {"forest_types": BOOSTED_MEMBER},
 }
-#: The default of each task, the one every candidate is compared with.
-DEFAULTS = {"classification": "mdDF", "regression": "CascadeForest"}
 #: Candidates fitted on the tables with category columns only (the same trees as the default elsewhere).
 CATEGORY_ONLY = ("mdDF-ordinal", "CascadeForest-ordinal")
 
@@ -219,7 +217,8 @@ def peer(name: str):
     return build
 
 
-PEERS = ("HGB-es", "LightGBM-es", "XGBoost-es", "RF-400", "ExtraTrees-400", "Baseline")
+#: The reference learners: the report's peers of the default, and the majority class or mean.
+PEERS = (*realdata_report.PEERS, "Baseline")
 METHODS = {
     **{name: cascade(params) for name, params in CLASSIFIERS.items()},
     **{name: cascade(params) for name, params in REGRESSORS.items()},
@@ -396,21 +395,15 @@ def check_options(options, parser):
 
 
 def _report(results):
-    from benchmarks.realdata_report import suite_page
-
-    return suite_page(results)
+    return realdata_report.suite_page(results)
 
 
 def _check_report(results):
-    from benchmarks.realdata_report import check_page
-
-    return check_page(results)
+    return realdata_report.check_page(results)
 
 
 def _rows(results):
-    from benchmarks.realdata_report import suite_rows
-
-    return suite_rows(results)
+    return realdata_report.suite_rows(results)
 
 
 STUDY = Study(

@@ -36,6 +36,8 @@ DEEPFOREST_VERSION=0.1.7
 # Not pinned by the comparison itself, but pinned so that the environment is the same wherever it is built.
 SCIPY_VERSION=1.13.1
 JOBLIB_VERSION=1.5.3
+# What DF21 runs on, installed from binary wheels whichever way DF21 itself is installed.
+RUNTIME=("numpy==$NUMPY_VERSION" "scikit-learn==$SKLEARN_VERSION" "scipy==$SCIPY_VERSION" "joblib==$JOBLIB_VERSION")
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 if [[ -n "${MDDF_DF21_PYTHON:-}" ]]; then
@@ -91,8 +93,7 @@ if [[ -n "${DF21_SOURCE:-}" ]]; then
     "$base" -m venv "$env_dir"
   fi
   "$python" -m pip install --quiet "setuptools<60" wheel "cython<3"
-  "$python" -m pip install --quiet --only-binary=:all: \
-    "numpy==$NUMPY_VERSION" "scikit-learn==$SKLEARN_VERSION" "scipy==$SCIPY_VERSION" "joblib==$JOBLIB_VERSION"
+  "$python" -m pip install --quiet --only-binary=:all: "${RUNTIME[@]}"
   "$python" -m pip install --quiet --no-build-isolation --no-deps "$DF21_SOURCE"
   check
   exit $?
@@ -120,7 +121,5 @@ if [[ ! -x "$python" ]]; then
 fi
 
 "$python" -m pip install --quiet --upgrade pip
-"$python" -m pip install --quiet --only-binary=:all: \
-  "numpy==$NUMPY_VERSION" "scikit-learn==$SKLEARN_VERSION" "deep-forest==$DEEPFOREST_VERSION" \
-  "scipy==$SCIPY_VERSION" "joblib==$JOBLIB_VERSION"
+"$python" -m pip install --quiet --only-binary=:all: "${RUNTIME[@]}" "deep-forest==$DEEPFOREST_VERSION"
 check

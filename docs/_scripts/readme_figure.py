@@ -72,13 +72,14 @@ def differences(path=RESULTS):
 def draw(path=OUT, results=RESULTS):
     """Draw the figure into ``path`` (PNG) and return the path."""
     diffs = differences(results)
-    fig, axes = plt.subplots(1, 2, figsize=SIZE, width_ratios=[1, 1])
+    styles = {label: (marker, colour) for label, marker, colour in PEERS.values()}
+    fig, axes = plt.subplots(1, 2, figsize=SIZE)
     for ax, (task, (_, _, xlabel)) in zip(axes, TASKS.items()):
         # the tables in the order of the best peer's lead, the cascade's best tables first
         tables = sorted(diffs[task], key=lambda t: max(diffs[task][t].values(), default=0))
         for row, table in enumerate(tables):
             for label, value in diffs[task][table].items():
-                _, marker, colour = next(style for style in PEERS.values() if style[0] == label)
+                marker, colour = styles[label]
                 ax.scatter(value, row, marker=marker, color=colour, s=40, label=label, zorder=3)
         ax.axvline(0, color="black", linewidth=1)
         ax.set_yticks(range(len(tables)), tables, fontsize=8)
