@@ -39,3 +39,48 @@ def test_the_table_gives_each_slowdown_and_judges_their_ratio_against_the_target
     assert "hgb-auto slows 1.50 times as much as the plain cascade (target <= 1.5: met)" in text
     Results.records = records + [record("hgb-auto", "busy", 20.0)] * 2  # median 20: 6.67 / 3 = 2.22
     assert "(target <= 1.5: not met)" in contention.table(Results)
+
+
+def test_the_runners_table_reads_as_csv_with_its_category_columns_as_text(tmp_path):
+    import subprocess
+    import sys
+
+    import pandas as pd
+
+    path = tmp_path / "table.csv"
+    subprocess.run([sys.executable, "-c", contention.WRITE_CSV, "60", str(path)], check=True)
+    frame = pd.read_csv(path)
+    assert frame.shape == (60, 19) and list(frame.columns[-3:]) == ["city", "product", "y"]
+    assert not pd.api.types.is_numeric_dtype(frame["city"]) and frame["city"].str.startswith("c").all()
+    assert frame.drop(columns=["city", "product"]).dtypes.map(pd.api.types.is_numeric_dtype).all()
+
+
+def test_a_quick_runner_run_times_the_benchmark_command_and_its_runs(tmp_path):
+    argv = ["--quick", "--runner", "2", "--out", str(tmp_path), "--quiet"]
+    assert contention.main(argv) == 0
+    (record,) = read_records(tmp_path)
+    assert record["status"] == "ok" and record["config"]["runner"] == 2
+    assert 0 < record["runs_s"] < record["wall"]
+    text = (tmp_path / "contention.md").read_text()
+    assert "through 'mddf benchmark --workers 2'" in text
+    assert "Median wall seconds" in text and "Median the runs' own seconds, summed" in text
+
+
+def test_with_the_runner_both_measures_are_judged():
+    def record(method, condition, wall, runs_s):
+        return {"method": method, "dataset": condition, "wall": wall, "runs_s": runs_s}
+
+    records = [
+        record("plain", "quiet", 10.0, 4.0),
+        record("plain", "busy", 20.0, 8.0),
+        record("hgb-auto", "quiet", 10.0, 4.0),
+        record("hgb-auto", "busy", 25.0, 16.0),
+    ]
+
+    class Results:
+        options = type("Options", (), {"rows": 5000, "quick": False, "n_jobs": 2, "busy": 4, "runner": 2})()
+
+    Results.records = records
+    wall, runs = contention.table(Results).split("Median the runs' own seconds")
+    assert "slows 1.25 times as much as the plain cascade (target <= 1.5: met)" in wall
+    assert "slows 2.00 times as much as the plain cascade (target <= 1.5: not met)" in runs
