@@ -100,12 +100,21 @@ def accuracy_datasets(options) -> list:
     return paper + tables
 
 
+def design_parameters() -> dict:
+    """Every design's full ``MDDFClassifier`` parameters (defaults included, as text): the records are bound to
+    them, so that a change of a default does not reuse fits of the old one."""
+    from mddf import MDDFClassifier
+
+    return {name: repr(sorted(MDDFClassifier(**params).get_params().items())) for name, params in DESIGNS.items()}
+
+
 def accuracy_settings(options) -> dict:
-    """The real-data suite's digest (the records are bound to its files), when it is there."""
+    """The designs' parameters and the real-data suite's digest (the records are bound to its files)."""
     try:
-        return {"suite": realdata_suite.suite_digest()}
+        suite = realdata_suite.suite_digest()
     except (realdata.RealDataError, OSError):
-        return {"suite": None}
+        suite = None
+    return {"suite": suite, "designs": design_parameters()}
 
 
 def complete_records(records, folds: int) -> list:
@@ -226,6 +235,7 @@ TIMING = dataclasses.replace(
     },
     quick={**df21.STUDY.quick, "methods": ("default", "refit", "DF21", "RF400")},
     options=timing_options,
+    settings=lambda options: {**df21.STUDY.settings(options), "designs": design_parameters()},
     report="prediction_cost_timing",
 )
 main = main_by_flag("--timing", TIMING, ACCURACY)

@@ -82,3 +82,11 @@ def test_quick_timing_run_puts_the_designs_beside_the_references(tmp_path, in_th
     assert all(r["status"] == "ok" and r["predict_s"] > 0 for r in records)
     page = (tmp_path / "prediction_cost_timing.md").read_text()
     assert "| digits | refit |" in page and "left out (no DF21 environment)" in page
+
+
+def test_the_records_are_bound_to_every_designs_full_parameters(monkeypatch):
+    before = prediction_cost.design_parameters()
+    assert "'fold_trees', 'refit'" in before["refit"] and "'n_estimators', 100" in before["default"]
+    monkeypatch.setitem(prediction_cost.DESIGNS, "default", {"n_estimators": 50})
+    after = prediction_cost.design_parameters()
+    assert after["default"] != before["default"] and after["refit"] == before["refit"]
