@@ -165,7 +165,7 @@ def fit(ctx, X, y, X_test, y_test) -> dict:
 
 #: What a record's seconds are: the fit's (or the runner's command's) wall seconds; with ``--runner``, also the sum
 #: of the seconds the runner gives the method's runs (selection and fit: no start-up, reading or compiling).
-MEASURES = {"wall": "wall seconds", "runs_s": "the runs' own seconds, summed"}
+MEASURES = {"wall": "the wall seconds", "runs_s": "the runs' own seconds (summed over the runs)"}
 
 
 def summary(records, measure="wall"):
@@ -187,7 +187,7 @@ def measure_section(records, measure) -> list:
     seconds = summary(records, measure)
     slowdown = {m: w["busy"] / w["quiet"] for m, w in seconds.items() if set(w) == set(CONDITIONS)}
     lines = [
-        f"Median {MEASURES[measure]} over the rounds:",
+        f"Median over the rounds of {MEASURES[measure]}:",
         "",
         *markdown_table(
             ["configuration", "quiet (s)", "busy (s)", "slowdown (busy / quiet)"],
