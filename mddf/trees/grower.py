@@ -163,8 +163,10 @@ def _grower(criterion):
         stack_end[0] = m
         stack_depth[0] = 0
         stack_parent[0] = -1
-        stack_stats[0] = root
-        stack_constant[0] = constant
+        for c in range(n_stats):  # element by element, here and below: an array assignment would compile
+            stack_stats[0, c] = root[c]  # numba's shape-mismatch error message into every variant
+        for k in range(n_words):
+            stack_constant[0, k] = constant[k]
         top = 1
         n_nodes = 0
         n_leaf_rows = 0
@@ -272,8 +274,9 @@ def _grower(criterion):
                         if split_rule == COMPLETELY_RANDOM:  # the first non-constant feature drawn
                             split_f, split_b, split_side, split_subset = f, b, side, subset
                             if subset:
-                                best_present[:] = present
-                                best_bits[:] = bits
+                                for k in range(CATEGORY_WORDS):
+                                    best_present[k] = present[k]
+                                    best_bits[k] = bits[k]
                             break
                         missing_code = -1
                         if missing_bin is not None and side == 1:
@@ -297,8 +300,9 @@ def _grower(criterion):
                         best = score
                         split_f, split_b, split_side, split_subset = f, b, side, subset
                         if subset:
-                            best_present[:] = present
-                            best_bits[:] = bits
+                            for k in range(CATEGORY_WORDS):
+                                best_present[k] = present[k]
+                                best_bits[k] = bits[k]
                     n_evaluated += 1
                     if n_evaluated >= max_features:
                         break
@@ -342,15 +346,19 @@ def _grower(criterion):
             stack_end[top] = end
             stack_depth[top] = depth + 1
             stack_parent[top] = node
-            stack_stats[top] = right_stats
-            stack_constant[top] = constant
+            for c in range(n_stats):
+                stack_stats[top, c] = right_stats[c]
+            for k in range(n_words):
+                stack_constant[top, k] = constant[k]
             top += 1
             stack_start[top] = start
             stack_end[top] = i
             stack_depth[top] = depth + 1
             stack_parent[top] = -1  # the left child is node + 1 by construction
-            stack_stats[top] = left_stats
-            stack_constant[top] = constant
+            for c in range(n_stats):
+                stack_stats[top, c] = left_stats[c]
+            for k in range(n_words):
+                stack_constant[top, k] = constant[k]
             top += 1
         return GrownTree(
             feature[:n_nodes].copy(),
