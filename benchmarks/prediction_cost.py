@@ -126,6 +126,15 @@ def complete_records(records, folds: int) -> list:
     return [r for r in records if count[(r["dataset"], r["method"], r["repeat"])] == folds]
 
 
+def suite_tables(records) -> set:
+    """The real-data suite's classification tables: the manifest's (every one counts in the suite's mean, recorded
+    or not), else those of the records."""
+    try:
+        return set(realdata.names("classification"))
+    except realdata.RealDataError:
+        return {r["dataset"] for r in records if r.get("suite") == "realdata"}
+
+
 def suite_scores(scores: dict, tables, designs) -> dict:
     """``{(SUITE, design): {seed: mean over the tables}}`` for the seeds that every one of ``tables`` has."""
     out = {}
@@ -161,7 +170,7 @@ def accuracy_table(results) -> str:
     records = complete_records(results.records, results.options.folds)
     scores = realdata_report.seed_scores(records)
     designs = [m for m in results.methods if any(k[1] == m for k in scores)]
-    in_suite = {r["dataset"] for r in results.records if r.get("suite") == "realdata"}
+    in_suite = suite_tables(results.records)
     tables = [d for d in results.datasets if d in in_suite]
     scores.update(suite_scores(scores, tables, designs))
     rows = [d for d in results.datasets if d not in in_suite] + ([SUITE] if tables else [])

@@ -90,3 +90,15 @@ def test_the_records_are_bound_to_every_designs_full_parameters(monkeypatch):
     monkeypatch.setitem(prediction_cost.DESIGNS, "default", {"n_estimators": 50})
     after = prediction_cost.design_parameters()
     assert after["default"] != before["default"] and after["refit"] == before["refit"]
+
+
+def test_every_table_of_the_suite_counts_in_its_mean_recorded_or_not(monkeypatch):
+    monkeypatch.setattr(prediction_cost.realdata, "names", lambda task: ["t1", "t2"])
+    assert prediction_cost.suite_tables([{"dataset": "t1", "suite": "realdata"}]) == {"t1", "t2"}
+
+    def no_suite(task):
+        raise prediction_cost.realdata.RealDataError("no suite here")
+
+    monkeypatch.setattr(prediction_cost.realdata, "names", no_suite)
+    records = [{"dataset": "t1", "suite": "realdata"}, {"dataset": "letter", "suite": "paper"}]
+    assert prediction_cost.suite_tables(records) == {"t1"}
