@@ -148,18 +148,19 @@ def suite_scores(scores: dict, tables, designs) -> dict:
     return out
 
 
+def paired_difference(scores: dict, row: str, candidate: str) -> tuple:
+    """``(mean, SE, seeds)`` of a design's per-seed score minus the default's on one row, over the seeds both have."""
+    a, b = scores.get((row, candidate), {}), scores.get((row, DEFAULT), {})
+    diffs = [a[s] - b[s] for s in sorted(set(a) & set(b))]
+    return (*realdata_report.mean_se(diffs), len(diffs))
+
+
 def condition_one(scores: dict, candidate: str, rows, seeds: int) -> tuple:
     """``(verdict, {row: (mean difference, SE, seeds)})`` of the accuracy condition's first half: on every row
     (dataset, or the suite), the mean over the seeds of the paired difference to the default is at least minus
     one SE; ``verdict`` is None until every row has ``seeds`` paired seeds."""
-    out, complete = {}, True
-    for row in rows:
-        a, b = scores.get((row, candidate), {}), scores.get((row, DEFAULT), {})
-        diffs = [a[s] - b[s] for s in sorted(set(a) & set(b))]
-        mean, se = realdata_report.mean_se(diffs)
-        out[row] = (mean, se, len(diffs))
-        complete &= len(diffs) >= seeds
-    if not complete:
+    out = {row: paired_difference(scores, row, candidate) for row in rows}
+    if any(n < seeds for _, _, n in out.values()):
         return None, out
     return all(mean >= -se for mean, se, _ in out.values()), out
 
@@ -182,8 +183,7 @@ def accuracy_table(results) -> str:
             return ""
         text = f"{100 * statistics.fmean(values.values()):.2f}"
         if m != DEFAULT:
-            a, b = values, scores.get((row, DEFAULT), {})
-            mean, se = realdata_report.mean_se(a[s] - b[s] for s in sorted(set(a) & set(b)))
+            mean, se, _ = paired_difference(scores, row, m)
             if math.isfinite(mean):
                 text += f" ({100 * mean:+.2f}" + (f" ± {100 * se:.2f}" if math.isfinite(se) else "") + ")"
         return text + f" [{len(values)}]"
