@@ -423,7 +423,7 @@ class Study:
         args.out.mkdir(parents=True, exist_ok=True)
         store = ResultStore(args.out / "results.jsonl")
         config = self.config(args)
-        latest = {r["key"]: r for r in store.records() if r.get("config") == config and "key" in r}
+        latest = self.latest_records(store, config)
         units = self.units(args)
         cv = self.cross_validated
 
@@ -455,9 +455,22 @@ class Study:
             store.append(record)
             latest[record["key"]] = record
             say(args, f"[{i}/{len(todo)}] {unit}: {_outcome(record)}")
+        results = self.results(args, units, latest, pending, skipped)
+        self.write(results)
+        return 1 if any(r.get("status") == "failed" for r in results.failed) else 0
+
+    @staticmethod
+    def latest_records(store: ResultStore, config: dict) -> dict:
+        """``{unit key: its latest record}`` of the records in ``store`` made with ``config``: records of other
+        settings (or another study writing to the same folder) are never read as this one's."""
+        return {r["key"]: r for r in store.records() if r.get("config") == config and "key" in r}
+
+    def results(self, args, units, latest, pending, skipped) -> Results:
+        """The :class:`Results` of ``units``: the latest record of each, split into those that ran and the rest."""
+        cv = self.cross_validated
         chosen = [latest[u.key(cv)] for u in units if u.key(cv) in latest]
         datasets = self.datasets_for(args)
-        results = Results(
+        return Results(
             options=args,
             cross_validated=cv,
             datasets=list(args.dataset_names),
@@ -468,8 +481,15 @@ class Study:
             pending=pending,
             skipped=skipped,
         )
-        self.write(results)
-        return 1 if any(r.get("status") == "failed" for r in results.failed) else 0
+
+    def recorded(self, argv=()) -> Results:
+        """What ``--report-only`` with ``argv`` would table, read from ``--out`` without fitting or writing anything:
+        for a study that reads another's results (a decision that needs both halves of a study)."""
+        args = self.parse([*argv, "--report-only", "--quiet"])
+        latest = self.latest_records(ResultStore(args.out / "results.jsonl"), self.config(args))
+        units = self.units(args)
+        pending = [u for u in units if latest.get(u.key(self.cross_validated), {}).get("status") is None]
+        return self.results(args, units, latest, pending, [])
 
     def context(self, args, unit) -> Context:
         return Context(self, args, self.datasets_for(args)[unit.dataset], unit.method, unit.seed, unit.round, unit.fold)

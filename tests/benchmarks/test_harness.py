@@ -219,6 +219,21 @@ def test_report_only_fits_nothing_and_lists_what_is_pending(tmp_path):
     assert "- toy: tree (seeds 1); majority (seeds 1)" in table
 
 
+def test_recorded_reads_the_results_of_the_same_settings_without_fitting_or_writing(tmp_path):
+    out = tmp_path / "toy"
+    study = _study(
+        options=lambda parser: parser.add_argument("--depth", type=int, default=3),
+        settings=lambda options: {"depth": options.depth},
+    )
+    assert study.main(["--out", str(out), "--seeds", "0", "--quiet"]) == 0
+    files = sorted(p.name for p in out.iterdir())
+    results = study.recorded(["--out", str(out), "--seeds", "0,1"])
+    assert sorted((r["method"], r["seed"]) for r in results.records) == [("majority", 0), ("tree", 0)]
+    assert sorted((u.method, u.seed) for u in results.pending) == [("majority", 1), ("tree", 1)]
+    assert study.recorded(["--out", str(out), "--seeds", "0", "--depth", "2"]).records == []  # other settings
+    assert sorted(p.name for p in out.iterdir()) == files and len(read_records(out)) == 2
+
+
 def test_quiet_prints_nothing_and_unknown_names_are_errors_that_list_the_known_ones(tmp_path, capsys):
     assert _study().main(["--out", str(tmp_path), "--quiet"]) == 0
     assert capsys.readouterr() == ("", "")

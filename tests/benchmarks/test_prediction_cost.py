@@ -8,6 +8,7 @@ from pathlib import Path
 from study_helpers import read_records
 
 from benchmarks import prediction_cost
+from benchmarks.harness import Results
 from mddf import MDDFClassifier
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "benchmarks" / "prediction-cost.md"
@@ -68,6 +69,11 @@ def test_quick_accuracy_run_records_every_fold_tables_the_condition_and_resumes(
     page = (tmp_path / "prediction_cost_accuracy.md").read_text()
     assert re.search(r"\| digits \| \d+\.\d\d \[2\] \| \d+\.\d\d \([+-]\d+\.\d\d ± \d+\.\d\d\) \[2\] \|", page)
     assert re.search(r"\| refit \| (met|not met \(below one SE on digits\)) \|", page)
+    # the timing half reads condition 1 from these records, and only with the settings they were made with
+    verdicts = prediction_cost.accuracy_verdicts(tmp_path, quick=True)
+    assert set(verdicts) == {"refit", "screen-995"}
+    assert f"| refit | {'met' if verdicts['refit'] else 'not met'}" in page
+    assert prediction_cost.accuracy_verdicts(tmp_path) == {}
     capsys.readouterr()
     assert prediction_cost.main(argv) == 0  # a rerun finds every fold done
     assert len(read_records(tmp_path)) == len(records) and "digits /" not in capsys.readouterr().err
@@ -102,3 +108,92 @@ def test_every_table_of_the_suite_counts_in_its_mean_recorded_or_not(monkeypatch
     monkeypatch.setattr(prediction_cost.realdata, "names", no_suite)
     records = [{"dataset": "t1", "suite": "realdata"}, {"dataset": "letter", "suite": "paper"}]
     assert prediction_cost.suite_tables(records) == {"t1"}
+
+
+def timing_records(spec):
+    """Timing records from ``{(dataset, method): (accuracy, fit seconds, predict seconds)}``: seeds 0-1, one round."""
+    return [
+        {"dataset": d, "method": m, "seed": seed, "round": 0, "accuracy": acc, "fit_s": fit, "predict_s": predict}
+        for (d, m), (acc, fit, predict) in spec.items()
+        for seed in (0, 1)
+    ]
+
+
+def baseline(datasets=("a", "b")):
+    """DF21 and the default on every dataset: the default fits as fast as DF21 and predicts in twice its time."""
+    spec = {}
+    for d in datasets:
+        spec[(d, "DF21")] = (0.90, 10.0, 1.0)
+        spec[(d, "default")] = (0.91, 10.0, 2.0)
+    return spec
+
+
+def test_the_rule_chooses_the_qualifying_design_that_predicts_fastest_against_df21():
+    spec = baseline()
+    for d in ("a", "b"):
+        spec[(d, "refit")] = (0.905, 12.0, 0.8)  # qualifies: geomean 0.8
+        spec[(d, "oob")] = (0.95, 5.0, 0.3)  # faster still, but condition 1 fails
+    spec[("a", "share")] = (0.90, 14.0, 0.5)  # fits too slowly on b, predicts fastest of the three
+    spec[("b", "share")] = (0.90, 16.0, 0.5)
+    verdicts = {"refit": True, "share": True, "oob": False}
+    table = prediction_cost.standings(verdicts, timing_records(spec), ["a", "b"])
+    by = {s.design: s for s in table}
+    assert [s.design for s in table] == ["default", "refit", "share", "oob"]
+    assert math.isclose(by["refit"].predict_geomean, 0.8) and by["refit"].qualifies
+    assert by["share"].fit_ratios == {"a": 1.4, "b": 1.6} and not by["share"].qualifies
+    assert by["oob"].condition_1 is False and not by["oob"].qualifies
+    assert prediction_cost.choose(table) == "refit"
+    spec[("a", "refit")] = (0.899, 12.0, 0.8)  # below DF21's test accuracy on a: condition 2 fails
+    table = prediction_cost.standings(verdicts, timing_records(spec), ["a", "b"])
+    assert {s.design: s.below_df21 for s in table}["refit"] == ["a"]
+    assert prediction_cost.choose(table) is None
+
+
+def test_a_design_must_predict_faster_than_the_default_on_every_dataset():
+    spec = baseline()
+    spec[("a", "refit")] = (0.91, 10.0, 0.5)
+    spec[("b", "refit")] = (0.91, 10.0, 2.0)  # as slow as the default on b
+    table = prediction_cost.standings({"refit": True}, timing_records(spec), ["a", "b"])
+    assert table[1].not_faster == ["b"] and prediction_cost.choose(table) is None
+
+
+def test_a_tie_goes_to_the_design_that_changes_fewer_parameters():
+    spec = baseline()
+    for d in ("a", "b"):
+        spec[(d, "refit+screen-995")] = (0.91, 10.0, 0.7)
+        spec[(d, "refit")] = (0.91, 10.0, 0.7)
+    table = prediction_cost.standings({"refit": True, "refit+screen-995": True}, timing_records(spec), ["a", "b"])
+    assert prediction_cost.choose(table) == "refit"
+
+
+def test_a_design_whose_accuracy_half_is_pending_is_not_chosen():
+    spec = {**baseline(), ("a", "refit"): (0.91, 10.0, 0.5), ("b", "refit"): (0.91, 10.0, 0.5)}
+    table = prediction_cost.standings({"refit": None}, timing_records(spec), ["a", "b"])
+    assert not table[1].complete and prediction_cost.choose(table) is None
+
+
+def test_ratios_pair_the_runs_of_one_seed_and_round():
+    records = [
+        {"dataset": "a", "method": "m", "seed": 0, "round": 0, "predict_s": 2.0},
+        {"dataset": "a", "method": "DF21", "seed": 0, "round": 0, "predict_s": 1.0},
+        {"dataset": "a", "method": "m", "seed": 0, "round": 1, "predict_s": 9.0},  # DF21 has no round 1
+        {"dataset": "a", "method": "DF21", "seed": 1, "round": 0, "predict_s": 5.0},  # m has no seed 1
+    ]
+    assert prediction_cost.paired_ratio(records, "a", "m", "DF21", "predict_s") == 2.0
+    assert math.isnan(prediction_cost.paired_ratio(records, "b", "m", "DF21", "predict_s"))
+
+
+def test_the_frontier_has_a_panel_per_dataset_with_every_design_and_df21(tmp_path):
+    spec = {**baseline(), ("a", "refit"): (0.91, 10.0, 0.5), ("b", "refit"): (0.92, 10.0, 0.6)}
+    records = timing_records(spec)
+    options = type("Options", (), {"out": tmp_path, "quick": False})()
+    results = Results(options, False, ["a", "b"], ["default", "refit", "DF21"], {}, records, [], [], [])
+    figure = prediction_cost.frontier(results)
+    panels = figure.axes
+    assert [ax.get_title() for ax in panels] == ["a", "b"]
+    # the default and refit, then DF21's star; refit is hollow (its accuracy half has no records here)
+    assert all(len(ax.collections) == 3 for ax in panels)
+    points = {t.get_text(): t.xy for t in panels[1].texts}
+    assert math.isclose(points["refit"][0], 0.6) and math.isclose(points["refit"][1], 2.0)
+    section = prediction_cost.choice_section(results)
+    assert "| refit | pending | yes | yes |" in section and "Not made yet: refit" in section
