@@ -14,6 +14,11 @@ The kinds: ``numeric`` (six float columns), ``categorical`` (and a pandas catego
 estimators, no fit: what every process pays before its first fit). Every process's lines of stderr that say what
 numba compiles (``mddf.trees._compile_notice``) are recorded; a warm process should say nothing.
 
+The processes run the installation's tree code: built ahead of time when a current module is installed (a wheel
+built with ``MDDF_AOT=1``, or ``python -m mddf._ahead_of_time.build``; :mod:`mddf._ahead_of_time`), else numba's
+JIT; ``--jit`` turns the module off, as a source install without it runs. The report names which, and the
+records are bound to it.
+
 ``<out>/first_use.md``: the compile CPU of each kind, their total and whether the budget (``--budget-kind``
 seconds a kind, ``--budget-total`` in all) is met, the medians over ``--rounds``; ``<out>/results.jsonl``.
 Measure on a quiet machine: a loaded one inflates the CPU seconds too (caches and memory bandwidth are shared).
@@ -21,6 +26,7 @@ Measure on a quiet machine: a loaded one inflates the CPU seconds too (caches an
 Examples
 --------
 python -m benchmarks.first_use --rounds 3
+python -m benchmarks.first_use --rounds 3 --jit
 """
 
 import os
@@ -74,9 +80,10 @@ if kind != "import":
 """
 
 
-def run_process(kind, rows, cache):
-    """One process fitting ``kind`` with numba's cache in ``cache``: its CPU and wall seconds and its notices."""
-    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache)}
+def run_process(kind, rows, cache, jit=False):
+    """One process fitting ``kind`` with numba's cache in ``cache`` (``jit``: with the ahead-of-time module turned
+    off): its CPU and wall seconds and its notices."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache), **({"MDDF_AHEAD_OF_TIME": "0"} if jit else {})}
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(
@@ -102,14 +109,14 @@ def kinds_before(kind, alone=False):
     return KINDS[: KINDS.index(kind)]
 
 
-def first_use(kind, rows, alone=False):
+def first_use(kind, rows, alone=False, jit=False):
     """The record of one unit: ``kind`` cold then warm, in a new empty cache after :func:`kinds_before`."""
     cache = Path(tempfile.mkdtemp(prefix="mddf-first-use-"))
     try:
         for earlier in kinds_before(kind, alone):
-            run_process(earlier, rows, cache)
-        cold = run_process(kind, rows, cache)
-        warm = run_process(kind, rows, cache)
+            run_process(earlier, rows, cache, jit)
+        cold = run_process(kind, rows, cache, jit)
+        warm = run_process(kind, rows, cache, jit)
     finally:
         shutil.rmtree(cache, ignore_errors=True)
     return {
@@ -126,7 +133,17 @@ def first_use(kind, rows, alone=False):
 
 
 def fit(ctx, X, y, X_test, y_test) -> dict:
-    return first_use(ctx.dataset.name, ctx.options.rows, ctx.options.alone)
+    return first_use(ctx.dataset.name, ctx.options.rows, ctx.options.alone, ctx.options.jit)
+
+
+def compiled_code(jit: bool) -> str:
+    """What the measured processes run: the tree code built ahead of time (a module built from these sources,
+    :mod:`mddf._ahead_of_time`), or numba's JIT and why."""
+    if jit:
+        return "numba's JIT (MDDF_AHEAD_OF_TIME=0)"
+    from mddf.utils import compiled_tree_code
+
+    return compiled_tree_code()
 
 
 def summary(records, budget_kind, budget_total):
@@ -151,7 +168,8 @@ def table(results) -> str:
     args = results.options
     rows, total, met = summary(results.records, args.budget_kind, args.budget_total)
     lines = [
-        f"First fit of each kind of input, {args.rows} rows, one thread; compile CPU = cold-cache process CPU less "
+        f"First fit of each kind of input, {args.rows} rows, one thread, tree code: {compiled_code(args.jit)}; "
+        "compile CPU = cold-cache process CPU less "
         f"warm-cache process CPU (medians over rounds); "
         + ("each kind from an empty cache." if args.alone else "each kind after the kinds above it."),
         "",
@@ -192,6 +210,7 @@ def table(results) -> str:
 def options(parser):
     parser.add_argument("--rows", type=int, default=400, help="training rows of each fit (default: 400)")
     parser.add_argument("--alone", action="store_true", help="each kind from an empty cache, no kind before it")
+    parser.add_argument("--jit", action="store_true", help="turn the ahead-of-time module off (a source install)")
     parser.add_argument("--budget-kind", type=float, default=5.0, help="compile CPU seconds a kind (default: 5)")
     parser.add_argument("--budget-total", type=float, default=15.0, help="compile CPU seconds in all (default: 15)")
 
@@ -209,7 +228,7 @@ STUDY = Study(
     default_datasets=KINDS,
     quick={"datasets": [IMPORT]},
     options=options,
-    settings=lambda options: {"rows": options.rows, "alone": options.alone},
+    settings=lambda options: {"rows": options.rows, "alone": options.alone, "code": compiled_code(options.jit)},
     fit=fit,
     table=table,
     report="first_use",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ._ahead_of_time.dispatch import entry_point, zeros
 from ._margin import margin_distribution_loss
 
 
@@ -69,6 +70,7 @@ def weighted_resample(indices, distribution, rng):
     return np.sort(rng.choice(indices, size=len(indices), replace=True, p=p))
 
 
+@entry_point("alias_table", lambda: [zeros((np.float64, 1))])
 @njit(cache=True, nogil=True)
 def alias_table(p):
     """Walker's alias table for drawing index i with probability ``p[i] / sum(p)`` in O(1).
@@ -168,6 +170,9 @@ class Bootstrap:
         return np.repeat(np.arange(n), self.counts(rng, n, size).astype(np.int64))
 
 
+@entry_point(
+    "count_draws", lambda: [zeros((np.float64, 1), (np.int64, 1), (np.float64, 1), (np.int64, 1), (np.float64, 1))]
+)
 @njit(cache=True, nogil=True)
 def _count_draws(u, rows, accept, alias, counts):
     """Add to ``counts`` the rows that the uniform variates ``u`` draw (see :class:`Bootstrap`).

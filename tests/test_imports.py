@@ -43,6 +43,7 @@ LAYERS = [
             "mddf._storage",
             "mddf._screening",
             "mddf._threads",
+            "mddf._ahead_of_time.dispatch",
         ),
     ),
     ("trees", ("mddf.trees",)),
@@ -53,7 +54,18 @@ LAYERS = [
         ("mddf._layer_features", "mddf._mixture", "mddf._cascade_base", "mddf._cascade_classifier")
         + ("mddf._cascade_regressor",),
     ),
-    ("estimators", ("mddf", "mddf._search", "mddf._rotation", "mddf._pairs", "mddf._appended", "mddf._pickle_compat")),
+    (
+        "estimators",
+        (
+            "mddf",
+            "mddf._ahead_of_time",
+            "mddf._search",
+            "mddf._rotation",
+            "mddf._pairs",
+            "mddf._appended",
+            "mddf._pickle_compat",
+        ),
+    ),
 ]
 
 

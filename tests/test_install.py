@@ -57,6 +57,8 @@ README_SCRIPTS = {
     "run_uci.py",
     "small_sample.py",
 }
+#: The entry points the wheel of these tests holds built ahead of time (``MDDF_AOT_ENTRIES``).
+AHEAD_OF_TIME = ("alias_table", "write_class_words")
 #: Lines of the installed mddf/experiments: half of the 13.6k it held while the studies of benchmarks/ shipped in it.
 EXPERIMENTS_LINE_BUDGET = 6_800
 USE_FAKES = (
@@ -89,10 +91,10 @@ def tracked_copy(dest: Path) -> Path:
     return dest
 
 
-def pip(python, command, *args):
+def pip(python, command, *args, **kwargs):
     """``python -m pip command *args``; nothing is ever fetched from an index."""
     offline = ["--no-index"] if command in ("install", "wheel") else []
-    return run([python, "-m", "pip", "--disable-pip-version-check", "--no-input", command, *offline, *args])
+    return run([python, "-m", "pip", "--disable-pip-version-check", "--no-input", command, *offline, *args], **kwargs)
 
 
 def fake_distribution(tmp: Path, package: str) -> Path:
@@ -148,7 +150,9 @@ def build(tmp_path_factory):
         [sys.executable, "-c", "import sys, setuptools.build_meta as b; print(b.build_sdist(sys.argv[1]))", dist],
         cwd=source,
     ).split()[-1]
-    pip(sys.executable, "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", dist, source)
+    # the wheel holds tree code built ahead of time (a few small entry points: the build of all takes minutes)
+    aot = {**os.environ, "MDDF_AOT": "1", "MDDF_AOT_ENTRIES": ",".join(AHEAD_OF_TIME)}
+    pip(sys.executable, "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", dist, source, env=aot)
     return {
         "tmp": tmp,
         "deps": deps,
@@ -248,6 +252,10 @@ def test_the_wheel_and_the_sdist_hold_one_top_level_package_with_every_subpackag
         "mddf/experiments/protocols/deepboost.py",
     ):
         assert module in names
+    # the tree code built ahead of time, with the record of what it was built from, in a wheel for this platform
+    built = [n for n in names if n.startswith("mddf/_ahead_of_time/_kernels.")]
+    assert sorted(Path(n).suffix for n in built) == [".json", ".so"]
+    assert not build["wheel"].name.endswith("-none-any.whl")
     with tarfile.open(build["sdist"]) as sdist:
         members = {m.name.split("/", 1)[1] for m in sdist.getmembers() if "/" in m.name}
     for folder in ("mddf", "baselines", "datasets", "experiments", "experiments/protocols"):
@@ -288,6 +296,8 @@ def test_every_script_runs_from_a_plain_install_and_the_studies_beside_it(build,
     scripts = sorted((build["source"] / "scripts").glob("*.py"))
     assert {s.name for s in scripts} == README_SCRIPTS
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    state = "from mddf.utils import compiled_tree_code; print(compiled_tree_code())"
+    assert run([python, "-c", state], cwd=tmp_path, env=env).strip() == "built ahead of time"
     for script in scripts:
         out = run([python, script, "--help"], cwd=tmp_path, env=env)
         assert "usage:" in out, script.name

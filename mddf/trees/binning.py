@@ -29,11 +29,19 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .._ahead_of_time.dispatch import entry_point, zeros
+
 # compiled into grow_tree's on-disk numba cache (grower.py), which does not see changes to
 # this file: delete mddf/trees/__pycache__ after changing it.
 MAX_BINS = 256
 
 
+@entry_point(
+    "bin_codes",
+    lambda: [
+        (*zeros((np.float32, 2), (np.float32, 2), (np.int64, 1), (codes, 2)), 0) for codes in (np.uint8, np.uint16)
+    ],
+)
 @njit(cache=True, nogil=True)
 def bin_codes(X, table, missing_bins, out, largest):
     """Write into ``out`` the bin of every value of ``X``: the number of entries of its feature's row of ``table``

@@ -35,10 +35,12 @@ the node's rows, and keep no set.)
 from __future__ import annotations
 
 from collections import namedtuple
+from functools import partial
 
 import numpy as np
 from numba import njit
 
+from .._ahead_of_time.dispatch import EntryPoint, zeros
 from .criterion import CRITERIA, check_labels, criterion_for
 from .splitting import CATEGORY_WORDS, CONSTANT, randint, random_subset, random_threshold, rng_state
 from .squared_error import target_exponent
@@ -375,8 +377,26 @@ def _grower(criterion):
     return _skeleton
 
 
+def _grower_variants(label_dtype):
+    """The arguments of a grower built ahead of time (:mod:`mddf._ahead_of_time`): without and with missing
+    values, without and with categorical features."""
+    settings = TreeSettings(0, 0, 0, 0, 0)
+    return [
+        (*zeros((np.uint8, 2), (label_dtype, 1), (np.float64, 1), (np.int64, 1)), missing, categorical, 0, settings, 0)
+        for missing in (None, *zeros((np.int64, 1)))
+        for categorical in (None, *zeros((np.uint8, 1)))
+    ]
+
+
 #: The compiled growers, one per registered criterion (:data:`mddf.trees.criterion.CRITERIA`), by its name.
-GROWERS = {name: _grower(module) for name, module in CRITERIA.items()}
+GROWERS = {
+    name: EntryPoint(
+        f"grow_{name}",
+        _grower(module),
+        partial(_grower_variants, np.int64 if "i" in module.LABEL_KINDS else np.float64),
+    )
+    for name, module in CRITERIA.items()
+}
 #: The growers of the Gini criterion (class labels) and of the squared error (targets).
 GROW_GINI = GROWERS["gini"]
 GROW_SQUARED_ERROR = GROWERS["squared_error"]

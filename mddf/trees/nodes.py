@@ -57,6 +57,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .._ahead_of_time.dispatch import entry_point, zeros
 from ._kernel import kernel
 
 LEAF = 1
@@ -107,6 +108,17 @@ def _foldable(feature, right, node, parent_is_category):
     return node > 0 and feature[node] < 0 and right[node] >= 0 and not parent_is_category
 
 
+@entry_point(
+    "pack_tree",
+    lambda: [
+        (
+            *zeros((np.int32, 1), (np.uint8, 1), (np.int32, 1), (np.uint8, 1), (np.int32, 1)),
+            0,
+            0,
+            *zeros((np.uint32, 1)),
+        )
+    ],
+)
 @njit(cache=True, nogil=True)
 def pack_tree(feature, split_bin, right, missing_left, category, feature_bits, n_classes, words):
     """Pack a grown tree into ``words``; return ``(n_words, side_offset, side_category, fits)``.
@@ -211,6 +223,7 @@ def pack_tree(feature, split_bin, right, missing_left, category, feature_bits, n
     return n_words, side_offset, side_category, fits
 
 
+@entry_point("write_class_words", lambda: [(*zeros((np.uint32, 1)), 0, 0)])
 @njit(cache=True, nogil=True)
 def write_class_words(words, class_base, n_classes):
     """Write the leaf word of each class from ``class_base``: where the folded pure leaves route to."""
@@ -218,6 +231,7 @@ def write_class_words(words, class_base, n_classes):
         words[class_base + c] = np.uint64(LEAF) | (np.uint64(c) << np.uint64(PAYLOAD_SHIFT))
 
 
+@entry_point("remap_leaf_rows", lambda: [zeros((np.uint32, 1), (np.int64, 1))])
 @njit(cache=True, nogil=True)
 def remap_leaf_rows(words, row_map):
     """Replace the payload ``p`` of every table-row leaf by ``row_map[p]`` (in place)."""

@@ -31,6 +31,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
+from .._ahead_of_time.dispatch import entry_point, zeros
 from ._kernel import inline_kernel
 from .nodes import (
     BIN_SHIFT,
@@ -92,6 +93,14 @@ _OPEN_SPAN = 1 << 30
 _CATEGORY_TARGET = 1 << 30
 
 
+def _route_variants():
+    """The arguments of :func:`route_trees` built ahead of time (:mod:`mddf._ahead_of_time`): uint8 codes."""
+    arrays = zeros((np.uint32, 1), (np.int64, 1), (np.int64, 1), (np.int64, 1), (np.int32, 1), (np.uint64, 2))
+    packed = PackedTrees(*arrays, *zeros((np.float32, 2), (np.float64, 2)), 0, 0)
+    return [(packed, 0, 0, *zeros((np.uint8, 2), (np.int64, 1), (np.int64, 1), (np.float64, 2)))]
+
+
+@entry_point("route_trees", _route_variants)
 @njit(cache=True, nogil=True)
 def route_trees(trees, first, stop, codes, rows, missing_codes, out):
     """Add the leaf of row ``rows[k]`` of ``codes`` in each tree from ``first`` to ``stop - 1`` to ``out[k]``.

@@ -12,16 +12,28 @@
   ``set_output`` for a transformer whose ``transform`` returns the features of
   one of its layers;
 - layer growth: :class:`EarlyStopping`, the rule by which the cascades stop
-  adding layers, to replay it on recorded scores.
+  adding layers, to replay it on recorded scores;
+- the installation: :func:`compiled_tree_code`, whether the tree code runs
+  built ahead of time or is compiled by numba on first use.
 
 It belongs to the lowest layer of mddf, with the paper's equations and the
 model files, and imports nothing from the layers above (see :mod:`mddf`).
 """
 
+from .._ahead_of_time.dispatch import state as _state
 from .._stopping import EarlyStopping
 from ._layer_output import LayerOutputMixin
 from ._tabular import CATEGORICAL_FEATURES_CONSTRAINT, validate_tabular
 from ._validation import check_label_types, check_sample_weight, check_weighted_classes
+
+
+def compiled_tree_code() -> str:
+    """How this installation runs the tree code: ``"built ahead of time"`` (a wheel built with ``MDDF_AOT=1``, or
+    ``python -m mddf._ahead_of_time.build`` after installing), or ``"numba's JIT (...)"`` with the reason (no
+    module built, one built from other sources, or ``MDDF_AHEAD_OF_TIME=0``): numba then compiles each kind of
+    input's code on its first fit, once, and caches it."""
+    return _state()
+
 
 __all__ = [
     "CATEGORICAL_FEATURES_CONSTRAINT",
@@ -30,5 +42,6 @@ __all__ = [
     "check_label_types",
     "check_sample_weight",
     "check_weighted_classes",
+    "compiled_tree_code",
     "validate_tabular",
 ]

@@ -6,8 +6,9 @@ from benchmarks import first_use
 
 
 def test_a_unit_runs_a_cold_and_a_warm_process_and_records_their_difference(tmp_path):
-    # the import kind fits nothing: two short processes, and numba compiles nothing
-    assert first_use.main(["--quick", "--out", str(tmp_path), "--quiet"]) == 0
+    # the import kind fits nothing: two short processes, and numba compiles nothing; --jit turns the tree code
+    # built ahead of time off (a source install), and the report and the records' settings say which code ran
+    assert first_use.main(["--quick", "--jit", "--out", str(tmp_path), "--quiet"]) == 0
     (record,) = read_records(tmp_path)
     assert record["status"] == "ok" and record["dataset"] == "import" and record["after"] == []
     assert record["cold_cpu"] > 0 and record["warm_cpu"] > 0
@@ -15,6 +16,14 @@ def test_a_unit_runs_a_cold_and_a_warm_process_and_records_their_difference(tmp_
     assert record["notices"] == [] and record["warm_notices"] == []
     text = (tmp_path / "first_use.md").read_text()
     assert "| import |" in text and "Budget (5 s a kind, 15 s in all): not met" in text  # no kind measured
+    assert record["config"]["code"] == "numba's JIT (MDDF_AHEAD_OF_TIME=0)"
+    assert "tree code: numba's JIT (MDDF_AHEAD_OF_TIME=0);" in text
+
+
+def test_without_the_jit_option_the_installations_own_code_is_named():
+    from mddf.utils import compiled_tree_code
+
+    assert first_use.compiled_code(jit=False) == compiled_tree_code()
 
 
 def test_each_kind_is_measured_after_the_kinds_before_it_unless_alone():
