@@ -59,10 +59,13 @@ class _BaselineTrees:
         atexit.register(self.close)  # the copy is needed while the process runs, and never after
         package = self.folder / "baseline_trees"
         package.mkdir()
-        # the stored forests left mddf/trees for mddf/forests: a later revision's are copied beside its trees
+        # the stored forests left mddf/trees for mddf/forests: a later revision's are copied beside its trees; so is
+        # the dispatch of its entry points to code built ahead of time, which finds none built beside the copy (the
+        # baseline runs on numba's JIT, never on a module built from this checkout)
         forests = ["mddf/forests/binned.py", "mddf/forests/stored.py"]
+        dispatch = "mddf/_ahead_of_time/dispatch.py"
         files = subprocess.run(
-            ["git", "ls-tree", "--name-only", revision, "mddf/trees/", *forests],
+            ["git", "ls-tree", "--name-only", revision, "mddf/trees/", *forests, dispatch],
             capture_output=True,
             text=True,
             check=True,
@@ -77,6 +80,9 @@ class _BaselineTrees:
                 if path in forests:
                     source = source.replace("from ..trees.", "from .").replace("from .stored ", "from .forest_stored ")
                     name = f"forest_{name}"
+                elif path == dispatch:
+                    name = "ahead_of_time_dispatch.py"
+                source = source.replace("from .._ahead_of_time.dispatch import", "from .ahead_of_time_dispatch import")
                 (package / name).write_text(source)
         sys.path.insert(0, str(self.folder))
         self.trees = importlib.import_module("baseline_trees")

@@ -5,15 +5,19 @@ mddf registers them) with numba's ``pycc`` into one extension module
 (:data:`~mddf._ahead_of_time.dispatch.MODULE`) in ``folder`` (default: beside this file, so an installed copy
 uses it), for a generic CPU of the platform (``--target-cpu host``: this machine's, not portable), and records
 the sources' digest beside it. The functions release the GIL, as the JIT's ``nogil`` ones do, so that trees grow
-in parallel threads. Needs a C compiler; takes about as long as the JIT's first fits of every kind of input
-together.
+in parallel threads. The command builds in a process of its own whose numba cache is a temporary folder: what
+numba compiles on the way never enters the cache the JIT reads. Needs a C compiler; takes about as long as the
+JIT's first fits of every kind of input together.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import subprocess
 import sys
+import tempfile
 import warnings
 from pathlib import Path
 
@@ -21,6 +25,9 @@ import mddf._weights  # noqa: F401  (the modules that define entry points regist
 import mddf.forests  # noqa: F401
 
 from .dispatch import MODULE, RECORD, REGISTERED, argument_types, export_name, source_digest
+
+#: Set in the process that builds (:func:`main` starts it with numba's cache in a temporary folder).
+_BUILDING = "MDDF_AOT_BUILDING"
 
 
 def _releasing_the_gil():
@@ -69,6 +76,13 @@ def build(folder: Path | None = None, target_cpu: str = "", entries=None) -> Pat
 
 
 def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if os.environ.get(_BUILDING) != "1":
+        # numba compiles the functions the entry points call on the way, and would cache them beside the JIT's own
+        # code; the cache of a build is kept apart, in a folder of its own that goes with it
+        with tempfile.TemporaryDirectory() as cache:
+            env = {**os.environ, "NUMBA_CACHE_DIR": cache, _BUILDING: "1"}
+            return subprocess.call([sys.executable, "-m", "mddf._ahead_of_time.build", *argv], env=env)
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("folder", nargs="?", type=Path, help="where to write the module (default: beside this file)")
     parser.add_argument("--target-cpu", default="", help="LLVM CPU name, or 'host' (default: generic)")

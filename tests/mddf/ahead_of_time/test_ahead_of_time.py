@@ -9,7 +9,7 @@ import pytest
 
 from mddf import CascadeForestRegressor, MDDFClassifier
 from mddf._ahead_of_time import dispatch
-from mddf._ahead_of_time.build import build
+from mddf._ahead_of_time.build import main as build_main
 from mddf._ahead_of_time.dispatch import REGISTERED, EntryPoint, Table, argument_types
 from mddf.trees import grower
 
@@ -60,8 +60,10 @@ def test_every_entry_point_wraps_its_jit_dispatcher_and_pickles_as_the_modules_a
 
 @pytest.fixture(scope="module")
 def small_build(tmp_path_factory):
+    """A module of the :data:`SMALL` entry points, built by the command (in a process of its own, numba's cache
+    in a temporary folder)."""
     folder = tmp_path_factory.mktemp("kernels")
-    build(folder, entries=SMALL)
+    assert build_main([str(folder), "--entries", ",".join(SMALL)]) == 0
     return folder
 
 
@@ -113,3 +115,10 @@ def test_the_digest_covers_the_compiled_sources_and_numba(monkeypatch):
     before = dispatch.source_digest()
     monkeypatch.setattr(numba, "__version__", numba.__version__ + ".other")
     assert dispatch.source_digest() != before
+
+
+def test_the_build_command_refuses_an_unknown_entry_point(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("MDDF_AOT_BUILDING", "1")  # in this process: the parser's error comes before any compiling
+    with pytest.raises(SystemExit):
+        build_main([str(tmp_path), "--entries", "grow_gini,no_such_thing"])
+    assert "unknown entry points ['no_such_thing']" in capsys.readouterr().err
