@@ -14,7 +14,7 @@ from mddf._ahead_of_time.dispatch import REGISTERED, EntryPoint, Table, argument
 from mddf.trees import grower
 
 #: Cheap entry points: a module of them builds in seconds.
-SMALL = ("write_class_words", "remap_leaf_rows", "alias_table", "count_draws")
+SMALL = ("write_class_words", "alias_table")
 
 
 def fit_every_kind():
