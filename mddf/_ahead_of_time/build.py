@@ -64,7 +64,7 @@ def build(folder: Path | None = None, target_cpu: str = "", entries=None) -> Pat
         if entries is not None and name not in entries:
             continue
         variants[name] = []
-        for i, args in enumerate(entry.examples()):
+        for i, args in enumerate(entry.variants()):
             types = argument_types(args)
             cc.export(export_name(name, i), signature(None, *types))(entry.jit.py_func)
             variants[name].append(str(types))

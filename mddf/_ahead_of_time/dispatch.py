@@ -74,18 +74,18 @@ class Table:
                     self._loaded = self._load()
         return bool(self._loaded)
 
-    def functions_for(self, name: str, examples) -> dict:
-        """``{argument types: compiled function}`` of entry point ``name``, whose variants ``examples()`` gives."""
+    def functions_for(self, name: str, variants) -> dict:
+        """``{argument types: compiled function}`` of entry point ``name``, whose variants ``variants()`` gives."""
         found = self._entries.get(name)
         if found is None:
-            found = self._entries[name] = self._match(name, examples) if self.available() else {}
+            found = self._entries[name] = self._match(name, variants) if self.available() else {}
         return found
 
-    def _match(self, name, examples) -> dict:
+    def _match(self, name, variants) -> dict:
         module, recorded = self._loaded
         built = recorded.get(name, [])
         out = {}
-        for i, (args, types) in enumerate(zip(examples(), built)):
+        for i, (args, types) in enumerate(zip(variants(), built)):
             key = argument_types(args)
             if str(key) != types:  # a variant built for other types is never called with these
                 return {}
@@ -150,15 +150,15 @@ class EntryPoint:
     def __init__(self, name: str, jit, variants, table: Table | None = None):
         self.name = name
         self.jit = jit
-        self.examples = variants
+        self.variants = variants
         self.table = TABLE if table is None else table
         if table is None:
             REGISTERED[name] = self
 
     def __call__(self, *args):
-        variants = self.table.functions_for(self.name, self.examples)
-        if variants:
-            function = variants.get(argument_types(args))
+        built = self.table.functions_for(self.name, self.variants)
+        if built:
+            function = built.get(argument_types(args))
             if function is not None:
                 return function(*args)
         return self.jit(*args)

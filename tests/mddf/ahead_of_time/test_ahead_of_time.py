@@ -44,7 +44,7 @@ def test_every_call_of_the_five_kinds_of_input_is_a_variant_built_ahead_of_time(
 
     monkeypatch.setattr(EntryPoint, "__call__", spy)
     fit_every_kind()
-    built = {name: {argument_types(args) for args in entry.examples()} for name, entry in REGISTERED.items()}
+    built = {name: {argument_types(args) for args in entry.variants()} for name, entry in REGISTERED.items()}
     assert set(calls) == set(REGISTERED)  # every entry point is called by some kind
     for name, types in calls.items():
         assert types <= built[name], name
@@ -70,20 +70,20 @@ def small_build(tmp_path_factory):
 def test_a_built_module_runs_the_variants_it_holds_and_gives_the_jits_results(small_build):
     table = Table(small_build)
     assert table.available() and table.reason is None
-    assert all(table.functions_for(name, REGISTERED[name].examples) for name in SMALL)
-    assert table.functions_for("route_trees", REGISTERED["route_trees"].examples) == {}  # not in this module
+    assert all(table.functions_for(name, REGISTERED[name].variants) for name in SMALL)
+    assert table.functions_for("route_trees", REGISTERED["route_trees"].variants) == {}  # not in this module
     jit = REGISTERED["alias_table"].jit
-    point = EntryPoint("alias_table", jit, REGISTERED["alias_table"].examples, table)
+    point = EntryPoint("alias_table", jit, REGISTERED["alias_table"].variants, table)
     p = np.random.default_rng(1).random(50)
     ahead = point(p)
     assert all(np.array_equal(a, b) for a, b in zip(ahead, jit(p)))
     # without a JIT to fall back on: the built variant runs
     assert all(
         np.array_equal(a, b)
-        for a, b in zip(EntryPoint("alias_table", None, REGISTERED["alias_table"].examples, table)(p), ahead)
+        for a, b in zip(EntryPoint("alias_table", None, REGISTERED["alias_table"].variants, table)(p), ahead)
     )
     with pytest.raises(TypeError):  # another type: not built, so the (here absent) JIT is asked
-        EntryPoint("alias_table", None, REGISTERED["alias_table"].examples, table)(p.astype(np.float32))
+        EntryPoint("alias_table", None, REGISTERED["alias_table"].variants, table)(p.astype(np.float32))
 
 
 def test_a_module_built_from_other_sources_or_not_built_or_turned_off_is_not_used(small_build, tmp_path, monkeypatch):
@@ -101,7 +101,7 @@ def test_a_module_built_from_other_sources_or_not_built_or_turned_off_is_not_use
     jit = REGISTERED["alias_table"].jit
     assert all(
         np.array_equal(a, b)
-        for a, b in zip(EntryPoint("alias_table", jit, REGISTERED["alias_table"].examples, table)(p), jit(p))
+        for a, b in zip(EntryPoint("alias_table", jit, REGISTERED["alias_table"].variants, table)(p), jit(p))
     )
     monkeypatch.setenv("MDDF_AHEAD_OF_TIME", "0")
     off = Table(small_build)
