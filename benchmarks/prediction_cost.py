@@ -34,6 +34,7 @@ import dataclasses
 import math
 import statistics
 import sys
+from fractions import Fraction
 from pathlib import Path
 
 if not __package__:  # run as a file: the studies import from the repository root
@@ -263,13 +264,21 @@ def paired_ratio(records, dataset: str, method: str, other: str, what: str) -> f
     return statistics.median(ratios) if ratios else math.nan
 
 
-def mean_test_accuracy(records, dataset: str, method: str) -> float:
-    """Mean over the seeds of a method's test accuracy on ``dataset`` (each seed's mean over its rounds)."""
+def mean_test_accuracy(records, dataset: str, method: str) -> Fraction | float:
+    """Mean over the seeds of a method's test accuracy on ``dataset`` (each seed's mean over its rounds), exact:
+    each accuracy is read as its correct rows over the dataset's test rows (``n_test`` of any of its records;
+    DF21's records do not carry it), so that equal accuracies compare equal (condition 2's "at least DF21's"
+    includes a tie, which float means can break). NaN when the method has no records."""
+    sizes = {r["n_test"] for r in records if r["dataset"] == dataset and r.get("n_test")}
+    n = sizes.pop() if len(sizes) == 1 else None
     per_seed = {}
     for r in records:
         if r["dataset"] == dataset and r["method"] == method:
-            per_seed.setdefault(r["seed"], []).append(r["accuracy"])
-    return statistics.fmean(statistics.fmean(v) for v in per_seed.values()) if per_seed else math.nan
+            exact = Fraction(round(r["accuracy"] * n), n) if n else Fraction(r["accuracy"])
+            per_seed.setdefault(r["seed"], []).append(exact)
+    if not per_seed:
+        return math.nan
+    return sum(sum(v) / len(v) for v in per_seed.values()) / len(per_seed)
 
 
 @dataclasses.dataclass
@@ -290,13 +299,15 @@ class Standing:
 
     @property
     def fit_within_bound(self) -> bool:
-        return all(v <= FIT_BOUND for v in self.fit_ratios.values())
+        return not any(v > FIT_BOUND for v in self.fit_ratios.values())
 
     @property
-    def qualifies(self) -> bool:
-        return (
-            self.complete and self.condition_1 and not self.below_df21 and not self.not_faster and self.fit_within_bound
-        )
+    def qualifies(self) -> bool | None:
+        """True: it meets every condition; False: it fails one already measured (whatever is pending);
+        None: not known yet (its accuracy half or a timing is pending)."""
+        if self.condition_1 is False or self.below_df21 or self.not_faster or not self.fit_within_bound:
+            return False
+        return True if self.complete else None
 
     @property
     def predict_geomean(self) -> float:
@@ -317,10 +328,10 @@ def standings(verdicts: dict, records, datasets) -> list:
             Standing(
                 design=m,
                 condition_1=True if m == DEFAULT else verdicts.get(m),
-                below_df21=[d for d, (a, ref) in accuracy.items() if not a >= ref],
+                below_df21=[d for d, (a, ref) in accuracy.items() if a < ref],
                 not_faster=[]
                 if m == DEFAULT
-                else [d for d in datasets if not paired_ratio(records, d, m, DEFAULT, "predict_s") < 1],
+                else [d for d in datasets if paired_ratio(records, d, m, DEFAULT, "predict_s") >= 1],
                 fit_ratios={d: paired_ratio(records, d, m, REFERENCE, "fit_s") for d in datasets},
                 predict_ratios={d: paired_ratio(records, d, m, REFERENCE, "predict_s") for d in datasets},
             )
@@ -333,7 +344,7 @@ def choose(table: list) -> str | None:
     the default on every dataset and fit within :data:`FIT_BOUND` times DF21's, the one with the smallest
     geometric mean of its prediction time over DF21's; a tie goes to the one that changes fewer parameters.
     None: none qualifies, and the default stays."""
-    qualified = [s for s in table if s.design != DEFAULT and s.qualifies]
+    qualified = [s for s in table if s.design != DEFAULT and s.qualifies is True]
     if not qualified:
         return None
     return min(qualified, key=lambda s: (s.predict_geomean, len(DESIGNS[s.design]))).design
@@ -369,20 +380,20 @@ def choice_section(results) -> str:
             f"{max(s.fit_ratios.values()):.2f}",
             f"{s.predict_geomean:.2f}",
             f"{max(s.predict_ratios.values()):.2f}",
-            "" if s.design == DEFAULT else yes_no(s.qualifies if s.complete else None),
+            "" if s.design == DEFAULT else yes_no(s.qualifies),
         ]
         for s in table
     ]
     chosen = choose(table)
-    pending = [s.design for s in table if s.design != DEFAULT and not s.complete]
-    if chosen:
+    pending = [s.design for s in table if s.design != DEFAULT and s.qualifies is None]
+    if pending:
+        verdict = f"Not made yet: waiting for the accuracy half or the timings of {', '.join(pending)}."
+    elif chosen:
         best = next(s for s in table if s.design == chosen)
         target = "meets" if max(best.predict_ratios.values()) <= PREDICT_TARGET else "does not meet"
         verdict = (
             f"Chosen: **{chosen}**; it {target} the prediction target ({PREDICT_TARGET:g}x DF21 on every dataset)."
         )
-    elif pending:
-        verdict = f"Not made yet: {', '.join(pending)} still wait for their accuracy half or timings."
     else:
         verdict = "No design qualifies: the default stays."
     lines = [
@@ -434,7 +445,7 @@ def frontier(results):
             if m == REFERENCE or not results.of(dataset, m):
                 continue
             x = paired_ratio(results.records, dataset, m, REFERENCE, "predict_s")
-            y = 100 * (mean_test_accuracy(results.records, dataset, m) - reference)
+            y = 100 * float(mean_test_accuracy(results.records, dataset, m) - reference)
             met = m == DEFAULT or verdicts.get(m) is True
             colour = "tab:red" if m == DEFAULT else ("tab:blue" if m in DESIGNS else "tab:gray")
             ax.scatter(x, y, s=28, color=colour if met else "white", edgecolors=colour, zorder=3)
