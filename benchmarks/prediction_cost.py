@@ -435,6 +435,7 @@ def frontier(results):
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
 
     datasets = [d for d in results.datasets if results.of(d, REFERENCE)]
     verdicts = accuracy_verdicts(results.options.out, results.options.quick)
@@ -454,11 +455,17 @@ def frontier(results):
         ax.axvline(PREDICT_TARGET, color="black", lw=0.6, ls="--")
         ax.axhline(0, color="black", lw=0.6, ls="--")
         ax.set_xscale("log")
+        ax.xaxis.set_major_locator(FixedLocator([0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10]))
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.xaxis.set_minor_formatter(NullFormatter())
         ax.set_title(dataset, fontsize=10)
         ax.set_xlabel("predict time / DF21's (log)")
         ax.grid(alpha=0.3)
     axes[0][0].set_ylabel("test accuracy - DF21's (points)")
-    fig.suptitle("Filled: within one paired SE of the default (condition 1); star: DF21", fontsize=8)
+    fig.suptitle(
+        "Filled: within one paired SE of the default (condition 1); hollow: not, or still pending; star: DF21",
+        fontsize=8,
+    )
     fig.tight_layout()
     return fig
 
