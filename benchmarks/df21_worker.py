@@ -8,8 +8,9 @@ only numpy and deepforest, so it is a standalone script rather than a study on t
 
 Input: an ``.npz`` file holding ``X_train``, ``y_train``, ``X_test`` and ``y_test`` (the DF21 study writes it
 from ``mddf.datasets.load_dataset``; every value finite, as DF21 requires). Output (``--out``, else
-stdout): ``dataset``, ``seed``, ``accuracy``, ``fit_s``, ``predict_s``, ``peak_rss_mb``, ``layers`` (DF21's
-``n_layers_``), ``params`` and ``versions`` (Python, numpy, scikit-learn, deep-forest, scipy, joblib).
+stdout): ``dataset``, ``seed``, ``accuracy`` (and its ``n_correct`` of ``n_test`` rows), ``fit_s``,
+``predict_s``, ``peak_rss_mb``, ``layers`` (DF21's ``n_layers_``), ``n_train``, ``params`` and ``versions``
+(Python, numpy, scikit-learn, deep-forest, scipy, joblib).
 
 Examples
 --------
@@ -65,6 +66,8 @@ def fit_once(data, dataset, seed, n_jobs, params) -> dict:
         "dataset": dataset,
         "seed": seed,
         "accuracy": float(np.mean(predicted == y_test)),
+        "n_correct": int(np.sum(predicted == y_test)),
+        "n_test": int(len(y_test)),
         "fit_s": fit_s,
         "predict_s": predict_s,
         "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,

@@ -85,6 +85,35 @@ def test_ratios_are_per_round_pairs_summarised_by_their_median():
     assert kfold["accuracy"] == pytest.approx(97.0) and kfold["layers"] == "3" and kfold["accuracy_se"] == 0.0
 
 
+def test_the_df21_worker_records_its_correct_rows_out_of_the_test_rows(tmp_path, monkeypatch):
+    """The record carries ``n_correct`` of ``n_test`` beside the accuracy, so that a comparison can read it as an
+    exact fraction (a stand-in ``deepforest`` module, which predicts class 0, takes DF21's place)."""
+    import sys
+    import types
+
+    from benchmarks import df21_worker
+
+    class StandIn:
+        n_layers_ = 2
+
+        def __init__(self, **params):
+            pass
+
+        def fit(self, X, y):
+            return self
+
+        def predict(self, X):
+            return np.zeros(len(X), dtype=int)
+
+    monkeypatch.setitem(sys.modules, "deepforest", types.SimpleNamespace(CascadeForestClassifier=StandIn))
+    data = tmp_path / "toy.npz"
+    y_test = np.array([0, 1, 0, 0, 1, 1, 0])
+    np.savez(data, X_train=np.zeros((4, 2)), y_train=np.array([0, 1, 0, 1]), X_test=np.zeros((7, 2)), y_test=y_test)
+    record = df21_worker.fit_once(data, "toy", 0, 1, {})
+    assert (record["n_correct"], record["n_test"], record["n_train"]) == (4, 7, 4)
+    assert record["accuracy"] == pytest.approx(4 / 7) and record["layers"] == 2
+
+
 def test_df21_input_is_refused_when_it_holds_nan(tmp_path):
     X = np.zeros((4, 2), dtype=np.float32)
     X[1, 1] = np.nan
