@@ -267,8 +267,9 @@ def paired_ratio(records, dataset: str, method: str, other: str, what: str) -> f
 def mean_test_accuracy(records, dataset: str, method: str) -> Fraction | float:
     """Mean over the seeds of a method's test accuracy on ``dataset`` (each seed's mean over its rounds), exact:
     each accuracy is read as its correct rows over the dataset's test rows (``n_test`` of any of its records;
-    DF21's records before ``n_test`` was added to them do not carry it), so that equal accuracies compare equal (condition 2's "at least DF21's"
-    includes a tie, which float means can break). NaN when the method has no records."""
+    DF21's records before ``n_test`` was added to them do not carry it), so that equal accuracies compare equal
+    (condition 2's "at least DF21's" includes a tie, which float means can break). NaN when the method has no
+    records."""
     sizes = {r["n_test"] for r in records if r["dataset"] == dataset and r.get("n_test")}
     n = sizes.pop() if len(sizes) == 1 else None
     per_seed = {}
