@@ -42,16 +42,19 @@ LAYERS = [
             "mddf._stopping",
             "mddf._storage",
             "mddf._screening",
+            "mddf._calibration",
             "mddf._threads",
             "mddf._ahead_of_time.dispatch",
         ),
     ),
     ("trees", ("mddf.trees",)),
     ("forests", ("mddf.forests",)),
+    # features appended to x: pairs of columns, principal directions (transformers, and steps of the cascades)
+    ("features", ("mddf._appended", "mddf._pair_search", "mddf._pairs", "mddf._rotation")),
     ("blocks", ("mddf._members", "mddf._block_base", "mddf._block_classifier", "mddf._block_regressor")),
     (
         "cascades",
-        ("mddf._layer_features", "mddf._mixture", "mddf._cascade_base", "mddf._cascade_classifier")
+        ("mddf._layer_features", "mddf._mixture", "mddf._pair_step", "mddf._cascade_base", "mddf._cascade_classifier")
         + ("mddf._cascade_regressor",),
     ),
     (
@@ -60,9 +63,7 @@ LAYERS = [
             "mddf",
             "mddf._ahead_of_time",
             "mddf._search",
-            "mddf._rotation",
-            "mddf._pairs",
-            "mddf._appended",
+            "mddf._paper_config",
             "mddf._pickle_compat",
         ),
     ),
