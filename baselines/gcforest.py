@@ -65,6 +65,8 @@ def gcforest_cascade(**params):
     params.setdefault("min_gain_se", 0.0)  # gcForest stops on any non-improvement
     params.setdefault("min_error_reduction", 0.0)
     params.setdefault("fold_trees", "all")  # new rows get the mean of the k fold models
+    params.setdefault("pair_features", None)  # gcForest's input is x as it is
+    params.setdefault("calibration", None)  # and its probabilities the last layer's class vector
     return GCForestCascade(
         forest_types=GCFOREST_BLOCK,
         margin_optimization=False,

@@ -21,12 +21,13 @@ import numpy as np
 from sklearn.base import is_classifier
 from sklearn.model_selection import KFold, StratifiedKFold, train_test_split
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.parallel import Parallel
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter
 
 from ._layer_features import LayerFeaturesMixin
 from ._members import check_accepts_nan, is_forest
+from ._pair_step import fit_pair_features, pair_feature_names, pair_template, with_pairs
 from ._stopping import EarlyStopping
 from ._storage import MemoryStore, ModelStore, open_store, temporary_folders_removed_on_sigterm
 from ._threads import in_one_thread, one_blas_thread, one_thread
@@ -43,8 +44,9 @@ class Growth:
     (out-of-fold) and for the held-out rows (``validation_fraction``); their
     ``passed`` is None before the first layer. ``oof_features`` and
     ``oof_outputs`` hold, per grown layer, the training rows' out-of-fold
-    ``passed`` and (only for a predictor with ``predictor_input="auto"``, which
-    reads it) the cascade's out-of-fold prediction after that layer.
+    ``passed`` and (only for the steps after growth that read it: a predictor
+    with ``predictor_input="auto"``, calibration) the cascade's out-of-fold
+    prediction after that layer.
     ``active`` and ``val_active`` are the training and held-out rows still in
     the cascade (confidence screening; None: every row), the only rows the next
     layer trains on and predicts.
@@ -182,6 +184,7 @@ class CascadeBase(LayerFeaturesMixin, ABC):
         "categorical_splits": [StrOptions({"subset", "ordinal"})],
         "fold_trees": [StrOptions({"all", "share", "refit"})],
         "predictor_input": [StrOptions({"stacked", "auto"})],
+        "pair_features": [None, StrOptions({"auto"}), HasMethods(["fit_task", "transform"])],
         "n_jobs": [Integral, None],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
@@ -223,6 +226,7 @@ class CascadeBase(LayerFeaturesMixin, ABC):
         if rng is None:
             rng = check_random_state(self.random_state)
         X, y, weight, X_val, y_val, weight_val = self._training_data(X, y, sample_weight, rng)
+        X, X_val = self._fit_pair_features(X, y, weight, X_val, rng)
         previous = self.__dict__.get("_model_store")
         if previous is not None and previous.temporary:  # an "auto" folder goes with the fit that made it
             previous.destroy()
@@ -248,6 +252,22 @@ class CascadeBase(LayerFeaturesMixin, ABC):
                 measure=self._measure,
             ),
         )
+
+    def _fit_pair_features(self, X, y, weight, X_val, rng):
+        """Run the ``pair_features`` search on the training rows (``pair_features_``); return ``X`` and the held-out
+        ``X_val`` with the chosen features appended (as they are without a search)."""
+        template = pair_template(self.pair_features, type(self).__name__)
+        self.pair_features_ = self.pair_feature_names_ = None
+        if template is None:
+            return X, X_val
+        search = fit_pair_features(
+            template, X, y, weight, self.is_categorical_, rng, regression=not is_classifier(self), n_jobs=self.n_jobs
+        )
+        self.pair_features_ = search
+        names = getattr(self, "feature_names_in_", None)
+        names = np.asarray([f"x{j}" for j in range(self.n_features_in_)]) if names is None else names
+        self.pair_feature_names_ = pair_feature_names(search, names)
+        return with_pairs(search, X), None if X_val is None else with_pairs(search, X_val)
 
     def _stopping_tol(self, y, weight):
         """``tol`` on the scale of the monitored score of targets ``y``."""
@@ -351,10 +371,14 @@ class CascadeBase(LayerFeaturesMixin, ABC):
         growth.layers.append(block)
         growth.history.append(record)
         growth.oof_features.append(growth.train.passed.astype(np.float32))
-        if self.predictor is not None and self.predictor_input == "auto":  # the only reader of these outputs
+        if self._reads_oof_outputs():
             growth.oof_outputs.append(np.array(growth.train.output, dtype=np.float64))
         self._log_layer(record)
         return growth.stopping.update(monitored)
+
+    def _reads_oof_outputs(self):
+        """Whether a step after growth reads the out-of-fold output after each layer (``predictor_input="auto"``)."""
+        return self.predictor is not None and self.predictor_input == "auto"
 
     def _end_growth(self, growth):
         """Keep the best prefix and set the fitted attributes."""
@@ -526,18 +550,30 @@ class CascadeBase(LayerFeaturesMixin, ABC):
         """Layer t's importances on the raw features, and their total on the passed columns (``[x, f_{t-1}]``)."""
         return importances[:n_features], importances[n_features:].sum()
 
-    def _set_importances(self, n_features):
+    def _set_importances(self, n_columns):
         """``layer_importances_``, ``feature_importances_`` and the passed columns' mean share of the kept layers.
 
-        The mean share goes to the attribute :attr:`_passed_importance_attr` names.
+        ``n_columns`` is the width of ``x`` in the layers: ``n_features_in_``, plus the features ``pair_features``
+        appended, whose mean shares go to ``pair_importances_`` and are credited half to each of their two
+        columns in the other importances. The mean share of the passed columns goes to the attribute
+        :attr:`_passed_importance_attr` names.
         """
-        rows = np.zeros((len(self.layers_), n_features + 1))
+        rows = np.zeros((len(self.layers_), n_columns + 1))
         for t, block in enumerate(self.layers_, start=1):
-            raw, passed = self._importance_split(t, block.importances_, n_features)
+            raw, passed = self._importance_split(t, block.importances_, n_columns)
             total = np.sum(raw) + passed
             if total > 0:
-                rows[t - 1, :n_features] = raw / total
-                rows[t - 1, n_features] = passed / total
+                rows[t - 1, :n_columns] = raw / total
+                rows[t - 1, n_columns] = passed / total
+        n_features = self.n_features_in_
+        self.pair_importances_ = None
+        if self.pair_features_ is not None:
+            appended = rows[:, n_features:n_columns]
+            self.pair_importances_ = appended.mean(axis=0)
+            for k, (a, b, _) in enumerate(self.pair_features_.pairs_):
+                rows[:, a] += appended[:, k] / 2
+                rows[:, b] += appended[:, k] / 2
+            rows = np.delete(rows, np.s_[n_features:n_columns], axis=1)
         self.layer_importances_ = rows
         raw = rows[:, :n_features].mean(axis=0)
         self.feature_importances_ = raw / raw.sum() if raw.sum() > 0 else raw
@@ -556,9 +592,11 @@ class CascadeBase(LayerFeaturesMixin, ABC):
         return self._replay(self._validated(X))
 
     def _validated(self, X):
-        """New rows checked against the fit: float32, C-ordered, NaN allowed, categories as their codes."""
+        """New rows checked against the fit: float32, C-ordered, NaN allowed, categories as their codes, and the
+        features of ``pair_features`` appended."""
         check_is_fitted(self)
-        return validate_tabular(self, X, reset=False, dtype=np.float32, order="C", ensure_all_finite="allow-nan")
+        X = validate_tabular(self, X, reset=False, dtype=np.float32, order="C", ensure_all_finite="allow-nan")
+        return with_pairs(getattr(self, "pair_features_", None), X)  # models stored before pair_features: none
 
     def transform(self, X, layer=None):
         """Augmented features of a kept layer: what layer t passes on to layer t + 1 (beside ``x``).

@@ -13,6 +13,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 
 from ._block_classifier import TREE_METHODS, WEIGHTINGS, ForestBlock
+from ._calibration import fit_temperature
 from ._cascade_base import CascadeBase, Growth
 from ._layer_features import member_name
 from ._margin import margins
@@ -589,6 +590,7 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
         "weighting": [StrOptions(set(WEIGHTINGS))],
         "tree_method": [StrOptions(set(TREE_METHODS))],
         "screening_accuracy": [Interval(Real, 0, 1, closed="right"), None],
+        "calibration": [None, StrOptions({"temperature"})],
     }
 
     def __init__(
@@ -598,6 +600,8 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
         forest_types=("rf", "rf", "crf", "crf"),
         predictor=None,
         predictor_input="stacked",
+        pair_features=None,
+        calibration=None,
         n_folds=3,
         fold_trees="all",
         class_vectors="kfold",
@@ -629,6 +633,8 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
         self.forest_types = forest_types
         self.predictor = predictor
         self.predictor_input = predictor_input
+        self.pair_features = pair_features
+        self.calibration = calibration
         self.n_folds = n_folds
         self.fold_trees = fold_trees
         self.class_vectors = class_vectors
@@ -869,11 +875,19 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
         """Whether some member is cross-fitted on ``n_folds`` stratified folds (so every class needs that many rows)."""
         return self.class_vectors == "kfold" or not all(map(is_forest, self.forest_types))
 
+    def _reads_oof_outputs(self):
+        return self.calibration is not None or super()._reads_oof_outputs()
+
     def _end_growth(self, growth):
-        """Keep the best prefix, with its screening thresholds (``screening_thresholds_``)."""
+        """Keep the best prefix, with its screening thresholds (``screening_thresholds_``), then calibrate."""
         kept = growth.stopping.n_kept
         self.screening_thresholds_ = None if self.screening_accuracy is None else np.array(growth.thresholds[:kept])
         super()._end_growth(growth)
+        self.calibration_ = None
+        if self.calibration is not None and not self._uses_predictor():
+            fitted = fit_temperature(growth.oof_outputs[kept - 1], growth.y, growth.weight)
+            if fitted.log_loss_after < fitted.log_loss_before:  # no gain out of fold: the probabilities as they are
+                self.calibration_ = fitted
 
     def _set_layer_weights(self, growth, kept):
         """``alphas_`` and ``layer_shares_`` of the kept layers."""
@@ -1067,7 +1081,8 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
             proba = None
             for stage in self.staged_predict_proba(X):
                 proba = stage
-            return proba
+            calibration = getattr(self, "calibration_", None)  # models stored before calibration: none
+            return proba if calibration is None else calibration.apply(proba)
         return self._predicted(X)
 
     def predict(self, X):

@@ -335,6 +335,7 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
         max_features=0.5,
         predictor=None,
         predictor_input="stacked",
+        pair_features=None,
         n_folds=3,
         fold_trees="all",
         max_depth=None,
@@ -358,6 +359,7 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
         self.max_features = max_features
         self.predictor = predictor
         self.predictor_input = predictor_input
+        self.pair_features = pair_features
         self.n_folds = n_folds
         self.fold_trees = fold_trees
         self.max_depth = max_depth
