@@ -450,6 +450,7 @@ def registry(name: str, n_trees: int | None = None, **params):
             n_classes=len(np.unique(data.y_train)),
             categorical_mask=tuple(mask),
             n_trees=n_trees,
+            protocol="practitioner",  # the estimators' defaults
         )
         model = spec.build(context, **params)
         return make_pipeline(FunctionTransformer(ordinal_codes), model) if hasattr(data.X_train, "columns") else model

@@ -1,7 +1,7 @@
 """Boosting with early stopping on a validation part of the training rows, the way each library offers it.
 
 :class:`EarlyStopped` wraps an estimator of scikit-learn's ``HistGradientBoosting*``, XGBoost's
-``XGB*`` or LightGBM's ``LGBM*`` (classifier or regressor). Its ``fit`` holds out
+``XGB*``, LightGBM's ``LGBM*`` or CatBoost's ``CatBoost*`` (classifier or regressor). Its ``fit`` holds out
 ``validation_fraction`` of the rows it is given (stratified by class when every class has at least
 two rows, else a plain random split) and fits the wrapped model on the rest, stopping once the
 validation loss has not improved for ``patience`` rounds:
@@ -9,9 +9,11 @@ validation loss has not improved for ``patience`` rounds:
 HistGradientBoosting gets ``early_stopping=True, n_iter_no_change=patience`` and ``X_val, y_val`` (it
 keeps its rounds up to the stop); XGBoost ``early_stopping_rounds`` and LightGBM the
 ``early_stopping(patience)`` callback, with the held-out rows as ``eval_set``, and predict with the best
-round. The model is not refitted on the held-out rows; the cap on rounds is the wrapped estimator's own.
-Classes are encoded over the rows the model trains on: a class absent from them (a small fold) is not
-predicted, and its validation rows are left out.
+round; CatBoost ``early_stopping_rounds`` with the held-out rows as ``eval_set`` and ``use_best_model``, its
+declared categorical columns given to it as text (it takes categories as integers or strings, not as float codes
+with NaN: a code becomes its digits, a missing value ``"NA"``). The model is not refitted on the held-out rows;
+the cap on rounds is the wrapped estimator's own. Classes are encoded over the rows the model trains on: a class
+absent from them (a small fold) is not predicted, and its validation rows are left out.
 """
 
 from __future__ import annotations
@@ -24,14 +26,14 @@ from sklearn.model_selection import train_test_split
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-LIBRARIES = ("sklearn", "xgboost", "lightgbm")
+LIBRARIES = ("sklearn", "xgboost", "lightgbm", "catboost")
 
 
 def _library(estimator) -> str:
     root = type(estimator).__module__.split(".")[0]
     if root not in LIBRARIES or (root == "sklearn" and "HistGradientBoosting" not in type(estimator).__name__):
         raise TypeError(
-            "EarlyStopped wraps scikit-learn's HistGradientBoosting, XGBoost or LightGBM models, "
+            "EarlyStopped wraps scikit-learn's HistGradientBoosting, XGBoost, LightGBM or CatBoost models, "
             f"not {type(estimator).__name__}"
         )
     return root
@@ -111,7 +113,8 @@ class EarlyStopped(BaseEstimator):
         X_fit, X_val = X[fit_rows], X[val_rows]
         model = clone(self.estimator)
         if len(val_rows) == 0:  # no held-out row of a class the model sees: the cap decides
-            model.fit(X_fit, y_fit)
+            fit_params = {"cat_features": self._declared(X.shape[1]).tolist() or None} if library == "catboost" else {}
+            model.fit(self._input(X_fit), y_fit, **fit_params)
             self.n_rounds_ = None
         elif library == "sklearn":
             model.set_params(early_stopping=True, n_iter_no_change=self.patience)
@@ -121,11 +124,15 @@ class EarlyStopped(BaseEstimator):
             model.set_params(early_stopping_rounds=self.patience)
             model.fit(X_fit, y_fit, eval_set=[(X_val, y_val)], verbose=False)
             self.n_rounds_ = int(model.best_iteration) + 1
+        elif library == "catboost":
+            model.set_params(early_stopping_rounds=self.patience, use_best_model=True)
+            declared = self._declared(X.shape[1]).tolist() or None
+            model.fit(self._input(X_fit), y_fit, cat_features=declared, eval_set=(self._input(X_val), y_val))
+            self.n_rounds_ = int(model.get_best_iteration()) + 1
         else:
             import lightgbm
 
-            mask = np.zeros(X.shape[1], bool) if self.categorical_features is None else self.categorical_features
-            declared = np.flatnonzero(np.asarray(mask, dtype=bool)).tolist()
+            declared = self._declared(X.shape[1]).tolist()
             # lightgbm 4.7 takes the validation rows as eval_X / eval_y; earlier releases as eval_set
             held_out = {"eval_set": [(X_val, y_val)]}
             if "eval_X" in inspect.signature(model.fit).parameters:
@@ -137,16 +144,35 @@ class EarlyStopped(BaseEstimator):
         self.n_validation_ = int(len(val_rows))
         return self
 
+    def _declared(self, n_columns):
+        mask = np.zeros(n_columns, bool) if self.categorical_features is None else self.categorical_features
+        return np.flatnonzero(np.asarray(mask, dtype=bool))
+
+    def _input(self, X):
+        """``X`` as the wrapped model reads it: as it is, or for CatBoost a DataFrame whose declared categorical
+        columns are text (a code's digits, ``"NA"`` when missing)."""
+        X = np.asarray(X)
+        if _library(self.estimator) != "catboost":
+            return X
+        import pandas as pd
+
+        frame = pd.DataFrame(X)
+        for j in self._declared(X.shape[1]):
+            codes = frame[j].to_numpy(dtype=np.float64)
+            frame[j] = np.where(np.isnan(codes), "NA", np.nan_to_num(codes).astype(np.int64).astype(str))
+        return frame
+
     def predict(self, X):
         """The wrapped model's prediction (labels of ``classes_`` for a classifier)."""
         check_is_fitted(self, "estimator_")
-        predicted = self.estimator_.predict(np.asarray(X))
         if hasattr(self, "classes_"):
-            return self.classes_[np.asarray(predicted, dtype=np.int64)]
-        return predicted
+            if _library(self.estimator) == "catboost":  # its labels come back as a column of its own dtype
+                return self.classes_[self.estimator_.predict_proba(self._input(X)).argmax(axis=1)]
+            return self.classes_[np.asarray(self.estimator_.predict(self._input(X)), dtype=np.int64)]
+        return self.estimator_.predict(self._input(X))
 
     @available_if(lambda self: hasattr(self.estimator, "predict_proba"))
     def predict_proba(self, X):
         """Class probabilities, one column per label of ``classes_``."""
         check_is_fitted(self, "estimator_")
-        return self.estimator_.predict_proba(np.asarray(X))
+        return self.estimator_.predict_proba(self._input(X))

@@ -67,6 +67,9 @@ class BuildContext:
     image_shape: tuple | None = None
     n_trees: int | None = None  # tree budget (RF, XGBoost)
     task: str = "classification"  # or "regression"
+    #: "paper": the paper's reproductions, whose mdDF is ``MDDFClassifier(**PAPER_CONFIG)``; "practitioner": the
+    #: estimators' defaults
+    protocol: str = "paper"
 
 
 @dataclass(frozen=True)
@@ -124,8 +127,13 @@ def declared_categories(categorical_mask) -> dict:
 
 
 def build_mddf(ctx: BuildContext, **params):
-    """mdDF with the estimator's defaults (the paper's but for the stopping rule and category subsets), the dataset's
-    categorical columns declared; ``CascadeForestRegressor`` with its defaults for a regression task."""
+    """mdDF, the dataset's categorical columns declared: the paper's configuration (:data:`mddf.PAPER_CONFIG`) under
+    the paper's protocol, the estimator's defaults under the practitioner's; ``CascadeForestRegressor`` with its
+    defaults for a regression task."""
+    if ctx.task != "regression" and ctx.protocol == "paper":
+        from mddf import PAPER_CONFIG
+
+        params = {**PAPER_CONFIG, **params}
     params = {**_cascade_params(ctx), **declared_categories(ctx.categorical_mask), **params}
     kind = "CascadeForestRegressor" if ctx.task == "regression" else "MDDFClassifier"
     return _construct(_import("mddf", kind), ctx, **params)
@@ -203,8 +211,8 @@ def build_mddf_hgb_auto(ctx: BuildContext, **params):
 
 
 def build_mddf_plain_stop(ctx: BuildContext, **params):
-    """mdDF stopping on any improvement (gcForest's rule, ``min_error_reduction=0``), as the published tables were
-    made; the estimator's default asks a layer to lower the out-of-fold error by a share of it."""
+    """mdDF stopping on any improvement (gcForest's rule, ``min_error_reduction=0``, as the paper's configuration
+    does); the estimator's default asks a layer to lower the out-of-fold error by a share of it."""
     return build_mddf(ctx, min_error_reduction=0.0, **params)
 
 
@@ -468,6 +476,18 @@ def build_xgboost_early_stopping(ctx: BuildContext, **params):
     return _early_stopped(ctx, cls(random_state=ctx.seed, n_jobs=n_jobs, **params))
 
 
+def build_catboost_early_stopping(ctx: BuildContext, **params):
+    """CatBoost with its defaults (up to its 1000 rounds, learning rate of its choosing), stopped early; categorical
+    columns declared (:class:`~.early_stopped.EarlyStopped` gives them to it as text)."""
+    from catboost import CatBoostClassifier, CatBoostRegressor
+
+    cls = CatBoostRegressor if _regression(ctx) else CatBoostClassifier
+    params = {"iterations": _rounds(ctx), **params}
+    threads = -1 if ctx.n_jobs is None or ctx.n_jobs < 0 else ctx.n_jobs
+    model = cls(random_seed=ctx.seed, thread_count=threads, verbose=0, allow_writing_files=False, **params)
+    return _early_stopped(ctx, model)
+
+
 def build_practitioner_forest(ctx: BuildContext, **params):
     """scikit-learn's random forest with 400 trees (10 with the quick profile), otherwise its defaults."""
     from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
@@ -550,7 +570,8 @@ _ES = "defaults, early stopping on 10% of the training rows"
 # fmt: off
 _METHODS = (
     MethodSpec("mdDF", build_mddf, ("mddf", "MDDFClassifier"),
-               "margin-distribution deep forest (MDDFClassifier's defaults; CascadeForestRegressor's for regression)",
+               "margin-distribution deep forest (the paper's configuration, PAPER_CONFIG, under the paper's protocol; "
+               "MDDFClassifier's defaults under the practitioner's; CascadeForestRegressor's for regression)",
                aliases=("mddf",), practitioner=True, warm_up=_CASCADE_WARM_UP, **_BOTH_TASKS),
     MethodSpec("gcForest", build_gcforest, ("mddf.baselines", "GCForestClassifier"),
                "gcForest cascade, same forests as mdDF", aliases=("gcf",), warm_up=partial(tiny, build_gcforest)),
@@ -596,7 +617,7 @@ _METHODS = (
                "mdDF without preconc: raw input only (Table 3)",
                default=False, ablation=True, warm_up=_CASCADE_WARM_UP),
     MethodSpec("mdDF-plain-stop", build_mddf_plain_stop, ("mddf", "MDDFClassifier"),
-               "mdDF stopping on any improvement (gcForest's rule; the default before min_error_reduction)",
+               "mdDF stopping on any improvement (gcForest's rule, as PAPER_CONFIG does)",
                default=False, warm_up=_CASCADE_WARM_UP),
     # Today's peers (--peers), after mdDF, whose layers set ExtraTrees' budget.
     MethodSpec("LightGBM", build_lightgbm, ("lightgbm", "LGBMClassifier"),
@@ -618,6 +639,9 @@ _METHODS = (
                f"LightGBM, {_ES} (optional: the 'bench' extra)", aliases=("lightgbm_es", "lgbm-es"), **_PRACTITIONER),
     MethodSpec("XGBoost-es", build_xgboost_early_stopping, ("xgboost", "XGBClassifier"),
                f"XGBoost, {_ES}", aliases=("xgboost_es", "xgb-es"), **_PRACTITIONER),
+    MethodSpec("CatBoost-es", build_catboost_early_stopping, ("catboost", "CatBoostClassifier"),
+               f"CatBoost, {_ES} (optional: the 'bench' extra)", aliases=("catboost_es", "catboost"),
+               **_PRACTITIONER),
     MethodSpec("RF-400", build_practitioner_forest, ("sklearn.ensemble", "RandomForestClassifier"),
                "scikit-learn random forest, 400 trees", aliases=("rf400",), **_PRACTITIONER),
 )

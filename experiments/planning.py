@@ -130,7 +130,7 @@ def bindings(infos, specs, *, protocol: str, profile: str, n_folds: dict, valida
     out = {}
     for info in infos:
         shape = (info.n_features, info.n_classes, info.categorical_mask, info.image_shape)
-        ctx = BuildContext(0, 1, profile, *shape, task=info.task)  # seed 0 and one thread: neither is a setting
+        ctx = BuildContext(0, 1, profile, *shape, task=info.task, protocol=protocol)  # seed 0, one thread: no setting
         common = dict(protocol=protocol, task=info.task, profile=profile, validation_fraction=validation_fraction)
         common.update(n_folds=n_folds.get(info.name), reading=info.reading)
         for spec in specs:

@@ -356,6 +356,7 @@ def run_one(
             image_shape=image_shape_of(ds),
             n_trees=n_trees,
             task=task,
+            protocol=protocol,
         )
         labels = _Labels(data.y_train, task)
         record.update(n_train=int(len(data.y_train)), n_test=int(len(data.y_test)), n_features=ctx.n_features)

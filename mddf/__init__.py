@@ -9,11 +9,15 @@ The package is built in layers, each importing only from those below it:
 2. :mod:`mddf.trees`: one tree on binned features (binning, split criteria
    and search, growing, node words, routing);
 3. :mod:`mddf.forests`: forests (their kinds, growing them tree by tree, and
-   storing them);
-4. blocks: one cascade layer, its members cross-fitted on k folds;
-5. cascades: the growth loop of layers, with the classifier's margin
-   machinery or the regressor's residuals;
-6. the estimators this module exports.
+   storing them) and the probe trees of feature searches;
+4. features appended to x: pairs of columns chosen by probe trees
+   (:class:`PairFeatures`), principal directions (:class:`PCAFeatures`);
+5. blocks: one cascade layer, its members cross-fitted on k folds;
+6. cascades: the growth loop of layers, with the classifier's margin
+   machinery or the regressor's residuals, and the steps before and after it
+   (pair features, calibration);
+7. the estimators this module exports, and the paper's configuration by name
+   (:data:`PAPER_CONFIG`).
 
 The blocks, cascades and estimators are private modules, as scikit-learn's
 are; this module, :mod:`mddf.utils`, :mod:`mddf.trees` and :mod:`mddf.forests`
@@ -37,6 +41,7 @@ _EXPORTS = {
     "MDDFClassifier": "._cascade_classifier",
     "MDDFGridSearch": "._search",
     "ModelFileError": "._storage",
+    "PAPER_CONFIG": "._paper_config",
     "PAPER_PARAM_GRID": "._search",
     "PairFeatures": "._pairs",
     "PCAFeatures": "._rotation",
@@ -55,6 +60,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers and readers of the im
     from ._cascade_regressor import CascadeForestRegressor
     from ._margin import margin_distribution_loss, margin_statistics, margins
     from ._pairs import PairFeatures
+    from ._paper_config import PAPER_CONFIG
     from ._rotation import PCAFeatures
     from ._search import PAPER_PARAM_GRID, MDDFGridSearch
     from ._storage import ModelFileError
@@ -81,6 +87,7 @@ __all__ = [
     "MDDFClassifier",
     "MDDFGridSearch",
     "ModelFileError",
+    "PAPER_CONFIG",
     "PAPER_PARAM_GRID",
     "PairFeatures",
     "PCAFeatures",
