@@ -266,6 +266,10 @@ class Study:
         ``describe(model, ctx, record) -> dict`` of a fitted model's extra fields (the default fit's records).
     skip : callable, optional
         ``skip(ctx, done) -> str or None``: why a unit is not run now (``done``: the latest records so far).
+    learner_settings : callable, optional
+        ``learner_settings(method) -> str`` of what fixes a method's estimator (its full parameters, defaults
+        included): kept in each record as ``learner``, and a record whose ``learner`` differs is fitted again,
+        so that a changed default is not read from the old default's records.
     table, rows, figure : callable, optional
         ``table(results) -> str`` (Markdown), ``rows(results) -> list of dict`` (the CSV; or ``{stem: list of
         dict}``, one CSV each), ``figure(results)`` (a matplotlib figure: PNG and PDF).
@@ -294,6 +298,7 @@ class Study:
     fit: Callable | None = None
     describe: Callable | None = None
     skip: Callable | None = None
+    learner_settings: Callable | None = None
     table: Callable | None = None
     rows: Callable | None = None
     figure: Callable | None = None
@@ -427,15 +432,17 @@ class Study:
         units = self.units(args)
         cv = self.cross_validated
 
+        current = self.current_records(latest, units)
+
         def done(unit):
-            status = latest.get(unit.key(cv), {}).get("status")
+            status = current.get(unit.key(cv), {}).get("status")
             return status == "ok" or (status is not None and not args.retry_failed)
 
         todo = [u for u in units if not done(u)]
         pending, skipped = (todo, []) if args.report_only else ([], [])
         for i, unit in enumerate([] if args.report_only else todo, 1):
             ctx = self.context(args, unit)
-            why = self.skip(ctx, list(latest.values())) if self.skip else None
+            why = self.skip(ctx, list(current.values())) if self.skip else None
             if why:
                 skipped.append((unit, why))
                 say(args, f"[{i}/{len(todo)}] {unit}: skipped, {why}")
@@ -452,12 +459,22 @@ class Study:
             except Exception as exc:  # noqa: BLE001  (recorded, and the study goes on)
                 record.update(status="failed", error=f"{type(exc).__name__}: {exc}"[-2000:])
             record.update(config=config, **record_stamp())
+            if self.learner_settings:
+                record["learner"] = self.learner_settings(unit.method)
             store.append(record)
-            latest[record["key"]] = record
+            current[record["key"]] = record
             say(args, f"[{i}/{len(todo)}] {unit}: {_outcome(record)}")
-        results = self.results(args, units, latest, pending, skipped)
+        results = self.results(args, units, current, pending, skipped)
         self.write(results)
         return 1 if any(r.get("status") == "failed" for r in results.failed) else 0
+
+    def current_records(self, latest: dict, units) -> dict:
+        """The records of ``latest`` made with the current settings of their method (:attr:`learner_settings`):
+        a record of another setting of a method is left out, so its unit is fitted again."""
+        if not self.learner_settings:
+            return dict(latest)
+        settings = {m: self.learner_settings(m) for m in {u.method for u in units}}
+        return {k: r for k, r in latest.items() if r.get("learner") == settings.get(r.get("method"), r.get("learner"))}
 
     @staticmethod
     def latest_records(store: ResultStore, config: dict) -> dict:
@@ -486,8 +503,10 @@ class Study:
         """What ``--report-only`` with ``argv`` would table, read from ``--out`` without fitting or writing anything:
         for a study that reads another's results (a decision that needs both halves of a study)."""
         args = self.parse([*argv, "--report-only", "--quiet"])
-        latest = self.latest_records(ResultStore(args.out / "results.jsonl"), self.config(args))
         units = self.units(args)
+        latest = self.current_records(
+            self.latest_records(ResultStore(args.out / "results.jsonl"), self.config(args)), units
+        )
         pending = [u for u in units if latest.get(u.key(self.cross_validated), {}).get("status") is None]
         return self.results(args, units, latest, pending, [])
 

@@ -10,26 +10,21 @@ tables of :data:`ONE_REPEAT`; repeat ``r`` shuffles the folds with seed ``r`` an
 ``random_state=r``. Every learner of a table's task is fitted on the same training folds and scored on the same
 held-out fold: accuracy, balanced accuracy and log-loss, or R² and RMSE, with fit and predict seconds.
 
-Learners (:data:`CLASSIFIERS`, :data:`REGRESSORS`, :data:`PEERS`):
+Learners (:data:`CLASSIFIERS`, :data:`REGRESSORS`, :data:`PEERS`), those of the rule of 2026-11-27 (a boosted
+member, pair features, calibration):
 
-- the default ``MDDFClassifier`` (``mdDF``) and ``CascadeForestRegressor`` (``CascadeForest``), given the
-  DataFrames as they are (their ``category`` columns split natively);
-- the candidates the rules name: ``categorical_splits="ordinal"`` (on the tables with category columns only:
-  on numeric input it grows the default's trees bit for bit), the other ``min_error_reduction`` (0 for the
-  classifier, whose default is 0.005; 0.005 for the regressor, whose default is 0), the regressor's
-  ``target="y"``, and for the classifier ``predictor="hgb"``, ``predictor="hgb", predictor_input="auto"``,
-  ``make_pipeline(PCAFeatures(), MDDFClassifier(predictor="hgb"))`` and ``class_vectors="oob"``; the regressor
-  with ``predictor="hgb"`` too;
-- the designs that give the cascade directions across numeric columns, opt-in: :class:`mddf.PCAFeatures` in front
-  of the default classifier (``mdDF-pca``), and :class:`mddf.PairFeatures` (log-ratios and products of pairs of
-  numeric columns chosen by their out-of-fold gain) in front of either default (``mdDF-pairs``,
-  ``CascadeForest-pairs``), and a boosted member, XGBoost beside the four forests of every layer
-  (:data:`BOOSTED_MEMBER`: ``mdDF-gbdt``, ``CascadeForest-gbdt``);
-- HistGradientBoosting, LightGBM and XGBoost with their defaults, up to 1000 rounds stopped early on 10% of the
-  training rows (:class:`mddf.experiments.early_stopped.EarlyStopped`, the practitioner protocol's
-  ``HGB-es``, ``LightGBM-es``, ``XGBoost-es``), a random forest and extra trees of 400 trees, and the
-  majority class (class shares as probabilities) or the mean (``Baseline``); these get the category columns
-  as ordinal codes (a missing value as NaN), declared categorical to the three boosting libraries.
+- the base ``MDDFClassifier`` and ``CascadeForestRegressor`` (``mdDF-base``, ``CascadeForest-base``: four forests a
+  layer, nothing appended, probabilities as they are: the defaults of 2026-11-27) and the candidates, each
+  setting every knob of the rule (:data:`BASE`) so that a change of a default changes none: a boosted member
+  (:data:`BOOSTED_MEMBER`, ``-gbdt``), pair features (``pair_features="auto"``, ``-pairs``; with differences,
+  ``-pairs3``), both (``-gbdt-pairs``) and, for the classifier, ``calibration="temperature"`` (``mdDF-cal``);
+  given the DataFrames as they are (their ``category`` columns split natively). A cascade's records are bound
+  to its full parameters (:func:`learner_settings`): a changed default is fitted again;
+- HistGradientBoosting, LightGBM, XGBoost and CatBoost with their defaults, up to 1000 rounds stopped early on
+  10% of the training rows (:class:`mddf.experiments.early_stopped.EarlyStopped`, the practitioner protocol's
+  ``HGB-es``, ``LightGBM-es``, ``XGBoost-es``, ``CatBoost-es``), a random forest and extra trees of 400 trees,
+  and the majority class (class shares as probabilities) or the mean (``Baseline``); these get the category
+  columns as ordinal codes (a missing value as NaN), declared categorical to the four boosting libraries.
 
 Order of the run: repeats outermost, then the tables from the smallest, then the folds, every learner of a fold
 before the next fold, so that an interrupted run leaves whole folds and whole repeats. Every fit is appended to
@@ -37,9 +32,8 @@ before the next fold, so that an interrupted run leaves whole folds and whole re
 file and the manifest) and the commit, machine and date; a rerun resumes what is missing. ``--report-only``
 rewrites the page from the records.
 
-``--check paper`` runs the paper's datasets check of the rules instead: by default the defaults and the candidates
-for a default's change (:data:`PAPER_LEARNERS`; any other learner of the cascade when named in ``--learners``, once
-the suite puts it beyond two SE in its favour: the page says "the paper check has not run" for it): the
+``--check paper`` runs the paper's datasets check of the rule instead: by default the bases (:data:`PAPER_LEARNERS`;
+a candidate when named in ``--learners``, once it meets the rule's other conditions on the suite): the
 classifier's on letter, satimage, adult (its category columns as categories) and yeast, the regressor's on diabetes, Friedman #1 and
 Friedman #3 (the regression benchmark's data of each seed); per seed s in 0-4 a 3-fold cross-validation of the
 training rows (stratified for the classifier) shuffled with s, each fit with ``random_state=s``, the test rows
@@ -85,45 +79,40 @@ REPEATS = 3
 ONE_REPEAT = ("mplsstops", "ratsex", "gsswages", "storms")
 #: ``--quick``: one small table of each task, two folds, one repeat, a few small learners.
 QUICK_TABLES = ("olive", "miceweights")
-QUICK_LEARNERS = ("mdDF", "mdDF-ordinal", "CascadeForest", "CascadeForest-ordinal", "HGB-es", "Baseline")
+QUICK_LEARNERS = ("mdDF-base", "mdDF-pairs", "CascadeForest-base", "CascadeForest-pairs", "HGB-es", "Baseline")
 QUICK_CASCADE = {"n_estimators": 4, "max_layers": 2}
 #: Trees of the random forest and extra trees (the trees of one mdDF layer); ``--quick``: 20.
 FOREST_TREES = 400
 
-#: Keys of a learner's parameters that put a transformer in front of the cascade: :class:`mddf.PCAFeatures` (the
-#: recommended configuration today has it) or :class:`mddf.PairFeatures` (seeded with the repeat).
-PCA = "pca_features"
-PAIRS = "pair_features"
-#: The boosted-member design: the default's four forests and an XGBoost member (``"gbdt"``) beside them in every
-#: layer, whose splits on the raw features and the class vectors can follow directions the forests need many
-#: splits for.
-BOOSTED_MEMBER = ("rf", "rf", "crf", "crf", "gbdt")
-#: name -> MDDFClassifier parameters (``PCA: True`` puts :class:`mddf.PCAFeatures` in front).
+#: The four forests of a layer of the base design, and the boosted-member design: an XGBoost member (``"gbdt"``)
+#: beside them in every layer, whose splits on the raw features and the class vectors can follow directions the
+#: forests need many splits for.
+FORESTS = ("rf", "rf", "crf", "crf")
+BOOSTED_MEMBER = (*FORESTS, "gbdt")
+#: The pair features with differences (``a - b``) beside log-ratios and products: ``PairFeatures(operations=...)``.
+PAIRS3 = "pairs3"
+#: The base design of the second rule (the defaults of 2026-11-27), every knob a candidate is about set, so that a
+#: change of a default changes none of the learners.
+BASE = {"forest_types": FORESTS, "pair_features": None}
+#: name -> MDDFClassifier parameters (``pair_features=PAIRS3``: :data:`PAIRS3`).
 CLASSIFIERS = {
-    "mdDF": {},
-    "mdDF-ordinal": {"categorical_splits": "ordinal"},
-    "mdDF-mer0": {"min_error_reduction": 0.0},
-    "mdDF-hgb": {"predictor": "hgb"},
-    "mdDF-hgb-auto": {"predictor": "hgb", "predictor_input": "auto"},
-    "mdDF-pca-hgb": {"predictor": "hgb", PCA: True},
-    "mdDF-oob": {"class_vectors": "oob"},
-    # directions across numeric columns (issue 53, item 3): opt-in designs the rules review
-    "mdDF-pca": {PCA: True},
-    "mdDF-pairs": {PAIRS: True},
-    "mdDF-gbdt": {"forest_types": BOOSTED_MEMBER},
+    "mdDF-base": {**BASE, "calibration": None},
+    "mdDF-gbdt": {**BASE, "calibration": None, "forest_types": BOOSTED_MEMBER},
+    "mdDF-pairs": {**BASE, "calibration": None, "pair_features": "auto"},
+    "mdDF-pairs3": {**BASE, "calibration": None, "pair_features": PAIRS3},
+    "mdDF-gbdt-pairs": {**BASE, "calibration": None, "forest_types": BOOSTED_MEMBER, "pair_features": "auto"},
+    "mdDF-cal": {**BASE, "calibration": "temperature"},
 }
 #: name -> CascadeForestRegressor parameters.
 REGRESSORS = {
-    "CascadeForest": {},
-    "CascadeForest-ordinal": {"categorical_splits": "ordinal"},
-    "CascadeForest-mer0.005": {"min_error_reduction": 0.005},
-    "CascadeForest-target-y": {"target": "y"},
-    "CascadeForest-hgb": {"predictor": "hgb"},
-    "CascadeForest-pairs": {PAIRS: True},
-    "CascadeForest-gbdt": {"forest_types": BOOSTED_MEMBER},
+    "CascadeForest-base": dict(BASE),
+    "CascadeForest-gbdt": {**BASE, "forest_types": BOOSTED_MEMBER},
+    "CascadeForest-pairs": {**BASE, "pair_features": "auto"},
+    "CascadeForest-pairs3": {**BASE, "pair_features": PAIRS3},
+    "CascadeForest-gbdt-pairs": {**BASE, "forest_types": BOOSTED_MEMBER, "pair_features": "auto"},
 }
-#: Candidates fitted on the tables with category columns only (the same trees as the default elsewhere).
-CATEGORY_ONLY = ("mdDF-ordinal", "CascadeForest-ordinal")
+#: Candidates fitted on the tables with category columns only (none in the second rule).
+CATEGORY_ONLY = ()
 
 #: The paper's datasets check: the datasets of each task, its folds and seeds.
 PAPER_CLASSIFICATION = ("letter", "satimage", "adult", "yeast")
@@ -132,37 +121,48 @@ PAPER_FOLDS = 3
 PAPER_SEEDS = 5
 #: A class with fewer training rows than this stays in every training part and is not scored (yeast's ERL).
 MIN_SCORED_CLASS_ROWS = 5
-PAPER_QUICK_LEARNERS = ("mdDF", "mdDF-mer0", "CascadeForest", "CascadeForest-target-y")
-#: The check's learners by default: the defaults and the candidates for a default's change; the other candidates
-#: (the recommended configuration, the directions) when named, once the suite puts them beyond two SE.
-PAPER_LEARNERS = (
-    "mdDF",
-    "mdDF-ordinal",
-    "mdDF-mer0",
-    "CascadeForest",
-    "CascadeForest-ordinal",
-    "CascadeForest-mer0.005",
-    "CascadeForest-target-y",
-)
+PAPER_QUICK_LEARNERS = ("mdDF-base", "mdDF-pairs", "CascadeForest-base", "CascadeForest-pairs")
+#: The check's learners by default: the bases; a candidate when named in ``--learners``, once it meets the rule's
+#: conditions (a), (c) and (d) on the suite.
+PAPER_LEARNERS = ("mdDF-base", "CascadeForest-base")
 
 
 # ------------------------------------------------------------------------------------------ learners
+def cascade_parameters(params: dict) -> dict:
+    """A learner's cascade parameters, :data:`PAIRS3` made the :class:`mddf.PairFeatures` it names."""
+    from mddf import PairFeatures
+
+    if params.get("pair_features") == PAIRS3:
+        return {**params, "pair_features": PairFeatures(operations=("log_ratio", "product", "difference"))}
+    return dict(params)
+
+
 def cascade(params: dict):
     """A builder of the task's cascade with ``params`` (``--quick``: a small one)."""
 
     def build(ctx):
-        from sklearn.pipeline import make_pipeline
+        from mddf import CascadeForestRegressor, MDDFClassifier
 
-        from mddf import CascadeForestRegressor, MDDFClassifier, PairFeatures, PCAFeatures
-
-        given = dict(params)
-        front = [PCAFeatures()] if given.pop(PCA, False) else []
-        front += [PairFeatures(random_state=ctx.seed)] if given.pop(PAIRS, False) else []
         cls = MDDFClassifier if ctx.task == "classification" else CascadeForestRegressor
-        model = cls(random_state=ctx.seed, n_jobs=ctx.n_jobs, **(QUICK_CASCADE if ctx.quick else {}), **given)
-        return make_pipeline(*front, model) if front else model
+        quick = QUICK_CASCADE if ctx.quick else {}
+        return cls(random_state=ctx.seed, n_jobs=ctx.n_jobs, **quick, **cascade_parameters(params))
 
     return build
+
+
+def learner_settings(method: str) -> str | None:
+    """A cascade learner's full parameters (defaults included, seed and threads aside), as text: its records are
+    bound to them (:class:`benchmarks.harness.Study`'s ``learner_settings``); None for the peers."""
+    from mddf import CascadeForestRegressor, MDDFClassifier
+
+    if method in CLASSIFIERS:
+        model = MDDFClassifier(**cascade_parameters(CLASSIFIERS[method]))
+    elif method in REGRESSORS:
+        model = CascadeForestRegressor(**cascade_parameters(REGRESSORS[method]))
+    else:
+        return None
+    params = model.get_params(deep=False)
+    return repr(sorted((k, v) for k, v in params.items() if k not in ("random_state", "n_jobs")))
 
 
 def _extra_trees(context, **params):
@@ -198,6 +198,7 @@ def peer(name: str):
             "XGBoost-es": methods.build_xgboost_early_stopping,
             "RF-400": _random_forest,
             "ExtraTrees-400": _extra_trees,
+            "CatBoost-es": methods.build_catboost_early_stopping,
             "Baseline": methods.build_baseline,
         }[name]
         data = load_data(ctx)
@@ -210,6 +211,7 @@ def peer(name: str):
             n_classes=len(np.unique(data.y_train)) if classify else 0,
             categorical_mask=tuple(categorical_mask(data.X_train)),
             task=ctx.task,
+            protocol="practitioner",
         )
         model = builder(context)
         return make_pipeline(FunctionTransformer(ordinal_codes), model) if hasattr(data.X_train, "columns") else model
@@ -369,12 +371,14 @@ def fit(ctx, X, y, X_eval, y_eval) -> dict:
 
 
 def describe(model, ctx, record) -> dict:
-    """The cascade's layers and predictor choice, and the features :class:`mddf.PairFeatures` appended."""
+    """The cascade's layers and predictor choice, the features its pair search appended and its calibration."""
     out = describe_cascade(model, ctx, record)
-    pairs = [step for _, step in getattr(model, "steps", []) if hasattr(step, "pairs_")]
-    if pairs:
-        names = list(pairs[0].get_feature_names_out())[pairs[0].n_features_in_ :]
-        out.update(n_pairs=len(names), pairs=names)
+    names = getattr(model, "pair_feature_names_", None)
+    if names is not None:
+        out.update(n_pairs=len(names), pairs=[str(n) for n in names])
+    calibration = getattr(model, "calibration_", None)
+    if calibration is not None:
+        out.update(temperature=calibration.temperature, smoothing=calibration.smoothing)
     return out
 
 
@@ -413,7 +417,8 @@ STUDY = Study(
     methods=METHODS,
     protocol=CrossValidation(n_folds=FOLDS, repeats=REPEATS),
     quick={"datasets": QUICK_TABLES, "methods": QUICK_LEARNERS, "repeats": 1, "folds": 2},
-    optional={"LightGBM-es": "lightgbm"},
+    optional={"LightGBM-es": "lightgbm", "CatBoost-es": "catboost"},
+    learner_settings=learner_settings,
     options=options,
     settings=lambda options: {"suite": suite_digest()},
     check=check_options,
@@ -432,6 +437,7 @@ PAPER_CHECK = Study(
     methods={name: METHODS[name] for name in (*CLASSIFIERS, *REGRESSORS)},
     protocol=CrossValidation(n_folds=PAPER_FOLDS, repeats=PAPER_SEEDS),
     default_methods=PAPER_LEARNERS,
+    learner_settings=learner_settings,
     quick={"datasets": ("satimage", "diabetes"), "methods": PAPER_QUICK_LEARNERS, "repeats": 2},
     options=options,
     settings=lambda options: {"check": "paper"},

@@ -180,6 +180,21 @@ def test_a_rerun_resumes_only_the_units_missing_with_the_same_settings(tmp_path,
     assert "Pending" not in (out / "table.md").read_text()
 
 
+def test_a_methods_records_are_bound_to_its_learner_settings_and_fitted_again_when_they_change(tmp_path):
+    out = tmp_path / "toy"
+    depth = {"tree": "max_depth=3"}
+    study = _study(learner_settings=lambda method: depth.get(method))
+    assert study.main(["--out", str(out), "--quiet"]) == 0
+    first = read_records(out)
+    assert {r["method"]: r.get("learner") for r in first} == {"tree": "max_depth=3", "majority": None}
+    assert study.main(["--out", str(out), "--quiet"]) == 0 and read_records(out) == first  # the same: nothing
+    depth["tree"] = "max_depth=2"  # the tree's default changed: its units again, the other method's not
+    assert study.recorded(["--out", str(out)]).pending[0].method == "tree"
+    assert study.main(["--out", str(out), "--quiet"]) == 0
+    again = read_records(out)
+    assert [r["method"] for r in again[len(first) :]] == ["tree", "tree"] and again[-1]["learner"] == "max_depth=2"
+
+
 def test_refused_and_failed_units_are_recorded_listed_not_retried_unless_asked_and_a_failure_sets_the_status(
     tmp_path, capsys
 ):

@@ -51,30 +51,28 @@ def test_the_critical_difference_bars_join_the_learners_no_more_than_cd_apart():
 
 
 # ------------------------------------------------------------------------------------------ the rules
-def test_the_suite_difference_is_the_mean_of_the_tables_paired_differences_with_the_tables_se():
+def test_a_tables_paired_difference_is_over_the_folds_both_learners_have():
     scores = {
-        ("t1", "cand"): {(0, 0): 0.8, (0, 1): 0.9, (1, 0): 0.7},
-        ("t1", "dflt"): {(0, 0): 0.7, (0, 1): 0.8},  # fold (1, 0) missing: not paired
-        ("t2", "cand"): {(0, 0): 0.5},
-        ("t2", "dflt"): {(0, 0): 0.6},
+        ("t1", "cand"): {(0, 0): 0.9, (0, 1): 0.8},
+        ("t1", "dflt"): {(0, 0): 0.8, (0, 1): 0.7, (0, 2): 0.5},
+        ("t2", "cand"): {(0, 0): 0.6, (0, 1): 0.7},
+        ("t2", "dflt"): {(0, 0): 0.7, (0, 1): 0.8},
+        ("t3", "dflt"): {(0, 0): 0.5},
     }
-    diffs = report.paired_differences(scores, "cand", "dflt", ["t1", "t2", "t3"])
-    assert diffs == pytest.approx({"t1": 0.1, "t2": -0.1})
-    mean, se, n = report.suite_difference(diffs)
-    assert (mean, n) == (pytest.approx(0.0), 2) and se == pytest.approx(np.std([0.1, -0.1], ddof=1) / math.sqrt(2))
+    diffs = report.table_differences(scores, "cand", "dflt", ["t1", "t2", "t3"])
+    assert [t for t in diffs] == ["t1", "t2"] and diffs["t1"][0] == pytest.approx(0.1)
+    assert diffs["t2"][0] == pytest.approx(-0.1) and diffs["t2"][1] == pytest.approx(0.0)
 
 
-def test_a_default_changes_only_beyond_two_se_in_the_candidates_favour_without_a_paper_check_loss():
-    no_loss = {"letter": (0.001, 0.002, False)}
-    assert report.decide(0.021, 0.01, no_loss)[0] is True  # beyond two SE, the check does not lose
-    assert report.decide(0.019, 0.01, no_loss)[0] is False  # within two SE
-    assert "within two SE" in report.decide(-0.019, 0.01, no_loss)[1]
-    stays = report.decide(-0.05, 0.01, no_loss)
-    assert stays[0] is False and "in the default's favour" in stays[1]
-    blocked = report.decide(0.05, 0.01, {"letter": (0.0, 0.01, False), "adult": (-0.02, 0.01, True)})
-    assert blocked[0] is False and "loses beyond one SE on adult" in blocked[1]
-    assert "has not run" in report.decide(0.05, 0.01, None)[1]
-    assert "not enough tables" in report.decide(0.05, math.nan, no_loss)[1]
+def test_of_the_candidates_that_qualify_the_highest_suite_mean_wins_and_calibration_is_decided_alone():
+    verdicts = [
+        {"candidate": "mdDF-gbdt", "qualifies": True, "suite_mean": 0.76},
+        {"candidate": "mdDF-gbdt-pairs", "qualifies": True, "suite_mean": 0.77},
+        {"candidate": "mdDF-pairs", "qualifies": False, "suite_mean": 0.78},
+        {"candidate": "mdDF-cal", "qualifies": True, "suite_mean": 0.75},
+    ]
+    assert report.choose(verdicts) == ("mdDF-gbdt-pairs", True)
+    assert report.choose([dict(v, qualifies=False) for v in verdicts]) == (None, False)
 
 
 def _check_record(dataset, method, seed, fold, **fields):
@@ -90,7 +88,7 @@ def _check_record(dataset, method, seed, fold, **fields):
     }
 
 
-def test_the_paper_check_pools_a_seeds_held_out_parts_and_loses_below_minus_one_se():
+def test_the_paper_check_pools_a_seeds_held_out_parts_and_loses_below_minus_two_se():
     records = [
         _check_record("d", "m", 0, 0, n_correct=8, n_test=10),
         _check_record("d", "m", 0, 1, n_correct=5, n_test=5),
@@ -103,42 +101,48 @@ def test_the_paper_check_pools_a_seeds_held_out_parts_and_loses_below_minus_one_
     assert scores[("r", "m")] == {0: pytest.approx(1 - 6 / (84 - 16**2 / 4))}  # the R² of the four rows together
     seeds = {
         ("a", "dflt"): {0: 0.80, 1: 0.82, 2: 0.81},
-        ("a", "cand"): {0: 0.78, 1: 0.80, 2: 0.80},  # -0.02, -0.02, -0.01: mean below minus one SE
+        ("a", "cand"): {0: 0.78, 1: 0.80, 2: 0.80},  # -0.02, -0.02, -0.01: mean below minus two SE
         ("b", "dflt"): {0: 0.80, 1: 0.82, 2: 0.81},
         ("b", "cand"): {0: 0.81, 1: 0.80, 2: 0.81},  # +0.01, -0.02, 0: within one SE
+        ("c", "dflt"): {0: 0.80, 1: 0.82, 2: 0.81},
+        ("c", "cand"): {0: 0.80, 1: 0.80, 2: 0.80},  # 0, -0.02, -0.01: below minus one SE, within two
     }
     losses = report.check_losses(seeds, "cand", "dflt")
-    assert losses["a"][2] is True and losses["b"][2] is False
+    assert losses["a"][2] is True and losses["b"][2] is False and losses["c"][2] is False
+    assert report.check_losses(seeds, "cand", "dflt", k=1.0)["c"][2] is True
     assert losses["a"][0] == pytest.approx(-0.05 / 3)
 
 
 # ------------------------------------------------------------------------------------------ the page
 def _suite_records():
-    """Four classification tables (three with a category column) and three regression tables, two repeats of
-    three folds: mdDF-hgb beats mdDF by 2 points on every table (beyond two SE), mdDF-ordinal by +-0.5 points
-    (within), the regressor's target="y" by 0.05 of R² everywhere."""
+    """Four classification tables and three regression tables, two repeats of three folds: mdDF-gbdt beats the base
+    by 2 points on every table (beyond two SE) at 1.5 times its fit time, mdDF-pairs by +3 points on three tables
+    and -2 on the fourth, mdDF-cal has the base's accuracies (lower log-loss), HGB-es is a point ahead; the
+    regressor's boosted member is 0.05 R² ahead at three times the fit time."""
     rng = np.random.RandomState(0)
     records = []
     classifiers = {
-        "mdDF": 0.0,
-        "mdDF-ordinal": None,
-        "mdDF-hgb": 0.02,
+        "mdDF-base": 0.0,
+        "mdDF-gbdt": 0.02,
         "mdDF-pairs": None,
+        "mdDF-cal": 0.0,
         "HGB-es": 0.01,
+        "LightGBM-es": 0.005,
+        "CatBoost-es": 0.0,
         "Baseline": -0.3,
     }
-    regressors = {"CascadeForest": 0.0, "CascadeForest-target-y": 0.05, "HGB-es": 0.01, "Baseline": -0.7}
+    regressors = {"CascadeForest-base": 0.0, "CascadeForest-gbdt": 0.05, "HGB-es": 0.01, "Baseline": -0.7}
+    fit_s = {"mdDF-base": 10.0, "mdDF-gbdt": 15.0, "mdDF-pairs": 11.0, "mdDF-cal": 10.0, "CascadeForest-gbdt": 6.0}
     for i, table in enumerate(["c1", "c2", "c3", "c4"]):
+        noise = 0.001 * rng.standard_normal((2, 3))
         for method, shift in classifiers.items():
-            if method == "mdDF-ordinal":
-                if table == "c4":
-                    continue
-                shift = 0.005 * (-1) ** i
-            if method == "mdDF-pairs":  # +3 points where it appends a pair feature, the default's score elsewhere
-                shift = 0.03 if table != "c4" else 0.0
+            if method == "mdDF-pairs":  # +3 points on three tables, a 2-point loss (beyond two SE) on the fourth
+                shift = 0.03 if table != "c4" else -0.02
             for repeat in range(2):
                 for fold in range(3):
-                    accuracy = 0.8 + 0.02 * i + shift + 0.001 * rng.standard_normal()
+                    accuracy = 0.8 + 0.02 * i + shift + noise[repeat, fold]
+                    if method not in ("mdDF-base", "mdDF-cal"):
+                        accuracy += 0.001 * rng.standard_normal()
                     records.append(
                         {
                             "dataset": table,
@@ -148,13 +152,12 @@ def _suite_records():
                             "fold": fold,
                             "accuracy": accuracy,
                             "balanced_accuracy": accuracy - 0.05,
-                            "log_loss": 1 - accuracy,
-                            "fit_s": 1.0 + 10 * (method.startswith("mdDF")),
+                            "log_loss": 1 - accuracy - 0.1 * (method == "mdDF-cal"),
+                            "fit_s": fit_s.get(method, 1.0),
                             "predict_s": 0.1,
                             "n_test": 100,
                             "n_categorical": 0 if table == "c4" else 1,
                             "status": "ok",
-                            **({"n_pairs": 0 if table == "c4" else 2} if method == "mdDF-pairs" else {}),
                         }
                     )
     for i, table in enumerate(["r1", "r2", "r3"]):
@@ -171,7 +174,7 @@ def _suite_records():
                             "fold": fold,
                             "r2": r2,
                             "rmse": 1 - r2,
-                            "fit_s": 2.0,
+                            "fit_s": fit_s.get(method, 2.0),
                             "predict_s": 0.1,
                             "n_test": 50,
                             "n_categorical": 1,
@@ -188,17 +191,18 @@ def _results(tmp_path, records, methods):
     return Results(options, True, tables, methods, metrics, records, [], [], [])
 
 
-def test_the_page_gives_the_tables_ranks_figures_and_decisions_of_synthetic_records(tmp_path, monkeypatch):
+def _rule_row(page, candidate):
+    rule = page[page.index("### Defaults, by the second rule") :]
+    return next(line.split(" | ") for line in rule.splitlines() if line.startswith(f"| {candidate} |"))
+
+
+def test_the_page_gives_the_tables_ranks_figures_and_the_second_rules_decisions(tmp_path, monkeypatch):
     drawn = {}
     monkeypatch.setattr(report, "write_figures", lambda figures, out, prov: drawn.update(figures))
     records, methods = _suite_records()
     page = report.suite_page(_results(tmp_path, records, methods))
     assert "### Classification" in page and "### Regression" in page
-    assert (
-        "| c1 | 80.10 ± 0.05 | 80.55 ± 0.03 | 82.05" in page
-        and "| suite mean |" in page
-        and "| median fit s per fit |" in page
-    )
+    assert "| suite mean |" in page and "| median fit s per fit |" in page
     assert "Friedman test: chi2_F =" in page and "N = 4" in page and "N = 3" in page
     assert sorted(drawn) == [
         "realdata_cd_classification",
@@ -206,71 +210,76 @@ def test_the_page_gives_the_tables_ranks_figures_and_decisions_of_synthetic_reco
         "realdata_fit_time_classification",
         "realdata_fit_time_regression",
     ]
-    lines = {line.split(" | ")[0]: line for line in page.splitlines() if line.startswith("| `")}
-    ordinal = lines['| `categorical_splits` ("subset" -> "ordinal"), MDDFClassifier']
-    assert "| 3 |" in ordinal and "within two SE" in ordinal  # the three tables with a category column
-    target = lines['| `target` ("residual" -> "y"), CascadeForestRegressor']
-    assert "+0.05" in target and "the paper check has not run: undecided" in target
-    assert "Best mean rank: mdDF-hgb (+2.00 ± 0.05 points over 3 tables): beyond two SE" in page
-    assert "the paper check has not run: the documentation recommends the default" in page
-    pairs = next(line for line in page.splitlines() if line.startswith("| `PairFeatures` in front, MDDFClassifier"))
-    assert "| 3 | +2.98" in pairs and "| yes |" in pairs  # on the three tables where it appended a feature
+    # columns: candidate, tables, suite difference, worst table, (a), paper check, (b), (c), times, (d), qualifies
+    gbdt = _rule_row(page, "mdDF-gbdt")
+    assert gbdt[2].startswith("+2.0") and gbdt[4] == "yes" and gbdt[6] == "not run" and gbdt[7] == "yes"
+    assert gbdt[8] == "1.50x / 1.00x" and gbdt[9] == "yes" and gbdt[10] == "no |"  # the check has not run
+    pairs = _rule_row(page, "mdDF-pairs")
+    assert pairs[3].startswith("c4 -2.0") and pairs[4] == "**no**"  # c4: worse by 2 points, beyond two SE
+    calibration = _rule_row(page, "mdDF-cal")
+    assert calibration[3] == "identical on every fold" and calibration[4] == calibration[6] == "yes"
+    assert calibration[10] == "**yes** |"
+    assert "By the rule, for MDDFClassifier: the base's design stays; calibration is **on** by default." in page
+    boosted = _rule_row(page, "CascadeForest-gbdt")
+    assert boosted[8] == "3.00x / 1.00x" and boosted[9] == "**no**"  # three times the fit time
+    assert "- suite mean accuracy: mdDF-base 83.0" in page and ", CatBoost-es 83.0" in page
+    assert "- suite mean log_loss: mdDF-cal 0.0695, LightGBM-es 0.1641" in page
 
-    # the paper check in --out: target="y" loses beyond one SE on diabetes, so the default stays
+    # the paper check in --out: the boosted member loses on no dataset, so it qualifies and becomes the default
     store = ResultStore(tmp_path / "results.jsonl")
-    for method, sse in (("CascadeForest", [1.0, 1.1, 1.2]), ("CascadeForest-target-y", [1.5, 1.7, 1.6])):
-        for seed, value in enumerate(sse):
+    for method, correct in (("mdDF-base", [90, 91, 92]), ("mdDF-gbdt", [91, 91, 93])):
+        for seed, value in enumerate(correct):
             store.append(
                 {
-                    **_check_record("diabetes", method, seed, 0, sse=value, y_sum=0.0, y_sq_sum=4.0, n_test=4),
+                    **_check_record("letter", method, seed, 0, n_correct=value, n_test=100),
                     "config": {"check": "paper", "quick": False},
                 }
             )
     page = report.suite_page(_results(tmp_path, records, methods))
-    target = next(line for line in page.splitlines() if line.startswith("| `target`"))
-    assert (
-        "diabetes" in target and "(loses)" in target and "loses beyond one SE on diabetes: the default stays" in target
-    )
+    gbdt = _rule_row(page, "mdDF-gbdt")
+    assert gbdt[5].startswith("letter +0.67") and gbdt[6] == "yes" and gbdt[10] == "**yes** |"
+    assert "for MDDFClassifier: the new default is **mdDF-gbdt**; calibration is **on** by default." in page
 
 
 def test_where_the_default_is_first_names_the_best_peer_its_difference_and_the_fit_time_ratio(tmp_path):
     records, methods = _suite_records()
     lines = report.where_section(_results(tmp_path, records, methods), "classification", ["c1", "c2", "c3", "c4"])
     rows = [line.split(" | ") for line in lines if line.startswith("| c")]
-    # HGB-es is the only peer and one point ahead on every table, with 0.1-point noise: beyond two SE; mdDF's fits
-    # take 11 s against its 1 s
+    # HGB-es is the only peer and one point ahead on every table, with 0.1-point noise: beyond two SE; the base's
+    # fits take 10 s against its 1 s
     assert len(rows) == 4
     for row in rows:
         assert row[3] == "HGB-es" and float(row[4].split(" ± ")[0]) == pytest.approx(-1.0, abs=0.15)
-        assert row[5:] == ["behind, beyond 2 SE", "11x |"]
-    assert "mdDF is first on 0 of 4 tables, beyond two SE on 0; behind beyond two SE on 4." in lines[0]
+        assert row[5:] == ["behind, beyond 2 SE", "10x |"]
+    assert "mdDF-base is first on 0 of 4 tables, beyond two SE on 0; behind beyond two SE on 4." in lines[0]
     lines = report.where_section(_results(tmp_path, records, methods), "regression", ["r1", "r2", "r3"])
-    assert "CascadeForest is first on 0 of 3 tables" in lines[0]
+    assert "CascadeForest-base is first on 0 of 3 tables" in lines[0]
     # a default ahead of its only peer by 5 points is first; the SE is Nadeau and Bengio's (1/n + 1/(folds - 1)) var
-    mine = [r for r in records if r["method"] == "mdDF" and r["dataset"] == "c1"]
+    mine = [r for r in records if r["method"] == "mdDF-base" and r["dataset"] == "c1"]
     ahead = [dict(r, method="RF-400", accuracy=r["accuracy"] - 0.05 + 0.001 * (r["fold"] - 1)) for r in mine]
-    lines = report.where_section(_results(tmp_path, mine + ahead, ["mdDF", "RF-400"]), "classification", ["c1"])
-    assert "mdDF is first on 1 of 1 tables, beyond two SE on 1" in lines[0]
+    lines = report.where_section(_results(tmp_path, mine + ahead, ["mdDF-base", "RF-400"]), "classification", ["c1"])
+    assert "mdDF-base is first on 1 of 1 tables, beyond two SE on 1" in lines[0]
     # RF-400's records are copies of mdDF's: the same fit seconds
     assert "| c1 | 100 | 1 | RF-400 | +5.00 ± " in lines[-2] and "| first, beyond 2 SE | 1x |" in lines[-2]
     scores = report.fold_scores(mine + ahead, "accuracy")
-    mean, se = report.paired_fold_difference(scores, "c1", "mdDF", "RF-400", folds=3)
+    mean, se = report.paired_fold_difference(scores, "c1", "mdDF-base", "RF-400", folds=3)
     d = [0.05 - 0.001 * (fold - 1) for _ in range(2) for fold in range(3)]
     assert mean == pytest.approx(0.05) and se == pytest.approx(math.sqrt((1 / 6 + 1 / 2) * np.var(d, ddof=1)))
 
 
 def test_the_check_page_and_the_rows_of_synthetic_records(tmp_path):
     records = [
-        _check_record("letter", m, s, f, n_correct=90 + s + (m == "mdDF-mer0"), n_test=100)
-        for m in ("mdDF", "mdDF-mer0")
+        _check_record("letter", m, s, f, n_correct=90 + s + (m == "mdDF-gbdt"), n_test=100)
+        for m in ("mdDF-base", "mdDF-gbdt")
         for s in range(3)
         for f in range(3)
     ]
     options = argparse.Namespace(out=tmp_path, folds=3, repeats=3, quick=False)
-    results = Results(options, True, ["letter"], ["mdDF", "mdDF-mer0"], {"letter": CLASSIFICATION}, records, [], [], [])
+    methods = ["mdDF-base", "mdDF-gbdt"]
+    results = Results(options, True, ["letter"], methods, {"letter": CLASSIFICATION}, records, [], [], [])
     page = report.check_page(results)
     assert "| letter | 91.00 | 92.00 (+1.00 ± 0.00) |" in page  # every seed +1 point: an SE of 0
     rows = report.suite_rows(
-        Results(options, True, ["c1"], ["mdDF"], {"c1": CLASSIFICATION}, _suite_records()[0][:6], [], [], [])
+        Results(options, True, ["c1"], ["mdDF-base"], {"c1": CLASSIFICATION}, _suite_records()[0][:6], [], [], [])
     )
     assert rows[0]["table"] == "c1" and rows[0]["folds"] == 6 and 0.79 < rows[0]["accuracy"] < 0.81

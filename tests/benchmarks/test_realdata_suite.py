@@ -90,12 +90,10 @@ def test_each_table_is_cross_validated_by_the_rules_folds_repeats_and_seeds(suit
     # classifiers on the classification table only, the regressors on the regression table only
     assert {(u.seed, u.fold) for u in tiny} == {(r, f) for r in range(3) for f in range(5)}
     assert {(u.seed, u.fold) for u in line} == {(0, f) for f in range(5)}
-    assert {u.method for u in tiny} >= {"mdDF", "mdDF-hgb", "HGB-es", "Baseline"}
+    assert {u.method for u in tiny} >= {"mdDF-base", "mdDF-gbdt", "mdDF-cal", "HGB-es", "CatBoost-es", "Baseline"}
     assert not {u.method for u in tiny} & set(realdata_suite.REGRESSORS)
-    assert {u.method for u in line} >= {"CascadeForest", "CascadeForest-target-y", "RF-400"}
+    assert {u.method for u in line} >= {"CascadeForest-base", "CascadeForest-pairs3", "RF-400"}
     assert not {u.method for u in line} & set(realdata_suite.CLASSIFIERS)
-    assert "CascadeForest-ordinal" not in {u.method for u in line}  # no category column: the default's trees
-    assert "mdDF-ordinal" in {u.method for u in tiny}
     # the smallest table first; within a repeat, every learner of a fold before the next fold
     first = [u for u in units if u.seed == 0]
     assert first[0].dataset == "line" and [u.dataset for u in first].index("tiny") == len(line)
@@ -178,14 +176,39 @@ def test_the_check_keeps_the_rows_of_a_small_class_in_every_training_part_and_ne
         assert sum(r["n_test"] for r in records if r["repeat"] == repeat) == 30
 
 
-def test_the_learners_are_the_rules_candidates_and_references():
-    assert realdata_suite.CLASSIFIERS["mdDF"] == {} and realdata_suite.REGRESSORS["CascadeForest"] == {}
-    assert realdata_suite.CLASSIFIERS["mdDF-pca-hgb"] == {"predictor": "hgb", realdata_suite.PCA: True}
-    assert {"HGB-es", "LightGBM-es", "XGBoost-es", "RF-400", "ExtraTrees-400", "Baseline"} == set(realdata_suite.PEERS)
+def test_the_learners_are_the_rules_candidates_each_setting_every_knob_and_the_references():
+    for learners in (realdata_suite.CLASSIFIERS, realdata_suite.REGRESSORS):
+        for params in learners.values():
+            assert {"forest_types", "pair_features"} <= set(params)
+    assert all("calibration" in params for params in realdata_suite.CLASSIFIERS.values())
+    assert realdata_suite.CLASSIFIERS["mdDF-base"] == {
+        "forest_types": ("rf", "rf", "crf", "crf"),
+        "pair_features": None,
+        "calibration": None,
+    }
+    assert {name for name, *_ in realdata_report.CANDIDATES["classification"]} == set(realdata_suite.CLASSIFIERS) - {
+        "mdDF-base"
+    }
+    assert {"HGB-es", "LightGBM-es", "XGBoost-es", "CatBoost-es", "RF-400", "ExtraTrees-400", "Baseline"} == set(
+        realdata_suite.PEERS
+    )
 
 
-@pytest.mark.parametrize(("name", "task"), [("mdDF-gbdt", "classification"), ("CascadeForest-gbdt", "regression")])
-def test_the_boosted_member_design_puts_xgboost_beside_the_default_forests(name, task):
+def test_a_cascades_records_are_bound_to_its_full_parameters_defaults_included(monkeypatch):
+    from mddf import MDDFClassifier
+
+    before = realdata_suite.learner_settings("mdDF-pairs3")
+    assert "'pair_features', PairFeatures(operations=('log_ratio', 'product', 'difference'))" in before
+    assert "'random_state'" not in before and realdata_suite.learner_settings("HGB-es") is None
+    defaults = MDDFClassifier.__init__.__kwdefaults__
+    monkeypatch.setitem(defaults, "n_tolerant_layers", 3)  # a changed default changes the binding
+    assert realdata_suite.learner_settings("mdDF-pairs3") != before
+
+
+@pytest.mark.parametrize(
+    ("name", "task"), [("mdDF-gbdt-pairs", "classification"), ("CascadeForest-gbdt", "regression")]
+)
+def test_the_boosted_member_design_puts_xgboost_beside_the_four_forests(name, task):
     from types import SimpleNamespace
 
     from sklearn.datasets import make_classification, make_regression
@@ -196,7 +219,6 @@ def test_the_boosted_member_design_puts_xgboost_beside_the_default_forests(name,
     make = make_classification if task == "classification" else make_regression
     X, y = make(n_samples=90, n_features=5, random_state=0)
     assert model.fit(X, y).predict(X).shape == (90,)
-    assert name in {design[3] for design in realdata_report.DESIGNS}
 
 
 def test_the_paper_check_cross_validates_the_papers_datasets_three_folds_five_seeds(tmp_path):
@@ -207,6 +229,12 @@ def test_the_paper_check_cross_validates_the_papers_datasets_three_folds_five_se
     units = realdata_suite.PAPER_CHECK.units(args)
     assert {(u.seed, u.fold) for u in units} == {(s, f) for s in range(5) for f in range(3)}
     by_dataset = {d: {u.method for u in units if u.dataset == d} for d in args.dataset_names}
-    assert by_dataset["adult"] == {"mdDF", "mdDF-ordinal", "mdDF-mer0"}  # the only check set with categories
-    assert by_dataset["letter"] == {"mdDF", "mdDF-mer0"}
-    assert by_dataset["friedman1"] == {"CascadeForest", "CascadeForest-mer0.005", "CascadeForest-target-y"}
+    assert by_dataset["adult"] == by_dataset["letter"] == {"mdDF-base"}
+    assert by_dataset["friedman1"] == {"CascadeForest-base"}
+    named = realdata_suite.PAPER_CHECK.parse(
+        ["--check", "paper", "--quiet", "--out", str(tmp_path), "--learners", "mdDF-base,mdDF-gbdt"]
+    )
+    assert {u.method for u in realdata_suite.PAPER_CHECK.units(named) if u.dataset == "yeast"} == {
+        "mdDF-base",
+        "mdDF-gbdt",
+    }
