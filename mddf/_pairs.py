@@ -5,7 +5,6 @@ from __future__ import annotations
 from numbers import Integral, Real
 
 import numpy as np
-from scipy.stats import norm
 from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
 from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.utils import check_random_state
@@ -50,11 +49,10 @@ class PairFeatures(AppendedFeaturesMixin, TransformerMixin, BaseEstimator):
         Features appended at most.
     min_gain : float, default=0.02
         A feature is appended only when its out-of-fold gain exceeds this share of the pair's loss.
-    significance : float in (0, 1) or None, default=0.05
-        ... and when the mean reduction of a row's held-out loss is beyond its standard error times the
-        one-sided normal quantile of ``1 - significance / n_candidates`` (a paired comparison over the rows with
-        Bonferroni's correction over the features tried), so that a gain found by chance among many candidates
-        on few rows is not appended. None: the gain alone decides.
+    min_gain_se : float, default=2.0
+        ... and when the mean reduction of a row's held-out loss is beyond this many of its standard errors (a
+        paired comparison over the rows, every row held out once), so that a gain found by chance on few rows
+        is seldom appended. 0: the gain alone decides.
     cv : int, default=3
         Folds of the out-of-fold gain.
     max_depth : int, default=4
@@ -86,8 +84,6 @@ class PairFeatures(AppendedFeaturesMixin, TransformerMixin, BaseEstimator):
         ``{(a, b, operation): gain}`` of every feature tried.
     candidate_z_ : dict
         ``{(a, b, operation): z}``: the mean reduction of a row's held-out loss over its standard error.
-    min_z_ : float
-        The ``z`` a feature needs (``-inf`` with ``significance=None``).
     screened_columns_ : ndarray of int
         Positions of the columns whose pairs were tried (``columns_`` when there are at most ``max_columns``).
     n_features_in_ : int
@@ -105,7 +101,7 @@ class PairFeatures(AppendedFeaturesMixin, TransformerMixin, BaseEstimator):
         "operations": ["array-like"],
         "max_features": [Interval(Integral, 1, None, closed="left")],
         "min_gain": [Interval(Real, None, None, closed="neither")],
-        "significance": [None, Interval(Real, 0, 1, closed="neither")],
+        "min_gain_se": [Interval(Real, 0, None, closed="left")],
         "cv": [Interval(Integral, 2, None, closed="left")],
         "max_depth": [Interval(Integral, 1, None, closed="left")],
         "max_samples": [None, Interval(Integral, 2, None, closed="left")],
@@ -121,7 +117,7 @@ class PairFeatures(AppendedFeaturesMixin, TransformerMixin, BaseEstimator):
         operations=DEFAULT_OPERATIONS,
         max_features=8,
         min_gain=0.02,
-        significance=0.05,
+        min_gain_se=2.0,
         cv=3,
         max_depth=4,
         max_samples=10_000,
@@ -133,7 +129,7 @@ class PairFeatures(AppendedFeaturesMixin, TransformerMixin, BaseEstimator):
         self.operations = operations
         self.max_features = max_features
         self.min_gain = min_gain
-        self.significance = significance
+        self.min_gain_se = min_gain_se
         self.cv = cv
         self.max_depth = max_depth
         self.max_samples = max_samples
@@ -206,11 +202,8 @@ class PairFeatures(AppendedFeaturesMixin, TransformerMixin, BaseEstimator):
         self.candidate_z_ = z = {
             (int(columns[i]), int(columns[j]), operation): value for (i, j, operation), value in result.z.items()
         }
-        self.min_z_ = -np.inf
-        if self.significance is not None and gains:
-            self.min_z_ = float(norm.isf(self.significance / len(gains)))
         chosen = sorted(
-            (k for k, g in gains.items() if g > self.min_gain and z[k] > self.min_z_), key=lambda k: -gains[k]
+            (k for k, g in gains.items() if g > self.min_gain and z[k] > self.min_gain_se), key=lambda k: -gains[k]
         )
         self.pairs_ = chosen[: self.max_features]
         self.gains_ = np.array([gains[k] for k in self.pairs_], dtype=np.float64)

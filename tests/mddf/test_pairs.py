@@ -92,3 +92,131 @@ def test_the_same_seed_gives_the_same_pairs_and_a_fitted_transformer_pickles():
     again = pickle.loads(pickle.dumps(PairFeatures(random_state=7, max_samples=200).fit(X, y)))
     assert first.pairs_ == again.pairs_ and first.candidate_gains_ == again.candidate_gains_
     pd.testing.assert_frame_equal(first.transform(X), again.transform(X))
+
+
+# ------------------------------------------------------------------------------------------ the search
+def reference_search(X, y, operations=("log_ratio", "product"), cv=3, max_depth=4, min_gain=0.02, seed=0):
+    """The search PairFeatures made before its probes were the project's trees: one scikit-learn tree fitted per
+    probe, the gain of a feature the relative reduction of the held-out loss (log-loss of a tree with leaves of
+    five rows or more, squared error), the features above ``min_gain`` of highest gain first."""
+    from itertools import combinations
+
+    from sklearn.model_selection import KFold, StratifiedKFold
+    from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
+
+    from mddf._pair_search import pair_values
+
+    regression = y.dtype.kind == "f"
+    splitter = (
+        KFold(cv, shuffle=True, random_state=seed)
+        if regression
+        else StratifiedKFold(cv, shuffle=True, random_state=seed)
+    )
+    folds = list(splitter.split(X, y))
+
+    def loss(A):
+        total = 0.0
+        for fit, held in folds:
+            if regression:
+                tree = DecisionTreeRegressor(max_depth=max_depth, random_state=seed).fit(A[fit], y[fit])
+                total += np.sum((y[held] - tree.predict(A[held])) ** 2)
+            else:
+                tree = DecisionTreeClassifier(max_depth=max_depth, min_samples_leaf=5, random_state=seed)
+                proba = tree.fit(A[fit], y[fit]).predict_proba(A[held])
+                total -= np.sum(np.log(np.clip(proba[np.arange(len(held)), y[held]], 1e-6, 1)))
+        return total
+
+    gains = {}
+    for a, b in combinations(range(X.shape[1]), 2):
+        base = loss(X[:, [a, b]])
+        for op in operations:
+            gains[(a, b, op)] = (
+                base - loss(np.column_stack([X[:, a], X[:, b], pair_values(X[:, a], X[:, b], op)]))
+            ) / base
+    return [k for k in sorted(gains, key=lambda k: -gains[k]) if gains[k] > min_gain]
+
+
+def _signals(seed, n=2000):
+    """Three tables whose label follows a pair: a ratio (classes), a product (classes), a product (values)."""
+    rng = np.random.default_rng(seed)
+    X = np.exp(rng.normal(size=(n, 5)))
+    ratio = (np.log(X[:, 0] / X[:, 3]) + 0.1 * rng.standard_normal(n) > 0).astype(int)
+    product = (X[:, 1] * X[:, 2] > 1.0).astype(int)
+    values = np.log(X[:, 2] * X[:, 4]) + 0.1 * rng.standard_normal(n)
+    return [(X, ratio), (X, product), (X, values)]
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_the_probe_trees_choose_the_pairs_the_scikit_learn_search_chose(seed):
+    for X, y in _signals(seed):
+        ours = PairFeatures(random_state=seed).fit(X, y)
+        assert ours.pairs_, "a planted pair is found"
+        assert ours.pairs_[0] == reference_search(X, y, seed=seed)[0]
+
+
+def test_with_more_columns_than_max_columns_the_screen_keeps_the_pairs_columns_and_the_same_pair_wins():
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((1500, 30))
+    X[:, [7, 22]] = np.exp(X[:, [7, 22]])
+    y = (np.log(X[:, 7] / X[:, 22]) + 0.3 * rng.standard_normal(1500) > 0).astype(int)
+    screened = PairFeatures(max_columns=8, random_state=0).fit(X, y)
+    assert len(screened.screened_columns_) == 8 and {7, 22} <= set(screened.screened_columns_)
+    assert len(screened.candidate_gains_) == 8 * 7 // 2 * 2  # the pairs of the kept columns only
+    everything = PairFeatures(max_columns=None, random_state=0).fit(X, y)
+    assert len(everything.candidate_gains_) == 30 * 29 // 2 * 2
+    assert screened.pairs_[0] == everything.pairs_[0] == (7, 22, "log_ratio")
+    for key, gain in screened.candidate_gains_.items():  # a pair of kept columns: the same gain either way
+        assert everything.candidate_gains_[key] == gain
+
+
+def test_the_cost_is_bounded_by_the_pairs_of_the_kept_columns(monkeypatch):
+    from mddf.forests.probes import ProbeTrees
+
+    calls = []
+    losses = ProbeTrees.losses
+    monkeypatch.setattr(ProbeTrees, "losses", lambda self, *args: calls.append(1) or losses(self, *args))
+    rng = np.random.default_rng(6)
+    X = rng.standard_normal((300, 40))
+    PairFeatures(max_columns=6, operations=("log_ratio", "product", "difference"), random_state=0).fit(X, X[:, 0] > 0)
+    assert len(calls) == 6 * 5 // 2 * (1 + 3)  # per pair: the pair alone, then each operation's feature
+
+
+def test_on_noise_the_two_se_test_seldom_appends_and_without_it_the_gain_alone_decides():
+    appended = []
+    for seed in range(6):
+        rng = np.random.default_rng(seed)
+        X = np.exp(rng.normal(size=(1000, 6)))
+        y = (X[:, 0] + X[:, 1] + 2 * rng.standard_normal(1000) > 3.3).astype(int)  # no pair beats its columns
+        pairs = PairFeatures(random_state=seed).fit(X, y)
+        appended.append(len(pairs.pairs_))
+        assert all(pairs.candidate_z_[k] > 2.0 and pairs.candidate_gains_[k] > 0.02 for k in pairs.pairs_)
+        unchecked = PairFeatures(min_gain_se=0.0, min_gain=-1.0, random_state=seed).fit(X, y)
+        assert len(unchecked.pairs_) == unchecked.max_features  # without either threshold, the best 8 go in
+    assert sum(n > 0 for n in appended) <= 2
+
+
+def test_a_difference_is_found_when_the_label_follows_one_and_named_a_minus_b():
+    rng = np.random.default_rng(7)
+    X = pd.DataFrame({"income": rng.uniform(1, 10, 800), "spent": rng.uniform(1, 10, 800), "x": rng.normal(size=800)})
+    y = ((X["income"] - X["spent"]) > 0.5).astype(int)
+    pairs = PairFeatures(operations=("log_ratio", "product", "difference"), random_state=0).fit(X, y)
+    assert pairs.pairs_[0][:2] == (0, 1) and "income-spent" in pairs.get_feature_names_out()
+    np.testing.assert_allclose(pairs.transform(X)["income-spent"], X["income"] - X["spent"])
+
+
+def test_threads_do_not_change_the_gains_and_fit_task_reads_integer_targets_as_values():
+    X, y = _signals(0)[0]
+    one, two = PairFeatures(random_state=0, n_jobs=1).fit(X, y), PairFeatures(random_state=0, n_jobs=2).fit(X, y)
+    assert one.candidate_gains_ == two.candidate_gains_ and one.pairs_ == two.pairs_
+    counts = np.round(3 * np.log(X[:, 1] * X[:, 2])).astype(int) + 20  # integer values of a continuous target
+    as_values = PairFeatures(random_state=0).fit_task(X, counts, regression=True)
+    as_classes = PairFeatures(random_state=0).fit(X, counts)
+    assert as_values.candidate_gains_ != as_classes.candidate_gains_
+    assert as_values.pairs_[0] == (1, 2, "product")
+
+
+def test_products_beyond_float32_are_clipped_to_its_range():
+    from mddf._pair_search import pair_values
+
+    out = pair_values(np.array([1e30, -1e30, np.nan]), np.array([1e10, 1e10, 1.0]), "product")
+    assert out[0] == np.finfo(np.float32).max and out[1] == -np.finfo(np.float32).max and np.isnan(out[2])
