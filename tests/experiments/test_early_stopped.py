@@ -76,3 +76,24 @@ def test_only_the_three_boosting_libraries_are_wrapped():
     X, y = noisy_classes(40)
     with pytest.raises(TypeError, match="not RandomForestClassifier"):
         EarlyStopped(RandomForestClassifier()).fit(X, y)
+
+
+def test_catboost_stops_early_and_reads_the_declared_category_codes_as_categories():
+    catboost = pytest.importorskip("catboost", reason="catboost is an optional peer (the bench extra)")
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(400, 3))
+    X[:, 2] = rng.integers(0, 6, 400).astype(float)  # a category column of codes, some missing
+    X[rng.random(400) < 0.1, 2] = np.nan
+    signal = 2 * np.isin(X[:, 2], [1, 4]) + X[:, 0] + rng.normal(scale=1.5, size=400)
+    y = np.where(signal > 1, "yes", "no")
+    model = catboost.CatBoostClassifier(iterations=500, thread_count=1, verbose=0, allow_writing_files=False)
+    stopped = EarlyStopped(model, patience=10, categorical_features=np.array([False, False, True]), random_state=0)
+    stopped.fit(X, y)
+    assert 1 <= stopped.n_rounds_ < 500 and set(stopped.predict(X)) <= {"no", "yes"}
+    assert (stopped.predict(X) == y).mean() > 0.7 and stopped.predict_proba(X).shape == (400, 2)
+    frame = stopped._input(X[:3])
+    assert frame[2].tolist() == [str(int(v)) if v == v else "NA" for v in X[:3, 2]]  # codes as text, NaN as NA
+    assert stopped.estimator_.get_cat_feature_indices() == [2]
+    regressor = catboost.CatBoostRegressor(iterations=300, thread_count=1, verbose=0, allow_writing_files=False)
+    values = EarlyStopped(regressor, patience=10, random_state=0).fit(X[:, :2], 2 * X[:, 0])
+    assert values.predict(X[:, :2]).shape == (400,) and not hasattr(values, "classes_")

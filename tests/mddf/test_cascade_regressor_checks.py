@@ -31,6 +31,7 @@ EXPECTED_FAILED = {
             predictor="forest",
             min_gain_se=1.0,
             model_dir="auto",
+            pair_features="auto",
             random_state=0,
         ),
         CascadeForestRegressor(

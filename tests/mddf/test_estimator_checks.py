@@ -22,9 +22,13 @@ EXPECTED_FAILED = {
 @parametrize_with_checks(
     [
         MDDFClassifier(n_estimators=5, max_layers=2, n_folds=2, random_state=0),
-        # the extensions beyond the paper: an extremely-randomised forest and a predictor on top
+        # the extensions beyond the paper: an extremely-randomised forest and a predictor on top; pair features and
+        # calibrated probabilities
         MDDFClassifier(
             n_estimators=5, max_layers=2, n_folds=2, forest_types=("rf", "et"), predictor="forest", random_state=0
+        ),
+        MDDFClassifier(
+            n_estimators=5, max_layers=2, n_folds=2, pair_features="auto", calibration="temperature", random_state=0
         ),
         MDDFGridSearch(
             estimator=MDDFClassifier(n_estimators=4, max_layers=2, n_folds=2, random_state=0),

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mddf import CascadeForestRegressor, MDDFClassifier
+from mddf import PAPER_CONFIG, CascadeForestRegressor, MDDFClassifier
 from mddf.baselines import GCForestClassifier
 
 #: Digests of the reference predictions, recorded at the commit that added each case and again when
@@ -36,6 +36,11 @@ DIGESTS = {
     "regressor_ordinal": "50127292287813e31f25f08f0824180b5c2a02005a2adfc8f0f018b32d5f2bb7",
     # recorded when subset splits became the regressor's default
     "regressor_default": "ff945c14a9937e44e98e8cb4d1e81f974baf118da55100a847642d91825c6199",
+    # recorded when the paper's configuration got its name (the same bits as mddf_default: ordinal splits, and the
+    # stopping rules agree on these four layers), and when the pair search and calibration joined the cascades
+    "mddf_paper_config": "0db6e32298779e5a2492864fab5485ba160b8890a8be44ce21ba5be0ecf22e9d",
+    "mddf_pairs_calibration": "8a46ff344e1d1250f83d90640be6bda2fafba14ca676823f335d565287bb55cb",
+    "regressor_pairs": "022a8cad382ff1b331cb82d3237b28d68fca1c14fac2b35bd7facca54501eb88",
 }
 
 
@@ -86,6 +91,13 @@ CASES = {
     ),
     "regressor_ordinal": lambda: (CascadeForestRegressor(categorical_splits="ordinal", **SMALL), _regression()),
     "regressor_default": lambda: (CascadeForestRegressor(**SMALL), _regression()),
+    # the paper's configuration by name, and the steps before and after growth
+    "mddf_paper_config": lambda: (MDDFClassifier(**{**PAPER_CONFIG, **SMALL}), _classification()),
+    "mddf_pairs_calibration": lambda: (
+        MDDFClassifier(pair_features="auto", calibration="temperature", **SMALL),
+        _classification(),
+    ),
+    "regressor_pairs": lambda: (CascadeForestRegressor(pair_features="auto", **SMALL), _regression()),
 }
 
 
