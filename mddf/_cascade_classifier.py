@@ -160,6 +160,18 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
         the prediction is the predictor's alone (the staged outputs and
         :meth:`transform` stay the cascade's). It costs four more predictor
         fits on half the rows. Ignored without a ``predictor``.
+    pair_features : None, "auto" or PairFeatures, default=None
+        Before the first layer, search the training rows for log-ratios and products of pairs of numeric
+        columns that a probe tree reads better than the two columns (:class:`mddf.PairFeatures`' search, its
+        settings from the instance given; ``"auto"``: its defaults; the cascade sets its seed, threads and
+        categorical columns) and append them to ``x`` for every layer, at fit and prediction. Nothing is
+        appended, and the model is the one without the search, when no pair helps. None: no search. See
+        :ref:`the user guide <pair-features>`.
+    calibration : None or "temperature", default=None
+        ``"temperature"``: fit ``q ~ (p + eps) ** (1 / T)`` on the kept layers' out-of-fold mixture and apply
+        it in :meth:`predict_proba` (the argmax, so every label, unchanged; kept only when it lowers the
+        out-of-fold log-loss, and not with a predictor that predicts). None: the mixture as it is (eq. 9). See
+        :ref:`the user guide <calibration>`.
     n_folds : int, default=3
         k of the k-fold class vectors (Section 5.2 leaves k open; 3 is
         gcForest's choice and the cheapest that leaves each model 2/3 of the rows).
@@ -490,6 +502,16 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
         (``mix_t = (1 - beta_t) mix_{t-1} + beta_t h_t``); the prediction after
         layer t is ``argmax mix_t``.
     n_layers_ : int
+    pair_features_ : PairFeatures or None
+        The fitted pair search (None without ``pair_features``).
+    pair_feature_names_ : ndarray of str or None
+        The names of the appended features (``log(a/b)``, ``a*b``, ``a-b``); empty when none helped.
+    pair_importances_ : ndarray or None
+        Each appended feature's mean share of the kept layers' importances (credited half to each of its two
+        columns in ``feature_importances_`` and ``layer_importances_``).
+    calibration_ : TemperatureCalibration or None
+        The fitted ``temperature`` and ``smoothing``, with the out-of-fold ``log_loss_before`` and
+        ``log_loss_after``; None when not applied.
     train_history_ : list of dict, one per grown layer (also the discarded ones)
         Accuracies, margin statistics and the loss are weighted by ``sample_weight``
         and, but for ``val_accuracy``, taken over the training rows (those left for

@@ -165,6 +165,13 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
         layers (the staged outputs and :meth:`transform` stay the cascade's).
         It costs four more predictor fits on half the rows. Ignored without a
         ``predictor``.
+    pair_features : None, "auto" or PairFeatures, default=None
+        Before the first layer, search the training rows for log-ratios and products of pairs of numeric
+        columns that a probe tree reads better than the two columns (:class:`mddf.PairFeatures`' search, its
+        settings from the instance given; ``"auto"``: its defaults; the cascade sets its seed, threads and
+        categorical columns) and append them to ``x`` for every layer, at fit and prediction. Nothing is
+        appended, and the model is the one without the search, when no pair helps. None: no search. See
+        :ref:`the user guide <pair-features>`.
     n_folds : int, default=3
         k of the k-fold out-of-fold predictions (gcForest's choice, as
         :class:`mddf.MDDFClassifier`). The folds are shuffled, not stratified.
@@ -276,6 +283,13 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
         ``[x, h_T]`` (``"stacked"``, w = 1), of the best mixture (``"blend"``)
         and of the predictor on ``x`` (``"raw"``). None otherwise.
     n_layers_ : int
+    pair_features_ : PairFeatures or None
+        The fitted pair search (None without ``pair_features``).
+    pair_feature_names_ : ndarray of str or None
+        The names of the appended features (``log(a/b)``, ``a*b``, ``a-b``); empty when none helped.
+    pair_importances_ : ndarray or None
+        Each appended feature's mean share of the kept layers' importances (credited half to each of its two
+        columns in ``feature_importances_`` and ``layer_importances_``).
     train_history_ : list of dict, one per grown layer (also the discarded ones)
         ``layer``, ``oof_mse`` and ``oof_r2`` (of ``y_t`` on the training rows,
         weighted by the sample weights), ``forest_oof_mse`` (each member's own, of its ``h_t``),

@@ -33,11 +33,12 @@ class PairFeatures(AppendedFeaturesMixin, TransformerMixin, BaseEstimator):
     ``max_depth`` is grown on ``(a, b)`` and on ``(a, b, feature)`` on each of ``cv`` folds of the training rows
     (stratified for a classification target); the feature's gain is the relative reduction of the held-out loss
     (log-loss, or squared error for a continuous target) it brings, ``(loss(a, b) - loss(a, b, feature)) /
-    loss(a, b)``. The ``max_features`` features of highest gain above ``min_gain`` are appended. With more than
+    loss(a, b)``. The ``max_features`` features of highest gain above ``min_gain`` (and beyond ``min_gain_se``
+    standard errors) are appended. With more than
     ``max_columns`` numeric columns, only the pairs of the ``max_columns`` most important ones in a probe forest
-    are tried, so the cost is bounded at any width. The probes and the cost model:
-    :mod:`mddf._pair_search`; the cascades run this search themselves with ``pair_features``
-    (:ref:`user guide <pair-features>`).
+    are tried, so the cost is bounded at any width: at most ``m (m - 1) / 2 * (1 + len(operations)) * cv``
+    probe trees for ``m = min(p, max_columns)`` numeric columns. The cascades run this search themselves with
+    ``pair_features`` (:ref:`user guide <pair-features>`).
 
     Parameters
     ----------
