@@ -60,3 +60,30 @@ def test_a_model_pickled_at_the_old_modules_loads_and_predicts_the_same(estimato
     restored = pickle.loads(data)
     assert type(restored) is type(model)
     np.testing.assert_array_equal(restored.predict(X), model.predict(X))
+
+
+#: The models of ``data/models-0.2.0.dev0-a088048.pickle``, pickled by mddf 0.2.0.dev0 at commit a088048 (before the
+#: cascades got an engine of their own), and the SHA-256 of their predictions (float64 bytes) then.
+PICKLED_DIGESTS = {
+    "classifier": "5efdb0935496ec29f8d0a0c2de4f92bade0fafab267b8cf997d9d84b1a376e8e",
+    "classifier_predictor_auto": "52a4cc3ed467dd506bd6cacc68c39f07c703e95893df6b8a34ca2ae33de78639",
+    "classifier_screening": "698d27655bd01fbaae92d8688eae96db7884e62e0ee23118aa0986521e01beba",
+    "regressor": "cdaed3b7d1d448dca3c323097520c3e8eee513c921522fd83d0f2910b36f3223",
+    "gcforest": "141f7e00bb2af13208408d4f9dde9b99f479de1f3890f8bf7574642277e981f8",
+}
+
+
+def test_models_pickled_by_0_2_0_dev0_load_and_predict_the_same_bits():
+    import hashlib
+    import warnings
+    from pathlib import Path
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # scikit-learn's warning when the pickle's version differs from the running one
+        saved = pickle.loads((Path(__file__).parent / "data" / "models-0.2.0.dev0-a088048.pickle").read_bytes())
+    assert set(saved["models"]) == set(PICKLED_DIGESTS)
+    for name, (model, digest) in saved["models"].items():
+        assert digest == PICKLED_DIGESTS[name]
+        predicted = model.predict_proba(saved["X"]) if hasattr(model, "predict_proba") else model.predict(saved["X"])
+        found = hashlib.sha256(np.ascontiguousarray(predicted, dtype=np.float64).tobytes()).hexdigest()
+        assert found == digest, f"{name}: the predictions of the pickled model changed"
