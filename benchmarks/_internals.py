@@ -38,7 +38,8 @@ def fit_phases():
     ``"forest loop"`` is the forests' whole tree loop, of which tree growth, packing and out-of-fold prediction
     are parts; the rest of it is resampling.
     """
-    cascade = inspect.getmodule(MDDFClassifier)  # the module whose margins and CumulativeMargin the fit calls
+    # the module whose margins and CumulativeMargin the fit calls: the classifier's policy's
+    cascade = inspect.getmodule(type(MDDFClassifier()._policy()))
     return [
         (BinnedInput, "__init__", "binning"),
         (growing, "grow_tree", "tree growth"),
@@ -53,13 +54,16 @@ def fit_phases():
 
 
 def stacked_input(cascade, X):
-    """``[x, f_T]`` of the rows ``X`` as a predictor after ``cascade`` reads it, and ``predict_proba``'s output."""
-    return cascade._stacked_input(X)
+    """``[x, f_T]`` of the rows ``X`` as a predictor after ``cascade`` reads it, and the cascade's own output."""
+    x = cascade._validated(X)
+    for passed, output in cascade._staged(X):
+        pass
+    return np.hstack([x, passed.astype(np.float32)]), output
 
 
 def categorical_prefix(cascade, n_columns):
     """The categorical mask of the first ``n_columns`` columns of the cascade's stacked input (None: none)."""
-    return cascade._categorical_prefix(n_columns)
+    return inspect.getmodule(type(cascade._policy())).categorical_prefix(cascade, n_columns)
 
 
 class _GrowEveryLayer(EarlyStopping):
@@ -101,10 +105,10 @@ class FullDepthClassifier(MDDFClassifier):
         ``"out-of-fold"`` or ``"validation"``.
     """
 
-    def _begin_growth(self, X, y, sample_weight, rng=None):
-        growth = super()._begin_growth(X, y, sample_weight, rng)
-        live = growth.stopping
-        growth.stopping = _GrowEveryLayer(
+    def _begin_growth(self, X, y, sample_weight):
+        growth = super()._begin_growth(X, y, sample_weight)
+        live = growth.state.stopping
+        growth.state.stopping = _GrowEveryLayer(
             live.n_tolerant_layers,
             tol=live.tol,
             min_gain_se=live.min_gain_se,
@@ -113,6 +117,6 @@ class FullDepthClassifier(MDDFClassifier):
             sample_weight=live.sample_weight,
             measure=live.measure,
         )
-        self.monitored_rows_ = growth.stopping.rows
+        self.monitored_rows_ = growth.state.stopping.rows
         self.monitored_ = live.monitored
         return growth

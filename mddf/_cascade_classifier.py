@@ -2,42 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from numbers import Real
 
-import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin, _fit_context
-from sklearn.ensemble import RandomForestClassifier
-from sklearn.preprocessing import LabelEncoder
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
-from sklearn.utils.multiclass import check_classification_targets
 
-from ._block_classifier import TREE_METHODS, WEIGHTINGS, ForestBlock
-from ._calibration import fit_temperature
-from ._cascade_base import CascadeBase, Growth
+from ._block_classifier import TREE_METHODS, WEIGHTINGS
+from ._cascade_base import CascadeBase
 from ._layer_features import member_name
-from ._margin import margins
-from ._members import check_forest_types, fit_member, is_forest
-from ._mixture import ClassVectorMixture, CumulativeMargin
-from ._screening import confidence, screening_threshold, still_in
-from ._stopping import ACCURACY, weighted_accuracy
-from .forests import PrefixCodes, make_gbdt, make_hgb
-from .utils import check_label_types, check_sample_weight, validate_tabular
-
-
-@dataclass(eq=False)
-class _MarginGrowth(Growth):
-    """The state of Algorithm 2 between layers: beside the common state, F_t and D_t, and the rows that train.
-
-    ``row_weight`` holds the sample weights of every training row as the margins read them (the
-    cumulative margin keeps those of the rows still in); ``thresholds`` the screening threshold
-    of every grown layer (confidence screening).
-    """
-
-    cumulative: CumulativeMargin | None = None
-    trainable: np.ndarray | None = None
-    row_weight: np.ndarray | None = None
-    thresholds: list = field(default_factory=list)
+from ._margin_policy import MarginPolicy
 
 
 class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimator):
@@ -590,13 +563,8 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
     """
 
     # Tag of the verbose lines; errors name ``type(self).__name__``.
+    # Tag of the verbose lines; errors name ``type(self).__name__``.
     _log_name = "mdDF"
-    _measure = ACCURACY
-    _passed_importance_attr = "class_vector_importance_"
-
-    @property
-    def _binned_trees(self):
-        return self.tree_method == "hist"
 
     _parameter_constraints = {
         **CascadeBase._parameter_constraints,
@@ -684,53 +652,9 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
         self.verbose = verbose
         self.model_dir = model_dir
 
-    # ------------------------------------------------------------------ helpers
-    def _layer_input(self, X, passed, t):
-        """Input of layer t (1-based) as a C-contiguous float32 array, as ``input_features`` says."""
-        if t == 1 or self.input_features == "raw":
-            return X
-        if self.input_features == "stacking":
-            return np.ascontiguousarray(passed, dtype=np.float32)
-        return super()._layer_input(X, passed, t)
+    def _policy(self):
+        return MarginPolicy(self, log_name=self._log_name)
 
-    def _layer_holds_x(self, t):
-        return t == 1 or self.input_features != "stacking"
-
-    def _check_forest_types(self):
-        return check_forest_types(self.forest_types)
-
-    def _block(self, forest_types, t, store):
-        """Layer t's untrained block, its trees limited to depth ``max_depth_factor * (t + 1)``.
-
-        Its models go to the ``store``, under ``layer-<t>``.
-        """
-        return ForestBlock(
-            forest_types,
-            self.n_estimators,
-            self._layer_depth(t),
-            self.n_folds,
-            self.class_vectors,
-            self.weighting,
-            self.n_jobs,
-            self.tree_method,
-            store=store,
-            name=f"layer-{t:03d}",
-            fold_trees=self.fold_trees,
-        )
-
-    def _cumulative_margin(self, n_samples, sample_weight):
-        """Margin state of Algorithm 2 for the training rows: D_1 proportional to the weights, no layer yet."""
-        return CumulativeMargin(
-            n_samples,
-            margin_optimization=self.margin_optimization,
-            cumulative_margin=self.cumulative_margin,
-            margin_mean=self.margin_mean,
-            margin_tradeoff=self.margin_tradeoff,
-            alpha_solver=self.alpha_solver,
-            sample_weight=sample_weight,
-        )
-
-    # ---------------------------------------------------------------------- fit
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
         """Grow the cascade (Algorithm 2) and keep its best prefix.
@@ -780,312 +704,14 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
         """
         return self._fit_in_store(X, y, sample_weight)
 
-    def _new_growth(self, **state):
-        """Algorithm 2's state before the first layer (lines 1-2): alpha_0 = 1, f_0 empty, D_1 ∝ w."""
-        weight = state["weight"]
-        cumulative = self._cumulative_margin(len(state["y"]), weight)
-        return _MarginGrowth(
-            **state,
-            train=ClassVectorMixture(self.passed_features),
-            val=ClassVectorMixture(self.passed_features),
-            cumulative=cumulative,
-            trainable=None if weight is None else weight > 0,  # rows of weight 0 never reach the forests
-            row_weight=cumulative.sample_weight,
-        )
-
-    def _fit_block(self, block, growth, X, **binning):
-        """Line 4: layer t's block, fitted on D_t (over the rows still in); their out-of-fold class vectors
-        per forest."""
-        distribution, n_classes = growth.cumulative.distribution, len(self.classes_)
-        y, trainable, rows = growth.y, growth.trainable, growth.active
-        if rows is not None:  # confidence screening: the rows still in
-            y, trainable = y[rows], None if trainable is None else trainable[rows]
-        return block.fit(X, y, distribution, n_classes, growth.rng, trainable, **binning)
-
-    def _add_layer(self, growth, t, block, per_forest, start):
-        """Lines 5-8 for a fitted layer: margins, its weight, f_t and D_{t+1}; True when growth stops.
-
-        With ``screening_accuracy``, lines 5-8 run on the rows still in the cascade
-        (those that trained layer t), the layer's threshold is chosen and the rows it
-        screens leave (:meth:`_screen`); the monitored accuracy is over every row,
-        with the screened rows' outputs frozen at their exit layer's.
-        """
-        cumulative, rows = growth.cumulative, growth.active
-        y = growth.y if rows is None else growth.y[rows]
-        h = per_forest.mean(axis=1)
-        gamma = margins(h, y)  # line 5, eq. 46
-        alpha, share = cumulative.solve_weight(gamma, growth.rng)  # line 6, eq. 48
-        cumulative.add_layer(gamma, alpha, share)
-        growth.train.add_layer(per_forest, share, rows)  # line 7: f_t (eq. 7)
-        cumulative.reweight()  # line 8: D_{t+1} (eq. 47)
-        correct = growth.train.correct(growth.y)
-        record = self._layer_record(t, block, h, y, correct, cumulative, growth.row_weight)
-        if growth.X_val is not None:  # the held-out rows go through the layer and are the ones monitored
-            self._through_layer(block, t, share, growth.X_val, growth.val, growth.val_active, growth.val_x)
-            correct = growth.val.correct(growth.y_val)
-            record["val_accuracy"] = weighted_accuracy(correct, growth.weight_val)
-        screening_stop = None if self.screening_accuracy is None else self._screen(growth, record)
-        if self._keep_layer(growth, block, record, start, correct):  # weighted accuracy of the monitored rows
-            return True
-        if screening_stop is not None:
-            growth.stopping.reason = screening_stop
-            return True
-        return False
-
-    def _screen(self, growth, record):
-        """Confidence screening after a layer: its threshold, and the rows at or above it leave the cascade.
-
-        The threshold (:func:`mddf._screening.screening_threshold`) is chosen on
-        the out-of-fold outputs of the training rows still in, weighted by
-        ``sample_weight``; the training rows and the held-out rows
-        (``validation_fraction``) whose confidence reaches it leave, and the
-        cumulative margin keeps the rows still in (D_{t+1} renormalised over
-        them). Adds the counts to ``record``; returns why growth stops (too few
-        rows left for another layer), or None.
-        """
-        n, rows = len(growth.y), growth.active
-        rows = np.arange(n) if rows is None else rows
-        proba = growth.train.proba[rows]
-        weight = None if growth.weight is None else growth.weight[rows]
-        correct = proba.argmax(axis=1) == growth.y[rows]
-        threshold = screening_threshold(confidence(proba), correct, self.screening_accuracy, weight)
-        growth.thresholds.append(threshold)
-        kept = confidence(proba) < threshold
-        record.update(
-            screening_threshold=threshold,
-            rows_in=len(rows),
-            screened=int(len(rows) - kept.sum()),
-            screened_fraction=float(1.0 - kept.sum() / n),
-        )
-        if growth.X_val is not None:
-            record["val_rows_in"] = len(growth.X_val) if growth.val_active is None else len(growth.val_active)
-        if kept.all():  # nothing screened: every row stays in (as without screening)
-            return None
-        growth.cumulative.keep_rows(np.flatnonzero(kept))
-        growth.active = rows[kept]
-        if growth.X_val is not None:
-            growth.val_active = still_in(growth.val_active, growth.val.proba, threshold)
-            growth.val_x = PrefixCodes(growth.X_val[growth.val_active])
-        return self._screening_stop(growth)
-
-    def _screening_stop(self, growth):
-        """Why the rows still in cannot train another layer, or None when they can.
-
-        A layer needs rows of two classes or more, of positive weight, and, for
-        cross-fitted members, at least ``n_folds`` rows of every class among them
-        (as :meth:`fit` requires of all the rows).
-        """
-        y = growth.y[growth.active]
-        counts = np.bincount(y, minlength=len(self.classes_))
-        present = np.flatnonzero(counts)
-        prefix = "confidence screening"
-        if len(present) < 2:
-            left = f"only training rows of class {self.classes_[present[0]]!r}" if len(present) else "no training row"
-            return f"{prefix} left {left} in the cascade"
-        if growth.trainable is not None and not growth.trainable[growth.active].any():
-            return f"{prefix} left no training row of positive sample weight in the cascade"
-        small = present[np.argmin(counts[present])]
-        if self._cross_fitted and counts[small] < self.n_folds:
-            return (
-                f"{prefix} left {counts[small]} training rows of class {self.classes_[small]!r} in the cascade, "
-                f"fewer than n_folds={self.n_folds}"
-            )
-        return None
-
-    @property
-    def _cross_fitted(self):
-        """Whether some member is cross-fitted on ``n_folds`` stratified folds (so every class needs that many rows)."""
-        return self.class_vectors == "kfold" or not all(map(is_forest, self.forest_types))
-
-    def _reads_oof_outputs(self):
-        return self.calibration is not None or super()._reads_oof_outputs()
-
-    def _end_growth(self, growth):
-        """Keep the best prefix, with its screening thresholds (``screening_thresholds_``), then calibrate."""
-        kept = growth.stopping.n_kept
-        self.screening_thresholds_ = None if self.screening_accuracy is None else np.array(growth.thresholds[:kept])
-        super()._end_growth(growth)
-        self.calibration_ = None
-        if self.calibration is not None and not self._uses_predictor():
-            fitted = fit_temperature(growth.oof_outputs[kept - 1], growth.y, growth.weight)
-            if fitted.log_loss_after < fitted.log_loss_before:  # no gain out of fold: the probabilities as they are
-                self.calibration_ = fitted
-
-    def _set_layer_weights(self, growth, kept):
-        """``alphas_`` and ``layer_shares_`` of the kept layers."""
-        self.alphas_, self.layer_shares_ = growth.cumulative.layer_weights(kept)
-
-    def _predictor_template(self, categorical=None):
-        """The unfitted ``predictor``: XGBoost or HistGradientBoosting (both splitting the ``categorical``
-        columns of its input into category subsets), a random forest or the instance given."""
-        if self.predictor == "xgboost":
-            return make_gbdt(categorical=categorical)
-        if self.predictor == "hgb":
-            return make_hgb(categorical=categorical)
-        if self.predictor == "forest":
-            return RandomForestClassifier(n_estimators=4 * self.n_estimators, max_features="sqrt", n_jobs=self.n_jobs)
-        return self.predictor
-
-    def _predictor_output(self, model, Z):
-        """The fitted ``predictor``'s class probabilities for the rows of ``Z``."""
-        return model.predict_proba(Z)
-
-    def _output_rows(self, output, y):
-        """Whether class probabilities ``output`` classify each row right (what early stopping reads)."""
-        return output.argmax(axis=1) == y
-
-    def _fit_final(self, template, Z, y, weight, seed):
-        """The predictor fitted on ``Z = [x, f_T]``, as the model that predicts and the estimator ``predictor_``."""
-        model = fit_member(template, Z, y, len(self.classes_), weight, random_state=seed, where="predictor")
-        model.predict_proba(Z[:16])  # an unusable output is an error at fit, naming the predictor
-        return model, model.estimator
-
-    def _importance_split(self, t, importances, n_features):
-        if t == 1 or self.input_features == "raw":
-            return importances, 0.0
-        if self.input_features == "stacking":
-            return 0.0, importances.sum()
-        return super()._importance_split(t, importances, n_features)  # preconc: [x, f_{t-1}]
-
-    def _training_data(self, X, y, sample_weight, rng):
-        """Validate X, y and the weights, set ``classes_``, and hold out the validation rows.
-
-        Returns
-        -------
-        X, y, weight : the training rows, y encoded as column indices of ``classes_``,
-            their weights (None without ``sample_weight``)
-        X_val, y_val, weight_val : the held-out rows (None without ``validation_fraction``)
-        """
-        if self.screening_accuracy is not None and self.predictor is not None:
-            raise ValueError(
-                f"{type(self).__name__}: screening_accuracy and predictor cannot be combined, as a screened row's "
-                "prediction is the output of the layer it left at; set predictor=None or screening_accuracy=None"
-            )
-        check_label_types(y, estimator_name=type(self).__name__)
-        X, y = validate_tabular(self, X, y, reset=True, dtype=np.float32, order="C", ensure_all_finite="allow-nan")
-        weight = weight_val = None
-        if sample_weight is not None:
-            weight = check_sample_weight(sample_weight, X, estimator_name=type(self).__name__)
-        check_classification_targets(y)
-        encoder = LabelEncoder().fit(y)
-        self.classes_ = encoder.classes_
-        y_enc = encoder.transform(y)
-        n_classes = len(self.classes_)
-        if n_classes < 2:
-            raise ValueError(
-                f"y has only one class ({self.classes_.tolist()[0]!r}); "
-                f"{type(self).__name__} needs samples of at least 2 classes"
-            )
-        X_val = y_val = None
-        if self.validation_fraction is not None:
-            X, X_val, y_enc, y_val, weight, weight_val = self._split_validation(X, y_enc, weight, rng, stratify=True)
-        counts = np.bincount(y_enc, minlength=n_classes)
-        if self._cross_fitted and counts.min() < self.n_folds:
-            small = self.classes_.tolist()[int(np.argmin(counts))]
-            hint = "use class_vectors='oob'" if self.class_vectors == "kfold" else "use forests only"
-            raise ValueError(
-                f"class {small!r} has {counts.min()} training samples, fewer than n_folds={self.n_folds}; "
-                "every class needs at least n_folds samples for stratified k-fold class vectors "
-                f"(lower n_folds or {hint})"
-            )
-        return X, y_enc, weight, X_val, y_val, weight_val
-
-    def _layer_record(self, t, block, h, y, correct, cumulative, row_weight):
-        """train_history_ entry of layer t, without ``val_accuracy`` and ``fit_seconds``.
-
-        ``h`` is the layer's out-of-fold class vector of the training rows that went
-        through it and ``y`` their classes, ``correct`` the training rows (every one)
-        the mixture up to t classifies right, ``row_weight`` their weights, and
-        ``cumulative`` the :class:`~mddf._mixture.CumulativeMargin` after the layer
-        (it holds the weights of the rows that went through it, which weight the
-        layer's accuracy and the margin statistics).
-        """
-        weight = cumulative.sample_weight
-        return {
-            "layer": t,
-            "alpha": float(cumulative.alphas[-1]),
-            "share": float(cumulative.shares[-1]),
-            "oof_accuracy": weighted_accuracy(correct, row_weight),
-            "layer_oof_accuracy": weighted_accuracy(h.argmax(axis=1) == y, weight),
-            **cumulative.statistics(),
-            "loss": cumulative.loss(),
-            "max_depth": block.max_depth,
-            "model_bytes": block.nbytes,
-        }
-
-    def _log_layer(self, record):
-        """With ``verbose``, one line for a grown layer, tagged with :attr:`_log_name`.
-
-        The layer's weights are shown only when margins are optimised (they are 1
-        for the gcForest cascade): ``share`` is beta_t, its share of the mixture of
-        layers 1..t, and with ``cumulative_margin="additive"`` ``alpha`` is
-        Algorithm 2's alpha_t, the value ``alphas_`` keeps for it. The normalised
-        reading's ``alphas_`` depend on the layers that follow; :meth:`_log_end`
-        prints them. The margin ratio is that of ``train_history_``; ``inf``
-        says that the mean margin is not positive.
-        """
-        if not self.verbose:
-            return
-        weights = ""
-        if self.margin_optimization:
-            alpha = f"alpha={record['alpha']:.4g}  " if self.cumulative_margin == "additive" else ""
-            weights = f"{alpha}share={record['share']:.4f}  "
-        val = f" val_acc={record['val_accuracy']:.4f}" if "val_accuracy" in record else ""
-        ratio = record["margin_ratio"]
-        ratio = f"{ratio:.4f}" if np.isfinite(ratio) else "inf (mean margin <= 0)"
-        screened = f"rows_in={record['rows_in']} screened={record['screened']}  " if "rows_in" in record else ""
-        print(
-            f"[{self._log_name}] layer {record['layer']:2d}  {weights}oof_acc={record['oof_accuracy']:.4f}{val}  "
-            f"margin_ratio={ratio}  {screened}{record['fit_seconds']:.1f}s",
-            flush=True,
-        )
-
-    def _log_end(self):
-        """With ``verbose``, one line once growth has stopped: the kept layers, why, and their ``alphas_``."""
-        if not self.verbose:
-            return
-        alphas = ""
-        if self.margin_optimization:
-            alphas = "; alphas_=[" + ", ".join(f"{alpha:.4g}" for alpha in self.alphas_) + "]"
-        kept = f"kept {self.n_layers_} of {len(self.train_history_)} layers"
-        print(f"[{self._log_name}] {kept}: {self.stop_reason_}{alphas}", flush=True)
-
     # ------------------------------------------------------------------ predict
-    def _replay(self, X):
-        """Yield ``(passed, output)`` after each kept layer; with ``screening_accuracy``, only the rows still in
-        go through a layer, and a screened row's stay those of the layer it left at."""
-        mixture, x_codes = ClassVectorMixture(self.passed_features), PrefixCodes(X)
-        thresholds = getattr(self, "screening_thresholds_", None)
-        rows = None  # the rows still in the cascade: every row until a threshold screens some
-        for t, (block, share) in enumerate(zip(self._prediction_layers(), self.layer_shares_), start=1):
-            self._through_layer(block, t, share, X, mixture, rows, x_codes)
-            if thresholds is not None and t < len(thresholds) and (rows is None or len(rows)):
-                still = still_in(rows, mixture.proba, thresholds[t - 1])
-                if rows is not None or len(still) < len(X):
-                    rows, x_codes = still, PrefixCodes(X[still])
-            yield mixture.passed, mixture.proba
-
-    def _through_layer(self, block, t, share, X, mixture, rows, x_codes):
-        """Send new rows through fitted layer ``block`` (layer t): its class vectors join ``mixture`` with ``share``.
-
-        Only the rows still in (``rows``, indices into ``X``; None: every row) go through it;
-        ``x_codes`` is the :class:`PrefixCodes` of their ``x``.
-        """
-        if rows is None:
-            layer_input = self._layer_input(X, mixture.passed, t)
-        elif len(rows):
-            layer_input = self._layer_input(X[rows], mixture.passed[rows], t)
-        else:
-            return
-        mixture.add_layer(block.predict_proba(layer_input, self._layer_prefix(x_codes, t)), share, rows)
-
     def staged_predict_proba(self, X):
-        """Class probabilities after each kept layer (``f_t / sum_{l<=t} alpha_l``).
+        """Class probabilities after each kept layer (``f_t / sum_{l<=t} alpha_l``), the cascade's own mixtures.
 
         Yields
         ------
-        ndarray of shape (n_samples, n_classes); the last equals :meth:`predict_proba`
-        without a ``predictor`` (with one, it is still the cascade's own).
+        ndarray of shape (n_samples, n_classes); the last equals :meth:`predict_proba` without a ``predictor`` and
+        without ``calibration``.
         """
         return (proba for _, proba in self._staged(X))
 
@@ -1094,18 +720,19 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
         return (self.classes_[proba.argmax(axis=1)] for proba in self.staged_predict_proba(X))
 
     def predict_proba(self, X):
-        """Class probabilities ``f_T(x) / sum_t alpha_t``: a convex combination of the layers' class vectors (eq. 9).
+        """Class probabilities ``f_T(x) / sum_t alpha_t``: a convex combination of the layers' class vectors (eq. 9),
+        calibrated by ``calibration_`` when there is one.
 
         With a ``predictor``, its probabilities for ``[x, f_T(x)]`` (or ``x``) instead, or, when
         ``predictor_weight_`` w is below 1, ``(1 - w)`` times the cascade's plus w times the predictor's.
         """
-        if not self._uses_predictor():
-            proba = None
-            for stage in self.staged_predict_proba(X):
-                proba = stage
-            calibration = getattr(self, "calibration_", None)  # models stored before calibration: none
-            return proba if calibration is None else calibration.apply(proba)
-        return self._predicted(X)
+        if self._uses_predictor():
+            return self._predicted(X)
+        proba = None
+        for stage in self.staged_predict_proba(X):
+            proba = stage
+        calibration = getattr(self, "calibration_", None)  # models stored before calibration: none
+        return proba if calibration is None else calibration.apply(proba)
 
     def predict(self, X):
         """``argmax_j f_T^j(x)`` (eq. 9), or the most probable class of :meth:`predict_proba` with a ``predictor``."""

@@ -4,45 +4,17 @@ from __future__ import annotations
 
 from numbers import Integral
 
-import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin, TransformerMixin, _fit_context
-from sklearn.ensemble import RandomForestRegressor
-from sklearn.metrics import r2_score
 from sklearn.utils._param_validation import HasMethods, Interval, RealNotInt, StrOptions
 
-from ._block_regressor import RegressionForestBlock
-from ._cascade_base import CascadeBase, Growth
+from ._cascade_base import CascadeBase
 from ._layer_features import member_name
-from ._members import check_forest_types, seeded_clone
-from ._stopping import NEGATIVE_MSE
-from .forests import PrefixCodes, make_gbdt, make_hgb
-from .utils import check_sample_weight, validate_tabular
+from ._residual_policy import LARGEST_TARGET, ResidualPolicy
+
+__all__ = ["LARGEST_TARGET", "TARGETS", "CascadeForestRegressor"]
 
 #: What the layers after the first fit: the target itself, or what the previous layers left of it.
 TARGETS = ("y", "residual")
-
-#: The largest magnitude of the targets, and of the predictions the layers pass on: the layer features are
-#: float32 (the next layer's input, ``transform`` and ``oof_features_``).
-LARGEST_TARGET = float(np.finfo(np.float32).max)
-
-
-class _Passed:
-    """What the regression layers pass on: the last layer's per-member predictions ``h_t`` (None before layer 1)."""
-
-    passed = None
-
-    @property
-    def prediction(self):
-        """The cascade's prediction so far, the mean of ``h_t`` over the members (0 before layer 1)."""
-        return 0.0 if self.passed is None else self.passed.mean(axis=1)
-
-    output = prediction  # the cascade's prediction, by the name both cascades' growth reads
-
-
-def _weighted_variance(y, weight):
-    """The weighted variance of y."""
-    mean = np.average(y, weights=weight)
-    return np.average((y - mean) ** 2, weights=weight)
 
 
 class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, BaseEstimator):
@@ -323,9 +295,6 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
 
     # Tag of the verbose lines; errors name ``type(self).__name__``.
     _log_name = "CascadeForestRegressor"
-    _measure = NEGATIVE_MSE
-    _passed_importance_attr = "augmented_feature_importance_"
-    _binned_trees = True  # its forests always grow binned trees
 
     _parameter_constraints = {
         **CascadeBase._parameter_constraints,
@@ -391,38 +360,9 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
         self.verbose = verbose
         self.model_dir = model_dir
 
-    # ------------------------------------------------------------------ helpers
-    def _check_forest_types(self):
-        return check_forest_types(self.forest_types, "regression")
+    def _policy(self):
+        return ResidualPolicy(self, log_name=self._log_name)
 
-    def _layer_depth(self, t):
-        """Depth limit of layer t's trees: the smaller of ``max_depth`` and ``max_depth_factor * (t + 1)``."""
-        limits = [self.max_depth] if self.max_depth is not None else []
-        if self.max_depth_factor is not None:
-            limits.append(self.max_depth_factor * (t + 1))
-        return min(limits) if limits else None
-
-    def _check_target(self, y):
-        """y as float64, with a clear error for labels that are not numbers."""
-        if np.asarray(y).dtype.kind in "USO":
-            try:
-                np.asarray(y, dtype=np.float64)
-            except (TypeError, ValueError):
-                raise ValueError(
-                    f"{type(self).__name__} needs a numeric target y (real values to regress on), got values that are "
-                    "not numbers; for class labels use a classifier such as mddf.MDDFClassifier"
-                ) from None
-
-    def _overflow_error(self, what, largest):
-        """The error for targets, or predictions passed on, beyond :data:`LARGEST_TARGET`."""
-        return ValueError(
-            f"{type(self).__name__}: {what} reaches {largest:.3g}, beyond {LARGEST_TARGET:.3g}, the largest "
-            "float32: the predictions each layer passes on to the next (float32 features, as transform returns "
-            "them) would overflow to infinity; rescale y (e.g. divide it by its standard deviation) and scale "
-            "the predictions back"
-        )
-
-    # ---------------------------------------------------------------------- fit
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
         """Grow the cascade and keep its best prefix.
@@ -464,153 +404,7 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
         """
         return self._fit_in_store(X, y, sample_weight)
 
-    def _training_data(self, X, y, sample_weight, rng):
-        """Validate X, y and the weights, and hold out the validation rows.
-
-        Returns
-        -------
-        X, y, weight : the training rows, y as float64, their weights (ones without ``sample_weight``)
-        X_val, y_val, weight_val : the held-out rows (None without ``validation_fraction``)
-        """
-        self._check_target(y)
-        X, y = validate_tabular(
-            self, X, y, reset=True, dtype=np.float32, order="C", ensure_all_finite="allow-nan", y_numeric=True
-        )
-        y = np.ascontiguousarray(y, dtype=np.float64)
-        largest = float(np.max(np.abs(y)))
-        if largest > LARGEST_TARGET:
-            raise self._overflow_error("|y|", largest)
-        weight = check_sample_weight(sample_weight, X, estimator_name=type(self).__name__)
-        n = len(y)
-        if n < self.n_folds:
-            raise ValueError(
-                f"{type(self).__name__} got n_samples={n}, fewer than n_folds={self.n_folds}: "
-                "the out-of-fold predictions need at least one row per fold"
-            )
-        X_val = y_val = weight_val = None
-        if self.validation_fraction is not None:
-            X, X_val, y, y_val, weight, weight_val = self._split_validation(X, y, weight, rng, stratify=False)
-        return X, y, weight, X_val, y_val, weight_val
-
-    def _stopping_tol(self, y, weight):
-        """``tol`` times the weighted variance of the monitored targets: a gain in R^2 of more than ``tol``."""
-        return self.tol * _weighted_variance(y, weight)
-
-    def _new_growth(self, **state):
-        return Growth(**state, train=_Passed(), val=_Passed())
-
-    def _block(self, forest_types, t, store):
-        """Layer t's untrained block; its forests go to the ``store``, under ``layer-<t>``."""
-        return RegressionForestBlock(
-            forest_types,
-            self.n_estimators,
-            self._layer_depth(t),
-            self.max_features,
-            self.n_folds,
-            self.n_jobs,
-            store=store,
-            name=f"layer-{t:03d}",
-            fold_trees=self.fold_trees,
-        )
-
-    def _fit_block(self, block, growth, X, **binning):
-        y = growth.y
-        if self.target == "residual":
-            y = y - growth.train.prediction  # what the previous layers left, out-of-fold
-        return block.fit(X, y, growth.weight, growth.rng, **binning)
-
-    def _passed_on(self, output, previous):
-        """Each member's prediction of y, ``h_t``, from the block's ``output`` and the previous layers' ``_Passed``.
-
-        A ``ValueError`` when it exceeds :data:`LARGEST_TARGET` (a residual cascade can pass on predictions
-        somewhat beyond the largest target), as the float32 layer features would be infinite.
-        """
-        if getattr(self, "target", "y") == "residual":  # models pickled before it was a parameter fit y
-            output = output + np.reshape(previous.prediction, (-1, 1))
-        largest = float(np.max(np.abs(output), initial=0.0))
-        if largest > LARGEST_TARGET:
-            raise self._overflow_error("the largest prediction a layer passes on, |h_t|,", largest)
-        return output
-
-    def _add_layer(self, growth, t, block, oof, start):
-        """Record layer t's out-of-fold MSE (and held-out MSE) and pass its predictions on; True when growth stops."""
-        y, weight = growth.y, growth.weight
-        oof = self._passed_on(oof, growth.train)
-        prediction = oof.mean(axis=1)
-        errors = (y - prediction) ** 2
-        mse = float(np.average(errors, weights=weight))
-        record = {
-            "layer": t,
-            "oof_mse": mse,
-            "oof_r2": float(r2_score(y, prediction, sample_weight=weight)),
-            "forest_oof_mse": [float(np.average((y - oof[:, j]) ** 2, weights=weight)) for j in range(oof.shape[1])],
-            "max_depth": block.max_depth,
-            "model_bytes": block.nbytes,
-        }
-        growth.train.passed = oof
-        if growth.X_val is not None:  # the held-out rows go through the layer and are the ones monitored
-            X_val = self._layer_input(growth.X_val, growth.val.passed, t)
-            output = block.predict(X_val, self._layer_prefix(growth.val_x, t))
-            growth.val.passed = self._passed_on(output, growth.val)
-            prediction = growth.val.passed.mean(axis=1)
-            errors = (growth.y_val - prediction) ** 2
-            record["val_mse"] = float(np.average(errors, weights=growth.weight_val))
-            record["val_r2"] = float(r2_score(growth.y_val, prediction, sample_weight=growth.weight_val))
-        return self._keep_layer(growth, block, record, start, errors)
-
-    def _predictor_template(self, categorical=None):
-        """The unfitted ``predictor``: XGBoost or HistGradientBoosting (both splitting the ``categorical``
-        columns of its input into category subsets), a random forest or the instance given."""
-        if self.predictor == "xgboost":
-            return make_gbdt(task="regression", categorical=categorical)
-        if self.predictor == "hgb":
-            return make_hgb(task="regression", categorical=categorical)
-        if self.predictor == "forest":
-            return RandomForestRegressor(
-                n_estimators=4 * self.n_estimators, max_features=self.max_features, n_jobs=self.n_jobs
-            )
-        return self.predictor
-
-    def _predictor_output(self, model, Z):
-        """The fitted ``predictor``'s predictions for the rows of ``Z``, as float64."""
-        return np.asarray(model.predict(Z), dtype=np.float64)
-
-    def _output_rows(self, output, y):
-        """The squared error of predictions ``output`` on each row (what early stopping reads)."""
-        return (output - y) ** 2
-
-    def _fit_final(self, template, Z, y, weight, seed):
-        """The predictor fitted on ``Z = [x, h_T]``, as the model that predicts and the estimator ``predictor_``."""
-        estimator = seeded_clone(template, seed)
-        estimator.fit(Z, y, **({} if weight is None else {"sample_weight": weight}))
-        sample = np.asarray(estimator.predict(Z[:16]))  # an unusable output is an error at fit, naming the predictor
-        if sample.shape != (len(Z[:16]),) or not np.all(np.isfinite(sample)):
-            raise ValueError(
-                f"predictor ({type(estimator).__name__}): predict returned {sample.shape} values where "
-                f"{(len(Z[:16]),)} finite ones were expected, one per row"
-            )
-        return estimator, estimator
-
-    def _log_layer(self, record):
-        if not self.verbose:
-            return
-        val = ""
-        if "val_mse" in record:
-            val = f"  val_mse={record['val_mse']:.6g}  val_r2={record['val_r2']:.4f}"
-        print(
-            f"[{self._log_name}] layer {record['layer']:2d}  oof_mse={record['oof_mse']:.6g}  "
-            f"oof_r2={record['oof_r2']:.4f}{val}  {record['fit_seconds']:.1f}s",
-            flush=True,
-        )
-
     # ------------------------------------------------------------------ predict
-    def _replay(self, X):
-        state, x_codes = _Passed(), PrefixCodes(X)
-        for t, block in enumerate(self._prediction_layers(), start=1):
-            output = block.predict(self._layer_input(X, state.passed, t), self._layer_prefix(x_codes, t))
-            state.passed = self._passed_on(output, state)
-            yield state.passed, state.prediction
-
     def staged_predict(self, X):
         """Prediction after each kept layer, the mean of its members' predictions of y.
 

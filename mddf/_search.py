@@ -22,6 +22,8 @@ from sklearn.utils._param_validation import HasMethods, Interval
 from sklearn.utils.validation import check_is_fitted
 
 from ._cascade_classifier import MDDFClassifier
+from ._growth import CascadeGrowth
+from ._margin_policy import MarginPolicy
 from ._storage import ModelStore, temporary_folders_removed_on_sigterm
 from .utils import LayerOutputMixin
 
@@ -61,15 +63,22 @@ class _Candidate:
         self.estimator = estimator
         self.group = group
         self.growth = None
+        self.store = None
         self.finished = False
         self.pruned_at = None
         self.score = -np.inf
         self.n_grown = 0
         self.n_kept = 0
 
+    def begin(self, X, y, sample_weight, rng):
+        """The candidate's growth before its first layer, from the generator ``rng`` (used as it is)."""
+        self.growth = CascadeGrowth.begin(self.estimator, MarginPolicy(self.estimator), X, y, sample_weight, rng=rng)
+        self.store = self.growth.state.store
+        return self.growth
+
     def record(self, growth):
         """Update the score, the layers grown and the length of the best prefix from ``growth``."""
-        accuracies = growth.stopping.scores
+        accuracies = growth.scores
         self.n_grown = len(accuracies)
         self.n_kept = int(np.argmax(accuracies)) + 1
         self.score = float(accuracies[self.n_kept - 1])
@@ -250,26 +259,21 @@ class MDDFGridSearch(LayerOutputMixin, MetaEstimatorMixin, ClassifierMixin, Tran
         for candidate in candidates:
             groups.setdefault(candidate.group, []).append(candidate)
         for members in groups.values():
-            leader = members[0].estimator
-            growth = leader._begin_growth(X, y, sample_weight, rng=copy.deepcopy(initial_rng))
-            first_layer = leader._fit_layer(growth, 1)
-            after_first_layer = copy.deepcopy(growth.rng)  # the generator as it stands after the shared layer
+            growth = members[0].begin(X, y, sample_weight, copy.deepcopy(initial_rng))
+            first_layer = growth.fit_layer(1)
+            after_first_layer = copy.deepcopy(growth.state.rng)  # the generator as it stands after the shared layer
             self.n_layer_fits_ += 1
             for candidate in members:
-                estimator = candidate.estimator
-                if candidate is members[0]:
-                    own = growth
-                else:
-                    own = estimator._begin_growth(X, y, sample_weight, rng=copy.deepcopy(initial_rng))
-                    own.rng = copy.deepcopy(after_first_layer)
-                candidate.growth = own
-                candidate.finished = estimator._add_layer(own, *first_layer) or estimator.max_layers <= 1
+                own = growth
+                if candidate is not members[0]:
+                    own = candidate.begin(X, y, sample_weight, copy.deepcopy(initial_rng))
+                    own.state.rng = copy.deepcopy(after_first_layer)
+                candidate.finished = own.add_layer(first_layer) or candidate.estimator.max_layers <= 1
                 candidate.record(own)
 
     def _grow(self, candidate, t):
-        estimator, growth = candidate.estimator, candidate.growth
-        candidate.finished = estimator._add_layer(growth, *estimator._fit_layer(growth, t))
-        candidate.finished = candidate.finished or t >= estimator.max_layers
+        growth = candidate.growth
+        candidate.finished = growth.grow(t) or t >= candidate.estimator.max_layers
         self.n_layer_fits_ += 1
         candidate.record(growth)
 
@@ -284,7 +288,7 @@ class MDDFGridSearch(LayerOutputMixin, MetaEstimatorMixin, ClassifierMixin, Tran
             ranked = sorted(members, key=lambda c: (-c.score, c.index))
             for candidate in ranked[keep:]:
                 candidate.pruned_at = t
-                for block in candidate.growth.layers[1:]:  # its own layers' files (the first may be shared)
+                for block in candidate.growth.state.layers[1:]:  # its own layers' files (the first may be shared)
                     block.discard()
                 candidate.growth = None  # its layers are not needed any more
             if self.verbose:
@@ -296,11 +300,10 @@ class MDDFGridSearch(LayerOutputMixin, MetaEstimatorMixin, ClassifierMixin, Tran
         order = sorted(completed, key=lambda c: (-c.score, c.n_kept, c.index))
         order += sorted((c for c in candidates if c.pruned_at is not None), key=lambda c: (-c.score, c.index))
         best = order[0]
-        best.estimator._end_growth(best.growth)  # also moves a shared first layer into its own folder
+        best.growth.finish()  # also moves a shared first layer into its own folder
         for c in candidates:  # the other candidates' folders (model_dir)
-            store = c.estimator.__dict__.get("_model_store")
-            if c is not best and store is not None:
-                store.destroy()
+            if c is not best and c.store is not None:
+                c.store.destroy()
         rank = {c.index: r for r, c in enumerate(order, start=1)}
         self.best_estimator_ = best.estimator
         self.best_params_ = dict(best.params)

@@ -698,8 +698,12 @@ class MemoryStore:
         return "MemoryStore()"
 
 
-def open_store(model_dir):
-    """The store of a new fit: in memory for ``model_dir=None``, else :meth:`ModelStore.claim`."""
+def open_store(model_dir, previous=None):
+    """The store of a new fit: in memory for ``model_dir=None``, else :meth:`ModelStore.claim`. ``previous``, the
+    store of the estimator's previous fit, is destroyed first when it is an ``"auto"`` folder (it goes with the fit
+    that made it)."""
+    if previous is not None and previous.temporary:
+        previous.destroy()
     return MemoryStore() if model_dir is None else ModelStore.claim(model_dir)
 
 

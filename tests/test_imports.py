@@ -54,8 +54,11 @@ LAYERS = [
     ("blocks", ("mddf._members", "mddf._block_base", "mddf._block_classifier", "mddf._block_regressor")),
     (
         "cascades",
-        ("mddf._layer_features", "mddf._mixture", "mddf._pair_step", "mddf._cascade_base", "mddf._cascade_classifier")
-        + ("mddf._cascade_regressor",),
+        # the engine that grows a cascade, the policies of the two tasks, the steps before and after growth, and
+        # the estimators' shared base
+        ("mddf._layer_features", "mddf._mixture", "mddf._pair_step", "mddf._final_predictor", "mddf._growth")
+        + ("mddf._policy", "mddf._margin_policy", "mddf._residual_policy", "mddf._cascade_base")
+        + ("mddf._cascade_classifier", "mddf._cascade_regressor"),
     ),
     (
         "estimators",

@@ -12,24 +12,26 @@ from mddf._block_base import BlockBase
 from mddf._block_classifier import ForestBlock
 from mddf._block_regressor import RegressionForestBlock
 from mddf._cascade_base import CascadeBase
+from mddf._growth import CascadeGrowth
+from mddf._margin_policy import MarginPolicy
+from mddf._policy import TaskPolicy
+from mddf._residual_policy import ResidualPolicy
 
-CASCADE_HOOKS = {
-    "_measure",
-    "_passed_importance_attr",
-    "_binned_trees",
-    "_check_forest_types",
-    "_training_data",
-    "_new_growth",
-    "_block",
-    "_fit_block",
-    "_add_layer",
-    "_log_layer",
-    "_replay",
-    "_predictor_template",
-    "_fit_final",
-    "_predictor_output",
-    "_output_rows",
-    "_layer_feature_names",
+#: What the growth engine asks of a task's policy, beyond what TaskPolicy gives both tasks.
+POLICY_CONTRACT = {
+    "measure",
+    "check_forest_types",
+    "training_rows",
+    "new_state",
+    "block",
+    "fit_block",
+    "add_layer",
+    "log_layer",
+    "replay",
+    "predictor_template",
+    "fit_final",
+    "predictor_output",
+    "output_rows",
 }
 
 
@@ -39,11 +41,12 @@ def _all_but(base, missing):
     return type(f"Without{missing}", (base,), namespace)
 
 
-@pytest.mark.parametrize("missing", sorted(CASCADE_HOOKS))
-def test_a_cascade_that_lacks_a_hook_cannot_be_made(missing):
-    assert CascadeBase.__abstractmethods__ == CASCADE_HOOKS
-    with pytest.raises(TypeError, match=missing):
-        _all_but(CascadeBase, missing)()
+@pytest.mark.parametrize("policy", [MarginPolicy, ResidualPolicy])
+def test_both_policies_give_what_the_engine_asks_and_the_estimators_name_theirs(policy):
+    assert all(hasattr(policy, name) and not hasattr(TaskPolicy, name) for name in POLICY_CONTRACT)
+    estimator = MDDFClassifier() if policy is MarginPolicy else CascadeForestRegressor()
+    assert isinstance(estimator._policy(), policy) and estimator._policy().cascade is estimator
+    assert not hasattr(CascadeBase, "_fit_layer") and not hasattr(CascadeBase, "_add_layer")  # the engine's now
 
 
 @pytest.mark.parametrize("missing", ["fit", "splitter"])
@@ -54,7 +57,7 @@ def test_a_block_that_lacks_a_hook_cannot_be_made(missing):
 
 
 def test_both_tasks_fill_in_every_hook_and_still_clone_and_pickle():
-    for cls in (MDDFClassifier, CascadeForestRegressor, ForestBlock, RegressionForestBlock):
+    for cls in (ForestBlock, RegressionForestBlock):
         assert not cls.__abstractmethods__
     model = MDDFClassifier(n_estimators=2, max_layers=1, random_state=0)
     assert clone(model).get_params() == model.get_params()
@@ -67,7 +70,7 @@ def test_both_tasks_fill_in_every_hook_and_still_clone_and_pickle():
 def test_x_is_binned_once_for_every_layer_only_when_the_trees_are_binned(tree_method, binned):
     X, y = make_classification(60, 4, random_state=0)
     model = MDDFClassifier(n_estimators=2, max_layers=1, tree_method=tree_method, random_state=0)
-    assert model._binned_trees is binned and CascadeForestRegressor()._binned_trees is True
-    growth = model._begin_growth(X, y, None)
-    model._fit_layer(growth, 1)
-    assert (growth.binned_x is not None) is binned
+    assert model._policy().binned_trees is binned and CascadeForestRegressor()._policy().binned_trees is True
+    growth = CascadeGrowth.begin(model, model._policy(), X, y)
+    growth.fit_layer(1)
+    assert (growth.state.binned_x is not None) is binned

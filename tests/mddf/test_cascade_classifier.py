@@ -64,7 +64,7 @@ def test_prediction_is_the_alpha_weighted_mean_of_the_layers_class_vectors(data,
     # mean of all kept layers' class vectors
     X_t, mix, layer_h = Xt.astype(np.float32), None, []
     for t, (block, share) in enumerate(zip(clf.layers_, clf.layer_shares_), start=1):
-        h = block.predict_proba(clf._layer_input(X_t, mix, t)).mean(axis=1)
+        h = block.predict_proba(clf._policy().layer_input(X_t, mix, t)).mean(axis=1)
         layer_h.append(h)
         mix = h if t == 1 else (1 - share) * mix + share * h
     weighted = sum(alpha * h for alpha, h in zip(clf.alphas_, layer_h))
@@ -165,10 +165,10 @@ def test_layer_inputs_per_variant(data):
     X, y, _, _ = data
     X = X.astype(np.float32)
     f = np.ones((len(X), 3), dtype=np.float32)
-    assert MDDFClassifier()._layer_input(X, f, 2).shape == (200, 11)
-    assert np.array_equal(MDDFClassifier(input_features="stacking")._layer_input(X, f, 2), f)
-    assert MDDFClassifier(input_features="raw")._layer_input(X, f, 2) is X
-    assert MDDFClassifier()._layer_input(X, None, 1) is X
+    assert MDDFClassifier()._policy().layer_input(X, f, 2).shape == (200, 11)
+    assert np.array_equal(MDDFClassifier(input_features="stacking")._policy().layer_input(X, f, 2), f)
+    assert MDDFClassifier(input_features="raw")._policy().layer_input(X, f, 2) is X
+    assert MDDFClassifier()._policy().layer_input(X, None, 1) is X
 
 
 def test_stops_early_and_keeps_the_best_prefix(data):

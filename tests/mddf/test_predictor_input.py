@@ -14,7 +14,7 @@ from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils._param_validation import InvalidParameterError
 
 from mddf import CascadeForestRegressor, MDDFClassifier
-from mddf._cascade_base import PREDICTOR_WEIGHTS
+from mddf._final_predictor import PREDICTOR_WEIGHTS
 
 
 def _last_column(Z):
@@ -155,7 +155,9 @@ def test_auto_chooses_x_alone_and_then_predicts_without_the_layers(monkeypatch):
     def no_layers(*args):
         raise AssertionError("the layers ran")
 
-    monkeypatch.setattr(clf, "_replay", no_layers)
+    from mddf._margin_policy import MarginPolicy
+
+    monkeypatch.setattr(MarginPolicy, "replay", no_layers)
     assert np.array_equal(clf.predict(X), clf.classes_[expected.argmax(axis=1)])
     with pytest.raises(AssertionError, match="the layers ran"):
         next(clf.staged_predict_proba(X))  # the staged outputs stay the cascade's

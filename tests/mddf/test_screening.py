@@ -28,7 +28,7 @@ def fit_recording_thresholds(*args, sample_weight=None, **params):
         return calls[-1][-1]
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr("mddf._cascade_classifier.screening_threshold", recorded)
+        patch.setattr("mddf._margin_policy.screening_threshold", recorded)
         model = MDDFClassifier(**params).fit(*args, sample_weight=sample_weight)
     return model, calls
 
@@ -172,7 +172,7 @@ def test_none_is_the_default_and_screens_nothing(data):
 
 def test_a_threshold_that_no_row_reaches_grows_the_cascade_of_no_screening(data, monkeypatch):
     X, y = data
-    monkeypatch.setattr("mddf._cascade_classifier.screening_threshold", lambda *args: np.inf)
+    monkeypatch.setattr("mddf._margin_policy.screening_threshold", lambda *args: np.inf)
     never = MDDFClassifier(screening_accuracy=0.5, **COMMON).fit(X, y)
     default = MDDFClassifier(**COMMON).fit(X, y)
     assert all(record["screened"] == 0 for record in never.train_history_)
