@@ -56,8 +56,7 @@ def fit_phases():
 def stacked_input(cascade, X):
     """``[x, f_T]`` of the rows ``X`` as a predictor after ``cascade`` reads it, and the cascade's own output."""
     x = cascade._validated(X)
-    for passed, output in cascade._staged(X):
-        pass
+    *_, (passed, output) = cascade._staged(X)  # after the last kept layer
     return np.hstack([x, passed.astype(np.float32)]), output
 
 

@@ -112,8 +112,7 @@ class CascadeBase(LayerFeaturesMixin):
         if getattr(self, "predictor_input_", None) == "raw":
             Z = X
         else:  # [x, f_T(x)] and the cascade's own output, from one pass through the kept layers
-            for passed, cascade in policy.replay(self._prediction_layers(), X):
-                pass
+            *_, (passed, cascade) = policy.replay(self._prediction_layers(), X)
             Z = np.hstack([X, passed.astype(np.float32)])
         if np.isnan(Z[:, : self.n_features_in_]).any():
             check_accepts_nan(self.predictor_, "predictor")

@@ -57,7 +57,8 @@ class TaskPolicy:
         return True
 
     def layer_prefix(self, x_codes, t):
-        """``x_codes`` (the rows' :class:`~mddf.forests.PrefixCodes`) if layer t's input begins with ``x``, else None."""
+        """``x_codes`` (the rows' :class:`~mddf.forests.PrefixCodes`) if layer t's input begins with ``x``; else
+        None."""
         return x_codes if self.layer_holds_x(t) else None
 
     def layer_depth(self, t):

@@ -104,7 +104,8 @@ class ResidualPolicy(TaskPolicy):
         )
 
     def training_rows(self, X, y, sample_weight, rng):
-        """Validate X, y and the weights (ones without ``sample_weight``), hold out the validation rows; y as float64."""
+        """Validate X, y and the weights (ones without ``sample_weight``) and hold out the validation rows; y as
+        float64."""
         c, name = self.cascade, type(self.cascade).__name__
         self._check_target(y)
         X, y = validate_tabular(
