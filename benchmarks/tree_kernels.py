@@ -83,6 +83,9 @@ class _BaselineTrees:
                 elif path == dispatch:
                     name = "ahead_of_time_dispatch.py"
                 source = source.replace("from .._ahead_of_time.dispatch import", "from .ahead_of_time_dispatch import")
+                # a later revision compiles with mddf's njit, whose cache is stamped with the digest of mddf's sources;
+                # the copy's folder is new, so numba's cache of it starts empty either way: numba's own njit serves
+                source = source.replace("from .._compile_cache import njit", "from numba import njit")
                 (package / name).write_text(source)
         sys.path.insert(0, str(self.folder))
         self.trees = importlib.import_module("baseline_trees")

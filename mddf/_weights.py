@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from ._ahead_of_time.dispatch import entry_point, zeros
+from ._compile_cache import njit
 from ._margin import margin_distribution_loss
 
 

@@ -45,6 +45,7 @@ LAYERS = [
             "mddf._calibration",
             "mddf._threads",
             "mddf._ahead_of_time.dispatch",
+            "mddf._compile_cache",
         ),
     ),
     ("trees", ("mddf.trees",)),

@@ -26,9 +26,9 @@ arrays are checked when it is unpickled or loaded from a model file.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 from sklearn.tree._tree import NODE_DTYPE, Tree
 
+from .._compile_cache import njit
 from .stored import StoredForest
 
 _LEAF = -1

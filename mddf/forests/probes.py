@@ -14,8 +14,8 @@ sqrt of the columns per split): a screen of wide inputs.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from .._compile_cache import njit
 from ..trees import BEST, TreeSettings, grow_tree
 from .binned_input import BinnedInput
 

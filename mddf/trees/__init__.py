@@ -30,10 +30,13 @@ split rules. One concern per module, as in scikit-learn's
 - ``_compile_notice`` (private): the line on stderr that says what numba
   compiles, and why, when a fit or a prediction compiles mddf's code.
 
-numba's on-disk cache of a compiled function is invalidated only by changes to
-its own file, not to the functions it calls from other modules: after editing
-``splitting.py``, ``gini.py``, ``squared_error.py``, ``nodes.py`` or
-``binning.py``, delete ``mddf/trees/__pycache__``.
+numba keeps the compiled code in its on-disk cache (``cache=True``), stamped
+with a digest of the sources of all of mddf's compiled code (the private
+``mddf._compile_cache``), not only of the compiled function's own file: after
+an edit of any of these modules, even of one whose functions or constants
+another module's compiled function holds (``splitting.py``, ``gini.py``,
+``squared_error.py``, ``nodes.py``, ``binning.py``), numba compiles afresh on
+the next call, and nothing needs deleting.
 """
 
 from . import _compile_notice  # noqa: F401 (registers the notice of numba's compilations)

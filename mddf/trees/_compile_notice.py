@@ -7,11 +7,12 @@ used before. numba reports every compilation as an event
 (:mod:`numba.core.event`); :class:`CompileNotice` listens to them and, when a
 function of mddf starts compiling on its own (not as part of another one),
 prints one line on stderr: which function, and why it compiles: nothing of it
-is in numba's cache (the first use since mddf was installed or changed, or a
-cleared cache), or it is cached only for other argument types, which the line
-names. Each (function, cause) is said once per process. The listener is
-registered when :mod:`mddf.trees` is imported; compilations of code outside
-mddf are not its business.
+is in numba's cache (the first use since mddf was installed or since a source
+of its compiled code changed, :mod:`mddf._compile_cache`, or a cleared cache),
+or it is cached only for other argument types, which the line names. Each
+(function, cause) is said once per process. The listener is registered when
+:mod:`mddf.trees` is imported; compilations of code outside mddf are not its
+business.
 """
 
 from __future__ import annotations
@@ -32,8 +33,9 @@ NOT_CACHED = "not in numba's cache yet: the first use since mddf was installed o
 def _signatures(dispatcher):
     """The argument types of the compilations of ``dispatcher`` in numba's on-disk cache, or None if unknown.
 
-    Reads numba's private index of the function's cache, which numba discards
-    when the function's source file changed.
+    Reads numba's private index of the function's cache, which numba reads as
+    empty when its stamp is out of date: when the function's file, or any source
+    of mddf's compiled code, changed (:mod:`mddf._compile_cache`).
     """
     try:
         index = dispatcher._cache._cache_file._load_index()

@@ -27,12 +27,13 @@ same as :func:`numpy.searchsorted`'s (``side="left"``), so the codes are too.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from .._ahead_of_time.dispatch import entry_point, zeros
+from .._compile_cache import njit
 
-# compiled into grow_tree's on-disk numba cache (grower.py), which does not see changes to
-# this file: delete mddf/trees/__pycache__ after changing it.
+# compiled into the growers (grower.py) and the criteria; numba's on-disk cache of them is stamped with the
+# digest of every source of mddf's compiled code, this file included (mddf/_compile_cache.py), so a change
+# here makes numba compile them afresh on their next call.
 MAX_BINS = 256
 
 

@@ -42,14 +42,15 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
 
+from .._compile_cache import njit
 from ._kernel import inline_kernel, kernel
 from .binning import MAX_BINS
 from .splitting import CATEGORY_WORDS, CONSTANT, Candidate
 
-# the grower's on-disk numba cache (grower.py) holds this module's functions compiled in and does
-# not see changes to this file: delete mddf/trees/__pycache__ after editing it.
+# the growers (grower.py) hold this module's functions compiled in; numba's on-disk cache of them is stamped
+# with the digest of every source of mddf's compiled code, this file included (mddf/_compile_cache.py), so an
+# edit here makes numba compile them afresh on their next call.
 
 #: The labels it grows on: class indices (:mod:`mddf.trees.criterion`).
 LABEL_KINDS = "iu"

@@ -38,16 +38,17 @@ from collections import namedtuple
 from functools import partial
 
 import numpy as np
-from numba import njit
 
 from .._ahead_of_time.dispatch import EntryPoint, zeros
+from .._compile_cache import njit
 from .criterion import CRITERIA, check_labels, criterion_for
 from .splitting import CATEGORY_WORDS, CONSTANT, randint, random_subset, random_threshold, rng_state
 from .squared_error import target_exponent
 
 # numba's on-disk cache of the growers holds every function they call compiled in (splitting.py,
-# the criteria's modules, binning.py) and is invalidated only by changes to this file: after
-# editing one of those, delete mddf/trees/__pycache__.
+# the criteria's modules, binning.py); it is stamped with the digest of all those sources, and of every
+# other source of mddf's compiled code (mddf/_compile_cache.py), so an edit of any of them makes numba
+# compile the growers afresh on their next call.
 
 #: Split rules: the best split of each candidate feature, the best of them kept (random forests); a
 #: completely random split of the first non-constant feature drawn (completely-random forests); a random

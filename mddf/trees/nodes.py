@@ -55,9 +55,9 @@ ends at a leaf, in its tree or among the class words, whose payload exists.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from .._ahead_of_time.dispatch import entry_point, zeros
+from .._compile_cache import njit
 from ._kernel import kernel
 
 LEAF = 1

@@ -29,9 +29,9 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
 
 from .._ahead_of_time.dispatch import entry_point, zeros
+from .._compile_cache import njit
 from ._kernel import inline_kernel
 from .nodes import (
     BIN_SHIFT,

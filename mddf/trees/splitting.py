@@ -23,12 +23,13 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
 
+from .._compile_cache import njit
 from ._kernel import kernel
 
-# the grower's on-disk numba cache (grower.py) holds this module's functions compiled in and does
-# not see changes to this file: delete mddf/trees/__pycache__ after editing it.
+# the growers (grower.py) and the criteria hold this module's functions compiled in; numba's on-disk cache of
+# them is stamped with the digest of every source of mddf's compiled code, this file included
+# (mddf/_compile_cache.py), so an edit here makes numba compile them afresh on their next call.
 
 #: 64-bit words of a category bitset: one bit for each of the 256 codes of a categorical feature.
 CATEGORY_WORDS = 4
