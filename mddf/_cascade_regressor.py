@@ -60,23 +60,11 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
     n_estimators : int, default=100
         Trees per forest.
     forest_types : tuple of {"rf", "crf", "et", "gbdt"} or regressor instances, default=("rf", "rf", "crf", "crf")
-        The members of each layer: gcForest's two random forests and two
-        completely-random forests by default. ``"rf"``: bootstrap, the best squared-error
-        split over ``max_features`` candidate features (``RandomForestRegressor``).
-        ``"crf"``: no bootstrap, one random feature and a random threshold per
-        split (``ExtraTreesRegressor(max_features=1)``). ``"et"``: no bootstrap,
-        one random threshold for each of ``max_features`` candidate features and
-        the best of them (``ExtraTreesRegressor``, DF21's ``"erf"``). Random
-        thresholds are drawn uniformly among the bin boundaries inside the node,
-        i.e. uniformly in rank. ``"gbdt"``: gradient-boosted trees, XGBoost's
-        ``XGBRegressor`` with pinned settings (100 rounds, learning rate 0.3,
-        depth 6, ``tree_method="hist"``, one thread; as
-        :class:`mddf.MDDFClassifier`'s ``"gbdt"``), which lowers the bias of a
-        layer on smooth targets for the cost of 100 sequential rounds per fold.
-        A regressor instance (``fit`` and ``predict``) is cloned for every fold
-        model and its ``random_state`` parameters drawn from ``random_state``;
-        ``n_estimators``, ``max_features`` and the depth limits apply to the
-        forests only.
+        The members of each layer: gcForest's two random forests and two completely-random forests by default;
+        ``"et"``: extremely-randomised trees (DF21's ``"erf"``); ``"gbdt"``: XGBoost's ``XGBRegressor`` with its
+        defaults pinned, one thread; a regressor instance is cloned for every fold model, its ``random_state``
+        drawn from ``random_state``. ``n_estimators``, ``max_features`` and the depth limits apply to the forests.
+        See :ref:`the user guide <regression-members>`.
     target : {"residual", "y"}, default="residual"
         What the members of layer t >= 2 fit: ``"residual"`` the out-of-fold
         residual of the previous layers, the prediction becoming the sum of the
@@ -85,58 +73,17 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
         cost the same trees; the residual layers lower the bias of the
         cascade on smooth targets.
     max_features : int, float in (0, 1], "sqrt", "log2" or None, default=0.5
-        Candidate features per split of the ``"rf"`` and ``"et"`` trees, as
-        scikit-learn's forests read it (a float is a fraction of the layer's
-        columns, None or 1.0 all of them). The default of half the columns
-        was chosen by cross-validation on the training rows (diabetes,
-        Friedman #1 and #3, seeds 0-2): it kept the CV R^2 of all the columns
-        for a cheaper fit, where a third of them lost. ``max_features=1.0`` is
-        scikit-learn's ``RandomForestRegressor`` default and DF21's regression
-        random forest (``max_features="auto"``, all features, in the
-        scikit-learn versions DF21 targets).
+        Candidate features per split of the ``"rf"`` and ``"et"`` trees, as scikit-learn's forests read it (a
+        float is a fraction of the layer's columns; None or 1.0 all of them, scikit-learn's and DF21's default).
     predictor : None, "xgboost", "hgb", "forest" or an estimator instance, default=None
-        None: the prediction is the cascade's own, the mean of the last kept
-        layer's members. Otherwise a regressor is trained, after the cascade, on
-        ``[x, h_T(x)]`` with the out-of-fold ``h_T`` of the training rows
-        (``oof_features_[-1]``, so it never learns from predictions of models
-        that saw the row) and makes :meth:`predict` (DF21's ``use_predictor``).
-        ``"xgboost"``: XGBoost's ``XGBRegressor`` with the ``"gbdt"`` member's
-        pinned settings (XGBoost's defaults: 100 rounds, learning rate 0.3,
-        depth 6, ``tree_method="hist"``; one thread, so results do not depend
-        on ``n_jobs``); ``"hgb"``: scikit-learn's ``HistGradientBoostingRegressor``
-        with its defaults. With ``categorical_splits="subset"`` both split the
-        categorical columns of ``x`` into category subsets (XGBoost's
-        ``enable_categorical``, HistGradientBoosting's ``categorical_features``),
-        as the trees do. ``"forest"``: a ``RandomForestRegressor`` of
-        ``4 * n_estimators`` fully grown trees with this cascade's
-        ``max_features``, ``n_jobs`` threads; an instance (with ``fit`` and
-        ``predict``) is cloned and its ``random_state`` parameters drawn from
-        ``random_state``. It can combine the members' predictions better than
-        their mean, for one more model to fit and keep. The staged predictions,
-        :meth:`transform` and ``oof_features_`` stay the cascade's.
-        ``sample_weight`` reaches it as ``sample_weight`` (a predictor whose
-        ``fit`` takes none raises a ``ValueError`` with non-uniform weights),
-        rows of weight 0 are left out, and a predictor whose tags reject NaN
-        raises a ``ValueError`` when X has missing values.
+        None: the cascade predicts (the mean of the last kept layer's members). Otherwise a regressor trained
+        after the cascade on ``[x, h_T]`` with the out-of-fold ``h_T`` makes :meth:`predict` (DF21's
+        ``use_predictor``): XGBoost, scikit-learn's HistGradientBoosting, a random forest of ``4 * n_estimators``
+        trees, or the instance given. See :ref:`the user guide <members-and-predictor>`.
     predictor_input : {"stacked", "auto"}, default="stacked"
-        What the ``predictor`` reads. ``"stacked"``: ``[x, h_T(x)]`` (DF21's
-        ``use_predictor``), its prediction the estimator's. ``"auto"``: what
-        predicts best by held-out mean squared error on the training rows. On a
-        shuffled 2-fold split of them, the predictor is trained on each half and
-        predicts the other, on ``[x, h_T]`` and on ``x`` alone. The candidates
-        are the predictor on ``x`` alone and the mixtures
-        ``(1 - w) y_cascade + w y_predictor`` of the cascade's out-of-fold
-        prediction and the predictor's on ``[x, h_T]``, for w = 0, 0.05, ..., 1
-        (w = 0: the cascade alone; 1: the predictor alone). The comparison leans
-        towards the cascade, whose out-of-fold models see
-        ``(n_folds - 1) / n_folds`` of the rows against the predictor's half;
-        ties go to the smallest weight, then to ``x``. The predictor is then
-        trained on all rows with the chosen input, or not at all when w = 0
-        (``predictor_`` None); ``predictor_input_`` and ``predictor_weight_``
-        say which. When ``x`` alone wins, :meth:`predict` does not run the
-        layers (the staged outputs and :meth:`transform` stay the cascade's).
-        It costs four more predictor fits on half the rows. Ignored without a
-        ``predictor``.
+        What the ``predictor`` reads: ``[x, h_T]``, or (``"auto"``) the best by held-out mean squared error of
+        the predictor on ``x`` alone and mixtures ``(1 - w) y_cascade + w y_predictor``, w in 0, 0.05, ..., 1,
+        chosen on a 2-fold split of the training rows. Ignored without a ``predictor``.
     pair_features : None, "auto" or PairFeatures, default=None
         Before the first layer, search the training rows for log-ratios and products of pairs of numeric
         columns that a probe tree reads better than the two columns (:class:`mddf.PairFeatures`' search, its
@@ -191,26 +138,11 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
         each is replaced by ordinal codes of the categories seen in training,
         unseen categories and missing values becoming NaN (missing values).
     categorical_splits : {"subset", "ordinal"}, default="subset"
-        How the trees split a categorical column. ``"subset"``: into two sets
-        of categories, the best set found by ordering the node's categories by
-        their mean target and scanning that order (as HistGradientBoosting and
-        LightGBM do for the squared error); a completely-random or
-        extremely-randomised tree draws a random set of the node's categories.
-        Missing values and categories the node did not see go to the heavier
-        child, unless the node had missing values, whose side is then learned.
-        Columns of more than 255 categories are split as codes. The boosted
-        models (``"gbdt"``, ``predictor="xgboost"`` and ``predictor="hgb"``) get
-        the same columns as categorical (XGBoost's ``enable_categorical``,
-        HistGradientBoosting's ``categorical_features``) and split them into
-        subsets too.
-        ``"ordinal"``: at thresholds of the ordinal codes.
+        How the trees split a categorical column: into two sets of categories (ordered by their mean target, as
+        HistGradientBoosting and LightGBM do), or at thresholds of its codes (``"ordinal"``). See :ref:`the user
+        guide <categorical-columns>`.
     n_jobs : int or None, default=None
-        Parallel forest fits and predictions (joblib threads, or the backend
-        ``joblib.parallel_config`` selects), at most ``n_jobs`` busy threads in all: the
-        models of other libraries inside the cascade (members, ``predictor``) run with
-        one OpenMP thread each. Results do not depend on it: every
-        seed is drawn before dispatch. Changed after fit (``set_params``), it sets
-        the threads of the layers' predictions.
+        Parallel forest fits and predictions (joblib); the results do not depend on it.
     random_state : int, RandomState or None, default=None
     verbose : int, default=0
         1 prints one line per layer, ``[CascadeForestRegressor] layer t``
@@ -236,56 +168,26 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
         The kept layers (best prefix).
     model_dir_ : str or None
         The folder that holds the fitted forests; None in memory.
-    predictor_ : estimator or None
-        The fitted ``predictor`` (None without one, or when ``predictor_input="auto"``
-        chose the cascade).
-    predictor_input_ : {"stacked", "blend", "raw", "cascade"} or None
-        What predicts: the ``predictor`` on ``[x, h_T]`` (``"stacked"``), its
-        prediction mixed with the cascade's (``"blend"``), the predictor on ``x``
-        alone (``"raw"``), or none, ``predictor_input="auto"`` found the
-        cascade's own prediction better (``"cascade"``). None without a
+    predictor_, predictor_input_, predictor_weight_, predictor_input_scores_ : object or None
+        The fitted ``predictor``, what predicts (``"stacked"``, ``"blend"``, ``"raw"`` or ``"cascade"``), its
+        weight w and the held-out scores (negative MSE) of the candidates (``"auto"``); None without a
         ``predictor``.
-    predictor_weight_ : float or None
-        The predictor's weight w in ``(1 - w) y_cascade + w y_predictor``: 1.0
-        for ``"stacked"`` and ``"raw"``, 0.0 for ``"cascade"``. None without a
-        ``predictor``.
-    predictor_input_scores_ : dict or None
-        With ``predictor_input="auto"``, the held-out negative mean squared
-        error of the cascade (``"cascade"``, w = 0), of the predictor on
-        ``[x, h_T]`` (``"stacked"``, w = 1), of the best mixture (``"blend"``)
-        and of the predictor on ``x`` (``"raw"``). None otherwise.
     n_layers_ : int
-    pair_features_ : PairFeatures or None
-        The fitted pair search (None without ``pair_features``).
-    pair_feature_names_ : ndarray of str or None
-        The names of the appended features (``log(a/b)``, ``a*b``, ``a-b``); empty when none helped.
-    pair_importances_ : ndarray or None
-        Each appended feature's mean share of the kept layers' importances (credited half to each of its two
-        columns in ``feature_importances_`` and ``layer_importances_``).
+    pair_features_, pair_feature_names_, pair_importances_ : object or None
+        The fitted pair search, the names of the appended features and their mean share of the importances;
+        None without ``pair_features``.
     train_history_ : list of dict, one per grown layer (also the discarded ones)
         ``layer``, ``oof_mse`` and ``oof_r2`` (of ``y_t`` on the training rows,
         weighted by the sample weights), ``forest_oof_mse`` (each member's own, of its ``h_t``),
         ``max_depth``, ``model_bytes``, with ``validation_fraction`` ``val_mse`` and
         ``val_r2`` (of the held-out rows, then the monitored MSE), and ``fit_seconds``.
     oof_features_ : list of ndarray of float32 (n_samples, n_members)
-        The out-of-fold augmented features ``h_t`` of the training rows (those
-        left for training with ``validation_fraction``), one
-        array per kept layer. Their columns, as those of :meth:`transform`, are
-        named by :meth:`get_feature_names_out`: ``layer<t>_<member><j>_prediction``,
-        member ``j``'s prediction of y (0-based position in ``forest_types``; an
-        instance is named by its class in lower case), e.g.
-        ``layer2_rf0_prediction``, ``layer2_crf2_prediction``, ``layer2_gbdt3_prediction``.
+        Per kept layer, the out-of-fold ``h_t`` of the training rows; columns named by
+        :meth:`get_feature_names_out` (``layer<t>_<member><j>_prediction``).
     stop_reason_ : str
     layer_importances_ : ndarray of shape ``(n_layers_, n_features_in_ + 1)``
-        Impurity-based importances of each kept layer: row t gives the share of
-        the weighted variance decrease of layer t's trees (every tree of every
-        forest and fold model, each tree's decrease divided by its root's
-        weight, as scikit-learn's ``compute_feature_importances(normalize=False)``,
-        and of the other members' fold models, their ``feature_importances_`` times
-        the variance of their training targets) that went to each raw input
-        feature, and in its last column the share
-        that went to the augmented features ``h_{t-1}`` (0 for the first layer).
-        Each row sums to 1 (a row of zeros if the layer's trees never split).
+        Each kept layer's share of its trees' weighted variance decrease per input column, the augmented
+        features ``h_{t-1}`` last; each row sums to 1. See :ref:`the user guide <importances>`.
     feature_importances_ : ndarray of shape ``(n_features_in_,)``
         The raw columns of ``layer_importances_`` averaged over the kept
         layers, normalised to sum to 1 (zeros if no tree split on a raw feature).
