@@ -213,76 +213,187 @@ def quadboost_path(
         raise ValueError(f"unknown regularization {regularization!r}; known: {REGULARIZATIONS}")
     if regularization == "linf" and (alpha_max is None or alpha_max <= 0):
         raise ValueError(f"regularization='linf' needs alpha_max > 0, got {alpha_max!r}")
-    m, n_voters = H.shape
+    _, n_voters = H.shape
     y = np.asarray(y, dtype=np.float64)
-    Ht = H.T  # C-contiguous view when H is Fortran-ordered: BLAS gemv without a copy
-    if sample_weight is None:
-        p = None
-        eta = np.einsum("ij,ij->j", H, H, dtype=np.float64) / m
-
-        def mean_square(v):
-            return float(v @ v) / m
-    else:
-        p = np.asarray(sample_weight, dtype=np.float64)
-        p = p / p.sum()
-        eta = np.einsum("ij,ij,i->j", H, H, p, dtype=np.float64)
-
-        def mean_square(v):
-            return float(p @ (v * v))
-
-    alpha = np.zeros(n_voters)
-    used = np.zeros(n_voters, dtype=bool)
-    r = y.copy()
-    risk = [mean_square(r)]
-    objective = [risk[0]]
-    current_penalty = 0.0
-    path_voters, path_deltas = [], []
+    rule = _Regularizer(regularization, lam, alpha_max)
+    path = _Path(y, _Moments.of(H, sample_weight), rule)
     stop_reason = "n_iter"
     if n_voters == 0:
         stop_reason = "exhausted"
         n_iter = 0
-    eta_scalar = float(eta[0]) if n_voters and np.all(eta == eta[0]) else None
-    eta_vec = eta if eta_scalar is None else eta_scalar  # scalar broadcasting is cheaper per iteration
     for it in range(n_iter):
-        if p is None:
-            g = (Ht @ r.astype(np.float32)).astype(np.float64)
-            g /= m
-        else:
-            g = (Ht @ (p * r).astype(np.float32)).astype(np.float64)
-        decrease = objective_decrease(g, alpha, eta_vec, regularization, lam, alpha_max)
-        if not reweight:
-            decrease[used] = -np.inf
-        j = int(np.argmax(decrease))
-        if decrease[j] == -np.inf:
+        j = path.best_voter(reweight)
+        if j is None:
             stop_reason = "exhausted"
             break
-        h = H[:, j]
-        # the winner's correlation, step and decrease again in float64, as Python scalars
-        g_j = float(h @ r) / m if p is None else float(h @ (p * r))
-        a_j, eta_j = float(alpha[j]), float(eta[j])
-        if not objective_decrease(g_j, a_j, eta_j, regularization, lam, alpha_max) > tol:
+        if not path.update(j, tol):
             stop_reason = "converged"
             break
-        new_a = float(optimal_weight(g_j + a_j * eta_j, eta_j, regularization, lam, alpha_max))
-        delta = new_a - a_j
-        r -= np.multiply(h, delta, dtype=np.float64)  # a Python float would keep float32 precision
-        if regularization == "l1":
-            current_penalty += 2.0 * lam * (abs(new_a) - abs(a_j))
-        elif regularization == "l2":
-            current_penalty += lam * (new_a * new_a - a_j * a_j)
-        alpha[j] = new_a
-        used[j] = True
-        path_voters.append(j)
-        path_deltas.append(delta)
-        risk.append(mean_square(r))
-        objective.append(risk[-1] + current_penalty)
         if log is not None:
-            log(it + 1, risk[-1], objective[-1], int(np.count_nonzero(alpha)))
-    return QuadBoostPath(
-        coef=alpha,
-        path_voters=np.asarray(path_voters, dtype=np.int64),
-        path_deltas=np.asarray(path_deltas, dtype=np.float64),
-        risk=np.asarray(risk),
-        objective=np.asarray(objective),
-        stop_reason=stop_reason,
-    )
+            log(it + 1, path.risk[-1], path.objective[-1], int(np.count_nonzero(path.alpha)))
+    return path.result(stop_reason)
+
+
+@dataclass(frozen=True)
+class _Regularizer:
+    """The regularisation of one run and the per-voter formulas it leads to (eqs. 6-9).
+
+    Attributes
+    ----------
+    kind : {None, "l1", "l2", "linf"}
+    lam : float
+        lambda of eq. 7 / eq. 8.
+    alpha_max : float or None
+        Bound of eq. 9.
+    """
+
+    kind: str | None
+    lam: float
+    alpha_max: float | None
+
+    def decrease(self, g, alpha, eta):
+        """:func:`objective_decrease` of voters with correlations ``g``, weights ``alpha`` and ``eta``."""
+        return objective_decrease(g, alpha, eta, self.kind, self.lam, self.alpha_max)
+
+    def weight(self, c, eta):
+        """:func:`optimal_weight` of a voter with ``c = mu_j - M_j`` and ``eta``."""
+        return optimal_weight(c, eta, self.kind, self.lam, self.alpha_max)
+
+    def penalty_change(self, old, new):
+        """How much the penalty grows when a weight moves from ``old`` to ``new`` (0 without L1 or L2)."""
+        if self.kind == "l1":
+            return 2.0 * self.lam * (abs(new) - abs(old))
+        if self.kind == "l2":
+            return self.lam * (new * new - old * old)
+        return 0.0
+
+
+@dataclass(frozen=True)
+class _Moments:
+    """The inner products of eqs. 3-5 on the training rows: ``<a, b> = (1/m) sum_k a_k b_k``, or
+    ``sum_k p_k a_k b_k`` with the normalised sample weights ``p`` (see :func:`quadboost_path`).
+
+    Attributes
+    ----------
+    H : ndarray of float32, shape (n_samples, n_voters)
+        Voter outputs, Fortran order.
+    p : ndarray of float64 (n_samples,) or None
+        ``w / sum(w)``; None: ``1/m`` each, computed by the unweighted formulas.
+    eta : ndarray of float64 (n_voters,)
+        ``eta_j = <h_j, h_j>`` (eq. 5).
+    """
+
+    H: np.ndarray
+    p: np.ndarray | None
+    eta: np.ndarray
+
+    @classmethod
+    def of(cls, H, sample_weight):
+        """The moments of ``H`` under ``sample_weight`` (positive weights, or None)."""
+        if sample_weight is None:
+            return cls(H, None, np.einsum("ij,ij->j", H, H, dtype=np.float64) / H.shape[0])
+        p = np.asarray(sample_weight, dtype=np.float64)
+        p = p / p.sum()
+        return cls(H, p, np.einsum("ij,ij,i->j", H, H, p, dtype=np.float64))
+
+    @property
+    def broadcast_eta(self):
+        """``eta`` as one float when every voter has the same (scalar broadcasting is cheaper per iteration)."""
+        eta = self.eta
+        return float(eta[0]) if len(eta) and np.all(eta == eta[0]) else eta
+
+    def mean_square(self, v):
+        """``<v, v>`` as a float: the quadratic risk of the residual ``v``."""
+        return float(v @ v) / self.H.shape[0] if self.p is None else float(self.p @ (v * v))
+
+    def correlations(self, r):
+        """``<r, h_j>`` of every voter, in float64 from one float32 matrix-vector product ``H^T r``."""
+        Ht = self.H.T  # C-contiguous view when H is Fortran-ordered: BLAS gemv without a copy
+        if self.p is None:
+            g = (Ht @ r.astype(np.float32)).astype(np.float64)
+            g /= self.H.shape[0]
+            return g
+        return (Ht @ (self.p * r).astype(np.float32)).astype(np.float64)
+
+    def correlation(self, h, r):
+        """``<r, h>`` of one voter's outputs ``h``, in float64, as a Python float."""
+        return float(h @ r) / self.H.shape[0] if self.p is None else float(h @ (self.p * r))
+
+
+class _Path:
+    """The ensemble of one QuadBoost run after each iteration, and the path that led to it.
+
+    Parameters
+    ----------
+    y : ndarray of float64 (n_samples,)
+        Targets in {-1, +1}.
+    moments : _Moments
+    rule : _Regularizer
+
+    Attributes
+    ----------
+    alpha : ndarray of float64 (n_voters,)
+        The voters' weights.
+    used : ndarray of bool (n_voters,)
+        The voters updated at least once.
+    r : ndarray of float64 (n_samples,)
+        The residual ``y - F``.
+    risk, objective : list of float
+        The quadratic risk and it plus the penalty, before the first and after each iteration.
+    penalty : float
+        The current penalty.
+    voters, deltas : list
+        Per iteration, the voter updated and the change of its weight.
+    """
+
+    def __init__(self, y, moments, rule):
+        self.moments, self.rule = moments, rule
+        self.eta = moments.broadcast_eta
+        self.alpha = np.zeros(moments.H.shape[1])
+        self.used = np.zeros(moments.H.shape[1], dtype=bool)
+        self.r = y.copy()
+        self.risk = [moments.mean_square(self.r)]
+        self.objective = [self.risk[0]]
+        self.penalty = 0.0
+        self.voters, self.deltas = [], []
+
+    def best_voter(self, reweight):
+        """The voter whose update lowers the objective most, by the float32 correlations; None when
+        no voter may be updated (``reweight=False`` and every voter used)."""
+        decrease = self.rule.decrease(self.moments.correlations(self.r), self.alpha, self.eta)
+        if not reweight:
+            decrease[self.used] = -np.inf
+        j = int(np.argmax(decrease))
+        return None if decrease[j] == -np.inf else j
+
+    def update(self, j, tol):
+        """Move voter ``j``'s weight to its optimum (eqs. 6-9, Section 3.1) and record the iteration, unless
+        that lowers the objective by at most ``tol``; returns whether it did."""
+        h = self.moments.H[:, j]
+        # the winner's correlation, step and decrease again in float64, as Python scalars
+        g_j = self.moments.correlation(h, self.r)
+        a_j, eta_j = float(self.alpha[j]), float(self.moments.eta[j])
+        if not self.rule.decrease(g_j, a_j, eta_j) > tol:
+            return False
+        new_a = float(self.rule.weight(g_j + a_j * eta_j, eta_j))
+        delta = new_a - a_j
+        self.r -= np.multiply(h, delta, dtype=np.float64)  # a Python float would keep float32 precision
+        self.penalty += self.rule.penalty_change(a_j, new_a)
+        self.alpha[j] = new_a
+        self.used[j] = True
+        self.voters.append(j)
+        self.deltas.append(delta)
+        self.risk.append(self.moments.mean_square(self.r))
+        self.objective.append(self.risk[-1] + self.penalty)
+        return True
+
+    def result(self, stop_reason):
+        """The :class:`QuadBoostPath` of the iterations taken."""
+        return QuadBoostPath(
+            coef=self.alpha,
+            path_voters=np.asarray(self.voters, dtype=np.int64),
+            path_deltas=np.asarray(self.deltas, dtype=np.float64),
+            risk=np.asarray(self.risk),
+            objective=np.asarray(self.objective),
+            stop_reason=stop_reason,
+        )

@@ -36,6 +36,7 @@ import hashlib
 import json
 import time
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 from joblib import Parallel, delayed
@@ -148,8 +149,9 @@ def _evaluate_setting(estimator, params, X, y, fit_idx, eval_sets, n_iter_grid):
     return rows, fit_seconds
 
 
-def _evaluate_task(key, *args):
-    return key, _evaluate_setting(*args)
+def _evaluate_task(key, estimator, params, X, y, fit, n_iter_grid):
+    """``key`` and :func:`_evaluate_setting` of the shared fit ``fit`` (a :class:`_SharedFit`): a joblib task."""
+    return key, _evaluate_setting(estimator, params, X, y, fit.fit_rows, fit.evals, n_iter_grid)
 
 
 def _digest(*arrays):
@@ -218,22 +220,49 @@ def selection_splits(folds, y, cv_folds=DEFAULT_CV_FOLDS, random_state=0):
     return out
 
 
-def _selection_plan(selection, folds, y, cv_folds, random_state):
-    """What one selection fits and scores: ``(run, part, fit_idx, eval_idx, role)`` tuples.
+class _PlanStep(NamedTuple):
+    """One fit a selection scores: the run, the training rows, the rows scored, and what the score is for.
 
-    ``role`` is ``"val"`` for a selection split (``part`` numbers it) and ``"test"`` for the fit
-    whose test error is reported (``part`` is None). Index arrays are sorted, so equal row sets
-    compare equal across runs and selections.
+    ``role`` is ``"val"`` for a selection split (``part`` numbers it) and ``"test"`` for the fit whose
+    test error is reported (``part`` is None).
+    """
+
+    run: int
+    part: int | None
+    fit_rows: np.ndarray
+    eval_rows: np.ndarray
+    role: str
+
+
+class _SharedFit(NamedTuple):
+    """One fit of a setting that every selection shares: its training rows and every row set it is scored on
+    (``evals``: the rows' name in the evaluated rows -> the rows)."""
+
+    fit_rows: np.ndarray
+    evals: dict
+
+
+class _Fitted(NamedTuple):
+    """What a shared fit gave (:func:`_evaluate_setting`): a row per T of ``n_iter_grid`` and the fit's seconds."""
+
+    rows: list
+    fit_seconds: float
+
+
+def _selection_plan(selection, folds, y, cv_folds, random_state):
+    """What one selection fits and scores: its :class:`_PlanStep` list and its number of selection splits per run.
+
+    Index arrays are sorted, so equal row sets compare equal across runs and selections.
     """
     plan = []
     if selection == "validation":
         for r, (train, val, test) in enumerate(folds):
-            plan += [(r, 0, train, val, "val"), (r, None, train, test, "test")]
+            plan += [_PlanStep(r, 0, train, val, "val"), _PlanStep(r, None, train, test, "test")]
         return plan, 1
     splits = selection_splits(folds, y, cv_folds, random_state)
     for r, (train, val, test) in enumerate(folds):
-        plan += [(r, j, np.sort(fit), np.sort(part), "val") for j, (fit, part) in enumerate(splits[r])]
-        plan.append((r, None, np.sort(np.concatenate([train, val])), test, "test"))
+        plan += [_PlanStep(r, j, np.sort(fit), np.sort(part), "val") for j, (fit, part) in enumerate(splits[r])]
+        plan.append(_PlanStep(r, None, np.sort(np.concatenate([train, val])), test, "test"))
     return plan, len(splits[0])
 
 
@@ -307,78 +336,109 @@ def run_protocols(
     the chosen one), so that ``settings`` holds every setting's test error for the diagnostics;
     the chosen setting's test error is read from its refit.
     """
-    X = np.asarray(X)
-    y = np.asarray(y)
+    X, y = np.asarray(X), np.asarray(y)
+    selections, n_iter_grid = _checked_choices(param_grid, selections, n_iter_grid)
+    estimator = DeepBoostClassifier() if estimator is None else estimator
+    if folds is None:
+        folds = deepboost_folds(y, n_folds=n_folds, random_state=random_state)
+    plans = {sel: _selection_plan(sel, folds, y, cv_folds, random_state) for sel in selections}
+    eval_names, fits = _shared_fits(plans, len(param_grid))
+    store_keys = {} if fit_store is None else _store_keys(fits, X, y, estimator, param_grid, n_iter_grid)
+    fitted = {} if fit_store is None else _read_back(fit_store, store_keys)
+    read_back = set(fitted)
+    todo = [key for key in fits if key not in fitted]
+    t0 = time.perf_counter()
+    calls = [delayed(_evaluate_task)(key, estimator, param_grid[key[0]], X, y, fits[key], n_iter_grid) for key in todo]
+    _run_fits(calls, fitted, fit_store, store_keys, n_jobs, backend, verbose)
+    seconds = time.perf_counter() - t0
+    if verbose:
+        print(f"[protocol] {len(todo)} fits in {seconds:.1f}s ({len(fits) - len(todo)} read back)", flush=True)
+    return {
+        sel: _assemble(sel, plan, n_splits, fitted, read_back, eval_names, len(param_grid), len(folds), seconds)
+        for sel, (plan, n_splits) in plans.items()
+    }
+
+
+def _checked_choices(param_grid, selections, n_iter_grid):
+    """The selections without repeats and the sorted distinct T of ``n_iter_grid``; raise a ``ValueError`` for an
+    empty grid, then for no selection or an unknown one."""
     if not param_grid:
         raise ValueError("param_grid is empty")
     selections = list(dict.fromkeys(selections))
     if not selections or any(sel not in SELECTIONS for sel in selections):
         raise ValueError(f"selections must be one or more of {SELECTIONS}, got {selections!r}")
-    n_iter_grid = sorted(set(int(t) for t in n_iter_grid))
-    estimator = DeepBoostClassifier() if estimator is None else estimator
-    if folds is None:
-        folds = deepboost_folds(y, n_folds=n_folds, random_state=random_state)
-    plans = {sel: _selection_plan(sel, folds, y, cv_folds, random_state) for sel in selections}
-    # One task per distinct (setting, training rows), scored on every row set any plan needs.
-    eval_names = {}  # row set (bytes) -> its column name in the evaluated rows: a digest of the rows
-    tasks = {}  # (setting, fit rows as bytes) -> (fit_idx, {eval name: eval_idx})
+    return selections, sorted(set(int(t) for t in n_iter_grid))
+
+
+def _shared_fits(plans, n_settings):
+    """One fit per distinct (setting, training rows) of the plans, scored on every row set any plan needs.
+
+    Returns
+    -------
+    eval_names : dict
+        Each scored row set (its bytes) -> its column name in the evaluated rows: ``"rows-"`` and a digest of the rows.
+    fits : dict
+        ``(setting, training rows as bytes)`` -> :class:`_SharedFit`, in the order the plans first need them.
+    """
+    eval_names, fits = {}, {}
     for plan, _ in plans.values():
-        for _, _, fit_idx, eval_idx, _ in plan:
-            name = eval_names.setdefault(eval_idx.tobytes(), "rows-" + _digest(eval_idx))
-            for s in range(len(param_grid)):
-                tasks.setdefault((s, fit_idx.tobytes()), (fit_idx, {}))[1][name] = eval_idx
-    keys = list(tasks)
-    fitted = {}
-    store_keys = {}
-    if fit_store is not None:
-        data = _digest(X, y)
-        settings = [
-            clone(estimator).set_params(**params, n_iter=max(n_iter_grid)).get_params(deep=False)
-            for params in param_grid
-        ]
-        fit_rows = {}  # each training row set digested once, not once per setting
-        for (_, fk), (fit_idx, _) in tasks.items():
-            if fk not in fit_rows:
-                fit_rows[fk] = _digest(fit_idx)
-        for s, fk in keys:
-            store_keys[(s, fk)] = json.dumps(
-                {
-                    "data": data,
-                    "estimator": type(estimator).__name__,
-                    "params": settings[s],
-                    "fit": fit_rows[fk],
-                    "eval": sorted(tasks[(s, fk)][1]),
-                    "n_iter_grid": n_iter_grid,
-                },
-                sort_keys=True,
-                default=repr,
-            )
-        stored = fit_store.latest()
-        for key, store_key in store_keys.items():
-            if store_key in stored:
-                fitted[key] = (stored[store_key]["rows"], stored[store_key]["fit_seconds"])
-    read_back = set(fitted)
-    todo = [key for key in keys if key not in fitted]
-    t0 = time.perf_counter()
-    calls = [
-        delayed(_evaluate_task)(key, estimator, param_grid[key[0]], X, y, *tasks[key], n_iter_grid) for key in todo
+        for step in plan:
+            name = eval_names.setdefault(step.eval_rows.tobytes(), "rows-" + _digest(step.eval_rows))
+            for s in range(n_settings):
+                fits.setdefault((s, step.fit_rows.tobytes()), _SharedFit(step.fit_rows, {})).evals[name] = (
+                    step.eval_rows
+                )
+    return eval_names, fits
+
+
+def _store_keys(fits, X, y, estimator, param_grid, n_iter_grid):
+    """The key of each shared fit's record in a fit store: a JSON text of the data's digest, the estimator's class
+    and parameters, the training rows' digest, the scored row sets' names and ``n_iter_grid``."""
+    data = _digest(X, y)
+    settings = [
+        clone(estimator).set_params(**params, n_iter=max(n_iter_grid)).get_params(deep=False) for params in param_grid
     ]
+    fit_rows = {}  # each training row set digested once, not once per setting
+    for (_, fk), fit in fits.items():
+        if fk not in fit_rows:
+            fit_rows[fk] = _digest(fit.fit_rows)
+    keys = {}
+    for s, fk in fits:
+        described = {
+            "data": data,
+            "estimator": type(estimator).__name__,
+            "params": settings[s],
+            "fit": fit_rows[fk],
+            "eval": sorted(fits[(s, fk)].evals),
+            "n_iter_grid": n_iter_grid,
+        }
+        keys[(s, fk)] = json.dumps(described, sort_keys=True, default=repr)
+    return keys
+
+
+def _read_back(fit_store, store_keys):
+    """The shared fits whose record is in ``fit_store`` (its latest one), as :class:`_Fitted`."""
+    stored = fit_store.latest()
+    fitted = {}
+    for key, store_key in store_keys.items():
+        if store_key in stored:
+            fitted[key] = _Fitted(stored[store_key]["rows"], stored[store_key]["fit_seconds"])
+    return fitted
+
+
+def _run_fits(calls, fitted, fit_store, store_keys, n_jobs, backend, verbose):
+    """Run the joblib ``calls`` (:func:`_evaluate_task`) and put each fit in ``fitted`` as a :class:`_Fitted`, and
+    its record in ``fit_store`` (if not None) under its key of ``store_keys``, as soon as it finishes, or all at the
+    end on a backend without generators (joblib's ``"multiprocessing"``)."""
     parallel = dict(n_jobs=n_jobs, backend=backend, verbose=10 if verbose > 1 else 0)
     try:  # each fit as it finishes
         outputs = Parallel(**parallel, return_as="generator_unordered")(calls)
     except ValueError:  # a backend without generators (joblib's "multiprocessing"): all at the end
         outputs = Parallel(**parallel)(calls)
-    for key, output in outputs:
-        fitted[key] = output
+    for key, (rows, fit_seconds) in outputs:
+        fitted[key] = _Fitted(rows, fit_seconds)
         if fit_store is not None:
-            fit_store.append({"key": store_keys[key], "rows": output[0], "fit_seconds": output[1]})
-    seconds = time.perf_counter() - t0
-    if verbose:
-        print(f"[protocol] {len(todo)} fits in {seconds:.1f}s ({len(keys) - len(todo)} read back)", flush=True)
-    return {
-        sel: _assemble(sel, plan, n_splits, fitted, read_back, eval_names, len(param_grid), len(folds), seconds)
-        for sel, (plan, n_splits) in plans.items()
-    }
+            fit_store.append({"key": store_keys[key], "rows": rows, "fit_seconds": fit_seconds})
 
 
 def _assemble(selection, plan, n_splits, fitted, read_back, eval_names, n_settings, n_runs, seconds):
@@ -386,15 +446,15 @@ def _assemble(selection, plan, n_splits, fitted, read_back, eval_names, n_settin
     reported = {}  # (run, setting) -> rows of the fit whose test error is reported
     scored = {}  # (run, setting) -> [(part, rows, eval name)] of each selection split
     used = set()
-    for r, part, fit_idx, eval_idx, role in plan:
+    for step in plan:
         for s in range(n_settings):
-            key = (s, fit_idx.tobytes())
+            key = (s, step.fit_rows.tobytes())
             used.add(key)
-            rows, name = fitted[key][0], eval_names[eval_idx.tobytes()]
-            if role == "test":
-                reported[(r, s)] = (rows, name)
+            rows, name = fitted[key].rows, eval_names[step.eval_rows.tobytes()]
+            if step.role == "test":
+                reported[(step.run, s)] = (rows, name)
             else:
-                scored.setdefault((r, s), []).append((part, rows, name))
+                scored.setdefault((step.run, s), []).append((step.part, rows, name))
     by_run = [[] for _ in range(n_runs)]
     for r in range(n_runs):
         for s in range(n_settings):
@@ -425,7 +485,7 @@ def _assemble(selection, plan, n_splits, fitted, read_back, eval_names, n_settin
         tree_size=np.array([c["tree_size"] for c in chosen]),
         tree_questions=np.array([c["tree_questions"] for c in chosen]),
         seconds=seconds,
-        fit_seconds=float(sum(fitted[key][1] for key in used)),
+        fit_seconds=float(sum(fitted[key].fit_seconds for key in used)),
         n_fits=len(used),
         n_fits_read_back=len(used & read_back),
         settings=by_run,

@@ -14,6 +14,7 @@ import time
 import traceback
 import warnings
 from collections import OrderedDict
+from contextlib import contextmanager
 
 import numpy as np
 from joblib import effective_n_jobs
@@ -296,7 +297,40 @@ def run_one(
     """
     registry = registry or default_registry()
     memory = PeakMemory().start()
-    record = {
+    record = _new_record(dataset, method, seed, fold, fraction, profile, protocol, n_jobs, binding)
+    caught = []
+    try:
+        spec = registry.get(method)
+        record["method"] = spec.name
+        ds = _load_bound(dataset, record, user_data, cache_dataset, download, binding)
+        if ds is None:  # the dataset's files are missing: the run is skipped
+            return record
+        task = task_of(ds)
+        record["task"] = task
+        data = _run_data(ds, protocol, seed, fold, fraction, n_folds, task, validation_fraction)
+        n_classes = _classes_handled(spec, ds, dataset, task)
+        n_trees = _tree_budget(spec, profile, trees_k, trees_per_layer, trees_k_source, record)
+        ctx = _build_context(ds, seed, n_jobs, profile, n_classes, n_trees, task, protocol)
+        labels = _Labels(data.y_train, task)
+        _record_before_fit(record, data, ctx, labels)
+        with _fit_conditions(n_jobs) as caught:
+            estimator = _fitted_estimator(spec, ctx, data, labels, record, ds.classes)
+            y_pred, proba = _test_predictions(estimator, data.X_test, labels, n_classes, record)
+        record.update(run_scores(task, data.y_test, y_pred, proba))
+        _record_model(record, estimator)
+        record["status"] = "ok"
+    except Exception as exc:  # one failing run must not stop the others
+        record["error"] = f"{type(exc).__name__}: {exc}"
+        record["traceback"] = traceback.format_exc()
+    finally:
+        _record_end(record, memory, caught)
+    return record
+
+
+def _new_record(dataset, method, seed, fold, fraction, profile, protocol, n_jobs, binding) -> dict:
+    """A run's record before it starts: the run's key and settings, ``status="error"`` until it ends well, the
+    start time and the binding's fields (see :func:`run_one`)."""
+    return {
         "key": run_key(dataset, method, seed, fold, fraction, profile, protocol),
         "dataset": dataset,
         "method": method,
@@ -310,112 +344,154 @@ def run_one(
         "n_jobs": n_jobs,
         **(binding.fields() if binding is not None else {}),
     }
-    caught = []
+
+
+def _load_bound(dataset, record, user_data, cache_dataset, download, binding):
+    """The run's dataset (:func:`load`), the user data files ``user_data`` registered first; None when its files are
+    missing (``record`` then says ``status="skipped"`` and the loader's message). A user file's source goes to
+    ``record["data_source"]``; data whose hash is not ``binding``'s raises a ``ValueError``."""
+    register_all(user_data)
+    if registered(dataset) is not None:
+        record["data_source"] = registered(dataset).as_dict()
     try:
-        spec = registry.get(method)
-        record["method"] = spec.name
-        register_all(user_data)
-        if registered(dataset) is not None:
-            record["data_source"] = registered(dataset).as_dict()
-        try:
-            ds = load(dataset, cache=cache_dataset, download=download)
-        except DatasetUnavailable as exc:
-            record.update(status="skipped", message=str(exc))
-            return record
-        if binding is not None and dataset_sha256(ds) != binding.data_sha256:
-            raise ValueError(
-                f"the data of {dataset} changed since the command started (sha256 {dataset_sha256(ds)}, "
-                f"was {binding.data_sha256})"
-            )
-        task = task_of(ds)
-        record["task"] = task
-        data = _run_data(ds, protocol, seed, fold, fraction, n_folds, task, validation_fraction)
-        n_classes = 0 if task == "regression" else int(len(np.unique(ds.y)))
-        if task not in spec.tasks:
-            raise ValueError(f"{spec.name} does not handle {task}")
-        if spec.binary_only and n_classes != 2:
-            raise ValueError(f"{spec.name} handles two-class problems only; {dataset} has {n_classes} classes")
-        n_trees = None
-        if spec.tree_budget:
-            from .methods import FALLBACK_TREES_K
-            from .methods import trees_per_layer as _default_tpl
-
-            if trees_k is None:
-                trees_k, trees_k_source = FALLBACK_TREES_K, "fallback (no mdDF result for this run)"
-            trees_per_layer = trees_per_layer or _default_tpl(profile)
-            n_trees = int(trees_per_layer * trees_k)
-            record.update(trees_k=int(trees_k), trees_per_layer=int(trees_per_layer), trees_k_source=trees_k_source)
-            record["n_trees_budget"] = n_trees
-        ctx = BuildContext(
-            seed=int(seed),
-            n_jobs=n_jobs,
-            profile=profile,
-            n_features=int(ds.X_train.shape[1]),
-            n_classes=n_classes,
-            categorical_mask=tuple(bool(b) for b in ds.categorical_mask),
-            image_shape=image_shape_of(ds),
-            n_trees=n_trees,
-            task=task,
-            protocol=protocol,
+        ds = load(dataset, cache=cache_dataset, download=download)
+    except DatasetUnavailable as exc:
+        record.update(status="skipped", message=str(exc))
+        return None
+    if binding is not None and dataset_sha256(ds) != binding.data_sha256:
+        raise ValueError(
+            f"the data of {dataset} changed since the command started (sha256 {dataset_sha256(ds)}, "
+            f"was {binding.data_sha256})"
         )
-        labels = _Labels(data.y_train, task)
-        record.update(n_train=int(len(data.y_train)), n_test=int(len(data.y_test)), n_features=ctx.n_features)
-        record.update(n_classes=n_classes, split=data.description)
-        if task != "regression":
-            record.update(n_train_classes=len(labels.present), min_class_rows=labels.min_rows)
-        record["rss_before_fit_mb"] = current_rss_mb()
-        # n_jobs busy threads: threadpool_limits holds the OpenMP and BLAS pools of HistGradientBoosting & co. to them
-        with warnings.catch_warnings(record=True) as caught, threadpool_limits(effective_n_jobs(n_jobs)):
-            warnings.simplefilter("always")
-            if spec.warm_up is not None:
-                record.update(_warm_up(spec, ctx, data.X_train, labels))
-            estimator, selection = _select(spec, ctx, data, record, labels)
-            if estimator is None:
-                params = selection["chosen"] if selection else {}
-                estimator = spec.build(ctx, **params)
-                adapted = adapt_to_small_classes(estimator, len(data.y_train) if labels.regression else labels.min_rows)
-                if adapted:
-                    record["adapted"] = adapted
-                    record["adapted_because"] = (
-                        f"{len(data.y_train)} training rows" if labels.regression else labels.smallest(ds.classes)
-                    )
-                t0, c0 = time.perf_counter(), time.process_time()
-                estimator.fit(data.X_train, labels.encoded)
-                record.update(train_seconds=time.perf_counter() - t0, train_cpu_seconds=time.process_time() - c0)
-            _split_search_time(estimator, record)
-            t0 = time.perf_counter()
-            y_pred = labels.decode(estimator.predict(data.X_test))
-            record["predict_seconds"] = time.perf_counter() - t0
-            proba = _probabilities(estimator, data.X_test, labels, n_classes, record) if task != "regression" else None
+    return ds
 
-        record.update(run_scores(task, data.y_test, y_pred, proba))
-        record["params"] = estimator_params(_inner(estimator))
-        if isinstance(estimator, EarlyStopped):
-            stopping = ("rounds", "n_rounds_"), ("validation_rows", "n_validation_"), ("patience", "patience")
-            record["early_stopping"] = {key: getattr(estimator, name) for key, name in stopping}
-            record["early_stopping"]["validation_fraction"] = estimator.validation_fraction
-        record.update(model_size(_inner(estimator)))
-        record.update(search_summary(estimator))
-        cascade = cascade_summary(getattr(estimator, "best_estimator_", estimator))
-        if cascade:
-            record["n_layers"] = cascade.pop("n_layers")
-            if "model_bytes" in cascade:
-                record["model_bytes"] = cascade.pop("model_bytes")
-            record["cascade"] = cascade
-            tpl = _trees_per_layer(getattr(estimator, "best_estimator_", estimator))
-            if tpl is not None:
-                record["trees_per_layer"] = tpl
-        record["status"] = "ok"
-    except Exception as exc:  # one failing run must not stop the others
-        record["error"] = f"{type(exc).__name__}: {exc}"
-        record["traceback"] = traceback.format_exc()
-    finally:
-        record.update(peak_rss_mb=memory.peak_mb(), memory_method=memory.method, finished_at=_now())
-        if caught:
-            messages = list(dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in caught))
-            record["warnings"] = messages[:5] + ([f"... {len(messages) - 5} more"] if len(messages) > 5 else [])
-        record.update(versions=package_versions(), machine=machine_info())
-    return record
+
+def _classes_handled(spec, ds, dataset, task) -> int:
+    """The number of classes of ``ds`` (0 for a regression); raise a ``ValueError`` when the method ``spec`` does
+    not handle ``task``, or handles two classes only and the dataset (named ``dataset``) has another number."""
+    n_classes = 0 if task == "regression" else int(len(np.unique(ds.y)))
+    if task not in spec.tasks:
+        raise ValueError(f"{spec.name} does not handle {task}")
+    if spec.binary_only and n_classes != 2:
+        raise ValueError(f"{spec.name} handles two-class problems only; {dataset} has {n_classes} classes")
+    return n_classes
+
+
+def _tree_budget(spec, profile, trees_k, trees_per_layer, trees_k_source, record):
+    """The trees of a tree-budget method (RF, XGBoost), ``trees_per_layer * trees_k``, also written in ``record``;
+    None for another method. Without ``trees_k`` the fallback k is used, without ``trees_per_layer`` the profile's."""
+    if not spec.tree_budget:
+        return None
+    from .methods import FALLBACK_TREES_K
+    from .methods import trees_per_layer as _default_tpl
+
+    if trees_k is None:
+        trees_k, trees_k_source = FALLBACK_TREES_K, "fallback (no mdDF result for this run)"
+    trees_per_layer = trees_per_layer or _default_tpl(profile)
+    n_trees = int(trees_per_layer * trees_k)
+    record.update(trees_k=int(trees_k), trees_per_layer=int(trees_per_layer), trees_k_source=trees_k_source)
+    record["n_trees_budget"] = n_trees
+    return n_trees
+
+
+def _build_context(ds, seed, n_jobs, profile, n_classes, n_trees, task, protocol) -> BuildContext:
+    """What the method's builder and grid are told of the run (:class:`~mddf.experiments.methods.BuildContext`)."""
+    return BuildContext(
+        seed=int(seed),
+        n_jobs=n_jobs,
+        profile=profile,
+        n_features=int(ds.X_train.shape[1]),
+        n_classes=n_classes,
+        categorical_mask=tuple(bool(b) for b in ds.categorical_mask),
+        image_shape=image_shape_of(ds),
+        n_trees=n_trees,
+        task=task,
+        protocol=protocol,
+    )
+
+
+def _record_before_fit(record, data, ctx, labels) -> None:
+    """Write in ``record`` the run's rows, features and classes, its split, and the memory before the fit."""
+    record.update(n_train=int(len(data.y_train)), n_test=int(len(data.y_test)), n_features=ctx.n_features)
+    record.update(n_classes=ctx.n_classes, split=data.description)
+    if not labels.regression:
+        record.update(n_train_classes=len(labels.present), min_class_rows=labels.min_rows)
+    record["rss_before_fit_mb"] = current_rss_mb()
+
+
+@contextmanager
+def _fit_conditions(n_jobs):
+    """What the fit and the prediction run under: every warning recorded (in the list this yields, even when they
+    raise) and ``n_jobs`` busy threads (threadpool_limits holds the OpenMP and BLAS pools of HistGradientBoosting &
+    co. to them)."""
+    with warnings.catch_warnings(record=True) as caught, threadpool_limits(effective_n_jobs(n_jobs)):
+        warnings.simplefilter("always")
+        yield caught
+
+
+def _fitted_estimator(spec, ctx, data, labels, record, classes):
+    """The model the run tests: warmed up (numba's compilation), its hyper-parameters chosen (:func:`_select`), and
+    refitted on every training row unless the protocol tests the selected model as is; the times go to ``record``.
+
+    A cascade is adapted to the training rows' smallest class (``classes``: the dataset's class names).
+    """
+    if spec.warm_up is not None:
+        record.update(_warm_up(spec, ctx, data.X_train, labels))
+    estimator, selection = _select(spec, ctx, data, record, labels)
+    if estimator is None:
+        params = selection["chosen"] if selection else {}
+        estimator = spec.build(ctx, **params)
+        adapted = adapt_to_small_classes(estimator, len(data.y_train) if labels.regression else labels.min_rows)
+        if adapted:
+            record["adapted"] = adapted
+            record["adapted_because"] = (
+                f"{len(data.y_train)} training rows" if labels.regression else labels.smallest(classes)
+            )
+        t0, c0 = time.perf_counter(), time.process_time()
+        estimator.fit(data.X_train, labels.encoded)
+        record.update(train_seconds=time.perf_counter() - t0, train_cpu_seconds=time.process_time() - c0)
+    _split_search_time(estimator, record)
+    return estimator
+
+
+def _test_predictions(estimator, X_test, labels, n_classes, record):
+    """The predictions for the test rows (the dataset's codes) and, for a classification, every class's
+    probability (None without them); ``record`` gets the prediction's seconds."""
+    t0 = time.perf_counter()
+    y_pred = labels.decode(estimator.predict(X_test))
+    record["predict_seconds"] = time.perf_counter() - t0
+    proba = None if labels.regression else _probabilities(estimator, X_test, labels, n_classes, record)
+    return y_pred, proba
+
+
+def _record_model(record, estimator) -> None:
+    """Write in ``record`` what the fitted model is: its parameters, early stopping, size, search and cascade."""
+    record["params"] = estimator_params(_inner(estimator))
+    if isinstance(estimator, EarlyStopped):
+        stopping = ("rounds", "n_rounds_"), ("validation_rows", "n_validation_"), ("patience", "patience")
+        record["early_stopping"] = {key: getattr(estimator, name) for key, name in stopping}
+        record["early_stopping"]["validation_fraction"] = estimator.validation_fraction
+    record.update(model_size(_inner(estimator)))
+    record.update(search_summary(estimator))
+    cascade = cascade_summary(getattr(estimator, "best_estimator_", estimator))
+    if cascade:
+        record["n_layers"] = cascade.pop("n_layers")
+        if "model_bytes" in cascade:
+            record["model_bytes"] = cascade.pop("model_bytes")
+        record["cascade"] = cascade
+        tpl = _trees_per_layer(getattr(estimator, "best_estimator_", estimator))
+        if tpl is not None:
+            record["trees_per_layer"] = tpl
+
+
+def _record_end(record, memory, caught) -> None:
+    """Write in ``record`` the peak memory, the end time, the first five distinct warnings ``caught``, the package
+    versions and the machine."""
+    record.update(peak_rss_mb=memory.peak_mb(), memory_method=memory.method, finished_at=_now())
+    if caught:
+        messages = list(dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in caught))
+        record["warnings"] = messages[:5] + ([f"... {len(messages) - 5} more"] if len(messages) > 5 else [])
+    record.update(versions=package_versions(), machine=machine_info())
 
 
 def task_of(dataset) -> str:

@@ -12,6 +12,7 @@ subclass says how one member is fitted and what its output is.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from dataclasses import dataclass
 
 import numpy as np
 from sklearn.utils.parallel import Parallel
@@ -23,6 +24,44 @@ from .forests.growing import MAX_SEED
 
 #: The fold index of the fit on every training row that ``fold_trees="refit"`` adds after the k folds.
 REFIT = "all"
+
+
+@dataclass(frozen=True)
+class Fold:
+    """One fold of a block's cross-fitting: the rows its members train on and are scored on, and their seeds.
+
+    :meth:`BlockBase._folds` yields one per fold, in which the members train on ``train`` with
+    neither sample weights nor resampling; the classification block's
+    :meth:`~mddf._block_classifier.ForestBlock._weighted_folds` replaces ``fit_rows``, ``weight``
+    or ``draws`` with how the sample distribution D_t reaches the fold's members.
+
+    Attributes
+    ----------
+    index : int or str
+        The fold's number, ``0 .. n_folds - 1``, or :data:`REFIT` for the fit on every training row.
+    train : ndarray of int
+        The fold's training rows that may train a member (all of them when every row is trainable).
+    test : ndarray of int
+        Its held-out rows, which get the fold models' outputs (none in the :data:`REFIT` fold).
+    seeds : ndarray of int (n_members,)
+        One seed per member.
+    fit_rows : ndarray of int
+        The rows the members train on: ``train``, or one weighted resample of it that every member
+        of the fold shares.
+    weight : ndarray of float64 (n,) or None, default=None
+        Sample weights of every row, taken at the rows a member trains on; None: none.
+    draws : mddf._weights.Bootstrap or None, default=None
+        Weighted draws over ``train`` from which each member (each tree of a forest) takes a
+        resample of its own; None: none.
+    """
+
+    index: int | str
+    train: np.ndarray
+    test: np.ndarray
+    seeds: np.ndarray
+    fit_rows: np.ndarray
+    weight: np.ndarray | None = None
+    draws: object = None
 
 
 class BlockBase(ABC):
@@ -112,11 +151,12 @@ class BlockBase(ABC):
 
     # ------------------------------------------------------------------ fit
     def _folds(self, rng, y, trainable):
-        """Draw the folds and one seed per fold and member (in this order); yield ``(i, train, test, seeds)``.
+        """Draw the folds and one seed per fold and member (in this order); yield a :class:`Fold` per fold.
 
-        ``train`` holds the fold's training rows that are ``trainable`` (all when it is None). With
-        ``fold_trees="refit"`` a last fold follows, ``i`` = :data:`REFIT`: every trainable row, no
-        held-out row, and seeds drawn from ``rng`` once the k folds are consumed.
+        A fold's ``train`` (and ``fit_rows``) holds its training rows that are ``trainable`` (all when
+        it is None); it has no sample weights nor draws. With ``fold_trees="refit"`` a last fold
+        follows, ``index`` = :data:`REFIT`: every trainable row, no held-out row, and seeds drawn from
+        ``rng`` once the k folds are consumed.
         """
         n = len(y)
         folds = self.splitter(self.n_folds, shuffle=True, random_state=rng.randint(MAX_SEED))
@@ -130,11 +170,11 @@ class BlockBase(ABC):
                         f"every training row of fold {i + 1} of {self.n_folds} has sample weight 0; "
                         f"every fold needs training rows of positive weight{self.empty_fold_hint}"
                     )
-            yield i, train, test, seeds[i]
+            yield Fold(i, train, test, seeds[i], fit_rows=train)
         if self.refits:
             seeds = rng.randint(MAX_SEED, size=len(self.forest_types))
             train = np.arange(n) if trainable is None else np.flatnonzero(trainable)
-            yield REFIT, train, np.zeros(0, dtype=np.intp), seeds
+            yield Fold(REFIT, train, np.zeros(0, dtype=np.intp), seeds, fit_rows=train)
 
     @property
     def refits(self):

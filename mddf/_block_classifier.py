@@ -10,6 +10,9 @@ extremely-randomised forests) and, beyond the paper, any other classifier
 
 from __future__ import annotations
 
+from dataclasses import replace
+from functools import partial
+
 import numpy as np
 from sklearn.model_selection import StratifiedKFold
 
@@ -171,107 +174,110 @@ class ForestBlock(MemberBlockMixin, BlockBase):
         -------
         ndarray of shape (n, n_members, n_classes): each member's out-of-fold class vectors.
         """
+        self._check_settings()
+        kinds = self.forest_types
+        self._check_members_take_nan(X, kinds)
+        templates = {
+            j: member_template(kind, categorical=categorical) for j, kind in enumerate(kinds) if not is_forest(kind)
+        }
+        self.n_features_in_ = X.shape[1]
+        has_binned_forests = self.tree_method == "hist" and len(templates) < len(kinds)
+        forest_input = BinnedInput(X, categorical, prefix) if has_binned_forests else X  # the forests' input
+        rows = None if trainable is None else np.flatnonzero(trainable)
+        uniform = np.ptp(distribution if rows is None else distribution[rows]) == 0
+        # a member whose fit takes no sample_weight gets D_t as a weighted resample instead
+        member_args = dict(X=X, y=y, n_classes=n_classes, resample_weight=distribution, warned=set())
+        member_task = partial(self._member_task, weights_name="the sample distribution D_t", **member_args)
+        if self.class_vectors == "oob":
+            weight = None if uniform else distribution * len(y)
+            tasks, slots = self._oob_forest_tasks(rng, forest_input, y, weight, n_classes, rows)
+            # the other members: cross-fitted on folds drawn after the forests' seeds, D_t as sample weights
+            members = list(templates)
+            folds = self._weighted_folds(rng, y, trainable, distribution, uniform, "sample_weight") if members else ()
+        else:
+            tasks, slots = [], []
+            members = range(len(kinds))
+            folds = self._weighted_folds(rng, y, trainable, distribution, uniform, self.weighting)
+        for fold in folds:  # slots[k]: (member, held-out rows, or None for out-of-bag) of task k
+            for j in members:
+                if j in templates:
+                    tasks.append(member_task(j, templates[j], fold))
+                else:
+                    tasks.append(self._forest_fold_task(j, fold, forest_input, y, n_classes))
+                slots.append((j, fold.test))
+        return self._gather(tasks, slots, len(y), (n_classes,))
+
+    def _check_settings(self):
+        """Raise a ``ValueError`` for an unknown ``tree_method`` or ``weighting`` (in this order)."""
         if self.tree_method not in TREE_METHODS:
             raise ValueError(f"unknown tree_method {self.tree_method!r}; expected one of {TREE_METHODS}")
         if self.weighting not in WEIGHTINGS:
             raise ValueError(f"unknown weighting {self.weighting!r}; expected one of {WEIGHTINGS}")
-        kinds = self.forest_types
-        forests = [j for j, kind in enumerate(kinds) if is_forest(kind)]
-        others = [j for j, kind in enumerate(kinds) if not is_forest(kind)]
-        X_float = X
-        self._check_members_take_nan(X, kinds)
-        templates = {j: member_template(kinds[j], categorical=categorical) for j in others}
-        self.n_features_in_ = X.shape[1]
-        if self.tree_method == "hist" and forests:
-            X = BinnedInput(X, categorical, prefix)
-        n = len(y)
-        rows = None if trainable is None else np.flatnonzero(trainable)
-        uniform = np.ptp(distribution if rows is None else distribution[rows]) == 0
-        warned = set()
 
-        def member_task(j, seed, fold):
-            # a member whose fit takes no sample_weight gets D_t as a weighted resample instead
-            args = (X_float, y, n_classes, distribution, warned, "the sample distribution D_t")
-            return self._member_task(j, templates[j], seed, fold[:6], *args)
+    def _oob_forest_tasks(self, rng, X, y, weight, n_classes, rows):
+        """The fit tasks of the forests with out-of-bag class vectors (``class_vectors="oob"``), and their slots.
 
-        tasks, slots = [], []  # slots[k]: (member, held-out rows, or None for out-of-bag) of task k
-        if self.class_vectors == "oob":
-            seeds = rng.randint(MAX_SEED, size=len(kinds))
-            weight = None if uniform else distribution * n
-            for j in forests:
-                tasks.append(
-                    self._task(
-                        f"m{j}-oob",
-                        fit_oob_forest,
-                        kinds[j],
-                        self.n_estimators,
-                        self.max_depth,
-                        MAX_FEATURES,
-                        seeds[j],
-                        X,
-                        y,
-                        weight,
-                        n_classes,
-                        rows,
-                    )
-                )
+        Draws one seed per member from ``rng`` (the other members' too, unused), then makes one task
+        per forest, fitted once on the rows ``rows`` (None: all) with sample weights ``weight``
+        (None: none), named ``m<member>-oob``; its slot is ``(member, None)``: every row gets the
+        forest's out-of-bag class vector.
+
+        Returns
+        -------
+        (list of tasks, list of (int, None)) for :meth:`_gather`.
+        """
+        seeds = rng.randint(MAX_SEED, size=len(self.forest_types))
+        tasks, slots = [], []
+        for j, kind in enumerate(self.forest_types):
+            if is_forest(kind):
+                args = (kind, self.n_estimators, self.max_depth, MAX_FEATURES, seeds[j], X, y, weight, n_classes, rows)
+                tasks.append(self._task(f"m{j}-oob", fit_oob_forest, *args))
                 slots.append((j, None))
-            if others:  # cross-fitted on folds drawn after the forests' seeds; D_t as sample weights
-                for fold in self._weighted_folds(rng, y, trainable, distribution, uniform, "sample_weight"):
-                    for j in others:
-                        tasks.append(member_task(j, fold[-1][j], fold))
-                        slots.append((j, fold[2]))
-        else:
-            for fold in self._weighted_folds(rng, y, trainable, distribution, uniform, self.weighting):
-                i, _, test, fit_rows, weight, draws, fold_seeds = fold
-                for j, kind in enumerate(kinds):
-                    if j in templates:
-                        tasks.append(member_task(j, fold_seeds[j], fold))
-                    else:
-                        tasks.append(
-                            self._fold_task(
-                                i,
-                                j,
-                                fit_forest,
-                                kind,
-                                self.n_estimators,
-                                self.max_depth,
-                                MAX_FEATURES,
-                                fold_seeds[j],
-                                X,
-                                y,
-                                fit_rows,
-                                weight,
-                                test,
-                                n_classes,
-                                draws,
-                                self._kept_trees(i),
-                            )
-                        )
-                    slots.append((j, test))
-        return self._gather(tasks, slots, n, (n_classes,))
+        return tasks, slots
+
+    def _forest_fold_task(self, j, fold, X, y, n_classes):
+        """The task that fits forest ``j`` on ``fold`` (a :class:`~mddf._block_base.Fold`) and gives its held-out rows'
+        class vectors (:meth:`_fold_task`); it trains on ``fold.fit_rows`` with ``fold.weight`` and
+        ``fold.draws`` and keeps ``_kept_trees(fold.index)`` trees for new rows."""
+        args = (
+            self.forest_types[j],
+            self.n_estimators,
+            self.max_depth,
+            MAX_FEATURES,
+            fold.seeds[j],
+            X,
+            y,
+            fold.fit_rows,
+            fold.weight,
+            fold.test,
+            n_classes,
+            fold.draws,
+            self._kept_trees(fold.index),
+        )
+        return self._fold_task(fold.index, j, fit_forest, *args)
 
     def _weighted_folds(self, rng, y, trainable, distribution, uniform, weighting):
         """The stratified folds and their seeds (:meth:`_folds`), with how D_t reaches each fold's members.
 
-        Yields ``(i, train, test, fit_rows, weight, draws, seeds)`` per fold:
-        the fold's trainable training rows, its held-out rows, the rows the
-        members train on (a shared resample with ``"resample_fold"``), D_t as
-        sample weights (``"sample_weight"``), the fold's :class:`Bootstrap`
-        (``"resample"``), and one seed per member. ``rng`` is consumed for the
-        folds, then every seed, then each fold's shared resample, whatever the members.
+        Yields a :class:`~mddf._block_base.Fold` per fold: its trainable training
+        rows (``train``), its held-out rows (``test``), the rows the members
+        train on (``fit_rows``: a shared resample with ``"resample_fold"``), D_t
+        as sample weights (``weight``: ``"sample_weight"``), the fold's
+        :class:`Bootstrap` (``draws``: ``"resample"``), and one seed per member
+        (``seeds``). A uniform D_t (``uniform``) reaches the members as it is:
+        no weights, no resample. ``rng`` is consumed for the folds, then every
+        seed, then each fold's shared resample, whatever the members.
         """
-        for i, train, test, seeds in self._folds(rng, y, trainable):
-            weight = draws = None
-            fit_rows = train
-            if not uniform:
-                if weighting == "resample":
-                    draws = Bootstrap(train, distribution[train])  # one alias table for the fold's members
-                elif weighting == "resample_fold":
-                    fit_rows = weighted_resample(train, distribution, rng)
-                else:
-                    weight = distribution * (len(train) / distribution[train].sum())
-            yield i, train, test, fit_rows, weight, draws, seeds
+        for fold in self._folds(rng, y, trainable):
+            train = fold.train
+            if uniform:
+                yield fold
+            elif weighting == "resample":
+                yield replace(fold, draws=Bootstrap(train, distribution[train]))  # one alias table for the members
+            elif weighting == "resample_fold":
+                yield replace(fold, fit_rows=weighted_resample(train, distribution, rng))
+            else:
+                yield replace(fold, weight=distribution * (len(train) / distribution[train].sum()))
 
     def predict_proba(self, X, prefix=None):
         """Each member's class vectors for new rows, averaged over its fold models.

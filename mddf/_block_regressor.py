@@ -13,6 +13,8 @@ classification block.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 from sklearn.model_selection import KFold
 
@@ -141,12 +143,12 @@ class RegressionForestBlock(MemberBlockMixin, BlockBase):
         member_weight = weight if trainable.any() and np.ptp(weight[trainable]) > 0 else None
         warned = set()
         tasks, slots = [], []
-        for i, train, test, seeds in self._folds(rng, y, trainable):
+        for fold in self._folds(rng, y, trainable):
+            member_fold = replace(fold, weight=member_weight)
             for j, kind in enumerate(kinds):
                 if j in templates:
-                    fold = (i, train, test, train, member_weight, None)
                     task = self._member_task(
-                        j, templates[j], seeds[j], fold, X_float, y, None, weight, warned, "its sample weights"
+                        j, templates[j], member_fold, X_float, y, None, weight, warned, "its sample weights"
                     )
                 else:
                     args = (
@@ -154,19 +156,19 @@ class RegressionForestBlock(MemberBlockMixin, BlockBase):
                         self.n_estimators,
                         self.max_depth,
                         self.max_features,
-                        seeds[j],
+                        fold.seeds[j],
                         X,
                         y,
-                        train,
+                        fold.train,
                         weight,
-                        test,
+                        fold.test,
                         None,  # n_classes: a regression forest
                         None,  # draws: the bootstrap is uniform
-                        self._kept_trees(i),
+                        self._kept_trees(fold.index),
                     )
-                    task = self._fold_task(i, j, fit_forest, *args)
+                    task = self._fold_task(fold.index, j, fit_forest, *args)
                 tasks.append(task)
-                slots.append((j, test))
+                slots.append((j, fold.test))
         return self._gather(tasks, slots, len(y), ())
 
     def predict(self, X, prefix=None):

@@ -396,26 +396,27 @@ class MemberBlockMixin:
     members through the same code.
     """
 
-    def _member_task(self, j, template, seed, fold, X, y, n_classes, resample_weight, warned, weights_name):
-        """The fit task of member ``j`` on one fold (:func:`fit_fold_member`).
+    def _member_task(self, j, template, fold, X, y, n_classes, resample_weight, warned, weights_name):
+        """The fit task of member ``j`` on one fold (:func:`fit_fold_member`), seeded with ``fold.seeds[j]``.
 
-        ``fold`` is ``(i, train, test, fit_rows, weight, draws)``: the fold's
-        index, training rows, held-out rows, the rows the member trains on, the
-        rows' sample weights (None: none) and a :class:`Bootstrap` (None:
-        none). A member whose ``fit`` takes no ``sample_weight`` gets, where
-        sample weights are called for, a weighted resample of the training rows
-        in proportion to ``resample_weight`` instead, with a ``UserWarning``
-        (once per member, ``warned`` holding the members warned of) that says it
-        receives ``weights_name`` so.
+        ``fold`` is a :class:`mddf._block_base.Fold`: the fold's index, its
+        training rows, held-out rows, the rows the member trains on
+        (``fit_rows``), the rows' sample weights (``weight``, None: none) and a
+        :class:`Bootstrap` (``draws``, None: none). A member whose ``fit`` takes
+        no ``sample_weight`` gets, where sample weights are called for, a
+        weighted resample of the training rows in proportion to
+        ``resample_weight`` instead, with a ``UserWarning`` (once per member,
+        ``warned`` holding the members warned of) that says it receives
+        ``weights_name`` so.
         """
-        i, train, test, fit_rows, weight, draws = fold
+        weight, draws = fold.weight, fold.draws
         if weight is not None and not takes_sample_weight(template):
             if j not in warned:
                 warn_resampled(template, j, weights_name)
                 warned.add(j)
-            weight, draws = None, Bootstrap(train, resample_weight[train])
-        args = (template, seed, X, y, fit_rows, test, weight, draws, n_classes, f"forest_types[{j}]")
-        return self._fold_task(i, j, fit_fold_member, *args)
+            weight, draws = None, Bootstrap(fold.train, resample_weight[fold.train])
+        args = (template, fold.seeds[j], X, y, fold.fit_rows, fold.test, weight, draws, n_classes, f"forest_types[{j}]")
+        return self._fold_task(fold.index, j, fit_fold_member, *args)
 
     def _check_members_take_nan(self, X, kinds):
         """Raise if ``X`` holds NaN that a member instance in ``kinds`` cannot take (:func:`check_member_accepts_nan`).
