@@ -1,5 +1,5 @@
-"""One runner per --out folder: a second one is told who holds it and exits 2; stale locks are taken over;
-the lock goes when its runner ends, on SIGTERM too."""
+"""One runner per --out folder: a second one is told who holds it and exits 2; a lock file whose lock nobody
+holds (its runner was killed) is taken over; the lock goes when its runner ends, on SIGTERM too."""
 
 import json
 import os
@@ -93,3 +93,37 @@ def test_a_runner_stopped_by_sigterm_before_its_runs_releases_the_lock(tmp_path)
     holder.send_signal(signal.SIGTERM)
     assert holder.wait(timeout=30) == 128 + signal.SIGTERM
     assert not (tmp_path / outlock.LOCK_NAME).exists()
+
+
+FAST = ["--methods", "Baseline", "--folds", "2", "--seeds", "1", "--quick", "--n-jobs", "1", "--quiet"]
+
+
+def test_the_file_of_a_killed_runner_does_not_refuse_the_next_run(tmp_path, user_csv, capsys):
+    out = tmp_path / "out"
+    holder = start_holder(out)
+    holder.kill()  # SIGKILL: no cleanup; the operating system drops the lock, the file stays
+    assert holder.wait(timeout=30) == -signal.SIGKILL
+    left = json.loads((out / outlock.LOCK_NAME).read_text())
+    assert left["pid"] == holder.pid
+    argv = ["benchmark", "--data", str(user_csv), "--target", "y", *FAST, "--isolation", "inline", "--out", str(out)]
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    assert f"taking over {out / outlock.LOCK_NAME}: its owner, {outlock.describe(left)}, is no longer running" in err
+    assert (out / "results.jsonl").exists() and not (out / outlock.LOCK_NAME).exists()
+
+
+def test_a_file_naming_a_live_process_that_does_not_hold_the_lock_is_taken_over(tmp_path):
+    # a killed runner's pid may be reused by another process: whether the lock is held decides, not the pid
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        left = {"pid": other.pid, "host": socket.gethostname(), "started": "2026-01-01T00:00:00+00:00", "command": "x"}
+        (tmp_path / outlock.LOCK_NAME).write_text(json.dumps(left))
+        said = []
+        path = outlock.acquire(tmp_path, "mine", log=said.append)
+        assert json.loads(path.read_text())["command"] == "mine"
+        assert said == [f"taking over {path}: its owner, {outlock.describe(left)}, is no longer running"]
+        outlock.release(path)
+        assert list(tmp_path.iterdir()) == []
+    finally:
+        other.kill()
+        other.wait(timeout=30)
