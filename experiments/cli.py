@@ -34,7 +34,7 @@ from .executor import Terminated
 from .exit_status import EXIT_INTERRUPTED, EXIT_NOTHING_TO_RUN, EXIT_TERMINATED, EXIT_USAGE
 from .methods import PROFILES
 from .metrics import METRICS
-from .outlock import FolderLocked
+from .outlock import FolderLocked, FolderUnwritable
 from .suites import SUITES
 
 # pandas, scikit-learn and numba load with the modules behind the subcommands, which the functions that build a
@@ -578,7 +578,7 @@ def _run(name: str, parser, args, argv: list, *, registry, prog: str | None, com
         return args.func(args, registry=registry, command=line)
     except UsageError as exc:
         parser.error(str(exc))
-    except (UserDataError, FolderLocked, OutputError) as exc:
+    except (UserDataError, FolderLocked, FolderUnwritable, OutputError) as exc:
         print(f"{who}: error: {_one_line(exc)}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except NothingToRun as exc:
