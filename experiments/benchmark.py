@@ -347,8 +347,8 @@ def run(args, registry=None, *, command: str) -> int:
 
     ``registry`` holds the methods (default: :func:`~.methods.default_registry`; tests add doubles);
     ``command`` is recorded in the lock and the tables' provenance. Returns the exit status; raises
-    :class:`~.studies.UsageError`, :class:`~mddf.datasets.user_data.UserDataError` and :class:`~.outlock.FolderLocked`
-    for the command line to report.
+    :class:`~.studies.UsageError`, :class:`~mddf.datasets.user_data.UserDataError`, :class:`~.outlock.FolderLocked`
+    and :class:`~.outlock.FolderUnwritable` for the command line to report.
     """
     registry = registry or default_registry()
     if args.data_home is not None:

@@ -12,8 +12,9 @@ subcommand             script                         does
 =====================  =============================  ==========================================
 
 Every subcommand that takes a dataset also takes the user's own table: ``--data PATH --target COLUMN
-[--test PATH]`` (:mod:`mddf.datasets.user_data`). This module parses the arguments; the module each :class:`Command`
-names does the work, and :mod:`.exit_status` holds the exit statuses. Errors about the input are one
+[--test PATH]`` (:mod:`mddf.datasets.user_data`). This module parses the arguments; each subcommand's parser sets
+``func`` (``set_defaults``), the function here that imports the module doing the work when it runs, and
+:mod:`.exit_status` holds the exit statuses. Errors about the input are one
 line, ``mddf: error: <what is wrong>``; standard output carries only each subcommand's result (tables,
 or the paths of the files written), notices, progress and warnings go to standard error.
 """
@@ -21,7 +22,6 @@ or the paths of the files written), notices, progress and warnings go to standar
 from __future__ import annotations
 
 import argparse
-import importlib
 import shlex
 import sys
 from collections.abc import Callable
@@ -34,11 +34,11 @@ from .executor import Terminated
 from .exit_status import EXIT_INTERRUPTED, EXIT_NOTHING_TO_RUN, EXIT_TERMINATED, EXIT_USAGE
 from .methods import PROFILES
 from .metrics import METRICS
-from .outlock import FolderLocked
+from .outlock import FolderLocked, FolderUnwritable
 from .suites import SUITES
 
 # pandas, scikit-learn and numba load with the modules behind the subcommands, which the functions that build a
-# subcommand's parser or run it import, so that `mddf --help` and `mddf --version` answer without them.
+# subcommand's parser or run it (its ``func``) import, so that `mddf --help` and `mddf --version` answer without them.
 
 PROG = "mddf"
 EXIT_BAD_INPUT = EXIT_USAGE
@@ -123,11 +123,20 @@ def _help_text(module) -> str:
     return "\n\n".join(p for p in paragraphs if ":mod:`.cli`" not in p) + "\n"
 
 
-def _new_parser(prog: str, description: str, name: str) -> argparse.ArgumentParser:
-    formatter = argparse.RawDescriptionHelpFormatter
-    return argparse.ArgumentParser(
-        prog=prog, description=description, epilog=exit_status.epilog(name), formatter_class=formatter
+def _new_parser(prog: str, description: str, name: str, subparsers=None) -> argparse.ArgumentParser:
+    """Subcommand ``name``'s parser, whose ``func`` runs it: on its own (a script's, ``prog`` naming it in messages),
+    or as ``mddf``'s entry for ``name`` when given ``mddf``'s ``subparsers``."""
+    options = dict(
+        description=description,
+        epilog=exit_status.epilog(name),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    if subparsers is None:
+        parser = argparse.ArgumentParser(prog=prog, **options)
+    else:
+        parser = subparsers.add_parser(name, prog=prog, help=COMMANDS[name].help, **options)
+    parser.set_defaults(func=COMMANDS[name].func)
+    return parser
 
 
 # parsers
@@ -286,8 +295,8 @@ examples:
 """
 
 
-def benchmark_parser(prog: str = f"{PROG} benchmark") -> argparse.ArgumentParser:
-    parser = _new_parser(prog, BENCHMARK_DESCRIPTION, "benchmark")
+def benchmark_parser(prog: str = f"{PROG} benchmark", subparsers=None) -> argparse.ArgumentParser:
+    parser = _new_parser(prog, BENCHMARK_DESCRIPTION, "benchmark", subparsers)
     parser.add_argument(
         "--suite", choices=sorted(SUITES), help="dataset suite (default: 'default', scikit-learn's bundled datasets)"
     )
@@ -374,7 +383,7 @@ def add_protocol_arguments(parser: argparse.ArgumentParser, *, folds: bool = Tru
     )
 
 
-def small_sample_parser(prog: str = f"{PROG} small-sample") -> argparse.ArgumentParser:
+def small_sample_parser(prog: str = f"{PROG} small-sample", subparsers=None) -> argparse.ArgumentParser:
     from . import small_sample
 
     parser = _new_parser(
@@ -384,6 +393,7 @@ def small_sample_parser(prog: str = f"{PROG} small-sample") -> argparse.Argument
         "examples:\n  mddf small-sample --quick\n  mddf small-sample --data my.csv --target y --methods mdDF,RF-400 "
         "--fractions 0.1,0.5,1 --seeds 2\n  (python scripts/small_sample.py takes the same options)\n",
         "small-sample",
+        subparsers,
     )
     add_dataset_arguments(parser)
     add_protocol_arguments(parser, folds=False)
@@ -411,10 +421,10 @@ def small_sample_parser(prog: str = f"{PROG} small-sample") -> argparse.Argument
     return parser
 
 
-def export_features_parser(prog: str = f"{PROG} export-features") -> argparse.ArgumentParser:
+def export_features_parser(prog: str = f"{PROG} export-features", subparsers=None) -> argparse.ArgumentParser:
     from . import feature_export
 
-    parser = _new_parser(prog, _help_text(feature_export), "export-features")
+    parser = _new_parser(prog, _help_text(feature_export), "export-features", subparsers)
     add_dataset_arguments(parser)
     add_mddf_arguments(parser)
     parser.add_argument("--include-raw", action="store_true", help="also store X_train and X_test")
@@ -428,10 +438,10 @@ def export_features_parser(prog: str = f"{PROG} export-features") -> argparse.Ar
     return parser
 
 
-def plot_layers_parser(prog: str = f"{PROG} plot-layers") -> argparse.ArgumentParser:
+def plot_layers_parser(prog: str = f"{PROG} plot-layers", subparsers=None) -> argparse.ArgumentParser:
     from . import layer_figures
 
-    parser = _new_parser(prog, _help_text(layer_figures), "plot-layers")
+    parser = _new_parser(prog, _help_text(layer_figures), "plot-layers", subparsers)
     add_dataset_arguments(parser, regression=False)
     add_mddf_arguments(parser)
     parser.add_argument(
@@ -443,10 +453,10 @@ def plot_layers_parser(prog: str = f"{PROG} plot-layers") -> argparse.ArgumentPa
     return parser
 
 
-def plot_tsne_parser(prog: str = f"{PROG} plot-tsne") -> argparse.ArgumentParser:
+def plot_tsne_parser(prog: str = f"{PROG} plot-tsne", subparsers=None) -> argparse.ArgumentParser:
     from . import tsne_figure
 
-    parser = _new_parser(prog, _help_text(tsne_figure), "plot-tsne")
+    parser = _new_parser(prog, _help_text(tsne_figure), "plot-tsne", subparsers)
     add_dataset_arguments(parser, regression=False)
     add_mddf_arguments(parser)
     parser.add_argument("--layers", default=None, help="layers to embed, e.g. '1,2,4,last' (default: 4 spread out)")
@@ -458,56 +468,126 @@ def plot_tsne_parser(prog: str = f"{PROG} plot-tsne") -> argparse.ArgumentParser
     return parser
 
 
-def datasets_parser(prog: str = f"{PROG} datasets") -> argparse.ArgumentParser:
+def datasets_parser(prog: str = f"{PROG} datasets", subparsers=None) -> argparse.ArgumentParser:
     from mddf.datasets import GROUPS
 
     from . import dataset_listing
 
-    parser = _new_parser(prog, _help_text(dataset_listing), "datasets")
+    parser = _new_parser(prog, _help_text(dataset_listing), "datasets", subparsers)
     parser.add_argument("--group", choices=GROUPS, default=None, help="only this group of datasets")
     parser.add_argument("--data-home", type=Path, default=None, help="folder with the benchmark files (MDDF_DATA)")
     return parser
 
 
-# running a subcommand
+# running a subcommand: each parser's ``func``, which imports the module doing the work when it runs
+
+
+def run_benchmark(args, *, registry=None, command: str) -> int:
+    """``mddf benchmark``: :func:`.benchmark.run`."""
+    from .benchmark import run
+
+    return run(args, registry, command=command)
+
+
+def run_small_sample(args, *, registry=None, command: str) -> int:
+    """``mddf small-sample``: :func:`.small_sample.run`."""
+    from .small_sample import run
+
+    return run(args, registry, command=command)
+
+
+def run_export_features(args, *, registry=None, command: str) -> int:
+    """``mddf export-features``: :func:`.feature_export.run` (one fit: no registry)."""
+    from .feature_export import run
+
+    return run(args, command=command)
+
+
+def run_plot_layers(args, *, registry=None, command: str) -> int:
+    """``mddf plot-layers``: :func:`.layer_figures.run` (one fit: no registry)."""
+    from .layer_figures import run
+
+    return run(args, command=command)
+
+
+def run_plot_tsne(args, *, registry=None, command: str) -> int:
+    """``mddf plot-tsne``: :func:`.tsne_figure.run` (one fit: no registry)."""
+    from .tsne_figure import run
+
+    return run(args, command=command)
+
+
+def run_datasets(args, *, registry=None, command: str) -> int:
+    """``mddf datasets``: :func:`.dataset_listing.run`."""
+    from .dataset_listing import run
+
+    return run(args, command=command)
 
 
 @dataclass(frozen=True)
 class Command:
-    """A subcommand: its parser, the module whose ``run`` runs it, the script that wraps it, a one-line summary."""
+    """A subcommand: the function building its parser, the one running it (the parser's ``func``), the script that
+    wraps it, a one-line summary."""
 
     parser: Callable[..., argparse.ArgumentParser]
-    module: str
+    func: Callable[..., int]  # func(args, registry=..., command=...) -> exit status
     script: str | None
     summary: str
     schedules: bool = False  # runs many runs: takes --scheduler (checked before running) and a registry
 
-    def run(self, args, registry, command: str) -> int:
-        module = importlib.import_module(f"{__package__}.{self.module}")
-        if self.schedules:
-            return module.run(args, registry, command=command)
-        return module.run(args, command=command)
+    @property
+    def help(self) -> str:
+        """Its line in ``mddf --help``."""
+        return self.summary + (f" (also scripts/{self.script})" if self.script else "")
 
 
 # fmt: off
 COMMANDS = {
-    "benchmark": Command(benchmark_parser, "benchmark", "run_uci.py", "compare methods on your --data file "
+    "benchmark": Command(benchmark_parser, run_benchmark, "run_uci.py", "compare methods on your --data file "
                          "(practitioner protocol) or the papers' datasets (their protocol)", schedules=True),
-    "small-sample": Command(small_sample_parser, "small_sample", "small_sample.py",
+    "small-sample": Command(small_sample_parser, run_small_sample, "small_sample.py",
                             "score against the training fraction (the mdDF paper's Figure 6)", schedules=True),
-    "export-features": Command(export_features_parser, "feature_export", "export_features.py",
+    "export-features": Command(export_features_parser, run_export_features, "export_features.py",
                                "fit mdDF and save its per-layer features (.npz)"),
-    "plot-layers": Command(plot_layers_parser, "layer_figures", "plot_layers.py",
+    "plot-layers": Command(plot_layers_parser, run_plot_layers, "plot_layers.py",
                            "accuracy and margins over mdDF's layers (Figures 8, 9)"),
-    "plot-tsne": Command(plot_tsne_parser, "tsne_figure", "plot_tsne.py", "t-SNE of mdDF's layer features (Figure 7)"),
-    "datasets": Command(datasets_parser, "dataset_listing", None,
-                        "the built-in datasets and whether their files are here"),
+    "plot-tsne": Command(plot_tsne_parser, run_plot_tsne, "plot_tsne.py", "t-SNE of mdDF's layer features (Figure 7)"),
+    "datasets": Command(datasets_parser, run_datasets, None, "the built-in datasets and whether their files are here"),
 }
 # fmt: on
 
 
 def _one_line(exc: BaseException) -> str:
     return " ".join(str(exc).split()) or type(exc).__name__
+
+
+def _run(name: str, parser, args, argv: list, *, registry, prog: str | None, command: list | None) -> int:
+    """Run the parsed ``args`` of subcommand ``name`` (``parser``'s) with their ``func``; returns the exit status.
+
+    The errors about the input become one line and exit status 2 (see :func:`run_command`).
+    """
+    from mddf.datasets.user_data import UserDataError
+
+    from .studies import NothingToRun, OutputError, UsageError
+
+    if COMMANDS[name].schedules:
+        check_scheduler_args(parser, args)
+    line = shlex.join([str(a) for a in (command or [PROG, name]) + argv])
+    who = (prog or PROG).split()[0]
+    try:
+        return args.func(args, registry=registry, command=line)
+    except UsageError as exc:
+        parser.error(str(exc))
+    except (UserDataError, FolderLocked, FolderUnwritable, OutputError) as exc:
+        print(f"{who}: error: {_one_line(exc)}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except NothingToRun as exc:
+        print(f"nothing to run: {exc}", file=sys.stderr)
+        return EXIT_NOTHING_TO_RUN
+    except Terminated:
+        print("terminated (SIGTERM)", file=sys.stderr)
+        return EXIT_TERMINATED
+    raise AssertionError("unreachable")  # parser.error exits
 
 
 def run_command(name: str, argv=None, *, registry=None, prog: str | None = None, command: list | None = None) -> int:
@@ -519,32 +599,10 @@ def run_command(name: str, argv=None, *, registry=None, prog: str | None = None,
     (default ``mddf <name>``), and ``command`` is the command line recorded in provenance before ``argv``
     (default ``["mddf", name]``).
     """
-    from mddf.datasets.user_data import UserDataError
-
-    from .studies import NothingToRun, OutputError, UsageError
-
-    spec = COMMANDS[name]
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = spec.parser(prog or f"{PROG} {name}")
+    parser = COMMANDS[name].parser(prog or f"{PROG} {name}")
     args = parser.parse_args(argv)
-    if spec.schedules:
-        check_scheduler_args(parser, args)
-    line = shlex.join([str(a) for a in (command or [PROG, name]) + argv])
-    who = (prog or PROG).split()[0]
-    try:
-        return spec.run(args, registry, line)
-    except UsageError as exc:
-        parser.error(str(exc))
-    except (UserDataError, FolderLocked, OutputError) as exc:
-        print(f"{who}: error: {_one_line(exc)}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except NothingToRun as exc:
-        print(f"nothing to run: {exc}", file=sys.stderr)
-        return EXIT_NOTHING_TO_RUN
-    except Terminated:
-        print("terminated (SIGTERM)", file=sys.stderr)
-        return EXIT_TERMINATED
-    raise AssertionError("unreachable")  # parser.error exits
+    return _run(name, parser, args, argv, registry=registry, prog=prog, command=command)
 
 
 def run_script(name: str, argv=None, registry=None, *, script=None) -> int:
@@ -571,8 +629,8 @@ def script_entry(name: str, script) -> int:
         return EXIT_INTERRUPTED
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """``mddf``'s top-level parser: ``--version`` and one entry per subcommand (``mddf --help``)."""
+def _parsers(full: str | None = None) -> tuple[argparse.ArgumentParser, argparse.ArgumentParser | None]:
+    """``mddf``'s parser and subcommand ``full``'s parser within it (see :func:`build_parser`)."""
     parser = argparse.ArgumentParser(
         prog=PROG,
         description="Margin-distribution deep forest: benchmarks, studies, features and figures from the "
@@ -581,24 +639,43 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"{PROG} {version()}")
     sub = parser.add_subparsers(dest="command", metavar="<subcommand>")
+    chosen = None
     for name, spec in COMMANDS.items():
-        also = f" (also scripts/{spec.script})" if spec.script else ""
-        sub.add_parser(name, help=spec.summary + also, add_help=False)
-    return parser
+        if name == full:
+            chosen = spec.parser(f"{PROG} {name}", subparsers=sub)
+        else:  # a bare entry: its line in `mddf --help`, and its func
+            sub.add_parser(name, help=spec.help, add_help=False).set_defaults(func=spec.func)
+    return parser, chosen
+
+
+def build_parser(full: str | None = None) -> argparse.ArgumentParser:
+    """``mddf``'s top-level parser: ``--version`` and one entry per subcommand (``mddf --help``), each setting ``func``.
+
+    Subcommand ``full``, if given, has its options (building them loads its modules); the others are bare entries,
+    so that ``mddf --help`` and ``mddf --version`` load none of them.
+    """
+    return _parsers(full)[0]
 
 
 def main(argv=None, registry=None) -> int:
     """``mddf [--version] <subcommand> [options]``; returns the exit status (the console script's)."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser()
     try:
-        if not argv or argv[0] not in COMMANDS:
-            args = parser.parse_args(argv)  # --help, --version, or an unknown subcommand: exits
+        # Nothing before the subcommand takes a value, so a subcommand given is the first argument; only it gets
+        # its options.
+        name = argv[0] if argv and argv[0] in COMMANDS else None
+        if name is None:
+            args = build_parser().parse_args(argv)  # --help, --version, or an unknown subcommand: exits
             if args.command is None:
-                parser.print_usage(sys.stderr)
+                build_parser().print_usage(sys.stderr)
                 print(f"{PROG}: error: a subcommand is required ({', '.join(COMMANDS)})", file=sys.stderr)
                 return EXIT_BAD_INPUT
-        return run_command(argv[0], argv[1:], registry=registry)
+            return main(argv[argv.index(args.command) :], registry)  # argparse found it later (after '--')
+        parser, subparser = _parsers(name)
+        args, extras = parser.parse_known_args(argv)
+        if extras:  # the subcommand's error and usage, as when its parser parses on its own (scripts/)
+            subparser.error(f"unrecognized arguments: {' '.join(extras)}")
+        return _run(name, subparser, args, argv[1:], registry=registry, prog=None, command=None)
     except SystemExit as exc:  # argparse (--help, --version, usage errors)
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else EXIT_BAD_INPUT)
     except KeyboardInterrupt:

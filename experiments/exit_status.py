@@ -19,7 +19,7 @@ from pathlib import Path
 
 EXIT_OK = 0
 EXIT_RUN_FAILED = 1
-EXIT_USAGE = 2  # argparse's status for a usage error; also a bad --data file, a bad or held --out
+EXIT_USAGE = 2  # argparse's status for a usage error; also a bad --data file, a bad, unwritable or held --out
 EXIT_NOTHING_TO_RUN = 2
 EXIT_INTERRUPTED = 128 + signal.SIGINT  # 130, as a shell reports a command stopped by Ctrl-C
 EXIT_TERMINATED = 128 + signal.SIGTERM  # 143
@@ -58,9 +58,9 @@ STATUSES = (
     Status(
         EXIT_USAGE,
         "usage error or nothing to run",
-        "usage error, or nothing could run: an unusable --data file, an --out that is a file or that another runner "
-        "holds, no requested method available or applicable, every dataset skipped (its files missing and "
-        "--download not given)",
+        "usage error, or nothing could run: an unusable --data file, an --out that is a file, that cannot be written "
+        "(read-only, a full disk) or that another runner holds, no requested method available or applicable, every "
+        "dataset skipped (its files missing and --download not given)",
         "usage error, an unusable --data file, or the dataset is not available (its files missing and --download "
         "not given)",
     ),

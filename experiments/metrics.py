@@ -96,22 +96,27 @@ def full_probabilities(proba, model_classes, n_classes: int) -> np.ndarray:
 
 
 def log_loss(y_true, proba) -> float:
-    """Mean negative log probability of the true class, probabilities clipped to [PROBA_CLIP, 1] and renormalised."""
+    """Mean negative log probability of the true class, probabilities clipped to [PROBA_CLIP, 1] and renormalised.
+
+    scikit-learn's ``log_loss`` with ``labels`` = every column's class code, so that a test fold missing some
+    classes is scored against all of them; the clipping is done here first (scikit-learn clips at float64's eps).
+    """
+    from sklearn.metrics import log_loss as sklearn_log_loss
+
     proba = np.clip(np.asarray(proba, dtype=np.float64), PROBA_CLIP, 1.0)
     proba /= proba.sum(axis=1, keepdims=True)
-    y_true = np.asarray(y_true, dtype=np.int64)
-    return float(-np.mean(np.log(proba[np.arange(len(y_true)), y_true])))
+    return float(sklearn_log_loss(y_true, proba, labels=np.arange(proba.shape[1])))
 
 
 def classification_scores(y_true, y_pred, proba=None) -> dict:
     """``accuracy``, ``balanced_accuracy`` and, given ``proba`` (column j: class code j), ``log_loss``."""
-    from sklearn.metrics import balanced_accuracy_score
+    from sklearn.metrics import accuracy_score, balanced_accuracy_score
 
     y_true, y_pred = np.asarray(y_true), np.asarray(y_pred)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # "y_pred contains classes not in y_true": the mean recall is still defined
         balanced = float(balanced_accuracy_score(y_true, y_pred))
-    scores = {"accuracy": float(np.mean(y_true == y_pred)), "balanced_accuracy": balanced}
+    scores = {"accuracy": float(accuracy_score(y_true, y_pred)), "balanced_accuracy": balanced}
     if proba is not None:
         scores["log_loss"] = log_loss(y_true, proba)
     return scores
@@ -119,10 +124,10 @@ def classification_scores(y_true, y_pred, proba=None) -> dict:
 
 def regression_scores(y_true, y_pred) -> dict:
     """``r2`` and ``rmse``."""
-    from sklearn.metrics import r2_score
+    from sklearn.metrics import r2_score, root_mean_squared_error
 
     y_true, y_pred = np.asarray(y_true, dtype=np.float64), np.asarray(y_pred, dtype=np.float64)
-    return {"r2": float(r2_score(y_true, y_pred)), "rmse": float(np.sqrt(np.mean((y_true - y_pred) ** 2)))}
+    return {"r2": float(r2_score(y_true, y_pred)), "rmse": float(root_mean_squared_error(y_true, y_pred))}
 
 
 def run_scores(task: str, y_true, y_pred, proba=None) -> dict:

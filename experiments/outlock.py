@@ -1,31 +1,42 @@
-"""One runner per output folder: an exclusive marker file in ``--out`` naming its owner.
+"""One runner per output folder: an operating-system lock on ``<out>/.mddf-lock``, a file naming its owner.
 
 Two runners sharing an ``--out`` would both run every unfinished job into the same ``results.jsonl``.
-:func:`hold` creates ``<out>/.mddf-lock`` atomically (``O_CREAT | O_EXCL``) with the owner's pid, host,
-start time and command; a second runner finds it, and :class:`FolderLocked` says who holds the folder.
-The lock is released when the block ends, however it ends (SIGTERM raises
-:class:`~.executor.Terminated` meanwhile, so the block unwinds), and the folders it created are removed
-again if still empty. A marker whose pid no longer runs on this host (a runner killed with SIGKILL) is
-taken over, saying so; one written on another host (a shared file system) cannot be checked and is
-respected, its message naming the file to delete once that runner is gone.
+:func:`hold` locks ``<out>/.mddf-lock`` with :class:`filelock.FileLock` (``flock``: the lock belongs to the
+process, and the operating system drops it when the process ends, even killed with SIGKILL) and writes the
+owner's pid, host, start time and command into it; a second runner cannot take the lock, and
+:class:`FolderLocked` says who holds the folder. The lock is released and its file deleted when the block
+ends, however it ends (SIGTERM raises :class:`~.executor.Terminated` meanwhile, so the block unwinds), and
+the folders it created are removed again if still empty. A file whose lock nobody holds (its runner was
+killed) is taken over, saying so; one written on another host (a shared file system, whose locks may not
+reach this host) is respected, its message naming the file to delete once that runner is gone. A folder
+where the file cannot be written (read-only, a full disk) raises :class:`FolderUnwritable`, leaving no file.
 """
 
 from __future__ import annotations
 
 import contextlib
 import datetime as _dt
+import errno
 import json
 import os
 import signal
 import socket
 import sys
+import time
 from pathlib import Path
 
 LOCK_NAME = ".mddf-lock"
 
+#: The lock file of each folder this process holds, and its :class:`filelock.FileLock`.
+_HELD: dict = {}
+
 
 class FolderLocked(RuntimeError):
     """Another runner holds the output folder (the message names it and its command)."""
+
+
+class FolderUnwritable(RuntimeError):
+    """The output folder, or its lock file, cannot be written (the message names the folder and why)."""
 
 
 def _owner(command: str) -> dict:
@@ -38,11 +49,13 @@ def _owner(command: str) -> dict:
 
 
 def _read(path: Path) -> dict | None:
-    """The marker's owner, ``{}`` when it cannot be parsed (being written, or damaged), None when gone."""
+    """The file's owner, ``{}`` when it cannot be parsed (being written, or damaged), None when gone."""
     try:
         text = path.read_text()
     except FileNotFoundError:
         return None
+    except (OSError, UnicodeDecodeError):
+        return {}
     try:
         owner = json.loads(text)
     except ValueError:
@@ -50,14 +63,15 @@ def _read(path: Path) -> dict | None:
     return owner if isinstance(owner, dict) else {}
 
 
-def _alive(pid) -> bool:
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return False
-    except (OSError, ValueError, TypeError):  # someone else's process (PermissionError), or cannot tell
-        pass
-    return True
+def _holder(path: Path) -> dict | None:
+    """The owner of a lock another process holds: it writes itself in right after locking, so wait a moment."""
+    owner = _read(path)
+    for _ in range(20):
+        if owner != {}:
+            break
+        time.sleep(0.05)
+        owner = _read(path)
+    return owner
 
 
 def describe(owner: dict) -> str:
@@ -70,64 +84,93 @@ def describe(owner: dict) -> str:
     )
 
 
-def _is_stale(owner: dict | None) -> bool:
-    return bool(owner) and owner.get("host") == socket.gethostname() and not _alive(owner.get("pid"))
+def _in_use(folder: Path, path: Path, owner: dict) -> FolderLocked:
+    return FolderLocked(
+        f"{folder} is in use by another runner: {describe(owner)}; wait for it to finish or choose another --out "
+        f"(if that runner is gone, delete {path})"
+    )
+
+
+def _why(exc: OSError) -> str:
+    return exc.strerror or (os.strerror(exc.errno) if exc.errno else str(exc) or type(exc).__name__)
+
+
+def _unwritable(folder: Path, exc: OSError) -> FolderUnwritable:
+    if exc.errno == errno.ENOSYS:  # flock is missing (e.g. Lustre mounted without -o flock)
+        return FolderUnwritable(f"--out {folder} is on a file system without file locks (flock); choose another --out")
+    return FolderUnwritable(f"--out {folder} cannot be written: {_why(exc)} (writing its lock file {LOCK_NAME})")
+
+
+def _owner_writer(path: Path, payload: bytes):
+    """filelock's ``on_acquired``: write ``payload`` into the locked file; if that fails, delete the file (still
+    locked, so it is this process's) before filelock releases the lock and raises."""
+
+    def write(fd: int) -> None:
+        try:
+            os.ftruncate(fd, 0)
+            os.lseek(fd, 0, os.SEEK_SET)
+            view = memoryview(payload)
+            while view:
+                view = view[os.write(fd, view) :]
+        except OSError:
+            with contextlib.suppress(OSError):
+                if os.path.samestat(os.fstat(fd), os.stat(path)):
+                    os.unlink(path)
+            raise
+
+    return write
 
 
 def acquire(folder, command: str, log=None) -> Path:
-    """Create ``folder/.mddf-lock`` (the folder too if missing) for this process and return its path;
-    :class:`FolderLocked` if another runner holds it.
+    """Lock ``folder/.mddf-lock`` (the folder too is created if missing) for this process and return its path.
 
-    ``command`` is recorded in the marker (shown to a second runner); ``log`` is told when a stale lock is
-    taken over (default: a line on stderr).
+    Raises :class:`FolderLocked` if another runner holds it, :class:`FolderUnwritable` if the folder or the
+    file cannot be written. ``command`` is recorded in the file (shown to a second runner); ``log`` is told
+    when a file left by a runner that no longer holds its lock is taken over (default: a line on stderr).
     """
+    from filelock import FileLock, Timeout
+
     log = log or (lambda text: print(text, file=sys.stderr))
     folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise FolderUnwritable(f"--out {folder} cannot be created: {_why(exc)}") from None
     path = folder / LOCK_NAME
     payload = json.dumps(_owner(command)).encode()
     for _ in range(3):
+        left = _read(path)  # the owner named by a file already there (the lock, once taken, rewrites it)
+        if left and left.get("host") != socket.gethostname():
+            raise _in_use(folder, path, left)  # that host's lock may not be visible here
+        # on_acquired also keeps filelock from falling back to a lock by the file's existence where flock is missing
+        lock = FileLock(path, timeout=0, on_acquired=_owner_writer(path, payload))
         try:
-            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-        except FileExistsError:
-            owner = _read(path)
+            lock.acquire()
+        except Timeout:  # held by another process (a TimeoutError, hence an OSError: caught first)
+            owner = _holder(path)
             if owner is None:  # released in the meantime: try again
                 continue
-            if not _is_stale(owner):
-                raise FolderLocked(
-                    f"{folder} is in use by another runner: {describe(owner)}; wait for it to finish or choose "
-                    f"another --out (if that runner is gone, delete {path})"
-                ) from None
-            # Move the stale marker aside (atomic: of two runners taking over, one wins the rename)
-            # and try again to create ours.
-            aside = path.with_name(f"{LOCK_NAME}.stale-{os.getpid()}")
-            try:
-                os.rename(path, aside)
-            except FileNotFoundError:
-                continue
-            if _read(aside) != owner:  # another runner took the folder over in between: put its marker back
-                with contextlib.suppress(OSError):
-                    os.link(aside, path)
-                with contextlib.suppress(OSError):
-                    os.unlink(aside)
-                continue
-            os.unlink(aside)
-            log(f"taking over {path}: its owner, {describe(owner)}, is no longer running")
-            continue
-        try:
-            os.write(fd, payload)
-        finally:
-            os.close(fd)
+            raise _in_use(folder, path, owner) from None
+        except OSError as exc:
+            raise _unwritable(folder, exc) from None
+        _HELD[path] = lock
+        if left:
+            log(f"taking over {path}: its owner, {describe(left)}, is no longer running")
         return path
-    raise FolderLocked(f"{folder}: could not create {path} (other runners keep taking it)")
+    raise FolderLocked(f"{folder}: could not lock {path} (other runners keep taking it)")
 
 
 def release(path: Path) -> None:
-    """Delete the marker if this process owns it."""
-    owner = _read(path)
-    if owner and owner.get("pid") == os.getpid() and owner.get("host") == socket.gethostname():
+    """Delete the lock file and release its lock, if this process holds it."""
+    lock = _HELD.pop(Path(path), None)
+    if lock is None:
+        return
+    try:
+        # Deleted while still locked: a runner waiting on this file finds it gone and starts over with a new one.
         with contextlib.suppress(FileNotFoundError):
             os.unlink(path)
+    finally:
+        lock.release()
 
 
 @contextlib.contextmanager
@@ -136,7 +179,11 @@ def hold(folder, command: str, log=None):
     from .executor import _raise_on_sigterm
 
     created = _missing_folders(Path(folder))
-    path = acquire(folder, command, log)
+    try:
+        path = acquire(folder, command, log)
+    except BaseException:
+        _remove_empty(created)
+        raise
     previous = _raise_on_sigterm()
     try:
         yield path
@@ -144,11 +191,7 @@ def hold(folder, command: str, log=None):
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
         release(path)
-        for made in created:  # deepest first
-            try:
-                made.rmdir()  # only an empty folder goes
-            except OSError:
-                break
+        _remove_empty(created)
 
 
 def _missing_folders(folder: Path) -> list[Path]:
@@ -160,4 +203,13 @@ def _missing_folders(folder: Path) -> list[Path]:
     return missing
 
 
-__all__ = ["LOCK_NAME", "FolderLocked", "acquire", "describe", "hold", "release"]
+def _remove_empty(created: list[Path]) -> None:
+    """Remove the folders :func:`hold` created (deepest first) while they are empty."""
+    for made in created:
+        try:
+            made.rmdir()  # only an empty folder goes
+        except OSError:
+            break
+
+
+__all__ = ["LOCK_NAME", "FolderLocked", "FolderUnwritable", "acquire", "describe", "hold", "release"]

@@ -4,6 +4,7 @@ one line and exit 2, --version, and the installed console script."""
 import json
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -286,6 +287,34 @@ def test_every_subcommand_documents_itself(name, capsys):
     assert text.startswith(f"usage: mddf {name} ") and "exit status:" in text
     if name != "datasets":
         assert "--data PATH" in text and "--target COLUMN" in text and "--out" in text
+
+
+@pytest.mark.parametrize("name", list(cli.COMMANDS))
+def test_mddf_and_the_scripts_parse_a_subcommand_alike(name, capsys):
+    # `mddf <name>` builds the subcommand's parser inside mddf's, the scripts build it on its own
+    assert cli.main([name, "--help"]) == 0
+    assert capsys.readouterr().out == cli.COMMANDS[name].parser().format_help()
+    assert cli.main([name, "--no-such-option", "x"]) == 2
+    alone = (
+        cli.COMMANDS[name].parser().format_usage() + f"mddf {name}: error: unrecognized arguments: --no-such-option x\n"
+    )
+    assert capsys.readouterr().err == alone
+
+
+@pytest.mark.parametrize(
+    "run", [cli.main, lambda argv, registry: cli.run_command(argv[0], argv[1:], registry=registry)]
+)
+def test_a_subcommand_runs_the_func_its_parser_sets(run, monkeypatch):
+    calls = []
+
+    def func(args, *, registry, command):
+        calls.append((args.group, registry, command))
+        return 0
+
+    monkeypatch.setitem(cli.COMMANDS, "datasets", replace(cli.COMMANDS["datasets"], func=func))
+    assert cli.COMMANDS["datasets"].parser().parse_args([]).func is func
+    assert run(["datasets", "--group", "mddf"], registry="the registry") == 0
+    assert calls == [("mddf", "the registry", "mddf datasets --group mddf")]
 
 
 def prices_csv(path, n=60):

@@ -30,6 +30,27 @@ def test_classification_scores_agree_with_scikit_learn():
     assert scores["log_loss"] == pytest.approx(log_loss(y, proba, labels=[0, 1, 2]))
 
 
+def test_the_scores_are_those_of_their_formulas_bit_for_bit():
+    # scikit-learn computes them; the values are those of the formulas earlier records were made with
+    rng = np.random.default_rng(1)
+    for case in range(300):
+        k, n = int(rng.integers(2, 8)), int(rng.integers(1, 300))
+        y, proba = rng.integers(0, k, n), rng.dirichlet(np.ones(k) * rng.choice([0.05, 1.0, 5.0]), n)
+        if case % 3 == 0:
+            proba[rng.random((n, k)) < 0.2] = 0.0  # classes a model never saw
+        if case % 5 == 0:
+            y[:] = y[0]  # a test fold of one class
+        pred = proba.argmax(1)
+        scores = classification_scores(y, pred, proba)
+        clipped = np.clip(proba, PROBA_CLIP, 1.0)
+        clipped /= clipped.sum(axis=1, keepdims=True)
+        assert scores["accuracy"] == float(np.mean(y == pred))
+        assert scores["log_loss"] == float(-np.mean(np.log(clipped[np.arange(n), y])))
+        target, predicted = rng.normal(size=n), rng.normal(size=n)
+        rmse = regression_scores(target, predicted)["rmse"]
+        assert rmse == float(np.sqrt(np.mean((target - predicted) ** 2)))
+
+
 def test_a_class_absent_from_training_gets_probability_zero_and_a_clipped_log_loss():
     # the model saw classes 0 and 2 only; the test rows hold a row of class 1
     proba = full_probabilities([[0.9, 0.1], [0.2, 0.8]], [0, 2], n_classes=3)

@@ -1,6 +1,8 @@
-"""One runner per --out folder: a second one is told who holds it and exits 2; stale locks are taken over;
-the lock goes when its runner ends, on SIGTERM too."""
+"""One runner per --out folder: a second one is told who holds it and exits 2; a lock file whose lock nobody
+holds (its runner was killed) is taken over; the lock goes when its runner ends, on SIGTERM too; an --out where
+the lock file cannot be written is one line and exit 2, leaving no file."""
 
+import errno
 import json
 import os
 import signal
@@ -93,3 +95,110 @@ def test_a_runner_stopped_by_sigterm_before_its_runs_releases_the_lock(tmp_path)
     holder.send_signal(signal.SIGTERM)
     assert holder.wait(timeout=30) == 128 + signal.SIGTERM
     assert not (tmp_path / outlock.LOCK_NAME).exists()
+
+
+FAST = ["--methods", "Baseline", "--folds", "2", "--seeds", "1", "--quick", "--n-jobs", "1", "--quiet"]
+OPTIONS = {"benchmark": FAST, "small-sample": ["--methods", "RF-400", "--fractions", "1", "--seeds", "1", "--quick"]}
+
+
+def test_the_file_of_a_killed_runner_does_not_refuse_the_next_run(tmp_path, user_csv, capsys):
+    out = tmp_path / "out"
+    holder = start_holder(out)
+    holder.kill()  # SIGKILL: no cleanup; the operating system drops the lock, the file stays
+    assert holder.wait(timeout=30) == -signal.SIGKILL
+    left = json.loads((out / outlock.LOCK_NAME).read_text())
+    assert left["pid"] == holder.pid
+    argv = ["benchmark", "--data", str(user_csv), "--target", "y", *FAST, "--isolation", "inline", "--out", str(out)]
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    assert f"taking over {out / outlock.LOCK_NAME}: its owner, {outlock.describe(left)}, is no longer running" in err
+    assert (out / "results.jsonl").exists() and not (out / outlock.LOCK_NAME).exists()
+
+
+def test_a_file_naming_a_live_process_that_does_not_hold_the_lock_is_taken_over(tmp_path):
+    # a killed runner's pid may be reused by another process: whether the lock is held decides, not the pid
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        left = {"pid": other.pid, "host": socket.gethostname(), "started": "2026-01-01T00:00:00+00:00", "command": "x"}
+        (tmp_path / outlock.LOCK_NAME).write_text(json.dumps(left))
+        said = []
+        path = outlock.acquire(tmp_path, "mine", log=said.append)
+        assert json.loads(path.read_text())["command"] == "mine"
+        assert said == [f"taking over {path}: its owner, {outlock.describe(left)}, is no longer running"]
+        outlock.release(path)
+        assert list(tmp_path.iterdir()) == []
+    finally:
+        other.kill()
+        other.wait(timeout=30)
+
+
+def fail_on_lock_file(monkeypatch, function, code, lock):
+    """Make ``os.<function>`` (``open`` creating ``lock``, or ``write`` into it) raise ``OSError(code)``."""
+    real = getattr(os, function)
+
+    def failing(target, *args, **kwargs):
+        if function == "open":
+            ours = os.fspath(target) == str(lock) and args[0] & os.O_CREAT
+        else:
+            try:
+                ours = os.path.samestat(os.fstat(target), os.stat(lock))
+            except OSError:
+                ours = False
+        if ours:
+            raise OSError(code, os.strerror(code))
+        return real(target, *args, **kwargs)
+
+    monkeypatch.setattr(os, function, failing)
+
+
+@pytest.mark.parametrize(
+    "case", ["read-only folder", "read-only file system", "full disk creating the file", "full disk writing it"]
+)
+@pytest.mark.parametrize("command", ["benchmark", "small-sample"])
+def test_an_out_where_the_lock_file_cannot_be_written_is_one_line_exit_2_and_no_file(
+    tmp_path, user_csv, capsys, monkeypatch, case, command
+):
+    out = tmp_path / "out"
+    lock = out / outlock.LOCK_NAME
+    code = errno.ENOSPC
+    if case == "read-only folder":
+        code = errno.EACCES
+        out.mkdir()
+        out.chmod(0o555)
+        if os.geteuid() == 0:  # root writes into it all the same: refuse as the kernel refuses anyone else
+            fail_on_lock_file(monkeypatch, "open", code, lock)
+    elif case == "read-only file system":
+        code = errno.EROFS
+        fail_on_lock_file(monkeypatch, "open", code, lock)
+    elif case == "full disk creating the file":
+        fail_on_lock_file(monkeypatch, "open", code, lock)
+    else:
+        fail_on_lock_file(monkeypatch, "write", code, lock)
+    argv = [command, "--data", str(user_csv), "--target", "y", "--out", str(out), *OPTIONS[command], "--quiet"]
+    try:
+        assert main(argv) == 2
+    finally:
+        out.chmod(0o755) if out.exists() else None
+    err = capsys.readouterr().err
+    why = os.strerror(code)
+    assert err == f"mddf: error: --out {out} cannot be written: {why} (writing its lock file {outlock.LOCK_NAME})\n"
+    assert not lock.exists()  # no empty lock file left behind
+    left = ["my.csv", "out"] if case == "read-only folder" else ["my.csv"]  # a folder the runner made goes too
+    assert sorted(p.name for p in tmp_path.iterdir()) == left
+
+
+def test_an_out_whose_folder_cannot_be_created_is_one_line_and_exit_2(tmp_path, user_csv, capsys, monkeypatch):
+    out = tmp_path / "deep" / "out"
+    real = os.mkdir
+
+    def read_only(path, *args, **kwargs):
+        if os.fspath(path).startswith(str(tmp_path / "deep")):
+            raise OSError(errno.EROFS, os.strerror(errno.EROFS))
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "mkdir", read_only)
+    argv = ["benchmark", "--data", str(user_csv), "--target", "y", "--out", str(out), *FAST]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err == f"mddf: error: --out {out} cannot be created: {os.strerror(errno.EROFS)}\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["my.csv"]
