@@ -130,11 +130,12 @@ def build_mddf(ctx: BuildContext, **params):
     """mdDF, the dataset's categorical columns declared: the paper's configuration (:data:`mddf.PAPER_CONFIG`) under
     the paper's protocol, the estimator's defaults under the practitioner's; ``CascadeForestRegressor`` with its
     defaults for a regression task."""
+    base = {}
     if ctx.task != "regression" and ctx.protocol == "paper":
         from mddf import PAPER_CONFIG
 
-        params = {**PAPER_CONFIG, **params}
-    params = {**_cascade_params(ctx), **declared_categories(ctx.categorical_mask), **params}
+        base = dict(PAPER_CONFIG)  # the profile's sizes (quick: fewer trees and layers) go on top of it
+    params = {**base, **_cascade_params(ctx), **declared_categories(ctx.categorical_mask), **params}
     kind = "CascadeForestRegressor" if ctx.task == "regression" else "MDDFClassifier"
     return _construct(_import("mddf", kind), ctx, **params)
 

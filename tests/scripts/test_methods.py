@@ -189,7 +189,7 @@ def test_the_practitioner_methods_build_a_classifier_or_a_regressor_as_the_task_
 
     registry = default_registry()
     names = [s.name for s in registry.select(None, protocol="practitioner")]
-    assert names == ["mdDF", "Baseline", "HGB-es", "LightGBM-es", "XGBoost-es", "RF-400"]
+    assert names == ["mdDF", "Baseline", "HGB-es", "LightGBM-es", "XGBoost-es", "CatBoost-es", "RF-400"]
     regression = BuildContext(seed=0, n_jobs=1, profile="paper", n_features=4, n_classes=0, task="regression")
     built = {
         name: (registry.get(name).build(PAPER), registry.get(name).build(regression))
@@ -208,5 +208,9 @@ def test_the_practitioner_methods_build_a_classifier_or_a_regressor_as_the_task_
     assert built["HGB-es"][0].estimator.max_iter == 1000
     assert built["XGBoost-es"][0].estimator.n_estimators == 1000
     assert built["RF-400"][0].n_estimators == 400
+    if "CatBoost-es" in built:  # an optional peer (the bench extra): at its defaults, 1000 rounds at most
+        classifier, regressor = built["CatBoost-es"]
+        assert classifier.estimator.get_params()["iterations"] == 1000 and classifier.patience == 20
+        assert "Regressor" in type(regressor.estimator).__name__
     # the papers' methods stay classification only
     assert registry.get("RF").tasks == ("classification",) and registry.get("gcForest").tasks == ("classification",)
