@@ -16,19 +16,19 @@ from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from mddf.baselines import AdaBoostClassifier, DeepBoostClassifier
-from mddf.baselines._weak import (
-    BinnedFeatures,
-    SplitSearch,
-    grow_stump_candidates,
-    grow_tree_candidates,
-)
-from mddf.baselines.deepboost import (
+from mddf.baselines._deepboost_descent import (
     direction,
     loss_derivative_weights,
     rademacher_stump,
     rademacher_stump2,
     rademacher_tree,
     step_size,
+)
+from mddf.baselines._weak import (
+    BinnedFeatures,
+    SplitSearch,
+    grow_stump_candidates,
+    grow_tree_candidates,
 )
 
 # ----------------------------------------------------------------------------------------------
