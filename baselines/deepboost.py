@@ -111,8 +111,8 @@ class DeepBoostClassifier(ClassifierMixin, BaseEstimator):
         Impurity-based importances, non-negative and summing to 1: for a binary problem
         sum_j |alpha_j| I_j / sum_j |alpha_j|, where I_j is hypothesis j's Gini decrease per
         feature, weighted by the distribution D_t of the round t that first selected it (which
-        carries the sample weights) and normalised to sum to 1 per tree
-        (its Gini decreases); one-vs-rest: the mean over the classes, renormalised.
+        carries the sample weights) and normalised to sum to 1 per tree; one-vs-rest: the mean over the
+        classes, renormalised.
         All zeros in the degenerate case where no weighted hypothesis has an informative split.
     n_iter_ : int
         Rounds actually run.
