@@ -1,0 +1,107 @@
+"""The sizes a maintainer can live with, held: short functions, small estimator modules, a small shared base, and
+docstrings that are contracts (issue 65).
+
+- No function of the project's code is longer than :data:`MAX_FUNCTION_LINES` lines, but the compiled numba kernels
+  (a function decorated with a ``jit``, or a factory whose body builds one).
+- Every module that defines a public estimator holds at most :data:`MAX_ESTIMATOR_MODULE_LINES` lines, docstrings
+  included; the cascades' shared base has at most :data:`MAX_BASE_METHODS` methods.
+- A public estimator's class docstring is at most :data:`MAX_CLASS_DOCSTRING_LINES` lines, and each of its parameters
+  is described in at most :data:`MAX_PARAMETER_LINES` lines (how a default was chosen belongs to the docs pages).
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import re
+from pathlib import Path
+
+import pytest
+
+import mddf
+import mddf.baselines
+from mddf._cascade_base import CascadeBase
+
+ROOT = Path(__file__).resolve().parents[1]
+FOLDERS = ("mddf", "baselines", "datasets", "experiments", "benchmarks", "scripts")
+MAX_FUNCTION_LINES = 100
+MAX_ESTIMATOR_MODULE_LINES = 500
+MAX_BASE_METHODS = 25
+MAX_CLASS_DOCSTRING_LINES = 200
+MAX_PARAMETER_LINES = 10
+
+ESTIMATORS = [
+    getattr(package, name)
+    for package in (mddf, mddf.baselines)
+    for name in package.__all__
+    if inspect.isclass(getattr(package, name)) and hasattr(getattr(package, name), "get_params")
+]
+
+
+def _is_kernel(node) -> bool:
+    """A numba kernel: decorated with a ``jit``, or a factory whose short body defines and returns one."""
+    if any("jit" in ast.unparse(d) for d in node.decorator_list):
+        return True
+    inner = [n for n in node.body if isinstance(n, ast.FunctionDef)]
+    return len(node.body) <= 3 and any(_is_kernel(n) for n in inner)
+
+
+def long_functions(max_lines=MAX_FUNCTION_LINES) -> list:
+    found = []
+    for folder in FOLDERS:
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text())):
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and not _is_kernel(node):
+                    length = node.end_lineno - node.lineno + 1
+                    if length > max_lines:
+                        found.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name}: {length} lines")
+    return found
+
+
+def test_no_function_is_longer_than_a_hundred_lines_but_the_compiled_kernels():
+    assert not long_functions(), "split these into named steps:\n" + "\n".join(long_functions())
+
+
+def test_the_size_check_finds_a_long_function_and_spares_a_kernel(tmp_path):
+    body = "\n".join(f"    x{i} = {i}" for i in range(120))
+    tree = ast.parse(f"def long():\n{body}\n\n@njit(cache=True)\ndef kernel():\n{body}\n")
+    long, kernel = tree.body
+    assert not _is_kernel(long) and _is_kernel(kernel)
+
+
+@pytest.mark.parametrize("estimator", ESTIMATORS, ids=lambda e: e.__name__)
+def test_an_estimator_module_is_at_most_five_hundred_lines(estimator):
+    path = Path(inspect.getsourcefile(estimator))
+    n_lines = len(path.read_text().splitlines())
+    assert n_lines <= MAX_ESTIMATOR_MODULE_LINES, f"{path.relative_to(ROOT)}: {n_lines} lines"
+
+
+def test_the_cascades_shared_base_is_small():
+    methods = [
+        name for name, value in vars(CascadeBase).items() if inspect.isfunction(value) or isinstance(value, property)
+    ]
+    assert len(methods) <= MAX_BASE_METHODS, methods
+
+
+def parameter_lengths(doc: str) -> dict:
+    """``{parameter: lines of its description}`` of a numpydoc ``Parameters`` section."""
+    section = re.search(r"\n\s*Parameters\n\s*-+\n(.*?)(?:\n\s*\n\s*[A-Z][a-z]+\n\s*-+\n|\Z)", doc, re.S)
+    lengths, current = {}, None
+    for line in (section.group(1) if section else "").splitlines():
+        header = re.match(r"^    (\w[\w, ]*) : ", line)
+        if header:
+            current = header.group(1)
+            lengths[current] = 0
+        elif current is not None and line.strip():
+            lengths[current] += 1
+    return lengths
+
+
+@pytest.mark.parametrize("estimator", ESTIMATORS, ids=lambda e: e.__name__)
+def test_a_class_docstring_is_a_contract_of_at_most_two_hundred_lines(estimator):
+    doc = inspect.getdoc(estimator)
+    assert len(doc.splitlines()) <= MAX_CLASS_DOCSTRING_LINES
+    lengths = parameter_lengths(inspect.cleandoc("\n" + estimator.__doc__))
+    assert lengths, "the docstring has a Parameters section"
+    too_long = {name: n for name, n in lengths.items() if n > MAX_PARAMETER_LINES}
+    assert not too_long, f"{estimator.__name__}: parameters described in more than {MAX_PARAMETER_LINES} lines"
