@@ -22,6 +22,7 @@ from sklearn.utils.validation import check_is_fitted
 from mddf import MDDFClassifier
 from mddf.utils import (
     CATEGORICAL_FEATURES_CONSTRAINT,
+    N_JOBS_CONSTRAINT,
     LayerOutputMixin,
     check_label_types,
     check_sample_weight,
@@ -203,7 +204,7 @@ class GCForestClassifier(LayerOutputMixin, ClassifierMixin, TransformerMixin, Ba
         "tree_method": [StrOptions({"hist", "exact"})],
         "categorical_features": CATEGORICAL_FEATURES_CONSTRAINT,
         "categorical_splits": [StrOptions({"subset", "ordinal"})],
-        "n_jobs": [None, Integral],
+        "n_jobs": N_JOBS_CONSTRAINT,
         "random_state": ["random_state"],
         "verbose": ["verbose"],
         "model_dir": [None, str, os.PathLike],

@@ -44,7 +44,7 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from mddf.utils import check_sample_weight
+from mddf.utils import N_JOBS_CONSTRAINT, check_sample_weight
 
 from ._windows import WindowGeometry, resolve_image_shape, sliding_windows, window_geometry, window_rows
 
@@ -170,7 +170,7 @@ class MultiGrainedScanner(TransformerMixin, BaseEstimator):
         "n_folds": [Interval(Integral, 2, None, closed="left")],
         "max_train_windows": [None, Interval(Integral, 1, None, closed="left")],
         "chunk_windows": [Interval(Integral, 1, None, closed="left")],
-        "n_jobs": [None, Integral],
+        "n_jobs": N_JOBS_CONSTRAINT,
         "random_state": ["random_state"],
         "verbose": ["verbose"],
     }

@@ -23,7 +23,7 @@ from ._members import check_accepts_nan
 from ._pair_step import with_pairs
 from ._storage import MemoryStore, temporary_folders_removed_on_sigterm
 from ._threads import one_blas_thread, one_thread
-from .utils import CATEGORICAL_FEATURES_CONSTRAINT, validate_tabular
+from .utils import CATEGORICAL_FEATURES_CONSTRAINT, N_JOBS_CONSTRAINT, validate_tabular
 
 
 class CascadeBase(LayerFeaturesMixin):
@@ -49,7 +49,7 @@ class CascadeBase(LayerFeaturesMixin):
         "fold_trees": [StrOptions({"all", "share", "refit"})],
         "predictor_input": [StrOptions({"stacked", "auto"})],
         "pair_features": [None, StrOptions({"auto"}), HasMethods(["fit_task", "transform"])],
-        "n_jobs": [Integral, None],
+        "n_jobs": N_JOBS_CONSTRAINT,
         "random_state": ["random_state"],
         "verbose": ["verbose"],
         "model_dir": [None, str, os.PathLike],

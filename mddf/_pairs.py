@@ -14,6 +14,7 @@ from sklearn.utils.validation import _check_feature_names_in, check_consistent_l
 
 from ._appended import AppendedFeaturesMixin
 from ._pair_search import OPERATIONS, SearchResult, SearchSettings, pair_values, search_pairs
+from .utils import N_JOBS_CONSTRAINT
 
 #: The operations tried by default (:data:`mddf._pair_search.OPERATIONS` names every one).
 DEFAULT_OPERATIONS = ("log_ratio", "product")
@@ -108,7 +109,7 @@ class PairFeatures(AppendedFeaturesMixin, TransformerMixin, BaseEstimator):
         "max_samples": [None, Interval(Integral, 2, None, closed="left")],
         "max_columns": [None, Interval(Integral, 2, None, closed="left")],
         "categorical_features": [StrOptions({"from_dtype"}), "array-like"],
-        "n_jobs": [Integral, None],
+        "n_jobs": N_JOBS_CONSTRAINT,
         "random_state": ["random_state"],
     }
 

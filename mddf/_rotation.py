@@ -90,6 +90,10 @@ class PCAFeatures(AppendedFeaturesMixin, TransformerMixin, BaseEstimator):
         columns, values, _ = self._numeric(X, reset=True)
         if values.shape[1] == 0:
             raise ValueError("PCAFeatures: X has no numeric column to rotate")
+        if len(values) < 2:
+            raise ValueError(
+                f"PCAFeatures needs at least 2 rows to find directions across columns, got n_samples={len(values)}"
+            )
         self.columns_ = columns
         A = self._log_mapped(values)
         with np.errstate(invalid="ignore"):  # an all-NaN column: mean and scale fall back to 0 and 1

@@ -270,6 +270,37 @@ def duplicate_column_names(name):
         make(name).fit(pd.DataFrame(X, columns=["a", "b", "a", "d"]), y)
 
 
+@case(ALL, "error")
+def list_valued_column(name):
+    X, y = data(name)
+    frame = pd.DataFrame(X, columns=["a", "b", "c", "d"]).assign(e=[[1.0, 2.0]] * len(X))
+    with raises(TypeError, "column(s) 'e' of X hold lists, tuples, sets, dicts or arrays"):
+        make(name).fit(frame, y)
+
+
+@case(("mddf", "regressor", "gcforest"), "error")
+def values_that_underflow_float32(name):
+    X, y = data(name)
+    X[:, 1] *= 1e-47  # nonzero, but 0 as float32, in which these estimators compute
+    with raises(ValueError, "column(s) 1 of X hold nonzero values too small for float32"):
+        make(name).fit(X, y)
+
+
+@case(("mddf", "regressor", "gcforest"), "result")
+def values_in_float32s_subnormal_range(name):
+    X, y = data(name)
+    model = make(name).fit(X * 1e-40, y)  # below float32's smallest normal number: their order kept, as subnormals
+    assert_learned(name, model, X * 1e-40, y)
+
+
+@case(("mddf", "regressor", "gcforest"), "error")
+def n_jobs_zero_or_absurd(name):
+    X, y = data(name)
+    for n_jobs in (0, 10**9):
+        with raises(ValueError, "The 'n_jobs' parameter of"):
+            make(name).set_params(n_jobs=n_jobs).fit(X, y)
+
+
 # categorical columns
 
 
@@ -358,6 +389,15 @@ def mixed_int_and_str_labels(name):
     for given in (np.array(labels, dtype=object), labels):
         with raises(ValueError, "Mix of label input types (string and number) in y: labels of types int, str"):
             make(name).fit(X, given)
+
+
+@case(CLASSIFIERS, "error")
+def none_among_string_labels(name):
+    X, y = data(name)
+    labels = np.where(y == 1, "yes", "no").astype(object)
+    labels[5] = None
+    with raises(ValueError, "y has 1 missing label(s) (None or NaN), the first at row 5"):
+        make(name).fit(X, labels)
 
 
 @case(CLASSIFIERS, "error")

@@ -22,10 +22,12 @@ of :data:`mddf.trees.nodes.NODE_PROBLEMS`). The two stored forests are
 
 from __future__ import annotations
 
+import hashlib
 from abc import ABC, abstractmethod
 
 import numpy as np
 
+from .._storage import ModelFileError
 from ..trees.nodes import NODE_PROBLEMS
 
 #: Rows of a leaf table checked at a time by :meth:`StoredForest.check_arrays` (bounds its temporaries' memory).
@@ -59,10 +61,32 @@ class StoredForest(ABC):
     _leaf_table = None
     n_classes = None
 
+    def __getstate__(self):
+        """The attributes, and for a finished forest the SHA-256 of its arrays (checked when it is unpickled)."""
+        state = self.__dict__.copy()
+        if "offsets" in state:
+            state["_arrays_sha256"] = self.arrays_sha256()
+        return state
+
     def __setstate__(self, state):
+        expected = state.pop("_arrays_sha256", None)  # pickles of earlier versions carry none
         self.__dict__.update(state)
         if "offsets" in state:  # a finished forest
+            if expected is not None and self.arrays_sha256() != expected:
+                raise ModelFileError(
+                    f"the pickle of a {type(self).__name__}",
+                    "its trees' arrays do not match the SHA-256 taken when it was pickled: the pickle is damaged",
+                )
             self.check_arrays()
+
+    def arrays_sha256(self):
+        """SHA-256 of the stored arrays: each one's name, dtype, shape and bytes."""
+        digest = hashlib.sha256()
+        for name in self._stored_arrays:
+            array = np.ascontiguousarray(getattr(self, name))
+            digest.update(f"{name}|{array.dtype.str}|{array.shape}|".encode())
+            digest.update(array.reshape(-1).view(np.uint8) if array.size else b"")
+        return digest.hexdigest()
 
     @property
     def n_trees(self):

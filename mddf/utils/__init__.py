@@ -7,7 +7,7 @@
   with categorical columns (pandas categories, strings, or the columns
   ``categorical_features`` names) encoded as ordinal codes, and
   :data:`CATEGORICAL_FEATURES_CONSTRAINT`, the ``_parameter_constraints`` entry
-  of that parameter;
+  of that parameter, and :data:`N_JOBS_CONSTRAINT`, that of ``n_jobs`` (0 and absurd counts refused);
 - layer outputs: :class:`LayerOutputMixin`, ``get_feature_names_out`` and
   ``set_output`` for a transformer whose ``transform`` returns the features of
   one of its layers;
@@ -24,7 +24,7 @@ from .._ahead_of_time.dispatch import state as _state
 from .._stopping import EarlyStopping
 from ._layer_output import LayerOutputMixin
 from ._tabular import CATEGORICAL_FEATURES_CONSTRAINT, validate_tabular
-from ._validation import check_label_types, check_sample_weight, check_weighted_classes
+from ._validation import N_JOBS_CONSTRAINT, check_label_types, check_sample_weight, check_weighted_classes
 
 
 def compiled_tree_code() -> str:
@@ -39,6 +39,7 @@ __all__ = [
     "CATEGORICAL_FEATURES_CONSTRAINT",
     "EarlyStopping",
     "LayerOutputMixin",
+    "N_JOBS_CONSTRAINT",
     "check_label_types",
     "check_sample_weight",
     "check_weighted_classes",

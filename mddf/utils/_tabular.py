@@ -79,6 +79,8 @@ def validate_tabular(estimator, X, y="no_validation", *, reset, **check_params):
     """
     if _is_dataframe(X):
         _check_frame_columns(X)
+    if np.dtype(check_params.get("dtype", np.float64)) == np.float32:
+        _check_float32_range(X)
     if reset:
         is_categorical = _resolve_categorical(X, getattr(estimator, "categorical_features", "from_dtype"))
         encoded, categories, encoder = X, None, None
@@ -132,7 +134,8 @@ def _holds_times(column):
 
 
 def _check_frame_columns(X):
-    """Raise for DataFrame columns no estimator can read: duplicate names, and dates, times or durations.
+    """Raise for DataFrame columns no estimator can read: duplicate names, cells that hold containers (lists, ...),
+    and dates, times or durations.
 
     Duplicate names are a ``ValueError`` naming them (which of the columns would be meant is
     ambiguous); datetime, timedelta and period columns are a ``TypeError`` naming them, since they
@@ -142,6 +145,13 @@ def _check_frame_columns(X):
     if len(duplicated):
         counts = ", ".join(f"{name!r} ({int((X.columns == name).sum())} times)" for name in duplicated)
         raise ValueError(f"X has duplicate column names: {counts}; give each column of X a name of its own")
+    containers = [j for j in range(X.shape[1]) if _holds_containers(X.iloc[:, j])]
+    if containers:
+        names = ", ".join(repr(X.columns[j]) for j in containers)
+        raise TypeError(
+            f"column(s) {names} of X hold lists, tuples, sets, dicts or arrays, not one value a cell; expand each "
+            "into columns of their own (e.g. pd.DataFrame(X[c].tolist())) or turn it into a number or a string"
+        )
     times = [j for j in range(X.shape[1]) if _holds_times(X.iloc[:, j])]
     if times:
         names = ", ".join(f"{X.columns[j]!r} ({X.iloc[:, j].dtype})" for j in times)
@@ -150,6 +160,35 @@ def _check_frame_columns(X):
             "convert them to numbers first, for example the days since a date of your choice "
             "((X[c] - pd.Timestamp('2000-01-01')) / pd.Timedelta(days=1)), or calendar features (year, month, "
             "day of week) as columns of their own"
+        )
+
+
+def _holds_containers(column):
+    """Whether an object column holds a list, tuple, set, dict or array in some cell."""
+    if column.dtype.kind != "O":
+        return False
+    return any(isinstance(value, (list, tuple, set, dict, np.ndarray)) for value in column.array)
+
+
+def _check_float32_range(X):
+    """Raise a ``ValueError`` naming the columns whose nonzero values become 0 as float32 (|x| below about 7e-46,
+    half the smallest float32 above 0): the estimators compute in float32, where such a column would lose its
+    signal. Smaller normal values keep their order as float32's subnormal numbers."""
+    if _is_dataframe(X):
+        numeric = [j for j in range(X.shape[1]) if X.iloc[:, j].dtype.kind == "f" and X.iloc[:, j].dtype.itemsize > 4]
+        columns = [(X.columns[j], X.iloc[:, j].to_numpy()) for j in numeric]
+    else:
+        A = np.asarray(X) if not hasattr(X, "toarray") else None
+        if A is None or A.dtype.kind != "f" or A.dtype.itemsize <= 4 or A.ndim != 2:
+            return
+        columns = [(j, A[:, j]) for j in range(A.shape[1])]
+    lost = [name for name, values in columns if np.any((values != 0) & (values.astype(np.float32) == 0))]
+    if lost:
+        names = ", ".join(repr(name) for name in lost[:5]) + (", ..." if len(lost) > 5 else "")
+        raise ValueError(
+            f"column(s) {names} of X hold nonzero values too small for float32 (|x| below 7e-46), in which the "
+            "estimators compute: they would become 0 and the column would lose its signal; rescale the column(s) "
+            "(e.g. multiply by a power of ten)"
         )
 
 

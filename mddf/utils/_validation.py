@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from numbers import Integral
+
 import numpy as np
+from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import _check_sample_weight
 
 
@@ -30,8 +33,20 @@ def check_sample_weight(sample_weight, X, *, estimator_name):
     return weights
 
 
+#: The most workers an estimator takes (``n_jobs``): far beyond any machine's cores, so that a typo is an error.
+MAX_N_JOBS = 1024
+#: The ``_parameter_constraints`` entry of ``n_jobs``: None, a negative count (joblib's: -1 every core, -2 all but
+#: one, ...) or a positive one up to :data:`MAX_N_JOBS`; 0 is an error, as it has no meaning.
+N_JOBS_CONSTRAINT = [
+    None,
+    Interval(Integral, 1, MAX_N_JOBS, closed="both"),
+    Interval(Integral, None, -1, closed="right"),
+]
+
+
 def check_label_types(y, *, estimator_name):
-    """Raise a ``ValueError`` for class labels that mix strings and numbers, before ``y`` is validated.
+    """Raise a ``ValueError`` for class labels that mix strings and numbers, or miss (None, NaN in an object
+    array), before ``y`` is validated.
 
     Such labels (``[1, "a"]``) cannot be sorted into ``classes_``: as an object array scikit-learn's
     ``check_classification_targets`` reports them as an "Unknown label type", which does not say why,
@@ -52,7 +67,14 @@ def check_label_types(y, *, estimator_name):
         return
     if dtype is None and not isinstance(y, (list, tuple)):
         return  # not array-like: validation reports it
-    types = {type(label) for label in np.asarray(y, dtype=object).ravel() if not _is_missing_label(label)}
+    labels = np.asarray(y, dtype=object).ravel()
+    missing = np.flatnonzero([_is_missing_label(label) for label in labels])
+    if len(missing):
+        raise ValueError(
+            f"{estimator_name}: y has {len(missing)} missing label(s) (None or NaN), the first at row {missing[0]}; "
+            "drop those rows or give them a label"
+        )
+    types = {type(label) for label in labels}
     if any(issubclass(t, str) for t in types) and not all(issubclass(t, str) for t in types):
         names = ", ".join(sorted(t.__name__ for t in types))
         raise ValueError(

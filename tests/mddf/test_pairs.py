@@ -220,3 +220,11 @@ def test_products_beyond_float32_are_clipped_to_its_range():
 
     out = pair_values(np.array([1e30, -1e30, np.nan]), np.array([1e10, 1e10, 1.0]), "product")
     assert out[0] == np.finfo(np.float32).max and out[1] == -np.finfo(np.float32).max and np.isnan(out[2])
+
+
+def test_duplicate_column_names_and_list_cells_get_errors_that_name_them():
+    X, y = ratio_frame(100)
+    with pytest.raises(ValueError, match=r"PairFeatures: X has duplicate column names: 'amount' \(2 times\)"):
+        PairFeatures().fit(X.set_axis(["amount", "colour", "noise", "amount"], axis=1), y)
+    with pytest.raises(TypeError, match=r"PairFeatures: column\(s\) 'extra' of X hold lists"):
+        PairFeatures().fit(X.assign(extra=[[1, 2]] * len(X)), y)

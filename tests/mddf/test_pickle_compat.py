@@ -87,3 +87,21 @@ def test_models_pickled_by_0_2_0_dev0_load_and_predict_the_same_bits():
         predicted = model.predict_proba(saved["X"]) if hasattr(model, "predict_proba") else model.predict(saved["X"])
         found = hashlib.sha256(np.ascontiguousarray(predicted, dtype=np.float64).tobytes()).hexdigest()
         assert found == digest, f"{name}: the predictions of the pickled model changed"
+
+
+def test_a_flipped_byte_in_a_pickled_forest_is_an_error_at_load_naming_the_damage():
+    from mddf import ModelFileError
+
+    X, y = make_classification(200, 5, random_state=0)
+    model = MDDFClassifier(n_estimators=4, max_layers=2, random_state=0).fit(X, y)
+    data = pickle.dumps(model)
+    words = model.layers_[0].models_[0][0].words.tobytes()
+    at = data.find(words[8:72])  # a stretch of the first forest's node words, inside the pickle
+    assert at > 0
+    damaged = bytearray(data)
+    damaged[at + 3] ^= 0x01
+    with pytest.raises(
+        ModelFileError, match="the pickle of a BinnedForest: its trees' arrays do not match the SHA-256"
+    ):
+        pickle.loads(bytes(damaged))
+    np.testing.assert_array_equal(pickle.loads(data).predict_proba(X), model.predict_proba(X))

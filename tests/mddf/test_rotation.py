@@ -119,3 +119,14 @@ def test_a_categorical_features_of_the_wrong_size_or_range_is_named():
         PCAFeatures(categorical_features=[3]).fit(X)
     with pytest.raises(ValueError, match="no numeric column"):
         PCAFeatures(categorical_features=[0, 1, 2]).fit(X)
+
+
+def test_fewer_than_two_rows_and_duplicate_names_are_refused_by_name():
+    import pandas as pd
+
+    with pytest.raises(
+        ValueError, match="PCAFeatures needs at least 2 rows to find directions across columns, got n_samples=1"
+    ):
+        PCAFeatures().fit(np.ones((1, 3)))
+    with pytest.raises(ValueError, match=r"PCAFeatures: X has duplicate column names: 'a' \(2 times\)"):
+        PCAFeatures().fit(pd.DataFrame(np.ones((4, 2)), columns=["a", "a"]))
