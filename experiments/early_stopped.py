@@ -13,7 +13,8 @@ round; CatBoost ``early_stopping_rounds`` with the held-out rows as ``eval_set``
 declared categorical columns given to it as text (it takes categories as integers or strings, not as float codes
 with NaN: a code becomes its digits, a missing value ``"NA"``). The model is not refitted on the held-out rows;
 the cap on rounds is the wrapped estimator's own. Classes are encoded over the rows the model trains on: a class
-absent from them (a small fold) is not predicted, and its validation rows are left out.
+absent from them (a small fold) is not predicted, and its validation rows are left out; rows of one class alone
+fit no model, that class being the prediction.
 """
 
 from __future__ import annotations
@@ -111,6 +112,9 @@ class EarlyStopped(BaseEstimator):
             y_fit = np.searchsorted(self.classes_, y_fit)
             y_val = np.searchsorted(self.classes_, y_val)
         X_fit, X_val = X[fit_rows], X[val_rows]
+        if classify and len(self.classes_) == 1:  # one class to learn: it is the prediction (CatBoost refuses it)
+            self.estimator_, self.n_rounds_, self.n_validation_ = None, 0, int(len(val_rows))
+            return self
         model = clone(self.estimator)
         if len(val_rows) == 0:  # no held-out row of a class the model sees: the cap decides
             fit_params = {"cat_features": self._declared(X.shape[1]).tolist() or None} if library == "catboost" else {}
@@ -164,7 +168,9 @@ class EarlyStopped(BaseEstimator):
 
     def predict(self, X):
         """The wrapped model's prediction (labels of ``classes_`` for a classifier)."""
-        check_is_fitted(self, "estimator_")
+        check_is_fitted(self, "n_validation_")
+        if self.estimator_ is None:  # trained on one class
+            return np.full(len(X), self.classes_[0])
         if hasattr(self, "classes_"):
             if _library(self.estimator) == "catboost":  # its labels come back as a column of its own dtype
                 return self.classes_[self.estimator_.predict_proba(self._input(X)).argmax(axis=1)]
@@ -174,5 +180,7 @@ class EarlyStopped(BaseEstimator):
     @available_if(lambda self: hasattr(self.estimator, "predict_proba"))
     def predict_proba(self, X):
         """Class probabilities, one column per label of ``classes_``."""
-        check_is_fitted(self, "estimator_")
+        check_is_fitted(self, "n_validation_")
+        if self.estimator_ is None:  # trained on one class
+            return np.ones((len(X), 1))
         return self.estimator_.predict_proba(self._input(X))

@@ -47,6 +47,8 @@ def test_the_default_methods_give_a_baseline_row_every_metric_a_significance_rul
     expected = {"mdDF", "Baseline", "HGB-es", "XGBoost-es", "RF-400"}
     if _has_lightgbm():  # "LightGBM when installed"
         expected.add("LightGBM-es")
+    if _has("catboost"):  # likewise CatBoost
+        expected.add("CatBoost-es")
     assert methods == expected
     baseline = next(line for line in lines if line.startswith("| Baseline |"))
     assert baseline.split(" | ")[3] == "50.00 ± 0.00"  # one class always: a balanced accuracy of 1/2
@@ -58,9 +60,13 @@ def test_the_default_methods_give_a_baseline_row_every_metric_a_significance_rul
 
 
 def _has_lightgbm():
+    return _has("lightgbm")
+
+
+def _has(module):
     import importlib.util
 
-    return importlib.util.find_spec("lightgbm") is not None
+    return importlib.util.find_spec(module) is not None
 
 
 def test_a_clear_lead_is_marked_as_the_winner(tmp_path, capsys):

@@ -97,3 +97,11 @@ def test_catboost_stops_early_and_reads_the_declared_category_codes_as_categorie
     regressor = catboost.CatBoostRegressor(iterations=300, thread_count=1, verbose=0, allow_writing_files=False)
     values = EarlyStopped(regressor, patience=10, random_state=0).fit(X[:, :2], 2 * X[:, 0])
     assert values.predict(X[:, :2]).shape == (400,) and not hasattr(values, "classes_")
+
+
+def test_rows_of_one_class_fit_no_model_and_predict_that_class():
+    X, y = noisy_classes(60)
+    for name, model in models():
+        stopped = EarlyStopped(model, random_state=0).fit(X, np.full(60, 1))
+        assert stopped.estimator_ is None and stopped.n_rounds_ == 0, name
+        assert (stopped.predict(X) == 1).all() and stopped.predict_proba(X).shape == (60, 1)
