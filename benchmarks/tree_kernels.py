@@ -86,6 +86,8 @@ class _BaselineTrees:
                 # a later revision compiles with mddf's njit, whose cache is stamped with the digest of mddf's sources;
                 # the copy's folder is new, so numba's cache of it starts empty either way: numba's own njit serves
                 source = source.replace("from .._compile_cache import njit", "from numba import njit")
+                # a later revision's stored forests name the model files' error, which the copy has no module for
+                source = source.replace("from .._storage import ModelFileError", "ModelFileError = ValueError")
                 (package / name).write_text(source)
         sys.path.insert(0, str(self.folder))
         self.trees = importlib.import_module("baseline_trees")

@@ -226,6 +226,7 @@ def _private(target):
     return any(part.startswith("_") for part in _target(target).split("."))
 
 
+@pytest.mark.slow
 def test_every_cross_reference_names_an_object_that_exists():
     broken = [str(ref) for ref in SOURCE_REFERENCES + PAGE_REFERENCES if not resolves(ref.target, ref.module, ref.cls)]
     assert not broken, "these references name nothing that exists:\n" + "\n".join(broken)

@@ -37,6 +37,7 @@ def _script(name):
     return module
 
 
+@pytest.mark.slow
 def test_the_cascade_diagram_is_drawn_by_its_script(tmp_path):
     drawn = _script("cascade_diagram").draw(tmp_path / "cascade.png")
     size = _png_size(drawn.read_bytes())

@@ -27,6 +27,9 @@ from pathlib import Path
 
 import pytest
 
+#: These tests build environments, start clusters or spawn and signal processes: the slow loop only.
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[1]
 # The version the checkout builds (single-sourced in mddf/__init__.py), read without importing mddf.
 VERSION = re.search(r'^__version__ = "([^"]+)"$', (ROOT / "mddf" / "__init__.py").read_text(), re.MULTILINE)[1]

@@ -626,6 +626,7 @@ def test_works_in_pipeline_and_grid_search(problem):
         DeepBoostClassifier(n_iter=8, base="stumps", grow="any_leaf"),
     ]
 )
+@pytest.mark.slow
 def test_scikit_learn_estimator_checks(estimator, check):
     check(estimator)
 

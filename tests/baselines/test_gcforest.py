@@ -179,6 +179,7 @@ def test_without_image_shape_rows_are_scanned_as_sequences(digits):
     assert gc.predict(X_test).shape == (len(X_test),)
 
 
+@pytest.mark.slow
 def test_random_state_makes_results_bit_identical(digits, scanned):
     X, y, X_test, _ = digits
     a = scanned.predict_proba(X_test)  # random_state=0
@@ -245,6 +246,7 @@ def test_grid_search_over_scanning_settings(digits):
     assert clone(search.best_estimator_).get_params() == search.best_estimator_.get_params()
 
 
+@pytest.mark.slow
 def test_check_estimator():
     # The scanning configuration exercises the whole estimator (scanner + cascade); window 1 on
     # 1-D rows fits every input width the checks generate.

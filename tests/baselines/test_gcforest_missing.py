@@ -16,6 +16,7 @@ def with_nan(X, fraction, seed):
 
 
 @pytest.mark.parametrize("tree_method", ["hist", "exact"])
+@pytest.mark.slow
 def test_iris_with_20_percent_nan(tree_method):
     X, y = load_iris(return_X_y=True)
     Xtr, Xte, ytr, yte = train_test_split(with_nan(X, 0.2, 0), y, test_size=0.4, stratify=y, random_state=0)

@@ -366,6 +366,7 @@ def _quadboost_expected_failed_weight_checks(estimator):
     ],
     expected_failed_checks=_quadboost_expected_failed_weight_checks,
 )
+@pytest.mark.slow
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
 

@@ -163,6 +163,7 @@ def test_chunked_scoring_gives_the_same_features(digits):
 # -- determinism, pickling, errors, estimator checks ------------------------------------------
 
 
+@pytest.mark.slow
 def test_random_state_makes_results_bit_identical(digits):
     X, y = digits
     a = small_scanner(random_state=3, max_train_windows=1000).fit_transform(X, y)
@@ -210,6 +211,7 @@ def test_new_images_must_have_the_training_width(digits):
         scanner.transform(X[:, :60])
 
 
+@pytest.mark.slow
 def test_check_estimator():
     expected_failed = {
         # fit_transform returns OUT-OF-FOLD class vectors (no window scored by a model that saw

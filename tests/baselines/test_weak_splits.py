@@ -48,6 +48,7 @@ def random_problem(rng):
 
 
 @pytest.mark.parametrize("seed", range(12))
+@pytest.mark.slow
 def test_compiled_search_equals_the_dense_argmin(seed):
     rng = np.random.default_rng(seed)
     for _ in range(25):

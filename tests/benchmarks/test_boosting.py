@@ -11,6 +11,7 @@ from mddf.experiments.provenance import read_csv_rows, read_provenance
 from mddf.experiments.store import ResultStore
 
 
+@pytest.mark.slow
 def test_the_study_quick_mode_writes_markdown_and_csv(tmp_path):
     out = tmp_path / "bench"
     assert boosting.main(["--quick", "--out", str(out)]) == 0
@@ -33,6 +34,7 @@ def test_the_study_quick_mode_writes_markdown_and_csv(tmp_path):
         assert prov["commit"] and prov["machine"] and prov["date"]
 
 
+@pytest.mark.slow
 def test_the_study_puts_both_selections_side_by_side(tmp_path):
     out = tmp_path / "bench"
     argv = ["--quick", "--selection", "both", "--cv-folds", "3", "--out", str(out)]  # --quick: Tables 2 and 3
@@ -57,6 +59,7 @@ def test_the_study_puts_both_selections_side_by_side(tmp_path):
         boosting.parse_args(["--cv-folds", "1"])
 
 
+@pytest.mark.slow
 def test_the_study_resumes_an_interrupted_sweep_and_runs_only_what_is_missing(tmp_path, capsys):
     out = tmp_path / "bench"
     argv = ["--quick", "--selection", "both", "--cv-folds", "outer", "--out", str(out)]
@@ -86,6 +89,7 @@ def test_the_study_resumes_an_interrupted_sweep_and_runs_only_what_is_missing(tm
     }
 
 
+@pytest.mark.slow
 def test_the_study_keeps_the_fits_of_an_interrupted_result(tmp_path, monkeypatch, capsys):
     """Interrupted inside a result, a rerun fits only what the first run had not finished, and
     publishes the same table as a run without interruption."""
@@ -124,6 +128,7 @@ def test_the_study_keeps_the_fits_of_an_interrupted_result(tmp_path, monkeypatch
     assert [{k: r[k] for k in keep} for r in resumed] == [{k: r[k] for k in keep} for r in whole]
 
 
+@pytest.mark.slow
 def test_the_study_report_runs_nothing_and_lists_what_is_missing(tmp_path, monkeypatch):
     out = tmp_path / "bench"
     argv = ["--quick", "--tables", "2", "--out", str(out)]
@@ -147,6 +152,7 @@ def test_the_study_report_runs_nothing_and_lists_what_is_missing(tmp_path, monke
     assert [x for x in markdown.splitlines() if x.startswith("| breast_cancer |")] == ran
 
 
+@pytest.mark.slow
 def test_the_study_partition_seed_reassigns_the_folds(tmp_path):
     # another seed is another random partition of the rows: same settings, other test errors
     errors = {}

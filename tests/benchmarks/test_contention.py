@@ -1,10 +1,12 @@
 """The contention study: a configuration's slowdown beside spinning processes, and its ratio to the plain cascade's."""
 
+import pytest
 from study_helpers import read_records
 
 from benchmarks import contention
 
 
+@pytest.mark.slow
 def test_a_quick_run_fits_in_a_fresh_process_and_records_its_seconds(tmp_path):
     assert contention.main(["--quick", "--out", str(tmp_path), "--quiet"]) == 0
     (record,) = read_records(tmp_path)
@@ -41,6 +43,7 @@ def test_the_table_gives_each_slowdown_and_judges_their_ratio_against_the_target
     assert "(target <= 1.5: not met)" in contention.table(Results)
 
 
+@pytest.mark.slow
 def test_the_runners_table_reads_as_csv_with_its_category_columns_as_text(tmp_path):
     import subprocess
     import sys
@@ -55,6 +58,7 @@ def test_the_runners_table_reads_as_csv_with_its_category_columns_as_text(tmp_pa
     assert frame.drop(columns=["city", "product"]).dtypes.map(pd.api.types.is_numeric_dtype).all()
 
 
+@pytest.mark.slow
 def test_a_quick_runner_run_times_the_benchmark_command_and_its_runs(tmp_path, monkeypatch):
     # the runs in the runner's own process: the command, its records and the table as the study makes them, without
     # the start-up of two worker processes (the measure itself keeps them)

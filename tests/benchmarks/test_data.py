@@ -73,6 +73,7 @@ def test_mixed_categories_label_needs_the_category_set_and_the_threshold_jointly
     assert 17 <= rises.sum() <= 23  # the set S has 20 of the 40 categories
 
 
+@pytest.mark.slow
 def test_mixed_categories_regression_has_the_same_columns_and_a_continuous_target_of_the_same_structure():
     X, y = mixed_categories_regression(30_000, random_state=0)
     X_cls, _ = mixed_categories(30_000, random_state=0)

@@ -12,6 +12,7 @@ from mddf.experiments.provenance import MARKDOWN_BEGIN, read_csv_rows, read_prov
 DF21_VERSIONS, DF21_MISSING = df21.probe_df21(df21.df21_python())
 
 
+@pytest.mark.slow
 def test_quick_run_without_df21_says_so_runs_the_rest_and_resumes(tmp_path, capsys):
     out = tmp_path / "df21"
     argv = ["--quick", "--df21-python", str(tmp_path / "no-env" / "bin" / "python"), "--out", str(out)]

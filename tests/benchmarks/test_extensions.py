@@ -2,6 +2,7 @@
 
 import importlib.util
 
+import pytest
 from study_helpers import read_records
 
 from benchmarks import extensions
@@ -10,6 +11,7 @@ from mddf.experiments.provenance import read_provenance
 LIGHTGBM = importlib.util.find_spec("lightgbm") is not None
 
 
+@pytest.mark.slow
 def test_quick_run_fits_every_method_and_resumes(tmp_path, capsys):
     out = tmp_path / "extensions"
     argv = ["--quick", "--n-jobs", "1", "--out", str(out)]

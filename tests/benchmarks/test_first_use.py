@@ -1,10 +1,12 @@
 """The first-use study: compile CPU of each kind's first fit, cold cache less warm cache, against a budget."""
 
+import pytest
 from study_helpers import read_records
 
 from benchmarks import first_use
 
 
+@pytest.mark.slow
 def test_a_unit_runs_a_cold_and_a_warm_process_and_records_their_difference(tmp_path):
     # the import kind fits nothing: two short processes, and numba compiles nothing; --jit turns the tree code
     # built ahead of time off (a source install), and the report and the records' settings say which code ran

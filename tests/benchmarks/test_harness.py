@@ -106,6 +106,7 @@ class _RowRecorder(BaseEstimator, ClassifierMixin):
         return self.tree_.predict_proba(X[["size"]].fillna(0))
 
 
+@pytest.mark.slow
 def test_repeated_cross_validation_gives_one_record_per_repeat_and_fold_on_held_out_rows(tmp_path, monkeypatch):
     monkeypatch.setattr(_RowRecorder, "seen", [])
     study = _study(
@@ -282,6 +283,7 @@ def test_interleave_alternates_the_calls_round_by_round_and_pairs_their_times():
 
 
 @pytest.mark.parametrize("command", [["-m", "benchmarks.datasets"], ["benchmarks/datasets.py"]])
+@pytest.mark.slow
 def test_a_study_runs_from_the_repository_root_as_a_module_and_as_a_file(command, tmp_path):
     done = subprocess.run(
         [sys.executable, *command, "--quick", "--out", str(tmp_path)], cwd=ROOT, capture_output=True, text=True

@@ -3,11 +3,13 @@ each fit in a fresh process."""
 
 import statistics
 
+import pytest
 from study_helpers import read_records
 
 from benchmarks import mddf_fit
 
 
+@pytest.mark.slow
 def test_quick_run_fits_in_fresh_processes_and_averages_accuracy_over_seeds(tmp_path, capsys):
     out = tmp_path / "fit"
     assert mddf_fit.main(["--quick", "--seeds", "0,1", "--n-jobs", "1", "--out", str(out)]) == 0

@@ -11,6 +11,7 @@ from benchmarks.harness import Unit, load_data, unit_rows
 LIGHTGBM = importlib.util.find_spec("lightgbm") is not None
 
 
+@pytest.mark.slow
 def test_quick_run_fits_every_method_on_both_cases_and_resumes(tmp_path, capsys, in_this_process):
     out = tmp_path / "missing"
     argv = ["--quick", "--n-jobs", "1", "--out", str(out)]

@@ -19,6 +19,7 @@ def _records(out, protocol):
     return [r for r in read_records(out) if r["config"]["protocol"] == protocol]
 
 
+@pytest.mark.slow
 def test_the_selection_then_the_test_comparison_with_the_recommended_configuration_and_a_resume(tmp_path, capsys):
     out = tmp_path / "mixed"
     assert mixed.main([*SMALL, "--select", "--out", str(out)]) == 0
@@ -52,6 +53,7 @@ def test_the_selection_then_the_test_comparison_with_the_recommended_configurati
     assert len(read_records(out)) == len(cvs) + len(tests) and "seed" not in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_the_selection_does_not_change_when_the_test_labels_are_permuted(tmp_path, monkeypatch):
     def run(out):
         argv = ["--quick", "--datasets", "mixed_categories,iris", "--methods", "mdDF,mdDF-subset", "--n-jobs", "1"]
@@ -109,6 +111,7 @@ def test_unknown_methods_and_a_selection_without_configurations_are_rejected(tmp
     assert "--select needs at least one mdDF configuration" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_ablations_are_cross_validated_when_named_but_never_recommended_and_give_xgboost_the_codes(tmp_path):
     out = tmp_path / "mixed"
     methods = ",".join(["mdDF-subset-xgbpred", *mixed.ABLATIONS])

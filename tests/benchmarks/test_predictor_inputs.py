@@ -56,6 +56,7 @@ def test_the_summary_averages_folds_then_seeds_and_ranks_the_variants():
     assert "| mean rank |" in predictor_inputs.markdown(rows, ranks)
 
 
+@pytest.mark.slow
 def test_the_command_writes_its_table_and_resumes(tmp_path):
     argv = ["--quick", "--n-jobs", "1", "--out", str(tmp_path)]
     assert predictor_inputs.main(argv) == 0

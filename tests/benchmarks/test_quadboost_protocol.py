@@ -57,6 +57,7 @@ def test_best_candidate_is_the_first_best_in_grid_order():
     assert np.allclose(res["mean_test_score"], res["split_scores"].mean(axis=1))
 
 
+@pytest.mark.slow
 def test_protocol_on_a_bundled_dataset_reports_test_risk_choice_and_size():
     ds = load_dataset("breast_cancer")
     grid = {"lam": [0.01, 0.1]}  # small lambdas take many iterations before L1 stops by itself: kept out for speed

@@ -117,6 +117,7 @@ def test_each_table_is_cross_validated_by_the_rules_folds_repeats_and_seeds(suit
     assert list(unit_rows(ctx, line_data)[2].index) == list(expected)  # plain folds for regression
 
 
+@pytest.mark.slow
 def test_records_are_written_as_they_go_resumed_and_bound_to_the_suites_data(suite, tmp_path, monkeypatch):
     drawn = []
     monkeypatch.setattr(realdata_report, "write_figures", lambda figures, out, prov: drawn.append(sorted(figures)))

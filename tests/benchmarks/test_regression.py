@@ -15,6 +15,7 @@ LIGHTGBM = importlib.util.find_spec("lightgbm") is not None
 METHODS = [m for m in regression.METHODS if m != "LightGBM" or LIGHTGBM]
 
 
+@pytest.mark.slow
 def test_quick_run_fits_every_method_on_every_dataset_and_resumes(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(regression, "california_cached", lambda: False)  # never downloaded here
     out = tmp_path / "regression"
@@ -37,6 +38,7 @@ def test_quick_run_fits_every_method_on_every_dataset_and_resumes(tmp_path, caps
     assert len(read_records(out)) == len(records) and "seed" not in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_a_fit_runs_in_a_fresh_process_and_a_cascade_with_a_predictor_records_what_predicted(tmp_path):
     out = tmp_path / "fresh"
     params = '{"predictor": "hgb", "predictor_input": "auto"}'
@@ -79,6 +81,7 @@ def test_california_housing_is_split_by_the_seed_when_it_is_cached(monkeypatch):
     assert not regression.california_cached()
 
 
+@pytest.mark.slow
 def test_select_cross_validates_the_candidates_on_the_training_rows_and_resumes(tmp_path, capsys, monkeypatch):
     out = tmp_path / "select"
     argv = ["--select", "--quick", "--in-process", "--datasets", "diabetes,friedman3", "--n-jobs", "1"]
@@ -117,6 +120,7 @@ def test_select_cross_validates_the_candidates_on_the_training_rows_and_resumes(
     }
 
 
+@pytest.mark.slow
 def test_tables_with_categories_give_the_categories_to_the_cascade_and_codes_to_the_random_forests(tmp_path):
     out = tmp_path / "categories"
     argv = ["--quick", "--in-process", "--datasets", "mixed_regression,diabetes", "--n-jobs", "1"]

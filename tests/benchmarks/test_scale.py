@@ -8,6 +8,7 @@ from benchmarks import harness, scale
 from mddf.experiments.provenance import MARKDOWN_BEGIN, read_csv_rows, read_provenance
 
 
+@pytest.mark.slow
 def test_quick_run_writes_table_figure_and_provenance_and_resumes(tmp_path, capsys):
     out = tmp_path / "scale"
     argv = ["--quick", "--out", str(out)]
@@ -49,6 +50,7 @@ def _fake_fit(calls, fail_at=None):
     return run
 
 
+@pytest.mark.slow
 def test_memory_limit_skips_sizes_predicted_above_it_and_says_so(tmp_path, monkeypatch, capsys):
     calls = []
     monkeypatch.setattr(harness, "in_fresh_process", _fake_fit(calls))
@@ -68,6 +70,7 @@ def test_memory_limit_skips_sizes_predicted_above_it_and_says_so(tmp_path, monke
     assert slopes["oob"]["fit_s"] == pytest.approx(1.0) and slopes["oob"]["rows"] == (1000, 8000)
 
 
+@pytest.mark.slow
 def test_a_failed_size_is_recorded_skips_larger_ones_and_is_retried_on_request(tmp_path, monkeypatch, capsys):
     calls = []
     monkeypatch.setattr(harness, "in_fresh_process", _fake_fit(calls, fail_at=2000))

@@ -45,6 +45,7 @@ def _data():
     return BinnedInput(X[:300]), y[:300], X[300:]
 
 
+@pytest.mark.slow
 def test_the_same_revision_routes_to_bit_identical_predictions(head):
     data, y, X_test = _data()
     results = tree_kernels.compare_routing(head, data, y, X_test, n_trees=3, rounds=2)
@@ -62,6 +63,7 @@ def test_the_copy_of_the_baseline_is_removed_when_closed(head):
     assert not copy.folder.exists()
 
 
+@pytest.mark.slow
 def test_the_same_revision_bins_to_the_same_codes(head):
     _, _, X_test = _data()
     X = np.random.RandomState(1).standard_normal((300, 6)).astype(np.float32)

@@ -54,6 +54,7 @@ def test_every_complete_manifest_dataset_is_checked(manifest):
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
+@pytest.mark.slow
 def test_complete_dataset_loads_with_published_shape(load_shared, manifest, name):
     n_train, n_test, n_features, n_classes = EXPECTED[name]
     ds = load_shared(name)
@@ -87,6 +88,7 @@ def test_complete_dataset_loads_with_published_shape(load_shared, manifest, name
         assert _counts(ds, "test") == {str(c): 1000 for c in range(10)}
 
 
+@pytest.mark.slow
 def test_second_load_reads_the_parsed_cache_and_never_reparses(load_shared, monkeypatch):
     """After the first (parsing) load, a load only reads the cached arrays.
 
@@ -135,6 +137,7 @@ def test_registry_hashes_and_urls_match_the_manifest(manifest):
         assert any(u.startswith(canonical) for u in urls), (name, canonical, urls)
 
 
+@pytest.mark.slow
 def test_adult_categorical_encoding_and_missing_values(load_shared, manifest):
     ds = load_shared("adult")
     categorical = [n for n, c in zip(ds.feature_names, ds.categorical_mask) if c]

@@ -36,6 +36,7 @@ def benchmark(data, *options, out=None):
     return cli.main(argv + (["--out", str(out)] if out else []))
 
 
+@pytest.mark.slow
 def test_the_default_methods_give_a_baseline_row_every_metric_a_significance_rule_and_a_figure(tmp_path, capsys):
     data = labelled(tmp_path / "signal.csv")
     assert benchmark(data, "--folds", "2", "--seeds", "1", out=tmp_path / "out") == 0

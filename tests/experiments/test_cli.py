@@ -53,6 +53,7 @@ def test_benchmark_on_a_users_csv_writes_tables_naming_the_file_and_its_hash(tmp
     assert not (out / ".mddf-lock").exists()
 
 
+@pytest.mark.slow
 def test_small_sample_on_a_users_csv(tmp_path, user_csv, capsys):
     out = tmp_path / "small"
     argv = ["small-sample", "--data", str(user_csv), "--target", "y", "--methods", "mdDF,RF", "--protocol", "paper"]
@@ -84,6 +85,7 @@ def test_export_features_on_a_users_csv(tmp_path, user_csv):
 
 
 @pytest.mark.parametrize("command, stem", [("plot-layers", "layers_my"), ("plot-tsne", "tsne_my")])
+@pytest.mark.slow
 def test_figures_on_a_users_csv_name_the_file_in_their_provenance(tmp_path, user_csv, command, stem):
     argv = [command, "--data", str(user_csv), "--target", "y", "--quick", "--n-jobs", "1", "--quiet"]
     assert cli.main([*argv, "--out", str(tmp_path)]) == 0
@@ -95,6 +97,7 @@ def test_figures_on_a_users_csv_name_the_file_in_their_provenance(tmp_path, user
         assert image.text["Data"] == prov["data"] and image.text["Command"] == prov["command"]
 
 
+@pytest.mark.slow
 def test_the_installed_console_script_runs_the_benchmark(tmp_path, user_csv):
     script = Path(sys.executable).with_name("mddf")
     assert script.is_file(), f"the console script is not installed next to {sys.executable}: pip install -e ."
@@ -142,6 +145,7 @@ def test_help_and_version_load_neither_numba_nor_scikit_learn(flag):
     assert done.stderr.strip().endswith("loaded: []"), done.stderr
 
 
+@pytest.mark.slow
 def test_the_package_imports_its_estimators_on_first_use():
     code = (
         "import sys\n"

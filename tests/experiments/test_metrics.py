@@ -30,6 +30,7 @@ def test_classification_scores_agree_with_scikit_learn():
     assert scores["log_loss"] == pytest.approx(log_loss(y, proba, labels=[0, 1, 2]))
 
 
+@pytest.mark.slow
 def test_the_scores_are_those_of_their_formulas_bit_for_bit():
     # scikit-learn computes them; the values are those of the formulas earlier records were made with
     rng = np.random.default_rng(1)

@@ -23,6 +23,7 @@ def _margins(seed, m=2000):
 
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("g,mu", SETTINGS)
+@pytest.mark.slow
 def test_exact_solver_is_the_minimiser(seed, g, mu):
     F, gamma = _margins(seed)
     alpha = solve_alpha_exact(F, gamma, g, mu)

@@ -13,6 +13,9 @@ from sklearn.datasets import make_classification
 
 from mddf import MDDFClassifier
 
+#: These tests build environments, start clusters or spawn and signal processes: the slow loop only.
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def client():

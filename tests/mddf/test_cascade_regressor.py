@@ -141,6 +141,7 @@ def test_verbose_prints_one_line_per_layer(capsys):
 
 
 # ---------------------------------------------------------------- missing values and categories
+@pytest.mark.slow
 def test_missing_values_are_used_and_never_predicted_as_nan():
     rng = np.random.RandomState(1)
     X = rng.rand(600, 3)

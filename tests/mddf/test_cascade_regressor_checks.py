@@ -1,5 +1,6 @@
 """scikit-learn's estimator checks on a small CascadeForestRegressor."""
 
+import pytest
 from sklearn.tree import DecisionTreeRegressor
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
@@ -46,5 +47,6 @@ EXPECTED_FAILED = {
     ],
     expected_failed_checks=lambda est: EXPECTED_FAILED,
 )
+@pytest.mark.slow
 def test_sklearn_compatible(estimator, check):
     check(estimator)

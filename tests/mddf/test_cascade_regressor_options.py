@@ -116,6 +116,7 @@ def test_validation_fraction_needs_a_positive_weight_in_each_part():
 
 # ---------------------------------------------------------------- predictor
 @pytest.mark.parametrize("predictor", ["forest", LinearRegression(), make_pipeline(StandardScaler(), Ridge())])
+@pytest.mark.slow
 def test_predictor_is_trained_on_x_and_the_out_of_fold_predictions(predictor):
     X, y = _friedman()
     X_test, _ = _friedman(100, seed=1)
@@ -179,6 +180,7 @@ class TargetSpy(RegressorMixin, BaseEstimator):
         return np.full(len(X), self.y_.mean())
 
 
+@pytest.mark.slow
 def test_members_other_than_forests_join_the_layers_and_name_their_columns():
     pytest.importorskip("xgboost")
     X, y = _friedman()
@@ -225,6 +227,7 @@ def test_target_residual_is_the_default_and_grows_a_lower_bias_cascade_than_y():
 
 
 @pytest.mark.parametrize("where", [None, "auto"])
+@pytest.mark.slow
 def test_residual_cascades_with_members_are_bit_identical_for_any_n_jobs(where):
     pytest.importorskip("xgboost")
     X, y = _friedman(n=200)

@@ -144,6 +144,7 @@ VARIANTS = [
 
 
 @pytest.mark.parametrize("params", VARIANTS)
+@pytest.mark.slow
 def test_unit_weights_give_the_unweighted_fit_bit_for_bit(data, params):
     X, y, Xt, _ = data
     a = MDDFClassifier(**FAST, **params).fit(X, y)
@@ -196,6 +197,7 @@ def test_validation_weights_follow_their_rows_and_weight_the_monitored_accuracy(
         ("gcForest", lambda s: GCForestClassifier(n_estimators=10, max_layers=3, random_state=s)),
     ],
 )
+@pytest.mark.slow
 def test_integer_weights_fit_like_repeated_rows_over_seeds(data, name, make):
     # The folds and resamples are random over rows, so only the distribution of the fits can agree.
     # Over 5 seeds the test accuracies' means agree within 0.06 and the class probabilities

@@ -102,6 +102,7 @@ def fresh_process(name, tmp_path, *args):
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.slow
 def test_a_fresh_process_compiles_afresh_after_an_edit_of_a_callee_in_another_module(package, tmp_path):
     name, folder = package
     cold = fresh_process(name, tmp_path)

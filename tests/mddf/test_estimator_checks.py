@@ -1,5 +1,6 @@
 """scikit-learn's estimator checks on a small configuration."""
 
+import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from mddf import MDDFClassifier, MDDFGridSearch
@@ -41,5 +42,6 @@ EXPECTED_FAILED = {
     ],
     expected_failed_checks=lambda est: EXPECTED_FAILED,
 )
+@pytest.mark.slow
 def test_sklearn_compatible(estimator, check):
     check(estimator)

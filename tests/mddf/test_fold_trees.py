@@ -14,6 +14,7 @@ def data():
 
 
 @pytest.mark.parametrize("tree_method", ["hist", "exact"])
+@pytest.mark.slow
 def test_a_share_of_each_fold_model_keeps_n_estimators_trees_a_forest_and_grows_the_same_layers(data, tree_method):
     X, y = data
     common = dict(n_estimators=10, n_folds=3, max_layers=3, random_state=0, tree_method=tree_method)

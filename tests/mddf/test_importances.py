@@ -56,6 +56,7 @@ def test_ranking_agrees_with_scikit_learns_random_forest(fitted, informative):
     assert spearmanr(fitted.feature_importances_, reference).statistic > 0.8
 
 
+@pytest.mark.slow
 def test_exact_and_hist_trees_agree(fitted, informative):
     X, y = informative
     exact = MDDFClassifier(tree_method="exact", **FAST).fit(X, y)
@@ -74,6 +75,7 @@ def test_stacking_layers_credit_only_class_vectors(informative):
     assert (raw.layer_importances_[:, -1] == 0).all() and raw.class_vector_importance_ == 0.0
 
 
+@pytest.mark.slow
 def test_importances_with_nan_and_permutation_importance(informative):
     X, y = informative
     X = X.copy()

@@ -173,5 +173,6 @@ def test_grid_search_names_are_the_selected_cascades(data):
 )
 # the set_output checks fit on a DataFrame and transform an array, and the other way round, on purpose
 @pytest.mark.filterwarnings("ignore:X (does not have valid|has) feature names:UserWarning")
+@pytest.mark.slow
 def test_scikit_learn_feature_names_and_set_output_checks(estimator, check):
     check(type(estimator).__name__, estimator)

@@ -121,6 +121,7 @@ def test_forest_only_blocks_keep_their_fold_first_forests():
         {"class_vectors": "oob", "predictor": "forest"},
     ],
 )
+@pytest.mark.slow
 def test_cascade_results_do_not_depend_on_n_jobs(params):
     X, y = _noise(n=150, s=3, seed=3)
     members = ("rf", "et", "gbdt", ExtraTreeClassifier(max_depth=4))

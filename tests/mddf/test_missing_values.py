@@ -30,6 +30,7 @@ def iris_nan():
 
 @pytest.mark.parametrize("tree_method", ["hist", "exact"])
 @pytest.mark.parametrize("class_vectors", ["kfold", "oob"])
+@pytest.mark.slow
 def test_iris_with_20_percent_nan_is_learned(iris_nan, tree_method, class_vectors):
     Xtr, Xte, ytr, yte = iris_nan
     model = MDDFClassifier(tree_method=tree_method, class_vectors=class_vectors, **FAST).fit(Xtr, ytr)
@@ -94,6 +95,7 @@ def test_exact_trees_accept_nan_with_this_scikit_learn():
         check_exact_trees_missing(kind)  # DecisionTreeClassifier >= 1.3, ExtraTreeClassifier >= 1.6
 
 
+@pytest.mark.slow
 def test_exact_trees_without_nan_support_raise_naming_hist(iris_nan, monkeypatch):
     original = ExtraTreeClassifier.__sklearn_tags__
 

@@ -67,6 +67,7 @@ def assert_same_fit(a, b, X_new):
     ],
     ids=["kfold-hist", "kfold-exact", "oob-hist", "oob-exact", "predictor", "other-member", "validation-2-jobs"],
 )
+@pytest.mark.slow
 def test_disk_mode_is_bit_identical_to_memory_mode(digits, tmp_path, params):
     X, y, X_new = digits
     memory = MDDFClassifier(**FAST, **params).fit(X, y)
@@ -94,6 +95,7 @@ def test_one_file_per_fitted_model_and_layer_and_none_for_the_layers_not_kept(di
 
 
 @pytest.mark.parametrize("n_jobs", [1, 2])
+@pytest.mark.slow
 def test_at_most_n_jobs_forests_are_in_memory_during_fit_and_prediction(digits, tmp_path, monkeypatch, n_jobs):
     X, y, X_new = digits
     live, peak = set(), [0]
@@ -131,6 +133,7 @@ def test_at_most_n_jobs_forests_are_in_memory_during_fit_and_prediction(digits, 
     assert not live  # nothing left in memory
 
 
+@pytest.mark.slow
 def test_disk_mode_holds_less_memory_than_memory_mode(tmp_path):
     tracemalloc = pytest.importorskip("tracemalloc")
     X, y = make_classification(2000, 10, n_informative=6, n_classes=3, flip_y=0.2, random_state=0)
@@ -151,6 +154,7 @@ def test_disk_mode_holds_less_memory_than_memory_mode(tmp_path):
     assert peaks["disk"] < peaks["memory"] / 2
 
 
+@pytest.mark.slow
 def test_pickle_references_the_folder_and_predicts_in_a_fresh_process(digits, tmp_path):
     X, y, X_new = digits
     model = MDDFClassifier(**FAST, model_dir=tmp_path / "model").fit(X, y)
@@ -263,6 +267,7 @@ def test_to_memory_detaches_the_model_from_its_folder(digits, tmp_path):
 
 
 @pytest.mark.parametrize("model_dir", ["folder", "auto"])
+@pytest.mark.slow
 def test_grid_search_keeps_each_candidates_files_apart_and_only_the_selected_ones(digits, tmp_path, model_dir):
     X, y, X_new = digits
     X, y = X[:600], y[:600]

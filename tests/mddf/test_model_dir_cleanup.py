@@ -63,6 +63,7 @@ def wait_for_a_layer(proc, tmp_path, seconds=120):
 
 
 @pytest.mark.parametrize("mode", ["fitting", "handler"])
+@pytest.mark.slow
 def test_sigterm_during_a_fit_removes_the_temporary_folder_unless_the_program_handles_it(tmp_path, mode):
     proc = start(mode, tmp_path)
     try:
@@ -78,6 +79,7 @@ def test_sigterm_during_a_fit_removes_the_temporary_folder_unless_the_program_ha
         assert code == -signal.SIGTERM and folders(tmp_path) == []
 
 
+@pytest.mark.slow
 def test_the_next_fit_removes_the_folders_of_killed_processes_and_only_those(tmp_path, monkeypatch):
     killed, running = start("fitted", tmp_path), start("fitted", tmp_path)
     try:

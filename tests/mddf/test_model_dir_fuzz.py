@@ -14,6 +14,7 @@ import sys
 from collections import Counter
 
 import numpy as np
+import pytest
 from sklearn.datasets import load_digits
 from sklearn.naive_bayes import GaussianNB
 
@@ -194,6 +195,7 @@ def fuzz(folder, seed=0, rehash=False, kinds=tuple(STORED_FILES), **sizes):
     return counts, unexpected
 
 
+@pytest.mark.slow
 def test_every_damaged_stored_file_gives_a_clear_error_or_the_original_prediction(tmp_path):
     counts, unexpected = fuzz(tmp_path)
     assert not unexpected, unexpected
@@ -204,6 +206,7 @@ def test_every_damaged_stored_file_gives_a_clear_error_or_the_original_predictio
         assert set(counts[kind]) == {"clear"}, counts[kind]
 
 
+@pytest.mark.slow
 def test_damaged_forest_arrays_never_crash_or_hang_the_traversal_even_behind_a_matching_hash(tmp_path):
     counts, unexpected = fuzz(tmp_path, rehash=True, kinds=("binned forest", "exact forest"))
     assert sum(sum(c.values()) for c in counts.values()) > 2 * 15

@@ -154,6 +154,7 @@ def test_the_probe_trees_choose_the_pairs_the_scikit_learn_search_chose(seed):
         assert ours.pairs_[0] == reference_search(X, y, seed=seed)[0]
 
 
+@pytest.mark.slow
 def test_with_more_columns_than_max_columns_the_screen_keeps_the_pairs_columns_and_the_same_pair_wins():
     rng = np.random.default_rng(5)
     X = rng.standard_normal((1500, 30))
@@ -181,6 +182,7 @@ def test_the_cost_is_bounded_by_the_pairs_of_the_kept_columns(monkeypatch):
     assert len(calls) == 6 * 5 // 2 * (1 + 3)  # per pair: the pair alone, then each operation's feature
 
 
+@pytest.mark.slow
 def test_on_noise_the_two_se_test_seldom_appends_and_without_it_the_gain_alone_decides():
     appended = []
     for seed in range(6):

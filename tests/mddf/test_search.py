@@ -45,6 +45,7 @@ def test_default_grid_is_the_papers_section_5_2_sets():
     [({}, False), ({"validation_fraction": 0.3}, False), ({"weighting": "sample_weight"}, True)],
     ids=["out-of-fold", "validation", "sample-weight"],
 )
+@pytest.mark.slow
 def test_every_candidate_equals_its_stand_alone_fit(digits, extra, weighted):
     X, y = digits
     weight = np.random.RandomState(1).randint(0, 3, len(y)).astype(float) if weighted else None
@@ -94,6 +95,7 @@ def test_a_grid_of_screening_targets_shares_the_first_layer_and_matches_stand_al
             assert np.array_equal(search.predict_proba(X), alone.predict_proba(X))
 
 
+@pytest.mark.slow
 def test_halving_keeps_the_best_candidates_of_each_depth_factor(digits):
     X, y = digits
     base = small_cascade(n_tolerant_layers=4)
@@ -132,6 +134,7 @@ def test_a_predictor_is_fitted_once_for_the_selected_cascade_and_serves_its_pred
     assert np.array_equal(search.predict_proba(X), alone.predict_proba(X))
 
 
+@pytest.mark.slow
 def test_the_selected_cascade_chooses_what_predicts_as_a_fit_alone_would(digits):
     X, y = digits
     # predictor_input="auto" reads the kept prefix's out-of-fold outputs, which the search's growth records too.

@@ -84,6 +84,7 @@ def test_the_callers_pools_are_as_before_after_fit_and_predict(data):
     assert (_pools("openmp"), _pools("blas")) == before
 
 
+@pytest.mark.slow
 def test_the_hgb_predictor_gives_the_same_model_for_any_n_jobs(data):
     X, y = data
     probas = [MDDFClassifier(**SMALL_HGB, n_jobs=n_jobs).fit(X, y).predict_proba(X) for n_jobs in (1, 2)]

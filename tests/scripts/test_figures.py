@@ -46,6 +46,7 @@ def test_staged_accuracy_ends_with_the_models_accuracy(tiny_model):
     assert acc[-1] == pytest.approx(model.score(ds.X_test, ds.y_test))
 
 
+@pytest.mark.slow
 def test_plot_layers_writes_figures_8_and_9_with_their_numbers(tmp_path):
     assert run_script("plot-layers", ["--dataset", "iris", "--out", str(tmp_path), *TINY]) == 0
     for stem in ("layers_iris", "margins_iris"):
@@ -70,6 +71,7 @@ def test_plot_layers_writes_figures_8_and_9_with_their_numbers(tmp_path):
     assert png["Commit"] and png["Machine"] and png["Creation Time"].endswith("Z")
 
 
+@pytest.mark.slow
 def test_plot_tsne_writes_panels_and_variance_ratios(tmp_path):
     assert run_script("plot-tsne", ["--dataset", "iris", "--max-points", "60", "--out", str(tmp_path), *TINY]) == 0
     for ext in ("png", "pdf"):

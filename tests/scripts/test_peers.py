@@ -77,6 +77,7 @@ def test_lightgbm_is_unavailable_with_the_import_error_when_missing(no_lightgbm,
     assert "LightGBM" not in rows[0] and {"mdDF", "HGB", "ExtraTrees"} <= set(rows[0])
 
 
+@pytest.mark.slow
 def test_quick_run_on_the_default_suite_writes_the_peers_table(tmp_path, capsys):
     registry = default_registry()
     registry.register(bench_doubles.MAJORITY_AS_MDDF, replace=True)  # 3 layers: k = 3

@@ -41,6 +41,7 @@ def test_seeds_take_a_count_or_a_list():
         parse_seeds("x")
 
 
+@pytest.mark.slow
 def test_run_writes_one_record_per_run_and_the_tables(tmp_path, capsys):
     out = tmp_path / "res"
     run_script(
@@ -106,6 +107,7 @@ def test_a_failing_method_is_recorded_with_its_traceback_and_the_rest_continue(t
     assert re.search(r"\| iris \| \*\*[0-9.]+\*\* \| error \|", table)
 
 
+@pytest.mark.slow
 def test_a_crashing_worker_process_costs_only_its_run(tmp_path):
     registry = default_registry()
     registry.register(bench_doubles.CRASHING)
@@ -137,6 +139,7 @@ def _rf_sweep_on_iris(out):
 
 
 @pytest.mark.parametrize("busy", [True, False])
+@pytest.mark.slow
 def test_worker_processes_start_with_the_sweeps_openmp_waiting(tmp_path, monkeypatch, busy):
     # passive waiting on a machine busy when the sweep starts, OpenMP's own otherwise
     monkeypatch.delenv("OMP_WAIT_POLICY", raising=False)
@@ -148,6 +151,7 @@ def test_worker_processes_start_with_the_sweeps_openmp_waiting(tmp_path, monkeyp
     assert "OMP_WAIT_POLICY" not in os.environ  # the runner's own environment is left as it was
 
 
+@pytest.mark.slow
 def test_the_users_openmp_waiting_wins(tmp_path, monkeypatch):
     monkeypatch.setenv("OMP_WAIT_POLICY", "ACTIVE")
     monkeypatch.setattr(executor, "_busy_cores", lambda: 1000.0)
@@ -199,6 +203,7 @@ def test_random_forest_gets_400k_trees_from_the_mddf_run_of_the_same_seed(tmp_pa
         assert f"seed={r['seed']}" in r["trees_k_source"]
 
 
+@pytest.mark.slow
 def test_dependent_run_waits_for_mddf_in_parallel_workers(tmp_path):
     registry = default_registry()
     registry.register(bench_doubles.MAJORITY_AS_MDDF, replace=True)
@@ -260,6 +265,7 @@ def test_ablation_table_only_with_table3_methods(tmp_path):
 
 
 @pytest.mark.parametrize("stop", ["SIGINT", "SIGTERM"])
+@pytest.mark.slow
 def test_interrupted_run_keeps_finished_results_and_resumes(tmp_path, stop):
     import os
     import signal

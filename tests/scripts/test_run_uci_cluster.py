@@ -23,6 +23,9 @@ from mddf.experiments.cluster import (
 from mddf.experiments.methods import MethodSpec, default_registry
 from mddf.experiments.provenance import strip_provenance
 
+#: These tests build environments, start clusters or spawn and signal processes: the slow loop only.
+pytestmark = pytest.mark.slow
+
 QUICK = ["--quick", "--quiet"]
 
 

@@ -19,6 +19,7 @@ RUN_LINES = ("iris / RF / seed 0: acc ", "iris / MLP / seed 0: acc ")
 
 
 @pytest.mark.parametrize("where", ["local", "cluster"])
+@pytest.mark.slow
 def test_a_log_file_gets_plain_per_run_lines_and_no_bar(tmp_path, where, request):
     argv = [*ARGV, "--out", str(tmp_path / "res")]
     if where == "cluster":
@@ -37,6 +38,7 @@ def test_a_log_file_gets_plain_per_run_lines_and_no_bar(tmp_path, where, request
     assert "| iris |" in stdout and not [p for p in RUN_LINES if p in stdout]
 
 
+@pytest.mark.slow
 def test_a_terminal_gets_the_bar_and_the_per_run_lines(tmp_path):
     leader, terminal = pty.openpty()
     attributes = termios.tcgetattr(terminal)
@@ -69,6 +71,7 @@ def test_a_terminal_gets_the_bar_and_the_per_run_lines(tmp_path):
         assert prefix in text, (prefix, text)
 
 
+@pytest.mark.slow
 def test_quiet_prints_neither(tmp_path):
     proc = start_runner([*ARGV, "--out", str(tmp_path / "res"), "--quiet"], stderr=subprocess.PIPE)
     _, err = proc.communicate(timeout=300)

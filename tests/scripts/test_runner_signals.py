@@ -16,6 +16,9 @@ import psutil  # comes with dask's distributed, in the 'test' extra
 import pytest
 from runner_process import SCRIPT_WITH_DOUBLES, start_runner
 
+#: These tests build environments, start clusters or spawn and signal processes: the slow loop only.
+pytestmark = pytest.mark.slow
+
 #: Seconds after the signal by which no descendant of the runner may be left.
 GONE_WITHIN = 5.0
 #: Seconds to wait for the lingering run's processes (the machine may be busy with other work).

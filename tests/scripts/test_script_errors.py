@@ -23,6 +23,7 @@ def test_a_file_given_as_a_dataset_name_points_at_data(capsys):
     assert "(your own file? use --data PATH --target COLUMN)" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_a_missing_data_file_is_one_line_and_exit_2_from_the_script(tmp_path):
     done = subprocess.run(
         [sys.executable, str(script_path("export_features.py")), "--data", str(tmp_path / "data.csv"), "--target", "y"],

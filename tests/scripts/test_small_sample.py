@@ -1,5 +1,7 @@
 """Small-sample study: every class survives the smallest fractions; figure and numbers are written."""
 
+import pytest
+
 from mddf.datasets import load_dataset
 from mddf.experiments.cli import run_script
 from mddf.experiments.protocols import subsample
@@ -15,6 +17,7 @@ def test_fractions_keep_every_class_down_to_one_percent():
             assert set(sub.y_train) == set(ds.y_train), (name, fraction)
 
 
+@pytest.mark.slow
 def test_quick_run_writes_figure_and_csv_with_all_classes_present(tmp_path):
     out = tmp_path / "ss"
     code = run_script(
@@ -50,6 +53,7 @@ def test_quick_run_writes_figure_and_csv_with_all_classes_present(tmp_path):
     assert command.startswith("python scripts/small_sample.py --quick --dataset iris --methods RF")
 
 
+@pytest.mark.slow
 def test_study_on_a_dask_cluster_gives_the_local_numbers(tmp_path, scheduler):
     argv = ["--quick", "--dataset", "iris", "--methods", "mdDF,RF", "--fractions", "0.2,1", "--seeds", "2", "--quiet"]
     assert (
@@ -75,6 +79,7 @@ def churn_csv(path, n=600):
     return path
 
 
+@pytest.mark.slow
 def test_the_study_on_a_600_row_csv_completes_with_its_cascades_adapted(tmp_path, capsys):
     # the papers' methods, gcForest among them, on the fractions that failed ("class 0 has 2 training samples")
     data, out = churn_csv(tmp_path / "my.csv"), tmp_path / "out"
@@ -92,6 +97,7 @@ def test_the_study_on_a_600_row_csv_completes_with_its_cascades_adapted(tmp_path
     assert "summary: 12 of 12 runs ok" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_the_practitioner_study_is_the_default_for_a_users_file(tmp_path, capsys):
     data, out = churn_csv(tmp_path / "my.csv"), tmp_path / "out"
     argv = ["--data", str(data), "--target", "label", "--seeds", "1", "--quick", "--fractions", "0.01"]
@@ -116,6 +122,7 @@ def test_a_fraction_too_small_for_a_method_is_skipped_naming_the_class(tmp_path)
     }
 
 
+@pytest.mark.slow
 def test_a_method_the_folds_leave_too_few_rows_of_a_class_is_named_with_the_class(tmp_path):
     from dataclasses import replace
 

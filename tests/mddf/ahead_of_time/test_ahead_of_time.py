@@ -34,6 +34,7 @@ def fit_every_kind():
     CascadeForestRegressor(**params).fit(frame, X[:, 0]).predict(frame)
 
 
+@pytest.mark.slow
 def test_every_call_of_the_five_kinds_of_input_is_a_variant_built_ahead_of_time(monkeypatch):
     calls = {}
     original = EntryPoint.__call__
@@ -67,6 +68,7 @@ def small_build(tmp_path_factory):
     return folder
 
 
+@pytest.mark.slow
 def test_a_built_module_runs_the_variants_it_holds_and_gives_the_jits_results(small_build):
     table = Table(small_build)
     assert table.available() and table.reason is None

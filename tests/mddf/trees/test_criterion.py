@@ -48,6 +48,7 @@ def _node(module, n_classes, seed=0):
 
 
 @pytest.mark.parametrize("name, module", CRITERIA, ids=IDS)
+@pytest.mark.slow
 def test_the_node_functions_agree_on_a_nodes_weight_and_its_partition(name, module):
     n_classes = 3
     Xb, node_y, w, samples, stats = _node(module, n_classes)
@@ -84,6 +85,7 @@ def _children_terms(module, Xb, y, w, f, split_b, missing_code, bits):
 
 
 @pytest.mark.parametrize("name, module", CRITERIA, ids=IDS)
+@pytest.mark.slow
 def test_the_grower_splits_where_the_criterion_says_the_impurity_falls_most(name, module):
     # the searches (best_threshold, best_subset) reach the grower compiled in: a stump's root is the split
     # of the largest children's terms, over every feature, threshold and side of the missing values
