@@ -24,7 +24,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .binding import Binding, matches
-from .environment import machine_info, package_versions
 from .exit_status import (  # noqa: F401 (the runners' statuses, imported from here by the harness)
     EXIT_INTERRUPTED,
     EXIT_NOTHING_TO_RUN,
@@ -33,7 +32,7 @@ from .exit_status import (  # noqa: F401 (the runners' statuses, imported from h
     EXIT_TERMINATED,
 )
 from .methods import MethodSpec
-from .store import ResultStore, run_key
+from .store import ResultStore, new_record, run_key
 from .suites import DEEPBOOST_N_FOLDS, protocol_of
 
 BUDGET_METHOD = "mdDF"
@@ -299,17 +298,12 @@ def _stop_worker(process) -> None:
 
 def failure_record(task: Task, error: str, **extra) -> dict:
     """The ``error`` record of a run that produced no record of its own (its process or worker died)."""
-    return {
-        "key": task.key,
-        **{name: getattr(task, name) for name in ("dataset", "method", "seed", "fold", "fraction", "profile")},
-        "protocol": task.protocol if task.protocol != "paper" else protocol_of(task.dataset),
-        "status": "error",
-        **(task.binding.fields() if task.binding else {}),
-        "error": error,
-        **extra,
-        "versions": package_versions(),
-        "machine": machine_info(),
-    }
+    shown = task.protocol if task.protocol != "paper" else protocol_of(task.dataset)
+    settings = {"fraction": task.fraction, "profile": task.profile, "protocol": shown}
+    return new_record(
+        task.key, task.dataset, task.method, task.seed, task.fold, status="error", error=error, binding=task.binding,
+        **settings, **extra,
+    )  # fmt: skip
 
 
 def _crash_record(task: Task, exitcode) -> dict:
