@@ -23,7 +23,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .binding import Binding, matches
+from .binding import Binding, latest_bound, matches
 from .exit_status import (  # noqa: F401 (the runners' statuses, imported from here by the harness)
     EXIT_INTERRUPTED,
     EXIT_NOTHING_TO_RUN,
@@ -313,12 +313,12 @@ def _crash_record(task: Task, exitcode) -> dict:
 
 def unfinished(tasks, store: ResultStore) -> list[dict]:
     """The latest records of the runs of ``tasks`` that did not end ``ok`` (``error`` or ``skipped``),
-    in plan order; a run without any record gets an ``error`` record saying so."""
-    latest = store.latest()
+    in plan order; a run without a record of its data and settings gets an ``error`` record saying so."""
+    bound = latest_bound(store.records(), {t.key: t.binding for t in tasks})
     out = []
     for task in dict.fromkeys(tasks):
-        record = latest.get(task.key)
-        if record is None or not matches(record, task.binding):
+        record = bound.get(task.key)
+        if record is None:
             out.append(failure_record(task, "no result was recorded for this run"))
         elif record.get("status") != "ok":
             out.append(record)
@@ -326,14 +326,9 @@ def unfinished(tasks, store: ResultStore) -> list[dict]:
 
 
 def bound_records(tasks, store: ResultStore) -> list[dict]:
-    """The latest record of each run of ``tasks``, if it was obtained on their data and settings, in plan order."""
-    latest = store.latest()
-    out = []
-    for task in dict.fromkeys(tasks):
-        record = latest.get(task.key)
-        if record is not None and matches(record, task.binding):
-            out.append(record)
-    return out
+    """The latest record of each run of ``tasks`` obtained on their data and settings, in plan order."""
+    bound = latest_bound(store.records(), {t.key: t.binding for t in tasks})
+    return [bound[task.key] for task in dict.fromkeys(tasks) if task.key in bound]
 
 
 def describe(record: dict) -> str:
