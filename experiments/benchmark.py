@@ -33,12 +33,12 @@ from .outlock import hold
 from .planning import available as usable_methods
 from .planning import bindings, check_out_folder, check_task, describe, metric_for, practitioner_folds, unusable_folds
 from .protocols.practitioner import DEFAULT_SEEDS, TooFewRows
-from .provenance import provenance, with_csv_header, with_markdown_header
+from .provenance import provenance, with_csv_header
 from .runner import DatasetUnavailable, load, task_of
 from .store import ResultStore, new_record
 from .studies import UsageError, open_user_data
 from .suites import DEEPBOOST_N_FOLDS, SUITES, paper_of, protocol_of
-from .tables import build_table, method_notes, summarize, to_csv, to_markdown
+from .tables import build_table, method_notes, summarize, to_csv, to_markdown, write_markdown
 
 BASELINE = "Baseline"
 #: The figure beside table.md.
@@ -336,8 +336,7 @@ class _Tables:
 def _write(table, out: Path, stem: str, prov) -> str:
     """Write ``table`` as ``<stem>.md`` and ``<stem>.csv`` in ``out``, each headed by ``prov``; return the Markdown."""
     markdown = to_markdown(table)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / f"{stem}.md").write_text(with_markdown_header(markdown, prov))
+    write_markdown(markdown, out / f"{stem}.md", prov)
     (out / f"{stem}.csv").write_text(with_csv_header(to_csv(table), prov))
     return markdown
 
@@ -528,8 +527,7 @@ def write_comparison(records, out, datasets, methods, metric, tasks_of, n_folds,
     described = {c.method for comp in comparisons for c in comp.ranking}
     notes += [f"{m}: {registry.get(m).description}." for m in methods if m in described]
     markdown = to_comparison_markdown(comparisons, titles, notes)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "table.md").write_text(with_markdown_header(markdown, prov))
+    write_markdown(markdown, out / "table.md", prov)
     (out / "table.csv").write_text(with_csv_header(comparison_csv(comparisons), prov))
     save_figure(plot_comparison(comparisons, "practitioner protocol"), out, FIGURE_STEM, prov, formats=("png",))
     return markdown

@@ -7,9 +7,10 @@ group in bold. Below the rows, each column's average rank and the number of data
 (:data:`RANK_NOTE` says how), and the notes: :func:`method_notes` keeps the descriptions of the methods
 that have a result in the table.
 
-The other tables are built from the same pieces: :func:`markdown_table` lays out a Markdown table,
-:func:`csv_text` and :func:`write_rows` write rows as CSV, :func:`number`, :func:`plus_minus` and
-:func:`mean_std` format the cells.
+The other tables are built from the same pieces: :func:`markdown_table` lays out a Markdown table and
+:func:`write_markdown` writes it after its provenance, :func:`csv_text` and :func:`write_rows` write rows as
+CSV, :func:`number`, :func:`plus_minus` and :func:`mean_std` format the cells. Every Markdown table of the
+runners and of the studies of ``benchmarks/`` is written by :func:`write_markdown`.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from pathlib import Path
 import numpy as np
 from scipy.stats import rankdata
 
-from .provenance import with_csv_header
+from .provenance import with_csv_header, with_markdown_header
 
 NOT_APPLICABLE = "n/a"
 
@@ -108,6 +109,15 @@ def csv_text(rows: Sequence[dict], columns: Sequence[str] | None = None) -> str:
     appearance); a row without a column's key, or with None there, has an empty cell."""
     columns = list(dict.fromkeys(k for row in rows for k in row)) if columns is None else list(columns)
     return _csv(columns, ([row.get(c, "") for c in columns] for row in rows))
+
+
+def write_markdown(markdown: str, path, provenance: dict | None = None) -> Path:
+    """Write a Markdown table or page, after ``provenance``'s header block (:func:`~.provenance.markdown_header`);
+    return the path."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(with_markdown_header(markdown, provenance))
+    return path
 
 
 def write_rows(rows: Sequence[dict], path, provenance: dict | None = None) -> Path:
