@@ -54,7 +54,7 @@ import shlex
 import statistics
 import sys
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from dataclasses import fields as data_fields
@@ -62,14 +62,13 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from scipy.stats import rankdata
 from sklearn import metrics
 from threadpoolctl import threadpool_limits
 
 from mddf.experiments.binding import Binding, content_sha256, latest_bound, settings_sha256
 from mddf.experiments.provenance import provenance
 from mddf.experiments.store import COMMON_FIELDS, ResultStore, new_record
-from mddf.experiments.tables import markdown_table, mean_std, write_markdown, write_rows
+from mddf.experiments.tables import markdown_table, mean_ranks, mean_std, write_markdown, write_rows
 
 CLASSIFICATION = ("accuracy", "balanced_accuracy", "log_loss")
 REGRESSION = ("r2", "rmse")
@@ -726,38 +725,6 @@ def in_fresh_process(function, *args):
 
     with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as pool:
         return pool.submit(function, *args).result()
-
-
-def mean_ranks(records: Iterable[dict], methods: Sequence[str], datasets: Sequence[str], key: str = "accuracy") -> dict:
-    """Each method's rank by its mean ``key`` on each dataset (1 highest, ties averaged), averaged over the datasets.
-
-    Parameters
-    ----------
-    records : iterable of dict
-        Records with ``"dataset"``, ``"method"`` and ``key``; a record without ``key`` is left out.
-    methods, datasets : sequences of str
-        The methods ranked and the datasets they are ranked on. A dataset where fewer than two methods
-        have a record is not ranked; a method is ranked on the datasets where it has one.
-
-    Returns
-    -------
-    dict
-        ``{method: mean rank}`` of the methods ranked on at least one dataset.
-    """
-    records = [r for r in records if key in r]
-    ranks = {m: [] for m in methods}
-    for dataset in datasets:
-        means = {}
-        for m in methods:
-            values = [r[key] for r in records if r["dataset"] == dataset and r["method"] == m]
-            if values:
-                means[m] = statistics.fmean(values)
-        if len(means) < 2:
-            continue
-        order = list(means)
-        for m, rank in zip(order, rankdata([-means[m] for m in order])):
-            ranks[m].append(float(rank))
-    return {m: statistics.fmean(r) for m, r in ranks.items() if r}
 
 
 # ------------------------------------------------------------------------------------------ tables
