@@ -622,14 +622,20 @@ class Bindings:
         return {"learner": self._learners[method]}
 
     def data_sha256(self, ctx: Context) -> str:
-        """The sha256 of the data of ``ctx``'s dataset (and seed)."""
+        """The sha256 of the data of ``ctx``'s dataset (and seed); what its loading raised, raised again for each
+        of its units without loading it again."""
         key = (ctx.dataset.name, ctx.seed if ctx.dataset.seeded else None)
         if key not in self._data:
-            if ctx.dataset.digest is not None:
-                self._data[key] = ctx.dataset.digest(ctx)
-            else:
-                data = load_data(ctx) if self.keep_data else ctx.dataset.load(ctx)
-                self._data[key] = content_sha256(*(getattr(data, f.name) for f in data_fields(data)))
+            try:
+                if ctx.dataset.digest is not None:
+                    self._data[key] = ctx.dataset.digest(ctx)
+                else:
+                    data = load_data(ctx) if self.keep_data else ctx.dataset.load(ctx)
+                    self._data[key] = content_sha256(*(getattr(data, f.name) for f in data_fields(data)))
+            except Exception as exc:
+                self._data[key] = exc
+        if isinstance(self._data[key], Exception):
+            raise self._data[key]
         return self._data[key]
 
     def __call__(self, unit: Unit) -> Binding:

@@ -225,6 +225,23 @@ def test_records_are_bound_to_their_rows_and_settings_and_the_old_harness_record
     assert len(again) == 6 and again[-1]["data_sha256"] != again[2]["data_sha256"]
 
 
+def test_data_that_does_not_load_fails_each_of_its_units_and_is_tried_once_a_run(tmp_path):
+    tried = []
+
+    def missing(ctx):
+        tried.append(ctx.method)
+        raise FileNotFoundError("no toy.data")
+
+    study, out = _study(datasets=[Dataset("toy", missing)]), tmp_path / "toy"
+    assert study.main(["--out", str(out), "--seeds", "0", "--quiet"]) == 1
+    records = read_records(out)
+    assert [(r["status"], r["error"], r["data_sha256"]) for r in records] == 2 * [
+        ("failed", "FileNotFoundError: no toy.data", None)
+    ]
+    assert len(tried) == 1
+    assert len(study.recorded(["--out", str(out), "--seeds", "0"]).pending) == 2  # unbound: nothing to table
+
+
 def test_refused_and_failed_units_are_recorded_listed_not_retried_unless_asked_and_a_failure_sets_the_status(
     tmp_path, capsys
 ):
