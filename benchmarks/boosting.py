@@ -61,9 +61,8 @@ from benchmarks.harness import command_provenance, say
 from mddf.baselines import AdaBoostClassifier, DeepBoostClassifier
 from mddf.datasets.published import DEEPBOOST_TABLES
 from mddf.experiments.protocols import TABLE_ALGORITHMS, paper_grid
-from mddf.experiments.provenance import with_markdown_header
 from mddf.experiments.store import ResultStore
-from mddf.experiments.tables import markdown_table, number, write_rows
+from mddf.experiments.tables import markdown_table, number, write_markdown, write_rows
 
 ROOT = Path(__file__).resolve().parents[1]
 DEEPBOOST_DATASETS = ("breastcancer", "ionosphere", "german", "diabetes", "ocr17", "ocr49")
@@ -703,8 +702,7 @@ def adult_markdown(results, args):
 def write_outputs(out_dir, stem, markdown, rows, quiet=False, prov=None):
     """``<stem>.md`` and, with rows, ``<stem>.csv`` (every key of any row a column) in ``out_dir``."""
     out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / f"{stem}.md").write_text(with_markdown_header(markdown, prov))
+    write_markdown(markdown, out_dir / f"{stem}.md", prov)
     if rows:
         write_rows(rows, out_dir / f"{stem}.csv", prov)
     if not quiet:

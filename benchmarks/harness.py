@@ -23,16 +23,22 @@ What every study gets:
   machine conditions, and the methods' order rotated by one from round to round;
 - **metrics** (:data:`METRICS`): accuracy, balanced accuracy and log-loss; R² and RMSE; with the fit and
   predict seconds of every unit, in this process or (``fresh_process=True``) each in a spawned one;
-- **a store that resumes**: every finished unit is appended to ``<out>/results.jsonl`` at once
-  (:class:`mddf.experiments.store.ResultStore`), with the settings that change its result (``config``) and the
-  commit, machine and date (:func:`mddf.experiments.provenance.record_stamp`); a rerun skips the units whose
-  latest record has the same settings, and retries the ones an estimator refused (a ``ValueError``) or that
-  failed only with ``--retry-failed``;
+- **mddf.experiments' records and resume**: every finished unit is appended to ``<out>/results.jsonl`` at once
+  (:class:`mddf.experiments.store.ResultStore`) as a record of the runner's format
+  (:func:`mddf.experiments.store.new_record`: key, dataset, method, seed, fold, status, error, the binding's
+  hashes, the commit, machine and date), with ``round`` or ``repeat``, the readable settings that change its
+  result (``config``) and the method's ``learner`` settings. It is bound as the runner's records are
+  (:mod:`mddf.experiments.binding`): ``data_sha256`` is the hash of the rows it ran on (:class:`Bindings`),
+  ``settings_sha256`` the hash of ``config`` and ``learner``. A rerun resumes a unit only from a record with its
+  key and both hashes (:func:`mddf.experiments.binding.latest_bound`; a record without hashes, as the harness
+  wrote before, is fitted again); it retries the units an estimator refused (a ``ValueError``) or that failed
+  only with ``--retry-failed``. Records of other settings stay in the file, out of the table;
 - **a table**: by default, per metric, the mean ± standard deviation over seeds (over repeats, of the means
   over their folds) per dataset and method, each method's mean rank over the datasets, the median fit and
   predict seconds, and the units refused, failed, skipped or pending; ``table=`` replaces it. It is written
   to ``<out>/<report>.md`` headed by its provenance (the ``python -m benchmarks.<name> ...`` command, commit,
-  machine, date), with ``rows=`` to a CSV beside it and ``figure=`` to a PNG and a PDF.
+  machine, date) by :func:`mddf.experiments.tables.write_markdown`, with ``rows=`` to a CSV beside it
+  (:func:`~mddf.experiments.tables.write_rows`) and ``figure=`` to a PNG and a PDF.
 
 Interleaved timing pairs: :func:`interleave` calls functions in turn, round after round, the order rotated
 each round; :func:`paired_ratios` divides their times round by round, so that a slower phase of the machine
@@ -48,20 +54,21 @@ import shlex
 import statistics
 import sys
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass, field
+from dataclasses import fields as data_fields
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from scipy.stats import rankdata
 from sklearn import metrics
 from threadpoolctl import threadpool_limits
 
-from mddf.experiments.provenance import provenance, record_stamp, with_markdown_header
-from mddf.experiments.store import ResultStore
-from mddf.experiments.tables import markdown_table, mean_std, write_rows
+from mddf.experiments.binding import Binding, content_sha256, latest_bound, settings_sha256
+from mddf.experiments.provenance import provenance
+from mddf.experiments.store import COMMON_FIELDS, ResultStore, new_record
+from mddf.experiments.tables import markdown_table, mean_ranks, mean_std, write_markdown, write_rows
 
 CLASSIFICATION = ("accuracy", "balanced_accuracy", "log_loss")
 REGRESSION = ("r2", "rmse")
@@ -114,6 +121,9 @@ class Dataset:
         Its own number of repeats of a cross-validation, at most ``--repeats`` (a large table repeated less).
     fields : dict
         Fields added to each of its records.
+    digest : callable, optional
+        ``digest(ctx) -> str``: the sha256 its records are bound to, known without loading it (the files it is
+        read from); by default the hash of its loaded rows (:func:`mddf.experiments.binding.content_sha256`).
     """
 
     name: str
@@ -123,6 +133,7 @@ class Dataset:
     seeds: tuple | None = None
     repeats: int | None = None
     fields: dict = field(default_factory=dict)
+    digest: Callable | None = None
 
 
 @dataclass(frozen=True)
@@ -195,15 +206,8 @@ class Unit:
         return f"{self.dataset}|{self.method}|seed={self.seed}|round={self.round}"
 
     def fields(self, cross_validated=False):
-        if cross_validated:
-            return {
-                "dataset": self.dataset,
-                "method": self.method,
-                "seed": self.seed,
-                "repeat": self.seed,
-                "fold": self.fold,
-            }
-        return {"dataset": self.dataset, "method": self.method, "seed": self.seed, "round": self.round}
+        """What its record holds beside the common fields (the seed and fold are among them)."""
+        return {"repeat": self.seed} if cross_validated else {"round": self.round}
 
     def __str__(self):
         where = f"repeat {self.seed} fold {self.fold}" if self.fold is not None else f"seed {self.seed}"
@@ -212,7 +216,8 @@ class Unit:
 
 @dataclass
 class Results:
-    """What a study's table is made from: the latest record of every unit asked for, and what did not run."""
+    """What a study's table is made from: the latest record of every unit asked for that is bound to its data and
+    settings, and what did not run."""
 
     options: argparse.Namespace
     cross_validated: bool
@@ -255,7 +260,8 @@ class Study:
     options : callable, optional
         ``options(parser)`` adds the study's own options.
     settings : callable, optional
-        ``settings(options) -> dict`` of the options that change a result; part of every record's ``config``.
+        ``settings(options) -> dict`` of the options that change a result; part of every record's ``config``,
+        and so of the settings it is bound to.
     check : callable, optional
         ``check(options, parser)`` rejects bad options (``parser.error``).
     applies : callable, optional
@@ -268,8 +274,8 @@ class Study:
         ``skip(ctx, done) -> str or None``: why a unit is not run now (``done``: the latest records so far).
     learner_settings : callable, optional
         ``learner_settings(method) -> str`` of what fixes a method's estimator (its full parameters, defaults
-        included): kept in each record as ``learner``, and a record whose ``learner`` differs is fitted again,
-        so that a changed default is not read from the old default's records.
+        included): kept in each record as ``learner`` and part of the settings it is bound to, so that a
+        changed default is fitted again, not read from the old default's records.
     table, rows, figure : callable, optional
         ``table(results) -> str`` (Markdown), ``rows(results) -> list of dict`` (the CSV; or ``{stem: list of
         dict}``, one CSV each), ``figure(results)`` (a matplotlib figure: PNG and PDF).
@@ -414,6 +420,8 @@ class Study:
         return out
 
     def config(self, args) -> dict:
+        """The readable settings of a run that change its results (``--quick``, the protocol, :attr:`settings`):
+        every record's ``config``, and part of the settings it is bound to."""
         return {
             "quick": bool(args.quick),
             **self.protocol.config(args),
@@ -427,40 +435,23 @@ class Study:
         _LOADED.clear()  # data loaded by an earlier run of this process, with other options, is not reused
         args.out.mkdir(parents=True, exist_ok=True)
         store = ResultStore(args.out / "results.jsonl")
-        config = self.config(args)
-        latest = self.latest_records(store, config)
         units = self.units(args)
-        cv = self.cross_validated
-
-        current = self.current_records(latest, units)
+        bindings = Bindings(self, args, keep_data=not self.in_fresh_processes(args))
+        current = self.bound(store.records(), units, bindings)
 
         def done(unit):
-            status = current.get(unit.key(cv), {}).get("status")
+            status = current.get(unit.key(self.cross_validated), {}).get("status")
             return status == "ok" or (status is not None and not args.retry_failed)
 
         todo = [u for u in units if not done(u)]
         pending, skipped = (todo, []) if args.report_only else ([], [])
         for i, unit in enumerate([] if args.report_only else todo, 1):
-            ctx = self.context(args, unit)
-            why = self.skip(ctx, list(current.values())) if self.skip else None
+            why = self.skip(self.context(args, unit), list(current.values())) if self.skip else None
             if why:
                 skipped.append((unit, why))
                 say(args, f"[{i}/{len(todo)}] {unit}: skipped, {why}")
                 continue
-            record = {"key": unit.key(cv), **unit.fields(cv), **ctx.dataset.fields}
-            try:
-                if self.fresh_process and not args.in_process:
-                    record.update(in_fresh_process(run_unit, _module_of(self), args, unit))
-                else:
-                    record.update(run_unit(self, args, unit))
-                record["status"] = "ok"
-            except ValueError as exc:  # the estimator refuses this data (too few rows of a class, ...)
-                record.update(status="refused", error=str(exc)[-2000:])
-            except Exception as exc:  # noqa: BLE001  (recorded, and the study goes on)
-                record.update(status="failed", error=f"{type(exc).__name__}: {exc}"[-2000:])
-            record.update(config=config, **record_stamp())
-            if self.learner_settings:
-                record["learner"] = self.learner_settings(unit.method)
+            record = self.record(args, unit, bindings)
             store.append(record)
             current[record["key"]] = record
             say(args, f"[{i}/{len(todo)}] {unit}: {_outcome(record)}")
@@ -468,22 +459,52 @@ class Study:
         self.write(results)
         return 1 if any(r.get("status") == "failed" for r in results.failed) else 0
 
-    def current_records(self, latest: dict, units) -> dict:
-        """The records of ``latest`` made with the current settings of their method (:attr:`learner_settings`):
-        a record of another setting of a method is left out, so its unit is fitted again."""
-        if not self.learner_settings:
-            return dict(latest)
-        settings = {m: self.learner_settings(m) for m in {u.method for u in units}}
-        return {k: r for k, r in latest.items() if r.get("learner") == settings.get(r.get("method"), r.get("learner"))}
+    def in_fresh_processes(self, args) -> bool:
+        """Whether this run fits each unit in a spawned process of its own."""
+        return self.fresh_process and not args.in_process
 
-    @staticmethod
-    def latest_records(store: ResultStore, config: dict) -> dict:
-        """``{unit key: its latest record}`` of the records in ``store`` made with ``config``: records of other
-        settings (or another study writing to the same folder) are never read as this one's."""
-        return {r["key"]: r for r in store.records() if r.get("config") == config and "key" in r}
+    def record(self, args, unit: Unit, bindings: Bindings) -> dict:
+        """Fit and score ``unit`` and return its record (:func:`mddf.experiments.store.new_record`): ``ok``,
+        ``refused`` (a ``ValueError``: the estimator refuses this data, too few rows of a class, ...) or
+        ``failed``, bound to the unit's data and settings (:class:`Bindings`)."""
+        cv, binding, results = self.cross_validated, None, {}
+        try:
+            binding = bindings(unit)  # loads the data (its hash) inside the try: a loading error is recorded
+            if self.in_fresh_processes(args):
+                results = in_fresh_process(run_unit, _module_of(self), args, unit)
+            else:
+                results = run_unit(self, args, unit)
+            status, error = "ok", None
+        except ValueError as exc:
+            status, error = "refused", str(exc)[-2000:]
+        except Exception as exc:  # noqa: BLE001  (recorded, and the study goes on)
+            status, error = "failed", f"{type(exc).__name__}: {exc}"[-2000:]
+        fields = {**unit.fields(cv), **self.datasets_for(args)[unit.dataset].fields, **results}
+        fields.update(config=bindings.config, **bindings.learner(unit.method))
+        fields = {k: v for k, v in fields.items() if k not in COMMON_FIELDS}
+        return new_record(unit.key(cv), unit.dataset, unit.method, unit.seed, unit.fold, status=status, error=error,
+                          binding=binding, **fields)  # fmt: skip
+
+    def bound(self, records, units, bindings: Bindings) -> dict:
+        """``{unit key: its latest record of the unit's data and settings}`` of ``records``: what this run resumes.
+
+        Only the units with a record are bound (their data loaded for its hash); a unit whose data does not load
+        resumes nothing, and says why when it runs. Records of other data or settings (another ``--quick``,
+        another study writing to the same folder) are never read as this run's.
+        """
+        cv, keys = self.cross_validated, {r.get("key") for r in records}
+        known = {}
+        for unit in units:
+            if unit.key(cv) in keys and unit.key(cv) not in known:
+                try:
+                    known[unit.key(cv)] = bindings(unit)
+                except Exception:  # noqa: BLE001  (the unit runs, and its record says why)
+                    continue
+        return latest_bound(records, known)
 
     def results(self, args, units, latest, pending, skipped) -> Results:
-        """The :class:`Results` of ``units``: the latest record of each, split into those that ran and the rest."""
+        """The :class:`Results` of ``units``: the record of each in ``latest`` (:meth:`bound`, and what this run
+        added), split into those that ran and the rest."""
         cv = self.cross_validated
         chosen = [latest[u.key(cv)] for u in units if u.key(cv) in latest]
         datasets = self.datasets_for(args)
@@ -500,13 +521,12 @@ class Study:
         )
 
     def recorded(self, argv=()) -> Results:
-        """What ``--report-only`` with ``argv`` would table, read from ``--out`` without fitting or writing anything:
-        for a study that reads another's results (a decision that needs both halves of a study)."""
+        """What ``--report-only`` with ``argv`` would table, read from ``--out`` without fitting or writing anything
+        (the data of the units with a record is loaded for its hash, and not kept): for a study that reads
+        another's results (a decision that needs both halves of a study)."""
         args = self.parse([*argv, "--report-only", "--quiet"])
         units = self.units(args)
-        latest = self.current_records(
-            self.latest_records(ResultStore(args.out / "results.jsonl"), self.config(args)), units
-        )
+        latest = self.bound(ResultStore(args.out / "results.jsonl").records(), units, Bindings(self, args))
         pending = [u for u in units if latest.get(u.key(self.cross_validated), {}).get("status") is None]
         return self.results(args, units, latest, pending, [])
 
@@ -517,7 +537,7 @@ class Study:
         args = results.options
         prov = command_provenance(self.name, args.argv)
         text = (self.table or default_table)(results)
-        (args.out / f"{self.report}.md").write_text(with_markdown_header(text, prov))
+        write_markdown(text, args.out / f"{self.report}.md", prov)
         rows = self.rows(results) if self.rows else None
         for stem, some in (rows if isinstance(rows, dict) else {self.report: rows}).items():
             if some:
@@ -575,6 +595,53 @@ def say(args, message: str):
     """A line of progress on stderr, unless ``--quiet``."""
     if not getattr(args, "quiet", False):
         print(message, file=sys.stderr, flush=True)
+
+
+# ------------------------------------------------------------------------------------------ what a record is bound to
+class Bindings:
+    """What the units of one run are bound to (:class:`mddf.experiments.binding.Binding`), each hash made once.
+
+    ``data_sha256``: the dataset's ``digest(ctx)``, else the hash of its loaded rows (every field of its
+    :class:`Data`: :func:`mddf.experiments.binding.content_sha256`), once per dataset (per seed for a seeded
+    one); with ``keep_data=False`` the rows are loaded for the hash and not kept (the units run in other
+    processes, or the run only reads records). ``settings_sha256``: the hash of the run's :attr:`config`
+    (:meth:`Study.config`) and of the method's :meth:`learner` settings.
+    """
+
+    def __init__(self, study: Study, args, keep_data: bool = False):
+        self.study, self.args, self.keep_data = study, args, keep_data
+        self.config = study.config(args)
+        self._data, self._learners = {}, {}
+
+    def learner(self, method: str) -> dict:
+        """``{"learner": its settings}`` (:attr:`Study.learner_settings`), or {} for a study without them."""
+        if self.study.learner_settings is None:
+            return {}
+        if method not in self._learners:
+            self._learners[method] = self.study.learner_settings(method)
+        return {"learner": self._learners[method]}
+
+    def data_sha256(self, ctx: Context) -> str:
+        """The sha256 of the data of ``ctx``'s dataset (and seed); what its loading raised, raised again for each
+        of its units without loading it again."""
+        key = (ctx.dataset.name, ctx.seed if ctx.dataset.seeded else None)
+        if key not in self._data:
+            try:
+                if ctx.dataset.digest is not None:
+                    self._data[key] = ctx.dataset.digest(ctx)
+                else:
+                    data = load_data(ctx) if self.keep_data else ctx.dataset.load(ctx)
+                    self._data[key] = content_sha256(*(getattr(data, f.name) for f in data_fields(data)))
+            except Exception as exc:
+                self._data[key] = exc
+        if isinstance(self._data[key], Exception):
+            raise self._data[key]
+        return self._data[key]
+
+    def __call__(self, unit: Unit) -> Binding:
+        """The :class:`~mddf.experiments.binding.Binding` of ``unit``."""
+        settings = {"config": self.config, **self.learner(unit.method)}
+        return Binding(self.data_sha256(self.study.context(self.args, unit)), settings_sha256(settings))
 
 
 # ------------------------------------------------------------------------------------------ one unit
@@ -664,38 +731,6 @@ def in_fresh_process(function, *args):
 
     with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as pool:
         return pool.submit(function, *args).result()
-
-
-def mean_ranks(records: Iterable[dict], methods: Sequence[str], datasets: Sequence[str], key: str = "accuracy") -> dict:
-    """Each method's rank by its mean ``key`` on each dataset (1 highest, ties averaged), averaged over the datasets.
-
-    Parameters
-    ----------
-    records : iterable of dict
-        Records with ``"dataset"``, ``"method"`` and ``key``; a record without ``key`` is left out.
-    methods, datasets : sequences of str
-        The methods ranked and the datasets they are ranked on. A dataset where fewer than two methods
-        have a record is not ranked; a method is ranked on the datasets where it has one.
-
-    Returns
-    -------
-    dict
-        ``{method: mean rank}`` of the methods ranked on at least one dataset.
-    """
-    records = [r for r in records if key in r]
-    ranks = {m: [] for m in methods}
-    for dataset in datasets:
-        means = {}
-        for m in methods:
-            values = [r[key] for r in records if r["dataset"] == dataset and r["method"] == m]
-            if values:
-                means[m] = statistics.fmean(values)
-        if len(means) < 2:
-            continue
-        order = list(means)
-        for m, rank in zip(order, rankdata([-means[m] for m in order])):
-            ranks[m].append(float(rank))
-    return {m: statistics.fmean(r) for m, r in ranks.items() if r}
 
 
 # ------------------------------------------------------------------------------------------ tables

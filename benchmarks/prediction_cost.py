@@ -112,12 +112,9 @@ def design_parameters() -> dict:
 
 
 def accuracy_settings(options) -> dict:
-    """The designs' parameters and the real-data suite's digest (the records are bound to its files)."""
-    try:
-        suite = realdata_suite.suite_digest()
-    except (realdata.RealDataError, OSError):
-        suite = None
-    return {"suite": suite, "designs": design_parameters()}
+    """The designs' parameters (the suite's tables are bound to its files by their datasets'
+    :func:`~benchmarks.realdata.digest`, the paper's datasets to their rows)."""
+    return {"designs": design_parameters()}
 
 
 def complete_records(records, folds: int) -> list:

@@ -34,9 +34,9 @@ if not __package__:  # run as a file: the studies import from the repository roo
     sys.path[0] = str(Path(__file__).resolve().parents[1])
 
 from benchmarks import reproduction
-from mddf.experiments.provenance import provenance, script_path, with_csv_header, with_markdown_header
+from mddf.experiments.provenance import provenance, script_path, with_csv_header
 from mddf.experiments.store import ResultStore
-from mddf.experiments.tables import csv_text, markdown_table, number, plus_minus
+from mddf.experiments.tables import csv_text, markdown_table, number, plus_minus, write_markdown
 
 
 def rows_markdown(rows, table):
@@ -236,7 +236,7 @@ def main(argv=None) -> int:
             "",
         ]
     )
-    (out / "table2.md").write_text(with_markdown_header(markdown, prov))
+    write_markdown(markdown, out / "table2.md", prov)
     (out / "table2.csv").write_text(with_csv_header(to_csv(table2, ROW_COLUMNS), prov))
     if selected:
         (out / "tuned.csv").write_text(with_csv_header(to_csv(selected, SELECTED_COLUMNS), prov))
@@ -256,7 +256,7 @@ def main(argv=None) -> int:
                 "",
             ]
         )
-        (out / "table3.md").write_text(with_markdown_header(markdown, prov))
+        write_markdown(markdown, out / "table3.md", prov)
         (out / "table3.csv").write_text(with_csv_header(to_csv(table3, ROW_COLUMNS), prov))
     if not args.no_copy:
         for path in sources:

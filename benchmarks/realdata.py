@@ -10,11 +10,13 @@ A table is read with pandas (empty cells are missing values); its text columns b
 target is taken out. What is read is checked against the manifest before it is used: the target is the last
 column, and the rows, feature columns, categorical columns, missing cells and class counts are those the manifest
 gives; any difference raises :class:`RealDataError` naming the file. :func:`datasets` gives the tables as the
-harness's datasets (all rows training rows, for :class:`~benchmarks.harness.CrossValidation`).
+harness's datasets (all rows training rows, for :class:`~benchmarks.harness.CrossValidation`), their records bound
+to the suite's :func:`digest`: a changed table or manifest fits every table again.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from dataclasses import dataclass, field
@@ -112,14 +114,26 @@ def load_table(name: str, path=None) -> Table:
     return Table(name, entry["task"], X, values, entry)
 
 
+def digest(path=None) -> str:
+    """SHA-256 over the manifest and every table file of the suite: the data its records are bound to."""
+    folder = home(path)
+    found = hashlib.sha256((folder / "manifest.json").read_bytes())
+    for entry in manifest(folder):
+        found.update(entry["file"].encode())
+        found.update(hashlib.sha256((folder / entry["file"]).read_bytes()).digest())
+    return found.hexdigest()
+
+
 def datasets(task: str | None = None, path=None) -> list:
-    """The tables (of one task) as the harness's datasets: every row a training row, to cross-validate."""
+    """The tables (of one task) as the harness's datasets: every row a training row, to cross-validate; their
+    records are bound to the suite's :func:`digest`."""
 
     def dataset(entry):
         def load(ctx):
             table = load_table(entry["name"], path)
             return Data(table.X, table.y)
 
-        return Dataset(entry["name"], load, task=entry["task"], fields={"suite": "realdata"})
+        fields = {"suite": "realdata"}
+        return Dataset(entry["name"], load, task=entry["task"], fields=fields, digest=lambda ctx: digest(path))
 
     return [dataset(e) for e in manifest(path) if task in (None, e["task"])]

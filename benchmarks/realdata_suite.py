@@ -28,9 +28,9 @@ member, pair features, calibration):
 
 Order of the run: repeats outermost, then the tables from the smallest, then the folds, every learner of a fold
 before the next fold, so that an interrupted run leaves whole folds and whole repeats. Every fit is appended to
-``<out>/results.jsonl`` as it finishes, with the settings that change it, the suite's digest (every table
-file and the manifest) and the commit, machine and date; a rerun resumes what is missing. ``--report-only``
-rewrites the page from the records.
+``<out>/results.jsonl`` as it finishes, with the settings that change it, bound to the suite's digest (every
+table file and the manifest: its ``data_sha256``) and to its settings, and the commit, machine and date; a rerun
+resumes what is missing. ``--report-only`` rewrites the page from the records.
 
 ``--check paper`` runs the paper's datasets check of the rule instead: by default the bases (:data:`PAPER_LEARNERS`;
 a candidate when named in ``--learners``, once it meets the rule's other conditions on the suite): the
@@ -57,7 +57,6 @@ python -m benchmarks.realdata_suite --quick
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import sys
 from pathlib import Path
 
@@ -152,7 +151,8 @@ def cascade(params: dict):
 
 def learner_settings(method: str) -> str | None:
     """A cascade learner's full parameters (defaults included, seed and threads aside), as text: its records are
-    bound to them (:class:`benchmarks.harness.Study`'s ``learner_settings``); None for the peers."""
+    bound to them (:class:`benchmarks.harness.Study`'s ``learner_settings``, part of their settings hash); None for
+    the peers."""
     from mddf import CascadeForestRegressor, MDDFClassifier
 
     if method in CLASSIFIERS:
@@ -272,14 +272,8 @@ def applies(method: str, dataset: str, options) -> bool:
     return method not in CATEGORY_ONLY or has_categories(dataset)
 
 
-def suite_digest(path=None) -> str:
-    """SHA-256 over the manifest and every table file of the suite: the records are bound to this data."""
-    folder = realdata.home(path)
-    digest = hashlib.sha256((folder / "manifest.json").read_bytes())
-    for entry in realdata.manifest(folder):
-        digest.update(entry["file"].encode())
-        digest.update(hashlib.sha256((folder / entry["file"]).read_bytes()).digest())
-    return digest.hexdigest()
+#: SHA-256 over the suite's manifest and table files: the data its tables' records are bound to.
+suite_digest = realdata.digest
 
 
 @dataclasses.dataclass(frozen=True)
@@ -420,7 +414,6 @@ STUDY = Study(
     optional={"LightGBM-es": "lightgbm", "CatBoost-es": "catboost"},
     learner_settings=learner_settings,
     options=options,
-    settings=lambda options: {"suite": suite_digest()},
     check=check_options,
     applies=applies,
     fit=fit,

@@ -33,12 +33,12 @@ from .outlock import hold
 from .planning import available as usable_methods
 from .planning import bindings, check_out_folder, check_task, describe, metric_for, practitioner_folds, unusable_folds
 from .protocols.practitioner import DEFAULT_SEEDS, TooFewRows
-from .provenance import provenance, record_stamp, with_csv_header, with_markdown_header
+from .provenance import provenance, with_csv_header
 from .runner import DatasetUnavailable, load, task_of
-from .store import ResultStore
+from .store import ResultStore, new_record
 from .studies import UsageError, open_user_data
 from .suites import DEEPBOOST_N_FOLDS, SUITES, paper_of, protocol_of
-from .tables import build_table, method_notes, summarize, to_csv, to_markdown
+from .tables import build_table, method_notes, summarize, to_csv, to_markdown, write_markdown
 
 BASELINE = "Baseline"
 #: The figure beside table.md.
@@ -336,8 +336,7 @@ class _Tables:
 def _write(table, out: Path, stem: str, prov) -> str:
     """Write ``table`` as ``<stem>.md`` and ``<stem>.csv`` in ``out``, each headed by ``prov``; return the Markdown."""
     markdown = to_markdown(table)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / f"{stem}.md").write_text(with_markdown_header(markdown, prov))
+    write_markdown(markdown, out / f"{stem}.md", prov)
     (out / f"{stem}.csv").write_text(with_csv_header(to_csv(table), prov))
     return markdown
 
@@ -416,7 +415,7 @@ def _run_in(out, args, registry, datasets, available, source, command, protocol,
         except DatasetUnavailable as exc:
             skipped[name] = _short(str(exc))
             print(f"skipped dataset {name}: {exc}", file=sys.stderr)
-            store.append({**_dataset_record(name), "status": "skipped", "message": str(exc), **record_stamp()})
+            store.append(_dataset_record(name, "skipped", message=str(exc)))
             continue
         except DatasetError as exc:
             # A corrupt or tampered file (mddf.datasets.CorruptFileError, ChecksumError): report it and
@@ -424,7 +423,7 @@ def _run_in(out, args, registry, datasets, available, source, command, protocol,
             message = f"could not be loaded ({type(exc).__name__}: {exc})"
             skipped[name] = unloadable[name] = _short(message)
             print(f"dataset {name} {message}", file=sys.stderr)
-            store.append({**_dataset_record(name), "status": "error", "error": message, **record_stamp()})
+            store.append(_dataset_record(name, "error", error=message))
             continue
         except ValueError as exc:
             raise UsageError(str(exc)) from None  # unknown dataset name
@@ -528,8 +527,7 @@ def write_comparison(records, out, datasets, methods, metric, tasks_of, n_folds,
     described = {c.method for comp in comparisons for c in comp.ranking}
     notes += [f"{m}: {registry.get(m).description}." for m in methods if m in described]
     markdown = to_comparison_markdown(comparisons, titles, notes)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "table.md").write_text(with_markdown_header(markdown, prov))
+    write_markdown(markdown, out / "table.md", prov)
     (out / "table.csv").write_text(with_csv_header(comparison_csv(comparisons), prov))
     save_figure(plot_comparison(comparisons, "practitioner protocol"), out, FIGURE_STEM, prov, formats=("png",))
     return markdown
@@ -548,9 +546,9 @@ def write_paper_figure(records, out, datasets, methods, prov) -> None:
         save_figure(plot_comparison(comparisons, "papers' protocol"), out, FIGURE_STEM, prov, formats=("png",))
 
 
-def _dataset_record(name: str) -> dict:
-    """The fields of the record saying why a dataset could not be loaded."""
-    return {"key": f"{name}|dataset", "dataset": name, "method": None}
+def _dataset_record(name: str, status: str, **why) -> dict:
+    """The record saying why a dataset could not be loaded (``why``: its ``message`` or ``error``)."""
+    return new_record(f"{name}|dataset", name, None, status=status, **why)
 
 
 def _split_note(source) -> str:

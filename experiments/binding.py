@@ -7,9 +7,11 @@ Every run record carries ``data_sha256``, the sha256 of the data (a ``--data`` f
 clipping, how the file was read, and the method's builder and estimator parameters, seeds and thread
 counts left out). The run's key holds the rest; library versions are named in ``versions``.
 
-A rerun resumes a run only from a record with the same key and hashes (:func:`matches`); before it
-starts, :func:`set_aside_stale` moves the results file aside when it holds records of other data or
-settings, keeping the ones that match: nothing of another file or configuration is mixed into a table.
+A rerun resumes a run only from a record with the same key and hashes (:func:`matches`,
+:func:`latest_bound`); before it starts, :func:`set_aside_stale` moves the results file aside when it holds
+records of other data or settings, keeping the ones that match: nothing of another file or configuration is
+mixed into a table. The studies of ``benchmarks/`` bind their records the same way: to the hash of their
+loaded rows (:func:`content_sha256`) or of their files, and to the hash of their settings.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+from .store import BINDING_FIELDS
 
 #: Bumped when the way results are computed changes for every method (splits, metrics).
 RESULT_VERSION = 1
@@ -36,14 +40,42 @@ def dataset_sha256(dataset) -> str:
         return user["sha256"]
     digest = hashlib.sha256()
     for array in (dataset.X_train, dataset.y_train, dataset.X_test, dataset.y_test, dataset.categorical_mask):
-        if array is None:
-            digest.update(b"none")
-            continue
-        array = np.ascontiguousarray(array)
-        digest.update(f"{array.dtype.str}{array.shape}".encode())
-        digest.update(array.tobytes())
+        _add_content(digest, array)
     digest.update(json.dumps([str(c) for c in dataset.classes]).encode())
     return digest.hexdigest()
+
+
+def content_sha256(*parts) -> str:
+    """The sha256 of ``parts``, in order, by their content: the data hash of rows that no file names (a study's).
+
+    Each part is None, an array (its dtype, shape and bytes; an array of Python objects, such as string labels,
+    by its values) or a pandas DataFrame or Series (its columns with their dtypes, categories included, then its
+    index and values).
+    """
+    digest = hashlib.sha256()
+    for part in parts:
+        _add_content(digest, part)
+    return digest.hexdigest()
+
+
+def _add_content(digest, part) -> None:
+    """Feed ``part`` to ``digest`` (see :func:`content_sha256`)."""
+    if part is None:
+        digest.update(b"none")
+        return
+    if type(part).__module__.startswith("pandas"):
+        import pandas as pd
+
+        frame = part.to_frame() if isinstance(part, pd.Series) else part
+        digest.update(repr([(str(c), repr(t)) for c, t in frame.dtypes.items()]).encode())
+        part = pd.util.hash_pandas_object(frame, index=True).to_numpy()
+    array = np.ascontiguousarray(part)
+    digest.update(f"{array.dtype.str}{array.shape}".encode())
+    if array.dtype == object:
+        import pandas as pd
+
+        array = pd.util.hash_array(array.ravel())
+    digest.update(array.tobytes())
 
 
 def test_sha256(dataset) -> str | None:
@@ -113,7 +145,7 @@ class Binding:
 
     def fields(self) -> dict:
         """The record fields that carry the binding."""
-        return {name: getattr(self, name) for name in ("data_sha256", "test_sha256", "settings_sha256")}
+        return {name: getattr(self, name) for name in BINDING_FIELDS}
 
 
 def matches(record: dict, binding: Binding | None) -> bool:
@@ -121,6 +153,14 @@ def matches(record: dict, binding: Binding | None) -> bool:
     if binding is None:
         return True
     return all(record.get(k) == v for k, v in binding.fields().items())
+
+
+def latest_bound(records, bindings: dict) -> dict:
+    """``{key: its latest record that matches bindings[key]}`` (:func:`matches`), for the keys of ``bindings``.
+
+    What a rerun resumes: a record of another key, or of other data or settings, is left out (not removed).
+    """
+    return {r["key"]: r for r in records if r.get("key") in bindings and matches(r, bindings[r["key"]])}
 
 
 def _short(sha) -> str:

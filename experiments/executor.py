@@ -23,8 +23,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .binding import Binding, matches
-from .environment import machine_info, package_versions
+from .binding import Binding, latest_bound, matches
 from .exit_status import (  # noqa: F401 (the runners' statuses, imported from here by the harness)
     EXIT_INTERRUPTED,
     EXIT_NOTHING_TO_RUN,
@@ -33,7 +32,7 @@ from .exit_status import (  # noqa: F401 (the runners' statuses, imported from h
     EXIT_TERMINATED,
 )
 from .methods import MethodSpec
-from .store import ResultStore, run_key
+from .store import ResultStore, new_record, run_key
 from .suites import DEEPBOOST_N_FOLDS, protocol_of
 
 BUDGET_METHOD = "mdDF"
@@ -299,17 +298,12 @@ def _stop_worker(process) -> None:
 
 def failure_record(task: Task, error: str, **extra) -> dict:
     """The ``error`` record of a run that produced no record of its own (its process or worker died)."""
-    return {
-        "key": task.key,
-        **{name: getattr(task, name) for name in ("dataset", "method", "seed", "fold", "fraction", "profile")},
-        "protocol": task.protocol if task.protocol != "paper" else protocol_of(task.dataset),
-        "status": "error",
-        **(task.binding.fields() if task.binding else {}),
-        "error": error,
-        **extra,
-        "versions": package_versions(),
-        "machine": machine_info(),
-    }
+    shown = task.protocol if task.protocol != "paper" else protocol_of(task.dataset)
+    settings = {"fraction": task.fraction, "profile": task.profile, "protocol": shown}
+    return new_record(
+        task.key, task.dataset, task.method, task.seed, task.fold, status="error", error=error, binding=task.binding,
+        **settings, **extra,
+    )  # fmt: skip
 
 
 def _crash_record(task: Task, exitcode) -> dict:
@@ -319,12 +313,12 @@ def _crash_record(task: Task, exitcode) -> dict:
 
 def unfinished(tasks, store: ResultStore) -> list[dict]:
     """The latest records of the runs of ``tasks`` that did not end ``ok`` (``error`` or ``skipped``),
-    in plan order; a run without any record gets an ``error`` record saying so."""
-    latest = store.latest()
+    in plan order; a run without a record of its data and settings gets an ``error`` record saying so."""
+    bound = latest_bound(store.records(), {t.key: t.binding for t in tasks})
     out = []
     for task in dict.fromkeys(tasks):
-        record = latest.get(task.key)
-        if record is None or not matches(record, task.binding):
+        record = bound.get(task.key)
+        if record is None:
             out.append(failure_record(task, "no result was recorded for this run"))
         elif record.get("status") != "ok":
             out.append(record)
@@ -332,14 +326,9 @@ def unfinished(tasks, store: ResultStore) -> list[dict]:
 
 
 def bound_records(tasks, store: ResultStore) -> list[dict]:
-    """The latest record of each run of ``tasks``, if it was obtained on their data and settings, in plan order."""
-    latest = store.latest()
-    out = []
-    for task in dict.fromkeys(tasks):
-        record = latest.get(task.key)
-        if record is not None and matches(record, task.binding):
-            out.append(record)
-    return out
+    """The latest record of each run of ``tasks`` obtained on their data and settings, in plan order."""
+    bound = latest_bound(store.records(), {t.key: t.binding for t in tasks})
+    return [bound[task.key] for task in dict.fromkeys(tasks) if task.key in bound]
 
 
 def describe(record: dict) -> str:

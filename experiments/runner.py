@@ -24,12 +24,13 @@ from mddf.datasets.user_data import load_source, register_all, registered
 
 from .binding import Binding, dataset_sha256
 from .early_stopped import EarlyStopped
-from .environment import PeakMemory, current_rss_mb, machine_info, package_versions
+from .environment import PeakMemory, current_rss_mb
 from .methods import BuildContext, Registry, adapt_to_small_classes, default_registry
 from .metrics import full_probabilities, run_scores
 from .protocols.practitioner import cv_run_data
 from .protocols.run_data import deepboost_run_data, split_run_data
-from .store import run_key
+from .provenance import record_stamp
+from .store import new_record, run_key
 from .suites import image_shape_of, protocol_of
 
 # Datasets kept in a long-lived process (inline execution, Dask workers), most recent last: runs are planned
@@ -328,22 +329,12 @@ def run_one(
 
 
 def _new_record(dataset, method, seed, fold, fraction, profile, protocol, n_jobs, binding) -> dict:
-    """A run's record before it starts: the run's key and settings, ``status="error"`` until it ends well, the
-    start time and the binding's fields (see :func:`run_one`)."""
-    return {
-        "key": run_key(dataset, method, seed, fold, fraction, profile, protocol),
-        "dataset": dataset,
-        "method": method,
-        "seed": int(seed),
-        "fold": fold,
-        "fraction": float(fraction),
-        "profile": profile,
-        "protocol": protocol_of(dataset) if protocol == "paper" else protocol,
-        "status": "error",
-        "started_at": _now(),
-        "n_jobs": n_jobs,
-        **(binding.fields() if binding is not None else {}),
-    }
+    """A run's record before it starts (:func:`~.store.new_record`, stamped when it ends): the run's key and settings,
+    ``status="error"`` until it ends well, the start time and the binding's fields (see :func:`run_one`)."""
+    key = run_key(dataset, method, seed, fold, fraction, profile, protocol)
+    shown = protocol_of(dataset) if protocol == "paper" else protocol
+    fields = dict(fraction=float(fraction), profile=profile, protocol=shown, started_at=_now(), n_jobs=n_jobs)
+    return new_record(key, dataset, method, int(seed), fold, status="error", binding=binding, stamped=False, **fields)
 
 
 def _load_bound(dataset, record, user_data, cache_dataset, download, binding):
@@ -485,13 +476,13 @@ def _record_model(record, estimator) -> None:
 
 
 def _record_end(record, memory, caught) -> None:
-    """Write in ``record`` the peak memory, the end time, the first five distinct warnings ``caught``, the package
-    versions and the machine."""
-    record.update(peak_rss_mb=memory.peak_mb(), memory_method=memory.method, finished_at=_now())
+    """Write in ``record`` the peak memory, the first five distinct warnings ``caught`` and the provenance stamp (the
+    end time, the package versions and the machine)."""
+    record.update(peak_rss_mb=memory.peak_mb(), memory_method=memory.method)
     if caught:
         messages = list(dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in caught))
         record["warnings"] = messages[:5] + ([f"... {len(messages) - 5} more"] if len(messages) > 5 else [])
-    record.update(versions=package_versions(), machine=machine_info())
+    record.update(record_stamp())
 
 
 def task_of(dataset) -> str:

@@ -3,7 +3,9 @@
 Each record is written as one line and flushed to disk (``fsync``) the moment its run finishes,
 so an interruption loses at most the runs still in progress. A line cut short by a crash, and any
 other line that is not a record, is skipped on reading with a warning naming the file and line.
-When a run appears more than once (a failed run retried later), the last record wins.
+When a run appears more than once (a failed run retried later), the last record wins. Every runner
+(``mddf benchmark``, ``small-sample``, the studies of ``benchmarks/``) makes its records with
+:func:`new_record`, so that they share one format.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .provenance import record_stamp
+
 
 def run_key(dataset: str, method: str, seed: int, fold=None, fraction=1.0, profile="paper", protocol="paper") -> str:
     """The identity of one run; resume skips keys that already have an ``ok`` record of the same data and settings.
@@ -25,6 +29,28 @@ def run_key(dataset: str, method: str, seed: int, fold=None, fraction=1.0, profi
     """
     key = f"{dataset}|{method}|seed={seed}|fold={fold}|fraction={fraction:g}|profile={profile}"
     return key if protocol == "paper" else f"{key}|protocol={protocol}"
+
+
+#: The binding's fields (:meth:`~.binding.Binding.fields`), None in a record bound to nothing.
+BINDING_FIELDS = ("data_sha256", "test_sha256", "settings_sha256")
+#: The fields :func:`new_record` puts first in every record, in order.
+COMMON_FIELDS = ("key", "dataset", "method", "seed", "fold", "status", "error", *BINDING_FIELDS)
+
+
+def new_record(key, dataset, method, seed=None, fold=None, *, status, error=None, binding=None, stamped=True,
+               **fields) -> dict:  # fmt: skip
+    """A result record in the one format of every runner: ``mddf benchmark``, ``small-sample`` and the studies.
+
+    Its fields, in order: ``key``, ``dataset``, ``method``, ``seed`` (a study's repeat), ``fold`` (None when the
+    protocol has no folds), ``status``, ``error`` (what went wrong; None if nothing did), the hashes that bind it
+    to its data and settings (``binding``'s, :mod:`.binding`; None without one, which no binding matches), then
+    ``fields`` and, when ``stamped``, the provenance stamp (:func:`~.provenance.record_stamp`: end time, versions
+    with the commit, machine). A run that stamps its record when it ends passes ``stamped=False``.
+    """
+    hashes = binding.fields() if binding is not None else dict.fromkeys(BINDING_FIELDS)
+    record = {"key": key, "dataset": dataset, "method": method, "seed": seed, "fold": fold}
+    record.update(status=status, error=error, **hashes, **fields)
+    return {**record, **record_stamp()} if stamped else record
 
 
 def _json_default(obj):

@@ -7,9 +7,10 @@ group in bold. Below the rows, each column's average rank and the number of data
 (:data:`RANK_NOTE` says how), and the notes: :func:`method_notes` keeps the descriptions of the methods
 that have a result in the table.
 
-The other tables are built from the same pieces: :func:`markdown_table` lays out a Markdown table,
-:func:`csv_text` and :func:`write_rows` write rows as CSV, :func:`number`, :func:`plus_minus` and
-:func:`mean_std` format the cells.
+The other tables are built from the same pieces: :func:`markdown_table` lays out a Markdown table and
+:func:`write_markdown` writes it after its provenance, :func:`csv_text` and :func:`write_rows` write rows as
+CSV, :func:`number`, :func:`plus_minus` and :func:`mean_std` format the cells. Every Markdown table of the
+runners and of the studies of ``benchmarks/`` is written by :func:`write_markdown`.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from pathlib import Path
 import numpy as np
 from scipy.stats import rankdata
 
-from .provenance import with_csv_header
+from .provenance import with_csv_header, with_markdown_header
 
 NOT_APPLICABLE = "n/a"
 
@@ -77,6 +78,47 @@ def mean_std(values: Sequence[float], digits: int = 2, *, scale: float = 1.0) ->
     return plus_minus(scale * statistics.fmean(values), std, digits)
 
 
+# ranks
+
+
+def ranks_by_dataset(scores: dict) -> dict:
+    """``{label: {dataset: rank}}`` of ``{dataset: {label: score}}`` (higher is better): the one ranking rule of
+    the tables. On a dataset where at least two labels have a score, 1 is the highest and ties share their mean
+    rank; a label has no rank on a dataset where it has no score."""
+    ranks = {}
+    for dataset, by_label in scores.items():
+        if len(by_label) < 2:
+            continue
+        for label, rank in zip(by_label, rankdata([-v for v in by_label.values()], method="average")):
+            ranks.setdefault(label, {})[dataset] = float(rank)
+    return ranks
+
+
+def mean_ranks(records: Iterable[dict], methods: Sequence[str], datasets: Sequence[str], key: str = "accuracy") -> dict:
+    """Each method's rank by its mean ``key`` on each dataset (:func:`ranks_by_dataset`), averaged over the datasets.
+
+    Parameters
+    ----------
+    records : iterable of dict
+        Records with ``"dataset"``, ``"method"`` and ``key``; a record without ``key`` is left out.
+    methods, datasets : sequences of str
+        The methods ranked and the datasets they are ranked on. A dataset where fewer than two methods
+        have a record is not ranked; a method is ranked on the datasets where it has one.
+
+    Returns
+    -------
+    dict
+        ``{method: mean rank}`` of the methods ranked on at least one dataset.
+    """
+    records = [r for r in records if key in r]
+    scores = {}
+    for dataset in datasets:
+        found = {m: [r[key] for r in records if r["dataset"] == dataset and r["method"] == m] for m in methods}
+        scores[dataset] = {m: statistics.fmean(values) for m, values in found.items() if values}
+    ranked = ranks_by_dataset(scores)
+    return {m: statistics.fmean(ranked[m].values()) for m in methods if m in ranked}
+
+
 # plain tables
 
 
@@ -108,6 +150,15 @@ def csv_text(rows: Sequence[dict], columns: Sequence[str] | None = None) -> str:
     appearance); a row without a column's key, or with None there, has an empty cell."""
     columns = list(dict.fromkeys(k for row in rows for k in row)) if columns is None else list(columns)
     return _csv(columns, ([row.get(c, "") for c in columns] for row in rows))
+
+
+def write_markdown(markdown: str, path, provenance: dict | None = None) -> Path:
+    """Write a Markdown table or page, after ``provenance``'s header block (:func:`~.provenance.markdown_header`);
+    return the path."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(with_markdown_header(markdown, provenance))
+    return path
 
 
 def write_rows(rows: Sequence[dict], path, provenance: dict | None = None) -> Path:
@@ -162,15 +213,12 @@ class Table:
         """``{label: {dataset: rank}}`` of a group's columns on the datasets where at least two of them have a
         result (a column without one there has no rank there)."""
         cols = [c for c in self.columns if c.group == group]
-        ranks = {c.label: {} for c in cols}
-        for dataset in self.datasets:
-            present = [c for c in cols if dataset in c.cells and c.cells[dataset].mean is not None]
-            if len(present) < 2:
-                continue
-            r = rankdata([-c.cells[dataset].mean for c in present], method="average")
-            for c, value in zip(present, r):
-                ranks[c.label][dataset] = float(value)
-        return ranks
+        scores = {
+            d: {c.label: c.cells[d].mean for c in cols if d in c.cells and c.cells[d].mean is not None}
+            for d in self.datasets
+        }
+        ranked = ranks_by_dataset(scores)
+        return {c.label: ranked.get(c.label, {}) for c in cols}
 
     def average_ranks(self, group) -> dict:
         """``{label: mean rank}`` over the datasets where the column has a rank (``None``: none)."""

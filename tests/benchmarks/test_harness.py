@@ -1,7 +1,9 @@
 """The study harness: units and their records, metrics, train/test and cross-validation on DataFrames with
-categories and missing values, resume on the same settings only, refused and failed units, the default table,
-interleaved timing pairs, and the two ways a study runs from the repository root."""
+categories and missing values, resume on the same data and settings only (mddf.experiments' binding), refused and
+failed units, the default table, interleaved timing pairs, and the two ways a study runs from the repository
+root."""
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -18,7 +20,9 @@ from study_helpers import read_records
 from benchmarks import harness
 from benchmarks.data import registry
 from benchmarks.harness import CrossValidation, Data, Dataset, Study, TrainTest, interleave, paired_ratios
+from mddf.experiments.binding import content_sha256, settings_sha256
 from mddf.experiments.provenance import read_provenance
+from mddf.experiments.store import BINDING_FIELDS, COMMON_FIELDS
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -194,6 +198,49 @@ def test_a_methods_records_are_bound_to_its_learner_settings_and_fitted_again_wh
     assert study.main(["--out", str(out), "--quiet"]) == 0
     again = read_records(out)
     assert [r["method"] for r in again[len(first) :]] == ["tree", "tree"] and again[-1]["learner"] == "max_depth=2"
+
+
+def test_records_are_bound_to_their_rows_and_settings_and_the_old_harness_records_are_fitted_again(tmp_path):
+    out, shift = tmp_path / "toy", {"x": 0.0}
+
+    def rows(ctx):
+        data = _arrays(ctx)
+        return Data(data.X_train + shift["x"], data.y_train, data.X_test, data.y_test)
+
+    study = _study(datasets=[Dataset("toy", rows)])
+    assert study.main(["--out", str(out), "--seeds", "0", "--quiet"]) == 0
+    first = read_records(out)
+    assert list(first[0])[:10] == list(COMMON_FIELDS) and first[0]["fold"] is None and first[0]["error"] is None
+    assert len({r["data_sha256"] for r in first}) == 1 and first[0]["data_sha256"] == content_sha256(
+        *(getattr(rows(None), f) for f in ("X_train", "y_train", "X_test", "y_test"))
+    )
+    assert first[0]["settings_sha256"] == settings_sha256({"config": first[0]["config"]})
+    old = [{k: v for k, v in r.items() if k not in BINDING_FIELDS} for r in first]  # as the old harness wrote them
+    (out / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in old))
+    assert study.recorded(["--out", str(out), "--seeds", "0"]).records == []  # never read as this run's
+    assert study.main(["--out", str(out), "--seeds", "0", "--quiet"]) == 0
+    assert len(read_records(out)) == 4 and "Pending" not in (out / "table.md").read_text()
+    shift["x"] = 1.0  # other rows: every unit again
+    assert study.main(["--out", str(out), "--seeds", "0", "--quiet"]) == 0
+    again = read_records(out)
+    assert len(again) == 6 and again[-1]["data_sha256"] != again[2]["data_sha256"]
+
+
+def test_data_that_does_not_load_fails_each_of_its_units_and_is_tried_once_a_run(tmp_path):
+    tried = []
+
+    def missing(ctx):
+        tried.append(ctx.method)
+        raise FileNotFoundError("no toy.data")
+
+    study, out = _study(datasets=[Dataset("toy", missing)]), tmp_path / "toy"
+    assert study.main(["--out", str(out), "--seeds", "0", "--quiet"]) == 1
+    records = read_records(out)
+    assert [(r["status"], r["error"], r["data_sha256"]) for r in records] == 2 * [
+        ("failed", "FileNotFoundError: no toy.data", None)
+    ]
+    assert len(tried) == 1
+    assert len(study.recorded(["--out", str(out), "--seeds", "0"]).pending) == 2  # unbound: nothing to table
 
 
 def test_refused_and_failed_units_are_recorded_listed_not_retried_unless_asked_and_a_failure_sets_the_status(

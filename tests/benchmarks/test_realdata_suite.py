@@ -129,7 +129,7 @@ def test_records_are_written_as_they_go_resumed_and_bound_to_the_suites_data(sui
     assert all(r["n_correct"] == round(r["accuracy"] * r["n_test"]) for r in tiny)
     line = [r for r in records if r["dataset"] == "line"]
     assert all(abs(r["sse"] - r["rmse"] ** 2 * r["n_test"]) < 1e-9 and r["fit_s"] >= 0 for r in line)
-    assert records[0]["config"]["suite"] == realdata_suite.suite_digest(suite)
+    assert all(r["data_sha256"] == realdata_suite.suite_digest(suite) for r in records)  # bound to the suite's files
     assert (out / "realdata.md").is_file() and (out / "realdata.csv").is_file()
     assert drawn[0] == [
         "realdata_cd_classification",

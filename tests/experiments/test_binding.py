@@ -8,7 +8,9 @@ import numpy as np
 from mddf.datasets import load_dataset
 from mddf.experiments.binding import (
     Binding,
+    content_sha256,
     dataset_sha256,
+    latest_bound,
     matches,
     method_settings,
     run_settings,
@@ -17,7 +19,7 @@ from mddf.experiments.binding import (
 )
 from mddf.experiments.executor import Task, bound_records, unfinished
 from mddf.experiments.methods import BuildContext, default_registry
-from mddf.experiments.store import ResultStore
+from mddf.experiments.store import ResultStore, new_record
 
 CTX = BuildContext(seed=0, n_jobs=1, profile="quick", n_features=4, n_classes=3)
 
@@ -114,3 +116,47 @@ def test_an_unbound_record_never_matches_a_bound_run():
     assert matches({"data_sha256": "d1", "test_sha256": None, "settings_sha256": "s1"}, bound)
     assert not matches({"key": "k", "status": "ok"}, bound)  # a record written before results were bound
     assert matches({"key": "k"}, None)
+
+
+def test_the_content_hash_of_arrays_frames_and_labels_follows_their_values_not_their_objects():
+    import pandas as pd
+
+    def frame(colour="red", categories=("blue", "red")):
+        return pd.DataFrame(
+            {"colour": pd.Categorical([colour, "blue"], categories=list(categories)), "size": [1.0, np.nan]}
+        )
+
+    labels = np.array(["yes", "no"], dtype=object)
+    assert content_sha256(frame(), labels) == content_sha256(frame(), np.array(["yes", "no"], dtype=object))
+    assert content_sha256(frame(), labels) != content_sha256(frame("blue"), labels)
+    assert content_sha256(frame(), labels) != content_sha256(frame(categories=("red", "blue")), labels)  # their codes
+    assert content_sha256(frame(), labels) != content_sha256(frame(), labels[::-1].copy())
+    assert content_sha256(frame(), None) != content_sha256(frame(), labels)
+    assert content_sha256(frame().set_index(pd.Index([5, 6]))) != content_sha256(frame())  # the rows' labels
+    assert content_sha256(pd.Series([1, 2], name="y")) != content_sha256(pd.Series([1, 2], name="z"))
+    assert content_sha256(np.arange(4)) != content_sha256(np.arange(4).reshape(2, 2))
+
+
+def test_what_resumes_is_each_keys_latest_record_of_its_data_and_settings():
+    runs = {"a": Binding("d1", "s1"), "b": Binding("d1", "s1")}
+    kept = record("a", "my", "RF", "d1", "s1")
+    records = [
+        kept,
+        record("a", "my", "RF", "d1", "s0"),
+        record("b", "my", "RF", "d0", "s1"),
+        record("c", "o", "RF", "d1", "s1"),
+    ]
+    assert latest_bound(records, runs) == {"a": kept}  # a later record of other settings does not hide it
+    assert latest_bound(records, {"c": None}) == {"c": records[-1]}  # an unbound run takes its latest record
+
+
+def test_every_record_starts_with_the_same_fields_and_ends_with_its_stamp():
+    record = new_record("k", "iris", "RF", 3, None, status="ok", binding=Binding("d", "s"), accuracy=0.9)
+    assert list(record)[:11] == [
+        "key", "dataset", "method", "seed", "fold", "status", "error", "data_sha256", "test_sha256", "settings_sha256",
+        "accuracy",
+    ]  # fmt: skip
+    assert list(record)[-3:] == ["finished_at", "versions", "machine"] and record["error"] is None
+    unbound = new_record("k", "iris", None, status="skipped", stamped=False, message="no files")
+    assert unbound["data_sha256"] is None and "finished_at" not in unbound
+    assert not matches(unbound, Binding("d", "s"))
