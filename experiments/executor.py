@@ -1,10 +1,12 @@
 """Planning and executing many runs: resume, dependencies, worker processes, progress.
 
-Each run executes in a fresh *spawned* worker process by default, so that a crash (even a
-segfault or an out-of-memory kill) costs only that run and the peak memory of the worker is the
-peak memory of that run. A worker never outlives the runner: however the runner ends (SIGKILL
-included), the worker and the processes it started go with it. Results are appended to the
-:class:`~.store.ResultStore` as each run finishes. Tree-budget methods (random forest, XGBoost)
+Each run executes in a *spawned* worker process by default, so that a crash (even a segfault or an
+out-of-memory kill) costs only that run: the worker that died is replaced and the sweep goes on. Workers
+are reused from run to run (:class:`_Pool`), so that imports, numba's compiled code and the datasets are
+loaded once per worker rather than once per run; a run's peak memory is still its own (the high-water
+mark is reset at its start, :class:`~.environment.PeakMemory`). A worker never outlives the runner:
+however the runner ends (SIGKILL included), the worker and the processes it started go with it. Results are
+appended to the :class:`~.store.ResultStore` as each run finishes. Tree-budget methods (random forest, XGBoost)
 wait for the mdDF run of the same dataset/seed/fold/fraction, whose number of layers sets their
 number of trees.
 """
@@ -189,14 +191,113 @@ def plan(datasets, specs, seeds, *, n_classes, image_shapes=None, profile="paper
     return planned
 
 
-def _worker(conn, kwargs):
-    """Entry point of a worker process: one run, result sent back through ``conn``."""
+def _worker(conn):
+    """Entry point of a worker process: runs the runs the runner sends through ``conn`` (the keyword arguments of
+    :func:`~.runner.run_one`), one at a time, each record sent back, until the runner sends None or goes."""
     _tie_to_runner()
     from .runner import run_one
 
-    record = run_one(**kwargs)
-    conn.send(record)
+    while True:
+        try:
+            kwargs = conn.recv()
+        except (EOFError, OSError):
+            break
+        if kwargs is None:
+            break
+        conn.send({**run_one(**kwargs, cache_dataset=True), "worker_pid": os.getpid()})
     conn.close()
+
+
+@dataclass(eq=False)
+class _Worker:
+    """A worker process, the runner's end of its pipe, and the task it runs (None: idle)."""
+
+    process: object
+    conn: object
+    task: Task | None = None
+
+
+class _Pool:
+    """The sweep's worker processes: an idle one takes the next run; one that dies is replaced by a new one.
+
+    Parameters
+    ----------
+    context : multiprocessing context
+        ``spawn``: a worker starts with nothing imported.
+    environment : dict
+        Variables a new worker starts with (:func:`worker_environment`).
+    """
+
+    def __init__(self, context, environment):
+        self.context, self.environment = context, environment
+        self.idle: list[_Worker] = []
+        self.busy: list[_Worker] = []
+
+    def start(self, task: Task, kwargs: dict) -> _Worker:
+        """Send ``task``'s run to an idle worker, or to a new one when none is idle."""
+        worker = self.idle.pop() if self.idle else self._spawn()
+        worker.task = task
+        worker.conn.send(kwargs)
+        self.busy.append(worker)
+        return worker
+
+    def _spawn(self) -> _Worker:
+        conn, child = self.context.Pipe(duplex=True)
+        process = self.context.Process(target=_worker, args=(child,), name="mddf worker")
+        with _environment(self.environment):
+            process.start()
+        child.close()
+        return _Worker(process, conn)
+
+    def wait(self, timeout: float = 1.0) -> list:
+        """``[(task, record or None)]`` of the runs that ended: a record, or None when the worker died (it is
+        then released; an idle worker keeps waiting for the next run)."""
+        if not self.busy:
+            return []
+        multiprocessing.connection.wait([w.conn for w in self.busy] + [w.process.sentinel for w in self.busy], timeout)
+        ended = []
+        for worker in list(self.busy):
+            record = None
+            if worker.conn.poll():
+                try:
+                    record = worker.conn.recv()
+                except (EOFError, OSError):
+                    record = None
+            if record is None and worker.process.is_alive():
+                continue
+            self.busy.remove(worker)
+            ended.append((worker.task, record))
+            worker.task = None
+            if record is None:  # the worker died: its exit code names why
+                ended[-1] = (ended[-1][0], _crash_record(ended[-1][0], _release(worker)))
+            else:
+                self.idle.append(worker)
+        return ended
+
+    def close(self) -> None:
+        """Let the idle workers end, and stop the busy ones with everything they started."""
+        for worker in self.idle:
+            try:
+                worker.conn.send(None)
+            except (BrokenPipeError, OSError):
+                pass
+        for worker in self.idle:
+            worker.process.join(timeout=5)
+            _stop_worker(worker.process) if worker.process.exitcode is None else worker.process.close()
+            worker.conn.close()
+        for worker in self.busy:
+            _stop_worker(worker.process)
+            worker.conn.close()
+        self.idle, self.busy = [], []
+
+
+def _release(worker: _Worker):
+    """Join a worker that died, close its handles; its exit code."""
+    worker.process.join()
+    exitcode = worker.process.exitcode
+    worker.conn.close()
+    worker.process.close()
+    return exitcode
 
 
 # A worker must not outlive the runner that started it (an orphan, with the loky processes a run may
@@ -462,8 +563,9 @@ def execute(
 ):
     """Run every task whose latest record in ``store`` is not ``ok``; append each result as it finishes.
 
-    ``isolation="process"`` runs each task in a fresh spawned process (crash-proof, honest peak memory),
-    ``workers`` at a time; ``"inline"`` runs them in this process, one after the other. ``n_jobs`` is the
+    ``isolation="process"`` runs the tasks in spawned worker processes, ``workers`` at a time, each worker reused
+    from run to run and replaced when it dies (a crash costs its run only; each run's peak memory its own);
+    ``"inline"`` runs them in this process, one after the other. ``n_jobs`` is the
     threads of each estimator. With ``progress``, one line per finished run goes to ``log`` (``print``:
     stderr), under a tqdm bar when stderr is a terminal. ``run_options`` are ``registry`` (its builders must
     be importable module-level functions), ``download`` and ``user_data`` (``{name: source dict}`` of the
@@ -485,56 +587,38 @@ def execute(
             "not comparable to a quiet run's"
         )
     previous_sigterm = _raise_on_sigterm()
+    pool = _Pool(context, environment)
     try:
         while book.pending or book.running:
-            while book.pending and (isolation == "inline" or len(book.running) < workers):
-                task = book.next_ready()
-                if task is None:
-                    break
-                if isolation == "inline":
-                    book.start(task)
-                    book.show(task.label)
-                    from .runner import run_one
-
-                    book.finish(task, run_one(**book.kwargs_for(task), cache_dataset=True))
-                    continue
-                receiver, sender = context.Pipe(duplex=False)
-                process = context.Process(target=_worker, args=(sender, book.kwargs_for(task)), name=task.label)
-                with _environment(environment):
-                    process.start()
-                sender.close()
-                book.start(task, (process, receiver))
-            if book.running:
+            _start_ready(book, pool, isolation, workers)
+            if book.running and isolation != "inline":
                 now = time.perf_counter()
                 book.show(", ".join(f"{t.label} ({now - s:.0f}s)" for t, (_, s) in book.running.items()))
-            if not book.running:
-                continue
-            handles = [h for h, _ in book.running.values()]
-            multiprocessing.connection.wait([c for _, c in handles] + [p.sentinel for p, _ in handles], timeout=1.0)
-            for task, ((process, receiver), _) in list(book.running.items()):
-                record = None
-                if receiver.poll():
-                    try:
-                        record = receiver.recv()
-                    except (EOFError, OSError):
-                        record = None
-                if record is None and process.is_alive():
-                    continue
-                process.join()
-                receiver.close()
-                book.finish(task, record if record is not None else _crash_record(task, process.exitcode))
-                process.close()  # the runner's ends of its pipes (the worker's guardian has gone too)
+                for task, record in pool.wait(timeout=1.0):
+                    book.finish(task, record)
     finally:
         # Interrupted (Ctrl-C, SIGTERM, an error): stop the runs in progress with everything they started.
-        for handle, _ in book.running.values():
-            if handle is not None:  # None: an inline run, stopped by the exception itself
-                process, receiver = handle
-                _stop_worker(process)
-                receiver.close()
+        pool.close()
         book.close()
         if previous_sigterm is not None:
             signal.signal(signal.SIGTERM, previous_sigterm)
     return book.written
+
+
+def _start_ready(book, pool, isolation, workers) -> None:
+    """Start the runs that are ready, up to ``workers`` at a time; an inline run runs to its end here."""
+    while book.pending and (isolation == "inline" or len(book.running) < workers):
+        task = book.next_ready()
+        if task is None:
+            return
+        if isolation == "inline":
+            book.start(task)
+            book.show(task.label)
+            from .runner import run_one
+
+            book.finish(task, run_one(**book.kwargs_for(task), cache_dataset=True))
+            continue
+        book.start(task, pool.start(task, book.kwargs_for(task)))
 
 
 @contextlib.contextmanager

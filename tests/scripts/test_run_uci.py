@@ -126,6 +126,26 @@ def test_a_crashing_worker_process_costs_only_its_run(tmp_path):
     assert records["RF"]["peak_rss_mb"] > 10 and "high-water mark" in records["RF"]["memory_method"]
 
 
+def test_one_worker_runs_the_runs_one_after_another_and_a_worker_that_dies_is_replaced(tmp_path):
+    registry = default_registry()
+    registry.register(bench_doubles.CRASHING)
+    out = tmp_path / "res"
+    methods = "RF,Crashing,ExtraTrees" if "ExtraTrees" in registry.names() else "RF,Crashing"
+    argv = ["--datasets", "iris", "--seeds", "2", "--methods", methods, "--out", str(out), "--isolation", "process"]
+    run_script("benchmark", [*argv, *FAST], registry=registry)
+    records = read(out / "results.jsonl")
+    ok = [r for r in records if r["status"] == "ok"]
+    crashed = [r for r in records if r["method"] == "Crashing"]
+    assert len(crashed) == 2 and all(r["status"] == "error" for r in crashed)
+    pids = [r["worker_pid"] for r in ok]
+    assert len(ok) >= 2 and len(set(pids)) < len(ok)  # a worker ran several runs
+    first_crash = next(i for i, r in enumerate(records) if r["method"] == "Crashing")
+    before = {r["worker_pid"] for r in records[:first_crash] if r["status"] == "ok"}
+    after = {r["worker_pid"] for r in records[first_crash:] if r["status"] == "ok"}
+    assert before and after and not before & after  # the crashed worker's runs went to a new one
+    assert all(r["peak_rss_mb"] > 10 for r in ok)  # each run's own peak, the high-water mark reset at its start
+
+
 def _rf_sweep_on_iris(out):
     """Run RF on iris in a worker process; its record and the runner's log lines."""
     lines = []
