@@ -248,7 +248,7 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
         "--isolation",
         choices=("process", "inline"),
         default="process",
-        help="'process': each run in a fresh worker process (default); 'inline': in this process",
+        help="'process': each run in a worker process, reused from run to run (default); 'inline': in this process",
     )
     add_scheduler_argument(parser)
     parser.add_argument("--quiet", action="store_true", help="no progress bar and no per-run lines")
@@ -276,8 +276,8 @@ settings, and moves results of other data or settings aside (to <out>/old/), say
 --out of --data is results/<file stem>-<first 8 digits of its sha256>. Every table file starts with the
 command that regenerates it, the commit, the machine, the date and, with --data, the file's sha256
 (CSV: '#' comment lines, read with pandas.read_csv(path, comment="#")). A second runner on the same
---out stops. Each run executes in a fresh worker process; its peak memory is that process's peak
-resident set size, and its time is split into selection, final fit and (left out of both) numba's
+--out stops. Each run executes in a worker process (reused from run to run, replaced when it dies);
+its peak memory is the process's peak resident set size during the run, and its time is split into selection, final fit and (left out of both) numba's
 compilation. With --scheduler each run is a task on a Dask cluster instead (the 'dask' extra).
 
 examples:
