@@ -277,8 +277,9 @@ settings, and moves results of other data or settings aside (to <out>/old/), say
 command that regenerates it, the commit, the machine, the date and, with --data, the file's sha256
 (CSV: '#' comment lines, read with pandas.read_csv(path, comment="#")). A second runner on the same
 --out stops. Each run executes in a worker process (reused from run to run, replaced when it dies);
-its peak memory is the process's peak resident set size during the run, and its time is split into selection, final fit and (left out of both) numba's
-compilation. With --scheduler each run is a task on a Dask cluster instead (the 'dask' extra).
+its peak memory is the process's peak resident set size during the run, and its time is split into
+selection, final fit and (left out of both) numba's compilation. With --scheduler each run is a task
+on a Dask cluster instead (the 'dask' extra).
 
 examples:
   mddf benchmark                                      # bundled datasets, papers' protocol, a few minutes
