@@ -435,6 +435,7 @@ class Study:
         _LOADED.clear()  # data loaded by an earlier run of this process, with other options, is not reused
         args.out.mkdir(parents=True, exist_ok=True)
         store = ResultStore(args.out / "results.jsonl")
+        store.repair()  # a record cut short by the last run is removed once, not warned about at every read
         units = self.units(args)
         bindings = Bindings(self, args, keep_data=not self.in_fresh_processes(args))
         current = self.bound(store.records(), units, bindings)

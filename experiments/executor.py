@@ -471,6 +471,7 @@ class RunBook:
         from tqdm.auto import tqdm
 
         self.store = store
+        store.repair()  # a record cut short by the last run is removed once, not warned about at every read
         self.run_options = {"n_jobs": -1, "registry": None, "download": False, **run_options}
         if not self.run_options.get("user_data"):
             self.run_options.pop("user_data", None)

@@ -126,18 +126,50 @@ class ResultStore:
         return {key for key, rec in self.latest().items() if rec.get("status") == "ok"}
 
     def append(self, record: dict) -> None:
-        """Write one record as a line and force it to disk."""
+        """Write one record as a line and force it to disk (after :meth:`repair` of a record cut short)."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         line = json.dumps(_clean(record), default=_json_default, allow_nan=False)
-        needs_newline = self.path.exists() and self.path.stat().st_size > 0 and not self._ends_with_newline()
+        self.repair()
         with self.path.open("a", encoding="utf-8") as fh:
-            if needs_newline:
-                fh.write("\n")
             fh.write(line + "\n")
             fh.flush()
             os.fsync(fh.fileno())
 
+    def repair(self) -> int:
+        """Cut a last record that a write left incomplete (a full disk, a killed process: the file does not end
+        with a newline) back to the last complete line, with a ``UserWarning`` that says so, once: the next read
+        warns no more. Returns the bytes removed (0 when the file ends with a complete line or does not exist)."""
+        if not self.path.exists() or self.path.stat().st_size == 0 or self._ends_with_newline():
+            return 0
+        size = self.path.stat().st_size
+        with self.path.open("rb+") as fh:
+            keep = _end_of_last_line(fh, size)
+            fh.truncate(keep)
+            fh.flush()
+            os.fsync(fh.fileno())
+        warnings.warn(
+            f"{self.path}: removed an incomplete last record ({size - keep} bytes, cut by an interrupted or failed "
+            "write); its run counts as not done",
+            stacklevel=2,
+        )
+        return size - keep
+
     def _ends_with_newline(self) -> bool:
+        """Whether the (non-empty) file ends with a newline."""
         with self.path.open("rb") as fh:
             fh.seek(-1, os.SEEK_END)
             return fh.read(1) == b"\n"
+
+
+def _end_of_last_line(fh, size: int, block: int = 1 << 16) -> int:
+    """The offset just after the last newline of the open file ``fh`` of ``size`` bytes (0 when it has none)."""
+    end = size
+    while end > 0:
+        start = max(0, end - block)
+        fh.seek(start)
+        chunk = fh.read(end - start)
+        at = chunk.rfind(b"\n")
+        if at >= 0:
+            return start + at + 1
+        end = start
+    return 0

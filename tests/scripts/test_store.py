@@ -15,18 +15,31 @@ def test_append_then_read_back_with_numpy_values_and_nan(tmp_path):
     assert rec == {"key": "a", "status": "ok", "accuracy": 0.5, "n": 3, "x": None}
 
 
-def test_a_line_cut_short_by_a_crash_is_ignored_and_the_next_record_starts_a_new_line(tmp_path):
+def test_a_line_cut_short_by_a_crash_is_ignored_then_removed_once_by_the_next_run(tmp_path):
+    import warnings
+
     path = tmp_path / "results.jsonl"
     store = ResultStore(path)
     store.append({"key": "a", "status": "ok"})
     with path.open("a") as fh:
-        fh.write('{"key": "b", "sta')  # interrupted write
+        fh.write('{"key": "b", "sta')  # a write cut short (a full disk, a killed process)
     with pytest.warns(UserWarning, match="incomplete record"):
         assert [r["key"] for r in store.records()] == ["a"]
-    store.append({"key": "c", "status": "ok"})
-    with pytest.warns(UserWarning):
+    with pytest.warns(UserWarning, match=r"removed an incomplete last record \(16 bytes"):
+        store.append({"key": "c", "status": "ok"})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # repaired: no warning at any later read
         assert [r["key"] for r in store.records()] == ["a", "c"]
+        assert store.repair() == 0
     assert json.loads(path.read_text().splitlines()[-1]) == {"key": "c", "status": "ok"}
+
+
+def test_a_file_of_one_cut_record_is_emptied_by_the_repair(tmp_path):
+    path = tmp_path / "results.jsonl"
+    path.write_text('{"key": "b"')
+    with pytest.warns(UserWarning, match="removed an incomplete last record"):
+        assert ResultStore(path).repair() == len('{"key": "b"')
+    assert path.read_bytes() == b""
 
 
 def test_latest_record_wins_and_only_ok_runs_count_as_finished(tmp_path):
