@@ -25,7 +25,7 @@ def test_a_line_cut_short_by_a_crash_is_ignored_then_removed_once_by_the_next_ru
         fh.write('{"key": "b", "sta')  # a write cut short (a full disk, a killed process)
     with pytest.warns(UserWarning, match="incomplete record"):
         assert [r["key"] for r in store.records()] == ["a"]
-    with pytest.warns(UserWarning, match=r"removed an incomplete last record \(16 bytes"):
+    with pytest.warns(UserWarning, match=r"removed an incomplete last record \(17 bytes"):
         store.append({"key": "c", "status": "ok"})
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # repaired: no warning at any later read
