@@ -7,7 +7,8 @@ two rows, else a plain random split) and fits the wrapped model on the rest, sto
 validation loss has not improved for ``patience`` rounds:
 
 HistGradientBoosting gets ``early_stopping=True, n_iter_no_change=patience`` and ``X_val, y_val`` (it
-keeps its rounds up to the stop); XGBoost ``early_stopping_rounds`` and LightGBM the
+keeps its rounds up to the stop; a declared categorical column of more than 255 categories, which it refuses, is
+given to it as its ordinal codes, ``categories_as_codes_``); XGBoost ``early_stopping_rounds`` and LightGBM the
 ``early_stopping(patience)`` callback, with the held-out rows as ``eval_set``, and predict with the best
 round; CatBoost ``early_stopping_rounds`` with the held-out rows as ``eval_set`` and ``use_best_model``, its
 declared categorical columns given to it as text (it takes categories as integers or strings, not as float codes
@@ -28,6 +29,9 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 LIBRARIES = ("sklearn", "xgboost", "lightgbm", "catboost")
+#: The most categories HistGradientBoosting splits a column into subsets of (its bins); a column of more is given
+#: to it as its ordinal codes, split at thresholds.
+MAX_HGB_CATEGORIES = 255
 
 
 def _library(estimator) -> str:
@@ -121,7 +125,7 @@ class EarlyStopped(BaseEstimator):
             model.fit(self._input(X_fit), y_fit, **fit_params)
             self.n_rounds_ = None
         elif library == "sklearn":
-            model.set_params(early_stopping=True, n_iter_no_change=self.patience)
+            model.set_params(early_stopping=True, n_iter_no_change=self.patience, **self._hgb_categories(model, X))
             model.fit(X_fit, y_fit, X_val=X_val, y_val=y_val)
             self.n_rounds_ = int(model.n_iter_)
         elif library == "xgboost":
@@ -147,6 +151,22 @@ class EarlyStopped(BaseEstimator):
         self.estimator_ = model
         self.n_validation_ = int(len(val_rows))
         return self
+
+    def _hgb_categories(self, model, X) -> dict:
+        """HistGradientBoosting's ``categorical_features`` without the columns of more than
+        :data:`MAX_HGB_CATEGORIES` categories, which it refuses: those are given to it as their ordinal codes
+        (``categories_as_codes_`` names them); ``{}`` when no declared column has that many."""
+        self.categories_as_codes_ = []
+        declared = model.get_params().get("categorical_features")
+        if declared is None or isinstance(declared, str):
+            return {}
+        mask = np.asarray(declared, dtype=bool).copy()
+        for j in np.flatnonzero(mask):
+            codes = X[:, j].astype(np.float64)
+            if np.nanmax(codes, initial=-1) + 1 > MAX_HGB_CATEGORIES:
+                mask[j] = False
+                self.categories_as_codes_.append(int(j))
+        return {"categorical_features": mask} if self.categories_as_codes_ else {}
 
     def _declared(self, n_columns):
         mask = np.zeros(n_columns, bool) if self.categorical_features is None else self.categorical_features

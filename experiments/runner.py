@@ -462,6 +462,8 @@ def _record_model(record, estimator) -> None:
         stopping = ("rounds", "n_rounds_"), ("validation_rows", "n_validation_"), ("patience", "patience")
         record["early_stopping"] = {key: getattr(estimator, name) for key, name in stopping}
         record["early_stopping"]["validation_fraction"] = estimator.validation_fraction
+        if getattr(estimator, "categories_as_codes_", None):  # HistGradientBoosting: too many categories
+            record["categories_as_codes"] = estimator.categories_as_codes_
     record.update(model_size(_inner(estimator)))
     record.update(search_summary(estimator))
     cascade = cascade_summary(getattr(estimator, "best_estimator_", estimator))

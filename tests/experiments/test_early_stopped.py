@@ -105,3 +105,14 @@ def test_rows_of_one_class_fit_no_model_and_predict_that_class():
         stopped = EarlyStopped(model, random_state=0).fit(X, np.full(60, 1))
         assert stopped.estimator_ is None and stopped.n_rounds_ == 0, name
         assert (stopped.predict(X) == 1).all() and stopped.predict_proba(X).shape == (60, 1)
+
+
+def test_a_column_of_more_categories_than_hgb_takes_is_given_to_it_as_codes():
+    rng = np.random.default_rng(5)
+    X = np.column_stack([rng.normal(size=2000), rng.integers(0, 400, 2000), rng.integers(0, 4, 2000)]).astype(float)
+    y = ((X[:, 0] > 0) ^ (X[:, 2] == 1)).astype(int)
+    model = HistGradientBoostingClassifier(categorical_features=np.array([False, True, True]), random_state=0)
+    stopped = EarlyStopped(model, random_state=0).fit(X, y)
+    assert stopped.categories_as_codes_ == [1]
+    assert list(stopped.estimator_.categorical_features) == [False, False, True]
+    assert (stopped.predict(X) == y).mean() > 0.9
