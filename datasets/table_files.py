@@ -2,10 +2,13 @@
 
 The format is the suffix's: ``.parquet`` / ``.pq`` is Parquet (pandas with pyarrow), anything else
 delimited text, compressed as pandas infers from the suffix. The separator (:func:`sniff_separator`) is
-``--sep``, else tab for ``.tsv`` / ``.tab``, else the one of ``, ; \\t |`` Python's ``csv.Sniffer`` finds
-in the file's start, else a comma. Empty cells, pandas' markers (``NA``, ``NaN``, ``null``, ...) and
-``--na-values`` are missing. A header naming a column twice is refused (:func:`check_header`): pandas
-would rename the copy (``y.1``) and use it as a feature. Every problem raises :class:`UserDataError`.
+``--sep``, else tab for ``.tsv`` / ``.tab``, else the one of ``, ; \\t |`` (less the decimal mark,
+``--decimal``) Python's ``csv.Sniffer`` finds in the file's start, else a comma. A separator that finds a
+single column in a header holding another of them is refused, naming the other (:func:`check_separator`).
+Empty cells, pandas' markers (``NA``, ``NaN``, ``null``, ...) and ``--na-values`` are missing. A header
+naming a column twice is refused (:func:`check_header`): pandas would rename the copy (``y.1``) and use it as
+a feature; so is a first line holding NUL bytes (UTF-16 text, or not text at all). Every problem, a damaged
+compressed file too, raises :class:`UserDataError`.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import importlib.util
 import io
 import lzma
 import zipfile
+import zlib
 from collections import Counter
 from pathlib import Path
 
@@ -62,6 +66,14 @@ def separator_option(text: str) -> str:
     return value
 
 
+def decimal_option(text: str) -> str:
+    """``--decimal``'s value: the character that marks the decimals of a number, ``.`` or ``,`` (or ``comma``)."""
+    value = {"comma": ",", "point": ".", "dot": "."}.get(text.lower(), text)
+    if value not in (".", ","):
+        raise ValueError(f"--decimal takes '.' or ',', got {text!r}")
+    return value
+
+
 def _text_sample(path: Path) -> str:
     """The first :data:`SAMPLE_BYTES` of a text file, decompressed, as text (undecodable bytes replaced)."""
     suffix = path.suffix.lower()
@@ -79,13 +91,21 @@ def _text_sample(path: Path) -> str:
             opener = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}.get(suffix, open)
             with opener(path, "rb") as handle:
                 raw = handle.read(SAMPLE_BYTES)
-    except (OSError, EOFError, zipfile.BadZipFile, lzma.LZMAError) as exc:
-        raise UserDataError(f"{path.name} could not be read: {exc}") from None
+    except (OSError, EOFError, zipfile.BadZipFile, lzma.LZMAError, zlib.error) as exc:
+        raise UserDataError(_damaged(path, exc)) from None
     return raw.decode("utf-8", errors="replace")
 
 
-def sniff_separator(path) -> str:
-    """The separator of a delimited text file (see the module docstring); a comma when undecided."""
+def _damaged(path: Path, exc) -> str:
+    """The message of a file that cannot be read or decompressed."""
+    if path.suffix.lower() in COMPRESSED:
+        return f"{path.name} could not be decompressed ({_first_line(exc)}): a damaged or cut {path.suffix} file?"
+    return f"{path.name} could not be read: {_first_line(exc)}"
+
+
+def sniff_separator(path, decimal: str = ".") -> str:
+    """The separator of a delimited text file (see the module docstring); a comma when undecided (a semicolon
+    when ``decimal`` is a comma)."""
     path = Path(path)
     if plain_suffix(path) in (".tsv", ".tab"):
         return "\t"
@@ -93,14 +113,34 @@ def sniff_separator(path) -> str:
     lines = sample.splitlines()
     if len(sample) == SAMPLE_BYTES and len(lines) > 1:
         lines = lines[:-1]  # the last line may be cut
+    candidates = SEPARATORS.replace(decimal, "")
     try:
-        return csv.Sniffer().sniff("\n".join(lines[:200]), delimiters=SEPARATORS).delimiter
+        return csv.Sniffer().sniff("\n".join(lines[:200]), delimiters=candidates).delimiter
     except csv.Error:
-        return ","
+        return candidates[0]
+
+
+def check_separator(path, sep: str, *, given: bool) -> None:
+    """Refuse ``sep`` when it finds a single column in the file's header and the header holds another separator
+    of :data:`SEPARATORS`: the message names the one tried (``--sep`` when ``given``, else the sniffed one) and
+    the one to try."""
+    path = Path(path)
+    names = header(path, sep)
+    line = _first_text_line(path)
+    others = [c for c in SEPARATORS if c != sep and c in line]
+    if len(names) == 1 and others:
+        tried = f"--sep {_shown(sep)}" if given else f"the separator {_shown(sep)} (sniffed)"
+        other = _shown(others[0])
+        raise UserDataError(f"{tried} found 1 column in {path.name}; its first line holds {other}: try --sep {other}")
+
+
+def _shown(sep: str) -> str:
+    """A separator as ``--sep`` takes it in a shell: ``';'``, or ``tab``."""
+    return "tab" if sep == "\t" else repr(sep)
 
 
 def header(path, sep: str | None) -> list[str]:
-    """The column names as the file writes them (duplicates kept)."""
+    """The column names as the file writes them (duplicates kept); a first line holding NUL bytes is refused."""
     path = Path(path)
     if kind(path) == "parquet":
         _need_pyarrow(path)
@@ -110,10 +150,18 @@ def header(path, sep: str | None) -> list[str]:
             return list(pq.read_schema(path).names)
         except Exception as exc:  # pyarrow raises its own error types
             raise UserDataError(f"{path.name} could not be read as Parquet: {_first_line(exc)}") from None
+    line = _first_text_line(path)
+    if "\x00" in line:
+        raise UserDataError(
+            f"the first line of {path.name} holds NUL bytes: it is not UTF-8 text (UTF-16 text? save it as UTF-8; "
+            "a spreadsheet? export it as CSV)"
+        )
+    return next(csv.reader(io.StringIO(line), delimiter=sep or ","), []) if line else []
+
+
+def _first_text_line(path: Path) -> str:
     lines = _text_sample(path).splitlines()
-    if not lines:
-        return []
-    return next(csv.reader(io.StringIO(lines[0]), delimiter=sep or ","), [])
+    return lines[0] if lines else ""
 
 
 def check_header(names, file_name: str) -> None:
@@ -142,9 +190,10 @@ def _first_line(exc) -> str:
     return text.splitlines()[0] if text else type(exc).__name__
 
 
-def read_table(path, *, sep: str | None = None, na_values=()):
+def read_table(path, *, sep: str | None = None, na_values=(), decimal: str = "."):
     """The file as a DataFrame, its header checked (:func:`check_header`); ``sep`` defaults to
-    :func:`sniff_separator`'s, ``na_values`` are read as missing besides empty cells and pandas' markers."""
+    :func:`sniff_separator`'s, ``na_values`` are read as missing besides empty cells and pandas' markers, and
+    ``decimal`` marks the decimals of a text file's numbers."""
     try:
         import pandas as pd
     except ImportError:
@@ -152,7 +201,7 @@ def read_table(path, *, sep: str | None = None, na_values=()):
     path = Path(path)
     parquet = kind(path) == "parquet"
     if not parquet and sep is None:
-        sep = sniff_separator(path)
+        sep = sniff_separator(path, decimal)
     check_header(header(path, sep), path.name)
     try:
         if parquet:
@@ -160,10 +209,12 @@ def read_table(path, *, sep: str | None = None, na_values=()):
             if na_values:
                 frame = frame.mask(frame.isin(list(na_values)))
             return frame
-        return pd.read_csv(path, sep=sep, na_values=list(na_values) or None)
+        return pd.read_csv(path, sep=sep, na_values=list(na_values) or None, decimal=decimal)
     except UserDataError:
         raise
-    except (ValueError, OSError, UnicodeDecodeError, EOFError) as exc:
+    except (ValueError, OSError, EOFError, zlib.error, lzma.LZMAError, zipfile.BadZipFile) as exc:
+        if not parquet and path.suffix.lower() in COMPRESSED and not isinstance(exc, ValueError):
+            raise UserDataError(_damaged(path, exc)) from None  # a damaged or cut compressed file
         raise UserDataError(
             f"{path.name} could not be read as {'Parquet' if parquet else 'CSV'}: {_first_line(exc)}"
         ) from None

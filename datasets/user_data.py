@@ -4,9 +4,12 @@ Every subcommand reads a CSV file (any separator, compressed or not) or a Parque
 with :mod:`.table_files` and turns it into the :class:`mddf.datasets.Dataset` the runners and figures
 consume:
 
-- **Reading**: ``--sep`` (sniffed by default), ``--drop COLS`` and ``--na-values``; a header naming a
-  column twice is refused. A text or integer column with a different value in every row looks like an
-  identifier: it is kept, with a warning (``extra["warnings"]``) proposing ``--drop``.
+- **Reading**: ``--sep`` (sniffed by default), ``--decimal`` (``,`` for numbers such as ``3,14``), ``--drop
+  COLS`` and ``--na-values``; a header naming a column twice, or a separator finding one column where the header
+  holds another, is refused. Warnings (``extra["warnings"]``) name the text columns that hold numbers, proposing
+  ``--decimal ,`` for numbers with a decimal comma and ``--na-values`` for a few other cells such as ``?``
+  (:func:`number_hints`); a text or integer column with a different value in every row looks like an
+  identifier: it is kept, with a warning proposing ``--drop``.
 - **Columns**: numeric and boolean columns stay numbers; text (and Parquet ``category``) columns become
   categories, stored as their codes with ``categorical_mask`` set; empty cells (and ``NA``, ``NaN``,
   ``null``, ...) become NaN. Dates and times (Parquet types, or ISO 8601 text such as ``2024-01-31``)
@@ -34,7 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from .base import Dataset
-from .table_files import UserDataError, kind, read_table, sniff_separator, stem
+from .table_files import UserDataError, check_separator, kind, read_table, sniff_separator, stem
 
 #: Share of the rows each seed's split tests on when no ``--test`` file is given.
 TEST_FRACTION = 0.3
@@ -44,6 +47,9 @@ MAX_CLASSES = 30
 MIN_ROWS_PER_CLASS = 5
 #: Tables with fewer rows get no identifier warning (a few rows are easily all different).
 ID_WARNING_MIN_ROWS = 20
+#: A text column of numbers but for at most this many distinct other values is taken for numbers with missing-value
+#: markers (:func:`number_hints`).
+MAX_MARKERS = 3
 TASKS = ("auto", "classification", "regression")
 
 _SOURCES: dict[str, UserDataSource] = {}
@@ -66,6 +72,7 @@ class UserDataSource:
     drop: tuple = ()  #: columns left out (``--drop``)
     na_values: tuple = ()  #: extra missing-value markers (``--na-values``)
     task: str = "auto"  #: ``--task``; the loaded dataset's ``extra["task"]`` holds the resolved one
+    decimal: str = "."  #: the decimal mark of a text file's numbers (``--decimal``)
 
     @property
     def slug(self) -> str:
@@ -73,8 +80,9 @@ class UserDataSource:
         return f"{self.name}-{self.sha256[:8]}"
 
     def reading(self) -> dict:
-        """How the file is read: what, besides its bytes, decides the data a run sees (binding)."""
-        return {
+        """How the file is read: what, besides its bytes, decides the data a run sees (binding); ``decimal`` only
+        when it is not ``.``."""
+        reading = {
             "target": self.target,
             "sep": self.sep,
             "drop": list(self.drop),
@@ -82,6 +90,9 @@ class UserDataSource:
             "task": self.task,
             "test_file": self.test_path is not None,
         }
+        if self.decimal != ".":  # the records of files read before --decimal existed stay bound to theirs
+            reading["decimal"] = self.decimal
+        return reading
 
     def describe(self) -> str:
         """``my.csv (sha256 ab12...)``, plus the test file when there is one."""
@@ -122,8 +133,11 @@ def _dataset_name(path: Path) -> str:
     return f"{name}_{suffix or 'data'}" if name.lower() in builtin else name
 
 
-def source_for(path, target: str, test_path=None, *, sep=None, drop=(), na_values=(), task="auto") -> UserDataSource:
-    """Check that the files exist, hash them and find the separator; the source of :func:`load_source`."""
+def source_for(
+    path, target: str, test_path=None, *, sep=None, drop=(), na_values=(), task="auto", decimal="."
+) -> UserDataSource:
+    """Check that the files exist, hash them and find the separator (checked against each file's header); the
+    source of :func:`load_source`."""
     data = _existing_file(path, "--data")
     test = _existing_file(test_path, "--test") if test_path is not None else None
     if not target:
@@ -132,11 +146,17 @@ def source_for(path, target: str, test_path=None, *, sep=None, drop=(), na_value
         raise UserDataError(f"--task must be one of {', '.join(TASKS)}, got {task!r}")
     if target in drop:
         raise UserDataError(f"--drop names the target column {target!r}")
+    if sep is not None and sep == decimal:
+        raise UserDataError(f"--decimal {decimal!r} is also the separator (--sep): give the file's own, often ';'")
+    given = sep is not None
     if kind(data) == "csv" and sep is None:
-        sep = sniff_separator(data)
+        sep = sniff_separator(data, decimal)
+    for file in (data, test) if kind(data) == "csv" else ():
+        if file is not None:
+            check_separator(file, sep, given=given)
     tested = {} if test is None else {"test_path": str(test), "test_sha256": file_sha256(test)}
     sep = None if kind(data) == "parquet" else sep
-    reading = dict(sep=sep, drop=tuple(drop), na_values=tuple(na_values), task=task)
+    reading = dict(sep=sep, drop=tuple(drop), na_values=tuple(na_values), task=task, decimal=decimal)
     return UserDataSource(_dataset_name(data), str(data), str(target), file_sha256(data), **tested, **reading)
 
 
@@ -250,12 +270,45 @@ def _labels(y, task: str):
 
 def _read(source: UserDataSource, path: str, file_name: str):
     """The file's frame with ``--drop`` applied (each dropped column must exist)."""
-    frame = read_table(path, sep=source.sep, na_values=source.na_values)
+    frame = read_table(path, sep=source.sep, na_values=source.na_values, decimal=source.decimal)
     missing = [c for c in source.drop if c not in frame.columns]
     if missing:
         shown = ", ".join(map(str, list(frame.columns)[:10])) + (", ..." if frame.shape[1] > 10 else "")
         raise UserDataError(f"--drop {', '.join(map(repr, missing))}: not a column of {file_name} (columns: {shown})")
     return frame.drop(columns=list(source.drop))
+
+
+def number_hints(X, file_name: str, decimal: str = ".") -> dict:
+    """``{column: warning}`` for the text columns of ``X`` that hold numbers: written with a decimal comma (``3,14``,
+    read as text unless ``decimal`` is a comma; the warning proposes ``--decimal ,``), or numbers in at least half
+    their cells but for at most :data:`MAX_MARKERS` distinct other values, such as ``?`` (it proposes
+    ``--na-values`` with them)."""
+    import pandas as pd
+
+    hints = {}
+    for column in X.columns:
+        if not isinstance(X[column].dtype, pd.CategoricalDtype):
+            continue
+        text = X[column].dropna().astype(str).str.strip()
+        commas = text.str.fullmatch(r"[-+]?\d*,\d+") & (decimal != ",")
+        numbers = pd.to_numeric(text, errors="coerce").notna() | commas
+        others = text[~numbers]
+        if text.empty or numbers.sum() < len(text) / 2 or others.nunique() > MAX_MARKERS:
+            continue
+        markers = sorted(others.unique())
+        shown = " and ".join(map(repr, markers))
+        but = f" but for {len(others)} cell(s) of {shown}" if markers else ""
+        mark = f"if {shown} {'marks' if len(markers) == 1 else 'mark'} missing values"
+        na_values = f"--na-values '{','.join(markers)}'"
+        where = f"column {column!r} of {file_name}"
+        if commas.any():
+            hints[str(column)] = (
+                f"{where} holds numbers written with a decimal comma (e.g. {text[commas].iloc[0]!r}){but}, read as "
+                "text: pass --decimal , to read them as numbers" + (f" (and {na_values}, {mark})" if markers else "")
+            )
+        elif markers:
+            hints[str(column)] = f"{where} holds numbers{but}, read as text (categories): {mark}, pass {na_values}"
+    return hints
 
 
 def identifier_columns(X) -> list[str]:
@@ -300,10 +353,12 @@ def load_source(source: UserDataSource, *, check_hash: bool = True) -> Dataset:
     X = tidy_features(frame.drop(columns=[source.target]), main_name)
     if X.shape[1] == 0:
         raise UserDataError(f"{main_name} has no column besides the target {source.target!r}")
-    warnings = [
+    hints = number_hints(X, main_name, source.decimal)
+    warnings = list(hints.values()) + [
         f"column {name!r} of {main_name} has a different value in every row, like an identifier; it is used as a "
         f"feature (leave it out with --drop {name})"
         for name in identifier_columns(X)
+        if name not in hints
     ]
     X_test = y_test = None
     if source.test_path:
@@ -431,18 +486,33 @@ def register_all(sources: dict | None) -> None:
         register(value if isinstance(value, UserDataSource) else UserDataSource(**value))
 
 
+def class_shares(dataset: Dataset) -> list[tuple]:
+    """``[(label, share of the rows)]`` of a classification's classes, the largest first (ties by label)."""
+    counts = np.bincount(np.asarray(dataset.y, dtype=np.int64), minlength=dataset.n_classes)
+    order = sorted(range(len(counts)), key=lambda k: (-counts[k], k))
+    return [(dataset.classes[k], counts[k] / counts.sum()) for k in order]
+
+
+def percent(share: float) -> str:
+    """A share as a percentage, ``"97%"``: a whole number from 1 to 99, with one decimal below and above (a share
+    of 0.004 is not shown as 0)."""
+    value = 100 * share
+    return f"{value:.0f}%" if 1 <= value <= 99 else f"{value:.1f}%"
+
+
 def summary(dataset: Dataset, split: str | None = None) -> str:
-    """One line on what was read: rows, features (naming the categorical ones), classes, and ``split``
-    (default: the dataset's own description of its split)."""
+    """One line on what was read: rows, features (naming the categorical ones), the classes and their shares of the
+    rows, the largest first (the first 10; or a regression target's mean and range), and ``split`` (default: the
+    dataset's own description of its split)."""
     categorical = [n for n, c in zip(dataset.feature_names, dataset.categorical_mask) if c]
     rows = len(dataset.y_train) + (0 if dataset.y_test is None else len(dataset.y_test))
     if dataset.extra.get("task") == "regression":
         y = dataset.y
         target = f", a regression target (mean {np.mean(y):.4g}, range {np.min(y):.4g} to {np.max(y):.4g})"
     else:
-        target = f", {dataset.n_classes} classes ({', '.join(map(str, dataset.classes[:10]))}" + (
-            ", ...)" if dataset.n_classes > 10 else ")"
-        )
+        shares = class_shares(dataset)
+        shown = ", ".join(f"{label} {percent(share)}" for label, share in shares[:10])
+        target = f", {dataset.n_classes} classes: {shown}" + (", ..." if dataset.n_classes > 10 else "")
     return (
         f"{rows} rows, {len(dataset.feature_names)} features"
         + (f" (categorical: {', '.join(categorical)})" if categorical else " (all numeric)")

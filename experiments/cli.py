@@ -107,6 +107,15 @@ def separator(text: str) -> str:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+def decimal_mark(text: str) -> str:
+    from mddf.datasets.table_files import decimal_option
+
+    try:
+        return decimal_option(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def fractions(text: str) -> list[float]:
     try:
         values = [float(x) for x in text.split(",") if x.strip()]
@@ -166,6 +175,13 @@ def add_user_data_arguments(parser: argparse.ArgumentParser, *, regression: bool
         type=separator,
         metavar="CHAR",
         help="the separator of a CSV file: one character, or 'tab' (default: sniffed among , ; tab |)",
+    )
+    group.add_argument(
+        "--decimal",
+        type=decimal_mark,
+        metavar="CHAR",
+        help="the decimal mark of a CSV file's numbers: '.' (default) or ',' (a European file: 3,14 with --sep ';', "
+        "which is then sniffed)",
     )
     group.add_argument(
         "--drop", type=csv_list, metavar="COLS", help="comma-separated columns to leave out (e.g. an ID)"

@@ -148,8 +148,6 @@ def run(args, registry=None, *, command: str) -> int:
     except NothingToRun as exc:  # the dataset asked for is missing: the message says which file
         print(f"nothing to run: {exc}", file=sys.stderr)
         return EXIT_NOTHING_TO_RUN
-    for warning in ds.extra.get("warnings", []):
-        print(f"warning: {warning}", file=sys.stderr)
     user_file = args.user_data is not None
     if protocol_of(ds.name) != "split" or not (ds.has_test_split or user_file):
         raise UsageError(f"{ds.name} has no train/test split; the study needs one")

@@ -37,7 +37,7 @@ def open_user_data(args, *, builtin_option: str = "--dataset") -> UserDataSource
     """
     args.user_data = None
     if args.data is None:
-        for option in ("target", "test", "sep", "drop", "na_values"):
+        for option in ("target", "test", "sep", "decimal", "drop", "na_values"):
             if getattr(args, option, None) is not None:
                 raise UsageError(f"--{option.replace('_', '-')} goes with --data PATH")
         return None
@@ -48,7 +48,8 @@ def open_user_data(args, *, builtin_option: str = "--dataset") -> UserDataSource
         raise UsageError("--data needs --target COLUMN, the name of the label column")
     reading = {option: tuple(getattr(args, option, None) or ()) for option in ("drop", "na_values")}
     task = getattr(args, "task", None) or "auto"
-    source = source_for(args.data, args.target, args.test, sep=getattr(args, "sep", None), **reading, task=task)
+    reading.update(sep=getattr(args, "sep", None), decimal=getattr(args, "decimal", None) or ".", task=task)
+    source = source_for(args.data, args.target, args.test, **reading)
     register(source)
     args.user_data = {source.name: source.as_dict()}
     return source
@@ -57,8 +58,9 @@ def open_user_data(args, *, builtin_option: str = "--dataset") -> UserDataSource
 def resolve_dataset(args, log=print, *, seed=None):
     """Load the dataset the arguments ask for; the paper's HAR falls back to satimage when absent.
 
-    With ``--data`` the user's file is read (:func:`open_user_data`); given a ``seed``, a file without
-    ``--test`` is split into training and test rows with it (:func:`~mddf.datasets.user_data.seeded_split`).
+    With ``--data`` the user's file is read (:func:`open_user_data`): ``log`` says what was read, its warnings go to
+    stderr; given a ``seed``, a file without ``--test`` is split into training and test rows with it
+    (:func:`~mddf.datasets.user_data.seeded_split`).
     """
     import os
 
@@ -68,6 +70,8 @@ def resolve_dataset(args, log=print, *, seed=None):
     if source is not None:
         ds = load(source.name)
         log(f"read {source.path}: {summary(ds)}")
+        for warning in ds.extra.get("warnings", []):
+            print(f"warning: {warning}", file=sys.stderr)
         return ds if seed is None else seeded_split(ds, seed)
     if getattr(args, "task", "auto") not in (None, "auto"):
         raise UsageError("--task goes with --data PATH")

@@ -1,4 +1,5 @@
-"""Reading a user's file: the separator sniffed or given, compression, a header naming a column twice refused."""
+"""Reading a user's file: the separator sniffed, given or refused, decimal commas, compression (a damaged file
+refused), a header naming a column twice or holding NUL bytes refused."""
 
 import gzip
 
@@ -8,6 +9,8 @@ import pytest
 from mddf.datasets.table_files import (
     UserDataError,
     check_header,
+    check_separator,
+    decimal_option,
     read_table,
     separator_option,
     sniff_separator,
@@ -74,3 +77,50 @@ def test_a_parquet_file_with_a_column_twice_is_refused(tmp_path):
         read_table(tmp_path / "t.parquet")
     pd.DataFrame({"a": [1, None], "y": ["u", "v"]}).to_parquet(tmp_path / "ok.parquet")
     assert read_table(tmp_path / "ok.parquet")["y"].tolist() == ["u", "v"]
+
+
+def test_decimal_commas_are_read_as_numbers_and_the_comma_is_no_separator_candidate(tmp_path):
+    rows = [["x", "colour", "y"], ["3,14", "red", "a"], ["-0,5", "blue", "b"], ["2", "red", "a"]]
+    path = write(tmp_path / "eu.csv", ";", rows=rows)
+    assert sniff_separator(path, decimal=",") == ";"
+    frame = read_table(path, decimal=",")
+    assert frame["x"].tolist() == [3.14, -0.5, 2.0]
+    assert read_table(path)["x"].tolist() == ["3,14", "-0,5", "2"]  # as text without it
+    assert decimal_option("comma") == "," and decimal_option(".") == "."
+    with pytest.raises(ValueError, match="--decimal takes '.' or ','"):
+        decimal_option(";")
+
+
+@pytest.mark.parametrize("given, says", [(True, "--sep ','"), (False, "the separator ',' (sniffed)")])
+def test_a_separator_finding_one_column_where_the_header_holds_another_is_refused_naming_both(tmp_path, given, says):
+    path = write(tmp_path / "my.csv", ";", rows=[["x", "y"], ["1,5", "a"]])
+    with pytest.raises(UserDataError) as info:
+        check_separator(path, ",", given=given)
+    assert str(info.value) == f"{says} found 1 column in my.csv; its first line holds ';': try --sep ';'"
+    tabbed = write(tmp_path / "tabbed.csv", "\t", rows=[["x", "y"], ["1", "a"]])
+    with pytest.raises(UserDataError, match="its first line holds tab: try --sep tab"):
+        check_separator(tabbed, ",", given=True)
+    check_separator(path, ";", given=True)
+    check_separator(write(tmp_path / "one.csv", ",", rows=[["y"], ["a"]]), ",", given=False)  # one column, no other
+
+
+@pytest.mark.parametrize("damage", ["corrupt", "cut"])
+def test_a_damaged_gzip_file_is_an_input_error_naming_it(tmp_path, damage):
+    whole = gzip.compress(b"x,y\n" + b"1,a\n2,b\n" * 5000)
+    data = whole[:20] + b"\xff" * 200 + whole[220:] if damage == "corrupt" else whole[: len(whole) // 2]
+    path = tmp_path / "my.csv.gz"
+    path.write_bytes(data)
+    with pytest.raises(UserDataError, match=r"^my.csv.gz could not be decompressed \(.+\): a damaged or cut .gz file"):
+        read_table(path)
+
+
+@pytest.mark.parametrize("content", ["x,y\n1,a\n".encode("utf-16"), b"x,\x00y\n1,a\n"])
+def test_nul_bytes_in_the_header_line_are_refused(tmp_path, content):
+    path = tmp_path / "my.csv"
+    path.write_bytes(content)
+    with pytest.raises(UserDataError) as info:
+        read_table(path)
+    assert str(info.value) == (
+        "the first line of my.csv holds NUL bytes: it is not UTF-8 text (UTF-16 text? save it as UTF-8; "
+        "a spreadsheet? export it as CSV)"
+    )

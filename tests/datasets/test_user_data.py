@@ -248,3 +248,80 @@ def test_a_regression_target_is_read_as_numbers_and_split_at_random(tmp_path):
     split = ud.seeded_split(ds, 0)
     assert len(split.y_test) == 15 and split.split.startswith("70/30 split of the rows")
     assert "a regression target (mean " in ud.summary(ds)
+
+
+def european(path, n=40):
+    """A European CSV: ';' between columns, decimal commas, a 'colour' text column, labels 'yes'/'no'."""
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"x": rng.normal(size=n).round(3), "colour": rng.choice(["red", "blue"], n)})
+    frame["y"] = np.where(frame["x"] > 0, "yes", "no")
+    frame.to_csv(path, sep=";", decimal=",", index=False)
+    return path
+
+
+def test_decimal_commas_are_numbers_with_decimal_comma_and_a_hint_names_the_column_and_option_without(tmp_path):
+    path = european(tmp_path / "eu.csv")
+    ds = ud.load_source(ud.source_for(path, "y", decimal=","))
+    assert ds.categorical_mask.tolist() == [False, True] and ds.extra["warnings"] == []
+    assert np.allclose(ds.X_train[:, 0], pd.read_csv(path, sep=";", decimal=",")["x"])
+    plain = ud.load_source(ud.source_for(path, "y"))  # read as text: a category, and one warning, no --drop proposed
+    assert plain.categorical_mask.tolist() == [True, True]
+    first = pd.read_csv(path, sep=";", dtype=str)["x"].iloc[0]
+    assert plain.extra["warnings"] == [
+        f"column 'x' of eu.csv holds numbers written with a decimal comma (e.g. {first!r}), read as text: pass "
+        "--decimal , to read them as numbers"
+    ]
+    source = ud.source_for(path, "y", decimal=",")
+    assert source.sep == ";" and source.reading()["decimal"] == ","
+    assert "decimal" not in ud.source_for(path, "y").reading()  # '.': the settings of earlier records unchanged
+    with pytest.raises(ud.UserDataError, match=r"--decimal ',' is also the separator \(--sep\)"):
+        ud.source_for(path, "y", sep=",", decimal=",")
+
+
+def test_a_wrong_separator_is_refused_naming_the_one_to_try(tmp_path):
+    path = european(tmp_path / "eu.csv")
+    with pytest.raises(ud.UserDataError) as info:
+        ud.source_for(path, "y", sep=",")
+    assert str(info.value) == "--sep ',' found 1 column in eu.csv; its first line holds ';': try --sep ';'"
+
+
+def test_a_numeric_column_with_a_stray_marker_proposes_na_values_not_drop(tmp_path):
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"x": rng.normal(size=40).astype(object), "y": ["a", "b"] * 20})
+    frame.loc[[3, 7], "x"] = "?"
+    frame.loc[5, "x"] = "-"
+    frame.to_csv(tmp_path / "q.csv", index=False)
+    assert load(tmp_path / "q.csv").extra["warnings"] == [
+        "column 'x' of q.csv holds numbers but for 3 cell(s) of '-' and '?', read as text (categories): if '-' and "
+        "'?' mark missing values, pass --na-values '-,?'"
+    ]
+    ds = ud.load_source(ud.source_for(tmp_path / "q.csv", "y", na_values=("?", "-")))
+    assert ds.extra["warnings"] == [] and np.isnan(ds.X_train[:, 0]).sum() == 3
+
+
+@pytest.mark.parametrize(
+    "values, hint",
+    [
+        (
+            ["1,5", "2", "?", "3,25"] * 5,
+            "decimal comma (e.g. '1,5') but for 5 cell(s) of '?', read as text: pass "
+            "--decimal , to read them as numbers (and --na-values '?', if '?' marks missing values)",
+        ),
+        (["red", "green", "blue", "1"] * 5, None),  # a category with a number among its values
+        (["a", "b", "c", "d", "1", "2"] * 5, None),  # more than MAX_MARKERS other values
+    ],
+)
+def test_number_hints(values, hint):
+    X = pd.DataFrame({"c": pd.Categorical(values)})
+    hints = ud.number_hints(X, "t.csv")
+    assert (hints == {}) if hint is None else hint in hints["c"]
+    if hint and "decimal comma" in hint:  # read with --decimal ',', a text column of '1,5' is no such column
+        assert "decimal comma" not in ud.number_hints(X, "t.csv", decimal=",").get("c", "")
+
+
+def test_the_read_line_gives_the_class_shares_largest_first(tmp_path):
+    frame = pd.DataFrame({"x": np.arange(200.0), "y": ["no"] * 6 + ["yes"] * 194})
+    frame.to_csv(tmp_path / "rare.csv", index=False)
+    line = ud.summary(load(tmp_path / "rare.csv"))
+    assert ", 2 classes: yes 97%, no 3%; " in line
+    assert [ud.percent(s) for s in (0.004, 0.01, 0.5, 0.99, 0.996)] == ["0.4%", "1%", "50%", "99%", "99.6%"]

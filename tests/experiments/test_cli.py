@@ -1,6 +1,7 @@
 """The mddf command: the three journeys on a user's CSV (categories, empty cells, text labels), bad input as
 one line and exit 2, --version, and the installed console script."""
 
+import gzip
 import json
 import subprocess
 import sys
@@ -179,6 +180,9 @@ def write(path, text):
         ("date column", "mddf: error: column 'when' of dates.csv holds dates (e.g. '2024-01-01'), neither numbers"),
         ("target twice", "mddf: error: the header of twice.csv names a column more than once ('y' at columns 2 and 4)"),
         ("unknown drop", "mddf: error: --drop 'id': not a column of my.csv (columns: x1, x2, colour, size, y)"),
+        ("wrong separator", "mddf: error: --sep ',' found 1 column in eu.csv; its first line holds ';': try --sep ';'"),
+        ("damaged gzip", "mddf: error: my.csv.gz could not be decompressed ("),
+        ("NUL bytes", "mddf: error: the first line of nul.csv holds NUL bytes: it is not UTF-8 text"),
     ],
 )
 @pytest.mark.parametrize("command", ["benchmark", "small-sample", "export-features"])
@@ -194,7 +198,15 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, user_csv, capsys, case, mess
         data = write(tmp_path / "twice.csv", "a,y,b,y\n1,u,2,v\n3,v,4,u\n")
     elif case == "date column":
         data = write(tmp_path / "dates.csv", "x,when,y\n1,2024-01-01,a\n2,2024-01-02,b\n")
-    extra = ["--drop", "id"] if case == "unknown drop" else []
+    elif case == "wrong separator":
+        data = write(tmp_path / "eu.csv", "x;y\n1,5;a\n2,5;b\n")
+    elif case == "damaged gzip":
+        data = tmp_path / "my.csv.gz"
+        data.write_bytes(gzip.compress(user_csv.read_bytes())[:200])
+    elif case == "NUL bytes":
+        data = tmp_path / "nul.csv"
+        data.write_bytes(user_csv.read_text().encode("utf-16"))
+    extra = {"unknown drop": ["--drop", "id"], "wrong separator": ["--sep", ","]}.get(case, [])
     out = tmp_path / "out.npz"
     code = cli.main([command, "--data", str(data), "--target", target, *extra, "--out", str(out), "--quiet"])
     assert code == 2
@@ -281,7 +293,7 @@ def test_benchmark_with_a_fixed_test_file_tests_every_seed_on_it(tmp_path, user_
     assert records[0]["data_source"]["test_path"] == str(test)
     assert f"test file {test} (sha256 " in read_provenance((out / "table.md").read_text())["data"]
     err = capsys.readouterr().err
-    assert f"read {user_csv}: 340 rows, 4 features (categorical: colour), 3 classes (maybe, no, yes)" in err
+    assert f"read {user_csv}: 340 rows, 4 features (categorical: colour), 3 classes: yes 46%, maybe 32%, no 22%" in err
 
 
 @pytest.mark.parametrize("name", list(cli.COMMANDS))
