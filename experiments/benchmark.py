@@ -31,7 +31,16 @@ from .methods import FALLBACK_TREES_K, default_registry, unavailable_reason
 from .metrics import METRICS
 from .outlock import hold
 from .planning import available as usable_methods
-from .planning import bindings, check_out_folder, check_task, describe, metric_for, practitioner_folds, unusable_folds
+from .planning import (
+    bindings,
+    check_out_folder,
+    check_task,
+    describe,
+    metric_for,
+    practitioner_folds,
+    ranking_metric,
+    unusable_folds,
+)
 from .protocols.practitioner import DEFAULT_SEEDS, TooFewRows
 from .provenance import provenance, with_csv_header
 from .runner import DatasetUnavailable, load, task_of
@@ -407,7 +416,7 @@ def _run_in(out, args, registry, datasets, available, source, command, protocol,
     store = ResultStore(out / "results.jsonl")
     say = (lambda text: None) if args.quiet else (lambda text: print(text, file=sys.stderr))
     n_classes, image_shapes, skipped, usable = {}, {}, {}, []
-    infos, n_folds, tasks_of, too_small = [], {}, {}, set()
+    infos, n_folds, tasks_of, too_small, rankings = [], {}, {}, set(), {}
     unloadable = {}  # dataset -> why its files could not be loaded (a failure, unlike missing files)
     for name in datasets:
         try:
@@ -437,6 +446,7 @@ def _run_in(out, args, registry, datasets, available, source, command, protocol,
             for method, reason in unusable_folds(ds, n_folds[name], available, seeds).items():
                 too_small.add((name, method))
                 print(f"skipped {method} on {name}: {reason}", file=sys.stderr)
+            rankings[name] = ranking_metric(ds, args.metric, say)
         info = describe(ds)
         infos.append(info)
         n_classes[name], image_shapes[name], tasks_of[name] = info.n_classes, info.image_shape, info.task
@@ -465,7 +475,7 @@ def _run_in(out, args, registry, datasets, available, source, command, protocol,
     methods = [s.name for s in available]
     if protocol == "practitioner":
         markdown = write_comparison(
-            records, out, usable, methods, args.metric, tasks_of, n_folds, seeds, registry, source, prov
+            records, out, usable, methods, rankings, tasks_of, n_folds, seeds, registry, source, prov
         )
     else:
         shapes = (n_classes, image_shapes, skipped)
@@ -497,12 +507,13 @@ def _run_in(out, args, registry, datasets, available, source, command, protocol,
     return EXIT_RUN_FAILED if not_ok or unloadable else EXIT_OK
 
 
-def write_comparison(records, out, datasets, methods, metric, tasks_of, n_folds, seeds, registry, source, prov) -> str:
-    """Write the practitioner protocol's table.md / table.csv and figure (:mod:`.comparison`); return the Markdown."""
+def write_comparison(records, out, datasets, methods, ranks, tasks_of, n_folds, seeds, registry, source, prov) -> str:
+    """Write the practitioner protocol's table.md / table.csv and figure (:mod:`.comparison`), each dataset ranked by
+    its metric of ``ranks`` (``{dataset: metric}``, :func:`~.planning.ranking_metric`); return the Markdown."""
     comparisons, titles = [], {}
     for dataset in datasets:
         task = tasks_of[dataset]
-        ranking = metric_for(metric, task)
+        ranking = ranks[dataset]
         k = n_folds.get(dataset)
         ratio = 1.0 / (k - 1) if k else 0.0
         comparisons.append(comparison_of(records, dataset, methods, ranking, task, test_train_ratio=ratio))

@@ -9,7 +9,8 @@
 - :func:`unusable_fractions` and :func:`unusable_folds` check, before any run, that each training
   fraction or fold leaves every class the rows each method needs, and name the class that does not;
 - :func:`available`, :func:`metric_for`, :func:`check_task` and :func:`check_out_folder`: the methods
-  that can run, the ranking metric, and the checks both runners make of their options.
+  that can run, the ranking metric, and the checks both runners make of their options;
+  :func:`ranking_metric` ranks an imbalanced classification by balanced accuracy (:data:`IMBALANCE`).
 """
 
 from __future__ import annotations
@@ -32,6 +33,11 @@ from .suites import image_shape_of
 MIN_REGRESSION_ROWS = 10
 
 PROTOCOLS = ("practitioner", "paper")
+
+#: A classification whose smallest class holds less than this share of an even split (of 1/k of the rows for k
+#: classes; 20% of the rows for two classes) is imbalanced: without ``--metric`` the practitioner protocol ranks it
+#: by balanced accuracy, which a model predicting the large classes only does not win.
+IMBALANCE = 0.4
 
 
 def available(specs, task: str | None = None) -> list:
@@ -57,6 +63,25 @@ def metric_for(name, task: str) -> str:
             f"--metric {name} is not a {task} metric (choose among {', '.join(m.name for m in metrics_of(task))})"
         )
     return name
+
+
+def ranking_metric(ds, name, log) -> str:
+    """The metric that ranks the practitioner table of ``ds``: ``name`` when given (:func:`metric_for`), else the
+    task's default, but balanced accuracy for an imbalanced classification (:data:`IMBALANCE`), which ``log`` says
+    in one line naming the smallest class and its share of the rows."""
+    from mddf.datasets.user_data import class_shares, percent
+
+    task = task_of(ds)
+    if name is not None or task == "regression":
+        return metric_for(name, task)
+    label, share = class_shares(ds)[-1]
+    if share * ds.n_classes >= IMBALANCE:
+        return metric_for(None, task)
+    log(
+        f"{ds.name}: ranked by balanced accuracy, as its smallest class, {str(label)!r}, holds {percent(share)} of "
+        "the rows (--metric accuracy ranks by accuracy)"
+    )
+    return "balanced_accuracy"
 
 
 def check_task(protocol: str, task: str) -> None:

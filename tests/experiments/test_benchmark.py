@@ -205,3 +205,45 @@ def test_the_warm_up_fit_leaves_the_timed_fit_unchanged():
         for r in (warm_record, cold_record)
     ]
     assert untimed[0] == untimed[1]  # every layer's margins, weights and accuracies, bit for bit
+
+
+def test_an_imbalanced_target_is_ranked_by_balanced_accuracy_unless_metric_says_otherwise(tmp_path, capsys):
+    rng = np.random.default_rng(0)
+    y = np.where(np.arange(200) % 33 == 0, "no", "yes")  # 'no' holds 7 of the 200 rows
+    pd.DataFrame({"x": rng.normal(size=200), "y": y}).to_csv(tmp_path / "rare.csv", index=False)
+    argv = ["benchmark", "--data", str(tmp_path / "rare.csv"), "--target", "y", "--methods", "Baseline"]
+    options = ["--folds", "2", "--seeds", "1", "--quick", "--n-jobs", "1", "--isolation", "inline"]
+    assert cli.main([*argv, *options, "--out", str(tmp_path / "a")]) == 0
+    captured = capsys.readouterr()
+    assert "2 classes: yes 96%, no 4%; practitioner protocol" in captured.err
+    assert (
+        "rare: ranked by balanced accuracy, as its smallest class, 'no', holds 4% of the rows (--metric accuracy "
+        "ranks by accuracy)\n" in captured.err
+    )
+    assert captured.out.startswith("### rare.csv: balanced accuracy (%), practitioner protocol")
+    assert cli.main([*argv, *options, "--out", str(tmp_path / "b"), "--metric", "accuracy"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.startswith("### rare.csv: accuracy (%)") and "ranked by" not in captured.err
+
+
+@pytest.mark.parametrize(
+    "counts, metric",
+    [
+        ((80, 20), "accuracy"),  # 20% of the rows: not under it
+        ((81, 19), "balanced_accuracy"),
+        ((40, 40, 20), "accuracy"),  # three classes: 20% is 60% of an even share
+        ((45, 42, 13), "balanced_accuracy"),  # 13% is under 40% of 33%
+        ((10,) * 10, "accuracy"),  # ten even classes of 10% each
+    ],
+)
+def test_the_imbalance_rule_counts_the_smallest_class_against_an_even_share(counts, metric):
+    from mddf.datasets.base import Dataset
+    from mddf.experiments.planning import ranking_metric
+
+    y = np.repeat(np.arange(len(counts)), counts)
+    classes = np.array([f"c{k}" for k in range(len(counts))])
+    ds = Dataset("t", np.zeros((len(y), 1)), y, None, None, ["x"], classes, extra={"task": "classification"})
+    said = []
+    assert ranking_metric(ds, None, said.append) == metric
+    assert len(said) == (metric == "balanced_accuracy")
+    assert ranking_metric(ds, "log_loss", said.append) == "log_loss"
