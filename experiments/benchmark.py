@@ -404,7 +404,8 @@ def run(args, registry=None, *, command: str) -> int:
             print(f"warning: {warning}", file=sys.stderr)
         check_task(protocol, task_of(user_ds))
         metric_for(args.metric, task_of(user_ds))
-    available = usable_methods(specs)
+    asked = {registry.get(name).name for name in args.methods or ()}
+    available = usable_methods(specs, task_of(user_ds) if user_ds is not None else None, asked=asked)
     if not available:
         print("nothing to run: no requested method is available", file=sys.stderr)
         return EXIT_NOTHING_TO_RUN

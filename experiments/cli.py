@@ -78,14 +78,12 @@ def csv_list(text: str) -> list[str]:
 
 
 def n_jobs(text: str) -> int:
-    """``--n-jobs``: a number of threads, or a negative number counted from all cores (-1: all); never 0."""
+    """``--n-jobs``: a number of threads, or a negative number counted from all cores (-1: all); 0 and absurd counts
+    are refused before the subcommand runs, in one line (:func:`~.studies.check_n_jobs`)."""
     try:
-        value = int(text)
+        return int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"--n-jobs takes a whole number, got {text!r}") from None
-    if value == 0:
-        raise argparse.ArgumentTypeError("--n-jobs 0 would run nothing: give a number of threads, or -1 for all cores")
-    return value
 
 
 def fold_option(text: str) -> int:
@@ -586,17 +584,18 @@ def _run(name: str, parser, args, argv: list, *, registry, prog: str | None, com
     """
     from mddf.datasets.user_data import UserDataError
 
-    from .studies import NothingToRun, OutputError, UsageError
+    from .studies import NothingToRun, OptionError, OutputError, UsageError, check_n_jobs
 
     if COMMANDS[name].schedules:
         check_scheduler_args(parser, args)
     line = shlex.join([str(a) for a in (command or [PROG, name]) + argv])
     who = (prog or PROG).split()[0]
     try:
+        check_n_jobs(getattr(args, "n_jobs", None))
         return args.func(args, registry=registry, command=line)
     except UsageError as exc:
         parser.error(str(exc))
-    except (UserDataError, FolderLocked, FolderUnwritable, OutputError) as exc:
+    except (UserDataError, FolderLocked, FolderUnwritable, OutputError, OptionError) as exc:
         print(f"{who}: error: {_one_line(exc)}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except NothingToRun as exc:

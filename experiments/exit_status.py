@@ -59,8 +59,9 @@ STATUSES = (
         EXIT_USAGE,
         "usage error or nothing to run",
         "usage error, or nothing could run: an unusable --data file, an --out that is a file, that cannot be written "
-        "(read-only, a full disk) or that another runner holds, no requested method available or applicable, every "
-        "dataset skipped (its files missing and --download not given)",
+        "(read-only, a full disk) or that another runner holds, a method named in --methods whose package is not "
+        "installed, no requested method available or applicable, every dataset skipped (its files missing and "
+        "--download not given)",
         "usage error, an unusable --data file, or the dataset is not available (its files missing and --download "
         "not given)",
     ),

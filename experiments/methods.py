@@ -97,6 +97,10 @@ class MethodSpec:
     #: training rows of every class the method needs (after :func:`adapt_to_small_classes`); the runners skip a
     #: training fraction that leaves fewer, saying which class
     min_class_rows: int = 1
+    #: the class of ``requires``' module that ``build`` makes for a regression (``LGBMRegressor``), when it has one
+    regressor: str | None = None
+    #: the extra of this package that installs ``requires``' module (``"bench"``), for an optional one
+    extra: str | None = None
 
 
 def _construct(cls, ctx: BuildContext, **params):
@@ -547,13 +551,17 @@ class Registry:
         return sorted(dict.fromkeys(chosen), key=order.index)
 
 
-def unavailable_reason(spec: MethodSpec) -> str | None:
-    """None if the method's estimator imports, else a message saying why it does not."""
+def unavailable_reason(spec: MethodSpec, task: str = "classification") -> str | None:
+    """None if the estimator the method builds for ``task`` imports, else a message saying why it does not, naming
+    that class (``LGBMRegressor`` for a regression) and, for an optional package, the extra that installs it."""
     module, attribute = spec.requires
+    if task == "regression" and spec.regressor:
+        attribute = spec.regressor
     try:
         getattr(importlib.import_module(module), attribute)
     except Exception as exc:  # an import can fail in many ways (ImportError, AttributeError, ...)
-        return f"{spec.name} is not available: cannot import {module}.{attribute} ({type(exc).__name__}: {exc})"
+        why = f"{spec.name} is not available: cannot import {module}.{attribute} ({type(exc).__name__}: {exc})"
+        return why + (f'; install it with pip install -e ".[{spec.extra}]"' if spec.extra else "")
     return None
 
 
@@ -623,7 +631,7 @@ _METHODS = (
     # Today's peers (--peers), after mdDF, whose layers set ExtraTrees' budget.
     MethodSpec("LightGBM", build_lightgbm, ("lightgbm", "LGBMClassifier"),
                "LightGBM, library defaults (optional: the 'bench' extra)",
-               default=False, peer=True, aliases=("lgbm", "lgb")),
+               default=False, peer=True, aliases=("lgbm", "lgb"), extra="bench"),
     MethodSpec("HGB", build_hist_gradient_boosting, ("sklearn.ensemble", "HistGradientBoostingClassifier"),
                "scikit-learn HistGradientBoosting, defaults, categorical columns declared",
                default=False, peer=True, aliases=("histgradientboosting", "hist_gradient_boosting")),
@@ -637,12 +645,13 @@ _METHODS = (
     MethodSpec("HGB-es", build_hgb_early_stopping, ("sklearn.ensemble", "HistGradientBoostingClassifier"),
                f"scikit-learn HistGradientBoosting, {_ES}", aliases=("hgb_es",), **_PRACTITIONER),
     MethodSpec("LightGBM-es", build_lightgbm_early_stopping, ("lightgbm", "LGBMClassifier"),
-               f"LightGBM, {_ES} (optional: the 'bench' extra)", aliases=("lightgbm_es", "lgbm-es"), **_PRACTITIONER),
+               f"LightGBM, {_ES} (optional: the 'bench' extra)", aliases=("lightgbm_es", "lgbm-es"),
+               regressor="LGBMRegressor", extra="bench", **_PRACTITIONER),
     MethodSpec("XGBoost-es", build_xgboost_early_stopping, ("xgboost", "XGBClassifier"),
                f"XGBoost, {_ES}", aliases=("xgboost_es", "xgb-es"), **_PRACTITIONER),
     MethodSpec("CatBoost-es", build_catboost_early_stopping, ("catboost", "CatBoostClassifier"),
                f"CatBoost, {_ES} (optional: the 'bench' extra)", aliases=("catboost_es", "catboost"),
-               **_PRACTITIONER),
+               regressor="CatBoostRegressor", extra="bench", **_PRACTITIONER),
     MethodSpec("RF-400", build_practitioner_forest, ("sklearn.ensemble", "RandomForestClassifier"),
                "scikit-learn random forest, 400 trees", aliases=("rf400",), **_PRACTITIONER),
 )

@@ -26,7 +26,7 @@ from .methods import BuildContext, unavailable_reason
 from .metrics import DEFAULT_METRIC, METRICS, metrics_of
 from .protocols.practitioner import fold_count
 from .runner import task_of
-from .studies import OutputError, UsageError
+from .studies import OptionError, OutputError, UsageError
 from .suites import image_shape_of
 
 #: A regression's training fraction must leave at least this many rows.
@@ -40,11 +40,15 @@ PROTOCOLS = ("practitioner", "paper")
 IMBALANCE = 0.4
 
 
-def available(specs, task: str | None = None) -> list:
-    """The methods of ``specs`` whose estimator imports (and that handle ``task``); says on stderr why others do not."""
+def available(specs, task: str | None = None, *, asked=()) -> list:
+    """The methods of ``specs`` whose estimator for ``task`` imports (and that handle ``task``); says on stderr why
+    others do not. A method named in ``asked`` (``--methods``) whose estimator does not import is an
+    :class:`~.studies.OptionError` instead, naming its class and how to install it."""
     kept = []
     for spec in specs:
-        reason = unavailable_reason(spec)
+        reason = unavailable_reason(spec, task or "classification")
+        if reason and spec.name in asked:
+            raise OptionError(f"--methods: {reason}")
         if reason is None and task is not None and task not in spec.tasks:
             reason = f"{spec.name} does not handle {task}"
         if reason:

@@ -160,7 +160,7 @@ def run(args, registry=None, *, command: str) -> int:
         out = out or Path("results/small_sample")
         check_out_folder(out)
 
-    specs = available(asked, task)
+    specs = available(asked, task, asked={s.name for s in asked} if args.methods else ())
     if not specs:
         print("nothing to run: no requested method is available", file=sys.stderr)
         return EXIT_NOTHING_TO_RUN

@@ -28,6 +28,25 @@ class OutputError(ValueError):
     """``--out`` cannot be written as asked (a file where a folder is expected, or the reverse)."""
 
 
+class OptionError(ValueError):
+    """An option's value cannot be used: ``--n-jobs 0``, a ``--methods`` name whose package is not installed (one
+    line, exit status 2)."""
+
+
+def check_n_jobs(value) -> None:
+    """Refuse a ``--n-jobs`` the estimators refuse (:data:`mddf.utils.N_JOBS_CONSTRAINT`: 0, or more threads than
+    its limit, 1024) with an :class:`OptionError`; None (the default) and negative counts (all cores but some)
+    pass."""
+    from mddf.utils import N_JOBS_CONSTRAINT
+
+    bounds = [c for c in N_JOBS_CONSTRAINT if c is not None]
+    if value is None or any(c.is_satisfied_by(value) for c in bounds):
+        return
+    most = max(c.right for c in bounds if c.right is not None)
+    why = "would run nothing" if value == 0 else f"is beyond {most} threads"
+    raise OptionError(f"--n-jobs {value} {why}: give a number of threads (1 to {most}), or -1 for all cores")
+
+
 def open_user_data(args, *, builtin_option: str = "--dataset") -> UserDataSource | None:
     """The ``--data`` file of the arguments, checked, hashed and registered (None without ``--data``).
 

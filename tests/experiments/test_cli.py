@@ -244,9 +244,36 @@ def test_an_out_of_the_wrong_kind_is_one_line_and_exit_2(tmp_path, user_csv, cap
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["my.csv", out.name])  # nothing else written
 
 
-def test_n_jobs_0_is_refused_when_the_options_are_read(capsys):
-    assert cli.main(["benchmark", "--n-jobs", "0"]) == 2
-    assert "--n-jobs 0 would run nothing: give a number of threads, or -1 for all cores" in capsys.readouterr().err
+@pytest.mark.parametrize(
+    "value, why", [("0", "would run nothing"), ("5000", "is beyond 1024 threads"), ("1025", "is beyond 1024 threads")]
+)
+@pytest.mark.parametrize("command", ["benchmark", "small-sample", "export-features"])
+def test_n_jobs_0_or_absurd_is_refused_in_one_line_before_anything_runs(tmp_path, capsys, command, value, why):
+    out = tmp_path / "out"
+    assert cli.main([command, "--n-jobs", value, "--out", str(out)]) == 2
+    assert capsys.readouterr().err == (
+        f"mddf: error: --n-jobs {value} {why}: give a number of threads (1 to 1024), or -1 for all cores\n"
+    )
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("kind", ["Classifier", "Regressor"])
+def test_a_named_method_whose_package_is_missing_names_its_class_and_the_install(
+    tmp_path, user_csv, capsys, monkeypatch, kind
+):
+    monkeypatch.setitem(sys.modules, "lightgbm", None)  # None in sys.modules: import lightgbm fails
+    monkeypatch.setitem(sys.modules, "catboost", None)
+    data = user_csv
+    if kind == "Regressor":
+        data = write(tmp_path / "prices.csv", "x,price\n" + "".join(f"{i % 7},{i * 1.5 + 0.25}\n" for i in range(40)))
+    target = "y" if kind == "Classifier" else "price"
+    argv = ["benchmark", "--data", str(data), "--target", target, "--out", str(tmp_path / "out"), "--quiet"]
+    for method, cls in (("LightGBM-es", f"lightgbm.LGBM{kind}"), ("CatBoost-es", f"catboost.CatBoost{kind}")):
+        assert cli.main([*argv, "--methods", f"mdDF,{method}"]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"mddf: error: --methods: {method} is not available: cannot import {cls} (")
+        assert err.endswith('); install it with pip install -e ".[bench]"\n') and err.count("\n") == 1
+    assert not (tmp_path / "out").exists()
 
 
 def test_a_usage_error_found_once_the_output_folder_is_held_leaves_no_folder(tmp_path, capsys):

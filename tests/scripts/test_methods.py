@@ -214,3 +214,15 @@ def test_the_practitioner_methods_build_a_classifier_or_a_regressor_as_the_task_
         assert "Regressor" in type(regressor.estimator).__name__
     # the papers' methods stay classification only
     assert registry.get("RF").tasks == ("classification",) and registry.get("gcForest").tasks == ("classification",)
+
+
+def test_an_optional_method_without_its_package_names_the_tasks_class_and_the_extra(monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "catboost", None)
+    spec = default_registry().get("CatBoost-es")
+    for task, cls in (("classification", "CatBoostClassifier"), ("regression", "CatBoostRegressor")):
+        reason = unavailable_reason(spec, task)
+        assert reason.startswith(f"CatBoost-es is not available: cannot import catboost.{cls} (ModuleNotFoundError")
+        assert reason.endswith('; install it with pip install -e ".[bench]"')
+    assert unavailable_reason(default_registry().get("RF-400"), "regression") is None

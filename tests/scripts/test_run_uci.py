@@ -180,18 +180,18 @@ def test_the_users_openmp_waiting_wins(tmp_path, monkeypatch):
     assert not any("OMP_WAIT_POLICY=PASSIVE" in line for line in lines)
 
 
-def test_unavailable_method_is_left_out_with_the_import_error(tmp_path, capsys):
+def test_an_unavailable_method_named_in_methods_stops_the_command_with_the_import_error(tmp_path, capsys):
     registry = default_registry()
     registry.register(bench_doubles.UNAVAILABLE)
     out = tmp_path / "res"
-    run_script(
+    code = run_script(
         "benchmark",
         ["--datasets", "iris", "--methods", "Missing,RF", "--out", str(out), "--isolation", "inline", *FAST],
         registry=registry,
     )
     err = capsys.readouterr().err
-    assert "left out: Missing is not available" in err and "no_such_module_for_tests" in err
-    assert [r["method"] for r in read(out / "results.jsonl")] == ["RF"]
+    assert code == 2 and err.startswith("run_uci.py: error: --methods: Missing is not available: cannot import ")
+    assert "no_such_module_for_tests" in err and err.count("\n") == 1 and not out.exists()
 
 
 def test_dataset_with_missing_files_is_skipped_with_the_loader_message(tmp_path, no_data, capsys):

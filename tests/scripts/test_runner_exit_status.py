@@ -107,7 +107,7 @@ def test_run_uci_exits_2_when_no_method_is_available_or_applies(tmp_path, capsys
         registry=registry_with(bench_doubles.UNAVAILABLE),
     )
     assert missing == 2
-    assert "nothing to run: no requested method is available" in capsys.readouterr().err
+    assert "error: --methods: Missing is not available: cannot import no_such_module" in capsys.readouterr().err
     # DeepBoost handles two-class problems only
     assert (
         run_script("benchmark", ["--datasets", "iris", "--methods", "DeepBoost", "--out", str(tmp_path / "b"), *FAST])
@@ -163,7 +163,7 @@ def test_small_sample_exits_2_when_the_dataset_or_every_method_is_unavailable(tm
         registry=registry_with(bench_doubles.UNAVAILABLE),
     )
     assert code == 2
-    assert "nothing to run: no requested method is available" in capsys.readouterr().err
+    assert "error: --methods: Missing is not available: cannot import no_such_module" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("option", [["--methods", "NoSuchMethod"], ["--seeds", "x"], ["--fractions", "2"]])
