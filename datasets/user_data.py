@@ -439,7 +439,8 @@ def _encode(X, X_test):
 
 
 def seeded_split(dataset: Dataset, seed: int) -> Dataset:
-    """``dataset`` with a stratified test split drawn with ``seed`` (a dataset with a test split as is)."""
+    """``dataset`` with a stratified test split drawn with ``seed`` (a dataset with a test split as is); its
+    ``extra["rows"]`` holds ``{"train": ..., "test": ...}``, the positions of its rows among the file's (sorted)."""
     if dataset.has_test_split or not dataset.extra.get("test_fraction"):
         return dataset
     from dataclasses import replace
@@ -465,6 +466,7 @@ def seeded_split(dataset: Dataset, seed: int) -> Dataset:
         X_test=X[test],
         y_test=y[test],
         split=f"{split}, random_state={seed}",
+        extra={**dataset.extra, "rows": {"train": train, "test": test}},
     )
 
 

@@ -222,13 +222,14 @@ def add_dataset_arguments(parser: argparse.ArgumentParser, *, regression: bool =
     add_user_data_arguments(parser, regression=regression)
 
 
-def add_mddf_arguments(parser: argparse.ArgumentParser, max_layers: int = 10) -> None:
-    """The mdDF options of the single-fit subcommands (export-features, plot-layers, plot-tsne)."""
+def add_mddf_arguments(parser: argparse.ArgumentParser) -> None:
+    """The mdDF options of the single-fit subcommands (export-features, plot-layers, plot-tsne): the model is the
+    benchmark's mdDF row (:func:`~.studies.mddf_model`), these options on top."""
     from .studies import QUICK_DATASET
 
     parser.add_argument("--seed", type=int, default=0, help="random_state of mdDF (and of sampling)")
-    parser.add_argument("--n-estimators", type=int, default=100, help="trees per forest (paper: 100)")
-    parser.add_argument("--max-layers", type=int, default=max_layers, help="layers grown at most")
+    parser.add_argument("--n-estimators", type=int, help="trees per forest (default: the estimator's, 100)")
+    parser.add_argument("--max-layers", type=int, help="layers grown at most (default: the estimator's, 20)")
     parser.add_argument(
         "--n-tolerant-layers",
         type=int,

@@ -3,6 +3,11 @@
 ``mddf export-features`` and ``python scripts/export_features.py`` parse their arguments (:mod:`.cli`)
 and call :func:`run`.
 
+The model is the benchmark's mdDF row: what ``mddf benchmark`` fits as mdDF under its practitioner protocol,
+``MDDFClassifier`` with its defaults and the categorical columns declared (``CascadeForestRegressor`` for a
+regression target), seeded with ``--seed``. ``--n-estimators``, ``--max-layers`` and ``--n-tolerant-layers``
+change it; ``--quick`` shrinks it to 10 trees a forest and 3 layers.
+
 A regression target (``--task regression``, or a continuous ``--target``) fits
 ``CascadeForestRegressor`` instead: its layer features are each member's out-of-fold prediction
 (d = members of a layer), ``y_train`` / ``y_test`` are float64, and there are no ``classes`` and
@@ -19,6 +24,10 @@ Layout of the file (``numpy.load(path)``), with T kept layers, d feature columns
     test_features   float32 (T, n_test, d)   the same for the test rows, transform(X_test, layer=t)
                                              (absent for datasets without a test split)
     y_train, y_test int64                    class codes 0..s-1
+    train_rows      int64 (n_train,)         the row of the input each feature row is: 0-based among the
+    test_rows       int64 (n_test,)          data rows (header aside) of the --data file (the --test
+                                             file's for test_rows), else of the dataset's own train
+                                             and test splits: pandas.read_csv(path).iloc[train_rows]
     classes         str                      original labels, classes[y]
     layers          int64 (T,)               1..T
     alphas          float64 (T,)             layer weights alpha_t
@@ -33,6 +42,11 @@ Example (logistic regression on the last layer's features):
     z = np.load("results/features/satimage_mddf_features.npz")
     LogisticRegression(max_iter=1000).fit(z["train_features"][-1], z["y_train"]).score(
         z["test_features"][-1], z["y_test"])
+
+The features joined back to the rows of a --data file (the last layer's, one column per class):
+
+    table = pd.read_csv("my.csv").iloc[z["train_rows"]]
+    table[[f"f_{c}" for c in z["classes"]]] = z["train_features"][-1]
 """
 
 from __future__ import annotations
@@ -45,7 +59,7 @@ import numpy as np
 from mddf.datasets.user_data import UserDataSource
 
 from .environment import package_versions
-from .studies import OutputError, fit_mddf, logger, mddf_params, resolve_dataset
+from .studies import MDDF_CONFIGURATION, OutputError, fit_mddf, logger, mddf_params, resolve_dataset
 
 LAYOUT = __doc__[__doc__.index("Layout of the file") : __doc__.index("Example")].strip()
 
@@ -70,12 +84,14 @@ def run(args, *, command: str) -> int:
     ds = resolve_dataset(args, log, seed=args.seed)
     regression = ds.extra.get("task") == "regression"
     target_type = np.float64 if regression else np.int64
-    params = mddf_params(args)
-    model, seconds = fit_mddf(ds, params, log)
+    model, seconds = fit_mddf(ds, args, log)
     train, test = layer_features(model, ds)
+    n_test = 0 if ds.y_test is None else len(ds.y_test)
+    rows = ds.extra.get("rows") or {"train": np.arange(len(ds.y_train)), "test": np.arange(n_test)}
     arrays = dict(
         train_features=train,
         y_train=np.asarray(ds.y_train, dtype=target_type),
+        train_rows=np.asarray(rows["train"], dtype=np.int64),
         layers=np.arange(1, model.n_layers_ + 1, dtype=np.int64),
     )
     if not regression:
@@ -83,6 +99,7 @@ def run(args, *, command: str) -> int:
         arrays["alphas"] = np.asarray(model.alphas_, dtype=np.float64)
     if test is not None:
         arrays.update(test_features=test, y_test=np.asarray(ds.y_test, dtype=target_type))
+        arrays["test_rows"] = np.asarray(rows["test"], dtype=np.int64)
     if args.include_raw:
         arrays["X_train"] = ds.X_train
         if ds.has_test_split:
@@ -92,7 +109,8 @@ def run(args, *, command: str) -> int:
         "task": "regression" if regression else "classification",
         "model": type(model).__name__,
         "split": ds.split,
-        "mddf_params": {k: v for k, v in params.items()},
+        "configuration": MDDF_CONFIGURATION,
+        "mddf_params": {**mddf_params(args), "random_state": args.seed, "n_jobs": args.n_jobs},
         "n_layers": int(model.n_layers_),
         "stop_reason": str(getattr(model, "stop_reason_", "")),
         "fit_seconds": round(seconds, 3),

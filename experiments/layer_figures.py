@@ -3,6 +3,11 @@
 ``mddf plot-layers`` and ``python scripts/plot_layers.py`` parse their arguments (:mod:`.cli`) and
 call :func:`run`.
 
+The model is the benchmark's mdDF row: what ``mddf benchmark`` fits as mdDF under its practitioner protocol,
+``MDDFClassifier`` with its defaults and the categorical columns declared (``CascadeForestRegressor`` for a
+regression target), seeded with ``--seed``. ``--n-estimators``, ``--max-layers`` and ``--n-tolerant-layers``
+change it; ``--quick`` shrinks it to 10 trees a forest and 3 layers.
+
 Writes, in ``--out``:
 
 - ``layers_<dataset>.png/.pdf/.csv`` (Figure 8): training accuracy (out-of-fold, from
@@ -30,7 +35,7 @@ from mddf.datasets.user_data import provenance_line
 from .figures import plt, save_figure
 from .layers import margin_cdf, margin_ratio, oof_layer_margins, parse_layers, staged_accuracy
 from .provenance import provenance
-from .studies import UsageError, fit_mddf, logger, mddf_params, refuse_regression, resolve_dataset
+from .studies import UsageError, fit_mddf, logger, refuse_regression, resolve_dataset
 from .tables import write_rows
 
 
@@ -117,7 +122,7 @@ def run(args, *, command: str) -> int:
     refuse_regression(ds, "plot-layers")
     if not ds.has_test_split:
         raise UsageError(f"{ds.name} has no test split; choose a dataset with one")
-    model, _ = fit_mddf(ds, mddf_params(args), log)
+    model, _ = fit_mddf(ds, args, log)
     test_acc = staged_accuracy(model, ds.X_test, ds.y_test)
     oof_margins = oof_layer_margins(model, ds.y_train)
     rows = layer_rows(model, test_acc, oof_margins)

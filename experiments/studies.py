@@ -8,7 +8,6 @@ from pathlib import Path
 
 from mddf.datasets.user_data import UserDataSource, register, seeded_split, source_for, summary
 
-from .methods import declared_categories
 from .runner import DatasetUnavailable, load
 
 PAPER_DEFAULT_DATASET = "har"  # the mdDF paper's Figures 6-9 use UCI HAR
@@ -117,35 +116,43 @@ def resolve_dataset(args, log=print, *, seed=None):
         ) from None
 
 
+#: What the single-fit subcommands (export-features, plot-layers, plot-tsne) fit: the benchmark's mdDF row.
+MDDF_CONFIGURATION = "the benchmark's mdDF (practitioner protocol: the estimator's defaults, categories declared)"
+
+
 def mddf_params(args) -> dict:
-    """MDDFClassifier keyword arguments from the shared options (``--quick`` shrinks them)."""
-    params = dict(n_estimators=args.n_estimators, max_layers=args.max_layers)
-    params.update(random_state=args.seed, n_jobs=args.n_jobs)
-    if args.quick:
-        params.update(n_estimators=min(args.n_estimators, 10), max_layers=min(args.max_layers, 3))
-    if args.n_tolerant_layers is not None:
-        params["n_tolerant_layers"] = args.n_tolerant_layers
-    return params
+    """The estimator parameters the shared options give (``--n-estimators``, ``--max-layers``,
+    ``--n-tolerant-layers``), the ones not given left out."""
+    names = ("n_estimators", "max_layers", "n_tolerant_layers")
+    return {name: getattr(args, name) for name in names if getattr(args, name, None) is not None}
 
 
-def fit_mddf(dataset, params: dict, log=print):
-    """Fit ``MDDFClassifier(**params)`` on the training split; returns ``(model, fit seconds)``.
+def mddf_model(dataset, args):
+    """The benchmark's mdDF row for ``dataset``: :func:`~.methods.build_mddf` under the practitioner protocol (the
+    estimator's defaults, the dataset's categorical columns declared; ``CascadeForestRegressor`` for a regression
+    target, ``dataset.extra["task"]``), seeded with ``--seed``, threaded with ``--n-jobs``, shrunk by ``--quick`` as
+    the benchmark's quick profile is, and with :func:`mddf_params` on top."""
+    from .methods import BuildContext, build_mddf
 
-    A regression target (``dataset.extra["task"]``) fits ``CascadeForestRegressor(**params)``
-    instead. The dataset's categorical columns (``categorical_mask``), when it has any, are declared
-    as the estimator's ``categorical_features`` unless ``params`` names them.
-    """
-    regression = (dataset.extra or {}).get("task") == "regression"
+    task = (dataset.extra or {}).get("task") or "classification"
+    mask = () if dataset.categorical_mask is None else tuple(bool(c) for c in dataset.categorical_mask)
+    shape = dict(n_features=dataset.X_train.shape[1], n_classes=0 if task == "regression" else dataset.n_classes)
+    profile = "quick" if getattr(args, "quick", False) else "paper"
+    shape.update(categorical_mask=mask, task=task, protocol="practitioner")
+    return build_mddf(BuildContext(args.seed, args.n_jobs, profile, **shape), **mddf_params(args))
+
+
+def fit_mddf(dataset, args, log=print):
+    """Fit :func:`mddf_model` on the training split; returns ``(model, fit seconds)``."""
     try:
-        if regression:
-            from mddf import CascadeForestRegressor as Cascade
-        else:
-            from mddf import MDDFClassifier as Cascade
+        model = mddf_model(dataset, args)
     except ImportError as exc:
         raise NothingToRun(f"mdDF is not available: {exc}") from None
-    params = {**declared_categories(dataset.categorical_mask), **params}
-    model = Cascade(**params)
-    log(f"fitting {type(model).__name__} on {dataset.name} ({len(dataset.y_train)} training rows, {params})")
+    given = mddf_params(args)
+    log(
+        f"fitting {type(model).__name__} on {dataset.name} ({len(dataset.y_train)} training rows): "
+        f"{MDDF_CONFIGURATION}" + (f", {given}" if given else "")
+    )
     t0 = time.perf_counter()
     model.fit(dataset.X_train, dataset.y_train)
     seconds = time.perf_counter() - t0

@@ -72,10 +72,11 @@ def test_small_sample_on_a_users_csv(tmp_path, user_csv, capsys):
     assert "summary: 8 of 8 runs ok" in capsys.readouterr().err
 
 
-def test_export_features_on_a_users_csv(tmp_path, user_csv):
+def test_export_features_on_a_users_csv(tmp_path, user_csv, capsys):
     out = tmp_path / "features.npz"
     argv = ["export-features", "--data", str(user_csv), "--target", "y", "--quick", "--n-jobs", "1", "--quiet"]
     assert cli.main([*argv, "--out", str(out)]) == 0
+    assert capsys.readouterr().out == f"{out}\n"  # the path of the file written, alone on stdout
     z = np.load(out)
     T = z["layers"].shape[0]
     assert z["train_features"].shape == (T, 210, 3) and z["test_features"].shape == (T, 90, 3)
@@ -83,6 +84,13 @@ def test_export_features_on_a_users_csv(tmp_path, user_csv):
     meta = json.loads(str(z["meta"]))
     assert meta["data_source"]["path"] == str(user_csv) and meta["feature_names"] == ["x1", "x2", "colour", "size"]
     assert meta["command"].startswith("mddf export-features --data ")
+    assert meta["configuration"].startswith("the benchmark's mdDF (practitioner protocol")
+    # every feature row names its row of the file: the features join back to it
+    rows = np.concatenate([z["train_rows"], z["test_rows"]])
+    assert sorted(rows.tolist()) == list(range(300)) and list(z["train_rows"]) == sorted(z["train_rows"])
+    table = pd.read_csv(user_csv)
+    assert table["y"].iloc[z["train_rows"]].tolist() == z["classes"][z["y_train"]].tolist()
+    assert table["y"].iloc[z["test_rows"]].tolist() == z["classes"][z["y_test"]].tolist()
 
 
 @pytest.mark.parametrize("command, stem", [("plot-layers", "layers_my"), ("plot-tsne", "tsne_my")])
