@@ -62,8 +62,10 @@ README_SCRIPTS = {
 }
 #: The entry points the wheel of these tests holds built ahead of time (``MDDF_AOT_ENTRIES``).
 AHEAD_OF_TIME = ("alias_table", "write_class_words")
-#: Lines of the installed mddf/experiments: half of the 13.6k it held while the studies of benchmarks/ shipped in it.
-EXPERIMENTS_LINE_BUDGET = 6_800
+#: Lines of the installed mddf/experiments: about half of the 13.6k it held while the studies of benchmarks/ shipped in
+#: it (6.8k then); raised to 7.7k when the command line's own work grew (reading awkward files, the reusable worker
+#: pool, records bound to their data, long functions split into documented steps), none of it the studies'.
+EXPERIMENTS_LINE_BUDGET = 7_700
 USE_FAKES = (
     "import datasets, baselines; "
     "print(datasets.load_dataset('iris')); print(baselines.run('x')); print(datasets.__file__, baselines.__file__)"
