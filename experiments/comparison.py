@@ -15,7 +15,7 @@ import math
 import statistics
 from dataclasses import dataclass, field
 
-from .metrics import METRICS, WINNER_RULE, Comparison, compare, metrics_of
+from .metrics import METRICS, MIN_PAIRED_SCORES, WINNER_RULE, Comparison, compare, metrics_of
 from .tables import _csv, markdown_table
 
 WINNER = "★"
@@ -34,7 +34,9 @@ class DatasetComparison:
     #: ``{method: {"total", "selection", "fit", "compile"}}``: mean seconds per run (compile: None if unmeasured)
     seconds: dict = field(default_factory=dict)
     adapted: dict = field(default_factory=dict)  #: ``{method: (runs adapted, runs, [reasons])}``
-    missing: dict = field(default_factory=dict)  #: ``{method: "error" | "skipped" | "-"}`` without a result
+    #: ``{method: what is shown instead of a result}``: a method without a result (``"skipped"``, ``"-"``), or one that
+    #: failed on some fold, which is left out of the comparison (the count and the first line of its first error)
+    missing: dict = field(default_factory=dict)
     n_runs: int = 0  #: folds (runs) of the best method
 
     @property
@@ -51,7 +53,8 @@ def comparison_of(
 ) -> DatasetComparison:
     """Compare ``methods`` on ``dataset`` from its ``records`` (each run's latest, already checked)."""
     mine = [r for r in records if r.get("dataset") == dataset and r.get("method") in methods]
-    ok = [r for r in mine if r.get("status") == "ok"]
+    failed = _failures(mine)
+    ok = [r for r in mine if r.get("status") == "ok" and r["method"] not in failed]
     scores = {}
     for name in metrics_of(task):
         scores[name.name] = {
@@ -84,10 +87,22 @@ def comparison_of(
         if m in ranked:
             continue
         statuses = {r.get("status") for r in mine if r["method"] == m}
-        missing[m] = "error" if "error" in statuses else "skipped" if "skipped" in statuses else "-"
+        missing[m] = failed.get(m) or ("skipped" if "skipped" in statuses else "-")
     others = {name: {c.method: c for c in rows} for name, rows in by_metric.items()}
     n_runs = ranking[0].n if ranking else 0
     return DatasetComparison(dataset, task, metric, ranking, others, seconds, adapted, missing, n_runs)
+
+
+def _failures(records) -> dict:
+    """``{method: "failed on k of n folds: <first line of its first error>"}`` of the methods with a failed run."""
+    out = {}
+    for m in dict.fromkeys(r["method"] for r in records):
+        runs = [r for r in records if r["method"] == m]
+        errors = [r for r in runs if r.get("status") == "error"]
+        if errors:
+            first = str(errors[0].get("error") or "an error").strip().splitlines()[0][:160]
+            out[m] = f"failed on {len(errors)} of {len(runs)} folds: {first}"
+    return out
 
 
 def _value(metric: str, mean: float, se: float, bold: bool = False) -> str:
@@ -151,11 +166,25 @@ def dataset_markdown(comparison: DatasetComparison, title: str) -> list[str]:
 
 
 def verdict(comparison: DatasetComparison) -> str:
-    """One sentence: the winner, or why there is none."""
+    """One sentence: the winner, or why there is none; and the methods left out of the comparison as they failed."""
+    text = _ranking_verdict(comparison)
+    failed = [m for m, why in comparison.missing.items() if why.startswith("failed")]
+    if failed:
+        text += f" Left out of the comparison, as they failed on some fold: {', '.join(failed)}."
+    return text
+
+
+def _ranking_verdict(comparison: DatasetComparison) -> str:
     if not comparison.ranking:
         return f"{comparison.dataset}: no method has a result."
     best = comparison.ranking[0]
     label = METRICS[comparison.metric].label
+    fewest = min(c.n_common for c in comparison.ranking)
+    if len(comparison.ranking) > 1 and fewest < MIN_PAIRED_SCORES:
+        return (
+            f"{comparison.dataset}: {best.method} has the best mean on {label}; too few scores for a significance "
+            f"statement ({fewest} paired folds, fewer than {MIN_PAIRED_SCORES})."
+        )
     if best.winner:
         return (
             f"{comparison.dataset}: {best.method} is best on {label}, by more than 2 standard errors over every "
@@ -220,7 +249,9 @@ def to_csv(comparisons) -> str:
             header = header or list(row)
         for method, text in comparison.missing.items():
             rows.append({"dataset": comparison.dataset, "method": method, "ranking_metric": comparison.metric, "n": 0})
-            rows[-1][names[0]] = text
+            rows[-1][names[0]] = "error" if text.startswith("failed") else text
+            if text.startswith("failed"):
+                rows[-1]["error"] = text
     columns = list(dict.fromkeys(k for row in rows for k in row))
     return _csv(columns, ([row.get(k, "") for k in columns] for row in rows))
 

@@ -70,9 +70,14 @@ METRICS = {
 #: The metric that ranks when ``--metric`` is not given: scikit-learn's default ``score`` of each task.
 DEFAULT_METRIC = {"classification": "accuracy", "regression": "r2"}
 
+#: Paired scores (folds both methods have) below which no difference is called significant: no ★ and no "beyond
+#: 2 standard errors" from fewer.
+MIN_PAIRED_SCORES = 5
+
 WINNER_RULE = (
     "Winner (★): the best mean, marked only when its paired difference to every other method exceeds "
-    "2 standard errors; ≈: within 2 standard errors of the best. Standard errors over the folds, "
+    f"2 standard errors over at least {MIN_PAIRED_SCORES} paired folds; ≈: within 2 standard errors of the best. "
+    "Standard errors over the folds, "
     "sqrt((1/n + n_test/n_train) · var) with var the sample variance of the n per-fold scores or paired "
     "differences (Nadeau and Bengio's correction for overlapping training rows)."
 )
@@ -166,7 +171,7 @@ class Comparison:
     n_common: int  #: folds both this method and the best have
     best: bool  #: the best mean
     tied: bool  #: not the best, and ``|diff| <= 2 * diff_se`` (or too few common folds to tell)
-    winner: bool  #: the best, and every other method's difference exceeds two standard errors
+    winner: bool  #: the best, and every other method's difference exceeds two standard errors over 5+ paired folds
 
 
 def compare(scores: dict, greater_is_better: bool = True, test_train_ratio: float = 0.0) -> list[Comparison]:
@@ -196,7 +201,7 @@ def compare(scores: dict, greater_is_better: bool = True, test_train_ratio: floa
         rows.append([method, len(values), means[method], standard_error(list(values.values()), test_train_ratio)])
         rows[-1] += [diff, diff_se, len(common)]
     out = []
-    others_apart = all(_apart(r[4], r[5]) for r in rows[1:])
+    others_apart = all(_apart(r[4], r[5]) and r[6] >= MIN_PAIRED_SCORES for r in rows[1:])
     for row in rows:
         is_best = row[0] == best
         tied, winner = not is_best and not _apart(row[4], row[5]), is_best and len(rows) > 1 and others_apart

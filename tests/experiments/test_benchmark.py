@@ -72,7 +72,7 @@ def _has(module):
 
 def test_a_clear_lead_is_marked_as_the_winner(tmp_path, capsys):
     data = labelled(tmp_path / "signal.csv", n=120)
-    assert benchmark(data, "--methods", "RF-400", "--folds", "3", "--seeds", "1", out=tmp_path / "out") == 0
+    assert benchmark(data, "--methods", "RF-400", "--folds", "5", "--seeds", "1", out=tmp_path / "out") == 0
     md = capsys.readouterr().out
     assert "| **RF-400** ★ | **" in md
     assert "signal: RF-400 is best on accuracy, by more than 2 standard errors over every other method." in md

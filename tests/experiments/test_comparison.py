@@ -2,7 +2,7 @@
 
 import pytest
 
-from mddf.experiments.comparison import comparison_of, plot, to_csv, to_markdown
+from mddf.experiments.comparison import comparison_of, plot, to_csv, to_markdown, verdict
 from mddf.experiments.metrics import WINNER_RULE
 from mddf.experiments.provenance import read_csv_rows
 
@@ -29,9 +29,9 @@ def runs(method, accuracies, **extra):
 
 
 RECORDS = (
-    runs("mdDF", [0.90, 0.92, 0.91, 0.93])
-    + runs("MLP", [0.80, 0.82, 0.81, 0.82])
-    + runs("Baseline", [0.60, 0.60, 0.60, 0.60])
+    runs("mdDF", [0.90, 0.92, 0.91, 0.93, 0.90, 0.93])
+    + runs("MLP", [0.80, 0.82, 0.81, 0.82, 0.80, 0.82])
+    + runs("Baseline", [0.60, 0.60, 0.60, 0.60, 0.60, 0.60])
     + [{"dataset": "my", "method": "Broken", "seed": 0, "fold": 0, "status": "error"}]
 )
 METHODS = ["mdDF", "MLP", "Baseline", "Broken"]
@@ -39,7 +39,7 @@ METHODS = ["mdDF", "MLP", "Baseline", "Broken"]
 
 def test_the_table_marks_a_significant_winner_and_keeps_the_baseline_row():
     comparison = comparison_of(RECORDS, "my", METHODS, "accuracy", "classification")
-    assert comparison.winner == "mdDF" and comparison.n_runs == 4
+    assert comparison.winner == "mdDF" and comparison.n_runs == 6
     md = to_markdown([comparison], {"my": "my.csv: accuracy (%), practitioner protocol"})
     lines = md.splitlines()
     assert lines[0] == "### my.csv: accuracy (%), practitioner protocol"
@@ -51,20 +51,37 @@ def test_the_table_marks_a_significant_winner_and_keeps_the_baseline_row():
     rows = {line.split(" | ")[0].lstrip("| "): line for line in lines if line.startswith("| ") and "---" not in line}
     assert rows["**mdDF** ★"].startswith("| **mdDF** ★ | **91.50** ± ")
     assert "| best |" in rows["**mdDF** ★"] and rows["**mdDF** ★"].endswith("| 2.00 | 5.00 |")
-    assert "| −10.25 ± " in rows["MLP"] and rows["MLP"].endswith("| 3.00 (1.00 + 2.00) | - |")
+    assert "| −10.33 ± " in rows["MLP"] and rows["MLP"].endswith("| 3.00 (1.00 + 2.00) | - |")
     assert rows["Baseline"].startswith("| Baseline | 60.00 ± 0.00 | −31.50 ± ")
-    assert rows["Broken"] == "| Broken | error | - | - | - | - | - |"
+    assert rows["Broken"] == "| Broken | failed on 1 of 1 folds: an error | - | - | - | - | - |"
     assert "my: mdDF is best on accuracy, by more than 2 standard errors over every other method." in md
+    assert "Left out of the comparison, as they failed on some fold: Broken." in md
     assert WINNER_RULE in md
 
 
 def test_without_a_significant_lead_there_is_no_winner_and_the_ties_are_named():
-    records = runs("A", [0.90, 0.80, 0.92, 0.85]) + runs("B", [0.88, 0.83, 0.90, 0.84])
+    records = runs("A", [0.90, 0.80, 0.92, 0.85, 0.88, 0.85]) + runs("B", [0.88, 0.83, 0.90, 0.84, 0.86, 0.85])
     comparison = comparison_of(records, "my", ["A", "B"], "accuracy", "classification")
     assert comparison.winner is None
     md = to_markdown([comparison], {"my": "t"})
-    assert "| A | 86.75 ± " in md and "| B ≈ | 86.25 ± " in md and "★" not in md.split("\n- ")[0]
+    assert "| A | 86.67 ± " in md and "| B ≈ | 86.00 ± " in md and "★" not in md.split("\n- ")[0]
     assert "my: no winner on accuracy: A has the best mean, but B is within 2 standard errors of it." in md
+
+
+def test_a_method_that_failed_on_one_fold_is_left_out_with_its_error_and_few_scores_mark_nothing():
+    records = runs("A", [0.90, 0.92, 0.91, 0.93, 0.90, 0.93]) + runs("B", [0.60] * 6)
+    records[-1] = dict(records[-1], status="error", error="MemoryError: too big\ntraceback ...")
+    comparison = comparison_of(records, "my", ["A", "B"], "accuracy", "classification")
+    assert [c.method for c in comparison.ranking] == ["A"] and comparison.missing == {
+        "B": "failed on 1 of 6 folds: MemoryError: too big"
+    }
+    md = to_markdown([comparison], {"my": "t"})
+    assert "| B | failed on 1 of 6 folds: MemoryError: too big |" in md and "★" not in md.split("\n- ")[0]
+    assert "Left out of the comparison, as they failed on some fold: B." in md
+    few = runs("A", [0.90, 0.92, 0.91, 0.93]) + runs("B", [0.60, 0.61, 0.60, 0.60])
+    comparison = comparison_of(few, "my", ["A", "B"], "accuracy", "classification")
+    assert comparison.winner is None
+    assert "too few scores for a significance statement (4 paired folds, fewer than 5)" in verdict(comparison)
 
 
 def test_a_lower_is_better_ranking_metric_orders_by_it():
@@ -86,7 +103,7 @@ def test_the_csv_holds_every_metric_with_its_standard_error(tmp_path):
     (tmp_path / "t.csv").write_text(to_csv([comparison]))
     rows = {r["method"]: r for r in read_csv_rows(tmp_path / "t.csv")}
     assert float(rows["mdDF"]["accuracy"]) == pytest.approx(0.915) and rows["mdDF"]["winner"] == "1"
-    assert float(rows["MLP"]["diff to best"]) == pytest.approx(-0.1025)
+    assert float(rows["MLP"]["diff to best"]) == pytest.approx(-0.10333, abs=1e-5)
     assert rows["MLP"]["within 2 se of best"] == "0" and float(rows["MLP"]["selection seconds"]) == 1.0
     assert rows["Broken"]["accuracy"] == "error" and rows["Broken"]["n"] == "0"
 

@@ -95,17 +95,23 @@ def folds(*values):
 
 def test_a_winner_is_marked_only_when_every_paired_difference_exceeds_two_standard_errors():
     scores = {
-        "A": folds(0.90, 0.91, 0.92, 0.93),
-        "B": folds(0.80, 0.80, 0.82, 0.83),  # 0.1 behind in every fold: far apart
-        "Baseline": folds(0.50, 0.50, 0.50, 0.50),
+        "A": folds(0.90, 0.91, 0.92, 0.93, 0.90),
+        "B": folds(0.80, 0.80, 0.82, 0.83, 0.80),  # 0.1 behind in every fold: far apart
+        "Baseline": folds(0.50, 0.50, 0.50, 0.50, 0.50),
     }
     rows = compare(scores)
     assert [r.method for r in rows] == ["A", "B", "Baseline"]
     a, b, base = rows
     assert a.best and a.winner and a.diff == 0 and math.isnan(a.diff_se)
-    assert b.diff == pytest.approx(-0.1025) and not b.tied
-    assert b.diff_se == pytest.approx(standard_error([-0.1, -0.11, -0.1, -0.1]))
-    assert base.n == base.n_common == 4
+    assert b.diff == pytest.approx(-0.102) and not b.tied
+    assert b.diff_se == pytest.approx(standard_error([-0.1, -0.11, -0.1, -0.1, -0.1]))
+    assert base.n == base.n_common == 5
+
+
+def test_fewer_than_five_paired_scores_make_no_winner_however_far_apart():
+    scores = {"A": folds(0.90, 0.91, 0.92, 0.93), "B": folds(0.50, 0.50, 0.51, 0.50)}
+    a, b = compare(scores)
+    assert a.best and not a.winner and not b.tied  # clearly apart, yet four paired folds are too few to mark
 
 
 def test_no_winner_when_one_difference_is_within_two_standard_errors():
@@ -122,18 +128,21 @@ def test_no_winner_when_one_difference_is_within_two_standard_errors():
 
 def test_the_difference_is_paired_over_the_common_folds():
     # B's folds vary a lot together with A's: paired, it is clearly behind
-    a = folds(0.50, 0.70, 0.90, 0.60)
+    a = folds(0.50, 0.70, 0.90, 0.60, 0.80)
     b = {k: v - 0.05 for k, v in a.items()}
     b[1] -= 0.001
     rows = compare({"A": a, "B": b})
-    assert rows[0].winner and rows[1].diff == pytest.approx(-0.05025)
-    # B missing a fold: the difference uses the three folds both have
+    assert rows[0].winner and rows[1].diff == pytest.approx(-0.0502)
+    # B missing a fold: the difference uses the four folds both have (too few for a winner)
     del b[3]
-    assert compare({"A": a, "B": b})[1].n_common == 3
+    rows = compare({"A": a, "B": b})
+    assert rows[1].n_common == 4 and not rows[0].winner
 
 
 def test_lower_is_better_metrics_rank_the_smallest_first():
-    rows = compare({"A": folds(0.3, 0.31, 0.32), "B": folds(0.6, 0.62, 0.61)}, greater_is_better=False)
+    rows = compare(
+        {"A": folds(0.3, 0.31, 0.32, 0.3, 0.31), "B": folds(0.6, 0.62, 0.61, 0.6, 0.6)}, greater_is_better=False
+    )
     assert [r.method for r in rows] == ["A", "B"] and rows[0].winner
     assert rows[1].diff > 0  # B's loss is higher
 
