@@ -141,11 +141,12 @@ class CascadeGrowth:
         self.cascade, self.policy, self.state = cascade, policy, state
 
     @classmethod
-    def begin(cls, cascade, policy, X, y, sample_weight=None, rng=None):
+    def begin(cls, cascade, policy, X, y, sample_weight=None, rng=None, pair_search=None):
         """Validate the data, run the pair search, claim the store: the growth before its first layer.
 
-        ``rng`` replaces the generator drawn from ``random_state`` (used as it is, not copied):
-        :class:`mddf.MDDFGridSearch` passes the generator of a shared first layer.
+        ``rng`` replaces the generator drawn from ``random_state`` (used as it is, not copied), and ``pair_search``
+        the ``pair_features`` search (a fitted :class:`mddf.PairFeatures` of the same rows, settings and seed):
+        :class:`mddf.MDDFGridSearch` passes those of a shared first layer.
         """
         policy.check_forest_types()
         if isinstance(cascade.predictor, type):  # scikit-learn's HasMethods lets a class through
@@ -153,7 +154,7 @@ class CascadeGrowth:
             raise TypeError(f"predictor: {name} is a class; pass an instance, e.g. {name}()")
         rng = check_random_state(cascade.random_state) if rng is None else rng
         rows = policy.training_rows(X, y, sample_weight, rng)
-        rows = _with_pair_features(cascade, rows, rng)
+        rows = _with_pair_features(cascade, rows, rng, pair_search)
         store = open_store(cascade.model_dir, previous=cascade.__dict__.get("_model_store"))
         cascade._model_store = store  # the fit's store: the estimator keeps it (model_dir_, prediction, pickles)
         monitored_y, monitored_weight = (rows.y, rows.weight) if rows.X_val is None else (rows.y_val, rows.weight_val)
@@ -303,23 +304,25 @@ def categorical_prefix(cascade, n_columns):
     return mask if mask.any() else None
 
 
-def _with_pair_features(cascade, rows, rng):
-    """Run the ``pair_features`` search on the training rows (``pair_features_``, ``pair_feature_names_``); return the
-    rows with the chosen features appended to ``X`` and ``X_val`` (as they are without a search)."""
+def _with_pair_features(cascade, rows, rng, search=None):
+    """Run the ``pair_features`` search on the training rows (``pair_features_``, ``pair_feature_names_``), or take
+    ``search``, one already fitted on them; return the rows with the chosen features appended to ``X`` and ``X_val``
+    (as they are without a search)."""
     template = pair_template(cascade.pair_features, type(cascade).__name__)
     cascade.pair_features_ = cascade.pair_feature_names_ = None
     if template is None:
         return rows
-    search = fit_pair_features(
-        template,
-        rows.X,
-        rows.y,
-        rows.weight,
-        cascade.is_categorical_,
-        rng,
-        regression=not is_classifier(cascade),
-        n_jobs=cascade.n_jobs,
-    )
+    if search is None:
+        search = fit_pair_features(
+            template,
+            rows.X,
+            rows.y,
+            rows.weight,
+            cascade.is_categorical_,
+            rng,
+            regression=not is_classifier(cascade),
+            n_jobs=cascade.n_jobs,
+        )
     names = getattr(cascade, "feature_names_in_", None)
     names = np.asarray([f"x{j}" for j in range(cascade.n_features_in_)]) if names is None else names
     cascade.pair_features_, cascade.pair_feature_names_ = search, pair_feature_names(search, names)

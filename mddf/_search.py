@@ -70,9 +70,12 @@ class _Candidate:
         self.n_grown = 0
         self.n_kept = 0
 
-    def begin(self, X, y, sample_weight, rng):
-        """The candidate's growth before its first layer, from the generator ``rng`` (used as it is)."""
-        self.growth = CascadeGrowth.begin(self.estimator, MarginPolicy(self.estimator), X, y, sample_weight, rng=rng)
+    def begin(self, X, y, sample_weight, rng, pair_search=None):
+        """The candidate's growth before its first layer, from the generator ``rng`` (used as it is) and, when given,
+        the pair search of a candidate that shares its first layer (the same rows, settings and seed)."""
+        estimator = self.estimator
+        policy = MarginPolicy(estimator)
+        self.growth = CascadeGrowth.begin(estimator, policy, X, y, sample_weight, rng=rng, pair_search=pair_search)
         self.store = self.growth.state.store
         return self.growth
 
@@ -265,8 +268,9 @@ class MDDFGridSearch(LayerOutputMixin, MetaEstimatorMixin, ClassifierMixin, Tran
             self.n_layer_fits_ += 1
             for candidate in members:
                 own = growth
-                if candidate is not members[0]:
-                    own = candidate.begin(X, y, sample_weight, copy.deepcopy(initial_rng))
+                if candidate is not members[0]:  # the group's first layer and pair search are the leader's
+                    shared = members[0].estimator.pair_features_
+                    own = candidate.begin(X, y, sample_weight, copy.deepcopy(initial_rng), shared)
                     own.state.rng = copy.deepcopy(after_first_layer)
                 candidate.finished = own.add_layer(first_layer) or candidate.estimator.max_layers <= 1
                 candidate.record(own)

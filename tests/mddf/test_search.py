@@ -183,3 +183,20 @@ def test_bad_grids_are_named(digits, search, message):
     X, y = digits
     with pytest.raises((ValueError, TypeError), match=message):
         search.fit(X, y)
+
+
+def test_candidates_that_share_a_first_layer_share_its_pair_search(monkeypatch):
+    from sklearn.datasets import make_classification
+
+    from mddf import MDDFClassifier, MDDFGridSearch, PairFeatures
+
+    searches = []
+    fit_task = PairFeatures.fit_task
+    monkeypatch.setattr(PairFeatures, "fit_task", lambda self, *a, **k: searches.append(1) or fit_task(self, *a, **k))
+    X, y = make_classification(120, 5, random_state=0)
+    base = MDDFClassifier(n_estimators=3, max_layers=2, pair_features="auto", random_state=0)
+    grid = {"margin_mean": [0.7, 0.8, 0.9], "max_depth_factor": [2, 16]}
+    search = MDDFGridSearch(estimator=base, param_grid=grid, halving_layers=()).fit(X, y)
+    assert len(searches) == 2  # one search a group (a depth factor), not one a candidate
+    alone = MDDFClassifier(**{**base.get_params(), **search.best_params_}).fit(X, y)
+    np.testing.assert_array_equal(search.predict_proba(X), alone.predict_proba(X))
