@@ -20,7 +20,10 @@ from sklearn.utils.parallel import Parallel
 from ._storage import MemoryStore, StoredModel
 from ._threads import in_one_thread, one_blas_thread
 from .forests import PackedForest, fold_share
-from .forests.growing import MAX_SEED
+from .forests.growing import MAX_SEED, fit_forest, fit_oob_forest, staged_forest, staged_oob_forest
+
+#: The forest fits a layer probe grows in two stages, and the function that starts each as a ``StagedForest``.
+STAGED_FITS = {fit_forest: staged_forest, fit_oob_forest: staged_oob_forest}
 
 #: The fold index of the fit on every training row that ``fold_trees="refit"`` adds after the k folds.
 REFIT = "all"
@@ -62,6 +65,49 @@ class Fold:
     fit_rows: np.ndarray
     weight: np.ndarray | None = None
     draws: object = None
+
+
+@dataclass(frozen=True)
+class MemberFit:
+    """One model fit of a block under probe (``probe_trees``), as it waits between the probe and the finish.
+
+    Attributes
+    ----------
+    name : str
+        The model's name in the store (``m<member>-fold<fold>``, ``m<member>-oob``).
+    keep : bool
+        Whether the model is kept for new rows (False: a fold model of ``fold_trees="refit"``, dropped once it
+        has given its out-of-fold output).
+    fit : callable
+        The fit task, ``fit(*args) -> (model, output)``.
+    args : tuple
+    deferred : bool
+        Fitted only at the finish: the refit on every training row, which gives no out-of-fold output.
+    """
+
+    name: str
+    keep: bool
+    fit: object
+    args: tuple
+    deferred: bool = False
+
+
+@dataclass(frozen=True)
+class BlockProbe:
+    """The out-of-fold outputs of a block under probe: after half of the probe's trees and after all of them.
+
+    A forest's outputs are those of its first ``trees[0]`` and first ``trees[1]`` trees; every other member is
+    fitted in full in the probe, and its outputs are the same in both.
+
+    Attributes
+    ----------
+    trees : (int, int)
+    first, outputs : ndarray ``(n, n_members) + width``
+    """
+
+    trees: tuple
+    first: np.ndarray
+    outputs: np.ndarray
 
 
 class BlockBase(ABC):
@@ -109,6 +155,11 @@ class BlockBase(ABC):
         (the :data:`REFIT` fold, drawn after the k folds' seeds), and new rows
         get that one model's output (scikit-learn's ``StackingClassifier``
         practice).
+    probe_trees : int or None, default=None
+        With a number m below ``n_estimators``, :meth:`fit` grows each forest's first m trees only (its other
+        members in full) and returns their out-of-fold outputs, with those of the first ``m // 2`` in
+        ``probe_``; :meth:`finish` then grows the forests on to ``n_estimators`` trees, the same trees as
+        without the probe, and the block is the one fitted without it. None: no probe.
 
     Attributes
     ----------
@@ -119,6 +170,8 @@ class BlockBase(ABC):
     importances_ : ndarray of float64 (d,)
         Impurity-based importance of each input column, averaged over every
         model that has importances (see the subclass).
+    probe_ : BlockProbe or None
+        Under probe, between :meth:`fit` and :meth:`finish`; None otherwise.
     """
 
     #: Said after the error for a fold without a training row of positive weight.
@@ -134,7 +187,18 @@ class BlockBase(ABC):
         """Fit every member on the folds (through :meth:`_folds`, :meth:`_task` and :meth:`_gather`) and set
         ``n_features_in_``; return the out-of-fold outputs of the training rows, ``(n, n_members) + width``."""
 
-    def __init__(self, forest_types, n_estimators, max_depth, n_folds, n_jobs, store=None, name=None, fold_trees="all"):
+    def __init__(
+        self,
+        forest_types,
+        n_estimators,
+        max_depth,
+        n_folds,
+        n_jobs,
+        store=None,
+        name=None,
+        fold_trees="all",
+        probe_trees=None,
+    ):
         self.forest_types = tuple(forest_types)
         self.n_estimators = n_estimators
         self.max_depth = max_depth
@@ -143,6 +207,9 @@ class BlockBase(ABC):
         self.store = MemoryStore() if store is None else store
         self.name = name
         self.fold_trees = fold_trees
+        self.probe_trees = probe_trees
+        self.probe_ = None
+        self._waiting = None  # under probe: the MemberFit and probe result of each task, and how they gather
 
     def __setstate__(self, state):
         if state.get("store") is None:  # a block pickled when in-memory models had no store
@@ -188,14 +255,29 @@ class BlockBase(ABC):
         return fold_share(self.n_estimators, self.n_folds, fold)
 
     def _fold_task(self, fold, member, fit, *args):
-        """The task that fits member ``member`` on fold ``fold`` (:meth:`_task`, named ``m<member>-fold<fold>``).
+        """The task that fits member ``member`` on fold ``fold`` (:meth:`_model_task`, named ``m<member>-fold<fold>``).
 
         With ``fold_trees="refit"`` a fold model gives its out-of-fold output and is dropped in the
         worker (its slot's model is None); only the :data:`REFIT` fold's model is kept.
         """
-        if self.refits and fold != REFIT:
-            return in_one_thread(_output_only)(fit, *args)
-        return self._task(f"m{member}-fold{fold}", fit, *args)
+        keep = not (self.refits and fold != REFIT)
+        return self._model_task(MemberFit(f"m{member}-fold{fold}", keep, fit, args, deferred=fold == REFIT))
+
+    def _model_task(self, spec):
+        """The task of a :class:`MemberFit`: the fit, its model kept in the store (``keep``) or dropped; under probe,
+        the probe's stage of it (:func:`_probe_stage`)."""
+        if self._probing:
+            self._waiting.append(spec)
+            return in_one_thread(_probe_stage)(spec, self.probe_trees)
+        if not spec.keep:
+            return in_one_thread(_output_only)(spec.fit, *spec.args)
+        return self._task(spec.name, spec.fit, *spec.args)
+
+    @property
+    def _probing(self):
+        """Whether the block grows a probe first (``probe_trees`` below ``n_estimators``)."""
+        m = getattr(self, "probe_trees", None)
+        return m is not None and m < self.n_estimators
 
     def _task(self, name, fit, *args):
         """A joblib task that runs ``fit(*args)`` (a model and its output) and keeps the model in the store.
@@ -216,17 +298,47 @@ class BlockBase(ABC):
         """
         with one_blas_thread():  # each task one busy thread (in_one_thread, mddf._threads)
             results = Parallel(n_jobs=self.n_jobs, prefer="threads")(tasks)
-        out = np.zeros((n_rows, len(self.forest_types)) + width)
+        if self._waiting is not None:  # the probe's stage: the forests' first trees
+            return self._gather_probe(results, slots, n_rows, width)
         self.models_ = [[] for _ in self.forest_types]
-        for (j, rows), (model, output) in zip(slots, results):
+        for (j, _), (model, _) in zip(slots, results):
             if model is not None:  # None: a fold model dropped once it gave its output (fold_trees="refit")
                 self.models_[j].append(self.store.handle(model))
-            if rows is None:
-                out[:, j] = output
-            else:
-                out[rows, j] = output
         self._set_importances()
-        return out
+        return _outputs([output for _, output in results], slots, n_rows, len(self.forest_types), width)
+
+    def _begin(self):
+        """Start a fit: under probe, the list that collects the tasks' :class:`MemberFit` (see :meth:`_model_task`)."""
+        self.probe_ = None
+        self._waiting = [] if self._probing else None
+
+    def _gather_probe(self, results, slots, n_rows, width):
+        """Keep the probe's results for :meth:`finish`, set ``probe_`` and return the outputs of its trees."""
+        n_members = len(self.forest_types)
+        first = _outputs([outputs[0] for _, outputs in results], slots, n_rows, n_members, width)
+        both = _outputs([outputs[1] for _, outputs in results], slots, n_rows, n_members, width)
+        self._waiting = (list(zip(self._waiting, results)), slots, n_rows, width)
+        m = self.probe_trees
+        self.probe_ = BlockProbe((m // 2, m), first, both)
+        return both
+
+    def finish(self):
+        """Finish a block fitted under probe: grow its forests on to ``n_estimators`` trees and fit what waited (the
+        refit), keep the models as :meth:`fit` does without a probe; return the out-of-fold outputs."""
+        if self.probe_ is None:
+            raise ValueError(f"block {self.name}: finish() follows a fit under probe (probe_trees)")
+        waiting, slots, n_rows, width = self._waiting
+        self.probe_, self._waiting, self.probe_trees = None, None, None  # the block is now the one without a probe
+        tasks = []
+        for spec, (held, outputs) in waiting:
+            if spec.deferred:
+                finished = spec
+            elif isinstance(held, _Staged):
+                finished = MemberFit(spec.name, spec.keep, _finish_staged, (held.staged,))
+            else:  # fitted in full by the probe
+                finished = MemberFit(spec.name, spec.keep, _fitted, (held, outputs[1]))
+            tasks.append(self._model_task(finished))
+        return self._gather(tasks, slots, n_rows, width)
 
     @property
     def forests_(self):
@@ -286,7 +398,10 @@ class BlockBase(ABC):
 
     @property
     def nbytes(self):
-        """Memory held by the block's models (and bin edges), in bytes (pickled size for other members)."""
+        """Memory held by the block's models (and bin edges), in bytes (pickled size for other members); 0 under probe,
+        before :meth:`finish`."""
+        if getattr(self, "probe_", None) is not None:
+            return 0
         flat = self._flat_models()
         total = sum(model.nbytes for model in flat)
         binned = next((model for model in flat if self._binned(model)), None)
@@ -310,6 +425,49 @@ class BlockBase(ABC):
         """Load every stored model into memory (arrays read, not mapped) and keep them in memory from now on."""
         self.models_ = [[self.store.loaded(model) for model in models] for models in self.models_]
         self.store = MemoryStore()
+
+
+def _outputs(outputs, slots, n_rows, n_members, width):
+    """The tasks' ``outputs`` in one array ``(n_rows, n_members) + width``: ``slots[k]`` is ``(member, rows)`` of
+    task k, its rows None for every row (out-of-bag)."""
+    out = np.zeros((n_rows, n_members) + width)
+    for (j, rows), output in zip(slots, outputs):
+        if rows is None:
+            out[:, j] = output
+        elif len(rows):
+            out[rows, j] = output
+    return out
+
+
+@dataclass(frozen=True)
+class _Staged:
+    """A forest of a probe, grown to the probe's trees, waiting to be grown on."""
+
+    staged: object
+
+
+def _probe_stage(spec, trees):
+    """The probe's stage of a :class:`MemberFit` (runs in a worker): a forest's first ``trees // 2`` and ``trees``
+    trees, another member in full; nothing for a deferred one. Returns ``(held, (first, outputs))``."""
+    if spec.deferred:
+        return None, (None, None)
+    start = STAGED_FITS.get(spec.fit)
+    if start is None:
+        model, output = spec.fit(*spec.args)
+        return model, (output, output)
+    staged = start(*spec.args)
+    first = staged.grow(trees // 2).output()
+    return _Staged(staged), (first, staged.grow(trees).output())
+
+
+def _finish_staged(staged):
+    """Grow a probe's forest on to its ``n_estimators`` trees; ``(forest, output)`` as its fit returns them."""
+    return staged.grow(staged.n_estimators).finish()
+
+
+def _fitted(model, output):
+    """A model the probe fitted in full, as a fit task returns it."""
+    return model, output
 
 
 def _output_only(fit, *args):

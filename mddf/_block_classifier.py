@@ -16,7 +16,7 @@ from functools import partial
 import numpy as np
 from sklearn.model_selection import StratifiedKFold
 
-from ._block_base import BlockBase
+from ._block_base import BlockBase, MemberFit
 from ._members import MemberBlockMixin, is_forest, member_template
 from ._weights import Bootstrap, weighted_resample
 from .forests import MAX_FEATURES, BinnedForest, BinnedInput, fit_forest, fit_oob_forest
@@ -90,9 +90,10 @@ class ForestBlock(MemberBlockMixin, BlockBase):
         or on whatever backend ``joblib.parallel_config`` selects (e.g. ``"dask"``).
         Every seed is drawn before the fits are dispatched, so results do not
         depend on it (an estimator instance's own ``n_jobs`` is left as it is).
-    store, name, fold_trees
-        Where the fitted models are kept, and what the fold models of a forest
-        keep for new rows (see :class:`mddf._block_base.BlockBase`).
+    store, name, fold_trees, probe_trees
+        Where the fitted models are kept, what the fold models of a forest
+        keep for new rows, and the probe that grows a share of the trees first
+        (see :class:`mddf._block_base.BlockBase`).
 
     Missing values (NaN) in the layer input are handled by the trees: see
     :mod:`mddf.trees.splitting` (``"hist"``) and scikit-learn's trees
@@ -138,8 +139,9 @@ class ForestBlock(MemberBlockMixin, BlockBase):
         store=None,
         name=None,
         fold_trees="all",
+        probe_trees=None,
     ):
-        super().__init__(forest_types, n_estimators, max_depth, n_folds, n_jobs, store, name, fold_trees)
+        super().__init__(forest_types, n_estimators, max_depth, n_folds, n_jobs, store, name, fold_trees, probe_trees)
         self.class_vectors = class_vectors
         self.weighting = weighting
         self.tree_method = tree_method
@@ -175,6 +177,7 @@ class ForestBlock(MemberBlockMixin, BlockBase):
         ndarray of shape (n, n_members, n_classes): each member's out-of-fold class vectors.
         """
         self._check_settings()
+        self._begin()
         kinds = self.forest_types
         self._check_members_take_nan(X, kinds)
         templates = {
@@ -231,7 +234,7 @@ class ForestBlock(MemberBlockMixin, BlockBase):
         for j, kind in enumerate(self.forest_types):
             if is_forest(kind):
                 args = (kind, self.n_estimators, self.max_depth, MAX_FEATURES, seeds[j], X, y, weight, n_classes, rows)
-                tasks.append(self._task(f"m{j}-oob", fit_oob_forest, *args))
+                tasks.append(self._model_task(MemberFit(f"m{j}-oob", True, fit_oob_forest, args)))
                 slots.append((j, None))
         return tasks, slots
 

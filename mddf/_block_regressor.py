@@ -56,10 +56,10 @@ class RegressionForestBlock(MemberBlockMixin, BlockBase):
         k: the rows are split into k folds (shuffled, not stratified); for each
         fold, each member is trained on the other folds and predicts the
         held-out one. New rows get the mean of the k fold models.
-    n_jobs, store, name, fold_trees
-        Parallel fits and predictions, where the fitted forests are kept, and
-        what a forest's fold models keep for new rows (see
-        :class:`mddf._block_base.BlockBase`).
+    n_jobs, store, name, fold_trees, probe_trees
+        Parallel fits and predictions, where the fitted forests are kept,
+        what a forest's fold models keep for new rows, and the probe that grows
+        a share of the trees first (see :class:`mddf._block_base.BlockBase`).
 
     Missing values (NaN) in the layer input are handled by the trees
     (:mod:`mddf.trees.squared_error`) and by XGBoost; a regressor instance whose
@@ -99,8 +99,9 @@ class RegressionForestBlock(MemberBlockMixin, BlockBase):
         store=None,
         name=None,
         fold_trees="all",
+        probe_trees=None,
     ):
-        super().__init__(forest_types, n_estimators, max_depth, n_folds, n_jobs, store, name, fold_trees)
+        super().__init__(forest_types, n_estimators, max_depth, n_folds, n_jobs, store, name, fold_trees, probe_trees)
         self.max_features = max_features
 
     def fit(self, X, y, sample_weight, rng, categorical=None, prefix=None):
@@ -128,6 +129,7 @@ class RegressionForestBlock(MemberBlockMixin, BlockBase):
         ndarray of float64, shape (n, n_members): each member's out-of-fold predictions.
         """
         kinds = check_forest_types(self.forest_types, "regression")
+        self._begin()
         templates = {
             j: member_template(kind, "regression", categorical) for j, kind in enumerate(kinds) if not is_forest(kind)
         }

@@ -40,6 +40,7 @@ class CascadeBase(LayerFeaturesMixin):
         "max_depth_factor": [Interval(Integral, 1, None, closed="left"), None],
         "max_layers": [Interval(Integral, 1, None, closed="left")],
         "n_tolerant_layers": [Interval(Integral, 1, None, closed="left")],
+        "probe_trees": [Interval(Real, 0, 1, closed="neither"), None],
         "tol": [Interval(Real, 0, None, closed="left")],
         "min_gain_se": [Interval(Real, 0, None, closed="left")],
         "min_error_reduction": [Interval(Real, 0, 1, closed="left")],

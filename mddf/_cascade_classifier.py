@@ -78,6 +78,11 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
     n_tolerant_layers : int, default=2
         Growth stops once this many consecutive layers have not improved the monitored accuracy; the prefix of
         highest accuracy is kept. See :ref:`early stopping <stopping>`.
+    probe_trees : float in (0, 1) or None, default=None
+        Each layer after the first grows this share of its forests' trees first (its other members in full) and
+        the rest only when the probe says the layer may be kept; a layer that may not is decided on its probe,
+        so the tolerance layers cost a share of a layer. None grows every layer in full. Not used with
+        ``validation_fraction`` or ``screening_accuracy``. See :ref:`layer probes <probes>`.
     tol : float, default=0.0
         An improvement must exceed the best accuracy by more than ``tol``.
     min_error_reduction : float in [0, 1), default=0.005
@@ -208,6 +213,7 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
         max_depth_factor=16,
         max_layers=20,
         n_tolerant_layers=2,
+        probe_trees=None,
         tol=0.0,
         min_error_reduction=0.005,
         min_gain_se=0.0,
@@ -241,6 +247,7 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
         self.max_depth_factor = max_depth_factor
         self.max_layers = max_layers
         self.n_tolerant_layers = n_tolerant_layers
+        self.probe_trees = probe_trees
         self.tol = tol
         self.min_error_reduction = min_error_reduction
         self.min_gain_se = min_gain_se

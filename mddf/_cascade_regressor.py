@@ -111,6 +111,11 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
     n_tolerant_layers : int, default=2
         Growth stops when the out-of-fold MSE has not improved (see ``tol``) for
         this many consecutive layers.
+    probe_trees : float in (0, 1) or None, default=None
+        Each layer after the first grows this share of its forests' trees first (its other members in full) and
+        the rest only when the probe says the layer may be kept; a layer that may not is decided on its probe,
+        so the tolerance layers cost a share of a layer. None grows every layer in full. Not used with
+        ``validation_fraction``. See :ref:`layer probes <probes>`.
     tol : float >= 0, default=0.0
         A layer improves on the best so far when its out-of-fold MSE is lower by
         more than ``tol`` times the weighted variance of y, i.e. when its
@@ -227,6 +232,7 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
         max_depth_factor=None,
         max_layers=20,
         n_tolerant_layers=2,
+        probe_trees=None,
         tol=0.0,
         min_error_reduction=0.0,
         min_gain_se=0.0,
@@ -251,6 +257,7 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
         self.max_depth_factor = max_depth_factor
         self.max_layers = max_layers
         self.n_tolerant_layers = n_tolerant_layers
+        self.probe_trees = probe_trees
         self.tol = tol
         self.min_error_reduction = min_error_reduction
         self.min_gain_se = min_gain_se

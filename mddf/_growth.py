@@ -12,6 +12,9 @@ what its task adds (:class:`mddf._margin_policy.MarginPolicy`: class vectors, ma
   out-of-fold outputs into what the next layer reads and the monitored per-row results, and early stopping reads
   those (:class:`mddf._stopping.EarlyStopping`). :class:`mddf.MDDFGridSearch` fits a first layer once and adds
   it to several growths;
+- with ``probe_trees``, :meth:`CascadeGrowth.grow` fits each layer after the first as a probe (a share of its
+  trees) and grows the rest only when the probe says the layer may be kept (:mod:`mddf._probing`); the
+  layers decided on their probes are grown no further;
 - :meth:`CascadeGrowth.finish`: keep the best prefix, set the estimator's fitted attributes (layers, history,
   out-of-fold features, importances, the policy's layer weights), then the steps after growth (the final
   ``predictor``, :mod:`mddf._final_predictor`; the policy's own, e.g. calibration).
@@ -22,8 +25,9 @@ predictor), so that results do not depend on ``n_jobs``.
 
 from __future__ import annotations
 
+import copy
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from sklearn.base import is_classifier
@@ -32,6 +36,7 @@ from sklearn.utils import check_random_state
 from ._final_predictor import fit_final_predictor
 from ._members import is_forest
 from ._pair_step import fit_pair_features, pair_feature_names, pair_template, with_pairs
+from ._probing import judge_probe, probe_size
 from ._stopping import EarlyStopping
 from ._storage import open_store
 from .forests import MAX_SUBSET_CATEGORIES, BinnedInput, PrefixCodes
@@ -99,6 +104,13 @@ class GrowthState:
     def __post_init__(self):
         X_val = self.rows.X_val
         self.val_x = None if X_val is None else PrefixCodes(X_val)  # the held-out x, binned once
+
+    def scratch(self):
+        """A copy to try a layer on: what the layers change is copied (the policy's state, early stopping, the
+        generator, the lists of layers), what they only read is shared (the rows, their bins, the store, the
+        grown blocks and their out-of-fold arrays)."""
+        shared = [self.rows, self.binned_x, self.store, self.val_x, *self.layers, *self.oof_features, *self.oof_outputs]
+        return copy.deepcopy(self, {id(item): item for item in shared})
 
     # the names the policies read
     @property
@@ -171,10 +183,11 @@ class CascadeGrowth:
         return cls(cascade, policy, GrowthState(rows, rng, train, val, task, stopping, store))
 
     # ------------------------------------------------------------------ one layer
-    def fit_layer(self, t) -> FittedLayer:
-        """Layer t's block, fitted on the layer input of the rows still in; not added yet."""
+    def fit_layer(self, t, probe_trees=None) -> FittedLayer:
+        """Layer t's block, fitted on the layer input of the rows still in; not added yet. With ``probe_trees`` m,
+        a probe: its forests' first m trees (the block's ``probe_``, :meth:`finish_layer` grows the rest)."""
         start, state, policy = time.perf_counter(), self.state, self.policy
-        block = policy.block(t, state.store)
+        block = policy.block(t, state.store, probe_trees=probe_trees)
         if state.active is None:
             X = policy.layer_input(state.X, state.train.passed, t)
         else:  # the rows still in the cascade (confidence screening)
@@ -182,10 +195,15 @@ class CascadeGrowth:
         binning = {"categorical": self._layer_categorical(X.shape[1], t), "prefix": self._binned_x(t)}
         return FittedLayer(t, block, policy.fit_block(state, block, X, binning), start)
 
-    def add_layer(self, layer: FittedLayer) -> bool:
-        """Add a fitted layer: the policy's update, its record, early stopping. True: growth stops."""
+    def add_layer(self, layer: FittedLayer, verdict=None) -> bool:
+        """Add a fitted layer: the policy's update, its record, early stopping. True: growth stops.
+
+        ``verdict``: the layer's :class:`mddf._probing.ProbeVerdict` when it was probed; its record then has the
+        probe's ``probe_*`` keys and ``finished`` (False: the layer is the probe, decided on it)."""
         state = self.state
         outcome = self.policy.add_layer(state, layer)
+        if verdict is not None:
+            outcome.record.update(verdict.record(), finished=layer.block.probe_ is None)
         outcome.record["fit_seconds"] = time.perf_counter() - layer.start
         state.layers.append(layer.block)
         state.history.append(outcome.record)
@@ -201,8 +219,61 @@ class CascadeGrowth:
         return False
 
     def grow(self, t) -> bool:
-        """Fit layer t and add it; True when growth stops."""
-        return self.add_layer(self.fit_layer(t))
+        """Fit layer t and add it; True when growth stops.
+
+        With ``probe_trees``, layer t > 1 is probed first (:meth:`judge`): grown in full and added when it may be
+        kept, else decided on its probe (:meth:`_decide_on_probes`)."""
+        m = self.probe_size(t)
+        if m is None:
+            return self.add_layer(self.fit_layer(t))
+        layer = self.fit_layer(t, probe_trees=m)
+        verdict = self.judge(layer)
+        if verdict.may_be_kept:
+            return self.add_layer(self.finish_layer(layer), verdict)
+        return self._decide_on_probes(layer, verdict)
+
+    def probe_size(self, t):
+        """The trees of layer t's probe, or None to grow it in full: the first layer (always the best so far), a
+        layer without forests, and fits that monitor held-out rows or screen rows are not probed."""
+        c, state = self.cascade, self.state
+        if t == 1 or state.X_val is not None or getattr(c, "screening_accuracy", None) is not None:
+            return None
+        if not any(map(is_forest, self.policy.forest_types)):
+            return None
+        return probe_size(getattr(c, "probe_trees", None), c.n_estimators)
+
+    def judge(self, layer):
+        """The :class:`mddf._probing.ProbeVerdict` of a probed layer: its monitored results with the first half of
+        the probe's trees and with all of them, each tried on a scratch copy of the growth."""
+        probe, stopping = layer.block.probe_, self.state.stopping
+        first = self.policy.add_layer(self.state.scratch(), replace(layer, outputs=probe.first)).monitored
+        rows = self.policy.add_layer(self.state.scratch(), layer).monitored
+        needed = stopping.lowest_winning_score()
+        m = probe.trees[1]
+        return judge_probe(first, rows, stopping.measure, stopping.sample_weight, m, self.cascade.n_estimators, needed)
+
+    def finish_layer(self, layer):
+        """A probed layer grown in full (:meth:`mddf._block_base.BlockBase.finish`): the layer fitted without a
+        probe."""
+        return replace(layer, outputs=layer.block.finish())
+
+    def _decide_on_probes(self, layer, verdict):
+        """Go on from a probed layer that may not be kept, on a scratch copy, with probes of the next layers: if one
+        of them may be kept, finish ``layer``, add it and go on as without probes (False); if early stopping stops
+        on the probes (or ``max_layers`` is reached), the fit is the copy's: stop (True)."""
+        chain = CascadeGrowth(self.cascade, self.policy, self.state.scratch())
+        stopped, t = chain.add_layer(layer, verdict), layer.t
+        while chain.n_kept <= len(self.state.layers):  # a probe is never kept unfinished (it cannot outscore them)
+            if stopped or t >= self.cascade.max_layers:
+                self.state = chain.state
+                return True
+            t += 1
+            probe = chain.fit_layer(t, probe_trees=self.probe_size(t))
+            next_verdict = chain.judge(probe)
+            if next_verdict.may_be_kept:
+                break
+            stopped = chain.add_layer(probe, next_verdict)
+        return self.add_layer(self.finish_layer(layer), verdict)
 
     # ------------------------------------------------------------------ the end
     @property

@@ -24,7 +24,7 @@ from ._growth import LayerOutcome, TrainingRows, categorical_prefix
 from ._margin import margins
 from ._members import check_forest_types, fit_member, is_forest
 from ._mixture import ClassVectorMixture, CumulativeMargin
-from ._policy import TaskPolicy
+from ._policy import TaskPolicy, probe_note
 from ._screening import confidence, screening_threshold, still_in
 from ._stopping import ACCURACY, weighted_accuracy
 from .forests import PrefixCodes, make_gbdt, make_hgb
@@ -80,7 +80,7 @@ class MarginPolicy(TaskPolicy):
             return 0.0, importances.sum()
         return super().importance_split(t, importances, n_columns)  # preconc: [x, f_{t-1}]
 
-    def block(self, t, store):
+    def block(self, t, store, probe_trees=None):
         """Layer t's untrained block, its trees limited to depth ``max_depth_factor * (t + 1)``; its models go to
         ``store``, under ``layer-<t>``."""
         c = self.cascade
@@ -96,6 +96,7 @@ class MarginPolicy(TaskPolicy):
             store=store,
             name=f"layer-{t:03d}",
             fold_trees=c.fold_trees,
+            probe_trees=probe_trees,
         )
 
     @property
@@ -352,7 +353,7 @@ class MarginPolicy(TaskPolicy):
         screened = f"rows_in={record['rows_in']} screened={record['screened']}  " if "rows_in" in record else ""
         print(
             f"[{self.log_name}] layer {record['layer']:2d}  {weights}oof_acc={record['oof_accuracy']:.4f}{val}  "
-            f"margin_ratio={ratio}  {screened}{record['fit_seconds']:.1f}s",
+            f"margin_ratio={ratio}  {screened}{record['fit_seconds']:.1f}s{probe_note(record)}",
             flush=True,
         )
 

@@ -33,6 +33,7 @@ PAPER_CONFIG = MappingProxyType(
         "max_depth_factor": 16,
         "max_layers": 20,
         "n_tolerant_layers": 2,
+        "probe_trees": None,
         "tol": 0.0,
         "min_error_reduction": 0.0,
         "min_gain_se": 0.0,

@@ -112,3 +112,12 @@ class TaskPolicy:
 
     def log_end(self):
         """With ``verbose``, what to print once growth has stopped; nothing unless overridden."""
+
+
+def probe_note(record):
+    """What a verbose layer line says of a probed layer (``train_history_``'s ``probe_*`` keys): its probe's trees
+    and whether it was grown on from them; nothing for a layer grown in full at once."""
+    if "probe_trees" not in record:
+        return ""
+    finished = "grown in full" if record["finished"] else "decided on the probe"
+    return f"  (probe of {record['probe_trees']} trees: {finished})"

@@ -16,7 +16,7 @@ from sklearn.metrics import r2_score
 from ._block_regressor import RegressionForestBlock
 from ._growth import LayerOutcome, TrainingRows, categorical_prefix
 from ._members import check_forest_types, seeded_clone
-from ._policy import TaskPolicy
+from ._policy import TaskPolicy, probe_note
 from ._stopping import NEGATIVE_MSE
 from .forests import PrefixCodes, make_gbdt, make_hgb
 from .utils import check_sample_weight, validate_tabular
@@ -67,7 +67,7 @@ class ResidualPolicy(TaskPolicy):
             limits.append(c.max_depth_factor * (t + 1))
         return min(limits) if limits else None
 
-    def block(self, t, store):
+    def block(self, t, store, probe_trees=None):
         """Layer t's untrained block; its forests go to the ``store``, under ``layer-<t>``."""
         c = self.cascade
         return RegressionForestBlock(
@@ -80,6 +80,7 @@ class ResidualPolicy(TaskPolicy):
             store=store,
             name=f"layer-{t:03d}",
             fold_trees=c.fold_trees,
+            probe_trees=probe_trees,
         )
 
     # -------------------------------------------------------------- the data
@@ -226,7 +227,7 @@ class ResidualPolicy(TaskPolicy):
             val = f"  val_mse={record['val_mse']:.6g}  val_r2={record['val_r2']:.4f}"
         print(
             f"[{self.log_name}] layer {record['layer']:2d}  oof_mse={record['oof_mse']:.6g}  "
-            f"oof_r2={record['oof_r2']:.4f}{val}  {record['fit_seconds']:.1f}s",
+            f"oof_r2={record['oof_r2']:.4f}{val}  {record['fit_seconds']:.1f}s{probe_note(record)}",
             flush=True,
         )
 

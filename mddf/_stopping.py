@@ -139,17 +139,26 @@ class Measure:
         ``(rows, best_rows, score, best_score, *, tol, min_gain_se, min_error_reduction, sample_weight) -> bool``.
     shown : callable ``score -> str``
         The best score as :attr:`EarlyStopping.reason` shows it.
+    lowest_improving : callable ``(best_score, tol, min_error_reduction) -> float``
+        The score ``improves`` needs to exceed whatever the rows (its conditions on the scores alone).
     """
 
-    def __init__(self, name, score, improves, shown):
+    def __init__(self, name, score, improves, shown, lowest_improving):
         self.name = name
         self.score = score
         self.improves = improves
         self.shown = shown
+        self.lowest_improving = lowest_improving
 
 
 #: Accuracy: the rows are whether each row is classified right; McNemar's paired test (:func:`improves`).
-ACCURACY = Measure("accuracy", weighted_accuracy, improves, lambda score: f"{score:.4f}")
+ACCURACY = Measure(
+    "accuracy",
+    weighted_accuracy,
+    improves,
+    lambda score: f"{score:.4f}",
+    lambda best, tol, reduction: max(best + tol, 1.0 - (1.0 - best) * (1.0 - reduction)),
+)
 
 
 def _negative_mse(errors, sample_weight=None):
@@ -157,7 +166,13 @@ def _negative_mse(errors, sample_weight=None):
 
 
 #: Negative mean squared error: the rows are each row's squared error; the paired test of :func:`improves_mse`.
-NEGATIVE_MSE = Measure("MSE", _negative_mse, improves_mse, lambda score: f"{-score:.6g}")
+NEGATIVE_MSE = Measure(
+    "MSE",
+    _negative_mse,
+    improves_mse,
+    lambda score: f"{-score:.6g}",
+    lambda best, tol, reduction: max(best + tol, best * (1.0 - reduction)),
+)
 
 
 class EarlyStopping:
@@ -262,6 +277,14 @@ class EarlyStopping:
             f"(best {self.measure.shown(self.best_score)} at layer {self.best_layer})"
         )
         return True
+
+    def lowest_winning_score(self):
+        """The score the next layer must exceed to matter: to become the kept layer (beat every score so far) or to
+        improve on the best (:attr:`Measure.lowest_improving`); ``-inf`` before the first layer."""
+        if self.best_rows is None:
+            return -np.inf
+        improving = self.measure.lowest_improving(self.best_score, self.tol, self.min_error_reduction)
+        return min(max(self.scores), improving)
 
     @property
     def n_kept(self):

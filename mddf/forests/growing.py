@@ -212,7 +212,29 @@ def fit_forest(
     (forest, output): the fitted forest and its mean output of ``predict_rows``, class
     probabilities ``(len(predict_rows), n_classes)`` or predictions ``(len(predict_rows),)``.
     """
-    forest, output = grow_forest(
+    staged = staged_forest(
+        kind, n_estimators, max_depth, max_features, seed, X, y, rows, weight, predict_rows, n_classes, draws, n_kept
+    )
+    return staged.grow(n_estimators).finish()
+
+
+def staged_forest(
+    kind,
+    n_estimators,
+    max_depth,
+    max_features,
+    seed,
+    X,
+    y,
+    rows,
+    weight,
+    predict_rows,
+    n_classes=None,
+    draws=None,
+    n_kept=None,
+):
+    """The fit of :func:`fit_forest` (same parameters) as a :class:`StagedForest`, no tree grown yet."""
+    growth = ForestGrowth(
         forest_trees(kind, max_depth, max_features, X, y, n_classes),
         n_estimators,
         seed,
@@ -224,7 +246,7 @@ def fit_forest(
         draws=draws,
         n_kept=n_kept,
     )
-    return forest, output if n_classes is not None else output[:, 0]
+    return StagedForest(growth, n_classes)
 
 
 def fold_share(n_estimators, n_folds, fold):
@@ -255,7 +277,13 @@ def fit_oob_forest(kind, n_estimators, max_depth, max_features, seed, X, y, weig
     -------
     (forest, ndarray of float64 (n, n_classes)): the forest and every row's out-of-bag class vector.
     """
-    forest, (sums, counts) = grow_forest(
+    staged = staged_oob_forest(kind, n_estimators, max_depth, max_features, seed, X, y, weight, n_classes, rows)
+    return staged.grow(n_estimators).finish()
+
+
+def staged_oob_forest(kind, n_estimators, max_depth, max_features, seed, X, y, weight, n_classes, rows=None):
+    """The fit of :func:`fit_oob_forest` (same parameters) as a :class:`StagedForest`, no tree grown yet."""
+    growth = ForestGrowth(
         forest_trees(kind, max_depth, max_features, X, y, n_classes),
         n_estimators,
         seed,
@@ -265,10 +293,58 @@ def fit_oob_forest(kind, n_estimators, max_depth, max_features, seed, X, y, weig
         bootstrap=True,
         predict_rows="oob",
     )
-    seen = counts > 0
-    proba = np.full((len(y), n_classes), 1.0 / n_classes)
-    proba[seen] = sums[seen] / counts[seen, None]
-    return forest, proba
+    return StagedForest(growth, n_classes)
+
+
+class StagedForest:
+    """A forest fit of :func:`fit_forest` or :func:`fit_oob_forest` grown in stages, with its outputs at each.
+
+    ``grow(k)`` grows the forest to ``k`` trees, :meth:`output` gives the outputs of the trees grown so far as the
+    fit gives them (held-out rows' mean outputs, ``[:, 0]`` for regression; every row's out-of-bag class
+    vector), and :meth:`finish` ends it: ``staged.grow(n_estimators).finish()`` is the fit, bit for bit.
+
+    Parameters
+    ----------
+    growth : ForestGrowth
+    n_classes : int or None
+        Classes of a classification forest; None for regression.
+    """
+
+    def __init__(self, growth, n_classes):
+        self.growth, self.n_classes = growth, n_classes
+
+    @property
+    def n_estimators(self):
+        return self.growth.n_estimators
+
+    def grow(self, n_trees):
+        """Grow the forest to ``n_trees`` trees (at most ``n_estimators``); return self."""
+        self.growth.grow(n_trees)
+        return self
+
+    def output(self):
+        """The outputs of the trees grown so far (a new array)."""
+        growth = self.growth
+        if growth.oob:
+            return self._oob_proba(growth.output_sum, growth.output_count)
+        return self._held_out(growth.output_sum / growth.n_grown)
+
+    def finish(self):
+        """``(forest, output)``: the forest of the trees grown and their outputs."""
+        forest, output = self.growth.finish()
+        if self.growth.oob:
+            return forest, self._oob_proba(*output)
+        return forest, self._held_out(output)
+
+    def _held_out(self, mean):
+        return mean if self.n_classes is not None else mean[:, 0]
+
+    def _oob_proba(self, sums, counts):
+        """Each row's mean out-of-bag class vector; ``1 / n_classes`` for a row in every bag so far."""
+        seen = counts > 0
+        proba = np.full((len(counts), self.n_classes), 1.0 / self.n_classes)
+        proba[seen] = sums[seen] / counts[seen, None]
+        return proba
 
 
 def grow_forest(trees, n_estimators, seed, n, rows, weight, bootstrap, predict_rows, draws=None, n_kept=None):
@@ -277,7 +353,27 @@ def grow_forest(trees, n_estimators, seed, n, rows, weight, bootstrap, predict_r
     Each tree is fitted on the whole layer input with a row weight that is zero
     outside its training rows, so no fold or bootstrap copy of the data is ever
     made, and it is packed at once (``trees``: a :class:`TreeGrower`, or
-    scikit-learn's trees in :class:`ExactTrees`).
+    scikit-learn's trees in :class:`ExactTrees`). The parameters are
+    :class:`ForestGrowth`'s, which grows the trees.
+
+    Returns
+    -------
+    (forest, output): the forest and, for held-out rows, the mean output of its trees
+    ``(len(predict_rows), width)``; for ``"oob"``, the sum of each row's outputs over the trees
+    whose bootstrap left it out ``(n, width)`` and their number ``(n,)``.
+    """
+    growth = ForestGrowth(trees, n_estimators, seed, n, rows, weight, bootstrap, predict_rows, draws, n_kept)
+    growth.grow(n_estimators)
+    return growth.finish()
+
+
+class ForestGrowth:
+    """One forest being grown, tree by tree: stopped after any number of trees and resumed to the same forest.
+
+    The trees are drawn from one generator seeded with ``seed`` in a fixed order (a tree's seed, then its
+    rows), so a forest grown to ``k`` trees and then on to ``n_estimators`` is bit for bit the forest grown to
+    ``n_estimators`` at once: the cascade's layer probes grow a share of a layer's trees first
+    (:mod:`mddf._probing`) and finish only the layers that may be kept.
 
     Parameters
     ----------
@@ -307,43 +403,58 @@ def grow_forest(trees, n_estimators, seed, n, rows, weight, bootstrap, predict_r
         The forest keeps its first ``n_kept`` trees (None: all); every tree gives
         its outputs of ``predict_rows``.
 
-    Returns
-    -------
-    (forest, output): the forest and, for held-out rows, the mean output of its trees
-    ``(len(predict_rows), width)``; for ``"oob"``, the sum of each row's outputs over the trees
-    whose bootstrap left it out ``(n, width)`` and their number ``(n,)``.
+    Attributes
+    ----------
+    n_grown : int
+        Trees grown so far.
+    output_sum : ndarray of float64
+        The sum of the grown trees' outputs of ``predict_rows`` ``(len(predict_rows), width)``, or of
+        each row's out-of-bag outputs ``(n, width)``.
+    output_count : ndarray of float64 (n,) or None
+        With ``"oob"``, how many grown trees left each row out of their bootstrap; else None.
     """
-    rng = np.random.RandomState(seed)
-    if bootstrap and draws is None:
-        draws = Bootstrap(rows)
-    base_counts = None if bootstrap else np.bincount(rows, minlength=n).astype(np.float64)
-    oob = isinstance(predict_rows, str)
-    if oob:
-        output_sum, output_count = np.zeros((n, trees.width)), np.zeros(n)
-    else:
-        predict_rows = np.asarray(predict_rows, dtype=np.int64)
-        output_sum = np.zeros((len(predict_rows), trees.width))
-    n_kept = n_estimators if n_kept is None else n_kept
-    for t in range(n_estimators):
-        tree_seed = rng.randint(MAX_SEED)
-        if bootstrap:
-            counts = draws.counts(rng, n, len(rows))
+
+    def __init__(self, trees, n_estimators, seed, n, rows, weight, bootstrap, predict_rows, draws=None, n_kept=None):
+        self.trees, self.n_estimators, self.n, self.rows, self.weight = trees, n_estimators, n, rows, weight
+        self.rng = np.random.RandomState(seed)
+        self.bootstrap = bootstrap
+        self.draws = Bootstrap(rows) if bootstrap and draws is None else draws
+        self.base_counts = None if bootstrap else np.bincount(rows, minlength=n).astype(np.float64)
+        self.oob = isinstance(predict_rows, str)
+        if self.oob:
+            self.predict_rows = None
+            self.output_sum, self.output_count = np.zeros((n, trees.width)), np.zeros(n)
         else:
-            counts = base_counts
-        trees.add(counts if weight is None else counts * weight, tree_seed, t < n_kept)
-        if oob:
-            out = np.flatnonzero(counts == 0)
-            if len(out):
-                last = np.zeros((len(out), trees.width))
-                trees.accumulate_last(out, last)
-                output_sum[out] += last
-                output_count[out] += 1
-        else:
-            trees.accumulate_last(predict_rows, output_sum)  # in place: no per-tree output array
-    forest = trees.finish()
-    if not oob:
-        return forest, output_sum / n_estimators
-    return forest, (output_sum, output_count)
+            self.predict_rows = np.asarray(predict_rows, dtype=np.int64)
+            self.output_sum, self.output_count = np.zeros((len(self.predict_rows), trees.width)), None
+        self.n_kept = n_estimators if n_kept is None else n_kept
+        self.n_grown = 0
+
+    def grow(self, n_trees):
+        """Grow trees until ``n_trees`` (at most ``n_estimators``) are grown; return self."""
+        trees, n = self.trees, self.n
+        for t in range(self.n_grown, min(n_trees, self.n_estimators)):
+            tree_seed = self.rng.randint(MAX_SEED)
+            counts = self.draws.counts(self.rng, n, len(self.rows)) if self.bootstrap else self.base_counts
+            trees.add(counts if self.weight is None else counts * self.weight, tree_seed, t < self.n_kept)
+            if self.oob:
+                out = np.flatnonzero(counts == 0)
+                if len(out):
+                    last = np.zeros((len(out), trees.width))
+                    trees.accumulate_last(out, last)
+                    self.output_sum[out] += last
+                    self.output_count[out] += 1
+            else:
+                trees.accumulate_last(self.predict_rows, self.output_sum)  # in place: no per-tree output array
+            self.n_grown = t + 1
+        return self
+
+    def finish(self):
+        """The forest of the trees grown (kept ones), with the outputs :func:`grow_forest` returns."""
+        forest = self.trees.finish()
+        if not self.oob:
+            return forest, self.output_sum / self.n_grown
+        return forest, (self.output_sum, self.output_count)
 
 
 def check_exact_trees_missing(kind):

@@ -23,6 +23,8 @@ EXPECTED_FAILED = {
 @parametrize_with_checks(
     [
         MDDFClassifier(n_estimators=5, max_layers=2, n_folds=2, random_state=0),
+        # layer probes (in a model folder): layers after the first grow four of their eight trees first
+        MDDFClassifier(n_estimators=8, max_layers=3, n_folds=2, probe_trees=0.5, model_dir="auto", random_state=0),
         # the extensions beyond the paper: an extremely-randomised forest and a predictor on top; pair features and
         # calibrated probabilities
         MDDFClassifier(

@@ -1,0 +1,67 @@
+"""A forest grown in stages is the forest grown at once, and its outputs at k trees are a k-tree forest's."""
+
+import numpy as np
+import pytest
+
+from mddf.forests import BinnedInput
+from mddf.forests.growing import fit_forest, fit_oob_forest, staged_forest, staged_oob_forest
+
+
+def _data(n=200, d=6, classes=3, seed=0):
+    rng = np.random.RandomState(seed)
+    X = rng.rand(n, d).astype(np.float32)
+    y = (X[:, 0] * classes).astype(np.int64).clip(0, classes - 1)
+    return BinnedInput(X), X, y
+
+
+def _same_forest(a, b, X):
+    return np.array_equal(a.predict_proba(X), b.predict_proba(X))
+
+
+@pytest.mark.parametrize("kind", ["rf", "crf"])
+@pytest.mark.parametrize("n_kept", [None, 4])
+def test_a_forest_grown_in_stages_is_the_forest_grown_at_once(kind, n_kept):
+    binned, X, y = _data()
+    rows, held_out = np.arange(0, 200, 2), np.arange(1, 200, 2)
+    args = (kind, 12, None, "sqrt", 7, binned, y, rows, None, held_out, 3, None, n_kept)
+    forest, output = fit_forest(*args)
+    staged = staged_forest(*args).grow(3).grow(8)
+    assert staged.growth.n_grown == 8
+    staged_forest_, staged_output = staged.grow(12).finish()
+    assert np.array_equal(output, staged_output)
+    assert staged_forest_.n_trees == forest.n_trees
+    assert np.array_equal(
+        forest.predict_proba_binned(binned.codes, False), staged_forest_.predict_proba_binned(binned.codes, False)
+    )
+
+
+def test_the_outputs_at_k_trees_are_those_of_a_forest_of_k_trees():
+    binned, _, y = _data()
+    rows, held_out = np.arange(0, 200, 2), np.arange(1, 200, 2)
+    staged = staged_forest("rf", 20, None, "sqrt", 3, binned, y, rows, None, held_out, 3)
+    _, five = fit_forest("rf", 5, None, "sqrt", 3, binned, y, rows, None, held_out, 3)
+    assert np.array_equal(staged.grow(5).output(), five)
+    assert staged.grow(5).growth.n_grown == 5  # growing to as many trees again grows none
+
+
+def test_regression_outputs_are_one_value_per_row():
+    binned, _, y = _data()
+    target = y.astype(np.float64) + 0.5
+    rows, held_out = np.arange(0, 200, 2), np.arange(1, 200, 2)
+    args = ("rf", 10, None, 1.0, 1, binned, target, rows, None, held_out, None)
+    staged = staged_forest(*args)
+    assert staged.grow(4).output().shape == (100,)
+    assert np.array_equal(staged.grow(10).finish()[1], fit_forest(*args)[1])
+
+
+def test_out_of_bag_outputs_in_stages():
+    binned, _, y = _data()
+    args = ("rf", 15, None, "sqrt", 11, binned, y, None, 3)
+    forest, proba = fit_oob_forest(*args)
+    staged = staged_oob_forest(*args)
+    early = staged.grow(2).output()
+    assert early.shape == proba.shape
+    assert np.allclose(early.sum(axis=1), 1.0)  # rows in every bag so far get 1 / n_classes
+    _, staged_proba = staged.grow(15).finish()
+    assert np.array_equal(proba, staged_proba)
+    assert np.array_equal(fit_oob_forest("rf", 2, None, "sqrt", 11, binned, y, None, 3)[1], early)
