@@ -173,3 +173,31 @@ def test_a_layer_reuses_the_codes_of_x_and_predicts_as_if_it_binned_every_column
     other = ForestBlock(("rf",), 8, None, 2, "kfold", "sample_weight", 1, "hist")
     other.fit(X * 2, y, np.full(len(y), 1 / len(y)), 2, np.random.RandomState(0))  # edges of its own for x
     assert np.array_equal(other.predict_proba(fresh, prefix), other.predict_proba(fresh))
+
+
+def test_the_longest_fits_are_dispatched_first_and_the_outputs_do_not_depend_on_the_order(monkeypatch):
+    from sklearn.linear_model import LogisticRegression
+
+    import mddf._block_base as block_base
+
+    assert block_base.dispatch_rank("gbdt") == block_base.dispatch_rank(LogisticRegression())
+    assert block_base.dispatch_rank("gbdt") < block_base.dispatch_rank("rf") < block_base.dispatch_rank("crf")
+    X, y = _noise(n=120, s=2)
+    D = np.full(len(y), 1 / len(y))
+    dispatched = []
+
+    class Recording(block_base.Parallel):
+        def __call__(self, tasks):
+            tasks = list(tasks)
+            dispatched.append([task[0].__name__ for task in tasks])
+            return super().__call__(tasks)
+
+    monkeypatch.setattr(block_base, "Parallel", Recording)
+    block = ForestBlock(("crf", "rf", "gbdt"), 6, None, 3, "kfold", "resample", 2)
+    longest_first = block.fit(X, y, D, 2, np.random.RandomState(0))
+    assert dispatched[0] == ["fit_fold_member"] * 3 + ["fit_forest"] * 6
+    monkeypatch.setattr(block_base, "dispatch_rank", lambda kind: 0)  # the tasks in the folds' order
+    in_order = ForestBlock(("crf", "rf", "gbdt"), 6, None, 3, "kfold", "resample", 2)
+    assert np.array_equal(in_order.fit(X, y, D, 2, np.random.RandomState(0)), longest_first)
+    assert dispatched[1][:3] == ["fit_forest", "fit_forest", "fit_fold_member"]
+    assert np.array_equal(in_order.predict_proba(X), block.predict_proba(X))
