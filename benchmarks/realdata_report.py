@@ -226,8 +226,22 @@ def cd_figure(ranks: dict, cd: float, title: str):
     return fig
 
 
+def frontier(points: list, higher: bool = True) -> list:
+    """The learners of ``points`` (``(name, seconds, score)``) that no other beats on both: none as fast or faster
+    with a better score; fastest first."""
+    better = (lambda a, b: a > b) if higher else (lambda a, b: a < b)
+    kept = [
+        p
+        for p in points
+        if not any(q is not p and q[1] <= p[1] and better(q[2], p[2]) for q in points)
+        and not any(q is not p and q[1] < p[1] and q[2] == p[2] for q in points)
+    ]
+    return sorted(kept, key=lambda p: p[1])
+
+
 def time_figure(points: list, metric: str, title: str):
-    """Each learner's suite mean of the ranking metric against its median fit seconds (log axis)."""
+    """Each learner's suite mean of the ranking metric against its median fit seconds (log axis), the frontier (the
+    learners no other beats on both, :func:`frontier`) joined by a line."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -235,6 +249,10 @@ def time_figure(points: list, metric: str, title: str):
 
     fig, ax = plt.subplots(figsize=(7, 4.5))
     scale = 100 if metric in PERCENT else 1
+    best = frontier(points, higher=METRICS[metric][2])
+    ax.step(
+        [p[1] for p in best], [scale * p[2] for p in best], where="post", color="0.6", lw=1, zorder=0, label="frontier"
+    )
     for name, seconds, score in points:
         ax.scatter(seconds, scale * score, color="tab:red" if name.startswith(("mdDF", "Cascade")) else "tab:blue")
         ax.annotate(name, (seconds, scale * score), textcoords="offset points", xytext=(4, 3), fontsize=8)

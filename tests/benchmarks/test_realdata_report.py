@@ -283,3 +283,10 @@ def test_the_check_page_and_the_rows_of_synthetic_records(tmp_path):
         Results(options, True, ["c1"], ["mdDF-base"], {"c1": CLASSIFICATION}, _suite_records()[0][:6], [], [], [])
     )
     assert rows[0]["table"] == "c1" and rows[0]["folds"] == 6 and 0.79 < rows[0]["accuracy"] < 0.81
+
+
+def test_the_frontier_keeps_the_learners_no_other_beats_on_both_time_and_score():
+    points = [("slow-best", 10.0, 0.9), ("fast-good", 1.0, 0.8), ("dominated", 5.0, 0.7), ("tie-slower", 2.0, 0.8)]
+    assert [p[0] for p in report.frontier(points)] == ["fast-good", "slow-best"]
+    losses = [("a", 1.0, 0.5), ("b", 2.0, 0.4), ("c", 3.0, 0.6)]  # log-loss: lower is better
+    assert [p[0] for p in report.frontier(losses, higher=False)] == ["a", "b"]
