@@ -23,8 +23,15 @@ from ._threads import in_one_thread, one_blas_thread
 from .forests import PackedForest, fold_share
 from .forests.growing import MAX_SEED, fit_forest, fit_oob_forest, staged_forest, staged_oob_forest
 
-#: The forest fits a layer probe grows in two stages, and the function that starts each as a ``StagedForest``.
-STAGED_FITS = {fit_forest: staged_forest, fit_oob_forest: staged_oob_forest}
+
+def _staged_fits():
+    """The fits a layer probe grows in two stages, and the function that starts each (a ``StagedForest``, or a
+    :class:`mddf._staged_boosting.StagedBoosting` for an XGBoost member; None: fitted in full)."""
+    from ._members import fit_fold_member
+    from ._staged_boosting import staged_fold_member
+
+    return {fit_forest: staged_forest, fit_oob_forest: staged_oob_forest, fit_fold_member: staged_fold_member}
+
 
 #: The fold index of the fit on every training row that ``fold_trees="refit"`` adds after the k folds.
 REFIT = "all"
@@ -269,7 +276,7 @@ class BlockBase(ABC):
         the probe's stage of it (:func:`_probe_stage`)."""
         if self._probing:
             self._waiting.append(spec)
-            return in_one_thread(_probe_stage)(spec, self.probe_trees)
+            return in_one_thread(_probe_stage)(spec, self.probe_trees, self.n_estimators)
         if not spec.keep:
             return in_one_thread(_output_only)(spec.fit, *spec.args)
         return self._task(spec.name, spec.fit, *spec.args)
@@ -461,27 +468,33 @@ def _outputs(outputs, slots, n_rows, n_members, width):
 
 @dataclass(frozen=True)
 class _Staged:
-    """A forest of a probe, grown to the probe's trees, waiting to be grown on."""
+    """A forest (or boosted member) of a probe, grown to the probe's trees, waiting to be grown on."""
 
     staged: object
 
 
-def _probe_stage(spec, trees):
-    """The probe's stage of a :class:`MemberFit` (runs in a worker): a forest's first ``trees // 2`` and ``trees``
-    trees, another member in full; nothing for a deferred one. Returns ``(held, (first, outputs))``."""
+def _probe_stage(spec, trees, n_estimators):
+    """The probe's stage of a :class:`MemberFit` (runs in a worker): the first ``trees // 2`` and ``trees`` of a
+    forest's ``n_estimators`` trees (as large a share of an XGBoost member's rounds), another member in full;
+    nothing for a deferred one. Returns ``(held, (first, outputs))``."""
     if spec.deferred:
         return None, (None, None)
-    start = STAGED_FITS.get(spec.fit)
-    if start is None:
+    start = _staged_fits().get(spec.fit)
+    staged = None if start is None else start(*spec.args)
+    if staged is None:
         model, output = spec.fit(*spec.args)
         return model, (output, output)
-    staged = start(*spec.args)
-    first = staged.grow(trees // 2).output()
-    return _Staged(staged), (first, staged.grow(trees).output())
+
+    def share(k):  # k of the forests' n_estimators, in this member's trees (rounds)
+        return max(1, int(round(staged.n_estimators * k / n_estimators)))
+
+    first = staged.grow(share(trees // 2)).output()
+    return _Staged(staged), (first, staged.grow(share(trees)).output())
 
 
 def _finish_staged(staged):
-    """Grow a probe's forest on to its ``n_estimators`` trees; ``(forest, output)`` as its fit returns them."""
+    """Grow a probe's forest (or boosted member) on to its ``n_estimators`` trees (rounds); ``(model, output)`` as its
+    fit returns them."""
     return staged.grow(staged.n_estimators).finish()
 
 

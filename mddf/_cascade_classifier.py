@@ -79,7 +79,7 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
         Growth stops once this many consecutive layers have not improved the monitored accuracy; the prefix of
         highest accuracy is kept. See :ref:`early stopping <stopping>`.
     probe_trees : float in (0, 1) or None, default=None
-        Each layer after the first grows this share of its forests' trees first (its other members in full) and
+        Each layer after the first grows this share of its forests' trees (and XGBoost members' rounds) first and
         the rest only when the probe says the layer may be kept; a layer that may not is decided on its probe,
         so the tolerance layers cost a share of a layer. None grows every layer in full. Not used with
         ``validation_fraction`` or ``screening_accuracy``. See :ref:`layer probes <probes>`.

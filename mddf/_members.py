@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import pickle
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 from sklearn.base import clone, is_classifier
@@ -315,6 +316,63 @@ def seeded_clone(template, random_state=None):
     return estimator
 
 
+@dataclass
+class PreparedMember:
+    """A member's seeded clone and the rows it fits on, as :func:`fit_member` fits it: :meth:`prepare`, then
+    :meth:`fit` (more than once for a fit in stages, :class:`mddf._staged_boosting.StagedBoosting`), then
+    :meth:`model`.
+
+    Attributes
+    ----------
+    estimator : estimator or None
+        None for a classification fit on rows of one class (its model predicts that class).
+    X, y : arrays
+        The rows and the targets it fits (class positions among ``classes`` for a classifier).
+    fit_params : dict
+        ``sample_weight``, when given.
+    classes : ndarray or None
+        The class indices of its rows (classification).
+    n_classes : int or None
+    where : str or None
+    importance_scale : float
+    """
+
+    estimator: object
+    X: object
+    y: object
+    fit_params: dict
+    classes: object
+    n_classes: object
+    where: object
+    importance_scale: float = 1.0
+
+    @classmethod
+    def prepare(cls, template, X, y, n_classes, sample_weight=None, random_state=None, where=None):
+        """Clone and seed ``template`` for ``X, y`` (the parameters are :func:`fit_member`'s)."""
+        fit_params = {} if sample_weight is None else {"sample_weight": sample_weight}
+        if n_classes is None:
+            mean = np.average(y, weights=sample_weight)
+            scale = float(np.average((y - mean) ** 2, weights=sample_weight))
+            return cls(seeded_clone(template, random_state), X, y, fit_params, None, None, where, scale)
+        classes = np.unique(y)
+        if len(classes) == 1:
+            return cls(None, X, y, fit_params, classes, n_classes, where)
+        y = np.searchsorted(classes, y)
+        return cls(seeded_clone(template, random_state), X, y, fit_params, classes, n_classes, where)
+
+    def fit(self, **extra):
+        """Fit the estimator on the rows (``extra``: more keyword arguments of its ``fit``); return self."""
+        if self.estimator is not None:
+            self.estimator.fit(self.X, self.y, **self.fit_params, **extra)
+        return self
+
+    def model(self):
+        """The fitted :class:`FoldModel` (a classifier's ``classes_`` checked)."""
+        if self.n_classes is not None and self.estimator is not None:
+            _check_classes(self.estimator, len(self.classes), self.where)
+        return FoldModel(self.estimator, self.classes, self.n_classes, self.where, self.importance_scale)
+
+
 def fit_member(template, X, y, n_classes, sample_weight=None, random_state=None, where=None):
     """Clone ``template``, seed it, fit it on ``X, y`` and return a :class:`FoldModel`.
 
@@ -327,20 +385,22 @@ def fit_member(template, X, y, n_classes, sample_weight=None, random_state=None,
     clone (:func:`seeded_clone`). ``where`` names the member in the errors of
     :meth:`FoldModel.predict_proba` and :meth:`FoldModel.predict`.
     """
-    fit_params = {} if sample_weight is None else {"sample_weight": sample_weight}
-    if n_classes is None:
-        estimator = seeded_clone(template, random_state)
-        estimator.fit(X, y, **fit_params)
-        mean = np.average(y, weights=sample_weight)
-        scale = float(np.average((y - mean) ** 2, weights=sample_weight))
-        return FoldModel(estimator, None, None, where, importance_scale=scale)
-    classes = np.unique(y)
-    if len(classes) == 1:
-        return FoldModel(None, classes, n_classes, where)
-    estimator = seeded_clone(template, random_state)
-    estimator.fit(X, np.searchsorted(classes, y), **fit_params)
-    _check_classes(estimator, len(classes), where)
-    return FoldModel(estimator, classes, n_classes, where)
+    return PreparedMember.prepare(template, X, y, n_classes, sample_weight, random_state, where).fit().model()
+
+
+def fold_member_rows(seed, fit_rows, draws):
+    """The estimator's seed and the rows a fold member trains on (with ``draws``, its resample), drawn from
+    ``seed`` in that order."""
+    rng = np.random.RandomState(seed)
+    estimator_seed = rng.randint(_MAX_SEED)
+    if draws is not None:
+        fit_rows = draws.draw(rng, len(fit_rows))
+    return estimator_seed, fit_rows
+
+
+def no_output(n_classes):
+    """The output of a fit that holds no row out (the refit on every training row)."""
+    return np.zeros((0,) if n_classes is None else (0, n_classes))
 
 
 def fit_fold_member(template, seed, X, y, fit_rows, predict_rows, weight, draws, n_classes, where=None):
@@ -369,10 +429,7 @@ def fit_fold_member(template, seed, X, y, fit_rows, predict_rows, weight, draws,
     (FoldModel, ndarray of float64): the model and its :meth:`FoldModel.output` for
     ``predict_rows``, ``(len(predict_rows), n_classes)`` or, for regression, ``(len(predict_rows),)``.
     """
-    rng = np.random.RandomState(seed)
-    estimator_seed = rng.randint(_MAX_SEED)
-    if draws is not None:
-        fit_rows = draws.draw(rng, len(fit_rows))
+    estimator_seed, fit_rows = fold_member_rows(seed, fit_rows, draws)
     model = fit_member(
         template,
         X[fit_rows],
@@ -383,7 +440,7 @@ def fit_fold_member(template, seed, X, y, fit_rows, predict_rows, weight, draws,
         where=where,
     )
     if not len(predict_rows):  # the refit on every training row holds none out
-        return model, np.zeros((0,) if n_classes is None else (0, n_classes))
+        return model, no_output(n_classes)
     return model, model.output(X[predict_rows])
 
 

@@ -2,7 +2,8 @@
 
 Early stopping grows ``n_tolerant_layers`` layers beyond the best one only to find that none beats it, and throws
 them away. With ``probe_trees`` (a share of ``n_estimators``), every layer after the first grows the first m trees
-of each forest (its other members in full) and the engine (:class:`mddf._growth.CascadeGrowth`) judges it here:
+of each forest (and as large a share of an XGBoost member's rounds, :mod:`mddf._staged_boosting`; its other
+members in full) and the engine (:class:`mddf._growth.CascadeGrowth`) judges it here:
 
 - the monitored score s_m of the layer with m trees, and s_h with their first h = m // 2, are the scores the
   layer would have with those outputs (its weight fitted on them, as for the full layer);

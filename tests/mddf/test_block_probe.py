@@ -61,12 +61,20 @@ def test_a_finished_probe_is_the_block_fitted_at_once(name):
     assert probed.nbytes == at_once.nbytes
 
 
-def test_members_other_than_forests_are_fitted_in_full_by_the_probe():
+def test_a_boosted_member_grows_a_share_of_its_rounds_and_other_members_are_fitted_in_full():
+    from sklearn.linear_model import LogisticRegression
+
     X, y, D = _data()
-    probed = _block(probe_trees=6, **BLOCKS["gbdt member"])
+    settings = dict(forest_types=("rf", "gbdt", LogisticRegression()), class_vectors="kfold")
+    probed = _block(probe_trees=6, **settings)
     probe_outputs = probed.fit(X, y, D, 3, np.random.RandomState(4))
-    assert np.array_equal(probed.probe_.first[:, 1], probe_outputs[:, 1])
-    assert not np.array_equal(probed.probe_.first[:, 0], probe_outputs[:, 0])
+    first = probed.probe_.first
+    assert not np.array_equal(first[:, 0], probe_outputs[:, 0])  # 3 and 6 of the forest's 12 trees
+    assert not np.array_equal(first[:, 1], probe_outputs[:, 1])  # 25 and 50 of XGBoost's 100 rounds
+    assert np.array_equal(first[:, 2], probe_outputs[:, 2])  # fitted in full
+    at_once = _block(**settings)
+    assert np.array_equal(probed.finish(), at_once.fit(X, y, D, 3, np.random.RandomState(4)))
+    assert probed.models_[1][0].estimator.get_params() == at_once.models_[1][0].estimator.get_params()
 
 
 def test_a_probe_holds_no_model_until_finished():
