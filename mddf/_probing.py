@@ -9,7 +9,9 @@ members in full) and the engine (:class:`mddf._growth.CascadeGrowth`) judges it 
   layer would have with those outputs (its weight fitted on them, as for the full layer);
 - the outputs of a forest of k trees scatter about those of its infinite forest with a variance proportional to
   1 / k, so from m to n = ``n_estimators`` trees the score moves by about f = (n - m) / n times what it moved from
-  h to m: the full layer's predicted score is ``s_m + f (s_m - s_h)``;
+  h to m: the full layer's predicted score is ``s_m + f (s_m - s_h)`` (a boosted member's rounds gain most early,
+  so its share of the move from h to m rounds overstates what the later rounds add: the prediction errs towards
+  growing the layer);
 - its spread: the rows whose monitored result differs between h and m trees, taken as independent, give the
   variance V of ``s_m - s_h``; the full layer's score differs from the prediction by sqrt(f (1 + f) V) (the
   scatter of the trees still to grow, f V, and that of the predicted gain, f^2 V);
