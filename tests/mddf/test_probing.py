@@ -157,3 +157,12 @@ def test_probe_trees_is_validated(noisy):
     X, y = noisy
     with pytest.raises(ValueError, match="probe_trees"):
         MDDFClassifier(probe_trees=1.5).fit(X, y)
+
+
+def test_a_cascade_with_a_boosted_member_grown_on_from_its_probes_is_the_cascade_without(noisy, monkeypatch):
+    X, y = noisy
+    settings = {**SMALL, "forest_types": ("rf", "crf", "gbdt"), "max_layers": 3}
+    at_once = MDDFClassifier(**settings).fit(X, y)
+    monkeypatch.setattr(ProbeVerdict, "may_be_kept", True)
+    probed = MDDFClassifier(**settings, probe_trees=0.5).fit(X, y)
+    assert np.array_equal(probed.predict_proba(X), at_once.predict_proba(X))
