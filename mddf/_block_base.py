@@ -488,8 +488,7 @@ def _probe_stage(spec, trees, n_estimators):
     def share(k):  # k of the forests' n_estimators, in this member's trees (rounds)
         return max(1, int(round(staged.n_estimators * k / n_estimators)))
 
-    first = staged.grow(share(trees // 2)).output()
-    return _Staged(staged), (first, staged.grow(share(trees)).output())
+    return _Staged(staged), staged.probe(share(trees // 2), share(trees))
 
 
 def _finish_staged(staged):

@@ -197,15 +197,16 @@ class FoldModel:
         self.where = where
         self.importance_scale = importance_scale
 
-    def predict(self, X):
-        """A regressor's predicted values ``(n,)``; a ``ValueError`` naming the member unless one finite value a row."""
-        return self._checked(self.estimator.predict(X), (X.shape[0],), "predict")
+    def predict(self, X, **params):
+        """A regressor's predicted values ``(n,)``; a ``ValueError`` naming the member unless one finite value a row.
+        ``params`` go to the estimator's ``predict`` (e.g. XGBoost's ``iteration_range``)."""
+        return self._checked(self.estimator.predict(X, **params), (X.shape[0],), "predict")
 
-    def output(self, X):
+    def output(self, X, **params):
         """What the member passes on: :meth:`predict_proba` of a classifier, :meth:`predict` of a regressor."""
-        return self.predict(X) if self.n_classes is None else self.predict_proba(X)
+        return self.predict(X, **params) if self.n_classes is None else self.predict_proba(X, **params)
 
-    def predict_proba(self, X):
+    def predict_proba(self, X, **params):
         """Class probabilities in the block's ``n_classes`` columns (0 for the classes it never saw).
 
         Raises a ``ValueError`` naming the member when its own ``predict_proba`` does not return one
@@ -218,7 +219,8 @@ class FoldModel:
             out[:, self.classes[0]] = 1.0
             return out
         columns = self.classes[np.asarray(self.estimator.classes_, dtype=np.intp)]
-        out[:, columns] = self._checked(self.estimator.predict_proba(X), (X.shape[0], len(columns)), "predict_proba")
+        proba = self.estimator.predict_proba(X, **params)
+        out[:, columns] = self._checked(proba, (X.shape[0], len(columns)), "predict_proba")
         return out
 
     def _checked(self, output, expected, method):

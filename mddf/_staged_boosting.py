@@ -38,7 +38,8 @@ class StagedBoosting:
     """A fold fit of an XGBoost member grown in stages of rounds, with its held-out outputs at each (see the module).
 
     ``grow(k)`` fits the first ``k`` rounds (or continues to them), :meth:`output` gives the held-out rows' outputs
-    of the rounds fitted so far, :meth:`finish` gives ``(FoldModel, output)``:
+    of the rounds fitted so far (or of their first ones), :meth:`probe` both for a probe, :meth:`finish` gives
+    ``(FoldModel, output)``:
     ``staged.grow(n_estimators).finish()`` is :func:`mddf._members.fit_fold_member`'s fit, bit for bit, the
     estimator's ``n_estimators`` its template's. The parameters are :func:`~mddf._members.fit_fold_member`'s.
     """
@@ -68,11 +69,19 @@ class StagedBoosting:
         self.n_grown = rounds
         return self
 
-    def output(self):
-        """The held-out rows' outputs of the rounds fitted so far."""
+    def output(self, rounds=None):
+        """The held-out rows' outputs of the rounds fitted so far (of the first ``rounds`` of them)."""
         if not len(self.X_out):
             return no_output(self.n_classes)
-        return self.prepared.model().output(self.X_out)
+        if rounds is None or rounds >= self.n_grown or self.prepared.estimator is None:
+            return self.prepared.model().output(self.X_out)
+        return self.prepared.model().output(self.X_out, iteration_range=(0, rounds))
+
+    def probe(self, first, rounds):
+        """The probe's outputs: those of the first ``first`` and of the first ``rounds`` rounds, one fit of
+        ``rounds`` rounds (the first ones read with XGBoost's ``iteration_range``)."""
+        self.grow(rounds)
+        return self.output(first), self.output()
 
     def finish(self):
         """``(FoldModel, output)`` of the rounds fitted, the estimator's ``n_estimators`` set back to its

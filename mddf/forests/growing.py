@@ -329,6 +329,11 @@ class StagedForest:
             return self._oob_proba(growth.output_sum, growth.output_count)
         return self._held_out(growth.output_sum / growth.n_grown)
 
+    def probe(self, first, trees):
+        """The probe's outputs: those of the first ``first`` trees and of the first ``trees`` (grown in turn)."""
+        early = self.grow(first).output()
+        return early, self.grow(trees).output()
+
     def finish(self):
         """``(forest, output)``: the forest of the trees grown and their outputs."""
         forest, output = self.growth.finish()

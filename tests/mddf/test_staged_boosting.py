@@ -56,3 +56,15 @@ def test_only_xgboost_without_early_stopping_is_staged():
     assert not can_stage(LogisticRegression())
     X, y, _, _ = _data()
     assert staged_fold_member(LogisticRegression(), 0, X, y, np.arange(100), np.arange(5), None, None, 3) is None
+
+
+@pytest.mark.parametrize("task", ["classification", "regression"])
+def test_a_probe_reads_its_first_rounds_from_one_fit(task):
+    X, y, target, _ = _data()
+    labels, n_classes = (y, 3) if task == "classification" else (target, None)
+    rows, held_out = np.arange(0, 400, 2), np.arange(1, 400, 2)
+    template = make_gbdt(task=task)
+    args = (template, 5, X, labels, rows, held_out, None, None, n_classes)
+    first, both = staged_fold_member(*args).probe(12, 25)
+    assert np.allclose(first, staged_fold_member(*args).grow(12).output(), rtol=0, atol=1e-6)
+    assert np.array_equal(both, staged_fold_member(*args).grow(25).output())
