@@ -52,12 +52,17 @@ LAYERS = [
     ("forests", ("mddf.forests",)),
     # features appended to x: pairs of columns, principal directions (transformers, and steps of the cascades)
     ("features", ("mddf._appended", "mddf._pair_search", "mddf._pairs", "mddf._rotation")),
-    ("blocks", ("mddf._members", "mddf._block_base", "mddf._block_classifier", "mddf._block_regressor")),
+    (
+        "blocks",
+        ("mddf._members", "mddf._staged_boosting", "mddf._block_base", "mddf._block_classifier")
+        + ("mddf._block_regressor",),
+    ),
     (
         "cascades",
         # the engine that grows a cascade, the policies of the two tasks, the steps before and after growth, and
         # the estimators' shared base
-        ("mddf._layer_features", "mddf._mixture", "mddf._pair_step", "mddf._final_predictor", "mddf._growth")
+        ("mddf._layer_features", "mddf._mixture", "mddf._pair_step", "mddf._final_predictor", "mddf._probing")
+        + ("mddf._growth",)
         + ("mddf._policy", "mddf._margin_policy", "mddf._residual_policy", "mddf._cascade_base")
         + ("mddf._cascade_classifier", "mddf._cascade_regressor"),
     ),
