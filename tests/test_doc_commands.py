@@ -216,7 +216,9 @@ def _runs_help(target: Target) -> bool:
     )
 
 
-HELPED = sorted({c.target for c in COMMANDS if _exists(c) and _runs_help(c.target)}, key=lambda t: (t.kind, t.name))
+HELPED = sorted(
+    {c.target for c in COMMANDS if _exists(c) and _runs_help(c.target)}, key=lambda t: (t.kind, t.name, t.mode)
+)
 
 
 @pytest.mark.slow
