@@ -51,11 +51,11 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
         that a probe tree reads better than the two columns (:class:`mddf.PairFeatures`' search; ``"auto"``:
         its defaults) and append them to ``x`` for every layer. Nothing is appended, and the model is the one
         without the search, when no pair helps. See :ref:`the user guide <pair-features>`.
-    calibration : None or "temperature", default=None
+    calibration : None or "temperature", default="temperature"
         ``"temperature"``: :meth:`predict_proba` returns ``(p + eps) ** (1 / T)`` renormalised, eps and T
         fitted on the kept layers' out-of-fold mixture (the labels unchanged; kept only when it lowers the
-        out-of-fold log-loss, and not with a predictor that predicts). See :ref:`the user guide
-        <calibration>`.
+        out-of-fold log-loss, and not with a predictor that predicts). None: the mixture's probabilities as
+        they are (the paper's). See :ref:`the user guide <calibration>`.
     n_folds : int, default=3
         k of the k-fold class vectors (Section 5.2 leaves it open; every class needs k training rows).
     fold_trees : {"all", "share", "refit"}, default="all"
@@ -205,7 +205,7 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
         predictor=None,
         predictor_input="stacked",
         pair_features=None,
-        calibration=None,
+        calibration="temperature",
         n_folds=3,
         fold_trees="all",
         class_vectors="kfold",

@@ -56,6 +56,7 @@ def test_cascade_equals_the_mddf_variant_without_margin_machinery(digits, cascad
         n_estimators=5,
         max_layers=4,
         min_gain_se=0.0,
+        calibration=None,  # gcForest's probabilities are its mixture's
         random_state=4,
     ).fit(X, y)
     np.testing.assert_array_equal(gc.predict_proba(X_test), md.predict_proba(X_test))

@@ -14,7 +14,8 @@ from mddf import MDDFClassifier
 from mddf._margin import margins
 from mddf._stopping import improves
 
-FAST = dict(n_estimators=8, max_layers=3, random_state=0)
+#: calibration=None: these tests read the mixture of eq. 9 itself (calibration has its own tests)
+FAST = dict(n_estimators=8, max_layers=3, calibration=None, random_state=0)
 
 
 @pytest.fixture(scope="module")

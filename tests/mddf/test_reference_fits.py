@@ -41,6 +41,8 @@ DIGESTS = {
     "mddf_paper_config": "0db6e32298779e5a2492864fab5485ba160b8890a8be44ce21ba5be0ecf22e9d",
     "mddf_pairs_calibration": "8a46ff344e1d1250f83d90640be6bda2fafba14ca676823f335d565287bb55cb",
     "regressor_pairs": "022a8cad382ff1b331cb82d3237b28d68fca1c14fac2b35bd7facca54501eb88",
+    # recorded when calibration="temperature" became the classifier's default
+    "mddf_calibrated": "00d27872f2bc21908a7ef90dec1250e7e707600449b67468f9f24d719b90271c",
 }
 
 
@@ -69,13 +71,16 @@ def _regression():
 
 SMALL = dict(n_estimators=12, max_layers=4, random_state=0, n_jobs=1)
 
+#: The classifier's cases before calibration was its default: the probabilities of the mixture, as recorded.
+PLAIN = dict(SMALL, calibration=None)
+
 CASES = {
     # categorical_splits="ordinal" keeps the bits recorded before subset splits were the classifier's default
-    "mddf_default": lambda: (MDDFClassifier(categorical_splits="ordinal", **SMALL), _classification()),
-    "mddf_oob": lambda: (MDDFClassifier(categorical_splits="ordinal", class_vectors="oob", **SMALL), _classification()),
-    "mddf_subset": lambda: (MDDFClassifier(**SMALL), _classification()),
+    "mddf_default": lambda: (MDDFClassifier(categorical_splits="ordinal", **PLAIN), _classification()),
+    "mddf_oob": lambda: (MDDFClassifier(categorical_splits="ordinal", class_vectors="oob", **PLAIN), _classification()),
+    "mddf_subset": lambda: (MDDFClassifier(**PLAIN), _classification()),
     "mddf_exact": lambda: (
-        MDDFClassifier(tree_method="exact", categorical_features=None, **SMALL),
+        MDDFClassifier(tree_method="exact", categorical_features=None, **PLAIN),
         _classification(),
     ),
     "gcforest": lambda: (GCForestClassifier(**SMALL), _classification()),
@@ -98,6 +103,8 @@ CASES = {
         _classification(),
     ),
     "regressor_pairs": lambda: (CascadeForestRegressor(pair_features="auto", **SMALL), _regression()),
+    # the classifier's defaults since calibration became one (the real-data page's second rule)
+    "mddf_calibrated": lambda: (MDDFClassifier(**SMALL), _classification()),
 }
 
 

@@ -10,7 +10,8 @@ from mddf import MDDFClassifier
 from mddf._block_classifier import ForestBlock
 from mddf._screening import confidence, screening_threshold, still_in
 
-COMMON = dict(n_estimators=10, n_folds=3, max_layers=3, n_tolerant_layers=3, random_state=0)
+#: calibration=None: a screened row's probabilities are its exit layer's mixture (calibration has its own tests)
+COMMON = dict(n_estimators=10, n_folds=3, max_layers=3, n_tolerant_layers=3, calibration=None, random_state=0)
 
 
 @pytest.fixture(scope="module")

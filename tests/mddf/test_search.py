@@ -156,7 +156,9 @@ def test_selected_cascade_serves_predictions_and_features(digits):
     assert np.array_equal(search.predict(X), best.predict(X))
     assert np.array_equal(search.transform(X, layer=1), best.transform(X, layer=1))
     staged = list(search.staged_predict_proba(X))
-    assert len(staged) == best.n_layers_ and np.array_equal(staged[-1], search.predict_proba(X))
+    assert len(staged) == best.n_layers_
+    assert np.array_equal(staged[-1], list(best.staged_predict_proba(X))[-1])
+    assert np.array_equal(search.predict_proba(X), best.predict_proba(X))
     oof = clone(search).fit_transform(X, y)
     assert np.array_equal(oof, best.oof_features_[-1])
     again = pickle.loads(pickle.dumps(search))
