@@ -586,6 +586,7 @@ def rule_section(results, check: list) -> list:
         f"over the base's (at most {FIT_RATIO}x and {PREDICT_RATIO}x).",
         "",
     ]
+    chosen = {}
     for task, candidates in CANDIDATES.items():
         metric = RANKING[task]
         verdicts = [judge(results, check_scores, task, n, dd) for n, _, dd in candidates if n in results.methods]
@@ -620,6 +621,7 @@ def rule_section(results, check: list) -> list:
                 ]
             )
         best, calibrated = choose(verdicts)
+        chosen[task] = best or ("mdDF-cal" if calibrated else BASES[task])
         estimator = "MDDFClassifier" if task == "classification" else "CascadeForestRegressor"
         choice = f"the new default is **{best}**" if best else "the base's design stays"
         if task == "classification":
@@ -647,7 +649,7 @@ def rule_section(results, check: list) -> list:
             f"By the rule, for {estimator}: {choice}.",
             "",
         ]
-    return lines + target_lines(results)
+    return lines + target_lines(results) + cost_lines(results, chosen)
 
 
 def target_lines(results) -> list:
@@ -666,6 +668,49 @@ def target_lines(results) -> list:
         if math.isfinite(mine) and math.isfinite(theirs):
             out.append(f"- suite mean {what}: {learner} {_fmt(mine, metric=what)}, {peer} {_fmt(theirs, metric=what)}")
     return ["Targets (reported, not conditions):", "", *out, ""] if out else []
+
+
+#: Issue 64's cost targets: the new default's median fit and predict seconds over today's default's (the base), and
+#: the regression default's median fit over HGB-es's.
+NEW_DEFAULT_FIT, NEW_DEFAULT_PREDICT, REGRESSOR_OVER_HGB = 1.0, 1.2, 10.0
+
+
+def cost_lines(results, chosen: dict) -> list:
+    """Issue 64's cost targets, reported: each task's new default (``chosen``: task -> learner) against the base, its
+    median fit and predict seconds over the suite's fits, and the regression default's median fit over HGB-es's,
+    over the suite and per table (the largest)."""
+    out = []
+    tasks = _tasks(results)
+    for task, learner in chosen.items():
+        records = [r for r in results.records if r["dataset"] in tasks.get(task, [])]
+        base = BASES[task]
+        fit = median_seconds(records, learner, "fit_s") / median_seconds(records, base, "fit_s")
+        predict = median_seconds(records, learner, "predict_s") / median_seconds(records, base, "predict_s")
+        met = fit <= NEW_DEFAULT_FIT and predict <= NEW_DEFAULT_PREDICT
+        out.append(
+            f"- {task}: the new default ({learner}) fits in {fit:.2f}x and predicts in {predict:.2f}x the median "
+            f"seconds of today's ({base}); target at most {NEW_DEFAULT_FIT}x and {NEW_DEFAULT_PREDICT}x: "
+            + ("met" if met else "**missed**")
+        )
+    learner = chosen.get("regression")
+    tables = tasks.get("regression", [])
+    if learner and tables:
+        records = [r for r in results.records if r["dataset"] in tables]
+        overall = median_seconds(records, learner, "fit_s") / median_seconds(records, "HGB-es", "fit_s")
+        per_table = {
+            t: median_seconds([r for r in records if r["dataset"] == t], learner, "fit_s")
+            / median_seconds([r for r in records if r["dataset"] == t], "HGB-es", "fit_s")
+            for t in tables
+        }
+        above = sorted((t for t, x in per_table.items() if x > REGRESSOR_OVER_HGB), key=per_table.get, reverse=True)
+        out.append(
+            f"- regression: {learner}'s median fit is {overall:.1f}x HGB-es's over the suite (target at most "
+            f"{REGRESSOR_OVER_HGB:.0f}x: " + ("met" if overall <= REGRESSOR_OVER_HGB else "**missed**") + "); per "
+            "table "
+            + ", ".join(f"{t} {per_table[t]:.1f}x" for t in sorted(per_table, key=per_table.get))
+            + (f"; above {REGRESSOR_OVER_HGB:.0f}x: " + ", ".join(above) if above else "")
+        )
+    return ["Cost targets (issue 64; reported, not conditions):", "", *out, ""] if out else []
 
 
 def write_figures(figures: dict, out, provenance: dict):

@@ -224,6 +224,14 @@ def test_the_page_gives_the_tables_ranks_figures_and_the_second_rules_decisions(
     assert boosted[8] == "3.00x / 1.00x" and boosted[9] == "**no**"  # three times the fit time
     assert "- suite mean accuracy: mdDF-base 83.0" in page and ", CatBoost-es 83.0" in page
     assert "- suite mean log_loss: mdDF-cal 0.0695, LightGBM-es 0.1641" in page
+    # issue 64's cost targets: the new default (calibration alone here) and the regressor against HGB-es (2 s each)
+    assert "- classification: the new default (mdDF-cal) fits in 1.00x and predicts in 1.00x" in page
+    assert "- regression: the new default (CascadeForest-base) fits in 1.00x" in page
+    assert (
+        "- regression: CascadeForest-base's median fit is 1.0x HGB-es's over the suite (target at most 10x: met)"
+        in page
+    )
+    assert "per table r1 1.0x, r2 1.0x, r3 1.0x" in page and "above 10x" not in page
 
     # the paper check in --out: the boosted member loses on no dataset, so it qualifies and becomes the default
     store = ResultStore(tmp_path / "results.jsonl")
@@ -239,6 +247,8 @@ def test_the_page_gives_the_tables_ranks_figures_and_the_second_rules_decisions(
     gbdt = _rule_row(page, "mdDF-gbdt")
     assert gbdt[5].startswith("letter +0.67") and gbdt[6] == "yes" and gbdt[10] == "**yes** |"
     assert "for MDDFClassifier: the new default is **mdDF-gbdt**; calibration is **on** by default." in page
+    assert "- classification: the new default (mdDF-gbdt) fits in 1.50x and predicts in 1.00x" in page
+    assert "target at most 1.0x and 1.2x: **missed**" in page
 
 
 def test_where_the_default_is_first_names_the_best_peer_its_difference_and_the_fit_time_ratio(tmp_path):
@@ -290,3 +300,17 @@ def test_the_frontier_keeps_the_learners_no_other_beats_on_both_time_and_score()
     assert [p[0] for p in report.frontier(points)] == ["fast-good", "slow-best"]
     losses = [("a", 1.0, 0.5), ("b", 2.0, 0.4), ("c", 3.0, 0.6)]  # log-loss: lower is better
     assert [p[0] for p in report.frontier(losses, higher=False)] == ["a", "b"]
+
+
+def test_the_regressor_cost_target_names_the_tables_above_ten_times_hgb(tmp_path):
+    records, methods = _suite_records()
+    for r in records:
+        if r["method"] == "HGB-es" and r["dataset"] in ("r1", "r2") and "r2" in r:
+            r["fit_s"] = 0.1 if r["dataset"] == "r1" else 0.5  # the cascade's 2 s: 20x on r1, 4x on r2, 1x on r3
+    lines = report.cost_lines(_results(tmp_path, records, methods), {"regression": "CascadeForest-base"})
+    assert lines[2] == (
+        "- regression: the new default (CascadeForest-base) fits in 1.00x and predicts in 1.00x the median seconds "
+        "of today's (CascadeForest-base); target at most 1.0x and 1.2x: met"
+    )
+    assert "median fit is 4.0x HGB-es's over the suite (target at most 10x: met)" in lines[3]
+    assert lines[3].endswith("per table r3 1.0x, r2 4.0x, r1 20.0x; above 10x: r1")
