@@ -23,7 +23,7 @@ members in full) and the engine (:class:`mddf._growth.CascadeGrowth`) judges it 
   which case the layer is finished first and growth goes on as without probes.
 
 Under the normal approximation, a layer whose full score would exceed what it needs is abandoned with probability
-at most 1 - Phi(z) (0.13% for z = 3); the rows' results are not independent (they share the trees), so the
+at most 1 - Phi(z) (about one in 740 for z = 3); the rows' results are not independent (they share the trees), so the
 spread is an approximation, and ``docs/benchmarks/cost.md`` reports how often the kept layers differ from those
 of the fit without probes.
 """

@@ -3,6 +3,7 @@ their seeds, one repeat on the large tables), the order of the run, resume bound
 paper check's rows kept in training."""
 
 import gzip
+import importlib.util
 import json
 
 import numpy as np
@@ -90,7 +91,10 @@ def test_each_table_is_cross_validated_by_the_rules_folds_repeats_and_seeds(suit
     # classifiers on the classification table only, the regressors on the regression table only
     assert {(u.seed, u.fold) for u in tiny} == {(r, f) for r in range(3) for f in range(5)}
     assert {(u.seed, u.fold) for u in line} == {(0, f) for f in range(5)}
-    assert {u.method for u in tiny} >= {"mdDF-base", "mdDF-gbdt", "mdDF-cal", "HGB-es", "CatBoost-es", "Baseline"}
+    assert {u.method for u in tiny} >= {"mdDF-base", "mdDF-gbdt", "mdDF-cal", "HGB-es", "Baseline"}
+    # the optional peers (the bench extra) take part exactly when installed
+    for peer, package in (("CatBoost-es", "catboost"), ("LightGBM-es", "lightgbm")):
+        assert (peer in {u.method for u in tiny}) == (importlib.util.find_spec(package) is not None)
     assert not {u.method for u in tiny} & set(realdata_suite.REGRESSORS)
     assert {u.method for u in line} >= {"CascadeForest-base", "CascadeForest-pairs3", "RF-400"}
     assert not {u.method for u in line} & set(realdata_suite.CLASSIFIERS)
