@@ -49,7 +49,7 @@ class CascadeBase(LayerFeaturesMixin):
         "categorical_splits": [StrOptions({"subset", "ordinal"})],
         "fold_trees": [StrOptions({"all", "share", "refit"})],
         "predictor_input": [StrOptions({"stacked", "auto"})],
-        "pair_features": [None, StrOptions({"auto"}), HasMethods(["fit_task", "transform"])],
+        "pair_features": [None, StrOptions({"auto", "all_operations"}), HasMethods(["fit_task", "transform"])],
         "n_jobs": N_JOBS_CONSTRAINT,
         "random_state": ["random_state"],
         "verbose": ["verbose"],

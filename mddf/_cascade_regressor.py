@@ -84,13 +84,14 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
         What the ``predictor`` reads: ``[x, h_T]``, or (``"auto"``) the best by held-out mean squared error of
         the predictor on ``x`` alone and mixtures ``(1 - w) y_cascade + w y_predictor``, w in 0, 0.05, ..., 1,
         chosen on a 2-fold split of the training rows. Ignored without a ``predictor``.
-    pair_features : None, "auto" or PairFeatures, default=None
-        Before the first layer, search the training rows for log-ratios and products of pairs of numeric
-        columns that a probe tree reads better than the two columns (:class:`mddf.PairFeatures`' search, its
-        settings from the instance given; ``"auto"``: its defaults; the cascade sets its seed, threads and
-        categorical columns) and append them to ``x`` for every layer, at fit and prediction. Nothing is
-        appended, and the model is the one without the search, when no pair helps. None: no search. See
-        :ref:`the user guide <pair-features>`.
+    pair_features : None, "auto", "all_operations" or PairFeatures, default="all_operations"
+        Before the first layer, search the training rows for log-ratios, products and differences of pairs of
+        numeric columns that a probe tree reads better than the two columns (:class:`mddf.PairFeatures`'
+        search, its settings from the instance given; ``"all_operations"``: its defaults with every operation;
+        ``"auto"``: its defaults, log-ratios and products; the cascade sets its seed, threads and categorical
+        columns) and append them to ``x`` for every layer, at fit and prediction. Nothing is appended, and the
+        model is the one without the search, when no pair helps. None: no search. See :ref:`the user guide
+        <pair-features>`.
     n_folds : int, default=3
         k of the k-fold out-of-fold predictions (gcForest's choice, as
         :class:`mddf.MDDFClassifier`). The folds are shuffled, not stratified.
@@ -225,7 +226,7 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
         max_features=0.5,
         predictor=None,
         predictor_input="stacked",
-        pair_features=None,
+        pair_features="all_operations",
         n_folds=3,
         fold_trees="all",
         max_depth=None,

@@ -13,11 +13,14 @@ import copy
 import numpy as np
 from sklearn.base import clone
 
+from ._pair_search import OPERATIONS
 from ._pairs import PairFeatures, pair_name
 
 _MAX_SEED = np.iinfo(np.int32).max
 #: The value of ``pair_features`` that runs the search with :class:`mddf.PairFeatures`' defaults.
 AUTO = "auto"
+#: The value that runs it with every operation: log-ratios, products and differences.
+ALL_OPERATIONS = "all_operations"
 
 
 def pair_template(pair_features, estimator_name):
@@ -26,10 +29,13 @@ def pair_template(pair_features, estimator_name):
         return None
     if isinstance(pair_features, str) and pair_features == AUTO:
         return PairFeatures()
+    if isinstance(pair_features, str) and pair_features == ALL_OPERATIONS:
+        return PairFeatures(operations=OPERATIONS)
     if isinstance(pair_features, PairFeatures):
         return clone(pair_features)
     raise ValueError(
-        f"{estimator_name}: pair_features must be None, {AUTO!r} or a PairFeatures instance, got {pair_features!r}"
+        f"{estimator_name}: pair_features must be None, {AUTO!r}, {ALL_OPERATIONS!r} or a PairFeatures instance, "
+        f"got {pair_features!r}"
     )
 
 
