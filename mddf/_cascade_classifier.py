@@ -32,11 +32,12 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
     ----------
     n_estimators : int, default=100
         Trees per forest (Section 5.2: 100).
-    forest_types : tuple of {"rf", "crf", "et", "gbdt"} or estimator instances, default=("rf", "rf", "crf", "crf")
-        The members of each block: random forests and completely-random forests; ``("rf",) * 4`` is the
-        paper's mdDF_SF. Beyond the paper: ``"et"`` (extremely-randomised trees), ``"gbdt"`` (XGBoost with its
-        defaults pinned, one thread) or any classifier with ``predict_proba`` (cloned per fold model, its
-        ``random_state`` drawn from ``random_state``). See :ref:`the user guide <members-and-predictor>`.
+    forest_types : tuple of {"rf", "crf", "et", "gbdt"} or estimators, default=("rf", "rf", "crf", "crf", "gbdt")
+        The members of each block: random forests, completely-random forests and (beyond the paper) ``"gbdt"``,
+        XGBoost with its defaults pinned, one thread; ``("rf", "rf", "crf", "crf")`` is the paper's mdDF,
+        ``("rf",) * 4`` its mdDF_SF. Also ``"et"`` (extremely-randomised trees) or any classifier with
+        ``predict_proba`` (cloned per fold model, its ``random_state`` drawn from ``random_state``). See
+        :ref:`the user guide <members-and-predictor>`.
     predictor : None, "xgboost", "hgb", "forest" or an estimator instance, default=None
         None: the cascade predicts (eq. 9). Otherwise an estimator trained after the cascade on ``[x, f_T]``
         with the out-of-fold ``f_T`` makes :meth:`predict` and :meth:`predict_proba` (DF21's
@@ -46,11 +47,12 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
         What the ``predictor`` reads: ``[x, f_T]`` (``"stacked"``), or (``"auto"``) the best by held-out
         accuracy of the predictor on ``x`` alone and mixtures ``(1 - w) p_cascade + w p_predictor``, w in
         0, 0.05, ..., 1, chosen on a 2-fold split of the training rows. Ignored without a ``predictor``.
-    pair_features : None, "auto" or PairFeatures, default=None
+    pair_features : None, "auto", "all_operations" or PairFeatures, default=None
         Before the first layer, search the training rows for log-ratios and products of numeric column pairs
         that a probe tree reads better than the two columns (:class:`mddf.PairFeatures`' search; ``"auto"``:
-        its defaults) and append them to ``x`` for every layer. Nothing is appended, and the model is the one
-        without the search, when no pair helps. See :ref:`the user guide <pair-features>`.
+        its defaults; ``"all_operations"``: differences too) and append them to ``x`` for every layer. Nothing
+        is appended, and the model is the one without the search, when no pair helps. See :ref:`the user guide
+        <pair-features>`.
     calibration : None or "temperature", default="temperature"
         ``"temperature"``: :meth:`predict_proba` returns ``(p + eps) ** (1 / T)`` renormalised, eps and T
         fitted on the kept layers' out-of-fold mixture (the labels unchanged; kept only when it lowers the
@@ -201,7 +203,7 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
         self,
         *,
         n_estimators=100,
-        forest_types=("rf", "rf", "crf", "crf"),
+        forest_types=("rf", "rf", "crf", "crf", "gbdt"),
         predictor=None,
         predictor_input="stacked",
         pair_features=None,
