@@ -57,6 +57,7 @@ def test_cascade_equals_the_mddf_variant_without_margin_machinery(digits, cascad
         max_layers=4,
         min_gain_se=0.0,
         calibration=None,  # gcForest's probabilities are its mixture's
+        forest_types=("rf", "rf", "crf", "crf"),  # and its forests gcForest's
         random_state=4,
     ).fit(X, y)
     np.testing.assert_array_equal(gc.predict_proba(X_test), md.predict_proba(X_test))

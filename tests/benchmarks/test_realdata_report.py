@@ -197,6 +197,7 @@ def _rule_row(page, candidate):
 
 
 def test_the_page_gives_the_tables_ranks_figures_and_the_second_rules_decisions(tmp_path, monkeypatch):
+    monkeypatch.setattr(report, "DEFAULTS", dict(report.BASES))
     drawn = {}
     monkeypatch.setattr(report, "write_figures", lambda figures, out, prov: drawn.update(figures))
     records, methods = _suite_records()
@@ -251,7 +252,8 @@ def test_the_page_gives_the_tables_ranks_figures_and_the_second_rules_decisions(
     assert "target at most 1.0x and 1.2x: **missed**" in page
 
 
-def test_where_the_default_is_first_names_the_best_peer_its_difference_and_the_fit_time_ratio(tmp_path):
+def test_where_the_default_is_first_names_the_best_peer_its_difference_and_the_fit_time_ratio(tmp_path, monkeypatch):
+    monkeypatch.setattr(report, "DEFAULTS", dict(report.BASES))  # the section reads the default DEFAULTS names
     records, methods = _suite_records()
     lines = report.where_section(_results(tmp_path, records, methods), "classification", ["c1", "c2", "c3", "c4"])
     rows = [line.split(" | ") for line in lines if line.startswith("| c")]

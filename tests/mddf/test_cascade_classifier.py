@@ -14,8 +14,9 @@ from mddf import MDDFClassifier
 from mddf._margin import margins
 from mddf._stopping import improves
 
-#: calibration=None: these tests read the mixture of eq. 9 itself (calibration has its own tests)
-FAST = dict(n_estimators=8, max_layers=3, calibration=None, random_state=0)
+#: calibration=None: these tests read the mixture of eq. 9 itself (calibration has its own tests); the paper's four
+#: forests a layer (the boosted member has its own tests)
+FAST = dict(n_estimators=8, max_layers=3, calibration=None, forest_types=("rf", "rf", "crf", "crf"), random_state=0)
 
 
 @pytest.fixture(scope="module")
@@ -91,7 +92,9 @@ def test_staged_output_ends_with_predict_proba(fitted, data):
 
 def test_transform_and_fit_transform_shapes(data):
     X, y, Xt, _ = data
-    clf = MDDFClassifier(max_layers=2, n_tolerant_layers=2, n_estimators=5, random_state=0)
+    clf = MDDFClassifier(
+        max_layers=2, n_tolerant_layers=2, n_estimators=5, forest_types=FAST["forest_types"], random_state=0
+    )
     Z = clf.fit_transform(X, y)
     assert Z.shape == (200, 3) and Z.dtype == np.float32
     assert np.array_equal(Z, clf.oof_features_[-1])
@@ -151,7 +154,7 @@ def test_first_layer_alpha_and_margins_follow_algorithm_2(data):
 )
 def test_variants(data, params):
     X, y, Xt, yt = data
-    clf = MDDFClassifier(**FAST, **params).fit(X, y)
+    clf = MDDFClassifier(**{**FAST, **params}).fit(X, y)
     assert clf.score(Xt, yt) > 0.55
     if params.get("margin_optimization") is False:
         assert np.all(clf.alphas_ == 1.0)

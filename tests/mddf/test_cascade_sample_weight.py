@@ -258,6 +258,9 @@ def test_weights_that_leave_a_fold_or_a_split_part_without_weight_are_rejected(d
     w[0] = 1.0
     with pytest.raises(ValueError, match="fold .* has sample weight 0"):
         MDDFClassifier(**FAST).fit(X, y, sample_weight=w)
+    forests = dict(
+        FAST, forest_types=("rf", "rf", "crf", "crf")
+    )  # out of bag, a forest needs no fold (a boosted member is cross-fitted)
     with pytest.raises(ValueError, match="held-out row .* has sample weight zero|training row .* weight zero"):
-        MDDFClassifier(**FAST, validation_fraction=0.5).fit(X, y, sample_weight=w)
-    MDDFClassifier(**FAST, class_vectors="oob").fit(X, y, sample_weight=w)  # one weighted row is enough out of bag
+        MDDFClassifier(**forests, validation_fraction=0.5).fit(X, y, sample_weight=w)
+    MDDFClassifier(**forests, class_vectors="oob").fit(X, y, sample_weight=w)  # one weighted row is enough out of bag

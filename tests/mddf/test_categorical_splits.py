@@ -76,7 +76,8 @@ def test_without_subset_splits_to_make_the_predictions_do_not_change(params):
     y = (X[:, 0] + X[:, 1] > 0).astype(int)
     if params:
         X = pd.DataFrame(X, columns=list("abcd")).assign(d=pd.Categorical(rng.randint(0, 4, 300)))
-    kw = dict(n_estimators=5, max_layers=2, random_state=0, **params)
+    # the four forests: the boosted member follows categorical_splits with XGBoost's own categorical splits
+    kw = dict(n_estimators=5, max_layers=2, forest_types=("rf", "rf", "crf", "crf"), random_state=0, **params)
     a = MDDFClassifier(categorical_splits="subset", **kw).fit(X, y).predict_proba(X)
     b = MDDFClassifier(categorical_splits="ordinal", **kw).fit(X, y).predict_proba(X)
     assert np.array_equal(a, b)

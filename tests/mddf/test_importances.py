@@ -67,7 +67,7 @@ def test_exact_and_hist_trees_agree(fitted, informative):
 
 def test_stacking_layers_credit_only_class_vectors(informative):
     X, y = informative
-    model = MDDFClassifier(input_features="stacking", **FAST).fit(X, y)
+    model = MDDFClassifier(input_features="stacking", **FAST, forest_types=("rf", "rf", "crf", "crf")).fit(X, y)
     assert model.n_layers_ >= 2
     assert model.layer_importances_[1:, -1] == pytest.approx(1.0)
     assert model.feature_importances_.sum() == pytest.approx(1.0)

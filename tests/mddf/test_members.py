@@ -258,7 +258,9 @@ def test_feature_importances_skip_members_without_them():
 def test_oob_with_cross_fitted_members_needs_n_folds_rows_per_class():
     X, y = _noise(n=40, s=2)
     y[:2], y[2:] = 1, 0
-    MDDFClassifier(class_vectors="oob", n_estimators=3, max_layers=1).fit(X, y)
+    MDDFClassifier(class_vectors="oob", forest_types=("rf", "rf", "crf", "crf"), n_estimators=3, max_layers=1).fit(X, y)
+    with pytest.raises(ValueError, match="fewer than n_folds"):  # the default's boosted member is cross-fitted
+        MDDFClassifier(class_vectors="oob", n_estimators=3, max_layers=1).fit(X, y)
     with pytest.raises(ValueError, match="fewer than n_folds"):
         MDDFClassifier(class_vectors="oob", forest_types=("rf", "gbdt"), n_estimators=3, max_layers=1).fit(X, y)
 

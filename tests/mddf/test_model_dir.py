@@ -26,6 +26,8 @@ from mddf.forests import ForestBuilder
 from mddf.trees.nodes import EXTENDED, FEATURE_SHIFT, LEAF, LEFT_CLASS, RIGHT_CLASS
 
 FAST = dict(n_estimators=4, max_layers=3, n_tolerant_layers=1, random_state=0)
+#: The four forests a layer, for the tests that count or measure the forests' files.
+FORESTS = ("rf", "rf", "crf", "crf")
 
 
 @pytest.fixture(scope="module")
@@ -81,7 +83,9 @@ def test_disk_mode_is_bit_identical_to_memory_mode(digits, tmp_path, params):
 
 def test_one_file_per_fitted_model_and_layer_and_none_for_the_layers_not_kept(digits, tmp_path):
     X, y, _ = digits
-    kfold = MDDFClassifier(**{**FAST, "max_layers": 5, "random_state": 3}, model_dir=tmp_path / "kfold").fit(X, y)
+    kfold = MDDFClassifier(
+        **{**FAST, "max_layers": 5, "random_state": 3}, forest_types=FORESTS, model_dir=tmp_path / "kfold"
+    ).fit(X, y)
     # the layers grown after the best prefix are deleted; the kept ones have k x 4 files
     assert len(kfold.train_history_) > kfold.n_layers_  # precondition: a layer was discarded
     layers = [f"layer-{t:03d}" for t in range(1, kfold.n_layers_ + 1)]
@@ -89,7 +93,7 @@ def test_one_file_per_fitted_model_and_layer_and_none_for_the_layers_not_kept(di
     expected = {f"m{j}-fold{i}.bin" for j in range(4) for i in range(3)}
     for layer in layers:
         assert set(os.listdir(tmp_path / "kfold" / layer)) == expected
-    oob = MDDFClassifier(**FAST, class_vectors="oob", model_dir=tmp_path / "oob").fit(X, y)
+    oob = MDDFClassifier(**FAST, forest_types=FORESTS, class_vectors="oob", model_dir=tmp_path / "oob").fit(X, y)
     assert set(os.listdir(tmp_path / "oob" / "layer-001")) == {f"m{j}-oob.bin" for j in range(4)}
     assert oob.layers_[0].nbytes == oob.train_history_[0]["model_bytes"] > 0
 
@@ -137,7 +141,7 @@ def test_at_most_n_jobs_forests_are_in_memory_during_fit_and_prediction(digits, 
 def test_disk_mode_holds_less_memory_than_memory_mode(tmp_path):
     tracemalloc = pytest.importorskip("tracemalloc")
     X, y = make_classification(2000, 10, n_informative=6, n_classes=3, flip_y=0.2, random_state=0)
-    params = dict(n_estimators=20, max_layers=5, n_tolerant_layers=5, random_state=0)
+    params = dict(n_estimators=20, max_layers=5, n_tolerant_layers=5, forest_types=FORESTS, random_state=0)
     peaks = {}
     for model_dir in (None, tmp_path / "warm-up"):  # the first fit of each mode imports modules: not measured
         MDDFClassifier(n_estimators=2, max_layers=2, model_dir=model_dir).fit(X[:100], y[:100])
@@ -271,7 +275,7 @@ def test_to_memory_detaches_the_model_from_its_folder(digits, tmp_path):
 def test_grid_search_keeps_each_candidates_files_apart_and_only_the_selected_ones(digits, tmp_path, model_dir):
     X, y, X_new = digits
     X, y = X[:600], y[:600]
-    base = dict(n_estimators=4, max_layers=3, n_folds=2, random_state=2)
+    base = dict(n_estimators=4, max_layers=3, n_folds=2, forest_types=FORESTS, random_state=2)
     grid = {"max_depth_factor": [1, 16], "margin_mean": [0.95, 0.7]}  # two groups sharing a first layer
     folder = tmp_path / "search"
     estimator = MDDFClassifier(**base, model_dir=folder if model_dir == "folder" else "auto")
@@ -402,7 +406,7 @@ def test_a_forest_file_is_hashed_and_checked_on_its_first_load_and_again_only_on
     digits, tmp_path, monkeypatch
 ):
     X, y, X_new = digits
-    model = MDDFClassifier(**FAST, model_dir=tmp_path).fit(X, y)
+    model = MDDFClassifier(**FAST, forest_types=FORESTS, model_dir=tmp_path).fit(X, y)
     expected = model.predict_proba(X_new)
     n_files = sum(len(models) for block in model.layers_ for models in block.models_)
     hashed = []

@@ -16,6 +16,9 @@ from sklearn.utils._param_validation import InvalidParameterError
 from mddf import CascadeForestRegressor, MDDFClassifier
 from mddf._final_predictor import PREDICTOR_WEIGHTS
 
+#: The four forests a layer: the close calls these tests build on XOR are the forests'.
+FORESTS = ("rf", "rf", "crf", "crf")
+
 
 def _last_column(Z):
     return Z[:, -1:]
@@ -73,7 +76,7 @@ def _cascade_proba(clf, X):
 
 def test_auto_keeps_the_cascade_when_the_predictor_adds_nothing_and_then_fits_no_predictor():
     X, y = _xor()
-    params = {"n_estimators": 10, "max_layers": 2, "random_state": 0}
+    params = {"n_estimators": 10, "max_layers": 2, "forest_types": FORESTS, "random_state": 0}
     # Uniform probabilities move no row's argmax at any weight below 1, and at 1 every row ties.
     uniform = DummyClassifier(strategy="uniform")
     auto = MDDFClassifier(predictor=uniform, predictor_input="auto", **params).fit(X, y)
@@ -104,7 +107,7 @@ def test_auto_scores_every_candidate_on_the_training_rows_with_validation_fracti
 
 def test_auto_mixes_the_cascade_and_the_predictor_with_the_weight_that_scores_highest():
     X, y = _xor()
-    params = {"n_estimators": 10, "max_layers": 2, "random_state": 0}
+    params = {"n_estimators": 10, "max_layers": 2, "forest_types": FORESTS, "random_state": 0}
     # A stump on one column of XOR is at chance alone, but its leaves' class shares tip some close calls.
     auto = MDDFClassifier(predictor=FIRST_COLUMN_STUMP, predictor_input="auto", **params).fit(X, y)
     scores, w = auto.predictor_input_scores_, auto.predictor_weight_
@@ -121,7 +124,7 @@ def test_auto_mixes_the_cascade_and_the_predictor_with_the_weight_that_scores_hi
 
 def test_auto_ties_go_to_the_smaller_weight_then_to_x_alone():
     X, y = _xor()
-    params = {"n_estimators": 10, "max_layers": 2, "random_state": 0}
+    params = {"n_estimators": 10, "max_layers": 2, "forest_types": FORESTS, "random_state": 0}
     auto = MDDFClassifier(predictor=LogisticRegression(), predictor_input="auto", **params).fit(X, y)
     scores = auto.predictor_input_scores_
     assert scores["raw"] < 0.7  # a line on x alone is near chance on XOR

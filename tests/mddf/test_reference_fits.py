@@ -43,6 +43,10 @@ DIGESTS = {
     "regressor_pairs": "022a8cad382ff1b331cb82d3237b28d68fca1c14fac2b35bd7facca54501eb88",
     # recorded when calibration="temperature" became the classifier's default
     "mddf_calibrated": "00d27872f2bc21908a7ef90dec1250e7e707600449b67468f9f24d719b90271c",
+    # recorded when the boosted member (forest_types=("rf", "rf", "crf", "crf", "gbdt")) became the default
+    "mddf_boosted_member": "1c90329465729a6f6d7e60176a1b6065b602cbd36af0f9e1032d0b52ddad35e9",
+    # recorded when pair_features="all_operations" became the regressor's default
+    "regressor_all_operations": "9aee5b07ab7c16bbca527bbfb064c58531209847bf641f7a5e9576a06c3a1786",
 }
 
 
@@ -70,9 +74,13 @@ def _regression():
 
 
 SMALL = dict(n_estimators=12, max_layers=4, random_state=0, n_jobs=1)
+#: The regressor's cases before the pair search was its default (the real-data page's second rule).
+NO_PAIRS = dict(SMALL, pair_features=None)
 
+#: The classifier's four forests a layer, its default before the boosted member (the real-data page's second rule).
+FORESTS = dict(forest_types=("rf", "rf", "crf", "crf"))
 #: The classifier's cases before calibration was its default: the probabilities of the mixture, as recorded.
-PLAIN = dict(SMALL, calibration=None)
+PLAIN = dict(SMALL, calibration=None, **FORESTS)
 
 CASES = {
     # categorical_splits="ordinal" keeps the bits recorded before subset splits were the classifier's default
@@ -87,24 +95,28 @@ CASES = {
     # target="y" and max_features=1.0 are the regressor's defaults before the residual target and half the
     # columns, categorical_splits="ordinal" before subset splits: their recorded bits still hold
     "regressor": lambda: (
-        CascadeForestRegressor(target="y", max_features=1.0, categorical_splits="ordinal", **SMALL),
+        CascadeForestRegressor(target="y", max_features=1.0, categorical_splits="ordinal", **NO_PAIRS),
         _regression(),
     ),
     "regressor_residual": lambda: (
-        CascadeForestRegressor(max_features=1.0, categorical_splits="ordinal", **SMALL),
+        CascadeForestRegressor(max_features=1.0, categorical_splits="ordinal", **NO_PAIRS),
         _regression(),
     ),
-    "regressor_ordinal": lambda: (CascadeForestRegressor(categorical_splits="ordinal", **SMALL), _regression()),
-    "regressor_default": lambda: (CascadeForestRegressor(**SMALL), _regression()),
+    "regressor_ordinal": lambda: (CascadeForestRegressor(categorical_splits="ordinal", **NO_PAIRS), _regression()),
+    "regressor_default": lambda: (CascadeForestRegressor(**NO_PAIRS), _regression()),
+    # the regressor's defaults since the same rule made the pair search with differences one
+    "regressor_all_operations": lambda: (CascadeForestRegressor(**SMALL), _regression()),
     # the paper's configuration by name, and the steps before and after growth
     "mddf_paper_config": lambda: (MDDFClassifier(**{**PAPER_CONFIG, **SMALL}), _classification()),
     "mddf_pairs_calibration": lambda: (
-        MDDFClassifier(pair_features="auto", calibration="temperature", **SMALL),
+        MDDFClassifier(pair_features="auto", calibration="temperature", **FORESTS, **SMALL),
         _classification(),
     ),
     "regressor_pairs": lambda: (CascadeForestRegressor(pair_features="auto", **SMALL), _regression()),
-    # the classifier's defaults since calibration became one (the real-data page's second rule)
-    "mddf_calibrated": lambda: (MDDFClassifier(**SMALL), _classification()),
+    # calibration, a default by the real-data page's second rule, on the four forests
+    "mddf_calibrated": lambda: (MDDFClassifier(**FORESTS, **SMALL), _classification()),
+    # the classifier's defaults since the same rule added a boosted member to the forests
+    "mddf_boosted_member": lambda: (MDDFClassifier(**SMALL), _classification()),
 }
 
 

@@ -11,7 +11,15 @@ from mddf._block_classifier import ForestBlock
 from mddf._screening import confidence, screening_threshold, still_in
 
 #: calibration=None: a screened row's probabilities are its exit layer's mixture (calibration has its own tests)
-COMMON = dict(n_estimators=10, n_folds=3, max_layers=3, n_tolerant_layers=3, calibration=None, random_state=0)
+COMMON = dict(
+    n_estimators=10,
+    n_folds=3,
+    max_layers=3,
+    n_tolerant_layers=3,
+    calibration=None,
+    forest_types=("rf", "rf", "crf", "crf"),
+    random_state=0,
+)
 
 
 @pytest.fixture(scope="module")
