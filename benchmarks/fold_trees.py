@@ -64,6 +64,10 @@ def _share_of_each_fold_model(model):
         BinnedForest.predict_proba_binned = original
 
 
+#: The four forests a layer (the paper's): a boosted member has no trees to share out.
+FORESTS = ("rf", "rf", "crf", "crf")
+
+
 def share_predict_proba(model, X):
     """``model.predict_proba(X)`` (a fit with ``fold_trees="all"``) as a fit with ``fold_trees="share"`` predicts."""
     with _share_of_each_fold_model(model):
@@ -74,7 +78,14 @@ def fit(ctx, X, y, X_held, y_held) -> dict:
     """Fit on ``X, y`` with every tree, score ``X_held`` both ways: the accuracy and seconds of each, the layers."""
     from mddf import MDDFClassifier
 
-    params = {**ctx.options.mddf, "fold_trees": "all", "random_state": ctx.seed, "n_jobs": ctx.n_jobs}
+    # the four forests a layer unless --params says otherwise: the study shares out forests' trees
+    params = {
+        "forest_types": FORESTS,
+        **ctx.options.mddf,
+        "fold_trees": "all",
+        "random_state": ctx.seed,
+        "n_jobs": ctx.n_jobs,
+    }
     model = MDDFClassifier(**params).fit(X, y)
     record = {"layers": int(model.n_layers_)}
     for name, predict in (("all", model.predict_proba), ("share", lambda X: share_predict_proba(model, X))):

@@ -51,9 +51,9 @@ RANKING = {"classification": "accuracy", "regression": "r2"}
 SECONDARY = {"classification": ("balanced_accuracy", "log_loss"), "regression": ("rmse",)}
 #: The base of each task's candidates (the defaults of 2026-11-27), the learner they are set against.
 BASES = {"classification": "mdDF-base", "regression": "CascadeForest-base"}
-#: The learner each task's "where the default is first" reads: the estimator's default (the base until the rule
-#: changes it).
-DEFAULTS = dict(BASES)
+#: The learner each task's "where the default is first" reads: the estimator's default, as the second rule made it
+#: (a boosted member, its probabilities calibrated, whose labels are mdDF-gbdt's; the pair search with differences).
+DEFAULTS = {"classification": "mdDF-gbdt", "regression": "CascadeForest-pairs3"}
 #: The candidates of the second rule, per task: (learner, what it is, data-driven: appends or changes nothing when
 #: its own out-of-fold check finds no gain).
 CANDIDATES = {
@@ -662,11 +662,15 @@ def target_lines(results) -> list:
     for learner, peer, scores, what in (
         (DEFAULTS["classification"], "CatBoost-es", accuracy, "accuracy"),
         ("mdDF-cal", "LightGBM-es", loss, "log_loss"),
+        ("mdDF-gbdt-cal", "LightGBM-es", loss, "log_loss"),
         ("mdDF-base", "LightGBM-es", loss, "log_loss"),
     ):
         mine, theirs = _suite_mean(scores, learner, tables), _suite_mean(scores, peer, tables)
         if math.isfinite(mine) and math.isfinite(theirs):
             out.append(f"- suite mean {what}: {learner} {_fmt(mine, metric=what)}, {peer} {_fmt(theirs, metric=what)}")
+    if ("mdDF-gbdt-cal" in results.methods) and tables:
+        same = identical_predictions(accuracy, "mdDF-gbdt-cal", "mdDF-gbdt", tables)
+        out.append(f"- mdDF-gbdt-cal's accuracy is mdDF-gbdt's on every fold of every table: {'yes' if same else 'no'}")
     return ["Targets (reported, not conditions):", "", *out, ""] if out else []
 
 

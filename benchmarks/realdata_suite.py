@@ -101,6 +101,8 @@ CLASSIFIERS = {
     "mdDF-pairs3": {**BASE, "calibration": None, "pair_features": PAIRS3},
     "mdDF-gbdt-pairs": {**BASE, "calibration": None, "forest_types": BOOSTED_MEMBER, "pair_features": "auto"},
     "mdDF-cal": {**BASE, "calibration": "temperature"},
+    # the new default as the rule made it: the boosted member, calibrated (its labels are mdDF-gbdt's)
+    "mdDF-gbdt-cal": {**BASE, "calibration": "temperature", "forest_types": BOOSTED_MEMBER},
 }
 #: name -> CascadeForestRegressor parameters.
 REGRESSORS = {
