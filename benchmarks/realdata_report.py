@@ -714,7 +714,7 @@ def cost_lines(results, chosen: dict) -> list:
             + ", ".join(f"{t} {per_table[t]:.1f}x" for t in sorted(per_table, key=per_table.get))
             + (f"; above {REGRESSOR_OVER_HGB:.0f}x: " + ", ".join(above) if above else "")
         )
-    return ["Cost targets (issue 64; reported, not conditions):", "", *out, ""] if out else []
+    return ["Cost targets (reported, not conditions):", "", *out, ""] if out else []
 
 
 def write_figures(figures: dict, out, provenance: dict):

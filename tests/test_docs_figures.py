@@ -107,7 +107,7 @@ def test_the_readme_figure_is_drawn_from_the_real_data_suites_results(tmp_path):
     diffs = script.differences()
     # every table of the suite, each with every peer, read from the published per-table results
     assert len(diffs["classification"]) == 12 and len(diffs["regression"]) == 8
-    peers = {"HistGradientBoosting", "LightGBM", "XGBoost", "random forest"}
+    peers = {"HistGradientBoosting", "LightGBM", "XGBoost", "CatBoost", "random forest"}
     for task in diffs.values():
         assert all(set(per_peer) == peers for per_peer in task.values())
     drawn = script.draw(tmp_path / "readme.png")
@@ -121,10 +121,10 @@ def test_the_readme_figure_subtracts_the_cascades_score(tmp_path):
     results.write_text(
         "# command: test\n"
         "table,learner,accuracy,r2\n"
-        "a,mdDF,0.80,\n"
+        "a,mdDF-gbdt,0.80,\n"
         "a,HGB-es,0.83,\n"
         "a,RF-400,0.79,\n"
-        "b,CascadeForest,,0.50\n"
+        "b,CascadeForest-pairs3,,0.50\n"
         "b,LightGBM-es,,0.45\n",
         encoding="utf-8",
     )

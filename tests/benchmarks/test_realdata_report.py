@@ -225,7 +225,7 @@ def test_the_page_gives_the_tables_ranks_figures_and_the_second_rules_decisions(
     assert boosted[8] == "3.00x / 1.00x" and boosted[9] == "**no**"  # three times the fit time
     assert "- suite mean accuracy: mdDF-base 83.0" in page and ", CatBoost-es 83.0" in page
     assert "- suite mean log_loss: mdDF-cal 0.0695, LightGBM-es 0.1641" in page
-    # issue 64's cost targets: the new default (calibration alone here) and the regressor against HGB-es (2 s each)
+    # the cost targets: the new default (calibration alone here) and the regressor against HGB-es (2 s each)
     assert "- classification: the new default (mdDF-cal) fits in 1.00x and predicts in 1.00x" in page
     assert "- regression: the new default (CascadeForest-base) fits in 1.00x" in page
     assert (

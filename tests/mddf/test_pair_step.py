@@ -87,7 +87,7 @@ def test_the_regressor_appends_a_product_its_target_read_as_values():
     assert model.feature_importances_.shape == (3,) and model.pair_importances_.shape == (
         len(model.pair_feature_names_),
     )
-    plain = CascadeForestRegressor(**SMALL).fit(X, y)
+    plain = CascadeForestRegressor(pair_features=None, **SMALL).fit(X, y)
     X_new = rng.uniform(1, 3, (300, 3))
     y_new = np.round(10 * X_new[:, 0] * X_new[:, 1])
     assert model.score(X_new, y_new) > plain.score(X_new, y_new)

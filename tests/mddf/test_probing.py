@@ -140,7 +140,7 @@ def test_fits_that_monitor_held_out_rows_are_not_probed(noisy):
 
 def test_the_regressor_probes_its_layers(monkeypatch):
     X, y = make_friedman1(300, noise=1.0, random_state=0)
-    settings = dict(n_estimators=12, n_folds=2, max_layers=5, random_state=0)
+    settings = dict(n_estimators=12, n_folds=2, max_layers=5, pair_features=None, random_state=0)
     at_once = CascadeForestRegressor(**settings).fit(X, y)
     monkeypatch.setattr(ProbeVerdict, "may_be_kept", True)
     probed = CascadeForestRegressor(**settings, probe_trees=0.5).fit(X, y)
