@@ -191,8 +191,14 @@ def test_the_learners_are_the_rules_candidates_each_setting_every_knob_and_the_r
         "pair_features": None,
         "calibration": None,
     }
+    # the candidates, the base, and the new default as the rule fits it once chosen (its labels checked)
     assert {name for name, *_ in realdata_report.CANDIDATES["classification"]} == set(realdata_suite.CLASSIFIERS) - {
-        "mdDF-base"
+        "mdDF-base",
+        "mdDF-gbdt-cal",
+    }
+    assert realdata_suite.CLASSIFIERS["mdDF-gbdt-cal"] == {
+        **realdata_suite.CLASSIFIERS["mdDF-gbdt"],
+        "calibration": "temperature",
     }
     assert {"HGB-es", "LightGBM-es", "XGBoost-es", "CatBoost-es", "RF-400", "ExtraTrees-400", "Baseline"} == set(
         realdata_suite.PEERS
