@@ -157,13 +157,18 @@ def tiny_boosting(builder, ctx: BuildContext, **params):
     return builder(ctx, **{"n_iter": 2, **params})
 
 
+#: The block members that give out-of-bag class vectors: the forests (a boosted or other member is cross-fitted).
+OUT_OF_BAG_MEMBERS = ("rf", "crf", "et")
+
+
 def adapt_to_small_classes(estimator, min_class_rows: int | None) -> list[str]:
     """Give a cascade no more folds than its smallest class has training rows; return what changed.
 
     Every parameter (nested ones included: ``estimator__n_folds``, ``scan_n_folds``) ending in ``n_folds``
     that exceeds ``min_class_rows`` is lowered to it; with a single row, the cascade's ``class_vectors``
-    becomes ``"oob"`` instead. ``min_class_rows=None`` (a regression) changes nothing. Returns one
-    ``"n_folds=2"`` / ``"class_vectors='oob'"`` entry per change.
+    becomes ``"oob"`` instead and its ``forest_types`` keep only the forests (the other members, the default's
+    boosted one included, are cross-fitted on ``n_folds`` folds). ``min_class_rows=None`` (a regression) changes
+    nothing. Returns one ``"n_folds=2"`` / ``"class_vectors='oob'"`` / ``"forest_types=(...)"`` entry per change.
     """
     if min_class_rows is None or not hasattr(estimator, "get_params"):
         return []
@@ -178,6 +183,10 @@ def adapt_to_small_classes(estimator, min_class_rows: int | None) -> list[str]:
         vectors = name[: -len("n_folds")] + "class_vectors"
         if vectors in params:
             changes[vectors] = "oob"
+        members = name[: -len("n_folds")] + "forest_types"
+        forests = tuple(m for m in params.get(members) or () if isinstance(m, str) and m in OUT_OF_BAG_MEMBERS)
+        if forests and forests != tuple(params[members]):  # the other members are cross-fitted even out of bag
+            changes[members] = forests
     if changes:
         estimator.set_params(**changes)
     return [f"{name}={value!r}" for name, value in changes.items()]

@@ -77,7 +77,9 @@ def test_disk_mode_on_the_cluster_writes_in_the_workers_and_is_bit_identical(cli
     # the workers fit and write the models, and load them to predict (the folder is shared: same machine)
     assert any("_fit_and_store" in f for f in functions) and any("_predict_stored" in f for f in functions)
     assert sorted(p.name for p in (tmp_path / "layer-001").iterdir()) == sorted(
-        f"m{j}-fold{i}.bin" for j in range(4) for i in range(3)
+        f"m{j}-fold{i}.bin"
+        for j in range(5)
+        for i in range(3)  # four forests and the default's boosted member
     )
     np.testing.assert_array_equal(remote_proba, local.predict_proba(X_new))
     np.testing.assert_array_equal(remote.oof_features_[-1], local.oof_features_[-1])

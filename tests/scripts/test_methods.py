@@ -175,6 +175,12 @@ def test_a_cascade_gets_no_more_folds_than_its_smallest_class_has_rows():
     assert adapt_to_small_classes(mddf, 2) == ["n_folds=2"] and mddf.n_folds == 2
     single = registry.get("gcForest").build(PAPER)
     assert adapt_to_small_classes(single, 1) == ["class_vectors='oob'"] and single.n_folds == 3
+    # the practitioner's mdDF (the defaults: a boosted member, cross-fitted even out of bag) keeps its forests
+    from mddf import MDDFClassifier
+
+    boosted = MDDFClassifier()
+    assert adapt_to_small_classes(boosted, 1) == ["class_vectors='oob'", "forest_types=('rf', 'rf', 'crf', 'crf')"]
+    assert boosted.forest_types == ("rf", "rf", "crf", "crf") and boosted.class_vectors == "oob"
     tuned = build_mddf_tuned(PAPER)
     assert adapt_to_small_classes(tuned, 2) == ["estimator__n_folds=2"]
     images = BuildContext(seed=0, n_jobs=1, profile="quick", n_features=64, n_classes=2, image_shape=(8, 8))
