@@ -157,10 +157,6 @@ def tiny_boosting(builder, ctx: BuildContext, **params):
     return builder(ctx, **{"n_iter": 2, **params})
 
 
-#: The block members that give out-of-bag class vectors: the forests (a boosted or other member is cross-fitted).
-OUT_OF_BAG_MEMBERS = ("rf", "crf", "et")
-
-
 def adapt_to_small_classes(estimator, min_class_rows: int | None) -> list[str]:
     """Give a cascade no more folds than its smallest class has training rows; return what changed.
 
@@ -172,6 +168,8 @@ def adapt_to_small_classes(estimator, min_class_rows: int | None) -> list[str]:
     """
     if min_class_rows is None or not hasattr(estimator, "get_params"):
         return []
+    from mddf.forests import FOREST_KINDS  # the members with out-of-bag class vectors; the others are cross-fitted
+
     params = estimator.get_params(deep=True)
     changes = {}
     for name, value in params.items():
@@ -184,8 +182,8 @@ def adapt_to_small_classes(estimator, min_class_rows: int | None) -> list[str]:
         if vectors in params:
             changes[vectors] = "oob"
         members = name[: -len("n_folds")] + "forest_types"
-        forests = tuple(m for m in params.get(members) or () if isinstance(m, str) and m in OUT_OF_BAG_MEMBERS)
-        if forests and forests != tuple(params[members]):  # the other members are cross-fitted even out of bag
+        forests = tuple(m for m in params.get(members) or () if isinstance(m, str) and m in FOREST_KINDS)
+        if forests and forests != tuple(params[members]):
             changes[members] = forests
     if changes:
         estimator.set_params(**changes)
