@@ -263,22 +263,26 @@ def table(results) -> str:
     return "\n".join(sections) + not_run(results)
 
 
-SUITE = Study(
-    "waste",
-    __doc__,
-    datasets=suite_datasets,
-    methods={name: learner(name) for name in (*CLASSIFIERS, *REGRESSORS)},
-    protocol=CrossValidation(n_folds=realdata_suite.FOLDS, repeats=1),
+#: What the suite's run and the paper datasets' run share.
+SHARED = dict(
     default_methods=DEFAULT_LEARNERS,
-    quick={"datasets": realdata_suite.QUICK_TABLES, "folds": 2},
     options=options,
     applies=applies,
     fit=realdata_suite.fit,
     describe=describe,
     learner_settings=learner_settings,
     table=table,
-    report="waste",
     limit_threads=True,
+)
+SUITE = Study(
+    "waste",
+    __doc__,
+    datasets=suite_datasets,
+    methods={name: learner(name) for name in (*CLASSIFIERS, *REGRESSORS)},
+    protocol=CrossValidation(n_folds=realdata_suite.FOLDS, repeats=1),
+    quick={"datasets": realdata_suite.QUICK_TABLES, "folds": 2},
+    report="waste",
+    **SHARED,
 )
 PAPER = Study(
     "waste",
@@ -286,17 +290,10 @@ PAPER = Study(
     datasets=paper_datasets,
     methods=SUITE.methods,
     protocol=TrainTest(seeds=PAPER_SEEDS),
-    default_methods=DEFAULT_LEARNERS,
     quick={"datasets": ("satimage", "diabetes"), "seeds": (0,)},
-    options=options,
     settings=lambda options: {"datasets": "paper"},
-    applies=applies,
-    fit=realdata_suite.fit,
-    describe=describe,
-    learner_settings=learner_settings,
-    table=table,
     report="waste-paper",
-    limit_threads=True,
+    **SHARED,
 )
 main = main_by_flag("--paper", PAPER, SUITE)
 
