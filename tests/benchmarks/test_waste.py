@@ -8,7 +8,8 @@ from benchmarks import waste
 from benchmarks.harness import Results
 
 
-def test_a_quick_run_records_every_layers_seconds_the_share_discarded_and_the_outputs(tmp_path):
+def test_a_quick_run_records_every_layers_seconds_the_share_discarded_and_the_outputs(tmp_path, shared_data):
+    # satimage is read from the shared benchmark files: skipped, with the reason, on a machine without them
     out = tmp_path / "out"
     argv = ["--paper", "--quick", "--n-jobs", "1", "--out", str(out), "--quiet"]
     assert waste.main([*argv, "--learners", "mdDF,mdDF-probes,CascadeForest,CascadeForest-probes"]) == 0

@@ -6,6 +6,9 @@ from sklearn.datasets import make_classification, make_regression
 
 from mddf import CascadeForestRegressor, MDDFClassifier
 
+#: The four forests a layer: these tests read the forests' trees (a boosted member has none to share out).
+FORESTS = ("rf", "rf", "crf", "crf")
+
 
 @pytest.fixture(scope="module")
 def data():
@@ -18,7 +21,7 @@ def data():
 def test_a_share_of_each_fold_model_keeps_n_estimators_trees_a_forest_and_grows_the_same_layers(data, tree_method):
     X, y = data
     common = dict(
-        forest_types=("rf", "rf", "crf", "crf"),
+        forest_types=FORESTS,
         n_estimators=10,
         n_folds=3,
         max_layers=3,
@@ -41,7 +44,7 @@ def test_a_share_of_each_fold_model_keeps_n_estimators_trees_a_forest_and_grows_
 
 def test_the_first_trees_of_each_fold_model_are_kept(data):
     X, y = data
-    common = dict(forest_types=("rf", "rf", "crf", "crf"), n_estimators=6, n_folds=3, max_layers=1, random_state=0)
+    common = dict(forest_types=FORESTS, n_estimators=6, n_folds=3, max_layers=1, random_state=0)
     every = MDDFClassifier(fold_trees="all", **common).fit(X, y)
     share = MDDFClassifier(fold_trees="share", **common).fit(X, y)
     for models_every, models_share in zip(every.layers_[0].models_, share.layers_[0].models_):
@@ -54,7 +57,7 @@ def test_fewer_trees_than_folds_keep_one_tree_each(data):
     X, y = data
     model = MDDFClassifier(
         fold_trees="share",
-        forest_types=("rf", "rf", "crf", "crf"),
+        forest_types=FORESTS,
         n_estimators=2,
         n_folds=3,
         max_layers=1,
@@ -65,7 +68,7 @@ def test_fewer_trees_than_folds_keep_one_tree_each(data):
 
 def test_the_regression_cascade_takes_it_too():
     X, y = make_regression(300, 6, noise=5.0, random_state=0)
-    common = dict(forest_types=("rf", "rf", "crf", "crf"), n_estimators=9, n_folds=3, max_layers=2, random_state=0)
+    common = dict(forest_types=FORESTS, n_estimators=9, n_folds=3, max_layers=2, random_state=0)
     every = CascadeForestRegressor(fold_trees="all", **common).fit(X, y)
     share = CascadeForestRegressor(fold_trees="share", **common).fit(X, y)
     assert [h["oof_mse"] for h in every.train_history_] == [h["oof_mse"] for h in share.train_history_]
@@ -77,7 +80,7 @@ def test_the_regression_cascade_takes_it_too():
 def test_refit_keeps_one_model_per_member_fitted_on_every_row_and_the_same_first_layer(data, tree_method):
     X, y = data
     common = dict(
-        forest_types=("rf", "rf", "crf", "crf"),
+        forest_types=FORESTS,
         n_estimators=10,
         n_folds=3,
         max_layers=2,
@@ -114,9 +117,7 @@ def test_refit_fits_other_members_once_on_every_row_and_leaves_oob_forests_alone
 
 def test_refit_is_reproducible_and_takes_model_dir_and_the_regression_cascade(data, tmp_path):
     X, y = data
-    common = dict(
-        forest_types=("rf", "rf", "crf", "crf"), fold_trees="refit", n_estimators=6, max_layers=2, random_state=0
-    )
+    common = dict(forest_types=FORESTS, fold_trees="refit", n_estimators=6, max_layers=2, random_state=0)
     a = MDDFClassifier(**common).fit(X, y)
     b = MDDFClassifier(model_dir=tmp_path / "models", **common).fit(X, y)
     assert np.array_equal(a.predict_proba(X), b.predict_proba(X))
