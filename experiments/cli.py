@@ -22,6 +22,7 @@ or the paths of the files written), notices, progress and warnings go to standar
 from __future__ import annotations
 
 import argparse
+import contextlib
 import shlex
 import sys
 from collections.abc import Callable
@@ -30,7 +31,7 @@ from pathlib import Path
 
 from . import exit_status
 from .cluster import add_scheduler_argument, check_scheduler_args
-from .executor import Terminated
+from .executor import Terminated, warm_workers
 from .exit_status import EXIT_INTERRUPTED, EXIT_NOTHING_TO_RUN, EXIT_TERMINATED, EXIT_USAGE
 from .methods import PROFILES
 from .metrics import METRICS
@@ -149,10 +150,13 @@ def _new_parser(prog: str, description: str, name: str, subparsers=None) -> argp
 # parsers
 
 
+#: ``--task``'s values, :data:`mddf.datasets.user_data.TASKS` (a test keeps them equal). Not imported from there: that
+#: would import the estimators while the parser is built, before the workers start (:func:`_workers_started_early`).
+USER_DATA_TASKS = ("auto", "classification", "regression")
+
+
 def add_user_data_arguments(parser: argparse.ArgumentParser, *, regression: bool = True) -> None:
     """``--data PATH --target COLUMN [--test PATH]``: the user's own table (:mod:`mddf.datasets.user_data`)."""
-    from mddf.datasets.user_data import TASKS
-
     group = parser.add_argument_group("your own data (instead of a built-in dataset)")
     group.add_argument(
         "--data",
@@ -192,7 +196,7 @@ def add_user_data_arguments(parser: argparse.ArgumentParser, *, regression: bool
     )
     group.add_argument(
         "--task",
-        choices=TASKS if regression else ("auto", "classification"),
+        choices=USER_DATA_TASKS if regression else ("auto", "classification"),
         default="auto",
         help="'auto' (default): text labels and few distinct integers are classes, non-integer numbers a regression "
         "target; an integer target with many distinct values stops and asks for --task"
@@ -578,11 +582,25 @@ def _one_line(exc: BaseException) -> str:
     return " ".join(str(exc).split()) or type(exc).__name__
 
 
+def _workers_started_early(name: str, args):
+    """:func:`~.executor.warm_workers` for a command whose runs execute in local worker processes (else nothing):
+    the workers start while the command imports, reads its data and plans, not after."""
+    local = COMMANDS[name].schedules and getattr(args, "scheduler", None) is None
+    if not local or getattr(args, "isolation", "process") != "process" or getattr(args, "list", False):
+        return contextlib.nullcontext()
+    return warm_workers(args.workers, args.n_jobs)
+
+
 def _run(name: str, parser, args, argv: list, *, registry, prog: str | None, command: list | None) -> int:
     """Run the parsed ``args`` of subcommand ``name`` (``parser``'s) with their ``func``; returns the exit status.
 
     The errors about the input become one line and exit status 2 (see :func:`run_command`).
     """
+    with _workers_started_early(name, args):
+        return _run_parsed(name, parser, args, argv, registry=registry, prog=prog, command=command)
+
+
+def _run_parsed(name: str, parser, args, argv: list, *, registry, prog: str | None, command: list | None) -> int:
     from mddf.datasets.user_data import UserDataError
 
     from .studies import NothingToRun, OptionError, OutputError, UsageError, check_n_jobs

@@ -40,11 +40,10 @@ from .executor import (
     RunBook,
     Task,
     Terminated,
-    _core_count,
     _raise_on_sigterm,
-    _usable_cpus,
     execute,
     failure_record,
+    threads_per_run,
     worker_environment,
 )
 from .store import ResultStore
@@ -319,7 +318,7 @@ def run_all(tasks, store: ResultStore, *, scheduler=None, workers=1, isolation="
     list of dict: the records written in this call.
     """
     if scheduler is None:
-        n_jobs = max(1, _core_count(_usable_cpus()) // workers) if n_jobs is None else n_jobs
+        n_jobs = threads_per_run(n_jobs, workers)
         return execute(tasks, store, workers=workers, isolation=isolation, n_jobs=n_jobs, **options)
     with connect(scheduler) as client:
         size = check_workers(client, options.get("registry"))

@@ -61,7 +61,8 @@ def worker_environment(
     workers : int
         Runs at the same time.
     busy_cores : float, optional
-        Usable cores busy with other work; when None, measured over half a second (:func:`_busy_cores`).
+        Usable cores busy with other work; when None, measured over half a second (:func:`_busy_cores`) unless
+        the threads alone exceed the cores.
     cores : int, optional
         Usable cores; read from the system when None.
     """
@@ -69,6 +70,8 @@ def worker_environment(
         cores = _core_count(_usable_cpus())
     if threads is None or threads < 0:
         threads = cores
+    if workers * threads > cores + 0.5:
+        return {"OMP_WAIT_POLICY": "PASSIVE"}  # too many threads even on an idle machine: nothing to measure
     if busy_cores is None:
         busy_cores = _busy_cores()
         if busy_cores is None:
@@ -87,8 +90,9 @@ def _core_count(usable: set | None) -> int:
 
 
 def _busy_cores(interval: float = 0.5) -> float | None:
-    """Cores of this process's affinity busy over the next ``interval`` seconds (``/proc/stat``); the 1-minute load
-    average where that cannot be read; None when neither can."""
+    """Cores of this process's affinity busy with other work over the next ``interval`` seconds (``/proc/stat``,
+    less this process's own CPU time, so that it may go on working meanwhile); the 1-minute load average where
+    that cannot be read; None when neither can."""
     usable = _usable_cpus()
 
     def sample():
@@ -106,8 +110,10 @@ def _busy_cores(interval: float = 0.5) -> float | None:
 
     try:
         spent, idle = sample()
+        own, start = time.process_time(), time.perf_counter()
         time.sleep(interval)
         spent_after, idle_after = sample()
+        own = (time.process_time() - own) / max(time.perf_counter() - start, 1e-9)  # cores this process used
     except (OSError, ValueError, IndexError):
         try:
             return os.getloadavg()[0]
@@ -116,7 +122,12 @@ def _busy_cores(interval: float = 0.5) -> float | None:
     elapsed = spent_after - spent  # CPU time of every core counted, in clock ticks
     if elapsed <= 0:
         return 0.0
-    return (elapsed - (idle_after - idle)) / elapsed * _core_count(usable)
+    return max(0.0, (elapsed - (idle_after - idle)) / elapsed * _core_count(usable) - own)
+
+
+def threads_per_run(n_jobs: int | None, workers: int) -> int:
+    """The threads of each run: ``n_jobs``, or (None) the usable cores shared among the ``workers``."""
+    return max(1, _core_count(_usable_cpus()) // workers) if n_jobs is None else n_jobs
 
 
 @dataclass(frozen=True)
@@ -191,10 +202,15 @@ def plan(datasets, specs, seeds, *, n_classes, image_shapes=None, profile="paper
     return planned
 
 
-def _worker(conn):
+def _worker(conn, environment=None):
     """Entry point of a worker process: runs the runs the runner sends through ``conn`` (the keyword arguments of
-    :func:`~.runner.run_one`), one at a time, each record sent back, until the runner sends None or goes."""
+    :func:`~.runner.run_one`), one at a time, each record sent back, until the runner sends None or goes.
+
+    ``environment`` (:func:`worker_environment`) is set, where the user has not set it, before the estimators are
+    imported: the OpenMP runtime reads it when it loads."""
     _tie_to_runner()
+    for key, value in (environment or {}).items():
+        os.environ.setdefault(key, value)
     from .runner import run_one
 
     while True:
@@ -241,11 +257,15 @@ class _Pool:
         self.busy.append(worker)
         return worker
 
+    def prestart(self, n: int) -> None:
+        """Start ``n`` idle workers now, so that their start overlaps the runner's own work."""
+        for _ in range(n - len(self.idle) - len(self.busy)):
+            self.idle.append(self._spawn())
+
     def _spawn(self) -> _Worker:
         conn, child = self.context.Pipe(duplex=True)
-        process = self.context.Process(target=_worker, args=(child,), name="mddf worker")
-        with _environment(self.environment):
-            process.start()
+        process = self.context.Process(target=_worker, args=(child, self.environment), name="mddf worker")
+        process.start()
         child.close()
         return _Worker(process, conn)
 
@@ -274,21 +294,114 @@ class _Pool:
                 self.idle.append(worker)
         return ended
 
-    def close(self) -> None:
-        """Let the idle workers end, and stop the busy ones with everything they started."""
-        for worker in self.idle:
+    def close(self, wait: bool = True) -> None:
+        """Let the idle workers end, and stop the busy ones with everything they started.
+
+        ``wait=False``: the idle workers end in the background (a thread joins them, stopping any still there
+        after 5 s; the interpreter waits for it before it exits), so that the runner's next steps (its tables and
+        figure) overlap their exit.
+        """
+        idle, busy = self.idle, self.busy
+        self.idle, self.busy = [], []
+        for worker in idle:
             try:
                 worker.conn.send(None)
             except (BrokenPipeError, OSError):
                 pass
-        for worker in self.idle:
-            worker.process.join(timeout=5)
-            _stop_worker(worker.process) if worker.process.exitcode is None else worker.process.close()
+        for worker in busy:
+            _stop_worker(worker.process)
             worker.conn.close()
-        for worker in self.busy:
+        if wait:
+            _join_idle(idle)
+        elif idle:
+            threading.Thread(target=_join_idle, args=(idle,), name="mddf workers ending").start()
+
+    def discard(self) -> None:
+        """Stop every worker now, idle or not: for workers that never ran a run, which nobody waits for."""
+        for worker in self.idle + self.busy:
             _stop_worker(worker.process)
             worker.conn.close()
         self.idle, self.busy = [], []
+
+
+def _new_pool(workers: int, n_jobs: int) -> _Pool:
+    """A pool of spawned workers with the OpenMP setting of ``workers`` runs of ``n_jobs`` threads
+    (:func:`worker_environment`; the user's own ``OMP_WAIT_POLICY`` is kept, and the machine not measured)."""
+    measure = "OMP_WAIT_POLICY" not in os.environ
+    return _Pool(multiprocessing.get_context("spawn"), worker_environment(n_jobs, workers) if measure else {})
+
+
+class _WarmStart:
+    """The workers :func:`warm_workers` starts in the background, for an :func:`execute` with the same workers and
+    threads to adopt."""
+
+    def __init__(self, workers: int, n_jobs: int):
+        self.workers, self.n_jobs = workers, n_jobs
+        self.pool: _Pool | None = None
+        self.thread = threading.Thread(target=self._start, name="mddf warm start", daemon=True)
+        self.thread.start()
+
+    def _start(self) -> None:
+        pool = _new_pool(self.workers, self.n_jobs)
+        try:
+            pool.prestart(self.workers)
+        except Exception:  # noqa: BLE001 (execute starts its own workers and reports what fails)
+            pool.discard()
+            return
+        self.pool = pool
+
+    def take(self, workers: int, n_jobs: int) -> _Pool | None:
+        """The started workers when they were started for ``workers`` runs of ``n_jobs`` threads (else None: the
+        others are stopped); at most once."""
+        if (workers, n_jobs) != (self.workers, self.n_jobs):
+            self.discard()
+            return None
+        self.thread.join()
+        pool, self.pool = self.pool, None
+        return pool
+
+    def discard(self) -> None:
+        """Stop the started workers that nobody took."""
+        self.thread.join()
+        pool, self.pool = self.pool, None
+        if pool is not None:
+            pool.discard()
+
+
+_warm_start: _WarmStart | None = None  # the one of the running warm_workers block
+
+
+@contextlib.contextmanager
+def warm_workers(workers: int = 1, n_jobs: int | None = None):
+    """Start the worker processes of a coming :func:`execute` now, in the background, for the duration of the block.
+
+    A worker's interpreter and imports then overlap the runner's own start (its imports, reading the table,
+    planning) instead of following it. The first :func:`execute` in the block with the same ``workers`` and
+    threads (``n_jobs``, as :func:`threads_per_run`) and process isolation adopts them; the block's end stops
+    any that none adopted (a command that ends before its sweep, or runs it otherwise). The OpenMP setting
+    (:func:`worker_environment`) is decided as they start, the runner's own work not counted as busy cores.
+    """
+    global _warm_start
+    previous, _warm_start = _warm_start, _WarmStart(workers, threads_per_run(n_jobs, workers))
+    started = _warm_start
+    try:
+        yield
+    finally:
+        _warm_start = previous
+        started.discard()
+
+
+def _adopt_warm_workers(workers: int, n_jobs: int) -> _Pool | None:
+    """The workers of the running :func:`warm_workers` block when they fit ``workers`` runs of ``n_jobs`` threads."""
+    return _warm_start.take(workers, n_jobs) if _warm_start is not None else None
+
+
+def _join_idle(idle: list[_Worker]) -> None:
+    """Join workers told to end; stop those still there after 5 s."""
+    for worker in idle:
+        worker.process.join(timeout=5)
+        _stop_worker(worker.process) if worker.process.exitcode is None else worker.process.close()
+        worker.conn.close()
 
 
 def _release(worker: _Worker):
@@ -577,18 +690,17 @@ def execute(
     if workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers}")
     book = RunBook(tasks, store, n_jobs=n_jobs, progress=progress, log=log, **run_options)
-    context = multiprocessing.get_context("spawn")
-    # the user's own OMP_WAIT_POLICY is kept (and the machine not measured); inline runs start no worker
-    measure = isolation == "process" and "OMP_WAIT_POLICY" not in os.environ
-    environment = worker_environment(n_jobs, workers) if measure else {}
-    if environment and progress:
+    if isolation == "inline":
+        pool = _Pool(multiprocessing.get_context("spawn"), {})  # starts no worker
+    else:
+        pool = _adopt_warm_workers(workers, n_jobs) or _new_pool(workers, n_jobs)
+    if pool.environment and progress:
         (book.say or log)(
             "the runs' threads need more cores than are free (other work holds some, or --workers x --n-jobs "
             "exceeds them): their OpenMP threads wait passively (OMP_WAIT_POLICY=PASSIVE), and their times are "
             "not comparable to a quiet run's"
         )
     previous_sigterm = _raise_on_sigterm()
-    pool = _Pool(context, environment)
     try:
         while book.pending or book.running:
             _start_ready(book, pool, isolation, workers)
@@ -598,8 +710,9 @@ def execute(
                 for task, record in pool.wait(timeout=1.0):
                     book.finish(task, record)
     finally:
-        # Interrupted (Ctrl-C, SIGTERM, an error): stop the runs in progress with everything they started.
-        pool.close()
+        # Interrupted (Ctrl-C, SIGTERM, an error): stop the runs in progress with everything they started. The
+        # idle workers end while the caller goes on (writes its tables).
+        pool.close(wait=False)
         book.close()
         if previous_sigterm is not None:
             signal.signal(signal.SIGTERM, previous_sigterm)
@@ -620,20 +733,6 @@ def _start_ready(book, pool, isolation, workers) -> None:
             book.finish(task, run_one(**book.kwargs_for(task), cache_dataset=True))
             continue
         book.start(task, pool.start(task, book.kwargs_for(task)))
-
-
-@contextlib.contextmanager
-def _environment(defaults: dict):
-    """Set the variables of ``defaults`` that are not set yet, for the duration of the block
-    (a spawned process inherits the environment when it starts)."""
-    added = [k for k in defaults if k not in os.environ]
-    for key in added:
-        os.environ[key] = defaults[key]
-    try:
-        yield
-    finally:
-        for key in added:
-            os.environ.pop(key, None)
 
 
 def _raise_on_sigterm():

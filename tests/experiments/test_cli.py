@@ -404,3 +404,10 @@ def test_a_parquet_file_is_benchmarked_like_a_csv(tmp_path, user_csv, capsys):
     argv = ["benchmark", "--data", str(tmp_path / "my.parquet"), "--target", "y", "--methods", "RF-400"]
     assert cli.main([*argv, "--folds", "2", "--seeds", "1", "--out", str(tmp_path / "out"), *FAST]) == 0
     assert capsys.readouterr().out.startswith("### my.parquet: accuracy (%), practitioner protocol")
+
+
+def test_the_task_option_offers_the_tasks_of_user_data():
+    from mddf.datasets.user_data import TASKS
+    from mddf.experiments.cli import USER_DATA_TASKS
+
+    assert USER_DATA_TASKS == TASKS

@@ -58,8 +58,82 @@ def test_busy_cores_counts_only_the_cores_this_process_may_use(monkeypatch):
 
     monkeypatch.setattr(executor, "Path", FakeStat)
     monkeypatch.setattr(executor.time, "sleep", lambda seconds: None)
+    monkeypatch.setattr(executor.time, "process_time", lambda: 0.0)  # this process did nothing meanwhile
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0}, raising=False)
     assert executor._busy_cores() == 0.5
+
+
+def test_busy_cores_leave_out_this_processs_own_work(monkeypatch):
+    # both cores busy over the interval, one of them with this process (its imports, reading the table)
+    samples = iter(["cpu0 100 0 0 100 0\ncpu1 100 0 0 100 0\n", "cpu0 200 0 0 100 0\ncpu1 200 0 0 100 0\n"])
+    clocks = {"process_time": iter([10.0, 10.5]), "perf_counter": iter([3.0, 3.5])}
+
+    class FakeStat:
+        def __init__(self, path):
+            pass
+
+        def read_text(self):
+            return next(samples)
+
+    monkeypatch.setattr(executor, "Path", FakeStat)
+    monkeypatch.setattr(executor.time, "sleep", lambda seconds: None)
+    for name, values in clocks.items():
+        monkeypatch.setattr(executor.time, name, lambda values=values: next(values))
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    assert executor._busy_cores() == 1.0
+
+
+def test_more_threads_than_cores_need_no_measurement(monkeypatch):
+    def measured():
+        raise AssertionError("the machine was measured")
+
+    monkeypatch.setattr(executor, "_busy_cores", measured)
+    assert worker_environment(threads=2, workers=2, cores=2) == PASSIVE
+
+
+def _gone(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+def _started_pids():
+    warm = executor._warm_start
+    warm.thread.join()
+    return [w.process.pid for w in warm.pool.idle]
+
+
+def test_workers_started_early_that_no_sweep_adopts_are_stopped_when_the_block_ends():
+    with executor.warm_workers(workers=1, n_jobs=1):
+        (pid,) = _started_pids()
+        assert not _gone(pid)
+    assert _gone(pid)
+
+
+def test_workers_started_early_for_other_settings_are_not_adopted():
+    with executor.warm_workers(workers=1, n_jobs=1):
+        (pid,) = _started_pids()
+        assert executor._adopt_warm_workers(workers=2, n_jobs=1) is None
+        assert _gone(pid)
+
+
+@pytest.mark.slow
+def test_a_sweep_runs_on_the_workers_started_early(tmp_path):
+    from mddf.experiments.executor import execute, plan
+    from mddf.experiments.methods import default_registry
+    from mddf.experiments.store import ResultStore
+
+    registry = default_registry()
+    tasks = plan(["iris"], registry.select(["RF"]), [0, 1], n_classes={"iris": 3}, profile="quick")
+    store = ResultStore(tmp_path / "results.jsonl")
+    with executor.warm_workers(workers=1, n_jobs=1):
+        started = _started_pids()
+        execute(tasks, store, isolation="process", n_jobs=1, registry=registry, progress=False)
+    records = store.records()
+    assert [r["status"] for r in records] == ["ok", "ok"]
+    assert {r["worker_pid"] for r in records} == set(started)
 
 
 def test_an_mddf_run_of_other_data_sets_no_tree_budget(tmp_path):
@@ -80,7 +154,7 @@ def test_runs_at_the_same_time_share_the_cores_unless_n_jobs_is_given(monkeypatc
     from mddf.experiments import cluster
 
     seen = {}
-    monkeypatch.setattr(cluster, "_core_count", lambda usable: cores)
+    monkeypatch.setattr(executor, "_core_count", lambda usable: cores)
     monkeypatch.setattr(cluster, "execute", lambda tasks, store, **options: seen.update(options))
     cluster.run_all([], None, workers=workers)
     assert seen["n_jobs"] == expected
