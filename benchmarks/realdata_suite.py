@@ -92,7 +92,7 @@ BOOSTED_MEMBER = (*FORESTS, "gbdt")
 PAIRS3 = "pairs3"
 #: The base design of the second rule (the defaults of 2026-11-27), every knob a candidate is about set, so that a
 #: change of a default changes none of the learners.
-BASE = {"forest_types": FORESTS, "pair_features": None}
+BASE = {"forest_types": FORESTS, "pair_features": None, "probe_trees": None}
 #: name -> MDDFClassifier parameters (``pair_features=PAIRS3``: :data:`PAIRS3`).
 CLASSIFIERS = {
     "mdDF-base": {**BASE, "calibration": None},
@@ -111,6 +111,8 @@ REGRESSORS = {
     "CascadeForest-pairs": {**BASE, "pair_features": "auto"},
     "CascadeForest-pairs3": {**BASE, "pair_features": PAIRS3},
     "CascadeForest-gbdt-pairs": {**BASE, "forest_types": BOOSTED_MEMBER, "pair_features": "auto"},
+    # the new default as the cost page's probe rule made it: pair features with differences, layer probes
+    "CascadeForest-pairs3-probes": {**BASE, "pair_features": PAIRS3, "probe_trees": 0.25},
 }
 #: Candidates fitted on the tables with category columns only (none in the second rule).
 CATEGORY_ONLY = ()

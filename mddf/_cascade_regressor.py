@@ -112,11 +112,12 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
     n_tolerant_layers : int, default=2
         Growth stops when the out-of-fold MSE has not improved (see ``tol``) for
         this many consecutive layers.
-    probe_trees : float in (0, 1) or None, default=None
+    probe_trees : float in (0, 1) or None, default=0.25
         Each layer after the first grows this share of its forests' trees (and XGBoost members' rounds) first and
         the rest only when the probe says the layer may be kept; a layer that may not is decided on its probe,
-        so the tolerance layers cost a share of a layer. None grows every layer in full. Not used with
-        ``validation_fraction``. See :ref:`layer probes <probes>`.
+        so the tolerance layers cost a share of a layer, and the layers kept are those of growing every layer in
+        full in all but rare fits. None grows every layer in full. Not used with ``validation_fraction``. See
+        :ref:`layer probes <probes>`.
     tol : float >= 0, default=0.0
         A layer improves on the best so far when its out-of-fold MSE is lower by
         more than ``tol`` times the weighted variance of y, i.e. when its
@@ -233,7 +234,7 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
         max_depth_factor=None,
         max_layers=20,
         n_tolerant_layers=2,
-        probe_trees=None,
+        probe_trees=0.25,
         tol=0.0,
         min_error_reduction=0.0,
         min_gain_se=0.0,

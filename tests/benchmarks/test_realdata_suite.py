@@ -184,12 +184,18 @@ def test_the_check_keeps_the_rows_of_a_small_class_in_every_training_part_and_ne
 def test_the_learners_are_the_rules_candidates_each_setting_every_knob_and_the_references():
     for learners in (realdata_suite.CLASSIFIERS, realdata_suite.REGRESSORS):
         for params in learners.values():
-            assert {"forest_types", "pair_features"} <= set(params)
+            assert {"forest_types", "pair_features", "probe_trees"} <= set(params)
     assert all("calibration" in params for params in realdata_suite.CLASSIFIERS.values())
     assert realdata_suite.CLASSIFIERS["mdDF-base"] == {
         "forest_types": ("rf", "rf", "crf", "crf"),
         "pair_features": None,
+        "probe_trees": None,
         "calibration": None,
+    }
+    # the regressor's new default as the cost page's probe rule made it
+    assert realdata_suite.REGRESSORS["CascadeForest-pairs3-probes"] == {
+        **realdata_suite.REGRESSORS["CascadeForest-pairs3"],
+        "probe_trees": 0.25,
     }
     # the candidates, the base, and the new default as the rule fits it once chosen (its labels checked)
     assert {name for name, *_ in realdata_report.CANDIDATES["classification"]} == set(realdata_suite.CLASSIFIERS) - {

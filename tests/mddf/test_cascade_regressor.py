@@ -13,10 +13,10 @@ from mddf import CascadeForestRegressor
 
 
 def _small(**params):
-    # no pair search: these tests read the layers' inputs, x and the previous layers' outputs
-    return CascadeForestRegressor(
-        **{"n_estimators": 10, "max_layers": 3, "pair_features": None, "random_state": 0, **params}
-    )
+    # no pair search: these tests read the layers' inputs, x and the previous layers' outputs; every layer grown
+    # in full (no probes), as they count and read the layers grown
+    settings = {"n_estimators": 10, "max_layers": 3, "pair_features": None, "probe_trees": None, "random_state": 0}
+    return CascadeForestRegressor(**{**settings, **params})
 
 
 def _friedman(n=500, seed=0):
