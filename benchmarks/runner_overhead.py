@@ -68,7 +68,8 @@ def timed_run(python: str, table: Path, workers: int, out: Path) -> dict:
     command += ["benchmark", "--data", str(table), "--target", "label"]
     command += ["--n-jobs", "2", "--workers", str(workers), "--out", str(out), "--quiet"]
     start = time.perf_counter()
-    subprocess.run(command, check=True, capture_output=True)
+    # from outside the repository, so that each interpreter imports its own installation, not the working copy's
+    subprocess.run(command, check=True, capture_output=True, cwd=out.parent)
     wall = time.perf_counter() - start
     work = recorded_seconds(out / "results.jsonl")
     return {"wall_s": wall, "recorded_s": work, "ratio": wall / (work / workers)}
