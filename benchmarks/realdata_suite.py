@@ -17,7 +17,8 @@ member, pair features, calibration):
   layer, nothing appended, probabilities as they are: the defaults of 2026-11-27) and the candidates, each
   setting every knob of the rule (:data:`BASE`) so that a change of a default changes none: a boosted member
   (:data:`BOOSTED_MEMBER`, ``-gbdt``), pair features (``pair_features="auto"``, ``-pairs``; with differences,
-  ``-pairs3``), both (``-gbdt-pairs``) and, for the classifier, ``calibration="temperature"`` (``mdDF-cal``);
+  ``-pairs3``), both (``-gbdt-pairs``), for the classifier ``calibration="temperature"`` (``mdDF-cal``) and, for
+  the cost page's targets, the regressor's default with layer probes (``CascadeForest-pairs3-probes``);
   given the DataFrames as they are (their ``category`` columns split natively). A cascade's records are bound
   to its full parameters (:func:`learner_settings`): a changed default is fitted again;
 - HistGradientBoosting, LightGBM, XGBoost and CatBoost with their defaults, up to 1000 rounds stopped early on

@@ -3,7 +3,8 @@
 Each run executes in a *spawned* worker process by default, so that a crash (even a segfault or an
 out-of-memory kill) costs only that run: the worker that died is replaced and the sweep goes on. Workers
 are reused from run to run (:class:`_Pool`), so that imports, numba's compiled code and the datasets are
-loaded once per worker rather than once per run; a run's peak memory is still its own (the high-water
+loaded once per worker rather than once per run, and a command may start them as it starts
+(:func:`warm_workers`), so that their start overlaps its own; a run's peak memory is still its own (the high-water
 mark is reset at its start, :class:`~.environment.PeakMemory`). A worker never outlives the runner:
 however the runner ends (SIGKILL included), the worker and the processes it started go with it. Results are
 appended to the :class:`~.store.ResultStore` as each run finishes. Tree-budget methods (random forest, XGBoost)
