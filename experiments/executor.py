@@ -39,6 +39,8 @@ from .store import ResultStore, new_record, run_key
 from .suites import DEEPBOOST_N_FOLDS, protocol_of
 
 BUDGET_METHOD = "mdDF"
+#: Seconds an idle worker told to end has before it is stopped.
+WORKER_EXIT_TIMEOUT = 5.0
 
 
 class Terminated(SystemExit):
@@ -299,8 +301,8 @@ class _Pool:
         """Let the idle workers end, and stop the busy ones with everything they started.
 
         ``wait=False``: the idle workers end in the background (a thread joins them, stopping any still there
-        after 5 s; the interpreter waits for it before it exits), so that the runner's next steps (its tables and
-        figure) overlap their exit.
+        after :data:`WORKER_EXIT_TIMEOUT`; the interpreter waits for it before it exits), so that the runner's next
+        steps (its tables and figure) overlap their exit.
         """
         idle, busy = self.idle, self.busy
         self.idle, self.busy = [], []
@@ -398,9 +400,9 @@ def _adopt_warm_workers(workers: int, n_jobs: int) -> _Pool | None:
 
 
 def _join_idle(idle: list[_Worker]) -> None:
-    """Join workers told to end; stop those still there after 5 s."""
+    """Join workers told to end; stop those still there after :data:`WORKER_EXIT_TIMEOUT`."""
     for worker in idle:
-        worker.process.join(timeout=5)
+        worker.process.join(timeout=WORKER_EXIT_TIMEOUT)
         _stop_worker(worker.process) if worker.process.exitcode is None else worker.process.close()
         worker.conn.close()
 
