@@ -144,7 +144,6 @@ SOURCE_FILES = [path for path in _source_files() if path.relative_to(ROOT).as_po
 
 
 @pytest.mark.parametrize("path", SOURCE_FILES, ids=lambda path: path.relative_to(ROOT).as_posix())
-@pytest.mark.slow
 def test_source_docstrings_carry_no_measured_figures_or_history(path):
     found = [
         f"{path.relative_to(ROOT)}, docstring at line {line}: {hit}"
