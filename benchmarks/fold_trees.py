@@ -64,10 +64,6 @@ def _share_of_each_fold_model(model):
         BinnedForest.predict_proba_binned = original
 
 
-#: The four forests a layer (the paper's): a boosted member has no trees to share out.
-FORESTS = ("rf", "rf", "crf", "crf")
-
-
 def share_predict_proba(model, X):
     """``model.predict_proba(X)`` (a fit with ``fold_trees="all"``) as a fit with ``fold_trees="share"`` predicts."""
     with _share_of_each_fold_model(model):
@@ -76,11 +72,12 @@ def share_predict_proba(model, X):
 
 def fit(ctx, X, y, X_held, y_held) -> dict:
     """Fit on ``X, y`` with every tree, score ``X_held`` both ways: the accuracy and seconds of each, the layers."""
-    from mddf import MDDFClassifier
+    from mddf import PAPER_CONFIG, MDDFClassifier
 
-    # the four forests a layer unless --params says otherwise: the study shares out forests' trees
+    # the paper's four forests a layer unless --params says otherwise: the study shares out forests' trees (a
+    # boosted member has none)
     params = {
-        "forest_types": FORESTS,
+        "forest_types": PAPER_CONFIG["forest_types"],
         **ctx.options.mddf,
         "fold_trees": "all",
         "random_state": ctx.seed,

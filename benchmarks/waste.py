@@ -45,21 +45,20 @@ from mddf.experiments.tables import markdown_table
 #: The share of a forest's trees a probe grows.
 PROBE_SHARE = 0.25
 PROBES = {"probe_trees": PROBE_SHARE}
-#: The realdata page's base, every layer grown in full (whatever the estimator's default).
-UNPROBED = {**BASE, "probe_trees": None}
-#: name -> MDDFClassifier parameters: the realdata page's base, the boosted member, and each probed.
+#: name -> MDDFClassifier parameters: the realdata page's base (every layer grown in full: it pins
+#: ``probe_trees=None``), the boosted member, and each probed.
 CLASSIFIERS = {
-    "mdDF": dict(UNPROBED),
-    "mdDF-probes": {**UNPROBED, **PROBES},
-    "mdDF-gbdt": {**UNPROBED, "forest_types": BOOSTED_MEMBER},
-    "mdDF-gbdt-probes": {**UNPROBED, "forest_types": BOOSTED_MEMBER, **PROBES},
+    "mdDF": dict(BASE),
+    "mdDF-probes": {**BASE, **PROBES},
+    "mdDF-gbdt": {**BASE, "forest_types": BOOSTED_MEMBER},
+    "mdDF-gbdt-probes": {**BASE, "forest_types": BOOSTED_MEMBER, **PROBES},
 }
 #: name -> CascadeForestRegressor parameters.
 REGRESSORS = {
-    "CascadeForest": dict(UNPROBED),
-    "CascadeForest-probes": {**UNPROBED, **PROBES},
-    "CascadeForest-gbdt": {**UNPROBED, "forest_types": BOOSTED_MEMBER},
-    "CascadeForest-gbdt-probes": {**UNPROBED, "forest_types": BOOSTED_MEMBER, **PROBES},
+    "CascadeForest": dict(BASE),
+    "CascadeForest-probes": {**BASE, **PROBES},
+    "CascadeForest-gbdt": {**BASE, "forest_types": BOOSTED_MEMBER},
+    "CascadeForest-gbdt-probes": {**BASE, "forest_types": BOOSTED_MEMBER, **PROBES},
 }
 #: A probed design -> the design it must reproduce.
 REFERENCE = {name: name.removesuffix("-probes") for name in (*CLASSIFIERS, *REGRESSORS) if name.endswith("-probes")}

@@ -311,9 +311,7 @@ class _Pool:
                 worker.conn.send(None)
             except (BrokenPipeError, OSError):
                 pass
-        for worker in busy:
-            _stop_worker(worker.process)
-            worker.conn.close()
+        _stop_all(busy)
         if wait:
             _join_idle(idle)
         elif idle:
@@ -321,9 +319,7 @@ class _Pool:
 
     def discard(self) -> None:
         """Stop every worker now, idle or not: for workers that never ran a run, which nobody waits for."""
-        for worker in self.idle + self.busy:
-            _stop_worker(worker.process)
-            worker.conn.close()
+        _stop_all(self.idle + self.busy)
         self.idle, self.busy = [], []
 
 
@@ -365,8 +361,7 @@ class _WarmStart:
 
     def discard(self) -> None:
         """Stop the started workers that nobody took."""
-        self.thread.join()
-        pool, self.pool = self.pool, None
+        pool = self.take(self.workers, self.n_jobs)
         if pool is not None:
             pool.discard()
 
@@ -397,6 +392,13 @@ def warm_workers(workers: int = 1, n_jobs: int | None = None):
 def _adopt_warm_workers(workers: int, n_jobs: int) -> _Pool | None:
     """The workers of the running :func:`warm_workers` block when they fit ``workers`` runs of ``n_jobs`` threads."""
     return _warm_start.take(workers, n_jobs) if _warm_start is not None else None
+
+
+def _stop_all(workers: list[_Worker]) -> None:
+    """Stop workers now, with everything they started, and close their pipes."""
+    for worker in workers:
+        _stop_worker(worker.process)
+        worker.conn.close()
 
 
 def _join_idle(idle: list[_Worker]) -> None:

@@ -7,12 +7,12 @@ from study_helpers import read_records
 
 from benchmarks import fold_trees
 from benchmarks.harness import Data, Dataset
-from mddf import MDDFClassifier
+from mddf import PAPER_CONFIG, MDDFClassifier
 
 
 def test_the_share_of_an_all_trees_fit_predicts_as_a_share_fit():
     X, y = make_classification(300, 6, n_informative=4, n_classes=3, random_state=0)
-    common = dict(n_estimators=7, n_folds=3, max_layers=2, forest_types=fold_trees.FORESTS, random_state=0)
+    common = dict(n_estimators=7, n_folds=3, max_layers=2, forest_types=PAPER_CONFIG["forest_types"], random_state=0)
     every = MDDFClassifier(fold_trees="all", **common).fit(X, y)
     share = MDDFClassifier(fold_trees="share", **common).fit(X, y)
     assert np.array_equal(fold_trees.share_predict_proba(every, X), share.predict_proba(X))
@@ -43,7 +43,7 @@ def test_the_cv_mode_scores_both_ways_on_the_training_rows_alone(tmp_path, monke
     assert all(0.5 < r["all_accuracy"] <= 1.0 and 0.5 < r["share_accuracy"] <= 1.0 for r in records)
     assert "CV accuracy on the training rows (2 folds" in (tmp_path / "fold_trees.md").read_text()
     # the same fits as the study makes one fold at a time: each fold's model predicts its held-out rows so
-    common = dict(n_estimators=6, max_layers=2, forest_types=fold_trees.FORESTS, random_state=0)
+    common = dict(n_estimators=6, max_layers=2, forest_types=PAPER_CONFIG["forest_types"], random_state=0)
     folds = StratifiedKFold(2, shuffle=True, random_state=0).split(X, y)
     accuracies = [MDDFClassifier(**common).fit(X[a], y[a]).score(X[b], y[b]) for a, b in folds]
     assert [r["all_accuracy"] for r in records] == accuracies
