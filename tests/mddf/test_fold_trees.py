@@ -10,6 +10,11 @@ from mddf import CascadeForestRegressor, MDDFClassifier
 FORESTS = ("rf", "rf", "crf", "crf")
 
 
+def _settings(**given):
+    """What the two fits a test compares share: the four forests, three folds, seed 0, and ``given``."""
+    return {"forest_types": FORESTS, "n_folds": 3, "random_state": 0, **given}
+
+
 @pytest.fixture(scope="module")
 def data():
     X, y = make_classification(400, 8, n_informative=5, n_classes=3, random_state=0)
@@ -20,14 +25,7 @@ def data():
 @pytest.mark.slow
 def test_a_share_of_each_fold_model_keeps_n_estimators_trees_a_forest_and_grows_the_same_layers(data, tree_method):
     X, y = data
-    common = dict(
-        forest_types=FORESTS,
-        n_estimators=10,
-        n_folds=3,
-        max_layers=3,
-        random_state=0,
-        tree_method=tree_method,
-    )
+    common = _settings(n_estimators=10, max_layers=3, tree_method=tree_method)
     every = MDDFClassifier(fold_trees="all", **common).fit(X, y)
     share = MDDFClassifier(fold_trees="share", **common).fit(X, y)
     # the training rows' out-of-fold class vectors come from every tree grown: the same layers
@@ -44,7 +42,7 @@ def test_a_share_of_each_fold_model_keeps_n_estimators_trees_a_forest_and_grows_
 
 def test_the_first_trees_of_each_fold_model_are_kept(data):
     X, y = data
-    common = dict(forest_types=FORESTS, n_estimators=6, n_folds=3, max_layers=1, random_state=0)
+    common = _settings(n_estimators=6, max_layers=1)
     every = MDDFClassifier(fold_trees="all", **common).fit(X, y)
     share = MDDFClassifier(fold_trees="share", **common).fit(X, y)
     for models_every, models_share in zip(every.layers_[0].models_, share.layers_[0].models_):
@@ -55,20 +53,13 @@ def test_the_first_trees_of_each_fold_model_are_kept(data):
 
 def test_fewer_trees_than_folds_keep_one_tree_each(data):
     X, y = data
-    model = MDDFClassifier(
-        fold_trees="share",
-        forest_types=FORESTS,
-        n_estimators=2,
-        n_folds=3,
-        max_layers=1,
-        random_state=0,
-    ).fit(X, y)
+    model = MDDFClassifier(fold_trees="share", **_settings(n_estimators=2, max_layers=1)).fit(X, y)
     assert [forest.n_trees for forest in model.layers_[0].models_[0]] == [1, 1, 1]
 
 
 def test_the_regression_cascade_takes_it_too():
     X, y = make_regression(300, 6, noise=5.0, random_state=0)
-    common = dict(forest_types=FORESTS, n_estimators=9, n_folds=3, max_layers=2, random_state=0)
+    common = _settings(n_estimators=9, max_layers=2)
     every = CascadeForestRegressor(fold_trees="all", **common).fit(X, y)
     share = CascadeForestRegressor(fold_trees="share", **common).fit(X, y)
     assert [h["oof_mse"] for h in every.train_history_] == [h["oof_mse"] for h in share.train_history_]
@@ -79,14 +70,7 @@ def test_the_regression_cascade_takes_it_too():
 @pytest.mark.parametrize("tree_method", ["hist", "exact"])
 def test_refit_keeps_one_model_per_member_fitted_on_every_row_and_the_same_first_layer(data, tree_method):
     X, y = data
-    common = dict(
-        forest_types=FORESTS,
-        n_estimators=10,
-        n_folds=3,
-        max_layers=2,
-        random_state=0,
-        tree_method=tree_method,
-    )
+    common = _settings(n_estimators=10, max_layers=2, tree_method=tree_method)
     every = MDDFClassifier(fold_trees="all", **common).fit(X, y)
     refit = MDDFClassifier(fold_trees="refit", **common).fit(X, y)
     # the first layer's out-of-fold class vectors come from the same fold models: the refit is drawn after them
@@ -117,7 +101,7 @@ def test_refit_fits_other_members_once_on_every_row_and_leaves_oob_forests_alone
 
 def test_refit_is_reproducible_and_takes_model_dir_and_the_regression_cascade(data, tmp_path):
     X, y = data
-    common = dict(forest_types=FORESTS, fold_trees="refit", n_estimators=6, max_layers=2, random_state=0)
+    common = _settings(fold_trees="refit", n_estimators=6, max_layers=2)  # n_folds=3: both estimators' default
     a = MDDFClassifier(**common).fit(X, y)
     b = MDDFClassifier(model_dir=tmp_path / "models", **common).fit(X, y)
     assert np.array_equal(a.predict_proba(X), b.predict_proba(X))
