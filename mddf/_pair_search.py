@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from itertools import combinations
 
 import numpy as np
+from joblib import effective_n_jobs
 from sklearn.utils.parallel import Parallel
 
 from ._appended import signed_log
@@ -33,6 +34,9 @@ OPERATIONS = ("log_ratio", "product", "difference")
 #: The probe forest of the screen: its trees, their depth.
 SCREEN_TREES = 32
 SCREEN_DEPTH = 8
+#: Rows from which the pairs are tried in ``n_jobs`` threads: on fewer, a pair's compiled work is shorter than its
+#: Python steps, which the threads take in turn (the GIL), and one thread is faster.
+THREADED_MIN_ROWS = 2_000
 _FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 
@@ -83,7 +87,7 @@ def search_pairs(values, y, folds, n_classes, settings: SearchSettings, seed, n_
 
     ``values`` ``(n, p)`` float64 (NaN: missing); ``y`` class indices ``0 .. n_classes - 1``, or a continuous target
     with ``n_classes`` 0; ``folds`` the ``(fit rows, held-out rows)`` of each fold; ``n_jobs`` threads try the
-    pairs (the gains do not depend on it).
+    pairs from :data:`THREADED_MIN_ROWS` rows, one thread below (the gains do not depend on it).
     """
     codes, n_bins, missing_bin = binned_columns(values)
     kept = np.arange(values.shape[1])
@@ -91,14 +95,29 @@ def search_pairs(values, y, folds, n_classes, settings: SearchSettings, seed, n_
         kept = screen_columns(codes, n_bins, missing_bin, y, n_classes, settings.max_columns, seed)
     probes = ProbeTrees(y, folds, n_classes == 0, n_classes, settings.max_depth, seed)
     binned = (codes, n_bins, missing_bin)
+    pairs = list(combinations(kept.tolist(), 2))
+    threads = n_jobs if len(y) >= THREADED_MIN_ROWS else 1
     with one_blas_thread():  # the pairs in parallel threads (the probe trees release the GIL)
-        per_pair = Parallel(n_jobs=n_jobs, prefer="threads")(
-            in_one_thread(_pair_gains)(values, binned, probes, a, b, settings.operations)
-            for a, b in combinations(kept.tolist(), 2)
+        per_chunk = Parallel(n_jobs=threads, prefer="threads")(
+            in_one_thread(_chunk_gains)(values, binned, probes, chunk, settings.operations)
+            for chunk in _chunks(pairs, threads)
         )
+    per_pair = [found for chunk in per_chunk for found in chunk]
     gains = {key: gain for found in per_pair for key, gain, _ in found}
     z = {key: value for found in per_pair for key, _, value in found}
     return SearchResult(kept, gains, z)
+
+
+def _chunks(pairs, n_jobs):
+    """The pairs in consecutive runs, a few per thread (a task per pair costs more in dispatch than a small table's
+    pair takes); their concatenation is ``pairs``."""
+    size = -(-len(pairs) // max(1, 4 * effective_n_jobs(n_jobs)))
+    return [pairs[start : start + size] for start in range(0, len(pairs), max(1, size))]
+
+
+def _chunk_gains(values, binned, probes, pairs, operations):
+    """:func:`_pair_gains` of every pair of ``pairs``, in order."""
+    return [_pair_gains(values, binned, probes, a, b, operations) for a, b in pairs]
 
 
 def _pair_gains(values, binned, probes, a, b, operations):

@@ -69,7 +69,8 @@ class PairFeatures(AppendedFeaturesMixin, TransformerMixin, BaseEstimator):
         boolean columns (an array has none); a boolean mask, column positions or (for a DataFrame) column
         names add to those.
     n_jobs : int or None, default=None
-        Threads that try the pairs (joblib's convention: None is 1, -1 every core); the gains do not depend on it.
+        Threads that try the pairs (joblib's convention: None is 1, -1 every core) on inputs of at least
+        2,000 rows, one thread on fewer (its Python steps would take turns); the gains do not depend on it.
     random_state : int, RandomState instance or None, default=None
         Seeds the folds, the row subset and the probe trees.
 

@@ -13,6 +13,8 @@ sqrt of the columns per split): a screen of wide inputs.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from .._compile_cache import njit
@@ -55,31 +57,46 @@ class ProbeTrees:
         for fit_rows, held_out in folds:
             w = np.zeros(len(y))
             w[fit_rows] = 1.0
-            self.folds.append((w, np.asarray(held_out)))
+            fit = w > 0
+            if regression:
+                prior = np.array([self.y[fit].mean()])
+            else:
+                prior = (np.bincount(self.y[fit], minlength=n_classes) + 1.0) / (fit.sum() + n_classes)
+            self.folds.append(_Fold(w, np.asarray(held_out, dtype=np.int64), prior))
         self.max_depth, self.seed = max_depth, seed
 
     def losses(self, codes, n_bins, missing_bin):
         """The held-out loss of every row (held out by one fold each) under the probe trees grown on the binned
         columns ``codes`` ``(n, d)``: its log-loss, or its squared error."""
         settings = TreeSettings(self.max_depth, codes.shape[1], BEST, 0, 0)
+        missing = _missing_codes(codes, missing_bin)
         out = np.zeros(len(self.y))
-        for w, held_out in self.folds:
-            tree = grow_tree(codes, self.y, w, n_bins, missing_bin, None, self.n_classes, settings, self.seed)
-            leaf = route(tree, codes, missing_bin)
-            out[held_out] = self._held_out_losses(leaf, w > 0, held_out, len(tree.feature))
+        for fold in self.folds:
+            tree = grow_tree(
+                codes, self.y, fold.weights, n_bins, missing_bin, None, self.n_classes, settings, self.seed
+            )
+            tree_arrays = (tree.feature, tree.split_bin, tree.right, tree.missing_left)
+            if self.regression:
+                out[fold.held_out] = _held_out_squared_errors(
+                    *tree_arrays, codes, missing, self.y, fold.weights, fold.held_out, fold.prior[0], LEAF_PRIOR_ROWS
+                )
+            else:
+                shares = _held_out_class_shares(
+                    *tree_arrays, codes, missing, self.y, fold.weights, fold.held_out, fold.prior, LEAF_PRIOR_ROWS
+                )
+                out[fold.held_out] = -np.log(shares)
         return out
 
-    def _held_out_losses(self, leaf, fit, held_out, n_nodes):
-        if self.regression:
-            prior = self.y[fit].mean()
-            sums = np.bincount(leaf[fit], weights=self.y[fit], minlength=n_nodes)
-            means = (sums + LEAF_PRIOR_ROWS * prior) / (np.bincount(leaf[fit], minlength=n_nodes) + LEAF_PRIOR_ROWS)
-            return (self.y[held_out] - means[leaf[held_out]]) ** 2
-        k = self.n_classes
-        counts = np.bincount(leaf[fit] * k + self.y[fit], minlength=n_nodes * k).reshape(n_nodes, k)
-        prior = (np.bincount(self.y[fit], minlength=k) + 1.0) / (fit.sum() + k)
-        shares = (counts + LEAF_PRIOR_ROWS * prior) / (counts.sum(axis=1, keepdims=True) + LEAF_PRIOR_ROWS)
-        return -np.log(shares[leaf[held_out], self.y[held_out]])
+
+@dataclass(frozen=True)
+class _Fold:
+    """One fold of :class:`ProbeTrees`: its row weights (1 fitting, 0 held out), its held-out rows, and the prior
+    its leaves are smoothed towards (the fitting rows' class shares with one row of each class added, or their
+    mean target)."""
+
+    weights: np.ndarray
+    held_out: np.ndarray
+    prior: np.ndarray
 
 
 def forest_importances(codes, n_bins, missing_bin, y, n_classes, n_trees, max_depth, seed):
@@ -100,8 +117,14 @@ def forest_importances(codes, n_bins, missing_bin, y, n_classes, n_trees, max_de
 
 def route(tree, codes, missing_bin):
     """The node index of the leaf each row of ``codes`` reaches in a grown tree (:data:`mddf.trees.GrownTree`)."""
-    missing = np.full(codes.shape[1], -1, dtype=np.int64) if missing_bin is None else missing_bin
-    return _route(tree.feature, tree.split_bin, tree.right, tree.missing_left, codes, missing)
+    return _route(
+        tree.feature, tree.split_bin, tree.right, tree.missing_left, codes, _missing_codes(codes, missing_bin)
+    )
+
+
+def _missing_codes(codes, missing_bin):
+    """The missing bin of every column of ``codes``, -1 for a column without one."""
+    return np.full(codes.shape[1], -1, dtype=np.int64) if missing_bin is None else missing_bin
 
 
 @njit(cache=True, nogil=True)
@@ -109,14 +132,59 @@ def _route(feature, split_bin, right, missing_left, codes, missing_bin):
     n = codes.shape[0]
     leaf = np.empty(n, dtype=np.int64)
     for i in range(n):
-        node = 0
-        while feature[node] >= 0:
-            f = feature[node]
-            code = codes[i, f]
-            if missing_bin[f] >= 0 and code == missing_bin[f]:
-                left = missing_left[node] == 1
-            else:
-                left = code <= split_bin[node]
-            node = node + 1 if left else right[node]
-        leaf[i] = node
+        leaf[i] = _leaf_of(feature, split_bin, right, missing_left, codes, missing_bin, i)
     return leaf
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _leaf_of(feature, split_bin, right, missing_left, codes, missing_bin, i):
+    node = 0
+    while feature[node] >= 0:
+        f = feature[node]
+        code = codes[i, f]
+        if missing_bin[f] >= 0 and code == missing_bin[f]:
+            left = missing_left[node] == 1
+        else:
+            left = code <= split_bin[node]
+        node = node + 1 if left else right[node]
+    return node
+
+
+@njit(cache=True, nogil=True)
+def _held_out_class_shares(feature, split_bin, right, missing_left, codes, missing_bin, y, w, held_out, prior, rows):
+    """The smoothed class share of its own class in its leaf, for every held-out row: the leaves' class counts
+    of the fitting rows (``w > 0``), plus ``rows`` rows of the class shares ``prior``."""
+    k = prior.shape[0]
+    counts = np.zeros((feature.shape[0], k))
+    totals = np.zeros(feature.shape[0])
+    for i in range(codes.shape[0]):
+        if w[i] > 0:
+            node = _leaf_of(feature, split_bin, right, missing_left, codes, missing_bin, i)
+            counts[node, y[i]] += 1.0
+            totals[node] += 1.0
+    out = np.empty(held_out.shape[0])
+    for r in range(held_out.shape[0]):
+        i = held_out[r]
+        node = _leaf_of(feature, split_bin, right, missing_left, codes, missing_bin, i)
+        out[r] = (counts[node, y[i]] + rows * prior[y[i]]) / (totals[node] + rows)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _held_out_squared_errors(feature, split_bin, right, missing_left, codes, missing_bin, y, w, held_out, prior, rows):
+    """The squared error of every held-out row against its leaf's mean target over the fitting rows (``w > 0``),
+    smoothed by ``rows`` rows of the target ``prior``."""
+    sums = np.zeros(feature.shape[0])
+    counts = np.zeros(feature.shape[0])
+    for i in range(codes.shape[0]):
+        if w[i] > 0:
+            node = _leaf_of(feature, split_bin, right, missing_left, codes, missing_bin, i)
+            sums[node] += y[i]
+            counts[node] += 1.0
+    out = np.empty(held_out.shape[0])
+    for r in range(held_out.shape[0]):
+        i = held_out[r]
+        node = _leaf_of(feature, split_bin, right, missing_left, codes, missing_bin, i)
+        error = y[i] - (sums[node] + rows * prior) / (counts[node] + rows)
+        out[r] = error * error
+    return out

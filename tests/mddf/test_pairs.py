@@ -207,9 +207,13 @@ def test_a_difference_is_found_when_the_label_follows_one_and_named_a_minus_b():
 
 
 def test_threads_do_not_change_the_gains_and_fit_task_reads_integer_targets_as_values():
+    from mddf._pair_search import THREADED_MIN_ROWS
+
     X, y = _signals(0)[0]
+    assert len(X) >= THREADED_MIN_ROWS  # so two threads do try the pairs
     one, two = PairFeatures(random_state=0, n_jobs=1).fit(X, y), PairFeatures(random_state=0, n_jobs=2).fit(X, y)
     assert one.candidate_gains_ == two.candidate_gains_ and one.pairs_ == two.pairs_
+    assert list(one.candidate_gains_) == list(two.candidate_gains_)  # in the same order
     counts = np.round(3 * np.log(X[:, 1] * X[:, 2])).astype(int) + 20  # integer values of a continuous target
     as_values = PairFeatures(random_state=0).fit_task(X, counts, regression=True)
     as_classes = PairFeatures(random_state=0).fit(X, counts)

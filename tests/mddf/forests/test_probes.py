@@ -56,3 +56,33 @@ def test_a_probe_forest_ranks_the_columns_the_label_depends_on_first():
     assert set(np.argsort(-importance)[:2]) == {4, 9}
     again = forest_importances(codes, n_bins, missing_bin, y, 2, n_trees=16, max_depth=6, seed=0)
     np.testing.assert_array_equal(importance, again)
+
+
+@pytest.mark.parametrize("regression", [False, True])
+def test_a_held_out_loss_is_that_of_its_leaf_smoothed_towards_the_fitting_rows_by_leaf_prior_rows(regression):
+    from mddf.forests.probes import LEAF_PRIOR_ROWS
+
+    X, y = _table(n=400, seed=3)
+    target = X[:, 0] + np.nan_to_num(X[:, 1]) if regression else y
+    folds = list(StratifiedKFold(2, shuffle=True, random_state=1).split(X, y))
+    codes, n_bins, missing_bin = binned_columns(X[:, :2])
+    losses = ProbeTrees(target, folds, regression, 0 if regression else 2, max_depth=3, seed=0).losses(
+        codes, n_bins, missing_bin
+    )
+    for fit, held_out in folds:
+        w = np.zeros(len(y))
+        w[fit] = 1.0
+        settings = TreeSettings(3, 2, BEST, 0, 0)
+        tree = grow_tree(codes, target, w, n_bins, missing_bin, None, 0 if regression else 2, settings, 0)
+        leaf, nodes = route(tree, codes, missing_bin), len(tree.feature)
+        if regression:
+            sums = np.bincount(leaf[fit], weights=target[fit], minlength=nodes)
+            counts = np.bincount(leaf[fit], minlength=nodes)
+            means = (sums + LEAF_PRIOR_ROWS * target[fit].mean()) / (counts + LEAF_PRIOR_ROWS)
+            expected = (target[held_out] - means[leaf[held_out]]) ** 2
+        else:
+            counts = np.bincount(leaf[fit] * 2 + y[fit], minlength=2 * nodes).reshape(nodes, 2)
+            prior = (np.bincount(y[fit], minlength=2) + 1.0) / (len(fit) + 2)
+            shares = (counts + LEAF_PRIOR_ROWS * prior) / (counts.sum(axis=1, keepdims=True) + LEAF_PRIOR_ROWS)
+            expected = -np.log(shares[leaf[held_out], y[held_out]])
+        np.testing.assert_array_equal(losses[held_out], expected)
