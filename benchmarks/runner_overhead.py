@@ -2,10 +2,10 @@
 
 Issue 63 asks that ``mddf benchmark --data`` on a 400-row and a 5,000-row table with the default methods take at
 most 1.3 times the sum of its runs' own recorded seconds (warm-up and compilation, selection, final fit and
-prediction), with ``--n-jobs 2`` and one worker or two. For each table (:func:`write_table`: numeric and text
+prediction, the probabilities of the log-loss included), with ``--n-jobs 2`` and one worker or two. For each table (:func:`write_table`: numeric and text
 columns, missing values, two classes) and worker count, the command runs in a fresh output folder, timed as a whole
-process; the ratio is its wall seconds over the sum of its records' ``compile_seconds``, ``total_seconds`` and
-``predict_seconds`` (divided by the workers, which run in parallel). With ``--baseline-python``, the same command
+process; the ratio is its wall seconds over the sum of its records' ``compile_seconds``, ``total_seconds``, ``predict_seconds`` and
+``predict_proba_seconds`` (the last recorded since 2026-11-27: an earlier runner's records lack it) (divided by the workers, which run in parallel). With ``--baseline-python``, the same command
 also runs under another installation's interpreter (an earlier commit's, say: the runner of one fresh process per
 run), in turn with this one, ``--rounds`` times; the page gives both ratios.
 
@@ -52,11 +52,12 @@ def write_table(path: Path, n_rows: int, seed: int = 0) -> Path:
 
 
 def recorded_seconds(results: Path) -> float:
-    """The sum of the runs' own seconds: warm-up (compilation), selection and final fit, prediction."""
+    """The sum of the runs' own seconds: warm-up (compilation), selection and final fit, prediction of the labels and
+    of the probabilities (for the log-loss)."""
     total = 0.0
     for line in results.read_text().splitlines():
         record = json.loads(line)
-        for key in ("compile_seconds", "total_seconds", "predict_seconds"):
+        for key in ("compile_seconds", "total_seconds", "predict_seconds", "predict_proba_seconds"):
             total += record.get(key) or 0.0
     return total
 

@@ -25,6 +25,7 @@ from .comparison import comparison_of
 from .comparison import plot as plot_comparison
 from .comparison import to_csv as comparison_csv
 from .comparison import to_markdown as to_comparison_markdown
+from .defaults import DEFAULT_SEEDS
 from .executor import EXIT_NOTHING_TO_RUN, EXIT_OK, EXIT_RUN_FAILED, applicable, bound_records, plan, unfinished
 from .figures import save_figure
 from .methods import FALLBACK_TREES_K, default_registry, unavailable_reason
@@ -41,7 +42,7 @@ from .planning import (
     ranking_metric,
     unusable_folds,
 )
-from .protocols.practitioner import DEFAULT_SEEDS, TooFewRows
+from .protocols.practitioner import TooFewRows
 from .provenance import provenance, with_csv_header
 from .runner import DatasetUnavailable, load, task_of
 from .store import ResultStore, new_record

@@ -22,7 +22,9 @@ or the paths of the files written), notices, progress and warnings go to standar
 from __future__ import annotations
 
 import argparse
+import ast
 import contextlib
+import importlib.util
 import shlex
 import sys
 from collections.abc import Callable
@@ -125,9 +127,13 @@ def fractions(text: str) -> list[float]:
     return sorted(set(values))
 
 
-def _help_text(module) -> str:
-    """A module's docstring for ``--help``, without its paragraph for developers (the one naming this module)."""
-    paragraphs = (module.__doc__ or "").strip().split("\n\n")
+def _help_text(name: str) -> str:
+    """The docstring of this package's module ``name`` for ``--help``, without its paragraph for developers (the one
+    naming this module). Read from its source, not imported: a runner's parser must not load the estimators before
+    the workers start (:func:`_workers_started_early`)."""
+    spec = importlib.util.find_spec(f"{__package__}.{name}")
+    source = Path(spec.origin).read_text(encoding="utf-8")
+    paragraphs = (ast.get_docstring(ast.parse(source)) or "").strip().split("\n\n")
     return "\n\n".join(p for p in paragraphs if ":mod:`.cli`" not in p) + "\n"
 
 
@@ -215,7 +221,7 @@ def add_files_arguments(parser: argparse.ArgumentParser) -> None:
 
 def add_dataset_arguments(parser: argparse.ArgumentParser, *, regression: bool = True) -> None:
     """``--dataset NAME``, ``--download``, ``--data-home`` and the ``--data`` options."""
-    from .studies import FALLBACK_DATASET, PAPER_DEFAULT_DATASET, QUICK_DATASET
+    from .defaults import FALLBACK_DATASET, PAPER_DEFAULT_DATASET, QUICK_DATASET
 
     parser.add_argument(
         "--dataset",
@@ -229,7 +235,7 @@ def add_dataset_arguments(parser: argparse.ArgumentParser, *, regression: bool =
 def add_mddf_arguments(parser: argparse.ArgumentParser) -> None:
     """The mdDF options of the single-fit subcommands (export-features, plot-layers, plot-tsne): the model is the
     benchmark's mdDF row (:func:`~.studies.mddf_model`), these options on top."""
-    from .studies import QUICK_DATASET
+    from .defaults import QUICK_DATASET
 
     parser.add_argument("--seed", type=int, default=0, help="random_state of mdDF (and of sampling)")
     parser.add_argument("--n-estimators", type=int, help="trees per forest (default: the estimator's, 100)")
@@ -368,8 +374,7 @@ def benchmark_parser(prog: str = f"{PROG} benchmark", subparsers=None) -> argpar
 
 def add_protocol_arguments(parser: argparse.ArgumentParser, *, folds: bool = True) -> None:
     """``--protocol``, ``--metric`` (and ``--folds``): how the runners evaluate (``folds``: the benchmark's)."""
-    from .planning import PROTOCOLS
-    from .protocols.practitioner import DEFAULT_FOLDS
+    from .defaults import DEFAULT_FOLDS, PROTOCOLS  # the names only: see the module
 
     parser.add_argument(
         "--protocol",
@@ -405,11 +410,11 @@ def add_protocol_arguments(parser: argparse.ArgumentParser, *, folds: bool = Tru
 
 
 def small_sample_parser(prog: str = f"{PROG} small-sample", subparsers=None) -> argparse.ArgumentParser:
-    from . import small_sample
+    from .defaults import SMALL_SAMPLE_PAPER_METHODS
 
     parser = _new_parser(
         prog,
-        _help_text(small_sample)
+        _help_text("small_sample")
         + "\nThe paper uses UCI HAR (the default when its files are present, else satimage).\n\n"
         "examples:\n  mddf small-sample --quick\n  mddf small-sample --data my.csv --target y --methods mdDF,RF-400 "
         "--fractions 0.1,0.5,1 --seeds 2\n  (python scripts/small_sample.py takes the same options)\n",
@@ -426,7 +431,7 @@ def small_sample_parser(prog: str = f"{PROG} small-sample", subparsers=None) -> 
     parser.add_argument(
         "--methods",
         help="comma-separated method names (default: the protocol's: "
-        f"{','.join(small_sample.DEFAULT_METHODS)} for the papers', the benchmark's for the practitioner's)",
+        f"{','.join(SMALL_SAMPLE_PAPER_METHODS)} for the papers', the benchmark's for the practitioner's)",
     )
     parser.add_argument("--seeds", type=int, default=3, help="repetitions (seeds 0..N-1)")
     parser.add_argument(
@@ -443,9 +448,7 @@ def small_sample_parser(prog: str = f"{PROG} small-sample", subparsers=None) -> 
 
 
 def export_features_parser(prog: str = f"{PROG} export-features", subparsers=None) -> argparse.ArgumentParser:
-    from . import feature_export
-
-    parser = _new_parser(prog, _help_text(feature_export), "export-features", subparsers)
+    parser = _new_parser(prog, _help_text("feature_export"), "export-features", subparsers)
     add_dataset_arguments(parser)
     add_mddf_arguments(parser)
     parser.add_argument("--include-raw", action="store_true", help="also store X_train and X_test")
@@ -460,9 +463,7 @@ def export_features_parser(prog: str = f"{PROG} export-features", subparsers=Non
 
 
 def plot_layers_parser(prog: str = f"{PROG} plot-layers", subparsers=None) -> argparse.ArgumentParser:
-    from . import layer_figures
-
-    parser = _new_parser(prog, _help_text(layer_figures), "plot-layers", subparsers)
+    parser = _new_parser(prog, _help_text("layer_figures"), "plot-layers", subparsers)
     add_dataset_arguments(parser, regression=False)
     add_mddf_arguments(parser)
     parser.add_argument(
@@ -475,9 +476,7 @@ def plot_layers_parser(prog: str = f"{PROG} plot-layers", subparsers=None) -> ar
 
 
 def plot_tsne_parser(prog: str = f"{PROG} plot-tsne", subparsers=None) -> argparse.ArgumentParser:
-    from . import tsne_figure
-
-    parser = _new_parser(prog, _help_text(tsne_figure), "plot-tsne", subparsers)
+    parser = _new_parser(prog, _help_text("tsne_figure"), "plot-tsne", subparsers)
     add_dataset_arguments(parser, regression=False)
     add_mddf_arguments(parser)
     parser.add_argument("--layers", default=None, help="layers to embed, e.g. '1,2,4,last' (default: 4 spread out)")
@@ -492,9 +491,7 @@ def plot_tsne_parser(prog: str = f"{PROG} plot-tsne", subparsers=None) -> argpar
 def datasets_parser(prog: str = f"{PROG} datasets", subparsers=None) -> argparse.ArgumentParser:
     from mddf.datasets import GROUPS
 
-    from . import dataset_listing
-
-    parser = _new_parser(prog, _help_text(dataset_listing), "datasets", subparsers)
+    parser = _new_parser(prog, _help_text("dataset_listing"), "datasets", subparsers)
     parser.add_argument("--group", choices=GROUPS, default=None, help="only this group of datasets")
     parser.add_argument("--data-home", type=Path, default=None, help="folder with the benchmark files (MDDF_DATA)")
     return parser

@@ -225,6 +225,11 @@ def _worker(conn, environment=None):
             break
         conn.send({**run_one(**kwargs, cache_dataset=True), "worker_pid": os.getpid()})
     conn.close()
+    # Every record is sent: end now, without the interpreter's teardown of the estimators' libraries, which the
+    # runner would wait for (anything this worker started ends with its group: see _tie_to_runner).
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 @dataclass(eq=False)

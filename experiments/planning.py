@@ -32,7 +32,6 @@ from .suites import image_shape_of
 #: A regression's training fraction must leave at least this many rows.
 MIN_REGRESSION_ROWS = 10
 
-PROTOCOLS = ("practitioner", "paper")
 
 #: A classification whose smallest class holds less than this share of an even split (of 1/k of the rows for k
 #: classes; 20% of the rows for two classes) is imbalanced: without ``--metric`` the practitioner protocol ranks it

@@ -18,9 +18,9 @@ from contextlib import contextmanager
 
 import numpy as np
 from joblib import effective_n_jobs
-from threadpoolctl import threadpool_limits
 
 from mddf.datasets.user_data import load_source, register_all, registered
+from mddf.utils import thread_limits
 
 from .binding import Binding, dataset_sha256
 from .early_stopped import EarlyStopped
@@ -293,8 +293,9 @@ def run_one(
         (dataset files missing, with the loader's message). An ``ok`` record holds every metric of
         its task (:func:`~.metrics.run_scores`) and the times: ``compile_seconds`` (the warm-up
         fit, numba's compilation), ``selection_seconds`` (choosing hyper-parameters),
-        ``train_seconds`` (the final fit), ``total_seconds`` (selection and final fit) and
-        ``predict_seconds``.
+        ``train_seconds`` (the final fit), ``total_seconds`` (selection and final fit),
+        ``predict_seconds`` and, for a classifier with probabilities, ``predict_proba_seconds`` (for the
+        log-loss).
     """
     registry = registry or default_registry()
     memory = PeakMemory().start()
@@ -413,9 +414,9 @@ def _record_before_fit(record, data, ctx, labels) -> None:
 @contextmanager
 def _fit_conditions(n_jobs):
     """What the fit and the prediction run under: every warning recorded (in the list this yields, even when they
-    raise) and ``n_jobs`` busy threads (threadpool_limits holds the OpenMP and BLAS pools of HistGradientBoosting &
-    co. to them)."""
-    with warnings.catch_warnings(record=True) as caught, threadpool_limits(effective_n_jobs(n_jobs)):
+    raise) and ``n_jobs`` busy threads (:func:`mddf.utils.thread_limits` holds the OpenMP and BLAS pools of
+    HistGradientBoosting & co. to them)."""
+    with warnings.catch_warnings(record=True) as caught, thread_limits(effective_n_jobs(n_jobs)):
         warnings.simplefilter("always")
         yield caught
 
@@ -588,11 +589,14 @@ def _inner(estimator):
 
 
 def _probabilities(estimator, X_test, labels, n_classes, record):
-    """Every class's probability for the test rows (columns: class codes), or None without ``predict_proba``."""
+    """Every class's probability for the test rows (columns: class codes), or None without ``predict_proba``;
+    ``record`` gets its seconds (``predict_proba_seconds``)."""
     if not hasattr(estimator, "predict_proba"):
         return None
     try:
+        t0 = time.perf_counter()
         proba = estimator.predict_proba(X_test)
+        record["predict_proba_seconds"] = time.perf_counter() - t0
         model_classes = labels.decode(np.asarray(estimator.classes_).astype(np.int64))
         return full_probabilities(proba, model_classes, n_classes)
     except Exception as exc:  # a method without working probabilities has no log-loss

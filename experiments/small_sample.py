@@ -31,6 +31,7 @@ from mddf.datasets.user_data import UserDataSource, provenance_line
 
 from .binding import set_aside_stale
 from .cluster import run_from_args
+from .defaults import SMALL_SAMPLE_PAPER_METHODS
 from .executor import EXIT_NOTHING_TO_RUN, EXIT_OK, EXIT_RUN_FAILED, bound_records, plan, unfinished
 from .figures import plt, save_figure
 from .methods import default_registry
@@ -46,7 +47,6 @@ from .tables import write_rows
 
 DEFAULT_FRACTIONS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0)
 QUICK_FRACTIONS = (0.05, 0.2, 1.0)
-DEFAULT_METHODS = ("RF", "XGBoost", "gcForest", "mdDF")
 BASELINE = "Baseline"
 
 
@@ -138,7 +138,7 @@ def run(args, registry=None, *, command: str) -> int:
         elif protocol == "practitioner":
             asked = registry.select(None, protocol="practitioner")
         else:
-            asked = [registry.get(name) for name in DEFAULT_METHODS]
+            asked = [registry.get(name) for name in SMALL_SAMPLE_PAPER_METHODS]
         if protocol == "practitioner" and BASELINE not in {s.name for s in asked}:
             asked = [registry.get(BASELINE), *asked]
     except ValueError as exc:

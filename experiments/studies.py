@@ -8,11 +8,8 @@ from pathlib import Path
 
 from mddf.datasets.user_data import UserDataSource, register, seeded_split, source_for, summary
 
+from .defaults import FALLBACK_DATASET, PAPER_DEFAULT_DATASET, QUICK_DATASET
 from .runner import DatasetUnavailable, load
-
-PAPER_DEFAULT_DATASET = "har"  # the mdDF paper's Figures 6-9 use UCI HAR
-FALLBACK_DATASET = "satimage"
-QUICK_DATASET = "digits"  # bundled with scikit-learn: --quick needs no files
 
 
 class UsageError(ValueError):

@@ -44,15 +44,21 @@ def _controller() -> ThreadpoolController:
         return _cached[1]
 
 
+def thread_limits(limits, user_api=None):
+    """threadpoolctl's ``threadpool_limits(limits, user_api)`` on the process's pools found once (again after a new
+    import): a context in which those pools run at most ``limits`` threads, then their setting before."""
+    return _controller().limit(limits=limits, user_api=user_api)
+
+
 def one_thread(function, *args, **kwargs):
     """``function(*args, **kwargs)`` with one OpenMP thread in the calling thread."""
-    with _controller().limit(limits=1, user_api="openmp"):
+    with thread_limits(1, "openmp"):
         return function(*args, **kwargs)
 
 
 def one_blas_thread():
     """A context in which the process's BLAS libraries run one thread (then their setting before)."""
-    return _controller().limit(limits=1, user_api="blas")
+    return thread_limits(1, "blas")
 
 
 class _InOneThread:

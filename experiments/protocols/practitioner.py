@@ -13,12 +13,8 @@ from __future__ import annotations
 import numpy as np
 from sklearn.model_selection import KFold, StratifiedKFold
 
+from ..defaults import DEFAULT_FOLDS
 from .run_data import RunData, holdout
-
-#: Folds of the practitioner's cross-validation unless ``--folds`` says otherwise.
-DEFAULT_FOLDS = 5
-#: Seeds (repetitions of the k-fold cut) unless ``--seeds`` says otherwise.
-DEFAULT_SEEDS = (0, 1)
 
 
 class TooFewRows(ValueError):

@@ -13,6 +13,8 @@
   one of its layers;
 - layer growth: :class:`EarlyStopping`, the rule by which the cascades stop
   adding layers, to replay it on recorded scores;
+- threads: :func:`thread_limits`, threadpoolctl's ``threadpool_limits`` without
+  searching the process's libraries at every call;
 - the installation: :func:`compiled_tree_code`, whether the tree code runs
   built ahead of time or is compiled by numba on first use.
 
@@ -22,6 +24,7 @@ model files, and imports nothing from the layers above (see :mod:`mddf`).
 
 from .._ahead_of_time.dispatch import state as _state
 from .._stopping import EarlyStopping
+from .._threads import thread_limits
 from ._layer_output import LayerOutputMixin
 from ._tabular import CATEGORICAL_FEATURES_CONSTRAINT, validate_tabular
 from ._validation import N_JOBS_CONSTRAINT, check_label_types, check_sample_weight, check_weighted_classes
@@ -44,5 +47,6 @@ __all__ = [
     "check_sample_weight",
     "check_weighted_classes",
     "compiled_tree_code",
+    "thread_limits",
     "validate_tabular",
 ]

@@ -10,11 +10,11 @@ from benchmarks import runner_overhead
 def test_the_recorded_seconds_add_warm_up_selection_fit_and_prediction(tmp_path):
     path = tmp_path / "results.jsonl"
     records = [
-        {"compile_seconds": 1.0, "total_seconds": 2.0, "predict_seconds": 0.5},
-        {"compile_seconds": None, "total_seconds": 3.0, "predict_seconds": 0.25},
+        {"compile_seconds": 1.0, "total_seconds": 2.0, "predict_seconds": 0.5, "predict_proba_seconds": 0.125},
+        {"compile_seconds": None, "total_seconds": 3.0, "predict_seconds": 0.25},  # an earlier runner's record
     ]
     path.write_text("".join(json.dumps(r) + "\n" for r in records))
-    assert runner_overhead.recorded_seconds(path) == pytest.approx(6.75)
+    assert runner_overhead.recorded_seconds(path) == pytest.approx(6.875)
     table = runner_overhead.write_table(tmp_path / "t.csv", 50)
     assert table.read_text().splitlines()[0] == "x0,x1,x2,x3,x4,colour,label"
 

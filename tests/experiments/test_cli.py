@@ -154,6 +154,20 @@ def test_help_and_version_load_neither_numba_nor_scikit_learn(flag):
     assert done.stderr.strip().endswith("loaded: []"), done.stderr
 
 
+@pytest.mark.parametrize("command", ["benchmark", "small-sample"])
+def test_a_runners_parser_loads_no_estimator_library_so_its_workers_start_before_the_imports(command):
+    # the workers start once the arguments are parsed (_workers_started_early): what the parser loads, they wait for
+    code = (
+        "import sys\n"
+        "from mddf.experiments import cli\n"
+        f"cli._parsers({command!r})[1].parse_args(['--workers', '1'])\n"
+        "print(sorted({'sklearn', 'scipy', 'pandas', 'matplotlib'} & set(sys.modules)))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+
+
 @pytest.mark.slow
 def test_the_package_imports_its_estimators_on_first_use():
     code = (

@@ -89,3 +89,14 @@ def test_the_hgb_predictor_gives_the_same_model_for_any_n_jobs(data):
     X, y = data
     probas = [MDDFClassifier(**SMALL_HGB, n_jobs=n_jobs).fit(X, y).predict_proba(X) for n_jobs in (1, 2)]
     np.testing.assert_array_equal(probas[0], probas[1])
+
+
+def test_thread_limits_holds_the_pools_to_the_limit_and_gives_back_their_setting():
+    from mddf.utils import thread_limits
+
+    before = _pools("openmp") + _pools("blas")
+    with thread_limits(1):
+        assert set(_pools("openmp") + _pools("blas")) == {1}
+    with thread_limits(1, "openmp"):
+        assert set(_pools("openmp")) == {1} and _pools("blas") == before[len(_pools("openmp")) :]
+    assert _pools("openmp") + _pools("blas") == before
