@@ -156,13 +156,10 @@ def _new_parser(prog: str, description: str, name: str, subparsers=None) -> argp
 # parsers
 
 
-#: ``--task``'s values, :data:`mddf.datasets.user_data.TASKS` (a test keeps them equal). Not imported from there: that
-#: would import the estimators while the parser is built, before the workers start (:func:`_workers_started_early`).
-USER_DATA_TASKS = ("auto", "classification", "regression")
-
-
 def add_user_data_arguments(parser: argparse.ArgumentParser, *, regression: bool = True) -> None:
     """``--data PATH --target COLUMN [--test PATH]``: the user's own table (:mod:`mddf.datasets.user_data`)."""
+    from .defaults import USER_DATA_TASKS
+
     group = parser.add_argument_group("your own data (instead of a built-in dataset)")
     group.add_argument(
         "--data",
@@ -202,7 +199,7 @@ def add_user_data_arguments(parser: argparse.ArgumentParser, *, regression: bool
     )
     group.add_argument(
         "--task",
-        choices=USER_DATA_TASKS if regression else ("auto", "classification"),
+        choices=USER_DATA_TASKS if regression else USER_DATA_TASKS[:2],
         default="auto",
         help="'auto' (default): text labels and few distinct integers are classes, non-integer numbers a regression "
         "target; an integer target with many distinct values stops and asks for --task"

@@ -15,3 +15,6 @@ SMALL_SAMPLE_PAPER_METHODS = ("RF", "XGBoost", "gcForest", "mdDF")
 PAPER_DEFAULT_DATASET = "har"
 FALLBACK_DATASET = "satimage"
 QUICK_DATASET = "digits"
+#: ``--task``'s values: :data:`mddf.datasets.user_data.TASKS`, which a test keeps equal to this copy (that module
+#: loads scikit-learn, being part of :mod:`mddf.datasets`).
+USER_DATA_TASKS = ("auto", "classification", "regression")

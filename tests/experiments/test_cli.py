@@ -422,6 +422,6 @@ def test_a_parquet_file_is_benchmarked_like_a_csv(tmp_path, user_csv, capsys):
 
 def test_the_task_option_offers_the_tasks_of_user_data():
     from mddf.datasets.user_data import TASKS
-    from mddf.experiments.cli import USER_DATA_TASKS
+    from mddf.experiments.defaults import USER_DATA_TASKS
 
     assert USER_DATA_TASKS == TASKS
