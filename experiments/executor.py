@@ -207,7 +207,8 @@ def plan(datasets, specs, seeds, *, n_classes, image_shapes=None, profile="paper
 
 def _worker(conn, environment=None):
     """Entry point of a worker process: runs the runs the runner sends through ``conn`` (the keyword arguments of
-    :func:`~.runner.run_one`), one at a time, each record sent back, until the runner sends None or goes.
+    :func:`~.runner.run_one`), one at a time, each record sent back, until the runner sends None or goes; then the
+    process exits at once (``os._exit``), so never call it in a process of your own.
 
     ``environment`` (:func:`worker_environment`) is set, where the user has not set it, before the estimators are
     imported: the OpenMP runtime reads it when it loads."""

@@ -179,3 +179,15 @@ def test_a_run_holds_the_openmp_pools_of_its_estimator_to_n_jobs(monkeypatch, n_
     record = run_one("iris", "HGB-es", 0, profile="quick", protocol="practitioner", n_jobs=n_jobs)
     assert record["status"] == "ok", record.get("error")
     assert seen and all(threads == {n_jobs} for threads in seen)
+
+
+def test_an_idle_worker_told_to_end_exits_with_status_zero():
+    import multiprocessing
+
+    pool = executor._Pool(multiprocessing.get_context("spawn"), {})
+    pool.prestart(1)
+    (worker,) = pool.idle
+    worker.conn.send(None)
+    worker.process.join(timeout=executor.WORKER_EXIT_TIMEOUT)
+    assert worker.process.exitcode == 0  # not killed after the timeout, nor failed on its way out
+    pool.close()
