@@ -45,7 +45,8 @@ def reproduction_rows(records, table=2, datasets=TABLE1_DATASETS, methods=None, 
     """One dict per (dataset, method) with results: ours against the paper's Table ``table``.
 
     Keys: ``dataset, method, n_seeds, seeds, mean, std, se, paper, diff, diff_se, fit_seconds``
-    (accuracies in percent; ``fit_seconds`` the median over seeds). ``paper``, ``diff`` and
+    (accuracies in percent; ``fit_seconds`` the median over seeds of the choice of hyper-parameters and the final
+    fit). ``paper``, ``diff`` and
     ``diff_se`` are None where nothing was published; ``std``, ``se`` and ``diff_se`` need at
     least two seeds.
     """
@@ -79,11 +80,17 @@ def reproduction_rows(records, table=2, datasets=TABLE1_DATASETS, methods=None, 
                     "paper": paper,
                     "diff": diff,
                     "diff_se": None if diff is None or not se else diff / se,
-                    "fit_seconds": float(np.median([r.get("train_seconds", np.nan) for r in runs])),
+                    "fit_seconds": float(np.median([_fit_seconds(r) for r in runs])),
                     "n_layers": [r.get("n_layers") for r in runs],
                 }
             )
     return rows
+
+
+def _fit_seconds(record):
+    """What a run spent to get its model: choosing hyper-parameters (mdDF-tuned's search, the MLP's architecture)
+    and the final fit (``total_seconds``; an earlier runner's records count both in ``train_seconds``)."""
+    return record.get("total_seconds", record.get("train_seconds", np.nan))
 
 
 def selected_values(records, method="mdDF-tuned", profile="paper"):

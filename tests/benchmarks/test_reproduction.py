@@ -40,6 +40,12 @@ def test_a_cell_is_the_mean_over_seeds_with_its_difference_to_the_paper_in_stand
     assert row["seeds"] == [0, 1, 2] and row["fit_seconds"] == 11.0
 
 
+def test_a_methods_seconds_count_its_choice_of_hyper_parameters_with_its_final_fit():
+    searched = [record("letter", "mdDF-tuned", s, 0.97, train_seconds=0.0, total_seconds=300.0 + s) for s in range(3)]
+    (row,) = reproduction_rows(searched, table=2)
+    assert row["fit_seconds"] == 301.0  # an earlier runner's records hold it all in train_seconds (above)
+
+
 def test_the_latest_ok_record_of_a_run_counts_and_failures_and_other_profiles_do_not():
     records = [
         record("yeast", "RF", 0, 0.50),
