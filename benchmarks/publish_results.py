@@ -38,6 +38,20 @@ from mddf.experiments.provenance import provenance, script_path, with_csv_header
 from mddf.experiments.store import ResultStore
 from mddf.experiments.tables import csv_text, markdown_table, number, plus_minus, write_markdown
 
+#: What Table 2's cells and columns are (the text under its title).
+TABLE2_NOTE = (
+    "Test accuracy (%) on the standard train/test split of each dataset of the paper's Table 1 whose files "
+    "exist here, mean ± sample standard deviation over seeds. *ours − paper* is the difference to the "
+    "published number; *in SE of ours* divides it by the standard error of our mean (std / sqrt(seeds)), "
+    "the paper giving no spread. RF and XGBoost use 400·k trees with k the layers mdDF kept on the same "
+    "seed; mdDF-tuned is compared with the paper's mdDF. *fit s* is the median wall-clock time of the choice of "
+    "hyper-parameters (mdDF-tuned's search, the MLP's architecture) and the final fit, on the "
+    "machine and at the load of the sweep (each record carries the load average and how its OpenMP threads "
+    "waited: XGBoost fits whose threads waited passively, `OMP_WAIT_POLICY=PASSIVE`, are slower on a quiet "
+    "machine, see [threads](../benchmarks/threads.md)); the timings of a quiet "
+    "machine are on [mdDF against a random forest](../benchmarks/mddf.md)."
+)
+
 
 def rows_markdown(rows, table):
     """A Markdown table of :func:`reproduction.reproduction_rows`."""
@@ -203,16 +217,7 @@ def main(argv=None) -> int:
         [
             "# Table 2: mdDF against the paper",
             "",
-            "Test accuracy (%) on the standard train/test split of each dataset of the paper's Table 1 whose files "
-            "exist here, mean ± sample standard deviation over seeds. *ours − paper* is the difference to the "
-            "published number; *in SE of ours* divides it by the standard error of our mean (std / sqrt(seeds)), "
-            "the paper giving no spread. RF and XGBoost use 400·k trees with k the layers mdDF kept on the same "
-            "seed; mdDF-tuned is compared with the paper's mdDF. *fit s* is the median wall-clock time of the choice of "
-            "hyper-parameters (mdDF-tuned's search, the MLP's architecture) and the final fit, on the "
-            "machine and at the load of the sweep (each record carries the load average and how its OpenMP threads "
-            "waited: XGBoost fits whose threads waited passively, `OMP_WAIT_POLICY=PASSIVE`, are slower on a quiet "
-            "machine, see [threads](../benchmarks/threads.md)); the timings of a quiet "
-            "machine are on [mdDF against a random forest](../benchmarks/mddf.md).",
+            TABLE2_NOTE,
             "",
             rows_markdown(table2, 2),
             "",
