@@ -64,8 +64,9 @@ def recorded_seconds(results: Path) -> float:
 
 def timed_run(python: str, table: Path, workers: int, out: Path) -> dict:
     """One ``mddf benchmark --data`` in a fresh output folder: its wall seconds and its runs' recorded seconds."""
-    # the entry point of the `mddf` command, which both this runner and an earlier commit's have
-    command = [python, "-c", "import sys; from mddf.experiments.cli import main; sys.exit(main())"]
+    # the entry point of the `mddf` command: console_main, or main in an earlier commit's installation without it
+    entry = "from mddf.experiments import cli; sys.exit(getattr(cli, 'console_main', cli.main)())"
+    command = [python, "-c", f"import sys; {entry}"]
     command += ["benchmark", "--data", str(table), "--target", "label"]
     command += ["--n-jobs", "2", "--workers", str(workers), "--out", str(out), "--quiet"]
     start = time.perf_counter()

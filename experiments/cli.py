@@ -687,6 +687,12 @@ def build_parser(full: str | None = None) -> argparse.ArgumentParser:
     return _parsers(full)[0]
 
 
+def console_main():
+    """The ``mddf`` console script: :func:`main`, whose status then ends the process at once
+    (:func:`~.exit_status.exit_now`)."""
+    exit_status.exit_now(main())
+
+
 def main(argv=None, registry=None) -> int:
     """``mddf [--version] <subcommand> [options]``; returns the exit status (the console script's)."""
     argv = list(sys.argv[1:] if argv is None else argv)

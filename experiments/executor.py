@@ -1,14 +1,14 @@
 """Planning and executing many runs: resume, dependencies, worker processes, progress.
 
-Each run executes in a *spawned* worker process by default, so that a crash (even a segfault or an
-out-of-memory kill) costs only that run: the worker that died is replaced and the sweep goes on. Workers
-are reused from run to run (:class:`_Pool`), so that imports, numba's compiled code and the datasets are
-loaded once per worker rather than once per run, and a command may start them as it starts
-(:func:`warm_workers`), so that their start overlaps its own; a run's peak memory is still its own (the high-water
-mark is reset at its start, :class:`~.environment.PeakMemory`). A worker never outlives the runner:
-however the runner ends (SIGKILL included), the worker and the processes it started go with it. Results are
-appended to the :class:`~.store.ResultStore` as each run finishes. Tree-budget methods (random forest, XGBoost)
-wait for the mdDF run of the same dataset/seed/fold/fraction, whose number of layers sets their
+Each run executes in a worker process by default (forked from a server that imported the runs' code once, or
+spawned: :func:`worker_context`), so that a crash (even a segfault or an out-of-memory kill) costs only that run:
+the worker that died is replaced and the sweep goes on. Workers are reused from run to run (:class:`_Pool`), so
+that imports, numba's compiled code and the datasets are loaded once per worker rather than once per run, and a
+command may start them as it starts (:func:`warm_workers`), so that their start overlaps its own; a run's peak
+memory is still its own (the high-water mark is reset at its start, :class:`~.environment.PeakMemory`). A worker
+never outlives the runner: however the runner ends (SIGKILL included), the worker and the processes it started go
+with it. Results are appended to the :class:`~.store.ResultStore` as each run finishes. Tree-budget methods (random
+forest, XGBoost) wait for the mdDF run of the same dataset/seed/fold/fraction, whose number of layers sets their
 number of trees.
 """
 
@@ -330,10 +330,49 @@ class _Pool:
 
 
 def _new_pool(workers: int, n_jobs: int) -> _Pool:
-    """A pool of spawned workers with the OpenMP setting of ``workers`` runs of ``n_jobs`` threads
-    (:func:`worker_environment`; the user's own ``OMP_WAIT_POLICY`` is kept, and the machine not measured)."""
+    """A pool of workers with the OpenMP setting of ``workers`` runs of ``n_jobs`` threads
+    (:func:`worker_environment`; the user's own ``OMP_WAIT_POLICY`` is kept, and the machine not measured), started
+    by :func:`worker_context`."""
     measure = "OMP_WAIT_POLICY" not in os.environ
-    return _Pool(multiprocessing.get_context("spawn"), worker_environment(n_jobs, workers) if measure else {})
+    environment = worker_environment(n_jobs, workers) if measure else {}
+    return _Pool(worker_context(environment, workers), environment)
+
+
+#: What the fork server imports before it forks a worker, per worker environment: the OpenMP setting first
+#: (:mod:`._passive_wait`; the OpenMP runtime reads it when it loads), then the runs' code.
+_PRELOAD = {
+    (): [f"{__package__}.runner"],
+    (("OMP_WAIT_POLICY", "PASSIVE"),): [f"{__package__}._passive_wait", f"{__package__}.runner"],
+}
+_fork_server: tuple | None = None  # (worker environment, this process's environment) the fork server started with
+_fork_server_lock = threading.Lock()
+
+
+def worker_context(environment: dict | None = None, workers: int = 2):
+    """The multiprocessing context that starts ``workers`` workers of ``environment`` (:func:`worker_environment`).
+
+    For two workers or more, where the platform has one, the ``forkserver`` context: one server process, started
+    with this process's first such pool, imports the runs' code (and, first, sets ``environment``), and each worker
+    is a fork of it, so that the workers of a sweep do not each pay the imports at the same time
+    (docs/benchmarks/runner-overhead.md). Otherwise ``spawn``, a worker starting with nothing imported: for one
+    worker (whose imports overlap the runner's own start without a server in between), a pool of another environment
+    than the server's, a process whose environment variables changed since the server started (its children would
+    not see the change), or a platform without a fork server. Either way a worker is a process of its own, which may
+    die alone.
+    """
+    key = tuple(sorted((environment or {}).items()))
+    if workers < 2 or key not in _PRELOAD or "forkserver" not in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("spawn")
+    global _fork_server
+    with _fork_server_lock:
+        from multiprocessing import forkserver
+
+        if _fork_server is None and getattr(forkserver._forkserver, "_forkserver_pid", None) is None:
+            multiprocessing.get_context("forkserver").set_forkserver_preload(_PRELOAD[key])
+            _fork_server = (key, dict(os.environ))
+            forkserver.ensure_running()  # starts the server now: its imports overlap this process's work
+        # (a server this process started otherwise, without the runs' code and environment, is not used)
+    return multiprocessing.get_context("forkserver" if _fork_server == (key, dict(os.environ)) else "spawn")
 
 
 class _WarmStart:
@@ -430,7 +469,8 @@ def _release(worker: _Worker):
 # starts a guardian, a small process in its group waiting on two pipes held by the runner (the parent
 # sentinel) and by the worker, which kills the group when either closes (a process, as a thread could
 # not act while a native call holds the GIL); and asks Linux for SIGKILL when the runner dies
-# (``PR_SET_PDEATHSIG``), then checks that the runner is still its parent. Where no guardian can start
+# (``PR_SET_PDEATHSIG``: of its parent, the runner or the fork server, which ends with the runner), then
+# checks that the runner is still there. Where no guardian can start
 # (or without setpgid/killpg: Windows), a thread waiting on the parent sentinel ends the group instead.
 _GUARDIAN = (
     "import os, select, signal, sys\n"
@@ -459,7 +499,7 @@ def _tie_to_runner():
         # Out of the terminal's foreground group now: let writes to it through even with `stty tostop`.
         signal.signal(signal.SIGTTOU, signal.SIG_IGN)
         if _start_guardian(parent.sentinel):
-            if _die_with_parent() and os.getppid() != parent.pid:
+            if _die_with_parent() and multiprocessing.connection.wait([parent.sentinel], timeout=0):
                 os._exit(1)  # the runner died before the request: nobody waits for this run
             return
     # No guardian: a thread ends the group instead. (Not with the parent-death signal, which would

@@ -1,6 +1,8 @@
 """The sweep executor: how the workers' OpenMP threads wait, and which records may set a run's tree budget."""
 
 import os
+import subprocess
+import sys
 
 import pytest
 
@@ -191,3 +193,39 @@ def test_an_idle_worker_told_to_end_exits_with_status_zero():
     worker.process.join(timeout=executor.WORKER_EXIT_TIMEOUT)
     assert worker.process.exitcode == 0  # not killed after the timeout, nor failed on its way out
     pool.close()
+
+
+FRESH_RUNNER = """
+import os, sys
+from mddf.experiments import executor
+
+REPORT = "import os, sys; print(os.environ.get('OMP_WAIT_POLICY'), 'mddf.experiments.runner' in sys.modules)"
+for environment, workers in [({}, 1), ({"OMP_WAIT_POLICY": "PASSIVE"}, 2), ({}, 2)]:
+    context = executor.worker_context(environment, workers)
+    print(context.get_start_method(), end=" ", flush=True)
+    worker = context.Process(target=exec, args=(REPORT,))
+    worker.start()
+    worker.join()
+os.environ["MDDF_CHANGED"] = "1"
+print(executor.worker_context({"OMP_WAIT_POLICY": "PASSIVE"}, 2).get_start_method())
+print("runner environment:", os.environ.get("OMP_WAIT_POLICY"))
+"""
+
+
+@pytest.mark.skipif(
+    "forkserver" not in __import__("multiprocessing").get_all_start_methods(), reason="no fork server on this platform"
+)
+def test_several_workers_are_forks_of_a_server_that_imported_the_runs_code_in_their_environment():
+    # in a fresh interpreter: this one's fork server, if any, was started by other tests
+    environment = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
+    done = subprocess.run(
+        [sys.executable, "-c", FRESH_RUNNER], capture_output=True, text=True, timeout=120, env=environment
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "spawn None False",  # one worker: spawned, nothing imported
+        "forkserver PASSIVE True",  # two: forked from the server, which set the OpenMP setting, then imported
+        "spawn None False",  # another environment than the server's
+        "spawn",  # the runner's environment changed since the server started
+        "runner environment: None",  # the runner's own environment is left as it was
+    ]

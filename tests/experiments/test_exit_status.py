@@ -1,6 +1,8 @@
 """The exit statuses have one table in the code; --help and the documentation are made from it."""
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -63,3 +65,33 @@ def test_the_page_is_regenerated_in_place(tmp_path, capsys):
     assert page.read_text() == f"intro\n\n{exit_status.block()}\n\nafter\n"
     assert exit_status.main([]) == 0
     assert capsys.readouterr().out.endswith(exit_status.markdown_table())
+
+
+EXITING = """
+import atexit, threading, time
+from mddf.experiments.exit_status import exit_now
+
+atexit.register(print, "exit handler ran")
+threading.Thread(target=lambda: (time.sleep(0.2), print("thread done"))).start()
+print("output", end=" ")
+exit_now(3)
+"""
+
+
+def test_exit_now_ends_the_process_with_its_status_once_its_threads_and_output_are_done_without_exit_handlers():
+    done = subprocess.run([sys.executable, "-c", EXITING], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 3
+    assert done.stdout == "output thread done\n"  # the thread joined, the buffers flushed; no exit handler
+
+
+@pytest.mark.parametrize("argv, status", [(["--version"], 0), (["benchmark", "--no-such-option"], 2)])
+def test_the_console_script_ends_with_mains_status(argv, status):
+    code = f"import sys; sys.argv = ['mddf', *{argv!r}]; from mddf.experiments.cli import console_main; console_main()"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == status, done.stderr
+    assert cli.main(argv) == status
+
+
+def test_the_mddf_command_is_the_console_entry():
+    pyproject = (ROOT / "pyproject.toml").read_text()
+    assert re.search(r'^mddf = "mddf\.experiments\.cli:console_main"$', pyproject, re.MULTILINE)
