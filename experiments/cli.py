@@ -199,7 +199,7 @@ def add_user_data_arguments(parser: argparse.ArgumentParser, *, regression: bool
     )
     group.add_argument(
         "--task",
-        choices=USER_DATA_TASKS if regression else USER_DATA_TASKS[:2],
+        choices=USER_DATA_TASKS if regression else tuple(t for t in USER_DATA_TASKS if t != "regression"),
         default="auto",
         help="'auto' (default): text labels and few distinct integers are classes, non-integer numbers a regression "
         "target; an integer target with many distinct values stops and asks for --task"
