@@ -344,8 +344,16 @@ _PRELOAD = {
     (): [f"{__package__}.runner"],
     (("OMP_WAIT_POLICY", "PASSIVE"),): [f"{__package__}._passive_wait", f"{__package__}.runner"],
 }
+#: Variables the runs' libraries set when they are imported (scikit-learn's OpenMP settings, with ``setdefault``):
+#: the server sets them itself as it imports, so this process setting them after the server started changes nothing.
+_SET_BY_IMPORTS = ("KMP_DUPLICATE_LIB_OK", "KMP_INIT_AT_FORK")
 _fork_server: tuple | None = None  # (worker environment, this process's environment) the fork server started with
 _fork_server_lock = threading.Lock()
+
+
+def _environment_snapshot() -> dict:
+    """This process's environment variables, less those the runs' imports set (:data:`_SET_BY_IMPORTS`)."""
+    return {key: value for key, value in os.environ.items() if key not in _SET_BY_IMPORTS}
 
 
 def worker_context(environment: dict | None = None, workers: int = 2):
@@ -357,8 +365,8 @@ def worker_context(environment: dict | None = None, workers: int = 2):
     (docs/benchmarks/runner-overhead.md). Otherwise ``spawn``, a worker starting with nothing imported: for one
     worker (whose imports overlap the runner's own start without a server in between), a pool of another environment
     than the server's, a process whose environment variables changed since the server started (its children would
-    not see the change), or a platform without a fork server. Either way a worker is a process of its own, which may
-    die alone.
+    not see the change; :data:`_SET_BY_IMPORTS` aside), or a platform without a fork server. Either way a worker is a
+    process of its own, which may die alone.
     """
     key = tuple(sorted((environment or {}).items()))
     if workers < 2 or key not in _PRELOAD or "forkserver" not in multiprocessing.get_all_start_methods():
@@ -369,10 +377,10 @@ def worker_context(environment: dict | None = None, workers: int = 2):
 
         if _fork_server is None and getattr(forkserver._forkserver, "_forkserver_pid", None) is None:
             multiprocessing.get_context("forkserver").set_forkserver_preload(_PRELOAD[key])
-            _fork_server = (key, dict(os.environ))
+            _fork_server = (key, _environment_snapshot())
             forkserver.ensure_running()  # starts the server now: its imports overlap this process's work
         # (a server this process started otherwise, without the runs' code and environment, is not used)
-    return multiprocessing.get_context("forkserver" if _fork_server == (key, dict(os.environ)) else "spawn")
+    return multiprocessing.get_context("forkserver" if _fork_server == (key, _environment_snapshot()) else "spawn")
 
 
 class _WarmStart:

@@ -206,6 +206,9 @@ for environment, workers in [({}, 1), ({"OMP_WAIT_POLICY": "PASSIVE"}, 2), ({}, 
     worker = context.Process(target=exec, args=(REPORT,))
     worker.start()
     worker.join()
+import sklearn  # sets its OpenMP variables, as the runner's own imports do while the server starts
+
+print(executor.worker_context({"OMP_WAIT_POLICY": "PASSIVE"}, 2).get_start_method(), os.environ["KMP_INIT_AT_FORK"])
 os.environ["MDDF_CHANGED"] = "1"
 print(executor.worker_context({"OMP_WAIT_POLICY": "PASSIVE"}, 2).get_start_method())
 print("runner environment:", os.environ.get("OMP_WAIT_POLICY"))
@@ -217,7 +220,8 @@ print("runner environment:", os.environ.get("OMP_WAIT_POLICY"))
 )
 def test_several_workers_are_forks_of_a_server_that_imported_the_runs_code_in_their_environment():
     # in a fresh interpreter: this one's fork server, if any, was started by other tests
-    environment = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
+    unset = ("OMP_WAIT_POLICY", *executor._SET_BY_IMPORTS)
+    environment = {k: v for k, v in os.environ.items() if k not in unset}
     done = subprocess.run(
         [sys.executable, "-c", FRESH_RUNNER], capture_output=True, text=True, timeout=120, env=environment
     )
@@ -226,6 +230,7 @@ def test_several_workers_are_forks_of_a_server_that_imported_the_runs_code_in_th
         "spawn None False",  # one worker: spawned, nothing imported
         "forkserver PASSIVE True",  # two: forked from the server, which set the OpenMP setting, then imported
         "spawn None False",  # another environment than the server's
+        "forkserver FALSE",  # variables the runs' imports set, in the server as in the runner, change nothing
         "spawn",  # the runner's environment changed since the server started
         "runner environment: None",  # the runner's own environment is left as it was
     ]
