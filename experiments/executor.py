@@ -33,6 +33,7 @@ from .exit_status import (  # noqa: F401 (the runners' statuses, imported from h
     EXIT_OK,
     EXIT_RUN_FAILED,
     EXIT_TERMINATED,
+    at_quick_exit,
 )
 from .methods import MethodSpec
 from .store import ResultStore, new_record, run_key
@@ -379,8 +380,21 @@ def worker_context(environment: dict | None = None, workers: int = 2):
             multiprocessing.get_context("forkserver").set_forkserver_preload(_PRELOAD[key])
             _fork_server = (key, _environment_snapshot())
             forkserver.ensure_running()  # starts the server now: its imports overlap this process's work
+            at_quick_exit(_end_fork_server)
         # (a server this process started otherwise, without the runs' code and environment, is not used)
     return multiprocessing.get_context("forkserver" if _fork_server == (key, _environment_snapshot()) else "spawn")
+
+
+def _end_fork_server() -> None:
+    """End the fork server this process started (SIGTERM), for a command that ends without the interpreter's
+    teardown (:func:`~.exit_status.exit_now`): the server would otherwise go through its own teardown after the
+    command, holding the command's output open (a pipe, ``| tee``) meanwhile. Its workers have ended by then."""
+    from multiprocessing import forkserver
+
+    pid = getattr(forkserver._forkserver, "_forkserver_pid", None)
+    if _fork_server is not None and pid is not None:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGTERM)
 
 
 class _WarmStart:

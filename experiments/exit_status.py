@@ -83,14 +83,28 @@ STATUSES = (
 )
 
 
+_at_quick_exit: list = []  # what exit_now calls before the process ends (at_quick_exit)
+
+
+def at_quick_exit(callback) -> None:
+    """Have :func:`exit_now` call ``callback()`` (once, however often registered) before the process ends, as an
+    exit handler would be called at a normal exit, which :func:`exit_now` skips: the runner's fork server ended,
+    say."""
+    if callback not in _at_quick_exit:
+        _at_quick_exit.append(callback)
+
+
 def exit_now(status: int):
-    """End this process with ``status`` now: once standard output and error are flushed and every thread that is not
-    a daemon (the runner's workers ending, say) has ended, without the interpreter's teardown of the estimators'
-    libraries (about half a second) or its exit handlers. Only for the ``__main__`` of the ``mddf`` command and of
-    the scripts, whose files are closed by then; never in a process of one's own."""
+    """End this process with ``status`` now: once every thread that is not a daemon (the runner's workers ending,
+    say) has ended, the :func:`at_quick_exit` callbacks are called and standard output and error are flushed,
+    without the interpreter's teardown of the estimators' libraries (about half a second) or its exit handlers. Only
+    for the ``__main__`` of the ``mddf`` command and of the scripts, whose files are closed by then; never in a
+    process of one's own."""
     for thread in threading.enumerate():
         if thread is not threading.current_thread() and not thread.daemon:
             thread.join()
+    for callback in _at_quick_exit:
+        callback()
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(status)

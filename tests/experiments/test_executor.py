@@ -234,3 +234,26 @@ def test_several_workers_are_forks_of_a_server_that_imported_the_runs_code_in_th
         "spawn",  # the runner's environment changed since the server started
         "runner environment: None",  # the runner's own environment is left as it was
     ]
+
+
+SERVER_ENDING = """
+import os, signal
+from multiprocessing import forkserver
+from mddf.experiments import executor, exit_status
+
+executor.worker_context({}, 2)
+pid = forkserver._forkserver._forkserver_pid
+print(executor._end_fork_server in exit_status._at_quick_exit, end=" ")
+executor._end_fork_server()
+_, status = os.waitpid(pid, 0)
+print(os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGTERM)
+"""
+
+
+@pytest.mark.skipif(
+    "forkserver" not in __import__("multiprocessing").get_all_start_methods(), reason="no fork server on this platform"
+)
+def test_a_command_ending_at_once_ends_the_fork_server_it_started_instead_of_leaving_it_to_its_teardown():
+    done = subprocess.run([sys.executable, "-c", SERVER_ENDING], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["True", "True"]  # registered with exit_now; ends the server with SIGTERM

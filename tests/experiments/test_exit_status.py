@@ -69,19 +69,23 @@ def test_the_page_is_regenerated_in_place(tmp_path, capsys):
 
 EXITING = """
 import atexit, threading, time
-from mddf.experiments.exit_status import exit_now
+from mddf.experiments.exit_status import at_quick_exit, exit_now
 
 atexit.register(print, "exit handler ran")
-threading.Thread(target=lambda: (time.sleep(0.2), print("thread done"))).start()
+threading.Thread(target=lambda: (time.sleep(0.2), print("thread done", end=" "))).start()
+callback = lambda: print("callback")
+at_quick_exit(callback)
+at_quick_exit(callback)
 print("output", end=" ")
 exit_now(3)
 """
 
 
-def test_exit_now_ends_the_process_with_its_status_once_its_threads_and_output_are_done_without_exit_handlers():
+def test_exit_now_ends_the_process_with_its_status_after_its_threads_callbacks_and_output_without_exit_handlers():
     done = subprocess.run([sys.executable, "-c", EXITING], capture_output=True, text=True, timeout=60)
     assert done.returncode == 3
-    assert done.stdout == "output thread done\n"  # the thread joined, the buffers flushed; no exit handler
+    # the thread joined, then the callback (once), the buffers flushed; no exit handler
+    assert done.stdout == "output thread done callback\n"
 
 
 @pytest.mark.parametrize("argv, status", [(["--version"], 0), (["benchmark", "--no-such-option"], 2)])
