@@ -10,8 +10,11 @@ XGBoost use 400 x k trees, k = the number of layers mdDF kept on the same datase
 
 from __future__ import annotations
 
+import contextlib
+import importlib
 import os
 import sys
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,7 +30,6 @@ from .comparison import to_csv as comparison_csv
 from .comparison import to_markdown as to_comparison_markdown
 from .defaults import DEFAULT_SEEDS
 from .executor import EXIT_NOTHING_TO_RUN, EXIT_OK, EXIT_RUN_FAILED, applicable, bound_records, plan, unfinished
-from .figures import save_figure
 from .methods import FALLBACK_TREES_K, default_registry, unavailable_reason
 from .metrics import METRICS
 from .outlock import hold
@@ -414,6 +416,19 @@ def run(args, registry=None, *, command: str) -> int:
         return _run_in(out, args, registry, datasets, available, source, command, protocol, seeds, user_ds)
 
 
+def _import_in_background(module: str) -> threading.Thread:
+    """Import ``module`` in a daemon thread (returned, started), so that its import overlaps the runs instead of
+    following them; should it fail, the import that needs the module fails in its turn and says why."""
+
+    def load():
+        with contextlib.suppress(Exception):
+            importlib.import_module(module)
+
+    thread = threading.Thread(target=load, name="mddf background import", daemon=True)
+    thread.start()
+    return thread
+
+
 def _run_in(out, args, registry, datasets, available, source, command, protocol, seeds, user_ds) -> int:
     store = ResultStore(out / "results.jsonl")
     say = (lambda text: None) if args.quiet else (lambda text: print(text, file=sys.stderr))
@@ -468,6 +483,7 @@ def _run_in(out, args, registry, datasets, available, source, command, protocol,
         _print_skipped(skipped)
         return EXIT_NOTHING_TO_RUN
     set_aside_stale(store, tasks, lambda text: print(text, file=sys.stderr))
+    _import_in_background(f"{__package__}.figures")  # matplotlib's import overlaps the runs, not the table's turn
     code = run_from_args(tasks, store, args, registry)
     if code != EXIT_OK:
         return code
@@ -542,6 +558,8 @@ def write_comparison(records, out, datasets, methods, ranks, tasks_of, n_folds, 
     markdown = to_comparison_markdown(comparisons, titles, notes)
     write_markdown(markdown, out / "table.md", prov)
     (out / "table.csv").write_text(with_csv_header(comparison_csv(comparisons), prov))
+    from .figures import save_figure
+
     save_figure(plot_comparison(comparisons, "practitioner protocol"), out, FIGURE_STEM, prov, formats=("png",))
     return markdown
 
@@ -556,6 +574,8 @@ def write_paper_figure(records, out, datasets, methods, prov) -> None:
         if comparison.ranking:
             comparisons.append(comparison)
     if comparisons:
+        from .figures import save_figure
+
         save_figure(plot_comparison(comparisons, "papers' protocol"), out, FIGURE_STEM, prov, formats=("png",))
 
 
