@@ -32,6 +32,7 @@ if not __package__:  # run as a file: the studies import from the repository roo
 import numpy as np
 import pandas as pd
 
+from mddf.experiments.executor import run_seconds
 from mddf.experiments.provenance import provenance
 from mddf.experiments.tables import markdown_table, write_markdown
 
@@ -52,14 +53,9 @@ def write_table(path: Path, n_rows: int, seed: int = 0) -> Path:
 
 
 def recorded_seconds(results: Path) -> float:
-    """The sum of the runs' own seconds: warm-up (compilation), selection and final fit, prediction of the labels and
-    of the probabilities (for the log-loss)."""
-    total = 0.0
-    for line in results.read_text().splitlines():
-        record = json.loads(line)
-        for key in ("compile_seconds", "total_seconds", "predict_seconds", "predict_proba_seconds"):
-            total += record.get(key) or 0.0
-    return total
+    """The sum of the runs' own seconds (:func:`~mddf.experiments.executor.run_seconds`): warm-up (compilation),
+    selection and final fit, prediction of the labels and of the probabilities (for the log-loss)."""
+    return sum(run_seconds(json.loads(line)) for line in results.read_text().splitlines())
 
 
 def timed_run(python: str, table: Path, workers: int, out: Path) -> dict:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import math
 import multiprocessing
 import multiprocessing.connection
 import os
@@ -618,6 +619,21 @@ def bound_records(tasks, store: ResultStore) -> list[dict]:
     return [bound[task.key] for task in dict.fromkeys(tasks) if task.key in bound]
 
 
+#: The seconds a run record holds for its own work: warm-up (compilation), selection and final fit, prediction of the
+#: labels and of the probabilities.
+RUN_SECONDS = ("compile_seconds", "total_seconds", "predict_seconds", "predict_proba_seconds")
+
+
+def run_seconds(record: dict) -> float:
+    """The seconds of a run's own work (:data:`RUN_SECONDS`; those it lacks count 0)."""
+    return float(sum(record.get(key) or 0.0 for key in RUN_SECONDS))
+
+
+def _fold_of(task: Task) -> tuple:
+    """The rows a run trains and tests on: its dataset, seed, fold and fraction."""
+    return task.dataset, task.seed, task.fold, task.fraction
+
+
 def describe(record: dict) -> str:
     """One line summarising a finished run."""
     status = record.get("status")
@@ -665,6 +681,7 @@ class RunBook:
         self.pending = [t for t in dict.fromkeys(tasks) if not self._done(t)]
         self.bindings = {t.key: t.binding for t in tasks}
         self.running: dict = {}  # task -> (handle of the executor, start time)
+        self.seconds: dict = {}  # method -> recorded seconds of its ok runs in this sweep (next_ready's order)
         self.written: list[dict] = []
         # The bar redraws itself with carriage returns: only on a terminal. A log file (stderr
         # redirected) gets the plain per-run lines only.
@@ -701,9 +718,21 @@ class RunBook:
         )
 
     def next_ready(self) -> Task | None:
-        """The first pending run whose tree-budget run is finished (None if every one waits)."""
+        """The next pending run whose tree-budget run is finished (None if every one waits): of the ready runs of the
+        first ready run's fold (its dataset, seed, fold and fraction), the one whose method took longest in this
+        sweep so far (methods not yet timed first, in plan order). The sweep goes fold by fold, each fold ending
+        with its quickest runs, so that the workers finish the last one together."""
         waiting = {t.key for t in self.pending} | {t.key for t in self.running}
-        return next((t for t in self.pending if t.budget_key is None or t.budget_key not in waiting), None)
+        ready = [t for t in self.pending if t.budget_key is None or t.budget_key not in waiting]
+        if not ready:
+            return None
+        fold = _fold_of(ready[0])
+        return max((t for t in ready if _fold_of(t) == fold), key=self._expected_seconds)
+
+    def _expected_seconds(self, task: Task) -> float:
+        """The mean recorded seconds of ``task``'s method's runs finished in this sweep (infinite before any)."""
+        seconds = self.seconds.get(task.method)
+        return sum(seconds) / len(seconds) if seconds else math.inf
 
     def start(self, task: Task, handle=None) -> None:
         self.pending.remove(task)
@@ -728,6 +757,8 @@ class RunBook:
     def finish(self, task: Task, record: dict) -> None:
         """Append the run's record to the store (the only writer of the file) and report it."""
         self.running.pop(task, None)
+        if record.get("status") == "ok":
+            self.seconds.setdefault(task.method, []).append(run_seconds(record))
         self.store.append(record)
         self.latest[task.key] = record
         self.written.append(record)

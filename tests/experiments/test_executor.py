@@ -7,7 +7,8 @@ import sys
 import pytest
 
 from mddf.experiments import executor
-from mddf.experiments.executor import worker_environment
+from mddf.experiments.executor import RunBook, Task, worker_environment
+from mddf.experiments.store import ResultStore
 
 PASSIVE = {"OMP_WAIT_POLICY": "PASSIVE"}
 
@@ -257,3 +258,24 @@ def test_a_command_ending_at_once_ends_the_fork_server_it_started_instead_of_lea
     done = subprocess.run([sys.executable, "-c", SERVER_ENDING], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["True", "True"]  # registered with exit_now; ends the server with SIGTERM
+
+
+def test_each_fold_runs_its_slowest_methods_first_once_timed_so_that_the_workers_end_together(tmp_path):
+    fold = {f: [Task("d", m, 0, fold=f) for m in ("quick", "slow", "middling")] for f in (0, 1)}
+    book = RunBook([*fold[0], *fold[1]], ResultStore(tmp_path / "results.jsonl"), progress=False)
+    assert book.next_ready() == fold[0][0]  # nothing timed yet: plan order
+    for task, seconds in zip(fold[0], (0.1, 2.0, 0.5)):
+        book.start(task)
+        book.finish(task, {"key": task.key, "status": "ok", "total_seconds": seconds - 0.1, "predict_seconds": 0.1})
+    order = []
+    while (task := book.next_ready()) is not None:
+        book.start(task)
+        order.append(task.method)
+    assert order == ["slow", "middling", "quick"]
+
+
+def test_a_later_fold_waits_for_the_first_ones_runs_whatever_their_seconds(tmp_path):
+    tasks = [Task("d", "quick", 0, fold=0), Task("d", "slow", 0, fold=1)]
+    book = RunBook(tasks, ResultStore(tmp_path / "results.jsonl"), progress=False)
+    book.seconds = {"quick": [0.1], "slow": [5.0]}
+    assert book.next_ready() == tasks[0]
