@@ -341,11 +341,10 @@ def _new_pool(workers: int, n_jobs: int) -> _Pool:
 
 
 #: What the fork server imports before it forks a worker, per worker environment: the OpenMP setting first
-#: (:mod:`._passive_wait`; the OpenMP runtime reads it when it loads), then the runs' code.
-_PRELOAD = {
-    (): [f"{__package__}.runner"],
-    (("OMP_WAIT_POLICY", "PASSIVE"),): [f"{__package__}._passive_wait", f"{__package__}.runner"],
-}
+#: (:mod:`._passive_wait`; the OpenMP runtime reads it when it loads), then the runs' code and the libraries its
+#: methods import on first use (:mod:`._estimator_imports`).
+_RUNS_CODE = [f"{__package__}.runner", f"{__package__}._estimator_imports"]
+_PRELOAD = {(): _RUNS_CODE, (("OMP_WAIT_POLICY", "PASSIVE"),): [f"{__package__}._passive_wait", *_RUNS_CODE]}
 #: Variables the runs' libraries set when they are imported (scikit-learn's OpenMP settings, with ``setdefault``):
 #: the server sets them itself as it imports, so this process setting them after the server started changes nothing.
 _SET_BY_IMPORTS = ("KMP_DUPLICATE_LIB_OK", "KMP_INIT_AT_FORK")

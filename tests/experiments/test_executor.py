@@ -200,7 +200,8 @@ FRESH_RUNNER = """
 import os, sys
 from mddf.experiments import executor
 
-REPORT = "import os, sys; print(os.environ.get('OMP_WAIT_POLICY'), 'mddf.experiments.runner' in sys.modules)"
+LOADED = ("mddf.experiments.runner", "mddf.forests", "xgboost")
+REPORT = f"import os, sys; print(os.environ.get('OMP_WAIT_POLICY'), all(m in sys.modules for m in {LOADED!r}))"
 for environment, workers in [({}, 1), ({"OMP_WAIT_POLICY": "PASSIVE"}, 2), ({}, 2)]:
     context = executor.worker_context(environment, workers)
     print(context.get_start_method(), end=" ", flush=True)
@@ -229,7 +230,8 @@ def test_several_workers_are_forks_of_a_server_that_imported_the_runs_code_in_th
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == [
         "spawn None False",  # one worker: spawned, nothing imported
-        "forkserver PASSIVE True",  # two: forked from the server, which set the OpenMP setting, then imported
+        "forkserver PASSIVE True",  # two: forked from the server, which set the OpenMP setting, then imported the
+        # runs' code and the libraries of the methods
         "spawn None False",  # another environment than the server's
         "forkserver FALSE",  # variables the runs' imports set, in the server as in the runner, change nothing
         "spawn",  # the runner's environment changed since the server started
