@@ -268,12 +268,16 @@ class ForestBlock(MemberBlockMixin, BlockBase):
         as sample weights (``weight``: ``"sample_weight"``), the fold's
         :class:`Bootstrap` (``draws``: ``"resample"``), and one seed per member
         (``seeds``). A uniform D_t (``uniform``) reaches the members as it is:
-        no weights, no resample. ``rng`` is consumed for the folds, then every
-        seed, then each fold's shared resample, whatever the members.
+        no weights, no resample; so does a D_t that is 0 on every training row
+        of a fold (every one of them at the margin target): its members fit
+        those rows uniformly, as eq. 47 falls back to D_1 when every loss is 0
+        (``"resample_fold"`` draws its shared resample uniformly then). ``rng``
+        is consumed for the folds, then every seed, then each fold's shared
+        resample, whatever the members.
         """
         for fold in self._folds(rng, y, trainable):
             train = fold.train
-            if uniform:
+            if uniform or (weighting != "resample_fold" and not distribution[train].sum() > 0):
                 yield fold
             elif weighting == "resample":
                 yield replace(fold, draws=Bootstrap(train, distribution[train]))  # one alias table for the members

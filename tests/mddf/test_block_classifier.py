@@ -1,5 +1,7 @@
 """The forest block (Algorithm 1): out-of-fold class vectors and fold-averaged prediction."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -201,3 +203,34 @@ def test_the_longest_fits_are_dispatched_first_and_the_outputs_do_not_depend_on_
     assert np.array_equal(in_order.fit(X, y, D, 2, np.random.RandomState(0)), longest_first)
     assert dispatched[1][:3] == ["fit_forest", "fit_forest", "fit_fold_member"]
     assert np.array_equal(in_order.predict_proba(X), block.predict_proba(X))
+
+
+class _RecordedFolds(ForestBlock):
+    """A block that keeps the folds it drew."""
+
+    def _folds(self, rng, y, trainable):
+        self.drawn = list(super()._folds(rng, y, trainable))
+        return iter(self.drawn)
+
+
+@pytest.mark.parametrize(
+    "class_vectors, weighting",
+    [("kfold", "resample"), ("kfold", "sample_weight"), ("kfold", "resample_fold"), ("oob", "sample_weight")],
+)
+def test_a_fold_on_whose_training_rows_the_distribution_is_zero_fits_them_uniformly(class_vectors, weighting):
+    X, y = _noise(n=90, s=2, seed=4)
+    settings = (("rf", "gbdt"), 5, None, 3, class_vectors, weighting, 1, "hist")
+    uniform = _RecordedFolds(*settings)
+    uniform.fit(X, y, np.full(len(y), 1 / len(y)), 2, np.random.RandomState(0))
+    # D_t on the first fold's held-out rows only: none on that fold's training rows (the folds are drawn alike)
+    D = np.zeros(len(y))
+    D[uniform.drawn[0].test] = 1 / len(uniform.drawn[0].test)
+    block = _RecordedFolds(*settings)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no division by a zero sum
+        oof = block.fit(X, y, D, 2, np.random.RandomState(0))
+    assert [f.test.tolist() for f in block.drawn] == [f.test.tolist() for f in uniform.drawn]
+    assert np.all(np.isfinite(oof))
+    assert np.allclose(oof.sum(axis=2), 1.0)
+    held_out = uniform.drawn[0].test
+    assert len(np.unique(oof[held_out, 0].argmax(axis=1))) == 2  # its models saw both classes
