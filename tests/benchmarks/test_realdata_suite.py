@@ -124,7 +124,15 @@ def test_each_table_is_cross_validated_by_the_rules_folds_repeats_and_seeds(suit
 @pytest.mark.slow
 def test_records_are_written_as_they_go_resumed_and_bound_to_the_suites_data(suite, tmp_path, monkeypatch):
     drawn = []
-    monkeypatch.setattr(realdata_report, "write_figures", lambda figures, out, prov: drawn.append(sorted(figures)))
+
+    def draw(figures, out, prov):  # what write_figures would save, noted, and closed as save_figure closes them
+        import matplotlib.pyplot as plt
+
+        drawn.append(sorted(figures))
+        for figure in figures.values():
+            plt.close(figure)
+
+    monkeypatch.setattr(realdata_report, "write_figures", draw)
     out = _run(tmp_path)
     records = read_records(out)
     assert len(records) == 2 * 2  # two tables, one learner, one repeat of two folds
