@@ -393,7 +393,7 @@ def _end_fork_server() -> None:
 
     pid = getattr(forkserver._forkserver, "_forkserver_pid", None)
     if _fork_server is not None and pid is not None:
-        with contextlib.suppress(ProcessLookupError):
+        with contextlib.suppress(OSError):  # gone already, or not ours to signal: the command's status stands
             os.kill(pid, signal.SIGTERM)
 
 
