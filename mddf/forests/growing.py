@@ -435,13 +435,21 @@ class ForestGrowth:
         self.n_kept = n_estimators if n_kept is None else n_kept
         self.n_grown = 0
 
+    def _tree_weight(self, counts):
+        """A tree's row weights: its draws' ``counts`` times ``weight``; the counts alone when every drawn row has
+        weight 0 (D_t at the margin target on all of them), as a fold without weight fits its rows uniformly."""
+        if self.weight is None:
+            return counts
+        weight = counts * self.weight
+        return weight if weight.sum() > 0 else counts
+
     def grow(self, n_trees):
         """Grow trees until ``n_trees`` (at most ``n_estimators``) are grown; return self."""
         trees, n = self.trees, self.n
         for t in range(self.n_grown, min(n_trees, self.n_estimators)):
             tree_seed = self.rng.randint(MAX_SEED)
             counts = self.draws.counts(self.rng, n, len(self.rows)) if self.bootstrap else self.base_counts
-            trees.add(counts if self.weight is None else counts * self.weight, tree_seed, t < self.n_kept)
+            trees.add(self._tree_weight(counts), tree_seed, t < self.n_kept)
             if self.oob:
                 out = np.flatnonzero(counts == 0)
                 if len(out):

@@ -65,3 +65,17 @@ def test_out_of_bag_outputs_in_stages():
     _, staged_proba = staged.grow(15).finish()
     assert np.array_equal(proba, staged_proba)
     assert np.array_equal(fit_oob_forest("rf", 2, None, "sqrt", 11, binned, y, None, 3)[1], early)
+
+
+def test_a_tree_whose_drawn_rows_all_weigh_zero_fits_its_draws_uniformly():
+    # the weight on one row: a third of a random forest's bootstraps miss it, and their drawn rows carry no weight
+    binned, X, y = _data()
+    rows, held_out = np.arange(0, 200, 2), np.arange(1, 200, 2)
+    weight = np.zeros(len(y))
+    weight[0] = 1.0
+    forest, output = fit_forest("rf", 20, None, "sqrt", 5, binned, y, rows, weight, held_out, 3)
+    assert np.all(np.isfinite(output)) and np.allclose(output.sum(axis=1), 1.0)
+    assert np.any(output[:, y[0]] < 1)  # some trees learnt their draws, not row 0 alone
+    uniform, _ = fit_forest("rf", 8, None, "sqrt", 5, binned, y, rows, np.ones(len(y)), held_out, 3)
+    weighted, _ = fit_forest("rf", 8, None, "sqrt", 5, binned, y, rows, np.where(y == 0, 2.0, 1.0), held_out, 3)
+    assert not np.array_equal(uniform.predict_proba(X), weighted.predict_proba(X))  # weights still count
