@@ -25,6 +25,7 @@ import sys
 import threading
 import time
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from .binding import Binding, latest_bound, matches
@@ -150,11 +151,11 @@ class Task:
     n_folds: int | None = None  # folds of the practitioner protocol's cross-validation
     binding: Binding | None = field(default=None, compare=False)
 
-    @property
+    @cached_property
     def key(self) -> str:
         return run_key(self.dataset, self.method, self.seed, self.fold, self.fraction, self.profile, self.protocol)
 
-    @property
+    @cached_property
     def budget_key(self) -> str | None:
         """Key of the mdDF run whose layers set this run's number of trees."""
         if not self.tree_budget:
@@ -678,6 +679,7 @@ class RunBook:
             self.run_options.pop("user_data", None)
         self.latest = store.latest()
         self.pending = [t for t in dict.fromkeys(tasks) if not self._done(t)]
+        self.unfinished = {t.key for t in self.pending}  # pending or running: a tree budget not yet known
         self.bindings = {t.key: t.binding for t in tasks}
         self.running: dict = {}  # task -> (handle of the executor, start time)
         self.seconds: dict = {}  # method -> recorded seconds of its ok runs in this sweep (next_ready's order)
@@ -720,13 +722,16 @@ class RunBook:
         """The next pending run whose tree-budget run is finished (None if every one waits): of the ready runs of the
         first ready run's fold (its dataset, seed, fold and fraction), the one whose method took longest in this
         sweep so far (methods not yet timed first, in plan order). The sweep goes fold by fold, each fold ending
-        with its quickest runs, so that the workers finish the last one together."""
-        waiting = {t.key for t in self.pending} | {t.key for t in self.running}
-        ready = [t for t in self.pending if t.budget_key is None or t.budget_key not in waiting]
-        if not ready:
-            return None
-        fold = _fold_of(ready[0])
-        return max((t for t in ready if _fold_of(t) == fold), key=self._expected_seconds)
+        with its quickest runs, so that the workers finish the last one together. A fold's runs are together in
+        plan order: the search ends with the first ready run's fold, not with the sweep."""
+        ready, fold = [], None
+        for task in self.pending:
+            if fold is not None and _fold_of(task) != fold:
+                break
+            if task.budget_key is None or task.budget_key not in self.unfinished:
+                fold = _fold_of(task)
+                ready.append(task)
+        return max(ready, key=self._expected_seconds) if ready else None
 
     def _expected_seconds(self, task: Task) -> float:
         """The mean recorded seconds of ``task``'s method's runs finished in this sweep (infinite before any)."""
@@ -756,6 +761,7 @@ class RunBook:
     def finish(self, task: Task, record: dict) -> None:
         """Append the run's record to the store (the only writer of the file) and report it."""
         self.running.pop(task, None)
+        self.unfinished.discard(task.key)
         if record.get("status") == "ok":
             self.seconds.setdefault(task.method, []).append(run_seconds(record))
         self.store.append(record)

@@ -281,3 +281,18 @@ def test_a_later_fold_waits_for_the_first_ones_runs_whatever_their_seconds(tmp_p
     book = RunBook(tasks, ResultStore(tmp_path / "results.jsonl"), progress=False)
     book.seconds = {"quick": [0.1], "slow": [5.0]}
     assert book.next_ready() == tasks[0]
+
+
+def test_a_run_with_a_tree_budget_waits_until_its_mddf_run_has_finished(tmp_path):
+    rf = Task("d", "RF", 0, fold=0, tree_budget=True)
+    mddf = Task("d", executor.BUDGET_METHOD, 0, fold=0)
+    assert rf.budget_key == mddf.key
+    book = RunBook([rf, mddf], ResultStore(tmp_path / "results.jsonl"), progress=False)
+    assert book.next_ready() == mddf  # the RF run waits, pending
+    book.start(mddf)
+    assert book.next_ready() is None  # and waits while mdDF runs
+    book.finish(mddf, {"key": mddf.key, "status": "ok", "n_layers": 3})
+    assert book.next_ready() == rf
+    assert book.kwargs_for(rf)["trees_k"] == 3
+    alone = RunBook([rf], ResultStore(tmp_path / "other.jsonl"), progress=False)
+    assert alone.next_ready() == rf  # an mdDF run outside the plan sets no wait
