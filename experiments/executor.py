@@ -358,6 +358,14 @@ def _environment_snapshot() -> dict:
     return {key: value for key, value in os.environ.items() if key not in _SET_BY_IMPORTS}
 
 
+def _fork_server_pid() -> int | None:
+    """The pid of this process's running fork server, if any (multiprocessing's own record of it; None should the
+    attribute ever go)."""
+    from multiprocessing import forkserver
+
+    return getattr(forkserver._forkserver, "_forkserver_pid", None)
+
+
 def worker_context(environment: dict | None = None, workers: int = 2):
     """The multiprocessing context that starts ``workers`` workers of ``environment`` (:func:`worker_environment`).
 
@@ -377,7 +385,7 @@ def worker_context(environment: dict | None = None, workers: int = 2):
     with _fork_server_lock:
         from multiprocessing import forkserver
 
-        if _fork_server is None and getattr(forkserver._forkserver, "_forkserver_pid", None) is None:
+        if _fork_server is None and _fork_server_pid() is None:
             multiprocessing.get_context("forkserver").set_forkserver_preload(_PRELOAD[key])
             _fork_server = (key, _environment_snapshot())
             forkserver.ensure_running()  # starts the server now: its imports overlap this process's work
@@ -390,9 +398,7 @@ def _end_fork_server() -> None:
     """End the fork server this process started (SIGTERM), for a command that ends without the interpreter's
     teardown (:func:`~.exit_status.exit_now`): the server would otherwise go through its own teardown after the
     command, holding the command's output open (a pipe, ``| tee``) meanwhile. Its workers have ended by then."""
-    from multiprocessing import forkserver
-
-    pid = getattr(forkserver._forkserver, "_forkserver_pid", None)
+    pid = _fork_server_pid()
     if _fork_server is not None and pid is not None:
         with contextlib.suppress(OSError):  # gone already, or not ours to signal: the command's status stands
             os.kill(pid, signal.SIGTERM)
@@ -726,10 +732,11 @@ class RunBook:
         plan order: the search ends with the first ready run's fold, not with the sweep."""
         ready, fold = [], None
         for task in self.pending:
-            if fold is not None and _fold_of(task) != fold:
+            here = _fold_of(task)
+            if fold is not None and here != fold:
                 break
             if task.budget_key is None or task.budget_key not in self.unfinished:
-                fold = _fold_of(task)
+                fold = here
                 ready.append(task)
         return max(ready, key=self._expected_seconds) if ready else None
 
