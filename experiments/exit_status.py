@@ -97,9 +97,9 @@ def at_quick_exit(callback) -> None:
 def exit_now(status: int):
     """End this process with ``status`` now: once every thread that is not a daemon (the runner's workers ending,
     say) has ended, the :func:`at_quick_exit` callbacks are called and standard output and error are flushed,
-    without the interpreter's teardown of the estimators' libraries (about half a second) or its exit handlers. Only
-    for the ``__main__`` of the ``mddf`` command and of the scripts, whose files are closed by then; never in a
-    process of one's own."""
+    without the interpreter's teardown of the estimators' libraries (docs/benchmarks/runner-overhead.md) or its exit
+    handlers. Only for the ``__main__`` of the ``mddf`` command and of the scripts, whose files are closed by then;
+    never in a process of one's own."""
     for thread in threading.enumerate():
         if thread is not threading.current_thread() and not thread.daemon:
             thread.join()
