@@ -20,6 +20,7 @@ from ..trees.nodes import class_bits, deduplicate_rows, first_bad_node, remap_le
 from ..trees.packing import pack_grown_tree, single_tree
 from ..trees.predictor import NO_MISSING, PackedTrees, leaf_tables, route_trees
 from ..trees.splitting import CATEGORY_WORDS
+from .attribution import packed_forest_attributions
 from .stored import StoredForest
 
 
@@ -55,6 +56,10 @@ class PackedForest(StoredForest):
     importances : ndarray of float64 (n_features,)
         Sum over the trees of their weighted impurity decrease per feature
         (each divided by its root's weight).
+    left_shares : ndarray of float32 (n_words,)
+        For the split in each word of the trees, the share of its training weight that went to its left
+        child (0 for a leaf): what the attributions (:meth:`attributions`) read of the training rows.
+        Absent from forests fitted before it was stored (they cannot be explained).
     """
 
     _stored_arrays = (
@@ -66,6 +71,7 @@ class PackedForest(StoredForest):
         "category_bits",
         "table",
         "depths",
+        "left_shares",
     )
     _node_array = "words"
     _leaf_table = "table"
@@ -106,6 +112,11 @@ class PackedForest(StoredForest):
         route_trees(self.packed, first, stop, codes, rows, missing, out)
         return out
 
+    def attributions(self, codes, has_missing=True, fast=False):
+        """``(base, values)``: the forest's output for rows already binned with ``binner``, attributed to its
+        features (:func:`mddf.forests.attribution.packed_forest_attributions`)."""
+        return packed_forest_attributions(self, codes, has_missing, fast)
+
     def _n_nodes(self):
         return len(self.words) - (self.n_classes or 0)  # the trees' words, then the class words
 
@@ -122,6 +133,11 @@ class PackedForest(StoredForest):
             raise ValueError(f"category_bits has shape {self.category_bits.shape}, not (n, {CATEGORY_WORDS})")
         if len(self.binner.missing_bins_) != self.n_features:
             raise ValueError(f"the binner has {len(self.binner.missing_bins_)} features, not {self.n_features}")
+        shares = getattr(self, "left_shares", None)
+        if shares is not None and (shares.dtype != np.float32 or shares.shape != (self.n_words,)):
+            raise ValueError(f"left_shares: shape {shares.shape}, dtype {shares.dtype}, not ({self.n_words},) float32")
+        if shares is not None and not ((shares >= 0) & (shares <= 1)).all():
+            raise ValueError("left_shares holds a share outside [0, 1]")
         _, feature_bits = word_layout(self.n_features)
         if (
             self.words.dtype not in (np.uint32, np.uint64)
@@ -231,6 +247,7 @@ class ForestBuilder:
         self.dtype, self.feature_bits = word_layout(self.n_features)
         self.class_bits = class_bits(n_classes)
         self.trees = []  # per tree: (words, n_words, side_offset, side_category, category_bits, table)
+        self.shares = []  # per tree: the share of each word's training weight that went left (or None)
         self.depths, self.importances = [], []
 
     def add(self, tree, keep=True):
@@ -238,13 +255,14 @@ class ForestBuilder:
 
         ``keep=False`` packs it for :meth:`route_last` only: it is not part of the forest.
         """
-        packed = pack_grown_tree(tree, self.dtype, self.feature_bits, self.n_features, self.n_classes or 0)
+        *packed, shares = pack_grown_tree(tree, self.dtype, self.feature_bits, self.n_features, self.n_classes or 0)
         self.last = (*packed, tree.category_bits, tree.leaf_values)
         if not keep:
             return
         # a tree whose side table or payloads do not fit 32-bit words makes the forest's words 64-bit
         self.dtype = np.promote_types(self.dtype, packed[0].dtype)
         self.trees.append(self.last)
+        self.shares.append(shares)
         self.depths.append(tree.depth)
         self.importances.append(tree.importance)
 
@@ -287,6 +305,9 @@ class ForestBuilder:
             trees[i] = None  # released as soon as it is copied
         write_class_words(words, forest.offsets[-1], n_classes)
         forest.words = words
+        shares, self.shares = self.shares, []
+        if all(part is not None for part in shares):  # trees built by hand may have none
+            forest.left_shares = np.concatenate(shares)
         forest.table = table
         forest.depths = np.asarray(self.depths, dtype=np.int32)
         forest.importances = np.sum(self.importances, axis=0)

@@ -9,7 +9,8 @@ to predict: for each internal node its split feature, its threshold and its righ
 each leaf its class distribution, which for the pure leaves of fully grown trees
 is a single class index. :class:`CompactForest` keeps exactly that, 10 bytes a
 node, plus the side of the missing values (scikit-learn's
-``missing_go_to_left``) as one bit, packed eight nodes to a byte, and rebuilds
+``missing_go_to_left``) as one bit, packed eight nodes to a byte, and the float32
+share of each split's weight that went left (for the attributions), and rebuilds
 a scikit-learn ``Tree`` for one tree at a time to route samples with its
 compiled ``apply``.
 
@@ -29,6 +30,7 @@ import numpy as np
 from sklearn.tree._tree import NODE_DTYPE, Tree
 
 from .._compile_cache import njit
+from .attribution import compact_forest_attributions
 from .stored import StoredForest
 
 _LEAF = -1
@@ -87,6 +89,9 @@ class CompactForest(StoredForest):
         Sum over the trees of ``tree_.compute_feature_importances(normalize=False)``
         (weighted Gini impurity decrease per feature, divided by the root's weight),
         taken before compaction.
+    left_shares : ndarray of float32 (n_nodes,)
+        Each split's share of its training weight (``weighted_n_node_samples``) that went to its left child (0 for a
+        leaf), for the attributions; absent from forests fitted before it was stored.
     """
 
     _stored_arrays = (
@@ -97,6 +102,7 @@ class CompactForest(StoredForest):
         "depths",
         "impure_values",
         "missing_left_bits",
+        "left_shares",
     )
     _node_array = "feature"
     _leaf_table = "impure_values"
@@ -124,6 +130,7 @@ class CompactForest(StoredForest):
         self.n_features = int(n_features)
         self._feature_dtype = np.int16 if self.n_features < np.iinfo(np.int16).max else np.int32
         self._parts = {"feature": [], "threshold": [], "right": [], "depth": [], "impure": [], "missing_left": []}
+        self._parts["left_shares"] = []
         self._importances = np.zeros(self.n_features)
         self._offsets = [0]
         self._n_impure = 0
@@ -167,6 +174,10 @@ class CompactForest(StoredForest):
         right[leaf] = code
         self._importances += tree.compute_feature_importances(normalize=False)
         self._parts["missing_left"].append(np.asarray(tree.missing_go_to_left, dtype=bool))
+        weight = tree.weighted_n_node_samples
+        shares = np.zeros(n, dtype=np.float32)
+        shares[internal] = weight[internal + 1] / weight[internal]
+        self._parts["left_shares"].append(shares)
         self._parts["feature"].append(feature)
         self._parts["threshold"].append(threshold)
         self._parts["right"].append(right)
@@ -184,6 +195,7 @@ class CompactForest(StoredForest):
         self.offsets = np.asarray(self.__dict__.pop("_offsets"), dtype=np.int64)
         self.depths = np.asarray(parts["depth"], dtype=np.int32)
         self.missing_left_bits = np.packbits(np.concatenate(parts["missing_left"]), bitorder="little")
+        self.left_shares = np.concatenate(parts["left_shares"])
         self.importances = self.__dict__.pop("_importances")
         self.impure_values = (
             np.concatenate(parts["impure"]) if parts["impure"] else np.zeros((0, self.n_classes), dtype=np.float32)
@@ -203,6 +215,9 @@ class CompactForest(StoredForest):
                 raise ValueError(f"{name} holds {len(getattr(self, name))} entries for {n_nodes} nodes")
         if len(self.missing_left_bits) < (n_nodes + 7) // 8:
             raise ValueError(f"missing_left_bits holds {len(self.missing_left_bits)} bytes for {n_nodes} nodes")
+        shares = getattr(self, "left_shares", None)  # absent from forests fitted before it was stored
+        if shares is not None and (shares.shape != (n_nodes,) or not ((shares >= 0) & (shares <= 1)).all()):
+            raise ValueError(f"left_shares holds {len(shares)} entries for {n_nodes} nodes, or one outside [0, 1]")
 
     def _first_bad_node(self, offsets):
         return _first_bad_exact_node(
@@ -239,6 +254,11 @@ class CompactForest(StoredForest):
             }
         )
         return tree
+
+    def attributions(self, X, fast=False):
+        """``(base, values)``: the forest's class probabilities for float rows ``X`` attributed to its features
+        (:func:`mddf.forests.attribution.compact_forest_attributions`)."""
+        return compact_forest_attributions(self, X, fast)
 
     def predict_proba(self, X):
         """Mean of the trees' class distributions.

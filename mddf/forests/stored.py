@@ -82,7 +82,7 @@ class StoredForest(ABC):
     def arrays_sha256(self):
         """SHA-256 of the stored arrays: each one's name, dtype, shape and bytes."""
         digest = hashlib.sha256()
-        for name in self._stored_arrays:
+        for name in self._present_arrays():
             array = np.ascontiguousarray(getattr(self, name))
             digest.update(f"{name}|{array.dtype.str}|{array.shape}|".encode())
             digest.update(array.reshape(-1).view(np.uint8) if array.size else b"")
@@ -95,7 +95,12 @@ class StoredForest(ABC):
     @property
     def nbytes(self):
         """Memory held by the stored arrays, in bytes (bin edges shared by a layer's forests not included)."""
-        return sum(getattr(self, name).nbytes for name in self._stored_arrays)
+        return sum(getattr(self, name).nbytes for name in self._present_arrays())
+
+    def _present_arrays(self):
+        """The names of ``_stored_arrays`` this forest holds: a forest of an earlier version may lack the later ones
+        (e.g. ``left_shares``), and its pickle's digest was taken without them."""
+        return [name for name in self._stored_arrays if getattr(self, name, None) is not None]
 
     @property
     def _width(self):

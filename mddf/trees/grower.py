@@ -73,7 +73,9 @@ TreeSettings = namedtuple(
 #: ``category`` (int32, empty without categorical features) the row of ``category_bits`` of a category split, -1
 #: for a threshold; ``category_bits`` (uint64, ``(n, CATEGORY_WORDS)``) the codes that go left; ``depth``; and
 #: ``importance`` (float64 per feature) the weighted impurity decrease of the splits on it, summed over the nodes
-#: and divided by the root's weight (scikit-learn's ``compute_feature_importances(normalize=False)``).
+#: and divided by the root's weight (scikit-learn's ``compute_feature_importances(normalize=False)``);
+#: ``left_share`` (float64) of a split, the share of its training weight that went to its left child (0 for a
+#: leaf), from which the attributions of :mod:`mddf.trees.attribution` read the weight reaching every node.
 GrownTree = namedtuple(
     "GrownTree",
     [
@@ -86,7 +88,9 @@ GrownTree = namedtuple(
         "category_bits",
         "depth",
         "importance",
+        "left_share",
     ],
+    defaults=(None,),  # a tree built by hand may leave the shares out (it cannot be explained)
 )
 
 _UNDECIDED = 2  # missing_left of a node whose left child has not been popped yet
@@ -131,6 +135,7 @@ def _grower(criterion):
         split_bin = np.zeros(capacity, dtype=np.uint8)
         right = np.zeros(capacity, dtype=np.int32)
         missing_left = np.zeros(capacity, dtype=np.uint8)
+        left_share = np.zeros(capacity)
         importance = np.zeros(d)
         leaf_values = criterion.new_leaf_values(max(m, 1), n_classes)
         if categorical is None:
@@ -345,6 +350,8 @@ def _grower(criterion):
                 if missing_bin is not None:
                     missing_left[node] = split_side if split_side >= 0 else _UNDECIDED
             split_weight = node_weight
+            w_left = criterion.total_weight(left_stats)
+            left_share[node] = w_left / (w_left + criterion.total_weight(right_stats))
             stack_start[top] = i
             stack_end[top] = end
             stack_depth[top] = depth + 1
@@ -373,6 +380,7 @@ def _grower(criterion):
             category_bits[:n_category_splits].copy(),
             tree_depth,
             np.maximum(importance, 0.0) / root_weight,  # each split's decrease is >= 0, up to rounding
+            left_share[:n_nodes].copy(),
         )
 
     return _skeleton

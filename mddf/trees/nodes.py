@@ -115,12 +115,12 @@ def _foldable(feature, right, node, parent_is_category):
             *zeros((np.int32, 1), (np.uint8, 1), (np.int32, 1), (np.uint8, 1), (np.int32, 1)),
             0,
             0,
-            *zeros((np.uint32, 1)),
+            *zeros((np.uint32, 1), (np.float64, 1), (np.float32, 1)),
         )
     ],
 )
 @njit(cache=True, nogil=True)
-def pack_tree(feature, split_bin, right, missing_left, category, feature_bits, n_classes, words):
+def pack_tree(feature, split_bin, right, missing_left, category, feature_bits, n_classes, words, left_share, shares):
     """Pack a grown tree into ``words``; return ``(n_words, side_offset, side_category, fits)``.
 
     ``feature`` ... ``category`` are the arrays of a :data:`mddf.trees.grower.GrownTree`
@@ -132,7 +132,9 @@ def pack_tree(feature, split_bin, right, missing_left, category, feature_bits, n
     table gives, per row, the right child's offset and the row of the tree's
     category bitsets (-1 for a threshold); ``fits`` is False when a side-table
     row or a payload does not fit the words' fields
-    (then the tree needs 64-bit words).
+    (then the tree needs 64-bit words). ``left_share`` (empty: none) holds
+    each split's share of its weight that went left; ``shares[k]`` receives
+    that of the node in word ``k`` (0 for a leaf).
     """
     n = len(feature)
     word_bits = words.itemsize * 8
@@ -220,6 +222,8 @@ def pack_tree(feature, split_bin, right, missing_left, category, feature_bits, n
                 else:
                     word |= np.uint64(offset) << np.uint64(shift)
         words[index[i]] = word
+        if len(left_share):
+            shares[index[i]] = left_share[i] if f >= 0 else 0.0
     return n_words, side_offset, side_category, fits
 
 

@@ -14,6 +14,8 @@ import numpy as np
 from .nodes import class_bits, pack_tree, word_layout, write_class_words
 from .predictor import PackedTrees, leaf_tables
 
+_NO_SHARES = np.zeros(0)
+
 
 def packed_tree(tree, n_features, n_classes):
     """One grown tree (:data:`mddf.trees.grower.GrownTree`) packed alone, as :func:`route_trees` reads it.
@@ -21,23 +23,37 @@ def packed_tree(tree, n_features, n_classes):
     ``n_classes`` is None for a regression tree.
     """
     dtype, feature_bits = word_layout(n_features)
-    packed = pack_grown_tree(tree, dtype, feature_bits, n_features, n_classes or 0)
+    *packed, _ = pack_grown_tree(tree, dtype, feature_bits, n_features, n_classes or 0)
     return single_tree(*packed, tree.category_bits, tree.leaf_values, feature_bits, class_bits(n_classes))
 
 
 def pack_grown_tree(tree, dtype, feature_bits, n_features, n_classes):
-    """``(words, n_words, side_offset, side_category)`` of a tree: its ``n_words`` words followed by the class words.
+    """``(words, n_words, side_offset, side_category, shares)`` of a tree: its ``n_words`` words followed by the
+    class words, and the share of each word's training weight that went left (float32, one per word of the
+    tree, 0 for a leaf; None when the tree has no ``left_share``).
 
     The words are 64-bit when ``dtype``'s do not fit the tree.
     """
     words = np.empty(len(tree.feature) + n_classes, dtype=dtype)
+    left_share = _NO_SHARES if tree.left_share is None else tree.left_share
+    shares = np.zeros(len(left_share), dtype=np.float32)
     n_words, side_offset, side_category, fits = pack_tree(
-        tree.feature, tree.split_bin, tree.right, tree.missing_left, tree.category, feature_bits, n_classes, words
+        tree.feature,
+        tree.split_bin,
+        tree.right,
+        tree.missing_left,
+        tree.category,
+        feature_bits,
+        n_classes,
+        words,
+        left_share,
+        shares,
     )
     if not fits:
         return pack_grown_tree(tree, word_layout(n_features, wide=True)[0], feature_bits, n_features, n_classes)
     write_class_words(words, n_words, n_classes)
-    return words[: n_words + n_classes].copy(), n_words, side_offset, side_category
+    shares = None if tree.left_share is None else shares[:n_words].copy()
+    return words[: n_words + n_classes].copy(), n_words, side_offset, side_category, shares
 
 
 def single_tree(words, n_words, side_offset, side_category, category_bits, table, feature_bits, c_bits):

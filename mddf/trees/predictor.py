@@ -213,7 +213,7 @@ def route_scalar(trees, t, codes, rows, missing_codes, out):
                 s = side_base + np.int64(field)
                 cat = side_category[s]
                 if cat >= 0:
-                    left = _in_category_set(category_bits, cat, code)
+                    left = in_category_set(category_bits, cat, code)
                 else:
                     left = _threshold_left(w, code, f, has_missing, missing_codes)
                 node += 1 if left else side_offset[s]
@@ -404,7 +404,7 @@ def _category_child(records, category_bits, codes, r, target):
     """The child of the category split at ``target`` (:func:`expand_tree`) that row ``r`` goes to."""
     node = -target - _CATEGORY_TARGET - 1
     code = np.int64(codes[r, records[node, 0] >> 9])
-    left = _in_category_set(category_bits, records[node, 3], code)
+    left = in_category_set(category_bits, records[node, 3], code)
     return np.int64(records[node, 1] if left else records[node, 2])
 
 
@@ -466,7 +466,7 @@ def _add_leaf(words, shares, means, node, k, out):
 
 
 @inline_kernel
-def _in_category_set(category_bits, cat, code):
+def in_category_set(category_bits, cat, code):
     """Whether ``code`` is in row ``cat`` of the category bitsets (codes from 256 never are)."""
     word = category_bits[cat, code >> 6] if code < 256 else np.uint64(0)
     return (word >> np.uint64(code & 63)) & np.uint64(1) != 0

@@ -153,7 +153,7 @@ def test_small_targets_grow_the_tree_of_their_unit_free_scale(random_split):
 def test_depth_limit():
     rng = np.random.RandomState(9)
     Xb = rng.randint(0, 50, size=(300, 4)).astype(np.uint8)
-    feature, _, _, values, _, _, _, depth, _ = grow(Xb, rng.standard_normal(300), max_depth=2)
+    feature, _, _, values, _, _, _, depth, _, _ = grow(Xb, rng.standard_normal(300), max_depth=2)
     assert depth == 2 and (feature >= 0).sum() == 3 and len(values) == 4
 
 
@@ -265,9 +265,11 @@ def test_stored_forest_predicts_new_rows_as_the_mean_of_its_trees():
     assert forest.n_trees == 4 and forest.n_words == len(forest.words) == sum(len(t.feature) for t in trees)
     assert forest.predict(X_new) == pytest.approx(expected, abs=1e-12)
     assert forest.importances == pytest.approx(np.sum([t.importance for t in trees], axis=0))
-    # a 4-byte word a node, 8 bytes a distinct leaf value, and the per-tree offsets and depths
+    # a 4-byte word and a 4-byte share of its weight a node, 8 bytes a distinct leaf value, and the per-tree offsets
+    # and depths
     table_rows = len(np.unique(np.concatenate([t.leaf_values for t in trees])))
-    assert forest.nbytes == 4 * forest.n_words + 8 * table_rows + 2 * 8 * 5 + 4 * 4 + forest.side_offset.nbytes * 1.5
+    expected_bytes = 8 * forest.n_words + 8 * table_rows + 2 * 8 * 5 + 4 * 4 + forest.side_offset.nbytes * 1.5
+    assert forest.nbytes == expected_bytes
 
 
 def test_a_large_tree_is_stored_in_one_word_a_node():
