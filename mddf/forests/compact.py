@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.tree._tree import NODE_DTYPE, Tree
 
-from .._compile_cache import njit
+from .._runtime.compile_cache import njit
 from .stored import StoredForest
 
 _LEAF = -1
