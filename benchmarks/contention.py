@@ -1,7 +1,7 @@
 """Nested threads: how much a cascade with a HistGradientBoosting predictor slows beside busy processes.
 
 A cascade fitted with ``n_jobs=k`` should never run more than ``k`` busy threads, counting the OpenMP pools of
-its members and predictor (:mod:`mddf._threads`). Where it ran more, the OpenMP barriers of
+its members and predictor (:mod:`mddf._runtime.threads`). Where it ran more, the OpenMP barriers of
 HistGradientBoosting waited for threads the system had descheduled, and beside other work such a fit slowed far
 more than the plain cascade. This study fits both on one synthetic table, each fit in a fresh process (numba's
 cache warm, a small warm-up fit first), on a quiet machine and beside ``--busy`` processes that spin on the

@@ -4,7 +4,7 @@ Every fit grows ``n_tolerant_layers`` layers after its best one and throws them 
 grown layer (``train_history_``), the layers kept, the share of the fit spent on the layers discarded, and the
 seconds outside the layers (validation, binning, the pair search; the predictor, calibration). Beside each design
 (:data:`CLASSIFIERS`, :data:`REGRESSORS`: the base of the realdata page's second rule, and with the boosted
-member) its probed twin, ``probe_trees=0.25`` (:mod:`mddf._probing`), fitted on the same rows in turn: the share of
+member) its probed twin, ``probe_trees=0.25`` (:mod:`mddf.cascade.probing`), fitted on the same rows in turn: the share of
 fits whose predictions are identical (the same kept layers; the SHA-256 of the held-out rows' outputs), the
 accuracy (R^2) difference per dataset with its standard error, and the paired ratios of fit and predict seconds.
 

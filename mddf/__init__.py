@@ -1,27 +1,25 @@
 """The margin-distribution deep forest (Lv, Yang and Zhou), and the cascade forest for regression.
 
-The package is built in layers, each importing only from those below it:
+The package is built in layers, one package each, importing only from those below it (the allowed arrows are
+stated in ``tests/test_imports.py``; ``docs/architecture.md`` draws them and follows one fit through them):
 
-1. foundations: :mod:`mddf.utils` (input checks, tabular input, layer outputs,
-   the stopping rule), the paper's equations (margins, margin loss, layer
-   weights, sample distribution and weighted draws) and the model files of
-   ``model_dir``;
-2. :mod:`mddf.trees`: one tree on binned features (binning, split criteria
-   and search, growing, node words, routing);
-3. :mod:`mddf.forests`: forests (their kinds, growing them tree by tree, and
-   storing them) and the probe trees of feature searches;
-4. features appended to x: pairs of columns chosen by probe trees
-   (:class:`PairFeatures`), principal directions (:class:`PCAFeatures`);
-5. blocks: one cascade layer, its members cross-fitted on k folds;
-6. cascades: the growth loop of layers, with the classifier's margin
-   machinery or the regressor's residuals, and the steps before and after it
-   (pair features, calibration);
-7. the estimators this module exports, and the paper's configuration by name
-   (:data:`PAPER_CONFIG`).
+1. ``mddf._runtime``: numba's cache of the compiled code, the code built ahead of time, threads;
+2. :mod:`mddf.utils` (input checks, tabular input, layer outputs, the stopping rule), ``mddf.margin`` (the
+   paper's equations: margins, margin loss, layer weights, sample distribution, Algorithm 2's state,
+   calibration) and ``mddf.storage`` (the model files of ``model_dir``);
+3. :mod:`mddf.trees`: one tree on binned features (binning, split criteria and search, growing, node words,
+   routing);
+4. :mod:`mddf.forests`: forests (their kinds, the weighted draws, growing them tree by tree, storing them) and
+   the probe trees of feature searches;
+5. ``mddf.features``: features appended to x, pairs of columns chosen by probe trees (:class:`PairFeatures`)
+   and principal directions (:class:`PCAFeatures`);
+6. ``mddf.blocks``: one cascade layer, its members cross-fitted on k folds;
+7. ``mddf.cascade``: the engine that grows layers, the classifier's margin policy and the regressor's residual
+   one, the steps before and after growth, and the estimators;
+8. this module: the exported names, and the paper's configuration by name (:data:`PAPER_CONFIG`).
 
-The blocks, cascades and estimators are private modules, as scikit-learn's
-are; this module, :mod:`mddf.utils`, :mod:`mddf.trees` and :mod:`mddf.forests`
-are the public names.
+This module, :mod:`mddf.utils`, :mod:`mddf.trees` and :mod:`mddf.forests` are the public names; the other layer
+packages are internal, as scikit-learn's private modules are, and this module exports what users need of them.
 """
 
 # The one place the version is written: pyproject.toml reads it ([tool.setuptools.dynamic]).
@@ -35,36 +33,36 @@ _install_pickle_compat()  # pickles of earlier versions name modules whose class
 
 # The exported names are imported on first use (PEP 562), so that ``import mddf`` and the ``mddf``
 # command's ``--help`` and ``--version`` do not wait for numba, scikit-learn and SciPy to load.
-#: Exported name -> the private module that defines it.
+#: Exported name -> the module that defines it.
 _EXPORTS = {
-    "CascadeForestRegressor": "._cascade_regressor",
-    "MDDFClassifier": "._cascade_classifier",
-    "MDDFGridSearch": "._search",
-    "ModelFileError": "._storage",
+    "CascadeForestRegressor": ".cascade.regressor",
+    "MDDFClassifier": ".cascade.classifier",
+    "MDDFGridSearch": ".cascade.search",
+    "ModelFileError": ".storage",
     "PAPER_CONFIG": "._paper_config",
-    "PAPER_PARAM_GRID": "._search",
-    "PairFeatures": "._pairs",
-    "PCAFeatures": "._rotation",
-    "margin_distribution_loss": "._margin",
-    "margin_statistics": "._margin",
-    "margins": "._margin",
-    "sample_distribution": "._weights",
-    "solve_alpha_exact": "._alpha",
-    "solve_alpha_sgd": "._alpha",
-    "solve_layer_share": "._alpha",
+    "PAPER_PARAM_GRID": ".cascade.search",
+    "PairFeatures": ".features.pairs",
+    "PCAFeatures": ".features.rotation",
+    "margin_distribution_loss": ".margin.margins",
+    "margin_statistics": ".margin.margins",
+    "margins": ".margin.margins",
+    "sample_distribution": ".margin.distribution",
+    "solve_alpha_exact": ".margin.alpha",
+    "solve_alpha_sgd": ".margin.alpha",
+    "solve_layer_share": ".margin.alpha",
 }
 
 if TYPE_CHECKING:  # what the names are, for type checkers and readers of the import graph
-    from ._alpha import solve_alpha_exact, solve_alpha_sgd, solve_layer_share
-    from ._cascade_classifier import MDDFClassifier
-    from ._cascade_regressor import CascadeForestRegressor
-    from ._margin import margin_distribution_loss, margin_statistics, margins
-    from ._pairs import PairFeatures
     from ._paper_config import PAPER_CONFIG
-    from ._rotation import PCAFeatures
-    from ._search import PAPER_PARAM_GRID, MDDFGridSearch
-    from ._storage import ModelFileError
-    from ._weights import sample_distribution
+    from .cascade.classifier import MDDFClassifier
+    from .cascade.regressor import CascadeForestRegressor
+    from .cascade.search import PAPER_PARAM_GRID, MDDFGridSearch
+    from .features.pairs import PairFeatures
+    from .features.rotation import PCAFeatures
+    from .margin.alpha import solve_alpha_exact, solve_alpha_sgd, solve_layer_share
+    from .margin.distribution import sample_distribution
+    from .margin.margins import margin_distribution_loss, margin_statistics, margins
+    from .storage import ModelFileError
 
 
 def __getattr__(name):

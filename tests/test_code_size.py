@@ -20,7 +20,7 @@ import pytest
 
 import mddf
 import mddf.baselines
-from mddf._cascade_base import CascadeBase
+from mddf.cascade.base import CascadeBase
 
 ROOT = Path(__file__).resolve().parents[1]
 FOLDERS = ("mddf", "baselines", "datasets", "experiments", "benchmarks", "scripts")

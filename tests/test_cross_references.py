@@ -17,7 +17,8 @@ examples) of the package (``mddf/``, ``baselines/``, ``datasets/``, ``experiment
 of a ``.. currentmodule::`` are looked up in that module) and ``README.md``. The pages and the docstrings of the
 public objects (what ``mddf``, ``mddf.baselines``, ``mddf.datasets``, ``mddf.forests``, ``mddf.trees`` and
 ``mddf.utils`` export, and their public members) are rendered, so their references name no private object
-(``mddf._members.FoldModel``): Sphinx has no page to link it to.
+(``mddf.blocks.members.FoldModel``: a module of an internal layer package, :data:`INTERNAL`, or a name with a
+leading underscore): Sphinx has no page to link it to.
 """
 
 from __future__ import annotations
@@ -44,6 +45,8 @@ PACKAGES = {
     "benchmarks": "benchmarks",  # the studies, beside the package (imported from the repository root)
 }
 PUBLIC_MODULES = ("mddf", "mddf.baselines", "mddf.datasets", "mddf.forests", "mddf.trees", "mddf.utils")
+#: The layer packages of mddf/ that the API reference leaves out: what users need of them, mddf exports.
+INTERNAL = ("mddf.cascade", "mddf.blocks", "mddf.margin", "mddf.features", "mddf.storage")
 DOCS = ROOT / "docs"
 BUILD_DIRS = {"_build", "auto_examples", "generated"}
 
@@ -223,7 +226,8 @@ def _public_docstrings():
 
 
 def _private(target):
-    return any(part.startswith("_") for part in _target(target).split("."))
+    name = _target(target)
+    return any(part.startswith("_") for part in name.split(".")) or name.startswith(tuple(f"{p}." for p in INTERNAL))
 
 
 @pytest.mark.slow
@@ -246,7 +250,7 @@ def test_the_rendered_documentation_references_no_private_object():
 
 def test_the_walk_reads_docstrings_comments_and_pages():
     found = {(ref.where.split(":")[0], ref.target) for ref in SOURCE_REFERENCES + PAGE_REFERENCES}
-    assert ("mddf/_cascade_base.py", "mddf.MDDFClassifier") in found  # a docstring
+    assert ("mddf/cascade/base.py", "mddf.MDDFClassifier") in found  # a docstring
     assert ("examples/plot_missing_values_and_weights.py", "~mddf.MDDFClassifier") in found  # a gallery cell
     assert ("docs/user_guide/mddf.md", "~mddf.solve_layer_share") in found  # MyST
     assert ("docs/api/index.rst", "MDDFGridSearch") in found  # reST, under its currentmodule
@@ -276,10 +280,10 @@ def test_both_syntaxes_and_every_form_of_target_are_read():
         ("mddf.ModelFileError.path", None, None),  # an instance attribute
         ("sklearn.datasets.load_svmlight_file", None, None),
         ("~.runner.run_one", "mddf.experiments.cluster", None),  # relative to the module's package
-        ("improves", "mddf._stopping", None),  # in the module
-        ("EarlyStopping.reason", "mddf._stopping", "Measure"),  # an instance attribute of another class
+        ("improves", "mddf.utils._stopping", None),  # in the module
+        ("EarlyStopping.reason", "mddf.utils._stopping", "Measure"),  # an instance attribute of another class
         ("predict", "mddf.baselines.gcforest", "GCForestClassifier"),  # in the class
-        ("transform", "mddf._layer_features", "LayerOutputMixin"),  # a hook the subclasses provide
+        ("transform", "mddf.cascade.layer_features", "LayerOutputMixin"),  # a hook the subclasses provide
     ],
 )
 def test_a_reference_to_an_existing_object_resolves(target, module, cls):
@@ -289,13 +293,13 @@ def test_a_reference_to_an_existing_object_resolves(target, module, cls):
 @pytest.mark.parametrize(
     "target, module, cls",
     [
-        ("mddf._alpha.solve_alpha_normalized", None, None),  # never existed
+        ("mddf.margin.alpha.solve_alpha_normalized", None, None),  # never existed
         ("mddf.ForestBlock", None, None),  # no longer exported
         ("mddf.alpha.solve_layer_share", None, None),  # the module's name before it became private
         ("mddf.datasets.deepboost_folds", None, None),  # in another package
-        ("~.margin.margin_statistics", "mddf._mixture", None),
+        ("~.margins.no_such_statistic", "mddf.margin.state", None),
         ("mddf.MDDFClassifier.no_such_method", None, None),
-        ("no_such_function", "mddf._stopping", "EarlyStopping"),
+        ("no_such_function", "mddf.utils._stopping", "EarlyStopping"),
     ],
 )
 def test_a_reference_to_a_missing_object_does_not_resolve(target, module, cls):
@@ -303,5 +307,6 @@ def test_a_reference_to_a_missing_object_does_not_resolve(target, module, cls):
 
 
 def test_a_private_target_is_told_apart():
-    assert _private("~mddf._members.FoldModel") and _private("mddf.MDDFClassifier._fit_block")
+    assert _private("~mddf.blocks.members.FoldModel") and _private("mddf.MDDFClassifier._fit_block")
+    assert _private("mddf.storage.ModelStore") and not _private("mddf.storage_notes")
     assert not _private("~mddf.MDDFClassifier.fit") and not _private("mddf.experiments.runner.run_one")

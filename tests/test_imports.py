@@ -4,8 +4,9 @@
   public names of mddf: no module, package or name of mddf with a dotted part that starts with ``_``. A folder's
   own private modules are its own business (``mddf.baselines._weak`` within ``baselines/``).
 - The modules of mddf import each other without a cycle.
-- ``mddf/`` is built in layers, :data:`LAYERS` (as ``mddf/__init__.py`` describes them): a module imports
-  from its own layer and the layers below, never from one above.
+- ``mddf/`` is built in layers, one package each (as ``mddf/__init__.py`` describes them), and
+  :data:`ALLOWED` states the arrows between them: a package imports only the packages it names there, which
+  import each other without a cycle. At most :data:`MAX_TOP_MODULES` modules stand directly in ``mddf/``.
 """
 
 from __future__ import annotations
@@ -29,54 +30,34 @@ FOLDERS = {
 #: The folders whose code uses mddf from outside.
 OUTSIDE = [folder for folder in FOLDERS if folder != "mddf"]
 
-#: The layers of mddf/, lowest first: a module belongs to the layer of the longest prefix that names it.
-LAYERS = [
-    # the foundations: helpers of every estimator, the paper's equations, the stopping rule, model files
-    (
-        "foundations",
-        (
-            "mddf.utils",
-            "mddf._margin",
-            "mddf._alpha",
-            "mddf._weights",
-            "mddf._stopping",
-            "mddf._storage",
-            "mddf._screening",
-            "mddf._calibration",
-            "mddf._threads",
-            "mddf._ahead_of_time.dispatch",
-            "mddf._compile_cache",
-        ),
-    ),
-    ("trees", ("mddf.trees",)),
-    ("forests", ("mddf.forests",)),
-    # features appended to x: pairs of columns, principal directions (transformers, and steps of the cascades)
-    ("features", ("mddf._appended", "mddf._pair_search", "mddf._pairs", "mddf._rotation")),
-    (
-        "blocks",
-        ("mddf._members", "mddf._staged_boosting", "mddf._block_base", "mddf._block_classifier")
-        + ("mddf._block_regressor",),
-    ),
-    (
-        "cascades",
-        # the engine that grows a cascade, the policies of the two tasks, the steps before and after growth, and
-        # the estimators' shared base
-        ("mddf._layer_features", "mddf._mixture", "mddf._pair_step", "mddf._final_predictor", "mddf._probing")
-        + ("mddf._growth",)
-        + ("mddf._policy", "mddf._margin_policy", "mddf._residual_policy", "mddf._cascade_base")
-        + ("mddf._cascade_classifier", "mddf._cascade_regressor"),
-    ),
-    (
-        "estimators",
-        (
-            "mddf",
-            "mddf._ahead_of_time",
-            "mddf._search",
-            "mddf._paper_config",
-            "mddf._pickle_compat",
-        ),
-    ),
-]
+#: The layer packages of mddf/ -> the packages each may import (the allowed arrows). A module belongs to the package
+#: that holds it; the modules directly in mddf/ (the exported names, the paper's configuration, the pickles of
+#: earlier layouts) to "mddf", which may import any of them.
+ALLOWED = {
+    "mddf._runtime": set(),  # numba's cache, the code built ahead of time, threads
+    "mddf.margin": set(),  # the paper's equations and Algorithm 2's state
+    "mddf.storage": set(),  # model files of model_dir
+    "mddf.utils": {"mddf._runtime"},  # input checks, tabular input, layer outputs, the stopping rule
+    "mddf.trees": {"mddf._runtime"},  # one binned tree
+    "mddf.forests": {"mddf._runtime", "mddf.storage", "mddf.trees"},  # the only way to the trees
+    "mddf.features": {"mddf._runtime", "mddf.utils", "mddf.forests"},  # pairs, principal directions
+    "mddf.blocks": {"mddf._runtime", "mddf.utils", "mddf.storage", "mddf.forests"},  # one cross-fitted layer
+    "mddf.cascade": {  # the growth engine, the tasks' policies and the estimators
+        "mddf._runtime",
+        "mddf.utils",
+        "mddf.storage",
+        "mddf.margin",
+        "mddf.forests",
+        "mddf.features",
+        "mddf.blocks",
+    },
+    "mddf._ahead_of_time": {"mddf._runtime", "mddf.forests"},  # the build of the compiled code
+}
+#: The layer packages whose names code outside mddf/ may import; the others are internal (mddf exports what users
+#: need of them).
+PUBLIC_PACKAGES = {"mddf.utils", "mddf.trees", "mddf.forests"}
+#: Modules directly in mddf/, __init__.py included.
+MAX_TOP_MODULES = 6
 
 
 def module_name(path, folder=None):
@@ -105,12 +86,15 @@ def imports(source, name, is_package=False):
 
 
 def _private_part(target, own_package):
-    """The first private part of an mddf name outside ``own_package``, or None."""
+    """The first private part of an mddf name outside ``own_package`` (an internal layer package counts as one),
+    or None."""
     if own_package and (target == own_package or target.startswith(own_package + ".")):
         return None
     parts = target.split(".")
     if parts[0] != "mddf":
         return None
+    if len(parts) > 1 and f"mddf.{parts[1]}" in ALLOWED and f"mddf.{parts[1]}" not in PUBLIC_PACKAGES:
+        return parts[1]
     return next((part for part in parts[1:] if part.startswith("_") and not part.startswith("__")), None)
 
 
@@ -137,13 +121,14 @@ def test_no_code_outside_mddf_imports_a_private_module_or_name_of_mddf():
 @pytest.mark.parametrize(
     "source, found",
     [
-        ("from mddf._block_base import BinnedInput", ["mddf._block_base.BinnedInput"]),
+        ("from mddf.blocks._base import BinnedInput", ["mddf.blocks._base.BinnedInput"]),
         ("def f():\n    import mddf.forests._secret as s", ["mddf.forests._secret"]),  # inside a function
         ("from mddf import MDDFClassifier, _cascade, __version__", ["mddf._cascade"]),
         ("from mddf.utils import _validation", ["mddf.utils._validation"]),
         ("from .. import _storage", ["mddf._storage"]),  # relative, out of the folder's own package
         ("from ._weak import best_splits", []),  # the folder's own private module
         ("from mddf.forests import BinnedInput\nimport numpy._core", []),
+        ("from mddf.cascade.growth import CascadeGrowth", ["mddf.cascade.growth.CascadeGrowth"]),  # internal
     ],
 )
 def test_the_check_finds_every_form_of_private_import(source, found):
@@ -218,46 +203,56 @@ def test_the_cycle_check_finds_a_cycle_closed_by_an_import_inside_a_function():
     assert cycles(edges) == [["mddf", "mddf._a", "mddf._b"]]
 
 
-def layer(name):
-    """The index in :data:`LAYERS` of module ``name`` of mddf/."""
-    matches = [
-        (len(prefix), i)
-        for i, (_, prefixes) in enumerate(LAYERS)
-        for prefix in prefixes
-        if name == prefix or (prefix != "mddf" and name.startswith(prefix + "."))
-    ]
-    if not matches:
-        raise LookupError(f"{name} is in no layer of LAYERS (tests/test_imports.py): place it in one")
-    return max(matches)[1]
+def package_of(name):
+    """The layer package of module ``name`` of mddf/ (a key of :data:`ALLOWED`), or ``"mddf"`` for a top module."""
+    parts = name.split(".")
+    if len(parts) == 1 or f"mddf.{parts[1]}" not in ALLOWED:
+        if len(parts) > 2 or (len(parts) == 2 and (ROOT / "mddf" / parts[1]).is_dir()):
+            raise LookupError(f"{name} is in no package of ALLOWED (tests/test_imports.py): place it in one")
+        return "mddf"
+    return f"mddf.{parts[1]}"
 
 
-def test_every_module_of_mddf_is_in_a_layer_and_imports_none_above_its_own():
-    upward = [
-        f"{name} ({LAYERS[layer(name)][0]}) imports {target} ({LAYERS[layer(target)][0]})"
-        for name, targets in sorted(graph(["mddf"]).items())
-        for target in sorted(targets)
-        if layer(target) > layer(name)
-    ]
-    assert not upward, "imports from a higher layer:\n" + "\n".join(upward)
+def arrows(edges):
+    """``{(package, imported package)}`` of a module graph, between different packages."""
+    return {(package_of(a), package_of(b)) for a, targets in edges.items() for b in targets} - {
+        (p, p) for p in [*ALLOWED, "mddf"]
+    }
 
 
-def test_the_layer_check_places_modules_by_their_longest_prefix():
-    assert [LAYERS[layer(name)][0] for name in ("mddf", "mddf.forests.growing", "mddf.utils._tabular")] == [
-        "estimators",
-        "forests",
-        "foundations",
-    ]
-    with pytest.raises(LookupError, match="mddf._new"):
-        layer("mddf._new")
-
-
-def test_the_forests_are_the_only_way_from_the_blocks_and_cascades_to_the_trees():
-    # one home for forests: above the trees, only mddf.forests grows, stores or routes them
+def test_every_package_of_mddf_imports_only_the_packages_it_is_allowed():
     edges = graph(["mddf"])
-    reaching = sorted(
-        name
-        for name, targets in edges.items()
-        if any(t == "mddf.trees" or t.startswith("mddf.trees.") for t in targets)
-        if not name.startswith(("mddf.trees", "mddf.forests"))
-    )
-    assert reaching == []
+    found = [
+        f"{name} ({package_of(name)}) imports {target} ({package_of(target)})"
+        for name, targets in sorted(edges.items())
+        for target in sorted(targets)
+        if package_of(name) != "mddf"
+        and package_of(target) != package_of(name)
+        and package_of(target) not in ALLOWED[package_of(name)]
+    ]
+    assert not found, "arrows not in ALLOWED:\n" + "\n".join(found)
+
+
+def test_the_allowed_arrows_have_no_cycle_and_no_package_imports_the_top():
+    assert cycles({p: set(targets) for p, targets in ALLOWED.items()}) == []
+    assert all("mddf" not in targets and p not in targets for p, targets in ALLOWED.items())
+    assert not [(a, b) for a, b in arrows(graph(["mddf"])) if b == "mddf"]
+
+
+def test_the_package_check_finds_a_module_outside_the_packages_and_an_arrow_not_allowed():
+    assert [package_of(n) for n in ("mddf", "mddf._paper_config", "mddf.forests.growing")] == [
+        "mddf",
+        "mddf",
+        "mddf.forests",
+    ]
+    with pytest.raises(LookupError, match="mddf._new.module"):
+        package_of("mddf._new.module")
+    assert arrows({"mddf.trees.grower": {"mddf.forests.binned"}}) == {("mddf.trees", "mddf.forests")}
+    assert ("mddf.forests", "mddf.trees") in arrows({"mddf.forests.binned": {"mddf.trees.nodes"}})
+
+
+def test_at_most_six_modules_stand_directly_in_mddf():
+    top = sorted(path.name for path in (ROOT / "mddf").glob("*.py"))
+    assert len(top) <= MAX_TOP_MODULES, top
+    folders = {path.name for path in (ROOT / "mddf").iterdir() if (path / "__init__.py").exists()}
+    assert {f"mddf.{folder}" for folder in folders} == set(ALLOWED)

@@ -1,8 +1,8 @@
 """Build the entry points' variants ahead of time: ``python -m mddf._ahead_of_time.build [folder]``.
 
-Compiles every variant of every entry point (:data:`mddf._ahead_of_time.dispatch.REGISTERED`, as importing
+Compiles every variant of every entry point (:data:`mddf._runtime.dispatch.REGISTERED`, as importing
 mddf registers them) with numba's ``pycc`` into one extension module
-(:data:`~mddf._ahead_of_time.dispatch.MODULE`) in ``folder`` (default: beside this file, so an installed copy
+(:data:`~mddf._runtime.dispatch.MODULE`) in ``folder`` (default: beside this file, so an installed copy
 uses it), for a generic CPU of the platform (``--target-cpu host``: this machine's, not portable), and records
 the sources' digest beside it. The functions release the GIL, as the JIT's ``nogil`` ones do, so that trees grow
 in parallel threads. The command builds in a process of its own whose numba cache is a temporary folder: what
@@ -21,10 +21,10 @@ import tempfile
 import warnings
 from pathlib import Path
 
-import mddf._weights  # noqa: F401  (the modules that define entry points register them as they are imported)
 import mddf.forests  # noqa: F401
+import mddf.forests.sampling  # noqa: F401  (the modules that define entry points register them as they are imported)
 
-from .dispatch import MODULE, RECORD, REGISTERED, argument_types, export_name, source_digest
+from .._runtime.dispatch import MODULE, RECORD, REGISTERED, argument_types, export_name, source_digest
 
 #: Set in the process that builds (:func:`main` starts it with numba's cache in a temporary folder).
 _BUILDING = "MDDF_AOT_BUILDING"

@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.tree._tree import NODE_DTYPE, Tree
 
-from .._compile_cache import njit
+from .._runtime.compile_cache import njit
 from .attribution import compact_forest_attributions
 from .stored import StoredForest
 

@@ -22,12 +22,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._weights import Bootstrap
 from ..trees import TreeSettings, grow_tree
 from .binned import ForestBuilder
 from .binned_input import MAX_CATEGORY_SPLITS, MIN_CATEGORY_COUNT, BinnedInput
 from .compact import CompactForest
 from .kinds import forest_kind
+from .sampling import Bootstrap
 
 #: Seeds are drawn below this bound (numpy's ``RandomState`` takes 32-bit seeds).
 MAX_SEED = np.iinfo(np.int32).max
@@ -378,7 +378,7 @@ class ForestGrowth:
     The trees are drawn from one generator seeded with ``seed`` in a fixed order (a tree's seed, then its
     rows), so a forest grown to ``k`` trees and then on to ``n_estimators`` is bit for bit the forest grown to
     ``n_estimators`` at once: the cascade's layer probes grow a share of a layer's trees first
-    (:mod:`mddf._probing`) and finish only the layers that may be kept.
+    (:mod:`mddf.cascade.probing`) and finish only the layers that may be kept.
 
     Parameters
     ----------

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._compile_cache import njit
+from .._runtime.compile_cache import njit
 from ..trees import BEST, TreeSettings, grow_tree
 from .binned_input import BinnedInput
 

@@ -6,7 +6,7 @@ the trees), ``depths`` one entry per tree, a leaf table whose rows the leaves
 predict (class shares, or a regression tree's mean), and the arrays of its
 node layout. The arrays named in ``_stored_arrays`` are the forest: the model
 files of ``model_dir`` write them one by one and map them back to memory
-(:mod:`mddf._storage`), and :attr:`StoredForest.nbytes` counts them; every
+(:mod:`mddf.storage`), and :attr:`StoredForest.nbytes` counts them; every
 other attribute is a scalar or a small object, kept as it is.
 
 Arrays read from a pickle or a file could make the compiled traversal read
@@ -27,7 +27,7 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
-from .._storage import ModelFileError
+from ..storage import ModelFileError
 from ..trees.nodes import NODE_PROBLEMS
 
 #: Rows of a leaf table checked at a time by :meth:`StoredForest.check_arrays` (bounds its temporaries' memory).

@@ -32,7 +32,7 @@ split rules. One concern per module, as in scikit-learn's
 
 numba keeps the compiled code in its on-disk cache (``cache=True``), stamped
 with a digest of the sources of all of mddf's compiled code (the private
-``mddf._compile_cache``), not only of the compiled function's own file: after
+``mddf._runtime.compile_cache``), not only of the compiled function's own file: after
 an edit of any of these modules, even of one whose functions or constants
 another module's compiled function holds (``splitting.py``, ``gini.py``,
 ``squared_error.py``, ``nodes.py``, ``binning.py``), numba compiles afresh on

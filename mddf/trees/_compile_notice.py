@@ -8,7 +8,7 @@ used before. numba reports every compilation as an event
 function of mddf starts compiling on its own (not as part of another one),
 prints one line on stderr: which function, and why it compiles: nothing of it
 is in numba's cache (the first use since mddf was installed or since a source
-of its compiled code changed, :mod:`mddf._compile_cache`, or a cleared cache),
+of its compiled code changed, :mod:`mddf._runtime.compile_cache`, or a cleared cache),
 or it is cached only for other argument types, which the line names. Each
 (function, cause) is said once per process. The listener is registered when
 :mod:`mddf.trees` is imported; compilations of code outside mddf are not its
@@ -35,7 +35,7 @@ def _signatures(dispatcher):
 
     Reads numba's private index of the function's cache, which numba reads as
     empty when its stamp is out of date: when the function's file, or any source
-    of mddf's compiled code, changed (:mod:`mddf._compile_cache`).
+    of mddf's compiled code, changed (:mod:`mddf._runtime.compile_cache`).
     """
     try:
         index = dispatcher._cache._cache_file._load_index()

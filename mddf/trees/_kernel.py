@@ -18,7 +18,7 @@ counting nor a call that passes a dozen arrays.
 
 from __future__ import annotations
 
-from .._compile_cache import njit
+from .._runtime.compile_cache import njit
 
 #: ``@kernel``: compile a function that allocates no array, cached and without the GIL, with no
 #: reference counting (a function that allocates fails to compile under it).

@@ -46,7 +46,7 @@ from functools import cache
 
 import numpy as np
 
-from .._compile_cache import njit
+from .._runtime.compile_cache import njit
 from ._kernel import inline_kernel
 from .nodes import (
     BIN_SHIFT,

@@ -28,8 +28,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._ahead_of_time.dispatch import entry_point, zeros
-from .._compile_cache import njit
+from .._runtime.compile_cache import njit
+from .._runtime.dispatch import entry_point, zeros
 
 # compiled into the growers (grower.py) and the criteria; numba's on-disk cache of them is stamped with the
 # digest of every source of mddf's compiled code, this file included (mddf/_compile_cache.py), so a change

@@ -43,7 +43,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from .._compile_cache import njit
+from .._runtime.compile_cache import njit
 from ._kernel import inline_kernel, kernel
 from .binning import MAX_BINS
 from .splitting import CATEGORY_WORDS, CONSTANT, Candidate

@@ -39,8 +39,8 @@ from functools import partial
 
 import numpy as np
 
-from .._ahead_of_time.dispatch import EntryPoint, zeros
-from .._compile_cache import njit
+from .._runtime.compile_cache import njit
+from .._runtime.dispatch import EntryPoint, zeros
 from .criterion import CRITERIA, check_labels, criterion_for
 from .splitting import CATEGORY_WORDS, CONSTANT, randint, random_subset, random_threshold, rng_state
 from .squared_error import target_exponent

@@ -56,8 +56,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._ahead_of_time.dispatch import entry_point, zeros
-from .._compile_cache import njit
+from .._runtime.compile_cache import njit
+from .._runtime.dispatch import entry_point, zeros
 from ._kernel import kernel
 
 LEAF = 1

@@ -30,8 +30,8 @@ from collections import namedtuple
 
 import numpy as np
 
-from .._ahead_of_time.dispatch import entry_point, zeros
-from .._compile_cache import njit
+from .._runtime.compile_cache import njit
+from .._runtime.dispatch import entry_point, zeros
 from ._kernel import inline_kernel
 from .nodes import (
     BIN_SHIFT,

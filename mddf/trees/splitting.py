@@ -24,7 +24,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from .._compile_cache import njit
+from .._runtime.compile_cache import njit
 from ._kernel import kernel
 
 # the growers (grower.py) and the criteria hold this module's functions compiled in; numba's on-disk cache of

@@ -22,10 +22,10 @@ It belongs to the lowest layer of mddf, with the paper's equations and the
 model files, and imports nothing from the layers above (see :mod:`mddf`).
 """
 
-from .._ahead_of_time.dispatch import state as _state
-from .._stopping import EarlyStopping
-from .._threads import thread_limits
+from .._runtime.dispatch import state as _state
+from .._runtime.threads import thread_limits
 from ._layer_output import LayerOutputMixin
+from ._stopping import EarlyStopping
 from ._tabular import CATEGORICAL_FEATURES_CONSTRAINT, validate_tabular
 from ._validation import N_JOBS_CONSTRAINT, check_label_types, check_sample_weight, check_weighted_classes
 

@@ -174,7 +174,7 @@ def test_the_package_imports_its_estimators_on_first_use():
         "import sys\n"
         "import mddf\n"
         "assert 'numba' not in sys.modules and 'sklearn' not in sys.modules, 'import mddf loaded them'\n"
-        "assert mddf.MDDFClassifier.__module__ == 'mddf._cascade_classifier'\n"
+        "assert mddf.MDDFClassifier.__module__ == 'mddf.cascade.classifier'\n"
         "assert 'sklearn' in sys.modules and 'MDDFClassifier' in vars(mddf)\n"
         "assert set(mddf.__all__) <= set(dir(mddf))\n"
         "try:\n"

@@ -14,8 +14,8 @@ EXPECTED_FAILED = {
     "check_sample_weight_equivalence_on_dense_data": (
         "integer weights act as repeated rows only in expectation: the stratified folds are drawn over rows "
         "(a weighted row sits in one fold, its copies spread over several) and the forests' resamples are "
-        "random, so the two fits differ; tests/mddf/test_cascade_sample_weight.py checks the deterministic parts "
-        "exactly and the fitted predictions statistically"
+        "random, so the two fits differ; tests/mddf/cascade/test_cascade_sample_weight.py checks the deterministic "
+        "parts exactly and the fitted predictions statistically"
     ),
 }
 

@@ -11,7 +11,7 @@ import pytest
 from sklearn.datasets import make_classification
 
 from mddf import CascadeForestRegressor, MDDFClassifier
-from mddf._pickle_compat import MOVED, MovedModules
+from mddf._pickle_compat import MOVED, RENAMED, MovedModules
 
 MOVED_CLASSES = [(old, name, new) for old, classes in MOVED.items() for name, new in classes.items()]
 
@@ -20,6 +20,39 @@ MOVED_CLASSES = [(old, name, new) for old, classes in MOVED.items() for name, ne
 def test_each_old_module_holds_its_moved_classes(old, name, new):
     assert isinstance(importlib.util.find_spec(old).loader, MovedModules)  # no file of that name is left
     assert getattr(importlib.import_module(old), name) is getattr(importlib.import_module(new), name)
+
+
+@pytest.mark.parametrize("old", sorted(RENAMED))
+def test_each_module_of_the_flat_layout_answers_with_its_new_modules(old):
+    assert isinstance(importlib.util.find_spec(old).loader, MovedModules)  # no file of that name is left
+    module, targets = importlib.import_module(old), [importlib.import_module(new) for new in RENAMED[old]]
+    for target in targets:
+        for name, value in vars(target).items():
+            if not name.startswith("__") and not any(name in vars(t) for t in targets[: targets.index(target)]):
+                assert getattr(module, name) is value
+    with pytest.raises(AttributeError, match=f"module '{old}' \\(now .*\\) has no attribute 'no_such_name'"):
+        module.no_such_name  # noqa: B018
+
+
+def test_a_model_pickled_in_the_flat_layout_loads_and_predicts_the_same(monkeypatch):
+    X, y = make_classification(150, 6, n_informative=4, n_classes=3, random_state=0)
+    model = MDDFClassifier(n_estimators=3, max_layers=2, random_state=0).fit(X, y)
+    flat = {new: old for old, news in RENAMED.items() for new in news if len(news) == 1}
+    with monkeypatch.context() as old_layout:  # every class of a moved module named at its old module
+        for new, old in flat.items():
+            stand_in = types.ModuleType(old)
+            for name, value in vars(importlib.import_module(new)).items():
+                if isinstance(value, type) and value.__module__ == new:
+                    setattr(stand_in, name, value)
+                    old_layout.setattr(value, "__module__", old)
+            old_layout.setitem(sys.modules, old, stand_in)
+        data = pickle.dumps(model, protocol=pickle.HIGHEST_PROTOCOL)
+    for old in flat.values():
+        sys.modules.pop(old, None)
+    assert b"mddf._cascade_classifier" in data and b"mddf.cascade.classifier" not in data
+    restored = pickle.loads(data)
+    assert type(restored) is MDDFClassifier
+    np.testing.assert_array_equal(restored.predict_proba(X), model.predict_proba(X))
 
 
 def test_an_old_module_names_what_else_it_defined_no_longer():

@@ -1,0 +1,547 @@
+"""What the classification and regression blocks share: folds, seeds, parallel dispatch, storage, prediction.
+
+A block (one cascade layer) fits each of its members on k folds and gives every
+training row the output of the fold model that never saw it; new rows get the
+mean over the fold models. :class:`BlockBase` draws the folds and the seeds,
+dispatches the fits to joblib, keeps the fitted models in a store
+(:class:`mddf.storage.MemoryStore` or, with ``model_dir``,
+:class:`mddf.storage.ModelStore`) and averages the fold models' outputs; a
+subclass says how one member is fitted and what its output is.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+
+import numpy as np
+from sklearn.utils.parallel import Parallel
+
+from .._runtime.threads import in_one_thread, one_blas_thread
+from ..forests import PackedForest, fold_share
+from ..forests.growing import MAX_SEED, fit_forest, fit_oob_forest, staged_forest, staged_oob_forest
+from ..storage import MemoryStore, StoredModel
+from .members import is_forest
+
+
+def _staged_fits():
+    """The fits a layer probe grows in two stages, and the function that starts each (a ``StagedForest``, or a
+    :class:`mddf.blocks.staged_boosting.StagedBoosting` for an XGBoost member; None: fitted in full)."""
+    from .members import fit_fold_member
+    from .staged_boosting import staged_fold_member
+
+    return {fit_forest: staged_forest, fit_oob_forest: staged_oob_forest, fit_fold_member: staged_fold_member}
+
+
+#: The fold index of the fit on every training row that ``fold_trees="refit"`` adds after the k folds.
+REFIT = "all"
+
+
+@dataclass(frozen=True)
+class Fold:
+    """One fold of a block's cross-fitting: the rows its members train on and are scored on, and their seeds.
+
+    :meth:`BlockBase._folds` yields one per fold, in which the members train on ``train`` with
+    neither sample weights nor resampling; the classification block's
+    :meth:`~mddf.blocks.classifier.ForestBlock._weighted_folds` replaces ``fit_rows``, ``weight``
+    or ``draws`` with how the sample distribution D_t reaches the fold's members.
+
+    Attributes
+    ----------
+    index : int or str
+        The fold's number, ``0 .. n_folds - 1``, or :data:`REFIT` for the fit on every training row.
+    train : ndarray of int
+        The fold's training rows that may train a member (all of them when every row is trainable).
+    test : ndarray of int
+        Its held-out rows, which get the fold models' outputs (none in the :data:`REFIT` fold).
+    seeds : ndarray of int (n_members,)
+        One seed per member.
+    fit_rows : ndarray of int
+        The rows the members train on: ``train``, or one weighted resample of it that every member
+        of the fold shares.
+    weight : ndarray of float64 (n,) or None, default=None
+        Sample weights of every row, taken at the rows a member trains on; None: none.
+    draws : mddf.forests.sampling.Bootstrap or None, default=None
+        Weighted draws over ``train`` from which each member (each tree of a forest) takes a
+        resample of its own; None: none.
+    """
+
+    index: int | str
+    train: np.ndarray
+    test: np.ndarray
+    seeds: np.ndarray
+    fit_rows: np.ndarray
+    weight: np.ndarray | None = None
+    draws: object = None
+
+
+@dataclass(frozen=True)
+class MemberFit:
+    """One model fit of a block under probe (``probe_trees``), as it waits between the probe and the finish.
+
+    Attributes
+    ----------
+    name : str
+        The model's name in the store (``m<member>-fold<fold>``, ``m<member>-oob``).
+    keep : bool
+        Whether the model is kept for new rows (False: a fold model of ``fold_trees="refit"``, dropped once it
+        has given its out-of-fold output).
+    fit : callable
+        The fit task, ``fit(*args) -> (model, output)``.
+    args : tuple
+    deferred : bool
+        Fitted only at the finish: the refit on every training row, which gives no out-of-fold output.
+    """
+
+    name: str
+    keep: bool
+    fit: object
+    args: tuple
+    deferred: bool = False
+
+
+@dataclass(frozen=True)
+class BlockProbe:
+    """The out-of-fold outputs of a block under probe: after half of the probe's trees and after all of them.
+
+    A forest's outputs are those of its first ``trees[0]`` and first ``trees[1]`` trees; every other member is
+    fitted in full in the probe, and its outputs are the same in both.
+
+    Attributes
+    ----------
+    trees : (int, int)
+    first, outputs : ndarray ``(n, n_members) + width``
+    """
+
+    trees: tuple
+    first: np.ndarray
+    outputs: np.ndarray
+
+
+class BlockBase(ABC):
+    """The members of one layer, cross-fitted on k folds, their models kept in a store.
+
+    Parameters
+    ----------
+    forest_types : sequence
+        One entry per member.
+    n_estimators : int
+        Trees per forest (not used by the other members).
+    max_depth : int or None
+        Depth limit of every tree of the block's forests (not used by the other members).
+    n_folds : int
+        k of the k-fold outputs.
+    n_jobs : int or None
+        Fits and predictions run in parallel through joblib (threads: the
+        compiled tree code, scikit-learn's tree building and XGBoost release the
+        GIL, and threads share the data instead of copying it), or on whatever
+        backend ``joblib.parallel_config`` selects (e.g. ``"dask"``). Every seed
+        is drawn before the fits are dispatched and results are gathered in a
+        fixed order, so they do not depend on it.
+    store : mddf.storage.MemoryStore, mddf.storage.ModelStore or None
+        Where the fitted models are kept; None: in memory. With a
+        :class:`~mddf.storage.ModelStore`, the worker that fits a model writes
+        it into the store's folder, under ``name``, as soon as it has given its
+        out-of-fold output, and ``models_`` holds
+        :class:`mddf.storage.StoredModel` handles that load it (memory-mapped)
+        for each prediction and let it go; at most one model per parallel
+        worker is then in memory, in fit and in prediction. Results are
+        bit-identical to those of the models kept in memory.
+    name : str or None
+        The subfolder of the store that holds this block's files (``layer-001``).
+    fold_trees : {"all", "share", "refit"}, default="all"
+        What a forest's fold models keep for new rows. ``"all"``: every tree,
+        so that new rows get the mean of the k fold models (k x ``n_estimators``
+        trees). ``"share"``: each fold model keeps its first
+        ``n_estimators / k`` trees (the remainder spread over the first folds,
+        at least one each), so that new rows get the mean of ``n_estimators``
+        trees drawn from the k fold models, as many as one forest fitted once;
+        the others give their out-of-fold outputs and are dropped. Forests
+        with out-of-bag outputs have one model and keep every tree.
+        ``"refit"``: the fold models give the out-of-fold outputs and are
+        dropped; each member is then fitted once more on every training row
+        (the :data:`REFIT` fold, drawn after the k folds' seeds), and new rows
+        get that one model's output (scikit-learn's ``StackingClassifier``
+        practice).
+    probe_trees : int or None, default=None
+        With a number m below ``n_estimators``, :meth:`fit` grows each forest's first m trees only (its other
+        members in full) and returns their out-of-fold outputs, with those of the first ``m // 2`` in
+        ``probe_``; :meth:`finish` then grows the forests on to ``n_estimators`` trees, the same trees as
+        without the probe, and the block is the one fitted without it. None: no probe.
+
+    Attributes
+    ----------
+    models_ : list (n_members) of lists of fitted models (or their stored handles)
+        Each member's fold models.
+    forests_ : list (n_folds or 1) of lists (n_members)
+        The same models, fold first; only when every member has as many models.
+    importances_ : ndarray of float64 (d,)
+        Impurity-based importance of each input column, averaged over every
+        model that has importances (see the subclass).
+    probe_ : BlockProbe or None
+        Under probe, between :meth:`fit` and :meth:`finish`; None otherwise.
+    """
+
+    #: Said after the error for a fold without a training row of positive weight.
+    empty_fold_hint = ""
+
+    @property
+    @abstractmethod
+    def splitter(self):
+        """The scikit-learn splitter class that draws the folds (``KFold`` or ``StratifiedKFold``)."""
+
+    @abstractmethod
+    def fit(self, X, y, *args, **kwargs):
+        """Fit every member on the folds (through :meth:`_folds`, :meth:`_task` and :meth:`_gather`) and set
+        ``n_features_in_``; return the out-of-fold outputs of the training rows, ``(n, n_members) + width``."""
+
+    def __init__(
+        self,
+        forest_types,
+        n_estimators,
+        max_depth,
+        n_folds,
+        n_jobs,
+        store=None,
+        name=None,
+        fold_trees="all",
+        probe_trees=None,
+    ):
+        self.forest_types = tuple(forest_types)
+        self.n_estimators = n_estimators
+        self.max_depth = max_depth
+        self.n_folds = n_folds
+        self.n_jobs = n_jobs
+        self.store = MemoryStore() if store is None else store
+        self.name = name
+        self.fold_trees = fold_trees
+        self.probe_trees = probe_trees
+        self.probe_ = None
+        self._waiting = None  # under probe: the MemberFit and probe result of each task, and how they gather
+
+    def __setstate__(self, state):
+        if state.get("store") is None:  # a block pickled when in-memory models had no store
+            state["store"] = MemoryStore()
+        self.__dict__.update(state)
+
+    # ------------------------------------------------------------------ fit
+    def _folds(self, rng, y, trainable):
+        """Draw the folds and one seed per fold and member (in this order); yield a :class:`Fold` per fold.
+
+        A fold's ``train`` (and ``fit_rows``) holds its training rows that are ``trainable`` (all when
+        it is None); it has no sample weights nor draws. With ``fold_trees="refit"`` a last fold
+        follows, ``index`` = :data:`REFIT`: every trainable row, no held-out row, and seeds drawn from
+        ``rng`` once the k folds are consumed.
+        """
+        n = len(y)
+        folds = self.splitter(self.n_folds, shuffle=True, random_state=rng.randint(MAX_SEED))
+        splits = list(folds.split(np.zeros(n), y))
+        seeds = rng.randint(MAX_SEED, size=(self.n_folds, len(self.forest_types)))
+        for i, (train, test) in enumerate(splits):
+            if trainable is not None:
+                train = train[trainable[train]]
+                if not len(train):
+                    raise ValueError(
+                        f"every training row of fold {i + 1} of {self.n_folds} has sample weight 0; "
+                        f"every fold needs training rows of positive weight{self.empty_fold_hint}"
+                    )
+            yield Fold(i, train, test, seeds[i], fit_rows=train)
+        if self.refits:
+            seeds = rng.randint(MAX_SEED, size=len(self.forest_types))
+            train = np.arange(n) if trainable is None else np.flatnonzero(trainable)
+            yield Fold(REFIT, train, np.zeros(0, dtype=np.intp), seeds, fit_rows=train)
+
+    @property
+    def refits(self):
+        """Whether the members are refitted on every training row and the fold models dropped."""
+        return getattr(self, "fold_trees", "all") == "refit"
+
+    def _kept_trees(self, fold):
+        """Trees the forest of fold ``fold`` keeps for new rows (``fold_trees``)."""
+        if getattr(self, "fold_trees", "all") != "share":
+            return self.n_estimators
+        return fold_share(self.n_estimators, self.n_folds, fold)
+
+    def _fold_task(self, fold, member, fit, *args):
+        """The task that fits member ``member`` on fold ``fold`` (:meth:`_model_task`, named ``m<member>-fold<fold>``).
+
+        With ``fold_trees="refit"`` a fold model gives its out-of-fold output and is dropped in the
+        worker (its slot's model is None); only the :data:`REFIT` fold's model is kept.
+        """
+        keep = not (self.refits and fold != REFIT)
+        return self._model_task(MemberFit(f"m{member}-fold{fold}", keep, fit, args, deferred=fold == REFIT))
+
+    def _model_task(self, spec):
+        """The task of a :class:`MemberFit`: the fit, its model kept in the store (``keep``) or dropped; under probe,
+        the probe's stage of it (:func:`_probe_stage`)."""
+        if self._probing:
+            self._waiting.append(spec)
+            return in_one_thread(_probe_stage)(spec, self.probe_trees, self.n_estimators)
+        if not spec.keep:
+            return in_one_thread(_output_only)(spec.fit, *spec.args)
+        return self._task(spec.name, spec.fit, *spec.args)
+
+    @property
+    def _probing(self):
+        """Whether the block grows a probe first (``probe_trees`` below ``n_estimators``)."""
+        m = getattr(self, "probe_trees", None)
+        return m is not None and m < self.n_estimators
+
+    def _task(self, name, fit, *args):
+        """A joblib task that runs ``fit(*args)`` (a model and its output) and keeps the model in the store.
+
+        With a store that writes its models (``model_dir``), the task writes the model as ``name`` in
+        the block's folder and returns its record in the model's place (:func:`_fit_and_store`).
+        """
+        writer = self.store.writer(self.name)
+        if writer is None:
+            return in_one_thread(fit)(*args)
+        return in_one_thread(_fit_and_store)(writer, name, fit, *args)
+
+    def _gather(self, tasks, slots, n_rows, width):
+        """Run the fit tasks; keep each member's models in ``models_``; return the out-of-fold outputs.
+
+        ``slots[k]`` is ``(member, rows)`` of task ``k``: the rows its output is of, or None for every
+        row (out-of-bag). Returns an array ``(n_rows, n_members) + width``.
+        """
+        results = self._run(tasks, slots)
+        if self._waiting is not None:  # the probe's stage: the forests' first trees
+            return self._gather_probe(results, slots, n_rows, width)
+        self.models_ = [[] for _ in self.forest_types]
+        for (j, _), (model, _) in zip(slots, results):
+            if model is not None:  # None: a fold model dropped once it gave its output (fold_trees="refit")
+                self.models_[j].append(self.store.handle(model))
+        self._set_importances()
+        return _outputs([output for _, output in results], slots, n_rows, len(self.forest_types), width)
+
+    def _run(self, tasks, slots):
+        """Run the tasks through joblib, the longest first (:func:`dispatch_rank`); the results in the tasks' order.
+
+        Each task's seeds are drawn before any runs, so the order changes when the workers finish, not what they
+        compute: a layer with a boosted member waits for one long fit less at its end."""
+        order = sorted(range(len(tasks)), key=lambda k: dispatch_rank(self.forest_types[slots[k][0]]))
+        with one_blas_thread():  # each task one busy thread (in_one_thread, mddf._runtime.threads)
+            done = Parallel(n_jobs=self.n_jobs, prefer="threads")(tasks[k] for k in order)
+        results = [None] * len(tasks)
+        for k, result in zip(order, done):
+            results[k] = result
+        return results
+
+    def _begin(self):
+        """Start a fit: under probe, the list that collects the tasks' :class:`MemberFit` (see :meth:`_model_task`)."""
+        self.probe_ = None
+        self._waiting = [] if self._probing else None
+
+    def _gather_probe(self, results, slots, n_rows, width):
+        """Keep the probe's results for :meth:`finish`, set ``probe_`` and return the outputs of its trees."""
+        n_members = len(self.forest_types)
+        first = _outputs([outputs[0] for _, outputs in results], slots, n_rows, n_members, width)
+        both = _outputs([outputs[1] for _, outputs in results], slots, n_rows, n_members, width)
+        self._waiting = (list(zip(self._waiting, results)), slots, n_rows, width)
+        m = self.probe_trees
+        self.probe_ = BlockProbe((m // 2, m), first, both)
+        return both
+
+    def finish(self):
+        """Finish a block fitted under probe: grow its forests on to ``n_estimators`` trees and fit what waited (the
+        refit), keep the models as :meth:`fit` does without a probe; return the out-of-fold outputs."""
+        if self.probe_ is None:
+            raise ValueError(f"block {self.name}: finish() follows a fit under probe (probe_trees)")
+        waiting, slots, n_rows, width = self._waiting
+        self.probe_, self._waiting, self.probe_trees = None, None, None  # the block is now the one without a probe
+        tasks = []
+        for spec, (held, outputs) in waiting:
+            if spec.deferred:
+                finished = spec
+            elif isinstance(held, _Staged):
+                finished = MemberFit(spec.name, spec.keep, _finish_staged, (held.staged,))
+            else:  # fitted in full by the probe
+                finished = MemberFit(spec.name, spec.keep, _fitted, (held, outputs[1]))
+            tasks.append(self._model_task(finished))
+        return self._gather(tasks, slots, n_rows, width)
+
+    @property
+    def forests_(self):
+        counts = {len(models) for models in self.models_}
+        if len(counts) != 1:
+            raise AttributeError(
+                "forests_ lists the models fold first only when every member has as many of them; see models_"
+            )
+        return [list(fold) for fold in zip(*self.models_)]
+
+    def _flat_models(self):
+        """Every fitted model, fold first (fold 0 of every member, then fold 1, ...)."""
+        depth = max(len(models) for models in self.models_)
+        return [models[i] for i in range(depth) for models in self.models_ if i < len(models)]
+
+    def _model_importances(self, model):
+        """A fitted model's importances per input column, or None to leave it out of ``importances_``."""
+        return model.importances / model.n_trees
+
+    def _set_importances(self):
+        values = [self._model_importances(model) for model in self._flat_models()]
+        values = [v for v in values if v is not None]
+        self.importances_ = np.mean(values, axis=0) if values else np.zeros(self.n_features_in_)
+
+    # -------------------------------------------------------------- predict
+    def _binned(self, model):
+        return issubclass(self.store.model_class(model), PackedForest)
+
+    def _predict_members(self, X, predict, width, prefix=None):
+        """Each member's output for new rows, averaged over its fold models: ``(n, n_members) + width``.
+
+        ``predict(model, rows, has_missing)`` runs in a worker; a binned forest gets the rows' bin
+        codes, binned once for all of the layer's forests (reusing ``prefix``, a :class:`~mddf.forests.PrefixCodes`
+        of the ``x`` that ``X`` begins with, when given), any other model ``X``.
+        """
+        has_missing = bool(np.isnan(X).any())
+        flat = [(j, model) for j, models in enumerate(self.models_) for model in models]
+        binned = next((model for _, model in flat if self._binned(model)), None)
+        codes = None
+        if binned is not None:
+            codes = binned.binner.transform(X) if prefix is None else prefix.transform(binned.binner, X)
+
+        def task(model):
+            rows = codes if self._binned(model) else X
+            if isinstance(model, StoredModel):  # the worker loads it (memory-mapped) and lets it go
+                return in_one_thread(_predict_stored)(predict, model.record, self.store.path, rows, has_missing)
+            return in_one_thread(predict)(model, rows, has_missing)
+
+        with one_blas_thread():
+            results = Parallel(n_jobs=self.n_jobs, prefer="threads")(task(model) for _, model in flat)
+        out = np.zeros((X.shape[0], len(self.models_)) + width)
+        for (j, _), output in zip(flat, results):  # fixed order: bit-identical for any n_jobs
+            out[:, j] += output
+        for j, models in enumerate(self.models_):
+            out[:, j] /= len(models)
+        return out
+
+    @property
+    def nbytes(self):
+        """Memory held by the block's models (and bin edges), in bytes (pickled size for other members); 0 under probe,
+        before :meth:`finish`."""
+        if getattr(self, "probe_", None) is not None:
+            return 0
+        flat = self._flat_models()
+        total = sum(model.nbytes for model in flat)
+        binned = next((model for model in flat if self._binned(model)), None)
+        if binned is not None:
+            total += sum(e.nbytes for e in binned.binner.edges_)
+        return total
+
+    # --------------------------------------------------------------- storage
+    def discard(self):
+        """Delete the models of a layer that is not kept from the store."""
+        self.store.remove(self.name)
+
+    def move_to(self, store):
+        """Move the models into ``store`` (same layer name): a layer shared by the candidates of a grid search."""
+        if store is self.store:
+            return
+        self.store.move(self.name, [model for models in self.models_ for model in models], store)
+        self.store = store
+
+    def to_memory(self):
+        """Load every stored model into memory (arrays read, not mapped) and keep them in memory from now on."""
+        self.models_ = [[self.store.loaded(model) for model in models] for models in self.models_]
+        self.store = MemoryStore()
+
+
+def dispatch_rank(kind):
+    """Where a member's fits go in a layer's queue: the members that are not forests (a boosted member's rounds
+    take several forests' time) first, then the random forests, then the other forests (one candidate feature a
+    split: the quickest)."""
+    return 2 if is_forest(kind) and kind != "rf" else 1 if kind == "rf" else 0
+
+
+def _outputs(outputs, slots, n_rows, n_members, width):
+    """The tasks' ``outputs`` in one array ``(n_rows, n_members) + width``: ``slots[k]`` is ``(member, rows)`` of
+    task k, its rows None for every row (out-of-bag)."""
+    out = np.zeros((n_rows, n_members) + width)
+    for (j, rows), output in zip(slots, outputs):
+        if rows is None:
+            out[:, j] = output
+        elif len(rows):
+            out[rows, j] = output
+    return out
+
+
+@dataclass(frozen=True)
+class _Staged:
+    """A forest (or boosted member) of a probe, grown to the probe's trees, waiting to be grown on."""
+
+    staged: object
+
+
+def _probe_stage(spec, trees, n_estimators):
+    """The probe's stage of a :class:`MemberFit` (runs in a worker): the first ``trees // 2`` and ``trees`` of a
+    forest's ``n_estimators`` trees (as large a share of an XGBoost member's rounds), another member in full;
+    nothing for a deferred one. Returns ``(held, (first, outputs))``."""
+    if spec.deferred:
+        return None, (None, None)
+    start = _staged_fits().get(spec.fit)
+    staged = None if start is None else start(*spec.args)
+    if staged is None:
+        model, output = spec.fit(*spec.args)
+        return model, (output, output)
+
+    def share(k):  # k of the forests' n_estimators, in this member's trees (rounds)
+        return max(1, int(round(staged.n_estimators * k / n_estimators)))
+
+    return _Staged(staged), staged.probe(share(trees // 2), share(trees))
+
+
+def _finish_staged(staged):
+    """Grow a probe's forest (or boosted member) on to its ``n_estimators`` trees (rounds); ``(model, output)`` as its
+    fit returns them."""
+    return staged.grow(staged.n_estimators).finish()
+
+
+def _fitted(model, output):
+    """A model the probe fitted in full, as a fit task returns it."""
+    return model, output
+
+
+def _output_only(fit, *args):
+    """Run ``fit(*args)`` and return ``(None, output)``: the model leaves memory in the worker that fitted it."""
+    _, output = fit(*args)
+    return None, output
+
+
+def _fit_and_store(writer, name, fit, *args):
+    """Run ``fit(*args)``, write the fitted model with ``writer`` and return its record with the model's output.
+
+    Runs in the worker that fits the model, so that the model leaves memory as soon as its
+    out-of-fold output is computed.
+    """
+    model, out = fit(*args)
+    record = writer.save(model, name)
+    del model
+    release_freed_memory()
+    return record, out
+
+
+def _predict_stored(predict, record, folder, *args):
+    """Load a stored model (memory-mapped), return ``predict(model, *args)``, and let it go (runs in a worker)."""
+    return predict(record.load(folder), *args)
+
+
+_MALLOC_TRIM = []
+
+
+def release_freed_memory():
+    """Hand the heap memory freed so far back to the operating system (glibc's ``malloc_trim``; elsewhere a no-op).
+
+    glibc keeps the memory of freed arrays for reuse, so without it the resident
+    memory of a process stays at the high-water mark of the forests it has
+    grown and dropped, even though they are on disk.
+    """
+    if not _MALLOC_TRIM:
+        try:
+            import ctypes
+
+            _MALLOC_TRIM.append(ctypes.CDLL("libc.so.6").malloc_trim)
+        except (OSError, AttributeError):
+            _MALLOC_TRIM.append(None)
+    if _MALLOC_TRIM[0] is not None:
+        _MALLOC_TRIM[0](0)

@@ -1,0 +1,496 @@
+"""Members of a block other than the forests it grows: XGBoost and any scikit-learn estimator.
+
+A block's ``forest_types`` lists its members. The forests (``"rf"``, ``"crf"``,
+``"et"``) are grown tree by tree (:mod:`mddf.forests`) by
+:mod:`mddf.blocks.classifier` (classification) and :mod:`mddf.blocks.regressor`
+(regression); the other members are estimators fitted whole, one per fold, by
+the same code for both tasks:
+
+- ``"gbdt"``: gradient-boosted trees, XGBoost's ``XGBClassifier`` or
+  ``XGBRegressor`` with the fixed settings of :data:`mddf.forests.GBDT_PARAMS`
+  (:func:`mddf.forests.make_gbdt`), splitting the columns the block splits into category
+  subsets into category subsets too (XGBoost's ``enable_categorical``);
+- an estimator instance: for classification one with ``fit`` and
+  ``predict_proba`` (a scikit-learn classifier, a ``Pipeline`` ending in one, an
+  ``XGBClassifier`` or ``LGBMClassifier`` of one's own settings), for
+  regression a regressor with ``fit`` and ``predict``; cloned for every fold
+  model, its ``random_state`` parameters drawn from the block's seeds, and
+  never fitted itself.
+
+A classification member is trained on the class indices ``0 .. k - 1`` of the
+classes present among its training rows (so that XGBoost, which wants
+contiguous labels, accepts a resample that missed a class) and its
+probabilities are put back in the block's class columns; a training set of a
+single class gives that class probability 1 without fitting anything. A
+regression member is trained on the targets and its output is its prediction,
+one column. The two tasks differ only there: what the member predicts
+(``predict_proba`` or ``predict``) and how many columns its output has.
+"""
+
+from __future__ import annotations
+
+import pickle
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+from sklearn.base import clone, is_classifier
+from sklearn.impute._base import _BaseImputer
+from sklearn.pipeline import Pipeline
+from sklearn.utils import get_tags
+from sklearn.utils.validation import has_fit_parameter
+
+from ..forests import FOREST_KINDS, make_gbdt
+from ..forests.sampling import Bootstrap
+
+#: Every named kind of member; an estimator instance is the other kind.
+NAMED_KINDS = FOREST_KINDS + ("gbdt",)
+
+_MAX_SEED = np.iinfo(np.int32).max
+#: How far a member's probability may fall below 0 (else an error), and its row sums differ from 1 (else the row
+#: is divided by its sum): outputs round.
+PROBABILITY_TOLERANCE = 1e-4
+
+
+def is_forest(kind):
+    """Whether ``kind`` is a forest grown by the block (``"rf"``, ``"crf"``, ``"et"``)."""
+    return isinstance(kind, str) and kind in FOREST_KINDS
+
+
+def member_name(kind):
+    """A short name of a member for messages: the kind, or the estimator's class name."""
+    return kind if isinstance(kind, str) else type(kind).__name__
+
+
+def check_member(kind, position=None, task="classification"):
+    """Raise a clear error unless ``kind`` is a named kind or an estimator instance fit for ``task``.
+
+    A classification member needs ``predict_proba``; a regression member needs
+    ``predict`` and must not be a classifier. Returns ``kind`` unchanged.
+    """
+    where = "forest_types" if position is None else f"forest_types[{position}]"
+    if isinstance(kind, str):
+        if kind not in NAMED_KINDS:
+            raise ValueError(f"{where}: unknown kind {kind!r}; expected one of {NAMED_KINDS} or an estimator instance")
+        return kind
+    if isinstance(kind, type):
+        raise TypeError(f"{where}: {kind.__name__} is a class; pass an instance, e.g. {kind.__name__}()")
+    if not hasattr(kind, "fit"):
+        raise TypeError(f"{where}: {kind!r} is neither one of {NAMED_KINDS} nor an estimator (it has no fit method)")
+    if task == "regression":
+        if is_classifier(kind) or not hasattr(kind, "predict"):
+            raise TypeError(
+                f"{where}: {type(kind).__name__} is not a regressor; a member of a regression block must predict "
+                "values with fit and predict (e.g. a scikit-learn regressor or XGBRegressor)"
+            )
+        return kind
+    if not hasattr(kind, "predict_proba"):
+        raise TypeError(
+            f"{where}: {type(kind).__name__} has no predict_proba; a block member must give class "
+            "probabilities (e.g. SVC(probability=True), or wrap it in CalibratedClassifierCV)"
+        )
+    return kind
+
+
+def check_forest_types(forest_types, task="classification"):
+    """Validate a ``forest_types`` sequence for ``task``; return it as a tuple (estimator instances unchanged)."""
+    if isinstance(forest_types, str) or not hasattr(forest_types, "__len__"):
+        raise ValueError(f"forest_types must be a non-empty sequence of members, got {forest_types!r}")
+    types = tuple(forest_types)
+    if not types:
+        raise ValueError(f"forest_types must be a non-empty sequence of {NAMED_KINDS} or estimators, got {types!r}")
+    for j, kind in enumerate(types):
+        check_member(kind, j, task)
+    return types
+
+
+def member_template(kind, task="classification", categorical=None):
+    """The unfitted estimator a non-forest member clones for each fold model.
+
+    ``categorical`` (bool mask of the block input's columns, or None) marks the
+    columns that ``"gbdt"`` splits into category subsets (:func:`make_gbdt`); an
+    estimator instance is used with the settings it was given.
+    """
+    return make_gbdt(task=task, categorical=categorical) if isinstance(kind, str) and kind == "gbdt" else kind
+
+
+def _nan_handling(estimator):
+    """How ``estimator`` treats NaN in its input: ``"rejects"``, ``"passes"`` (on) or ``"removes"`` (imputes).
+
+    An estimator rejects NaN unless its scikit-learn tag ``allow_nan`` is set; scikit-learn's imputers
+    remove it. A ``Pipeline`` is read step by step, as its ``allow_nan`` tag is never set: it takes NaN
+    when every step up to the first that removes NaN (or every step) allows it, so that
+    ``make_pipeline(SimpleImputer(), LogisticRegression())`` takes NaN but
+    ``make_pipeline(StandardScaler(), LogisticRegression())`` does not (the scaler passes NaN on).
+    """
+    if isinstance(estimator, Pipeline):
+        for _, step in estimator.steps:
+            if step is None or (isinstance(step, str) and step == "passthrough"):
+                continue
+            handling = _nan_handling(step)
+            if handling != "passes":
+                return handling
+        return "passes"
+    if isinstance(estimator, _BaseImputer):
+        return "removes"
+    return "passes" if get_tags(estimator).input_tags.allow_nan else "rejects"
+
+
+def accepts_nan(estimator):
+    """Whether ``estimator`` takes input with NaN (by its tags; a ``Pipeline`` by its steps')."""
+    return _nan_handling(estimator) != "rejects"
+
+
+def check_accepts_nan(estimator, where):
+    """Raise a ``ValueError`` naming ``estimator`` (at ``where``) unless it takes NaN (:func:`accepts_nan`)."""
+    if not accepts_nan(estimator):
+        raise ValueError(
+            f"{where}: {type(estimator).__name__} does not accept missing values (NaN), which its input holds; "
+            "impute them first (e.g. make_pipeline(SimpleImputer(), estimator)), or use an estimator that "
+            "handles them (the block's forests, 'gbdt', XGBClassifier, HistGradientBoostingClassifier)"
+        )
+
+
+def check_member_accepts_nan(kind, position):
+    """Raise if member ``kind`` cannot take NaN (:func:`accepts_nan`); the forests and ``"gbdt"`` all can."""
+    if not isinstance(kind, str):
+        check_accepts_nan(kind, f"forest_types[{position}]")
+
+
+def takes_sample_weight(template):
+    """Whether the member's ``fit`` has a ``sample_weight`` parameter."""
+    return has_fit_parameter(template, "sample_weight")
+
+
+def warn_resampled(template, position, weights="the sample distribution D_t"):
+    """Warn that a member without ``sample_weight`` gets its row ``weights`` as a weighted resample instead."""
+    warnings.warn(
+        f"forest_types[{position}]: {type(template).__name__}.fit takes no sample_weight; it receives "
+        f"{weights} as a weighted resample of its training rows instead",
+        UserWarning,
+        stacklevel=3,
+    )
+
+
+class FoldModel:
+    """One fitted non-forest member of a block (one fold, or the whole block's rows).
+
+    Parameters
+    ----------
+    estimator : fitted estimator or None
+        A classifier trained on ``searchsorted(classes, y)`` (None when its rows
+        held a single class), or a regressor trained on y.
+    classes : ndarray of int or None
+        Block class columns present among its training rows; None for a regressor.
+    n_classes : int or None
+        Columns of the probabilities returned; None for a regressor.
+    where : str or None
+        The member's place, for error messages (``"forest_types[1]"``, ``"predictor"``).
+    importance_scale : float
+        Factor of the estimator's ``feature_importances_`` in :attr:`importances`.
+    """
+
+    def __init__(self, estimator, classes, n_classes, where=None, importance_scale=1.0):
+        self.estimator = estimator
+        self.classes = classes
+        self.n_classes = None if n_classes is None else int(n_classes)
+        self.where = where
+        self.importance_scale = importance_scale
+
+    def predict(self, X, **params):
+        """A regressor's predicted values ``(n,)``; a ``ValueError`` naming the member unless one finite value a row.
+        ``params`` go to the estimator's ``predict`` (e.g. XGBoost's ``iteration_range``)."""
+        return self._checked(self.estimator.predict(X, **params), (X.shape[0],), "predict")
+
+    def output(self, X, **params):
+        """What the member passes on: :meth:`predict_proba` of a classifier, :meth:`predict` of a regressor."""
+        return self.predict(X, **params) if self.n_classes is None else self.predict_proba(X, **params)
+
+    def predict_proba(self, X, **params):
+        """Class probabilities in the block's ``n_classes`` columns (0 for the classes it never saw).
+
+        Raises a ``ValueError`` naming the member when its own ``predict_proba`` does not return one
+        finite column per class it was trained on, or a value below 0 (beyond
+        :data:`PROBABILITY_TOLERANCE`) or a row without a positive value; rows that do not sum to 1
+        (beyond it) are divided by their sum.
+        """
+        out = np.zeros((X.shape[0], self.n_classes))
+        if self.estimator is None:
+            out[:, self.classes[0]] = 1.0
+            return out
+        columns = self.classes[np.asarray(self.estimator.classes_, dtype=np.intp)]
+        proba = self.estimator.predict_proba(X, **params)
+        out[:, columns] = self._checked(proba, (X.shape[0], len(columns)), "predict_proba")
+        return out
+
+    def _checked(self, output, expected, method):
+        """The member's output of ``method``, or a ValueError that names it and what is wrong with it."""
+        where = getattr(self, "where", None) or "member"  # models pickled before it was recorded
+        name = f"{where} ({type(self.estimator).__name__})"
+        what = "class probabilities" if method == "predict_proba" else "predicted values"
+        output = np.asarray(output)
+        if output.shape != expected:
+            per = (
+                "one column per class of its training rows (in the order of its classes_)"
+                if method == "predict_proba"
+                else "one value per row"
+            )
+            raise ValueError(f"{name}: {method} returned shape {output.shape}; expected {expected}, {per}")
+        finite = np.isfinite(output)
+        if not finite.all():
+            bad = int((~finite.reshape(len(output), -1).all(axis=1)).sum())
+            raise ValueError(
+                f"{name}: {method} returned non-finite values (NaN or infinity) in {bad} of {expected[0]} "
+                f"rows; a member must give finite {what}"
+            )
+        if method == "predict_proba" and len(output):
+            sums = output.sum(axis=1)
+            smallest = output.min(axis=1)
+            bad = (smallest < -PROBABILITY_TOLERANCE) | (sums <= 0.0)
+            if bad.any():
+                i = int(np.argmax(bad))
+                raise ValueError(
+                    f"{name}: predict_proba returned rows that are not probabilities (a negative value, or no "
+                    f"positive one) in {int(bad.sum())} of {expected[0]} rows (row {i}: sum {sums[i]:.6g}, smallest "
+                    f"value {smallest[i]:.6g}); a member must give class probabilities, non-negative and summing to 1"
+                )
+            off = np.abs(sums - 1.0) > PROBABILITY_TOLERANCE
+            if off.any():  # rows that do not sum to 1 (GaussianNB's on float32 input can sum to 2) are normalised
+                output = output.astype(np.float64, copy=True)
+                output[off] /= sums[off, None]
+        return output
+
+    @property
+    def importances(self):
+        """The estimator's ``feature_importances_`` times ``importance_scale``, or None when it has none (or 2-D)."""
+        if self.estimator is None:
+            return None
+        try:
+            values = self.estimator.feature_importances_
+        except (AttributeError, ValueError, NotImplementedError):
+            return None
+        values = np.asarray(values, dtype=np.float64)
+        if values.ndim != 1:
+            return None
+        scale = getattr(self, "importance_scale", 1.0)  # models pickled before it was recorded
+        return values if scale == 1.0 else values * scale
+
+    @property
+    def nbytes(self):
+        """Size of the pickled estimator, in bytes (its memory, approximately)."""
+        return len(pickle.dumps(self.estimator, protocol=pickle.HIGHEST_PROTOCOL))
+
+
+def _check_classes(estimator, n_classes, where):
+    """Raise a ``ValueError`` naming the member unless its ``classes_`` are the class indices it was fitted on.
+
+    A member is trained on the indices ``0 .. n_classes - 1`` of the classes of its rows; its
+    ``classes_`` say which class each column of its ``predict_proba`` is.
+    """
+    name = f"{where or 'member'} ({type(estimator).__name__})"
+    try:
+        found = estimator.classes_
+    except AttributeError:
+        raise ValueError(
+            f"{name}: has no classes_ after fit; a classifier member must set classes_, the classes of its "
+            "predict_proba columns in order, as scikit-learn's classifiers do"
+        ) from None
+    expected = np.arange(n_classes)
+    if np.shape(found) != expected.shape or not np.array_equal(np.asarray(found, dtype=object), expected):
+        raise ValueError(
+            f"{name}: classes_ is {np.asarray(found).tolist()!r} after a fit on the class indices "
+            f"{expected.tolist()}; it must list the classes of its predict_proba columns in order"
+        )
+
+
+def seeded_clone(template, random_state=None):
+    """A clone of ``template`` whose every ``random_state`` parameter is drawn from ``random_state`` (an int).
+
+    Nested ones (of a ``Pipeline``'s steps) are included, each with its own draw, so that the
+    block's or the cascade's seeds alone decide the fit; None leaves them as they are.
+    """
+    estimator = clone(template)
+    if random_state is not None:
+        rng = np.random.RandomState(random_state)
+        names = sorted(k for k in estimator.get_params(deep=True) if k.split("__")[-1] == "random_state")
+        if names:
+            estimator.set_params(**{name: int(rng.randint(_MAX_SEED)) for name in names})
+    return estimator
+
+
+@dataclass
+class PreparedMember:
+    """A member's seeded clone and the rows it fits on, as :func:`fit_member` fits it: :meth:`prepare`, then
+    :meth:`fit` (more than once for a fit in stages, :class:`mddf.blocks.staged_boosting.StagedBoosting`), then
+    :meth:`model`.
+
+    Attributes
+    ----------
+    estimator : estimator or None
+        None for a classification fit on rows of one class (its model predicts that class).
+    X, y : arrays
+        The rows and the targets it fits (class positions among ``classes`` for a classifier).
+    fit_params : dict
+        ``sample_weight``, when given.
+    classes : ndarray or None
+        The class indices of its rows (classification).
+    n_classes : int or None
+    where : str or None
+    importance_scale : float
+    """
+
+    estimator: object
+    X: object
+    y: object
+    fit_params: dict
+    classes: object
+    n_classes: object
+    where: object
+    importance_scale: float = 1.0
+
+    @classmethod
+    def prepare(cls, template, X, y, n_classes, sample_weight=None, random_state=None, where=None):
+        """Clone and seed ``template`` for ``X, y`` (the parameters are :func:`fit_member`'s)."""
+        fit_params = {} if sample_weight is None else {"sample_weight": sample_weight}
+        if n_classes is None:
+            mean = np.average(y, weights=sample_weight)
+            scale = float(np.average((y - mean) ** 2, weights=sample_weight))
+            return cls(seeded_clone(template, random_state), X, y, fit_params, None, None, where, scale)
+        classes = np.unique(y)
+        if len(classes) == 1:
+            return cls(None, X, y, fit_params, classes, n_classes, where)
+        y = np.searchsorted(classes, y)
+        return cls(seeded_clone(template, random_state), X, y, fit_params, classes, n_classes, where)
+
+    def fit(self, **extra):
+        """Fit the estimator on the rows (``extra``: more keyword arguments of its ``fit``); return self."""
+        if self.estimator is not None:
+            self.estimator.fit(self.X, self.y, **self.fit_params, **extra)
+        return self
+
+    def model(self):
+        """The fitted :class:`FoldModel` (a classifier's ``classes_`` checked)."""
+        if self.n_classes is not None and self.estimator is not None:
+            _check_classes(self.estimator, len(self.classes), self.where)
+        return FoldModel(self.estimator, self.classes, self.n_classes, self.where, self.importance_scale)
+
+
+def fit_member(template, X, y, n_classes, sample_weight=None, random_state=None, where=None):
+    """Clone ``template``, seed it, fit it on ``X, y`` and return a :class:`FoldModel`.
+
+    With ``n_classes`` (classification) ``y`` holds class indices; with None
+    (regression) it holds the targets, and the model's ``importance_scale`` is
+    the (weighted) variance of ``y``, which is what the importances of a fully
+    grown regression tree sum to, so that a regressor's normalised
+    ``feature_importances_`` count as much as a forest's variance decreases.
+    ``random_state`` (an int) seeds every ``random_state`` parameter of the
+    clone (:func:`seeded_clone`). ``where`` names the member in the errors of
+    :meth:`FoldModel.predict_proba` and :meth:`FoldModel.predict`.
+    """
+    return PreparedMember.prepare(template, X, y, n_classes, sample_weight, random_state, where).fit().model()
+
+
+def fold_member_rows(seed, fit_rows, draws):
+    """The estimator's seed and the rows a fold member trains on (with ``draws``, its resample), drawn from
+    ``seed`` in that order."""
+    rng = np.random.RandomState(seed)
+    estimator_seed = rng.randint(_MAX_SEED)
+    if draws is not None:
+        fit_rows = draws.draw(rng, len(fit_rows))
+    return estimator_seed, fit_rows
+
+
+def no_output(n_classes):
+    """The output of a fit that holds no row out (the refit on every training row)."""
+    return np.zeros((0,) if n_classes is None else (0, n_classes))
+
+
+def fit_fold_member(template, seed, X, y, fit_rows, predict_rows, weight, draws, n_classes, where=None):
+    """Fit one non-forest member on ``fit_rows`` and predict ``predict_rows`` (runs in a worker).
+
+    Parameters
+    ----------
+    template : unfitted estimator
+        Cloned here; its ``random_state`` (if any) is drawn from ``seed``.
+    seed : int
+        Seeds the estimator and, with ``draws``, the resample.
+    fit_rows : ndarray of int
+        Training rows (repeated rows counted as many times).
+    weight : ndarray (n,) or None
+        D_t as sample weights, taken at ``fit_rows``.
+    draws : Bootstrap over the fold's training rows, or None
+        With it the member trains on one weighted resample of ``len(fit_rows)``
+        rows, sorted, instead of ``fit_rows``.
+    n_classes : int or None
+        Classes of a classification block; None for regression.
+    where : str or None
+        The member's place in ``forest_types``, for error messages.
+
+    Returns
+    -------
+    (FoldModel, ndarray of float64): the model and its :meth:`FoldModel.output` for
+    ``predict_rows``, ``(len(predict_rows), n_classes)`` or, for regression, ``(len(predict_rows),)``.
+    """
+    estimator_seed, fit_rows = fold_member_rows(seed, fit_rows, draws)
+    model = fit_member(
+        template,
+        X[fit_rows],
+        y[fit_rows],
+        n_classes,
+        sample_weight=None if weight is None else weight[fit_rows],
+        random_state=estimator_seed,
+        where=where,
+    )
+    if not len(predict_rows):  # the refit on every training row holds none out
+        return model, no_output(n_classes)
+    return model, model.output(X[predict_rows])
+
+
+class MemberBlockMixin:
+    """What a block does with its members that are not forests: their fit tasks and their importances.
+
+    Mixed into :class:`mddf.blocks.classifier.ForestBlock` and
+    :class:`mddf.blocks.regressor.RegressionForestBlock` (before
+    :class:`mddf.blocks.base.BlockBase`), so that both tasks cross-fit their
+    members through the same code.
+    """
+
+    def _member_task(self, j, template, fold, X, y, n_classes, resample_weight, warned, weights_name):
+        """The fit task of member ``j`` on one fold (:func:`fit_fold_member`), seeded with ``fold.seeds[j]``.
+
+        ``fold`` is a :class:`mddf.blocks.base.Fold`: the fold's index, its
+        training rows, held-out rows, the rows the member trains on
+        (``fit_rows``), the rows' sample weights (``weight``, None: none) and a
+        :class:`Bootstrap` (``draws``, None: none). A member whose ``fit`` takes
+        no ``sample_weight`` gets, where sample weights are called for, a
+        weighted resample of the training rows in proportion to
+        ``resample_weight`` instead, with a ``UserWarning`` (once per member,
+        ``warned`` holding the members warned of) that says it receives
+        ``weights_name`` so.
+        """
+        weight, draws = fold.weight, fold.draws
+        if weight is not None and not takes_sample_weight(template):
+            if j not in warned:
+                warn_resampled(template, j, weights_name)
+                warned.add(j)
+            weight, draws = None, Bootstrap(fold.train, resample_weight[fold.train])
+        args = (template, fold.seeds[j], X, y, fold.fit_rows, fold.test, weight, draws, n_classes, f"forest_types[{j}]")
+        return self._fold_task(fold.index, j, fit_fold_member, *args)
+
+    def _check_members_take_nan(self, X, kinds):
+        """Raise if ``X`` holds NaN that a member instance in ``kinds`` cannot take (:func:`check_member_accepts_nan`).
+
+        ``X`` is scanned only when there is such a member: the forests and ``"gbdt"`` all take NaN.
+        """
+        instances = [j for j, kind in enumerate(kinds) if not isinstance(kind, str)]
+        if instances and np.isnan(X).any():
+            for j in instances:
+                check_member_accepts_nan(kinds[j], j)
+
+    def _model_importances(self, model):
+        """A member's importances (:attr:`FoldModel.importances`) when it has one per input column; a forest's."""
+        if issubclass(self.store.model_class(model), FoldModel):
+            importances = model.importances
+            ok = importances is not None and importances.shape == (self.n_features_in_,)
+            return importances if ok else None
+        return super()._model_importances(model)

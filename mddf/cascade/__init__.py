@@ -1,0 +1,18 @@
+"""The cascades: the engine that grows layers, the two tasks' policies, and the estimators built on them.
+
+- :mod:`.growth`: :class:`~.growth.CascadeGrowth`, the engine: layers one at a time, early stopping, the kept
+  prefix; it returns its result and the estimator applies it;
+- :mod:`.policy`, :mod:`.margin_policy`, :mod:`.residual_policy`: what a task adds to the engine (the classifier's
+  class vectors, margins and layer weights, Algorithm 2; the regressor's residuals);
+- the steps before and after growth: :mod:`.pair_step` (pair features), :mod:`.final_predictor` (``predictor``),
+  :mod:`.probing` (layer probes), :mod:`.screening` (confidence screening);
+- the estimators: :mod:`.base` (what both share), :mod:`.classifier` (:class:`~.classifier.MDDFClassifier`),
+  :mod:`.regressor` (:class:`~.regressor.CascadeForestRegressor`), :mod:`.search`
+  (:class:`~.search.MDDFGridSearch`); :mod:`.layer_features` names the features a layer passes on.
+"""
+
+from .classifier import MDDFClassifier
+from .regressor import CascadeForestRegressor
+from .search import PAPER_PARAM_GRID, MDDFGridSearch
+
+__all__ = ["PAPER_PARAM_GRID", "CascadeForestRegressor", "MDDFClassifier", "MDDFGridSearch"]

@@ -1,0 +1,190 @@
+"""What the classification and regression cascade estimators share: their common parameters, the fit loop that
+drives the growth engine, and the fitted model's outputs, storage and predictor.
+
+A cascade estimator grows layers (blocks of forests) through :class:`mddf.cascade.growth.CascadeGrowth`, with the policy
+of its task (:meth:`CascadeBase._policy`: :class:`mddf.cascade.margin_policy.MarginPolicy` or
+:class:`mddf.cascade.residual_policy.ResidualPolicy`): begin, one layer per pass until ``max_layers`` or early stopping,
+finish (the best prefix kept). Prediction replays the kept layers through the same policy.
+"""
+
+from __future__ import annotations
+
+import os
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted
+
+from .._runtime.threads import one_blas_thread, one_thread
+from ..blocks.members import check_accepts_nan
+from ..storage import MemoryStore, temporary_folders_removed_on_sigterm
+from ..utils import CATEGORICAL_FEATURES_CONSTRAINT, N_JOBS_CONSTRAINT, validate_tabular
+from .final_predictor import mix
+from .growth import CascadeGrowth
+from .layer_features import LayerFeaturesMixin
+from .pair_step import with_pairs
+
+
+class CascadeBase(LayerFeaturesMixin):
+    """The fit loop, layer features, staged outputs, predictor and ``model_dir`` of both cascades.
+
+    A subclass gives its task's policy (:meth:`_policy`) and the names of its passed columns
+    (:meth:`_layer_feature_names`); the parameters below are common to both (see :class:`mddf.MDDFClassifier`).
+    """
+
+    _parameter_constraints = {
+        "n_estimators": [Interval(Integral, 1, None, closed="left")],
+        "forest_types": [tuple, list],
+        "n_folds": [Interval(Integral, 2, None, closed="left")],
+        "max_depth_factor": [Interval(Integral, 1, None, closed="left"), None],
+        "max_layers": [Interval(Integral, 1, None, closed="left")],
+        "n_tolerant_layers": [Interval(Integral, 1, None, closed="left")],
+        "probe_trees": [Interval(Real, 0, 1, closed="neither"), None],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "min_gain_se": [Interval(Real, 0, None, closed="left")],
+        "min_error_reduction": [Interval(Real, 0, 1, closed="left")],
+        "validation_fraction": [Interval(Real, 0, 1, closed="neither"), None],
+        "categorical_features": CATEGORICAL_FEATURES_CONSTRAINT,
+        "categorical_splits": [StrOptions({"subset", "ordinal"})],
+        "fold_trees": [StrOptions({"all", "share", "refit"})],
+        "predictor_input": [StrOptions({"stacked", "auto"})],
+        "pair_features": [None, StrOptions({"auto", "all_operations"}), HasMethods(["fit_task", "transform"])],
+        "n_jobs": N_JOBS_CONSTRAINT,
+        "random_state": ["random_state"],
+        "verbose": ["verbose"],
+        "model_dir": [None, str, os.PathLike],
+    }
+
+    def _policy(self):
+        """The policy of the cascade's task (see the module)."""
+        raise NotImplementedError
+
+    def __setstate__(self, state):
+        if "layers_" in state and state.get("_model_store") is None:  # fitted when in-memory models had no store
+            state["_model_store"] = MemoryStore()
+        super().__setstate__(state)
+
+    # ---------------------------------------------------------------------- fit
+    def _fit_in_store(self, X, y, sample_weight):
+        """Grow the cascade: one layer per pass, until ``max_layers`` or early stopping; keep the best prefix. With
+        ``model_dir="auto"`` a SIGTERM meanwhile removes its temporary folder."""
+        with temporary_folders_removed_on_sigterm(self.model_dir):
+            growth = self._begin_growth(X, y, sample_weight)
+            for t in range(1, self.max_layers + 1):
+                if growth.grow(t):
+                    break
+            growth.finish()
+        return self
+
+    def _begin_growth(self, X, y, sample_weight):
+        """The growth engine of a fit, before its first layer."""
+        return CascadeGrowth.begin(self, self._policy(), X, y, sample_weight)
+
+    # ------------------------------------------------------------------ outputs
+    def _prediction_layers(self):
+        """The kept layers, each set to predict with the estimator's current ``n_jobs``: a ``set_params(n_jobs=...)``
+        after fit applies to prediction, as for scikit-learn's forests (the results do not depend on it)."""
+        for block in self.layers_:
+            block.n_jobs = self.n_jobs
+        return self.layers_
+
+    def _staged(self, X):
+        """Validate X now, then return a generator of (passed features, output) per kept layer."""
+        X = self._validated(X)  # checks fitted-ness first
+        return self._policy().replay(self._prediction_layers(), X)
+
+    def _validated(self, X):
+        """New rows checked against the fit: float32, C-ordered, NaN allowed, categories as their codes, and the
+        features of ``pair_features`` appended."""
+        check_is_fitted(self)
+        X = validate_tabular(self, X, reset=False, dtype=np.float32, order="C", ensure_all_finite="allow-nan")
+        return with_pairs(getattr(self, "pair_features_", None), X)  # models stored before pair_features: none
+
+    def _uses_predictor(self):
+        return getattr(self, "_predictor_model", None) is not None
+
+    def _predicted(self, X):
+        """The fitted ``predictor``'s output for X (class probabilities or values), mixed with the cascade's own as
+        ``(1 - w) * cascade + w * predictor`` when ``predictor_weight_`` w < 1."""
+        w = getattr(self, "predictor_weight_", 1.0)  # models stored before the weight existed: 1
+        policy, X = self._policy(), self._validated(X)
+        cascade = None
+        if getattr(self, "predictor_input_", None) == "raw":
+            Z = X
+        else:  # [x, f_T(x)] and the cascade's own output, from one pass through the kept layers
+            *_, (passed, cascade) = policy.replay(self._prediction_layers(), X)
+            Z = np.hstack([X, passed.astype(np.float32)])
+        if np.isnan(Z[:, : self.n_features_in_]).any():
+            check_accepts_nan(self.predictor_, "predictor")
+        with one_blas_thread():
+            output = one_thread(policy.predictor_output, self._predictor_model, Z)
+        return output if w == 1.0 else mix(cascade, output, w)
+
+    def transform(self, X, layer=None):
+        """Augmented features of a kept layer: what layer t passes on to layer t + 1 (beside ``x``).
+
+        For the classifier, ``f_t(X) / sum_{l<=t} alpha_l`` (eq. 7): the common scale is divided out, so the result
+        is a convex combination of the layers' class vectors (per forest with ``passed_features="per_forest"``),
+        exactly what the next layer sees. For the regressor, each of the layer's forests' predictions ``h_t(X)``.
+
+        Parameters
+        ----------
+        X : array-like (n_samples, n_features)
+        layer : int or None
+            1-based kept layer; None is the last one.
+
+        Returns
+        -------
+        ndarray of float32, shape (n_samples, n_passed_columns)
+            A DataFrame under ``set_output(transform="pandas")``, its columns named by
+            :meth:`get_feature_names_out` for the same ``layer``.
+        """
+        check_is_fitted(self)
+        layer = self._check_layer(layer)
+        for t, (passed, _) in enumerate(self._staged(X), start=1):
+            if t == layer:
+                return passed.astype(np.float32)
+
+    # ------------------------------------------------------------ stored models
+    @property
+    def model_dir_(self):
+        check_is_fitted(self)
+        return self._model_store.path
+
+    def to_memory(self):
+        """Load every stored model into memory and detach the model from its folder (``model_dir``).
+
+        Afterwards the model is an in-memory model (``model_dir_`` is None): its pickle holds the trees and no
+        longer needs the folder. An ``"auto"`` folder is deleted; a folder given as ``model_dir`` is left as it is
+        (delete it yourself when no other model or pickle refers to it).
+
+        Returns
+        -------
+        self
+        """
+        check_is_fitted(self)
+        store = self._model_store
+        for block in self.layers_:
+            block.to_memory()
+        self._model_store = MemoryStore()
+        if store.temporary:
+            store.destroy()
+        return self
+
+    def relocate_model_dir(self, path):
+        """Point a fitted model at its folder's new place, after the folder was moved or copied.
+
+        Parameters
+        ----------
+        path : str or path-like
+            The folder that now holds the files of this fit (its marker file names the fit; otherwise a
+            ``ValueError`` or ``FileNotFoundError`` is raised and nothing changes).
+
+        Returns
+        -------
+        self
+        """
+        check_is_fitted(self)
+        self._model_store.relocate(path)
+        return self

@@ -1,0 +1,367 @@
+"""The margin-distribution deep forest estimator (Lv, Yang and Zhou, Algorithm 2)."""
+
+from __future__ import annotations
+
+from numbers import Real
+
+from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin, _fit_context
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+
+from ..blocks.classifier import TREE_METHODS, WEIGHTINGS
+from .base import CascadeBase
+from .layer_features import member_name
+from .margin_policy import MarginPolicy
+
+
+class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimator):
+    """Margin-distribution deep forest (mdDF).
+
+    A cascade of forest blocks (Algorithm 1). Layer t trains its forests on ``[x, f_{t-1}(x)]`` ("preconc")
+    drawn according to the sample distribution D_t, and gives every training row an out-of-fold class vector
+    h_t. Its margins gamma_t (eq. 46) fix the layer weight alpha_t, the minimiser of the mean
+    margin-distribution loss (eq. 48) of the cumulative margin ``F_t = F_{t-1} + alpha_t gamma_t`` (Algorithm
+    2, line 6). The augmented feature passed on is ``f_t = f_{t-1} + alpha_t h_t`` (eq. 7) and the next
+    distribution is ``D_{t+1} proportional to l_md(F_t)`` (eq. 47). The prediction is ``argmax_j f_T^j(x)``
+    (eq. 9). The paper's exact configuration is ``MDDFClassifier(**mddf.PAPER_CONFIG)``; the user guide:
+    :ref:`the cascade <cascade>` and :ref:`how it reads the paper <reading-the-paper>`.
+
+    Reference: S.-H. Lv, L. Yang, Z.-H. Zhou, "Forest Representation Learning Guided by Margin Distribution"
+    (Algorithms 1-2, equations 5-9 and 45-48, configuration of Section 5.2).
+
+    Parameters
+    ----------
+    n_estimators : int, default=100
+        Trees per forest (Section 5.2: 100).
+    forest_types : tuple of {"rf", "crf", "et", "gbdt"} or estimators, default=("rf", "rf", "crf", "crf", "gbdt")
+        The members of each block: random forests, completely-random forests and (beyond the paper) ``"gbdt"``,
+        XGBoost with its defaults pinned, one thread; ``("rf", "rf", "crf", "crf")`` is the paper's mdDF,
+        ``("rf",) * 4`` its mdDF_SF. Also ``"et"`` (extremely-randomised trees) or any classifier with
+        ``predict_proba`` (cloned per fold model, its ``random_state`` drawn from ``random_state``). See
+        :ref:`the user guide <members-and-predictor>`.
+    predictor : None, "xgboost", "hgb", "forest" or an estimator instance, default=None
+        None: the cascade predicts (eq. 9). Otherwise an estimator trained after the cascade on ``[x, f_T]``
+        with the out-of-fold ``f_T`` makes :meth:`predict` and :meth:`predict_proba` (DF21's
+        ``use_predictor``): XGBoost, scikit-learn's HistGradientBoosting, a random forest of ``4 *
+        n_estimators`` trees, or the instance given. See :ref:`the user guide <members-and-predictor>`.
+    predictor_input : {"stacked", "auto"}, default="stacked"
+        What the ``predictor`` reads: ``[x, f_T]`` (``"stacked"``), or (``"auto"``) the best by held-out
+        accuracy of the predictor on ``x`` alone and mixtures ``(1 - w) p_cascade + w p_predictor``, w in
+        0, 0.05, ..., 1, chosen on a 2-fold split of the training rows. Ignored without a ``predictor``.
+    pair_features : None, "auto", "all_operations" or PairFeatures, default=None
+        Before the first layer, search the training rows for log-ratios and products of numeric column pairs
+        that a probe tree reads better than the two columns (:class:`mddf.PairFeatures`' search; ``"auto"``:
+        its defaults; ``"all_operations"``: differences too) and append them to ``x`` for every layer. Nothing
+        is appended, and the model is the one without the search, when no pair helps. See :ref:`the user guide
+        <pair-features>`.
+    calibration : None or "temperature", default="temperature"
+        ``"temperature"``: :meth:`predict_proba` returns ``(p + eps) ** (1 / T)`` renormalised, eps and T
+        fitted on the kept layers' out-of-fold mixture (the labels unchanged; kept only when it lowers the
+        out-of-fold log-loss, and not with a predictor that predicts). None: the mixture's probabilities as
+        they are (the paper's). See :ref:`the user guide <calibration>`.
+    n_folds : int, default=3
+        k of the k-fold class vectors (Section 5.2 leaves it open; every class needs k training rows).
+    fold_trees : {"all", "share", "refit"}, default="all"
+        What the k fold models of a forest keep for new rows: every tree (Algorithm 1), their first
+        ``n_estimators / k`` trees (the same layers, k times fewer trees a new row), or nothing, a forest
+        refitted on every training row predicting instead (not in the paper). See :ref:`the settings
+        <settings>`.
+    class_vectors : {"kfold", "oob"}, default="kfold"
+        Algorithm 1's k-fold cross-fitting, or one bootstrap fit per forest with out-of-bag class vectors
+        (about k times cheaper; the other members are cross-fitted either way).
+    screening_accuracy : float in (0, 1] or None, default=None
+        Confidence screening (Pang, Ting, Zhao and Zhou, ICDM 2018; not in the paper): after each layer the
+        rows whose output is confident enough to keep this out-of-fold accuracy leave the cascade with it, at
+        fit and at prediction. None: off. Not with a ``predictor``. See :ref:`the user guide <screening>`.
+    max_depth_factor : int or None, default=16
+        Trees of layer t are limited to depth ``max_depth_factor * (t + 1)`` (Section 5.2's grid {2, 4, 8,
+        16}); None grows them fully.
+    max_layers : int, default=20
+        Most layers grown.
+    n_tolerant_layers : int, default=2
+        Growth stops once this many consecutive layers have not improved the monitored accuracy; the prefix of
+        highest accuracy is kept. See :ref:`early stopping <stopping>`.
+    probe_trees : float in (0, 1) or None, default=None
+        Each layer after the first grows this share of its forests' trees (and XGBoost members' rounds) first and
+        the rest only when the probe says the layer may be kept; a layer that may not is decided on its probe,
+        so the tolerance layers cost a share of a layer. None grows every layer in full. Not used with
+        ``validation_fraction`` or ``screening_accuracy``. See :ref:`layer probes <probes>`.
+    tol : float, default=0.0
+        An improvement must exceed the best accuracy by more than ``tol``.
+    min_error_reduction : float in [0, 1), default=0.005
+        ... and lower the best layer's error ``e`` below ``e * (1 - min_error_reduction)`` (DF21's delta, made
+        relative). 0 is gcForest's "any improvement" rule (the paper does not say how mdDF stops).
+    min_gain_se : float >= 0, default=0.0
+        ... and beat the best layer by more than this many standard errors of a paired comparison of their
+        rows (McNemar: ``b - c > min_gain_se * sqrt(b + c)``).
+    validation_fraction : float in (0, 1) or None, default=None
+        None monitors the out-of-fold accuracy; a float holds out that stratified fraction of the rows,
+        trains on the rest and monitors their accuracy.
+    input_features : {"preconc", "stacking", "raw"}, default="preconc"
+        Input of layers t >= 2: ``[x, f_{t-1}]`` (mdDF), ``f_{t-1}`` (mdDF_ST) or ``x`` (mdDF_NP).
+    passed_features : {"mean", "per_forest"}, default="mean"
+        What the next layer sees: the block's mean class vector (the paper's f_t) or every forest's side by
+        side (gcForest's).
+    margin_optimization : bool, default=True
+        False turns the margin machinery off: gcForest's cascade (uniform D_t, alpha_t = 1, ``f_t = h_t``).
+    cumulative_margin : {"normalized", "additive"}, default="normalized"
+        How Algorithm 2 reads ``sum_{l<=t} alpha_l gamma_l``: divided by ``sum alpha`` (alpha in the simplex,
+        Section 3), or literally. See :ref:`the user guide <cumulative-margin>`.
+    margin_mean : float in (0, 1), default=0.8
+        gamma of eq. 48, the margin mean the loss aims at (the paper's grid {0.7, ..., 0.95}).
+    margin_tradeoff : float > 0, default=0.05
+        mu of eq. 48, the weight of deviations above the mean (the paper's grid {0.01, 0.05, 0.1}).
+    alpha_solver : {"sgd", "exact"}, default="sgd"
+        Projected mini-batch SGD from alpha = 1 (the paper's), or the exact minimiser of eq. 48.
+    weighting : {"resample", "resample_fold", "sample_weight"}, default="resample"
+        How D_t reaches the forests: each tree's own weighted resample (Algorithm 1), one resample per fold,
+        or sample weights. See :ref:`the user guide <weighting>`.
+    tree_method : {"hist", "exact"}, default="hist"
+        The trees: binned ones compiled with numba (at most 256 bins a feature, scikit-learn's split rules),
+        or scikit-learn's on the float values. See :ref:`the user guide <trees>`.
+    categorical_features : "from_dtype", None, array-like of bool, int or str, default="from_dtype"
+        Which columns are categories, as in HistGradientBoosting: by default a DataFrame's ``category``,
+        string and ``object`` columns; they are encoded as ordinal codes, unseen categories as missing.
+        See :ref:`the user guide <categorical-columns>`.
+    categorical_splits : {"subset", "ordinal"}, default="subset"
+        How trees split a categorical column: into two sets of categories, or its codes at a threshold.
+    n_jobs : int or None, default=None
+        Parallel workers of joblib (the forests and fold models of a layer); the results do not depend on it.
+    random_state : int, RandomState or None, default=None
+        Every seed is drawn from it in a fixed order: bit-identical results for any ``n_jobs``.
+    verbose : int, default=0
+        1 prints a line per layer (its weights, accuracies, margin ratio, seconds) and one when growth stops.
+    model_dir : None, "auto", str or path-like, default=None
+        None keeps the fitted models in memory; a folder (or ``"auto"``, a temporary one that belongs to the
+        model) keeps them on disk as they are fitted, which bounds a fit's memory (DF21's ``partial_mode``);
+        predictions are bit-identical. See :ref:`the user guide <model-dir>`.
+
+    Attributes
+    ----------
+    classes_ : ndarray (n_classes,)
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Only when X is a DataFrame with string column names.
+    is_categorical_, categories_ : ndarray of bool and list, or None
+        The categorical columns and their categories in code order; None without one.
+    layers_ : list of ForestBlock
+        The kept layers (best prefix).
+    n_layers_ : int
+    model_dir_ : str or None
+        The folder of the fitted models; None in memory.
+    alphas_ : ndarray ``(n_layers_,)``
+        The kept layers' weights in the prediction (sum to 1 with ``cumulative_margin="normalized"``).
+    layer_shares_ : ndarray ``(n_layers_,)``
+        beta_t, each layer's share when it joined the mixture ``(1 - beta_t) mix_{t-1} + beta_t h_t``.
+    screening_thresholds_ : ndarray ``(n_layers_,)`` or None
+        Each kept layer's confidence threshold (``screening_accuracy``).
+    train_history_ : list of dict
+        One record per grown layer, kept or not: accuracies, weights, margin statistics, loss, seconds. See
+        :ref:`the user guide <fitted-model>`.
+    oof_features_ : list of ndarray (float32)
+        Per kept layer, the out-of-fold ``f_t / sum_{l<=t} alpha_l`` of the training rows (no leakage);
+        columns named by :meth:`get_feature_names_out`.
+    stop_reason_ : str
+    predictor_, predictor_input_, predictor_weight_, predictor_input_scores_ : object or None
+        The fitted ``predictor``, what predicts (``"stacked"``, ``"blend"``, ``"raw"`` or ``"cascade"``), its
+        weight w and the held-out scores of the candidates (``"auto"``); None without a ``predictor``.
+    pair_features_, pair_feature_names_, pair_importances_ : object or None
+        The fitted pair search, the names of the appended features and their mean share of the importances;
+        None without ``pair_features``.
+    calibration_ : TemperatureCalibration or None
+        ``temperature``, ``smoothing`` and the out-of-fold log-loss before and after; None when not applied.
+    feature_importances_ : ndarray ``(n_features_in_,)``
+        Impurity importance of each input column, every kept layer counting alike (an appended pair feature
+        credited half to each of its columns). See :ref:`the user guide <importances>`.
+    layer_importances_ : ndarray ``(n_layers_, n_features_in_ + 1)``
+        Each kept layer's shares, the class-vector columns last.
+    class_vector_importance_ : float
+        The class-vector columns' mean share.
+    """
+
+    # Tag of the verbose lines; errors name ``type(self).__name__``.
+    # Tag of the verbose lines; errors name ``type(self).__name__``.
+    _log_name = "mdDF"
+
+    _parameter_constraints = {
+        **CascadeBase._parameter_constraints,
+        "predictor": [None, StrOptions({"xgboost", "hgb", "forest"}), HasMethods(["fit", "predict_proba"])],
+        "class_vectors": [StrOptions({"kfold", "oob"})],
+        "input_features": [StrOptions({"preconc", "stacking", "raw"})],
+        "passed_features": [StrOptions({"mean", "per_forest"})],
+        "margin_optimization": ["boolean"],
+        "cumulative_margin": [StrOptions({"normalized", "additive"})],
+        "margin_mean": [Interval(Real, 0, 1, closed="neither")],
+        "margin_tradeoff": [Interval(Real, 0, None, closed="neither")],
+        "alpha_solver": [StrOptions({"sgd", "exact"})],
+        "weighting": [StrOptions(set(WEIGHTINGS))],
+        "tree_method": [StrOptions(set(TREE_METHODS))],
+        "screening_accuracy": [Interval(Real, 0, 1, closed="right"), None],
+        "calibration": [None, StrOptions({"temperature"})],
+    }
+
+    def __init__(
+        self,
+        *,
+        n_estimators=100,
+        forest_types=("rf", "rf", "crf", "crf", "gbdt"),
+        predictor=None,
+        predictor_input="stacked",
+        pair_features=None,
+        calibration="temperature",
+        n_folds=3,
+        fold_trees="all",
+        class_vectors="kfold",
+        screening_accuracy=None,
+        max_depth_factor=16,
+        max_layers=20,
+        n_tolerant_layers=2,
+        probe_trees=None,
+        tol=0.0,
+        min_error_reduction=0.005,
+        min_gain_se=0.0,
+        validation_fraction=None,
+        input_features="preconc",
+        passed_features="mean",
+        margin_optimization=True,
+        cumulative_margin="normalized",
+        margin_mean=0.8,
+        margin_tradeoff=0.05,
+        alpha_solver="sgd",
+        weighting="resample",
+        tree_method="hist",
+        categorical_features="from_dtype",
+        categorical_splits="subset",
+        n_jobs=None,
+        random_state=None,
+        verbose=0,
+        model_dir=None,
+    ):
+        self.n_estimators = n_estimators
+        self.forest_types = forest_types
+        self.predictor = predictor
+        self.predictor_input = predictor_input
+        self.pair_features = pair_features
+        self.calibration = calibration
+        self.n_folds = n_folds
+        self.fold_trees = fold_trees
+        self.class_vectors = class_vectors
+        self.screening_accuracy = screening_accuracy
+        self.max_depth_factor = max_depth_factor
+        self.max_layers = max_layers
+        self.n_tolerant_layers = n_tolerant_layers
+        self.probe_trees = probe_trees
+        self.tol = tol
+        self.min_error_reduction = min_error_reduction
+        self.min_gain_se = min_gain_se
+        self.validation_fraction = validation_fraction
+        self.input_features = input_features
+        self.passed_features = passed_features
+        self.margin_optimization = margin_optimization
+        self.cumulative_margin = cumulative_margin
+        self.margin_mean = margin_mean
+        self.margin_tradeoff = margin_tradeoff
+        self.alpha_solver = alpha_solver
+        self.weighting = weighting
+        self.tree_method = tree_method
+        self.categorical_features = categorical_features
+        self.categorical_splits = categorical_splits
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.verbose = verbose
+        self.model_dir = model_dir
+
+    def _policy(self):
+        return MarginPolicy(self, log_name=self._log_name)
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, sample_weight=None):
+        """Grow the cascade (Algorithm 2) and keep its best prefix.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            NaN marks a missing value; infinite values are rejected. With
+            ``tree_method="hist"`` missing values get a bin of their own and
+            every best split chooses the side they go to (the better of the two
+            by the Gini criterion), every completely-random split draws it; a
+            missing value met at prediction in a node that saw none goes to the
+            child of larger training weight (see :mod:`mddf.trees`). With
+            ``"exact"``, scikit-learn's trees handle them alike. Class vectors
+            never hold NaN.
+            Categorical columns are ordinal-encoded (see ``categorical_features``);
+            categories unseen at training are missing values.
+        y : array-like of shape (n_samples,)
+            Class labels (any hashable values, at least two classes).
+        sample_weight : array-like of shape (n_samples,), float or None, default=None
+            Non-negative, finite weights with at least one positive entry; None
+            weighs every row alike. The first distribution is ``D_1
+            proportional to w`` instead of uniform, and every later one keeps
+            the factor, ``D_{t+1}(i) proportional to w_i l_md(F_t(i))`` (eq. 47),
+            whichever ``weighting`` carries D_t to the forests (with
+            ``class_vectors="oob"`` too). The mean loss of eq. 48 that fixes alpha_t
+            (line 6; ``alpha_solver="sgd"`` weights each mini-batch gradient, see
+            :func:`mddf.solve_alpha_sgd`), the monitored accuracy of early
+            stopping (out-of-fold, or held-out with ``validation_fraction``), and
+            the margin statistics and loss of ``train_history_`` are weighted
+            means. Integer weights thus act as repeated rows, except for what is
+            drawn at random (the folds are drawn over rows, whatever their
+            weights; resamples draw a row with probability proportional to its
+            weight). Rows of weight 0 never reach the forests and count in no
+            accuracy or margin, but still get out-of-fold class vectors. With
+            ``weighting="sample_weight"`` or ``class_vectors="oob"`` the weights
+            (as D_t) reach the trees as sample weights, which move their splits
+            but not the class shares of pure leaves, so on deep trees they shift
+            the predictions less than the resampling modes do. With
+            ``margin_optimization=False`` (gcForest) D_t stays proportional to w.
+            With ``validation_fraction`` the weights follow their rows into the
+            training and held-out parts, and each part needs a positive weight.
+
+        Returns
+        -------
+        self
+        """
+        return self._fit_in_store(X, y, sample_weight)
+
+    # ------------------------------------------------------------------ predict
+    def staged_predict_proba(self, X):
+        """Class probabilities after each kept layer (``f_t / sum_{l<=t} alpha_l``), the cascade's own mixtures.
+
+        Yields
+        ------
+        ndarray of shape (n_samples, n_classes); the last equals :meth:`predict_proba` without a ``predictor`` and
+        without ``calibration``.
+        """
+        return (proba for _, proba in self._staged(X))
+
+    def staged_predict(self, X):
+        """Predicted labels after each kept layer (the cascade's own, with or without a ``predictor``)."""
+        return (self.classes_[proba.argmax(axis=1)] for proba in self.staged_predict_proba(X))
+
+    def predict_proba(self, X):
+        """Class probabilities ``f_T(x) / sum_t alpha_t``: a convex combination of the layers' class vectors (eq. 9),
+        calibrated by ``calibration_`` when there is one.
+
+        With a ``predictor``, its probabilities for ``[x, f_T(x)]`` (or ``x``) instead, or, when
+        ``predictor_weight_`` w is below 1, ``(1 - w)`` times the cascade's plus w times the predictor's.
+        """
+        if self._uses_predictor():
+            return self._predicted(X)
+        proba = None
+        for stage in self.staged_predict_proba(X):
+            proba = stage
+        calibration = getattr(self, "calibration_", None)  # models stored before calibration: none
+        return proba if calibration is None else calibration.apply(proba)
+
+    def predict(self, X):
+        """``argmax_j f_T^j(x)`` (eq. 9), or the most probable class of :meth:`predict_proba` with a ``predictor``."""
+        proba = self.predict_proba(X)  # checks fitted-ness before classes_ is read
+        return self.classes_[proba.argmax(axis=1)]
+
+    def _layer_feature_names(self, layer=None):
+        """``layer<t>_class_<label>``, or ``layer<t>_<member><j>_class_<label>`` per member with ``"per_forest"``."""
+        t = self._check_layer(layer)
+        classes = [f"class_{label}" for label in self.classes_]
+        if self.passed_features == "mean":
+            return [f"layer{t}_{c}" for c in classes]
+        members = [f"{member_name(kind)}{j}" for j, kind in enumerate(self.layers_[t - 1].forest_types)]
+        return [f"layer{t}_{m}_{c}" for m in members for c in classes]

@@ -1,0 +1,369 @@
+"""The classifier's policy: class vectors, margins and layer weights (Lv, Yang and Zhou, Algorithm 2).
+
+For each layer the engine (:class:`mddf.cascade.growth.CascadeGrowth`) fits, :meth:`MarginPolicy.add_layer` runs lines
+5-8 of Algorithm 2 on its out-of-fold class vectors h_t: the margins gamma_t (eq. 46), the layer's weight alpha_t
+(line 6, eq. 48), the augmented feature ``f_t = f_{t-1} + alpha_t h_t`` (line 7, eq. 7, kept normalised) and the
+next sample distribution D_{t+1} (line 8, eq. 47); with ``screening_accuracy``, the rows whose output is confident
+enough leave the cascade (Pang, Ting, Zhao and Zhou, ICDM 2018). Early stopping monitors the accuracy of the
+mixture ``f_t / sum alpha`` (eq. 9). After growth, the kept layers' weights and, with ``calibration``, a
+temperature fitted on the kept prefix's out-of-fold mixture (:mod:`mddf.margin.calibration`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from sklearn.ensemble import RandomForestClassifier
+from sklearn.preprocessing import LabelEncoder
+from sklearn.utils.multiclass import check_classification_targets
+
+from ..blocks.classifier import ForestBlock
+from ..blocks.members import check_forest_types, fit_member, is_forest
+from ..forests import PrefixCodes, make_gbdt, make_hgb
+from ..margin.calibration import fit_temperature
+from ..margin.margins import margins
+from ..margin.state import ClassVectorMixture, CumulativeMargin
+from ..utils import check_label_types, check_sample_weight, validate_tabular
+from ..utils._stopping import ACCURACY, weighted_accuracy
+from .growth import LayerOutcome, TrainingRows, categorical_prefix
+from .policy import TaskPolicy, probe_note
+from .screening import confidence, screening_threshold, still_in
+
+
+@dataclass(eq=False)
+class MarginState:
+    """What Algorithm 2 keeps between layers beside the class-vector mixtures: F_t and D_t (``cumulative``), the rows
+    that may train (``trainable``: of positive weight; None: all), the training rows' weights as the margins read
+    them (``row_weight``) and the screening threshold of every grown layer (``thresholds``)."""
+
+    cumulative: CumulativeMargin
+    trainable: np.ndarray | None
+    row_weight: np.ndarray | None
+    thresholds: list = field(default_factory=list)
+
+
+class MarginPolicy(TaskPolicy):
+    """The classifier's policy (see the module); ``log_name`` tags its verbose lines (``mdDF``, ``gcForest``)."""
+
+    classification = True
+    measure = ACCURACY
+    passed_importance_attr = "class_vector_importance_"
+
+    def __init__(self, cascade, log_name="mdDF"):
+        super().__init__(cascade)
+        self.log_name = log_name
+
+    # -------------------------------------------------------------- the layers
+    def check_forest_types(self):
+        return check_forest_types(self.cascade.forest_types)
+
+    @property
+    def binned_trees(self):
+        return self.cascade.tree_method == "hist"
+
+    def layer_input(self, X, passed, t):
+        """Input of layer t (1-based) as a C-contiguous float32 array, as ``input_features`` says."""
+        if t == 1 or self.cascade.input_features == "raw":
+            return X
+        if self.cascade.input_features == "stacking":
+            return np.ascontiguousarray(passed, dtype=np.float32)
+        return super().layer_input(X, passed, t)
+
+    def layer_holds_x(self, t):
+        return t == 1 or self.cascade.input_features != "stacking"
+
+    def importance_split(self, t, importances, n_columns):
+        if t == 1 or self.cascade.input_features == "raw":
+            return importances, 0.0
+        if self.cascade.input_features == "stacking":
+            return 0.0, importances.sum()
+        return super().importance_split(t, importances, n_columns)  # preconc: [x, f_{t-1}]
+
+    def block(self, t, store, probe_trees=None):
+        """Layer t's untrained block, its trees limited to depth ``max_depth_factor * (t + 1)``; its models go to
+        ``store``, under ``layer-<t>``."""
+        c = self.cascade
+        return ForestBlock(
+            self.check_forest_types(),
+            c.n_estimators,
+            self.layer_depth(t),
+            c.n_folds,
+            c.class_vectors,
+            c.weighting,
+            c.n_jobs,
+            c.tree_method,
+            store=store,
+            name=f"layer-{t:03d}",
+            fold_trees=c.fold_trees,
+            probe_trees=probe_trees,
+        )
+
+    @property
+    def cross_fitted(self):
+        """Whether some member is cross-fitted on ``n_folds`` stratified folds (so every class needs that many rows)."""
+        return self.cascade.class_vectors == "kfold" or not all(map(is_forest, self.cascade.forest_types))
+
+    # -------------------------------------------------------------- the data
+    def training_rows(self, X, y, sample_weight, rng):
+        """Validate X, y and the weights, set ``classes_``, and hold out the validation rows; ``y`` as column indices
+        of ``classes_``."""
+        c, name = self.cascade, type(self.cascade).__name__
+        if c.screening_accuracy is not None and c.predictor is not None:
+            raise ValueError(
+                f"{name}: screening_accuracy and predictor cannot be combined, as a screened row's prediction is the "
+                "output of the layer it left at; set predictor=None or screening_accuracy=None"
+            )
+        check_label_types(y, estimator_name=name)
+        X, y = validate_tabular(c, X, y, reset=True, dtype=np.float32, order="C", ensure_all_finite="allow-nan")
+        weight = None if sample_weight is None else check_sample_weight(sample_weight, X, estimator_name=name)
+        check_classification_targets(y)
+        encoder = LabelEncoder().fit(y)
+        c.classes_ = encoder.classes_
+        y = encoder.transform(y)
+        if len(c.classes_) < 2:
+            raise ValueError(
+                f"y has only one class ({c.classes_.tolist()[0]!r}); {name} needs samples of at least 2 classes"
+            )
+        if c.validation_fraction is None:
+            rows = TrainingRows(X, y, weight)
+        else:
+            X, X_val, y, y_val, weight, weight_val = self.split_validation(X, y, weight, rng, stratify=True)
+            rows = TrainingRows(X, y, weight, X_val, y_val, weight_val)
+        self._check_class_rows(rows.y)
+        return rows
+
+    def _check_class_rows(self, y):
+        counts = np.bincount(y, minlength=len(self.cascade.classes_))
+        if self.cross_fitted and counts.min() < self.cascade.n_folds:
+            small = self.cascade.classes_.tolist()[int(np.argmin(counts))]
+            hint = "use class_vectors='oob'" if self.cascade.class_vectors == "kfold" else "use forests only"
+            raise ValueError(
+                f"class {small!r} has {counts.min()} training samples, fewer than n_folds={self.cascade.n_folds}; "
+                "every class needs at least n_folds samples for stratified k-fold class vectors "
+                f"(lower n_folds or {hint})"
+            )
+
+    def new_state(self, rows):
+        """Algorithm 2's state before the first layer (lines 1-2): alpha_0 = 1, f_0 empty, D_1 ∝ w."""
+        c = self.cascade
+        cumulative = CumulativeMargin(
+            len(rows.y),
+            margin_optimization=c.margin_optimization,
+            cumulative_margin=c.cumulative_margin,
+            margin_mean=c.margin_mean,
+            margin_tradeoff=c.margin_tradeoff,
+            alpha_solver=c.alpha_solver,
+            sample_weight=rows.weight,
+        )
+        trainable = None if rows.weight is None else rows.weight > 0  # rows of weight 0 never reach the forests
+        task = MarginState(cumulative, trainable, cumulative.sample_weight)
+        return ClassVectorMixture(c.passed_features), ClassVectorMixture(c.passed_features), task
+
+    # -------------------------------------------------------------- one layer
+    def fit_block(self, state, block, X, binning):
+        """Line 4: layer t's block, fitted on D_t (over the rows still in); its out-of-fold class vectors per member."""
+        task, y, rows = state.task, state.y, state.active
+        trainable = task.trainable
+        if rows is not None:  # confidence screening: the rows still in
+            y, trainable = y[rows], None if trainable is None else trainable[rows]
+        distribution = task.cumulative.distribution
+        return block.fit(X, y, distribution, len(self.cascade.classes_), state.rng, trainable, **binning)
+
+    def add_layer(self, state, layer):
+        """Lines 5-8 for a fitted layer: margins, its weight, f_t and D_{t+1}; the monitored rows are the training
+        rows (or the held-out ones), every one, with the screened rows' outputs frozen at their exit layer's."""
+        task, rows = state.task, state.active
+        cumulative = task.cumulative
+        y = state.y if rows is None else state.y[rows]
+        h = layer.outputs.mean(axis=1)
+        gamma = margins(h, y)  # line 5, eq. 46
+        alpha, share = cumulative.solve_weight(gamma, state.rng)  # line 6, eq. 48
+        cumulative.add_layer(gamma, alpha, share)
+        state.train.add_layer(layer.outputs, share, rows)  # line 7: f_t (eq. 7)
+        cumulative.reweight()  # line 8: D_{t+1} (eq. 47)
+        correct = state.train.correct(state.y)
+        record = self._layer_record(layer, h, y, correct, cumulative, task.row_weight)
+        if state.X_val is not None:  # the held-out rows go through the layer and are the ones monitored
+            self.through_layer(layer.block, layer.t, share, state.X_val, state.val, state.val_active, state.val_x)
+            correct = state.val.correct(state.y_val)
+            record["val_accuracy"] = weighted_accuracy(correct, state.weight_val)
+        stop = None if self.cascade.screening_accuracy is None else self._screen(state, record)
+        return LayerOutcome(record, correct, stop)
+
+    def _layer_record(self, layer, h, y, correct, cumulative, row_weight):
+        """train_history_ entry of a layer, without ``val_accuracy`` and ``fit_seconds``: ``h`` is its out-of-fold
+        class vector of the rows that went through it, ``y`` their classes, ``correct`` the training rows (every one)
+        the mixture classifies right, ``row_weight`` their weights."""
+        return {
+            "layer": layer.t,
+            "alpha": float(cumulative.alphas[-1]),
+            "share": float(cumulative.shares[-1]),
+            "oof_accuracy": weighted_accuracy(correct, row_weight),
+            "layer_oof_accuracy": weighted_accuracy(h.argmax(axis=1) == y, cumulative.sample_weight),
+            **cumulative.statistics(),
+            "loss": cumulative.loss(),
+            "max_depth": layer.block.max_depth,
+            "model_bytes": layer.block.nbytes,
+        }
+
+    def _screen(self, state, record):
+        """Confidence screening after a layer: its threshold, chosen on the out-of-fold outputs of the training rows
+        still in (weighted by ``sample_weight``), and the training and held-out rows at or above it leave the
+        cascade (D_{t+1} renormalised over those still in). Adds the counts to ``record``; returns why growth
+        stops (too few rows left for another layer), or None."""
+        n, rows = len(state.y), state.active
+        rows = np.arange(n) if rows is None else rows
+        proba = state.train.proba[rows]
+        weight = None if state.weight is None else state.weight[rows]
+        correct = proba.argmax(axis=1) == state.y[rows]
+        threshold = screening_threshold(confidence(proba), correct, self.cascade.screening_accuracy, weight)
+        state.task.thresholds.append(threshold)
+        kept = confidence(proba) < threshold
+        record.update(
+            screening_threshold=threshold,
+            rows_in=len(rows),
+            screened=int(len(rows) - kept.sum()),
+            screened_fraction=float(1.0 - kept.sum() / n),
+        )
+        if state.X_val is not None:
+            record["val_rows_in"] = len(state.X_val) if state.val_active is None else len(state.val_active)
+        if kept.all():  # nothing screened: every row stays in (as without screening)
+            return None
+        state.task.cumulative.keep_rows(np.flatnonzero(kept))
+        state.active = rows[kept]
+        if state.X_val is not None:
+            state.val_active = still_in(state.val_active, state.val.proba, threshold)
+            state.val_x = PrefixCodes(state.X_val[state.val_active])
+        return self._screening_stop(state)
+
+    def _screening_stop(self, state):
+        """Why the rows still in cannot train another layer (rows of two classes or more, of positive weight, and
+        for cross-fitted members ``n_folds`` rows of every class), or None when they can."""
+        classes = self.cascade.classes_
+        y = state.y[state.active]
+        counts = np.bincount(y, minlength=len(classes))
+        present = np.flatnonzero(counts)
+        prefix = "confidence screening"
+        if len(present) < 2:
+            left = f"only training rows of class {classes[present[0]]!r}" if len(present) else "no training row"
+            return f"{prefix} left {left} in the cascade"
+        if state.task.trainable is not None and not state.task.trainable[state.active].any():
+            return f"{prefix} left no training row of positive sample weight in the cascade"
+        small = present[np.argmin(counts[present])]
+        if self.cross_fitted and counts[small] < self.cascade.n_folds:
+            return (
+                f"{prefix} left {counts[small]} training rows of class {classes[small]!r} in the cascade, "
+                f"fewer than n_folds={self.cascade.n_folds}"
+            )
+        return None
+
+    # -------------------------------------------------------------- the end of growth
+    def reads_oof_outputs(self):
+        return self.cascade.calibration is not None or super().reads_oof_outputs()
+
+    def kept_attributes(self, state, kept):
+        """``alphas_`` and ``layer_shares_`` of the kept layers, and their screening thresholds."""
+        alphas, shares = state.task.cumulative.layer_weights(kept)
+        thresholds = None
+        if self.cascade.screening_accuracy is not None:
+            thresholds = np.array(state.task.thresholds[:kept])
+        return {"alphas_": alphas, "layer_shares_": shares, "screening_thresholds_": thresholds}
+
+    def after_growth(self, state, kept):
+        """``calibration_``: with ``calibration``, the temperature of the kept prefix's out-of-fold mixture, when it
+        lowers its log-loss and no predictor predicts."""
+        out = {"calibration_": None}
+        if self.cascade.calibration is None or self.cascade.predictor_input_ not in (None, "cascade"):
+            return out
+        fitted = fit_temperature(state.oof_outputs[kept - 1], state.y, state.weight)
+        if fitted.log_loss_after < fitted.log_loss_before:  # no gain out of fold: the probabilities as they are
+            out["calibration_"] = fitted
+        return out
+
+    # -------------------------------------------------------------- the predictor
+    def predictor_template(self, n_columns):
+        """The unfitted ``predictor``: XGBoost or HistGradientBoosting (both splitting the categorical columns of
+        ``x`` into category subsets), a random forest or the instance given."""
+        c = self.cascade
+        categorical = categorical_prefix(c, n_columns)
+        if c.predictor == "xgboost":
+            return make_gbdt(categorical=categorical)
+        if c.predictor == "hgb":
+            return make_hgb(categorical=categorical)
+        if c.predictor == "forest":
+            return RandomForestClassifier(n_estimators=4 * c.n_estimators, max_features="sqrt", n_jobs=c.n_jobs)
+        return c.predictor
+
+    def predictor_output(self, model, Z):
+        """The fitted ``predictor``'s class probabilities for the rows of ``Z``."""
+        return model.predict_proba(Z)
+
+    def output_rows(self, output, y):
+        """Whether class probabilities ``output`` classify each row right (what early stopping reads)."""
+        return output.argmax(axis=1) == y
+
+    def fit_final(self, template, Z, y, weight, seed):
+        """The predictor fitted on ``Z``, as the model that predicts and the estimator ``predictor_``."""
+        model = fit_member(template, Z, y, len(self.cascade.classes_), weight, random_state=seed, where="predictor")
+        model.predict_proba(Z[:16])  # an unusable output is an error at fit, naming the predictor
+        return model, model.estimator
+
+    # -------------------------------------------------------------- prediction
+    def replay(self, layers, X):
+        """Yield ``(passed, proba)`` after each of the kept ``layers`` for validated rows ``X``; with screening, only
+        the rows still in go through a layer, and a screened row's stay those of the layer it left at."""
+        c = self.cascade
+        mixture, x_codes = ClassVectorMixture(c.passed_features), PrefixCodes(X)
+        thresholds = getattr(c, "screening_thresholds_", None)
+        rows = None  # the rows still in the cascade: every row until a threshold screens some
+        for t, (block, share) in enumerate(zip(layers, c.layer_shares_), start=1):
+            self.through_layer(block, t, share, X, mixture, rows, x_codes)
+            if thresholds is not None and t < len(thresholds) and (rows is None or len(rows)):
+                still = still_in(rows, mixture.proba, thresholds[t - 1])
+                if rows is not None or len(still) < len(X):
+                    rows, x_codes = still, PrefixCodes(X[still])
+            yield mixture.passed, mixture.proba
+
+    def through_layer(self, block, t, share, X, mixture, rows, x_codes):
+        """Send rows through fitted layer ``block`` (layer t): its class vectors join ``mixture`` with ``share``.
+        Only the rows still in (``rows``, indices into ``X``; None: all) go through; ``x_codes`` are their ``x``'s."""
+        if rows is None:
+            layer_input = self.layer_input(X, mixture.passed, t)
+        elif len(rows):
+            layer_input = self.layer_input(X[rows], mixture.passed[rows], t)
+        else:
+            return
+        mixture.add_layer(block.predict_proba(layer_input, self.layer_prefix(x_codes, t)), share, rows)
+
+    # -------------------------------------------------------------- verbose
+    def log_layer(self, record):
+        """With ``verbose``, one line for a grown layer: its weights (with the margin machinery), the monitored
+        accuracies, the margin ratio (``inf`` when the mean margin is not positive), the screened rows, seconds."""
+        c = self.cascade
+        if not c.verbose:
+            return
+        weights = ""
+        if c.margin_optimization:
+            alpha = f"alpha={record['alpha']:.4g}  " if c.cumulative_margin == "additive" else ""
+            weights = f"{alpha}share={record['share']:.4f}  "
+        val = f" val_acc={record['val_accuracy']:.4f}" if "val_accuracy" in record else ""
+        ratio = record["margin_ratio"]
+        ratio = f"{ratio:.4f}" if np.isfinite(ratio) else "inf (mean margin <= 0)"
+        screened = f"rows_in={record['rows_in']} screened={record['screened']}  " if "rows_in" in record else ""
+        print(
+            f"[{self.log_name}] layer {record['layer']:2d}  {weights}oof_acc={record['oof_accuracy']:.4f}{val}  "
+            f"margin_ratio={ratio}  {screened}{record['fit_seconds']:.1f}s{probe_note(record)}",
+            flush=True,
+        )
+
+    def log_end(self):
+        """With ``verbose``, one line once growth has stopped: the kept layers, why, and their ``alphas_``."""
+        c = self.cascade
+        if not c.verbose:
+            return
+        alphas = ""
+        if c.margin_optimization:
+            alphas = "; alphas_=[" + ", ".join(f"{alpha:.4g}" for alpha in c.alphas_) + "]"
+        kept = f"kept {c.n_layers_} of {len(c.train_history_)} layers"
+        print(f"[{self.log_name}] {kept}: {c.stop_reason_}{alphas}", flush=True)

@@ -1,0 +1,351 @@
+"""The gcForest-style cascade forest for regression (Zhou and Feng's cascade, DF21's ``CascadeForestRegressor``)."""
+
+from __future__ import annotations
+
+from numbers import Integral
+
+from sklearn.base import BaseEstimator, RegressorMixin, TransformerMixin, _fit_context
+from sklearn.utils._param_validation import HasMethods, Interval, RealNotInt, StrOptions
+
+from .base import CascadeBase
+from .layer_features import member_name
+from .residual_policy import LARGEST_TARGET, ResidualPolicy
+
+__all__ = ["LARGEST_TARGET", "TARGETS", "CascadeForestRegressor"]
+
+#: What the layers after the first fit: the target itself, or what the previous layers left of it.
+TARGETS = ("y", "residual")
+
+
+class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, BaseEstimator):
+    """Cascade forest for regression: layers of forests passing out-of-fold predictions on.
+
+    The cascade of gcForest (Zhou and Feng) for a real-valued target. Layer 1
+    trains its members on the input ``x``; layer t >= 2 on ``[x, h_{t-1}(x)]``,
+    where ``h_{t-1}(x)`` holds the value each member of layer t-1 predicts (one
+    column per member). Every training row gets its ``h_t`` from k-fold
+    cross-fitting: each member is trained on k-1 folds and predicts the held-out
+    one, so no training row's augmented features come from a model that saw it;
+    new rows get the mean of the k fold models. The prediction after layer t is
+    the mean of its members' predictions, ``y_t(x) = mean_j h_t^j(x)``, and the
+    cascade's prediction is that of its last kept layer.
+
+    With ``target="y"`` (the reading of DF21's ``CascadeForestRegressor``, which
+    concatenates each layer's predictions to ``x`` and predicts their mean)
+    every layer's members fit ``y``. With ``target="residual"`` (the default;
+    boosting's reading) layer t's members fit what the previous layers left,
+    ``r_t = y - y_{t-1}(x)`` with the out-of-fold ``y_{t-1}`` of the training
+    rows, and ``h_t^j = y_{t-1} + (member j's prediction of r_t)``, so that
+    ``y_t`` is the sum of the layers' mean corrections; the input of each layer
+    is ``[x, h_{t-1}]`` in both readings.
+
+    Growth stops after ``max_layers`` layers, or once the out-of-fold mean
+    squared error of ``y_t`` on the training rows,
+    ``MSE_t = sum_i w_i (y_i - y_t(x_i))^2 / sum_i w_i`` (or its value on held-out
+    rows, ``validation_fraction``), has not improved for ``n_tolerant_layers``
+    consecutive layers; the prefix of lowest ``MSE_t`` is kept. The
+    margin-distribution machinery of :class:`mddf.MDDFClassifier` is for
+    classification and takes no part here; growth, early stopping, the final
+    ``predictor`` and ``model_dir`` are the classifier's.
+
+    The trees are the binned trees of :mod:`mddf.trees` with the squared-error
+    criterion (:func:`mddf.trees.grow_tree` on float targets): the layer input is
+    quantised once per layer to at most 256 bins per feature (lossless for a
+    feature with at most 256 distinct values), every leaf holds the weighted
+    mean of its rows' targets, and trees are grown fully unless a depth limit
+    is set (min_samples_split 2, min_samples_leaf 1, as scikit-learn's).
+
+    Parameters
+    ----------
+    n_estimators : int, default=100
+        Trees per forest.
+    forest_types : tuple of {"rf", "crf", "et", "gbdt"} or regressor instances, default=("rf", "rf", "crf", "crf")
+        The members of each layer: gcForest's two random forests and two completely-random forests by default;
+        ``"et"``: extremely-randomised trees (DF21's ``"erf"``); ``"gbdt"``: XGBoost's ``XGBRegressor`` with its
+        defaults pinned, one thread; a regressor instance is cloned for every fold model, its ``random_state``
+        drawn from ``random_state``. ``n_estimators``, ``max_features`` and the depth limits apply to the forests.
+        See :ref:`the user guide <regression-members>`.
+    target : {"residual", "y"}, default="residual"
+        What the members of layer t >= 2 fit: ``"residual"`` the out-of-fold
+        residual of the previous layers, the prediction becoming the sum of the
+        layers' mean corrections; ``"y"`` the target (DF21's reading). Both
+        pass each member's prediction of y on beside ``x`` (see above), and
+        cost the same trees; the residual layers lower the bias of the
+        cascade on smooth targets.
+    max_features : int, float in (0, 1], "sqrt", "log2" or None, default=0.5
+        Candidate features per split of the ``"rf"`` and ``"et"`` trees, as scikit-learn's forests read it (a
+        float is a fraction of the layer's columns; None or 1.0 all of them, scikit-learn's and DF21's default).
+    predictor : None, "xgboost", "hgb", "forest" or an estimator instance, default=None
+        None: the cascade predicts (the mean of the last kept layer's members). Otherwise a regressor trained
+        after the cascade on ``[x, h_T]`` with the out-of-fold ``h_T`` makes :meth:`predict` (DF21's
+        ``use_predictor``): XGBoost, scikit-learn's HistGradientBoosting, a random forest of ``4 * n_estimators``
+        trees, or the instance given. See :ref:`the user guide <members-and-predictor>`.
+    predictor_input : {"stacked", "auto"}, default="stacked"
+        What the ``predictor`` reads: ``[x, h_T]``, or (``"auto"``) the best by held-out mean squared error of
+        the predictor on ``x`` alone and mixtures ``(1 - w) y_cascade + w y_predictor``, w in 0, 0.05, ..., 1,
+        chosen on a 2-fold split of the training rows. Ignored without a ``predictor``.
+    pair_features : None, "auto", "all_operations" or PairFeatures, default="all_operations"
+        Before the first layer, search the training rows for log-ratios, products and differences of pairs of
+        numeric columns that a probe tree reads better than the two columns (:class:`mddf.PairFeatures`'
+        search, its settings from the instance given; ``"all_operations"``: its defaults with every operation;
+        ``"auto"``: its defaults, log-ratios and products; the cascade sets its seed, threads and categorical
+        columns) and append them to ``x`` for every layer, at fit and prediction. Nothing is appended, and the
+        model is the one without the search, when no pair helps. None: no search. See :ref:`the user guide
+        <pair-features>`.
+    n_folds : int, default=3
+        k of the k-fold out-of-fold predictions (gcForest's choice, as
+        :class:`mddf.MDDFClassifier`). The folds are shuffled, not stratified.
+    fold_trees : {"all", "share", "refit"}, default="all"
+        What the k fold models of a forest keep for new rows, as for
+        :class:`mddf.MDDFClassifier`: every tree (the mean of the k fold
+        models), ``"share"``, the first ``n_estimators / k`` trees of each, or
+        ``"refit"``, none: each member is refitted once on every training row.
+    max_depth : int or None, default=None
+        Depth limit of every tree; None grows the trees fully (gcForest and
+        DF21 do).
+    max_depth_factor : int or None, default=None
+        Trees of layer t are limited to depth ``max_depth_factor * (t + 1)``, as
+        :class:`mddf.MDDFClassifier` grows them; with ``max_depth`` too, the
+        smaller limit applies.
+    max_layers : int, default=20
+        Most layers grown.
+    n_tolerant_layers : int, default=2
+        Growth stops when the out-of-fold MSE has not improved (see ``tol``) for
+        this many consecutive layers.
+    probe_trees : float in (0, 1) or None, default=0.25
+        Each layer after the first grows this share of its forests' trees (and XGBoost members' rounds) first and
+        the rest only when the probe says the layer may be kept; a layer that may not is decided on its probe,
+        so the tolerance layers cost a share of a layer, and the layers kept are those of growing every layer in
+        full in all but rare fits. None grows every layer in full. Not used with ``validation_fraction``. See
+        :ref:`layer probes <probes>`.
+    tol : float >= 0, default=0.0
+        A layer improves on the best so far when its out-of-fold MSE is lower by
+        more than ``tol`` times the weighted variance of y, i.e. when its
+        out-of-fold R^2 is higher by more than ``tol`` (with ``validation_fraction``,
+        of the held-out rows' MSE and variance).
+    min_error_reduction : float in [0, 1), default=0.0
+        A layer must also lower the monitored MSE below the best layer's by more
+        than this fraction of it (as :class:`mddf.MDDFClassifier`'s, whose
+        default is 0.005; the regressor keeps 0, the plain rule, having no
+        benchmark that says otherwise).
+    min_gain_se : float >= 0, default=0.0
+        A layer must also lower the monitored MSE by more than ``min_gain_se``
+        standard errors of the mean paired difference of the rows' squared
+        errors, ``d_i = e_best,i - e_i`` between the best layer so far and this
+        one: ``mean(d) > min_gain_se * std(d) / sqrt(n)`` (weighted, n the total
+        weight, with ``sample_weight``). 0
+        is the plain "any improvement" rule; a positive value stops sooner on
+        noisy targets, with fewer layers, at some risk to accuracy.
+    validation_fraction : float in (0, 1) or None, default=None
+        None monitors the out-of-fold MSE of the training rows. A float holds
+        out that fraction of the rows (drawn at random, not stratified), trains
+        on the rest and monitors the held-out MSE.
+    categorical_features : "from_dtype", None, array-like of bool, int or str, default="from_dtype"
+        Which columns of X are categorical, as for :class:`mddf.MDDFClassifier`:
+        each is replaced by ordinal codes of the categories seen in training,
+        unseen categories and missing values becoming NaN (missing values).
+    categorical_splits : {"subset", "ordinal"}, default="subset"
+        How the trees split a categorical column: into two sets of categories (ordered by their mean target, as
+        HistGradientBoosting and LightGBM do), or at thresholds of its codes (``"ordinal"``). See :ref:`the user
+        guide <categorical-columns>`.
+    n_jobs : int or None, default=None
+        Parallel forest fits and predictions (joblib); the results do not depend on it.
+    random_state : int, RandomState or None, default=None
+    verbose : int, default=0
+        1 prints one line per layer, ``[CascadeForestRegressor] layer t``
+        followed by the out-of-fold MSE and R^2 of the prediction after the
+        layer (and their held-out values, with ``validation_fraction``) and
+        the seconds the layer took.
+    model_dir : None, "auto", str or path-like, default=None
+        Where the fitted forests are kept: None in memory; a folder or ``"auto"``
+        (a temporary folder) keeps them on disk, as :class:`mddf.MDDFClassifier`'s
+        ``model_dir`` does (same files, same memory bound, same pickling,
+        :meth:`to_memory` and :meth:`relocate_model_dir`), with bit-identical
+        predictions.
+
+    Attributes
+    ----------
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Only when X is a DataFrame with string column names.
+    is_categorical_ : ndarray of bool ``(n_features_in_,)`` or None
+    categories_ : list or None
+        As for :class:`mddf.MDDFClassifier`.
+    layers_ : list of RegressionForestBlock
+        The kept layers (best prefix).
+    model_dir_ : str or None
+        The folder that holds the fitted forests; None in memory.
+    predictor_, predictor_input_, predictor_weight_, predictor_input_scores_ : object or None
+        The fitted ``predictor``, what predicts (``"stacked"``, ``"blend"``, ``"raw"`` or ``"cascade"``), its
+        weight w and the held-out scores (negative MSE) of the candidates (``"auto"``); None without a
+        ``predictor``.
+    n_layers_ : int
+    pair_features_, pair_feature_names_, pair_importances_ : object or None
+        The fitted pair search, the names of the appended features and their mean share of the importances;
+        None without ``pair_features``.
+    train_history_ : list of dict, one per grown layer (also the discarded ones)
+        ``layer``, ``oof_mse`` and ``oof_r2`` (of ``y_t`` on the training rows,
+        weighted by the sample weights), ``forest_oof_mse`` (each member's own, of its ``h_t``),
+        ``max_depth``, ``model_bytes``, with ``validation_fraction`` ``val_mse`` and
+        ``val_r2`` (of the held-out rows, then the monitored MSE), and ``fit_seconds``.
+    oof_features_ : list of ndarray of float32 (n_samples, n_members)
+        Per kept layer, the out-of-fold ``h_t`` of the training rows; columns named by
+        :meth:`get_feature_names_out` (``layer<t>_<member><j>_prediction``).
+    stop_reason_ : str
+    layer_importances_ : ndarray of shape ``(n_layers_, n_features_in_ + 1)``
+        Each kept layer's share of its trees' weighted variance decrease per input column, the augmented
+        features ``h_{t-1}`` last; each row sums to 1. See :ref:`the user guide <importances>`.
+    feature_importances_ : ndarray of shape ``(n_features_in_,)``
+        The raw columns of ``layer_importances_`` averaged over the kept
+        layers, normalised to sum to 1 (zeros if no tree split on a raw feature).
+    augmented_feature_importance_ : float
+        The last column of ``layer_importances_`` averaged over the kept layers.
+    """
+
+    # Tag of the verbose lines; errors name ``type(self).__name__``.
+    _log_name = "CascadeForestRegressor"
+
+    _parameter_constraints = {
+        **CascadeBase._parameter_constraints,
+        "predictor": [None, StrOptions({"xgboost", "hgb", "forest"}), HasMethods(["fit", "predict"])],
+        "target": [StrOptions(set(TARGETS))],
+        "max_features": [
+            Interval(Integral, 1, None, closed="left"),
+            Interval(RealNotInt, 0, 1, closed="right"),
+            StrOptions({"sqrt", "log2"}),
+            None,
+        ],
+        "max_depth": [Interval(Integral, 1, None, closed="left"), None],
+    }
+
+    def __init__(
+        self,
+        *,
+        n_estimators=100,
+        forest_types=("rf", "rf", "crf", "crf"),
+        target="residual",
+        max_features=0.5,
+        predictor=None,
+        predictor_input="stacked",
+        pair_features="all_operations",
+        n_folds=3,
+        fold_trees="all",
+        max_depth=None,
+        max_depth_factor=None,
+        max_layers=20,
+        n_tolerant_layers=2,
+        probe_trees=0.25,
+        tol=0.0,
+        min_error_reduction=0.0,
+        min_gain_se=0.0,
+        validation_fraction=None,
+        categorical_features="from_dtype",
+        categorical_splits="subset",
+        n_jobs=None,
+        random_state=None,
+        verbose=0,
+        model_dir=None,
+    ):
+        self.n_estimators = n_estimators
+        self.forest_types = forest_types
+        self.target = target
+        self.max_features = max_features
+        self.predictor = predictor
+        self.predictor_input = predictor_input
+        self.pair_features = pair_features
+        self.n_folds = n_folds
+        self.fold_trees = fold_trees
+        self.max_depth = max_depth
+        self.max_depth_factor = max_depth_factor
+        self.max_layers = max_layers
+        self.n_tolerant_layers = n_tolerant_layers
+        self.probe_trees = probe_trees
+        self.tol = tol
+        self.min_error_reduction = min_error_reduction
+        self.min_gain_se = min_gain_se
+        self.validation_fraction = validation_fraction
+        self.categorical_features = categorical_features
+        self.categorical_splits = categorical_splits
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.verbose = verbose
+        self.model_dir = model_dir
+
+    def _policy(self):
+        return ResidualPolicy(self, log_name=self._log_name)
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, sample_weight=None):
+        """Grow the cascade and keep its best prefix.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            NaN marks a missing value; infinite values are rejected. Missing
+            values get a bin of their own: every best split sends them to the
+            side that lowers the squared error more, every random split draws
+            their side, and a missing value met at prediction in a node that saw
+            none goes to the child of larger training weight (see
+            :mod:`mddf.trees.squared_error`). Categorical columns are
+            ordinal-encoded (see ``categorical_features``).
+        y : array-like of shape (n_samples,)
+            Real-valued, finite targets of magnitude at most about 3.4e38, the
+            largest float32 (the layers pass their predictions on as float32
+            features); larger targets raise a ``ValueError``, as do predictions
+            beyond it that a residual cascade passes on, at fit or prediction.
+        sample_weight : array-like of shape (n_samples,), float or None, default=None
+            Non-negative, finite weights with at least one positive entry; None
+            weighs every row alike. A tree's row weight is the row's count in
+            its bootstrap (random forests) times its sample weight, so weights
+            move the splits (weighted squared error) and the leaves' values
+            (weighted means); the monitored out-of-fold MSE and the R^2 of
+            ``train_history_`` are weighted means. Integer weights thus act as
+            repeated rows, except for what is drawn at random: the folds and the
+            bootstrap draw rows, whatever their weights, so a fold model sees a
+            weighted row or not, where it would see some of its copies. A leaf
+            of one row predicts that row's target whatever its weight, so on
+            fully grown trees the weights act mostly through the splits, and
+            shift the predictions less than repeated rows do. Rows of weight 0 never
+            reach the forests and count in no error, but still get out-of-fold
+            augmented features.
+
+        Returns
+        -------
+        self
+        """
+        return self._fit_in_store(X, y, sample_weight)
+
+    # ------------------------------------------------------------------ predict
+    def staged_predict(self, X):
+        """Prediction after each kept layer, the mean of its members' predictions of y.
+
+        Yields
+        ------
+        ndarray of float64, shape (n_samples,); the last equals :meth:`predict`
+        without a ``predictor`` (with one, it is still the cascade's own).
+        """
+        return (prediction for _, prediction in self._staged(X))
+
+    def predict(self, X):
+        """Prediction of the last kept layer (the mean of its members'), or the ``predictor``'s for ``[x, h_T(x)]``
+        (or ``x``), or, when ``predictor_weight_`` w is below 1, ``(1 - w)`` times the cascade's plus w times the
+        predictor's.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of float64, shape (n_samples,)
+        """
+        if self._uses_predictor():
+            return self._predicted(X)
+        *_, last = self.staged_predict(X)
+        return last
+
+    def _layer_feature_names(self, layer=None):
+        """``layer<t>_<member><j>_prediction``, one per member of the layer."""
+        t = self._check_layer(layer)
+        kinds = self.layers_[t - 1].forest_types
+        return [f"layer{t}_{member_name(kind)}{j}_prediction" for j, kind in enumerate(kinds)]

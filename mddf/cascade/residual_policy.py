@@ -1,0 +1,238 @@
+"""The regressor's policy: each member's prediction passed on, residual targets (Zhou and Feng's cascade forest for
+regression, DF21's ``CascadeForestRegressor``).
+
+For each layer the engine (:class:`mddf.cascade.growth.CascadeGrowth`) fits, the members are trained on the target or,
+with ``target="residual"``, on what the previous layers left of it, out of fold; :meth:`ResidualPolicy.add_layer`
+passes on each member's prediction of y, ``h_t`` (a residual member's output plus the previous prediction), and
+early stopping monitors the squared error of their mean.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.ensemble import RandomForestRegressor
+from sklearn.metrics import r2_score
+
+from ..blocks.members import check_forest_types, seeded_clone
+from ..blocks.regressor import RegressionForestBlock
+from ..forests import PrefixCodes, make_gbdt, make_hgb
+from ..utils import check_sample_weight, validate_tabular
+from ..utils._stopping import NEGATIVE_MSE
+from .growth import LayerOutcome, TrainingRows, categorical_prefix
+from .policy import TaskPolicy, probe_note
+
+#: The largest magnitude of the targets, and of the predictions the layers pass on: the layer features are
+#: float32 (the next layer's input, ``transform`` and ``oof_features_``).
+LARGEST_TARGET = float(np.finfo(np.float32).max)
+
+
+class Passed:
+    """What the regression layers pass on: the last layer's per-member predictions ``h_t`` (None before layer 1)."""
+
+    passed = None
+
+    @property
+    def prediction(self):
+        """The cascade's prediction so far, the mean of ``h_t`` over the members (0 before layer 1)."""
+        return 0.0 if self.passed is None else self.passed.mean(axis=1)
+
+    output = prediction  # the cascade's prediction, by the name the engine reads
+
+
+def weighted_variance(y, weight):
+    """The weighted variance of y."""
+    mean = np.average(y, weights=weight)
+    return np.average((y - mean) ** 2, weights=weight)
+
+
+class ResidualPolicy(TaskPolicy):
+    """The regressor's policy (see the module)."""
+
+    measure = NEGATIVE_MSE
+    passed_importance_attr = "augmented_feature_importance_"
+
+    def __init__(self, cascade, log_name="CascadeForestRegressor"):
+        super().__init__(cascade)
+        self.log_name = log_name
+
+    # -------------------------------------------------------------- the layers
+    def check_forest_types(self):
+        return check_forest_types(self.cascade.forest_types, "regression")
+
+    def layer_depth(self, t):
+        """Depth limit of layer t's trees: the smaller of ``max_depth`` and ``max_depth_factor * (t + 1)``."""
+        c = self.cascade
+        limits = [c.max_depth] if c.max_depth is not None else []
+        if c.max_depth_factor is not None:
+            limits.append(c.max_depth_factor * (t + 1))
+        return min(limits) if limits else None
+
+    def block(self, t, store, probe_trees=None):
+        """Layer t's untrained block; its forests go to the ``store``, under ``layer-<t>``."""
+        c = self.cascade
+        return RegressionForestBlock(
+            self.check_forest_types(),
+            c.n_estimators,
+            self.layer_depth(t),
+            c.max_features,
+            c.n_folds,
+            c.n_jobs,
+            store=store,
+            name=f"layer-{t:03d}",
+            fold_trees=c.fold_trees,
+            probe_trees=probe_trees,
+        )
+
+    # -------------------------------------------------------------- the data
+    def _check_target(self, y):
+        """A clear error for targets that are not numbers."""
+        if np.asarray(y).dtype.kind in "USO":
+            try:
+                np.asarray(y, dtype=np.float64)
+            except (TypeError, ValueError):
+                raise ValueError(
+                    f"{type(self.cascade).__name__} needs a numeric target y (real values to regress on), got values "
+                    "that are not numbers; for class labels use a classifier such as mddf.MDDFClassifier"
+                ) from None
+
+    def overflow_error(self, what, largest):
+        """The error for targets, or predictions passed on, beyond :data:`LARGEST_TARGET`."""
+        return ValueError(
+            f"{type(self.cascade).__name__}: {what} reaches {largest:.3g}, beyond {LARGEST_TARGET:.3g}, the largest "
+            "float32: the predictions each layer passes on to the next (float32 features, as transform returns "
+            "them) would overflow to infinity; rescale y (e.g. divide it by its standard deviation) and scale "
+            "the predictions back"
+        )
+
+    def training_rows(self, X, y, sample_weight, rng):
+        """Validate X, y and the weights (ones without ``sample_weight``) and hold out the validation rows; y as
+        float64."""
+        c, name = self.cascade, type(self.cascade).__name__
+        self._check_target(y)
+        X, y = validate_tabular(
+            c, X, y, reset=True, dtype=np.float32, order="C", ensure_all_finite="allow-nan", y_numeric=True
+        )
+        y = np.ascontiguousarray(y, dtype=np.float64)
+        largest = float(np.max(np.abs(y)))
+        if largest > LARGEST_TARGET:
+            raise self.overflow_error("|y|", largest)
+        weight = check_sample_weight(sample_weight, X, estimator_name=name)
+        if len(y) < c.n_folds:
+            raise ValueError(
+                f"{name} got n_samples={len(y)}, fewer than n_folds={c.n_folds}: "
+                "the out-of-fold predictions need at least one row per fold"
+            )
+        if c.validation_fraction is None:
+            return TrainingRows(X, y, weight)
+        return TrainingRows(*_reordered(self.split_validation(X, y, weight, rng, stratify=False)))
+
+    def stopping_tol(self, y, weight):
+        """``tol`` times the weighted variance of the monitored targets: a gain in R^2 of more than ``tol``."""
+        return self.cascade.tol * weighted_variance(y, weight)
+
+    def new_state(self, rows):
+        return Passed(), Passed(), None
+
+    # -------------------------------------------------------------- one layer
+    def fit_block(self, state, block, X, binning):
+        y = state.y
+        if self.cascade.target == "residual":
+            y = y - state.train.prediction  # what the previous layers left, out-of-fold
+        return block.fit(X, y, state.weight, state.rng, **binning)
+
+    def passed_on(self, output, previous):
+        """Each member's prediction of y, ``h_t``, from the block's ``output`` and the previous layers' ``Passed``; a
+        ``ValueError`` when it exceeds :data:`LARGEST_TARGET` (the float32 layer features would be infinite)."""
+        if getattr(self.cascade, "target", "y") == "residual":  # models pickled before it was a parameter fit y
+            output = output + np.reshape(previous.prediction, (-1, 1))
+        largest = float(np.max(np.abs(output), initial=0.0))
+        if largest > LARGEST_TARGET:
+            raise self.overflow_error("the largest prediction a layer passes on, |h_t|,", largest)
+        return output
+
+    def add_layer(self, state, layer):
+        """Record layer t's out-of-fold MSE (and held-out MSE) and pass its predictions on; the monitored rows are the
+        squared errors of the training (or held-out) rows."""
+        y, weight = state.y, state.weight
+        oof = self.passed_on(layer.outputs, state.train)
+        prediction = oof.mean(axis=1)
+        errors = (y - prediction) ** 2
+        record = {
+            "layer": layer.t,
+            "oof_mse": float(np.average(errors, weights=weight)),
+            "oof_r2": float(r2_score(y, prediction, sample_weight=weight)),
+            "forest_oof_mse": [float(np.average((y - oof[:, j]) ** 2, weights=weight)) for j in range(oof.shape[1])],
+            "max_depth": layer.block.max_depth,
+            "model_bytes": layer.block.nbytes,
+        }
+        state.train.passed = oof
+        if state.X_val is not None:  # the held-out rows go through the layer and are the ones monitored
+            X_val = self.layer_input(state.X_val, state.val.passed, layer.t)
+            output = layer.block.predict(X_val, self.layer_prefix(state.val_x, layer.t))
+            state.val.passed = self.passed_on(output, state.val)
+            prediction = state.val.passed.mean(axis=1)
+            errors = (state.y_val - prediction) ** 2
+            record["val_mse"] = float(np.average(errors, weights=state.weight_val))
+            record["val_r2"] = float(r2_score(state.y_val, prediction, sample_weight=state.weight_val))
+        return LayerOutcome(record, errors)
+
+    # -------------------------------------------------------------- the predictor
+    def predictor_template(self, n_columns):
+        """The unfitted ``predictor``: XGBoost or HistGradientBoosting (both splitting the categorical columns of
+        ``x`` into category subsets), a random forest or the instance given."""
+        c = self.cascade
+        categorical = categorical_prefix(c, n_columns)
+        if c.predictor == "xgboost":
+            return make_gbdt(task="regression", categorical=categorical)
+        if c.predictor == "hgb":
+            return make_hgb(task="regression", categorical=categorical)
+        if c.predictor == "forest":
+            return RandomForestRegressor(n_estimators=4 * c.n_estimators, max_features=c.max_features, n_jobs=c.n_jobs)
+        return c.predictor
+
+    def predictor_output(self, model, Z):
+        """The fitted ``predictor``'s predictions for the rows of ``Z``, as float64."""
+        return np.asarray(model.predict(Z), dtype=np.float64)
+
+    def output_rows(self, output, y):
+        """The squared error of predictions ``output`` on each row (what early stopping reads)."""
+        return (output - y) ** 2
+
+    def fit_final(self, template, Z, y, weight, seed):
+        """The predictor fitted on ``Z = [x, h_T]``, as the model that predicts and the estimator ``predictor_``."""
+        estimator = seeded_clone(template, seed)
+        estimator.fit(Z, y, **({} if weight is None else {"sample_weight": weight}))
+        sample = np.asarray(estimator.predict(Z[:16]))  # an unusable output is an error at fit, naming the predictor
+        if sample.shape != (len(Z[:16]),) or not np.all(np.isfinite(sample)):
+            raise ValueError(
+                f"predictor ({type(estimator).__name__}): predict returned {sample.shape} values where "
+                f"{(len(Z[:16]),)} finite ones were expected, one per row"
+            )
+        return estimator, estimator
+
+    # -------------------------------------------------------------- prediction
+    def replay(self, layers, X):
+        """Yield ``(passed, prediction)`` after each of the kept ``layers`` for validated rows ``X``."""
+        state, x_codes = Passed(), PrefixCodes(X)
+        for t, block in enumerate(layers, start=1):
+            output = block.predict(self.layer_input(X, state.passed, t), self.layer_prefix(x_codes, t))
+            state.passed = self.passed_on(output, state)
+            yield state.passed, state.prediction
+
+    def log_layer(self, record):
+        if not self.cascade.verbose:
+            return
+        val = ""
+        if "val_mse" in record:
+            val = f"  val_mse={record['val_mse']:.6g}  val_r2={record['val_r2']:.4f}"
+        print(
+            f"[{self.log_name}] layer {record['layer']:2d}  oof_mse={record['oof_mse']:.6g}  "
+            f"oof_r2={record['oof_r2']:.4f}{val}  {record['fit_seconds']:.1f}s{probe_note(record)}",
+            flush=True,
+        )
+
+
+def _reordered(split):
+    """``X, y, weight, X_val, y_val, weight_val`` from :meth:`TaskPolicy.split_validation`'s order."""
+    X, X_val, y, y_val, weight, weight_val = split
+    return X, y, weight, X_val, y_val, weight_val

@@ -1,0 +1,76 @@
+"""What the transformers that append features made of the numeric columns share: which columns they read, their
+values, and the input with the new columns appended (:class:`mddf.PCAFeatures`, :class:`mddf.PairFeatures`)."""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.utils.validation import validate_data
+
+from ..utils._tabular import _check_frame_columns as check_frame_columns
+from ..utils._tabular import _is_dataframe, _mask_from_spec
+
+
+def numeric_columns(frame) -> np.ndarray:
+    """Positions of a DataFrame's numeric, non-boolean columns."""
+    from pandas.api.types import is_bool_dtype, is_numeric_dtype
+
+    return np.flatnonzero([is_numeric_dtype(dtype) and not is_bool_dtype(dtype) for dtype in frame.dtypes])
+
+
+def signed_log(A):
+    """``sign(x) log(1 + |x|)``: products and ratios of positive values become sums and differences."""
+    return np.sign(A) * np.log1p(np.abs(A))
+
+
+class AppendedFeaturesMixin:
+    """Reads the numeric columns of ``X`` (``columns_``, fixed at fit) and appends new columns to ``X``.
+
+    The estimator has a ``categorical_features`` parameter (``"from_dtype"``, or a mask, positions or names of
+    columns that are categories and so not read).
+    """
+
+    def _numeric(self, X, reset):
+        """The positions of the columns read, their float64 values, and ``X`` as an array if it is one.
+
+        Raises ValueError for infinite values in the columns read.
+        """
+        name = type(self).__name__
+        is_frame = _is_dataframe(X)
+        if is_frame:
+            try:
+                check_frame_columns(X)
+            except (TypeError, ValueError) as exc:
+                raise type(exc)(f"{name}: {exc}") from None
+            validate_data(self, X, reset=reset, dtype=None, ensure_all_finite=False, skip_check_array=True)
+            if len(X) == 0:
+                raise ValueError(f"{name}: X has 0 rows; at least 1 is required (shape {X.shape})")
+            array = None
+        else:
+            X = array = validate_data(self, X, reset=reset, dtype=np.float64, ensure_all_finite="allow-nan")
+        columns = self.columns_ if not reset else self._read_columns(X, is_frame)
+        values = X.iloc[:, columns].to_numpy(dtype=np.float64, na_value=np.nan) if is_frame else X[:, columns]
+        if np.isinf(values).any():
+            raise ValueError(f"{name}: X has infinite values in the numeric columns; only NaN is allowed")
+        return columns, values, array
+
+    def _read_columns(self, X, is_frame):
+        """A frame's numeric columns or every column of an array, less those ``categorical_features`` declares."""
+        numeric = numeric_columns(X) if is_frame else np.arange(X.shape[1])
+        if isinstance(self.categorical_features, str):
+            return numeric
+        declared = _mask_from_spec(X, self.categorical_features, is_frame)
+        return numeric if declared is None else numeric[~declared[numeric]]
+
+    def _appended(self, X, array, new, names):
+        """``X`` with the columns ``new`` appended: an array for an array, else a DataFrame (its columns and dtypes
+        unchanged, the new ones named ``names``)."""
+        if array is not None:
+            return np.hstack([array, new])
+        import pandas as pd
+
+        taken = set(map(str, X.columns)) & set(names)
+        if taken:
+            raise ValueError(
+                f"{type(self).__name__}: X already has columns named {sorted(taken)}, the new columns' names"
+            )
+        return pd.concat([X, pd.DataFrame(new, index=X.index, columns=names)], axis=1)
