@@ -20,6 +20,7 @@ from .._runtime.threads import one_blas_thread, one_thread
 from ..blocks.members import check_accepts_nan
 from ..storage import MemoryStore, temporary_folders_removed_on_sigterm
 from ..utils import CATEGORICAL_FEATURES_CONSTRAINT, N_JOBS_CONSTRAINT, validate_tabular
+from .explanation import CHUNK_ROWS, explain_rows, explanation
 from .final_predictor import mix
 from .growth import CascadeGrowth
 from .layer_features import LayerFeaturesMixin
@@ -120,6 +121,48 @@ class CascadeBase(LayerFeaturesMixin):
         with one_blas_thread():
             output = one_thread(policy.predictor_output, self._predictor_model, Z)
         return output if w == 1.0 else mix(cascade, output, w)
+
+    def explain(self, X, *, fast=False, chunk_rows=CHUNK_ROWS, progress=None):
+        """Each row's prediction attributed to the input columns: values that add up to ``predict_proba(X)`` (the
+        classifier's, per class) or ``predict(X)`` (the regressor's).
+
+        Each member's trees are explained by exact TreeSHAP on their own input (XGBoost members by XGBoost's own
+        contributions); a member's attribution to a column passed on by the layer before is shared among the input
+        columns in proportion to their attributions of that column, and the layers are mixed as the prediction
+        mixes them, calibration and ``predictor`` included, so that on every row ``base_values + values.sum(axis=1)``
+        is the prediction, within rounding. An appended pair feature's attribution goes half to each of its two
+        columns. See :ref:`the user guide <explain>` for the rules and how they differ from shap's explainers.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame (n_samples, n_features_in_)
+            Checked as :meth:`predict` checks it (an unseen category is a missing value).
+        fast : bool, default=False
+            False: exact TreeSHAP for the trees. True: their path contributions (Saabas), at about a prediction's
+            cost; they add up the same way but credit the splits near a tree's root more than their share.
+        chunk_rows : int, default=1024
+            Rows explained at a time: the memory grows with them.
+        progress : bool or None, default=None
+            A progress bar on stderr; None shows one when there is more than one chunk.
+
+        Returns
+        -------
+        shap.Explanation, or without shap (the ``explain`` extra) an object of the same fields
+            ``values`` ``(n_samples, n_features_in_)``, for the classifier ``(n_samples, n_features_in_,
+            n_classes)``; ``base_values`` ``(n_samples,)`` or ``(n_samples, n_classes)``; ``data`` (the rows as the
+            model reads them, categories as codes), ``display_data`` (a DataFrame's values), ``feature_names``,
+            ``output_names`` (the classes). A ``ValueError`` names a member that cannot be explained exactly (a
+            classifier or regressor instance other than XGBoost's, the predictor ``"hgb"``) or a model fitted
+            before its trees kept their nodes' training weight.
+        """
+        check_is_fitted(self)
+        if not isinstance(chunk_rows, Integral) or chunk_rows < 1:
+            raise ValueError(f"chunk_rows must be a positive integer, got {chunk_rows!r}")
+        validated = self._validated(X)
+        found = explain_rows(
+            self, self._policy(), self._prediction_layers(), validated, X, bool(fast), int(chunk_rows), progress
+        )
+        return explanation(found)
 
     def transform(self, X, layer=None):
         """Augmented features of a kept layer: what layer t passes on to layer t + 1 (beside ``x``).

@@ -1,0 +1,193 @@
+"""A cascade's output attributed to the columns of ``x``, layer by layer, so that the attributions still add up.
+
+Each layer's members are explained on their own input (:func:`mddf.blocks.attribution.block_attributions`): the
+columns of ``x``, and the class vectors (or, for the regressor, the predictions) that the layer before passed on.
+An :class:`Attributed` value carries, for a set of rows, its attributions to the columns of ``x`` and its base
+value, the same for every row, from which they add up to it. Composition keeps that sum:
+
+- a member's attribution to a passed column k is shared among the columns of ``x`` in proportion to the
+  attributions of that column, ``phi_i(u_k) / sum_i phi_i(u_k)`` (the generalized DeepSHAP rescale rule of
+  Chen, Lundberg and Lee, Nature Communications 2022). Where the attributions of u_k cancel (their sum below
+  :data:`CANCELLING` times the sum of their absolute values) the shares move, continuously, to ``|phi_i(u_k)| /
+  sum_i |phi_i(u_k)|``, so that no share exceeds ``1 / CANCELLING``; a column nothing moved is shared equally;
+- the mixture of the layers, ``(1 - beta_t) mix_{t-1} + beta_t h_t`` (eqs. 7 and 9, kept normalised), is linear:
+  attributions and bases mix alike, and so do the predictor's output and the cascade's (``predictor_weight_``);
+- the temperature calibration ``q = softmax(log(p + eps) / T)`` is taken through its two steps: the logarithm of
+  each class's share by the rescale rule (:func:`mddf.blocks.attribution.rescaled`), the softmax by the Shapley
+  value of its quotient's numerator and denominator (:func:`mddf.blocks.attribution.through_softmax`); the base
+  is the calibration of the base.
+
+The base value of the cascade is thus its output composed from its members' expected outputs (the trees'
+expectations over their training rows), not the output of some row: the attributions of a row add up to its
+prediction less that base.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..blocks.attribution import (
+    block_attributions,
+    check_explainable,
+    model_attributions,
+    rescaled,
+    through_softmax,
+    xgboost_attributions,
+)
+from .screening import still_in
+
+#: Below this share of the sum of their absolute values, the attributions of a passed column are taken to cancel,
+#: and their shares move towards those of their absolute values (see the module).
+CANCELLING = 0.01
+
+
+@dataclass
+class Attributed:
+    """A value of a set of rows attributed to the columns of ``x``.
+
+    Attributes
+    ----------
+    base : ndarray ``shape``, or ``(n,) + shape``
+        The base value: the same for every row, or each row's (the rows that confidence screening let out of the
+        cascade early keep the base of the layer they left at).
+    values : ndarray ``(n, d) + shape``
+        Each row's attributions to the ``d`` columns of ``x``; ``base + values.sum(axis=1)`` is the row's value.
+    """
+
+    base: np.ndarray
+    values: np.ndarray
+
+    @property
+    def output(self):
+        return self.base + self.values.sum(axis=1)
+
+    def mixed(self, other, share, rows=None):
+        """``(1 - share) self + share other`` for the rows ``rows`` of ``self`` (``other`` holds those rows; None:
+        every row); the other rows keep their own."""
+        if rows is None:
+            return Attributed(
+                (1 - share) * self.base + share * other.base, (1 - share) * self.values + share * other.values
+            )
+        base = np.array(np.broadcast_to(self.base, (len(self.values),) + np.shape(other.base)))
+        values = self.values.copy()
+        base[rows] = (1 - share) * base[rows] + share * other.base
+        values[rows] = (1 - share) * values[rows] + share * other.values
+        return Attributed(base, values)
+
+
+def column_shares(values):
+    """``(n, d, k)``: how much of a member's attribution to each passed column goes to each column of ``x``, from
+    the attributions ``values`` ``(n, d, k)`` of those columns (each ``[:, :, c]`` sums to 1; see the module)."""
+    moved = values.sum(axis=1, keepdims=True)
+    gross = np.abs(values).sum(axis=1, keepdims=True)
+    weight = np.clip(np.abs(moved) / np.where(gross > 0, CANCELLING * gross, 1.0), 0.0, 1.0)
+    rescale = values / np.where(moved != 0, moved, 1.0)
+    absolute = np.abs(values) / np.where(gross > 0, gross, 1.0)
+    shares = weight * rescale + (1.0 - weight) * absolute
+    return np.where(gross > 0, shares, 1.0 / values.shape[1])
+
+
+def on_x(member_values, n_x, passed_values, holds_x=True):
+    """Members' attributions to a layer's input ``(n, m, D, w)`` (the columns of ``x`` first when ``holds_x``, then
+    the passed columns, whose attributions are ``passed_values`` ``(n, n_x, D - n_x)``, or None before the first
+    layer) as attributions to the ``n_x`` columns of ``x``, ``(n, m, n_x, w)``."""
+    n, m, _, w = member_values.shape
+    out = member_values[:, :, :n_x] if holds_x else np.zeros((n, m, n_x, w))
+    at = n_x if holds_x else 0
+    if passed_values is not None and member_values.shape[2] > at:
+        out = out + np.einsum("nmkw,nik->nmiw", member_values[:, :, at:], column_shares(passed_values))
+    return out
+
+
+def calibrated(proba, calibration):
+    """The attributions of ``calibration.apply(p)`` from those of the class shares ``p`` (:class:`Attributed`)."""
+    beta, eps = 1.0 / calibration.temperature, calibration.smoothing
+    shares, base = np.maximum(proba.output, 0.0), proba.base
+    logits, base_logits = beta * np.log(shares + eps), beta * np.log(np.maximum(base, 0.0) + eps)
+    logit_values = rescaled(proba.values, logits - base_logits, beta / (shares + eps))
+    out_base, out_values = through_softmax(logits, base_logits, logit_values)
+    return Attributed(out_base, out_values)
+
+
+def classifier_attributions(cascade, policy, layers, X, fast):
+    """The attributions of a fitted classifier's ``predict_proba`` for validated rows ``X`` (their ``x``, pairs
+    appended): an :class:`Attributed` of shape ``(n_classes,)``. ``layers`` are the kept blocks."""
+    thresholds = getattr(cascade, "screening_thresholds_", None)
+    outputs = policy.replay(layers, X) if thresholds is not None else None  # the mixtures screening reads
+    n, d = X.shape
+    proba = passed = rows = None  # rows: those still in the cascade (None: every one)
+    for t, (block, share) in enumerate(zip(layers, cascade.layer_shares_), start=1):
+        if rows is None or len(rows):
+            at = slice(None) if rows is None else rows
+            layer_input = policy.layer_input(X[at], None if passed is None else passed.output[at], t)
+            base, values = block_attributions(block, layer_input, fast)
+            values = on_x(values, d, None if passed is None else passed.values[at], policy.layer_holds_x(t))
+            h = Attributed(base.mean(axis=0), values.mean(axis=1))  # the block's mean class vector
+            fed = h
+            if cascade.passed_features != "mean":  # every member's class vector, side by side
+                fed = Attributed(base.reshape(-1), values.transpose(0, 2, 1, 3).reshape(len(values), d, -1))
+            if proba is None:  # the first layer: every row goes through it
+                proba, passed = h, fed
+            else:
+                proba, passed = proba.mixed(h, share, rows), passed.mixed(fed, share, rows)
+        if outputs is not None:
+            _, mixture = next(outputs)
+            if t < len(thresholds) and (rows is None or len(rows)):
+                still = still_in(rows, mixture, thresholds[t - 1])
+                if rows is not None or len(still) < n:
+                    rows = still
+    if getattr(cascade, "_predictor_model", None) is not None:
+        return _with_predictor(cascade, X, proba, passed, fast)
+    calibration = getattr(cascade, "calibration_", None)
+    return proba if calibration is None else calibrated(proba, calibration)
+
+
+def _with_predictor(cascade, X, proba, passed, fast):
+    """The attributions of the output of a classifier's ``predictor`` (mixed with the cascade's by its weight)."""
+    raw = getattr(cascade, "predictor_input_", None) == "raw"
+    Z = np.ascontiguousarray(X if raw else np.hstack([X, passed.output.astype(np.float32)]), dtype=np.float32)
+    model = cascade._predictor_model
+    check_explainable(model, "predictor")
+    base, values = model_attributions(model, Z, None, False, fast, len(cascade.classes_))
+    values = on_x(values[:, None], X.shape[1], None if raw else passed.values)[:, 0]
+    predicted = Attributed(base, values)
+    w = getattr(cascade, "predictor_weight_", 1.0)
+    return predicted if w == 1.0 else proba.mixed(predicted, w)
+
+
+def regressor_attributions(cascade, policy, layers, X, fast):
+    """The attributions of a fitted regressor's ``predict`` for validated rows ``X``: an :class:`Attributed` of
+    shape ``()``."""
+    d = X.shape[1]
+    passed = None  # each member's prediction of y, per member: shape (n_members,)
+    for t, block in enumerate(layers, start=1):
+        layer_input = policy.layer_input(X, None if passed is None else passed.output, t)
+        base, values = block_attributions(block, layer_input, fast)
+        values = on_x(values, d, None if passed is None else passed.values)[..., 0].transpose(0, 2, 1)
+        output = Attributed(base[:, 0], values)
+        if passed is not None and getattr(cascade, "target", "y") == "residual":
+            prediction = _mean(passed)
+            output = Attributed(output.base + prediction.base, output.values + prediction.values[..., None])
+        passed = output
+    prediction = _mean(passed)
+    model = getattr(cascade, "_predictor_model", None)
+    if model is None:
+        return prediction
+    raw = getattr(cascade, "predictor_input_", None) == "raw"
+    Z = X if raw else np.hstack([X, passed.output.astype(np.float32)])
+    if not hasattr(model, "get_booster"):
+        raise ValueError(
+            f"predictor ({type(model).__name__}): explain() attributes the regressor's predictor 'xgboost' only"
+        )
+    base, values = xgboost_attributions(model, np.ascontiguousarray(Z, dtype=np.float32), fast)
+    values = on_x(values[:, None], d, None if raw else passed.values)[:, 0, :, 0]
+    predicted = Attributed(base[0], values)
+    w = getattr(cascade, "predictor_weight_", 1.0)
+    return predicted if w == 1.0 else prediction.mixed(predicted, w)
+
+
+def _mean(passed):
+    """The mean over the members of their predictions' attributions (the regression cascade's prediction)."""
+    return Attributed(passed.base.mean(), passed.values.mean(axis=2))

@@ -1,0 +1,99 @@
+"""What ``explain()`` returns: each row's attributions to the input columns, in chunks of rows, as a
+``shap.Explanation`` when shap is installed (the ``explain`` extra), else an :class:`Attributions` of the same fields.
+
+The attributions are computed on ``x`` as the layers read it, the features of ``pair_features`` appended; an
+appended feature's attribution is credited half to each of its two columns (as ``feature_importances_`` credits
+its importance), so that every attribution lands on a column of the user's table and they still add up.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from .attribution import classifier_attributions, regressor_attributions
+
+#: Rows explained at a time by default: the memory of a chunk's attributions grows with its rows.
+CHUNK_ROWS = 1024
+
+
+@dataclass
+class Attributions:
+    """Each row's prediction attributed to the input columns: the fields of a ``shap.Explanation``.
+
+    Attributes
+    ----------
+    values : ndarray ``(n, n_features)`` or, for a classifier, ``(n, n_features, n_classes)``
+    base_values : ndarray ``(n,)`` or ``(n, n_classes)``
+        ``base_values + values.sum(axis=1)`` is the prediction (``predict`` or ``predict_proba``).
+    data : ndarray ``(n, n_features)``
+        The rows as the model reads them (a categorical column as its category codes, missing values as NaN).
+    display_data : ndarray ``(n, n_features)`` of object or None
+        A DataFrame's values as they were given (category names); None for an array.
+    feature_names : list of str
+    output_names : list of str or None
+        The classes, for a classifier.
+    """
+
+    values: np.ndarray
+    base_values: np.ndarray
+    data: np.ndarray
+    display_data: np.ndarray | None
+    feature_names: list
+    output_names: list | None
+
+    @property
+    def shape(self):
+        return self.values.shape
+
+
+def explanation(fields):
+    """A ``shap.Explanation`` of an :class:`Attributions`' fields when shap is installed, else the
+    :class:`Attributions` itself."""
+    try:
+        import shap
+    except ImportError:
+        return fields
+    return shap.Explanation(
+        values=fields.values,
+        base_values=fields.base_values,
+        data=fields.data,
+        display_data=fields.display_data,
+        feature_names=fields.feature_names,
+        output_names=fields.output_names,
+    )
+
+
+def explain_rows(cascade, policy, layers, X, original, fast=False, chunk_rows=CHUNK_ROWS, progress=None):
+    """The :class:`Attributions` of a fitted cascade's predictions for its validated rows ``X`` (pairs appended),
+    ``original`` being the rows as the user gave them (a DataFrame's values are shown as they were).
+
+    The rows are explained ``chunk_rows`` at a time, with a progress bar on stderr when there is more than one
+    chunk (``progress=None``) or when ``progress`` is True.
+    """
+    n_columns = cascade.n_features_in_
+    classifier = policy.classification
+    attribute = classifier_attributions if classifier else regressor_attributions
+    shape = (len(cascade.classes_),) if classifier else ()
+    values = np.zeros((len(X), n_columns) + shape)
+    base = np.zeros((len(X),) + shape)
+    pairs = getattr(getattr(cascade, "pair_features_", None), "pairs_", None) or []
+    show = len(X) > chunk_rows if progress is None else bool(progress)
+    with tqdm(total=len(X), unit="rows", desc="explain", disable=not show, leave=False) as bar:
+        for start in range(0, len(X), chunk_rows):
+            chunk = slice(start, start + chunk_rows)
+            found = attribute(cascade, policy, layers, X[chunk], fast)
+            part = found.values[:, :n_columns].copy()
+            for k, (a, b, _) in enumerate(pairs):  # an appended feature: half to each of its columns
+                part[:, a] += 0.5 * found.values[:, n_columns + k]
+                part[:, b] += 0.5 * found.values[:, n_columns + k]
+            values[chunk] = part
+            base[chunk] = found.base
+            bar.update(len(part))
+    names = getattr(cascade, "feature_names_in_", None)
+    names = [str(name) for name in names] if names is not None else [f"x{i}" for i in range(n_columns)]
+    display = original.to_numpy(dtype=object) if hasattr(original, "iloc") else None
+    outputs = [str(c) for c in cascade.classes_] if classifier else None
+    return Attributions(values, base, np.asarray(X[:, :n_columns], dtype=np.float64), display, names, outputs)
