@@ -13,13 +13,13 @@ of its fold models'. Each model is explained by what it is:
 
 Every attribution here comes with its base value, the same for every row, from which it adds up to the output.
 
-Two rules carry attributions through a map applied to already attributed values, both keeping the sum exactly.
-An increasing map of one value (a logarithm, an exponential) scales its input's attributions by the ratio of the
-changes of its output and input, ``(g(u) - g(u0)) / (u - u0)``, the derivative where the input did not move
-(DeepLIFT's rescale rule, :func:`rescaled`). The softmax ``q_c = w_c / S``, ``w_c = exp(z_c)``, ``S = sum_k w_k``,
-attributes each exponential by that rule and the quotient by the Shapley value of its two players, numerator
-and denominator: ``q_c - q0_c = (w_c - w0_c) (1/S + 1/S0) / 2 - (w_c + w0_c) (S - S0) / (2 S S0)``, linear in the
-changes of the ``w_k``, so each column's attribution follows from theirs.
+Attributions are carried through a map of already attributed values by two rules that keep their sum exactly: a
+sum of values sums their attributions, and an increasing map of one value (a logarithm, an exponential) scales
+its input's attributions by the ratio of the changes of its output and input, ``(g(u) - g(u0)) / (u - u0)``, the
+derivative where the input did not move (DeepLIFT's rescale rule, :func:`rescaled`). The softmax is taken as
+such steps (:func:`through_softmax`): ``q_c = exp(z_c - log S)`` with ``S = sum_k exp(z_k)``, so each
+exponential, the sum, its logarithm, the difference and the last exponential in turn; every ratio is then
+bounded (none divides by a vanishing sum), so the result does not lose its digits to cancellation.
 """
 
 from __future__ import annotations
@@ -62,17 +62,19 @@ def through_softmax(logits, base_logits, values):
     the base logits (``(k,)`` or ``(n, k)`` as they are), and each row's attributions of column c sum to its ``q_c``
     less the base's."""
     logits = np.asarray(logits, dtype=np.float64)
-    base_logits_given = base_logits
-    base_logits = np.broadcast_to(np.asarray(base_logits, dtype=np.float64), logits.shape)
+    given = np.asarray(base_logits, dtype=np.float64)
+    base_logits = np.broadcast_to(given, logits.shape)
     shift = np.maximum(logits.max(axis=1), base_logits.max(axis=1))[:, None]  # the rule does not depend on it
-    w, w0 = np.exp(logits - shift), np.exp(base_logits - shift)
-    s, s0 = w.sum(axis=1, keepdims=True), w0.sum(axis=1, keepdims=True)
-    exp_values = rescaled(values, w - w0, w)
-    total = exp_values.sum(axis=2, keepdims=True)  # the attributions of S
-    own = (0.5 * (1.0 / s + 1.0 / s0))[:, None, :]
-    shared = (0.5 * (w + w0) / (s * s0))[:, None, :]
-    base = w0 / s0
-    return (base[0] if np.ndim(base_logits_given) == 1 else base), exp_values * own - shared * total
+    z, z0 = logits - shift, base_logits - shift
+    w, w0 = np.exp(z), np.exp(z0)
+    s, s0 = w.sum(axis=1, keepdims=True), w0.sum(axis=1, keepdims=True)  # one of them is at least 1
+    sum_values = rescaled(values, w - w0, w).sum(axis=2, keepdims=True)  # exp, then the sum
+    log_s, log_s0 = np.log(s), np.log(s0)
+    log_values = values - rescaled(sum_values, log_s - log_s0, 1.0 / s)  # log q = z - log S
+    log_q, log_q0 = z - log_s, z0 - log_s0
+    q, q0 = np.exp(log_q), np.exp(log_q0)
+    out = rescaled(log_values, q - q0, q)  # q = exp(log q)
+    return (q0[0] if given.ndim == 1 else q0), out
 
 
 def check_explainable(model, where):

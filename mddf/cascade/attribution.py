@@ -12,10 +12,11 @@ value, the same for every row, from which they add up to it. Composition keeps t
   sum_i |phi_i(u_k)|``, so that no share exceeds ``1 / CANCELLING``; a column nothing moved is shared equally;
 - the mixture of the layers, ``(1 - beta_t) mix_{t-1} + beta_t h_t`` (eqs. 7 and 9, kept normalised), is linear:
   attributions and bases mix alike, and so do the predictor's output and the cascade's (``predictor_weight_``);
-- the temperature calibration ``q = softmax(log(p + eps) / T)`` is taken through its two steps: the logarithm of
-  each class's share by the rescale rule (:func:`mddf.blocks.attribution.rescaled`), the softmax by the Shapley
-  value of its quotient's numerator and denominator (:func:`mddf.blocks.attribution.through_softmax`); the base
-  is the calibration of the base.
+- the temperature calibration ``q = softmax(log(p + eps) / T)`` is taken through its steps, each a sum or a map
+  of one value: the logarithm of each class's smoothed share by the rescale rule
+  (:func:`mddf.blocks.attribution.rescaled`: its attributions scaled by the ratio of the changes of the logarithm
+  and of the share), then the softmax the same way (:func:`mddf.blocks.attribution.through_softmax`); the base is
+  the calibration of the base.
 
 The base value of the cascade is thus its output composed from its members' expected outputs (the trees'
 expectations over their training rows), not the output of some row: the attributions of a row add up to its

@@ -322,7 +322,8 @@ def _shap_rows(nodes, layout, factor, term, codes, rows, missing_codes, category
                 for c in range(width):
                     if width <= 64 and not (present[done] >> np.uint64(c)) & np.uint64(1):
                         continue  # no leaf below has a value in this column: its sums are 0
-                    _terms(below[d, c], 1.0, term[done], state[d], below[d - 1, c], total)
+                    first = done == parent[done] + 1  # a left child: the first to pass its sums up
+                    _terms(below[d, c], 1.0, term[done], state[d], below[d - 1, c], total, first)
                     for k in range(n_rows):
                         out[k, f, c] += scale * total[k]
         if node == len(feature):
@@ -344,33 +345,46 @@ def _shap_rows(nodes, layout, factor, term, codes, rows, missing_codes, category
         if feature[node] >= 0:
             for k in range(n_rows):
                 left[d, k] = _goes_left(nodes, node, codes, rows[k], missing_codes, category_bits)
-            below[d] = 0.0
+            # the left child writes its columns' sums here, the right one adds to them: only the columns that
+            # are 0 on the left need clearing
+            clear = present[node] & ~present[node + 1]
+            for c in range(width):
+                if width > 64 or (clear >> np.uint64(c)) & np.uint64(1):
+                    below[d, c] = 0.0
             open_splits[top] = node
             top += 1
         elif node > 0:  # a leaf: its value times its path product is the sum below it
             f = feature[parent[node]]
             for c in range(width):
                 v = value[node, c]
-                if v != 0.0:
-                    _terms(product[d], v, term[node], state[d], below[d - 1, c], total)
+                if v != 0.0 or width > 64:  # past 64 columns every leaf writes every column (none is cleared)
+                    _terms(product[d], v, term[node], state[d], below[d - 1, c], total, node == parent[node] + 1)
                     for k in range(n_rows):
                         out[k, f, c] += scale * total[k]
 
 
 @njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})
-def _terms(sums, v, term, state, into, total):
+def _terms(sums, v, term, state, into, total, first):
     """``total[k]``: the sum over the points ``j`` of ``term[state[k], j] * v * sums[j, k]``, each ``v * sums[j, k]``
-    also added to ``into[j, k]`` (a node's terms, and its sums passed on to its parent)."""
+    also written to ``into[j, k]`` (``first``) or added to it (a node's terms, and its sums passed on to its
+    parent)."""
     n_points, n_rows = sums.shape
     for k in range(n_rows):
         total[k] = 0.0
     for j in range(n_points):
         t0, t1, t3 = term[0, j], term[1, j], term[3, j]
-        for k in range(n_rows):
-            h = v * sums[j, k]
-            s = state[k]
-            total[k] += (t3 if s == 3 else t1 if s == 1 else t0) * h
-            into[j, k] += h
+        if first:
+            for k in range(n_rows):
+                h = v * sums[j, k]
+                s = state[k]
+                total[k] += (t3 if s == 3 else t1 if s == 1 else t0) * h
+                into[j, k] = h
+        else:
+            for k in range(n_rows):
+                h = v * sums[j, k]
+                s = state[k]
+                total[k] += (t3 if s == 3 else t1 if s == 1 else t0) * h
+                into[j, k] += h
 
 
 @njit(cache=True, nogil=True)

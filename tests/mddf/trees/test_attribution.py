@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from tree_helpers import forest_of, grow
 
-from mddf.trees import FeatureBinner
+from mddf.trees import FeatureBinner, GrownTree
 from mddf.trees.attribution import decode_tree, edge_layout, path_contributions, quadrature, tree_shap
 from mddf.trees.predictor import NO_MISSING, route_trees
 
@@ -167,3 +167,28 @@ def test_the_layout_counts_the_distinct_features_of_the_longest_path_and_the_poi
     points, weights = quadrature(3)
     for degree in range(6):  # 3 points integrate polynomials of degree at most 5 exactly
         assert np.isclose(np.sum(weights * points**degree), 1 / (degree + 1))
+
+
+def test_two_features_the_tree_reads_alike_get_equal_values_where_the_row_has_equal_codes():
+    # class 1 when both features are at most bin 5: the tree is the same with the features swapped
+    tree = GrownTree(
+        feature=np.array([0, 1, -1, -1, 1, -1, -1], dtype=np.int32),
+        split_bin=np.array([5, 5, 0, 0, 5, 0, 0], dtype=np.uint8),
+        right=np.array([4, 3, 1, 0, 6, 0, 0], dtype=np.int32),
+        leaf_values=np.zeros((0, 2), dtype=np.float32),
+        missing_left=np.zeros(7, dtype=np.uint8),
+        category=np.empty(0, dtype=np.int32),
+        category_bits=np.empty((0, 4), dtype=np.uint64),
+        depth=2,
+        importance=np.zeros(2),
+        left_share=np.array([0.3, 0.3, 0, 0, 0.3, 0, 0]),
+    )
+    binner = FeatureBinner().fit(np.arange(40, dtype=np.float32).reshape(20, 2))
+    forest = forest_of(binner, 2, [tree])
+    nodes = decode_tree(forest.packed, 0, forest.left_shares, 2)
+    codes = np.array([[3, 3], [7, 7], [3, 7]], dtype=np.uint8)
+    found = np.zeros((3, 2, 2))
+    tree_shap(nodes, codes, np.arange(3, dtype=np.int64), NO_MISSING, forest.packed.category_bits, 1.0, found)
+    assert found[0, 0, 1] == pytest.approx(found[0, 1, 1]) and found[0, 0, 1] > 0
+    assert found[1, 0, 1] == pytest.approx(found[1, 1, 1]) and found[1, 0, 1] < 0
+    assert found[2, 0, 1] > 0 > found[2, 1, 1]  # the met condition helps, the failed one hurts
