@@ -8,6 +8,7 @@ subcommand             script                         does
 ``export-features``    ``scripts/export_features.py`` mdDF's layer features to a ``.npz``
 ``plot-layers``        ``scripts/plot_layers.py``     accuracy and margins per layer (Figs. 8, 9)
 ``plot-tsne``          ``scripts/plot_tsne.py``       t-SNE of the layer features (Fig. 7)
+``explain``            --                             each column's attribution to mdDF's predictions
 ``datasets``           --                             the built-in datasets and their files
 =====================  =============================  ==========================================
 
@@ -459,6 +460,14 @@ def export_features_parser(prog: str = f"{PROG} export-features", subparsers=Non
     return parser
 
 
+def explain_parser(prog: str = f"{PROG} explain", subparsers=None) -> argparse.ArgumentParser:
+    from .explain import add_arguments
+
+    parser = _new_parser(prog, _help_text("explain"), "explain", subparsers)
+    add_arguments(parser)
+    return parser
+
+
 def plot_layers_parser(prog: str = f"{PROG} plot-layers", subparsers=None) -> argparse.ArgumentParser:
     parser = _new_parser(prog, _help_text("layer_figures"), "plot-layers", subparsers)
     add_dataset_arguments(parser, regression=False)
@@ -518,6 +527,13 @@ def run_export_features(args, *, registry=None, command: str) -> int:
     return run(args, command=command)
 
 
+def run_explain(args, *, registry=None, command: str) -> int:
+    """``mddf explain``: :func:`.explain.run` (one fit: no registry)."""
+    from .explain import run
+
+    return run(args, command=command)
+
+
 def run_plot_layers(args, *, registry=None, command: str) -> int:
     """``mddf plot-layers``: :func:`.layer_figures.run` (one fit: no registry)."""
     from .layer_figures import run
@@ -564,6 +580,8 @@ COMMANDS = {
                             "score against the training fraction (the mdDF paper's Figure 6)", schedules=True),
     "export-features": Command(export_features_parser, run_export_features, "export_features.py",
                                "fit mdDF and save its per-layer features (.npz)"),
+    "explain": Command(explain_parser, run_explain, None, "fit mdDF and attribute its predictions to the columns "
+                       "(.csv and a figure)"),
     "plot-layers": Command(plot_layers_parser, run_plot_layers, "plot_layers.py",
                            "accuracy and margins over mdDF's layers (Figures 8, 9)"),
     "plot-tsne": Command(plot_tsne_parser, run_plot_tsne, "plot_tsne.py", "t-SNE of mdDF's layer features (Figure 7)"),

@@ -1,0 +1,66 @@
+"""``mddf explain``: the attributions of held-out rows of the user's table as a CSV and a figure, nothing of the
+user's overwritten without --force, and bad options refused with exit status 2."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from mddf.experiments import cli
+
+QUICK = ["--quick", "--n-jobs", "1", "--quiet"]
+
+
+def _explain(user_csv, out, *options, target="y"):
+    return cli.main(["explain", "--data", str(user_csv), "--target", target, "--rows", "12", "--out", str(out)]
+                    + QUICK + list(options))  # fmt: skip
+
+
+@pytest.mark.slow
+def test_explain_writes_each_rows_attributions_per_class_and_a_figure(tmp_path, user_csv, capsys):
+    out = tmp_path / "explained"
+    assert _explain(user_csv, out) == 0
+    assert capsys.readouterr().out == f"{out}\n"  # the folder written, alone on stdout
+    table = pd.read_csv(out / "attributions.csv")
+    columns = ["x1", "x2", "colour", "size"]
+    assert list(table.columns) == ["row", "class", "base", "prediction", *columns]
+    assert len(table) == 12 * 3 and sorted(set(table["class"])) == ["maybe", "no", "yes"]
+    assert np.allclose(table["base"] + table[columns].sum(axis=1), table["prediction"])
+    assert np.allclose(table.groupby("row")["prediction"].sum(), 1.0)  # each row's class probabilities
+    rows = table["row"].unique()
+    assert set(rows) <= set(range(300)) and len(rows) == 12  # the rows of the file (held out of the fit)
+    assert (out / "summary.png").stat().st_size > 0
+
+
+def test_a_regression_target_gets_one_line_a_row(tmp_path):
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"x": rng.normal(size=80), "colour": rng.choice(["r", "g"], 80)})
+    frame["price"] = frame["x"] * 2.5 + (frame["colour"] == "r")
+    frame.to_csv(tmp_path / "prices.csv", index=False)
+    assert _explain(tmp_path / "prices.csv", tmp_path / "out", target="price") == 0
+    table = pd.read_csv(tmp_path / "out" / "attributions.csv")
+    assert list(table.columns) == ["row", "base", "prediction", "x", "colour"] and len(table) == 12
+
+
+@pytest.mark.slow
+def test_an_earlier_run_is_kept_unless_force_is_given(tmp_path, user_csv, capsys):
+    out = tmp_path / "explained"
+    assert _explain(user_csv, out) == 0
+    (out / "attributions.csv").write_text("mine")
+    capsys.readouterr()
+    assert _explain(user_csv, out) == 2
+    err = capsys.readouterr().err
+    assert "already holds attributions.csv, summary.png; give --force" in err
+    assert (out / "attributions.csv").read_text() == "mine"
+    assert _explain(user_csv, out, "--force") == 0
+    assert (out / "attributions.csv").read_text() != "mine"
+
+
+def test_bad_options_are_one_line_and_exit_status_2(tmp_path, user_csv, capsys):
+    file = tmp_path / "a_file"
+    file.write_text("x")
+    assert _explain(user_csv, file) == 2
+    assert "is a file" in capsys.readouterr().err
+    assert _explain(user_csv, tmp_path / "out", "--rows", "0") == 2
+    assert "--rows 0" in capsys.readouterr().err
+    assert _explain(user_csv, tmp_path / "out", target="nope") == 2
+    assert not (tmp_path / "out").exists()
