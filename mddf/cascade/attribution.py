@@ -7,9 +7,13 @@ value, the same for every row, from which they add up to it. Composition keeps t
 
 - a member's attribution to a passed column k is shared among the columns of ``x`` in proportion to the
   attributions of that column, ``phi_i(u_k) / sum_i phi_i(u_k)`` (the generalized DeepSHAP rescale rule of
-  Chen, Lundberg and Lee, Nature Communications 2022). Where the attributions of u_k cancel (their sum below
-  :data:`CANCELLING` times the sum of their absolute values) the shares move, continuously, to ``|phi_i(u_k)| /
-  sum_i |phi_i(u_k)|``, so that no share exceeds ``1 / CANCELLING``; a column nothing moved is shared equally;
+  Chen, Lundberg and Lee, Nature Communications 2022), as long as they do not cancel much: their sum at least
+  :data:`CANCELLING` times the sum of their absolute values. A member's TreeSHAP value for u_k does not vanish
+  with ``u_k - E u_k`` (the trees compare u_k with what their splits expect, not with its mean), so the rule's
+  shares, which grow as that sum vanishes, would multiply it without bound. Below that, the shares move
+  continuously to ``|phi_i(u_k)| / sum_i |phi_i(u_k)|`` (``w`` times the rule's plus ``1 - w`` times these,
+  ``w`` the sum's share of :data:`CANCELLING` times the absolute sum), so that no share exceeds 3 in magnitude;
+  a column nothing moved is shared equally;
 - the mixture of the layers, ``(1 - beta_t) mix_{t-1} + beta_t h_t`` (eqs. 7 and 9, kept normalised), is linear:
   attributions and bases mix alike, and so do the predictor's output and the cascade's (``predictor_weight_``);
 - the temperature calibration ``q = softmax(log(p + eps) / T)`` is taken through its steps, each a sum or a map
@@ -41,7 +45,7 @@ from .screening import still_in
 
 #: Below this share of the sum of their absolute values, the attributions of a passed column are taken to cancel,
 #: and their shares move towards those of their absolute values (see the module).
-CANCELLING = 0.01
+CANCELLING = 0.5
 
 
 @dataclass
