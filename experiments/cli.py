@@ -461,10 +461,13 @@ def export_features_parser(prog: str = f"{PROG} export-features", subparsers=Non
 
 
 def explain_parser(prog: str = f"{PROG} explain", subparsers=None) -> argparse.ArgumentParser:
-    from .explain import add_arguments
-
     parser = _new_parser(prog, _help_text("explain"), "explain", subparsers)
-    add_arguments(parser)
+    add_dataset_arguments(parser)
+    add_mddf_arguments(parser)
+    parser.add_argument("--rows", type=int, default=200, help="held-out rows explained (default: 200)")
+    parser.add_argument("--fast", action="store_true", help="path contributions instead of exact TreeSHAP")
+    parser.add_argument("--out", type=Path, help="output folder (default: results/explain/<dataset or file>)")
+    parser.add_argument("--force", action="store_true", help="overwrite the files of an earlier run in --out")
     return parser
 
 

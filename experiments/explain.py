@@ -24,20 +24,6 @@ from pathlib import Path
 OUTPUTS = ("attributions.csv", "summary.png")
 
 
-def add_arguments(parser) -> None:
-    """The options of ``mddf explain`` (the dataset, mdDF's options, and its own)."""
-    from .cli import add_dataset_arguments, add_mddf_arguments
-
-    add_dataset_arguments(parser)
-    add_mddf_arguments(parser)
-    parser.add_argument("--rows", type=int, default=200, help="held-out rows explained (default: 200)")
-    parser.add_argument("--fast", action="store_true", help="path contributions instead of exact TreeSHAP")
-    parser.add_argument(
-        "--out", type=Path, default=None, help="output folder (default: results/explain/<dataset or file>)"
-    )
-    parser.add_argument("--force", action="store_true", help="overwrite the files of an earlier run in --out")
-
-
 def _out_folder(args, ds):
     """The folder written, checked: a folder (not a file), whose outputs exist only with ``--force``."""
     from mddf.datasets.user_data import UserDataSource
