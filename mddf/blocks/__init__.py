@@ -7,7 +7,9 @@ gets an out-of-fold output (Algorithm 1 of Lv, Yang and Zhou).
   resampling or sample weights);
 - :mod:`.regressor`: :class:`~.regressor.RegressionForestBlock` (each member's prediction);
 - :mod:`.members`: the members that are not mddf's forests (XGBoost, any scikit-learn estimator) and their fold
-  models; :mod:`.staged_boosting`: an XGBoost member fitted in stages (layer probes).
+  models; :mod:`.staged_boosting`: an XGBoost member fitted in stages (layer probes);
+- :mod:`.attribution`: each member's output attributed to the block's input columns, averaged over its fold models,
+  and the rules that carry attributions through a map (the rescale rule, the softmax).
 """
 
 from .classifier import ForestBlock

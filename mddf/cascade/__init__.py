@@ -8,7 +8,9 @@
   :mod:`.probing` (layer probes), :mod:`.screening` (confidence screening);
 - the estimators: :mod:`.base` (what both share), :mod:`.classifier` (:class:`~.classifier.MDDFClassifier`),
   :mod:`.regressor` (:class:`~.regressor.CascadeForestRegressor`), :mod:`.search`
-  (:class:`~.search.MDDFGridSearch`); :mod:`.layer_features` names the features a layer passes on.
+  (:class:`~.search.MDDFGridSearch`); :mod:`.layer_features` names the features a layer passes on;
+- ``explain()``: :mod:`.attribution` composes the members' attributions through the layers, the mixture, the
+  calibration and the predictor; :mod:`.explanation` explains rows in chunks and returns them.
 """
 
 from .classifier import MDDFClassifier

@@ -25,7 +25,9 @@ blocks and cascades (see :mod:`mddf` for the layers). One concern per module:
   :class:`BinnedRegressionForest` (means), packed as they grow by
   :class:`ForestBuilder`;
 - :mod:`~mddf.forests.compact`: :class:`CompactForest`, scikit-learn's trees
-  (``tree_method="exact"``) compacted.
+  (``tree_method="exact"``) compacted;
+- :mod:`~mddf.forests.attribution`: a stored forest's output attributed to its
+  features, the mean of its trees' attributions (``attributions`` of both stored forests).
 
 Classification and regression differ here only where the task does: the
 trees' criterion and the width of the output.

@@ -27,6 +27,8 @@ split rules. One concern per module, as in scikit-learn's
 - :mod:`~mddf.trees.packing`: a grown tree packed into node words;
 - :mod:`~mddf.trees.predictor`: :func:`route_trees`, routing rows through
   stored trees to their leaves;
+- :mod:`~mddf.trees.attribution`: a stored tree's output attributed to its
+  features for given rows, exact TreeSHAP and path contributions;
 - ``_compile_notice`` (private): the line on stderr that says what numba
   compiles, and why, when a fit or a prediction compiles mddf's code.
 
