@@ -307,9 +307,10 @@ def _shap_rows(nodes, layout, factor, term, codes, rows, missing_codes, category
     product = np.ones((levels, n_points, n_rows))  # the path product of the node at each depth, per point and row
     below = np.zeros((levels, width, n_points, n_rows))  # the sums over the leaves below the split at each depth
     met = np.ones((levels, n_rows), dtype=np.uint8)  # whether the row meets the splits on the feature down to it
-    state = np.zeros((levels, n_rows), dtype=np.int64)
+    state = np.zeros((levels, n_rows), dtype=np.uint8)
     left = np.zeros((levels, n_rows), dtype=np.uint8)
     total = np.zeros(n_rows)
+    acc = np.zeros((out.shape[1], width, n_rows))  # the attributions, rows innermost; added to out at the end
     open_splits = np.empty(levels, dtype=np.int64)
     present = _classes_below(feature, nodes.right, value)
     top = 0
@@ -325,18 +326,25 @@ def _shap_rows(nodes, layout, factor, term, codes, rows, missing_codes, category
                     first = done == parent[done] + 1  # a left child: the first to pass its sums up
                     _terms(below[d, c], 1.0, term[done], state[d], below[d - 1, c], total, first)
                     for k in range(n_rows):
-                        out[k, f, c] += scale * total[k]
+                        acc[f, c, k] += total[k]
         if node == len(feature):
             break
         d = depth[node]
         if node > 0:
             p, m = parent[node], previous[node]
             goes = np.uint8(node == p + 1)
-            for k in range(n_rows):
-                before = met[depth[m], k] if m >= 0 else np.uint8(1)
-                now = before & np.uint8(left[d - 1, k] == goes)
-                met[d, k] = now
-                state[d, k] = 2 * now + before
+            if m >= 0:  # the feature's state down to the split above that read it last
+                at = depth[m]
+                for k in range(n_rows):
+                    before = met[at, k]
+                    now = before & np.uint8(left[d - 1, k] == goes)
+                    met[d, k] = now
+                    state[d, k] = 2 * now + before
+            else:
+                for k in range(n_rows):
+                    now = np.uint8(left[d - 1, k] == goes)
+                    met[d, k] = now
+                    state[d, k] = 2 * now + 1
             for j in range(n_points):
                 f0, f1, f3 = factor[node, 0, j], factor[node, 1, j], factor[node, 3, j]
                 for k in range(n_rows):
@@ -360,7 +368,11 @@ def _shap_rows(nodes, layout, factor, term, codes, rows, missing_codes, category
                 if v != 0.0 or width > 64:  # past 64 columns every leaf writes every column (none is cleared)
                     _terms(product[d], v, term[node], state[d], below[d - 1, c], total, node == parent[node] + 1)
                     for k in range(n_rows):
-                        out[k, f, c] += scale * total[k]
+                        acc[f, c, k] += total[k]
+    for f in range(acc.shape[0]):
+        for c in range(width):
+            for k in range(n_rows):
+                out[k, f, c] += scale * acc[f, c, k]
 
 
 @njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})
