@@ -40,29 +40,32 @@ def _attribute(trees, n_trees, codes, missing_codes, category_bits, n_features, 
     row of ``codes``, ``(n, n_features, width)``, and of their expected outputs ``(width,)``.
 
     With ``shares`` (class shares: each leaf's row sums to 1, up to the rounding of float32 shares) the exact
-    attributions of the last column are those of the others negated, plus those of the leaves' rounding: the
-    attributions of a constant are 0, and a column that is 0 below a node costs nothing there.
+    attributions of one column, the class of the largest expected share (whose pure leaves are the most), are
+    those of the others negated, plus those of the leaves' rounding: the attributions of a constant are 0, and the
+    subtrees whose leaves are 0 in every other column cost nothing.
     """
     n = len(codes)
     values = np.zeros((n, n_features, width))
     base = np.zeros(width)
     scale = 1.0 / n_trees
     rows = np.arange(n, dtype=np.int64)
-    last_from_others = shares and width > 1 and not fast
+    from_others = shares and width > 1 and not fast
+    drop = None
     for nodes in trees:
         base += scale * nodes.value[0]  # the tree's expected output, its root's value
         if fast:
             path_contributions(nodes, codes, rows, missing_codes, category_bits, scale, values)
             continue
-        if last_from_others:
+        if from_others:
+            drop = int(np.argmax(nodes.value[0])) if drop is None else drop  # the first tree's choice, for all
             value = nodes.value.copy()
-            value[:, -1] = nodes.value.sum(axis=1) - 1.0  # 0 but for the rounding of a leaf's float32 shares
+            value[:, drop] = nodes.value.sum(axis=1) - 1.0  # 0 but for the rounding of a leaf's float32 shares
             nodes = nodes._replace(value=value)
         for start in range(0, n, BLOCK_ROWS):
             block = rows[start : start + BLOCK_ROWS]
             tree_shap(nodes, codes, block, missing_codes, category_bits, scale, values[start : start + len(block)])
-    if last_from_others:
-        values[:, :, -1] -= values[:, :, :-1].sum(axis=2)
+    if drop is not None:
+        values[:, :, drop] -= values.sum(axis=2) - values[:, :, drop]
     return base, values
 
 

@@ -313,8 +313,8 @@ def _shap_rows(nodes, layout, factor, term, codes, rows, missing_codes, category
     acc = np.zeros((out.shape[1], width, n_rows))  # the attributions, rows innermost; added to out at the end
     open_splits = np.empty(levels, dtype=np.int64)
     present = _classes_below(feature, nodes.right, value)
-    top = 0
-    for node in range(len(feature) + 1):
+    top, node = 0, 0
+    while node <= len(feature):
         while top > 0 and (node == len(feature) or end[open_splits[top - 1]] <= node):
             top -= 1
             done = open_splits[top]
@@ -329,6 +329,9 @@ def _shap_rows(nodes, layout, factor, term, codes, rows, missing_codes, category
                         acc[f, c, k] += total[k]
         if node == len(feature):
             break
+        if node > 0 and present[node] == 0 and width <= 64:
+            node = end[node]  # no leaf below has a value: the subtree adds nothing (its parent cleared its sums)
+            continue
         d = depth[node]
         if node > 0:
             p, m = parent[node], previous[node]
@@ -369,6 +372,7 @@ def _shap_rows(nodes, layout, factor, term, codes, rows, missing_codes, category
                     _terms(product[d], v, term[node], state[d], below[d - 1, c], total, node == parent[node] + 1)
                     for k in range(n_rows):
                         acc[f, c, k] += total[k]
+        node += 1
     for f in range(acc.shape[0]):
         for c in range(width):
             for k in range(n_rows):
