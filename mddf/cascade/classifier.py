@@ -4,13 +4,19 @@ from __future__ import annotations
 
 from numbers import Real
 
+import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin, _fit_context
+from sklearn.preprocessing import LabelEncoder
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils.multiclass import check_classification_targets
 
 from ..blocks.classifier import TREE_METHODS, WEIGHTINGS
-from .base import CascadeBase
+from ..blocks.members import check_forest_types
+from ..utils import check_label_types, check_sample_weight, validate_tabular
+from .base import CascadeBase, check_predictor_instance
 from .layer_features import member_name
 from .margin_policy import MarginPolicy
+from .policy import Columns
 
 
 class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimator):
@@ -270,8 +276,38 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
         self.verbose = verbose
         self.model_dir = model_dir
 
-    def _policy(self):
-        return MarginPolicy(self, log_name=self._log_name)
+    def _policy(self, columns=None):
+        columns = Columns.of(self) if columns is None else columns
+        classes = getattr(self, "classes_", None)
+        name = type(self).__name__
+        return MarginPolicy(self._params(), columns, classes, name=name, log_name=self._log_name)
+
+    def _validate_training_data(self, X, y, sample_weight):
+        """Check the parameters that need no data, validate X, y and the weights, set ``classes_``; ``y`` as column
+        indices of ``classes_``."""
+        name = type(self).__name__
+        check_forest_types(self.forest_types)
+        check_predictor_instance(self.predictor)
+        if self.screening_accuracy is not None and self.predictor is not None:
+            raise ValueError(
+                f"{name}: screening_accuracy and predictor cannot be combined, as a screened row's prediction is the "
+                "output of the layer it left at; set predictor=None or screening_accuracy=None"
+            )
+        check_label_types(y, estimator_name=name)
+        X, y = validate_tabular(self, X, y, reset=True, dtype=np.float32, order="C", ensure_all_finite="allow-nan")
+        weight = None if sample_weight is None else check_sample_weight(sample_weight, X, estimator_name=name)
+        check_classification_targets(y)
+        encoder = LabelEncoder().fit(y)
+        self.classes_ = encoder.classes_
+        if len(self.classes_) < 2:
+            raise ValueError(
+                f"y has only one class ({self.classes_.tolist()[0]!r}); {name} needs samples of at least 2 classes"
+            )
+        return X, encoder.transform(y), weight
+
+    def _replay(self, X):
+        thresholds = getattr(self, "screening_thresholds_", None)
+        return self._policy().replay(self._prediction_layers(), X, self.layer_shares_, thresholds)
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):

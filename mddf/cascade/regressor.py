@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from numbers import Integral
 
+import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin, TransformerMixin, _fit_context
 from sklearn.utils._param_validation import HasMethods, Interval, RealNotInt, StrOptions
 
-from .base import CascadeBase
+from ..blocks.members import check_forest_types
+from ..utils import check_sample_weight, validate_tabular
+from .base import CascadeBase, check_predictor_instance
 from .layer_features import member_name
+from .policy import Columns
 from .residual_policy import LARGEST_TARGET, ResidualPolicy
 
 __all__ = ["LARGEST_TARGET", "TARGETS", "CascadeForestRegressor"]
@@ -271,8 +275,41 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
         self.verbose = verbose
         self.model_dir = model_dir
 
-    def _policy(self):
-        return ResidualPolicy(self, log_name=self._log_name)
+    def _policy(self, columns=None):
+        columns = Columns.of(self) if columns is None else columns
+        return ResidualPolicy(self._params(), columns, name=type(self).__name__, log_name=self._log_name)
+
+    def _validate_training_data(self, X, y, sample_weight):
+        """Check the parameters that need no data, validate X, y and the weights (ones without ``sample_weight``);
+        y as float64."""
+        name = type(self).__name__
+        check_forest_types(self.forest_types, "regression")
+        check_predictor_instance(self.predictor)
+        if np.asarray(y).dtype.kind in "USO":
+            try:
+                np.asarray(y, dtype=np.float64)
+            except (TypeError, ValueError):
+                raise ValueError(
+                    f"{name} needs a numeric target y (real values to regress on), got values that are not numbers; "
+                    "for class labels use a classifier such as mddf.MDDFClassifier"
+                ) from None
+        X, y = validate_tabular(
+            self, X, y, reset=True, dtype=np.float32, order="C", ensure_all_finite="allow-nan", y_numeric=True
+        )
+        y = np.ascontiguousarray(y, dtype=np.float64)
+        largest = float(np.max(np.abs(y)))
+        if largest > LARGEST_TARGET:
+            raise self._policy(Columns(X.shape[1])).overflow_error("|y|", largest)
+        weight = check_sample_weight(sample_weight, X, estimator_name=name)
+        if len(y) < self.n_folds:
+            raise ValueError(
+                f"{name} got n_samples={len(y)}, fewer than n_folds={self.n_folds}: "
+                "the out-of-fold predictions need at least one row per fold"
+            )
+        return X, y, weight
+
+    def _replay(self, X):
+        return self._policy().replay(self._prediction_layers(), X)
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
