@@ -329,28 +329,13 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
         y : array-like of shape (n_samples,)
             Class labels (any hashable values, at least two classes).
         sample_weight : array-like of shape (n_samples,), float or None, default=None
-            Non-negative, finite weights with at least one positive entry; None
-            weighs every row alike. The first distribution is ``D_1
-            proportional to w`` instead of uniform, and every later one keeps
-            the factor, ``D_{t+1}(i) proportional to w_i l_md(F_t(i))`` (eq. 47),
-            whichever ``weighting`` carries D_t to the forests (with
-            ``class_vectors="oob"`` too). The mean loss of eq. 48 that fixes alpha_t
-            (line 6; ``alpha_solver="sgd"`` weights each mini-batch gradient, see
-            :func:`mddf.solve_alpha_sgd`), the monitored accuracy of early
-            stopping (out-of-fold, or held-out with ``validation_fraction``), and
-            the margin statistics and loss of ``train_history_`` are weighted
-            means. Integer weights thus act as repeated rows, except for what is
-            drawn at random (the folds are drawn over rows, whatever their
-            weights; resamples draw a row with probability proportional to its
-            weight). Rows of weight 0 never reach the forests and count in no
-            accuracy or margin, but still get out-of-fold class vectors. With
-            ``weighting="sample_weight"`` or ``class_vectors="oob"`` the weights
-            (as D_t) reach the trees as sample weights, which move their splits
-            but not the class shares of pure leaves, so on deep trees they shift
-            the predictions less than the resampling modes do. With
-            ``margin_optimization=False`` (gcForest) D_t stays proportional to w.
-            With ``validation_fraction`` the weights follow their rows into the
-            training and held-out parts, and each part needs a positive weight.
+            Non-negative, finite weights with a positive entry; None weighs every row alike. D_1 is
+            proportional to w and every later distribution keeps the factor, ``D_{t+1}(i) proportional to
+            w_i l_md(F_t(i))`` (eq. 47), whichever ``weighting``; the mean loss of eq. 48, the monitored
+            accuracy and the margin statistics are weighted means, so integer weights act as repeated rows
+            but for what is drawn at random. Rows of weight 0 reach no forest but get out-of-fold class
+            vectors; with ``validation_fraction`` the weights follow their rows. See :ref:`the user guide
+            <sample-weights>`.
 
         Returns
         -------

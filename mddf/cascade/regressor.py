@@ -331,20 +331,12 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
             features); larger targets raise a ``ValueError``, as do predictions
             beyond it that a residual cascade passes on, at fit or prediction.
         sample_weight : array-like of shape (n_samples,), float or None, default=None
-            Non-negative, finite weights with at least one positive entry; None
-            weighs every row alike. A tree's row weight is the row's count in
-            its bootstrap (random forests) times its sample weight, so weights
-            move the splits (weighted squared error) and the leaves' values
-            (weighted means); the monitored out-of-fold MSE and the R^2 of
-            ``train_history_`` are weighted means. Integer weights thus act as
-            repeated rows, except for what is drawn at random: the folds and the
-            bootstrap draw rows, whatever their weights, so a fold model sees a
-            weighted row or not, where it would see some of its copies. A leaf
-            of one row predicts that row's target whatever its weight, so on
-            fully grown trees the weights act mostly through the splits, and
-            shift the predictions less than repeated rows do. Rows of weight 0 never
-            reach the forests and count in no error, but still get out-of-fold
-            augmented features.
+            Non-negative, finite weights with a positive entry; None weighs every row alike. A tree's row
+            weight is the row's count in its bootstrap times its sample weight, so weights move the splits
+            (weighted squared error) and the leaves' values (weighted means); the monitored MSE and R^2 are
+            weighted means. Integer weights act as repeated rows but for what is drawn at random. Rows of
+            weight 0 reach no forest but get out-of-fold features. See :ref:`the user guide
+            <sample-weights>`.
 
         Returns
         -------
