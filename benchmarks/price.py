@@ -11,16 +11,21 @@ cross-validation repeated 3 times (once on the four tables of about 20,000 rows)
 before the next fold, the same seed per repeat, records bound to the data and to each learner's full parameters.
 A design's time ratio is the median over the suite's fits of its seconds over today's default's on the same fold.
 ``--check paper`` runs the rule's condition (e): the realdata page's paper's datasets check of the designs named
-in ``--learners`` (by default, today's defaults).
+in ``--learners`` (by default, today's defaults). ``--against-rf`` measures the targets of DF21's price instead:
+each classifier design named in ``--learners`` and a 400-tree random forest (``RF-400``) fitted on letter's and
+adult's training rows and predicting their test rows, in turn for ``--rounds`` rounds (the order rotated each
+round); per dataset, the median over rounds of a design's seconds over the forest's.
 
 Outputs in ``--out``: ``price.md`` (the rule's table per task, the verdicts and the targets of the suite),
 ``price.csv`` (per table and learner), the frontier figures ``price_frontier_<task>.png`` (suite mean score
-against median fit and median predict seconds), and ``price_check.md`` after ``--check paper``.
+against median fit and median predict seconds), ``price_check.md`` after ``--check paper`` and ``price_rf.md``
+after ``--against-rf``.
 
 Examples
 --------
 MDDF_REALDATA=/path/to/realdata python -m benchmarks.price --n-jobs 2
 MDDF_DATA=/path/to/data python -m benchmarks.price --check paper --learners mdDF,mdDF-oob-es-refit --n-jobs 2
+MDDF_DATA=/path/to/data python -m benchmarks.price --against-rf --learners mdDF,mdDF-oob-es-refit,RF-400 --rounds 3
 python -m benchmarks.price --quick
 """
 
@@ -35,7 +40,8 @@ if not __package__:  # run as a file: the studies import from the repository roo
     sys.path[0] = str(Path(__file__).resolve().parents[1])
 
 from benchmarks import realdata, realdata_report, realdata_suite
-from benchmarks.harness import CrossValidation, Study, command_provenance, main_by_flag
+from benchmarks.data import frames
+from benchmarks.harness import CrossValidation, Study, TrainTest, command_provenance, main_by_flag
 from mddf.experiments.tables import markdown_table
 
 FORESTS = ("rf", "rf", "crf", "crf")
@@ -359,7 +365,56 @@ PAPER_CHECK = Study(
     limit_threads=True,
 )
 
-_main = main_by_flag("--check", PAPER_CHECK, STUDY)
+#: DF21's price (issue's targets): fit and prediction over a 400-tree random forest's, at most these.
+DF21_PRICE = {"letter": (4.8, 1.3), "adult": (4.8, 2.3)}
+
+
+def rf_report(results) -> str:
+    """Per dataset and design: the median over rounds of its fit and predict seconds over RF-400's, against DF21's."""
+    body = []
+    for dataset, (fit_target, predict_target) in DF21_PRICE.items():
+        for design in results.methods:
+            if design == "RF-400" or not results.of(dataset, design):
+                continue
+            ratios = {}
+            for what in ("fit_s", "predict_s"):
+                pairs = {}
+                for r in results.of(dataset):
+                    if r["method"] in (design, "RF-400"):
+                        pairs.setdefault(r["round"], {})[r["method"]] = r[what]
+                ratios[what] = median([p[design] / p["RF-400"] for p in pairs.values() if len(p) == 2])
+            accuracy = median([r["accuracy"] for r in results.of(dataset, design)])
+            body.append(
+                [dataset, design, f"{100 * accuracy:.2f}", _ratio(ratios["fit_s"]), f"{fit_target}x"]
+                + [_ratio(ratios["predict_s"]), f"{predict_target}x"]
+            )
+    header = ["dataset", "design", "accuracy %", "fit / RF-400", "DF21's", "predict / RF-400", "DF21's"]
+    return "\n".join(markdown_table(header, body)) + "\n"
+
+
+RF_PRICE = Study(
+    "price",
+    __doc__,
+    datasets=[frames("letter"), frames("adult")],
+    methods={**{name: METHODS[name] for name in CLASSIFIERS}, "RF-400": realdata_suite.peer("RF-400")},
+    protocol=TrainTest(seeds=(0,), rounds=3),
+    default_methods=("mdDF", "RF-400"),
+    learner_settings=learner_settings,
+    settings=lambda options: {"against": "RF-400"},
+    options=lambda parser: parser.add_argument("--learners", dest="methods", help="the same as --methods"),
+    table=rf_report,
+    report="price_rf",
+    limit_threads=True,
+)
+
+_check_or_suite = main_by_flag("--check", PAPER_CHECK, STUDY)
+
+
+def _main(argv=None) -> int:
+    given = sys.argv[1:] if argv is None else list(argv)
+    if "--against-rf" in given:
+        return RF_PRICE.main([a for a in given if a != "--against-rf"])
+    return _check_or_suite(argv)
 
 
 def main(argv=None) -> int:
