@@ -83,8 +83,8 @@ class _BaselineTrees:
                     name = f"forest_{name}"
                 elif path in dispatches:
                     name = "ahead_of_time_dispatch.py"
-                for package in ("_ahead_of_time", "_runtime"):
-                    source = source.replace(f"from ..{package}.dispatch import", "from .ahead_of_time_dispatch import")
+                for home in ("_ahead_of_time", "_runtime"):
+                    source = source.replace(f"from ..{home}.dispatch import", "from .ahead_of_time_dispatch import")
                 # a later revision compiles with mddf's njit, whose cache is stamped with the digest of mddf's sources;
                 # the copy's folder is new, so numba's cache of it starts empty either way: numba's own njit serves
                 for module in ("_compile_cache", "_runtime.compile_cache"):
