@@ -281,17 +281,11 @@ class GCForestClassifier(LayerOutputMixin, ClassifierMixin, TransformerMixin, Ba
             Categorical columns are ordinal-encoded (see ``categorical_features``).
         y : array-like of shape (n_samples,)
         sample_weight : array-like of shape (n_samples,), float or None, default=None
-            Non-negative, finite weights with at least one positive entry; None
-            weighs every row alike. The cascade has no margin machinery, so its
-            distribution stays ``D_t = D_1 proportional to w`` at every level (the
-            note after eq. 9 of the mdDF paper with weighted D), carried to the
-            forests by per-tree weighted resamples (as sample weights with
-            ``class_vectors="oob"``); the monitored accuracy of early
-            stopping is weighted (see :meth:`mddf.MDDFClassifier.fit`). The scanning
-            forests get every window with its image's weight
-            (:meth:`~mddf.baselines.scanning.MultiGrainedScanner.fit`). Rows of
-            weight 0 train no forest and count in no accuracy, but are still
-            scanned and get class vectors; the folds are drawn as without weights.
+            Non-negative, finite weights with a positive entry; None weighs every row alike. Without the
+            margin machinery the distribution stays ``D_1 proportional to w`` at every level, carried to the
+            forests by weighted resamples; the monitored accuracy is weighted. The scanning forests get every
+            window with its image's weight. Rows of weight 0 train no forest but are scanned and get class
+            vectors. See :ref:`the user guide <sample-weights>`.
 
         Returns
         -------

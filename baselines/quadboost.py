@@ -235,16 +235,10 @@ class QuadBoostClassifier(ClassifierMixin, BaseEstimator):
             At least two distinct labels.
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative frequency weights w, at least one positive. The quadratic risk becomes the w-weighted
-            mean ``sum_k p_k (y_k - F(x_k))^2``, ``p = w / sum(w)``: every empirical inner product of eqs. 3-5
-            (``mu_j``, ``eta_j``, ``M_j``) is taken under ``p``, and eqs. 6-9 and the Section 3.1 re-weighting
-            keep their form in these moments (``quadboost_path`` in ``baselines/_quadboost_solver.py``).
-            The stump pool is weighted too: the tanh normalisation uses the weighted mean and standard
-            deviation, ``"quantile"`` placement the weighted quantiles, and ``"range"`` placement the range of
-            the rows of positive weight. So an integer weight acts as repeated rows, and multiplying all
-            weights by a constant changes nothing (but for the ``"quantile"`` placement, which reads them
-            as frequencies). Weights of a total beyond 2**512 are divided by a power of two (exactly) to a
-            largest weight in [1/2, 1), so that no weighted sum overflows. Rows of weight 0 are dropped;
-            unit weights give the unweighted fit.
+            mean ``sum_k p_k (y_k - F(x_k))^2``, ``p = w / sum(w)``: every inner product of eqs. 3-5 is taken
+            under ``p`` and eqs. 6-9 keep their form; the stump pool's normalisation and placement are weighted
+            too. An integer weight acts as repeated rows, and a common factor changes nothing (but for the
+            ``"quantile"`` placement). Rows of weight 0 are dropped. See :ref:`the user guide <sample-weights>`.
 
         Returns
         -------

@@ -62,7 +62,7 @@ def stacked_input(cascade, X):
 
 def categorical_prefix(cascade, n_columns):
     """The categorical mask of the first ``n_columns`` columns of the cascade's stacked input (None: none)."""
-    return inspect.getmodule(type(cascade._policy())).categorical_prefix(cascade, n_columns)
+    return cascade._policy().categorical_prefix(n_columns)
 
 
 class _GrowEveryLayer(EarlyStopping):
@@ -104,18 +104,23 @@ class FullDepthClassifier(MDDFClassifier):
         ``"out-of-fold"`` or ``"validation"``.
     """
 
-    def _begin_growth(self, X, y, sample_weight):
-        growth = super()._begin_growth(X, y, sample_weight)
-        live = growth.state.stopping
-        growth.state.stopping = _GrowEveryLayer(
-            live.n_tolerant_layers,
-            tol=live.tol,
-            min_gain_se=live.min_gain_se,
-            min_error_reduction=live.min_error_reduction,
-            monitored=live.monitored,
-            sample_weight=live.sample_weight,
-            measure=live.measure,
-        )
-        self.monitored_rows_ = growth.state.stopping.rows
-        self.monitored_ = live.monitored
-        return growth
+    def _policy(self, columns=None):
+        policy = super()._policy(columns)
+        live_stopping = policy.early_stopping
+
+        def early_stopping(rows):  # the growth's early stopping, swapped for one that keeps every layer
+            live = live_stopping(rows)
+            every = _GrowEveryLayer(
+                live.n_tolerant_layers,
+                tol=live.tol,
+                min_gain_se=live.min_gain_se,
+                min_error_reduction=live.min_error_reduction,
+                monitored=live.monitored,
+                sample_weight=live.sample_weight,
+                measure=live.measure,
+            )
+            self.monitored_rows_, self.monitored_ = every.rows, live.monitored
+            return every
+
+        policy.early_stopping = early_stopping
+        return policy

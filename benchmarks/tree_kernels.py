@@ -63,9 +63,10 @@ class _BaselineTrees:
         # the dispatch of its entry points to code built ahead of time, which finds none built beside the copy (the
         # baseline runs on numba's JIT, never on a module built from this checkout)
         forests = ["mddf/forests/binned.py", "mddf/forests/stored.py"]
-        dispatch = "mddf/_ahead_of_time/dispatch.py"
+        # the dispatch, before mddf's layers became packages and after
+        dispatches = ("mddf/_ahead_of_time/dispatch.py", "mddf/_runtime/dispatch.py")
         files = subprocess.run(
-            ["git", "ls-tree", "--name-only", revision, "mddf/trees/", *forests, dispatch],
+            ["git", "ls-tree", "--name-only", revision, "mddf/trees/", *forests, *dispatches],
             capture_output=True,
             text=True,
             check=True,
@@ -80,14 +81,17 @@ class _BaselineTrees:
                 if path in forests:
                     source = source.replace("from ..trees.", "from .").replace("from .stored ", "from .forest_stored ")
                     name = f"forest_{name}"
-                elif path == dispatch:
+                elif path in dispatches:
                     name = "ahead_of_time_dispatch.py"
-                source = source.replace("from .._ahead_of_time.dispatch import", "from .ahead_of_time_dispatch import")
+                for home in ("_ahead_of_time", "_runtime"):
+                    source = source.replace(f"from ..{home}.dispatch import", "from .ahead_of_time_dispatch import")
                 # a later revision compiles with mddf's njit, whose cache is stamped with the digest of mddf's sources;
                 # the copy's folder is new, so numba's cache of it starts empty either way: numba's own njit serves
-                source = source.replace("from .._compile_cache import njit", "from numba import njit")
+                for module in ("_compile_cache", "_runtime.compile_cache"):
+                    source = source.replace(f"from ..{module} import njit", "from numba import njit")
                 # a later revision's stored forests name the model files' error, which the copy has no module for
-                source = source.replace("from .._storage import ModelFileError", "ModelFileError = ValueError")
+                for module in ("_storage", "storage"):
+                    source = source.replace(f"from ..{module} import ModelFileError", "ModelFileError = ValueError")
                 (package / name).write_text(source)
         sys.path.insert(0, str(self.folder))
         self.trees = importlib.import_module("baseline_trees")

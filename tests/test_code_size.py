@@ -5,8 +5,9 @@ docstrings that are contracts (issue 65).
   (a function decorated with a ``jit``, or a factory whose body builds one).
 - Every module that defines a public estimator holds at most :data:`MAX_ESTIMATOR_MODULE_LINES` lines, docstrings
   included; the cascades' shared base has at most :data:`MAX_BASE_METHODS` methods.
-- A public estimator's class docstring is at most :data:`MAX_CLASS_DOCSTRING_LINES` lines, and each of its parameters
-  is described in at most :data:`MAX_PARAMETER_LINES` lines (how a default was chosen belongs to the docs pages).
+- A public estimator's class docstring is at most :data:`MAX_CLASS_DOCSTRING_LINES` lines, and each parameter of a
+  public function or method (the estimators' included) is described in at most :data:`MAX_PARAMETER_LINES` lines
+  (how a default was chosen, and the details, belong to the docs pages).
 """
 
 from __future__ import annotations
@@ -84,11 +85,11 @@ def test_the_cascades_shared_base_is_small():
 
 
 def parameter_lengths(doc: str) -> dict:
-    """``{parameter: lines of its description}`` of a numpydoc ``Parameters`` section."""
-    section = re.search(r"\n\s*Parameters\n\s*-+\n(.*?)(?:\n\s*\n\s*[A-Z][a-z]+\n\s*-+\n|\Z)", doc, re.S)
+    """``{parameter: lines of its description}`` of a numpydoc ``Parameters`` section (any indentation)."""
+    section = re.search(r"\nParameters\n-+\n(.*?)(?:\n\n[A-Z][a-z]+\n-+\n|\Z)", inspect.cleandoc(doc), re.S)
     lengths, current = {}, None
     for line in (section.group(1) if section else "").splitlines():
-        header = re.match(r"^    (\w[\w, ]*) : ", line)
+        header = re.match(r"^(\w[\w, ]*)( : |$)", line)
         if header:
             current = header.group(1)
             lengths[current] = 0
@@ -97,11 +98,66 @@ def parameter_lengths(doc: str) -> dict:
     return lengths
 
 
+def public_docstrings():
+    """``(name, docstring)`` of every public function and class of mddf's public packages, and of the public
+    methods (inherited ones of mddf included) of those classes."""
+    import mddf.datasets
+    import mddf.forests
+    import mddf.trees
+    import mddf.utils
+
+    found = {}
+    for package in (mddf, mddf.baselines, mddf.datasets, mddf.utils, mddf.forests, mddf.trees):
+        for name in package.__all__:
+            obj = getattr(package, name)
+            if not callable(obj):
+                continue
+            found[f"{package.__name__}.{name}"] = obj.__doc__
+            for member in dir(obj) if inspect.isclass(obj) else ():
+                value = getattr(obj, member, None)
+                if (
+                    not member.startswith("_")
+                    and callable(value)
+                    and (getattr(value, "__module__", None) or "").startswith("mddf")
+                ):
+                    found[f"{package.__name__}.{name}.{member}"] = value.__doc__
+    return sorted((name, doc) for name, doc in found.items() if doc)
+
+
 @pytest.mark.parametrize("estimator", ESTIMATORS, ids=lambda e: e.__name__)
 def test_a_class_docstring_is_a_contract_of_at_most_two_hundred_lines(estimator):
     doc = inspect.getdoc(estimator)
     assert len(doc.splitlines()) <= MAX_CLASS_DOCSTRING_LINES
-    lengths = parameter_lengths(inspect.cleandoc("\n" + estimator.__doc__))
+    lengths = parameter_lengths(estimator.__doc__)
     assert lengths, "the docstring has a Parameters section"
     too_long = {name: n for name, n in lengths.items() if n > MAX_PARAMETER_LINES}
     assert not too_long, f"{estimator.__name__}: parameters described in more than {MAX_PARAMETER_LINES} lines"
+
+
+def test_every_parameter_of_a_public_function_or_method_is_described_in_at_most_ten_lines():
+    documented = public_docstrings()
+    assert len(documented) > 150 and "mddf.MDDFClassifier.fit" in dict(documented)
+    too_long = {
+        f"{name}: {parameter}": n
+        for name, doc in documented
+        for parameter, n in parameter_lengths(doc).items()
+        if n > MAX_PARAMETER_LINES
+    }
+    assert not too_long, f"describe these in at most {MAX_PARAMETER_LINES} lines (details: the user guide): {too_long}"
+
+
+def test_the_parameter_lengths_are_read_at_any_indentation():
+    doc = """Fit.
+
+        Parameters
+        ----------
+        X : array
+            one
+            two
+        y
+
+        Returns
+        -------
+        self
+        """
+    assert parameter_lengths(doc) == {"X": 2, "y": 0}

@@ -17,6 +17,8 @@ Checked on every ``.md`` page under ``docs/`` and on ``README.md``:
   inside code are not links; ``http(s):`` and ``mailto:`` addresses and same-page ``#anchor`` links are not
   checked here (Sphinx checks the anchors: ``sphinx-build -W``).
 
+A page answers its question once: none is over :data:`MAX_PAGE_LINES` lines (split a longer one by topic).
+
 History belongs in ``CHANGELOG.md``; measurements with their command, machine and date in
 ``docs/benchmarks/`` and ``docs/results/``.
 """
@@ -31,6 +33,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 BUILD_DIRS = {"_build", "auto_examples", "generated"}
+#: The longest a documentation page may be.
+MAX_PAGE_LINES = 400
 
 
 def _pages():
@@ -103,6 +107,12 @@ def broken_links(page: Path) -> list[str]:
 def test_page_has_no_lab_notebook_text(page):
     found = findings(page.read_text(encoding="utf-8"))
     assert not found, "\n".join(found)
+
+
+@pytest.mark.parametrize("page", _pages(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_a_page_is_at_most_four_hundred_lines(page):
+    n_lines = len(page.read_text(encoding="utf-8").splitlines())
+    assert n_lines <= MAX_PAGE_LINES, f"{n_lines} lines: split the page by topic"
 
 
 @pytest.mark.parametrize("page", _pages(), ids=lambda p: str(p.relative_to(ROOT)))

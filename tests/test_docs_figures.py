@@ -5,6 +5,8 @@
   must show it;
 - ``docs/_scripts/readme_figure.py`` draws the README's figure from the real-data suite's published
   per-table results (``docs/benchmarks/realdata.csv``), one point per table and peer;
+- ``docs/_scripts/architecture_figure.py`` draws the layer packages from the code's imports; the committed
+  ``docs/architecture.png`` is its drawing and its arrows are the arrows ``tests/test_imports.py`` allows;
 - ``docs/user_guide/glossary.md`` has a heading for every term of the paper the guide uses, and every
   ``glossary.md#anchor`` link of the documentation and the README names one of its headings.
 """
@@ -45,6 +47,28 @@ def test_the_cascade_diagram_is_drawn_by_its_script(tmp_path):
     assert _png_size(FIGURE.read_bytes()) == size, (
         "docs/user_guide/cascade.png is not the script's drawing: run python docs/_scripts/cascade_diagram.py"
     )
+
+
+@pytest.mark.slow
+def test_the_architecture_figure_is_drawn_by_its_script(tmp_path):
+    drawn = _script("architecture_figure").draw(tmp_path / "architecture.png")
+    size = _png_size(drawn.read_bytes())
+    assert size == (1500, 1020)
+    assert _png_size((DOCS / "architecture.png").read_bytes()) == size, (
+        "docs/architecture.png is not the script's drawing: run python docs/_scripts/architecture_figure.py"
+    )
+
+
+def test_the_architecture_figure_draws_the_codes_imports_and_only_allowed_ones():
+    from test_imports import ALLOWED, arrows, graph
+
+    lines, edges = _script("architecture_figure").package_graph()
+    drawn = {(a, b) for a, targets in edges.items() for b in targets}
+    assert drawn == arrows(graph(["mddf"]))  # what tests/test_imports.py reads of the code
+    assert all(b in ALLOWED[a] for a, b in drawn if a != "mddf")
+    assert set(lines) == set(ALLOWED) | {"mddf"}
+    floors = _script("architecture_figure").floors(edges)
+    assert all(floors[a] > floors[b] for a, b in drawn)  # every arrow points down
 
 
 def test_the_user_guide_opens_with_the_diagram():

@@ -250,7 +250,7 @@ def test_the_wheel_and_the_sdist_hold_one_top_level_package_with_every_subpackag
         names = wheel.namelist()
     assert {n.split("/")[0] for n in names} == {"mddf", f"{build['wheel'].name.split('-')[0]}-{VERSION}.dist-info"}
     for module in (
-        "mddf/_cascade_classifier.py",
+        "mddf/cascade/classifier.py",
         "mddf/forests/growing.py",
         "mddf/trees/criterion.py",
         "mddf/utils/_tabular.py",
@@ -261,7 +261,7 @@ def test_the_wheel_and_the_sdist_hold_one_top_level_package_with_every_subpackag
     ):
         assert module in names
     # the tree code built ahead of time, with the record of what it was built from, in a wheel for this platform
-    built = [n for n in names if n.startswith("mddf/_ahead_of_time/_kernels.")]
+    built = [n for n in names if n.startswith("mddf/_runtime/_kernels.")]
     assert sorted(Path(n).suffix for n in built) == [".json", ".so"]
     assert not build["wheel"].name.endswith("-none-any.whl")
     with tarfile.open(build["sdist"]) as sdist:

@@ -40,11 +40,16 @@ from sklearn.pipeline import Pipeline
 from sklearn.utils import get_tags
 from sklearn.utils.validation import has_fit_parameter
 
-from ..forests import FOREST_KINDS, make_gbdt
+from ..forests import FOREST_KINDS, GBDT_KINDS, make_gbdt
 from ..forests.sampling import Bootstrap
 
 #: Every named kind of member; an estimator instance is the other kind.
-NAMED_KINDS = FOREST_KINDS + ("gbdt",)
+NAMED_KINDS = FOREST_KINDS + GBDT_KINDS
+#: The share of a fold model's distinct training rows that a member stopped early (an XGBoost estimator with
+#: ``early_stopping_rounds``, as ``"gbdt_es"`` and ``"gbdt_vector"``) holds out of its fit to stop on.
+STOPPING_FRACTION = 0.1
+#: Fewer distinct training rows than this: such a member fits them all and every round (none to spare).
+MIN_STOPPING_ROWS = 50
 
 _MAX_SEED = np.iinfo(np.int32).max
 #: How far a member's probability may fall below 0 (else an error), and its row sums differ from 1 (else the row
@@ -111,7 +116,19 @@ def member_template(kind, task="classification", categorical=None):
     columns that ``"gbdt"`` splits into category subsets (:func:`make_gbdt`); an
     estimator instance is used with the settings it was given.
     """
-    return make_gbdt(task=task, categorical=categorical) if isinstance(kind, str) and kind == "gbdt" else kind
+    if isinstance(kind, str) and kind in GBDT_KINDS:
+        return make_gbdt(task=task, categorical=categorical, kind=kind)
+    return kind
+
+
+def stops_early(template):
+    """Whether a member's template is an XGBoost estimator with ``early_stopping_rounds``: its fold models then
+    hold out rows of their training rows to stop on (:func:`fold_member_rows`)."""
+    try:
+        from xgboost import XGBModel
+    except ImportError:  # pragma: no cover - xgboost is a dependency
+        return False
+    return isinstance(template, XGBModel) and template.get_params().get("early_stopping_rounds") is not None
 
 
 def _nan_handling(estimator):
@@ -368,6 +385,21 @@ class PreparedMember:
             self.estimator.fit(self.X, self.y, **self.fit_params, **extra)
         return self
 
+    def fit_stopping_on(self, X, y, weight=None):
+        """Fit an estimator with ``early_stopping_rounds`` (XGBoost's), stopping on the held-out rows ``X, y`` (their
+        weights ``weight``); without held-out rows, every round. Return self."""
+        if self.estimator is None:
+            return self
+        if not len(y):
+            self.estimator.set_params(early_stopping_rounds=None)
+            return self.fit()
+        if self.classes is not None:
+            y = np.searchsorted(self.classes, y)
+        extra = {"eval_set": [(X, y)], "verbose": False}
+        if weight is not None:
+            extra["sample_weight_eval_set"] = [weight]
+        return self.fit(**extra)
+
     def model(self):
         """The fitted :class:`FoldModel` (a classifier's ``classes_`` checked)."""
         if self.n_classes is not None and self.estimator is not None:
@@ -390,14 +422,31 @@ def fit_member(template, X, y, n_classes, sample_weight=None, random_state=None,
     return PreparedMember.prepare(template, X, y, n_classes, sample_weight, random_state, where).fit().model()
 
 
-def fold_member_rows(seed, fit_rows, draws):
+def fold_member_rows(seed, fit_rows, draws, stopping=None):
     """The estimator's seed and the rows a fold member trains on (with ``draws``, its resample), drawn from
-    ``seed`` in that order."""
+    ``seed`` in that order; with ``stopping``, ``(y, classification)`` of a member that stops early, also the
+    rows it stops on, drawn next (:func:`stopping_rows`): ``(seed, rows, stop_rows)``."""
     rng = np.random.RandomState(seed)
     estimator_seed = rng.randint(_MAX_SEED)
     if draws is not None:
         fit_rows = draws.draw(rng, len(fit_rows))
-    return estimator_seed, fit_rows
+    if stopping is None:
+        return estimator_seed, fit_rows
+    return (estimator_seed, *stopping_rows(rng, fit_rows, *stopping))
+
+
+def stopping_rows(rng, fit_rows, y, classification):
+    """``(rows, stop_rows)``: :data:`STOPPING_FRACTION` of the distinct rows of ``fit_rows`` drawn by ``rng`` to
+    stop on, and the rest of ``fit_rows`` (every copy of a drawn row left out), to fit. A classification member
+    stops only on rows of classes it fits; none with fewer than :data:`MIN_STOPPING_ROWS` distinct rows."""
+    distinct = np.unique(fit_rows)
+    if len(distinct) < MIN_STOPPING_ROWS:
+        return fit_rows, distinct[:0]
+    stop = np.sort(rng.choice(distinct, max(1, round(STOPPING_FRACTION * len(distinct))), replace=False))
+    rows = fit_rows[~np.isin(fit_rows, stop)]
+    if classification:  # only classes the fit sees
+        stop = stop[np.isin(y[stop], y[rows])]
+    return rows, stop
 
 
 def no_output(n_classes):
@@ -431,16 +480,16 @@ def fit_fold_member(template, seed, X, y, fit_rows, predict_rows, weight, draws,
     (FoldModel, ndarray of float64): the model and its :meth:`FoldModel.output` for
     ``predict_rows``, ``(len(predict_rows), n_classes)`` or, for regression, ``(len(predict_rows),)``.
     """
-    estimator_seed, fit_rows = fold_member_rows(seed, fit_rows, draws)
-    model = fit_member(
-        template,
-        X[fit_rows],
-        y[fit_rows],
-        n_classes,
-        sample_weight=None if weight is None else weight[fit_rows],
-        random_state=estimator_seed,
-        where=where,
-    )
+    if not stops_early(template):
+        estimator_seed, fit_rows = fold_member_rows(seed, fit_rows, draws)
+        part_weight = None if weight is None else weight[fit_rows]
+        model = fit_member(template, X[fit_rows], y[fit_rows], n_classes, part_weight, estimator_seed, where)
+    else:
+        estimator_seed, fit_rows, stop = fold_member_rows(seed, fit_rows, draws, (y, n_classes is not None))
+        part_weight, stop_weight = (None, None) if weight is None else (weight[fit_rows], weight[stop])
+        prepared = PreparedMember.prepare(template, X[fit_rows], y[fit_rows], n_classes, part_weight, estimator_seed)
+        prepared.where = where
+        model = prepared.fit_stopping_on(X[stop], y[stop], stop_weight).model()
     if not len(predict_rows):  # the refit on every training row holds none out
         return model, no_output(n_classes)
     return model, model.output(X[predict_rows])

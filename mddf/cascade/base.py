@@ -1,10 +1,12 @@
 """What the classification and regression cascade estimators share: their common parameters, the fit loop that
 drives the growth engine, and the fitted model's outputs, storage and predictor.
 
-A cascade estimator grows layers (blocks of forests) through :class:`mddf.cascade.growth.CascadeGrowth`, with the policy
-of its task (:meth:`CascadeBase._policy`: :class:`mddf.cascade.margin_policy.MarginPolicy` or
-:class:`mddf.cascade.residual_policy.ResidualPolicy`): begin, one layer per pass until ``max_layers`` or early stopping,
-finish (the best prefix kept). Prediction replays the kept layers through the same policy.
+A cascade estimator validates its data (setting what it learns of the columns and labels), then grows layers
+(blocks of forests) through :class:`mddf.cascade.growth.CascadeGrowth` with the policy of its task
+(:meth:`CascadeBase._policy`: :class:`mddf.cascade.margin_policy.MarginPolicy` or
+:class:`mddf.cascade.residual_policy.ResidualPolicy`): :func:`begin_growth`, one layer per pass until ``max_layers``
+or early stopping, then the engine's result, which :func:`set_fitted` sets: the only place where a fit's
+attributes are written. Prediction replays the kept layers through the same policy.
 """
 
 from __future__ import annotations
@@ -57,8 +59,23 @@ class CascadeBase(LayerFeaturesMixin):
         "model_dir": [None, str, os.PathLike],
     }
 
-    def _policy(self):
-        """The policy of the cascade's task (see the module)."""
+    def _policy(self, columns=None):
+        """The policy of the cascade's task (see the module), on ``columns``
+        (:class:`~mddf.cascade.policy.Columns`; None: those of the fit)."""
+        raise NotImplementedError
+
+    def _params(self):
+        """The parameters, as ``get_params(deep=False)`` gives them, without those the estimator lacks (a model
+        unpickled from an earlier version: its policy falls back to what that version did)."""
+        return {name: getattr(self, name) for name in self._get_param_names() if hasattr(self, name)}
+
+    def _validate_training_data(self, X, y, sample_weight):
+        """Validate a fit's data, set what it tells of the columns (and labels), and return ``X`` (float32), ``y`` as
+        the task reads it and the weights (None: equal)."""
+        raise NotImplementedError
+
+    def _replay(self, X):
+        """The policy's replay of the kept layers for validated rows ``X``: ``(passed, output)`` after each."""
         raise NotImplementedError
 
     def __setstate__(self, state):
@@ -71,16 +88,12 @@ class CascadeBase(LayerFeaturesMixin):
         """Grow the cascade: one layer per pass, until ``max_layers`` or early stopping; keep the best prefix. With
         ``model_dir="auto"`` a SIGTERM meanwhile removes its temporary folder."""
         with temporary_folders_removed_on_sigterm(self.model_dir):
-            growth = self._begin_growth(X, y, sample_weight)
+            growth = begin_growth(self, X, y, sample_weight)
             for t in range(1, self.max_layers + 1):
                 if growth.grow(t):
                     break
-            growth.finish()
+            set_fitted(self, growth.finish())
         return self
-
-    def _begin_growth(self, X, y, sample_weight):
-        """The growth engine of a fit, before its first layer."""
-        return CascadeGrowth.begin(self, self._policy(), X, y, sample_weight)
 
     # ------------------------------------------------------------------ outputs
     def _prediction_layers(self):
@@ -93,7 +106,7 @@ class CascadeBase(LayerFeaturesMixin):
     def _staged(self, X):
         """Validate X now, then return a generator of (passed features, output) per kept layer."""
         X = self._validated(X)  # checks fitted-ness first
-        return self._policy().replay(self._prediction_layers(), X)
+        return self._replay(X)
 
     def _validated(self, X):
         """New rows checked against the fit: float32, C-ordered, NaN allowed, categories as their codes, and the
@@ -109,12 +122,13 @@ class CascadeBase(LayerFeaturesMixin):
         """The fitted ``predictor``'s output for X (class probabilities or values), mixed with the cascade's own as
         ``(1 - w) * cascade + w * predictor`` when ``predictor_weight_`` w < 1."""
         w = getattr(self, "predictor_weight_", 1.0)  # models stored before the weight existed: 1
-        policy, X = self._policy(), self._validated(X)
+        X = self._validated(X)  # checks fitted-ness first
+        policy = self._policy()
         cascade = None
         if getattr(self, "predictor_input_", None) == "raw":
             Z = X
         else:  # [x, f_T(x)] and the cascade's own output, from one pass through the kept layers
-            *_, (passed, cascade) = policy.replay(self._prediction_layers(), X)
+            *_, (passed, cascade) = self._replay(X)
             Z = np.hstack([X, passed.astype(np.float32)])
         if np.isnan(Z[:, : self.n_features_in_]).any():
             check_accepts_nan(self.predictor_, "predictor")
@@ -231,3 +245,26 @@ class CascadeBase(LayerFeaturesMixin):
         check_is_fitted(self)
         self._model_store.relocate(path)
         return self
+
+
+def begin_growth(cascade, X, y, sample_weight=None, rng=None, pair_search=None):
+    """The growth engine of a fit of ``cascade`` before its first layer: the data validated by the estimator (which
+    sets what it learns of them), then :meth:`CascadeGrowth.begin` with the task's policy (``rng`` and
+    ``pair_search`` as there)."""
+    X, y, weight = cascade._validate_training_data(X, y, sample_weight)
+    previous = cascade.__dict__.get("_model_store")
+    return CascadeGrowth.begin(cascade._policy(), X, y, weight, rng, pair_search, previous_store=previous)
+
+
+def check_predictor_instance(predictor):
+    """A ``TypeError`` for a ``predictor`` given as a class (scikit-learn's ``HasMethods`` lets a class through)."""
+    if isinstance(predictor, type):
+        name = predictor.__name__
+        raise TypeError(f"predictor: {name} is a class; pass an instance, e.g. {name}()")
+
+
+def set_fitted(cascade, fitted):
+    """Set the fitted attributes the growth engine returned (:meth:`CascadeGrowth.finish`) on ``cascade``."""
+    for name, value in fitted.items():
+        setattr(cascade, name, value)
+    return cascade

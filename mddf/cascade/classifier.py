@@ -4,13 +4,19 @@ from __future__ import annotations
 
 from numbers import Real
 
+import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin, _fit_context
+from sklearn.preprocessing import LabelEncoder
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils.multiclass import check_classification_targets
 
 from ..blocks.classifier import TREE_METHODS, WEIGHTINGS
-from .base import CascadeBase
+from ..blocks.members import check_forest_types
+from ..utils import check_label_types, check_sample_weight, validate_tabular
+from .base import CascadeBase, check_predictor_instance
 from .layer_features import member_name
 from .margin_policy import MarginPolicy
+from .policy import Columns
 
 
 class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimator):
@@ -32,10 +38,12 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
     ----------
     n_estimators : int, default=100
         Trees per forest (Section 5.2: 100).
-    forest_types : tuple of {"rf", "crf", "et", "gbdt"} or estimators, default=("rf", "rf", "crf", "crf", "gbdt")
+    forest_types : tuple of {"rf", "crf", "et", "gbdt", "gbdt_es", "gbdt_vector"} or estimators, \
+default=("rf", "rf", "crf", "crf", "gbdt")
         The members of each block: random forests, completely-random forests and (beyond the paper) ``"gbdt"``,
-        XGBoost with its defaults pinned, one thread; ``("rf", "rf", "crf", "crf")`` is the paper's mdDF,
-        ``("rf",) * 4`` its mdDF_SF. Also ``"et"`` (extremely-randomised trees) or any classifier with
+        XGBoost with its defaults pinned, one thread (``"gbdt_es"``: its rounds stopped early on held-out rows;
+        ``"gbdt_vector"``: also one tree a round for all classes); ``("rf", "rf", "crf", "crf")`` is the paper's
+        mdDF, ``("rf",) * 4`` its mdDF_SF. Also ``"et"`` (extremely-randomised trees) or any classifier with
         ``predict_proba`` (cloned per fold model, its ``random_state`` drawn from ``random_state``). See
         :ref:`the user guide <members-and-predictor>`.
     predictor : None, "xgboost", "hgb", "forest" or an estimator instance, default=None
@@ -270,8 +278,38 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
         self.verbose = verbose
         self.model_dir = model_dir
 
-    def _policy(self):
-        return MarginPolicy(self, log_name=self._log_name)
+    def _policy(self, columns=None):
+        columns = Columns.of(self) if columns is None else columns
+        classes = getattr(self, "classes_", None)
+        name = type(self).__name__
+        return MarginPolicy(self._params(), columns, classes, name=name, log_name=self._log_name)
+
+    def _validate_training_data(self, X, y, sample_weight):
+        """Check the parameters that need no data, validate X, y and the weights, set ``classes_``; ``y`` as column
+        indices of ``classes_``."""
+        name = type(self).__name__
+        check_forest_types(self.forest_types)
+        check_predictor_instance(self.predictor)
+        if self.screening_accuracy is not None and self.predictor is not None:
+            raise ValueError(
+                f"{name}: screening_accuracy and predictor cannot be combined, as a screened row's prediction is the "
+                "output of the layer it left at; set predictor=None or screening_accuracy=None"
+            )
+        check_label_types(y, estimator_name=name)
+        X, y = validate_tabular(self, X, y, reset=True, dtype=np.float32, order="C", ensure_all_finite="allow-nan")
+        weight = None if sample_weight is None else check_sample_weight(sample_weight, X, estimator_name=name)
+        check_classification_targets(y)
+        encoder = LabelEncoder().fit(y)
+        self.classes_ = encoder.classes_
+        if len(self.classes_) < 2:
+            raise ValueError(
+                f"y has only one class ({self.classes_.tolist()[0]!r}); {name} needs samples of at least 2 classes"
+            )
+        return X, encoder.transform(y), weight
+
+    def _replay(self, X):
+        thresholds = getattr(self, "screening_thresholds_", None)
+        return self._policy().replay(self._prediction_layers(), X, self.layer_shares_, thresholds)
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
@@ -293,28 +331,13 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
         y : array-like of shape (n_samples,)
             Class labels (any hashable values, at least two classes).
         sample_weight : array-like of shape (n_samples,), float or None, default=None
-            Non-negative, finite weights with at least one positive entry; None
-            weighs every row alike. The first distribution is ``D_1
-            proportional to w`` instead of uniform, and every later one keeps
-            the factor, ``D_{t+1}(i) proportional to w_i l_md(F_t(i))`` (eq. 47),
-            whichever ``weighting`` carries D_t to the forests (with
-            ``class_vectors="oob"`` too). The mean loss of eq. 48 that fixes alpha_t
-            (line 6; ``alpha_solver="sgd"`` weights each mini-batch gradient, see
-            :func:`mddf.solve_alpha_sgd`), the monitored accuracy of early
-            stopping (out-of-fold, or held-out with ``validation_fraction``), and
-            the margin statistics and loss of ``train_history_`` are weighted
-            means. Integer weights thus act as repeated rows, except for what is
-            drawn at random (the folds are drawn over rows, whatever their
-            weights; resamples draw a row with probability proportional to its
-            weight). Rows of weight 0 never reach the forests and count in no
-            accuracy or margin, but still get out-of-fold class vectors. With
-            ``weighting="sample_weight"`` or ``class_vectors="oob"`` the weights
-            (as D_t) reach the trees as sample weights, which move their splits
-            but not the class shares of pure leaves, so on deep trees they shift
-            the predictions less than the resampling modes do. With
-            ``margin_optimization=False`` (gcForest) D_t stays proportional to w.
-            With ``validation_fraction`` the weights follow their rows into the
-            training and held-out parts, and each part needs a positive weight.
+            Non-negative, finite weights with a positive entry; None weighs every row alike. D_1 is
+            proportional to w and every later distribution keeps the factor, ``D_{t+1}(i) proportional to
+            w_i l_md(F_t(i))`` (eq. 47), whichever ``weighting``; the mean loss of eq. 48, the monitored
+            accuracy and the margin statistics are weighted means, so integer weights act as repeated rows
+            but for what is drawn at random. Rows of weight 0 reach no forest but get out-of-fold class
+            vectors; with ``validation_fraction`` the weights follow their rows. See :ref:`the user guide
+            <sample-weights>`.
 
         Returns
         -------

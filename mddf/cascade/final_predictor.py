@@ -31,7 +31,7 @@ def mix(cascade_output, predictor_output, w):
     return (1.0 - w) * cascade_output + w * predictor_output
 
 
-def fit_final_predictor(cascade, policy, state, kept) -> dict:
+def fit_final_predictor(policy, state, kept) -> dict:
     """The fitted attributes of the ``predictor`` step (all None without a ``predictor``): ``predictor_``,
     ``predictor_input_``, ``predictor_weight_``, ``predictor_input_scores_`` and the model that predicts.
 
@@ -41,13 +41,14 @@ def fit_final_predictor(cascade, policy, state, kept) -> dict:
     out = dict.fromkeys(
         ("_predictor_model", "predictor_", "predictor_input_", "predictor_input_scores_", "predictor_weight_")
     )
-    if cascade.predictor is None:
+    params = policy.params
+    if params.predictor is None:
         return out
     seed = state.rng.randint(MAX_SEED)
     X, y, weight = state.X, state.y, state.weight
-    auto = cascade.predictor_input == "auto"
+    auto = params.predictor_input == "auto"
     cascade_output = state.oof_outputs[kept - 1] if auto else None  # the kept prefix's, kept only for "auto"
-    inputs = {"stacked": np.hstack([X, cascade.oof_features_[-1]])}
+    inputs = {"stacked": np.hstack([X, state.oof_features[kept - 1]])}
     if auto:
         inputs["raw"] = X
     templates = {name: policy.predictor_template(Z.shape[1]) for name, Z in inputs.items()}
@@ -62,7 +63,7 @@ def fit_final_predictor(cascade, policy, state, kept) -> dict:
     chosen, out["predictor_weight_"] = "stacked", 1.0
     if auto:
         chosen, out["predictor_weight_"], out["predictor_input_scores_"] = choose_predictor_input(
-            policy, templates, inputs, y, weight, state.rng.randint(MAX_SEED), cascade_output, cascade.n_jobs
+            policy, templates, inputs, y, weight, state.rng.randint(MAX_SEED), cascade_output, params.n_jobs
         )
     out["predictor_input_"] = chosen
     if chosen == "cascade":

@@ -15,8 +15,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from sklearn.ensemble import RandomForestClassifier
-from sklearn.preprocessing import LabelEncoder
-from sklearn.utils.multiclass import check_classification_targets
 
 from ..blocks.classifier import ForestBlock
 from ..blocks.members import check_forest_types, fit_member, is_forest
@@ -24,9 +22,8 @@ from ..forests import PrefixCodes, make_gbdt, make_hgb
 from ..margin.calibration import fit_temperature
 from ..margin.margins import margins
 from ..margin.state import ClassVectorMixture, CumulativeMargin
-from ..utils import check_label_types, check_sample_weight, validate_tabular
 from ..utils._stopping import ACCURACY, weighted_accuracy
-from .growth import LayerOutcome, TrainingRows, categorical_prefix
+from .growth import LayerOutcome
 from .policy import TaskPolicy, probe_note
 from .screening import confidence, screening_threshold, still_in
 
@@ -44,46 +41,47 @@ class MarginState:
 
 
 class MarginPolicy(TaskPolicy):
-    """The classifier's policy (see the module); ``log_name`` tags its verbose lines (``mdDF``, ``gcForest``)."""
+    """The classifier's policy (see the module and :class:`~mddf.cascade.policy.TaskPolicy`); ``classes`` are the
+    labels of the fit (None before validation); ``log_name`` tags its verbose lines (``mdDF``, ``gcForest``)."""
 
     classification = True
     measure = ACCURACY
     passed_importance_attr = "class_vector_importance_"
 
-    def __init__(self, cascade, log_name="mdDF"):
-        super().__init__(cascade)
-        self.log_name = log_name
+    def __init__(self, params, columns=None, classes=None, *, name="MDDFClassifier", log_name="mdDF"):
+        super().__init__(params, columns, name=name, log_name=log_name)
+        self.classes = classes
 
     # -------------------------------------------------------------- the layers
     def check_forest_types(self):
-        return check_forest_types(self.cascade.forest_types)
+        return check_forest_types(self.params.forest_types)
 
     @property
     def binned_trees(self):
-        return self.cascade.tree_method == "hist"
+        return self.params.tree_method == "hist"
 
     def layer_input(self, X, passed, t):
         """Input of layer t (1-based) as a C-contiguous float32 array, as ``input_features`` says."""
-        if t == 1 or self.cascade.input_features == "raw":
+        if t == 1 or self.params.input_features == "raw":
             return X
-        if self.cascade.input_features == "stacking":
+        if self.params.input_features == "stacking":
             return np.ascontiguousarray(passed, dtype=np.float32)
         return super().layer_input(X, passed, t)
 
     def layer_holds_x(self, t):
-        return t == 1 or self.cascade.input_features != "stacking"
+        return t == 1 or self.params.input_features != "stacking"
 
     def importance_split(self, t, importances, n_columns):
-        if t == 1 or self.cascade.input_features == "raw":
+        if t == 1 or self.params.input_features == "raw":
             return importances, 0.0
-        if self.cascade.input_features == "stacking":
+        if self.params.input_features == "stacking":
             return 0.0, importances.sum()
         return super().importance_split(t, importances, n_columns)  # preconc: [x, f_{t-1}]
 
     def block(self, t, store, probe_trees=None):
         """Layer t's untrained block, its trees limited to depth ``max_depth_factor * (t + 1)``; its models go to
         ``store``, under ``layer-<t>``."""
-        c = self.cascade
+        c = self.params
         return ForestBlock(
             self.check_forest_types(),
             c.n_estimators,
@@ -102,51 +100,24 @@ class MarginPolicy(TaskPolicy):
     @property
     def cross_fitted(self):
         """Whether some member is cross-fitted on ``n_folds`` stratified folds (so every class needs that many rows)."""
-        return self.cascade.class_vectors == "kfold" or not all(map(is_forest, self.cascade.forest_types))
+        return self.params.class_vectors == "kfold" or not all(map(is_forest, self.params.forest_types))
 
     # -------------------------------------------------------------- the data
-    def training_rows(self, X, y, sample_weight, rng):
-        """Validate X, y and the weights, set ``classes_``, and hold out the validation rows; ``y`` as column indices
-        of ``classes_``."""
-        c, name = self.cascade, type(self.cascade).__name__
-        if c.screening_accuracy is not None and c.predictor is not None:
+    def check_rows(self, rows):
+        """Every class needs ``n_folds`` training rows when a member is cross-fitted (stratified k-fold)."""
+        counts = np.bincount(rows.y, minlength=len(self.classes))
+        if self.cross_fitted and counts.min() < self.params.n_folds:
+            small = self.classes.tolist()[int(np.argmin(counts))]
+            hint = "use class_vectors='oob'" if self.params.class_vectors == "kfold" else "use forests only"
             raise ValueError(
-                f"{name}: screening_accuracy and predictor cannot be combined, as a screened row's prediction is the "
-                "output of the layer it left at; set predictor=None or screening_accuracy=None"
-            )
-        check_label_types(y, estimator_name=name)
-        X, y = validate_tabular(c, X, y, reset=True, dtype=np.float32, order="C", ensure_all_finite="allow-nan")
-        weight = None if sample_weight is None else check_sample_weight(sample_weight, X, estimator_name=name)
-        check_classification_targets(y)
-        encoder = LabelEncoder().fit(y)
-        c.classes_ = encoder.classes_
-        y = encoder.transform(y)
-        if len(c.classes_) < 2:
-            raise ValueError(
-                f"y has only one class ({c.classes_.tolist()[0]!r}); {name} needs samples of at least 2 classes"
-            )
-        if c.validation_fraction is None:
-            rows = TrainingRows(X, y, weight)
-        else:
-            X, X_val, y, y_val, weight, weight_val = self.split_validation(X, y, weight, rng, stratify=True)
-            rows = TrainingRows(X, y, weight, X_val, y_val, weight_val)
-        self._check_class_rows(rows.y)
-        return rows
-
-    def _check_class_rows(self, y):
-        counts = np.bincount(y, minlength=len(self.cascade.classes_))
-        if self.cross_fitted and counts.min() < self.cascade.n_folds:
-            small = self.cascade.classes_.tolist()[int(np.argmin(counts))]
-            hint = "use class_vectors='oob'" if self.cascade.class_vectors == "kfold" else "use forests only"
-            raise ValueError(
-                f"class {small!r} has {counts.min()} training samples, fewer than n_folds={self.cascade.n_folds}; "
+                f"class {small!r} has {counts.min()} training samples, fewer than n_folds={self.params.n_folds}; "
                 "every class needs at least n_folds samples for stratified k-fold class vectors "
                 f"(lower n_folds or {hint})"
             )
 
     def new_state(self, rows):
         """Algorithm 2's state before the first layer (lines 1-2): alpha_0 = 1, f_0 empty, D_1 ∝ w."""
-        c = self.cascade
+        c = self.params
         cumulative = CumulativeMargin(
             len(rows.y),
             margin_optimization=c.margin_optimization,
@@ -168,7 +139,7 @@ class MarginPolicy(TaskPolicy):
         if rows is not None:  # confidence screening: the rows still in
             y, trainable = y[rows], None if trainable is None else trainable[rows]
         distribution = task.cumulative.distribution
-        return block.fit(X, y, distribution, len(self.cascade.classes_), state.rng, trainable, **binning)
+        return block.fit(X, y, distribution, len(self.classes), state.rng, trainable, **binning)
 
     def add_layer(self, state, layer):
         """Lines 5-8 for a fitted layer: margins, its weight, f_t and D_{t+1}; the monitored rows are the training
@@ -188,7 +159,7 @@ class MarginPolicy(TaskPolicy):
             self.through_layer(layer.block, layer.t, share, state.X_val, state.val, state.val_active, state.val_x)
             correct = state.val.correct(state.y_val)
             record["val_accuracy"] = weighted_accuracy(correct, state.weight_val)
-        stop = None if self.cascade.screening_accuracy is None else self._screen(state, record)
+        stop = None if self.params.screening_accuracy is None else self._screen(state, record)
         return LayerOutcome(record, correct, stop)
 
     def _layer_record(self, layer, h, y, correct, cumulative, row_weight):
@@ -217,7 +188,7 @@ class MarginPolicy(TaskPolicy):
         proba = state.train.proba[rows]
         weight = None if state.weight is None else state.weight[rows]
         correct = proba.argmax(axis=1) == state.y[rows]
-        threshold = screening_threshold(confidence(proba), correct, self.cascade.screening_accuracy, weight)
+        threshold = screening_threshold(confidence(proba), correct, self.params.screening_accuracy, weight)
         state.task.thresholds.append(threshold)
         kept = confidence(proba) < threshold
         record.update(
@@ -240,7 +211,7 @@ class MarginPolicy(TaskPolicy):
     def _screening_stop(self, state):
         """Why the rows still in cannot train another layer (rows of two classes or more, of positive weight, and
         for cross-fitted members ``n_folds`` rows of every class), or None when they can."""
-        classes = self.cascade.classes_
+        classes = self.classes
         y = state.y[state.active]
         counts = np.bincount(y, minlength=len(classes))
         present = np.flatnonzero(counts)
@@ -251,30 +222,31 @@ class MarginPolicy(TaskPolicy):
         if state.task.trainable is not None and not state.task.trainable[state.active].any():
             return f"{prefix} left no training row of positive sample weight in the cascade"
         small = present[np.argmin(counts[present])]
-        if self.cross_fitted and counts[small] < self.cascade.n_folds:
+        if self.cross_fitted and counts[small] < self.params.n_folds:
             return (
                 f"{prefix} left {counts[small]} training rows of class {classes[small]!r} in the cascade, "
-                f"fewer than n_folds={self.cascade.n_folds}"
+                f"fewer than n_folds={self.params.n_folds}"
             )
         return None
 
     # -------------------------------------------------------------- the end of growth
-    def reads_oof_outputs(self):
-        return self.cascade.calibration is not None or super().reads_oof_outputs()
+    @property
+    def keeps_outputs(self):
+        return self.params.calibration is not None or super().keeps_outputs
 
     def kept_attributes(self, state, kept):
         """``alphas_`` and ``layer_shares_`` of the kept layers, and their screening thresholds."""
         alphas, shares = state.task.cumulative.layer_weights(kept)
         thresholds = None
-        if self.cascade.screening_accuracy is not None:
+        if self.params.screening_accuracy is not None:
             thresholds = np.array(state.task.thresholds[:kept])
         return {"alphas_": alphas, "layer_shares_": shares, "screening_thresholds_": thresholds}
 
-    def after_growth(self, state, kept):
+    def after_growth(self, state, kept, predictor_input):
         """``calibration_``: with ``calibration``, the temperature of the kept prefix's out-of-fold mixture, when it
-        lowers its log-loss and no predictor predicts."""
+        lowers its log-loss and no predictor predicts (``predictor_input`` None or ``"cascade"``)."""
         out = {"calibration_": None}
-        if self.cascade.calibration is None or self.cascade.predictor_input_ not in (None, "cascade"):
+        if self.params.calibration is None or predictor_input not in (None, "cascade"):
             return out
         fitted = fit_temperature(state.oof_outputs[kept - 1], state.y, state.weight)
         if fitted.log_loss_after < fitted.log_loss_before:  # no gain out of fold: the probabilities as they are
@@ -285,8 +257,8 @@ class MarginPolicy(TaskPolicy):
     def predictor_template(self, n_columns):
         """The unfitted ``predictor``: XGBoost or HistGradientBoosting (both splitting the categorical columns of
         ``x`` into category subsets), a random forest or the instance given."""
-        c = self.cascade
-        categorical = categorical_prefix(c, n_columns)
+        c = self.params
+        categorical = self.categorical_prefix(n_columns)
         if c.predictor == "xgboost":
             return make_gbdt(categorical=categorical)
         if c.predictor == "hgb":
@@ -305,19 +277,18 @@ class MarginPolicy(TaskPolicy):
 
     def fit_final(self, template, Z, y, weight, seed):
         """The predictor fitted on ``Z``, as the model that predicts and the estimator ``predictor_``."""
-        model = fit_member(template, Z, y, len(self.cascade.classes_), weight, random_state=seed, where="predictor")
+        model = fit_member(template, Z, y, len(self.classes), weight, random_state=seed, where="predictor")
         model.predict_proba(Z[:16])  # an unusable output is an error at fit, naming the predictor
         return model, model.estimator
 
     # -------------------------------------------------------------- prediction
-    def replay(self, layers, X):
-        """Yield ``(passed, proba)`` after each of the kept ``layers`` for validated rows ``X``; with screening, only
-        the rows still in go through a layer, and a screened row's stay those of the layer it left at."""
-        c = self.cascade
-        mixture, x_codes = ClassVectorMixture(c.passed_features), PrefixCodes(X)
-        thresholds = getattr(c, "screening_thresholds_", None)
+    def replay(self, layers, X, shares, thresholds=None):
+        """Yield ``(passed, proba)`` after each of the kept ``layers`` for validated rows ``X``, each layer mixed in
+        with its share (``layer_shares_``); with screening ``thresholds`` (``screening_thresholds_``), only the rows
+        still in go through a layer, and a screened row's stay those of the layer it left at."""
+        mixture, x_codes = ClassVectorMixture(self.params.passed_features), PrefixCodes(X)
         rows = None  # the rows still in the cascade: every row until a threshold screens some
-        for t, (block, share) in enumerate(zip(layers, c.layer_shares_), start=1):
+        for t, (block, share) in enumerate(zip(layers, shares), start=1):
             self.through_layer(block, t, share, X, mixture, rows, x_codes)
             if thresholds is not None and t < len(thresholds) and (rows is None or len(rows)):
                 still = still_in(rows, mixture.proba, thresholds[t - 1])
@@ -340,7 +311,7 @@ class MarginPolicy(TaskPolicy):
     def log_layer(self, record):
         """With ``verbose``, one line for a grown layer: its weights (with the margin machinery), the monitored
         accuracies, the margin ratio (``inf`` when the mean margin is not positive), the screened rows, seconds."""
-        c = self.cascade
+        c = self.params
         if not c.verbose:
             return
         weights = ""
@@ -357,13 +328,11 @@ class MarginPolicy(TaskPolicy):
             flush=True,
         )
 
-    def log_end(self):
+    def log_end(self, fitted, kept, grown, stop_reason):
         """With ``verbose``, one line once growth has stopped: the kept layers, why, and their ``alphas_``."""
-        c = self.cascade
-        if not c.verbose:
+        if not self.params.verbose:
             return
         alphas = ""
-        if c.margin_optimization:
-            alphas = "; alphas_=[" + ", ".join(f"{alpha:.4g}" for alpha in c.alphas_) + "]"
-        kept = f"kept {c.n_layers_} of {len(c.train_history_)} layers"
-        print(f"[{self.log_name}] {kept}: {c.stop_reason_}{alphas}", flush=True)
+        if self.params.margin_optimization:
+            alphas = "; alphas_=[" + ", ".join(f"{alpha:.4g}" for alpha in fitted["alphas_"]) + "]"
+        print(f"[{self.log_name}] kept {kept} of {grown} layers: {stop_reason}{alphas}", flush=True)

@@ -1,22 +1,89 @@
-"""What a cascade's task adds to the growth engine (:class:`mddf.cascade.growth.CascadeGrowth`): the policy contract and
-the parts both tasks share.
+"""What a cascade's task adds to the growth engine (:class:`mddf.cascade.growth.CascadeGrowth`): the seam between
+them, and the parts both tasks share.
 
-A policy is built on a cascade estimator and reads its parameters; the engine calls it for everything that
-depends on the task: validating the data (:meth:`TaskPolicy.training_rows`), a layer's block and its fit
-(:meth:`TaskPolicy.block`, :meth:`TaskPolicy.fit_block`), what an added layer passes on and what early stopping
-monitors (:meth:`TaskPolicy.add_layer`), the fitted attributes of the kept layers and of the steps after growth
-(:meth:`TaskPolicy.kept_attributes`, :meth:`TaskPolicy.after_growth`), and at prediction the outputs of the kept
-layers (:meth:`TaskPolicy.replay`). :class:`mddf.cascade.margin_policy.MarginPolicy` (classification: class vectors,
-margins and layer weights, Algorithm 2) and :class:`mddf.cascade.residual_policy.ResidualPolicy` (regression: each
+The engine calls a policy through the members of :data:`ENGINE_SEAM` and nothing else: the estimator's parameters
+(``params``), the rows a fit trains on and monitors (:meth:`TaskPolicy.training_rows`), the task's state before
+the first layer and its early stopping (``new_state``, :meth:`TaskPolicy.early_stopping`), a layer fitted on the
+rows still in (:meth:`TaskPolicy.fit_layer`) and added (``add_layer``: what it passes on and what early stopping
+monitors), whether the steps after growth read each layer's out-of-fold output (``keeps_outputs``), the verbose
+line of a layer (``log_layer``), and the task's fitted attributes once growth stops (:meth:`TaskPolicy.finish`:
+the kept layers' weights, importances, pair features, the ``predictor``, calibration). A policy reads the
+estimator's parameters as a snapshot and the columns its validation saw (:class:`Columns`); it never reads or
+writes the estimator. :class:`mddf.cascade.margin_policy.MarginPolicy` (classification: class vectors, margins
+and layer weights, Algorithm 2) and :class:`mddf.cascade.residual_policy.ResidualPolicy` (regression: each
 member's prediction, residual targets) are the two.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from types import SimpleNamespace
+
 import numpy as np
 from sklearn.model_selection import train_test_split
 
+from ..blocks.members import is_forest
+from ..forests import MAX_SUBSET_CATEGORIES, BinnedInput
 from ..forests.growing import MAX_SEED
+from ..utils import EarlyStopping
+from .final_predictor import fit_final_predictor
+from .pair_step import fit_pair_features, pair_feature_names, pair_template, with_pairs
+
+#: The members of a policy that the growth engine uses: the whole of the seam.
+ENGINE_SEAM = (
+    "params",
+    "training_rows",
+    "new_state",
+    "early_stopping",
+    "fit_layer",
+    "add_layer",
+    "keeps_outputs",
+    "log_layer",
+    "finish",
+)
+
+
+@dataclass(frozen=True)
+class Columns:
+    """What the validation of a fit's ``X`` learned of its columns: their number and names (None: no names), and
+    which are categorical with their categories (None: none)."""
+
+    n_features: int
+    names: np.ndarray | None = None
+    is_categorical: np.ndarray | None = None
+    categories: list | None = None
+
+    @classmethod
+    def of(cls, estimator):
+        """The columns a fitted (or validated) estimator saw: its ``n_features_in_``, ``feature_names_in_``,
+        ``is_categorical_`` and ``categories_``; None before it saw any."""
+        if not hasattr(estimator, "n_features_in_"):
+            return None
+        return cls(
+            estimator.n_features_in_,
+            getattr(estimator, "feature_names_in_", None),
+            getattr(estimator, "is_categorical_", None),
+            getattr(estimator, "categories_", None),
+        )
+
+    def input_names(self):
+        """The names of x's columns: ``feature_names_in_``, or ``x0, x1, ...``."""
+        return np.asarray([f"x{j}" for j in range(self.n_features)]) if self.names is None else self.names
+
+
+@dataclass(frozen=True)
+class TrainingRows:
+    """The validated rows of a fit: the training rows (``y`` encoded as the task reads it, ``X`` with the pair
+    features appended) and their weights (None: equal), the held-out rows of ``validation_fraction`` (None without
+    it), and the fitted pair search (None without ``pair_features``)."""
+
+    X: np.ndarray
+    y: np.ndarray
+    weight: np.ndarray | None
+    X_val: np.ndarray | None = None
+    y_val: np.ndarray | None = None
+    weight_val: np.ndarray | None = None
+    pairs: object = None
 
 
 class TaskPolicy:
@@ -24,8 +91,14 @@ class TaskPolicy:
 
     Parameters
     ----------
-    cascade : estimator
-        The cascade whose parameters the policy reads (and whose fitted attributes it reads at prediction).
+    params : dict
+        The cascade estimator's parameters (``get_params(deep=False)``), read as attributes of ``params``.
+    columns : Columns or None
+        The columns of the validated ``X`` (None before validation: the policy then only checks parameters).
+    name : str
+        What errors call the estimator (its class's name).
+    log_name : str
+        The tag of the verbose lines.
     """
 
     #: Whether the task is classification (the predictor's halves are stratified by class).
@@ -33,13 +106,16 @@ class TaskPolicy:
     #: The name of the attribute that receives the passed columns' mean share of the importances.
     passed_importance_attr = "passed_importance_"
 
-    def __init__(self, cascade):
-        self.cascade = cascade
+    def __init__(self, params, columns=None, *, name, log_name):
+        self.params = SimpleNamespace(**params)
+        self.columns = columns
+        self.name = name
+        self.log_name = log_name
 
     # -------------------------------------------------------------- the layers' input
     @property
     def forest_types(self):
-        return tuple(self.cascade.forest_types)
+        return tuple(self.params.forest_types)
 
     @property
     def binned_trees(self):
@@ -63,27 +139,93 @@ class TaskPolicy:
 
     def layer_depth(self, t):
         """Depth limit of layer t's trees, ``max_depth_factor * (t + 1)`` (None: unbounded)."""
-        factor = self.cascade.max_depth_factor
+        factor = self.params.max_depth_factor
         return None if factor is None else factor * (t + 1)
+
+    def categorical_prefix(self, n_columns):
+        """The columns of an input of ``n_columns`` that begins with ``x`` split into category subsets; None: none.
+
+        The categorical columns of ``x`` (of at most :data:`mddf.forests.MAX_SUBSET_CATEGORIES` categories) with
+        ``categorical_splits="subset"``; the columns after ``x`` are numbers.
+        """
+        categorical = self.columns.is_categorical
+        if self.params.categorical_splits != "subset" or categorical is None:
+            return None
+        mask = np.zeros(n_columns, dtype=bool)
+        mask[: len(categorical)] = [
+            c and len(cats) <= MAX_SUBSET_CATEGORIES for c, cats in zip(categorical, self.columns.categories)
+        ]
+        return mask if mask.any() else None
+
+    def fit_layer(self, state, t, probe_trees=None):
+        """Layer t's block fitted on its input for the rows still in: ``(block, out-of-fold outputs per member)``.
+        With ``probe_trees`` m, a probe: its forests' first m trees (the block's ``probe_``)."""
+        block = self.block(t, state.store, probe_trees=probe_trees)
+        rows = state.active
+        X = state.X if rows is None else state.X[rows]
+        X = self.layer_input(X, state.train.passed if rows is None else state.train.passed[rows], t)
+        categorical = self.categorical_prefix(X.shape[1]) if self.layer_holds_x(t) else None
+        binning = {"categorical": categorical, "prefix": self._binned_x(state, t)}
+        return block, self.fit_block(state, block, X, binning)
+
+    def _binned_x(self, state, t):
+        """``x`` binned once for every layer that begins with it; None when layer t's trees are not binned or train
+        on part of the rows (confidence screening: binned on those rows)."""
+        binned = self.binned_trees and any(map(is_forest, self.forest_types))
+        if not binned or not self.layer_holds_x(t) or state.active is not None:
+            return None
+        if state.binned_x is None:
+            state.binned_x = BinnedInput(state.X)
+        return state.binned_x
 
     def importance_split(self, t, importances, n_columns):
         """Layer t's importances on the columns of ``x``, and their total on the passed columns."""
         return importances[:n_columns], importances[n_columns:].sum()
 
     # -------------------------------------------------------------- data and stopping
+    def training_rows(self, X, y, weight, rng, pair_search=None):
+        """The rows of a fit from validated ``X, y, weight``: the ``validation_fraction`` rows held out, the task's
+        checks of the rows (:meth:`check_rows`), then the ``pair_features`` search run on the training rows (or
+        ``pair_search``, one already fitted on them) and its features appended to ``X`` and ``X_val``."""
+        if self.params.validation_fraction is None:
+            rows = TrainingRows(X, y, weight)
+        else:
+            X, X_val, y, y_val, weight, weight_val = self.split_validation(X, y, weight, rng)
+            rows = TrainingRows(X, y, weight, X_val, y_val, weight_val)
+        self.check_rows(rows)
+        return self._with_pair_features(rows, rng, pair_search)
+
+    def check_rows(self, rows):
+        """Raise when the training rows cannot train the task's blocks; nothing unless overridden."""
+
     def stopping_tol(self, y, weight):
         """``tol`` on the scale of the monitored score of targets ``y``."""
-        return self.cascade.tol
+        return self.params.tol
 
-    def split_validation(self, X, y, weight, rng, stratify):
-        """Hold out ``validation_fraction`` of the rows (the weights follow their rows); each part needs a positive
-        weight. Returns ``X, X_val, y, y_val, weight, weight_val``."""
+    def early_stopping(self, rows):
+        """The :class:`mddf.utils.EarlyStopping` of a fit of ``rows``: it monitors the training rows out of fold, or
+        the held-out rows."""
+        p = self.params
+        y, weight = (rows.y, rows.weight) if rows.X_val is None else (rows.y_val, rows.weight_val)
+        return EarlyStopping(
+            p.n_tolerant_layers,
+            tol=self.stopping_tol(y, weight),
+            min_gain_se=p.min_gain_se,
+            min_error_reduction=p.min_error_reduction,
+            monitored="out-of-fold" if rows.X_val is None else "validation",
+            sample_weight=weight,
+            measure=self.measure,
+        )
+
+    def split_validation(self, X, y, weight, rng):
+        """Hold out ``validation_fraction`` of the rows (the weights follow their rows; stratified by class for a
+        classifier); each part needs a positive weight. Returns ``X, X_val, y, y_val, weight, weight_val``."""
         X, X_val, y, y_val, *weights = train_test_split(
             X,
             y,
             *([] if weight is None else [weight]),  # the weights follow their rows; the split is as without
-            test_size=self.cascade.validation_fraction,
-            stratify=y if stratify else None,
+            test_size=self.params.validation_fraction,
+            stratify=y if self.classification else None,
             random_state=rng.randint(MAX_SEED),
         )
         X, X_val = np.ascontiguousarray(X), np.ascontiguousarray(X_val)
@@ -92,25 +234,89 @@ class TaskPolicy:
             for part, w in (("training", weight), ("held-out", weight_val)):
                 if not np.any(w > 0):
                     raise ValueError(
-                        f"{type(self.cascade).__name__}: every {part} row of the validation_fraction split has "
-                        "sample weight zero; give more rows a positive weight"
+                        f"{self.name}: every {part} row of the validation_fraction split has sample weight zero; "
+                        "give more rows a positive weight"
                     )
         return X, X_val, y, y_val, weight, weight_val
 
+    def _with_pair_features(self, rows, rng, search):
+        """``rows`` with the ``pair_features`` search's features appended to ``X`` and ``X_val``, and the search
+        (``search``, or one run on the training rows); ``rows`` as they are without ``pair_features``."""
+        template = pair_template(self.params.pair_features, self.name)
+        if template is None:
+            return rows
+        if search is None:
+            search = fit_pair_features(
+                template,
+                rows.X,
+                rows.y,
+                rows.weight,
+                self.columns.is_categorical,
+                rng,
+                regression=not self.classification,
+                n_jobs=self.params.n_jobs,
+            )
+        X_val = None if rows.X_val is None else with_pairs(search, rows.X_val)
+        X = with_pairs(search, rows.X)
+        return TrainingRows(X, rows.y, rows.weight, X_val, rows.y_val, rows.weight_val, search)
+
     # -------------------------------------------------------------- after growth
-    def reads_oof_outputs(self):
+    @property
+    def keeps_outputs(self):
         """Whether a step after growth reads the out-of-fold output after each layer (``predictor_input="auto"``)."""
-        return self.cascade.predictor is not None and self.cascade.predictor_input == "auto"
+        return self.params.predictor is not None and self.params.predictor_input == "auto"
+
+    def finish(self, state, layers, stop_reason):
+        """The task's fitted attributes once growth keeps ``layers`` (the best prefix): the kept layers' own
+        (:meth:`kept_attributes`), the importances, the pair features, the ``predictor``'s
+        (:mod:`mddf.cascade.final_predictor`) and the task's steps after growth (:meth:`after_growth`)."""
+        kept = len(layers)
+        fitted = {**self.kept_attributes(state, kept), **self.importances(state, layers)}
+        search = state.rows.pairs
+        fitted["pair_features_"] = search
+        fitted["pair_feature_names_"] = (
+            None if search is None else pair_feature_names(search, self.columns.input_names())
+        )
+        self.log_end(fitted, kept, len(state.history), stop_reason)
+        fitted.update(fit_final_predictor(self, state, kept))
+        fitted.update(self.after_growth(state, kept, fitted["predictor_input_"]))
+        return fitted
 
     def kept_attributes(self, state, kept):
         """The task's fitted attributes of the kept prefix (e.g. the layer weights)."""
         return {}
 
-    def after_growth(self, state, kept):
-        """The fitted attributes of the task's own steps after growth and the predictor (e.g. a calibration)."""
+    def after_growth(self, state, kept, predictor_input):
+        """The fitted attributes of the task's own steps after growth (e.g. a calibration), given what predicts."""
         return {}
 
-    def log_end(self):
+    def importances(self, state, layers):
+        """``layer_importances_``, ``feature_importances_``, the passed columns' mean share (under
+        :attr:`passed_importance_attr`) and ``pair_importances_`` of the kept ``layers``."""
+        n_columns, n_features = state.X.shape[1], self.columns.n_features
+        rows = np.zeros((len(layers), n_columns + 1))
+        for t, block in enumerate(layers, start=1):
+            raw, passed = self.importance_split(t, block.importances_, n_columns)
+            total = np.sum(raw) + passed
+            if total > 0:
+                rows[t - 1, :n_columns] = raw / total
+                rows[t - 1, n_columns] = passed / total
+        out = {"pair_importances_": None}
+        search = state.rows.pairs
+        if search is not None:  # an appended feature's share goes half to each of its two columns
+            appended = rows[:, n_features:n_columns]
+            out["pair_importances_"] = appended.mean(axis=0)
+            for k, (a, b, _) in enumerate(search.pairs_):
+                rows[:, a] += appended[:, k] / 2
+                rows[:, b] += appended[:, k] / 2
+            rows = np.delete(rows, np.s_[n_features:n_columns], axis=1)
+        raw = rows[:, :n_features].mean(axis=0)
+        out["layer_importances_"] = rows
+        out["feature_importances_"] = raw / raw.sum() if raw.sum() > 0 else raw
+        out[self.passed_importance_attr] = float(rows[:, n_features].mean())
+        return out
+
+    def log_end(self, fitted, kept, grown, stop_reason):
         """With ``verbose``, what to print once growth has stopped; nothing unless overridden."""
 
 

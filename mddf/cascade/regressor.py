@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from numbers import Integral
 
+import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin, TransformerMixin, _fit_context
 from sklearn.utils._param_validation import HasMethods, Interval, RealNotInt, StrOptions
 
-from .base import CascadeBase
+from ..blocks.members import check_forest_types
+from ..utils import check_sample_weight, validate_tabular
+from .base import CascadeBase, check_predictor_instance
 from .layer_features import member_name
+from .policy import Columns
 from .residual_policy import LARGEST_TARGET, ResidualPolicy
 
 __all__ = ["LARGEST_TARGET", "TARGETS", "CascadeForestRegressor"]
@@ -59,11 +63,13 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
     ----------
     n_estimators : int, default=100
         Trees per forest.
-    forest_types : tuple of {"rf", "crf", "et", "gbdt"} or regressor instances, default=("rf", "rf", "crf", "crf")
+    forest_types : tuple of {"rf", "crf", "et", "gbdt", "gbdt_es"} or regressor instances, \
+default=("rf", "rf", "crf", "crf")
         The members of each layer: gcForest's two random forests and two completely-random forests by default;
         ``"et"``: extremely-randomised trees (DF21's ``"erf"``); ``"gbdt"``: XGBoost's ``XGBRegressor`` with its
-        defaults pinned, one thread; a regressor instance is cloned for every fold model, its ``random_state``
-        drawn from ``random_state``. ``n_estimators``, ``max_features`` and the depth limits apply to the forests.
+        defaults pinned, one thread (``"gbdt_es"``: its rounds stopped early on held-out rows); a regressor
+        instance is cloned for every fold model, its ``random_state`` drawn from ``random_state``.
+        ``n_estimators``, ``max_features`` and the depth limits apply to the forests.
         See :ref:`the user guide <regression-members>`.
     target : {"residual", "y"}, default="residual"
         What the members of layer t >= 2 fit: ``"residual"`` the out-of-fold
@@ -271,8 +277,41 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
         self.verbose = verbose
         self.model_dir = model_dir
 
-    def _policy(self):
-        return ResidualPolicy(self, log_name=self._log_name)
+    def _policy(self, columns=None):
+        columns = Columns.of(self) if columns is None else columns
+        return ResidualPolicy(self._params(), columns, name=type(self).__name__, log_name=self._log_name)
+
+    def _validate_training_data(self, X, y, sample_weight):
+        """Check the parameters that need no data, validate X, y and the weights (ones without ``sample_weight``);
+        y as float64."""
+        name = type(self).__name__
+        check_forest_types(self.forest_types, "regression")
+        check_predictor_instance(self.predictor)
+        if np.asarray(y).dtype.kind in "USO":
+            try:
+                np.asarray(y, dtype=np.float64)
+            except (TypeError, ValueError):
+                raise ValueError(
+                    f"{name} needs a numeric target y (real values to regress on), got values that are not numbers; "
+                    "for class labels use a classifier such as mddf.MDDFClassifier"
+                ) from None
+        X, y = validate_tabular(
+            self, X, y, reset=True, dtype=np.float32, order="C", ensure_all_finite="allow-nan", y_numeric=True
+        )
+        y = np.ascontiguousarray(y, dtype=np.float64)
+        largest = float(np.max(np.abs(y)))
+        if largest > LARGEST_TARGET:
+            raise self._policy(Columns(X.shape[1])).overflow_error("|y|", largest)
+        weight = check_sample_weight(sample_weight, X, estimator_name=name)
+        if len(y) < self.n_folds:
+            raise ValueError(
+                f"{name} got n_samples={len(y)}, fewer than n_folds={self.n_folds}: "
+                "the out-of-fold predictions need at least one row per fold"
+            )
+        return X, y, weight
+
+    def _replay(self, X):
+        return self._policy().replay(self._prediction_layers(), X)
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
@@ -294,20 +333,12 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
             features); larger targets raise a ``ValueError``, as do predictions
             beyond it that a residual cascade passes on, at fit or prediction.
         sample_weight : array-like of shape (n_samples,), float or None, default=None
-            Non-negative, finite weights with at least one positive entry; None
-            weighs every row alike. A tree's row weight is the row's count in
-            its bootstrap (random forests) times its sample weight, so weights
-            move the splits (weighted squared error) and the leaves' values
-            (weighted means); the monitored out-of-fold MSE and the R^2 of
-            ``train_history_`` are weighted means. Integer weights thus act as
-            repeated rows, except for what is drawn at random: the folds and the
-            bootstrap draw rows, whatever their weights, so a fold model sees a
-            weighted row or not, where it would see some of its copies. A leaf
-            of one row predicts that row's target whatever its weight, so on
-            fully grown trees the weights act mostly through the splits, and
-            shift the predictions less than repeated rows do. Rows of weight 0 never
-            reach the forests and count in no error, but still get out-of-fold
-            augmented features.
+            Non-negative, finite weights with a positive entry; None weighs every row alike. A tree's row
+            weight is the row's count in its bootstrap times its sample weight, so weights move the splits
+            (weighted squared error) and the leaves' values (weighted means); the monitored MSE and R^2 are
+            weighted means. Integer weights act as repeated rows but for what is drawn at random. Rows of
+            weight 0 reach no forest but get out-of-fold features. See :ref:`the user guide
+            <sample-weights>`.
 
         Returns
         -------

@@ -16,9 +16,8 @@ from sklearn.metrics import r2_score
 from ..blocks.members import check_forest_types, seeded_clone
 from ..blocks.regressor import RegressionForestBlock
 from ..forests import PrefixCodes, make_gbdt, make_hgb
-from ..utils import check_sample_weight, validate_tabular
 from ..utils._stopping import NEGATIVE_MSE
-from .growth import LayerOutcome, TrainingRows, categorical_prefix
+from .growth import LayerOutcome
 from .policy import TaskPolicy, probe_note
 
 #: The largest magnitude of the targets, and of the predictions the layers pass on: the layer features are
@@ -51,17 +50,16 @@ class ResidualPolicy(TaskPolicy):
     measure = NEGATIVE_MSE
     passed_importance_attr = "augmented_feature_importance_"
 
-    def __init__(self, cascade, log_name="CascadeForestRegressor"):
-        super().__init__(cascade)
-        self.log_name = log_name
+    def __init__(self, params, columns=None, *, name="CascadeForestRegressor", log_name="CascadeForestRegressor"):
+        super().__init__(params, columns, name=name, log_name=log_name)
 
     # -------------------------------------------------------------- the layers
     def check_forest_types(self):
-        return check_forest_types(self.cascade.forest_types, "regression")
+        return check_forest_types(self.params.forest_types, "regression")
 
     def layer_depth(self, t):
         """Depth limit of layer t's trees: the smaller of ``max_depth`` and ``max_depth_factor * (t + 1)``."""
-        c = self.cascade
+        c = self.params
         limits = [c.max_depth] if c.max_depth is not None else []
         if c.max_depth_factor is not None:
             limits.append(c.max_depth_factor * (t + 1))
@@ -69,7 +67,7 @@ class ResidualPolicy(TaskPolicy):
 
     def block(self, t, store, probe_trees=None):
         """Layer t's untrained block; its forests go to the ``store``, under ``layer-<t>``."""
-        c = self.cascade
+        c = self.params
         return RegressionForestBlock(
             self.check_forest_types(),
             c.n_estimators,
@@ -84,51 +82,18 @@ class ResidualPolicy(TaskPolicy):
         )
 
     # -------------------------------------------------------------- the data
-    def _check_target(self, y):
-        """A clear error for targets that are not numbers."""
-        if np.asarray(y).dtype.kind in "USO":
-            try:
-                np.asarray(y, dtype=np.float64)
-            except (TypeError, ValueError):
-                raise ValueError(
-                    f"{type(self.cascade).__name__} needs a numeric target y (real values to regress on), got values "
-                    "that are not numbers; for class labels use a classifier such as mddf.MDDFClassifier"
-                ) from None
-
     def overflow_error(self, what, largest):
         """The error for targets, or predictions passed on, beyond :data:`LARGEST_TARGET`."""
         return ValueError(
-            f"{type(self.cascade).__name__}: {what} reaches {largest:.3g}, beyond {LARGEST_TARGET:.3g}, the largest "
+            f"{self.name}: {what} reaches {largest:.3g}, beyond {LARGEST_TARGET:.3g}, the largest "
             "float32: the predictions each layer passes on to the next (float32 features, as transform returns "
             "them) would overflow to infinity; rescale y (e.g. divide it by its standard deviation) and scale "
             "the predictions back"
         )
 
-    def training_rows(self, X, y, sample_weight, rng):
-        """Validate X, y and the weights (ones without ``sample_weight``) and hold out the validation rows; y as
-        float64."""
-        c, name = self.cascade, type(self.cascade).__name__
-        self._check_target(y)
-        X, y = validate_tabular(
-            c, X, y, reset=True, dtype=np.float32, order="C", ensure_all_finite="allow-nan", y_numeric=True
-        )
-        y = np.ascontiguousarray(y, dtype=np.float64)
-        largest = float(np.max(np.abs(y)))
-        if largest > LARGEST_TARGET:
-            raise self.overflow_error("|y|", largest)
-        weight = check_sample_weight(sample_weight, X, estimator_name=name)
-        if len(y) < c.n_folds:
-            raise ValueError(
-                f"{name} got n_samples={len(y)}, fewer than n_folds={c.n_folds}: "
-                "the out-of-fold predictions need at least one row per fold"
-            )
-        if c.validation_fraction is None:
-            return TrainingRows(X, y, weight)
-        return TrainingRows(*_reordered(self.split_validation(X, y, weight, rng, stratify=False)))
-
     def stopping_tol(self, y, weight):
         """``tol`` times the weighted variance of the monitored targets: a gain in R^2 of more than ``tol``."""
-        return self.cascade.tol * weighted_variance(y, weight)
+        return self.params.tol * weighted_variance(y, weight)
 
     def new_state(self, rows):
         return Passed(), Passed(), None
@@ -136,14 +101,14 @@ class ResidualPolicy(TaskPolicy):
     # -------------------------------------------------------------- one layer
     def fit_block(self, state, block, X, binning):
         y = state.y
-        if self.cascade.target == "residual":
+        if self.params.target == "residual":
             y = y - state.train.prediction  # what the previous layers left, out-of-fold
         return block.fit(X, y, state.weight, state.rng, **binning)
 
     def passed_on(self, output, previous):
         """Each member's prediction of y, ``h_t``, from the block's ``output`` and the previous layers' ``Passed``; a
         ``ValueError`` when it exceeds :data:`LARGEST_TARGET` (the float32 layer features would be infinite)."""
-        if getattr(self.cascade, "target", "y") == "residual":  # models pickled before it was a parameter fit y
+        if getattr(self.params, "target", "y") == "residual":  # models pickled before it was a parameter fit y
             output = output + np.reshape(previous.prediction, (-1, 1))
         largest = float(np.max(np.abs(output), initial=0.0))
         if largest > LARGEST_TARGET:
@@ -180,8 +145,8 @@ class ResidualPolicy(TaskPolicy):
     def predictor_template(self, n_columns):
         """The unfitted ``predictor``: XGBoost or HistGradientBoosting (both splitting the categorical columns of
         ``x`` into category subsets), a random forest or the instance given."""
-        c = self.cascade
-        categorical = categorical_prefix(c, n_columns)
+        c = self.params
+        categorical = self.categorical_prefix(n_columns)
         if c.predictor == "xgboost":
             return make_gbdt(task="regression", categorical=categorical)
         if c.predictor == "hgb":
@@ -220,7 +185,7 @@ class ResidualPolicy(TaskPolicy):
             yield state.passed, state.prediction
 
     def log_layer(self, record):
-        if not self.cascade.verbose:
+        if not self.params.verbose:
             return
         val = ""
         if "val_mse" in record:
@@ -230,9 +195,3 @@ class ResidualPolicy(TaskPolicy):
             f"oof_r2={record['oof_r2']:.4f}{val}  {record['fit_seconds']:.1f}s{probe_note(record)}",
             flush=True,
         )
-
-
-def _reordered(split):
-    """``X, y, weight, X_val, y_val, weight_val`` from :meth:`TaskPolicy.split_validation`'s order."""
-    X, X_val, y, y_val, weight, weight_val = split
-    return X, y, weight, X_val, y_val, weight_val

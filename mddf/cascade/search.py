@@ -23,9 +23,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..storage import ModelStore, temporary_folders_removed_on_sigterm
 from ..utils import LayerOutputMixin
+from .base import begin_growth, set_fitted
 from .classifier import MDDFClassifier
-from .growth import CascadeGrowth
-from .margin_policy import MarginPolicy
 
 #: The candidate sets of the paper's Section 5.2 (eq. 48's gamma and mu, and the depth factor).
 PAPER_PARAM_GRID = {
@@ -73,9 +72,7 @@ class _Candidate:
     def begin(self, X, y, sample_weight, rng, pair_search=None):
         """The candidate's growth before its first layer, from the generator ``rng`` (used as it is) and, when given,
         the pair search of a candidate that shares its first layer (the same rows, settings and seed)."""
-        estimator = self.estimator
-        policy = MarginPolicy(estimator)
-        self.growth = CascadeGrowth.begin(estimator, policy, X, y, sample_weight, rng=rng, pair_search=pair_search)
+        self.growth = begin_growth(self.estimator, X, y, sample_weight, rng=rng, pair_search=pair_search)
         self.store = self.growth.state.store
         return self.growth
 
@@ -269,7 +266,7 @@ class MDDFGridSearch(LayerOutputMixin, MetaEstimatorMixin, ClassifierMixin, Tran
             for candidate in members:
                 own = growth
                 if candidate is not members[0]:  # the group's first layer and pair search are the leader's
-                    shared = members[0].estimator.pair_features_
+                    shared = growth.state.rows.pairs
                     own = candidate.begin(X, y, sample_weight, copy.deepcopy(initial_rng), shared)
                     own.state.rng = copy.deepcopy(after_first_layer)
                 candidate.finished = own.add_layer(first_layer) or candidate.estimator.max_layers <= 1
@@ -304,7 +301,7 @@ class MDDFGridSearch(LayerOutputMixin, MetaEstimatorMixin, ClassifierMixin, Tran
         order = sorted(completed, key=lambda c: (-c.score, c.n_kept, c.index))
         order += sorted((c for c in candidates if c.pruned_at is not None), key=lambda c: (-c.score, c.index))
         best = order[0]
-        best.growth.finish()  # also moves a shared first layer into its own folder
+        set_fitted(best.estimator, best.growth.finish())  # also moves a shared first layer into its own folder
         for c in candidates:  # the other candidates' folders (model_dir)
             if c is not best and c.store is not None:
                 c.store.destroy()

@@ -35,7 +35,7 @@ trees' criterion and the width of the output.
 
 from .binned import BinnedForest, BinnedRegressionForest, ForestBuilder, PackedForest
 from .binned_input import MAX_SUBSET_CATEGORIES, BinnedInput, PrefixCodes
-from .boosting import GBDT_PARAMS, make_gbdt, make_hgb
+from .boosting import GBDT_KINDS, GBDT_PARAMS, make_gbdt, make_hgb
 from .compact import CompactForest
 from .growing import ExactTrees, TreeGrower, fit_forest, fit_oob_forest, fold_share, grow_forest
 from .kinds import (
@@ -53,6 +53,7 @@ from .stored import StoredForest
 __all__ = [
     "FOREST_KINDS",
     "FORESTS",
+    "GBDT_KINDS",
     "GBDT_PARAMS",
     "MAX_FEATURES",
     "MAX_SUBSET_CATEGORIES",

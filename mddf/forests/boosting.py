@@ -19,10 +19,21 @@ from .kinds import TASKS
 #: histogram trees), written out so that they do not move with XGBoost's version, and one thread, as
 #: the block parallelises over its members and folds (and one thread keeps XGBoost's sums in a fixed order).
 GBDT_PARAMS = dict(n_estimators=100, learning_rate=0.3, max_depth=6, tree_method="hist", n_jobs=1)
+#: The boosted members by name: ``"gbdt"`` (:data:`GBDT_PARAMS`), ``"gbdt_es"`` (its rounds stopped early on rows
+#: held out of each fold model's training rows, :data:`EARLY_STOPPING_ROUNDS`) and ``"gbdt_vector"`` (stopped
+#: early, and one tree a round for all classes: vector leaves).
+GBDT_KINDS = ("gbdt", "gbdt_es", "gbdt_vector")
+#: Rounds without a better held-out loss after which an early-stopped member stops (at most ``n_estimators``).
+EARLY_STOPPING_ROUNDS = 10
 
 
-def make_gbdt(random_state=None, task="classification", categorical=None):
-    """The ``"gbdt"`` member: ``XGBClassifier`` (or ``XGBRegressor``) ``(**GBDT_PARAMS, random_state=random_state)``.
+def make_gbdt(random_state=None, task="classification", categorical=None, kind="gbdt"):
+    """The boosted member ``kind`` of :data:`GBDT_KINDS`: ``XGBClassifier`` (or ``XGBRegressor``)
+    ``(**GBDT_PARAMS, random_state=random_state)``, for ``"gbdt_es"`` with ``early_stopping_rounds`` (the block
+    holds out a tenth of each fold model's rows to stop on) and for ``"gbdt_vector"`` also
+    ``multi_strategy="multi_output_tree"`` (one tree a round whose leaves hold every class's value, where
+    ``"gbdt"`` grows one tree a round per class; not for categorical columns, which XGBoost's vector trees do
+    not split: with one, it grows a tree per class).
 
     Boosting fits each tree to the errors of the previous ones, so on data where
     a few strong interactions matter it reaches a lower bias than the block's
@@ -42,9 +53,17 @@ def make_gbdt(random_state=None, task="classification", categorical=None):
         ``feature_types``, ``"c"`` for these columns and ``"q"`` for the others),
         as its own categorical support splits them. None, or no True entry: every
         column is a number, and the model is the one without this parameter.
+    kind : {"gbdt", "gbdt_es", "gbdt_vector"}, default="gbdt"
+        The boosted member (:data:`GBDT_KINDS`); see :ref:`the user guide <members-and-predictor>`.
     """
     _check_task(task)
+    if kind not in GBDT_KINDS:
+        raise ValueError(f"unknown boosted member {kind!r}; expected one of {GBDT_KINDS}")
     params = dict(GBDT_PARAMS, random_state=random_state, **_categorical_params(categorical))
+    if kind != "gbdt":
+        params["early_stopping_rounds"] = EARLY_STOPPING_ROUNDS
+    if kind == "gbdt_vector" and task == "classification" and "enable_categorical" not in params:
+        params["multi_strategy"] = "multi_output_tree"
     if task == "regression":
         from xgboost import XGBRegressor
 

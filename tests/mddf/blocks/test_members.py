@@ -17,8 +17,16 @@ from sklearn.tree import DecisionTreeClassifier, ExtraTreeClassifier
 
 from mddf import MDDFClassifier
 from mddf.blocks.classifier import ForestBlock
-from mddf.blocks.members import FoldModel, accepts_nan, check_forest_types, fit_member
+from mddf.blocks.members import (
+    MIN_STOPPING_ROWS,
+    FoldModel,
+    accepts_nan,
+    check_forest_types,
+    fit_member,
+    stopping_rows,
+)
 from mddf.forests import make_forest, make_gbdt
+from mddf.forests.boosting import EARLY_STOPPING_ROUNDS
 
 
 def _noise(n=300, d=5, s=3, seed=0):
@@ -174,7 +182,66 @@ def test_get_params_and_clone_keep_estimator_instances():
 
 def test_check_forest_types_accepts_every_kind():
     member = KNeighborsClassifier()
-    assert check_forest_types(["rf", "crf", "et", "gbdt", member]) == ("rf", "crf", "et", "gbdt", member)
+    kinds = ["rf", "crf", "et", "gbdt", "gbdt_es", "gbdt_vector", member]
+    assert check_forest_types(kinds) == tuple(kinds)
+
+
+# ---------------------------------------------------------------- boosted members stopped early
+def test_the_boosted_members_differ_only_in_early_stopping_and_vector_leaves():
+    plain, early, vector = (make_gbdt(kind=kind).get_params() for kind in ("gbdt", "gbdt_es", "gbdt_vector"))
+    assert plain["early_stopping_rounds"] is None and early["early_stopping_rounds"] == EARLY_STOPPING_ROUNDS
+    assert vector["multi_strategy"] == "multi_output_tree" and early["multi_strategy"] is None
+    changed = {k for k in plain if repr(plain[k]) != repr(vector[k])}  # repr: NaN (``missing``) equals itself
+    assert changed == {"early_stopping_rounds", "multi_strategy"}
+    # vector trees do not split categories: with a category column, a tree per class
+    assert make_gbdt(kind="gbdt_vector", categorical=[True, False]).get_params()["multi_strategy"] is None
+    assert make_gbdt(kind="gbdt_vector", task="regression").get_params()["multi_strategy"] is None
+    with pytest.raises(ValueError, match="unknown boosted member 'gbdt_fast'"):
+        make_gbdt(kind="gbdt_fast")
+
+
+def test_a_member_stopped_early_holds_a_tenth_of_its_distinct_rows_out_of_its_fit():
+    y = np.repeat([0, 1, 2], 100)
+    fit_rows = np.repeat(np.arange(300), 2)  # every row twice, as a resample may draw it
+    rows, stop = stopping_rows(np.random.RandomState(0), fit_rows, y, classification=True)
+    assert len(stop) == 30 and len(np.unique(stop)) == 30
+    assert not np.isin(rows, stop).any() and len(rows) == 2 * 270  # every copy of a held-out row is out
+    assert set(np.unique(y[stop])) <= set(np.unique(y[rows]))
+    few, none = stopping_rows(np.random.RandomState(0), np.arange(MIN_STOPPING_ROWS - 1), y, classification=True)
+    assert len(none) == 0 and len(few) == MIN_STOPPING_ROWS - 1  # too few rows to spare: none held out
+
+
+def test_a_class_the_fit_never_sees_is_not_stopped_on():
+    y = np.array([0] * 99 + [1])
+    rows = np.arange(100)
+    for seed in range(20):
+        fit, stop = stopping_rows(np.random.RandomState(seed), rows, y, classification=True)
+        assert 99 not in stop or 99 in fit
+
+
+@pytest.mark.parametrize("kind", ["gbdt_es", "gbdt_vector"])
+def test_an_early_stopped_member_stops_on_held_out_rows_and_is_reproducible(kind):
+    rng = np.random.RandomState(0)
+    X = rng.rand(400, 5).astype(np.float32)
+    y = (X[:, 0] > 0.5).astype(int) + (X[:, 1] > 0.5)  # three classes, learnt in a few rounds ...
+    flipped = rng.rand(len(y)) < 0.15
+    y[flipped] = rng.randint(0, 3, flipped.sum())  # ... and noise that later rounds would learn
+    block = ForestBlock(("rf", kind), 5, None, 3, "kfold", "resample", 1, "hist")
+    oof = block.fit(X, y, _uniform(len(y)), 3, np.random.RandomState(0))
+    boosters = [model.estimator for model in block.models_[1]]
+    assert all(b.best_iteration < make_gbdt().n_estimators - 1 for b in boosters)  # stopped before the 100th
+    again = ForestBlock(("rf", kind), 5, None, 3, "kfold", "resample", 1, "hist")
+    np.testing.assert_array_equal(again.fit(X, y, _uniform(len(y)), 3, np.random.RandomState(0)), oof)
+    assert (oof[:, 1].argmax(axis=1) == y).mean() > 0.75
+
+
+def test_an_early_stopped_member_of_few_rows_fits_every_round():
+    X, y = _noise(n=60, s=2)
+    block = ForestBlock(("rf", "gbdt_es"), 3, None, 3, "kfold", "resample", 1, "hist")
+    block.fit(X, y, _uniform(len(y)), 2, np.random.RandomState(0))  # 40 distinct rows a fold: none to spare
+    booster = block.models_[1][0].estimator
+    assert booster.get_params()["early_stopping_rounds"] is None
+    assert booster.get_booster().num_boosted_rounds() == make_gbdt().n_estimators
 
 
 @pytest.mark.parametrize(

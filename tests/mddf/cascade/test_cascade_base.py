@@ -1,5 +1,8 @@
-"""The shared skeletons of the cascades and the blocks declare the hooks a task fills in, and read nothing else."""
+"""The shared skeletons of the cascades and the blocks declare the hooks a task fills in, and read nothing else; the
+growth engine reaches a task's policy through a narrow seam and returns what the estimator sets."""
 
+import ast
+import inspect
 import pickle
 
 import numpy as np
@@ -11,17 +14,17 @@ from mddf import CascadeForestRegressor, MDDFClassifier
 from mddf.blocks.base import BlockBase
 from mddf.blocks.classifier import ForestBlock
 from mddf.blocks.regressor import RegressionForestBlock
-from mddf.cascade.base import CascadeBase
-from mddf.cascade.growth import CascadeGrowth
+from mddf.cascade import growth as growth_module
+from mddf.cascade.base import CascadeBase, begin_growth
 from mddf.cascade.margin_policy import MarginPolicy
-from mddf.cascade.policy import TaskPolicy
+from mddf.cascade.policy import ENGINE_SEAM, TaskPolicy
 from mddf.cascade.residual_policy import ResidualPolicy
 
-#: What the growth engine asks of a task's policy, beyond what TaskPolicy gives both tasks.
+#: What a task's policy provides beyond what TaskPolicy gives both tasks: the seam's task-specific members, and
+#: what the shared steps (the blocks, the predictor, prediction) ask of it.
 POLICY_CONTRACT = {
     "measure",
     "check_forest_types",
-    "training_rows",
     "new_state",
     "block",
     "fit_block",
@@ -42,11 +45,70 @@ def _all_but(base, missing):
 
 
 @pytest.mark.parametrize("policy", [MarginPolicy, ResidualPolicy])
-def test_both_policies_give_what_the_engine_asks_and_the_estimators_name_theirs(policy):
+def test_both_policies_give_what_the_engine_asks_and_read_a_snapshot_of_the_parameters(policy):
     assert all(hasattr(policy, name) and not hasattr(TaskPolicy, name) for name in POLICY_CONTRACT)
-    estimator = MDDFClassifier() if policy is MarginPolicy else CascadeForestRegressor()
-    assert isinstance(estimator._policy(), policy) and estimator._policy().cascade is estimator
+    X, y = make_classification(60, 4, random_state=0)
+    estimator = MDDFClassifier(n_estimators=2) if policy is MarginPolicy else CascadeForestRegressor(n_estimators=2)
+    estimator.fit(X, y)
+    made = estimator._policy()
+    assert isinstance(made, policy) and all(hasattr(made, name) for name in ENGINE_SEAM)
+    assert vars(made.params) == estimator.get_params(deep=False)
+    assert not any(value is estimator for value in vars(made).values())  # the policy holds no estimator
     assert not hasattr(CascadeBase, "_fit_layer") and not hasattr(CascadeBase, "_add_layer")  # the engine's now
+
+
+def _policy_members_used(module):
+    """The attributes of ``policy`` or ``self.policy`` that ``module``'s source reads."""
+    used = set()
+    for node in ast.walk(ast.parse(inspect.getsource(module))):
+        if isinstance(node, ast.Attribute):
+            value = node.value
+            if (isinstance(value, ast.Name) and value.id == "policy") or (
+                isinstance(value, ast.Attribute) and value.attr == "policy"
+            ):
+                used.add(node.attr)
+    return used
+
+
+def test_the_engine_calls_the_policy_through_at_most_ten_named_members():
+    assert len(ENGINE_SEAM) <= 10
+    used = _policy_members_used(growth_module)
+    assert used <= set(ENGINE_SEAM), sorted(used - set(ENGINE_SEAM))
+    assert {"training_rows", "fit_layer", "add_layer", "finish"} <= used  # the check reads the engine's calls
+    assert "cascade" not in {
+        node.id for node in ast.walk(ast.parse(inspect.getsource(growth_module))) if isinstance(node, ast.Name)
+    }
+
+
+class _Watched:
+    """Records, for every attribute a fit writes on the estimator, the functions of mddf on the way (innermost
+    first)."""
+
+    def __setattr__(self, name, value):
+        frames = [f.function for f in inspect.stack()[1:12] if "mddf" in f.filename.replace("tests", "")]
+        self.__dict__.setdefault("_writers", {})[name] = frames
+        super().__setattr__(name, value)
+
+
+class _WatchedClassifier(_Watched, MDDFClassifier):
+    pass
+
+
+class _WatchedRegressor(_Watched, CascadeForestRegressor):
+    pass
+
+
+@pytest.mark.parametrize("cls", [_WatchedClassifier, _WatchedRegressor])
+def test_only_the_estimator_writes_its_fitted_attributes(cls):
+    X, y = make_classification(80, 5, random_state=0)
+    model = cls(n_estimators=2, max_layers=2, random_state=0, pair_features="auto", predictor="forest")
+    model.__dict__.pop("_writers", None)  # the parameters, set in __init__
+    model.fit(X, y)
+    writers = model.__dict__["_writers"]
+    assert {"layers_", "alphas_" if cls is _WatchedClassifier else "layers_", "feature_importances_"} <= set(writers)
+    assert {"n_features_in_", "predictor_", "pair_features_", "_model_store"} <= set(writers)
+    for name, frames in writers.items():
+        assert {"set_fitted", "_validate_training_data"} & set(frames), (name, frames)
 
 
 @pytest.mark.parametrize("missing", ["fit", "splitter"])
@@ -71,6 +133,6 @@ def test_x_is_binned_once_for_every_layer_only_when_the_trees_are_binned(tree_me
     X, y = make_classification(60, 4, random_state=0)
     model = MDDFClassifier(n_estimators=2, max_layers=1, tree_method=tree_method, random_state=0)
     assert model._policy().binned_trees is binned and CascadeForestRegressor()._policy().binned_trees is True
-    growth = CascadeGrowth.begin(model, model._policy(), X, y)
+    growth = begin_growth(model, X, y)
     growth.fit_layer(1)
     assert (growth.state.binned_x is not None) is binned

@@ -52,6 +52,6 @@ def test_the_storage_package_imports_nothing_else_of_mddf_and_builds_no_task():
 
 def test_the_user_guide_gives_the_file_format_version_the_code_writes():
     # the guide said version 2 while the files were of version 3
-    guide = (Path(__file__).resolve().parents[3] / "docs" / "user_guide" / "mddf.md").read_text()
+    guide = (Path(__file__).resolve().parents[3] / "docs" / "user_guide" / "memory.md").read_text()
     assert f"**File format (version {FORMAT}).**" in guide
     assert f"the format version as a little-endian uint32 ({FORMAT})" in guide

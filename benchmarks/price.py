@@ -1,0 +1,429 @@
+"""A deep forest at a booster's price: the designs of the price rule against today's defaults on the real-data suite.
+
+The rule was written before this study ran (``docs/benchmarks/price.md``, "The rule"). Today's defaults are
+pinned here (:data:`TODAY`), so that the study keeps measuring against them once a default changes; each design is
+a parameter value on top of them (:data:`CLASSIFIERS`, :data:`REGRESSORS`). Beside them the peers of the frontier
+figures: HistGradientBoosting, LightGBM and CatBoost stopped early (the practitioner protocol's ``HGB-es``,
+``LightGBM-es``, ``CatBoost-es``).
+
+The suite and its protocol are the real-data page's (:mod:`benchmarks.realdata_suite`): the twenty tables, 5-fold
+cross-validation repeated 3 times (once on the four tables of about 20,000 rows), every learner of a fold fitted
+before the next fold, the same seed per repeat, records bound to the data and to each learner's full parameters.
+A design's time ratio is the median over the suite's fits of its seconds over today's default's on the same fold.
+``--check paper`` runs the rule's condition (e): the realdata page's paper's datasets check of the designs named
+in ``--learners`` (by default, today's defaults). ``--against-rf`` measures the targets of DF21's price instead:
+each classifier design named in ``--learners`` and a 400-tree random forest (``RF-400``) fitted on letter's and
+adult's training rows and predicting their test rows, in turn for ``--rounds`` rounds (the order rotated each
+round); per dataset, the median over rounds of a design's seconds over the forest's.
+
+Outputs in ``--out``: ``price.md`` (the rule's table per task, the verdicts and the targets of the suite),
+``price.csv`` (per table and learner), the frontier figures ``price_frontier_<task>.png`` (suite mean score
+against median fit and median predict seconds), ``price_check.md`` after ``--check paper`` and ``price_rf.md``
+after ``--against-rf``.
+
+Examples
+--------
+MDDF_REALDATA=/path/to/realdata python -m benchmarks.price --n-jobs 2
+MDDF_DATA=/path/to/data python -m benchmarks.price --check paper --learners mdDF,mdDF-oob-es-refit --n-jobs 2
+MDDF_DATA=/path/to/data python -m benchmarks.price --against-rf --learners mdDF,mdDF-oob-es-refit,RF-400 --rounds 3
+python -m benchmarks.price --quick
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+import sys
+from pathlib import Path
+
+if not __package__:  # run as a file: the studies import from the repository root
+    sys.path[0] = str(Path(__file__).resolve().parents[1])
+
+from benchmarks import realdata, realdata_report, realdata_suite
+from benchmarks.data import frames
+from benchmarks.harness import CrossValidation, Study, TrainTest, command_provenance, main_by_flag
+from mddf.experiments.tables import markdown_table
+
+FORESTS = ("rf", "rf", "crf", "crf")
+#: Today's defaults (2026-11-28), written out: the reference of every ratio, whatever the defaults become.
+TODAY = {
+    "classification": {
+        "forest_types": (*FORESTS, "gbdt"),
+        "calibration": "temperature",
+        "class_vectors": "kfold",
+        "fold_trees": "all",
+        "n_estimators": 100,
+        "probe_trees": None,
+    },
+    "regression": {
+        "forest_types": FORESTS,
+        "pair_features": "all_operations",
+        "probe_trees": 0.25,
+        "fold_trees": "all",
+        "n_estimators": 100,
+    },
+}
+ES, VECTOR = (*FORESTS, "gbdt_es"), (*FORESTS, "gbdt_vector")
+#: name -> MDDFClassifier parameters: today's default (``mdDF``) and the rule's designs.
+CLASSIFIERS = {
+    "mdDF": {},
+    "mdDF-es": {"forest_types": ES},
+    "mdDF-vector": {"forest_types": VECTOR},
+    "mdDF-oob-es": {"forest_types": ES, "class_vectors": "oob"},
+    "mdDF-oob-es-refit": {"forest_types": ES, "class_vectors": "oob", "fold_trees": "refit"},
+    "mdDF-oob-es-50": {"forest_types": ES, "class_vectors": "oob", "n_estimators": 50},
+}
+#: name -> CascadeForestRegressor parameters: today's default (``CascadeForest``) and the rule's designs.
+REGRESSORS = {
+    "CascadeForest": {},
+    "CascadeForest-share": {"fold_trees": "share"},
+    "CascadeForest-50": {"n_estimators": 50},
+    "CascadeForest-50-share": {"n_estimators": 50, "fold_trees": "share"},
+}
+DEFAULTS = {"classification": "mdDF", "regression": "CascadeForest"}
+TASKS = tuple(DEFAULTS)
+PEERS = ("HGB-es", "LightGBM-es", "CatBoost-es")
+#: The rule's bounds: (a) the time ratio, (b) the suite mean's loss (accuracy in points, R²), (c) the suite mean
+#: log-loss's rise, (d) a table's loss beyond which it must not be (with two SE).
+TIME_RATIO = 0.5
+SUITE_LOSS = {"classification": 0.001, "regression": 0.002}
+LOG_LOSS_RISE = 0.005
+TABLE_LOSS = {"classification": 0.005, "regression": 0.005}
+
+
+def parameters(name: str) -> dict:
+    """A learner's cascade parameters: today's default of its task and the design's own."""
+    task = "classification" if name in CLASSIFIERS else "regression"
+    return {**TODAY[task], **(CLASSIFIERS | REGRESSORS)[name]}
+
+
+def task_of(method: str) -> str | None:
+    return "classification" if method in CLASSIFIERS else "regression" if method in REGRESSORS else None
+
+
+def learner_settings(method: str) -> str | None:
+    """A design's full parameters as text (its records are bound to them); None for the peers."""
+    from mddf import CascadeForestRegressor, MDDFClassifier
+
+    if task_of(method) is None:
+        return None
+    cls = MDDFClassifier if task_of(method) == "classification" else CascadeForestRegressor
+    params = cls(**parameters(method)).get_params(deep=False)
+    return repr(sorted((k, v) for k, v in params.items() if k not in ("random_state", "n_jobs")))
+
+
+def applies(method: str, dataset: str, options) -> bool:
+    return task_of(method) in (None, realdata_suite.task_of_dataset(dataset))
+
+
+def cascade(name: str):
+    """A builder of a design's cascade (``--quick``: with a few trees and layers)."""
+
+    def build(ctx):
+        from mddf import CascadeForestRegressor, MDDFClassifier
+
+        cls = MDDFClassifier if task_of(name) == "classification" else CascadeForestRegressor
+        quick = realdata_suite.QUICK_CASCADE if ctx.quick else {}
+        return cls(**{**parameters(name), **quick, "random_state": ctx.seed, "n_jobs": ctx.n_jobs})
+
+    return build
+
+
+METHODS = {
+    **{name: cascade(name) for name in (*CLASSIFIERS, *REGRESSORS)},
+    **{name: realdata_suite.peer(name) for name in PEERS},
+}
+
+
+# ------------------------------------------------------------------------------------------ the rule
+def paired_ratios(records, learner: str, default: str, what: str) -> list:
+    """The learner's seconds (``fit_s`` or ``predict_s``) over the default's, per fold both have."""
+    seconds = {}
+    for r in records:
+        if r["method"] in (learner, default) and r.get(what):
+            seconds.setdefault((r["dataset"], r["repeat"], r["fold"]), {})[r["method"]] = r[what]
+    return [s[learner] / s[default] for s in seconds.values() if learner in s and default in s]
+
+
+def median(values) -> float:
+    return statistics.median(values) if values else math.nan
+
+
+def judge(records, task: str, design: str, tables: list) -> dict:
+    """Conditions (a)-(d) of the rule for ``design`` against today's default of ``task``, with their numbers."""
+    default, metric = DEFAULTS[task], realdata_report.RANKING[task]
+    scores = realdata_report.fold_scores(records, metric)
+    fit = median(paired_ratios(records, design, default, "fit_s"))
+    predict = median(paired_ratios(records, design, default, "predict_s"))
+    per_table = realdata_report.table_differences(scores, design, default, tables)
+    suite = statistics.fmean(d for d, _ in per_table.values()) if per_table else math.nan
+    worst = {t: d for t, d in per_table.items() if d[0] < -TABLE_LOSS[task] and d[0] < -2 * d[1]}
+    out = {
+        "design": design,
+        "fit": fit,
+        "predict": predict,
+        "suite": suite,
+        "tables": len(per_table),
+        "worse": worst,
+        "a": fit <= TIME_RATIO or predict <= TIME_RATIO,
+        "b": suite >= -SUITE_LOSS[task],
+        "d": not worst,
+    }
+    out["c"] = True
+    if task == "classification":
+        losses = realdata_report.table_differences(
+            realdata_report.fold_scores(records, "log_loss"), design, default, tables
+        )
+        out["log_loss"] = statistics.fmean(d for d, _ in losses.values()) if losses else math.nan
+        out["c"] = out["log_loss"] <= LOG_LOSS_RISE
+    out["meets"] = out["a"] and out["b"] and out["c"] and out["d"]
+    return out
+
+
+def verdicts(results, task: str) -> list:
+    """The verdicts of every design of ``task`` recorded, those meeting (a)-(d) first, in the rule's order (the
+    smallest product of the two median time ratios first)."""
+    designs = [m for m in (CLASSIFIERS if task == "classification" else REGRESSORS) if m != DEFAULTS[task]]
+    tables = sorted({r["dataset"] for r in results.records if r.get("task") == task})
+    found = [judge(results.records, task, d, tables) for d in designs if results.of(method=d)]
+    return sorted(found, key=lambda v: (not v["meets"], v["fit"] * v["predict"]))
+
+
+def _points(results, task: str, what: str) -> list:
+    """``(learner, median seconds, suite mean)`` of every learner of ``task`` on the tables all of them have."""
+    metric = realdata_report.RANKING[task]
+    learners = [m for m in results.methods if task_of(m) in (None, task) and results.of(method=m)]
+    tables = sorted({r["dataset"] for r in results.records if r.get("task") == task})
+    means = realdata_report.common_means(realdata_report.fold_scores(results.records, metric), learners, tables)
+    if not means:
+        return []
+    suite = {m: statistics.fmean(means[t][m] for t in means) for m in learners}
+    return [(m, realdata_report.median_seconds(results.records, m, what), suite[m]) for m in learners]
+
+
+def frontier_figure(results, task: str):
+    """The suite mean score against median fit seconds and against median predict seconds (log axes), today's
+    default, the designs and the peers."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    metric = realdata_report.RANKING[task]
+    scale = 100 if metric == "accuracy" else 1
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.5), sharey=True)
+    for ax, what, label in zip(axes, ("fit_s", "predict_s"), ("fit", "prediction")):
+        points = _points(results, task, what)
+        for name, seconds, score in points:
+            colour = "tab:blue" if name in PEERS else "black" if name == DEFAULTS[task] else "tab:red"
+            ax.scatter(seconds, scale * score, color=colour)
+            ax.annotate(name, (seconds, scale * score), textcoords="offset points", xytext=(4, 3), fontsize=8)
+        ax.set_xscale("log")
+        ax.set_xlabel(f"median {label} seconds per fit (log scale)")
+        ax.grid(alpha=0.3)
+    axes[0].set_ylabel(f"suite mean {metric}" + (" (%)" if scale == 100 else ""))
+    fig.suptitle(f"{task}: the designs (red), today's default (black) and boosting stopped early (blue)", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def _ratio(value) -> str:
+    return f"{value:.2f}x" if math.isfinite(value) else "n/a"
+
+
+def rule_section(results, task: str) -> list:
+    """The rule's table of one task and its verdict."""
+    found = verdicts(results, task)
+    if not found:
+        return []
+    points = 100 if task == "classification" else 1
+    rows = []
+    for v in found:
+        worse = ", ".join(f"{t} {points * d:+.2f} ± {points * se:.2f}" for t, (d, se) in sorted(v["worse"].items()))
+        rows.append(
+            [
+                v["design"],
+                _ratio(v["fit"]),
+                _ratio(v["predict"]),
+                f"{points * v['suite']:+.3f}",
+                f"{v['log_loss']:+.4f}" if "log_loss" in v else "",
+                worse or "none",
+                "yes" if v["meets"] else "no: " + ", ".join(k for k in "abcd" if not v[k]),
+            ]
+        )
+    header = ["design", "fit ratio", "predict ratio", "suite mean difference", "log-loss difference"]
+    header += ["tables worse beyond 0.5 and 2 SE", "meets (a)-(d)"]
+    lines = [f"### {task.capitalize()}", "", *markdown_table(header, rows), ""]
+    passing = [v["design"] for v in found if v["meets"]]
+    lines.append(
+        f"Meet (a)-(d), in the order (e) checks them: {', '.join(passing)}." if passing else "No design meets (a)-(d)."
+    )
+    return lines + [""]
+
+
+def target_lines(results) -> list:
+    """The regressor's median fit over HistGradientBoosting's, today's default and each design's."""
+    lines = []
+    for design in REGRESSORS:
+        ratios = paired_ratios(results.records, design, "HGB-es", "fit_s")
+        if ratios:
+            lines.append(f"- `{design}`: median fit {_ratio(median(ratios))} HGB-es's over {len(ratios)} fits.")
+    return lines
+
+
+def report(results) -> str:
+    """The rule's tables and the targets; writes the frontier figures to ``--out``."""
+    figures = {f"price_frontier_{t}": frontier_figure(results, t) for t in TASKS if verdicts(results, t)}
+    realdata_report.write_figures(figures, results.options.out, command_provenance("price", results.options.argv))
+    lines = ["## The rule's table", ""]
+    for task in TASKS:
+        lines += rule_section(results, task)
+    targets = target_lines(results)
+    if targets:
+        lines += ["## The regressor against HistGradientBoosting", "", *targets, ""]
+    return "\n".join(lines)
+
+
+def rows(results) -> list:
+    out = []
+    for task in TASKS:
+        metric = realdata_report.RANKING[task]
+        scores = realdata_report.fold_scores(results.records, metric)
+        for (table, learner), folds in sorted(scores.items()):
+            if task_of(learner) in (None, task) and realdata_suite.task_of_dataset(table) == task:
+                mean, se = realdata_report.mean_se(folds.values())
+                out.append({"table": table, "learner": learner, metric: mean, "se": se, "folds": len(folds)})
+    return out
+
+
+def check_report(results) -> str:
+    """Condition (e): per check dataset, each design's mean paired per-seed difference to today's default."""
+    scores = realdata_report.seed_scores(results.records)
+    rows_ = []
+    for design in results.methods:
+        task = task_of(design)
+        if task is None or design == DEFAULTS[task]:
+            continue
+        for dataset, (mean, se, loses) in realdata_report.check_losses(scores, design, DEFAULTS[task]).items():
+            points = 100 if task == "classification" else 1
+            rows_.append([design, dataset, f"{points * mean:+.3f} ± {points * se:.3f}", "yes" if loses else "no"])
+    header = ["design", "dataset", "mean difference ± SE (per seed)", "loses beyond 2 SE"]
+    return "\n".join(markdown_table(header, rows_)) if rows_ else "No design recorded beside today's default."
+
+
+def options(parser):
+    realdata_suite.options(parser)
+
+
+def check_options(options, parser):
+    tasks = {realdata_suite.task_of_dataset(n) for n in options.dataset_names}
+    if not any(task_of(m) in (None, *tasks) for m in options.method_names):
+        parser.error("no learner of the tables' tasks among --learners")
+
+
+STUDY = Study(
+    "price",
+    __doc__,
+    datasets=realdata_suite.suite_datasets,
+    methods=METHODS,
+    protocol=CrossValidation(n_folds=realdata_suite.FOLDS, repeats=realdata_suite.REPEATS),
+    quick={
+        "datasets": realdata_suite.QUICK_TABLES,
+        "methods": ("mdDF", "mdDF-oob-es", "CascadeForest", "CascadeForest-50", "HGB-es"),
+        "repeats": 1,
+        "folds": 2,
+    },
+    optional={"LightGBM-es": "lightgbm", "CatBoost-es": "catboost"},
+    learner_settings=learner_settings,
+    options=options,
+    check=check_options,
+    applies=applies,
+    fit=realdata_suite.fit,
+    describe=realdata_suite.describe,
+    table=report,
+    rows=rows,
+    report="price",
+    limit_threads=True,
+)
+PAPER_CHECK = Study(
+    "price",
+    __doc__,
+    datasets=realdata_suite.paper_datasets,
+    methods={name: METHODS[name] for name in (*CLASSIFIERS, *REGRESSORS)},
+    protocol=CrossValidation(n_folds=realdata_suite.PAPER_FOLDS, repeats=realdata_suite.PAPER_SEEDS),
+    default_methods=tuple(DEFAULTS.values()),
+    learner_settings=learner_settings,
+    quick={"datasets": ("satimage", "diabetes"), "methods": ("mdDF", "mdDF-oob-es", "CascadeForest"), "repeats": 2},
+    options=options,
+    settings=lambda options: {"check": "paper"},
+    check=check_options,
+    applies=applies,
+    fit=realdata_suite.fit,
+    describe=realdata_suite.describe,
+    table=check_report,
+    report="price_check",
+    limit_threads=True,
+)
+
+#: DF21's price (issue's targets): fit and prediction over a 400-tree random forest's, at most these.
+DF21_PRICE = {"letter": (4.8, 1.3), "adult": (4.8, 2.3)}
+
+
+def rf_report(results) -> str:
+    """Per dataset and design: the median over rounds of its fit and predict seconds over RF-400's, against DF21's."""
+    body = []
+    for dataset, (fit_target, predict_target) in DF21_PRICE.items():
+        for design in results.methods:
+            if design == "RF-400" or not results.of(dataset, design):
+                continue
+            ratios = {}
+            for what in ("fit_s", "predict_s"):
+                pairs = {}
+                for r in results.of(dataset):
+                    if r["method"] in (design, "RF-400"):
+                        pairs.setdefault(r["round"], {})[r["method"]] = r[what]
+                ratios[what] = median([p[design] / p["RF-400"] for p in pairs.values() if len(p) == 2])
+            accuracy = median([r["accuracy"] for r in results.of(dataset, design)])
+            body.append(
+                [dataset, design, f"{100 * accuracy:.2f}", _ratio(ratios["fit_s"]), f"{fit_target}x"]
+                + [_ratio(ratios["predict_s"]), f"{predict_target}x"]
+            )
+    header = ["dataset", "design", "accuracy %", "fit / RF-400", "DF21's", "predict / RF-400", "DF21's"]
+    return "\n".join(markdown_table(header, body)) + "\n"
+
+
+RF_PRICE = Study(
+    "price",
+    __doc__,
+    datasets=[frames("letter"), frames("adult")],
+    methods={**{name: METHODS[name] for name in CLASSIFIERS}, "RF-400": realdata_suite.peer("RF-400")},
+    protocol=TrainTest(seeds=(0,), rounds=3),
+    default_methods=("mdDF", "RF-400"),
+    learner_settings=learner_settings,
+    settings=lambda options: {"against": "RF-400"},
+    options=lambda parser: parser.add_argument("--learners", dest="methods", help="the same as --methods"),
+    table=rf_report,
+    report="price_rf",
+    limit_threads=True,
+)
+
+_check_or_suite = main_by_flag("--check", PAPER_CHECK, STUDY)
+
+
+def _main(argv=None) -> int:
+    given = sys.argv[1:] if argv is None else list(argv)
+    if "--against-rf" in given:
+        return RF_PRICE.main([a for a in given if a != "--against-rf"])
+    return _check_or_suite(argv)
+
+
+def main(argv=None) -> int:
+    try:
+        return _main(argv)
+    except realdata.RealDataError as exc:
+        print(f"price: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
