@@ -120,7 +120,8 @@ def classifier_attributions(cascade, policy, layers, X, fast):
     """The attributions of a fitted classifier's ``predict_proba`` for validated rows ``X`` (their ``x``, pairs
     appended): an :class:`Attributed` of shape ``(n_classes,)``. ``layers`` are the kept blocks."""
     thresholds = getattr(cascade, "screening_thresholds_", None)
-    outputs = policy.replay(layers, X) if thresholds is not None else None  # the mixtures screening reads
+    # the mixtures screening reads
+    outputs = None if thresholds is None else policy.replay(layers, X, cascade.layer_shares_, thresholds)
     n, d = X.shape
     proba = passed = rows = None  # rows: those still in the cascade (None: every one)
     for t, (block, share) in enumerate(zip(layers, cascade.layer_shares_), start=1):

@@ -20,7 +20,6 @@ from ..trees.nodes import class_bits, deduplicate_rows, first_bad_node, remap_le
 from ..trees.packing import pack_grown_tree, single_tree
 from ..trees.predictor import NO_MISSING, PackedTrees, leaf_tables, route_trees
 from ..trees.splitting import CATEGORY_WORDS
-from .attribution import packed_forest_attributions
 from .stored import StoredForest
 
 
@@ -115,6 +114,8 @@ class PackedForest(StoredForest):
     def attributions(self, codes, has_missing=True, fast=False):
         """``(base, values)``: the forest's output for rows already binned with ``binner``, attributed to its
         features (:func:`mddf.forests.attribution.packed_forest_attributions`)."""
+        from .attribution import packed_forest_attributions  # (the tree-kernel study copies this module alone)
+
         return packed_forest_attributions(self, codes, has_missing, fast)
 
     def _n_nodes(self):
