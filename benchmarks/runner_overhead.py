@@ -1,13 +1,14 @@
 """How close the main job's wall time is to its work: ``mddf benchmark --data`` against the seconds its runs record.
 
-Issue 63 asks that ``mddf benchmark --data`` on a 400-row and a 5,000-row table with the default methods take at
-most 1.3 times the sum of its runs' own recorded seconds (warm-up and compilation, selection, final fit and
-prediction, the probabilities of the log-loss included), with ``--n-jobs 2`` and one worker or two. For each table (:func:`write_table`: numeric and text
-columns, missing values, two classes) and worker count, the command runs in a fresh output folder, timed as a whole
-process; the ratio is its wall seconds over the sum of its records' ``compile_seconds``, ``total_seconds``, ``predict_seconds`` and
-``predict_proba_seconds`` (the last recorded since 2026-11-27: an earlier runner's records lack it) (divided by the workers, which run in parallel). With ``--baseline-python``, the same command
-also runs under another installation's interpreter (an earlier commit's, say: the runner of one fresh process per
-run), in turn with this one, ``--rounds`` times; the page gives both ratios.
+The target (docs/benchmarks/runner-overhead.md): ``mddf benchmark --data`` on a 400-row table with the default
+methods, ``--n-jobs 2`` and one worker or two, takes at most 1.5 times the sum of its runs' own recorded seconds
+(warm-up and compilation, selection, final fit and prediction, the probabilities of the log-loss included), divided
+by the workers, which run in parallel; a 5,000-row table is measured beside it. For each table (:func:`write_table`:
+numeric and text columns, missing values, two classes) and worker count, the command runs in a fresh output folder,
+timed as a whole process; the ratio is its wall seconds over the sum of its records'
+:data:`~mddf.experiments.runbook.RUN_SECONDS` (divided by the workers). With ``--baseline-python``, the same command
+also runs under another installation's interpreter (an earlier commit's, say), in turn with this one, ``--rounds``
+times; the page gives both ratios.
 
 Examples
 --------
@@ -32,12 +33,12 @@ if not __package__:  # run as a file: the studies import from the repository roo
 import numpy as np
 import pandas as pd
 
-from mddf.experiments.executor import run_seconds
 from mddf.experiments.provenance import provenance
+from mddf.experiments.runbook import run_seconds
 from mddf.experiments.tables import markdown_table, write_markdown
 
 TABLES = {"rows-400": 400, "rows-5000": 5_000}
-TARGET = 1.3
+TARGET = 1.5
 
 
 def write_table(path: Path, n_rows: int, seed: int = 0) -> Path:
@@ -53,7 +54,7 @@ def write_table(path: Path, n_rows: int, seed: int = 0) -> Path:
 
 
 def recorded_seconds(results: Path) -> float:
-    """The sum of the runs' own seconds (:func:`~mddf.experiments.executor.run_seconds`): warm-up (compilation),
+    """The sum of the runs' own seconds (:func:`~mddf.experiments.runbook.run_seconds`): warm-up (compilation),
     selection and final fit, prediction of the labels and of the probabilities (for the log-loss)."""
     return sum(run_seconds(json.loads(line)) for line in results.read_text().splitlines())
 

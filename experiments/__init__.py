@@ -10,8 +10,9 @@ The ``mddf`` command (:mod:`.cli`) and the scripts that wrap it (``run_uci.py``,
   :mod:`.studies` chooses the dataset and fits mdDF for the single-fit subcommands;
 - planning and running: :mod:`.planning`, :mod:`.methods` (the method registry),
   :mod:`.early_stopped`, :mod:`.suites`, :mod:`.protocols` (the papers' and the practitioner's
-  evaluation protocols), :mod:`.runner` (one run), :mod:`.executor` (many runs in reusable worker
-  processes), :mod:`.cluster` (the same on Dask), :mod:`.outlock` (one runner per ``--out``), and
+  evaluation protocols), :mod:`.runner` (one run), :mod:`.runbook` (the plan of many runs and their
+  resume), :mod:`.executor` and :mod:`.worker_pool` (many runs in reusable worker processes), :mod:`.cluster` (the
+  same on Dask), :mod:`.outlock` (one runner per ``--out``), and
   :mod:`.defaults` (the names and default settings the parser shows, importing nothing);
 - results: :mod:`.store` (the append-only JSON-lines file), :mod:`.binding` (the data and settings a
   record is bound to), :mod:`.metrics` (scores and significance), :mod:`.comparison` (the practitioner's

@@ -10,11 +10,8 @@ XGBoost use 400 x k trees, k = the number of layers mdDF kept on the same datase
 
 from __future__ import annotations
 
-import contextlib
-import importlib
 import os
 import sys
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,7 +26,7 @@ from .comparison import plot as plot_comparison
 from .comparison import to_csv as comparison_csv
 from .comparison import to_markdown as to_comparison_markdown
 from .defaults import DEFAULT_SEEDS
-from .executor import EXIT_NOTHING_TO_RUN, EXIT_OK, EXIT_RUN_FAILED, applicable, bound_records, plan, unfinished
+from .exit_status import EXIT_NOTHING_TO_RUN, EXIT_OK, EXIT_RUN_FAILED
 from .methods import FALLBACK_TREES_K, default_registry, unavailable_reason
 from .metrics import METRICS
 from .outlock import hold
@@ -46,6 +43,7 @@ from .planning import (
 )
 from .protocols.practitioner import TooFewRows
 from .provenance import provenance, with_csv_header
+from .runbook import applicable, bound_records, plan, unfinished
 from .runner import DatasetUnavailable, load, task_of
 from .store import ResultStore, new_record
 from .studies import UsageError, open_user_data
@@ -164,7 +162,7 @@ K_NOTE = "400·k trees / boosting rounds for {methods}, with k = layers kept by 
 
 def _not_applicable(datasets, methods, specs, n_classes, image_shapes) -> set:
     """The ``(dataset, method)`` cells shown as "n/a": a method that does not apply to a dataset whose classes are known
-    (:func:`~mddf.experiments.executor.applicable`)."""
+    (:func:`~.runbook.applicable`)."""
     return {
         (d, m)
         for d in datasets
@@ -416,19 +414,6 @@ def run(args, registry=None, *, command: str) -> int:
         return _run_in(out, args, registry, datasets, available, source, command, protocol, seeds, user_ds)
 
 
-def _import_in_background(module: str) -> threading.Thread:
-    """Import ``module`` in a daemon thread (returned, started), so that its import overlaps the runs instead of
-    following them; should it fail, the import that needs the module fails in its turn and says why."""
-
-    def load():
-        with contextlib.suppress(Exception):
-            importlib.import_module(module)
-
-    thread = threading.Thread(target=load, name="mddf background import", daemon=True)
-    thread.start()
-    return thread
-
-
 def _run_in(out, args, registry, datasets, available, source, command, protocol, seeds, user_ds) -> int:
     store = ResultStore(out / "results.jsonl")
     say = (lambda text: None) if args.quiet else (lambda text: print(text, file=sys.stderr))
@@ -483,7 +468,6 @@ def _run_in(out, args, registry, datasets, available, source, command, protocol,
         _print_skipped(skipped)
         return EXIT_NOTHING_TO_RUN
     set_aside_stale(store, tasks, lambda text: print(text, file=sys.stderr))
-    _import_in_background(f"{__package__}.figures")  # matplotlib's import overlaps the runs, not the table's turn
     code = run_from_args(tasks, store, args, registry)
     if code != EXIT_OK:
         return code

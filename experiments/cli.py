@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import ast
-import contextlib
 import importlib.util
 import shlex
 import sys
@@ -33,8 +32,7 @@ from pathlib import Path
 
 from . import exit_status
 from .cluster import add_scheduler_argument, check_scheduler_args
-from .executor import Terminated, warm_workers
-from .exit_status import EXIT_INTERRUPTED, EXIT_NOTHING_TO_RUN, EXIT_TERMINATED, EXIT_USAGE
+from .exit_status import EXIT_INTERRUPTED, EXIT_NOTHING_TO_RUN, EXIT_TERMINATED, EXIT_USAGE, Terminated
 from .methods import PROFILES
 from .metrics import METRICS
 from .outlock import FolderLocked, FolderUnwritable
@@ -129,8 +127,7 @@ def fractions(text: str) -> list[float]:
 
 def _help_text(name: str) -> str:
     """The docstring of this package's module ``name`` for ``--help``, without its paragraph for developers (the one
-    naming this module). Read from its source, not imported: a runner's parser must not load the estimators before
-    the workers start (:func:`_workers_started_early`)."""
+    naming this module). Read from its source, not imported, so that a parser loads no estimator library."""
     spec = importlib.util.find_spec(f"{__package__}.{name}")
     source = Path(spec.origin).read_text(encoding="utf-8")
     paragraphs = (ast.get_docstring(ast.parse(source)) or "").strip().split("\n\n")
@@ -576,25 +573,11 @@ def _one_line(exc: BaseException) -> str:
     return " ".join(str(exc).split()) or type(exc).__name__
 
 
-def _workers_started_early(name: str, args):
-    """:func:`~.executor.warm_workers` for a command whose runs execute in local worker processes (else nothing):
-    the workers start while the command imports, reads its data and plans, not after."""
-    local = COMMANDS[name].schedules and getattr(args, "scheduler", None) is None
-    if not local or getattr(args, "isolation", "process") != "process" or getattr(args, "list", False):
-        return contextlib.nullcontext()
-    return warm_workers(args.workers, args.n_jobs)
-
-
 def _run(name: str, parser, args, argv: list, *, registry, prog: str | None, command: list | None) -> int:
     """Run the parsed ``args`` of subcommand ``name`` (``parser``'s) with their ``func``; returns the exit status.
 
     The errors about the input become one line and exit status 2 (see :func:`run_command`).
     """
-    with _workers_started_early(name, args):
-        return _run_parsed(name, parser, args, argv, registry=registry, prog=prog, command=command)
-
-
-def _run_parsed(name: str, parser, args, argv: list, *, registry, prog: str | None, command: list | None) -> int:
     from mddf.datasets.user_data import UserDataError
 
     from .studies import NothingToRun, OptionError, OutputError, UsageError, check_n_jobs
@@ -688,9 +671,8 @@ def build_parser(full: str | None = None) -> argparse.ArgumentParser:
 
 
 def console_main():
-    """The ``mddf`` console script: :func:`main`, whose status then ends the process at once
-    (:func:`~.exit_status.exit_now`)."""
-    exit_status.exit_now(main())
+    """The ``mddf`` console script: :func:`main`, whose status ends the process."""
+    sys.exit(main())
 
 
 def main(argv=None, registry=None) -> int:

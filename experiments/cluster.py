@@ -2,7 +2,7 @@
 
 Every planned run becomes one Dask task that calls :func:`~.runner.run_one` on a worker. The driver
 submits the runs whose tree budget is known (RF and XGBoost wait for mdDF's run, as locally) and
-appends each result to ``results.jsonl`` through the local executor's :class:`~.executor.RunBook`, so
+appends each result to ``results.jsonl`` through the local executor's :class:`~.runbook.RunBook`, so
 the file, its resume logic and the tables are unchanged; only the driver writes the file.
 
 - **Data**: workers load each dataset themselves from their own ``MDDF_DATA`` (every file verified
@@ -26,26 +26,14 @@ import asyncio
 import contextlib
 import importlib.util
 import os
-import signal
 import sys
 import traceback
 import uuid
 from dataclasses import dataclass
 
-from .executor import (
-    EXIT_INTERRUPTED,
-    EXIT_OK,
-    EXIT_RUN_FAILED,
-    EXIT_TERMINATED,
-    RunBook,
-    Task,
-    Terminated,
-    _raise_on_sigterm,
-    execute,
-    failure_record,
-    threads_per_run,
-    worker_environment,
-)
+from .executor import execute, threads_per_run, worker_environment
+from .exit_status import EXIT_INTERRUPTED, EXIT_OK, EXIT_RUN_FAILED, EXIT_TERMINATED, Terminated, sigterm_raises
+from .runbook import RunBook, Task, failure_record
 from .store import ResultStore
 
 INSTALL_HINT = 'pip install "mddf[dask]" (from a checkout: pip install -e ".[dask]")'
@@ -282,26 +270,24 @@ def execute_on_cluster(tasks: list[Task], store: ResultStore, client, *, n_jobs=
             finished.add(future)
         book.show(f"{len(book.running)} runs on the cluster")
 
-    previous_sigterm = _raise_on_sigterm()
-    try:
-        submit_ready()
-        for future in finished:
-            task = task_of.pop(future.key)
-            try:
-                record = future.result()
-            except (Exception, asyncio.CancelledError) as exc:
-                record = _failure(task, future, exc, scheduler)
-            future.release()
-            book.finish(task, record)
+    with sigterm_raises():
+        try:
             submit_ready()
-    finally:
-        # Interrupted: do not leave this sweep's runs queued on a shared cluster.
-        leftover = [future for future, _ in book.running.values()]
-        if leftover:
-            client.cancel(leftover, force=True)
-        book.close()
-        if previous_sigterm is not None:
-            signal.signal(signal.SIGTERM, previous_sigterm)
+            for future in finished:
+                task = task_of.pop(future.key)
+                try:
+                    record = future.result()
+                except (Exception, asyncio.CancelledError) as exc:
+                    record = _failure(task, future, exc, scheduler)
+                future.release()
+                book.finish(task, record)
+                submit_ready()
+        finally:
+            # Interrupted: do not leave this sweep's runs queued on a shared cluster.
+            leftover = [future for future, _ in book.running.values()]
+            if leftover:
+                client.cancel(leftover, force=True)
+            book.close()
     return book.written
 
 
@@ -336,7 +322,7 @@ def run_from_args(tasks: list[Task], store: ResultStore, args: argparse.Namespac
     """:func:`run_all` with the options every runner parses (``--scheduler``, ``--workers``, ``--isolation``,
     ``--n-jobs``, ``--quiet``, ``--download``, the ``--data`` files).
 
-    Returns ``EXIT_OK`` once every run has a record (failed ones included: :func:`~.executor.unfinished`);
+    Returns ``EXIT_OK`` once every run has a record (failed ones included: :func:`~.runbook.unfinished`);
     else, saying why on stderr, ``EXIT_RUN_FAILED`` (no cluster), ``EXIT_INTERRUPTED`` (Ctrl-C) or
     ``EXIT_TERMINATED`` (SIGTERM), the runs in progress stopped.
     """

@@ -5,7 +5,7 @@ Two runners sharing an ``--out`` would both run every unfinished job into the sa
 process, and the operating system drops it when the process ends, even killed with SIGKILL) and writes the
 owner's pid, host, start time and command into it; a second runner cannot take the lock, and
 :class:`FolderLocked` says who holds the folder. The lock is released and its file deleted when the block
-ends, however it ends (SIGTERM raises :class:`~.executor.Terminated` meanwhile, so the block unwinds), and
+ends, however it ends (SIGTERM raises :class:`~.exit_status.Terminated` meanwhile, so the block unwinds), and
 the folders it created are removed again if still empty. A file whose lock nobody holds (its runner was
 killed) is taken over, saying so; one written on another host (a shared file system, whose locks may not
 reach this host) is respected, its message naming the file to delete once that runner is gone. A folder
@@ -19,7 +19,6 @@ import datetime as _dt
 import errno
 import json
 import os
-import signal
 import socket
 import sys
 import time
@@ -176,7 +175,7 @@ def release(path: Path) -> None:
 @contextlib.contextmanager
 def hold(folder, command: str, log=None):
     """Hold ``folder``'s lock for the block (see :func:`acquire`); SIGTERM raises ``Terminated`` meanwhile."""
-    from .executor import _raise_on_sigterm
+    from .exit_status import sigterm_raises
 
     created = _missing_folders(Path(folder))
     try:
@@ -184,12 +183,10 @@ def hold(folder, command: str, log=None):
     except BaseException:
         _remove_empty(created)
         raise
-    previous = _raise_on_sigterm()
     try:
-        yield path
+        with sigterm_raises():
+            yield path
     finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
         release(path)
         _remove_empty(created)
 

@@ -32,13 +32,14 @@ from mddf.datasets.user_data import UserDataSource, provenance_line
 from .binding import set_aside_stale
 from .cluster import run_from_args
 from .defaults import SMALL_SAMPLE_PAPER_METHODS
-from .executor import EXIT_NOTHING_TO_RUN, EXIT_OK, EXIT_RUN_FAILED, bound_records, plan, unfinished
+from .exit_status import EXIT_NOTHING_TO_RUN, EXIT_OK, EXIT_RUN_FAILED
 from .figures import plt, save_figure
 from .methods import default_registry
 from .metrics import METRICS
 from .outlock import hold
 from .planning import available, bindings, check_out_folder, check_task, describe, metric_for, unusable_fractions
 from .provenance import provenance
+from .runbook import bound_records, plan, unfinished
 from .runner import task_of
 from .store import ResultStore
 from .studies import NothingToRun, UsageError, logger, resolve_dataset

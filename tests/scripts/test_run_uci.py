@@ -11,8 +11,9 @@ from runner_process import start_runner, wait_for_first_result
 
 from mddf.experiments import executor
 from mddf.experiments.cli import benchmark_parser, parse_seeds, run_script
-from mddf.experiments.executor import execute, plan
+from mddf.experiments.executor import execute
 from mddf.experiments.methods import default_registry
+from mddf.experiments.runbook import plan
 from mddf.experiments.runner import run_one
 from mddf.experiments.store import ResultStore
 from mddf.experiments.suites import SUITES
