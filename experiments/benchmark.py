@@ -352,7 +352,7 @@ def _write(table, out: Path, stem: str, prov) -> str:
 
 
 def run(args, registry=None, *, command: str) -> int:
-    """Run the benchmark the parsed arguments (:func:`mddf.experiments.cli.benchmark_parser`) describe.
+    """Run the benchmark the parsed arguments (:func:`~.options.benchmark_options`) describe.
 
     ``registry`` holds the methods (default: :func:`~.methods.default_registry`; tests add doubles);
     ``command`` is recorded in the lock and the tables' provenance. Returns the exit status; raises

@@ -123,7 +123,7 @@ def plot(rows, dataset, methods, metric="accuracy"):
 
 
 def run(args, registry=None, *, command: str) -> int:
-    """Run the study the parsed arguments (:func:`mddf.experiments.cli.small_sample_parser`) describe, with the
+    """Run the study the parsed arguments (:func:`~.options.small_sample_options`) describe, with the
     methods of ``registry``; ``command`` is recorded in the lock and the files' provenance. Returns the exit
     status."""
     log = logger(args)

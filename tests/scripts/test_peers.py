@@ -8,7 +8,7 @@ import pytest
 from sklearn.base import clone
 
 from mddf.experiments.benchmark import PEERS_ORDER
-from mddf.experiments.cli import benchmark_parser, run_script
+from mddf.experiments.cli import COMMANDS, run_script
 from mddf.experiments.methods import BuildContext, default_registry, unavailable_reason
 from mddf.experiments.provenance import read_csv_rows, read_provenance
 
@@ -26,8 +26,8 @@ def test_peers_are_opt_in_and_added_by_peers_after_the_selection():
     assert not set(PEERS) & set(defaults)
     assert [s.name for s in registry.select(None, peers=True)] == defaults + PEERS
     assert [s.name for s in registry.select(["RF", "mdDF"], peers=True)] == ["mdDF", "RF", *PEERS]
-    assert benchmark_parser().parse_args(["--peers"]).peers
-    assert not benchmark_parser().parse_args([]).peers
+    assert COMMANDS["benchmark"].parser().parse_args(["--peers"]).peers
+    assert not COMMANDS["benchmark"].parser().parse_args([]).peers
     assert registry.get("lgbm").name == "LightGBM" and registry.get("extra_trees").name == "ExtraTrees"
 
 
