@@ -435,7 +435,8 @@ def registry(name: str, n_trees: int | None = None, **params):
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import FunctionTransformer
 
-    from mddf.experiments.methods import BuildContext, default_registry
+    from mddf.experiments.methods import default_registry
+    from mddf.experiments.registry import BuildContext
 
     spec = default_registry().get(name)
 

@@ -27,7 +27,7 @@ from .comparison import to_csv as comparison_csv
 from .comparison import to_markdown as to_comparison_markdown
 from .defaults import DEFAULT_SEEDS
 from .exit_status import EXIT_NOTHING_TO_RUN, EXIT_OK, EXIT_RUN_FAILED
-from .methods import FALLBACK_TREES_K, default_registry, unavailable_reason
+from .methods import FALLBACK_TREES_K, default_registry
 from .metrics import METRICS
 from .outlock import hold
 from .planning import available as usable_methods
@@ -43,6 +43,7 @@ from .planning import (
 )
 from .protocols.practitioner import TooFewRows
 from .provenance import provenance, with_csv_header
+from .registry import unavailable_reason
 from .runbook import applicable, bound_records, plan, unfinished
 from .runner import DatasetUnavailable, load, task_of
 from .store import ResultStore, new_record

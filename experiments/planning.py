@@ -22,9 +22,9 @@ from pathlib import Path
 import numpy as np
 
 from .binding import Binding, dataset_sha256, method_settings, run_settings, settings_sha256, test_sha256
-from .methods import BuildContext, unavailable_reason
 from .metrics import DEFAULT_METRIC, METRICS, metrics_of
 from .protocols.practitioner import fold_count
+from .registry import BuildContext, unavailable_reason
 from .runner import task_of
 from .studies import OptionError, OutputError, UsageError
 from .suites import image_shape_of

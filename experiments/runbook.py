@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from .binding import Binding, latest_bound, matches
-from .methods import MethodSpec
+from .registry import MethodSpec
 from .store import ResultStore, new_record, run_key
 from .suites import DEEPBOOST_N_FOLDS, protocol_of
 

@@ -129,7 +129,8 @@ def mddf_model(dataset, args):
     estimator's defaults, the dataset's categorical columns declared; ``CascadeForestRegressor`` for a regression
     target, ``dataset.extra["task"]``), seeded with ``--seed``, threaded with ``--n-jobs``, shrunk by ``--quick`` as
     the benchmark's quick profile is, and with :func:`mddf_params` on top."""
-    from .methods import BuildContext, build_mddf
+    from .methods import build_mddf
+    from .registry import BuildContext
 
     task = (dataset.extra or {}).get("task") or "classification"
     mask = () if dataset.categorical_mask is None else tuple(bool(c) for c in dataset.categorical_mask)

@@ -9,8 +9,9 @@ from sklearn.base import clone
 
 from mddf.experiments.benchmark import PEERS_ORDER
 from mddf.experiments.cli import COMMANDS, run_script
-from mddf.experiments.methods import BuildContext, default_registry, unavailable_reason
+from mddf.experiments.methods import default_registry
 from mddf.experiments.provenance import read_csv_rows, read_provenance
+from mddf.experiments.registry import BuildContext, unavailable_reason
 
 PEERS = ["LightGBM", "HGB", "ExtraTrees"]
 FAST = ["--quick", "--n-jobs", "1", "--quiet", "--isolation", "inline"]

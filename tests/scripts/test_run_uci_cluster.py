@@ -20,8 +20,9 @@ from mddf.experiments.cluster import (
     connect,
     parse_scheduler,
 )
-from mddf.experiments.methods import MethodSpec, default_registry
+from mddf.experiments.methods import default_registry
 from mddf.experiments.provenance import strip_provenance
+from mddf.experiments.registry import MethodSpec
 
 #: These tests build environments, start clusters or spawn and signal processes: the slow loop only.
 pytestmark = pytest.mark.slow
