@@ -1,17 +1,10 @@
 """What a result is bound to: the content of the data it ran on, and the options that change it.
 
-Every run record carries ``data_sha256``, the sha256 of the data (a ``--data`` file's bytes, as
-``sha256sum`` prints them, and ``test_sha256`` of a ``--test`` file; a built-in dataset's loaded arrays:
-:func:`dataset_sha256`), and ``settings_sha256``, the hash of everything else that changes its result
-(:func:`run_settings`: protocol, task, folds, profile, the share held out for selection, the metrics'
-clipping, how the file was read, and the method's builder and estimator parameters, seeds and thread
-counts left out). The run's key holds the rest; library versions are named in ``versions``.
-
-A rerun resumes a run only from a record with the same key and hashes (:func:`matches`,
-:func:`latest_bound`); before it starts, :func:`set_aside_stale` moves the results file aside when it holds
-records of other data or settings, keeping the ones that match: nothing of another file or configuration is
-mixed into a table. The studies of ``benchmarks/`` bind their records the same way: to the hash of their
-loaded rows (:func:`content_sha256`) or of their files, and to the hash of their settings.
+Every record carries ``data_sha256`` (a ``--data`` file's bytes, ``test_sha256`` of a ``--test`` file, or a built-in
+dataset's arrays: :func:`dataset_sha256`) and ``settings_sha256`` (:func:`run_settings`: everything else that changes
+its result). A rerun resumes a run only from a record with the same key and hashes (:func:`latest_bound`);
+:func:`set_aside_stale` moves records of other data or settings aside. The studies of ``benchmarks/`` bind their
+records the same way (:func:`content_sha256`).
 """
 
 from __future__ import annotations

@@ -38,16 +38,10 @@ EXIT_BAD_INPUT = EXIT_USAGE
 
 
 def version() -> str:
-    """The installed package's version: ``mddf.__version__`` when defined, else the distribution's metadata."""
-    from importlib.metadata import PackageNotFoundError
-    from importlib.metadata import version as dist_version
+    """The installed package's version (``mddf.__version__``)."""
+    import mddf
 
-    try:
-        import mddf
-
-        return str(getattr(mddf, "__version__", None) or dist_version("mddf"))
-    except (ImportError, PackageNotFoundError):
-        return "unknown (not installed)"
+    return mddf.__version__
 
 
 @dataclass(frozen=True)

@@ -1,22 +1,9 @@
-"""Runs on a Dask cluster: ``run_uci.py --scheduler tcp://HOST:8786`` or ``--scheduler local:N``.
+"""Runs on a Dask cluster: ``--scheduler tcp://HOST:8786`` or ``--scheduler local:N``.
 
-Every planned run becomes one Dask task that calls :func:`~.runner.run_one` on a worker. The driver
-submits the runs whose tree budget is known (RF and XGBoost wait for mdDF's run, as locally) and
-appends each result to ``results.jsonl`` through the local executor's :class:`~.runbook.RunBook`, so
-the file, its resume logic and the tables are unchanged; only the driver writes the file.
-
-- **Data**: workers load each dataset themselves from their own ``MDDF_DATA`` (every file verified
-  against its pinned sha256) and keep the last two in memory (:data:`~.runner.DATASET_CACHE_SIZE`);
-  a task's arguments are a few names and numbers, its result one JSON-safe dict, so no array travels
-  through the scheduler.
-- **Threads**: each task runs its estimator with ``n_jobs=1`` by default (one run per worker thread;
-  ``local:N`` starts N single-threaded workers, whose nanny sets ``OMP_NUM_THREADS=1``).
-- **Failures**: a failing method is an ``error`` record made on the worker. A task that raises all the
-  same is retried ``retries`` times, then recorded as failed. A dying worker takes only its running
-  tasks, which the scheduler reruns up to ``distributed.scheduler.allowed-failures`` (1 for
-  ``local:N``, Dask's default 3 otherwise) before recording them as failed. No run is silently dropped.
-
-Dask is optional (``pip install "mddf[dask]"``), imported only when a cluster is used.
+Every planned run becomes one Dask task that calls :func:`~.runner.run_one` on a worker; the driver submits the runs
+whose tree budget is known and appends each record through a :class:`~.runbook.RunBook`, the only writer of the
+results file. What to expect (data, threads, failures): docs/user_guide/dask.md. Dask is optional (the ``dask``
+extra), imported only when a cluster is used.
 """
 
 from __future__ import annotations

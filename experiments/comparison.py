@@ -16,7 +16,7 @@ import statistics
 from dataclasses import dataclass, field
 
 from .metrics import METRICS, MIN_PAIRED_SCORES, WINNER_RULE, Comparison, compare, metrics_of
-from .tables import _csv, markdown_table
+from .tables import csv_text, markdown_table
 
 WINNER = "★"
 TIED = "≈"
@@ -252,8 +252,7 @@ def to_csv(comparisons) -> str:
             rows[-1][names[0]] = "error" if text.startswith("failed") else text
             if text.startswith("failed"):
                 rows[-1]["error"] = text
-    columns = list(dict.fromkeys(k for row in rows for k in row))
-    return _csv(columns, ([row.get(k, "") for k in columns] for row in rows))
+    return csv_text(rows)
 
 
 def plot(comparisons, subtitle: str = ""):

@@ -1,21 +1,9 @@
 """Boosting with early stopping on a validation part of the training rows, the way each library offers it.
 
-:class:`EarlyStopped` wraps an estimator of scikit-learn's ``HistGradientBoosting*``, XGBoost's
-``XGB*``, LightGBM's ``LGBM*`` or CatBoost's ``CatBoost*`` (classifier or regressor). Its ``fit`` holds out
-``validation_fraction`` of the rows it is given (stratified by class when every class has at least
-two rows, else a plain random split) and fits the wrapped model on the rest, stopping once the
-validation loss has not improved for ``patience`` rounds:
-
-HistGradientBoosting gets ``early_stopping=True, n_iter_no_change=patience`` and ``X_val, y_val`` (it
-keeps its rounds up to the stop; a declared categorical column of more than 255 categories, which it refuses, is
-given to it as its ordinal codes, ``categories_as_codes_``); XGBoost ``early_stopping_rounds`` and LightGBM the
-``early_stopping(patience)`` callback, with the held-out rows as ``eval_set``, and predict with the best
-round; CatBoost ``early_stopping_rounds`` with the held-out rows as ``eval_set`` and ``use_best_model``, its
-declared categorical columns given to it as text (it takes categories as integers or strings, not as float codes
-with NaN: a code becomes its digits, a missing value ``"NA"``). The model is not refitted on the held-out rows;
-the cap on rounds is the wrapped estimator's own. Classes are encoded over the rows the model trains on: a class
-absent from them (a small fold) is not predicted, and its validation rows are left out; rows of one class alone
-fit no model, that class being the prediction.
+:class:`EarlyStopped` wraps a scikit-learn ``HistGradientBoosting*``, XGBoost ``XGB*``, LightGBM ``LGBM*`` or CatBoost
+``CatBoost*`` classifier or regressor: its ``fit`` holds out ``validation_fraction`` of the rows (stratified when every
+class has two rows) and stops the wrapped model once the validation loss has not improved for ``patience`` rounds,
+through the library's own early stopping; the model is not refitted on the held-out rows.
 """
 
 from __future__ import annotations

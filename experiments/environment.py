@@ -73,34 +73,27 @@ def machine_info() -> dict:
     return info
 
 
-def _cpu_model():
+def _proc_field(path: str, pattern: str) -> str | None:
+    """The first group of ``pattern`` in the file ``path`` of /proc (None where it cannot be read or is absent)."""
     try:
-        text = Path("/proc/cpuinfo").read_text()
+        match = re.search(pattern, Path(path).read_text(), flags=re.M)
     except OSError:
-        return platform.processor() or None
-    match = re.search(r"^model name\s*:\s*(.+)$", text, flags=re.M)
-    return match.group(1).strip() if match else (platform.processor() or None)
+        return None
+    return match.group(1).strip() if match else None
+
+
+def _cpu_model():
+    return _proc_field("/proc/cpuinfo", r"^model name\s*:\s*(.+)$") or platform.processor() or None
 
 
 def _meminfo_total_mb():
-    try:
-        text = Path("/proc/meminfo").read_text()
-    except OSError:
-        return None
-    match = re.search(r"^MemTotal:\s+(\d+) kB", text, flags=re.M)
-    return round(int(match.group(1)) / 1024, 1) if match else None
-
-
-# Peak memory
+    kib = _proc_field("/proc/meminfo", r"^MemTotal:\s+(\d+) kB")
+    return None if kib is None else round(int(kib) / 1024, 1)
 
 
 def _proc_status_mb(field: str):
-    try:
-        text = Path("/proc/self/status").read_text()
-    except OSError:
-        return None
-    match = re.search(rf"^{field}:\s+(\d+) kB", text, flags=re.M)
-    return int(match.group(1)) / 1024 if match else None
+    kib = _proc_field("/proc/self/status", rf"^{field}:\s+(\d+) kB")
+    return None if kib is None else int(kib) / 1024
 
 
 def current_rss_mb():

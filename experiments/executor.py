@@ -22,22 +22,11 @@ def worker_environment(
 ) -> dict:
     """The OpenMP setting the workers of a sweep start with: ``{"OMP_WAIT_POLICY": "PASSIVE"}`` or ``{}``.
 
-    OpenMP threads (XGBoost, LightGBM, HistGradientBoosting) spin a while before they sleep, the fastest
-    way while a core is free for each thread. When the runs need more cores than other work leaves free
-    (``busy_cores + workers * threads > cores + 0.5``), spinning threads take the cores of the working
-    ones, and passive waiting is set. No result changes, only the time (docs/benchmarks/threads.md).
-
-    Parameters
-    ----------
-    threads : int or None
-        Threads of each run (``n_jobs``; None or a negative value: every usable core).
-    workers : int
-        Runs at the same time.
-    busy_cores : float, optional
-        Usable cores busy with other work; when None, measured over half a second (:func:`_busy_cores`) unless
-        the threads alone exceed the cores.
-    cores : int, optional
-        Usable cores; read from the system when None.
+    Passive waiting when the runs need more cores than other work leaves free: ``busy_cores + workers * threads >
+    cores + 0.5``, ``threads`` the threads of each run (None or negative: every usable core), ``cores`` the usable
+    cores (read from the system when None), ``busy_cores`` those busy with other work (measured by
+    :func:`_busy_cores` when None, unless the threads alone exceed the cores). Spinning OpenMP threads would otherwise
+    take the cores of the working ones; no result changes, only the time (docs/benchmarks/threads.md).
     """
     if cores is None:
         cores = _core_count(_usable_cpus())
@@ -63,9 +52,8 @@ def _core_count(usable: set | None) -> int:
 
 
 def _busy_cores(interval: float = 0.5) -> float | None:
-    """Cores of this process's affinity busy with other work over the next ``interval`` seconds (``/proc/stat``,
-    less this process's own CPU time, so that it may go on working meanwhile); the 1-minute load average where
-    that cannot be read; None when neither can."""
+    """Cores of this process's affinity busy over the next ``interval`` seconds (``/proc/stat``); the 1-minute load
+    average where that cannot be read; None when neither can."""
     usable = _usable_cpus()
 
     def sample():
@@ -83,10 +71,8 @@ def _busy_cores(interval: float = 0.5) -> float | None:
 
     try:
         spent, idle = sample()
-        own, start = time.process_time(), time.perf_counter()
         time.sleep(interval)
         spent_after, idle_after = sample()
-        own = (time.process_time() - own) / max(time.perf_counter() - start, 1e-9)  # cores this process used
     except (OSError, ValueError, IndexError):
         try:
             return os.getloadavg()[0]
@@ -95,7 +81,7 @@ def _busy_cores(interval: float = 0.5) -> float | None:
     elapsed = spent_after - spent  # CPU time of every core counted, in clock ticks
     if elapsed <= 0:
         return 0.0
-    return max(0.0, (elapsed - (idle_after - idle)) / elapsed * _core_count(usable) - own)
+    return (elapsed - (idle_after - idle)) / elapsed * _core_count(usable)
 
 
 def threads_per_run(n_jobs: int | None, workers: int) -> int:

@@ -3,11 +3,6 @@
 ``mddf export-features`` and ``python scripts/export_features.py`` parse their arguments (:mod:`.cli`)
 and call :func:`run`.
 
-The model is the benchmark's mdDF row: what ``mddf benchmark`` fits as mdDF under its practitioner protocol,
-``MDDFClassifier`` with its defaults and the categorical columns declared (``CascadeForestRegressor`` for a
-regression target), seeded with ``--seed``. ``--n-estimators``, ``--max-layers`` and ``--n-tolerant-layers``
-change it; ``--quick`` shrinks it to 10 trees a forest and 3 layers.
-
 A regression target (``--task regression``, or a continuous ``--target``) fits
 ``CascadeForestRegressor`` instead: its layer features are each member's out-of-fold prediction
 (d = members of a layer), ``y_train`` / ``y_test`` are float64, and there are no ``classes`` and
@@ -37,16 +32,8 @@ Layout of the file (``numpy.load(path)``), with T kept layers, d feature columns
                                              stop reason, package versions, this layout,
                                              the --data file and its sha256 (data_source)
 
-Example (logistic regression on the last layer's features):
-
-    z = np.load("results/features/satimage_mddf_features.npz")
-    LogisticRegression(max_iter=1000).fit(z["train_features"][-1], z["y_train"]).score(
-        z["test_features"][-1], z["y_test"])
-
-The features joined back to the rows of a --data file (the last layer's, one column per class):
-
-    table = pd.read_csv("my.csv").iloc[z["train_rows"]]
-    table[[f"f_{c}" for c in z["classes"]]] = z["train_features"][-1]
+Examples of their use (a downstream model, the features joined back to a --data file's rows):
+docs/user_guide/layer_features.md.
 """
 
 from __future__ import annotations
@@ -61,7 +48,7 @@ from mddf.datasets.user_data import UserDataSource
 from .environment import package_versions
 from .studies import MDDF_CONFIGURATION, OutputError, fit_mddf, logger, mddf_params, resolve_dataset
 
-LAYOUT = __doc__[__doc__.index("Layout of the file") : __doc__.index("Example")].strip()
+LAYOUT = __doc__[__doc__.index("Layout of the file") : __doc__.index("Examples of their use")].strip()
 
 
 def layer_features(model, dataset):

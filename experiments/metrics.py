@@ -1,27 +1,8 @@
-"""Scores of one run, and which of several methods evaluated on the same folds is significantly best.
+"""Scores of one run (:data:`METRICS`, :func:`run_scores`), and which of several methods evaluated on the same folds
+is significantly best (:func:`compare`, the rule :data:`WINNER_RULE`).
 
-**Metrics** (:data:`METRICS`). Classification: accuracy, balanced accuracy (the mean recall over
-the classes present in the test rows) and log-loss; regression: R² and the root mean squared error
-(RMSE). :func:`run_scores` computes every metric of a task for one run:
-
-- **Log-loss** needs probabilities: :func:`full_probabilities` places a model's columns among all the
-  dataset's classes (a class missing from its training fold at 0); probabilities are clipped to
-  ``[PROBA_CLIP, 1]`` and renormalised, so a true class given 0 costs ``-log(1e-15) ≈ 34.5``, not
-  infinity. A method without ``predict_proba`` has no log-loss.
-- **R²** of a test fold whose targets are all equal is 0 (scikit-learn's ``force_finite``).
-
-**Significance** (:func:`compare`). Every method is scored on the same folds; the best is the best mean
-of the ranking metric. For each other method, the per-fold paired differences ``d_i = score_i -
-best_i`` over the folds both have, their mean and its standard error
-``SE(d) = sqrt((1/n + n_test/n_train) * var(d))`` (``var`` with ddof=1). The term ``n_test/n_train``
-(:func:`corrected_variance_factor`) is Nadeau and Bengio's correction (2003) for the overlap of the
-training rows of different folds: ``1/(k-1)`` for k-fold cross-validation, 0 where every score comes
-from the same rows (only the seeds differ). A method's own standard error is taken the same way.
-
-The best method is the **winner** only when its advantage over *every* other method exceeds two
-standard errors of the paired differences: ``|mean(d)| > 2 SE(d)`` with at least two common
-folds for each. A method whose difference to the best is within two standard errors is
-**tied** with it. The rule is :data:`WINNER_RULE`, printed below the tables.
+The log-loss clips probabilities to ``[PROBA_CLIP, 1]``; standard errors carry Nadeau and Bengio's correction for
+overlapping training rows (:func:`corrected_variance_factor`). Both are explained on the command-line page.
 """
 
 from __future__ import annotations

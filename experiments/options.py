@@ -56,22 +56,18 @@ def fold_option(text: str) -> int:
     return value
 
 
-def separator(text: str) -> str:
-    from mddf.datasets.table_files import separator_option
+def _table_file_option(name: str):
+    """The type of ``--sep`` or ``--decimal``: :mod:`mddf.datasets.table_files`'s check ``name``."""
 
-    try:
-        return separator_option(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+    def check(text: str) -> str:
+        from mddf.datasets import table_files
 
+        try:
+            return getattr(table_files, name)(text)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
 
-def decimal_mark(text: str) -> str:
-    from mddf.datasets.table_files import decimal_option
-
-    try:
-        return decimal_option(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+    return check
 
 
 def fractions(text: str) -> list[float]:
@@ -114,13 +110,13 @@ def add_user_data_arguments(parser: argparse.ArgumentParser, *, regression: bool
     )
     group.add_argument(
         "--sep",
-        type=separator,
+        type=_table_file_option("separator_option"),
         metavar="CHAR",
         help="the separator of a CSV file: one character, or 'tab' (default: sniffed among , ; tab |)",
     )
     group.add_argument(
         "--decimal",
-        type=decimal_mark,
+        type=_table_file_option("decimal_option"),
         metavar="CHAR",
         help="the decimal mark of a CSV file's numbers: '.' (default) or ',' (a European file: 3,14 with --sep ';', "
         "which is then sniffed)",
@@ -171,10 +167,16 @@ def add_mddf_arguments(parser: argparse.ArgumentParser) -> None:
     benchmark's mdDF row (:func:`~.studies.mddf_model`), these options on top."""
     from .defaults import QUICK_DATASET
 
-    parser.add_argument("--seed", type=int, default=0, help="random_state of mdDF (and of sampling)")
-    parser.add_argument("--n-estimators", type=int, help="trees per forest (default: the estimator's, 100)")
-    parser.add_argument("--max-layers", type=int, help="layers grown at most (default: the estimator's, 20)")
-    parser.add_argument(
+    model = parser.add_argument_group(
+        "the model",
+        "the benchmark's mdDF row: what `mddf benchmark` fits as mdDF under its practitioner protocol,\n"
+        "MDDFClassifier with its defaults and the categorical columns declared (CascadeForestRegressor for a\n"
+        "regression target), with these options on top",
+    )
+    model.add_argument("--seed", type=int, default=0, help="random_state of mdDF (and of sampling)")
+    model.add_argument("--n-estimators", type=int, help="trees per forest (default: the estimator's, 100)")
+    model.add_argument("--max-layers", type=int, help="layers grown at most (default: the estimator's, 20)")
+    model.add_argument(
         "--n-tolerant-layers",
         type=int,
         help="stop after this many layers without improvement (default: the estimator's)",

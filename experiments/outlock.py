@@ -1,15 +1,9 @@
-"""One runner per output folder: an operating-system lock on ``<out>/.mddf-lock``, a file naming its owner.
+"""One runner per output folder: an operating-system lock (``flock``, through :mod:`filelock`) on
+``<out>/.mddf-lock``, a file naming its owner.
 
-Two runners sharing an ``--out`` would both run every unfinished job into the same ``results.jsonl``.
-:func:`hold` locks ``<out>/.mddf-lock`` with :class:`filelock.FileLock` (``flock``: the lock belongs to the
-process, and the operating system drops it when the process ends, even killed with SIGKILL) and writes the
-owner's pid, host, start time and command into it; a second runner cannot take the lock, and
-:class:`FolderLocked` says who holds the folder. The lock is released and its file deleted when the block
-ends, however it ends (SIGTERM raises :class:`~.exit_status.Terminated` meanwhile, so the block unwinds), and
-the folders it created are removed again if still empty. A file whose lock nobody holds (its runner was
-killed) is taken over, saying so; one written on another host (a shared file system, whose locks may not
-reach this host) is respected, its message naming the file to delete once that runner is gone. A folder
-where the file cannot be written (read-only, a full disk) raises :class:`FolderUnwritable`, leaving no file.
+:func:`hold` takes the lock for a block, and a second runner gets :class:`FolderLocked` naming the holder; the
+operating system drops the lock when its process ends, even by SIGKILL. A file whose lock nobody holds is taken
+over; one written on another host is respected; a folder that cannot be written raises :class:`FolderUnwritable`.
 """
 
 from __future__ import annotations
@@ -207,6 +201,3 @@ def _remove_empty(created: list[Path]) -> None:
             made.rmdir()  # only an empty folder goes
         except OSError:
             break
-
-
-__all__ = ["LOCK_NAME", "FolderLocked", "FolderUnwritable", "acquire", "describe", "hold", "release"]

@@ -1,19 +1,9 @@
-"""Where a result file came from: the command that regenerates it, the commit, the machine, the date.
+"""Where a result file came from: the command that regenerates it, the commit, the machine, the date (and, for a
+user's ``--data`` file, its path and sha256).
 
-Every Markdown, CSV and figure file the harness writes carries this block, so a number copied out of it
-can be traced back and regenerated: the **command** (shell-quoted, the script's path relative to the
-repository: run it from the root), the **commit** (``+ uncommitted changes`` when the tracked files
-differ), the **machine** (cores, memory, CPU, OS, the key libraries' versions: :mod:`.environment`), the
-**date** (UTC) and, for a user's file (``--data``), the **data**: its path and sha256.
-
-- Markdown: a short list between ``<!-- provenance -->`` and ``<!-- /provenance -->`` at the top
-  (:func:`markdown_header`);
-- CSV: leading ``# key: value`` lines before the header row (:func:`csv_header`): read it with
-  ``pandas.read_csv(path, comment="#")`` or :func:`read_csv_rows` (which skips only the leading lines);
-- PNG / PDF: the same fields in the image's metadata (:func:`png_metadata`, :func:`pdf_metadata`).
-
-Run records carry the commit, the machine and their dates themselves (:mod:`.runner`); the records of
-skipped datasets get the same fields from :func:`record_stamp`.
+Markdown files start with a block between :data:`MARKDOWN_BEGIN` and :data:`MARKDOWN_END`
+(:func:`markdown_header`), CSV files with ``# key: value`` lines (:func:`csv_header`; read them with
+``pandas.read_csv(path, comment="#")`` or :func:`read_csv_rows`), figures carry the fields in their metadata.
 """
 
 from __future__ import annotations
@@ -169,40 +159,36 @@ def pdf_metadata(prov: dict) -> dict:
     }
 
 
+def split_provenance(text: str) -> tuple[dict, str]:
+    """``(fields, rest)``: the provenance fields of ``text``'s header (a Markdown block or a CSV's leading ``#``
+    lines) and ``text`` without it; ``({}, text)`` without a header (or an unterminated Markdown block)."""
+    lines = text.splitlines(keepends=True)
+    fields, end = {}, 0
+    if lines and lines[0].rstrip("\n") == MARKDOWN_BEGIN:
+        end = next((i + 1 for i, line in enumerate(lines) if line.rstrip("\n") == MARKDOWN_END), 0)
+        if not end:
+            return {}, text
+        for line in lines[1 : end - 1]:
+            key, _, value = line.strip().removeprefix("- ").partition(": ")
+            fields[key.split(" ")[0].lower()] = value.strip().strip("`").strip()
+        while end < len(lines) and not lines[end].strip():
+            end += 1
+    else:
+        while end < len(lines) and lines[end].startswith("#"):
+            key, _, value = lines[end][1:].strip().partition(": ")
+            fields[key] = value
+            end += 1
+    return fields, "".join(lines[end:])
+
+
 def read_provenance(text: str) -> dict:
     """The provenance fields of a CSV's leading ``# key: value`` lines or of a Markdown header block."""
-    out = {}
-    lines = text.splitlines()
-    if lines and lines[0] == MARKDOWN_BEGIN:
-        for line in lines[1:]:
-            if line == MARKDOWN_END:
-                break
-            key, _, value = line.removeprefix("- ").partition(": ")
-            out[key.split(" ")[0].lower()] = value.strip().strip("`").strip()
-        return out
-    for line in lines:
-        if not line.startswith("#"):
-            break
-        key, _, value = line[1:].strip().partition(": ")
-        out[key] = value
-    return out
+    return split_provenance(text)[0]
 
 
 def strip_provenance(text: str) -> str:
     """``text`` without its provenance header (CSV comment lines or the Markdown block)."""
-    lines = text.splitlines(keepends=True)
-    if lines and lines[0].rstrip("\n") == MARKDOWN_BEGIN:
-        end = next((i for i, line in enumerate(lines) if line.rstrip("\n") == MARKDOWN_END), None)
-        if end is None:
-            return text
-        rest = lines[end + 1 :]
-        while rest and not rest[0].strip():
-            rest = rest[1:]
-        return "".join(rest)
-    i = 0
-    while i < len(lines) and lines[i].startswith("#"):
-        i += 1
-    return "".join(lines[i:])
+    return split_provenance(text)[1]
 
 
 def read_csv_rows(path) -> list[dict]:

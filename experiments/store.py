@@ -1,11 +1,8 @@
-"""The append-only JSON-lines file that holds one record per finished run.
+"""The append-only JSON-lines file that holds one record per finished run (:class:`ResultStore`).
 
-Each record is written as one line and flushed to disk (``fsync``) the moment its run finishes,
-so an interruption loses at most the runs still in progress. A line cut short by a crash, and any
-other line that is not a record, is skipped on reading with a warning naming the file and line.
-When a run appears more than once (a failed run retried later), the last record wins. Every runner
-(``mddf benchmark``, ``small-sample``, the studies of ``benchmarks/``) makes its records with
-:func:`new_record`, so that they share one format.
+Each record is one line, forced to disk as its run finishes; a line that is not a record is skipped with a warning,
+and the last record of a run wins. Every runner makes its records with :func:`new_record`, so that they share one
+format.
 """
 
 from __future__ import annotations
@@ -120,10 +117,6 @@ class ResultStore:
     def latest(self) -> dict[str, dict]:
         """The last record of every run key."""
         return {rec["key"]: rec for rec in self.records() if "key" in rec}
-
-    def finished_keys(self) -> set[str]:
-        """Keys whose latest record succeeded; resume skips these."""
-        return {key for key, rec in self.latest().items() if rec.get("status") == "ok"}
 
     def append(self, record: dict) -> None:
         """Write one record as a line and force it to disk (after :meth:`repair` of a record cut short)."""

@@ -161,13 +161,18 @@ def fit_mddf(dataset, args, log=print):
     return model, seconds
 
 
-def refuse_regression(dataset, what: str) -> None:
-    """Stop (exit status 2) when ``dataset``'s target is a regression's: ``what`` is made for classes."""
+def fitted_classifier(args, what: str, log=print):
+    """The dataset of the arguments and mdDF fitted on its training rows, for subcommand ``what``, which draws classes
+    on the test rows: stop (exit status 2) for a regression target or a dataset without a test split."""
+    dataset = resolve_dataset(args, log, seed=args.seed)
     if (dataset.extra or {}).get("task") == "regression":
         raise UsageError(
             f"{what} draws classes; the --target of {dataset.name} is a regression target "
             "(pass --task classification to take its values as classes)"
         )
+    if not dataset.has_test_split:
+        raise UsageError(f"{dataset.name} has no test split; choose a dataset with one")
+    return dataset, fit_mddf(dataset, args, log)[0]
 
 
 def logger(args):

@@ -1,16 +1,7 @@
-"""Result tables: the mdDF paper's Table 2 layout, and the plain Markdown and CSV tables the harness writes.
-
-A :class:`Table` (:func:`summarize`, :func:`build_table`, :func:`to_markdown`, :func:`to_csv`) has
-datasets as rows and methods as columns: our measured columns (mean test accuracy in %, ± the sample
-standard deviation over seeds, or seeds x folds) and then the published ones, the best of each row and
-group in bold. Below the rows, each column's average rank and the number of datasets it is taken over
-(:data:`RANK_NOTE` says how), and the notes: :func:`method_notes` keeps the descriptions of the methods
-that have a result in the table.
-
-The other tables are built from the same pieces: :func:`markdown_table` lays out a Markdown table and
-:func:`write_markdown` writes it after its provenance, :func:`csv_text` and :func:`write_rows` write rows as
-CSV, :func:`number`, :func:`plus_minus` and :func:`mean_std` format the cells. Every Markdown table of the
-runners and of the studies of ``benchmarks/`` is written by :func:`write_markdown`.
+"""Result tables: the papers' Table 2 layout (:class:`Table`: :func:`summarize`, :func:`build_table`,
+:func:`to_markdown`, :func:`to_csv`), and the pieces every Markdown and CSV table of the runners and the studies is
+written with (:func:`markdown_table`, :func:`write_markdown`, :func:`csv_text`, :func:`write_rows`, and the cells'
+formats :func:`number`, :func:`plus_minus`, :func:`mean_std`).
 """
 
 from __future__ import annotations

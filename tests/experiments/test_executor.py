@@ -58,29 +58,8 @@ def test_busy_cores_counts_only_the_cores_this_process_may_use(monkeypatch):
 
     monkeypatch.setattr(executor, "Path", FakeStat)
     monkeypatch.setattr(executor.time, "sleep", lambda seconds: None)
-    monkeypatch.setattr(executor.time, "process_time", lambda: 0.0)  # this process did nothing meanwhile
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0}, raising=False)
     assert executor._busy_cores() == 0.5
-
-
-def test_busy_cores_leave_out_this_processs_own_work(monkeypatch):
-    # both cores busy over the interval, one of them with this process (its imports, reading the table)
-    samples = iter(["cpu0 100 0 0 100 0\ncpu1 100 0 0 100 0\n", "cpu0 200 0 0 100 0\ncpu1 200 0 0 100 0\n"])
-    clocks = {"process_time": iter([10.0, 10.5]), "perf_counter": iter([3.0, 3.5])}
-
-    class FakeStat:
-        def __init__(self, path):
-            pass
-
-        def read_text(self):
-            return next(samples)
-
-    monkeypatch.setattr(executor, "Path", FakeStat)
-    monkeypatch.setattr(executor.time, "sleep", lambda seconds: None)
-    for name, values in clocks.items():
-        monkeypatch.setattr(executor.time, name, lambda values=values: next(values))
-    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
-    assert executor._busy_cores() == 1.0
 
 
 def test_more_threads_than_cores_need_no_measurement(monkeypatch):
