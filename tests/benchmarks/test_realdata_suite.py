@@ -41,7 +41,7 @@ def suite(tmp_path, monkeypatch):
     rows) and a 30-row numeric regression table, cross-validated once (as the large tables are).
 
     The harness keeps the last datasets it loaded in the process, by name: other tests' tables named alike go."""
-    monkeypatch.setattr(harness, "_LOADED", {})
+    monkeypatch.setattr(harness.units, "LOADED", {})
     rng = np.random.RandomState(0)
     folder = tmp_path / "realdata"
     folder.mkdir()
