@@ -1,4 +1,4 @@
-"""The one harness every study of ``benchmarks/`` is written on.
+"""The one harness every study of ``benchmarks/`` is written on (``benchmarks/harness/``).
 
 A study declares what it compares and how it reports; :meth:`Study.main` runs it::
 
@@ -40,9 +40,16 @@ What every study gets:
   machine, date) by :func:`mddf.experiments.tables.write_markdown`, with ``rows=`` to a CSV beside it
   (:func:`~mddf.experiments.tables.write_rows`) and ``figure=`` to a PNG and a PDF.
 
+A long unit keeps the work it has finished in ``ctx.checkpoints`` (:func:`~.units.checkpoints`), which a rerun
+after an interruption resumes from and the harness removes once the unit's record is written. A command that only
+reads records and writes pages (``publish_results``) is a :class:`Pages`: the same ``--out``, provenance and writing.
+
 Interleaved timing pairs: :func:`interleave` calls functions in turn, round after round, the order rotated
 each round; :func:`paired_ratios` divides their times round by round, so that a slower phase of the machine
 hits both sides of every ratio.
+
+The modules: :mod:`.declarations` (what a study declares), :mod:`.study` (its command line and running),
+:mod:`.units` (one unit), :mod:`.report` (the default table), :mod:`.pages`, :mod:`.timing`.
 """
 
 from mddf.experiments.tables import mean_ranks
@@ -60,6 +67,7 @@ from .declarations import (
     TrainTest,
     Unit,
 )
+from .pages import Pages, PagesError
 from .report import default_table, metric_table, not_run, summary
 from .study import Study, command_provenance, main_by_flag, say
 from .timing import interleave, paired_ratios
@@ -75,6 +83,8 @@ __all__ = [
     "CrossValidation",
     "Data",
     "Dataset",
+    "Pages",
+    "PagesError",
     "Results",
     "Study",
     "TrainTest",

@@ -134,6 +134,18 @@ class Context:
         """A fresh estimator of this unit's method."""
         return self.study.methods_for(self.options)[self.method](self)
 
+    @property
+    def unit(self) -> Unit:
+        return Unit(self.dataset.name, self.method, self.seed, self.round, self.fold)
+
+    @property
+    def checkpoints(self):
+        """The store where this unit keeps the work it has finished (:func:`~.units.checkpoints`): a long unit
+        interrupted resumes from it; the harness removes it once the unit's record is written."""
+        from .units import checkpoints
+
+        return checkpoints(self.study, self.options, self.unit)
+
 
 @dataclass(frozen=True)
 class Unit:

@@ -252,6 +252,8 @@ class Study:
                 continue
             record = self.record(args, unit, bindings)
             store.append(record)
+            if record["status"] == "ok":
+                unit_work.checkpoints(self, args, unit).path.unlink(missing_ok=True)
             current[record["key"]] = record
             say(args, f"[{i}/{len(todo)}] {unit}: {_outcome(record)}")
         results = self.results(args, units, current, pending, skipped)
@@ -349,14 +351,16 @@ class Study:
             print(text)
 
 
-def main_by_flag(flag: str, when: Study, otherwise: Study):
+def main_by_flag(flag: str, when, otherwise):
     """The ``main`` of a module with two studies: ``when`` if ``flag`` is on the command line, else ``otherwise``
-    (a selection by cross-validation on the training rows beside a test comparison, say)."""
+    (a selection by cross-validation on the training rows beside a test comparison, say); each a :class:`Study`, or
+    the ``main`` of another choice, for a module with more."""
 
     def main(argv=None) -> int:
         """Run the study the command line chooses; return its exit status."""
         given = sys.argv[1:] if argv is None else argv
-        return (when if flag in given else otherwise).main(argv)
+        chosen = when if flag in given else otherwise
+        return (chosen.main if isinstance(chosen, Study) else chosen)(argv)
 
     return main
 

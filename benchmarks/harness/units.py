@@ -3,7 +3,9 @@ process or a fresh one."""
 
 from __future__ import annotations
 
+import hashlib
 import importlib
+import json
 import time
 from contextlib import nullcontext
 from dataclasses import fields as data_fields
@@ -13,6 +15,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from mddf.experiments.binding import Binding, content_sha256, settings_sha256
+from mddf.experiments.store import ResultStore
 
 from .declarations import METRICS, Context, Data, Unit
 
@@ -141,6 +144,13 @@ def fit_and_score(ctx: Context, X, y, X_eval, y_eval) -> dict:
     if ctx.study.describe:
         record.update(ctx.study.describe(model, ctx, record))
     return record
+
+
+def checkpoints(study, args, unit: Unit) -> ResultStore:
+    """``<out>/checkpoints/<digest>.jsonl``, the digest of ``unit``'s key and the run's settings (:meth:`Study.config`):
+    what :attr:`Context.checkpoints` of the unit holds."""
+    described = json.dumps([unit.key(study.cross_validated), study.config(args)], sort_keys=True, default=repr)
+    return ResultStore(args.out / "checkpoints" / f"{hashlib.sha256(described.encode()).hexdigest()[:16]}.jsonl")
 
 
 def in_fresh_process(function, *args):
