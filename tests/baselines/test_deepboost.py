@@ -16,7 +16,8 @@ from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from mddf.baselines import AdaBoostClassifier, DeepBoostClassifier
-from mddf.baselines._deepboost_descent import (
+from mddf.baselines._binned_features import BinnedFeatures
+from mddf.baselines._deepboost_steps import (
     direction,
     loss_derivative_weights,
     rademacher_stump,
@@ -24,12 +25,8 @@ from mddf.baselines._deepboost_descent import (
     rademacher_tree,
     step_size,
 )
-from mddf.baselines._weak import (
-    BinnedFeatures,
-    SplitSearch,
-    grow_stump_candidates,
-    grow_tree_candidates,
-)
+from mddf.baselines._split_search import SplitSearch
+from mddf.baselines._tree_growth import grow_stump_candidates, grow_tree_candidates
 
 # ----------------------------------------------------------------------------------------------
 # Brute-force references for the weak learner
