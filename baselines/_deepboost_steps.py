@@ -35,7 +35,7 @@ def loss_derivative_weights(z, loss, log_sample_weight=None):
     log_sample_weight : ndarray of shape (m,), optional
         log w_i of positive sample weights: then D_t(i) = w_i Phi'(z_i) / S_t with
         S_t = sum_i w_i Phi'(z_i) (the derivative of the w-weighted objective, see
-        :func:`fit_binary`). None: every w_i = 1, computed by the unweighted formulas.
+        :func:`~._deepboost_descent.fit_binary`). None: every w_i = 1, computed by the unweighted formulas.
 
     Returns
     -------

@@ -154,7 +154,7 @@ def grow_tree_candidates(search: SplitSearch, w, max_depth, score, grow="last_la
         Which leaves of h_{k-1}* may be split: those at depth k-1 (the paper's "adding a single
         layer of leaves") or any leaf.
     copies : ndarray of shape (n_samples,), optional
-        Integer-valued sample weights: quantise with :func:`quantize_copies`.
+        Integer-valued sample weights: quantise with :func:`~._split_search.quantize_copies`.
 
     Returns
     -------

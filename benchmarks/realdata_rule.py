@@ -63,7 +63,7 @@ CANDIDATES = {
 }
 
 
-#: The learners of other libraries the default is set against, table by table (:func:`where_section`).
+#: The learners of other libraries the default is set against, table by table (:func:`~benchmarks.realdata_report.where_section`).
 PEERS = ("HGB-es", "LightGBM-es", "XGBoost-es", "CatBoost-es", "RF-400", "ExtraTrees-400")
 
 
