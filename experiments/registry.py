@@ -49,8 +49,8 @@ class MethodSpec:
     #: ``warm_up(ctx) -> estimator``: a tiny model of the same kind fitted before the timed fit, so that numba's
     #: compilation is measured apart (:func:`~.methods.tiny`); None for methods that compile nothing
     warm_up: Callable[[BuildContext], Any] | None = None
-    #: training rows of every class the method needs (after :func:`~.methods.adapt_to_small_classes`); the runners skip a
-    #: training fraction that leaves fewer, saying which class
+    #: training rows of every class the method needs (after :func:`~.methods.adapt_to_small_classes`); the runners
+    #: skip a training fraction that leaves fewer, saying which class
     min_class_rows: int = 1
     #: the class of ``requires``' module that ``build`` makes for a regression (``LGBMRegressor``), when it has one
     regressor: str | None = None
