@@ -202,21 +202,28 @@ def tables_markdown(rows, args, not_run=()):
         out.append("")
         if len(selections) > 1:
             out += side_by_side(trs, table, selections, args)
-    if not_run:
-        out += [
-            "## Not run yet",
-            "",
-            "No result in the output folder for these; the sweep's command (without `--report-only`) runs them, and an "
-            "interrupted result resumes from its finished fits:",
-            "",
-        ]
-        grouped = {}  # (table, dataset) -> {algorithm: [selections]}
-        for t, name, algorithm, sel in not_run:
-            grouped.setdefault((t, name), {}).setdefault(algorithm, []).append(selection_label(sel, args))
-        for (t, name), algos in grouped.items():
-            out.append(f"- Table {t}, {name}: " + ", ".join(f"{a} ({'; '.join(sels)})" for a, sels in algos.items()))
-        out.append("")
+    out += not_run_section(not_run, args)
     return "\n".join(out)
+
+
+def not_run_section(not_run, args) -> list:
+    """The lines listing ``not_run`` (``(table, dataset, algorithm, selection)``), grouped by table and dataset."""
+    if not not_run:
+        return []
+    out = [
+        "## Not run yet",
+        "",
+        "No result in the output folder for these; the sweep's command (without `--report-only`) runs them, and an "
+        "interrupted result resumes from its finished fits:",
+        "",
+    ]
+    grouped = {}  # (table, dataset) -> {algorithm: [selections]}
+    for t, name, algorithm, sel in not_run:
+        grouped.setdefault((t, name), {}).setdefault(algorithm, []).append(selection_label(sel, args))
+    for (t, name), algos in grouped.items():
+        out.append(f"- Table {t}, {name}: " + ", ".join(f"{a} ({'; '.join(sels)})" for a, sels in algos.items()))
+    out.append("")
+    return out
 
 
 def side_by_side(trs, table, selections, args):
