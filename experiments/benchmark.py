@@ -1,12 +1,8 @@
-"""The benchmark: every method on a suite of datasets (or a user's file), tables like the papers'.
+"""The benchmark: every method on a suite of datasets (or a user's file), into the resumable ``<out>/results.jsonl``.
 
-``mddf benchmark`` and ``python scripts/run_uci.py`` parse their arguments
-(:mod:`.cli`) and call :func:`run`. It plans one run per (dataset, method, seed[, fold]),
-executes them (:mod:`.executor`, or a Dask cluster: :mod:`.cluster`) into the resumable
-``<out>/results.jsonl`` and writes ``table.md`` / ``table.csv`` (``ablation.*`` with the mdDF
-structures, ``peers.*`` with today's peers), each headed by its provenance. Random forest and
-XGBoost use 400 x k trees, k = the number of layers mdDF kept on the same dataset and seed.
-"""
+``mddf benchmark`` and ``python scripts/run_uci.py`` parse their arguments (:mod:`.cli`) and call :func:`run`, which
+plans one run per (dataset, method, seed[, fold]), executes them (:mod:`.executor`, or :mod:`.cluster`) and writes
+the practitioner's comparison (:mod:`.comparison`) or the papers' tables (:mod:`.paper_tables`)."""
 
 from __future__ import annotations
 
@@ -83,13 +79,10 @@ def _short(message: str, limit: int = 200) -> str:
 
 
 def run(args, registry=None, *, command: str) -> int:
-    """Run the benchmark the parsed arguments (:func:`~.options.benchmark_options`) describe.
+    """Run the benchmark the parsed arguments (:func:`~.options.benchmark_options`) describe; return the exit status.
 
-    ``registry`` holds the methods (default: :func:`~.methods.default_registry`; tests add doubles);
-    ``command`` is recorded in the lock and the tables' provenance. Returns the exit status; raises
-    :class:`~.studies.UsageError`, :class:`~mddf.datasets.user_data.UserDataError`, :class:`~.outlock.FolderLocked`
-    and :class:`~.outlock.FolderUnwritable` for the command line to report.
-    """
+    ``registry`` holds the methods (default: :func:`~.methods.default_registry`); ``command`` is recorded in the lock
+    and the provenance. The errors about the input are raised for the command line to report."""
     registry = registry or default_registry()
     if args.data_home is not None:
         os.environ["MDDF_DATA"] = str(args.data_home.resolve())

@@ -39,12 +39,8 @@ def dataset_sha256(dataset) -> str:
 
 
 def content_sha256(*parts) -> str:
-    """The sha256 of ``parts``, in order, by their content: the data hash of rows that no file names (a study's).
-
-    Each part is None, an array (its dtype, shape and bytes; an array of Python objects, such as string labels,
-    by its values) or a pandas DataFrame or Series (its columns with their dtypes, categories included, then its
-    index and values).
-    """
+    """The sha256 of ``parts``, in order, by their content (None, arrays, pandas frames and series with their dtypes):
+    the data hash of rows that no file names (a study's)."""
     digest = hashlib.sha256()
     for part in parts:
         _add_content(digest, part)
@@ -149,10 +145,8 @@ def matches(record: dict, binding: Binding | None) -> bool:
 
 
 def latest_bound(records, bindings: dict) -> dict:
-    """``{key: its latest record that matches bindings[key]}`` (:func:`matches`), for the keys of ``bindings``.
-
-    What a rerun resumes: a record of another key, or of other data or settings, is left out (not removed).
-    """
+    """``{key: its latest record that matches bindings[key]}`` (:func:`matches`), for the keys of ``bindings``: what a
+    rerun resumes."""
     return {r["key"]: r for r in records if r.get("key") in bindings and matches(r, bindings[r["key"]])}
 
 
@@ -161,13 +155,9 @@ def _short(sha) -> str:
 
 
 def set_aside_stale(store, tasks, log) -> Path | None:
-    """Move ``store``'s file aside if it holds results of other data or settings; keep the matching ones.
-
-    A record is stale when its dataset is one of ``tasks``' and its data (or test file) hash differs, or
-    when its run is one of ``tasks`` and its settings hash differs. The file then goes to
-    ``<folder>/old/results-<UTC time>.jsonl``, the other records are written back, and ``log`` says what
-    was moved, naming the hashes that differ. Returns where the old file went, or None.
-    """
+    """Move ``store``'s file to ``<folder>/old/results-<UTC time>.jsonl`` if it holds records of ``tasks``' datasets
+    with other data hashes, or of their runs with other settings, and write the other records back; ``log`` says what
+    differs. Returns where the old file went, or None."""
     records = store.records()
     if not records:
         return None

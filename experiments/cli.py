@@ -105,10 +105,8 @@ def _one_line(exc: BaseException) -> str:
 
 
 def _run(name: str, parser, args, argv: list, *, registry, prog: str | None, command: list | None) -> int:
-    """Run the parsed ``args`` of subcommand ``name`` (``parser``'s); returns the exit status.
-
-    The errors about the input become one line and exit status 2 (see :func:`run_command`).
-    """
+    """Run the parsed ``args`` of subcommand ``name`` (``parser``'s); the errors about the input become one line and
+    exit status 2. Returns the exit status."""
     from mddf.datasets.user_data import UserDataError
 
     from .studies import NothingToRun, OptionError, OutputError, UsageError, check_n_jobs
@@ -137,12 +135,9 @@ def _run(name: str, parser, args, argv: list, *, registry, prog: str | None, com
 def run_command(name: str, argv=None, *, registry=None, prog: str | None = None, command: list | None = None) -> int:
     """Parse ``argv`` (default ``sys.argv[1:]``) for subcommand ``name`` and run it; returns the exit status.
 
-    Usage errors raise ``SystemExit(2)`` (argparse's message and usage), ``--help`` ``SystemExit(0)``; a
-    bad ``--data`` file or a held ``--out`` prints one line, ``<prog>: error: ...``, and returns 2.
-    ``registry`` holds the runners' methods (tests add doubles), ``prog`` names the program in messages
-    (default ``mddf <name>``), and ``command`` is the command line recorded in provenance before ``argv``
-    (default ``["mddf", name]``).
-    """
+    ``registry`` holds the runners' methods (tests add doubles), ``prog`` names the program in messages (default
+    ``mddf <name>``), ``command`` is the command line recorded in provenance before ``argv`` (default ``["mddf",
+    name]``). Usage errors and ``--help`` raise argparse's ``SystemExit``."""
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = COMMANDS[name].parser(prog)
     args = parser.parse_args(argv)
@@ -150,12 +145,8 @@ def run_command(name: str, argv=None, *, registry=None, prog: str | None = None,
 
 
 def run_script(name: str, argv=None, registry=None, *, script=None) -> int:
-    """Subcommand ``name`` as its script in ``scripts/`` runs it; returns the exit status.
-
-    :func:`run_command` with the script's file name in messages (``run_uci.py: error: ...``) and
-    ``python scripts/<script> ...`` as the command line recorded in provenance; ``script`` defaults to
-    ``scripts/<COMMANDS[name].script>`` of the checkout.
-    """
+    """Subcommand ``name`` as its script in ``scripts/`` runs it (:func:`run_command` with the script's name in messages
+    and ``python scripts/<script> ...`` in provenance); returns the exit status."""
     from .provenance import command_line, script_path
 
     script = script or script_path(COMMANDS[name].script)
@@ -193,11 +184,8 @@ def _parsers(full: str | None = None) -> tuple[argparse.ArgumentParser, argparse
 
 
 def build_parser(full: str | None = None) -> argparse.ArgumentParser:
-    """``mddf``'s top-level parser: ``--version`` and one entry per subcommand (``mddf --help``).
-
-    Subcommand ``full``, if given, has its options (building them loads its modules); the others are bare entries,
-    so that ``mddf --help`` and ``mddf --version`` load none of them.
-    """
+    """``mddf``'s top-level parser: ``--version`` and one entry per subcommand; only subcommand ``full``, if given, has
+    its options, so that ``mddf --help`` and ``mddf --version`` build none."""
     return _parsers(full)[0]
 
 

@@ -130,12 +130,8 @@ def check_scheduler_args(parser: argparse.ArgumentParser, args: argparse.Namespa
 
 @contextlib.contextmanager
 def connect(spec: SchedulerSpec, *, timeout: float = 10.0):
-    """A ``distributed.Client`` for ``spec``, closed on exit (with the cluster it started).
-
-    ``local:N`` starts a ``LocalCluster`` of N single-threaded worker processes on the loopback interface,
-    with the local executor's thread environment, recording a run as failed after
-    :data:`LOCAL_ALLOWED_FAILURES` worker deaths.
-    """
+    """A ``distributed.Client`` for ``spec``, closed on exit with the cluster it started (``local:N``: N single-threaded
+    worker processes on the loopback interface, a run failed after :data:`LOCAL_ALLOWED_FAILURES` worker deaths)."""
     distributed = import_distributed()
     cluster = None
     try:
@@ -159,11 +155,8 @@ def connect(spec: SchedulerSpec, *, timeout: float = 10.0):
 
 
 def check_workers(client, registry=None) -> dict:
-    """Check that the scheduler and every worker (both unpickle the tasks) find the packages a run imports.
-
-    Returns ``{"workers": n, "threads": total}``; raises :class:`ClusterSetupError` naming the processes
-    and the packages they lack (the runs would all fail otherwise).
-    """
+    """``{"workers": n, "threads": total}`` of the cluster, once the scheduler and every worker are found to import the
+    packages a run needs; else :class:`ClusterSetupError`, naming the processes and the packages they lack."""
     packages = set(WORKER_PACKAGES)
     for spec in registry or ():
         packages.add(spec.build.__module__.split(".")[0])
@@ -234,13 +227,9 @@ def _failure(task: Task, future, exc: BaseException, scheduler: str) -> dict:
 
 
 def execute_on_cluster(tasks: list[Task], store: ResultStore, client, *, n_jobs=1, retries=1, **options) -> list[dict]:
-    """Run every task whose latest record in ``store`` is not ``ok`` on the cluster of ``client``; return the
-    records written.
-
-    ``n_jobs`` threads per run (1: one run per worker thread); ``retries`` extra attempts of a task that
-    raises (worker deaths are counted by the scheduler); ``options`` as for :func:`~.executor.execute`
-    (the registry's builders must import on the workers, which read ``user_data`` at the same path).
-    """
+    """Run every task whose latest record in ``store`` is not ``ok`` on the cluster of ``client``, ``n_jobs`` threads
+    per run, a task that raises tried ``retries`` more times; ``options`` as :func:`~.executor.execute`'s. Returns the
+    records written."""
     from distributed import as_completed
 
     book = RunBook(tasks, store, n_jobs=n_jobs, **options)
@@ -279,17 +268,9 @@ def execute_on_cluster(tasks: list[Task], store: ResultStore, client, *, n_jobs=
 
 
 def run_all(tasks, store: ResultStore, *, scheduler=None, workers=1, isolation="process", n_jobs=None, **options):
-    """Execute ``tasks`` locally (:func:`~.executor.execute`) or, with ``scheduler``, on a Dask cluster.
-
-    ``n_jobs=None`` means the cores shared among the ``workers`` locally and one thread per run on a cluster;
-    ``workers`` and ``isolation`` apply to local execution only. ``options`` (``registry``,
-    ``progress``, ``log``, ``download``, ``user_data``) are :func:`~.executor.execute`'s. The
-    cluster's size is reported on stderr when ``progress`` is on.
-
-    Returns
-    -------
-    list of dict: the records written in this call.
-    """
+    """Execute ``tasks`` locally (:func:`~.executor.execute`: ``workers``, ``isolation``) or, with ``scheduler``, on a
+    Dask cluster; ``n_jobs=None`` is the cores shared among the workers locally, one thread per run on a cluster.
+    ``options`` are :func:`~.executor.execute`'s. Returns the records written."""
     if scheduler is None:
         n_jobs = threads_per_run(n_jobs, workers)
         return execute(tasks, store, workers=workers, isolation=isolation, n_jobs=n_jobs, **options)
@@ -306,13 +287,8 @@ def run_all(tasks, store: ResultStore, *, scheduler=None, workers=1, isolation="
 
 
 def run_from_args(tasks: list[Task], store: ResultStore, args: argparse.Namespace, registry=None) -> int:
-    """:func:`run_all` with the options every runner parses (``--scheduler``, ``--workers``, ``--isolation``,
-    ``--n-jobs``, ``--quiet``, ``--download``, the ``--data`` files).
-
-    Returns ``EXIT_OK`` once every run has a record (failed ones included: :func:`~.runbook.unfinished`);
-    else, saying why on stderr, ``EXIT_RUN_FAILED`` (no cluster), ``EXIT_INTERRUPTED`` (Ctrl-C) or
-    ``EXIT_TERMINATED`` (SIGTERM), the runs in progress stopped.
-    """
+    """Execute ``tasks`` as the parsed options of a runner say (:func:`run_all`); return ``EXIT_OK``, or say why on
+    stderr and return ``EXIT_RUN_FAILED`` (no cluster), ``EXIT_INTERRUPTED`` or ``EXIT_TERMINATED``."""
     try:
         local = dict(workers=args.workers, isolation=args.isolation, n_jobs=args.n_jobs)
         options = dict(registry=registry, progress=not args.quiet, download=args.download)

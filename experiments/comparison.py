@@ -1,13 +1,9 @@
 """The practitioner's table and figure: every method against the best, with what is significant.
 
-:func:`comparison_of` gathers one dataset's run records and :mod:`.metrics` compares them;
-:func:`to_markdown` writes a table per dataset: a row per method, the best first, with its mean ±
-standard error on every metric of the task, its paired difference to the best on the ranking metric,
-the mean seconds per fold of selection and fit and of compilation measured apart; ★ marks the winner
-(:data:`~.metrics.WINNER_RULE`), ≈ a method within two standard errors of the best. A footer states the
-protocol, the rule, how times are measured, the folds where a cascade was adapted to a small class, and
-the methods. :func:`to_csv` holds the same numbers; :func:`plot` draws them with ±2 standard errors.
-"""
+:func:`comparison_of` gathers one dataset's records and compares them (:mod:`.metrics`); :func:`to_markdown` writes a
+table per dataset (the best first, each method's mean ± standard error on every metric, its paired difference to the
+best, its seconds; ★ the winner, ≈ within two standard errors), :func:`to_csv` the same numbers, :func:`plot` a
+figure."""
 
 from __future__ import annotations
 
@@ -256,11 +252,8 @@ def to_csv(comparisons) -> str:
 
 
 def plot(comparisons, subtitle: str = ""):
-    """One panel per dataset: each method's mean of the ranking metric with ±2 standard errors, by significance.
-
-    The winner is drawn as a star, methods within two standard errors of the best (paired) in blue,
-    methods significantly behind it in grey.
-    """
+    """One panel per dataset: each method's mean of the ranking metric ± 2 standard errors (the winner a star, the
+    methods within two standard errors of the best blue, the others grey)."""
     from .figures import plt
 
     n = max(1, len(comparisons))

@@ -12,11 +12,8 @@ from .exit_status import EXIT_OK
 
 
 def availability(name: str) -> tuple[str, str]:
-    """``(group, state)``: state is ``"bundled"``, ``"files present"`` or ``"missing: <files>"``.
-
-    Looks for each file the dataset's default options need where :func:`mddf.datasets.load_dataset`
-    looks (``$MDDF_DATA/<dataset>/<file>``, then the cache) without reading or verifying it.
-    """
+    """``(group, state)``: state is ``"bundled"``, ``"files present"`` or ``"missing: <files>"``, where
+    :func:`mddf.datasets.load_dataset` looks for them (nothing read or verified)."""
     from mddf.datasets.bundled import BUNDLED_NAMES
     from mddf.datasets.fetch import resolve_cache_dir, resolve_data_home
     from mddf.datasets.loader import validate_options
@@ -35,10 +32,7 @@ def availability(name: str) -> tuple[str, str]:
 
 
 def print_datasets(group=None, out=sys.stdout) -> int:
-    """One line per dataset of ``group`` (all by default): name, group, whether its files are here.
-
-    Returns the number of datasets listed.
-    """
+    """Print one line per dataset of ``group`` (all by default): its name, group and files; return how many."""
     names = list_datasets(group)
     print(f"{'dataset':<16}{'group':<11}files", file=out)
     for name in names:

@@ -49,27 +49,23 @@ class EarlyStopped(BaseEstimator):
     Parameters
     ----------
     estimator : estimator
-        A HistGradientBoosting, XGBoost or LightGBM classifier or regressor, cloned at ``fit``.
+        A HistGradientBoosting, XGBoost, LightGBM or CatBoost classifier or regressor, cloned at ``fit``.
     validation_fraction : float, default=0.1
         Share of the training rows held out to monitor the loss.
     patience : int, default=20
         Rounds without improvement of the validation loss before the fit stops.
     categorical_features : array of bool, optional
-        Columns holding category codes, declared to LightGBM (``categorical_feature``); the other
-        libraries take them from their own parameters.
+        Columns holding category codes (declared to LightGBM and CatBoost).
     random_state : int, optional
         Seeds the hold-out split.
 
     Attributes
     ----------
-    estimator_ : the fitted model
+    estimator_ : estimator
     classes_ : ndarray
-        The labels the model was trained on (classifiers).
     n_rounds_ : int or None
-        Boosting rounds the model predicts with (the best for XGBoost and LightGBM); None when no
-        validation row was left and the cap decided.
-    n_validation_ : int
-    """
+        Boosting rounds the model predicts with; None when no validation row was left and the cap decided.
+    n_validation_ : int"""
 
     def __init__(
         self, estimator, *, validation_fraction=0.1, patience=20, categorical_features=None, random_state=None

@@ -108,13 +108,8 @@ def _ru_maxrss_mb() -> float:
 
 
 class PeakMemory:
-    """Peak resident memory of this process (not of its children) over a section of code.
-
-    On Linux the kernel's high-water mark is reset at the start (``echo 5 > /proc/self/clear_refs``) and
-    read from ``VmHWM`` at the end, so the peak covers the section (plus what was already resident).
-    Elsewhere the process-lifetime ``ru_maxrss`` is reported, the same in a fresh worker process.
-    ``method`` says how the peak was measured (stored with every result).
-    """
+    """Peak resident memory of this process (not of its children) over a section of code: on Linux the kernel's
+    high-water mark reset at the start, elsewhere the process's lifetime ``ru_maxrss``; ``method`` says which."""
 
     def __init__(self):
         self.method = None

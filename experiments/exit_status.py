@@ -1,13 +1,6 @@
-"""The exit statuses of the ``mddf`` command and its scripts: one table, from which ``--help`` and the docs are made.
-
-:data:`STATUSES` says what each status means for the two runners (``benchmark``, ``small-sample``,
-which execute many runs) and for the other subcommands. :func:`epilog` writes a subcommand's
-``--help`` section from it; :func:`markdown_table` writes the table of
-``docs/user_guide/command_line.md``, between the markers :data:`BEGIN` and :data:`END` (a test
-checks that the page holds it). After changing the table, regenerate the page's copy with::
-
-    python -m mddf.experiments.exit_status --write docs/user_guide/command_line.md
-"""
+"""The exit statuses of the ``mddf`` command and its scripts: one table (:data:`STATUSES`), from which ``--help``
+(:func:`epilog`) and the table of ``docs/user_guide/command_line.md`` (:func:`markdown_table`) are made. Regenerate
+the page's copy with ``python -m mddf.experiments.exit_status --write docs/user_guide/command_line.md``."""
 
 from __future__ import annotations
 

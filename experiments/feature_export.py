@@ -61,10 +61,8 @@ def layer_features(model, dataset):
 
 
 def run(args, *, command: str) -> int:
-    """Fit mdDF on the dataset of the arguments and write its layer features (see the layout above).
-
-    Returns 0; the path of the ``.npz`` is printed on stdout.
-    """
+    """Fit mdDF on the dataset of the arguments and write its layer features (the layout above); print the file's
+    path and return 0."""
     log = logger(args)
     if args.out is not None and args.out.is_dir():
         raise OutputError(f"--out {args.out} is a folder; give the path of the .npz file to write")

@@ -3,21 +3,11 @@
 ``mddf plot-layers`` and ``python scripts/plot_layers.py`` parse their arguments (:mod:`.cli`) and
 call :func:`run`.
 
-Writes, in ``--out``:
-
-- ``layers_<dataset>.png/.pdf/.csv`` (Figure 8): training accuracy (out-of-fold, from
-  ``train_history_``, every grown layer) and test accuracy (``staged_predict_proba``, every kept
-  layer) per layer, and on a second axis the margin ratio lambda = std/mean of the training
-  margins;
-- ``margins_<dataset>.png/.pdf/.csv`` (Figure 9): cumulative distributions of the training
-  margins at several layers.
-
-Margins are those of the combined vote that predicts, from the stored out-of-fold features, for the
-kept layers only (``mddf.experiments.layers``); the CSV also lists the estimator's ``train_history_``
-ratio, of the weighted sum of per-layer margins (Algorithm 2, line 6), which differs after layer 1.
-The paper uses UCI HAR; without its files the default is satimage. Every file carries its provenance
-(PNG/PDF metadata, ``#`` lines before the CSV header: ``pandas.read_csv(path, comment="#")``).
-"""
+Writes, in ``--out``, ``layers_<dataset>.png/.pdf/.csv`` (Figure 8: the training accuracy, out-of-fold, of every
+grown layer, the test accuracy of every kept layer, and the margin ratio lambda = std/mean of the training margins)
+and ``margins_<dataset>.png/.pdf/.csv`` (Figure 9: the cumulative distributions of the training margins at several
+layers), each with its provenance. Margins are those of the combined vote that predicts, for the kept layers
+(``mddf.experiments.layers``). The paper uses UCI HAR; without its files the default is satimage."""
 
 from __future__ import annotations
 

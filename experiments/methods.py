@@ -45,9 +45,6 @@ def _import(module: str, attribute: str):
     return getattr(importlib.import_module(module), attribute)
 
 
-# Cascades: mdDF, its Table 3 structures, gcForest
-
-
 def _cascade_params(ctx: BuildContext) -> dict:
     return dict(_QUICK_CASCADE) if ctx.profile == "quick" else {}
 
@@ -73,10 +70,8 @@ def build_mddf(ctx: BuildContext, **params):
 
 
 def tiny(builder, ctx: BuildContext, **params):
-    """``builder``'s model shrunk to 2 trees per forest and one layer: the warm-up fit of its kind.
-
-    Use as ``functools.partial(tiny, builder)`` (a :class:`MethodSpec`'s ``warm_up``).
-    """
+    """``builder``'s model shrunk to 2 trees per forest and one layer: the warm-up fit of its kind
+    (``functools.partial(tiny, builder)`` is a :class:`~.registry.MethodSpec`'s ``warm_up``)."""
     return builder(ctx, **{"n_estimators": 2, "max_layers": 1, **params})
 
 
@@ -88,12 +83,9 @@ def tiny_boosting(builder, ctx: BuildContext, **params):
 def adapt_to_small_classes(estimator, min_class_rows: int | None) -> list[str]:
     """Give a cascade no more folds than its smallest class has training rows; return what changed.
 
-    Every parameter (nested ones included: ``estimator__n_folds``, ``scan_n_folds``) ending in ``n_folds``
-    that exceeds ``min_class_rows`` is lowered to it; with a single row, the cascade's ``class_vectors``
-    becomes ``"oob"`` instead and its ``forest_types`` keep only the forests (the other members, the default's
-    boosted one included, are cross-fitted on ``n_folds`` folds). ``min_class_rows=None`` (a regression) changes
-    nothing. Returns one ``"n_folds=2"`` / ``"class_vectors='oob'"`` / ``"forest_types=(...)"`` entry per change.
-    """
+    Every parameter ending in ``n_folds`` (nested ones included) above ``min_class_rows`` is lowered to it; with a
+    single row, ``class_vectors`` becomes ``"oob"`` instead and ``forest_types`` keep only the forests.
+    ``min_class_rows=None`` (a regression) changes nothing. Returns one ``"name=value"`` entry per change."""
     if min_class_rows is None or not hasattr(estimator, "get_params"):
         return []
     from mddf.forests import FOREST_KINDS  # the members with out-of-bag class vectors; the others are cross-fitted
@@ -131,11 +123,8 @@ def build_mddf_tuned(ctx: BuildContext, **params):
 
 
 def build_mddf_pca_hgb(ctx: BuildContext, **params):
-    """The mixed-data benchmark's choice by CV: :class:`mddf.PCAFeatures`, then mdDF with ``predictor="hgb"``.
-
-    The dataset's categorical columns are declared to both by position: the components are appended
-    after the columns, so the positions hold for the cascade's wider input too.
-    """
+    """The mixed-data benchmark's choice by CV: :class:`mddf.PCAFeatures`, then mdDF with ``predictor="hgb"``, the
+    categorical columns declared to both by position (the components are appended after the columns)."""
     from sklearn.pipeline import make_pipeline
 
     positions = np.flatnonzero(np.asarray(ctx.categorical_mask, dtype=bool))
@@ -194,9 +183,6 @@ def build_gcforest_scanning(ctx: BuildContext, **params):
     return build_gcforest(ctx, **params)
 
 
-# Shallow comparators: random forest, XGBoost, MLP
-
-
 def trees_per_layer(profile: str) -> int:
     """Trees in one mdDF layer under ``profile`` (400 in the paper)."""
     return _QUICK_TREES_PER_LAYER if profile == "quick" else _PAPER_TREES_PER_LAYER
@@ -248,9 +234,6 @@ def mlp_grid(ctx: BuildContext) -> list:
     return [{"hidden_layer_sizes": a} for a in archs]
 
 
-# Boosting baselines (binary): DeepBoost, AdaBoost, QuadBoost
-
-
 def _boost_iters(ctx):
     return 10 if ctx.profile == "quick" else 100
 
@@ -295,13 +278,8 @@ def build_quadboost(ctx: BuildContext, **params):
 
 
 def quadboost_grid(ctx: BuildContext) -> list:
-    """The variant and its parameter, on the QuadBoost paper's ranges (Section 4).
-
-    L1 with lambda in [1e-4, 1], L2 with lambda in [1, 1e3], L-infinity with alpha_max in
-    [1e-4, 1e-1] (log scales, 5/4/4 values instead of the paper's 10), and vanilla QuadBoost. The
-    number of iterations is fixed at 100 like every boosting method here (the DeepBoost paper's
-    setting) instead of being searched up to 1e5.
-    """
+    """The variant and its parameter on the QuadBoost paper's ranges (Section 4), 5/4/4 log-spaced values instead of 10,
+    100 iterations like every boosting method here."""
     if ctx.profile == "quick":
         return [{"regularization": "l1", "lam": 0.01}, {"regularization": "l2", "lam": 1.0}]
     grid = [{"regularization": "l1", "lam": float(v)} for v in np.logspace(-4, 0, 5)]
@@ -435,9 +413,6 @@ def build_practitioner_forest(ctx: BuildContext, **params):
     cls = RandomForestRegressor if _regression(ctx) else RandomForestClassifier
     trees = _QUICK_TREES_PER_LAYER if ctx.profile == "quick" else PRACTITIONER_RF_TREES
     return _construct(cls, ctx, **{"n_estimators": trees, **params})
-
-
-# Registry
 
 
 def default_registry() -> Registry:

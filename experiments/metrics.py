@@ -82,11 +82,8 @@ def full_probabilities(proba, model_classes, n_classes: int) -> np.ndarray:
 
 
 def log_loss(y_true, proba) -> float:
-    """Mean negative log probability of the true class, probabilities clipped to [PROBA_CLIP, 1] and renormalised.
-
-    scikit-learn's ``log_loss`` with ``labels`` = every column's class code, so that a test fold missing some
-    classes is scored against all of them; the clipping is done here first (scikit-learn clips at float64's eps).
-    """
+    """Mean negative log probability of the true class (column j: class code j), probabilities clipped to
+    [PROBA_CLIP, 1] and renormalised, a fold missing some classes scored against all of them."""
     from sklearn.metrics import log_loss as sklearn_log_loss
 
     proba = np.clip(np.asarray(proba, dtype=np.float64), PROBA_CLIP, 1.0)
@@ -123,9 +120,6 @@ def run_scores(task: str, y_true, y_pred, proba=None) -> dict:
     return classification_scores(y_true, y_pred, proba)
 
 
-# significance
-
-
 def corrected_variance_factor(n: int, test_train_ratio: float = 0.0) -> float:
     """``1/n + n_test/n_train``: the variance of a mean of n fold scores is this times their sample variance."""
     return 1.0 / n + test_train_ratio
@@ -158,10 +152,8 @@ class Comparison:
 def compare(scores: dict, greater_is_better: bool = True, test_train_ratio: float = 0.0) -> list[Comparison]:
     """Each method's mean, standard error and paired difference to the best, and whether the best wins.
 
-    ``scores`` is ``{method: {fold: score}}``, a fold any hashable naming the same training and test rows
-    for every method (``(seed, fold)``); ``test_train_ratio`` is ``n_test / n_train`` of one fold for Nadeau
-    and Bengio's correction (0: none). Returns the comparisons best first, then by mean score.
-    """
+    ``scores`` is ``{method: {fold: score}}``, a fold naming the same rows for every method; ``test_train_ratio`` is
+    ``n_test / n_train`` of one fold (Nadeau and Bengio's correction; 0: none). Returns the comparisons best first."""
     scores = {m: dict(v) for m, v in scores.items() if v}
     if not scores:
         return []

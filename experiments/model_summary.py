@@ -32,15 +32,10 @@ def estimator_params(estimator) -> dict:
 
 
 def model_size(estimator) -> dict:
-    """Size of a fitted model: trees and tree nodes found in it, or MLP weights.
+    """Size of a fitted model: its trees and tree nodes, or its MLP weights (keys absent when none is found).
 
-    Boosting baselines report their own statistics (``tree_stats()``: trees with non-zero weight
-    and their mean size, as in the DeepBoost paper's tables; ``n_voters_`` for QuadBoost). Else it
-    walks the estimator's fitted attributes (lists, dicts and nested estimators from scikit-learn,
-    mddf and its baselines) and counts scikit-learn trees (``tree_``); XGBoost and LightGBM trees
-    are counted from the booster, HistGradientBoosting's from its iterations. Keys are absent when
-    nothing of the kind was found.
-    """
+    Boosting baselines report their own statistics (``tree_stats()``, ``n_voters_``); XGBoost, LightGBM and
+    HistGradientBoosting count their rounds' trees; else the fitted attributes are walked for scikit-learn trees."""
     if hasattr(estimator, "steps"):
         estimator = estimator.steps[-1][1]
     coefs = getattr(estimator, "coefs_", None)
@@ -109,12 +104,8 @@ def cascade_summary(estimator) -> dict:
 
 
 def predictor_choice(estimator) -> dict:
-    """What predicts in a fitted cascade with a ``predictor``, else {}.
-
-    ``predictor_input`` (``"stacked"``, ``"blend"``: mixed with the cascade's output, ``"raw"``: x alone,
-    ``"cascade"``: no predictor), ``predictor_weight`` (the predictor's weight in the prediction) and, with
-    ``predictor_input="auto"``, the candidates' held-out scores as ``predictor_input_scores``.
-    """
+    """What predicts in a fitted cascade with a ``predictor`` (``predictor_input``, ``predictor_weight`` and, with
+    ``predictor_input="auto"``, the candidates' held-out ``predictor_input_scores``), else {}."""
     chosen = getattr(estimator, "predictor_input_", None)
     if chosen is None:
         return {}

@@ -417,6 +417,3 @@ def datasets_options(parser: argparse.ArgumentParser) -> None:
 
     parser.add_argument("--group", choices=GROUPS, default=None, help="only this group of datasets")
     parser.add_argument("--data-home", type=Path, default=None, help="folder with the benchmark files (MDDF_DATA)")
-
-
-# running a subcommand: each parser's ``func``, which imports the module doing the work when it runs

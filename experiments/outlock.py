@@ -115,12 +115,9 @@ def _owner_writer(path: Path, payload: bytes):
 
 
 def acquire(folder, command: str, log=None) -> Path:
-    """Lock ``folder/.mddf-lock`` (the folder too is created if missing) for this process and return its path.
-
-    Raises :class:`FolderLocked` if another runner holds it, :class:`FolderUnwritable` if the folder or the
-    file cannot be written. ``command`` is recorded in the file (shown to a second runner); ``log`` is told
-    when a file left by a runner that no longer holds its lock is taken over (default: a line on stderr).
-    """
+    """Lock ``folder/.mddf-lock`` (the folder created if missing) for this process, ``command`` written in it; return
+    its path. Raises :class:`FolderLocked` if another runner holds it, :class:`FolderUnwritable` if it cannot be
+    written; ``log`` says when a file left by a runner that is gone is taken over (default: stderr)."""
     from filelock import FileLock, Timeout
 
     log = log or (lambda text: print(text, file=sys.stderr))

@@ -64,11 +64,8 @@ def fit_seconds(records, datasets, methods, seeds, profile) -> dict:
 def write_tables(
     records, out: Path, datasets, methods, seeds, profile, n_classes, image_shapes, skipped, registry, prov=None
 ):
-    """Write table.md / table.csv (and ablation.md / .csv, peers.md / .csv) from the records.
-
-    ``prov`` (:func:`mddf.experiments.provenance.provenance`) heads every file. Returns the
-    Markdown of the tables (without that header).
-    """
+    """Write table.md / table.csv (and ablation.*, peers.*) from the records, each headed by ``prov``; return their
+    Markdown."""
     cells = summarize(records, profile=profile, seeds=set(seeds))
     specs = {m: registry.get(m) for m in methods}
     tables = _Tables(

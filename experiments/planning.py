@@ -125,10 +125,8 @@ def describe(ds) -> DatasetInfo:
 
 
 def practitioner_folds(ds, requested: int, log) -> int | None:
-    """The cross-validation folds of ``ds`` (None for a ``--data`` file with a ``--test`` file: its split is used).
-
-    Raises :class:`~.protocols.practitioner.TooFewRows` for a class with a single row.
-    """
+    """The cross-validation folds of ``ds``, or None for a ``--data`` file with a ``--test`` file; raises
+    :class:`~.protocols.practitioner.TooFewRows` for a class with a single row."""
     if (ds.extra or {}).get("user_data", {}).get("test_path"):
         return None
     task = task_of(ds)
@@ -188,12 +186,8 @@ def unusable_folds(ds, n_folds: int, specs, seeds) -> dict:
 
 
 def unusable_fractions(ds, fractions, specs, seeds, *, validation_fraction: float = 0.2) -> dict:
-    """``{(fraction, method): reason}`` of the training fractions that leave a method too few rows.
-
-    The training rows are drawn as the runs draw them (:func:`~.protocols.run_data.split_run_data`): a
-    method whose ``min_class_rows`` exceeds the rows of the smallest class (named by its label) is not run on
-    that fraction, nor a regression fraction with fewer than :data:`MIN_REGRESSION_ROWS` rows.
-    """
+    """``{(fraction, method): reason}`` of the training fractions, drawn as the runs draw them, that leave a class fewer
+    rows than a method's ``min_class_rows`` (or a regression fewer than :data:`MIN_REGRESSION_ROWS`)."""
     from .protocols.run_data import split_run_data
 
     task = task_of(ds)

@@ -1,10 +1,7 @@
 """Where a result file came from: the command that regenerates it, the commit, the machine, the date (and, for a
-user's ``--data`` file, its path and sha256).
-
-Markdown files start with a block between :data:`MARKDOWN_BEGIN` and :data:`MARKDOWN_END`
-(:func:`markdown_header`), CSV files with ``# key: value`` lines (:func:`csv_header`; read them with
-``pandas.read_csv(path, comment="#")`` or :func:`read_csv_rows`), figures carry the fields in their metadata.
-"""
+user's ``--data`` file, its path and sha256), heading every Markdown (:func:`markdown_header`) and CSV
+(:func:`csv_header`: ``#`` lines, read with ``pandas.read_csv(path, comment="#")``) file and in every figure's
+metadata."""
 
 from __future__ import annotations
 
@@ -61,11 +58,8 @@ def machine_summary() -> str:
 
 
 def provenance(script=None, argv=None, *, command: str | None = None, data: str | None = None) -> dict:
-    """``{"command", "commit", "machine", "date"}`` (and ``"data"``) for a file written now.
-
-    The command is ``command`` as is (``mddf benchmark ...``), else ``script`` with ``argv``
-    (:func:`command_line`); ``data`` names the user data file (``--data``) with its sha256.
-    """
+    """``{"command", "commit", "machine", "date"}`` (and ``"data"``: the ``--data`` file and its sha256) of a file
+    written now; the command ``command`` as is, else ``script`` with ``argv`` (:func:`command_line`)."""
     versions = package_versions()
     commit = versions.get("git_commit") or "unknown (not a git checkout)"
     if versions.get("git_dirty"):

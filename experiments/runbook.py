@@ -1,11 +1,5 @@
-"""The plan of a sweep and its book: which runs there are, which are done, which may start, what each recorded.
-
-:func:`plan` lists the runs (:class:`Task`); a :class:`RunBook` keeps them while they execute, wherever they execute
-(:func:`~.executor.execute` in local worker processes, :func:`~.cluster.execute_on_cluster` on Dask): it leaves out
-the runs already done (resume), holds a tree-budget run (random forest, XGBoost) until the mdDF run of the same
-dataset, seed, fold and fraction has finished, and appends each record to the :class:`~.store.ResultStore` as it
-arrives.
-"""
+"""The plan of a sweep and its book: which runs there are (:func:`plan`, :class:`Task`) and, while they execute
+wherever they execute, which are done, which may start, what each recorded (:class:`RunBook`)."""
 
 from __future__ import annotations
 
@@ -79,12 +73,10 @@ def plan(datasets, specs, seeds, *, n_classes, image_shapes=None, profile="paper
          n_folds=None, tasks=None, bindings=None) -> list[Task]:  # fmt: skip
     """All runs of ``specs`` x ``datasets`` x ``seeds`` (x folds x fractions), mdDF first.
 
-    A method runs on a dataset where it :func:`applicable` (``n_classes``, ``image_shapes`` and ``tasks``
-    map each dataset to its classes, image shape and task). Under the papers' protocol the DeepBoost
-    datasets get that paper's 10 folds, the others their split; under the practitioner's, a dataset with
-    ``n_folds[dataset]`` gets as many cross-validation folds per seed. ``bindings`` maps ``(dataset,
-    method)`` to the :class:`~.binding.Binding` its runs resume from.
-    """
+    A method runs on a dataset where it :func:`applicable` (``n_classes``, ``image_shapes`` and ``tasks`` describe the
+    datasets). Under the papers' protocol the DeepBoost datasets get that paper's 10 folds; under the practitioner's,
+    a dataset gets ``n_folds[dataset]`` folds. ``bindings`` maps ``(dataset, method)`` to its
+    :class:`~.binding.Binding`."""
     image_shapes = image_shapes or {}
     n_folds, tasks, bindings = n_folds or {}, tasks or {}, bindings or {}
     planned = []
@@ -162,12 +154,10 @@ def describe(record: dict) -> str:
 class RunBook:
     """The runs of a sweep while they execute, however they execute.
 
-    Runs whose latest record in ``store`` is ``ok`` are left out (resume); a run starts once the mdDF run
-    that sets its tree budget is neither pending nor running. Each result is appended to ``store`` the
-    moment it arrives and, with ``progress``, described on one line (through ``log``) and counted on a
-    tqdm bar on a terminal. ``run_options`` (``n_jobs``, -1 by default, ``registry``, ``download``,
-    ``user_data``) go to every :func:`~.runner.run_one`.
-    """
+    Runs whose latest record in ``store`` is ``ok`` are left out (resume); a tree-budget run (random forest, XGBoost)
+    waits until the mdDF run of its rows has finished. Each record is appended to ``store`` as it arrives and, with
+    ``progress``, described on one line (through ``log``) under a tqdm bar on a terminal. ``run_options`` go to every
+    :func:`~.runner.run_one`."""
 
     def __init__(self, tasks, store: ResultStore, *, progress=True, log=print, **run_options):
         from tqdm.auto import tqdm

@@ -45,12 +45,8 @@ class DatasetUnavailable(Exception):
 
 
 def load(dataset: str, cache: bool = False, download: bool = False):
-    """``mddf.datasets.load_dataset(dataset)``; missing files raise :class:`DatasetUnavailable`.
-
-    A missing file (``FileNotFoundError``) or a failed download (``ConnectionError``) keeps the loader's
-    message; other loader errors (corrupt file, checksum mismatch, unknown name) propagate. A name
-    registered as a user data file (:mod:`mddf.datasets.user_data`) reads that file.
-    """
+    """``mddf.datasets.load_dataset(dataset)``, or the user file registered as ``dataset``; missing files or a failed
+    download raise :class:`DatasetUnavailable` with the loader's message, other errors propagate."""
     source = registered(dataset)
     # A user file is cached under its content and options: a later command in the same process
     # (a Dask worker) may name another file, or the same file with another target or test file.
@@ -115,12 +111,11 @@ def run_one(
     Parameters
     ----------
     dataset, method : str
-        A ``mddf.datasets.load_dataset`` name (or a registered user file, ``user_data``) and a registry method name.
+        A dataset name (or a user file of ``user_data``) and a registry method name.
     seed : int
         Seeds the estimator, the validation hold-out, the sub-sample and the fold shuffle.
-    fold : int or None
-        Fold of the DeepBoost protocol (required for its datasets), or of the practitioner protocol's
-        cross-validation of all the rows (``n_folds`` folds; without ``fold``, the split).
+    fold, n_folds : int or None
+        Fold of the DeepBoost protocol, or of the practitioner's ``n_folds``-fold cross-validation; None: the split.
     fraction : float in (0, 1]
         Stratified fraction of the training rows (small-sample study).
     profile, protocol : {"paper", "quick"}, {"paper", "practitioner"}
@@ -128,27 +123,17 @@ def run_one(
         Threads of the estimator, its OpenMP and BLAS pools included.
     trees_k, trees_per_layer, trees_k_source :
         Tree budget of tree-budget methods (RF, XGBoost): ``trees_per_layer * trees_k`` trees.
-    registry : Registry, optional
-    validation_fraction : float
-        Held-out share of the training rows for hyper-parameter selection (split protocol).
-    cache_dataset, download : bool
-        Keep the last :data:`DATASET_CACHE_SIZE` datasets in this process; let the loader download missing files
-        (else the run is skipped with its message).
-    user_data : dict, optional
-        ``{name: UserDataSource.as_dict()}``: user data files loadable by name (``data_source`` in the record).
-    binding : Binding, optional
-        The data and settings the run is planned for (:mod:`.binding`), stored in the record; the run fails if the
-        data it loads has another hash.
+    registry, validation_fraction, cache_dataset, download :
+        The methods; the held-out share for selection; keep the last :data:`DATASET_CACHE_SIZE` datasets; download.
+    user_data, binding : optional
+        ``{name: UserDataSource.as_dict()}`` of user files; the data and settings planned (:mod:`.binding`).
 
     Returns
     -------
     dict
-        ``status`` is ``"ok"``, ``"error"`` (with ``error`` and ``traceback``) or ``"skipped"`` (dataset files
-        missing, with the loader's message). An ``ok`` record holds every metric of its task
-        (:func:`~.metrics.run_scores`) and the seconds: ``compile_seconds`` (the warm-up fit, numba's compilation),
-        ``selection_seconds``, ``train_seconds`` (the final fit), ``total_seconds`` (both), ``predict_seconds`` and
-        ``predict_proba_seconds``.
-    """
+        ``status`` ``"ok"``, ``"error"`` (``error``, ``traceback``) or ``"skipped"`` (``message``); an ``ok`` record
+        holds every metric of its task and the seconds (``compile_seconds``, ``selection_seconds``,
+        ``train_seconds``, ``total_seconds``, ``predict_seconds``, ``predict_proba_seconds``)."""
     registry = registry or default_registry()
     memory = PeakMemory().start()
     record = _new_record(dataset, method, seed, fold, fraction, profile, protocol, n_jobs, binding)
@@ -274,11 +259,8 @@ def _fit_conditions(n_jobs):
 
 
 def _fitted_estimator(spec, ctx, data, labels, record, classes):
-    """The model the run tests: warmed up (numba's compilation), its hyper-parameters chosen (:func:`_select`), and
-    refitted on every training row unless the protocol tests the selected model as is; the times go to ``record``.
-
-    A cascade is adapted to the training rows' smallest class (``classes``: the dataset's class names).
-    """
+    """The model the run tests: warmed up, its hyper-parameters chosen (:func:`_select`), adapted to the smallest class
+    and refitted on every training row unless the protocol tests the selected model as is; times in ``record``."""
     if spec.warm_up is not None:
         record.update(_warm_up(spec, ctx, data.X_train, labels))
     estimator, selection = _select(spec, ctx, data, record, labels)
@@ -430,12 +412,8 @@ def _probabilities(estimator, X_test, labels, n_classes, record):
 
 
 def _select(spec, ctx, data, record, labels):
-    """Choose hyper-parameters on the validation rows; returns ``(estimator, selection)``.
-
-    The estimator is the selected, fitted model when the protocol tests it as is (DeepBoost protocol),
-    else None (the caller refits on all rows). ``record["selection_seconds"]`` times every candidate, the
-    selected model's own fit left out when it is tested as is (it is then ``train_seconds``).
-    """
+    """Choose hyper-parameters on the validation rows; return ``(estimator, selection)``: the selected fitted model
+    when the protocol tests it as is (else None: refit on all rows), the choice and every candidate's score."""
     candidates = spec.grid(ctx) if spec.grid is not None else []
     if len(candidates) == 0:
         return None, None

@@ -3,22 +3,12 @@
 ``mddf small-sample`` and ``python scripts/small_sample.py`` parse their arguments (:mod:`.cli`)
 and call :func:`run`.
 
-Trains the methods on fractions of the training rows (stratified by class, every class keeping at least
-one row; at random for a regression; the test rows unchanged), repeated over seeds, and plots the mean
-test score (``--metric``: accuracy, or R² for a regression) with standard-deviation error bars. Each
-(fraction, method, seed) is one run of the benchmark runner, resumable in ``--out`` as the benchmark's.
-
-- **Protocols**: ``--protocol paper`` (the default for built-in datasets) runs the paper's random
-  forest and XGBoost (400 x k trees, k = mdDF's layers on the same fraction and seed), gcForest and
-  mdDF; ``--protocol practitioner`` (the default with ``--data``, and for a regression target) the
-  benchmark's practitioner methods.
-- **Small classes**: a (fraction, method) that leaves a class too few training rows is skipped before
-  any run, naming the class; a cascade gets no more folds than its smallest class has rows (out-of-bag
-  class vectors for a single row), and the CSV counts those runs (``adapted_runs``).
-
-Writes ``small_sample_<dataset>.png/.pdf/.csv`` in ``--out``, each with its provenance (the CSV's as
-``#`` lines: ``pandas.read_csv(path, comment="#")``).
-"""
+Trains the methods on fractions of the training rows (stratified by class, every class keeping a row; the test rows
+unchanged), repeated over seeds, and draws the mean test score (``--metric``) with standard-deviation error bars.
+Each (fraction, method, seed) is one run of the benchmark runner, resumable in ``--out``. ``--protocol paper`` (the
+default for built-in datasets) runs the paper's RF and XGBoost (400 x k trees), gcForest and mdDF; ``--protocol
+practitioner`` (the default with ``--data``) the benchmark's practitioner methods. A fraction that leaves a class
+too few rows for a method is skipped, naming the class. Writes ``small_sample_<dataset>.png/.pdf/.csv``."""
 
 from __future__ import annotations
 

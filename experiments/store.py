@@ -19,11 +19,7 @@ from .provenance import record_stamp
 
 
 def run_key(dataset: str, method: str, seed: int, fold=None, fraction=1.0, profile="paper", protocol="paper") -> str:
-    """The identity of one run; resume skips keys that already have an ``ok`` record of the same data and settings.
-
-    A run of the practitioner protocol ends in ``|protocol=practitioner``; the papers' keep the keys
-    they always had.
-    """
+    """The identity of one run (``|protocol=practitioner`` at the end of a practitioner's run)."""
     key = f"{dataset}|{method}|seed={seed}|fold={fold}|fraction={fraction:g}|profile={profile}"
     return key if protocol == "paper" else f"{key}|protocol={protocol}"
 
@@ -36,14 +32,9 @@ COMMON_FIELDS = ("key", "dataset", "method", "seed", "fold", "status", "error", 
 
 def new_record(key, dataset, method, seed=None, fold=None, *, status, error=None, binding=None, stamped=True,
                **fields) -> dict:  # fmt: skip
-    """A result record in the one format of every runner: ``mddf benchmark``, ``small-sample`` and the studies.
-
-    Its fields, in order: ``key``, ``dataset``, ``method``, ``seed`` (a study's repeat), ``fold`` (None when the
-    protocol has no folds), ``status``, ``error`` (what went wrong; None if nothing did), the hashes that bind it
-    to its data and settings (``binding``'s, :mod:`.binding`; None without one, which no binding matches), then
-    ``fields`` and, when ``stamped``, the provenance stamp (:func:`~.provenance.record_stamp`: end time, versions
-    with the commit, machine). A run that stamps its record when it ends passes ``stamped=False``.
-    """
+    """A result record in the one format of every runner and study: ``key``, ``dataset``, ``method``, ``seed``,
+    ``fold``, ``status``, ``error``, the ``binding``'s hashes (None without one), then ``fields`` and, when ``stamped``,
+    the provenance stamp (:func:`~.provenance.record_stamp`)."""
     hashes = binding.fields() if binding is not None else dict.fromkeys(BINDING_FIELDS)
     record = {"key": key, "dataset": dataset, "method": method, "seed": seed, "fold": fold}
     record.update(status=status, error=error, **hashes, **fields)
@@ -82,12 +73,8 @@ class ResultStore:
         self.path = Path(path)
 
     def records(self) -> list[dict]:
-        """Every complete record in file order.
-
-        A line that is not a record (cut short by a crash, not UTF-8, or JSON other than an object such
-        as ``42``, ``null`` or ``[1, 2]``) is skipped with a ``UserWarning`` that gives the file, the
-        line number and what is wrong with it.
-        """
+        """Every record in file order; a line that is not a record (cut short, not UTF-8, JSON other than an object) is
+        skipped with a ``UserWarning`` naming the file and the line."""
         if not self.path.exists():
             return []
         out = []

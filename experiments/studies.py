@@ -44,12 +44,9 @@ def check_n_jobs(value) -> None:
 
 
 def open_user_data(args, *, builtin_option: str = "--dataset") -> UserDataSource | None:
-    """The ``--data`` file of the arguments, checked, hashed and registered (None without ``--data``).
-
-    Sets ``args.user_data`` to ``{name: source dict}``, what the runs in worker processes need.
-    Raises :class:`UsageError` for inconsistent options and :class:`~mddf.datasets.user_data.UserDataError`
-    for a file that cannot be used.
-    """
+    """The ``--data`` file of the arguments, checked, hashed and registered (None without ``--data``); sets
+    ``args.user_data`` (``{name: source dict}``, what the runs in worker processes need). Raises :class:`UsageError`
+    or :class:`~mddf.datasets.user_data.UserDataError`."""
     args.user_data = None
     if args.data is None:
         for option in ("target", "test", "sep", "decimal", "drop", "na_values"):
@@ -71,12 +68,8 @@ def open_user_data(args, *, builtin_option: str = "--dataset") -> UserDataSource
 
 
 def resolve_dataset(args, log=print, *, seed=None):
-    """Load the dataset the arguments ask for; the paper's HAR falls back to satimage when absent.
-
-    With ``--data`` the user's file is read (:func:`open_user_data`): ``log`` says what was read, its warnings go to
-    stderr; given a ``seed``, a file without ``--test`` is split into training and test rows with it
-    (:func:`~mddf.datasets.user_data.seeded_split`).
-    """
+    """The dataset the arguments ask for (the paper's HAR, else satimage); a ``--data`` file read, ``log`` saying
+    what, and given a ``seed`` split into training and test rows unless it has a ``--test`` file."""
     import os
 
     if args.data_home is not None:
@@ -125,10 +118,8 @@ def mddf_params(args) -> dict:
 
 
 def mddf_model(dataset, args):
-    """The benchmark's mdDF row for ``dataset``: :func:`~.methods.build_mddf` under the practitioner protocol (the
-    estimator's defaults, the dataset's categorical columns declared; ``CascadeForestRegressor`` for a regression
-    target, ``dataset.extra["task"]``), seeded with ``--seed``, threaded with ``--n-jobs``, shrunk by ``--quick`` as
-    the benchmark's quick profile is, and with :func:`mddf_params` on top."""
+    """The benchmark's mdDF row for ``dataset`` (:func:`~.methods.build_mddf` under the practitioner protocol,
+    ``CascadeForestRegressor`` for a regression), with ``--seed``, ``--n-jobs``, ``--quick`` and :func:`mddf_params`."""
     from .methods import build_mddf
     from .registry import BuildContext
 

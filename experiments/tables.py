@@ -31,9 +31,6 @@ RANK_NOTE = (
 )
 
 
-# cells
-
-
 def number(value, digits: int = 4, *, missing: str = "—", signed: bool = False) -> str:
     """A table cell for ``value``: a float with ``digits`` decimals (with its sign when ``signed``), None and
     NaN as ``missing``, anything else (an int, a string) as ``str(value)``."""
@@ -45,11 +42,8 @@ def number(value, digits: int = 4, *, missing: str = "—", signed: bool = False
 
 
 def plus_minus(mean: float, std: float | None, digits: int = 2, *, bold: bool = False, signed: bool = False) -> str:
-    """``"mean ± std"`` with ``digits`` decimals; the mean alone when ``std`` is None or NaN.
-
-    ``bold`` puts the mean in Markdown bold (``**86.56** ± 0.12``); ``signed`` gives it its sign
-    (``+0.25 ± 0.10``, a difference).
-    """
+    """``"mean ± std"`` with ``digits`` decimals, the mean alone when ``std`` is None or NaN; ``bold`` puts the mean in
+    Markdown bold, ``signed`` gives it its sign."""
     text = f"{mean:+.{digits}f}" if signed else f"{mean:.{digits}f}"
     if bold:
         text = f"**{text}**"
@@ -59,17 +53,12 @@ def plus_minus(mean: float, std: float | None, digits: int = 2, *, bold: bool = 
 
 
 def mean_std(values: Sequence[float], digits: int = 2, *, scale: float = 1.0) -> str:
-    """``"mean ± std"`` of ``values`` times ``scale``: the sample standard deviation, 0 for one value.
-
-    An empty cell (``""``) without values. ``scale=100`` shows fractions as percentages.
-    """
+    """``"mean ± std"`` of ``values`` times ``scale`` (the sample standard deviation, 0 for one value); ``""`` without
+    values."""
     if not values:
         return ""
     std = scale * statistics.stdev(values) if len(values) > 1 else 0.0
     return plus_minus(scale * statistics.fmean(values), std, digits)
-
-
-# ranks
 
 
 def ranks_by_dataset(scores: dict) -> dict:
@@ -86,21 +75,8 @@ def ranks_by_dataset(scores: dict) -> dict:
 
 
 def mean_ranks(records: Iterable[dict], methods: Sequence[str], datasets: Sequence[str], key: str = "accuracy") -> dict:
-    """Each method's rank by its mean ``key`` on each dataset (:func:`ranks_by_dataset`), averaged over the datasets.
-
-    Parameters
-    ----------
-    records : iterable of dict
-        Records with ``"dataset"``, ``"method"`` and ``key``; a record without ``key`` is left out.
-    methods, datasets : sequences of str
-        The methods ranked and the datasets they are ranked on. A dataset where fewer than two methods
-        have a record is not ranked; a method is ranked on the datasets where it has one.
-
-    Returns
-    -------
-    dict
-        ``{method: mean rank}`` of the methods ranked on at least one dataset.
-    """
+    """``{method: mean rank}``: each method's rank by its mean ``key`` over its records on each dataset
+    (:func:`ranks_by_dataset`; a record without ``key`` left out), averaged over the datasets where it has one."""
     records = [r for r in records if key in r]
     scores = {}
     for dataset in datasets:
@@ -110,15 +86,9 @@ def mean_ranks(records: Iterable[dict], methods: Sequence[str], datasets: Sequen
     return {m: statistics.fmean(ranked[m].values()) for m in methods if m in ranked}
 
 
-# plain tables
-
-
 def markdown_table(header: Sequence[str], rows: Iterable[Sequence], align: str | Sequence[str] = "---") -> list:
-    """The lines of a GitHub Markdown table: the header, the alignment row, one line per row.
-
-    ``rows`` hold formatted cells, each shown as ``str(cell)``; ``align`` is the alignment row's entry of
-    every column (``"---"``, ``":---"`` left, ``"---:"`` right), or one entry per column.
-    """
+    """The lines of a GitHub Markdown table: header, alignment row (``align``: one entry, or one per column), one line
+    per row of cells (``str(cell)``)."""
     header = list(header)
     aligns = [align] * len(header) if isinstance(align, str) else list(align)
     if len(aligns) != len(header):
@@ -158,9 +128,6 @@ def write_rows(rows: Sequence[dict], path, provenance: dict | None = None) -> Pa
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(with_csv_header(csv_text(rows), provenance), newline="")
     return path
-
-
-# the paper-style table
 
 
 @dataclass
@@ -271,14 +238,9 @@ def summarize(records, *, fraction=1.0, profile=None, seeds=None) -> dict:
 
 def build_table(title, datasets, methods, cells, *, paper=None, paper_std=None, not_applicable=(), skipped=None,
                 notes=(), extra=None) -> Table:  # fmt: skip
-    """Assemble a :class:`Table`: ``datasets`` as rows and ``methods`` as our columns, in order.
-
-    ``cells`` is ``{(dataset, method): Cell}`` (:func:`summarize`); ``paper`` and ``paper_std`` are
-    ``{column label: {dataset: value}}`` of the published accuracies (%) and their standard deviations;
-    ``not_applicable`` the ``(dataset, method)`` cells shown as "n/a" (a binary-only method on multi-class
-    data); ``skipped`` ``{dataset: loader message}`` of the datasets whose files are missing; ``extra``
-    ``{label: {dataset: text}}`` informative columns placed after ours.
-    """
+    """A :class:`Table`: ``datasets`` as rows, ``methods`` as our columns (``cells``: :func:`summarize`'s), then the
+    published ``paper`` columns (``paper_std`` their spread); ``not_applicable`` cells read "n/a", the datasets of
+    ``skipped`` "skipped"; ``extra`` informative columns after ours."""
     skipped = skipped or {}
     not_applicable = set(not_applicable)
     columns = []
@@ -315,10 +277,7 @@ def _fmt(cell: Cell, bold: bool, digits: int = 3) -> str:
 
 
 def to_markdown(table: Table) -> str:
-    """The table as GitHub Markdown with bold best values, the rank rows and the notes.
-
-    The notes end with :data:`RANK_NOTE`, which says how the rank rows are computed.
-    """
+    """The table as GitHub Markdown: bold best values, the rank rows, the notes ending with :data:`RANK_NOTE`."""
     ours = [c for c in table.columns if c.group == "ours"]
     paper = [c for c in table.columns if c.group == "paper"]
     headers = ["Dataset"] + [c.label for c in ours] + list(table.extra) + [c.label for c in paper]

@@ -3,16 +3,10 @@
 ``mddf plot-tsne`` and ``python scripts/plot_tsne.py`` parse their arguments (:mod:`.cli`) and call
 :func:`run`.
 
-Fits mdDF, then embeds in 2-D (``sklearn.manifold.TSNE``) the augmented features of several
-layers: for the training rows the out-of-fold features (``oof_features_``), for the test rows
-``transform(X_test, layer=t)``. Each panel is coloured by class and titled with the ratio of
-intra-class to inter-class variance of the embedding, tr(S_W)/tr(S_B) (smaller: more compact
-classes). The paper uses UCI HAR; without its files the default is satimage.
-
-Writes ``tsne_<dataset>.png/.pdf`` plus ``tsne_<dataset>.csv`` (every embedded point) and
-``tsne_<dataset>_ratios.csv`` (the ratio of every panel) in ``--out``, each with its provenance
-(image metadata, ``#`` lines before the CSV header: ``pandas.read_csv(path, comment="#")``).
-"""
+Fits mdDF, then embeds in 2-D (``sklearn.manifold.TSNE``) the augmented features of several layers: the training
+rows' out-of-fold features, the test rows' ``transform(X_test, layer=t)``. Each panel is coloured by class and
+titled with tr(S_W)/tr(S_B) (smaller: more compact classes). The paper uses UCI HAR, else satimage. Writes
+``tsne_<dataset>.png/.pdf``, ``tsne_<dataset>.csv`` (every point) and ``tsne_<dataset>_ratios.csv`` in ``--out``."""
 
 from __future__ import annotations
 

@@ -82,12 +82,7 @@ class Worker:
 
 class WorkerPool:
     """The sweep's worker processes: an idle one takes the next run; one that dies is replaced by a new one.
-
-    Parameters
-    ----------
-    environment : dict
-        Variables a new worker sets before it imports anything (:func:`~.executor.worker_environment`).
-    """
+    ``environment``: variables a new worker sets before it imports anything (:func:`~.executor.worker_environment`)."""
 
     def __init__(self, environment: dict | None = None):
         self.context = multiprocessing.get_context("spawn")
