@@ -139,9 +139,7 @@ class Binding:
 
 def matches(record: dict, binding: Binding | None) -> bool:
     """Whether ``record`` was obtained on the data and with the settings of ``binding`` (None: not bound)."""
-    if binding is None:
-        return True
-    return all(record.get(k) == v for k, v in binding.fields().items())
+    return binding is None or all(record.get(k) == v for k, v in binding.fields().items())
 
 
 def latest_bound(records, bindings: dict) -> dict:

@@ -67,12 +67,10 @@ def comparison_of(
         if not runs:
             continue
         compiled = [r["compile_seconds"] for r in runs if r.get("compile_seconds") is not None]
-        seconds[m] = {
-            "total": statistics.fmean(r.get("total_seconds", r.get("train_seconds", 0.0)) for r in runs),
-            "selection": statistics.fmean(r.get("selection_seconds", 0.0) for r in runs),
-            "fit": statistics.fmean(r.get("train_seconds", 0.0) for r in runs),
-            "compile": statistics.fmean(compiled) if compiled else None,
-        }
+        total = statistics.fmean(r.get("total_seconds", r.get("train_seconds", 0.0)) for r in runs)
+        seconds[m] = {"total": total, "selection": statistics.fmean(r.get("selection_seconds", 0.0) for r in runs)}
+        seconds[m]["fit"] = statistics.fmean(r.get("train_seconds", 0.0) for r in runs)
+        seconds[m]["compile"] = statistics.fmean(compiled) if compiled else None
         changed = [r for r in runs if r.get("adapted")]
         if changed:
             reasons = sorted({f"{', '.join(r['adapted'])}: {r.get('adapted_because', '')}" for r in changed})

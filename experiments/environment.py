@@ -47,15 +47,10 @@ def _git_state():
 
 @functools.lru_cache(maxsize=1)
 def _static_machine() -> dict:
-    return {
-        "hostname": socket.gethostname(),
-        "platform": platform.platform(),
-        "machine": platform.machine(),
-        "cpu_model": _cpu_model(),
-        "n_cpus": os.cpu_count(),
-        "n_cpus_usable": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None,
-        "memory_total_mb": _meminfo_total_mb(),
-    }
+    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
+    info = dict(hostname=socket.gethostname(), platform=platform.platform(), machine=platform.machine())
+    return {**info, "cpu_model": _cpu_model(), "n_cpus": os.cpu_count(), "n_cpus_usable": usable,
+            "memory_total_mb": _meminfo_total_mb()}  # fmt: skip
 
 
 _THREAD_VARIABLES = ("OMP_NUM_THREADS", "OMP_WAIT_POLICY", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
@@ -130,6 +125,4 @@ class PeakMemory:
         return self
 
     def peak_mb(self) -> float:
-        if self._reset:
-            return round(_proc_status_mb("VmHWM"), 1)
-        return round(_ru_maxrss_mb(), 1)
+        return round(_proc_status_mb("VmHWM"), 1) if self._reset else round(_ru_maxrss_mb(), 1)

@@ -79,9 +79,7 @@ def _busy_cores(interval: float = 0.5) -> float | None:
         except OSError:
             return None
     elapsed = spent_after - spent  # CPU time of every core counted, in clock ticks
-    if elapsed <= 0:
-        return 0.0
-    return (elapsed - (idle_after - idle)) / elapsed * _core_count(usable)
+    return 0.0 if elapsed <= 0 else (elapsed - (idle_after - idle)) / elapsed * _core_count(usable)
 
 
 def threads_per_run(n_jobs: int | None, workers: int) -> int:

@@ -146,9 +146,7 @@ def page_block(text: str) -> str | None:
     """The generated block a page holds (markers included), or None."""
     start = text.find(BEGIN)
     end = text.find(END, start)
-    if start < 0 or end < 0:
-        return None
-    return text[start : end + len(END)]
+    return None if start < 0 or end < 0 else text[start : end + len(END)]
 
 
 def write_page(path) -> bool:

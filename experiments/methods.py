@@ -344,13 +344,9 @@ def _rounds(ctx: BuildContext) -> int:
 def _early_stopped(ctx: BuildContext, model):
     from .early_stopped import EarlyStopped
 
-    return EarlyStopped(
-        model,
-        validation_fraction=ES_VALIDATION_FRACTION,
-        patience=PATIENCE,
-        categorical_features=np.asarray(ctx.categorical_mask, dtype=bool) if len(ctx.categorical_mask) else None,
-        random_state=ctx.seed,
-    )
+    declared = np.asarray(ctx.categorical_mask, dtype=bool) if len(ctx.categorical_mask) else None
+    stopping = dict(validation_fraction=ES_VALIDATION_FRACTION, patience=PATIENCE, random_state=ctx.seed)
+    return EarlyStopped(model, categorical_features=declared, **stopping)
 
 
 def build_baseline(ctx: BuildContext, **params):

@@ -115,9 +115,7 @@ def regression_scores(y_true, y_pred) -> dict:
 
 def run_scores(task: str, y_true, y_pred, proba=None) -> dict:
     """Every metric of ``task`` for one run (:func:`classification_scores` or :func:`regression_scores`)."""
-    if task == "regression":
-        return regression_scores(y_true, y_pred)
-    return classification_scores(y_true, y_pred, proba)
+    return regression_scores(y_true, y_pred) if task == "regression" else classification_scores(y_true, y_pred, proba)
 
 
 def corrected_variance_factor(n: int, test_train_ratio: float = 0.0) -> float:
@@ -184,6 +182,4 @@ def compare(scores: dict, greater_is_better: bool = True, test_train_ratio: floa
 
 def _apart(diff: float, diff_se: float) -> bool:
     """Whether a paired difference exceeds :data:`SIGNIFICANCE_SE` standard errors (False when undefined)."""
-    if math.isnan(diff) or math.isnan(diff_se):
-        return False
-    return abs(diff) > SIGNIFICANCE_SE * diff_se
+    return not (math.isnan(diff) or math.isnan(diff_se)) and abs(diff) > SIGNIFICANCE_SE * diff_se

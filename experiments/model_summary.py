@@ -120,16 +120,10 @@ def search_summary(estimator) -> dict:
     if not hasattr(estimator, "best_params_"):
         return {}
     results = estimator.cv_results_
-    return {
-        "selected_params": jsonable_params(dict(estimator.best_params_)),
-        "search": {
-            "selection_score": float(estimator.best_score_),
-            "n_candidates": len(results["params"]),
-            "n_completed": int(sum(1 for p in results["pruned_at_layer"] if p == 0)),
-            "n_layer_fits": int(estimator.n_layer_fits_),
-            "seconds": float(estimator.search_seconds_),
-        },
-    }
+    search = dict(selection_score=float(estimator.best_score_), n_candidates=len(results["params"]))
+    search["n_completed"] = int(sum(1 for p in results["pruned_at_layer"] if p == 0))
+    search.update(n_layer_fits=int(estimator.n_layer_fits_), seconds=float(estimator.search_seconds_))
+    return {"selected_params": jsonable_params(dict(estimator.best_params_)), "search": search}
 
 
 def _trees_per_layer(estimator):

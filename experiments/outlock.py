@@ -33,12 +33,8 @@ class FolderUnwritable(RuntimeError):
 
 
 def _owner(command: str) -> dict:
-    return {
-        "pid": os.getpid(),
-        "host": socket.gethostname(),
-        "started": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-        "command": command,
-    }
+    started = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+    return {"pid": os.getpid(), "host": socket.gethostname(), "started": started, "command": command}
 
 
 def _read(path: Path) -> dict | None:

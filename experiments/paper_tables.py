@@ -68,17 +68,9 @@ def write_tables(
     Markdown."""
     cells = summarize(records, profile=profile, seeds=set(seeds))
     specs = {m: registry.get(m) for m in methods}
-    tables = _Tables(
-        records,
-        datasets,
-        seeds,
-        profile,
-        cells,
-        papers={paper_of(d) for d in datasets} - {None},
-        k_column=_k_column(records, datasets, seeds, profile),
-        not_applicable=_not_applicable(datasets, methods, specs, n_classes, image_shapes),
-        skipped=skipped,
-    )
+    papers, k_column = {paper_of(d) for d in datasets} - {None}, _k_column(records, datasets, seeds, profile)
+    not_applicable = _not_applicable(datasets, methods, specs, n_classes, image_shapes)
+    tables = _Tables(records, datasets, seeds, profile, cells, papers, k_column, not_applicable, skipped)
     main_methods, peer_methods, ablation_methods = _table_methods(methods, specs)
     accuracy_note = _accuracy_note(datasets, seeds, profile)
     markdown = _write(tables.main(main_methods, accuracy_note), out, "table", prov)
@@ -168,18 +160,8 @@ class _Tables:
         paper, paper_std, paper_notes = self._published(methods)
         title, data_note = self._main_title()
         notes += paper_notes + ([data_note] if data_note else [])
-        table = build_table(
-            title,
-            self.datasets,
-            methods,
-            self.cells,
-            paper=paper,
-            paper_std=paper_std,
-            not_applicable=self.not_applicable,
-            skipped=self.skipped,
-            notes=notes,
-            extra=self.k_column,
-        )
+        shown = dict(not_applicable=self.not_applicable, skipped=self.skipped, notes=notes, extra=self.k_column)
+        table = build_table(title, self.datasets, methods, self.cells, paper=paper, paper_std=paper_std, **shown)
         table.notes[1:1] = method_notes(table, descriptions)
         return table
 

@@ -16,6 +16,7 @@ from .environment import REPO_ROOT, machine_info, package_versions
 
 MARKDOWN_BEGIN = "<!-- provenance -->"
 MARKDOWN_END = "<!-- /provenance -->"
+FIGURE_TITLE = "mddf reproduction figure"
 
 #: Libraries named in the machine description (those whose versions can change a result).
 KEY_LIBRARIES = ("numpy", "scipy", "scikit-learn", "xgboost", "lightgbm", "mddf")
@@ -100,19 +101,11 @@ def _where_to_run(command: str) -> str:
 
 def markdown_header(prov: dict) -> str:
     """The provenance block that starts a Markdown file (ends with a blank line)."""
-    return "\n".join(
-        [
-            MARKDOWN_BEGIN,
-            f"- Command{_where_to_run(prov['command'])}: {_code_span(_one_line(prov['command']))}",
-            f"- Commit: {_code_span(_one_line(prov['commit']))}",
-            f"- Machine: {_one_line(prov['machine'])}",
-            f"- Date (UTC): {_one_line(prov['date'])}",
-            *([f"- Data: {_code_span(_one_line(prov['data']))}"] if prov.get("data") else []),
-            MARKDOWN_END,
-            "",
-            "",
-        ]
-    )
+    lines = [MARKDOWN_BEGIN, f"- Command{_where_to_run(prov['command'])}: {_code_span(_one_line(prov['command']))}"]
+    lines += [f"- Commit: {_code_span(_one_line(prov['commit']))}", f"- Machine: {_one_line(prov['machine'])}"]
+    lines += [f"- Date (UTC): {_one_line(prov['date'])}"]
+    lines += [f"- Data: {_code_span(_one_line(prov['data']))}"] if prov.get("data") else []
+    return "\n".join([*lines, MARKDOWN_END, "", ""])
 
 
 def csv_header(prov: dict) -> str:
@@ -130,27 +123,17 @@ def with_csv_header(text: str, prov: dict | None) -> str:
 
 def png_metadata(prov: dict) -> dict:
     """PNG text chunks for ``savefig(metadata=...)``."""
-    meta = {
-        "Title": "mddf reproduction figure",
-        "Source": _one_line(prov["command"]),
-        "Command": _one_line(prov["command"]),
-        "Commit": _one_line(prov["commit"]),
-        "Machine": _one_line(prov["machine"]),
-        "Creation Time": _one_line(prov["date"]),
-    }
-    if prov.get("data"):
-        meta["Data"] = _one_line(prov["data"])
-    return meta
+    keys = {"Source": "command", "Command": "command", "Commit": "commit", "Machine": "machine"}
+    keys.update({"Creation Time": "date", "Data": "data"})
+    return {"Title": FIGURE_TITLE, **{name: _one_line(prov[key]) for name, key in keys.items() if prov.get(key)}}
 
 
 def pdf_metadata(prov: dict) -> dict:
     """PDF document information for ``savefig(metadata=...)`` (only PDF's standard keys)."""
-    return {
-        "Title": "mddf reproduction figure",
-        "Subject": f"command: {_one_line(prov['command'])}",
-        "Keywords": f"commit {_one_line(prov['commit'])}; machine {_one_line(prov['machine'])}; "
-        f"date {_one_line(prov['date'])}" + (f"; data {_one_line(prov['data'])}" if prov.get("data") else ""),
-    }
+    keywords = "; ".join(
+        f"{key} {_one_line(prov[key])}" for key in ("commit", "machine", "date", "data") if prov.get(key)
+    )
+    return {"Title": FIGURE_TITLE, "Subject": f"command: {_one_line(prov['command'])}", "Keywords": keywords}
 
 
 def split_provenance(text: str) -> tuple[dict, str]:

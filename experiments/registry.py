@@ -26,6 +26,18 @@ class BuildContext:
     #: estimators' defaults
     protocol: str = "paper"
 
+    @classmethod
+    def of(cls, dataset, n_classes: int, **run) -> BuildContext:
+        """The context of a run on the loaded ``dataset`` of ``n_classes`` classes (0: a regression); ``run`` gives
+        ``seed``, ``n_jobs``, ``profile`` and the other fields."""
+        from .suites import image_shape_of
+
+        mask = () if dataset.categorical_mask is None else tuple(bool(b) for b in dataset.categorical_mask)
+        shape = dict(
+            n_features=int(dataset.X_train.shape[1]), categorical_mask=mask, image_shape=image_shape_of(dataset)
+        )
+        return cls(n_classes=n_classes, **shape, **run)
+
 
 @dataclass(frozen=True)
 class MethodSpec:

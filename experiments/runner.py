@@ -31,7 +31,7 @@ from .protocols.run_data import deepboost_run_data, split_run_data
 from .provenance import record_stamp
 from .registry import BuildContext, Registry
 from .store import new_record, run_key
-from .suites import image_shape_of, protocol_of
+from .suites import protocol_of
 
 # Datasets kept in a long-lived process (inline execution, Dask workers), most recent last: runs are planned
 # dataset by dataset, so two entries avoid reloading while memory holds two datasets, not the whole suite.
@@ -149,7 +149,8 @@ def run_one(
         data = _run_data(ds, protocol, seed, fold, fraction, n_folds, task, validation_fraction)
         n_classes = _classes_handled(spec, ds, dataset, task)
         n_trees = _tree_budget(spec, profile, trees_k, trees_per_layer, trees_k_source, record)
-        ctx = _build_context(ds, seed, n_jobs, profile, n_classes, n_trees, task, protocol)
+        run = dict(seed=int(seed), n_jobs=n_jobs, profile=profile, n_trees=n_trees, task=task, protocol=protocol)
+        ctx = BuildContext.of(ds, n_classes, **run)
         labels = _Labels(data.y_train, task)
         _record_before_fit(record, data, ctx, labels)
         with _fit_conditions(n_jobs) as caught:
@@ -221,22 +222,6 @@ def _tree_budget(spec, profile, trees_k, trees_per_layer, trees_k_source, record
     record.update(trees_k=int(trees_k), trees_per_layer=int(trees_per_layer), trees_k_source=trees_k_source)
     record["n_trees_budget"] = n_trees
     return n_trees
-
-
-def _build_context(ds, seed, n_jobs, profile, n_classes, n_trees, task, protocol) -> BuildContext:
-    """What the method's builder and grid are told of the run (:class:`~.registry.BuildContext`)."""
-    return BuildContext(
-        seed=int(seed),
-        n_jobs=n_jobs,
-        profile=profile,
-        n_features=int(ds.X_train.shape[1]),
-        n_classes=n_classes,
-        categorical_mask=tuple(bool(b) for b in ds.categorical_mask),
-        image_shape=image_shape_of(ds),
-        n_trees=n_trees,
-        task=task,
-        protocol=protocol,
-    )
 
 
 def _record_before_fit(record, data, ctx, labels) -> None:

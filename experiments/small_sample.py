@@ -62,23 +62,11 @@ def summarize(records, dataset, methods, fractions, profile, metric="accuracy"):
                 row["n_train_classes_min"] = int(min(r["n_train_classes"] for r in recs))
                 row["min_class_rows"] = int(min(r.get("min_class_rows", 0) for r in recs))
                 row["n_classes"] = recs[0]["n_classes"]
-            row.update(
-                metric=metric,
-                mean=float(values.mean()),
-                std=float(values.std(ddof=1)) if len(values) > 1 else 0.0,
-                n_seeds=len(values),
-                seeds=";".join(str(r["seed"]) for r in sorted(recs, key=lambda r: r["seed"])),
-                adapted_runs=sum(1 for r in recs if r.get("adapted")),
-                adapted=";".join(
-                    sorted(
-                        {
-                            f"{', '.join(r['adapted'])} ({r.get('adapted_because', '')})"
-                            for r in recs
-                            if r.get("adapted")
-                        }
-                    )
-                ),
-            )
+            std = float(values.std(ddof=1)) if len(values) > 1 else 0.0
+            row.update(metric=metric, mean=float(values.mean()), std=std, n_seeds=len(values))
+            row["seeds"] = ";".join(str(r["seed"]) for r in sorted(recs, key=lambda r: r["seed"]))
+            adapted = {f"{', '.join(r['adapted'])} ({r.get('adapted_because', '')})" for r in recs if r.get("adapted")}
+            row.update(adapted_runs=sum(1 for r in recs if r.get("adapted")), adapted=";".join(sorted(adapted)))
             rows.append(row)
     return rows
 

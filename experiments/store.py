@@ -50,9 +50,7 @@ def _json_default(obj):
         return bool(obj)
     if isinstance(obj, np.ndarray):
         return obj.tolist()
-    if isinstance(obj, (set, tuple)):
-        return list(obj)
-    return repr(obj)
+    return list(obj) if isinstance(obj, (set, tuple)) else repr(obj)
 
 
 def _clean(obj):
@@ -61,9 +59,7 @@ def _clean(obj):
         return None
     if isinstance(obj, dict):
         return {str(k): _clean(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_clean(v) for v in obj]
-    return obj
+    return [_clean(v) for v in obj] if isinstance(obj, (list, tuple)) else obj
 
 
 class ResultStore:

@@ -124,11 +124,10 @@ def mddf_model(dataset, args):
     from .registry import BuildContext
 
     task = (dataset.extra or {}).get("task") or "classification"
-    mask = () if dataset.categorical_mask is None else tuple(bool(c) for c in dataset.categorical_mask)
-    shape = dict(n_features=dataset.X_train.shape[1], n_classes=0 if task == "regression" else dataset.n_classes)
     profile = "quick" if getattr(args, "quick", False) else "paper"
-    shape.update(categorical_mask=mask, task=task, protocol="practitioner")
-    return build_mddf(BuildContext(args.seed, args.n_jobs, profile, **shape), **mddf_params(args))
+    run = dict(seed=args.seed, n_jobs=args.n_jobs, profile=profile, task=task, protocol="practitioner")
+    ctx = BuildContext.of(dataset, 0 if task == "regression" else dataset.n_classes, **run)
+    return build_mddf(ctx, **mddf_params(args))
 
 
 def fit_mddf(dataset, args, log=print):

@@ -271,9 +271,7 @@ def build_table(title, datasets, methods, cells, *, paper=None, paper_std=None, 
 
 
 def _fmt(cell: Cell, bold: bool, digits: int = 3) -> str:
-    if cell.mean is None:
-        return cell.text or "-"
-    return plus_minus(cell.mean, cell.std, digits, bold=bold)
+    return (cell.text or "-") if cell.mean is None else plus_minus(cell.mean, cell.std, digits, bold=bold)
 
 
 def to_markdown(table: Table) -> str:
