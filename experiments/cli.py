@@ -1,22 +1,10 @@
-"""The command line: ``mddf <subcommand>``, and the scripts in ``scripts/`` as thin wrappers.
-
-=====================  =============================  ==========================================
-subcommand             script                         does
-=====================  =============================  ==========================================
-``benchmark``          ``scripts/run_uci.py``         every method on datasets, papers' tables
-``small-sample``       ``scripts/small_sample.py``    accuracy against training fraction (Fig. 6)
-``export-features``    ``scripts/export_features.py`` mdDF's layer features to a ``.npz``
-``plot-layers``        ``scripts/plot_layers.py``     accuracy and margins per layer (Figs. 8, 9)
-``plot-tsne``          ``scripts/plot_tsne.py``       t-SNE of the layer features (Fig. 7)
-``datasets``           --                             the built-in datasets and their files
-=====================  =============================  ==========================================
+"""The command line: ``mddf <subcommand>``, and the scripts in ``scripts/`` as thin wrappers (:data:`COMMANDS`; the
+table of subcommands and scripts is on the command-line page).
 
 This module builds the parsers (the options: :mod:`.options`) and runs a subcommand by importing the module doing
 the work when it runs, so that ``mddf --help`` and ``mddf --version`` load no estimator library;
 :mod:`.exit_status` holds the exit statuses. Errors about the input are one line, ``mddf: error: <what is wrong>``;
-standard output carries only each subcommand's result (tables, or the paths of the files written), notices,
-progress and warnings go to standard error.
-"""
+standard output carries only each subcommand's result, notices, progress and warnings go to standard error."""
 
 from __future__ import annotations
 

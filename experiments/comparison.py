@@ -40,10 +40,6 @@ class DatasetComparison:
         return next((c.method for c in self.ranking if c.winner), None)
 
 
-def _fold_id(record) -> tuple:
-    return (record.get("seed"), record.get("fold"), record.get("fraction", 1.0))
-
-
 def comparison_of(
     records, dataset: str, methods, metric: str, task: str, test_train_ratio: float = 0.0
 ) -> DatasetComparison:
@@ -54,7 +50,11 @@ def comparison_of(
     scores = {}
     for name in metrics_of(task):
         scores[name.name] = {
-            m: {_fold_id(r): r[name.name] for r in ok if r["method"] == m and r.get(name.name) is not None}
+            m: {
+                (r.get("seed"), r.get("fold"), r.get("fraction", 1.0)): r[name.name]
+                for r in ok
+                if r["method"] == m and r.get(name.name) is not None
+            }  # fold: its rows
             for m in methods
         }
     by_metric = {
@@ -129,10 +129,6 @@ def _seconds(s: dict | None) -> tuple[str, str]:
     return total, "-" if s["compile"] is None else f"{s['compile']:.2f}"
 
 
-def _mark(c: Comparison) -> str:
-    return f" {WINNER}" if c.winner else f" {TIED}" if c.tied else ""
-
-
 def dataset_markdown(comparison: DatasetComparison, title: str) -> list[str]:
     """The lines of one dataset's table (without the shared footer)."""
     metric = comparison.metric
@@ -144,10 +140,8 @@ def dataset_markdown(comparison: DatasetComparison, title: str) -> list[str]:
     )
     rows = []
     for c in comparison.ranking:
-        cells = [
-            f"{'**' + c.method + '**' if c.winner else c.method}{_mark(c)}",
-            _value(metric, c.mean, c.se, c.winner),
-        ]
+        mark = f" {WINNER}" if c.winner else f" {TIED}" if c.tied else ""
+        cells = [f"{'**' + c.method + '**' if c.winner else c.method}{mark}", _value(metric, c.mean, c.se, c.winner)]
         cells.append(_difference(metric, c))
         for m in other_metrics:
             other = comparison.others[m].get(c.method)

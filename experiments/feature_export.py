@@ -89,20 +89,13 @@ def run(args, *, command: str) -> int:
         arrays["X_train"] = ds.X_train
         if ds.has_test_split:
             arrays["X_test"] = ds.X_test
-    meta = {
-        "dataset": ds.name,
-        "task": "regression" if regression else "classification",
-        "model": type(model).__name__,
-        "split": ds.split,
-        "configuration": MDDF_CONFIGURATION,
-        "mddf_params": {**mddf_params(args), "random_state": args.seed, "n_jobs": args.n_jobs},
-        "n_layers": int(model.n_layers_),
-        "stop_reason": str(getattr(model, "stop_reason_", "")),
-        "fit_seconds": round(seconds, 3),
-        "versions": package_versions(),
-        "command": command,
-        "layout": LAYOUT,
-    }
+    task = "regression" if regression else "classification"
+    meta = dict(
+        dataset=ds.name, task=task, model=type(model).__name__, split=ds.split, configuration=MDDF_CONFIGURATION
+    )
+    meta["mddf_params"] = {**mddf_params(args), "random_state": args.seed, "n_jobs": args.n_jobs}
+    meta.update(n_layers=int(model.n_layers_), stop_reason=str(getattr(model, "stop_reason_", "")))
+    meta.update(fit_seconds=round(seconds, 3), versions=package_versions(), command=command, layout=LAYOUT)
     if ds.extra.get("user_data"):
         meta["data_source"] = ds.extra["user_data"]
         meta["feature_names"] = list(ds.feature_names)

@@ -232,15 +232,11 @@ Two protocols, named in each table's header:
     published numbers alongside (ablation.md with --ablation, peers.md with --peers).
 
 Every run appends one JSON line to <out>/results.jsonl, bound to the sha256 of the data and of the
-options that change its result: a rerun with the same --out resumes only the runs of the same data and
-settings, and moves results of other data or settings aside (to <out>/old/), saying so. The default
---out of --data is results/<file stem>-<first 8 digits of its sha256>. Every table file starts with the
-command that regenerates it, the commit, the machine, the date and, with --data, the file's sha256
-(CSV: '#' comment lines, read with pandas.read_csv(path, comment="#")). A second runner on the same
---out stops. Each run executes in a worker process (reused from run to run, replaced when it dies);
-its peak memory is the process's peak resident set size during the run, and its time is split into
-selection, final fit and (left out of both) numba's compilation. With --scheduler each run is a task
-on a Dask cluster instead (the 'dask' extra).
+options that change its result: a rerun with the same --out resumes the runs of the same data and
+settings and moves the others aside (to <out>/old/). The default --out of --data is
+results/<file stem>-<first 8 digits of its sha256>. Every table file starts with its provenance
+(command, commit, machine, date). One runner per --out. Each run executes in a worker process, reused
+from run to run, or with --scheduler as a task on a Dask cluster. Details: docs/user_guide/command_line.md.
 
 examples:
   mddf benchmark                                      # bundled datasets, papers' protocol, a few minutes

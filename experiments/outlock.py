@@ -9,7 +9,6 @@ over; one written on another host is respected; a folder that cannot be written 
 from __future__ import annotations
 
 import contextlib
-import datetime as _dt
 import errno
 import json
 import os
@@ -33,8 +32,9 @@ class FolderUnwritable(RuntimeError):
 
 
 def _owner(command: str) -> dict:
-    started = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
-    return {"pid": os.getpid(), "host": socket.gethostname(), "started": started, "command": command}
+    from .provenance import utc_now
+
+    return {"pid": os.getpid(), "host": socket.gethostname(), "started": utc_now(), "command": command}
 
 
 def _read(path: Path) -> dict | None:

@@ -70,18 +70,19 @@ def provenance(script=None, argv=None, *, command: str | None = None, data: str 
         "command": command,
         "commit": commit,
         "machine": machine_summary(),
-        "date": _utc_now().replace("+00:00", "Z"),
+        "date": utc_now().replace("+00:00", "Z"),
     }
     return {**prov, "data": data} if data else prov
 
 
-def _utc_now() -> str:
+def utc_now() -> str:
+    """Now, in UTC, to the second (ISO 8601)."""
     return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
 
 
 def record_stamp() -> dict:
     """``finished_at``, ``versions`` (with the commit) and ``machine`` for a JSON-lines record, as run records have."""
-    return {"finished_at": _utc_now(), "versions": package_versions(), "machine": machine_info()}
+    return {"finished_at": utc_now(), "versions": package_versions(), "machine": machine_info()}
 
 
 def _one_line(value) -> str:
@@ -94,14 +95,10 @@ def _code_span(text: str) -> str:
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
-def _where_to_run(command: str) -> str:
-    """A script's path is relative to the repository root; the installed ``mddf`` command runs anywhere."""
-    return " (run from the repository root)" if str(command).startswith("python ") else ""
-
-
 def markdown_header(prov: dict) -> str:
     """The provenance block that starts a Markdown file (ends with a blank line)."""
-    lines = [MARKDOWN_BEGIN, f"- Command{_where_to_run(prov['command'])}: {_code_span(_one_line(prov['command']))}"]
+    where = " (run from the repository root)" if str(prov["command"]).startswith("python ") else ""  # a script's path
+    lines = [MARKDOWN_BEGIN, f"- Command{where}: {_code_span(_one_line(prov['command']))}"]
     lines += [f"- Commit: {_code_span(_one_line(prov['commit']))}", f"- Machine: {_one_line(prov['machine'])}"]
     lines += [f"- Date (UTC): {_one_line(prov['date'])}"]
     lines += [f"- Data: {_code_span(_one_line(prov['data']))}"] if prov.get("data") else []

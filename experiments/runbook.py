@@ -179,14 +179,10 @@ class RunBook:
         bar_format = "{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}]"
         layout = dict(file=sys.stderr, unit="run", dynamic_ncols=True, bar_format=bar_format)
         self.bar = tqdm(total=len(self.pending), disable=not self.interactive, **layout)
-        if not progress:
-            self.say = None
-        elif log is not print:
-            self.say = log
-        elif self.interactive:
+        self.say = log if log is not print else lambda text: print(text, file=sys.stderr, flush=True)
+        if self.interactive and log is print:
             self.say = lambda text: tqdm.write(text, file=sys.stderr)  # above the bar
-        else:
-            self.say = lambda text: print(text, file=sys.stderr, flush=True)
+        self.say = self.say if progress else None
         done = len(tasks) - len(self.pending)
         if progress and done:
             self.say(f"resuming: {done} of {len(tasks)} runs already finished in {store.path}")

@@ -6,7 +6,6 @@ process, in a worker process (:mod:`.worker_pool`) or on a Dask cluster (:mod:`.
 
 from __future__ import annotations
 
-import datetime as _dt
 import json
 import threading
 import time
@@ -28,7 +27,7 @@ from .metrics import full_probabilities, run_scores
 from .model_summary import describe_model, jsonable_params
 from .protocols.practitioner import cv_run_data
 from .protocols.run_data import deepboost_run_data, split_run_data
-from .provenance import record_stamp
+from .provenance import record_stamp, utc_now
 from .registry import BuildContext, Registry
 from .store import new_record, run_key
 from .suites import protocol_of
@@ -79,10 +78,6 @@ def command_line_wording(message: str) -> str:
         .replace(" (data_home)\n", " (--data-home or $MDDF_DATA)\n")
         .replace("<data_home>/", "<--data-home folder>/")
     )
-
-
-def _now():
-    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
 
 
 def run_one(
@@ -172,7 +167,7 @@ def _new_record(dataset, method, seed, fold, fraction, profile, protocol, n_jobs
     ``status="error"`` until it ends well, the start time and the binding's fields (see :func:`run_one`)."""
     key = run_key(dataset, method, seed, fold, fraction, profile, protocol)
     shown = protocol_of(dataset) if protocol == "paper" else protocol
-    fields = dict(fraction=float(fraction), profile=profile, protocol=shown, started_at=_now(), n_jobs=n_jobs)
+    fields = dict(fraction=float(fraction), profile=profile, protocol=shown, started_at=utc_now(), n_jobs=n_jobs)
     return new_record(key, dataset, method, int(seed), fold, status="error", binding=binding, stamped=False, **fields)
 
 

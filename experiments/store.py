@@ -117,35 +117,21 @@ class ResultStore:
         warns no more. Returns the bytes removed (0 when the file ends with a complete line or does not exist)."""
         if not self.path.exists() or self.path.stat().st_size == 0 or self._ends_with_newline():
             return 0
-        size = self.path.stat().st_size
+        data = self.path.read_bytes()  # only when the last record is cut short, which is rare
+        keep = data.rfind(b"\n") + 1
         with self.path.open("rb+") as fh:
-            keep = _end_of_last_line(fh, size)
             fh.truncate(keep)
             fh.flush()
             os.fsync(fh.fileno())
         warnings.warn(
-            f"{self.path}: removed an incomplete last record ({size - keep} bytes, cut by an interrupted or failed "
-            "write); its run counts as not done",
+            f"{self.path}: removed an incomplete last record ({len(data) - keep} bytes, cut by an interrupted or "
+            "failed write); its run counts as not done",
             stacklevel=2,
         )
-        return size - keep
+        return len(data) - keep
 
     def _ends_with_newline(self) -> bool:
         """Whether the (non-empty) file ends with a newline."""
         with self.path.open("rb") as fh:
             fh.seek(-1, os.SEEK_END)
             return fh.read(1) == b"\n"
-
-
-def _end_of_last_line(fh, size: int, block: int = 1 << 16) -> int:
-    """The offset just after the last newline of the open file ``fh`` of ``size`` bytes (0 when it has none)."""
-    end = size
-    while end > 0:
-        start = max(0, end - block)
-        fh.seek(start)
-        chunk = fh.read(end - start)
-        at = chunk.rfind(b"\n")
-        if at >= 0:
-            return start + at + 1
-        end = start
-    return 0

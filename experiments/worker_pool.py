@@ -1,18 +1,11 @@
 """The worker processes of a sweep: spawned, reused from run to run, replaced when they die, tied to the runner.
 
-Each run executes in a worker process, so that a crash (even a segfault or an out-of-memory kill) costs only that
-run. A worker is spawned (it starts with nothing imported) and reused from run to run, so that imports, numba's
-compiled code and the datasets load once per worker rather than once per run; a run's peak memory is still its own
-(the high-water mark is reset at its start, :class:`~.environment.PeakMemory`).
-
-A worker never outlives the runner (an orphan, with the processes a run may start, would compete with the resumed
-sweep for minutes). Each worker leads a process group of its own, which its children join, so that one ``killpg``
-stops a whole run; it starts a guardian, a small process of its group waiting on two pipes held by the runner (the
-parent sentinel) and by the worker, which kills the group when either closes (a process, as a thread could not act
-while a native call holds the GIL); and on Linux it asks for SIGKILL when the runner dies (``PR_SET_PDEATHSIG``).
-Where no guardian can start (or without process groups: Windows), a thread waiting on the parent sentinel ends the
-group instead.
-"""
+A crash (a segfault, an out-of-memory kill) costs only its run; imports, numba's compiled code and the datasets load
+once per worker; a run's peak memory is still its own (:class:`~.environment.PeakMemory`). A worker never outlives
+the runner: it leads a process group of its own, which its children join, watched by a guardian process that kills
+the group when the runner's or the worker's pipe closes (a process: a thread could not act while a native call holds
+the GIL), and on Linux it gets SIGKILL when the runner dies (``PR_SET_PDEATHSIG``). Where no guardian can start (or
+without process groups: Windows), a thread waiting on the runner ends the group instead."""
 
 from __future__ import annotations
 
@@ -122,7 +115,11 @@ class WorkerPool:
                 continue
             self.busy.remove(worker)
             if record is None:
-                record = _crash_record(worker.task, worker.release())
+                exitcode = worker.release()
+                hint = " (killed by the system, e.g. out of memory)" if exitcode == -9 else ""
+                record = failure_record(
+                    worker.task, f"worker process exited with code {exitcode} without a result{hint}"
+                )
             else:
                 self.idle.append(worker)
             ended.append((worker.task, record))
@@ -144,11 +141,6 @@ class WorkerPool:
         for worker in idle:
             worker.process.join(timeout=WORKER_EXIT_TIMEOUT)
             worker.stop() if worker.process.exitcode is None else worker.release()
-
-
-def _crash_record(task, exitcode) -> dict:
-    hint = " (killed by the system, e.g. out of memory)" if exitcode == -9 else ""
-    return failure_record(task, f"worker process exited with code {exitcode} without a result{hint}")
 
 
 # The tie of a worker to its runner (see the module's docstring): the guardian's code, run with ``python -I -S -c``.
