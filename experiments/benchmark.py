@@ -6,7 +6,6 @@ the practitioner's comparison (:mod:`.comparison`) or the papers' tables (:mod:`
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
@@ -64,12 +63,11 @@ def list_registry(registry, out=sys.stdout):
         flags = ("binary only", "regression too", "practitioner", "--ablation", "--peers", "opt-in")
         ons = (spec.binary_only, "regression" in spec.tasks, spec.practitioner, spec.ablation, spec.peer, opt_in)
         flags = [flag for flag, on in zip(flags, ons) if on]
-        state = "available" if reason is None else "UNAVAILABLE"
+        state, shown = "available" if reason is None else "UNAVAILABLE", f" [{', '.join(flags)}]" if flags else ""
         print(
-            f"  {spec.name:<14} {state:<12} {spec.description}" + (f" [{', '.join(flags)}]" if flags else ""), file=out
+            f"  {spec.name:<14} {state:<12} {spec.description}{shown}" + (f"\n  {'':<14} {reason}" if reason else ""),
+            file=out,
         )
-        if reason:
-            print(f"  {'':<14} {reason}", file=out)
 
 
 def _short(message: str, limit: int = 200) -> str:
@@ -84,8 +82,6 @@ def run(args, registry=None, *, command: str) -> int:
     ``registry`` holds the methods (default: :func:`~.methods.default_registry`); ``command`` is recorded in the lock
     and the provenance. The errors about the input are raised for the command line to report."""
     registry = registry or default_registry()
-    if args.data_home is not None:
-        os.environ["MDDF_DATA"] = str(args.data_home.resolve())
     if args.list:
         list_registry(registry)
         return EXIT_OK

@@ -201,15 +201,9 @@ def _difference(stale, data, planned) -> str:
             parts.append(
                 f"{dataset}: data sha256 {was}, now {_short(sha)}" + (f" + test {_short(test)}" if test else "")
             )
-    methods = sorted(
-        {
-            r.get("method")
-            for r in stale
-            if r["key"] in planned
-            and r.get("settings_sha256") != planned[r["key"]].settings_sha256
-            and (r.get("data_sha256"), r.get("test_sha256")) == data.get(r.get("dataset"))
-        }
-    )
+    # a stale record of the data planned is one of other settings
+    same_data = [r for r in stale if (r.get("data_sha256"), r.get("test_sha256")) == data.get(r.get("dataset"))]
+    methods = sorted({r.get("method") for r in same_data})
     if methods:
         parts.append(f"other settings of {', '.join(map(str, methods))}")
     return "; ".join(parts) or "other data or settings"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import shlex
 import sys
 from collections.abc import Callable
@@ -103,6 +104,8 @@ def _run(name: str, parser, args, argv: list, *, registry, prog: str | None, com
         check_scheduler_args(parser, args)
     line = shlex.join([str(a) for a in (command or [PROG, name]) + argv])
     who = (prog or PROG).split()[0]
+    if getattr(args, "data_home", None) is not None:  # --data-home: where every loader of the subcommand looks
+        os.environ["MDDF_DATA"] = str(Path(args.data_home).resolve())
     try:
         check_n_jobs(getattr(args, "n_jobs", None))
         return COMMANDS[name].run(args, registry=registry, command=line)
@@ -153,7 +156,8 @@ def script_entry(name: str, script) -> int:
 
 
 def _parsers(full: str | None = None) -> tuple[argparse.ArgumentParser, argparse.ArgumentParser | None]:
-    """``mddf``'s parser and subcommand ``full``'s parser within it (see :func:`build_parser`)."""
+    """``mddf``'s parser (``--version`` and one entry per subcommand) and subcommand ``full``'s parser within it: only
+    ``full``, if given, has its options, so that ``mddf --help`` and ``mddf --version`` build none."""
     parser = argparse.ArgumentParser(
         prog=PROG,
         description="Margin-distribution deep forest: benchmarks, studies, features and figures from the "
@@ -171,12 +175,6 @@ def _parsers(full: str | None = None) -> tuple[argparse.ArgumentParser, argparse
     return parser, chosen
 
 
-def build_parser(full: str | None = None) -> argparse.ArgumentParser:
-    """``mddf``'s top-level parser: ``--version`` and one entry per subcommand; only subcommand ``full``, if given, has
-    its options, so that ``mddf --help`` and ``mddf --version`` build none."""
-    return _parsers(full)[0]
-
-
 def console_main():
     """The ``mddf`` console script: :func:`main`, whose status ends the process."""
     sys.exit(main())
@@ -186,13 +184,13 @@ def main(argv=None, registry=None) -> int:
     """``mddf [--version] <subcommand> [options]``; returns the exit status (the console script's)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
-        # Nothing before the subcommand takes a value, so a subcommand given is the first argument; only it gets
-        # its options.
+        # Nothing before the subcommand takes a value: a subcommand given is the first argument, and gets its options
         name = argv[0] if argv and argv[0] in COMMANDS else None
         if name is None:
-            args = build_parser().parse_args(argv)  # --help, --version, or an unknown subcommand: exits
+            parser = _parsers()[0]
+            args = parser.parse_args(argv)  # --help, --version, or an unknown subcommand: exits
             if args.command is None:
-                build_parser().print_usage(sys.stderr)
+                parser.print_usage(sys.stderr)
                 print(f"{PROG}: error: a subcommand is required ({', '.join(COMMANDS)})", file=sys.stderr)
                 return EXIT_BAD_INPUT
             return main(argv[argv.index(args.command) :], registry)  # argparse found it later (after '--')

@@ -65,33 +65,27 @@ class SchedulerSpec:
 
 
 def parse_scheduler(text: str) -> SchedulerSpec:
-    """``"tcp://HOST:8786"`` (any ``scheme://`` address Dask accepts), ``"local:N"``, or ``"local"`` (one per core)."""
+    """``"tcp://HOST:8786"`` (any ``scheme://`` address Dask accepts), ``"local:N"``, or ``"local"`` (one per core);
+    ``--scheduler``'s type (an ``argparse.ArgumentTypeError`` for anything else)."""
     text = text.strip()
     if text == "local" or text.startswith("local:"):
         count = text.partition(":")[2] or str(os.cpu_count() or 1)
         if not count.isdigit() or int(count) < 1:
-            raise ValueError(f"--scheduler local:N needs a number of workers N >= 1, got {text!r}")
+            raise argparse.ArgumentTypeError(f"--scheduler local:N needs a number of workers N >= 1, got {text!r}")
         return SchedulerSpec(n_workers=int(count))
     if "://" in text and text.split("://", 1)[1]:
         return SchedulerSpec(address=text)
-    raise ValueError(
+    raise argparse.ArgumentTypeError(
         f"--scheduler takes a Dask scheduler address such as tcp://HOST:8786, or local:N to start "
         f"N local workers; got {text!r}"
     )
-
-
-def _scheduler_type(text):
-    try:
-        return parse_scheduler(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def add_scheduler_argument(parser: argparse.ArgumentParser) -> None:
     """``--scheduler``, shared by the scripts that execute many runs."""
     parser.add_argument(
         "--scheduler",
-        type=_scheduler_type,
+        type=parse_scheduler,
         default=None,
         metavar="ADDRESS|local:N",
         help="run every run as a task on a Dask cluster: the address of a running scheduler "

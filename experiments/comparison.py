@@ -12,7 +12,7 @@ import statistics
 from dataclasses import dataclass, field
 
 from .metrics import METRICS, MIN_PAIRED_SCORES, WINNER_RULE, Comparison, compare, metrics_of
-from .tables import csv_text, markdown_table
+from .tables import csv_text, markdown_table, plus_minus
 
 WINNER = "★"
 TIED = "≈"
@@ -101,11 +101,7 @@ def _failures(records) -> dict:
 
 def _value(metric: str, mean: float, se: float, bold: bool = False) -> str:
     scale = METRICS[metric].scale
-    digits = 2 if scale == 100 else 4
-    text = f"{scale * mean:.{digits}f}"
-    if bold:
-        text = f"**{text}**"
-    return text if math.isnan(se) else f"{text} ± {scale * se:.{digits}f}"
+    return plus_minus(scale * mean, scale * se, 2 if scale == 100 else 4, bold=bold)
 
 
 def _difference(metric: str, c: Comparison) -> str:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
@@ -47,8 +46,6 @@ def print_datasets(group=None, out=sys.stdout) -> int:
 
 
 def run(args, *, command: str) -> int:
-    """``mddf datasets``: list the datasets of ``args.group``, their files looked for under ``args.data_home``."""
-    if args.data_home is not None:
-        os.environ["MDDF_DATA"] = str(args.data_home.resolve())
+    """``mddf datasets``: list the datasets of ``args.group`` and their files."""
     print_datasets(args.group)
     return EXIT_OK

@@ -48,9 +48,11 @@ def _git_state():
 @functools.lru_cache(maxsize=1)
 def _static_machine() -> dict:
     usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
-    info = dict(hostname=socket.gethostname(), platform=platform.platform(), machine=platform.machine())
-    return {**info, "cpu_model": _cpu_model(), "n_cpus": os.cpu_count(), "n_cpus_usable": usable,
-            "memory_total_mb": _meminfo_total_mb()}  # fmt: skip
+    cpu = _proc_field("/proc/cpuinfo", r"^model name\s*:\s*(.+)$") or platform.processor() or None
+    memory = _proc_field("/proc/meminfo", r"^MemTotal:\s+(\d+) kB")
+    info = dict(hostname=socket.gethostname(), platform=platform.platform(), machine=platform.machine(), cpu_model=cpu)
+    info.update(n_cpus=os.cpu_count(), n_cpus_usable=usable)
+    return {**info, "memory_total_mb": None if memory is None else round(int(memory) / 1024, 1)}
 
 
 _THREAD_VARIABLES = ("OMP_NUM_THREADS", "OMP_WAIT_POLICY", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
@@ -77,15 +79,6 @@ def _proc_field(path: str, pattern: str) -> str | None:
     return match.group(1).strip() if match else None
 
 
-def _cpu_model():
-    return _proc_field("/proc/cpuinfo", r"^model name\s*:\s*(.+)$") or platform.processor() or None
-
-
-def _meminfo_total_mb():
-    kib = _proc_field("/proc/meminfo", r"^MemTotal:\s+(\d+) kB")
-    return None if kib is None else round(int(kib) / 1024, 1)
-
-
 def _proc_status_mb(field: str):
     kib = _proc_field("/proc/self/status", rf"^{field}:\s+(\d+) kB")
     return None if kib is None else int(kib) / 1024
@@ -94,12 +87,6 @@ def _proc_status_mb(field: str):
 def current_rss_mb():
     """Resident set size of this process now, in MiB (None where /proc is unavailable)."""
     return _proc_status_mb("VmRSS")
-
-
-def _ru_maxrss_mb() -> float:
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    # Linux reports kibibytes, macOS bytes.
-    return peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024
 
 
 class PeakMemory:
@@ -125,4 +112,7 @@ class PeakMemory:
         return self
 
     def peak_mb(self) -> float:
-        return round(_proc_status_mb("VmHWM"), 1) if self._reset else round(_ru_maxrss_mb(), 1)
+        if self._reset:
+            return round(_proc_status_mb("VmHWM"), 1)
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # kibibytes on Linux, bytes on macOS
+        return round(peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024, 1)

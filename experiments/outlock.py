@@ -31,12 +31,6 @@ class FolderUnwritable(RuntimeError):
     """The output folder, or its lock file, cannot be written (the message names the folder and why)."""
 
 
-def _owner(command: str) -> dict:
-    from .provenance import utc_now
-
-    return {"pid": os.getpid(), "host": socket.gethostname(), "started": utc_now(), "command": command}
-
-
 def _read(path: Path) -> dict | None:
     """The file's owner, ``{}`` when it cannot be parsed (being written, or damaged), None when gone."""
     try:
@@ -123,7 +117,10 @@ def acquire(folder, command: str, log=None) -> Path:
     except OSError as exc:
         raise FolderUnwritable(f"--out {folder} cannot be created: {_why(exc)}") from None
     path = folder / LOCK_NAME
-    payload = json.dumps(_owner(command)).encode()
+    from .provenance import utc_now
+
+    owner = {"pid": os.getpid(), "host": socket.gethostname(), "started": utc_now(), "command": command}
+    payload = json.dumps(owner).encode()
     for _ in range(3):
         left = _read(path)  # the owner named by a file already there (the lock, once taken, rewrites it)
         if left and left.get("host") != socket.gethostname():

@@ -189,7 +189,10 @@ class _Tables:
         own = [registered(d) for d in self.datasets]
         if own and all(own):  # --data: the user's file
             title = "Test accuracy (%) on " + ", ".join(Path(s.path).name for s in own)
-            data_note = "Data: " + "; ".join(s.describe() for s in own) + f". Split: {_split_note(own[0])}."
+            test = own[0].test_path
+            split = f"each seed's stratified {100 - 100 * TEST_FRACTION:g}/{100 * TEST_FRACTION:g} split of the rows"
+            split = f"the fixed test file {Path(test).name}" if test else split
+            data_note = "Data: " + "; ".join(s.describe() for s in own) + f". Split: {split}."
         else:
             title = "Test accuracy (%) on " + (
                 " and ".join(f"the {p} paper's datasets" for p in sorted(self.papers))
@@ -243,9 +246,3 @@ def _write(table, out: Path, stem: str, prov) -> str:
     write_markdown(markdown, out / f"{stem}.md", prov)
     (out / f"{stem}.csv").write_text(with_csv_header(to_csv(table), prov))
     return markdown
-
-
-def _split_note(source) -> str:
-    if source.test_path:
-        return f"the fixed test file {Path(source.test_path).name}"
-    return f"each seed's stratified {100 - 100 * TEST_FRACTION:g}/{100 * TEST_FRACTION:g} split of the rows"

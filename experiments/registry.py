@@ -107,10 +107,7 @@ class Registry:
             chosen = [s for s in self._specs.values() if s.practitioner]
         else:
             chosen = [s for s in self._specs.values() if s.default]
-        if ablation:
-            chosen += [s for s in self._specs.values() if s.ablation and s not in chosen]
-        if peers:
-            chosen += [s for s in self._specs.values() if s.peer and s not in chosen]
+        chosen += [s for s in self._specs.values() if (ablation and s.ablation) or (peers and s.peer)]
         # Registry order, so that mdDF runs before the methods whose tree budget depends on it.
         order = list(self._specs.values())
         return sorted(dict.fromkeys(chosen), key=order.index)

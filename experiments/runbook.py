@@ -54,12 +54,9 @@ class Task:
 
     @property
     def label(self) -> str:
-        parts = [self.dataset, self.method, f"seed {self.seed}"]
-        if self.fold is not None:
-            parts.append(f"fold {self.fold}")
-        if self.fraction != 1.0:
-            parts.append(f"{self.fraction:g} of train")
-        return " / ".join(parts)
+        fold = [f"fold {self.fold}"] if self.fold is not None else []
+        share = [f"{self.fraction:g} of train"] if self.fraction != 1.0 else []
+        return " / ".join([self.dataset, self.method, f"seed {self.seed}", *fold, *share])
 
 
 def applicable(spec: MethodSpec, n_classes: int, image_shape, task: str = "classification") -> bool:
@@ -198,10 +195,8 @@ class RunBook:
             return matches(budget, self.bindings[task.budget_key])
         if task.binding is None:
             return True
-        return (budget.get("data_sha256"), budget.get("test_sha256")) == (
-            task.binding.data_sha256,
-            task.binding.test_sha256,
-        )
+        planned = (task.binding.data_sha256, task.binding.test_sha256)
+        return (budget.get("data_sha256"), budget.get("test_sha256")) == planned
 
     def next_ready(self) -> Task | None:
         """The next pending run whose tree-budget run has finished (None if every one waits).

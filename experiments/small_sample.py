@@ -180,11 +180,8 @@ def run(args, registry=None, *, command: str) -> int:
     for path in written:
         print(path)
     not_ok = unfinished(tasks, store)
-    print(
-        f"summary: {len(tasks) - len(not_ok)} of {len(tasks)} runs ok"
-        + (f", {len(skipped)} (fraction, method) pair(s) skipped" if skipped else ""),
-        file=sys.stderr,
-    )
+    pairs = f", {len(skipped)} (fraction, method) pair(s) skipped" if skipped else ""
+    print(f"summary: {len(tasks) - len(not_ok)} of {len(tasks)} runs ok{pairs}", file=sys.stderr)
     for rec in not_ok:
         why = rec.get("error") if rec.get("status") != "skipped" else f"skipped: {rec.get('message', '')}"
         print(f"failed: {rec['key']}: {why}", file=sys.stderr)

@@ -42,12 +42,10 @@ def new_record(key, dataset, method, seed=None, fold=None, *, status, error=None
 
 
 def _json_default(obj):
-    if isinstance(obj, np.integer):
-        return int(obj)
-    if isinstance(obj, np.floating):
-        return None if not np.isfinite(obj) else float(obj)
-    if isinstance(obj, np.bool_):
-        return bool(obj)
+    """A value ``json`` cannot write, as one it can: numpy's as Python's (a non-finite float as None)."""
+    if isinstance(obj, np.generic):
+        value = obj.item()
+        return None if isinstance(value, float) and not math.isfinite(value) else value
     if isinstance(obj, np.ndarray):
         return obj.tolist()
     return list(obj) if isinstance(obj, (set, tuple)) else repr(obj)

@@ -70,10 +70,7 @@ def open_user_data(args, *, builtin_option: str = "--dataset") -> UserDataSource
 def resolve_dataset(args, log=print, *, seed=None):
     """The dataset the arguments ask for (the paper's HAR, else satimage); a ``--data`` file read, ``log`` saying
     what, and given a ``seed`` split into training and test rows unless it has a ``--test`` file."""
-    import os
 
-    if args.data_home is not None:
-        os.environ["MDDF_DATA"] = str(Path(args.data_home).resolve())
     source = open_user_data(args)
     if source is not None:
         ds = load(source.name)
@@ -167,6 +164,5 @@ def fitted_classifier(args, what: str, log=print):
 
 def logger(args):
     """``print`` to stderr, or a no-op with ``--quiet``."""
-    if getattr(args, "quiet", False):
-        return lambda *a, **k: None
-    return lambda *a, **k: print(*a, **k, file=sys.stderr)
+    quiet = getattr(args, "quiet", False)
+    return (lambda *a, **k: None) if quiet else (lambda *a, **k: print(*a, **k, file=sys.stderr))

@@ -156,27 +156,21 @@ class Table:
     def groups(self):
         return list(dict.fromkeys(c.group for c in self.columns))
 
+    def scores(self, group, dataset) -> dict:
+        """``{label: mean}`` of the group's columns that have a result on ``dataset``."""
+        cells = {c.label: c.cells.get(dataset) for c in self.columns if c.group == group}
+        return {label: cell.mean for label, cell in cells.items() if cell is not None and cell.mean is not None}
+
     def best(self, dataset, group) -> set:
-        values = {
-            c.label: c.cells[dataset].mean
-            for c in self.columns
-            if c.group == group and dataset in c.cells and c.cells[dataset].mean is not None
-        }
-        if not values:
-            return set()
-        top = max(values.values())
+        values = self.scores(group, dataset)
+        top = max(values.values(), default=None)
         return {label for label, v in values.items() if np.isclose(v, top, rtol=0, atol=1e-9)}
 
     def ranks(self, group) -> dict:
         """``{label: {dataset: rank}}`` of a group's columns on the datasets where at least two of them have a
         result (a column without one there has no rank there)."""
-        cols = [c for c in self.columns if c.group == group]
-        scores = {
-            d: {c.label: c.cells[d].mean for c in cols if d in c.cells and c.cells[d].mean is not None}
-            for d in self.datasets
-        }
-        ranked = ranks_by_dataset(scores)
-        return {c.label: ranked.get(c.label, {}) for c in cols}
+        ranked = ranks_by_dataset({d: self.scores(group, d) for d in self.datasets})
+        return {c.label: ranked.get(c.label, {}) for c in self.columns if c.group == group}
 
     def average_ranks(self, group) -> dict:
         """``{label: mean rank}`` over the datasets where the column has a rank (``None``: none)."""
