@@ -24,7 +24,7 @@ def worker_environment(
 
     Passive waiting when the runs need more cores than other work leaves free: ``busy_cores + workers * threads >
     cores + 0.5``, ``threads`` the threads of each run (None or negative: every usable core), ``cores`` the usable
-    cores (read from the system when None), ``busy_cores`` those busy with other work (measured by
+    cores (read from the system when None), ``busy_cores`` those busy with other work (given by
     :func:`_busy_cores` when None, unless the threads alone exceed the cores). Spinning OpenMP threads would otherwise
     take the cores of the working ones; no result changes, only the time (docs/benchmarks/threads.md).
     """
