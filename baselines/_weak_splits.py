@@ -1,6 +1,6 @@
 """Best split of every leaf of a weak learner, compiled with numba (Cortes, Mohri and Syed 2014, Section 4).
 
-:meth:`mddf.baselines._weak.SplitSearch.split_errors` computes the weighted error of every split
+:meth:`mddf.baselines._split_search.SplitSearch.split_errors` computes the weighted error of every split
 of every leaf as dense ``(leaf, bin)`` numpy arrays, in about a dozen passes over them.
 The tree growers only need each leaf's best split: :func:`best_splits` computes it with the same
 integer arithmetic in one pass over the histogrammed entries and one fused pass over each leaf's
@@ -52,7 +52,7 @@ def best_splits(
         Where each sample's entries start in ``row_codes``, and their number.
     row_codes : int ndarray of shape (n_entries,)
         The global bins of the (sample, feature) entries outside the mode bins
-        (:class:`~mddf.baselines._weak.BinnedFeatures`), grouped by sample.
+        (:class:`~mddf.baselines._binned_features.BinnedFeatures`), grouped by sample.
     offsets : int ndarray of shape (n_used + 1,)
         Each usable feature's first global bin, and the number of bins.
     mode_bin, missing_bin : int ndarrays of shape (n_used,)

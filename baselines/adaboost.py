@@ -8,12 +8,6 @@ lecture notes of Zhang 2019) over the same candidate hypotheses (Section 3.2).
 
 from __future__ import annotations
 
-from numbers import Integral
-
-from sklearn.utils._param_validation import Interval, StrOptions
-
-from mddf.utils import CATEGORICAL_FEATURES_CONSTRAINT
-
 from .deepboost import DeepBoostClassifier
 
 
@@ -57,14 +51,10 @@ class AdaBoostClassifier(DeepBoostClassifier):
     #: Tag of the verbose log lines.
     _log_name = "AdaBoost"
 
+    #: DeepBoost's constraints of the parameters AdaBoost keeps.
     _parameter_constraints: dict = {
-        "n_iter": [Interval(Integral, 1, None, closed="left")],
-        "max_depth": [Interval(Integral, 1, None, closed="left")],
-        "base": [StrOptions({"trees", "stumps"})],
-        "grow": [StrOptions({"last_layer", "any_leaf"})],
-        "categorical_features": CATEGORICAL_FEATURES_CONSTRAINT,
-        "random_state": ["random_state"],
-        "verbose": ["verbose"],
+        name: DeepBoostClassifier._parameter_constraints[name]
+        for name in ("n_iter", "max_depth", "base", "grow", "categorical_features", "random_state", "verbose")
     }
 
     def __init__(

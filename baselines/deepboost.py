@@ -30,11 +30,9 @@ from mddf.utils import (
     validate_tabular,
 )
 
+from ._binned_features import BinnedFeatures
 from ._deepboost_descent import fit_binary, proba_positive
 from ._labels import plain_label
-from ._weak import (
-    BinnedFeatures,
-)
 
 
 class DeepBoostClassifier(ClassifierMixin, BaseEstimator):

@@ -201,20 +201,7 @@ def mixed_categories_regression(n_rows: int = 30_000, *, random_state: int = 0) 
     way (drawn after the noise, so other values are missing). The target depends on a category set times
     a numeric threshold, two categories jointly, a category's main effect and two numeric columns.
     ``eta`` has a variance of about 8.1, so the noise alone caps the R^2 at about 0.89 (the values
-    removed lower it further).
-
-    Parameters
-    ----------
-    n_rows : int, default=30_000
-        Number of rows.
-    random_state : int, default=0
-        Seed of ``numpy.random.default_rng``: the structure and the rows.
-
-    Returns
-    -------
-    X : DataFrame of shape (n_rows, 10)
-        Six float columns, then four ``category`` columns.
-    y : ndarray of shape (n_rows,), float64
+    removed lower it further). The parameters and ``X`` are :func:`mixed_categories`'; ``y`` is float64.
     """
     rng = np.random.default_rng(random_state)
     num, codes, eta = _category_interactions(rng, n_rows)
@@ -435,7 +422,8 @@ def registry(name: str, n_trees: int | None = None, **params):
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import FunctionTransformer
 
-    from mddf.experiments.methods import BuildContext, default_registry
+    from mddf.experiments.methods import default_registry
+    from mddf.experiments.registry import BuildContext
 
     spec = default_registry().get(name)
 

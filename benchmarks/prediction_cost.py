@@ -40,7 +40,7 @@ from pathlib import Path
 if not __package__:  # run as a file: the studies import from the repository root
     sys.path[0] = str(Path(__file__).resolve().parents[1])
 
-from benchmarks import df21, realdata, realdata_report, realdata_suite
+from benchmarks import df21, realdata, realdata_statistics, realdata_suite
 from benchmarks.data import split
 from benchmarks.harness import CrossValidation, Study, main_by_flag, not_run
 from mddf.experiments.tables import markdown_table
@@ -152,7 +152,7 @@ def paired_difference(scores: dict, row: str, candidate: str) -> tuple:
     """``(mean, SE, seeds)`` of a design's per-seed score minus the default's on one row, over the seeds both have."""
     a, b = scores.get((row, candidate), {}), scores.get((row, DEFAULT), {})
     diffs = [a[s] - b[s] for s in sorted(set(a) & set(b))]
-    return (*realdata_report.mean_se(diffs), len(diffs))
+    return (*realdata_statistics.mean_se(diffs), len(diffs))
 
 
 def condition_one(scores: dict, candidate: str, rows, seeds: int) -> tuple:
@@ -170,7 +170,7 @@ def condition_one_of(results) -> tuple:
     too), the rows of condition 1 (the paper's datasets, then the suite), the designs recorded, and
     ``{design: (verdict, {row: (mean, SE, seeds)})}`` for every design but the default (:func:`condition_one`)."""
     records = complete_records(results.records, results.options.folds)
-    scores = realdata_report.seed_scores(records)
+    scores = realdata_statistics.seed_scores(records)
     designs = [m for m in results.methods if any(k[1] == m for k in scores)]
     in_suite = suite_tables(results.records)
     tables = [d for d in results.datasets if d in in_suite]

@@ -39,7 +39,7 @@ from pathlib import Path
 if not __package__:  # run as a file: the studies import from the repository root
     sys.path[0] = str(Path(__file__).resolve().parents[1])
 
-from benchmarks import realdata, realdata_report, realdata_suite
+from benchmarks import realdata, realdata_figures, realdata_rule, realdata_statistics, realdata_suite
 from benchmarks.data import frames
 from benchmarks.harness import CrossValidation, Study, TrainTest, command_provenance, main_by_flag
 from mddf.experiments.tables import markdown_table
@@ -151,11 +151,11 @@ def median(values) -> float:
 
 def judge(records, task: str, design: str, tables: list) -> dict:
     """Conditions (a)-(d) of the rule for ``design`` against today's default of ``task``, with their numbers."""
-    default, metric = DEFAULTS[task], realdata_report.RANKING[task]
-    scores = realdata_report.fold_scores(records, metric)
+    default, metric = DEFAULTS[task], realdata_rule.RANKING[task]
+    scores = realdata_statistics.fold_scores(records, metric)
     fit = median(paired_ratios(records, design, default, "fit_s"))
     predict = median(paired_ratios(records, design, default, "predict_s"))
-    per_table = realdata_report.table_differences(scores, design, default, tables)
+    per_table = realdata_rule.table_differences(scores, design, default, tables)
     suite = statistics.fmean(d for d, _ in per_table.values()) if per_table else math.nan
     worst = {t: d for t, d in per_table.items() if d[0] < -TABLE_LOSS[task] and d[0] < -2 * d[1]}
     out = {
@@ -171,8 +171,8 @@ def judge(records, task: str, design: str, tables: list) -> dict:
     }
     out["c"] = True
     if task == "classification":
-        losses = realdata_report.table_differences(
-            realdata_report.fold_scores(records, "log_loss"), design, default, tables
+        losses = realdata_rule.table_differences(
+            realdata_statistics.fold_scores(records, "log_loss"), design, default, tables
         )
         out["log_loss"] = statistics.fmean(d for d, _ in losses.values()) if losses else math.nan
         out["c"] = out["log_loss"] <= LOG_LOSS_RISE
@@ -191,14 +191,14 @@ def verdicts(results, task: str) -> list:
 
 def _points(results, task: str, what: str) -> list:
     """``(learner, median seconds, suite mean)`` of every learner of ``task`` on the tables all of them have."""
-    metric = realdata_report.RANKING[task]
+    metric = realdata_rule.RANKING[task]
     learners = [m for m in results.methods if task_of(m) in (None, task) and results.of(method=m)]
     tables = sorted({r["dataset"] for r in results.records if r.get("task") == task})
-    means = realdata_report.common_means(realdata_report.fold_scores(results.records, metric), learners, tables)
+    means = realdata_statistics.common_means(realdata_statistics.fold_scores(results.records, metric), learners, tables)
     if not means:
         return []
     suite = {m: statistics.fmean(means[t][m] for t in means) for m in learners}
-    return [(m, realdata_report.median_seconds(results.records, m, what), suite[m]) for m in learners]
+    return [(m, realdata_rule.median_seconds(results.records, m, what), suite[m]) for m in learners]
 
 
 def frontier_figure(results, task: str):
@@ -209,7 +209,7 @@ def frontier_figure(results, task: str):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    metric = realdata_report.RANKING[task]
+    metric = realdata_rule.RANKING[task]
     scale = 100 if metric == "accuracy" else 1
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.5), sharey=True)
     for ax, what, label in zip(axes, ("fit_s", "predict_s"), ("fit", "prediction")):
@@ -274,7 +274,7 @@ def target_lines(results) -> list:
 def report(results) -> str:
     """The rule's tables and the targets; writes the frontier figures to ``--out``."""
     figures = {f"price_frontier_{t}": frontier_figure(results, t) for t in TASKS if verdicts(results, t)}
-    realdata_report.write_figures(figures, results.options.out, command_provenance("price", results.options.argv))
+    realdata_figures.write_figures(figures, results.options.out, command_provenance("price", results.options.argv))
     lines = ["## The rule's table", ""]
     for task in TASKS:
         lines += rule_section(results, task)
@@ -287,24 +287,24 @@ def report(results) -> str:
 def rows(results) -> list:
     out = []
     for task in TASKS:
-        metric = realdata_report.RANKING[task]
-        scores = realdata_report.fold_scores(results.records, metric)
+        metric = realdata_rule.RANKING[task]
+        scores = realdata_statistics.fold_scores(results.records, metric)
         for (table, learner), folds in sorted(scores.items()):
             if task_of(learner) in (None, task) and realdata_suite.task_of_dataset(table) == task:
-                mean, se = realdata_report.mean_se(folds.values())
+                mean, se = realdata_statistics.mean_se(folds.values())
                 out.append({"table": table, "learner": learner, metric: mean, "se": se, "folds": len(folds)})
     return out
 
 
 def check_report(results) -> str:
     """Condition (e): per check dataset, each design's mean paired per-seed difference to today's default."""
-    scores = realdata_report.seed_scores(results.records)
+    scores = realdata_statistics.seed_scores(results.records)
     rows_ = []
     for design in results.methods:
         task = task_of(design)
         if task is None or design == DEFAULTS[task]:
             continue
-        for dataset, (mean, se, loses) in realdata_report.check_losses(scores, design, DEFAULTS[task]).items():
+        for dataset, (mean, se, loses) in realdata_statistics.check_losses(scores, design, DEFAULTS[task]).items():
             points = 100 if task == "classification" else 1
             rows_.append([design, dataset, f"{points * mean:+.3f} ± {points * se:.3f}", "yes" if loses else "no"])
     header = ["design", "dataset", "mean difference ± SE (per seed)", "loses beyond 2 SE"]

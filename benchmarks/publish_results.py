@@ -14,8 +14,9 @@ in ``--out`` (default ``docs/results``):
 Every file starts with its provenance (this command, the commit, the machine, the date); pass the
 sweeps that produced the records with ``--sweep`` so the Markdown says how to regenerate them.
 
-It generates documentation, so it lives beside the studies, outside the package; ``scripts/publish_results.py`` is
-its front end (``python -m benchmarks.publish_results`` runs it too).
+It generates documentation, so it lives beside the studies, outside the package, on their harness
+(:class:`benchmarks.harness.Pages`); ``scripts/publish_results.py`` is its front end (``python -m
+benchmarks.publish_results`` runs it too).
 
 Example
 -------
@@ -25,7 +26,6 @@ Example
 
 from __future__ import annotations
 
-import argparse
 import shutil
 import sys
 from pathlib import Path
@@ -34,9 +34,9 @@ if not __package__:  # run as a file: the studies import from the repository roo
     sys.path[0] = str(Path(__file__).resolve().parents[1])
 
 from benchmarks import reproduction
-from mddf.experiments.provenance import provenance, script_path, with_csv_header
+from benchmarks.harness import Pages, PagesError
 from mddf.experiments.store import ResultStore
-from mddf.experiments.tables import csv_text, markdown_table, number, plus_minus, write_markdown
+from mddf.experiments.tables import markdown_table, number, plus_minus
 
 #: What Table 2's cells and columns are (the text under its title).
 TABLE2_NOTE = (
@@ -125,11 +125,6 @@ def _csv_value(value):
     return value
 
 
-def to_csv(rows, columns):
-    """``rows`` as CSV with ``columns``: lists joined by ``;``, floats rounded to 4 decimals."""
-    return csv_text([{k: _csv_value(v) for k, v in row.items()} for row in rows], columns)
-
-
 ROW_COLUMNS = [
     "dataset",
     "method",
@@ -167,53 +162,42 @@ def regenerate_section(sweeps, publish_command):
     return "\n".join(lines)
 
 
-def build_parser():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def options(parser) -> None:
     parser.add_argument("--results", action="append", required=True, help="a results.jsonl (repeatable)")
-    parser.add_argument("--out", default="docs/results", help="output folder (default: docs/results)")
     parser.add_argument("--sweep", action="append", default=[], help="a command that produced the records")
     parser.add_argument("--no-copy", action="store_true", help="do not copy the results.jsonl files")
     parser.add_argument(
         "--data-home", help="folder with the benchmark files (default: $MDDF_DATA), to tell which datasets exist"
     )
-    return parser
 
 
-def main(argv=None) -> int:
-    args = build_parser().parse_args(argv)
-    prov = provenance(script_path("publish_results.py"), argv)
-    records, sources = [], []
-    for path in map(Path, args.results):
-        if not path.is_file():
-            print(f"error: no results file at {path}", file=sys.stderr)
-            return 2
-        records += ResultStore(path).records()
-        sources.append(path)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    regenerate = regenerate_section(args.sweep, prov["command"])
+def formatted(rows, columns) -> list:
+    """``rows`` in ``columns``: lists joined by ``;``, floats rounded to 4 decimals."""
+    return [{column: _csv_value(row.get(column)) for column in columns} for row in rows]
 
-    table2 = reproduction.reproduction_rows(records, table=2)
+
+def not_run_lines(table2) -> list:
+    """Per method of Table 2: the datasets run without its cell."""
     run_datasets = list(dict.fromkeys(r["dataset"] for r in table2))
-    # Only the datasets without results are looked for: the records may come from another machine.
-    missing = reproduction.unavailable_datasets(
-        [d for d in reproduction.TABLE1_DATASETS if d not in run_datasets], data_home=args.data_home
-    )
-    not_run = []  # per method: the run datasets without its cell
+    lines = []
     for method in reproduction.TABLE2_METHODS:
         have = {r["dataset"] for r in table2 if r["method"] == method}
         if not have:
-            not_run.append(f"- **{method}**: no finished run in these records.")
+            lines.append(f"- **{method}**: no finished run in these records.")
         elif len(have) < len(run_datasets):
             names = ", ".join(d for d in run_datasets if d not in have)
-            not_run.append(f"- **{method}**: no finished run on {names}.")
-    selected = reproduction.selected_values(records)
+            lines.append(f"- **{method}**: no finished run on {names}.")
+    return lines
+
+
+def table2_page(table2, selected, missing, regenerate) -> str:
+    """Table 2 against the paper, the cells and datasets not run, and what mdDF-tuned chose."""
     missing_lines = [
         f"- **{name}**: not run; its files could not be obtained on the machine that ran these results "
         f"({reason}). `load_dataset` downloads them where their source is reachable."
         for name, reason in missing.items()
     ]
-    markdown = "\n".join(
+    return "\n".join(
         [
             "# Table 2: mdDF against the paper",
             "",
@@ -223,7 +207,7 @@ def main(argv=None) -> int:
             "",
             "## Cells not run yet",
             "",
-            *(not_run or ["None: every method of Table 2 has results on every dataset run."]),
+            *(not_run_lines(table2) or ["None: every method of Table 2 has results on every dataset run."]),
             "",
             "## Datasets of Table 1 not run",
             "",
@@ -242,36 +226,56 @@ def main(argv=None) -> int:
             "",
         ]
     )
-    write_markdown(markdown, out / "table2.md", prov)
-    (out / "table2.csv").write_text(with_csv_header(to_csv(table2, ROW_COLUMNS), prov))
-    if selected:
-        (out / "tuned.csv").write_text(with_csv_header(to_csv(selected, SELECTED_COLUMNS), prov))
 
+
+def table3_page(table3, regenerate) -> str:
+    return "\n".join(
+        [
+            "# Table 3: mdDF's structures against the paper",
+            "",
+            "mdDF_SF: four random forests per layer; mdDF_ST: stacking (each layer sees only the previous "
+            "layer's feature); mdDF_NP: no preconc (raw input only). Columns as in Table 2.",
+            "",
+            rows_markdown(table3, 3),
+            "",
+            regenerate,
+            "",
+        ]
+    )
+
+
+def build(args) -> dict:
+    """The pages of the records of ``--results`` (copied beside them unless ``--no-copy``)."""
+    sources = [Path(path) for path in args.results]
+    for path in sources:
+        if not path.is_file():
+            raise PagesError(f"no results file at {path}")
+    records = [record for path in sources for record in ResultStore(path).records()]
+    regenerate = regenerate_section(args.sweep, args.provenance["command"])
+    table2 = reproduction.reproduction_rows(records, table=2)
+    run_datasets = {r["dataset"] for r in table2}
+    # Only the datasets without results are looked for: the records may come from another machine.
+    missing = reproduction.unavailable_datasets(
+        [d for d in reproduction.TABLE1_DATASETS if d not in run_datasets], data_home=args.data_home
+    )
+    selected = reproduction.selected_values(records)
+    pages = {"table2": (table2_page(table2, selected, missing, regenerate), formatted(table2, ROW_COLUMNS))}
+    if selected:
+        pages["tuned"] = (None, formatted(selected, SELECTED_COLUMNS))
     table3 = reproduction.reproduction_rows(records, table=3)
     if table3:
-        markdown = "\n".join(
-            [
-                "# Table 3: mdDF's structures against the paper",
-                "",
-                "mdDF_SF: four random forests per layer; mdDF_ST: stacking (each layer sees only the previous "
-                "layer's feature); mdDF_NP: no preconc (raw input only). Columns as in Table 2.",
-                "",
-                rows_markdown(table3, 3),
-                "",
-                regenerate,
-                "",
-            ]
-        )
-        write_markdown(markdown, out / "table3.md", prov)
-        (out / "table3.csv").write_text(with_csv_header(to_csv(table3, ROW_COLUMNS), prov))
+        pages["table3"] = (table3_page(table3, regenerate), formatted(table3, ROW_COLUMNS))
     if not args.no_copy:
+        args.out.mkdir(parents=True, exist_ok=True)
         for path in sources:
-            target = out / f"{path.parent.name or 'results'}.jsonl"
+            target = args.out / f"{path.parent.name or 'results'}.jsonl"
             if path.resolve() != target.resolve():
                 shutil.copyfile(path, target)
-    print(f"wrote {out}/table2.md ({len(table2)} cells)" + (f", table3.md ({len(table3)} cells)" if table3 else ""))
-    return 0
+    return pages
 
+
+PAGES = Pages("publish_results", __doc__, build, options=options, out="docs/results", script="publish_results.py")
+main = PAGES.main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -155,7 +155,7 @@ def fit(ctx, X, y, *rest) -> dict:
     for reg in VARIANTS:
         extra = {"n_iter": QUICK_L1_N_ITER} if reg == "l1" and quick else None
         res = run_quadboost_protocol(
-            (X, y), reg, grid=grids[reg], random_state=ctx.seed, estimator_params=extra, n_jobs=ctx.n_jobs
+            X, y, reg, grid=grids[reg], random_state=ctx.seed, estimator_params=extra, n_jobs=ctx.n_jobs
         )
         fit_s, _ = median_fit_seconds(res.estimator, X_tr, y_tr, ctx.options.refits)
         chosen_T = res.best_params["n_iter"] if reg is None else chosen_T

@@ -30,7 +30,6 @@ L1_N_ITER = 100_000
 class ProtocolResult:
     """Outcome of :func:`run_quadboost_protocol` on one dataset and one QuadBoost variant."""
 
-    dataset: str
     regularization: str | None
     best_params: dict
     cv_accuracy: float
@@ -96,7 +95,8 @@ def cross_validate_staged(base, grid, X, y, cv, n_jobs=None):
 
 
 def run_quadboost_protocol(
-    dataset,
+    X,
+    y,
     regularization,
     *,
     grid=None,
@@ -112,8 +112,8 @@ def run_quadboost_protocol(
 
     Parameters
     ----------
-    dataset : str, Dataset or (X, y)
-        A name for :func:`mddf.datasets.load_dataset`, a loaded dataset (train and test rows are pooled), or arrays.
+    X, y : arrays
+        Every row of the dataset (a study's harness loads them: a dataset's train and test rows pooled).
     regularization : {None, "l1", "l2", "linf"}
     grid : dict, optional
         Hyper-parameter grid (default: ``PAPER_GRIDS[regularization]``).
@@ -134,7 +134,7 @@ def run_quadboost_protocol(
     -------
     ProtocolResult
     """
-    name, X, y = _resolve(dataset)
+    X, y = np.asarray(X), np.asarray(y)
     grid = dict(PAPER_GRIDS[regularization] if grid is None else grid)
     X_train, X_test, y_train, y_test = paper_split(X, y, stratify=stratify_split, random_state=random_state)
     base = _base_estimator(regularization, grid, random_state, estimator_params)
@@ -158,7 +158,6 @@ def run_quadboost_protocol(
     est.fit(X_train, y_train)
     fit_seconds = time.perf_counter() - t0
     result = ProtocolResult(
-        dataset=name,
         regularization=regularization,
         best_params=best_params,
         cv_accuracy=cv_accuracy,
@@ -174,19 +173,8 @@ def run_quadboost_protocol(
     )
     if verbose:
         print(
-            f"[QuadBoost protocol] {name} {regularization or 'vanilla'}: {best_params} "
+            f"[QuadBoost protocol] {regularization or 'vanilla'}: {best_params} "
             f"cv {cv_accuracy:.4f} test {result.test_accuracy:.4f} voters {result.n_voters}",
             flush=True,
         )
     return result
-
-
-def _resolve(dataset):
-    if isinstance(dataset, tuple):
-        X, y = dataset
-        return "arrays", np.asarray(X), np.asarray(y)
-    if isinstance(dataset, str):
-        from mddf.datasets import load_dataset
-
-        dataset = load_dataset(dataset)
-    return dataset.name, dataset.X, dataset.y

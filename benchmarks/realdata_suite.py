@@ -67,7 +67,7 @@ if not __package__:  # run as a file: the studies import from the repository roo
 import numpy as np
 import pandas as pd
 
-from benchmarks import realdata, realdata_report
+from benchmarks import realdata, realdata_report, realdata_rule
 from benchmarks.data import categorical_mask, frames, ordinal_codes
 from benchmarks.harness import CrossValidation, Data, Dataset, Study, fit_and_score, load_data, main_by_flag
 from benchmarks.mixed import describe as describe_cascade
@@ -225,7 +225,7 @@ def peer(name: str):
 
 
 #: The reference learners: the report's peers of the default, and the majority class or mean.
-PEERS = (*realdata_report.PEERS, "Baseline")
+PEERS = (*realdata_rule.PEERS, "Baseline")
 METHODS = {
     **{name: cascade(params) for name, params in CLASSIFIERS.items()},
     **{name: cascade(params) for name, params in REGRESSORS.items()},

@@ -50,7 +50,7 @@ from benchmarks.harness import (
     summary,
     timed_fit,
 )
-from mddf.experiments.runner import predictor_choice
+from mddf.experiments.model_summary import predictor_choice
 from mddf.experiments.tables import markdown_table, mean_std, number
 
 NUMERIC = ("diabetes", "friedman1", "friedman3", "california")

@@ -1,26 +1,16 @@
-"""The benchmark: every method on a suite of datasets (or a user's file), tables like the papers'.
+"""The benchmark: every method on a suite of datasets (or a user's file), into the resumable ``<out>/results.jsonl``.
 
-``mddf benchmark`` and ``python scripts/run_uci.py`` parse their arguments
-(:mod:`.cli`) and call :func:`run`. It plans one run per (dataset, method, seed[, fold]),
-executes them (:mod:`.executor`, or a Dask cluster: :mod:`.cluster`) into the resumable
-``<out>/results.jsonl`` and writes ``table.md`` / ``table.csv`` (``ablation.*`` with the mdDF
-structures, ``peers.*`` with today's peers), each headed by its provenance. Random forest and
-XGBoost use 400 x k trees, k = the number of layers mdDF kept on the same dataset and seed.
-"""
+``mddf benchmark`` and ``python scripts/run_uci.py`` parse their arguments (:mod:`.cli`) and call :func:`run`, which
+plans one run per (dataset, method, seed[, fold]), executes them (:mod:`.executor`, or :mod:`.cluster`) and writes
+the practitioner's comparison (:mod:`.comparison`) or the papers' tables (:mod:`.paper_tables`)."""
 
 from __future__ import annotations
 
-import contextlib
-import importlib
-import os
 import sys
-import threading
-from dataclasses import dataclass
 from pathlib import Path
 
 from mddf.datasets import DatasetError
-from mddf.datasets import published as paper_results
-from mddf.datasets.user_data import TEST_FRACTION, UserDataError, registered, summary
+from mddf.datasets.user_data import UserDataError, summary
 
 from .binding import set_aside_stale
 from .cluster import run_from_args
@@ -29,10 +19,11 @@ from .comparison import plot as plot_comparison
 from .comparison import to_csv as comparison_csv
 from .comparison import to_markdown as to_comparison_markdown
 from .defaults import DEFAULT_SEEDS
-from .executor import EXIT_NOTHING_TO_RUN, EXIT_OK, EXIT_RUN_FAILED, applicable, bound_records, plan, unfinished
-from .methods import FALLBACK_TREES_K, default_registry, unavailable_reason
+from .exit_status import EXIT_NOTHING_TO_RUN, EXIT_OK, EXIT_RUN_FAILED
+from .methods import default_registry
 from .metrics import METRICS
 from .outlock import hold
+from .paper_tables import write_tables
 from .planning import available as usable_methods
 from .planning import (
     bindings,
@@ -46,30 +37,18 @@ from .planning import (
 )
 from .protocols.practitioner import TooFewRows
 from .provenance import provenance, with_csv_header
+from .registry import unavailable_reason
+from .runbook import bound_records, plan, unfinished
 from .runner import DatasetUnavailable, load, task_of
 from .store import ResultStore, new_record
 from .studies import UsageError, open_user_data
-from .suites import DEEPBOOST_N_FOLDS, SUITES, paper_of, protocol_of
-from .tables import build_table, method_notes, summarize, to_csv, to_markdown, write_markdown
+from .suites import DEEPBOOST_N_FOLDS, SUITES, protocol_of
+from .tables import write_markdown
 
 BASELINE = "Baseline"
 #: The figure beside table.md.
 FIGURE_STEM = "figure"
 FIGURE = f"{FIGURE_STEM}.png"
-
-TABLE2_ORDER = tuple(
-    "MLP RF XGBoost gcForest gcForest-MGS mdDF mdDF-tuned AdaBoost DeepBoost DeepBoost-log QuadBoost".split()
-)
-TABLE3_ORDER = ("mdDF_SF", "mdDF_ST", "mdDF_NP", "mdDF")
-# Today's peers beside the paper's tree ensembles, on the same splits and seeds.
-PEERS_ORDER = ("mdDF", "RF", "XGBoost", "ExtraTrees", "HGB", "LightGBM")
-PEERS_COMPARED = ("mdDF", "RF", "XGBoost")
-#: The notes on the mdDF structures of the paper's Table 3 (ablation.md).
-ABLATION_NOTES = (
-    (("mdDF_SF",), "mdDF_SF: 4 random forests per layer."),
-    (("mdDF_ST",), "mdDF_ST: stacking (previous layer's feature only)."),
-    (("mdDF_NP",), "mdDF_NP: no preconc (raw input only)."),
-)
 
 
 def list_registry(registry, out=sys.stdout):
@@ -84,12 +63,11 @@ def list_registry(registry, out=sys.stdout):
         flags = ("binary only", "regression too", "practitioner", "--ablation", "--peers", "opt-in")
         ons = (spec.binary_only, "regression" in spec.tasks, spec.practitioner, spec.ablation, spec.peer, opt_in)
         flags = [flag for flag, on in zip(flags, ons) if on]
-        state = "available" if reason is None else "UNAVAILABLE"
+        state, shown = "available" if reason is None else "UNAVAILABLE", f" [{', '.join(flags)}]" if flags else ""
         print(
-            f"  {spec.name:<14} {state:<12} {spec.description}" + (f" [{', '.join(flags)}]" if flags else ""), file=out
+            f"  {spec.name:<14} {state:<12} {spec.description}{shown}" + (f"\n  {'':<14} {reason}" if reason else ""),
+            file=out,
         )
-        if reason:
-            print(f"  {'':<14} {reason}", file=out)
 
 
 def _short(message: str, limit: int = 200) -> str:
@@ -98,272 +76,12 @@ def _short(message: str, limit: int = 200) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _ordered(names, order):
-    known = [m for m in order if m in names]
-    return known + [m for m in names if m not in known]
-
-
-def _tabulated(rec, datasets, seeds, profile) -> bool:
-    """Whether ``rec`` is a successful full-training-set run of the tables' datasets, seeds and profile."""
-    return (
-        rec.get("status") == "ok"
-        and rec.get("dataset") in datasets
-        and (rec.get("profile"), rec.get("fraction", 1.0)) == (profile, 1.0)
-        and rec.get("seed") in seeds
-    )
-
-
-def fit_seconds(records, datasets, methods, seeds, profile) -> dict:
-    """``{method: {dataset: "mean fit seconds"}}`` over the successful runs (latest record per run)."""
-    latest = {r["key"]: r for r in records if "key" in r and r.get("method")}
-    seconds: dict = {}
-    for rec in latest.values():
-        if (
-            _tabulated(rec, datasets, seeds, profile)
-            and rec["method"] in methods
-            and rec.get("train_seconds") is not None
-        ):
-            seconds.setdefault(rec["method"], {}).setdefault(rec["dataset"], []).append(rec["train_seconds"])
-    return {m: {d: f"{sum(v) / len(v):.2f}" for d, v in per.items()} for m, per in seconds.items()}
-
-
-def write_tables(
-    records, out: Path, datasets, methods, seeds, profile, n_classes, image_shapes, skipped, registry, prov=None
-):
-    """Write table.md / table.csv (and ablation.md / .csv, peers.md / .csv) from the records.
-
-    ``prov`` (:func:`mddf.experiments.provenance.provenance`) heads every file. Returns the
-    Markdown of the tables (without that header).
-    """
-    cells = summarize(records, profile=profile, seeds=set(seeds))
-    specs = {m: registry.get(m) for m in methods}
-    tables = _Tables(
-        records,
-        datasets,
-        seeds,
-        profile,
-        cells,
-        papers={paper_of(d) for d in datasets} - {None},
-        k_column=_k_column(records, datasets, seeds, profile),
-        not_applicable=_not_applicable(datasets, methods, specs, n_classes, image_shapes),
-        skipped=skipped,
-    )
-    main_methods, peer_methods, ablation_methods = _table_methods(methods, specs)
-    accuracy_note = _accuracy_note(datasets, seeds, profile)
-    markdown = _write(tables.main(main_methods, accuracy_note), out, "table", prov)
-    if ablation_methods:
-        markdown += "\n" + _write(tables.ablation(ablation_methods), out, "ablation", prov)
-    if peer_methods:
-        markdown += "\n" + _write(tables.peers(peer_methods, accuracy_note), out, "peers", prov)
-    return markdown
-
-
-#: How the tree-budget methods' trees are counted (``{methods}``: those of a table that ran).
-K_NOTE = "400·k trees / boosting rounds for {methods}, with k = layers kept by mdDF on the same dataset and seed"
-
-
-def _not_applicable(datasets, methods, specs, n_classes, image_shapes) -> set:
-    """The ``(dataset, method)`` cells shown as "n/a": a method that does not apply to a dataset whose classes are known
-    (:func:`~mddf.experiments.executor.applicable`)."""
-    return {
-        (d, m)
-        for d in datasets
-        if d in n_classes
-        for m in methods
-        if not applicable(specs[m], n_classes[d], image_shapes.get(d))
-    }
-
-
-def _table_methods(methods, specs):
-    """The methods of each table: the main table's (Table 2's order first), the peers' (none without a peer; the
-    compared methods beside them, in :data:`PEERS_ORDER`) and the ablation's (Table 3's, none without one of them)."""
-    main = _ordered([m for m in methods if not specs[m].ablation and not specs[m].peer], TABLE2_ORDER)
-    peers = (
-        _ordered([m for m in methods if specs[m].peer or m in PEERS_COMPARED], PEERS_ORDER)
-        if any(specs[m].peer for m in methods)
-        else []
-    )
-    ablation = [m for m in TABLE3_ORDER if m in methods] if any(specs[m].ablation for m in methods) else []
-    return main, peers, ablation
-
-
-def _k_column(records, datasets, seeds, profile) -> dict:
-    """The tables' column ``k``: ``{"k": {dataset: k values}}`` of the tabulated runs with a tree budget, each k
-    ``/``-joined and marked ``*`` when it is the fallback; {} when no run has one."""
-    ks = {}
-    for rec in records:
-        if _tabulated(rec, datasets, seeds, profile) and rec.get("trees_k") is not None:
-            fallback = str(rec.get("trees_k_source", "")).startswith("fallback")
-            ks.setdefault(rec["dataset"], set()).add(f"{rec['trees_k']}{'*' if fallback else ''}")
-    return {"k": {d: "/".join(sorted(v)) for d, v in ks.items()}} if ks else {}
-
-
-def _accuracy_note(datasets, seeds, profile) -> str:
-    """The first note of the main and peers tables: what a cell is, over which seeds (and folds), and the bold."""
-    folds = (
-        " x 10 folds (DeepBoost protocol: test fold i, validation fold i+1, train on the rest)"
-        if "deepboost" in {protocol_of(d) for d in datasets}
-        else ""
-    )
-    return (
-        f"Test accuracy (%), mean ± sample std over {len(seeds)} seed(s)"
-        + folds
-        + f"; profile '{profile}'. Bold: best of its group."
-    )
-
-
-@dataclass(frozen=True)
-class _Tables:
-    """What the tables of :func:`write_tables` are built from, and how each is built.
-
-    Attributes
-    ----------
-    records : list of dict
-        The results' records.
-    datasets, seeds : list
-        The tables' rows and the seeds averaged over.
-    profile : str
-    cells : dict
-        ``{(dataset, method): Cell}`` (:func:`~mddf.experiments.tables.summarize`).
-    papers : set of str
-        The papers that published results on the datasets (``"mddf"``, ``"deepboost"``).
-    k_column : dict
-        :func:`_k_column`: the column ``k``, or {}.
-    not_applicable : set
-        The ``(dataset, method)`` cells shown as "n/a".
-    skipped : dict
-        ``{dataset: loader message}`` of the datasets whose files are missing.
-    """
-
-    records: list
-    datasets: list
-    seeds: list
-    profile: str
-    cells: dict
-    papers: set
-    k_column: dict
-    not_applicable: set
-    skipped: dict
-
-    def main(self, methods, accuracy_note):
-        """The main table (the papers' Table 2): our columns, the published ones, the column ``k`` and the notes."""
-        k_note = K_NOTE + (" (column 'k')." if self.k_column else ".")
-        descriptions = [
-            (("RF", "XGBoost"), k_note),
-            (("MLP",), "MLP: the adam solver (scikit-learn has no adadelta), architecture chosen on validation rows."),
-        ]
-        notes = [accuracy_note]
-        if any("*" in v for per in self.k_column.values() for v in per.values()):
-            notes.append(f"k marked * : no mdDF result for that run, so the fallback k = {FALLBACK_TREES_K} was used.")
-        paper, paper_std, paper_notes = self._published(methods)
-        title, data_note = self._main_title()
-        notes += paper_notes + ([data_note] if data_note else [])
-        table = build_table(
-            title,
-            self.datasets,
-            methods,
-            self.cells,
-            paper=paper,
-            paper_std=paper_std,
-            not_applicable=self.not_applicable,
-            skipped=self.skipped,
-            notes=notes,
-            extra=self.k_column,
-        )
-        table.notes[1:1] = method_notes(table, descriptions)
-        return table
-
-    def _published(self, methods):
-        """The published columns beside the main table's ``methods``, their std and the notes on them (lists)."""
-        paper, paper_std, notes = {}, {}, []
-        if "mddf" in self.papers and any(m in methods for m in paper_results.MDDF_TABLE2["adult"]):
-            paper.update(paper_results.mddf_paper_columns())
-            published = ", ".join(f"{m} {r:.3f}" for m, r in paper_results.MDDF_TABLE2_PUBLISHED_RANK.items())
-            notes.append(
-                f"The mdDF paper prints Avg. Rank {published}; the rank row recomputes it from the "
-                "printed accuracies of the rows shown."
-            )
-        if "deepboost" in self.papers:
-            paper.update(paper_results.deepboost_paper_columns())
-            paper_std.update(paper_results.deepboost_paper_std())
-            notes.append(
-                "DeepBoost paper: published error e shown as accuracy 100·(1 − e), ± its std; "
-                "T1 boosted stumps (exponential loss), T2 trees (exponential), T3 trees (logistic)."
-            )
-        return paper, paper_std, notes
-
-    def _main_title(self):
-        """The main table's title, and the note on the user's data file (``--data``) or None."""
-        own = [registered(d) for d in self.datasets]
-        if own and all(own):  # --data: the user's file
-            title = "Test accuracy (%) on " + ", ".join(Path(s.path).name for s in own)
-            data_note = "Data: " + "; ".join(s.describe() for s in own) + f". Split: {_split_note(own[0])}."
-        else:
-            title = "Test accuracy (%) on " + (
-                " and ".join(f"the {p} paper's datasets" for p in sorted(self.papers))
-                or "scikit-learn's bundled datasets"
-            )
-            data_note = None
-        return title + ", papers' protocol", data_note
-
-    def ablation(self, methods):
-        """The table of the mdDF structures (the paper's Table 3), with its published column on the mdDF datasets."""
-        paper = paper_results.mddf_paper_columns(ablation=True) if "mddf" in self.papers else {}
-        title = "mdDF structures (the paper's Table 3), test accuracy (%), papers' protocol"
-        table = build_table(title, self.datasets, methods, self.cells, paper=paper, skipped=self.skipped)
-        table.notes[:0] = method_notes(table, ABLATION_NOTES)
-        return table
-
-    def peers(self, methods, accuracy_note):
-        """Today's peers on the same splits and seeds: their accuracy, the column ``k`` and their mean fit seconds."""
-        seconds = fit_seconds(self.records, self.datasets, methods, self.seeds, self.profile)
-        extra = {"k": self.k_column["k"]} if self.k_column else {}
-        extra.update({f"{m} fit s": seconds.get(m, {}) for m in methods})
-        title = "Today's peers: test accuracy (%) on the same splits and seeds, papers' protocol"
-        seconds_note = (
-            "fit s: mean wall-clock seconds of the final fit over the seeds (without hyper-parameter search)."
-        )
-        shown = dict(not_applicable=self.not_applicable, skipped=self.skipped)
-        table = build_table(
-            title, self.datasets, methods, self.cells, **shown, notes=[accuracy_note, seconds_note], extra=extra
-        )
-        quick = "; quick profile: 10 rounds" if self.profile == "quick" else ""
-        table.notes[1:1] = method_notes(
-            table,
-            [
-                (("RF", "XGBoost", "ExtraTrees"), K_NOTE + (" (column 'k')." if self.k_column else ".")),
-                (("LightGBM",), f"LightGBM: LGBMClassifier with lightgbm's defaults (verbose=-1){quick}."),
-                (
-                    ("HGB",),
-                    "HGB: scikit-learn's HistGradientBoostingClassifier with its defaults, categorical columns "
-                    f"declared{quick}.",
-                ),
-                (("ExtraTrees",), "ExtraTrees: scikit-learn's ExtraTreesClassifier."),
-                (("ExtraTrees", "HGB", "LightGBM"), "No published numbers for {methods}: neither paper ran them."),
-            ],
-        )
-        return table
-
-
-def _write(table, out: Path, stem: str, prov) -> str:
-    """Write ``table`` as ``<stem>.md`` and ``<stem>.csv`` in ``out``, each headed by ``prov``; return the Markdown."""
-    markdown = to_markdown(table)
-    write_markdown(markdown, out / f"{stem}.md", prov)
-    (out / f"{stem}.csv").write_text(with_csv_header(to_csv(table), prov))
-    return markdown
-
-
 def run(args, registry=None, *, command: str) -> int:
-    """Run the benchmark the parsed arguments (:func:`mddf.experiments.cli.benchmark_parser`) describe.
+    """Run the benchmark the parsed arguments (:func:`~.options.benchmark_options`) describe; return the exit status.
 
-    ``registry`` holds the methods (default: :func:`~.methods.default_registry`; tests add doubles);
-    ``command`` is recorded in the lock and the tables' provenance. Returns the exit status; raises
-    :class:`~.studies.UsageError`, :class:`~mddf.datasets.user_data.UserDataError`, :class:`~.outlock.FolderLocked`
-    and :class:`~.outlock.FolderUnwritable` for the command line to report.
-    """
+    ``registry`` holds the methods (default: :func:`~.methods.default_registry`); ``command`` is recorded in the lock
+    and the provenance. The errors about the input are raised for the command line to report."""
     registry = registry or default_registry()
-    if args.data_home is not None:
-        os.environ["MDDF_DATA"] = str(args.data_home.resolve())
     if args.list:
         list_registry(registry)
         return EXIT_OK
@@ -414,19 +132,6 @@ def run(args, registry=None, *, command: str) -> int:
         return EXIT_NOTHING_TO_RUN
     with hold(out, command):
         return _run_in(out, args, registry, datasets, available, source, command, protocol, seeds, user_ds)
-
-
-def _import_in_background(module: str) -> threading.Thread:
-    """Import ``module`` in a daemon thread (returned, started), so that its import overlaps the runs instead of
-    following them; should it fail, the import that needs the module fails in its turn and says why."""
-
-    def load():
-        with contextlib.suppress(Exception):
-            importlib.import_module(module)
-
-    thread = threading.Thread(target=load, name="mddf background import", daemon=True)
-    thread.start()
-    return thread
 
 
 def _run_in(out, args, registry, datasets, available, source, command, protocol, seeds, user_ds) -> int:
@@ -483,7 +188,6 @@ def _run_in(out, args, registry, datasets, available, source, command, protocol,
         _print_skipped(skipped)
         return EXIT_NOTHING_TO_RUN
     set_aside_stale(store, tasks, lambda text: print(text, file=sys.stderr))
-    _import_in_background(f"{__package__}.figures")  # matplotlib's import overlaps the runs, not the table's turn
     code = run_from_args(tasks, store, args, registry)
     if code != EXIT_OK:
         return code
@@ -582,12 +286,6 @@ def write_paper_figure(records, out, datasets, methods, prov) -> None:
 def _dataset_record(name: str, status: str, **why) -> dict:
     """The record saying why a dataset could not be loaded (``why``: its ``message`` or ``error``)."""
     return new_record(f"{name}|dataset", name, None, status=status, **why)
-
-
-def _split_note(source) -> str:
-    if source.test_path:
-        return f"the fixed test file {Path(source.test_path).name}"
-    return f"each seed's stratified {100 - 100 * TEST_FRACTION:g}/{100 * TEST_FRACTION:g} split of the rows"
 
 
 def _print_skipped(skipped: dict) -> None:

@@ -1,17 +1,10 @@
 """What a result is bound to: the content of the data it ran on, and the options that change it.
 
-Every run record carries ``data_sha256``, the sha256 of the data (a ``--data`` file's bytes, as
-``sha256sum`` prints them, and ``test_sha256`` of a ``--test`` file; a built-in dataset's loaded arrays:
-:func:`dataset_sha256`), and ``settings_sha256``, the hash of everything else that changes its result
-(:func:`run_settings`: protocol, task, folds, profile, the share held out for selection, the metrics'
-clipping, how the file was read, and the method's builder and estimator parameters, seeds and thread
-counts left out). The run's key holds the rest; library versions are named in ``versions``.
-
-A rerun resumes a run only from a record with the same key and hashes (:func:`matches`,
-:func:`latest_bound`); before it starts, :func:`set_aside_stale` moves the results file aside when it holds
-records of other data or settings, keeping the ones that match: nothing of another file or configuration is
-mixed into a table. The studies of ``benchmarks/`` bind their records the same way: to the hash of their
-loaded rows (:func:`content_sha256`) or of their files, and to the hash of their settings.
+Every record carries ``data_sha256`` (a ``--data`` file's bytes, ``test_sha256`` of a ``--test`` file, or a built-in
+dataset's arrays: :func:`dataset_sha256`) and ``settings_sha256`` (:func:`run_settings`: everything else that changes
+its result). A rerun resumes a run only from a record with the same key and hashes (:func:`latest_bound`);
+:func:`set_aside_stale` moves records of other data or settings aside. The studies of ``benchmarks/`` bind their
+records the same way (:func:`content_sha256`).
 """
 
 from __future__ import annotations
@@ -46,12 +39,8 @@ def dataset_sha256(dataset) -> str:
 
 
 def content_sha256(*parts) -> str:
-    """The sha256 of ``parts``, in order, by their content: the data hash of rows that no file names (a study's).
-
-    Each part is None, an array (its dtype, shape and bytes; an array of Python objects, such as string labels,
-    by its values) or a pandas DataFrame or Series (its columns with their dtypes, categories included, then its
-    index and values).
-    """
+    """The sha256 of ``parts``, in order, by their content (None, arrays, pandas frames and series with their dtypes):
+    the data hash of rows that no file names (a study's)."""
     digest = hashlib.sha256()
     for part in parts:
         _add_content(digest, part)
@@ -150,16 +139,12 @@ class Binding:
 
 def matches(record: dict, binding: Binding | None) -> bool:
     """Whether ``record`` was obtained on the data and with the settings of ``binding`` (None: not bound)."""
-    if binding is None:
-        return True
-    return all(record.get(k) == v for k, v in binding.fields().items())
+    return binding is None or all(record.get(k) == v for k, v in binding.fields().items())
 
 
 def latest_bound(records, bindings: dict) -> dict:
-    """``{key: its latest record that matches bindings[key]}`` (:func:`matches`), for the keys of ``bindings``.
-
-    What a rerun resumes: a record of another key, or of other data or settings, is left out (not removed).
-    """
+    """``{key: its latest record that matches bindings[key]}`` (:func:`matches`), for the keys of ``bindings``: what a
+    rerun resumes."""
     return {r["key"]: r for r in records if r.get("key") in bindings and matches(r, bindings[r["key"]])}
 
 
@@ -168,13 +153,9 @@ def _short(sha) -> str:
 
 
 def set_aside_stale(store, tasks, log) -> Path | None:
-    """Move ``store``'s file aside if it holds results of other data or settings; keep the matching ones.
-
-    A record is stale when its dataset is one of ``tasks``' and its data (or test file) hash differs, or
-    when its run is one of ``tasks`` and its settings hash differs. The file then goes to
-    ``<folder>/old/results-<UTC time>.jsonl``, the other records are written back, and ``log`` says what
-    was moved, naming the hashes that differ. Returns where the old file went, or None.
-    """
+    """Move ``store``'s file to ``<folder>/old/results-<UTC time>.jsonl`` if it holds records of ``tasks``' datasets
+    with other data hashes, or of their runs with other settings, and write the other records back; ``log`` says what
+    differs. Returns where the old file went, or None."""
     records = store.records()
     if not records:
         return None
@@ -220,15 +201,9 @@ def _difference(stale, data, planned) -> str:
             parts.append(
                 f"{dataset}: data sha256 {was}, now {_short(sha)}" + (f" + test {_short(test)}" if test else "")
             )
-    methods = sorted(
-        {
-            r.get("method")
-            for r in stale
-            if r["key"] in planned
-            and r.get("settings_sha256") != planned[r["key"]].settings_sha256
-            and (r.get("data_sha256"), r.get("test_sha256")) == data.get(r.get("dataset"))
-        }
-    )
+    # a stale record of the data planned is one of other settings
+    same_data = [r for r in stale if (r.get("data_sha256"), r.get("test_sha256")) == data.get(r.get("dataset"))]
+    methods = sorted({r.get("method") for r in same_data})
     if methods:
         parts.append(f"other settings of {', '.join(map(str, methods))}")
     return "; ".join(parts) or "other data or settings"

@@ -1,22 +1,9 @@
-"""Runs on a Dask cluster: ``run_uci.py --scheduler tcp://HOST:8786`` or ``--scheduler local:N``.
+"""Runs on a Dask cluster: ``--scheduler tcp://HOST:8786`` or ``--scheduler local:N``.
 
-Every planned run becomes one Dask task that calls :func:`~.runner.run_one` on a worker. The driver
-submits the runs whose tree budget is known (RF and XGBoost wait for mdDF's run, as locally) and
-appends each result to ``results.jsonl`` through the local executor's :class:`~.executor.RunBook`, so
-the file, its resume logic and the tables are unchanged; only the driver writes the file.
-
-- **Data**: workers load each dataset themselves from their own ``MDDF_DATA`` (every file verified
-  against its pinned sha256) and keep the last two in memory (:data:`~.runner.DATASET_CACHE_SIZE`);
-  a task's arguments are a few names and numbers, its result one JSON-safe dict, so no array travels
-  through the scheduler.
-- **Threads**: each task runs its estimator with ``n_jobs=1`` by default (one run per worker thread;
-  ``local:N`` starts N single-threaded workers, whose nanny sets ``OMP_NUM_THREADS=1``).
-- **Failures**: a failing method is an ``error`` record made on the worker. A task that raises all the
-  same is retried ``retries`` times, then recorded as failed. A dying worker takes only its running
-  tasks, which the scheduler reruns up to ``distributed.scheduler.allowed-failures`` (1 for
-  ``local:N``, Dask's default 3 otherwise) before recording them as failed. No run is silently dropped.
-
-Dask is optional (``pip install "mddf[dask]"``), imported only when a cluster is used.
+Every planned run becomes one Dask task that calls :func:`~.runner.run_one` on a worker; the driver submits the runs
+whose tree budget is known and appends each record through a :class:`~.runbook.RunBook`, the only writer of the
+results file. What to expect (data, threads, failures): docs/user_guide/dask.md. Dask is optional (the ``dask``
+extra), imported only when a cluster is used.
 """
 
 from __future__ import annotations
@@ -26,26 +13,14 @@ import asyncio
 import contextlib
 import importlib.util
 import os
-import signal
 import sys
 import traceback
 import uuid
 from dataclasses import dataclass
 
-from .executor import (
-    EXIT_INTERRUPTED,
-    EXIT_OK,
-    EXIT_RUN_FAILED,
-    EXIT_TERMINATED,
-    RunBook,
-    Task,
-    Terminated,
-    _raise_on_sigterm,
-    execute,
-    failure_record,
-    threads_per_run,
-    worker_environment,
-)
+from .executor import execute, threads_per_run, worker_environment
+from .exit_status import EXIT_INTERRUPTED, EXIT_OK, EXIT_RUN_FAILED, EXIT_TERMINATED, Terminated, sigterm_raises
+from .runbook import RunBook, Task, failure_record
 from .store import ResultStore
 
 INSTALL_HINT = 'pip install "mddf[dask]" (from a checkout: pip install -e ".[dask]")'
@@ -90,33 +65,27 @@ class SchedulerSpec:
 
 
 def parse_scheduler(text: str) -> SchedulerSpec:
-    """``"tcp://HOST:8786"`` (any ``scheme://`` address Dask accepts), ``"local:N"``, or ``"local"`` (one per core)."""
+    """``"tcp://HOST:8786"`` (any ``scheme://`` address Dask accepts), ``"local:N"``, or ``"local"`` (one per core);
+    ``--scheduler``'s type (an ``argparse.ArgumentTypeError`` for anything else)."""
     text = text.strip()
     if text == "local" or text.startswith("local:"):
         count = text.partition(":")[2] or str(os.cpu_count() or 1)
         if not count.isdigit() or int(count) < 1:
-            raise ValueError(f"--scheduler local:N needs a number of workers N >= 1, got {text!r}")
+            raise argparse.ArgumentTypeError(f"--scheduler local:N needs a number of workers N >= 1, got {text!r}")
         return SchedulerSpec(n_workers=int(count))
     if "://" in text and text.split("://", 1)[1]:
         return SchedulerSpec(address=text)
-    raise ValueError(
+    raise argparse.ArgumentTypeError(
         f"--scheduler takes a Dask scheduler address such as tcp://HOST:8786, or local:N to start "
         f"N local workers; got {text!r}"
     )
-
-
-def _scheduler_type(text):
-    try:
-        return parse_scheduler(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def add_scheduler_argument(parser: argparse.ArgumentParser) -> None:
     """``--scheduler``, shared by the scripts that execute many runs."""
     parser.add_argument(
         "--scheduler",
-        type=_scheduler_type,
+        type=parse_scheduler,
         default=None,
         metavar="ADDRESS|local:N",
         help="run every run as a task on a Dask cluster: the address of a running scheduler "
@@ -155,12 +124,8 @@ def check_scheduler_args(parser: argparse.ArgumentParser, args: argparse.Namespa
 
 @contextlib.contextmanager
 def connect(spec: SchedulerSpec, *, timeout: float = 10.0):
-    """A ``distributed.Client`` for ``spec``, closed on exit (with the cluster it started).
-
-    ``local:N`` starts a ``LocalCluster`` of N single-threaded worker processes on the loopback interface,
-    with the local executor's thread environment, recording a run as failed after
-    :data:`LOCAL_ALLOWED_FAILURES` worker deaths.
-    """
+    """A ``distributed.Client`` for ``spec``, closed on exit with the cluster it started (``local:N``: N single-threaded
+    worker processes on the loopback interface, a run failed after :data:`LOCAL_ALLOWED_FAILURES` worker deaths)."""
     distributed = import_distributed()
     cluster = None
     try:
@@ -184,11 +149,8 @@ def connect(spec: SchedulerSpec, *, timeout: float = 10.0):
 
 
 def check_workers(client, registry=None) -> dict:
-    """Check that the scheduler and every worker (both unpickle the tasks) find the packages a run imports.
-
-    Returns ``{"workers": n, "threads": total}``; raises :class:`ClusterSetupError` naming the processes
-    and the packages they lack (the runs would all fail otherwise).
-    """
+    """``{"workers": n, "threads": total}`` of the cluster, once the scheduler and every worker are found to import the
+    packages a run needs; else :class:`ClusterSetupError`, naming the processes and the packages they lack."""
     packages = set(WORKER_PACKAGES)
     for spec in registry or ():
         packages.add(spec.build.__module__.split(".")[0])
@@ -259,13 +221,9 @@ def _failure(task: Task, future, exc: BaseException, scheduler: str) -> dict:
 
 
 def execute_on_cluster(tasks: list[Task], store: ResultStore, client, *, n_jobs=1, retries=1, **options) -> list[dict]:
-    """Run every task whose latest record in ``store`` is not ``ok`` on the cluster of ``client``; return the
-    records written.
-
-    ``n_jobs`` threads per run (1: one run per worker thread); ``retries`` extra attempts of a task that
-    raises (worker deaths are counted by the scheduler); ``options`` as for :func:`~.executor.execute`
-    (the registry's builders must import on the workers, which read ``user_data`` at the same path).
-    """
+    """Run every task whose latest record in ``store`` is not ``ok`` on the cluster of ``client``, ``n_jobs`` threads
+    per run, a task that raises tried ``retries`` more times; ``options`` as :func:`~.executor.execute`'s. Returns the
+    records written."""
     from distributed import as_completed
 
     book = RunBook(tasks, store, n_jobs=n_jobs, **options)
@@ -282,41 +240,31 @@ def execute_on_cluster(tasks: list[Task], store: ResultStore, client, *, n_jobs=
             finished.add(future)
         book.show(f"{len(book.running)} runs on the cluster")
 
-    previous_sigterm = _raise_on_sigterm()
-    try:
-        submit_ready()
-        for future in finished:
-            task = task_of.pop(future.key)
-            try:
-                record = future.result()
-            except (Exception, asyncio.CancelledError) as exc:
-                record = _failure(task, future, exc, scheduler)
-            future.release()
-            book.finish(task, record)
+    with sigterm_raises():
+        try:
             submit_ready()
-    finally:
-        # Interrupted: do not leave this sweep's runs queued on a shared cluster.
-        leftover = [future for future, _ in book.running.values()]
-        if leftover:
-            client.cancel(leftover, force=True)
-        book.close()
-        if previous_sigterm is not None:
-            signal.signal(signal.SIGTERM, previous_sigterm)
+            for future in finished:
+                task = task_of.pop(future.key)
+                try:
+                    record = future.result()
+                except (Exception, asyncio.CancelledError) as exc:
+                    record = _failure(task, future, exc, scheduler)
+                future.release()
+                book.finish(task, record)
+                submit_ready()
+        finally:
+            # Interrupted: do not leave this sweep's runs queued on a shared cluster.
+            leftover = [future for future, _ in book.running.values()]
+            if leftover:
+                client.cancel(leftover, force=True)
+            book.close()
     return book.written
 
 
 def run_all(tasks, store: ResultStore, *, scheduler=None, workers=1, isolation="process", n_jobs=None, **options):
-    """Execute ``tasks`` locally (:func:`~.executor.execute`) or, with ``scheduler``, on a Dask cluster.
-
-    ``n_jobs=None`` means the cores shared among the ``workers`` locally and one thread per run on a cluster;
-    ``workers`` and ``isolation`` apply to local execution only. ``options`` (``registry``,
-    ``progress``, ``log``, ``download``, ``user_data``) are :func:`~.executor.execute`'s. The
-    cluster's size is reported on stderr when ``progress`` is on.
-
-    Returns
-    -------
-    list of dict: the records written in this call.
-    """
+    """Execute ``tasks`` locally (:func:`~.executor.execute`: ``workers``, ``isolation``) or, with ``scheduler``, on a
+    Dask cluster; ``n_jobs=None`` is the cores shared among the workers locally, one thread per run on a cluster.
+    ``options`` are :func:`~.executor.execute`'s. Returns the records written."""
     if scheduler is None:
         n_jobs = threads_per_run(n_jobs, workers)
         return execute(tasks, store, workers=workers, isolation=isolation, n_jobs=n_jobs, **options)
@@ -333,13 +281,8 @@ def run_all(tasks, store: ResultStore, *, scheduler=None, workers=1, isolation="
 
 
 def run_from_args(tasks: list[Task], store: ResultStore, args: argparse.Namespace, registry=None) -> int:
-    """:func:`run_all` with the options every runner parses (``--scheduler``, ``--workers``, ``--isolation``,
-    ``--n-jobs``, ``--quiet``, ``--download``, the ``--data`` files).
-
-    Returns ``EXIT_OK`` once every run has a record (failed ones included: :func:`~.executor.unfinished`);
-    else, saying why on stderr, ``EXIT_RUN_FAILED`` (no cluster), ``EXIT_INTERRUPTED`` (Ctrl-C) or
-    ``EXIT_TERMINATED`` (SIGTERM), the runs in progress stopped.
-    """
+    """Execute ``tasks`` as the parsed options of a runner say (:func:`run_all`); return ``EXIT_OK``, or say why on
+    stderr and return ``EXIT_RUN_FAILED`` (no cluster), ``EXIT_INTERRUPTED`` or ``EXIT_TERMINATED``."""
     try:
         local = dict(workers=args.workers, isolation=args.isolation, n_jobs=args.n_jobs)
         options = dict(registry=registry, progress=not args.quiet, download=args.download)

@@ -1,13 +1,9 @@
 """The practitioner's table and figure: every method against the best, with what is significant.
 
-:func:`comparison_of` gathers one dataset's run records and :mod:`.metrics` compares them;
-:func:`to_markdown` writes a table per dataset: a row per method, the best first, with its mean ±
-standard error on every metric of the task, its paired difference to the best on the ranking metric,
-the mean seconds per fold of selection and fit and of compilation measured apart; ★ marks the winner
-(:data:`~.metrics.WINNER_RULE`), ≈ a method within two standard errors of the best. A footer states the
-protocol, the rule, how times are measured, the folds where a cascade was adapted to a small class, and
-the methods. :func:`to_csv` holds the same numbers; :func:`plot` draws them with ±2 standard errors.
-"""
+:func:`comparison_of` gathers one dataset's records and compares them (:mod:`.metrics`); :func:`to_markdown` writes a
+table per dataset (the best first, each method's mean ± standard error on every metric, its paired difference to the
+best, its seconds; ★ the winner, ≈ within two standard errors), :func:`to_csv` the same numbers, :func:`plot` a
+figure."""
 
 from __future__ import annotations
 
@@ -16,7 +12,7 @@ import statistics
 from dataclasses import dataclass, field
 
 from .metrics import METRICS, MIN_PAIRED_SCORES, WINNER_RULE, Comparison, compare, metrics_of
-from .tables import _csv, markdown_table
+from .tables import csv_text, markdown_table, plus_minus
 
 WINNER = "★"
 TIED = "≈"
@@ -44,10 +40,6 @@ class DatasetComparison:
         return next((c.method for c in self.ranking if c.winner), None)
 
 
-def _fold_id(record) -> tuple:
-    return (record.get("seed"), record.get("fold"), record.get("fraction", 1.0))
-
-
 def comparison_of(
     records, dataset: str, methods, metric: str, task: str, test_train_ratio: float = 0.0
 ) -> DatasetComparison:
@@ -58,7 +50,11 @@ def comparison_of(
     scores = {}
     for name in metrics_of(task):
         scores[name.name] = {
-            m: {_fold_id(r): r[name.name] for r in ok if r["method"] == m and r.get(name.name) is not None}
+            m: {
+                (r.get("seed"), r.get("fold"), r.get("fraction", 1.0)): r[name.name]
+                for r in ok
+                if r["method"] == m and r.get(name.name) is not None
+            }  # fold: its rows
             for m in methods
         }
     by_metric = {
@@ -71,12 +67,10 @@ def comparison_of(
         if not runs:
             continue
         compiled = [r["compile_seconds"] for r in runs if r.get("compile_seconds") is not None]
-        seconds[m] = {
-            "total": statistics.fmean(r.get("total_seconds", r.get("train_seconds", 0.0)) for r in runs),
-            "selection": statistics.fmean(r.get("selection_seconds", 0.0) for r in runs),
-            "fit": statistics.fmean(r.get("train_seconds", 0.0) for r in runs),
-            "compile": statistics.fmean(compiled) if compiled else None,
-        }
+        total = statistics.fmean(r.get("total_seconds", r.get("train_seconds", 0.0)) for r in runs)
+        seconds[m] = {"total": total, "selection": statistics.fmean(r.get("selection_seconds", 0.0) for r in runs)}
+        seconds[m]["fit"] = statistics.fmean(r.get("train_seconds", 0.0) for r in runs)
+        seconds[m]["compile"] = statistics.fmean(compiled) if compiled else None
         changed = [r for r in runs if r.get("adapted")]
         if changed:
             reasons = sorted({f"{', '.join(r['adapted'])}: {r.get('adapted_because', '')}" for r in changed})
@@ -107,11 +101,7 @@ def _failures(records) -> dict:
 
 def _value(metric: str, mean: float, se: float, bold: bool = False) -> str:
     scale = METRICS[metric].scale
-    digits = 2 if scale == 100 else 4
-    text = f"{scale * mean:.{digits}f}"
-    if bold:
-        text = f"**{text}**"
-    return text if math.isnan(se) else f"{text} ± {scale * se:.{digits}f}"
+    return plus_minus(scale * mean, scale * se, 2 if scale == 100 else 4, bold=bold)
 
 
 def _difference(metric: str, c: Comparison) -> str:
@@ -135,10 +125,6 @@ def _seconds(s: dict | None) -> tuple[str, str]:
     return total, "-" if s["compile"] is None else f"{s['compile']:.2f}"
 
 
-def _mark(c: Comparison) -> str:
-    return f" {WINNER}" if c.winner else f" {TIED}" if c.tied else ""
-
-
 def dataset_markdown(comparison: DatasetComparison, title: str) -> list[str]:
     """The lines of one dataset's table (without the shared footer)."""
     metric = comparison.metric
@@ -150,10 +136,8 @@ def dataset_markdown(comparison: DatasetComparison, title: str) -> list[str]:
     )
     rows = []
     for c in comparison.ranking:
-        cells = [
-            f"{'**' + c.method + '**' if c.winner else c.method}{_mark(c)}",
-            _value(metric, c.mean, c.se, c.winner),
-        ]
+        mark = f" {WINNER}" if c.winner else f" {TIED}" if c.tied else ""
+        cells = [f"{'**' + c.method + '**' if c.winner else c.method}{mark}", _value(metric, c.mean, c.se, c.winner)]
         cells.append(_difference(metric, c))
         for m in other_metrics:
             other = comparison.others[m].get(c.method)
@@ -252,16 +236,12 @@ def to_csv(comparisons) -> str:
             rows[-1][names[0]] = "error" if text.startswith("failed") else text
             if text.startswith("failed"):
                 rows[-1]["error"] = text
-    columns = list(dict.fromkeys(k for row in rows for k in row))
-    return _csv(columns, ([row.get(k, "") for k in columns] for row in rows))
+    return csv_text(rows)
 
 
 def plot(comparisons, subtitle: str = ""):
-    """One panel per dataset: each method's mean of the ranking metric with ±2 standard errors, by significance.
-
-    The winner is drawn as a star, methods within two standard errors of the best (paired) in blue,
-    methods significantly behind it in grey.
-    """
+    """One panel per dataset: each method's mean of the ranking metric ± 2 standard errors (the winner a star, the
+    methods within two standard errors of the best blue, the others grey)."""
     from .figures import plt
 
     n = max(1, len(comparisons))

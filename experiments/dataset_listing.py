@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
@@ -12,11 +11,8 @@ from .exit_status import EXIT_OK
 
 
 def availability(name: str) -> tuple[str, str]:
-    """``(group, state)``: state is ``"bundled"``, ``"files present"`` or ``"missing: <files>"``.
-
-    Looks for each file the dataset's default options need where :func:`mddf.datasets.load_dataset`
-    looks (``$MDDF_DATA/<dataset>/<file>``, then the cache) without reading or verifying it.
-    """
+    """``(group, state)``: state is ``"bundled"``, ``"files present"`` or ``"missing: <files>"``, where
+    :func:`mddf.datasets.load_dataset` looks for them (nothing read or verified)."""
     from mddf.datasets.bundled import BUNDLED_NAMES
     from mddf.datasets.fetch import resolve_cache_dir, resolve_data_home
     from mddf.datasets.loader import validate_options
@@ -35,10 +31,7 @@ def availability(name: str) -> tuple[str, str]:
 
 
 def print_datasets(group=None, out=sys.stdout) -> int:
-    """One line per dataset of ``group`` (all by default): name, group, whether its files are here.
-
-    Returns the number of datasets listed.
-    """
+    """Print one line per dataset of ``group`` (all by default): its name, group and files; return how many."""
     names = list_datasets(group)
     print(f"{'dataset':<16}{'group':<11}files", file=out)
     for name in names:
@@ -53,8 +46,6 @@ def print_datasets(group=None, out=sys.stdout) -> int:
 
 
 def run(args, *, command: str) -> int:
-    """``mddf datasets``: list the datasets of ``args.group``, their files looked for under ``args.data_home``."""
-    if args.data_home is not None:
-        os.environ["MDDF_DATA"] = str(args.data_home.resolve())
+    """``mddf datasets``: list the datasets of ``args.group`` and their files."""
     print_datasets(args.group)
     return EXIT_OK

@@ -1,6 +1,5 @@
-"""The runners' names and default settings, importing nothing: the command line's parser shows them before the
-runner's worker processes start (:func:`~mddf.experiments.executor.warm_workers`), so they cannot wait for the
-modules that use them, which load scikit-learn."""
+"""The runners' names and default settings, importing nothing: the command line's parsers show them without loading
+the modules that use them, which load scikit-learn."""
 
 #: The evaluation protocols of the runners (``--protocol``).
 PROTOCOLS = ("practitioner", "paper")

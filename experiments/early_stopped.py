@@ -1,21 +1,9 @@
 """Boosting with early stopping on a validation part of the training rows, the way each library offers it.
 
-:class:`EarlyStopped` wraps an estimator of scikit-learn's ``HistGradientBoosting*``, XGBoost's
-``XGB*``, LightGBM's ``LGBM*`` or CatBoost's ``CatBoost*`` (classifier or regressor). Its ``fit`` holds out
-``validation_fraction`` of the rows it is given (stratified by class when every class has at least
-two rows, else a plain random split) and fits the wrapped model on the rest, stopping once the
-validation loss has not improved for ``patience`` rounds:
-
-HistGradientBoosting gets ``early_stopping=True, n_iter_no_change=patience`` and ``X_val, y_val`` (it
-keeps its rounds up to the stop; a declared categorical column of more than 255 categories, which it refuses, is
-given to it as its ordinal codes, ``categories_as_codes_``); XGBoost ``early_stopping_rounds`` and LightGBM the
-``early_stopping(patience)`` callback, with the held-out rows as ``eval_set``, and predict with the best
-round; CatBoost ``early_stopping_rounds`` with the held-out rows as ``eval_set`` and ``use_best_model``, its
-declared categorical columns given to it as text (it takes categories as integers or strings, not as float codes
-with NaN: a code becomes its digits, a missing value ``"NA"``). The model is not refitted on the held-out rows;
-the cap on rounds is the wrapped estimator's own. Classes are encoded over the rows the model trains on: a class
-absent from them (a small fold) is not predicted, and its validation rows are left out; rows of one class alone
-fit no model, that class being the prediction.
+:class:`EarlyStopped` wraps a scikit-learn ``HistGradientBoosting*``, XGBoost ``XGB*``, LightGBM ``LGBM*`` or CatBoost
+``CatBoost*`` classifier or regressor: its ``fit`` holds out ``validation_fraction`` of the rows (stratified when every
+class has two rows) and stops the wrapped model once the validation loss has not improved for ``patience`` rounds,
+through the library's own early stopping; the model is not refitted on the held-out rows.
 """
 
 from __future__ import annotations
@@ -61,27 +49,23 @@ class EarlyStopped(BaseEstimator):
     Parameters
     ----------
     estimator : estimator
-        A HistGradientBoosting, XGBoost or LightGBM classifier or regressor, cloned at ``fit``.
+        A HistGradientBoosting, XGBoost, LightGBM or CatBoost classifier or regressor, cloned at ``fit``.
     validation_fraction : float, default=0.1
         Share of the training rows held out to monitor the loss.
     patience : int, default=20
         Rounds without improvement of the validation loss before the fit stops.
     categorical_features : array of bool, optional
-        Columns holding category codes, declared to LightGBM (``categorical_feature``); the other
-        libraries take them from their own parameters.
+        Columns holding category codes (declared to LightGBM and CatBoost).
     random_state : int, optional
         Seeds the hold-out split.
 
     Attributes
     ----------
-    estimator_ : the fitted model
+    estimator_ : estimator
     classes_ : ndarray
-        The labels the model was trained on (classifiers).
     n_rounds_ : int or None
-        Boosting rounds the model predicts with (the best for XGBoost and LightGBM); None when no
-        validation row was left and the cap decided.
-    n_validation_ : int
-    """
+        Boosting rounds the model predicts with; None when no validation row was left and the cap decided.
+    n_validation_ : int"""
 
     def __init__(
         self, estimator, *, validation_fraction=0.1, patience=20, categorical_features=None, random_state=None

@@ -47,15 +47,12 @@ def _git_state():
 
 @functools.lru_cache(maxsize=1)
 def _static_machine() -> dict:
-    return {
-        "hostname": socket.gethostname(),
-        "platform": platform.platform(),
-        "machine": platform.machine(),
-        "cpu_model": _cpu_model(),
-        "n_cpus": os.cpu_count(),
-        "n_cpus_usable": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None,
-        "memory_total_mb": _meminfo_total_mb(),
-    }
+    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
+    cpu = _proc_field("/proc/cpuinfo", r"^model name\s*:\s*(.+)$") or platform.processor() or None
+    memory = _proc_field("/proc/meminfo", r"^MemTotal:\s+(\d+) kB")
+    info = dict(hostname=socket.gethostname(), platform=platform.platform(), machine=platform.machine(), cpu_model=cpu)
+    info.update(n_cpus=os.cpu_count(), n_cpus_usable=usable)
+    return {**info, "memory_total_mb": None if memory is None else round(int(memory) / 1024, 1)}
 
 
 _THREAD_VARIABLES = ("OMP_NUM_THREADS", "OMP_WAIT_POLICY", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
@@ -73,34 +70,18 @@ def machine_info() -> dict:
     return info
 
 
-def _cpu_model():
+def _proc_field(path: str, pattern: str) -> str | None:
+    """The first group of ``pattern`` in the file ``path`` of /proc (None where it cannot be read or is absent)."""
     try:
-        text = Path("/proc/cpuinfo").read_text()
-    except OSError:
-        return platform.processor() or None
-    match = re.search(r"^model name\s*:\s*(.+)$", text, flags=re.M)
-    return match.group(1).strip() if match else (platform.processor() or None)
-
-
-def _meminfo_total_mb():
-    try:
-        text = Path("/proc/meminfo").read_text()
+        match = re.search(pattern, Path(path).read_text(), flags=re.M)
     except OSError:
         return None
-    match = re.search(r"^MemTotal:\s+(\d+) kB", text, flags=re.M)
-    return round(int(match.group(1)) / 1024, 1) if match else None
-
-
-# Peak memory
+    return match.group(1).strip() if match else None
 
 
 def _proc_status_mb(field: str):
-    try:
-        text = Path("/proc/self/status").read_text()
-    except OSError:
-        return None
-    match = re.search(rf"^{field}:\s+(\d+) kB", text, flags=re.M)
-    return int(match.group(1)) / 1024 if match else None
+    kib = _proc_field("/proc/self/status", rf"^{field}:\s+(\d+) kB")
+    return None if kib is None else int(kib) / 1024
 
 
 def current_rss_mb():
@@ -108,20 +89,9 @@ def current_rss_mb():
     return _proc_status_mb("VmRSS")
 
 
-def _ru_maxrss_mb() -> float:
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    # Linux reports kibibytes, macOS bytes.
-    return peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024
-
-
 class PeakMemory:
-    """Peak resident memory of this process (not of its children) over a section of code.
-
-    On Linux the kernel's high-water mark is reset at the start (``echo 5 > /proc/self/clear_refs``) and
-    read from ``VmHWM`` at the end, so the peak covers the section (plus what was already resident).
-    Elsewhere the process-lifetime ``ru_maxrss`` is reported, the same in a fresh worker process.
-    ``method`` says how the peak was measured (stored with every result).
-    """
+    """Peak resident memory of this process (not of its children) over a section of code: on Linux the kernel's
+    high-water mark reset at the start, elsewhere the process's lifetime ``ru_maxrss``; ``method`` says which."""
 
     def __init__(self):
         self.method = None
@@ -144,4 +114,5 @@ class PeakMemory:
     def peak_mb(self) -> float:
         if self._reset:
             return round(_proc_status_mb("VmHWM"), 1)
-        return round(_ru_maxrss_mb(), 1)
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # kibibytes on Linux, bytes on macOS
+        return round(peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024, 1)

@@ -1,20 +1,12 @@
-"""The exit statuses of the ``mddf`` command and its scripts: one table, from which ``--help`` and the docs are made.
-
-:data:`STATUSES` says what each status means for the two runners (``benchmark``, ``small-sample``,
-which execute many runs) and for the other subcommands. :func:`epilog` writes a subcommand's
-``--help`` section from it; :func:`markdown_table` writes the table of
-``docs/user_guide/command_line.md``, between the markers :data:`BEGIN` and :data:`END` (a test
-checks that the page holds it). After changing the table, regenerate the page's copy with::
-
-    python -m mddf.experiments.exit_status --write docs/user_guide/command_line.md
-"""
+"""The exit statuses of the ``mddf`` command and its scripts: one table (:data:`STATUSES`), from which ``--help``
+(:func:`epilog`) and the table of ``docs/user_guide/command_line.md`` (:func:`markdown_table`) are made. Regenerate
+the page's copy with ``python -m mddf.experiments.exit_status --write docs/user_guide/command_line.md``."""
 
 from __future__ import annotations
 
 import argparse
-import os
+import contextlib
 import signal
-import sys
 import textwrap
 import threading
 from dataclasses import dataclass
@@ -83,31 +75,26 @@ STATUSES = (
 )
 
 
-_at_quick_exit: list = []  # what exit_now calls before the process ends (at_quick_exit)
+class Terminated(SystemExit):
+    """SIGTERM arrived while runs were executing (``code``: 128 + the signal's number)."""
 
 
-def at_quick_exit(callback) -> None:
-    """Have :func:`exit_now` call ``callback()`` (once, however often registered) before the process ends, as an
-    exit handler would be called at a normal exit, which :func:`exit_now` skips: the runner's fork server ended,
-    say."""
-    if callback not in _at_quick_exit:
-        _at_quick_exit.append(callback)
+@contextlib.contextmanager
+def sigterm_raises():
+    """For the block, SIGTERM (a scheduler, ``kill``) raises :class:`Terminated` on the main thread, so that the
+    block unwinds: its runs stopped, its files left consistent. Off the main thread nothing changes."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
 
+    def handler(signum, frame):
+        raise Terminated(128 + signum)
 
-def exit_now(status: int):
-    """End this process with ``status`` now: once every thread that is not a daemon (the runner's workers ending,
-    say) has ended, the :func:`at_quick_exit` callbacks are called and standard output and error are flushed,
-    without the interpreter's teardown of the estimators' libraries (docs/benchmarks/runner-overhead.md) or its exit
-    handlers. Only for the ``__main__`` of the ``mddf`` command and of the scripts, whose files are closed by then;
-    never in a process of one's own."""
-    for thread in threading.enumerate():
-        if thread is not threading.current_thread() and not thread.daemon:
-            thread.join()
-    for callback in _at_quick_exit:
-        callback()
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(status)
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def meanings(command: str) -> dict:
@@ -159,9 +146,7 @@ def page_block(text: str) -> str | None:
     """The generated block a page holds (markers included), or None."""
     start = text.find(BEGIN)
     end = text.find(END, start)
-    if start < 0 or end < 0:
-        return None
-    return text[start : end + len(END)]
+    return None if start < 0 or end < 0 else text[start : end + len(END)]
 
 
 def write_page(path) -> bool:

@@ -3,11 +3,6 @@
 ``mddf export-features`` and ``python scripts/export_features.py`` parse their arguments (:mod:`.cli`)
 and call :func:`run`.
 
-The model is the benchmark's mdDF row: what ``mddf benchmark`` fits as mdDF under its practitioner protocol,
-``MDDFClassifier`` with its defaults and the categorical columns declared (``CascadeForestRegressor`` for a
-regression target), seeded with ``--seed``. ``--n-estimators``, ``--max-layers`` and ``--n-tolerant-layers``
-change it; ``--quick`` shrinks it to 10 trees a forest and 3 layers.
-
 A regression target (``--task regression``, or a continuous ``--target``) fits
 ``CascadeForestRegressor`` instead: its layer features are each member's out-of-fold prediction
 (d = members of a layer), ``y_train`` / ``y_test`` are float64, and there are no ``classes`` and
@@ -37,16 +32,8 @@ Layout of the file (``numpy.load(path)``), with T kept layers, d feature columns
                                              stop reason, package versions, this layout,
                                              the --data file and its sha256 (data_source)
 
-Example (logistic regression on the last layer's features):
-
-    z = np.load("results/features/satimage_mddf_features.npz")
-    LogisticRegression(max_iter=1000).fit(z["train_features"][-1], z["y_train"]).score(
-        z["test_features"][-1], z["y_test"])
-
-The features joined back to the rows of a --data file (the last layer's, one column per class):
-
-    table = pd.read_csv("my.csv").iloc[z["train_rows"]]
-    table[[f"f_{c}" for c in z["classes"]]] = z["train_features"][-1]
+Examples of their use (a downstream model, the features joined back to a --data file's rows):
+docs/user_guide/layer_features.md.
 """
 
 from __future__ import annotations
@@ -61,7 +48,7 @@ from mddf.datasets.user_data import UserDataSource
 from .environment import package_versions
 from .studies import MDDF_CONFIGURATION, OutputError, fit_mddf, logger, mddf_params, resolve_dataset
 
-LAYOUT = __doc__[__doc__.index("Layout of the file") : __doc__.index("Example")].strip()
+LAYOUT = __doc__[__doc__.index("Layout of the file") : __doc__.index("Examples of their use")].strip()
 
 
 def layer_features(model, dataset):
@@ -74,10 +61,8 @@ def layer_features(model, dataset):
 
 
 def run(args, *, command: str) -> int:
-    """Fit mdDF on the dataset of the arguments and write its layer features (see the layout above).
-
-    Returns 0; the path of the ``.npz`` is printed on stdout.
-    """
+    """Fit mdDF on the dataset of the arguments and write its layer features (the layout above); print the file's
+    path and return 0."""
     log = logger(args)
     if args.out is not None and args.out.is_dir():
         raise OutputError(f"--out {args.out} is a folder; give the path of the .npz file to write")
@@ -104,20 +89,13 @@ def run(args, *, command: str) -> int:
         arrays["X_train"] = ds.X_train
         if ds.has_test_split:
             arrays["X_test"] = ds.X_test
-    meta = {
-        "dataset": ds.name,
-        "task": "regression" if regression else "classification",
-        "model": type(model).__name__,
-        "split": ds.split,
-        "configuration": MDDF_CONFIGURATION,
-        "mddf_params": {**mddf_params(args), "random_state": args.seed, "n_jobs": args.n_jobs},
-        "n_layers": int(model.n_layers_),
-        "stop_reason": str(getattr(model, "stop_reason_", "")),
-        "fit_seconds": round(seconds, 3),
-        "versions": package_versions(),
-        "command": command,
-        "layout": LAYOUT,
-    }
+    task = "regression" if regression else "classification"
+    meta = dict(
+        dataset=ds.name, task=task, model=type(model).__name__, split=ds.split, configuration=MDDF_CONFIGURATION
+    )
+    meta["mddf_params"] = {**mddf_params(args), "random_state": args.seed, "n_jobs": args.n_jobs}
+    meta.update(n_layers=int(model.n_layers_), stop_reason=str(getattr(model, "stop_reason_", "")))
+    meta.update(fit_seconds=round(seconds, 3), versions=package_versions(), command=command, layout=LAYOUT)
     if ds.extra.get("user_data"):
         meta["data_source"] = ds.extra["user_data"]
         meta["feature_names"] = list(ds.feature_names)

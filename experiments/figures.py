@@ -1,9 +1,4 @@
-"""Writing figures (PNG + PDF, matplotlib's Agg backend).
-
-Given a provenance dict (:func:`.provenance.provenance`), the figures carry it in their metadata
-(PNG text chunks, PDF document information). The numbers behind a figure are written as CSV by
-:func:`.tables.write_rows`.
-"""
+"""Writing figures (PNG + PDF, matplotlib's Agg backend), their provenance in their metadata."""
 
 from __future__ import annotations
 
@@ -20,11 +15,8 @@ __all__ = ["plt", "save_figure"]
 
 
 def save_figure(fig, out_dir, stem: str, provenance: dict | None = None, formats=("png", "pdf")) -> list[Path]:
-    """Save ``fig`` as ``<out_dir>/<stem>.png`` (150 dpi) and ``.pdf``; close it; return the paths.
-
-    ``provenance`` (command, commit, machine, date) goes into each file's metadata; ``formats``
-    chooses the files (``("png",)``: the PNG only).
-    """
+    """Save ``fig`` as ``<out_dir>/<stem>.png`` (150 dpi) and ``.pdf`` (``formats``), ``provenance`` in each file's
+    metadata; close it; return the paths."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = []

@@ -3,28 +3,11 @@
 ``mddf plot-layers`` and ``python scripts/plot_layers.py`` parse their arguments (:mod:`.cli`) and
 call :func:`run`.
 
-The model is the benchmark's mdDF row: what ``mddf benchmark`` fits as mdDF under its practitioner protocol,
-``MDDFClassifier`` with its defaults and the categorical columns declared (``CascadeForestRegressor`` for a
-regression target), seeded with ``--seed``. ``--n-estimators``, ``--max-layers`` and ``--n-tolerant-layers``
-change it; ``--quick`` shrinks it to 10 trees a forest and 3 layers.
-
-Writes, in ``--out``:
-
-- ``layers_<dataset>.png/.pdf/.csv`` (Figure 8): training accuracy (out-of-fold, from
-  ``train_history_``, every grown layer) and test accuracy (``staged_predict_proba``, every kept
-  layer) per layer, and on a second axis the margin ratio lambda = std/mean of the training
-  margins;
-- ``margins_<dataset>.png/.pdf/.csv`` (Figure 9): cumulative distributions of the training
-  margins at several layers.
-
-Margins are those of the combined vote that predicts, from the stored out-of-fold features, for the
-kept layers only (``mddf.experiments.layers``); the CSV also lists the estimator's ``train_history_``
-ratio, of the weighted sum of per-layer margins (Algorithm 2, line 6), which differs after layer 1.
-The paper uses UCI HAR; without its files the default is satimage. Every file carries its provenance
-(PNG/PDF metadata, ``#`` lines before the CSV header: ``pandas.read_csv(path, comment="#")``).
-
-Example: ``python scripts/plot_layers.py --dataset satimage --max-layers 10 --n-tolerant-layers 10``
-"""
+Writes, in ``--out``, ``layers_<dataset>.png/.pdf/.csv`` (Figure 8: the training accuracy, out-of-fold, of every
+grown layer, the test accuracy of every kept layer, and the margin ratio lambda = std/mean of the training margins)
+and ``margins_<dataset>.png/.pdf/.csv`` (Figure 9: the cumulative distributions of the training margins at several
+layers), each with its provenance. Margins are those of the combined vote that predicts, for the kept layers
+(``mddf.experiments.layers``). The paper uses UCI HAR; without its files the default is satimage."""
 
 from __future__ import annotations
 
@@ -35,7 +18,7 @@ from mddf.datasets.user_data import provenance_line
 from .figures import plt, save_figure
 from .layers import margin_cdf, margin_ratio, oof_layer_margins, parse_layers, staged_accuracy
 from .provenance import provenance
-from .studies import UsageError, fit_mddf, logger, refuse_regression, resolve_dataset
+from .studies import fitted_classifier, logger
 from .tables import write_rows
 
 
@@ -118,11 +101,7 @@ def plot_margins(oof_margins, layers, dataset):
 def run(args, *, command: str) -> int:
     """Fit mdDF on the dataset of the arguments and write Figures 8 and 9 (PNG, PDF, CSV); returns 0."""
     log = logger(args)
-    ds = resolve_dataset(args, log, seed=args.seed)
-    refuse_regression(ds, "plot-layers")
-    if not ds.has_test_split:
-        raise UsageError(f"{ds.name} has no test split; choose a dataset with one")
-    model, _ = fit_mddf(ds, args, log)
+    ds, model = fitted_classifier(args, "plot-layers", log)
     test_acc = staged_accuracy(model, ds.X_test, ds.y_test)
     oof_margins = oof_layer_margins(model, ds.y_train)
     rows = layer_rows(model, test_acc, oof_margins)

@@ -2,11 +2,8 @@
 
 Margins follow the mdDF paper's eq. (46) on the cascaded additive model: for layer t's augmented feature
 ``f_t = sum_{l<=t} alpha_l h_l``, ``margin_t(x, y) = (f_t^y(x) - max_{j != y} f_t^j(x)) / sum_{l<=t} alpha_l``,
-in [-1, 1], the margin of the weighted vote: positive exactly when the model truncated after layer t is
-right. (``train_history_`` reports ``sum_l alpha_l gamma_l / sum_l alpha_l`` instead, what the alpha
-solver minimises in Algorithm 2, line 6; the two agree at layer 1.) The training rows' margins come from
-the out-of-fold features ``oof_features_``. The margin ratio is ``lambda = std / mean`` (Figures 8-9).
-"""
+in [-1, 1], positive exactly when the model truncated after layer t is right; the training rows' from the
+out-of-fold features ``oof_features_``. The margin ratio is ``lambda = std / mean`` (Figures 8-9)."""
 
 from __future__ import annotations
 
@@ -40,13 +37,8 @@ def class_index(estimator, y) -> np.ndarray:
 
 
 def oof_layer_margins(estimator, y_train) -> list[np.ndarray]:
-    """Normalised margins of the training rows at every kept layer, from ``oof_features_``.
-
-    Every class vector ``h_l`` sums to 1 over the classes, so the total mass of a row of
-    ``f_t = sum_l alpha_l h_l`` is ``sum_{l<=t} alpha_l``: dividing by each row's sum normalises
-    by the alpha sum whether the estimator stores ``f_t`` itself or the already normalised
-    mixture ``f_t / sum alpha`` (as ``MDDFClassifier`` does).
-    """
+    """Normalised margins of the training rows at every kept layer, from ``oof_features_`` (each row divided by its sum,
+    the alpha sum, whether the estimator stores ``f_t`` or the normalised mixture)."""
     n_classes = len(estimator.classes_)
     y_idx = class_index(estimator, np.asarray(y_train))
     out = []
@@ -70,12 +62,8 @@ def margin_cdf(m: np.ndarray, grid: np.ndarray) -> np.ndarray:
 
 
 def variance_ratio(points: np.ndarray, labels: np.ndarray) -> float:
-    """Intra-class over inter-class variance ``tr(S_W) / tr(S_B)`` of an embedding.
-
-    ``S_W = sum_c sum_{i in c} ||x_i - mu_c||^2`` and ``S_B = sum_c n_c ||mu_c - mu||^2``; the
-    mdDF paper reports this ratio for its t-SNE panels (Figure 7): smaller is more compact and
-    better separated.
-    """
+    """Intra-class over inter-class variance ``tr(S_W) / tr(S_B)`` of an embedding, the mdDF paper's measure of its
+    t-SNE panels (Figure 7): smaller is more compact and better separated."""
     points = np.asarray(points, dtype=np.float64)
     labels = np.asarray(labels)
     mu = points.mean(axis=0)

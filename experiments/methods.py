@@ -1,33 +1,11 @@
-"""The method registry: how each compared method is built, tuned and sized.
+"""The compared methods: how each is built and tuned, and the registry of them all (:func:`default_registry`).
 
-Every estimator class is imported lazily, inside its builder, so that a method whose package is
-missing is reported as unavailable instead of breaking the runner; builders are module-level
-functions, so a :class:`MethodSpec` pickles by reference to a worker process. Each builder's
-docstring says what it builds; the choices made where the papers leave room:
-
-- **mdDF-tuned** (opt-in) chooses gamma, mu and the depth factor from the paper's candidate sets on
-  the training rows by the cascade's own out-of-fold accuracy (``mddf.MDDFGridSearch``): the paper
-  gives the sets but no selection protocol.
-- **gcForest** is the cascade with mdDF's forests (2 RF + 2 CRF of 100 trees) without multi-grained
-  scanning, as the mdDF paper compares cascades (its MNIST number for gcForest is a cascade's);
-  ``gcForest-MGS`` (opt-in, image datasets) adds the scanning.
-- **Random forest, XGBoost and ExtraTrees** get ``400 x k`` trees (rounds), 400 the trees of one mdDF
-  layer and k the layers mdDF kept on the same dataset, seed, fold and fraction; the runner runs mdDF
-  first (without its result, ``k = FALLBACK_TREES_K``) and stores ``trees_k`` and ``trees_k_source``.
-- **MLP**: ReLU, cross-entropy, no weight decay, as in the paper, but the **adam** solver (scikit-learn
-  has no *adadelta*); inputs standardised, categories one-hot; the architecture is chosen among the
-  paper's five on the validation rows.
-- **DeepBoost / AdaBoost / QuadBoost** (binary only): 100 rounds, the papers' search grids, chosen on
-  the validation rows.
-- **The practitioner's methods** (``--protocol practitioner``): ``Baseline`` (the prior, or the mean),
-  ``mdDF`` (or ``CascadeForestRegressor``), ``HGB-es``, ``LightGBM-es`` and ``XGBoost-es`` (library
-  defaults, at most 1000 rounds, early stopping on 10% of the training rows after 20 rounds without
-  improvement: :class:`~.early_stopped.EarlyStopped`) and ``RF-400``; categorical columns are declared
-  to every method that takes them, and ``BuildContext.task`` picks classifier or regressor.
-- **Today's peers** (``--peers``; no paper ran them): LightGBM and HGB with their defaults (10 rounds
-  with the quick profile) and ExtraTrees with RF's tree budget.
-- **Small classes**: a cascade gets no more folds than its smallest class has training rows
-  (:func:`adapt_to_small_classes`); the run's record says so (``adapted``).
+Every estimator class is imported inside its builder, so that a method whose package is missing is reported as
+unavailable instead of breaking the runner; builders are module-level functions, so that a
+:class:`~.registry.MethodSpec` pickles by reference to a worker process. Each builder's docstring says what it
+builds; the choices made where the papers leave room (the tree budget of 400 x k trees, k the layers mdDF kept on the
+same run; the MLP's adam solver; the boosting grids; the practitioner's early stopping; fewer folds for a small
+class) are described in the user guide's benchmark and command-line pages.
 """
 
 from __future__ import annotations
@@ -35,12 +13,11 @@ from __future__ import annotations
 import importlib
 import inspect
 import itertools
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
 
 import numpy as np
+
+from .registry import BuildContext, MethodSpec, Registry
 
 FALLBACK_TREES_K = 1
 
@@ -52,55 +29,6 @@ _PAPER_TREES_PER_LAYER = 4 * 100
 _QUICK_TREES_PER_LAYER = 4 * _QUICK_CASCADE["n_estimators"]
 
 MLP_ARCHITECTURES = ((1024, 512), (16, 8, 8), (70, 50), (50, 30), (30, 20))
-
-
-@dataclass(frozen=True)
-class BuildContext:
-    """What a builder needs to know about the run it builds an estimator for."""
-
-    seed: int
-    n_jobs: int | None
-    profile: str
-    n_features: int
-    n_classes: int
-    categorical_mask: tuple = ()
-    image_shape: tuple | None = None
-    n_trees: int | None = None  # tree budget (RF, XGBoost)
-    task: str = "classification"  # or "regression"
-    #: "paper": the paper's reproductions, whose mdDF is ``MDDFClassifier(**PAPER_CONFIG)``; "practitioner": the
-    #: estimators' defaults
-    protocol: str = "paper"
-
-
-@dataclass(frozen=True)
-class MethodSpec:
-    """One compared method: how it is built, when it runs, and how the command line finds it."""
-
-    name: str  #: name on the command line, in results and as a table column
-    build: Callable[..., Any]  #: ``build(ctx, **params) -> estimator`` (a module-level function)
-    requires: tuple  #: ``(module, attribute)`` imported to decide whether the method is available
-    description: str = ""
-    #: ``grid(ctx) -> list of dict``: candidate hyper-parameters, chosen on the validation rows
-    grid: Callable[[BuildContext], list] | None = None
-    binary_only: bool = False  #: runs only on two-class datasets
-    tree_budget: bool = False  #: uses ``trees_per_layer x k`` trees, k from mdDF's layers on the same run
-    default: bool = True  #: included when no ``--methods`` are given
-    ablation: bool = False  #: one of the paper's Table 3 structures (added by ``--ablation``)
-    image_only: bool = False  #: runs only on datasets whose rows are images (``image_shape`` known)
-    peer: bool = False  #: one of today's peers, added by ``--peers`` and tabulated apart
-    aliases: tuple = field(default_factory=tuple)
-    practitioner: bool = False  #: included when no ``--methods`` are given under the practitioner protocol
-    tasks: tuple = ("classification",)  #: the tasks ``build`` makes an estimator for (``ctx.task``)
-    #: ``warm_up(ctx) -> estimator``: a tiny model of the same kind fitted before the timed fit, so that numba's
-    #: compilation is measured apart (:func:`tiny`); None for methods that compile nothing
-    warm_up: Callable[[BuildContext], Any] | None = None
-    #: training rows of every class the method needs (after :func:`adapt_to_small_classes`); the runners skip a
-    #: training fraction that leaves fewer, saying which class
-    min_class_rows: int = 1
-    #: the class of ``requires``' module that ``build`` makes for a regression (``LGBMRegressor``), when it has one
-    regressor: str | None = None
-    #: the extra of this package that installs ``requires``' module (``"bench"``), for an optional one
-    extra: str | None = None
 
 
 def _construct(cls, ctx: BuildContext, **params):
@@ -115,9 +43,6 @@ def _construct(cls, ctx: BuildContext, **params):
 
 def _import(module: str, attribute: str):
     return getattr(importlib.import_module(module), attribute)
-
-
-# Cascades: mdDF, its Table 3 structures, gcForest
 
 
 def _cascade_params(ctx: BuildContext) -> dict:
@@ -145,10 +70,8 @@ def build_mddf(ctx: BuildContext, **params):
 
 
 def tiny(builder, ctx: BuildContext, **params):
-    """``builder``'s model shrunk to 2 trees per forest and one layer: the warm-up fit of its kind.
-
-    Use as ``functools.partial(tiny, builder)`` (a :class:`MethodSpec`'s ``warm_up``).
-    """
+    """``builder``'s model shrunk to 2 trees per forest and one layer: the warm-up fit of its kind
+    (``functools.partial(tiny, builder)`` is a :class:`~.registry.MethodSpec`'s ``warm_up``)."""
     return builder(ctx, **{"n_estimators": 2, "max_layers": 1, **params})
 
 
@@ -160,12 +83,9 @@ def tiny_boosting(builder, ctx: BuildContext, **params):
 def adapt_to_small_classes(estimator, min_class_rows: int | None) -> list[str]:
     """Give a cascade no more folds than its smallest class has training rows; return what changed.
 
-    Every parameter (nested ones included: ``estimator__n_folds``, ``scan_n_folds``) ending in ``n_folds``
-    that exceeds ``min_class_rows`` is lowered to it; with a single row, the cascade's ``class_vectors``
-    becomes ``"oob"`` instead and its ``forest_types`` keep only the forests (the other members, the default's
-    boosted one included, are cross-fitted on ``n_folds`` folds). ``min_class_rows=None`` (a regression) changes
-    nothing. Returns one ``"n_folds=2"`` / ``"class_vectors='oob'"`` / ``"forest_types=(...)"`` entry per change.
-    """
+    Every parameter ending in ``n_folds`` (nested ones included) above ``min_class_rows`` is lowered to it; with a
+    single row, ``class_vectors`` becomes ``"oob"`` instead and ``forest_types`` keep only the forests.
+    ``min_class_rows=None`` (a regression) changes nothing. Returns one ``"name=value"`` entry per change."""
     if min_class_rows is None or not hasattr(estimator, "get_params"):
         return []
     from mddf.forests import FOREST_KINDS  # the members with out-of-bag class vectors; the others are cross-fitted
@@ -203,11 +123,8 @@ def build_mddf_tuned(ctx: BuildContext, **params):
 
 
 def build_mddf_pca_hgb(ctx: BuildContext, **params):
-    """The mixed-data benchmark's choice by CV: :class:`mddf.PCAFeatures`, then mdDF with ``predictor="hgb"``.
-
-    The dataset's categorical columns are declared to both by position: the components are appended
-    after the columns, so the positions hold for the cascade's wider input too.
-    """
+    """The mixed-data benchmark's choice by CV: :class:`mddf.PCAFeatures`, then mdDF with ``predictor="hgb"``, the
+    categorical columns declared to both by position (the components are appended after the columns)."""
     from sklearn.pipeline import make_pipeline
 
     positions = np.flatnonzero(np.asarray(ctx.categorical_mask, dtype=bool))
@@ -266,9 +183,6 @@ def build_gcforest_scanning(ctx: BuildContext, **params):
     return build_gcforest(ctx, **params)
 
 
-# Shallow comparators: random forest, XGBoost, MLP
-
-
 def trees_per_layer(profile: str) -> int:
     """Trees in one mdDF layer under ``profile`` (400 in the paper)."""
     return _QUICK_TREES_PER_LAYER if profile == "quick" else _PAPER_TREES_PER_LAYER
@@ -320,9 +234,6 @@ def mlp_grid(ctx: BuildContext) -> list:
     return [{"hidden_layer_sizes": a} for a in archs]
 
 
-# Boosting baselines (binary): DeepBoost, AdaBoost, QuadBoost
-
-
 def _boost_iters(ctx):
     return 10 if ctx.profile == "quick" else 100
 
@@ -367,13 +278,8 @@ def build_quadboost(ctx: BuildContext, **params):
 
 
 def quadboost_grid(ctx: BuildContext) -> list:
-    """The variant and its parameter, on the QuadBoost paper's ranges (Section 4).
-
-    L1 with lambda in [1e-4, 1], L2 with lambda in [1, 1e3], L-infinity with alpha_max in
-    [1e-4, 1e-1] (log scales, 5/4/4 values instead of the paper's 10), and vanilla QuadBoost. The
-    number of iterations is fixed at 100 like every boosting method here (the DeepBoost paper's
-    setting) instead of being searched up to 1e5.
-    """
+    """The variant and its parameter on the QuadBoost paper's ranges (Section 4), 5/4/4 log-spaced values instead of 10,
+    100 iterations like every boosting method here."""
     if ctx.profile == "quick":
         return [{"regularization": "l1", "lam": 0.01}, {"regularization": "l2", "lam": 1.0}]
     grid = [{"regularization": "l1", "lam": float(v)} for v in np.logspace(-4, 0, 5)]
@@ -438,13 +344,9 @@ def _rounds(ctx: BuildContext) -> int:
 def _early_stopped(ctx: BuildContext, model):
     from .early_stopped import EarlyStopped
 
-    return EarlyStopped(
-        model,
-        validation_fraction=ES_VALIDATION_FRACTION,
-        patience=PATIENCE,
-        categorical_features=np.asarray(ctx.categorical_mask, dtype=bool) if len(ctx.categorical_mask) else None,
-        random_state=ctx.seed,
-    )
+    declared = np.asarray(ctx.categorical_mask, dtype=bool) if len(ctx.categorical_mask) else None
+    stopping = dict(validation_fraction=ES_VALIDATION_FRACTION, patience=PATIENCE, random_state=ctx.seed)
+    return EarlyStopped(model, categorical_features=declared, **stopping)
 
 
 def build_baseline(ctx: BuildContext, **params):
@@ -507,69 +409,6 @@ def build_practitioner_forest(ctx: BuildContext, **params):
     cls = RandomForestRegressor if _regression(ctx) else RandomForestClassifier
     trees = _QUICK_TREES_PER_LAYER if ctx.profile == "quick" else PRACTITIONER_RF_TREES
     return _construct(cls, ctx, **{"n_estimators": trees, **params})
-
-
-# Registry
-
-
-class Registry:
-    """Ordered collection of :class:`MethodSpec`, looked up case-insensitively by name or alias."""
-
-    def __init__(self, specs=()):
-        self._specs: dict[str, MethodSpec] = {}
-        for spec in specs:
-            self.register(spec)
-
-    def register(self, spec: MethodSpec, replace: bool = False) -> None:
-        if spec.name in self._specs and not replace:
-            raise ValueError(f"method {spec.name!r} is already registered")
-        self._specs[spec.name] = spec
-
-    def names(self) -> list[str]:
-        return list(self._specs)
-
-    def __iter__(self):
-        return iter(self._specs.values())
-
-    def get(self, name: str) -> MethodSpec:
-        wanted = name.strip().lower()
-        for spec in self._specs.values():
-            if wanted == spec.name.lower() or wanted in (a.lower() for a in spec.aliases):
-                return spec
-        raise ValueError(f"unknown method {name!r}; known: {', '.join(self._specs)}")
-
-    def select(
-        self, names=None, ablation: bool = False, peers: bool = False, protocol: str = "paper"
-    ) -> list[MethodSpec]:
-        """Methods named in ``names`` (default: the ``protocol``'s default ones), plus Table 3's when
-        ``ablation`` and today's peers (LightGBM, HGB, ExtraTrees) when ``peers``."""
-        if names:
-            chosen = [self.get(n) for n in names]
-        elif protocol == "practitioner":
-            chosen = [s for s in self._specs.values() if s.practitioner]
-        else:
-            chosen = [s for s in self._specs.values() if s.default]
-        if ablation:
-            chosen += [s for s in self._specs.values() if s.ablation and s not in chosen]
-        if peers:
-            chosen += [s for s in self._specs.values() if s.peer and s not in chosen]
-        # Registry order, so that mdDF runs before the methods whose tree budget depends on it.
-        order = list(self._specs.values())
-        return sorted(dict.fromkeys(chosen), key=order.index)
-
-
-def unavailable_reason(spec: MethodSpec, task: str = "classification") -> str | None:
-    """None if the estimator the method builds for ``task`` imports, else a message saying why it does not, naming
-    that class (``LGBMRegressor`` for a regression) and, for an optional package, the extra that installs it."""
-    module, attribute = spec.requires
-    if task == "regression" and spec.regressor:
-        attribute = spec.regressor
-    try:
-        getattr(importlib.import_module(module), attribute)
-    except Exception as exc:  # an import can fail in many ways (ImportError, AttributeError, ...)
-        why = f"{spec.name} is not available: cannot import {module}.{attribute} ({type(exc).__name__}: {exc})"
-        return why + (f'; install it with pip install -e ".[{spec.extra}]"' if spec.extra else "")
-    return None
 
 
 def default_registry() -> Registry:

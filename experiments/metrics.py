@@ -1,27 +1,8 @@
-"""Scores of one run, and which of several methods evaluated on the same folds is significantly best.
+"""Scores of one run (:data:`METRICS`, :func:`run_scores`), and which of several methods evaluated on the same folds
+is significantly best (:func:`compare`, the rule :data:`WINNER_RULE`).
 
-**Metrics** (:data:`METRICS`). Classification: accuracy, balanced accuracy (the mean recall over
-the classes present in the test rows) and log-loss; regression: R² and the root mean squared error
-(RMSE). :func:`run_scores` computes every metric of a task for one run:
-
-- **Log-loss** needs probabilities: :func:`full_probabilities` places a model's columns among all the
-  dataset's classes (a class missing from its training fold at 0); probabilities are clipped to
-  ``[PROBA_CLIP, 1]`` and renormalised, so a true class given 0 costs ``-log(1e-15) ≈ 34.5``, not
-  infinity. A method without ``predict_proba`` has no log-loss.
-- **R²** of a test fold whose targets are all equal is 0 (scikit-learn's ``force_finite``).
-
-**Significance** (:func:`compare`). Every method is scored on the same folds; the best is the best mean
-of the ranking metric. For each other method, the per-fold paired differences ``d_i = score_i -
-best_i`` over the folds both have, their mean and its standard error
-``SE(d) = sqrt((1/n + n_test/n_train) * var(d))`` (``var`` with ddof=1). The term ``n_test/n_train``
-(:func:`corrected_variance_factor`) is Nadeau and Bengio's correction (2003) for the overlap of the
-training rows of different folds: ``1/(k-1)`` for k-fold cross-validation, 0 where every score comes
-from the same rows (only the seeds differ). A method's own standard error is taken the same way.
-
-The best method is the **winner** only when its advantage over *every* other method exceeds two
-standard errors of the paired differences: ``|mean(d)| > 2 SE(d)`` with at least two common
-folds for each. A method whose difference to the best is within two standard errors is
-**tied** with it. The rule is :data:`WINNER_RULE`, printed below the tables.
+The log-loss clips probabilities to ``[PROBA_CLIP, 1]``; standard errors carry Nadeau and Bengio's correction for
+overlapping training rows (:func:`corrected_variance_factor`). Both are explained on the command-line page.
 """
 
 from __future__ import annotations
@@ -101,11 +82,8 @@ def full_probabilities(proba, model_classes, n_classes: int) -> np.ndarray:
 
 
 def log_loss(y_true, proba) -> float:
-    """Mean negative log probability of the true class, probabilities clipped to [PROBA_CLIP, 1] and renormalised.
-
-    scikit-learn's ``log_loss`` with ``labels`` = every column's class code, so that a test fold missing some
-    classes is scored against all of them; the clipping is done here first (scikit-learn clips at float64's eps).
-    """
+    """Mean negative log probability of the true class (column j: class code j), probabilities clipped to
+    [PROBA_CLIP, 1] and renormalised, a fold missing some classes scored against all of them."""
     from sklearn.metrics import log_loss as sklearn_log_loss
 
     proba = np.clip(np.asarray(proba, dtype=np.float64), PROBA_CLIP, 1.0)
@@ -137,12 +115,7 @@ def regression_scores(y_true, y_pred) -> dict:
 
 def run_scores(task: str, y_true, y_pred, proba=None) -> dict:
     """Every metric of ``task`` for one run (:func:`classification_scores` or :func:`regression_scores`)."""
-    if task == "regression":
-        return regression_scores(y_true, y_pred)
-    return classification_scores(y_true, y_pred, proba)
-
-
-# significance
+    return regression_scores(y_true, y_pred) if task == "regression" else classification_scores(y_true, y_pred, proba)
 
 
 def corrected_variance_factor(n: int, test_train_ratio: float = 0.0) -> float:
@@ -177,10 +150,8 @@ class Comparison:
 def compare(scores: dict, greater_is_better: bool = True, test_train_ratio: float = 0.0) -> list[Comparison]:
     """Each method's mean, standard error and paired difference to the best, and whether the best wins.
 
-    ``scores`` is ``{method: {fold: score}}``, a fold any hashable naming the same training and test rows
-    for every method (``(seed, fold)``); ``test_train_ratio`` is ``n_test / n_train`` of one fold for Nadeau
-    and Bengio's correction (0: none). Returns the comparisons best first, then by mean score.
-    """
+    ``scores`` is ``{method: {fold: score}}``, a fold naming the same rows for every method; ``test_train_ratio`` is
+    ``n_test / n_train`` of one fold (Nadeau and Bengio's correction; 0: none). Returns the comparisons best first."""
     scores = {m: dict(v) for m, v in scores.items() if v}
     if not scores:
         return []
@@ -211,6 +182,4 @@ def compare(scores: dict, greater_is_better: bool = True, test_train_ratio: floa
 
 def _apart(diff: float, diff_se: float) -> bool:
     """Whether a paired difference exceeds :data:`SIGNIFICANCE_SE` standard errors (False when undefined)."""
-    if math.isnan(diff) or math.isnan(diff_se):
-        return False
-    return abs(diff) > SIGNIFICANCE_SE * diff_se
+    return not (math.isnan(diff) or math.isnan(diff_se)) and abs(diff) > SIGNIFICANCE_SE * diff_se

@@ -1,25 +1,17 @@
-"""One runner per output folder: an operating-system lock on ``<out>/.mddf-lock``, a file naming its owner.
+"""One runner per output folder: an operating-system lock (``flock``, through :mod:`filelock`) on
+``<out>/.mddf-lock``, a file naming its owner.
 
-Two runners sharing an ``--out`` would both run every unfinished job into the same ``results.jsonl``.
-:func:`hold` locks ``<out>/.mddf-lock`` with :class:`filelock.FileLock` (``flock``: the lock belongs to the
-process, and the operating system drops it when the process ends, even killed with SIGKILL) and writes the
-owner's pid, host, start time and command into it; a second runner cannot take the lock, and
-:class:`FolderLocked` says who holds the folder. The lock is released and its file deleted when the block
-ends, however it ends (SIGTERM raises :class:`~.executor.Terminated` meanwhile, so the block unwinds), and
-the folders it created are removed again if still empty. A file whose lock nobody holds (its runner was
-killed) is taken over, saying so; one written on another host (a shared file system, whose locks may not
-reach this host) is respected, its message naming the file to delete once that runner is gone. A folder
-where the file cannot be written (read-only, a full disk) raises :class:`FolderUnwritable`, leaving no file.
+:func:`hold` takes the lock for a block, and a second runner gets :class:`FolderLocked` naming the holder; the
+operating system drops the lock when its process ends, even by SIGKILL. A file whose lock nobody holds is taken
+over; one written on another host is respected; a folder that cannot be written raises :class:`FolderUnwritable`.
 """
 
 from __future__ import annotations
 
 import contextlib
-import datetime as _dt
 import errno
 import json
 import os
-import signal
 import socket
 import sys
 import time
@@ -37,15 +29,6 @@ class FolderLocked(RuntimeError):
 
 class FolderUnwritable(RuntimeError):
     """The output folder, or its lock file, cannot be written (the message names the folder and why)."""
-
-
-def _owner(command: str) -> dict:
-    return {
-        "pid": os.getpid(),
-        "host": socket.gethostname(),
-        "started": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-        "command": command,
-    }
 
 
 def _read(path: Path) -> dict | None:
@@ -122,12 +105,9 @@ def _owner_writer(path: Path, payload: bytes):
 
 
 def acquire(folder, command: str, log=None) -> Path:
-    """Lock ``folder/.mddf-lock`` (the folder too is created if missing) for this process and return its path.
-
-    Raises :class:`FolderLocked` if another runner holds it, :class:`FolderUnwritable` if the folder or the
-    file cannot be written. ``command`` is recorded in the file (shown to a second runner); ``log`` is told
-    when a file left by a runner that no longer holds its lock is taken over (default: a line on stderr).
-    """
+    """Lock ``folder/.mddf-lock`` (the folder created if missing) for this process, ``command`` written in it; return
+    its path. Raises :class:`FolderLocked` if another runner holds it, :class:`FolderUnwritable` if it cannot be
+    written; ``log`` says when a file left by a runner that is gone is taken over (default: stderr)."""
     from filelock import FileLock, Timeout
 
     log = log or (lambda text: print(text, file=sys.stderr))
@@ -137,7 +117,10 @@ def acquire(folder, command: str, log=None) -> Path:
     except OSError as exc:
         raise FolderUnwritable(f"--out {folder} cannot be created: {_why(exc)}") from None
     path = folder / LOCK_NAME
-    payload = json.dumps(_owner(command)).encode()
+    from .provenance import utc_now
+
+    owner = {"pid": os.getpid(), "host": socket.gethostname(), "started": utc_now(), "command": command}
+    payload = json.dumps(owner).encode()
     for _ in range(3):
         left = _read(path)  # the owner named by a file already there (the lock, once taken, rewrites it)
         if left and left.get("host") != socket.gethostname():
@@ -176,7 +159,7 @@ def release(path: Path) -> None:
 @contextlib.contextmanager
 def hold(folder, command: str, log=None):
     """Hold ``folder``'s lock for the block (see :func:`acquire`); SIGTERM raises ``Terminated`` meanwhile."""
-    from .executor import _raise_on_sigterm
+    from .exit_status import sigterm_raises
 
     created = _missing_folders(Path(folder))
     try:
@@ -184,12 +167,10 @@ def hold(folder, command: str, log=None):
     except BaseException:
         _remove_empty(created)
         raise
-    previous = _raise_on_sigterm()
     try:
-        yield path
+        with sigterm_raises():
+            yield path
     finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
         release(path)
         _remove_empty(created)
 
@@ -210,6 +191,3 @@ def _remove_empty(created: list[Path]) -> None:
             made.rmdir()  # only an empty folder goes
         except OSError:
             break
-
-
-__all__ = ["LOCK_NAME", "FolderLocked", "FolderUnwritable", "acquire", "describe", "hold", "release"]

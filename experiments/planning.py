@@ -1,16 +1,6 @@
-"""What the runners (benchmark, small-sample study) decide between loading the data and executing runs.
-
-- :func:`describe` keeps what planning needs of a loaded dataset (task, classes, hashes), so the
-  arrays can be released before the runs start;
-- :func:`practitioner_folds` chooses the folds of the practitioner protocol's cross-validation
-  (:func:`~.protocols.practitioner.fold_count`) and says when a small class lowered them;
-- :func:`bindings` binds every (dataset, method) to the data's hash and the hash of its settings
-  (:mod:`.binding`);
-- :func:`unusable_fractions` and :func:`unusable_folds` check, before any run, that each training
-  fraction or fold leaves every class the rows each method needs, and name the class that does not;
-- :func:`available`, :func:`metric_for`, :func:`check_task` and :func:`check_out_folder`: the methods
-  that can run, the ranking metric, and the checks both runners make of their options;
-  :func:`ranking_metric` ranks an imbalanced classification by balanced accuracy (:data:`IMBALANCE`).
+"""What the runners (benchmark, small-sample study) decide between loading the data and executing runs: what planning
+keeps of a dataset (:func:`describe`), the practitioner's folds, the bindings, the methods that can run, the ranking
+metric, and the checks both runners make of their options and of the classes each fraction or fold leaves.
 """
 
 from __future__ import annotations
@@ -22,9 +12,9 @@ from pathlib import Path
 import numpy as np
 
 from .binding import Binding, dataset_sha256, method_settings, run_settings, settings_sha256, test_sha256
-from .methods import BuildContext, unavailable_reason
 from .metrics import DEFAULT_METRIC, METRICS, metrics_of
 from .protocols.practitioner import fold_count
+from .registry import BuildContext, unavailable_reason
 from .runner import task_of
 from .studies import OptionError, OutputError, UsageError
 from .suites import image_shape_of
@@ -135,10 +125,8 @@ def describe(ds) -> DatasetInfo:
 
 
 def practitioner_folds(ds, requested: int, log) -> int | None:
-    """The cross-validation folds of ``ds`` (None for a ``--data`` file with a ``--test`` file: its split is used).
-
-    Raises :class:`~.protocols.practitioner.TooFewRows` for a class with a single row.
-    """
+    """The cross-validation folds of ``ds``, or None for a ``--data`` file with a ``--test`` file; raises
+    :class:`~.protocols.practitioner.TooFewRows` for a class with a single row."""
     if (ds.extra or {}).get("user_data", {}).get("test_path"):
         return None
     task = task_of(ds)
@@ -169,6 +157,13 @@ def bindings(infos, specs, *, protocol: str, profile: str, n_folds: dict, valida
     return out
 
 
+def _smallest_class(y, classes) -> tuple:
+    """``(rows, label)`` of the class of ``y`` (codes of ``classes``) with the fewest rows."""
+    codes, counts = np.unique(y, return_counts=True)
+    i = int(counts.argmin())
+    return int(counts[i]), classes[int(codes[i])]
+
+
 def unusable_folds(ds, n_folds: int, specs, seeds) -> dict:
     """``{method: reason}`` of the methods whose ``min_class_rows`` exceeds the training rows of a class in some fold
     of the runs' cross-validation (:func:`~.protocols.practitioner.cv_splits`); the reason names the class."""
@@ -177,15 +172,11 @@ def unusable_folds(ds, n_folds: int, specs, seeds) -> dict:
     task = task_of(ds)
     if task == "regression" or not n_folds:
         return {}
-    y = ds.y
-    smallest = None
-    for seed in seeds:
-        for fold, (train, _) in enumerate(cv_splits(y, task, n_folds, seed)):
-            codes, counts = np.unique(y[train], return_counts=True)
-            i = int(counts.argmin())
-            if smallest is None or counts[i] < smallest[0]:
-                smallest = (int(counts[i]), ds.classes[int(codes[i])], seed, fold)
-    rows, label, seed, fold = smallest
+    splits = [
+        (seed, fold, train) for seed in seeds for fold, (train, _) in enumerate(cv_splits(ds.y, task, n_folds, seed))
+    ]
+    found = [(_smallest_class(ds.y[train], ds.classes), seed, fold) for seed, fold, train in splits]
+    (rows, label), seed, fold = min(found, key=lambda f: f[0][0])
     return {
         spec.name: f"fold {fold} of seed {seed} leaves class {str(label)!r} {rows} training row(s); "
         f"{spec.name} needs {spec.min_class_rows}"
@@ -195,40 +186,25 @@ def unusable_folds(ds, n_folds: int, specs, seeds) -> dict:
 
 
 def unusable_fractions(ds, fractions, specs, seeds, *, validation_fraction: float = 0.2) -> dict:
-    """``{(fraction, method): reason}`` of the training fractions that leave a method too few rows.
-
-    The training rows are drawn as the runs draw them (:func:`~.protocols.run_data.split_run_data`): a
-    method whose ``min_class_rows`` exceeds the rows of the smallest class (named by its label) is not run on
-    that fraction, nor a regression fraction with fewer than :data:`MIN_REGRESSION_ROWS` rows.
-    """
+    """``{(fraction, method): reason}`` of the training fractions, drawn as the runs draw them, that leave a class fewer
+    rows than a method's ``min_class_rows`` (or a regression fewer than :data:`MIN_REGRESSION_ROWS`)."""
     from .protocols.run_data import split_run_data
 
     task = task_of(ds)
     out = {}
     for fraction in fractions:
-        smallest = None  # (rows, label, seed) of the smallest class over the seeds
-        for seed in seeds:
-            y = split_run_data(ds, seed, fraction, validation_fraction, task).y_train
-            if task == "regression":
-                rows = len(y)
-                if smallest is None or rows < smallest[0]:
-                    smallest = (rows, None, seed)
-                continue
-            codes, counts = np.unique(y, return_counts=True)
-            i = int(counts.argmin())
-            if smallest is None or counts[i] < smallest[0]:
-                smallest = (int(counts[i]), ds.classes[int(codes[i])], seed)
-        if smallest is None:
+        drawn = [(split_run_data(ds, seed, fraction, validation_fraction, task).y_train, seed) for seed in seeds]
+        if not drawn:
             continue
-        rows, label, seed = smallest
+        if task == "regression":
+            rows, seed = min(((len(y), seed) for y, seed in drawn), key=lambda f: f[0])
+            if rows < MIN_REGRESSION_ROWS:
+                why = f"fraction {fraction:g} leaves {rows} training rows (seed {seed}); at least {MIN_REGRESSION_ROWS}"
+                out.update({(fraction, spec.name): why + " are needed" for spec in specs})
+            continue
+        (rows, label), seed = min(((_smallest_class(y, ds.classes), seed) for y, seed in drawn), key=lambda f: f[0][0])
         for spec in specs:
-            if task == "regression":
-                if rows < MIN_REGRESSION_ROWS:
-                    out[(fraction, spec.name)] = (
-                        f"fraction {fraction:g} leaves {rows} training rows (seed {seed}); at least "
-                        f"{MIN_REGRESSION_ROWS} are needed"
-                    )
-            elif rows < spec.min_class_rows:
+            if rows < spec.min_class_rows:
                 out[(fraction, spec.name)] = (
                     f"fraction {fraction:g} leaves class {str(label)!r} {rows} training row(s) (seed {seed}); "
                     f"{spec.name} needs {spec.min_class_rows}"

@@ -1,20 +1,7 @@
-"""Where a result file came from: the command that regenerates it, the commit, the machine, the date.
-
-Every Markdown, CSV and figure file the harness writes carries this block, so a number copied out of it
-can be traced back and regenerated: the **command** (shell-quoted, the script's path relative to the
-repository: run it from the root), the **commit** (``+ uncommitted changes`` when the tracked files
-differ), the **machine** (cores, memory, CPU, OS, the key libraries' versions: :mod:`.environment`), the
-**date** (UTC) and, for a user's file (``--data``), the **data**: its path and sha256.
-
-- Markdown: a short list between ``<!-- provenance -->`` and ``<!-- /provenance -->`` at the top
-  (:func:`markdown_header`);
-- CSV: leading ``# key: value`` lines before the header row (:func:`csv_header`): read it with
-  ``pandas.read_csv(path, comment="#")`` or :func:`read_csv_rows` (which skips only the leading lines);
-- PNG / PDF: the same fields in the image's metadata (:func:`png_metadata`, :func:`pdf_metadata`).
-
-Run records carry the commit, the machine and their dates themselves (:mod:`.runner`); the records of
-skipped datasets get the same fields from :func:`record_stamp`.
-"""
+"""Where a result file came from: the command that regenerates it, the commit, the machine, the date (and, for a
+user's ``--data`` file, its path and sha256), heading every Markdown (:func:`markdown_header`) and CSV
+(:func:`csv_header`: ``#`` lines, read with ``pandas.read_csv(path, comment="#")``) file and in every figure's
+metadata."""
 
 from __future__ import annotations
 
@@ -29,6 +16,7 @@ from .environment import REPO_ROOT, machine_info, package_versions
 
 MARKDOWN_BEGIN = "<!-- provenance -->"
 MARKDOWN_END = "<!-- /provenance -->"
+FIGURE_TITLE = "mddf reproduction figure"
 
 #: Libraries named in the machine description (those whose versions can change a result).
 KEY_LIBRARIES = ("numpy", "scipy", "scikit-learn", "xgboost", "lightgbm", "mddf")
@@ -71,11 +59,8 @@ def machine_summary() -> str:
 
 
 def provenance(script=None, argv=None, *, command: str | None = None, data: str | None = None) -> dict:
-    """``{"command", "commit", "machine", "date"}`` (and ``"data"``) for a file written now.
-
-    The command is ``command`` as is (``mddf benchmark ...``), else ``script`` with ``argv``
-    (:func:`command_line`); ``data`` names the user data file (``--data``) with its sha256.
-    """
+    """``{"command", "commit", "machine", "date"}`` (and ``"data"``: the ``--data`` file and its sha256) of a file
+    written now; the command ``command`` as is, else ``script`` with ``argv`` (:func:`command_line`)."""
     versions = package_versions()
     commit = versions.get("git_commit") or "unknown (not a git checkout)"
     if versions.get("git_dirty"):
@@ -85,18 +70,19 @@ def provenance(script=None, argv=None, *, command: str | None = None, data: str 
         "command": command,
         "commit": commit,
         "machine": machine_summary(),
-        "date": _utc_now().replace("+00:00", "Z"),
+        "date": utc_now().replace("+00:00", "Z"),
     }
     return {**prov, "data": data} if data else prov
 
 
-def _utc_now() -> str:
+def utc_now() -> str:
+    """Now, in UTC, to the second (ISO 8601)."""
     return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
 
 
 def record_stamp() -> dict:
     """``finished_at``, ``versions`` (with the commit) and ``machine`` for a JSON-lines record, as run records have."""
-    return {"finished_at": _utc_now(), "versions": package_versions(), "machine": machine_info()}
+    return {"finished_at": utc_now(), "versions": package_versions(), "machine": machine_info()}
 
 
 def _one_line(value) -> str:
@@ -109,26 +95,14 @@ def _code_span(text: str) -> str:
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
-def _where_to_run(command: str) -> str:
-    """A script's path is relative to the repository root; the installed ``mddf`` command runs anywhere."""
-    return " (run from the repository root)" if str(command).startswith("python ") else ""
-
-
 def markdown_header(prov: dict) -> str:
     """The provenance block that starts a Markdown file (ends with a blank line)."""
-    return "\n".join(
-        [
-            MARKDOWN_BEGIN,
-            f"- Command{_where_to_run(prov['command'])}: {_code_span(_one_line(prov['command']))}",
-            f"- Commit: {_code_span(_one_line(prov['commit']))}",
-            f"- Machine: {_one_line(prov['machine'])}",
-            f"- Date (UTC): {_one_line(prov['date'])}",
-            *([f"- Data: {_code_span(_one_line(prov['data']))}"] if prov.get("data") else []),
-            MARKDOWN_END,
-            "",
-            "",
-        ]
-    )
+    where = " (run from the repository root)" if str(prov["command"]).startswith("python ") else ""  # a script's path
+    lines = [MARKDOWN_BEGIN, f"- Command{where}: {_code_span(_one_line(prov['command']))}"]
+    lines += [f"- Commit: {_code_span(_one_line(prov['commit']))}", f"- Machine: {_one_line(prov['machine'])}"]
+    lines += [f"- Date (UTC): {_one_line(prov['date'])}"]
+    lines += [f"- Data: {_code_span(_one_line(prov['data']))}"] if prov.get("data") else []
+    return "\n".join([*lines, MARKDOWN_END, "", ""])
 
 
 def csv_header(prov: dict) -> str:
@@ -146,63 +120,49 @@ def with_csv_header(text: str, prov: dict | None) -> str:
 
 def png_metadata(prov: dict) -> dict:
     """PNG text chunks for ``savefig(metadata=...)``."""
-    meta = {
-        "Title": "mddf reproduction figure",
-        "Source": _one_line(prov["command"]),
-        "Command": _one_line(prov["command"]),
-        "Commit": _one_line(prov["commit"]),
-        "Machine": _one_line(prov["machine"]),
-        "Creation Time": _one_line(prov["date"]),
-    }
-    if prov.get("data"):
-        meta["Data"] = _one_line(prov["data"])
-    return meta
+    keys = {"Source": "command", "Command": "command", "Commit": "commit", "Machine": "machine"}
+    keys.update({"Creation Time": "date", "Data": "data"})
+    return {"Title": FIGURE_TITLE, **{name: _one_line(prov[key]) for name, key in keys.items() if prov.get(key)}}
 
 
 def pdf_metadata(prov: dict) -> dict:
     """PDF document information for ``savefig(metadata=...)`` (only PDF's standard keys)."""
-    return {
-        "Title": "mddf reproduction figure",
-        "Subject": f"command: {_one_line(prov['command'])}",
-        "Keywords": f"commit {_one_line(prov['commit'])}; machine {_one_line(prov['machine'])}; "
-        f"date {_one_line(prov['date'])}" + (f"; data {_one_line(prov['data'])}" if prov.get("data") else ""),
-    }
+    keywords = "; ".join(
+        f"{key} {_one_line(prov[key])}" for key in ("commit", "machine", "date", "data") if prov.get(key)
+    )
+    return {"Title": FIGURE_TITLE, "Subject": f"command: {_one_line(prov['command'])}", "Keywords": keywords}
+
+
+def split_provenance(text: str) -> tuple[dict, str]:
+    """``(fields, rest)``: the provenance fields of ``text``'s header (a Markdown block or a CSV's leading ``#``
+    lines) and ``text`` without it; ``({}, text)`` without a header (or an unterminated Markdown block)."""
+    lines = text.splitlines(keepends=True)
+    fields, end = {}, 0
+    if lines and lines[0].rstrip("\n") == MARKDOWN_BEGIN:
+        end = next((i + 1 for i, line in enumerate(lines) if line.rstrip("\n") == MARKDOWN_END), 0)
+        if not end:
+            return {}, text
+        for line in lines[1 : end - 1]:
+            key, _, value = line.strip().removeprefix("- ").partition(": ")
+            fields[key.split(" ")[0].lower()] = value.strip().strip("`").strip()
+        while end < len(lines) and not lines[end].strip():
+            end += 1
+    else:
+        while end < len(lines) and lines[end].startswith("#"):
+            key, _, value = lines[end][1:].strip().partition(": ")
+            fields[key] = value
+            end += 1
+    return fields, "".join(lines[end:])
 
 
 def read_provenance(text: str) -> dict:
     """The provenance fields of a CSV's leading ``# key: value`` lines or of a Markdown header block."""
-    out = {}
-    lines = text.splitlines()
-    if lines and lines[0] == MARKDOWN_BEGIN:
-        for line in lines[1:]:
-            if line == MARKDOWN_END:
-                break
-            key, _, value = line.removeprefix("- ").partition(": ")
-            out[key.split(" ")[0].lower()] = value.strip().strip("`").strip()
-        return out
-    for line in lines:
-        if not line.startswith("#"):
-            break
-        key, _, value = line[1:].strip().partition(": ")
-        out[key] = value
-    return out
+    return split_provenance(text)[0]
 
 
 def strip_provenance(text: str) -> str:
     """``text`` without its provenance header (CSV comment lines or the Markdown block)."""
-    lines = text.splitlines(keepends=True)
-    if lines and lines[0].rstrip("\n") == MARKDOWN_BEGIN:
-        end = next((i for i, line in enumerate(lines) if line.rstrip("\n") == MARKDOWN_END), None)
-        if end is None:
-            return text
-        rest = lines[end + 1 :]
-        while rest and not rest[0].strip():
-            rest = rest[1:]
-        return "".join(rest)
-    i = 0
-    while i < len(lines) and lines[i].startswith("#"):
-        i += 1
-    return "".join(lines[i:])
+    return split_provenance(text)[1]
 
 
 def read_csv_rows(path) -> list[dict]:

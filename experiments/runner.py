@@ -1,13 +1,11 @@
 """One run: load a dataset, build a method, choose its hyper-parameters, fit, predict, measure.
 
-:func:`run_one` is self-contained (plain arguments in, JSON-safe dict out, never raises for a
-failing method) so that runs can be dispatched anywhere: in-process, in a fresh worker process
-(:mod:`.executor`, the default) or on a Dask cluster (:mod:`.cluster`).
+:func:`run_one` takes plain arguments and returns a JSON-safe record, so that a run executes anywhere: in this
+process, in a worker process (:mod:`.worker_pool`) or on a Dask cluster (:mod:`.cluster`).
 """
 
 from __future__ import annotations
 
-import datetime as _dt
 import json
 import threading
 import time
@@ -23,15 +21,16 @@ from mddf.datasets.user_data import load_source, register_all, registered
 from mddf.utils import thread_limits
 
 from .binding import Binding, dataset_sha256
-from .early_stopped import EarlyStopped
 from .environment import PeakMemory, current_rss_mb
-from .methods import BuildContext, Registry, adapt_to_small_classes, default_registry
+from .methods import adapt_to_small_classes, default_registry
 from .metrics import full_probabilities, run_scores
+from .model_summary import describe_model, jsonable_params
 from .protocols.practitioner import cv_run_data
 from .protocols.run_data import deepboost_run_data, split_run_data
-from .provenance import record_stamp
+from .provenance import record_stamp, utc_now
+from .registry import BuildContext, Registry
 from .store import new_record, run_key
-from .suites import image_shape_of, protocol_of
+from .suites import protocol_of
 
 # Datasets kept in a long-lived process (inline execution, Dask workers), most recent last: runs are planned
 # dataset by dataset, so two entries avoid reloading while memory holds two datasets, not the whole suite.
@@ -45,12 +44,8 @@ class DatasetUnavailable(Exception):
 
 
 def load(dataset: str, cache: bool = False, download: bool = False):
-    """``mddf.datasets.load_dataset(dataset)``; missing files raise :class:`DatasetUnavailable`.
-
-    A missing file (``FileNotFoundError``) or a failed download (``ConnectionError``) keeps the loader's
-    message; other loader errors (corrupt file, checksum mismatch, unknown name) propagate. A name
-    registered as a user data file (:mod:`mddf.datasets.user_data`) reads that file.
-    """
+    """``mddf.datasets.load_dataset(dataset)``, or the user file registered as ``dataset``; missing files or a failed
+    download raise :class:`DatasetUnavailable` with the loader's message, other errors propagate."""
     source = registered(dataset)
     # A user file is cached under its content and options: a later command in the same process
     # (a Dask worker) may name another file, or the same file with another target or test file.
@@ -85,151 +80,6 @@ def command_line_wording(message: str) -> str:
     )
 
 
-def _now():
-    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
-
-
-def _jsonable_params(params: dict) -> dict:
-    out = {}
-    for key, value in params.items():
-        if value is None or isinstance(value, (bool, int, float, str)):
-            out[key] = value
-        elif isinstance(value, (np.integer, np.floating)):
-            out[key] = value.item()
-        elif isinstance(value, (tuple, list)) and all(isinstance(v, (bool, int, float, str)) for v in value):
-            out[key] = list(value)
-        else:
-            out[key] = repr(value)
-    return out
-
-
-def estimator_params(estimator) -> dict:
-    """Hyper-parameters of a fitted estimator (the final step's for a Pipeline), JSON-safe."""
-    final = estimator.steps[-1][1] if hasattr(estimator, "steps") else estimator
-    try:
-        return _jsonable_params(final.get_params(deep=False))
-    except Exception:  # estimators outside scikit-learn's API
-        return {}
-
-
-def model_size(estimator) -> dict:
-    """Size of a fitted model: trees and tree nodes found in it, or MLP weights.
-
-    Boosting baselines report their own statistics (``tree_stats()``: trees with non-zero weight
-    and their mean size, as in the DeepBoost paper's tables; ``n_voters_`` for QuadBoost). Else it
-    walks the estimator's fitted attributes (lists, dicts and nested estimators from scikit-learn,
-    mddf and its baselines) and counts scikit-learn trees (``tree_``); XGBoost and LightGBM trees
-    are counted from the booster, HistGradientBoosting's from its iterations. Keys are absent when
-    nothing of the kind was found.
-    """
-    if hasattr(estimator, "steps"):
-        estimator = estimator.steps[-1][1]
-    coefs = getattr(estimator, "coefs_", None)
-    if coefs is not None:
-        return {"n_weights": int(sum(c.size for c in coefs) + sum(b.size for b in estimator.intercepts_))}
-    if callable(getattr(estimator, "tree_stats", None)):  # DeepBoost / AdaBoost: the paper's tree counts
-        try:
-            return dict(estimator.tree_stats())
-        except Exception:  # a statistic is not worth failing a finished run for
-            pass
-    if hasattr(estimator, "n_voters_"):  # QuadBoost: stumps with a non-zero weight
-        return {"n_voters": int(estimator.n_voters_)}
-    if hasattr(estimator, "booster_"):  # LightGBM: one tree per class and round (one per round if binary)
-        return {"n_trees": int(estimator.booster_.num_trees())}
-    if hasattr(estimator, "n_trees_per_iteration_") and hasattr(estimator, "n_iter_"):  # HistGradientBoosting
-        return {"n_trees": int(estimator.n_iter_ * estimator.n_trees_per_iteration_)}
-    if hasattr(estimator, "get_booster"):  # XGBoost
-        n_groups = 1 if getattr(estimator, "n_classes_", 2) <= 2 else estimator.n_classes_
-        return {"n_trees": int(estimator.get_booster().num_boosted_rounds() * n_groups)}
-    counts = {"n_trees": 0, "n_tree_nodes": 0}
-    seen: set[int] = set()
-
-    def visit(obj, depth):
-        if depth > 8 or id(obj) in seen:
-            return
-        seen.add(id(obj))
-        tree = getattr(obj, "tree_", None)
-        if tree is not None and hasattr(tree, "node_count"):
-            counts["n_trees"] += 1
-            counts["n_tree_nodes"] += int(tree.node_count)
-            return
-        if isinstance(obj, (list, tuple)):
-            for item in obj:
-                visit(item, depth + 1)
-        elif isinstance(obj, dict):
-            for item in obj.values():
-                visit(item, depth + 1)
-        elif type(obj).__module__.split(".")[0] in ("sklearn", "mddf"):
-            for value in getattr(obj, "__dict__", {}).values():
-                if not isinstance(value, (np.ndarray, str, bytes, int, float, type(None))):
-                    visit(value, depth + 1)
-
-    visit(estimator, 0)
-    return {k: v for k, v in counts.items() if counts["n_trees"] > 0}
-
-
-def cascade_summary(estimator) -> dict:
-    """Layers, weights, per-layer history and what predicts (``predictor_input``) of a fitted cascade, else {}."""
-    if not hasattr(estimator, "n_layers_"):
-        return {}
-    out = {"n_layers": int(estimator.n_layers_)}
-    alphas = getattr(estimator, "alphas_", None)
-    if alphas is not None:
-        out["alphas"] = [float(a) for a in np.asarray(alphas).ravel()]
-    if hasattr(estimator, "stop_reason_"):
-        out["stop_reason"] = str(estimator.stop_reason_)
-    out.update(predictor_choice(estimator))
-    history = getattr(estimator, "train_history_", None)
-    if history:
-        out["history"] = [_jsonable_params(dict(h)) for h in history]
-        out["n_layers_grown"] = len(history)
-        kept_bytes = [h.get("model_bytes") for h in history[: out["n_layers"]]]
-        if kept_bytes and all(isinstance(b, (int, np.integer)) for b in kept_bytes):
-            out["model_bytes"] = int(sum(kept_bytes))  # what the kept layers' forests occupy
-    return out
-
-
-def predictor_choice(estimator) -> dict:
-    """What predicts in a fitted cascade with a ``predictor``, else {}.
-
-    ``predictor_input`` (``"stacked"``, ``"blend"``: mixed with the cascade's output, ``"raw"``: x alone,
-    ``"cascade"``: no predictor), ``predictor_weight`` (the predictor's weight in the prediction) and, with
-    ``predictor_input="auto"``, the candidates' held-out scores as ``predictor_input_scores``.
-    """
-    chosen = getattr(estimator, "predictor_input_", None)
-    if chosen is None:
-        return {}
-    out = {"predictor_input": chosen, "predictor_weight": float(estimator.predictor_weight_)}
-    if estimator.predictor_input_scores_ is not None:
-        out["predictor_input_scores"] = {k: float(v) for k, v in estimator.predictor_input_scores_.items()}
-    return out
-
-
-def search_summary(estimator) -> dict:
-    """The values a parameter search (``mddf.MDDFGridSearch``) selected and the compute it spent, else {}."""
-    if not hasattr(estimator, "best_params_"):
-        return {}
-    results = estimator.cv_results_
-    return {
-        "selected_params": _jsonable_params(dict(estimator.best_params_)),
-        "search": {
-            "selection_score": float(estimator.best_score_),
-            "n_candidates": len(results["params"]),
-            "n_completed": int(sum(1 for p in results["pruned_at_layer"] if p == 0)),
-            "n_layer_fits": int(estimator.n_layer_fits_),
-            "seconds": float(estimator.search_seconds_),
-        },
-    }
-
-
-def _trees_per_layer(estimator):
-    try:
-        params = estimator.get_params(deep=False)
-        return int(params["n_estimators"]) * len(params["forest_types"])
-    except (AttributeError, KeyError, TypeError):
-        return None
-
-
 def run_one(
     dataset: str,
     method: str,
@@ -251,52 +101,34 @@ def run_one(
     user_data: dict | None = None,
     binding: Binding | None = None,
 ) -> dict:
-    """Run one (dataset, method, seed[, fold, fraction]) and return its result record.
+    """Run one (dataset, method, seed[, fold, fraction]) and return its result record; never raises.
 
     Parameters
     ----------
     dataset, method : str
-        A ``mddf.datasets.load_dataset`` name and a registry method name.
+        A dataset name (or a user file of ``user_data``) and a registry method name.
     seed : int
         Seeds the estimator, the validation hold-out, the sub-sample and the fold shuffle.
-    fold : int or None
-        Fold of the DeepBoost protocol (required for its datasets), or of the practitioner protocol's
-        cross-validation.
+    fold, n_folds : int or None
+        Fold of the DeepBoost protocol, or of the practitioner's ``n_folds``-fold cross-validation; None: the split.
     fraction : float in (0, 1]
         Stratified fraction of the training rows (small-sample study).
-    profile : {"paper", "quick"}
-    protocol : {"paper", "practitioner"}
-        ``"paper"``: the DeepBoost datasets' folds, every other dataset's train/test split;
-        ``"practitioner"``: with ``fold``, fold ``fold`` of seed ``seed``'s ``n_folds``-fold
-        cross-validation of all the rows (:mod:`.protocols.practitioner`), else the split.
-    n_folds, n_jobs : int, optional
-        Folds of the practitioner protocol's cross-validation; threads of the estimator.
+    profile, protocol : {"paper", "quick"}, {"paper", "practitioner"}
+    n_jobs : int, optional
+        Threads of the estimator, its OpenMP and BLAS pools included.
     trees_k, trees_per_layer, trees_k_source :
         Tree budget of tree-budget methods (RF, XGBoost): ``trees_per_layer * trees_k`` trees.
-    registry : Registry, optional
-    validation_fraction : float
-        Held-out share of the training rows for hyper-parameter selection (split protocol).
-    cache_dataset, download : bool
-        Keep the last ``DATASET_CACHE_SIZE`` datasets in this process (inline runs, Dask workers);
-        let the loader download missing files (else the run is skipped with its message).
-    user_data : dict, optional
-        ``{name: UserDataSource.as_dict()}``: user data files (``--data``) loadable by name; the
-        record names the file and its sha256 (``data_source``).
-    binding : Binding, optional
-        The data and settings the run is planned for (:mod:`.binding`): stored in the record; the
-        run fails if the data it loads has another hash.
+    registry, validation_fraction, cache_dataset, download :
+        The methods; the held-out share for selection; keep the last :data:`DATASET_CACHE_SIZE` datasets; download.
+    user_data, binding : optional
+        ``{name: UserDataSource.as_dict()}`` of user files; the data and settings planned (:mod:`.binding`).
 
     Returns
     -------
     dict
-        ``status`` is ``"ok"``, ``"error"`` (with ``error`` and ``traceback``) or ``"skipped"``
-        (dataset files missing, with the loader's message). An ``ok`` record holds every metric of
-        its task (:func:`~.metrics.run_scores`) and the times: ``compile_seconds`` (the warm-up
-        fit, numba's compilation), ``selection_seconds`` (choosing hyper-parameters),
-        ``train_seconds`` (the final fit), ``total_seconds`` (selection and final fit),
-        ``predict_seconds`` and, for a classifier with probabilities, ``predict_proba_seconds`` (for the
-        log-loss).
-    """
+        ``status`` ``"ok"``, ``"error"`` (``error``, ``traceback``) or ``"skipped"`` (``message``); an ``ok`` record
+        holds every metric of its task and the seconds (``compile_seconds``, ``selection_seconds``,
+        ``train_seconds``, ``total_seconds``, ``predict_seconds``, ``predict_proba_seconds``)."""
     registry = registry or default_registry()
     memory = PeakMemory().start()
     record = _new_record(dataset, method, seed, fold, fraction, profile, protocol, n_jobs, binding)
@@ -312,14 +144,15 @@ def run_one(
         data = _run_data(ds, protocol, seed, fold, fraction, n_folds, task, validation_fraction)
         n_classes = _classes_handled(spec, ds, dataset, task)
         n_trees = _tree_budget(spec, profile, trees_k, trees_per_layer, trees_k_source, record)
-        ctx = _build_context(ds, seed, n_jobs, profile, n_classes, n_trees, task, protocol)
+        run = dict(seed=int(seed), n_jobs=n_jobs, profile=profile, n_trees=n_trees, task=task, protocol=protocol)
+        ctx = BuildContext.of(ds, n_classes, **run)
         labels = _Labels(data.y_train, task)
         _record_before_fit(record, data, ctx, labels)
         with _fit_conditions(n_jobs) as caught:
             estimator = _fitted_estimator(spec, ctx, data, labels, record, ds.classes)
             y_pred, proba = _test_predictions(estimator, data.X_test, labels, n_classes, record)
         record.update(run_scores(task, data.y_test, y_pred, proba))
-        _record_model(record, estimator)
+        describe_model(record, estimator)
         record["status"] = "ok"
     except Exception as exc:  # one failing run must not stop the others
         record["error"] = f"{type(exc).__name__}: {exc}"
@@ -334,7 +167,7 @@ def _new_record(dataset, method, seed, fold, fraction, profile, protocol, n_jobs
     ``status="error"`` until it ends well, the start time and the binding's fields (see :func:`run_one`)."""
     key = run_key(dataset, method, seed, fold, fraction, profile, protocol)
     shown = protocol_of(dataset) if protocol == "paper" else protocol
-    fields = dict(fraction=float(fraction), profile=profile, protocol=shown, started_at=_now(), n_jobs=n_jobs)
+    fields = dict(fraction=float(fraction), profile=profile, protocol=shown, started_at=utc_now(), n_jobs=n_jobs)
     return new_record(key, dataset, method, int(seed), fold, status="error", binding=binding, stamped=False, **fields)
 
 
@@ -386,22 +219,6 @@ def _tree_budget(spec, profile, trees_k, trees_per_layer, trees_k_source, record
     return n_trees
 
 
-def _build_context(ds, seed, n_jobs, profile, n_classes, n_trees, task, protocol) -> BuildContext:
-    """What the method's builder and grid are told of the run (:class:`~mddf.experiments.methods.BuildContext`)."""
-    return BuildContext(
-        seed=int(seed),
-        n_jobs=n_jobs,
-        profile=profile,
-        n_features=int(ds.X_train.shape[1]),
-        n_classes=n_classes,
-        categorical_mask=tuple(bool(b) for b in ds.categorical_mask),
-        image_shape=image_shape_of(ds),
-        n_trees=n_trees,
-        task=task,
-        protocol=protocol,
-    )
-
-
 def _record_before_fit(record, data, ctx, labels) -> None:
     """Write in ``record`` the run's rows, features and classes, its split, and the memory before the fit."""
     record.update(n_train=int(len(data.y_train)), n_test=int(len(data.y_test)), n_features=ctx.n_features)
@@ -422,11 +239,8 @@ def _fit_conditions(n_jobs):
 
 
 def _fitted_estimator(spec, ctx, data, labels, record, classes):
-    """The model the run tests: warmed up (numba's compilation), its hyper-parameters chosen (:func:`_select`), and
-    refitted on every training row unless the protocol tests the selected model as is; the times go to ``record``.
-
-    A cascade is adapted to the training rows' smallest class (``classes``: the dataset's class names).
-    """
+    """The model the run tests: warmed up, its hyper-parameters chosen (:func:`_select`), adapted to the smallest class
+    and refitted on every training row unless the protocol tests the selected model as is; times in ``record``."""
     if spec.warm_up is not None:
         record.update(_warm_up(spec, ctx, data.X_train, labels))
     estimator, selection = _select(spec, ctx, data, record, labels)
@@ -454,28 +268,6 @@ def _test_predictions(estimator, X_test, labels, n_classes, record):
     record["predict_seconds"] = time.perf_counter() - t0
     proba = None if labels.regression else _probabilities(estimator, X_test, labels, n_classes, record)
     return y_pred, proba
-
-
-def _record_model(record, estimator) -> None:
-    """Write in ``record`` what the fitted model is: its parameters, early stopping, size, search and cascade."""
-    record["params"] = estimator_params(_inner(estimator))
-    if isinstance(estimator, EarlyStopped):
-        stopping = ("rounds", "n_rounds_"), ("validation_rows", "n_validation_"), ("patience", "patience")
-        record["early_stopping"] = {key: getattr(estimator, name) for key, name in stopping}
-        record["early_stopping"]["validation_fraction"] = estimator.validation_fraction
-        if getattr(estimator, "categories_as_codes_", None):  # HistGradientBoosting: too many categories
-            record["categories_as_codes"] = estimator.categories_as_codes_
-    record.update(model_size(_inner(estimator)))
-    record.update(search_summary(estimator))
-    cascade = cascade_summary(getattr(estimator, "best_estimator_", estimator))
-    if cascade:
-        record["n_layers"] = cascade.pop("n_layers")
-        if "model_bytes" in cascade:
-            record["model_bytes"] = cascade.pop("model_bytes")
-        record["cascade"] = cascade
-        tpl = _trees_per_layer(getattr(estimator, "best_estimator_", estimator))
-        if tpl is not None:
-            record["trees_per_layer"] = tpl
 
 
 def _record_end(record, memory, caught) -> None:
@@ -583,11 +375,6 @@ def _split_search_time(estimator, record) -> None:
     record["total_seconds"] = record["selection_seconds"] + record.get("train_seconds", 0.0)
 
 
-def _inner(estimator):
-    """The model an :class:`~.early_stopped.EarlyStopped` wraps, else ``estimator``."""
-    return estimator.estimator_ if isinstance(estimator, EarlyStopped) else estimator
-
-
 def _probabilities(estimator, X_test, labels, n_classes, record):
     """Every class's probability for the test rows (columns: class codes), or None without ``predict_proba``;
     ``record`` gets its seconds (``predict_proba_seconds``)."""
@@ -605,12 +392,8 @@ def _probabilities(estimator, X_test, labels, n_classes, record):
 
 
 def _select(spec, ctx, data, record, labels):
-    """Choose hyper-parameters on the validation rows; returns ``(estimator, selection)``.
-
-    The estimator is the selected, fitted model when the protocol tests it as is (DeepBoost protocol),
-    else None (the caller refits on all rows). ``record["selection_seconds"]`` times every candidate, the
-    selected model's own fit left out when it is tested as is (it is then ``train_seconds``).
-    """
+    """Choose hyper-parameters on the validation rows; return ``(estimator, selection)``: the selected fitted model
+    when the protocol tests it as is (else None: refit on all rows), the choice and every candidate's score."""
     candidates = spec.grid(ctx) if spec.grid is not None else []
     if len(candidates) == 0:
         return None, None
@@ -625,13 +408,13 @@ def _select(spec, ctx, data, record, labels):
         model.fit(data.X_fit, labels.encode(data.y_fit))
         fit_s, fit_cpu = time.perf_counter() - t0, time.process_time() - c0
         acc = float(np.mean(labels.decode(model.predict(data.X_val)) == data.y_val))
-        trials.append({"params": _jsonable_params(params), "val_accuracy": acc, "fit_seconds": fit_s})
+        trials.append({"params": jsonable_params(params), "val_accuracy": acc, "fit_seconds": fit_s})
         # Strictly better only: ties keep the earlier (simpler) candidate of the grid.
         if best is None or acc > best[0]:
             best = (acc, params, fit_s, fit_cpu)
             best_model = None if data.refit else model
     record["selection_seconds"] = time.perf_counter() - t_sel
-    selection = {"chosen": _jsonable_params(best[1]), "val_accuracy": best[0], "candidates": trials}
+    selection = {"chosen": jsonable_params(best[1]), "val_accuracy": best[0], "candidates": trials}
     record["selection"] = selection
     if data.refit:
         return None, {"chosen": best[1]}

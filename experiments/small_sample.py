@@ -3,22 +3,12 @@
 ``mddf small-sample`` and ``python scripts/small_sample.py`` parse their arguments (:mod:`.cli`)
 and call :func:`run`.
 
-Trains the methods on fractions of the training rows (stratified by class, every class keeping at least
-one row; at random for a regression; the test rows unchanged), repeated over seeds, and plots the mean
-test score (``--metric``: accuracy, or R² for a regression) with standard-deviation error bars. Each
-(fraction, method, seed) is one run of the benchmark runner, resumable in ``--out`` as the benchmark's.
-
-- **Protocols**: ``--protocol paper`` (the default for built-in datasets) runs the paper's random
-  forest and XGBoost (400 x k trees, k = mdDF's layers on the same fraction and seed), gcForest and
-  mdDF; ``--protocol practitioner`` (the default with ``--data``, and for a regression target) the
-  benchmark's practitioner methods.
-- **Small classes**: a (fraction, method) that leaves a class too few training rows is skipped before
-  any run, naming the class; a cascade gets no more folds than its smallest class has rows (out-of-bag
-  class vectors for a single row), and the CSV counts those runs (``adapted_runs``).
-
-Writes ``small_sample_<dataset>.png/.pdf/.csv`` in ``--out``, each with its provenance (the CSV's as
-``#`` lines: ``pandas.read_csv(path, comment="#")``).
-"""
+Trains the methods on fractions of the training rows (stratified by class, every class keeping a row; the test rows
+unchanged), repeated over seeds, and draws the mean test score (``--metric``) with standard-deviation error bars.
+Each (fraction, method, seed) is one run of the benchmark runner, resumable in ``--out``. ``--protocol paper`` (the
+default for built-in datasets) runs the paper's RF and XGBoost (400 x k trees), gcForest and mdDF; ``--protocol
+practitioner`` (the default with ``--data``) the benchmark's practitioner methods. A fraction that leaves a class
+too few rows for a method is skipped, naming the class. Writes ``small_sample_<dataset>.png/.pdf/.csv``."""
 
 from __future__ import annotations
 
@@ -32,13 +22,14 @@ from mddf.datasets.user_data import UserDataSource, provenance_line
 from .binding import set_aside_stale
 from .cluster import run_from_args
 from .defaults import SMALL_SAMPLE_PAPER_METHODS
-from .executor import EXIT_NOTHING_TO_RUN, EXIT_OK, EXIT_RUN_FAILED, bound_records, plan, unfinished
+from .exit_status import EXIT_NOTHING_TO_RUN, EXIT_OK, EXIT_RUN_FAILED
 from .figures import plt, save_figure
 from .methods import default_registry
 from .metrics import METRICS
 from .outlock import hold
 from .planning import available, bindings, check_out_folder, check_task, describe, metric_for, unusable_fractions
 from .provenance import provenance
+from .runbook import bound_records, plan, unfinished
 from .runner import task_of
 from .store import ResultStore
 from .studies import NothingToRun, UsageError, logger, resolve_dataset
@@ -71,23 +62,11 @@ def summarize(records, dataset, methods, fractions, profile, metric="accuracy"):
                 row["n_train_classes_min"] = int(min(r["n_train_classes"] for r in recs))
                 row["min_class_rows"] = int(min(r.get("min_class_rows", 0) for r in recs))
                 row["n_classes"] = recs[0]["n_classes"]
-            row.update(
-                metric=metric,
-                mean=float(values.mean()),
-                std=float(values.std(ddof=1)) if len(values) > 1 else 0.0,
-                n_seeds=len(values),
-                seeds=";".join(str(r["seed"]) for r in sorted(recs, key=lambda r: r["seed"])),
-                adapted_runs=sum(1 for r in recs if r.get("adapted")),
-                adapted=";".join(
-                    sorted(
-                        {
-                            f"{', '.join(r['adapted'])} ({r.get('adapted_because', '')})"
-                            for r in recs
-                            if r.get("adapted")
-                        }
-                    )
-                ),
-            )
+            std = float(values.std(ddof=1)) if len(values) > 1 else 0.0
+            row.update(metric=metric, mean=float(values.mean()), std=std, n_seeds=len(values))
+            row["seeds"] = ";".join(str(r["seed"]) for r in sorted(recs, key=lambda r: r["seed"]))
+            adapted = {f"{', '.join(r['adapted'])} ({r.get('adapted_because', '')})" for r in recs if r.get("adapted")}
+            row.update(adapted_runs=sum(1 for r in recs if r.get("adapted")), adapted=";".join(sorted(adapted)))
             rows.append(row)
     return rows
 
@@ -122,7 +101,7 @@ def plot(rows, dataset, methods, metric="accuracy"):
 
 
 def run(args, registry=None, *, command: str) -> int:
-    """Run the study the parsed arguments (:func:`mddf.experiments.cli.small_sample_parser`) describe, with the
+    """Run the study the parsed arguments (:func:`~.options.small_sample_options`) describe, with the
     methods of ``registry``; ``command`` is recorded in the lock and the files' provenance. Returns the exit
     status."""
     log = logger(args)
@@ -201,11 +180,8 @@ def run(args, registry=None, *, command: str) -> int:
     for path in written:
         print(path)
     not_ok = unfinished(tasks, store)
-    print(
-        f"summary: {len(tasks) - len(not_ok)} of {len(tasks)} runs ok"
-        + (f", {len(skipped)} (fraction, method) pair(s) skipped" if skipped else ""),
-        file=sys.stderr,
-    )
+    pairs = f", {len(skipped)} (fraction, method) pair(s) skipped" if skipped else ""
+    print(f"summary: {len(tasks) - len(not_ok)} of {len(tasks)} runs ok{pairs}", file=sys.stderr)
     for rec in not_ok:
         why = rec.get("error") if rec.get("status") != "skipped" else f"skipped: {rec.get('message', '')}"
         print(f"failed: {rec['key']}: {why}", file=sys.stderr)

@@ -1,11 +1,8 @@
-"""The append-only JSON-lines file that holds one record per finished run.
+"""The append-only JSON-lines file that holds one record per finished run (:class:`ResultStore`).
 
-Each record is written as one line and flushed to disk (``fsync``) the moment its run finishes,
-so an interruption loses at most the runs still in progress. A line cut short by a crash, and any
-other line that is not a record, is skipped on reading with a warning naming the file and line.
-When a run appears more than once (a failed run retried later), the last record wins. Every runner
-(``mddf benchmark``, ``small-sample``, the studies of ``benchmarks/``) makes its records with
-:func:`new_record`, so that they share one format.
+Each record is one line, forced to disk as its run finishes; a line that is not a record is skipped with a warning,
+and the last record of a run wins. Every runner makes its records with :func:`new_record`, so that they share one
+format.
 """
 
 from __future__ import annotations
@@ -22,11 +19,7 @@ from .provenance import record_stamp
 
 
 def run_key(dataset: str, method: str, seed: int, fold=None, fraction=1.0, profile="paper", protocol="paper") -> str:
-    """The identity of one run; resume skips keys that already have an ``ok`` record of the same data and settings.
-
-    A run of the practitioner protocol ends in ``|protocol=practitioner``; the papers' keep the keys
-    they always had.
-    """
+    """The identity of one run (``|protocol=practitioner`` at the end of a practitioner's run)."""
     key = f"{dataset}|{method}|seed={seed}|fold={fold}|fraction={fraction:g}|profile={profile}"
     return key if protocol == "paper" else f"{key}|protocol={protocol}"
 
@@ -39,14 +32,9 @@ COMMON_FIELDS = ("key", "dataset", "method", "seed", "fold", "status", "error", 
 
 def new_record(key, dataset, method, seed=None, fold=None, *, status, error=None, binding=None, stamped=True,
                **fields) -> dict:  # fmt: skip
-    """A result record in the one format of every runner: ``mddf benchmark``, ``small-sample`` and the studies.
-
-    Its fields, in order: ``key``, ``dataset``, ``method``, ``seed`` (a study's repeat), ``fold`` (None when the
-    protocol has no folds), ``status``, ``error`` (what went wrong; None if nothing did), the hashes that bind it
-    to its data and settings (``binding``'s, :mod:`.binding`; None without one, which no binding matches), then
-    ``fields`` and, when ``stamped``, the provenance stamp (:func:`~.provenance.record_stamp`: end time, versions
-    with the commit, machine). A run that stamps its record when it ends passes ``stamped=False``.
-    """
+    """A result record in the one format of every runner and study: ``key``, ``dataset``, ``method``, ``seed``,
+    ``fold``, ``status``, ``error``, the ``binding``'s hashes (None without one), then ``fields`` and, when ``stamped``,
+    the provenance stamp (:func:`~.provenance.record_stamp`)."""
     hashes = binding.fields() if binding is not None else dict.fromkeys(BINDING_FIELDS)
     record = {"key": key, "dataset": dataset, "method": method, "seed": seed, "fold": fold}
     record.update(status=status, error=error, **hashes, **fields)
@@ -54,17 +42,13 @@ def new_record(key, dataset, method, seed=None, fold=None, *, status, error=None
 
 
 def _json_default(obj):
-    if isinstance(obj, np.integer):
-        return int(obj)
-    if isinstance(obj, np.floating):
-        return None if not np.isfinite(obj) else float(obj)
-    if isinstance(obj, np.bool_):
-        return bool(obj)
+    """A value ``json`` cannot write, as one it can: numpy's as Python's (a non-finite float as None)."""
+    if isinstance(obj, np.generic):
+        value = obj.item()
+        return None if isinstance(value, float) and not math.isfinite(value) else value
     if isinstance(obj, np.ndarray):
         return obj.tolist()
-    if isinstance(obj, (set, tuple)):
-        return list(obj)
-    return repr(obj)
+    return list(obj) if isinstance(obj, (set, tuple)) else repr(obj)
 
 
 def _clean(obj):
@@ -73,9 +57,7 @@ def _clean(obj):
         return None
     if isinstance(obj, dict):
         return {str(k): _clean(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_clean(v) for v in obj]
-    return obj
+    return [_clean(v) for v in obj] if isinstance(obj, (list, tuple)) else obj
 
 
 class ResultStore:
@@ -85,12 +67,8 @@ class ResultStore:
         self.path = Path(path)
 
     def records(self) -> list[dict]:
-        """Every complete record in file order.
-
-        A line that is not a record (cut short by a crash, not UTF-8, or JSON other than an object such
-        as ``42``, ``null`` or ``[1, 2]``) is skipped with a ``UserWarning`` that gives the file, the
-        line number and what is wrong with it.
-        """
+        """Every record in file order; a line that is not a record (cut short, not UTF-8, JSON other than an object) is
+        skipped with a ``UserWarning`` naming the file and the line."""
         if not self.path.exists():
             return []
         out = []
@@ -121,10 +99,6 @@ class ResultStore:
         """The last record of every run key."""
         return {rec["key"]: rec for rec in self.records() if "key" in rec}
 
-    def finished_keys(self) -> set[str]:
-        """Keys whose latest record succeeded; resume skips these."""
-        return {key for key, rec in self.latest().items() if rec.get("status") == "ok"}
-
     def append(self, record: dict) -> None:
         """Write one record as a line and force it to disk (after :meth:`repair` of a record cut short)."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -141,35 +115,21 @@ class ResultStore:
         warns no more. Returns the bytes removed (0 when the file ends with a complete line or does not exist)."""
         if not self.path.exists() or self.path.stat().st_size == 0 or self._ends_with_newline():
             return 0
-        size = self.path.stat().st_size
+        data = self.path.read_bytes()  # only when the last record is cut short, which is rare
+        keep = data.rfind(b"\n") + 1
         with self.path.open("rb+") as fh:
-            keep = _end_of_last_line(fh, size)
             fh.truncate(keep)
             fh.flush()
             os.fsync(fh.fileno())
         warnings.warn(
-            f"{self.path}: removed an incomplete last record ({size - keep} bytes, cut by an interrupted or failed "
-            "write); its run counts as not done",
+            f"{self.path}: removed an incomplete last record ({len(data) - keep} bytes, cut by an interrupted or "
+            "failed write); its run counts as not done",
             stacklevel=2,
         )
-        return size - keep
+        return len(data) - keep
 
     def _ends_with_newline(self) -> bool:
         """Whether the (non-empty) file ends with a newline."""
         with self.path.open("rb") as fh:
             fh.seek(-1, os.SEEK_END)
             return fh.read(1) == b"\n"
-
-
-def _end_of_last_line(fh, size: int, block: int = 1 << 16) -> int:
-    """The offset just after the last newline of the open file ``fh`` of ``size`` bytes (0 when it has none)."""
-    end = size
-    while end > 0:
-        start = max(0, end - block)
-        fh.seek(start)
-        chunk = fh.read(end - start)
-        at = chunk.rfind(b"\n")
-        if at >= 0:
-            return start + at + 1
-        end = start
-    return 0

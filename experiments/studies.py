@@ -44,12 +44,9 @@ def check_n_jobs(value) -> None:
 
 
 def open_user_data(args, *, builtin_option: str = "--dataset") -> UserDataSource | None:
-    """The ``--data`` file of the arguments, checked, hashed and registered (None without ``--data``).
-
-    Sets ``args.user_data`` to ``{name: source dict}``, what the runs in worker processes need.
-    Raises :class:`UsageError` for inconsistent options and :class:`~mddf.datasets.user_data.UserDataError`
-    for a file that cannot be used.
-    """
+    """The ``--data`` file of the arguments, checked, hashed and registered (None without ``--data``); sets
+    ``args.user_data`` (``{name: source dict}``, what the runs in worker processes need). Raises :class:`UsageError`
+    or :class:`~mddf.datasets.user_data.UserDataError`."""
     args.user_data = None
     if args.data is None:
         for option in ("target", "test", "sep", "decimal", "drop", "na_values"):
@@ -71,16 +68,9 @@ def open_user_data(args, *, builtin_option: str = "--dataset") -> UserDataSource
 
 
 def resolve_dataset(args, log=print, *, seed=None):
-    """Load the dataset the arguments ask for; the paper's HAR falls back to satimage when absent.
+    """The dataset the arguments ask for (the paper's HAR, else satimage); a ``--data`` file read, ``log`` saying
+    what, and given a ``seed`` split into training and test rows unless it has a ``--test`` file."""
 
-    With ``--data`` the user's file is read (:func:`open_user_data`): ``log`` says what was read, its warnings go to
-    stderr; given a ``seed``, a file without ``--test`` is split into training and test rows with it
-    (:func:`~mddf.datasets.user_data.seeded_split`).
-    """
-    import os
-
-    if args.data_home is not None:
-        os.environ["MDDF_DATA"] = str(Path(args.data_home).resolve())
     source = open_user_data(args)
     if source is not None:
         ds = load(source.name)
@@ -125,18 +115,16 @@ def mddf_params(args) -> dict:
 
 
 def mddf_model(dataset, args):
-    """The benchmark's mdDF row for ``dataset``: :func:`~.methods.build_mddf` under the practitioner protocol (the
-    estimator's defaults, the dataset's categorical columns declared; ``CascadeForestRegressor`` for a regression
-    target, ``dataset.extra["task"]``), seeded with ``--seed``, threaded with ``--n-jobs``, shrunk by ``--quick`` as
-    the benchmark's quick profile is, and with :func:`mddf_params` on top."""
-    from .methods import BuildContext, build_mddf
+    """The benchmark's mdDF row for ``dataset`` (:func:`~.methods.build_mddf` under the practitioner protocol,
+    ``CascadeForestRegressor`` for a regression), with ``--seed``, ``--n-jobs``, ``--quick`` and :func:`mddf_params`."""
+    from .methods import build_mddf
+    from .registry import BuildContext
 
     task = (dataset.extra or {}).get("task") or "classification"
-    mask = () if dataset.categorical_mask is None else tuple(bool(c) for c in dataset.categorical_mask)
-    shape = dict(n_features=dataset.X_train.shape[1], n_classes=0 if task == "regression" else dataset.n_classes)
     profile = "quick" if getattr(args, "quick", False) else "paper"
-    shape.update(categorical_mask=mask, task=task, protocol="practitioner")
-    return build_mddf(BuildContext(args.seed, args.n_jobs, profile, **shape), **mddf_params(args))
+    run = dict(seed=args.seed, n_jobs=args.n_jobs, profile=profile, task=task, protocol="practitioner")
+    ctx = BuildContext.of(dataset, 0 if task == "regression" else dataset.n_classes, **run)
+    return build_mddf(ctx, **mddf_params(args))
 
 
 def fit_mddf(dataset, args, log=print):
@@ -160,17 +148,21 @@ def fit_mddf(dataset, args, log=print):
     return model, seconds
 
 
-def refuse_regression(dataset, what: str) -> None:
-    """Stop (exit status 2) when ``dataset``'s target is a regression's: ``what`` is made for classes."""
+def fitted_classifier(args, what: str, log=print):
+    """The dataset of the arguments and mdDF fitted on its training rows, for subcommand ``what``, which draws classes
+    on the test rows: stop (exit status 2) for a regression target or a dataset without a test split."""
+    dataset = resolve_dataset(args, log, seed=args.seed)
     if (dataset.extra or {}).get("task") == "regression":
         raise UsageError(
             f"{what} draws classes; the --target of {dataset.name} is a regression target "
             "(pass --task classification to take its values as classes)"
         )
+    if not dataset.has_test_split:
+        raise UsageError(f"{dataset.name} has no test split; choose a dataset with one")
+    return dataset, fit_mddf(dataset, args, log)[0]
 
 
 def logger(args):
     """``print`` to stderr, or a no-op with ``--quiet``."""
-    if getattr(args, "quiet", False):
-        return lambda *a, **k: None
-    return lambda *a, **k: print(*a, **k, file=sys.stderr)
+    quiet = getattr(args, "quiet", False)
+    return (lambda *a, **k: None) if quiet else (lambda *a, **k: print(*a, **k, file=sys.stderr))

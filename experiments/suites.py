@@ -46,18 +46,11 @@ def protocol_of(dataset: str) -> str:
 
 def paper_of(dataset: str) -> str | None:
     """Which paper published results for ``dataset`` (``"mddf"``, ``"deepboost"`` or None)."""
-    for suite in SUITES.values():
-        if suite.paper and dataset in suite.datasets:
-            return suite.paper
-    return None
+    return next((suite.paper for suite in SUITES.values() if suite.paper and dataset in suite.datasets), None)
 
 
 def image_shape_of(dataset) -> tuple | None:
     """Image shape of a loaded Dataset (from its ``extra`` or :data:`IMAGE_SHAPES`), else None."""
-    shape = (dataset.extra or {}).get("image_shape")
-    if shape is None:
-        shape = IMAGE_SHAPES.get(dataset.name)
-    if shape is None:
-        return None
-    shape = tuple(int(s) for s in shape)
-    return shape if int(np.prod(shape)) == dataset.X_train.shape[1] else None
+    shape = (dataset.extra or {}).get("image_shape") or IMAGE_SHAPES.get(dataset.name)
+    shape = None if shape is None else tuple(int(s) for s in shape)
+    return shape if shape is not None and int(np.prod(shape)) == dataset.X_train.shape[1] else None

@@ -1,16 +1,7 @@
-"""Result tables: the mdDF paper's Table 2 layout, and the plain Markdown and CSV tables the harness writes.
-
-A :class:`Table` (:func:`summarize`, :func:`build_table`, :func:`to_markdown`, :func:`to_csv`) has
-datasets as rows and methods as columns: our measured columns (mean test accuracy in %, ± the sample
-standard deviation over seeds, or seeds x folds) and then the published ones, the best of each row and
-group in bold. Below the rows, each column's average rank and the number of datasets it is taken over
-(:data:`RANK_NOTE` says how), and the notes: :func:`method_notes` keeps the descriptions of the methods
-that have a result in the table.
-
-The other tables are built from the same pieces: :func:`markdown_table` lays out a Markdown table and
-:func:`write_markdown` writes it after its provenance, :func:`csv_text` and :func:`write_rows` write rows as
-CSV, :func:`number`, :func:`plus_minus` and :func:`mean_std` format the cells. Every Markdown table of the
-runners and of the studies of ``benchmarks/`` is written by :func:`write_markdown`.
+"""Result tables: the papers' Table 2 layout (:class:`Table`: :func:`summarize`, :func:`build_table`,
+:func:`to_markdown`, :func:`to_csv`), and the pieces every Markdown and CSV table of the runners and the studies is
+written with (:func:`markdown_table`, :func:`write_markdown`, :func:`csv_text`, :func:`write_rows`, and the cells'
+formats :func:`number`, :func:`plus_minus`, :func:`mean_std`).
 """
 
 from __future__ import annotations
@@ -40,9 +31,6 @@ RANK_NOTE = (
 )
 
 
-# cells
-
-
 def number(value, digits: int = 4, *, missing: str = "—", signed: bool = False) -> str:
     """A table cell for ``value``: a float with ``digits`` decimals (with its sign when ``signed``), None and
     NaN as ``missing``, anything else (an int, a string) as ``str(value)``."""
@@ -54,11 +42,8 @@ def number(value, digits: int = 4, *, missing: str = "—", signed: bool = False
 
 
 def plus_minus(mean: float, std: float | None, digits: int = 2, *, bold: bool = False, signed: bool = False) -> str:
-    """``"mean ± std"`` with ``digits`` decimals; the mean alone when ``std`` is None or NaN.
-
-    ``bold`` puts the mean in Markdown bold (``**86.56** ± 0.12``); ``signed`` gives it its sign
-    (``+0.25 ± 0.10``, a difference).
-    """
+    """``"mean ± std"`` with ``digits`` decimals, the mean alone when ``std`` is None or NaN; ``bold`` puts the mean in
+    Markdown bold, ``signed`` gives it its sign."""
     text = f"{mean:+.{digits}f}" if signed else f"{mean:.{digits}f}"
     if bold:
         text = f"**{text}**"
@@ -68,17 +53,12 @@ def plus_minus(mean: float, std: float | None, digits: int = 2, *, bold: bool = 
 
 
 def mean_std(values: Sequence[float], digits: int = 2, *, scale: float = 1.0) -> str:
-    """``"mean ± std"`` of ``values`` times ``scale``: the sample standard deviation, 0 for one value.
-
-    An empty cell (``""``) without values. ``scale=100`` shows fractions as percentages.
-    """
+    """``"mean ± std"`` of ``values`` times ``scale`` (the sample standard deviation, 0 for one value); ``""`` without
+    values."""
     if not values:
         return ""
     std = scale * statistics.stdev(values) if len(values) > 1 else 0.0
     return plus_minus(scale * statistics.fmean(values), std, digits)
-
-
-# ranks
 
 
 def ranks_by_dataset(scores: dict) -> dict:
@@ -95,21 +75,8 @@ def ranks_by_dataset(scores: dict) -> dict:
 
 
 def mean_ranks(records: Iterable[dict], methods: Sequence[str], datasets: Sequence[str], key: str = "accuracy") -> dict:
-    """Each method's rank by its mean ``key`` on each dataset (:func:`ranks_by_dataset`), averaged over the datasets.
-
-    Parameters
-    ----------
-    records : iterable of dict
-        Records with ``"dataset"``, ``"method"`` and ``key``; a record without ``key`` is left out.
-    methods, datasets : sequences of str
-        The methods ranked and the datasets they are ranked on. A dataset where fewer than two methods
-        have a record is not ranked; a method is ranked on the datasets where it has one.
-
-    Returns
-    -------
-    dict
-        ``{method: mean rank}`` of the methods ranked on at least one dataset.
-    """
+    """``{method: mean rank}``: each method's rank by its mean ``key`` over its records on each dataset
+    (:func:`ranks_by_dataset`; a record without ``key`` left out), averaged over the datasets where it has one."""
     records = [r for r in records if key in r]
     scores = {}
     for dataset in datasets:
@@ -119,15 +86,9 @@ def mean_ranks(records: Iterable[dict], methods: Sequence[str], datasets: Sequen
     return {m: statistics.fmean(ranked[m].values()) for m in methods if m in ranked}
 
 
-# plain tables
-
-
 def markdown_table(header: Sequence[str], rows: Iterable[Sequence], align: str | Sequence[str] = "---") -> list:
-    """The lines of a GitHub Markdown table: the header, the alignment row, one line per row.
-
-    ``rows`` hold formatted cells, each shown as ``str(cell)``; ``align`` is the alignment row's entry of
-    every column (``"---"``, ``":---"`` left, ``"---:"`` right), or one entry per column.
-    """
+    """The lines of a GitHub Markdown table: header, alignment row (``align``: one entry, or one per column), one line
+    per row of cells (``str(cell)``)."""
     header = list(header)
     aligns = [align] * len(header) if isinstance(align, str) else list(align)
     if len(aligns) != len(header):
@@ -169,9 +130,6 @@ def write_rows(rows: Sequence[dict], path, provenance: dict | None = None) -> Pa
     return path
 
 
-# the paper-style table
-
-
 @dataclass
 class Cell:
     mean: float | None = None  # accuracy in percent
@@ -198,27 +156,21 @@ class Table:
     def groups(self):
         return list(dict.fromkeys(c.group for c in self.columns))
 
+    def scores(self, group, dataset) -> dict:
+        """``{label: mean}`` of the group's columns that have a result on ``dataset``."""
+        cells = {c.label: c.cells.get(dataset) for c in self.columns if c.group == group}
+        return {label: cell.mean for label, cell in cells.items() if cell is not None and cell.mean is not None}
+
     def best(self, dataset, group) -> set:
-        values = {
-            c.label: c.cells[dataset].mean
-            for c in self.columns
-            if c.group == group and dataset in c.cells and c.cells[dataset].mean is not None
-        }
-        if not values:
-            return set()
-        top = max(values.values())
+        values = self.scores(group, dataset)
+        top = max(values.values(), default=None)
         return {label for label, v in values.items() if np.isclose(v, top, rtol=0, atol=1e-9)}
 
     def ranks(self, group) -> dict:
         """``{label: {dataset: rank}}`` of a group's columns on the datasets where at least two of them have a
         result (a column without one there has no rank there)."""
-        cols = [c for c in self.columns if c.group == group]
-        scores = {
-            d: {c.label: c.cells[d].mean for c in cols if d in c.cells and c.cells[d].mean is not None}
-            for d in self.datasets
-        }
-        ranked = ranks_by_dataset(scores)
-        return {c.label: ranked.get(c.label, {}) for c in cols}
+        ranked = ranks_by_dataset({d: self.scores(group, d) for d in self.datasets})
+        return {c.label: ranked.get(c.label, {}) for c in self.columns if c.group == group}
 
     def average_ranks(self, group) -> dict:
         """``{label: mean rank}`` over the datasets where the column has a rank (``None``: none)."""
@@ -280,14 +232,9 @@ def summarize(records, *, fraction=1.0, profile=None, seeds=None) -> dict:
 
 def build_table(title, datasets, methods, cells, *, paper=None, paper_std=None, not_applicable=(), skipped=None,
                 notes=(), extra=None) -> Table:  # fmt: skip
-    """Assemble a :class:`Table`: ``datasets`` as rows and ``methods`` as our columns, in order.
-
-    ``cells`` is ``{(dataset, method): Cell}`` (:func:`summarize`); ``paper`` and ``paper_std`` are
-    ``{column label: {dataset: value}}`` of the published accuracies (%) and their standard deviations;
-    ``not_applicable`` the ``(dataset, method)`` cells shown as "n/a" (a binary-only method on multi-class
-    data); ``skipped`` ``{dataset: loader message}`` of the datasets whose files are missing; ``extra``
-    ``{label: {dataset: text}}`` informative columns placed after ours.
-    """
+    """A :class:`Table`: ``datasets`` as rows, ``methods`` as our columns (``cells``: :func:`summarize`'s), then the
+    published ``paper`` columns (``paper_std`` their spread); ``not_applicable`` cells read "n/a", the datasets of
+    ``skipped`` "skipped"; ``extra`` informative columns after ours."""
     skipped = skipped or {}
     not_applicable = set(not_applicable)
     columns = []
@@ -318,16 +265,11 @@ def build_table(title, datasets, methods, cells, *, paper=None, paper_std=None, 
 
 
 def _fmt(cell: Cell, bold: bool, digits: int = 3) -> str:
-    if cell.mean is None:
-        return cell.text or "-"
-    return plus_minus(cell.mean, cell.std, digits, bold=bold)
+    return (cell.text or "-") if cell.mean is None else plus_minus(cell.mean, cell.std, digits, bold=bold)
 
 
 def to_markdown(table: Table) -> str:
-    """The table as GitHub Markdown with bold best values, the rank rows and the notes.
-
-    The notes end with :data:`RANK_NOTE`, which says how the rank rows are computed.
-    """
+    """The table as GitHub Markdown: bold best values, the rank rows, the notes ending with :data:`RANK_NOTE`."""
     ours = [c for c in table.columns if c.group == "ours"]
     paper = [c for c in table.columns if c.group == "paper"]
     headers = ["Dataset"] + [c.label for c in ours] + list(table.extra) + [c.label for c in paper]

@@ -3,21 +3,10 @@
 ``mddf plot-tsne`` and ``python scripts/plot_tsne.py`` parse their arguments (:mod:`.cli`) and call
 :func:`run`.
 
-The model is the benchmark's mdDF row: what ``mddf benchmark`` fits as mdDF under its practitioner protocol,
-``MDDFClassifier`` with its defaults and the categorical columns declared (``CascadeForestRegressor`` for a
-regression target), seeded with ``--seed``. ``--n-estimators``, ``--max-layers`` and ``--n-tolerant-layers``
-change it; ``--quick`` shrinks it to 10 trees a forest and 3 layers.
-
-Fits mdDF, then embeds in 2-D (``sklearn.manifold.TSNE``) the augmented features of several
-layers: for the training rows the out-of-fold features (``oof_features_``), for the test rows
-``transform(X_test, layer=t)``. Each panel is coloured by class and titled with the ratio of
-intra-class to inter-class variance of the embedding, tr(S_W)/tr(S_B) (smaller: more compact
-classes). The paper uses UCI HAR; without its files the default is satimage.
-
-Writes ``tsne_<dataset>.png/.pdf`` plus ``tsne_<dataset>.csv`` (every embedded point) and
-``tsne_<dataset>_ratios.csv`` (the ratio of every panel) in ``--out``, each with its provenance
-(image metadata, ``#`` lines before the CSV header: ``pandas.read_csv(path, comment="#")``).
-"""
+Fits mdDF, then embeds in 2-D (``sklearn.manifold.TSNE``) the augmented features of several layers: the training
+rows' out-of-fold features, the test rows' ``transform(X_test, layer=t)``. Each panel is coloured by class and
+titled with tr(S_W)/tr(S_B) (smaller: more compact classes). The paper uses UCI HAR, else satimage. Writes
+``tsne_<dataset>.png/.pdf``, ``tsne_<dataset>.csv`` (every point) and ``tsne_<dataset>_ratios.csv`` in ``--out``."""
 
 from __future__ import annotations
 
@@ -31,7 +20,7 @@ from mddf.datasets.user_data import provenance_line
 from .figures import plt, save_figure
 from .layers import parse_layers, variance_ratio
 from .provenance import provenance
-from .studies import UsageError, fit_mddf, logger, refuse_regression, resolve_dataset
+from .studies import fitted_classifier, logger
 from .tables import write_rows
 
 
@@ -62,11 +51,7 @@ def run(args, *, command: str) -> int:
     if args.quick:
         args.max_points = min(args.max_points, 200)
     log = logger(args)
-    ds = resolve_dataset(args, log, seed=args.seed)
-    refuse_regression(ds, "plot-tsne")
-    if not ds.has_test_split:
-        raise UsageError(f"{ds.name} has no test split; choose a dataset with one")
-    model, _ = fit_mddf(ds, args, log)
+    ds, model = fitted_classifier(args, "plot-tsne", log)
     layers = parse_layers(args.layers, model.n_layers_)
     rng_seed = args.seed
     rows_train = sample_rows(ds.y_train, args.max_points, rng_seed)

@@ -4,8 +4,9 @@ The same as ``mddf export-features``: a front end of :mod:`mddf.experiments.cli`
 (``--help``); what it does and writes is documented in :mod:`mddf.experiments.feature_export`.
 """
 
+import sys
+
 from mddf.experiments import cli
-from mddf.experiments.exit_status import exit_now
 
 if __name__ == "__main__":
-    exit_now(cli.script_entry("export-features", __file__))
+    sys.exit(cli.script_entry("export-features", __file__))

@@ -4,8 +4,9 @@ The same as ``mddf plot-layers``: a front end of :mod:`mddf.experiments.cli`, wh
 (``--help``); what it does and writes is documented in :mod:`mddf.experiments.layer_figures`.
 """
 
+import sys
+
 from mddf.experiments import cli
-from mddf.experiments.exit_status import exit_now
 
 if __name__ == "__main__":
-    exit_now(cli.script_entry("plot-layers", __file__))
+    sys.exit(cli.script_entry("plot-layers", __file__))

@@ -4,8 +4,9 @@ The same as ``mddf plot-tsne``: a front end of :mod:`mddf.experiments.cli`, whic
 (``--help``); what it does and writes is documented in :mod:`mddf.experiments.tsne_figure`.
 """
 
+import sys
+
 from mddf.experiments import cli
-from mddf.experiments.exit_status import exit_now
 
 if __name__ == "__main__":
-    exit_now(cli.script_entry("plot-tsne", __file__))
+    sys.exit(cli.script_entry("plot-tsne", __file__))

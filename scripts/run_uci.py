@@ -4,8 +4,9 @@ The same as ``mddf benchmark``: a front end of :mod:`mddf.experiments.cli`, whic
 (``--help``); what it does and writes is documented in :mod:`mddf.experiments.benchmark`.
 """
 
+import sys
+
 from mddf.experiments import cli
-from mddf.experiments.exit_status import exit_now
 
 if __name__ == "__main__":
-    exit_now(cli.script_entry("benchmark", __file__))
+    sys.exit(cli.script_entry("benchmark", __file__))

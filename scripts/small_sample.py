@@ -4,8 +4,9 @@ The same as ``mddf small-sample``: a front end of :mod:`mddf.experiments.cli`, w
 (``--help``); what it does and writes is documented in :mod:`mddf.experiments.small_sample`.
 """
 
+import sys
+
 from mddf.experiments import cli
-from mddf.experiments.exit_status import exit_now
 
 if __name__ == "__main__":
-    exit_now(cli.script_entry("small-sample", __file__))
+    sys.exit(cli.script_entry("small-sample", __file__))

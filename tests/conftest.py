@@ -57,3 +57,13 @@ def shared_data() -> Path:
             "CI is set but MDDF_DATA is not: CI must point MDDF_DATA at the shared benchmark folder (see .ci/run)"
         )
     pytest.skip("neither MDDF_DATA nor CI is set: the shared benchmark files are not on this machine")
+
+
+@pytest.fixture
+def no_data(tmp_path, monkeypatch):
+    """An empty data folder and cache: every file-backed dataset is missing."""
+    empty = tmp_path / "no_data"
+    empty.mkdir()
+    monkeypatch.setenv("MDDF_DATA", str(empty))
+    monkeypatch.setenv("MDDF_CACHE", str(tmp_path / "cache"))
+    return empty

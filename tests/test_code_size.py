@@ -3,8 +3,10 @@ docstrings that are contracts (issue 65).
 
 - No function of the project's code is longer than :data:`MAX_FUNCTION_LINES` lines, but the compiled numba kernels
   (a function decorated with a ``jit``, or a factory whose body builds one).
-- Every module that defines a public estimator holds at most :data:`MAX_ESTIMATOR_MODULE_LINES` lines, docstrings
-  included; the cascades' shared base has at most :data:`MAX_BASE_METHODS` methods.
+- No module of the project's code or of its tests is longer than :data:`MAX_MODULE_LINES` lines but the tree
+  kernels' (``mddf/trees``); every module that defines a public estimator holds at most
+  :data:`MAX_ESTIMATOR_MODULE_LINES` lines, docstrings included; the cascades' shared base has at most
+  :data:`MAX_BASE_METHODS` methods.
 - A public estimator's class docstring is at most :data:`MAX_CLASS_DOCSTRING_LINES` lines, and each parameter of a
   public function or method (the estimators' included) is described in at most :data:`MAX_PARAMETER_LINES` lines
   (how a default was chosen, and the details, belong to the docs pages).
@@ -15,6 +17,7 @@ from __future__ import annotations
 import ast
 import inspect
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -26,6 +29,10 @@ from mddf.cascade.base import CascadeBase
 ROOT = Path(__file__).resolve().parents[1]
 FOLDERS = ("mddf", "baselines", "datasets", "experiments", "benchmarks", "scripts")
 MAX_FUNCTION_LINES = 100
+MAX_MODULE_LINES = 600
+#: The folders whose modules may be longer: the compiled tree kernels, each of whose modules holds one criterion's
+#: kernels together.
+LONG_MODULE_FOLDERS = ("mddf/trees",)
 MAX_ESTIMATOR_MODULE_LINES = 500
 MAX_BASE_METHODS = 25
 MAX_CLASS_DOCSTRING_LINES = 200
@@ -68,6 +75,31 @@ def test_the_size_check_finds_a_long_function_and_spares_a_kernel(tmp_path):
     tree = ast.parse(f"def long():\n{body}\n\n@njit(cache=True)\ndef kernel():\n{body}\n")
     long, kernel = tree.body
     assert not _is_kernel(long) and _is_kernel(kernel)
+
+
+def long_modules(folder: str, max_lines=MAX_MODULE_LINES) -> list:
+    """The modules under ``folder`` longer than ``max_lines`` lines (those under :data:`LONG_MODULE_FOLDERS` aside)."""
+    found = []
+    for path in sorted((ROOT / folder).rglob("*.py")):
+        where = path.relative_to(ROOT).as_posix()
+        n_lines = len(path.read_text().splitlines())
+        if n_lines > max_lines and not where.startswith(LONG_MODULE_FOLDERS):
+            found.append(f"{where}: {n_lines} lines")
+    return found
+
+
+@pytest.mark.parametrize("folder", [*FOLDERS, "tests"])
+def test_no_module_is_longer_than_six_hundred_lines_but_the_tree_kernels(folder):
+    assert not long_modules(folder), "split these into modules with one job each:\n" + "\n".join(long_modules(folder))
+
+
+def test_the_size_check_finds_a_long_module(tmp_path, monkeypatch):
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
+    for folder, n_lines in (("pkg", 601), ("pkg/ok", 600), ("mddf/trees", 900)):
+        (tmp_path / folder).mkdir(parents=True, exist_ok=True)
+        (tmp_path / folder / "m.py").write_text("x = 1\n" * n_lines)
+    assert long_modules("pkg") == ["pkg/m.py: 601 lines"]
+    assert long_modules("mddf") == []
 
 
 @pytest.mark.parametrize("estimator", ESTIMATORS, ids=lambda e: e.__name__)

@@ -43,7 +43,7 @@ _PREFIXES = {"do", "then", "else", "time", "env", "nohup", "exec", "!", "{", "("
 _SEPARATORS = {"&&", "||", ";", "|", "&", ";;"}
 #: Flags of a study module that run another study of it (``benchmarks.harness.main_by_flag``), and how many values
 #: each takes.
-MODES = {"--select": 0, "--check": 1, "--cv": 0, "--timing": 0}
+MODES = {"--select": 0, "--check": 1, "--cv": 0, "--timing": 0, "--speed": 0, "--adult": 0}
 _PLACEHOLDER = re.compile(r"<[\w .-]+>|\.\.\.")
 
 

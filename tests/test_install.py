@@ -62,13 +62,13 @@ README_SCRIPTS = {
 }
 #: The entry points the wheel of these tests holds built ahead of time (``MDDF_AOT_ENTRIES``).
 AHEAD_OF_TIME = ("alias_table", "write_class_words")
-#: Lines of the installed mddf/experiments: about half of the 13.6k it held while the studies of benchmarks/ shipped in
-#: it (6.8k then); raised to 7.7k when the command line's own work grew (reading awkward files, the reusable worker
-#: pool, records bound to their data, long functions split into documented steps), to 7.8k for the workers' fork
-#: server and the commands' quick exit, and to 7.9k for the runner's overhead (the server's preloaded libraries and
-#: its end, each fold's slowest runs first, the figure's background import), none of it the studies', and to 8.05k
-#: for the explain subcommand (experiments/explain.py, its options in cli.py).
-EXPERIMENTS_LINE_BUDGET = 8_050
+#: Lines of the installed mddf/experiments: the 6.8k it held once the studies of benchmarks/ left it (13.6k while they
+#: shipped in it), held again since the runner lost its start-up machinery (issue 75: the fork server, the workers'
+#: early start, the quick exit) and the package its long docstrings and repeated code. Not a study's line belongs
+#: here; new command-line work makes room for itself. Raised to 6.91k for the explain subcommand (issue 74:
+#: experiments/explain.py, 111 lines, and its entry in cli.py), written beside the runner's reorganisation, which
+#: left no room to make in the files it was moving.
+EXPERIMENTS_LINE_BUDGET = 6_910
 USE_FAKES = (
     "import datasets, baselines; "
     "print(datasets.load_dataset('iris')); print(baselines.run('x')); print(datasets.__file__, baselines.__file__)"
@@ -288,7 +288,10 @@ def test_the_wheel_ships_the_library_without_its_lab(build):
         experiments = {
             n: wheel.read(n).decode() for n in names if n.startswith("mddf/experiments/") and n.endswith(".py")
         }
-    studies = {p.stem for p in (build["source"] / "benchmarks").glob("*.py")} - {"__init__"}
+    folder = build["source"] / "benchmarks"
+    studies = {p.stem for p in folder.glob("*.py")} - {"__init__"} | {
+        p.parent.name for p in folder.glob("*/__init__.py")
+    }
     assert {"harness", "mixed", "stopping", "scale"} <= studies  # the studies are where the checkout keeps them
     assert not [n for n in names if n.split("/")[0] == "benchmarks" or "/bench/" in n]
     assert not [n for n in experiments if n.count("/") == 2 and Path(n).stem in studies]  # mddf/experiments/<study>.py

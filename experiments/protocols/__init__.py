@@ -1,11 +1,6 @@
-"""The papers' evaluation protocols, in one place beside the experiment harness.
-
-- :mod:`.splits`     row selections: the DeepBoost paper's rotating folds, stratified sub-samples
-- :mod:`.run_data`   the rows one harness run trains, validates and tests on
-- :mod:`.missing`    values removed completely at random, for the missing-value benchmark
-- :mod:`.deepboost`  the DeepBoost paper's grids and tables (Cortes, Mohri and Syed 2014, Section 4)
-- :mod:`.quadboost`  the QuadBoost paper's split and grids (Roy, Marchand and Laviolette, Section 4)
-"""
+"""The papers' evaluation protocols beside the experiment harness: row selections (:mod:`.splits`), the rows of one
+run (:mod:`.run_data`, :mod:`.practitioner`), values removed at random (:mod:`.missing`), and the DeepBoost and
+QuadBoost papers' grids and splits (:mod:`.deepboost`, :mod:`.quadboost`)."""
 
 from .deepboost import TABLE_ALGORITHMS, paper_grid
 from .missing import mask_completely_at_random

@@ -1,13 +1,9 @@
 """The evaluation protocol and parameter grids of the DeepBoost paper (Cortes, Mohri and Syed 2014, Section 4).
 
-Protocol: the data are split into 10 folds (:func:`~mddf.experiments.protocols.deepboost_folds`); run i tests on
-fold i, validates on fold i + 1 (mod 10) and trains on the other 8; the parameters with the lowest validation error
-are chosen and their test error is recorded; the mean and standard deviation of the 10 test errors are reported
-with the average number of trees (non-zero weights) and their average size. The number of boosting rounds is 100
-in every experiment (Section 4: "In all of our experiments, the number of iterations was set to 100"). The runner
-(``mddf benchmark --suite deepboost``) runs it; this module holds the paper's grids (:func:`paper_grid`) and the
-algorithms of its Tables 1-3.
-"""
+Run i of the 10 folds (:func:`~mddf.experiments.protocols.deepboost_folds`) tests on fold i, validates on fold i + 1
+and trains on the other 8; the paper reports the mean and standard deviation of the 10 test errors with 100
+boosting rounds. The runner (``mddf benchmark --suite deepboost``) runs it; this module holds the paper's grids
+(:func:`paper_grid`) and the algorithms of its Tables 1-3."""
 
 from __future__ import annotations
 
@@ -31,14 +27,9 @@ TABLE_ALGORITHMS = {
 
 def paper_grid(table, algorithm, *, depths=TREE_DEPTHS, penalties=TREE_PENALTIES, stump_betas=STUMP_BETAS,
                stump_lambdas=STUMP_LAMBDAS):  # fmt: skip
-    """The :class:`~mddf.baselines.DeepBoostClassifier` settings searched for ``algorithm`` (one of
-    ``TABLE_ALGORITHMS[table]``) in Table ``table`` of the paper.
-
-    Table 1: boosted stumps (H_1^stumps and H_2^stumps), exponential loss; its "AdaBoost H2" is AdaBoost
-    over both without penalties, taking the depth-2 candidate whenever it has a lower error. Table 2:
-    trees, exponential loss; Table 3: trees, logistic loss. The grids default to the paper's; pass
-    shorter ones for a quick run.
-    """
+    """The :class:`~mddf.baselines.DeepBoostClassifier` settings searched for ``algorithm`` (of
+    ``TABLE_ALGORITHMS[table]``) in Table ``table`` of the paper: 1, boosted stumps; 2, trees with the exponential loss;
+    3, with the logistic loss. The grids default to the paper's."""
     if table not in TABLE_ALGORITHMS:
         raise ValueError(f"table must be 1, 2 or 3, got {table!r}")
     if algorithm not in TABLE_ALGORITHMS[table]:

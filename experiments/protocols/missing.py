@@ -7,11 +7,8 @@ from sklearn.utils import check_random_state
 
 
 def mask_completely_at_random(X, fraction, random_state=None):
-    """A float copy of ``X`` in which each entry is NaN with probability ``fraction``, independently.
-
-    ``fraction`` is in [0, 1) and ``random_state`` seeds the mask. Entries already missing stay missing; a
-    row may lose every value, as in real data.
-    """
+    """A float copy of ``X`` whose entries are each NaN with probability ``fraction`` in [0, 1) (``random_state``
+    seeds the mask); entries already missing stay missing."""
     if not 0 <= fraction < 1:
         raise ValueError(f"fraction must be in [0, 1), got {fraction}")
     X = np.array(X, dtype=np.result_type(np.asarray(X).dtype, np.float32), copy=True)

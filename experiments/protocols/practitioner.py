@@ -1,12 +1,8 @@
 """The practitioner's protocol: repeated k-fold cross-validation on every row, stratified by class.
 
-As scikit-learn's ``RepeatedStratifiedKFold``: each seed shuffles all the rows (a built-in dataset's split
-pooled) and cuts them into k folds, stratified for a classification (``KFold`` for a regression); run
-(seed, fold) tests on that fold and trains on the others, so every method's per-fold scores are paired
-(:func:`~mddf.experiments.metrics.compare`). The number of folds (:func:`fold_count`) is ``--folds`` (5),
-lowered to the rows of the smallest class and never below 2; a class with a single row is refused
-(:class:`TooFewRows`).
-"""
+As scikit-learn's ``RepeatedStratifiedKFold`` (``KFold`` for a regression): each seed shuffles all the rows and cuts
+them into k folds, so that every method's per-fold scores are paired. The folds (:func:`fold_count`): ``--folds``,
+lowered to the rows of the smallest class, never below 2; a class of one row is refused (:class:`TooFewRows`)."""
 
 from __future__ import annotations
 
@@ -52,11 +48,8 @@ def cv_splits(y, task: str, n_folds: int, seed: int) -> list:
 
 
 def cv_run_data(dataset, seed: int, fold: int, n_folds: int, task: str, validation_fraction: float = 0.2) -> RunData:
-    """Run ``fold`` of seed ``seed``'s k-fold cut of all of ``dataset``'s rows.
-
-    Hyper-parameters of a method with candidates are chosen on ``validation_fraction`` of the
-    training rows (stratified by class where possible), then refitted on all of them.
-    """
+    """Run ``fold`` of seed ``seed``'s k-fold cut of all of ``dataset``'s rows, hyper-parameters chosen on
+    ``validation_fraction`` of its training rows."""
     if not 0 <= fold < n_folds:
         raise ValueError(f"fold must be in [0, {n_folds}), got {fold}")
     X, y = dataset.X, dataset.y

@@ -1,15 +1,8 @@
 """The experimental protocol of the QuadBoost paper (Roy, Marchand and Laviolette, Section 4).
 
-"Each dataset was randomly split into a training set S of at least half of the examples and at most 500
-examples, and a testing set containing the remaining examples. [...] all hyperparameters have been chosen among 10
-values in a logarithmic scale, by performing 5-fold cross-validation on the training set S, and the reported
-values are the risks on the testing set."
-
-Our reading: ``n_train = min(500, ceil(n / 2))`` rows drawn at random (not stratified, as the paper does not
-say; ``stratify=True`` is offered; above 1000 rows the cap wins), datasets with their own split pooled first;
-grids (:data:`PAPER_GRIDS`) of 10 log-spaced values over the paper's ranges, the iterations ``T`` rounded
-(L1 has none: "no explicit early stopping is needed"). ``benchmarks/quadboost_protocol.py`` runs it.
-"""
+Our reading of it: ``n_train = min(500, ceil(n / 2))`` rows drawn at random for training (:func:`paper_split`), the
+rest for testing, and grids (:data:`PAPER_GRIDS`) of 10 log-spaced values over the paper's ranges, chosen by 5-fold
+cross-validation on the training rows. ``benchmarks/quadboost_protocol.py`` runs it."""
 
 from __future__ import annotations
 

@@ -44,12 +44,9 @@ def holdout(X, y, fraction, seed, stratify: bool = True):
 
 
 def split_run_data(dataset, seed: int, fraction=1.0, validation_fraction=0.2, task="classification") -> RunData:
-    """The dataset's train/test split, optionally on a ``fraction`` of the training rows (:func:`subsample`).
-
-    Hyper-parameters are chosen on a ``validation_fraction`` of the (sub-sampled) training rows, then the
-    choice is retrained on all of them; ``seed`` seeds both draws, stratified by class unless ``task`` is
-    a regression.
-    """
+    """The dataset's train/test split, optionally on a ``fraction`` of its training rows (:func:`subsample`),
+    hyper-parameters chosen on ``validation_fraction`` of them (stratified unless ``task`` is a regression) and the
+    choice retrained on all; ``seed`` seeds both draws."""
     dataset = seeded_split(dataset, seed)  # a user data file without --test: this seed's split
     if not dataset.has_test_split:
         raise ValueError(f"{dataset.name} has no test split; it is evaluated with the deepboost fold protocol")
@@ -64,12 +61,8 @@ def split_run_data(dataset, seed: int, fraction=1.0, validation_fraction=0.2, ta
 
 
 def deepboost_run_data(dataset, seed: int, fold: int, n_folds: int = DEEPBOOST_N_FOLDS) -> RunData:
-    """Run ``fold`` of the DeepBoost paper's protocol (Cortes, Mohri and Syed 2014, Section 4).
-
-    The rows are split into ``n_folds`` stratified folds (shuffled with ``seed``); the run tests
-    on fold ``fold``, selects hyper-parameters on fold ``fold + 1 (mod n_folds)`` and trains on
-    the others. The selected model is tested as is (no retraining on the validation fold).
-    """
+    """Run ``fold`` of the DeepBoost paper's protocol (:func:`deepboost_folds`, shuffled with ``seed``): the model
+    selected on fold ``fold + 1`` is tested as is on fold ``fold``."""
     if not 0 <= fold < n_folds:
         raise ValueError(f"fold must be in [0, {n_folds}), got {fold}")
     X, y = dataset.X, dataset.y

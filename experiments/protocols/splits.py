@@ -10,12 +10,9 @@ from mddf.datasets.base import Dataset
 
 
 def deepboost_folds(y, n_folds=10, random_state=0):
-    """Folds of the DeepBoost paper's protocol (Cortes, Mohri and Syed 2014, Section 4): one
-    ``(train_idx, val_idx, test_idx)`` per run.
-
-    The rows are split into ``n_folds`` folds stratified by ``y`` (shuffled with ``random_state``); run
-    ``i`` tests on fold ``i``, validates on fold ``i + 1 (mod n_folds)`` and trains on the other ones.
-    """
+    """One ``(train_idx, val_idx, test_idx)`` per run of the DeepBoost paper's protocol (Section 4): ``n_folds`` folds
+    stratified by ``y`` (shuffled with ``random_state``), run ``i`` testing on fold ``i``, validating on fold
+    ``i + 1 (mod n_folds)`` and training on the others."""
     y = np.asarray(y)
     if n_folds < 3:
         raise ValueError(f"n_folds must be at least 3 (train, validation, test), got {n_folds}")
@@ -31,12 +28,8 @@ def deepboost_folds(y, n_folds=10, random_state=0):
 
 
 def subsample(dataset: Dataset, fraction, random_state=None, stratify: bool = True) -> Dataset:
-    """``dataset`` with a stratified ``fraction`` (in (0, 1]) of its training rows, for small-sample studies.
-
-    Every class keeps ``round(fraction * n_c)`` training rows, and at least one; the test split is
-    unchanged. With ``stratify=False`` (a regression target), ``round(fraction * n)`` rows drawn at
-    random, at least two.
-    """
+    """``dataset`` with ``fraction`` (in (0, 1]) of its training rows: ``round(fraction * n_c)`` of each class, at
+    least one (``stratify=False``: of all the rows, at least two); the test split unchanged."""
     if not 0 < fraction <= 1:
         raise ValueError(f"fraction must be in (0, 1], got {fraction}")
     rng = check_random_state(random_state)

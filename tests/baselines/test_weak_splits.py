@@ -10,7 +10,8 @@ import pytest
 from sklearn.datasets import load_breast_cancer
 
 from mddf.baselines import DeepBoostClassifier
-from mddf.baselines._weak import BinnedFeatures, SplitSearch, quantize_weights
+from mddf.baselines._binned_features import BinnedFeatures
+from mddf.baselines._split_search import SplitSearch, quantize_weights
 
 NO_SPLIT = SplitSearch._NO_SPLIT
 

@@ -14,5 +14,5 @@ def in_this_process(monkeypatch):
         calls.append(unit)
         return function(study, args, unit)
 
-    monkeypatch.setattr(harness, "in_fresh_process", run)
+    monkeypatch.setattr(harness.units, "in_fresh_process", run)
     return calls

@@ -5,6 +5,7 @@ import json
 import pytest
 
 from benchmarks import boosting
+from benchmarks.boosting_tables import paper
 from mddf.baselines import DeepBoostClassifier
 from mddf.experiments.protocols import TABLE_ALGORITHMS
 from mddf.experiments.provenance import read_csv_rows, read_provenance
@@ -56,7 +57,7 @@ def test_the_study_puts_both_selections_side_by_side(tmp_path):
     assert {len(json.loads(d["val_splits"])) for d in details if d["selection"] == "cv"} == {3}
     assert {len(json.loads(d["val_splits"])) for d in details if d["selection"] == "validation"} == {1}
     with pytest.raises(SystemExit):
-        boosting.parse_args(["--cv-folds", "1"])
+        boosting.STUDY.parse(["--cv-folds", "1"])
 
 
 @pytest.mark.slow
@@ -66,21 +67,22 @@ def test_the_study_resumes_an_interrupted_sweep_and_runs_only_what_is_missing(tm
     assert boosting.main(argv) == 0
     full = (out / "tables.csv").read_text().split("\n# date")[0], read_csv_rows(out / "tables.csv")
     capsys.readouterr()
-    # interrupted after the first two results, the last line half written
-    lines = (out / "runs.jsonl").read_text().splitlines()
-    assert len(lines) == 6 * 2  # 2 tables x 3 algorithms x 2 selections
-    (out / "runs.jsonl").write_text("\n".join(lines[:2]) + "\n" + lines[2][:40])
-    assert boosting.main(argv) == 0
+    # interrupted after the first unit (both selections of AdaBoost), the next record half written
+    lines = (out / "results.jsonl").read_text().splitlines()
+    assert len(lines) == 6  # 2 tables x 3 algorithms, each with its 2 selections
+    (out / "results.jsonl").write_text(lines[0] + "\n" + lines[1][:40])
+    with pytest.warns(UserWarning, match="removed an incomplete last record"):
+        assert boosting.main(argv) == 0
     printed = [x for x in capsys.readouterr().err.splitlines() if x.startswith("table ")]
     assert len(printed) == 6 * 2 - 2  # the AdaBoost pair was kept, the rest was run again
     again = read_csv_rows(out / "tables.csv")
     keep = ("table", "algorithm", "selection", "error", "std", "selected")
     assert [{k: r[k] for k in keep} for r in again] == [{k: r[k] for k in keep} for r in full[1]]
     assert len(read_csv_rows(out / "tables_all_settings.csv")) == 6 * 2 * 10
-    # nothing missing: nothing runs, and no per-fit file is left behind
+    # nothing missing: nothing runs, and no checkpoint file is left behind
     assert boosting.main(argv) == 0
     assert not [x for x in capsys.readouterr().err.splitlines() if x.startswith("table ")]
-    assert not list((out / "fits").glob("*.jsonl"))
+    assert not list((out / "checkpoints").glob("*.jsonl"))
     # the two selections ran together: with the 9 other folds as CV parts, the paper's validation fits are shared
     rows = read_csv_rows(out / "tables.csv")
     assert {(r["selection"], r["fits"], r["shared_with"]) for r in rows if r["table"] == "2"} == {
@@ -112,13 +114,13 @@ def test_the_study_keeps_the_fits_of_an_interrupted_result(tmp_path, monkeypatch
     stop_at[0] = 4
     with pytest.raises(KeyboardInterrupt):
         boosting.main(argv + [str(out)])
-    (kept,) = (out / "fits").glob("*.jsonl")
+    (kept,) = (out / "checkpoints").glob("*.jsonl")
     assert len(ResultStore(kept).records()) == 4
     calls.clear()
     stop_at[0] = None
     assert boosting.main(argv + [str(out)]) == 0
     assert len(calls) == n_whole - 4
-    assert not list((out / "fits").glob("*.jsonl"))
+    assert not list((out / "checkpoints").glob("*.jsonl"))
     # the table says that the result was resumed, and how many of its fits were read back
     read_back = sorted(r["fits_read_back"] for r in read_csv_rows(out / "tables.csv"))
     assert read_back == ["0"] * (len(read_back) - 1) + ["4"]
@@ -141,7 +143,7 @@ def test_the_study_report_runs_nothing_and_lists_what_is_missing(tmp_path, monke
     assert boosting.main(argv + ["--report"]) == 0
     markdown = (out / "tables.md").read_text()
     assert "- Table 2, breast_cancer: AdaBoost (validation fold), AdaBoost-L1 (validation fold), DeepBoost" in markdown
-    assert "**A sweep in progress:** 0 of 6 results" in markdown
+    assert "**A sweep in progress:** 0 of 3 results" in markdown  # --tables 2: its three algorithms
     monkeypatch.setattr(DeepBoostClassifier, "fit", real_fit)
     assert boosting.main(argv) == 0
     ran = [x for x in (out / "tables.md").read_text().splitlines() if x.startswith("| breast_cancer |")]
@@ -166,12 +168,12 @@ def test_the_study_partition_seed_reassigns_the_folds(tmp_path):
 
 def test_the_study_help_and_bad_arguments(capsys):
     with pytest.raises(SystemExit) as exc:
-        boosting.parse_args(["--help"])
+        boosting.STUDY.parse(["--help"])
     assert exc.value.code == 0
     text = capsys.readouterr().out
     assert "--quick" in text and "--adult" in text and "--speed" in text
     with pytest.raises(SystemExit) as exc:
-        boosting.parse_args(["--tables", "4"])
+        boosting.STUDY.parse(["--tables", "4"])
     assert exc.value.code == 2
     assert "--tables" in capsys.readouterr().err
 
@@ -188,11 +190,11 @@ def test_the_papers_numbers_come_in_the_tables_layout_with_its_mnist_rows():
             "ocr17-mnist",
             "ocr49-mnist",
         ):
-            cells = [boosting.paper(table, name, algorithm) for algorithm in algorithms]
+            cells = [paper(table, name, algorithm) for algorithm in algorithms]
             assert all(0 < err < 0.3 and 0 < std < 0.06 for err, std, _, _ in cells), (table, name)
     # Spot checks against the paper's text.
-    assert boosting.paper(2, "ionosphere", "DeepBoost") == (0.0501, 0.0316, 26.1, 50.0)
-    assert boosting.paper(3, "german", "LogReg-L1") == (0.232, 0.0123, 7, 66.8)
-    assert boosting.paper(1, "ocr49", "AdaBoost H1") == (0.0555, 0.0167, 1, 100)
-    assert boosting.paper(1, "ocr49-mnist", "DeepBoost") == (0.0177, 0.00438, 1.9975, 100)
-    assert boosting.paper(2, "letter", "DeepBoost") is None
+    assert paper(2, "ionosphere", "DeepBoost") == (0.0501, 0.0316, 26.1, 50.0)
+    assert paper(3, "german", "LogReg-L1") == (0.232, 0.0123, 7, 66.8)
+    assert paper(1, "ocr49", "AdaBoost H1") == (0.0555, 0.0167, 1, 100)
+    assert paper(1, "ocr49-mnist", "DeepBoost") == (0.0177, 0.00438, 1.9975, 100)
+    assert paper(2, "letter", "DeepBoost") is None

@@ -56,7 +56,7 @@ def test_rounds_rotate_the_methods_and_resume_per_dataset_method_seed_round(tmp_
         calls.append((unit.method, unit.seed))
         return {"accuracy": 0.9, "fit_s": times[unit.method], "predict_s": times[unit.method] / 10, "peak_rss_mb": 1.0}
 
-    monkeypatch.setattr(harness, "in_fresh_process", fake_fit)
+    monkeypatch.setattr(harness.units, "in_fresh_process", fake_fit)
     out = tmp_path / "rounds"
     argv = ["--datasets", "digits", "--seeds", "0,1", "--methods", "mdDF k-fold,mdDF oob,RF400", "--out", str(out)]
     assert df21.main([*argv, "--rounds", "2"]) == 0

@@ -12,7 +12,7 @@ import pytest
 from sklearn.model_selection import KFold, StratifiedKFold
 from study_helpers import read_records
 
-from benchmarks import harness, realdata, realdata_report, realdata_suite
+from benchmarks import harness, realdata, realdata_report, realdata_rule, realdata_suite
 from benchmarks.harness import CrossValidation, Data, Dataset, Study, Unit, load_data, unit_rows
 
 
@@ -41,7 +41,7 @@ def suite(tmp_path, monkeypatch):
     rows) and a 30-row numeric regression table, cross-validated once (as the large tables are).
 
     The harness keeps the last datasets it loaded in the process, by name: other tests' tables named alike go."""
-    monkeypatch.setattr(harness, "_LOADED", {})
+    monkeypatch.setattr(harness.units, "LOADED", {})
     rng = np.random.RandomState(0)
     folder = tmp_path / "realdata"
     folder.mkdir()
@@ -206,7 +206,7 @@ def test_the_learners_are_the_rules_candidates_each_setting_every_knob_and_the_r
         "probe_trees": 0.25,
     }
     # the candidates, the base, and the new default as the rule fits it once chosen (its labels checked)
-    assert {name for name, *_ in realdata_report.CANDIDATES["classification"]} == set(realdata_suite.CLASSIFIERS) - {
+    assert {name for name, *_ in realdata_rule.CANDIDATES["classification"]} == set(realdata_suite.CLASSIFIERS) - {
         "mdDF-base",
         "mdDF-gbdt-cal",
     }

@@ -5,6 +5,7 @@ import json
 import pytest
 
 from benchmarks import runner_overhead
+from mddf.experiments.provenance import read_csv_rows
 
 
 def test_the_recorded_seconds_add_warm_up_selection_fit_and_prediction(tmp_path):
@@ -19,11 +20,28 @@ def test_the_recorded_seconds_add_warm_up_selection_fit_and_prediction(tmp_path)
     assert table.read_text().splitlines()[0] == "x0,x1,x2,x3,x4,colour,label"
 
 
-def test_one_round_times_the_command_and_writes_its_page(tmp_path, monkeypatch):
-    monkeypatch.setattr(runner_overhead, "TABLES", {"rows-60": 60})
-    monkeypatch.setattr(runner_overhead, "timed_run", lambda python, table, workers, out: {
-        "wall_s": 2.0 * workers, "recorded_s": 1.5 * workers, "ratio": 2.0 / 1.5 * workers
-    })  # fmt: skip
-    assert runner_overhead.main(["--rounds", "1", "--out", str(tmp_path / "out"), "--quiet"]) == 0
-    page = (tmp_path / "out" / "runner_overhead.md").read_text()
-    assert "| rows-60 | 1 | today | 2.0 | 1.5 | 1.33 | no |" in page
+def test_one_round_times_the_command_of_each_runner_and_worker_count_and_writes_its_page(tmp_path, monkeypatch):
+    calls = []
+
+    def timed(python, table, workers, out, n_jobs):
+        calls.append((python, len(table.read_text().splitlines()) - 1, workers, n_jobs))
+        wall = {1: 2.0, 2: 4.0}[workers]  # ratios 1.33 (within 1.5) and 2.67 (not)
+        return {"wall_s": wall, "recorded_s": 1.5 * workers, "ratio": wall / 1.5}
+
+    monkeypatch.setattr(runner_overhead, "timed_run", timed)
+    out = tmp_path / "out"
+    argv = ["--rounds", "1", "--datasets", "rows-400", "--baseline-python", "/old/python", "--out", str(out), "--quiet"]
+    assert runner_overhead.main(argv) == 0
+    assert sorted(calls) == sorted(
+        (p, 400, w, 2) for p in (runner_overhead.sys.executable, "/old/python") for w in (1, 2)
+    )
+    page = (out / "runner_overhead.md").read_text()
+    assert "| rows-400 | 1 | baseline | 2.0 | 1.5 | 1.33 | yes |" in page
+    assert "| rows-400 | 2 | today | 4.0 | 3.0 | 2.67 | no |" in page
+    assert {r["method"] for r in read_csv_rows(out / "runner_overhead.csv")} == {
+        "today/1",
+        "today/2",
+        "baseline/1",
+        "baseline/2",
+    }
+    assert runner_overhead.main(argv) == 0 and len(calls) == 4  # a rerun resumes: nothing is timed again

@@ -53,7 +53,7 @@ def _fake_fit(calls, fail_at=None):
 @pytest.mark.slow
 def test_memory_limit_skips_sizes_predicted_above_it_and_says_so(tmp_path, monkeypatch, capsys):
     calls = []
-    monkeypatch.setattr(harness, "in_fresh_process", _fake_fit(calls))
+    monkeypatch.setattr(harness.units, "in_fresh_process", _fake_fit(calls))
     out = tmp_path / "limit"
     # 1000 and 2000 rows peak at 300 and 400 MB; 4000 rows extrapolate to 600 MB, above 0.5 GB
     argv = ["--quick", "--methods", "oob", "--rows", "1000,2000,4000,8000", "--out", str(out)]
@@ -73,7 +73,7 @@ def test_memory_limit_skips_sizes_predicted_above_it_and_says_so(tmp_path, monke
 @pytest.mark.slow
 def test_a_failed_size_is_recorded_skips_larger_ones_and_is_retried_on_request(tmp_path, monkeypatch, capsys):
     calls = []
-    monkeypatch.setattr(harness, "in_fresh_process", _fake_fit(calls, fail_at=2000))
+    monkeypatch.setattr(harness.units, "in_fresh_process", _fake_fit(calls, fail_at=2000))
     out = tmp_path / "failed"
     argv = ["--quick", "--methods", "kfold", "--rows", "1000,2000,4000", "--out", str(out)]
     assert scale.main(argv) == 1
@@ -83,7 +83,7 @@ def test_a_failed_size_is_recorded_skips_larger_ones_and_is_retried_on_request(t
     assert "4000 / kfold / seed 0: skipped, a smaller size failed" in capsys.readouterr().err
     assert "Failed (see results.jsonl)" in (out / "scale.md").read_text()
     assert scale.main(argv) == 1 and len(calls) == 2  # a failed fit is not rerun by default
-    monkeypatch.setattr(harness, "in_fresh_process", _fake_fit(calls))
+    monkeypatch.setattr(harness.units, "in_fresh_process", _fake_fit(calls))
     assert scale.main([*argv, "--retry-failed"]) == 0
     assert calls[2:] == [(2000, "kfold"), (4000, "kfold")]
 

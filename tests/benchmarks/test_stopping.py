@@ -178,12 +178,12 @@ def test_a_failed_fit_is_recorded_reported_and_retried_on_request(tmp_path, monk
     def failing(function, study, args, unit):
         raise RuntimeError("out of memory")
 
-    monkeypatch.setattr(harness, "in_fresh_process", failing)
+    monkeypatch.setattr(harness.units, "in_fresh_process", failing)
     out = tmp_path / "stopping"
     argv = ["--quick", "--seeds", "0", "--max-layers", "2", "--out", str(out)]
     assert bench_stopping.main(argv) == 1
     assert "Failed fits (left out): 1" in (out / "stopping.md").read_text()
-    monkeypatch.setattr(harness, "in_fresh_process", lambda function, *args: function(*args))
+    monkeypatch.setattr(harness.units, "in_fresh_process", lambda function, *args: function(*args))
     assert bench_stopping.main([*argv, "--retry-failed"]) == 0
     assert [r["status"] for r in read_records(out)] == ["failed", "ok"]
 

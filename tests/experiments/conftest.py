@@ -1,4 +1,4 @@
-"""Fixtures of the harness tests: a user's CSV (tests/user_csv.py builds it) and an empty data folder."""
+"""Fixtures of the harness tests: a user's CSV (tests/user_csv.py builds it)."""
 
 import pytest
 from user_csv import write_user_csv
@@ -8,13 +8,3 @@ from user_csv import write_user_csv
 def user_csv(tmp_path):
     """Path of a 300-row CSV built by :func:`write_user_csv`."""
     return write_user_csv(tmp_path / "my.csv")
-
-
-@pytest.fixture
-def no_data(tmp_path, monkeypatch):
-    """An empty data folder and cache: every file-backed dataset is missing."""
-    empty = tmp_path / "no_data"
-    empty.mkdir()
-    monkeypatch.setenv("MDDF_DATA", str(empty))
-    monkeypatch.setenv("MDDF_CACHE", str(tmp_path / "cache"))
-    return empty

@@ -251,21 +251,8 @@ def test_the_imbalance_rule_counts_the_smallest_class_against_an_even_share(coun
     assert ranking_metric(ds, "log_loss", said.append) == "log_loss"
 
 
-def test_the_benchmark_leaves_matplotlib_to_a_background_import_while_its_runs_run():
+def test_the_benchmark_imports_matplotlib_only_to_draw_its_figure():
     code = "import sys; import mddf.experiments.benchmark; print('matplotlib' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "False"  # imported for the figure, in the background as the sweep starts
-    from mddf.experiments import benchmark
-
-    benchmark._import_in_background("mddf.experiments.figures").join()
-    assert "mddf.experiments.figures" in sys.modules
-
-
-def test_a_background_import_that_fails_leaves_the_failure_to_the_import_that_needs_it(capfd):
-    from mddf.experiments import benchmark
-
-    benchmark._import_in_background("mddf.no_such_module").join()
-    assert capfd.readouterr().err == ""
-    with pytest.raises(ModuleNotFoundError):
-        __import__("mddf.no_such_module")
+    assert done.stdout.strip() == "False"

@@ -17,8 +17,9 @@ from mddf.experiments.binding import (
     set_aside_stale,
     settings_sha256,
 )
-from mddf.experiments.executor import Task, bound_records, unfinished
-from mddf.experiments.methods import BuildContext, default_registry
+from mddf.experiments.methods import default_registry
+from mddf.experiments.registry import BuildContext
+from mddf.experiments.runbook import Task, bound_records, unfinished
 from mddf.experiments.store import ResultStore, new_record
 
 CTX = BuildContext(seed=0, n_jobs=1, profile="quick", n_features=4, n_classes=3)

@@ -1,6 +1,8 @@
 """The exit statuses have one table in the code; --help and the documentation are made from it."""
 
+import os
 import re
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -67,25 +69,12 @@ def test_the_page_is_regenerated_in_place(tmp_path, capsys):
     assert capsys.readouterr().out.endswith(exit_status.markdown_table())
 
 
-EXITING = """
-import atexit, threading, time
-from mddf.experiments.exit_status import at_quick_exit, exit_now
-
-atexit.register(print, "exit handler ran")
-threading.Thread(target=lambda: (time.sleep(0.2), print("thread done", end=" "))).start()
-callback = lambda: print("callback")
-at_quick_exit(callback)
-at_quick_exit(callback)
-print("output", end=" ")
-exit_now(3)
-"""
-
-
-def test_exit_now_ends_the_process_with_its_status_after_its_threads_callbacks_and_output_without_exit_handlers():
-    done = subprocess.run([sys.executable, "-c", EXITING], capture_output=True, text=True, timeout=60)
-    assert done.returncode == 3
-    # the thread joined, then the callback (once), the buffers flushed; no exit handler
-    assert done.stdout == "output thread done callback\n"
+def test_sigterm_raises_terminated_within_the_block_only():
+    before = signal.getsignal(signal.SIGTERM)
+    with pytest.raises(exit_status.Terminated) as raised, exit_status.sigterm_raises():
+        os.kill(os.getpid(), signal.SIGTERM)
+    assert raised.value.code == exit_status.EXIT_TERMINATED == 143
+    assert signal.getsignal(signal.SIGTERM) is before  # the handler of before the block is back
 
 
 @pytest.mark.parametrize("argv, status", [(["--version"], 0), (["benchmark", "--no-such-option"], 2)])

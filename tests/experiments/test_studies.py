@@ -6,7 +6,8 @@ import pytest
 
 from mddf.datasets.user_data import load_source, seeded_split, source_for
 from mddf.experiments import cli
-from mddf.experiments.methods import BuildContext, default_registry
+from mddf.experiments.methods import default_registry
+from mddf.experiments.registry import BuildContext
 from mddf.experiments.studies import mddf_model
 
 

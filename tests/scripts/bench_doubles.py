@@ -12,7 +12,7 @@ import numpy as np
 from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from mddf.experiments.methods import MethodSpec
+from mddf.experiments.registry import MethodSpec
 
 
 class MajorityCascade(ClassifierMixin, BaseEstimator):

@@ -1,17 +1,7 @@
-"""Point the dataset loaders at temporary folders so that tests never read a user's cache or download
-anything, and serve a small loopback Dask cluster to the modules that ask for one."""
+"""Serve a small loopback Dask cluster to the modules that ask for one (``no_data``, the empty data folder, is
+tests/conftest.py's)."""
 
 import pytest
-
-
-@pytest.fixture
-def no_data(tmp_path, monkeypatch):
-    """An empty data folder and cache: every file-backed dataset is missing."""
-    empty = tmp_path / "no_data"
-    empty.mkdir()
-    monkeypatch.setenv("MDDF_DATA", str(empty))
-    monkeypatch.setenv("MDDF_CACHE", str(tmp_path / "cache"))
-    return empty
 
 
 @pytest.fixture(scope="module")

@@ -5,7 +5,6 @@ import pytest
 
 from mddf.experiments.methods import (
     MLP_ARCHITECTURES,
-    BuildContext,
     adaboost_grid,
     build_mddf_no_preconc,
     build_mddf_same_forests,
@@ -14,8 +13,8 @@ from mddf.experiments.methods import (
     default_registry,
     mlp_grid,
     quadboost_grid,
-    unavailable_reason,
 )
+from mddf.experiments.registry import BuildContext, unavailable_reason
 
 PAPER = BuildContext(seed=0, n_jobs=1, profile="paper", n_features=4, n_classes=2)
 

@@ -7,10 +7,11 @@ import numpy as np
 import pytest
 from sklearn.base import clone
 
-from mddf.experiments.benchmark import PEERS_ORDER
-from mddf.experiments.cli import benchmark_parser, run_script
-from mddf.experiments.methods import BuildContext, default_registry, unavailable_reason
+from mddf.experiments.cli import COMMANDS, run_script
+from mddf.experiments.methods import default_registry
+from mddf.experiments.paper_tables import PEERS_ORDER
 from mddf.experiments.provenance import read_csv_rows, read_provenance
+from mddf.experiments.registry import BuildContext, unavailable_reason
 
 PEERS = ["LightGBM", "HGB", "ExtraTrees"]
 FAST = ["--quick", "--n-jobs", "1", "--quiet", "--isolation", "inline"]
@@ -26,8 +27,8 @@ def test_peers_are_opt_in_and_added_by_peers_after_the_selection():
     assert not set(PEERS) & set(defaults)
     assert [s.name for s in registry.select(None, peers=True)] == defaults + PEERS
     assert [s.name for s in registry.select(["RF", "mdDF"], peers=True)] == ["mdDF", "RF", *PEERS]
-    assert benchmark_parser().parse_args(["--peers"]).peers
-    assert not benchmark_parser().parse_args([]).peers
+    assert COMMANDS["benchmark"].parser().parse_args(["--peers"]).peers
+    assert not COMMANDS["benchmark"].parser().parse_args([]).peers
     assert registry.get("lgbm").name == "LightGBM" and registry.get("extra_trees").name == "ExtraTrees"
 
 

@@ -10,9 +10,11 @@ import pytest
 from runner_process import start_runner, wait_for_first_result
 
 from mddf.experiments import executor
-from mddf.experiments.cli import benchmark_parser, parse_seeds, run_script
-from mddf.experiments.executor import execute, plan
+from mddf.experiments.cli import COMMANDS, run_script
+from mddf.experiments.executor import execute
 from mddf.experiments.methods import default_registry
+from mddf.experiments.options import parse_seeds
+from mddf.experiments.runbook import plan
 from mddf.experiments.runner import run_one
 from mddf.experiments.store import ResultStore
 from mddf.experiments.suites import SUITES
@@ -25,7 +27,7 @@ def read(path):
 
 
 def test_no_arguments_means_default_suite_with_every_default_method():
-    args = benchmark_parser().parse_args([])
+    args = COMMANDS["benchmark"].parser().parse_args([])
     assert args.suite is None and args.datasets is None and args.methods is None
     # seeds: 1 under the papers' protocol, 2 under the practitioner's (the protocol follows --data)
     assert args.seeds is None and args.protocol is None and args.profile == "paper" and args.isolation == "process"

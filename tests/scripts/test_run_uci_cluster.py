@@ -4,6 +4,7 @@ A real ``distributed.LocalCluster`` with two single-threaded worker processes on
 interface serves the module (``scheduler`` fixture); ``--scheduler local:2`` starts the runner's own.
 """
 
+import argparse
 import json
 import subprocess
 import sys
@@ -20,8 +21,9 @@ from mddf.experiments.cluster import (
     connect,
     parse_scheduler,
 )
-from mddf.experiments.methods import MethodSpec, default_registry
+from mddf.experiments.methods import default_registry
 from mddf.experiments.provenance import strip_provenance
+from mddf.experiments.registry import MethodSpec
 
 #: These tests build environments, start clusters or spawn and signal processes: the slow loop only.
 pytestmark = pytest.mark.slow
@@ -38,10 +40,10 @@ def test_scheduler_takes_an_address_or_a_local_worker_count():
     assert parse_scheduler("local:3") == SchedulerSpec(n_workers=3)
     assert parse_scheduler("local").n_workers >= 1
     for bad in ("local:0", "local:x"):
-        with pytest.raises(ValueError, match="local:N needs a number of workers N >= 1"):
+        with pytest.raises(argparse.ArgumentTypeError, match="local:N needs a number of workers N >= 1"):
             parse_scheduler(bad)
     for bad in ("10.0.0.5:8786", "tcp://"):
-        with pytest.raises(ValueError, match="address such as tcp://HOST:8786, or local:N"):
+        with pytest.raises(argparse.ArgumentTypeError, match="address such as tcp://HOST:8786, or local:N"):
             parse_scheduler(bad)
 
 

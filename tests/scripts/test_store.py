@@ -42,14 +42,14 @@ def test_a_file_of_one_cut_record_is_emptied_by_the_repair(tmp_path):
     assert path.read_bytes() == b""
 
 
-def test_latest_record_wins_and_only_ok_runs_count_as_finished(tmp_path):
+def test_the_latest_record_of_a_run_wins(tmp_path):
     store = ResultStore(tmp_path / "r.jsonl")
     store.append({"key": "a", "status": "error"})
     store.append({"key": "a", "status": "ok"})
     store.append({"key": "b", "status": "ok"})
     store.append({"key": "b", "status": "error"})
     store.append({"key": "c", "status": "skipped"})
-    assert store.finished_keys() == {"a"}
+    assert {key: r["status"] for key, r in store.latest().items()} == {"a": "ok", "b": "error", "c": "skipped"}
 
 
 def test_run_keys_distinguish_every_dimension_of_a_run():
@@ -82,4 +82,4 @@ def test_a_line_that_is_not_a_record_is_skipped_with_a_warning_naming_file_and_l
         fh.write(line + b"\n")
     store.append({"key": "c", "status": "ok"})
     with pytest.warns(UserWarning, match=rf"results\.jsonl:2: ignoring .*{problem}"):
-        assert store.finished_keys() == {"a", "c"}
+        assert set(store.latest()) == {"a", "c"}

@@ -7,8 +7,8 @@ import io
 import pytest
 
 from mddf.datasets import published as paper_results
-from mddf.experiments.benchmark import write_tables
 from mddf.experiments.methods import default_registry
+from mddf.experiments.paper_tables import write_tables
 from mddf.experiments.provenance import read_csv_rows
 from mddf.experiments.tables import (
     RANK_NOTE,

@@ -1,0 +1,415 @@
+"""The options of the ``mddf`` subcommands: the argument types, the groups of options they share, and each
+subcommand's own (:mod:`.cli` builds the parsers from them)."""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import importlib.util
+from pathlib import Path
+
+from .cluster import add_scheduler_argument
+from .methods import PROFILES
+from .metrics import METRICS
+from .suites import SUITES
+
+SMALL_SAMPLE_EXAMPLES = (
+    "\nThe paper uses UCI HAR (the default when its files are present, else satimage).\n\n"
+    "examples:\n  mddf small-sample --quick\n  mddf small-sample --data my.csv --target y --methods mdDF,RF-400 "
+    "--fractions 0.1,0.5,1 --seeds 2\n  (python scripts/small_sample.py takes the same options)\n"
+)
+
+
+def parse_seeds(text: str) -> list[int]:
+    """``"3"`` -> seeds 0, 1, 2; ``"0,5,7"`` -> exactly those seeds."""
+    try:
+        if "," in text:
+            return [int(s) for s in text.split(",") if s.strip()]
+        count = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--seeds takes a count (3) or a list (0,5,7), got {text!r}") from None
+    if count < 1:
+        raise argparse.ArgumentTypeError(f"--seeds count must be at least 1, got {count}")
+    return list(range(count))
+
+
+def csv_list(text: str) -> list[str]:
+    return [s.strip() for s in text.split(",") if s.strip()]
+
+
+def n_jobs(text: str) -> int:
+    """``--n-jobs``: a number of threads, or a negative number counted from all cores (-1: all); 0 and absurd counts
+    are refused before the subcommand runs, in one line (:func:`~.studies.check_n_jobs`)."""
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--n-jobs takes a whole number, got {text!r}") from None
+
+
+def fold_option(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 2:
+        raise argparse.ArgumentTypeError(f"--folds takes a whole number of at least 2, got {text!r}")
+    return value
+
+
+def _table_file_option(name: str):
+    """The type of ``--sep`` or ``--decimal``: :mod:`mddf.datasets.table_files`'s check ``name``."""
+
+    def check(text: str) -> str:
+        from mddf.datasets import table_files
+
+        try:
+            return getattr(table_files, name)(text)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    return check
+
+
+def fractions(text: str) -> list[float]:
+    try:
+        values = [float(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        values = []
+    if not values or any(not 0 < v <= 1 for v in values):
+        raise argparse.ArgumentTypeError(f"fractions must be in (0, 1], got {text!r}")
+    return sorted(set(values))
+
+
+def help_text(name: str) -> str:
+    """The docstring of this package's module ``name`` for ``--help``, without its paragraph for developers (the one
+    naming this module). Read from its source, not imported, so that a parser loads no estimator library."""
+    spec = importlib.util.find_spec(f"{__package__}.{name}")
+    source = Path(spec.origin).read_text(encoding="utf-8")
+    paragraphs = (ast.get_docstring(ast.parse(source)) or "").strip().split("\n\n")
+    return "\n\n".join(p for p in paragraphs if ":mod:`.cli`" not in p) + "\n"
+
+
+def add_user_data_arguments(parser: argparse.ArgumentParser, *, regression: bool = True) -> None:
+    """``--data PATH --target COLUMN [--test PATH]``: the user's own table (:mod:`mddf.datasets.user_data`)."""
+    from .defaults import USER_DATA_TASKS
+
+    group = parser.add_argument_group("your own data (instead of a built-in dataset)")
+    group.add_argument(
+        "--data",
+        type=Path,
+        metavar="PATH",
+        help="a CSV file (any separator, possibly compressed: .gz, .bz2, .xz, .zip) or Parquet file (with pyarrow "
+        "installed) with one row per sample; text columns are categories, empty cells missing values",
+    )
+    group.add_argument("--target", metavar="COLUMN", help="the column to predict")
+    group.add_argument(
+        "--test",
+        type=Path,
+        metavar="PATH",
+        help="a test file with the same columns (default: the protocol's cross-validation or 70/30 split of --data)",
+    )
+    group.add_argument(
+        "--sep",
+        type=_table_file_option("separator_option"),
+        metavar="CHAR",
+        help="the separator of a CSV file: one character, or 'tab' (default: sniffed among , ; tab |)",
+    )
+    group.add_argument(
+        "--decimal",
+        type=_table_file_option("decimal_option"),
+        metavar="CHAR",
+        help="the decimal mark of a CSV file's numbers: '.' (default) or ',' (a European file: 3,14 with --sep ';', "
+        "which is then sniffed)",
+    )
+    group.add_argument(
+        "--drop", type=csv_list, metavar="COLS", help="comma-separated columns to leave out (e.g. an ID)"
+    )
+    group.add_argument(
+        "--na-values",
+        type=lambda text: [v.strip() for v in text.split(",")],
+        metavar="VALUES",
+        help="comma-separated cell values read as missing, besides empty cells and NA, NaN, null, ... (e.g. '?,-')",
+    )
+    group.add_argument(
+        "--task",
+        choices=USER_DATA_TASKS if regression else tuple(t for t in USER_DATA_TASKS if t != "regression"),
+        default="auto",
+        help="'auto' (default): text labels and few distinct integers are classes, non-integer numbers a regression "
+        "target; an integer target with many distinct values stops and asks for --task"
+        if regression
+        else "'auto' (default) or 'classification' to take integer targets with many distinct values as classes",
+    )
+
+
+def add_files_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--data-home`` and ``--download``: where the built-in datasets' files are, and whether to fetch them."""
+    parser.add_argument("--data-home", type=Path, help="folder with the benchmark files (sets MDDF_DATA)")
+    parser.add_argument(
+        "--download", action="store_true", help="let the loaders download missing files (default: report them missing)"
+    )
+
+
+def add_dataset_arguments(parser: argparse.ArgumentParser, *, regression: bool = True) -> None:
+    """``--dataset NAME``, ``--download``, ``--data-home`` and the ``--data`` options."""
+    from .defaults import FALLBACK_DATASET, PAPER_DEFAULT_DATASET, QUICK_DATASET
+
+    parser.add_argument(
+        "--dataset",
+        help=f"dataset name (default: {PAPER_DEFAULT_DATASET} as in the paper when its files are present, "
+        f"else {FALLBACK_DATASET}; with --quick: {QUICK_DATASET})",
+    )
+    add_files_arguments(parser)
+    add_user_data_arguments(parser, regression=regression)
+
+
+def add_mddf_arguments(parser: argparse.ArgumentParser) -> None:
+    """The mdDF options of the single-fit subcommands (export-features, plot-layers, plot-tsne): the model is the
+    benchmark's mdDF row (:func:`~.studies.mddf_model`), these options on top."""
+    from .defaults import QUICK_DATASET
+
+    model = parser.add_argument_group(
+        "the model",
+        "the benchmark's mdDF row: what `mddf benchmark` fits as mdDF under its practitioner protocol,\n"
+        "MDDFClassifier with its defaults and the categorical columns declared (CascadeForestRegressor for a\n"
+        "regression target), with these options on top",
+    )
+    model.add_argument("--seed", type=int, default=0, help="random_state of mdDF (and of sampling)")
+    model.add_argument("--n-estimators", type=int, help="trees per forest (default: the estimator's, 100)")
+    model.add_argument("--max-layers", type=int, help="layers grown at most (default: the estimator's, 20)")
+    model.add_argument(
+        "--n-tolerant-layers",
+        type=int,
+        help="stop after this many layers without improvement (default: the estimator's)",
+    )
+    parser.add_argument("--n-jobs", type=n_jobs, default=-1, help="threads (-1: all cores)")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help=f"tiny configuration for a smoke test ({QUICK_DATASET}, 10 trees, 3 layers)",
+    )
+    parser.add_argument("--quiet", action="store_true", help="no progress output")
+
+
+def add_run_arguments(parser: argparse.ArgumentParser) -> None:
+    """How the runners execute: ``--n-jobs``, ``--workers``, ``--isolation``, ``--scheduler``, ``--quiet``."""
+    parser.add_argument(
+        "--n-jobs",
+        type=n_jobs,
+        help="threads per estimator, their OpenMP pools counted (-1: all cores; default: the cores over --workers, "
+        "or 1 with --scheduler: one run per Dask worker thread)",
+    )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="runs executed at the same time (default 1, which keeps timings comparable; "
+        "with --scheduler the cluster's worker threads decide)",
+    )
+    parser.add_argument(
+        "--isolation",
+        choices=("process", "inline"),
+        default="process",
+        help="'process': each run in a worker process, reused from run to run (default); 'inline': in this process",
+    )
+    add_scheduler_argument(parser)
+    parser.add_argument("--quiet", action="store_true", help="no progress bar and no per-run lines")
+
+
+BENCHMARK_DESCRIPTION = """Benchmark runner: every method on a table of your own (--data PATH --target COLUMN), or on
+the papers' datasets with their protocol (the mdDF paper's Table 2 and 3, the DeepBoost paper's Tables 1-3).
+
+Two protocols, named in each table's header:
+  practitioner (the default with --data): mdDF, a baseline (the majority class, or the mean), early-stopped
+    HistGradientBoosting, LightGBM (when installed) and XGBoost, and a 400-tree random forest, by
+    repeated k-fold cross-validation (5 folds, stratified, x 2 seeds; fewer folds for a small class).
+    table.md gives each method's mean ± standard error on every metric (classification: accuracy,
+    balanced accuracy, log-loss; regression: R², RMSE), its paired difference to the best method on
+    --metric, and marks a winner only where that difference exceeds 2 standard errors for every
+    other method; figure.png draws it. A continuous target (or --task regression) is a regression.
+  paper (the default for the suites): the papers' methods and budgets (random forest and XGBoost with
+    400 x k trees, k = the layers mdDF kept) on each dataset's train/test split (the DeepBoost
+    datasets: that paper's 10 folds); table.md is laid out like the paper's Table 2, with the
+    published numbers alongside (ablation.md with --ablation, peers.md with --peers).
+
+Every run appends one JSON line to <out>/results.jsonl, bound to the sha256 of the data and of the
+options that change its result: a rerun with the same --out resumes the runs of the same data and
+settings and moves the others aside (to <out>/old/). The default --out of --data is
+results/<file stem>-<first 8 digits of its sha256>. Every table file starts with its provenance
+(command, commit, machine, date). One runner per --out. Each run executes in a worker process, reused
+from run to run, or with --scheduler as a task on a Dask cluster. Details: docs/user_guide/command_line.md.
+
+examples:
+  mddf benchmark                                      # bundled datasets, papers' protocol, a few minutes
+  mddf benchmark --data my.csv --target y             # your own CSV, practitioner protocol
+  mddf benchmark --data my.csv --target y --metric balanced_accuracy --folds 10 --seeds 3
+  mddf benchmark --data prices.csv --target price --drop id   # a regression target: R² and RMSE
+  mddf benchmark --suite mddf --seeds 3 --download    # Table 2 on the paper's 8 datasets
+  mddf benchmark --suite mddf --ablation              # ... and Table 3
+  mddf benchmark --suite mddf --peers                 # ... and today's peers (peers.md)
+  mddf benchmark --suite deepboost                    # DeepBoost datasets, 10-fold protocol
+  mddf benchmark --datasets yeast,letter --methods mdDF,RF
+  mddf benchmark --suite mddf --scheduler tcp://HOST:8786   # on a Dask cluster
+  (python scripts/run_uci.py takes the same options)
+"""
+
+
+def benchmark_options(parser: argparse.ArgumentParser) -> None:
+    """``mddf benchmark``'s options."""
+    parser.add_argument(
+        "--suite", choices=sorted(SUITES), help="dataset suite (default: 'default', scikit-learn's bundled datasets)"
+    )
+    parser.add_argument("--datasets", type=csv_list, help="comma-separated dataset names (default: the suite's)")
+    add_user_data_arguments(parser)
+    add_protocol_arguments(parser)
+    parser.add_argument(
+        "--methods",
+        type=csv_list,
+        help="comma-separated method names (default: the protocol's methods; see --list); the practitioner "
+        "protocol always adds Baseline",
+    )
+    parser.add_argument(
+        "--ablation",
+        action="store_true",
+        help="add the mdDF structures of the paper's Table 3 (mdDF_SF, mdDF_ST, mdDF_NP)",
+    )
+    parser.add_argument(
+        "--peers",
+        action="store_true",
+        help="add today's peers (LightGBM, HGB, ExtraTrees; no published numbers) and write them with mdDF, "
+        "RF and XGBoost in peers.md / peers.csv",
+    )
+    parser.add_argument(
+        "--seeds",
+        type=parse_seeds,
+        help="number of seeds (3 = seeds 0,1,2) or a comma list: the repetitions of the cross-validation "
+        "(practitioner protocol, default 2) or of each split (papers' protocol, default 1)",
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        help="output folder (default: results/<suite>, results/<suite>-practitioner, or with --data "
+        "results/<file stem>-<sha256 prefix>, -paper appended under --protocol paper); rerun with it to resume; "
+        "one runner at a time",
+    )
+    add_run_arguments(parser)
+    parser.add_argument(
+        "--profile",
+        choices=PROFILES,
+        default="paper",
+        help="'paper': the papers' configurations; 'quick': tiny models for smoke tests",
+    )
+    parser.add_argument("--quick", action="store_const", const="quick", dest="profile", help="same as --profile quick")
+    add_files_arguments(parser)
+    parser.add_argument("--list", action="store_true", help="list suites and methods (with availability) and exit")
+
+
+def add_protocol_arguments(parser: argparse.ArgumentParser, *, folds: bool = True) -> None:
+    """``--protocol``, ``--metric`` (and ``--folds``): how the runners evaluate (``folds``: the benchmark's)."""
+    from .defaults import DEFAULT_FOLDS, PROTOCOLS  # the names only: see the module
+
+    parser.add_argument(
+        "--protocol",
+        choices=PROTOCOLS,
+        help=(
+            "'practitioner': a baseline, early-stopped boosting and a random forest against mdDF, "
+            "cross-validated, with standard errors (default with --data); 'paper': the papers' methods, "
+            "budgets and splits (default for built-in datasets)"
+            if folds
+            else "'practitioner': the benchmark's practitioner methods (a baseline, early-stopped boosting, a "
+            "random forest and mdDF; default with --data); 'paper': the paper's RF, XGBoost, gcForest and mdDF "
+            "(default for built-in datasets); both on the same fractions of each seed's split"
+        ),
+    )
+    if folds:
+        parser.add_argument(
+            "--folds",
+            type=fold_option,
+            default=DEFAULT_FOLDS,
+            help=f"folds of the practitioner protocol's cross-validation (default {DEFAULT_FOLDS}; fewer when a "
+            "class has fewer rows)",
+        )
+    parser.add_argument(
+        "--metric",
+        choices=list(METRICS),
+        help=(
+            "the metric that ranks (default: accuracy, but balanced_accuracy when the smallest class holds under 40%% "
+            "of an even share of the rows, under 20%% for two classes; r2 for a regression); every metric is reported"
+            if folds
+            else "the metric drawn (default: accuracy, or r2 for a regression)"
+        ),
+    )
+
+
+def small_sample_options(parser: argparse.ArgumentParser) -> None:
+    """``mddf small-sample``'s options."""
+    from .defaults import SMALL_SAMPLE_PAPER_METHODS
+
+    add_dataset_arguments(parser)
+    add_protocol_arguments(parser, folds=False)
+    parser.add_argument(
+        "--fractions",
+        type=fractions,
+        help="comma-separated training fractions (default: 0.01,0.02,0.05,0.1,0.2,0.5,1; with --quick 0.05,0.2,1)",
+    )
+    parser.add_argument(
+        "--methods",
+        help="comma-separated method names (default: the protocol's: "
+        f"{','.join(SMALL_SAMPLE_PAPER_METHODS)} for the papers', the benchmark's for the practitioner's)",
+    )
+    parser.add_argument("--seeds", type=int, default=3, help="repetitions (seeds 0..N-1)")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        help="output folder (default: results/small_sample, or with --data results/<file stem>-<sha256 "
+        "prefix>/small_sample); results.jsonl there makes reruns resume; one runner at a time",
+    )
+    add_run_arguments(parser)
+    parser.add_argument(
+        "--quick", action="store_true", help="smoke test: digits, tiny models ('quick' profile), fractions 0.05,0.2,1"
+    )
+
+
+def export_features_options(parser: argparse.ArgumentParser) -> None:
+    """``mddf export-features``'s options."""
+    add_dataset_arguments(parser)
+    add_mddf_arguments(parser)
+    parser.add_argument("--include-raw", action="store_true", help="also store X_train and X_test")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="output .npz (default: results/features/<dataset>_mddf_features.npz; with --data "
+        "<file stem>-<sha256 prefix> for <dataset>)",
+    )
+
+
+def plot_layers_options(parser: argparse.ArgumentParser) -> None:
+    """``mddf plot-layers``'s options."""
+    add_dataset_arguments(parser, regression=False)
+    add_mddf_arguments(parser)
+    parser.add_argument(
+        "--margin-layers",
+        default=None,
+        help="layers whose margin distribution is drawn, e.g. '1,2,last' (default: 4 spread out)",
+    )
+    parser.add_argument("--out", type=Path, default=Path("results/figures"), help="output folder")
+
+
+def plot_tsne_options(parser: argparse.ArgumentParser) -> None:
+    """``mddf plot-tsne``'s options."""
+    add_dataset_arguments(parser, regression=False)
+    add_mddf_arguments(parser)
+    parser.add_argument("--layers", default=None, help="layers to embed, e.g. '1,2,4,last' (default: 4 spread out)")
+    parser.add_argument(
+        "--max-points", type=int, default=1500, help="stratified sample of rows embedded per split (t-SNE is quadratic)"
+    )
+    parser.add_argument("--perplexity", type=float, default=30.0)
+    parser.add_argument("--out", type=Path, default=Path("results/figures"), help="output folder")
+
+
+def datasets_options(parser: argparse.ArgumentParser) -> None:
+    """``mddf datasets``'s options."""
+    from mddf.datasets import GROUPS
+
+    parser.add_argument("--group", choices=GROUPS, default=None, help="only this group of datasets")
+    parser.add_argument("--data-home", type=Path, default=None, help="folder with the benchmark files (MDDF_DATA)")

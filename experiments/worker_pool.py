@@ -1,0 +1,221 @@
+"""The worker processes of a sweep: spawned, reused from run to run, replaced when they die, tied to the runner.
+
+A crash (a segfault, an out-of-memory kill) costs only its run; imports, numba's compiled code and the datasets load
+once per worker; a run's peak memory is still its own (:class:`~.environment.PeakMemory`). A worker never outlives
+the runner: it leads a process group of its own, which its children join, watched by a guardian process that kills
+the group when the runner's or the worker's pipe closes (a process: a thread could not act while a native call holds
+the GIL), and on Linux it gets SIGKILL when the runner dies (``PR_SET_PDEATHSIG``). Where no guardian can start (or
+without process groups: Windows), a thread waiting on the runner ends the group instead."""
+
+from __future__ import annotations
+
+import multiprocessing
+import multiprocessing.connection
+import os
+import signal
+import subprocess
+import sys
+import threading
+from dataclasses import dataclass
+
+from .runbook import Task, failure_record
+
+#: Seconds an idle worker told to end has before it is stopped.
+WORKER_EXIT_TIMEOUT = 5.0
+
+
+def _work(conn, environment=None):
+    """Entry point of a worker process: runs the runs the runner sends through ``conn`` (the keyword arguments of
+    :func:`~.runner.run_one`), one at a time, each record sent back, until the runner sends None or goes; then the
+    process ends at once (``os._exit``: anything it started ends with its group), so never call it in a process of
+    your own. ``environment`` is set, where the user has not set it, before the estimators are imported."""
+    _tie_to_runner()
+    for key, value in (environment or {}).items():
+        os.environ.setdefault(key, value)
+    from .runner import run_one
+
+    while True:
+        try:
+            kwargs = conn.recv()
+        except (EOFError, OSError):
+            break
+        if kwargs is None:
+            break
+        conn.send({**run_one(**kwargs, cache_dataset=True), "worker_pid": os.getpid()})
+    conn.close()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
+
+
+@dataclass(eq=False)
+class Worker:
+    """A worker process, the runner's end of its pipe, and the task it runs (None: idle)."""
+
+    process: object
+    conn: object
+    task: Task | None = None
+
+    def stop(self) -> None:
+        """Kill the worker and every process of its group, and release it."""
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except (AttributeError, ProcessLookupError, PermissionError):
+            self.process.kill()  # no process groups here, or the worker has not made its group yet
+        self.release()
+
+    def release(self):
+        """Join the worker (ended or stopped), close its handles; its exit code."""
+        self.process.join()
+        exitcode = self.process.exitcode
+        self.conn.close()
+        self.process.close()
+        return exitcode
+
+
+class WorkerPool:
+    """The sweep's worker processes: an idle one takes the next run; one that dies is replaced by a new one.
+    ``environment``: variables a new worker sets before it imports anything (:func:`~.executor.worker_environment`)."""
+
+    def __init__(self, environment: dict | None = None):
+        self.context = multiprocessing.get_context("spawn")
+        self.environment = environment or {}
+        self.idle: list[Worker] = []
+        self.busy: list[Worker] = []
+
+    def start(self, task: Task, kwargs: dict) -> Worker:
+        """Send ``task``'s run (``kwargs`` of :func:`~.runner.run_one`) to an idle worker, or to a new one."""
+        worker = self.idle.pop() if self.idle else self._spawn()
+        worker.task = task
+        worker.conn.send(kwargs)
+        self.busy.append(worker)
+        return worker
+
+    def _spawn(self) -> Worker:
+        conn, child = self.context.Pipe(duplex=True)
+        process = self.context.Process(target=_work, args=(child, self.environment), name="mddf worker")
+        process.start()
+        child.close()
+        return Worker(process, conn)
+
+    def wait(self, timeout: float = 1.0) -> list:
+        """``[(task, record)]`` of the runs that ended within ``timeout`` seconds: the run's record, or the ``error``
+        record of a worker that died (released, its exit code named). A worker that sent its record waits for the
+        next run."""
+        if not self.busy:
+            return []
+        multiprocessing.connection.wait([w.conn for w in self.busy] + [w.process.sentinel for w in self.busy], timeout)
+        ended = []
+        for worker in list(self.busy):
+            try:
+                record, gone = (worker.conn.recv() if worker.conn.poll() else None), False
+            except (EOFError, OSError):  # its end of the pipe closed: the worker is gone, or going
+                record, gone = None, True
+            if record is None and not gone and worker.process.is_alive():
+                continue
+            self.busy.remove(worker)
+            if record is None:
+                exitcode = worker.release()
+                hint = " (killed by the system, e.g. out of memory)" if exitcode == -9 else ""
+                record = failure_record(
+                    worker.task, f"worker process exited with code {exitcode} without a result{hint}"
+                )
+            else:
+                self.idle.append(worker)
+            ended.append((worker.task, record))
+            worker.task = None
+        return ended
+
+    def close(self) -> None:
+        """Stop the busy workers with everything they started; tell the idle ones to end, and stop those still there
+        after :data:`WORKER_EXIT_TIMEOUT` seconds."""
+        idle, busy = self.idle, self.busy
+        self.idle, self.busy = [], []
+        for worker in busy:
+            worker.stop()
+        for worker in idle:
+            try:
+                worker.conn.send(None)
+            except OSError:
+                pass
+        for worker in idle:
+            worker.process.join(timeout=WORKER_EXIT_TIMEOUT)
+            worker.stop() if worker.process.exitcode is None else worker.release()
+
+
+# The tie of a worker to its runner (see the module's docstring): the guardian's code, run with ``python -I -S -c``.
+_GUARDIAN = (
+    "import os, select, signal, sys\n"
+    "pipes = select.poll()\n"
+    "for fd in sys.argv[1:]:\n"
+    "    pipes.register(int(fd), select.POLLIN)\n"
+    "while not pipes.poll():\n"
+    "    pass\n"
+    "os.killpg(0, signal.SIGKILL)\n"
+)
+_worker_alive_pipe = None  # write end, held open for the life of the worker process
+
+
+def _tie_to_runner():
+    """Make this worker process (and anything it starts) die with the runner."""
+    parent = multiprocessing.parent_process()
+    if parent is None:  # not started by multiprocessing
+        return
+    grouped = hasattr(os, "setpgid") and hasattr(os, "killpg")
+    if grouped:
+        try:
+            os.setpgid(0, 0)
+        except OSError:
+            grouped = False
+    if grouped:
+        # Out of the terminal's foreground group now: let writes to it through even with `stty tostop`.
+        signal.signal(signal.SIGTTOU, signal.SIG_IGN)
+        if _start_guardian(parent.sentinel):
+            if _die_with_parent() and multiprocessing.connection.wait([parent.sentinel], timeout=0):
+                os._exit(1)  # the runner died before the request: nobody waits for this run
+            return
+    # No guardian: a thread ends the group instead. (Not with the parent-death signal, which would
+    # kill this process, thread included, before it could reach the children.)
+    threading.Thread(target=_exit_with_parent, args=(parent.sentinel, grouped), daemon=True).start()
+
+
+def _die_with_parent() -> bool:
+    """Linux: have the kernel send this process SIGKILL when its parent dies. Whether it could."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        pr_set_pdeathsig = 1
+        return libc.prctl(pr_set_pdeathsig, ctypes.c_ulong(signal.SIGKILL), 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _start_guardian(runner_sentinel: int) -> bool:
+    """Start the guardian process of this worker's group. Whether it could."""
+    global _worker_alive_pipe
+    read_end, write_end = os.pipe()
+    try:
+        subprocess.Popen(
+            [sys.executable, "-I", "-S", "-c", _GUARDIAN, str(runner_sentinel), str(read_end)],
+            pass_fds=(runner_sentinel, read_end),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+    except OSError:
+        os.close(write_end)
+        return False
+    finally:
+        os.close(read_end)
+    _worker_alive_pipe = write_end
+    return True
+
+
+def _exit_with_parent(runner_sentinel: int, grouped: bool) -> None:
+    multiprocessing.connection.wait([runner_sentinel])
+    if grouped:
+        os.killpg(0, signal.SIGKILL)
+    os._exit(1)

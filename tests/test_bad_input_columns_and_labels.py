@@ -1,0 +1,140 @@
+"""Bad input, as a specification: categorical columns that change between fit and predict, and bad labels (NaN,
+one class, mixed types, continuous, overflowing targets), for each of the six estimators."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from bad_input import ALL, CLASSIFIERS, Cases, assert_learned, data, frame_of, make, raises
+
+CASES = Cases()
+
+
+# categorical columns
+
+
+@CASES.add(ALL, "error")
+def category_codes_at_predict(name):
+    frame, y = frame_of(name, "category")
+    model = make(name).fit(frame, y)
+    codes = frame.assign(c=frame["c"].cat.codes)
+    with raises(TypeError, "column 'c' was categorical at fit"):
+        model.predict(codes)
+
+
+@CASES.add(ALL, "error")
+def string_column_as_numbers_at_predict(name):
+    frame, y = frame_of(name, "string")
+    model = make(name).fit(frame, y)
+    numbers = frame.assign(c=(frame["c"] == "red").astype(float))
+    with raises(TypeError, "column 'c' was categorical at fit"):
+        model.predict(numbers)
+
+
+@CASES.add(ALL, "error")
+def numeric_category_codes_at_predict(name):
+    frame, y = frame_of(name, "string")
+    frame["c"] = np.where(frame["c"] == "red", 10, 20)
+    model = make(name, categorical_features=["c"]).fit(frame, y)
+    with raises(ValueError, "column 'c' was categorical at fit, with categories 10, 20, but none of its values"):
+        model.predict(frame.assign(c=(frame["c"] == 20).astype(int)))
+
+
+@CASES.add(ALL, "error")
+def strings_and_numbers_mixed_at_predict(name):
+    frame, y = frame_of(name, "string")
+    model = make(name).fit(frame, y)
+    mixed = frame.assign(c=[v if i % 2 else int(v == "red") for i, v in enumerate(frame["c"])])
+    with raises(TypeError, "column 'c' was categorical at fit, with categories of strings ('blue', 'red'), but mixes"):
+        model.predict(mixed)
+
+
+@CASES.add(ALL, "error")
+def strings_not_declared_categorical(name):
+    frame, y = frame_of(name, "string")
+    with raises(ValueError, "column(s) 'c' of X hold strings but are not categorical features"):
+        make(name, categorical_features=None).fit(frame, y)
+
+
+@CASES.add(ALL, "result")
+def category_values_at_predict(name):
+    frame, y = frame_of(name, "category")
+    model = make(name).fit(frame, y)
+    assert_learned(name, model, frame, y)
+
+
+# labels
+
+
+@CASES.add(ALL, "error")
+def nan_in_y(name):
+    X, y = data(name)
+    y = y.astype(float)
+    y[2] = np.nan
+    with raises(ValueError, "Input y contains NaN"):
+        make(name).fit(X, y)
+
+
+@CASES.add(CLASSIFIERS, "error")
+def one_class(name):
+    X, y = data(name)
+    with pytest.raises(ValueError, match=r"(one|1) class\b.*\b0\b"):  # the messages differ, all name the label
+        make(name).fit(X, np.zeros_like(y))
+
+
+@CASES.add(CLASSIFIERS, "error")
+def mixed_int_and_str_labels(name):
+    X, y = data(name)
+    labels = [1 if v else "one" for v in y]
+    # as an object array (a pandas column), and as a list, which NumPy would turn into strings only
+    for given in (np.array(labels, dtype=object), labels):
+        with raises(ValueError, "Mix of label input types (string and number) in y: labels of types int, str"):
+            make(name).fit(X, given)
+
+
+@CASES.add(CLASSIFIERS, "error")
+def none_among_string_labels(name):
+    X, y = data(name)
+    labels = np.where(y == 1, "yes", "no").astype(object)
+    labels[5] = None
+    with raises(ValueError, "y has 1 missing label(s) (None or NaN), the first at row 5"):
+        make(name).fit(X, labels)
+
+
+@CASES.add(CLASSIFIERS, "error")
+def continuous_labels(name):
+    X, y = data(name)
+    with raises(ValueError, "Unknown label type"):
+        make(name).fit(X, X[:, 0])
+
+
+@CASES.add(("regressor",), "error")
+def string_targets(name):
+    X, y = data(name)
+    with raises(ValueError, "needs a numeric target y"):
+        make(name).fit(X, np.where(y > 0, "up", "down"))
+
+
+@CASES.add(("regressor",), "error")
+def targets_whose_squares_overflow(name):
+    X, y = data(name)
+    with raises(ValueError, "overflow"):
+        make(name).fit(X, y * 1e154)
+
+
+@CASES.add(("regressor",), "error")
+def targets_beyond_the_largest_float32(name):
+    X, y = data(name)
+    with raises(ValueError, "|y| reaches 1e+40, beyond 3.4e+38, the largest float32"):
+        make(name).fit(X, y / np.abs(y).max() * 1e40)
+
+
+@CASES.add(("regressor",), "result")
+def targets_below_1e_minus_8(name):
+    X, y = data(name)
+    assert_learned(name, make(name).fit(X, y * 1e-10), X, y * 1e-10)
+
+
+@pytest.mark.parametrize("name, case_name", CASES.matrix, ids=[f"{n}-{c}" for n, c in CASES.matrix])
+def test_bad_input(name, case_name):
+    CASES[case_name].run(name)

@@ -1,0 +1,136 @@
+"""Bad input, as a specification: members of ``forest_types`` and predictors that misbehave (NaN, the wrong width,
+rows not summing to 1, no ``classes_``, no NaN support), for mdDF."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from bad_input import Cases, assert_learned, data, make, raises
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.impute import SimpleImputer
+from sklearn.linear_model import LogisticRegression
+from sklearn.pipeline import make_pipeline
+
+
+class NaNProba(ClassifierMixin, BaseEstimator):
+    """A classifier whose probabilities are NaN."""
+
+    def fit(self, X, y):
+        self.classes_ = np.unique(y)
+        return self
+
+    def predict_proba(self, X):
+        return np.full((len(X), len(self.classes_)), np.nan)
+
+
+class WideProba(ClassifierMixin, BaseEstimator):
+    """A classifier whose probabilities have one column too many."""
+
+    def fit(self, X, y):
+        self.classes_ = np.unique(y)
+        return self
+
+    def predict_proba(self, X):
+        return np.full((len(X), len(self.classes_) + 1), 1.0 / (len(self.classes_) + 1))
+
+
+class ProbaSumsTo7(NaNProba):
+    """A classifier whose probability rows sum to 7."""
+
+    def predict_proba(self, X):
+        return np.full((len(X), len(self.classes_)), 3.5)
+
+
+class NoClasses(ClassifierMixin, BaseEstimator):
+    """A classifier without ``classes_``."""
+
+    def fit(self, X, y):
+        return self
+
+    def predict_proba(self, X):
+        return np.full((len(X), 2), 0.5)
+
+
+def imputing_logistic():
+    return make_pipeline(SimpleImputer(), LogisticRegression())
+
+
+CASES = Cases()
+
+
+# members of forest_types and the predictor (mdDF)
+
+
+@CASES.add(("mddf",), "error")
+def member_returns_nan(name):
+    X, y = data(name)
+    with raises(ValueError, "forest_types[1] (NaNProba): predict_proba returned non-finite values"):
+        make(name, forest_types=("rf", NaNProba())).fit(X, y)
+
+
+@CASES.add(("mddf",), "error")
+def member_returns_wrong_width(name):
+    X, y = data(name)
+    with raises(ValueError, "forest_types[1] (WideProba): predict_proba returned shape (20, 3); expected (20, 2)"):
+        make(name, forest_types=("rf", WideProba())).fit(X, y)
+
+
+@CASES.add(("mddf",), "result")
+def member_returns_rows_not_summing_to_1(name):
+    X, y = data(name)
+    for params in (dict(forest_types=("rf", ProbaSumsTo7())), dict(predictor=ProbaSumsTo7())):
+        model = make(name, **params).fit(X, y)
+        np.testing.assert_allclose(model.predict_proba(X).sum(axis=1), 1.0)
+
+
+@CASES.add(("mddf",), "error")
+def member_without_classes(name):
+    X, y = data(name)
+    with raises(ValueError, "forest_types[1] (NoClasses): has no classes_ after fit"):
+        make(name, forest_types=("rf", NoClasses())).fit(X, y)
+    with raises(ValueError, "predictor (NoClasses): has no classes_ after fit"):
+        make(name, predictor=NoClasses()).fit(X, y)
+
+
+@CASES.add(("mddf",), "error")
+def member_without_nan_support_on_nan(name):
+    X, y = data(name)
+    X[::5, 1] = np.nan
+    with raises(ValueError, "forest_types[1]: LogisticRegression does not accept missing values (NaN)"):
+        make(name, forest_types=("rf", LogisticRegression())).fit(X, y)
+
+
+@CASES.add(("mddf",), "result")
+def imputing_pipeline_member_on_nan(name):
+    X, y = data(name)
+    X[::5, 1] = np.nan
+    model = make(name, forest_types=("rf", imputing_logistic())).fit(X, y)
+    assert_learned(name, model, X, y)
+
+
+@CASES.add(("mddf",), "result")
+def imputing_pipeline_predictor_on_nan(name):
+    X, y = data(name)
+    X[::5, 1] = np.nan
+    model = make(name, predictor=imputing_logistic()).fit(X, y)
+    assert_learned(name, model, X, y)
+
+
+@CASES.add(("mddf",), "error")
+def predictor_returns_nan(name):
+    X, y = data(name)
+    with raises(ValueError, "predictor (NaNProba): predict_proba returned non-finite values"):
+        make(name, predictor=NaNProba()).fit(X, y)
+
+
+@CASES.add(("mddf",), "error")
+def predictor_without_nan_support_on_nan(name):
+    X, y = data(name)
+    X[::5, 1] = np.nan
+    with raises(ValueError, "predictor: LogisticRegression does not accept missing values (NaN)"):
+        make(name, predictor=LogisticRegression()).fit(X, y)
+
+
+@pytest.mark.parametrize("name, case_name", CASES.matrix, ids=[f"{n}-{c}" for n, c in CASES.matrix])
+def test_bad_input(name, case_name):
+    CASES[case_name].run(name)

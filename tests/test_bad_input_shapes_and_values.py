@@ -1,0 +1,176 @@
+"""Bad input, as a specification: the shapes and sizes of X and y, and the values of X (infinity, overflow, NaN,
+complex numbers, odd columns), for each of the six estimators (the matrix's pieces: bad_input.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.sparse as sp
+from bad_input import ALL, Cases, assert_learned, data, frame_of, make, raises
+from sklearn.exceptions import NotFittedError
+
+CASES = Cases()
+
+
+# shapes and sizes
+
+
+@CASES.add(ALL, "error")
+def x_one_dimensional(name):
+    X, y = data(name)
+    with raises(ValueError, "Expected 2D array, got 1D array instead"):
+        make(name).fit(X[:, 0], y)
+
+
+@CASES.add(ALL, "error")
+def x_and_y_lengths_differ(name):
+    X, y = data(name)
+    with raises(ValueError, "inconsistent numbers of samples"):
+        make(name).fit(X, y[:-1])
+
+
+@CASES.add(ALL, "error")
+def no_rows(name):
+    X, y = data(name)
+    with raises(ValueError, "0 sample(s)"):
+        make(name).fit(X[:0], y[:0])
+
+
+@CASES.add(ALL, "error")
+def no_columns(name):
+    X, y = data(name)
+    with raises(ValueError, "0 feature(s)"):
+        make(name).fit(X[:, :0], y)
+
+
+@CASES.add(ALL, "error")
+def wrong_n_features_at_predict(name):
+    X, y = data(name)
+    model = make(name).fit(X, y)
+    with raises(ValueError, f"X has 3 features, but {type(model).__name__} is expecting 4 features"):
+        model.predict(X[:, :3])
+
+
+@CASES.add(ALL, "error")
+def sparse_x(name):
+    X, y = data(name)
+    with raises(TypeError, "Sparse data was passed for X, but dense data is required"):
+        make(name).fit(sp.csr_matrix(X), y)
+
+
+@CASES.add(("mddf", "gcforest"), "error")
+def a_class_with_fewer_rows_than_folds(name):
+    X, y = data(name)
+    y = np.zeros_like(y)
+    y[0] = 1
+    with raises(ValueError, "class 1 has 1 training samples, fewer than n_folds=2"):
+        make(name).fit(X, y)
+
+
+@CASES.add(("regressor",), "error")
+def fewer_rows_than_folds(name):
+    X, y = data(name)
+    with raises(ValueError, "got n_samples=1, fewer than n_folds=2"):
+        make(name).fit(X[:1], y[:1])
+
+
+@CASES.add(ALL, "error")
+def predict_before_fit(name):
+    X, _ = data(name)
+    with raises(NotFittedError, "is not fitted yet"):
+        make(name).predict(X)
+
+
+# values of X
+
+
+@CASES.add(ALL, "error")
+def infinity_at_fit(name):
+    X, y = data(name)
+    X[3, 1] = np.inf
+    with raises(ValueError, "Input X contains infinity"):
+        make(name).fit(X, y)
+
+
+@CASES.add(ALL, "error")
+def infinity_at_predict(name):
+    X, y = data(name)
+    model = make(name).fit(X, y)
+    X[3, 1] = -np.inf
+    with raises(ValueError, "Input X contains infinity"):
+        model.predict(X)
+
+
+@CASES.add(ALL, "error")
+def values_too_large_for_the_model(name):
+    # float32 for the trees and stumps; QuadBoost, in float64, overflows normalising them
+    X, y = data(name)
+    X[:, 1] *= 1e300
+    with raises(ValueError, "too large for"), np.errstate(over="ignore", invalid="ignore"):  # numpy's cast
+        make(name).fit(X, y)
+
+
+@CASES.add(ALL, "error")
+def complex_x(name):
+    X, y = data(name)
+    with raises(ValueError, "Complex data not supported"):
+        make(name).fit(X + 1j, y)
+
+
+@CASES.add(ALL, "result")
+def nan_in_x(name):
+    X, y = data(name)
+    X[::5, 1] = np.nan
+    model = make(name).fit(X, y)
+    assert_learned(name, model, X, y)
+
+
+@CASES.add(ALL, "error")
+def datetime_column(name):
+    frame = frame_of(name, "category")[0].assign(c=pd.date_range("2020-01-01", periods=40))
+    with pytest.raises(TypeError, match=r"column\(s\) 'c' \(datetime64\[\w+\]\) of X hold dates, times or durations"):
+        make(name).fit(frame, data(name)[1])
+
+
+@CASES.add(ALL, "error")
+def duplicate_column_names(name):
+    X, y = data(name)
+    with raises(ValueError, "X has duplicate column names: 'a' (2 times)"):
+        make(name).fit(pd.DataFrame(X, columns=["a", "b", "a", "d"]), y)
+
+
+@CASES.add(ALL, "error")
+def list_valued_column(name):
+    X, y = data(name)
+    frame = pd.DataFrame(X, columns=["a", "b", "c", "d"]).assign(e=[[1.0, 2.0]] * len(X))
+    with raises(TypeError, "column(s) 'e' of X hold lists, tuples, sets, dicts or arrays"):
+        make(name).fit(frame, y)
+
+
+@CASES.add(("mddf", "regressor", "gcforest"), "error")
+def values_that_underflow_float32(name):
+    X, y = data(name)
+    X[:, 1] *= 1e-47  # nonzero, but 0 as float32, in which these estimators compute
+    with raises(ValueError, "column(s) 1 of X hold nonzero values too small for float32"):
+        make(name).fit(X, y)
+
+
+@CASES.add(("mddf", "regressor", "gcforest"), "result")
+def values_in_float32s_subnormal_range(name):
+    X, y = data(name)
+    model = make(name).fit(X * 1e-40, y)  # below float32's smallest normal number: their order kept, as subnormals
+    assert_learned(name, model, X * 1e-40, y)
+
+
+@CASES.add(("mddf", "regressor", "gcforest"), "error")
+def n_jobs_zero_or_absurd(name):
+    X, y = data(name)
+    for n_jobs in (0, 10**9):
+        with raises(ValueError, "The 'n_jobs' parameter of"):
+            make(name).set_params(n_jobs=n_jobs).fit(X, y)
+
+
+@pytest.mark.parametrize("name, case_name", CASES.matrix, ids=[f"{n}-{c}" for n, c in CASES.matrix])
+def test_bad_input(name, case_name):
+    CASES[case_name].run(name)
