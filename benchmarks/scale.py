@@ -57,7 +57,7 @@ REFERENCE_SLOPE = 1.1
 
 QUICK_ROWS = (2_000, 4_000)
 QUICK_TEST_ROWS = 1_000
-QUICK_PARAMS = {"n_estimators": 5}
+QUICK_PARAMS = {"n_estimators": 5, "forest_types": ("rf", "rf", "crf", "crf")}  # a smoke test: no boosted rounds
 QUICK_MAX_LAYERS = 2
 
 

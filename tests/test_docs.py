@@ -17,7 +17,8 @@ Checked on every ``.md`` page under ``docs/`` and on ``README.md``:
   inside code are not links; ``http(s):`` and ``mailto:`` addresses and same-page ``#anchor`` links are not
   checked here (Sphinx checks the anchors: ``sphinx-build -W``).
 
-A page answers its question once: none is over :data:`MAX_PAGE_LINES` lines (split a longer one by topic).
+A page answers its question once: none is over :data:`MAX_PAGE_LINES` lines (split a longer one by topic); the
+CHANGELOG is a list of changes of at most :data:`MAX_CHANGELOG_LINES` lines.
 
 History belongs in ``CHANGELOG.md``; measurements with their command, machine and date in
 ``docs/benchmarks/`` and ``docs/results/``.
@@ -35,6 +36,8 @@ DOCS = ROOT / "docs"
 BUILD_DIRS = {"_build", "auto_examples", "generated"}
 #: The longest a documentation page may be.
 MAX_PAGE_LINES = 400
+#: The longest the CHANGELOG may be: a list of changes, a line or two each, not a report.
+MAX_CHANGELOG_LINES = 250
 
 
 def _pages():
@@ -113,6 +116,14 @@ def test_page_has_no_lab_notebook_text(page):
 def test_a_page_is_at_most_four_hundred_lines(page):
     n_lines = len(page.read_text(encoding="utf-8").splitlines())
     assert n_lines <= MAX_PAGE_LINES, f"{n_lines} lines: split the page by topic"
+
+
+def test_the_changelog_is_a_list_of_changes():
+    text = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= MAX_CHANGELOG_LINES
+    unreleased = text.split("## [Unreleased]", 1)[1].split("\n## [", 1)[0]  # the released sections are history
+    entries = [e.split("\n\n")[0] for e in re.split(r"\n(?=- )", unreleased) if e.startswith("- ")]
+    assert entries and max(len(e.splitlines()) for e in entries) <= 6, "an entry of more than six lines is a report"
 
 
 @pytest.mark.parametrize("page", _pages(), ids=lambda p: str(p.relative_to(ROOT)))
