@@ -91,6 +91,12 @@ def check_explainable(model, where):
             f"{where} ({type(estimator).__name__}): explain() attributes exactly the outputs of mddf's forests and "
             "of XGBoost members only; fit without this member (or as 'gbdt') to explain the model"
         )
+    if estimator.get_params().get("multi_strategy") == "multi_output_tree":
+        raise ValueError(
+            f"{where} ({type(estimator).__name__}): XGBoost computes no contributions for trees whose leaves hold "
+            "every class's value (multi_strategy='multi_output_tree', the member 'gbdt_vector'): use 'gbdt', "
+            "'gbdt_es'"
+        )
     objective = estimator.get_params().get("objective")
     if objective not in XGBOOST_OBJECTIVES:
         raise ValueError(

@@ -98,6 +98,7 @@ CLASSIFIERS = {
     "calibrated": dict(forest_types=FORESTS),
     "uncalibrated": dict(forest_types=FORESTS, calibration=None),
     "default members": dict(),  # with the XGBoost member
+    "early-stopped member": dict(forest_types=("rf", "gbdt_es")),
     "pairs": dict(forest_types=FORESTS, pair_features="auto"),
     "predictor": dict(forest_types=FORESTS, predictor="xgboost"),
     "predictor forest, auto": dict(forest_types=FORESTS, predictor="forest", predictor_input="auto"),
@@ -240,6 +241,9 @@ def test_members_and_predictors_that_cannot_be_explained_exactly_are_named(table
     predictor = MDDFClassifier(forest_types=FORESTS, predictor="hgb", **SMALL).fit(X, y)
     with pytest.raises(ValueError, match=r"predictor \(HistGradientBoostingClassifier\)"):
         predictor.explain(X)
+    vector = MDDFClassifier(forest_types=("rf", "gbdt_vector"), **SMALL).fit(X, y)
+    with pytest.raises(ValueError, match=r"forest_types\[1\] \(XGBClassifier\): XGBoost computes no contributions"):
+        vector.explain(X)
 
 
 def test_a_model_whose_trees_lack_their_nodes_weights_says_to_fit_it_again(table):
