@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..trees.attribution import TreeNodes, decode_tree, path_contributions, split_values, tree_shap
+from ..trees.packing import decode_shares
 from ..trees.predictor import NO_MISSING
 
 #: Rows explained together by the exact attributions of one tree (their buffers grow with the rows).
@@ -32,7 +33,7 @@ def _check_shares(forest):
             f"this {type(forest).__name__} was fitted before mddf stored the training weight of its tree nodes, "
             "which the attributions need: fit the model again to explain it"
         )
-    return shares
+    return decode_shares(shares)
 
 
 def _attribute(trees, n_trees, codes, missing_codes, category_bits, n_features, width, fast, shares=False):

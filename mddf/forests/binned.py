@@ -55,9 +55,10 @@ class PackedForest(StoredForest):
     importances : ndarray of float64 (n_features,)
         Sum over the trees of their weighted impurity decrease per feature
         (each divided by its root's weight).
-    left_shares : ndarray of float32 (n_words,)
+    left_shares : ndarray of float16 (n_words,)
         For the split in each word of the trees, the share of its training weight that went to its left
-        child (0 for a leaf): what the attributions (:meth:`attributions`) read of the training rows.
+        child (0 for a leaf), in two bytes (:func:`mddf.trees.packing.encode_shares`): what the attributions
+        (:meth:`attributions`) read of the training rows.
         Absent from forests fitted before it was stored (they cannot be explained).
     """
 
@@ -135,10 +136,10 @@ class PackedForest(StoredForest):
         if len(self.binner.missing_bins_) != self.n_features:
             raise ValueError(f"the binner has {len(self.binner.missing_bins_)} features, not {self.n_features}")
         shares = getattr(self, "left_shares", None)
-        if shares is not None and (shares.dtype != np.float32 or shares.shape != (self.n_words,)):
-            raise ValueError(f"left_shares: shape {shares.shape}, dtype {shares.dtype}, not ({self.n_words},) float32")
-        if shares is not None and not ((shares >= 0) & (shares <= 1)).all():
-            raise ValueError("left_shares holds a share outside [0, 1]")
+        if shares is not None and (shares.dtype != np.float16 or shares.shape != (self.n_words,)):
+            raise ValueError(f"left_shares: shape {shares.shape}, dtype {shares.dtype}, not ({self.n_words},) float16")
+        if shares is not None and not (np.abs(shares) <= 0.5).all():
+            raise ValueError("left_shares holds a share outside [-0.5, 0.5], the range of their two-byte form")
         _, feature_bits = word_layout(self.n_features)
         if (
             self.words.dtype not in (np.uint32, np.uint64)

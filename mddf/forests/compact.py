@@ -30,6 +30,7 @@ import numpy as np
 from sklearn.tree._tree import NODE_DTYPE, Tree
 
 from .._runtime.compile_cache import njit
+from ..trees.packing import encode_shares
 from .attribution import compact_forest_attributions
 from .stored import StoredForest
 
@@ -89,7 +90,7 @@ class CompactForest(StoredForest):
         Sum over the trees of ``tree_.compute_feature_importances(normalize=False)``
         (weighted Gini impurity decrease per feature, divided by the root's weight),
         taken before compaction.
-    left_shares : ndarray of float32 (n_nodes,)
+    left_shares : ndarray of float16 (n_nodes,)
         Each split's share of its training weight (``weighted_n_node_samples``) that went to its left child (0 for a
         leaf), for the attributions; absent from forests fitted before it was stored.
     """
@@ -175,9 +176,9 @@ class CompactForest(StoredForest):
         self._importances += tree.compute_feature_importances(normalize=False)
         self._parts["missing_left"].append(np.asarray(tree.missing_go_to_left, dtype=bool))
         weight = tree.weighted_n_node_samples
-        shares = np.zeros(n, dtype=np.float32)
+        shares = np.zeros(n)
         shares[internal] = weight[internal + 1] / weight[internal]
-        self._parts["left_shares"].append(shares)
+        self._parts["left_shares"].append(encode_shares(shares))
         self._parts["feature"].append(feature)
         self._parts["threshold"].append(threshold)
         self._parts["right"].append(right)
@@ -216,8 +217,11 @@ class CompactForest(StoredForest):
         if len(self.missing_left_bits) < (n_nodes + 7) // 8:
             raise ValueError(f"missing_left_bits holds {len(self.missing_left_bits)} bytes for {n_nodes} nodes")
         shares = getattr(self, "left_shares", None)  # absent from forests fitted before it was stored
-        if shares is not None and (shares.shape != (n_nodes,) or not ((shares >= 0) & (shares <= 1)).all()):
-            raise ValueError(f"left_shares holds {len(shares)} entries for {n_nodes} nodes, or one outside [0, 1]")
+        if shares is not None and (shares.shape != (n_nodes,) or not (np.abs(shares) <= 0.5).all()):
+            raise ValueError(
+                f"left_shares holds {len(shares)} entries for {n_nodes} nodes, or one outside [-0.5, 0.5] (their "
+                "two-byte form)"
+            )
 
     def _first_bad_node(self, offsets):
         return _first_bad_exact_node(

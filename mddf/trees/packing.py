@@ -29,8 +29,8 @@ def packed_tree(tree, n_features, n_classes):
 
 def pack_grown_tree(tree, dtype, feature_bits, n_features, n_classes):
     """``(words, n_words, side_offset, side_category, shares)`` of a tree: its ``n_words`` words followed by the
-    class words, and the share of each word's training weight that went left (float32, one per word of the
-    tree, 0 for a leaf; None when the tree has no ``left_share``).
+    class words, and the share of each word's training weight that went left (:func:`encode_shares`' two bytes, one
+    per word of the tree, 0 for a leaf; None when the tree has no ``left_share``).
 
     The words are 64-bit when ``dtype``'s do not fit the tree.
     """
@@ -52,8 +52,22 @@ def pack_grown_tree(tree, dtype, feature_bits, n_features, n_classes):
     if not fits:
         return pack_grown_tree(tree, word_layout(n_features, wide=True)[0], feature_bits, n_features, n_classes)
     write_class_words(words, n_words, n_classes)
-    shares = None if tree.left_share is None else shares[:n_words].copy()
+    shares = None if tree.left_share is None else encode_shares(shares[:n_words])
     return words[: n_words + n_classes].copy(), n_words, side_offset, side_category, shares
+
+
+def encode_shares(shares):
+    """The splits' left shares of training weight kept in two bytes each (float16): the smaller side's share, negative
+    when it is the right one, so that both sides keep float16's relative precision (about 5e-4) and no side of a split
+    of two non-empty children rounds to nothing; 0 for a leaf. :func:`decode_shares` reads them back."""
+    shares = np.asarray(shares, dtype=np.float64)
+    return np.where(shares <= 0.5, shares, shares - 1.0).astype(np.float16)
+
+
+def decode_shares(stored):
+    """The left shares (float64) of :func:`encode_shares`' two-byte values."""
+    stored = np.asarray(stored, dtype=np.float64)
+    return np.where(stored < 0, 1.0 + stored, stored)
 
 
 def single_tree(words, n_words, side_offset, side_category, category_bits, table, feature_bits, c_bits):

@@ -18,6 +18,7 @@ from sklearn.linear_model import LogisticRegression
 
 from mddf import CascadeForestRegressor, MDDFClassifier
 from mddf.trees.attribution import decode_tree
+from mddf.trees.packing import decode_shares
 
 SMALL = dict(n_estimators=6, max_layers=3, n_tolerant_layers=3, min_error_reduction=0.0, random_state=0, n_jobs=1)
 FORESTS = ("rf", "crf")
@@ -75,7 +76,8 @@ def test_a_one_layer_cascade_gets_the_shapley_values_of_its_value_function_found
     for models in clf.layers_[0].models_:
         for forest in models:
             codes = forest.binner.transform(X[:4])
-            trees += [decode_tree(forest.packed, t, forest.left_shares, 3) for t in range(forest.n_trees)]
+            shares = decode_shares(forest.left_shares)
+            trees += [decode_tree(forest.packed, t, shares, 3) for t in range(forest.n_trees)]
 
     def value(row, known):  # every tree counts alike: each member's fold models hold as many trees
         return np.mean([_tree_value(nodes, codes[row], known) for nodes in trees], axis=0)

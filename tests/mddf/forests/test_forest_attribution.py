@@ -9,6 +9,7 @@ from sklearn.ensemble import RandomForestClassifier
 
 from mddf.forests import BinnedInput, CompactForest, fit_forest
 from mddf.trees.attribution import decode_tree
+from mddf.trees.packing import decode_shares
 
 shap = pytest.importorskip("shap", reason="shap (the 'explain' extra) is the reference TreeSHAP")
 
@@ -36,7 +37,7 @@ def _as_shap_model(forest, width):
     """The forest's decoded trees in shap's dictionary format, on bin codes (a missing code as NaN)."""
     trees = []
     for t in range(forest.n_trees):
-        nodes = decode_tree(forest.packed, t, forest.left_shares, width)
+        nodes = decode_tree(forest.packed, t, decode_shares(forest.left_shares), width)
         n, leaf = len(nodes.feature), nodes.feature < 0
         left = np.where(leaf, -1, np.arange(n) + 1)
         right = np.where(leaf, -1, nodes.right)
@@ -93,8 +94,9 @@ def test_scikit_learns_trees_compacted_are_explained_as_shap_explains_the_origin
     compact = CompactForest(sk_forest, 3)
     base, values = compact.attributions(X)
     expected = np.asarray(shap.TreeExplainer(sk_forest).shap_values(X)).reshape(values.shape)
-    # the compacted forest keeps each split's share of its weight in float32
-    assert np.abs(values - expected).max() < 1e-6
+    # the compacted forest keeps each split's share of its weight in two bytes (a relative precision of about 5e-4):
+    # the attributions of its own shares are exact (the tests above); the original's differ by that much at most
+    assert np.abs(values - expected).max() < 5e-4 * np.abs(expected).max()
     assert np.abs(base + values.sum(axis=1) - compact.predict_proba(X)).max() < 1e-12
 
 

@@ -10,6 +10,7 @@ from tree_helpers import forest_of, grow
 
 from mddf.trees import FeatureBinner, GrownTree
 from mddf.trees.attribution import decode_tree, edge_layout, path_contributions, quadrature, tree_shap
+from mddf.trees.packing import decode_shares
 from mddf.trees.predictor import NO_MISSING, route_trees
 
 
@@ -91,7 +92,7 @@ def test_a_decoded_tree_routes_every_row_to_the_leaf_the_stored_words_route_it_t
     for t in range(forest.n_trees):
         routed = np.zeros((len(codes), 3))
         route_trees(forest.packed, t, t + 1, codes, rows, missing_codes, routed)
-        nodes = decode_tree(forest.packed, t, forest.left_shares, 3)
+        nodes = decode_tree(forest.packed, t, decode_shares(forest.left_shares), 3)
         values = np.zeros((len(codes), 5, 3))
         path_contributions(nodes, codes, rows, missing_codes, forest.packed.category_bits, 1.0, values)
         # the contributions telescope from the root's value to the leaf's: the routed output
@@ -100,7 +101,7 @@ def test_a_decoded_tree_routes_every_row_to_the_leaf_the_stored_words_route_it_t
 
 def test_a_split_value_is_the_mean_of_its_children_weighted_by_their_training_weight():
     forest, _ = _forest()
-    nodes = decode_tree(forest.packed, 0, forest.left_shares, 3)
+    nodes = decode_tree(forest.packed, 0, decode_shares(forest.left_shares), 3)
     splits = np.flatnonzero(nodes.feature >= 0)
     share = nodes.left_share[splits, None]
     expected = share * nodes.value[splits + 1] + (1 - share) * nodes.value[nodes.right[splits]]
@@ -125,7 +126,7 @@ def test_exact_attributions_are_the_shapley_values_of_the_path_dependent_value_f
     missing_codes = _missing(forest, codes)
     rows = np.arange(12, dtype=np.int64)
     for t in range(forest.n_trees):
-        nodes = decode_tree(forest.packed, t, forest.left_shares, width)
+        nodes = decode_tree(forest.packed, t, decode_shares(forest.left_shares), width)
         found = np.zeros((len(rows), 5, width))
         base = tree_shap(nodes, codes, rows, missing_codes, forest.packed.category_bits, 1.0, found)
         assert np.allclose(base, nodes.value[0])
@@ -137,7 +138,7 @@ def test_exact_attributions_are_the_shapley_values_of_the_path_dependent_value_f
 def test_exact_attributions_add_up_and_scale_and_do_not_depend_on_the_rows_taken_together():
     forest, codes = _forest(seed=3, missing=0.1, max_depth=-1)
     missing_codes = _missing(forest, codes)
-    nodes = decode_tree(forest.packed, 1, forest.left_shares, 3)
+    nodes = decode_tree(forest.packed, 1, decode_shares(forest.left_shares), 3)
     rows = np.arange(len(codes), dtype=np.int64)
     together = np.zeros((len(rows), 5, 3))
     tree_shap(nodes, codes, rows, missing_codes, forest.packed.category_bits, 0.5, together)
@@ -151,7 +152,7 @@ def test_exact_attributions_add_up_and_scale_and_do_not_depend_on_the_rows_taken
 
 def test_a_feature_no_split_reads_gets_nothing():
     forest, codes = _forest(max_depth=3)
-    nodes = decode_tree(forest.packed, 0, forest.left_shares, 3)
+    nodes = decode_tree(forest.packed, 0, decode_shares(forest.left_shares), 3)
     unused = sorted(set(range(5)) - set(nodes.feature[nodes.feature >= 0].tolist()))
     assert unused
     found = np.zeros((len(codes), 5, 3))
@@ -161,7 +162,7 @@ def test_a_feature_no_split_reads_gets_nothing():
 
 def test_the_layout_counts_the_distinct_features_of_the_longest_path_and_the_points_integrate_exactly():
     forest, _ = _forest(max_depth=-1)
-    nodes = decode_tree(forest.packed, 0, forest.left_shares, 3)
+    nodes = decode_tree(forest.packed, 0, decode_shares(forest.left_shares), 3)
     *_, n_distinct = edge_layout(nodes.feature, nodes.right, nodes.left_share)
     assert 1 <= n_distinct <= 5
     points, weights = quadrature(3)
@@ -185,7 +186,7 @@ def test_two_features_the_tree_reads_alike_get_equal_values_where_the_row_has_eq
     )
     binner = FeatureBinner().fit(np.arange(40, dtype=np.float32).reshape(20, 2))
     forest = forest_of(binner, 2, [tree])
-    nodes = decode_tree(forest.packed, 0, forest.left_shares, 2)
+    nodes = decode_tree(forest.packed, 0, decode_shares(forest.left_shares), 2)
     codes = np.array([[3, 3], [7, 7], [3, 7]], dtype=np.uint8)
     found = np.zeros((3, 2, 2))
     tree_shap(nodes, codes, np.arange(3, dtype=np.int64), NO_MISSING, forest.packed.category_bits, 1.0, found)

@@ -265,10 +265,10 @@ def test_stored_forest_predicts_new_rows_as_the_mean_of_its_trees():
     assert forest.n_trees == 4 and forest.n_words == len(forest.words) == sum(len(t.feature) for t in trees)
     assert forest.predict(X_new) == pytest.approx(expected, abs=1e-12)
     assert forest.importances == pytest.approx(np.sum([t.importance for t in trees], axis=0))
-    # a 4-byte word and a 4-byte share of its weight a node, 8 bytes a distinct leaf value, and the per-tree offsets
+    # a 4-byte word and a 2-byte share of its weight a node, 8 bytes a distinct leaf value, and the per-tree offsets
     # and depths
     table_rows = len(np.unique(np.concatenate([t.leaf_values for t in trees])))
-    expected_bytes = 8 * forest.n_words + 8 * table_rows + 2 * 8 * 5 + 4 * 4 + forest.side_offset.nbytes * 1.5
+    expected_bytes = 6 * forest.n_words + 8 * table_rows + 2 * 8 * 5 + 4 * 4 + forest.side_offset.nbytes * 1.5
     assert forest.nbytes == expected_bytes
 
 
