@@ -12,7 +12,7 @@ from sklearn.utils.multiclass import check_classification_targets
 
 from ..blocks.classifier import TREE_METHODS, WEIGHTINGS
 from ..blocks.members import check_forest_types
-from ..utils import check_label_types, check_sample_weight, validate_tabular
+from ..utils import check_label_types, check_sample_weight, check_weighted_classes, validate_tabular
 from .base import CascadeBase, check_predictor_instance
 from .layer_features import member_name
 from .margin_policy import MarginPolicy
@@ -303,7 +303,9 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
             raise ValueError(
                 f"y has only one class ({self.classes_.tolist()[0]!r}); {name} needs samples of at least 2 classes"
             )
-        return X, encoder.transform(y), weight
+        y = encoder.transform(y)
+        check_weighted_classes(y, weight, self.classes_, estimator_name=name)
+        return X, y, weight
 
     def _replay(self, X):
         thresholds = getattr(self, "screening_thresholds_", None)
@@ -329,7 +331,8 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
         y : array-like of shape (n_samples,)
             Class labels (any hashable values, at least two classes).
         sample_weight : array-like of shape (n_samples,), float or None, default=None
-            Non-negative, finite weights with a positive entry; None weighs every row alike. D_1 is
+            Non-negative, finite weights, every class of a positive total; None weighs every row alike. Only
+            their ratios matter (they are rescaled to mean 1 first, equal weights to exactly 1). D_1 is
             proportional to w and every later distribution keeps the factor, ``D_{t+1}(i) proportional to
             w_i l_md(F_t(i))`` (eq. 47), whichever ``weighting``; the mean loss of eq. 48, the monitored
             accuracy and the margin statistics are weighted means, so integer weights act as repeated rows
