@@ -26,7 +26,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import r2_score
 from sklearn.pipeline import make_pipeline
 
-from mddf import CascadeForestRegressor, MDDFClassifier
+from mddf import CascadeForestRegressor, MDDFClassifier, PairFeatures
 from mddf.baselines import AdaBoostClassifier, DeepBoostClassifier, GCForestClassifier, QuadBoostClassifier
 
 # ------------------------------------------------------------------------------------------ estimators
@@ -557,6 +557,25 @@ def weights_times_1e300(name):
 @case(("mddf", "regressor", "gcforest"), "result")
 def weights_times_1e_minus_300(name):
     _scaled_weights_predict_alike(name, 1e-300)
+
+
+# the pair search of pair_features (mdDF and the regressor)
+
+
+@case(("mddf", "regressor"), "error")
+def pair_features_with_bad_parameters(name):
+    # checked at the cascade's fit, before any work, by mddf's message naming pair_features (scikit-learn skips
+    # the nested check inside the cascade's own)
+    X, y = data(name)
+    for params, problem in (
+        (dict(max_features=-3), "The 'max_features' parameter of PairFeatures must be an int in the range [1, inf)"),
+        (dict(max_features=0), "The 'max_features' parameter of PairFeatures must be an int in the range [1, inf)"),
+        (dict(cv=1), "The 'cv' parameter of PairFeatures must be an int in the range [2, inf). Got 1"),
+        (dict(operations=("ratio",)), "operations must be some of ['log_ratio', 'product', 'difference']"),
+    ):
+        search = PairFeatures(**params)
+        with raises(ValueError, f"{type(make(name)).__name__}: pair_features={search!r}: {problem}"):
+            make(name, pair_features=search).fit(X, y)
 
 
 # members of forest_types and the predictor (mdDF)

@@ -16,6 +16,7 @@ from ..utils import check_label_types, check_sample_weight, check_weighted_class
 from .base import CascadeBase, check_predictor_instance
 from .layer_features import member_name
 from .margin_policy import MarginPolicy
+from .pair_step import pair_template
 from .policy import Columns
 
 
@@ -288,6 +289,7 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
         name = type(self).__name__
         check_forest_types(self.forest_types)
         check_predictor_instance(self.predictor)
+        pair_template(self.pair_features, name)  # its parameters checked before any work
         if self.screening_accuracy is not None and self.predictor is not None:
             raise ValueError(
                 f"{name}: screening_accuracy and predictor cannot be combined, as a screened row's prediction is the "

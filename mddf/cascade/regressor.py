@@ -12,6 +12,7 @@ from ..blocks.members import check_forest_types
 from ..utils import check_sample_weight, validate_tabular
 from .base import CascadeBase, check_predictor_instance
 from .layer_features import member_name
+from .pair_step import pair_template
 from .policy import Columns
 from .residual_policy import LARGEST_TARGET, ResidualPolicy
 
@@ -285,6 +286,7 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
         name = type(self).__name__
         check_forest_types(self.forest_types, "regression")
         check_predictor_instance(self.predictor)
+        pair_template(self.pair_features, name)  # its parameters checked before any work
         if np.asarray(y).dtype.kind in "USO":
             try:
                 np.asarray(y, dtype=np.float64)
