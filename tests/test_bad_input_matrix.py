@@ -603,6 +603,24 @@ def member_returns_rows_not_summing_to_1(name):
         np.testing.assert_allclose(model.predict_proba(X).sum(axis=1), 1.0)
 
 
+@case(("mddf",), "result")
+def float32_probabilities_of_xgboost_sum_to_1(name):
+    # XGBoost's probabilities are float32 (rows summing to 1 within about 1e-7): read as float64 and renormalised,
+    # as the predictor and as a member of the layers, with and without calibration
+    X, y = data(name, n=60)
+    y = np.digitize(X[:, 0] + 0.5 * X[:, 1], [-0.5, 0.5])
+    for params in (
+        dict(predictor="xgboost"),
+        dict(predictor="xgboost", predictor_input="auto"),
+        dict(forest_types=("rf", "gbdt"), calibration=None),
+        dict(forest_types=("rf", "gbdt")),
+    ):
+        model = make(name, **params).fit(X, y)
+        for proba in (model.predict_proba(X), *model.staged_predict_proba(X)):
+            assert proba.dtype == np.float64
+            np.testing.assert_allclose(proba.sum(axis=1), 1.0, rtol=0, atol=1e-12)
+
+
 @case(("mddf",), "error")
 def member_without_classes(name):
     X, y = data(name)

@@ -43,8 +43,9 @@ DIGESTS = {
     "regressor_pairs": "022a8cad382ff1b331cb82d3237b28d68fca1c14fac2b35bd7facca54501eb88",
     # recorded when calibration="temperature" became the classifier's default
     "mddf_calibrated": "00d27872f2bc21908a7ef90dec1250e7e707600449b67468f9f24d719b90271c",
-    # recorded when the boosted member (forest_types=("rf", "rf", "crf", "crf", "gbdt")) became the default
-    "mddf_boosted_member": "1c90329465729a6f6d7e60176a1b6065b602cbd36af0f9e1032d0b52ddad35e9",
+    # recorded when the boosted member (forest_types=("rf", "rf", "crf", "crf", "gbdt")) became the default, and
+    # when its float32 probabilities began to be read as float64 rows divided by their sums
+    "mddf_boosted_member": "1f26d79fa443d81439404e6c790f7dc0eb6df2ffdf1496c8bc7070b009dd3cbd",
     # recorded when pair_features="all_operations" became the regressor's default
     "regressor_all_operations": "9aee5b07ab7c16bbca527bbfb064c58531209847bf641f7a5e9576a06c3a1786",
 }
