@@ -350,17 +350,43 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
 
     # ------------------------------------------------------------------ predict
     def staged_predict_proba(self, X):
-        """Class probabilities after each kept layer (``f_t / sum_{l<=t} alpha_l``), the cascade's own mixtures.
+        """Class probabilities after each kept layer, the last equal to :meth:`predict_proba`.
+
+        Stage t is the cascade's mixture after layer t, ``f_t / sum_{l<=t} alpha_l``, calibrated by ``calibration_``
+        when there is one (the temperature fitted on the last kept layer's mixture, applied to every stage: the
+        labels are the mixture's). With a ``predictor`` that predicts, the last stage is the predictor's output (or
+        its mixture with the cascade's), what :meth:`predict_proba` returns; the stages before are the cascade's.
 
         Yields
         ------
-        ndarray of shape (n_samples, n_classes); the last equals :meth:`predict_proba` without a ``predictor`` and
-        without ``calibration``.
+        ndarray of float64, shape (n_samples, n_classes)
+            One per kept layer (``n_layers_``).
         """
-        return (proba for _, proba in self._staged(X))
+        X = self._validated(X)  # checks fitted-ness first, before the first stage is asked for
+        return self._stages(X)
+
+    def _stages(self, X):
+        """The stages of :meth:`staged_predict_proba` for validated rows ``X``, from one pass through the layers."""
+        layers = self._replay(X)
+        passed, proba = next(layers)
+        for following in layers:
+            yield self._calibrated(proba)
+            passed, proba = following
+        yield self._through_predictor(X, passed, proba) if self._uses_predictor() else self._calibrated(proba)
+
+    def _calibrated(self, proba):
+        """``proba`` through ``calibration_`` (as they are without one)."""
+        calibration = getattr(self, "calibration_", None)  # models stored before calibration: none
+        return proba if calibration is None else calibration.apply(proba)
 
     def staged_predict(self, X):
-        """Predicted labels after each kept layer (the cascade's own, with or without a ``predictor``)."""
+        """Predicted labels after each kept layer, those of :meth:`staged_predict_proba`; the last equal to
+        :meth:`predict`.
+
+        Yields
+        ------
+        ndarray of shape (n_samples,)
+        """
         return (self.classes_[proba.argmax(axis=1)] for proba in self.staged_predict_proba(X))
 
     def predict_proba(self, X):
@@ -372,11 +398,8 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
         """
         if self._uses_predictor():
             return self._predicted(X)
-        proba = None
-        for stage in self.staged_predict_proba(X):
-            proba = stage
-        calibration = getattr(self, "calibration_", None)  # models stored before calibration: none
-        return proba if calibration is None else calibration.apply(proba)
+        *_, (_, proba) = self._staged(X)
+        return self._calibrated(proba)
 
     def predict(self, X):
         """``argmax_j f_T^j(x)`` (eq. 9), or the most probable class of :meth:`predict_proba` with a ``predictor``."""
