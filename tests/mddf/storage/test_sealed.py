@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import xgboost
 
-from mddf import CascadeForestRegressor, MDDFClassifier, ModelFileError
+from mddf import CascadeForestRegressor, MDDFClassifier, MDDFGridSearch, ModelFileError
 
 #: Loads the pickle ``argv[1]`` once per flip ``position:mask`` of ``argv[2:]`` (the byte at ``position`` XOR ``mask``)
 #: and prints one JSON line each: the position, the mask, and the error's type and message, or "loaded" and the
@@ -125,6 +125,21 @@ def test_a_damaged_booster_is_a_model_file_error_and_never_reaches_xgboost(defau
     with pytest.raises(ModelFileError, match=r"the pickled MDDFClassifier: its state \(\d+ bytes\) does not match"):
         pickle.loads(bytes(damaged))
     assert loaded == []  # nothing of the state was unpickled
+
+
+def test_a_grid_search_pickles_sealed_too():
+    X, y = _data()
+    search = MDDFGridSearch(
+        estimator=MDDFClassifier(n_estimators=4, max_layers=2, random_state=0), param_grid={"margin_mean": [0.7, 0.9]}
+    ).fit(X, y)
+    data = pickle.dumps(search)
+    assert _globals(data) == {("mddf.storage.sealed", "open_sealed")}
+    np.testing.assert_array_equal(pickle.loads(data).predict_proba(X), search.predict_proba(X))
+    (start, end), *_ = _sealed_blocks(data)
+    damaged = bytearray(data)
+    damaged[(start + end) // 2] ^= 0x01
+    with pytest.raises(ModelFileError, match=r"the pickled MDDFGridSearch: its state \(\d+ bytes\) does not match"):
+        pickle.loads(bytes(damaged))
 
 
 def test_an_intact_state_that_cannot_be_loaded_here_is_a_model_file_error_saying_why(monkeypatch):
