@@ -137,7 +137,7 @@ class CascadeBase(LayerFeaturesMixin):
 
     def _through_predictor(self, X, passed=None, cascade=None):
         """The ``predictor``'s output for validated rows ``X``, given the last kept layer's ``passed`` features and
-        the cascade's ``output`` (neither read with ``predictor_input_="raw"``); see :meth:`_predicted`."""
+        the ``cascade``'s own output (neither read with ``predictor_input_="raw"``); see :meth:`_predicted`."""
         w = getattr(self, "predictor_weight_", 1.0)  # models stored before the weight existed: 1
         policy = self._policy()
         raw = getattr(self, "predictor_input_", None) == "raw"
