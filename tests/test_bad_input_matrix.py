@@ -538,7 +538,7 @@ def weights_zero_out_one_class_of_three(name):
 
 @case(("mddf", "regressor", "gcforest"), "result")
 def uniformly_scaled_weights_fit_as_unit_weights(name):
-    # the cascades rescale the weights to mean 1 before any use: equal weights of any scale are unit weights, bit
+    # the cascades rescale the weights to a mean near 1 before any use: equal weights of any scale are unit weights, bit
     # for bit, layer probes included (eight trees a forest: the layers after the first are probed)
     X, y = data(name, n=60)
     params = dict(n_estimators=8, max_layers=3, **({} if name == "gcforest" else {"probe_trees": 0.25}))

@@ -334,7 +334,7 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
             Class labels (any hashable values, at least two classes).
         sample_weight : array-like of shape (n_samples,), float or None, default=None
             Non-negative, finite weights, every class of a positive total; None weighs every row alike. Only
-            their ratios matter (they are rescaled to mean 1 first, equal weights to exactly 1). D_1 is
+            their ratios matter (they are rescaled first, equal weights to exactly 1). D_1 is
             proportional to w and every later distribution keeps the factor, ``D_{t+1}(i) proportional to
             w_i l_md(F_t(i))`` (eq. 47), whichever ``weighting``; the mean loss of eq. 48, the monitored
             accuracy and the margin statistics are weighted means, so integer weights act as repeated rows

@@ -138,7 +138,7 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
         standard errors of the mean paired difference of the rows' squared
         errors, ``d_i = e_best,i - e_i`` between the best layer so far and this
         one: ``mean(d) > min_gain_se * std(d) / sqrt(n)`` (weighted with
-        ``sample_weight``, rescaled to mean 1: n is the number of rows). 0
+        ``sample_weight``, rescaled to a mean near 1: n is about the number of rows). 0
         is the plain "any improvement" rule; a positive value stops sooner on
         noisy targets, with fewer layers, at some risk to accuracy.
     validation_fraction : float in (0, 1) or None, default=None
@@ -334,7 +334,7 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
             beyond it that a residual cascade passes on, at fit or prediction.
         sample_weight : array-like of shape (n_samples,), float or None, default=None
             Non-negative, finite weights with a positive entry; None weighs every row alike. Only their ratios
-            matter (they are rescaled to mean 1 first, equal weights to exactly 1). A tree's row weight is the
+            matter (they are rescaled first, equal weights to exactly 1). A tree's row weight is the
             row's count in its bootstrap times its sample weight, so weights move the splits (weighted squared
             error) and the leaves' values (weighted means); the monitored MSE and R^2 are weighted means.
             Integer weights act as repeated rows but for what is drawn at random. Rows of weight 0 reach no

@@ -33,15 +33,16 @@ def check_sample_weight(sample_weight, X, *, estimator_name):
     return weights
 
 
-def unit_mean_weights(weight):
-    """Validated weights rescaled to mean 1, the ratios kept: divided by their largest entry, then by the mean of
-    the result (None stays None).
+def rescaled_weights(weight):
+    """Validated weights rescaled to a mean near 1, their ratios kept: divided by their largest entry, then by the
+    power of two nearest the mean of the result (exactly; None stays None).
 
-    The total weight becomes the number of rows, as with unit weights, so that nothing downstream depends on the
-    scale: no weighted sum or square overflows or underflows (the weights were 1e300 or 1e-300), an absolute
-    threshold such as XGBoost's ``min_child_weight`` reads them as it reads unit weights, and equal weights of any
-    scale become exactly 1.0 (a uniformly scaled weight vector fits as unit weights, bit for bit). Other weights
-    change by a rounding each.
+    Their total becomes about the number of rows (within a factor of sqrt(2)), as with unit weights, so that nothing
+    downstream depends on their scale: no weighted sum or square overflows or underflows (weights of 1e300 or
+    1e-300), and an absolute threshold such as XGBoost's ``min_child_weight`` reads them about as it reads unit
+    weights. Equal weights of any scale become exactly 1.0 (uniformly scaled weights fit as unit weights, bit for
+    bit), and weights that differ by a power of two are rescaled exactly, so that the margins' weights (divided by
+    their largest, :class:`mddf.margin.state.CumulativeMargin`) and every weighted mean agree to the bit.
 
     Parameters
     ----------
@@ -51,7 +52,7 @@ def unit_mean_weights(weight):
     if weight is None:
         return None
     relative = weight / weight.max()  # in [0, 1]: no sum of n of them overflows
-    return relative / relative.mean()
+    return np.ldexp(relative, -int(np.round(np.log2(relative.mean()))))
 
 
 #: The most workers an estimator takes (``n_jobs``): far beyond any machine's cores, so that a typo is an error.
