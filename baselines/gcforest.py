@@ -26,6 +26,7 @@ from mddf.utils import (
     LayerOutputMixin,
     check_label_types,
     check_sample_weight,
+    check_weighted_classes,
     validate_tabular,
 )
 
@@ -281,7 +282,7 @@ class GCForestClassifier(LayerOutputMixin, ClassifierMixin, TransformerMixin, Ba
             Categorical columns are ordinal-encoded (see ``categorical_features``).
         y : array-like of shape (n_samples,)
         sample_weight : array-like of shape (n_samples,), float or None, default=None
-            Non-negative, finite weights with a positive entry; None weighs every row alike. Without the
+            Non-negative, finite weights, every class of a positive total; None weighs every row alike. Without the
             margin machinery the distribution stays ``D_1 proportional to w`` at every level, carried to the
             forests by weighted resamples; the monitored accuracy is weighted. The scanning forests get every
             window with its image's weight. Rows of weight 0 train no forest but are scanned and get class
@@ -335,6 +336,7 @@ class GCForestClassifier(LayerOutputMixin, ClassifierMixin, TransformerMixin, Ba
                 f"y has only one class ({classes.tolist()[0]!r}); "
                 f"{type(self).__name__} needs samples of at least 2 classes"
             )
+        check_weighted_classes(np.searchsorted(classes, y), sample_weight, classes, estimator_name=type(self).__name__)
         if self.image_shape is not None:
             resolve_image_shape(self.image_shape, X.shape[1])
         if self.window_sizes is None:

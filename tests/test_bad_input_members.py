@@ -11,6 +11,8 @@ from sklearn.impute import SimpleImputer
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 
+from mddf import PairFeatures
+
 
 class NaNProba(ClassifierMixin, BaseEstimator):
     """A classifier whose probabilities are NaN."""
@@ -81,6 +83,40 @@ def member_returns_rows_not_summing_to_1(name):
     for params in (dict(forest_types=("rf", ProbaSumsTo7())), dict(predictor=ProbaSumsTo7())):
         model = make(name, **params).fit(X, y)
         np.testing.assert_allclose(model.predict_proba(X).sum(axis=1), 1.0)
+
+
+@CASES.add(("mddf",), "result")
+def float32_probabilities_of_xgboost_sum_to_1(name):
+    # XGBoost's probabilities are float32 (rows summing to 1 within about 1e-7): read as float64 and renormalised,
+    # as the predictor and as a member of the layers, with and without calibration
+    X, y = data(name, n=60)
+    y = np.digitize(X[:, 0] + 0.5 * X[:, 1], [-0.5, 0.5])
+    for params in (
+        dict(predictor="xgboost"),
+        dict(predictor="xgboost", predictor_input="auto"),
+        dict(forest_types=("rf", "gbdt"), calibration=None),
+        dict(forest_types=("rf", "gbdt")),
+    ):
+        model = make(name, **params).fit(X, y)
+        for proba in (model.predict_proba(X), *model.staged_predict_proba(X)):
+            assert proba.dtype == np.float64
+            np.testing.assert_allclose(proba.sum(axis=1), 1.0, rtol=0, atol=1e-12)
+
+
+@CASES.add(("mddf", "regressor"), "error")
+def pair_features_with_bad_parameters(name):
+    # checked at the cascade's fit, before any work, by mddf's message naming pair_features (scikit-learn skips
+    # the nested check inside the cascade's own)
+    X, y = data(name)
+    for params, problem in (
+        (dict(max_features=-3), "The 'max_features' parameter of PairFeatures must be an int in the range [1, inf)"),
+        (dict(max_features=0), "The 'max_features' parameter of PairFeatures must be an int in the range [1, inf)"),
+        (dict(cv=1), "The 'cv' parameter of PairFeatures must be an int in the range [2, inf). Got 1"),
+        (dict(operations=("ratio",)), "operations must be some of ['log_ratio', 'product', 'difference']"),
+    ):
+        search = PairFeatures(**params)
+        with raises(ValueError, f"{type(make(name)).__name__}: pair_features={search!r}: {problem}"):
+            make(name, pair_features=search).fit(X, y)
 
 
 @CASES.add(("mddf",), "error")

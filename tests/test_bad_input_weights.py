@@ -97,31 +97,43 @@ def tiny_weights_with_complexity_penalty(name):
         make(name).fit(X, y, sample_weight=np.full(len(y), 1e-20))
 
 
-@CASES.add(BOOSTERS, "error")
+@CASES.add(CLASSIFIERS, "error")
 def weights_zero_out_a_class(name):
     X, y = data(name)
-    with raises(ValueError, "sample_weight is positive on samples of one class only (1)"):
+    with raises(ValueError, "every sample of class 0 has sample_weight 0, so no model can learn it"):
         make(name).fit(X, y, sample_weight=(y == 1).astype(float))
 
 
-@CASES.add(("mddf", "gcforest"), "result")
-def weights_zero_out_a_class_forests(name):
-    # The forests never see the rows of weight 0: the weighted training set has one class, the only
-    # one predicted (scikit-learn's forests do the same).
-    X, y = data(name)
-    model = make(name).fit(X, y, sample_weight=(y == 1).astype(float))
-    np.testing.assert_array_equal(model.predict(X), np.ones(len(y)))
-
-
-@CASES.add(CLASSIFIERS, "result")
+@CASES.add(CLASSIFIERS, "error")
 def weights_zero_out_one_class_of_three(name):
-    # two classes keep a positive weight: the fit goes on, and the class of weight 0 is never predicted
+    # two classes keep a positive weight, but the third would be a class of classes_ that nothing learned
     X, y = data(name, n=60)
-    y = np.digitize(X[:, 0] + 0.5 * X[:, 1], [-0.5, 0.5])
-    model = make(name).fit(X, y, sample_weight=(y != 2).astype(float))
-    predicted = model.predict(X)
-    assert not np.any(predicted == 2)
-    assert np.mean(predicted[y != 2] == y[y != 2]) >= 0.8
+    y = np.array(["low", "mid", "high"])[np.digitize(X[:, 0] + 0.5 * X[:, 1], [-0.5, 0.5])]
+    with raises(ValueError, "every sample of class 'high' has sample_weight 0"):
+        make(name).fit(X, y, sample_weight=(y != "high").astype(float))
+
+
+@CASES.add(("mddf", "regressor", "gcforest"), "result")
+def uniformly_scaled_weights_fit_as_unit_weights(name):
+    # the cascades rescale the weights to a mean near 1 before any use: equal weights of any scale are unit weights, bit
+    # for bit, layer probes included (eight trees a forest: the layers after the first are probed)
+    X, y = data(name, n=60)
+    params = dict(n_estimators=8, max_layers=3, **({} if name == "gcforest" else {"probe_trees": 0.25}))
+    predict = "predict" if name == "regressor" else "predict_proba"
+    reference = getattr(make(name).set_params(**params).fit(X, y, sample_weight=np.ones(len(y))), predict)(X)
+    for scale in (1e300, 1e-300):
+        scaled = make(name).set_params(**params).fit(X, y, sample_weight=np.full(len(y), scale))
+        np.testing.assert_array_equal(getattr(scaled, predict)(X), reference)
+
+
+@CASES.add(("mddf", "regressor", "gcforest"), "result")
+def weights_times_1e300(name):
+    _scaled_weights_predict_alike(name, 1e300)
+
+
+@CASES.add(("mddf", "regressor", "gcforest"), "result")
+def weights_times_1e_minus_300(name):
+    _scaled_weights_predict_alike(name, 1e-300)
 
 
 @pytest.mark.parametrize("name, case_name", CASES.matrix, ids=[f"{n}-{c}" for n, c in CASES.matrix])

@@ -52,9 +52,13 @@ STOPPING_FRACTION = 0.1
 MIN_STOPPING_ROWS = 50
 
 _MAX_SEED = np.iinfo(np.int32).max
-#: How far a member's probability may fall below 0 (else an error), and its row sums differ from 1 (else the row
-#: is divided by its sum): outputs round.
+#: How far a member's probability may fall below 0, or a row of its probabilities sum away from 1 (else an error):
+#: outputs round.
 PROBABILITY_TOLERANCE = 1e-4
+#: How far a row of a member's probabilities, read as float64, may sum away from 1 before it is divided by its sum:
+#: XGBoost's float32 probabilities sum to 1 within about 1e-7, what the cascade's mixtures and ``predict_proba``
+#: would inherit.
+SUM_TOLERANCE = 1e-12
 
 
 def is_forest(kind):
@@ -228,8 +232,9 @@ class FoldModel:
 
         Raises a ``ValueError`` naming the member when its own ``predict_proba`` does not return one
         finite column per class it was trained on, or a value below 0 (beyond
-        :data:`PROBABILITY_TOLERANCE`) or a row without a positive value; rows that do not sum to 1
-        (beyond it) are divided by their sum.
+        :data:`PROBABILITY_TOLERANCE`) or a row without a positive value. The probabilities are read as
+        float64, and rows that do not sum to 1 within :data:`SUM_TOLERANCE` (XGBoost's float32 ones) are
+        divided by their sum.
         """
         out = np.zeros((X.shape[0], self.n_classes))
         if self.estimator is None:
@@ -261,6 +266,7 @@ class FoldModel:
                 f"rows; a member must give finite {what}"
             )
         if method == "predict_proba" and len(output):
+            output = output.astype(np.float64, copy=False)
             sums = output.sum(axis=1)
             smallest = output.min(axis=1)
             bad = (smallest < -PROBABILITY_TOLERANCE) | (sums <= 0.0)
@@ -271,9 +277,9 @@ class FoldModel:
                     f"positive one) in {int(bad.sum())} of {expected[0]} rows (row {i}: sum {sums[i]:.6g}, smallest "
                     f"value {smallest[i]:.6g}); a member must give class probabilities, non-negative and summing to 1"
                 )
-            off = np.abs(sums - 1.0) > PROBABILITY_TOLERANCE
-            if off.any():  # rows that do not sum to 1 (GaussianNB's on float32 input can sum to 2) are normalised
-                output = output.astype(np.float64, copy=True)
+            off = np.abs(sums - 1.0) > SUM_TOLERANCE
+            if off.any():  # float32 rows, and rows that do not sum to 1 (GaussianNB's on float32 input can sum to 2)
+                output = output.copy()
                 output[off] /= sums[off, None]
         return output
 

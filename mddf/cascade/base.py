@@ -21,6 +21,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._runtime.threads import one_blas_thread, one_thread
 from ..blocks.members import check_accepts_nan
 from ..storage import MemoryStore, temporary_folders_removed_on_sigterm
+from ..storage.sealed import sealed_reduce
 from ..utils import CATEGORICAL_FEATURES_CONSTRAINT, N_JOBS_CONSTRAINT, validate_tabular
 from .explanation import CHUNK_ROWS, explain_rows, explanation
 from .final_predictor import mix
@@ -78,6 +79,11 @@ class CascadeBase(LayerFeaturesMixin):
         """The policy's replay of the kept layers for validated rows ``X``: ``(passed, output)`` after each."""
         raise NotImplementedError
 
+    def __reduce__(self):
+        """Pickle as a sealed state (:mod:`mddf.storage.sealed`): one block of bytes checked by its SHA-256 before
+        any of it is unpickled, so that a damaged pickle is a :class:`mddf.ModelFileError`."""
+        return sealed_reduce(self)
+
     def __setstate__(self, state):
         if "layers_" in state and state.get("_model_store") is None:  # fitted when in-memory models had no store
             state["_model_store"] = MemoryStore()
@@ -98,7 +104,10 @@ class CascadeBase(LayerFeaturesMixin):
     # ------------------------------------------------------------------ outputs
     def _prediction_layers(self):
         """The kept layers, each set to predict with the estimator's current ``n_jobs``: a ``set_params(n_jobs=...)``
-        after fit applies to prediction, as for scikit-learn's forests (the results do not depend on it)."""
+        after fit applies to prediction, as for scikit-learn's forests (the results do not depend on it). With
+        ``model_dir``, the folder's marker is checked first (:class:`mddf.ModelFileError` when it is missing or names
+        another fit)."""
+        self._model_store.check_marker()
         for block in self.layers_:
             block.n_jobs = self.n_jobs
         return self.layers_
@@ -121,15 +130,19 @@ class CascadeBase(LayerFeaturesMixin):
     def _predicted(self, X):
         """The fitted ``predictor``'s output for X (class probabilities or values), mixed with the cascade's own as
         ``(1 - w) * cascade + w * predictor`` when ``predictor_weight_`` w < 1."""
-        w = getattr(self, "predictor_weight_", 1.0)  # models stored before the weight existed: 1
         X = self._validated(X)  # checks fitted-ness first
-        policy = self._policy()
-        cascade = None
         if getattr(self, "predictor_input_", None) == "raw":
-            Z = X
-        else:  # [x, f_T(x)] and the cascade's own output, from one pass through the kept layers
-            *_, (passed, cascade) = self._replay(X)
-            Z = np.hstack([X, passed.astype(np.float32)])
+            return self._through_predictor(X)
+        *_, (passed, cascade) = self._replay(X)  # [x, f_T(x)] and the cascade's own output, from one pass
+        return self._through_predictor(X, passed, cascade)
+
+    def _through_predictor(self, X, passed=None, cascade=None):
+        """The ``predictor``'s output for validated rows ``X``, given the last kept layer's ``passed`` features and
+        the ``cascade``'s own output (neither read with ``predictor_input_="raw"``); see :meth:`_predicted`."""
+        w = getattr(self, "predictor_weight_", 1.0)  # models stored before the weight existed: 1
+        policy = self._policy()
+        raw = getattr(self, "predictor_input_", None) == "raw"
+        Z = X if raw else np.hstack([X, passed.astype(np.float32)])
         if np.isnan(Z[:, : self.n_features_in_]).any():
             check_accepts_nan(self.predictor_, "predictor")
         with one_blas_thread():
@@ -222,6 +235,7 @@ class CascadeBase(LayerFeaturesMixin):
         """
         check_is_fitted(self)
         store = self._model_store
+        store.check_marker()
         for block in self.layers_:
             block.to_memory()
         self._model_store = MemoryStore()

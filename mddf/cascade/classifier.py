@@ -12,10 +12,11 @@ from sklearn.utils.multiclass import check_classification_targets
 
 from ..blocks.classifier import TREE_METHODS, WEIGHTINGS
 from ..blocks.members import check_forest_types
-from ..utils import check_label_types, check_sample_weight, validate_tabular
+from ..utils import check_label_types, check_sample_weight, check_weighted_classes, validate_tabular
 from .base import CascadeBase, check_predictor_instance
 from .layer_features import member_name
 from .margin_policy import MarginPolicy
+from .pair_step import pair_template
 from .policy import Columns
 
 
@@ -290,6 +291,7 @@ default=("rf", "rf", "crf", "crf", "gbdt")
         name = type(self).__name__
         check_forest_types(self.forest_types)
         check_predictor_instance(self.predictor)
+        pair_template(self.pair_features, name)  # its parameters checked before any work
         if self.screening_accuracy is not None and self.predictor is not None:
             raise ValueError(
                 f"{name}: screening_accuracy and predictor cannot be combined, as a screened row's prediction is the "
@@ -305,7 +307,9 @@ default=("rf", "rf", "crf", "crf", "gbdt")
             raise ValueError(
                 f"y has only one class ({self.classes_.tolist()[0]!r}); {name} needs samples of at least 2 classes"
             )
-        return X, encoder.transform(y), weight
+        y = encoder.transform(y)
+        check_weighted_classes(y, weight, self.classes_, estimator_name=name)
+        return X, y, weight
 
     def _replay(self, X):
         thresholds = getattr(self, "screening_thresholds_", None)
@@ -331,7 +335,8 @@ default=("rf", "rf", "crf", "crf", "gbdt")
         y : array-like of shape (n_samples,)
             Class labels (any hashable values, at least two classes).
         sample_weight : array-like of shape (n_samples,), float or None, default=None
-            Non-negative, finite weights with a positive entry; None weighs every row alike. D_1 is
+            Non-negative, finite weights, every class of a positive total; None weighs every row alike. Only
+            their ratios matter (they are rescaled first, equal weights to exactly 1). D_1 is
             proportional to w and every later distribution keeps the factor, ``D_{t+1}(i) proportional to
             w_i l_md(F_t(i))`` (eq. 47), whichever ``weighting``; the mean loss of eq. 48, the monitored
             accuracy and the margin statistics are weighted means, so integer weights act as repeated rows
@@ -347,17 +352,43 @@ default=("rf", "rf", "crf", "crf", "gbdt")
 
     # ------------------------------------------------------------------ predict
     def staged_predict_proba(self, X):
-        """Class probabilities after each kept layer (``f_t / sum_{l<=t} alpha_l``), the cascade's own mixtures.
+        """Class probabilities after each kept layer, the last equal to :meth:`predict_proba`.
+
+        Stage t is the cascade's mixture after layer t, ``f_t / sum_{l<=t} alpha_l``, calibrated by ``calibration_``
+        when there is one (the temperature fitted on the last kept layer's mixture, applied to every stage: the
+        labels are the mixture's). With a ``predictor`` that predicts, the last stage is the predictor's output (or
+        its mixture with the cascade's), what :meth:`predict_proba` returns; the stages before are the cascade's.
 
         Yields
         ------
-        ndarray of shape (n_samples, n_classes); the last equals :meth:`predict_proba` without a ``predictor`` and
-        without ``calibration``.
+        ndarray of float64, shape (n_samples, n_classes)
+            One per kept layer (``n_layers_``).
         """
-        return (proba for _, proba in self._staged(X))
+        X = self._validated(X)  # checks fitted-ness first, before the first stage is asked for
+        return self._stages(X)
+
+    def _stages(self, X):
+        """The stages of :meth:`staged_predict_proba` for validated rows ``X``, from one pass through the layers."""
+        layers = self._replay(X)
+        passed, proba = next(layers)
+        for following in layers:
+            yield self._calibrated(proba)
+            passed, proba = following
+        yield self._through_predictor(X, passed, proba) if self._uses_predictor() else self._calibrated(proba)
+
+    def _calibrated(self, proba):
+        """``proba`` through ``calibration_`` (as they are without one)."""
+        calibration = getattr(self, "calibration_", None)  # models stored before calibration: none
+        return proba if calibration is None else calibration.apply(proba)
 
     def staged_predict(self, X):
-        """Predicted labels after each kept layer (the cascade's own, with or without a ``predictor``)."""
+        """Predicted labels after each kept layer, those of :meth:`staged_predict_proba`; the last equal to
+        :meth:`predict`.
+
+        Yields
+        ------
+        ndarray of shape (n_samples,)
+        """
         return (self.classes_[proba.argmax(axis=1)] for proba in self.staged_predict_proba(X))
 
     def predict_proba(self, X):
@@ -369,11 +400,8 @@ default=("rf", "rf", "crf", "crf", "gbdt")
         """
         if self._uses_predictor():
             return self._predicted(X)
-        proba = None
-        for stage in self.staged_predict_proba(X):
-            proba = stage
-        calibration = getattr(self, "calibration_", None)  # models stored before calibration: none
-        return proba if calibration is None else calibration.apply(proba)
+        *_, (_, proba) = self._staged(X)
+        return self._calibrated(proba)
 
     def predict(self, X):
         """``argmax_j f_T^j(x)`` (eq. 9), or the most probable class of :meth:`predict_proba` with a ``predictor``."""

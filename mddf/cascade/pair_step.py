@@ -14,7 +14,7 @@ import numpy as np
 from sklearn.base import clone
 
 from ..features.pair_search import OPERATIONS
-from ..features.pairs import PairFeatures, pair_name
+from ..features.pairs import PairFeatures, check_pair_features, pair_name
 
 _MAX_SEED = np.iinfo(np.int32).max
 #: The value of ``pair_features`` that runs the search with :class:`mddf.PairFeatures`' defaults.
@@ -24,7 +24,9 @@ ALL_OPERATIONS = "all_operations"
 
 
 def pair_template(pair_features, estimator_name):
-    """The unfitted :class:`mddf.PairFeatures` that ``pair_features`` asks for (None: no search)."""
+    """The unfitted :class:`mddf.PairFeatures` that ``pair_features`` asks for (None: no search); an instance's
+    parameters are checked first (:func:`mddf.features.pairs.check_pair_features`), the error naming
+    ``pair_features``."""
     if pair_features is None:
         return None
     if isinstance(pair_features, str) and pair_features == AUTO:
@@ -32,6 +34,7 @@ def pair_template(pair_features, estimator_name):
     if isinstance(pair_features, str) and pair_features == ALL_OPERATIONS:
         return PairFeatures(operations=OPERATIONS)
     if isinstance(pair_features, PairFeatures):
+        check_pair_features(pair_features, f"{estimator_name}: pair_features={pair_features!r}")
         return clone(pair_features)
     raise ValueError(
         f"{estimator_name}: pair_features must be None, {AUTO!r}, {ALL_OPERATIONS!r} or a PairFeatures instance, "

@@ -26,6 +26,7 @@ from ..blocks.members import is_forest
 from ..forests import MAX_SUBSET_CATEGORIES, BinnedInput
 from ..forests.growing import MAX_SEED
 from ..utils import EarlyStopping
+from ..utils._validation import rescaled_weights
 from .final_predictor import fit_final_predictor
 from .pair_step import fit_pair_features, pair_feature_names, pair_template, with_pairs
 
@@ -184,9 +185,12 @@ class TaskPolicy:
 
     # -------------------------------------------------------------- data and stopping
     def training_rows(self, X, y, weight, rng, pair_search=None):
-        """The rows of a fit from validated ``X, y, weight``: the ``validation_fraction`` rows held out, the task's
-        checks of the rows (:meth:`check_rows`), then the ``pair_features`` search run on the training rows (or
-        ``pair_search``, one already fitted on them) and its features appended to ``X`` and ``X_val``."""
+        """The rows of a fit from validated ``X, y, weight``: the weights rescaled to a mean near 1
+        (:func:`mddf.utils._validation.rescaled_weights`: only their ratios matter, at any scale), the
+        ``validation_fraction`` rows held out, the task's checks of the rows (:meth:`check_rows`), then the
+        ``pair_features`` search run on the training rows (or ``pair_search``, one already fitted on them) and its
+        features appended to ``X`` and ``X_val``."""
+        weight = rescaled_weights(weight)
         if self.params.validation_fraction is None:
             rows = TrainingRows(X, y, weight)
         else:

@@ -12,6 +12,7 @@ from ..blocks.members import check_forest_types
 from ..utils import check_sample_weight, validate_tabular
 from .base import CascadeBase, check_predictor_instance
 from .layer_features import member_name
+from .pair_step import pair_template
 from .policy import Columns
 from .residual_policy import LARGEST_TARGET, ResidualPolicy
 
@@ -138,8 +139,8 @@ default=("rf", "rf", "crf", "crf")
         A layer must also lower the monitored MSE by more than ``min_gain_se``
         standard errors of the mean paired difference of the rows' squared
         errors, ``d_i = e_best,i - e_i`` between the best layer so far and this
-        one: ``mean(d) > min_gain_se * std(d) / sqrt(n)`` (weighted, n the total
-        weight, with ``sample_weight``). 0
+        one: ``mean(d) > min_gain_se * std(d) / sqrt(n)`` (weighted with
+        ``sample_weight``, rescaled to a mean near 1: n is about the number of rows). 0
         is the plain "any improvement" rule; a positive value stops sooner on
         noisy targets, with fewer layers, at some risk to accuracy.
     validation_fraction : float in (0, 1) or None, default=None
@@ -287,6 +288,7 @@ default=("rf", "rf", "crf", "crf")
         name = type(self).__name__
         check_forest_types(self.forest_types, "regression")
         check_predictor_instance(self.predictor)
+        pair_template(self.pair_features, name)  # its parameters checked before any work
         if np.asarray(y).dtype.kind in "USO":
             try:
                 np.asarray(y, dtype=np.float64)
@@ -333,12 +335,12 @@ default=("rf", "rf", "crf", "crf")
             features); larger targets raise a ``ValueError``, as do predictions
             beyond it that a residual cascade passes on, at fit or prediction.
         sample_weight : array-like of shape (n_samples,), float or None, default=None
-            Non-negative, finite weights with a positive entry; None weighs every row alike. A tree's row
-            weight is the row's count in its bootstrap times its sample weight, so weights move the splits
-            (weighted squared error) and the leaves' values (weighted means); the monitored MSE and R^2 are
-            weighted means. Integer weights act as repeated rows but for what is drawn at random. Rows of
-            weight 0 reach no forest but get out-of-fold features. See :ref:`the user guide
-            <sample-weights>`.
+            Non-negative, finite weights with a positive entry; None weighs every row alike. Only their ratios
+            matter (they are rescaled first, equal weights to exactly 1). A tree's row weight is the
+            row's count in its bootstrap times its sample weight, so weights move the splits (weighted squared
+            error) and the leaves' values (weighted means); the monitored MSE and R^2 are weighted means.
+            Integer weights act as repeated rows but for what is drawn at random. Rows of weight 0 reach no
+            forest but get out-of-fold features. See :ref:`the user guide <sample-weights>`.
 
         Returns
         -------

@@ -22,6 +22,7 @@ from sklearn.utils._param_validation import HasMethods, Interval
 from sklearn.utils.validation import check_is_fitted
 
 from ..storage import ModelStore, temporary_folders_removed_on_sigterm
+from ..storage.sealed import sealed_reduce
 from ..utils import LayerOutputMixin
 from .base import begin_growth, set_fitted
 from .classifier import MDDFClassifier
@@ -376,6 +377,10 @@ class MDDFGridSearch(LayerOutputMixin, MetaEstimatorMixin, ClassifierMixin, Tran
         """Layers kept by the selected cascade."""
         check_is_fitted(self)
         return self.best_estimator_.n_layers_
+
+    def __reduce__(self):
+        """Pickle as a sealed state, as the cascades do (:mod:`mddf.storage.sealed`)."""
+        return sealed_reduce(self)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

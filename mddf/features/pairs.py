@@ -8,7 +8,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
 from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import Interval, InvalidParameterError, StrOptions, validate_parameter_constraints
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import _check_feature_names_in, check_consistent_length, check_is_fitted, column_or_1d
 
@@ -23,6 +23,28 @@ DEFAULT_OPERATIONS = ("log_ratio", "product")
 def pair_name(a: str, b: str, operation: str) -> str:
     """The name of a pair's feature: ``log(a/b)``, ``a*b`` or ``a-b``."""
     return {"log_ratio": f"log({a}/{b})", "product": f"{a}*{b}", "difference": f"{a}-{b}"}[operation]
+
+
+def checked_operations(operations, where="PairFeatures"):
+    """``operations`` without repeats, in order; a ``ValueError`` beginning with ``where`` unless they are some of
+    :data:`mddf.features.pair_search.OPERATIONS`."""
+    checked = tuple(dict.fromkeys(np.atleast_1d(operations).tolist()))
+    if not checked or set(checked) - set(OPERATIONS):
+        raise ValueError(f"{where}: operations must be some of {list(OPERATIONS)}, got {operations!r}")
+    return checked
+
+
+def check_pair_features(search, where):
+    """Raise the error a fit of ``search`` (a :class:`PairFeatures`) would raise for its parameters, its message
+    beginning with ``where``, before any data is read: scikit-learn's parameter constraints, then the operations.
+
+    A cascade's fit checks its ``pair_features`` so (scikit-learn skips the nested check inside the cascade's own).
+    """
+    try:
+        validate_parameter_constraints(search._parameter_constraints, search.get_params(deep=False), "PairFeatures")
+    except InvalidParameterError as exc:
+        raise InvalidParameterError(f"{where}: {exc}") from None
+    checked_operations(search.operations, where)
 
 
 class PairFeatures(AppendedFeaturesMixin, TransformerMixin, BaseEstimator):
@@ -169,9 +191,7 @@ class PairFeatures(AppendedFeaturesMixin, TransformerMixin, BaseEstimator):
         return self._fit(X, y, regression=regression)
 
     def _fit(self, X, y, regression):
-        operations = tuple(dict.fromkeys(np.atleast_1d(self.operations).tolist()))
-        if not operations or set(operations) - set(OPERATIONS):
-            raise ValueError(f"PairFeatures: operations must be some of {list(OPERATIONS)}, got {self.operations!r}")
+        operations = checked_operations(self.operations)
         if y is None:
             raise ValueError("PairFeatures requires y to be passed, but the target y is None")
         columns, values, _ = self._numeric(X, reset=True)

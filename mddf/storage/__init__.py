@@ -2,7 +2,8 @@
 
 Modules: :mod:`.files` (the format: marker, header, hashes, :class:`ModelFileError`), :mod:`.records` (writing
 a model and the record that loads it back), :mod:`.stores` (the stores a block keeps its models in: on disk or in
-memory) and :mod:`.temporary` (the ``model_dir="auto"`` folders and their clean-up).
+memory), :mod:`.temporary` (the ``model_dir="auto"`` folders and their clean-up) and :mod:`.sealed` (the pickle of
+a cascade: its whole state checked by a SHA-256 before any of it is rebuilt, XGBoost's boosters as model bytes).
 
 A block's fitted models (each forest's fold models, or its out-of-bag forest, and the fold models of
 the other members) are written to a folder as soon as each is fitted and has given its class vectors,

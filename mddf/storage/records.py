@@ -21,6 +21,7 @@ from .files import (
     header,
     missing,
 )
+from .sealed import dumps
 
 
 class StoredRecord:
@@ -169,7 +170,7 @@ class ModelWriter:
             out = HashingWriter(f)
             out.write(header(self.fit_id))
             if not _is_stored_forest(model):
-                pickle.dump(model, out, protocol=pickle.HIGHEST_PROTOCOL)
+                out.write(dumps(model))  # XGBoost's boosters as their model bytes (mddf.storage.sealed)
                 layout, attrs, n_trees = None, {}, None
                 importances = model.importances
             else:

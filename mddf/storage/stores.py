@@ -8,7 +8,7 @@ import shutil
 import uuid
 import weakref
 
-from .files import MARKER, OWNED_ENTRY, read_marker, write_marker
+from .files import MARKER, OWNED_ENTRY, ModelFileError, read_marker, write_marker
 from .records import ModelWriter
 from .temporary import new_temporary_folder, remove_tree
 
@@ -164,6 +164,30 @@ class ModelStore:
                 "model's. Give every model its own folder (or model_dir='auto')"
             )
 
+    def check_marker(self):
+        """Raise :class:`ModelFileError` naming the folder's :data:`MARKER` when it is missing or names another fit
+        (the marker says the folder's files are this fit's); nothing when the whole folder is missing, as after a
+        move (loading a model file then raises ``FileNotFoundError``, saying how to relocate the folder)."""
+        if not os.path.isdir(self.path):
+            return
+        marker = os.path.join(self.path, MARKER)
+        try:
+            fit_id = read_marker(self.path).get("fit_id")
+        except FileNotFoundError:
+            raise ModelFileError(
+                marker,
+                "missing: the marker mddf wrote in this model's folder when it was fitted was deleted since, so the "
+                "folder's files are not known to be this fit's; refit the model, or point it at an intact copy of "
+                "the folder with relocate_model_dir(path)",
+            ) from None
+        if fit_id != self.fit_id:
+            raise ModelFileError(
+                marker,
+                f"names another fit ({fit_id!r}) than this model's ({self.fit_id!r}): the folder was fitted into "
+                "again since; refit the model, load the pickle that goes with the folder's current files, or point "
+                "it at an intact copy of its folder with relocate_model_dir(path)",
+            )
+
     def relocate(self, path):
         """Point the store at its folder's new place ``path``, once the folder there is checked to be this fit's."""
         if self.temporary:
@@ -259,6 +283,9 @@ class MemoryStore:
 
     def check_claimed(self):
         """No folder that another fit could claim."""
+
+    def check_marker(self):
+        """No folder, no marker to check."""
 
     def relocate(self, path):
         raise ValueError("this model keeps its models in memory (model_dir=None): there is no folder to relocate")

@@ -49,7 +49,8 @@ def improves(
     newly classifies right and ``c`` rows it newly gets wrong,
     ``b - c > min_gain_se * sqrt(b + c)``. With ``sample_weight``, b and c are
     the rows' total weights, read as frequency weights (an integer weight counts
-    as that many rows), so with ``min_gain_se > 0`` the weights' scale matters.
+    as that many rows), so with ``min_gain_se > 0`` the weights' scale matters
+    (the cascades rescale theirs to a mean near 1).
 
     Parameters
     ----------

@@ -33,6 +33,28 @@ def check_sample_weight(sample_weight, X, *, estimator_name):
     return weights
 
 
+def rescaled_weights(weight):
+    """Validated weights rescaled to a mean near 1, their ratios kept: divided by their largest entry, then by the
+    power of two nearest the mean of the result (exactly; None stays None).
+
+    Their total becomes about the number of rows (within a factor of sqrt(2)), as with unit weights, so that nothing
+    downstream depends on their scale: no weighted sum or square overflows or underflows (weights of 1e300 or
+    1e-300), and an absolute threshold such as XGBoost's ``min_child_weight`` reads them about as it reads unit
+    weights. Equal weights of any scale become exactly 1.0 (uniformly scaled weights fit as unit weights, bit for
+    bit), and weights that differ by a power of two are rescaled exactly, so that the margins' weights (divided by
+    their largest, :class:`mddf.margin.state.CumulativeMargin`) and every weighted mean agree to the bit.
+
+    Parameters
+    ----------
+    weight : ndarray of float64 (n_samples,) or None
+        Non-negative, finite, with a positive entry (:func:`check_sample_weight`).
+    """
+    if weight is None:
+        return None
+    relative = weight / weight.max()  # in [0, 1]: no sum of n of them overflows
+    return np.ldexp(relative, -int(np.round(np.log2(relative.mean()))))
+
+
 #: The most workers an estimator takes (``n_jobs``): far beyond any machine's cores, so that a typo is an error.
 MAX_N_JOBS = 1024
 #: The ``_parameter_constraints`` entry of ``n_jobs``: None, a negative count (joblib's: -1 every core, -2 all but
@@ -88,17 +110,18 @@ def _is_missing_label(label):
 
 
 def check_weighted_classes(y_code, sample_weight, classes, *, estimator_name):
-    """Raise unless rows of at least two classes have a positive sample weight.
+    """Raise a ``ValueError`` naming the classes whose samples all have sample weight 0.
 
-    A class of total weight 0 is absent from the weighted training set; with a single class left
-    there is nothing to separate, as with a ``y`` of one class.
+    A class of total weight 0 is absent from the weighted training set: no model learns it, yet it would be one of
+    ``classes_`` (a probability column that is always 0, a label never predicted) and, were a single class left,
+    there would be nothing to separate. The error says to drop the class's rows to leave it out.
 
     Parameters
     ----------
     y_code : ndarray of int (n_samples,)
-        Column indices of the labels in ``classes``.
+        Column indices of the labels in ``classes`` (the rows of weight 0 may be left out already).
     sample_weight : ndarray of float (n_samples,) or None
-        Validated weights; None weighs every row alike.
+        Validated weights of the rows of ``y_code``; None weighs every row alike.
     classes : ndarray
         The labels, for the message.
     estimator_name : str
@@ -106,11 +129,15 @@ def check_weighted_classes(y_code, sample_weight, classes, *, estimator_name):
     """
     if sample_weight is None:
         return
-    present = np.unique(np.asarray(y_code)[np.asarray(sample_weight) > 0])
-    if len(present) < 2:
-        label = classes[present[0]]
-        label = label.item() if isinstance(label, np.generic) else label
+    weighted = np.bincount(np.asarray(y_code)[np.asarray(sample_weight) > 0], minlength=len(classes)) > 0
+    absent = [
+        classes[k].item() if isinstance(classes[k], np.generic) else classes[k] for k in np.flatnonzero(~weighted)
+    ]
+    if absent:
+        shown = ", ".join(map(repr, absent[:5])) + (f" and {len(absent) - 5} more" if len(absent) > 5 else "")
+        classes_named = f"classes {shown}" if len(absent) > 1 else f"class {shown}"
         raise ValueError(
-            f"{estimator_name}: sample_weight is positive on samples of one class only ({label!r}); "
-            "at least 2 classes need weight > 0"
+            f"{estimator_name}: every sample of {classes_named} has sample_weight 0, so no model can learn "
+            f"{'them' if len(absent) > 1 else 'it'}; every class of y needs a positive total weight (to leave a "
+            "class out, drop its rows from X and y)"
         )

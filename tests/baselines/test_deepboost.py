@@ -6,6 +6,7 @@ import pickle
 
 import numpy as np
 import pytest
+from estimator_checks_table import expected_failed_checks
 from scipy.optimize import minimize_scalar
 from scipy.special import expit
 from sklearn.datasets import load_breast_cancer, load_iris, make_classification
@@ -334,7 +335,9 @@ def test_works_in_pipeline_and_grid_search(problem):
         DeepBoostClassifier(n_iter=10, max_depth=2),
         DeepBoostClassifier(n_iter=10, max_depth=2, loss="logistic", lam=0.01, beta=0.001),
         DeepBoostClassifier(n_iter=8, base="stumps", grow="any_leaf"),
-    ]
+    ],
+    expected_failed_checks=expected_failed_checks,
+    xfail_strict=True,
 )
 @pytest.mark.slow
 def test_scikit_learn_estimator_checks(estimator, check):
@@ -429,7 +432,7 @@ def test_bad_sample_weights_are_rejected(weights, match):
 
 def test_weights_on_one_class_only_are_rejected():
     X, y = make_classification(n_samples=30, n_features=4, random_state=0)
-    with pytest.raises(ValueError, match="positive on samples of one class only"):
+    with pytest.raises(ValueError, match="every sample of class 0 has sample_weight 0"):
         DeepBoostClassifier(n_iter=3).fit(X, y, sample_weight=(y == 1).astype(float))
 
 

@@ -6,16 +6,26 @@ float64 bytes, with the digest recorded when the case was added. A refactoring t
 single bit of a prediction fails here; a change meant to alter predictions must say so by
 updating the digest in the same commit, with the reason in its message.
 
-The digests depend on the floating-point results of numpy, scikit-learn and numba on x86-64; to
-record them again, run this file with ``MDDF_PRINT_REFERENCE_DIGESTS=1`` and ``-s``.
+Bits are pinned only where mddf's own code fixes them (numpy's arithmetic, the compiled trees, XGBoost's and
+scikit-learn's trees on one thread): those digests hold on any x86-64 CPU. The cases of :data:`LIBRARY_FLOAT` end in
+floating-point code of other libraries whose last bits depend on the CPU (numpy's ``exp`` and ``log`` take AVX-512
+paths where the CPU has them): their digest pins each kept layer's ``transform`` output (the cascade's mixture, from
+mddf's code), and their probabilities are compared within ``reference_predictions.RTOL`` with those recorded in
+``data/reference_predictions.npz``. ``test_the_digests_hold_without_avx512`` runs this file with numpy's AVX-512 paths
+disabled. To record the digests again, run this file with ``MDDF_PRINT_REFERENCE_DIGESTS=1``, ``-s`` and ``-n 0``
+(it then also writes the probabilities of the :data:`LIBRARY_FLOAT` cases).
 """
 
 import hashlib
 import os
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from reference_predictions import assert_close_to_recorded, layer_digest, record, recorded
 
 from mddf import PAPER_CONFIG, CascadeForestRegressor, MDDFClassifier
 from mddf.baselines import GCForestClassifier
@@ -39,12 +49,15 @@ DIGESTS = {
     # recorded when the paper's configuration got its name (the same bits as mddf_default: ordinal splits, and the
     # stopping rules agree on these four layers), and when the pair search and calibration joined the cascades
     "mddf_paper_config": "0db6e32298779e5a2492864fab5485ba160b8890a8be44ce21ba5be0ecf22e9d",
-    "mddf_pairs_calibration": "8a46ff344e1d1250f83d90640be6bda2fafba14ca676823f335d565287bb55cb",
+    "mddf_pairs_calibration": "0319889fb091c44fb71a98f63bdade9df6fadf3aca56674db161193e4c24f676",
     "regressor_pairs": "022a8cad382ff1b331cb82d3237b28d68fca1c14fac2b35bd7facca54501eb88",
-    # recorded when calibration="temperature" became the classifier's default
-    "mddf_calibrated": "00d27872f2bc21908a7ef90dec1250e7e707600449b67468f9f24d719b90271c",
-    # recorded when the boosted member (forest_types=("rf", "rf", "crf", "crf", "gbdt")) became the default
-    "mddf_boosted_member": "1c90329465729a6f6d7e60176a1b6065b602cbd36af0f9e1032d0b52ddad35e9",
+    # recorded when calibration="temperature" became the classifier's default (LIBRARY_FLOAT, as mddf_pairs_calibration
+    # and mddf_boosted_member: the digests of their layers' transform outputs since the calibration's last bits were
+    # found to depend on the CPU)
+    "mddf_calibrated": "879d71fdb75eefe872a27454adf8e0dcebb555d267eddfaaa43e1a7e6cf2e0cb",
+    # recorded when the boosted member (forest_types=("rf", "rf", "crf", "crf", "gbdt")) became the default, and
+    # when its float32 probabilities began to be read as float64 rows divided by their sums
+    "mddf_boosted_member": "b49b66c1478c328970fa45f86841caeae62c53a8aea53cfcb9f0e91e0c5c5ccd",
     # recorded when pair_features="all_operations" became the regressor's default
     "regressor_all_operations": "9aee5b07ab7c16bbca527bbfb064c58531209847bf641f7a5e9576a06c3a1786",
 }
@@ -120,6 +133,11 @@ CASES = {
 }
 
 
+#: The cases whose probabilities end in floating-point code of other libraries with CPU-dependent last bits: the
+#: temperature of the calibration, fitted (scipy's optimiser on numpy's log) and applied (numpy's exp and log).
+LIBRARY_FLOAT = ("mddf_boosted_member", "mddf_calibrated", "mddf_pairs_calibration")
+
+
 def _digest(estimator, X):
     """SHA-256 of the fitted estimator's predictions on ``X``, as float64 bytes."""
     h = hashlib.sha256()
@@ -131,13 +149,64 @@ def _digest(estimator, X):
     return h.hexdigest()
 
 
+#: The full digests (``_digest``) of the LIBRARY_FLOAT cases' probabilities and labels on the CPU that recorded them
+#: (with AVX-512): the recorded probabilities are those.
+RECORDED_DIGESTS = {
+    "mddf_calibrated": "00d27872f2bc21908a7ef90dec1250e7e707600449b67468f9f24d719b90271c",
+    "mddf_pairs_calibration": "8a46ff344e1d1250f83d90640be6bda2fafba14ca676823f335d565287bb55cb",
+    "mddf_boosted_member": "1f26d79fa443d81439404e6c790f7dc0eb6df2ffdf1496c8bc7070b009dd3cbd",
+}
+
+
+def test_the_recorded_probabilities_are_those_the_full_digests_pinned():
+    assert set(RECORDED_DIGESTS) == set(LIBRARY_FLOAT)
+    for case, digest in RECORDED_DIGESTS.items():
+        proba, labels = recorded(case)
+        found = hashlib.sha256(np.ascontiguousarray(proba, dtype=np.float64).tobytes())
+        found.update("|".join(labels).encode())
+        assert found.hexdigest() == digest, case
+
+
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_reference_fit_predicts_the_recorded_bits(case):
     estimator, (X, y) = CASES[case]()
     if case == "mddf_exact":
         X = X.drop(columns="colour")
     estimator.fit(X, y)
-    found = _digest(estimator, X)
+    found = layer_digest(estimator, X) if case in LIBRARY_FLOAT else _digest(estimator, X)
     if os.environ.get("MDDF_PRINT_REFERENCE_DIGESTS"):
         print(f'    "{case}": "{found}",')
+        if case in LIBRARY_FLOAT:
+            record(case, estimator.predict_proba(X), estimator.predict(X))
     assert found == DIGESTS[case], f"{case}: the predictions changed (digest {found})"
+    if case in LIBRARY_FLOAT:
+        assert_close_to_recorded(case, estimator.predict_proba(X), estimator.predict(X))
+
+
+#: numpy's names of the AVX-512 paths it dispatches to (numpy 2.4: ``numpy.show_runtime()`` lists them as found).
+AVX512_PATHS = "X86_V4 AVX512_ICL AVX512_SPR"
+
+
+@pytest.mark.slow
+def test_the_digests_hold_without_avx512():
+    # a CPU without AVX-512 (the digests were recorded on one with it): numpy's AVX-512 paths disabled, and OpenBLAS
+    # told to use its AVX2 kernels, in a fresh process that runs this file and the pickled models' test
+    env = dict(os.environ, NPY_DISABLE_CPU_FEATURES=AVX512_PATHS, OPENBLAS_CORETYPE="Haswell")
+    env.pop("MDDF_PRINT_REFERENCE_DIGESTS", None)
+    check = "from numpy._core._multiarray_umath import __cpu_features__ as f; print(f['X86_V4'])"
+    found = subprocess.run([sys.executable, "-c", check], env=env, capture_output=True, text=True, check=True)
+    assert found.stdout.strip() == "False", "numpy did not take its AVX-512 paths off"
+    here = Path(__file__).parent
+    tests = [str(here / "test_reference_fits.py"), f"{here / 'test_pickle_compat.py'}::{PICKLED_TEST}"]
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider", "-m", "not slow", *tests],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert done.returncode == 0, done.stdout[-4000:]
+
+
+#: The test of the pickled models of earlier versions (test_pickle_compat.py).
+PICKLED_TEST = "test_models_pickled_by_0_2_0_dev0_load_and_predict_the_same_bits"

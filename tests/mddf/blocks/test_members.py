@@ -386,8 +386,16 @@ def test_fold_model_names_the_member_whose_rows_are_not_probabilities_and_normal
     # rows summing to 7 were passed on, and predict_proba's rows then summed to 7: they are normalised
     model.estimator.predict_proba = lambda X: np.tile([3.5, 7.0], (len(X), 1))
     np.testing.assert_allclose(model.predict_proba(X), np.tile([1 / 3, 2 / 3], (len(X), 1)))
-    # rows within 1e-4 of 1 are left as they are, to the bit
+    # float32 rows (XGBoost's, summing to 1 within about 1e-7) are read as float64 and divided by their sums
     rows = np.tile(np.float32([1 / 3, 2 / 3]), (len(X), 1))
+    model.estimator.predict_proba = lambda X: rows
+    proba = model.predict_proba(X)
+    assert proba.dtype == np.float64 and abs(float(rows[0].astype(np.float64).sum()) - 1.0) > 1e-12
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0, rtol=0, atol=1e-15)
+    np.testing.assert_allclose(proba, rows, rtol=1e-6)
+    # float64 rows within 1e-12 of 1 are left as they are, to the bit
+    rows = np.tile([0.3000000000000002, 0.7], (len(X), 1))
+    assert rows[0].sum() != 1.0
     model.estimator.predict_proba = lambda X: rows
     np.testing.assert_array_equal(model.predict_proba(X), rows)
 

@@ -1,5 +1,5 @@
 """The classifier's calibration: a temperature fitted on the kept prefix's out-of-fold mixture, applied by
-predict_proba; the labels, the staged outputs and the passed features stay the cascade's own."""
+predict_proba and to every stage of staged_predict_proba; the labels and the passed features stay the cascade's own."""
 
 import numpy as np
 import pytest
@@ -23,11 +23,14 @@ def test_calibration_changes_the_probabilities_not_the_labels_and_lowers_the_log
     calibrated = MDDFClassifier(calibration="temperature", **SMALL).fit(X, y)
     assert plain.calibration_ is None and calibrated.calibration_ is not None
     np.testing.assert_array_equal(calibrated.predict(X_new), plain.predict(X_new))
-    staged = list(calibrated.staged_predict_proba(X_new))
-    np.testing.assert_array_equal(staged[-1], plain.predict_proba(X_new))  # the cascade's own mixture
     np.testing.assert_array_equal(calibrated.transform(X_new), plain.transform(X_new))
     proba = calibrated.predict_proba(X_new)
-    np.testing.assert_array_equal(proba, calibrated.calibration_.apply(staged[-1]))
+    np.testing.assert_array_equal(proba, calibrated.calibration_.apply(plain.predict_proba(X_new)))
+    # every stage is the cascade's own mixture calibrated, the last predict_proba
+    staged, plain_staged = list(calibrated.staged_predict_proba(X_new)), list(plain.staged_predict_proba(X_new))
+    for stage, mixture in zip(staged, plain_staged, strict=True):
+        np.testing.assert_array_equal(stage, calibrated.calibration_.apply(mixture))
+    np.testing.assert_array_equal(staged[-1], proba)
     assert log_loss(y_new, proba) < log_loss(y_new, plain.predict_proba(X_new))
     fitted = calibrated.calibration_
     assert fitted.log_loss_after < fitted.log_loss_before and fitted.temperature > 0

@@ -90,6 +90,29 @@ def test_staged_output_ends_with_predict_proba(fitted, data):
     assert np.array_equal(labels[-1], fitted.predict(Xt))
 
 
+@pytest.mark.parametrize("params", [dict(), dict(predictor="forest"), dict(predictor="forest", predictor_input="auto")])
+def test_the_stages_end_with_predict_proba_calibrated_or_through_the_predictor(data, params):
+    # as scikit-learn's staged methods: the last stage is predict_proba, the last staged label predict. Every stage
+    # is calibrated by the fitted temperature (the labels are the mixture's); with a predictor that predicts (and
+    # no calibration then), the stages before the last are the cascade's mixtures
+    X, y, Xt, _ = data
+    common = dict(FAST, calibration="temperature", max_depth_factor=1, n_tolerant_layers=3)
+    plain = list(MDDFClassifier(**{**common, "calibration": None}).fit(X, y).staged_predict_proba(Xt))
+    clf = MDDFClassifier(**common, **params).fit(X, y)
+    stages, labels = list(clf.staged_predict_proba(Xt)), list(clf.staged_predict(Xt))
+    assert len(stages) == len(labels) == len(plain) == clf.n_layers_ == 3
+    assert np.array_equal(stages[-1], clf.predict_proba(Xt)) and np.array_equal(labels[-1], clf.predict(Xt))
+    if clf.calibration_ is not None:
+        assert "predictor" not in params
+        assert all(np.array_equal(stage, clf.calibration_.apply(p)) for stage, p in zip(stages, plain))
+    else:
+        assert clf.predictor_input_ in ("stacked", "blend", "raw")
+        assert all(np.array_equal(stage, p) for stage, p in zip(stages[:-1], plain[:-1]))
+    for stage, p, label in zip(stages[:-1], plain, labels):
+        assert np.array_equal(label, clf.classes_[stage.argmax(axis=1)])
+        assert np.array_equal(stage.argmax(axis=1), p.argmax(axis=1))
+
+
 def test_transform_and_fit_transform_shapes(data):
     X, y, Xt, _ = data
     clf = MDDFClassifier(

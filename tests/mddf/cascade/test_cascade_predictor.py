@@ -40,7 +40,9 @@ def _cascade(**params):
 def test_predict_uses_the_predictor_on_x_and_f_T():
     clf = _cascade(predictor=RecordingClassifier()).fit(X_IRIS, LABELS)
     Z = np.hstack([X_IRIS.astype(np.float32), clf.transform(X_IRIS)])
-    assert np.array_equal(clf.predict_proba(X_IRIS), clf.predictor_.predict_proba(Z))
+    own = clf.predictor_.predict_proba(Z).astype(np.float64)  # float32 on float32 input: rows renormalised
+    np.testing.assert_allclose(clf.predict_proba(X_IRIS), own / own.sum(axis=1, keepdims=True), rtol=1e-15)
+    np.testing.assert_allclose(clf.predict_proba(X_IRIS).sum(axis=1), 1.0, rtol=0, atol=1e-12)
     assert np.array_equal(clf.predict(X_IRIS), clf.classes_[clf.predictor_.predict_proba(Z).argmax(axis=1)])
     assert set(clf.predict(X_IRIS)) <= set(LABELS)
 
@@ -53,14 +55,20 @@ def test_the_predictor_learns_from_out_of_fold_class_vectors():
     assert clf.predictor_.fit_weight_ is None
 
 
-def test_staged_outputs_transform_and_oof_features_are_the_cascades():
-    plain = _cascade().fit(X_IRIS, LABELS)
+def test_the_stages_are_the_cascades_but_the_last_the_predictors_as_transform_and_oof_features_are():
+    # staged_predict_proba ends with predict_proba (scikit-learn's staged methods do): with a predictor, its output;
+    # the stages before are the cascade's, as transform and oof_features_ are
+    plain = _cascade(calibration=None).fit(X_IRIS, LABELS)
     assert plain.predictor_ is None
     for predictor in ("forest", "xgboost", "hgb"):
         clf = _cascade(predictor=predictor).fit(X_IRIS, LABELS)
-        for a, b in zip(plain.staged_predict_proba(X_IRIS), clf.staged_predict_proba(X_IRIS), strict=True):
-            assert np.array_equal(a, b)
-        assert all(np.array_equal(a, b) for a, b in zip(plain.staged_predict(X_IRIS), clf.staged_predict(X_IRIS)))
+        assert clf.calibration_ is None  # not with a predictor that predicts
+        stages, plain_stages = list(clf.staged_predict_proba(X_IRIS)), list(plain.staged_predict_proba(X_IRIS))
+        assert len(stages) == len(plain_stages) == clf.n_layers_  # tests/mddf/cascade/test_cascade_classifier.py: 3
+        assert all(np.array_equal(a, b) for a, b in zip(stages[:-1], plain_stages[:-1]))
+        assert np.array_equal(stages[-1], clf.predict_proba(X_IRIS))
+        labels = list(clf.staged_predict(X_IRIS))
+        assert np.array_equal(labels[-1], clf.predict(X_IRIS))
         assert np.array_equal(plain.transform(X_IRIS), clf.transform(X_IRIS))
         assert all(np.array_equal(a, b) for a, b in zip(plain.oof_features_, clf.oof_features_, strict=True))
         assert np.array_equal(plain.alphas_, clf.alphas_)
@@ -94,7 +102,9 @@ def test_sample_weight_reaches_the_predictor():
     w = np.where(Y_IRIS == 0, 2.0, 1.0)
     w[:5] = 0.0
     clf = _cascade(predictor=RecordingClassifier()).fit(X_IRIS, LABELS, sample_weight=w)
-    assert np.array_equal(clf.predictor_.fit_weight_, w[5:])  # rows of weight 0 left out
+    # the weights in their ratios, rescaled by a power of two as the cascade's are; rows of weight 0 left out
+    ratio = clf.predictor_.fit_weight_ / w[5:]
+    assert np.all(ratio == ratio[0]) and np.log2(ratio[0]) == round(np.log2(ratio[0]))
     assert len(clf.predictor_.fit_X_) == len(w) - 5
     equal = _cascade(predictor=KNeighborsClassifier()).fit(X_IRIS, LABELS, sample_weight=np.full(len(w), 3.0))
     assert equal.predictor_ is not None  # equal weights need no sample_weight

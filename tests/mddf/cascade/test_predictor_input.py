@@ -69,8 +69,8 @@ def test_the_default_reads_x_and_f_T_and_scores_nothing():
 
 
 def _cascade_proba(clf, X):
-    """The cascade's own class probabilities, whatever predicts."""
-    *_, last = clf.staged_predict_proba(X)
+    """The cascade's own class probabilities (its mixture after the last kept layer), whatever predicts."""
+    *_, (_, last) = clf._staged(X)
     return last
 
 
@@ -163,7 +163,7 @@ def test_auto_chooses_x_alone_and_then_predicts_without_the_layers(monkeypatch):
     monkeypatch.setattr(MarginPolicy, "replay", no_layers)
     assert np.array_equal(clf.predict(X), clf.classes_[expected.argmax(axis=1)])
     with pytest.raises(AssertionError, match="the layers ran"):
-        next(clf.staged_predict_proba(X))  # the staged outputs stay the cascade's
+        next(clf.staged_predict_proba(X))  # the stages before the last are the cascade's
 
 
 def test_auto_choice_is_seeded_by_random_state_independent_of_n_jobs_and_survives_pickling():

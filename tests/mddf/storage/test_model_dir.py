@@ -196,6 +196,25 @@ def test_a_missing_file_or_a_moved_folder_raises_an_error_naming_the_file(digits
         model.predict_proba(X_new)
 
 
+def test_a_deleted_marker_makes_prediction_an_error_naming_it(digits, tmp_path):
+    # the marker says the folder's files are this fit's: without it, predicting (and loading the models into memory)
+    # is mddf's error naming the file, not a silent success. Unpickling is not refused, so that the model can still
+    # be pointed at an intact copy of its folder.
+    X, y, X_new = digits
+    model = MDDFClassifier(**FAST, model_dir=tmp_path / "model").fit(X, y)
+    expected, data = model.predict_proba(X_new), pickle.dumps(model)
+    shutil.copytree(tmp_path / "model", tmp_path / "copy")
+    os.remove(tmp_path / "model" / MARKER)
+    missing = re.escape(f"model file {tmp_path / 'model' / MARKER}: missing: the marker mddf wrote")
+    for call in (model.predict, model.transform, lambda X: pickle.loads(data).predict_proba(X)):
+        with pytest.raises(ModelFileError, match=missing) as error:
+            call(X_new)
+        assert error.value.path == str(tmp_path / "model" / MARKER)
+    with pytest.raises(ModelFileError, match=missing):
+        pickle.loads(data).to_memory()
+    assert np.array_equal(pickle.loads(data).relocate_model_dir(tmp_path / "copy").predict_proba(X_new), expected)
+
+
 def test_refit_replaces_the_previous_files_and_an_old_pickle_then_fails_clearly(digits, tmp_path):
     X, y, X_new = digits
     model = MDDFClassifier(**{**FAST, "max_layers": 2, "n_tolerant_layers": 2}, model_dir=tmp_path)
