@@ -27,7 +27,6 @@ from .paper_tables import write_tables
 from .planning import available as usable_methods
 from .planning import (
     bindings,
-    check_out_folder,
     check_task,
     describe,
     metric_for,
@@ -41,7 +40,7 @@ from .registry import unavailable_reason
 from .runbook import bound_records, plan, unfinished
 from .runner import DatasetUnavailable, load, task_of
 from .store import ResultStore, new_record
-from .studies import UsageError, open_user_data
+from .studies import UsageError, check_out, open_user_data
 from .suites import DEEPBOOST_N_FOLDS, SUITES, protocol_of
 from .tables import write_markdown
 
@@ -101,7 +100,7 @@ def run(args, registry=None, *, command: str) -> int:
         if protocol == "practitioner":
             default_out += "-practitioner"
     out = args.out or Path("results") / default_out
-    check_out_folder(out)
+    check_out(out)
     try:
         specs = registry.select(args.methods, ablation=args.ablation, peers=args.peers, protocol=protocol)
         if protocol == "practitioner" and BASELINE not in {s.name for s in specs}:

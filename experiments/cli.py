@@ -44,6 +44,7 @@ class Command:
     summary: str
     schedules: bool = False  #: runs many runs: takes --scheduler (checked before running) and a registry
     description: str | None = None  #: its ``--help``'s description (default: its module's docstring)
+    out: str = "folder"  #: what its ``--out`` names: a folder, or a file (``".npz file"``)
 
     @property
     def help(self) -> str:
@@ -78,7 +79,7 @@ COMMANDS = {command.name: command for command in (
     Command("small-sample", options.small_sample_options, "small_sample", "small_sample.py",
             "score against the training fraction (the mdDF paper's Figure 6)", schedules=True),
     Command("export-features", options.export_features_options, "feature_export", "export_features.py",
-            "fit mdDF and save its per-layer features (.npz)"),
+            "fit mdDF and save its per-layer features (.npz)", out="path of the .npz file to write"),
     Command("plot-layers", options.plot_layers_options, "layer_figures", "plot_layers.py",
             "accuracy and margins over mdDF's layers (Figures 8, 9)"),
     Command("plot-tsne", options.plot_tsne_options, "tsne_figure", "plot_tsne.py",
@@ -98,7 +99,7 @@ def _run(name: str, parser, args, argv: list, *, registry, prog: str | None, com
     exit status 2. Returns the exit status."""
     from mddf.datasets.user_data import UserDataError
 
-    from .studies import NothingToRun, OptionError, OutputError, UsageError, check_n_jobs
+    from .studies import NothingToRun, OptionError, UsageError, check_options
 
     if COMMANDS[name].schedules:
         check_scheduler_args(parser, args)
@@ -107,11 +108,11 @@ def _run(name: str, parser, args, argv: list, *, registry, prog: str | None, com
     if getattr(args, "data_home", None) is not None:  # --data-home: where every loader of the subcommand looks
         os.environ["MDDF_DATA"] = str(Path(args.data_home).resolve())
     try:
-        check_n_jobs(getattr(args, "n_jobs", None))
+        check_options(args, COMMANDS[name].out)
         return COMMANDS[name].run(args, registry=registry, command=line)
     except UsageError as exc:
         parser.error(str(exc))
-    except (UserDataError, FolderLocked, FolderUnwritable, OutputError, OptionError) as exc:
+    except (UserDataError, FolderLocked, FolderUnwritable, OptionError) as exc:
         print(f"{who}: error: {_one_line(exc)}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except NothingToRun as exc:

@@ -46,7 +46,7 @@ import numpy as np
 from mddf.datasets.user_data import UserDataSource
 
 from .environment import package_versions
-from .studies import MDDF_CONFIGURATION, OutputError, fit_mddf, logger, mddf_params, resolve_dataset
+from .studies import MDDF_CONFIGURATION, OptionError, fit_mddf, logger, mddf_params, resolve_dataset
 
 LAYOUT = __doc__[__doc__.index("Layout of the file") : __doc__.index("Examples of their use")].strip()
 
@@ -61,12 +61,15 @@ def layer_features(model, dataset):
 
 
 def run(args, *, command: str) -> int:
-    """Fit mdDF on the dataset of the arguments and write its layer features (the layout above); print the file's
-    path and return 0."""
+    """Fit mdDF on the dataset of the arguments and write its layer features (the layout above) to ``--out`` (``.npz``
+    appended when it lacks it), refusing an existing file unless ``--force``; print the file's path and return 0."""
     log = logger(args)
-    if args.out is not None and args.out.is_dir():
-        raise OutputError(f"--out {args.out} is a folder; give the path of the .npz file to write")
     ds = resolve_dataset(args, log, seed=args.seed)
+    user = ds.extra.get("user_data")
+    out = args.out or Path("results/features") / f"{UserDataSource(**user).slug if user else ds.name}_mddf_features.npz"
+    out = out if out.suffix == ".npz" else out.with_name(out.name + ".npz")  # where numpy.savez writes
+    if out.exists() and not args.force:
+        raise OptionError(f"--out {out} exists; pass --force to replace it, or give another --out")
     regression = ds.extra.get("task") == "regression"
     target_type = np.float64 if regression else np.int64
     model, seconds = fit_mddf(ds, args, log)
@@ -96,14 +99,13 @@ def run(args, *, command: str) -> int:
     meta["mddf_params"] = {**mddf_params(args), "random_state": args.seed, "n_jobs": args.n_jobs}
     meta.update(n_layers=int(model.n_layers_), stop_reason=str(getattr(model, "stop_reason_", "")))
     meta.update(fit_seconds=round(seconds, 3), versions=package_versions(), command=command, layout=LAYOUT)
-    if ds.extra.get("user_data"):
-        meta["data_source"] = ds.extra["user_data"]
+    if user:
+        meta["data_source"] = user
         meta["feature_names"] = list(ds.feature_names)
     arrays["meta"] = np.asarray(json.dumps(meta, default=str))
-    user = ds.extra.get("user_data")
-    name = UserDataSource(**user).slug if user else ds.name
-    out = args.out or Path("results/features") / f"{name}_mddf_features.npz"
     out.parent.mkdir(parents=True, exist_ok=True)
+    if out.exists():
+        log(f"replacing {out} (--force)")
     np.savez_compressed(out, **arrays)
     log(f"wrote {out}: train_features {train.shape}" + (f", test_features {test.shape}" if test is not None else ""))
     print(out)

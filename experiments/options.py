@@ -379,8 +379,9 @@ def export_features_options(parser: argparse.ArgumentParser) -> None:
         type=Path,
         default=None,
         help="output .npz (default: results/features/<dataset>_mddf_features.npz; with --data "
-        "<file stem>-<sha256 prefix> for <dataset>)",
+        "<file stem>-<sha256 prefix> for <dataset>); an existing file is refused unless --force",
     )
+    parser.add_argument("--force", action="store_true", help="replace the --out file if it exists")
 
 
 def plot_layers_options(parser: argparse.ArgumentParser) -> None:

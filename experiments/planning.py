@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
@@ -16,7 +15,7 @@ from .metrics import DEFAULT_METRIC, METRICS, metrics_of
 from .protocols.practitioner import fold_count
 from .registry import BuildContext, unavailable_reason
 from .runner import task_of
-from .studies import OptionError, OutputError, UsageError
+from .studies import OptionError, UsageError
 from .suites import image_shape_of
 
 #: A regression's training fraction must leave at least this many rows.
@@ -84,12 +83,6 @@ def check_task(protocol: str, task: str) -> None:
             "--protocol paper is the papers' classification protocol; a regression target runs under "
             "--protocol practitioner"
         )
-
-
-def check_out_folder(out: Path) -> None:
-    """Refuse an ``--out`` that is an existing file (one line, exit status 2)."""
-    if out.exists() and not out.is_dir():
-        raise OutputError(f"--out {out} is a file; give a folder (it is created if missing)")
 
 
 @dataclass(frozen=True)

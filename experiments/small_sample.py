@@ -27,12 +27,12 @@ from .figures import plt, save_figure
 from .methods import default_registry
 from .metrics import METRICS
 from .outlock import hold
-from .planning import available, bindings, check_out_folder, check_task, describe, metric_for, unusable_fractions
+from .planning import available, bindings, check_task, describe, metric_for, unusable_fractions
 from .provenance import provenance
 from .runbook import bound_records, plan, unfinished
 from .runner import task_of
 from .store import ResultStore
-from .studies import NothingToRun, UsageError, logger, resolve_dataset
+from .studies import NothingToRun, UsageError, check_out, logger, resolve_dataset
 from .suites import protocol_of
 from .tables import write_rows
 
@@ -109,8 +109,6 @@ def run(args, registry=None, *, command: str) -> int:
     profile = "quick" if args.quick else "paper"
     fractions = args.fractions or list(QUICK_FRACTIONS if args.quick else DEFAULT_FRACTIONS)
     protocol = args.protocol or ("practitioner" if args.data is not None else "paper")
-    if args.out is not None:
-        check_out_folder(args.out)
     try:
         if args.methods:
             asked = [registry.get(name) for name in args.methods.split(",") if name.strip()]
@@ -137,7 +135,7 @@ def run(args, registry=None, *, command: str) -> int:
     if out is None:
         out = Path("results") / UserDataSource(**ds.extra["user_data"]).slug / "small_sample" if user_file else None
         out = out or Path("results/small_sample")
-        check_out_folder(out)
+        check_out(out)
 
     specs = available(asked, task, asked={s.name for s in asked} if args.methods else ())
     if not specs:

@@ -231,7 +231,9 @@ class TaskPolicy:
                 random_state=rng.randint(MAX_SEED),
             )
         except ValueError as exc:  # scikit-learn's message names test_size, not the hold-out
-            raise ValueError(f"{self.name}: the validation_fraction={fraction} hold-out of {len(y)} rows: {exc}") from None
+            raise ValueError(
+                f"{self.name}: the validation_fraction={fraction} hold-out of {len(y)} rows: {exc}"
+            ) from exc
         X, X_val = np.ascontiguousarray(X), np.ascontiguousarray(X_val)
         weight, weight_val = weights or (None, None)
         if weight is not None:

@@ -253,7 +253,7 @@ def test_usage_errors_exit_2_without_a_traceback(argv, message, capsys):
     assert message in err and "Traceback" not in err
 
 
-@pytest.mark.parametrize("command", ["benchmark", "small-sample", "export-features"])
+@pytest.mark.parametrize("command", ["benchmark", "small-sample", "export-features", "plot-layers", "plot-tsne"])
 def test_an_out_of_the_wrong_kind_is_one_line_and_exit_2(tmp_path, user_csv, capsys, command):
     out = tmp_path / ("folder" if command == "export-features" else "table.txt")
     out.mkdir() if command == "export-features" else out.write_text("mine")
@@ -275,6 +275,60 @@ def test_n_jobs_0_or_absurd_is_refused_in_one_line_before_anything_runs(tmp_path
         f"mddf: error: --n-jobs {value} {why}: give a number of threads (1 to 1024), or -1 for all cores\n"
     )
     assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    "command, option", [("benchmark", "--workers"), ("small-sample", "--workers"), ("small-sample", "--seeds")]
+)
+def test_workers_or_seeds_of_0_are_refused_in_one_line(tmp_path, user_csv, capsys, command, option):
+    out = tmp_path / "out"
+    assert cli.main([command, "--data", str(user_csv), "--target", "y", option, "0", "--out", str(out)]) == 2
+    assert capsys.readouterr().err == f"mddf: error: {option} 0 would run nothing: give 1 or more\n"
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("command", ["export-features", "plot-layers"])
+def test_a_class_of_one_row_stops_a_single_fit_naming_its_label_as_the_benchmark_does(tmp_path, capsys, command):
+    from user_csv import write_user_csv
+
+    data = write_user_csv(tmp_path / "solo.csv")
+    data.write_text(data.read_text().replace(",yes\n", ",alone\n", 1))
+    out = tmp_path / ("f.npz" if command == "export-features" else "figures")
+    argv = ["--data", str(data), "--target", "y", "--quick", "--quiet", "--out", str(out)]
+    assert cli.main([command, *argv]) == 2
+    single = "solo.csv: class 'alone' has a single row; training and testing need at least 2 rows of every class"
+    assert capsys.readouterr().err.startswith(f"mddf: error: {single}")
+    assert cli.main(["benchmark", *argv[:-1], str(tmp_path / "bench")]) == 2
+    assert single in capsys.readouterr().err and not out.exists()
+
+
+def test_a_class_of_two_rows_is_fitted_adapted_to_it_as_the_benchmarks_runs_are(tmp_path, capsys):
+    from user_csv import write_user_csv
+
+    data = write_user_csv(tmp_path / "pair.csv")
+    data.write_text(data.read_text().replace(",yes\n", ",two\n", 2))
+    argv = ["export-features", "--data", str(data), "--target", "y", "--quick", "--n-jobs", "1"]
+    assert cli.main([*argv, "--out", str(tmp_path / "f.npz")]) == 0
+    assert "  adapted to class 'two', of 1 training row(s): class_vectors='oob'" in capsys.readouterr().err
+
+
+def test_export_features_refuses_an_existing_file_unless_forced_and_prints_the_path_it_writes(
+    tmp_path, user_csv, capsys
+):
+    mine = tmp_path / "features.npz"
+    mine.write_text("the user's own file")
+    argv = ["export-features", "--data", str(user_csv), "--target", "y", "--quick", "--n-jobs", "1", "--quiet"]
+    assert cli.main([*argv, "--out", str(mine)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"mddf: error: --out {mine} exists; pass --force to replace it, or give another --out\n"
+    assert mine.read_text() == "the user's own file"
+    assert cli.main([*argv, "--out", str(mine), "--force"]) == 0
+    assert capsys.readouterr().out == f"{mine}\n" and np.load(mine)["layers"].size >= 1
+    # numpy appends .npz to a name without it: the path printed is the file written, and nothing else is touched
+    (tmp_path / "plain").write_text("mine too")
+    assert cli.main([*argv, "--out", str(tmp_path / "plain")]) == 0
+    assert capsys.readouterr().out == f"{tmp_path / 'plain.npz'}\n" and (tmp_path / "plain.npz").is_file()
+    assert (tmp_path / "plain").read_text() == "mine too"
 
 
 @pytest.mark.parametrize("kind", ["Classifier", "Regressor"])
