@@ -202,7 +202,9 @@ def write(path, text):
         ("unknown drop", "mddf: error: --drop 'id': not a column of my.csv (columns: x1, x2, colour, size, y)"),
         ("wrong separator", "mddf: error: --sep ',' found 1 column in eu.csv; its first line holds ';': try --sep ';'"),
         ("damaged gzip", "mddf: error: my.csv.gz could not be decompressed ("),
-        ("NUL bytes", "mddf: error: the first line of nul.csv holds NUL bytes: it is not UTF-8 text"),
+        ("NUL bytes", "mddf: error: nul.csv is not a text table: it holds NUL bytes, or bytes that are not UTF-8"),
+        ("random bytes", "mddf: error: noise.csv is not a text table: it holds NUL bytes, or bytes that are not"),
+        ("values near 1e300", "mddf: error: column 'x1' of big.csv holds 1e+300, beyond the largest float32 number"),
     ],
 )
 @pytest.mark.parametrize("command", ["benchmark", "small-sample", "export-features"])
@@ -226,6 +228,12 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, user_csv, capsys, case, mess
     elif case == "NUL bytes":
         data = tmp_path / "nul.csv"
         data.write_bytes(user_csv.read_text().encode("utf-16"))
+    elif case == "random bytes":
+        data = tmp_path / "noise.csv"
+        data.write_bytes(np.random.default_rng(5).bytes(20000))  # its first line holds a '|' but no ','
+    elif case == "values near 1e300":
+        header, first, *rest = user_csv.read_text().splitlines(keepends=True)
+        data = write(tmp_path / "big.csv", header + "1e300" + first[first.index(",") :] + "".join(rest))
     extra = {"unknown drop": ["--drop", "id"], "wrong separator": ["--sep", ","]}.get(case, [])
     out = tmp_path / "out.npz"
     code = cli.main([command, "--data", str(data), "--target", target, *extra, "--out", str(out), "--quiet"])
