@@ -186,7 +186,8 @@ def _run_in(out, args, registry, datasets, available, source, command, protocol,
         print(f"nothing to run: {why}", file=sys.stderr)
         _print_skipped(skipped)
         return EXIT_NOTHING_TO_RUN
-    set_aside_stale(store, tasks, lambda text: print(text, file=sys.stderr))
+    made = [f"{stem}.{kind}" for stem in ("table", "ablation", "peers") for kind in ("md", "csv")] + [FIGURE]
+    set_aside_stale(store, tasks, lambda text: print(text, file=sys.stderr), alone=source is not None, made=made)
     code = run_from_args(tasks, store, args, registry)
     if code != EXIT_OK:
         return code

@@ -158,14 +158,15 @@ def run(args, registry=None, *, command: str) -> int:
         planned = dict(profile=profile, fractions=runnable, protocol=protocol, tasks={ds.name: task}, bindings=bound)
         tasks = plan([ds.name], specs, seeds, n_classes={ds.name: info.n_classes}, **planned)
         tasks = [t for t in tasks if (t.fraction, t.method) not in skipped]
-        set_aside_stale(store, tasks, lambda text: print(text, file=sys.stderr))
+        stem = f"small_sample_{ds.name}"
+        made = [f"{stem}.{kind}" for kind in ("png", "pdf", "csv")]
+        set_aside_stale(store, tasks, lambda text: print(text, file=sys.stderr), made=made)
         code = run_from_args(tasks, store, args, registry)
         if code != EXIT_OK:
             return code
 
         methods = [s.name for s in specs]
         rows = summarize(bound_records(tasks, store), ds.name, methods, runnable, profile, metric)
-        stem = f"small_sample_{ds.name}"
         prov = provenance(command=command, data=provenance_line(ds))
         written = save_figure(plot(rows, ds.name, methods, metric), out, stem, prov)
         written.append(write_rows(rows, out / f"{stem}.csv", prov))

@@ -95,13 +95,29 @@ def test_an_edited_file_never_resumes_the_old_results(tmp_path, capsys):
     second = read(out / "results.jsonl")
     assert len(second) == 4 and {r["data_sha256"] for r in second}.isdisjoint({r["data_sha256"] for r in first})
     (old,) = (out / "old").iterdir()
-    assert read(old) == first
+    assert read(old / "results.jsonl") == first and (old / "table.md").is_file() and (old / "figure.png").is_file()
     # the same command again resumes every run of the edited file
     capsys.readouterr()
     loud = ["--quick", "--n-jobs", "1", "--isolation", "inline", "--out", str(out)]
     assert cli.main(["benchmark", "--data", str(data), "--target", "y", *options, *loud]) == 0
     assert "resuming: 4 of 4 runs already finished" in capsys.readouterr().err
     assert read(out / "results.jsonl") == second
+
+
+def test_an_out_holding_another_tables_results_moves_them_and_their_tables_aside_and_says_where(tmp_path, capsys):
+    out = tmp_path / "out"
+    options = ["--methods", "RF-400", "--folds", "2", "--seeds", "1"]
+    assert benchmark(labelled(tmp_path / "eu.csv", seed=1), *options, out=out) == 0
+    first, table = read(out / "results.jsonl"), (out / "table.md").read_text()
+    capsys.readouterr()
+    assert benchmark(labelled(tmp_path / "my.csv"), *options, out=out) == 0
+    (old,) = (out / "old").iterdir()
+    assert capsys.readouterr().err.startswith(
+        f"{out / 'results.jsonl'} held 4 result(s) of other data or settings (other tables: eu); moved results.jsonl, "
+        f"table.md, table.csv, figure.png to {old}/ and kept the 0 record(s) that match\n"
+    )
+    assert read(old / "results.jsonl") == first and (old / "table.md").read_text() == table
+    assert {r["dataset"] for r in read(out / "results.jsonl")} == {"my"} and "my.csv" in (out / "table.md").read_text()
 
 
 def test_a_file_read_with_other_options_is_other_settings(tmp_path, capsys):
