@@ -18,7 +18,7 @@ from .comparison import comparison_of
 from .comparison import plot as plot_comparison
 from .comparison import to_csv as comparison_csv
 from .comparison import to_markdown as to_comparison_markdown
-from .defaults import DEFAULT_SEEDS
+from .defaults import BASELINE, DEFAULT_SEEDS
 from .exit_status import EXIT_NOTHING_TO_RUN, EXIT_OK, EXIT_RUN_FAILED
 from .methods import default_registry
 from .metrics import METRICS
@@ -44,7 +44,6 @@ from .studies import UsageError, check_out, open_user_data
 from .suites import DEEPBOOST_N_FOLDS, SUITES, protocol_of
 from .tables import write_markdown
 
-BASELINE = "Baseline"
 #: The figure beside table.md.
 FIGURE_STEM = "figure"
 FIGURE = f"{FIGURE_STEM}.png"
@@ -176,7 +175,7 @@ def _run_in(out, args, registry, datasets, available, source, command, protocol,
 
     bound = bindings(infos, available, protocol=protocol, profile=args.profile, n_folds=n_folds)
     planned = dict(n_classes=n_classes, image_shapes=image_shapes, profile=args.profile, protocol=protocol)
-    tasks = plan(usable, available, seeds, **planned, n_folds=n_folds, tasks=tasks_of, bindings=bound)
+    tasks = plan(usable, available, seeds, **planned, n_folds=n_folds, tasks=tasks_of, bindings=bound, metrics=rankings)
     tasks = [t for t in tasks if (t.dataset, t.method) not in too_small]
     if not tasks:
         if usable:

@@ -112,9 +112,10 @@ def method_settings(spec, ctx) -> dict:
 
 def run_settings(*, protocol, task, profile, n_folds=None, validation_fraction=0.2, reading=None, method=None) -> dict:
     """The options that change a run's result, as one JSON-safe dict (see the module docstring)."""
-    from .metrics import PROBA_CLIP
+    from .metrics import METRICS, PROBA_CLIP
 
-    settings = {"result_version": RESULT_VERSION, "metrics": {"proba_clip": PROBA_CLIP}, "protocol": protocol}
+    metrics = {"proba_clip": PROBA_CLIP, "recorded": list(METRICS)}  # a record without a metric is not resumed
+    settings = {"result_version": RESULT_VERSION, "metrics": metrics, "protocol": protocol}
     settings.update(task=task, profile=profile, n_folds=n_folds, validation_fraction=validation_fraction)
     return {**settings, "reading": _plain(reading or {}), "method": method}
 

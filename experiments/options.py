@@ -331,12 +331,9 @@ def add_protocol_arguments(parser: argparse.ArgumentParser, *, folds: bool = Tru
     parser.add_argument(
         "--metric",
         choices=list(METRICS),
-        help=(
-            "the metric that ranks (default: accuracy, but balanced_accuracy when the smallest class holds under 40%% "
-            "of an even share of the rows, under 20%% for two classes; r2 for a regression); every metric is reported"
-            if folds
-            else "the metric drawn (default: accuracy, or r2 for a regression)"
-        ),
+        help=f"the metric {'that ranks' if folds else 'drawn'} (default: accuracy, but roc_auc when the smallest class "
+        "holds under 40%% of an even share of the rows, under 20%% for two classes; r2 for a regression)"
+        + ("; every metric is reported" if folds else ""),
     )
 
 

@@ -24,7 +24,8 @@ MIN_REGRESSION_ROWS = 10
 
 #: A classification whose smallest class holds less than this share of an even split (of 1/k of the rows for k
 #: classes; 20% of the rows for two classes) is imbalanced: without ``--metric`` the practitioner protocol ranks it
-#: by balanced accuracy, which a model predicting the large classes only does not win.
+#: by ROC AUC, which scores the probabilities whatever the threshold and which a model predicting the large classes
+#: only does not win (the command-line page says why ROC AUC rather than the log-loss).
 IMBALANCE = 0.4
 
 
@@ -58,9 +59,9 @@ def metric_for(name, task: str) -> str:
 
 
 def ranking_metric(ds, name, log) -> str:
-    """The metric that ranks the practitioner table of ``ds``: ``name`` when given (:func:`metric_for`), else the
-    task's default, but balanced accuracy for an imbalanced classification (:data:`IMBALANCE`), which ``log`` says
-    in one line naming the smallest class and its share of the rows."""
+    """The metric that ranks the runs of ``ds``: ``name`` when given (:func:`metric_for`), else the task's default,
+    but ROC AUC for an imbalanced classification (:data:`IMBALANCE`; balanced accuracy when the fixed test rows lack a
+    class), which ``log`` says in one line naming the smallest class and its share of the rows."""
     from mddf.datasets.user_data import class_shares, percent
 
     task = task_of(ds)
@@ -69,11 +70,13 @@ def ranking_metric(ds, name, log) -> str:
     label, share = class_shares(ds)[-1]
     if share * ds.n_classes >= IMBALANCE:
         return metric_for(None, task)
+    # ROC AUC needs every class among the test rows: a fixed test file without one ranks by balanced accuracy
+    ranked = "roc_auc" if ds.y_test is None or len(np.unique(ds.y_test)) == ds.n_classes else "balanced_accuracy"
     log(
-        f"{ds.name}: ranked by balanced accuracy, as its smallest class, {str(label)!r}, holds {percent(share)} of "
-        "the rows (--metric accuracy ranks by accuracy)"
+        f"{ds.name}: ranked by {METRICS[ranked].label}, as its smallest class, {str(label)!r}, holds "
+        f"{percent(share)} of the rows (--metric accuracy ranks by accuracy)"
     )
-    return "balanced_accuracy"
+    return ranked
 
 
 def check_task(protocol: str, task: str) -> None:

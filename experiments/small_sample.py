@@ -21,13 +21,13 @@ from mddf.datasets.user_data import UserDataSource, provenance_line
 
 from .binding import set_aside_stale
 from .cluster import run_from_args
-from .defaults import SMALL_SAMPLE_PAPER_METHODS
+from .defaults import BASELINE, SMALL_SAMPLE_PAPER_METHODS
 from .exit_status import EXIT_NOTHING_TO_RUN, EXIT_OK, EXIT_RUN_FAILED
 from .figures import plt, save_figure
 from .methods import default_registry
 from .metrics import METRICS
 from .outlock import hold
-from .planning import available, bindings, check_task, describe, metric_for, unusable_fractions
+from .planning import available, bindings, check_task, describe, ranking_metric, unusable_fractions
 from .provenance import provenance
 from .runbook import bound_records, plan, unfinished
 from .runner import task_of
@@ -38,7 +38,6 @@ from .tables import write_rows
 
 DEFAULT_FRACTIONS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0)
 QUICK_FRACTIONS = (0.05, 0.2, 1.0)
-BASELINE = "Baseline"
 
 
 _KEYS = ("dataset", "method", "fraction", "profile", "status")
@@ -130,7 +129,7 @@ def run(args, registry=None, *, command: str) -> int:
         raise UsageError(f"{ds.name} has no train/test split; the study needs one")
     task = task_of(ds)
     check_task(protocol, task)
-    metric = metric_for(args.metric, task)
+    metric = ranking_metric(ds, args.metric, log)
     out = args.out
     if out is None:
         out = Path("results") / UserDataSource(**ds.extra["user_data"]).slug / "small_sample" if user_file else None
@@ -156,6 +155,7 @@ def run(args, registry=None, *, command: str) -> int:
         store = ResultStore(out / "results.jsonl")
         bound = bindings([info], specs, protocol=protocol, profile=profile, n_folds={})
         planned = dict(profile=profile, fractions=runnable, protocol=protocol, tasks={ds.name: task}, bindings=bound)
+        planned["metrics"] = {ds.name: metric}
         tasks = plan([ds.name], specs, seeds, n_classes={ds.name: info.n_classes}, **planned)
         tasks = [t for t in tasks if (t.fraction, t.method) not in skipped]
         stem = f"small_sample_{ds.name}"

@@ -225,20 +225,28 @@ def test_the_warm_up_fit_leaves_the_timed_fit_unchanged():
     assert untimed[0] == untimed[1]  # every layer's margins, weights and accuracies, bit for bit
 
 
-def test_an_imbalanced_target_is_ranked_by_balanced_accuracy_unless_metric_says_otherwise(tmp_path, capsys):
+def test_an_imbalanced_target_is_ranked_by_roc_auc_and_a_line_says_when_nothing_beats_the_baseline(tmp_path, capsys):
     rng = np.random.default_rng(0)
-    y = np.where(np.arange(200) % 33 == 0, "no", "yes")  # 'no' holds 7 of the 200 rows
+    y = np.where(np.arange(200) % 33 == 0, "no", "yes")  # 'no' holds 7 of the 200 rows, which x does not predict
     pd.DataFrame({"x": rng.normal(size=200), "y": y}).to_csv(tmp_path / "rare.csv", index=False)
-    argv = ["benchmark", "--data", str(tmp_path / "rare.csv"), "--target", "y", "--methods", "Baseline"]
-    options = ["--folds", "2", "--seeds", "1", "--quick", "--n-jobs", "1", "--isolation", "inline"]
+    argv = ["benchmark", "--data", str(tmp_path / "rare.csv"), "--target", "y", "--methods", "Baseline,RF-400"]
+    options = ["--folds", "5", "--seeds", "1", "--quick", "--n-jobs", "1", "--isolation", "inline"]
     assert cli.main([*argv, *options, "--out", str(tmp_path / "a")]) == 0
     captured = capsys.readouterr()
     assert "2 classes: yes 96%, no 4%; practitioner protocol" in captured.err
     assert (
-        "rare: ranked by balanced accuracy, as its smallest class, 'no', holds 4% of the rows (--metric accuracy "
+        "rare: ranked by ROC AUC, as its smallest class, 'no', holds 4% of the rows (--metric accuracy "
         "ranks by accuracy)\n" in captured.err
     )
-    assert captured.out.startswith("### rare.csv: balanced accuracy (%), practitioner protocol")
+    assert "rare / RF-400 / seed 0 / fold 0: ROC AUC 0." in captured.err  # the progress lines show it
+    assert captured.out.startswith("### rare.csv: ROC AUC, practitioner protocol")
+    baseline = next(line for line in captured.out.splitlines() if line.split(" | ")[0].strip("|* ★") == "Baseline")
+    assert baseline.split(" | ")[1].replace("*", "") == "0.5000 ± 0.0000"  # the class shares: no ranking at all
+    assert "No method beats Baseline by more than 2 standard errors on ROC AUC." in captured.out
+    rows = {r["method"]: r for r in read_csv_rows(tmp_path / "a" / "table.csv")}
+    if float(rows["RF-400"]["roc_auc"]) > 0.5:  # ranked above the baseline: its log-loss is said if worse
+        worse = float(rows["RF-400"]["log_loss"]) > float(rows["Baseline"]["log_loss"])
+        assert worse == ("RF-400, ranked best on ROC AUC, has a worse log-loss than Baseline" in captured.out)
     assert cli.main([*argv, *options, "--out", str(tmp_path / "b"), "--metric", "accuracy"]) == 0
     captured = capsys.readouterr()
     assert captured.out.startswith("### rare.csv: accuracy (%)") and "ranked by" not in captured.err
@@ -248,9 +256,9 @@ def test_an_imbalanced_target_is_ranked_by_balanced_accuracy_unless_metric_says_
     "counts, metric",
     [
         ((80, 20), "accuracy"),  # 20% of the rows: not under it
-        ((81, 19), "balanced_accuracy"),
+        ((81, 19), "roc_auc"),
         ((40, 40, 20), "accuracy"),  # three classes: 20% is 60% of an even share
-        ((45, 42, 13), "balanced_accuracy"),  # 13% is under 40% of 33%
+        ((45, 42, 13), "roc_auc"),  # 13% is under 40% of 33%
         ((10,) * 10, "accuracy"),  # ten even classes of 10% each
     ],
 )
@@ -263,8 +271,12 @@ def test_the_imbalance_rule_counts_the_smallest_class_against_an_even_share(coun
     ds = Dataset("t", np.zeros((len(y), 1)), y, None, None, ["x"], classes, extra={"task": "classification"})
     said = []
     assert ranking_metric(ds, None, said.append) == metric
-    assert len(said) == (metric == "balanced_accuracy")
+    assert len(said) == (metric == "roc_auc")
     assert ranking_metric(ds, "log_loss", said.append) == "log_loss"
+    if metric == "roc_auc":  # a fixed test file without every class has no ROC AUC: balanced accuracy ranks
+        tested = Dataset("t", *(np.zeros((len(y), 1)), y), np.zeros((2, 1)), np.zeros(2, int), ["x"], classes)
+        assert ranking_metric(tested, None, said.append) == "balanced_accuracy"
+        assert said[-1].startswith("t: ranked by balanced accuracy, as its smallest class, 'c")
 
 
 def test_the_benchmark_imports_matplotlib_only_to_draw_its_figure():
