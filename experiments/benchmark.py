@@ -18,7 +18,7 @@ from .comparison import comparison_of
 from .comparison import plot as plot_comparison
 from .comparison import to_csv as comparison_csv
 from .comparison import to_markdown as to_comparison_markdown
-from .defaults import BASELINE, DEFAULT_SEEDS
+from .defaults import DEFAULT_SEEDS
 from .exit_status import EXIT_NOTHING_TO_RUN, EXIT_OK, EXIT_RUN_FAILED
 from .methods import default_registry
 from .metrics import METRICS
@@ -102,8 +102,6 @@ def run(args, registry=None, *, command: str) -> int:
     check_out(out)
     try:
         specs = registry.select(args.methods, ablation=args.ablation, peers=args.peers, protocol=protocol)
-        if protocol == "practitioner" and BASELINE not in {s.name for s in specs}:
-            specs = [registry.get(BASELINE), *specs]  # the baseline row is always there
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     # A --data file is read and checked before anything is written: a bad file leaves nothing on disk.

@@ -9,7 +9,7 @@ import importlib.util
 from pathlib import Path
 
 from .cluster import add_scheduler_argument
-from .methods import PROFILES
+from .methods import PROFILES, default_registry
 from .metrics import METRICS
 from .suites import SUITES
 
@@ -215,17 +215,22 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quiet", action="store_true", help="no progress bar and no per-run lines")
 
 
-BENCHMARK_DESCRIPTION = """Benchmark runner: every method on a table of your own (--data PATH --target COLUMN), or on
+_PRACTITIONER_METHODS = ", ".join(
+    spec.name + (f" ({spec.extra} extra)" if spec.extra else "")
+    for spec in default_registry().select(protocol="practitioner")
+)
+BENCHMARK_DESCRIPTION = f"""Benchmark runner: every method on a table of your own (--data PATH --target COLUMN), or on
 the papers' datasets with their protocol (the mdDF paper's Table 2 and 3, the DeepBoost paper's Tables 1-3).
 
 Two protocols, named in each table's header:
   practitioner (the default with --data): mdDF, a baseline (the majority class, or the mean), early-stopped
-    HistGradientBoosting, LightGBM (when installed) and XGBoost, and a 400-tree random forest, by
-    repeated k-fold cross-validation (5 folds, stratified, x 2 seeds; fewer folds for a small class).
+    boosting and a 400-tree random forest, by repeated k-fold cross-validation (5 folds, stratified, x 2
+    seeds; fewer folds for a small class). Its methods:
+    {_PRACTITIONER_METHODS}.
     table.md gives each method's mean ± standard error on every metric (classification: accuracy,
-    balanced accuracy, log-loss; regression: R², RMSE), its paired difference to the best method on
-    --metric, and marks a winner only where that difference exceeds 2 standard errors for every
-    other method; figure.png draws it. A continuous target (or --task regression) is a regression.
+    balanced accuracy, ROC AUC, log-loss; regression: R², RMSE), its paired difference to the best method
+    on --metric, and marks a winner only where that difference exceeds 2 standard errors for
+    every other method; figure.png draws it. A continuous target (or --task regression) is a regression.
   paper (the default for the suites): the papers' methods and budgets (random forest and XGBoost with
     400 x k trees, k = the layers mdDF kept) on each dataset's train/test split (the DeepBoost
     datasets: that paper's 10 folds); table.md is laid out like the paper's Table 2, with the

@@ -21,7 +21,7 @@ from mddf.datasets.user_data import UserDataSource, provenance_line
 
 from .binding import set_aside_stale
 from .cluster import run_from_args
-from .defaults import BASELINE, SMALL_SAMPLE_PAPER_METHODS
+from .defaults import SMALL_SAMPLE_PAPER_METHODS
 from .exit_status import EXIT_NOTHING_TO_RUN, EXIT_OK, EXIT_RUN_FAILED
 from .figures import plt, save_figure
 from .methods import default_registry
@@ -108,15 +108,11 @@ def run(args, registry=None, *, command: str) -> int:
     profile = "quick" if args.quick else "paper"
     fractions = args.fractions or list(QUICK_FRACTIONS if args.quick else DEFAULT_FRACTIONS)
     protocol = args.protocol or ("practitioner" if args.data is not None else "paper")
+    names = [name for name in (args.methods or "").split(",") if name.strip()]
     try:
-        if args.methods:
-            asked = [registry.get(name) for name in args.methods.split(",") if name.strip()]
-        elif protocol == "practitioner":
-            asked = registry.select(None, protocol="practitioner")
-        else:
-            asked = [registry.get(name) for name in SMALL_SAMPLE_PAPER_METHODS]
-        if protocol == "practitioner" and BASELINE not in {s.name for s in asked}:
-            asked = [registry.get(BASELINE), *asked]
+        asked = registry.select(
+            names or (SMALL_SAMPLE_PAPER_METHODS if protocol == "paper" else None), protocol=protocol
+        )
     except ValueError as exc:
         raise UsageError(str(exc)) from None  # unknown method name
     try:
@@ -140,7 +136,6 @@ def run(args, registry=None, *, command: str) -> int:
     if not specs:
         print("nothing to run: no requested method is available", file=sys.stderr)
         return EXIT_NOTHING_TO_RUN
-    specs = [s for s in registry if s in specs]  # registry order: mdDF before RF/XGBoost
     seeds = range(args.seeds)
     skipped = unusable_fractions(ds, fractions, specs, seeds)
     for (fraction, method), reason in skipped.items():
