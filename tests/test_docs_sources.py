@@ -1,7 +1,8 @@
 """Numbers and lists the documentation repeats say what their one source says.
 
-- The README's numbers on the real-data suite are what ``docs/_scripts/readme_numbers.py`` writes from the page's
-  published results (``docs/benchmarks/realdata.csv``), and the page's own tables show those results;
+- a page's generated block (the README's numbers on the real-data suite, from the page's published results
+  ``docs/benchmarks/realdata.csv``; the command-line page's exit statuses) is what ``docs/_scripts/generated_blocks.py``
+  writes, and the real-data page's own tables show those results;
 - the install page, the README and CONTRIBUTING name every package of the ``bench`` extra (pyproject.toml).
 """
 
@@ -10,6 +11,8 @@ from __future__ import annotations
 import importlib.util
 import re
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -21,14 +24,28 @@ def _script(name):
     return module
 
 
-def test_the_readmes_real_data_numbers_are_the_scripts_from_the_published_results():
-    numbers = _script("readme_numbers")
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert numbers.block(readme) == numbers.render(), "the README differs: run python docs/_scripts/readme_numbers.py"
+@pytest.mark.parametrize("page", ["README.md", "docs/user_guide/command_line.md"])
+def test_a_pages_generated_block_is_what_the_script_writes_from_its_source(page):
+    blocks = _script("generated_blocks")
+    assert blocks.block(ROOT / page) == blocks.written(ROOT / page), (
+        f"{page} differs from its source: run python docs/_scripts/generated_blocks.py"
+    )
+
+
+def test_the_script_rewrites_a_stale_block_in_place(tmp_path, monkeypatch):
+    blocks = _script("generated_blocks")
+    page = tmp_path / "command_line.md"
+    begin, end = blocks.markers(ROOT / "docs" / "user_guide" / "command_line.md")
+    page.write_text(f"intro\n\n{begin}\n| old |\n{end}\n\nafter\n")
+    monkeypatch.setattr(blocks, "BLOCKS", {page: blocks.BLOCKS[ROOT / "docs" / "user_guide" / "command_line.md"]})
+    monkeypatch.setattr(blocks, "ROOT", tmp_path)
+    assert blocks.main(["--check"]) == 1
+    assert blocks.main([]) == 0 and blocks.main(["--check"]) == 0
+    assert page.read_text() == f"intro\n\n{begin}\n{blocks.exit_statuses()}{end}\n\nafter\n"
 
 
 def test_the_real_data_pages_suite_means_are_those_of_its_csv():
-    numbers = _script("readme_numbers")
+    numbers = _script("generated_blocks")
     data = numbers.read()
     page = (ROOT / "docs" / "benchmarks" / "realdata.md").read_text(encoding="utf-8")
     for metric, scale, digits in (("accuracy", 100, 2), ("r2", 1, 4)):
