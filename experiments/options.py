@@ -13,12 +13,6 @@ from .methods import PROFILES, default_registry
 from .metrics import METRICS
 from .suites import SUITES
 
-SMALL_SAMPLE_EXAMPLES = (
-    "\nThe paper uses UCI HAR (the default when its files are present, else satimage).\n\n"
-    "examples:\n  mddf small-sample --quick\n  mddf small-sample --data my.csv --target y --methods mdDF,RF-400 "
-    "--fractions 0.1,0.5,1 --seeds 2\n  (python scripts/small_sample.py takes the same options)\n"
-)
-
 
 def parse_seeds(text: str) -> list[int]:
     """``"3"`` -> seeds 0, 1, 2; ``"0,5,7"`` -> exactly those seeds."""
@@ -39,7 +33,7 @@ def csv_list(text: str) -> list[str]:
 
 def n_jobs(text: str) -> int:
     """``--n-jobs``: a number of threads, or a negative number counted from all cores (-1: all); 0 and absurd counts
-    are refused before the subcommand runs, in one line (:func:`~.studies.check_n_jobs`)."""
+    are refused before the subcommand runs, in one line (:func:`~.studies.check_options`)."""
     try:
         return int(text)
     except ValueError:
@@ -355,10 +349,13 @@ def small_sample_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--methods",
+        type=csv_list,
         help="comma-separated method names (default: the protocol's: "
         f"{','.join(SMALL_SAMPLE_PAPER_METHODS)} for the papers', the benchmark's for the practitioner's)",
     )
-    parser.add_argument("--seeds", type=int, default=3, help="repetitions (seeds 0..N-1)")
+    parser.add_argument(
+        "--seeds", type=parse_seeds, default="3", help="number of seeds (3 = seeds 0,1,2, the default) or a comma list"
+    )
     parser.add_argument(
         "--out",
         type=Path,

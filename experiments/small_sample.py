@@ -108,11 +108,9 @@ def run(args, registry=None, *, command: str) -> int:
     profile = "quick" if args.quick else "paper"
     fractions = args.fractions or list(QUICK_FRACTIONS if args.quick else DEFAULT_FRACTIONS)
     protocol = args.protocol or ("practitioner" if args.data is not None else "paper")
-    names = [name for name in (args.methods or "").split(",") if name.strip()]
     try:
-        asked = registry.select(
-            names or (SMALL_SAMPLE_PAPER_METHODS if protocol == "paper" else None), protocol=protocol
-        )
+        default = SMALL_SAMPLE_PAPER_METHODS if protocol == "paper" else None
+        asked = registry.select(args.methods or default, protocol=protocol)
     except ValueError as exc:
         raise UsageError(str(exc)) from None  # unknown method name
     try:
@@ -136,7 +134,7 @@ def run(args, registry=None, *, command: str) -> int:
     if not specs:
         print("nothing to run: no requested method is available", file=sys.stderr)
         return EXIT_NOTHING_TO_RUN
-    seeds = range(args.seeds)
+    seeds = args.seeds
     skipped = unusable_fractions(ds, fractions, specs, seeds)
     for (fraction, method), reason in skipped.items():
         print(f"skipped {method} at fraction {fraction:g}: {reason}", file=sys.stderr)

@@ -28,16 +28,14 @@ class OptionError(ValueError):
 
 
 def check_options(args, out_kind: str) -> None:
-    """Refuse, with an :class:`OptionError`, what would run nothing or write where it should not: ``--workers`` or a
-    count of ``--seeds`` below 1, a ``--n-jobs`` the estimators refuse (:data:`mddf.utils.N_JOBS_CONSTRAINT`: 0, or
+    """Refuse, with an :class:`OptionError`, what would run nothing or write where it should not: ``--workers``
+    below 1, a ``--n-jobs`` the estimators refuse (:data:`mddf.utils.N_JOBS_CONSTRAINT`: 0, or
     beyond its limit of 1024 threads; negative counts, all cores but some, pass), and an ``--out`` of another kind
     than ``out_kind`` (:func:`check_out`)."""
     from mddf.utils import N_JOBS_CONSTRAINT
 
-    for option in ("workers", "seeds"):
-        value = getattr(args, option, None)
-        if isinstance(value, int) and value < 1:
-            raise OptionError(f"--{option} {value} would run nothing: give 1 or more")
+    if getattr(args, "workers", 1) < 1:
+        raise OptionError(f"--workers {args.workers} would run nothing: give 1 or more")
     value, bounds = getattr(args, "n_jobs", None), [c for c in N_JOBS_CONSTRAINT if c is not None]
     if value is not None and not any(c.is_satisfied_by(value) for c in bounds):
         most = max(c.right for c in bounds if c.right is not None)
