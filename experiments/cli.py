@@ -51,17 +51,15 @@ class Command:
         """Its line in ``mddf --help``."""
         return self.summary + (f" (also scripts/{self.script})" if self.script else "")
 
-    def parser(self, prog: str | None = None, subparsers=None) -> argparse.ArgumentParser:
-        """Its parser: on its own (a script's, ``prog`` naming it in messages), or as ``mddf``'s entry for it when
-        given ``mddf``'s ``subparsers``."""
-        prog = prog or f"{PROG} {self.name}"
+    def parser(self, prog: str | None = None) -> argparse.ArgumentParser:
+        """Its parser, ``prog`` naming it in messages (default ``mddf <name>``)."""
         description = self.description or options.help_text(self.module)
-        layout = dict(description=description, epilog=exit_status.epilog(self.name))
-        layout.update(formatter_class=argparse.RawDescriptionHelpFormatter)
-        if subparsers is None:
-            parser = argparse.ArgumentParser(prog=prog, **layout)
-        else:
-            parser = subparsers.add_parser(self.name, prog=prog, help=self.help, **layout)
+        parser = argparse.ArgumentParser(
+            prog=prog or f"{PROG} {self.name}",
+            description=description,
+            epilog=exit_status.epilog(self.name),
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
         self.options(parser)
         return parser
 
@@ -156,9 +154,9 @@ def script_entry(name: str, script) -> int:
         return EXIT_INTERRUPTED
 
 
-def _parsers(full: str | None = None) -> tuple[argparse.ArgumentParser, argparse.ArgumentParser | None]:
-    """``mddf``'s parser (``--version`` and one entry per subcommand) and subcommand ``full``'s parser within it: only
-    ``full``, if given, has its options, so that ``mddf --help`` and ``mddf --version`` build none."""
+def _parser() -> argparse.ArgumentParser:
+    """``mddf``'s parser: ``--version`` and a bare entry per subcommand (its line in ``mddf --help``), so that
+    ``mddf --help`` and ``mddf --version`` build no subcommand's options."""
     parser = argparse.ArgumentParser(
         prog=PROG,
         description="Margin-distribution deep forest: benchmarks, studies, features and figures from the "
@@ -167,13 +165,9 @@ def _parsers(full: str | None = None) -> tuple[argparse.ArgumentParser, argparse
     )
     parser.add_argument("--version", action="version", version=f"{PROG} {version()}")
     sub = parser.add_subparsers(dest="command", metavar="<subcommand>")
-    chosen = None
     for name, spec in COMMANDS.items():
-        if name == full:
-            chosen = spec.parser(subparsers=sub)
-        else:  # a bare entry: its line in `mddf --help`
-            sub.add_parser(name, help=spec.help, add_help=False)
-    return parser, chosen
+        sub.add_parser(name, help=spec.help, add_help=False)
+    return parser
 
 
 def console_main():
@@ -186,20 +180,13 @@ def main(argv=None, registry=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
         # Nothing before the subcommand takes a value: a subcommand given is the first argument, and gets its options
-        name = argv[0] if argv and argv[0] in COMMANDS else None
-        if name is None:
-            parser = _parsers()[0]
-            args = parser.parse_args(argv)  # --help, --version, or an unknown subcommand: exits
-            if args.command is None:
-                parser.print_usage(sys.stderr)
-                print(f"{PROG}: error: a subcommand is required ({', '.join(COMMANDS)})", file=sys.stderr)
-                return EXIT_BAD_INPUT
-            return main(argv[argv.index(args.command) :], registry)  # argparse found it later (after '--')
-        parser, subparser = _parsers(name)
-        args, extras = parser.parse_known_args(argv)
-        if extras:  # the subcommand's error and usage, as when its parser parses on its own (scripts/)
-            subparser.error(f"unrecognized arguments: {' '.join(extras)}")
-        return _run(name, subparser, args, argv[1:], registry=registry, prog=None, command=None)
+        if argv and argv[0] in COMMANDS:
+            return run_command(argv[0], argv[1:], registry=registry)
+        parser = _parser()
+        parser.parse_args(argv)  # --help, --version, or an unknown subcommand: exits
+        parser.print_usage(sys.stderr)
+        print(f"{PROG}: error: a subcommand is required ({', '.join(COMMANDS)})", file=sys.stderr)
+        return EXIT_BAD_INPUT
     except SystemExit as exc:  # argparse (--help, --version, usage errors)
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else EXIT_BAD_INPUT)
     except KeyboardInterrupt:

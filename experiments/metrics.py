@@ -2,7 +2,7 @@
 is significantly best (:func:`compare`, the rule :data:`WINNER_RULE`).
 
 The log-loss clips probabilities to ``[PROBA_CLIP, 1]``; standard errors carry Nadeau and Bengio's correction for
-overlapping training rows (:func:`corrected_variance_factor`). Both are explained on the command-line page.
+overlapping training rows (:func:`standard_error`). Both are explained on the command-line page.
 """
 
 from __future__ import annotations
@@ -82,16 +82,11 @@ def full_probabilities(proba, model_classes, n_classes: int) -> np.ndarray:
     return full
 
 
-def clipped(proba) -> np.ndarray:
-    """``proba`` clipped to [PROBA_CLIP, 1], each row renormalised: what the log-loss and the ROC AUC score."""
-    proba = np.clip(np.asarray(proba, dtype=np.float64), PROBA_CLIP, 1.0)
-    return proba / proba.sum(axis=1, keepdims=True)
-
-
 def classification_scores(y_true, y_pred, proba=None) -> dict:
-    """``accuracy``, ``balanced_accuracy`` and, given ``proba`` (column j: class code j; :func:`clipped`), ``log_loss``
-    (a fold missing some classes scored against all of them) and, when the test rows hold every class, ``roc_auc``
-    (of the second class for two, else the mean of each class's against the others)."""
+    """``accuracy``, ``balanced_accuracy`` and, given ``proba`` (column j: class code j; clipped to [PROBA_CLIP, 1],
+    each row renormalised), ``log_loss`` (a fold missing some classes scored against all of them) and, when the test
+    rows hold every class, ``roc_auc`` (of the second class for two, else the mean of each class's against the
+    others)."""
     from sklearn.metrics import accuracy_score, balanced_accuracy_score, roc_auc_score
     from sklearn.metrics import log_loss as sklearn_log_loss
 
@@ -101,7 +96,8 @@ def classification_scores(y_true, y_pred, proba=None) -> dict:
         balanced = float(balanced_accuracy_score(y_true, y_pred))
     scores = {"accuracy": float(accuracy_score(y_true, y_pred)), "balanced_accuracy": balanced}
     if proba is not None:
-        proba = clipped(proba)
+        proba = np.clip(np.asarray(proba, dtype=np.float64), PROBA_CLIP, 1.0)
+        proba /= proba.sum(axis=1, keepdims=True)
         scores["log_loss"] = float(sklearn_log_loss(y_true, proba, labels=np.arange(proba.shape[1])))
         if len(np.unique(y_true)) == proba.shape[1]:
             binary = proba.shape[1] == 2
@@ -122,17 +118,13 @@ def run_scores(task: str, y_true, y_pred, proba=None) -> dict:
     return regression_scores(y_true, y_pred) if task == "regression" else classification_scores(y_true, y_pred, proba)
 
 
-def corrected_variance_factor(n: int, test_train_ratio: float = 0.0) -> float:
-    """``1/n + n_test/n_train``: the variance of a mean of n fold scores is this times their sample variance."""
-    return 1.0 / n + test_train_ratio
-
-
 def standard_error(values, test_train_ratio: float = 0.0) -> float:
-    """``sqrt((1/n + test_train_ratio) * var(values))``, var with ddof=1; NaN for fewer than two values."""
+    """``sqrt((1/n + test_train_ratio) * var(values))``, var with ddof=1 (the variance of a mean of n fold scores is
+    ``1/n + n_test/n_train`` times it); NaN for fewer than two values."""
     values = np.asarray(values, dtype=np.float64)
     if len(values) < 2:
         return float("nan")
-    return float(np.sqrt(corrected_variance_factor(len(values), test_train_ratio) * np.var(values, ddof=1)))
+    return float(np.sqrt((1.0 / len(values) + test_train_ratio) * np.var(values, ddof=1)))
 
 
 @dataclass(frozen=True)
