@@ -37,7 +37,7 @@ from .planning import (
 from .protocols.practitioner import TooFewRows
 from .provenance import provenance, with_csv_header
 from .registry import unavailable_reason
-from .runbook import bound_records, plan, unfinished
+from .runbook import bound_records, plan, report
 from .runner import DatasetUnavailable, load, task_of
 from .store import ResultStore, new_record
 from .studies import UsageError, check_out, open_user_data
@@ -201,24 +201,9 @@ def _run_in(out, args, registry, datasets, available, source, command, protocol,
         markdown = write_tables(records, out, datasets, methods, seeds, args.profile, *shapes, registry, prov=prov)
         write_paper_figure(records, out, usable, methods, prov)
     print(markdown)
-    not_ok = unfinished(tasks, store)
-    failed = [r for r in not_ok if r.get("status") != "skipped"]
-    counts = [f"{len(tasks) - len(not_ok)} of {len(tasks)} runs ok"]
-    if failed:
-        counts.append(f"{len(failed)} failed")
-    if len(not_ok) > len(failed):
-        counts.append(f"{len(not_ok) - len(failed)} skipped (dataset files missing where they ran)")
-    if skipped:
-        counts.append(
-            f"{len(skipped)} dataset(s) skipped" + (f" ({len(unloadable)} could not be loaded)" if unloadable else "")
-        )
-    print(f"summary: {', '.join(counts)}", file=sys.stderr)
+    loaded = f" ({len(unloadable)} could not be loaded)" if unloadable else ""
+    not_ok = report(tasks, store, [f"{len(skipped)} dataset(s) skipped{loaded}"] if skipped else [])
     _print_skipped(skipped)
-    for rec in not_ok:
-        if rec.get("status") == "skipped":
-            print(f"skipped run: {rec['key']}: {_short(str(rec.get('message', '')))}", file=sys.stderr)
-        else:
-            print(f"failed: {rec['key']}: {rec.get('error')}", file=sys.stderr)
     print(
         f"results: {store.path}\ntables: {out / 'table.md'}, {out / 'table.csv'}; figure: {out / FIGURE}",
         file=sys.stderr,

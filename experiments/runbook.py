@@ -124,6 +124,22 @@ def unfinished(tasks, store: ResultStore) -> list[dict]:
     return out
 
 
+def report(tasks, store: ResultStore, notes=()) -> list[dict]:
+    """Say on stderr how the runs of ``tasks`` ended (``summary: k of n runs ok, ...``, ``notes`` after), then the runs
+    that did not end ``ok``, one line each; return their records (:func:`unfinished`)."""
+    not_ok = unfinished(tasks, store)
+    skipped = [r for r in not_ok if r.get("status") == "skipped"]
+    counts = [f"{len(tasks) - len(not_ok)} of {len(tasks)} runs ok"]
+    counts += [f"{len(not_ok) - len(skipped)} failed"] if len(not_ok) > len(skipped) else []
+    counts += [f"{len(skipped)} skipped (dataset files missing where they ran)"] if skipped else []
+    print(f"summary: {', '.join([*counts, *notes])}", file=sys.stderr)
+    for rec in not_ok:
+        message = " ".join(str(rec.get("message", "")).split())[:200]
+        why = f"skipped run: {rec['key']}: {message}" if rec in skipped else f"failed: {rec['key']}: {rec.get('error')}"
+        print(why, file=sys.stderr)
+    return not_ok
+
+
 def bound_records(tasks, store: ResultStore) -> list[dict]:
     """The latest record of each run of ``tasks`` obtained on their data and settings, in plan order."""
     bound = latest_bound(store.records(), {t.key: t.binding for t in tasks})

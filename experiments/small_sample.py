@@ -29,7 +29,7 @@ from .metrics import METRICS
 from .outlock import hold
 from .planning import available, bindings, check_task, describe, ranking_metric, unusable_fractions
 from .provenance import provenance
-from .runbook import bound_records, plan, unfinished
+from .runbook import bound_records, plan, report
 from .runner import task_of
 from .store import ResultStore
 from .studies import NothingToRun, UsageError, check_out, logger, resolve_dataset
@@ -171,10 +171,5 @@ def run(args, registry=None, *, command: str) -> int:
         )
     for path in written:
         print(path)
-    not_ok = unfinished(tasks, store)
-    pairs = f", {len(skipped)} (fraction, method) pair(s) skipped" if skipped else ""
-    print(f"summary: {len(tasks) - len(not_ok)} of {len(tasks)} runs ok{pairs}", file=sys.stderr)
-    for rec in not_ok:
-        why = rec.get("error") if rec.get("status") != "skipped" else f"skipped: {rec.get('message', '')}"
-        print(f"failed: {rec['key']}: {why}", file=sys.stderr)
+    not_ok = report(tasks, store, [f"{len(skipped)} (fraction, method) pair(s) skipped"] if skipped else [])
     return EXIT_RUN_FAILED if not_ok else EXIT_OK

@@ -45,7 +45,7 @@ def test_the_default_methods_give_a_baseline_row_every_metric_a_significance_rul
     md = capsys.readouterr().out
     lines = md.splitlines()
     assert lines[0] == "### signal.csv: accuracy (%), practitioner protocol, 2-fold cross-validation x 1 seed(s)"
-    assert "| Method | accuracy (%) | Δ to best | balanced accuracy (%) | log-loss |" in lines[2]
+    assert "| Method | accuracy (%) | Δ to best | balanced accuracy (%) | ROC AUC | log-loss |" in lines[2]
     methods = {line.split(" | ")[0].strip("|* ★≈") for line in lines[4:] if line.startswith("| ")}
     expected = {"mdDF", "Baseline", "HGB-es", "XGBoost-es", "RF-400"}
     if _has_lightgbm():  # "LightGBM when installed"
