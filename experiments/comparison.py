@@ -55,18 +55,24 @@ def comparison_of(
 ) -> DatasetComparison:
     """Compare ``methods`` on ``dataset`` from its ``records`` (each run's latest, already checked)."""
     mine = [r for r in records if r.get("dataset") == dataset and r.get("method") in methods]
-    failed = _failures(mine)
+    failed = {}  # method -> "failed on k of n folds: <first line of its first error>"
+    for m in dict.fromkeys(r["method"] for r in mine):
+        runs = [r for r in mine if r["method"] == m]
+        if errors := [r for r in runs if r.get("status") == "error"]:
+            first = str(errors[0].get("error") or "an error").strip().splitlines()[0][:160]
+            failed[m] = f"failed on {len(errors)} of {len(runs)} folds: {first}"
     ok = [r for r in mine if r.get("status") == "ok" and r["method"] not in failed]
-    scores = {}
-    for name in metrics_of(task):
-        scores[name.name] = {
+    scores = {  # {metric: {method: {(seed, fold, fraction), the rows of a fold: score}}}
+        name.name: {
             m: {
                 (r.get("seed"), r.get("fold"), r.get("fraction", 1.0)): r[name.name]
                 for r in ok
                 if r["method"] == m and r.get(name.name) is not None
-            }  # fold: its rows
+            }
             for m in methods
         }
+        for name in metrics_of(task)
+    }
     by_metric = {
         name: compare(values, METRICS[name].greater_is_better, test_train_ratio) for name, values in scores.items()
     }
@@ -89,28 +95,11 @@ def comparison_of(
         if changed:
             reasons = sorted({f"{', '.join(r['adapted'])}: {r.get('adapted_because', '')}" for r in changed})
             adapted[m] = (len(changed), len(runs), reasons)
-    ranked = {c.method for c in ranking}
-    missing = {}
-    for m in methods:
-        if m in ranked:
-            continue
-        statuses = {r.get("status") for r in mine if r["method"] == m}
-        missing[m] = failed.get(m) or ("skipped" if "skipped" in statuses else "-")
+    ranked, skipped = {c.method for c in ranking}, {r["method"] for r in mine if r.get("status") == "skipped"}
+    missing = {m: failed.get(m) or ("skipped" if m in skipped else "-") for m in methods if m not in ranked}
     others = {name: {c.method: c for c in rows} for name, rows in by_metric.items()}
     n_runs = ranking[0].n if ranking else 0
     return DatasetComparison(dataset, task, metric, ranking, others, seconds, adapted, missing, n_runs, ahead)
-
-
-def _failures(records) -> dict:
-    """``{method: "failed on k of n folds: <first line of its first error>"}`` of the methods with a failed run."""
-    out = {}
-    for m in dict.fromkeys(r["method"] for r in records):
-        runs = [r for r in records if r["method"] == m]
-        errors = [r for r in runs if r.get("status") == "error"]
-        if errors:
-            first = str(errors[0].get("error") or "an error").strip().splitlines()[0][:160]
-            out[m] = f"failed on {len(errors)} of {len(runs)} folds: {first}"
-    return out
 
 
 def _value(metric: str, mean: float, se: float, bold: bool = False) -> str:
