@@ -153,11 +153,16 @@ def bindings(infos, specs, *, protocol: str, profile: str, n_folds: dict, valida
     return out
 
 
-def _smallest_class(y, classes) -> tuple:
-    """``(rows, label)`` of the class of ``y`` (codes of ``classes``) with the fewest rows."""
-    codes, counts = np.unique(y, return_counts=True)
-    i = int(counts.argmin())
-    return int(counts[i]), classes[int(codes[i])]
+def _too_few(ds, drawn, specs) -> dict:
+    """``{method: reason}`` of ``specs`` whose ``min_class_rows`` exceeds the training rows of a class in one of the
+    ``drawn`` splits (``[(where, training codes)]``); the reason names the split and the class by its label."""
+    found = []
+    for where, y in drawn:
+        codes, counts = np.unique(y, return_counts=True)
+        found.append((int(counts.min()), ds.classes[int(codes[counts.argmin()])], where))
+    rows, label, where = min(found, key=lambda f: f[0])
+    reason = f"{where} leaves class {str(label)!r} {rows} training row(s)"
+    return {s.name: f"{reason}; {s.name} needs {s.min_class_rows}" for s in specs if rows < s.min_class_rows}
 
 
 def unusable_folds(ds, n_folds: int, specs, seeds) -> dict:
@@ -168,17 +173,12 @@ def unusable_folds(ds, n_folds: int, specs, seeds) -> dict:
     task = task_of(ds)
     if task == "regression" or not n_folds:
         return {}
-    splits = [
-        (seed, fold, train) for seed in seeds for fold, (train, _) in enumerate(cv_splits(ds.y, task, n_folds, seed))
+    drawn = [
+        (f"fold {fold} of seed {seed}", ds.y[train])
+        for seed in seeds
+        for fold, (train, _) in enumerate(cv_splits(ds.y, task, n_folds, seed))
     ]
-    found = [(_smallest_class(ds.y[train], ds.classes), seed, fold) for seed, fold, train in splits]
-    (rows, label), seed, fold = min(found, key=lambda f: f[0][0])
-    return {
-        spec.name: f"fold {fold} of seed {seed} leaves class {str(label)!r} {rows} training row(s); "
-        f"{spec.name} needs {spec.min_class_rows}"
-        for spec in specs
-        if rows < spec.min_class_rows
-    }
+    return _too_few(ds, drawn, specs)
 
 
 def unusable_fractions(ds, fractions, specs, seeds, *, validation_fraction: float = 0.2) -> dict:
@@ -189,20 +189,18 @@ def unusable_fractions(ds, fractions, specs, seeds, *, validation_fraction: floa
     task = task_of(ds)
     out = {}
     for fraction in fractions:
-        drawn = [(split_run_data(ds, seed, fraction, validation_fraction, task).y_train, seed) for seed in seeds]
-        if not drawn:
+        drawn = [
+            (
+                f"fraction {fraction:g} of seed {seed}",
+                split_run_data(ds, seed, fraction, validation_fraction, task).y_train,
+            )
+            for seed in seeds
+        ]
+        if task != "regression":
+            out.update({(fraction, m): why for m, why in _too_few(ds, drawn, specs).items()})
             continue
-        if task == "regression":
-            rows, seed = min(((len(y), seed) for y, seed in drawn), key=lambda f: f[0])
-            if rows < MIN_REGRESSION_ROWS:
-                why = f"fraction {fraction:g} leaves {rows} training rows (seed {seed}); at least {MIN_REGRESSION_ROWS}"
-                out.update({(fraction, spec.name): why + " are needed" for spec in specs})
-            continue
-        (rows, label), seed = min(((_smallest_class(y, ds.classes), seed) for y, seed in drawn), key=lambda f: f[0][0])
-        for spec in specs:
-            if rows < spec.min_class_rows:
-                out[(fraction, spec.name)] = (
-                    f"fraction {fraction:g} leaves class {str(label)!r} {rows} training row(s) (seed {seed}); "
-                    f"{spec.name} needs {spec.min_class_rows}"
-                )
+        rows, where = min((len(y), where) for where, y in drawn)
+        if rows < MIN_REGRESSION_ROWS:
+            why = f"{where} leaves {rows} training rows; at least {MIN_REGRESSION_ROWS} are needed"
+            out.update({(fraction, spec.name): why for spec in specs})
     return out

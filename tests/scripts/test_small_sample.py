@@ -118,7 +118,7 @@ def test_a_fraction_too_small_for_a_method_is_skipped_naming_the_class(tmp_path)
     needy = replace(default_registry().get("RF"), name="Needy", min_class_rows=3)
     skipped = unusable_fractions(ds, [0.01, 0.1, 1.0], [default_registry().get("RF"), needy], seeds=[0])
     assert skipped == {
-        (0.01, "Needy"): "fraction 0.01 leaves class 'churned' 1 training row(s) (seed 0); Needy needs 3",
+        (0.01, "Needy"): "fraction 0.01 of seed 0 leaves class 'churned' 1 training row(s); Needy needs 3",
     }
 
 
