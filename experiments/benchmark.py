@@ -40,7 +40,7 @@ from .registry import unavailable_reason
 from .runbook import bound_records, plan, report
 from .runner import DatasetUnavailable, load, task_of
 from .store import ResultStore, new_record
-from .studies import UsageError, check_out, open_user_data
+from .studies import UsageError, check_out, logger, open_user_data
 from .suites import DEEPBOOST_N_FOLDS, SUITES, protocol_of
 from .tables import write_markdown
 
@@ -107,7 +107,7 @@ def run(args, registry=None, *, command: str) -> int:
     # A --data file is read and checked before anything is written: a bad file leaves nothing on disk.
     user_ds = load(source.name) if source is not None else None
     if user_ds is not None:
-        say = (lambda text: None) if args.quiet else (lambda text: print(text, file=sys.stderr))
+        say = logger(args)
         how = None
         if protocol == "practitioner":
             try:
@@ -132,7 +132,7 @@ def run(args, registry=None, *, command: str) -> int:
 
 def _run_in(out, args, registry, datasets, available, source, command, protocol, seeds, user_ds) -> int:
     store = ResultStore(out / "results.jsonl")
-    say = (lambda text: None) if args.quiet else (lambda text: print(text, file=sys.stderr))
+    say = logger(args)
     n_classes, image_shapes, skipped, usable = {}, {}, {}, []
     infos, n_folds, tasks_of, too_small, rankings = [], {}, {}, set(), {}
     unloadable = {}  # dataset -> why its files could not be loaded (a failure, unlike missing files)

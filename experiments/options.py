@@ -156,11 +156,13 @@ def add_dataset_arguments(parser: argparse.ArgumentParser, *, regression: bool =
     add_user_data_arguments(parser, regression=regression)
 
 
-def add_mddf_arguments(parser: argparse.ArgumentParser) -> None:
-    """The mdDF options of the single-fit subcommands (export-features, plot-layers, plot-tsne): the model is the
-    benchmark's mdDF row (:func:`~.studies.mddf_model`), these options on top."""
+def add_mddf_arguments(parser: argparse.ArgumentParser, *, regression: bool = True) -> None:
+    """The options of the single-fit subcommands (export-features, plot-layers, plot-tsne): the dataset
+    (:func:`add_dataset_arguments`) and mdDF's, the benchmark's mdDF row (:func:`~.studies.mddf_model`) with these
+    options on top."""
     from .defaults import QUICK_DATASET
 
+    add_dataset_arguments(parser, regression=regression)
     model = parser.add_argument_group(
         "the model",
         "the benchmark's mdDF row: what `mddf benchmark` fits as mdDF under its practitioner protocol,\n"
@@ -168,13 +170,12 @@ def add_mddf_arguments(parser: argparse.ArgumentParser) -> None:
         "regression target), with these options on top",
     )
     model.add_argument("--seed", type=int, default=0, help="random_state of mdDF (and of sampling)")
-    model.add_argument("--n-estimators", type=int, help="trees per forest (default: the estimator's, 100)")
-    model.add_argument("--max-layers", type=int, help="layers grown at most (default: the estimator's, 20)")
-    model.add_argument(
-        "--n-tolerant-layers",
-        type=int,
-        help="stop after this many layers without improvement (default: the estimator's)",
-    )
+    for option, what in (
+        ("--n-estimators", "trees per forest (default: the estimator's, 100)"),
+        ("--max-layers", "layers grown at most (default: the estimator's, 20)"),
+        ("--n-tolerant-layers", "stop after this many layers without improvement (default: the estimator's)"),
+    ):
+        model.add_argument(option, type=int, help=what)
     parser.add_argument("--n-jobs", type=n_jobs, default=-1, help="threads (-1: all cores)")
     parser.add_argument(
         "--quick",
@@ -370,7 +371,6 @@ def small_sample_options(parser: argparse.ArgumentParser) -> None:
 
 def export_features_options(parser: argparse.ArgumentParser) -> None:
     """``mddf export-features``'s options."""
-    add_dataset_arguments(parser)
     add_mddf_arguments(parser)
     parser.add_argument("--include-raw", action="store_true", help="also store X_train and X_test")
     parser.add_argument(
@@ -385,8 +385,7 @@ def export_features_options(parser: argparse.ArgumentParser) -> None:
 
 def plot_layers_options(parser: argparse.ArgumentParser) -> None:
     """``mddf plot-layers``'s options."""
-    add_dataset_arguments(parser, regression=False)
-    add_mddf_arguments(parser)
+    add_mddf_arguments(parser, regression=False)
     parser.add_argument(
         "--margin-layers",
         default=None,
@@ -397,8 +396,7 @@ def plot_layers_options(parser: argparse.ArgumentParser) -> None:
 
 def plot_tsne_options(parser: argparse.ArgumentParser) -> None:
     """``mddf plot-tsne``'s options."""
-    add_dataset_arguments(parser, regression=False)
-    add_mddf_arguments(parser)
+    add_mddf_arguments(parser, regression=False)
     parser.add_argument("--layers", default=None, help="layers to embed, e.g. '1,2,4,last' (default: 4 spread out)")
     parser.add_argument(
         "--max-points", type=int, default=1500, help="stratified sample of rows embedded per split (t-SNE is quadratic)"
