@@ -35,12 +35,12 @@ from .planning import (
     unusable_folds,
 )
 from .protocols.practitioner import TooFewRows
-from .provenance import provenance, with_csv_header
+from .provenance import one_line, provenance, with_csv_header
 from .registry import unavailable_reason
 from .runbook import bound_records, plan, report
 from .runner import DatasetUnavailable, load, task_of
 from .store import ResultStore, new_record
-from .studies import UsageError, check_out, logger, open_user_data
+from .studies import NothingToRun, UsageError, check_out, logger, open_user_data
 from .suites import DEEPBOOST_N_FOLDS, SUITES, protocol_of
 from .tables import write_markdown
 
@@ -70,7 +70,7 @@ def list_registry(registry, out=sys.stdout):
 
 def _short(message: str, limit: int = 200) -> str:
     """A loader message on one line, cut to ``limit`` characters (results.jsonl keeps it whole)."""
-    text = " ".join(message.split())
+    text = one_line(message)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -124,8 +124,7 @@ def run(args, registry=None, *, command: str) -> int:
     asked = {registry.get(name).name for name in args.methods or ()}
     available = usable_methods(specs, task_of(user_ds) if user_ds is not None else None, asked=asked)
     if not available:
-        print("nothing to run: no requested method is available", file=sys.stderr)
-        return EXIT_NOTHING_TO_RUN
+        raise NothingToRun("no requested method is available")
     with hold(out, command):
         return _run_in(out, args, registry, datasets, available, source, command, protocol, seeds, user_ds)
 

@@ -21,6 +21,7 @@ from . import exit_status, options
 from .cluster import check_scheduler_args
 from .exit_status import EXIT_INTERRUPTED, EXIT_NOTHING_TO_RUN, EXIT_TERMINATED, EXIT_USAGE, Terminated
 from .outlock import FolderLocked, FolderUnwritable
+from .provenance import one_line
 
 PROG = "mddf"
 EXIT_BAD_INPUT = EXIT_USAGE
@@ -88,10 +89,6 @@ COMMANDS = {command.name: command for command in (
 # fmt: on
 
 
-def _one_line(exc: BaseException) -> str:
-    return " ".join(str(exc).split()) or type(exc).__name__
-
-
 def _run(name: str, parser, args, argv: list, *, registry, prog: str | None, command: list | None) -> int:
     """Run the parsed ``args`` of subcommand ``name`` (``parser``'s); the errors about the input become one line and
     exit status 2. Returns the exit status."""
@@ -111,7 +108,7 @@ def _run(name: str, parser, args, argv: list, *, registry, prog: str | None, com
     except UsageError as exc:
         parser.error(str(exc))
     except (UserDataError, FolderLocked, FolderUnwritable, OptionError) as exc:
-        print(f"{who}: error: {_one_line(exc)}", file=sys.stderr)
+        print(f"{who}: error: {one_line(exc) or type(exc).__name__}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except NothingToRun as exc:
         print(f"nothing to run: {exc}", file=sys.stderr)

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from .binding import Binding, latest_bound, matches
+from .provenance import one_line
 from .registry import MethodSpec
 from .store import ResultStore, new_record, run_key
 from .suites import DEEPBOOST_N_FOLDS, protocol_of
@@ -134,7 +135,7 @@ def report(tasks, store: ResultStore, notes=()) -> list[dict]:
     counts += [f"{len(skipped)} skipped (dataset files missing where they ran)"] if skipped else []
     print(f"summary: {', '.join([*counts, *notes])}", file=sys.stderr)
     for rec in not_ok:
-        message = " ".join(str(rec.get("message", "")).split())[:200]
+        message = one_line(rec.get("message", ""))[:200]
         why = f"skipped run: {rec['key']}: {message}" if rec in skipped else f"failed: {rec['key']}: {rec.get('error')}"
         print(why, file=sys.stderr)
     return not_ok

@@ -22,7 +22,7 @@ from mddf.datasets.user_data import UserDataSource, provenance_line
 from .binding import set_aside_stale
 from .cluster import run_from_args
 from .defaults import SMALL_SAMPLE_PAPER_METHODS
-from .exit_status import EXIT_NOTHING_TO_RUN, EXIT_OK, EXIT_RUN_FAILED
+from .exit_status import EXIT_OK, EXIT_RUN_FAILED
 from .figures import plt, save_figure
 from .methods import default_registry
 from .metrics import METRICS
@@ -113,11 +113,7 @@ def run(args, registry=None, *, command: str) -> int:
         asked = registry.select(args.methods or default, protocol=protocol)
     except ValueError as exc:
         raise UsageError(str(exc)) from None  # unknown method name
-    try:
-        ds = resolve_dataset(args, log)
-    except NothingToRun as exc:  # the dataset asked for is missing: the message says which file
-        print(f"nothing to run: {exc}", file=sys.stderr)
-        return EXIT_NOTHING_TO_RUN
+    ds = resolve_dataset(args, log)  # NothingToRun when its files are missing: the message says which
     user_file = args.user_data is not None
     if protocol_of(ds.name) != "split" or not (ds.has_test_split or user_file):
         raise UsageError(f"{ds.name} has no train/test split; the study needs one")
@@ -132,16 +128,14 @@ def run(args, registry=None, *, command: str) -> int:
 
     specs = available(asked, task, asked={s.name for s in asked} if args.methods else ())
     if not specs:
-        print("nothing to run: no requested method is available", file=sys.stderr)
-        return EXIT_NOTHING_TO_RUN
+        raise NothingToRun("no requested method is available")
     seeds = args.seeds
     skipped = unusable_fractions(ds, fractions, specs, seeds)
     for (fraction, method), reason in skipped.items():
         print(f"skipped {method} at fraction {fraction:g}: {reason}", file=sys.stderr)
     runnable = [f for f in fractions if any((f, s.name) not in skipped for s in specs)]
     if not runnable:
-        print("nothing to run: every fraction leaves a class too few rows (see above)", file=sys.stderr)
-        return EXIT_NOTHING_TO_RUN
+        raise NothingToRun("every fraction leaves a class too few rows (see above)")
 
     info = describe(ds)
     with hold(out, command):

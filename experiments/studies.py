@@ -11,6 +11,7 @@ import numpy as np
 from mddf.datasets.user_data import UserDataError, UserDataSource, register, seeded_split, source_for, summary
 
 from .defaults import FALLBACK_DATASET, PAPER_DEFAULT_DATASET, QUICK_DATASET
+from .provenance import one_line
 from .runner import DatasetUnavailable, load
 
 
@@ -111,7 +112,7 @@ def resolve_dataset(args, log=print, *, seed=None):
     try:
         return load(PAPER_DEFAULT_DATASET, download=args.download)
     except DatasetUnavailable as exc:
-        first = " ".join(str(exc).split())[:160]
+        first = one_line(exc)[:160]
         log(f"{PAPER_DEFAULT_DATASET} (the paper's dataset) is not available ({first}...); using {FALLBACK_DATASET}")
     try:
         return load(FALLBACK_DATASET, download=args.download)
