@@ -288,15 +288,12 @@ def plot(comparisons, subtitle: str = ""):
             marker = dict(fmt="*", ms=12) if c.winner else dict(fmt="o", ms=6)
             ax.errorbar(mean, y, xerr=err, **marker, color=colour, capsize=3)
         ax.set_xlim(low, high)
-        ax.set_yticks(range(len(ranking)))
-        ax.set_yticklabels([c.method for c in ranking])
+        ax.set_yticks(range(len(ranking)), [c.method for c in ranking])
         ax.invert_yaxis()
         ax.set_xlabel(metric.shown + ("" if metric.greater_is_better else " (lower is better)"))
         few = len(ranking) > 1 and min(c.n_common for c in ranking) < MIN_PAIRED_SCORES
-        verdict = (
-            f" ({WINNER} {comparison.winner})" if comparison.winner else " (too few scores)" if few else " (no winner)"
-        )
-        ax.set_title(comparison.dataset + verdict, fontsize=10)
+        verdict = f"{WINNER} {comparison.winner}" if comparison.winner else "too few scores" if few else "no winner"
+        ax.set_title(f"{comparison.dataset} ({verdict})", fontsize=10)
         ax.grid(axis="x", alpha=0.3)
     for ax in list(axes.flat)[len(comparisons) :]:
         ax.set_visible(False)
