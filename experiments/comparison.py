@@ -280,10 +280,9 @@ def plot(comparisons, subtitle: str = ""):
             mean, err = bars[c.method]
             if not low <= mean <= high:  # the baseline, far behind: at the edge, its value written
                 edge, side = (low, "<") if mean < low else (high, ">")
-                ax.plot(edge, y, side, ms=8, color=colour)
-                ax.annotate(
-                    f"{mean:.4g}", (edge, y), textcoords="offset points", xytext=(0, 7), ha="center", fontsize=7
-                )
+                ax.plot(edge, y, side, ms=8, color=colour, clip_on=False)
+                inward = dict(xytext=(7, 0), ha="left") if side == "<" else dict(xytext=(-7, 0), ha="right")
+                ax.annotate(f"{mean:.4g}", (edge, y), textcoords="offset points", va="center", fontsize=7, **inward)
                 continue
             marker = dict(fmt="*", ms=12) if c.winner else dict(fmt="o", ms=6)
             ax.errorbar(mean, y, xerr=err, **marker, color=colour, capsize=3)
@@ -298,7 +297,7 @@ def plot(comparisons, subtitle: str = ""):
     for ax in list(axes.flat)[len(comparisons) :]:
         ax.set_visible(False)
     fig.suptitle(
-        "mean ± 2 standard errors; ★ winner, blue: within 2 SE of the best (paired), grey: behind it, black: too few "
+        "mean ± 2 standard errors; ★ winner,\nblue: within 2 SE of the best (paired), grey: behind it,\nblack: too few "
         "paired scores to tell" + (f"\n{subtitle}" if subtitle else ""),
         fontsize=9,
     )
