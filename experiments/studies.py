@@ -84,19 +84,17 @@ def resolve_dataset(args, log=print, *, seed=None):
     source = open_user_data(args)
     if source is not None:
         ds = load(source.name)
-        log(f"read {source.path}: {summary(ds)}")
-        for warning in ds.extra.get("warnings", []):
-            print(f"warning: {warning}", file=sys.stderr)
-        if seed is None:
-            return ds
-        if ds.extra.get("task") != "regression":
+        if seed is not None and ds.extra.get("task") != "regression":
             from .protocols.practitioner import TooFewRows, fold_count
 
-            try:  # a class of one row: refused by its label, as the benchmark refuses it
+            try:  # a class of one row: refused by its label, in one line, as the benchmark refuses it
                 fold_count(ds.y, requested=2, labels=ds.classes)
             except TooFewRows as exc:
                 raise UserDataError(f"{Path(source.path).name}: {exc}") from None
-        return seeded_split(ds, seed)
+        log(f"read {source.path}: {summary(ds)}")
+        for warning in ds.extra.get("warnings", []):
+            print(f"warning: {warning}", file=sys.stderr)
+        return ds if seed is None else seeded_split(ds, seed)
     if getattr(args, "task", "auto") not in (None, "auto"):
         raise UsageError("--task goes with --data PATH")
     if args.dataset:

@@ -303,10 +303,11 @@ def test_a_class_of_one_row_stops_a_single_fit_naming_its_label_as_the_benchmark
     data = write_user_csv(tmp_path / "solo.csv")
     data.write_text(data.read_text().replace(",yes\n", ",alone\n", 1))
     out = tmp_path / ("f.npz" if command == "export-features" else "figures")
-    argv = ["--data", str(data), "--target", "y", "--quick", "--quiet", "--out", str(out)]
+    argv = ["--data", str(data), "--target", "y", "--quick", "--out", str(out)]
     assert cli.main([command, *argv]) == 2
     single = "solo.csv: class 'alone' has a single row; training and testing need at least 2 rows of every class"
-    assert capsys.readouterr().err.startswith(f"mddf: error: {single}")
+    err = capsys.readouterr().err
+    assert err.startswith(f"mddf: error: {single}") and err.count("\n") == 1
     assert cli.main(["benchmark", *argv[:-1], str(tmp_path / "bench")]) == 2
     assert single in capsys.readouterr().err and not out.exists()
 
