@@ -60,16 +60,24 @@ def layer_features(model, dataset):
     return train, np.stack([np.asarray(model.transform(dataset.X_test, layer=t), dtype=np.float32) for t in layers])
 
 
+def _npz(path: Path, force: bool) -> Path:
+    """``path`` as ``numpy.savez`` writes it (``.npz`` appended when it lacks it); an existing file is refused unless
+    ``force``."""
+    path = path if path.suffix == ".npz" else path.with_name(path.name + ".npz")
+    if path.exists() and not force:
+        raise OptionError(f"--out {path} exists; pass --force to replace it, or give another --out")
+    return path
+
+
 def run(args, *, command: str) -> int:
     """Fit mdDF on the dataset of the arguments and write its layer features (the layout above) to ``--out`` (``.npz``
     appended when it lacks it), refusing an existing file unless ``--force``; print the file's path and return 0."""
     log = logger(args)
+    out = _npz(args.out, args.force) if args.out else None  # refused before anything is read
     ds = resolve_dataset(args, log, seed=args.seed)
     user = ds.extra.get("user_data")
-    out = args.out or Path("results/features") / f"{UserDataSource(**user).slug if user else ds.name}_mddf_features.npz"
-    out = out if out.suffix == ".npz" else out.with_name(out.name + ".npz")  # where numpy.savez writes
-    if out.exists() and not args.force:
-        raise OptionError(f"--out {out} exists; pass --force to replace it, or give another --out")
+    name = UserDataSource(**user).slug if user else ds.name
+    out = out or _npz(Path("results/features") / f"{name}_mddf_features.npz", args.force)
     regression = ds.extra.get("task") == "regression"
     target_type = np.float64 if regression else np.int64
     model, seconds = fit_mddf(ds, args, log)
