@@ -7,8 +7,9 @@ delimited text, compressed as pandas infers from the suffix. The separator (:fun
 single column in a header holding another of them is refused, naming the other (:func:`check_separator`).
 Empty cells, pandas' markers (``NA``, ``NaN``, ``null``, ...) and ``--na-values`` are missing. A header
 naming a column twice is refused (:func:`check_header`): pandas would rename the copy (``y.1``) and use it as
-a feature; so is a first line holding NUL bytes (UTF-16 text, or not text at all). Every problem, a damaged
-compressed file too, raises :class:`UserDataError`.
+a feature; so is a file that is not text (its start holds NUL bytes, or a tenth of bytes that are not UTF-8
+text: UTF-16, a spreadsheet, random bytes). Every problem, a damaged compressed file too, raises
+:class:`UserDataError`.
 """
 
 from __future__ import annotations
@@ -75,7 +76,8 @@ def decimal_option(text: str) -> str:
 
 
 def _text_sample(path: Path) -> str:
-    """The first :data:`SAMPLE_BYTES` of a text file, decompressed, as text (undecodable bytes replaced)."""
+    """The first :data:`SAMPLE_BYTES` of a text file, decompressed, as text (undecodable bytes replaced); a sample
+    holding a NUL byte, or more than a tenth of characters that are neither text nor tab or line ends, is refused."""
     suffix = path.suffix.lower()
     try:
         if suffix == ".zip":
@@ -93,7 +95,14 @@ def _text_sample(path: Path) -> str:
                 raw = handle.read(SAMPLE_BYTES)
     except (OSError, EOFError, zipfile.BadZipFile, lzma.LZMAError, zlib.error) as exc:
         raise UserDataError(_damaged(path, exc)) from None
-    return raw.decode("utf-8", errors="replace")
+    text = raw.decode("utf-8", errors="replace")
+    odd = sum(1 for c in text if c == "\ufffd" or (c < " " and c not in "\t\n\r"))
+    if "\x00" in text or odd > len(text) / 10:  # a text table has none: UTF-16, a spreadsheet, random bytes
+        raise UserDataError(
+            f"{path.name} is not a text table: it holds NUL bytes, or bytes that are not UTF-8 text (UTF-16 text? "
+            "save it as UTF-8; a spreadsheet or another binary file? export it as CSV)"
+        )
+    return text
 
 
 def _damaged(path: Path, exc) -> str:
@@ -140,7 +149,7 @@ def _shown(sep: str) -> str:
 
 
 def header(path, sep: str | None) -> list[str]:
-    """The column names as the file writes them (duplicates kept); a first line holding NUL bytes is refused."""
+    """The column names as the file writes them (duplicates kept)."""
     path = Path(path)
     if kind(path) == "parquet":
         _need_pyarrow(path)
@@ -151,11 +160,6 @@ def header(path, sep: str | None) -> list[str]:
         except Exception as exc:  # pyarrow raises its own error types
             raise UserDataError(f"{path.name} could not be read as Parquet: {_first_line(exc)}") from None
     line = _first_text_line(path)
-    if "\x00" in line:
-        raise UserDataError(
-            f"the first line of {path.name} holds NUL bytes: it is not UTF-8 text (UTF-16 text? save it as UTF-8; "
-            "a spreadsheet? export it as CSV)"
-        )
     return next(csv.reader(io.StringIO(line), delimiter=sep or ","), []) if line else []
 
 

@@ -13,7 +13,8 @@ consume:
 - **Columns**: numeric and boolean columns stay numbers; text (and Parquet ``category``) columns become
   categories, stored as their codes with ``categorical_mask`` set; empty cells (and ``NA``, ``NaN``,
   ``null``, ...) become NaN. Dates and times (Parquet types, or ISO 8601 text such as ``2024-01-31``)
-  and nested values are refused rather than guessed at: convert them to numbers or drop them.
+  and nested values are refused rather than guessed at: convert them to numbers or drop them; so is a number
+  beyond float32's range (:data:`FLOAT32_MAX`, such as ``1e300``, or ``inf``), which the learners cannot read.
 - **Target and task** (:func:`resolve_task`): the ``--target`` column must exist and have no empty cell.
   ``--task auto`` makes text and boolean labels a classification and non-integer numbers a regression;
   integers are classes unless there are more than :data:`MAX_CLASSES` distinct values or fewer than
@@ -51,6 +52,8 @@ ID_WARNING_MIN_ROWS = 20
 #: markers (:func:`number_hints`).
 MAX_MARKERS = 3
 TASKS = ("auto", "classification", "regression")
+#: The largest magnitude a feature may hold: the learners read float32 (a larger value is refused, naming its column).
+FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 _SOURCES: dict[str, UserDataSource] = {}
 _SOURCES_LOCK = threading.Lock()
@@ -191,6 +194,12 @@ def tidy_features(frame, file_name: str):
             out[column] = values.astype("float64")
         elif types.is_numeric_dtype(values) and not types.is_complex_dtype(values):
             out[column] = values.astype("float64")
+            beyond = out[column][np.abs(out[column]) > FLOAT32_MAX]
+            if len(beyond):  # the learners read float32: such a value would be infinite, or refused
+                raise UserDataError(
+                    f"{where} holds {beyond.iloc[0]:g}, beyond the largest float32 number ({FLOAT32_MAX:.3g}) the "
+                    f"learners read: rescale it (its logarithm, or another unit) or leave it out with --drop {column}"
+                )
         elif isinstance(values.dtype, pd.CategoricalDtype):
             out[column] = values
         elif types.is_datetime64_any_dtype(values) or types.is_timedelta64_dtype(values):

@@ -27,7 +27,6 @@ from .paper_tables import write_tables
 from .planning import available as usable_methods
 from .planning import (
     bindings,
-    check_out_folder,
     check_task,
     describe,
     metric_for,
@@ -36,16 +35,15 @@ from .planning import (
     unusable_folds,
 )
 from .protocols.practitioner import TooFewRows
-from .provenance import provenance, with_csv_header
+from .provenance import one_line, provenance, with_csv_header
 from .registry import unavailable_reason
-from .runbook import bound_records, plan, unfinished
+from .runbook import bound_records, plan, report
 from .runner import DatasetUnavailable, load, task_of
 from .store import ResultStore, new_record
-from .studies import UsageError, open_user_data
+from .studies import NothingToRun, UsageError, check_out, logger, open_user_data
 from .suites import DEEPBOOST_N_FOLDS, SUITES, protocol_of
 from .tables import write_markdown
 
-BASELINE = "Baseline"
 #: The figure beside table.md.
 FIGURE_STEM = "figure"
 FIGURE = f"{FIGURE_STEM}.png"
@@ -72,7 +70,7 @@ def list_registry(registry, out=sys.stdout):
 
 def _short(message: str, limit: int = 200) -> str:
     """A loader message on one line, cut to ``limit`` characters (results.jsonl keeps it whole)."""
-    text = " ".join(message.split())
+    text = one_line(message)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -101,17 +99,15 @@ def run(args, registry=None, *, command: str) -> int:
         if protocol == "practitioner":
             default_out += "-practitioner"
     out = args.out or Path("results") / default_out
-    check_out_folder(out)
+    check_out(out)
     try:
         specs = registry.select(args.methods, ablation=args.ablation, peers=args.peers, protocol=protocol)
-        if protocol == "practitioner" and BASELINE not in {s.name for s in specs}:
-            specs = [registry.get(BASELINE), *specs]  # the baseline row is always there
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     # A --data file is read and checked before anything is written: a bad file leaves nothing on disk.
     user_ds = load(source.name) if source is not None else None
     if user_ds is not None:
-        say = (lambda text: None) if args.quiet else (lambda text: print(text, file=sys.stderr))
+        say = logger(args)
         how = None
         if protocol == "practitioner":
             try:
@@ -128,15 +124,14 @@ def run(args, registry=None, *, command: str) -> int:
     asked = {registry.get(name).name for name in args.methods or ()}
     available = usable_methods(specs, task_of(user_ds) if user_ds is not None else None, asked=asked)
     if not available:
-        print("nothing to run: no requested method is available", file=sys.stderr)
-        return EXIT_NOTHING_TO_RUN
+        raise NothingToRun("no requested method is available")
     with hold(out, command):
         return _run_in(out, args, registry, datasets, available, source, command, protocol, seeds, user_ds)
 
 
 def _run_in(out, args, registry, datasets, available, source, command, protocol, seeds, user_ds) -> int:
     store = ResultStore(out / "results.jsonl")
-    say = (lambda text: None) if args.quiet else (lambda text: print(text, file=sys.stderr))
+    say = logger(args)
     n_classes, image_shapes, skipped, usable = {}, {}, {}, []
     infos, n_folds, tasks_of, too_small, rankings = [], {}, {}, set(), {}
     unloadable = {}  # dataset -> why its files could not be loaded (a failure, unlike missing files)
@@ -177,7 +172,7 @@ def _run_in(out, args, registry, datasets, available, source, command, protocol,
 
     bound = bindings(infos, available, protocol=protocol, profile=args.profile, n_folds=n_folds)
     planned = dict(n_classes=n_classes, image_shapes=image_shapes, profile=args.profile, protocol=protocol)
-    tasks = plan(usable, available, seeds, **planned, n_folds=n_folds, tasks=tasks_of, bindings=bound)
+    tasks = plan(usable, available, seeds, **planned, n_folds=n_folds, tasks=tasks_of, bindings=bound, metrics=rankings)
     tasks = [t for t in tasks if (t.dataset, t.method) not in too_small]
     if not tasks:
         if usable:
@@ -187,7 +182,8 @@ def _run_in(out, args, registry, datasets, available, source, command, protocol,
         print(f"nothing to run: {why}", file=sys.stderr)
         _print_skipped(skipped)
         return EXIT_NOTHING_TO_RUN
-    set_aside_stale(store, tasks, lambda text: print(text, file=sys.stderr))
+    made = [f"{stem}.{kind}" for stem in ("table", "ablation", "peers") for kind in ("md", "csv")] + [FIGURE]
+    set_aside_stale(store, tasks, lambda text: print(text, file=sys.stderr), alone=source is not None, made=made)
     code = run_from_args(tasks, store, args, registry)
     if code != EXIT_OK:
         return code
@@ -204,24 +200,9 @@ def _run_in(out, args, registry, datasets, available, source, command, protocol,
         markdown = write_tables(records, out, datasets, methods, seeds, args.profile, *shapes, registry, prov=prov)
         write_paper_figure(records, out, usable, methods, prov)
     print(markdown)
-    not_ok = unfinished(tasks, store)
-    failed = [r for r in not_ok if r.get("status") != "skipped"]
-    counts = [f"{len(tasks) - len(not_ok)} of {len(tasks)} runs ok"]
-    if failed:
-        counts.append(f"{len(failed)} failed")
-    if len(not_ok) > len(failed):
-        counts.append(f"{len(not_ok) - len(failed)} skipped (dataset files missing where they ran)")
-    if skipped:
-        counts.append(
-            f"{len(skipped)} dataset(s) skipped" + (f" ({len(unloadable)} could not be loaded)" if unloadable else "")
-        )
-    print(f"summary: {', '.join(counts)}", file=sys.stderr)
+    loaded = f" ({len(unloadable)} could not be loaded)" if unloadable else ""
+    not_ok = report(tasks, store, [f"{len(skipped)} dataset(s) skipped{loaded}"] if skipped else [])
     _print_skipped(skipped)
-    for rec in not_ok:
-        if rec.get("status") == "skipped":
-            print(f"skipped run: {rec['key']}: {_short(str(rec.get('message', '')))}", file=sys.stderr)
-        else:
-            print(f"failed: {rec['key']}: {rec.get('error')}", file=sys.stderr)
     print(
         f"results: {store.path}\ntables: {out / 'table.md'}, {out / 'table.csv'}; figure: {out / FIGURE}",
         file=sys.stderr,

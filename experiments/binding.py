@@ -112,9 +112,10 @@ def method_settings(spec, ctx) -> dict:
 
 def run_settings(*, protocol, task, profile, n_folds=None, validation_fraction=0.2, reading=None, method=None) -> dict:
     """The options that change a run's result, as one JSON-safe dict (see the module docstring)."""
-    from .metrics import PROBA_CLIP
+    from .metrics import METRICS, PROBA_CLIP
 
-    settings = {"result_version": RESULT_VERSION, "metrics": {"proba_clip": PROBA_CLIP}, "protocol": protocol}
+    metrics = {"proba_clip": PROBA_CLIP, "recorded": list(METRICS)}  # a record without a metric is not resumed
+    settings = {"result_version": RESULT_VERSION, "metrics": metrics, "protocol": protocol}
     settings.update(task=task, profile=profile, n_folds=n_folds, validation_fraction=validation_fraction)
     return {**settings, "reading": _plain(reading or {}), "method": method}
 
@@ -152,10 +153,11 @@ def _short(sha) -> str:
     return str(sha)[:12] if sha else "none"
 
 
-def set_aside_stale(store, tasks, log) -> Path | None:
-    """Move ``store``'s file to ``<folder>/old/results-<UTC time>.jsonl`` if it holds records of ``tasks``' datasets
-    with other data hashes, or of their runs with other settings, and write the other records back; ``log`` says what
-    differs. Returns where the old file went, or None."""
+def set_aside_stale(store, tasks, log, *, alone=False, made=()) -> Path | None:
+    """Move ``store``'s file, and the files ``made`` of it beside it (tables, figures), to ``<folder>/old/<UTC time>/``
+    if it holds records of ``tasks``' datasets with other data hashes, of their runs with other settings or, when the
+    folder holds ``alone`` the results of ``tasks``' table, of other datasets; write the other records back; ``log``
+    says what differs and where the files went. Returns that folder, or None."""
     records = store.records()
     if not records:
         return None
@@ -170,22 +172,25 @@ def set_aside_stale(store, tasks, log) -> Path | None:
         if record.get("method") is None or "key" not in record:
             kept.append(record)
             continue
-        other_data = dataset in data and (record.get("data_sha256"), record.get("test_sha256")) != data[dataset]
+        other_data = (
+            (record.get("data_sha256"), record.get("test_sha256")) != data[dataset] if dataset in data else alone
+        )
         other_settings = (
             record["key"] in planned and record.get("settings_sha256") != planned[record["key"]].settings_sha256
         )
         (stale if other_data or other_settings else kept).append(record)
     if not stale:
         return None
-    stamp = _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
-    aside = store.path.parent / "old" / f"results-{stamp}.jsonl"
-    aside.parent.mkdir(parents=True, exist_ok=True)
-    store.path.rename(aside)
+    aside = store.path.parent / "old" / _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
+    aside.mkdir(parents=True)
+    moved = [store.path.name] + [name for name in made if (store.path.parent / name).is_file()]
+    for name in moved:
+        (store.path.parent / name).rename(aside / name)
     for record in kept:
         store.append(record)
     log(
         f"{store.path} held {len(stale)} result(s) of other data or settings ({_difference(stale, data, planned)}); "
-        f"moved it to {aside} and kept the {len(kept)} record(s) that match"
+        f"moved {', '.join(moved)} to {aside}/ and kept the {len(kept)} record(s) that match"
     )
     return aside
 
@@ -201,6 +206,9 @@ def _difference(stale, data, planned) -> str:
             parts.append(
                 f"{dataset}: data sha256 {was}, now {_short(sha)}" + (f" + test {_short(test)}" if test else "")
             )
+    others = sorted({str(r.get("dataset")) for r in stale if r.get("dataset") not in data})
+    if others:
+        parts.append(f"other tables: {', '.join(others)}")
     # a stale record of the data planned is one of other settings
     same_data = [r for r in stale if (r.get("data_sha256"), r.get("test_sha256")) == data.get(r.get("dataset"))]
     methods = sorted({r.get("method") for r in same_data})

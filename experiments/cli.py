@@ -22,6 +22,7 @@ from .cluster import check_scheduler_args
 from .exit_status import EXIT_INTERRUPTED, EXIT_NOTHING_TO_RUN, EXIT_TERMINATED, EXIT_USAGE, Terminated
 from .explain import explain_options
 from .outlock import FolderLocked, FolderUnwritable
+from .provenance import one_line
 
 PROG = "mddf"
 EXIT_BAD_INPUT = EXIT_USAGE
@@ -45,23 +46,22 @@ class Command:
     summary: str
     schedules: bool = False  #: runs many runs: takes --scheduler (checked before running) and a registry
     description: str | None = None  #: its ``--help``'s description (default: its module's docstring)
+    out: str = "folder"  #: what its ``--out`` names: a folder, or a file (``".npz file"``)
 
     @property
     def help(self) -> str:
         """Its line in ``mddf --help``."""
         return self.summary + (f" (also scripts/{self.script})" if self.script else "")
 
-    def parser(self, prog: str | None = None, subparsers=None) -> argparse.ArgumentParser:
-        """Its parser: on its own (a script's, ``prog`` naming it in messages), or as ``mddf``'s entry for it when
-        given ``mddf``'s ``subparsers``."""
-        prog = prog or f"{PROG} {self.name}"
+    def parser(self, prog: str | None = None) -> argparse.ArgumentParser:
+        """Its parser, ``prog`` naming it in messages (default ``mddf <name>``)."""
         description = self.description or options.help_text(self.module)
-        layout = dict(description=description, epilog=exit_status.epilog(self.name))
-        layout.update(formatter_class=argparse.RawDescriptionHelpFormatter)
-        if subparsers is None:
-            parser = argparse.ArgumentParser(prog=prog, **layout)
-        else:
-            parser = subparsers.add_parser(self.name, prog=prog, help=self.help, **layout)
+        parser = argparse.ArgumentParser(
+            prog=prog or f"{PROG} {self.name}",
+            description=description,
+            epilog=exit_status.epilog(self.name),
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
         self.options(parser)
         return parser
 
@@ -79,7 +79,7 @@ COMMANDS = {command.name: command for command in (
     Command("small-sample", options.small_sample_options, "small_sample", "small_sample.py",
             "score against the training fraction (the mdDF paper's Figure 6)", schedules=True),
     Command("export-features", options.export_features_options, "feature_export", "export_features.py",
-            "fit mdDF and save its per-layer features (.npz)"),
+            "fit mdDF and save its per-layer features (.npz)", out="path of the .npz file to write"),
     Command("explain", explain_options, "explain", None,
             "fit mdDF and attribute its predictions to the columns (.csv and a figure)"),
     Command("plot-layers", options.plot_layers_options, "layer_figures", "plot_layers.py",
@@ -92,16 +92,12 @@ COMMANDS = {command.name: command for command in (
 # fmt: on
 
 
-def _one_line(exc: BaseException) -> str:
-    return " ".join(str(exc).split()) or type(exc).__name__
-
-
 def _run(name: str, parser, args, argv: list, *, registry, prog: str | None, command: list | None) -> int:
     """Run the parsed ``args`` of subcommand ``name`` (``parser``'s); the errors about the input become one line and
     exit status 2. Returns the exit status."""
     from mddf.datasets.user_data import UserDataError
 
-    from .studies import NothingToRun, OptionError, OutputError, UsageError, check_n_jobs
+    from .studies import NothingToRun, OptionError, UsageError, check_options
 
     if COMMANDS[name].schedules:
         check_scheduler_args(parser, args)
@@ -110,12 +106,12 @@ def _run(name: str, parser, args, argv: list, *, registry, prog: str | None, com
     if getattr(args, "data_home", None) is not None:  # --data-home: where every loader of the subcommand looks
         os.environ["MDDF_DATA"] = str(Path(args.data_home).resolve())
     try:
-        check_n_jobs(getattr(args, "n_jobs", None))
+        check_options(args, COMMANDS[name].out)
         return COMMANDS[name].run(args, registry=registry, command=line)
     except UsageError as exc:
         parser.error(str(exc))
-    except (UserDataError, FolderLocked, FolderUnwritable, OutputError, OptionError) as exc:
-        print(f"{who}: error: {_one_line(exc)}", file=sys.stderr)
+    except (UserDataError, FolderLocked, FolderUnwritable, OptionError) as exc:
+        print(f"{who}: error: {one_line(exc) or type(exc).__name__}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except NothingToRun as exc:
         print(f"nothing to run: {exc}", file=sys.stderr)
@@ -158,9 +154,9 @@ def script_entry(name: str, script) -> int:
         return EXIT_INTERRUPTED
 
 
-def _parsers(full: str | None = None) -> tuple[argparse.ArgumentParser, argparse.ArgumentParser | None]:
-    """``mddf``'s parser (``--version`` and one entry per subcommand) and subcommand ``full``'s parser within it: only
-    ``full``, if given, has its options, so that ``mddf --help`` and ``mddf --version`` build none."""
+def _parser() -> argparse.ArgumentParser:
+    """``mddf``'s parser: ``--version`` and a bare entry per subcommand (its line in ``mddf --help``), so that
+    ``mddf --help`` and ``mddf --version`` build no subcommand's options."""
     parser = argparse.ArgumentParser(
         prog=PROG,
         description="Margin-distribution deep forest: benchmarks, studies, features and figures from the "
@@ -169,13 +165,9 @@ def _parsers(full: str | None = None) -> tuple[argparse.ArgumentParser, argparse
     )
     parser.add_argument("--version", action="version", version=f"{PROG} {version()}")
     sub = parser.add_subparsers(dest="command", metavar="<subcommand>")
-    chosen = None
     for name, spec in COMMANDS.items():
-        if name == full:
-            chosen = spec.parser(subparsers=sub)
-        else:  # a bare entry: its line in `mddf --help`
-            sub.add_parser(name, help=spec.help, add_help=False)
-    return parser, chosen
+        sub.add_parser(name, help=spec.help, add_help=False)
+    return parser
 
 
 def console_main():
@@ -188,20 +180,13 @@ def main(argv=None, registry=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
         # Nothing before the subcommand takes a value: a subcommand given is the first argument, and gets its options
-        name = argv[0] if argv and argv[0] in COMMANDS else None
-        if name is None:
-            parser = _parsers()[0]
-            args = parser.parse_args(argv)  # --help, --version, or an unknown subcommand: exits
-            if args.command is None:
-                parser.print_usage(sys.stderr)
-                print(f"{PROG}: error: a subcommand is required ({', '.join(COMMANDS)})", file=sys.stderr)
-                return EXIT_BAD_INPUT
-            return main(argv[argv.index(args.command) :], registry)  # argparse found it later (after '--')
-        parser, subparser = _parsers(name)
-        args, extras = parser.parse_known_args(argv)
-        if extras:  # the subcommand's error and usage, as when its parser parses on its own (scripts/)
-            subparser.error(f"unrecognized arguments: {' '.join(extras)}")
-        return _run(name, subparser, args, argv[1:], registry=registry, prog=None, command=None)
+        if argv and argv[0] in COMMANDS:
+            return run_command(argv[0], argv[1:], registry=registry)
+        parser = _parser()
+        parser.parse_args(argv)  # --help, --version, or an unknown subcommand: exits
+        parser.print_usage(sys.stderr)
+        print(f"{PROG}: error: a subcommand is required ({', '.join(COMMANDS)})", file=sys.stderr)
+        return EXIT_BAD_INPUT
     except SystemExit as exc:  # argparse (--help, --version, usage errors)
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else EXIT_BAD_INPUT)
     except KeyboardInterrupt:

@@ -11,7 +11,9 @@ import math
 import statistics
 from dataclasses import dataclass, field
 
-from .metrics import METRICS, MIN_PAIRED_SCORES, WINNER_RULE, Comparison, compare, metrics_of
+from .defaults import BASELINE
+from .metrics import METRICS, MIN_PAIRED_SCORES, WINNER_RULE, Comparison, apart, compare, metrics_of, paired_difference
+from .runbook import SECONDS, run_seconds
 from .tables import csv_text, markdown_table, plus_minus
 
 WINNER = "★"
@@ -34,10 +36,18 @@ class DatasetComparison:
     #: failed on some fold, which is left out of the comparison (the count and the first line of its first error)
     missing: dict = field(default_factory=dict)
     n_runs: int = 0  #: folds (runs) of the best method
+    #: the methods ahead of the baseline beyond 2 standard errors over enough paired folds on the ranking metric (None:
+    #: no baseline, or too few paired folds to say)
+    ahead_of_baseline: list | None = None
 
     @property
     def winner(self) -> str | None:
         return next((c.method for c in self.ranking if c.winner), None)
+
+    def mean(self, metric: str, method: str) -> float | None:
+        """``method``'s mean on ``metric`` (None without one)."""
+        rows = {c.method: c for c in self.ranking} if metric == self.metric else self.others.get(metric, {})
+        return rows[method].mean if method in rows else None
 
 
 def comparison_of(
@@ -45,58 +55,51 @@ def comparison_of(
 ) -> DatasetComparison:
     """Compare ``methods`` on ``dataset`` from its ``records`` (each run's latest, already checked)."""
     mine = [r for r in records if r.get("dataset") == dataset and r.get("method") in methods]
-    failed = _failures(mine)
+    failed = {}  # method -> "failed on k of n folds: <first line of its first error>"
+    for m in dict.fromkeys(r["method"] for r in mine):
+        runs = [r for r in mine if r["method"] == m]
+        if errors := [r for r in runs if r.get("status") == "error"]:
+            first = str(errors[0].get("error") or "an error").strip().splitlines()[0][:160]
+            failed[m] = f"failed on {len(errors)} of {len(runs)} folds: {first}"
     ok = [r for r in mine if r.get("status") == "ok" and r["method"] not in failed]
-    scores = {}
-    for name in metrics_of(task):
-        scores[name.name] = {
+    scores = {  # {metric: {method: {(seed, fold, fraction), the rows of a fold: score}}}
+        name.name: {
             m: {
                 (r.get("seed"), r.get("fold"), r.get("fraction", 1.0)): r[name.name]
                 for r in ok
                 if r["method"] == m and r.get(name.name) is not None
-            }  # fold: its rows
+            }
             for m in methods
         }
+        for name in metrics_of(task)
+    }
     by_metric = {
         name: compare(values, METRICS[name].greater_is_better, test_train_ratio) for name, values in scores.items()
     }
     ranking = by_metric.pop(metric)
+    ahead = None
+    if BASELINE in scores[metric] and len(ranking) > 1:
+        base, sign = scores[metric][BASELINE], 1 if METRICS[metric].greater_is_better else -1
+        paired = {m: paired_difference(scores[metric][m], base, test_train_ratio) for m in scores[metric]}
+        if all(paired[c.method][2] >= MIN_PAIRED_SCORES for c in ranking):
+            ahead = [c.method for c in ranking if sign * paired[c.method][0] > 0 and apart(*paired[c.method])]
     seconds, adapted = {}, {}
     for m in methods:
         runs = [r for r in ok if r["method"] == m]
         if not runs:
             continue
         compiled = [r["compile_seconds"] for r in runs if r.get("compile_seconds") is not None]
-        total = statistics.fmean(r.get("total_seconds", r.get("train_seconds", 0.0)) for r in runs)
-        seconds[m] = {"total": total, "selection": statistics.fmean(r.get("selection_seconds", 0.0) for r in runs)}
-        seconds[m]["fit"] = statistics.fmean(r.get("train_seconds", 0.0) for r in runs)
+        seconds[m] = {key: statistics.fmean(run_seconds(r, key) for r in runs) for key in SECONDS}
         seconds[m]["compile"] = statistics.fmean(compiled) if compiled else None
         changed = [r for r in runs if r.get("adapted")]
         if changed:
             reasons = sorted({f"{', '.join(r['adapted'])}: {r.get('adapted_because', '')}" for r in changed})
             adapted[m] = (len(changed), len(runs), reasons)
-    ranked = {c.method for c in ranking}
-    missing = {}
-    for m in methods:
-        if m in ranked:
-            continue
-        statuses = {r.get("status") for r in mine if r["method"] == m}
-        missing[m] = failed.get(m) or ("skipped" if "skipped" in statuses else "-")
+    ranked, skipped = {c.method for c in ranking}, {r["method"] for r in mine if r.get("status") == "skipped"}
+    missing = {m: failed.get(m) or ("skipped" if m in skipped else "-") for m in methods if m not in ranked}
     others = {name: {c.method: c for c in rows} for name, rows in by_metric.items()}
     n_runs = ranking[0].n if ranking else 0
-    return DatasetComparison(dataset, task, metric, ranking, others, seconds, adapted, missing, n_runs)
-
-
-def _failures(records) -> dict:
-    """``{method: "failed on k of n folds: <first line of its first error>"}`` of the methods with a failed run."""
-    out = {}
-    for m in dict.fromkeys(r["method"] for r in records):
-        runs = [r for r in records if r["method"] == m]
-        errors = [r for r in runs if r.get("status") == "error"]
-        if errors:
-            first = str(errors[0].get("error") or "an error").strip().splitlines()[0][:160]
-            out[m] = f"failed on {len(errors)} of {len(runs)} folds: {first}"
-    return out
+    return DatasetComparison(dataset, task, metric, ranking, others, seconds, adapted, missing, n_runs, ahead)
 
 
 def _value(metric: str, mean: float, se: float, bold: bool = False) -> str:
@@ -116,23 +119,23 @@ def _difference(metric: str, c: Comparison) -> str:
     return text if math.isnan(c.diff_se) else f"{text} ± {scale * c.diff_se:.{digits}f}"
 
 
-def _seconds(s: dict | None) -> tuple[str, str]:
+def _seconds(s: dict | None) -> list[str]:
     if not s:
-        return "-", "-"
+        return ["-", "-", "-"]
     total = f"{s['total']:.2f}"
     if s["selection"] > 0:
         total += f" ({s['selection']:.2f} + {s['fit']:.2f})"
-    return total, "-" if s["compile"] is None else f"{s['compile']:.2f}"
+    return [total, f"{s['predict']:.3f}", "-" if s["compile"] is None else f"{s['compile']:.2f}"]
 
 
 def dataset_markdown(comparison: DatasetComparison, title: str) -> list[str]:
     """The lines of one dataset's table (without the shared footer)."""
     metric = comparison.metric
-    other_metrics = [m.name for m in metrics_of(comparison.task) if m.name != metric]
+    other_metrics = [m.name for m in metrics_of(comparison.task) if m.name != metric and comparison.others[m.name]]
     header = (
         ["Method", METRICS[metric].shown, "Δ to best"]
         + [METRICS[m].shown for m in other_metrics]
-        + ["seconds (selection + fit)", "compile s"]
+        + ["seconds (selection + fit)", "predict s", "compile s"]
     )
     rows = []
     for c in comparison.ranking:
@@ -142,16 +145,27 @@ def dataset_markdown(comparison: DatasetComparison, title: str) -> list[str]:
         for m in other_metrics:
             other = comparison.others[m].get(c.method)
             cells.append("-" if other is None else _value(m, other.mean, other.se))
-        cells += list(_seconds(comparison.seconds.get(c.method)))
+        cells += _seconds(comparison.seconds.get(c.method))
         rows.append(cells)
     for method, text in comparison.missing.items():
-        rows.append([method, text, "-"] + ["-"] * len(other_metrics) + ["-", "-"])
+        rows.append([method, text, "-"] + ["-"] * len(other_metrics) + _seconds(None))
     return [f"### {title}", "", *markdown_table(header, rows, [":---"] + ["---:"] * (len(header) - 1)), ""]
 
 
 def verdict(comparison: DatasetComparison) -> str:
-    """One sentence: the winner, or why there is none; and the methods left out of the comparison as they failed."""
+    """The winner, or why there is none; when no method beats the baseline beyond 2 standard errors; when the best
+    ranked method's log-loss is worse than the baseline's; and the methods left out as they failed."""
     text = _ranking_verdict(comparison)
+    label = METRICS[comparison.metric].label
+    if comparison.ahead_of_baseline == []:
+        text += f" No method beats {BASELINE} by more than 2 standard errors on {label}."
+    best = comparison.ranking[0].method if comparison.ranking else BASELINE
+    mine, base = comparison.mean("log_loss", best), comparison.mean("log_loss", BASELINE)
+    if best != BASELINE and None not in (mine, base) and mine > base:
+        text += (
+            f" {best}, ranked best on {label}, has a worse log-loss than {BASELINE} ({mine:.4f} against {base:.4f}): "
+            "its probabilities are less reliable than the class shares (calibrate them before reading them as such)."
+        )
     failed = [m for m, why in comparison.missing.items() if why.startswith("failed")]
     if failed:
         text += f" Left out of the comparison, as they failed on some fold: {', '.join(failed)}."
@@ -194,9 +208,10 @@ def to_markdown(comparisons, titles: dict, notes=()) -> str:
         "method on the ranking metric, ± its standard error."
     )
     footer.append(
-        "seconds: mean per fold of choosing hyper-parameters (selection) and of the final fit; compile s: a warm-up "
-        "fit of a tiny model of the same kind on a few training rows just before, in the same process, which "
-        "holds numba's compilation of the tree code and is left out of the fit time."
+        "seconds: mean per fold of choosing hyper-parameters (selection) and of the final fit; predict s: of "
+        "predicting the test rows' labels and probabilities; compile s: a warm-up fit of a tiny model of the same kind "
+        "on a few training rows just before, in the same process, which holds numba's compilation of the tree code "
+        "and is left out of the fit time."
     )
     for comparison in comparisons:
         for method, (changed, runs, reasons) in comparison.adapted.items():
@@ -224,7 +239,7 @@ def to_csv(comparisons) -> str:
             row["winner"] = int(c.winner)
             row["within 2 se of best"] = int(c.tied or c.best)
             s = comparison.seconds.get(c.method) or {}
-            for key in ("total", "selection", "fit", "compile"):
+            for key in (*SECONDS, "compile"):
                 value = s.get(key)
                 row[f"{key} seconds"] = "" if value is None else round(value, 4)
             adapted = comparison.adapted.get(c.method)
@@ -240,8 +255,9 @@ def to_csv(comparisons) -> str:
 
 
 def plot(comparisons, subtitle: str = ""):
-    """One panel per dataset: each method's mean of the ranking metric ± 2 standard errors (the winner a star, the
-    methods within two standard errors of the best blue, the others grey)."""
+    """One panel per dataset: each method's mean of the ranking metric ± 2 standard errors, coloured as its table
+    marks it (the winner a star, blue within two standard errors of the best, grey behind it, black with too few
+    paired scores to tell); the axis spans the methods but the baseline, which sits at its edge when beyond it."""
     from .figures import plt
 
     n = max(1, len(comparisons))
@@ -250,27 +266,39 @@ def plot(comparisons, subtitle: str = ""):
     height = max(2.4, 0.42 * max((len(c.ranking) for c in comparisons), default=3) + 1.3)
     fig, axes = plt.subplots(rows_n, cols, figsize=(4.6 * cols, height * rows_n), squeeze=False)
     for ax, comparison in zip(axes.flat, comparisons):
-        metric = METRICS[comparison.metric]
-        ranking = comparison.ranking
+        metric, ranking = METRICS[comparison.metric], comparison.ranking
+        bars = {
+            c.method: (metric.scale * c.mean, 0.0 if math.isnan(c.se) else 2 * metric.scale * c.se) for c in ranking
+        }
+        spanned = [bars[c.method] for c in ranking if c.method != BASELINE] or list(bars.values())
+        low, high = min(m - e for m, e in spanned), max(m + e for m, e in spanned)
+        pad = 0.08 * (high - low) or 0.01 * abs(high) or 0.01
+        low, high = low - pad, high + pad
         for y, c in enumerate(ranking):
-            colour = "#d4a017" if c.best and c.winner else "#1f77b4" if c.best or c.tied else "#8c8c8c"
-            err = 0.0 if math.isnan(c.se) else 2 * metric.scale * c.se
+            told = c.best or c.n_common >= MIN_PAIRED_SCORES
+            colour = "#d4a017" if c.winner else "#1f77b4" if c.best or c.tied else "#8c8c8c" if told else "black"
+            mean, err = bars[c.method]
+            if not low <= mean <= high:  # the baseline, far behind: at the edge, its value written
+                edge, side = (low, "<") if mean < low else (high, ">")
+                ax.plot(edge, y, side, ms=8, color=colour, clip_on=False)
+                inward = dict(xytext=(7, 0), ha="left") if side == "<" else dict(xytext=(-7, 0), ha="right")
+                ax.annotate(f"{mean:.4g}", (edge, y), textcoords="offset points", va="center", fontsize=7, **inward)
+                continue
             marker = dict(fmt="*", ms=12) if c.winner else dict(fmt="o", ms=6)
-            ax.errorbar(metric.scale * c.mean, y, xerr=err, **marker, color=colour, capsize=3)
-        ax.set_yticks(range(len(ranking)))
-        ax.set_yticklabels([c.method for c in ranking])
+            ax.errorbar(mean, y, xerr=err, **marker, color=colour, capsize=3)
+        ax.set_xlim(low, high)
+        ax.set_yticks(range(len(ranking)), [c.method for c in ranking])
         ax.invert_yaxis()
         ax.set_xlabel(metric.shown + ("" if metric.greater_is_better else " (lower is better)"))
-        ax.set_title(
-            comparison.dataset + (f" ({WINNER} {comparison.winner})" if comparison.winner else " (no winner)"),
-            fontsize=10,
-        )
+        few = len(ranking) > 1 and min(c.n_common for c in ranking) < MIN_PAIRED_SCORES
+        verdict = f"{WINNER} {comparison.winner}" if comparison.winner else "too few scores" if few else "no winner"
+        ax.set_title(f"{comparison.dataset} ({verdict})", fontsize=10)
         ax.grid(axis="x", alpha=0.3)
     for ax in list(axes.flat)[len(comparisons) :]:
         ax.set_visible(False)
     fig.suptitle(
-        "mean ± 2 standard errors; ★ winner, blue: within 2 SE of the best (paired), grey: behind it"
-        + (f"\n{subtitle}" if subtitle else ""),
+        "mean ± 2 standard errors; ★ winner,\nblue: within 2 SE of the best (paired), grey: behind it,\nblack: too few "
+        "paired scores to tell" + (f"\n{subtitle}" if subtitle else ""),
         fontsize=9,
     )
     fig.tight_layout()

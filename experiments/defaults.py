@@ -3,6 +3,8 @@ the modules that use them, which load scikit-learn."""
 
 #: The evaluation protocols of the runners (``--protocol``).
 PROTOCOLS = ("practitioner", "paper")
+#: The practitioner protocol's baseline method, always run (the majority class, or the mean).
+BASELINE = "Baseline"
 #: Folds of the practitioner's cross-validation unless ``--folds`` says otherwise.
 DEFAULT_FOLDS = 5
 #: Seeds (repetitions of the k-fold cut) unless ``--seeds`` says otherwise.

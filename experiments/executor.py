@@ -107,21 +107,17 @@ def execute(
     with sigterm_raises():
         try:
             if isolation == "inline":
-                _execute_inline(book)
+                from .runner import run_one
+
+                while (task := book.next_ready()) is not None:
+                    book.start(task)
+                    book.show(task.label)
+                    book.finish(task, run_one(**book.kwargs_for(task), cache_dataset=True))
             else:
                 _execute_in_workers(book, workers, n_jobs, (book.say or log) if progress else None)
         finally:
             book.close()
     return book.written
-
-
-def _execute_inline(book: RunBook) -> None:
-    from .runner import run_one
-
-    while (task := book.next_ready()) is not None:
-        book.start(task)
-        book.show(task.label)
-        book.finish(task, run_one(**book.kwargs_for(task), cache_dataset=True))
 
 
 def _execute_in_workers(book: RunBook, workers: int, n_jobs: int, say) -> None:

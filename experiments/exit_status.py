@@ -1,16 +1,15 @@
 """The exit statuses of the ``mddf`` command and its scripts: one table (:data:`STATUSES`), from which ``--help``
-(:func:`epilog`) and the table of ``docs/user_guide/command_line.md`` (:func:`markdown_table`) are made. Regenerate
-the page's copy with ``python -m mddf.experiments.exit_status --write docs/user_guide/command_line.md``."""
+(:func:`epilog`) and the table of ``docs/user_guide/command_line.md`` (:func:`markdown_table`, written there by
+``docs/_scripts/generated_blocks.py``) are made."""
 
 from __future__ import annotations
 
-import argparse
 import contextlib
+import re
 import signal
 import textwrap
 import threading
 from dataclasses import dataclass
-from pathlib import Path
 
 EXIT_OK = 0
 EXIT_RUN_FAILED = 1
@@ -21,9 +20,6 @@ EXIT_TERMINATED = 128 + signal.SIGTERM  # 143
 
 #: The subcommands that execute many runs into a resumable results file.
 RUNNERS = ("benchmark", "small-sample")
-
-BEGIN = "<!-- exit-status: generated from mddf.experiments.exit_status, do not edit -->"
-END = "<!-- /exit-status -->"
 
 
 @dataclass(frozen=True)
@@ -123,55 +119,10 @@ def summary() -> str:
 
 
 def markdown_table() -> str:
-    """The table of the documentation: status, meaning for the runners, meaning for the other subcommands."""
+    """The table of the documentation: status, meaning for the runners, meaning for the other subcommands (options
+    such as ``--data`` as code)."""
     lines = ["| status | `benchmark`, `small-sample` | other subcommands |", "|---|---|---|"]
     for s in STATUSES:
-        lines.append(f"| {s.code} | {_code_options(s.runners)} | {_code_options(s.others)} |")
+        runners, others = (re.sub(r"(?<![`\w])(--[a-z][a-z-]*)", r"`\1`", text) for text in (s.runners, s.others))
+        lines.append(f"| {s.code} | {runners} | {others} |")
     return "\n".join(lines) + "\n"
-
-
-def _code_options(text: str) -> str:
-    """Options (``--data``) as code in Markdown."""
-    import re
-
-    return re.sub(r"(?<![`\w])(--[a-z][a-z-]*)", r"`\1`", text)
-
-
-def block() -> str:
-    """The page's generated block: markers around :func:`markdown_table`."""
-    return f"{BEGIN}\n{markdown_table()}{END}"
-
-
-def page_block(text: str) -> str | None:
-    """The generated block a page holds (markers included), or None."""
-    start = text.find(BEGIN)
-    end = text.find(END, start)
-    return None if start < 0 or end < 0 else text[start : end + len(END)]
-
-
-def write_page(path) -> bool:
-    """Replace the block of the page at ``path`` by the current table; whether it changed."""
-    path = Path(path)
-    text = path.read_text()
-    old = page_block(text)
-    if old is None:
-        raise ValueError(f"{path} has no {BEGIN!r} ... {END!r} block")
-    new = text.replace(old, block())
-    path.write_text(new)
-    return new != text
-
-
-def main(argv=None) -> int:
-    """``python -m mddf.experiments.exit_status [--write PAGE]``: print the table, or update a page's copy."""
-    parser = argparse.ArgumentParser(prog="python -m mddf.experiments.exit_status", description=__doc__.split("\n")[0])
-    parser.add_argument("--write", type=Path, default=None, metavar="PAGE", help="update the table in this page")
-    args = parser.parse_args(argv)
-    if args.write is None:
-        print(markdown_table(), end="")
-    else:
-        print(f"{args.write}: {'updated' if write_page(args.write) else 'already current'}")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

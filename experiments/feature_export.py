@@ -46,7 +46,7 @@ import numpy as np
 from mddf.datasets.user_data import UserDataSource
 
 from .environment import package_versions
-from .studies import MDDF_CONFIGURATION, OutputError, fit_mddf, logger, mddf_params, resolve_dataset
+from .studies import MDDF_CONFIGURATION, OptionError, fit_mddf, logger, mddf_params, resolve_dataset
 
 LAYOUT = __doc__[__doc__.index("Layout of the file") : __doc__.index("Examples of their use")].strip()
 
@@ -60,13 +60,24 @@ def layer_features(model, dataset):
     return train, np.stack([np.asarray(model.transform(dataset.X_test, layer=t), dtype=np.float32) for t in layers])
 
 
+def _npz(path: Path, force: bool) -> Path:
+    """``path`` as ``numpy.savez`` writes it (``.npz`` appended when it lacks it); an existing file is refused unless
+    ``force``."""
+    path = path if path.suffix == ".npz" else path.with_name(path.name + ".npz")
+    if path.exists() and not force:
+        raise OptionError(f"--out {path} exists; pass --force to replace it, or give another --out")
+    return path
+
+
 def run(args, *, command: str) -> int:
-    """Fit mdDF on the dataset of the arguments and write its layer features (the layout above); print the file's
-    path and return 0."""
+    """Fit mdDF on the dataset of the arguments and write its layer features (the layout above) to ``--out`` (``.npz``
+    appended when it lacks it), refusing an existing file unless ``--force``; print the file's path and return 0."""
     log = logger(args)
-    if args.out is not None and args.out.is_dir():
-        raise OutputError(f"--out {args.out} is a folder; give the path of the .npz file to write")
+    out = _npz(args.out, args.force) if args.out else None  # refused before anything is read
     ds = resolve_dataset(args, log, seed=args.seed)
+    user = ds.extra.get("user_data")
+    name = UserDataSource(**user).slug if user else ds.name
+    out = out or _npz(Path("results/features") / f"{name}_mddf_features.npz", args.force)
     regression = ds.extra.get("task") == "regression"
     target_type = np.float64 if regression else np.int64
     model, seconds = fit_mddf(ds, args, log)
@@ -96,14 +107,13 @@ def run(args, *, command: str) -> int:
     meta["mddf_params"] = {**mddf_params(args), "random_state": args.seed, "n_jobs": args.n_jobs}
     meta.update(n_layers=int(model.n_layers_), stop_reason=str(getattr(model, "stop_reason_", "")))
     meta.update(fit_seconds=round(seconds, 3), versions=package_versions(), command=command, layout=LAYOUT)
-    if ds.extra.get("user_data"):
-        meta["data_source"] = ds.extra["user_data"]
+    if user:
+        meta["data_source"] = user
         meta["feature_names"] = list(ds.feature_names)
     arrays["meta"] = np.asarray(json.dumps(meta, default=str))
-    user = ds.extra.get("user_data")
-    name = UserDataSource(**user).slug if user else ds.name
-    out = args.out or Path("results/features") / f"{name}_mddf_features.npz"
     out.parent.mkdir(parents=True, exist_ok=True)
+    if out.exists():
+        log(f"replacing {out} (--force)")
     np.savez_compressed(out, **arrays)
     log(f"wrote {out}: train_features {train.shape}" + (f", test_features {test.shape}" if test is not None else ""))
     print(out)

@@ -27,20 +27,14 @@ def margin_ratio(m: np.ndarray) -> float:
     return float(np.std(m) / mean) if mean != 0 else float("nan")
 
 
-def class_index(estimator, y) -> np.ndarray:
-    """Positions of the labels ``y`` in ``estimator.classes_``."""
-    classes = np.asarray(estimator.classes_)
-    idx = np.searchsorted(classes, y)
-    if np.any(idx >= len(classes)) or np.any(classes[np.minimum(idx, len(classes) - 1)] != y):
-        raise ValueError("labels not seen during fit")
-    return idx
-
-
 def oof_layer_margins(estimator, y_train) -> list[np.ndarray]:
     """Normalised margins of the training rows at every kept layer, from ``oof_features_`` (each row divided by its sum,
     the alpha sum, whether the estimator stores ``f_t`` or the normalised mixture)."""
-    n_classes = len(estimator.classes_)
-    y_idx = class_index(estimator, np.asarray(y_train))
+    classes, y_train = np.asarray(estimator.classes_), np.asarray(y_train)
+    y_idx = np.searchsorted(classes, y_train)  # positions of the labels in classes_
+    if np.any(y_idx >= len(classes)) or np.any(classes[np.minimum(y_idx, len(classes) - 1)] != y_train):
+        raise ValueError("labels not seen during fit")
+    n_classes = len(classes)
     out = []
     for feats in estimator.oof_features_:
         scores = class_scores(feats, n_classes)

@@ -2,7 +2,7 @@
 is significantly best (:func:`compare`, the rule :data:`WINNER_RULE`).
 
 The log-loss clips probabilities to ``[PROBA_CLIP, 1]``; standard errors carry Nadeau and Bengio's correction for
-overlapping training rows (:func:`corrected_variance_factor`). Both are explained on the command-line page.
+overlapping training rows (:func:`standard_error`). Both are explained on the command-line page.
 """
 
 from __future__ import annotations
@@ -42,6 +42,7 @@ METRICS = {
     for m in (
         Metric("accuracy", "accuracy", "classification", True, 100.0),
         Metric("balanced_accuracy", "balanced accuracy", "classification", True, 100.0),
+        Metric("roc_auc", "ROC AUC", "classification", True, 1.0, needs_proba=True),
         Metric("log_loss", "log-loss", "classification", False, 1.0, needs_proba=True),
         Metric("r2", "R²", "regression", True),
         Metric("rmse", "RMSE", "regression", False),
@@ -81,19 +82,13 @@ def full_probabilities(proba, model_classes, n_classes: int) -> np.ndarray:
     return full
 
 
-def log_loss(y_true, proba) -> float:
-    """Mean negative log probability of the true class (column j: class code j), probabilities clipped to
-    [PROBA_CLIP, 1] and renormalised, a fold missing some classes scored against all of them."""
-    from sklearn.metrics import log_loss as sklearn_log_loss
-
-    proba = np.clip(np.asarray(proba, dtype=np.float64), PROBA_CLIP, 1.0)
-    proba /= proba.sum(axis=1, keepdims=True)
-    return float(sklearn_log_loss(y_true, proba, labels=np.arange(proba.shape[1])))
-
-
 def classification_scores(y_true, y_pred, proba=None) -> dict:
-    """``accuracy``, ``balanced_accuracy`` and, given ``proba`` (column j: class code j), ``log_loss``."""
-    from sklearn.metrics import accuracy_score, balanced_accuracy_score
+    """``accuracy``, ``balanced_accuracy`` and, given ``proba`` (column j: class code j; clipped to [PROBA_CLIP, 1],
+    each row renormalised), ``log_loss`` (a fold missing some classes scored against all of them) and, when the test
+    rows hold every class, ``roc_auc`` (of the second class for two, else the mean of each class's against the
+    others)."""
+    from sklearn.metrics import accuracy_score, balanced_accuracy_score, roc_auc_score
+    from sklearn.metrics import log_loss as sklearn_log_loss
 
     y_true, y_pred = np.asarray(y_true), np.asarray(y_pred)
     with warnings.catch_warnings():
@@ -101,7 +96,12 @@ def classification_scores(y_true, y_pred, proba=None) -> dict:
         balanced = float(balanced_accuracy_score(y_true, y_pred))
     scores = {"accuracy": float(accuracy_score(y_true, y_pred)), "balanced_accuracy": balanced}
     if proba is not None:
-        scores["log_loss"] = log_loss(y_true, proba)
+        proba = np.clip(np.asarray(proba, dtype=np.float64), PROBA_CLIP, 1.0)
+        proba /= proba.sum(axis=1, keepdims=True)
+        scores["log_loss"] = float(sklearn_log_loss(y_true, proba, labels=np.arange(proba.shape[1])))
+        if len(np.unique(y_true)) == proba.shape[1]:
+            binary = proba.shape[1] == 2
+            scores["roc_auc"] = float(roc_auc_score(y_true, proba[:, 1] if binary else proba, multi_class="ovr"))
     return scores
 
 
@@ -118,17 +118,13 @@ def run_scores(task: str, y_true, y_pred, proba=None) -> dict:
     return regression_scores(y_true, y_pred) if task == "regression" else classification_scores(y_true, y_pred, proba)
 
 
-def corrected_variance_factor(n: int, test_train_ratio: float = 0.0) -> float:
-    """``1/n + n_test/n_train``: the variance of a mean of n fold scores is this times their sample variance."""
-    return 1.0 / n + test_train_ratio
-
-
 def standard_error(values, test_train_ratio: float = 0.0) -> float:
-    """``sqrt((1/n + test_train_ratio) * var(values))``, var with ddof=1; NaN for fewer than two values."""
+    """``sqrt((1/n + test_train_ratio) * var(values))``, var with ddof=1 (the variance of a mean of n fold scores is
+    ``1/n + n_test/n_train`` times it); NaN for fewer than two values."""
     values = np.asarray(values, dtype=np.float64)
     if len(values) < 2:
         return float("nan")
-    return float(np.sqrt(corrected_variance_factor(len(values), test_train_ratio) * np.var(values, ddof=1)))
+    return float(np.sqrt((1.0 / len(values) + test_train_ratio) * np.var(values, ddof=1)))
 
 
 @dataclass(frozen=True)
@@ -143,7 +139,7 @@ class Comparison:
     diff_se: float  #: its standard error (NaN for the best, or fewer than two common folds)
     n_common: int  #: folds both this method and the best have
     best: bool  #: the best mean
-    tied: bool  #: not the best, and ``|diff| <= 2 * diff_se`` (or too few common folds to tell)
+    tied: bool  #: not the best, and ``|diff| <= 2 * diff_se`` over :data:`MIN_PAIRED_SCORES` common folds or more
     winner: bool  #: the best, and every other method's difference exceeds two standard errors over 5+ paired folds
 
 
@@ -162,24 +158,26 @@ def compare(scores: dict, greater_is_better: bool = True, test_train_ratio: floa
     rows = []
     for method in order:
         values = scores[method]
-        common = [f for f in values if f in scores[best]]
-        if method == best:
-            diff, diff_se = 0.0, float("nan")
-        else:
-            d = np.array([values[f] - scores[best][f] for f in common])
-            diff = float(d.mean()) if len(d) else float("nan")
-            diff_se = standard_error(d, test_train_ratio)
+        diff, diff_se, n_common = paired_difference(values, scores[best], test_train_ratio)
         rows.append([method, len(values), means[method], standard_error(list(values.values()), test_train_ratio)])
-        rows[-1] += [diff, diff_se, len(common)]
+        rows[-1] += [0.0, float("nan"), n_common] if method == best else [diff, diff_se, n_common]
     out = []
-    others_apart = all(_apart(r[4], r[5]) and r[6] >= MIN_PAIRED_SCORES for r in rows[1:])
+    others_apart = all(apart(*r[4:7]) for r in rows[1:])
     for row in rows:
         is_best = row[0] == best
-        tied, winner = not is_best and not _apart(row[4], row[5]), is_best and len(rows) > 1 and others_apart
-        out.append(Comparison(*row, best=is_best, tied=tied, winner=winner))
+        tied = not is_best and row[6] >= MIN_PAIRED_SCORES and not apart(*row[4:7])
+        out.append(Comparison(*row, best=is_best, tied=tied, winner=is_best and len(rows) > 1 and others_apart))
     return out
 
 
-def _apart(diff: float, diff_se: float) -> bool:
-    """Whether a paired difference exceeds :data:`SIGNIFICANCE_SE` standard errors (False when undefined)."""
-    return not (math.isnan(diff) or math.isnan(diff_se)) and abs(diff) > SIGNIFICANCE_SE * diff_se
+def paired_difference(scores: dict, other: dict, test_train_ratio: float = 0.0) -> tuple[float, float, int]:
+    """The mean of ``scores[fold] - other[fold]`` over the folds both have, its standard error (:func:`standard_error`;
+    NaN for fewer than two) and the number of those folds."""
+    d = np.array([scores[f] - other[f] for f in scores if f in other])
+    return (float(d.mean()) if len(d) else float("nan")), standard_error(d, test_train_ratio), len(d)
+
+
+def apart(diff: float, diff_se: float, n: int) -> bool:
+    """Whether a paired difference over ``n`` folds exceeds :data:`SIGNIFICANCE_SE` standard errors, over at least
+    :data:`MIN_PAIRED_SCORES` of them (False when undefined)."""
+    return n >= MIN_PAIRED_SCORES and not math.isnan(diff_se) and abs(diff) > SIGNIFICANCE_SE * diff_se

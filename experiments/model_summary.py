@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 
 from .early_stopped import EarlyStopped
@@ -126,14 +128,6 @@ def search_summary(estimator) -> dict:
     return {"selected_params": jsonable_params(dict(estimator.best_params_)), "search": search}
 
 
-def _trees_per_layer(estimator):
-    try:
-        params = estimator.get_params(deep=False)
-        return int(params["n_estimators"]) * len(params["forest_types"])
-    except (AttributeError, KeyError, TypeError):
-        return None
-
-
 def describe_model(record, estimator) -> None:
     """Write in ``record`` what the fitted model is: its parameters, early stopping, size, search and cascade."""
     record["params"] = estimator_params(inner_model(estimator))
@@ -151,9 +145,9 @@ def describe_model(record, estimator) -> None:
         if "model_bytes" in cascade:
             record["model_bytes"] = cascade.pop("model_bytes")
         record["cascade"] = cascade
-        tpl = _trees_per_layer(getattr(estimator, "best_estimator_", estimator))
-        if tpl is not None:
-            record["trees_per_layer"] = tpl
+        params = getattr(estimator, "best_estimator_", estimator).get_params(deep=False)
+        with contextlib.suppress(KeyError, TypeError):
+            record["trees_per_layer"] = int(params["n_estimators"]) * len(params["forest_types"])
 
 
 def inner_model(estimator):

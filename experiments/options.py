@@ -9,15 +9,9 @@ import importlib.util
 from pathlib import Path
 
 from .cluster import add_scheduler_argument
-from .methods import PROFILES
+from .methods import PROFILES, default_registry
 from .metrics import METRICS
 from .suites import SUITES
-
-SMALL_SAMPLE_EXAMPLES = (
-    "\nThe paper uses UCI HAR (the default when its files are present, else satimage).\n\n"
-    "examples:\n  mddf small-sample --quick\n  mddf small-sample --data my.csv --target y --methods mdDF,RF-400 "
-    "--fractions 0.1,0.5,1 --seeds 2\n  (python scripts/small_sample.py takes the same options)\n"
-)
 
 
 def parse_seeds(text: str) -> list[int]:
@@ -39,7 +33,7 @@ def csv_list(text: str) -> list[str]:
 
 def n_jobs(text: str) -> int:
     """``--n-jobs``: a number of threads, or a negative number counted from all cores (-1: all); 0 and absurd counts
-    are refused before the subcommand runs, in one line (:func:`~.studies.check_n_jobs`)."""
+    are refused before the subcommand runs, in one line (:func:`~.studies.check_options`)."""
     try:
         return int(text)
     except ValueError:
@@ -162,11 +156,13 @@ def add_dataset_arguments(parser: argparse.ArgumentParser, *, regression: bool =
     add_user_data_arguments(parser, regression=regression)
 
 
-def add_mddf_arguments(parser: argparse.ArgumentParser) -> None:
-    """The mdDF options of the single-fit subcommands (export-features, plot-layers, plot-tsne): the model is the
-    benchmark's mdDF row (:func:`~.studies.mddf_model`), these options on top."""
+def add_mddf_arguments(parser: argparse.ArgumentParser, *, regression: bool = True) -> None:
+    """The options of the single-fit subcommands (export-features, plot-layers, plot-tsne): the dataset
+    (:func:`add_dataset_arguments`) and mdDF's, the benchmark's mdDF row (:func:`~.studies.mddf_model`) with these
+    options on top."""
     from .defaults import QUICK_DATASET
 
+    add_dataset_arguments(parser, regression=regression)
     model = parser.add_argument_group(
         "the model",
         "the benchmark's mdDF row: what `mddf benchmark` fits as mdDF under its practitioner protocol,\n"
@@ -174,13 +170,12 @@ def add_mddf_arguments(parser: argparse.ArgumentParser) -> None:
         "regression target), with these options on top",
     )
     model.add_argument("--seed", type=int, default=0, help="random_state of mdDF (and of sampling)")
-    model.add_argument("--n-estimators", type=int, help="trees per forest (default: the estimator's, 100)")
-    model.add_argument("--max-layers", type=int, help="layers grown at most (default: the estimator's, 20)")
-    model.add_argument(
-        "--n-tolerant-layers",
-        type=int,
-        help="stop after this many layers without improvement (default: the estimator's)",
-    )
+    for option, what in (
+        ("--n-estimators", "trees per forest (default: the estimator's, 100)"),
+        ("--max-layers", "layers grown at most (default: the estimator's, 20)"),
+        ("--n-tolerant-layers", "stop after this many layers without improvement (default: the estimator's)"),
+    ):
+        model.add_argument(option, type=int, help=what)
     parser.add_argument("--n-jobs", type=n_jobs, default=-1, help="threads (-1: all cores)")
     parser.add_argument(
         "--quick",
@@ -215,17 +210,22 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quiet", action="store_true", help="no progress bar and no per-run lines")
 
 
-BENCHMARK_DESCRIPTION = """Benchmark runner: every method on a table of your own (--data PATH --target COLUMN), or on
+_PRACTITIONER_METHODS = ", ".join(
+    spec.name + (f" ({spec.extra} extra)" if spec.extra else "")
+    for spec in default_registry().select(protocol="practitioner")
+)
+BENCHMARK_DESCRIPTION = f"""Benchmark runner: every method on a table of your own (--data PATH --target COLUMN), or on
 the papers' datasets with their protocol (the mdDF paper's Table 2 and 3, the DeepBoost paper's Tables 1-3).
 
 Two protocols, named in each table's header:
   practitioner (the default with --data): mdDF, a baseline (the majority class, or the mean), early-stopped
-    HistGradientBoosting, LightGBM (when installed) and XGBoost, and a 400-tree random forest, by
-    repeated k-fold cross-validation (5 folds, stratified, x 2 seeds; fewer folds for a small class).
+    boosting and a 400-tree random forest, by repeated k-fold cross-validation (5 folds, stratified, x 2
+    seeds; fewer folds for a small class). Its methods:
+    {_PRACTITIONER_METHODS}.
     table.md gives each method's mean ± standard error on every metric (classification: accuracy,
-    balanced accuracy, log-loss; regression: R², RMSE), its paired difference to the best method on
-    --metric, and marks a winner only where that difference exceeds 2 standard errors for every
-    other method; figure.png draws it. A continuous target (or --task regression) is a regression.
+    balanced accuracy, ROC AUC, log-loss; regression: R², RMSE), its paired difference to the best method
+    on --metric, and marks a winner only where that difference exceeds 2 standard errors for
+    every other method; figure.png draws it. A continuous target (or --task regression) is a regression.
   paper (the default for the suites): the papers' methods and budgets (random forest and XGBoost with
     400 x k trees, k = the layers mdDF kept) on each dataset's train/test split (the DeepBoost
     datasets: that paper's 10 folds); table.md is laid out like the paper's Table 2, with the
@@ -331,12 +331,9 @@ def add_protocol_arguments(parser: argparse.ArgumentParser, *, folds: bool = Tru
     parser.add_argument(
         "--metric",
         choices=list(METRICS),
-        help=(
-            "the metric that ranks (default: accuracy, but balanced_accuracy when the smallest class holds under 40%% "
-            "of an even share of the rows, under 20%% for two classes; r2 for a regression); every metric is reported"
-            if folds
-            else "the metric drawn (default: accuracy, or r2 for a regression)"
-        ),
+        help=f"the metric {'that ranks' if folds else 'drawn'} (default: accuracy, but roc_auc when the smallest class "
+        "holds under 40%% of an even share of the rows, under 20%% for two classes; r2 for a regression)"
+        + ("; every metric is reported" if folds else ""),
     )
 
 
@@ -353,10 +350,13 @@ def small_sample_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--methods",
+        type=csv_list,
         help="comma-separated method names (default: the protocol's: "
         f"{','.join(SMALL_SAMPLE_PAPER_METHODS)} for the papers', the benchmark's for the practitioner's)",
     )
-    parser.add_argument("--seeds", type=int, default=3, help="repetitions (seeds 0..N-1)")
+    parser.add_argument(
+        "--seeds", type=parse_seeds, default="3", help="number of seeds (3 = seeds 0,1,2, the default) or a comma list"
+    )
     parser.add_argument(
         "--out",
         type=Path,
@@ -371,7 +371,6 @@ def small_sample_options(parser: argparse.ArgumentParser) -> None:
 
 def export_features_options(parser: argparse.ArgumentParser) -> None:
     """``mddf export-features``'s options."""
-    add_dataset_arguments(parser)
     add_mddf_arguments(parser)
     parser.add_argument("--include-raw", action="store_true", help="also store X_train and X_test")
     parser.add_argument(
@@ -379,14 +378,14 @@ def export_features_options(parser: argparse.ArgumentParser) -> None:
         type=Path,
         default=None,
         help="output .npz (default: results/features/<dataset>_mddf_features.npz; with --data "
-        "<file stem>-<sha256 prefix> for <dataset>)",
+        "<file stem>-<sha256 prefix> for <dataset>); an existing file is refused unless --force",
     )
+    parser.add_argument("--force", action="store_true", help="replace the --out file if it exists")
 
 
 def plot_layers_options(parser: argparse.ArgumentParser) -> None:
     """``mddf plot-layers``'s options."""
-    add_dataset_arguments(parser, regression=False)
-    add_mddf_arguments(parser)
+    add_mddf_arguments(parser, regression=False)
     parser.add_argument(
         "--margin-layers",
         default=None,
@@ -397,8 +396,7 @@ def plot_layers_options(parser: argparse.ArgumentParser) -> None:
 
 def plot_tsne_options(parser: argparse.ArgumentParser) -> None:
     """``mddf plot-tsne``'s options."""
-    add_dataset_arguments(parser, regression=False)
-    add_mddf_arguments(parser)
+    add_mddf_arguments(parser, regression=False)
     parser.add_argument("--layers", default=None, help="layers to embed, e.g. '1,2,4,last' (default: 4 spread out)")
     parser.add_argument(
         "--max-points", type=int, default=1500, help="stratified sample of rows embedded per split (t-SNE is quadratic)"

@@ -69,28 +69,26 @@ def write_tables(
     cells = summarize(records, profile=profile, seeds=set(seeds))
     specs = {m: registry.get(m) for m in methods}
     papers, k_column = {paper_of(d) for d in datasets} - {None}, _k_column(records, datasets, seeds, profile)
-    not_applicable = _not_applicable(datasets, methods, specs, n_classes, image_shapes)
-    tables = _Tables(records, datasets, seeds, profile, cells, papers, k_column, not_applicable, skipped)
-    main_methods, peer_methods, ablation_methods = _table_methods(methods, specs)
-    accuracy_note = _accuracy_note(datasets, seeds, profile)
-    markdown = _write(tables.main(main_methods, accuracy_note), out, "table", prov)
-    if ablation_methods:
-        markdown += "\n" + _write(tables.ablation(ablation_methods), out, "ablation", prov)
-    if peer_methods:
-        markdown += "\n" + _write(tables.peers(peer_methods, accuracy_note), out, "peers", prov)
-    return markdown
-
-
-def _not_applicable(datasets, methods, specs, n_classes, image_shapes) -> set:
-    """The ``(dataset, method)`` cells shown as "n/a": a method that does not apply to a dataset whose classes are known
-    (:func:`~.runbook.applicable`)."""
-    return {
+    # the cells of a method that does not apply to a dataset whose classes are known read "n/a"
+    not_applicable = {
         (d, m)
         for d in datasets
         if d in n_classes
         for m in methods
         if not applicable(specs[m], n_classes[d], image_shapes.get(d))
     }
+    tables = _Tables(records, datasets, seeds, profile, cells, papers, k_column, not_applicable, skipped)
+    main_methods, peer_methods, ablation_methods = _table_methods(methods, specs)
+    deepboost = " x 10 folds (DeepBoost protocol: test fold i, validation fold i+1, train on the rest)"
+    folds = deepboost if "deepboost" in {protocol_of(d) for d in datasets} else ""
+    accuracy_note = f"Test accuracy (%), mean ± sample std over {len(seeds)} seed(s){folds}; profile '{profile}'. "
+    accuracy_note += "Bold: best of its group."
+    markdown = _write(tables.main(main_methods, accuracy_note), out, "table", prov)
+    if ablation_methods:
+        markdown += "\n" + _write(tables.ablation(ablation_methods), out, "ablation", prov)
+    if peer_methods:
+        markdown += "\n" + _write(tables.peers(peer_methods, accuracy_note), out, "peers", prov)
+    return markdown
 
 
 def _table_methods(methods, specs):
@@ -115,20 +113,6 @@ def _k_column(records, datasets, seeds, profile) -> dict:
             fallback = str(rec.get("trees_k_source", "")).startswith("fallback")
             ks.setdefault(rec["dataset"], set()).add(f"{rec['trees_k']}{'*' if fallback else ''}")
     return {"k": {d: "/".join(sorted(v)) for d, v in ks.items()}} if ks else {}
-
-
-def _accuracy_note(datasets, seeds, profile) -> str:
-    """The first note of the main and peers tables: what a cell is, over which seeds (and folds), and the bold."""
-    folds = (
-        " x 10 folds (DeepBoost protocol: test fold i, validation fold i+1, train on the rest)"
-        if "deepboost" in {protocol_of(d) for d in datasets}
-        else ""
-    )
-    return (
-        f"Test accuracy (%), mean ± sample std over {len(seeds)} seed(s)"
-        + folds
-        + f"; profile '{profile}'. Bold: best of its group."
-    )
 
 
 @dataclass(frozen=True)

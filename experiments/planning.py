@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
@@ -16,7 +15,7 @@ from .metrics import DEFAULT_METRIC, METRICS, metrics_of
 from .protocols.practitioner import fold_count
 from .registry import BuildContext, unavailable_reason
 from .runner import task_of
-from .studies import OptionError, OutputError, UsageError
+from .studies import OptionError, UsageError
 from .suites import image_shape_of
 
 #: A regression's training fraction must leave at least this many rows.
@@ -25,7 +24,8 @@ MIN_REGRESSION_ROWS = 10
 
 #: A classification whose smallest class holds less than this share of an even split (of 1/k of the rows for k
 #: classes; 20% of the rows for two classes) is imbalanced: without ``--metric`` the practitioner protocol ranks it
-#: by balanced accuracy, which a model predicting the large classes only does not win.
+#: by ROC AUC, which scores the probabilities whatever the threshold and which a model predicting the large classes
+#: only does not win (the command-line page says why ROC AUC rather than the log-loss).
 IMBALANCE = 0.4
 
 
@@ -59,9 +59,9 @@ def metric_for(name, task: str) -> str:
 
 
 def ranking_metric(ds, name, log) -> str:
-    """The metric that ranks the practitioner table of ``ds``: ``name`` when given (:func:`metric_for`), else the
-    task's default, but balanced accuracy for an imbalanced classification (:data:`IMBALANCE`), which ``log`` says
-    in one line naming the smallest class and its share of the rows."""
+    """The metric that ranks the runs of ``ds``: ``name`` when given (:func:`metric_for`), else the task's default,
+    but ROC AUC for an imbalanced classification (:data:`IMBALANCE`; balanced accuracy when the fixed test rows lack a
+    class), which ``log`` says in one line naming the smallest class and its share of the rows."""
     from mddf.datasets.user_data import class_shares, percent
 
     task = task_of(ds)
@@ -70,11 +70,13 @@ def ranking_metric(ds, name, log) -> str:
     label, share = class_shares(ds)[-1]
     if share * ds.n_classes >= IMBALANCE:
         return metric_for(None, task)
+    # ROC AUC needs every class among the test rows: a fixed test file without one ranks by balanced accuracy
+    ranked = "roc_auc" if ds.y_test is None or len(np.unique(ds.y_test)) == ds.n_classes else "balanced_accuracy"
     log(
-        f"{ds.name}: ranked by balanced accuracy, as its smallest class, {str(label)!r}, holds {percent(share)} of "
-        "the rows (--metric accuracy ranks by accuracy)"
+        f"{ds.name}: ranked by {METRICS[ranked].label}, as its smallest class, {str(label)!r}, holds "
+        f"{percent(share)} of the rows (--metric accuracy ranks by accuracy)"
     )
-    return "balanced_accuracy"
+    return ranked
 
 
 def check_task(protocol: str, task: str) -> None:
@@ -84,12 +86,6 @@ def check_task(protocol: str, task: str) -> None:
             "--protocol paper is the papers' classification protocol; a regression target runs under "
             "--protocol practitioner"
         )
-
-
-def check_out_folder(out: Path) -> None:
-    """Refuse an ``--out`` that is an existing file (one line, exit status 2)."""
-    if out.exists() and not out.is_dir():
-        raise OutputError(f"--out {out} is a file; give a folder (it is created if missing)")
 
 
 @dataclass(frozen=True)
@@ -157,11 +153,16 @@ def bindings(infos, specs, *, protocol: str, profile: str, n_folds: dict, valida
     return out
 
 
-def _smallest_class(y, classes) -> tuple:
-    """``(rows, label)`` of the class of ``y`` (codes of ``classes``) with the fewest rows."""
-    codes, counts = np.unique(y, return_counts=True)
-    i = int(counts.argmin())
-    return int(counts[i]), classes[int(codes[i])]
+def _too_few(ds, drawn, specs) -> dict:
+    """``{method: reason}`` of ``specs`` whose ``min_class_rows`` exceeds the training rows of a class in one of the
+    ``drawn`` splits (``[(where, training codes)]``); the reason names the split and the class by its label."""
+    found = []
+    for where, y in drawn:
+        codes, counts = np.unique(y, return_counts=True)
+        found.append((int(counts.min()), ds.classes[int(codes[counts.argmin()])], where))
+    rows, label, where = min(found, key=lambda f: f[0])
+    reason = f"{where} leaves class {str(label)!r} {rows} training row(s)"
+    return {s.name: f"{reason}; {s.name} needs {s.min_class_rows}" for s in specs if rows < s.min_class_rows}
 
 
 def unusable_folds(ds, n_folds: int, specs, seeds) -> dict:
@@ -172,17 +173,12 @@ def unusable_folds(ds, n_folds: int, specs, seeds) -> dict:
     task = task_of(ds)
     if task == "regression" or not n_folds:
         return {}
-    splits = [
-        (seed, fold, train) for seed in seeds for fold, (train, _) in enumerate(cv_splits(ds.y, task, n_folds, seed))
+    drawn = [
+        (f"fold {fold} of seed {seed}", ds.y[train])
+        for seed in seeds
+        for fold, (train, _) in enumerate(cv_splits(ds.y, task, n_folds, seed))
     ]
-    found = [(_smallest_class(ds.y[train], ds.classes), seed, fold) for seed, fold, train in splits]
-    (rows, label), seed, fold = min(found, key=lambda f: f[0][0])
-    return {
-        spec.name: f"fold {fold} of seed {seed} leaves class {str(label)!r} {rows} training row(s); "
-        f"{spec.name} needs {spec.min_class_rows}"
-        for spec in specs
-        if rows < spec.min_class_rows
-    }
+    return _too_few(ds, drawn, specs)
 
 
 def unusable_fractions(ds, fractions, specs, seeds, *, validation_fraction: float = 0.2) -> dict:
@@ -193,20 +189,18 @@ def unusable_fractions(ds, fractions, specs, seeds, *, validation_fraction: floa
     task = task_of(ds)
     out = {}
     for fraction in fractions:
-        drawn = [(split_run_data(ds, seed, fraction, validation_fraction, task).y_train, seed) for seed in seeds]
-        if not drawn:
+        drawn = [
+            (
+                f"fraction {fraction:g} of seed {seed}",
+                split_run_data(ds, seed, fraction, validation_fraction, task).y_train,
+            )
+            for seed in seeds
+        ]
+        if task != "regression":
+            out.update({(fraction, m): why for m, why in _too_few(ds, drawn, specs).items()})
             continue
-        if task == "regression":
-            rows, seed = min(((len(y), seed) for y, seed in drawn), key=lambda f: f[0])
-            if rows < MIN_REGRESSION_ROWS:
-                why = f"fraction {fraction:g} leaves {rows} training rows (seed {seed}); at least {MIN_REGRESSION_ROWS}"
-                out.update({(fraction, spec.name): why + " are needed" for spec in specs})
-            continue
-        (rows, label), seed = min(((_smallest_class(y, ds.classes), seed) for y, seed in drawn), key=lambda f: f[0][0])
-        for spec in specs:
-            if rows < spec.min_class_rows:
-                out[(fraction, spec.name)] = (
-                    f"fraction {fraction:g} leaves class {str(label)!r} {rows} training row(s) (seed {seed}); "
-                    f"{spec.name} needs {spec.min_class_rows}"
-                )
+        rows, where = min((len(y), where) for where, y in drawn)
+        if rows < MIN_REGRESSION_ROWS:
+            why = f"{where} leaves {rows} training rows; at least {MIN_REGRESSION_ROWS} are needed"
+            out.update({(fraction, spec.name): why for spec in specs})
     return out

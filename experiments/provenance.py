@@ -85,7 +85,8 @@ def record_stamp() -> dict:
     return {"finished_at": utc_now(), "versions": package_versions(), "machine": machine_info()}
 
 
-def _one_line(value) -> str:
+def one_line(value) -> str:
+    """``str(value)`` with every run of white space, line ends included, as one space."""
     return " ".join(str(value).split())
 
 
@@ -98,16 +99,16 @@ def _code_span(text: str) -> str:
 def markdown_header(prov: dict) -> str:
     """The provenance block that starts a Markdown file (ends with a blank line)."""
     where = " (run from the repository root)" if str(prov["command"]).startswith("python ") else ""  # a script's path
-    lines = [MARKDOWN_BEGIN, f"- Command{where}: {_code_span(_one_line(prov['command']))}"]
-    lines += [f"- Commit: {_code_span(_one_line(prov['commit']))}", f"- Machine: {_one_line(prov['machine'])}"]
-    lines += [f"- Date (UTC): {_one_line(prov['date'])}"]
-    lines += [f"- Data: {_code_span(_one_line(prov['data']))}"] if prov.get("data") else []
+    lines = [MARKDOWN_BEGIN, f"- Command{where}: {_code_span(one_line(prov['command']))}"]
+    lines += [f"- Commit: {_code_span(one_line(prov['commit']))}", f"- Machine: {one_line(prov['machine'])}"]
+    lines += [f"- Date (UTC): {one_line(prov['date'])}"]
+    lines += [f"- Data: {_code_span(one_line(prov['data']))}"] if prov.get("data") else []
     return "\n".join([*lines, MARKDOWN_END, "", ""])
 
 
 def csv_header(prov: dict) -> str:
     """``# key: value`` lines that start a CSV file (read it with ``comment="#"``)."""
-    return "".join(f"# {key}: {_one_line(value)}\n" for key, value in prov.items())
+    return "".join(f"# {key}: {one_line(value)}\n" for key, value in prov.items())
 
 
 def with_markdown_header(markdown: str, prov: dict | None) -> str:
@@ -122,15 +123,15 @@ def png_metadata(prov: dict) -> dict:
     """PNG text chunks for ``savefig(metadata=...)``."""
     keys = {"Source": "command", "Command": "command", "Commit": "commit", "Machine": "machine"}
     keys.update({"Creation Time": "date", "Data": "data"})
-    return {"Title": FIGURE_TITLE, **{name: _one_line(prov[key]) for name, key in keys.items() if prov.get(key)}}
+    return {"Title": FIGURE_TITLE, **{name: one_line(prov[key]) for name, key in keys.items() if prov.get(key)}}
 
 
 def pdf_metadata(prov: dict) -> dict:
     """PDF document information for ``savefig(metadata=...)`` (only PDF's standard keys)."""
     keywords = "; ".join(
-        f"{key} {_one_line(prov[key])}" for key in ("commit", "machine", "date", "data") if prov.get(key)
+        f"{key} {one_line(prov[key])}" for key in ("commit", "machine", "date", "data") if prov.get(key)
     )
-    return {"Title": FIGURE_TITLE, "Subject": f"command: {_one_line(prov['command'])}", "Keywords": keywords}
+    return {"Title": FIGURE_TITLE, "Subject": f"command: {one_line(prov['command'])}", "Keywords": keywords}
 
 
 def split_provenance(text: str) -> tuple[dict, str]:

@@ -8,6 +8,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .defaults import BASELINE
+
 
 @dataclass(frozen=True)
 class BuildContext:
@@ -100,7 +102,8 @@ class Registry:
         self, names=None, ablation: bool = False, peers: bool = False, protocol: str = "paper"
     ) -> list[MethodSpec]:
         """Methods named in ``names`` (default: the ``protocol``'s default ones), plus Table 3's when
-        ``ablation`` and today's peers (LightGBM, HGB, ExtraTrees) when ``peers``."""
+        ``ablation``, today's peers (LightGBM, HGB, ExtraTrees) when ``peers`` and the baseline under the practitioner
+        protocol."""
         if names:
             chosen = [self.get(n) for n in names]
         elif protocol == "practitioner":
@@ -108,6 +111,7 @@ class Registry:
         else:
             chosen = [s for s in self._specs.values() if s.default]
         chosen += [s for s in self._specs.values() if (ablation and s.ablation) or (peers and s.peer)]
+        chosen += [self.get(BASELINE)] if protocol == "practitioner" else []
         # Registry order, so that mdDF runs before the methods whose tree budget depends on it.
         order = list(self._specs.values())
         return sorted(dict.fromkeys(chosen), key=order.index)

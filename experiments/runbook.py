@@ -11,14 +11,21 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from .binding import Binding, latest_bound, matches
+from .provenance import one_line
 from .registry import MethodSpec
 from .store import ResultStore, new_record, run_key
 from .suites import DEEPBOOST_N_FOLDS, protocol_of
 
 BUDGET_METHOD = "mdDF"
-#: The seconds a run record holds for its own work: warm-up (compilation), selection and final fit, prediction of the
-#: labels and of the probabilities.
-RUN_SECONDS = ("compile_seconds", "total_seconds", "predict_seconds", "predict_proba_seconds")
+#: The seconds a run record holds for its own work, by part: selection and final fit (``total``), prediction of the
+#: labels and of the probabilities; with the warm-up's (compilation), :data:`RUN_SECONDS`.
+SECONDS = {
+    "total": ("total_seconds",),
+    "selection": ("selection_seconds",),
+    "fit": ("train_seconds",),
+    "predict": ("predict_seconds", "predict_proba_seconds"),
+}
+RUN_SECONDS = ("compile_seconds", "total_seconds", *SECONDS["predict"])
 
 
 @dataclass(frozen=True)
@@ -35,6 +42,7 @@ class Task:
     protocol: str = "paper"
     n_folds: int | None = None  # folds of the practitioner protocol's cross-validation
     binding: Binding | None = field(default=None, compare=False)
+    metric: str | None = field(default=None, compare=False)  #: the ranking metric its progress line shows
 
     @cached_property
     def key(self) -> str:
@@ -67,15 +75,15 @@ def applicable(spec: MethodSpec, n_classes: int, image_shape, task: str = "class
 
 
 def plan(datasets, specs, seeds, *, n_classes, image_shapes=None, profile="paper", fractions=(1.0,), protocol="paper",
-         n_folds=None, tasks=None, bindings=None) -> list[Task]:  # fmt: skip
+         n_folds=None, tasks=None, bindings=None, metrics=None) -> list[Task]:  # fmt: skip
     """All runs of ``specs`` x ``datasets`` x ``seeds`` (x folds x fractions), mdDF first.
 
     A method runs on a dataset where it :func:`applicable` (``n_classes``, ``image_shapes`` and ``tasks`` describe the
     datasets). Under the papers' protocol the DeepBoost datasets get that paper's 10 folds; under the practitioner's,
     a dataset gets ``n_folds[dataset]`` folds. ``bindings`` maps ``(dataset, method)`` to its
-    :class:`~.binding.Binding`."""
+    :class:`~.binding.Binding`, ``metrics`` a dataset to its ranking metric."""
     image_shapes = image_shapes or {}
-    n_folds, tasks, bindings = n_folds or {}, tasks or {}, bindings or {}
+    n_folds, tasks, bindings, metrics = n_folds or {}, tasks or {}, bindings or {}, metrics or {}
     planned = []
     for dataset in datasets:
         k = n_folds.get(dataset)
@@ -89,7 +97,7 @@ def plan(datasets, specs, seeds, *, n_classes, image_shapes=None, profile="paper
             if applicable(spec, n_classes[dataset], image_shapes.get(dataset), task):
                 binding = bindings.get((dataset, spec.name))
                 args = (int(seed), fold, float(fraction), profile, spec.tree_budget, protocol, k, binding)
-                planned.append(Task(dataset, spec.name, *args))
+                planned.append(Task(dataset, spec.name, *args, metrics.get(dataset)))
     return planned
 
 
@@ -117,28 +125,46 @@ def unfinished(tasks, store: ResultStore) -> list[dict]:
     return out
 
 
+def report(tasks, store: ResultStore, notes=()) -> list[dict]:
+    """Say on stderr how the runs of ``tasks`` ended (``summary: k of n runs ok, ...``, ``notes`` after), then the runs
+    that did not end ``ok``, one line each; return their records (:func:`unfinished`)."""
+    not_ok = unfinished(tasks, store)
+    skipped = [r for r in not_ok if r.get("status") == "skipped"]
+    counts = [f"{len(tasks) - len(not_ok)} of {len(tasks)} runs ok"]
+    counts += [f"{len(not_ok) - len(skipped)} failed"] if len(not_ok) > len(skipped) else []
+    counts += [f"{len(skipped)} skipped (dataset files missing where they ran)"] if skipped else []
+    print(f"summary: {', '.join([*counts, *notes])}", file=sys.stderr)
+    for rec in not_ok:
+        message = one_line(rec.get("message", ""))[:200]
+        why = f"skipped run: {rec['key']}: {message}" if rec in skipped else f"failed: {rec['key']}: {rec.get('error')}"
+        print(why, file=sys.stderr)
+    return not_ok
+
+
 def bound_records(tasks, store: ResultStore) -> list[dict]:
     """The latest record of each run of ``tasks`` obtained on their data and settings, in plan order."""
     bound = latest_bound(store.records(), {t.key: t.binding for t in tasks})
     return [bound[task.key] for task in dict.fromkeys(tasks) if task.key in bound]
 
 
-def run_seconds(record: dict) -> float:
-    """The seconds of a run's own work (:data:`RUN_SECONDS`; those it lacks count 0)."""
-    return float(sum(record.get(key) or 0.0 for key in RUN_SECONDS))
+def run_seconds(record: dict, part: str | None = None) -> float:
+    """The seconds of a run's ``part`` of its work (:data:`SECONDS`), or of all of it (:data:`RUN_SECONDS`); those it
+    lacks count 0."""
+    return float(sum(record.get(key) or 0.0 for key in (SECONDS[part] if part else RUN_SECONDS)))
 
 
-def describe(record: dict) -> str:
-    """One line summarising a finished run."""
+def describe(record: dict, metric: str | None = None) -> str:
+    """One line summarising a finished run: its ``metric`` (default: accuracy, or R²), its seconds and size."""
+    from .metrics import METRICS
+
     status = record.get("status")
     if status == "skipped":
         return f"skipped: {record.get('message', '')}"
     if status != "ok":
         return f"ERROR {record.get('error', '')}"
-    if record.get("accuracy") is not None:
-        text = f"acc {100 * record['accuracy']:.2f}%"
-    else:
-        text = f"R² {record.get('r2', float('nan')):.4f}"
+    shown = METRICS[metric or ("accuracy" if record.get("accuracy") is not None else "r2")]
+    value = shown.scale * (record.get(shown.name) if record.get(shown.name) is not None else float("nan"))
+    text = f"{shown.label} {value:.2f}%" if shown.scale == 100 else f"{shown.label} {value:.4f}"
     text += f"  fit {record.get('train_seconds', 0):.1f}s"
     if record.get("selection_seconds"):
         text += f" + selection {record['selection_seconds']:.1f}s"
@@ -250,7 +276,7 @@ class RunBook:
         self.written.append(record)
         self.bar.update(1)
         if self.say:
-            self.say(f"{task.label}: {describe(record)}")
+            self.say(f"{task.label}: {describe(record, task.metric)}")
 
     def show(self, description: str) -> None:
         """Describe the runs in progress on the bar (on a terminal only: a log gets one line per run)."""

@@ -131,7 +131,10 @@ def run_one(
         ``train_seconds``, ``total_seconds``, ``predict_seconds``, ``predict_proba_seconds``)."""
     registry = registry or default_registry()
     memory = PeakMemory().start()
-    record = _new_record(dataset, method, seed, fold, fraction, profile, protocol, n_jobs, binding)
+    key = run_key(dataset, method, seed, fold, fraction, profile, protocol)
+    shown = protocol_of(dataset) if protocol == "paper" else protocol
+    fields = dict(fraction=float(fraction), profile=profile, protocol=shown, started_at=utc_now(), n_jobs=n_jobs)
+    record = new_record(key, dataset, method, int(seed), fold, status="error", binding=binding, stamped=False, **fields)
     caught = []
     try:
         spec = registry.get(method)
@@ -139,15 +142,23 @@ def run_one(
         ds = _load_bound(dataset, record, user_data, cache_dataset, download, binding)
         if ds is None:  # the dataset's files are missing: the run is skipped
             return record
-        task = task_of(ds)
-        record["task"] = task
+        task = record["task"] = task_of(ds)
         data = _run_data(ds, protocol, seed, fold, fraction, n_folds, task, validation_fraction)
-        n_classes = _classes_handled(spec, ds, dataset, task)
+        n_classes = 0 if task == "regression" else int(len(np.unique(ds.y)))
+        if task not in spec.tasks:
+            raise ValueError(f"{spec.name} does not handle {task}")
+        if spec.binary_only and n_classes != 2:
+            raise ValueError(f"{spec.name} handles two-class problems only; {dataset} has {n_classes} classes")
         n_trees = _tree_budget(spec, profile, trees_k, trees_per_layer, trees_k_source, record)
         run = dict(seed=int(seed), n_jobs=n_jobs, profile=profile, n_trees=n_trees, task=task, protocol=protocol)
         ctx = BuildContext.of(ds, n_classes, **run)
         labels = _Labels(data.y_train, task)
-        _record_before_fit(record, data, ctx, labels)
+        record.update(
+            n_train=len(data.y_train), n_test=len(data.y_test), n_features=ctx.n_features, n_classes=n_classes
+        )
+        record.update(split=data.description, rss_before_fit_mb=current_rss_mb())
+        if not labels.regression:
+            record.update(n_train_classes=len(labels.present), min_class_rows=labels.min_rows)
         with _fit_conditions(n_jobs) as caught:
             estimator = _fitted_estimator(spec, ctx, data, labels, record, ds.classes)
             y_pred, proba = _test_predictions(estimator, data.X_test, labels, n_classes, record)
@@ -157,18 +168,13 @@ def run_one(
     except Exception as exc:  # one failing run must not stop the others
         record["error"] = f"{type(exc).__name__}: {exc}"
         record["traceback"] = traceback.format_exc()
-    finally:
-        _record_end(record, memory, caught)
+    finally:  # the peak memory, the first five distinct warnings and the provenance stamp
+        record.update(peak_rss_mb=memory.peak_mb(), memory_method=memory.method)
+        messages = list(dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in caught))
+        if messages:
+            record["warnings"] = messages[:5] + ([f"... {len(messages) - 5} more"] if len(messages) > 5 else [])
+        record.update(record_stamp())
     return record
-
-
-def _new_record(dataset, method, seed, fold, fraction, profile, protocol, n_jobs, binding) -> dict:
-    """A run's record before it starts (:func:`~.store.new_record`, stamped when it ends): the run's key and settings,
-    ``status="error"`` until it ends well, the start time and the binding's fields (see :func:`run_one`)."""
-    key = run_key(dataset, method, seed, fold, fraction, profile, protocol)
-    shown = protocol_of(dataset) if protocol == "paper" else protocol
-    fields = dict(fraction=float(fraction), profile=profile, protocol=shown, started_at=utc_now(), n_jobs=n_jobs)
-    return new_record(key, dataset, method, int(seed), fold, status="error", binding=binding, stamped=False, **fields)
 
 
 def _load_bound(dataset, record, user_data, cache_dataset, download, binding):
@@ -191,17 +197,6 @@ def _load_bound(dataset, record, user_data, cache_dataset, download, binding):
     return ds
 
 
-def _classes_handled(spec, ds, dataset, task) -> int:
-    """The number of classes of ``ds`` (0 for a regression); raise a ``ValueError`` when the method ``spec`` does
-    not handle ``task``, or handles two classes only and the dataset (named ``dataset``) has another number."""
-    n_classes = 0 if task == "regression" else int(len(np.unique(ds.y)))
-    if task not in spec.tasks:
-        raise ValueError(f"{spec.name} does not handle {task}")
-    if spec.binary_only and n_classes != 2:
-        raise ValueError(f"{spec.name} handles two-class problems only; {dataset} has {n_classes} classes")
-    return n_classes
-
-
 def _tree_budget(spec, profile, trees_k, trees_per_layer, trees_k_source, record):
     """The trees of a tree-budget method (RF, XGBoost), ``trees_per_layer * trees_k``, also written in ``record``;
     None for another method. Without ``trees_k`` the fallback k is used, without ``trees_per_layer`` the profile's."""
@@ -217,15 +212,6 @@ def _tree_budget(spec, profile, trees_k, trees_per_layer, trees_k_source, record
     record.update(trees_k=int(trees_k), trees_per_layer=int(trees_per_layer), trees_k_source=trees_k_source)
     record["n_trees_budget"] = n_trees
     return n_trees
-
-
-def _record_before_fit(record, data, ctx, labels) -> None:
-    """Write in ``record`` the run's rows, features and classes, its split, and the memory before the fit."""
-    record.update(n_train=int(len(data.y_train)), n_test=int(len(data.y_test)), n_features=ctx.n_features)
-    record.update(n_classes=ctx.n_classes, split=data.description)
-    if not labels.regression:
-        record.update(n_train_classes=len(labels.present), min_class_rows=labels.min_rows)
-    record["rss_before_fit_mb"] = current_rss_mb()
 
 
 @contextmanager
@@ -261,23 +247,23 @@ def _fitted_estimator(spec, ctx, data, labels, record, classes):
 
 
 def _test_predictions(estimator, X_test, labels, n_classes, record):
-    """The predictions for the test rows (the dataset's codes) and, for a classification, every class's
-    probability (None without them); ``record`` gets the prediction's seconds."""
+    """The predictions for the test rows (the dataset's codes) and, for a classification with ``predict_proba``, every
+    class's probability (columns: class codes; else None); ``record`` gets their seconds, or why the probabilities
+    failed (``log_loss_error``: no log-loss then)."""
     t0 = time.perf_counter()
     y_pred = labels.decode(estimator.predict(X_test))
     record["predict_seconds"] = time.perf_counter() - t0
-    proba = None if labels.regression else _probabilities(estimator, X_test, labels, n_classes, record)
-    return y_pred, proba
-
-
-def _record_end(record, memory, caught) -> None:
-    """Write in ``record`` the peak memory, the first five distinct warnings ``caught`` and the provenance stamp (the
-    end time, the package versions and the machine)."""
-    record.update(peak_rss_mb=memory.peak_mb(), memory_method=memory.method)
-    if caught:
-        messages = list(dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in caught))
-        record["warnings"] = messages[:5] + ([f"... {len(messages) - 5} more"] if len(messages) > 5 else [])
-    record.update(record_stamp())
+    if labels.regression or not hasattr(estimator, "predict_proba"):
+        return y_pred, None
+    try:
+        t0 = time.perf_counter()
+        proba = estimator.predict_proba(X_test)
+        record["predict_proba_seconds"] = time.perf_counter() - t0
+        model_classes = labels.decode(np.asarray(estimator.classes_).astype(np.int64))
+        return y_pred, full_probabilities(proba, model_classes, n_classes)
+    except Exception as exc:  # a method without working probabilities has no log-loss
+        record["log_loss_error"] = f"{type(exc).__name__}: {exc}"
+        return y_pred, None
 
 
 def task_of(dataset) -> str:
@@ -373,22 +359,6 @@ def _split_search_time(estimator, record) -> None:
         record["train_seconds"] -= searched
     record.setdefault("selection_seconds", 0.0)
     record["total_seconds"] = record["selection_seconds"] + record.get("train_seconds", 0.0)
-
-
-def _probabilities(estimator, X_test, labels, n_classes, record):
-    """Every class's probability for the test rows (columns: class codes), or None without ``predict_proba``;
-    ``record`` gets its seconds (``predict_proba_seconds``)."""
-    if not hasattr(estimator, "predict_proba"):
-        return None
-    try:
-        t0 = time.perf_counter()
-        proba = estimator.predict_proba(X_test)
-        record["predict_proba_seconds"] = time.perf_counter() - t0
-        model_classes = labels.decode(np.asarray(estimator.classes_).astype(np.int64))
-        return full_probabilities(proba, model_classes, n_classes)
-    except Exception as exc:  # a method without working probabilities has no log-loss
-        record["log_loss_error"] = f"{type(exc).__name__}: {exc}"
-        return None
 
 
 def _select(spec, ctx, data, record, labels):

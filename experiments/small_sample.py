@@ -22,23 +22,22 @@ from mddf.datasets.user_data import UserDataSource, provenance_line
 from .binding import set_aside_stale
 from .cluster import run_from_args
 from .defaults import SMALL_SAMPLE_PAPER_METHODS
-from .exit_status import EXIT_NOTHING_TO_RUN, EXIT_OK, EXIT_RUN_FAILED
+from .exit_status import EXIT_OK, EXIT_RUN_FAILED
 from .figures import plt, save_figure
 from .methods import default_registry
 from .metrics import METRICS
 from .outlock import hold
-from .planning import available, bindings, check_out_folder, check_task, describe, metric_for, unusable_fractions
+from .planning import available, bindings, check_task, describe, ranking_metric, unusable_fractions
 from .provenance import provenance
-from .runbook import bound_records, plan, unfinished
+from .runbook import bound_records, plan, report
 from .runner import task_of
 from .store import ResultStore
-from .studies import NothingToRun, UsageError, logger, resolve_dataset
+from .studies import NothingToRun, UsageError, check_out, logger, resolve_dataset
 from .suites import protocol_of
 from .tables import write_rows
 
 DEFAULT_FRACTIONS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0)
 QUICK_FRACTIONS = (0.05, 0.2, 1.0)
-BASELINE = "Baseline"
 
 
 _KEYS = ("dataset", "method", "fraction", "profile", "status")
@@ -109,65 +108,52 @@ def run(args, registry=None, *, command: str) -> int:
     profile = "quick" if args.quick else "paper"
     fractions = args.fractions or list(QUICK_FRACTIONS if args.quick else DEFAULT_FRACTIONS)
     protocol = args.protocol or ("practitioner" if args.data is not None else "paper")
-    if args.out is not None:
-        check_out_folder(args.out)
     try:
-        if args.methods:
-            asked = [registry.get(name) for name in args.methods.split(",") if name.strip()]
-        elif protocol == "practitioner":
-            asked = registry.select(None, protocol="practitioner")
-        else:
-            asked = [registry.get(name) for name in SMALL_SAMPLE_PAPER_METHODS]
-        if protocol == "practitioner" and BASELINE not in {s.name for s in asked}:
-            asked = [registry.get(BASELINE), *asked]
+        default = SMALL_SAMPLE_PAPER_METHODS if protocol == "paper" else None
+        asked = registry.select(args.methods or default, protocol=protocol)
     except ValueError as exc:
         raise UsageError(str(exc)) from None  # unknown method name
-    try:
-        ds = resolve_dataset(args, log)
-    except NothingToRun as exc:  # the dataset asked for is missing: the message says which file
-        print(f"nothing to run: {exc}", file=sys.stderr)
-        return EXIT_NOTHING_TO_RUN
+    ds = resolve_dataset(args, log)  # NothingToRun when its files are missing: the message says which
     user_file = args.user_data is not None
     if protocol_of(ds.name) != "split" or not (ds.has_test_split or user_file):
         raise UsageError(f"{ds.name} has no train/test split; the study needs one")
     task = task_of(ds)
     check_task(protocol, task)
-    metric = metric_for(args.metric, task)
+    metric = ranking_metric(ds, args.metric, log)
     out = args.out
     if out is None:
         out = Path("results") / UserDataSource(**ds.extra["user_data"]).slug / "small_sample" if user_file else None
         out = out or Path("results/small_sample")
-        check_out_folder(out)
+        check_out(out)
 
     specs = available(asked, task, asked={s.name for s in asked} if args.methods else ())
     if not specs:
-        print("nothing to run: no requested method is available", file=sys.stderr)
-        return EXIT_NOTHING_TO_RUN
-    specs = [s for s in registry if s in specs]  # registry order: mdDF before RF/XGBoost
-    seeds = range(args.seeds)
+        raise NothingToRun("no requested method is available")
+    seeds = args.seeds
     skipped = unusable_fractions(ds, fractions, specs, seeds)
     for (fraction, method), reason in skipped.items():
         print(f"skipped {method} at fraction {fraction:g}: {reason}", file=sys.stderr)
     runnable = [f for f in fractions if any((f, s.name) not in skipped for s in specs)]
     if not runnable:
-        print("nothing to run: every fraction leaves a class too few rows (see above)", file=sys.stderr)
-        return EXIT_NOTHING_TO_RUN
+        raise NothingToRun("every fraction leaves a class too few rows (see above)")
 
     info = describe(ds)
     with hold(out, command):
         store = ResultStore(out / "results.jsonl")
         bound = bindings([info], specs, protocol=protocol, profile=profile, n_folds={})
         planned = dict(profile=profile, fractions=runnable, protocol=protocol, tasks={ds.name: task}, bindings=bound)
+        planned["metrics"] = {ds.name: metric}
         tasks = plan([ds.name], specs, seeds, n_classes={ds.name: info.n_classes}, **planned)
         tasks = [t for t in tasks if (t.fraction, t.method) not in skipped]
-        set_aside_stale(store, tasks, lambda text: print(text, file=sys.stderr))
+        stem = f"small_sample_{ds.name}"
+        made = [f"{stem}.{kind}" for kind in ("png", "pdf", "csv")]
+        set_aside_stale(store, tasks, lambda text: print(text, file=sys.stderr), made=made)
         code = run_from_args(tasks, store, args, registry)
         if code != EXIT_OK:
             return code
 
         methods = [s.name for s in specs]
         rows = summarize(bound_records(tasks, store), ds.name, methods, runnable, profile, metric)
-        stem = f"small_sample_{ds.name}"
         prov = provenance(command=command, data=provenance_line(ds))
         written = save_figure(plot(rows, ds.name, methods, metric), out, stem, prov)
         written.append(write_rows(rows, out / f"{stem}.csv", prov))
@@ -179,10 +165,5 @@ def run(args, registry=None, *, command: str) -> int:
         )
     for path in written:
         print(path)
-    not_ok = unfinished(tasks, store)
-    pairs = f", {len(skipped)} (fraction, method) pair(s) skipped" if skipped else ""
-    print(f"summary: {len(tasks) - len(not_ok)} of {len(tasks)} runs ok{pairs}", file=sys.stderr)
-    for rec in not_ok:
-        why = rec.get("error") if rec.get("status") != "skipped" else f"skipped: {rec.get('message', '')}"
-        print(f"failed: {rec['key']}: {why}", file=sys.stderr)
+    not_ok = report(tasks, store, [f"{len(skipped)} (fraction, method) pair(s) skipped"] if skipped else [])
     return EXIT_RUN_FAILED if not_ok else EXIT_OK

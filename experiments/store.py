@@ -113,8 +113,12 @@ class ResultStore:
         """Cut a last record that a write left incomplete (a full disk, a killed process: the file does not end
         with a newline) back to the last complete line, with a ``UserWarning`` that says so, once: the next read
         warns no more. Returns the bytes removed (0 when the file ends with a complete line or does not exist)."""
-        if not self.path.exists() or self.path.stat().st_size == 0 or self._ends_with_newline():
+        if not self.path.exists() or self.path.stat().st_size == 0:
             return 0
+        with self.path.open("rb") as fh:
+            fh.seek(-1, os.SEEK_END)
+            if fh.read(1) == b"\n":
+                return 0
         data = self.path.read_bytes()  # only when the last record is cut short, which is rare
         keep = data.rfind(b"\n") + 1
         with self.path.open("rb+") as fh:
@@ -127,9 +131,3 @@ class ResultStore:
             stacklevel=2,
         )
         return len(data) - keep
-
-    def _ends_with_newline(self) -> bool:
-        """Whether the (non-empty) file ends with a newline."""
-        with self.path.open("rb") as fh:
-            fh.seek(-1, os.SEEK_END)
-            return fh.read(1) == b"\n"

@@ -6,9 +6,12 @@ import sys
 import time
 from pathlib import Path
 
-from mddf.datasets.user_data import UserDataSource, register, seeded_split, source_for, summary
+import numpy as np
+
+from mddf.datasets.user_data import UserDataError, UserDataSource, register, seeded_split, source_for, summary
 
 from .defaults import FALLBACK_DATASET, PAPER_DEFAULT_DATASET, QUICK_DATASET
+from .provenance import one_line
 from .runner import DatasetUnavailable, load
 
 
@@ -20,27 +23,34 @@ class NothingToRun(RuntimeError):
     """Nothing can run: the dataset's files are missing, or no requested method is available."""
 
 
-class OutputError(ValueError):
-    """``--out`` cannot be written as asked (a file where a folder is expected, or the reverse)."""
-
-
 class OptionError(ValueError):
-    """An option's value cannot be used: ``--n-jobs 0``, a ``--methods`` name whose package is not installed (one
-    line, exit status 2)."""
+    """An option's value cannot be used: ``--n-jobs 0``, an ``--out`` of the wrong kind, a ``--methods`` name whose
+    package is not installed (one line, exit status 2)."""
 
 
-def check_n_jobs(value) -> None:
-    """Refuse a ``--n-jobs`` the estimators refuse (:data:`mddf.utils.N_JOBS_CONSTRAINT`: 0, or more threads than
-    its limit, 1024) with an :class:`OptionError`; None (the default) and negative counts (all cores but some)
-    pass."""
+def check_options(args, out_kind: str) -> None:
+    """Refuse, with an :class:`OptionError`, what would run nothing or write where it should not: ``--workers``
+    below 1, a ``--n-jobs`` the estimators refuse (:data:`mddf.utils.N_JOBS_CONSTRAINT`: 0, or
+    beyond its limit of 1024 threads; negative counts, all cores but some, pass), and an ``--out`` of another kind
+    than ``out_kind`` (:func:`check_out`)."""
     from mddf.utils import N_JOBS_CONSTRAINT
 
-    bounds = [c for c in N_JOBS_CONSTRAINT if c is not None]
-    if value is None or any(c.is_satisfied_by(value) for c in bounds):
-        return
-    most = max(c.right for c in bounds if c.right is not None)
-    why = "would run nothing" if value == 0 else f"is beyond {most} threads"
-    raise OptionError(f"--n-jobs {value} {why}: give a number of threads (1 to {most}), or -1 for all cores")
+    if getattr(args, "workers", 1) < 1:
+        raise OptionError(f"--workers {args.workers} would run nothing: give 1 or more")
+    value, bounds = getattr(args, "n_jobs", None), [c for c in N_JOBS_CONSTRAINT if c is not None]
+    if value is not None and not any(c.is_satisfied_by(value) for c in bounds):
+        most = max(c.right for c in bounds if c.right is not None)
+        why = "would run nothing" if value == 0 else f"is beyond {most} threads"
+        raise OptionError(f"--n-jobs {value} {why}: give a number of threads (1 to {most}), or -1 for all cores")
+    if getattr(args, "out", None) is not None:
+        check_out(args.out, out_kind)
+
+
+def check_out(out: Path, kind: str = "folder") -> None:
+    """Refuse an ``--out`` that is a file where ``kind`` is ``"folder"``, or a folder where it names a file."""
+    if out.exists() and out.is_dir() != (kind == "folder"):
+        what = "a file; give a folder (it is created if missing)" if out.is_file() else f"a folder; give the {kind}"
+        raise OptionError(f"--out {out} is {what}")
 
 
 def open_user_data(args, *, builtin_option: str = "--dataset") -> UserDataSource | None:
@@ -74,6 +84,13 @@ def resolve_dataset(args, log=print, *, seed=None):
     source = open_user_data(args)
     if source is not None:
         ds = load(source.name)
+        if seed is not None and ds.extra.get("task") != "regression":
+            from .protocols.practitioner import TooFewRows, fold_count
+
+            try:  # a class of one row: refused by its label, in one line, as the benchmark refuses it
+                fold_count(ds.y, requested=2, labels=ds.classes)
+            except TooFewRows as exc:
+                raise UserDataError(f"{Path(source.path).name}: {exc}") from None
         log(f"read {source.path}: {summary(ds)}")
         for warning in ds.extra.get("warnings", []):
             print(f"warning: {warning}", file=sys.stderr)
@@ -93,7 +110,7 @@ def resolve_dataset(args, log=print, *, seed=None):
     try:
         return load(PAPER_DEFAULT_DATASET, download=args.download)
     except DatasetUnavailable as exc:
-        first = " ".join(str(exc).split())[:160]
+        first = one_line(exc)[:160]
         log(f"{PAPER_DEFAULT_DATASET} (the paper's dataset) is not available ({first}...); using {FALLBACK_DATASET}")
     try:
         return load(FALLBACK_DATASET, download=args.download)
@@ -128,7 +145,10 @@ def mddf_model(dataset, args):
 
 
 def fit_mddf(dataset, args, log=print):
-    """Fit :func:`mddf_model` on the training split; returns ``(model, fit seconds)``."""
+    """Fit :func:`mddf_model` on the training split, adapted to its smallest class as the benchmark's runs are
+    (:func:`~.methods.adapt_to_small_classes`); returns ``(model, fit seconds)``."""
+    from .methods import adapt_to_small_classes
+
     try:
         model = mddf_model(dataset, args)
     except ImportError as exc:
@@ -138,6 +158,12 @@ def fit_mddf(dataset, args, log=print):
         f"fitting {type(model).__name__} on {dataset.name} ({len(dataset.y_train)} training rows): "
         f"{MDDF_CONFIGURATION}" + (f", {given}" if given else "")
     )
+    if (dataset.extra or {}).get("task") != "regression":
+        codes, counts = np.unique(dataset.y_train, return_counts=True)
+        adapted = adapt_to_small_classes(model, int(counts.min()))
+        if adapted:
+            small = dataset.classes[int(codes[counts.argmin()])]
+            log(f"  adapted to class {str(small)!r}, of {counts.min()} training row(s): {', '.join(adapted)}")
     t0 = time.perf_counter()
     model.fit(dataset.X_train, dataset.y_train)
     seconds = time.perf_counter() - t0

@@ -173,12 +173,11 @@ class Table:
         return {c.label: ranked.get(c.label, {}) for c in self.columns if c.group == group}
 
     def average_ranks(self, group) -> dict:
-        """``{label: mean rank}`` over the datasets where the column has a rank (``None``: none)."""
-        return {label: (float(np.mean(list(v.values()))) if v else None) for label, v in self.ranks(group).items()}
-
-    def ranked_counts(self, group) -> dict:
-        """``{label: number of datasets}`` each column's average rank is taken over."""
-        return {label: len(v) for label, v in self.ranks(group).items()}
+        """``{label: (mean rank, datasets)}``: each column's mean rank over the datasets where it has one (``None``:
+        none), and their number."""
+        return {
+            label: (float(np.mean(list(v.values()))) if v else None, len(v)) for label, v in self.ranks(group).items()
+        }
 
     def ran(self, group="ours") -> list:
         """Labels of the group's columns that have a result (a number) on at least one dataset."""
@@ -282,17 +281,11 @@ def to_markdown(table: Table) -> str:
         row += [_fmt(c.cells[d], c.label in best.get("paper", ())) for c in paper]
         rows.append(row)
     ranks = {g: table.average_ranks(g) for g in table.groups()}
-    counts = {g: table.ranked_counts(g) for g in table.groups()}
-
-    def rank_cells(cols):
-        return ["-" if ranks[c.group].get(c.label) is None else f"{ranks[c.group][c.label]:.3f}" for c in cols], [
-            str(counts[c.group].get(c.label, 0)) for c in cols
-        ]
-
-    (ours_rank, ours_count), (paper_rank, paper_count) = rank_cells(ours), rank_cells(paper)
-    blank = [""] * len(table.extra)
-    rows.append(["Avg. rank", *ours_rank, *blank, *paper_rank])
-    rows.append(["Datasets ranked", *ours_count, *blank, *paper_count])
+    ranked = [ranks[c.group].get(c.label, (None, 0)) for c in ours + paper]
+    mean = ["-" if r is None else f"{r:.3f}" for r, _ in ranked]
+    count = [str(n) for _, n in ranked]
+    for label, cells in (("Avg. rank", mean), ("Datasets ranked", count)):
+        rows.append([label, *cells[: len(ours)], *[""] * len(table.extra), *cells[len(ours) :]])
     lines = [f"### {table.title}", "", *markdown_table(headers, rows, [":---"] + ["---:"] * (len(headers) - 1)), ""]
     lines += [f"- {n}" for n in [*table.notes, RANK_NOTE]]
     return "\n".join(lines) + "\n"
@@ -322,11 +315,10 @@ def to_csv(table: Table) -> str:
         row.append(";".join(sorted(table.best(d, "ours"))))
         rows.append(row)
     ranks = {g: table.average_ranks(g) for g in table.groups()}
-    counts = {g: table.ranked_counts(g) for g in table.groups()}
     row = ["Avg. rank"]
     for c in ours + paper:
-        r = ranks[c.group].get(c.label)
-        row += ["" if r is None else round(r, 4), "", counts[c.group].get(c.label, 0)]
+        r, n = ranks[c.group].get(c.label, (None, 0))
+        row += ["" if r is None else round(r, 4), "", n]
     row += [""] * len(table.extra) + [""]
     rows.append(row)
     return _csv(header, rows)

@@ -9,6 +9,8 @@ without process groups: Windows), a thread waiting on the runner ends the group 
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import multiprocessing
 import multiprocessing.connection
 import os
@@ -16,11 +18,12 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from dataclasses import dataclass
 
 from .runbook import Task, failure_record
 
-#: Seconds an idle worker told to end has before it is stopped.
+#: Seconds a worker told to end, or interrupted, has before it is stopped.
 WORKER_EXIT_TIMEOUT = 5.0
 
 
@@ -34,14 +37,11 @@ def _work(conn, environment=None):
         os.environ.setdefault(key, value)
     from .runner import run_one
 
-    while True:
-        try:
-            kwargs = conn.recv()
-        except (EOFError, OSError):
-            break
-        if kwargs is None:
-            break
-        conn.send({**run_one(**kwargs, cache_dataset=True), "worker_pid": os.getpid()})
+    try:
+        while (kwargs := conn.recv()) is not None:
+            conn.send({**run_one(**kwargs, cache_dataset=True), "worker_pid": os.getpid()})
+    except (EOFError, OSError, KeyboardInterrupt):  # the runner went, or stops the run (SIGINT: WorkerPool.close)
+        gc.collect()  # what the run held is released as it unwinds: joblib's pools, and their named semaphores
     conn.close()
     sys.stdout.flush()
     sys.stderr.flush()
@@ -127,19 +127,20 @@ class WorkerPool:
         return ended
 
     def close(self) -> None:
-        """Stop the busy workers with everything they started; tell the idle ones to end, and stop those still there
-        after :data:`WORKER_EXIT_TIMEOUT` seconds."""
+        """Interrupt the busy workers' runs (SIGINT: a run releases what it holds as it unwinds, so that no named
+        semaphore of joblib's is left to the resource tracker) and tell the idle workers to end; stop, with
+        everything they started, those still there after :data:`WORKER_EXIT_TIMEOUT` seconds."""
         idle, busy = self.idle, self.busy
         self.idle, self.busy = [], []
         for worker in busy:
-            worker.stop()
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(worker.process.pid, signal.SIGINT)
         for worker in idle:
-            try:
+            with contextlib.suppress(OSError):
                 worker.conn.send(None)
-            except OSError:
-                pass
-        for worker in idle:
-            worker.process.join(timeout=WORKER_EXIT_TIMEOUT)
+        deadline = time.monotonic() + WORKER_EXIT_TIMEOUT
+        for worker in busy + idle:
+            worker.process.join(timeout=max(0.0, deadline - time.monotonic()))
             worker.stop() if worker.process.exitcode is None else worker.release()
 
 

@@ -171,6 +171,16 @@ def n_jobs_zero_or_absurd(name):
             make(name).set_params(n_jobs=n_jobs).fit(X, y)
 
 
+@CASES.add(("mddf", "regressor", "gcforest"), "error")
+def validation_fraction_that_leaves_no_training_or_held_out_row(name):
+    X, y = data(name, n=12)
+    with raises(ValueError, ": the validation_fraction=0.95 hold-out of 12 rows: With n_samples=12"):
+        make(name, validation_fraction=0.95).fit(X, y)
+    if name != "regressor":  # one held-out row cannot hold both classes
+        with raises(ValueError, "the validation_fraction=0.05 hold-out of 12 rows: The test_size = 1 should be"):
+            make(name, validation_fraction=0.05).fit(X, y)
+
+
 @pytest.mark.parametrize("name, case_name", CASES.matrix, ids=[f"{n}-{c}" for n, c in CASES.matrix])
 def test_bad_input(name, case_name):
     CASES[case_name].run(name)

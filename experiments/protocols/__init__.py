@@ -1,12 +1,11 @@
-"""The papers' evaluation protocols beside the experiment harness: row selections (:mod:`.splits`), the rows of one
-run (:mod:`.run_data`, :mod:`.practitioner`), values removed at random (:mod:`.missing`), and the DeepBoost and
-QuadBoost papers' grids and splits (:mod:`.deepboost`, :mod:`.quadboost`)."""
+"""The papers' evaluation protocols beside the experiment harness: row selections and values removed at random
+(:mod:`.splits`), the rows of one run (:mod:`.run_data`, :mod:`.practitioner`), and the DeepBoost and QuadBoost
+papers' grids and splits (:mod:`.deepboost`, :mod:`.quadboost`)."""
 
 from .deepboost import TABLE_ALGORITHMS, paper_grid
-from .missing import mask_completely_at_random
 from .quadboost import PAPER_GRIDS, paper_split
 from .run_data import RunData, deepboost_run_data, split_run_data
-from .splits import deepboost_folds, subsample
+from .splits import deepboost_folds, mask_completely_at_random, subsample
 
 __all__ = [
     "PAPER_GRIDS",

@@ -31,7 +31,7 @@ def fold_count(y, task: str = "classification", requested: int = DEFAULT_FOLDS, 
     if counts[smallest] < 2:
         name = codes[smallest] if labels is None else labels[int(codes[smallest])]
         raise TooFewRows(
-            f"class {str(name)!r} has a single row; a cross-validation needs at least 2 rows of every class "
+            f"class {str(name)!r} has a single row; training and testing need at least 2 rows of every class "
             "(remove that row or merge the class into another)"
         )
     return max(2, min(requested, int(counts[smallest])))

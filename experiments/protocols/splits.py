@@ -1,4 +1,5 @@
-"""Row selections of the papers' protocols: the DeepBoost paper's rotating folds and stratified sub-samples."""
+"""Row selections of the papers' protocols: the DeepBoost paper's rotating folds and stratified sub-samples; and values
+made missing on purpose, completely at random (MCAR, the NaN benchmark's protocol)."""
 
 from __future__ import annotations
 
@@ -48,3 +49,14 @@ def subsample(dataset: Dataset, fraction, random_state=None, stratify: bool = Tr
 
     split = f"{dataset.split}; {'stratified ' if stratify else ''}{fraction:g} of the training rows"
     return replace(dataset, X_train=dataset.X_train[keep], y_train=y[keep], split=split)
+
+
+def mask_completely_at_random(X, fraction, random_state=None):
+    """A float copy of ``X`` whose entries are each NaN with probability ``fraction`` in [0, 1) (``random_state``
+    seeds the mask); entries already missing stay missing."""
+    if not 0 <= fraction < 1:
+        raise ValueError(f"fraction must be in [0, 1), got {fraction}")
+    X = np.array(X, dtype=np.result_type(np.asarray(X).dtype, np.float32), copy=True)
+    mask = check_random_state(random_state).random_sample(X.shape) < fraction
+    X[mask] = np.nan
+    return X

@@ -112,7 +112,7 @@ class MarginPolicy(TaskPolicy):
             raise ValueError(
                 f"class {small!r} has {counts.min()} training samples, fewer than n_folds={self.params.n_folds}; "
                 "every class needs at least n_folds samples for stratified k-fold class vectors "
-                f"(lower n_folds or {hint})"
+                f"(lower n_folds or {hint})" + ("" if rows.X_val is None else ", after validation_fraction's hold-out")
             )
 
     def new_state(self, rows):

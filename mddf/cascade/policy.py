@@ -224,14 +224,20 @@ class TaskPolicy:
     def split_validation(self, X, y, weight, rng):
         """Hold out ``validation_fraction`` of the rows (the weights follow their rows; stratified by class for a
         classifier); each part needs a positive weight. Returns ``X, X_val, y, y_val, weight, weight_val``."""
-        X, X_val, y, y_val, *weights = train_test_split(
-            X,
-            y,
-            *([] if weight is None else [weight]),  # the weights follow their rows; the split is as without
-            test_size=self.params.validation_fraction,
-            stratify=y if self.classification else None,
-            random_state=rng.randint(MAX_SEED),
-        )
+        fraction = self.params.validation_fraction
+        try:
+            X, X_val, y, y_val, *weights = train_test_split(
+                X,
+                y,
+                *([] if weight is None else [weight]),  # the weights follow their rows; the split is as without
+                test_size=fraction,
+                stratify=y if self.classification else None,
+                random_state=rng.randint(MAX_SEED),
+            )
+        except ValueError as exc:  # scikit-learn's message names test_size, not the hold-out
+            raise ValueError(
+                f"{self.name}: the validation_fraction={fraction} hold-out of {len(y)} rows: {exc}"
+            ) from exc
         X, X_val = np.ascontiguousarray(X), np.ascontiguousarray(X_val)
         weight, weight_val = weights or (None, None)
         if weight is not None:

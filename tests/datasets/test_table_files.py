@@ -3,6 +3,7 @@ refused), a header naming a column twice or holding NUL bytes refused."""
 
 import gzip
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -114,13 +115,26 @@ def test_a_damaged_gzip_file_is_an_input_error_naming_it(tmp_path, damage):
         read_table(path)
 
 
-@pytest.mark.parametrize("content", ["x,y\n1,a\n".encode("utf-16"), b"x,\x00y\n1,a\n"])
-def test_nul_bytes_in_the_header_line_are_refused(tmp_path, content):
+@pytest.mark.parametrize(
+    "content",
+    [
+        "x,y\n1,a\n".encode("utf-16"),
+        b"x,\x00y\n1,a\n",
+        np.random.default_rng(5).bytes(20000),  # random bytes whose first line holds a '|' but no ','
+        b"PK\x03\x04\x14\x00\x06\x00" + bytes(range(256)) * 20,  # a spreadsheet (a zip) saved as .csv
+    ],
+)
+def test_a_file_that_is_not_text_is_refused_as_such_before_any_separator_hint(tmp_path, content):
     path = tmp_path / "my.csv"
     path.write_bytes(content)
-    with pytest.raises(UserDataError) as info:
-        read_table(path)
-    assert str(info.value) == (
-        "the first line of my.csv holds NUL bytes: it is not UTF-8 text (UTF-16 text? save it as UTF-8; "
-        "a spreadsheet? export it as CSV)"
-    )
+    for read in (
+        read_table,
+        lambda path: read_table(path, sep=","),
+        lambda path: check_separator(path, ",", given=False),
+    ):
+        with pytest.raises(UserDataError) as info:
+            read(path)
+        assert str(info.value) == (
+            "my.csv is not a text table: it holds NUL bytes, or bytes that are not UTF-8 text (UTF-16 text? save it "
+            "as UTF-8; a spreadsheet or another binary file? export it as CSV)"
+        )

@@ -2,6 +2,7 @@
 
 import hashlib
 import re
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -114,6 +115,22 @@ def test_a_date_column_is_neither_numeric_nor_categorical_and_is_refused(user_cs
     frame.to_csv(tmp_path / "dates.csv", index=False)
     with pytest.raises(ud.UserDataError, match="column 'when' of dates.csv holds dates \\(e.g. '2024-01-01'\\)"):
         load(tmp_path / "dates.csv")
+
+
+@pytest.mark.parametrize("value, shown", [(1.2e300, "1.2e+300"), (-4e38, "-4e+38"), (np.inf, "inf")])
+def test_a_number_beyond_float32s_range_is_refused_naming_its_column_without_a_warning(tmp_path, value, shown):
+    frame = pd.DataFrame({"a": [1.0, value, 3.0, 4.0], "b": [1, 2, 3, 4], "y": ["p", "n", "p", "n"]})
+    frame.to_csv(tmp_path / "big.csv", index=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # pandas' "overflow encountered in cast" before
+        with pytest.raises(ud.UserDataError) as info:
+            load(tmp_path / "big.csv")
+    assert str(info.value) == (
+        f"column 'a' of big.csv holds {shown}, beyond the largest float32 number (3.4e+38) the learners read: "
+        "rescale it (its logarithm, or another unit) or leave it out with --drop a"
+    )
+    frame.assign(a=3e38).to_csv(tmp_path / "near.csv", index=False)  # within float32's range: read as it is
+    assert load(tmp_path / "near.csv").X_train[0, 0] == np.float32(3e38)
 
 
 def test_a_parquet_file_without_pyarrow_names_the_missing_package(tmp_path, monkeypatch):

@@ -45,7 +45,7 @@ def test_the_default_methods_give_a_baseline_row_every_metric_a_significance_rul
     md = capsys.readouterr().out
     lines = md.splitlines()
     assert lines[0] == "### signal.csv: accuracy (%), practitioner protocol, 2-fold cross-validation x 1 seed(s)"
-    assert "| Method | accuracy (%) | Δ to best | balanced accuracy (%) | log-loss |" in lines[2]
+    assert "| Method | accuracy (%) | Δ to best | balanced accuracy (%) | ROC AUC | log-loss |" in lines[2]
     methods = {line.split(" | ")[0].strip("|* ★≈") for line in lines[4:] if line.startswith("| ")}
     expected = {"mdDF", "Baseline", "HGB-es", "XGBoost-es", "RF-400"}
     if _has_lightgbm():  # "LightGBM when installed"
@@ -95,13 +95,29 @@ def test_an_edited_file_never_resumes_the_old_results(tmp_path, capsys):
     second = read(out / "results.jsonl")
     assert len(second) == 4 and {r["data_sha256"] for r in second}.isdisjoint({r["data_sha256"] for r in first})
     (old,) = (out / "old").iterdir()
-    assert read(old) == first
+    assert read(old / "results.jsonl") == first and (old / "table.md").is_file() and (old / "figure.png").is_file()
     # the same command again resumes every run of the edited file
     capsys.readouterr()
     loud = ["--quick", "--n-jobs", "1", "--isolation", "inline", "--out", str(out)]
     assert cli.main(["benchmark", "--data", str(data), "--target", "y", *options, *loud]) == 0
     assert "resuming: 4 of 4 runs already finished" in capsys.readouterr().err
     assert read(out / "results.jsonl") == second
+
+
+def test_an_out_holding_another_tables_results_moves_them_and_their_tables_aside_and_says_where(tmp_path, capsys):
+    out = tmp_path / "out"
+    options = ["--methods", "RF-400", "--folds", "2", "--seeds", "1"]
+    assert benchmark(labelled(tmp_path / "eu.csv", seed=1), *options, out=out) == 0
+    first, table = read(out / "results.jsonl"), (out / "table.md").read_text()
+    capsys.readouterr()
+    assert benchmark(labelled(tmp_path / "my.csv"), *options, out=out) == 0
+    (old,) = (out / "old").iterdir()
+    assert capsys.readouterr().err.startswith(
+        f"{out / 'results.jsonl'} held 4 result(s) of other data or settings (other tables: eu); moved results.jsonl, "
+        f"table.md, table.csv, figure.png to {old}/ and kept the 0 record(s) that match\n"
+    )
+    assert read(old / "results.jsonl") == first and (old / "table.md").read_text() == table
+    assert {r["dataset"] for r in read(out / "results.jsonl")} == {"my"} and "my.csv" in (out / "table.md").read_text()
 
 
 def test_a_file_read_with_other_options_is_other_settings(tmp_path, capsys):
@@ -209,20 +225,28 @@ def test_the_warm_up_fit_leaves_the_timed_fit_unchanged():
     assert untimed[0] == untimed[1]  # every layer's margins, weights and accuracies, bit for bit
 
 
-def test_an_imbalanced_target_is_ranked_by_balanced_accuracy_unless_metric_says_otherwise(tmp_path, capsys):
+def test_an_imbalanced_target_is_ranked_by_roc_auc_and_a_line_says_when_nothing_beats_the_baseline(tmp_path, capsys):
     rng = np.random.default_rng(0)
-    y = np.where(np.arange(200) % 33 == 0, "no", "yes")  # 'no' holds 7 of the 200 rows
+    y = np.where(np.arange(200) % 33 == 0, "no", "yes")  # 'no' holds 7 of the 200 rows, which x does not predict
     pd.DataFrame({"x": rng.normal(size=200), "y": y}).to_csv(tmp_path / "rare.csv", index=False)
-    argv = ["benchmark", "--data", str(tmp_path / "rare.csv"), "--target", "y", "--methods", "Baseline"]
-    options = ["--folds", "2", "--seeds", "1", "--quick", "--n-jobs", "1", "--isolation", "inline"]
+    argv = ["benchmark", "--data", str(tmp_path / "rare.csv"), "--target", "y", "--methods", "Baseline,RF-400"]
+    options = ["--folds", "5", "--seeds", "1", "--quick", "--n-jobs", "1", "--isolation", "inline"]
     assert cli.main([*argv, *options, "--out", str(tmp_path / "a")]) == 0
     captured = capsys.readouterr()
     assert "2 classes: yes 96%, no 4%; practitioner protocol" in captured.err
     assert (
-        "rare: ranked by balanced accuracy, as its smallest class, 'no', holds 4% of the rows (--metric accuracy "
+        "rare: ranked by ROC AUC, as its smallest class, 'no', holds 4% of the rows (--metric accuracy "
         "ranks by accuracy)\n" in captured.err
     )
-    assert captured.out.startswith("### rare.csv: balanced accuracy (%), practitioner protocol")
+    assert "rare / RF-400 / seed 0 / fold 0: ROC AUC 0." in captured.err  # the progress lines show it
+    assert captured.out.startswith("### rare.csv: ROC AUC, practitioner protocol")
+    baseline = next(line for line in captured.out.splitlines() if line.split(" | ")[0].strip("|* ★") == "Baseline")
+    assert baseline.split(" | ")[1].replace("*", "") == "0.5000 ± 0.0000"  # the class shares: no ranking at all
+    assert "No method beats Baseline by more than 2 standard errors on ROC AUC." in captured.out
+    rows = {r["method"]: r for r in read_csv_rows(tmp_path / "a" / "table.csv")}
+    if float(rows["RF-400"]["roc_auc"]) > 0.5:  # ranked above the baseline: its log-loss is said if worse
+        worse = float(rows["RF-400"]["log_loss"]) > float(rows["Baseline"]["log_loss"])
+        assert worse == ("RF-400, ranked best on ROC AUC, has a worse log-loss than Baseline" in captured.out)
     assert cli.main([*argv, *options, "--out", str(tmp_path / "b"), "--metric", "accuracy"]) == 0
     captured = capsys.readouterr()
     assert captured.out.startswith("### rare.csv: accuracy (%)") and "ranked by" not in captured.err
@@ -232,9 +256,9 @@ def test_an_imbalanced_target_is_ranked_by_balanced_accuracy_unless_metric_says_
     "counts, metric",
     [
         ((80, 20), "accuracy"),  # 20% of the rows: not under it
-        ((81, 19), "balanced_accuracy"),
+        ((81, 19), "roc_auc"),
         ((40, 40, 20), "accuracy"),  # three classes: 20% is 60% of an even share
-        ((45, 42, 13), "balanced_accuracy"),  # 13% is under 40% of 33%
+        ((45, 42, 13), "roc_auc"),  # 13% is under 40% of 33%
         ((10,) * 10, "accuracy"),  # ten even classes of 10% each
     ],
 )
@@ -247,8 +271,12 @@ def test_the_imbalance_rule_counts_the_smallest_class_against_an_even_share(coun
     ds = Dataset("t", np.zeros((len(y), 1)), y, None, None, ["x"], classes, extra={"task": "classification"})
     said = []
     assert ranking_metric(ds, None, said.append) == metric
-    assert len(said) == (metric == "balanced_accuracy")
+    assert len(said) == (metric == "roc_auc")
     assert ranking_metric(ds, "log_loss", said.append) == "log_loss"
+    if metric == "roc_auc":  # a fixed test file without every class has no ROC AUC: balanced accuracy ranks
+        tested = Dataset("t", *(np.zeros((len(y), 1)), y), np.zeros((2, 1)), np.zeros(2, int), ["x"], classes)
+        assert ranking_metric(tested, None, said.append) == "balanced_accuracy"
+        assert said[-1].startswith("t: ranked by balanced accuracy, as its smallest class, 'c")
 
 
 def test_the_benchmark_imports_matplotlib_only_to_draw_its_figure():

@@ -90,14 +90,31 @@ def test_records_of_other_data_or_settings_are_moved_aside_and_the_matching_ones
         store.append(r)
     lines = []
     tasks = [task("my", "RF", 0), task("my", "RF", 1)]
-    aside = set_aside_stale(store, tasks, lines.append)
-    assert aside.parent == tmp_path / "old" and [json.loads(x) for x in aside.read_text().splitlines()] == old
+    (tmp_path / "table.md").write_text("the table of the old records")
+    aside = set_aside_stale(store, tasks, lines.append, made=["table.md", "figure.png"])
+    assert aside.parent == tmp_path / "old" and sorted(p.name for p in aside.iterdir()) == ["results.jsonl", "table.md"]
+    assert [json.loads(x) for x in (aside / "results.jsonl").read_text().splitlines()] == old
+    assert (aside / "table.md").read_text() == "the table of the old records" and not (tmp_path / "table.md").exists()
     assert store.records() == old[2:]
     assert lines == [
-        f"{store.path} held 2 result(s) of other data or settings (my: data sha256 d0, now d1); moved it to "
-        f"{aside} and kept the 1 record(s) that match"
+        f"{store.path} held 2 result(s) of other data or settings (my: data sha256 d0, now d1); moved results.jsonl, "
+        f"table.md to {aside}/ and kept the 1 record(s) that match"
     ]
     assert [t.key for t in tasks if t.key in {r["key"] for r in unfinished(tasks, store)}] == [t.key for t in tasks]
+
+
+def test_a_folder_of_one_tables_results_sets_aside_those_of_another_table(tmp_path):
+    store = ResultStore(tmp_path / "results.jsonl")
+    other = record(task("eu", "RF", 0).key, "eu", "RF", "x", "s1")
+    store.append(other)
+    lines = []
+    assert set_aside_stale(store, [task("my", "RF", 0)], lines.append) is None  # a suite's folder keeps it
+    aside = set_aside_stale(store, [task("my", "RF", 0)], lines.append, alone=True)
+    assert store.records() == [] and (aside / "results.jsonl").read_text().count("\n") == 1
+    assert lines == [
+        f"{store.path} held 1 result(s) of other data or settings (other tables: eu); moved results.jsonl to {aside}/ "
+        "and kept the 0 record(s) that match"
+    ]
 
 
 def test_a_run_of_other_settings_is_stale_and_one_of_the_same_resumes(tmp_path):

@@ -202,7 +202,9 @@ def write(path, text):
         ("unknown drop", "mddf: error: --drop 'id': not a column of my.csv (columns: x1, x2, colour, size, y)"),
         ("wrong separator", "mddf: error: --sep ',' found 1 column in eu.csv; its first line holds ';': try --sep ';'"),
         ("damaged gzip", "mddf: error: my.csv.gz could not be decompressed ("),
-        ("NUL bytes", "mddf: error: the first line of nul.csv holds NUL bytes: it is not UTF-8 text"),
+        ("NUL bytes", "mddf: error: nul.csv is not a text table: it holds NUL bytes, or bytes that are not UTF-8"),
+        ("random bytes", "mddf: error: noise.csv is not a text table: it holds NUL bytes, or bytes that are not"),
+        ("values near 1e300", "mddf: error: column 'x1' of big.csv holds 1e+300, beyond the largest float32 number"),
     ],
 )
 @pytest.mark.parametrize("command", ["benchmark", "small-sample", "export-features"])
@@ -226,6 +228,12 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, user_csv, capsys, case, mess
     elif case == "NUL bytes":
         data = tmp_path / "nul.csv"
         data.write_bytes(user_csv.read_text().encode("utf-16"))
+    elif case == "random bytes":
+        data = tmp_path / "noise.csv"
+        data.write_bytes(np.random.default_rng(5).bytes(20000))  # its first line holds a '|' but no ','
+    elif case == "values near 1e300":
+        header, first, *rest = user_csv.read_text().splitlines(keepends=True)
+        data = write(tmp_path / "big.csv", header + "1e300" + first[first.index(",") :] + "".join(rest))
     extra = {"unknown drop": ["--drop", "id"], "wrong separator": ["--sep", ","]}.get(case, [])
     out = tmp_path / "out.npz"
     code = cli.main([command, "--data", str(data), "--target", target, *extra, "--out", str(out), "--quiet"])
@@ -253,7 +261,7 @@ def test_usage_errors_exit_2_without_a_traceback(argv, message, capsys):
     assert message in err and "Traceback" not in err
 
 
-@pytest.mark.parametrize("command", ["benchmark", "small-sample", "export-features"])
+@pytest.mark.parametrize("command", ["benchmark", "small-sample", "export-features", "plot-layers", "plot-tsne"])
 def test_an_out_of_the_wrong_kind_is_one_line_and_exit_2(tmp_path, user_csv, capsys, command):
     out = tmp_path / ("folder" if command == "export-features" else "table.txt")
     out.mkdir() if command == "export-features" else out.write_text("mine")
@@ -275,6 +283,62 @@ def test_n_jobs_0_or_absurd_is_refused_in_one_line_before_anything_runs(tmp_path
         f"mddf: error: --n-jobs {value} {why}: give a number of threads (1 to 1024), or -1 for all cores\n"
     )
     assert not out.exists()
+
+
+@pytest.mark.parametrize("command", ["benchmark", "small-sample"])
+def test_workers_or_seeds_of_0_are_refused_before_anything_runs(tmp_path, user_csv, capsys, command):
+    out = tmp_path / "out"
+    argv = [command, "--data", str(user_csv), "--target", "y", "--out", str(out)]
+    assert cli.main([*argv, "--workers", "0"]) == 2
+    assert capsys.readouterr().err == "mddf: error: --workers 0 would run nothing: give 1 or more\n"
+    assert cli.main([*argv, "--seeds", "0"]) == 2  # as argparse refuses a malformed value
+    assert capsys.readouterr().err.endswith("error: argument --seeds: --seeds count must be at least 1, got 0\n")
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("command", ["export-features", "plot-layers"])
+def test_a_class_of_one_row_stops_a_single_fit_naming_its_label_as_the_benchmark_does(tmp_path, capsys, command):
+    from user_csv import write_user_csv
+
+    data = write_user_csv(tmp_path / "solo.csv")
+    data.write_text(data.read_text().replace(",yes\n", ",alone\n", 1))
+    out = tmp_path / ("f.npz" if command == "export-features" else "figures")
+    argv = ["--data", str(data), "--target", "y", "--quick", "--out", str(out)]
+    assert cli.main([command, *argv]) == 2
+    single = "solo.csv: class 'alone' has a single row; training and testing need at least 2 rows of every class"
+    err = capsys.readouterr().err
+    assert err.startswith(f"mddf: error: {single}") and err.count("\n") == 1
+    assert cli.main(["benchmark", *argv[:-1], str(tmp_path / "bench")]) == 2
+    assert single in capsys.readouterr().err and not out.exists()
+
+
+def test_a_class_of_two_rows_is_fitted_adapted_to_it_as_the_benchmarks_runs_are(tmp_path, capsys):
+    from user_csv import write_user_csv
+
+    data = write_user_csv(tmp_path / "pair.csv")
+    data.write_text(data.read_text().replace(",yes\n", ",two\n", 2))
+    argv = ["export-features", "--data", str(data), "--target", "y", "--quick", "--n-jobs", "1"]
+    assert cli.main([*argv, "--out", str(tmp_path / "f.npz")]) == 0
+    assert "  adapted to class 'two', of 1 training row(s): class_vectors='oob'" in capsys.readouterr().err
+
+
+def test_export_features_refuses_an_existing_file_unless_forced_and_prints_the_path_it_writes(
+    tmp_path, user_csv, capsys
+):
+    mine = tmp_path / "features.npz"
+    mine.write_text("the user's own file")
+    argv = ["export-features", "--data", str(user_csv), "--target", "y", "--quick", "--n-jobs", "1", "--quiet"]
+    assert cli.main([*argv[:-1], "--out", str(mine)]) == 2  # not --quiet: one line all the same, before any reading
+    err = capsys.readouterr().err
+    assert err == f"mddf: error: --out {mine} exists; pass --force to replace it, or give another --out\n"
+    assert mine.read_text() == "the user's own file"
+    assert cli.main([*argv, "--out", str(mine), "--force"]) == 0
+    assert capsys.readouterr().out == f"{mine}\n" and np.load(mine)["layers"].size >= 1
+    # numpy appends .npz to a name without it: the path printed is the file written, and nothing else is touched
+    (tmp_path / "plain").write_text("mine too")
+    assert cli.main([*argv, "--out", str(tmp_path / "plain")]) == 0
+    assert capsys.readouterr().out == f"{tmp_path / 'plain.npz'}\n" and (tmp_path / "plain.npz").is_file()
+    assert (tmp_path / "plain").read_text() == "mine too"
 
 
 @pytest.mark.parametrize("kind", ["Classifier", "Regressor"])

@@ -22,6 +22,8 @@ def runs(method, accuracies, **extra):
             "selection_seconds": 1.0 if method == "MLP" else 0.0,
             "total_seconds": 3.0 if method == "MLP" else 2.0,
             "compile_seconds": 5.0 if method == "mdDF" else None,
+            "predict_seconds": 0.2,
+            "predict_proba_seconds": 0.05,
             **extra,
         }
         for i, a in enumerate(accuracies)
@@ -46,14 +48,14 @@ def test_the_table_marks_a_significant_winner_and_keeps_the_baseline_row():
     header = lines[2]
     assert header == (
         "| Method | accuracy (%) | Δ to best | balanced accuracy (%) | log-loss "
-        "| seconds (selection + fit) | compile s |"
+        "| seconds (selection + fit) | predict s | compile s |"
     )
     rows = {line.split(" | ")[0].lstrip("| "): line for line in lines if line.startswith("| ") and "---" not in line}
     assert rows["**mdDF** ★"].startswith("| **mdDF** ★ | **91.50** ± ")
-    assert "| best |" in rows["**mdDF** ★"] and rows["**mdDF** ★"].endswith("| 2.00 | 5.00 |")
-    assert "| −10.33 ± " in rows["MLP"] and rows["MLP"].endswith("| 3.00 (1.00 + 2.00) | - |")
+    assert "| best |" in rows["**mdDF** ★"] and rows["**mdDF** ★"].endswith("| 2.00 | 0.250 | 5.00 |")
+    assert "| −10.33 ± " in rows["MLP"] and rows["MLP"].endswith("| 3.00 (1.00 + 2.00) | 0.250 | - |")
     assert rows["Baseline"].startswith("| Baseline | 60.00 ± 0.00 | −31.50 ± ")
-    assert rows["Broken"] == "| Broken | failed on 1 of 1 folds: an error | - | - | - | - | - |"
+    assert rows["Broken"] == "| Broken | failed on 1 of 1 folds: an error | - | - | - | - | - | - |"
     assert "my: mdDF is best on accuracy, by more than 2 standard errors over every other method." in md
     assert "Left out of the comparison, as they failed on some fold: Broken." in md
     assert WINNER_RULE in md
@@ -117,3 +119,63 @@ def test_the_figure_has_a_panel_per_dataset():
     visible = [ax for ax in fig.axes if ax.get_visible()]
     assert [ax.get_title() for ax in visible] == ["my (★ mdDF)", "other (★ mdDF)"]
     assert [t.get_text() for t in visible[0].get_yticklabels()] == ["mdDF", "MLP", "Baseline"]
+
+
+def scored(method, metric, values, **extra):
+    return [dict(r, **{metric: v}, **extra) for r, v in zip(runs(method, [0.9] * len(values)), values)]
+
+
+def test_a_line_says_when_no_method_beats_the_baseline_or_the_best_has_a_worse_log_loss_than_it():
+    # a table where nothing predicts the rare class: every ROC AUC near the baseline's 0.5
+    records = scored("Baseline", "roc_auc", [0.5] * 6, log_loss=0.23)
+    records += scored("A", "roc_auc", [0.56, 0.47, 0.55, 0.49, 0.53, 0.52], log_loss=0.31)
+    records += scored("B", "roc_auc", [0.45, 0.52, 0.50, 0.47, 0.51, 0.49], log_loss=0.25)
+    comparison = comparison_of(records, "my", ["A", "B", "Baseline"], "roc_auc", "classification")
+    assert [c.method for c in comparison.ranking] == ["A", "Baseline", "B"] and comparison.ahead_of_baseline == []
+    text = verdict(comparison)
+    assert " No method beats Baseline by more than 2 standard errors on ROC AUC." in text
+    assert (
+        " A, ranked best on ROC AUC, has a worse log-loss than Baseline (0.3100 against 0.2300): its probabilities are "
+        "less reliable than the class shares (calibrate them before reading them as such)." in text
+    )
+    # a method clearly ahead, with better probabilities: neither line
+    records += scored("C", "roc_auc", [0.81, 0.80, 0.84, 0.79, 0.82, 0.83], log_loss=0.18)
+    comparison = comparison_of(records, "my", ["A", "B", "C", "Baseline"], "roc_auc", "classification")
+    assert comparison.ahead_of_baseline == ["C"]
+    assert "beats Baseline" not in verdict(comparison) and "worse log-loss" not in verdict(comparison)
+    # too few paired scores to say
+    few = comparison_of(records[:4] + records[6:10], "my", ["A", "Baseline"], "roc_auc", "classification")
+    assert few.ahead_of_baseline is None and "beats Baseline" not in verdict(few)
+
+
+def test_the_table_shows_the_roc_auc_only_when_the_runs_have_one():
+    with_auc = comparison_of(scored("A", "roc_auc", [0.7] * 6), "my", ["A"], "accuracy", "classification")
+    assert "| ROC AUC |" in to_markdown([with_auc], {"my": "t"})
+    without = comparison_of(runs("A", [0.9] * 6), "my", ["A"], "accuracy", "classification")
+    assert "ROC AUC" not in to_markdown([without], {"my": "t"})
+
+
+def colours(ax):
+    return {line.get_color() for line in ax.get_lines()}
+
+
+def test_the_figure_colours_nothing_behind_with_fewer_than_five_paired_scores_as_its_table_says():
+    few = runs("A", [0.90, 0.92, 0.91, 0.93]) + runs("B", [0.60, 0.61, 0.60, 0.60])
+    comparison = comparison_of(few, "my", ["A", "B"], "accuracy", "classification")
+    (ax,) = [ax for ax in plot([comparison]).axes if ax.get_visible()]
+    assert "#8c8c8c" not in colours(ax) and "black" in colours(ax) and ax.get_title() == "my (too few scores)"
+    enough = comparison_of(RECORDS, "my", METHODS, "accuracy", "classification")
+    (ax,) = [ax for ax in plot([enough]).axes if ax.get_visible()]
+    assert "#8c8c8c" in colours(ax) and "black" not in colours(ax)
+
+
+def test_the_baselines_r2_of_zero_does_not_flatten_the_axis_it_sits_at_its_edge_with_its_value():
+    records = [dict(r, r2=r["accuracy"]) for r in runs("A", [0.90, 0.92, 0.91, 0.93, 0.90, 0.93])]
+    records += [dict(r, r2=r["accuracy"]) for r in runs("B", [0.88, 0.90, 0.89, 0.90, 0.88, 0.91])]
+    records += [dict(r, r2=-0.003) for r in runs("Baseline", [0.0] * 6)]
+    comparison = comparison_of(records, "my", ["A", "B", "Baseline"], "r2", "regression")
+    (ax,) = [ax for ax in plot([comparison]).axes if ax.get_visible()]
+    low, high = ax.get_xlim()
+    means = [c.mean for c in comparison.ranking if c.method != "Baseline"]
+    assert 0.8 < low < min(means) and max(means) < high < 1  # the learners' span, not from 0
+    assert [t.get_text() for t in ax.texts] == ["-0.003"]

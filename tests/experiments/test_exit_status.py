@@ -15,15 +15,6 @@ ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "docs" / "user_guide" / "command_line.md"
 
 
-def test_the_command_line_page_holds_the_generated_table():
-    held = exit_status.page_block(PAGE.read_text())
-    assert held is not None, f"{PAGE} lost its exit-status block"
-    assert held == exit_status.block(), (
-        "the exit-status table of the docs differs from the code's: run "
-        "python -m mddf.experiments.exit_status --write docs/user_guide/command_line.md"
-    )
-
-
 #: Every Markdown page but the one that holds the generated table (built pages left out).
 OTHER_PAGES = sorted(
     str(p.relative_to(ROOT))
@@ -58,15 +49,6 @@ def test_the_top_level_help_summarises_every_status(capsys):
     text = _flat(capsys.readouterr().out)
     assert _flat(exit_status.summary()) in text
     assert all(f"{s.code} " in exit_status.summary() for s in exit_status.STATUSES)
-
-
-def test_the_page_is_regenerated_in_place(tmp_path, capsys):
-    page = tmp_path / "page.md"
-    page.write_text(f"intro\n\n{exit_status.BEGIN}\n| old |\n{exit_status.END}\n\nafter\n")
-    assert exit_status.main(["--write", str(page)]) == 0
-    assert page.read_text() == f"intro\n\n{exit_status.block()}\n\nafter\n"
-    assert exit_status.main([]) == 0
-    assert capsys.readouterr().out.endswith(exit_status.markdown_table())
 
 
 def test_sigterm_raises_terminated_within_the_block_only():

@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 import pytest
-from sklearn.metrics import balanced_accuracy_score, log_loss, r2_score
+from sklearn.metrics import balanced_accuracy_score, log_loss, r2_score, roc_auc_score
 
 from mddf.experiments.metrics import (
     DEFAULT_METRIC,
@@ -62,6 +62,22 @@ def test_a_class_absent_from_training_gets_probability_zero_and_a_clipped_log_lo
     assert math.isfinite(scores["log_loss"]) and scores["log_loss"] < 20
 
 
+def test_the_roc_auc_is_scikit_learns_of_the_second_class_or_one_against_the_others_when_every_class_is_tested():
+    rng = np.random.default_rng(2)
+    y = rng.integers(0, 3, 300)
+    proba = rng.dirichlet(np.ones(3), 300)
+    scores = classification_scores(y, proba.argmax(1), proba)
+    assert scores["roc_auc"] == pytest.approx(roc_auc_score(y, proba, multi_class="ovr"))
+    binary = proba[:, :2] / proba[:, :2].sum(axis=1, keepdims=True)
+    yb = y % 2
+    assert classification_scores(yb, binary.argmax(1), binary)["roc_auc"] == pytest.approx(
+        roc_auc_score(yb, binary[:, 1])
+    )
+    prior = np.tile([0.94, 0.06], (len(yb), 1))  # the baseline: the class shares whatever the row
+    assert classification_scores(yb, np.zeros_like(yb), prior)["roc_auc"] == 0.5
+    assert "roc_auc" not in classification_scores(y[y > 0], proba[y > 0].argmax(1), proba[y > 0])  # class 0 untested
+
+
 def test_without_probabilities_there_is_no_log_loss():
     assert set(classification_scores([0, 1], [0, 1])) == {"accuracy", "balanced_accuracy"}
 
@@ -74,7 +90,7 @@ def test_regression_scores():
 
 
 def test_each_task_has_its_metrics_and_default():
-    assert [m.name for m in metrics_of("classification")] == ["accuracy", "balanced_accuracy", "log_loss"]
+    assert [m.name for m in metrics_of("classification")] == ["accuracy", "balanced_accuracy", "roc_auc", "log_loss"]
     assert [m.name for m in metrics_of("regression")] == ["r2", "rmse"]
     assert DEFAULT_METRIC == {"classification": "accuracy", "regression": "r2"}
     assert not METRICS["log_loss"].greater_is_better and not METRICS["rmse"].greater_is_better
@@ -112,13 +128,15 @@ def test_fewer_than_five_paired_scores_make_no_winner_however_far_apart():
     scores = {"A": folds(0.90, 0.91, 0.92, 0.93), "B": folds(0.50, 0.50, 0.51, 0.50)}
     a, b = compare(scores)
     assert a.best and not a.winner and not b.tied  # clearly apart, yet four paired folds are too few to mark
+    close = compare({"A": folds(0.90, 0.80, 0.92, 0.85), "B": folds(0.88, 0.83, 0.90, 0.84)})
+    assert not close[1].tied  # nor to mark within 2 standard errors
 
 
 def test_no_winner_when_one_difference_is_within_two_standard_errors():
     scores = {
-        "A": folds(0.90, 0.80, 0.92, 0.85),
-        "B": folds(0.88, 0.83, 0.90, 0.84),  # mean 0.0050 behind, differences of both signs
-        "Baseline": folds(0.50, 0.50, 0.50, 0.50),
+        "A": folds(0.90, 0.80, 0.92, 0.85, 0.88),
+        "B": folds(0.88, 0.83, 0.90, 0.84, 0.87),  # mean 0.0060 behind, differences of both signs
+        "Baseline": folds(0.50, 0.50, 0.50, 0.50, 0.50),
     }
     a, b, base = compare(scores)
     assert a.best and not a.winner

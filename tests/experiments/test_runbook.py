@@ -48,3 +48,18 @@ def test_a_run_with_a_tree_budget_waits_until_its_mddf_run_has_finished(tmp_path
     assert book.kwargs_for(rf)["trees_k"] == 3
     alone = RunBook([rf], ResultStore(tmp_path / "other.jsonl"), progress=False)
     assert alone.next_ready() == rf  # an mdDF run outside the plan sets no wait
+
+
+def test_after_a_resume_the_bar_and_its_estimate_count_the_runs_left(tmp_path, monkeypatch):
+    import sys
+
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)  # the bar is drawn on a terminal only
+    tasks = [Task("d", "RF", seed) for seed in range(5)]
+    store = ResultStore(tmp_path / "results.jsonl")
+    for task in tasks[:2]:
+        store.append({"key": task.key, "method": "RF", "status": "ok"})
+    said = []
+    book = RunBook(tasks, store, log=said.append)
+    assert said == [f"resuming: 2 of 5 runs already finished in {store.path}"]
+    assert book.bar.total == 3 and book.bar.n == 0  # tqdm's remaining time is (total - n) / its rate
+    book.close()

@@ -5,6 +5,7 @@ entries to spawned worker processes, which import builders by module and name.
 """
 
 import os
+import threading
 import time
 from pathlib import Path
 
@@ -87,24 +88,27 @@ LINGER_DIR_VARIABLE = "MDDF_TEST_LINGER_DIR"
 
 
 def linger(folder, seconds):
-    """A loky worker's share of a lingering run: leave a file named after its pid, then sleep."""
-    Path(folder, f"loky-{os.getpid()}").touch()
+    """A loky worker's (or a thread's) share of a lingering run: leave a file named after its pid, then sleep."""
+    Path(folder, f"loky-{os.getpid()}-{threading.get_ident()}").touch()
     time.sleep(seconds)
     return os.getpid()
 
 
 class LingeringClassifier(ClassifierMixin, BaseEstimator):
     """Majority classifier whose fit, given a folder, first runs two loky worker processes (joblib's
-    process backend, as QuadBoost's or GridSearchCV's ``n_jobs`` does) that each leave a file there and
-    then sleep for ``seconds``: a run that is surely mid-way, with grandchildren, when the runner is stopped."""
+    process backend, as QuadBoost's or GridSearchCV's ``n_jobs`` does; or two threads of joblib's ``backend``
+    "threading", as scikit-learn's forests do) that each leave a file there and then sleep for ``seconds``: a run
+    that is surely mid-way, with grandchildren, when the runner is stopped."""
 
-    def __init__(self, linger_dir=None, seconds=120):
+    def __init__(self, linger_dir=None, seconds=120, backend="loky"):
         self.linger_dir = linger_dir
         self.seconds = seconds
+        self.backend = backend
 
     def fit(self, X, y):
         if self.linger_dir:
-            Parallel(n_jobs=2, backend="loky")(delayed(linger)(self.linger_dir, self.seconds) for _ in range(2))
+            tasks = (delayed(linger)(self.linger_dir, self.seconds) for _ in range(2))
+            Parallel(n_jobs=2, backend=self.backend)(tasks)
         self.classes_, counts = np.unique(y, return_counts=True)
         self.majority_ = self.classes_[np.argmax(counts)]
         return self
@@ -116,7 +120,11 @@ class LingeringClassifier(ClassifierMixin, BaseEstimator):
 def build_lingering(ctx, **params):
     # Seed 0 finishes at once, so the interrupted sweep has a finished run to keep.
     folder = os.environ.get(LINGER_DIR_VARIABLE) if ctx.seed >= 1 else None
-    return LingeringClassifier(linger_dir=folder)
+    return LingeringClassifier(linger_dir=folder, **params)
+
+
+def build_lingering_threads(ctx, **params):
+    return build_lingering(ctx, backend="threading")
 
 
 class InterruptedClassifier(ClassifierMixin, BaseEstimator):
@@ -131,4 +139,5 @@ def build_interrupting(ctx, **params):
 
 
 LINGERING = MethodSpec("Lingering", build_lingering, ("sklearn", "base"), "grandchild processes that linger")
+LINGERING_THREADS = MethodSpec("LingeringThreads", build_lingering_threads, ("sklearn", "base"), "threads that linger")
 INTERRUPTING = MethodSpec("Interrupting", build_interrupting, ("sklearn", "base"), "Ctrl-C during the run")

@@ -1,4 +1,4 @@
-"""``scripts/run_uci.py`` with the lingering test double registered, for tests that run the runner as a process.
+"""``scripts/run_uci.py`` with the lingering test doubles registered, for tests that run the runner as a process.
 
 Usage: ``python tests/scripts/run_uci_with_doubles.py <run_uci.py arguments>``.
 """
@@ -13,4 +13,5 @@ if __name__ == "__main__":  # spawned workers import this file as __mp_main__: t
 
     registry = default_registry()
     registry.register(bench_doubles.LINGERING)
+    registry.register(bench_doubles.LINGERING_THREADS)
     sys.exit(run_script("benchmark", sys.argv[1:], registry))

@@ -19,3 +19,12 @@ def test_the_help_of_a_wrapped_subcommand_exits_cleanly_and_lists_quick(name, ca
     text = _help_text(lambda argv: run_script(name, argv), capsys)
     assert f"usage: {COMMANDS[name].script}" in text
     assert "--quick" in text and "--out" in text
+
+
+def test_the_benchmarks_help_names_every_practitioner_method_and_the_extra_of_the_optional_ones(capsys):
+    from mddf.experiments.methods import default_registry
+
+    text = _help_text(lambda argv: run_script("benchmark", argv), capsys)
+    for spec in default_registry().select(protocol="practitioner"):
+        assert spec.name + (f" ({spec.extra} extra)" if spec.extra else "") in text
+    assert "CatBoost-es (bench extra)" in text and "LightGBM-es (bench extra)" in text

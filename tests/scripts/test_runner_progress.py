@@ -15,7 +15,7 @@ import pytest
 from runner_process import start_runner
 
 ARGV = ["--datasets", "iris", "--methods", "RF,MLP", "--quick", "--n-jobs", "1"]
-RUN_LINES = ("iris / RF / seed 0: acc ", "iris / MLP / seed 0: acc ")
+RUN_LINES = ("iris / RF / seed 0: accuracy ", "iris / MLP / seed 0: accuracy ")
 
 
 @pytest.mark.parametrize("where", ["local", "cluster"])

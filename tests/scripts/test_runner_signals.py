@@ -103,3 +103,27 @@ def test_stopped_runner_leaves_no_process_behind_and_the_sweep_resumes(tmp_path,
     after = read(results)
     assert after[: len(before)] == before
     assert sorted(r["seed"] for r in after) == [0, 1, 2] and all(r["status"] == "ok" for r in after)
+
+
+@pytest.mark.parametrize("stop", ["SIGTERM", "SIGINT"])
+def test_a_stopped_run_of_threads_leaves_no_semaphore_to_the_resource_tracker(tmp_path, stop):
+    # joblib's threading backend (scikit-learn's forests) makes named semaphores in the worker process, which a
+    # worker killed mid-run left to multiprocessing's resource tracker: "leaked semaphore objects" at the exit
+    markers = tmp_path / "linger"
+    markers.mkdir()
+    argv = ["--datasets", "iris", "--methods", "LingeringThreads", "--seeds", "2", "--quick", "--n-jobs", "1"]
+    env = {**os.environ, bench_doubles.LINGER_DIR_VARIABLE: str(markers)}
+    with (tmp_path / "stderr.log").open("wb") as err:
+        proc = start_runner([*argv, "--out", str(tmp_path / "res")], script=SCRIPT_WITH_DOUBLES, env=env, stderr=err)
+        try:
+            deadline = time.monotonic() + STARTED_WITHIN
+            while len(list(markers.iterdir())) < 2 and proc.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.1)
+            assert len(list(markers.iterdir())) == 2, f"the run of seed 1 did not start its threads ({proc.poll()})"
+            proc.send_signal(getattr(signal, stop))
+            assert proc.wait(timeout=30) == EXIT_STATUS[stop]
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+    text = (tmp_path / "stderr.log").read_text()
+    assert "the runs in progress were stopped" in text and "leaked semaphore" not in text, text

@@ -104,7 +104,7 @@ def test_the_practitioner_study_is_the_default_for_a_users_file(tmp_path, capsys
     assert run_script("small-sample", [*argv, "--out", str(out), "--isolation", "inline", "--n-jobs", "1"]) == 0
     rows = read_csv_rows(out / "small_sample_my.csv")
     assert {r["method"] for r in rows} >= {"mdDF", "Baseline", "HGB-es", "XGBoost-es", "RF-400"}
-    assert {r["metric"] for r in rows} == {"accuracy"}
+    assert {r["metric"] for r in rows} == {"roc_auc"}  # 17% 'churned': imbalanced, ranked as the benchmark ranks it
 
 
 def test_a_fraction_too_small_for_a_method_is_skipped_naming_the_class(tmp_path):
@@ -118,7 +118,7 @@ def test_a_fraction_too_small_for_a_method_is_skipped_naming_the_class(tmp_path)
     needy = replace(default_registry().get("RF"), name="Needy", min_class_rows=3)
     skipped = unusable_fractions(ds, [0.01, 0.1, 1.0], [default_registry().get("RF"), needy], seeds=[0])
     assert skipped == {
-        (0.01, "Needy"): "fraction 0.01 leaves class 'churned' 1 training row(s) (seed 0); Needy needs 3",
+        (0.01, "Needy"): "fraction 0.01 of seed 0 leaves class 'churned' 1 training row(s); Needy needs 3",
     }
 
 
@@ -138,3 +138,20 @@ def test_a_method_the_folds_leave_too_few_rows_of_a_class_is_named_with_the_clas
     skipped = unusable_folds(ds, k, [default_registry().get("RF"), needy], seeds=[0, 1])
     assert list(skipped) == ["Needy"]  # a training fold holds at most rows - 1 of them
     assert skipped["Needy"].endswith(f"leaves class 'churned' {rows - 1} training row(s); Needy needs {rows}")
+
+
+def test_an_imbalanced_table_is_ranked_and_drawn_as_the_benchmark_ranks_it(tmp_path, capsys):
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    y = np.where(np.arange(200) % 20 == 0, "rare", "common")  # 'rare' holds 5% of the rows
+    pd.DataFrame({"x": rng.normal(size=200), "y": y}).to_csv(tmp_path / "imb.csv", index=False)
+    argv = ["--data", str(tmp_path / "imb.csv"), "--target", "y", "--methods", "Baseline", "--fractions", "1"]
+    argv += ["--seeds", "1", "--quick", "--n-jobs", "1", "--isolation", "inline", "--out", str(tmp_path / "ss")]
+    assert run_script("small-sample", argv) == 0
+    err = capsys.readouterr().err
+    assert "imb: ranked by ROC AUC, as its smallest class, 'rare', holds 5% of the rows" in err
+    assert "imb / Baseline / seed 0: ROC AUC 0.5000" in err
+    (row,) = read_csv_rows(tmp_path / "ss" / "small_sample_imb.csv")
+    assert row["metric"] == "roc_auc" and float(row["mean"]) == 0.5

@@ -90,7 +90,7 @@ def test_recomputed_paper_ranks_over_the_eight_datasets():
     paper = paper_results.mddf_paper_columns()
     table = build_table("t", list(paper_results.MDDF_TABLE2), [], {}, paper=paper)
     ranks = table.average_ranks("paper")
-    assert [round(ranks[f"{m} [paper Table 2]"], 3) for m in ("MLP", "RF", "XGBoost", "gcForest", "mdDF")] == [
+    assert [round(ranks[f"{m} [paper Table 2]"][0], 3) for m in ("MLP", "RF", "XGBoost", "gcForest", "mdDF")] == [
         3.75,
         4.0,
         3.875,
@@ -147,8 +147,7 @@ def test_a_method_without_a_result_is_left_out_of_that_datasets_ranking():
     table = build_table("t", ["tri", "pair", "solo"], ["A", "B", "C"], cells, not_applicable={("pair", "C")})
     assert table.ranks("ours") == {"A": {"tri": 1.0, "pair": 2.0}, "B": {"tri": 2.0, "pair": 1.0}, "C": {"tri": 3.0}}
     # each mean is over the datasets where the method has a rank, not over a rank given to "n/a"
-    assert table.average_ranks("ours") == {"A": 1.5, "B": 1.5, "C": 3.0}
-    assert table.ranked_counts("ours") == {"A": 2, "B": 2, "C": 1}
+    assert table.average_ranks("ours") == {"A": (1.5, 2), "B": (1.5, 2), "C": (3.0, 1)}
     md = to_markdown(table)
     assert "| pair | 70.000 | **80.000** | n/a |" in md
     assert "| Avg. rank | 1.500 | 1.500 | 3.000 |" in md
