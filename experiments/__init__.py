@@ -3,7 +3,5 @@ ends: the subcommands (:mod:`.benchmark`, :mod:`.small_sample`, :mod:`.feature_e
 :mod:`.tsne_figure`, :mod:`.dataset_listing`), one run (:mod:`.runner`) and many (:mod:`.runbook`, :mod:`.executor`,
 :mod:`.worker_pool`, :mod:`.cluster`), the compared methods (:mod:`.methods`), the papers' and the practitioner's
 protocols (:mod:`.protocols`), and the results (:mod:`.store`, :mod:`.binding`, :mod:`.metrics`, :mod:`.comparison`,
-:mod:`.tables`, :mod:`.provenance`).
-
-The studies of ``docs/benchmarks/`` live in the repository's ``benchmarks/`` folder, not in this package, which is
-the repository's ``experiments/`` folder mapped to ``mddf.experiments``."""
+:mod:`.tables`, :mod:`.provenance`). The studies of ``docs/benchmarks/`` are in the
+repository's ``benchmarks/`` folder, beside this package (the repository's ``experiments/``)."""
