@@ -339,16 +339,19 @@ class Study:
         prov = command_provenance(self.name, args.argv)
         text = (self.table or default_table)(results)
         write_markdown(text, args.out / f"{self.report}.md", prov)
+        written = [f"{self.report}.md"]
         rows = self.rows(results) if self.rows else None
         for stem, some in (rows if isinstance(rows, dict) else {self.report: rows}).items():
             if some:
                 write_rows(some, args.out / f"{stem}.csv", prov)
+                written.append(f"{stem}.csv")
         if self.figure and results.records:
             from mddf.experiments.figures import save_figure
 
-            save_figure(self.figure(results), args.out, self.report, prov)
+            written += [path.name for path in save_figure(self.figure(results), args.out, self.report, prov)]
         if not args.quiet:
             print(text)
+            print(f"wrote {', '.join(written)} in {args.out}")
 
 
 def main_by_flag(flag: str, when, otherwise):
