@@ -63,7 +63,7 @@ PAPER = realdata_suite.PAPER_CLASSIFICATION
 SUITE = "suite mean"
 FOLDS = 3
 SEEDS = 5
-QUICK_CASCADE = {"n_estimators": 4, "max_layers": 2}
+QUICK_CASCADE = {"n_estimators": 4, "max_layers": 2, "forest_types": ("rf", "rf", "crf", "crf")}  # no boosted rounds
 
 
 def timing_flag(parser):
