@@ -212,17 +212,18 @@ def frontier_figure(results, task: str):
     metric = realdata_rule.RANKING[task]
     scale = 100 if metric == "accuracy" else 1
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.5), sharey=True)
+    markers = "osD^vP*Xhp<>"  # one a learner, named in the legend: labels beside close points would overlap
     for ax, what, label in zip(axes, ("fit_s", "predict_s"), ("fit", "prediction")):
         points = _points(results, task, what)
-        for name, seconds, score in points:
+        for i, (name, seconds, score) in enumerate(points):
             colour = "tab:blue" if name in PEERS else "black" if name == DEFAULTS[task] else "tab:red"
-            ax.scatter(seconds, scale * score, color=colour)
-            ax.annotate(name, (seconds, scale * score), textcoords="offset points", xytext=(4, 3), fontsize=8)
+            ax.scatter(seconds, scale * score, color=colour, marker=markers[i % len(markers)], label=name, alpha=0.8)
         ax.set_xscale("log")
         ax.set_xlabel(f"median {label} seconds per fit (log scale)")
         ax.grid(alpha=0.3)
     axes[0].set_ylabel(f"suite mean {metric}" + (" (%)" if scale == 100 else ""))
     fig.suptitle(f"{task}: the designs (red), today's default (black) and boosting stopped early (blue)", fontsize=10)
+    axes[1].legend(loc="center left", bbox_to_anchor=(1.02, 0.5), fontsize=8, frameon=False)
     fig.tight_layout()
     return fig
 
