@@ -41,7 +41,8 @@ if not __package__:  # run as a file: the studies import from the repository roo
 
 from benchmarks import realdata, realdata_figures, realdata_rule, realdata_statistics, realdata_suite
 from benchmarks.data import frames
-from benchmarks.harness import CrossValidation, Study, TrainTest, command_provenance, main_by_flag
+from benchmarks.harness import CrossValidation, Study, TrainTest, command_provenance, fit_and_score, main_by_flag
+from mddf.experiments.environment import PeakMemory
 from mddf.experiments.tables import markdown_table
 
 FORESTS = ("rf", "rf", "crf", "crf")
@@ -370,8 +371,17 @@ PAPER_CHECK = Study(
 DF21_PRICE = {"letter": (4.8, 1.3), "adult": (4.8, 2.3)}
 
 
+def fit_with_peak_memory(ctx, X, y, X_eval, y_eval) -> dict:
+    """The harness's unit (fit, predict, score), with ``peak_rss_mb``: the worker's peak resident memory from the
+    fit's start to the end of prediction (:class:`~mddf.experiments.environment.PeakMemory`; the data resident)."""
+    peak = PeakMemory().start()
+    record = fit_and_score(ctx, X, y, X_eval, y_eval)
+    return {**record, "peak_rss_mb": peak.peak_mb(), "peak_method": peak.method}
+
+
 def rf_report(results) -> str:
-    """Per dataset and design: the median over rounds of its fit and predict seconds over RF-400's, against DF21's."""
+    """Per dataset and design: the median over rounds of its fit and predict seconds over RF-400's, against DF21's,
+    and its median peak memory (MB) beside the forest's."""
     body = []
     for dataset, (fit_target, predict_target) in DF21_PRICE.items():
         for design in results.methods:
@@ -385,12 +395,19 @@ def rf_report(results) -> str:
                         pairs.setdefault(r["round"], {})[r["method"]] = r[what]
                 ratios[what] = median([p[design] / p["RF-400"] for p in pairs.values() if len(p) == 2])
             accuracy = median([r["accuracy"] for r in results.of(dataset, design)])
+            peaks = [_peak(results.of(dataset, m)) for m in (design, "RF-400")]
             body.append(
                 [dataset, design, f"{100 * accuracy:.2f}", _ratio(ratios["fit_s"]), f"{fit_target}x"]
-                + [_ratio(ratios["predict_s"]), f"{predict_target}x"]
+                + [_ratio(ratios["predict_s"]), f"{predict_target}x", *peaks]
             )
     header = ["dataset", "design", "accuracy %", "fit / RF-400", "DF21's", "predict / RF-400", "DF21's"]
+    header += ["peak MB", "RF-400's peak MB"]
     return "\n".join(markdown_table(header, body)) + "\n"
+
+
+def _peak(records) -> str:
+    peaks = [r["peak_rss_mb"] for r in records if r.get("peak_rss_mb") is not None]
+    return f"{median(peaks):,.0f}" if peaks else "n/a"
 
 
 RF_PRICE = Study(
@@ -403,6 +420,7 @@ RF_PRICE = Study(
     learner_settings=learner_settings,
     settings=lambda options: {"against": "RF-400"},
     options=lambda parser: parser.add_argument("--learners", dest="methods", help="the same as --methods"),
+    fit=fit_with_peak_memory,
     table=rf_report,
     report="price_rf",
     limit_threads=True,

@@ -72,3 +72,41 @@ def test_the_verdicts_put_the_designs_that_meet_the_rule_first_cheapest_first():
 def test_each_design_binds_its_records_to_its_full_parameters(name):
     assert price.learner_settings(name) != price.learner_settings(price.DEFAULTS[price.task_of(name)])
     assert price.learner_settings("HGB-es") is None
+
+
+def test_the_rf_report_gives_each_design_its_median_ratio_to_the_forest_of_the_same_round_and_its_peak():
+    class Results:
+        methods = ("mdDF", "RF-400")
+
+        def __init__(self, records):
+            self.records = records
+
+        def of(self, dataset=None, method=None):
+            return [r for r in self.records if r["dataset"] == dataset and method in (None, r["method"])]
+
+    records = []
+    for rnd, (fit, rf_fit) in enumerate(((8.0, 2.0), (9.0, 1.0), (30.0, 3.0))):  # ratios 4, 9 and 10: median 9
+        for method, f, peak in (("mdDF", fit, 900.0 + rnd), ("RF-400", rf_fit, 300.0)):
+            records.append(
+                {"dataset": "letter", "method": method, "round": rnd, "fit_s": f, "predict_s": f / 10}
+                | {"accuracy": 0.96, "peak_rss_mb": peak}
+            )
+    table = price.rf_report(Results(records))
+    row = next(line for line in table.splitlines() if line.startswith("| letter | mdDF"))
+    assert row.split(" | ")[2:] == ["96.00", "9.00x", "4.8x", "9.00x", "1.3x", "901", "300 |"]
+    assert "adult" not in table  # no records: no row
+
+
+def test_a_unit_against_the_forest_records_the_peak_memory_of_its_fit_and_prediction():
+    class Context:
+        def build(self):
+            from sklearn.dummy import DummyClassifier
+
+            return DummyClassifier()
+
+        study = type("S", (), {"metrics_for": lambda self, dataset: ("accuracy",), "describe": None})()
+        dataset = "letter"
+
+    X, y = [[0.0], [1.0], [2.0]], [0, 1, 1]
+    record = price.fit_with_peak_memory(Context(), X, y, X, y)
+    assert record["peak_rss_mb"] > 10 and record["accuracy"] == pytest.approx(2 / 3)
