@@ -294,13 +294,15 @@ class Study:
         another study writing to the same folder) are never read as this run's.
         """
         cv, keys = self.cross_validated, {r.get("key") for r in records}
-        known = {}
+        known, unread = {}, {}
         for unit in units:
             if unit.key(cv) in keys and unit.key(cv) not in known:
                 try:
                     known[unit.key(cv)] = bindings(unit)
-                except Exception:  # noqa: BLE001  (the unit runs, and its record says why)
-                    continue
+                except Exception as exc:  # noqa: BLE001  (the unit runs, and its record says why)
+                    unread.setdefault(unit.dataset, exc)
+        for dataset, exc in unread.items():  # said even with --quiet: a table would otherwise miss them silently
+            print(f"{self.name}: the records of {dataset} are not read: its data did not load ({exc})", file=sys.stderr)
         return latest_bound(records, known)
 
     def results(self, args, units, latest, pending, skipped) -> Results:

@@ -282,6 +282,24 @@ def test_report_only_fits_nothing_and_lists_what_is_pending(tmp_path):
     assert "- toy: tree (seeds 1); majority (seeds 1)" in table
 
 
+def test_a_report_over_records_whose_data_no_longer_loads_says_so_even_when_quiet(tmp_path, capsys):
+    out, loads = tmp_path / "toy", {"ok": True}
+
+    def sometimes(ctx):
+        if not loads["ok"]:
+            raise FileNotFoundError("set MDDF_DATA")
+        return _arrays(ctx)
+
+    study = _study(datasets=[Dataset("toy", sometimes)])
+    assert study.main(["--out", str(out), "--seeds", "0", "--quiet"]) == 0
+    capsys.readouterr()
+    loads["ok"] = False
+    assert study.main(["--out", str(out), "--seeds", "0", "--report-only", "--quiet"]) == 0
+    err = capsys.readouterr().err
+    assert "toy: the records of toy are not read: its data did not load (set MDDF_DATA)" in err
+    assert len(read_records(out)) == 2  # nothing lost: the records are there for a run with the data
+
+
 def test_recorded_reads_the_results_of_the_same_settings_without_fitting_or_writing(tmp_path):
     out = tmp_path / "toy"
     study = _study(
