@@ -1,7 +1,9 @@
 """A cascade's output attributed to the columns of ``x``, layer by layer, so that the attributions still add up.
 
 Each layer's members are explained on their own input (:func:`mddf.blocks.attribution.block_attributions`): the
-columns of ``x``, and the class vectors (or, for the regressor, the predictions) that the layer before passed on.
+columns of ``x``, and the class vectors (or, for the regressor, the predictions) that the layer before passed on,
+as the prediction computes them (the policy's replay of the layers), bit for bit: the sums of their attributions
+differ from them by rounding, which moves a value lying on a split's threshold to its other side.
 An :class:`Attributed` value carries, for a set of rows, its attributions to the columns of ``x`` and its base
 value, the same for every row, from which they add up to it. Composition keeps that sum:
 
@@ -120,14 +122,14 @@ def classifier_attributions(cascade, policy, layers, X, fast):
     """The attributions of a fitted classifier's ``predict_proba`` for validated rows ``X`` (their ``x``, pairs
     appended): an :class:`Attributed` of shape ``(n_classes,)``. ``layers`` are the kept blocks."""
     thresholds = getattr(cascade, "screening_thresholds_", None)
-    # the mixtures screening reads
-    outputs = None if thresholds is None else policy.replay(layers, X, cascade.layer_shares_, thresholds)
+    # the prediction's own pass: the class vectors each layer passes on (and the mixtures screening reads)
+    outputs = policy.replay(layers, X, cascade.layer_shares_, thresholds)
     n, d = X.shape
-    proba = passed = rows = None  # rows: those still in the cascade (None: every one)
+    proba = passed = rows = fed_on = None  # rows: those still in the cascade (None: every one)
     for t, (block, share) in enumerate(zip(layers, cascade.layer_shares_), start=1):
         if rows is None or len(rows):
             at = slice(None) if rows is None else rows
-            layer_input = policy.layer_input(X[at], None if passed is None else passed.output[at], t)
+            layer_input = policy.layer_input(X[at], None if fed_on is None else fed_on[at], t)
             base, values = block_attributions(block, layer_input, fast)
             values = on_x(values, d, None if passed is None else passed.values[at], policy.layer_holds_x(t))
             h = Attributed(base.mean(axis=0), values.mean(axis=1))  # the block's mean class vector
@@ -138,22 +140,23 @@ def classifier_attributions(cascade, policy, layers, X, fast):
                 proba, passed = h, fed
             else:
                 proba, passed = proba.mixed(h, share, rows), passed.mixed(fed, share, rows)
-        if outputs is not None:
-            _, mixture = next(outputs)
-            if t < len(thresholds) and (rows is None or len(rows)):
-                still = still_in(rows, mixture, thresholds[t - 1])
-                if rows is not None or len(still) < n:
-                    rows = still
+        fed_on, mixture = next(outputs)
+        fed_on = np.array(fed_on)  # the replay may update its arrays in place
+        if thresholds is not None and t < len(thresholds) and (rows is None or len(rows)):
+            still = still_in(rows, mixture, thresholds[t - 1])
+            if rows is not None or len(still) < n:
+                rows = still
     if getattr(cascade, "_predictor_model", None) is not None:
-        return _with_predictor(cascade, X, proba, passed, fast)
+        return _with_predictor(cascade, X, proba, passed, fed_on, fast)
     calibration = getattr(cascade, "calibration_", None)
     return proba if calibration is None else calibrated(proba, calibration)
 
 
-def _with_predictor(cascade, X, proba, passed, fast):
-    """The attributions of the output of a classifier's ``predictor`` (mixed with the cascade's by its weight)."""
+def _with_predictor(cascade, X, proba, passed, fed_on, fast):
+    """The attributions of the output of a classifier's ``predictor`` (mixed with the cascade's by its weight),
+    whose input is ``[x, fed_on]`` (the class vectors the last layer passed on) unless it reads ``x`` alone."""
     raw = getattr(cascade, "predictor_input_", None) == "raw"
-    Z = np.ascontiguousarray(X if raw else np.hstack([X, passed.output.astype(np.float32)]), dtype=np.float32)
+    Z = np.ascontiguousarray(X if raw else np.hstack([X, fed_on.astype(np.float32)]), dtype=np.float32)
     model = cascade._predictor_model
     check_explainable(model, "predictor")
     base, values = model_attributions(model, Z, None, False, fast, len(cascade.classes_))
@@ -167,9 +170,10 @@ def regressor_attributions(cascade, policy, layers, X, fast):
     """The attributions of a fitted regressor's ``predict`` for validated rows ``X``: an :class:`Attributed` of
     shape ``()``."""
     d = X.shape[1]
-    passed = None  # each member's prediction of y, per member: shape (n_members,)
+    passed = fed_on = None  # each member's prediction of y, per member: shape (n_members,)
+    outputs = policy.replay(layers, X)  # the prediction's own pass: what each layer passes on
     for t, block in enumerate(layers, start=1):
-        layer_input = policy.layer_input(X, None if passed is None else passed.output, t)
+        layer_input = policy.layer_input(X, fed_on, t)
         base, values = block_attributions(block, layer_input, fast)
         values = on_x(values, d, None if passed is None else passed.values)[..., 0].transpose(0, 2, 1)
         output = Attributed(base[:, 0], values)
@@ -177,12 +181,13 @@ def regressor_attributions(cascade, policy, layers, X, fast):
             prediction = _mean(passed)
             output = Attributed(output.base + prediction.base, output.values + prediction.values[..., None])
         passed = output
+        fed_on = np.array(next(outputs)[0])  # the replay may update its arrays in place
     prediction = _mean(passed)
     model = getattr(cascade, "_predictor_model", None)
     if model is None:
         return prediction
     raw = getattr(cascade, "predictor_input_", None) == "raw"
-    Z = X if raw else np.hstack([X, passed.output.astype(np.float32)])
+    Z = X if raw else np.hstack([X, fed_on.astype(np.float32)])
     if not hasattr(model, "get_booster"):
         raise ValueError(
             f"predictor ({type(model).__name__}): explain() attributes the regressor's predictor 'xgboost' only"
