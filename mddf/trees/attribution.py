@@ -195,6 +195,20 @@ def path_contributions(nodes, codes, rows, missing_codes, category_bits, scale, 
 
 
 @njit(cache=True, nogil=True)
+def packed_path_contributions(trees, left_shares, width, codes, rows, missing_codes, category_bits, scale, out):
+    """:func:`path_contributions` of every tree of the :data:`~mddf.trees.predictor.PackedTrees` ``trees``, each
+    decoded in turn (:func:`decode_tree`) within one compiled call, added to ``out`` times ``scale``; return the sum
+    of the trees' expected outputs (their roots' values) times ``scale``."""
+    base = np.zeros(width)
+    for t in range(len(trees.offsets) - 1):
+        nodes = decode_tree(trees, t, left_shares, width)
+        for c in range(width):
+            base[c] += scale * nodes.value[0, c]
+        path_contributions(nodes, codes, rows, missing_codes, category_bits, scale, out)
+    return base
+
+
+@njit(cache=True, nogil=True)
 def edge_layout(feature, right, left_share):
     """What the attributions read of a tree's shape, whatever the rows: ``(parent, depth, end, previous, share,
     n_distinct)``.
