@@ -447,11 +447,7 @@ def _main(argv=None) -> int:
 
 
 def main(argv=None) -> int:
-    try:
-        return _main(argv)
-    except realdata.RealDataError as exc:
-        print(f"price: error: {exc}", file=sys.stderr)
-        return 2
+    return realdata.run_reporting_errors("price", _main, argv)
 
 
 if __name__ == "__main__":

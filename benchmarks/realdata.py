@@ -152,6 +152,16 @@ def datasets(task: str | None = None, path=None) -> list:
     return [dataset(e) for e in manifest(path) if task in (None, e["task"])]
 
 
+def run_reporting_errors(name: str, run, argv=None) -> int:
+    """``run(argv)``, the ``main`` of study ``name``; without the suite's files, or with a file that differs from
+    its manifest (a :class:`RealDataError`), one line on stderr and exit status 2."""
+    try:
+        return run(argv)
+    except RealDataError as exc:
+        print(f"{name}: error: {exc}", file=sys.stderr)
+        return 2
+
+
 def main(argv=None) -> int:
     """``python -m benchmarks.realdata --rebuild DIR``: rebuild the suite (see the module docstring)."""
     parser = argparse.ArgumentParser(

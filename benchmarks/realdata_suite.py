@@ -454,11 +454,7 @@ _main = main_by_flag("--check", PAPER_CHECK, STUDY)
 def main(argv=None) -> int:
     """Run the suite (or, with ``--check paper``, the paper's datasets check); without the suite's files, or with a
     file that differs from its manifest, one line on stderr and exit status 2."""
-    try:
-        return _main(argv)
-    except realdata.RealDataError as exc:
-        print(f"realdata_suite: error: {exc}", file=sys.stderr)
-        return 2
+    return realdata.run_reporting_errors("realdata_suite", _main, argv)
 
 
 if __name__ == "__main__":

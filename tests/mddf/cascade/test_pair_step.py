@@ -4,8 +4,8 @@ appended to x at fit and prediction, named, credited in the importances, and kep
 import pickle
 
 import numpy as np
-import pandas as pd
 import pytest
+from loan_table import loan_table
 
 from mddf import CascadeForestRegressor, MDDFClassifier, PairFeatures
 
@@ -14,17 +14,7 @@ SMALL = dict(n_estimators=10, max_layers=3, random_state=0, n_jobs=1)
 
 def loans(n=900, seed=0):
     """The label is the rate instalment / amount; a category column and a noise column beside them."""
-    rng = np.random.default_rng(seed)
-    amount = np.exp(rng.uniform(np.log(1_000), np.log(40_000), n))
-    rate = rng.uniform(0.02, 0.06, n)
-    X = pd.DataFrame(
-        {
-            "amount": amount,
-            "colour": pd.Categorical(rng.choice(["red", "green"], size=n)),
-            "noise": rng.standard_normal(n),
-            "instalment": amount * rate,
-        }
-    )
+    X, rate = loan_table(n, seed)
     return X, np.where(rate > 0.04, "high", "low"), rate
 
 

@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from estimator_checks_table import expected_failed_checks
+from loan_table import loan_table
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.model_selection import cross_val_score
 from sklearn.pipeline import make_pipeline
@@ -23,17 +24,7 @@ def test_sklearn_compatible(estimator, check):
 
 def ratio_frame(n=600, seed=0):
     """The label is the rate instalment / amount of a loan; a category column and a noise column beside them."""
-    rng = np.random.default_rng(seed)
-    amount = np.exp(rng.uniform(np.log(1_000), np.log(40_000), n))
-    rate = rng.uniform(0.02, 0.06, n)
-    X = pd.DataFrame(
-        {
-            "amount": amount,
-            "colour": pd.Categorical(rng.choice(["red", "green"], size=n)),
-            "noise": rng.standard_normal(n),
-            "instalment": amount * rate,
-        }
-    )
+    X, rate = loan_table(n, seed)
     return X, (rate > 0.04).astype(int)
 
 
