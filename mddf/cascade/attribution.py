@@ -140,8 +140,7 @@ def classifier_attributions(cascade, policy, layers, X, fast):
                 proba, passed = h, fed
             else:
                 proba, passed = proba.mixed(h, share, rows), passed.mixed(fed, share, rows)
-        fed_on, mixture = next(outputs)
-        fed_on = np.array(fed_on)  # the replay may update its arrays in place
+        fed_on, mixture = next(outputs)  # the replay replaces its arrays a layer, never writes into them
         if thresholds is not None and t < len(thresholds) and (rows is None or len(rows)):
             still = still_in(rows, mixture, thresholds[t - 1])
             if rows is not None or len(still) < n:
@@ -181,7 +180,7 @@ def regressor_attributions(cascade, policy, layers, X, fast):
             prediction = _mean(passed)
             output = Attributed(output.base + prediction.base, output.values + prediction.values[..., None])
         passed = output
-        fed_on = np.array(next(outputs)[0])  # the replay may update its arrays in place
+        fed_on = next(outputs)[0]
     prediction = _mean(passed)
     model = getattr(cascade, "_predictor_model", None)
     if model is None:
