@@ -243,6 +243,13 @@ def resolve_task(y, task: str, target: str, file_name: str) -> str:
 
     numeric = types.is_numeric_dtype(y) and not types.is_bool_dtype(y)
     where = f"--target column {target!r} of {file_name}"
+    if not numeric and task != "classification":  # numbers as text, which would be read as a class per value
+        text = y.dropna().astype(str).str.strip()
+        if len(text) and decimal_commas(text).all():
+            raise UserDataError(
+                f"{where} holds numbers written with a decimal comma (e.g. {text.iloc[0]!r}), read as text: pass "
+                "--decimal , to read them as numbers"
+            )
     if task == "regression":
         if not numeric:
             raise UserDataError(f"{where} holds text; --task regression needs numbers")
@@ -287,6 +294,11 @@ def _read(source: UserDataSource, path: str, file_name: str):
     return frame.drop(columns=list(source.drop))
 
 
+def decimal_commas(text):
+    """Which cells of the text Series ``text`` are numbers written with a decimal comma (``3,14``, ``-0,5``)."""
+    return text.str.fullmatch(r"[-+]?\d*,\d+")
+
+
 def number_hints(X, file_name: str, decimal: str = ".") -> dict:
     """``{column: warning}`` for the text columns of ``X`` that hold numbers: written with a decimal comma (``3,14``,
     read as text unless ``decimal`` is a comma; the warning proposes ``--decimal ,``), or numbers in at least half
@@ -299,7 +311,7 @@ def number_hints(X, file_name: str, decimal: str = ".") -> dict:
         if not isinstance(X[column].dtype, pd.CategoricalDtype):
             continue
         text = X[column].dropna().astype(str).str.strip()
-        commas = text.str.fullmatch(r"[-+]?\d*,\d+") & (decimal != ",")
+        commas = decimal_commas(text) & (decimal != ",")
         numbers = pd.to_numeric(text, errors="coerce").notna() | commas
         others = text[~numbers]
         if text.empty or numbers.sum() < len(text) / 2 or others.nunique() > MAX_MARKERS:

@@ -295,6 +295,22 @@ def test_decimal_commas_are_numbers_with_decimal_comma_and_a_hint_names_the_colu
         ud.source_for(path, "y", sep=",", decimal=",")
 
 
+def test_a_target_of_decimal_comma_numbers_read_as_text_names_the_option_not_a_class_per_value(tmp_path):
+    path = european(tmp_path / "eu.csv")
+    frame = pd.read_csv(path, sep=";", decimal=",")
+    frame["y"] = frame["x"] * 2 + 0.125  # a regression target
+    frame.to_csv(path, sep=";", decimal=",", index=False)
+    first = pd.read_csv(path, sep=";", dtype=str)["y"].iloc[0]
+    for task in ("auto", "regression"):
+        with pytest.raises(ud.UserDataError) as info:
+            ud.load_source(ud.source_for(path, "y", task=task))
+        assert str(info.value) == (
+            f"--target column 'y' of eu.csv holds numbers written with a decimal comma (e.g. {first!r}), read as "
+            "text: pass --decimal , to read them as numbers"
+        )
+    assert ud.load_source(ud.source_for(path, "y", decimal=",")).extra["task"] == "regression"
+
+
 def test_a_wrong_separator_is_refused_naming_the_one_to_try(tmp_path):
     path = european(tmp_path / "eu.csv")
     with pytest.raises(ud.UserDataError) as info:
