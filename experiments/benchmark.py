@@ -12,7 +12,7 @@ from pathlib import Path
 from mddf.datasets import DatasetError
 from mddf.datasets.user_data import UserDataError, summary
 
-from .binding import set_aside_stale
+from .binding import files_binding, set_aside_stale
 from .cluster import run_from_args
 from .comparison import comparison_of
 from .comparison import plot as plot_comparison
@@ -22,6 +22,7 @@ from .defaults import DEFAULT_SEEDS
 from .exit_status import EXIT_NOTHING_TO_RUN, EXIT_OK, EXIT_RUN_FAILED
 from .methods import default_registry
 from .metrics import METRICS
+from .outfolder import OutputFiles, probe, writing
 from .outlock import hold
 from .paper_tables import write_tables
 from .planning import available as usable_methods
@@ -126,6 +127,7 @@ def run(args, registry=None, *, command: str) -> int:
     if not available:
         raise NothingToRun("no requested method is available")
     with hold(out, command):
+        probe(out)  # before any run: a full disk or a read-only folder stops here, in one line
         return _run_in(out, args, registry, datasets, available, source, command, protocol, seeds, user_ds)
 
 
@@ -183,22 +185,24 @@ def _run_in(out, args, registry, datasets, available, source, command, protocol,
         _print_skipped(skipped)
         return EXIT_NOTHING_TO_RUN
     made = [f"{stem}.{kind}" for stem in ("table", "ablation", "peers") for kind in ("md", "csv")] + [FIGURE]
-    set_aside_stale(store, tasks, lambda text: print(text, file=sys.stderr), alone=source is not None, made=made)
-    code = run_from_args(tasks, store, args, registry)
+    with writing(out, f"appending to {store.path.name}"):
+        set_aside_stale(store, tasks, lambda text: print(text, file=sys.stderr), alone=source is not None, made=made)
+        code = run_from_args(tasks, store, args, registry)
     if code != EXIT_OK:
         return code
 
     records = bound_records(tasks, store)
     prov = provenance(command=command, data=source.describe() if source else None)
     methods = [s.name for s in available]
-    if protocol == "practitioner":
-        markdown = write_comparison(
-            records, out, usable, methods, rankings, tasks_of, n_folds, seeds, registry, source, prov
-        )
-    else:
-        shapes = (n_classes, image_shapes, skipped)
-        markdown = write_tables(records, out, datasets, methods, seeds, args.profile, *shapes, registry, prov=prov)
-        write_paper_figure(records, out, usable, methods, prov)
+    with OutputFiles(out, files_binding(tasks), force=getattr(args, "force", False)).replacing(made, command):
+        if protocol == "practitioner":
+            markdown = write_comparison(
+                records, out, usable, methods, rankings, tasks_of, n_folds, seeds, registry, source, prov
+            )
+        else:
+            shapes = (n_classes, image_shapes, skipped)
+            markdown = write_tables(records, out, datasets, methods, seeds, args.profile, *shapes, registry, prov=prov)
+            write_paper_figure(records, out, usable, methods, prov)
     print(markdown)
     loaded = f" ({len(unloadable)} could not be loaded)" if unloadable else ""
     not_ok = report(tasks, store, [f"{len(skipped)} dataset(s) skipped{loaded}"] if skipped else [])

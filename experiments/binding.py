@@ -3,13 +3,13 @@
 Every record carries ``data_sha256`` (a ``--data`` file's bytes, ``test_sha256`` of a ``--test`` file, or a built-in
 dataset's arrays: :func:`dataset_sha256`) and ``settings_sha256`` (:func:`run_settings`: everything else that changes
 its result). A rerun resumes a run only from a record with the same key and hashes (:func:`latest_bound`);
-:func:`set_aside_stale` moves records of other data or settings aside. The studies of ``benchmarks/`` bind their
+:func:`set_aside_stale` moves records of other data or settings aside; the files written from them are bound by
+:func:`files_binding` (a runner's) or :func:`fit_binding` (a single fit's). The studies of ``benchmarks/`` bind their
 records the same way (:func:`content_sha256`).
 """
 
 from __future__ import annotations
 
-import datetime as _dt
 import hashlib
 import json
 from dataclasses import dataclass
@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .outfolder import move_aside
 from .store import BINDING_FIELDS
 
 #: Bumped when the way results are computed changes for every method (splits, metrics).
@@ -149,6 +150,26 @@ def latest_bound(records, bindings: dict) -> dict:
     return {r["key"]: r for r in records if r.get("key") in bindings and matches(r, bindings[r["key"]])}
 
 
+def files_binding(tasks) -> str:
+    """The binding of the files a runner writes from ``tasks``' records (tables, figures): the sha256 of every planned
+    run's key, data and settings hashes."""
+    runs = sorted((t.key, t.binding.fields() if t.binding is not None else None) for t in tasks)
+    return hashlib.sha256(json.dumps(runs, sort_keys=True).encode()).hexdigest()
+
+
+#: The options of a single fit that change none of its files: where they go, how loudly, how fast, and the data's
+#: paths (their content is bound).
+_NEUTRAL_OPTIONS = ("out", "force", "quiet", "n_jobs", "data_home", "download", "data", "test", "user_data")
+
+
+def fit_binding(command: str, dataset, args) -> str:
+    """The binding of the files a single fit of subcommand ``command`` writes: the sha256 of ``dataset``'s content
+    (:func:`dataset_sha256`, :func:`test_sha256`) and of the parsed ``args`` but those that change no file."""
+    options = {k: _plain(v) for k, v in sorted(vars(args).items()) if k not in _NEUTRAL_OPTIONS}
+    bound = {"command": command, "data": dataset_sha256(dataset), "test": test_sha256(dataset), "options": options}
+    return settings_sha256(bound)
+
+
 def _short(sha) -> str:
     return str(sha)[:12] if sha else "none"
 
@@ -181,11 +202,8 @@ def set_aside_stale(store, tasks, log, *, alone=False, made=()) -> Path | None:
         (stale if other_data or other_settings else kept).append(record)
     if not stale:
         return None
-    aside = store.path.parent / "old" / _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
-    aside.mkdir(parents=True)
     moved = [store.path.name] + [name for name in made if (store.path.parent / name).is_file()]
-    for name in moved:
-        (store.path.parent / name).rename(aside / name)
+    aside = move_aside(store.path.parent, moved)
     for record in kept:
         store.append(record)
     log(

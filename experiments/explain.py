@@ -11,13 +11,13 @@ OUTPUTS = ("attributions.csv", "summary.png")  #: the files ``mddf explain`` wri
 
 def explain_options(parser) -> None:
     """The options of ``mddf explain``: the dataset's and mdDF's (:mod:`.options`), and its own."""
-    from .options import add_mddf_arguments
+    from .options import add_force_argument, add_mddf_arguments
 
     add_mddf_arguments(parser)  # the dataset's too
     parser.add_argument("--rows", type=int, default=200, help="held-out rows explained (default: 200)")
     parser.add_argument("--fast", action="store_true", help="path contributions instead of exact TreeSHAP")
     parser.add_argument("--out", type=Path, help="output folder (default: results/explain/<dataset or file>)")
-    parser.add_argument("--force", action="store_true", help="overwrite the files of an earlier run in --out")
+    add_force_argument(parser)
 
 
 def attribution_table(explained, rows, feature_names, class_names):
@@ -61,6 +61,8 @@ def run(args, *, command: str) -> int:
 
     from mddf.datasets.user_data import UserDataSource
 
+    from .binding import fit_binding
+    from .outfolder import OutputFiles, probe
     from .studies import OptionError, check_out, fit_mddf, logger, resolve_dataset
 
     log = logger(args)
@@ -70,9 +72,7 @@ def run(args, *, command: str) -> int:
     user = ds.extra.get("user_data")
     out = args.out or Path("results/explain") / (UserDataSource(**user).slug if user else ds.name)
     check_out(out)  # the default folder too
-    existing = [name for name in OUTPUTS if (out / name).exists()]
-    if existing and not args.force:
-        raise OptionError(f"{out} already holds {', '.join(existing)}; give --force to overwrite, or another --out")
+    probe(out)  # before the fit: a full disk or a read-only folder stops here, in one line
     model, _ = fit_mddf(ds, args, log)
     X, part = (ds.X_test, "test") if ds.has_test_split else (ds.X_train, "train")
     rows = np.arange(min(args.rows, len(X)))
@@ -83,7 +83,8 @@ def run(args, *, command: str) -> int:
     names = [str(name) for name in ds.feature_names]
     classes = None if explained.output_names is None else [str(ds.classes[int(c)]) for c in model.classes_]
     out.mkdir(parents=True, exist_ok=True)
-    attribution_table(explained, file_rows, names, classes).to_csv(out / OUTPUTS[0], index=False)
-    summary_figure(explained, names, classes, out)
+    with OutputFiles(out, fit_binding("explain", ds, args), force=args.force).replacing(OUTPUTS, command):
+        attribution_table(explained, file_rows, names, classes).to_csv(out / OUTPUTS[0], index=False)
+        summary_figure(explained, names, classes, out)
     print(out)  # the folder of the two files
     return 0

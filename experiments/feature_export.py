@@ -45,7 +45,9 @@ import numpy as np
 
 from mddf.datasets.user_data import UserDataSource
 
+from .binding import fit_binding
 from .environment import package_versions
+from .outfolder import OutputFiles, probe
 from .studies import MDDF_CONFIGURATION, OptionError, fit_mddf, logger, mddf_params, resolve_dataset
 
 LAYOUT = __doc__[__doc__.index("Layout of the file") : __doc__.index("Examples of their use")].strip()
@@ -60,24 +62,23 @@ def layer_features(model, dataset):
     return train, np.stack([np.asarray(model.transform(dataset.X_test, layer=t), dtype=np.float32) for t in layers])
 
 
-def _npz(path: Path, force: bool) -> Path:
-    """``path`` as ``numpy.savez`` writes it (``.npz`` appended when it lacks it); an existing file is refused unless
-    ``force``."""
-    path = path if path.suffix == ".npz" else path.with_name(path.name + ".npz")
-    if path.exists() and not force:
-        raise OptionError(f"--out {path} exists; pass --force to replace it, or give another --out")
-    return path
+def _npz(path: Path) -> Path:
+    """``path`` as ``numpy.savez`` writes it (``.npz`` appended when it lacks it)."""
+    return path if path.suffix == ".npz" else path.with_name(path.name + ".npz")
 
 
 def run(args, *, command: str) -> int:
     """Fit mdDF on the dataset of the arguments and write its layer features (the layout above) to ``--out`` (``.npz``
-    appended when it lacks it), refusing an existing file unless ``--force``; print the file's path and return 0."""
+    appended when it lacks it), refusing before the fit a file there that is not its own features of the same data and
+    settings unless ``--force`` (:mod:`.outfolder`); print the file's path and return 0."""
     log = logger(args)
-    out = _npz(args.out, args.force) if args.out else None  # refused before anything is read
     ds = resolve_dataset(args, log, seed=args.seed)
     user = ds.extra.get("user_data")
     name = UserDataSource(**user).slug if user else ds.name
-    out = out or _npz(Path("results/features") / f"{name}_mddf_features.npz", args.force)
+    out = _npz(args.out or Path("results/features") / f"{name}_mddf_features.npz")
+    files = OutputFiles(out.parent, fit_binding("export-features", ds, args), force=args.force, log=log)
+    files.refuse_foreign([out.name], OptionError)
+    probe(out.parent)  # before the fit: a full disk or a read-only folder stops here, in one line
     regression = ds.extra.get("task") == "regression"
     target_type = np.float64 if regression else np.int64
     model, seconds = fit_mddf(ds, args, log)
@@ -112,9 +113,8 @@ def run(args, *, command: str) -> int:
         meta["feature_names"] = list(ds.feature_names)
     arrays["meta"] = np.asarray(json.dumps(meta, default=str))
     out.parent.mkdir(parents=True, exist_ok=True)
-    if out.exists():
-        log(f"replacing {out} (--force)")
-    np.savez_compressed(out, **arrays)
+    with files.replacing([out.name], command):
+        np.savez_compressed(out, **arrays)
     log(f"wrote {out}: train_features {train.shape}" + (f", test_features {test.shape}" if test is not None else ""))
     print(out)
     return 0

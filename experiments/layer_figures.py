@@ -15,8 +15,10 @@ import numpy as np
 
 from mddf.datasets.user_data import provenance_line
 
+from .binding import fit_binding
 from .figures import plt, save_figure
 from .layers import margin_cdf, margin_ratio, oof_layer_margins, parse_layers, staged_accuracy
+from .outfolder import OutputFiles, probe
 from .provenance import provenance
 from .studies import fitted_classifier, logger
 from .tables import write_rows
@@ -101,6 +103,7 @@ def plot_margins(oof_margins, layers, dataset):
 def run(args, *, command: str) -> int:
     """Fit mdDF on the dataset of the arguments and write Figures 8 and 9 (PNG, PDF, CSV); returns 0."""
     log = logger(args)
+    probe(args.out)  # before the fit: a full disk or a read-only folder stops here, in one line
     ds, model = fitted_classifier(args, "plot-layers", log)
     test_acc = staged_accuracy(model, ds.X_test, ds.y_test)
     oof_margins = oof_layer_margins(model, ds.y_train)
@@ -108,12 +111,14 @@ def run(args, *, command: str) -> int:
 
     prov = provenance(command=command, data=provenance_line(ds))
     written = []
-    written += save_figure(plot_accuracy(rows, ds.name, model.n_layers_), args.out, f"layers_{ds.name}", prov)
-    written.append(write_rows(rows, args.out / f"layers_{ds.name}.csv", prov))
-    shown = parse_layers(args.margin_layers, model.n_layers_)
-    fig, cdf_rows = plot_margins(oof_margins, shown, ds.name)
-    written += save_figure(fig, args.out, f"margins_{ds.name}", prov)
-    written.append(write_rows(cdf_rows, args.out / f"margins_{ds.name}.csv", prov))
+    names = [f"{stem}_{ds.name}.{kind}" for stem in ("layers", "margins") for kind in ("png", "pdf", "csv")]
+    with OutputFiles(args.out, fit_binding("plot-layers", ds, args), force=args.force).replacing(names, command):
+        written += save_figure(plot_accuracy(rows, ds.name, model.n_layers_), args.out, f"layers_{ds.name}", prov)
+        written.append(write_rows(rows, args.out / f"layers_{ds.name}.csv", prov))
+        shown = parse_layers(args.margin_layers, model.n_layers_)
+        fig, cdf_rows = plot_margins(oof_margins, shown, ds.name)
+        written += save_figure(fig, args.out, f"margins_{ds.name}", prov)
+        written.append(write_rows(cdf_rows, args.out / f"margins_{ds.name}.csv", prov))
     for r in rows:
         test = "" if r["test_accuracy"] is None else f"{100 * r['test_accuracy']:.2f}%"
         train = "" if r["train_oof_accuracy"] is None else f"{100 * r['train_oof_accuracy']:.2f}%"

@@ -185,6 +185,16 @@ def add_mddf_arguments(parser: argparse.ArgumentParser, *, regression: bool = Tr
     parser.add_argument("--quiet", action="store_true", help="no progress output")
 
 
+def add_force_argument(parser: argparse.ArgumentParser) -> None:
+    """``--force``: a file in ``--out`` that the subcommand did not write is replaced (:mod:`.outfolder`)."""
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="replace the files in --out that it did not write or that were changed since (default: they are moved "
+        "to <out>/old/<UTC time>/)",
+    )
+
+
 def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     """How the runners execute: ``--n-jobs``, ``--workers``, ``--isolation``, ``--scheduler``, ``--quiet``."""
     parser.add_argument(
@@ -291,6 +301,7 @@ def benchmark_options(parser: argparse.ArgumentParser) -> None:
         "results/<file stem>-<sha256 prefix>, -paper appended under --protocol paper); rerun with it to resume; "
         "one runner at a time",
     )
+    add_force_argument(parser)
     add_run_arguments(parser)
     parser.add_argument(
         "--profile",
@@ -363,6 +374,7 @@ def small_sample_options(parser: argparse.ArgumentParser) -> None:
         help="output folder (default: results/small_sample, or with --data results/<file stem>-<sha256 "
         "prefix>/small_sample); results.jsonl there makes reruns resume; one runner at a time",
     )
+    add_force_argument(parser)
     add_run_arguments(parser)
     parser.add_argument(
         "--quick", action="store_true", help="smoke test: digits, tiny models ('quick' profile), fractions 0.05,0.2,1"
@@ -378,9 +390,11 @@ def export_features_options(parser: argparse.ArgumentParser) -> None:
         type=Path,
         default=None,
         help="output .npz (default: results/features/<dataset>_mddf_features.npz; with --data "
-        "<file stem>-<sha256 prefix> for <dataset>); an existing file is refused unless --force",
+        "<file stem>-<sha256 prefix> for <dataset>); a file there that it did not write is refused unless --force",
     )
-    parser.add_argument("--force", action="store_true", help="replace the --out file if it exists")
+    parser.add_argument(
+        "--force", action="store_true", help="replace the --out file even if it did not write it (or it was changed)"
+    )
 
 
 def plot_layers_options(parser: argparse.ArgumentParser) -> None:
@@ -392,6 +406,7 @@ def plot_layers_options(parser: argparse.ArgumentParser) -> None:
         help="layers whose margin distribution is drawn, e.g. '1,2,last' (default: 4 spread out)",
     )
     parser.add_argument("--out", type=Path, default=Path("results/figures"), help="output folder")
+    add_force_argument(parser)
 
 
 def plot_tsne_options(parser: argparse.ArgumentParser) -> None:
@@ -403,6 +418,7 @@ def plot_tsne_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--perplexity", type=float, default=30.0)
     parser.add_argument("--out", type=Path, default=Path("results/figures"), help="output folder")
+    add_force_argument(parser)
 
 
 def datasets_options(parser: argparse.ArgumentParser) -> None:

@@ -161,21 +161,21 @@ def hold(folder, command: str, log=None):
     """Hold ``folder``'s lock for the block (see :func:`acquire`); SIGTERM raises ``Terminated`` meanwhile."""
     from .exit_status import sigterm_raises
 
-    created = _missing_folders(Path(folder))
+    created = missing_folders(Path(folder))
     try:
         path = acquire(folder, command, log)
     except BaseException:
-        _remove_empty(created)
+        remove_empty(created)
         raise
     try:
         with sigterm_raises():
             yield path
     finally:
         release(path)
-        _remove_empty(created)
+        remove_empty(created)
 
 
-def _missing_folders(folder: Path) -> list[Path]:
+def missing_folders(folder: Path) -> list[Path]:
     """``folder`` and its ancestors that do not exist yet, deepest first."""
     missing = []
     while not folder.exists() and folder != folder.parent:
@@ -184,8 +184,8 @@ def _missing_folders(folder: Path) -> list[Path]:
     return missing
 
 
-def _remove_empty(created: list[Path]) -> None:
-    """Remove the folders :func:`hold` created (deepest first) while they are empty."""
+def remove_empty(created: list[Path]) -> None:
+    """Remove the folders ``created`` (:func:`missing_folders`, deepest first) while they are empty."""
     for made in created:
         try:
             made.rmdir()  # only an empty folder goes

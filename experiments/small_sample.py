@@ -19,13 +19,14 @@ import numpy as np
 
 from mddf.datasets.user_data import UserDataSource, provenance_line
 
-from .binding import set_aside_stale
+from .binding import files_binding, set_aside_stale
 from .cluster import run_from_args
 from .defaults import SMALL_SAMPLE_PAPER_METHODS
 from .exit_status import EXIT_OK, EXIT_RUN_FAILED
 from .figures import plt, save_figure
 from .methods import default_registry
 from .metrics import METRICS
+from .outfolder import OutputFiles, probe, writing
 from .outlock import hold
 from .planning import available, bindings, check_task, describe, ranking_metric, unusable_fractions
 from .provenance import provenance
@@ -139,6 +140,7 @@ def run(args, registry=None, *, command: str) -> int:
 
     info = describe(ds)
     with hold(out, command):
+        probe(out)  # before any run: a full disk or a read-only folder stops here, in one line
         store = ResultStore(out / "results.jsonl")
         bound = bindings([info], specs, protocol=protocol, profile=profile, n_folds={})
         planned = dict(profile=profile, fractions=runnable, protocol=protocol, tasks={ds.name: task}, bindings=bound)
@@ -147,16 +149,18 @@ def run(args, registry=None, *, command: str) -> int:
         tasks = [t for t in tasks if (t.fraction, t.method) not in skipped]
         stem = f"small_sample_{ds.name}"
         made = [f"{stem}.{kind}" for kind in ("png", "pdf", "csv")]
-        set_aside_stale(store, tasks, lambda text: print(text, file=sys.stderr), made=made)
-        code = run_from_args(tasks, store, args, registry)
+        with writing(out, f"appending to {store.path.name}"):
+            set_aside_stale(store, tasks, lambda text: print(text, file=sys.stderr), made=made)
+            code = run_from_args(tasks, store, args, registry)
         if code != EXIT_OK:
             return code
 
         methods = [s.name for s in specs]
         rows = summarize(bound_records(tasks, store), ds.name, methods, runnable, profile, metric)
         prov = provenance(command=command, data=provenance_line(ds))
-        written = save_figure(plot(rows, ds.name, methods, metric), out, stem, prov)
-        written.append(write_rows(rows, out / f"{stem}.csv", prov))
+        with OutputFiles(out, files_binding(tasks), force=getattr(args, "force", False)).replacing(made, command):
+            written = save_figure(plot(rows, ds.name, methods, metric), out, stem, prov)
+            written.append(write_rows(rows, out / f"{stem}.csv", prov))
     for r in rows:
         log(
             f"{r['method']:<11} {100 * r['fraction']:>5g}% ({r['n_train']:>5} rows): "

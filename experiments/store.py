@@ -7,6 +7,7 @@ format.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -100,14 +101,27 @@ class ResultStore:
         return {rec["key"]: rec for rec in self.records() if "key" in rec}
 
     def append(self, record: dict) -> None:
-        """Write one record as a line and force it to disk (after :meth:`repair` of a record cut short)."""
+        """Write one record as a line and force it to disk (after :meth:`repair` of a record cut short), whole or not
+        at all: a write that fails (a full disk) is cut back to the file's size before it, and its ``OSError`` raised
+        naming the file."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        line = json.dumps(_clean(record), default=_json_default, allow_nan=False)
+        line = (json.dumps(_clean(record), default=_json_default, allow_nan=False) + "\n").encode("utf-8")
         self.repair()
-        with self.path.open("a", encoding="utf-8") as fh:
-            fh.write(line + "\n")
-            fh.flush()
-            os.fsync(fh.fileno())
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+        try:
+            size = os.fstat(fd).st_size
+            try:
+                view = memoryview(line)
+                while view:
+                    view = view[os.write(fd, view) :]
+                os.fsync(fd)
+            except OSError as exc:
+                with contextlib.suppress(OSError):
+                    os.ftruncate(fd, size)
+                    os.fsync(fd)
+                raise OSError(exc.errno, exc.strerror, str(self.path)) from exc
+        finally:
+            os.close(fd)
 
     def repair(self) -> int:
         """Cut a last record that a write left incomplete (a full disk, a killed process: the file does not end

@@ -17,8 +17,10 @@ from threadpoolctl import threadpool_limits
 
 from mddf.datasets.user_data import provenance_line
 
+from .binding import fit_binding
 from .figures import plt, save_figure
 from .layers import parse_layers, variance_ratio
+from .outfolder import OutputFiles, probe
 from .provenance import provenance
 from .studies import fitted_classifier, logger
 from .tables import write_rows
@@ -51,6 +53,7 @@ def run(args, *, command: str) -> int:
     if args.quick:
         args.max_points = min(args.max_points, 200)
     log = logger(args)
+    probe(args.out)  # before the fit: a full disk or a read-only folder stops here, in one line
     ds, model = fitted_classifier(args, "plot-tsne", log)
     layers = parse_layers(args.layers, model.n_layers_)
     rng_seed = args.seed
@@ -95,9 +98,11 @@ def run(args, *, command: str) -> int:
     fig.tight_layout(rect=(0, 0.02 + 0.035 * legend_lines, 1, 1))
 
     prov = provenance(command=command, data=provenance_line(ds))
-    written = save_figure(fig, args.out, f"tsne_{ds.name}", prov)
-    written.append(write_rows(points, args.out / f"tsne_{ds.name}.csv", prov))
-    written.append(write_rows(ratios, args.out / f"tsne_{ds.name}_ratios.csv", prov))
+    names = [f"tsne_{ds.name}{end}" for end in (".png", ".pdf", ".csv", "_ratios.csv")]
+    with OutputFiles(args.out, fit_binding("plot-tsne", ds, args), force=args.force).replacing(names, command):
+        written = save_figure(fig, args.out, f"tsne_{ds.name}", prov)
+        written.append(write_rows(points, args.out / f"tsne_{ds.name}.csv", prov))
+        written.append(write_rows(ratios, args.out / f"tsne_{ds.name}_ratios.csv", prov))
     for r in ratios:
         log(f"{r['split']:>5} layer {r['layer']}: S_W/S_B = {r['intra_over_inter_variance']:.3f}")
     for path in written:

@@ -328,9 +328,10 @@ def test_export_features_refuses_an_existing_file_unless_forced_and_prints_the_p
     mine = tmp_path / "features.npz"
     mine.write_text("the user's own file")
     argv = ["export-features", "--data", str(user_csv), "--target", "y", "--quick", "--n-jobs", "1", "--quiet"]
-    assert cli.main([*argv[:-1], "--out", str(mine)]) == 2  # not --quiet: one line all the same, before any reading
+    assert cli.main([*argv, "--out", str(mine)]) == 2  # one line, before the fit
     err = capsys.readouterr().err
-    assert err == f"mddf: error: --out {mine} exists; pass --force to replace it, or give another --out\n"
+    why = "not written by mddf here, or changed since"
+    assert err == f"mddf: error: --out {mine} exists ({why}); pass --force to replace it, or give another --out\n"
     assert mine.read_text() == "the user's own file"
     assert cli.main([*argv, "--out", str(mine), "--force"]) == 0
     assert capsys.readouterr().out == f"{mine}\n" and np.load(mine)["layers"].size >= 1

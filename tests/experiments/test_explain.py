@@ -1,5 +1,5 @@
 """``mddf explain``: the attributions of held-out rows of the user's table as a CSV and a figure, nothing of the
-user's overwritten without --force, and bad options refused with exit status 2."""
+user's replaced without --force (moved to old/), and bad options refused with exit status 2."""
 
 import numpy as np
 import pandas as pd
@@ -42,17 +42,18 @@ def test_a_regression_target_gets_one_line_a_row(tmp_path):
 
 
 @pytest.mark.slow
-def test_an_earlier_run_is_kept_unless_force_is_given(tmp_path, user_csv, capsys):
+def test_a_file_changed_since_the_run_is_moved_aside_unless_force_is_given(tmp_path, user_csv, capsys):
     out = tmp_path / "explained"
     assert _explain(user_csv, out) == 0
     (out / "attributions.csv").write_text("mine")
     capsys.readouterr()
-    assert _explain(user_csv, out) == 2
-    err = capsys.readouterr().err
-    assert "already holds attributions.csv, summary.png; give --force" in err
-    assert (out / "attributions.csv").read_text() == "mine"
+    assert _explain(user_csv, out) == 0
+    (aside,) = (out / "old").iterdir()
+    assert (aside / "attributions.csv").read_text() == "mine" and not (aside / "summary.png").exists()
+    assert f"{out}: moved attributions.csv to {aside}/ (not written by mddf here" in capsys.readouterr().err
+    (out / "attributions.csv").write_text("mine again")
     assert _explain(user_csv, out, "--force") == 0
-    assert (out / "attributions.csv").read_text() != "mine"
+    assert (out / "attributions.csv").read_text() != "mine again" and len(list((out / "old").iterdir())) == 1
 
 
 def test_bad_options_are_one_line_and_exit_status_2(tmp_path, user_csv, capsys):

@@ -1,0 +1,202 @@
+"""What the subcommands write into ``--out``: the folder tested before any fit (:func:`probe`), a file of the user's
+never replaced (:class:`OutputFiles`), and a write that fails there one line (:func:`writing`).
+
+The rule: a file a subcommand would write that it did not write itself, as its own result of the same data and
+settings, is moved to ``<folder>/old/<UTC time>/`` (:func:`move_aside`, as the runners move results of other data)
+or, for the file ``export-features``' ``--out`` names, refused; ``--force`` replaces it. A file is the subcommand's
+own when ``<folder>/.mddf-written.json`` (:data:`MANIFEST`, written after its files) names it with the sha256 of its
+bytes as they are now and the same binding (the hash of the data and settings that made it)."""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as _dt
+import errno
+import hashlib
+import json
+import os
+import sys
+from pathlib import Path
+
+from .outlock import FolderUnwritable, missing_folders, remove_empty
+
+MANIFEST = ".mddf-written.json"
+#: The errors of a write that the folder or its disk refuses: a full disk or quota, a read-only or forbidden folder.
+WRITE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS, errno.EACCES, errno.EPERM})
+_PROBE = ".mddf-probe"
+
+
+def _why(exc: OSError) -> str:
+    return exc.strerror or (os.strerror(exc.errno) if exc.errno else str(exc) or type(exc).__name__)
+
+
+def unwritable(folder, exc: OSError, doing: str) -> FolderUnwritable:
+    """The one-line error of a write into ``--out`` ``folder`` that failed with ``exc`` while ``doing``."""
+    return FolderUnwritable(f"--out {folder} cannot be written: {_why(exc)} ({doing})")
+
+
+@contextlib.contextmanager
+def writing(folder, doing: str = "writing its files"):
+    """For the block, a write refused by the folder or its disk (:data:`WRITE_ERRNOS`) raises
+    :class:`~.outlock.FolderUnwritable` naming ``folder``, the file (when the error names one) or ``doing``."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.errno not in WRITE_ERRNOS:
+            raise
+        raise unwritable(folder, exc, f"writing {Path(exc.filename).name}" if exc.filename else doing) from None
+
+
+def probe(folder) -> None:
+    """Test that files can be written in ``folder`` before any fit: create it (and its parents), write, force to
+    disk and delete a small file, then remove the folders it created. Raises :class:`~.outlock.FolderUnwritable`."""
+    folder = Path(folder)
+    created = missing_folders(folder)
+    path = folder / f"{_PROBE}-{os.getpid()}"
+    try:
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise FolderUnwritable(f"--out {folder} cannot be created: {_why(exc)}") from None
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+            try:
+                os.write(fd, b"mddf checks that --out can be written\n" * 64)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        except OSError as exc:
+            raise unwritable(folder, exc, "a test write before the fit") from None
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+    finally:
+        remove_empty(created)
+
+
+def move_aside(folder, names) -> Path:
+    """Move the files ``names`` of ``folder`` to a new ``<folder>/old/<UTC time>/``; return it."""
+    folder = Path(folder)
+    aside = folder / "old" / _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
+    aside.mkdir(parents=True)
+    for name in names:
+        (folder / name).rename(aside / name)
+    return aside
+
+
+def sha256_of(path) -> str:
+    """The sha256 of a file's bytes."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _stamp(path: Path):
+    """What changes when a file is written: its inode, modification time and size (None: no file)."""
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return None
+    return st.st_ino, st.st_mtime_ns, st.st_size
+
+
+class OutputFiles:
+    """The files one run of a subcommand writes into ``folder``, its results of the data and settings ``binding`` (a
+    hash: :func:`~.binding.files_binding`, :func:`~.binding.fit_binding`); ``force`` replaces the user's files,
+    ``log`` says what is moved or replaced (default: stderr)."""
+
+    def __init__(self, folder, binding: str, *, force: bool = False, log=None):
+        self.folder = Path(folder)
+        self.binding = binding
+        self.force = force
+        self.log = log or (lambda text: print(text, file=sys.stderr))
+
+    def _manifest(self) -> dict:
+        """``{name: {"sha256", "binding", ...}}`` of :data:`MANIFEST`; ``{}`` when missing or not such a record (then
+        no file there counts as the subcommand's own)."""
+        try:
+            record = json.loads((self.folder / MANIFEST).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        files = record.get("files") if isinstance(record, dict) else None
+        if not isinstance(files, dict):
+            return {}
+        return {name: entry for name, entry in files.items() if isinstance(entry, dict)}
+
+    def foreign(self, names) -> dict:
+        """``{name: why}`` of the files ``names`` in the folder that are not this run's own (see the module): ``"not
+        written by mddf here, or changed since"``, or ``"results of other data or settings"``."""
+        manifest, found = self._manifest(), {}
+        for name in names:
+            path = self.folder / name
+            if not (path.exists() or path.is_symlink()):
+                continue
+            entry = manifest.get(name, {})
+            # a link (written through, it would change its target) or a folder is never the subcommand's own
+            plain = path.is_file() and not path.is_symlink()
+            if not plain or entry.get("sha256") != sha256_of(path):
+                found[name] = "not written by mddf here, or changed since"
+            elif entry.get("binding") != self.binding:
+                found[name] = "results of other data or settings"
+        return found
+
+    def refuse_foreign(self, names, error) -> None:
+        """Raise ``error`` (an exception class) naming the first file of ``names`` that is not this run's own, unless
+        ``force``."""
+        found = self.foreign(names)
+        if found and not self.force:
+            name, why = next(iter(found.items()))
+            raise error(f"--out {self.folder / name} exists ({why}); pass --force to replace it, or give another --out")
+
+    def make_room(self, names) -> Path | None:
+        """Move the files ``names`` that are not this run's own to ``<folder>/old/<UTC time>/``, or with ``force`` let
+        them be replaced; say so in one line. Returns the folder they went to, or None."""
+        found = self.foreign(names)
+        if not found:
+            return None
+        listed = ", ".join(found)
+        if self.force:
+            self.log(f"{self.folder}: replacing {listed} (--force)")
+            return None
+        aside = move_aside(self.folder, found)
+        whys = "; ".join(sorted(set(found.values())))
+        self.log(f"{self.folder}: moved {listed} to {aside}/ ({whys}; --force replaces instead)")
+        return aside
+
+    @contextlib.contextmanager
+    def replacing(self, names, command: str | None = None):
+        """For the block that writes the files ``names``: first :meth:`make_room`; after it, the files it wrote
+        recorded in :data:`MANIFEST` (with ``command``); a write the folder or its disk refuses raises
+        :class:`~.outlock.FolderUnwritable` in one line (:func:`writing`)."""
+        names = list(names)
+        with writing(self.folder):
+            self.make_room(names)
+            before = {name: _stamp(self.folder / name) for name in names}
+            yield
+            written = [n for n in names if (s := _stamp(self.folder / n)) is not None and s != before[n]]
+            self.record(written, command)
+
+    def record(self, names, command: str | None = None) -> None:
+        """Record the files ``names`` of the folder as this run's own: their sha256 and binding in
+        :data:`MANIFEST`, written to a temporary file and renamed over it (a failure leaves the old one whole)."""
+        if not names:
+            return
+        from .provenance import utc_now
+
+        files = self._manifest()
+        for name in names:
+            entry = {"sha256": sha256_of(self.folder / name), "binding": self.binding, "written": utc_now()}
+            files[name] = {**entry, "command": command} if command else entry
+        text = json.dumps({"about": "files mddf wrote here (do not edit)", "files": files}, indent=1, sort_keys=True)
+        temporary = self.folder / f"{MANIFEST}.{os.getpid()}.tmp"
+        try:
+            with open(temporary, "w", encoding="utf-8") as fh:
+                fh.write(text + "\n")
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(temporary, self.folder / MANIFEST)
+        finally:
+            with contextlib.suppress(OSError):
+                temporary.unlink()
