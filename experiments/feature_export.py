@@ -78,7 +78,7 @@ def run(args, *, command: str) -> int:
     out = _npz(args.out or Path("results/features") / f"{name}_mddf_features.npz")
     files = OutputFiles(out.parent, fit_binding("export-features", ds, args), force=args.force, log=log)
     files.refuse_foreign([out.name], OptionError)
-    probe(out.parent)  # before the fit: a full disk or a read-only folder stops here, in one line
+    probe(out.parent, shown=out)  # before the fit: a full disk or a read-only folder stops here, in one line
     regression = ds.extra.get("task") == "regression"
     target_type = np.float64 if regression else np.int64
     model, seconds = fit_mddf(ds, args, log)

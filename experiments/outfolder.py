@@ -12,11 +12,12 @@ from __future__ import annotations
 import contextlib
 import datetime as _dt
 import errno
-import hashlib
 import json
 import os
 import sys
 from pathlib import Path
+
+from mddf.datasets.user_data import file_sha256
 
 from .outlock import FolderUnwritable, missing_folders, remove_empty
 
@@ -47,17 +48,19 @@ def writing(folder, doing: str = "writing its files"):
         raise unwritable(folder, exc, f"writing {Path(exc.filename).name}" if exc.filename else doing) from None
 
 
-def probe(folder) -> None:
+def probe(folder, shown=None) -> None:
     """Test that files can be written in ``folder`` before any fit: create it (and its parents), write, force to
-    disk and delete a small file, then remove the folders it created. Raises :class:`~.outlock.FolderUnwritable`."""
+    disk and delete a small file, then remove the folders it created. Raises :class:`~.outlock.FolderUnwritable`
+    naming ``shown`` as the ``--out`` (default: ``folder``)."""
     folder = Path(folder)
+    shown = folder if shown is None else shown
     created = missing_folders(folder)
     path = folder / f"{_PROBE}-{os.getpid()}"
     try:
         try:
             folder.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise FolderUnwritable(f"--out {folder} cannot be created: {_why(exc)}") from None
+            raise FolderUnwritable(f"--out {shown} cannot be created: {_why(exc)}") from None
         try:
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
             try:
@@ -66,7 +69,7 @@ def probe(folder) -> None:
             finally:
                 os.close(fd)
         except OSError as exc:
-            raise unwritable(folder, exc, "a test write before the fit") from None
+            raise unwritable(shown, exc, "a test write before the fit") from None
         finally:
             with contextlib.suppress(OSError):
                 os.unlink(path)
@@ -82,15 +85,6 @@ def move_aside(folder, names) -> Path:
     for name in names:
         (folder / name).rename(aside / name)
     return aside
-
-
-def sha256_of(path) -> str:
-    """The sha256 of a file's bytes."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _stamp(path: Path):
@@ -136,7 +130,7 @@ class OutputFiles:
             entry = manifest.get(name, {})
             # a link (written through, it would change its target) or a folder is never the subcommand's own
             plain = path.is_file() and not path.is_symlink()
-            if not plain or entry.get("sha256") != sha256_of(path):
+            if not plain or entry.get("sha256") != file_sha256(path):
                 found[name] = "not written by mddf here, or changed since"
             elif entry.get("binding") != self.binding:
                 found[name] = "results of other data or settings"
@@ -171,7 +165,7 @@ class OutputFiles:
         recorded in :data:`MANIFEST` (with ``command``); a write the folder or its disk refuses raises
         :class:`~.outlock.FolderUnwritable` in one line (:func:`writing`)."""
         names = list(names)
-        with writing(self.folder):
+        with writing(self.folder, f"writing {names[0]}" if len(names) == 1 else "writing its tables and figures"):
             self.make_room(names)
             before = {name: _stamp(self.folder / name) for name in names}
             yield
@@ -187,7 +181,7 @@ class OutputFiles:
 
         files = self._manifest()
         for name in names:
-            entry = {"sha256": sha256_of(self.folder / name), "binding": self.binding, "written": utc_now()}
+            entry = {"sha256": file_sha256(self.folder / name), "binding": self.binding, "written": utc_now()}
             files[name] = {**entry, "command": command} if command else entry
         text = json.dumps({"about": "files mddf wrote here (do not edit)", "files": files}, indent=1, sort_keys=True)
         temporary = self.folder / f"{MANIFEST}.{os.getpid()}.tmp"

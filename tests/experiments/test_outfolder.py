@@ -287,7 +287,7 @@ def test_a_full_disk_or_a_read_only_out_is_exit_2_in_one_line_before_any_fit(
     options = RUNNERS.get(command, FIT)
     assert cli.main([command, "--data", str(user_csv), "--target", "y", "--out", str(given), *options]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and err.startswith(f"mddf: error: --out {out} cannot be written: {why} (")
+    assert err.count("\n") == 1 and err.startswith(f"mddf: error: --out {given} cannot be written: {why} (")
     assert list(out.iterdir()) == []  # no record, no lock file left
 
 
