@@ -17,8 +17,6 @@ import os
 import sys
 from pathlib import Path
 
-from mddf.datasets.user_data import file_sha256
-
 from .outlock import FolderUnwritable, missing_folders, remove_empty
 
 MANIFEST = ".mddf-written.json"
@@ -87,6 +85,13 @@ def move_aside(folder, names) -> Path:
     return aside
 
 
+def _sha256(path) -> str:
+    """The sha256 of a file's bytes (imported when used: ``mddf --help`` loads no table library)."""
+    from mddf.datasets.user_data import file_sha256
+
+    return file_sha256(path)
+
+
 def _stamp(path: Path):
     """What changes when a file is written: its inode, modification time and size (None: no file)."""
     try:
@@ -130,7 +135,7 @@ class OutputFiles:
             entry = manifest.get(name, {})
             # a link (written through, it would change its target) or a folder is never the subcommand's own
             plain = path.is_file() and not path.is_symlink()
-            if not plain or entry.get("sha256") != file_sha256(path):
+            if not plain or entry.get("sha256") != _sha256(path):
                 found[name] = "not written by mddf here, or changed since"
             elif entry.get("binding") != self.binding:
                 found[name] = "results of other data or settings"
@@ -181,7 +186,7 @@ class OutputFiles:
 
         files = self._manifest()
         for name in names:
-            entry = {"sha256": file_sha256(self.folder / name), "binding": self.binding, "written": utc_now()}
+            entry = {"sha256": _sha256(self.folder / name), "binding": self.binding, "written": utc_now()}
             files[name] = {**entry, "command": command} if command else entry
         text = json.dumps({"about": "files mddf wrote here (do not edit)", "files": files}, indent=1, sort_keys=True)
         temporary = self.folder / f"{MANIFEST}.{os.getpid()}.tmp"
