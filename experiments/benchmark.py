@@ -185,7 +185,7 @@ def _run_in(out, args, registry, datasets, available, source, command, protocol,
         _print_skipped(skipped)
         return EXIT_NOTHING_TO_RUN
     made = [f"{stem}.{kind}" for stem in ("table", "ablation", "peers") for kind in ("md", "csv")] + [FIGURE]
-    with writing(out, f"appending to {store.path.name}"):
+    with writing(out, f"appending to {store.path.name}", named_only=True):  # the runs' own errors pass
         set_aside_stale(store, tasks, lambda text: print(text, file=sys.stderr), alone=source is not None, made=made)
         code = run_from_args(tasks, store, args, registry)
     if code != EXIT_OK:

@@ -35,15 +35,18 @@ def unwritable(folder, exc: OSError, doing: str) -> FolderUnwritable:
 
 
 @contextlib.contextmanager
-def writing(folder, doing: str = "writing its files"):
+def writing(folder, doing: str = "writing its files", *, named_only: bool = False):
     """For the block, a write refused by the folder or its disk (:data:`WRITE_ERRNOS`) raises
-    :class:`~.outlock.FolderUnwritable` naming ``folder``, the file (when the error names one) or ``doing``."""
+    :class:`~.outlock.FolderUnwritable` naming ``folder``, the file (when the error names one) or ``doing``; with
+    ``named_only``, only an error that names a file in ``folder`` (a block that does more than write there)."""
     try:
         yield
     except OSError as exc:
-        if exc.errno not in WRITE_ERRNOS:
+        named = isinstance(exc.filename, (str, os.PathLike))
+        inside = named and Path(os.path.abspath(exc.filename)).is_relative_to(os.path.abspath(folder))
+        if exc.errno not in WRITE_ERRNOS or (named_only and not inside):
             raise
-        raise unwritable(folder, exc, f"writing {Path(exc.filename).name}" if exc.filename else doing) from None
+        raise unwritable(folder, exc, f"writing {Path(exc.filename).name}" if named else doing) from None
 
 
 def probe(folder, shown=None) -> None:

@@ -149,7 +149,7 @@ def run(args, registry=None, *, command: str) -> int:
         tasks = [t for t in tasks if (t.fraction, t.method) not in skipped]
         stem = f"small_sample_{ds.name}"
         made = [f"{stem}.{kind}" for kind in ("png", "pdf", "csv")]
-        with writing(out, f"appending to {store.path.name}"):
+        with writing(out, f"appending to {store.path.name}", named_only=True):  # the runs' own errors pass
             set_aside_stale(store, tasks, lambda text: print(text, file=sys.stderr), made=made)
             code = run_from_args(tasks, store, args, registry)
         if code != EXIT_OK:

@@ -165,6 +165,18 @@ def test_the_probe_names_the_folder_and_why_and_leaves_nothing(tmp_path, monkeyp
     assert list(tmp_path.iterdir()) == []  # the folders it made are gone
 
 
+def test_only_the_write_errors_of_the_folder_become_its_one_line(tmp_path):
+    with pytest.raises(FolderUnwritable, match=r"cannot be written: No space left on device \(writing r.jsonl\)$"):
+        with outfolder.writing(tmp_path, named_only=True):
+            raise OSError(errno.ENOSPC, "No space left on device", str(tmp_path / "r.jsonl"))
+    with pytest.raises(PermissionError):  # a run's own error, on a file elsewhere: not the folder's
+        with outfolder.writing(tmp_path, named_only=True):
+            raise PermissionError(errno.EACCES, "Permission denied", "/elsewhere/cache")
+    with pytest.raises(FileNotFoundError):  # not a refused write
+        with outfolder.writing(tmp_path):
+            raise FileNotFoundError(errno.ENOENT, "No such file or directory", str(tmp_path / "gone"))
+
+
 def test_a_full_disk_cuts_no_record_mid_line(tmp_path, monkeypatch):
     store = ResultStore(tmp_path / "results.jsonl")
     store.append({"key": "a", "value": 1})
