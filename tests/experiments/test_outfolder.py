@@ -154,7 +154,9 @@ def test_a_full_disk_while_recording_leaves_the_record_of_its_files_whole(tmp_pa
 
 
 @pytest.mark.parametrize(
-    "code, why", [(errno.ENOSPC, "No space left on device"), (errno.EROFS, "Read-only file system")]
+    "code, why",
+    [(errno.ENOSPC, "No space left on device"), (errno.EROFS, "Read-only file system")],
+    ids=["full-disk", "read-only"],
 )
 def test_the_probe_names_the_folder_and_why_and_leaves_nothing(tmp_path, monkeypatch, code, why):
     out = tmp_path / "new" / "out"
@@ -207,6 +209,7 @@ def benchmark(data, out, *options):
     return cli.main([*argv, "--out", str(out), *RUN, *options])
 
 
+@pytest.mark.slow
 def test_benchmark_moves_the_users_table_and_figure_aside_and_replaces_its_own(tmp_path, capsys):
     data, out = labelled(tmp_path / "t.csv"), tmp_path / "out"
     table, figure = user_file(out / "table.md"), user_file(out / "figure.png", b"\x89PNG mine")
@@ -261,6 +264,7 @@ def test_plot_layers_moves_the_users_figure_aside_and_replaces_its_own(tmp_path,
     assert len(list((out / "old").iterdir())) == 1 and "moved" not in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_export_features_refuses_a_file_of_other_settings_before_the_fit(tmp_path, user_csv, capsys, monkeypatch):
     out = tmp_path / "f.npz"
     argv = ["export-features", "--data", str(user_csv), "--target", "y", "--out", str(out), *FIT]
@@ -286,7 +290,9 @@ RUNNERS = {
 @pytest.mark.parametrize("command", ["benchmark", "small-sample", "export-features", "explain", "plot-layers",
                                      "plot-tsne"])  # fmt: skip
 @pytest.mark.parametrize(
-    "code, why", [(errno.ENOSPC, "No space left on device"), (errno.EROFS, "Read-only file system")]
+    "code, why",
+    [(errno.ENOSPC, "No space left on device"), (errno.EROFS, "Read-only file system")],
+    ids=["full-disk", "read-only"],
 )
 def test_a_full_disk_or_a_read_only_out_is_exit_2_in_one_line_before_any_fit(
     tmp_path, user_csv, capsys, monkeypatch, command, code, why
