@@ -40,6 +40,18 @@ def no_rows(name):
 
 
 @CASES.add(ALL, "error")
+def no_rows_in_a_frame_with_a_category_column(name):
+    # the categories' encoder refused the empty column first, naming neither the estimator nor X's shape
+    frame, y = frame_of(name, "category")
+    named = f"0 sample(s) (shape=(0, 4)) while a minimum of 1 is required by {type(make(name)).__name__}"
+    with raises(ValueError, named):
+        make(name).fit(frame.iloc[:0], y[:0])
+    model = make(name).fit(frame, y)
+    with raises(ValueError, named):
+        model.predict(frame.iloc[:0])
+
+
+@CASES.add(ALL, "error")
 def no_columns(name):
     X, y = data(name)
     with raises(ValueError, "0 feature(s)"):

@@ -78,6 +78,9 @@ def validate_tabular(estimator, X, y="no_validation", *, reset, **check_params):
     X, or (X, y) when ``y`` is given: what ``validate_data`` returns for the encoded matrix.
     """
     _check_columns(X)
+    shape = getattr(X, "shape", ())
+    if len(shape) == 2 and shape[0] == 0:  # scikit-learn's error names the estimator, the encoder's would not
+        return validate_data(estimator, X, y, reset=reset, **check_params)
     if np.dtype(check_params.get("dtype", np.float64)) == np.float32:
         _check_float32_range(X)
     if reset:
