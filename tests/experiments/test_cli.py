@@ -198,6 +198,11 @@ def write(path, text):
         ("unknown target", "mddf: error: --target 'label' is not a column of my.csv (columns: x1, x2, colour, size"),
         ("one class", "mddf: error: --target column 'y' of one.csv has a single class ('a'); a classifier needs"),
         ("date column", "mddf: error: column 'when' of dates.csv holds dates (e.g. '2024-01-01'), neither numbers"),
+        ("date column", "nor categories; convert it to numbers or leave it out with --drop when\n"),
+        (
+            "target with a space",
+            "mddf: error: --target 'y' is not a column of space.csv (columns: x, y ); did you mean",
+        ),
         ("target twice", "mddf: error: the header of twice.csv names a column more than once ('y' at columns 2 and 4)"),
         ("unknown drop", "mddf: error: --drop 'id': not a column of my.csv (columns: x1, x2, colour, size, y)"),
         ("wrong separator", "mddf: error: --sep ',' found 1 column in eu.csv; its first line holds ';': try --sep ';'"),
@@ -218,6 +223,8 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, user_csv, capsys, case, mess
         data = write(tmp_path / "one.csv", "x,y\n1,a\n2,a\n,a\n")
     elif case == "target twice":
         data = write(tmp_path / "twice.csv", "a,y,b,y\n1,u,2,v\n3,v,4,u\n")
+    elif case == "target with a space":
+        data = write(tmp_path / "space.csv", "x,y \n1,a\n2,b\n")
     elif case == "date column":
         data = write(tmp_path / "dates.csv", "x,when,y\n1,2024-01-01,a\n2,2024-01-02,b\n")
     elif case == "wrong separator":
@@ -239,7 +246,8 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, user_csv, capsys, case, mess
     code = cli.main([command, "--data", str(data), "--target", target, *extra, "--out", str(out), "--quiet"])
     assert code == 2
     err = capsys.readouterr().err
-    assert err.startswith(message.format(tmp=tmp_path)) and err.count("\n") == 1 and "Traceback" not in err
+    assert message.format(tmp=tmp_path) in err and err.startswith("mddf: error: ")
+    assert err.count("\n") == 1 and "Traceback" not in err
     assert not out.exists()  # nothing left on disk
 
 
