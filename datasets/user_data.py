@@ -14,7 +14,8 @@ consume:
   categories, stored as their codes with ``categorical_mask`` set; empty cells (and ``NA``, ``NaN``,
   ``null``, ...) become NaN. Dates and times (Parquet types, or ISO 8601 text such as ``2024-01-31``)
   and nested values are refused rather than guessed at: convert them to numbers or drop them (the message
-  names ``--drop COL``); so is a number beyond float32's range (:data:`FLOAT32_MAX`, such as ``1e300``, or ``inf``), which the learners cannot read.
+  names ``--drop COL``); so is a number beyond float32's range (:data:`FLOAT32_MAX`, such as ``1e300``, or
+  ``inf``), which the learners cannot read.
 - **Target and task** (:func:`resolve_task`): the ``--target`` column must exist (else the nearest name is
   proposed) and have no empty cell.
   ``--task auto`` makes text and boolean labels a classification and non-integer numbers a regression;
