@@ -3,6 +3,7 @@ one line and exit 2, --version, and the installed console script."""
 
 import gzip
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -11,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mddf.experiments import cli
+from mddf.experiments import cli, options
 from mddf.experiments.provenance import read_csv_rows, read_provenance
 
 FAST = ["--quick", "--n-jobs", "1", "--quiet", "--isolation", "inline"]
@@ -422,6 +423,19 @@ def test_every_subcommand_documents_itself(name, capsys):
     assert text.startswith(f"usage: mddf {name} ") and "exit status:" in text
     if name != "datasets":
         assert "--data PATH" in text and "--target COLUMN" in text and "--out" in text
+
+
+@pytest.mark.parametrize("name", list(cli.COMMANDS))
+def test_every_subcommands_help_is_plain_text_not_rest(name, capsys):
+    # `mddf explain --help` printed its module's docstring as written: ``--rows``, :class:`~mddf.X`
+    assert cli.main([name, "--help"]) == 0
+    text = capsys.readouterr().out
+    assert "``" not in text and not re.search(r":[a-z]+:`", text), text
+
+
+def test_plain_text_shows_roles_and_literals_as_quoted_names():
+    rest = ":class:`~mddf.MDDFClassifier`, :mod:`.layers`, :func:`explain <mddf.explain>`, ``--rows`` and :data:`N`"
+    assert options.plain_text(rest) == "`MDDFClassifier`, `layers`, `explain`, `--rows` and `N`"
 
 
 @pytest.mark.parametrize("name", list(cli.COMMANDS))
