@@ -19,7 +19,13 @@ import pandas as pd
 import pytest
 
 from mddf import CascadeForestRegressor, MDDFClassifier, MDDFGridSearch, PairFeatures, PCAFeatures
-from mddf.baselines import AdaBoostClassifier, DeepBoostClassifier, GCForestClassifier, QuadBoostClassifier
+from mddf.baselines import (
+    AdaBoostClassifier,
+    DeepBoostClassifier,
+    GCForestClassifier,
+    MultiGrainedScanner,
+    QuadBoostClassifier,
+)
 
 ESTIMATORS = {
     "mddf": lambda **kw: MDDFClassifier(n_estimators=4, max_layers=2, n_folds=2, n_jobs=1, random_state=0, **kw),
@@ -35,13 +41,17 @@ ESTIMATORS = {
 }
 ALL = tuple(ESTIMATORS)
 #: The other estimators that read X's columns, for the cases on X's columns: the grid search (through the cascades it
-#: grows) and the transformers that append features (``fit`` and ``transform`` in place of ``fit`` and ``predict``).
+#: grows), the transformers that append features and gcForest's scanner (``fit`` and ``transform`` in place of ``fit``
+#: and ``predict``).
 COLUMN_READERS = {
     "search": lambda **kw: MDDFGridSearch(
         estimator=ESTIMATORS["mddf"](**kw), param_grid={"margin_mean": [0.8, 0.9]}, halving_layers=()
     ),
     "pca": lambda **kw: PCAFeatures(**kw),
     "pairs": lambda **kw: PairFeatures(**kw),
+    "scanner": lambda **kw: MultiGrainedScanner(
+        window_sizes=(2,), image_shape=(4,), n_estimators=4, n_folds=2, random_state=0, **kw
+    ),
 }
 ALL_READERS = ALL + tuple(COLUMN_READERS)
 CLASSIFIERS = tuple(name for name in ALL if name != "regressor")

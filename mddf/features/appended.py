@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils.validation import validate_data
 
-from ..utils._tabular import _check_columns as check_columns
+from ..utils import check_columns
 from ..utils._tabular import _is_dataframe, _mask_from_spec
 
 

@@ -44,7 +44,7 @@ from sklearn.preprocessing import OrdinalEncoder
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import _check_feature_names, _check_n_features, check_array, validate_data
 
-__all__ = ["CATEGORICAL_FEATURES_CONSTRAINT", "validate_tabular"]
+__all__ = ["CATEGORICAL_FEATURES_CONSTRAINT", "check_columns", "validate_tabular"]
 
 #: ``_parameter_constraints`` entry of ``categorical_features``.
 CATEGORICAL_FEATURES_CONSTRAINT = ["array-like", StrOptions({"from_dtype"}), None]
@@ -77,7 +77,7 @@ def validate_tabular(estimator, X, y="no_validation", *, reset, **check_params):
     -------
     X, or (X, y) when ``y`` is given: what ``validate_data`` returns for the encoded matrix.
     """
-    _check_columns(X)
+    check_columns(X)
     shape = getattr(X, "shape", ())
     if len(shape) == 2 and shape[0] == 0:  # scikit-learn's error names the estimator, the encoder's would not
         return validate_data(estimator, X, y, reset=reset, **check_params)
@@ -146,10 +146,16 @@ def _times_of(column):
     return None  # numbers, strings, and categories (a category column of dates is categorical)
 
 
-def _check_columns(X):
+def check_columns(X):
     """Raise for columns of ``X`` (a DataFrame or an array) no estimator can read, naming them (a DataFrame's by
     name, an array's by position): for a DataFrame duplicate names and cells that hold containers (lists, ...),
-    and for any input dates, times or durations.
+    and for any input dates, times or durations. :func:`validate_tabular` calls it first.
+
+    Parameters
+    ----------
+    X : array-like or pandas DataFrame of shape (n_samples, n_features)
+        Input that is not an array of two dimensions (sparse matrices, 1-D input, ragged lists) passes, for
+        ``validate_data`` to report.
 
     Duplicate names are a ``ValueError`` naming them (which of the columns would be meant is
     ambiguous); datetime, timedelta and period columns, and columns of objects among which are dates,
