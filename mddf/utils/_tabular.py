@@ -51,6 +51,8 @@ CATEGORICAL_FEATURES_CONSTRAINT = ["array-like", StrOptions({"from_dtype"}), Non
 
 # infer_dtype kinds of an object column that holds numbers only: such a column stays numeric
 _NUMERIC_OBJECT_KINDS = {"integer", "floating", "mixed-integer-float", "decimal", "boolean", "complex", "empty"}
+# infer_dtype kinds of an object column that holds no date, time or duration
+_PLAIN_OBJECT_KINDS = _NUMERIC_OBJECT_KINDS | {"string", "bytes"}
 
 
 def validate_tabular(estimator, X, y="no_validation", *, reset, **check_params):
@@ -130,6 +132,9 @@ def _time_types():
 def _time_objects(values):
     """The sorted names of the types of the dates, times or durations among ``values`` (objects; pandas' ``NaT``,
     a missing date, counts as one: no number can stand for it)."""
+    pd = sys.modules.get("pandas")
+    if pd is not None and pd.api.types.infer_dtype(values, skipna=True) in _PLAIN_OBJECT_KINDS:
+        return []  # strings or numbers only, found in compiled code: most object columns
     kinds = _time_types()
     return sorted({type(v).__name__ for v in values if isinstance(v, kinds)})
 
@@ -141,7 +146,7 @@ def _times_of(column):
     if getattr(dtype, "kind", None) in ("m", "M") or type(dtype).__name__ in ("DatetimeTZDtype", "PeriodDtype"):
         return str(dtype)
     if isinstance(dtype, np.dtype) and dtype.kind == "O":
-        found = _time_objects(column.array if hasattr(column, "array") else column)
+        found = _time_objects(column.to_numpy() if hasattr(column, "to_numpy") else column)
         return f"objects of type {', '.join(found)}" if found else None
     return None  # numbers, strings, and categories (a category column of dates is categorical)
 
