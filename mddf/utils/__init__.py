@@ -8,6 +8,9 @@
   ``categorical_features`` names) encoded as ordinal codes, and
   :data:`CATEGORICAL_FEATURES_CONSTRAINT`, the ``_parameter_constraints`` entry
   of that parameter, and :data:`N_JOBS_CONSTRAINT`, that of ``n_jobs`` (0 and absurd counts refused);
+  :func:`check_columns`, its check of the columns no estimator reads (dates, times
+  and durations, of a DataFrame or an array; a DataFrame's duplicate names and lists),
+  for input that is not tabular;
 - layer outputs: :class:`LayerOutputMixin`, ``get_feature_names_out`` and
   ``set_output`` for a transformer whose ``transform`` returns the features of
   one of its layers;
@@ -26,7 +29,7 @@ from .._runtime.dispatch import state as _state
 from .._runtime.threads import thread_limits
 from ._layer_output import LayerOutputMixin
 from ._stopping import EarlyStopping
-from ._tabular import CATEGORICAL_FEATURES_CONSTRAINT, validate_tabular
+from ._tabular import CATEGORICAL_FEATURES_CONSTRAINT, check_columns, validate_tabular
 from ._validation import N_JOBS_CONSTRAINT, check_label_types, check_sample_weight, check_weighted_classes
 
 
@@ -43,6 +46,7 @@ __all__ = [
     "EarlyStopping",
     "LayerOutputMixin",
     "N_JOBS_CONSTRAINT",
+    "check_columns",
     "check_label_types",
     "check_sample_weight",
     "check_weighted_classes",
