@@ -2,6 +2,8 @@
 the same checked bytes (mddf.utils.SaveMixin): each predicts the same bits after the round trip."""
 
 import copy
+import gc
+import os
 import pickle
 
 import numpy as np
@@ -93,3 +95,16 @@ def test_a_model_fitted_into_a_folder_saves_the_handles_of_its_files(tmp_path):
     loaded = mddf.load(tmp_path / "model.mddf")
     assert loaded.model_dir == model.model_dir
     np.testing.assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))
+
+
+def test_a_model_in_a_temporary_folder_saves_its_files_and_loads_after_the_folder_is_gone(tmp_path):
+    X, targets = _data()
+    model = MDDFClassifier(**SMALL, model_dir="auto").fit(X, targets["classes"])
+    expected, folder = model.predict_proba(X), model.model_dir_
+    model.save(tmp_path / "model.mddf")
+    del model
+    gc.collect()
+    assert not os.path.exists(folder)  # the temporary folder went with its model
+    loaded = mddf.load(tmp_path / "model.mddf")
+    assert loaded.model_dir_ != folder and os.path.isdir(loaded.model_dir_)
+    np.testing.assert_array_equal(loaded.predict_proba(X), expected)
