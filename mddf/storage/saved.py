@@ -12,27 +12,34 @@ from __future__ import annotations
 import os
 import secrets
 
-from .sealed import MAGIC, seal, unseal
+from .sealed import MAGIC, seal_parts, unseal
 
 
 def save(obj, path):
     """Write ``obj`` (a fitted or unfitted estimator of mddf) to the file ``path``, replacing an earlier saved model.
 
     Raises FileExistsError, before anything is written, when ``path`` is a file that is not a model saved by mddf
-    (a table, a pickle, ...): it is not replaced.
+    (a table, a pickle, ...): it is not replaced; IsADirectoryError when it is a folder, FileNotFoundError when its
+    folder does not exist.
     """
     path = os.fspath(path)
+    if os.path.isdir(path):
+        raise IsADirectoryError(f"{path} is a folder: give the path of the file to save the model to")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise FileNotFoundError(f"cannot save the model to {path}: its folder {folder} does not exist")
     if os.path.isfile(path) and os.path.getsize(path) > 0:
         with open(path, "rb") as f:
             if f.read(len(MAGIC)) != MAGIC:
                 raise FileExistsError(
                     f"{path} exists and is not a model saved by mddf: not replaced (remove it, or save elsewhere)"
                 )
-    data = seal(obj)
+    parts = seal_parts(obj)
     partial = f"{path}.{os.getpid()}-{secrets.token_hex(4)}.partial"  # beside it: the rename stays on one disk
     try:
         with open(partial, "xb") as f:
-            f.write(data)
+            for part in parts:
+                f.write(part)
             f.flush()
             os.fsync(f.fileno())
         os.replace(partial, path)

@@ -19,7 +19,7 @@ is a snapshot of its memory, its model bytes the format other versions of XGBoos
 saved one (a grid search's cascades, gcForest's scanner) are pickled plainly inside it: the digest covers them.
 
 A pickle cannot be checked whole: the outer pickle around the bytes (its opcodes, the bytes' length and the name
-of :func:`unseal`, about 75 bytes) is read by Python's ``pickle`` before :func:`unseal` runs, so a byte changed
+of :func:`unseal`: at most 64 bytes with the default protocol) is read by Python's ``pickle`` before :func:`unseal` runs, so a byte changed
 there is an error of ``pickle`` (``UnpicklingError``, ``OverflowError``, ``ModuleNotFoundError``, ...), or changes
 nothing. A saved file has no such bytes. Pickles of earlier versions (:func:`open_sealed`, or the state itself) load
 as they did.
@@ -87,6 +87,11 @@ def _text(value):
 
 def seal(obj):
     """The saved-model bytes of ``obj`` (see the module): header, digest, payload."""
+    return b"".join(seal_parts(obj))
+
+
+def seal_parts(obj):
+    """The saved-model bytes of ``obj`` in three parts, ``(header, digest, payload)``, to be written one by one."""
     payload = dumps(obj)
     mddf_version = sys.modules[__name__.partition(".")[0]].__version__  # read, not imported: mddf is above storage
     head = (
@@ -99,7 +104,7 @@ def seal(obj):
     )
     digest = DIGESTS[_DIGEST](head)
     digest.update(payload)
-    return b"".join([head, digest.digest(), payload])
+    return head, digest.digest(), payload
 
 
 class _Header:

@@ -187,6 +187,10 @@ def test_save_replaces_its_own_file_whole_and_never_another_file(saved, tmp_path
     def interrupted(src, dst):
         raise OSError(28, "No space left on device")
 
+    with pytest.raises(IsADirectoryError, match=f"{tmp_path} is a folder: give the path of the file"):
+        other.save(tmp_path)
+    with pytest.raises(FileNotFoundError, match=f"its folder {tmp_path / 'no'} does not exist"):
+        other.save(tmp_path / "no" / "model.mddf")
     target.write_bytes(data)
     monkeypatch.setattr(os, "replace", interrupted)
     with pytest.raises(OSError, match="No space left"):
