@@ -19,10 +19,10 @@ is a snapshot of its memory, its model bytes the format other versions of XGBoos
 saved one (a grid search's cascades, gcForest's scanner) are pickled plainly inside it: the digest covers them.
 
 A pickle cannot be checked whole: the outer pickle around the bytes (its opcodes, the bytes' length and the name
-of :func:`unseal`: at most 64 bytes with the default protocol) is read by Python's ``pickle`` before :func:`unseal` runs, so a byte changed
-there is an error of ``pickle`` (``UnpicklingError``, ``OverflowError``, ``ModuleNotFoundError``, ...), or changes
-nothing. A saved file has no such bytes. Pickles of earlier versions (:func:`open_sealed`, or the state itself) load
-as they did.
+of :func:`unseal`: at most 64 bytes with the default protocol) is read by Python's ``pickle`` before :func:`unseal`
+runs, so a byte changed there is an error of ``pickle`` (``UnpicklingError``, ``OverflowError``,
+``ModuleNotFoundError``, ...), or changes nothing. A saved file has no such bytes. Pickles of earlier versions
+(:func:`open_sealed`, or the state itself) load as they did.
 """
 
 from __future__ import annotations
@@ -80,6 +80,11 @@ def booster_from_raw(model, config):
     return booster
 
 
+def _mddf_version():
+    """The running mddf's version: read from the package, not imported (mddf's top module is above storage)."""
+    return sys.modules[__name__.partition(".")[0]].__version__
+
+
 def _text(value):
     data = value.encode("ascii", "replace")[:255]
     return bytes([len(data)]) + data
@@ -93,11 +98,10 @@ def seal(obj):
 def seal_parts(obj):
     """The saved-model bytes of ``obj`` in three parts, ``(header, digest, payload)``, to be written one by one."""
     payload = dumps(obj)
-    mddf_version = sys.modules[__name__.partition(".")[0]].__version__  # read, not imported: mddf is above storage
     head = (
         MAGIC
         + struct.pack("<I", SAVED_FORMAT)
-        + _text(mddf_version)
+        + _text(_mddf_version())
         + _text(_DIGEST)
         + _text(type(obj).__name__)
         + struct.pack("<Q", len(payload))
@@ -177,7 +181,9 @@ def check(data, where):
 
 def _other_format(data, version):
     """What to say of a file of format ``version``: a newer mddf's when it verifies as one, else damaged or newer."""
-    this = f"this mddf ({sys.modules[__name__.partition('.')[0]].__version__}) reads format {SAVED_FORMAT}"
+    this = f"this mddf ({_mddf_version()}) reads format {SAVED_FORMAT}"
+    if version < SAVED_FORMAT:
+        return f"saved in format {version}, which no mddf wrote ({this}): the file is damaged"
     try:  # a newer format that kept this one's header and digest: its own version, as the file says it
         as_this = _Header(data, "", any_format=True)
         as_this.check_digest()

@@ -118,6 +118,7 @@ def test_flips_in_the_header_say_what_they_broke(saved):
     assert "not a model saved by mddf: it does not begin with mddf's mark" in problem(0, 0x01)
     assert "saved in format 3, which this mddf" in problem(len(sealed.MAGIC), 0x02)
     assert "saved by a newer mddf, or the file is damaged" in problem(len(sealed.MAGIC), 0x02)
+    assert "saved in format 0, which no mddf wrote (this mddf" in problem(len(sealed.MAGIC), 0x01)
     algorithm_at = data.index(b"sha256")
     assert "its digest algorithm 'rha256' is not one this mddf knows (sha256)" in problem(algorithm_at, 0x01)
     head = sealed.check(data, "f")
