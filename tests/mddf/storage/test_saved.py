@@ -5,6 +5,7 @@ import hashlib
 import os
 import pickle
 import struct
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -197,3 +198,11 @@ def test_save_replaces_its_own_file_whole_and_never_another_file(saved, tmp_path
     with pytest.raises(OSError, match="No space left"):
         other.save(target)
     assert target.read_bytes() == data and sorted(p.name for p in tmp_path.iterdir()) == ["model.mddf", "table.csv"]
+
+
+def test_the_user_guide_gives_the_format_version_and_mark_the_code_writes():
+    guide = (Path(__file__).resolve().parents[3] / "docs" / "user_guide" / "saving.md").read_text()
+    assert f"**The file format (version {sealed.SAVED_FORMAT}).**" in guide
+    assert f"| 4 | the format version, uint32 ({sealed.SAVED_FORMAT}) |" in guide
+    mark = sealed.MAGIC.decode("latin-1").encode("unicode_escape").decode()  # \x89MDDF\r\n\x1a\n
+    assert f"| {len(sealed.MAGIC)} | the mark `{mark}`" in guide
