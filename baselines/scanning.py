@@ -44,7 +44,7 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from mddf.utils import N_JOBS_CONSTRAINT, check_columns, check_sample_weight
+from mddf.utils import N_JOBS_CONSTRAINT, SaveMixin, check_columns, check_sample_weight
 
 from ._windows import WindowGeometry, resolve_image_shape, sliding_windows, window_geometry, window_rows
 
@@ -83,7 +83,7 @@ def _proba_all_classes(forest, rows, n_classes):
     return full
 
 
-class MultiGrainedScanner(TransformerMixin, BaseEstimator):
+class MultiGrainedScanner(SaveMixin, TransformerMixin, BaseEstimator):
     """Multi-grained scanning of gcForest (Zhou and Feng 2017, Section 2.2; mdDF paper Section 1.2).
 
     For each window size, one random forest and one completely-random forest
