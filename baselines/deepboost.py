@@ -24,6 +24,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from mddf.utils import (
     CATEGORICAL_FEATURES_CONSTRAINT,
+    SaveMixin,
     check_label_types,
     check_sample_weight,
     check_weighted_classes,
@@ -35,7 +36,7 @@ from ._deepboost_descent import fit_binary, proba_positive
 from ._labels import plain_label
 
 
-class DeepBoostClassifier(ClassifierMixin, BaseEstimator):
+class DeepBoostClassifier(SaveMixin, ClassifierMixin, BaseEstimator):
     """DeepBoost: capacity-conscious boosting of decision trees (Cortes, Mohri and Syed 2014).
 
     Coordinate descent on F(alpha) (eq. 4) following Figure 2: each round draws the distribution

@@ -24,6 +24,7 @@ from mddf.utils import (
     CATEGORICAL_FEATURES_CONSTRAINT,
     N_JOBS_CONSTRAINT,
     LayerOutputMixin,
+    SaveMixin,
     check_label_types,
     check_sample_weight,
     check_weighted_classes,
@@ -79,7 +80,7 @@ def gcforest_cascade(**params):
     )
 
 
-class GCForestClassifier(LayerOutputMixin, ClassifierMixin, TransformerMixin, BaseEstimator):
+class GCForestClassifier(SaveMixin, LayerOutputMixin, ClassifierMixin, TransformerMixin, BaseEstimator):
     """gcForest: optional multi-grained scanning followed by a cascade forest.
 
     Without ``window_sizes`` the raw features feed the cascade (the setting of

@@ -20,6 +20,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from mddf.utils import (
     CATEGORICAL_FEATURES_CONSTRAINT,
+    SaveMixin,
     check_label_types,
     check_sample_weight,
     check_weighted_classes,
@@ -66,7 +67,7 @@ VOTER_DTYPE = np.dtype(
 )
 
 
-class QuadBoostClassifier(ClassifierMixin, BaseEstimator):
+class QuadBoostClassifier(SaveMixin, ClassifierMixin, BaseEstimator):
     """QuadBoost (Section 3): greedy minimisation of the quadratic risk over decision stumps.
 
     At each iteration the stump maximising ``|mu_j - M_j|`` (eq. 3-5) receives the weight of eq. 6 (vanilla),

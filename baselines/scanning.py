@@ -44,7 +44,7 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from mddf.utils import N_JOBS_CONSTRAINT, check_sample_weight
+from mddf.utils import N_JOBS_CONSTRAINT, SaveMixin, check_columns, check_sample_weight
 
 from ._windows import WindowGeometry, resolve_image_shape, sliding_windows, window_geometry, window_rows
 
@@ -83,7 +83,7 @@ def _proba_all_classes(forest, rows, n_classes):
     return full
 
 
-class MultiGrainedScanner(TransformerMixin, BaseEstimator):
+class MultiGrainedScanner(SaveMixin, TransformerMixin, BaseEstimator):
     """Multi-grained scanning of gcForest (Zhou and Feng 2017, Section 2.2; mdDF paper Section 1.2).
 
     For each window size, one random forest and one completely-random forest
@@ -261,6 +261,7 @@ class MultiGrainedScanner(TransformerMixin, BaseEstimator):
         ndarray of shape ``(n_images, n_features_out_)``, float32
         """
         check_is_fitted(self)
+        check_columns(X)
         X = validate_data(self, X, dtype=np.float32, reset=False, ensure_all_finite="allow-nan")
         images = X.reshape((X.shape[0],) + self.image_shape_)
         out = np.empty((X.shape[0], self.n_features_out_), dtype=np.float32)
@@ -273,6 +274,7 @@ class MultiGrainedScanner(TransformerMixin, BaseEstimator):
 
     def _fit(self, X, y, out_of_fold, sample_weight=None):
         start_time = time.perf_counter()
+        check_columns(X)
         X, y = validate_data(self, X, y, dtype=np.float32, ensure_all_finite="allow-nan")
         weight = None
         if sample_weight is not None:

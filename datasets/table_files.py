@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import bz2
 import csv
+import difflib
 import gzip
 import importlib.util
 import io
 import lzma
+import shlex
 import zipfile
 import zlib
 from collections import Counter
@@ -73,6 +75,23 @@ def decimal_option(text: str) -> str:
     if value not in (".", ","):
         raise ValueError(f"--decimal takes '.' or ',', got {text!r}")
     return value
+
+
+def drop_option(column) -> str:
+    """``--drop COLUMN``, the option that leaves the column out, quoted for a shell where its name needs it."""
+    return f"--drop {shlex.quote(str(column))}"
+
+
+def near_match(name: str, columns) -> str:
+    """``; did you mean 'y '? ...``: the column whose name is nearest to ``name``, which names no column (the same name
+    but for spaces at its ends or for case, else the closest spelling), or "" when none is near."""
+    names = [str(c) for c in columns]
+    same = [c for c in names if c.strip().casefold() == name.strip().casefold()]
+    if same:
+        differ = "spaces at their ends" if same[0].strip() == name.strip() else "case"
+        return f"; did you mean {same[0]!r}? (the names differ in {differ})"
+    close = difflib.get_close_matches(name, names, n=1, cutoff=0.8)
+    return f"; did you mean {close[0]!r}?" if close else ""
 
 
 def _text_sample(path: Path) -> str:

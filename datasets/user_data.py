@@ -13,9 +13,11 @@ consume:
 - **Columns**: numeric and boolean columns stay numbers; text (and Parquet ``category``) columns become
   categories, stored as their codes with ``categorical_mask`` set; empty cells (and ``NA``, ``NaN``,
   ``null``, ...) become NaN. Dates and times (Parquet types, or ISO 8601 text such as ``2024-01-31``)
-  and nested values are refused rather than guessed at: convert them to numbers or drop them; so is a number
-  beyond float32's range (:data:`FLOAT32_MAX`, such as ``1e300``, or ``inf``), which the learners cannot read.
-- **Target and task** (:func:`resolve_task`): the ``--target`` column must exist and have no empty cell.
+  and nested values are refused rather than guessed at: convert them to numbers or drop them (the message
+  names ``--drop COL``); so is a number beyond float32's range (:data:`FLOAT32_MAX`, such as ``1e300``, or
+  ``inf``), which the learners cannot read.
+- **Target and task** (:func:`resolve_task`): the ``--target`` column must exist (else the nearest name is
+  proposed) and have no empty cell.
   ``--task auto`` makes text and boolean labels a classification and non-integer numbers a regression;
   integers are classes unless there are more than :data:`MAX_CLASSES` distinct values or fewer than
   :data:`MIN_ROWS_PER_CLASS` rows per value on average, which stops and asks for ``--task``.
@@ -38,7 +40,16 @@ from pathlib import Path
 import numpy as np
 
 from .base import Dataset
-from .table_files import UserDataError, check_separator, kind, read_table, sniff_separator, stem
+from .table_files import (
+    UserDataError,
+    check_separator,
+    drop_option,
+    kind,
+    near_match,
+    read_table,
+    sniff_separator,
+    stem,
+)
 
 #: Share of the rows each seed's split tests on when no ``--test`` file is given.
 TEST_FRACTION = 0.3
@@ -198,34 +209,43 @@ def tidy_features(frame, file_name: str):
             if len(beyond):  # the learners read float32: such a value would be infinite, or refused
                 raise UserDataError(
                     f"{where} holds {beyond.iloc[0]:g}, beyond the largest float32 number ({FLOAT32_MAX:.3g}) the "
-                    f"learners read: rescale it (its logarithm, or another unit) or leave it out with --drop {column}"
+                    "learners read: rescale it (its logarithm, or another unit) or leave it out with "
+                    + drop_option(column)
                 )
         elif isinstance(values.dtype, pd.CategoricalDtype):
             out[column] = values
         elif types.is_datetime64_any_dtype(values) or types.is_timedelta64_dtype(values):
-            raise UserDataError(f"{where} holds dates or times; convert it to numbers or drop it")
+            raise UserDataError(
+                f"{where} holds dates or times; convert it to numbers or leave it out with {drop_option(column)}"
+            )
         elif types.is_object_dtype(values) or types.is_string_dtype(values):
             present = values.dropna()
             if not all(isinstance(v, str) for v in present):
                 kinds = sorted({type(v).__name__ for v in present if not isinstance(v, str)})
                 raise UserDataError(
-                    f"{where} holds {', '.join(kinds)} values, neither numbers nor categories; convert or drop it"
+                    f"{where} holds {', '.join(kinds)} values, neither numbers nor categories; convert it or leave it "
+                    f"out with {drop_option(column)}"
                 )
             if _is_iso_dates(values):
                 raise UserDataError(
                     f"{where} holds dates (e.g. {present.iloc[0]!r}), neither numbers nor categories; "
-                    "convert it to numbers or drop it"
+                    f"convert it to numbers or leave it out with {drop_option(column)}"
                 )
             out[column] = values.astype("category")
         else:
-            raise UserDataError(f"{where} has type {values.dtype}, neither numeric nor categorical; convert or drop it")
+            raise UserDataError(
+                f"{where} has type {values.dtype}, neither numeric nor categorical; convert it or leave it out with "
+                f"{drop_option(column)}"
+            )
     return pd.DataFrame(out, index=frame.index)
 
 
 def _target_column(frame, target: str, file_name: str):
     if target not in frame.columns:
         shown = ", ".join(map(str, list(frame.columns)[:10])) + (", ..." if frame.shape[1] > 10 else "")
-        raise UserDataError(f"--target {target!r} is not a column of {file_name} (columns: {shown})")
+        raise UserDataError(
+            f"--target {target!r} is not a column of {file_name} (columns: {shown})" + near_match(target, frame.columns)
+        )
     y = frame[target]
     if len(y) == 0:
         raise UserDataError(f"{file_name} has a header but no rows")
@@ -290,7 +310,10 @@ def _read(source: UserDataSource, path: str, file_name: str):
     missing = [c for c in source.drop if c not in frame.columns]
     if missing:
         shown = ", ".join(map(str, list(frame.columns)[:10])) + (", ..." if frame.shape[1] > 10 else "")
-        raise UserDataError(f"--drop {', '.join(map(repr, missing))}: not a column of {file_name} (columns: {shown})")
+        hints = "".join(near_match(c, frame.columns) for c in missing)
+        raise UserDataError(
+            f"--drop {', '.join(map(repr, missing))}: not a column of {file_name} (columns: {shown})" + hints
+        )
     return frame.drop(columns=list(source.drop))
 
 
@@ -377,7 +400,7 @@ def load_source(source: UserDataSource, *, check_hash: bool = True) -> Dataset:
     hints = number_hints(X, main_name, source.decimal)
     warnings = list(hints.values()) + [
         f"column {name!r} of {main_name} has a different value in every row, like an identifier; it is used as a "
-        f"feature (leave it out with --drop {name})"
+        f"feature (leave it out with {drop_option(name)})"
         for name in identifier_columns(X)
         if name not in hints
     ]

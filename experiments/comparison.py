@@ -2,8 +2,8 @@
 
 :func:`comparison_of` gathers one dataset's records and compares them (:mod:`.metrics`); :func:`to_markdown` writes a
 table per dataset (the best first, each method's mean ± standard error on every metric, its paired difference to the
-best, its seconds; ★ the winner, ≈ within two standard errors), :func:`to_csv` the same numbers, :func:`plot` a
-figure."""
+best, its seconds; ★ the winner, ≈ within two standard errors, "best (tie)" the methods whose mean is the best's to
+the shown digits), :func:`to_csv` the same numbers, :func:`plot` a figure (ties drawn alike)."""
 
 from __future__ import annotations
 
@@ -102,16 +102,44 @@ def comparison_of(
     return DatasetComparison(dataset, task, metric, ranking, others, seconds, adapted, missing, n_runs, ahead)
 
 
+def _digits(metric: str) -> int:
+    """The decimals the table shows of ``metric`` (in its scale: percent or plain)."""
+    return 2 if METRICS[metric].scale == 100 else 4
+
+
+def _shown(metric: str, mean: float) -> str:
+    """``mean`` as the table shows it."""
+    return f"{METRICS[metric].scale * mean:.{_digits(metric)}f}"
+
+
+def ties_for_best(comparison: DatasetComparison) -> list[str]:
+    """The methods whose mean is the best's to the digits the table shows, the best first, when there are two or more
+    and no winner (a winner is apart from every other method, whatever the digits show); else []."""
+    ranking = comparison.ranking
+    if not ranking or ranking[0].winner:
+        return []
+    top = _shown(comparison.metric, ranking[0].mean)
+    tied = [c.method for c in ranking if _shown(comparison.metric, c.mean) == top]
+    return tied if len(tied) > 1 else []
+
+
+def _and(names) -> str:
+    """``A``, ``A and B``, ``A, B and C``."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
 def _value(metric: str, mean: float, se: float, bold: bool = False) -> str:
     scale = METRICS[metric].scale
-    return plus_minus(scale * mean, scale * se, 2 if scale == 100 else 4, bold=bold)
+    return plus_minus(scale * mean, scale * se, _digits(metric), bold=bold)
 
 
-def _difference(metric: str, c: Comparison) -> str:
+def _difference(metric: str, c: Comparison, ties=()) -> str:
+    if c.method in ties:
+        return "best (tie)"
     if c.best:
         return "best"
     scale = METRICS[metric].scale
-    digits = 2 if scale == 100 else 4
+    digits = _digits(metric)
     if math.isnan(c.diff):
         return "-"
     text = f"{scale * c.diff:+.{digits}f}"
@@ -137,11 +165,11 @@ def dataset_markdown(comparison: DatasetComparison, title: str) -> list[str]:
         + [METRICS[m].shown for m in other_metrics]
         + ["seconds (selection + fit)", "predict s", "compile s"]
     )
-    rows = []
+    rows, ties = [], ties_for_best(comparison)
     for c in comparison.ranking:
         mark = f" {WINNER}" if c.winner else f" {TIED}" if c.tied else ""
         cells = [f"{'**' + c.method + '**' if c.winner else c.method}{mark}", _value(metric, c.mean, c.se, c.winner)]
-        cells.append(_difference(metric, c))
+        cells.append(_difference(metric, c, ties))
         for m in other_metrics:
             other = comparison.others[m].get(c.method)
             cells.append("-" if other is None else _value(m, other.mean, other.se))
@@ -178,9 +206,13 @@ def _ranking_verdict(comparison: DatasetComparison) -> str:
     best = comparison.ranking[0]
     label = METRICS[comparison.metric].label
     fewest = min(c.n_common for c in comparison.ranking)
+    ties = ties_for_best(comparison)
+    lead = f"{best.method} has the best mean"
+    if ties:
+        lead = f"{_and(ties)} tie for the best mean ({_shown(comparison.metric, best.mean)})"
     if len(comparison.ranking) > 1 and fewest < MIN_PAIRED_SCORES:
         return (
-            f"{comparison.dataset}: {best.method} has the best mean on {label}; too few scores for a significance "
+            f"{comparison.dataset}: {lead} on {label}; too few scores for a significance "
             f"statement ({fewest} paired folds, fewer than {MIN_PAIRED_SCORES})."
         )
     if best.winner:
@@ -188,12 +220,14 @@ def _ranking_verdict(comparison: DatasetComparison) -> str:
             f"{comparison.dataset}: {best.method} is best on {label}, by more than 2 standard errors over every "
             "other method."
         )
-    tied = [c.method for c in comparison.ranking[1:] if c.tied]
+    tied = [c.method for c in comparison.ranking[1:] if c.tied and c.method not in ties]
     if len(comparison.ranking) < 2:
         return f"{comparison.dataset}: only {best.method} has a result; nothing to compare."
+    if not tied:
+        return f"{comparison.dataset}: no winner on {label}: {lead}."
     return (
-        f"{comparison.dataset}: no winner on {label}: {best.method} has the best mean, but "
-        f"{', '.join(tied)} {'is' if len(tied) == 1 else 'are'} within 2 standard errors of it."
+        f"{comparison.dataset}: no winner on {label}: {lead}, but "
+        f"{', '.join(tied)} {'is' if len(tied) == 1 else 'are'} within 2 standard errors of {'them' if ties else 'it'}."
     )
 
 
@@ -256,8 +290,9 @@ def to_csv(comparisons) -> str:
 
 def plot(comparisons, subtitle: str = ""):
     """One panel per dataset: each method's mean of the ranking metric ± 2 standard errors, coloured as its table
-    marks it (the winner a star, blue within two standard errors of the best, grey behind it, black with too few
-    paired scores to tell); the axis spans the methods but the baseline, which sits at its edge when beyond it."""
+    marks it (the winner a star, blue the best, the methods tied with it to the shown digits and those within two
+    standard errors of it, grey behind it, black with too few paired scores to tell); the axis spans the methods but
+    the baseline, which sits at its edge when beyond it."""
     from .figures import plt
 
     n = max(1, len(comparisons))
@@ -274,9 +309,11 @@ def plot(comparisons, subtitle: str = ""):
         low, high = min(m - e for m, e in spanned), max(m + e for m, e in spanned)
         pad = 0.08 * (high - low) or 0.01 * abs(high) or 0.01
         low, high = low - pad, high + pad
+        ties = ties_for_best(comparison)  # drawn as the best is: one colour for a tie
         for y, c in enumerate(ranking):
             told = c.best or c.n_common >= MIN_PAIRED_SCORES
-            colour = "#d4a017" if c.winner else "#1f77b4" if c.best or c.tied else "#8c8c8c" if told else "black"
+            top = c.best or c.tied or c.method in ties
+            colour = "#d4a017" if c.winner else "#1f77b4" if top else "#8c8c8c" if told else "black"
             mean, err = bars[c.method]
             if not low <= mean <= high:  # the baseline, far behind: at the edge, its value written
                 edge, side = (low, "<") if mean < low else (high, ">")
@@ -292,13 +329,14 @@ def plot(comparisons, subtitle: str = ""):
         ax.set_xlabel(metric.shown + ("" if metric.greater_is_better else " (lower is better)"))
         few = len(ranking) > 1 and min(c.n_common for c in ranking) < MIN_PAIRED_SCORES
         verdict = f"{WINNER} {comparison.winner}" if comparison.winner else "too few scores" if few else "no winner"
+        verdict = f"tie: {_and(ties)}; {verdict}" if ties else verdict
         ax.set_title(f"{comparison.dataset} ({verdict})", fontsize=10)
         ax.grid(axis="x", alpha=0.3)
     for ax in list(axes.flat)[len(comparisons) :]:
         ax.set_visible(False)
     fig.suptitle(
-        "mean ± 2 standard errors; ★ winner,\nblue: within 2 SE of the best (paired), grey: behind it,\nblack: too few "
-        "paired scores to tell" + (f"\n{subtitle}" if subtitle else ""),
+        "mean ± 2 standard errors; ★ winner,\nblue: the best, its ties and those within 2 SE of it (paired), grey: "
+        "behind it,\nblack: too few paired scores to tell" + (f"\n{subtitle}" if subtitle else ""),
         fontsize=9,
     )
     fig.tight_layout()

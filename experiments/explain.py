@@ -37,22 +37,38 @@ def attribution_table(explained, rows, feature_names, class_names):
 
 
 def summary_figure(explained, feature_names, class_names, out):
-    """Each column's mean absolute attribution (stacked per class), largest on top: ``out/summary.png``."""
+    """:func:`summary_plot` written as ``out/summary.png``."""
+    from .figures import save_figure
+
+    save_figure(summary_plot(explained, feature_names, class_names), out, "summary", formats=("png",))
+
+
+def summary_plot(explained, feature_names, class_names):
+    """Each column's mean absolute attribution, largest on top: one bar a column for a regressor and for two classes
+    (the second class's: the first's are the same, mirrored, as the two probabilities sum to 1), stacked per class
+    for more; the figure."""
     import numpy as np
 
-    from .figures import plt, save_figure
+    from .figures import plt
 
     values = np.abs(np.asarray(explained.values))
     mean = (values if values.ndim == 3 else values[:, :, None]).mean(axis=0)  # (columns, outputs)
-    order = np.argsort(mean.sum(axis=1))
+    names = class_names or ["prediction"]
+    binary = class_names is not None and len(class_names) == 2
+    drawn = [1] if binary else range(len(names))
+    order = np.argsort(mean[:, drawn].sum(axis=1))
     fig, ax = plt.subplots(figsize=(7, 0.35 * len(order) + 1.5))
-    for c, name in enumerate(class_names or ["prediction"]):
-        ax.barh(np.arange(len(order)), mean[order, c], left=mean[order, :c].sum(axis=1), label=name)
+    for k, c in enumerate(drawn):
+        ax.barh(np.arange(len(order)), mean[order, c], left=mean[order][:, list(drawn)[:k]].sum(axis=1), label=names[c])
     ax.set_yticks(np.arange(len(order)), [feature_names[i] for i in order])
-    ax.set_xlabel("mean |attribution| over the explained rows")
-    if class_names is not None:
+    if binary:
+        label = f"mean |attribution| to P({names[1]}) over the explained rows (P({names[0]})'s: the same, mirrored)"
+    else:
+        label = "mean |attribution| over the explained rows"
+    ax.set_xlabel(label)
+    if class_names is not None and not binary:
         ax.legend(title="class", fontsize="small")
-    save_figure(fig, out, "summary", formats=("png",))  # with the project's other figures' resolution, then closed
+    return fig
 
 
 def run(args, *, command: str) -> int:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import ast
 import importlib.util
+import re
 from pathlib import Path
 
 from .cluster import add_scheduler_argument
@@ -80,7 +81,18 @@ def help_text(name: str) -> str:
     spec = importlib.util.find_spec(f"{__package__}.{name}")
     source = Path(spec.origin).read_text(encoding="utf-8")
     paragraphs = (ast.get_docstring(ast.parse(source)) or "").strip().split("\n\n")
-    return "\n\n".join(p for p in paragraphs if ":mod:`.cli`" not in p) + "\n"
+    return plain_text("\n\n".join(p for p in paragraphs if ":mod:`.cli`" not in p)) + "\n"
+
+
+# a reST role (a role's name between colons, then its target in backquotes, or a text and <target>): the text shown,
+# or the target (its last part after a ~)
+_ROLE = re.compile(r":[a-z]+:`(?P<tilde>~?)\.?(?P<target>[^`<]*?)\s*(?:<[^`>]*>)?`")
+
+
+def plain_text(text: str) -> str:
+    """reST as a terminal shows it: roles and ````literals```` as `names` (the top-level help's quotes)."""
+    shown = _ROLE.sub(lambda m: f"`{m['target'].rsplit('.', 1)[-1] if m['tilde'] else m['target']}`", text)
+    return shown.replace("``", "`")
 
 
 def add_user_data_arguments(parser: argparse.ArgumentParser, *, regression: bool = True) -> None:

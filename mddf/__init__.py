@@ -39,6 +39,7 @@ _EXPORTS = {
     "MDDFClassifier": ".cascade.classifier",
     "MDDFGridSearch": ".cascade.search",
     "ModelFileError": ".storage",
+    "load": ".storage",
     "PAPER_CONFIG": "._paper_config",
     "PAPER_PARAM_GRID": ".cascade.search",
     "PairFeatures": ".features.pairs",
@@ -62,7 +63,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers and readers of the im
     from .margin.alpha import solve_alpha_exact, solve_alpha_sgd, solve_layer_share
     from .margin.distribution import sample_distribution
     from .margin.margins import margin_distribution_loss, margin_statistics, margins
-    from .storage import ModelFileError
+    from .storage import ModelFileError, load
 
 
 def __getattr__(name):
@@ -89,6 +90,7 @@ __all__ = [
     "PAPER_PARAM_GRID",
     "PairFeatures",
     "PCAFeatures",
+    "load",
     "margin_distribution_loss",
     "margin_statistics",
     "margins",

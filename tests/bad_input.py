@@ -18,8 +18,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mddf import CascadeForestRegressor, MDDFClassifier
-from mddf.baselines import AdaBoostClassifier, DeepBoostClassifier, GCForestClassifier, QuadBoostClassifier
+from mddf import CascadeForestRegressor, MDDFClassifier, MDDFGridSearch, PairFeatures, PCAFeatures
+from mddf.baselines import (
+    AdaBoostClassifier,
+    DeepBoostClassifier,
+    GCForestClassifier,
+    MultiGrainedScanner,
+    QuadBoostClassifier,
+)
 
 ESTIMATORS = {
     "mddf": lambda **kw: MDDFClassifier(n_estimators=4, max_layers=2, n_folds=2, n_jobs=1, random_state=0, **kw),
@@ -34,16 +40,36 @@ ESTIMATORS = {
     "quadboost": lambda **kw: QuadBoostClassifier(n_iter=20, random_state=0, **kw),
 }
 ALL = tuple(ESTIMATORS)
+#: The other estimators that read X's columns, for the cases on X's columns: the grid search (through the cascades it
+#: grows), the transformers that append features and gcForest's scanner (``fit`` and ``transform`` in place of ``fit``
+#: and ``predict``).
+COLUMN_READERS = {
+    "search": lambda **kw: MDDFGridSearch(
+        estimator=ESTIMATORS["mddf"](**kw), param_grid={"margin_mean": [0.8, 0.9]}, halving_layers=()
+    ),
+    "pca": lambda **kw: PCAFeatures(**kw),
+    "pairs": lambda **kw: PairFeatures(**kw),
+    "scanner": lambda **kw: MultiGrainedScanner(
+        window_sizes=(2,), image_shape=(4,), n_estimators=4, n_folds=2, random_state=0, **kw
+    ),
+}
+ALL_READERS = ALL + tuple(COLUMN_READERS)
 CLASSIFIERS = tuple(name for name in ALL if name != "regressor")
 BOOSTERS = ("deepboost", "adaboost", "quadboost")
 
 
 def make(name, **params):
-    return ESTIMATORS[name](**params)
+    return {**ESTIMATORS, **COLUMN_READERS}[name](**params)
+
+
+def applied(model, X):
+    """What a fitted model makes of ``X``: its predictions, or a transformer's output."""
+    return model.predict(X) if hasattr(model, "predict") else model.transform(X)
 
 
 def data(name, n=40, d=4, seed=0):
-    """A learnable problem: class labels for a classifier, real targets for the regressor."""
+    """A learnable problem: class labels for a classifier (and the other column readers), real targets for the
+    regressor."""
     rng = np.random.RandomState(seed)
     X = rng.normal(size=(n, d))
     signal = X[:, 0] + 0.5 * X[:, 1]

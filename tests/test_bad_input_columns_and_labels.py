@@ -104,8 +104,26 @@ def none_among_string_labels(name):
 @CASES.add(CLASSIFIERS, "error")
 def continuous_labels(name):
     X, y = data(name)
-    with raises(ValueError, "Unknown label type"):
+    with raises(ValueError, "Unknown label type: continuous: y holds 40 distinct numbers"):
         make(name).fit(X, X[:, 0])
+
+
+@CASES.add(CLASSIFIERS, "error")
+def two_float_labels_not_integers(name):
+    # scikit-learn's "continuous" said neither that there are two values nor what to give instead
+    X, y = data(name)
+    labels = np.where(y == 1, 1.5, 0.5)
+    for given in (labels, labels.tolist()):
+        with raises(ValueError, "y holds 2 distinct numbers (0.5, 1.5), not all integers, where a classifier needs"):
+            make(name).fit(X, given)
+
+
+@CASES.add(CLASSIFIERS, "result")
+def float_labels_that_are_integers(name):
+    X, y = data(name)
+    model = make(name).fit(X, y.astype(float))
+    assert model.classes_.tolist() == [0.0, 1.0]
+    assert_learned(name, model, X, y.astype(float))
 
 
 @CASES.add(("regressor",), "error")

@@ -3,11 +3,13 @@ complex numbers, odd columns), for each of the six estimators (the matrix's piec
 
 from __future__ import annotations
 
+import datetime
+
 import numpy as np
 import pandas as pd
 import pytest
 import scipy.sparse as sp
-from bad_input import ALL, Cases, assert_learned, data, frame_of, make, raises
+from bad_input import ALL, ALL_READERS, Cases, applied, assert_learned, data, frame_of, make, raises
 from sklearn.exceptions import NotFittedError
 
 CASES = Cases()
@@ -35,6 +37,18 @@ def no_rows(name):
     X, y = data(name)
     with raises(ValueError, "0 sample(s)"):
         make(name).fit(X[:0], y[:0])
+
+
+@CASES.add(ALL, "error")
+def no_rows_in_a_frame_with_a_category_column(name):
+    # the categories' encoder refused the empty column first, naming neither the estimator nor X's shape
+    frame, y = frame_of(name, "category")
+    named = f"0 sample(s) (shape=(0, 4)) while a minimum of 1 is required by {type(make(name)).__name__}"
+    with raises(ValueError, named):
+        make(name).fit(frame.iloc[:0], y[:0])
+    model = make(name).fit(frame, y)
+    with raises(ValueError, named):
+        model.predict(frame.iloc[:0])
 
 
 @CASES.add(ALL, "error")
@@ -131,6 +145,45 @@ def datetime_column(name):
     frame = frame_of(name, "category")[0].assign(c=pd.date_range("2020-01-01", periods=40))
     with pytest.raises(TypeError, match=r"column\(s\) 'c' \(datetime64\[\w+\]\) of X hold dates, times or durations"):
         make(name).fit(frame, data(name)[1])
+
+
+def refused_at_fit_and_at_predict(name, X_times, fragment):
+    """``X_times``, of the shape of :func:`data`'s X, is refused by a TypeError holding ``fragment`` at fit, and at
+    prediction by a model fitted on numbers: neither reads its dates, times or durations as numbers."""
+    X, y = data(name)
+    with raises(TypeError, fragment):
+        make(name).fit(X_times, y)
+    model = make(name).fit(X, y)
+    with raises(TypeError, fragment):
+        applied(model, X_times)
+
+
+@CASES.add(ALL_READERS, "error")
+def datetime64_array(name):
+    X = data(name)[0]
+    days = (np.arange(X.size).reshape(X.shape) + 18000).astype("datetime64[D]")
+    refused_at_fit_and_at_predict(name, days, "column(s) 0 (datetime64[D]), 1 (datetime64[D]), 2 (datetime64[D]), 3")
+
+
+@CASES.add(ALL_READERS, "error")
+def timedelta64_array(name):
+    X = data(name)[0]
+    seconds = np.arange(X.size).reshape(X.shape).astype("timedelta64[s]")
+    refused_at_fit_and_at_predict(name, seconds, "column(s) 0 (timedelta64[s]), 1 (timedelta64[s]), 2")
+
+
+@CASES.add(ALL_READERS, "error")
+def object_array_holding_dates(name):
+    X = data(name)[0]
+    start = datetime.datetime(2020, 1, 1)
+    for kind, when in [
+        ("date", lambda i: start.date() + datetime.timedelta(days=i)),
+        ("datetime", lambda i: start + datetime.timedelta(hours=i)),
+        ("Timestamp", lambda i: pd.Timestamp(start) + pd.Timedelta(days=i)),
+    ]:
+        dates = X.astype(object)
+        dates[:, 2] = [when(i) for i in range(len(X))]
+        refused_at_fit_and_at_predict(name, dates, f"column(s) 2 (objects of type {kind}) of X hold dates, times or")
 
 
 @CASES.add(ALL, "error")

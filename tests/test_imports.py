@@ -37,7 +37,7 @@ ALLOWED = {
     "mddf._runtime": set(),  # numba's cache, the code built ahead of time, threads
     "mddf.margin": set(),  # the paper's equations and Algorithm 2's state
     "mddf.storage": set(),  # model files of model_dir
-    "mddf.utils": {"mddf._runtime"},  # input checks, tabular input, layer outputs, the stopping rule
+    "mddf.utils": {"mddf._runtime", "mddf.storage"},  # input checks, tabular input, layer outputs, stopping, save()
     "mddf.trees": {"mddf._runtime"},  # one binned tree
     "mddf.forests": {"mddf._runtime", "mddf.storage", "mddf.trees"},  # the only way to the trees
     "mddf.features": {"mddf._runtime", "mddf.utils", "mddf.forests"},  # pairs, principal directions

@@ -42,8 +42,8 @@ ROLES = {
     "mddf.forests": "forests, draws, storage",
     "mddf.trees": "one binned tree (numba)",
     "mddf.margin": "eqs. 46-48, Algorithm 2's state",
-    "mddf.storage": "model files of model_dir",
-    "mddf.utils": "checks, tables, stopping rule",
+    "mddf.storage": "saved models, model_dir's files",
+    "mddf.utils": "checks, tables, stopping, save()",
     "mddf._runtime": "compile cache, dispatch, threads",
 }
 

@@ -77,8 +77,9 @@ def through_softmax(logits, base_logits, values):
     return (q0[0] if given.ndim == 1 else q0), out
 
 
-def check_explainable(model, where):
-    """Raise a ``ValueError`` naming the member at ``where`` unless its fold model ``model`` can be explained."""
+def check_explainable(model, where, *, role="member"):
+    """Raise a ``ValueError`` naming the ``role`` (``"member"`` of a block, or the cascade's ``"predictor"``) at
+    ``where`` unless its fold model ``model`` can be explained; the message says how to fit one that can be."""
     if isinstance(model, (PackedForest, CompactForest)):
         return
     estimator = model.estimator if isinstance(model, FoldModel) else model
@@ -86,23 +87,28 @@ def check_explainable(model, where):
         return
     if _is_sklearn_forest(estimator):
         return
+    named = f"{where} ({type(estimator).__name__})"
+    if role == "predictor":
+        instead = "fit with predictor='xgboost', 'forest' or None to explain the model"
+    else:
+        instead = "fit without this member (or as 'gbdt') to explain the model"
     if not _is_xgboost(estimator):
         raise ValueError(
-            f"{where} ({type(estimator).__name__}): explain() attributes exactly the outputs of mddf's forests and "
-            "of XGBoost members only; fit without this member (or as 'gbdt') to explain the model"
+            f"{named}: explain() attributes exactly the outputs of mddf's forests, scikit-learn's random forests and "
+            f"XGBoost models only, and this {role} is none of them; {instead}"
         )
     if estimator.get_params().get("multi_strategy") == "multi_output_tree":
         raise ValueError(
-            f"{where} ({type(estimator).__name__}): XGBoost computes no contributions for trees whose leaves hold "
-            "every class's value (multi_strategy='multi_output_tree', the member 'gbdt_vector'): use 'gbdt', "
-            "'gbdt_es'"
+            f"{named}: XGBoost computes no contributions for trees whose leaves hold every class's value "
+            + (
+                "(multi_strategy='multi_output_tree'); " + instead
+                if role == "predictor"
+                else "(multi_strategy='multi_output_tree', the member 'gbdt_vector'): use 'gbdt', 'gbdt_es'"
+            )
         )
     objective = estimator.get_params().get("objective")
     if objective not in XGBOOST_OBJECTIVES:
-        raise ValueError(
-            f"{where} ({type(estimator).__name__}): explain() explains XGBoost's objectives {XGBOOST_OBJECTIVES}, "
-            f"not {objective!r}"
-        )
+        raise ValueError(f"{named}: explain() explains XGBoost's objectives {XGBOOST_OBJECTIVES}, not {objective!r}")
 
 
 def _is_sklearn_forest(estimator):

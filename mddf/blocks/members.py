@@ -263,7 +263,7 @@ class FoldModel:
             bad = int((~finite.reshape(len(output), -1).all(axis=1)).sum())
             raise ValueError(
                 f"{name}: {method} returned non-finite values (NaN or infinity) in {bad} of {expected[0]} "
-                f"rows; a member must give finite {what}"
+                f"rows; it must give finite {what}"
             )
         if method == "predict_proba" and len(output):
             output = output.astype(np.float64, copy=False)
@@ -275,7 +275,7 @@ class FoldModel:
                 raise ValueError(
                     f"{name}: predict_proba returned rows that are not probabilities (a negative value, or no "
                     f"positive one) in {int(bad.sum())} of {expected[0]} rows (row {i}: sum {sums[i]:.6g}, smallest "
-                    f"value {smallest[i]:.6g}); a member must give class probabilities, non-negative and summing to 1"
+                    f"value {smallest[i]:.6g}); it must give class probabilities, non-negative and summing to 1"
                 )
             off = np.abs(sums - 1.0) > SUM_TOLERANCE
             if off.any():  # float32 rows, and rows that do not sum to 1 (GaussianNB's on float32 input can sum to 2)
@@ -315,7 +315,7 @@ def _check_classes(estimator, n_classes, where):
         found = estimator.classes_
     except AttributeError:
         raise ValueError(
-            f"{name}: has no classes_ after fit; a classifier member must set classes_, the classes of its "
+            f"{name}: has no classes_ after fit; it must set classes_, the classes of its "
             "predict_proba columns in order, as scikit-learn's classifiers do"
         ) from None
     expected = np.arange(n_classes)

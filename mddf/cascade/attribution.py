@@ -157,7 +157,7 @@ def _with_predictor(cascade, X, proba, passed, fed_on, fast):
     raw = getattr(cascade, "predictor_input_", None) == "raw"
     Z = np.ascontiguousarray(X if raw else np.hstack([X, fed_on.astype(np.float32)]), dtype=np.float32)
     model = cascade._predictor_model
-    check_explainable(model, "predictor")
+    check_explainable(model, "predictor", role="predictor")
     base, values = model_attributions(model, Z, None, False, fast, len(cascade.classes_))
     values = on_x(values[:, None], X.shape[1], None if raw else passed.values)[:, 0]
     predicted = Attributed(base, values)

@@ -21,8 +21,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._runtime.threads import one_blas_thread, one_thread
 from ..blocks.members import check_accepts_nan
 from ..storage import MemoryStore, temporary_folders_removed_on_sigterm
-from ..storage.sealed import sealed_reduce
-from ..utils import CATEGORICAL_FEATURES_CONSTRAINT, N_JOBS_CONSTRAINT, validate_tabular
+from ..utils import CATEGORICAL_FEATURES_CONSTRAINT, N_JOBS_CONSTRAINT, SaveMixin, validate_tabular
 from .explanation import CHUNK_ROWS, explain_rows, explanation
 from .final_predictor import mix
 from .growth import CascadeGrowth
@@ -30,7 +29,7 @@ from .layer_features import LayerFeaturesMixin
 from .pair_step import with_pairs
 
 
-class CascadeBase(LayerFeaturesMixin):
+class CascadeBase(SaveMixin, LayerFeaturesMixin):
     """The fit loop, layer features, staged outputs, predictor and ``model_dir`` of both cascades.
 
     A subclass gives its task's policy (:meth:`_policy`) and the names of its passed columns
@@ -78,11 +77,6 @@ class CascadeBase(LayerFeaturesMixin):
     def _replay(self, X):
         """The policy's replay of the kept layers for validated rows ``X``: ``(passed, output)`` after each."""
         raise NotImplementedError
-
-    def __reduce__(self):
-        """Pickle as a sealed state (:mod:`mddf.storage.sealed`): one block of bytes checked by its SHA-256 before
-        any of it is unpickled, so that a damaged pickle is a :class:`mddf.ModelFileError`."""
-        return sealed_reduce(self)
 
     def __setstate__(self, state):
         if "layers_" in state and state.get("_model_store") is None:  # fitted when in-memory models had no store

@@ -22,8 +22,7 @@ from sklearn.utils._param_validation import HasMethods, Interval
 from sklearn.utils.validation import check_is_fitted
 
 from ..storage import ModelStore, temporary_folders_removed_on_sigterm
-from ..storage.sealed import sealed_reduce
-from ..utils import LayerOutputMixin
+from ..utils import LayerOutputMixin, SaveMixin
 from .base import begin_growth, set_fitted
 from .classifier import MDDFClassifier
 
@@ -89,7 +88,7 @@ class _Candidate:
         return not self.finished and self.pruned_at is None
 
 
-class MDDFGridSearch(LayerOutputMixin, MetaEstimatorMixin, ClassifierMixin, TransformerMixin, BaseEstimator):
+class MDDFGridSearch(SaveMixin, LayerOutputMixin, MetaEstimatorMixin, ClassifierMixin, TransformerMixin, BaseEstimator):
     """Grid search over mdDF's parameters, selected by the cascade's own monitored accuracy.
 
     Every candidate is the cascade ``clone(estimator).set_params(**params)`` grown on all the
@@ -377,10 +376,6 @@ class MDDFGridSearch(LayerOutputMixin, MetaEstimatorMixin, ClassifierMixin, Tran
         """Layers kept by the selected cascade."""
         check_is_fitted(self)
         return self.best_estimator_.n_layers_
-
-    def __reduce__(self):
-        """Pickle as a sealed state, as the cascades do (:mod:`mddf.storage.sealed`)."""
-        return sealed_reduce(self)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

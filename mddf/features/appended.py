@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils.validation import validate_data
 
-from ..utils._tabular import _check_frame_columns as check_frame_columns
+from ..utils import check_columns
 from ..utils._tabular import _is_dataframe, _mask_from_spec
 
 
@@ -36,11 +36,11 @@ class AppendedFeaturesMixin:
         """
         name = type(self).__name__
         is_frame = _is_dataframe(X)
+        try:
+            check_columns(X)
+        except (TypeError, ValueError) as exc:
+            raise type(exc)(f"{name}: {exc}") from None
         if is_frame:
-            try:
-                check_frame_columns(X)
-            except (TypeError, ValueError) as exc:
-                raise type(exc)(f"{name}: {exc}") from None
             validate_data(self, X, reset=reset, dtype=None, ensure_all_finite=False, skip_check_array=True)
             if len(X) == 0:
                 raise ValueError(f"{name}: X has 0 rows; at least 1 is required (shape {X.shape})")

@@ -12,7 +12,7 @@ from sklearn.utils._param_validation import Interval, InvalidParameterError, Str
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import _check_feature_names_in, check_consistent_length, check_is_fitted, column_or_1d
 
-from ..utils import N_JOBS_CONSTRAINT
+from ..utils import N_JOBS_CONSTRAINT, SaveMixin
 from .appended import AppendedFeaturesMixin
 from .pair_search import OPERATIONS, SearchResult, SearchSettings, pair_values, search_pairs
 
@@ -47,7 +47,7 @@ def check_pair_features(search, where):
     checked_operations(search.operations, where)
 
 
-class PairFeatures(AppendedFeaturesMixin, TransformerMixin, BaseEstimator):
+class PairFeatures(SaveMixin, AppendedFeaturesMixin, TransformerMixin, BaseEstimator):
     """Append the log-ratios and products of the pairs of numeric columns that help a shallow tree out of fold.
 
     Trees split one column at a time, so a label that follows a ratio of two columns (an instalment over the

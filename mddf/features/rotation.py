@@ -10,10 +10,11 @@ from sklearn.decomposition import PCA
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import _check_feature_names_in, check_is_fitted
 
+from ..utils import SaveMixin
 from .appended import AppendedFeaturesMixin, signed_log
 
 
-class PCAFeatures(AppendedFeaturesMixin, TransformerMixin, BaseEstimator):
+class PCAFeatures(SaveMixin, AppendedFeaturesMixin, TransformerMixin, BaseEstimator):
     """Append the principal components of the numeric columns to ``X``, leaving its columns as they are.
 
     Trees split one column at a time, so a label that follows a direction across columns (a ratio of two

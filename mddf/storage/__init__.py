@@ -1,9 +1,11 @@
-"""Fitted models kept on disk: the bounded-memory mode of the cascades (``model_dir``).
+"""Fitted models kept on disk: saved models (:func:`save`, :func:`load`) and the bounded-memory mode of the
+cascades (``model_dir``).
 
 Modules: :mod:`.files` (the format: marker, header, hashes, :class:`ModelFileError`), :mod:`.records` (writing
 a model and the record that loads it back), :mod:`.stores` (the stores a block keeps its models in: on disk or in
-memory), :mod:`.temporary` (the ``model_dir="auto"`` folders and their clean-up) and :mod:`.sealed` (the pickle of
-a cascade: its whole state checked by a SHA-256 before any of it is rebuilt, XGBoost's boosters as model bytes).
+memory), :mod:`.temporary` (the ``model_dir="auto"`` folders and their clean-up), :mod:`.sealed` (a fitted
+estimator as one block of bytes checked whole by its digest before any of it is rebuilt, XGBoost's boosters as model
+bytes: what an estimator's pickle carries) and :mod:`.saved` (those bytes as a file: :func:`save`, :func:`load`).
 
 A block's fitted models (each forest's fold models, or its out-of-bag forest, and the fold models of
 the other members) are written to a folder as soon as each is fitted and has given its class vectors,
@@ -33,6 +35,7 @@ trusted as a pickle.
 
 from .files import FORMAT, HEADER_BYTES, MARKER, OWNED_ENTRY, ModelFileError, read_marker
 from .records import ModelWriter, StoredRecord
+from .saved import load, save
 from .stores import MemoryStore, ModelStore, StoredModel, open_store
 from .temporary import (
     remove_stale_temporary_folders,
@@ -52,8 +55,10 @@ __all__ = [
     "StoredModel",
     "StoredRecord",
     "open_store",
+    "load",
     "read_marker",
     "remove_stale_temporary_folders",
     "remove_temporary_folders",
+    "save",
     "temporary_folders_removed_on_sigterm",
 ]

@@ -8,9 +8,14 @@
   ``categorical_features`` names) encoded as ordinal codes, and
   :data:`CATEGORICAL_FEATURES_CONSTRAINT`, the ``_parameter_constraints`` entry
   of that parameter, and :data:`N_JOBS_CONSTRAINT`, that of ``n_jobs`` (0 and absurd counts refused);
+  :func:`check_columns`, its check of the columns no estimator reads (dates, times
+  and durations, of a DataFrame or an array; a DataFrame's duplicate names and lists),
+  for input that is not tabular;
 - layer outputs: :class:`LayerOutputMixin`, ``get_feature_names_out`` and
   ``set_output`` for a transformer whose ``transform`` returns the features of
   one of its layers;
+- saved models: :class:`SaveMixin`, the ``save(path)`` method that :func:`mddf.load` reads back, and a pickle
+  checked whole before it is rebuilt;
 - layer growth: :class:`EarlyStopping`, the rule by which the cascades stop
   adding layers, to replay it on recorded scores;
 - threads: :func:`thread_limits`, threadpoolctl's ``threadpool_limits`` without
@@ -19,14 +24,15 @@
   built ahead of time or is compiled by numba on first use.
 
 It belongs to the lowest layer of mddf, with the paper's equations and the
-model files, and imports nothing from the layers above (see :mod:`mddf`).
+model files (whose saved-model format it uses), and imports nothing from the layers above (see :mod:`mddf`).
 """
 
 from .._runtime.dispatch import state as _state
 from .._runtime.threads import thread_limits
 from ._layer_output import LayerOutputMixin
+from ._saving import SaveMixin
 from ._stopping import EarlyStopping
-from ._tabular import CATEGORICAL_FEATURES_CONSTRAINT, validate_tabular
+from ._tabular import CATEGORICAL_FEATURES_CONSTRAINT, check_columns, validate_tabular
 from ._validation import N_JOBS_CONSTRAINT, check_label_types, check_sample_weight, check_weighted_classes
 
 
@@ -43,6 +49,8 @@ __all__ = [
     "EarlyStopping",
     "LayerOutputMixin",
     "N_JOBS_CONSTRAINT",
+    "SaveMixin",
+    "check_columns",
     "check_label_types",
     "check_sample_weight",
     "check_weighted_classes",

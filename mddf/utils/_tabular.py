@@ -44,13 +44,15 @@ from sklearn.preprocessing import OrdinalEncoder
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import _check_feature_names, _check_n_features, check_array, validate_data
 
-__all__ = ["CATEGORICAL_FEATURES_CONSTRAINT", "validate_tabular"]
+__all__ = ["CATEGORICAL_FEATURES_CONSTRAINT", "check_columns", "validate_tabular"]
 
 #: ``_parameter_constraints`` entry of ``categorical_features``.
 CATEGORICAL_FEATURES_CONSTRAINT = ["array-like", StrOptions({"from_dtype"}), None]
 
 # infer_dtype kinds of an object column that holds numbers only: such a column stays numeric
 _NUMERIC_OBJECT_KINDS = {"integer", "floating", "mixed-integer-float", "decimal", "boolean", "complex", "empty"}
+# infer_dtype kinds of an object column that holds no date, time or duration
+_PLAIN_OBJECT_KINDS = _NUMERIC_OBJECT_KINDS | {"string", "bytes"}
 
 
 def validate_tabular(estimator, X, y="no_validation", *, reset, **check_params):
@@ -77,8 +79,10 @@ def validate_tabular(estimator, X, y="no_validation", *, reset, **check_params):
     -------
     X, or (X, y) when ``y`` is given: what ``validate_data`` returns for the encoded matrix.
     """
-    if _is_dataframe(X):
-        _check_frame_columns(X)
+    check_columns(X)
+    shape = getattr(X, "shape", ())
+    if len(shape) == 2 and shape[0] == 0:  # scikit-learn's error names the estimator, the encoder's would not
+        return validate_data(estimator, X, y, reset=reset, **check_params)
     if np.dtype(check_params.get("dtype", np.float64)) == np.float32:
         _check_float32_range(X)
     if reset:
@@ -115,32 +119,61 @@ def _is_dataframe(X):
     return pd is not None and isinstance(X, pd.DataFrame)
 
 
-# infer_dtype kinds of an object column of dates, times or durations
-_TIME_OBJECT_KINDS = {"datetime64", "datetime", "date", "timedelta64", "timedelta", "time", "period"}
+def _time_types():
+    """The Python types of a date, a time or a duration: ``datetime``'s (pandas' ``Timestamp`` and ``Timedelta``
+    are among them), NumPy's scalars and, when pandas is loaded, its ``Period``."""
+    import datetime
+
+    pd = sys.modules.get("pandas")
+    period = (pd.Period,) if pd is not None else ()
+    return (datetime.date, datetime.time, datetime.timedelta, np.datetime64, np.timedelta64, *period)
 
 
-def _holds_times(column):
-    """Whether a pandas Series holds dates, times or durations (a datetime, timedelta or period dtype, or
-    objects that are all of them)."""
-    import pandas as pd
+def _time_objects(values):
+    """The sorted names of the types of the dates, times or durations among ``values`` (objects; pandas' ``NaT``,
+    a missing date, counts as one: no number can stand for it)."""
+    pd = sys.modules.get("pandas")
+    if pd is not None and pd.api.types.infer_dtype(values, skipna=True) in _PLAIN_OBJECT_KINDS:
+        return []  # strings or numbers only, found in compiled code: most object columns
+    kinds = _time_types()
+    return sorted({type(v).__name__ for v in values if isinstance(v, kinds)})
 
+
+def _times_of(column):
+    """What makes one column of ``X`` (a pandas Series or a 1-D NumPy array) dates, times or durations: its dtype
+    (datetime, timedelta or period), or the types of such objects among its values; None if it holds none."""
     dtype = column.dtype
-    if isinstance(dtype, (pd.CategoricalDtype, pd.StringDtype)):
-        return False
-    if isinstance(dtype, (pd.DatetimeTZDtype, pd.PeriodDtype)) or getattr(dtype, "kind", "O") in ("m", "M"):
-        return True
-    objects = isinstance(dtype, np.dtype) and dtype.kind == "O"
-    return objects and pd.api.types.infer_dtype(column, skipna=True) in _TIME_OBJECT_KINDS
+    if getattr(dtype, "kind", None) in ("m", "M") or type(dtype).__name__ in ("DatetimeTZDtype", "PeriodDtype"):
+        return str(dtype)
+    if isinstance(dtype, np.dtype) and dtype.kind == "O":
+        found = _time_objects(column.to_numpy() if hasattr(column, "to_numpy") else column)
+        return f"objects of type {', '.join(found)}" if found else None
+    return None  # numbers, strings, and categories (a category column of dates is categorical)
 
 
-def _check_frame_columns(X):
-    """Raise for DataFrame columns no estimator can read: duplicate names, cells that hold containers (lists, ...),
-    and dates, times or durations.
+def check_columns(X):
+    """Raise for columns of ``X`` (a DataFrame or an array) no estimator can read, naming them (a DataFrame's by
+    name, an array's by position): for a DataFrame duplicate names and cells that hold containers (lists, ...),
+    and for any input dates, times or durations. :func:`validate_tabular` calls it first.
+
+    Parameters
+    ----------
+    X : array-like or pandas DataFrame of shape (n_samples, n_features)
+        Input that is not an array of two dimensions (sparse matrices, 1-D input, ragged lists) passes, for
+        ``validate_data`` to report.
 
     Duplicate names are a ``ValueError`` naming them (which of the columns would be meant is
-    ambiguous); datetime, timedelta and period columns are a ``TypeError`` naming them, since they
-    have no numeric value the estimators could take without a choice of unit and origin.
+    ambiguous); datetime, timedelta and period columns, and columns of objects among which are dates,
+    times or durations, are a ``TypeError`` naming them, since they have no numeric value the estimators
+    could take without a choice of unit and origin.
     """
+    if not _is_dataframe(X):
+        A = _as_array(X)
+        if A is not None:
+            times = [(j, _times_of(A[:, j])) for j in range(A.shape[1])]
+            example = "(X[:, j].astype('datetime64[D]') - np.datetime64('2000-01-01')) / np.timedelta64(1, 'D')"
+            _raise_for_times([(j, found) for j, found in times if found], example)
+        return
     duplicated = X.columns[X.columns.duplicated()].unique()
     if len(duplicated):
         counts = ", ".join(f"{name!r} ({int((X.columns == name).sum())} times)" for name in duplicated)
@@ -152,15 +185,34 @@ def _check_frame_columns(X):
             f"column(s) {names} of X hold lists, tuples, sets, dicts or arrays, not one value a cell; expand each "
             "into columns of their own (e.g. pd.DataFrame(X[c].tolist())) or turn it into a number or a string"
         )
-    times = [j for j in range(X.shape[1]) if _holds_times(X.iloc[:, j])]
-    if times:
-        names = ", ".join(f"{X.columns[j]!r} ({X.iloc[:, j].dtype})" for j in times)
-        raise TypeError(
-            f"column(s) {names} of X hold dates, times or durations, which the estimators do not convert; "
-            "convert them to numbers first, for example the days since a date of your choice "
-            "((X[c] - pd.Timestamp('2000-01-01')) / pd.Timedelta(days=1)), or calendar features (year, month, "
-            "day of week) as columns of their own"
-        )
+    times = [(repr(X.columns[j]), _times_of(X.iloc[:, j])) for j in range(X.shape[1])]
+    example = "(X[c] - pd.Timestamp('2000-01-01')) / pd.Timedelta(days=1)"
+    _raise_for_times([(name, found) for name, found in times if found], example)
+
+
+def _as_array(X):
+    """``X`` as a 2-D NumPy array of dates, times, durations or objects, when it may hold any; else None (numbers,
+    strings, sparse matrices, and input that validation will refuse: it says why)."""
+    if hasattr(X, "toarray") or not hasattr(X, "__len__") or isinstance(X, (str, bytes)):
+        return None
+    try:
+        A = np.asarray(X)
+    except (TypeError, ValueError):
+        return None
+    return A if A.ndim == 2 and A.dtype.kind in "mMO" else None
+
+
+def _raise_for_times(columns, days_since):
+    """The ``TypeError`` for the columns ``(name, what)`` that hold dates, times or durations, if any."""
+    if not columns:
+        return
+    names = ", ".join(f"{name} ({what})" for name, what in columns[:5]) + (", ..." if len(columns) > 5 else "")
+    raise TypeError(
+        f"column(s) {names} of X hold dates, times or durations, which the estimators do not convert; "
+        "convert them to numbers first, for example the days since a date of your choice "
+        f"({days_since}), or calendar features (year, month, day of week) as columns of "
+        "their own"
+    )
 
 
 def _holds_containers(column):

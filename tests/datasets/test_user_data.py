@@ -91,6 +91,32 @@ def test_an_unknown_target_column_lists_the_columns(user_csv):
         load(user_csv, target="label")
 
 
+@pytest.mark.parametrize(
+    "header, target, hint",
+    [
+        ("x1,x2,y ", "y", "; did you mean 'y '? (the names differ in spaces at their ends)"),
+        ("x1,x2,y", "y ", "; did you mean 'y'? (the names differ in spaces at their ends)"),
+        ("x1,x2,Label", "label", "; did you mean 'Label'? (the names differ in case)"),
+        ("x1,x2,colour", "color", "; did you mean 'colour'?"),
+        ("x1,x2,y", "price", ""),
+    ],
+)
+def test_a_target_or_drop_that_names_no_column_names_the_nearest_one(tmp_path, header, target, hint):
+    path = tmp_path / "near.csv"
+    path.write_text(header + "\n" + "".join(f"{i},{i % 3},{'ab'[i % 2]}\n" for i in range(10)))
+    with pytest.raises(ud.UserDataError) as info:
+        load(path, target=target)
+    assert (
+        str(info.value)
+        == f"--target {target!r} is not a column of near.csv (columns: {header.replace(',', ', ')})" + hint
+    )
+    with pytest.raises(ud.UserDataError) as info:  # the same hint for --drop
+        ud.load_source(ud.source_for(path, header.split(",")[0], drop=(target,)))
+    assert str(info.value).endswith(
+        f"--drop {target!r}: not a column of near.csv (columns: {header.replace(',', ', ')})" + hint
+    )
+
+
 def test_a_target_with_one_class_is_refused(tmp_path):
     path = write_user_csv(tmp_path / "one.csv", labels=("a", "a", "a"))
     with pytest.raises(ud.UserDataError, match="has a single class \\('a'\\); a classifier needs at least two"):
@@ -113,7 +139,14 @@ def test_a_date_column_is_neither_numeric_nor_categorical_and_is_refused(user_cs
     frame = pd.read_csv(user_csv)
     frame["when"] = [f"2024-01-{1 + i % 28:02d}" for i in range(len(frame))]
     frame.to_csv(tmp_path / "dates.csv", index=False)
-    with pytest.raises(ud.UserDataError, match="column 'when' of dates.csv holds dates \\(e.g. '2024-01-01'\\)"):
+    with pytest.raises(ud.UserDataError) as info:
+        load(tmp_path / "dates.csv")
+    assert str(info.value) == (
+        "column 'when' of dates.csv holds dates (e.g. '2024-01-01'), neither numbers nor categories; convert it to "
+        "numbers or leave it out with --drop when"
+    )
+    frame.rename(columns={"when": "sold on"}).to_csv(tmp_path / "dates.csv", index=False)
+    with pytest.raises(ud.UserDataError, match="leave it out with --drop 'sold on'$"):  # quoted for a shell
         load(tmp_path / "dates.csv")
 
 
@@ -170,9 +203,9 @@ def test_typed_columns_of_a_parquet_file_are_kept_refused_or_made_categories():
     assert tidy["count"].iloc[0] == 1.0 and pd.isna(tidy["count"].iloc[1])
     assert isinstance(tidy["kind"].dtype, pd.CategoricalDtype) and isinstance(tidy["name"].dtype, pd.CategoricalDtype)
     for column, values, says in [
-        ("when", pd.to_datetime(["2024-01-01", "2024-01-02", None]), "holds dates or times"),
-        ("took", pd.to_timedelta([1, 2, 3], unit="s"), "holds dates or times"),
-        ("tags", pd.Series([["a"], ["b"], None], dtype=object), "holds list values, neither numbers nor categories"),
+        ("when", pd.to_datetime(["2024-01-01", "2024-01-02", None]), "holds dates or times; .* with --drop when$"),
+        ("took", pd.to_timedelta([1, 2, 3], unit="s"), "holds dates or times; .* with --drop took$"),
+        ("tags", pd.Series([["a"], ["b"], None], dtype=object), "holds list values, neither .* with --drop tags$"),
     ]:
         with pytest.raises(ud.UserDataError, match=f"column '{column}' of t.parquet {says}"):
             ud.tidy_features(pd.DataFrame({column: values}), "t.parquet")

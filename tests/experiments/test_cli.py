@@ -3,6 +3,7 @@ one line and exit 2, --version, and the installed console script."""
 
 import gzip
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -11,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mddf.experiments import cli
+from mddf.experiments import cli, options
 from mddf.experiments.provenance import read_csv_rows, read_provenance
 
 FAST = ["--quick", "--n-jobs", "1", "--quiet", "--isolation", "inline"]
@@ -198,6 +199,11 @@ def write(path, text):
         ("unknown target", "mddf: error: --target 'label' is not a column of my.csv (columns: x1, x2, colour, size"),
         ("one class", "mddf: error: --target column 'y' of one.csv has a single class ('a'); a classifier needs"),
         ("date column", "mddf: error: column 'when' of dates.csv holds dates (e.g. '2024-01-01'), neither numbers"),
+        ("date column", "nor categories; convert it to numbers or leave it out with --drop when\n"),
+        (
+            "target with a space",
+            "mddf: error: --target 'y' is not a column of space.csv (columns: x, y ); did you mean",
+        ),
         ("target twice", "mddf: error: the header of twice.csv names a column more than once ('y' at columns 2 and 4)"),
         ("unknown drop", "mddf: error: --drop 'id': not a column of my.csv (columns: x1, x2, colour, size, y)"),
         ("wrong separator", "mddf: error: --sep ',' found 1 column in eu.csv; its first line holds ';': try --sep ';'"),
@@ -218,6 +224,8 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, user_csv, capsys, case, mess
         data = write(tmp_path / "one.csv", "x,y\n1,a\n2,a\n,a\n")
     elif case == "target twice":
         data = write(tmp_path / "twice.csv", "a,y,b,y\n1,u,2,v\n3,v,4,u\n")
+    elif case == "target with a space":
+        data = write(tmp_path / "space.csv", "x,y \n1,a\n2,b\n")
     elif case == "date column":
         data = write(tmp_path / "dates.csv", "x,when,y\n1,2024-01-01,a\n2,2024-01-02,b\n")
     elif case == "wrong separator":
@@ -239,7 +247,8 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, user_csv, capsys, case, mess
     code = cli.main([command, "--data", str(data), "--target", target, *extra, "--out", str(out), "--quiet"])
     assert code == 2
     err = capsys.readouterr().err
-    assert err.startswith(message.format(tmp=tmp_path)) and err.count("\n") == 1 and "Traceback" not in err
+    assert message.format(tmp=tmp_path) in err and err.startswith("mddf: error: ")
+    assert err.count("\n") == 1 and "Traceback" not in err
     assert not out.exists()  # nothing left on disk
 
 
@@ -415,6 +424,19 @@ def test_every_subcommand_documents_itself(name, capsys):
     assert text.startswith(f"usage: mddf {name} ") and "exit status:" in text
     if name != "datasets":
         assert "--data PATH" in text and "--target COLUMN" in text and "--out" in text
+
+
+@pytest.mark.parametrize("name", list(cli.COMMANDS))
+def test_every_subcommands_help_is_plain_text_not_rest(name, capsys):
+    # `mddf explain --help` printed its module's docstring as written: ``--rows``, :class:`~mddf.X`
+    assert cli.main([name, "--help"]) == 0
+    text = capsys.readouterr().out
+    assert "``" not in text and not re.search(r":[a-z]+:`", text), text
+
+
+def test_plain_text_shows_roles_and_literals_as_quoted_names():
+    rest = ":class:`~mddf.MDDFClassifier`, :mod:`.layers`, :func:`explain <mddf.explain>`, ``--rows`` and :data:`N`"
+    assert options.plain_text(rest) == "`MDDFClassifier`, `layers`, `explain`, `--rows` and `N`"
 
 
 @pytest.mark.parametrize("name", list(cli.COMMANDS))

@@ -169,6 +169,44 @@ def test_the_figure_colours_nothing_behind_with_fewer_than_five_paired_scores_as
     assert "#8c8c8c" in colours(ax) and "black" not in colours(ax)
 
 
+def line_colours(ax):
+    """``{method: colour}`` of the figure's points, from top to bottom as the y ticks name them."""
+    methods = [t.get_text() for t in ax.get_yticklabels()]
+    return {methods[round(line.get_ydata()[0])]: line.get_color() for line in ax.get_lines() if line.get_marker()}
+
+
+def test_methods_tied_with_the_best_to_the_shown_digits_are_drawn_alike_and_said_to_tie():
+    # three methods of the same scores: one was drawn blue and two black, and "A has the best mean" was said of A
+    few = (
+        runs("A", [0.90, 0.92, 0.91, 0.93]) + runs("B", [0.90, 0.92, 0.91, 0.93]) + runs("C", [0.93, 0.91, 0.92, 0.90])
+    )
+    few += runs("D", [0.60, 0.61, 0.60, 0.60])
+    comparison = comparison_of(few, "my", ["A", "B", "C", "D"], "accuracy", "classification")
+    assert verdict(comparison) == (
+        "my: A, B and C tie for the best mean (91.50) on accuracy; too few scores for a significance statement "
+        "(4 paired folds, fewer than 5)."
+    )
+    (ax,) = [ax for ax in plot([comparison]).axes if ax.get_visible()]
+    assert line_colours(ax) == {"A": "#1f77b4", "B": "#1f77b4", "C": "#1f77b4", "D": "black"}
+    assert ax.get_title() == "my (tie: A, B and C; too few scores)"
+    md = to_markdown([comparison], {"my": "t"})
+    assert [line.split(" | ")[2] for line in md.splitlines() if line.startswith(("| A", "| B", "| C"))] == [
+        "best (tie)"
+    ] * 3
+    # with enough folds: the tie, and a method within two standard errors of it
+    enough = runs("A", [0.90, 0.80, 0.92, 0.85, 0.88, 0.85]) + runs("B", [0.90, 0.80, 0.92, 0.85, 0.88, 0.85])
+    enough += runs("C", [0.88, 0.83, 0.90, 0.84, 0.86, 0.85])
+    comparison = comparison_of(enough, "my", ["A", "B", "C"], "accuracy", "classification")
+    assert verdict(comparison) == (
+        "my: no winner on accuracy: A and B tie for the best mean (86.67), but C is within 2 standard errors of them."
+    )
+    (ax,) = [ax for ax in plot([comparison]).axes if ax.get_visible()]
+    assert set(line_colours(ax).values()) == {"#1f77b4"}
+    # a single best keeps its words
+    alone = comparison_of(enough, "my", ["A", "C"], "accuracy", "classification")
+    assert "A has the best mean, but C is within 2 standard errors of it." in verdict(alone)
+
+
 def test_the_baselines_r2_of_zero_does_not_flatten_the_axis_it_sits_at_its_edge_with_its_value():
     records = [dict(r, r2=r["accuracy"]) for r in runs("A", [0.90, 0.92, 0.91, 0.93, 0.90, 0.93])]
     records += [dict(r, r2=r["accuracy"]) for r in runs("B", [0.88, 0.90, 0.89, 0.90, 0.88, 0.91])]

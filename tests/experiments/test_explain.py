@@ -1,11 +1,14 @@
 """``mddf explain``: the attributions of held-out rows of the user's table as a CSV and a figure, nothing of the
 user's replaced without --force (moved to old/), and bad options refused with exit status 2."""
 
+from types import SimpleNamespace
+
 import numpy as np
 import pandas as pd
 import pytest
 
 from mddf.experiments import cli
+from mddf.experiments.explain import summary_plot
 
 QUICK = ["--quick", "--n-jobs", "1", "--quiet"]
 
@@ -29,6 +32,21 @@ def test_explain_writes_each_rows_attributions_per_class_and_a_figure(tmp_path, 
     rows = table["row"].unique()
     assert set(rows) <= set(range(300)) and len(rows) == 12  # the rows of the file (held out of the fit)
     assert (out / "summary.png").stat().st_size > 0
+
+
+def test_the_summary_draws_a_binary_models_attributions_once_and_stacks_more_classes():
+    # a binary model's attributions to its two classes are mirror images: stacked, every bar was twice its length
+    one = np.random.default_rng(1).normal(size=(6, 3))
+    fig = summary_plot(SimpleNamespace(values=np.stack([-one, one], axis=2)), ["a", "b", "c"], ["no", "yes"])
+    (ax,) = fig.axes
+    widths = {t.get_text(): bar.get_width() for t, bar in zip(ax.get_yticklabels(), ax.patches)}
+    assert len(ax.patches) == 3 and widths == pytest.approx(dict(zip("abc", np.abs(one).mean(axis=0))))
+    assert all(bar.get_x() == 0 for bar in ax.patches) and ax.get_legend() is None
+    assert ax.get_xlabel().startswith("mean |attribution| to P(yes) over the explained rows")
+    three = summary_plot(SimpleNamespace(values=np.stack([one, -one, 2 * one], axis=2)), list("abc"), list("xyz"))
+    assert len(three.axes[0].patches) == 9 and three.axes[0].get_legend() is not None  # stacked per class
+    regression = summary_plot(SimpleNamespace(values=one), list("abc"), None)
+    assert len(regression.axes[0].patches) == 3
 
 
 def test_a_regression_target_gets_one_line_a_row(tmp_path):

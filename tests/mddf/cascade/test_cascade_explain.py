@@ -272,8 +272,13 @@ def test_members_and_predictors_that_cannot_be_explained_exactly_are_named(table
     with pytest.raises(ValueError, match=r"forest_types\[1\] \(LogisticRegression\)"):
         member.explain(X)
     predictor = MDDFClassifier(forest_types=FORESTS, predictor="hgb", **SMALL).fit(X, y)
-    with pytest.raises(ValueError, match=r"predictor \(HistGradientBoostingClassifier\)"):
+    with pytest.raises(ValueError) as info:
         predictor.explain(X)
+    assert str(info.value).startswith("predictor (HistGradientBoostingClassifier): explain() attributes exactly")
+    # a predictor, not a member: "fit without this member" named neither what it was nor the way out
+    assert "member" not in str(info.value) and str(info.value).endswith(
+        "this predictor is none of them; fit with predictor='xgboost', 'forest' or None to explain the model"
+    )
     vector = MDDFClassifier(forest_types=("rf", "gbdt_vector"), **SMALL).fit(X, y)
     with pytest.raises(ValueError, match=r"forest_types\[1\] \(XGBClassifier\): XGBoost computes no contributions"):
         vector.explain(X)

@@ -1,4 +1,5 @@
-"""A cascade's pickle is one sealed state: checked by its SHA-256 before any of it is rebuilt (mddf.storage.sealed)."""
+"""An estimator's pickle carries its saved-model bytes, checked whole by their digest before any of it is rebuilt
+(mddf.storage.sealed); the file of those bytes is tested in test_saved.py."""
 
 import hashlib
 import json
@@ -12,6 +13,7 @@ import pytest
 import xgboost
 
 from mddf import CascadeForestRegressor, MDDFClassifier, MDDFGridSearch, ModelFileError
+from mddf.storage import sealed
 
 #: Loads the pickle ``argv[1]`` once per flip ``position:mask`` of ``argv[2:]`` (the byte at ``position`` XOR ``mask``)
 #: and prints one JSON line each: the position, the mask, and the error's type and message, or "loaded" and the
@@ -55,14 +57,37 @@ def default_pickle(tmp_path_factory):
 
 
 def _sealed_blocks(data):
-    """``(start, end)`` of the three blocks of bytes of a sealed pickle (state, name, SHA-256) within ``data``."""
+    """``(start, end)`` of every block of bytes a pickle's opcodes hold within ``data``."""
     blocks = []
     for op, arg, position in pickletools.genops(data):
         if op.name in ("SHORT_BINBYTES", "BINBYTES", "BINBYTES8"):
             start = position + {"SHORT_BINBYTES": 2, "BINBYTES": 5, "BINBYTES8": 9}[op.name]
             blocks.append((start, start + len(arg)))
-    assert len(blocks) == 3
     return blocks
+
+
+def _sealed_block(data):
+    """``(start, end)`` of the one block of bytes of a sealed pickle: the saved-model bytes."""
+    blocks = _sealed_blocks(data)
+    assert len(blocks) == 1
+    return blocks[0]
+
+
+def _payload(data):
+    """The payload (the estimator's pickle) of the saved-model bytes a sealed pickle holds."""
+    start, end = _sealed_block(data)
+    return data[start + sealed.check(data[start:end], "test").at : end]
+
+
+class _PickledByThePreviousVersion:
+    """Pickles as mddf did before saved models: a call of open_sealed on the state, the class name and the SHA-256."""
+
+    def __init__(self, model):
+        self.model = model
+
+    def __reduce__(self):
+        block, name = sealed.dumps((type(self.model), self.model.__getstate__())), type(self.model).__name__.encode()
+        return sealed.open_sealed, (block, name, hashlib.sha256(name + b"\0" + block).digest())
 
 
 def _globals(data):
@@ -103,10 +128,11 @@ def test_a_pickled_cascade_predicts_the_same_bits_its_xgboost_boosters_kept_as_m
     ]
     for model in models:
         data = pickle.dumps(model)
-        (start, end), *_ = _sealed_blocks(data)
-        named = _globals(data[start:end])
+        start, end = _sealed_block(data)
+        assert data[start:end].startswith(sealed.MAGIC)  # the bytes a saved file holds
+        named = _globals(_payload(data))
         assert ("mddf.storage.sealed", "booster_from_raw") in named and ("xgboost.core", "Booster") not in named
-        assert _globals(data) == {("mddf.storage.sealed", "open_sealed")}  # all else is in the checked blocks
+        assert _globals(data) == {("mddf.storage.sealed", "unseal")}  # all else is in the checked bytes
         restored = pickle.loads(data)
         predict = "predict_proba" if hasattr(model, "predict_proba") else "predict"
         np.testing.assert_array_equal(getattr(restored, predict)(X), getattr(model, predict)(X))
@@ -122,23 +148,25 @@ def test_a_damaged_booster_is_a_model_file_error_and_never_reaches_xgboost(defau
     damaged[at + 7] ^= 0x20
     loaded = []
     monkeypatch.setattr(xgboost.Booster, "load_model", lambda self, raw: loaded.append(raw))
-    with pytest.raises(ModelFileError, match=r"the pickled MDDFClassifier: its state \(\d+ bytes\) does not match"):
+    with pytest.raises(ModelFileError, match=r"the pickled MDDFClassifier: its \d+ bytes do not match the sha256"):
         pickle.loads(bytes(damaged))
     assert loaded == []  # nothing of the state was unpickled
 
 
-def test_a_grid_search_pickles_sealed_too():
+def test_a_grid_search_pickles_sealed_once_its_cascades_inside_the_checked_bytes():
     X, y = _data()
     search = MDDFGridSearch(
         estimator=MDDFClassifier(n_estimators=4, max_layers=2, random_state=0), param_grid={"margin_mean": [0.7, 0.9]}
     ).fit(X, y)
     data = pickle.dumps(search)
-    assert _globals(data) == {("mddf.storage.sealed", "open_sealed")}
+    assert _globals(data) == {("mddf.storage.sealed", "unseal")}
+    start, end = _sealed_block(data)
+    assert ("mddf.storage.sealed", "unseal") not in _globals(_payload(data))  # the cascades are not sealed again
+    assert sealed.MAGIC not in _payload(data)
     np.testing.assert_array_equal(pickle.loads(data).predict_proba(X), search.predict_proba(X))
-    (start, end), *_ = _sealed_blocks(data)
     damaged = bytearray(data)
     damaged[(start + end) // 2] ^= 0x01
-    with pytest.raises(ModelFileError, match=r"the pickled MDDFGridSearch: its state \(\d+ bytes\) does not match"):
+    with pytest.raises(ModelFileError, match=r"the pickled MDDFGridSearch: its \d+ bytes do not match the sha256"):
         pickle.loads(bytes(damaged))
 
 
@@ -146,33 +174,44 @@ def test_an_intact_state_that_cannot_be_loaded_here_is_a_model_file_error_saying
     X, y = _data()
     data = pickle.dumps(MDDFClassifier(n_estimators=4, max_layers=1, random_state=0).fit(X, y))
     monkeypatch.delattr(sys.modules["mddf.forests.binned"], "BinnedForest")
-    with pytest.raises(
-        ModelFileError, match="its state is intact but cannot be loaded here: AttributeError: .*BinnedF"
-    ):
+    with pytest.raises(ModelFileError, match="the pickled MDDFClassifier: intact but cannot be loaded here: Attr.*Bin"):
         pickle.loads(data)
+
+
+def test_a_pickle_of_the_previous_version_loads_and_a_damaged_one_is_a_model_file_error():
+    X, y = _data()
+    model = MDDFClassifier(n_estimators=4, max_layers=2, random_state=0).fit(X, y)
+    data = pickle.dumps(_PickledByThePreviousVersion(model))
+    assert _globals(data) == {("mddf.storage.sealed", "open_sealed")} and len(_sealed_blocks(data)) == 3
+    np.testing.assert_array_equal(pickle.loads(data).predict_proba(X), model.predict_proba(X))
+    (start, end), *_ = _sealed_blocks(data)
+    damaged = bytearray(data)
+    damaged[(start + end) // 2] ^= 0x01
+    with pytest.raises(ModelFileError, match=r"the pickled MDDFClassifier: its state \(\d+ bytes\) does not match"):
+        pickle.loads(bytes(damaged))
 
 
 @pytest.mark.slow
 def test_forty_flipped_bytes_of_the_state_are_each_a_model_file_error_in_a_fresh_process(default_pickle):
     path, data, _, _ = default_pickle
-    covered = np.concatenate([np.arange(start, end) for start, end in _sealed_blocks(data)])
-    assert len(data) - len(covered) <= 80  # the outer pickle: opcodes, lengths, the name of open_sealed
-    positions = covered[np.linspace(0, len(covered) - 1, 40).round().astype(int)]  # the last byte of the SHA-256 too
+    start, end = _sealed_block(data)
+    assert len(data) - (end - start) <= 64  # the outer pickle: opcodes, the length, the name of unseal
+    positions = np.linspace(start, end - 1, 40).round().astype(int)  # the header's first and the payload's last byte
     flips = [(int(position), (0x01, 0x80, 0xFF, 0x10)[k % 4]) for k, position in enumerate(positions)]
     outcomes = _flip_in_fresh_processes(path, flips, n_processes=4)
     for flip, (kind, message) in outcomes.items():
         assert kind == "ModelFileError", f"flip {flip}: {kind}: {message}"
-        assert "model file the pickled MDDF" in message, message
-        assert "does not match the SHA-256 taken when it was pickled" in message, message
+        assert message.startswith(("model file the pickled MDDF", "model file a pickled mddf model")), message
+        assert "\n" not in message
 
 
 @pytest.mark.slow
 def test_a_flipped_byte_of_the_outer_pickle_is_an_error_or_changes_nothing(default_pickle):
-    # the 75 bytes the hash cannot cover (mddf/storage/sealed.py says so): pickle's own errors, or, where nothing
-    # reads the byte, the model itself; never a crash, never another model
+    # the bytes the digest cannot cover (mddf/storage/sealed.py says so, and a saved file has none): pickle's own
+    # errors, or, where nothing reads the byte, the model itself; never a crash, never another model
     path, data, _, proba = default_pickle
-    covered = set(np.concatenate([np.arange(start, end) for start, end in _sealed_blocks(data)]).tolist())
-    frame = [position for position in range(len(data)) if position not in covered]
+    start, end = _sealed_block(data)
+    frame = [position for position in range(len(data)) if not start <= position < end]
     flips = [(position, mask) for position in frame for mask in (0x01, 0x80, 0xFF)]
     expected = hashlib.sha256(proba.tobytes()).hexdigest()
     for flip, (kind, detail) in _flip_in_fresh_processes(path, flips, n_processes=1).items():

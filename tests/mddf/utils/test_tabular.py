@@ -248,7 +248,7 @@ def test_mixed_types_in_a_string_column_are_named():
         (lambda n: pd.date_range("2020-01-01", periods=n, tz="UTC"), r"datetime64\[\w+, UTC\]"),
         (lambda n: pd.to_timedelta(np.arange(n), unit="D"), r"timedelta64\[\w+\]"),
         (lambda n: pd.period_range("2020-01", periods=n, freq="M"), r"period\[M\]"),
-        (lambda n: pd.Series(pd.date_range("2020-01-01", periods=n)).astype(object), "object"),
+        (lambda n: pd.Series(pd.date_range("2020-01-01", periods=n)).astype(object), "objects of type Timestamp"),
     ],
     ids=["datetime", "datetime-tz", "timedelta", "period", "timestamps-as-objects"],
 )
@@ -264,6 +264,25 @@ def test_dates_times_and_durations_are_a_type_error_naming_the_column(column, dt
     # a category column of dates is categorical, its dates the categories
     est, Xt = fit_encode(frame().assign(when=pd.Categorical(column(6))))
     assert est.is_categorical_[-1] and len(est.categories_[-1]) == 6
+
+
+def test_arrays_of_dates_times_and_durations_are_refused_as_the_frames_columns_are():
+    # numpy's datetime64 and timedelta64 arrays were taken as numbers (days, seconds since 1970), silently
+    days = np.arange(12).reshape(6, 2).astype("datetime64[D]")
+    with pytest.raises(TypeError, match=r"^column\(s\) 0 \(datetime64\[D\]\), 1 \(datetime64\[D\]\) of X hold dates"):
+        fit_encode(days)
+    wide = np.zeros((3, 7), dtype="timedelta64[s]")
+    with pytest.raises(TypeError, match=r"column\(s\) 0 \(timedelta64\[s\]\), .*, 4 \(timedelta64\[s\]\), \.\.\. of"):
+        fit_encode(wide)
+    # an object array: a column is refused if any value is a date, a time or a duration, named by its position
+    import datetime
+
+    X = np.array([[1.0, datetime.time(12, 30)], [2.0, 3.0], [3.0, pd.Timedelta(days=1)]], dtype=object)
+    with pytest.raises(TypeError, match=r"^column\(s\) 1 \(objects of type Timedelta, time\) of X hold dates"):
+        fit_encode(X)
+    # pandas' NaT (a missing date) among numbers: float() refused it naming no column
+    with pytest.raises(TypeError, match=r"^column\(s\) 0 \(objects of type NaTType\) of X hold dates"):
+        fit_encode(np.array([[1.0, 2.0], [pd.NaT, 3.0], [4.0, 5.0]], dtype=object))
 
 
 def test_duplicate_column_names_are_a_value_error_naming_them():
