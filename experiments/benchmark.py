@@ -12,7 +12,7 @@ from pathlib import Path
 from mddf.datasets import DatasetError
 from mddf.datasets.user_data import UserDataError, summary
 
-from .binding import files_binding, set_aside_stale
+from .binding import files_binding, set_aside_foreign, set_aside_stale
 from .cluster import run_from_args
 from .comparison import comparison_of
 from .comparison import plot as plot_comparison
@@ -133,6 +133,7 @@ def run(args, registry=None, *, command: str) -> int:
 
 def _run_in(out, args, registry, datasets, available, source, command, protocol, seeds, user_ds) -> int:
     store = ResultStore(out / "results.jsonl")
+    set_aside_foreign(store, lambda text: print(text, file=sys.stderr))  # before a skipped dataset's record
     say = logger(args)
     n_classes, image_shapes, skipped, usable = {}, {}, {}, []
     infos, n_folds, tasks_of, too_small, rankings = [], {}, {}, set(), {}

@@ -3,9 +3,9 @@
 Every record carries ``data_sha256`` (a ``--data`` file's bytes, ``test_sha256`` of a ``--test`` file, or a built-in
 dataset's arrays: :func:`dataset_sha256`) and ``settings_sha256`` (:func:`run_settings`: everything else that changes
 its result). A rerun resumes a run only from a record with the same key and hashes (:func:`latest_bound`);
-:func:`set_aside_stale` moves records of other data or settings aside; the files written from them are bound by
-:func:`files_binding` (a runner's) or :func:`fit_binding` (a single fit's). The studies of ``benchmarks/`` bind their
-records the same way (:func:`content_sha256`).
+:func:`set_aside_stale` moves records of other data or settings aside (:func:`set_aside_foreign` a file that holds
+none); the files written from them are bound by :func:`files_binding` (a runner's) or :func:`fit_binding` (a single
+fit's). The studies of ``benchmarks/`` bind their records the same way (:func:`content_sha256`).
 """
 
 from __future__ import annotations
@@ -172,6 +172,17 @@ def fit_binding(command: str, dataset, args) -> str:
 
 def _short(sha) -> str:
     return str(sha)[:12] if sha else "none"
+
+
+def set_aside_foreign(store, log) -> Path | None:
+    """Move ``store``'s file to ``<folder>/old/<UTC time>/`` if it is not a results file (its first line is not a
+    record: :meth:`~.store.ResultStore.holds_records`), before anything reads or appends to it; ``log`` says so.
+    Returns that folder, or None."""
+    if store.holds_records():
+        return None
+    aside = move_aside(store.path.parent, [store.path.name])
+    log(f"{store.path} is not a results file of mddf (its first line is not a record); moved it to {aside}/")
+    return aside
 
 
 def set_aside_stale(store, tasks, log, *, alone=False, made=()) -> Path | None:

@@ -19,7 +19,7 @@ import numpy as np
 
 from mddf.datasets.user_data import UserDataSource, provenance_line
 
-from .binding import files_binding, set_aside_stale
+from .binding import files_binding, set_aside_foreign, set_aside_stale
 from .cluster import run_from_args
 from .defaults import SMALL_SAMPLE_PAPER_METHODS
 from .exit_status import EXIT_OK, EXIT_RUN_FAILED
@@ -142,6 +142,7 @@ def run(args, registry=None, *, command: str) -> int:
     with hold(out, command):
         probe(out)  # before any run: a full disk or a read-only folder stops here, in one line
         store = ResultStore(out / "results.jsonl")
+        set_aside_foreign(store, lambda text: print(text, file=sys.stderr))
         bound = bindings([info], specs, protocol=protocol, profile=profile, n_folds={})
         planned = dict(profile=profile, fractions=runnable, protocol=protocol, tasks={ds.name: task}, bindings=bound)
         planned["metrics"] = {ds.name: metric}

@@ -67,6 +67,22 @@ class ResultStore:
     def __init__(self, path):
         self.path = Path(path)
 
+    def holds_records(self) -> bool:
+        """Whether the file is missing, empty or starts with a record of this format (a JSON object with a ``key``): a
+        file of another kind there (the user's) is not written into."""
+        try:
+            with self.path.open("rb") as fh:
+                first = fh.readline()
+        except FileNotFoundError:
+            return True
+        if not first:
+            return True
+        try:
+            record = json.loads(first)
+        except ValueError:  # not UTF-8 either
+            return False
+        return isinstance(record, dict) and "key" in record
+
     def records(self) -> list[dict]:
         """Every record in file order; a line that is not a record (cut short, not UTF-8, JSON other than an object) is
         skipped with a ``UserWarning`` naming the file and the line."""

@@ -179,6 +179,19 @@ def test_only_the_write_errors_of_the_folder_become_its_one_line(tmp_path):
             raise FileNotFoundError(errno.ENOENT, "No such file or directory", str(tmp_path / "gone"))
 
 
+@pytest.mark.parametrize("text", [b"id,score\n1,0.5", b'{"note": "mine"}\n', b"\n"], ids=["csv", "jsonl", "blank"])
+def test_a_results_file_that_holds_no_record_is_moved_aside_not_appended_to(tmp_path, text, capsys):
+    data, out = labelled(tmp_path / "t.csv"), tmp_path / "out"
+    user_file(out / "results.jsonl", text)
+    assert benchmark(data, out) == 0
+    (aside,) = (out / "old").iterdir()
+    assert (aside / "results.jsonl").read_bytes() == text
+    assert f"{out / 'results.jsonl'} is not a results file of mddf (its first line is not a record); moved it to " in (
+        capsys.readouterr().err
+    )
+    assert all("key" in r for r in ResultStore(out / "results.jsonl").records())
+
+
 def test_a_full_disk_cuts_no_record_mid_line(tmp_path, monkeypatch):
     store = ResultStore(tmp_path / "results.jsonl")
     store.append({"key": "a", "value": 1})
