@@ -75,8 +75,9 @@ def explain_rows(
 
     With validated rows ``background`` (pairs appended), the attributions are centred on them
     (:class:`mddf.cascade.background.Centre`): the base is the mean prediction over them; None keeps the
-    path-dependent base. The rows (the background's first) are explained ``chunk_rows`` at a time, with a progress
-    bar on stderr when there is more than one chunk (``progress=None``) or when ``progress`` is True.
+    path-dependent base. The rows, the background's first (in the same stream), are explained ``chunk_rows`` at a
+    time, with a progress bar on stderr when there is more than one chunk (``progress=None``) or when ``progress``
+    is True.
     """
     n_columns = cascade.n_features_in_
     classifier = policy.classification
@@ -84,24 +85,23 @@ def explain_rows(
     values = np.zeros((len(X), n_columns) + shape)
     base = np.zeros((len(X),) + shape)
     n_background = 0 if background is None else len(background)
-    total = len(X) + n_background
+    total = n_background + len(X)
     show = total > chunk_rows if progress is None else bool(progress)
+    kept, centre = [], None  # the background's attributions, then what centring on it needs
     with tqdm(total=total, unit="rows", desc="explain", disable=not show, leave=False) as bar:
-
-        def attributed(rows):
-            found = _attributed(cascade, policy, layers, rows, fast)
-            bar.update(len(rows))
-            return found
-
-        centre = None
-        if background is not None:
-            centre = Centre.of(
-                attributed(background[at : at + chunk_rows]) for at in range(0, n_background, chunk_rows)
-            )
-        for start in range(0, len(X), chunk_rows):
-            chunk = slice(start, start + chunk_rows)
-            part, part_base = attributed(X[chunk])
-            values[chunk], base[chunk] = (part, part_base) if centre is None else centre.centred(part, part_base)
+        for start in range(0, total, chunk_rows):  # the background's rows first, then those of X, in one stream
+            stop = min(start + chunk_rows, total)
+            own = slice(max(start - n_background, 0), max(stop - n_background, 0))  # the rows of X in the chunk
+            first = background[start:stop] if n_background else X[:0]
+            rows = X[own] if not len(first) else np.concatenate([first, X[own]]) if own.stop > own.start else first
+            part, part_base = _attributed(cascade, policy, layers, rows, fast)
+            if len(first):
+                kept.append((part[: len(first)], part_base[: len(first)]))
+                part, part_base = part[len(first) :], part_base[len(first) :]
+                if stop >= n_background:
+                    centre = Centre.of(kept)
+            values[own], base[own] = (part, part_base) if centre is None else centre.centred(part, part_base)
+            bar.update(stop - start)
     names = getattr(cascade, "feature_names_in_", None)
     names = [str(name) for name in names] if names is not None else [f"x{i}" for i in range(n_columns)]
     display = original.to_numpy(dtype=object) if hasattr(original, "iloc") else None
