@@ -188,14 +188,14 @@ class CascadeBase(SaveMixin, LayerFeaturesMixin):
         if not isinstance(chunk_rows, Integral) or chunk_rows < 1:
             raise ValueError(f"chunk_rows must be a positive integer, got {chunk_rows!r}")
         validated = self._validated(X)
-        rows = self._background(background)
-        layers = self._prediction_layers()
-        found = explain_rows(self, self._policy(), layers, validated, X, bool(fast), int(chunk_rows), progress, rows)
+        layers, policy = self._prediction_layers(), self._policy()
+        rows = self._background(background, lambda: explain_rows(self, policy, layers, validated[:1], None, True))
+        found = explain_rows(self, policy, layers, validated, X, bool(fast), int(chunk_rows), progress, rows)
         return explanation(found)
 
-    def _background(self, background):
+    def _background(self, background, probe):
         """The validated rows (pairs appended) of ``explain()``'s ``background``, or None for the path-dependent
-        base."""
+        base. Without kept rows, ``probe()`` (one row explained) first raises what would stop any explanation."""
         if isinstance(background, str):
             if background != PATH_DEPENDENT:
                 raise ValueError(f"background={background!r}: give rows, None or {PATH_DEPENDENT!r}")
@@ -203,6 +203,7 @@ class CascadeBase(SaveMixin, LayerFeaturesMixin):
         if background is None:
             kept = getattr(self, "background_", None)  # models fitted before it was kept lack it
             if kept is None:
+                probe()  # a model that cannot be explained at all says that first
                 raise ValueError(
                     "this model keeps no training rows as a background (background_rows=0, or fitted before mddf "
                     f"kept them): pass explain(X, background=some training rows), or background={PATH_DEPENDENT!r}"

@@ -4,6 +4,8 @@ background; a user's rows (array or DataFrame) as well; the path-dependent base 
 the kept rows move no other draw of the fit, and a model without them says what to pass."""
 
 import pickle
+import warnings
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -157,6 +159,18 @@ def test_a_model_without_kept_rows_says_what_to_pass_and_works_with_either(frame
         assert "\n" not in str(error.value) and "background='tree_path_dependent'" in str(error.value)
         assert _adds_up(model.explain(X[:5], background=PATH), model.predict_proba(X[:5]))
         assert _adds_up(model.explain(X[:5], background=X[:30]), model.predict_proba(X[:5]))
+
+
+def test_a_model_pickled_before_its_trees_kept_their_weights_asks_to_be_fitted_again_first():
+    saved = Path(__file__).parents[1] / "data" / "models-0.2.0.dev0-a088048.pickle"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # scikit-learn's warning when the pickle's version differs from the running one
+        saved = pickle.loads(saved.read_bytes())
+    model, _ = saved["models"]["classifier"]
+    assert not hasattr(model, "background_")
+    for background in (None, PATH):  # not "pass a background", which would not help
+        with pytest.raises(ValueError, match="fit the model again"):
+            model.explain(saved["X"][:5], background=background)
 
 
 def test_a_bad_background_is_named(frame):
