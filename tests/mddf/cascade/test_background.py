@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mddf import CascadeForestRegressor, MDDFClassifier
+from mddf import CascadeForestRegressor, MDDFClassifier, MDDFGridSearch
 from mddf.cascade.attribution import classifier_attributions, regressor_attributions
 
 SMALL = dict(forest_types=("rf", "crf"), n_estimators=6, max_layers=3, n_tolerant_layers=3, min_error_reduction=0.0,
@@ -145,6 +145,14 @@ def test_the_kept_rows_move_no_other_draw_of_the_fit(frame):
         assert none.background_ is None and len(kept.background_) == 100
     again = MDDFClassifier(**SMALL).fit(X, y).background_
     assert np.array_equal(again, MDDFClassifier(**SMALL).fit(X, y).background_, equal_nan=True)
+
+
+def test_the_grid_searchs_selected_model_keeps_the_rows_of_a_fit_alone(rare):
+    X, y, _ = rare
+    search = MDDFGridSearch(estimator=MDDFClassifier(**SMALL), param_grid={"margin_mean": [0.7, 0.9]}).fit(X, y)
+    alone = MDDFClassifier(**SMALL, **search.best_params_).fit(X, y)
+    assert np.array_equal(search.best_estimator_.background_, alone.background_)
+    assert np.array_equal(search.best_estimator_.explain(X[:20]).values, alone.explain(X[:20]).values)
 
 
 def test_a_model_without_kept_rows_says_what_to_pass_and_works_with_either(frame):
