@@ -10,7 +10,8 @@
   :mod:`.regressor` (:class:`~.regressor.CascadeForestRegressor`), :mod:`.search`
   (:class:`~.search.MDDFGridSearch`); :mod:`.layer_features` names the features a layer passes on;
 - ``explain()``: :mod:`.attribution` composes the members' attributions through the layers, the mixture, the
-  calibration and the predictor; :mod:`.explanation` explains rows in chunks and returns them.
+  calibration and the predictor; :mod:`.background` keeps training rows at fit and centres the attributions on a
+  background; :mod:`.explanation` explains rows in chunks and returns them.
 """
 
 from .classifier import MDDFClassifier

@@ -26,7 +26,8 @@ value, the same for every row, from which they add up to it. Composition keeps t
 
 The base value of the cascade is thus its output composed from its members' expected outputs (the trees'
 expectations over their training rows), not the output of some row: the attributions of a row add up to its
-prediction less that base.
+prediction less that base (the path-dependent base; ``explain()`` centres them on a background by default:
+:mod:`.background`).
 """
 
 from __future__ import annotations

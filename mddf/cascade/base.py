@@ -22,6 +22,7 @@ from .._runtime.threads import one_blas_thread, one_thread
 from ..blocks.members import check_accepts_nan
 from ..storage import MemoryStore, temporary_folders_removed_on_sigterm
 from ..utils import CATEGORICAL_FEATURES_CONSTRAINT, N_JOBS_CONSTRAINT, SaveMixin, validate_tabular
+from .background import BACKGROUND_ROWS, PATH_DEPENDENT, kept_rows
 from .explanation import CHUNK_ROWS, explain_rows, explanation
 from .final_predictor import mix
 from .growth import CascadeGrowth
@@ -57,6 +58,7 @@ class CascadeBase(SaveMixin, LayerFeaturesMixin):
         "random_state": ["random_state"],
         "verbose": ["verbose"],
         "model_dir": [None, str, os.PathLike],
+        "background_rows": [Interval(Integral, 0, None, closed="left")],
     }
 
     def _policy(self, columns=None):
@@ -143,9 +145,10 @@ class CascadeBase(SaveMixin, LayerFeaturesMixin):
             output = one_thread(policy.predictor_output, self._predictor_model, Z)
         return output if w == 1.0 else mix(cascade, output, w)
 
-    def explain(self, X, *, fast=False, chunk_rows=CHUNK_ROWS, progress=None):
+    def explain(self, X, *, background=None, fast=False, chunk_rows=CHUNK_ROWS, progress=None):
         """Each row's prediction attributed to the input columns: values that add up to ``predict_proba(X)`` (the
-        classifier's, per class) or ``predict(X)`` (the regressor's).
+        classifier's, per class) or ``predict(X)`` (the regressor's) from a base value, by default the model's mean
+        prediction over a background.
 
         Each member's trees are explained by exact TreeSHAP on their own input (XGBoost members by XGBoost's own
         contributions); a member's attribution to a column passed on by the layer before is shared among the input
@@ -158,6 +161,11 @@ class CascadeBase(SaveMixin, LayerFeaturesMixin):
         ----------
         X : array-like or DataFrame (n_samples, n_features_in_)
             Checked as :meth:`predict` checks it (an unseen category is a missing value).
+        background : None, array-like or DataFrame, or "tree_path_dependent", default=None
+            None: the training rows kept at fit (``background_``); rows: those. The base is the mean prediction
+            over them (shap's ``expected_value`` with ``feature_perturbation="interventional"``), and each column's
+            attributions are centred: their mean over the background is 0. ``"tree_path_dependent"``: the base
+            composed from the trees' expectations over their training rows, and the attributions uncentred.
         fast : bool, default=False
             False: exact TreeSHAP for the trees. True: their path contributions (Saabas), at about a prediction's
             cost; they add up the same way but credit the splits near a tree's root more than their share.
@@ -173,17 +181,38 @@ class CascadeBase(SaveMixin, LayerFeaturesMixin):
             n_classes)``; ``base_values`` ``(n_samples,)`` or ``(n_samples, n_classes)``; ``data`` (the rows as the
             model reads them, categories as codes), ``display_data`` (a DataFrame's values), ``feature_names``,
             ``output_names`` (the classes). A ``ValueError`` names a member that cannot be explained exactly (a
-            classifier or regressor instance other than XGBoost's, the predictor ``"hgb"``) or a model fitted
-            before its trees kept their nodes' training weight.
+            classifier or regressor instance other than XGBoost's, the predictor ``"hgb"``), a model fitted
+            before its trees kept their nodes' training weight, or a model that kept no background.
         """
         check_is_fitted(self)
         if not isinstance(chunk_rows, Integral) or chunk_rows < 1:
             raise ValueError(f"chunk_rows must be a positive integer, got {chunk_rows!r}")
         validated = self._validated(X)
-        found = explain_rows(
-            self, self._policy(), self._prediction_layers(), validated, X, bool(fast), int(chunk_rows), progress
-        )
+        layers, policy = self._prediction_layers(), self._policy()
+        rows = self._background(background, lambda: explain_rows(self, policy, layers, validated[:1], None, True))
+        found = explain_rows(self, policy, layers, validated, X, bool(fast), int(chunk_rows), progress, rows)
         return explanation(found)
+
+    def _background(self, background, probe):
+        """The validated rows (pairs appended) of ``explain()``'s ``background``, or None for the path-dependent
+        base. Without kept rows, ``probe()`` (one row explained) first raises what would stop any explanation."""
+        if isinstance(background, str):
+            if background != PATH_DEPENDENT:
+                raise ValueError(f"background={background!r}: give rows, None or {PATH_DEPENDENT!r}")
+            return None
+        if background is None:
+            kept = getattr(self, "background_", None)  # models fitted before it was kept lack it
+            if kept is None:
+                probe()  # a model that cannot be explained at all says that first
+                raise ValueError(
+                    "this model keeps no training rows as a background (background_rows=0, or fitted before mddf "
+                    f"kept them): pass explain(X, background=some training rows), or background={PATH_DEPENDENT!r}"
+                )
+            return with_pairs(getattr(self, "pair_features_", None), kept)
+        try:
+            return self._validated(background)
+        except ValueError as error:
+            raise ValueError(f"background: {error}") from error
 
     def transform(self, X, layer=None):
         """Augmented features of a kept layer: what layer t passes on to layer t + 1 (beside ``x``).
@@ -261,7 +290,10 @@ def begin_growth(cascade, X, y, sample_weight=None, rng=None, pair_search=None):
     ``pair_search`` as there)."""
     X, y, weight = cascade._validate_training_data(X, y, sample_weight)
     previous = cascade.__dict__.get("_model_store")
-    return CascadeGrowth.begin(cascade._policy(), X, y, weight, rng, pair_search, previous_store=previous)
+    n_rows = getattr(cascade, "background_rows", BACKGROUND_ROWS)  # an estimator unpickled from before it: 100
+    background = kept_rows(X, y, n_rows, cascade.random_state)  # before any draw of random_state
+    policy = cascade._policy()
+    return CascadeGrowth.begin(policy, X, y, weight, rng, pair_search, previous_store=previous, background=background)
 
 
 def check_predictor_instance(predictor):

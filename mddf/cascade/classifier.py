@@ -143,6 +143,10 @@ default=("rf", "rf", "crf", "crf", "gbdt")
         None keeps the fitted models in memory; a folder (or ``"auto"``, a temporary one that belongs to the
         model) keeps them on disk as they are fitted, which bounds a fit's memory (DF21's ``partial_mode``);
         predictions are bit-identical. See :ref:`the user guide <model-dir>`.
+    background_rows : int, default=100
+        Training rows the fit keeps, as the model reads them, as :meth:`explain`'s default background
+        (``background_``), drawn at random from a stream of their own (no other draw of ``random_state`` moves):
+        they are the user's rows, stored in the model and its pickle. 0 keeps none.
 
     Attributes
     ----------
@@ -170,6 +174,8 @@ default=("rf", "rf", "crf", "crf", "gbdt")
         Per kept layer, the out-of-fold ``f_t / sum_{l<=t} alpha_l`` of the training rows (no leakage);
         columns named by :meth:`get_feature_names_out`.
     stop_reason_ : str
+    background_ : ndarray of float32 ``(n_background, n_features_in_)`` or None
+        The rows kept by ``background_rows`` (categories as their codes); None with ``background_rows=0``.
     predictor_, predictor_input_, predictor_weight_, predictor_input_scores_ : object or None
         The fitted ``predictor``, what predicts (``"stacked"``, ``"blend"``, ``"raw"`` or ``"cascade"``), its
         weight w and the held-out scores of the candidates (``"auto"``); None without a ``predictor``.
@@ -244,6 +250,7 @@ default=("rf", "rf", "crf", "crf", "gbdt")
         random_state=None,
         verbose=0,
         model_dir=None,
+        background_rows=100,
     ):
         self.n_estimators = n_estimators
         self.forest_types = forest_types
@@ -278,6 +285,7 @@ default=("rf", "rf", "crf", "crf", "gbdt")
         self.random_state = random_state
         self.verbose = verbose
         self.model_dir = model_dir
+        self.background_rows = background_rows
 
     def _policy(self, columns=None):
         columns = Columns.of(self) if columns is None else columns

@@ -14,6 +14,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from .attribution import classifier_attributions, regressor_attributions
+from .background import Centre
 
 #: Rows explained at a time by default: the memory of a chunk's attributions grows with its rows.
 CHUNK_ROWS = 1024
@@ -66,34 +67,57 @@ def explanation(fields):
     )
 
 
-def explain_rows(cascade, policy, layers, X, original, fast=False, chunk_rows=CHUNK_ROWS, progress=None):
+def explain_rows(
+    cascade, policy, layers, X, original, fast=False, chunk_rows=CHUNK_ROWS, progress=None, background=None
+):
     """The :class:`Attributions` of a fitted cascade's predictions for its validated rows ``X`` (pairs appended),
     ``original`` being the rows as the user gave them (a DataFrame's values are shown as they were).
 
-    The rows are explained ``chunk_rows`` at a time, with a progress bar on stderr when there is more than one
-    chunk (``progress=None``) or when ``progress`` is True.
+    With validated rows ``background`` (pairs appended), the attributions are centred on them
+    (:class:`mddf.cascade.background.Centre`): the base is the mean prediction over them; None keeps the
+    path-dependent base. The rows, the background's first (in the same stream), are explained ``chunk_rows`` at a
+    time, with a progress bar on stderr when there is more than one chunk (``progress=None``) or when ``progress``
+    is True.
     """
     n_columns = cascade.n_features_in_
     classifier = policy.classification
-    attribute = classifier_attributions if classifier else regressor_attributions
     shape = (len(cascade.classes_),) if classifier else ()
     values = np.zeros((len(X), n_columns) + shape)
     base = np.zeros((len(X),) + shape)
-    pairs = getattr(getattr(cascade, "pair_features_", None), "pairs_", None) or []
-    show = len(X) > chunk_rows if progress is None else bool(progress)
-    with tqdm(total=len(X), unit="rows", desc="explain", disable=not show, leave=False) as bar:
-        for start in range(0, len(X), chunk_rows):
-            chunk = slice(start, start + chunk_rows)
-            found = attribute(cascade, policy, layers, X[chunk], fast)
-            part = found.values[:, :n_columns].copy()
-            for k, (a, b, _) in enumerate(pairs):  # an appended feature: half to each of its columns
-                part[:, a] += 0.5 * found.values[:, n_columns + k]
-                part[:, b] += 0.5 * found.values[:, n_columns + k]
-            values[chunk] = part
-            base[chunk] = found.base
-            bar.update(len(part))
+    n_background = 0 if background is None else len(background)
+    total = n_background + len(X)
+    show = total > chunk_rows if progress is None else bool(progress)
+    kept, centre = [], None  # the background's attributions, then what centring on it needs
+    with tqdm(total=total, unit="rows", desc="explain", disable=not show, leave=False) as bar:
+        for start in range(0, total, chunk_rows):  # the background's rows first, then those of X, in one stream
+            stop = min(start + chunk_rows, total)
+            own = slice(max(start - n_background, 0), max(stop - n_background, 0))  # the rows of X in the chunk
+            first = background[start:stop] if n_background else X[:0]
+            rows = X[own] if not len(first) else np.concatenate([first, X[own]]) if own.stop > own.start else first
+            part, part_base = _attributed(cascade, policy, layers, rows, fast)
+            if len(first):
+                kept.append((part[: len(first)], part_base[: len(first)]))
+                part, part_base = part[len(first) :], part_base[len(first) :]
+                if stop >= n_background:
+                    centre = Centre.of(kept)
+            values[own], base[own] = (part, part_base) if centre is None else centre.centred(part, part_base)
+            bar.update(stop - start)
     names = getattr(cascade, "feature_names_in_", None)
     names = [str(name) for name in names] if names is not None else [f"x{i}" for i in range(n_columns)]
     display = original.to_numpy(dtype=object) if hasattr(original, "iloc") else None
     outputs = [str(c) for c in cascade.classes_] if classifier else None
     return Attributions(values, base, np.asarray(X[:, :n_columns], dtype=np.float64), display, names, outputs)
+
+
+def _attributed(cascade, policy, layers, X, fast):
+    """Validated rows' attributions to the columns of the user's table and each row's base: ``(values, base)``."""
+    n_columns = cascade.n_features_in_
+    attribute = classifier_attributions if policy.classification else regressor_attributions
+    found = attribute(cascade, policy, layers, X, fast)
+    values = found.values[:, :n_columns].copy()
+    pairs = getattr(getattr(cascade, "pair_features_", None), "pairs_", None) or []
+    for k, (a, b, _) in enumerate(pairs):  # an appended feature: half to each of its columns
+        values[:, a] += 0.5 * found.values[:, n_columns + k]
+        values[:, b] += 0.5 * found.values[:, n_columns + k]
+    shape = found.values.shape[2:]
+    return values, np.array(np.broadcast_to(found.base, (len(X),) + shape), dtype=np.float64)

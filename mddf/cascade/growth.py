@@ -134,11 +134,12 @@ class CascadeGrowth:
     state : GrowthState
     """
 
-    def __init__(self, policy, state):
+    def __init__(self, policy, state, background=None):
         self.policy, self.state = policy, state
+        self.background = background  # the training rows kept for explain() (None: none)
 
     @classmethod
-    def begin(cls, policy, X, y, weight=None, rng=None, pair_search=None, previous_store=None):
+    def begin(cls, policy, X, y, weight=None, rng=None, pair_search=None, previous_store=None, background=None):
         """The growth before its first layer, from validated ``X`` (float32, categorical columns as codes), ``y``
         (encoded as the task reads it) and ``weight`` (None: equal).
 
@@ -146,13 +147,14 @@ class CascadeGrowth:
         the ``pair_features`` search (a fitted :class:`mddf.PairFeatures` of the same rows, settings and seed):
         :class:`mddf.MDDFGridSearch` passes those of a shared first layer. ``previous_store``, the store of the
         estimator's previous fit, is destroyed when it is an ``"auto"`` folder (:func:`mddf.storage.open_store`).
+        ``background``: the training rows the fit keeps as ``explain()``'s background (``background_``).
         """
         params = policy.params
         rng = check_random_state(params.random_state) if rng is None else rng
         rows = policy.training_rows(X, y, weight, rng, pair_search)
         store = open_store(params.model_dir, previous=previous_store)
         train, val, task = policy.new_state(rows)
-        return cls(policy, GrowthState(rows, rng, train, val, task, policy.early_stopping(rows), store))
+        return cls(policy, GrowthState(rows, rng, train, val, task, policy.early_stopping(rows), store), background)
 
     # ------------------------------------------------------------------ one layer
     def fit_layer(self, t, probe_trees=None) -> FittedLayer:
@@ -272,6 +274,7 @@ class CascadeGrowth:
             "train_history_": state.history,
             "oof_features_": state.oof_features[:kept],
             "stop_reason_": stop_reason,
+            "background_": self.background,
         }
         fitted.update(self.policy.finish(state, layers, stop_reason))
         return fitted

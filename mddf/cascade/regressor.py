@@ -169,6 +169,10 @@ default=("rf", "rf", "crf", "crf")
         ``model_dir`` does (same files, same memory bound, same pickling,
         :meth:`to_memory` and :meth:`relocate_model_dir`), with bit-identical
         predictions.
+    background_rows : int, default=100
+        Training rows the fit keeps, as the model reads them, as :meth:`explain`'s default background
+        (``background_``), drawn at random from a stream of their own (no other draw of ``random_state`` moves):
+        they are the user's rows, stored in the model and its pickle. 0 keeps none.
 
     Attributes
     ----------
@@ -199,6 +203,8 @@ default=("rf", "rf", "crf", "crf")
         Per kept layer, the out-of-fold ``h_t`` of the training rows; columns named by
         :meth:`get_feature_names_out` (``layer<t>_<member><j>_prediction``).
     stop_reason_ : str
+    background_ : ndarray of float32 ``(n_background, n_features_in_)`` or None
+        The rows kept by ``background_rows`` (categories as their codes); None with ``background_rows=0``.
     layer_importances_ : ndarray of shape ``(n_layers_, n_features_in_ + 1)``
         Each kept layer's share of its trees' weighted variance decrease per input column, the augmented
         features ``h_{t-1}`` last; each row sums to 1. See :ref:`the user guide <importances>`.
@@ -252,6 +258,7 @@ default=("rf", "rf", "crf", "crf")
         random_state=None,
         verbose=0,
         model_dir=None,
+        background_rows=100,
     ):
         self.n_estimators = n_estimators
         self.forest_types = forest_types
@@ -277,6 +284,7 @@ default=("rf", "rf", "crf", "crf")
         self.random_state = random_state
         self.verbose = verbose
         self.model_dir = model_dir
+        self.background_rows = background_rows
 
     def _policy(self, columns=None):
         columns = Columns.of(self) if columns is None else columns

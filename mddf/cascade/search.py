@@ -49,6 +49,7 @@ AFTER_FIRST_LAYER = frozenset(
         "min_error_reduction",
         "screening_accuracy",
         "verbose",
+        "background_rows",
     }
 )
 

@@ -59,6 +59,25 @@ def test_a_regression_target_gets_one_line_a_row(tmp_path):
     assert list(table.columns) == ["row", "base", "prediction", "x", "colour"] and len(table) == 12
 
 
+def test_the_base_is_the_models_mean_prediction_over_its_kept_training_rows(tmp_path, monkeypatch):
+    from mddf.cascade.base import CascadeBase
+
+    rng = np.random.default_rng(1)
+    frame = pd.DataFrame({"x": rng.normal(size=120), "z": rng.normal(size=120)})
+    frame["price"] = 3 * (frame["x"] > 1.2) + frame["z"]  # a skewed target: the trees' own base is off its mean
+    frame.to_csv(tmp_path / "prices.csv", index=False)
+    models, explain = [], CascadeBase.explain
+    monkeypatch.setattr(CascadeBase, "explain", lambda self, *a, **k: models.append(self) or explain(self, *a, **k))
+    assert _explain(tmp_path / "prices.csv", tmp_path / "out", target="price") == 0
+    table = pd.read_csv(tmp_path / "out" / "attributions.csv")
+    (model,) = models
+    assert np.allclose(table["base"], model.predict(model.background_).mean(), atol=1e-6)
+    assert not np.allclose(
+        table["base"], model.explain(model.background_, background="tree_path_dependent").base_values[0]
+    )
+    assert np.allclose(table["base"] + table[["x", "z"]].sum(axis=1), table["prediction"])
+
+
 @pytest.mark.slow
 def test_a_file_changed_since_the_run_is_moved_aside_unless_force_is_given(tmp_path, user_csv, capsys):
     out = tmp_path / "explained"

@@ -1,6 +1,7 @@
 """explain(): each row's prediction attributed to the input columns, through the layers.
 
-The attributions are the Shapley values of the one-layer cascade's value function (found here by enumeration), add
+The path-dependent attributions are the Shapley values of the one-layer cascade's value function (found here by
+enumeration; centring them on a background is tests/mddf/cascade/test_background.py's), add
 up to predict_proba (predict) on every row whatever the cascade's settings, leave a column the target never uses
 near zero, do not depend on n_jobs, the chunks or a pickle, and bad input gets predict's errors.
 """
@@ -82,7 +83,7 @@ def test_a_one_layer_cascade_gets_the_shapley_values_of_its_value_function_found
     def value(row, known):  # every tree counts alike: each member's fold models hold as many trees
         return np.mean([_tree_value(nodes, codes[row], known) for nodes in trees], axis=0)
 
-    explained = clf.explain(X[:4])
+    explained = clf.explain(X[:4], background="tree_path_dependent")  # the trees' own value function
     for row in range(4):
         expected = np.zeros((6, 3))
         for i in range(6):
@@ -170,7 +171,7 @@ def test_each_layer_is_explained_on_the_features_the_prediction_passes_it_bit_fo
     monkeypatch.setattr(TaskPolicy, "layer_input", recording)
     model.predict(X)
     predicted, seen[:] = dict(seen), []
-    model.explain(X, fast=True)
+    model.explain(X, fast=True, background="tree_path_dependent")  # the rows of X alone
     assert model.n_layers_ > 1 and {t for t, _ in seen} == set(predicted) and 2 in predicted
     assert all(np.array_equal(features, predicted[t], equal_nan=True) for t, features in seen)
 
