@@ -2,9 +2,10 @@
 for export-features' named file; --force replaces), a full disk or a read-only --out is exit status 2 in one line
 before any fit, and no record of results.jsonl is cut mid-line.
 
-The tests run as root, where ``chmod`` stops no write: a read-only folder and a full disk are simulated by making
-``os.open`` (EROFS) or ``os.write`` (ENOSPC) fail for the paths under the folder (:func:`failing_writes`), and a
-folder that cannot be created is a path under a file (ENOTDIR), which fails for root too."""
+The tests run as root, where ``chmod`` stops no write: a read-only or forbidden folder and a full disk are simulated
+by making ``os.open`` (EROFS, EACCES) or ``os.write`` (ENOSPC) fail for the paths under the folder
+(:func:`failing_writes`), and a folder that cannot be created is a path under a file (ENOTDIR), which fails for root
+too."""
 
 import errno
 import json
@@ -28,8 +29,8 @@ ASIDE = re.compile(r"old/\d{8}T\d{12}Z")
 
 def failing_writes(monkeypatch, under: Path, code: int, *, partial: bool = False):
     """From now on, a file opened for writing under ``under`` fails as a full disk (``ENOSPC``: its writes; with
-    ``partial`` the first write of each open file writes half its bytes first) or a read-only folder (``EROFS``:
-    the open itself)."""
+    ``partial`` the first write of each open file writes half its bytes first) or a read-only or forbidden folder
+    (another ``code``, ``EROFS`` or ``EACCES``: the open itself)."""
     real_open, real_write, real_close = os.open, os.write, os.close
     fds = {}
 
@@ -304,8 +305,12 @@ RUNNERS = {
                                      "plot-tsne"])  # fmt: skip
 @pytest.mark.parametrize(
     "code, why",
-    [(errno.ENOSPC, "No space left on device"), (errno.EROFS, "Read-only file system")],
-    ids=["full-disk", "read-only"],
+    [
+        (errno.ENOSPC, "No space left on device"),
+        (errno.EROFS, "Read-only file system"),
+        (errno.EACCES, "Permission denied"),
+    ],
+    ids=["full-disk", "read-only", "forbidden"],
 )
 def test_a_full_disk_or_a_read_only_out_is_exit_2_in_one_line_before_any_fit(
     tmp_path, user_csv, capsys, monkeypatch, command, code, why
