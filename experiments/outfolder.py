@@ -1,11 +1,6 @@
-"""What the subcommands write into ``--out``: the folder tested before any fit (:func:`probe`), a file of the user's
-never replaced (:class:`OutputFiles`), and a write that fails there one line (:func:`writing`).
-
-The rule: a file a subcommand would write that it did not write itself, as its own result of the same data and
-settings, is moved to ``<folder>/old/<UTC time>/`` (:func:`move_aside`, as the runners move results of other data)
-or, for the file ``export-features``' ``--out`` names, refused; ``--force`` replaces it. A file is the subcommand's
-own when ``<folder>/.mddf-written.json`` (:data:`MANIFEST`, written after its files) names it with the sha256 of its
-bytes as they are now and the same binding (the hash of the data and settings that made it)."""
+"""What the subcommands write into ``--out``: the folder tested before any fit (:func:`probe`), a file that is not
+their own moved aside or refused (:class:`OutputFiles`; the rule: docs/user_guide/output_folder.md), and a write the
+folder or its disk refuses as one line (:func:`writing`)."""
 
 from __future__ import annotations
 
@@ -17,21 +12,12 @@ import os
 import sys
 from pathlib import Path
 
-from .outlock import FolderUnwritable, missing_folders, remove_empty
+from .outlock import FolderUnwritable, missing_folders, remove_empty, unwritable, why
 
 MANIFEST = ".mddf-written.json"
 #: The errors of a write that the folder or its disk refuses: a full disk or quota, a read-only or forbidden folder.
 WRITE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS, errno.EACCES, errno.EPERM})
 _PROBE = ".mddf-probe"
-
-
-def _why(exc: OSError) -> str:
-    return exc.strerror or (os.strerror(exc.errno) if exc.errno else str(exc) or type(exc).__name__)
-
-
-def unwritable(folder, exc: OSError, doing: str) -> FolderUnwritable:
-    """The one-line error of a write into ``--out`` ``folder`` that failed with ``exc`` while ``doing``."""
-    return FolderUnwritable(f"--out {folder} cannot be written: {_why(exc)} ({doing})")
 
 
 @contextlib.contextmanager
@@ -61,7 +47,7 @@ def probe(folder, shown=None) -> None:
         try:
             folder.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise FolderUnwritable(f"--out {shown} cannot be created: {_why(exc)}") from None
+            raise FolderUnwritable(f"--out {shown} cannot be created: {why(exc)}") from None
         try:
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
             try:
@@ -97,11 +83,8 @@ def _sha256(path) -> str:
 
 def _stamp(path: Path):
     """What changes when a file is written: its inode, modification time and size (None: no file)."""
-    try:
-        st = path.stat()
-    except FileNotFoundError:
-        return None
-    return st.st_ino, st.st_mtime_ns, st.st_size
+    st = path.stat() if path.exists() else None
+    return st and (st.st_ino, st.st_mtime_ns, st.st_size)
 
 
 class OutputFiles:
@@ -194,11 +177,7 @@ class OutputFiles:
         text = json.dumps({"about": "files mddf wrote here (do not edit)", "files": files}, indent=1, sort_keys=True)
         temporary = self.folder / f"{MANIFEST}.{os.getpid()}.tmp"
         try:
-            with open(temporary, "w", encoding="utf-8") as fh:
-                fh.write(text + "\n")
-                fh.flush()
-                os.fsync(fh.fileno())
+            temporary.write_text(text + "\n", encoding="utf-8")
             os.replace(temporary, self.folder / MANIFEST)
         finally:
-            with contextlib.suppress(OSError):
-                temporary.unlink()
+            temporary.unlink(missing_ok=True)

@@ -74,14 +74,16 @@ def _in_use(folder: Path, path: Path, owner: dict) -> FolderLocked:
     )
 
 
-def _why(exc: OSError) -> str:
+def why(exc: OSError) -> str:
+    """What ``exc`` says went wrong, in words (``No space left on device``)."""
     return exc.strerror or (os.strerror(exc.errno) if exc.errno else str(exc) or type(exc).__name__)
 
 
-def _unwritable(folder: Path, exc: OSError) -> FolderUnwritable:
+def unwritable(folder, exc: OSError, doing: str) -> FolderUnwritable:
+    """The one line of a write into ``--out`` ``folder`` that failed with ``exc`` while ``doing``."""
     if exc.errno == errno.ENOSYS:  # flock is missing (e.g. Lustre mounted without -o flock)
         return FolderUnwritable(f"--out {folder} is on a file system without file locks (flock); choose another --out")
-    return FolderUnwritable(f"--out {folder} cannot be written: {_why(exc)} (writing its lock file {LOCK_NAME})")
+    return FolderUnwritable(f"--out {folder} cannot be written: {why(exc)} ({doing})")
 
 
 def _owner_writer(path: Path, payload: bytes):
@@ -115,7 +117,7 @@ def acquire(folder, command: str, log=None) -> Path:
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise FolderUnwritable(f"--out {folder} cannot be created: {_why(exc)}") from None
+        raise FolderUnwritable(f"--out {folder} cannot be created: {why(exc)}") from None
     path = folder / LOCK_NAME
     from .provenance import utc_now
 
@@ -135,7 +137,7 @@ def acquire(folder, command: str, log=None) -> Path:
                 continue
             raise _in_use(folder, path, owner) from None
         except OSError as exc:
-            raise _unwritable(folder, exc) from None
+            raise unwritable(folder, exc, f"writing its lock file {LOCK_NAME}") from None
         _HELD[path] = lock
         if left:
             log(f"taking over {path}: its owner, {describe(left)}, is no longer running")

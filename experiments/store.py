@@ -70,16 +70,13 @@ class ResultStore:
     def holds_records(self) -> bool:
         """Whether the file is missing, empty or starts with a record of this format (a JSON object with a ``key``): a
         file of another kind there (the user's) is not written into."""
-        try:
-            with self.path.open("rb") as fh:
-                first = fh.readline()
-        except FileNotFoundError:
+        if not self.path.exists():
             return True
-        if not first:
-            return True
+        with self.path.open("rb") as fh:
+            first = fh.readline()
         try:
-            record = json.loads(first)
-        except ValueError:  # not UTF-8 either
+            record = json.loads(first) if first else {"key": None}
+        except ValueError:  # not JSON, not UTF-8
             return False
         return isinstance(record, dict) and "key" in record
 
