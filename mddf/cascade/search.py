@@ -370,7 +370,7 @@ class MDDFGridSearch(SaveMixin, LayerOutputMixin, MetaEstimatorMixin, Classifier
 
     def _layer_feature_names(self, layer=None):
         """The selected cascade's names (see :meth:`MDDFClassifier.get_feature_names_out`)."""
-        return self.best_estimator_._layer_feature_names(layer)
+        return self.best_estimator_.get_feature_names_out(layer=layer)
 
     @property
     def n_layers_(self):
