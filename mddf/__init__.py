@@ -44,7 +44,8 @@ _EXPORTS = {
     "PAPER_PARAM_GRID": ".cascade.search",
     "PairFeatures": ".features.pairs",
     "PCAFeatures": ".features.rotation",
-    "margin_distribution_loss": ".margin.margins",
+    "MarginDistributionLoss": ".margin.loss",
+    "margin_distribution_loss": ".margin.loss",
     "margin_statistics": ".margin.margins",
     "margins": ".margin.margins",
     "sample_distribution": ".margin.distribution",
@@ -62,7 +63,8 @@ if TYPE_CHECKING:  # what the names are, for type checkers and readers of the im
     from .features.rotation import PCAFeatures
     from .margin.alpha import solve_alpha_exact, solve_alpha_sgd, solve_layer_share
     from .margin.distribution import sample_distribution
-    from .margin.margins import margin_distribution_loss, margin_statistics, margins
+    from .margin.loss import MarginDistributionLoss, margin_distribution_loss
+    from .margin.margins import margin_statistics, margins
     from .storage import ModelFileError, load
 
 
@@ -90,6 +92,7 @@ __all__ = [
     "PAPER_PARAM_GRID",
     "PairFeatures",
     "PCAFeatures",
+    "MarginDistributionLoss",
     "load",
     "margin_distribution_loss",
     "margin_statistics",

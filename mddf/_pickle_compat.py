@@ -37,7 +37,7 @@ RENAMED = {
     "mddf._compile_cache": ("mddf._runtime.compile_cache",),
     "mddf._threads": ("mddf._runtime.threads",),
     "mddf._stopping": ("mddf.utils._stopping",),
-    "mddf._margin": ("mddf.margin.margins",),
+    "mddf._margin": ("mddf.margin.margins", "mddf.margin.loss"),
     "mddf._alpha": ("mddf.margin.alpha",),
     "mddf._mixture": ("mddf.margin.state",),
     "mddf._calibration": ("mddf.margin.calibration",),

@@ -3,7 +3,10 @@
 - Code outside ``mddf/`` (the baselines, datasets, experiments, scripts, examples and benchmarks) imports only
   public names of mddf: no module, package or name of mddf with a dotted part that starts with ``_``. A folder's
   own private modules are its own business (``mddf.baselines._weak`` within ``baselines/``).
-- The modules of mddf import each other without a cycle.
+- The modules of mddf import each other without a cycle, and reach no private name (``_x``) of another of its
+  packages, by an import or by an attribute of an imported module (:func:`cross_package_private_names`); the
+  private layer packages themselves (``mddf._runtime``) are packages like the others, whose public names the
+  packages :data:`ALLOWED` to may import.
 - ``mddf/`` is built in layers, one package each (as ``mddf/__init__.py`` describes them), and
   :data:`ALLOWED` states the arrows between them: a package imports only the packages it names there, which
   import each other without a cycle. At most :data:`MAX_TOP_MODULES` modules stand directly in ``mddf/``.
@@ -136,6 +139,84 @@ def test_the_check_finds_every_form_of_private_import(source, found):
     assert targets == found
 
 
+def target_package(target):
+    """The layer package (a key of :data:`ALLOWED`) a dotted name of mddf belongs to, or ``"mddf"``."""
+    parts = target.split(".")
+    return f"mddf.{parts[1]}" if len(parts) > 1 and f"mddf.{parts[1]}" in ALLOWED else "mddf"
+
+
+def _dotted(node):
+    """``a.b.c`` of an attribute chain rooted at a name, as ``["a", "b", "c"]``, or None."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    return [node.id, *reversed(parts)] if isinstance(node, ast.Name) else None
+
+
+def cross_package_private_names(source, name, is_package=False):
+    """``(line, target)`` of every private name of another package of mddf that module ``name`` (of mddf/) reaches:
+    imported (``from ..utils._tabular import x``, ``from ..utils import _x``) or read as an attribute of what it
+    imported (``utils._x``, ``mddf.utils._tabular.x``). A name is private when a part after its package starts with
+    ``_`` (``__init__``-style names are not)."""
+    own = package_of(name) if name.split(".")[0] == "mddf" else None
+    tree = ast.parse(source)
+    found, bound = [], {}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            for (_, target), alias in zip(imports(ast.unparse(node), name, is_package), node.names):
+                found.append((node.lineno, target))
+                if isinstance(node, ast.Import) and alias.asname is None:
+                    bound[alias.name.split(".")[0]] = alias.name.split(".")[0]
+                else:
+                    bound[alias.asname or alias.name] = target
+    inner = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
+    for node in ast.walk(tree):
+        parts = _dotted(node) if isinstance(node, ast.Attribute) and id(node) not in inner else None
+        if parts and parts[0] in bound:
+            found.append((node.lineno, ".".join([bound[parts[0]], *parts[1:]])))
+    private = []
+    for line, target in found:
+        package = target_package(target)
+        if target.split(".")[0] != "mddf" or package == own:
+            continue
+        rest = target.split(".")[package.count(".") + 1 :]
+        if any(part.startswith("_") and not part.startswith("__") for part in rest):
+            private.append((line, target))
+    return sorted(set(private))
+
+
+def test_no_package_of_mddf_reaches_a_private_name_of_another():
+    found = [
+        f"{path.relative_to(ROOT)}:{line}: {target}"
+        for path in _sources(["mddf"])
+        for line, target in cross_package_private_names(path.read_text(), module_name(path), path.name == "__init__.py")
+    ]
+    assert not found, "give these a public name in their package (or move them to the package using them):\n" + (
+        "\n".join(found)
+    )
+
+
+@pytest.mark.parametrize(
+    "source, found",
+    [
+        ("from ..utils._tabular import is_dataframe", [(1, "mddf.utils._tabular.is_dataframe")]),
+        (
+            "from ..utils import _tabular\n_tabular.is_dataframe(X)",
+            [(1, "mddf.utils._tabular"), (2, "mddf.utils._tabular.is_dataframe")],
+        ),
+        ("from .. import utils\nutils._tabular.is_dataframe(X)", [(2, "mddf.utils._tabular.is_dataframe")]),
+        ("def f():\n    import mddf.utils\n    return mddf.utils._stopping", [(3, "mddf.utils._stopping")]),
+        ("from ..cascade.layer_features import _x", [(1, "mddf.cascade.layer_features._x")]),
+        ("from .._runtime.threads import one_thread\nfrom ..utils import check_columns", []),  # public names
+        ("from . import _secret\nfrom ._secret import x", []),  # the package's own private module
+        ("import numpy as np\nnp._core", []),  # not mddf's
+    ],
+)
+def test_the_private_name_check_finds_imports_and_attributes(source, found):
+    assert cross_package_private_names(source, "mddf.features.appended") == found
+
+
 def edges_of(sources):
     """Module -> the modules it imports among ``sources`` (name -> ``(source, is_package)``); a name imported
     from a module counts as the module, ``from . import x`` of a package's attribute as the package."""
@@ -189,6 +270,12 @@ def cycles(edges):
 
 def test_the_installed_modules_import_each_other_without_a_cycle():
     assert cycles(graph()) == []
+
+
+def test_the_benchmarks_import_each_other_without_a_cycle():
+    # every import counts, those inside functions and under TYPE_CHECKING too: a module that needs a piece of a
+    # module above it gets the piece moved down, as benchmarks/harness/declarations.py got checkpoints()
+    assert cycles(graph(["benchmarks"])) == []
 
 
 def test_the_cycle_check_finds_a_cycle_closed_by_an_import_inside_a_function():

@@ -40,7 +40,7 @@ What every study gets:
   machine, date) by :func:`mddf.experiments.tables.write_markdown`, with ``rows=`` to a CSV beside it
   (:func:`~mddf.experiments.tables.write_rows`) and ``figure=`` to a PNG and a PDF.
 
-A long unit keeps the work it has finished in ``ctx.checkpoints`` (:func:`~.units.checkpoints`), which a rerun
+A long unit keeps the work it has finished in ``ctx.checkpoints`` (:func:`~.declarations.checkpoints`), which a rerun
 after an interruption resumes from and the harness removes once the unit's record is written. A command that only
 reads records and writes pages (``publish_results``) is a :class:`Pages`: the same ``--out``, provenance and writing.
 

@@ -5,14 +5,15 @@ or :class:`CrossValidation`) and its metrics (:data:`METRICS`); and what its hoo
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sklearn import metrics
 
-if TYPE_CHECKING:
-    from .study import Study
+from mddf.experiments.store import ResultStore
 
 CLASSIFICATION = ("accuracy", "balanced_accuracy", "log_loss")
 REGRESSION = ("r2", "rmse")
@@ -109,7 +110,7 @@ class CrossValidation:
 class Context:
     """What a method's builder, a loader and a study's hooks are given about the unit at hand."""
 
-    study: Study
+    study: Any  # the unit's Study (harness/study.py, which imports this module)
     options: argparse.Namespace
     dataset: Dataset
     method: str | None = None
@@ -140,10 +141,8 @@ class Context:
 
     @property
     def checkpoints(self):
-        """The store where this unit keeps the work it has finished (:func:`~.units.checkpoints`): a long unit
+        """The store where this unit keeps the work it has finished (:func:`checkpoints`): a long unit
         interrupted resumes from it; the harness removes it once the unit's record is written."""
-        from .units import checkpoints
-
         return checkpoints(self.study, self.options, self.unit)
 
 
@@ -186,3 +185,10 @@ class Results:
 
     def of(self, dataset=None, method=None):
         return [r for r in self.records if dataset in (None, r["dataset"]) and method in (None, r["method"])]
+
+
+def checkpoints(study, args, unit: Unit) -> ResultStore:
+    """``<out>/checkpoints/<digest>.jsonl``, the digest of ``unit``'s key and the run's settings (``study.config``):
+    what :attr:`Context.checkpoints` of the unit holds."""
+    described = json.dumps([unit.key(study.cross_validated), study.config(args)], sort_keys=True, default=repr)
+    return ResultStore(args.out / "checkpoints" / f"{hashlib.sha256(described.encode()).hexdigest()[:16]}.jsonl")

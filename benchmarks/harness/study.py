@@ -28,6 +28,7 @@ from .declarations import (
     Results,
     TrainTest,
     Unit,
+    checkpoints,
 )
 from .report import default_table
 
@@ -253,7 +254,7 @@ class Study:
             record = self.record(args, unit, bindings)
             store.append(record)
             if record["status"] == "ok":
-                unit_work.checkpoints(self, args, unit).path.unlink(missing_ok=True)
+                checkpoints(self, args, unit).path.unlink(missing_ok=True)
             current[record["key"]] = record
             say(args, f"[{i}/{len(todo)}] {unit}: {_outcome(record)}")
         results = self.results(args, units, current, pending, skipped)
@@ -272,7 +273,7 @@ class Study:
         try:
             binding = bindings(unit)  # loads the data (its hash) inside the try: a loading error is recorded
             if self.in_fresh_processes(args):
-                results = unit_work.in_fresh_process(unit_work.run_unit, _module_of(self), args, unit)
+                results = unit_work.in_fresh_process(run_found_unit, _module_of(self), args, unit)
             else:
                 results = unit_work.run_unit(self, args, unit)
             status, error = "ok", None
@@ -376,6 +377,14 @@ def _names(given, default, known, what, parser) -> list:
     if unknown:
         parser.error(f"unknown {what}(s) {', '.join(unknown)}; known: {', '.join(known)}")
     return names
+
+
+def run_found_unit(where: tuple, args, unit) -> dict:
+    """:func:`~.units.run_unit` of the study ``where`` names, ``(module, report)`` (:func:`_module_of`): what a
+    spawned process runs, finding the study by importing its module."""
+    found = vars(importlib.import_module(where[0])).values()
+    study = next(s for s in found if isinstance(s, Study) and s.report == where[1])
+    return unit_work.run_unit(study, args, unit)
 
 
 def _module_of(study: Study) -> tuple:

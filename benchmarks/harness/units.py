@@ -3,24 +3,16 @@ process or a fresh one."""
 
 from __future__ import annotations
 
-import hashlib
-import importlib
-import json
 import time
 from contextlib import nullcontext
 from dataclasses import fields as data_fields
-from typing import TYPE_CHECKING
 
 import numpy as np
 from threadpoolctl import threadpool_limits
 
 from mddf.experiments.binding import Binding, content_sha256, settings_sha256
-from mddf.experiments.store import ResultStore
 
 from .declarations import METRICS, Context, Data, Unit
-
-if TYPE_CHECKING:
-    from .study import Study
 
 
 class Bindings:
@@ -33,7 +25,7 @@ class Bindings:
     (:meth:`Study.config`) and of the method's :meth:`learner` settings.
     """
 
-    def __init__(self, study: Study, args, keep_data: bool = False):
+    def __init__(self, study, args, keep_data: bool = False):
         self.study, self.args, self.keep_data = study, args, keep_data
         self.config = study.config(args)
         self._data, self._learners = {}, {}
@@ -98,13 +90,7 @@ def unit_rows(ctx: Context, data: Data):
 
 
 def run_unit(study, args, unit) -> dict:
-    """The fit and scores of one unit (``study``: the :class:`Study`, or its module and report in a fresh process)."""
-    from .study import Study
-
-    if isinstance(study, tuple):
-        module, report = study
-        found = vars(importlib.import_module(module)).values()
-        study = next(s for s in found if isinstance(s, Study) and s.report == report)
+    """The fit and scores of one unit of ``study`` (a :class:`~.study.Study`)."""
     ctx = study.context(args, unit)
     ctx.rows = unit_rows(ctx, load_data(ctx))
     with threadpool_limits(limits=ctx.n_jobs) if study.limit_threads else nullcontext():
@@ -144,13 +130,6 @@ def fit_and_score(ctx: Context, X, y, X_eval, y_eval) -> dict:
     if ctx.study.describe:
         record.update(ctx.study.describe(model, ctx, record))
     return record
-
-
-def checkpoints(study, args, unit: Unit) -> ResultStore:
-    """``<out>/checkpoints/<digest>.jsonl``, the digest of ``unit``'s key and the run's settings (:meth:`Study.config`):
-    what :attr:`Context.checkpoints` of the unit holds."""
-    described = json.dumps([unit.key(study.cross_validated), study.config(args)], sort_keys=True, default=repr)
-    return ResultStore(args.out / "checkpoints" / f"{hashlib.sha256(described.encode()).hexdigest()[:16]}.jsonl")
 
 
 def in_fresh_process(function, *args):

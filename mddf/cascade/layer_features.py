@@ -10,6 +10,15 @@ def member_name(kind):
     return kind if isinstance(kind, str) else type(kind).__name__.lower()
 
 
+def checked_layer(layer, n_layers):
+    """The 1-based kept layer ``layer`` names (None: the last, ``n_layers``), as an int; a ValueError otherwise."""
+    if layer is None:
+        return n_layers
+    if not isinstance(layer, Integral) or not 1 <= layer <= n_layers:
+        raise ValueError(f"layer must be an integer in [1, {n_layers}] (the kept layers), got {layer!r}")
+    return int(layer)
+
+
 class LayerFeaturesMixin(LayerOutputMixin):
     """``fit_transform`` returning out-of-fold layer features, the ``layer`` check, and the tags.
 
@@ -19,11 +28,7 @@ class LayerFeaturesMixin(LayerOutputMixin):
     """
 
     def _check_layer(self, layer):
-        if layer is None:
-            return self.n_layers_
-        if not isinstance(layer, Integral) or not 1 <= layer <= self.n_layers_:
-            raise ValueError(f"layer must be an integer in [1, {self.n_layers_}] (the kept layers), got {layer!r}")
-        return int(layer)
+        return checked_layer(layer, self.n_layers_)
 
     def fit_transform(self, X, y, layer=None, sample_weight=None):
         """Fit, then return the out-of-fold augmented features of a kept layer (no leakage).

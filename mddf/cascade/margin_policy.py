@@ -22,7 +22,7 @@ from ..forests import PrefixCodes, make_gbdt, make_hgb
 from ..margin.calibration import fit_temperature
 from ..margin.margins import margins
 from ..margin.state import ClassVectorMixture, CumulativeMargin
-from ..utils._stopping import ACCURACY, weighted_accuracy
+from ..utils import ACCURACY, weighted_accuracy
 from .growth import LayerOutcome
 from .policy import TaskPolicy, probe_note
 from .screening import confidence, screening_threshold, still_in

@@ -25,8 +25,7 @@ from sklearn.model_selection import train_test_split
 from ..blocks.members import is_forest
 from ..forests import MAX_SUBSET_CATEGORIES, BinnedInput
 from ..forests.growing import MAX_SEED
-from ..utils import EarlyStopping
-from ..utils._validation import rescaled_weights
+from ..utils import EarlyStopping, rescaled_weights
 from .final_predictor import fit_final_predictor
 from .pair_step import fit_pair_features, pair_feature_names, pair_template, with_pairs
 

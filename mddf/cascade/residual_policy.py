@@ -16,7 +16,7 @@ from sklearn.metrics import r2_score
 from ..blocks.members import check_forest_types, seeded_clone
 from ..blocks.regressor import RegressionForestBlock
 from ..forests import PrefixCodes, make_gbdt, make_hgb
-from ..utils._stopping import NEGATIVE_MSE
+from ..utils import NEGATIVE_MSE
 from .growth import LayerOutcome
 from .policy import TaskPolicy, probe_note
 

@@ -25,6 +25,7 @@ from ..storage import ModelStore, temporary_folders_removed_on_sigterm
 from ..utils import LayerOutputMixin, SaveMixin
 from .base import begin_growth, set_fitted
 from .classifier import MDDFClassifier
+from .layer_features import checked_layer
 
 #: The candidate sets of the paper's Section 5.2 (eq. 48's gamma and mu, and the depth factor).
 PAPER_PARAM_GRID = {
@@ -366,11 +367,11 @@ class MDDFGridSearch(SaveMixin, LayerOutputMixin, MetaEstimatorMixin, Classifier
     def fit_transform(self, X, y, layer=None, sample_weight=None):
         """Fit, then return the selected cascade's out-of-fold features of the training rows (no leakage)."""
         self.fit(X, y, sample_weight=sample_weight)
-        return self.best_estimator_.oof_features_[self.best_estimator_._check_layer(layer) - 1]
+        return self.best_estimator_.oof_features_[checked_layer(layer, self.best_estimator_.n_layers_) - 1]
 
     def _layer_feature_names(self, layer=None):
         """The selected cascade's names (see :meth:`MDDFClassifier.get_feature_names_out`)."""
-        return self.best_estimator_._layer_feature_names(layer)
+        return self.best_estimator_.get_feature_names_out(layer=layer)
 
     @property
     def n_layers_(self):

@@ -6,8 +6,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils.validation import validate_data
 
-from ..utils import check_columns
-from ..utils._tabular import _is_dataframe, _mask_from_spec
+from ..utils import check_columns, is_dataframe, mask_from_spec
 
 
 def numeric_columns(frame) -> np.ndarray:
@@ -35,7 +34,7 @@ class AppendedFeaturesMixin:
         Raises ValueError for infinite values in the columns read.
         """
         name = type(self).__name__
-        is_frame = _is_dataframe(X)
+        is_frame = is_dataframe(X)
         try:
             check_columns(X)
         except (TypeError, ValueError) as exc:
@@ -58,7 +57,7 @@ class AppendedFeaturesMixin:
         numeric = numeric_columns(X) if is_frame else np.arange(X.shape[1])
         if isinstance(self.categorical_features, str):
             return numeric
-        declared = _mask_from_spec(X, self.categorical_features, is_frame)
+        declared = mask_from_spec(X, self.categorical_features, is_frame)
         return numeric if declared is None else numeric[~declared[numeric]]
 
     def _appended(self, X, array, new, names):

@@ -5,7 +5,8 @@ Algorithm 2, line 6 of Lv, Yang and Zhou: ``alpha_t = argmin_{alpha >= 0}
 cumulative margin of the previous layers and ``gamma_t`` this layer's margins.
 As a function of alpha the objective is a convex, continuously differentiable,
 piecewise quadratic, so it has an exact minimiser (:func:`solve_alpha_exact`).
-The paper optimises it by SGD (:func:`solve_alpha_sgd`).
+The paper optimises it by SGD (:func:`solve_alpha_sgd`). Every solver takes the loss l_md as a
+:class:`~.loss.MarginDistributionLoss`.
 
 With sample weights w the mean becomes the weighted mean
 ``sum_i w_i l_md(...) / sum_i w_i``: the objective of the rows repeated w_i
@@ -17,18 +18,16 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils import check_random_state
 
-from .margins import _loss_scales, margin_distribution_loss
+from .loss import check_loss
 
 
-def alpha_objective(alpha, cumulative_margin, margin, margin_mean, margin_tradeoff, sample_weight=None):
-    """Mean (weighted by ``sample_weight``) margin-distribution loss of ``F + alpha * gamma`` (line 6)."""
+def alpha_objective(alpha, cumulative_margin, margin, loss, sample_weight=None):
+    """Mean (weighted by ``sample_weight``) loss ``loss`` (eq. 48) of ``F + alpha * gamma`` (line 6)."""
     z = np.asarray(cumulative_margin) + alpha * np.asarray(margin)
-    return float(np.average(margin_distribution_loss(z, margin_mean, margin_tradeoff), weights=sample_weight))
+    return check_loss(loss).mean(z, sample_weight)
 
 
-def solve_alpha_exact(
-    cumulative_margin, margin, margin_mean=0.9, margin_tradeoff=0.05, upper=np.inf, sample_weight=None
-):
+def solve_alpha_exact(cumulative_margin, margin, loss, *, upper=np.inf, sample_weight=None):
     """Exact minimiser over alpha >= 0 of the mean margin-distribution loss.
 
     Each sample contributes ``w_i c_i(alpha) (F_i - g + alpha gamma_i)^2`` where the
@@ -44,8 +43,8 @@ def solve_alpha_exact(
         ``F_{t-1}(i) = sum_{l < t} alpha_l gamma_l(x_i)`` (zeros for the first layer).
     margin : ndarray (m,)
         This layer's margins ``gamma_t(x_i)`` (eq. 46).
-    margin_mean, margin_tradeoff : float
-        gamma and mu of eq. 48.
+    loss : MarginDistributionLoss
+        l_md of eq. 48; its two curvatures make the objective piecewise quadratic.
     upper : float, default=inf
         Upper bound of alpha (the minimiser is clipped to ``[0, upper]``, which
         is exact for a convex objective).
@@ -60,7 +59,8 @@ def solve_alpha_exact(
     """
     F = np.asarray(cumulative_margin, dtype=np.float64)
     g = np.asarray(margin, dtype=np.float64)
-    left, right = _loss_scales(margin_mean, margin_tradeoff)
+    loss = check_loss(loss)
+    margin_mean, left, right = loss.margin_mean, loss.curvature_below, loss.curvature_above
     active = g != 0
     F, g = F[active], g[active]
     # the weights scale each sample's curvature; a common factor does not move the root
@@ -103,8 +103,7 @@ def solve_alpha_exact(
 def solve_alpha_sgd(
     cumulative_margin,
     margin,
-    margin_mean=0.9,
-    margin_tradeoff=0.05,
+    loss,
     *,
     batch_size=256,
     n_epochs=50,
@@ -136,8 +135,9 @@ def solve_alpha_sgd(
 
     Parameters
     ----------
-    cumulative_margin, margin, margin_mean, margin_tradeoff
-        As in :func:`solve_alpha_exact`.
+    cumulative_margin, margin, loss
+        As in :func:`solve_alpha_exact`; the step scales by ``loss``'s curvature
+        (:meth:`~.loss.MarginDistributionLoss.curvature`).
     batch_size : int, default=256
     n_epochs : int, default=50
     alpha_init : float, default=1.0
@@ -160,7 +160,8 @@ def solve_alpha_sgd(
         F, g, w = F[positive], g[positive], w[positive]
     m = len(g)
     rng = check_random_state(random_state)
-    left, right = _loss_scales(margin_mean, margin_tradeoff)
+    loss = check_loss(loss)
+    margin_mean = loss.margin_mean
     if not np.any(g):
         return 0.0
     batch_size = min(batch_size, m)
@@ -175,7 +176,7 @@ def solve_alpha_sgd(
             idx = perm[start : start + batch_size]
             gi = g[idx]
             d = F[idx] + alpha * gi - margin_mean
-            c = np.where(d <= 0, left, right)
+            c = loss.curvature(d)
             wi = None if w is None else w[idx]
             grad = 2.0 * _mean(c * d * gi, wi)
             curvature_sum += 2.0 * _mean(c * gi * gi, wi)
@@ -199,8 +200,7 @@ def _mean(x, weight):
 def solve_layer_share(
     mixture_margin,
     margin,
-    margin_mean=0.9,
-    margin_tradeoff=0.05,
+    loss,
     *,
     solver="exact",
     random_state=None,
@@ -225,6 +225,8 @@ def solve_layer_share(
         ``Fbar_{t-1}``, the margins of the current normalised mixture.
     margin : ndarray (m,)
         ``gamma_t``.
+    loss : MarginDistributionLoss
+        l_md of eq. 48.
     solver : {"exact", "sgd"}
         SGD starts at beta = 1/2 (alpha_t = 1 against previous weights summing to 1,
         the paper's initial alpha).
@@ -238,12 +240,11 @@ def solve_layer_share(
     base = np.asarray(mixture_margin, dtype=np.float64)
     direction = np.asarray(margin, dtype=np.float64) - base
     if solver == "exact":
-        return solve_alpha_exact(base, direction, margin_mean, margin_tradeoff, upper=1.0, sample_weight=sample_weight)
+        return solve_alpha_exact(base, direction, loss, upper=1.0, sample_weight=sample_weight)
     return solve_alpha_sgd(
         base,
         direction,
-        margin_mean,
-        margin_tradeoff,
+        loss,
         alpha_init=0.5,
         upper=1.0,
         random_state=random_state,

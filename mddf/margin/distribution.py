@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .margins import margin_distribution_loss
+from .loss import check_loss
 
 
-def sample_distribution(cumulative_margin, margin_mean=0.9, margin_tradeoff=0.05, sample_weight=None):
+def sample_distribution(cumulative_margin, loss, sample_weight=None):
     """Next layer's sample distribution D_{t+1} (eq. 47).
 
     ``D_{t+1}(i) = l_md(F_t(i)) / sum_j l_md(F_t(j))``: samples whose cumulative
@@ -21,8 +21,9 @@ def sample_distribution(cumulative_margin, margin_mean=0.9, margin_tradeoff=0.05
     Parameters
     ----------
     cumulative_margin : ndarray (m,)
-    margin_mean, margin_tradeoff : float
-        gamma and mu of eq. 48.
+        ``F_t(i)``, the cumulative margin of each row.
+    loss : MarginDistributionLoss
+        l_md of eq. 48 (:meth:`~.loss.MarginDistributionLoss.loss` gives each row's share before normalising).
     sample_weight : ndarray (m,) or None
         Non-negative weights with a positive entry; None is uniform.
 
@@ -30,12 +31,12 @@ def sample_distribution(cumulative_margin, margin_mean=0.9, margin_tradeoff=0.05
     -------
     ndarray of shape (m,), non-negative, sums to 1.
     """
-    loss = margin_distribution_loss(cumulative_margin, margin_mean, margin_tradeoff)
+    values = check_loss(loss).loss(cumulative_margin)
     if sample_weight is not None:
-        loss = loss * sample_weight
-    total = loss.sum()
+        values = values * sample_weight
+    total = values.sum()
     if not np.isfinite(total) or total <= 0:
         if sample_weight is None:
-            return np.full(len(loss), 1.0 / len(loss))
+            return np.full(len(values), 1.0 / len(values))
         return sample_weight / np.sum(sample_weight)
-    return loss / total
+    return values / total

@@ -1,4 +1,4 @@
-"""Margins, the margin-distribution loss and margin statistics.
+"""Margins and margin statistics (the loss of eq. 48 is :class:`~.loss.MarginDistributionLoss`).
 
 References are to Lv, Yang and Zhou, "Forest Representation Learning Guided by
 Margin Distribution" (``shared/papers/mddf-lv-yang-zhou.txt``).
@@ -34,45 +34,6 @@ def margins(scores, y):
     others = scores.copy()
     others[rows, y] = -np.inf
     return true - others.max(axis=1)
-
-
-def _loss_scales(margin_mean, margin_tradeoff):
-    # Curvatures of the two branches of eq. 48: left of the mean, right of it.
-    return 1.0 / margin_mean**2, margin_tradeoff / (1.0 - margin_mean) ** 2
-
-
-def margin_distribution_loss(z, margin_mean=0.9, margin_tradeoff=0.05):
-    """Margin-distribution loss l_md of eq. 48, elementwise.
-
-    ``l_md(z) = (z - g)^2 / g^2`` if ``z <= g`` and
-    ``mu (z - g)^2 / (1 - g)^2`` if ``z > g``, with ``g = margin_mean`` (the
-    paper's gamma, the margin mean aimed at) and ``mu = margin_tradeoff`` (the
-    paper's mu, trading off deviations above the mean against those below).
-    The loss is convex and continuously differentiable, with minimum 0 at ``g``.
-
-    Parameters
-    ----------
-    z : array-like
-        Cumulative margins.
-    margin_mean : float in (0, 1)
-    margin_tradeoff : float > 0
-
-    Returns
-    -------
-    ndarray, same shape as ``z``
-    """
-    z = np.asarray(z, dtype=np.float64)
-    left, right = _loss_scales(margin_mean, margin_tradeoff)
-    d2 = (z - margin_mean) ** 2
-    return np.where(z <= margin_mean, left * d2, right * d2)
-
-
-def margin_distribution_loss_gradient(z, margin_mean=0.9, margin_tradeoff=0.05):
-    """Derivative of :func:`margin_distribution_loss` with respect to ``z``."""
-    z = np.asarray(z, dtype=np.float64)
-    left, right = _loss_scales(margin_mean, margin_tradeoff)
-    d = z - margin_mean
-    return 2.0 * np.where(z <= margin_mean, left * d, right * d)
 
 
 def margin_statistics(m, sample_weight=None):

@@ -22,7 +22,8 @@ import numpy as np
 
 from .alpha import solve_alpha_exact, solve_alpha_sgd, solve_layer_share
 from .distribution import sample_distribution
-from .margins import margin_distribution_loss, margin_statistics
+from .loss import MarginDistributionLoss
+from .margins import margin_statistics
 
 
 def layer_feature(per_forest, passed_features="mean"):
@@ -135,7 +136,7 @@ class CumulativeMargin:
         ``Fbar_t = (1 - beta_t) Fbar_{t-1} + beta_t gamma_t``, with the share
         beta_t in [0, 1] solved for directly (:func:`mddf.margin.alpha.solve_layer_share`).
     margin_mean, margin_tradeoff : float
-        gamma and mu of eq. 48.
+        gamma and mu of eq. 48 (the loss ``margin_loss``).
     alpha_solver : {"sgd", "exact"}, default="sgd"
     sample_weight : ndarray (m,) or None, default=None
         Non-negative weights of the training rows with a positive entry; None is
@@ -145,6 +146,8 @@ class CumulativeMargin:
 
     Attributes
     ----------
+    margin_loss : MarginDistributionLoss
+        l_md of eq. 48, which the layer weights minimise and D_{t+1} is proportional to.
     distribution : ndarray (m,)
         D_t, the distribution the next layer trains on.
     margin_sum : ndarray (m,)
@@ -172,6 +175,7 @@ class CumulativeMargin:
         self.cumulative_margin = cumulative_margin
         self.margin_mean = margin_mean
         self.margin_tradeoff = margin_tradeoff
+        self.margin_loss = MarginDistributionLoss(margin_mean, margin_tradeoff)
         self.alpha_solver = alpha_solver
         if sample_weight is not None:
             sample_weight = sample_weight / np.max(sample_weight)
@@ -223,23 +227,19 @@ class CumulativeMargin:
             share = solve_layer_share(
                 self.mixture_margin,
                 margin,
-                self.margin_mean,
-                self.margin_tradeoff,
+                self.margin_loss,
                 solver=self.alpha_solver,
                 random_state=seed,
                 sample_weight=self.sample_weight,
             )
             return share, share
         if self.alpha_solver == "exact":
-            alpha = solve_alpha_exact(
-                self.margin_sum, margin, self.margin_mean, self.margin_tradeoff, sample_weight=self.sample_weight
-            )
+            alpha = solve_alpha_exact(self.margin_sum, margin, self.margin_loss, sample_weight=self.sample_weight)
         else:
             alpha = solve_alpha_sgd(
                 self.margin_sum,
                 margin,
-                self.margin_mean,
-                self.margin_tradeoff,
+                self.margin_loss,
                 random_state=seed,
                 sample_weight=self.sample_weight,
             )
@@ -263,9 +263,7 @@ class CumulativeMargin:
         the gcForest cascade. Returns the new distribution.
         """
         if self.margin_optimization:
-            self.distribution = sample_distribution(
-                self.cumulative, self.margin_mean, self.margin_tradeoff, self.sample_weight
-            )
+            self.distribution = sample_distribution(self.cumulative, self.margin_loss, self.sample_weight)
         return self.distribution
 
     def keep_rows(self, rows):
@@ -291,8 +289,7 @@ class CumulativeMargin:
 
     def loss(self):
         """Mean margin-distribution loss (eq. 48) of the cumulative margin, weighted by the sample weights."""
-        loss = margin_distribution_loss(self.cumulative, self.margin_mean, self.margin_tradeoff)
-        return float(loss.mean() if self.sample_weight is None else np.average(loss, weights=self.sample_weight))
+        return self.margin_loss.mean(self.cumulative, self.sample_weight)
 
     def statistics(self):
         """Weighted mean, standard deviation and ratio of the mixture's margins (:func:`~mddf.margin_statistics`)."""

@@ -10,14 +10,17 @@
   of that parameter, and :data:`N_JOBS_CONSTRAINT`, that of ``n_jobs`` (0 and absurd counts refused);
   :func:`check_columns`, its check of the columns no estimator reads (dates, times
   and durations, of a DataFrame or an array; a DataFrame's duplicate names and lists),
-  for input that is not tabular;
+  for input that is not tabular; :func:`is_dataframe` and :func:`mask_from_spec`, the columns a
+  ``categorical_features`` mask, indices or names declare;
+- sample weights: :func:`rescaled_weights`, validated weights at a scale near 1, their ratios kept;
 - layer outputs: :class:`LayerOutputMixin`, ``get_feature_names_out`` and
   ``set_output`` for a transformer whose ``transform`` returns the features of
   one of its layers;
 - saved models: :class:`SaveMixin`, the ``save(path)`` method that :func:`mddf.load` reads back, and a pickle
   checked whole before it is rebuilt;
 - layer growth: :class:`EarlyStopping`, the rule by which the cascades stop
-  adding layers, to replay it on recorded scores;
+  adding layers, to replay it on recorded scores, with the scores it monitors (:data:`ACCURACY`, from
+  :func:`weighted_accuracy`, and :data:`NEGATIVE_MSE`);
 - threads: :func:`thread_limits`, threadpoolctl's ``threadpool_limits`` without
   searching the process's libraries at every call;
 - the installation: :func:`compiled_tree_code`, whether the tree code runs
@@ -31,9 +34,15 @@ from .._runtime.dispatch import state as _state
 from .._runtime.threads import thread_limits
 from ._layer_output import LayerOutputMixin
 from ._saving import SaveMixin
-from ._stopping import EarlyStopping
-from ._tabular import CATEGORICAL_FEATURES_CONSTRAINT, check_columns, validate_tabular
-from ._validation import N_JOBS_CONSTRAINT, check_label_types, check_sample_weight, check_weighted_classes
+from ._stopping import ACCURACY, NEGATIVE_MSE, EarlyStopping, weighted_accuracy
+from ._tabular import CATEGORICAL_FEATURES_CONSTRAINT, check_columns, is_dataframe, mask_from_spec, validate_tabular
+from ._validation import (
+    N_JOBS_CONSTRAINT,
+    check_label_types,
+    check_sample_weight,
+    check_weighted_classes,
+    rescaled_weights,
+)
 
 
 def compiled_tree_code() -> str:
@@ -45,9 +54,11 @@ def compiled_tree_code() -> str:
 
 
 __all__ = [
+    "ACCURACY",
     "CATEGORICAL_FEATURES_CONSTRAINT",
     "EarlyStopping",
     "LayerOutputMixin",
+    "NEGATIVE_MSE",
     "N_JOBS_CONSTRAINT",
     "SaveMixin",
     "check_columns",
@@ -55,6 +66,10 @@ __all__ = [
     "check_sample_weight",
     "check_weighted_classes",
     "compiled_tree_code",
+    "is_dataframe",
+    "mask_from_spec",
+    "rescaled_weights",
     "thread_limits",
     "validate_tabular",
+    "weighted_accuracy",
 ]

@@ -113,8 +113,8 @@ def validate_tabular(estimator, X, y="no_validation", *, reset, **check_params):
 # ---------------------------------------------------------------------------------------- which columns
 
 
-def _is_dataframe(X):
-    """A pandas DataFrame (pandas is not imported here: if it is not loaded, X is none)."""
+def is_dataframe(X):
+    """Whether ``X`` is a pandas DataFrame; pandas is not imported for it (if it is not loaded, ``X`` is none)."""
     pd = sys.modules.get("pandas")
     return pd is not None and isinstance(X, pd.DataFrame)
 
@@ -167,7 +167,7 @@ def check_columns(X):
     times or durations, are a ``TypeError`` naming them, since they have no numeric value the estimators
     could take without a choice of unit and origin.
     """
-    if not _is_dataframe(X):
+    if not is_dataframe(X):
         A = _as_array(X)
         if A is not None:
             times = [(j, _times_of(A[:, j])) for j in range(A.shape[1])]
@@ -226,7 +226,7 @@ def _check_float32_range(X):
     """Raise a ``ValueError`` naming the columns whose nonzero values become 0 as float32 (|x| below about 7e-46,
     half the smallest float32 above 0): the estimators compute in float32, where such a column would lose its
     signal. Smaller normal values keep their order as float32's subnormal numbers."""
-    if _is_dataframe(X):
+    if is_dataframe(X):
         numeric = [j for j in range(X.shape[1]) if X.iloc[:, j].dtype.kind == "f" and X.iloc[:, j].dtype.itemsize > 4]
         columns = [(X.columns[j], X.iloc[:, j].to_numpy()) for j in numeric]
     else:
@@ -264,14 +264,14 @@ def _resolve_categorical(X, categorical_features):
     Raises ValueError for names without a DataFrame, unknown names, indices out of range, a mask of
     the wrong length, and DataFrame columns of strings that are not declared categorical.
     """
-    is_frame = _is_dataframe(X)
+    is_frame = is_dataframe(X)
     kinds = [_column_kind(X.iloc[:, j]) for j in range(X.shape[1])] if is_frame else None
     if isinstance(categorical_features, str) and categorical_features == "from_dtype":
         mask = np.array([kind != "numeric" for kind in kinds], dtype=bool) if is_frame else None
     elif categorical_features is None:
         mask = None
     else:
-        mask = _mask_from_spec(X, categorical_features, is_frame)
+        mask = mask_from_spec(X, categorical_features, is_frame)
     if is_frame:
         declared = np.zeros(X.shape[1], dtype=bool) if mask is None else mask
         strings = [j for j, kind in enumerate(kinds) if kind == "string" and not declared[j]]
@@ -292,8 +292,21 @@ def _resolve_categorical(X, categorical_features):
     return mask
 
 
-def _mask_from_spec(X, spec, is_frame):
-    """The boolean mask given by a mask, integer indices or column names."""
+def mask_from_spec(X, spec, is_frame):
+    """The boolean mask over the columns of ``X`` that ``spec`` declares categorical, or None for an empty ``spec``.
+
+    Parameters
+    ----------
+    X : array-like or DataFrame of shape (n_samples, n_features)
+    spec : array-like
+        A boolean mask (one entry per column), integer indices, or column names (``X`` a DataFrame): the
+        ``categorical_features`` parameter other than ``"from_dtype"`` and None.
+    is_frame : bool
+        Whether ``X`` is a DataFrame (:func:`is_dataframe`).
+
+    Raises ValueError, naming the problem, for a spec that is not 1-D, a mask of the wrong length, indices out of
+    range, names without a DataFrame or not among its columns, and any other dtype.
+    """
     n_features = np.shape(X)[1] if np.ndim(X) == 2 else None
     if n_features is None:
         check_array(X, dtype=None, ensure_all_finite=False)  # scikit-learn's error for a 1-D or 3-D X
@@ -345,7 +358,7 @@ def _categorical_part(X, mask):
 
     The encoder sees arrays, never DataFrames: the estimator checks the column names itself.
     """
-    if _is_dataframe(X):
+    if is_dataframe(X):
         part = X.iloc[:, np.flatnonzero(mask)].to_numpy(dtype=object, na_value=np.nan)
     else:
         part = check_array(X, dtype=None, ensure_all_finite=False)[:, mask]
@@ -378,7 +391,7 @@ def _frame_categories(column):
 def _fit_encode(X, mask):
     """Fit the ordinal encoder on the categorical columns; return (encoded X, categories_, encoder)."""
     part = _categorical_part(X, mask)
-    if _is_dataframe(X):
+    if is_dataframe(X):
         categories = [_frame_categories(X.iloc[:, j]) for j in np.flatnonzero(mask)]
     else:
         categories = "auto"
@@ -475,8 +488,8 @@ def _check_category_values(X, part, mask, categories):
     for k, j in enumerate(np.flatnonzero(mask)):
         if len(categories[j]) == 0:  # no value seen at fit: nothing to compare with
             continue
-        name = repr(X.columns[j]) if _is_dataframe(X) else str(j)
-        found = f" ({X.iloc[:, j].dtype})" if _is_dataframe(X) else ""
+        name = repr(X.columns[j]) if is_dataframe(X) else str(j)
+        found = f" ({X.iloc[:, j].dtype})" if is_dataframe(X) else ""
         values = _present(part[:, k])
         strings, numbers = _kinds(values)
         held_strings = _holds_strings(categories[j])
@@ -519,7 +532,7 @@ def _encode(X, mask, encoder, part=None):
         part = part.astype(object)
     codes = encoder.transform(part)
     columns = np.flatnonzero(mask)
-    if _is_dataframe(X):
+    if is_dataframe(X):
         out = X.copy(deep=False)
         for k, j in enumerate(columns):
             out.isetitem(j, codes[:, k])

@@ -42,7 +42,7 @@ def rescaled_weights(weight):
     1e-300), and an absolute threshold such as XGBoost's ``min_child_weight`` reads them about as it reads unit
     weights. Equal weights of any scale become exactly 1.0 (uniformly scaled weights fit as unit weights, bit for
     bit), and weights that differ by a power of two are rescaled exactly, so that the margins' weights (divided by
-    their largest, :class:`mddf.margin.state.CumulativeMargin`) and every weighted mean agree to the bit.
+    their largest, as the classifier's cumulative margin keeps them) and every weighted mean agree to the bit.
 
     Parameters
     ----------

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from study_helpers import read_records
 
-from benchmarks import realdata
+from benchmarks import realdata, realdata_tables
 from benchmarks.harness import CrossValidation, Study
 
 CSV = """colour,size,weight,label
@@ -68,7 +68,7 @@ def test_the_folder_comes_from_the_environment_else_beside_the_repository(suite,
     monkeypatch.setenv(realdata.ENV, str(suite))
     assert realdata.home() == suite and realdata.load_table("line").X.shape == (8, 2)
     monkeypatch.delenv(realdata.ENV)
-    monkeypatch.setattr(realdata, "ROOT", tmp_path / "repository")
+    monkeypatch.setattr(realdata_tables, "ROOT", tmp_path / "repository")  # where the folders are found
     (tmp_path / "shared").symlink_to(suite.parent, target_is_directory=True)
     assert realdata.home() == tmp_path / "shared" / "realdata"
     with pytest.raises(realdata.RealDataError, match=f"no real-data suite at .*set \\${realdata.ENV}"):
@@ -177,7 +177,7 @@ def test_each_table_of_all_is_bound_to_its_own_suites_digest(suites, tmp_path):
 
 def test_the_broad_suite_is_read_beside_the_repository_when_its_variable_is_unset(suites, monkeypatch, tmp_path):
     monkeypatch.delenv(realdata.ENV_BROAD)
-    monkeypatch.setattr(realdata, "ROOT", tmp_path / "repository")
+    monkeypatch.setattr(realdata_tables, "ROOT", tmp_path / "repository")  # where the folders are found
     (tmp_path / "realdata-broad").symlink_to(suites[1], target_is_directory=True)
     assert realdata.home(suite="broad") == tmp_path / "realdata-broad"
     assert realdata.names(suite="broad") == ["wide"]

@@ -144,10 +144,12 @@ def test_first_layer_alpha_and_margins_follow_algorithm_2(data):
         alpha_solver="exact", cumulative_margin="additive", max_layers=1, n_estimators=5, random_state=0
     ).fit(X, y)
     from mddf.margin.alpha import solve_alpha_exact
+    from mddf.margin.loss import MarginDistributionLoss
 
     h = clf.oof_features_[0]
     gamma = margins(h, np.searchsorted(clf.classes_, y))
-    assert clf.alphas_[0] == pytest.approx(solve_alpha_exact(np.zeros(len(y)), gamma, 0.8, 0.05), rel=1e-5)
+    loss = MarginDistributionLoss(0.8, 0.05)
+    assert clf.alphas_[0] == pytest.approx(solve_alpha_exact(np.zeros(len(y)), gamma, loss), rel=1e-5)
 
 
 @pytest.mark.parametrize(

@@ -15,10 +15,12 @@ from mddf import MDDFClassifier
 from mddf.baselines import GCForestClassifier
 from mddf.margin.alpha import alpha_objective, solve_alpha_exact, solve_alpha_sgd, solve_layer_share
 from mddf.margin.distribution import sample_distribution
-from mddf.margin.margins import margin_distribution_loss, margin_statistics
+from mddf.margin.loss import MarginDistributionLoss, margin_distribution_loss
+from mddf.margin.margins import margin_statistics
 from mddf.margin.state import CumulativeMargin
 from mddf.utils._stopping import EarlyStopping, improves, weighted_accuracy
 
+LOSS = MarginDistributionLoss(0.8, 0.05)
 FAST = dict(n_estimators=6, max_layers=3, n_tolerant_layers=3, random_state=0)
 
 
@@ -44,15 +46,15 @@ def test_weighted_distribution_update_is_that_of_the_repeated_rows():
     rng = np.random.RandomState(0)
     F = rng.uniform(-1, 1, 40)
     w, rep = _weights_and_repeats(40)
-    D = sample_distribution(F, 0.8, 0.05, w)
-    D_rep = sample_distribution(F[rep], 0.8, 0.05)
+    D = sample_distribution(F, LOSS, w)
+    D_rep = sample_distribution(F[rep], LOSS)
     # row i's probability is the total of its copies'
     np.testing.assert_allclose(D, np.bincount(rep, weights=D_rep, minlength=40), rtol=1e-12, atol=1e-15)
     assert np.all(D[w == 0] == 0)
     loss = margin_distribution_loss(F, 0.8, 0.05)
     np.testing.assert_allclose(D, w * loss / np.sum(w * loss), rtol=1e-12)
     # every loss 0: back to D_1 ∝ w
-    np.testing.assert_allclose(sample_distribution(np.full(40, 0.8), 0.8, 0.05, w), w / w.sum())
+    np.testing.assert_allclose(sample_distribution(np.full(40, 0.8), LOSS, w), w / w.sum())
 
 
 def test_weighted_margin_statistics_loss_and_accuracy_are_those_of_the_repeated_rows():
@@ -82,15 +84,15 @@ def test_exact_alpha_and_share_of_weighted_rows_are_those_of_the_repeated_rows(s
     rng = np.random.RandomState(seed)
     F, g = rng.uniform(-0.5, 1, 60), rng.uniform(-1, 1, 60)
     w, rep = _weights_and_repeats(60, seed=seed)
-    alpha = solve_alpha_exact(F, g, 0.8, 0.05, sample_weight=w)
-    assert alpha == pytest.approx(solve_alpha_exact(F[rep], g[rep], 0.8, 0.05), rel=1e-10, abs=1e-12)
-    share = solve_layer_share(F, g, 0.8, 0.05, solver="exact", sample_weight=w)
-    assert share == pytest.approx(solve_layer_share(F[rep], g[rep], 0.8, 0.05, solver="exact"), rel=1e-10, abs=1e-12)
+    alpha = solve_alpha_exact(F, g, LOSS, sample_weight=w)
+    assert alpha == pytest.approx(solve_alpha_exact(F[rep], g[rep], LOSS), rel=1e-10, abs=1e-12)
+    share = solve_layer_share(F, g, LOSS, solver="exact", sample_weight=w)
+    assert share == pytest.approx(solve_layer_share(F[rep], g[rep], LOSS, solver="exact"), rel=1e-10, abs=1e-12)
     # and it minimises the weighted mean loss of eq. 48
-    best = alpha_objective(alpha, F, g, 0.8, 0.05, sample_weight=w)
-    assert best == pytest.approx(alpha_objective(alpha, F[rep], g[rep], 0.8, 0.05), rel=1e-12)
+    best = alpha_objective(alpha, F, g, LOSS, sample_weight=w)
+    assert best == pytest.approx(alpha_objective(alpha, F[rep], g[rep], LOSS), rel=1e-12)
     for other in (alpha * 0.9, alpha * 1.1 + 1e-3):
-        assert alpha_objective(other, F, g, 0.8, 0.05, sample_weight=w) >= best - 1e-12
+        assert alpha_objective(other, F, g, LOSS, sample_weight=w) >= best - 1e-12
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -99,12 +101,12 @@ def test_sgd_weights_the_gradient_and_reaches_the_weighted_minimiser(seed):
     F = rng.uniform(0, 1.5, 2000) * (seed % 3)  # as in test_alpha.py: seed 0 is a first layer
     g = np.clip(rng.normal(0.5, 0.4, 2000), -1, 1)
     w = rng.uniform(0, 3, 2000) * (rng.rand(2000) < 0.8)  # a fifth of the rows weigh nothing
-    exact = solve_alpha_exact(F, g, 0.8, 0.05, sample_weight=w)
+    exact = solve_alpha_exact(F, g, LOSS, sample_weight=w)
     # the weights add variance to the mini-batch gradients: 2e-3 rather than the unweighted 1e-3
-    assert solve_alpha_sgd(F, g, 0.8, 0.05, random_state=seed, sample_weight=w) == pytest.approx(exact, abs=2e-3)
+    assert solve_alpha_sgd(F, g, LOSS, random_state=seed, sample_weight=w) == pytest.approx(exact, abs=2e-3)
     # equal weights give the unweighted iterates bit for bit
-    assert solve_alpha_sgd(F, g, 0.8, 0.05, random_state=seed, sample_weight=np.ones(2000)) == solve_alpha_sgd(
-        F, g, 0.8, 0.05, random_state=seed
+    assert solve_alpha_sgd(F, g, LOSS, random_state=seed, sample_weight=np.ones(2000)) == solve_alpha_sgd(
+        F, g, LOSS, random_state=seed
     )
 
 

@@ -17,6 +17,7 @@ from sklearn.utils.estimator_checks import (
 
 from mddf import CascadeForestRegressor, MDDFClassifier, MDDFGridSearch
 from mddf.baselines import GCForestClassifier
+from mddf.cascade.layer_features import checked_layer
 
 SMALL = dict(n_estimators=4, n_folds=2, random_state=2)
 CLASSES = ["setosa", "versicolor", "virginica"]
@@ -176,3 +177,14 @@ def test_grid_search_names_are_the_selected_cascades(data):
 @pytest.mark.slow
 def test_scikit_learn_feature_names_and_set_output_checks(estimator, check):
     check(type(estimator).__name__, estimator)
+
+
+@pytest.mark.parametrize("layer, n_layers, expected", [(None, 3, 3), (1, 3, 1), (np.int64(3), 3, 3)])
+def test_a_layer_is_a_kept_layer_counted_from_1_and_none_is_the_last(layer, n_layers, expected):
+    assert checked_layer(layer, n_layers) == expected and type(checked_layer(layer, n_layers)) is int
+
+
+@pytest.mark.parametrize("layer", [0, 4, 1.0, "1"])
+def test_a_layer_outside_the_kept_ones_is_refused_by_name(layer):
+    with pytest.raises(ValueError, match=r"layer must be an integer in \[1, 3\] \(the kept layers\), got "):
+        checked_layer(layer, 3)

@@ -5,9 +5,12 @@ import pytest
 
 from mddf.margin.alpha import solve_alpha_exact
 from mddf.margin.distribution import sample_distribution
-from mddf.margin.margins import margin_distribution_loss, margins
+from mddf.margin.loss import MarginDistributionLoss, margin_distribution_loss
+from mddf.margin.margins import margins
 from mddf.margin.state import ClassVectorMixture, CumulativeMargin, layer_feature
 from mddf.utils._stopping import EarlyStopping
+
+LOSS = MarginDistributionLoss(0.8, 0.05)
 
 
 def _per_forest(rng, n=50, n_forests=4, n_classes=3, y=None):
@@ -71,7 +74,7 @@ def test_keeping_rows_keeps_their_margins_and_renormalises_the_distribution():
     assert np.allclose(state.sample_weight, weight[rows] / weight.max())
     assert np.allclose(state.distribution, distribution[rows] / distribution[rows].sum())
     # what eq. 47 gives on the rows kept
-    assert np.allclose(state.distribution, sample_distribution(state.cumulative, 0.8, 0.05, state.sample_weight))
+    assert np.allclose(state.distribution, sample_distribution(state.cumulative, LOSS, state.sample_weight))
 
 
 def test_per_forest_passed_feature_keeps_every_forest():
@@ -92,12 +95,12 @@ def test_additive_reading_adds_alpha_gamma_and_reweights_by_the_loss():
     F = np.zeros(50)
     for gamma in gammas:
         alpha, share = state.solve_weight(gamma, rng)
-        assert alpha > 0 and alpha == pytest.approx(solve_alpha_exact(F, gamma, 0.8, 0.05))  # line 6
+        assert alpha > 0 and alpha == pytest.approx(solve_alpha_exact(F, gamma, LOSS))  # line 6
         state.add_layer(gamma, alpha, share)
         F = F + alpha * gamma
         state.reweight()
         assert state.cumulative == pytest.approx(F)
-        assert state.distribution == pytest.approx(sample_distribution(F, 0.8, 0.05))  # eq. 47
+        assert state.distribution == pytest.approx(sample_distribution(F, LOSS))  # eq. 47
         assert state.loss() == pytest.approx(margin_distribution_loss(F, 0.8, 0.05).mean())
     alphas, shares = state.layer_weights(2)
     assert alphas == pytest.approx(state.alphas)
