@@ -36,7 +36,8 @@ class ForestBlock(BlockBase):
         ``"gbdt"``: XGBoost with fixed settings (:func:`mddf.forests.make_gbdt`).
         An estimator instance with ``predict_proba`` is cloned for every fold
         model, its ``random_state`` parameters drawn from the block's seeds, and
-        never fitted itself (:mod:`mddf.blocks.members`).
+        never fitted itself (:mod:`mddf.blocks.members`). Any name registered
+        with :func:`mddf.blocks.member.register_member` is its kind's member.
     n_estimators : int
         Trees per forest (not used by the other members).
     max_depth : int or None

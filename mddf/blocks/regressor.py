@@ -38,7 +38,8 @@ class RegressionForestBlock(BlockBase):
         (:mod:`mddf.blocks.members`). The other members get the float values of the
         layer input and the sample weights as ``sample_weight`` (a member whose
         ``fit`` takes none gets, with unequal weights, a weighted resample of its
-        training rows instead, with a ``UserWarning``).
+        training rows instead, with a ``UserWarning``). Any name registered with
+        :func:`mddf.blocks.member.register_member` is its kind's member.
     n_estimators : int
         Trees per forest (not used by the other members).
     max_depth : int or None
