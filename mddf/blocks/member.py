@@ -21,6 +21,8 @@ the probes, the stores and ``explain`` reach it through these methods.
 
 from __future__ import annotations
 
+import inspect
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 
 #: The member kinds by the ``forest_types`` name each answers (:func:`register_member`).
@@ -89,12 +91,13 @@ class LayerFit:
     warned: set = field(default_factory=set)
 
 
-class Member:
+class Member(ABC):
     """One member of a block: how it is fitted on a fold's rows, predicts, explains, and is stored.
 
-    The base of every kind (see the module for the kinds and how to add one). An instance stands for one entry of
-    ``forest_types`` in a block of ``task``; it holds no fitted model (the block keeps those, one a fold), so that it
-    is made again from ``forest_types`` whenever the block needs it.
+    The base of every kind (see the module for the kinds and how to add one): a kind writes :meth:`fit_task`,
+    :meth:`predict` and :meth:`attributions` (abstract here), and the other methods where their defaults do not
+    fit it. An instance stands for one entry of ``forest_types`` in a block of ``task``; it holds no fitted model
+    (the block keeps those, one a fold), so that it is made again from ``forest_types`` whenever the block needs it.
 
     Parameters
     ----------
@@ -121,6 +124,7 @@ class Member:
 
     def check(self, where):
         """Raise a clear error naming ``where`` if this member cannot be one of a block of its task; nothing here."""
+        return None
 
     def rejects_nan(self):
         """Whether its fit rejects NaN in the layer input (then :meth:`check_takes_nan` says so); False here."""
@@ -128,30 +132,32 @@ class Member:
 
     def check_takes_nan(self, where):
         """Raise a ``ValueError`` naming ``where`` when it cannot take the NaN of the layer input; nothing here."""
+        return None
 
+    @abstractmethod
     def fit_task(self, fold, layer, position):
         """The :class:`FitTask` that fits it on ``fold`` (a :class:`mddf.blocks.base.Fold`: the rows it trains on,
         their weights or draws, its seed ``fold.seeds[position]``) of ``layer`` (a :class:`LayerFit`), and gives the
         outputs of the fold's held-out rows ``fold.test``."""
-        raise NotImplementedError(f"{type(self).__name__} defines no fit_task")
 
     def oob_task(self, seed, layer, weight, rows):
         """The :class:`FitTask` of an out-of-bag fit on every row (``class_vectors="oob"``), or None: it is
         cross-fitted on folds instead (the default)."""
         return None
 
+    @abstractmethod
     def predict(self, model, X, codes, has_missing):
         """A fitted model's output of new rows ``X`` (float32) or their bin ``codes`` (the layer's, or None):
         class probabilities ``(n, n_classes)`` or predictions ``(n,)``."""
-        raise NotImplementedError(f"{type(self).__name__} defines no predict")
 
     def check_explainable(self, model, where, role="member"):
         """Raise a ``ValueError`` naming ``where`` unless :meth:`attributions` explains ``model``; nothing here."""
+        return None
 
+    @abstractmethod
     def attributions(self, model, X, codes, has_missing, fast, width):
         """``(base, values)`` of a fitted model's output for ``X`` (or ``codes``): ``base`` ``(width,)`` and
         ``values`` ``(n, d, width)``, which add up to the output less the base (``width`` 1 for regression)."""
-        raise NotImplementedError(f"{type(self).__name__} defines no attributions")
 
     def importances(self, model, n_features):
         """A fitted model's importances of the ``n_features`` input columns, or None to leave it out of the block's
@@ -169,11 +175,14 @@ class Member:
 
 
 def register_member(cls):
-    """Register the member kind ``cls`` (a subclass of :class:`Member`): its :attr:`~Member.names` and the
-    instances it :meth:`~Member.claims`; a name it shares with a kind registered before is now its. Returns ``cls``
-    (a class decorator)."""
+    """Register the member kind ``cls`` (a subclass of :class:`Member` that defines its abstract methods, else a
+    ``TypeError``): its :attr:`~Member.names` and the instances it :meth:`~Member.claims`; a name it shares with a
+    kind registered before is now its. Returns ``cls`` (a class decorator)."""
     if not (isinstance(cls, type) and issubclass(cls, Member)):
         raise TypeError(f"register_member takes a subclass of Member, got {cls!r}")
+    if inspect.isabstract(cls):
+        missing = ", ".join(sorted(cls.__abstractmethods__))
+        raise TypeError(f"register_member: {cls.__name__} does not define {missing} of the member protocol")
     for name in cls.names:
         _NAMED[name] = cls
     if cls in _CLAIMING:

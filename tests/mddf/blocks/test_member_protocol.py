@@ -66,7 +66,7 @@ def test_the_built_in_kinds_are_registered_by_name_and_estimator_instances_go_to
 @pytest.mark.parametrize("name", BUILT_IN)
 def test_every_registered_kind_is_a_member_that_writes_the_methods_without_a_default(name):
     cls = member_class(name)
-    assert issubclass(cls, Member) and name in cls.names
+    assert issubclass(cls, Member) and name in cls.names and not cls.__abstractmethods__
     for method in REQUIRED:
         assert getattr(cls, method) is not getattr(Member, method), f"{cls.__name__} does not write {method}"
     member = as_member(name, "regression")
@@ -110,6 +110,21 @@ def test_a_member_writes_its_fold_models_to_a_store_and_reads_them_back(tmp_path
             loaded = member.load(handle.record, store.path)
             assert type(loaded) is type(model)
     assert np.array_equal(block.predict(X), in_memory.predict(X))
+
+
+def test_a_kind_that_leaves_out_a_method_of_the_protocol_is_refused_at_registration():
+    class NoPredict(Member):
+        names = ("half",)
+
+        def fit_task(self, fold, layer, position):
+            return FitTask(fit_prior, ())
+
+        def attributions(self, model, X, codes, has_missing, fast, width):
+            return np.zeros(width), np.zeros((len(X), X.shape[1], width))
+
+    with pytest.raises(TypeError, match="NoPredict does not define predict of the member protocol"):
+        register_member(NoPredict)
+    assert "half" not in member_names()
 
 
 # ------------------------------------------------------------------ a kind registered in this test alone
