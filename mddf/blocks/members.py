@@ -32,10 +32,11 @@ from sklearn.utils.validation import has_fit_parameter
 
 from ..forests import CompactForest
 from ..forests.sampling import Bootstrap
-from .member import FitTask, Member, check_forest_types, is_forest, register_member
+from .member import FitTask, Member, register_member
 
-#: The names the cascades import from here (:mod:`mddf.blocks.member` defines them).
-__all__ = ["check_forest_types", "is_forest"]
+# the cascade imports these two from here (explicit re-exports)
+from .member import check_forest_types as check_forest_types
+from .member import is_forest as is_forest
 
 #: The share of a fold model's distinct training rows that a member stopped early (an XGBoost estimator with
 #: ``early_stopping_rounds``, as ``"gbdt_es"`` and ``"gbdt_vector"``) holds out of its fit to stop on.
