@@ -6,12 +6,16 @@ gets an out-of-fold output (Algorithm 1 of Lv, Yang and Zhou).
 - :mod:`.classifier`: :class:`~.classifier.ForestBlock`, the classification block (class vectors; D_t by
   resampling or sample weights);
 - :mod:`.regressor`: :class:`~.regressor.RegressionForestBlock` (each member's prediction);
-- :mod:`.members`: the members that are not mddf's forests (XGBoost, any scikit-learn estimator) and their fold
-  models; :mod:`.staged_boosting`: an XGBoost member fitted in stages (layer probes);
+- :mod:`.member`: the member protocol, what a block asks of each member (its fit on a fold's rows, its prediction,
+  attributions, importances, storage), and the registry of the member kinds, one class each:
+  :mod:`.forest_member` (the forests the block grows), :mod:`.members` (any scikit-learn estimator, and its fold
+  models), :mod:`.boosted_member` (XGBoost; :mod:`.staged_boosting`: fitted in stages for layer probes);
 - :mod:`.attribution`: each member's output attributed to the block's input columns, averaged over its fold models,
   and the rules that carry attributions through a map (the rescale rule, the softmax).
 """
 
+# the built-in member kinds register themselves, in this order (mddf.blocks.member)
+from . import forest_member, members, boosted_member  # noqa: F401, I001  isort: skip
 from .classifier import ForestBlock
 from .regressor import RegressionForestBlock
 

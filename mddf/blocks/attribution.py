@@ -1,13 +1,13 @@
 """A block's members' outputs attributed to the columns of the block's input, averaged over their fold models.
 
 A block gives new rows each member's output averaged over its fold models, so a member's attributions are the mean
-of its fold models'. Each model is explained by what it is:
+of its fold models'. Each model is explained by its member's kind (:meth:`mddf.blocks.member.Member.attributions`):
 
 - mddf's forests, by their trees (:mod:`mddf.forests.attribution`: exact TreeSHAP, or path contributions);
 - an XGBoost member (``"gbdt"``, or an ``XGBClassifier`` / ``XGBRegressor`` instance), by XGBoost's own
-  contributions to its margins (``pred_contribs``, exact TreeSHAP; ``approx_contribs`` for the fast mode), taken
-  through its link: a regressor's margin is its prediction, a classifier's probabilities are the softmax of its
-  margins (:func:`through_softmax`);
+  contributions to its margins (:func:`xgboost_attributions`: ``pred_contribs``, exact TreeSHAP;
+  ``approx_contribs`` for the fast mode), taken through its link: a regressor's margin is its prediction, a
+  classifier's probabilities are the softmax of its margins (:func:`through_softmax`);
 - a fold model fitted on a single class predicts it whatever the row: nothing to attribute;
 - any other estimator cannot be explained exactly: :func:`check_explainable` names it.
 
@@ -28,9 +28,10 @@ import numpy as np
 from sklearn.utils.parallel import Parallel
 
 from .._runtime.threads import in_one_thread, one_blas_thread
-from ..forests import CompactForest, PackedForest
+from ..forests import PackedForest
 from ..storage import StoredModel
-from .members import FoldModel
+from .member import member_class
+from .members import EstimatorMember
 
 #: The objectives of XGBoost members whose outputs are explained: a regressor's margin is its prediction, a
 #: classifier's probabilities the softmax of its margins.
@@ -77,52 +78,20 @@ def through_softmax(logits, base_logits, values):
     return (q0[0] if given.ndim == 1 else q0), out
 
 
+def fold_model_member(model):
+    """The member kind (:mod:`mddf.blocks.member`) of a fitted estimator's :class:`~mddf.blocks.members.FoldModel`
+    (the cascade's predictor): the registered kind that claims its estimator."""
+    task = "regression" if model.n_classes is None else "classification"
+    if model.estimator is None:  # fitted on rows of one class
+        return EstimatorMember(None, task)
+    return member_class(model.estimator)(model.estimator, task)
+
+
 def check_explainable(model, where, *, role="member"):
     """Raise a ``ValueError`` naming the ``role`` (``"member"`` of a block, or the cascade's ``"predictor"``) at
-    ``where`` unless its fold model ``model`` can be explained; the message says how to fit one that can be."""
-    if isinstance(model, (PackedForest, CompactForest)):
-        return
-    estimator = model.estimator if isinstance(model, FoldModel) else model
-    if estimator is None:
-        return
-    if _is_sklearn_forest(estimator):
-        return
-    named = f"{where} ({type(estimator).__name__})"
-    if role == "predictor":
-        instead = "fit with predictor='xgboost', 'forest' or None to explain the model"
-    else:
-        instead = "fit without this member (or as 'gbdt') to explain the model"
-    if not _is_xgboost(estimator):
-        raise ValueError(
-            f"{named}: explain() attributes exactly the outputs of mddf's forests, scikit-learn's random forests and "
-            f"XGBoost models only, and this {role} is none of them; {instead}"
-        )
-    if estimator.get_params().get("multi_strategy") == "multi_output_tree":
-        raise ValueError(
-            f"{named}: XGBoost computes no contributions for trees whose leaves hold every class's value "
-            + (
-                "(multi_strategy='multi_output_tree'); " + instead
-                if role == "predictor"
-                else "(multi_strategy='multi_output_tree', the member 'gbdt_vector'): use 'gbdt', 'gbdt_es'"
-            )
-        )
-    objective = estimator.get_params().get("objective")
-    if objective not in XGBOOST_OBJECTIVES:
-        raise ValueError(f"{named}: explain() explains XGBoost's objectives {XGBOOST_OBJECTIVES}, not {objective!r}")
-
-
-def _is_sklearn_forest(estimator):
-    from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
-
-    return isinstance(estimator, (RandomForestClassifier, ExtraTreesClassifier))
-
-
-def _is_xgboost(estimator):
-    try:
-        from xgboost import XGBModel
-    except ImportError:  # pragma: no cover - xgboost is a dependency
-        return False
-    return isinstance(estimator, XGBModel)
+    ``where`` unless the fold model ``model`` of an estimator can be explained (its kind's
+    :meth:`~mddf.blocks.member.Member.check_explainable`); the message says how to fit one that can be."""
+    fold_model_member(model).check_explainable(model, where, role)
 
 
 def xgboost_attributions(estimator, X, fast=False):
@@ -164,49 +133,32 @@ def _to_margins(values, change):
 
 
 def model_attributions(model, X, codes, has_missing, fast, width):
-    """``(base, values)`` of one fold model of a block for its input ``X`` (float) or ``codes`` (binned, for a
-    binned forest), in the block's ``width`` output columns."""
-    if isinstance(model, PackedForest):
-        return model.attributions(codes, has_missing, fast)
-    if isinstance(model, CompactForest):
-        return model.attributions(X, fast)
-    values = np.zeros((len(X), X.shape[1], width))
-    base = np.zeros(width)
-    if model.estimator is None:  # fitted on rows of one class: it predicts that class
-        base[model.classes[0]] = 1.0
-        return base, values
-    if _is_sklearn_forest(model.estimator):  # the predictor "forest": its trees compacted, as a block's exact ones
-        compact = CompactForest(model.estimator, len(model.estimator.classes_))
-        own_base, own_values = compact.attributions(X, fast)
-    else:
-        own_base, own_values = xgboost_attributions(model.estimator, X, fast)
-    if model.n_classes is None:
-        return own_base, own_values
-    columns = model.classes[np.asarray(model.estimator.classes_, dtype=np.intp)]
-    base[columns] = own_base
-    values[:, :, columns] = own_values
-    return base, values
+    """``(base, values)`` of the fold model ``model`` of an estimator (the cascade's predictor) for its input ``X``,
+    in ``width`` output columns: its kind's :meth:`~mddf.blocks.member.Member.attributions`."""
+    return fold_model_member(model).attributions(model, X, codes, has_missing, fast, width)
 
 
 def block_attributions(block, X, fast=False):
     """``(base, values)`` of a fitted block's members for its input ``X`` (float32, C-contiguous): ``base``
     ``(n_members, width)``, ``values`` ``(n, n_members, d, width)`` (``width`` 1 for a regression block), each the
-    mean over the member's fold models, as the block's prediction is. The models are explained in parallel
-    threads (the block's ``n_jobs``) and summed in a fixed order: the same values for any ``n_jobs``."""
+    mean over the member's fold models, as the block's prediction is, each model explained by its member
+    (:meth:`~mddf.blocks.member.Member.attributions`). The models are explained in parallel threads (the block's
+    ``n_jobs``) and summed in a fixed order: the same values for any ``n_jobs``."""
+    members = block.members()
     flat = [(j, model) for j, models in enumerate(block.models_) for model in models]
     for j, model in flat:
         if not isinstance(model, StoredModel):
-            check_explainable(model, f"forest_types[{j}]")
-    width = _width(flat[0][1])
+            members[j].check_explainable(model, f"forest_types[{j}]")
+    width = flat[0][1].n_classes or 1
     has_missing = bool(np.isnan(X).any())
     binned = next((model for _, model in flat if issubclass(block.store.model_class(model), PackedForest)), None)
     codes = None if binned is None else binned.binner.transform(X)
 
     def task(j, model):
         if isinstance(model, StoredModel):  # loaded in the worker (memory-mapped), and let go
-            model = model.load()
-            check_explainable(model, f"forest_types[{j}]")
-        return model_attributions(model, X, codes, has_missing, fast, width)
+            model = members[j].load(model.record, model.store.path)
+            members[j].check_explainable(model, f"forest_types[{j}]")
+        return members[j].attributions(model, X, codes, has_missing, fast, width)
 
     with one_blas_thread():
         results = Parallel(n_jobs=block.n_jobs, prefer="threads")(in_one_thread(task)(j, m) for j, m in flat)
@@ -220,8 +172,3 @@ def block_attributions(block, X, fast=False):
         base[j] /= len(models)
         values[:, j] /= len(models)
     return base, values
-
-
-def _width(model):
-    """The output columns of a block's model (1 for a regression member)."""
-    return model.n_classes or 1

@@ -5,33 +5,26 @@ training row the output of the fold model that never saw it; new rows get the
 mean over the fold models. :class:`BlockBase` draws the folds and the seeds,
 dispatches the fits to joblib, keeps the fitted models in a store
 (:class:`mddf.storage.MemoryStore` or, with ``model_dir``,
-:class:`mddf.storage.ModelStore`) and averages the fold models' outputs; a
-subclass says how one member is fitted and what its output is.
+:class:`mddf.storage.ModelStore`) and averages the fold models' outputs; each
+member, whatever its kind, is reached through the member protocol
+(:class:`mddf.blocks.member.Member`: its fit on a fold, its prediction, its
+importances, how its models are stored), and a subclass says what a task's
+folds and weights are.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from sklearn.utils.parallel import Parallel
 
 from .._runtime.threads import in_one_thread, one_blas_thread
 from ..forests import PackedForest, fold_share
-from ..forests.growing import MAX_SEED, fit_forest, fit_oob_forest, staged_forest, staged_oob_forest
+from ..forests.growing import MAX_SEED
 from ..storage import MemoryStore, StoredModel
-from .members import is_forest
-
-
-def _staged_fits():
-    """The fits a layer probe grows in two stages, and the function that starts each (a ``StagedForest``, or a
-    :class:`mddf.blocks.staged_boosting.StagedBoosting` for an XGBoost member; None: fitted in full)."""
-    from .members import fit_fold_member
-    from .staged_boosting import staged_fold_member
-
-    return {fit_forest: staged_forest, fit_oob_forest: staged_oob_forest, fit_fold_member: staged_fold_member}
-
+from .member import as_member, member_class
 
 #: The fold index of the fit on every training row that ``fold_trees="refit"`` adds after the k folds.
 REFIT = "all"
@@ -64,6 +57,8 @@ class Fold:
     draws : mddf.forests.sampling.Bootstrap or None, default=None
         Weighted draws over ``train`` from which each member (each tree of a forest) takes a
         resample of its own; None: none.
+    kept : int or None, default=None
+        The trees a forest's fold model keeps for new rows (``fold_trees``); None: all.
     """
 
     index: int | str
@@ -73,6 +68,7 @@ class Fold:
     fit_rows: np.ndarray
     weight: np.ndarray | None = None
     draws: object = None
+    kept: int | None = None
 
 
 @dataclass(frozen=True)
@@ -86,17 +82,23 @@ class MemberFit:
     keep : bool
         Whether the model is kept for new rows (False: a fold model of ``fold_trees="refit"``, dropped once it
         has given its out-of-fold output).
+    member : mddf.blocks.member.Member
+        The member fitted (it writes the model to the store).
     fit : callable
         The fit task, ``fit(*args) -> (model, output)``.
     args : tuple
-    deferred : bool
+    stage : callable or None, default=None
+        ``stage(*args)``: the fit in stages, or None (:class:`mddf.blocks.member.FitTask`).
+    deferred : bool, default=False
         Fitted only at the finish: the refit on every training row, which gives no out-of-fold output.
     """
 
     name: str
     keep: bool
+    member: object
     fit: object
     args: tuple
+    stage: object = None
     deferred: bool = False
 
 
@@ -184,6 +186,8 @@ class BlockBase(ABC):
 
     #: Said after the error for a fold without a training row of positive weight.
     empty_fold_hint = ""
+    #: The task of its members (:class:`mddf.blocks.member.Member`): ``"classification"`` or ``"regression"``.
+    task = "classification"
 
     @property
     @abstractmethod
@@ -245,11 +249,28 @@ class BlockBase(ABC):
                         f"every training row of fold {i + 1} of {self.n_folds} has sample weight 0; "
                         f"every fold needs training rows of positive weight{self.empty_fold_hint}"
                     )
-            yield Fold(i, train, test, seeds[i], fit_rows=train)
+            yield Fold(i, train, test, seeds[i], fit_rows=train, kept=self._kept_trees(i))
         if self.refits:
             seeds = rng.randint(MAX_SEED, size=len(self.forest_types))
             train = np.arange(n) if trainable is None else np.flatnonzero(trainable)
-            yield Fold(REFIT, train, np.zeros(0, dtype=np.intp), seeds, fit_rows=train)
+            yield Fold(REFIT, train, np.zeros(0, dtype=np.intp), seeds, fit_rows=train, kept=self._kept_trees(REFIT))
+
+    def members(self):
+        """The :class:`mddf.blocks.member.Member` of each entry of ``forest_types``, checked (:func:`as_member`)."""
+        return [as_member(kind, self.task, j) for j, kind in enumerate(self.forest_types)]
+
+    def _check_members_take_nan(self, X, members):
+        """Raise if ``X`` holds NaN that one of ``members`` cannot take, naming the first
+        (:meth:`~mddf.blocks.member.Member.rejects_nan`); ``X`` is scanned only when there is such a member."""
+        rejecting = [j for j, member in enumerate(members) if member.rejects_nan()]
+        if rejecting and np.isnan(X).any():
+            for j in rejecting:
+                members[j].check_takes_nan(f"forest_types[{j}]")
+
+    def _member_task(self, fold, j, member, layer):
+        """The task that fits member ``j`` (``member``) on ``fold`` of ``layer``
+        (:meth:`~mddf.blocks.member.Member.fit_task`)."""
+        return self._fold_task(fold.index, j, member, member.fit_task(fold, layer, j))
 
     @property
     def refits(self):
@@ -262,14 +283,16 @@ class BlockBase(ABC):
             return self.n_estimators
         return fold_share(self.n_estimators, self.n_folds, fold)
 
-    def _fold_task(self, fold, member, fit, *args):
-        """The task that fits member ``member`` on fold ``fold`` (:meth:`_model_task`, named ``m<member>-fold<fold>``).
+    def _fold_task(self, fold, j, member, task):
+        """The task of the :class:`~mddf.blocks.member.FitTask` ``task`` of member ``j`` (``member``) on fold ``fold``
+        (:meth:`_model_task`, named ``m<j>-fold<fold>``).
 
         With ``fold_trees="refit"`` a fold model gives its out-of-fold output and is dropped in the
         worker (its slot's model is None); only the :data:`REFIT` fold's model is kept.
         """
         keep = not (self.refits and fold != REFIT)
-        return self._model_task(MemberFit(f"m{member}-fold{fold}", keep, fit, args, deferred=fold == REFIT))
+        spec = MemberFit(f"m{j}-fold{fold}", keep, member, task.fit, task.args, task.stage, deferred=fold == REFIT)
+        return self._model_task(spec)
 
     def _model_task(self, spec):
         """The task of a :class:`MemberFit`: the fit, its model kept in the store (``keep``) or dropped; under probe,
@@ -279,7 +302,7 @@ class BlockBase(ABC):
             return in_one_thread(_probe_stage)(spec, self.probe_trees, self.n_estimators)
         if not spec.keep:
             return in_one_thread(_output_only)(spec.fit, *spec.args)
-        return self._task(spec.name, spec.fit, *spec.args)
+        return self._task(spec)
 
     @property
     def _probing(self):
@@ -287,16 +310,18 @@ class BlockBase(ABC):
         m = getattr(self, "probe_trees", None)
         return m is not None and m < self.n_estimators
 
-    def _task(self, name, fit, *args):
-        """A joblib task that runs ``fit(*args)`` (a model and its output) and keeps the model in the store.
+    def _task(self, spec):
+        """A joblib task that runs the fit of the :class:`MemberFit` ``spec`` (a model and its output) and keeps the
+        model in the store.
 
-        With a store that writes its models (``model_dir``), the task writes the model as ``name`` in
-        the block's folder and returns its record in the model's place (:func:`_fit_and_store`).
+        With a store that writes its models (``model_dir``), the task writes the model as ``spec.name`` in
+        the block's folder (its member's :meth:`~mddf.blocks.member.Member.save`) and returns its record in the
+        model's place (:func:`_fit_and_store`).
         """
         writer = self.store.writer(self.name)
         if writer is None:
-            return in_one_thread(fit)(*args)
-        return in_one_thread(_fit_and_store)(writer, name, fit, *args)
+            return in_one_thread(spec.fit)(*spec.args)
+        return in_one_thread(_fit_and_store)(spec.member, writer, spec.name, spec.fit, *spec.args)
 
     def _gather(self, tasks, slots, n_rows, width):
         """Run the fit tasks; keep each member's models in ``models_``; return the out-of-fold outputs.
@@ -354,9 +379,9 @@ class BlockBase(ABC):
             if spec.deferred:
                 finished = spec
             elif isinstance(held, _Staged):
-                finished = MemberFit(spec.name, spec.keep, _finish_staged, (held.staged,))
+                finished = replace(spec, fit=_finish_staged, args=(held.staged,), stage=None)
             else:  # fitted in full by the probe
-                finished = MemberFit(spec.name, spec.keep, _fitted, (held, outputs[1]))
+                finished = replace(spec, fit=_fitted, args=(held, outputs[1]), stage=None)
             tasks.append(self._model_task(finished))
         return self._gather(tasks, slots, n_rows, width)
 
@@ -369,17 +394,22 @@ class BlockBase(ABC):
             )
         return [list(fold) for fold in zip(*self.models_)]
 
-    def _flat_models(self):
-        """Every fitted model, fold first (fold 0 of every member, then fold 1, ...)."""
+    def _flat_models(self, with_members=False):
+        """Every fitted model, fold first (fold 0 of every member, then fold 1, ...); with ``with_members``, each as
+        ``(member, model)``."""
+        members = self.members() if with_members else [None] * len(self.models_)
         depth = max(len(models) for models in self.models_)
-        return [models[i] for i in range(depth) for models in self.models_ if i < len(models)]
-
-    def _model_importances(self, model):
-        """A fitted model's importances per input column, or None to leave it out of ``importances_``."""
-        return model.importances / model.n_trees
+        return [
+            (members[j], models[i]) if with_members else models[i]
+            for i in range(depth)
+            for j, models in enumerate(self.models_)
+            if i < len(models)
+        ]
 
     def _set_importances(self):
-        values = [self._model_importances(model) for model in self._flat_models()]
+        """``importances_``: the mean of the fitted models' importances (their members'
+        :meth:`~mddf.blocks.member.Member.importances`), of those that have them; zeros when none has."""
+        values = [member.importances(model, self.n_features_in_) for member, model in self._flat_models(True)]
         values = [v for v in values if v is not None]
         self.importances_ = np.mean(values, axis=0) if values else np.zeros(self.n_features_in_)
 
@@ -387,13 +417,16 @@ class BlockBase(ABC):
     def _binned(self, model):
         return issubclass(self.store.model_class(model), PackedForest)
 
-    def _predict_members(self, X, predict, width, prefix=None):
+    def _predict_members(self, X, width, prefix=None):
         """Each member's output for new rows, averaged over its fold models: ``(n, n_members) + width``.
 
-        ``predict(model, rows, has_missing)`` runs in a worker; a binned forest gets the rows' bin
-        codes, binned once for all of the layer's forests (reusing ``prefix``, a :class:`~mddf.forests.PrefixCodes`
-        of the ``x`` that ``X`` begins with, when given), any other model ``X``.
+        Each model predicts through its member (:meth:`~mddf.blocks.member.Member.predict`, in a worker) from
+        ``X`` or the rows' bin codes, binned once for all of the layer's binned forests (reusing ``prefix``, a
+        :class:`~mddf.forests.PrefixCodes` of the ``x`` that ``X`` begins with, when given). A member that cannot
+        take the NaN of ``X`` raises a ``ValueError`` naming it first.
         """
+        members = self.members()
+        self._check_members_take_nan(X, members)
         has_missing = bool(np.isnan(X).any())
         flat = [(j, model) for j, models in enumerate(self.models_) for model in models]
         binned = next((model for _, model in flat if self._binned(model)), None)
@@ -401,14 +434,14 @@ class BlockBase(ABC):
         if binned is not None:
             codes = binned.binner.transform(X) if prefix is None else prefix.transform(binned.binner, X)
 
-        def task(model):
-            rows = codes if self._binned(model) else X
+        def task(j, model):
+            member = members[j]
             if isinstance(model, StoredModel):  # the worker loads it (memory-mapped) and lets it go
-                return in_one_thread(_predict_stored)(predict, model.record, self.store.path, rows, has_missing)
-            return in_one_thread(predict)(model, rows, has_missing)
+                return in_one_thread(_predict_stored)(member, model.record, self.store.path, X, codes, has_missing)
+            return in_one_thread(member.predict)(model, X, codes, has_missing)
 
         with one_blas_thread():
-            results = Parallel(n_jobs=self.n_jobs, prefer="threads")(task(model) for _, model in flat)
+            results = Parallel(n_jobs=self.n_jobs, prefer="threads")(task(j, model) for j, model in flat)
         out = np.zeros((X.shape[0], len(self.models_)) + width)
         for (j, _), output in zip(flat, results):  # fixed order: bit-identical for any n_jobs
             out[:, j] += output
@@ -448,10 +481,11 @@ class BlockBase(ABC):
 
 
 def dispatch_rank(kind):
-    """Where a member's fits go in a layer's queue: the members that are not forests (a boosted member's rounds
-    take several forests' time) first, then the random forests, then the other forests (one candidate feature a
-    split: the quickest)."""
-    return 2 if is_forest(kind) and kind != "rf" else 1 if kind == "rf" else 0
+    """Where the fits of the member ``kind`` go in a layer's queue, the lowest first (its kind's
+    :attr:`~mddf.blocks.member.Member.dispatch_rank`): the members fitted whole (a boosted member's rounds take
+    several forests' time), then the random forests, then the other forests (one candidate feature a split: the
+    quickest)."""
+    return member_class(kind)(kind).dispatch_rank
 
 
 def _outputs(outputs, slots, n_rows, n_members, width):
@@ -479,8 +513,7 @@ def _probe_stage(spec, trees, n_estimators):
     nothing for a deferred one. Returns ``(held, (first, outputs))``."""
     if spec.deferred:
         return None, (None, None)
-    start = _staged_fits().get(spec.fit)
-    staged = None if start is None else start(*spec.args)
+    staged = None if spec.stage is None else spec.stage(*spec.args)
     if staged is None:
         model, output = spec.fit(*spec.args)
         return model, (output, output)
@@ -508,22 +541,24 @@ def _output_only(fit, *args):
     return None, output
 
 
-def _fit_and_store(writer, name, fit, *args):
-    """Run ``fit(*args)``, write the fitted model with ``writer`` and return its record with the model's output.
+def _fit_and_store(member, writer, name, fit, *args):
+    """Run ``fit(*args)``, write the fitted model with ``writer`` (:meth:`~mddf.blocks.member.Member.save` of
+    ``member``) and return its record with the model's output.
 
     Runs in the worker that fits the model, so that the model leaves memory as soon as its
     out-of-fold output is computed.
     """
     model, out = fit(*args)
-    record = writer.save(model, name)
+    record = member.save(model, writer, name)
     del model
     release_freed_memory()
     return record, out
 
 
-def _predict_stored(predict, record, folder, *args):
-    """Load a stored model (memory-mapped), return ``predict(model, *args)``, and let it go (runs in a worker)."""
-    return predict(record.load(folder), *args)
+def _predict_stored(member, record, folder, *args):
+    """Load a stored model through its ``member`` (memory-mapped), return its prediction ``member.predict(model,
+    *args)``, and let it go (runs in a worker)."""
+    return member.predict(member.load(record, folder), *args)
 
 
 _MALLOC_TRIM = []

@@ -4,35 +4,28 @@ Each member of the block gives every training row a class vector from models
 that never saw that row (k-fold cross-fitting, or out-of-bag estimates for the
 bagged forests), and gives new rows the average over its fold models. The
 members are the forests the block grows itself (random, completely-random and
-extremely-randomised forests) and, beyond the paper, any other classifier
-(:mod:`mddf.blocks.members`).
+extremely-randomised forests) and, beyond the paper, boosted trees and any other
+classifier, each reached through the member protocol (:mod:`mddf.blocks.member`).
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
-from functools import partial
 
 import numpy as np
 from sklearn.model_selection import StratifiedKFold
 
-from ..forests import MAX_FEATURES, BinnedForest, BinnedInput, fit_forest, fit_oob_forest
+from ..forests import MAX_FEATURES, BinnedInput
 from ..forests.growing import MAX_SEED
 from ..forests.sampling import Bootstrap, weighted_resample
 from .base import BlockBase, MemberFit
-from .members import MemberBlockMixin, is_forest, member_template
+from .member import LayerFit
 
 TREE_METHODS = ("hist", "exact")
 WEIGHTINGS = ("resample", "resample_fold", "sample_weight")
 
 
-def _predict_one(model, X, has_missing):
-    if isinstance(model, BinnedForest):
-        return model.predict_proba_binned(X, has_missing)  # X holds the layer's bin codes
-    return model.predict_proba(X)
-
-
-class ForestBlock(MemberBlockMixin, BlockBase):
+class ForestBlock(BlockBase):
     """The members of one cascade layer (Algorithm 1, "random forest block").
 
     Parameters
@@ -43,7 +36,8 @@ class ForestBlock(MemberBlockMixin, BlockBase):
         ``"gbdt"``: XGBoost with fixed settings (:func:`mddf.forests.make_gbdt`).
         An estimator instance with ``predict_proba`` is cloned for every fold
         model, its ``random_state`` parameters drawn from the block's seeds, and
-        never fitted itself (:mod:`mddf.blocks.members`).
+        never fitted itself (:mod:`mddf.blocks.members`). Any name registered
+        with :func:`mddf.blocks.member.register_member` is its kind's member.
     n_estimators : int
         Trees per forest (not used by the other members).
     max_depth : int or None
@@ -178,35 +172,39 @@ class ForestBlock(MemberBlockMixin, BlockBase):
         """
         self._check_settings()
         self._begin()
-        kinds = self.forest_types
-        self._check_members_take_nan(X, kinds)
-        templates = {
-            j: member_template(kind, categorical=categorical) for j, kind in enumerate(kinds) if not is_forest(kind)
-        }
+        members = self.members()
+        self._check_members_take_nan(X, members)
         self.n_features_in_ = X.shape[1]
-        has_binned_forests = self.tree_method == "hist" and len(templates) < len(kinds)
+        has_binned_forests = self.tree_method == "hist" and any(member.forest for member in members)
         forest_input = BinnedInput(X, categorical, prefix) if has_binned_forests else X  # the forests' input
         rows = None if trainable is None else np.flatnonzero(trainable)
         uniform = np.ptp(distribution if rows is None else distribution[rows]) == 0
         # a member whose fit takes no sample_weight gets D_t as a weighted resample instead
-        member_args = dict(X=X, y=y, n_classes=n_classes, resample_weight=distribution, warned=set())
-        member_task = partial(self._member_task, weights_name="the sample distribution D_t", **member_args)
+        layer = LayerFit(
+            X,
+            forest_input,
+            y,
+            n_classes,
+            categorical,
+            self.n_estimators,
+            self.max_depth,
+            MAX_FEATURES,
+            resample_weight=distribution,
+            weights_name="the sample distribution D_t",
+        )
         if self.class_vectors == "oob":
             weight = None if uniform else distribution * len(y)
-            tasks, slots = self._oob_forest_tasks(rng, forest_input, y, weight, n_classes, rows)
+            tasks, slots = self._oob_tasks(rng, members, layer, weight, rows)
             # the other members: cross-fitted on folds drawn after the forests' seeds, D_t as sample weights
-            members = list(templates)
-            folds = self._weighted_folds(rng, y, trainable, distribution, uniform, "sample_weight") if members else ()
+            crossed = [j for j in range(len(members)) if j not in {j for j, _ in slots}]
+            folds = self._weighted_folds(rng, y, trainable, distribution, uniform, "sample_weight") if crossed else ()
         else:
             tasks, slots = [], []
-            members = range(len(kinds))
+            crossed = range(len(members))
             folds = self._weighted_folds(rng, y, trainable, distribution, uniform, self.weighting)
         for fold in folds:  # slots[k]: (member, held-out rows, or None for out-of-bag) of task k
-            for j in members:
-                if j in templates:
-                    tasks.append(member_task(j, templates[j], fold))
-                else:
-                    tasks.append(self._forest_fold_task(j, fold, forest_input, y, n_classes))
+            for j in crossed:
+                tasks.append(self._member_task(fold, j, members[j], layer))
                 slots.append((j, fold.test))
         return self._gather(tasks, slots, len(y), (n_classes,))
 
@@ -217,47 +215,27 @@ class ForestBlock(MemberBlockMixin, BlockBase):
         if self.weighting not in WEIGHTINGS:
             raise ValueError(f"unknown weighting {self.weighting!r}; expected one of {WEIGHTINGS}")
 
-    def _oob_forest_tasks(self, rng, X, y, weight, n_classes, rows):
-        """The fit tasks of the forests with out-of-bag class vectors (``class_vectors="oob"``), and their slots.
+    def _oob_tasks(self, rng, members, layer, weight, rows):
+        """The fit tasks of the members with out-of-bag class vectors (``class_vectors="oob"``: the bagged forests,
+        :meth:`~mddf.blocks.member.Member.oob_task`), and their slots.
 
         Draws one seed per member from ``rng`` (the other members' too, unused), then makes one task
-        per forest, fitted once on the rows ``rows`` (None: all) with sample weights ``weight``
-        (None: none), named ``m<member>-oob``; its slot is ``(member, None)``: every row gets the
-        forest's out-of-bag class vector.
+        per such member, fitted once on the rows ``rows`` (None: all) with sample weights ``weight``
+        (None: none), named ``m<member>-oob``; its slot is ``(member, None)``: every row gets its
+        out-of-bag class vector.
 
         Returns
         -------
         (list of tasks, list of (int, None)) for :meth:`_gather`.
         """
-        seeds = rng.randint(MAX_SEED, size=len(self.forest_types))
+        seeds = rng.randint(MAX_SEED, size=len(members))
         tasks, slots = [], []
-        for j, kind in enumerate(self.forest_types):
-            if is_forest(kind):
-                args = (kind, self.n_estimators, self.max_depth, MAX_FEATURES, seeds[j], X, y, weight, n_classes, rows)
-                tasks.append(self._model_task(MemberFit(f"m{j}-oob", True, fit_oob_forest, args)))
+        for j, member in enumerate(members):
+            task = member.oob_task(seeds[j], layer, weight, rows)
+            if task is not None:
+                tasks.append(self._model_task(MemberFit(f"m{j}-oob", True, member, task.fit, task.args, task.stage)))
                 slots.append((j, None))
         return tasks, slots
-
-    def _forest_fold_task(self, j, fold, X, y, n_classes):
-        """The task that fits forest ``j`` on ``fold`` (a :class:`~mddf.blocks.base.Fold`) and gives its held-out rows'
-        class vectors (:meth:`_fold_task`); it trains on ``fold.fit_rows`` with ``fold.weight`` and
-        ``fold.draws`` and keeps ``_kept_trees(fold.index)`` trees for new rows."""
-        args = (
-            self.forest_types[j],
-            self.n_estimators,
-            self.max_depth,
-            MAX_FEATURES,
-            fold.seeds[j],
-            X,
-            y,
-            fold.fit_rows,
-            fold.weight,
-            fold.test,
-            n_classes,
-            fold.draws,
-            self._kept_trees(fold.index),
-        )
-        return self._fold_task(fold.index, j, fit_forest, *args)
 
     def _weighted_folds(self, rng, y, trainable, distribution, uniform, weighting):
         """The stratified folds and their seeds (:meth:`_folds`), with how D_t reaches each fold's members.
@@ -295,5 +273,4 @@ class ForestBlock(MemberBlockMixin, BlockBase):
         -------
         ndarray of shape (n, n_members, n_classes)
         """
-        self._check_members_take_nan(X, self.forest_types)
-        return self._predict_members(X, _predict_one, (self.models_[0][0].n_classes,), prefix)
+        return self._predict_members(X, (self.models_[0][0].n_classes,), prefix)

@@ -1,21 +1,11 @@
-"""Members of a block other than the forests it grows: XGBoost and any scikit-learn estimator.
+"""The member kind of any scikit-learn estimator (:class:`EstimatorMember`) and its fold models (:class:`FoldModel`).
 
-A block's ``forest_types`` lists its members. The forests (``"rf"``, ``"crf"``,
-``"et"``) are grown tree by tree (:mod:`mddf.forests`) by
-:mod:`mddf.blocks.classifier` (classification) and :mod:`mddf.blocks.regressor`
-(regression); the other members are estimators fitted whole, one per fold, by
-the same code for both tasks:
-
-- ``"gbdt"``: gradient-boosted trees, XGBoost's ``XGBClassifier`` or
-  ``XGBRegressor`` with the fixed settings of :data:`mddf.forests.GBDT_PARAMS`
-  (:func:`mddf.forests.make_gbdt`), splitting the columns the block splits into category
-  subsets into category subsets too (XGBoost's ``enable_categorical``);
-- an estimator instance: for classification one with ``fit`` and
-  ``predict_proba`` (a scikit-learn classifier, a ``Pipeline`` ending in one, an
-  ``XGBClassifier`` or ``LGBMClassifier`` of one's own settings), for
-  regression a regressor with ``fit`` and ``predict``; cloned for every fold
-  model, its ``random_state`` parameters drawn from the block's seeds, and
-  never fitted itself.
+A block's ``forest_types`` may hold an estimator instance: for classification one with ``fit`` and
+``predict_proba`` (a scikit-learn classifier, a ``Pipeline`` ending in one, an ``LGBMClassifier`` of one's own
+settings), for regression a regressor with ``fit`` and ``predict``; cloned for every fold model, its
+``random_state`` parameters drawn from the block's seeds, and never fitted itself. It is fitted whole, one model a
+fold, by the same code for both tasks; so are the boosted members (:mod:`mddf.blocks.boosted_member`), which
+extend this kind.
 
 A classification member is trained on the class indices ``0 .. k - 1`` of the
 classes present among its training rows (so that XGBoost, which wants
@@ -40,11 +30,14 @@ from sklearn.pipeline import Pipeline
 from sklearn.utils import get_tags
 from sklearn.utils.validation import has_fit_parameter
 
-from ..forests import FOREST_KINDS, GBDT_KINDS, make_gbdt
+from ..forests import CompactForest
 from ..forests.sampling import Bootstrap
+from .member import FitTask, Member, register_member
 
-#: Every named kind of member; an estimator instance is the other kind.
-NAMED_KINDS = FOREST_KINDS + GBDT_KINDS
+# the cascade imports these two from here (explicit re-exports)
+from .member import check_forest_types as check_forest_types
+from .member import is_forest as is_forest
+
 #: The share of a fold model's distinct training rows that a member stopped early (an XGBoost estimator with
 #: ``early_stopping_rounds``, as ``"gbdt_es"`` and ``"gbdt_vector"``) holds out of its fit to stop on.
 STOPPING_FRACTION = 0.1
@@ -59,80 +52,6 @@ PROBABILITY_TOLERANCE = 1e-4
 #: XGBoost's float32 probabilities sum to 1 within about 1e-7, what the cascade's mixtures and ``predict_proba``
 #: would inherit.
 SUM_TOLERANCE = 1e-12
-
-
-def is_forest(kind):
-    """Whether ``kind`` is a forest grown by the block (``"rf"``, ``"crf"``, ``"et"``)."""
-    return isinstance(kind, str) and kind in FOREST_KINDS
-
-
-def member_name(kind):
-    """A short name of a member for messages: the kind, or the estimator's class name."""
-    return kind if isinstance(kind, str) else type(kind).__name__
-
-
-def check_member(kind, position=None, task="classification"):
-    """Raise a clear error unless ``kind`` is a named kind or an estimator instance fit for ``task``.
-
-    A classification member needs ``predict_proba``; a regression member needs
-    ``predict`` and must not be a classifier. Returns ``kind`` unchanged.
-    """
-    where = "forest_types" if position is None else f"forest_types[{position}]"
-    if isinstance(kind, str):
-        if kind not in NAMED_KINDS:
-            raise ValueError(f"{where}: unknown kind {kind!r}; expected one of {NAMED_KINDS} or an estimator instance")
-        return kind
-    if isinstance(kind, type):
-        raise TypeError(f"{where}: {kind.__name__} is a class; pass an instance, e.g. {kind.__name__}()")
-    if not hasattr(kind, "fit"):
-        raise TypeError(f"{where}: {kind!r} is neither one of {NAMED_KINDS} nor an estimator (it has no fit method)")
-    if task == "regression":
-        if is_classifier(kind) or not hasattr(kind, "predict"):
-            raise TypeError(
-                f"{where}: {type(kind).__name__} is not a regressor; a member of a regression block must predict "
-                "values with fit and predict (e.g. a scikit-learn regressor or XGBRegressor)"
-            )
-        return kind
-    if not hasattr(kind, "predict_proba"):
-        raise TypeError(
-            f"{where}: {type(kind).__name__} has no predict_proba; a block member must give class "
-            "probabilities (e.g. SVC(probability=True), or wrap it in CalibratedClassifierCV)"
-        )
-    return kind
-
-
-def check_forest_types(forest_types, task="classification"):
-    """Validate a ``forest_types`` sequence for ``task``; return it as a tuple (estimator instances unchanged)."""
-    if isinstance(forest_types, str) or not hasattr(forest_types, "__len__"):
-        raise ValueError(f"forest_types must be a non-empty sequence of members, got {forest_types!r}")
-    types = tuple(forest_types)
-    if not types:
-        raise ValueError(f"forest_types must be a non-empty sequence of {NAMED_KINDS} or estimators, got {types!r}")
-    for j, kind in enumerate(types):
-        check_member(kind, j, task)
-    return types
-
-
-def member_template(kind, task="classification", categorical=None):
-    """The unfitted estimator a non-forest member clones for each fold model.
-
-    ``categorical`` (bool mask of the block input's columns, or None) marks the
-    columns that ``"gbdt"`` splits into category subsets (:func:`make_gbdt`); an
-    estimator instance is used with the settings it was given.
-    """
-    if isinstance(kind, str) and kind in GBDT_KINDS:
-        return make_gbdt(task=task, categorical=categorical, kind=kind)
-    return kind
-
-
-def stops_early(template):
-    """Whether a member's template is an XGBoost estimator with ``early_stopping_rounds``: its fold models then
-    hold out rows of their training rows to stop on (:func:`fold_member_rows`)."""
-    try:
-        from xgboost import XGBModel
-    except ImportError:  # pragma: no cover - xgboost is a dependency
-        return False
-    return isinstance(template, XGBModel) and template.get_params().get("early_stopping_rounds") is not None
 
 
 def _nan_handling(estimator):
@@ -170,12 +89,6 @@ def check_accepts_nan(estimator, where):
             "impute them first (e.g. make_pipeline(SimpleImputer(), estimator)), or use an estimator that "
             "handles them (the block's forests, 'gbdt', XGBClassifier, HistGradientBoostingClassifier)"
         )
-
-
-def check_member_accepts_nan(kind, position):
-    """Raise if member ``kind`` cannot take NaN (:func:`accepts_nan`); the forests and ``"gbdt"`` all can."""
-    if not isinstance(kind, str):
-        check_accepts_nan(kind, f"forest_types[{position}]")
 
 
 def takes_sample_weight(template):
@@ -486,66 +399,115 @@ def fit_fold_member(template, seed, X, y, fit_rows, predict_rows, weight, draws,
     (FoldModel, ndarray of float64): the model and its :meth:`FoldModel.output` for
     ``predict_rows``, ``(len(predict_rows), n_classes)`` or, for regression, ``(len(predict_rows),)``.
     """
-    if not stops_early(template):
-        estimator_seed, fit_rows = fold_member_rows(seed, fit_rows, draws)
-        part_weight = None if weight is None else weight[fit_rows]
-        model = fit_member(template, X[fit_rows], y[fit_rows], n_classes, part_weight, estimator_seed, where)
-    else:
-        estimator_seed, fit_rows, stop = fold_member_rows(seed, fit_rows, draws, (y, n_classes is not None))
-        part_weight, stop_weight = (None, None) if weight is None else (weight[fit_rows], weight[stop])
-        prepared = PreparedMember.prepare(template, X[fit_rows], y[fit_rows], n_classes, part_weight, estimator_seed)
-        prepared.where = where
-        model = prepared.fit_stopping_on(X[stop], y[stop], stop_weight).model()
+    estimator_seed, fit_rows = fold_member_rows(seed, fit_rows, draws)
+    part_weight = None if weight is None else weight[fit_rows]
+    model = fit_member(template, X[fit_rows], y[fit_rows], n_classes, part_weight, estimator_seed, where)
     if not len(predict_rows):  # the refit on every training row holds none out
         return model, no_output(n_classes)
     return model, model.output(X[predict_rows])
 
 
-class MemberBlockMixin:
-    """What a block does with its members that are not forests: their fit tasks and their importances.
+def _is_sklearn_forest(estimator):
+    from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
 
-    Mixed into :class:`mddf.blocks.classifier.ForestBlock` and
-    :class:`mddf.blocks.regressor.RegressionForestBlock` (before
-    :class:`mddf.blocks.base.BlockBase`), so that both tasks cross-fit their
-    members through the same code.
+    return isinstance(estimator, (RandomForestClassifier, ExtraTreesClassifier))
+
+
+@register_member
+class EstimatorMember(Member):
+    """Any scikit-learn estimator instance of ``forest_types`` (see the module): cloned, seeded and fitted whole
+    on each fold's rows into a :class:`FoldModel`, pickled in a block's store.
+
+    A member whose ``fit`` takes no ``sample_weight`` gets, where sample weights are called for, a weighted resample
+    of the fold's training rows instead, with a ``UserWarning`` once a fit. Its attributions: none for a fold model
+    of one class, its trees' for a scikit-learn random forest (compacted as the block's exact forests); any other
+    estimator cannot be explained exactly, and :meth:`check_explainable` names it.
     """
 
-    def _member_task(self, j, template, fold, X, y, n_classes, resample_weight, warned, weights_name):
-        """The fit task of member ``j`` on one fold (:func:`fit_fold_member`), seeded with ``fold.seeds[j]``.
+    @classmethod
+    def claims(cls, estimator):
+        """Every estimator instance (the kind registered first: the others claim theirs before it)."""
+        return True
 
-        ``fold`` is a :class:`mddf.blocks.base.Fold`: the fold's index, its
-        training rows, held-out rows, the rows the member trains on
-        (``fit_rows``), the rows' sample weights (``weight``, None: none) and a
-        :class:`Bootstrap` (``draws``, None: none). A member whose ``fit`` takes
-        no ``sample_weight`` gets, where sample weights are called for, a
-        weighted resample of the training rows in proportion to
-        ``resample_weight`` instead, with a ``UserWarning`` (once per member,
-        ``warned`` holding the members warned of) that says it receives
-        ``weights_name`` so.
-        """
-        weight, draws = fold.weight, fold.draws
+    def check(self, where):
+        """A classification member needs ``predict_proba``; a regression member ``predict``, and no classifier."""
+        kind = self.kind
+        if self.task == "regression":
+            if is_classifier(kind) or not hasattr(kind, "predict"):
+                raise TypeError(
+                    f"{where}: {type(kind).__name__} is not a regressor; a member of a regression block must predict "
+                    "values with fit and predict (e.g. a scikit-learn regressor or XGBRegressor)"
+                )
+        elif not hasattr(kind, "predict_proba"):
+            raise TypeError(
+                f"{where}: {type(kind).__name__} has no predict_proba; a block member must give class "
+                "probabilities (e.g. SVC(probability=True), or wrap it in CalibratedClassifierCV)"
+            )
+
+    def rejects_nan(self):
+        return not accepts_nan(self.kind)
+
+    def check_takes_nan(self, where):
+        check_accepts_nan(self.kind, where)
+
+    def template(self, layer):
+        """The unfitted estimator each fold model clones: the instance, with the settings it was given."""
+        return self.kind
+
+    def fit_task(self, fold, layer, position):
+        """The fold model of :func:`fit_fold_member` on ``fold``, seeded with ``fold.seeds[position]``."""
+        template = self.template(layer)
+        weight, draws = (None if layer.weights_equal else fold.weight), fold.draws
         if weight is not None and not takes_sample_weight(template):
-            if j not in warned:
-                warn_resampled(template, j, weights_name)
-                warned.add(j)
-            weight, draws = None, Bootstrap(fold.train, resample_weight[fold.train])
-        args = (template, fold.seeds[j], X, y, fold.fit_rows, fold.test, weight, draws, n_classes, f"forest_types[{j}]")
-        return self._fold_task(fold.index, j, fit_fold_member, *args)
+            if position not in layer.warned:
+                warn_resampled(template, position, layer.weights_name)
+                layer.warned.add(position)
+            weight, draws = None, Bootstrap(fold.train, layer.resample_weight[fold.train])
+        args = (template, fold.seeds[position], layer.X, layer.y, fold.fit_rows, fold.test, weight, draws)
+        return self._fold_fit(template, args + (layer.n_classes, f"forest_types[{position}]"))
 
-    def _check_members_take_nan(self, X, kinds):
-        """Raise if ``X`` holds NaN that a member instance in ``kinds`` cannot take (:func:`check_member_accepts_nan`).
+    def _fold_fit(self, template, args):
+        """The :class:`FitTask` of :func:`fit_fold_member` with ``args``; a kind that fits otherwise overrides it."""
+        return FitTask(fit_fold_member, args)
 
-        ``X`` is scanned only when there is such a member: the forests and ``"gbdt"`` all take NaN.
-        """
-        instances = [j for j, kind in enumerate(kinds) if not isinstance(kind, str)]
-        if instances and np.isnan(X).any():
-            for j in instances:
-                check_member_accepts_nan(kinds[j], j)
+    def predict(self, model, X, codes, has_missing):
+        return model.output(X)
 
-    def _model_importances(self, model):
-        """A member's importances (:attr:`FoldModel.importances`) when it has one per input column; a forest's."""
-        if issubclass(self.store.model_class(model), FoldModel):
-            importances = model.importances
-            ok = importances is not None and importances.shape == (self.n_features_in_,)
-            return importances if ok else None
-        return super()._model_importances(model)
+    def check_explainable(self, model, where, role="member"):
+        estimator = model.estimator
+        if estimator is None or _is_sklearn_forest(estimator):
+            return
+        if role == "predictor":
+            instead = "fit with predictor='xgboost', 'forest' or None to explain the model"
+        else:
+            instead = "fit without this member (or as 'gbdt') to explain the model"
+        raise ValueError(
+            f"{where} ({type(estimator).__name__}): explain() attributes exactly the outputs of mddf's forests, "
+            f"scikit-learn's random forests and XGBoost models only, and this {role} is none of them; {instead}"
+        )
+
+    def attributions(self, model, X, codes, has_missing, fast, width):
+        """In the block's ``width`` columns: a fold model of one class predicts it whatever the row (no
+        attribution); any other's attributions are :meth:`own_attributions` put in its classes' columns."""
+        values = np.zeros((len(X), X.shape[1], width))
+        base = np.zeros(width)
+        if model.estimator is None:  # fitted on rows of one class: it predicts that class
+            base[model.classes[0]] = 1.0
+            return base, values
+        own_base, own_values = self.own_attributions(model.estimator, X, fast)
+        if model.n_classes is None:
+            return own_base, own_values
+        columns = model.classes[np.asarray(model.estimator.classes_, dtype=np.intp)]
+        base[columns] = own_base
+        values[:, :, columns] = own_values
+        return base, values
+
+    def own_attributions(self, estimator, X, fast):
+        """``(base, values)`` of a fitted estimator's own output (its classes' columns): a scikit-learn forest's
+        trees, compacted as the block's exact forests (the predictor ``"forest"``)."""
+        return CompactForest(estimator, len(estimator.classes_)).attributions(X, fast)
+
+    def importances(self, model, n_features):
+        """The fold model's :attr:`FoldModel.importances`, when it has one a column."""
+        importances = model.importances
+        return importances if importances is not None and importances.shape == (n_features,) else None

@@ -7,8 +7,8 @@ fold models. The forests' trees are those of :mod:`mddf.trees` for regression
 (:func:`~mddf.trees.grow_tree` with the squared error), grown on the layer input
 quantised once per layer to at most 256 bins per feature
 (:class:`mddf.forests.BinnedInput`); the other members (``"gbdt"`` and
-regressor instances) are fitted by :mod:`mddf.blocks.members`, as in the
-classification block.
+regressor instances) are fitted whole, one a fold, as in the classification
+block; every member is reached through the member protocol (:mod:`mddf.blocks.member`).
 """
 
 from __future__ import annotations
@@ -18,18 +18,12 @@ from dataclasses import replace
 import numpy as np
 from sklearn.model_selection import KFold
 
-from ..forests import BinnedInput, BinnedRegressionForest, fit_forest
+from ..forests import BinnedInput
 from .base import BlockBase
-from .members import MemberBlockMixin, check_forest_types, is_forest, member_template
+from .member import LayerFit
 
 
-def _predict_one(model, X, has_missing):
-    if isinstance(model, BinnedRegressionForest):
-        return model.predict_binned(X, has_missing)  # X holds the layer's bin codes
-    return model.predict(X)
-
-
-class RegressionForestBlock(MemberBlockMixin, BlockBase):
+class RegressionForestBlock(BlockBase):
     """The members of one layer of the regression cascade, cross-fitted over k folds.
 
     Parameters
@@ -44,7 +38,8 @@ class RegressionForestBlock(MemberBlockMixin, BlockBase):
         (:mod:`mddf.blocks.members`). The other members get the float values of the
         layer input and the sample weights as ``sample_weight`` (a member whose
         ``fit`` takes none gets, with unequal weights, a weighted resample of its
-        training rows instead, with a ``UserWarning``).
+        training rows instead, with a ``UserWarning``). Any name registered with
+        :func:`mddf.blocks.member.register_member` is its kind's member.
     n_estimators : int
         Trees per forest (not used by the other members).
     max_depth : int or None
@@ -87,6 +82,7 @@ class RegressionForestBlock(MemberBlockMixin, BlockBase):
     """
 
     splitter = KFold
+    task = "regression"
 
     def __init__(
         self,
@@ -128,48 +124,34 @@ class RegressionForestBlock(MemberBlockMixin, BlockBase):
         -------
         ndarray of float64, shape (n, n_members): each member's out-of-fold predictions.
         """
-        kinds = check_forest_types(self.forest_types, "regression")
+        members = self.members()
         self._begin()
-        templates = {
-            j: member_template(kind, "regression", categorical) for j, kind in enumerate(kinds) if not is_forest(kind)
-        }
-        self._check_members_take_nan(X, kinds)
+        self._check_members_take_nan(X, members)
         self.n_features_in_ = X.shape[1]
-        X_float = X
-        if len(templates) < len(kinds):
-            X = BinnedInput(X, categorical, prefix)
+        forest_input = BinnedInput(X, categorical, prefix) if any(member.forest for member in members) else X
         y = np.ascontiguousarray(y, dtype=np.float64)
         weight = np.ascontiguousarray(sample_weight, dtype=np.float64)
         trainable = weight > 0
-        # the other members get the sample weights only when they differ (equal weights change nothing)
-        member_weight = weight if trainable.any() and np.ptp(weight[trainable]) > 0 else None
-        warned = set()
+        # the members fitted whole get the sample weights only when they differ (equal weights change nothing)
+        equal = not (trainable.any() and np.ptp(weight[trainable]) > 0)
+        layer = LayerFit(
+            X,
+            forest_input,
+            y,
+            None,
+            categorical,
+            self.n_estimators,
+            self.max_depth,
+            self.max_features,
+            resample_weight=weight,
+            weights_name="its sample weights",
+            weights_equal=equal,
+        )
         tasks, slots = [], []
         for fold in self._folds(rng, y, trainable):
-            member_fold = replace(fold, weight=member_weight)
-            for j, kind in enumerate(kinds):
-                if j in templates:
-                    task = self._member_task(
-                        j, templates[j], member_fold, X_float, y, None, weight, warned, "its sample weights"
-                    )
-                else:
-                    args = (
-                        kind,
-                        self.n_estimators,
-                        self.max_depth,
-                        self.max_features,
-                        fold.seeds[j],
-                        X,
-                        y,
-                        fold.train,
-                        weight,
-                        fold.test,
-                        None,  # n_classes: a regression forest
-                        None,  # draws: the bootstrap is uniform
-                        self._kept_trees(fold.index),
-                    )
-                    task = self._fold_task(fold.index, j, fit_forest, *args)
-                tasks.append(task)
+            fold = replace(fold, weight=weight)  # the forests' bootstrap is uniform: no draws
+            for j, member in enumerate(members):
+                tasks.append(self._member_task(fold, j, member, layer))
                 slots.append((j, fold.test))
         return self._gather(tasks, slots, len(y), ())
 
@@ -182,5 +164,4 @@ class RegressionForestBlock(MemberBlockMixin, BlockBase):
         -------
         ndarray of float64, shape (n, n_members)
         """
-        self._check_members_take_nan(X, self.forest_types)
-        return self._predict_members(X, _predict_one, (), prefix)
+        return self._predict_members(X, (), prefix)

@@ -82,5 +82,7 @@ def test_a_fold_model_of_one_class_predicts_it_with_no_attribution():
 
 def test_a_member_that_cannot_be_explained_exactly_is_named():
     model = fit_member(LogisticRegression(), np.eye(4), np.array([0, 1, 0, 1]), 2, where="forest_types[2]")
-    with pytest.raises(ValueError, match=r"forest_types\[2\] \(LogisticRegression\).*forests and of XGBoost"):
+    with pytest.raises(
+        ValueError, match=r"forest_types\[2\] \(LogisticRegression\).*random forests and XGBoost models only"
+    ):
         check_explainable(model, "forest_types[2]")
