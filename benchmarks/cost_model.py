@@ -138,32 +138,38 @@ def source(value, indent: int = 0) -> str:
     if isinstance(value, str):
         return repr(value) if '"' in value else f'"{value}"'
     if isinstance(value, dict):
+        inline = "{" + ", ".join(f"{source(k)}: {source(v)}" for k, v in value.items()) + "}"
+        if indent and indent + len(inline) + 20 <= 120:
+            return inline
         items = "".join(f"{pad}{source(k, indent + 4)}: {source(v, indent + 4)},\n" for k, v in value.items())
         return "{\n" + items + " " * indent + "}"
     if isinstance(value, tuple):
         inline = "(" + ", ".join(source(v) for v in value) + ("," if len(value) == 1 else "") + ")"
-        if indent + len(inline) + 40 <= 120:
+        if indent + len(inline) + 40 <= 120:  # fits beside its key
             return inline
         return "(\n" + "".join(f"{pad}{source(v, indent + 4)},\n" for v in value) + " " * indent + ")"
     return repr(value)
 
 
 def module_text(coefficients: dict, errs: dict, scores: dict, ratios: dict) -> str:
-    """The source of :data:`COEFFICIENTS`' module."""
+    """The source of :data:`COEFFICIENTS`' module: each line's coefficients and its error, the scores the advice
+    shows (today's defaults, the cheaper designs and the practitioner protocol's peers) and the designs."""
+    model = {key: (*coefficients[key], *errs[key]) for key in coefficients}
+    shown = {"mdDF", "CascadeForest", *(name for name, _ in DESIGNS.values()), *(m for m, _ in LEARNERS)}
+    kept = {task: {k: v for k, v in by.items() if k in shown} for task, by in scores.items()}
     designs = {task: (name, parameters, *ratios[name]) for task, (name, parameters) in DESIGNS.items()}
-    return f'''"""The cost model's numbers, written by ``python -m benchmarks.cost_model`` (do not edit): how they were
-measured and fitted is on docs/user_guide/command_line.md, the data in docs/benchmarks/cost-model.csv."""
+    return f'''"""The cost model's numbers, written by ``python -m benchmarks.cost_model`` (do not edit; how they were measured
+and fitted: docs/benchmarks/estimate.md, the data: docs/benchmarks/cost-model.csv)."""
 
-#: ``{{(method, task): (a, b, c, d)}}``: a run's seconds (fit and prediction of its test fold, two threads) on a table
-#: of ``rows`` rows (cross-validated in 5 folds), ``columns`` columns and ``outputs`` outputs (classes less one, at
-#: least one) are ``exp(a + b log rows + c log columns + d log outputs)``.
-COEFFICIENTS = {source(coefficients)}
+#: ``{{(method, task): (a, b, c, d, median, largest)}}``: a run's seconds (its fit and the prediction of its test fold,
+#: two threads) on a table of ``rows`` rows (5-fold cross-validation), ``columns`` columns and ``outputs`` outputs
+#: (classes less one, at least one) are ``exp(a + b log rows + c log columns + d log outputs)``; on the suite's
+#: tables, each left out of the fit in turn, the measured seconds were within ``median`` times that on half of them,
+#: ``largest`` at worst.
+COEFFICIENTS = {source(model)}
 
-#: ``{{(method, task): (median, largest)}}``: the factor between a suite table's seconds and the line fitted without it.
-ERRORS = {source(errs)}
-
-#: The suite's mean accuracy (classification) and R² (regression) of each learner (docs/benchmarks/price.csv).
-SUITE_SCORES = {source(scores)}
+#: The suite's mean accuracy (classification) and R² (regression) of learners (docs/benchmarks/price.csv).
+SUITE_SCORES = {source(kept)}
 
 #: ``{{task: (design, its parameters, fit ratio, predict ratio, worst table's difference)}}`` (docs/benchmarks/price.md).
 CHEAPER_DESIGNS = {source(designs)}

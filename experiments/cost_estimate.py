@@ -12,7 +12,7 @@ import dataclasses
 import math
 from dataclasses import dataclass
 
-from .cost_coefficients import CHEAPER_DESIGNS, COEFFICIENTS, ERRORS, SUITE_SCORES
+from .cost_coefficients import CHEAPER_DESIGNS, COEFFICIENTS, SUITE_SCORES
 
 #: Above this estimate (seconds), the cheaper settings are named.
 ADVICE_SECONDS = 600.0
@@ -48,7 +48,7 @@ def run_seconds(method: str, task: str, train_rows: float, columns: int, classes
     coefficients = COEFFICIENTS.get((method, task))
     if coefficients is None:
         return None
-    a, b, c, d = coefficients
+    a, b, c, d = coefficients[:4]
     rows = max(train_rows, 1.0) / MEASURED_TRAIN_SHARE
     outputs = max(1, classes - 1)
     return math.exp(a + b * math.log(rows) + c * math.log(max(columns, 1)) + d * math.log(outputs))
@@ -100,7 +100,7 @@ def describe(est: Estimate) -> str:
     if not est.runs:
         return f"no estimate of the time: no measured model of {', '.join(est.unmodelled)}"
     (method, task), seconds = max(est.by_method.items(), key=lambda item: item[1])
-    median, worst = ERRORS[(method, task)]
+    median, worst = COEFFICIENTS[(method, task)][4:]
     text = f"estimated time: about {duration(est.seconds)} for {est.runs} runs on {est.workers} worker(s)"
     text += f" ({method}: {duration(seconds / est.workers)} of it), from the real-data suite's measured fits"
     text += f" ({method}'s: within {median:.1f}x on half the suite's tables, {worst:.1f}x at worst)"
@@ -142,10 +142,11 @@ def _without_mddf(tasks, sizes, workers) -> list[str]:
     others = sorted({t.method for t in tasks} - {"mdDF", "Baseline"})
     if others:
         rest = estimate([t for t in tasks if t.method != "mdDF"], sizes, workers)
-        shown = ", ".join(f"{m} {scale * scores[m]:.4g}" for m in others if m in scores)
+        percent = "%" if scale == 100 else ""
+        shown = "".join(f", {m} {scale * scores[m]:.4g}{percent}" for m in others if m in scores)
         lines.append(
             f"--methods {','.join(others)}: about {duration(rest.seconds)} without mdDF (the suite's mean {metric}: "
-            f"mdDF {scale * default:.4g}" + (f", {shown}" if shown else "") + "; docs/benchmarks/price.md)"
+            f"mdDF {scale * default:.4g}{percent}{shown}; docs/benchmarks/price.md)"
         )
     name, parameters, fit, predict, worst = CHEAPER_DESIGNS[task]
     loss = scale * (scores[name] - default)
