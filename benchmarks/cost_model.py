@@ -12,12 +12,15 @@ time ratios, are read from ``docs/benchmarks/price.csv`` and ``docs/benchmarks/p
 It writes the coefficients, errors and accuracies to ``experiments/cost_coefficients.py`` (installed as
 ``mddf.experiments.cost_coefficients``, read by :mod:`mddf.experiments.cost_estimate`) and each table's measured and
 predicted seconds to ``docs/benchmarks/cost-model.csv``; ``--check`` refits from that CSV alone and says whether the
-installed coefficients are its own.
+installed coefficients are its own. ``--fit-rows N`` times instead one default ``MDDFClassifier`` fit on four fifths of
+a synthetic table of N rows (:func:`benchmarks.runner_overhead.table_frame`: five numeric columns, a text column, two
+classes; two threads) and its prediction of the last fifth, beside the model's seconds for them.
 
 Examples
 --------
 MDDF_REALDATA=/path/to/realdata python -m benchmarks.cost_model
 python -m benchmarks.cost_model --check
+python -m benchmarks.cost_model --fit-rows 50000
 """
 
 from __future__ import annotations
@@ -176,10 +179,39 @@ CHEAPER_DESIGNS = {source(designs)}
 '''
 
 
+def timed_default_fit(rows: int, n_jobs: int = 2) -> str:
+    """One default fit on four fifths of a synthetic table of ``rows`` rows and the prediction of the rest, timed,
+    beside the cost model's seconds for them and the machine's load average."""
+    import os
+    import time
+
+    from benchmarks.runner_overhead import table_frame
+    from mddf import MDDFClassifier
+    from mddf.experiments.cost_estimate import run_seconds
+
+    X = table_frame(rows, seed=1)
+    y, cut = X.pop("label").to_numpy(), rows * 4 // 5
+    load = os.getloadavg()[0]
+    start = time.perf_counter()
+    model = MDDFClassifier(random_state=0, n_jobs=n_jobs).fit(X.iloc[:cut], y[:cut])
+    fit, start = time.perf_counter() - start, time.perf_counter()
+    model.predict_proba(X.iloc[cut:])
+    predict = time.perf_counter() - start
+    expected = run_seconds("mdDF", "classification", cut, X.shape[1], 2)
+    return (
+        f"{rows} rows ({cut} fitted, {X.shape[1]} columns, {n_jobs} threads): fit {fit:.1f} s, predict {predict:.1f} s; "
+        f"the model: {expected:.0f} s for the two; load average {load:.1f} before, {os.getloadavg()[0]:.1f} after"
+    )
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.cost_model", description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true", help="refit from docs/benchmarks/cost-model.csv and compare")
+    parser.add_argument("--fit-rows", type=int, help="time one default fit on a synthetic table of this many rows")
     args = parser.parse_args(argv)
+    if args.fit_rows:
+        print(timed_default_fit(args.fit_rows))
+        return 0
     data = pd.read_csv(FIT_DATA)[FIT_COLUMNS] if args.check else fit_data()
     coefficients, predicted = refit(data)
     text = module_text(coefficients, errors(predicted), suite_scores(), design_ratios())
