@@ -11,8 +11,15 @@ the sum of its records' :data:`~mddf.experiments.runbook.RUN_SECONDS` (divided b
 say: the methods ``baseline/1``, ``baseline/2``), in turn with this one, ``--rounds`` times, the order rotated each
 round; the page gives both ratios (medians over the rounds).
 
+``--small-runs [ROUNDS]`` measures the small runs' case instead (:func:`small_runs_report`): ``mddf benchmark --data``
+timed as a whole process with :data:`SMALL_RUNS` runs of :data:`SPIN_SECONDS` each (an estimator that keeps one core
+busy that long in its fit), one worker, whose wall time is to be at most 1.5 times the runs' own seconds; and the
+same runs through :func:`~mddf.experiments.executor.execute`, whose seconds per run beyond the runs' own, once the
+worker is up, are to be at most :data:`RUN_OVERHEAD_TARGET`.
+
 Examples
 --------
+python -m benchmarks.runner_overhead --small-runs
 python -m benchmarks.runner_overhead --rounds 2
 python -m benchmarks.runner_overhead --baseline-python /path/to/old/.venv/bin/python --rounds 3
 """
@@ -32,14 +39,112 @@ if not __package__:  # run as a file: the studies import from the repository roo
 
 import numpy as np
 import pandas as pd
+from sklearn.dummy import DummyClassifier
 
 from benchmarks.harness import Data, Dataset, Study, TrainTest, not_run
-from mddf.experiments.runbook import run_seconds
+from mddf.experiments.executor import execute
+from mddf.experiments.registry import MethodSpec, Registry
+from mddf.experiments.runbook import plan, run_seconds
+from mddf.experiments.store import ResultStore
 from mddf.experiments.tables import markdown_table
 
+ROOT = Path(__file__).resolve().parents[1]
 TABLES = {"rows-400": 400, "rows-5000": 5_000}
 TARGET = 1.5
 WORKERS = (1, 2)
+#: The small-runs case: this many runs of :data:`SPIN_SECONDS` each; at most :data:`RUN_OVERHEAD_TARGET` seconds a run
+#: beyond them once the worker is up.
+SMALL_RUNS, SPIN_SECONDS, RUN_OVERHEAD_TARGET = 35, 0.25, 0.05
+
+
+class SpinClassifier(DummyClassifier):
+    """The majority class, after keeping one core busy for ``seconds`` in ``fit``: a run of a known length."""
+
+    def __init__(self, seconds=SPIN_SECONDS):
+        super().__init__(strategy="prior")
+        self.seconds = seconds
+
+    def fit(self, X, y, sample_weight=None):
+        end = time.perf_counter() + self.seconds
+        while time.perf_counter() < end:
+            pass
+        return super().fit(X, y, sample_weight)
+
+
+def spin_registry() -> Registry:
+    """The one method of the small-runs case, ``Spin`` (:class:`SpinClassifier`)."""
+    return Registry([MethodSpec("Spin", build_spin, ("sklearn.dummy", "DummyClassifier"))])
+
+
+def build_spin(ctx, **params):
+    """The :class:`SpinClassifier` of a run (the registry's builder)."""
+    return SpinClassifier()
+
+
+def spin_benchmark(argv) -> int:
+    """``mddf benchmark`` with ``argv`` and the methods of :func:`spin_registry`: the command the small-runs case
+    times, in a process of its own."""
+    from mddf.experiments.cli import run_command
+
+    return run_command("benchmark", argv, registry=spin_registry())
+
+
+def small_runs_command(n_runs: int = SMALL_RUNS, python: str = sys.executable) -> dict:
+    """``mddf benchmark --data`` (a 150-row table, ``--protocol paper``: its split, no baseline) with ``Spin`` and
+    ``n_runs`` seeds, one worker, in a fresh process of ``python`` (whose installation of mddf runs it): its wall
+    seconds, the runs' own seconds and their ratio."""
+    with tempfile.TemporaryDirectory() as tmp:
+        table, out = write_table(Path(tmp) / "spin.csv", 150), Path(tmp) / "out"
+        argv = ["--data", str(table), "--target", "label", "--protocol", "paper", "--methods", "Spin"]
+        argv += ["--seeds", str(n_runs), "--n-jobs", "1", "--workers", "1", "--out", str(out), "--quiet"]
+        code = (
+            "import sys; from benchmarks.runner_overhead import spin_benchmark; sys.exit(spin_benchmark(sys.argv[1:]))"
+        )
+        start = time.perf_counter()
+        subprocess.run([python, "-c", code, *argv], check=True, capture_output=True, cwd=ROOT)
+        wall = time.perf_counter() - start
+        records = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    if len(records) != n_runs or any(r["status"] != "ok" for r in records):
+        raise RuntimeError(f"the small runs failed: {[r.get('error') for r in records if r['status'] != 'ok'][:1]}")
+    work = sum(run_seconds(r) for r in records)
+    return {"command_wall_s": wall, "command_recorded_s": work, "command_ratio": wall / work}
+
+
+def small_runs_executor(n_runs: int = SMALL_RUNS, dataset: str = "iris") -> dict:
+    """``n_runs`` runs of :class:`SpinClassifier` on ``dataset``'s split (seeds 0 ..) through
+    :func:`~mddf.experiments.executor.execute` in one worker process, in a temporary store: the seconds until the
+    first record came back (the worker's start, the machine's measurement and the first run) and the seconds per run
+    beyond the runs' own after it."""
+    registry = spin_registry()
+    tasks = plan([dataset], list(registry), range(n_runs), n_classes={dataset: 3})
+    arrivals = []
+    with tempfile.TemporaryDirectory() as tmp:
+        store = ResultStore(Path(tmp) / "results.jsonl")
+        start = time.perf_counter()
+        log = lambda text: arrivals.append(time.perf_counter()) if "Spin" in text else None  # noqa: E731
+        execute(tasks, store, workers=1, n_jobs=1, registry=registry, log=log)
+        records = store.records()
+    work = [run_seconds(r) for r in records]
+    per_run = (arrivals[-1] - arrivals[0] - sum(work[1:])) / (n_runs - 1)
+    return {"first_s": arrivals[0] - start, "overhead_per_run_s": per_run}
+
+
+def small_runs_report(rounds: int = 3) -> str:
+    """The small-runs case ``rounds`` times (:func:`small_runs_command`, :func:`small_runs_executor`): a Markdown
+    table of each round and the medians."""
+    results = [{**small_runs_command(), **small_runs_executor()} for _ in range(rounds)]
+    results.append({k: statistics.median(r[k] for r in results) for k in results[0]})
+    head = ["round", "command wall s", "runs' own s", "ratio", "executor: first record s", "overhead per run ms"]
+    keys = ("command_wall_s", "command_recorded_s", "command_ratio", "first_s")
+    rows = [
+        [
+            str(i + 1) if i < rounds else "median",
+            *(f"{r[k]:.2f}" for k in keys),
+            f"{1000 * r['overhead_per_run_s']:.0f}",
+        ]
+        for i, r in enumerate(results)
+    ]
+    return "\n".join(markdown_table(head, rows)) + "\n"
 
 
 def table_frame(n_rows: int, seed: int = 0) -> pd.DataFrame:
@@ -136,7 +241,16 @@ STUDY = Study(
     rows=lambda results: results.records,
     report="runner_overhead",
 )
-main = STUDY.main
+
+
+def main(argv=None):
+    """The study (:data:`STUDY`), or with ``--small-runs [ROUNDS]`` the small-runs case, printed."""
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["--small-runs"]:
+        print(small_runs_report(int(argv[1]) if len(argv) > 1 else 3))
+        return 0
+    return STUDY.main(argv)
+
 
 if __name__ == "__main__":
     sys.exit(main())

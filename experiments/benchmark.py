@@ -18,6 +18,7 @@ from .comparison import comparison_of
 from .comparison import plot as plot_comparison
 from .comparison import to_csv as comparison_csv
 from .comparison import to_markdown as to_comparison_markdown
+from .cost_estimate import TableSize, announce
 from .defaults import DEFAULT_SEEDS
 from .exit_status import EXIT_NOTHING_TO_RUN, EXIT_OK, EXIT_RUN_FAILED
 from .methods import default_registry
@@ -138,6 +139,7 @@ def _run_in(out, args, registry, datasets, available, source, command, protocol,
     n_classes, image_shapes, skipped, usable = {}, {}, {}, []
     infos, n_folds, tasks_of, too_small, rankings = [], {}, {}, set(), {}
     unloadable = {}  # dataset -> why its files could not be loaded (a failure, unlike missing files)
+    sizes = {}  # dataset -> its TableSize, for the estimate of the time
     for name in datasets:
         try:
             ds = user_ds if user_ds is not None else load(name, download=args.download)
@@ -168,6 +170,7 @@ def _run_in(out, args, registry, datasets, available, source, command, protocol,
                 print(f"skipped {method} on {name}: {reason}", file=sys.stderr)
             rankings[name] = ranking_metric(ds, args.metric, say)
         info = describe(ds)
+        sizes[name] = TableSize.of(ds, info.task)
         infos.append(info)
         n_classes[name], image_shapes[name], tasks_of[name] = info.n_classes, info.image_shape, info.task
         usable.append(name)
@@ -188,6 +191,7 @@ def _run_in(out, args, registry, datasets, available, source, command, protocol,
     made = [f"{stem}.{kind}" for stem in ("table", "ablation", "peers") for kind in ("md", "csv")] + [FIGURE]
     with writing(out, f"appending to {store.path.name}", named_only=True):  # the runs' own errors pass
         set_aside_stale(store, tasks, lambda text: print(text, file=sys.stderr), alone=source is not None, made=made)
+        announce(tasks, store, sizes, args.workers if args.scheduler is None else None, say)
         code = run_from_args(tasks, store, args, registry)
     if code != EXIT_OK:
         return code

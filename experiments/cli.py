@@ -19,6 +19,7 @@ from pathlib import Path
 
 from . import exit_status, options
 from .cluster import check_scheduler_args
+from .executor import discard_early_workers, start_workers_early
 from .exit_status import EXIT_INTERRUPTED, EXIT_NOTHING_TO_RUN, EXIT_TERMINATED, EXIT_USAGE, Terminated
 from .explain import explain_options
 from .outlock import FolderLocked, FolderUnwritable
@@ -107,6 +108,8 @@ def _run(name: str, parser, args, argv: list, *, registry, prog: str | None, com
         os.environ["MDDF_DATA"] = str(Path(args.data_home).resolve())
     try:
         check_options(args, COMMANDS[name].out)
+        if COMMANDS[name].schedules and args.scheduler is None and args.isolation == "process":
+            start_workers_early(args.workers)  # they start while the command reads its data
         return COMMANDS[name].run(args, registry=registry, command=line)
     except UsageError as exc:
         parser.error(str(exc))
@@ -119,6 +122,8 @@ def _run(name: str, parser, args, argv: list, *, registry, prog: str | None, com
     except Terminated:
         print("terminated (SIGTERM)", file=sys.stderr)
         return EXIT_TERMINATED
+    finally:
+        discard_early_workers()
     raise AssertionError("unreachable")  # parser.error exits
 
 

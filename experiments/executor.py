@@ -7,8 +7,11 @@ arrives.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from .exit_status import sigterm_raises
@@ -18,14 +21,19 @@ from .worker_pool import WorkerPool
 
 
 def worker_environment(
-    threads: int | None = None, workers: int = 1, busy_cores: float | None = None, cores: int | None = None
+    threads: int | None = None,
+    workers: int = 1,
+    busy_cores: float | None = None,
+    cores: int | None = None,
+    measure: Callable[[], float | None] | None = None,
 ) -> dict:
     """The OpenMP setting the workers of a sweep start with: ``{"OMP_WAIT_POLICY": "PASSIVE"}`` or ``{}``.
 
     Passive waiting when the runs need more cores than other work leaves free: ``busy_cores + workers * threads >
     cores + 0.5``, ``threads`` the threads of each run (None or negative: every usable core), ``cores`` the usable
     cores (read from the system when None), ``busy_cores`` those busy with other work (given by
-    :func:`_busy_cores` when None, unless the threads alone exceed the cores). Spinning OpenMP threads would otherwise
+    ``measure()`` (default :func:`_busy_cores`) when None, unless the threads alone exceed the cores). Spinning OpenMP
+    threads would otherwise
     take the cores of the working ones; no result changes, only the time (docs/benchmarks/threads.md).
     """
     if cores is None:
@@ -35,7 +43,7 @@ def worker_environment(
     if workers * threads > cores + 0.5:
         return {"OMP_WAIT_POLICY": "PASSIVE"}  # too many threads even on an idle machine: nothing to measure
     if busy_cores is None:
-        busy_cores = _busy_cores()
+        busy_cores = (measure or _busy_cores)()
         if busy_cores is None:
             return {}
     return {"OMP_WAIT_POLICY": "PASSIVE"} if busy_cores + workers * threads > cores + 0.5 else {}
@@ -51,35 +59,84 @@ def _core_count(usable: set | None) -> int:
     return len(usable) if usable is not None else os.cpu_count() or 1
 
 
-def _busy_cores(interval: float = 0.5) -> float | None:
-    """Cores of this process's affinity busy over the next ``interval`` seconds (``/proc/stat``); the 1-minute load
-    average where that cannot be read; None when neither can."""
+@dataclass(frozen=True)
+class _CpuReading:
+    """CPU time so far (clock ticks) of the usable cores (``spent``, ``idle``) and of some processes (``ours``)."""
+
+    at: float
+    spent: int
+    idle: int
+    ours: int
+
+
+def _read_cpu(usable: set | None, pids=()) -> _CpuReading:
+    """The CPU time of the cores in ``usable`` (``/proc/stat``) and of the processes ``pids`` (``/proc/<pid>/stat``,
+    a process gone counts 0). Raises ``OSError`` or ``ValueError`` where ``/proc/stat`` cannot be read."""
+    at, spent, idle = time.monotonic(), 0, 0
+    for line in Path("/proc/stat").read_text().splitlines():
+        name, *fields = line.split()
+        if not (name.startswith("cpu") and name[3:].isdigit()):
+            continue
+        if usable is not None and int(name[3:]) not in usable:
+            continue
+        values = [int(v) for v in fields]
+        spent += sum(values)
+        idle += values[3] + values[4]  # idle and iowait
+    ours = 0
+    for pid in pids:
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            stat = Path(f"/proc/{pid}/stat").read_text()
+            ours += sum(int(v) for v in stat[stat.rindex(")") + 2 :].split()[11:13])  # utime, stime
+    return _CpuReading(at, spent, idle, ours)
+
+
+def _busy_cores(interval: float = 0.5, since: _CpuReading | None = None, pids=()) -> float | None:
+    """Cores of this process's affinity busy over ``interval`` seconds (``/proc/stat``), from ``since`` (a reading of
+    :func:`_read_cpu` with the same ``pids``; default: now) on, less the CPU time of the processes ``pids``; the
+    1-minute load average where that cannot be read; None when neither can."""
     usable = _usable_cpus()
-
-    def sample():
-        spent = idle = 0
-        for line in Path("/proc/stat").read_text().splitlines():
-            name, *fields = line.split()
-            if not (name.startswith("cpu") and name[3:].isdigit()):
-                continue
-            if usable is not None and int(name[3:]) not in usable:
-                continue
-            values = [int(v) for v in fields]
-            spent += sum(values)
-            idle += values[3] + values[4]  # idle and iowait
-        return spent, idle
-
     try:
-        spent, idle = sample()
-        time.sleep(interval)
-        spent_after, idle_after = sample()
+        first = since or _read_cpu(usable, pids)
+        time.sleep(max(0.0, interval - (time.monotonic() - first.at)))
+        last = _read_cpu(usable, pids)
     except (OSError, ValueError, IndexError):
         try:
             return os.getloadavg()[0]
         except OSError:
             return None
-    elapsed = spent_after - spent  # CPU time of every core counted, in clock ticks
-    return 0.0 if elapsed <= 0 else (elapsed - (idle_after - idle)) / elapsed * _core_count(usable)
+    elapsed = last.spent - first.spent  # CPU time of every core counted, in clock ticks
+    busy = elapsed - (last.idle - first.idle) - (last.ours - first.ours)
+    return 0.0 if elapsed <= 0 else max(0, busy) / elapsed * _core_count(usable)
+
+
+# The workers started ahead of the next sweep in this process (start_workers_early): the pool and the CPU reading
+# taken as they started.
+_EARLY: dict = {}
+
+
+def start_workers_early(workers: int) -> None:
+    """Start the ``workers`` worker processes of the next :func:`execute` of this process now (:meth:`WorkerPool.early
+    <.worker_pool.WorkerPool.early>`), so that their start overlaps the command's own work; their OpenMP setting is
+    decided when the sweep starts, the machine measured meanwhile, less the CPU time of this process and of the
+    workers. :func:`discard_early_workers` stops them if no sweep took them. Nothing for fewer than one worker."""
+    discard_early_workers()
+    if workers < 1:
+        return
+    pool = WorkerPool.early(workers)
+    pids = [os.getpid(), *pool.pids()]
+    try:
+        reading = _read_cpu(_usable_cpus(), pids)
+    except (OSError, ValueError, IndexError):
+        reading = None
+    _EARLY.update(pool=pool, reading=reading, pids=pids)
+
+
+def discard_early_workers() -> None:
+    """Stop the workers of :func:`start_workers_early` that no sweep took."""
+    pool = _EARLY.pop("pool", None)
+    _EARLY.clear()
+    if pool is not None:
+        pool.close()
 
 
 def threads_per_run(n_jobs: int | None, workers: int) -> int:
@@ -124,15 +181,19 @@ def _execute_in_workers(book: RunBook, workers: int, n_jobs: int, say) -> None:
     """The runs of ``book`` in a pool of ``workers`` worker processes, with the OpenMP setting of ``workers`` runs of
     ``n_jobs`` threads (:func:`worker_environment`; the user's own ``OMP_WAIT_POLICY`` is kept, the machine not
     measured), said through ``say``."""
-    environment = {} if "OMP_WAIT_POLICY" in os.environ else worker_environment(n_jobs, workers)
+    early, reading, pids = _EARLY.pop("pool", None), _EARLY.pop("reading", None), _EARLY.pop("pids", ())
+    measure = None if early is None else lambda: _busy_cores(since=reading, pids=pids)
+    environment = {} if "OMP_WAIT_POLICY" in os.environ else worker_environment(n_jobs, workers, measure=measure)
     if environment and say:
         say(
             "the runs' threads need more cores than are free (other work holds some, or --workers x --n-jobs "
             "exceeds them): their OpenMP threads wait passively (OMP_WAIT_POLICY=PASSIVE), and their times are "
             "not comparable to a quiet run's"
         )
-    pool = WorkerPool(environment)
+    pool = WorkerPool(environment) if early is None else early
     try:
+        if early is not None:
+            pool.decide(environment)
         while book.pending or book.running:
             while len(book.running) < workers and (task := book.next_ready()) is not None:
                 book.start(task, pool.start(task, book.kwargs_for(task)))

@@ -21,6 +21,7 @@ from mddf.datasets.user_data import UserDataSource, provenance_line
 
 from .binding import files_binding, set_aside_foreign, set_aside_stale
 from .cluster import run_from_args
+from .cost_estimate import TableSize, announce
 from .defaults import SMALL_SAMPLE_PAPER_METHODS
 from .exit_status import EXIT_OK, EXIT_RUN_FAILED
 from .figures import plt, save_figure
@@ -152,6 +153,7 @@ def run(args, registry=None, *, command: str) -> int:
         made = [f"{stem}.{kind}" for kind in ("png", "pdf", "csv")]
         with writing(out, f"appending to {store.path.name}", named_only=True):  # the runs' own errors pass
             set_aside_stale(store, tasks, lambda text: print(text, file=sys.stderr), made=made)
+            announce(tasks, store, {ds.name: TableSize.of(ds, task)}, args.workers if args.scheduler is None else None, log)
             code = run_from_args(tasks, store, args, registry)
         if code != EXIT_OK:
             return code

@@ -5,12 +5,15 @@ once per worker; a run's peak memory is still its own (:class:`~.environment.Pea
 the runner: it leads a process group of its own, which its children join, watched by a guardian process that kills
 the group when the runner's or the worker's pipe closes (a process: a thread could not act while a native call holds
 the GIL), and on Linux it gets SIGKILL when the runner dies (``PR_SET_PDEATHSIG``). Where no guardian can start (or
-without process groups: Windows), a thread waiting on the runner ends the group instead."""
+without process groups: Windows), a thread waiting on the runner ends the group instead. Workers can start before
+their OpenMP setting is known (:meth:`WorkerPool.early`): they import what loads no OpenMP runtime (:data:`PRELOADED`)
+and wait for it, so that their start overlaps the command's own work."""
 
 from __future__ import annotations
 
 import contextlib
 import gc
+import importlib
 import multiprocessing
 import multiprocessing.connection
 import os
@@ -25,15 +28,27 @@ from .runbook import Task, failure_record
 
 #: Seconds a worker told to end, or interrupted, has before it is stopped.
 WORKER_EXIT_TIMEOUT = 5.0
+#: The modules a worker started before its environment imports while it waits for it: most of a run's imports, and
+#: none loads an OpenMP runtime (scikit-learn's does, and reads ``OMP_WAIT_POLICY`` once, as it loads).
+PRELOADED = ("numpy", "scipy.stats", "scipy.sparse", "scipy.optimize", "pandas", "numba")
 
 
 def _work(conn, environment=None):
     """Entry point of a worker process: runs the runs the runner sends through ``conn`` (the keyword arguments of
     :func:`~.runner.run_one`), one at a time, each record sent back, until the runner sends None or goes; then the
     process ends at once (``os._exit``: anything it started ends with its group), so never call it in a process of
-    your own. ``environment`` is set, where the user has not set it, before the estimators are imported."""
+    your own. ``environment`` is set, where the user has not set it, before the estimators are imported; None: the
+    worker imports :data:`PRELOADED` and takes its environment from the pipe first (None there: it ends)."""
     _tie_to_runner()
-    for key, value in (environment or {}).items():
+    if environment is None:
+        for module in PRELOADED:
+            with contextlib.suppress(ImportError):
+                importlib.import_module(module)
+        with contextlib.suppress(EOFError, OSError, KeyboardInterrupt):
+            environment = conn.recv()
+        if environment is None:
+            os._exit(0)
+    for key, value in environment.items():
         os.environ.setdefault(key, value)
     from .runner import run_one
 
@@ -83,8 +98,33 @@ class WorkerPool:
         self.idle: list[Worker] = []
         self.busy: list[Worker] = []
 
+    @classmethod
+    def early(cls, count: int) -> WorkerPool:
+        """A pool whose ``count`` workers start now, before their environment is known: they import
+        :data:`PRELOADED` and wait for :meth:`decide`, which must come before the first :meth:`start`."""
+        pool = cls()
+        pool.environment = None
+        pool.idle = [pool._spawn() for _ in range(count)]
+        return pool
+
+    def decide(self, environment: dict) -> None:
+        """Give the workers started :meth:`early` their ``environment`` (a worker already gone is dropped)."""
+        self.environment = dict(environment)
+        for worker in list(self.idle):
+            try:
+                worker.conn.send(self.environment)
+            except OSError:
+                self.idle.remove(worker)
+                worker.stop()
+
+    def pids(self) -> list[int]:
+        """The process ids of the workers."""
+        return [worker.process.pid for worker in self.idle + self.busy]
+
     def start(self, task: Task, kwargs: dict) -> Worker:
         """Send ``task``'s run (``kwargs`` of :func:`~.runner.run_one`) to an idle worker, or to a new one."""
+        if self.environment is None:
+            raise RuntimeError("the workers' environment is not decided yet (WorkerPool.decide)")
         worker = self.idle.pop() if self.idle else self._spawn()
         worker.task = task
         worker.conn.send(kwargs)
@@ -129,9 +169,14 @@ class WorkerPool:
     def close(self) -> None:
         """Interrupt the busy workers' runs (SIGINT: a run releases what it holds as it unwinds, so that no named
         semaphore of joblib's is left to the resource tracker) and tell the idle workers to end; stop, with
-        everything they started, those still there after :data:`WORKER_EXIT_TIMEOUT` seconds."""
+        everything they started, those still there after :data:`WORKER_EXIT_TIMEOUT` seconds. Workers started
+        :meth:`early` whose environment was never decided are stopped at once."""
         idle, busy = self.idle, self.busy
         self.idle, self.busy = [], []
+        if self.environment is None:  # started early and never used: nothing of theirs to keep
+            for worker in idle:
+                worker.stop()
+            return
         for worker in busy:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(worker.process.pid, signal.SIGINT)

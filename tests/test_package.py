@@ -124,3 +124,19 @@ def test_the_implementation_lives_in_the_layer_packages_and_mddf_exports_it():
     assert public == [], "public-named modules directly in mddf/ (rename them with a leading _): " + ", ".join(public)
     exported = [getattr(mddf, n) for n in mddf.__all__ if callable(getattr(mddf, n))]
     assert all(obj.__module__.count(".") == 2 for obj in exported), [obj.__module__ for obj in exported]
+
+
+@pytest.mark.parametrize(
+    "system, expected",
+    [("Linux", "xgboost-cpu"), ("Windows", "xgboost-cpu"), ("Darwin", "xgboost"), ("FreeBSD", "xgboost")],
+)
+def test_xgboost_is_its_cpu_only_build_where_that_has_wheels_and_exactly_one_of_the_two_everywhere(system, expected):
+    # xgboost-cpu and xgboost install the same import name: never both (docs/install.md)
+    from packaging.requirements import Requirement
+
+    pyproject = (Path(__file__).resolve().parents[1] / "pyproject.toml").read_text()
+    dependencies = re.search(r"^dependencies = \[\n(.*?)^\]", pyproject, re.S | re.M)[1]
+    quoted = [line.strip().rstrip(",")[1:-1] for line in dependencies.splitlines() if line.strip()[:1] in ('"', "'")]
+    listed = [r for r in map(Requirement, quoted) if r.name.startswith("xgboost")]
+    environment = {"platform_system": system}
+    assert [r.name for r in listed if r.marker is None or r.marker.evaluate(environment)] == [expected]

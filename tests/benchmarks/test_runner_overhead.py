@@ -1,7 +1,9 @@
 """The runner's overhead study: the main job's wall time against the seconds its runs record."""
 
 import json
+import time
 
+import numpy as np
 import pytest
 
 from benchmarks import runner_overhead
@@ -45,3 +47,17 @@ def test_one_round_times_the_command_of_each_runner_and_worker_count_and_writes_
         "baseline/2",
     }
     assert runner_overhead.main(argv) == 0 and len(calls) == 4  # a rerun resumes: nothing is timed again
+
+
+def test_a_spin_run_lasts_its_seconds_and_predicts_the_majority():
+    X, y = np.zeros((6, 2)), np.array([0, 1, 1, 1, 0, 1])
+    start = time.perf_counter()
+    model = runner_overhead.SpinClassifier(seconds=0.05).fit(X, y)
+    assert time.perf_counter() - start >= 0.05 and (model.predict(X) == 1).all()
+
+
+@pytest.mark.slow
+def test_the_small_runs_command_times_every_run_it_asked_for():
+    result = runner_overhead.small_runs_command(n_runs=2)
+    assert result["command_recorded_s"] >= 2 * runner_overhead.SPIN_SECONDS
+    assert result["command_ratio"] == pytest.approx(result["command_wall_s"] / result["command_recorded_s"])

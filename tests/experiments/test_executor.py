@@ -1,5 +1,6 @@
 """The sweep executor: how the workers' OpenMP threads wait, and how many threads each run gets."""
 
+import json
 import os
 
 import pytest
@@ -100,3 +101,63 @@ def test_a_run_holds_the_openmp_pools_of_its_estimator_to_n_jobs(monkeypatch, n_
     record = run_one("iris", "HGB-es", 0, profile="quick", protocol="practitioner", n_jobs=n_jobs)
     assert record["status"] == "ok", record.get("error")
     assert seen and all(threads == {n_jobs} for threads in seen)
+
+
+def test_busy_cores_leaves_out_the_cpu_time_of_the_given_processes(monkeypatch):
+    # cpu0 busy 150 of 200 ticks over the interval, 100 of them the given process's own: 0.25 of a core left to others
+    samples = {
+        "/proc/stat": iter(["cpu0 100 0 0 100 0 0 0 0 0 0\n", "cpu0 250 0 0 150 0 0 0 0 0 0\n"]),
+        "/proc/123/stat": iter([f"123 (a (b) c) S {'0 ' * 10}7 3 0 0\n", f"123 (a (b) c) S {'0 ' * 10}87 23 0 0\n"]),
+    }
+
+    class FakeProc:
+        def __init__(self, path):
+            self.path = str(path)
+
+        def read_text(self):
+            if self.path not in samples:
+                raise FileNotFoundError(self.path)  # a process gone counts nothing
+            return next(samples[self.path])
+
+    monkeypatch.setattr(executor, "Path", FakeProc)
+    monkeypatch.setattr(executor.time, "sleep", lambda seconds: None)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0}, raising=False)
+    first = executor._read_cpu({0}, pids=[123, 999])
+    assert (first.spent, first.idle, first.ours) == (200, 100, 10)
+    assert executor._busy_cores(since=first, pids=[123, 999]) == 0.25
+
+
+@pytest.mark.slow
+def test_the_benchmark_runs_in_the_workers_it_started_before_reading_its_data(tmp_path, monkeypatch):
+    from mddf.experiments.cli import run_command
+    from mddf.experiments.worker_pool import WorkerPool
+
+    started = []
+    early = WorkerPool.early.__func__
+
+    def watched(cls, count):
+        pool = early(cls, count)
+        started.extend(pool.pids())
+        return pool
+
+    monkeypatch.setattr(WorkerPool, "early", classmethod(watched))
+    out = tmp_path / "res"
+    argv = ["--datasets", "iris", "--methods", "RF", "--seeds", "2", "--out", str(out), "--quick", "--n-jobs", "1"]
+    assert run_command("benchmark", [*argv, "--quiet"]) == 0
+    records = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    assert len(started) == 1 and [r["worker_pid"] for r in records] == started * 2
+    assert executor._EARLY == {}
+
+
+@pytest.mark.slow
+def test_workers_started_for_a_command_that_stops_early_are_stopped(tmp_path, monkeypatch):
+    from mddf.experiments.cli import run_command
+    from mddf.experiments.worker_pool import WorkerPool
+
+    pools = []
+    early = WorkerPool.early.__func__
+    monkeypatch.setattr(
+        WorkerPool, "early", classmethod(lambda cls, count: pools.append(early(cls, count)) or pools[-1])
+    )
+    code = run_command("benchmark", ["--data", str(tmp_path / "missing.csv"), "--target", "y", "--quiet"])
+    assert code == 2 and len(pools) == 1 and pools[0].idle == [] and executor._EARLY == {}
