@@ -153,7 +153,8 @@ def run(args, registry=None, *, command: str) -> int:
         made = [f"{stem}.{kind}" for kind in ("png", "pdf", "csv")]
         with writing(out, f"appending to {store.path.name}", named_only=True):  # the runs' own errors pass
             set_aside_stale(store, tasks, lambda text: print(text, file=sys.stderr), made=made)
-            announce(tasks, store, {ds.name: TableSize.of(ds, task)}, args.workers if args.scheduler is None else None, log)
+            workers = args.workers if args.scheduler is None else None
+            announce(tasks, store, {ds.name: TableSize.of(ds, task)}, workers, log)
             code = run_from_args(tasks, store, args, registry)
         if code != EXIT_OK:
             return code
