@@ -16,8 +16,9 @@ from __future__ import annotations
 from types import MappingProxyType
 
 #: The paper's mdDF: ``MDDFClassifier(**PAPER_CONFIG, random_state=0)``. A read-only mapping of parameter names
-#: to values; ``n_jobs``, ``random_state``, ``verbose``, ``model_dir`` and ``categorical_features`` (which columns
-#: of the input are categories) are left to the caller.
+#: to values; ``n_jobs``, ``random_state``, ``verbose``, ``model_dir``, ``categorical_features`` (which columns
+#: of the input are categories) and ``background_rows`` (training rows kept for ``explain``, which the paper's model
+#: does not read) are left to the caller.
 PAPER_CONFIG = MappingProxyType(
     {
         "n_estimators": 100,

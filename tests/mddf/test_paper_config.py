@@ -11,7 +11,7 @@ from sklearn.model_selection import GridSearchCV
 import mddf
 from mddf import PAPER_CONFIG, MDDFClassifier
 
-LEFT_TO_THE_CALLER = {"n_jobs", "random_state", "verbose", "model_dir", "categorical_features"}
+LEFT_TO_THE_CALLER = {"n_jobs", "random_state", "verbose", "model_dir", "categorical_features", "background_rows"}
 
 
 def test_every_parameter_but_the_callers_is_written_out_and_the_mapping_is_read_only():
