@@ -30,7 +30,6 @@ POLICY_CONTRACT = {
     "fit_block",
     "add_layer",
     "log_layer",
-    "replay",
     "predictor_template",
     "fit_final",
     "predictor_output",
@@ -47,6 +46,7 @@ def _all_but(base, missing):
 @pytest.mark.parametrize("policy", [MarginPolicy, ResidualPolicy])
 def test_both_policies_give_what_the_engine_asks_and_read_a_snapshot_of_the_parameters(policy):
     assert all(hasattr(policy, name) and not hasattr(TaskPolicy, name) for name in POLICY_CONTRACT)
+    assert not hasattr(policy, "replay")  # the policies only train: the fitted cascade predicts
     X, y = make_classification(60, 4, random_state=0)
     estimator = MDDFClassifier(n_estimators=2) if policy is MarginPolicy else CascadeForestRegressor(n_estimators=2)
     estimator.fit(X, y)
@@ -106,7 +106,7 @@ def test_only_the_estimator_writes_its_fitted_attributes(cls):
     model.fit(X, y)
     writers = model.__dict__["_writers"]
     assert {"layers_", "alphas_" if cls is _WatchedClassifier else "layers_", "feature_importances_"} <= set(writers)
-    assert {"n_features_in_", "predictor_", "pair_features_", "_model_store"} <= set(writers)
+    assert {"n_features_in_", "predictor_", "pair_features_", "fitted_cascade_"} <= set(writers)
     for name, frames in writers.items():
         assert {"set_fitted", "_validate_training_data"} & set(frames), (name, frames)
 
