@@ -213,7 +213,7 @@ class FittedCascade:
         cascade's last output, calibrated."""
         if self.predictor_model is None:
             return self.calibrated(last.output)
-        Z = X if self.predictor_input == "raw" else np.hstack([X, last.passed.astype(np.float32)])
+        Z = self.predictor_rows(X, None if last is None else last.passed)
         if np.isnan(Z[:, : self.columns.n_features]).any():
             check_accepts_nan(self.predictor, "predictor")
         with one_blas_thread():
