@@ -1,5 +1,6 @@
 """The shared skeletons of the cascades and the blocks declare the hooks a task fills in, and read nothing else; the
-growth engine reaches a task's policy through a narrow seam and returns what the estimator sets."""
+growth engine reaches a task's policy through a narrow seam (a growth spec of the parameters it reads) and returns
+the fitted cascade the estimator holds."""
 
 import ast
 import inspect
@@ -136,3 +137,19 @@ def test_x_is_binned_once_for_every_layer_only_when_the_trees_are_binned(tree_me
     growth = begin_growth(model, X, y)
     growth.fit_layer(1)
     assert (growth.state.binned_x is not None) is binned
+
+
+def test_the_seams_types_are_in_one_module_the_engine_reads_a_growth_spec_and_no_policy_imports_the_engine():
+    from dataclasses import fields
+
+    from mddf.cascade import margin_policy, policy, residual_policy, seam
+
+    for module in (margin_policy, residual_policy, policy):
+        tree = ast.parse(inspect.getsource(module))
+        imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+        assert "growth" not in imported, module.__name__
+    assert {"ENGINE_SEAM", "GrowthSpec", "Columns", "TrainingRows", "FittedLayer", "LayerOutcome"} <= set(vars(seam))
+    assert "params" not in ENGINE_SEAM and "spec" in ENGINE_SEAM
+    spec = MDDFClassifier(max_layers=4, probe_trees=0.5)._policy().spec
+    assert isinstance(spec, seam.GrowthSpec) and len(fields(spec)) == 7
+    assert (spec.max_layers, spec.probe_trees) == (4, 0.5)
