@@ -160,7 +160,8 @@ class FittedCascade:
             **self.record,
         }
         if self.classification:
-            out.update(alphas_=self.alphas, layer_shares_=self.shares, screening_thresholds_=self.thresholds)
+            out.update(classes_=self.classes, alphas_=self.alphas, layer_shares_=self.shares)
+            out["screening_thresholds_"] = self.thresholds
         return out
 
     # -------------------------------------------------------------------- the replay
