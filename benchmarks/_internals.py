@@ -55,8 +55,8 @@ def fit_phases():
 
 def stacked_input(cascade, X):
     """``[x, f_T]`` of the rows ``X`` as a predictor after ``cascade`` reads it, and the cascade's own output."""
-    x = cascade._validated(X)
-    *_, (passed, output) = cascade._staged(X)  # after the last kept layer
+    x = cascade.fitted_cascade_.rows(cascade._validated(X))  # the pair features appended
+    passed, output = cascade._staged(X)[-1]  # after the last kept layer
     return np.hstack([x, passed.astype(np.float32)]), output
 
 

@@ -15,7 +15,8 @@ stated in ``tests/test_imports.py``; ``docs/architecture.md`` draws them and fol
    and principal directions (:class:`PCAFeatures`);
 6. ``mddf.blocks``: one cascade layer, its members cross-fitted on k folds;
 7. ``mddf.cascade``: the engine that grows layers, the classifier's margin policy and the regressor's residual
-   one, the steps before and after growth, and the estimators;
+   one, the steps before and after growth, the fitted cascade that a fit produces and that predicts, and the
+   estimators;
 8. this module: the exported names, and the paper's configuration by name (:data:`PAPER_CONFIG`).
 
 This module, :mod:`mddf.utils`, :mod:`mddf.trees` and :mod:`mddf.forests` are the public names; the other layer

@@ -2,7 +2,8 @@
 
 Each layer's members are explained on their own input (:func:`mddf.blocks.attribution.block_attributions`): the
 columns of ``x``, and the class vectors (or, for the regressor, the predictions) that the layer before passed on,
-as the prediction computes them (the policy's replay of the layers), bit for bit: the sums of their attributions
+as the prediction computes them (the fitted cascade's replay of the layers, read by :class:`AttributionVisitor`),
+bit for bit: the sums of their attributions
 differ from them by rounding, which moves a value lying on a split's threshold to its other side.
 An :class:`Attributed` value carries, for a set of rows, its attributions to the columns of ``x`` and its base
 value, the same for every row, from which they add up to it. Composition keeps that sum:
@@ -44,7 +45,7 @@ from ..blocks.attribution import (
     through_softmax,
     xgboost_attributions,
 )
-from .screening import still_in
+from .replay import Visitor
 
 #: Below this share of the sum of their absolute values, the attributions of a passed column are taken to cancel,
 #: and their shares move towards those of their absolute values (see the module).
@@ -119,84 +120,79 @@ def calibrated(proba, calibration):
     return Attributed(out_base, out_values)
 
 
-def classifier_attributions(cascade, policy, layers, X, fast):
-    """The attributions of a fitted classifier's ``predict_proba`` for validated rows ``X`` (their ``x``, pairs
-    appended): an :class:`Attributed` of shape ``(n_classes,)``. ``layers`` are the kept blocks."""
-    thresholds = getattr(cascade, "screening_thresholds_", None)
-    # the prediction's own pass: the class vectors each layer passes on (and the mixtures screening reads)
-    outputs = policy.replay(layers, X, cascade.layer_shares_, thresholds)
-    n, d = X.shape
-    proba = passed = rows = fed_on = None  # rows: those still in the cascade (None: every one)
-    for t, (block, share) in enumerate(zip(layers, cascade.layer_shares_), start=1):
-        if rows is None or len(rows):
-            at = slice(None) if rows is None else rows
-            layer_input = policy.layer_input(X[at], None if fed_on is None else fed_on[at], t)
-            base, values = block_attributions(block, layer_input, fast)
-            values = on_x(values, d, None if passed is None else passed.values[at], policy.layer_holds_x(t))
-            h = Attributed(base.mean(axis=0), values.mean(axis=1))  # the block's mean class vector
-            fed = h
-            if cascade.passed_features != "mean":  # every member's class vector, side by side
-                fed = Attributed(base.reshape(-1), values.transpose(0, 2, 1, 3).reshape(len(values), d, -1))
-            if proba is None:  # the first layer: every row goes through it
-                proba, passed = h, fed
-            else:
-                proba, passed = proba.mixed(h, share, rows), passed.mixed(fed, share, rows)
-        fed_on, mixture = next(outputs)  # the replay replaces its arrays a layer, never writes into them
-        if thresholds is not None and t < len(thresholds) and (rows is None or len(rows)):
-            still = still_in(rows, mixture, thresholds[t - 1])
-            if rows is not None or len(still) < n:
-                rows = still
-    if getattr(cascade, "_predictor_model", None) is not None:
-        return _with_predictor(cascade, X, proba, passed, fed_on, fast)
-    calibration = getattr(cascade, "calibration_", None)
-    return proba if calibration is None else calibrated(proba, calibration)
+def pairs_of(fitted):
+    """The pairs ``(a, b, operation)`` of the fitted cascade's appended features (none without ``pair_features``)."""
+    return getattr(fitted.pair_features, "pairs_", None) or []
 
 
-def _with_predictor(cascade, X, proba, passed, fed_on, fast):
-    """The attributions of the output of a classifier's ``predictor`` (mixed with the cascade's by its weight),
-    whose input is ``[x, fed_on]`` (the class vectors the last layer passed on) unless it reads ``x`` alone."""
-    raw = getattr(cascade, "predictor_input_", None) == "raw"
-    Z = np.ascontiguousarray(X if raw else np.hstack([X, fed_on.astype(np.float32)]), dtype=np.float32)
-    model = cascade._predictor_model
-    check_explainable(model, "predictor", role="predictor")
-    base, values = model_attributions(model, Z, None, False, fast, len(cascade.classes_))
-    values = on_x(values[:, None], X.shape[1], None if raw else passed.values)[:, 0]
-    predicted = Attributed(base, values)
-    w = getattr(cascade, "predictor_weight_", 1.0)
-    return predicted if w == 1.0 else proba.mixed(predicted, w)
+class AttributionVisitor(Visitor):
+    """The attributions of a fitted cascade's prediction (the classifier's ``predict_proba``, an :class:`Attributed`
+    of shape ``(n_classes,)``; the regressor's ``predict``, of shape ``()``), read from its replay of the rows
+    (:meth:`mddf.cascade.fitted.FittedCascade.replay`): each layer's members explained on the input the replay gave
+    them, the rows screening let through included, then the ``predictor`` or calibration (see the module).
+    ``fast``: the trees' path contributions instead of exact TreeSHAP."""
 
+    def __init__(self, fitted, fast):
+        self.fitted, self.fast = fitted, fast
+        self.d = fitted.columns.n_features + len(pairs_of(fitted))  # the columns of x, pairs appended
+        self.passed = None  # the attributions of what the last layer passed on
+        self.proba = None  # the classifier's mixture
 
-def regressor_attributions(cascade, policy, layers, X, fast):
-    """The attributions of a fitted regressor's ``predict`` for validated rows ``X``: an :class:`Attributed` of
-    shape ``()``."""
-    d = X.shape[1]
-    passed = fed_on = None  # each member's prediction of y, per member: shape (n_members,)
-    outputs = policy.replay(layers, X)  # the prediction's own pass: what each layer passes on
-    for t, block in enumerate(layers, start=1):
-        layer_input = policy.layer_input(X, fed_on, t)
-        base, values = block_attributions(block, layer_input, fast)
-        values = on_x(values, d, None if passed is None else passed.values)[..., 0].transpose(0, 2, 1)
+    def layer(self, visit):
+        if visit.layer_input is None:  # no row is still in the cascade
+            return
+        base, values = block_attributions(visit.block, visit.layer_input, self.fast)
+        at = slice(None) if visit.rows is None else visit.rows
+        previous = None if self.passed is None else self.passed.values[at]
+        if self.fitted.classification:
+            self._class_vectors(visit, base, on_x(values, self.d, previous, self.fitted.route.holds_x(visit.t)))
+        else:
+            self._predictions(base, on_x(values, self.d, previous)[..., 0].transpose(0, 2, 1))
+
+    def _class_vectors(self, visit, base, values):
+        h = Attributed(base.mean(axis=0), values.mean(axis=1))  # the block's mean class vector
+        fed = h
+        if self.fitted.passed_features != "mean":  # every member's class vector, side by side
+            fed = Attributed(base.reshape(-1), values.transpose(0, 2, 1, 3).reshape(len(values), self.d, -1))
+        if self.proba is None:  # the first layer: every row goes through it
+            self.proba, self.passed = h, fed
+        else:
+            self.proba = self.proba.mixed(h, visit.share, visit.rows)
+            self.passed = self.passed.mixed(fed, visit.share, visit.rows)
+
+    def _predictions(self, base, values):
         output = Attributed(base[:, 0], values)
-        if passed is not None and getattr(cascade, "target", "y") == "residual":
-            prediction = _mean(passed)
+        if self.passed is not None and self.fitted.residual:
+            prediction = _mean(self.passed)
             output = Attributed(output.base + prediction.base, output.values + prediction.values[..., None])
-        passed = output
-        fed_on = next(outputs)[0]
-    prediction = _mean(passed)
-    model = getattr(cascade, "_predictor_model", None)
-    if model is None:
-        return prediction
-    raw = getattr(cascade, "predictor_input_", None) == "raw"
-    Z = X if raw else np.hstack([X, fed_on.astype(np.float32)])
-    if not hasattr(model, "get_booster"):
-        raise ValueError(
-            f"predictor ({type(model).__name__}): explain() attributes the regressor's predictor 'xgboost' only"
-        )
-    base, values = xgboost_attributions(model, np.ascontiguousarray(Z, dtype=np.float32), fast)
-    values = on_x(values[:, None], d, None if raw else passed.values)[:, 0, :, 0]
-    predicted = Attributed(base[0], values)
-    w = getattr(cascade, "predictor_weight_", 1.0)
-    return predicted if w == 1.0 else prediction.mixed(predicted, w)
+        self.passed = output
+
+    def end(self, fitted, X, last):
+        cascade = self.proba if fitted.classification else _mean(self.passed)
+        if fitted.predictor_model is None:
+            return cascade if fitted.calibration is None else calibrated(cascade, fitted.calibration)
+        return self._with_predictor(fitted, X, cascade, last)
+
+    def _with_predictor(self, fitted, X, cascade, last):
+        """The attributions of the ``predictor``'s output (mixed with the cascade's by its weight), whose input is
+        :meth:`mddf.cascade.fitted.FittedCascade.predictor_rows`."""
+        raw = fitted.predictor_input == "raw"
+        Z = fitted.predictor_rows(X, None if raw else last.passed)
+        model = fitted.predictor_model
+        if fitted.classification:
+            check_explainable(model, "predictor", role="predictor")
+            base, values = model_attributions(model, Z, None, False, self.fast, len(fitted.classes))
+            predicted = Attributed(base, on_x(values[:, None], self.d, None if raw else self.passed.values)[:, 0])
+        else:
+            if not hasattr(model, "get_booster"):
+                raise ValueError(
+                    f"predictor ({type(model).__name__}): explain() attributes the regressor's predictor 'xgboost' only"
+                )
+            base, values = xgboost_attributions(model, Z, self.fast)
+            values = on_x(values[:, None], self.d, None if raw else self.passed.values)[:, 0, :, 0]
+            predicted = Attributed(base[0], values)
+        w = fitted.predictor_weight
+        return predicted if w == 1.0 else cascade.mixed(predicted, w)
 
 
 def _mean(passed):

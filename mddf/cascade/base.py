@@ -5,8 +5,10 @@ A cascade estimator validates its data (setting what it learns of the columns an
 (blocks of forests) through :class:`mddf.cascade.growth.CascadeGrowth` with the policy of its task
 (:meth:`CascadeBase._policy`: :class:`mddf.cascade.margin_policy.MarginPolicy` or
 :class:`mddf.cascade.residual_policy.ResidualPolicy`): :func:`begin_growth`, one layer per pass until ``max_layers``
-or early stopping, then the engine's result, which :func:`set_fitted` sets: the only place where a fit's
-attributes are written. Prediction replays the kept layers through the same policy.
+or early stopping, then the engine's result, a :class:`mddf.cascade.fitted.FittedCascade`, which
+:func:`set_fitted` holds as ``fitted_cascade_`` and reads scikit-learn's fitted attributes from: the only place
+where they are written. Prediction, ``transform``, the staged methods and ``explain()`` are replays of the fitted
+cascade (:mod:`mddf.cascade.replay`); no policy takes part.
 """
 
 from __future__ import annotations
@@ -18,16 +20,15 @@ import numpy as np
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from .._runtime.threads import one_blas_thread, one_thread
-from ..blocks.members import check_accepts_nan
 from ..storage import MemoryStore, temporary_folders_removed_on_sigterm
 from ..utils import CATEGORICAL_FEATURES_CONSTRAINT, N_JOBS_CONSTRAINT, SaveMixin, validate_tabular
-from .background import BACKGROUND_ROWS, PATH_DEPENDENT, kept_rows
+from .background import PATH_DEPENDENT, kept_rows
 from .explanation import CHUNK_ROWS, explain_rows, explanation
-from .final_predictor import mix
+from .fitted import FittedCascade
 from .growth import CascadeGrowth
 from .layer_features import LayerFeaturesMixin
-from .pair_step import with_pairs
+from .replay import LayerFeatures, Visits
+from .versions import upgraded_estimator_state
 
 
 class CascadeBase(SaveMixin, LayerFeaturesMixin):
@@ -63,7 +64,7 @@ class CascadeBase(SaveMixin, LayerFeaturesMixin):
 
     def _policy(self, columns=None):
         """The policy of the cascade's task (see the module), on ``columns``
-        (:class:`~mddf.cascade.policy.Columns`; None: those of the fit)."""
+        (:class:`~mddf.cascade.seam.Columns`; None: those of the fit)."""
         raise NotImplementedError
 
     def _params(self):
@@ -76,14 +77,33 @@ class CascadeBase(SaveMixin, LayerFeaturesMixin):
         the task reads it and the weights (None: equal)."""
         raise NotImplementedError
 
-    def _replay(self, X):
-        """The policy's replay of the kept layers for validated rows ``X``: ``(passed, output)`` after each."""
-        raise NotImplementedError
+    @property
+    def _model_store(self):
+        """The store of the fitted models (``model_dir``): the fitted cascade's."""
+        return self.fitted_cascade_.store
+
+    @_model_store.setter
+    def _model_store(self, store):
+        self.fitted_cascade_.store = store
+
+    def __getstate__(self):
+        """The parameters, what validation learned of the columns and ``fitted_cascade_``: scikit-learn's fitted
+        attributes are read from it again when the pickle is loaded (:func:`set_fitted`)."""
+        state = dict(super().__getstate__())  # a copy: object's is the instance's own dict
+        fitted = state.get("fitted_cascade_")
+        if fitted is not None:
+            for name in fitted.attributes():
+                state.pop(name, None)
+        return state
 
     def __setstate__(self, state):
-        if "layers_" in state and state.get("_model_store") is None:  # fitted when in-memory models had no store
-            state["_model_store"] = MemoryStore()
+        """The state of a pickle, upgraded by the version policy (:mod:`mddf.cascade.versions`), then scikit-learn's
+        fitted attributes set from the fitted cascade."""
+        classification, name = hasattr(self, "predict_proba"), type(self).__name__
+        state = upgraded_estimator_state(dict(state), classification, name, FittedCascade.of)
         super().__setstate__(state)
+        if "fitted_cascade_" in state:
+            set_fitted(self, state["fitted_cascade_"])
 
     # ---------------------------------------------------------------------- fit
     def _fit_in_store(self, X, y, sample_weight):
@@ -98,52 +118,22 @@ class CascadeBase(SaveMixin, LayerFeaturesMixin):
         return self
 
     # ------------------------------------------------------------------ outputs
-    def _prediction_layers(self):
-        """The kept layers, each set to predict with the estimator's current ``n_jobs``: a ``set_params(n_jobs=...)``
-        after fit applies to prediction, as for scikit-learn's forests (the results do not depend on it). With
-        ``model_dir``, the folder's marker is checked first (:class:`mddf.ModelFileError` when it is missing or names
-        another fit)."""
-        self._model_store.check_marker()
-        for block in self.layers_:
-            block.n_jobs = self.n_jobs
-        return self.layers_
+    def _validated(self, X):
+        """New rows checked against the fit: float32, C-ordered, NaN allowed, categories as their codes (the features
+        of ``pair_features`` are appended by the replay)."""
+        check_is_fitted(self)
+        return validate_tabular(self, X, reset=False, dtype=np.float32, order="C", ensure_all_finite="allow-nan")
+
+    def _replayed(self, X, visitor):
+        """Validate ``X`` (checking fitted-ness first), then the fitted cascade's replay of it with ``visitor``
+        (:mod:`mddf.cascade.replay`), with the estimator's current ``n_jobs``: a ``set_params(n_jobs=...)`` after fit
+        applies to prediction, as for scikit-learn's forests (the results do not depend on it)."""
+        X = self._validated(X)
+        return self.fitted_cascade_.replay(X, visitor, self.n_jobs)
 
     def _staged(self, X):
-        """Validate X now, then return a generator of (passed features, output) per kept layer."""
-        X = self._validated(X)  # checks fitted-ness first
-        return self._replay(X)
-
-    def _validated(self, X):
-        """New rows checked against the fit: float32, C-ordered, NaN allowed, categories as their codes, and the
-        features of ``pair_features`` appended."""
-        check_is_fitted(self)
-        X = validate_tabular(self, X, reset=False, dtype=np.float32, order="C", ensure_all_finite="allow-nan")
-        return with_pairs(getattr(self, "pair_features_", None), X)  # models stored before pair_features: none
-
-    def _uses_predictor(self):
-        return getattr(self, "_predictor_model", None) is not None
-
-    def _predicted(self, X):
-        """The fitted ``predictor``'s output for X (class probabilities or values), mixed with the cascade's own as
-        ``(1 - w) * cascade + w * predictor`` when ``predictor_weight_`` w < 1."""
-        X = self._validated(X)  # checks fitted-ness first
-        if getattr(self, "predictor_input_", None) == "raw":
-            return self._through_predictor(X)
-        *_, (passed, cascade) = self._replay(X)  # [x, f_T(x)] and the cascade's own output, from one pass
-        return self._through_predictor(X, passed, cascade)
-
-    def _through_predictor(self, X, passed=None, cascade=None):
-        """The ``predictor``'s output for validated rows ``X``, given the last kept layer's ``passed`` features and
-        the ``cascade``'s own output (neither read with ``predictor_input_="raw"``); see :meth:`_predicted`."""
-        w = getattr(self, "predictor_weight_", 1.0)  # models stored before the weight existed: 1
-        policy = self._policy()
-        raw = getattr(self, "predictor_input_", None) == "raw"
-        Z = X if raw else np.hstack([X, passed.astype(np.float32)])
-        if np.isnan(Z[:, : self.n_features_in_]).any():
-            check_accepts_nan(self.predictor_, "predictor")
-        with one_blas_thread():
-            output = one_thread(policy.predictor_output, self._predictor_model, Z)
-        return output if w == 1.0 else mix(cascade, output, w)
+        """``(passed features, output)`` after each kept layer, for the rows ``X``."""
+        return [(visit.passed, visit.output) for visit in self._replayed(X, Visits())]
 
     def explain(self, X, *, background=None, fast=False, chunk_rows=CHUNK_ROWS, progress=None):
         """Each row's prediction attributed to the input columns: values that add up to ``predict_proba(X)`` (the
@@ -187,28 +177,27 @@ class CascadeBase(SaveMixin, LayerFeaturesMixin):
         check_is_fitted(self)
         if not isinstance(chunk_rows, Integral) or chunk_rows < 1:
             raise ValueError(f"chunk_rows must be a positive integer, got {chunk_rows!r}")
-        validated = self._validated(X)
-        layers, policy = self._prediction_layers(), self._policy()
-        rows = self._background(background, lambda: explain_rows(self, policy, layers, validated[:1], None, True))
-        found = explain_rows(self, policy, layers, validated, X, bool(fast), int(chunk_rows), progress, rows)
+        validated, fitted = self._validated(X), self.fitted_cascade_
+        rows = self._background(background, lambda: explain_rows(fitted, validated[:1], None, True, n_jobs=self.n_jobs))
+        found = explain_rows(fitted, validated, X, bool(fast), int(chunk_rows), progress, rows, self.n_jobs)
         return explanation(found)
 
     def _background(self, background, probe):
-        """The validated rows (pairs appended) of ``explain()``'s ``background``, or None for the path-dependent
+        """The validated rows of ``explain()``'s ``background``, or None for the path-dependent
         base. Without kept rows, ``probe()`` (one row explained) first raises what would stop any explanation."""
         if isinstance(background, str):
             if background != PATH_DEPENDENT:
                 raise ValueError(f"background={background!r}: give rows, None or {PATH_DEPENDENT!r}")
             return None
         if background is None:
-            kept = getattr(self, "background_", None)  # models fitted before it was kept lack it
+            kept = self.fitted_cascade_.background
             if kept is None:
                 probe()  # a model that cannot be explained at all says that first
                 raise ValueError(
                     "this model keeps no training rows as a background (background_rows=0, or fitted before mddf "
                     f"kept them): pass explain(X, background=some training rows), or background={PATH_DEPENDENT!r}"
                 )
-            return with_pairs(getattr(self, "pair_features_", None), kept)
+            return kept
         try:
             return self._validated(background)
         except ValueError as error:
@@ -235,9 +224,7 @@ class CascadeBase(SaveMixin, LayerFeaturesMixin):
         """
         check_is_fitted(self)
         layer = self._check_layer(layer)
-        for t, (passed, _) in enumerate(self._staged(X), start=1):
-            if t == layer:
-                return passed.astype(np.float32)
+        return self._replayed(X, LayerFeatures(layer))
 
     # ------------------------------------------------------------ stored models
     @property
@@ -289,9 +276,8 @@ def begin_growth(cascade, X, y, sample_weight=None, rng=None, pair_search=None):
     sets what it learns of them), then :meth:`CascadeGrowth.begin` with the task's policy (``rng`` and
     ``pair_search`` as there)."""
     X, y, weight = cascade._validate_training_data(X, y, sample_weight)
-    previous = cascade.__dict__.get("_model_store")
-    n_rows = getattr(cascade, "background_rows", BACKGROUND_ROWS)  # an estimator unpickled from before it: 100
-    background = kept_rows(X, y, n_rows, cascade.random_state)  # before any draw of random_state
+    previous = getattr(cascade.__dict__.get("fitted_cascade_"), "store", None)
+    background = kept_rows(X, y, cascade.background_rows, cascade.random_state)  # before any draw of random_state
     policy = cascade._policy()
     return CascadeGrowth.begin(policy, X, y, weight, rng, pair_search, previous_store=previous, background=background)
 
@@ -304,7 +290,10 @@ def check_predictor_instance(predictor):
 
 
 def set_fitted(cascade, fitted):
-    """Set the fitted attributes the growth engine returned (:meth:`CascadeGrowth.finish`) on ``cascade``."""
-    for name, value in fitted.items():
+    """Hold the :class:`~mddf.cascade.fitted.FittedCascade` the growth engine returned (:meth:`CascadeGrowth.finish`)
+    as ``cascade.fitted_cascade_`` and set scikit-learn's fitted attributes from it: the one place where they are
+    written."""
+    cascade.fitted_cascade_ = fitted
+    for name, value in fitted.attributes().items():
         setattr(cascade, name, value)
     return cascade

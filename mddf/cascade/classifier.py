@@ -17,7 +17,8 @@ from .base import CascadeBase, check_predictor_instance
 from .layer_features import member_name
 from .margin_policy import MarginPolicy
 from .pair_step import pair_template
-from .policy import Columns
+from .replay import FinalOutput, Stages
+from .seam import Columns
 
 
 class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimator):
@@ -156,6 +157,9 @@ default=("rf", "rf", "crf", "crf", "gbdt")
         Only when X is a DataFrame with string column names.
     is_categorical_, categories_ : ndarray of bool and list, or None
         The categorical columns and their categories in code order; None without one.
+    fitted_cascade_ : FittedCascade
+        What the fit produced, whole: every prediction, ``transform``, stage and explanation replays it, and the
+        other fitted attributes below are read from it (the documentation's architecture page).
     layers_ : list of ForestBlock
         The kept layers (best prefix).
     n_layers_ : int
@@ -319,10 +323,6 @@ default=("rf", "rf", "crf", "crf", "gbdt")
         check_weighted_classes(y, weight, self.classes_, estimator_name=name)
         return X, y, weight
 
-    def _replay(self, X):
-        thresholds = getattr(self, "screening_thresholds_", None)
-        return self._policy().replay(self._prediction_layers(), X, self.layer_shares_, thresholds)
-
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
         """Grow the cascade (Algorithm 2) and keep its best prefix.
@@ -372,22 +372,7 @@ default=("rf", "rf", "crf", "crf", "gbdt")
         ndarray of float64, shape (n_samples, n_classes)
             One per kept layer (``n_layers_``).
         """
-        X = self._validated(X)  # checks fitted-ness first, before the first stage is asked for
-        return self._stages(X)
-
-    def _stages(self, X):
-        """The stages of :meth:`staged_predict_proba` for validated rows ``X``, from one pass through the layers."""
-        layers = self._replay(X)
-        passed, proba = next(layers)
-        for following in layers:
-            yield self._calibrated(proba)
-            passed, proba = following
-        yield self._through_predictor(X, passed, proba) if self._uses_predictor() else self._calibrated(proba)
-
-    def _calibrated(self, proba):
-        """``proba`` through ``calibration_`` (as they are without one)."""
-        calibration = getattr(self, "calibration_", None)  # models stored before calibration: none
-        return proba if calibration is None else calibration.apply(proba)
+        return iter(self._replayed(X, Stages()))  # X checked now, fitted-ness first
 
     def staged_predict(self, X):
         """Predicted labels after each kept layer, those of :meth:`staged_predict_proba`; the last equal to
@@ -406,10 +391,7 @@ default=("rf", "rf", "crf", "crf", "gbdt")
         With a ``predictor``, its probabilities for ``[x, f_T(x)]`` (or ``x``) instead, or, when
         ``predictor_weight_`` w is below 1, ``(1 - w)`` times the cascade's plus w times the predictor's.
         """
-        if self._uses_predictor():
-            return self._predicted(X)
-        *_, (_, proba) = self._staged(X)
-        return self._calibrated(proba)
+        return self._replayed(X, FinalOutput())
 
     def predict(self, X):
         """``argmax_j f_T^j(x)`` (eq. 9), or the most probable class of :meth:`predict_proba` with a ``predictor``."""

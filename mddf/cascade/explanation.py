@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 from tqdm.auto import tqdm
 
-from .attribution import classifier_attributions, regressor_attributions
+from .attribution import AttributionVisitor, pairs_of
 from .background import Centre
 
 #: Rows explained at a time by default: the memory of a chunk's attributions grows with its rows.
@@ -67,21 +67,20 @@ def explanation(fields):
     )
 
 
-def explain_rows(
-    cascade, policy, layers, X, original, fast=False, chunk_rows=CHUNK_ROWS, progress=None, background=None
-):
-    """The :class:`Attributions` of a fitted cascade's predictions for its validated rows ``X`` (pairs appended),
-    ``original`` being the rows as the user gave them (a DataFrame's values are shown as they were).
+def explain_rows(fitted, X, original, fast=False, chunk_rows=CHUNK_ROWS, progress=None, background=None, n_jobs=None):
+    """The :class:`Attributions` of a fitted cascade's (:class:`mddf.cascade.fitted.FittedCascade`) predictions for
+    validated rows ``X``, ``original`` being the rows as the user gave them (a DataFrame's values are shown as they
+    were); ``n_jobs``: the layers' workers.
 
-    With validated rows ``background`` (pairs appended), the attributions are centred on them
+    With validated rows ``background``, the attributions are centred on them
     (:class:`mddf.cascade.background.Centre`): the base is the mean prediction over them; None keeps the
     path-dependent base. The rows, the background's first (in the same stream), are explained ``chunk_rows`` at a
     time, with a progress bar on stderr when there is more than one chunk (``progress=None``) or when ``progress``
     is True.
     """
-    n_columns = cascade.n_features_in_
-    classifier = policy.classification
-    shape = (len(cascade.classes_),) if classifier else ()
+    n_columns = fitted.columns.n_features
+    classifier = fitted.classification
+    shape = (len(fitted.classes),) if classifier else ()
     values = np.zeros((len(X), n_columns) + shape)
     base = np.zeros((len(X),) + shape)
     n_background = 0 if background is None else len(background)
@@ -94,7 +93,7 @@ def explain_rows(
             own = slice(max(start - n_background, 0), max(stop - n_background, 0))  # the rows of X in the chunk
             first = background[start:stop] if n_background else X[:0]
             rows = X[own] if not len(first) else np.concatenate([first, X[own]]) if own.stop > own.start else first
-            part, part_base = _attributed(cascade, policy, layers, rows, fast)
+            part, part_base = _attributed(fitted, rows, fast, n_jobs)
             if len(first):
                 kept.append((part[: len(first)], part_base[: len(first)]))
                 part, part_base = part[len(first) :], part_base[len(first) :]
@@ -102,21 +101,19 @@ def explain_rows(
                     centre = Centre.of(kept)
             values[own], base[own] = (part, part_base) if centre is None else centre.centred(part, part_base)
             bar.update(stop - start)
-    names = getattr(cascade, "feature_names_in_", None)
-    names = [str(name) for name in names] if names is not None else [f"x{i}" for i in range(n_columns)]
+    names = [str(name) for name in fitted.columns.input_names()]
     display = original.to_numpy(dtype=object) if hasattr(original, "iloc") else None
-    outputs = [str(c) for c in cascade.classes_] if classifier else None
+    outputs = [str(c) for c in fitted.classes] if classifier else None
     return Attributions(values, base, np.asarray(X[:, :n_columns], dtype=np.float64), display, names, outputs)
 
 
-def _attributed(cascade, policy, layers, X, fast):
-    """Validated rows' attributions to the columns of the user's table and each row's base: ``(values, base)``."""
-    n_columns = cascade.n_features_in_
-    attribute = classifier_attributions if policy.classification else regressor_attributions
-    found = attribute(cascade, policy, layers, X, fast)
+def _attributed(fitted, X, fast, n_jobs):
+    """Validated rows' attributions to the columns of the user's table and each row's base: ``(values, base)``, from
+    the fitted cascade's replay of the rows with the attribution visitor."""
+    n_columns = fitted.columns.n_features
+    found = fitted.replay(X, AttributionVisitor(fitted, fast), n_jobs)
     values = found.values[:, :n_columns].copy()
-    pairs = getattr(getattr(cascade, "pair_features_", None), "pairs_", None) or []
-    for k, (a, b, _) in enumerate(pairs):  # an appended feature: half to each of its columns
+    for k, (a, b, _) in enumerate(pairs_of(fitted)):  # an appended feature: half to each of its columns
         values[:, a] += 0.5 * found.values[:, n_columns + k]
         values[:, b] += 0.5 * found.values[:, n_columns + k]
     shape = found.values.shape[2:]

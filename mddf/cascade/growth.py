@@ -4,8 +4,9 @@ A cascade estimator (:class:`mddf.MDDFClassifier`, :class:`mddf.CascadeForestReg
 :class:`CascadeGrowth` as scikit-learn's HistGradientBoosting drives its ``TreeGrower``, with a policy object for
 what its task adds (:class:`mddf.cascade.margin_policy.MarginPolicy`: class vectors, margins and layer weights;
 :class:`mddf.cascade.residual_policy.ResidualPolicy`: residual targets). The engine calls the policy through the
-members of :data:`mddf.cascade.policy.ENGINE_SEAM` only, never reads the estimator, and returns what the
-estimator sets. Its public steps:
+members of :data:`mddf.cascade.seam.ENGINE_SEAM` only (the parameters it reads: a
+:class:`mddf.cascade.seam.GrowthSpec`), never reads the estimator, and returns the fitted cascade
+(:class:`mddf.cascade.fitted.FittedCascade`), which the estimator holds. Its public steps:
 
 - :meth:`CascadeGrowth.begin`: the policy's training rows (the validation split, the ``pair_features`` search),
   the model store claimed, early stopping set up;
@@ -17,9 +18,9 @@ estimator sets. Its public steps:
 - with ``probe_trees``, :meth:`CascadeGrowth.grow` fits each layer after the first as a probe (a share of its
   trees) and grows the rest only when the probe says the layer may be kept (:mod:`mddf.cascade.probing`); the
   layers decided on their probes are grown no further;
-- :meth:`CascadeGrowth.finish`: keep the best prefix and return the fitted attributes (layers, history,
-  out-of-fold features, the model store, and the policy's: layer weights, importances, the final ``predictor``,
-  calibration), which the estimator sets.
+- :meth:`CascadeGrowth.finish`: keep the best prefix and return the fitted cascade (layers, history, out-of-fold
+  features, the model store, and the policy's: layer weights, importances, the final ``predictor``,
+  calibration).
 
 The random stream is consumed in a fixed order (validation split, each layer's block, its weight, the
 predictor), so that results do not depend on ``n_jobs``.
@@ -38,28 +39,8 @@ from ..blocks.members import is_forest
 from ..forests import PrefixCodes
 from ..storage import open_store
 from ..utils import EarlyStopping
-from .policy import TrainingRows
 from .probing import judge_probe, probe_size
-
-
-@dataclass(frozen=True)
-class FittedLayer:
-    """Layer ``t``'s block, fitted, with its out-of-fold outputs per member and the ``perf_counter`` it began at."""
-
-    t: int
-    block: object
-    outputs: np.ndarray
-    start: float
-
-
-@dataclass(frozen=True)
-class LayerOutcome:
-    """What the policy makes of an added layer: its ``train_history_`` record, the monitored per-row results early
-    stopping reads, and why growth must stop whatever they show (None: it may go on)."""
-
-    record: dict
-    monitored: np.ndarray
-    stop_reason: str | None = None
+from .seam import FittedLayer, TrainingRows
 
 
 @dataclass(eq=False)
@@ -149,10 +130,10 @@ class CascadeGrowth:
         estimator's previous fit, is destroyed when it is an ``"auto"`` folder (:func:`mddf.storage.open_store`).
         ``background``: the training rows the fit keeps as ``explain()``'s background (``background_``).
         """
-        params = policy.params
-        rng = check_random_state(params.random_state) if rng is None else rng
+        spec = policy.spec
+        rng = check_random_state(spec.random_state) if rng is None else rng
         rows = policy.training_rows(X, y, weight, rng, pair_search)
-        store = open_store(params.model_dir, previous=previous_store)
+        store = open_store(spec.model_dir, previous=previous_store)
         train, val, task = policy.new_state(rows)
         return cls(policy, GrowthState(rows, rng, train, val, task, policy.early_stopping(rows), store), background)
 
@@ -204,12 +185,12 @@ class CascadeGrowth:
     def probe_size(self, t):
         """The trees of layer t's probe, or None to grow it in full: the first layer (always the best so far), a
         layer without forests, and fits that monitor held-out rows or screen rows are not probed."""
-        p = self.policy.params
-        if t == 1 or self.state.X_val is not None or getattr(p, "screening_accuracy", None) is not None:
+        spec = self.policy.spec
+        if t == 1 or self.state.X_val is not None or spec.screening_accuracy is not None:
             return None
-        if not any(map(is_forest, p.forest_types)):
+        if not any(map(is_forest, spec.forest_types)):
             return None
-        return probe_size(getattr(p, "probe_trees", None), p.n_estimators)
+        return probe_size(spec.probe_trees, spec.n_estimators)
 
     def judge(self, layer):
         """The :class:`mddf.cascade.probing.ProbeVerdict` of a probed layer: its monitored results with the first half
@@ -218,7 +199,7 @@ class CascadeGrowth:
         first = self.policy.add_layer(self.state.scratch(), replace(layer, outputs=probe.first)).monitored
         rows = self.policy.add_layer(self.state.scratch(), layer).monitored
         needed = stopping.lowest_winning_score()
-        m, n_estimators = probe.trees[1], self.policy.params.n_estimators
+        m, n_estimators = probe.trees[1], self.policy.spec.n_estimators
         return judge_probe(first, rows, stopping.measure, stopping.sample_weight, m, n_estimators, needed)
 
     def finish_layer(self, layer):
@@ -233,7 +214,7 @@ class CascadeGrowth:
         chain = CascadeGrowth(self.policy, self.state.scratch())
         stopped, t = chain.add_layer(layer, verdict), layer.t
         while chain.n_kept <= len(self.state.layers):  # a probe is never kept unfinished (it cannot outscore them)
-            if stopped or t >= self.policy.params.max_layers:
+            if stopped or t >= self.policy.spec.max_layers:
                 self.state = chain.state
                 return True
             t += 1
@@ -255,10 +236,10 @@ class CascadeGrowth:
         """The monitored score of every grown layer."""
         return self.state.stopping.scores
 
-    def finish(self) -> dict:
-        """Keep the best prefix; return the fitted attributes of the cascade (name -> value), for the estimator to
-        set: the kept layers and what the growth recorded, then the policy's
-        (:meth:`mddf.cascade.policy.TaskPolicy.finish`)."""
+    def finish(self):
+        """Keep the best prefix; return the :class:`mddf.cascade.fitted.FittedCascade`, which the estimator holds:
+        the kept layers and what the growth recorded, then the policy's (:meth:`mddf.cascade.policy.TaskPolicy.finish`
+        builds it)."""
         state, kept = self.state, self.n_kept
         for block in state.layers[kept:]:
             block.discard()  # the files of the layers grown beyond the kept prefix
@@ -266,15 +247,13 @@ class CascadeGrowth:
             block.move_to(state.store)  # a layer shared in a grid search joins the selected candidate's folder
         state.store.check_claimed()
         layers = state.layers[:kept]
-        stop_reason = state.stopping.reason or f"reached max_layers={self.policy.params.max_layers}"
-        fitted = {
+        stop_reason = state.stopping.reason or f"reached max_layers={self.policy.spec.max_layers}"
+        attributes = {
             "_model_store": state.store,
             "layers_": layers,
-            "n_layers_": kept,
             "train_history_": state.history,
             "oof_features_": state.oof_features[:kept],
             "stop_reason_": stop_reason,
             "background_": self.background,
         }
-        fitted.update(self.policy.finish(state, layers, stop_reason))
-        return fitted
+        return self.policy.finish(state, layers, stop_reason, attributes)

@@ -23,9 +23,10 @@ from ..margin.calibration import fit_temperature
 from ..margin.margins import margins
 from ..margin.state import ClassVectorMixture, CumulativeMargin
 from ..utils import ACCURACY, weighted_accuracy
-from .growth import LayerOutcome
 from .policy import TaskPolicy, probe_note
+from .replay import LayerRoute, class_vector_layer
 from .screening import confidence, screening_threshold, still_in
+from .seam import LayerOutcome
 
 
 @dataclass(eq=False)
@@ -60,16 +61,9 @@ class MarginPolicy(TaskPolicy):
     def binned_trees(self):
         return self.params.tree_method == "hist"
 
-    def layer_input(self, X, passed, t):
-        """Input of layer t (1-based) as a C-contiguous float32 array, as ``input_features`` says."""
-        if t == 1 or self.params.input_features == "raw":
-            return X
-        if self.params.input_features == "stacking":
-            return np.ascontiguousarray(passed, dtype=np.float32)
-        return super().layer_input(X, passed, t)
-
-    def layer_holds_x(self, t):
-        return t == 1 or self.params.input_features != "stacking"
+    @property
+    def route(self):
+        return LayerRoute(self.params.input_features)
 
     def importance_split(self, t, importances, n_columns):
         if t == 1 or self.params.input_features == "raw":
@@ -281,31 +275,13 @@ class MarginPolicy(TaskPolicy):
         model.predict_proba(Z[:16])  # an unusable output is an error at fit, naming the predictor
         return model, model.estimator
 
-    # -------------------------------------------------------------- prediction
-    def replay(self, layers, X, shares, thresholds=None):
-        """Yield ``(passed, proba)`` after each of the kept ``layers`` for validated rows ``X``, each layer mixed in
-        with its share (``layer_shares_``); with screening ``thresholds`` (``screening_thresholds_``), only the rows
-        still in go through a layer, and a screened row's stay those of the layer it left at."""
-        mixture, x_codes = ClassVectorMixture(self.params.passed_features), PrefixCodes(X)
-        rows = None  # the rows still in the cascade: every row until a threshold screens some
-        for t, (block, share) in enumerate(zip(layers, shares), start=1):
-            self.through_layer(block, t, share, X, mixture, rows, x_codes)
-            if thresholds is not None and t < len(thresholds) and (rows is None or len(rows)):
-                still = still_in(rows, mixture.proba, thresholds[t - 1])
-                if rows is not None or len(still) < len(X):
-                    rows, x_codes = still, PrefixCodes(X[still])
-            yield mixture.passed, mixture.proba
-
     def through_layer(self, block, t, share, X, mixture, rows, x_codes):
-        """Send rows through fitted layer ``block`` (layer t): its class vectors join ``mixture`` with ``share``.
-        Only the rows still in (``rows``, indices into ``X``; None: all) go through; ``x_codes`` are their ``x``'s."""
-        if rows is None:
-            layer_input = self.layer_input(X, mixture.passed, t)
-        elif len(rows):
-            layer_input = self.layer_input(X[rows], mixture.passed[rows], t)
-        else:
-            return
-        mixture.add_layer(block.predict_proba(layer_input, self.layer_prefix(x_codes, t)), share, rows)
+        """Send held-out rows through fitted layer ``block`` (layer t), as prediction does
+        (:func:`mddf.cascade.replay.class_vector_layer`)."""
+        class_vector_layer(self.route, block, t, share, X, mixture, rows, x_codes)
+
+    def fitted_spec(self):
+        return {**super().fitted_spec(), "classes": self.classes, "passed_features": self.params.passed_features}
 
     # -------------------------------------------------------------- verbose
     def log_layer(self, record):

@@ -1,22 +1,24 @@
-"""What a cascade's task adds to the growth engine (:class:`mddf.cascade.growth.CascadeGrowth`): the seam between
-them, and the parts both tasks share.
+"""What a cascade's task adds to the growth engine (:class:`mddf.cascade.growth.CascadeGrowth`): the parts both
+tasks' policies share.
 
-The engine calls a policy through the members of :data:`ENGINE_SEAM` and nothing else: the estimator's parameters
-(``params``), the rows a fit trains on and monitors (:meth:`TaskPolicy.training_rows`), the task's state before
-the first layer and its early stopping (``new_state``, :meth:`TaskPolicy.early_stopping`), a layer fitted on the
-rows still in (:meth:`TaskPolicy.fit_layer`) and added (``add_layer``: what it passes on and what early stopping
-monitors), whether the steps after growth read each layer's out-of-fold output (``keeps_outputs``), the verbose
-line of a layer (``log_layer``), and the task's fitted attributes once growth stops (:meth:`TaskPolicy.finish`:
-the kept layers' weights, importances, pair features, the ``predictor``, calibration). A policy reads the
-estimator's parameters as a snapshot and the columns its validation saw (:class:`Columns`); it never reads or
-writes the estimator. :class:`mddf.cascade.margin_policy.MarginPolicy` (classification: class vectors, margins
-and layer weights, Algorithm 2) and :class:`mddf.cascade.residual_policy.ResidualPolicy` (regression: each
-member's prediction, residual targets) are the two.
+The engine calls a policy through the members of :data:`mddf.cascade.seam.ENGINE_SEAM` and nothing else (the
+seam's types are in :mod:`mddf.cascade.seam`): the parameters it reads (``spec``, a
+:class:`~mddf.cascade.seam.GrowthSpec`), the rows a fit trains on and monitors (:meth:`TaskPolicy.training_rows`),
+the task's state before the first layer and its early stopping (``new_state``, :meth:`TaskPolicy.early_stopping`),
+a layer fitted on the rows still in (:meth:`TaskPolicy.fit_layer`) and added (``add_layer``: what it passes on and
+what early stopping monitors), whether the steps after growth read each layer's out-of-fold output
+(``keeps_outputs``), the verbose line of a layer (``log_layer``), and the task's part of the fitted cascade once
+growth stops (:meth:`TaskPolicy.finish`: the kept layers' weights, importances, pair features, the ``predictor``,
+calibration). A policy reads the estimator's parameters as a snapshot and the columns its validation saw
+(:class:`~mddf.cascade.seam.Columns`); it never reads or writes the estimator, and it only trains: the fitted
+cascade (:class:`mddf.cascade.fitted.FittedCascade`) predicts. :class:`mddf.cascade.margin_policy.MarginPolicy`
+(classification: class vectors, margins and layer weights, Algorithm 2) and
+:class:`mddf.cascade.residual_policy.ResidualPolicy` (regression: each member's prediction, residual targets) are
+the two.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from types import SimpleNamespace
 
 import numpy as np
@@ -27,63 +29,12 @@ from ..forests import MAX_SUBSET_CATEGORIES, BinnedInput
 from ..forests.growing import MAX_SEED
 from ..utils import EarlyStopping, rescaled_weights
 from .final_predictor import fit_final_predictor
+from .fitted import FittedCascade
 from .pair_step import fit_pair_features, pair_feature_names, pair_template, with_pairs
+from .replay import LayerRoute
+from .seam import ENGINE_SEAM, Columns, GrowthSpec, TrainingRows
 
-#: The members of a policy that the growth engine uses: the whole of the seam.
-ENGINE_SEAM = (
-    "params",
-    "training_rows",
-    "new_state",
-    "early_stopping",
-    "fit_layer",
-    "add_layer",
-    "keeps_outputs",
-    "log_layer",
-    "finish",
-)
-
-
-@dataclass(frozen=True)
-class Columns:
-    """What the validation of a fit's ``X`` learned of its columns: their number and names (None: no names), and
-    which are categorical with their categories (None: none)."""
-
-    n_features: int
-    names: np.ndarray | None = None
-    is_categorical: np.ndarray | None = None
-    categories: list | None = None
-
-    @classmethod
-    def of(cls, estimator):
-        """The columns a fitted (or validated) estimator saw: its ``n_features_in_``, ``feature_names_in_``,
-        ``is_categorical_`` and ``categories_``; None before it saw any."""
-        if not hasattr(estimator, "n_features_in_"):
-            return None
-        return cls(
-            estimator.n_features_in_,
-            getattr(estimator, "feature_names_in_", None),
-            getattr(estimator, "is_categorical_", None),
-            getattr(estimator, "categories_", None),
-        )
-
-    def input_names(self):
-        """The names of x's columns: ``feature_names_in_``, or ``x0, x1, ...``."""
-        return np.asarray([f"x{j}" for j in range(self.n_features)]) if self.names is None else self.names
-
-
-@dataclass(frozen=True)
-class TrainingRows:
-    """The validated rows of a fit: the training rows (``y`` encoded as the task reads it, ``X`` with the pair
-    features appended) and their weights (None: equal), the held-out rows of ``validation_fraction`` (None without
-    it), and the fitted pair search (None without ``pair_features``)."""
-
-    X: np.ndarray
-    y: np.ndarray
-    weight: np.ndarray | None
-    X_val: np.ndarray | None = None
-    y_val: np.ndarray | None = None
-    weight_val: np.ndarray | None = None
-    pairs: object = None
+__all__ = ["ENGINE_SEAM", "Columns", "TaskPolicy", "TrainingRows", "probe_note"]
 
 
 class TaskPolicy:
@@ -108,6 +59,7 @@ class TaskPolicy:
 
     def __init__(self, params, columns=None, *, name, log_name):
         self.params = SimpleNamespace(**params)
+        self.spec = GrowthSpec.of(self.params)  # what the engine reads of them
         self.columns = columns
         self.name = name
         self.log_name = log_name
@@ -122,20 +74,23 @@ class TaskPolicy:
         """Whether the forests grow binned trees (:mod:`mddf.trees`), which bin ``x`` once for every layer."""
         return True
 
+    @property
+    def route(self):
+        """What each layer reads (:class:`mddf.cascade.replay.LayerRoute`): ``x``, then ``[x, passed]``."""
+        return LayerRoute()
+
     def layer_input(self, X, passed, t):
-        """Input of layer t (1-based): ``x``, then ``[x, passed]`` (float32, C-contiguous)."""
-        if t == 1:
-            return X
-        return np.hstack([X, passed.astype(np.float32, copy=False)])
+        """Input of layer t (1-based) as the route says (float32, C-contiguous)."""
+        return self.route.layer_input(X, passed, t)
 
     def layer_holds_x(self, t):
         """Whether the input of layer t begins with the columns of ``x``."""
-        return True
+        return self.route.holds_x(t)
 
     def layer_prefix(self, x_codes, t):
         """``x_codes`` (the rows' :class:`~mddf.forests.PrefixCodes`) if layer t's input begins with ``x``; else
         None."""
-        return x_codes if self.layer_holds_x(t) else None
+        return self.route.prefix(x_codes, t)
 
     def layer_depth(self, t):
         """Depth limit of layer t's trees, ``max_depth_factor * (t + 1)`` (None: unbounded)."""
@@ -275,12 +230,14 @@ class TaskPolicy:
         """Whether a step after growth reads the out-of-fold output after each layer (``predictor_input="auto"``)."""
         return self.params.predictor is not None and self.params.predictor_input == "auto"
 
-    def finish(self, state, layers, stop_reason):
-        """The task's fitted attributes once growth keeps ``layers`` (the best prefix): the kept layers' own
-        (:meth:`kept_attributes`), the importances, the pair features, the ``predictor``'s
-        (:mod:`mddf.cascade.final_predictor`) and the task's steps after growth (:meth:`after_growth`)."""
+    def finish(self, state, layers, stop_reason, attributes):
+        """The :class:`~mddf.cascade.fitted.FittedCascade` once growth keeps ``layers`` (the best prefix), from the
+        engine's ``attributes`` (name -> value: the kept layers, the store, what the growth recorded) and the
+        task's: the kept layers' own (:meth:`kept_attributes`), the importances, the pair features, the
+        ``predictor``'s (:mod:`mddf.cascade.final_predictor`) and the task's steps after growth
+        (:meth:`after_growth`)."""
         kept = len(layers)
-        fitted = {**self.kept_attributes(state, kept), **self.importances(state, layers)}
+        fitted = {**attributes, **self.kept_attributes(state, kept), **self.importances(state, layers)}
         search = state.rows.pairs
         fitted["pair_features_"] = search
         fitted["pair_feature_names_"] = (
@@ -289,7 +246,11 @@ class TaskPolicy:
         self.log_end(fitted, kept, len(state.history), stop_reason)
         fitted.update(fit_final_predictor(self, state, kept))
         fitted.update(self.after_growth(state, kept, fitted["predictor_input_"]))
-        return fitted
+        return FittedCascade.of(fitted, **self.fitted_spec())
+
+    def fitted_spec(self):
+        """What the fitted cascade of the task replays besides its attributes (:meth:`FittedCascade.of`)."""
+        return {"name": self.name, "columns": self.columns, "route": self.route}
 
     def kept_attributes(self, state, kept):
         """The task's fitted attributes of the kept prefix (e.g. the layer weights)."""

@@ -13,8 +13,9 @@ from ..utils import check_sample_weight, validate_tabular
 from .base import CascadeBase, check_predictor_instance
 from .layer_features import member_name
 from .pair_step import pair_template
-from .policy import Columns
-from .residual_policy import LARGEST_TARGET, ResidualPolicy
+from .replay import LARGEST_TARGET, FinalOutput, Stages
+from .residual_policy import ResidualPolicy
+from .seam import Columns
 
 __all__ = ["LARGEST_TARGET", "TARGETS", "CascadeForestRegressor"]
 
@@ -182,6 +183,8 @@ default=("rf", "rf", "crf", "crf")
     is_categorical_ : ndarray of bool ``(n_features_in_,)`` or None
     categories_ : list or None
         As for :class:`mddf.MDDFClassifier`.
+    fitted_cascade_ : FittedCascade
+        As for :class:`mddf.MDDFClassifier`.
     layers_ : list of RegressionForestBlock
         The kept layers (best prefix).
     model_dir_ : str or None
@@ -320,9 +323,6 @@ default=("rf", "rf", "crf", "crf")
             )
         return X, y, weight
 
-    def _replay(self, X):
-        return self._policy().replay(self._prediction_layers(), X)
-
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
         """Grow the cascade and keep its best prefix.
@@ -365,7 +365,7 @@ default=("rf", "rf", "crf", "crf")
         ndarray of float64, shape (n_samples,); the last equals :meth:`predict`
         without a ``predictor`` (with one, it is still the cascade's own).
         """
-        return (prediction for _, prediction in self._staged(X))
+        return iter(self._replayed(X, Stages(final=False)))
 
     def predict(self, X):
         """Prediction of the last kept layer (the mean of its members'), or the ``predictor``'s for ``[x, h_T(x)]``
@@ -380,10 +380,7 @@ default=("rf", "rf", "crf", "crf")
         -------
         ndarray of float64, shape (n_samples,)
         """
-        if self._uses_predictor():
-            return self._predicted(X)
-        *_, last = self.staged_predict(X)
-        return last
+        return self._replayed(X, FinalOutput())
 
     def _layer_feature_names(self, layer=None):
         """``layer<t>_<member><j>_prediction``, one per member of the layer."""

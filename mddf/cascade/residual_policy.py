@@ -15,14 +15,11 @@ from sklearn.metrics import r2_score
 
 from ..blocks.members import check_forest_types, seeded_clone
 from ..blocks.regressor import RegressionForestBlock
-from ..forests import PrefixCodes, make_gbdt, make_hgb
+from ..forests import make_gbdt, make_hgb
 from ..utils import NEGATIVE_MSE
-from .growth import LayerOutcome
 from .policy import TaskPolicy, probe_note
-
-#: The largest magnitude of the targets, and of the predictions the layers pass on: the layer features are
-#: float32 (the next layer's input, ``transform`` and ``oof_features_``).
-LARGEST_TARGET = float(np.finfo(np.float32).max)
+from .replay import overflow_error, passed_on
+from .seam import LayerOutcome
 
 
 class Passed:
@@ -83,13 +80,8 @@ class ResidualPolicy(TaskPolicy):
 
     # -------------------------------------------------------------- the data
     def overflow_error(self, what, largest):
-        """The error for targets, or predictions passed on, beyond :data:`LARGEST_TARGET`."""
-        return ValueError(
-            f"{self.name}: {what} reaches {largest:.3g}, beyond {LARGEST_TARGET:.3g}, the largest "
-            "float32: the predictions each layer passes on to the next (float32 features, as transform returns "
-            "them) would overflow to infinity; rescale y (e.g. divide it by its standard deviation) and scale "
-            "the predictions back"
-        )
+        """The error for targets, or predictions passed on, beyond :data:`mddf.cascade.replay.LARGEST_TARGET`."""
+        return overflow_error(self.name, what, largest)
 
     def stopping_tol(self, y, weight):
         """``tol`` times the weighted variance of the monitored targets: a gain in R^2 of more than ``tol``."""
@@ -106,14 +98,9 @@ class ResidualPolicy(TaskPolicy):
         return block.fit(X, y, state.weight, state.rng, **binning)
 
     def passed_on(self, output, previous):
-        """Each member's prediction of y, ``h_t``, from the block's ``output`` and the previous layers' ``Passed``; a
-        ``ValueError`` when it exceeds :data:`LARGEST_TARGET` (the float32 layer features would be infinite)."""
-        if getattr(self.params, "target", "y") == "residual":  # models pickled before it was a parameter fit y
-            output = output + np.reshape(previous.prediction, (-1, 1))
-        largest = float(np.max(np.abs(output), initial=0.0))
-        if largest > LARGEST_TARGET:
-            raise self.overflow_error("the largest prediction a layer passes on, |h_t|,", largest)
-        return output
+        """Each member's prediction of y, ``h_t``, from the block's ``output`` and the previous layers' ``Passed``
+        (:func:`mddf.cascade.replay.passed_on`)."""
+        return passed_on(output, previous.passed, self.params.target == "residual", self.name)
 
     def add_layer(self, state, layer):
         """Record layer t's out-of-fold MSE (and held-out MSE) and pass its predictions on; the monitored rows are the
@@ -175,15 +162,10 @@ class ResidualPolicy(TaskPolicy):
             )
         return estimator, estimator
 
-    # -------------------------------------------------------------- prediction
-    def replay(self, layers, X):
-        """Yield ``(passed, prediction)`` after each of the kept ``layers`` for validated rows ``X``."""
-        state, x_codes = Passed(), PrefixCodes(X)
-        for t, block in enumerate(layers, start=1):
-            output = block.predict(self.layer_input(X, state.passed, t), self.layer_prefix(x_codes, t))
-            state.passed = self.passed_on(output, state)
-            yield state.passed, state.prediction
+    def fitted_spec(self):
+        return {**super().fitted_spec(), "residual": self.params.target == "residual"}
 
+    # -------------------------------------------------------------- verbose
     def log_layer(self, record):
         if not self.params.verbose:
             return

@@ -36,6 +36,7 @@ trusted as a pickle.
 from .files import FORMAT, HEADER_BYTES, MARKER, OWNED_ENTRY, ModelFileError, read_marker
 from .records import ModelWriter, StoredRecord
 from .saved import load, save
+from .sealed import saved_by
 from .stores import MemoryStore, ModelStore, StoredModel, open_store
 from .temporary import (
     remove_stale_temporary_folders,
@@ -60,5 +61,6 @@ __all__ = [
     "remove_stale_temporary_folders",
     "remove_temporary_folders",
     "save",
+    "saved_by",
     "temporary_folders_removed_on_sigterm",
 ]

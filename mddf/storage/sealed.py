@@ -27,6 +27,7 @@ runs, so a byte changed there is an error of ``pickle`` (``UnpicklingError``, ``
 
 from __future__ import annotations
 
+import contextvars
 import copyreg
 import hashlib
 import io
@@ -204,12 +205,15 @@ def unseal(data, where=None):
     if not isinstance(data, bytes):
         raise ModelFileError(where, "its state is not a block of bytes: the pickle is damaged")
     head = check(data, where)
+    token = _SAVED_BY.set(head.mddf_version)
     try:
         return pickle.loads(memoryview(data)[head.at :])
     except ModelFileError:
         raise
     except Exception as exc:  # the bytes are the ones saved: what fails is this environment (a class, a module)
         raise ModelFileError(where, f"intact but cannot be loaded here: {type(exc).__name__}: {exc}") from exc
+    finally:
+        _SAVED_BY.reset(token)
 
 
 def _pickled_name(data):
@@ -219,6 +223,16 @@ def _pickled_name(data):
         return f"the pickled {head.name}" if head.format == SAVED_FORMAT else "a pickled mddf model"
     except ModelFileError:
         return "a pickled mddf model"
+
+
+#: The version of mddf that saved the bytes being unpickled (None outside :func:`unseal`).
+_SAVED_BY = contextvars.ContextVar("saved_by", default=None)
+
+
+def saved_by():
+    """The version of mddf that saved the model being loaded, as the header of its bytes says (None when no saved
+    model's bytes are being unpickled: a pickle of an earlier version, or no load at all)."""
+    return _SAVED_BY.get()
 
 
 def sealed_reduce(obj):

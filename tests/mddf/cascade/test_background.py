@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from mddf import CascadeForestRegressor, MDDFClassifier, MDDFGridSearch
-from mddf.cascade.attribution import classifier_attributions, regressor_attributions
+from mddf.cascade.attribution import AttributionVisitor
 
 SMALL = dict(forest_types=("rf", "crf"), n_estimators=6, max_layers=3, n_tolerant_layers=3, min_error_reduction=0.0,
              random_state=0, n_jobs=1)  # fmt: skip
@@ -122,10 +122,11 @@ def test_the_regressor_centres_on_its_kept_rows_and_on_a_users_array(frame):
 def test_the_path_dependent_option_is_the_composed_attributions_untouched(frame, task):
     X, y, target = frame
     if task == "classifier":
-        model, attribute = MDDFClassifier(**SMALL, screening_accuracy=0.8).fit(X, y), classifier_attributions
+        model = MDDFClassifier(**SMALL, screening_accuracy=0.8).fit(X, y)
     else:
-        model, attribute = CascadeForestRegressor(**SMALL).fit(X, target), regressor_attributions
-    composed = attribute(model, model._policy(), model._prediction_layers(), model._validated(X), False)
+        model = CascadeForestRegressor(**SMALL).fit(X, target)
+    fitted = model.fitted_cascade_
+    composed = fitted.replay(model._validated(X), AttributionVisitor(fitted, False))
     explained = model.explain(X, background=PATH)
     assert np.array_equal(explained.values, composed.values)
     assert np.array_equal(explained.base_values, np.broadcast_to(composed.base, explained.base_values.shape))
@@ -158,8 +159,12 @@ def test_the_grid_searchs_selected_model_keeps_the_rows_of_a_fit_alone(rare):
 def test_a_model_without_kept_rows_says_what_to_pass_and_works_with_either(frame):
     X, y, _ = frame
     none = MDDFClassifier(**SMALL, background_rows=0).fit(X, y)
-    old = MDDFClassifier(**SMALL).fit(X, y)
-    del old.background_  # as a model pickled before the rows were kept
+    fitted = MDDFClassifier(**SMALL).fit(X, y)
+    state = {k: v for k, v in fitted.__getstate__().items() if k != "fitted_cascade_"}
+    state.update(fitted.fitted_cascade_.attributes(), _predictor_model=None)  # the loose layout of b7a5885
+    del state["background_"]  # as a model pickled before the rows were kept
+    old = MDDFClassifier.__new__(MDDFClassifier)
+    old.__setstate__(state)
     old = pickle.loads(pickle.dumps(old))
     for model in (none, old):
         with pytest.raises(ValueError, match="keeps no training rows as a background") as error:
@@ -175,7 +180,7 @@ def test_a_model_pickled_before_its_trees_kept_their_weights_asks_to_be_fitted_a
         warnings.simplefilter("ignore")  # scikit-learn's warning when the pickle's version differs from the running one
         saved = pickle.loads(saved.read_bytes())
     model, _ = saved["models"]["classifier"]
-    assert not hasattr(model, "background_")
+    assert model.background_ is None  # pickled before the rows were kept
     for background in (None, PATH):  # not "pass a background", which would not help
         with pytest.raises(ValueError, match="fit the model again"):
             model.explain(saved["X"][:5], background=background)

@@ -1,5 +1,6 @@
 """The shared skeletons of the cascades and the blocks declare the hooks a task fills in, and read nothing else; the
-growth engine reaches a task's policy through a narrow seam and returns what the estimator sets."""
+growth engine reaches a task's policy through a narrow seam (a growth spec of the parameters it reads) and returns
+the fitted cascade the estimator holds."""
 
 import ast
 import inspect
@@ -30,7 +31,6 @@ POLICY_CONTRACT = {
     "fit_block",
     "add_layer",
     "log_layer",
-    "replay",
     "predictor_template",
     "fit_final",
     "predictor_output",
@@ -47,6 +47,7 @@ def _all_but(base, missing):
 @pytest.mark.parametrize("policy", [MarginPolicy, ResidualPolicy])
 def test_both_policies_give_what_the_engine_asks_and_read_a_snapshot_of_the_parameters(policy):
     assert all(hasattr(policy, name) and not hasattr(TaskPolicy, name) for name in POLICY_CONTRACT)
+    assert not hasattr(policy, "replay")  # the policies only train: the fitted cascade predicts
     X, y = make_classification(60, 4, random_state=0)
     estimator = MDDFClassifier(n_estimators=2) if policy is MarginPolicy else CascadeForestRegressor(n_estimators=2)
     estimator.fit(X, y)
@@ -106,7 +107,7 @@ def test_only_the_estimator_writes_its_fitted_attributes(cls):
     model.fit(X, y)
     writers = model.__dict__["_writers"]
     assert {"layers_", "alphas_" if cls is _WatchedClassifier else "layers_", "feature_importances_"} <= set(writers)
-    assert {"n_features_in_", "predictor_", "pair_features_", "_model_store"} <= set(writers)
+    assert {"n_features_in_", "predictor_", "pair_features_", "fitted_cascade_"} <= set(writers)
     for name, frames in writers.items():
         assert {"set_fitted", "_validate_training_data"} & set(frames), (name, frames)
 
@@ -136,3 +137,19 @@ def test_x_is_binned_once_for_every_layer_only_when_the_trees_are_binned(tree_me
     growth = begin_growth(model, X, y)
     growth.fit_layer(1)
     assert (growth.state.binned_x is not None) is binned
+
+
+def test_the_seams_types_are_in_one_module_the_engine_reads_a_growth_spec_and_no_policy_imports_the_engine():
+    from dataclasses import fields
+
+    from mddf.cascade import margin_policy, policy, residual_policy, seam
+
+    for module in (margin_policy, residual_policy, policy):
+        tree = ast.parse(inspect.getsource(module))
+        imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+        assert "growth" not in imported, module.__name__
+    assert {"ENGINE_SEAM", "GrowthSpec", "Columns", "TrainingRows", "FittedLayer", "LayerOutcome"} <= set(vars(seam))
+    assert "params" not in ENGINE_SEAM and "spec" in ENGINE_SEAM
+    spec = MDDFClassifier(max_layers=4, probe_trees=0.5)._policy().spec
+    assert isinstance(spec, seam.GrowthSpec) and len(fields(spec)) == 7
+    assert (spec.max_layers, spec.probe_trees) == (4, 0.5)

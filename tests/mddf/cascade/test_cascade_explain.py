@@ -157,18 +157,18 @@ def test_the_regressors_attributions_add_up_to_predict_on_every_row(table, setti
 def test_each_layer_is_explained_on_the_features_the_prediction_passes_it_bit_for_bit(table, estimator, monkeypatch):
     # The passed features are the prediction's own, not the sums of their attributions: those differ by rounding,
     # which moves a value that sits on a split's threshold to the other side (numeric_interaction: 6 rows of 200).
-    from mddf.cascade.policy import TaskPolicy
+    from mddf.cascade.replay import LayerRoute
 
     X, y, target = table
     model = estimator.fit(X, target if isinstance(estimator, CascadeForestRegressor) else y)
-    seen, layer_input = [], TaskPolicy.layer_input
+    seen, layer_input = [], LayerRoute.layer_input
 
     def recording(self, rows, passed, t):
         out = layer_input(self, rows, passed, t)
         seen.append((t, np.array(out)))
         return out
 
-    monkeypatch.setattr(TaskPolicy, "layer_input", recording)
+    monkeypatch.setattr(LayerRoute, "layer_input", recording)
     model.predict(X)
     predicted, seen[:] = dict(seen), []
     model.explain(X, fast=True, background="tree_path_dependent")  # the rows of X alone

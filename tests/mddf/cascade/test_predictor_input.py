@@ -158,9 +158,9 @@ def test_auto_chooses_x_alone_and_then_predicts_without_the_layers(monkeypatch):
     def no_layers(*args):
         raise AssertionError("the layers ran")
 
-    from mddf.cascade.margin_policy import MarginPolicy
+    from mddf.cascade.fitted import FittedCascade
 
-    monkeypatch.setattr(MarginPolicy, "replay", no_layers)
+    monkeypatch.setattr(FittedCascade, "visits", no_layers)
     assert np.array_equal(clf.predict(X), clf.classes_[expected.argmax(axis=1)])
     with pytest.raises(AssertionError, match="the layers ran"):
         next(clf.staged_predict_proba(X))  # the stages before the last are the cascade's

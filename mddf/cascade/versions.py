@@ -1,0 +1,86 @@
+"""The one version policy of fitted cascades: the layouts it knows are upgraded here, the others refused in one line.
+
+A fitted estimator's pickle holds its parameters, what its validation learned of the columns and its
+:class:`~mddf.cascade.fitted.FittedCascade` (``fitted_cascade_``). Two layouts are known:
+
+- layout 1 (:data:`LAYOUT`), this one: the fitted cascade's own ``layout``;
+- the loose layout of mddf 0.2.0.dev0 before the fitted cascade (up to commit b7a5885 and the pickles of
+  ``tests/mddf/data``): the fitted attributes directly on the estimator (``layers_``, ``layer_shares_``, ...),
+  some absent from the earliest pickles. :func:`upgraded_estimator_state` builds the fitted cascade from them,
+  with what those versions did where an attribute is missing (no calibration, no pair features, no screening,
+  the predictor's weight 1, the models in memory, no background, a regressor fitting y).
+
+A fitted cascade of a layout this mddf does not know (a newer mddf's) is refused when it is unpickled, by a
+``ValueError`` of one line that names the version of mddf that saved it (its own record, else the saved file's
+header: :func:`mddf.storage.saved_by`), as scikit-learn's ``InconsistentVersionWarning`` names the version of a
+pickle.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from ..storage import MemoryStore, saved_by
+from .replay import LayerRoute
+from .seam import Columns
+
+#: The layout of a fitted cascade (:class:`mddf.cascade.fitted.FittedCascade`) this mddf writes and reads.
+LAYOUT = 1
+
+
+def running_version():
+    """The running mddf's version (read from the package: mddf's top module is above this one)."""
+    return sys.modules[__name__.partition(".")[0]].__version__
+
+
+#: The parameters an estimator of the loose layout may lack, and the value that acts as that version did (the
+#: regressor's ``target``: its layers fitted y).
+LOOSE_PARAMETERS = {"background_rows": 100, "probe_trees": None}
+REGRESSOR_PARAMETERS = {"target": "y"}
+
+
+def checked_layout(state):
+    """The state of a pickled :class:`~mddf.cascade.fitted.FittedCascade`, checked: of this layout, or a
+    ``ValueError`` naming the version of mddf that saved it."""
+    layout = state.get("layout")
+    if layout != LAYOUT:
+        version = state.get("mddf_version") or saved_by() or "unknown"
+        raise ValueError(
+            f"this model was saved by mddf {version} (fitted-cascade layout {layout!r}), which mddf "
+            f"{running_version()} cannot read (it reads layout {LAYOUT}): load it with mddf {version}, or fit it again"
+        )
+    if state.get("store") is None:  # pickled when in-memory models had no store
+        state["store"] = MemoryStore()
+    return state
+
+
+def upgraded_estimator_state(state, classification, name, fitted_cascade):
+    """A cascade estimator's pickled ``state`` in this layout: a loose layout's fitted attributes gathered into a
+    ``fitted_cascade_`` by ``fitted_cascade`` (:meth:`mddf.cascade.fitted.FittedCascade.of`; see the module); an
+    unfitted estimator's, or this layout's, as it is."""
+    for parameter, value in {**LOOSE_PARAMETERS, **({} if classification else REGRESSOR_PARAMETERS)}.items():
+        state.setdefault(parameter, value)
+    if "layers_" not in state or "fitted_cascade_" in state:
+        return state
+    state.setdefault("_category_encoder", None)  # fitted before categorical columns
+    fitted = fitted_cascade(
+        state,
+        name=name,
+        columns=Columns.of(_Namespace(state)),
+        route=LayerRoute(state.get("input_features", "preconc")),
+        classes=state.get("classes_") if classification else None,
+        passed_features=state.get("passed_features", "mean"),
+        residual=state.get("target") == "residual",
+        version=saved_by() or "0.2.0.dev0",
+    )
+    state.pop("_model_store", None)
+    state.pop("_predictor_model", None)
+    state["fitted_cascade_"] = fitted
+    return state
+
+
+class _Namespace:
+    """The attributes of a pickled state, for :meth:`mddf.cascade.seam.Columns.of`."""
+
+    def __init__(self, state):
+        self.__dict__.update(state)
