@@ -1,8 +1,6 @@
 """The time a sweep of ``mddf benchmark`` or ``mddf small-sample`` will take, said before it starts, and above
-:data:`ADVICE_SECONDS` the cheaper settings with what they cost in accuracy on the real-data suite.
-
-A run's seconds come from the cost model (``cost_model.json``, written by ``python -m benchmarks.cost_model``; how it
-is measured and fitted: docs/benchmarks/estimate.md). Methods it has no measurements of are named, not counted."""
+:data:`ADVICE_SECONDS` the cheaper settings with what they cost on the real-data suite, from the cost model
+``cost_model.json`` (``python -m benchmarks.cost_model``; docs/benchmarks/estimate.md)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""Many runs in local worker processes: :func:`execute`, and the threads and OpenMP setting of its workers.
-
-The runs of a :class:`~.runbook.RunBook` go to a :class:`~.worker_pool.WorkerPool` (a crash costs its run only), or
-run in this process one after the other (``isolation="inline"``); each result is appended to the store as it
-arrives.
-"""
+"""Many runs in local worker processes (:func:`execute`; a crash costs its run only) or in this process, each result
+appended to the store as it arrives; and the threads and OpenMP setting of the workers."""
 
 from __future__ import annotations
 

@@ -1,12 +1,6 @@
-"""The compared methods: how each is built and tuned, and the registry of them all (:func:`default_registry`).
-
-Every estimator class is imported inside its builder, so that a method whose package is missing is reported as
-unavailable instead of breaking the runner; builders are module-level functions, so that a
-:class:`~.registry.MethodSpec` pickles by reference to a worker process. Each builder's docstring says what it
-builds; the choices made where the papers leave room (the tree budget of 400 x k trees, k the layers mdDF kept on the
-same run; the MLP's adam solver; the boosting grids; the practitioner's early stopping; fewer folds for a small
-class) are described in the user guide's benchmark and command-line pages.
-"""
+"""The compared methods: how each is built and tuned, and the registry of them all (:func:`default_registry`). Each
+builder imports its estimator (a missing package makes the method unavailable) and is a module-level function (a
+:class:`~.registry.MethodSpec` pickles by reference); the choices: the user guide's benchmark pages."""
 
 from __future__ import annotations
 
