@@ -228,15 +228,15 @@ def mlp_grid(ctx: BuildContext) -> list:
     return [{"hidden_layer_sizes": a} for a in archs]
 
 
-def _boost_iters(ctx):
-    return 10 if ctx.profile == "quick" else 100
+def _boosting(name: str, ctx: BuildContext, **params):
+    """The boosting baseline ``name`` of :mod:`mddf.baselines`, 100 rounds by default (the quick profile: 10)."""
+    params.setdefault("n_iter", 10 if ctx.profile == "quick" else 100)
+    return _construct(_import("mddf.baselines", name), ctx, **params)
 
 
 def build_deepboost(ctx: BuildContext, **params):
     """DeepBoost with the exponential loss and trees (the DeepBoost paper's Table 2)."""
-    params.setdefault("n_iter", _boost_iters(ctx))
-    params.setdefault("loss", "exponential")
-    return _construct(_import("mddf.baselines", "DeepBoostClassifier"), ctx, **params)
+    return _boosting("DeepBoostClassifier", ctx, **{"loss": "exponential", **params})
 
 
 def build_deepboost_logistic(ctx: BuildContext, **params):
@@ -255,8 +255,7 @@ def deepboost_grid(ctx: BuildContext) -> list:
 
 def build_adaboost(ctx: BuildContext, **params):
     """AdaBoost with depth-K trees (the DeepBoost paper's Table 2 baseline)."""
-    params.setdefault("n_iter", _boost_iters(ctx))
-    return _construct(_import("mddf.baselines", "AdaBoostClassifier"), ctx, **params)
+    return _boosting("AdaBoostClassifier", ctx, **params)
 
 
 def adaboost_grid(ctx: BuildContext) -> list:
@@ -267,8 +266,7 @@ def adaboost_grid(ctx: BuildContext) -> list:
 
 def build_quadboost(ctx: BuildContext, **params):
     """QuadBoost (Roy, Marchand and Laviolette)."""
-    params.setdefault("n_iter", _boost_iters(ctx))
-    return _construct(_import("mddf.baselines", "QuadBoostClassifier"), ctx, **params)
+    return _boosting("QuadBoostClassifier", ctx, **params)
 
 
 def quadboost_grid(ctx: BuildContext) -> list:

@@ -293,6 +293,7 @@ def test_the_wheel_ships_the_library_without_its_lab(build):
     }
     assert {"harness", "mixed", "stopping", "scale"} <= studies  # the studies are where the checkout keeps them
     assert not [n for n in names if n.split("/")[0] == "benchmarks" or "/bench/" in n]
+    assert "mddf/experiments/cost_model.json" in names  # the cost model, package data read at use
     assert not [n for n in experiments if n.count("/") == 2 and Path(n).stem in studies]  # mddf/experiments/<study>.py
     imports_a_study = re.compile(r"^\s*(?:from|import)\s+benchmarks\b", re.MULTILINE)
     assert not [n for n, text in experiments.items() if imports_a_study.search(text)]
