@@ -9,8 +9,8 @@ manifest, ``$MDDF_REALDATA``). The method ``mdDF`` is today's default of its tas
 table (leave one table out). The suite's mean accuracy (R²) of the cheaper designs and of the peers, and the designs'
 time ratios, are read from ``docs/benchmarks/price.csv`` and ``docs/benchmarks/price.md``.
 
-It writes the coefficients, errors and accuracies to ``experiments/cost_coefficients.py`` (installed as
-``mddf.experiments.cost_coefficients``, read by :mod:`mddf.experiments.cost_estimate`) and each table's measured and
+It writes the coefficients, errors and accuracies to ``experiments/cost_model.json`` (installed as package data of
+``mddf.experiments``, read by :mod:`mddf.experiments.cost_estimate`) and each table's measured and
 predicted seconds to ``docs/benchmarks/cost-model.csv``; ``--check`` refits from that CSV alone and says whether the
 installed coefficients are its own. ``--fit-rows N`` times instead one default ``MDDFClassifier`` fit on four fifths of
 a synthetic table of N rows (:func:`benchmarks.runner_overhead.table_frame`: five numeric columns, a text column, two
@@ -26,6 +26,7 @@ python -m benchmarks.cost_model --fit-rows 50000
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import sys
 from pathlib import Path
@@ -38,7 +39,8 @@ import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs" / "benchmarks"
-COEFFICIENTS = ROOT / "experiments" / "cost_coefficients.py"
+COEFFICIENTS = ROOT / "experiments" / "cost_model.json"
+TASKS = ("classification", "regression")
 FIT_DATA = DOCS / "cost-model.csv"
 #: The suite's learner measured for each method of the command, per task.
 LEARNERS = {
@@ -135,48 +137,27 @@ def design_ratios(price_md: Path = DOCS / "price.md") -> dict:
     return found
 
 
-def source(value, indent: int = 0) -> str:
-    """``value`` (dicts, tuples, strings, numbers) as Python source in the repository's format (ruff's)."""
-    pad = " " * (indent + 4)
-    if isinstance(value, str):
-        return repr(value) if '"' in value else f'"{value}"'
-    if isinstance(value, dict):
-        inline = "{" + ", ".join(f"{source(k)}: {source(v)}" for k, v in value.items()) + "}"
-        if indent and indent + len(inline) + 20 <= 120:
-            return inline
-        items = "".join(f"{pad}{source(k, indent + 4)}: {source(v, indent + 4)},\n" for k, v in value.items())
-        return "{\n" + items + " " * indent + "}"
-    if isinstance(value, tuple):
-        inline = "(" + ", ".join(source(v) for v in value) + ("," if len(value) == 1 else "") + ")"
-        if indent + len(inline) + 40 <= 120:  # fits beside its key
-            return inline
-        return "(\n" + "".join(f"{pad}{source(v, indent + 4)},\n" for v in value) + " " * indent + ")"
-    return repr(value)
-
-
 def module_text(coefficients: dict, errs: dict, scores: dict, ratios: dict) -> str:
-    """The source of :data:`COEFFICIENTS`' module: each line's coefficients and its error, the scores the advice
-    shows (today's defaults, the cheaper designs and the practitioner protocol's peers) and the designs."""
-    model = {key: (*coefficients[key], *errs[key]) for key in coefficients}
+    """The text of :data:`COEFFICIENTS`' file (JSON, one line a method): each line's coefficients and its error, the
+    scores the advice shows (today's defaults, the cheaper designs and the practitioner protocol's peers) and the
+    designs."""
     shown = {"mdDF", "CascadeForest", *(name for name, _ in DESIGNS.values()), *(m for m, _ in LEARNERS)}
-    kept = {task: {k: v for k, v in by.items() if k in shown} for task, by in scores.items()}
-    designs = {task: (name, parameters, *ratios[name]) for task, (name, parameters) in DESIGNS.items()}
-    return f'''"""The cost model's numbers, written by ``python -m benchmarks.cost_model`` (do not edit; how they were measured
-and fitted: docs/benchmarks/estimate.md, the data: docs/benchmarks/cost-model.csv)."""
+    parts = {
+        "coefficients": {
+            t: {m: [*coefficients[m, t], *errs[m, t]] for m, of in coefficients if of == t} for t in TASKS
+        },
+        "suite_scores": {task: {k: v for k, v in by.items() if k in shown} for task, by in scores.items()},
+        "cheaper_designs": {task: [name, parameters, *ratios[name]] for task, (name, parameters) in DESIGNS.items()},
+    }
+    return as_json(parts) + "\n"
 
-#: ``{{(method, task): (a, b, c, d, median, largest)}}``: a run's seconds (its fit and the prediction of its test fold,
-#: two threads) on a table of ``rows`` rows (5-fold cross-validation), ``columns`` columns and ``outputs`` outputs
-#: (classes less one, at least one) are ``exp(a + b log rows + c log columns + d log outputs)``; on the suite's
-#: tables, each left out of the fit in turn, the measured seconds were within ``median`` times that on half of them,
-#: ``largest`` at worst.
-COEFFICIENTS = {source(model)}
 
-#: The suite's mean accuracy (classification) and R² (regression) of learners (docs/benchmarks/price.csv).
-SUITE_SCORES = {source(kept)}
-
-#: ``{{task: (design, its parameters, fit ratio, predict ratio, worst table's difference)}}`` (docs/benchmarks/price.md).
-CHEAPER_DESIGNS = {source(designs)}
-'''
+def as_json(value, indent: str = "") -> str:
+    """``value`` as JSON: a dict of dicts or lists a line an item, anything else on one line."""
+    if not isinstance(value, dict) or not any(isinstance(v, (dict, list)) for v in value.values()):
+        return json.dumps(value, ensure_ascii=False)
+    items = ",\n".join(f"{indent} {json.dumps(k)}: {as_json(v, indent + ' ')}" for k, v in value.items())
+    return "{\n" + items + f"\n{indent}}}"
 
 
 def timed_default_fit(rows: int, n_jobs: int = 2) -> str:

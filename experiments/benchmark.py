@@ -1,8 +1,6 @@
-"""The benchmark: every method on a suite of datasets (or a user's file), into the resumable ``<out>/results.jsonl``.
-
-``mddf benchmark`` and ``python scripts/run_uci.py`` parse their arguments (:mod:`.cli`) and call :func:`run`, which
-plans one run per (dataset, method, seed[, fold]), executes them (:mod:`.executor`, or :mod:`.cluster`) and writes
-the practitioner's comparison (:mod:`.comparison`) or the papers' tables (:mod:`.paper_tables`)."""
+"""The benchmark: every method on a suite of datasets (or a user's file), into the resumable ``<out>/results.jsonl``:
+one run per (dataset, method, seed[, fold]) (:mod:`.executor` or :mod:`.cluster`), then the practitioner's comparison
+(:mod:`.comparison`) or the papers' tables (:mod:`.paper_tables`)."""
 
 from __future__ import annotations
 

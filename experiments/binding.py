@@ -1,12 +1,7 @@
-"""What a result is bound to: the content of the data it ran on, and the options that change it.
-
-Every record carries ``data_sha256`` (a ``--data`` file's bytes, ``test_sha256`` of a ``--test`` file, or a built-in
-dataset's arrays: :func:`dataset_sha256`) and ``settings_sha256`` (:func:`run_settings`: everything else that changes
-its result). A rerun resumes a run only from a record with the same key and hashes (:func:`latest_bound`);
-:func:`set_aside_stale` moves records of other data or settings aside (:func:`set_aside_foreign` a file that holds
-none); the files written from them are bound by :func:`files_binding` (a runner's) or :func:`fit_binding` (a single
-fit's). The studies of ``benchmarks/`` bind their records the same way (:func:`content_sha256`).
-"""
+"""What a result is bound to: ``data_sha256`` (the data's content: :func:`dataset_sha256`, ``test_sha256`` of a
+``--test`` file) and ``settings_sha256`` (:func:`run_settings`). A rerun resumes only a record with the same key and
+hashes (:func:`latest_bound`); :func:`set_aside_stale` and :func:`set_aside_foreign` move the others aside; the files
+written from them are bound by :func:`files_binding` or :func:`fit_binding`."""
 
 from __future__ import annotations
 

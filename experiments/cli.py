@@ -1,10 +1,6 @@
-"""The command line: ``mddf <subcommand>``, and the scripts in ``scripts/`` as thin wrappers (:data:`COMMANDS`; the
-table of subcommands and scripts is on the command-line page).
-
-This module builds the parsers (the options: :mod:`.options`) and runs a subcommand by importing the module doing
-the work when it runs, so that ``mddf --help`` and ``mddf --version`` load no estimator library;
-:mod:`.exit_status` holds the exit statuses. Errors about the input are one line, ``mddf: error: <what is wrong>``;
-standard output carries only each subcommand's result, notices, progress and warnings go to standard error."""
+"""The command line: ``mddf <subcommand>`` and the scripts in ``scripts/`` (:data:`COMMANDS`), each subcommand's module
+imported when it runs (``mddf --help`` loads no estimator library). Errors about the input are one line, ``mddf:
+error: <what is wrong>``; standard output carries only results, everything else goes to standard error."""
 
 from __future__ import annotations
 

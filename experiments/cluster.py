@@ -1,10 +1,6 @@
-"""Runs on a Dask cluster: ``--scheduler tcp://HOST:8786`` or ``--scheduler local:N``.
-
-Every planned run becomes one Dask task that calls :func:`~.runner.run_one` on a worker; the driver submits the runs
-whose tree budget is known and appends each record through a :class:`~.runbook.RunBook`, the only writer of the
-results file. What to expect (data, threads, failures): docs/user_guide/dask.md. Dask is optional (the ``dask``
-extra), imported only when a cluster is used.
-"""
+"""Runs on a Dask cluster (``--scheduler tcp://HOST:8786`` or ``local:N``): a Dask task per run calling
+:func:`~.runner.run_one`, each record appended through a :class:`~.runbook.RunBook` (docs/user_guide/dask.md). Dask
+(the ``dask`` extra) is imported only when a cluster is used."""
 
 from __future__ import annotations
 

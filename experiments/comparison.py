@@ -1,9 +1,6 @@
-"""The practitioner's table and figure: every method against the best, with what is significant.
-
-:func:`comparison_of` gathers one dataset's records and compares them (:mod:`.metrics`); :func:`to_markdown` writes a
-table per dataset (the best first, each method's mean ± standard error on every metric, its paired difference to the
-best, its seconds; ★ the winner, ≈ within two standard errors, "best (tie)" the methods whose mean is the best's to
-the shown digits), :func:`to_csv` the same numbers, :func:`plot` a figure (ties drawn alike)."""
+"""The practitioner's table and figure: every method against the best, with what is significant (:mod:`.metrics`):
+:func:`comparison_of` one dataset's records, :func:`to_markdown` and :func:`to_csv` the tables, :func:`plot` the
+figure (the marks and ties: docs/user_guide/command_line.md)."""
 
 from __future__ import annotations
 

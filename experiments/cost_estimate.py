@@ -1,18 +1,24 @@
 """The time a sweep of ``mddf benchmark`` or ``mddf small-sample`` will take, said before it starts, and above
-:data:`ADVICE_SECONDS` the cheaper settings with what they cost in accuracy on the real-data suite.
-
-A run's seconds come from the cost model of :mod:`.cost_coefficients` (refitted by ``python -m
-benchmarks.cost_model`` from the suite's measured fits): a line in the logarithms of the rows, columns and outputs of
-the table, per method of the practitioner protocol and task. Methods it has no measurements of (the papers'
-configurations, the tree budgets of the papers' protocol) are named, not counted."""
+:data:`ADVICE_SECONDS` the cheaper settings with what they cost on the real-data suite, from the cost model
+``cost_model.json`` (``python -m benchmarks.cost_model``; docs/benchmarks/estimate.md)."""
 
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 from dataclasses import dataclass
+from pathlib import Path
 
-from .cost_coefficients import CHEAPER_DESIGNS, COEFFICIENTS, SUITE_SCORES
+_MODEL = json.loads(Path(__file__).with_name("cost_model.json").read_text(encoding="utf-8"))
+#: ``{(method, task): (a, b, c, d, median, largest)}``: a run's seconds on a table of ``rows`` rows, ``columns``
+#: columns and ``outputs`` outputs (classes less one, at least one) are ``exp(a + b log rows + c log columns + d log
+#: outputs)``, within ``median`` times that on half the suite's tables, ``largest`` at worst.
+COEFFICIENTS = {(m, task): tuple(v) for task, by in _MODEL["coefficients"].items() for m, v in by.items()}
+#: ``{task: {learner: the suite's mean accuracy (classification) or R² (regression)}}``.
+SUITE_SCORES = _MODEL["suite_scores"]
+#: ``{task: (design, its parameters, fit ratio, predict ratio, worst table's difference)}``.
+CHEAPER_DESIGNS = {task: tuple(v) for task, v in _MODEL["cheaper_designs"].items()}
 
 #: Above this estimate (seconds), the cheaper settings are named.
 ADVICE_SECONDS = 600.0

@@ -1,10 +1,5 @@
-"""Boosting with early stopping on a validation part of the training rows, the way each library offers it.
-
-:class:`EarlyStopped` wraps a scikit-learn ``HistGradientBoosting*``, XGBoost ``XGB*``, LightGBM ``LGBM*`` or CatBoost
-``CatBoost*`` classifier or regressor: its ``fit`` holds out ``validation_fraction`` of the rows (stratified when every
-class has two rows) and stops the wrapped model once the validation loss has not improved for ``patience`` rounds,
-through the library's own early stopping; the model is not refitted on the held-out rows.
-"""
+"""Boosting with early stopping on a validation part of the training rows, through each library's own early stopping
+(:class:`EarlyStopped`); the model is not refitted on the held-out rows."""
 
 from __future__ import annotations
 

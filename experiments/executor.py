@@ -1,9 +1,5 @@
-"""Many runs in local worker processes: :func:`execute`, and the threads and OpenMP setting of its workers.
-
-The runs of a :class:`~.runbook.RunBook` go to a :class:`~.worker_pool.WorkerPool` (a crash costs its run only), or
-run in this process one after the other (``isolation="inline"``); each result is appended to the store as it
-arrives.
-"""
+"""Many runs in local worker processes (:func:`execute`; a crash costs its run only) or in this process, each result
+appended to the store as it arrives; and the threads and OpenMP setting of the workers."""
 
 from __future__ import annotations
 
@@ -33,8 +29,7 @@ def worker_environment(
     cores + 0.5``, ``threads`` the threads of each run (None or negative: every usable core), ``cores`` the usable
     cores (read from the system when None), ``busy_cores`` those busy with other work (given by
     ``measure()`` (default :func:`_busy_cores`) when None, unless the threads alone exceed the cores). Spinning OpenMP
-    threads would otherwise
-    take the cores of the working ones; no result changes, only the time (docs/benchmarks/threads.md).
+    threads would otherwise take the cores of the working ones; only the time changes (docs/benchmarks/threads.md).
     """
     if cores is None:
         cores = _core_count(_usable_cpus())
@@ -109,8 +104,7 @@ def _busy_cores(interval: float = 0.5, since: _CpuReading | None = None, pids=()
     return 0.0 if elapsed <= 0 else max(0, busy) / elapsed * _core_count(usable)
 
 
-# The workers started ahead of the next sweep in this process (start_workers_early): the pool and the CPU reading
-# taken as they started.
+#: The workers started ahead of the next sweep of this process (:func:`start_workers_early`), with their CPU reading.
 _EARLY: dict = {}
 
 

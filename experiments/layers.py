@@ -1,9 +1,6 @@
-"""Per-layer quantities of a fitted mdDF: accuracies, margins, feature-space compactness.
-
-Margins follow the mdDF paper's eq. (46) on the cascaded additive model: for layer t's augmented feature
-``f_t = sum_{l<=t} alpha_l h_l``, ``margin_t(x, y) = (f_t^y(x) - max_{j != y} f_t^j(x)) / sum_{l<=t} alpha_l``,
-in [-1, 1], positive exactly when the model truncated after layer t is right; the training rows' from the
-out-of-fold features ``oof_features_``. The margin ratio is ``lambda = std / mean`` (Figures 8-9)."""
+"""Per-layer quantities of a fitted mdDF: accuracies, margins and feature-space compactness. A margin (the mdDF paper's
+eq. (46)) is ``(f_t^y(x) - max_{j != y} f_t^j(x)) / sum_{l<=t} alpha_l`` in [-1, 1] for ``f_t = sum_{l<=t} alpha_l
+h_l``, positive exactly when the model truncated after layer t is right; the margin ratio is ``lambda = std / mean``."""
 
 from __future__ import annotations
 

@@ -1,12 +1,6 @@
-"""The compared methods: how each is built and tuned, and the registry of them all (:func:`default_registry`).
-
-Every estimator class is imported inside its builder, so that a method whose package is missing is reported as
-unavailable instead of breaking the runner; builders are module-level functions, so that a
-:class:`~.registry.MethodSpec` pickles by reference to a worker process. Each builder's docstring says what it
-builds; the choices made where the papers leave room (the tree budget of 400 x k trees, k the layers mdDF kept on the
-same run; the MLP's adam solver; the boosting grids; the practitioner's early stopping; fewer folds for a small
-class) are described in the user guide's benchmark and command-line pages.
-"""
+"""The compared methods: how each is built and tuned, and the registry of them all (:func:`default_registry`). Each
+builder imports its estimator (a missing package makes the method unavailable) and is a module-level function (a
+:class:`~.registry.MethodSpec` pickles by reference); the choices: the user guide's benchmark pages."""
 
 from __future__ import annotations
 
@@ -234,15 +228,15 @@ def mlp_grid(ctx: BuildContext) -> list:
     return [{"hidden_layer_sizes": a} for a in archs]
 
 
-def _boost_iters(ctx):
-    return 10 if ctx.profile == "quick" else 100
+def _boosting(name: str, ctx: BuildContext, **params):
+    """The boosting baseline ``name`` of :mod:`mddf.baselines`, 100 rounds by default (the quick profile: 10)."""
+    params.setdefault("n_iter", 10 if ctx.profile == "quick" else 100)
+    return _construct(_import("mddf.baselines", name), ctx, **params)
 
 
 def build_deepboost(ctx: BuildContext, **params):
     """DeepBoost with the exponential loss and trees (the DeepBoost paper's Table 2)."""
-    params.setdefault("n_iter", _boost_iters(ctx))
-    params.setdefault("loss", "exponential")
-    return _construct(_import("mddf.baselines", "DeepBoostClassifier"), ctx, **params)
+    return _boosting("DeepBoostClassifier", ctx, **{"loss": "exponential", **params})
 
 
 def build_deepboost_logistic(ctx: BuildContext, **params):
@@ -261,8 +255,7 @@ def deepboost_grid(ctx: BuildContext) -> list:
 
 def build_adaboost(ctx: BuildContext, **params):
     """AdaBoost with depth-K trees (the DeepBoost paper's Table 2 baseline)."""
-    params.setdefault("n_iter", _boost_iters(ctx))
-    return _construct(_import("mddf.baselines", "AdaBoostClassifier"), ctx, **params)
+    return _boosting("AdaBoostClassifier", ctx, **params)
 
 
 def adaboost_grid(ctx: BuildContext) -> list:
@@ -273,8 +266,7 @@ def adaboost_grid(ctx: BuildContext) -> list:
 
 def build_quadboost(ctx: BuildContext, **params):
     """QuadBoost (Roy, Marchand and Laviolette)."""
-    params.setdefault("n_iter", _boost_iters(ctx))
-    return _construct(_import("mddf.baselines", "QuadBoostClassifier"), ctx, **params)
+    return _boosting("QuadBoostClassifier", ctx, **params)
 
 
 def quadboost_grid(ctx: BuildContext) -> list:

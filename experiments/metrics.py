@@ -1,9 +1,6 @@
 """Scores of one run (:data:`METRICS`, :func:`run_scores`), and which of several methods evaluated on the same folds
-is significantly best (:func:`compare`, the rule :data:`WINNER_RULE`).
-
-The log-loss clips probabilities to ``[PROBA_CLIP, 1]``; standard errors carry Nadeau and Bengio's correction for
-overlapping training rows (:func:`standard_error`). Both are explained on the command-line page.
-"""
+is significantly best (:func:`compare`, the rule :data:`WINNER_RULE`; :func:`standard_error` with Nadeau and Bengio's
+correction; both on the command-line page)."""
 
 from __future__ import annotations
 

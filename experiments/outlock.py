@@ -1,10 +1,6 @@
-"""One runner per output folder: an operating-system lock (``flock``, through :mod:`filelock`) on
-``<out>/.mddf-lock``, a file naming its owner.
-
-:func:`hold` takes the lock for a block, and a second runner gets :class:`FolderLocked` naming the holder; the
-operating system drops the lock when its process ends, even by SIGKILL. A file whose lock nobody holds is taken
-over; one written on another host is respected; a folder that cannot be written raises :class:`FolderUnwritable`.
-"""
+"""One runner per output folder: an operating-system lock (:mod:`filelock`) on ``<out>/.mddf-lock``, a file naming its
+owner (:func:`hold`; a second runner gets :class:`FolderLocked`, an unwritable folder :class:`FolderUnwritable`;
+the rule: docs/user_guide/output_folder.md)."""
 
 from __future__ import annotations
 

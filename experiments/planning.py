@@ -1,7 +1,5 @@
-"""What the runners (benchmark, small-sample study) decide between loading the data and executing runs: what planning
-keeps of a dataset (:func:`describe`), the practitioner's folds, the bindings, the methods that can run, the ranking
-metric, and the checks both runners make of their options and of the classes each fraction or fold leaves.
-"""
+"""What the runners decide between loading the data and executing runs: what planning keeps of a dataset
+(:func:`describe`), the folds, the bindings, the methods that can run, the ranking metric, and their checks."""
 
 from __future__ import annotations
 

@@ -1,7 +1,6 @@
-"""Where a result file came from: the command that regenerates it, the commit, the machine, the date (and, for a
-user's ``--data`` file, its path and sha256), heading every Markdown (:func:`markdown_header`) and CSV
-(:func:`csv_header`: ``#`` lines, read with ``pandas.read_csv(path, comment="#")``) file and in every figure's
-metadata."""
+"""Where a result file came from (the command, the commit, the machine, the date; a ``--data`` file's path and
+sha256), heading every Markdown (:func:`markdown_header`) and CSV (:func:`csv_header`: ``#`` lines) file and in every
+figure's metadata."""
 
 from __future__ import annotations
 

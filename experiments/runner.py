@@ -1,8 +1,5 @@
-"""One run: load a dataset, build a method, choose its hyper-parameters, fit, predict, measure.
-
-:func:`run_one` takes plain arguments and returns a JSON-safe record, so that a run executes anywhere: in this
-process, in a worker process (:mod:`.worker_pool`) or on a Dask cluster (:mod:`.cluster`).
-"""
+"""One run (:func:`run_one`): load a dataset, build a method, choose its hyper-parameters, fit, predict, measure; plain
+arguments in, a JSON-safe record out, in this process, a worker process or on a Dask cluster."""
 
 from __future__ import annotations
 

@@ -1,9 +1,6 @@
-"""The append-only JSON-lines file that holds one record per finished run (:class:`ResultStore`).
-
-Each record is one line, forced to disk as its run finishes; a line that is not a record is skipped with a warning,
-and the last record of a run wins. Every runner makes its records with :func:`new_record`, so that they share one
-format.
-"""
+"""The append-only JSON-lines file of one record per finished run (:class:`ResultStore`; records made by
+:func:`new_record`): each line forced to disk as its run finishes, a line that is not a record skipped with a
+warning, the last record of a run winning."""
 
 from __future__ import annotations
 

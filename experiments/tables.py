@@ -1,8 +1,5 @@
-"""Result tables: the papers' Table 2 layout (:class:`Table`: :func:`summarize`, :func:`build_table`,
-:func:`to_markdown`, :func:`to_csv`), and the pieces every Markdown and CSV table of the runners and the studies is
-written with (:func:`markdown_table`, :func:`write_markdown`, :func:`csv_text`, :func:`write_rows`, and the cells'
-formats :func:`number`, :func:`plus_minus`, :func:`mean_std`).
-"""
+"""Result tables: the papers' Table 2 layout (:class:`Table`), and the pieces every Markdown and CSV table of the
+runners and the studies is written with (:func:`markdown_table`, :func:`write_rows`, the cells' formats...)."""
 
 from __future__ import annotations
 

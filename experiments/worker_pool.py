@@ -1,13 +1,6 @@
-"""The worker processes of a sweep: spawned, reused from run to run, replaced when they die, tied to the runner.
-
-A crash (a segfault, an out-of-memory kill) costs only its run; imports, numba's compiled code and the datasets load
-once per worker; a run's peak memory is still its own (:class:`~.environment.PeakMemory`). A worker never outlives
-the runner: it leads a process group of its own, which its children join, watched by a guardian process that kills
-the group when the runner's or the worker's pipe closes (a process: a thread could not act while a native call holds
-the GIL), and on Linux it gets SIGKILL when the runner dies (``PR_SET_PDEATHSIG``). Where no guardian can start (or
-without process groups: Windows), a thread waiting on the runner ends the group instead. Workers can start before
-their OpenMP setting is known (:meth:`WorkerPool.early`): they import what loads no OpenMP runtime (:data:`PRELOADED`)
-and wait for it, so that their start overlaps the command's own work."""
+"""The worker processes of a sweep (:class:`WorkerPool`): spawned, reused from run to run, replaced when they die,
+started :meth:`~WorkerPool.early` if asked, and never outliving the runner: each leads a process group, ended by a
+guardian process or thread when the runner goes (how: docs/user_guide/benchmarks.md)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""The papers' evaluation protocols beside the experiment harness: row selections and values removed at random
-(:mod:`.splits`), the rows of one run (:mod:`.run_data`, :mod:`.practitioner`), and the DeepBoost and QuadBoost
-papers' grids and splits (:mod:`.deepboost`, :mod:`.quadboost`)."""
+"""The papers' evaluation protocols: row selections and values removed at random (:mod:`.splits`), the rows of one
+run (:mod:`.run_data`, :mod:`.practitioner`), the DeepBoost and QuadBoost papers' grids and splits."""
 
 from .deepboost import TABLE_ALGORITHMS, paper_grid
 from .quadboost import PAPER_GRIDS, paper_split

@@ -1,9 +1,6 @@
-"""The evaluation protocol and parameter grids of the DeepBoost paper (Cortes, Mohri and Syed 2014, Section 4).
-
-Run i of the 10 folds (:func:`~mddf.experiments.protocols.deepboost_folds`) tests on fold i, validates on fold i + 1
-and trains on the other 8; the paper reports the mean and standard deviation of the 10 test errors with 100
-boosting rounds. The runner (``mddf benchmark --suite deepboost``) runs it; this module holds the paper's grids
-(:func:`paper_grid`) and the algorithms of its Tables 1-3."""
+"""The DeepBoost paper's protocol (Cortes, Mohri and Syed 2014, Section 4; its folds:
+:func:`~mddf.experiments.protocols.deepboost_folds`): its grids (:func:`paper_grid`) and the algorithms of its
+Tables 1-3."""
 
 from __future__ import annotations
 

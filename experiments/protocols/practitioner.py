@@ -1,8 +1,5 @@
-"""The practitioner's protocol: repeated k-fold cross-validation on every row, stratified by class.
-
-As scikit-learn's ``RepeatedStratifiedKFold`` (``KFold`` for a regression): each seed shuffles all the rows and cuts
-them into k folds, so that every method's per-fold scores are paired. The folds (:func:`fold_count`): ``--folds``,
-lowered to the rows of the smallest class, never below 2; a class of one row is refused (:class:`TooFewRows`)."""
+"""The practitioner's protocol: repeated k-fold cross-validation on every row, stratified by class (as scikit-learn's
+``RepeatedStratifiedKFold``; ``KFold`` for a regression); the folds: :func:`fold_count`."""
 
 from __future__ import annotations
 

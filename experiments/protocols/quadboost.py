@@ -1,8 +1,5 @@
-"""The experimental protocol of the QuadBoost paper (Roy, Marchand and Laviolette, Section 4).
-
-Our reading of it: ``n_train = min(500, ceil(n / 2))`` rows drawn at random for training (:func:`paper_split`), the
-rest for testing, and grids (:data:`PAPER_GRIDS`) of 10 log-spaced values over the paper's ranges, chosen by 5-fold
-cross-validation on the training rows. ``benchmarks/quadboost_protocol.py`` runs it."""
+"""The QuadBoost paper's protocol (Roy, Marchand and Laviolette, Section 4), as we read it: :func:`paper_split` and
+the grids :data:`PAPER_GRIDS`, chosen by 5-fold cross-validation."""
 
 from __future__ import annotations
 

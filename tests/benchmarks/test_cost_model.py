@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from benchmarks import cost_model
-from mddf.experiments import cost_coefficients
+from mddf.experiments import cost_estimate
 
 
 def test_the_shipped_coefficients_are_the_refit_of_the_committed_measurements(capsys):
@@ -25,5 +25,5 @@ def test_a_log_linear_cost_is_recovered_and_each_table_left_out_is_predicted_exa
 
 
 def test_the_shipped_module_covers_every_practitioner_method_of_both_tasks():
-    assert set(cost_coefficients.COEFFICIENTS) == set(cost_model.LEARNERS)
-    assert all(len(line) == 6 for line in cost_coefficients.COEFFICIENTS.values())
+    assert set(cost_estimate.COEFFICIENTS) == set(cost_model.LEARNERS)
+    assert all(len(line) == 6 for line in cost_estimate.COEFFICIENTS.values())

@@ -5,9 +5,11 @@ import math
 import pytest
 
 from mddf.experiments.cli import run_command
-from mddf.experiments.cost_coefficients import CHEAPER_DESIGNS, COEFFICIENTS, SUITE_SCORES
 from mddf.experiments.cost_estimate import (
     ADVICE_SECONDS,
+    CHEAPER_DESIGNS,
+    COEFFICIENTS,
+    SUITE_SCORES,
     TableSize,
     announce,
     cheaper,
