@@ -16,7 +16,7 @@ from functools import partial
 import numpy as np
 from sklearn.model_selection import StratifiedKFold
 
-from ..forests import MAX_FEATURES, BinnedForest, BinnedInput, fit_forest, fit_oob_forest
+from ..forests import MAX_FEATURES, BinnedForest, BinnedInput, ForestSpec, fit_forest, fit_oob_forest
 from ..forests.growing import MAX_SEED
 from ..forests.sampling import Bootstrap, weighted_resample
 from .base import BlockBase, MemberFit
@@ -242,7 +242,7 @@ class ForestBlock(MemberBlockMixin, BlockBase):
         """The task that fits forest ``j`` on ``fold`` (a :class:`~mddf.blocks.base.Fold`) and gives its held-out rows'
         class vectors (:meth:`_fold_task`); it trains on ``fold.fit_rows`` with ``fold.weight`` and
         ``fold.draws`` and keeps ``_kept_trees(fold.index)`` trees for new rows."""
-        args = (
+        spec = ForestSpec(
             self.forest_types[j],
             self.n_estimators,
             self.max_depth,
@@ -257,7 +257,7 @@ class ForestBlock(MemberBlockMixin, BlockBase):
             fold.draws,
             self._kept_trees(fold.index),
         )
-        return self._fold_task(fold.index, j, fit_forest, *args)
+        return self._fold_task(fold.index, j, fit_forest, spec)
 
     def _weighted_folds(self, rng, y, trainable, distribution, uniform, weighting):
         """The stratified folds and their seeds (:meth:`_folds`), with how D_t reaches each fold's members.

@@ -18,7 +18,7 @@ from dataclasses import replace
 import numpy as np
 from sklearn.model_selection import KFold
 
-from ..forests import BinnedInput, BinnedRegressionForest, fit_forest
+from ..forests import BinnedInput, BinnedRegressionForest, ForestSpec, fit_forest
 from .base import BlockBase
 from .members import MemberBlockMixin, check_forest_types, is_forest, member_template
 
@@ -153,7 +153,7 @@ class RegressionForestBlock(MemberBlockMixin, BlockBase):
                         j, templates[j], member_fold, X_float, y, None, weight, warned, "its sample weights"
                     )
                 else:
-                    args = (
+                    spec = ForestSpec(
                         kind,
                         self.n_estimators,
                         self.max_depth,
@@ -168,7 +168,7 @@ class RegressionForestBlock(MemberBlockMixin, BlockBase):
                         None,  # draws: the bootstrap is uniform
                         self._kept_trees(fold.index),
                     )
-                    task = self._fold_task(fold.index, j, fit_forest, *args)
+                    task = self._fold_task(fold.index, j, fit_forest, spec)
                 tasks.append(task)
                 slots.append((j, fold.test))
         return self._gather(tasks, slots, len(y), ())
