@@ -200,6 +200,26 @@ def write_leaf(counts, node_weight, leaf_values, n_rows):
 
 
 # ------------------------------------------------------------------------------- thresholds
+@njit(cache=True, nogil=True, inline="always")
+def _class_histogram(buf, Xb, node_y, node_w, samples, start, end, f, missing_bins, present):
+    """Add the node's rows to the class histogram ``buf.hist`` of feature ``f``'s bins; count them per bin in
+    ``buf.bin_count`` only when ``missing_bins`` is given (the missing bin needs them), and mark their bins in
+    the bitset ``present`` unless it is None.
+
+    One read-modify-write of the histogram a row (a bin's weight is its class weights summed in class order,
+    after); unsigned positions, as the grower's rows and classes, need no negative-index fix per row. Whether
+    ``missing_bins`` and ``present`` are None is known when numba compiles, so a call does only what it asks.
+    """
+    hist, bin_count = buf.hist, buf.bin_count
+    for i in range(np.uint64(start), np.uint64(end)):
+        b = Xb[samples[i], f]
+        hist[b, node_y[i]] += node_w[i]
+        if missing_bins is not None:
+            bin_count[b] += 1
+        if present is not None:
+            present[b >> 6] |= np.uint64(1) << np.uint64(b & 63)
+
+
 @inline_kernel
 def best_threshold(buf, Xb, node_y, node_w, samples, start, end, f, n_bins_f, node_counts, node_weight, missing_bins):
     """Best Gini threshold of feature ``f`` on the node's rows ``samples[start:end]``, as a :data:`Candidate`.
@@ -212,22 +232,12 @@ def best_threshold(buf, Xb, node_y, node_w, samples, start, end, f, n_bins_f, no
     ``missing_bins`` is None when no feature has any). ``buf`` is the scratch
     space (:data:`GiniBuffers`); its ``hist`` and ``bin_count`` are zero on entry and on exit.
     """
-    hist, bin_count = buf.hist, buf.bin_count
+    hist = buf.hist
     n_classes = len(node_counts)
     n_node = end - start
     if n_bins_f * n_classes <= n_node:
         # large node: class histogram over the bins, then one scan over the bins it fills
-        # one read-modify-write a row: a bin's weight is its class weights summed in class order after,
-        # and its rows are counted only when the missing bin needs them
-        # (unsigned positions, as the grower's rows and classes: no negative-index fix per row)
-        if missing_bins is not None:
-            for i in range(np.uint64(start), np.uint64(end)):
-                b = Xb[samples[i], f]
-                hist[b, node_y[i]] += node_w[i]
-                bin_count[b] += 1
-        else:
-            for i in range(np.uint64(start), np.uint64(end)):
-                hist[Xb[samples[i], f], node_y[i]] += node_w[i]
+        _class_histogram(buf, Xb, node_y, node_w, samples, start, end, f, missing_bins, None)
         bins = buf.codes  # the non-empty bins, in increasing order
         n_present = 0
         for b in range(n_bins_f):
@@ -298,11 +308,8 @@ def _best_threshold_sorted(buf, Xb, node_y, node_w, samples, start, end, f, node
             return _scan_sorted_missing(buf, n_node, hi, node_counts, node_weight)
     side = -1
     for k in range(n_node - 1):
-        c = sorted_class[k]
         h = sorted_weight[k]
-        lc = left[c]
-        sumsq_left, sumsq_right = _moved_left(h, lc, node_counts[c], sumsq_left, sumsq_right)
-        left[c] = lc + h
+        sumsq_left, sumsq_right = _move_left(h, sorted_class[k], left, node_counts, sumsq_left, sumsq_right)
         w_left += h
         if sorted_bin[k + 1] == sorted_bin[k]:
             continue
@@ -332,6 +339,15 @@ def _moved_left(h, lc, total, sumsq_left, sumsq_right):
     return sumsq_left + h * (2.0 * lc + h), sumsq_right - h * (2.0 * (total - lc) - h)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _move_left(h, c, left, node_counts, sumsq_left, sumsq_right):
+    """Move weight ``h`` of class ``c`` to the left child, of class weights ``left``: adds it to ``left[c]`` and
+    returns the children's sums of squared class weights after the move (:func:`_moved_left`)."""
+    lc = left[c]
+    left[c] = lc + h
+    return _moved_left(h, lc, node_counts[c], sumsq_left, sumsq_right)
+
+
 @inline_kernel
 def _best_threshold_sparse(
     buf, Xb, node_y, node_w, samples, start, end, f, n_bins_f, node_counts, node_weight, missing_bins
@@ -345,21 +361,11 @@ def _best_threshold_sparse(
     weights, whose sums are exact) their scores are those of a sort of the
     rows by bin, so the same trees grow.
     """
-    hist, bin_count, present, bins = buf.hist, buf.bin_count, buf.bins_present, buf.codes
+    present, bins = buf.bins_present, buf.codes
     n_node = end - start
     for k in range(CATEGORY_WORDS):
         present[k] = 0
-    if missing_bins is not None:
-        for i in range(np.uint64(start), np.uint64(end)):
-            b = Xb[samples[i], f]
-            hist[b, node_y[i]] += node_w[i]
-            bin_count[b] += 1
-            present[b >> 6] |= np.uint64(1) << np.uint64(b & 63)
-    else:
-        for i in range(np.uint64(start), np.uint64(end)):
-            b = Xb[samples[i], f]
-            hist[b, node_y[i]] += node_w[i]
-            present[b >> 6] |= np.uint64(1) << np.uint64(b & 63)
+    _class_histogram(buf, Xb, node_y, node_w, samples, start, end, f, missing_bins, present)
     # the bins present, in increasing order
     n_present = 0
     for k in range(CATEGORY_WORDS):
@@ -416,9 +422,7 @@ def _scan_bins_present(buf, n_present, n_node, n_bins_f, f, node_counts, node_we
             h = hist[b, c]
             t += h
             if h != 0.0:
-                lc = left[c]
-                sumsq_left, sumsq_right = _moved_left(h, lc, node_counts[c], sumsq_left, sumsq_right)
-                left[c] = lc + h
+                sumsq_left, sumsq_right = _move_left(h, c, left, node_counts, sumsq_left, sumsq_right)
                 hist[b, c] = 0.0
         w_left += t
         best, best_bin, side = scored(best, best_bin, side, b, -1, sumsq_left, w_left, sumsq_right, node_weight)
@@ -450,10 +454,8 @@ def _moved_left_twin(h, c, left, missing, node_counts, sums):
     """:func:`_moved_left` of weight ``h`` of class ``c`` for both placements of the missing rows (the sums of
     :func:`_missing_start`); adds ``h`` to ``left[c]``."""
     sumsq_left, sumsq_right, sumsq_left_m, sumsq_right_m = sums
-    lc = left[c]
-    sumsq_left, sumsq_right = _moved_left(h, lc, node_counts[c], sumsq_left, sumsq_right)
-    sumsq_left_m, sumsq_right_m = _moved_left(h, lc + missing[c], node_counts[c], sumsq_left_m, sumsq_right_m)
-    left[c] = lc + h
+    sumsq_left_m, sumsq_right_m = _moved_left(h, left[c] + missing[c], node_counts[c], sumsq_left_m, sumsq_right_m)
+    sumsq_left, sumsq_right = _move_left(h, c, left, node_counts, sumsq_left, sumsq_right)
     return sumsq_left, sumsq_right, sumsq_left_m, sumsq_right_m
 
 
@@ -662,9 +664,7 @@ def best_subset(
                 for c in range(n_classes):
                     h = hist[b, c]
                     if h != 0.0:
-                        lc = left[c]
-                        sumsq_left, sumsq_right = _moved_left(h, lc, node_counts[c], sumsq_left, sumsq_right)
-                        left[c] = lc + h
+                        sumsq_left, sumsq_right = _move_left(h, c, left, node_counts, sumsq_left, sumsq_right)
                 w_left += bin_weight[b]
                 if k + 1 > max_splits and m - k - 1 > max_splits:
                     continue
