@@ -115,7 +115,8 @@ def row_loops(criterion):
         for i in range(len(node_y)):
             criterion.add_row(stats, node_y[i], node_w[i])
 
-    @inline_kernel
+    # once per node split: inlined into the grower by numba, as the criteria's partition was
+    @njit(cache=True, nogil=True, inline="always")
     def partition(Xb, samples, node_y, node_w, start, end, f, split_b, missing_code, bits, left_stats, right_stats):
         """Partition rows ``start:end`` of a node split on feature ``f``; return the first row of the right child.
 

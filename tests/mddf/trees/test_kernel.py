@@ -9,7 +9,7 @@ from mddf.trees._kernel import kernel
 
 # called once per (node, candidate feature) or per node: each counted array argument was an atomic
 # increment and decrement, more than the search of a small node costs
-SEARCHES = ("best_threshold", "best_subset", "split_score", "partition")
+SEARCHES = ("best_threshold", "best_subset", "split_score")
 PER_NODE = [
     *(getattr(criterion, name) for criterion in (gini, squared_error) for name in SEARCHES),
     splitting.randint,
@@ -26,8 +26,8 @@ def test_the_per_node_functions_do_not_count_references(function):
 
 @pytest.mark.parametrize("criterion", [gini, squared_error], ids=lambda m: m.__name__)
 def test_the_searches_called_per_candidate_feature_are_inlined_into_the_grower(criterion):
-    # the grower calls them for every (node, candidate feature), or node: inlined by LLVM, the call passes no arrays
-    for name in ("best_threshold", "split_score", "partition"):
+    # the grower calls them for every (node, candidate feature): inlined by LLVM, the call passes no arrays
+    for name in ("best_threshold", "split_score"):
         assert getattr(criterion, name).targetoptions["forceinline"] is True
 
 
