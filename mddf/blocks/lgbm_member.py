@@ -18,7 +18,8 @@ import sys
 
 import numpy as np
 
-from ..forests import LGBM_KINDS, make_lgbm, require_lightgbm
+from ..forests import LGBM_KINDS, make_lgbm
+from ..forests.boosting import require_lightgbm
 from .attribution import contribution_attributions
 from .member import FitTask, register_member
 from .members import EstimatorMember, FoldModel, PreparedMember, fold_member_rows, no_output

@@ -36,7 +36,7 @@ trees' criterion and the width of the output.
 
 from .binned import BinnedForest, BinnedRegressionForest, ForestBuilder, PackedForest
 from .binned_input import MAX_SUBSET_CATEGORIES, BinnedInput, PrefixCodes
-from .boosting import GBDT_KINDS, GBDT_PARAMS, LGBM_KINDS, LGBM_PARAMS, make_gbdt, make_hgb, make_lgbm, require_lightgbm
+from .boosting import GBDT_KINDS, GBDT_PARAMS, LGBM_KINDS, LGBM_PARAMS, make_gbdt, make_hgb, make_lgbm
 from .compact import CompactForest
 from .growing import ExactTrees, TreeGrower, fit_forest, fit_oob_forest, fold_share, grow_forest
 from .kinds import (
@@ -81,6 +81,5 @@ __all__ = [
     "make_hgb",
     "make_lgbm",
     "make_regression_forest",
-    "require_lightgbm",
     "resolve_max_features",
 ]
