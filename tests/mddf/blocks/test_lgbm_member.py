@@ -188,3 +188,13 @@ def test_the_regressor_with_the_member_fits_the_residuals_and_explains():
     assert np.abs(explained.base_values + explained.values.sum(axis=1) - reg.predict(X.iloc[:50])).max() < 1e-6
     again = CascadeForestRegressor(forest_types=("rf", "lgbm"), **SMALL).fit(X, target)
     np.testing.assert_array_equal(again.predict(X), reg.predict(X))
+
+
+def test_lightgbm_instances_as_a_member_and_as_the_predictor_are_explained_by_their_own_treeshap():
+    lightgbm = _needs_lightgbm()
+    X, y, _ = _table(n=240)
+    instance = lightgbm.LGBMClassifier(n_estimators=8, n_jobs=1, verbose=-1)
+    clf = MDDFClassifier(forest_types=("rf", instance), predictor=instance, **SMALL).fit(X, y)
+    assert all(type(model).__name__ == "LightGBMFoldModel" for model in clf.layers_[0].models_[1])
+    explained = clf.explain(X.iloc[:40])
+    assert np.abs(explained.base_values + explained.values.sum(axis=1) - clf.predict_proba(X.iloc[:40])).max() < 1e-6
