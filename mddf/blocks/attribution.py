@@ -6,8 +6,9 @@ of its fold models'. Each model is explained by its member's kind (:meth:`mddf.b
 - mddf's forests, by their trees (:mod:`mddf.forests.attribution`: exact TreeSHAP, or path contributions);
 - an XGBoost member (``"gbdt"``, or an ``XGBClassifier`` / ``XGBRegressor`` instance), by XGBoost's own
   contributions to its margins (:func:`xgboost_attributions`: ``pred_contribs``, exact TreeSHAP;
-  ``approx_contribs`` for the fast mode), taken through its link: a regressor's margin is its prediction, a
-  classifier's probabilities are the softmax of its margins (:func:`through_softmax`);
+  ``approx_contribs`` for the fast mode), taken through its link (:func:`contribution_attributions`): a
+  regressor's margin is its prediction, a classifier's probabilities are the softmax of its margins
+  (:func:`through_softmax`); a LightGBM member (:mod:`mddf.blocks.lgbm_member`) by LightGBM's, the same way;
 - a fold model fitted on a single class predicts it whatever the row: nothing to attribute;
 - any other estimator cannot be explained exactly: :func:`check_explainable` names it.
 
@@ -36,6 +37,8 @@ from .members import EstimatorMember
 #: The objectives of XGBoost members whose outputs are explained: a regressor's margin is its prediction, a
 #: classifier's probabilities the softmax of its margins.
 XGBOOST_OBJECTIVES = ("reg:squarederror", "binary:logistic", "multi:softprob")
+#: The link of each of :data:`XGBOOST_OBJECTIVES` from its margins (:func:`contribution_attributions`).
+XGBOOST_LINKS = dict(zip(XGBOOST_OBJECTIVES, ("identity", "logistic", "softmax")))
 
 
 #: Below this share of the sum of their absolute values, the attributions of a value are taken to cancel: the
@@ -110,13 +113,20 @@ def xgboost_attributions(estimator, X, fast=False):
     margins = np.asarray(booster.predict(data, output_margin=True, iteration_range=rounds), dtype=np.float64)
     if contributions.ndim == 2:  # one margin: a regressor's prediction, or a binary classifier's log-odds
         contributions, margins = contributions[:, None, :], margins.reshape(-1, 1)
+    return contribution_attributions(contributions, margins, XGBOOST_LINKS[estimator.get_params().get("objective")])
+
+
+def contribution_attributions(contributions, margins, link):
+    """``(base, values)`` of a boosted model's output from its trees' contributions ``(n, k, d + 1)`` to its ``k``
+    margins ``(n, k)`` (the bias last, the same for every row), through its ``link``: ``"identity"`` (a regressor's
+    margin is its prediction), ``"logistic"`` (a binary classifier's probabilities ``softmax([0, margin])``) or
+    ``"softmax"`` (a classifier's probabilities, the softmax of its margins); ``values`` ``(n, d, width)``."""
     values = np.moveaxis(contributions[:, :, :-1], 1, 2)  # (n, d, margins)
     bias = contributions[0, :, -1]  # the same for every row
     values = _to_margins(values, margins - bias)
-    objective = estimator.get_params().get("objective")
-    if objective == "reg:squarederror":
+    if link == "identity":
         return bias, values
-    if objective == "binary:logistic":  # p_1 = softmax([0, margin])_1
+    if link == "logistic":  # p_1 = softmax([0, margin])_1
         values = np.concatenate([np.zeros_like(values), values], axis=2)
         bias = np.array([0.0, bias[0]])
     logits = bias + values.sum(axis=1)

@@ -1,11 +1,11 @@
 """The member kind of any scikit-learn estimator (:class:`EstimatorMember`) and its fold models (:class:`FoldModel`).
 
 A block's ``forest_types`` may hold an estimator instance: for classification one with ``fit`` and
-``predict_proba`` (a scikit-learn classifier, a ``Pipeline`` ending in one, an ``LGBMClassifier`` of one's own
-settings), for regression a regressor with ``fit`` and ``predict``; cloned for every fold model, its
-``random_state`` parameters drawn from the block's seeds, and never fitted itself. It is fitted whole, one model a
-fold, by the same code for both tasks; so are the boosted members (:mod:`mddf.blocks.boosted_member`), which
-extend this kind.
+``predict_proba`` (a scikit-learn classifier, a ``Pipeline`` ending in one), for regression a regressor with
+``fit`` and ``predict``; cloned for every fold model, its ``random_state`` parameters drawn from the block's seeds,
+and never fitted itself. It is fitted whole, one model a fold, by the same code for both tasks; so are the boosted
+members, which extend this kind: XGBoost's (:mod:`mddf.blocks.boosted_member`) and LightGBM's
+(:mod:`mddf.blocks.lgbm_member`), instances of either included.
 
 A classification member is trained on the class indices ``0 .. k - 1`` of the
 classes present among its training rows (so that XGBoost, which wants

@@ -40,14 +40,14 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
     ----------
     n_estimators : int, default=100
         Trees per forest (Section 5.2: 100).
-    forest_types : tuple of {"rf", "crf", "et", "gbdt", "gbdt_es", "gbdt_vector"} or estimators, \
-default=("rf", "rf", "crf", "crf", "gbdt")
+    forest_types : tuple of {"rf", "crf", "et", "gbdt", "gbdt_es", "gbdt_vector", "lgbm", "lgbm_es"} or \
+estimators, default=("rf", "rf", "crf", "crf", "gbdt")
         The members of each block: random forests, completely-random forests and (beyond the paper) ``"gbdt"``,
         XGBoost with its defaults pinned, one thread (``"gbdt_es"``: its rounds stopped early on held-out rows;
-        ``"gbdt_vector"``: also one tree a round for all classes); ``("rf", "rf", "crf", "crf")`` is the paper's
-        mdDF, ``("rf",) * 4`` its mdDF_SF. Also ``"et"`` (extremely-randomised trees) or any classifier with
-        ``predict_proba`` (cloned per fold model, its ``random_state`` drawn from ``random_state``). See
-        :ref:`the user guide <members-and-predictor>`.
+        ``"gbdt_vector"``: also one tree a round for all classes; ``"lgbm"``, ``"lgbm_es"``: LightGBM's, if
+        installed); ``("rf", "rf", "crf", "crf")`` is the paper's mdDF, ``("rf",) * 4`` its mdDF_SF. Also ``"et"``
+        (extremely-randomised trees) or any classifier with ``predict_proba`` (cloned per fold model, its
+        ``random_state`` drawn from ``random_state``). See :ref:`the user guide <members-and-predictor>`.
     predictor : None, "xgboost", "hgb", "forest" or an estimator instance, default=None
         None: the cascade predicts (eq. 9). Otherwise an estimator trained after the cascade on ``[x, f_T]``
         with the out-of-fold ``f_T`` makes :meth:`predict` and :meth:`predict_proba` (DF21's

@@ -65,12 +65,13 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
     ----------
     n_estimators : int, default=100
         Trees per forest.
-    forest_types : tuple of {"rf", "crf", "et", "gbdt", "gbdt_es"} or regressor instances, \
+    forest_types : tuple of {"rf", "crf", "et", "gbdt", "gbdt_es", "lgbm", "lgbm_es"} or regressor instances, \
 default=("rf", "rf", "crf", "crf")
         The members of each layer: gcForest's two random forests and two completely-random forests by default;
         ``"et"``: extremely-randomised trees (DF21's ``"erf"``); ``"gbdt"``: XGBoost's ``XGBRegressor`` with its
-        defaults pinned, one thread (``"gbdt_es"``: its rounds stopped early on held-out rows); a regressor
-        instance is cloned for every fold model, its ``random_state`` drawn from ``random_state``.
+        defaults pinned, one thread (``"gbdt_es"``: its rounds stopped early on held-out rows; ``"lgbm"``,
+        ``"lgbm_es"``: LightGBM's, if installed); a regressor instance is cloned for every fold model, its
+        ``random_state`` drawn from ``random_state``.
         ``n_estimators``, ``max_features`` and the depth limits apply to the forests.
         See :ref:`the user guide <regression-members>`.
     target : {"residual", "y"}, default="residual"

@@ -1,7 +1,7 @@
 """Boosted trees beside the grown forests: the ``"gbdt"`` member of a block and the boosting predictors.
 
-A block's ``forest_types`` may list ``"gbdt"``, gradient-boosted trees that the
-block fits whole, per fold, beside the forests it grows tree by tree; a
+A block's ``forest_types`` may list ``"gbdt"`` (or LightGBM's ``"lgbm"``, :func:`make_lgbm`), gradient-boosted
+trees that the block fits whole, per fold, beside the forests it grows tree by tree; a
 cascade's ``predictor`` may be ``"xgboost"`` or ``"hgb"``. Both are estimators
 of other libraries with the fixed settings below, splitting the columns the
 block splits into category subsets into category subsets too:
@@ -71,6 +71,65 @@ def make_gbdt(random_state=None, task="classification", categorical=None, kind="
     from xgboost import XGBClassifier
 
     return XGBClassifier(**params)
+
+
+#: Settings of the ``"lgbm"`` member: LightGBM's own defaults (100 rounds, learning rate 0.1, 31 leaves, no depth
+#: limit, 20 rows a leaf, 255 bins, no row or column subsampling, no penalty; its categorical splits' settings),
+#: written out so that they do not move with LightGBM's version; one thread, as the block parallelises over its
+#: members and folds; ``deterministic`` and ``force_row_wise``, so that a seed gives the same model bit for bit
+#: (LightGBM otherwise picks row- or column-wise histograms by timing both); silent.
+LGBM_PARAMS = dict(
+    n_estimators=100,
+    learning_rate=0.1,
+    num_leaves=31,
+    max_depth=-1,
+    min_child_samples=20,
+    min_child_weight=1e-3,
+    min_split_gain=0.0,
+    reg_alpha=0.0,
+    reg_lambda=0.0,
+    max_bin=255,
+    subsample=1.0,
+    colsample_bytree=1.0,
+    max_cat_to_onehot=4,
+    max_cat_threshold=32,
+    cat_smooth=10.0,
+    cat_l2=10.0,
+    min_data_per_group=100,
+    n_jobs=1,
+    deterministic=True,
+    force_row_wise=True,
+    verbose=-1,
+)
+#: The LightGBM members by name: ``"lgbm"`` (:data:`LGBM_PARAMS`) and ``"lgbm_es"`` (its rounds stopped early on
+#: rows held out of each fold model's training rows, :data:`EARLY_STOPPING_ROUNDS`, as ``"gbdt_es"``).
+LGBM_KINDS = ("lgbm", "lgbm_es")
+INSTALL = 'pip install lightgbm (or pip install "mddf[bench]")'
+
+
+def require_lightgbm(where):
+    """Import lightgbm, or raise an ``ImportError`` naming ``where`` and how to install it."""
+    try:
+        import lightgbm
+    except ImportError as error:
+        raise ImportError(f"{where}: this member needs lightgbm, which is not installed ({error}); {INSTALL}") from None
+    return lightgbm
+
+
+def make_lgbm(random_state=None, task="classification", kind="lgbm"):
+    """The LightGBM member ``kind`` of :data:`LGBM_KINDS`: ``LGBMClassifier`` (or ``LGBMRegressor``, squared error)
+    ``(**LGBM_PARAMS, random_state=random_state)``, for ``"lgbm_es"`` with ``early_stopping_round`` (the block holds
+    out a tenth of each fold model's rows to stop on). The block gives it the category columns at fit. An
+    ``ImportError`` saying how to install lightgbm when it is missing."""
+    _check_task(task)
+    if kind not in LGBM_KINDS:
+        raise ValueError(f"unknown LightGBM member {kind!r}; expected one of {LGBM_KINDS}")
+    lightgbm = require_lightgbm(repr(kind))
+    params = dict(LGBM_PARAMS, random_state=random_state)
+    if kind == "lgbm_es":
+        params["early_stopping_round"] = EARLY_STOPPING_ROUNDS
+    model = lightgbm.LGBMRegressor if task == "regression" else lightgbm.LGBMClassifier
+    return model(**params)
 
 
 def make_hgb(random_state=None, task="classification", categorical=None):

@@ -16,6 +16,7 @@ from mddf.blocks.attribution import block_attributions, model_attributions
 from mddf.blocks.boosted_member import BoostedMember
 from mddf.blocks.classifier import ForestBlock
 from mddf.blocks.forest_member import ForestMember
+from mddf.blocks.lgbm_member import LightGBMMember
 from mddf.blocks.member import (
     FitTask,
     Member,
@@ -27,12 +28,18 @@ from mddf.blocks.member import (
 )
 from mddf.blocks.members import EstimatorMember, fit_member
 from mddf.blocks.regressor import RegressionForestBlock
-from mddf.forests import make_gbdt
+from mddf.forests import LGBM_KINDS, make_gbdt
 from mddf.storage import ModelStore, StoredModel
 
-BUILT_IN = ("rf", "crf", "et", "gbdt", "gbdt_es", "gbdt_vector")
+BUILT_IN = ("rf", "crf", "et", "gbdt", "gbdt_es", "gbdt_vector", "lgbm", "lgbm_es")
 #: The methods a kind must write: the base class has no default for them.
 REQUIRED = ("fit_task", "predict", "attributions")
+
+
+def _needs_lightgbm(kind):
+    """Skip unless lightgbm is installed, for a LightGBM kind (optional: the test and bench extras)."""
+    if isinstance(kind, str) and kind in LGBM_KINDS:
+        pytest.importorskip("lightgbm", reason="the LightGBM members need lightgbm (the test and bench extras)")
 
 
 def _data(n=160, d=5, seed=0, missing=0.05):
@@ -54,17 +61,18 @@ def _classification_block(kinds, missing=0.05, **settings):
 # ---------------------------------------------------------------- every registered kind satisfies the protocol
 def test_the_built_in_kinds_are_registered_by_name_and_estimator_instances_go_to_the_kind_that_claims_them():
     assert member_names() == BUILT_IN
-    assert {member_class(name) for name in BUILT_IN} == {ForestMember, BoostedMember}
+    assert {member_class(name) for name in BUILT_IN} == {ForestMember, BoostedMember, LightGBMMember}
     assert member_class(XGBClassifier()) is BoostedMember
     assert member_class(LogisticRegression()) is EstimatorMember
-    with pytest.raises(ValueError, match=r"forest_types\[2\]: unknown kind 'lgbm'; expected one of"):
-        as_member("lgbm", position=2)
+    with pytest.raises(ValueError, match=r"forest_types\[2\]: unknown kind 'catboost'; expected one of"):
+        as_member("catboost", position=2)
     with pytest.raises(TypeError, match="is a class; pass an instance"):
         as_member(LogisticRegression)
 
 
 @pytest.mark.parametrize("name", BUILT_IN)
 def test_every_registered_kind_is_a_member_that_writes_the_methods_without_a_default(name):
+    _needs_lightgbm(name)
     cls = member_class(name)
     assert issubclass(cls, Member) and name in cls.names and not cls.__abstractmethods__
     for method in REQUIRED:
@@ -74,11 +82,23 @@ def test_every_registered_kind_is_a_member_that_writes_the_methods_without_a_def
 
 
 @pytest.mark.parametrize(
-    "kind", ["rf", "crf", "et", "gbdt", "gbdt_es", RandomForestClassifier(n_estimators=4), LogisticRegression()]
+    "kind",
+    [
+        "rf",
+        "crf",
+        "et",
+        "gbdt",
+        "gbdt_es",
+        "lgbm",
+        "lgbm_es",
+        RandomForestClassifier(n_estimators=4),
+        LogisticRegression(),
+    ],
 )
 def test_a_block_predicts_and_weighs_importances_through_its_members_only(kind):
     """The block's prediction is the mean of its member's ``predict`` over the fold models, its importances the mean
     of the member's ``importances``; the fold models' attributions add up to what the member predicts."""
+    _needs_lightgbm(kind)
     block, X, oof = _classification_block((kind,), missing=0.0 if isinstance(kind, LogisticRegression) else 0.05)
     member = block.members()[0]
     codes = block.models_[0][0].binner.transform(X) if member.forest else None

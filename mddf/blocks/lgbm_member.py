@@ -1,0 +1,139 @@
+"""The LightGBM members: ``"lgbm"``, ``"lgbm_es"`` and any LightGBM estimator instance, a member kind of the
+protocol (:mod:`mddf.blocks.member`).
+
+A LightGBM member is an estimator fitted whole on each fold (:class:`mddf.blocks.members.EstimatorMember`), with
+what LightGBM adds: the named kinds are ``LGBMClassifier`` (``LGBMRegressor``) with the fixed settings of
+:func:`mddf.forests.make_lgbm`, given the columns the block splits into category subsets as LightGBM's
+categorical features (:func:`fit_lgbm_fold_member`); ``"lgbm_es"`` (and any instance with ``early_stopping_round``)
+stops on rows held out of each fold model's training rows, as ``"gbdt_es"`` does; and its outputs are explained by
+LightGBM's own contributions to its raw scores (``pred_contrib=True``, exact TreeSHAP), through its link
+(:func:`mddf.blocks.attribution.contribution_attributions`). lightgbm is optional (the ``bench`` extra): naming
+a kind without it is a one-line error that says how to install it. A layer probe fits it in full (no stages).
+"""
+
+from __future__ import annotations
+
+import inspect
+import sys
+
+import numpy as np
+
+from ..forests import LGBM_KINDS, make_lgbm
+from ..forests.boosting import require_lightgbm
+from .attribution import contribution_attributions
+from .member import FitTask, register_member
+from .members import EstimatorMember, FoldModel, PreparedMember, fold_member_rows, no_output
+
+#: The objectives of LightGBM members whose outputs are explained, and the link from their raw scores.
+LGBM_LINKS = {"regression": "identity", "binary": "logistic", "multiclass": "softmax"}
+
+
+def is_lightgbm(estimator):
+    """Whether ``estimator`` is a LightGBM estimator (``LGBMClassifier``, ``LGBMRegressor``); never imports lightgbm."""
+    if "lightgbm" not in sys.modules or sys.modules["lightgbm"] is None:
+        return False
+    return isinstance(estimator, sys.modules["lightgbm"].LGBMModel)
+
+
+def stops_early(template):
+    """Whether a LightGBM template has ``early_stopping_round``: its fold models then stop on held-out rows."""
+    return bool(template.get_params().get("early_stopping_round"))
+
+
+def _held_out(estimator, X, y, weight):
+    """LightGBM's ``fit`` arguments of the rows ``X, y`` (weights ``weight``) to stop on: ``eval_X`` / ``eval_y``
+    from lightgbm 4.7 on, ``eval_set`` before."""
+    extra = {} if weight is None else {"eval_sample_weight": [weight]}
+    if "eval_X" in inspect.signature(estimator.fit).parameters:
+        return {"eval_X": (X,), "eval_y": (y,), **extra}
+    return {"eval_set": [(X, y)], **extra}
+
+
+def fit_lgbm_fold_member(template, seed, X, y, fit_rows, predict_rows, weight, draws, n_classes, where, categorical):
+    """:func:`mddf.blocks.members.fit_fold_member` (same parameters and result) of a LightGBM estimator, the columns
+    marked in ``categorical`` (or none: None) given as its categorical features. With ``early_stopping_round`` it
+    stops on :data:`~mddf.blocks.members.STOPPING_FRACTION` of its distinct training rows, drawn after its resample
+    as ``"gbdt_es"``'s (:func:`~mddf.blocks.members.stopping_rows`), and fits the others; with none to spare, every
+    round."""
+    stopping = stops_early(template)
+    drawn = fold_member_rows(seed, fit_rows, draws, (y, n_classes is not None) if stopping else None)
+    estimator_seed, fit_rows, stop = drawn if stopping else (*drawn, None)
+    part_weight = None if weight is None else weight[fit_rows]
+    prepared = PreparedMember.prepare(template, X[fit_rows], y[fit_rows], n_classes, part_weight, estimator_seed, where)
+    extra = {}
+    if categorical is not None and np.any(categorical):
+        extra["categorical_feature"] = np.flatnonzero(categorical).tolist()
+    if prepared.estimator is not None and stopping:
+        if len(stop):
+            y_stop = y[stop] if prepared.classes is None else np.searchsorted(prepared.classes, y[stop])
+            extra.update(_held_out(prepared.estimator, X[stop], y_stop, None if weight is None else weight[stop]))
+        else:
+            prepared.estimator.set_params(early_stopping_round=None)
+    fitted = prepared.fit(**extra).model()
+    model = LightGBMFoldModel(fitted.estimator, fitted.classes, fitted.n_classes, where, fitted.importance_scale)
+    if not len(predict_rows):  # the refit on every training row holds none out
+        return model, no_output(n_classes)
+    return model, model.output(X[predict_rows])
+
+
+class LightGBMFoldModel(FoldModel):
+    """A fitted LightGBM member (one fold): a :class:`~mddf.blocks.members.FoldModel` whose importances are its
+    total gains a column, normalised, as XGBoost's ``feature_importances_`` are."""
+
+    @property
+    def importances(self):
+        """The total gains a column over the rounds it predicts with, summing to ``importance_scale`` (1 for a
+        classifier); None for a model of one class or without a split."""
+        if self.estimator is None:
+            return None
+        gains = np.asarray(self.estimator.booster_.feature_importance("gain"), dtype=np.float64)
+        total = gains.sum()
+        return gains / total * self.importance_scale if total > 0 else None
+
+
+@register_member
+class LightGBMMember(EstimatorMember):
+    """LightGBM as a member (see the module): a named kind of :data:`mddf.forests.LGBM_KINDS`, or an
+    ``LGBMClassifier`` / ``LGBMRegressor`` instance of one's own settings (its categories not given unless it names
+    them)."""
+
+    names = LGBM_KINDS
+
+    @classmethod
+    def claims(cls, estimator):
+        return is_lightgbm(estimator)
+
+    def check(self, where):
+        if isinstance(self.kind, str):
+            require_lightgbm(f"{where} ({self.kind!r})")
+        else:
+            super().check(where)
+
+    def rejects_nan(self):
+        return not isinstance(self.kind, str) and super().rejects_nan()
+
+    def template(self, layer):
+        """A named kind's estimator (:func:`mddf.forests.make_lgbm`), or the instance."""
+        return make_lgbm(task=self.task, kind=self.kind) if isinstance(self.kind, str) else self.kind
+
+    def fit_task(self, fold, layer, position):
+        """:func:`fit_lgbm_fold_member` on ``fold``, a named kind given the layer's category columns."""
+        task = super().fit_task(fold, layer, position)
+        categorical = layer.categorical if isinstance(self.kind, str) else None
+        return FitTask(fit_lgbm_fold_member, task.args + (categorical,))
+
+    def check_explainable(self, model, where, role="member"):
+        """LightGBM's contributions explain its objectives of :data:`LGBM_LINKS`."""
+        estimator = model.estimator
+        if estimator is not None and estimator.objective_ not in LGBM_LINKS:
+            raise ValueError(
+                f"{where} ({type(estimator).__name__}): explain() explains LightGBM's objectives "
+                f"{tuple(LGBM_LINKS)}, not {estimator.objective_!r}"
+            )
+
+    def own_attributions(self, estimator, X, fast):
+        """LightGBM's contributions to its raw scores (exact TreeSHAP, ``fast`` or not), through its link."""
+        contributions = np.asarray(estimator.predict(X, pred_contrib=True), dtype=np.float64)
+        margins = np.asarray(estimator.predict(X, raw_score=True), dtype=np.float64).reshape(len(X), -1)
+        contributions = contributions.reshape(len(X), margins.shape[1], X.shape[1] + 1)
+        return contribution_attributions(contributions, margins, LGBM_LINKS[estimator.objective_])
