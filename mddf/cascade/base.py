@@ -55,6 +55,7 @@ class CascadeBase(SaveMixin, LayerFeaturesMixin):
         "fold_trees": [StrOptions({"all", "share", "refit"})],
         "predictor_input": [StrOptions({"stacked", "auto"})],
         "pair_features": [None, StrOptions({"auto", "all_operations"}), HasMethods(["fit_task", "transform"])],
+        "target_statistics": [None, StrOptions({"columns", "pairs"})],
         "n_jobs": N_JOBS_CONSTRAINT,
         "random_state": ["random_state"],
         "verbose": ["verbose"],
