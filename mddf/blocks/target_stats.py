@@ -109,6 +109,7 @@ class FoldStatistics:
 
     @property
     def width(self):
+        """The number of statistics it appends: ``len(prior)`` per source."""
         return len(self.prior) * len(self.tables)
 
     def transform(self, levels):
