@@ -96,3 +96,15 @@ def test_out_of_bag_class_vectors_are_refused_in_one_line():
         MDDFClassifier(target_statistics="columns", class_vectors="oob", **SMALL).fit(X, y)
     with pytest.raises(ValueError, match="target_statistics"):
         MDDFClassifier(target_statistics="every").fit(X, y)
+
+
+@pytest.mark.parametrize("setting", [{"probe_trees": 0.5}, {"fold_trees": "share"}])
+def test_layer_probes_and_shared_fold_trees_keep_each_folds_statistics(setting):
+    X, y, _ = survey(300)
+    plain = MDDFClassifier(target_statistics="columns", **SMALL).fit(X, y)
+    model = MDDFClassifier(target_statistics="columns", **setting, **SMALL).fit(X, y)
+    assert len(model.layers_[0].statistics_) == 3
+    if "probe_trees" in setting:  # a probe grows the same trees as the fit without it
+        np.testing.assert_array_equal(model.predict_proba(X), plain.predict_proba(X))
+    else:
+        assert model.score(X, y) > 0.9
