@@ -102,7 +102,7 @@ default=("rf", "rf", "crf", "crf")
         <pair-features>`.
     target_statistics : None, "columns" or "pairs", default=None
         Each first-layer fold model reads, beside ``x``, the smoothed mean target of each categorical column's
-        level (``"pairs"``: also of each pair of them), of the layer's residual target, computed from its fold's
+        level (``"pairs"``: also of each pair of them), of the first layer's target ``y``, computed from its fold's
         training rows only (CatBoost's ordered statistics for those rows): no row reads its own target. Unseen
         levels and missing values get the prior. None: none. See :ref:`the user guide <target-statistics>`.
     n_folds : int, default=3
