@@ -26,6 +26,7 @@ PAPER_CONFIG = MappingProxyType(
         "predictor": None,
         "predictor_input": "stacked",
         "pair_features": None,
+        "target_statistics": None,
         "calibration": None,
         "n_folds": 3,
         "fold_trees": "all",

@@ -160,6 +160,39 @@ def block_attributions(block, X, fast=False):
         if not isinstance(model, StoredModel):
             members[j].check_explainable(model, f"forest_types[{j}]")
     width = flat[0][1].n_classes or 1
+    n_members = len(block.models_)
+    base = np.zeros((n_members, width))
+    values = np.zeros((len(X), n_members, X.shape[1], width))
+    for X_in, part, weights in _model_groups(block, X):
+        results = _explained(block, members, X_in, part, fast, width)
+        for (j, _), (model_base, model_values) in zip(part, results):  # fixed order: the same bits for any n_jobs
+            base[j] += np.reshape(model_base, width)
+            model_values = model_values.reshape(len(X), X_in.shape[1], width)
+            values[:, j] += model_values if weights is None else np.einsum("nkw,kd->ndw", model_values, weights)
+    for j, models in enumerate(block.models_):
+        base[j] /= len(models)
+        values[:, j] /= len(models)
+    return base, values
+
+
+def _model_groups(block, X):
+    """``(input, [(member, model)], weights)`` of the block's models that read one input: every model reads ``X``
+    (weights None); with target statistics, each fold's models read ``X`` with the fold's statistics appended, and
+    ``weights`` gives a statistic's attribution to its column, half to each of a pair's
+    (:meth:`~mddf.blocks.target_stats.StatisticsSpec.weights`)."""
+    statistics = getattr(block, "statistics_", None)
+    if not statistics:
+        yield X, [(j, model) for j, models in enumerate(block.models_) for model in models], None
+        return
+    spec = block.target_statistics
+    levels = spec.levels(X)
+    for i, stats in enumerate(statistics):
+        weights = spec.weights(X.shape[1], len(stats.prior))
+        yield stats.appended_to(X, levels), [(j, models[i]) for j, models in enumerate(block.models_)], weights
+
+
+def _explained(block, members, X, flat, fast, width):
+    """Each ``(member, model)`` of ``flat`` explained on ``X``, in parallel threads, in the order of ``flat``."""
     has_missing = bool(np.isnan(X).any())
     binned = next((model for _, model in flat if issubclass(block.store.model_class(model), PackedForest)), None)
     codes = None if binned is None else binned.binner.transform(X)
@@ -171,14 +204,4 @@ def block_attributions(block, X, fast=False):
         return members[j].attributions(model, X, codes, has_missing, fast, width)
 
     with one_blas_thread():
-        results = Parallel(n_jobs=block.n_jobs, prefer="threads")(in_one_thread(task)(j, m) for j, m in flat)
-    n_members = len(block.models_)
-    base = np.zeros((n_members, width))
-    values = np.zeros((len(X), n_members, X.shape[1], width))
-    for (j, _), (model_base, model_values) in zip(flat, results):  # fixed order: the same bits for any n_jobs
-        base[j] += np.reshape(model_base, width)
-        values[:, j] += model_values.reshape(len(X), X.shape[1], width)
-    for j, models in enumerate(block.models_):
-        base[j] /= len(models)
-        values[:, j] /= len(models)
-    return base, values
+        return Parallel(n_jobs=block.n_jobs, prefer="threads")(in_one_thread(task)(j, m) for j, m in flat)

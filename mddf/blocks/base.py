@@ -20,11 +20,13 @@ from dataclasses import dataclass, replace
 import numpy as np
 from sklearn.utils.parallel import Parallel
 
+from .._runtime.memory import release_freed_memory
 from .._runtime.threads import in_one_thread, one_blas_thread
 from ..forests import PackedForest, fold_share
 from ..forests.growing import MAX_SEED
 from ..storage import MemoryStore, StoredModel
 from .member import as_member, member_class
+from .target_stats import BlockStatistics
 
 #: The fold index of the fit on every training row that ``fold_trees="refit"`` adds after the k folds.
 REFIT = "all"
@@ -182,6 +184,8 @@ class BlockBase(ABC):
         model that has importances (see the subclass).
     probe_ : BlockProbe or None
         Under probe, between :meth:`fit` and :meth:`finish`; None otherwise.
+    statistics_ : list of mddf.blocks.target_stats.FoldStatistics or None
+        With ``target_statistics``, those of each kept fold model, in the order of ``models_[j]``; None without.
     """
 
     #: Said after the error for a fold without a training row of positive weight.
@@ -210,6 +214,7 @@ class BlockBase(ABC):
         name=None,
         fold_trees="all",
         probe_trees=None,
+        target_statistics=None,
     ):
         self.forest_types = tuple(forest_types)
         self.n_estimators = n_estimators
@@ -220,6 +225,8 @@ class BlockBase(ABC):
         self.name = name
         self.fold_trees = fold_trees
         self.probe_trees = probe_trees
+        self.target_statistics = target_statistics
+        self.statistics_ = None
         self.probe_ = None
         self._waiting = None  # under probe: the MemberFit and probe result of each task, and how they gather
 
@@ -271,6 +278,22 @@ class BlockBase(ABC):
         """The task that fits member ``j`` (``member``) on ``fold`` of ``layer``
         (:meth:`~mddf.blocks.member.Member.fit_task`)."""
         return self._fold_task(fold.index, j, member, member.fit_task(fold, layer, j))
+
+    def _statistics(self, rng, X, y, n_classes):
+        """The fit's :class:`~mddf.blocks.target_stats.BlockStatistics` (seeds from ``rng``); None without any."""
+        spec = getattr(self, "target_statistics", None)
+        self.statistics_ = None if spec is None else []
+        return None if spec is None else BlockStatistics(spec, rng, X, y, n_classes, self.n_folds)
+
+    def _fold_layer(self, layer, fold, statistics, categorical, prefix):
+        """``layer`` as ``fold``'s members read it, with its statistics appended when there are (kept in
+        ``statistics_`` for a kept fold model: :meth:`~mddf.blocks.target_stats.BlockStatistics.layer`)."""
+        if statistics is None:
+            return layer
+        stats, fold_layer = statistics.layer(layer, fold, fold.index == REFIT, categorical, prefix)
+        if not (self.refits and fold.index != REFIT):
+            self.statistics_.append(stats)
+        return fold_layer
 
     @property
     def refits(self):
@@ -409,9 +432,14 @@ class BlockBase(ABC):
     def _set_importances(self):
         """``importances_``: the mean of the fitted models' importances (their members'
         :meth:`~mddf.blocks.member.Member.importances`), of those that have them; zeros when none has."""
-        values = [member.importances(model, self.n_features_in_) for member, model in self._flat_models(True)]
+        stats = getattr(self, "statistics_", None)
+        d, appended = self.n_features_in_, stats[0].width if stats else 0
+        values = [member.importances(model, d + appended) for member, model in self._flat_models(True)]
         values = [v for v in values if v is not None]
-        self.importances_ = np.mean(values, axis=0) if values else np.zeros(self.n_features_in_)
+        self.importances_ = np.mean(values, axis=0) if values else np.zeros(d + appended)
+        if appended:  # a statistic's importance goes to its column, half to each of a pair's
+            width = appended // len(self.target_statistics.sources)
+            self.importances_ = self.importances_ @ self.target_statistics.weights(d, width)
 
     # -------------------------------------------------------------- predict
     def _binned(self, model):
@@ -423,12 +451,27 @@ class BlockBase(ABC):
         Each model predicts through its member (:meth:`~mddf.blocks.member.Member.predict`, in a worker) from
         ``X`` or the rows' bin codes, binned once for all of the layer's binned forests (reusing ``prefix``, a
         :class:`~mddf.forests.PrefixCodes` of the ``x`` that ``X`` begins with, when given). A member that cannot
-        take the NaN of ``X`` raises a ``ValueError`` naming it first.
+        take the NaN of ``X`` raises a ``ValueError`` naming it first. With ``statistics_``, each fold's models
+        read ``X`` with its statistics appended.
         """
         members = self.members()
         self._check_members_take_nan(X, members)
+        out = np.zeros((X.shape[0], len(self.models_)) + width)
+        if getattr(self, "statistics_", None):
+            levels = self.target_statistics.levels(X)
+            for i, stats in enumerate(self.statistics_):  # fold i's models read its statistics
+                fold = [(j, models[i]) for j, models in enumerate(self.models_)]
+                self._add_outputs(out, stats.appended_to(X, levels), fold, prefix)
+        else:
+            self._add_outputs(out, X, [(j, model) for j, models in enumerate(self.models_) for model in models], prefix)
+        for j, models in enumerate(self.models_):
+            out[:, j] /= len(models)
+        return out
+
+    def _add_outputs(self, out, X, flat, prefix):
+        """Add to ``out[:, j]`` the output for ``X`` of each ``(j, model)`` of ``flat``, in this order."""
+        members = self.members()
         has_missing = bool(np.isnan(X).any())
-        flat = [(j, model) for j, models in enumerate(self.models_) for model in models]
         binned = next((model for _, model in flat if self._binned(model)), None)
         codes = None
         if binned is not None:
@@ -442,12 +485,8 @@ class BlockBase(ABC):
 
         with one_blas_thread():
             results = Parallel(n_jobs=self.n_jobs, prefer="threads")(task(j, model) for j, model in flat)
-        out = np.zeros((X.shape[0], len(self.models_)) + width)
         for (j, _), output in zip(flat, results):  # fixed order: bit-identical for any n_jobs
             out[:, j] += output
-        for j, models in enumerate(self.models_):
-            out[:, j] /= len(models)
-        return out
 
     @property
     def nbytes(self):
@@ -559,24 +598,3 @@ def _predict_stored(member, record, folder, *args):
     """Load a stored model through its ``member`` (memory-mapped), return its prediction ``member.predict(model,
     *args)``, and let it go (runs in a worker)."""
     return member.predict(member.load(record, folder), *args)
-
-
-_MALLOC_TRIM = []
-
-
-def release_freed_memory():
-    """Hand the heap memory freed so far back to the operating system (glibc's ``malloc_trim``; elsewhere a no-op).
-
-    glibc keeps the memory of freed arrays for reuse, so without it the resident
-    memory of a process stays at the high-water mark of the forests it has
-    grown and dropped, even though they are on disk.
-    """
-    if not _MALLOC_TRIM:
-        try:
-            import ctypes
-
-            _MALLOC_TRIM.append(ctypes.CDLL("libc.so.6").malloc_trim)
-        except (OSError, AttributeError):
-            _MALLOC_TRIM.append(None)
-    if _MALLOC_TRIM[0] is not None:
-        _MALLOC_TRIM[0](0)

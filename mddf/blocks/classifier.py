@@ -134,8 +134,20 @@ class ForestBlock(BlockBase):
         name=None,
         fold_trees="all",
         probe_trees=None,
+        target_statistics=None,
     ):
-        super().__init__(forest_types, n_estimators, max_depth, n_folds, n_jobs, store, name, fold_trees, probe_trees)
+        super().__init__(
+            forest_types,
+            n_estimators,
+            max_depth,
+            n_folds,
+            n_jobs,
+            store,
+            name,
+            fold_trees,
+            probe_trees,
+            target_statistics,
+        )
         self.class_vectors = class_vectors
         self.weighting = weighting
         self.tree_method = tree_method
@@ -192,6 +204,9 @@ class ForestBlock(BlockBase):
             resample_weight=distribution,
             weights_name="the sample distribution D_t",
         )
+        if self.class_vectors == "oob" and self.target_statistics is not None:
+            raise ValueError("target_statistics needs class_vectors='kfold' (each fold computes its own statistics)")
+        statistics = self._statistics(rng, X, y, n_classes)
         if self.class_vectors == "oob":
             weight = None if uniform else distribution * len(y)
             tasks, slots = self._oob_tasks(rng, members, layer, weight, rows)
@@ -203,8 +218,9 @@ class ForestBlock(BlockBase):
             crossed = range(len(members))
             folds = self._weighted_folds(rng, y, trainable, distribution, uniform, self.weighting)
         for fold in folds:  # slots[k]: (member, held-out rows, or None for out-of-bag) of task k
+            fold_layer = self._fold_layer(layer, fold, statistics, categorical, prefix)
             for j in crossed:
-                tasks.append(self._member_task(fold, j, members[j], layer))
+                tasks.append(self._member_task(fold, j, members[j], fold_layer))
                 slots.append((j, fold.test))
         return self._gather(tasks, slots, len(y), (n_classes,))
 

@@ -96,8 +96,20 @@ class RegressionForestBlock(BlockBase):
         name=None,
         fold_trees="all",
         probe_trees=None,
+        target_statistics=None,
     ):
-        super().__init__(forest_types, n_estimators, max_depth, n_folds, n_jobs, store, name, fold_trees, probe_trees)
+        super().__init__(
+            forest_types,
+            n_estimators,
+            max_depth,
+            n_folds,
+            n_jobs,
+            store,
+            name,
+            fold_trees,
+            probe_trees,
+            target_statistics,
+        )
         self.max_features = max_features
 
     def fit(self, X, y, sample_weight, rng, categorical=None, prefix=None):
@@ -148,10 +160,12 @@ class RegressionForestBlock(BlockBase):
             weights_equal=equal,
         )
         tasks, slots = [], []
+        statistics = self._statistics(rng, X, y, None)  # of the block's target: the residual with target="residual"
         for fold in self._folds(rng, y, trainable):
             fold = replace(fold, weight=weight)  # the forests' bootstrap is uniform: no draws
+            fold_layer = self._fold_layer(layer, fold, statistics, categorical, prefix)
             for j, member in enumerate(members):
-                tasks.append(self._member_task(fold, j, member, layer))
+                tasks.append(self._member_task(fold, j, member, fold_layer))
                 slots.append((j, fold.test))
         return self._gather(tasks, slots, len(y), ())
 

@@ -55,6 +55,7 @@ class CascadeBase(SaveMixin, LayerFeaturesMixin):
         "fold_trees": [StrOptions({"all", "share", "refit"})],
         "predictor_input": [StrOptions({"stacked", "auto"})],
         "pair_features": [None, StrOptions({"auto", "all_operations"}), HasMethods(["fit_task", "transform"])],
+        "target_statistics": [None, StrOptions({"columns", "pairs"})],
         "n_jobs": N_JOBS_CONSTRAINT,
         "random_state": ["random_state"],
         "verbose": ["verbose"],
@@ -145,7 +146,8 @@ class CascadeBase(SaveMixin, LayerFeaturesMixin):
         columns in proportion to their attributions of that column, and the layers are mixed as the prediction
         mixes them, calibration and ``predictor`` included, so that on every row ``base_values + values.sum(axis=1)``
         is the prediction, within rounding. An appended pair feature's attribution goes half to each of its two
-        columns. See :ref:`the user guide <explain>` for the rules and how they differ from shap's explainers.
+        columns, a target statistic's (``target_statistics``) to its column, or half to each of a pair's. See
+        :ref:`the user guide <explain>` for the rules and how they differ from shap's explainers.
 
         Parameters
         ----------

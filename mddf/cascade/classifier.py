@@ -63,6 +63,11 @@ estimators, default=("rf", "rf", "crf", "crf", "gbdt")
         its defaults; ``"all_operations"``: differences too) and append them to ``x`` for every layer. Nothing
         is appended, and the model is the one without the search, when no pair helps. See :ref:`the user guide
         <pair-features>`.
+    target_statistics : None, "columns" or "pairs", default=None
+        Each first-layer fold model reads, beside ``x``, the smoothed mean target of each categorical column's
+        level (``"pairs"``: also of each pair of them), per class (one for two classes), computed from its fold's
+        training rows only (CatBoost's ordered statistics for those rows): no row reads its own target. Unseen
+        levels and missing values get the prior. None: none. See :ref:`the user guide <target-statistics>`.
     calibration : None or "temperature", default="temperature"
         ``"temperature"``: :meth:`predict_proba` returns ``(p + eps) ** (1 / T)`` renormalised, eps and T
         fitted on the kept layers' out-of-fold mixture (the labels unchanged; kept only when it lowers the
@@ -226,6 +231,7 @@ estimators, default=("rf", "rf", "crf", "crf", "gbdt")
         predictor=None,
         predictor_input="stacked",
         pair_features=None,
+        target_statistics=None,
         calibration="temperature",
         n_folds=3,
         fold_trees="all",
@@ -261,6 +267,7 @@ estimators, default=("rf", "rf", "crf", "crf", "gbdt")
         self.predictor = predictor
         self.predictor_input = predictor_input
         self.pair_features = pair_features
+        self.target_statistics = target_statistics
         self.calibration = calibration
         self.n_folds = n_folds
         self.fold_trees = fold_trees
@@ -304,6 +311,8 @@ estimators, default=("rf", "rf", "crf", "crf", "gbdt")
         check_forest_types(self.forest_types)
         check_predictor_instance(self.predictor)
         pair_template(self.pair_features, name)  # its parameters checked before any work
+        if self.target_statistics is not None and self.class_vectors == "oob":
+            raise ValueError(f"{name}: target_statistics needs class_vectors='kfold' (each fold computes its own)")
         if self.screening_accuracy is not None and self.predictor is not None:
             raise ValueError(
                 f"{name}: screening_accuracy and predictor cannot be combined, as a screened row's prediction is the "

@@ -89,6 +89,7 @@ class MarginPolicy(TaskPolicy):
             name=f"layer-{t:03d}",
             fold_trees=c.fold_trees,
             probe_trees=probe_trees,
+            target_statistics=self.statistics_spec(t),
         )
 
     @property

@@ -25,6 +25,7 @@ import numpy as np
 from sklearn.model_selection import train_test_split
 
 from ..blocks.members import is_forest
+from ..blocks.target_stats import StatisticsSpec
 from ..forests import MAX_SUBSET_CATEGORIES, BinnedInput
 from ..forests.growing import MAX_SEED
 from ..utils import EarlyStopping, rescaled_weights
@@ -111,6 +112,14 @@ class TaskPolicy:
             c and len(cats) <= MAX_SUBSET_CATEGORIES for c, cats in zip(categorical, self.columns.categories)
         ]
         return mask if mask.any() else None
+
+    def statistics_spec(self, t):
+        """What layer t's folds compute with ``target_statistics``: the first layer's, of the categorical columns of
+        ``x`` (:class:`mddf.blocks.target_stats.StatisticsSpec`); None for the others, or without any."""
+        kind, categorical = getattr(self.params, "target_statistics", None), self.columns.is_categorical
+        if t != 1 or kind is None or categorical is None:
+            return None
+        return StatisticsSpec.of(kind, np.flatnonzero(categorical))
 
     def fit_layer(self, state, t, probe_trees=None):
         """Layer t's block fitted on its input for the rows still in: ``(block, out-of-fold outputs per member)``.

@@ -101,6 +101,11 @@ default=("rf", "rf", "crf", "crf")
         columns) and append them to ``x`` for every layer, at fit and prediction. Nothing is appended, and the
         model is the one without the search, when no pair helps. None: no search. See :ref:`the user guide
         <pair-features>`.
+    target_statistics : None, "columns" or "pairs", default=None
+        Each first-layer fold model reads, beside ``x``, the smoothed mean target of each categorical column's
+        level (``"pairs"``: also of each pair of them), of the first layer's target ``y``, computed from its fold's
+        training rows only (CatBoost's ordered statistics for those rows): no row reads its own target. Unseen
+        levels and missing values get the prior. None: none. See :ref:`the user guide <target-statistics>`.
     n_folds : int, default=3
         k of the k-fold out-of-fold predictions (gcForest's choice, as
         :class:`mddf.MDDFClassifier`). The folds are shuffled, not stratified.
@@ -245,6 +250,7 @@ default=("rf", "rf", "crf", "crf")
         predictor=None,
         predictor_input="stacked",
         pair_features="all_operations",
+        target_statistics=None,
         n_folds=3,
         fold_trees="all",
         max_depth=None,
@@ -271,6 +277,7 @@ default=("rf", "rf", "crf", "crf")
         self.predictor = predictor
         self.predictor_input = predictor_input
         self.pair_features = pair_features
+        self.target_statistics = target_statistics
         self.n_folds = n_folds
         self.fold_trees = fold_trees
         self.max_depth = max_depth

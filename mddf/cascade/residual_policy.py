@@ -76,6 +76,7 @@ class ResidualPolicy(TaskPolicy):
             name=f"layer-{t:03d}",
             fold_trees=c.fold_trees,
             probe_trees=probe_trees,
+            target_statistics=self.statistics_spec(t),
         )
 
     # -------------------------------------------------------------- the data
