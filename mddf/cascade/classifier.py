@@ -326,7 +326,15 @@ default=("rf", "rf", "crf", "crf", "gbdt")
                 f"{name}: screening_accuracy and predictor cannot be combined, as a screened row's prediction is the "
                 "output of the layer it left at; set predictor=None or screening_accuracy=None"
             )
-        if np.ndim(y) == 2 and type_of_target(y) == "multilabel-indicator":
+        if np.ndim(y) == 2 and np.shape(y)[1] > 1:
+            if np.asarray(y).dtype.kind == "f" and np.isnan(np.asarray(y)).any():
+                raise ValueError(f"{name}: y contains NaN; every row needs a 0 or 1 for every label")
+            kind = type_of_target(y)
+            if kind != "multilabel-indicator":
+                raise ValueError(
+                    f"{name}: a 2-D y must be a multi-label 0/1 indicator (type_of_target 'multilabel-indicator'), "
+                    f"got {kind!r}; multi-class multi-output y is not supported"
+                )
             return self._validate_multilabel(X, y, sample_weight)
         check_label_types(y, estimator_name=name)
         X, y = validate_tabular(self, X, y, reset=True, dtype=np.float32, order="C", ensure_all_finite="allow-nan")

@@ -174,3 +174,17 @@ def test_a_1d_y_keeps_the_single_label_model(data):
     assert isinstance(model.classes_, np.ndarray)
     assert model.predict_proba(Xt).shape == (100, 2)
     assert not isinstance(model.layers_[0], LabelBlocks)
+
+
+def test_a_2d_y_that_is_not_a_0_1_indicator_is_refused(data):
+    X, Y, _, _ = data
+    with pytest.raises(ValueError, match="must be a multi-label 0/1 indicator .* got 'multiclass-multioutput'"):
+        MDDFClassifier(**FAST).fit(X, Y * np.arange(1, N_LABELS + 1))
+
+
+def test_nan_in_a_2d_y_is_refused(data):
+    X, Y, _, _ = data
+    Y = Y.astype(float)
+    Y[0, 0] = np.nan
+    with pytest.raises(ValueError, match="y contains NaN; every row needs a 0 or 1 for every label"):
+        MDDFClassifier(**FAST).fit(X, Y)
