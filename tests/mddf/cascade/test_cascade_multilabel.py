@@ -188,3 +188,21 @@ def test_nan_in_a_2d_y_is_refused(data):
     Y[0, 0] = np.nan
     with pytest.raises(ValueError, match="y contains NaN; every row needs a 0 or 1 for every label"):
         MDDFClassifier(**FAST).fit(X, Y)
+
+
+def test_per_forest_features_name_every_member_and_label(data, capsys):
+    X, Y, Xt, _ = data
+    model = MDDFClassifier(**{**FAST, "max_layers": 1}, passed_features="per_forest", verbose=1).fit(X, Y)
+    assert "mdDF" in capsys.readouterr().out  # the verbose layer line
+    names = model.get_feature_names_out()
+    assert model.transform(Xt).shape == (100, 2 * 2 * N_LABELS) == (100, len(names))
+    assert names[0] == "layer1_rf0_label0_class_0" and names[-1] == f"layer1_crf1_label{N_LABELS - 1}_class_1"
+
+
+def test_sample_weights_reach_the_fit(data):
+    X, Y, Xt, _ = data
+    weight = np.random.default_rng(0).integers(1, 4, size=len(X)).astype(float)
+    weighted = MDDFClassifier(**FAST).fit(X, Y, sample_weight=weight)
+    assert weighted.predict(Xt).shape == (100, N_LABELS)
+    unweighted = MDDFClassifier(**FAST).fit(X, Y)
+    assert not all(np.array_equal(a, b) for a, b in zip(weighted.predict_proba(Xt), unweighted.predict_proba(Xt)))
