@@ -326,7 +326,7 @@ default=("rf", "rf", "crf", "crf", "gbdt")
                 f"{name}: screening_accuracy and predictor cannot be combined, as a screened row's prediction is the "
                 "output of the layer it left at; set predictor=None or screening_accuracy=None"
             )
-        if np.ndim(y) == 2 and np.shape(y)[1] > 1:
+        if _is_multi_column(y):
             if np.asarray(y).dtype.kind == "f" and np.isnan(np.asarray(y)).any():
                 raise ValueError(f"{name}: y contains NaN; every row needs a 0 or 1 for every label")
             kind = type_of_target(y)
@@ -470,3 +470,14 @@ default=("rf", "rf", "crf", "crf", "gbdt")
             return [f"layer{t}_{c}" for c in classes]
         members = [f"{member_name(kind)}{j}" for j, kind in enumerate(self.layers_[t - 1].forest_types)]
         return [f"layer{t}_{m}_{c}" for m in members for c in classes]
+
+
+def _is_multi_column(y):
+    """Whether ``y`` as given is 2-D with more than one column (read through ``__array__`` when it has no shape)."""
+    shape = getattr(y, "shape", None)
+    if shape is None:
+        try:
+            shape = np.asarray(y).shape
+        except ValueError:  # ragged: validation reports it
+            return False
+    return len(shape) == 2 and shape[1] > 1

@@ -206,3 +206,9 @@ def test_sample_weights_reach_the_fit(data):
     assert weighted.predict(Xt).shape == (100, N_LABELS)
     unweighted = MDDFClassifier(**FAST).fit(X, Y)
     assert not all(np.array_equal(a, b) for a, b in zip(weighted.predict_proba(Xt), unweighted.predict_proba(Xt)))
+
+
+def test_a_list_of_lists_is_a_multilabel_y(data):
+    X, Y, Xt, _ = data
+    model = MDDFClassifier(**{**FAST, "max_layers": 1}).fit(X, Y.tolist())
+    assert model.predict(Xt).shape == (100, N_LABELS)
