@@ -420,10 +420,11 @@ default=("rf", "rf", "crf", "crf", "gbdt")
         Yields
         ------
         ndarray of float64, shape (n_samples, n_classes)
-            One per kept layer (``n_layers_``).
+            One per kept layer (``n_layers_``); with a multi-label ``y``, a list of ``n_labels`` arrays
+            ``(n_samples, 2)``, as :meth:`predict_proba`.
         """
         stages = self._replayed(X, Stages())  # X checked now, fitted-ness first
-        return iter([self._per_label(stage) for stage in stages] if self._multilabel else stages)
+        return iter([self._per_label(stage) for stage in stages])
 
     def staged_predict(self, X):
         """Predicted labels after each kept layer, those of :meth:`staged_predict_proba`; the last equal to
@@ -431,13 +432,15 @@ default=("rf", "rf", "crf", "crf", "gbdt")
 
         Yields
         ------
-        ndarray of shape (n_samples,)
+        ndarray of shape (n_samples,), or ``(n_samples, n_labels)`` with a multi-label ``y``
         """
         return (self._labels_of(proba) for proba in self.staged_predict_proba(X))
 
     def predict_proba(self, X):
         """Class probabilities ``f_T(x) / sum_t alpha_t``: a convex combination of the layers' class vectors (eq. 9),
-        calibrated by ``calibration_`` when there is one.
+        calibrated by ``calibration_`` when there is one. With a multi-label ``y``, a list of ``n_labels`` arrays
+        ``(n_samples, 2)``, each label's probabilities of its ``classes_``, as scikit-learn's multi-label
+        classifiers return them.
 
         With a ``predictor``, its probabilities for ``[x, f_T(x)]`` (or ``x``) instead, or, when
         ``predictor_weight_`` w is below 1, ``(1 - w)`` times the cascade's plus w times the predictor's.

@@ -3,6 +3,7 @@
 import pickle
 
 import numpy as np
+import pandas as pd
 import pytest
 from sklearn.datasets import make_multilabel_classification
 from sklearn.metrics import hamming_loss, make_scorer
@@ -212,3 +213,11 @@ def test_a_list_of_lists_is_a_multilabel_y(data):
     X, Y, Xt, _ = data
     model = MDDFClassifier(**{**FAST, "max_layers": 1}).fit(X, Y.tolist())
     assert model.predict(Xt).shape == (100, N_LABELS)
+
+
+def test_a_dataframe_of_label_columns_is_a_multilabel_y(data):
+    X, Y, Xt, _ = data
+    frame = pd.DataFrame(Y.astype(bool), columns=[f"tag{k}" for k in range(N_LABELS)])
+    model = MDDFClassifier(**{**FAST, "max_layers": 1}).fit(X, frame)
+    assert [c.tolist() for c in model.classes_] == [[False, True]] * N_LABELS
+    assert model.predict(Xt).dtype == bool and model.predict(Xt).shape == (100, N_LABELS)
