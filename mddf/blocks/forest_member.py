@@ -11,7 +11,7 @@ explained by their trees (:mod:`mddf.forests.attribution`).
 
 from __future__ import annotations
 
-from ..forests import FOREST_KINDS, MAX_FEATURES, PackedForest, fit_forest, fit_oob_forest
+from ..forests import FOREST_KINDS, MAX_FEATURES, ForestSpec, PackedForest, fit_forest, fit_oob_forest
 from ..forests.growing import staged_forest, staged_oob_forest
 from .member import FitTask, Member, register_member
 
@@ -39,7 +39,7 @@ class ForestMember(Member):
         """The forest of ``fold`` (:func:`mddf.forests.fit_forest`): it trains on ``fold.fit_rows`` with
         ``fold.weight`` and ``fold.draws``, keeps ``fold.kept`` trees for new rows, and gives the class vectors (or
         predictions) of ``fold.test``."""
-        args = (
+        spec = ForestSpec(
             self.kind,
             layer.n_estimators,
             layer.max_depth,
@@ -54,7 +54,7 @@ class ForestMember(Member):
             fold.draws,
             fold.kept,
         )
-        return FitTask(fit_forest, args, staged_forest)
+        return FitTask(fit_forest, (spec,), staged_forest)
 
     def oob_task(self, seed, layer, weight, rows):
         """The bagged forest fitted once on ``rows`` (None: every row) with the sample weights ``weight``, giving every

@@ -15,7 +15,7 @@ blocks and cascades (see :mod:`mddf` for the layers). One concern per module:
   rows being predicted;
 - :mod:`~mddf.forests.growing`: growing one forest tree by tree on the shared
   input (:func:`grow_forest`), with the held-out rows' outputs
-  (:func:`fit_forest`, either task) or the out-of-bag ones
+  (:func:`fit_forest` of a :class:`ForestSpec`, either task) or the out-of-bag ones
   (:func:`fit_oob_forest`), by a :class:`TreeGrower` (binned trees) or
   :class:`ExactTrees` (scikit-learn's trees);
 - :mod:`~mddf.forests.stored`: :class:`StoredForest`, the one base of the
@@ -37,7 +37,7 @@ from .binned import BinnedForest, BinnedRegressionForest, ForestBuilder, PackedF
 from .binned_input import MAX_SUBSET_CATEGORIES, BinnedInput, PrefixCodes
 from .boosting import GBDT_KINDS, GBDT_PARAMS, make_gbdt, make_hgb
 from .compact import CompactForest
-from .growing import ExactTrees, TreeGrower, fit_forest, fit_oob_forest, fold_share, grow_forest
+from .growing import ExactTrees, ForestSpec, TreeGrower, fit_forest, fit_oob_forest, fold_share, grow_forest
 from .kinds import (
     FOREST_KINDS,
     FORESTS,
@@ -64,6 +64,7 @@ __all__ = [
     "ExactTrees",
     "ForestBuilder",
     "ForestKind",
+    "ForestSpec",
     "PackedForest",
     "PrefixCodes",
     "StoredForest",

@@ -10,8 +10,8 @@ grown by a :class:`TreeGrower` (:mod:`mddf.trees` on a
 :class:`~mddf.forests.BinnedForest` or :class:`~mddf.forests.BinnedRegressionForest`)
 or by :class:`ExactTrees` (scikit-learn's trees on float values,
 ``tree_method="exact"``, stored as a :class:`~mddf.forests.CompactForest`).
-:func:`fit_forest` fits a forest of either task on a fold and gives the
-held-out rows' outputs; :func:`fit_oob_forest` fits a bagged classification
+:func:`fit_forest` fits a forest of either task on a fold, as a
+:class:`ForestSpec` states it, and gives the held-out rows' outputs; :func:`fit_oob_forest` fits a bagged classification
 forest on every row and gives their out-of-bag class vectors. The tasks differ
 in the trees' criterion (Gini for class indices, the squared error for
 targets, :mod:`mddf.trees.criterion`) and the width of the output (the classes,
@@ -19,6 +19,8 @@ or one value).
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -156,22 +158,9 @@ def forest_trees(kind, max_depth, max_features, X, y, n_classes):
     return ExactTrees(kind, max_depth, max_features, X, y, n_classes)
 
 
-def fit_forest(
-    kind,
-    n_estimators,
-    max_depth,
-    max_features,
-    seed,
-    X,
-    y,
-    rows,
-    weight,
-    predict_rows,
-    n_classes=None,
-    draws=None,
-    n_kept=None,
-):
-    """Fit one forest on the rows ``rows`` of the shared layer input and predict ``predict_rows`` (runs in a worker).
+@dataclass(frozen=True, eq=False)
+class ForestSpec:
+    """One forest fit of :func:`fit_forest` and :func:`staged_forest`: the forest, its rows and its outputs.
 
     Random forests (``"rf"``) draw ``len(rows)`` rows uniformly with replacement
     from ``rows`` for each tree (the bootstrap); the other kinds train every
@@ -184,7 +173,7 @@ def fit_forest(
     split rules, same ``max_features``); the forest keeps its first ``n_kept``
     (None: all).
 
-    Parameters
+    Attributes
     ----------
     kind : {"rf", "crf", "et"}
     n_estimators, max_depth : int, int or None
@@ -204,49 +193,69 @@ def fit_forest(
         The held-out rows.
     n_classes : int or None, default=None
         Classes of a classification forest; None for regression.
-    draws : weighted bootstrap over ``rows``, or None
+    draws : weighted bootstrap over ``rows``, or None, default=None
     n_kept : int or None, default=None
+    """
+
+    kind: str
+    n_estimators: int
+    max_depth: int | None
+    max_features: int | float | str | None
+    seed: int
+    X: object
+    y: np.ndarray
+    rows: np.ndarray
+    weight: np.ndarray | None
+    predict_rows: np.ndarray
+    n_classes: int | None = None
+    draws: object = None
+    n_kept: int | None = None
+
+
+def _forest_spec(spec=None, /, *fields, **named):
+    """``spec`` if it is a :class:`ForestSpec`, else the one of the fields given (the former signature of
+    :func:`fit_forest`: ``ForestSpec``'s fields in order, or by name)."""
+    if isinstance(spec, ForestSpec):
+        if fields or named:
+            raise TypeError("fit_forest takes a ForestSpec alone, or its fields without one")
+        return spec
+    return ForestSpec(*(() if spec is None else (spec,)), *fields, **named)
+
+
+def fit_forest(spec=None, /, *fields, **named):
+    """Fit one forest on the rows ``spec.rows`` of the shared layer input and predict ``spec.predict_rows`` (runs in
+    a worker).
+
+    Parameters
+    ----------
+    spec : ForestSpec
+        The fit. ``ForestSpec``'s fields in its place, in order or by name, are taken as the one of them.
 
     Returns
     -------
     (forest, output): the fitted forest and its mean output of ``predict_rows``, class
     probabilities ``(len(predict_rows), n_classes)`` or predictions ``(len(predict_rows),)``.
     """
-    staged = staged_forest(
-        kind, n_estimators, max_depth, max_features, seed, X, y, rows, weight, predict_rows, n_classes, draws, n_kept
-    )
-    return staged.grow(n_estimators).finish()
+    staged = staged_forest(spec, *fields, **named)
+    return staged.grow(staged.n_estimators).finish()
 
 
-def staged_forest(
-    kind,
-    n_estimators,
-    max_depth,
-    max_features,
-    seed,
-    X,
-    y,
-    rows,
-    weight,
-    predict_rows,
-    n_classes=None,
-    draws=None,
-    n_kept=None,
-):
+def staged_forest(spec=None, /, *fields, **named):
     """The fit of :func:`fit_forest` (same parameters) as a :class:`StagedForest`, no tree grown yet."""
+    spec = _forest_spec(spec, *fields, **named)
     growth = ForestGrowth(
-        forest_trees(kind, max_depth, max_features, X, y, n_classes),
-        n_estimators,
-        seed,
-        len(y),
-        rows,
-        weight,
-        bootstrap=forest_kind(kind).bootstrap or draws is not None,
-        predict_rows=predict_rows,
-        draws=draws,
-        n_kept=n_kept,
+        forest_trees(spec.kind, spec.max_depth, spec.max_features, spec.X, spec.y, spec.n_classes),
+        spec.n_estimators,
+        spec.seed,
+        len(spec.y),
+        spec.rows,
+        spec.weight,
+        bootstrap=forest_kind(spec.kind).bootstrap or spec.draws is not None,
+        predict_rows=spec.predict_rows,
+        draws=spec.draws,
+        n_kept=spec.n_kept,
     )
-    return StagedForest(growth, n_classes)
+    return StagedForest(growth, spec.n_classes)
 
 
 def fold_share(n_estimators, n_folds, fold):
@@ -271,7 +280,7 @@ def fit_oob_forest(kind, n_estimators, max_depth, max_features, seed, X, y, weig
     bootstrap keeps out-of-bag membership independent of the labels. Rows left
     out of ``rows`` (of sample weight 0) are out of every bag, and a row that is
     in every bag (about 0.37^n_estimators of them) gets the uninformative
-    ``1 / n_classes`` in every column. The parameters are :func:`fit_forest`'s.
+    ``1 / n_classes`` in every column. The parameters are the fields of :class:`ForestSpec` of the same names.
 
     Returns
     -------

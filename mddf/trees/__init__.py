@@ -18,6 +18,9 @@ split rules. One concern per module, as in scikit-learn's
   rows), and the registry of the criteria by name;
 - :mod:`~mddf.trees.gini` and :mod:`~mddf.trees.squared_error`: the two
   criteria (classification and regression);
+- :mod:`~mddf.trees.loops`: the loops over a node's rows that the criteria
+  share (the partition of its rows, the score of a given split), written once
+  and compiled per criterion with its per-row functions;
 - :mod:`~mddf.trees.grower`: :func:`grow_tree`, one skeleton growing a tree
   depth first (node stack, candidate-feature draws, row partitions) into flat
   node arrays, with its impurity importance per feature, compiled once per

@@ -34,6 +34,8 @@ The functions, as :data:`FUNCTIONS` lists them (name, parameters, what it return
   its field ``left`` is the scratch space ``split_score`` is given.
 - ``new_leaf_values(n_rows, n_classes)`` -> ndarray ``(n_rows, width)``: room
   for the leaf table of a tree (its rows are what the leaves predict).
+- ``add_row(stats, label, weight)``: add one row's weighted label to
+  ``stats``.
 - ``add_rows(node_y, node_w, stats)``: add the rows' weighted labels to
   ``stats``, in row order.
 - ``importance_centre(root, root_weight)`` -> float: an origin about which
@@ -61,6 +63,10 @@ The functions, as :data:`FUNCTIONS` lists them (name, parameters, what it return
 - ``split_score(scratch, Xb, node_y, node_w, samples, start, end, f,
   split_b, missing_code, bits, node_stats, node_weight)`` -> float: the score
   of the given split, the one ``partition`` makes for the same arguments.
+- ``left_start(scratch)`` -> state, ``left_row(scratch, state, label,
+  weight)`` -> state and ``left_score(scratch, state, node_stats,
+  node_weight)`` -> float: the left child of a given split summed one row at a
+  time, from no row, and its score (``split_score``'s).
 - ``best_subset(buf, Xb, node_y, node_w, samples, start, end, f, node_stats,
   node_weight, max_splits, min_count, present, bits)`` -> float: the best
   subset of the categories of feature ``f``, at most ``max_splits`` of them on
@@ -68,6 +74,10 @@ The functions, as :data:`FUNCTIONS` lists them (name, parameters, what it return
   writes the codes present in the node to ``present`` and the subset to
   ``bits``, and returns its score (-1 for fewer than two categories).
 
+``add_rows``, ``partition`` and ``split_score`` are the loops over a node's
+rows that :func:`mddf.trees.loops.row_loops` compiles for the module with its
+``add_row`` and ``left_*`` functions: a criterion module defines those and
+gets these with ``add_rows, partition, split_score = row_loops(module)``.
 The searches allocate nothing and are compiled without reference counting
 (:mod:`mddf.trees._kernel`). A criterion module also sets ``LABEL_KINDS``, the
 numpy dtype kinds of the labels it grows on (``"iu"``: class indices; ``"f"``:
@@ -92,6 +102,7 @@ FUNCTIONS = (
     Function("new_labels", ("m",), "ndarray (m,)"),
     Function("new_buffers", ("n_statistics", "m"), "namedtuple of arrays with a field left"),
     Function("new_leaf_values", ("n_rows", "n_classes"), "ndarray (n_rows, width)"),
+    Function("add_row", ("stats", "label", "weight"), "None"),
     Function("add_rows", ("node_y", "node_w", "stats"), "None"),
     Function("importance_centre", ("root", "root_weight"), "float"),
     Function("total_weight", ("stats",), "float"),
@@ -113,6 +124,9 @@ FUNCTIONS = (
         ("scratch", *_SEARCH, "split_b", "missing_code", "bits", "node_stats", "node_weight"),
         "float",
     ),
+    Function("left_start", ("scratch",), "state"),
+    Function("left_row", ("scratch", "state", "label", "weight"), "state"),
+    Function("left_score", ("scratch", "state", "node_stats", "node_weight"), "float"),
     Function(
         "best_subset",
         ("buf", *_SEARCH, "node_stats", "node_weight", "max_splits", "min_count", "present", "bits"),

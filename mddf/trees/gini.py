@@ -28,17 +28,21 @@ Split searches on one feature of a node:
   of the second class gives the optimal partition (Breiman et al., CART,
   Theorem 4.5); for more classes each class present is tried in turn
   (one-vs-rest orderings) and the best partition over them is kept.
-- :func:`split_score`, the score of one given threshold or subset (the random
+- ``split_score``, the score of one given threshold or subset (the random
   splits of the extremely-randomised rule).
 
-:func:`partition` moves a node's rows into its two children and counts their
-class weights; the remaining functions are what :func:`mddf.trees.grower.grow_tree`
-asks of the criterion for a node (its weight, whether it can be split, its
-importance term and its leaf).
+``partition`` moves a node's rows into its two children and counts their
+class weights; it, ``add_rows`` and ``split_score`` are the loops of
+:mod:`mddf.trees.loops` compiled with this module's per-row functions
+(:func:`add_row`, :func:`left_start`, :func:`left_row`, :func:`left_score`).
+The remaining functions are what :func:`mddf.trees.grower.grow_tree` asks of
+the criterion for a node (its weight, whether it can be split, its importance
+term and its leaf).
 """
 
 from __future__ import annotations
 
+import sys
 from collections import namedtuple
 
 import numpy as np
@@ -46,6 +50,7 @@ import numpy as np
 from .._runtime.compile_cache import njit
 from ._kernel import inline_kernel, kernel
 from .binning import MAX_BINS
+from .loops import insert_sorted, row_loops, scored, scored_twins, sort_by_key
 from .splitting import CATEGORY_WORDS, CONSTANT, Candidate
 
 # the growers (grower.py) hold this module's functions compiled in; numba's on-disk cache of them is stamped
@@ -127,11 +132,10 @@ def n_statistics(n_classes):
     return n_classes
 
 
-@kernel
-def add_rows(node_y, node_w, counts):
-    """Add the rows' weights to their classes' in ``counts``, in row order."""
-    for i in range(len(node_y)):
-        counts[node_y[i]] += node_w[i]
+@njit(cache=True, nogil=True, inline="always")
+def add_row(counts, label, weight):
+    """Add a row of class ``label`` and weight ``weight`` to the class weights ``counts``."""
+    counts[label] += weight
 
 
 @njit(cache=True, nogil=True)
@@ -195,46 +199,27 @@ def write_leaf(counts, node_weight, leaf_values, n_rows):
     return -(n_rows + 1), n_rows + 1
 
 
-@njit(cache=True, nogil=True, inline="always")
-def partition(Xb, samples, node_y, node_w, start, end, f, split_b, missing_code, bits, left_counts, right_counts):
-    """Partition rows ``start:end`` of a node split on feature ``f``; return the first row of the right child.
-
-    With an empty ``bits``, rows with bin ``<= split_b``, and rows coded ``missing_code`` (the
-    feature's missing bin when missing values go left, -1 otherwise), come first; with a category
-    bitset ``bits``, the rows whose code is in it. Each side's class weights are written to
-    ``left_counts`` / ``right_counts``.
-    """
-    for c in range(len(left_counts)):
-        left_counts[c] = 0.0
-        right_counts[c] = 0.0
-    subset = len(bits) > 0
-    i = start
-    j = end - 1
-    while i <= j:
-        s = samples[i]
-        c = node_y[i]
-        code = Xb[s, f]
-        if subset:
-            left = (bits[code >> 6] >> np.uint64(code & 63)) & np.uint64(1) != 0
-        else:
-            left = code <= split_b or code == missing_code
-        if left:
-            left_counts[c] += node_w[i]
-            i += 1
-        else:
-            h = node_w[i]
-            right_counts[c] += h
-            samples[i] = samples[j]
-            samples[j] = s
-            node_y[i] = node_y[j]
-            node_y[j] = c
-            node_w[i] = node_w[j]
-            node_w[j] = h
-            j -= 1
-    return i
-
-
 # ------------------------------------------------------------------------------- thresholds
+@njit(cache=True, nogil=True, inline="always")
+def _class_histogram(buf, Xb, node_y, node_w, samples, start, end, f, missing_bins, present):
+    """Add the node's rows to the class histogram ``buf.hist`` of feature ``f``'s bins; count them per bin in
+    ``buf.bin_count`` only when ``missing_bins`` is given (the missing bin needs them), and mark their bins in
+    the bitset ``present`` unless it is None.
+
+    One read-modify-write of the histogram a row (a bin's weight is its class weights summed in class order,
+    after); unsigned positions, as the grower's rows and classes, need no negative-index fix per row. Whether
+    ``missing_bins`` and ``present`` are None is known when numba compiles, so a call does only what it asks.
+    """
+    hist, bin_count = buf.hist, buf.bin_count
+    for i in range(np.uint64(start), np.uint64(end)):
+        b = Xb[samples[i], f]
+        hist[b, node_y[i]] += node_w[i]
+        if missing_bins is not None:
+            bin_count[b] += 1
+        if present is not None:
+            present[b >> 6] |= np.uint64(1) << np.uint64(b & 63)
+
+
 @inline_kernel
 def best_threshold(buf, Xb, node_y, node_w, samples, start, end, f, n_bins_f, node_counts, node_weight, missing_bins):
     """Best Gini threshold of feature ``f`` on the node's rows ``samples[start:end]``, as a :data:`Candidate`.
@@ -247,22 +232,12 @@ def best_threshold(buf, Xb, node_y, node_w, samples, start, end, f, n_bins_f, no
     ``missing_bins`` is None when no feature has any). ``buf`` is the scratch
     space (:data:`GiniBuffers`); its ``hist`` and ``bin_count`` are zero on entry and on exit.
     """
-    hist, bin_count = buf.hist, buf.bin_count
+    hist = buf.hist
     n_classes = len(node_counts)
     n_node = end - start
     if n_bins_f * n_classes <= n_node:
         # large node: class histogram over the bins, then one scan over the bins it fills
-        # one read-modify-write a row: a bin's weight is its class weights summed in class order after,
-        # and its rows are counted only when the missing bin needs them
-        # (unsigned positions, as the grower's rows and classes: no negative-index fix per row)
-        if missing_bins is not None:
-            for i in range(np.uint64(start), np.uint64(end)):
-                b = Xb[samples[i], f]
-                hist[b, node_y[i]] += node_w[i]
-                bin_count[b] += 1
-        else:
-            for i in range(np.uint64(start), np.uint64(end)):
-                hist[Xb[samples[i], f], node_y[i]] += node_w[i]
+        _class_histogram(buf, Xb, node_y, node_w, samples, start, end, f, missing_bins, None)
         bins = buf.codes  # the non-empty bins, in increasing order
         n_present = 0
         for b in range(n_bins_f):
@@ -309,18 +284,7 @@ def _best_threshold_sorted(buf, Xb, node_y, node_w, samples, start, end, f, node
     if n_node <= _INSERTION_SORT_ROWS:
         # a few rows: insertion sort, cheaper than touching every bin of the range
         for i in range(n_node):
-            b = node_bin[i]
-            c = node_y[start + i]
-            h = node_w[start + i]
-            k = i
-            while k > 0 and sorted_bin[k - 1] > b:
-                sorted_bin[k] = sorted_bin[k - 1]
-                sorted_class[k] = sorted_class[k - 1]
-                sorted_weight[k] = sorted_weight[k - 1]
-                k -= 1
-            sorted_bin[k] = b
-            sorted_class[k] = c
-            sorted_weight[k] = h
+            insert_sorted(i, sorted_bin, sorted_class, sorted_weight, node_bin[i], node_y[start + i], node_w[start + i])
     else:
         # counting sort (bin_count is all zero outside calls)
         for i in range(n_node):
@@ -342,23 +306,18 @@ def _best_threshold_sorted(buf, Xb, node_y, node_w, samples, start, end, f, node
     if missing_bins is not None:
         if hi == missing_bins[f]:  # the node has missing rows (the missing bin is the feature's last code)
             return _scan_sorted_missing(buf, n_node, hi, node_counts, node_weight)
+    side = -1
     for k in range(n_node - 1):
-        c = sorted_class[k]
         h = sorted_weight[k]
-        lc = left[c]
-        sumsq_left, sumsq_right = _moved_left(h, lc, node_counts[c], sumsq_left, sumsq_right)
-        left[c] = lc + h
+        sumsq_left, sumsq_right = _move_left(h, sorted_class[k], left, node_counts, sumsq_left, sumsq_right)
         w_left += h
         if sorted_bin[k + 1] == sorted_bin[k]:
             continue
-        w_right = node_weight - w_left
-        if w_right <= 0.0:  # rounding, when the remaining rows weigh next to nothing
-            continue
-        score = sumsq_left / w_left + sumsq_right / w_right
-        if score > best:
-            best = score
-            best_bin = sorted_bin[k]
-    return Candidate(best, best_bin, -1)
+        # (a right child of no weight: rounding, when the remaining rows weigh next to nothing)
+        best, best_bin, side = scored(
+            best, best_bin, side, sorted_bin[k], -1, sumsq_left, w_left, sumsq_right, node_weight
+        )
+    return Candidate(best, best_bin, side)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -380,6 +339,15 @@ def _moved_left(h, lc, total, sumsq_left, sumsq_right):
     return sumsq_left + h * (2.0 * lc + h), sumsq_right - h * (2.0 * (total - lc) - h)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _move_left(h, c, left, node_counts, sumsq_left, sumsq_right):
+    """Move weight ``h`` of class ``c`` to the left child, of class weights ``left``: adds it to ``left[c]`` and
+    returns the children's sums of squared class weights after the move (:func:`_moved_left`)."""
+    lc = left[c]
+    left[c] = lc + h
+    return _moved_left(h, lc, node_counts[c], sumsq_left, sumsq_right)
+
+
 @inline_kernel
 def _best_threshold_sparse(
     buf, Xb, node_y, node_w, samples, start, end, f, n_bins_f, node_counts, node_weight, missing_bins
@@ -393,21 +361,11 @@ def _best_threshold_sparse(
     weights, whose sums are exact) their scores are those of a sort of the
     rows by bin, so the same trees grow.
     """
-    hist, bin_count, present, bins = buf.hist, buf.bin_count, buf.bins_present, buf.codes
+    present, bins = buf.bins_present, buf.codes
     n_node = end - start
     for k in range(CATEGORY_WORDS):
         present[k] = 0
-    if missing_bins is not None:
-        for i in range(np.uint64(start), np.uint64(end)):
-            b = Xb[samples[i], f]
-            hist[b, node_y[i]] += node_w[i]
-            bin_count[b] += 1
-            present[b >> 6] |= np.uint64(1) << np.uint64(b & 63)
-    else:
-        for i in range(np.uint64(start), np.uint64(end)):
-            b = Xb[samples[i], f]
-            hist[b, node_y[i]] += node_w[i]
-            present[b >> 6] |= np.uint64(1) << np.uint64(b & 63)
+    _class_histogram(buf, Xb, node_y, node_w, samples, start, end, f, missing_bins, present)
     # the bins present, in increasing order
     n_present = 0
     for k in range(CATEGORY_WORDS):
@@ -456,6 +414,7 @@ def _scan_bins_present(buf, n_present, n_node, n_bins_f, f, node_counts, node_we
         for j in range(n_present):
             bin_count[bins[j]] = 0
     sumsq_left, sumsq_right, w_left, best, best_bin = _scan_start(left, node_counts)
+    side = -1
     for j in range(n_present - 1):
         b = bins[j]
         t = 0.0
@@ -463,21 +422,41 @@ def _scan_bins_present(buf, n_present, n_node, n_bins_f, f, node_counts, node_we
             h = hist[b, c]
             t += h
             if h != 0.0:
-                lc = left[c]
-                sumsq_left, sumsq_right = _moved_left(h, lc, node_counts[c], sumsq_left, sumsq_right)
-                left[c] = lc + h
+                sumsq_left, sumsq_right = _move_left(h, c, left, node_counts, sumsq_left, sumsq_right)
                 hist[b, c] = 0.0
         w_left += t
-        w_right = node_weight - w_left
-        if w_right > 0.0:
-            score = sumsq_left / w_left + sumsq_right / w_right
-            if score > best:
-                best = score
-                best_bin = b
+        best, best_bin, side = scored(best, best_bin, side, b, -1, sumsq_left, w_left, sumsq_right, node_weight)
     b = bins[n_present - 1]
     for c in range(n_classes):
         hist[b, c] = 0.0
-    return Candidate(best, best_bin, -1)
+    return Candidate(best, best_bin, side)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _missing_start(left, node_counts, missing):
+    """The state of a scan with missing rows before its first threshold: ``left`` zeroed, and the children's sums
+    of squared class weights with the missing rows (class weights ``missing``) right and with them left,
+    ``(sumsq_left, sumsq_right, sumsq_left_m, sumsq_right_m)``."""
+    sumsq_right = 0.0
+    sumsq_left_m = 0.0  # the same sums with the missing rows moved to the left child
+    sumsq_right_m = 0.0
+    for c in range(len(node_counts)):
+        left[c] = 0.0
+        sumsq_right += node_counts[c] * node_counts[c]
+        m = missing[c]
+        sumsq_left_m += m * m
+        sumsq_right_m += (node_counts[c] - m) * (node_counts[c] - m)
+    return 0.0, sumsq_right, sumsq_left_m, sumsq_right_m
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _moved_left_twin(h, c, left, missing, node_counts, sums):
+    """:func:`_moved_left` of weight ``h`` of class ``c`` for both placements of the missing rows (the sums of
+    :func:`_missing_start`); adds ``h`` to ``left[c]``."""
+    sumsq_left, sumsq_right, sumsq_left_m, sumsq_right_m = sums
+    sumsq_left_m, sumsq_right_m = _moved_left(h, left[c] + missing[c], node_counts[c], sumsq_left_m, sumsq_right_m)
+    sumsq_left, sumsq_right = _move_left(h, c, left, node_counts, sumsq_left, sumsq_right)
+    return sumsq_left, sumsq_right, sumsq_left_m, sumsq_right_m
 
 
 @kernel
@@ -488,20 +467,13 @@ def _scan_histogram_missing(buf, n_node, n_bins_f, missing_bin, node_counts, nod
     with them left; the threshold after the last non-empty real bin separates
     the real rows from the missing ones. Resets ``bin_count``.
     """
-    hist, bin_weight, bin_count, left = buf.hist, buf.bin_weight, buf.bin_count, buf.left
+    hist, bin_weight, bin_count, left, missing = buf.hist, buf.bin_weight, buf.bin_count, buf.left, buf.missing
     n_classes = len(node_counts)
     n_missing = bin_count[missing_bin]
     w_missing = bin_weight[missing_bin]
-    sumsq_right = 0.0
-    sumsq_left_m = 0.0  # the same sums with the missing rows moved to the left child
-    sumsq_right_m = 0.0
     for c in range(n_classes):
-        left[c] = 0.0
-        sumsq_right += node_counts[c] * node_counts[c]
-        m = hist[missing_bin, c]
-        sumsq_left_m += m * m
-        sumsq_right_m += (node_counts[c] - m) * (node_counts[c] - m)
-    sumsq_left = 0.0
+        missing[c] = hist[missing_bin, c]
+    sums = _missing_start(left, node_counts, missing)
     w_left = 0.0
     best = -1.0
     best_bin = 0
@@ -514,29 +486,12 @@ def _scan_histogram_missing(buf, n_node, n_bins_f, missing_bin, node_counts, nod
         for c in range(n_classes):
             h = hist[b, c]
             if h != 0.0:
-                lc = left[c]
-                sumsq_left, sumsq_right = _moved_left(h, lc, node_counts[c], sumsq_left, sumsq_right)
-                lm = lc + hist[missing_bin, c]
-                sumsq_left_m, sumsq_right_m = _moved_left(h, lm, node_counts[c], sumsq_left_m, sumsq_right_m)
-                left[c] = lc + h
+                sums = _moved_left_twin(h, c, left, missing, node_counts, sums)
         w_left += bin_weight[b]
-        w_right = node_weight - w_left
-        if w_right > 0.0:
-            score = sumsq_left / w_left + sumsq_right / w_right
-            if score > best:
-                best = score
-                best_bin = b
-                side = 0
-        if n_left == n_node - n_missing:  # every real row is left: the split real | missing was the last
+        last = n_left == n_node - n_missing  # every real row is left: the split real | missing is the last
+        best, best_bin, side = scored_twins(best, best_bin, side, b, last, w_left, w_missing, sums, node_weight)
+        if last:
             break
-        w_left_m = w_left + w_missing
-        w_right_m = node_weight - w_left_m
-        if w_right_m > 0.0:
-            score = sumsq_left_m / w_left_m + sumsq_right_m / w_right_m
-            if score > best:
-                best = score
-                best_bin = b
-                side = 1
     for b in range(n_bins_f):
         bin_count[b] = 0
     return Candidate(best, best_bin, side)
@@ -560,76 +515,47 @@ def _scan_sorted_missing(buf, n_node, missing_bin, node_counts, node_weight):
     for k in range(n_real, n_node):
         missing[sorted_class[k]] += sorted_weight[k]
         w_missing += sorted_weight[k]
-    sumsq_right = 0.0
-    sumsq_left_m = 0.0
-    sumsq_right_m = 0.0
-    for c in range(n_classes):
-        left[c] = 0.0
-        sumsq_right += node_counts[c] * node_counts[c]
-        m = missing[c]
-        sumsq_left_m += m * m
-        sumsq_right_m += (node_counts[c] - m) * (node_counts[c] - m)
-    sumsq_left = 0.0
+    sums = _missing_start(left, node_counts, missing)
     w_left = 0.0
     best = -1.0
     best_bin = 0
     side = 0
     for k in range(n_real):
-        c = sorted_class[k]
         h = sorted_weight[k]
-        lc = left[c]
-        sumsq_left, sumsq_right = _moved_left(h, lc, node_counts[c], sumsq_left, sumsq_right)
-        lm = lc + missing[c]
-        sumsq_left_m, sumsq_right_m = _moved_left(h, lm, node_counts[c], sumsq_left_m, sumsq_right_m)
-        left[c] = lc + h
+        sums = _moved_left_twin(h, sorted_class[k], left, missing, node_counts, sums)
         w_left += h
         if sorted_bin[k + 1] == sorted_bin[k]:
             continue
-        w_right = node_weight - w_left
-        if w_right > 0.0:
-            score = sumsq_left / w_left + sumsq_right / w_right
-            if score > best:
-                best = score
-                best_bin = sorted_bin[k]
-                side = 0
-        if k + 1 == n_real:  # the split real | missing has no missing-left twin
+        last = k + 1 == n_real  # the split real | missing has no missing-left twin
+        best, best_bin, side = scored_twins(
+            best, best_bin, side, sorted_bin[k], last, w_left, w_missing, sums, node_weight
+        )
+        if last:
             break
-        w_left_m = w_left + w_missing
-        w_right_m = node_weight - w_left_m
-        if w_right_m > 0.0:
-            score = sumsq_left_m / w_left_m + sumsq_right_m / w_right_m
-            if score > best:
-                best = score
-                best_bin = sorted_bin[k]
-                side = 1
     return Candidate(best, best_bin, side)
 
 
-@inline_kernel
-def split_score(
-    left, Xb, node_y, node_w, samples, start, end, f, split_b, missing_code, bits, node_counts, node_weight
-):
-    """Gini score of one given split of the node's rows ``samples[start:end]`` (the random rules).
-
-    The left child holds the rows that :func:`partition` sends left for the
-    same arguments: with an empty ``bits``, a threshold (``split_b`` and the
-    missing rows' ``missing_code``); else the category set ``bits``. The score
-    is :func:`best_threshold`'s; -1 when a child has no weight. ``left`` is
-    scratch space of ``n_classes`` floats.
-    """
-    for c in range(len(node_counts)):
+@njit(cache=True, nogil=True, inline="always")
+def left_start(left):
+    """The left child of a given split before its first row (:func:`split_score`): no class weight in ``left``
+    (scratch space of ``n_classes`` floats) and a weight of 0, the state :func:`left_row` carries."""
+    for c in range(len(left)):
         left[c] = 0.0
-    subset = len(bits) > 0
-    w_left = 0.0
-    for i in range(start, end):
-        code = Xb[samples[i], f]
-        if subset:
-            goes = (bits[code >> 6] >> np.uint64(code & 63)) & np.uint64(1) != 0
-        else:
-            goes = code <= split_b or code == missing_code
-        if goes:
-            left[node_y[i]] += node_w[i]
-            w_left += node_w[i]
+    return 0.0
+
+
+@njit(cache=True, nogil=True, inline="always")
+def left_row(left, w_left, label, weight):
+    """Add a row of class ``label`` and weight ``weight`` to the left child: its class weights ``left`` and its
+    weight ``w_left``, returned."""
+    left[label] += weight
+    return w_left + weight
+
+
+@njit(cache=True, nogil=True, inline="always")
+def left_score(left, w_left, node_counts, node_weight):
+    """The score of a split whose left child has class weights ``left`` and weight ``w_left`` (as
+    :func:`best_threshold` scores); -1 when a child has no weight."""
     return _children_score(left, w_left, node_counts, node_weight)
 
 
@@ -686,18 +612,6 @@ def _clear_counts(buf, m):
 
 
 @kernel
-def _sort_by_key(key, order, m):
-    """Positions ``0 .. m-1`` in ``order``, sorted by ``key`` (stable: ties keep the codes' first-seen order)."""
-    for j in range(m):
-        k = j
-        v = key[j]
-        while k > 0 and key[order[k - 1]] > v:
-            order[k] = order[k - 1]
-            k -= 1
-        order[k] = j
-
-
-@kernel
 def best_subset(
     buf, Xb, node_y, node_w, samples, start, end, f, node_counts, node_weight, max_splits, min_count, present, bits
 ):
@@ -738,7 +652,7 @@ def best_subset(
             for j in range(m):
                 b = codes[j]
                 key[j] = hist[b, ref] / bin_weight[b] if bin_weight[b] > 0.0 else 0.0
-            _sort_by_key(key, order, m)
+            sort_by_key(key, order, m)
             for c in range(n_classes):
                 left[c] = 0.0
             sumsq_left = 0.0
@@ -750,9 +664,7 @@ def best_subset(
                 for c in range(n_classes):
                     h = hist[b, c]
                     if h != 0.0:
-                        lc = left[c]
-                        sumsq_left, sumsq_right = _moved_left(h, lc, node_counts[c], sumsq_left, sumsq_right)
-                        left[c] = lc + h
+                        sumsq_left, sumsq_right = _move_left(h, c, left, node_counts, sumsq_left, sumsq_right)
                 w_left += bin_weight[b]
                 if k + 1 > max_splits and m - k - 1 > max_splits:
                     continue
@@ -774,3 +686,7 @@ def best_subset(
         bits[b >> 6] |= np.uint64(1) << np.uint64(b & 63)
     _clear_counts(buf, m_all)
     return best
+
+
+#: The loops over a node's rows, compiled with this module's per-row functions (:mod:`mddf.trees.loops`).
+add_rows, partition, split_score = row_loops(sys.modules[__name__])

@@ -18,12 +18,16 @@ Split searches on one feature of a node, as in :mod:`mddf.trees.gini`:
 :func:`best_threshold` (with the missing rows, when the node has some, tried on
 either side), :func:`best_subset` (the categories sorted by their mean target,
 every prefix scored: the optimal partition for the squared error, Fisher 1958)
-and :func:`split_score` (a given threshold or subset). :func:`partition` and the node functions are what
+and ``split_score`` (a given threshold or subset). ``partition``, ``add_rows``
+and ``split_score`` are the loops of :mod:`mddf.trees.loops` compiled with
+this module's per-row functions (:func:`add_row`, :func:`left_start`,
+:func:`left_row`, :func:`left_score`); they and the node functions are what
 :func:`mddf.trees.grower.grow_tree` asks of the criterion.
 """
 
 from __future__ import annotations
 
+import sys
 from collections import namedtuple
 
 import numpy as np
@@ -31,6 +35,7 @@ import numpy as np
 from .._runtime.compile_cache import njit
 from ._kernel import inline_kernel, kernel
 from .binning import MAX_BINS
+from .loops import insert_sorted, row_loops, scored, scored_twins, sort_by_key
 from .splitting import CATEGORY_WORDS, CONSTANT, Candidate
 
 # the growers (grower.py) hold this module's functions compiled in; numba's on-disk cache of them is stamped
@@ -126,15 +131,12 @@ def n_statistics(n_classes):
     return 3
 
 
-@kernel
-def add_rows(node_y, node_w, sums):
-    """Add the rows' ``(W, S, Q)`` to ``sums``, in row order."""
-    for i in range(len(node_y)):
-        h = node_w[i]
-        v = node_y[i]
-        sums[0] += h
-        sums[1] += h * v
-        sums[2] += h * v * v
+@njit(cache=True, nogil=True, inline="always")
+def add_row(sums, label, weight):
+    """Add a row of target ``label`` and weight ``weight`` to the sums ``(W, S, Q)``."""
+    sums[0] += weight
+    sums[1] += weight * label
+    sums[2] += weight * label * label
 
 
 @njit(cache=True, nogil=True)
@@ -184,47 +186,6 @@ def write_leaf(sums, node_weight, leaf_values, n_rows):
     return -(n_rows + 1), n_rows + 1
 
 
-@njit(cache=True, nogil=True, inline="always")
-def partition(Xb, samples, node_y, node_w, start, end, f, split_b, missing_code, bits, left_sums, right_sums):
-    """Partition rows ``start:end`` of a node split on feature ``f``; return the first row of the right child.
-
-    The left rows (as :func:`mddf.trees.gini.partition` says) come first;
-    ``left_sums`` / ``right_sums`` receive each side's ``(W, S, Q)``.
-    """
-    for c in range(3):
-        left_sums[c] = 0.0
-        right_sums[c] = 0.0
-    subset = len(bits) > 0
-    i = start
-    j = end - 1
-    while i <= j:
-        s = samples[i]
-        code = Xb[s, f]
-        h = node_w[i]
-        v = node_y[i]
-        if subset:
-            left = (bits[code >> 6] >> np.uint64(code & 63)) & np.uint64(1) != 0
-        else:
-            left = code <= split_b or code == missing_code
-        if left:
-            left_sums[0] += h
-            left_sums[1] += h * v
-            left_sums[2] += h * v * v
-            i += 1
-        else:
-            right_sums[0] += h
-            right_sums[1] += h * v
-            right_sums[2] += h * v * v
-            samples[i] = samples[j]
-            samples[j] = s
-            node_y[i] = node_y[j]
-            node_y[j] = v
-            node_w[i] = node_w[j]
-            node_w[j] = h
-            j -= 1
-    return i
-
-
 # ------------------------------------------------------------------------------- thresholds
 @kernel
 def _bin_sums(buf, Xb, node_y, node_w, samples, start, end, f):
@@ -240,18 +201,8 @@ def _bin_sums(buf, Xb, node_y, node_w, samples, start, end, f):
     if n_node <= _INSERTION_SORT_ROWS:
         # a few rows: insertion sort by bin, then merge the rows of equal bins
         for i in range(n_node):
-            b = Xb[samples[start + i], f]
             h = node_w[start + i]
-            s = h * node_y[start + i]
-            k = i
-            while k > 0 and out_bin[k - 1] > b:
-                out_bin[k] = out_bin[k - 1]
-                out_sum[k] = out_sum[k - 1]
-                out_weight[k] = out_weight[k - 1]
-                k -= 1
-            out_bin[k] = b
-            out_sum[k] = s
-            out_weight[k] = h
+            insert_sorted(i, out_bin, out_sum, out_weight, Xb[samples[start + i], f], h * node_y[start + i], h)
         k = 0
         for i in range(n_node):
             if i > 0 and out_bin[i] == out_bin[k - 1]:
@@ -315,76 +266,57 @@ def best_threshold(buf, Xb, node_y, node_w, samples, start, end, f, n_bins_f, no
     if missing_bins is not None:
         if out_bin[k - 1] == missing_bins[f]:  # the missing bin is the feature's last code
             n_real = k - 1
+    s_left = 0.0
+    w_left = 0.0
     if n_real == k:
-        s_left = 0.0
-        w_left = 0.0
         for i in range(k - 1):
             s_left += out_sum[i]
             w_left += out_weight[i]
-            w_right = node_weight - w_left
-            if w_left <= 0.0 or w_right <= 0.0:  # rounding, when rows weigh next to nothing
-                continue
             s_right = node_sum - s_left
-            score = s_left * s_left / w_left + s_right * s_right / w_right
-            if score > best:
-                best = score
-                best_bin = out_bin[i]
-        return Candidate(best, best_bin, -1)
+            # (a child of no weight: rounding, when rows weigh next to nothing)
+            best, best_bin, side = scored(
+                best, best_bin, side, out_bin[i], -1, s_left * s_left, w_left, s_right * s_right, node_weight
+            )
+        return Candidate(best, best_bin, side)
     # missing rows in the node: each threshold between real bins with them right and with them left,
     # and the split of the real rows (left) from the missing ones (right)
     s_missing = out_sum[k - 1]
     w_missing = out_weight[k - 1]
-    s_left = 0.0
-    w_left = 0.0
     for i in range(n_real):
         s_left += out_sum[i]
         w_left += out_weight[i]
-        w_right = node_weight - w_left
-        if w_left > 0.0 and w_right > 0.0:
-            s_right = node_sum - s_left
-            score = s_left * s_left / w_left + s_right * s_right / w_right
-            if score > best:
-                best = score
-                best_bin = out_bin[i]
-                side = 0
-        if i + 1 == n_real:  # real | missing has no missing-left twin
+        s_right = node_sum - s_left
+        s_left_m = s_left + s_missing
+        s_right_m = node_sum - s_left_m
+        sums = (s_left * s_left, s_right * s_right, s_left_m * s_left_m, s_right_m * s_right_m)
+        last = i + 1 == n_real  # real | missing has no missing-left twin
+        best, best_bin, side = scored_twins(
+            best, best_bin, side, out_bin[i], last, w_left, w_missing, sums, node_weight
+        )
+        if last:
             break
-        w_left_m = w_left + w_missing
-        w_right_m = node_weight - w_left_m
-        if w_left_m > 0.0 and w_right_m > 0.0:
-            s_left_m = s_left + s_missing
-            s_right_m = node_sum - s_left_m
-            score = s_left_m * s_left_m / w_left_m + s_right_m * s_right_m / w_right_m
-            if score > best:
-                best = score
-                best_bin = out_bin[i]
-                side = 1
     return Candidate(best, best_bin, side)
 
 
-@inline_kernel
-def split_score(
-    scratch, Xb, node_y, node_w, samples, start, end, f, split_b, missing_code, bits, node_sums, node_weight
-):
-    """Score ``S_L^2 / W_L + S_R^2 / W_R`` of one given split of the node's rows (the random rules).
+@njit(cache=True, nogil=True, inline="always")
+def left_start(scratch):
+    """The left child of a given split before its first row (``split_score``): its ``(S, W)``, both 0, the state
+    :func:`left_row` carries. (``scratch`` is not used: Gini's needs one.)"""
+    return 0.0, 0.0
 
-    The split is read as :func:`mddf.trees.gini.split_score` reads it; -1 when a side has no weight.
-    (``scratch`` is not used: Gini's needs one.)
-    """
-    subset = len(bits) > 0
-    s_left = 0.0
-    w_left = 0.0
-    for i in range(start, end):
-        code = Xb[samples[i], f]
-        if subset:
-            goes = (bits[code >> 6] >> np.uint64(code & 63)) & np.uint64(1) != 0
-        else:
-            goes = code <= split_b or code == missing_code
-        if goes:
-            h = node_w[i]
-            s_left += h * node_y[i]
-            w_left += h
-    return _children_score(s_left, w_left, node_sums[1], node_weight)
+
+@njit(cache=True, nogil=True, inline="always")
+def left_row(scratch, state, label, weight):
+    """The left child's ``(S, W)`` after a row of target ``label`` and weight ``weight``."""
+    s_left, w_left = state
+    return s_left + weight * label, w_left + weight
+
+
+@njit(cache=True, nogil=True, inline="always")
+def left_score(scratch, state, node_sums, node_weight):
+    """Score ``S_L^2 / W_L + S_R^2 / W_R`` of a split whose left child has ``(S, W)`` ``state``; -1 when a side
+    has no weight."""
+    return _children_score(state[0], state[1], node_sums[1], node_weight)
 
 
 @kernel
@@ -423,13 +355,7 @@ def best_subset(
         return -1.0
     for j in range(m):
         key[j] = out_sum[j] / out_weight[j] if out_weight[j] > 0.0 else 0.0
-    for j in range(m):  # insertion sort of the positions by key (stable)
-        i = j
-        v = key[j]
-        while i > 0 and key[order[i - 1]] > v:
-            order[i] = order[i - 1]
-            i -= 1
-        order[i] = j
+    sort_by_key(key, order, m)
     node_sum = node_sums[1]
     best = -1.0
     best_k = -1
@@ -448,3 +374,7 @@ def best_subset(
         b = out_bin[order[k]]
         bits[b >> 6] |= np.uint64(1) << np.uint64(b & 63)
     return best
+
+
+#: The loops over a node's rows, compiled with this module's per-row functions (:mod:`mddf.trees.loops`).
+add_rows, partition, split_score = row_loops(sys.modules[__name__])

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from sklearn.ensemble import RandomForestClassifier
 
-from mddf.forests import BinnedInput, CompactForest, fit_forest
+from mddf.forests import BinnedInput, CompactForest, ForestSpec, fit_forest
 from mddf.trees.attribution import decode_tree
 from mddf.trees.packing import decode_shares
 
@@ -29,7 +29,7 @@ def _binned_forest(regression=False, seed=0):
     target = y + 0.3 * np.nan_to_num(X[:, 4]) if regression else y
     n_classes = None if regression else 3
     rows, none = np.arange(len(y)), np.arange(0)
-    forest, _ = fit_forest("rf", 8, None, "sqrt", seed, binned, target, rows, None, none, n_classes)
+    forest, _ = fit_forest(ForestSpec("rf", 8, None, "sqrt", seed, binned, target, rows, None, none, n_classes))
     return forest, binned.codes, X
 
 
