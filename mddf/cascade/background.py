@@ -54,7 +54,8 @@ def kept_rows(X, y, n_rows, random_state):
         entropy = [_SALT, int(position), *keys.tolist()]
     rng = np.random.default_rng(entropy)
     n = min(int(n_rows), len(X))
-    by_target = np.lexsort((rng.random(len(X)), np.asarray(y)))
+    targets = np.atleast_2d(np.asarray(y).T)[::-1]  # a multi-label y's rows sorted by its labels, the first first
+    by_target = np.lexsort((rng.random(len(X)), *targets))
     chosen = by_target[((rng.random() + np.arange(n)) * (len(X) / n)).astype(np.intp)]
     return np.array(X[np.sort(chosen)], dtype=np.float32)
 

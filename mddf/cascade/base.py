@@ -177,6 +177,8 @@ class CascadeBase(SaveMixin, LayerFeaturesMixin):
             before its trees kept their nodes' training weight, or a model that kept no background.
         """
         check_is_fitted(self)
+        if isinstance(getattr(self, "classes_", None), list):
+            raise ValueError(f"{type(self).__name__}: explain() does not support a model fitted on multi-label y yet")
         if not isinstance(chunk_rows, Integral) or chunk_rows < 1:
             raise ValueError(f"chunk_rows must be a positive integer, got {chunk_rows!r}")
         validated, fitted = self._validated(X), self.fitted_cascade_

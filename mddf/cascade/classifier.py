@@ -8,7 +8,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin, _fit_context
 from sklearn.preprocessing import LabelEncoder
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
-from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.multiclass import check_classification_targets, type_of_target
 
 from ..blocks.classifier import TREE_METHODS, WEIGHTINGS
 from ..blocks.members import check_forest_types
@@ -16,6 +16,7 @@ from ..utils import check_label_types, check_sample_weight, check_weighted_class
 from .base import CascadeBase, check_predictor_instance
 from .layer_features import member_name
 from .margin_policy import MarginPolicy
+from .multilabel import MultiLabelPolicy, check_multilabel_params, split_labels
 from .pair_step import pair_template
 from .replay import FinalOutput, Stages
 from .seam import Columns
@@ -32,6 +33,16 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
     distribution is ``D_{t+1} proportional to l_md(F_t)`` (eq. 47). The prediction is ``argmax_j f_T^j(x)``
     (eq. 9). The paper's exact configuration is ``MDDFClassifier(**mddf.PAPER_CONFIG)``; the user guide:
     :ref:`the cascade <cascade>` and :ref:`how it reads the paper <reading-the-paper>`.
+
+    A multi-label ``y`` (a 2-D 0/1 indicator, as ``RandomForestClassifier`` takes it) gets one block per label in
+    every layer, all on the same input, and every label's binary class vector is passed on (MLDF, Yang et al.
+    2020). One margin rule is shared by the labels: a row's margin is the mean of its binary margins,
+    ``gamma_t(x_i) = (1/L) sum_l (h_t^{l, y_il} - h_t^{l, 1 - y_il})`` (eq. 46 per label), which fixes one alpha_t
+    (eq. 48) and one D_{t+1} (eq. 47) for every label; growth monitors the Hamming accuracy, calibration is per
+    label. :meth:`predict` returns an indicator matrix, :meth:`predict_proba` a list of ``(n_samples, 2)`` arrays.
+    Not yet with ``predictor``, ``class_vectors="oob"``, ``screening_accuracy``, ``pair_features``,
+    ``probe_trees``, ``validation_fraction`` or :meth:`explain` (a ``ValueError``). See :ref:`the user guide
+    <multi-label>`.
 
     Reference: S.-H. Lv, L. Yang, Z.-H. Zhou, "Forest Representation Learning Guided by Margin Distribution"
     (Algorithms 1-2, equations 5-9 and 45-48, configuration of Section 5.2).
@@ -156,7 +167,7 @@ estimators, default=("rf", "rf", "crf", "crf", "gbdt")
 
     Attributes
     ----------
-    classes_ : ndarray (n_classes,)
+    classes_ : ndarray (n_classes,), or list of ndarray (one per label) for a multi-label ``y``
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         Only when X is a DataFrame with string column names.
@@ -302,7 +313,13 @@ estimators, default=("rf", "rf", "crf", "crf", "gbdt")
         columns = Columns.of(self) if columns is None else columns
         classes = getattr(self, "classes_", None)
         name = type(self).__name__
-        return MarginPolicy(self._params(), columns, classes, name=name, log_name=self._log_name)
+        policy = MultiLabelPolicy if isinstance(classes, list) else MarginPolicy
+        return policy(self._params(), columns, classes, name=name, log_name=self._log_name)
+
+    @property
+    def _multilabel(self):
+        """Whether the model was fitted on a multi-label ``y`` (``classes_`` a list)."""
+        return isinstance(getattr(self, "classes_", None), list)
 
     def _validate_training_data(self, X, y, sample_weight):
         """Check the parameters that need no data, validate X, y and the weights, set ``classes_``; ``y`` as column
@@ -318,6 +335,16 @@ estimators, default=("rf", "rf", "crf", "crf", "gbdt")
                 f"{name}: screening_accuracy and predictor cannot be combined, as a screened row's prediction is the "
                 "output of the layer it left at; set predictor=None or screening_accuracy=None"
             )
+        if _is_multi_column(y):
+            if np.asarray(y).dtype.kind == "f" and np.isnan(np.asarray(y)).any():
+                raise ValueError(f"{name}: y contains NaN; every row needs a 0 or 1 for every label")
+            kind = type_of_target(y)
+            if kind != "multilabel-indicator":
+                raise ValueError(
+                    f"{name}: a 2-D y must be a multi-label 0/1 indicator (type_of_target 'multilabel-indicator'), "
+                    f"got {kind!r}; multi-class multi-output y is not supported"
+                )
+            return self._validate_multilabel(X, y, sample_weight)
         check_label_types(y, estimator_name=name)
         X, y = validate_tabular(self, X, y, reset=True, dtype=np.float32, order="C", ensure_all_finite="allow-nan")
         weight = None if sample_weight is None else check_sample_weight(sample_weight, X, estimator_name=name)
@@ -330,6 +357,28 @@ estimators, default=("rf", "rf", "crf", "crf", "gbdt")
             )
         y = encoder.transform(y)
         check_weighted_classes(y, weight, self.classes_, estimator_name=name)
+        return X, y, weight
+
+    def _validate_multilabel(self, X, y, sample_weight):
+        """:meth:`_validate_training_data` for a 2-D indicator ``y``: ``classes_`` one array per label, ``y`` as
+        (n, n_labels) column indices; the settings not supported yet and a constant label refused."""
+        name = type(self).__name__
+        check_multilabel_params(self.get_params(deep=False), name)
+        X, y = validate_tabular(
+            self, X, y, reset=True, dtype=np.float32, order="C", ensure_all_finite="allow-nan", multi_output=True
+        )
+        weight = None if sample_weight is None else check_sample_weight(sample_weight, X, estimator_name=name)
+        encoders = [LabelEncoder().fit(column) for column in y.T]
+        for label, encoder in enumerate(encoders):
+            if len(encoder.classes_) < 2:
+                raise ValueError(
+                    f"{name}: label {label} of y is constant ({encoder.classes_.tolist()[0]!r} in every row); "
+                    "drop that column, as nothing can be learnt of it"
+                )
+        self.classes_ = [encoder.classes_ for encoder in encoders]
+        y = np.column_stack([encoder.transform(column) for encoder, column in zip(encoders, y.T)])
+        for label, classes in enumerate(self.classes_):
+            check_weighted_classes(y[:, label], weight, classes, estimator_name=f"{name} (label {label})")
         return X, y, weight
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -349,8 +398,9 @@ estimators, default=("rf", "rf", "crf", "crf", "gbdt")
             never hold NaN.
             Categorical columns are ordinal-encoded (see ``categorical_features``);
             categories unseen at training are missing values.
-        y : array-like of shape (n_samples,)
-            Class labels (any hashable values, at least two classes).
+        y : array-like of shape (n_samples,) or (n_samples, n_labels)
+            Class labels (any hashable values, at least two classes), or a multi-label 0/1 indicator matrix
+            (``type_of_target(y) == "multilabel-indicator"``, every label taking both values): see the class.
         sample_weight : array-like of shape (n_samples,), float or None, default=None
             Non-negative, finite weights, every class of a positive total; None weighs every row alike. Only
             their ratios matter (they are rescaled first, equal weights to exactly 1). D_1 is
@@ -379,9 +429,11 @@ estimators, default=("rf", "rf", "crf", "crf", "gbdt")
         Yields
         ------
         ndarray of float64, shape (n_samples, n_classes)
-            One per kept layer (``n_layers_``).
+            One per kept layer (``n_layers_``); with a multi-label ``y``, a list of ``n_labels`` arrays
+            ``(n_samples, 2)``, as :meth:`predict_proba`.
         """
-        return iter(self._replayed(X, Stages()))  # X checked now, fitted-ness first
+        stages = self._replayed(X, Stages())  # X checked now, fitted-ness first
+        return iter([self._per_label(stage) for stage in stages])
 
     def staged_predict(self, X):
         """Predicted labels after each kept layer, those of :meth:`staged_predict_proba`; the last equal to
@@ -389,29 +441,55 @@ estimators, default=("rf", "rf", "crf", "crf", "gbdt")
 
         Yields
         ------
-        ndarray of shape (n_samples,)
+        ndarray of shape (n_samples,), or ``(n_samples, n_labels)`` with a multi-label ``y``
         """
-        return (self.classes_[proba.argmax(axis=1)] for proba in self.staged_predict_proba(X))
+        return (self._labels_of(proba) for proba in self.staged_predict_proba(X))
 
     def predict_proba(self, X):
         """Class probabilities ``f_T(x) / sum_t alpha_t``: a convex combination of the layers' class vectors (eq. 9),
-        calibrated by ``calibration_`` when there is one.
+        calibrated by ``calibration_`` when there is one. With a multi-label ``y``, a list of ``n_labels`` arrays
+        ``(n_samples, 2)``, each label's probabilities of its ``classes_``, as scikit-learn's multi-label
+        classifiers return them.
 
         With a ``predictor``, its probabilities for ``[x, f_T(x)]`` (or ``x``) instead, or, when
         ``predictor_weight_`` w is below 1, ``(1 - w)`` times the cascade's plus w times the predictor's.
         """
-        return self._replayed(X, FinalOutput())
+        return self._per_label(self._replayed(X, FinalOutput()))
 
     def predict(self, X):
-        """``argmax_j f_T^j(x)`` (eq. 9), or the most probable class of :meth:`predict_proba` with a ``predictor``."""
-        proba = self.predict_proba(X)  # checks fitted-ness before classes_ is read
+        """``argmax_j f_T^j(x)`` (eq. 9), or the most probable class of :meth:`predict_proba` with a ``predictor``;
+        with multi-label ``y`` each label's more probable value, an indicator matrix ``(n_samples, n_labels)``."""
+        return self._labels_of(self.predict_proba(X))  # checks fitted-ness before classes_ is read
+
+    def _per_label(self, output):
+        """A multi-label output ``(n, 2L)`` as scikit-learn's list of L arrays ``(n, 2)``; else as it is."""
+        return split_labels(output, len(self.classes_)) if self._multilabel else output
+
+    def _labels_of(self, proba):
+        """The most probable class of each row (of each label, as columns, for a list of per-label arrays)."""
+        if isinstance(proba, list):
+            return np.column_stack([c[p.argmax(axis=1)] for c, p in zip(self.classes_, proba)])
         return self.classes_[proba.argmax(axis=1)]
 
     def _layer_feature_names(self, layer=None):
         """``layer<t>_class_<label>``, or ``layer<t>_<member><j>_class_<label>`` per member with ``"per_forest"``."""
         t = self._check_layer(layer)
-        classes = [f"class_{label}" for label in self.classes_]
+        if self._multilabel:
+            classes = [f"label{k}_class_{c}" for k, labels in enumerate(self.classes_) for c in labels]
+        else:
+            classes = [f"class_{label}" for label in self.classes_]
         if self.passed_features == "mean":
             return [f"layer{t}_{c}" for c in classes]
         members = [f"{member_name(kind)}{j}" for j, kind in enumerate(self.layers_[t - 1].forest_types)]
         return [f"layer{t}_{m}_{c}" for m in members for c in classes]
+
+
+def _is_multi_column(y):
+    """Whether ``y`` as given is 2-D with more than one column (read through ``__array__`` when it has no shape)."""
+    shape = getattr(y, "shape", None)
+    if shape is None:
+        try:
+            shape = np.asarray(y).shape
+        except ValueError:  # ragged: validation reports it
+            return False
+    return len(shape) == 2 and shape[1] > 1
