@@ -331,8 +331,7 @@ class BlockBase(ABC):
     @property
     def _probing(self):
         """Whether the block grows a probe first (``probe_trees`` below ``n_estimators``)."""
-        m = self.probe_trees
-        return m is not None and m < self.n_estimators
+        return self.probe_trees is not None and self.probe_trees < self.n_estimators
 
     def _task(self, spec):
         """A joblib task that runs the fit of the :class:`MemberFit` ``spec`` (a model and its output) and keeps the
