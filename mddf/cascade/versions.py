@@ -15,7 +15,7 @@ A fitted cascade of a layout this mddf does not know (a newer mddf's) is refused
 header: :func:`mddf.storage.saved_by`), as scikit-learn's ``InconsistentVersionWarning`` names the version of a
 pickle.
 
-The policy has three parts, and no other code falls back on an attribute's absence (``tests/test_attribute_fallbacks.py``):
+The policy has three parts; no other code falls back on an attribute's absence (tests/test_attribute_fallbacks.py):
 
 - this module: the fitted cascade's layout, checked, and the loose layout upgraded to it;
 - the one table of what objects of earlier versions lack and the value that acts as they did,
