@@ -180,7 +180,7 @@ def _model_groups(block, X):
     (weights None); with target statistics, each fold's models read ``X`` with the fold's statistics appended, and
     ``weights`` gives a statistic's attribution to its column, half to each of a pair's
     (:meth:`~mddf.blocks.target_stats.StatisticsSpec.weights`)."""
-    statistics = getattr(block, "statistics_", None)
+    statistics = block.statistics_
     if not statistics:
         yield X, [(j, model) for j, models in enumerate(block.models_) for model in models], None
         return

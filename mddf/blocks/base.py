@@ -24,7 +24,7 @@ from .._runtime.memory import release_freed_memory
 from .._runtime.threads import in_one_thread, one_blas_thread
 from ..forests import PackedForest, fold_share
 from ..forests.growing import MAX_SEED
-from ..storage import MemoryStore, StoredModel
+from ..storage import MemoryStore, StoredModel, filled_in
 from .member import as_member, member_class
 from .target_stats import BlockStatistics
 
@@ -231,6 +231,7 @@ class BlockBase(ABC):
         self._waiting = None  # under probe: the MemberFit and probe result of each task, and how they gather
 
     def __setstate__(self, state):
+        state = filled_in("block", dict(state))  # what a block of an earlier version lacks (mddf.storage.layouts)
         if state.get("store") is None:  # a block pickled when in-memory models had no store
             state["store"] = MemoryStore()
         self.__dict__.update(state)
@@ -281,7 +282,7 @@ class BlockBase(ABC):
 
     def _statistics(self, rng, X, y, n_classes):
         """The fit's :class:`~mddf.blocks.target_stats.BlockStatistics` (seeds from ``rng``); None without any."""
-        spec = getattr(self, "target_statistics", None)
+        spec = self.target_statistics
         self.statistics_ = None if spec is None else []
         return None if spec is None else BlockStatistics(spec, rng, X, y, n_classes, self.n_folds)
 
@@ -298,11 +299,11 @@ class BlockBase(ABC):
     @property
     def refits(self):
         """Whether the members are refitted on every training row and the fold models dropped."""
-        return getattr(self, "fold_trees", "all") == "refit"
+        return self.fold_trees == "refit"
 
     def _kept_trees(self, fold):
         """Trees the forest of fold ``fold`` keeps for new rows (``fold_trees``)."""
-        if getattr(self, "fold_trees", "all") != "share":
+        if self.fold_trees != "share":
             return self.n_estimators
         return fold_share(self.n_estimators, self.n_folds, fold)
 
@@ -330,8 +331,7 @@ class BlockBase(ABC):
     @property
     def _probing(self):
         """Whether the block grows a probe first (``probe_trees`` below ``n_estimators``)."""
-        m = getattr(self, "probe_trees", None)
-        return m is not None and m < self.n_estimators
+        return self.probe_trees is not None and self.probe_trees < self.n_estimators
 
     def _task(self, spec):
         """A joblib task that runs the fit of the :class:`MemberFit` ``spec`` (a model and its output) and keeps the
@@ -432,7 +432,7 @@ class BlockBase(ABC):
     def _set_importances(self):
         """``importances_``: the mean of the fitted models' importances (their members'
         :meth:`~mddf.blocks.member.Member.importances`), of those that have them; zeros when none has."""
-        stats = getattr(self, "statistics_", None)
+        stats = self.statistics_
         d, appended = self.n_features_in_, stats[0].width if stats else 0
         values = [member.importances(model, d + appended) for member, model in self._flat_models(True)]
         values = [v for v in values if v is not None]
@@ -457,7 +457,7 @@ class BlockBase(ABC):
         members = self.members()
         self._check_members_take_nan(X, members)
         out = np.zeros((X.shape[0], len(self.models_)) + width)
-        if getattr(self, "statistics_", None):
+        if self.statistics_:
             levels = self.target_statistics.levels(X)
             for i, stats in enumerate(self.statistics_):  # fold i's models read its statistics
                 fold = [(j, models[i]) for j, models in enumerate(self.models_)]
@@ -492,7 +492,7 @@ class BlockBase(ABC):
     def nbytes(self):
         """Memory held by the block's models (and bin edges), in bytes (pickled size for other members); 0 under probe,
         before :meth:`finish`."""
-        if getattr(self, "probe_", None) is not None:
+        if self.probe_ is not None:
             return 0
         flat = self._flat_models()
         total = sum(model.nbytes for model in flat)

@@ -32,6 +32,7 @@ from sklearn.utils.validation import has_fit_parameter
 
 from ..forests import CompactForest
 from ..forests.sampling import Bootstrap
+from ..storage import filled_in
 from .member import FitTask, Member, register_member
 
 # the cascade imports these two from here (explicit re-exports)
@@ -131,6 +132,9 @@ class FoldModel:
         self.where = where
         self.importance_scale = importance_scale
 
+    def __setstate__(self, state):
+        self.__dict__.update(filled_in("fold model", state))  # what one of an earlier version lacks
+
     def predict(self, X, **params):
         """A regressor's predicted values ``(n,)``; a ``ValueError`` naming the member unless one finite value a row.
         ``params`` go to the estimator's ``predict`` (e.g. XGBoost's ``iteration_range``)."""
@@ -160,8 +164,7 @@ class FoldModel:
 
     def _checked(self, output, expected, method):
         """The member's output of ``method``, or a ValueError that names it and what is wrong with it."""
-        where = getattr(self, "where", None) or "member"  # models pickled before it was recorded
-        name = f"{where} ({type(self.estimator).__name__})"
+        name = f"{self.where or 'member'} ({type(self.estimator).__name__})"
         what = "class probabilities" if method == "predict_proba" else "predicted values"
         output = np.asarray(output)
         if output.shape != expected:
@@ -208,8 +211,7 @@ class FoldModel:
         values = np.asarray(values, dtype=np.float64)
         if values.ndim != 1:
             return None
-        scale = getattr(self, "importance_scale", 1.0)  # models pickled before it was recorded
-        return values if scale == 1.0 else values * scale
+        return values if self.importance_scale == 1.0 else values * self.importance_scale
 
     @property
     def nbytes(self):

@@ -122,7 +122,7 @@ def calibrated(proba, calibration):
 
 def pairs_of(fitted):
     """The pairs ``(a, b, operation)`` of the fitted cascade's appended features (none without ``pair_features``)."""
-    return getattr(fitted.pair_features, "pairs_", None) or []
+    return [] if fitted.pair_features is None else list(fitted.pair_features.pairs_)
 
 
 class AttributionVisitor(Visitor):

@@ -69,9 +69,9 @@ class CascadeBase(SaveMixin, LayerFeaturesMixin):
         raise NotImplementedError
 
     def _params(self):
-        """The parameters, as ``get_params(deep=False)`` gives them, without those the estimator lacks (a model
-        unpickled from an earlier version: its policy falls back to what that version did)."""
-        return {name: getattr(self, name) for name in self._get_param_names() if hasattr(self, name)}
+        """The parameters, as ``get_params(deep=False)`` gives them (a model unpickled from an earlier version has
+        them all: :mod:`mddf.cascade.versions`)."""
+        return self.get_params(deep=False)
 
     def _validate_training_data(self, X, y, sample_weight):
         """Validate a fit's data, set what it tells of the columns (and labels), and return ``X`` (float32), ``y`` as
@@ -100,9 +100,9 @@ class CascadeBase(SaveMixin, LayerFeaturesMixin):
     def __setstate__(self, state):
         """The state of a pickle, upgraded by the version policy (:mod:`mddf.cascade.versions`), then scikit-learn's
         fitted attributes set from the fitted cascade."""
-        classification, name = hasattr(self, "predict_proba"), type(self).__name__
-        state = upgraded_estimator_state(dict(state), classification, name, FittedCascade.of)
         super().__setstate__(state)
+        classification, name = hasattr(self, "predict_proba"), type(self).__name__
+        state = upgraded_estimator_state(self.__dict__, classification, name, FittedCascade.of)
         if "fitted_cascade_" in state:
             set_fitted(self, state["fitted_cascade_"])
 

@@ -116,7 +116,7 @@ class TaskPolicy:
     def statistics_spec(self, t):
         """What layer t's folds compute with ``target_statistics``: the first layer's, of the categorical columns of
         ``x`` (:class:`mddf.blocks.target_stats.StatisticsSpec`); None for the others, or without any."""
-        kind, categorical = getattr(self.params, "target_statistics", None), self.columns.is_categorical
+        kind, categorical = self.params.target_statistics, self.columns.is_categorical
         if t != 1 or kind is None or categorical is None:
             return None
         return StatisticsSpec.of(kind, np.flatnonzero(categorical))

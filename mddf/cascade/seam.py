@@ -78,9 +78,9 @@ class Columns:
         return cls(
             estimator.n_features_in_,
             getattr(estimator, "feature_names_in_", None),
-            getattr(estimator, "is_categorical_", None),
-            getattr(estimator, "categories_", None),
-            getattr(estimator, "_category_encoder", None),
+            estimator.is_categorical_,
+            estimator.categories_,
+            estimator._category_encoder,
         )
 
     def input_names(self):

@@ -14,13 +14,25 @@ A fitted cascade of a layout this mddf does not know (a newer mddf's) is refused
 ``ValueError`` of one line that names the version of mddf that saved it (its own record, else the saved file's
 header: :func:`mddf.storage.saved_by`), as scikit-learn's ``InconsistentVersionWarning`` names the version of a
 pickle.
-"""
+
+The policy has three parts; no other code falls back on an attribute's absence (tests/test_attribute_fallbacks.py):
+
+- this module: the fitted cascade's layout, checked, and the loose layout upgraded to it;
+- the one table of what objects of earlier versions lack and the value that acts as they did,
+  :data:`mddf.storage.EARLIER_LAYOUTS`: the estimators' parameters (filled in here), the columns' encoding of a
+  fitted estimator (:class:`mddf.utils.SaveMixin`), and the objects below the cascade, each filling in its own
+  entry when it is read back, through :func:`mddf.storage.filled_in` (a block's and a fold model's
+  ``__setstate__``, a stored forest's ``__setstate__`` and a ``model_dir`` file's load); they are filled in
+  wherever the object comes from (an estimator's pickle, a ``model_dir`` file, a pickle of its own), and the
+  lower packages need not import this one;
+- :mod:`mddf._pickle_compat`: the modules whose classes moved, answered for the unpickler (which needs them before
+  any object exists)."""
 
 from __future__ import annotations
 
 import sys
 
-from ..storage import MemoryStore, saved_by
+from ..storage import MemoryStore, filled_in, saved_by
 from .replay import LayerRoute
 from .seam import Columns
 
@@ -31,12 +43,6 @@ LAYOUT = 1
 def running_version():
     """The running mddf's version (read from the package: mddf's top module is above this one)."""
     return sys.modules[__name__.partition(".")[0]].__version__
-
-
-#: The parameters an estimator of the loose layout may lack, and the value that acts as that version did (the
-#: regressor's ``target``: its layers fitted y).
-LOOSE_PARAMETERS = {"background_rows": 100, "probe_trees": None}
-REGRESSOR_PARAMETERS = {"target": "y"}
 
 
 def checked_layout(state):
@@ -55,14 +61,14 @@ def checked_layout(state):
 
 
 def upgraded_estimator_state(state, classification, name, fitted_cascade):
-    """A cascade estimator's pickled ``state`` in this layout: a loose layout's fitted attributes gathered into a
-    ``fitted_cascade_`` by ``fitted_cascade`` (:meth:`mddf.cascade.fitted.FittedCascade.of`; see the module); an
-    unfitted estimator's, or this layout's, as it is."""
-    for parameter, value in {**LOOSE_PARAMETERS, **({} if classification else REGRESSOR_PARAMETERS)}.items():
-        state.setdefault(parameter, value)
+    """A cascade estimator's unpickled ``state`` (its ``__dict__``, changed in place and returned) in this layout: the
+    parameters an earlier version lacks filled in (:data:`mddf.storage.EARLIER_LAYOUTS`, under the task's estimator),
+    and a loose layout's fitted attributes gathered into a ``fitted_cascade_`` by ``fitted_cascade``
+    (:meth:`mddf.cascade.fitted.FittedCascade.of`; see the module); an unfitted estimator's, or this layout's, as it
+    is."""
+    filled_in("MDDFClassifier" if classification else "CascadeForestRegressor", state)
     if "layers_" not in state or "fitted_cascade_" in state:
         return state
-    state.setdefault("_category_encoder", None)  # fitted before categorical columns
     fitted = fitted_cascade(
         state,
         name=name,

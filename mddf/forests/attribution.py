@@ -34,7 +34,7 @@ _NO_CATEGORY_BITS = np.zeros((0, 4), dtype=np.uint64)
 
 
 def _check_shares(forest):
-    shares = getattr(forest, "left_shares", None)
+    shares = forest.left_shares
     if shares is None:
         raise ValueError(
             f"this {type(forest).__name__} was fitted before mddf stored the training weight of its tree nodes, "

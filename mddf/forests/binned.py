@@ -59,7 +59,7 @@ class PackedForest(StoredForest):
         For the split in each word of the trees, the share of its training weight that went to its left
         child (0 for a leaf), in two bytes (:func:`mddf.trees.packing.encode_shares`): what the attributions
         (:meth:`attributions`) read of the training rows.
-        Absent from forests fitted before it was stored (they cannot be explained).
+        None in forests fitted before it was stored (they cannot be explained).
     """
 
     _stored_arrays = (
@@ -135,7 +135,7 @@ class PackedForest(StoredForest):
             raise ValueError(f"category_bits has shape {self.category_bits.shape}, not (n, {CATEGORY_WORDS})")
         if len(self.binner.missing_bins_) != self.n_features:
             raise ValueError(f"the binner has {len(self.binner.missing_bins_)} features, not {self.n_features}")
-        shares = getattr(self, "left_shares", None)
+        shares = self.left_shares
         if shares is not None and (shares.dtype != np.float16 or shares.shape != (self.n_words,)):
             raise ValueError(f"left_shares: shape {shares.shape}, dtype {shares.dtype}, not ({self.n_words},) float16")
         if shares is not None and not (np.abs(shares) <= 0.5).all():

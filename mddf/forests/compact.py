@@ -92,7 +92,7 @@ class CompactForest(StoredForest):
         taken before compaction.
     left_shares : ndarray of float16 (n_nodes,)
         Each split's share of its training weight (``weighted_n_node_samples``) that went to its left child (0 for a
-        leaf), for the attributions; absent from forests fitted before it was stored.
+        leaf), for the attributions; None in forests fitted before it was stored.
     """
 
     _stored_arrays = (
@@ -216,7 +216,7 @@ class CompactForest(StoredForest):
                 raise ValueError(f"{name} holds {len(getattr(self, name))} entries for {n_nodes} nodes")
         if len(self.missing_left_bits) < (n_nodes + 7) // 8:
             raise ValueError(f"missing_left_bits holds {len(self.missing_left_bits)} bytes for {n_nodes} nodes")
-        shares = getattr(self, "left_shares", None)  # absent from forests fitted before it was stored
+        shares = self.left_shares  # None in forests fitted before it was stored
         if shares is not None and (shares.shape != (n_nodes,) or not (np.abs(shares) <= 0.5).all()):
             raise ValueError(
                 f"left_shares holds {len(shares)} entries for {n_nodes} nodes, or one outside [-0.5, 0.5] (their "

@@ -27,7 +27,7 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
-from ..storage import ModelFileError
+from ..storage import ModelFileError, filled_in
 from ..trees.nodes import NODE_PROBLEMS
 
 #: Rows of a leaf table checked at a time by :meth:`StoredForest.check_arrays` (bounds its temporaries' memory).
@@ -70,7 +70,7 @@ class StoredForest(ABC):
 
     def __setstate__(self, state):
         expected = state.pop("_arrays_sha256", None)  # pickles of earlier versions carry none
-        self.__dict__.update(state)
+        self.__dict__.update(filled_in("stored forest", state))  # what a forest of an earlier version lacks
         if "offsets" in state:  # a finished forest
             if expected is not None and self.arrays_sha256() != expected:
                 raise ModelFileError(
@@ -98,9 +98,9 @@ class StoredForest(ABC):
         return sum(getattr(self, name).nbytes for name in self._present_arrays())
 
     def _present_arrays(self):
-        """The names of ``_stored_arrays`` this forest holds: a forest of an earlier version may lack the later ones
-        (e.g. ``left_shares``), and its pickle's digest was taken without them."""
-        return [name for name in self._stored_arrays if getattr(self, name, None) is not None]
+        """The names of ``_stored_arrays`` this forest holds: a forest of an earlier version holds None for the later
+        ones (``left_shares``: :mod:`mddf.storage.layouts`), and its pickle's digest was taken without them."""
+        return [name for name in self._stored_arrays if getattr(self, name) is not None]
 
     @property
     def _width(self):

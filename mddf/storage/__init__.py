@@ -5,7 +5,8 @@ Modules: :mod:`.files` (the format: marker, header, hashes, :class:`ModelFileErr
 a model and the record that loads it back), :mod:`.stores` (the stores a block keeps its models in: on disk or in
 memory), :mod:`.temporary` (the ``model_dir="auto"`` folders and their clean-up), :mod:`.sealed` (a fitted
 estimator as one block of bytes checked whole by its digest before any of it is rebuilt, XGBoost's boosters as model
-bytes: what an estimator's pickle carries) and :mod:`.saved` (those bytes as a file: :func:`save`, :func:`load`).
+bytes: what an estimator's pickle carries) and :mod:`.saved` (those bytes as a file: :func:`save`, :func:`load`);
+:mod:`.layouts`: what objects of earlier versions lack when they are read back (:func:`filled_in`).
 
 A block's fitted models (each forest's fold models, or its out-of-bag forest, and the fold models of
 the other members) are written to a folder as soon as each is fitted and has given its class vectors,
@@ -34,6 +35,7 @@ trusted as a pickle.
 """
 
 from .files import FORMAT, HEADER_BYTES, MARKER, OWNED_ENTRY, ModelFileError, read_marker
+from .layouts import EARLIER_LAYOUTS, filled_in
 from .records import ModelWriter, StoredRecord
 from .saved import load, save
 from .sealed import saved_by
@@ -45,6 +47,7 @@ from .temporary import (
 )
 
 __all__ = [
+    "EARLIER_LAYOUTS",
     "FORMAT",
     "HEADER_BYTES",
     "MARKER",
@@ -56,6 +59,7 @@ __all__ = [
     "StoredModel",
     "StoredRecord",
     "open_store",
+    "filled_in",
     "load",
     "read_marker",
     "remove_stale_temporary_folders",

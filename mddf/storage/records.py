@@ -21,6 +21,7 @@ from .files import (
     header,
     missing,
 )
+from .layouts import filled_in
 from .sealed import dumps
 
 
@@ -139,8 +140,7 @@ class StoredRecord:
             array = np.ndarray(shape, dtype=dtype, buffer=mapped, offset=offset)
             arrays[name] = array.copy() if copy else array
         model = self.cls.__new__(self.cls)
-        model.__dict__.update(self.attrs)
-        model.__dict__.update(arrays)
+        model.__dict__.update(filled_in("stored forest", {**self.attrs, **arrays}))  # of an earlier version: .layouts
         return model
 
 

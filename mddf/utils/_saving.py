@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..storage import filled_in
 from ..storage.saved import save
 from ..storage.sealed import sealed_reduce
 
@@ -16,6 +17,13 @@ class SaveMixin:
     """
 
     __reduce__ = sealed_reduce
+
+    def __setstate__(self, state):
+        """The state of a pickle; a fitted estimator of tabular input (one with a ``categorical_features`` parameter)
+        of an earlier version gets what it lacks (:mod:`mddf.storage.layouts`)."""
+        if "n_features_in_" in state and "categorical_features" in self._get_param_names():
+            state = filled_in("tabular estimator", dict(state))
+        super().__setstate__(state)
 
     def save(self, path):
         """Write the estimator to the file ``path`` (a str or path), to be read back by :func:`mddf.load`.

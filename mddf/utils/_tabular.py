@@ -95,7 +95,7 @@ def validate_tabular(estimator, X, y="no_validation", *, reset, **check_params):
         estimator.categories_ = categories
         estimator._category_encoder = encoder
         return out
-    encoder = getattr(estimator, "_category_encoder", None)  # absent from models fitted before categories
+    encoder = estimator._category_encoder
     if encoder is None:
         return validate_data(estimator, X, y, reset=False, **check_params)
     # Wrong columns must be reported as such, not as whatever the encoder makes of them: raise the

@@ -155,3 +155,21 @@ def test_a_flipped_byte_in_a_pickled_forest_is_an_error_at_load_naming_the_damag
     ):
         pickle.loads(bytes(damaged))
     assert pickle.loads(data).arrays_sha256() == forest.arrays_sha256()
+
+
+def test_models_pickled_by_0_2_0_dev0_and_b7a5885_have_every_parameter_and_clone():
+    import gzip
+
+    from sklearn.base import clone
+
+    data = Path(__file__).parent / "data"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # scikit-learn's warning when the pickle's version differs from the running one
+        saved = pickle.loads((data / "models-0.2.0.dev0-a088048.pickle").read_bytes())
+        b7a5885 = pickle.loads(gzip.decompress((data / "classifier-b7a5885.pickle.gz").read_bytes()))
+    models = [model for model, _ in saved["models"].values()] + [b7a5885["model"]]
+    for model in models:
+        params = model.get_params()  # the parameters added since are those that act as those versions did
+        assert type(clone(model)) is type(model) and type(model).__name__ in repr(model)
+        if isinstance(model, MDDFClassifier) and not hasattr(model, "cascade_"):
+            assert params["target_statistics"] is None and params["probe_trees"] is None

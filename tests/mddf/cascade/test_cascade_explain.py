@@ -290,8 +290,9 @@ def test_a_model_whose_trees_lack_their_nodes_weights_says_to_fit_it_again(table
     clf = MDDFClassifier(forest_types=FORESTS, **SMALL).fit(X, y)
     for block in clf.layers_:
         for models in block.models_:
-            for forest in models:
-                del forest.left_shares  # as the forests fitted before the weights were stored
+            for i, forest in enumerate(models):  # unpickled from forests fitted before the weights were stored
+                models[i] = type(forest).__new__(type(forest))
+                models[i].__setstate__({name: value for name, value in vars(forest).items() if name != "left_shares"})
     assert clf.predict_proba(X).shape == (len(X), 3)
     with pytest.raises(ValueError, match="fit the model again"):
         clf.explain(X)

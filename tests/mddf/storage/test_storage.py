@@ -46,7 +46,7 @@ def test_the_storage_package_imports_nothing_else_of_mddf_and_builds_no_task():
                 imported.add("." * node.level + (node.module or ""))
             elif isinstance(node, ast.Import):
                 imported.update(alias.name for alias in node.names)
-    own = {".files", ".records", ".saved", ".sealed", ".stores", ".temporary"}
+    own = {".files", ".layouts", ".records", ".saved", ".sealed", ".stores", ".temporary"}
     assert not {name for name in imported - own if name.startswith((".", "mddf", "joblib", "sklearn"))}, imported
 
 

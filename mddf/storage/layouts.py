@@ -1,0 +1,58 @@
+"""The one table of earlier layouts: what objects that earlier versions of mddf pickled or wrote lack, and the value
+with which each acts as it did then.
+
+An object read back (unpickled, or loaded from a ``model_dir`` file) fills in what :data:`EARLIER_LAYOUTS` lists for
+its kind and its state lacks, through :func:`filled_in`, in one place per kind: a block's and a fold model's
+``__setstate__`` (:mod:`mddf.blocks`), a stored forest's ``__setstate__`` and :class:`~mddf.storage.StoredRecord`'s
+load (:mod:`mddf.forests`), a fitted estimator of tabular input's ``__setstate__`` (:class:`mddf.utils.SaveMixin`)
+and the cascade estimators' upgrade (:mod:`mddf.cascade.versions`, which names this table as part of the version
+policy). The code that reads these attributes then reads them as they are.
+"""
+
+from __future__ import annotations
+
+#: Kind of object -> the attributes an earlier layout of it may lack, and the value that acts as that version did.
+EARLIER_LAYOUTS = {
+    # a fitted estimator whose X may have categorical columns (it has a categorical_features parameter), fitted
+    # before categorical columns: none, no encoder
+    "tabular estimator": {"is_categorical_": None, "categories_": None, "_category_encoder": None},
+    # the parameters of the cascade estimators pickled before them (up to commit b7a5885 and the pickles of
+    # tests/mddf/data): no background kept, no probe, no calibration, no pair features, no target statistics
+    "MDDFClassifier": {
+        "background_rows": 100,
+        "probe_trees": None,
+        "calibration": None,
+        "pair_features": None,
+        "target_statistics": None,
+    },
+    "CascadeForestRegressor": {
+        "background_rows": 100,
+        "probe_trees": None,
+        "pair_features": None,
+        "target_statistics": None,
+        "target": "y",  # its layers fitted y
+    },
+    # a block (mddf.blocks.base.BlockBase) pickled before fold_trees, the probe and target statistics
+    "block": {
+        "fold_trees": "all",
+        "probe_trees": None,
+        "probe_": None,
+        "_waiting": None,
+        "target_statistics": None,
+        "statistics_": None,
+    },
+    # a fitted member other than a forest (mddf.blocks.members.FoldModel) pickled before its place and its importance
+    # scale were recorded
+    "fold model": {"where": None, "importance_scale": 1.0},
+    # a forest (mddf.forests.StoredForest) fitted before its splits' training-weight shares were stored: it predicts,
+    # and explain() says that it cannot explain it
+    "stored forest": {"left_shares": None},
+}
+
+
+def filled_in(kind, state):
+    """``state`` (a dict of an object of ``kind``, a key of :data:`EARLIER_LAYOUTS`), with each attribute that the
+    table lists for ``kind`` and the state lacks set to its value; changed in place and returned."""
+    for name, value in EARLIER_LAYOUTS[kind].items():
+        state.setdefault(name, value)
+    return state
