@@ -5,6 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import mddf
 from mddf import CascadeForestRegressor, MDDFClassifier
 from mddf.margin.alpha import solve_alpha_exact, solve_alpha_sgd, solve_layer_share
 from mddf.margin.calibration import TemperatureCalibration
@@ -138,3 +139,12 @@ def test_temperature_scaling_of_a_binary_probability_is_increasing():
     for temperature in (0.05, 0.7, 1.0, 3.0, 20.0):
         calibrated = TemperatureCalibration(temperature, 1e-6, 0.0, 0.0).apply(np.column_stack([1 - p, p]))[:, 1]
         assert (np.diff(calibrated) >= 0.0).all()
+
+
+def test_a_saved_constrained_model_predicts_the_same(tmp_path):
+    X, z, _ = _data(150)
+    model = _regressor(monotonic_cst=np.array(CONSTRAINT), max_layers=2).fit(X, z)
+    model.save(tmp_path / "model")
+    loaded = mddf.load(tmp_path / "model")
+    assert np.array_equal(loaded.predict(X), model.predict(X))
+    assert list(loaded.monotonic_cst) == CONSTRAINT
