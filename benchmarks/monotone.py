@@ -15,7 +15,7 @@ living area +1 and bathrooms +1) and flchain (death, age +1; ``--flchain-rows`` 
 
 Examples
 --------
-MDDF_REALDATA=/work/shared/realdata python -m benchmarks.monotone
+OMP_NUM_THREADS=1 MDDF_REALDATA=/path/to/realdata python -m benchmarks.monotone
 """
 
 from __future__ import annotations
