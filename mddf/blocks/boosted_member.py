@@ -68,10 +68,13 @@ class BoostedMember(EstimatorMember):
         return not isinstance(self.kind, str) and super().rejects_nan()
 
     def template(self, layer):
-        """A named kind's XGBoost estimator (:func:`mddf.forests.make_gbdt`, with the layer's category columns), or
-        the instance."""
+        """A named kind's XGBoost estimator (:func:`mddf.forests.make_gbdt`, with the layer's category columns and
+        monotone constraints), or the instance."""
         if isinstance(self.kind, str):
-            return make_gbdt(task=self.task, categorical=layer.categorical, kind=self.kind)
+            gbdt = make_gbdt(task=self.task, categorical=layer.categorical, kind=self.kind)
+            if layer.monotone is not None:  # ``monotonic_cst``
+                gbdt.set_params(monotone_constraints=layer.monotone)
+            return gbdt
         return self.kind
 
     def _fold_fit(self, template, args):

@@ -19,7 +19,7 @@ from ..forests import MAX_FEATURES, BinnedInput
 from ..forests.growing import MAX_SEED
 from ..forests.sampling import Bootstrap, weighted_resample
 from .base import BlockBase, MemberFit
-from .member import LayerFit
+from .member import LayerFit, layer_constraints
 
 TREE_METHODS = ("hist", "exact")
 WEIGHTINGS = ("resample", "resample_fold", "sample_weight")
@@ -120,6 +120,9 @@ class ForestBlock(BlockBase):
     splitter = StratifiedKFold
     empty_fold_hint = " (or use class_vectors='oob')"
 
+    #: The constraint of each column of the cascade's ``x`` (int8; ``monotonic_cst``), or None: set by the cascade.
+    monotone = None
+
     def __init__(
         self,
         forest_types,
@@ -203,6 +206,7 @@ class ForestBlock(BlockBase):
             MAX_FEATURES,
             resample_weight=distribution,
             weights_name="the sample distribution D_t",
+            monotone=layer_constraints(self.monotone, X.shape[1], (-1, 1)),
         )
         if self.class_vectors == "oob" and self.target_statistics is not None:
             raise ValueError("target_statistics needs class_vectors='kfold' (each fold computes its own statistics)")

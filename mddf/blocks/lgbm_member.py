@@ -113,8 +113,14 @@ class LightGBMMember(EstimatorMember):
         return not isinstance(self.kind, str) and super().rejects_nan()
 
     def template(self, layer):
-        """A named kind's estimator (:func:`mddf.forests.make_lgbm`), or the instance."""
-        return make_lgbm(task=self.task, kind=self.kind) if isinstance(self.kind, str) else self.kind
+        """A named kind's estimator (:func:`mddf.forests.make_lgbm`, with the layer's monotone constraints), or the
+        instance."""
+        if not isinstance(self.kind, str):
+            return self.kind
+        lgbm = make_lgbm(task=self.task, kind=self.kind)
+        if layer.monotone is not None:  # ``monotonic_cst``
+            lgbm.set_params(monotone_constraints=list(layer.monotone))
+        return lgbm
 
     def fit_task(self, fold, layer, position):
         """:func:`fit_lgbm_fold_member` on ``fold``, a named kind given the layer's category columns."""

@@ -27,6 +27,8 @@ import inspect
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 
+import numpy as np
+
 #: The member kinds by the ``forest_types`` name each answers (:func:`register_member`).
 _NAMED = {}
 #: The member kinds that take estimator instances, the last registered first (:meth:`Member.claims`).
@@ -77,6 +79,9 @@ class LayerFit:
         The rows' weights are all equal: a member fitted whole gets no ``sample_weight``.
     warned : set
         The members already warned of a resample (once each a fit).
+    monotone : tuple of int or None, default=None
+        The monotone constraint of each input column (1, -1, 0; ``monotonic_cst``), for the members that take one;
+        None: none.
     """
 
     X: object
@@ -91,6 +96,21 @@ class LayerFit:
     weights_name: str
     weights_equal: bool = False
     warned: set = field(default_factory=set)
+    monotone: object = None
+
+
+def layer_constraints(monotone, n_columns, passed):
+    """A layer's monotone constraints over its ``n_columns`` input columns (:attr:`LayerFit.monotone`): ``monotone``,
+    those of the cascade's ``x`` (its first columns), then the pattern ``passed`` repeated over the outputs passed on
+    (``(1,)``: each prediction of ``y`` increasing; ``(-1, 1)``: each binary class vector, its negative class's share
+    decreasing and its positive class's increasing); None when ``monotone`` is None."""
+    if monotone is None:
+        return None
+    n_passed = n_columns - len(monotone)
+    pattern = np.tile(np.asarray(passed, dtype=np.int8), n_passed // len(passed))
+    if n_passed < 0 or len(pattern) != n_passed:
+        raise ValueError(f"a layer input of {n_columns} columns does not begin with the {len(monotone)} constrained")
+    return tuple(int(c) for c in np.concatenate([np.asarray(monotone, dtype=np.int8), pattern]))
 
 
 class Member(ABC):

@@ -20,7 +20,7 @@ from sklearn.model_selection import KFold
 
 from ..forests import BinnedInput
 from .base import BlockBase
-from .member import LayerFit
+from .member import LayerFit, layer_constraints
 
 
 class RegressionForestBlock(BlockBase):
@@ -112,6 +112,9 @@ class RegressionForestBlock(BlockBase):
         )
         self.max_features = max_features
 
+    #: The constraint of each column of the cascade's ``x`` (int8; ``monotonic_cst``), or None: set by the cascade.
+    monotone = None
+
     def fit(self, X, y, sample_weight, rng, categorical=None, prefix=None):
         """Fit the block and return the out-of-fold predictions of the training rows.
 
@@ -158,6 +161,7 @@ class RegressionForestBlock(BlockBase):
             resample_weight=weight,
             weights_name="its sample weights",
             weights_equal=equal,
+            monotone=layer_constraints(self.monotone, X.shape[1], (1,)),
         )
         tasks, slots = [], []
         statistics = self._statistics(rng, X, y, None)  # of the block's target: the residual with target="residual"

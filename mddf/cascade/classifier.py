@@ -164,6 +164,9 @@ estimators, default=("rf", "rf", "crf", "crf", "gbdt")
         Training rows the fit keeps, as the model reads them, as :meth:`explain`'s default background
         (``background_``), drawn at random from a stream of their own (no other draw of ``random_state`` moves):
         they are the user's rows, stored in the model and its pickle. 0 keeps none.
+    monotonic_cst : array-like of int of shape (n_features,), dict or None, default=None
+        Per column 1 (the positive class's probability never decreases with it), -1 or 0, or a dict {name: 1 or -1};
+        binary y only; None: none. Its limits are the regressor's: :ref:`the user guide <monotone>`.
 
     Attributes
     ----------
@@ -272,6 +275,7 @@ estimators, default=("rf", "rf", "crf", "crf", "gbdt")
         verbose=0,
         model_dir=None,
         background_rows=100,
+        monotonic_cst=None,
     ):
         self.n_estimators = n_estimators
         self.forest_types = forest_types
@@ -308,6 +312,7 @@ estimators, default=("rf", "rf", "crf", "crf", "gbdt")
         self.verbose = verbose
         self.model_dir = model_dir
         self.background_rows = background_rows
+        self.monotonic_cst = monotonic_cst
 
     def _policy(self, columns=None):
         columns = Columns.of(self) if columns is None else columns

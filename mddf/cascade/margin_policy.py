@@ -23,6 +23,7 @@ from ..margin.calibration import fit_temperature
 from ..margin.margins import margins
 from ..margin.state import ClassVectorMixture, CumulativeMargin
 from ..utils import ACCURACY, weighted_accuracy
+from .monotone import monotone_constraints
 from .policy import TaskPolicy, probe_note
 from .replay import LayerRoute, class_vector_layer
 from .screening import confidence, screening_threshold, still_in
@@ -52,6 +53,7 @@ class MarginPolicy(TaskPolicy):
     def __init__(self, params, columns=None, classes=None, *, name="MDDFClassifier", log_name="mdDF"):
         super().__init__(params, columns, name=name, log_name=log_name)
         self.classes = classes
+        self.monotone = monotone_constraints(self.params, columns, name, classes)  # checked before any layer
 
     # -------------------------------------------------------------- the layers
     def check_forest_types(self):
@@ -76,7 +78,7 @@ class MarginPolicy(TaskPolicy):
         """Layer t's untrained block, its trees limited to depth ``max_depth_factor * (t + 1)``; its models go to
         ``store``, under ``layer-<t>``."""
         c = self.params
-        return ForestBlock(
+        block = ForestBlock(
             self.check_forest_types(),
             c.n_estimators,
             self.layer_depth(t),
@@ -91,6 +93,8 @@ class MarginPolicy(TaskPolicy):
             probe_trees=probe_trees,
             target_statistics=self.statistics_spec(t),
         )
+        block.monotone = self.monotone
+        return block
 
     @property
     def cross_fitted(self):

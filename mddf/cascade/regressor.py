@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from numbers import Integral
+from types import SimpleNamespace
 
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin, TransformerMixin, _fit_context
@@ -12,6 +13,7 @@ from ..blocks.members import check_forest_types
 from ..utils import check_sample_weight, validate_tabular
 from .base import CascadeBase, check_predictor_instance
 from .layer_features import member_name
+from .monotone import monotone_constraints
 from .pair_step import pair_template
 from .replay import LARGEST_TARGET, FinalOutput, Stages
 from .residual_policy import ResidualPolicy
@@ -180,6 +182,9 @@ default=("rf", "rf", "crf", "crf")
         Training rows the fit keeps, as the model reads them, as :meth:`explain`'s default background
         (``background_``), drawn at random from a stream of their own (no other draw of ``random_state`` moves):
         they are the user's rows, stored in the model and its pickle. 0 keeps none.
+    monotonic_cst : array-like of int of shape (n_features,), dict or None, default=None
+        Per column 1 (the prediction never decreases with it), -1 or 0, or a dict {name: 1 or -1}; None: none. Needs
+        members of ``"gbdt"``, ``"gbdt_es"``, ``"lgbm"``, ``"lgbm_es"``: :ref:`the user guide <monotone>`.
 
     Attributes
     ----------
@@ -269,6 +274,7 @@ default=("rf", "rf", "crf", "crf")
         verbose=0,
         model_dir=None,
         background_rows=100,
+        monotonic_cst=None,
     ):
         self.n_estimators = n_estimators
         self.forest_types = forest_types
@@ -296,6 +302,7 @@ default=("rf", "rf", "crf", "crf")
         self.verbose = verbose
         self.model_dir = model_dir
         self.background_rows = background_rows
+        self.monotonic_cst = monotonic_cst
 
     def _policy(self, columns=None):
         columns = Columns.of(self) if columns is None else columns
@@ -329,6 +336,7 @@ default=("rf", "rf", "crf", "crf")
                 f"{name} got n_samples={len(y)}, fewer than n_folds={self.n_folds}: "
                 "the out-of-fold predictions need at least one row per fold"
             )
+        monotone_constraints(SimpleNamespace(**self._params()), Columns.of(self), name)  # checked before any work
         return X, y, weight
 
     @_fit_context(prefer_skip_nested_validation=True)

@@ -17,6 +17,7 @@ from ..blocks.members import check_forest_types, seeded_clone
 from ..blocks.regressor import RegressionForestBlock
 from ..forests import make_gbdt, make_hgb
 from ..utils import NEGATIVE_MSE
+from .monotone import monotone_constraints
 from .policy import TaskPolicy, probe_note
 from .replay import overflow_error, passed_on
 from .seam import LayerOutcome
@@ -65,7 +66,7 @@ class ResidualPolicy(TaskPolicy):
     def block(self, t, store, probe_trees=None):
         """Layer t's untrained block; its forests go to the ``store``, under ``layer-<t>``."""
         c = self.params
-        return RegressionForestBlock(
+        block = RegressionForestBlock(
             self.check_forest_types(),
             c.n_estimators,
             self.layer_depth(t),
@@ -78,6 +79,8 @@ class ResidualPolicy(TaskPolicy):
             probe_trees=probe_trees,
             target_statistics=self.statistics_spec(t),
         )
+        block.monotone = monotone_constraints(c, self.columns, self.name)
+        return block
 
     # -------------------------------------------------------------- the data
     def overflow_error(self, what, largest):

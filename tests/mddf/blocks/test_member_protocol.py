@@ -21,6 +21,7 @@ from mddf.blocks.member import (
     FitTask,
     Member,
     as_member,
+    layer_constraints,
     member_class,
     member_names,
     register_member,
@@ -253,3 +254,11 @@ def test_the_attributions_of_every_kind_go_through_its_member(monkeypatch, prior
     predictor = fit_member(make_gbdt(random_state=0), X, _data()[1], 3, where="predictor")  # the cascade's predictor
     model_attributions(predictor, X, None, True, False, 3)
     assert calls == [(BoostedMember, predictor.estimator, id(predictor))]
+
+
+def test_layer_constraints_append_the_pattern_of_the_passed_outputs():
+    assert layer_constraints(None, 7, (1,)) is None
+    assert layer_constraints(np.array([1, 0, -1]), 5, (1,)) == (1, 0, -1, 1, 1)
+    assert layer_constraints(np.array([1, 0, -1]), 7, (-1, 1)) == (1, 0, -1, -1, 1, -1, 1)
+    with pytest.raises(ValueError, match="does not begin with the 3 constrained"):
+        layer_constraints(np.array([1, 0, -1]), 4, (-1, 1))

@@ -1,0 +1,78 @@
+"""Monotone constraints of a cascade (``monotonic_cst``): the constraint of every column, checked, and what a layer's
+members are given.
+
+A cascade is monotone in a column when every member of every layer is monotone in it and in the outputs the layers
+pass on (increasing: each passed prediction of ``y`` is monotone the same way as the cascade), and the cascade's
+prediction is a mean of its last layer's members (a mixture of positive weights). The members that honour a
+constraint are the boosted ones (XGBoost's and LightGBM's ``monotone_constraints``); every other setting that would
+break the composition is refused in one line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+#: The ``forest_types`` names whose members take monotone constraints.
+MONOTONE_KINDS = ("gbdt", "gbdt_es", "lgbm", "lgbm_es")
+
+
+def _resolved(monotonic_cst, columns, name):
+    """``monotonic_cst`` as an int8 array of one entry per column (see :func:`monotone_constraints`)."""
+    n = columns.n_features
+    if isinstance(monotonic_cst, Mapping):
+        if columns.names is None:
+            raise ValueError(f"{name}: monotonic_cst as a dict needs X with column names (a DataFrame)")
+        names = [str(c) for c in columns.names]
+        cst = np.zeros(n, dtype=np.int8)
+        for key, value in monotonic_cst.items():
+            if str(key) not in names:
+                raise ValueError(f"{name}: monotonic_cst names {key!r}, which is not a column of X")
+            if value not in (-1, 0, 1):
+                raise ValueError(f"{name}: monotonic_cst[{key!r}] must be -1, 0 or 1, got {value!r}")
+            cst[names.index(str(key))] = value
+        return cst
+    values = np.asarray(monotonic_cst)
+    if values.ndim != 1 or len(values) != n:
+        raise ValueError(f"{name}: monotonic_cst must have one entry per column of X ({n}), got shape {values.shape}")
+    if not np.isin(values, (-1, 0, 1)).all():
+        raise ValueError(f"{name}: monotonic_cst entries must be -1, 0 or 1, got {values.tolist()}")
+    return values.astype(np.int8)
+
+
+def monotone_constraints(params, columns, name, classes=None):
+    """The constraint of each column of ``x`` (int8, 1 increasing, -1 decreasing, 0 none), or None without
+    ``monotonic_cst`` (or with no constrained column).
+
+    ``params`` are the cascade's parameters (``monotonic_cst``, ``forest_types``, ``predictor``,
+    ``pair_features``, ``target_statistics``; the classifier's ``screening_accuracy``, ``input_features``),
+    ``columns`` its :class:`mddf.cascade.seam.Columns`, ``classes`` a classifier's labels (a list: one array per
+    label of a multi-label fit). Raises a one-line ``ValueError`` for a constraint that is malformed, names a column
+    X lacks or a categorical column, or comes with more than two classes or several labels, a member other than
+    :data:`MONOTONE_KINDS`, a ``predictor``, pair features, target statistics, screening or stacked layers.
+    """
+    monotonic_cst = getattr(params, "monotonic_cst", None)
+    if monotonic_cst is None or columns is None or columns.n_features is None:
+        return None
+    if classes is not None and (isinstance(classes, list) or len(classes) != 2):
+        raise ValueError(
+            f"{name}: monotonic_cst is for regression and binary classification, not a multi-class or multi-label y"
+        )
+    cst = _resolved(monotonic_cst, columns, name)
+    if not cst.any():
+        return None
+    if columns.is_categorical is not None and (columns.is_categorical & (cst != 0)).any():
+        raise ValueError(f"{name}: monotonic_cst constrains a categorical column; categories have no order")
+    others = [kind for kind in params.forest_types if not (isinstance(kind, str) and kind in MONOTONE_KINDS)]
+    if others:
+        raise ValueError(
+            f"{name}: monotonic_cst is honoured by the members {MONOTONE_KINDS} only, not {others[0]!r}; "
+            "set forest_types from them"
+        )
+    if getattr(params, "input_features", None) == "stacking":
+        raise ValueError(f"{name}: monotonic_cst needs x in every layer's input; set input_features='preconc' or 'raw'")
+    for parameter in ("predictor", "pair_features", "target_statistics", "screening_accuracy"):
+        if getattr(params, parameter, None) is not None:
+            raise ValueError(f"{name}: monotonic_cst cannot be combined with {parameter}; set {parameter}=None")
+    return cst
