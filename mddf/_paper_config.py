@@ -27,6 +27,7 @@ PAPER_CONFIG = MappingProxyType(
         "predictor_input": "stacked",
         "pair_features": None,
         "target_statistics": None,
+        "monotonic_cst": None,
         "calibration": None,
         "n_folds": 3,
         "fold_trees": "all",

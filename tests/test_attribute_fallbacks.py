@@ -21,6 +21,9 @@ ALLOWED = {
     ("mddf/_runtime/compile_cache.py", "getattr(module, '__path__', None)"): "modules",
     # any callable: a functools.partial has no __name__
     ("mddf/_runtime/threads.py", "getattr(function, '__name__', type(function).__name__)"): "callables",
+    # parameters of the classifier only (input_features, screening_accuracy), which the regressor's lack
+    ("mddf/cascade/monotone.py", "getattr(params, 'input_features', None)"): "one task's parameters",
+    ("mddf/cascade/monotone.py", "getattr(params, parameter, None)"): "one task's parameters",
     # an unfitted estimator: no fitted cascade, no store to reuse
     ("mddf/cascade/base.py", "getattr(cascade.__dict__.get('fitted_cascade_'), 'store', None)"): "unfitted",
     # an unfitted estimator has no classes_ (scikit-learn's convention)

@@ -52,7 +52,7 @@ def monotone_constraints(params, columns, name, classes=None):
     X lacks or a categorical column, or comes with more than two classes or several labels, a member other than
     :data:`MONOTONE_KINDS`, a ``predictor``, pair features, target statistics, screening or stacked layers.
     """
-    monotonic_cst = getattr(params, "monotonic_cst", None)
+    monotonic_cst = params.monotonic_cst
     if monotonic_cst is None or columns is None or columns.n_features is None:
         return None
     if classes is not None and (isinstance(classes, list) or len(classes) != 2):
@@ -73,6 +73,6 @@ def monotone_constraints(params, columns, name, classes=None):
     if getattr(params, "input_features", None) == "stacking":
         raise ValueError(f"{name}: monotonic_cst needs x in every layer's input; set input_features='preconc' or 'raw'")
     for parameter in ("predictor", "pair_features", "target_statistics", "screening_accuracy"):
-        if getattr(params, parameter, None) is not None:
+        if getattr(params, parameter, None) is not None:  # screening_accuracy: the classifier's only
             raise ValueError(f"{name}: monotonic_cst cannot be combined with {parameter}; set {parameter}=None")
     return cst

@@ -17,19 +17,22 @@ EARLIER_LAYOUTS = {
     # before categorical columns: none, no encoder
     "tabular estimator": {"is_categorical_": None, "categories_": None, "_category_encoder": None},
     # the parameters of the cascade estimators pickled before them (up to commit b7a5885 and the pickles of
-    # tests/mddf/data): no background kept, no probe, no calibration, no pair features, no target statistics
+    # tests/mddf/data): no background kept, no probe, no calibration, no pair features, no target statistics, no
+    # monotone constraints
     "MDDFClassifier": {
         "background_rows": 100,
         "probe_trees": None,
         "calibration": None,
         "pair_features": None,
         "target_statistics": None,
+        "monotonic_cst": None,
     },
     "CascadeForestRegressor": {
         "background_rows": 100,
         "probe_trees": None,
         "pair_features": None,
         "target_statistics": None,
+        "monotonic_cst": None,
         "target": "y",  # its layers fitted y
     },
     # a block (mddf.blocks.base.BlockBase) pickled before fold_trees, the probe and target statistics
