@@ -89,9 +89,10 @@ class _BaselineTrees:
                 # the copy's folder is new, so numba's cache of it starts empty either way: numba's own njit serves
                 for module in ("_compile_cache", "_runtime.compile_cache"):
                     source = source.replace(f"from ..{module} import njit", "from numba import njit")
-                # a later revision's stored forests name the model files' error, which the copy has no module for
+                # a later revision's stored forests import from the model files' package (its error, the table of
+                # earlier layouts), which the copy has no module for: the installed mddf's serves
                 for module in ("_storage", "storage"):
-                    source = source.replace(f"from ..{module} import ModelFileError", "ModelFileError = ValueError")
+                    source = source.replace(f"from ..{module} import ", "from mddf.storage import ")
                 (package / name).write_text(source)
         sys.path.insert(0, str(self.folder))
         self.trees = importlib.import_module("baseline_trees")
