@@ -21,6 +21,7 @@ from .defaults import DEFAULT_SEEDS
 from .exit_status import EXIT_NOTHING_TO_RUN, EXIT_OK, EXIT_RUN_FAILED
 from .methods import default_registry
 from .metrics import METRICS
+from .monotone_option import with_monotone
 from .outfolder import OutputFiles, probe, writing
 from .outlock import hold
 from .paper_tables import write_tables
@@ -121,6 +122,7 @@ def run(args, registry=None, *, command: str) -> int:
             print(f"warning: {warning}", file=sys.stderr)
         check_task(protocol, task_of(user_ds))
         metric_for(args.metric, task_of(user_ds))
+    registry, specs = with_monotone(args.monotone, user_ds, registry, specs)  # --monotone: constrained cascades
     asked = {registry.get(name).name for name in args.methods or ()}
     available = usable_methods(specs, task_of(user_ds) if user_ds is not None else None, asked=asked)
     if not available:
