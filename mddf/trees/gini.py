@@ -51,7 +51,7 @@ from .._runtime.compile_cache import njit
 from ._kernel import inline_kernel, kernel
 from .binning import MAX_BINS
 from .loops import insert_sorted, row_loops, scored, scored_twins, sort_by_key
-from .monotone import monotone_checks
+from .monotone import monotone_checks, ordered_search
 from .splitting import CATEGORY_WORDS, CONSTANT, Candidate
 
 # the growers (grower.py) hold this module's functions compiled in; numba's on-disk cache of them is stamped
@@ -598,6 +598,16 @@ def _children_score(left, w_left, node_counts, node_weight):
     return sumsq_left / w_left + sumsq_right / w_right
 
 
+@njit(cache=True, nogil=True, inline="always")
+def stats_score(left, counts):
+    """The score of a split whose left child has class weights ``left`` in a node of class weights ``counts`` (as
+    :func:`best_threshold` scores); -1 when a child has no weight."""
+    w_left = 0.0
+    for c in range(len(counts)):
+        w_left += left[c]
+    return _children_score(left, w_left, counts, total_weight(counts))
+
+
 # ---------------------------------------------------------------------------------- subsets
 @kernel
 def _category_histogram(buf, Xb, node_y, node_w, samples, start, end, f, present):
@@ -715,3 +725,4 @@ def best_subset(
 add_rows, partition, split_score, left_statistics = row_loops(sys.modules[__name__])
 #: The monotone constraints' checks, compiled with this module's ``node_value`` (:mod:`mddf.trees.monotone`).
 bounded_value, in_order, child_bounds = monotone_checks(sys.modules[__name__])
+new_table, best_ordered_threshold = ordered_search(sys.modules[__name__])

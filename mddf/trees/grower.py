@@ -181,6 +181,7 @@ def _grower(criterion):
             stack_bounds[0, 1] = np.inf
             bounds = np.empty(2)
             scratch = np.zeros(n_stats)
+            table = criterion.new_table(n_stats)
         top = 1
         n_nodes = 0
         n_leaf_rows = 0
@@ -258,20 +259,32 @@ def _grower(criterion):
                             b = 0
                             side = -1
                         else:
-                            candidate = criterion.best_threshold(
-                                buf,
-                                Xb,
-                                node_y,
-                                node_w,
-                                samples,
-                                start,
-                                end,
-                                f,
-                                n_bins[f],
-                                stats,
-                                node_weight,
-                                missing_bin,
-                            )
+                            if monotone is not None:  # a constrained feature: its best split in order
+                                if monotone[f] != 0:
+                                    candidate = criterion.best_ordered_threshold(
+                                        monotone[f], Xb, node_y, node_w, samples, start, end, f, missing_bin, stats,
+                                        bounds, table,
+                                    )  # fmt: skip
+                                else:
+                                    candidate = criterion.best_threshold(
+                                        buf, Xb, node_y, node_w, samples, start, end, f, n_bins[f], stats,
+                                        node_weight, missing_bin,
+                                    )  # fmt: skip
+                            else:
+                                candidate = criterion.best_threshold(
+                                    buf,
+                                    Xb,
+                                    node_y,
+                                    node_w,
+                                    samples,
+                                    start,
+                                    end,
+                                    f,
+                                    n_bins[f],
+                                    stats,
+                                    node_weight,
+                                    missing_bin,
+                                )
                             score, b, side = candidate.score, candidate.bin, candidate.side
                         if score < 0.0:
                             if side == CONSTANT:

@@ -5,7 +5,8 @@ A tree grown with a constraint on a feature (1: its output increasing in the fea
 every node, bounds ``[lower, upper]`` of its leaves' values, as scikit-learn's HistGradientBoosting and its trees do:
 the root's are unbounded; a split on an unconstrained feature passes its node's bounds to both children; a split on
 a constrained feature is taken only when its children's values, clipped into the node's bounds, are in the
-constraint's order (:func:`monotone_checks`' ``in_order``), and the midpoint of those two values becomes the upper
+constraint's order (:func:`monotone_checks`' ``in_order``; the best split of such a feature is the best of those in
+order, ``best_ordered_threshold``, as in scikit-learn's trees), and the midpoint of those two values becomes the upper
 bound of the child that must stay lower and the lower bound of the other (``child_bounds``). Every leaf's value is
 clipped into its bounds (the criterion's ``write_bounded_leaf``). So every leaf left of a constrained split is at
 most its midpoint and every leaf right of it at least: along the feature, other features fixed, the tree's output
@@ -23,11 +24,15 @@ from collections import namedtuple
 import numpy as np
 
 from .._runtime.compile_cache import njit
+from .binning import MAX_BINS
+from .splitting import CONSTANT, Candidate
 
 _NO_BITS = np.zeros(0, dtype=np.uint64)  # a threshold split's (empty) category bitset
 
 #: The functions :func:`monotone_checks` compiles for a criterion.
 MonotoneChecks = namedtuple("MonotoneChecks", ["bounded_value", "in_order", "child_bounds"])
+#: The functions :func:`ordered_search` compiles for a criterion: the best split of a constrained feature in order.
+OrderedSearch = namedtuple("OrderedSearch", ["new_table", "best_ordered_threshold"])
 
 
 def monotone_checks(criterion):
@@ -74,3 +79,77 @@ def monotone_checks(criterion):
                 stack_bounds[top, 1] = middle
 
     return MonotoneChecks(bounded_value, in_order, child_bounds)
+
+
+def ordered_search(criterion):
+    """The functions of :data:`OrderedSearch` compiled for the criterion module ``criterion`` (its ``add_row``,
+    ``stats_score`` and ``bounded_value``); a criterion module calls this as it is imported, for itself."""
+
+    @njit(cache=True, nogil=True)
+    def new_table(n_statistics):
+        """The scratch space of ``best_ordered_threshold``: the statistics of each bin, then four rows (zero)."""
+        return np.zeros((MAX_BINS + 4, n_statistics))
+
+    @njit(cache=True, nogil=True, inline="always")
+    def _tried(sign, b, side, left, stats, table, bounds, best):
+        """``(score, bin, side)`` of the threshold after bin ``b`` (missing rows on ``side``) whose left child has the
+        statistics ``left``, when both children have weight, it beats ``best`` and its children are in order; else
+        ``best``."""
+        trial = table[MAX_BINS + 1]
+        for c in range(len(stats)):
+            trial[c] = stats[c] - left[c]
+        score = criterion.stats_score(left, stats)
+        if score <= best[0]:
+            return best
+        lower, upper = bounds[0], bounds[1]
+        if (criterion.bounded_value(left, lower, upper) - criterion.bounded_value(trial, lower, upper)) * sign > 0.0:
+            return best
+        return score, b, side
+
+    @njit(cache=True, nogil=True)
+    def best_ordered_threshold(sign, Xb, node_y, node_w, samples, start, end, f, missing_bin, stats, bounds, table):
+        """The best threshold of feature ``f`` on the node's rows ``samples[start:end]`` among those whose children's
+        values, clipped into ``bounds``, are in the order of the constraint ``sign`` (as the criterion's
+        ``best_threshold``: each threshold between the bins present, with the node's missing rows on either side,
+        and the split of the real rows from the missing ones), as a :data:`~mddf.trees.splitting.Candidate`: score
+        -1 without one, and side ``CONSTANT`` when the feature is constant in the node. ``table``: scratch space of
+        ``new_table``, zero on entry and on exit."""
+        code = -1
+        if missing_bin is not None:
+            code = missing_bin[f]
+        lo, hi, n_missing = 255, -1, 0
+        for i in range(start, end):
+            b = Xb[samples[i], f]
+            criterion.add_row(table[b], node_y[i], node_w[i])
+            if b == code:
+                n_missing += 1
+            else:
+                lo, hi = min(lo, b), max(hi, b)
+        left, missing = table[MAX_BINS], table[MAX_BINS + 2]
+        for c in range(len(stats)):
+            left[c] = 0.0
+            missing[c] = table[code, c] if n_missing > 0 else 0.0
+        best = (-1.0, 0, -1 if n_missing == 0 else 0)
+        if hi < 0 or (lo == hi and n_missing == 0):
+            best = (-1.0, 0, CONSTANT)
+        else:
+            for b in range(lo, hi + 1):
+                for c in range(len(stats)):
+                    left[c] += table[b, c]
+                if b == hi and n_missing == 0:
+                    break
+                best = _tried(sign, b, 0 if n_missing > 0 else -1, left, stats, table, bounds, best)
+                if n_missing > 0 and b < hi:  # the same threshold with the missing rows left
+                    both = table[MAX_BINS + 3]
+                    for c in range(len(stats)):
+                        both[c] = left[c] + missing[c]
+                    best = _tried(sign, b, 1, both, stats, table, bounds, best)
+        for b in range(lo, hi + 1):
+            for c in range(len(stats)):
+                table[b, c] = 0.0
+        if n_missing > 0:
+            for c in range(len(stats)):
+                table[code, c] = 0.0
+        return Candidate(best[0], best[1], best[2])
+
+    return OrderedSearch(new_table, best_ordered_threshold)

@@ -36,7 +36,7 @@ from .._runtime.compile_cache import njit
 from ._kernel import inline_kernel, kernel
 from .binning import MAX_BINS
 from .loops import insert_sorted, row_loops, scored, scored_twins, sort_by_key
-from .monotone import monotone_checks
+from .monotone import monotone_checks, ordered_search
 from .splitting import CATEGORY_WORDS, CONSTANT, Candidate
 
 # the growers (grower.py) hold this module's functions compiled in; numba's on-disk cache of them is stamped
@@ -342,6 +342,13 @@ def _children_score(s_left, w_left, node_sum, node_weight):
     return s_left * s_left / w_left + s_right * s_right / w_right
 
 
+@njit(cache=True, nogil=True, inline="always")
+def stats_score(left, sums):
+    """The score of a split whose left child has sums ``left`` in a node of sums ``sums`` (as :func:`best_threshold`
+    scores); -1 when a child has no weight."""
+    return _children_score(left[1], left[0], sums[1], sums[0])
+
+
 # ---------------------------------------------------------------------------------- subsets
 @kernel
 def best_subset(
@@ -394,3 +401,4 @@ def best_subset(
 add_rows, partition, split_score, left_statistics = row_loops(sys.modules[__name__])
 #: The monotone constraints' checks, compiled with this module's ``node_value`` (:mod:`mddf.trees.monotone`).
 bounded_value, in_order, child_bounds = monotone_checks(sys.modules[__name__])
+new_table, best_ordered_threshold = ordered_search(sys.modules[__name__])

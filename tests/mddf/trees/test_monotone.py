@@ -103,3 +103,39 @@ def test_bad_constraints_are_refused_in_one_line():
         grow(Xb, y, monotone=CONSTRAINT)
     with pytest.raises(ValueError, match="categorical feature"):
         grow(Xb, z, categorical=[1, 0, 0, 0], monotone=CONSTRAINT)
+
+
+def _in_order_scores(x, y, sign, classes):
+    """``{threshold: score}`` of the splits of ``x`` whose children's values (mean, or share of class 1) are in the
+    order of ``sign``, by enumeration: the specification of a constrained best split."""
+    scores = {}
+    for t in np.unique(x)[:-1]:
+        parts = [y[x <= t], y[x > t]]
+        if classes:
+            score = sum(sum(np.sum(p == c) ** 2 for c in (0, 1)) / len(p) for p in parts)
+            values = [np.mean(p == 1) for p in parts]
+        else:
+            score = sum(p.sum() ** 2 / len(p) for p in parts)
+            values = [p.mean() for p in parts]
+        if (values[0] - values[1]) * sign <= 0:
+            scores[int(t)] = score
+    return scores
+
+
+@pytest.mark.parametrize("classes", [False, True], ids=["squared error", "gini"])
+@pytest.mark.parametrize("sign", [1, -1])
+def test_the_best_split_of_a_constrained_feature_is_the_best_in_order(sign, classes):
+    rng = np.random.default_rng(3)
+    found = 0
+    for _ in range(20):
+        x = rng.integers(0, 12, size=60).astype(np.uint8)
+        z = sign * 0.3 * x + 3 * np.sin(x) + rng.normal(size=60)  # the order holds on average, not everywhere
+        y = (z > np.median(z)).astype(np.int64) if classes else z
+        tree = grow(x[:, None], y, max_depth=1, monotone=[sign])
+        scores = _in_order_scores(x, y, sign, classes)
+        if not scores:
+            assert tree.feature[0] == -1
+        else:  # the best in order (of two that tie exactly, either)
+            assert tree.feature[0] == 0 and scores.get(int(tree.split_bin[0]), -1) >= max(scores.values()) - 1e-9
+            found += 1
+    assert found >= 10
