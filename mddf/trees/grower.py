@@ -259,6 +259,7 @@ def _grower(criterion):
                             b = 0
                             side = -1
                         else:
+                            # (written out twice: the grower without constraints compiles no ordered search)
                             if monotone is not None:  # a constrained feature: its best split in order
                                 if monotone[f] != 0:
                                     candidate = criterion.best_ordered_threshold(
