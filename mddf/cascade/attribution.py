@@ -18,7 +18,8 @@ value, the same for every row, from which they add up to it. Composition keeps t
   ``w`` the sum's share of :data:`CANCELLING` times the absolute sum), so that no share exceeds 3 in magnitude;
   a column nothing moved is shared equally;
 - the mixture of the layers, ``(1 - beta_t) mix_{t-1} + beta_t h_t`` (eqs. 7 and 9, kept normalised), is linear:
-  attributions and bases mix alike, and so do the predictor's output and the cascade's (``predictor_weight_``);
+  attributions and bases mix alike, and so do the predictor's output and the cascade's (``predictor_weight_``),
+  and the members by their ``selection_weights_`` (``final_mixture="selection"``);
 - the temperature calibration ``q = softmax(log(p + eps) / T)`` is taken through its steps, each a sum or a map
   of one value: the logarithm of each class's smoothed share by the rescale rule
   (:func:`mddf.blocks.attribution.rescaled`: its attributions scaled by the ratio of the changes of the logarithm
@@ -137,6 +138,7 @@ class AttributionVisitor(Visitor):
         self.d = fitted.columns.n_features + len(pairs_of(fitted))  # the columns of x, pairs appended
         self.passed = None  # the attributions of what the last layer passed on
         self.proba = None  # the classifier's mixture
+        self.selected = None  # the members' mixture of final_mixture="selection" so far
 
     def layer(self, visit):
         if visit.layer_input is None:  # no row is still in the cascade
@@ -145,9 +147,24 @@ class AttributionVisitor(Visitor):
         at = slice(None) if visit.rows is None else visit.rows
         previous = None if self.passed is None else self.passed.values[at]
         if self.fitted.classification:
-            self._class_vectors(visit, base, on_x(values, self.d, previous, self.fitted.route.holds_x(visit.t)))
+            members = on_x(values, self.d, previous, self.fitted.route.holds_x(visit.t))
+            self._class_vectors(visit, base, members)
+            self._select(visit.t, Attributed(base, members.transpose(0, 2, 1, 3)))
         else:
             self._predictions(base, on_x(values, self.d, previous)[..., 0].transpose(0, 2, 1))
+            self._select(visit.t, self.passed)
+
+    def _select(self, t, members):
+        """Add layer t's ``members`` (an :class:`Attributed` of base ``(m, ...)`` and values ``(n, d, m, ...)``) to
+        the selected mixture by their ``selection_weights_`` (nothing without them)."""
+        weights = self.fitted.selection_weights
+        if weights is None:
+            return
+        w = weights[t - 1]
+        part = Attributed(np.tensordot(w, members.base, axes=(0, 0)), np.tensordot(members.values, w, axes=([2], [0])))
+        if self.selected is not None:
+            part = Attributed(self.selected.base + part.base, self.selected.values + part.values)
+        self.selected = part
 
     def _class_vectors(self, visit, base, values):
         h = Attributed(base.mean(axis=0), values.mean(axis=1))  # the block's mean class vector
@@ -169,6 +186,8 @@ class AttributionVisitor(Visitor):
 
     def end(self, fitted, X, last):
         cascade = self.proba if fitted.classification else _mean(self.passed)
+        if self.selected is not None:
+            cascade = self.selected
         if fitted.predictor_model is None:
             return cascade if fitted.calibration is None else calibrated(cascade, fitted.calibration)
         return self._with_predictor(fitted, X, cascade, last)

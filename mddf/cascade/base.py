@@ -28,6 +28,7 @@ from .fitted import FittedCascade
 from .growth import CascadeGrowth
 from .layer_features import LayerFeaturesMixin
 from .replay import LayerFeatures, Visits
+from .selection import FINAL_MIXTURES
 from .versions import upgraded_estimator_state
 
 
@@ -57,6 +58,7 @@ class CascadeBase(SaveMixin, LayerFeaturesMixin):
         "predictor_input": [StrOptions({"stacked", "auto"})],
         "pair_features": [None, StrOptions({"auto", "all_operations"}), HasMethods(["fit_task", "transform"])],
         "target_statistics": [None, StrOptions({"columns", "pairs"})],
+        "final_mixture": [StrOptions(set(FINAL_MIXTURES))],
         "n_jobs": N_JOBS_CONSTRAINT,
         "random_state": ["random_state"],
         "verbose": ["verbose"],

@@ -16,7 +16,7 @@ from ..utils import check_label_types, check_sample_weight, check_weighted_class
 from .base import CascadeBase, check_predictor_instance
 from .layer_features import member_name
 from .margin_policy import MarginPolicy
-from .multilabel import MultiLabelPolicy, check_multilabel_params, split_labels
+from .multilabel import MultiLabelPolicy, check_multilabel_params, is_multi_column, split_labels
 from .pair_step import pair_template
 from .replay import FinalOutput, Stages
 from .seam import Columns
@@ -41,8 +41,8 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
     (eq. 48) and one D_{t+1} (eq. 47) for every label; growth monitors the Hamming accuracy, calibration is per
     label. :meth:`predict` returns an indicator matrix, :meth:`predict_proba` a list of ``(n_samples, 2)`` arrays.
     Not yet with ``predictor``, ``class_vectors="oob"``, ``screening_accuracy``, ``pair_features``,
-    ``probe_trees``, ``validation_fraction`` or :meth:`explain` (a ``ValueError``). See :ref:`the user guide
-    <multi-label>`.
+    ``probe_trees``, ``validation_fraction``, ``final_mixture="selection"`` or :meth:`explain` (a ``ValueError``).
+    See :ref:`the user guide <multi-label>`.
 
     Reference: S.-H. Lv, L. Yang, Z.-H. Zhou, "Forest Representation Learning Guided by Margin Distribution"
     (Algorithms 1-2, equations 5-9 and 45-48, configuration of Section 5.2).
@@ -79,9 +79,13 @@ estimators, default=("rf", "rf", "crf", "crf", "gbdt")
         level (``"pairs"``: also of each pair of them), per class (one for two classes), computed from its fold's
         training rows only (CatBoost's ordered statistics for those rows): no row reads its own target. Unseen
         levels and missing values get the prior. None: none. See :ref:`the user guide <target-statistics>`.
+    final_mixture : {"cascade", "selection"}, default="cascade"
+        The layers' mixture (eq. 9), or (not in the paper) ensemble selection's (Caruana et al., ICML 2004): weights
+        ``selection_weights_`` of every kept layer's members chosen on their out-of-fold log-loss, then calibrated.
+        Not with ``predictor`` or ``screening_accuracy``. See :ref:`the user guide <final-mixture>`.
     calibration : None or "temperature", default="temperature"
         ``"temperature"``: :meth:`predict_proba` returns ``(p + eps) ** (1 / T)`` renormalised, eps and T
-        fitted on the kept layers' out-of-fold mixture (the labels unchanged; kept only when it lowers the
+        fitted on the out-of-fold mixture that predicts (the labels unchanged; kept only when it lowers the
         out-of-fold log-loss, and not with a predictor that predicts). None: the mixture's probabilities as
         they are (the paper's). See :ref:`the user guide <calibration>`.
     n_folds : int, default=3
@@ -205,6 +209,8 @@ estimators, default=("rf", "rf", "crf", "crf", "gbdt")
     pair_features_, pair_feature_names_, pair_importances_ : object or None
         The fitted pair search, the names of the appended features and their mean share of the importances;
         None without ``pair_features``.
+    selection_weights_ : ndarray ``(n_layers_, n_members)`` or None
+        Each kept layer's members' weights in the prediction (``final_mixture="selection"``); None otherwise.
     calibration_ : TemperatureCalibration or None
         ``temperature``, ``smoothing`` and the out-of-fold log-loss before and after; None when not applied.
     feature_importances_ : ndarray ``(n_features_in_,)``
@@ -216,7 +222,6 @@ estimators, default=("rf", "rf", "crf", "crf", "gbdt")
         The class-vector columns' mean share.
     """
 
-    # Tag of the verbose lines; errors name ``type(self).__name__``.
     # Tag of the verbose lines; errors name ``type(self).__name__``.
     _log_name = "mdDF"
 
@@ -246,6 +251,7 @@ estimators, default=("rf", "rf", "crf", "crf", "gbdt")
         predictor_input="stacked",
         pair_features=None,
         target_statistics=None,
+        final_mixture="cascade",
         calibration="temperature",
         n_folds=3,
         fold_trees="all",
@@ -283,6 +289,7 @@ estimators, default=("rf", "rf", "crf", "crf", "gbdt")
         self.predictor_input = predictor_input
         self.pair_features = pair_features
         self.target_statistics = target_statistics
+        self.final_mixture = final_mixture
         self.calibration = calibration
         self.n_folds = n_folds
         self.fold_trees = fold_trees
@@ -340,7 +347,7 @@ estimators, default=("rf", "rf", "crf", "crf", "gbdt")
                 f"{name}: screening_accuracy and predictor cannot be combined, as a screened row's prediction is the "
                 "output of the layer it left at; set predictor=None or screening_accuracy=None"
             )
-        if _is_multi_column(y):
+        if is_multi_column(y):
             if np.asarray(y).dtype.kind == "f" and np.isnan(np.asarray(y)).any():
                 raise ValueError(f"{name}: y contains NaN; every row needs a 0 or 1 for every label")
             kind = type_of_target(y)
@@ -428,8 +435,8 @@ estimators, default=("rf", "rf", "crf", "crf", "gbdt")
 
         Stage t is the cascade's mixture after layer t, ``f_t / sum_{l<=t} alpha_l``, calibrated by ``calibration_``
         when there is one (the temperature fitted on the last kept layer's mixture, applied to every stage: the
-        labels are the mixture's). With a ``predictor`` that predicts, the last stage is the predictor's output (or
-        its mixture with the cascade's), what :meth:`predict_proba` returns; the stages before are the cascade's.
+        labels are the mixture's). With a ``predictor`` that predicts (or ``final_mixture="selection"``), the last stage
+        is what :meth:`predict_proba` returns; the stages before are the cascade's.
 
         Yields
         ------
@@ -457,7 +464,8 @@ estimators, default=("rf", "rf", "crf", "crf", "gbdt")
         classifiers return them.
 
         With a ``predictor``, its probabilities for ``[x, f_T(x)]`` (or ``x``) instead, or, when
-        ``predictor_weight_`` w is below 1, ``(1 - w)`` times the cascade's plus w times the predictor's.
+        ``predictor_weight_`` w is below 1, ``(1 - w)`` times the cascade's plus w times the predictor's. With
+        ``final_mixture="selection"``, ``sum_{t, j} w_tj h_t^j(x)`` of ``selection_weights_``, calibrated.
         """
         return self._per_label(self._replayed(X, FinalOutput()))
 
@@ -487,14 +495,3 @@ estimators, default=("rf", "rf", "crf", "crf", "gbdt")
             return [f"layer{t}_{c}" for c in classes]
         members = [f"{member_name(kind)}{j}" for j, kind in enumerate(self.layers_[t - 1].forest_types)]
         return [f"layer{t}_{m}_{c}" for m in members for c in classes]
-
-
-def _is_multi_column(y):
-    """Whether ``y`` as given is 2-D with more than one column (read through ``__array__`` when it has no shape)."""
-    shape = getattr(y, "shape", None)
-    if shape is None:
-        try:
-            shape = np.asarray(y).shape
-        except ValueError:  # ragged: validation reports it
-            return False
-    return len(shape) == 2 and shape[1] > 1

@@ -50,7 +50,8 @@ class GrowthState:
     ``train`` and ``val`` hold what the layers pass on for the training rows (out-of-fold) and the held-out rows
     (their ``passed`` None before the first layer); ``task`` what the policy keeps (e.g. the cumulative margin).
     ``oof_features`` and ``oof_outputs`` hold, per grown layer, the training rows' out-of-fold ``passed`` and (only
-    when a step after growth reads it) the cascade's out-of-fold output after that layer. ``active`` and
+    when a step after growth reads it) the cascade's out-of-fold output after that layer; ``oof_members`` (only with
+    ``final_mixture="selection"``) each member's out-of-fold output. ``active`` and
     ``val_active`` are the training and held-out rows still in the cascade (confidence screening; None: all).
     """
 
@@ -66,6 +67,7 @@ class GrowthState:
     history: list = field(default_factory=list)
     oof_features: list = field(default_factory=list)
     oof_outputs: list = field(default_factory=list)
+    oof_members: list = field(default_factory=list)
     active: np.ndarray | None = None
     val_active: np.ndarray | None = None
 
@@ -78,6 +80,7 @@ class GrowthState:
         generator, the lists of layers), what they only read is shared (the rows, their bins, the store, the
         grown blocks and their out-of-fold arrays)."""
         shared = [self.rows, self.binned_x, self.store, self.val_x, *self.layers, *self.oof_features, *self.oof_outputs]
+        shared += self.oof_members
         return copy.deepcopy(self, {id(item): item for item in shared})
 
     # the names the policies read
@@ -160,6 +163,8 @@ class CascadeGrowth:
         state.oof_features.append(state.train.passed.astype(np.float32))
         if self.policy.keeps_outputs:
             state.oof_outputs.append(np.array(state.train.output, dtype=np.float64))
+        if outcome.members is not None:
+            state.oof_members.append(outcome.members)
         self.policy.log_layer(outcome.record)
         if state.stopping.update(outcome.monitored):
             return True

@@ -159,7 +159,7 @@ class MarginPolicy(TaskPolicy):
             correct = state.val.correct(state.y_val)
             record["val_accuracy"] = weighted_accuracy(correct, state.weight_val)
         stop = None if self.params.screening_accuracy is None else self._screen(state, record)
-        return LayerOutcome(record, correct, stop)
+        return LayerOutcome(record, correct, stop, self.kept_members(layer.outputs))
 
     def _layer_record(self, layer, h, y, correct, cumulative, row_weight):
         """train_history_ entry of a layer, without ``val_accuracy`` and ``fit_seconds``: ``h`` is its out-of-fold
@@ -241,13 +241,15 @@ class MarginPolicy(TaskPolicy):
             thresholds = np.array(state.task.thresholds[:kept])
         return {"alphas_": alphas, "layer_shares_": shares, "screening_thresholds_": thresholds}
 
-    def after_growth(self, state, kept, predictor_input):
-        """``calibration_``: with ``calibration``, the temperature of the kept prefix's out-of-fold mixture, when it
-        lowers its log-loss and no predictor predicts (``predictor_input`` None or ``"cascade"``)."""
+    def after_growth(self, state, kept, predictor_input, output=None):
+        """``calibration_``: with ``calibration``, the temperature of the out-of-fold output that predicts (``output``,
+        the selected mixture of ``final_mixture="selection"``; None: the kept prefix's mixture), when it lowers its
+        log-loss and no predictor predicts (``predictor_input`` None or ``"cascade"``)."""
         out = {"calibration_": None}
         if self.params.calibration is None or predictor_input not in (None, "cascade"):
             return out
-        fitted = fit_temperature(state.oof_outputs[kept - 1], state.y, state.weight)
+        output = state.oof_outputs[kept - 1] if output is None else output
+        fitted = fit_temperature(output, state.y, state.weight)
         if fitted.log_loss_after < fitted.log_loss_before:  # no gain out of fold: the probabilities as they are
             out["calibration_"] = fitted
         return out

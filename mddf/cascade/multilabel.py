@@ -33,6 +33,7 @@ UNSUPPORTED = {
     "pair_features": None,
     "probe_trees": None,
     "validation_fraction": None,
+    "final_mixture": "cascade",
 }
 
 
@@ -45,6 +46,17 @@ def check_multilabel_params(params, name):
                 f"{name}: multi-label y (a 2-D indicator) is not supported with {key}={params[key]!r} yet; "
                 f"set {key}={needed!r}"
             )
+
+
+def is_multi_column(y):
+    """Whether ``y`` as given is 2-D with more than one column (read through ``__array__`` when it has no shape)."""
+    shape = getattr(y, "shape", None)
+    if shape is None:
+        try:
+            shape = np.asarray(y).shape
+        except ValueError:  # ragged: validation reports it
+            return False
+    return len(shape) == 2 and shape[1] > 1
 
 
 def split_labels(output, n_labels):
@@ -193,9 +205,9 @@ class MultiLabelPolicy(MarginPolicy):
         }
         return LayerOutcome(record, correct, None)
 
-    def after_growth(self, state, kept, predictor_input):
+    def after_growth(self, state, kept, predictor_input, output=None):
         """``calibration_``: with ``calibration``, a :class:`LabelwiseCalibration` of the kept prefix's out-of-fold
-        mixture (None when no label's log-loss is lowered)."""
+        mixture (None when no label's log-loss is lowered); ``output`` is None (no ``final_mixture="selection"``)."""
         if self.params.calibration is None:
             return {"calibration_": None}
         parts = split_labels(state.oof_outputs[kept - 1], len(self.classes))

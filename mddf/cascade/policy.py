@@ -9,8 +9,8 @@ a layer fitted on the rows still in (:meth:`TaskPolicy.fit_layer`) and added (``
 what early stopping monitors), whether the steps after growth read each layer's out-of-fold output
 (``keeps_outputs``), the verbose line of a layer (``log_layer``), and the task's part of the fitted cascade once
 growth stops (:meth:`TaskPolicy.finish`: the kept layers' weights, importances, pair features, the ``predictor``,
-calibration). A policy reads the estimator's parameters as a snapshot and the columns its validation saw
-(:class:`~mddf.cascade.seam.Columns`); it never reads or writes the estimator, and it only trains: the fitted
+the selection, calibration). A policy reads the estimator's parameters as a snapshot and the columns its validation
+saw (:class:`~mddf.cascade.seam.Columns`); it never reads or writes the estimator, and it only trains: the fitted
 cascade (:class:`mddf.cascade.fitted.FittedCascade`) predicts. :class:`mddf.cascade.margin_policy.MarginPolicy`
 (classification: class vectors, margins and layer weights, Algorithm 2) and
 :class:`mddf.cascade.residual_policy.ResidualPolicy` (regression: each member's prediction, residual targets) are
@@ -34,6 +34,7 @@ from .fitted import FittedCascade
 from .pair_step import fit_pair_features, pair_feature_names, pair_template, with_pairs
 from .replay import LayerRoute
 from .seam import ENGINE_SEAM, Columns, GrowthSpec, TrainingRows
+from .selection import check_final_mixture, fit_selection
 
 __all__ = ["ENGINE_SEAM", "Columns", "TaskPolicy", "TrainingRows", "probe_note"]
 
@@ -59,6 +60,7 @@ class TaskPolicy:
     passed_importance_attr = "passed_importance_"
 
     def __init__(self, params, columns=None, *, name, log_name):
+        check_final_mixture(params, name)  # before any work
         self.params = SimpleNamespace(**params)
         self.spec = GrowthSpec.of(self.params)  # what the engine reads of them
         self.columns = columns
@@ -254,7 +256,9 @@ class TaskPolicy:
         )
         self.log_end(fitted, kept, len(state.history), stop_reason)
         fitted.update(fit_final_predictor(self, state, kept))
-        fitted.update(self.after_growth(state, kept, fitted["predictor_input_"]))
+        selection, output = fit_selection(self, state, kept, fitted.get("layer_shares_"))
+        fitted.update(selection)
+        fitted.update(self.after_growth(state, kept, fitted["predictor_input_"], output))
         return FittedCascade.of(fitted, **self.fitted_spec())
 
     def fitted_spec(self):
@@ -265,8 +269,13 @@ class TaskPolicy:
         """The task's fitted attributes of the kept prefix (e.g. the layer weights)."""
         return {}
 
-    def after_growth(self, state, kept, predictor_input):
-        """The fitted attributes of the task's own steps after growth (e.g. a calibration), given what predicts."""
+    def kept_members(self, outputs):
+        """A layer's members' out-of-fold ``outputs``, kept for ``final_mixture="selection"`` (None: not kept)."""
+        return outputs if self.params.final_mixture == "selection" else None
+
+    def after_growth(self, state, kept, predictor_input, output=None):
+        """The fitted attributes of the task's own steps after growth (e.g. a calibration), given what predicts and
+        the out-of-fold ``output`` of the selected mixture (None: the cascade's)."""
         return {}
 
     def importances(self, state, layers):

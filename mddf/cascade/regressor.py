@@ -36,32 +36,24 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
     one, so no training row's augmented features come from a model that saw it;
     new rows get the mean of the k fold models. The prediction after layer t is
     the mean of its members' predictions, ``y_t(x) = mean_j h_t^j(x)``, and the
-    cascade's prediction is that of its last kept layer.
+    cascade's prediction is that of its last kept layer (but for ``final_mixture="selection"``).
 
-    With ``target="y"`` (the reading of DF21's ``CascadeForestRegressor``, which
-    concatenates each layer's predictions to ``x`` and predicts their mean)
-    every layer's members fit ``y``. With ``target="residual"`` (the default;
-    boosting's reading) layer t's members fit what the previous layers left,
-    ``r_t = y - y_{t-1}(x)`` with the out-of-fold ``y_{t-1}`` of the training
-    rows, and ``h_t^j = y_{t-1} + (member j's prediction of r_t)``, so that
-    ``y_t`` is the sum of the layers' mean corrections; the input of each layer
-    is ``[x, h_{t-1}]`` in both readings.
+    With ``target="y"`` (the reading of DF21's ``CascadeForestRegressor``, which concatenates each layer's predictions
+    to ``x`` and predicts their mean) every layer's members fit ``y``. With ``target="residual"`` (the default;
+    boosting's reading) layer t's members fit what the previous layers left, ``r_t = y - y_{t-1}(x)`` with the
+    out-of-fold ``y_{t-1}`` of the training rows, and ``h_t^j = y_{t-1} + (member j's prediction of r_t)``, so that
+    ``y_t`` is the sum of the layers' mean corrections; the input of each layer is ``[x, h_{t-1}]`` in both readings.
 
-    Growth stops after ``max_layers`` layers, or once the out-of-fold mean
-    squared error of ``y_t`` on the training rows,
-    ``MSE_t = sum_i w_i (y_i - y_t(x_i))^2 / sum_i w_i`` (or its value on held-out
-    rows, ``validation_fraction``), has not improved for ``n_tolerant_layers``
-    consecutive layers; the prefix of lowest ``MSE_t`` is kept. The
-    margin-distribution machinery of :class:`mddf.MDDFClassifier` is for
-    classification and takes no part here; growth, early stopping, the final
-    ``predictor`` and ``model_dir`` are the classifier's.
+    Growth stops after ``max_layers`` layers, or once the out-of-fold mean squared error of ``y_t`` on the training
+    rows, ``MSE_t = sum_i w_i (y_i - y_t(x_i))^2 / sum_i w_i`` (or its value on held-out rows, ``validation_fraction``),
+    has not improved for ``n_tolerant_layers`` consecutive layers; the prefix of lowest ``MSE_t`` is kept. The
+    margin-distribution machinery of :class:`mddf.MDDFClassifier` is for classification and takes no part here; growth,
+    early stopping, the final ``predictor`` and ``model_dir`` are the classifier's.
 
-    The trees are the binned trees of :mod:`mddf.trees` with the squared-error
-    criterion (:func:`mddf.trees.grow_tree` on float targets): the layer input is
-    quantised once per layer to at most 256 bins per feature (lossless for a
-    feature with at most 256 distinct values), every leaf holds the weighted
-    mean of its rows' targets, and trees are grown fully unless a depth limit
-    is set (min_samples_split 2, min_samples_leaf 1, as scikit-learn's).
+    The trees are the binned trees of :mod:`mddf.trees` with the squared-error criterion (:func:`mddf.trees.grow_tree`
+    on float targets): the layer input is quantised once per layer to at most 256 bins per feature (lossless for a
+    feature with at most 256 distinct values), every leaf holds the weighted mean of its rows' targets, and trees are
+    grown fully unless a depth limit is set (min_samples_split 2, min_samples_leaf 1, as scikit-learn's).
 
     Parameters
     ----------
@@ -108,6 +100,11 @@ default=("rf", "rf", "crf", "crf")
         level (``"pairs"``: also of each pair of them), of the first layer's target ``y``, computed from its fold's
         training rows only (CatBoost's ordered statistics for those rows): no row reads its own target. Unseen
         levels and missing values get the prior. None: none. See :ref:`the user guide <target-statistics>`.
+    final_mixture : {"cascade", "selection"}, default="cascade"
+        What predicts: the last kept layer's mean, or (``"selection"``) ensemble selection's mixture (Caruana et
+        al., ICML 2004): 25 greedy rounds, with replacement, over every kept layer's members (and each layer's
+        mean) of the one that most lowers the out-of-fold squared error of their mean, weights
+        ``selection_weights_``. Not with a ``predictor``. See :ref:`the user guide <final-mixture>`.
     n_folds : int, default=3
         k of the k-fold out-of-fold predictions (gcForest's choice, as
         :class:`mddf.MDDFClassifier`). The folds are shuffled, not stratified.
@@ -204,6 +201,8 @@ default=("rf", "rf", "crf", "crf")
         The fitted ``predictor``, what predicts (``"stacked"``, ``"blend"``, ``"raw"`` or ``"cascade"``), its
         weight w and the held-out scores (negative MSE) of the candidates (``"auto"``); None without a
         ``predictor``.
+    selection_weights_ : ndarray ``(n_layers_, n_members)`` or None
+        Each kept layer's members' weights in the prediction (``final_mixture="selection"``); None otherwise.
     n_layers_ : int
     pair_features_, pair_feature_names_, pair_importances_ : object or None
         The fitted pair search, the names of the appended features and their mean share of the importances;
@@ -256,6 +255,7 @@ default=("rf", "rf", "crf", "crf")
         predictor_input="stacked",
         pair_features="all_operations",
         target_statistics=None,
+        final_mixture="cascade",
         n_folds=3,
         fold_trees="all",
         max_depth=None,
@@ -284,6 +284,7 @@ default=("rf", "rf", "crf", "crf")
         self.predictor_input = predictor_input
         self.pair_features = pair_features
         self.target_statistics = target_statistics
+        self.final_mixture = final_mixture
         self.n_folds = n_folds
         self.fold_trees = fold_trees
         self.max_depth = max_depth
@@ -379,14 +380,14 @@ default=("rf", "rf", "crf", "crf")
         Yields
         ------
         ndarray of float64, shape (n_samples,); the last equals :meth:`predict`
-        without a ``predictor`` (with one, it is still the cascade's own).
+        without a ``predictor`` or ``final_mixture="selection"`` (with them, it is still the cascade's own).
         """
         return iter(self._replayed(X, Stages(final=False)))
 
     def predict(self, X):
         """Prediction of the last kept layer (the mean of its members'), or the ``predictor``'s for ``[x, h_T(x)]``
         (or ``x``), or, when ``predictor_weight_`` w is below 1, ``(1 - w)`` times the cascade's plus w times the
-        predictor's.
+        predictor's; with ``final_mixture="selection"``, ``sum_{t, j} w_tj h_t^j(x)`` of ``selection_weights_``.
 
         Parameters
         ----------

@@ -58,7 +58,9 @@ class LayerVisit:
     """Layer ``t`` of a replay: its ``block`` and ``share`` (the classifier's; None for the regressor), the rows that
     went through it (``rows``, indices; None: every row) and their ``layer_input`` (None when no row did), then for
     every row what it passes on (``passed``) and the cascade's output after it (``output``: the mixture's class
-    shares, or the mean prediction)."""
+    shares, or the mean prediction); ``members``: each member's output of the rows that went through it (class
+    vectors ``(n, m, k)``, or predictions of y ``(n, m)``), and with ``final_mixture="selection"`` ``selected``, the
+    selected mixture of the members of the layers so far (:func:`mddf.cascade.selection.selected_visits`)."""
 
     t: int
     block: object
@@ -67,20 +69,24 @@ class LayerVisit:
     layer_input: np.ndarray | None
     passed: np.ndarray
     output: np.ndarray
+    members: np.ndarray | None = None
+    selected: np.ndarray | None = None
 
 
 def class_vector_layer(route, block, t, share, X, mixture, rows, x_codes):
     """Send rows through the classifier's fitted layer ``block`` (layer t): its class vectors join ``mixture`` with
     ``share``. Only the rows still in (``rows``, indices into ``X``; None: all) go through; ``x_codes`` are their
-    ``x``'s. Returns their layer input (None when no row is still in)."""
+    ``x``'s. Returns their layer input and the members' class vectors ``(n, m, k)`` (None, None when no row is still
+    in)."""
     if rows is None:
         layer_input = route.layer_input(X, mixture.passed, t)
     elif len(rows):
         layer_input = route.layer_input(X[rows], mixture.passed[rows], t)
     else:
-        return None
-    mixture.add_layer(block.predict_proba(layer_input, route.prefix(x_codes, t)), share, rows)
-    return layer_input
+        return None, None
+    members = block.predict_proba(layer_input, route.prefix(x_codes, t))
+    mixture.add_layer(members, share, rows)
+    return layer_input, members
 
 
 def class_vector_visits(route, passed_features, layers, shares, thresholds, X):
@@ -89,8 +95,8 @@ def class_vector_visits(route, passed_features, layers, shares, thresholds, X):
     mixture, x_codes = ClassVectorMixture(passed_features), PrefixCodes(X)
     rows = None  # the rows still in the cascade: every row until a threshold screens some
     for t, (block, share) in enumerate(zip(layers, shares), start=1):
-        layer_input = class_vector_layer(route, block, t, share, X, mixture, rows, x_codes)
-        visit = LayerVisit(t, block, share, rows, layer_input, mixture.passed, mixture.proba)
+        layer_input, members = class_vector_layer(route, block, t, share, X, mixture, rows, x_codes)
+        visit = LayerVisit(t, block, share, rows, layer_input, mixture.passed, mixture.proba, members)
         if thresholds is not None and t < len(thresholds) and (rows is None or len(rows)):
             still = still_in(rows, mixture.proba, thresholds[t - 1])
             if rows is not None or len(still) < len(X):
@@ -126,7 +132,7 @@ def prediction_visits(route, layers, residual, name, X):
     for t, block in enumerate(layers, start=1):
         layer_input = route.layer_input(X, passed, t)
         passed = passed_on(block.predict(layer_input, route.prefix(x_codes, t)), passed, residual, name)
-        yield LayerVisit(t, block, None, None, layer_input, passed, passed.mean(axis=1))
+        yield LayerVisit(t, block, None, None, layer_input, passed, passed.mean(axis=1), passed)
 
 
 class Visitor:

@@ -130,7 +130,7 @@ class ResidualPolicy(TaskPolicy):
             errors = (state.y_val - prediction) ** 2
             record["val_mse"] = float(np.average(errors, weights=state.weight_val))
             record["val_r2"] = float(r2_score(state.y_val, prediction, sample_weight=state.weight_val))
-        return LayerOutcome(record, errors)
+        return LayerOutcome(record, errors, members=self.kept_members(oof))
 
     # -------------------------------------------------------------- the predictor
     def predictor_template(self, n_columns):

@@ -116,8 +116,10 @@ class FittedLayer:
 @dataclass(frozen=True)
 class LayerOutcome:
     """What the policy makes of an added layer: its ``train_history_`` record, the monitored per-row results early
-    stopping reads, and why growth must stop whatever they show (None: it may go on)."""
+    stopping reads, why growth must stop whatever they show (None: it may go on), and each member's out-of-fold
+    output of every training row, kept for ``final_mixture="selection"`` (None: not kept)."""
 
     record: dict
     monitored: np.ndarray
     stop_reason: str | None = None
+    members: np.ndarray | None = None

@@ -26,6 +26,7 @@ EARLIER_LAYOUTS = {
         "pair_features": None,
         "target_statistics": None,
         "monotonic_cst": None,
+        "final_mixture": "cascade",  # the cascade's own output
     },
     "CascadeForestRegressor": {
         "background_rows": 100,
@@ -34,7 +35,10 @@ EARLIER_LAYOUTS = {
         "target_statistics": None,
         "monotonic_cst": None,
         "target": "y",  # its layers fitted y
+        "final_mixture": "cascade",  # the last layer's mean
     },
+    # a fitted cascade (mddf.cascade.fitted.FittedCascade) pickled before final_mixture: the cascade's own output
+    "fitted cascade": {"selection_weights": None},
     # a block (mddf.blocks.base.BlockBase) pickled before fold_trees, the probe and target statistics
     "block": {
         "fold_trees": "all",

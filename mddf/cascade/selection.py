@@ -1,0 +1,143 @@
+"""``final_mixture="selection"``: the final mixture chosen by ensemble selection over every kept layer's members.
+
+Ensemble selection (Caruana, Niculescu-Mizil, Crew and Ksikes, "Ensemble selection from libraries of models", ICML
+2004; AutoGluon's weighted ensemble) is a greedy forward selection, with replacement, from a library of models'
+held-out outputs: each round adds the model that most lowers the loss of the running average of those selected.
+Here the library is every kept layer's members, each with its out-of-fold output of the training rows (the class
+vectors, or the predictions of y, that k-fold cross-fitting gives them), and also each layer's mean and the
+cascade's own output (its mixture of the layers), which are mixtures of the same members. After
+:data:`SELECTION_ROUNDS` rounds the first round of lowest loss ends the selection (AutoGluon's rule), so the
+selected mixture's out-of-fold loss is never above the best of the library's. The loss is the mean log-loss of the
+classifier's class vectors (zeros clipped to float64's eps, as scikit-learn's ``log_loss``) and the mean squared
+error of the regressor's predictions, weighted by ``sample_weight``; ties go to the first in the library's order.
+
+The result is one weight a member, ``selection_weights_`` ``(n_layers_, n_members)``: non-negative, summing to 1,
+each the share of the rounds that selected it (a mean or the cascade's output spreads its rounds over its members).
+New rows get ``sum_{t, j} w_tj h_tj(x)`` (:func:`selected_visits`), and the classifier's temperature calibration is
+fitted on this mixture's out-of-fold output, after it (:meth:`mddf.cascade.margin_policy.MarginPolicy.after_growth`).
+No draw of ``random_state`` is made, so the layers are those of ``final_mixture="cascade"``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+#: The rounds of ensemble selection (AutoGluon's default ``ensemble_size``).
+SELECTION_ROUNDS = 25
+#: The final mixtures: the cascade's own output (eq. 9; the regressor's last layer's mean), or ensemble selection.
+FINAL_MIXTURES = ("cascade", "selection")
+
+
+def check_final_mixture(params, name):
+    """A one-line ``ValueError`` when ``final_mixture="selection"`` meets a parameter it cannot be combined with: a
+    ``predictor`` (which makes the prediction instead) or ``screening_accuracy`` (a screened row has no output of the
+    later layers' members)."""
+    if params["final_mixture"] != "selection":
+        return
+    for parameter in ("predictor", "screening_accuracy"):
+        if params.get(parameter) is not None:
+            raise ValueError(
+                f"{name}: final_mixture='selection' cannot be combined with {parameter}; set {parameter}=None or "
+                "final_mixture='cascade'"
+            )
+
+
+def mixture_weights(shares, n_layers):
+    """Each layer's weight in the cascade's output: ``beta_t prod_{l>t} (1 - beta_l)`` from the classifier's layer
+    shares ``shares`` (``(1 - beta_t) mix_{t-1} + beta_t h_t``), or, without shares (the regressor), the last
+    layer's alone."""
+    if shares is None:
+        weights = np.zeros(n_layers)
+        weights[-1] = 1.0
+        return weights
+    shares = np.asarray(shares, dtype=np.float64)
+    weights = shares.copy()
+    for t in range(len(shares) - 1, 0, -1):
+        weights[:t] *= 1.0 - shares[t]
+    return weights
+
+
+def library(n_layers, n_members, layer_weights):
+    """The library as weights over the ``(layer, member)`` grid, one row an entry ``(K, n_layers * n_members)``:
+    every member alone, each layer's mean, then the cascade's output (``layer_weights``, each layer's weight in it)."""
+    size = n_layers * n_members
+    layer_means = np.kron(np.eye(n_layers), np.full(n_members, 1.0 / n_members))
+    cascade = np.repeat(np.asarray(layer_weights, dtype=np.float64) / n_members, n_members)
+    return np.vstack([np.eye(size), layer_means, cascade[None]])
+
+
+def greedy_selection(outputs, loss, rounds=SELECTION_ROUNDS):
+    """Ensemble selection over the columns of ``outputs`` ``(n, K)`` (each entry's output of every row, a scalar a
+    row): ``rounds`` rounds, each adding (with replacement) the entry whose addition gives the running average the
+    lowest ``loss`` (a function of ``(n, K)`` averages returning ``(K,)`` losses; ties: the first), then the selection
+    cut after the first round of lowest loss. Returns the selected entries' indices, in order, and the loss after
+    each kept round."""
+    total = np.zeros(len(outputs))
+    chosen, losses = [], []
+    for r in range(1, rounds + 1):
+        candidates = loss((total[:, None] + outputs) / r)
+        best = int(np.argmin(candidates))
+        chosen.append(best)
+        losses.append(float(candidates[best]))
+        total = total + outputs[:, best]
+    end = int(np.argmin(losses)) + 1
+    return chosen[:end], losses[:end]
+
+
+def row_outputs(members, y, classification):
+    """What the loss reads of each member's out-of-fold output ``members`` (a layer's, ``(n, m, k)`` class vectors
+    or ``(n, m)`` predictions): its probability of each row's class, or its prediction, ``(n, m)``."""
+    if classification:
+        return np.take_along_axis(members, y[:, None, None], axis=2)[:, :, 0]
+    return members
+
+
+def selection_loss(y, weight, classification):
+    """The loss of ``(n, K)`` averages (see :func:`row_outputs`): each column's weighted mean log-loss, or squared
+    error."""
+    if classification:
+        eps = np.finfo(np.float64).eps
+        return lambda averaged: -np.average(np.log(np.clip(averaged, eps, 1.0)), axis=0, weights=weight)
+    return lambda averaged: np.average((averaged - y[:, None]) ** 2, axis=0, weights=weight)
+
+
+def mixed(member_outputs, weights):
+    """``sum_{t, j} w_tj h_tj``: the members' outputs of each layer (``(n, m, k)`` or ``(n, m)``) mixed by their
+    weights ``(n_layers, m)``, layer by layer as :func:`selected_visits` adds them."""
+    total = None
+    for members, w in zip(member_outputs, weights):
+        total = add_layer(total, members, w)
+    return total
+
+
+def add_layer(total, members, w):
+    """``total`` (None before the first layer) plus a layer's ``members`` mixed by their weights ``w``."""
+    part = np.tensordot(members, w, axes=([1], [0]))
+    return part if total is None else total + part
+
+
+def fit_selection(policy, state, kept, shares):
+    """The ``final_mixture`` step after growth: ``{"selection_weights_": ...}`` (None with ``"cascade"``) and the
+    selected mixture's out-of-fold output of the training rows (None with ``"cascade"``). ``shares``: the kept
+    layers' shares (the classifier's; None for the regressor)."""
+    if policy.params.final_mixture != "selection":
+        return {"selection_weights_": None}, None
+    members = state.oof_members[:kept]
+    y, weight, classification = state.y, state.weight, policy.classification
+    n_members = members[0].shape[1]
+    entries = library(kept, n_members, mixture_weights(shares, kept))
+    outputs = np.hstack([row_outputs(layer, y, classification) for layer in members]) @ entries.T
+    chosen, _ = greedy_selection(outputs, selection_loss(y, weight, classification))
+    weights = entries[chosen].sum(axis=0).reshape(kept, n_members) / len(chosen)
+    return {"selection_weights_": weights}, mixed(members, weights)
+
+
+def selected_visits(visits, weights):
+    """The replay's :class:`~mddf.cascade.replay.LayerVisit` s with ``selected``, the mixture by ``weights`` of the
+    members of the layers so far (:func:`mixed`), set on each."""
+    total = None
+    for visit in visits:
+        total = add_layer(total, visit.members, weights[visit.t - 1])
+        yield replace(visit, selected=total)
