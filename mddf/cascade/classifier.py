@@ -81,7 +81,7 @@ estimators, default=("rf", "rf", "crf", "crf", "gbdt")
         levels and missing values get the prior. None: none. See :ref:`the user guide <target-statistics>`.
     final_mixture : {"cascade", "selection"}, default="cascade"
         The layers' mixture (eq. 9), or (not in the paper) ensemble selection's (Caruana et al., ICML 2004): weights
-        ``selection_weights_`` of every kept layer's members chosen on their out-of-fold log-loss, then calibrated.
+        ``selection_weights_`` of every kept layer's members chosen on the out-of-fold accuracy, then log-loss.
         Not with ``predictor`` or ``screening_accuracy``. See :ref:`the user guide <final-mixture>`.
     calibration : None or "temperature", default="temperature"
         ``"temperature"``: :meth:`predict_proba` returns ``(p + eps) ** (1 / T)`` renormalised, eps and T

@@ -7,9 +7,10 @@ Here the library is every kept layer's members, each with its out-of-fold output
 vectors, or the predictions of y, that k-fold cross-fitting gives them), and also each layer's mean and the
 cascade's own output (its mixture of the layers), which are mixtures of the same members. After
 :data:`SELECTION_ROUNDS` rounds the first round of lowest loss ends the selection (AutoGluon's rule), so the
-selected mixture's out-of-fold loss is never above the best of the library's. The loss is the mean log-loss of the
-classifier's class vectors (zeros clipped to float64's eps, as scikit-learn's ``log_loss``) and the mean squared
-error of the regressor's predictions, weighted by ``sample_weight``; ties go to the first in the library's order.
+selected mixture's out-of-fold loss is never above the best of the library's. The classifier's loss is its error
+rate, ties broken by its mean log-loss (zeros clipped to float64's eps, as scikit-learn's ``log_loss``): the
+accuracy that early stopping monitors first; the regressor's is the mean squared error; both weighted by
+``sample_weight``; ties go to the first in the library's order.
 
 The result is one weight a member, ``selection_weights_`` ``(n_layers_, n_members)``: non-negative, summing to 1,
 each the share of the rounds that selected it (a mean or the cascade's output spreads its rounds over its members).
@@ -68,39 +69,44 @@ def library(n_layers, n_members, layer_weights):
     return np.vstack([np.eye(size), layer_means, cascade[None]])
 
 
+def library_outputs(members, layer_weights):
+    """Each entry's output (the order of :func:`library`) from the kept layers' ``members`` (each ``(n, m, k)`` class
+    vectors or ``(n, m)`` predictions): the members', each layer's mean, the cascade's (``layer_weights``)."""
+    means = [layer.mean(axis=1) for layer in members]
+    cascade = sum(w * mean for w, mean in zip(layer_weights, means))
+    return [layer[:, j] for layer in members for j in range(layer.shape[1])] + means + [cascade]
+
+
 def greedy_selection(outputs, loss, rounds=SELECTION_ROUNDS):
-    """Ensemble selection over the columns of ``outputs`` ``(n, K)`` (each entry's output of every row, a scalar a
-    row): ``rounds`` rounds, each adding (with replacement) the entry whose addition gives the running average the
-    lowest ``loss`` (a function of ``(n, K)`` averages returning ``(K,)`` losses; ties: the first), then the selection
-    cut after the first round of lowest loss. Returns the selected entries' indices, in order, and the loss after
-    each kept round."""
-    total = np.zeros(len(outputs))
+    """Ensemble selection over the entries' ``outputs`` (a list, each entry's output of every row): ``rounds``
+    rounds, each adding (with replacement) the entry whose addition gives the running average the lowest ``loss``
+    (a function of an average returning a tuple, compared in order; ties: the first entry), then the selection cut
+    after the first round of lowest loss. Returns the selected entries' indices, in order, and the loss after each
+    kept round."""
+    total = np.zeros_like(outputs[0])
     chosen, losses = [], []
     for r in range(1, rounds + 1):
-        candidates = loss((total[:, None] + outputs) / r)
-        best = int(np.argmin(candidates))
+        candidates = [loss((total + output) / r) for output in outputs]
+        best = min(range(len(outputs)), key=candidates.__getitem__)  # the first of the lowest
         chosen.append(best)
-        losses.append(float(candidates[best]))
-        total = total + outputs[:, best]
-    end = int(np.argmin(losses)) + 1
+        losses.append(candidates[best])
+        total = total + outputs[best]
+    end = min(range(len(losses)), key=losses.__getitem__) + 1
     return chosen[:end], losses[:end]
 
 
-def row_outputs(members, y, classification):
-    """What the loss reads of each member's out-of-fold output ``members`` (a layer's, ``(n, m, k)`` class vectors
-    or ``(n, m)`` predictions): its probability of each row's class, or its prediction, ``(n, m)``."""
-    if classification:
-        return np.take_along_axis(members, y[:, None, None], axis=2)[:, :, 0]
-    return members
-
-
 def selection_loss(y, weight, classification):
-    """The loss of ``(n, K)`` averages (see :func:`row_outputs`): each column's weighted mean log-loss, or squared
-    error."""
-    if classification:
-        eps = np.finfo(np.float64).eps
-        return lambda averaged: -np.average(np.log(np.clip(averaged, eps, 1.0)), axis=0, weights=weight)
-    return lambda averaged: np.average((averaged - y[:, None]) ** 2, axis=0, weights=weight)
+    """The loss of an average output of every row: the classifier's ``(error, log-loss)`` (its error rate first, its
+    log-loss breaking ties), the regressor's ``(squared error,)``; weighted means."""
+    if not classification:
+        return lambda averaged: (float(np.average((averaged - y) ** 2, weights=weight)),)
+    eps, rows = np.finfo(np.float64).eps, np.arange(len(y))
+
+    def loss(averaged):
+        error = np.average(averaged.argmax(axis=1) != y, weights=weight)
+        return float(error), -float(np.average(np.log(np.clip(averaged[rows, y], eps, 1.0)), weights=weight))
+
+    return loss
 
 
 def mixed(member_outputs, weights):
@@ -124,13 +130,11 @@ def fit_selection(policy, state, kept, shares):
     layers' shares (the classifier's; None for the regressor)."""
     if policy.params.final_mixture != "selection":
         return {"selection_weights_": None}, None
-    members = state.oof_members[:kept]
-    y, weight, classification = state.y, state.weight, policy.classification
-    n_members = members[0].shape[1]
-    entries = library(kept, n_members, mixture_weights(shares, kept))
-    outputs = np.hstack([row_outputs(layer, y, classification) for layer in members]) @ entries.T
-    chosen, _ = greedy_selection(outputs, selection_loss(y, weight, classification))
-    weights = entries[chosen].sum(axis=0).reshape(kept, n_members) / len(chosen)
+    members, layer_weights = state.oof_members[:kept], mixture_weights(shares, kept)
+    entries = library(kept, members[0].shape[1], layer_weights)
+    loss = selection_loss(state.y, state.weight, policy.classification)
+    chosen, _ = greedy_selection(library_outputs(members, layer_weights), loss)
+    weights = entries[chosen].sum(axis=0).reshape(kept, -1) / len(chosen)
     return {"selection_weights_": weights}, mixed(members, weights)
 
 
