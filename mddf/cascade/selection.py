@@ -25,6 +25,8 @@ from dataclasses import replace
 
 import numpy as np
 
+from ..margin.state import share_weights
+
 #: The rounds of ensemble selection (AutoGluon's default ``ensemble_size``).
 SELECTION_ROUNDS = 25
 #: The final mixtures: the cascade's own output (eq. 9; the regressor's last layer's mean), or ensemble selection.
@@ -49,14 +51,10 @@ def mixture_weights(shares, n_layers):
     """Each layer's weight in the cascade's output: ``beta_t prod_{l>t} (1 - beta_l)`` from the classifier's layer
     shares ``shares`` (``(1 - beta_t) mix_{t-1} + beta_t h_t``), or, without shares (the regressor), the last
     layer's alone."""
-    if shares is None:
-        weights = np.zeros(n_layers)
-        weights[-1] = 1.0
-        return weights
-    shares = np.asarray(shares, dtype=np.float64)
-    weights = shares.copy()
-    for t in range(len(shares) - 1, 0, -1):
-        weights[:t] *= 1.0 - shares[t]
+    if shares is not None:
+        return share_weights(np.asarray(shares, dtype=np.float64))
+    weights = np.zeros(n_layers)
+    weights[-1] = 1.0
     return weights
 
 

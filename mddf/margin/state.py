@@ -42,6 +42,16 @@ def layer_feature(per_forest, passed_features="mean"):
     return per_forest.reshape(per_forest.shape[0], -1)
 
 
+def share_weights(shares):
+    """Each layer's weight in the mixture ``mix_t = (1 - beta_t) mix_{t-1} + beta_t h_t`` of layers with shares
+    ``shares`` (beta_t): ``beta_t prod_{l>t} (1 - beta_l)``."""
+    shares = np.asarray(shares)
+    weights = shares.copy()
+    for t in range(len(shares) - 1, 0, -1):
+        weights[:t] *= 1.0 - shares[t]
+    return weights
+
+
 class ClassVectorMixture:
     """The normalised augmented feature ``f_t / sum_{l<=t} alpha_l`` of a set of rows (eq. 7).
 
@@ -305,7 +315,4 @@ class CumulativeMargin:
         shares = np.asarray(self.shares[:n_layers])
         if self.additive:
             return np.asarray(self.alphas[:n_layers]), shares
-        weights = shares.copy()
-        for t in range(len(shares) - 1, 0, -1):
-            weights[:t] *= 1.0 - shares[t]
-        return weights, shares
+        return share_weights(shares), shares
