@@ -48,12 +48,14 @@ FORESTS = price.FORESTS
 DESIGNS = {
     "classification": {
         "pairs": {"pair_features": "all_operations"},
+        "select": {"final_mixture": "selection"},
         "share": {"fold_trees": "share"},
         "ts": {"target_statistics": "columns"},
         "tsp": {"target_statistics": "pairs"},
         "lgbm": {"forest_types": (*FORESTS, "lgbm_es")},
     },
     "regression": {
+        "select": {"final_mixture": "selection"},
         "share": {"fold_trees": "share"},
         "ts": {"target_statistics": "columns"},
         "tsp": {"target_statistics": "pairs"},
