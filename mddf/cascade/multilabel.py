@@ -33,6 +33,7 @@ UNSUPPORTED = {
     "pair_features": None,
     "probe_trees": None,
     "validation_fraction": None,
+    "member_weights": "equal",
 }
 
 
@@ -45,6 +46,17 @@ def check_multilabel_params(params, name):
                 f"{name}: multi-label y (a 2-D indicator) is not supported with {key}={params[key]!r} yet; "
                 f"set {key}={needed!r}"
             )
+
+
+def is_multi_column(y):
+    """Whether ``y`` as given is 2-D with more than one column (read through ``__array__`` when it has no shape)."""
+    shape = getattr(y, "shape", None)
+    if shape is None:
+        try:
+            shape = np.asarray(y).shape
+        except ValueError:  # ragged: validation reports it
+            return False
+    return len(shape) == 2 and shape[1] > 1
 
 
 def split_labels(output, n_labels):
@@ -74,6 +86,7 @@ class LabelBlocks:
     def __init__(self, blocks):
         self.blocks = list(blocks)
         self.probe_ = None  # layer probes are not used with multi-label y
+        self.member_weights_ = None  # nor member_weights="loss": the members' equal mean
 
     def fit(self, X, Y, distribution, n_classes, rng, trainable=None, categorical=None, prefix=None):
         """Fit each label's block on ``Y[:, l]`` in turn (seeds drawn from ``rng`` in label order); their out-of-fold
