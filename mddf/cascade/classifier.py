@@ -40,9 +40,9 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
     ``gamma_t(x_i) = (1/L) sum_l (h_t^{l, y_il} - h_t^{l, 1 - y_il})`` (eq. 46 per label), which fixes one alpha_t
     (eq. 48) and one D_{t+1} (eq. 47) for every label; growth monitors the Hamming accuracy, calibration is per
     label. :meth:`predict` returns an indicator matrix, :meth:`predict_proba` a list of ``(n_samples, 2)`` arrays.
-    Not yet with ``predictor``, ``class_vectors="oob"``, ``screening_accuracy``, ``pair_features``,
-    ``probe_trees``, ``validation_fraction`` or :meth:`explain` (a ``ValueError``). See :ref:`the user guide
-    <multi-label>`.
+    Not yet with ``predictor``, ``class_vectors="oob"``, ``screening_accuracy``, ``pair_features``, ``probe_trees``,
+    ``validation_fraction``, ``member_weights="loss"`` or :meth:`explain` (a ``ValueError``). See :ref:`the user
+    guide <multi-label>`.
 
     Reference: S.-H. Lv, L. Yang, Z.-H. Zhou, "Forest Representation Learning Guided by Margin Distribution"
     (Algorithms 1-2, equations 5-9 and 45-48, configuration of Section 5.2).
@@ -93,7 +93,7 @@ estimators, default=("rf", "rf", "crf", "crf", "gbdt")
         <settings>`.
     later_layer_trees : int, float in (0, 1] or None, default=None
         Trees per forest in the layers after the first: that many, or (a float) that share of ``n_estimators``,
-        rounded (at least 1); None: ``n_estimators`` (Lyu et al. 2022: a second layer needs fewer trees). See
+        rounded (at least 1); None: ``n_estimators`` (Lyu, He and Zhou 2022: a second layer needs fewer trees). See
         :ref:`the user guide <later-layer-trees>`.
     member_weights : {"equal", "loss"}, default="equal"
         A layer's class vector h_t (passed on and predicted) is its members' mean (Algorithm 1) or (``"loss"``)

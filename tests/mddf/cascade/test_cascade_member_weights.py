@@ -122,12 +122,6 @@ def test_explain_adds_up_to_the_weighted_prediction(classification, regression):
     np.testing.assert_allclose(total, regressor.predict(Xr[:5]), rtol=1e-5, atol=1e-6)
 
 
-def test_a_multi_label_fit_refuses_member_weights_loss():
-    X, Y = np.random.RandomState(0).rand(60, 3), np.random.RandomState(1).randint(0, 2, (60, 2))
-    with pytest.raises(ValueError, match="member_weights='loss'"):
-        MDDFClassifier(member_weights="loss", n_estimators=2).fit(X, Y)
-
-
 def test_an_unknown_member_weights_is_refused():
     from sklearn.utils._param_validation import InvalidParameterError
 
