@@ -97,8 +97,8 @@ estimators, default=("rf", "rf", "crf", "crf", "gbdt")
         :ref:`the user guide <later-layer-trees>`.
     member_weights : {"equal", "loss"}, default="equal"
         A layer's class vector h_t (passed on and predicted) is its members' mean (Algorithm 1) or (``"loss"``)
-        their weighted mean, the weights non-negative, summing to 1, minimising the weighted out-of-fold
-        log-loss of the training rows (Breiman's stacking, 1996). See :ref:`the user guide <member-weights>`.
+        their weighted mean, the weights non-negative, summing to 1, minimising the out-of-fold log-loss of the
+        mixture at its best temperature (Breiman's stacking, 1996). See :ref:`the user guide <member-weights>`.
     class_vectors : {"kfold", "oob"}, default="kfold"
         Algorithm 1's k-fold cross-fitting, or one bootstrap fit per forest with out-of-bag class vectors
         (about k times cheaper; the other members are cross-fitted either way).

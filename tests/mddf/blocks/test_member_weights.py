@@ -1,17 +1,14 @@
 """The members' weights fitted on their out-of-fold loss (mddf.blocks.member_weights): on the simplex, favouring the
-better member, never a higher loss than the equal mean."""
+better member, never a higher loss than the equal mean; class vectors judged after a temperature, not by their
+confidence."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from mddf.blocks.member_weights import fit_member_weights
-
-
-def _log_loss(outputs, y, weights):
-    mixed = np.average(outputs, axis=1, weights=weights)
-    return -np.mean(np.log(mixed[np.arange(len(y)), y]))
+from mddf.blocks.member_weights import fit_member_weights, layer_loss
+from mddf.margin.calibration import fit_temperature
 
 
 def _class_vectors(seed, n=400, n_classes=3):
@@ -30,7 +27,29 @@ def test_class_vectors_weights_favour_the_better_member_and_lower_the_log_loss(s
     weights = fit_member_weights(outputs, y)
     assert weights.shape == (3,) and np.all(weights >= 0) and weights.sum() == pytest.approx(1.0)
     assert weights[1] > 0.9 and weights[0] < 0.05
-    assert _log_loss(outputs, y, weights) < _log_loss(outputs, y, None) - 0.05
+    assert layer_loss(outputs, y, weights) < layer_loss(outputs, y) - 0.05
+    tempered = [fit_temperature(np.average(outputs, axis=1, weights=w), y).log_loss_after for w in (weights, None)]
+    assert tempered[0] < tempered[1]  # the cascade's own calibration agrees
+
+
+def test_an_under_confident_but_more_accurate_member_outweighs_a_confident_less_accurate_one():
+    """Member 0 gives its argmax 0.4 (right on 95% of the rows), member 1 gives 0.98 (right on 80%): the log-loss
+    of the raw mixture would prefer member 1's confidence, the tempered one prefers member 0's ranking."""
+    rng = np.random.RandomState(0)
+    n, n_classes = 2000, 4
+    y = rng.randint(0, n_classes, n)
+
+    def member(accuracy, top):
+        guess = np.where(rng.rand(n) < accuracy, y, (y + rng.randint(1, n_classes, n)) % n_classes)
+        out = np.full((n, n_classes), (1 - top) / (n_classes - 1))
+        out[np.arange(n), guess] = top
+        return out
+
+    outputs = np.stack([member(0.95, 0.4), member(0.8, 0.98)], axis=1)
+    weights = fit_member_weights(outputs, y)
+    assert weights[0] > weights[1]
+    mixed = np.average(outputs, axis=1, weights=weights)
+    assert np.mean(mixed.argmax(axis=1) == y) >= np.mean(outputs[:, 0].argmax(axis=1) == y) - 0.01
 
 
 def test_predictions_weights_favour_the_better_member_and_lower_the_squared_error_at_any_scale():

@@ -9,6 +9,7 @@ import pytest
 from sklearn.datasets import make_classification, make_regression
 
 from mddf import CascadeForestRegressor, MDDFClassifier
+from mddf.blocks.member_weights import layer_loss
 
 #: Three informative columns among forty: a completely-random forest (one random column a split) is much worse
 #: than a random forest there.
@@ -35,19 +36,14 @@ def _regressor(**params):
     return CascadeForestRegressor(**{**settings, **params})
 
 
-def _log_loss(per_member, y, weights):
-    mixed = np.average(per_member, axis=1, weights=weights)
-    return -np.mean(np.log(np.maximum(mixed[np.arange(len(y)), y], 1e-15)))
-
-
-def test_the_classifier_weights_favour_the_better_member_and_its_out_of_fold_log_loss_is_no_higher(classification):
+def test_the_classifier_weights_favour_the_better_member_and_its_out_of_fold_loss_is_no_higher(classification):
     X, y = classification
     model = _classifier(member_weights="loss", passed_features="per_forest").fit(X, y)
     weights = model.layers_[0].member_weights_
     assert weights.shape == (2,) and np.all(weights >= 0) and weights.sum() == pytest.approx(1.0)
     assert weights[0] > weights[1]  # the random forest over the completely-random one
     per_member = model.oof_features_[0].reshape(len(y), 2, 2).astype(np.float64)  # each member's out-of-fold h_1
-    assert _log_loss(per_member, y, weights) <= _log_loss(per_member, y, None)
+    assert layer_loss(per_member, y, weights) <= layer_loss(per_member, y)  # the tempered log-loss
 
 
 def test_the_classifier_predicts_with_the_weights_it_fitted(classification):
