@@ -70,18 +70,19 @@ def test_the_regressor_weights_favour_the_better_member_and_its_out_of_fold_erro
 
 
 def test_the_regressor_predicts_with_the_weights_it_fitted_and_its_residual_layers_read_them(regression):
+    """Layer 2 fits what layer 1's weighted prediction left; a new row's prediction is layer 2's weighted mean of
+    its members' outputs plus layer 1's weighted prediction."""
     X, y = regression
-    model = _regressor(member_weights="loss").fit(X, y)
-    block = model.layers_[0]
-    expected = np.average(
-        block.predict(np.ascontiguousarray(X, dtype=np.float32)), axis=1, weights=block.member_weights_
-    )
-    np.testing.assert_allclose(model.predict(X), expected, rtol=1e-12)
-    deeper = _regressor(member_weights="loss", max_layers=2, n_tolerant_layers=2, probe_trees=None).fit(X, y)
-    history = deeper.train_history_
-    assert len(history) == 2 and all(h["oof_mse"] > 0 for h in history)
-    staged = list(deeper.staged_predict(X))
-    np.testing.assert_allclose(staged[-1], deeper.predict(X))
+    model = _regressor(member_weights="loss", max_layers=2, probe_trees=None).fit(X, y)
+    assert model.n_layers_ == 2
+    first, second = model.layers_
+    x = np.ascontiguousarray(X, dtype=np.float32)
+    passed = first.predict(x)
+    prediction = np.average(passed, axis=1, weights=first.member_weights_)
+    passed_on = second.predict(np.hstack([x, passed.astype(np.float32)])) + prediction[:, None]
+    expected = np.average(passed_on, axis=1, weights=second.member_weights_)
+    np.testing.assert_allclose(model.predict(X), expected, rtol=1e-10)
+    np.testing.assert_allclose(next(model.staged_predict(X)), prediction, rtol=1e-10)
 
 
 def test_layer_probes_leave_each_kept_layer_the_weights_of_its_full_outputs(regression):
