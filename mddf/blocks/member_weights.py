@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import numpy as np
 from scipy.optimize import minimize, minimize_scalar
-from scipy.special import logsumexp, softmax
 
 #: The values of ``member_weights``: the equal mean of the members, or weights fitted on their out-of-fold loss.
 MEMBER_WEIGHTS = ("equal", "loss")
@@ -69,13 +68,11 @@ def fit_member_weights(outputs, y, sample_weight=None):
             {"type": "eq", "fun": lambda v: v[:n_members].sum() - 1.0, "jac": _sum_gradient(start, n_members)},
         ),
     )
-    weights = np.clip(found.x[:n_members], 0.0, None)
-    if not weights.sum() > 0:
+    solution = np.clip(found.x, 0.0, None)
+    if not solution[:n_members].sum() > 0:
         return equal
-    weights /= weights.sum()
-    if outputs.ndim == 3:
-        return weights if layer_loss(outputs, y, weights, sample_weight) < loss(start)[0] else equal
-    return weights if loss(weights)[0] < scale else equal
+    solution[:n_members] /= solution[:n_members].sum()
+    return solution[:n_members] if loss(solution)[0] < scale else equal
 
 
 def layer_loss(outputs, y, weights=None, sample_weight=None):
@@ -120,16 +117,20 @@ def _tempered_log_loss(per_member, y, weight):
 
     def loss(v):
         w, s = v[:-1], v[-1]
-        smoothed = np.einsum("imk,m->ik", per_member, w) + SMOOTHING
+        smoothed = np.einsum("imk,m->ik", per_member, w) + SMOOTHING  # a = sum_j w_j h_j + eps
         log_smoothed = np.log(smoothed)
         z = s * log_smoothed
-        log_q = z[rows, y] - logsumexp(z, axis=1)
-        q = softmax(z, axis=1)
+        top = z.max(axis=1)
+        q = np.exp(z - top[:, None])
+        total = q.sum(axis=1)
+        q /= total[:, None]
+        log_q = z[rows, y] - top - np.log(total)
         # d(-log q_y)/dw_j = s (sum_k q_k h_jk / a_k - h_jy / a_y); d/ds = sum_k q_k log a_k - log a_y
-        ratio = q / smoothed
-        ratio[rows, y] -= 1.0 / smoothed[rows, y]
-        grad_w = s * np.einsum("i,imk,ik->m", weight, per_member, ratio)
         grad_s = weight @ ((q * log_smoothed).sum(axis=1) - log_smoothed[rows, y])
+        q /= smoothed
+        q[rows, y] -= 1.0 / smoothed[rows, y]
+        q *= weight[:, None]
+        grad_w = s * np.einsum("imk,ik->m", per_member, q)
         return -float(weight @ log_q), np.r_[grad_w, grad_s]
 
     return loss
