@@ -83,10 +83,13 @@ class LabelBlocks:
     """One cascade layer of a multi-label fit: one :class:`~mddf.blocks.classifier.ForestBlock` per label (``blocks``),
     fitted on the same input; its outputs are the labels' class vectors side by side, ``(n, n_members, 2L)``."""
 
+    #: The members' equal mean (member_weights="loss" is refused with multi-label y; a class attribute, so that a
+    #: layer pickled before it has it too).
+    member_weights_ = None
+
     def __init__(self, blocks):
         self.blocks = list(blocks)
         self.probe_ = None  # layer probes are not used with multi-label y
-        self.member_weights_ = None  # nor member_weights="loss": the members' equal mean
 
     def fit(self, X, Y, distribution, n_classes, rng, trainable=None, categorical=None, prefix=None):
         """Fit each label's block on ``Y[:, l]`` in turn (seeds drawn from ``rng`` in label order); their out-of-fold
