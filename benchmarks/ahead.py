@@ -47,13 +47,17 @@ FORESTS = price.FORESTS
 #: task -> design -> its parameters on top of today's default (the page's table of designs).
 DESIGNS = {
     "classification": {
+        "weighted": {"member_weights": "loss"},
         "pairs": {"pair_features": "all_operations"},
+        "later": {"later_layer_trees": 0.5},
         "share": {"fold_trees": "share"},
         "ts": {"target_statistics": "columns"},
         "tsp": {"target_statistics": "pairs"},
         "lgbm": {"forest_types": (*FORESTS, "lgbm_es")},
     },
     "regression": {
+        "weighted": {"member_weights": "loss"},
+        "later": {"later_layer_trees": 0.5},
         "share": {"fold_trees": "share"},
         "ts": {"target_statistics": "columns"},
         "tsp": {"target_statistics": "pairs"},
