@@ -37,6 +37,7 @@ if not __package__:  # run as a file: the studies import from the repository roo
 from benchmarks import price, realdata, realdata_rule, realdata_statistics, realdata_suite
 from benchmarks.harness import CrossValidation, Study, main_by_flag
 from mddf.experiments.tables import markdown_table
+from mddf.storage import EARLIER_LAYOUTS
 
 SUITE = "all"
 #: A table of this many rows or more is cross-validated once in the full run.
@@ -47,15 +48,19 @@ FORESTS = price.FORESTS
 #: task -> design -> its parameters on top of today's default (the page's table of designs).
 DESIGNS = {
     "classification": {
+        "weighted": {"member_weights": "loss"},
         "pairs": {"pair_features": "all_operations"},
         "select": {"final_mixture": "selection"},
+        "later": {"later_layer_trees": 0.5},
         "share": {"fold_trees": "share"},
         "ts": {"target_statistics": "columns"},
         "tsp": {"target_statistics": "pairs"},
         "lgbm": {"forest_types": (*FORESTS, "lgbm_es")},
     },
     "regression": {
+        "weighted": {"member_weights": "loss"},
         "select": {"final_mixture": "selection"},
+        "later": {"later_layer_trees": 0.5},
         "share": {"fold_trees": "share"},
         "ts": {"target_statistics": "columns"},
         "tsp": {"target_statistics": "pairs"},
@@ -106,15 +111,24 @@ def parameters(name: str) -> dict:
     return params
 
 
+#: Parameters the cascades gained after the screen's first records: left out of a learner's settings at the value
+#: with which the model is the one before them, bit for bit (their value of the table of earlier layouts), so that
+#: the records made before them stay bound to the same learner.
+ADDED_SINCE_THE_SCREEN_BEGAN = ("member_weights", "later_layer_trees")
+
+
 def learner_settings(name: str) -> str | None:
-    """A cascade's full parameters as text (its records are bound to them); None for the peers."""
+    """A cascade's full parameters as text (its records are bound to them; :data:`ADDED_SINCE_THE_SCREEN_BEGAN` at
+    their earlier value left out); None for the peers."""
     from mddf import CascadeForestRegressor, MDDFClassifier
 
     if task_of(name) is None:
         return None
     cls = MDDFClassifier if task_of(name) == "classification" else CascadeForestRegressor
     params = cls(**parameters(name)).get_params(deep=False)
-    return repr(sorted((k, v) for k, v in params.items() if k not in ("random_state", "n_jobs")))
+    earlier = EARLIER_LAYOUTS[cls.__name__]
+    unchanged = {k for k in ADDED_SINCE_THE_SCREEN_BEGAN if params[k] == earlier[k]}
+    return repr(sorted((k, v) for k, v in params.items() if k not in ("random_state", "n_jobs", *unchanged)))
 
 
 def cascade(name: str):

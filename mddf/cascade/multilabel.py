@@ -19,9 +19,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from sklearn.preprocessing import LabelEncoder
 
 from ..margin.calibration import fit_temperature
-from ..utils import weighted_accuracy
+from ..utils import check_sample_weight, check_weighted_classes, validate_tabular, weighted_accuracy
 from .margin_policy import MarginPolicy
 from .seam import LayerOutcome
 
@@ -34,6 +35,7 @@ UNSUPPORTED = {
     "probe_trees": None,
     "validation_fraction": None,
     "final_mixture": "cascade",
+    "member_weights": "equal",
 }
 
 
@@ -46,6 +48,30 @@ def check_multilabel_params(params, name):
                 f"{name}: multi-label y (a 2-D indicator) is not supported with {key}={params[key]!r} yet; "
                 f"set {key}={needed!r}"
             )
+
+
+def validate_multilabel(estimator, X, y, sample_weight):
+    """:class:`mddf.MDDFClassifier`'s validation of its data for a 2-D indicator ``y``: ``estimator.classes_`` set, one
+    array per label; returns ``X``, ``y`` as (n, n_labels) column indices and the weights; the settings not supported
+    yet and a constant label refused."""
+    name = type(estimator).__name__
+    check_multilabel_params(estimator.get_params(deep=False), name)
+    X, y = validate_tabular(
+        estimator, X, y, reset=True, dtype=np.float32, order="C", ensure_all_finite="allow-nan", multi_output=True
+    )
+    weight = None if sample_weight is None else check_sample_weight(sample_weight, X, estimator_name=name)
+    encoders = [LabelEncoder().fit(column) for column in y.T]
+    for label, encoder in enumerate(encoders):
+        if len(encoder.classes_) < 2:
+            raise ValueError(
+                f"{name}: label {label} of y is constant ({encoder.classes_.tolist()[0]!r} in every row); "
+                "drop that column, as nothing can be learnt of it"
+            )
+    estimator.classes_ = [encoder.classes_ for encoder in encoders]
+    y = np.column_stack([encoder.transform(column) for encoder, column in zip(encoders, y.T)])
+    for label, classes in enumerate(estimator.classes_):
+        check_weighted_classes(y[:, label], weight, classes, estimator_name=f"{name} (label {label})")
+    return X, y, weight
 
 
 def is_multi_column(y):
@@ -82,6 +108,10 @@ def cells_right(proba, Y):
 class LabelBlocks:
     """One cascade layer of a multi-label fit: one :class:`~mddf.blocks.classifier.ForestBlock` per label (``blocks``),
     fitted on the same input; its outputs are the labels' class vectors side by side, ``(n, n_members, 2L)``."""
+
+    #: The members' equal mean (member_weights="loss" is refused with multi-label y; a class attribute, so that a
+    #: layer pickled before it has it too).
+    member_weights_ = None
 
     def __init__(self, blocks):
         self.blocks = list(blocks)

@@ -4,8 +4,9 @@ Ensemble selection (Caruana, Niculescu-Mizil, Crew and Ksikes, "Ensemble selecti
 2004; AutoGluon's weighted ensemble) is a greedy forward selection, with replacement, from a library of models'
 held-out outputs: each round adds the model that most lowers the loss of the running average of those selected.
 Here the library is every kept layer's members, each with its out-of-fold output of the training rows (the class
-vectors, or the predictions of y, that k-fold cross-fitting gives them), and also each layer's mean and the
-cascade's own output (its mixture of the layers), which are mixtures of the same members. After
+vectors, or the predictions of y, that k-fold cross-fitting gives them), and also each layer's output (its members'
+mean, or their ``member_weights``' mixture) and the cascade's own (its mixture of the layers), which are mixtures of
+the same members. After
 :data:`SELECTION_ROUNDS` rounds the first round of lowest loss ends the selection (AutoGluon's rule), so the
 selected mixture's out-of-fold loss is never above the best of the library's. The classifier's loss is its error
 rate, ties broken by its mean log-loss (zeros clipped to float64's eps, as scikit-learn's ``log_loss``): the
@@ -58,21 +59,31 @@ def mixture_weights(shares, n_layers):
     return weights
 
 
-def library(n_layers, n_members, layer_weights):
+def member_weights_of(layers, n_members):
+    """Each kept layer's members' weights in its output ``(n_layers, n_members)``: the block's ``member_weights_``
+    (``member_weights="loss"``), or their equal mean."""
+    equal = np.full(n_members, 1.0 / n_members)
+    return np.array([equal if block.member_weights_ is None else block.member_weights_ for block in layers])
+
+
+def library(member_weights, layer_weights):
     """The library as weights over the ``(layer, member)`` grid, one row an entry ``(K, n_layers * n_members)``:
-    every member alone, each layer's mean, then the cascade's output (``layer_weights``, each layer's weight in it)."""
-    size = n_layers * n_members
-    layer_means = np.kron(np.eye(n_layers), np.full(n_members, 1.0 / n_members))
-    cascade = np.repeat(np.asarray(layer_weights, dtype=np.float64) / n_members, n_members)
-    return np.vstack([np.eye(size), layer_means, cascade[None]])
+    every member alone, each layer's output (its members mixed by ``member_weights``, ``(n_layers, n_members)``),
+    then the cascade's output (``layer_weights``, each layer's weight in it)."""
+    n_layers, n_members = member_weights.shape
+    layer_outputs = np.zeros((n_layers, n_layers * n_members))
+    for t, w in enumerate(member_weights):
+        layer_outputs[t, t * n_members : (t + 1) * n_members] = w
+    cascade = (np.asarray(layer_weights, dtype=np.float64)[:, None] * member_weights).ravel()
+    return np.vstack([np.eye(n_layers * n_members), layer_outputs, cascade[None]])
 
 
-def library_outputs(members, layer_weights):
+def library_outputs(members, member_weights, layer_weights):
     """Each entry's output (the order of :func:`library`) from the kept layers' ``members`` (each ``(n, m, k)`` class
-    vectors or ``(n, m)`` predictions): the members', each layer's mean, the cascade's (``layer_weights``)."""
-    means = [layer.mean(axis=1) for layer in members]
-    cascade = sum(w * mean for w, mean in zip(layer_weights, means))
-    return [layer[:, j] for layer in members for j in range(layer.shape[1])] + means + [cascade]
+    vectors or ``(n, m)`` predictions): the members', each layer's, the cascade's."""
+    layers = [np.average(layer, axis=1, weights=w) for layer, w in zip(members, member_weights)]
+    cascade = sum(w * output for w, output in zip(layer_weights, layers))
+    return [layer[:, j] for layer in members for j in range(layer.shape[1])] + layers + [cascade]
 
 
 def greedy_selection(outputs, loss, rounds=SELECTION_ROUNDS):
@@ -129,9 +140,10 @@ def fit_selection(policy, state, kept, shares):
     if policy.params.final_mixture != "selection":
         return {"selection_weights_": None}, None
     members, layer_weights = state.oof_members[:kept], mixture_weights(shares, kept)
-    entries = library(kept, members[0].shape[1], layer_weights)
+    member_weights = member_weights_of(state.layers[:kept], members[0].shape[1])
+    entries = library(member_weights, layer_weights)
     loss = selection_loss(state.y, state.weight, policy.classification)
-    chosen, _ = greedy_selection(library_outputs(members, layer_weights), loss)
+    chosen, _ = greedy_selection(library_outputs(members, member_weights, layer_weights), loss)
     weights = entries[chosen].sum(axis=0).reshape(kept, -1) / len(chosen)
     return {"selection_weights_": weights}, mixed(members, weights)
 

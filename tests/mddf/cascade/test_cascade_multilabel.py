@@ -143,6 +143,7 @@ REFUSED = {
     "probe_trees": 0.5,
     "validation_fraction": 0.2,
     "final_mixture": "selection",
+    "member_weights": "loss",
 }
 
 

@@ -109,6 +109,19 @@ def test_the_selected_mixture_has_the_lowest_out_of_fold_error_then_log_loss_of_
 
 
 @pytest.mark.slow
+def test_with_members_weighted_by_their_loss_the_library_holds_the_weighted_layers(table):
+    X, y = table
+    state, fitted = _grown(MDDFClassifier(**CLASSIFIER, member_weights="loss", final_mixture="selection"), X, y)
+    kept = len(fitted.layers)
+    members = state.oof_members[:kept]
+    selected = _error_then_log_loss(_mixed(members, fitted.selection_weights), y)
+    layers = [np.average(layer, axis=1, weights=block.member_weights_) for layer, block in zip(members, fitted.layers)]
+    assert all(block.member_weights_ is not None for block in fitted.layers)
+    cascade = state.oof_outputs[kept - 1]  # the weighted layers' mixture
+    assert all(_no_worse(selected, _error_then_log_loss(entry, y)) for entry in [*layers, cascade])
+
+
+@pytest.mark.slow
 def test_the_regressors_selected_mixture_has_the_lowest_out_of_fold_squared_error_of_the_library(regression_table):
     X, y = regression_table
     state, fitted = _grown(CascadeForestRegressor(**GROWN, final_mixture="selection"), X, y)
@@ -135,10 +148,12 @@ def test_the_library_is_the_members_each_layers_mean_and_the_cascades_output():
     shares = [1.0, 0.5, 0.25]  # the classifier's beta_t: weights 1/2 * 3/4, 1/2 * 3/4, 1/4
     assert np.allclose(mixture_weights(shares, 3), [0.375, 0.375, 0.25])
     assert np.array_equal(mixture_weights(None, 3), [0.0, 0.0, 1.0])  # the regressor's last layer
-    entries = library(2, 2, [0.25, 0.75])
+    entries = library(np.full((2, 2), 0.5), [0.25, 0.75])
     assert np.allclose(entries, [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]] + [
         [0.5, 0.5, 0, 0], [0, 0, 0.5, 0.5], [0.125, 0.125, 0.375, 0.375]])  # fmt: skip
     assert np.allclose(entries.sum(axis=1), 1.0)
+    weighted = library(np.array([[0.2, 0.8], [1.0, 0.0]]), [0.5, 0.5])  # member_weights="loss": the layers' outputs
+    assert np.allclose(weighted[4:], [[0.2, 0.8, 0, 0], [0, 0, 1.0, 0], [0.1, 0.4, 0.5, 0]])
 
 
 # ---------------------------------------------------------------------------------------------------- prediction
