@@ -114,7 +114,7 @@ def parameters(name: str) -> dict:
 #: Parameters the cascades gained after the screen's first records: left out of a learner's settings at the value
 #: with which the model is the one before them, bit for bit (their value of the table of earlier layouts), so that
 #: the records made before them stay bound to the same learner.
-ADDED_SINCE_THE_SCREEN_BEGAN = ("member_weights", "later_layer_trees")
+ADDED_SINCE_THE_SCREEN_BEGAN = ("member_weights", "later_layer_trees", "final_mixture")
 
 
 def learner_settings(name: str) -> str | None:

@@ -81,3 +81,4 @@ def test_parameters_added_since_the_screen_began_bind_only_away_from_their_earli
         assert f"'{added}'" not in today  # at the value that is the model before them: the same settings as then
     assert "'member_weights', 'loss'" in ahead.learner_settings("mdDF-weighted")
     assert "'later_layer_trees', 0.5" in ahead.learner_settings("CascadeForest-later")
+    assert "'final_mixture', 'selection'" in ahead.learner_settings("mdDF-select")
