@@ -37,7 +37,6 @@ if not __package__:  # run as a file: the studies import from the repository roo
 from benchmarks import price, realdata, realdata_rule, realdata_statistics, realdata_suite
 from benchmarks.harness import CrossValidation, Study, main_by_flag
 from mddf.experiments.tables import markdown_table
-from mddf.storage import EARLIER_LAYOUTS
 
 SUITE = "all"
 #: A table of this many rows or more is cross-validated once in the full run.
@@ -112,9 +111,9 @@ def parameters(name: str) -> dict:
 
 
 #: Parameters the cascades gained after the screen's first records: left out of a learner's settings at the value
-#: with which the model is the one before them, bit for bit (their value of the table of earlier layouts), so that
-#: the records made before them stay bound to the same learner.
-ADDED_SINCE_THE_SCREEN_BEGAN = ("member_weights", "later_layer_trees", "final_mixture")
+#: with which the model is the one before them, bit for bit (the values mddf's table of earlier layouts gives them
+#: for pickles made before them), so that the records made before them stay bound to the same learner.
+ADDED_SINCE_THE_SCREEN_BEGAN = {"member_weights": "equal", "later_layer_trees": None, "final_mixture": "cascade"}
 
 
 def learner_settings(name: str) -> str | None:
@@ -126,8 +125,7 @@ def learner_settings(name: str) -> str | None:
         return None
     cls = MDDFClassifier if task_of(name) == "classification" else CascadeForestRegressor
     params = cls(**parameters(name)).get_params(deep=False)
-    earlier = EARLIER_LAYOUTS[cls.__name__]
-    unchanged = {k for k in ADDED_SINCE_THE_SCREEN_BEGAN if params[k] == earlier[k]}
+    unchanged = {k for k, earlier in ADDED_SINCE_THE_SCREEN_BEGAN.items() if params[k] == earlier}
     return repr(sorted((k, v) for k, v in params.items() if k not in ("random_state", "n_jobs", *unchanged)))
 
 
