@@ -14,6 +14,7 @@ from ..utils import check_sample_weight, validate_tabular
 from .base import CascadeBase, check_predictor_instance
 from .layer_features import member_name
 from .monotone import monotone_constraints
+from .multioutput import check_multioutput_params, check_target_shape
 from .pair_step import pair_template
 from .replay import LARGEST_TARGET, FinalOutput, Stages
 from .residual_policy import ResidualPolicy
@@ -323,8 +324,12 @@ default=("rf", "rf", "crf", "crf")
                     f"{name} needs a numeric target y (real values to regress on), got values that are not numbers; "
                     "for class labels use a classifier such as mddf.MDDFClassifier"
                 ) from None
+        check_target_shape(y, name)
+        several = {"multi_output": True} if np.ndim(y) == 2 else {}  # several targets
+        if several:
+            check_multioutput_params(self.get_params(deep=False), name)
         X, y = validate_tabular(
-            self, X, y, reset=True, dtype=np.float32, order="C", ensure_all_finite="allow-nan", y_numeric=True
+            self, X, y, reset=True, dtype=np.float32, order="C", ensure_all_finite="allow-nan", y_numeric=True, **several
         )
         y = np.ascontiguousarray(y, dtype=np.float64)
         largest = float(np.max(np.abs(y)))
