@@ -57,6 +57,9 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
     classification and takes no part here; growth, early stopping, the final
     ``predictor`` and ``model_dir`` are the classifier's.
 
+    A 2-D ``y`` (n_samples, n_outputs >= 2) fits several targets at once (multi-output trees, every output passed on,
+    :meth:`predict` ``(n_samples, n_outputs)``): see :ref:`the user guide <multi-output>` for what it supports.
+
     The trees are the binned trees of :mod:`mddf.trees` with the squared-error
     criterion (:func:`mddf.trees.grow_tree` on float targets): the layer input is
     quantised once per layer to at most 256 bins per feature (lossless for a
@@ -78,12 +81,10 @@ default=("rf", "rf", "crf", "crf")
         ``n_estimators``, ``max_features`` and the depth limits apply to the forests.
         See :ref:`the user guide <regression-members>`.
     target : {"residual", "y"}, default="residual"
-        What the members of layer t >= 2 fit: ``"residual"`` the out-of-fold
-        residual of the previous layers, the prediction becoming the sum of the
-        layers' mean corrections; ``"y"`` the target (DF21's reading). Both
-        pass each member's prediction of y on beside ``x`` (see above), and
-        cost the same trees; the residual layers lower the bias of the
-        cascade on smooth targets.
+        What the members of layer t >= 2 fit: ``"residual"`` the out-of-fold residual of the previous layers, the
+        prediction becoming the sum of the layers' mean corrections; ``"y"`` the target (DF21's reading). Both pass
+        each member's prediction of y on beside ``x`` (see above), and cost the same trees; the residual layers
+        lower the bias of the cascade on smooth targets.
     max_features : int, float in (0, 1], "sqrt", "log2" or None, default=0.5
         Candidate features per split of the ``"rf"`` and ``"et"`` trees, as scikit-learn's forests read it (a
         float is a fraction of the layer's columns; None or 1.0 all of them, scikit-learn's and DF21's default).
@@ -110,8 +111,8 @@ default=("rf", "rf", "crf", "crf")
         training rows only (CatBoost's ordered statistics for those rows): no row reads its own target. Unseen
         levels and missing values get the prior. None: none. See :ref:`the user guide <target-statistics>`.
     n_folds : int, default=3
-        k of the k-fold out-of-fold predictions (gcForest's choice, as
-        :class:`mddf.MDDFClassifier`). The folds are shuffled, not stratified.
+        k of the k-fold out-of-fold predictions (gcForest's choice, as :class:`mddf.MDDFClassifier`). The folds are
+        shuffled, not stratified.
     fold_trees : {"all", "share", "refit"}, default="all"
         What the k fold models of a forest keep for new rows, as for
         :class:`mddf.MDDFClassifier`: every tree (the mean of the k fold
@@ -121,9 +122,8 @@ default=("rf", "rf", "crf", "crf")
         Depth limit of every tree; None grows the trees fully (gcForest and
         DF21 do).
     max_depth_factor : int or None, default=None
-        Trees of layer t are limited to depth ``max_depth_factor * (t + 1)``, as
-        :class:`mddf.MDDFClassifier` grows them; with ``max_depth`` too, the
-        smaller limit applies.
+        Trees of layer t are limited to depth ``max_depth_factor * (t + 1)``, as :class:`mddf.MDDFClassifier` grows
+        them; with ``max_depth`` too, the smaller limit applies.
     max_layers : int, default=20
         Most layers grown.
     n_tolerant_layers : int, default=2
@@ -329,7 +329,15 @@ default=("rf", "rf", "crf", "crf")
         if several:
             check_multioutput_params(self.get_params(deep=False), name)
         X, y = validate_tabular(
-            self, X, y, reset=True, dtype=np.float32, order="C", ensure_all_finite="allow-nan", y_numeric=True, **several
+            self,
+            X,
+            y,
+            reset=True,
+            dtype=np.float32,
+            order="C",
+            ensure_all_finite="allow-nan",
+            y_numeric=True,
+            **several,
         )
         y = np.ascontiguousarray(y, dtype=np.float64)
         largest = float(np.max(np.abs(y)))
@@ -358,8 +366,9 @@ default=("rf", "rf", "crf", "crf")
             none goes to the child of larger training weight (see
             :mod:`mddf.trees.squared_error`). Categorical columns are
             ordinal-encoded (see ``categorical_features``).
-        y : array-like of shape (n_samples,)
-            Real-valued, finite targets of magnitude at most about 3.4e38, the
+        y : array-like of shape (n_samples,) or (n_samples, n_outputs)
+            Real-valued, finite targets (several targets: ``n_outputs >= 2`` columns, see the class; a 2-D y of one
+            column is refused: pass ``y.ravel()``) of magnitude at most about 3.4e38, the
             largest float32 (the layers pass their predictions on as float32
             features); larger targets raise a ``ValueError``, as do predictions
             beyond it that a residual cascade passes on, at fit or prediction.
@@ -383,7 +392,7 @@ default=("rf", "rf", "crf", "crf")
 
         Yields
         ------
-        ndarray of float64, shape (n_samples,); the last equals :meth:`predict`
+        ndarray of float64, shape (n_samples,) (or (n_samples, n_outputs)); the last equals :meth:`predict`
         without a ``predictor`` (with one, it is still the cascade's own).
         """
         return iter(self._replayed(X, Stages(final=False)))
@@ -399,12 +408,19 @@ default=("rf", "rf", "crf", "crf")
 
         Returns
         -------
-        ndarray of float64, shape (n_samples,)
+        ndarray of float64, shape (n_samples,), or (n_samples, n_outputs) for a model of several targets
         """
         return self._replayed(X, FinalOutput())
 
+    def _several_targets(self):
+        return "a 2-D y (several targets)" if self.layers_[0].n_outputs > 1 else None
+
     def _layer_feature_names(self, layer=None):
-        """``layer<t>_<member><j>_prediction``, one per member of the layer."""
+        """``layer<t>_<member><j>_prediction``, one per member of the layer; with several targets
+        ``layer<t>_<member><j>_output<k>_prediction``, member by member."""
         t = self._check_layer(layer)
-        kinds = self.layers_[t - 1].forest_types
-        return [f"layer{t}_{member_name(kind)}{j}_prediction" for j, kind in enumerate(kinds)]
+        block = self.layers_[t - 1]
+        names = [f"layer{t}_{member_name(kind)}{j}" for j, kind in enumerate(block.forest_types)]
+        if block.n_outputs == 1:
+            return [f"{name}_prediction" for name in names]
+        return [f"{name}_output{k}_prediction" for name in names for k in range(block.n_outputs)]

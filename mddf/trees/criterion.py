@@ -173,7 +173,8 @@ def criterion_for(y):
         if y.dtype.kind in module.LABEL_KINDS and y.ndim == module.LABEL_NDIM:
             return name
     raise ValueError(
-        f"no split criterion grows on labels of dtype {y.dtype} and {y.ndim} dimensions; the criteria: {sorted(CRITERIA)}"
+        f"no split criterion grows on labels of dtype {y.dtype} and {y.ndim} dimensions; "
+        f"the criteria: {sorted(CRITERIA)}"
     )
 
 
@@ -184,4 +185,5 @@ def check_labels(name, y):
     if y.dtype.kind not in CRITERIA[name].LABEL_KINDS:
         raise ValueError(f"the {name} criterion does not grow on labels of dtype {y.dtype}")
     if y.ndim != CRITERIA[name].LABEL_NDIM:
-        raise ValueError(f"the {name} criterion grows on labels of {CRITERIA[name].LABEL_NDIM} dimensions, not {y.ndim}")
+        ndim = CRITERIA[name].LABEL_NDIM
+        raise ValueError(f"the {name} criterion grows on labels of {ndim} dimensions, not {y.ndim}")

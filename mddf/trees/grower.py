@@ -391,7 +391,8 @@ def _grower_variants(label_dtype, label_ndim=1):
     values, without and with categorical features."""
     settings = TreeSettings(0, 0, 0, 0, 0)
     return [
-        (*zeros((np.uint8, 2), (label_dtype, label_ndim), (np.float64, 1), (np.int64, 1)), missing, categorical, 0, settings, 0)
+        (*zeros((np.uint8, 2), (label_dtype, label_ndim), (np.float64, 1), (np.int64, 1)), missing, categorical, 0)
+        + (settings, 0)
         for missing in (None, *zeros((np.int64, 1)))
         for categorical in (None, *zeros((np.uint8, 1)))
     ]

@@ -242,7 +242,8 @@ def best_threshold(buf, Xb, node_y, node_w, samples, start, end, f, n_bins_f, no
         a_left_m, a_right_m = _squares(running, node_sums, out_sum[k - 1], 1.0)
         last = i + 1 == n_real
         sums = (a_left, a_right, a_left_m, a_right_m)
-        best, best_bin, side = scored_twins(best, best_bin, side, out_bin[i], last, w_left, w_missing, sums, node_weight)
+        b = out_bin[i]
+        best, best_bin, side = scored_twins(best, best_bin, side, b, last, w_left, w_missing, sums, node_weight)
         if last:
             break
     return Candidate(best, best_bin, side)
