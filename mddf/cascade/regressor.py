@@ -412,6 +412,15 @@ default=("rf", "rf", "crf", "crf")
         """
         return self._replayed(X, FinalOutput())
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        try:  # a 2-D y (several targets), unless a setting that refuses one is given
+            check_multioutput_params(self.get_params(deep=False), type(self).__name__)
+            tags.target_tags.multi_output = True
+        except ValueError:
+            tags.target_tags.multi_output = False
+        return tags
+
     def _several_targets(self):
         return "a 2-D y (several targets)" if self.layers_[0].n_outputs > 1 else None
 
