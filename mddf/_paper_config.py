@@ -31,6 +31,8 @@ PAPER_CONFIG = MappingProxyType(
         "calibration": None,
         "n_folds": 3,
         "fold_trees": "all",
+        "later_layer_trees": None,
+        "member_weights": "equal",
         "class_vectors": "kfold",
         "screening_accuracy": None,
         "max_depth_factor": 16,

@@ -136,6 +136,7 @@ class AttributionVisitor(Visitor):
         self.fitted, self.fast = fitted, fast
         self.d = fitted.columns.n_features + len(pairs_of(fitted))  # the columns of x, pairs appended
         self.passed = None  # the attributions of what the last layer passed on
+        self.weights = None  # the members' weights in the last layer's output (None: equal)
         self.proba = None  # the classifier's mixture
 
     def layer(self, visit):
@@ -147,10 +148,11 @@ class AttributionVisitor(Visitor):
         if self.fitted.classification:
             self._class_vectors(visit, base, on_x(values, self.d, previous, self.fitted.route.holds_x(visit.t)))
         else:
-            self._predictions(base, on_x(values, self.d, previous)[..., 0].transpose(0, 2, 1))
+            self._predictions(base, on_x(values, self.d, previous)[..., 0].transpose(0, 2, 1), visit.block)
 
     def _class_vectors(self, visit, base, values):
-        h = Attributed(base.mean(axis=0), values.mean(axis=1))  # the block's mean class vector
+        weights = visit.block.member_weights_  # the block's (weighted) mean class vector
+        h = Attributed(np.average(base, axis=0, weights=weights), np.average(values, axis=1, weights=weights))
         fed = h
         if self.fitted.passed_features != "mean":  # every member's class vector, side by side
             fed = Attributed(base.reshape(-1), values.transpose(0, 2, 1, 3).reshape(len(values), self.d, -1))
@@ -160,15 +162,15 @@ class AttributionVisitor(Visitor):
             self.proba = self.proba.mixed(h, visit.share, visit.rows)
             self.passed = self.passed.mixed(fed, visit.share, visit.rows)
 
-    def _predictions(self, base, values):
+    def _predictions(self, base, values, block):
         output = Attributed(base[:, 0], values)
         if self.passed is not None and self.fitted.residual:
-            prediction = _mean(self.passed)
+            prediction = _mean(self.passed, self.weights)
             output = Attributed(output.base + prediction.base, output.values + prediction.values[..., None])
-        self.passed = output
+        self.passed, self.weights = output, block.member_weights_
 
     def end(self, fitted, X, last):
-        cascade = self.proba if fitted.classification else _mean(self.passed)
+        cascade = self.proba if fitted.classification else _mean(self.passed, self.weights)
         if fitted.predictor_model is None:
             return cascade if fitted.calibration is None else calibrated(cascade, fitted.calibration)
         return self._with_predictor(fitted, X, cascade, last)
@@ -195,6 +197,7 @@ class AttributionVisitor(Visitor):
         return predicted if w == 1.0 else cascade.mixed(predicted, w)
 
 
-def _mean(passed):
-    """The mean over the members of their predictions' attributions (the regression cascade's prediction)."""
-    return Attributed(passed.base.mean(), passed.values.mean(axis=2))
+def _mean(passed, weights):
+    """The mean over the members of their predictions' attributions (the regression cascade's prediction), weighted
+    by ``weights`` (a block's ``member_weights_``; None: equal)."""
+    return Attributed(np.average(passed.base, weights=weights), np.average(passed.values, axis=2, weights=weights))

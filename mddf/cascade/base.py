@@ -17,9 +17,10 @@ import os
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils._param_validation import HasMethods, Interval, RealNotInt, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from ..blocks.member_weights import MEMBER_WEIGHTS
 from ..storage import MemoryStore, temporary_folders_removed_on_sigterm
 from ..utils import CATEGORICAL_FEATURES_CONSTRAINT, N_JOBS_CONSTRAINT, SaveMixin, validate_tabular
 from .background import PATH_DEPENDENT, kept_rows
@@ -54,6 +55,12 @@ class CascadeBase(SaveMixin, LayerFeaturesMixin):
         "categorical_features": CATEGORICAL_FEATURES_CONSTRAINT,
         "categorical_splits": [StrOptions({"subset", "ordinal"})],
         "fold_trees": [StrOptions({"all", "share", "refit"})],
+        "later_layer_trees": [
+            None,
+            Interval(Integral, 1, None, closed="left"),
+            Interval(RealNotInt, 0, 1, closed="right"),
+        ],
+        "member_weights": [StrOptions(set(MEMBER_WEIGHTS))],
         "predictor_input": [StrOptions({"stacked", "auto"})],
         "pair_features": [None, StrOptions({"auto", "all_operations"}), HasMethods(["fit_task", "transform"])],
         "target_statistics": [None, StrOptions({"columns", "pairs"})],

@@ -16,7 +16,7 @@ from ..utils import check_label_types, check_sample_weight, check_weighted_class
 from .base import CascadeBase, check_predictor_instance
 from .layer_features import member_name
 from .margin_policy import MarginPolicy
-from .multilabel import MultiLabelPolicy, check_multilabel_params, split_labels
+from .multilabel import MultiLabelPolicy, check_multilabel_params, is_multi_column, split_labels
 from .pair_step import pair_template
 from .replay import FinalOutput, Stages
 from .seam import Columns
@@ -40,9 +40,9 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
     ``gamma_t(x_i) = (1/L) sum_l (h_t^{l, y_il} - h_t^{l, 1 - y_il})`` (eq. 46 per label), which fixes one alpha_t
     (eq. 48) and one D_{t+1} (eq. 47) for every label; growth monitors the Hamming accuracy, calibration is per
     label. :meth:`predict` returns an indicator matrix, :meth:`predict_proba` a list of ``(n_samples, 2)`` arrays.
-    Not yet with ``predictor``, ``class_vectors="oob"``, ``screening_accuracy``, ``pair_features``,
-    ``probe_trees``, ``validation_fraction`` or :meth:`explain` (a ``ValueError``). See :ref:`the user guide
-    <multi-label>`.
+    Not yet with ``predictor``, ``class_vectors="oob"``, ``screening_accuracy``, ``pair_features``, ``probe_trees``,
+    ``validation_fraction``, ``member_weights="loss"`` or :meth:`explain` (a ``ValueError``). See :ref:`the user
+    guide <multi-label>`.
 
     Reference: S.-H. Lv, L. Yang, Z.-H. Zhou, "Forest Representation Learning Guided by Margin Distribution"
     (Algorithms 1-2, equations 5-9 and 45-48, configuration of Section 5.2).
@@ -91,6 +91,14 @@ estimators, default=("rf", "rf", "crf", "crf", "gbdt")
         ``n_estimators / k`` trees (the same layers, k times fewer trees a new row), or nothing, a forest
         refitted on every training row predicting instead (not in the paper). See :ref:`the settings
         <settings>`.
+    later_layer_trees : int, float in (0, 1] or None, default=None
+        Trees per forest in the layers after the first: that many, or (a float) that share of ``n_estimators``,
+        rounded (at least 1); None: ``n_estimators`` (Lyu, He and Zhou 2022: a second layer needs fewer trees). See
+        :ref:`the user guide <later-layer-trees>`.
+    member_weights : {"equal", "loss"}, default="equal"
+        A layer's class vector h_t (passed on and predicted) is its members' mean (Algorithm 1) or (``"loss"``)
+        their weighted mean, the weights non-negative, summing to 1, minimising the out-of-fold log-loss of the
+        mixture at its best temperature (Breiman's stacking, 1996). See :ref:`the user guide <member-weights>`.
     class_vectors : {"kfold", "oob"}, default="kfold"
         Algorithm 1's k-fold cross-fitting, or one bootstrap fit per forest with out-of-bag class vectors
         (about k times cheaper; the other members are cross-fitted either way).
@@ -217,7 +225,6 @@ estimators, default=("rf", "rf", "crf", "crf", "gbdt")
     """
 
     # Tag of the verbose lines; errors name ``type(self).__name__``.
-    # Tag of the verbose lines; errors name ``type(self).__name__``.
     _log_name = "mdDF"
 
     _parameter_constraints = {
@@ -249,6 +256,8 @@ estimators, default=("rf", "rf", "crf", "crf", "gbdt")
         calibration="temperature",
         n_folds=3,
         fold_trees="all",
+        later_layer_trees=None,
+        member_weights="equal",
         class_vectors="kfold",
         screening_accuracy=None,
         max_depth_factor=16,
@@ -286,6 +295,8 @@ estimators, default=("rf", "rf", "crf", "crf", "gbdt")
         self.calibration = calibration
         self.n_folds = n_folds
         self.fold_trees = fold_trees
+        self.later_layer_trees = later_layer_trees
+        self.member_weights = member_weights
         self.class_vectors = class_vectors
         self.screening_accuracy = screening_accuracy
         self.max_depth_factor = max_depth_factor
@@ -340,7 +351,7 @@ estimators, default=("rf", "rf", "crf", "crf", "gbdt")
                 f"{name}: screening_accuracy and predictor cannot be combined, as a screened row's prediction is the "
                 "output of the layer it left at; set predictor=None or screening_accuracy=None"
             )
-        if _is_multi_column(y):
+        if is_multi_column(y):
             if np.asarray(y).dtype.kind == "f" and np.isnan(np.asarray(y)).any():
                 raise ValueError(f"{name}: y contains NaN; every row needs a 0 or 1 for every label")
             kind = type_of_target(y)
@@ -487,14 +498,3 @@ estimators, default=("rf", "rf", "crf", "crf", "gbdt")
             return [f"layer{t}_{c}" for c in classes]
         members = [f"{member_name(kind)}{j}" for j, kind in enumerate(self.layers_[t - 1].forest_types)]
         return [f"layer{t}_{m}_{c}" for m in members for c in classes]
-
-
-def _is_multi_column(y):
-    """Whether ``y`` as given is 2-D with more than one column (read through ``__array__`` when it has no shape)."""
-    shape = getattr(y, "shape", None)
-    if shape is None:
-        try:
-            shape = np.asarray(y).shape
-        except ValueError:  # ragged: validation reports it
-            return False
-    return len(shape) == 2 and shape[1] > 1

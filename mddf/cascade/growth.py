@@ -191,7 +191,7 @@ class CascadeGrowth:
             return None
         if not any(map(is_forest, spec.forest_types)):
             return None
-        return probe_size(spec.probe_trees, spec.n_estimators)
+        return probe_size(spec.probe_trees, spec.layer_trees(t))
 
     def judge(self, layer):
         """The :class:`mddf.cascade.probing.ProbeVerdict` of a probed layer: its monitored results with the first half
@@ -200,7 +200,7 @@ class CascadeGrowth:
         first = self.policy.add_layer(self.state.scratch(), replace(layer, outputs=probe.first)).monitored
         rows = self.policy.add_layer(self.state.scratch(), layer).monitored
         needed = stopping.lowest_winning_score()
-        m, n_estimators = probe.trees[1], self.policy.spec.n_estimators
+        m, n_estimators = probe.trees[1], self.policy.spec.layer_trees(layer.t)
         return judge_probe(first, rows, stopping.measure, stopping.sample_weight, m, n_estimators, needed)
 
     def finish_layer(self, layer):

@@ -80,7 +80,7 @@ class MarginPolicy(TaskPolicy):
         c = self.params
         block = ForestBlock(
             self.check_forest_types(),
-            c.n_estimators,
+            self.spec.layer_trees(t),
             self.layer_depth(t),
             c.n_folds,
             c.class_vectors,
@@ -146,11 +146,12 @@ class MarginPolicy(TaskPolicy):
         task, rows = state.task, state.active
         cumulative = task.cumulative
         y = state.y if rows is None else state.y[rows]
-        h = layer.outputs.mean(axis=1)
+        weights = self.weigh_members(layer.block, layer.outputs, y, cumulative.sample_weight)
+        h = np.average(layer.outputs, axis=1, weights=weights)
         gamma = margins(h, y)  # line 5, eq. 46
         alpha, share = cumulative.solve_weight(gamma, state.rng)  # line 6, eq. 48
         cumulative.add_layer(gamma, alpha, share)
-        state.train.add_layer(layer.outputs, share, rows)  # line 7: f_t (eq. 7)
+        state.train.add_layer(layer.outputs, share, rows, weights)  # line 7: f_t (eq. 7)
         cumulative.reweight()  # line 8: D_{t+1} (eq. 47)
         correct = state.train.correct(state.y)
         record = self._layer_record(layer, h, y, correct, cumulative, task.row_weight)

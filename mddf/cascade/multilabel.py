@@ -33,6 +33,7 @@ UNSUPPORTED = {
     "pair_features": None,
     "probe_trees": None,
     "validation_fraction": None,
+    "member_weights": "equal",
 }
 
 
@@ -48,6 +49,17 @@ def check_unsupported(params, name, unsupported, what):
     for key, needed in unsupported.items():
         if params[key] != needed:
             raise ValueError(f"{name}: {what} is not supported with {key}={params[key]!r} yet; set {key}={needed!r}")
+
+
+def is_multi_column(y):
+    """Whether ``y`` as given is 2-D with more than one column (read through ``__array__`` when it has no shape)."""
+    shape = getattr(y, "shape", None)
+    if shape is None:
+        try:
+            shape = np.asarray(y).shape
+        except ValueError:  # ragged: validation reports it
+            return False
+    return len(shape) == 2 and shape[1] > 1
 
 
 def split_labels(output, n_labels):
@@ -73,6 +85,10 @@ def cells_right(proba, Y):
 class LabelBlocks:
     """One cascade layer of a multi-label fit: one :class:`~mddf.blocks.classifier.ForestBlock` per label (``blocks``),
     fitted on the same input; its outputs are the labels' class vectors side by side, ``(n, n_members, 2L)``."""
+
+    #: The members' equal mean (member_weights="loss" is refused with multi-label y; a class attribute, so that a
+    #: layer pickled before it has it too).
+    member_weights_ = None
 
     def __init__(self, blocks):
         self.blocks = list(blocks)

@@ -18,7 +18,7 @@ from ..blocks.boosted_member import is_xgboost
 from .multilabel import check_unsupported
 
 #: The parameters a multi-output fit refuses, and the value it needs of each.
-UNSUPPORTED = {"predictor": None, "target_statistics": None, "monotonic_cst": None}
+UNSUPPORTED = {"predictor": None, "target_statistics": None, "monotonic_cst": None, "member_weights": "equal"}
 
 #: The named members that do not fit several targets (LightGBM fits one).
 ONE_TARGET_MEMBERS = ("lgbm", "lgbm_es")

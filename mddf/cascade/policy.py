@@ -24,6 +24,7 @@ from types import SimpleNamespace
 import numpy as np
 from sklearn.model_selection import train_test_split
 
+from ..blocks.member_weights import fit_member_weights
 from ..blocks.members import is_forest
 from ..blocks.target_stats import StatisticsSpec
 from ..forests import MAX_SUBSET_CATEGORIES, BinnedInput
@@ -97,6 +98,15 @@ class TaskPolicy:
         """Depth limit of layer t's trees, ``max_depth_factor * (t + 1)`` (None: unbounded)."""
         factor = self.params.max_depth_factor
         return None if factor is None else factor * (t + 1)
+
+    def weigh_members(self, block, outputs, y, weight):
+        """Set and return ``block.member_weights_``, the members' weights in the layer's output: None (their equal
+        mean) with ``member_weights="equal"``; with ``"loss"``, those fitted on the members' out-of-fold ``outputs``
+        of the rows that went through the layer, their targets ``y`` and weights ``weight``
+        (:func:`mddf.blocks.member_weights.fit_member_weights`)."""
+        loss = self.params.member_weights == "loss"
+        block.member_weights_ = fit_member_weights(outputs, y, weight) if loss else None
+        return block.member_weights_
 
     def categorical_prefix(self, n_columns):
         """The columns of an input of ``n_columns`` that begins with ``x`` split into category subsets; None: none.

@@ -81,10 +81,10 @@ default=("rf", "rf", "crf", "crf")
         ``n_estimators``, ``max_features`` and the depth limits apply to the forests.
         See :ref:`the user guide <regression-members>`.
     target : {"residual", "y"}, default="residual"
-        What the members of layer t >= 2 fit: ``"residual"`` the out-of-fold residual of the previous layers, the
-        prediction becoming the sum of the layers' mean corrections; ``"y"`` the target (DF21's reading). Both pass
-        each member's prediction of y on beside ``x`` (see above), and cost the same trees; the residual layers
-        lower the bias of the cascade on smooth targets.
+        What the members of layer t >= 2 fit: ``"residual"`` the out-of-fold residual of the previous layers,
+        the prediction becoming the sum of the layers' mean corrections; ``"y"`` the target (DF21's reading).
+        Both pass each member's prediction of y on beside ``x`` (see above), and cost the same trees; the
+        residual layers lower the bias of the cascade on smooth targets.
     max_features : int, float in (0, 1], "sqrt", "log2" or None, default=0.5
         Candidate features per split of the ``"rf"`` and ``"et"`` trees, as scikit-learn's forests read it (a
         float is a fraction of the layer's columns; None or 1.0 all of them, scikit-learn's and DF21's default).
@@ -118,6 +118,11 @@ default=("rf", "rf", "crf", "crf")
         :class:`mddf.MDDFClassifier`: every tree (the mean of the k fold
         models), ``"share"``, the first ``n_estimators / k`` trees of each, or
         ``"refit"``, none: each member is refitted once on every training row.
+    later_layer_trees : int, float in (0, 1] or None, default=None
+        Trees per forest in the layers after the first, as for :class:`mddf.MDDFClassifier`.
+    member_weights : {"equal", "loss"}, default="equal"
+        A layer's prediction is its members' mean or (``"loss"``) their weighted mean, the weights minimising
+        the out-of-fold squared error (as for :class:`mddf.MDDFClassifier`, which minimises the log-loss).
     max_depth : int or None, default=None
         Depth limit of every tree; None grows the trees fully (gcForest and
         DF21 do).
@@ -146,13 +151,11 @@ default=("rf", "rf", "crf", "crf")
         default is 0.005; the regressor keeps 0, the plain rule, having no
         benchmark that says otherwise).
     min_gain_se : float >= 0, default=0.0
-        A layer must also lower the monitored MSE by more than ``min_gain_se``
-        standard errors of the mean paired difference of the rows' squared
-        errors, ``d_i = e_best,i - e_i`` between the best layer so far and this
-        one: ``mean(d) > min_gain_se * std(d) / sqrt(n)`` (weighted with
-        ``sample_weight``, rescaled to a mean near 1: n is about the number of rows). 0
-        is the plain "any improvement" rule; a positive value stops sooner on
-        noisy targets, with fewer layers, at some risk to accuracy.
+        A layer must also lower the monitored MSE by more than ``min_gain_se`` standard errors of the mean
+        paired difference of the rows' squared errors, ``d_i = e_best,i - e_i`` between the best layer so far
+        and this one: ``mean(d) > min_gain_se * std(d) / sqrt(n)`` (weighted with ``sample_weight``, rescaled to
+        a mean near 1: n is about the number of rows). 0 is the plain "any improvement" rule; a positive value
+        stops sooner on noisy targets, with fewer layers, at some risk to accuracy.
     validation_fraction : float in (0, 1) or None, default=None
         None monitors the out-of-fold MSE of the training rows. A float holds
         out that fraction of the rows (drawn at random, not stratified), trains
@@ -174,11 +177,9 @@ default=("rf", "rf", "crf", "crf")
         layer (and their held-out values, with ``validation_fraction``) and
         the seconds the layer took.
     model_dir : None, "auto", str or path-like, default=None
-        Where the fitted forests are kept: None in memory; a folder or ``"auto"``
-        (a temporary folder) keeps them on disk, as :class:`mddf.MDDFClassifier`'s
-        ``model_dir`` does (same files, same memory bound, same pickling,
-        :meth:`to_memory` and :meth:`relocate_model_dir`), with bit-identical
-        predictions.
+        Where the fitted forests are kept: None in memory; a folder or ``"auto"`` (a temporary folder) keeps
+        them on disk, as :class:`mddf.MDDFClassifier`'s ``model_dir`` does (same files, same memory bound, same
+        pickling, :meth:`to_memory` and :meth:`relocate_model_dir`), with bit-identical predictions.
     background_rows : int, default=100
         Training rows the fit keeps, as the model reads them, as :meth:`explain`'s default background
         (``background_``), drawn at random from a stream of their own (no other draw of ``random_state`` moves):
@@ -259,6 +260,8 @@ default=("rf", "rf", "crf", "crf")
         target_statistics=None,
         n_folds=3,
         fold_trees="all",
+        later_layer_trees=None,
+        member_weights="equal",
         max_depth=None,
         max_depth_factor=None,
         max_layers=20,
@@ -287,6 +290,8 @@ default=("rf", "rf", "crf", "crf")
         self.target_statistics = target_statistics
         self.n_folds = n_folds
         self.fold_trees = fold_trees
+        self.later_layer_trees = later_layer_trees
+        self.member_weights = member_weights
         self.max_depth = max_depth
         self.max_depth_factor = max_depth_factor
         self.max_layers = max_layers

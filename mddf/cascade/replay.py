@@ -85,7 +85,7 @@ def class_vector_layer(route, block, t, share, X, mixture, rows, x_codes):
         layer_input = route.layer_input(X[rows], mixture.passed[rows], t)
     else:
         return None
-    mixture.add_layer(block.predict_proba(layer_input, route.prefix(x_codes, t)), share, rows)
+    mixture.add_layer(block.predict_proba(layer_input, route.prefix(x_codes, t)), share, rows, block.member_weights_)
     return layer_input
 
 
@@ -115,12 +115,12 @@ def overflow_error(name, what, largest):
 
 
 def passed_on(output, previous, residual, name):
-    """Each member's prediction of y, ``h_t``, from a regression block's ``output`` and the previous layer's ``h``
-    (None before the first); ``residual``: the members fit what the previous layers left. A ``ValueError`` when it
-    exceeds :data:`LARGEST_TARGET` (the float32 layer features would be infinite)."""
-    if residual:  # (a multi-output block's output is (n, n_members, K): the previous mean per output is added)
-        shape = (-1, 1) if previous is None else (-1, 1, *output.shape[2:])
-        output = output + np.reshape(0.0 if previous is None else previous.mean(axis=1), shape)
+    """Each member's prediction of y, ``h_t``, from a regression block's ``output`` and the previous layers'
+    prediction (0.0 before the first); ``residual``: the members fit what the previous layers left. A ``ValueError``
+    when it exceeds :data:`LARGEST_TARGET` (the float32 layer features would be infinite)."""
+    if residual:  # (several targets: the output is (n, n_members, K), the previous prediction (n, K))
+        shape = (-1, 1, np.shape(previous)[1]) if np.ndim(previous) == 2 else (-1, 1)
+        output = output + np.reshape(previous, shape)
     largest = float(np.max(np.abs(output), initial=0.0))
     if largest > LARGEST_TARGET:
         raise overflow_error(name, "the largest prediction a layer passes on, |h_t|,", largest)
@@ -129,11 +129,12 @@ def passed_on(output, previous, residual, name):
 
 def prediction_visits(route, layers, residual, name, X):
     """The regressor's :class:`LayerVisit` after each of the kept ``layers`` for rows ``X``."""
-    passed, x_codes = None, PrefixCodes(X)
+    passed, prediction, x_codes = None, 0.0, PrefixCodes(X)
     for t, block in enumerate(layers, start=1):
         layer_input = route.layer_input(X, passed, t)
-        passed = passed_on(block.predict(layer_input, route.prefix(x_codes, t)), passed, residual, name)
-        yield LayerVisit(t, block, None, None, layer_input, passed, passed.mean(axis=1))
+        passed = passed_on(block.predict(layer_input, route.prefix(x_codes, t)), prediction, residual, name)
+        prediction = np.average(passed, axis=1, weights=block.member_weights_)  # the members' (weighted) mean
+        yield LayerVisit(t, block, None, None, layer_input, passed, prediction)
 
 
 class Visitor:

@@ -24,14 +24,16 @@ from .seam import LayerOutcome
 
 
 class Passed:
-    """What the regression layers pass on: the last layer's per-member predictions ``h_t`` (None before layer 1)."""
+    """What the regression layers pass on: the last layer's per-member predictions ``h_t`` (None before layer 1) and
+    the members' weights in its prediction (``weights``: the block's ``member_weights_``; None: equal)."""
 
     passed = None
+    weights = None
 
     @property
     def prediction(self):
-        """The cascade's prediction so far, the mean of ``h_t`` over the members (0 before layer 1)."""
-        return 0.0 if self.passed is None else self.passed.mean(axis=1)
+        """The cascade's prediction so far, the (weighted) mean of ``h_t`` over the members (0 before layer 1)."""
+        return 0.0 if self.passed is None else np.average(self.passed, axis=1, weights=self.weights)
 
     output = prediction  # the cascade's prediction, by the name the engine reads
 
@@ -77,7 +79,7 @@ class ResidualPolicy(TaskPolicy):
         c = self.params
         block = RegressionForestBlock(
             self.check_forest_types(),
-            c.n_estimators,
+            self.spec.layer_trees(t),
             self.layer_depth(t),
             c.max_features,
             c.n_folds,
@@ -117,14 +119,15 @@ class ResidualPolicy(TaskPolicy):
     def passed_on(self, output, previous):
         """Each member's prediction of y, ``h_t``, from the block's ``output`` and the previous layers' ``Passed``
         (:func:`mddf.cascade.replay.passed_on`)."""
-        return passed_on(output, previous.passed, self.params.target == "residual", self.name)
+        return passed_on(output, previous.prediction, self.params.target == "residual", self.name)
 
     def add_layer(self, state, layer):
         """Record layer t's out-of-fold MSE (and held-out MSE) and pass its predictions on; the monitored rows are the
         squared errors of the training (or held-out) rows."""
         y, weight = state.y, state.weight
         oof = self.passed_on(layer.outputs, state.train)
-        prediction = oof.mean(axis=1)
+        weights = self.weigh_members(layer.block, oof, y, weight)
+        prediction = np.average(oof, axis=1, weights=weights)
         errors = squared_errors(y, prediction)
         record = {
             "layer": layer.t,
@@ -136,12 +139,12 @@ class ResidualPolicy(TaskPolicy):
             "max_depth": layer.block.max_depth,
             "model_bytes": layer.block.nbytes,
         }
-        state.train.passed = oof
+        state.train.passed, state.train.weights = oof, weights
         if state.X_val is not None:  # the held-out rows go through the layer and are the ones monitored
             X_val = self.layer_input(state.X_val, state.val.passed, layer.t)
             output = layer.block.predict(X_val, self.layer_prefix(state.val_x, layer.t))
-            state.val.passed = self.passed_on(output, state.val)
-            prediction = state.val.passed.mean(axis=1)
+            state.val.passed, state.val.weights = self.passed_on(output, state.val), weights
+            prediction = state.val.prediction
             errors = squared_errors(state.y_val, prediction)
             record["val_mse"] = float(np.average(errors, weights=state.weight_val))
             record["val_r2"] = float(r2_score(state.y_val, prediction, sample_weight=state.weight_val))

@@ -142,6 +142,7 @@ REFUSED = {
     "pair_features": "auto",
     "probe_trees": 0.5,
     "validation_fraction": 0.2,
+    "member_weights": "loss",
 }
 
 

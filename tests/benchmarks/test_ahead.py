@@ -1,0 +1,83 @@
+"""Issue 79's study: the designs and combinations are today's defaults plus their changes, and the screen and the
+rule read the records as the page writes them (docs/benchmarks/ahead.md, "The rule")."""
+
+import pytest
+
+from benchmarks import ahead, price
+
+
+def _records(design, scores, default_scores, fit=(1.0, 1.0), predict=(1.0, 1.0), tables=("t1", "t2"), log_loss=0.3):
+    """Per table and fold, the design's and today's classifier's accuracy, fit and predict seconds."""
+    out = []
+    for table in tables:
+        for fold, (a, b) in enumerate(zip(scores, default_scores)):
+            for method, score, f, p, ll in (
+                (design, a, fit[0], predict[0], log_loss),
+                ("mdDF", b, fit[1], predict[1], 0.3),
+            ):
+                out.append(
+                    {"dataset": table, "method": method, "repeat": 0, "fold": fold, "accuracy": score}
+                    | {"task": "classification", "fit_s": f, "predict_s": p, "log_loss": ll}
+                )
+    return out
+
+
+def test_a_combination_is_todays_default_with_each_designs_change():
+    params = ahead.parameters("mdDF-ts+lgbm")
+    assert params == {
+        **price.TODAY["classification"],
+        "target_statistics": "columns",
+        "forest_types": ("rf", "rf", "crf", "crf", "lgbm_es"),
+    }
+    assert ahead.parameters("CascadeForest") == price.TODAY["regression"]
+    assert ahead.split_name("mdDF-ts+ts") is None  # a design not combined with itself
+    assert ahead.split_name("mdDF-nonsense") is None and ahead.task_of("CatBoost-es") is None
+
+
+def test_each_design_and_combination_binds_its_records_to_its_full_parameters():
+    names = ["mdDF", "mdDF-ts", "mdDF-ts+lgbm"]
+    assert len({ahead.learner_settings(n) for n in names}) == 3
+    assert ahead.learner_settings("HGB-es") is None
+
+
+def test_a_design_more_accurate_is_a_buyer_and_a_cheaper_one_as_accurate_a_saver():
+    buyer = _records("mdDF-ts", [0.91, 0.92, 0.93], [0.90, 0.91, 0.92], fit=(1.2, 1.0))
+    saver = _records("mdDF-share", [0.9, 0.91, 0.92], [0.90, 0.91, 0.92], fit=(0.5, 1.0))[::2]
+    dear_loss = _records("mdDF-tsp", [0.95] * 3, [0.90, 0.91, 0.92], log_loss=0.4)[::2]
+    s = ahead.screen(buyer + saver + dear_loss, "classification")
+    assert s["buyers"] == ["ts"] and s["savers"] == ["share"]
+    assert s["combinations"] == ["mdDF-ts+share"]
+    assert s["measures"]["mdDF-ts"]["fit"] == pytest.approx(1.2)
+    # the buyer meets (ii)-(iv) but is dearer than 1.1 in the screen: not a candidate; the saver gains nothing
+    assert s["candidates"] == []
+
+
+def test_conditions_fail_each_on_its_own():
+    base = {"fit": 1.0, "predict": 1.0, "gain": 0.01, "gain_se": 0.001, "log_loss": 0.0, "worse": {}}
+    assert all(ahead.meets(base, 1.0).values())
+    assert not ahead.meets(base | {"predict": 1.05}, 1.0)["i"] and ahead.meets(base | {"predict": 1.05}, 1.1)["i"]
+    assert not ahead.meets(base | {"gain_se": 0.006}, 1.0)["ii"]  # not above two standard errors
+    assert not ahead.meets(base | {"log_loss": 0.006}, 1.0)["iii"]
+    assert not ahead.meets(base | {"worse": {"t1": (-0.01, 0.001)}}, 1.0)["iv"]
+
+
+def test_the_combinations_follow_the_pages_order_and_bound():
+    found = ahead.combinations("classification", ["ts", "pairs"], ["lgbm", "share"])
+    assert found == [
+        "mdDF-ts+lgbm",
+        "mdDF-ts+share",
+        "mdDF-pairs+lgbm",
+        "mdDF-pairs+share",
+        "mdDF-ts+pairs",
+        "mdDF-ts+pairs+lgbm",
+    ]
+    many = ahead.combinations("classification", ["a", "b", "c", "d"], ["e", "f", "g"])
+    assert len(many) == ahead.MAX_COMBINATIONS
+
+
+def test_parameters_added_since_the_screen_began_bind_only_away_from_their_earlier_value():
+    today = ahead.learner_settings("mdDF")
+    for added in ahead.ADDED_SINCE_THE_SCREEN_BEGAN:
+        assert f"'{added}'" not in today  # at the value that is the model before them: the same settings as then
+    assert "'member_weights', 'loss'" in ahead.learner_settings("mdDF-weighted")
+    assert "'later_layer_trees', 0.5" in ahead.learner_settings("CascadeForest-later")
