@@ -114,10 +114,9 @@ default=("rf", "rf", "crf", "crf")
         k of the k-fold out-of-fold predictions (gcForest's choice, as :class:`mddf.MDDFClassifier`). The folds are
         shuffled, not stratified.
     fold_trees : {"all", "share", "refit"}, default="all"
-        What the k fold models of a forest keep for new rows, as for
-        :class:`mddf.MDDFClassifier`: every tree (the mean of the k fold
-        models), ``"share"``, the first ``n_estimators / k`` trees of each, or
-        ``"refit"``, none: each member is refitted once on every training row.
+        What the k fold models of a forest keep for new rows, as for :class:`mddf.MDDFClassifier`: every tree (the
+        mean of the k fold models), ``"share"``, the first ``n_estimators / k`` trees of each, or ``"refit"``, none:
+        each member is refitted once on every training row.
     later_layer_trees : int, float in (0, 1] or None, default=None
         Trees per forest in the layers after the first, as for :class:`mddf.MDDFClassifier`.
     member_weights : {"equal", "loss"}, default="equal"
