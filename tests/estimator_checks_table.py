@@ -52,9 +52,9 @@ CROSS_FITTED = (OUT_OF_FOLD, OUT_OF_FOLD_DATA, WEIGHTS_AS_ROWS)
 
 ONE_COLUMN_Y = Expected(
     "check_supervised_y_2d",
-    "a `y` of shape (n, 1) is refused with a one-line error naming `y.ravel()` (a 2-D `y` is several targets, and a "
-    "single column of them is taken for a mistake, as issue 80 asks), where scikit-learn's regressors fit it as one "
-    "target",
+    "a `y` of shape (n, 1) is refused with a one-line error naming `y.ravel()`: a 2-D `y` is several targets, and a "
+    "single column of them is taken for a mistake (bad input, refused in one line), where scikit-learn's regressors "
+    "fit it as one target",
 )
 
 #: Public estimator -> (the checks it is expected to fail, the test file that runs scikit-learn's checks on it).
