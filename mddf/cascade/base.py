@@ -187,14 +187,19 @@ class CascadeBase(SaveMixin, LayerFeaturesMixin):
             before its trees kept their nodes' training weight, or a model that kept no background.
         """
         check_is_fitted(self)
-        if isinstance(getattr(self, "classes_", None), list):
-            raise ValueError(f"{type(self).__name__}: explain() does not support a model fitted on multi-label y yet")
+        several = "multi-label y" if isinstance(getattr(self, "classes_", None), list) else self._several_targets()
+        if several:
+            raise ValueError(f"{type(self).__name__}: explain() does not support a model fitted on {several} yet")
         if not isinstance(chunk_rows, Integral) or chunk_rows < 1:
             raise ValueError(f"chunk_rows must be a positive integer, got {chunk_rows!r}")
         validated, fitted = self._validated(X), self.fitted_cascade_
         rows = self._background(background, lambda: explain_rows(fitted, validated[:1], None, True, n_jobs=self.n_jobs))
         found = explain_rows(fitted, validated, X, bool(fast), int(chunk_rows), progress, rows, self.n_jobs)
         return explanation(found)
+
+    def _several_targets(self):
+        """What names a fitted model of several targets that :meth:`explain` refuses (None: one target)."""
+        return None
 
     def _background(self, background, probe):
         """The validated rows of ``explain()``'s ``background``, or None for the path-dependent

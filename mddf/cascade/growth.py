@@ -40,6 +40,7 @@ from ..forests import PrefixCodes
 from ..storage import open_store
 from ..utils import EarlyStopping
 from .probing import judge_probe, probe_size
+from .replay import as_columns
 from .seam import FittedLayer, TrainingRows
 
 
@@ -160,7 +161,7 @@ class CascadeGrowth:
         outcome.record["fit_seconds"] = time.perf_counter() - layer.start
         state.layers.append(layer.block)
         state.history.append(outcome.record)
-        state.oof_features.append(state.train.passed.astype(np.float32))
+        state.oof_features.append(as_columns(state.train.passed).astype(np.float32))
         if self.policy.keeps_outputs:
             state.oof_outputs.append(np.array(state.train.output, dtype=np.float64))
         if outcome.members is not None:

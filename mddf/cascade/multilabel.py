@@ -42,12 +42,15 @@ UNSUPPORTED = {
 def check_multilabel_params(params, name):
     """Raise a one-line ``ValueError`` naming the first parameter (of :data:`UNSUPPORTED`) that a multi-label fit
     does not support yet."""
-    for key, needed in UNSUPPORTED.items():
+    check_unsupported(params, name, UNSUPPORTED, "multi-label y (a 2-D indicator)")
+
+
+def check_unsupported(params, name, unsupported, what):
+    """Raise a one-line ``ValueError`` naming the first parameter of ``unsupported`` ({name: the value needed})
+    whose value in ``params`` differs: ``what`` (e.g. "multi-label y") is not supported with it yet."""
+    for key, needed in unsupported.items():
         if params[key] != needed:
-            raise ValueError(
-                f"{name}: multi-label y (a 2-D indicator) is not supported with {key}={params[key]!r} yet; "
-                f"set {key}={needed!r}"
-            )
+            raise ValueError(f"{name}: {what} is not supported with {key}={params[key]!r} yet; set {key}={needed!r}")
 
 
 def validate_multilabel(estimator, X, y, sample_weight):

@@ -14,6 +14,7 @@ from ..utils import check_sample_weight, validate_tabular
 from .base import CascadeBase, check_predictor_instance
 from .layer_features import member_name
 from .monotone import monotone_constraints
+from .multioutput import check_multioutput_params, check_target_shape
 from .pair_step import pair_template
 from .replay import LARGEST_TARGET, FinalOutput, Stages
 from .residual_policy import ResidualPolicy
@@ -49,6 +50,9 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
     has not improved for ``n_tolerant_layers`` consecutive layers; the prefix of lowest ``MSE_t`` is kept. The
     margin-distribution machinery of :class:`mddf.MDDFClassifier` is for classification and takes no part here; growth,
     early stopping, the final ``predictor`` and ``model_dir`` are the classifier's.
+
+    A 2-D ``y`` (n_samples, n_outputs >= 2) fits several targets at once (multi-output trees, every output passed on,
+    :meth:`predict` ``(n_samples, n_outputs)``): see :ref:`the user guide <multi-output>` for what it supports.
 
     The trees are the binned trees of :mod:`mddf.trees` with the squared-error criterion (:func:`mddf.trees.grow_tree`
     on float targets): the layer input is quantised once per layer to at most 256 bins per feature (lossless for a
@@ -104,13 +108,12 @@ default=("rf", "rf", "crf", "crf")
         mean) of the one that most lowers the out-of-fold squared error of their mean, weights
         ``selection_weights_``. Not with a ``predictor``. See :ref:`the user guide <final-mixture>`.
     n_folds : int, default=3
-        k of the k-fold out-of-fold predictions (gcForest's choice, as
-        :class:`mddf.MDDFClassifier`). The folds are shuffled, not stratified.
+        k of the k-fold out-of-fold predictions (gcForest's choice, as :class:`mddf.MDDFClassifier`). The folds are
+        shuffled, not stratified.
     fold_trees : {"all", "share", "refit"}, default="all"
-        What the k fold models of a forest keep for new rows, as for
-        :class:`mddf.MDDFClassifier`: every tree (the mean of the k fold
-        models), ``"share"``, the first ``n_estimators / k`` trees of each, or
-        ``"refit"``, none: each member is refitted once on every training row.
+        What the k fold models of a forest keep for new rows, as for :class:`mddf.MDDFClassifier`: every tree (the
+        mean of the k fold models), ``"share"``, the first ``n_estimators / k`` trees of each, or ``"refit"``, none:
+        each member is refitted once on every training row.
     later_layer_trees : int, float in (0, 1] or None, default=None
         Trees per forest in the layers after the first, as for :class:`mddf.MDDFClassifier`.
     member_weights : {"equal", "loss"}, default="equal"
@@ -120,9 +123,8 @@ default=("rf", "rf", "crf", "crf")
         Depth limit of every tree; None grows the trees fully (gcForest and
         DF21 do).
     max_depth_factor : int or None, default=None
-        Trees of layer t are limited to depth ``max_depth_factor * (t + 1)``, as
-        :class:`mddf.MDDFClassifier` grows them; with ``max_depth`` too, the
-        smaller limit applies.
+        Trees of layer t are limited to depth ``max_depth_factor * (t + 1)``, as :class:`mddf.MDDFClassifier` grows
+        them; with ``max_depth`` too, the smaller limit applies.
     max_layers : int, default=20
         Most layers grown.
     n_tolerant_layers : int, default=2
@@ -327,8 +329,20 @@ default=("rf", "rf", "crf", "crf")
                     f"{name} needs a numeric target y (real values to regress on), got values that are not numbers; "
                     "for class labels use a classifier such as mddf.MDDFClassifier"
                 ) from None
+        check_target_shape(y, name)
+        several = {"multi_output": True} if np.ndim(y) == 2 else {}  # several targets
+        if several:
+            check_multioutput_params(self.get_params(deep=False), name)
         X, y = validate_tabular(
-            self, X, y, reset=True, dtype=np.float32, order="C", ensure_all_finite="allow-nan", y_numeric=True
+            self,
+            X,
+            y,
+            reset=True,
+            dtype=np.float32,
+            order="C",
+            ensure_all_finite="allow-nan",
+            y_numeric=True,
+            **several,
         )
         y = np.ascontiguousarray(y, dtype=np.float64)
         largest = float(np.max(np.abs(y)))
@@ -357,8 +371,9 @@ default=("rf", "rf", "crf", "crf")
             none goes to the child of larger training weight (see
             :mod:`mddf.trees.squared_error`). Categorical columns are
             ordinal-encoded (see ``categorical_features``).
-        y : array-like of shape (n_samples,)
-            Real-valued, finite targets of magnitude at most about 3.4e38, the
+        y : array-like of shape (n_samples,) or (n_samples, n_outputs)
+            Real-valued, finite targets (several targets: ``n_outputs >= 2`` columns, see the class; a 2-D y of one
+            column is refused: pass ``y.ravel()``) of magnitude at most about 3.4e38, the
             largest float32 (the layers pass their predictions on as float32
             features); larger targets raise a ``ValueError``, as do predictions
             beyond it that a residual cascade passes on, at fit or prediction.
@@ -382,7 +397,7 @@ default=("rf", "rf", "crf", "crf")
 
         Yields
         ------
-        ndarray of float64, shape (n_samples,); the last equals :meth:`predict`
+        ndarray of float64, shape (n_samples,) (or (n_samples, n_outputs)); the last equals :meth:`predict`
         without a ``predictor`` or ``final_mixture="selection"`` (with them, it is still the cascade's own).
         """
         return iter(self._replayed(X, Stages(final=False)))
@@ -398,12 +413,28 @@ default=("rf", "rf", "crf", "crf")
 
         Returns
         -------
-        ndarray of float64, shape (n_samples,)
+        ndarray of float64, shape (n_samples,), or (n_samples, n_outputs) for a model of several targets
         """
         return self._replayed(X, FinalOutput())
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        try:  # a 2-D y (several targets), unless a setting that refuses one is given
+            check_multioutput_params(self.get_params(deep=False), type(self).__name__)
+            tags.target_tags.multi_output = True
+        except ValueError:
+            tags.target_tags.multi_output = False
+        return tags
+
+    def _several_targets(self):
+        return "a 2-D y (several targets)" if self.layers_[0].n_outputs > 1 else None
+
     def _layer_feature_names(self, layer=None):
-        """``layer<t>_<member><j>_prediction``, one per member of the layer."""
+        """``layer<t>_<member><j>_prediction``, one per member of the layer; with several targets
+        ``layer<t>_<member><j>_output<k>_prediction``, member by member."""
         t = self._check_layer(layer)
-        kinds = self.layers_[t - 1].forest_types
-        return [f"layer{t}_{member_name(kind)}{j}_prediction" for j, kind in enumerate(kinds)]
+        block = self.layers_[t - 1]
+        names = [f"layer{t}_{member_name(kind)}{j}" for j, kind in enumerate(block.forest_types)]
+        if block.n_outputs == 1:
+            return [f"{name}_prediction" for name in names]
+        return [f"{name}_output{k}_prediction" for name in names for k in range(block.n_outputs)]

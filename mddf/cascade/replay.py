@@ -41,7 +41,7 @@ class LayerRoute:
             return X
         if self.input_features == "stacking":
             return np.ascontiguousarray(passed, dtype=np.float32)
-        return np.hstack([X, passed.astype(np.float32, copy=False)])
+        return np.hstack([X, as_columns(passed).astype(np.float32, copy=False)])
 
     def holds_x(self, t):
         """Whether the input of layer t begins with the columns of ``x``."""
@@ -51,6 +51,12 @@ class LayerRoute:
         """``x_codes`` (the rows' :class:`~mddf.forests.PrefixCodes`) if layer t's input begins with ``x``; else
         None."""
         return x_codes if self.holds_x(t) else None
+
+
+def as_columns(passed):
+    """What a layer passes on as columns ``(n, n_members * K)``: a multi-output regressor's ``(n, n_members, K)``
+    member by member, each member's K outputs side by side; a 2-D array as it is."""
+    return passed.reshape(len(passed), -1)
 
 
 @dataclass(frozen=True)
@@ -118,8 +124,9 @@ def passed_on(output, previous, residual, name):
     """Each member's prediction of y, ``h_t``, from a regression block's ``output`` and the previous layers'
     prediction (0.0 before the first); ``residual``: the members fit what the previous layers left. A ``ValueError``
     when it exceeds :data:`LARGEST_TARGET` (the float32 layer features would be infinite)."""
-    if residual:
-        output = output + np.reshape(previous, (-1, 1))
+    if residual:  # (several targets: the output is (n, n_members, K), the previous prediction (n, K))
+        shape = (-1, 1, np.shape(previous)[1]) if np.ndim(previous) == 2 else (-1, 1)
+        output = output + np.reshape(previous, shape)
     largest = float(np.max(np.abs(output), initial=0.0))
     if largest > LARGEST_TARGET:
         raise overflow_error(name, "the largest prediction a layer passes on, |h_t|,", largest)
@@ -203,4 +210,4 @@ class LayerFeatures(Visitor):
         return visit.t == self.t
 
     def end(self, fitted, X, last):
-        return last.passed.astype(np.float32)
+        return as_columns(last.passed).astype(np.float32)

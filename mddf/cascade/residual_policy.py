@@ -39,9 +39,18 @@ class Passed:
 
 
 def weighted_variance(y, weight):
-    """The weighted variance of y."""
+    """The weighted variance of y; of a 2-D y (several targets), the mean of its columns' variances."""
+    if y.ndim == 2:
+        mean = np.average(y, axis=0, weights=weight)
+        return float(np.mean(np.average((y - mean) ** 2, axis=0, weights=weight)))
     mean = np.average(y, weights=weight)
     return np.average((y - mean) ** 2, weights=weight)
+
+
+def squared_errors(y, prediction):
+    """Each row's squared error; with several targets (2-D ``y``), the mean of its targets' squared errors."""
+    errors = (y - prediction) ** 2
+    return errors if errors.ndim == 1 else errors.mean(axis=1)
 
 
 class ResidualPolicy(TaskPolicy):
@@ -96,6 +105,10 @@ class ResidualPolicy(TaskPolicy):
     def new_state(self, rows):
         return Passed(), Passed(), None
 
+    def _with_pair_features(self, rows, rng, search):
+        """No ``pair_features`` search for several targets (a 2-D y): its probes read one target."""
+        return rows if rows.y.ndim == 2 else super()._with_pair_features(rows, rng, search)
+
     # -------------------------------------------------------------- one layer
     def fit_block(self, state, block, X, binning):
         y = state.y
@@ -115,12 +128,14 @@ class ResidualPolicy(TaskPolicy):
         oof = self.passed_on(layer.outputs, state.train)
         weights = self.weigh_members(layer.block, oof, y, weight)
         prediction = np.average(oof, axis=1, weights=weights)
-        errors = (y - prediction) ** 2
+        errors = squared_errors(y, prediction)
         record = {
             "layer": layer.t,
             "oof_mse": float(np.average(errors, weights=weight)),
             "oof_r2": float(r2_score(y, prediction, sample_weight=weight)),
-            "forest_oof_mse": [float(np.average((y - oof[:, j]) ** 2, weights=weight)) for j in range(oof.shape[1])],
+            "forest_oof_mse": [
+                float(np.average(squared_errors(y, oof[:, j]), weights=weight)) for j in range(oof.shape[1])
+            ],
             "max_depth": layer.block.max_depth,
             "model_bytes": layer.block.nbytes,
         }
@@ -130,7 +145,7 @@ class ResidualPolicy(TaskPolicy):
             output = layer.block.predict(X_val, self.layer_prefix(state.val_x, layer.t))
             state.val.passed, state.val.weights = self.passed_on(output, state.val), weights
             prediction = state.val.prediction
-            errors = (state.y_val - prediction) ** 2
+            errors = squared_errors(state.y_val, prediction)
             record["val_mse"] = float(np.average(errors, weights=state.weight_val))
             record["val_r2"] = float(r2_score(state.y_val, prediction, sample_weight=state.weight_val))
         return LayerOutcome(record, errors, members=self.kept_members(oof))
@@ -155,7 +170,7 @@ class ResidualPolicy(TaskPolicy):
 
     def output_rows(self, output, y):
         """The squared error of predictions ``output`` on each row (what early stopping reads)."""
-        return (output - y) ** 2
+        return squared_errors(y, output)
 
     def fit_final(self, template, Z, y, weight, seed):
         """The predictor fitted on ``Z = [x, h_T]``, as the model that predicts and the estimator ``predictor_``."""
