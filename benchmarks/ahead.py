@@ -47,13 +47,19 @@ FORESTS = price.FORESTS
 #: task -> design -> its parameters on top of today's default (the page's table of designs).
 DESIGNS = {
     "classification": {
+        "weighted": {"member_weights": "loss"},
         "pairs": {"pair_features": "all_operations"},
+        "select": {"final_mixture": "selection"},
+        "later": {"later_layer_trees": 0.5},
         "share": {"fold_trees": "share"},
         "ts": {"target_statistics": "columns"},
         "tsp": {"target_statistics": "pairs"},
         "lgbm": {"forest_types": (*FORESTS, "lgbm_es")},
     },
     "regression": {
+        "weighted": {"member_weights": "loss"},
+        "select": {"final_mixture": "selection"},
+        "later": {"later_layer_trees": 0.5},
         "share": {"fold_trees": "share"},
         "ts": {"target_statistics": "columns"},
         "tsp": {"target_statistics": "pairs"},
@@ -104,15 +110,23 @@ def parameters(name: str) -> dict:
     return params
 
 
+#: Parameters the cascades gained after the screen's first records: left out of a learner's settings at the value
+#: with which the model is the one before them, bit for bit (the values mddf's table of earlier layouts gives them
+#: for pickles made before them), so that the records made before them stay bound to the same learner.
+ADDED_SINCE_THE_SCREEN_BEGAN = {"member_weights": "equal", "later_layer_trees": None, "final_mixture": "cascade"}
+
+
 def learner_settings(name: str) -> str | None:
-    """A cascade's full parameters as text (its records are bound to them); None for the peers."""
+    """A cascade's full parameters as text (its records are bound to them; :data:`ADDED_SINCE_THE_SCREEN_BEGAN` at
+    their earlier value left out); None for the peers."""
     from mddf import CascadeForestRegressor, MDDFClassifier
 
     if task_of(name) is None:
         return None
     cls = MDDFClassifier if task_of(name) == "classification" else CascadeForestRegressor
     params = cls(**parameters(name)).get_params(deep=False)
-    return repr(sorted((k, v) for k, v in params.items() if k not in ("random_state", "n_jobs")))
+    unchanged = {k for k, earlier in ADDED_SINCE_THE_SCREEN_BEGAN.items() if params[k] == earlier}
+    return repr(sorted((k, v) for k, v in params.items() if k not in ("random_state", "n_jobs", *unchanged)))
 
 
 def cascade(name: str):

@@ -78,6 +78,26 @@ def fit_once(data, dataset, seed, n_jobs, params) -> dict:
     }
 
 
+def fit_regressor(data, dataset, seed, n_jobs, params, predictions) -> dict:
+    """Fit ``CascadeForestRegressor(random_state=seed, n_jobs=n_jobs, verbose=0, **params)`` on ``y_train`` (one
+    target, or several as a 2-D array) and save its predictions of ``X_test`` to ``predictions`` (.npy); the
+    multi-output study (``benchmarks/multioutput.py``) scores them."""
+    import numpy as np
+    from deepforest import CascadeForestRegressor
+
+    arrays = np.load(data)
+    model = CascadeForestRegressor(random_state=seed, n_jobs=n_jobs, verbose=0, **params)
+    start = time.perf_counter()
+    model.fit(arrays["X_train"], arrays["y_train"])
+    fit_s = time.perf_counter() - start
+    start = time.perf_counter()
+    predicted = model.predict(arrays["X_test"])
+    predict_s = time.perf_counter() - start
+    np.save(predictions, np.asarray(predicted, dtype=np.float64))
+    return {"dataset": dataset, "seed": seed, "fit_s": fit_s, "predict_s": predict_s, "layers": int(model.n_layers_),
+            "versions": versions()}  # fmt: skip
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--probe", action="store_true", help="print the versions as JSON (deepforest imported)")
@@ -87,6 +107,7 @@ def main(argv=None) -> int:
     parser.add_argument("--n-jobs", type=int, default=2)
     parser.add_argument("--params", default="{}", help="JSON of further CascadeForestClassifier parameters")
     parser.add_argument("--out", default=None, help="write the JSON here (default: stdout)")
+    parser.add_argument("--predictions", default=None, help="fit the regressor instead; its predictions to this .npy")
     args = parser.parse_args(argv)
     if args.probe:
         import deepforest  # noqa: F401  (fails here when the environment lacks it)
@@ -95,7 +116,9 @@ def main(argv=None) -> int:
     else:
         if not args.data:
             parser.error("--data is required (or --probe)")
-        result = fit_once(args.data, args.dataset, args.seed, args.n_jobs, json.loads(args.params))
+        fit = fit_once if args.predictions is None else fit_regressor
+        extra = () if args.predictions is None else (args.predictions,)
+        result = fit(args.data, args.dataset, args.seed, args.n_jobs, json.loads(args.params), *extra)
     text = json.dumps(result)
     if args.out:
         with open(args.out, "w") as fh:

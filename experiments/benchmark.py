@@ -22,6 +22,8 @@ from .exit_status import EXIT_NOTHING_TO_RUN, EXIT_OK, EXIT_RUN_FAILED
 from .methods import default_registry
 from .metrics import METRICS
 from .monotone_option import with_monotone
+from .multi_target import run as run_several_targets
+from .multi_target import several_targets
 from .outfolder import OutputFiles, probe, writing
 from .outlock import hold
 from .paper_tables import write_tables
@@ -84,6 +86,11 @@ def run(args, registry=None, *, command: str) -> int:
     if args.list:
         list_registry(registry)
         return EXIT_OK
+    names = several_targets(args.target)
+    if names is not None and args.monotone is not None:
+        raise UsageError("--monotone takes one --target: several targets take no monotone constraints")
+    if names is not None:  # --target a,b: several targets of one table (experiments/multi_target.py)
+        return run_several_targets(args, names, registry)
     if args.data is not None and (args.suite or args.datasets):
         raise UsageError("--data and --suite/--datasets are alternatives: give one")
     protocol = args.protocol or ("practitioner" if args.data is not None else "paper")

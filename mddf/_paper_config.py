@@ -8,7 +8,7 @@ is silent are the ones those tables were made with: ``min_error_reduction=0`` (g
 the out-of-fold accuracy counts, as the paper does not say how mdDF stops), ``cumulative_margin="normalized"``,
 ``max_depth_factor=16`` (the largest of the paper's grid) and ``categorical_splits="ordinal"`` (category codes split
 at thresholds: the paper has no category subsets). Nothing beyond the paper: no pair features, no calibration, no
-predictor, no boosted member.
+predictor, no boosted member, no ensemble selection (``final_mixture="cascade"``: the layers' mixture of eq. 9).
 """
 
 from __future__ import annotations
@@ -28,9 +28,12 @@ PAPER_CONFIG = MappingProxyType(
         "pair_features": None,
         "target_statistics": None,
         "monotonic_cst": None,
+        "final_mixture": "cascade",
         "calibration": None,
         "n_folds": 3,
         "fold_trees": "all",
+        "later_layer_trees": None,
+        "member_weights": "equal",
         "class_vectors": "kfold",
         "screening_accuracy": None,
         "max_depth_factor": 16,

@@ -31,7 +31,7 @@ ALLOWED = {
     ("mddf/cascade/base.py", "getattr(self, 'classes_', None)"): "unfitted",
     ("mddf/cascade/classifier.py", "getattr(self, 'classes_', None)"): "unfitted",
     # y as given by the user: a list has no shape
-    ("mddf/cascade/classifier.py", "getattr(y, 'shape', None)"): "user input",
+    ("mddf/cascade/multilabel.py", "getattr(y, 'shape', None)"): "user input",
     # the regressor has no screening_accuracy parameter: it screens no row
     ("mddf/cascade/seam.py", "getattr(params, 'screening_accuracy', None)"): "the regressor",
     # scikit-learn sets feature_names_in_ only for X with column names

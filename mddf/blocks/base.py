@@ -186,6 +186,8 @@ class BlockBase(ABC):
         Under probe, between :meth:`fit` and :meth:`finish`; None otherwise.
     statistics_ : list of mddf.blocks.target_stats.FoldStatistics or None
         With ``target_statistics``, those of each kept fold model, in the order of ``models_[j]``; None without.
+    member_weights_ : ndarray of float64 (n_members,) or None
+        Each member's weight in the layer's output (:mod:`mddf.blocks.member_weights`, set by the cascade); None: equal.
     """
 
     #: Said after the error for a fold without a training row of positive weight.
@@ -226,7 +228,7 @@ class BlockBase(ABC):
         self.fold_trees = fold_trees
         self.probe_trees = probe_trees
         self.target_statistics = target_statistics
-        self.statistics_ = None
+        self.statistics_ = self.member_weights_ = None
         self.probe_ = None
         self._waiting = None  # under probe: the MemberFit and probe result of each task, and how they gather
 
@@ -370,10 +372,8 @@ class BlockBase(ABC):
         order = sorted(range(len(tasks)), key=lambda k: dispatch_rank(self.forest_types[slots[k][0]]))
         with one_blas_thread():  # each task one busy thread (in_one_thread, mddf._runtime.threads)
             done = Parallel(n_jobs=self.n_jobs, prefer="threads")(tasks[k] for k in order)
-        results = [None] * len(tasks)
-        for k, result in zip(order, done):
-            results[k] = result
-        return results
+        results = dict(zip(order, done))
+        return [results[k] for k in range(len(tasks))]
 
     def _begin(self):
         """Start a fit: under probe, the list that collects the tasks' :class:`MemberFit` (see :meth:`_model_task`)."""

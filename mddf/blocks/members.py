@@ -135,10 +135,15 @@ class FoldModel:
     def __setstate__(self, state):
         self.__dict__.update(filled_in("fold model", state))  # what one of an earlier version lacks
 
+    #: Targets of a regressor: 1, or K for one fitted on a 2-D ``y`` (set on such a model only).
+    n_outputs = 1
+
     def predict(self, X, **params):
-        """A regressor's predicted values ``(n,)``; a ``ValueError`` naming the member unless one finite value a row.
-        ``params`` go to the estimator's ``predict`` (e.g. XGBoost's ``iteration_range``)."""
-        return self._checked(self.estimator.predict(X, **params), (X.shape[0],), "predict")
+        """A regressor's predicted values ``(n,)`` (``(n, K)`` for ``n_outputs`` K > 1); a ``ValueError`` naming the
+        member unless one finite value a row and target. ``params`` go to the estimator's ``predict`` (e.g.
+        XGBoost's ``iteration_range``)."""
+        expected = (X.shape[0],) if self.n_outputs == 1 else (X.shape[0], self.n_outputs)
+        return self._checked(self.estimator.predict(X, **params), expected, "predict")
 
     def output(self, X, **params):
         """What the member passes on: :meth:`predict_proba` of a classifier, :meth:`predict` of a regressor."""
@@ -290,6 +295,10 @@ class PreparedMember:
     def prepare(cls, template, X, y, n_classes, sample_weight=None, random_state=None, where=None):
         """Clone and seed ``template`` for ``X, y`` (the parameters are :func:`fit_member`'s)."""
         fit_params = {} if sample_weight is None else {"sample_weight": sample_weight}
+        if n_classes is None and y.ndim == 2:  # several targets: the mean of their variances
+            mean = np.average(y, axis=0, weights=sample_weight)
+            scale = float(np.mean(np.average((y - mean) ** 2, axis=0, weights=sample_weight)))
+            return cls(seeded_clone(template, random_state), X, y, fit_params, None, None, where, scale)
         if n_classes is None:
             mean = np.average(y, weights=sample_weight)
             scale = float(np.average((y - mean) ** 2, weights=sample_weight))
@@ -325,7 +334,10 @@ class PreparedMember:
         """The fitted :class:`FoldModel` (a classifier's ``classes_`` checked)."""
         if self.n_classes is not None and self.estimator is not None:
             _check_classes(self.estimator, len(self.classes), self.where)
-        return FoldModel(self.estimator, self.classes, self.n_classes, self.where, self.importance_scale)
+        model = FoldModel(self.estimator, self.classes, self.n_classes, self.where, self.importance_scale)
+        if self.n_classes is None and np.ndim(self.y) == 2:
+            model.n_outputs = self.y.shape[1]
+        return model
 
 
 def fit_member(template, X, y, n_classes, sample_weight=None, random_state=None, where=None):

@@ -114,6 +114,8 @@ class RegressionForestBlock(BlockBase):
 
     #: The constraint of each column of the cascade's ``x`` (int8; ``monotonic_cst``), or None: set by the cascade.
     monotone = None
+    #: Targets of the block: 1, or K when fitted on a 2-D ``y`` (set on such a block only).
+    n_outputs = 1
 
     def fit(self, X, y, sample_weight, rng, categorical=None, prefix=None):
         """Fit the block and return the out-of-fold predictions of the training rows.
@@ -122,7 +124,9 @@ class RegressionForestBlock(BlockBase):
         ----------
         X : ndarray of float32 (n, d), C-contiguous
             Layer input; NaN marks a missing value.
-        y : ndarray of float64 (n,)
+        y : ndarray of float64 (n,) or (n, K)
+            K targets: the forests grow multi-output trees (:mod:`mddf.trees.squared_error_multi`), the other
+            members must take a 2-D ``y`` (XGBoost does, one tree per target a round).
         sample_weight : ndarray of float64 (n,)
             Non-negative row weights. Rows of weight 0 never reach a tree but
             still get out-of-fold predictions (the folds are drawn over all rows).
@@ -137,7 +141,7 @@ class RegressionForestBlock(BlockBase):
 
         Returns
         -------
-        ndarray of float64, shape (n, n_members): each member's out-of-fold predictions.
+        ndarray of float64, shape (n, n_members), or (n, n_members, K): each member's out-of-fold predictions.
         """
         members = self.members()
         self._begin()
@@ -145,6 +149,8 @@ class RegressionForestBlock(BlockBase):
         self.n_features_in_ = X.shape[1]
         forest_input = BinnedInput(X, categorical, prefix) if any(member.forest for member in members) else X
         y = np.ascontiguousarray(y, dtype=np.float64)
+        if y.ndim == 2:
+            self.n_outputs = y.shape[1]
         weight = np.ascontiguousarray(sample_weight, dtype=np.float64)
         trainable = weight > 0
         # the members fitted whole get the sample weights only when they differ (equal weights change nothing)
@@ -171,7 +177,11 @@ class RegressionForestBlock(BlockBase):
             for j, member in enumerate(members):
                 tasks.append(self._member_task(fold, j, member, fold_layer))
                 slots.append((j, fold.test))
-        return self._gather(tasks, slots, len(y), ())
+        return self._gather(tasks, slots, len(y), self._width)
+
+    @property
+    def _width(self):
+        return () if self.n_outputs == 1 else (self.n_outputs,)
 
     def predict(self, X, prefix=None):
         """Each member's prediction of new rows, averaged over its fold models.
@@ -180,6 +190,6 @@ class RegressionForestBlock(BlockBase):
 
         Returns
         -------
-        ndarray of float64, shape (n, n_members)
+        ndarray of float64, shape (n, n_members), or (n, n_members, K)
         """
-        return self._predict_members(X, (), prefix)
+        return self._predict_members(X, self._width, prefix)

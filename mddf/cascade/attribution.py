@@ -18,7 +18,8 @@ value, the same for every row, from which they add up to it. Composition keeps t
   ``w`` the sum's share of :data:`CANCELLING` times the absolute sum), so that no share exceeds 3 in magnitude;
   a column nothing moved is shared equally;
 - the mixture of the layers, ``(1 - beta_t) mix_{t-1} + beta_t h_t`` (eqs. 7 and 9, kept normalised), is linear:
-  attributions and bases mix alike, and so do the predictor's output and the cascade's (``predictor_weight_``);
+  attributions and bases mix alike, and so do the predictor's output and the cascade's (``predictor_weight_``),
+  and the members by their ``selection_weights_`` (``final_mixture="selection"``);
 - the temperature calibration ``q = softmax(log(p + eps) / T)`` is taken through its steps, each a sum or a map
   of one value: the logarithm of each class's smoothed share by the rescale rule
   (:func:`mddf.blocks.attribution.rescaled`: its attributions scaled by the ratio of the changes of the logarithm
@@ -136,7 +137,9 @@ class AttributionVisitor(Visitor):
         self.fitted, self.fast = fitted, fast
         self.d = fitted.columns.n_features + len(pairs_of(fitted))  # the columns of x, pairs appended
         self.passed = None  # the attributions of what the last layer passed on
+        self.weights = None  # the members' weights in the last layer's output (None: equal)
         self.proba = None  # the classifier's mixture
+        self.selected = None  # the members' mixture of final_mixture="selection" so far
 
     def layer(self, visit):
         if visit.layer_input is None:  # no row is still in the cascade
@@ -145,12 +148,28 @@ class AttributionVisitor(Visitor):
         at = slice(None) if visit.rows is None else visit.rows
         previous = None if self.passed is None else self.passed.values[at]
         if self.fitted.classification:
-            self._class_vectors(visit, base, on_x(values, self.d, previous, self.fitted.route.holds_x(visit.t)))
+            members = on_x(values, self.d, previous, self.fitted.route.holds_x(visit.t))
+            self._class_vectors(visit, base, members)
+            self._select(visit.t, Attributed(base, members.transpose(0, 2, 1, 3)))
         else:
-            self._predictions(base, on_x(values, self.d, previous)[..., 0].transpose(0, 2, 1))
+            self._predictions(base, on_x(values, self.d, previous)[..., 0].transpose(0, 2, 1), visit.block)
+            self._select(visit.t, self.passed)
+
+    def _select(self, t, members):
+        """Add layer t's ``members`` (an :class:`Attributed` of base ``(m, ...)`` and values ``(n, d, m, ...)``) to
+        the selected mixture by their ``selection_weights_`` (nothing without them)."""
+        weights = self.fitted.selection_weights
+        if weights is None:
+            return
+        w = weights[t - 1]
+        part = Attributed(np.tensordot(w, members.base, axes=(0, 0)), np.tensordot(members.values, w, axes=([2], [0])))
+        if self.selected is not None:
+            part = Attributed(self.selected.base + part.base, self.selected.values + part.values)
+        self.selected = part
 
     def _class_vectors(self, visit, base, values):
-        h = Attributed(base.mean(axis=0), values.mean(axis=1))  # the block's mean class vector
+        weights = visit.block.member_weights_  # the block's (weighted) mean class vector
+        h = Attributed(np.average(base, axis=0, weights=weights), np.average(values, axis=1, weights=weights))
         fed = h
         if self.fitted.passed_features != "mean":  # every member's class vector, side by side
             fed = Attributed(base.reshape(-1), values.transpose(0, 2, 1, 3).reshape(len(values), self.d, -1))
@@ -160,15 +179,17 @@ class AttributionVisitor(Visitor):
             self.proba = self.proba.mixed(h, visit.share, visit.rows)
             self.passed = self.passed.mixed(fed, visit.share, visit.rows)
 
-    def _predictions(self, base, values):
+    def _predictions(self, base, values, block):
         output = Attributed(base[:, 0], values)
         if self.passed is not None and self.fitted.residual:
-            prediction = _mean(self.passed)
+            prediction = _mean(self.passed, self.weights)
             output = Attributed(output.base + prediction.base, output.values + prediction.values[..., None])
-        self.passed = output
+        self.passed, self.weights = output, block.member_weights_
 
     def end(self, fitted, X, last):
-        cascade = self.proba if fitted.classification else _mean(self.passed)
+        cascade = self.proba if fitted.classification else _mean(self.passed, self.weights)
+        if self.selected is not None:
+            cascade = self.selected
         if fitted.predictor_model is None:
             return cascade if fitted.calibration is None else calibrated(cascade, fitted.calibration)
         return self._with_predictor(fitted, X, cascade, last)
@@ -195,6 +216,7 @@ class AttributionVisitor(Visitor):
         return predicted if w == 1.0 else cascade.mixed(predicted, w)
 
 
-def _mean(passed):
-    """The mean over the members of their predictions' attributions (the regression cascade's prediction)."""
-    return Attributed(passed.base.mean(), passed.values.mean(axis=2))
+def _mean(passed, weights):
+    """The mean over the members of their predictions' attributions (the regression cascade's prediction), weighted
+    by ``weights`` (a block's ``member_weights_``; None: equal)."""
+    return Attributed(np.average(passed.base, weights=weights), np.average(passed.values, axis=2, weights=weights))

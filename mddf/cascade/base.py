@@ -17,9 +17,10 @@ import os
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils._param_validation import HasMethods, Interval, RealNotInt, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from ..blocks.member_weights import MEMBER_WEIGHTS
 from ..storage import MemoryStore, temporary_folders_removed_on_sigterm
 from ..utils import CATEGORICAL_FEATURES_CONSTRAINT, N_JOBS_CONSTRAINT, SaveMixin, validate_tabular
 from .background import PATH_DEPENDENT, kept_rows
@@ -28,6 +29,7 @@ from .fitted import FittedCascade
 from .growth import CascadeGrowth
 from .layer_features import LayerFeaturesMixin
 from .replay import LayerFeatures, Visits
+from .selection import FINAL_MIXTURES
 from .versions import upgraded_estimator_state
 
 
@@ -54,9 +56,16 @@ class CascadeBase(SaveMixin, LayerFeaturesMixin):
         "categorical_features": CATEGORICAL_FEATURES_CONSTRAINT,
         "categorical_splits": [StrOptions({"subset", "ordinal"})],
         "fold_trees": [StrOptions({"all", "share", "refit"})],
+        "later_layer_trees": [
+            None,
+            Interval(Integral, 1, None, closed="left"),
+            Interval(RealNotInt, 0, 1, closed="right"),
+        ],
+        "member_weights": [StrOptions(set(MEMBER_WEIGHTS))],
         "predictor_input": [StrOptions({"stacked", "auto"})],
         "pair_features": [None, StrOptions({"auto", "all_operations"}), HasMethods(["fit_task", "transform"])],
         "target_statistics": [None, StrOptions({"columns", "pairs"})],
+        "final_mixture": [StrOptions(set(FINAL_MIXTURES))],
         "n_jobs": N_JOBS_CONSTRAINT,
         "random_state": ["random_state"],
         "verbose": ["verbose"],
@@ -178,14 +187,19 @@ class CascadeBase(SaveMixin, LayerFeaturesMixin):
             before its trees kept their nodes' training weight, or a model that kept no background.
         """
         check_is_fitted(self)
-        if isinstance(getattr(self, "classes_", None), list):
-            raise ValueError(f"{type(self).__name__}: explain() does not support a model fitted on multi-label y yet")
+        several = "multi-label y" if isinstance(getattr(self, "classes_", None), list) else self._several_targets()
+        if several:
+            raise ValueError(f"{type(self).__name__}: explain() does not support a model fitted on {several} yet")
         if not isinstance(chunk_rows, Integral) or chunk_rows < 1:
             raise ValueError(f"chunk_rows must be a positive integer, got {chunk_rows!r}")
         validated, fitted = self._validated(X), self.fitted_cascade_
         rows = self._background(background, lambda: explain_rows(fitted, validated[:1], None, True, n_jobs=self.n_jobs))
         found = explain_rows(fitted, validated, X, bool(fast), int(chunk_rows), progress, rows, self.n_jobs)
         return explanation(found)
+
+    def _several_targets(self):
+        """What names a fitted model of several targets that :meth:`explain` refuses (None: one target)."""
+        return None
 
     def _background(self, background, probe):
         """The validated rows of ``explain()``'s ``background``, or None for the path-dependent

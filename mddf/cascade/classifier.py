@@ -16,7 +16,7 @@ from ..utils import check_label_types, check_sample_weight, check_weighted_class
 from .base import CascadeBase, check_predictor_instance
 from .layer_features import member_name
 from .margin_policy import MarginPolicy
-from .multilabel import MultiLabelPolicy, check_multilabel_params, split_labels
+from .multilabel import MultiLabelPolicy, is_multi_column, split_labels, validate_multilabel
 from .pair_step import pair_template
 from .replay import FinalOutput, Stages
 from .seam import Columns
@@ -34,15 +34,15 @@ class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimat
     (eq. 9). The paper's exact configuration is ``MDDFClassifier(**mddf.PAPER_CONFIG)``; the user guide:
     :ref:`the cascade <cascade>` and :ref:`how it reads the paper <reading-the-paper>`.
 
-    A multi-label ``y`` (a 2-D 0/1 indicator, as ``RandomForestClassifier`` takes it) gets one block per label in
-    every layer, all on the same input, and every label's binary class vector is passed on (MLDF, Yang et al.
-    2020). One margin rule is shared by the labels: a row's margin is the mean of its binary margins,
-    ``gamma_t(x_i) = (1/L) sum_l (h_t^{l, y_il} - h_t^{l, 1 - y_il})`` (eq. 46 per label), which fixes one alpha_t
-    (eq. 48) and one D_{t+1} (eq. 47) for every label; growth monitors the Hamming accuracy, calibration is per
-    label. :meth:`predict` returns an indicator matrix, :meth:`predict_proba` a list of ``(n_samples, 2)`` arrays.
-    Not yet with ``predictor``, ``class_vectors="oob"``, ``screening_accuracy``, ``pair_features``,
-    ``probe_trees``, ``validation_fraction`` or :meth:`explain` (a ``ValueError``). See :ref:`the user guide
-    <multi-label>`.
+    A multi-label ``y`` (a 2-D 0/1 indicator, as ``RandomForestClassifier`` takes it) gets one block per label in every
+    layer, all on the same input, and every label's binary class vector is passed on (MLDF, Yang et al. 2020). One
+    margin rule is shared by the labels: a row's margin is the mean of its binary margins, ``gamma_t(x_i) = (1/L) sum_l
+    (h_t^{l, y_il} - h_t^{l, 1 - y_il})`` (eq. 46 per label), which fixes one alpha_t (eq. 48) and one D_{t+1} (eq. 47)
+    for every label; growth monitors the Hamming accuracy, calibration is per label. :meth:`predict` returns an
+    indicator matrix, :meth:`predict_proba` a list of ``(n_samples, 2)`` arrays. Not yet with ``predictor``,
+    ``class_vectors="oob"``, ``screening_accuracy``, ``pair_features``, ``probe_trees``, ``validation_fraction``,
+    ``member_weights="loss"``, ``final_mixture="selection"`` or :meth:`explain` (a ``ValueError``). See :ref:`the user
+    guide <multi-label>`.
 
     Reference: S.-H. Lv, L. Yang, Z.-H. Zhou, "Forest Representation Learning Guided by Margin Distribution"
     (Algorithms 1-2, equations 5-9 and 45-48, configuration of Section 5.2).
@@ -69,28 +69,37 @@ estimators, default=("rf", "rf", "crf", "crf", "gbdt")
         accuracy of the predictor on ``x`` alone and mixtures ``(1 - w) p_cascade + w p_predictor``, w in
         0, 0.05, ..., 1, chosen on a 2-fold split of the training rows. Ignored without a ``predictor``.
     pair_features : None, "auto", "all_operations" or PairFeatures, default=None
-        Before the first layer, search the training rows for log-ratios and products of numeric column pairs
-        that a probe tree reads better than the two columns (:class:`mddf.PairFeatures`' search; ``"auto"``:
-        its defaults; ``"all_operations"``: differences too) and append them to ``x`` for every layer. Nothing
-        is appended, and the model is the one without the search, when no pair helps. See :ref:`the user guide
-        <pair-features>`.
+        Before the first layer, search the training rows for log-ratios and products of numeric column pairs that a
+        probe tree reads better than the two columns (:class:`mddf.PairFeatures`' search; ``"auto"``: its defaults;
+        ``"all_operations"``: differences too) and append them to ``x`` for every layer. Nothing is appended, and the
+        model is the one without the search, when no pair helps. See :ref:`the user guide <pair-features>`.
     target_statistics : None, "columns" or "pairs", default=None
         Each first-layer fold model reads, beside ``x``, the smoothed mean target of each categorical column's
         level (``"pairs"``: also of each pair of them), per class (one for two classes), computed from its fold's
         training rows only (CatBoost's ordered statistics for those rows): no row reads its own target. Unseen
         levels and missing values get the prior. None: none. See :ref:`the user guide <target-statistics>`.
+    final_mixture : {"cascade", "selection"}, default="cascade"
+        The layers' mixture (eq. 9), or ensemble selection's weights of every kept layer's members (Caruana et al.
+        2004; not in the paper), ``selection_weights_``. See :ref:`the user guide <final-mixture>`.
     calibration : None or "temperature", default="temperature"
         ``"temperature"``: :meth:`predict_proba` returns ``(p + eps) ** (1 / T)`` renormalised, eps and T
-        fitted on the kept layers' out-of-fold mixture (the labels unchanged; kept only when it lowers the
+        fitted on the out-of-fold mixture that predicts (the labels unchanged; kept only when it lowers the
         out-of-fold log-loss, and not with a predictor that predicts). None: the mixture's probabilities as
         they are (the paper's). See :ref:`the user guide <calibration>`.
     n_folds : int, default=3
         k of the k-fold class vectors (Section 5.2 leaves it open; every class needs k training rows).
     fold_trees : {"all", "share", "refit"}, default="all"
-        What the k fold models of a forest keep for new rows: every tree (Algorithm 1), their first
-        ``n_estimators / k`` trees (the same layers, k times fewer trees a new row), or nothing, a forest
-        refitted on every training row predicting instead (not in the paper). See :ref:`the settings
-        <settings>`.
+        What the k fold models of a forest keep for new rows: every tree (Algorithm 1), their first ``n_estimators / k``
+        trees (the same layers, k times fewer trees a new row), or nothing, a forest refitted on every training row
+        predicting instead (not in the paper). See :ref:`the settings <settings>`.
+    later_layer_trees : int, float in (0, 1] or None, default=None
+        Trees per forest in the layers after the first: that many, or (a float) that share of ``n_estimators``,
+        rounded (at least 1); None: ``n_estimators`` (Lyu, He and Zhou 2022: a second layer needs fewer trees). See
+        :ref:`the user guide <later-layer-trees>`.
+    member_weights : {"equal", "loss"}, default="equal"
+        A layer's class vector h_t (passed on and predicted) is its members' mean (Algorithm 1) or (``"loss"``)
+        their weighted mean, the weights non-negative, summing to 1, minimising the out-of-fold log-loss of the
+        mixture at its best temperature (Breiman's stacking, 1996). See :ref:`the user guide <member-weights>`.
     class_vectors : {"kfold", "oob"}, default="kfold"
         Algorithm 1's k-fold cross-fitting, or one bootstrap fit per forest with out-of-bag class vectors
         (about k times cheaper; the other members are cross-fitted either way).
@@ -205,6 +214,7 @@ estimators, default=("rf", "rf", "crf", "crf", "gbdt")
     pair_features_, pair_feature_names_, pair_importances_ : object or None
         The fitted pair search, the names of the appended features and their mean share of the importances;
         None without ``pair_features``.
+    selection_weights_ : ndarray ``(n_layers_, n_members)`` or None
     calibration_ : TemperatureCalibration or None
         ``temperature``, ``smoothing`` and the out-of-fold log-loss before and after; None when not applied.
     feature_importances_ : ndarray ``(n_features_in_,)``
@@ -216,7 +226,6 @@ estimators, default=("rf", "rf", "crf", "crf", "gbdt")
         The class-vector columns' mean share.
     """
 
-    # Tag of the verbose lines; errors name ``type(self).__name__``.
     # Tag of the verbose lines; errors name ``type(self).__name__``.
     _log_name = "mdDF"
 
@@ -246,9 +255,12 @@ estimators, default=("rf", "rf", "crf", "crf", "gbdt")
         predictor_input="stacked",
         pair_features=None,
         target_statistics=None,
+        final_mixture="cascade",
         calibration="temperature",
         n_folds=3,
         fold_trees="all",
+        later_layer_trees=None,
+        member_weights="equal",
         class_vectors="kfold",
         screening_accuracy=None,
         max_depth_factor=16,
@@ -283,9 +295,12 @@ estimators, default=("rf", "rf", "crf", "crf", "gbdt")
         self.predictor_input = predictor_input
         self.pair_features = pair_features
         self.target_statistics = target_statistics
+        self.final_mixture = final_mixture
         self.calibration = calibration
         self.n_folds = n_folds
         self.fold_trees = fold_trees
+        self.later_layer_trees = later_layer_trees
+        self.member_weights = member_weights
         self.class_vectors = class_vectors
         self.screening_accuracy = screening_accuracy
         self.max_depth_factor = max_depth_factor
@@ -340,7 +355,7 @@ estimators, default=("rf", "rf", "crf", "crf", "gbdt")
                 f"{name}: screening_accuracy and predictor cannot be combined, as a screened row's prediction is the "
                 "output of the layer it left at; set predictor=None or screening_accuracy=None"
             )
-        if _is_multi_column(y):
+        if is_multi_column(y):
             if np.asarray(y).dtype.kind == "f" and np.isnan(np.asarray(y)).any():
                 raise ValueError(f"{name}: y contains NaN; every row needs a 0 or 1 for every label")
             kind = type_of_target(y)
@@ -349,7 +364,7 @@ estimators, default=("rf", "rf", "crf", "crf", "gbdt")
                     f"{name}: a 2-D y must be a multi-label 0/1 indicator (type_of_target 'multilabel-indicator'), "
                     f"got {kind!r}; multi-class multi-output y is not supported"
                 )
-            return self._validate_multilabel(X, y, sample_weight)
+            return validate_multilabel(self, X, y, sample_weight)
         check_label_types(y, estimator_name=name)
         X, y = validate_tabular(self, X, y, reset=True, dtype=np.float32, order="C", ensure_all_finite="allow-nan")
         weight = None if sample_weight is None else check_sample_weight(sample_weight, X, estimator_name=name)
@@ -362,28 +377,6 @@ estimators, default=("rf", "rf", "crf", "crf", "gbdt")
             )
         y = encoder.transform(y)
         check_weighted_classes(y, weight, self.classes_, estimator_name=name)
-        return X, y, weight
-
-    def _validate_multilabel(self, X, y, sample_weight):
-        """:meth:`_validate_training_data` for a 2-D indicator ``y``: ``classes_`` one array per label, ``y`` as
-        (n, n_labels) column indices; the settings not supported yet and a constant label refused."""
-        name = type(self).__name__
-        check_multilabel_params(self.get_params(deep=False), name)
-        X, y = validate_tabular(
-            self, X, y, reset=True, dtype=np.float32, order="C", ensure_all_finite="allow-nan", multi_output=True
-        )
-        weight = None if sample_weight is None else check_sample_weight(sample_weight, X, estimator_name=name)
-        encoders = [LabelEncoder().fit(column) for column in y.T]
-        for label, encoder in enumerate(encoders):
-            if len(encoder.classes_) < 2:
-                raise ValueError(
-                    f"{name}: label {label} of y is constant ({encoder.classes_.tolist()[0]!r} in every row); "
-                    "drop that column, as nothing can be learnt of it"
-                )
-        self.classes_ = [encoder.classes_ for encoder in encoders]
-        y = np.column_stack([encoder.transform(column) for encoder, column in zip(encoders, y.T)])
-        for label, classes in enumerate(self.classes_):
-            check_weighted_classes(y[:, label], weight, classes, estimator_name=f"{name} (label {label})")
         return X, y, weight
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -428,8 +421,8 @@ estimators, default=("rf", "rf", "crf", "crf", "gbdt")
 
         Stage t is the cascade's mixture after layer t, ``f_t / sum_{l<=t} alpha_l``, calibrated by ``calibration_``
         when there is one (the temperature fitted on the last kept layer's mixture, applied to every stage: the
-        labels are the mixture's). With a ``predictor`` that predicts, the last stage is the predictor's output (or
-        its mixture with the cascade's), what :meth:`predict_proba` returns; the stages before are the cascade's.
+        labels are the mixture's). With a ``predictor`` that predicts (or ``final_mixture="selection"``), the last stage
+        is what :meth:`predict_proba` returns; the stages before are the cascade's.
 
         Yields
         ------
@@ -457,7 +450,8 @@ estimators, default=("rf", "rf", "crf", "crf", "gbdt")
         classifiers return them.
 
         With a ``predictor``, its probabilities for ``[x, f_T(x)]`` (or ``x``) instead, or, when
-        ``predictor_weight_`` w is below 1, ``(1 - w)`` times the cascade's plus w times the predictor's.
+        ``predictor_weight_`` w is below 1, ``(1 - w)`` times the cascade's plus w times the predictor's. With
+        ``final_mixture="selection"``, ``sum_{t, j} w_tj h_t^j(x)`` of ``selection_weights_``, calibrated.
         """
         return self._per_label(self._replayed(X, FinalOutput()))
 
@@ -487,14 +481,3 @@ estimators, default=("rf", "rf", "crf", "crf", "gbdt")
             return [f"layer{t}_{c}" for c in classes]
         members = [f"{member_name(kind)}{j}" for j, kind in enumerate(self.layers_[t - 1].forest_types)]
         return [f"layer{t}_{m}_{c}" for m in members for c in classes]
-
-
-def _is_multi_column(y):
-    """Whether ``y`` as given is 2-D with more than one column (read through ``__array__`` when it has no shape)."""
-    shape = getattr(y, "shape", None)
-    if shape is None:
-        try:
-            shape = np.asarray(y).shape
-        except ValueError:  # ragged: validation reports it
-            return False
-    return len(shape) == 2 and shape[1] > 1

@@ -22,6 +22,7 @@ from .final_predictor import mix
 from .pair_step import with_pairs
 from .replay import LayerRoute, class_vector_visits, prediction_visits
 from .seam import Columns
+from .selection import selected_visits
 from .versions import LAYOUT, checked_layout, running_version
 
 #: The fitted attributes that a fitted cascade's ``record`` holds, as the estimator shows them.
@@ -70,6 +71,9 @@ class FittedCascade:
         What predicts (``"stacked"``, ``"blend"``, ``"raw"``, ``"cascade"``); None without a ``predictor``.
     predictor_weight : float
         The predictor's weight w in ``(1 - w) * cascade + w * predictor``.
+    selection_weights : ndarray ``(n_layers, n_members)`` or None
+        With ``final_mixture="selection"``, each member's weight in the output (:mod:`.selection`); None: the
+        cascade's own output.
     pair_features : PairFeatures or None
         The fitted pair search, whose features are appended to ``x``.
     background : ndarray or None
@@ -100,6 +104,7 @@ class FittedCascade:
     predictor: object = None
     predictor_input: str | None = None
     predictor_weight: float = 1.0
+    selection_weights: np.ndarray | None = None
     pair_features: object = None
     background: np.ndarray | None = None
     record: dict = field(default_factory=dict)
@@ -132,6 +137,7 @@ class FittedCascade:
             predictor=a.get("predictor_"),
             predictor_input=a.get("predictor_input_"),
             predictor_weight=1.0 if weight is None else weight,
+            selection_weights=a.get("selection_weights_"),
             pair_features=a.get("pair_features_"),
             background=a.get("background_"),
             record={name: a[name] for name in RECORDED if name in a},
@@ -156,6 +162,7 @@ class FittedCascade:
             "predictor_": self.predictor,
             "predictor_input_": self.predictor_input,
             "predictor_weight_": self.predictor_weight if self.predictor_input is not None else None,
+            "selection_weights_": self.selection_weights,
             "pair_features_": self.pair_features,
             **self.record,
         }
@@ -188,10 +195,13 @@ class FittedCascade:
         return with_pairs(self.pair_features, X)
 
     def visits(self, X):
-        """The :class:`~mddf.cascade.replay.LayerVisit` of each kept layer for rows ``X`` (pairs appended)."""
+        """The :class:`~mddf.cascade.replay.LayerVisit` of each kept layer for rows ``X`` (pairs appended), with the
+        selected mixture so far (``selected``) when there are ``selection_weights``."""
         if self.classification:
-            return class_vector_visits(self.route, self.passed_features, self.layers, self.shares, self.thresholds, X)
-        return prediction_visits(self.route, self.layers, self.residual, self.name, X)
+            visits = class_vector_visits(self.route, self.passed_features, self.layers, self.shares, self.thresholds, X)
+        else:
+            visits = prediction_visits(self.route, self.layers, self.residual, self.name, X)
+        return visits if self.selection_weights is None else selected_visits(visits, self.selection_weights)
 
     @property
     def predictor_reads_x_only(self):
@@ -211,7 +221,9 @@ class FittedCascade:
     def final_output(self, X, last):
         """What predicts for rows ``X`` (pairs appended) given the last kept layer's visit ``last``: the
         ``predictor``'s output, mixed as ``(1 - w) * cascade + w * predictor`` when its weight w < 1, or the
-        cascade's last output, calibrated."""
+        selected mixture of the members (``selection_weights``), or the cascade's last output, calibrated."""
+        if self.selection_weights is not None:
+            return self.calibrated(last.selected)
         if self.predictor_model is None:
             return self.calibrated(last.output)
         Z = self.predictor_rows(X, None if last is None else last.passed)

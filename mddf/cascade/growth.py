@@ -40,6 +40,7 @@ from ..forests import PrefixCodes
 from ..storage import open_store
 from ..utils import EarlyStopping
 from .probing import judge_probe, probe_size
+from .replay import as_columns
 from .seam import FittedLayer, TrainingRows
 
 
@@ -50,7 +51,8 @@ class GrowthState:
     ``train`` and ``val`` hold what the layers pass on for the training rows (out-of-fold) and the held-out rows
     (their ``passed`` None before the first layer); ``task`` what the policy keeps (e.g. the cumulative margin).
     ``oof_features`` and ``oof_outputs`` hold, per grown layer, the training rows' out-of-fold ``passed`` and (only
-    when a step after growth reads it) the cascade's out-of-fold output after that layer. ``active`` and
+    when a step after growth reads it) the cascade's out-of-fold output after that layer; ``oof_members`` (only with
+    ``final_mixture="selection"``) each member's out-of-fold output. ``active`` and
     ``val_active`` are the training and held-out rows still in the cascade (confidence screening; None: all).
     """
 
@@ -66,6 +68,7 @@ class GrowthState:
     history: list = field(default_factory=list)
     oof_features: list = field(default_factory=list)
     oof_outputs: list = field(default_factory=list)
+    oof_members: list = field(default_factory=list)
     active: np.ndarray | None = None
     val_active: np.ndarray | None = None
 
@@ -78,6 +81,7 @@ class GrowthState:
         generator, the lists of layers), what they only read is shared (the rows, their bins, the store, the
         grown blocks and their out-of-fold arrays)."""
         shared = [self.rows, self.binned_x, self.store, self.val_x, *self.layers, *self.oof_features, *self.oof_outputs]
+        shared += self.oof_members
         return copy.deepcopy(self, {id(item): item for item in shared})
 
     # the names the policies read
@@ -157,9 +161,11 @@ class CascadeGrowth:
         outcome.record["fit_seconds"] = time.perf_counter() - layer.start
         state.layers.append(layer.block)
         state.history.append(outcome.record)
-        state.oof_features.append(state.train.passed.astype(np.float32))
+        state.oof_features.append(as_columns(state.train.passed).astype(np.float32))
         if self.policy.keeps_outputs:
             state.oof_outputs.append(np.array(state.train.output, dtype=np.float64))
+        if outcome.members is not None:
+            state.oof_members.append(outcome.members)
         self.policy.log_layer(outcome.record)
         if state.stopping.update(outcome.monitored):
             return True
@@ -190,7 +196,7 @@ class CascadeGrowth:
             return None
         if not any(map(is_forest, spec.forest_types)):
             return None
-        return probe_size(spec.probe_trees, spec.n_estimators)
+        return probe_size(spec.probe_trees, spec.layer_trees(t))
 
     def judge(self, layer):
         """The :class:`mddf.cascade.probing.ProbeVerdict` of a probed layer: its monitored results with the first half
@@ -199,7 +205,7 @@ class CascadeGrowth:
         first = self.policy.add_layer(self.state.scratch(), replace(layer, outputs=probe.first)).monitored
         rows = self.policy.add_layer(self.state.scratch(), layer).monitored
         needed = stopping.lowest_winning_score()
-        m, n_estimators = probe.trees[1], self.policy.spec.n_estimators
+        m, n_estimators = probe.trees[1], self.policy.spec.layer_trees(layer.t)
         return judge_probe(first, rows, stopping.measure, stopping.sample_weight, m, n_estimators, needed)
 
     def finish_layer(self, layer):

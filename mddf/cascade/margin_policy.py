@@ -83,7 +83,7 @@ class MarginPolicy(TaskPolicy):
         c = self.params
         block = ForestBlock(
             self.check_forest_types(),
-            c.n_estimators,
+            self.spec.layer_trees(t),
             self.layer_depth(t),
             c.n_folds,
             c.class_vectors,
@@ -149,11 +149,12 @@ class MarginPolicy(TaskPolicy):
         task, rows = state.task, state.active
         cumulative = task.cumulative
         y = state.y if rows is None else state.y[rows]
-        h = layer.outputs.mean(axis=1)
+        weights = self.weigh_members(layer.block, layer.outputs, y, cumulative.sample_weight)
+        h = np.average(layer.outputs, axis=1, weights=weights)
         gamma = margins(h, y)  # line 5, eq. 46
         alpha, share = cumulative.solve_weight(gamma, state.rng)  # line 6, eq. 48
         cumulative.add_layer(gamma, alpha, share)
-        state.train.add_layer(layer.outputs, share, rows)  # line 7: f_t (eq. 7)
+        state.train.add_layer(layer.outputs, share, rows, weights)  # line 7: f_t (eq. 7)
         cumulative.reweight()  # line 8: D_{t+1} (eq. 47)
         correct = state.train.correct(state.y)
         record = self._layer_record(layer, h, y, correct, cumulative, task.row_weight)
@@ -162,7 +163,7 @@ class MarginPolicy(TaskPolicy):
             correct = state.val.correct(state.y_val)
             record["val_accuracy"] = weighted_accuracy(correct, state.weight_val)
         stop = None if self.params.screening_accuracy is None else self._screen(state, record)
-        return LayerOutcome(record, correct, stop)
+        return LayerOutcome(record, correct, stop, self.kept_members(layer.outputs))
 
     def _layer_record(self, layer, h, y, correct, cumulative, row_weight):
         """train_history_ entry of a layer, without ``val_accuracy`` and ``fit_seconds``: ``h`` is its out-of-fold
@@ -244,13 +245,15 @@ class MarginPolicy(TaskPolicy):
             thresholds = np.array(state.task.thresholds[:kept])
         return {"alphas_": alphas, "layer_shares_": shares, "screening_thresholds_": thresholds}
 
-    def after_growth(self, state, kept, predictor_input):
-        """``calibration_``: with ``calibration``, the temperature of the kept prefix's out-of-fold mixture, when it
-        lowers its log-loss and no predictor predicts (``predictor_input`` None or ``"cascade"``)."""
+    def after_growth(self, state, kept, predictor_input, output=None):
+        """``calibration_``: with ``calibration``, the temperature of the out-of-fold output that predicts (``output``,
+        the selected mixture of ``final_mixture="selection"``; None: the kept prefix's mixture), when it lowers its
+        log-loss and no predictor predicts (``predictor_input`` None or ``"cascade"``)."""
         out = {"calibration_": None}
         if self.params.calibration is None or predictor_input not in (None, "cascade"):
             return out
-        fitted = fit_temperature(state.oof_outputs[kept - 1], state.y, state.weight)
+        output = state.oof_outputs[kept - 1] if output is None else output
+        fitted = fit_temperature(output, state.y, state.weight)
         if fitted.log_loss_after < fitted.log_loss_before:  # no gain out of fold: the probabilities as they are
             out["calibration_"] = fitted
         return out

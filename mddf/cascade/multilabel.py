@@ -19,9 +19,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from sklearn.preprocessing import LabelEncoder
 
 from ..margin.calibration import fit_temperature
-from ..utils import weighted_accuracy
+from ..utils import check_sample_weight, check_weighted_classes, validate_tabular, weighted_accuracy
 from .margin_policy import MarginPolicy
 from .seam import LayerOutcome
 
@@ -33,18 +34,58 @@ UNSUPPORTED = {
     "pair_features": None,
     "probe_trees": None,
     "validation_fraction": None,
+    "final_mixture": "cascade",
+    "member_weights": "equal",
 }
 
 
 def check_multilabel_params(params, name):
     """Raise a one-line ``ValueError`` naming the first parameter (of :data:`UNSUPPORTED`) that a multi-label fit
     does not support yet."""
-    for key, needed in UNSUPPORTED.items():
+    check_unsupported(params, name, UNSUPPORTED, "multi-label y (a 2-D indicator)")
+
+
+def check_unsupported(params, name, unsupported, what):
+    """Raise a one-line ``ValueError`` naming the first parameter of ``unsupported`` ({name: the value needed})
+    whose value in ``params`` differs: ``what`` (e.g. "multi-label y") is not supported with it yet."""
+    for key, needed in unsupported.items():
         if params[key] != needed:
+            raise ValueError(f"{name}: {what} is not supported with {key}={params[key]!r} yet; set {key}={needed!r}")
+
+
+def validate_multilabel(estimator, X, y, sample_weight):
+    """:class:`mddf.MDDFClassifier`'s validation of its data for a 2-D indicator ``y``: ``estimator.classes_`` set, one
+    array per label; returns ``X``, ``y`` as (n, n_labels) column indices and the weights; the settings not supported
+    yet and a constant label refused."""
+    name = type(estimator).__name__
+    check_multilabel_params(estimator.get_params(deep=False), name)
+    X, y = validate_tabular(
+        estimator, X, y, reset=True, dtype=np.float32, order="C", ensure_all_finite="allow-nan", multi_output=True
+    )
+    weight = None if sample_weight is None else check_sample_weight(sample_weight, X, estimator_name=name)
+    encoders = [LabelEncoder().fit(column) for column in y.T]
+    for label, encoder in enumerate(encoders):
+        if len(encoder.classes_) < 2:
             raise ValueError(
-                f"{name}: multi-label y (a 2-D indicator) is not supported with {key}={params[key]!r} yet; "
-                f"set {key}={needed!r}"
+                f"{name}: label {label} of y is constant ({encoder.classes_.tolist()[0]!r} in every row); "
+                "drop that column, as nothing can be learnt of it"
             )
+    estimator.classes_ = [encoder.classes_ for encoder in encoders]
+    y = np.column_stack([encoder.transform(column) for encoder, column in zip(encoders, y.T)])
+    for label, classes in enumerate(estimator.classes_):
+        check_weighted_classes(y[:, label], weight, classes, estimator_name=f"{name} (label {label})")
+    return X, y, weight
+
+
+def is_multi_column(y):
+    """Whether ``y`` as given is 2-D with more than one column (read through ``__array__`` when it has no shape)."""
+    shape = getattr(y, "shape", None)
+    if shape is None:
+        try:
+            shape = np.asarray(y).shape
+        except ValueError:  # ragged: validation reports it
+            return False
+    return len(shape) == 2 and shape[1] > 1
 
 
 def split_labels(output, n_labels):
@@ -70,6 +111,10 @@ def cells_right(proba, Y):
 class LabelBlocks:
     """One cascade layer of a multi-label fit: one :class:`~mddf.blocks.classifier.ForestBlock` per label (``blocks``),
     fitted on the same input; its outputs are the labels' class vectors side by side, ``(n, n_members, 2L)``."""
+
+    #: The members' equal mean (member_weights="loss" is refused with multi-label y; a class attribute, so that a
+    #: layer pickled before it has it too).
+    member_weights_ = None
 
     def __init__(self, blocks):
         self.blocks = list(blocks)
@@ -193,9 +238,9 @@ class MultiLabelPolicy(MarginPolicy):
         }
         return LayerOutcome(record, correct, None)
 
-    def after_growth(self, state, kept, predictor_input):
+    def after_growth(self, state, kept, predictor_input, output=None):
         """``calibration_``: with ``calibration``, a :class:`LabelwiseCalibration` of the kept prefix's out-of-fold
-        mixture (None when no label's log-loss is lowered)."""
+        mixture (None when no label's log-loss is lowered); ``output`` is None (no ``final_mixture="selection"``)."""
         if self.params.calibration is None:
             return {"calibration_": None}
         parts = split_labels(state.oof_outputs[kept - 1], len(self.classes))

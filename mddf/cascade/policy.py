@@ -9,8 +9,8 @@ a layer fitted on the rows still in (:meth:`TaskPolicy.fit_layer`) and added (``
 what early stopping monitors), whether the steps after growth read each layer's out-of-fold output
 (``keeps_outputs``), the verbose line of a layer (``log_layer``), and the task's part of the fitted cascade once
 growth stops (:meth:`TaskPolicy.finish`: the kept layers' weights, importances, pair features, the ``predictor``,
-calibration). A policy reads the estimator's parameters as a snapshot and the columns its validation saw
-(:class:`~mddf.cascade.seam.Columns`); it never reads or writes the estimator, and it only trains: the fitted
+the selection, calibration). A policy reads the estimator's parameters as a snapshot and the columns its validation
+saw (:class:`~mddf.cascade.seam.Columns`); it never reads or writes the estimator, and it only trains: the fitted
 cascade (:class:`mddf.cascade.fitted.FittedCascade`) predicts. :class:`mddf.cascade.margin_policy.MarginPolicy`
 (classification: class vectors, margins and layer weights, Algorithm 2) and
 :class:`mddf.cascade.residual_policy.ResidualPolicy` (regression: each member's prediction, residual targets) are
@@ -24,6 +24,7 @@ from types import SimpleNamespace
 import numpy as np
 from sklearn.model_selection import train_test_split
 
+from ..blocks.member_weights import fit_member_weights
 from ..blocks.members import is_forest
 from ..blocks.target_stats import StatisticsSpec
 from ..forests import MAX_SUBSET_CATEGORIES, BinnedInput
@@ -35,6 +36,7 @@ from .monotone import monotone_constraints, pair_mask, with_appended
 from .pair_step import fit_pair_features, pair_feature_names, pair_template, with_pairs
 from .replay import LayerRoute
 from .seam import ENGINE_SEAM, Columns, GrowthSpec, TrainingRows
+from .selection import check_final_mixture, fit_selection
 
 __all__ = ["ENGINE_SEAM", "Columns", "TaskPolicy", "TrainingRows", "probe_note"]
 
@@ -62,6 +64,7 @@ class TaskPolicy:
     n_appended = 0
 
     def __init__(self, params, columns=None, *, name, log_name):
+        check_final_mixture(params, name)  # before any work
         self.params = SimpleNamespace(**params)
         self.spec = GrowthSpec.of(self.params)  # what the engine reads of them
         self.columns = columns
@@ -109,6 +112,15 @@ class TaskPolicy:
         """Depth limit of layer t's trees, ``max_depth_factor * (t + 1)`` (None: unbounded)."""
         factor = self.params.max_depth_factor
         return None if factor is None else factor * (t + 1)
+
+    def weigh_members(self, block, outputs, y, weight):
+        """Set and return ``block.member_weights_``, the members' weights in the layer's output: None (their equal
+        mean) with ``member_weights="equal"``; with ``"loss"``, those fitted on the members' out-of-fold ``outputs``
+        of the rows that went through the layer, their targets ``y`` and weights ``weight``
+        (:func:`mddf.blocks.member_weights.fit_member_weights`)."""
+        loss = self.params.member_weights == "loss"
+        block.member_weights_ = fit_member_weights(outputs, y, weight) if loss else None
+        return block.member_weights_
 
     def categorical_prefix(self, n_columns):
         """The columns of an input of ``n_columns`` that begins with ``x`` split into category subsets; None: none.
@@ -268,7 +280,9 @@ class TaskPolicy:
         )
         self.log_end(fitted, kept, len(state.history), stop_reason)
         fitted.update(fit_final_predictor(self, state, kept))
-        fitted.update(self.after_growth(state, kept, fitted["predictor_input_"]))
+        selection, output = fit_selection(self, state, kept, fitted.get("layer_shares_"))
+        fitted.update(selection)
+        fitted.update(self.after_growth(state, kept, fitted["predictor_input_"], output))
         return FittedCascade.of(fitted, **self.fitted_spec())
 
     def fitted_spec(self):
@@ -279,8 +293,13 @@ class TaskPolicy:
         """The task's fitted attributes of the kept prefix (e.g. the layer weights)."""
         return {}
 
-    def after_growth(self, state, kept, predictor_input):
-        """The fitted attributes of the task's own steps after growth (e.g. a calibration), given what predicts."""
+    def kept_members(self, outputs):
+        """A layer's members' out-of-fold ``outputs``, kept for ``final_mixture="selection"`` (None: not kept)."""
+        return outputs if self.params.final_mixture == "selection" else None
+
+    def after_growth(self, state, kept, predictor_input, output=None):
+        """The fitted attributes of the task's own steps after growth (e.g. a calibration), given what predicts and
+        the out-of-fold ``output`` of the selected mixture (None: the cascade's)."""
         return {}
 
     def importances(self, state, layers):

@@ -14,6 +14,7 @@ from ..utils import check_sample_weight, validate_tabular
 from .base import CascadeBase, check_predictor_instance
 from .layer_features import member_name
 from .monotone import monotone_constraints
+from .multioutput import check_multioutput_params, check_target_shape
 from .pair_step import pair_template
 from .replay import LARGEST_TARGET, FinalOutput, Stages
 from .residual_policy import ResidualPolicy
@@ -36,32 +37,27 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
     one, so no training row's augmented features come from a model that saw it;
     new rows get the mean of the k fold models. The prediction after layer t is
     the mean of its members' predictions, ``y_t(x) = mean_j h_t^j(x)``, and the
-    cascade's prediction is that of its last kept layer.
+    cascade's prediction is that of its last kept layer (but for ``final_mixture="selection"``).
 
-    With ``target="y"`` (the reading of DF21's ``CascadeForestRegressor``, which
-    concatenates each layer's predictions to ``x`` and predicts their mean)
-    every layer's members fit ``y``. With ``target="residual"`` (the default;
-    boosting's reading) layer t's members fit what the previous layers left,
-    ``r_t = y - y_{t-1}(x)`` with the out-of-fold ``y_{t-1}`` of the training
-    rows, and ``h_t^j = y_{t-1} + (member j's prediction of r_t)``, so that
-    ``y_t`` is the sum of the layers' mean corrections; the input of each layer
-    is ``[x, h_{t-1}]`` in both readings.
+    With ``target="y"`` (the reading of DF21's ``CascadeForestRegressor``, which concatenates each layer's predictions
+    to ``x`` and predicts their mean) every layer's members fit ``y``. With ``target="residual"`` (the default;
+    boosting's reading) layer t's members fit what the previous layers left, ``r_t = y - y_{t-1}(x)`` with the
+    out-of-fold ``y_{t-1}`` of the training rows, and ``h_t^j = y_{t-1} + (member j's prediction of r_t)``, so that
+    ``y_t`` is the sum of the layers' mean corrections; the input of each layer is ``[x, h_{t-1}]`` in both readings.
 
-    Growth stops after ``max_layers`` layers, or once the out-of-fold mean
-    squared error of ``y_t`` on the training rows,
-    ``MSE_t = sum_i w_i (y_i - y_t(x_i))^2 / sum_i w_i`` (or its value on held-out
-    rows, ``validation_fraction``), has not improved for ``n_tolerant_layers``
-    consecutive layers; the prefix of lowest ``MSE_t`` is kept. The
-    margin-distribution machinery of :class:`mddf.MDDFClassifier` is for
-    classification and takes no part here; growth, early stopping, the final
-    ``predictor`` and ``model_dir`` are the classifier's.
+    Growth stops after ``max_layers`` layers, or once the out-of-fold mean squared error of ``y_t`` on the training
+    rows, ``MSE_t = sum_i w_i (y_i - y_t(x_i))^2 / sum_i w_i`` (or its value on held-out rows, ``validation_fraction``),
+    has not improved for ``n_tolerant_layers`` consecutive layers; the prefix of lowest ``MSE_t`` is kept. The
+    margin-distribution machinery of :class:`mddf.MDDFClassifier` is for classification and takes no part here; growth,
+    early stopping, the final ``predictor`` and ``model_dir`` are the classifier's.
 
-    The trees are the binned trees of :mod:`mddf.trees` with the squared-error
-    criterion (:func:`mddf.trees.grow_tree` on float targets): the layer input is
-    quantised once per layer to at most 256 bins per feature (lossless for a
-    feature with at most 256 distinct values), every leaf holds the weighted
-    mean of its rows' targets, and trees are grown fully unless a depth limit
-    is set (min_samples_split 2, min_samples_leaf 1, as scikit-learn's).
+    A 2-D ``y`` (n_samples, n_outputs >= 2) fits several targets at once (multi-output trees, every output passed on,
+    :meth:`predict` ``(n_samples, n_outputs)``): see :ref:`the user guide <multi-output>` for what it supports.
+
+    The trees are the binned trees of :mod:`mddf.trees` with the squared-error criterion (:func:`mddf.trees.grow_tree`
+    on float targets): the layer input is quantised once per layer to at most 256 bins per feature (lossless for a
+    feature with at most 256 distinct values), every leaf holds the weighted mean of its rows' targets, and trees are
+    grown fully unless a depth limit is set (min_samples_split 2, min_samples_leaf 1, as scikit-learn's).
 
     Parameters
     ----------
@@ -77,12 +73,10 @@ default=("rf", "rf", "crf", "crf")
         ``n_estimators``, ``max_features`` and the depth limits apply to the forests.
         See :ref:`the user guide <regression-members>`.
     target : {"residual", "y"}, default="residual"
-        What the members of layer t >= 2 fit: ``"residual"`` the out-of-fold
-        residual of the previous layers, the prediction becoming the sum of the
-        layers' mean corrections; ``"y"`` the target (DF21's reading). Both
-        pass each member's prediction of y on beside ``x`` (see above), and
-        cost the same trees; the residual layers lower the bias of the
-        cascade on smooth targets.
+        What the members of layer t >= 2 fit: ``"residual"`` the out-of-fold residual of the previous layers,
+        the prediction becoming the sum of the layers' mean corrections; ``"y"`` the target (DF21's reading).
+        Both pass each member's prediction of y on beside ``x`` (see above), and cost the same trees; the
+        residual layers lower the bias of the cascade on smooth targets.
     max_features : int, float in (0, 1], "sqrt", "log2" or None, default=0.5
         Candidate features per split of the ``"rf"`` and ``"et"`` trees, as scikit-learn's forests read it (a
         float is a fraction of the layer's columns; None or 1.0 all of them, scikit-learn's and DF21's default).
@@ -108,21 +102,29 @@ default=("rf", "rf", "crf", "crf")
         level (``"pairs"``: also of each pair of them), of the first layer's target ``y``, computed from its fold's
         training rows only (CatBoost's ordered statistics for those rows): no row reads its own target. Unseen
         levels and missing values get the prior. None: none. See :ref:`the user guide <target-statistics>`.
+    final_mixture : {"cascade", "selection"}, default="cascade"
+        What predicts: the last kept layer's mean, or (``"selection"``) ensemble selection's mixture (Caruana et
+        al., ICML 2004): 25 greedy rounds, with replacement, over every kept layer's members (and each layer's
+        mean) of the one that most lowers the out-of-fold squared error of their mean, weights
+        ``selection_weights_``. Not with a ``predictor``. See :ref:`the user guide <final-mixture>`.
     n_folds : int, default=3
-        k of the k-fold out-of-fold predictions (gcForest's choice, as
-        :class:`mddf.MDDFClassifier`). The folds are shuffled, not stratified.
+        k of the k-fold out-of-fold predictions (gcForest's choice, as :class:`mddf.MDDFClassifier`). The folds are
+        shuffled, not stratified.
     fold_trees : {"all", "share", "refit"}, default="all"
-        What the k fold models of a forest keep for new rows, as for
-        :class:`mddf.MDDFClassifier`: every tree (the mean of the k fold
-        models), ``"share"``, the first ``n_estimators / k`` trees of each, or
-        ``"refit"``, none: each member is refitted once on every training row.
+        What the k fold models of a forest keep for new rows, as for :class:`mddf.MDDFClassifier`: every tree (the
+        mean of the k fold models), ``"share"``, the first ``n_estimators / k`` trees of each, or ``"refit"``, none:
+        each member is refitted once on every training row.
+    later_layer_trees : int, float in (0, 1] or None, default=None
+        Trees per forest in the layers after the first, as for :class:`mddf.MDDFClassifier`.
+    member_weights : {"equal", "loss"}, default="equal"
+        A layer's prediction is its members' mean or (``"loss"``) their weighted mean, the weights minimising
+        the out-of-fold squared error (as for :class:`mddf.MDDFClassifier`, which minimises the log-loss).
     max_depth : int or None, default=None
         Depth limit of every tree; None grows the trees fully (gcForest and
         DF21 do).
     max_depth_factor : int or None, default=None
-        Trees of layer t are limited to depth ``max_depth_factor * (t + 1)``, as
-        :class:`mddf.MDDFClassifier` grows them; with ``max_depth`` too, the
-        smaller limit applies.
+        Trees of layer t are limited to depth ``max_depth_factor * (t + 1)``, as :class:`mddf.MDDFClassifier` grows
+        them; with ``max_depth`` too, the smaller limit applies.
     max_layers : int, default=20
         Most layers grown.
     n_tolerant_layers : int, default=2
@@ -145,13 +147,11 @@ default=("rf", "rf", "crf", "crf")
         default is 0.005; the regressor keeps 0, the plain rule, having no
         benchmark that says otherwise).
     min_gain_se : float >= 0, default=0.0
-        A layer must also lower the monitored MSE by more than ``min_gain_se``
-        standard errors of the mean paired difference of the rows' squared
-        errors, ``d_i = e_best,i - e_i`` between the best layer so far and this
-        one: ``mean(d) > min_gain_se * std(d) / sqrt(n)`` (weighted with
-        ``sample_weight``, rescaled to a mean near 1: n is about the number of rows). 0
-        is the plain "any improvement" rule; a positive value stops sooner on
-        noisy targets, with fewer layers, at some risk to accuracy.
+        A layer must also lower the monitored MSE by more than ``min_gain_se`` standard errors of the mean
+        paired difference of the rows' squared errors, ``d_i = e_best,i - e_i`` between the best layer so far
+        and this one: ``mean(d) > min_gain_se * std(d) / sqrt(n)`` (weighted with ``sample_weight``, rescaled to
+        a mean near 1: n is about the number of rows). 0 is the plain "any improvement" rule; a positive value
+        stops sooner on noisy targets, with fewer layers, at some risk to accuracy.
     validation_fraction : float in (0, 1) or None, default=None
         None monitors the out-of-fold MSE of the training rows. A float holds
         out that fraction of the rows (drawn at random, not stratified), trains
@@ -173,11 +173,9 @@ default=("rf", "rf", "crf", "crf")
         layer (and their held-out values, with ``validation_fraction``) and
         the seconds the layer took.
     model_dir : None, "auto", str or path-like, default=None
-        Where the fitted forests are kept: None in memory; a folder or ``"auto"``
-        (a temporary folder) keeps them on disk, as :class:`mddf.MDDFClassifier`'s
-        ``model_dir`` does (same files, same memory bound, same pickling,
-        :meth:`to_memory` and :meth:`relocate_model_dir`), with bit-identical
-        predictions.
+        Where the fitted forests are kept: None in memory; a folder or ``"auto"`` (a temporary folder) keeps
+        them on disk, as :class:`mddf.MDDFClassifier`'s ``model_dir`` does (same files, same memory bound, same
+        pickling, :meth:`to_memory` and :meth:`relocate_model_dir`), with bit-identical predictions.
     background_rows : int, default=100
         Training rows the fit keeps, as the model reads them, as :meth:`explain`'s default background
         (``background_``), drawn at random from a stream of their own (no other draw of ``random_state`` moves):
@@ -204,6 +202,8 @@ default=("rf", "rf", "crf", "crf")
         The fitted ``predictor``, what predicts (``"stacked"``, ``"blend"``, ``"raw"`` or ``"cascade"``), its
         weight w and the held-out scores (negative MSE) of the candidates (``"auto"``); None without a
         ``predictor``.
+    selection_weights_ : ndarray ``(n_layers_, n_members)`` or None
+        Each kept layer's members' weights in the prediction (``final_mixture="selection"``); None otherwise.
     n_layers_ : int
     pair_features_, pair_feature_names_, pair_importances_ : object or None
         The fitted pair search, the names of the appended features and their mean share of the importances;
@@ -256,8 +256,11 @@ default=("rf", "rf", "crf", "crf")
         predictor_input="stacked",
         pair_features="all_operations",
         target_statistics=None,
+        final_mixture="cascade",
         n_folds=3,
         fold_trees="all",
+        later_layer_trees=None,
+        member_weights="equal",
         max_depth=None,
         max_depth_factor=None,
         max_layers=20,
@@ -284,8 +287,11 @@ default=("rf", "rf", "crf", "crf")
         self.predictor_input = predictor_input
         self.pair_features = pair_features
         self.target_statistics = target_statistics
+        self.final_mixture = final_mixture
         self.n_folds = n_folds
         self.fold_trees = fold_trees
+        self.later_layer_trees = later_layer_trees
+        self.member_weights = member_weights
         self.max_depth = max_depth
         self.max_depth_factor = max_depth_factor
         self.max_layers = max_layers
@@ -323,8 +329,20 @@ default=("rf", "rf", "crf", "crf")
                     f"{name} needs a numeric target y (real values to regress on), got values that are not numbers; "
                     "for class labels use a classifier such as mddf.MDDFClassifier"
                 ) from None
+        check_target_shape(y, name)
+        several = {"multi_output": True} if np.ndim(y) == 2 else {}  # several targets
+        if several:
+            check_multioutput_params(self.get_params(deep=False), name)
         X, y = validate_tabular(
-            self, X, y, reset=True, dtype=np.float32, order="C", ensure_all_finite="allow-nan", y_numeric=True
+            self,
+            X,
+            y,
+            reset=True,
+            dtype=np.float32,
+            order="C",
+            ensure_all_finite="allow-nan",
+            y_numeric=True,
+            **several,
         )
         y = np.ascontiguousarray(y, dtype=np.float64)
         largest = float(np.max(np.abs(y)))
@@ -353,8 +371,9 @@ default=("rf", "rf", "crf", "crf")
             none goes to the child of larger training weight (see
             :mod:`mddf.trees.squared_error`). Categorical columns are
             ordinal-encoded (see ``categorical_features``).
-        y : array-like of shape (n_samples,)
-            Real-valued, finite targets of magnitude at most about 3.4e38, the
+        y : array-like of shape (n_samples,) or (n_samples, n_outputs)
+            Real-valued, finite targets (several targets: ``n_outputs >= 2`` columns, see the class; a 2-D y of one
+            column is refused: pass ``y.ravel()``) of magnitude at most about 3.4e38, the
             largest float32 (the layers pass their predictions on as float32
             features); larger targets raise a ``ValueError``, as do predictions
             beyond it that a residual cascade passes on, at fit or prediction.
@@ -378,15 +397,15 @@ default=("rf", "rf", "crf", "crf")
 
         Yields
         ------
-        ndarray of float64, shape (n_samples,); the last equals :meth:`predict`
-        without a ``predictor`` (with one, it is still the cascade's own).
+        ndarray of float64, shape (n_samples,) (or (n_samples, n_outputs)); the last equals :meth:`predict`
+        without a ``predictor`` or ``final_mixture="selection"`` (with them, it is still the cascade's own).
         """
         return iter(self._replayed(X, Stages(final=False)))
 
     def predict(self, X):
         """Prediction of the last kept layer (the mean of its members'), or the ``predictor``'s for ``[x, h_T(x)]``
         (or ``x``), or, when ``predictor_weight_`` w is below 1, ``(1 - w)`` times the cascade's plus w times the
-        predictor's.
+        predictor's; with ``final_mixture="selection"``, ``sum_{t, j} w_tj h_t^j(x)`` of ``selection_weights_``.
 
         Parameters
         ----------
@@ -394,12 +413,28 @@ default=("rf", "rf", "crf", "crf")
 
         Returns
         -------
-        ndarray of float64, shape (n_samples,)
+        ndarray of float64, shape (n_samples,), or (n_samples, n_outputs) for a model of several targets
         """
         return self._replayed(X, FinalOutput())
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        try:  # a 2-D y (several targets), unless a setting that refuses one is given
+            check_multioutput_params(self.get_params(deep=False), type(self).__name__)
+            tags.target_tags.multi_output = True
+        except ValueError:
+            tags.target_tags.multi_output = False
+        return tags
+
+    def _several_targets(self):
+        return "a 2-D y (several targets)" if self.layers_[0].n_outputs > 1 else None
+
     def _layer_feature_names(self, layer=None):
-        """``layer<t>_<member><j>_prediction``, one per member of the layer."""
+        """``layer<t>_<member><j>_prediction``, one per member of the layer; with several targets
+        ``layer<t>_<member><j>_output<k>_prediction``, member by member."""
         t = self._check_layer(layer)
-        kinds = self.layers_[t - 1].forest_types
-        return [f"layer{t}_{member_name(kind)}{j}_prediction" for j, kind in enumerate(kinds)]
+        block = self.layers_[t - 1]
+        names = [f"layer{t}_{member_name(kind)}{j}" for j, kind in enumerate(block.forest_types)]
+        if block.n_outputs == 1:
+            return [f"{name}_prediction" for name in names]
+        return [f"{name}_output{k}_prediction" for name in names for k in range(block.n_outputs)]

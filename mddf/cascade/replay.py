@@ -41,7 +41,7 @@ class LayerRoute:
             return X
         if self.input_features == "stacking":
             return np.ascontiguousarray(passed, dtype=np.float32)
-        return np.hstack([X, passed.astype(np.float32, copy=False)])
+        return np.hstack([X, as_columns(passed).astype(np.float32, copy=False)])
 
     def holds_x(self, t):
         """Whether the input of layer t begins with the columns of ``x``."""
@@ -53,12 +53,20 @@ class LayerRoute:
         return x_codes if self.holds_x(t) else None
 
 
+def as_columns(passed):
+    """What a layer passes on as columns ``(n, n_members * K)``: a multi-output regressor's ``(n, n_members, K)``
+    member by member, each member's K outputs side by side; a 2-D array as it is."""
+    return passed.reshape(len(passed), -1)
+
+
 @dataclass(frozen=True)
 class LayerVisit:
     """Layer ``t`` of a replay: its ``block`` and ``share`` (the classifier's; None for the regressor), the rows that
     went through it (``rows``, indices; None: every row) and their ``layer_input`` (None when no row did), then for
     every row what it passes on (``passed``) and the cascade's output after it (``output``: the mixture's class
-    shares, or the mean prediction)."""
+    shares, or the mean prediction); ``members``: each member's output of the rows that went through it (class
+    vectors ``(n, m, k)``, or predictions of y ``(n, m)``), and with ``final_mixture="selection"`` ``selected``, the
+    selected mixture of the members of the layers so far (:func:`mddf.cascade.selection.selected_visits`)."""
 
     t: int
     block: object
@@ -67,20 +75,24 @@ class LayerVisit:
     layer_input: np.ndarray | None
     passed: np.ndarray
     output: np.ndarray
+    members: np.ndarray | None = None
+    selected: np.ndarray | None = None
 
 
 def class_vector_layer(route, block, t, share, X, mixture, rows, x_codes):
     """Send rows through the classifier's fitted layer ``block`` (layer t): its class vectors join ``mixture`` with
     ``share``. Only the rows still in (``rows``, indices into ``X``; None: all) go through; ``x_codes`` are their
-    ``x``'s. Returns their layer input (None when no row is still in)."""
+    ``x``'s. Returns their layer input and the members' class vectors ``(n, m, k)`` (None, None when no row is still
+    in)."""
     if rows is None:
         layer_input = route.layer_input(X, mixture.passed, t)
     elif len(rows):
         layer_input = route.layer_input(X[rows], mixture.passed[rows], t)
     else:
-        return None
-    mixture.add_layer(block.predict_proba(layer_input, route.prefix(x_codes, t)), share, rows)
-    return layer_input
+        return None, None
+    members = block.predict_proba(layer_input, route.prefix(x_codes, t))
+    mixture.add_layer(members, share, rows, block.member_weights_)
+    return layer_input, members
 
 
 def class_vector_visits(route, passed_features, layers, shares, thresholds, X):
@@ -89,8 +101,8 @@ def class_vector_visits(route, passed_features, layers, shares, thresholds, X):
     mixture, x_codes = ClassVectorMixture(passed_features), PrefixCodes(X)
     rows = None  # the rows still in the cascade: every row until a threshold screens some
     for t, (block, share) in enumerate(zip(layers, shares), start=1):
-        layer_input = class_vector_layer(route, block, t, share, X, mixture, rows, x_codes)
-        visit = LayerVisit(t, block, share, rows, layer_input, mixture.passed, mixture.proba)
+        layer_input, members = class_vector_layer(route, block, t, share, X, mixture, rows, x_codes)
+        visit = LayerVisit(t, block, share, rows, layer_input, mixture.passed, mixture.proba, members)
         if thresholds is not None and t < len(thresholds) and (rows is None or len(rows)):
             still = still_in(rows, mixture.proba, thresholds[t - 1])
             if rows is not None or len(still) < len(X):
@@ -109,11 +121,12 @@ def overflow_error(name, what, largest):
 
 
 def passed_on(output, previous, residual, name):
-    """Each member's prediction of y, ``h_t``, from a regression block's ``output`` and the previous layer's ``h``
-    (None before the first); ``residual``: the members fit what the previous layers left. A ``ValueError`` when it
-    exceeds :data:`LARGEST_TARGET` (the float32 layer features would be infinite)."""
-    if residual:
-        output = output + np.reshape(0.0 if previous is None else previous.mean(axis=1), (-1, 1))
+    """Each member's prediction of y, ``h_t``, from a regression block's ``output`` and the previous layers'
+    prediction (0.0 before the first); ``residual``: the members fit what the previous layers left. A ``ValueError``
+    when it exceeds :data:`LARGEST_TARGET` (the float32 layer features would be infinite)."""
+    if residual:  # (several targets: the output is (n, n_members, K), the previous prediction (n, K))
+        shape = (-1, 1, np.shape(previous)[1]) if np.ndim(previous) == 2 else (-1, 1)
+        output = output + np.reshape(previous, shape)
     largest = float(np.max(np.abs(output), initial=0.0))
     if largest > LARGEST_TARGET:
         raise overflow_error(name, "the largest prediction a layer passes on, |h_t|,", largest)
@@ -122,11 +135,12 @@ def passed_on(output, previous, residual, name):
 
 def prediction_visits(route, layers, residual, name, X):
     """The regressor's :class:`LayerVisit` after each of the kept ``layers`` for rows ``X``."""
-    passed, x_codes = None, PrefixCodes(X)
+    passed, prediction, x_codes = None, 0.0, PrefixCodes(X)
     for t, block in enumerate(layers, start=1):
         layer_input = route.layer_input(X, passed, t)
-        passed = passed_on(block.predict(layer_input, route.prefix(x_codes, t)), passed, residual, name)
-        yield LayerVisit(t, block, None, None, layer_input, passed, passed.mean(axis=1))
+        passed = passed_on(block.predict(layer_input, route.prefix(x_codes, t)), prediction, residual, name)
+        prediction = np.average(passed, axis=1, weights=block.member_weights_)  # the members' (weighted) mean
+        yield LayerVisit(t, block, None, None, layer_input, passed, prediction, passed)
 
 
 class Visitor:
@@ -196,4 +210,4 @@ class LayerFeatures(Visitor):
         return visit.t == self.t
 
     def end(self, fitted, X, last):
-        return last.passed.astype(np.float32)
+        return as_columns(last.passed).astype(np.float32)

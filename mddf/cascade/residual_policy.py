@@ -23,22 +23,33 @@ from .seam import LayerOutcome
 
 
 class Passed:
-    """What the regression layers pass on: the last layer's per-member predictions ``h_t`` (None before layer 1)."""
+    """What the regression layers pass on: the last layer's per-member predictions ``h_t`` (None before layer 1) and
+    the members' weights in its prediction (``weights``: the block's ``member_weights_``; None: equal)."""
 
     passed = None
+    weights = None
 
     @property
     def prediction(self):
-        """The cascade's prediction so far, the mean of ``h_t`` over the members (0 before layer 1)."""
-        return 0.0 if self.passed is None else self.passed.mean(axis=1)
+        """The cascade's prediction so far, the (weighted) mean of ``h_t`` over the members (0 before layer 1)."""
+        return 0.0 if self.passed is None else np.average(self.passed, axis=1, weights=self.weights)
 
     output = prediction  # the cascade's prediction, by the name the engine reads
 
 
 def weighted_variance(y, weight):
-    """The weighted variance of y."""
+    """The weighted variance of y; of a 2-D y (several targets), the mean of its columns' variances."""
+    if y.ndim == 2:
+        mean = np.average(y, axis=0, weights=weight)
+        return float(np.mean(np.average((y - mean) ** 2, axis=0, weights=weight)))
     mean = np.average(y, weights=weight)
     return np.average((y - mean) ** 2, weights=weight)
+
+
+def squared_errors(y, prediction):
+    """Each row's squared error; with several targets (2-D ``y``), the mean of its targets' squared errors."""
+    errors = (y - prediction) ** 2
+    return errors if errors.ndim == 1 else errors.mean(axis=1)
 
 
 class ResidualPolicy(TaskPolicy):
@@ -67,7 +78,7 @@ class ResidualPolicy(TaskPolicy):
         c = self.params
         block = RegressionForestBlock(
             self.check_forest_types(),
-            c.n_estimators,
+            self.spec.layer_trees(t),
             self.layer_depth(t),
             c.max_features,
             c.n_folds,
@@ -93,6 +104,10 @@ class ResidualPolicy(TaskPolicy):
     def new_state(self, rows):
         return Passed(), Passed(), None
 
+    def _with_pair_features(self, rows, rng, search):
+        """No ``pair_features`` search for several targets (a 2-D y): its probes read one target."""
+        return rows if rows.y.ndim == 2 else super()._with_pair_features(rows, rng, search)
+
     # -------------------------------------------------------------- one layer
     def fit_block(self, state, block, X, binning):
         y = state.y
@@ -103,33 +118,36 @@ class ResidualPolicy(TaskPolicy):
     def passed_on(self, output, previous):
         """Each member's prediction of y, ``h_t``, from the block's ``output`` and the previous layers' ``Passed``
         (:func:`mddf.cascade.replay.passed_on`)."""
-        return passed_on(output, previous.passed, self.params.target == "residual", self.name)
+        return passed_on(output, previous.prediction, self.params.target == "residual", self.name)
 
     def add_layer(self, state, layer):
         """Record layer t's out-of-fold MSE (and held-out MSE) and pass its predictions on; the monitored rows are the
         squared errors of the training (or held-out) rows."""
         y, weight = state.y, state.weight
         oof = self.passed_on(layer.outputs, state.train)
-        prediction = oof.mean(axis=1)
-        errors = (y - prediction) ** 2
+        weights = self.weigh_members(layer.block, oof, y, weight)
+        prediction = np.average(oof, axis=1, weights=weights)
+        errors = squared_errors(y, prediction)
         record = {
             "layer": layer.t,
             "oof_mse": float(np.average(errors, weights=weight)),
             "oof_r2": float(r2_score(y, prediction, sample_weight=weight)),
-            "forest_oof_mse": [float(np.average((y - oof[:, j]) ** 2, weights=weight)) for j in range(oof.shape[1])],
+            "forest_oof_mse": [
+                float(np.average(squared_errors(y, oof[:, j]), weights=weight)) for j in range(oof.shape[1])
+            ],
             "max_depth": layer.block.max_depth,
             "model_bytes": layer.block.nbytes,
         }
-        state.train.passed = oof
+        state.train.passed, state.train.weights = oof, weights
         if state.X_val is not None:  # the held-out rows go through the layer and are the ones monitored
             X_val = self.layer_input(state.X_val, state.val.passed, layer.t)
             output = layer.block.predict(X_val, self.layer_prefix(state.val_x, layer.t))
-            state.val.passed = self.passed_on(output, state.val)
-            prediction = state.val.passed.mean(axis=1)
-            errors = (state.y_val - prediction) ** 2
+            state.val.passed, state.val.weights = self.passed_on(output, state.val), weights
+            prediction = state.val.prediction
+            errors = squared_errors(state.y_val, prediction)
             record["val_mse"] = float(np.average(errors, weights=state.weight_val))
             record["val_r2"] = float(r2_score(state.y_val, prediction, sample_weight=state.weight_val))
-        return LayerOutcome(record, errors)
+        return LayerOutcome(record, errors, members=self.kept_members(oof))
 
     # -------------------------------------------------------------- the predictor
     def predictor_template(self, n_columns):
@@ -151,7 +169,7 @@ class ResidualPolicy(TaskPolicy):
 
     def output_rows(self, output, y):
         """The squared error of predictions ``output`` on each row (what early stopping reads)."""
-        return (output - y) ** 2
+        return squared_errors(y, output)
 
     def fit_final(self, template, Z, y, weight, seed):
         """The predictor fitted on ``Z = [x, h_T]``, as the model that predicts and the estimator ``predictor_``."""

@@ -12,6 +12,7 @@ in one module that imports neither side.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from numbers import Integral
 
 import numpy as np
 
@@ -33,7 +34,8 @@ ENGINE_SEAM = (
 class GrowthSpec:
     """The parameters the growth engine reads: ``random_state`` (its generator), ``model_dir`` (the store),
     ``max_layers`` (the end of growth), and what decides whether a layer is probed first (``probe_trees``,
-    ``n_estimators``, ``forest_types``, ``screening_accuracy``: a screened fit is never probed)."""
+    the trees of each layer (``n_estimators``, ``later_layer_trees``: :meth:`layer_trees`), ``forest_types``,
+    ``screening_accuracy``: a screened fit is never probed)."""
 
     random_state: object
     model_dir: object
@@ -42,6 +44,7 @@ class GrowthSpec:
     forest_types: tuple
     probe_trees: float | None = None
     screening_accuracy: float | None = None
+    later_layer_trees: int | float | None = None
 
     @classmethod
     def of(cls, params):
@@ -55,7 +58,18 @@ class GrowthSpec:
             tuple(params.forest_types),
             params.probe_trees,
             getattr(params, "screening_accuracy", None),
+            params.later_layer_trees,
         )
+
+    def layer_trees(self, t):
+        """The trees of each forest of layer t (1-based): ``n_estimators`` in the first layer and, with
+        ``later_layer_trees`` (an int, or a share of ``n_estimators``, rounded, at least 1), that many in the others."""
+        later = self.later_layer_trees
+        if t == 1 or later is None:
+            return self.n_estimators
+        if isinstance(later, Integral):
+            return int(later)
+        return max(1, int(round(later * self.n_estimators)))
 
 
 @dataclass(frozen=True)
@@ -116,8 +130,10 @@ class FittedLayer:
 @dataclass(frozen=True)
 class LayerOutcome:
     """What the policy makes of an added layer: its ``train_history_`` record, the monitored per-row results early
-    stopping reads, and why growth must stop whatever they show (None: it may go on)."""
+    stopping reads, why growth must stop whatever they show (None: it may go on), and each member's out-of-fold
+    output of every training row, kept for ``final_mixture="selection"`` (None: not kept)."""
 
     record: dict
     monitored: np.ndarray
     stop_reason: str | None = None
+    members: np.ndarray | None = None

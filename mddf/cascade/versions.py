@@ -47,7 +47,8 @@ def running_version():
 
 def checked_layout(state):
     """The state of a pickled :class:`~mddf.cascade.fitted.FittedCascade`, checked: of this layout, or a
-    ``ValueError`` naming the version of mddf that saved it."""
+    ``ValueError`` naming the version of mddf that saved it; what an earlier one lacks filled in
+    (:data:`mddf.storage.EARLIER_LAYOUTS`)."""
     layout = state.get("layout")
     if layout != LAYOUT:
         version = state.get("mddf_version") or saved_by() or "unknown"
@@ -57,7 +58,7 @@ def checked_layout(state):
         )
     if state.get("store") is None:  # pickled when in-memory models had no store
         state["store"] = MemoryStore()
-    return state
+    return filled_in("fitted cascade", state)
 
 
 def upgraded_estimator_state(state, classification, name, fitted_cascade):

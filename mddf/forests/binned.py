@@ -203,15 +203,25 @@ class BinnedForest(PackedForest):
 
 
 class BinnedRegressionForest(PackedForest):
-    """A forest of binned regression trees, predicting the mean of their predictions."""
+    """A forest of binned regression trees, predicting the mean of their predictions (of ``n_outputs`` targets)."""
+
+    #: Targets the trees predict: 1, or K for trees grown on a 2-D ``y`` (set on such a forest only).
+    n_outputs = 1
+
+    @property
+    def _width(self):
+        return self.n_outputs
 
     def predict_binned(self, codes, has_missing=True):
-        """Mean of the trees' predictions for rows already binned with ``self.binner``.
+        """Mean of the trees' predictions for rows already binned with ``self.binner``: ``(n,)``, or ``(n, K)`` for
+        ``n_outputs`` K > 1.
 
         ``has_missing=False`` promises that ``codes`` holds no missing value (no
         NaN in the rows binned), which skips the check for them.
         """
-        out = self.route(codes, has_missing=has_missing)[:, 0]
+        out = self.route(codes, has_missing=has_missing)
+        if self.n_outputs == 1:
+            out = out[:, 0]
         out /= self.n_trees
         return out
 
@@ -225,7 +235,7 @@ class BinnedRegressionForest(PackedForest):
 
         Returns
         -------
-        ndarray of float64, shape (n_samples,)
+        ndarray of float64, shape (n_samples,), or (n_samples, n_outputs) for ``n_outputs`` > 1
         """
         codes, has_missing = bin_rows(self.binner, X)
         return self.predict_binned(codes, has_missing=has_missing)
@@ -240,11 +250,14 @@ class ForestBuilder:
         The bin edges the trees are grown on.
     n_classes : int or None
         Classes of a classification forest; None for a regression forest.
+    n_outputs : int, default=1
+        Targets of a regression forest's trees (their leaves' width).
     """
 
-    def __init__(self, binner, n_classes=None):
+    def __init__(self, binner, n_classes=None, n_outputs=1):
         self.binner = binner
         self.n_classes = n_classes
+        self.n_outputs = n_outputs
         self.n_features = len(binner.edges_)
         self.dtype, self.feature_bits = word_layout(self.n_features)
         self.class_bits = class_bits(n_classes)
@@ -278,6 +291,8 @@ class ForestBuilder:
         if not self.trees:
             raise ValueError("a forest needs at least one tree")
         forest = BinnedRegressionForest() if self.n_classes is None else BinnedForest(self.n_classes)
+        if self.n_outputs > 1:
+            forest.n_outputs = self.n_outputs
         forest.binner = self.binner
         forest.n_features = self.n_features
         forest.feature_bits = self.feature_bits

@@ -35,10 +35,18 @@ from .sampling import Bootstrap
 MAX_SEED = np.iinfo(np.int32).max
 
 
-def criterion(n_classes):
+def criterion(n_classes, n_outputs=1):
     """The split criterion of a forest's trees (:data:`mddf.trees.criterion.CRITERIA`): ``"gini"`` for
-    ``n_classes`` classes, ``"squared_error"`` for a regression forest (``n_classes`` None)."""
-    return "squared_error" if n_classes is None else "gini"
+    ``n_classes`` classes, ``"squared_error"`` for a regression forest (``n_classes`` None) of one target,
+    ``"squared_error_multi"`` of ``n_outputs`` > 1."""
+    if n_classes is not None:
+        return "gini"
+    return "squared_error" if n_outputs == 1 else "squared_error_multi"
+
+
+def n_outputs(y):
+    """Targets a row of regression targets ``y`` holds: 1 for ``(n,)``, K for ``(n, K)``."""
+    return 1 if y.ndim == 1 else y.shape[1]
 
 
 class TreeGrower:
@@ -52,7 +60,7 @@ class TreeGrower:
     max_features : int, float, str or None
         The block's ``max_features`` setting (:meth:`mddf.forests.ForestKind.n_candidates`).
     X : BinnedInput
-    y : ndarray of int64 (class indices) or float64 (targets)
+    y : ndarray of int64 (class indices) or float64 (targets, ``(n,)`` or ``(n, K)``)
     n_classes : int or None
         Classes of a classification forest; None for regression.
     monotone : tuple of int or None, default=None
@@ -62,8 +70,10 @@ class TreeGrower:
     def __init__(self, kind, max_depth, max_features, X, y, n_classes, monotone=None):
         forest = forest_kind(kind)
         self.X, self.y, self.n_classes, self.monotone = X, y, n_classes, monotone
-        self.width = n_classes or 1  # columns of a tree's output
-        self.criterion = criterion(n_classes)
+        outputs = 1 if n_classes is not None else n_outputs(y)
+        self.width = n_classes or outputs  # columns of a tree's output
+        self.criterion = criterion(n_classes, outputs)
+        self.tree_classes = n_classes or (outputs if outputs > 1 else 0)  # what grow_tree's n_classes reads
         self.settings = TreeSettings(
             -1 if max_depth is None else int(max_depth),
             forest.n_candidates(max_features, X.codes.shape[1]),
@@ -71,7 +81,7 @@ class TreeGrower:
             MAX_CATEGORY_SPLITS,
             MIN_CATEGORY_COUNT,
         )
-        self.builder = ForestBuilder(X.binner, n_classes)
+        self.builder = ForestBuilder(X.binner, n_classes, outputs)
 
     def add(self, weight, seed, keep=True):
         """Grow one tree on the rows' ``weight`` (0: not in the tree's sample); keep it in the forest if ``keep``.
@@ -86,7 +96,7 @@ class TreeGrower:
             X.n_bins,
             X.missing_bin,
             X.categorical,
-            self.n_classes or 0,
+            self.tree_classes,
             self.settings,
             seed,
             self.criterion,
@@ -366,7 +376,7 @@ class StagedForest:
         return forest, self._held_out(output)
 
     def _held_out(self, mean):
-        return mean if self.n_classes is not None else mean[:, 0]
+        return mean if self.n_classes is not None or self.growth.trees.y.ndim == 2 else mean[:, 0]
 
     def _oob_proba(self, sums, counts):
         """Each row's mean out-of-bag class vector; ``1 / n_classes`` for a row in every bag so far."""

@@ -26,7 +26,7 @@ from .loss import MarginDistributionLoss
 from .margins import margin_statistics
 
 
-def layer_feature(per_forest, passed_features="mean"):
+def layer_feature(per_forest, passed_features="mean", weights=None):
     """What a layer hands on to the next one, before mixing.
 
     Parameters
@@ -36,10 +36,22 @@ def layer_feature(per_forest, passed_features="mean"):
     passed_features : {"mean", "per_forest"}
         ``"mean"``: the block's class vector h_t (n, n_classes); ``"per_forest"``:
         every forest's class vector side by side (n, n_forests * n_classes).
+    weights : ndarray (n_forests,) or None, default=None
+        The members' weights in h_t (summing to 1); None: their equal mean.
     """
     if passed_features == "mean":
-        return per_forest.mean(axis=1)
+        return np.average(per_forest, axis=1, weights=weights)
     return per_forest.reshape(per_forest.shape[0], -1)
+
+
+def share_weights(shares):
+    """Each layer's weight in the mixture ``mix_t = (1 - beta_t) mix_{t-1} + beta_t h_t`` of layers with shares
+    ``shares`` (beta_t): ``beta_t prod_{l>t} (1 - beta_l)``."""
+    shares = np.asarray(shares)
+    weights = shares.copy()
+    for t in range(len(shares) - 1, 0, -1):
+        weights[:t] *= 1.0 - shares[t]
+    return weights
 
 
 class ClassVectorMixture:
@@ -69,7 +81,7 @@ class ClassVectorMixture:
         self.passed = None
         self.proba = None
 
-    def add_layer(self, per_forest, share, rows=None):
+    def add_layer(self, per_forest, share, rows=None, weights=None):
         """Mix in layer t with share beta_t: ``mix_t = (1 - beta_t) mix_{t-1} + beta_t h_t``.
 
         Parameters
@@ -82,9 +94,11 @@ class ClassVectorMixture:
             The rows that went through the layer (confidence screening: the
             others left the cascade and keep their mixture); None: every row.
             The arrays are replaced, not written in place, so earlier ones stay as they were.
+        weights : ndarray (n_forests,) or None, default=None
+            The members' weights in h_t (the block's ``member_weights_``); None: their equal mean.
         """
-        h = per_forest.mean(axis=1)
-        passed = layer_feature(per_forest, self.passed_features)
+        h = np.average(per_forest, axis=1, weights=weights)
+        passed = layer_feature(per_forest, self.passed_features, weights)
         if rows is not None:
             self.passed, self.proba = self.passed.copy(), self.proba.copy()
             if share == 1.0:
@@ -305,7 +319,4 @@ class CumulativeMargin:
         shares = np.asarray(self.shares[:n_layers])
         if self.additive:
             return np.asarray(self.alphas[:n_layers]), shares
-        weights = shares.copy()
-        for t in range(len(shares) - 1, 0, -1):
-            weights[:t] *= 1.0 - shares[t]
-        return weights, shares
+        return share_weights(shares), shares

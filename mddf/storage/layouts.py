@@ -18,7 +18,7 @@ EARLIER_LAYOUTS = {
     "tabular estimator": {"is_categorical_": None, "categories_": None, "_category_encoder": None},
     # the parameters of the cascade estimators pickled before them (up to commit b7a5885 and the pickles of
     # tests/mddf/data): no background kept, no probe, no calibration, no pair features, no target statistics, no
-    # monotone constraints
+    # monotone constraints, as many trees in every layer, the members' equal mean
     "MDDFClassifier": {
         "background_rows": 100,
         "probe_trees": None,
@@ -26,6 +26,9 @@ EARLIER_LAYOUTS = {
         "pair_features": None,
         "target_statistics": None,
         "monotonic_cst": None,
+        "later_layer_trees": None,
+        "member_weights": "equal",
+        "final_mixture": "cascade",  # the cascade's own output
     },
     "CascadeForestRegressor": {
         "background_rows": 100,
@@ -33,9 +36,14 @@ EARLIER_LAYOUTS = {
         "pair_features": None,
         "target_statistics": None,
         "monotonic_cst": None,
+        "later_layer_trees": None,
+        "member_weights": "equal",
         "target": "y",  # its layers fitted y
+        "final_mixture": "cascade",  # the last layer's mean
     },
-    # a block (mddf.blocks.base.BlockBase) pickled before fold_trees, the probe and target statistics
+    # a fitted cascade (mddf.cascade.fitted.FittedCascade) pickled before final_mixture: the cascade's own output
+    "fitted cascade": {"selection_weights": None},
+    # a block (mddf.blocks.base.BlockBase) pickled before fold_trees, the probe, target statistics and member weights
     "block": {
         "fold_trees": "all",
         "probe_trees": None,
@@ -43,6 +51,7 @@ EARLIER_LAYOUTS = {
         "_waiting": None,
         "target_statistics": None,
         "statistics_": None,
+        "member_weights_": None,  # the members' equal mean
     },
     # a fitted member other than a forest (mddf.blocks.members.FoldModel) pickled before its place and its importance
     # scale were recorded

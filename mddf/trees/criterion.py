@@ -5,7 +5,8 @@ A criterion is a module of numba-compiled functions that
 criterion, :data:`mddf.trees.grower.GROWERS`) and calls directly, with no
 indirection at run time. :data:`CRITERIA` names the criteria the grower knows:
 :mod:`mddf.trees.gini` (classification) and :mod:`mddf.trees.squared_error`
-(regression). A new criterion is a module that keeps this contract, added to
+(regression) and :mod:`mddf.trees.squared_error_multi` (regression on several
+targets, ``y`` of shape ``(n, K)``). A new criterion is a module that keeps this contract, added to
 :data:`CRITERIA`; :func:`check_criterion` says what it lacks.
 
 Terms. A tree grows on ``m`` rows of positive weight; the grower keeps their
@@ -28,7 +29,9 @@ The functions, as :data:`FUNCTIONS` lists them (name, parameters, what it return
 
 - ``n_statistics(n_classes)`` -> int: length of a node's statistics
   (``n_classes`` is 0 for a criterion without classes).
-- ``new_labels(m)`` -> ndarray ``(m,)``: room for the labels of a tree's rows.
+- ``new_labels(m, n_classes)`` -> ndarray ``(m,)`` (or ``(m, K)`` for K targets a row, ``K = n_classes``):
+  room for the labels of a tree's rows.
+- ``swap_labels(node_y, i, j)``: exchange the labels of rows i and j.
 - ``new_buffers(n_statistics, m)`` -> namedtuple of arrays: the split
   searches' scratch space for a tree of ``m`` rows, allocated once per tree;
   its field ``left`` is the scratch space ``split_score`` is given.
@@ -98,7 +101,8 @@ best_ordered_threshold = ordered_search(module)`` (:mod:`mddf.trees.monotone`).
 The searches allocate nothing and are compiled without reference counting
 (:mod:`mddf.trees._kernel`). A criterion module also sets ``LABEL_KINDS``, the
 numpy dtype kinds of the labels it grows on (``"iu"``: class indices; ``"f"``:
-real targets), which :func:`criterion_for` reads.
+real targets), and ``LABEL_NDIM``, the dimensions of ``y`` it grows on (1, or 2 for a row of targets a
+sample), which :func:`criterion_for` reads.
 """
 
 from __future__ import annotations
@@ -106,7 +110,7 @@ from __future__ import annotations
 import inspect
 from collections import namedtuple
 
-from . import gini, squared_error
+from . import gini, squared_error, squared_error_multi
 
 #: One function of the contract: its name, its parameters in order, and what it returns.
 Function = namedtuple("Function", ["name", "parameters", "returns"])
@@ -116,7 +120,8 @@ _SEARCH = ("Xb", "node_y", "node_w", "samples", "start", "end", "f")
 #: The functions a criterion module defines (their meaning: see the module).
 FUNCTIONS = (
     Function("n_statistics", ("n_classes",), "int"),
-    Function("new_labels", ("m",), "ndarray (m,)"),
+    Function("new_labels", ("m", "n_classes"), "ndarray (m,) or (m, K)"),
+    Function("swap_labels", ("node_y", "i", "j"), "None"),
     Function("new_buffers", ("n_statistics", "m"), "namedtuple of arrays with a field left"),
     Function("new_leaf_values", ("n_rows", "n_classes"), "ndarray (n_rows, width)"),
     Function("add_row", ("stats", "label", "weight"), "None"),
@@ -175,7 +180,7 @@ FUNCTIONS = (
 )
 
 #: The criteria the grower compiles, by name.
-CRITERIA = {"gini": gini, "squared_error": squared_error}
+CRITERIA = {"gini": gini, "squared_error": squared_error, "squared_error_multi": squared_error_multi}
 
 
 def check_criterion(module):
@@ -205,9 +210,12 @@ def check_criterion(module):
 def criterion_for(y):
     """The name of the first registered criterion whose labels are of ``y``'s dtype kind."""
     for name, module in CRITERIA.items():
-        if y.dtype.kind in module.LABEL_KINDS:
+        if y.dtype.kind in module.LABEL_KINDS and y.ndim == module.LABEL_NDIM:
             return name
-    raise ValueError(f"no split criterion grows on labels of dtype {y.dtype}; the criteria: {sorted(CRITERIA)}")
+    raise ValueError(
+        f"no split criterion grows on labels of dtype {y.dtype} and {y.ndim} dimensions; "
+        f"the criteria: {sorted(CRITERIA)}"
+    )
 
 
 def check_labels(name, y):
@@ -216,3 +224,6 @@ def check_labels(name, y):
         raise ValueError(f"unknown split criterion {name!r}; expected one of {sorted(CRITERIA)}")
     if y.dtype.kind not in CRITERIA[name].LABEL_KINDS:
         raise ValueError(f"the {name} criterion does not grow on labels of dtype {y.dtype}")
+    if y.ndim != CRITERIA[name].LABEL_NDIM:
+        ndim = CRITERIA[name].LABEL_NDIM
+        raise ValueError(f"the {name} criterion grows on labels of {ndim} dimensions, not {y.ndim}")

@@ -60,6 +60,7 @@ from .splitting import CATEGORY_WORDS, CONSTANT, Candidate
 
 #: The labels it grows on: class indices (:mod:`mddf.trees.criterion`).
 LABEL_KINDS = "iu"
+LABEL_NDIM = 1
 
 _INSERTION_SORT_ROWS = 24
 
@@ -122,9 +123,17 @@ def new_buffers(n_classes, m):
 
 # ------------------------------------------------------------------------------------- node
 @njit(cache=True, nogil=True)
-def new_labels(m):
+def new_labels(m, n_classes=0):
     """The class indices of a tree's ``m`` rows, unsigned (indexing with them needs no negative-index fix)."""
     return np.empty(m, dtype=np.uint32)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def swap_labels(node_y, i, j):
+    """Exchange the class indices of rows i and j (a node's partition)."""
+    label = node_y[i]
+    node_y[i] = node_y[j]
+    node_y[j] = label
 
 
 @njit(cache=True, nogil=True)

@@ -115,7 +115,7 @@ def _grower(criterion):
         # unsigned row indices and class indices: numba corrects negative indices of a signed type, an
         # extra three instructions on every histogram update
         samples = np.empty(m, dtype=np.uint64)
-        node_y = criterion.new_labels(m)  # label and weight of samples[i], permuted along with it
+        node_y = criterion.new_labels(m, n_classes)  # label and weight of samples[i], permuted along with it
         node_w = np.empty(m)
         k = 0
         for i in range(n):
@@ -430,20 +430,13 @@ def _grower(criterion):
     return _skeleton
 
 
-def _grower_variants(label_dtype):
+def _grower_variants(label_dtype, label_ndim=1):
     """The arguments of a grower built ahead of time (:mod:`mddf._ahead_of_time`): without and with missing
     values, without and with categorical features."""
     settings = TreeSettings(0, 0, 0, 0, 0)
     return [
-        (
-            *zeros((np.uint8, 2), (label_dtype, 1), (np.float64, 1), (np.int64, 1)),
-            missing,
-            categorical,
-            0,
-            settings,
-            0,
-            None,
-        )
+        (*zeros((np.uint8, 2), (label_dtype, label_ndim), (np.float64, 1), (np.int64, 1)), missing, categorical, 0)
+        + (settings, 0, None)
         for missing in (None, *zeros((np.int64, 1)))
         for categorical in (None, *zeros((np.uint8, 1)))
     ]
@@ -454,7 +447,7 @@ GROWERS = {
     name: EntryPoint(
         f"grow_{name}",
         _grower(module),
-        partial(_grower_variants, np.int64 if "i" in module.LABEL_KINDS else np.float64),
+        partial(_grower_variants, np.int64 if "i" in module.LABEL_KINDS else np.float64, module.LABEL_NDIM),
     )
     for name, module in CRITERIA.items()
 }
@@ -472,6 +465,8 @@ def _checked_monotone(monotone, criterion, Xb, categorical, n_classes):
         raise ValueError(f"monotone must hold -1, 0 or 1 for each of the {Xb.shape[1]} features, got {monotone!r}")
     if not cst.any():
         return None
+    if criterion == "squared_error_multi":
+        raise ValueError("monotone constraints of a tree of several targets are not supported")
     if criterion == "gini" and n_classes != 2:
         raise ValueError(f"monotone constraints of a classification tree need two classes, not {n_classes}")
     if categorical is not None and (np.asarray(categorical, dtype=bool) & (cst != 0)).any():
@@ -486,8 +481,9 @@ def grow_tree(Xb, y, w, n_bins, missing_bin, categorical, n_classes, settings, s
     ----------
     Xb : ndarray of uint8 (n, d), C-contiguous
         Bin codes of the layer input.
-    y : ndarray of int64 or float64 (n,)
-        Class indices ``0 .. n_classes - 1`` (Gini), or targets (squared error).
+    y : ndarray of int64 or float64 (n,), or float64 (n, K)
+        Class indices ``0 .. n_classes - 1`` (Gini), or targets (squared error), or K targets a row (the
+        squared error summed over them, :mod:`mddf.trees.squared_error_multi`; leaves hold K means).
     w : ndarray of float64 (n,)
         Row weights; rows of weight 0 are not in the tree's training set
         (bootstrap counts times the sample distribution).
@@ -504,7 +500,7 @@ def grow_tree(Xb, y, w, n_bins, missing_bin, categorical, n_classes, settings, s
         at most 256 of them, the missing code included); None when no feature
         is, which compiles the tree builder without the category code.
     n_classes : int
-        Classes of ``y`` (not used for regression).
+        Classes of ``y``; K for a 2-D ``y`` (not used for one target).
     settings : TreeSettings
     seed : int
     criterion : str or None, default=None
@@ -535,7 +531,7 @@ def grow_tree(Xb, y, w, n_bins, missing_bin, categorical, n_classes, settings, s
         check_labels(criterion, y)
     grow = GROWERS[criterion]
     cst = _checked_monotone(monotone, criterion, Xb, categorical, n_classes)
-    exponent = target_exponent(y, w) if criterion == "squared_error" else 0
+    exponent = target_exponent(y, w) if criterion.startswith("squared_error") else 0
     if exponent == 0:
         return grow(Xb, y, w, n_bins, missing_bin, categorical, n_classes, settings, seed, cst)
     tree = grow(Xb, np.ldexp(y, -exponent), w, n_bins, missing_bin, categorical, n_classes, settings, seed, cst)

@@ -142,8 +142,7 @@ def row_loops(criterion):
                 criterion.add_row(right_stats, label, h)
                 samples[i] = samples[j]
                 samples[j] = s
-                node_y[i] = node_y[j]
-                node_y[j] = label
+                criterion.swap_labels(node_y, i, j)
                 node_w[i] = node_w[j]
                 node_w[j] = h
                 j -= 1

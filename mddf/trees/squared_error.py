@@ -45,6 +45,7 @@ from .splitting import CATEGORY_WORDS, CONSTANT, Candidate
 
 #: The labels it grows on: real targets (:mod:`mddf.trees.criterion`).
 LABEL_KINDS = "f"
+LABEL_NDIM = 1
 
 _INSERTION_SORT_ROWS = 24
 #: A node whose weighted variance is at most this is a leaf (scikit-learn's rule), on targets scaled by
@@ -121,9 +122,17 @@ def target_exponent(y, w):
 
 # ------------------------------------------------------------------------------------- node
 @njit(cache=True, nogil=True)
-def new_labels(m):
+def new_labels(m, n_classes=0):
     """The targets of a tree's ``m`` rows."""
     return np.empty(m)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def swap_labels(node_y, i, j):
+    """Exchange the targets of rows i and j (a node's partition)."""
+    label = node_y[i]
+    node_y[i] = node_y[j]
+    node_y[j] = label
 
 
 @njit(cache=True, nogil=True)

@@ -73,3 +73,12 @@ def test_the_combinations_follow_the_pages_order_and_bound():
     ]
     many = ahead.combinations("classification", ["a", "b", "c", "d"], ["e", "f", "g"])
     assert len(many) == ahead.MAX_COMBINATIONS
+
+
+def test_parameters_added_since_the_screen_began_bind_only_away_from_their_earlier_value():
+    today = ahead.learner_settings("mdDF")
+    for added in ahead.ADDED_SINCE_THE_SCREEN_BEGAN:
+        assert f"'{added}'" not in today  # at the value that is the model before them: the same settings as then
+    assert "'member_weights', 'loss'" in ahead.learner_settings("mdDF-weighted")
+    assert "'later_layer_trees', 0.5" in ahead.learner_settings("CascadeForest-later")
+    assert "'final_mixture', 'selection'" in ahead.learner_settings("mdDF-select")

@@ -69,6 +69,18 @@ def test_a_multi_class_target_or_no_data_file_is_refused(tmp_path, capsys):
     )
 
 
+def test_several_targets_take_no_constraint(tmp_path, capsys):
+    frame = pd.read_csv(prices(tmp_path / "p.csv")).assign(rent=lambda f: f.price / 2)
+    frame.to_csv(tmp_path / "two.csv", index=False)
+    argv = ["benchmark", "--data", str(tmp_path / "two.csv"), "--target", "price,rent", "--monotone", "area:+1"]
+    assert cli.main([*argv, *FAST, "--out", str(tmp_path / "o")]) == 2
+    assert (
+        capsys.readouterr()
+        .err.splitlines()[-1]
+        .endswith("--monotone takes one --target: several targets take no monotone constraints")
+    )
+
+
 def test_the_option_reads_column_sign_pairs():
     assert parse_monotone("income:+1, debt:-1,a:b:1") == {"income": 1, "debt": -1, "a:b": 1}
     with pytest.raises(UsageError, match="expected COLUMN"):

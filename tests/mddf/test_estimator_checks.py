@@ -19,7 +19,13 @@ from mddf import MDDFClassifier, MDDFGridSearch
             n_estimators=5, max_layers=2, n_folds=2, forest_types=("rf", "et"), predictor="forest", random_state=0
         ),
         MDDFClassifier(
-            n_estimators=5, max_layers=2, n_folds=2, pair_features="auto", calibration="temperature", random_state=0
+            n_estimators=5,
+            max_layers=2,
+            n_folds=2,
+            pair_features="auto",
+            calibration="temperature",
+            final_mixture="selection",  # ensemble selection's mixture of the members
+            random_state=0,
         ),
         MDDFGridSearch(
             estimator=MDDFClassifier(n_estimators=4, max_layers=2, n_folds=2, random_state=0),

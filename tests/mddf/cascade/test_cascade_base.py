@@ -151,5 +151,5 @@ def test_the_seams_types_are_in_one_module_the_engine_reads_a_growth_spec_and_no
     assert {"ENGINE_SEAM", "GrowthSpec", "Columns", "TrainingRows", "FittedLayer", "LayerOutcome"} <= set(vars(seam))
     assert "params" not in ENGINE_SEAM and "spec" in ENGINE_SEAM
     spec = MDDFClassifier(max_layers=4, probe_trees=0.5)._policy().spec
-    assert isinstance(spec, seam.GrowthSpec) and len(fields(spec)) == 7
+    assert isinstance(spec, seam.GrowthSpec) and len(fields(spec)) == 8
     assert (spec.max_layers, spec.probe_trees) == (4, 0.5)

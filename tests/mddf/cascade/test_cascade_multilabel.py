@@ -142,6 +142,8 @@ REFUSED = {
     "pair_features": "auto",
     "probe_trees": 0.5,
     "validation_fraction": 0.2,
+    "final_mixture": "selection",
+    "member_weights": "loss",
 }
 
 

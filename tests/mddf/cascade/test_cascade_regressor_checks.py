@@ -11,8 +11,10 @@ from mddf import CascadeForestRegressor
 @parametrize_with_checks(
     [
         CascadeForestRegressor(n_estimators=5, max_layers=2, n_folds=2, random_state=0),
-        # layer probes: layers after the first grow four of their eight trees first
-        CascadeForestRegressor(n_estimators=8, max_layers=3, n_folds=2, probe_trees=0.5, random_state=0),
+        # layer probes: layers after the first grow four of their eight trees first; ensemble selection predicts
+        CascadeForestRegressor(
+            n_estimators=8, max_layers=3, n_folds=2, probe_trees=0.5, final_mixture="selection", random_state=0
+        ),
         CascadeForestRegressor(
             n_estimators=5,
             max_layers=2,

@@ -133,9 +133,11 @@ def test_the_table_holds_these_kinds_and_each_names_attributes_of_its_objects_no
         "block",
         "fold model",
         "stored forest",
+        "fitted cascade",
     }
     for kind in ("block", "fold model", "stored forest"):
         for obj in _objects(classifier, kind):
             assert set(EARLIER_LAYOUTS[kind]) <= set(vars(obj)), kind  # a fit sets every attribute of its entry
     assert set(EARLIER_LAYOUTS["tabular estimator"]) <= set(vars(classifier))
+    assert set(EARLIER_LAYOUTS["fitted cascade"]) <= set(vars(classifier.fitted_cascade_))
     assert isinstance(classifier.fitted_cascade_.layers[0], BlockBase)

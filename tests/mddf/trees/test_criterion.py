@@ -39,8 +39,10 @@ def _node(module, n_classes, seed=0):
     n = 40
     Xb = np.column_stack([rng.randint(0, 9, n), rng.randint(0, 10, n)]).astype(np.uint8)
     y = rng.randint(0, n_classes, n) if "i" in module.LABEL_KINDS else rng.normal(size=n)
+    if module.LABEL_NDIM == 2:  # several targets a row: as many as n_classes (what the grower passes there)
+        y = rng.normal(size=(n, n_classes))
     w = rng.randint(1, 4, n).astype(np.float64)
-    node_y = module.new_labels(n)
+    node_y = module.new_labels(n, n_classes)
     node_y[:] = y
     stats = np.zeros(module.n_statistics(n_classes))
     module.add_rows(node_y, w, stats)

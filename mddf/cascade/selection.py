@@ -1,0 +1,157 @@
+"""``final_mixture="selection"``: the final mixture chosen by ensemble selection over every kept layer's members.
+
+Ensemble selection (Caruana, Niculescu-Mizil, Crew and Ksikes, "Ensemble selection from libraries of models", ICML
+2004; AutoGluon's weighted ensemble) is a greedy forward selection, with replacement, from a library of models'
+held-out outputs: each round adds the model that most lowers the loss of the running average of those selected.
+Here the library is every kept layer's members, each with its out-of-fold output of the training rows (the class
+vectors, or the predictions of y, that k-fold cross-fitting gives them), and also each layer's output (its members'
+mean, or their ``member_weights``' mixture) and the cascade's own (its mixture of the layers), which are mixtures of
+the same members. After
+:data:`SELECTION_ROUNDS` rounds the first round of lowest loss ends the selection (AutoGluon's rule), so the
+selected mixture's out-of-fold loss is never above the best of the library's. The classifier's loss is its error
+rate, ties broken by its mean log-loss (zeros clipped to float64's eps, as scikit-learn's ``log_loss``): the
+accuracy that early stopping monitors first; the regressor's is the mean squared error; both weighted by
+``sample_weight``; ties go to the first in the library's order.
+
+The result is one weight a member, ``selection_weights_`` ``(n_layers_, n_members)``: non-negative, summing to 1,
+each the share of the rounds that selected it (a mean or the cascade's output spreads its rounds over its members).
+New rows get ``sum_{t, j} w_tj h_tj(x)`` (:func:`selected_visits`), and the classifier's temperature calibration is
+fitted on this mixture's out-of-fold output, after it (:meth:`mddf.cascade.margin_policy.MarginPolicy.after_growth`).
+No draw of ``random_state`` is made, so the layers are those of ``final_mixture="cascade"``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from ..margin.state import share_weights
+
+#: The rounds of ensemble selection (AutoGluon's default ``ensemble_size``).
+SELECTION_ROUNDS = 25
+#: The final mixtures: the cascade's own output (eq. 9; the regressor's last layer's mean), or ensemble selection.
+FINAL_MIXTURES = ("cascade", "selection")
+
+
+def check_final_mixture(params, name):
+    """A one-line ``ValueError`` when ``final_mixture="selection"`` meets a parameter it cannot be combined with: a
+    ``predictor`` (which makes the prediction instead) or ``screening_accuracy`` (a screened row has no output of the
+    later layers' members)."""
+    if params["final_mixture"] != "selection":
+        return
+    for parameter in ("predictor", "screening_accuracy"):
+        if params.get(parameter) is not None:
+            raise ValueError(
+                f"{name}: final_mixture='selection' cannot be combined with {parameter}; set {parameter}=None or "
+                "final_mixture='cascade'"
+            )
+
+
+def mixture_weights(shares, n_layers):
+    """Each layer's weight in the cascade's output: ``beta_t prod_{l>t} (1 - beta_l)`` from the classifier's layer
+    shares ``shares`` (``(1 - beta_t) mix_{t-1} + beta_t h_t``), or, without shares (the regressor), the last
+    layer's alone."""
+    if shares is not None:
+        return share_weights(np.asarray(shares, dtype=np.float64))
+    weights = np.zeros(n_layers)
+    weights[-1] = 1.0
+    return weights
+
+
+def member_weights_of(layers, n_members):
+    """Each kept layer's members' weights in its output ``(n_layers, n_members)``: the block's ``member_weights_``
+    (``member_weights="loss"``), or their equal mean."""
+    equal = np.full(n_members, 1.0 / n_members)
+    return np.array([equal if block.member_weights_ is None else block.member_weights_ for block in layers])
+
+
+def library(member_weights, layer_weights):
+    """The library as weights over the ``(layer, member)`` grid, one row an entry ``(K, n_layers * n_members)``:
+    every member alone, each layer's output (its members mixed by ``member_weights``, ``(n_layers, n_members)``),
+    then the cascade's output (``layer_weights``, each layer's weight in it)."""
+    n_layers, n_members = member_weights.shape
+    layer_outputs = np.zeros((n_layers, n_layers * n_members))
+    for t, w in enumerate(member_weights):
+        layer_outputs[t, t * n_members : (t + 1) * n_members] = w
+    cascade = (np.asarray(layer_weights, dtype=np.float64)[:, None] * member_weights).ravel()
+    return np.vstack([np.eye(n_layers * n_members), layer_outputs, cascade[None]])
+
+
+def library_outputs(members, member_weights, layer_weights):
+    """Each entry's output (the order of :func:`library`) from the kept layers' ``members`` (each ``(n, m, k)`` class
+    vectors or ``(n, m)`` predictions): the members', each layer's, the cascade's."""
+    layers = [np.average(layer, axis=1, weights=w) for layer, w in zip(members, member_weights)]
+    cascade = sum(w * output for w, output in zip(layer_weights, layers))
+    return [layer[:, j] for layer in members for j in range(layer.shape[1])] + layers + [cascade]
+
+
+def greedy_selection(outputs, loss, rounds=SELECTION_ROUNDS):
+    """Ensemble selection over the entries' ``outputs`` (a list, each entry's output of every row): ``rounds``
+    rounds, each adding (with replacement) the entry whose addition gives the running average the lowest ``loss``
+    (a function of an average returning a tuple, compared in order; ties: the first entry), then the selection cut
+    after the first round of lowest loss. Returns the selected entries' indices, in order, and the loss after each
+    kept round."""
+    total = np.zeros_like(outputs[0])
+    chosen, losses = [], []
+    for r in range(1, rounds + 1):
+        candidates = [loss((total + output) / r) for output in outputs]
+        best = min(range(len(outputs)), key=candidates.__getitem__)  # the first of the lowest
+        chosen.append(best)
+        losses.append(candidates[best])
+        total = total + outputs[best]
+    end = min(range(len(losses)), key=losses.__getitem__) + 1
+    return chosen[:end], losses[:end]
+
+
+def selection_loss(y, weight, classification):
+    """The loss of an average output of every row: the classifier's ``(error, log-loss)`` (its error rate first, its
+    log-loss breaking ties), the regressor's ``(squared error,)``; weighted means."""
+    if not classification:
+        return lambda averaged: (float(np.average((averaged - y) ** 2, weights=weight)),)
+    eps, rows = np.finfo(np.float64).eps, np.arange(len(y))
+
+    def loss(averaged):
+        error = np.average(averaged.argmax(axis=1) != y, weights=weight)
+        return float(error), -float(np.average(np.log(np.clip(averaged[rows, y], eps, 1.0)), weights=weight))
+
+    return loss
+
+
+def mixed(member_outputs, weights):
+    """``sum_{t, j} w_tj h_tj``: the members' outputs of each layer (``(n, m, k)`` or ``(n, m)``) mixed by their
+    weights ``(n_layers, m)``, layer by layer as :func:`selected_visits` adds them."""
+    total = None
+    for members, w in zip(member_outputs, weights):
+        total = add_layer(total, members, w)
+    return total
+
+
+def add_layer(total, members, w):
+    """``total`` (None before the first layer) plus a layer's ``members`` mixed by their weights ``w``."""
+    part = np.tensordot(members, w, axes=([1], [0]))
+    return part if total is None else total + part
+
+
+def fit_selection(policy, state, kept, shares):
+    """The ``final_mixture`` step after growth: ``{"selection_weights_": ...}`` (None with ``"cascade"``) and the
+    selected mixture's out-of-fold output of the training rows (None with ``"cascade"``). ``shares``: the kept
+    layers' shares (the classifier's; None for the regressor)."""
+    if policy.params.final_mixture != "selection":
+        return {"selection_weights_": None}, None
+    members, layer_weights = state.oof_members[:kept], mixture_weights(shares, kept)
+    member_weights = member_weights_of(state.layers[:kept], members[0].shape[1])
+    entries = library(member_weights, layer_weights)
+    loss = selection_loss(state.y, state.weight, policy.classification)
+    chosen, _ = greedy_selection(library_outputs(members, member_weights, layer_weights), loss)
+    weights = entries[chosen].sum(axis=0).reshape(kept, -1) / len(chosen)
+    return {"selection_weights_": weights}, mixed(members, weights)
+
+
+def selected_visits(visits, weights):
+    """The replay's :class:`~mddf.cascade.replay.LayerVisit` s with ``selected``, the mixture by ``weights`` of the
+    members of the layers so far (:func:`mixed`), set on each."""
+    total = None
+    for visit in visits:
+        total = add_layer(total, visit.members, weights[visit.t - 1])
+        yield replace(visit, selected=total)

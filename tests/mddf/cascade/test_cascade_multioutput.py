@@ -1,0 +1,141 @@
+"""CascadeForestRegressor with a 2-D y (several targets): multi-output trees, every output passed on, (n, K) out."""
+
+import pickle
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_regression
+from sklearn.ensemble import HistGradientBoostingRegressor
+from sklearn.linear_model import Ridge
+from sklearn.metrics import r2_score
+from sklearn.multioutput import MultiOutputRegressor
+
+from mddf import CascadeForestRegressor, PairFeatures
+from mddf.cascade.multioutput import UNSUPPORTED
+
+FAST = dict(n_estimators=10, max_layers=3, forest_types=("rf", "crf"), pair_features=None, random_state=0)
+N_OUTPUTS = 3
+
+
+@pytest.fixture(scope="module")
+def data():
+    X, Y = make_regression(300, n_features=6, n_targets=N_OUTPUTS, n_informative=4, noise=5.0, random_state=0)
+    return X[:200], Y[:200], X[200:], Y[200:]
+
+
+@pytest.fixture(scope="module")
+def fitted(data):
+    X, Y, _, _ = data
+    return CascadeForestRegressor(n_tolerant_layers=3, **FAST).fit(X, Y)
+
+
+@pytest.mark.slow
+def test_predict_returns_one_column_per_target_and_score_is_their_mean_r2(fitted, data):
+    _, _, Xt, Yt = data
+    predicted = fitted.predict(Xt)
+    assert predicted.shape == (100, N_OUTPUTS)
+    assert fitted.score(Xt, Yt) == pytest.approx(r2_score(Yt, predicted))  # uniform average over the targets
+    assert r2_score(Yt, predicted, multioutput="raw_values").min() > 0.3  # every target is learnt
+    stages = list(fitted.staged_predict(Xt))
+    assert len(stages) == fitted.n_layers_ and all(s.shape == (100, N_OUTPUTS) for s in stages)
+    assert np.array_equal(stages[-1], predicted)
+
+
+@pytest.mark.slow
+def test_every_member_passes_every_outputs_prediction_on(fitted, data):
+    X, _, Xt, _ = data
+    assert fitted.n_layers_ >= 2
+    n_passed = 2 * N_OUTPUTS  # two members, three outputs each
+    assert fitted.layers_[1].n_features_in_ == X.shape[1] + n_passed
+    assert fitted.oof_features_[0].shape == (200, n_passed)
+    names = fitted.get_feature_names_out(layer=1)
+    assert list(names[:2]) == ["layer1_rf0_output0_prediction", "layer1_rf0_output1_prediction"]
+    assert fitted.transform(Xt, layer=1).shape == (100, n_passed) == (100, len(names))
+    record = fitted.train_history_[0]
+    assert {"oof_mse", "oof_r2"} <= set(record) and len(record["forest_oof_mse"]) == 2
+
+
+@pytest.mark.slow
+def test_one_layer_on_a_repeated_target_is_the_one_target_model(data):
+    # the squared error summed over (y, y) is exactly twice that of y (a power of two: no rounding moves), so every
+    # split, draw and leaf is the one-target tree's: a layer-1 model of [y, y] predicts the one-target model twice
+    X, Y, Xt, _ = data
+    settings = dict(FAST, max_layers=1, forest_types=("rf", "crf", "et"))
+    one = CascadeForestRegressor(**settings).fit(X, Y[:, 0]).predict(Xt)
+    both = CascadeForestRegressor(**settings).fit(X, np.column_stack([Y[:, 0], Y[:, 0]])).predict(Xt)
+    assert np.array_equal(both[:, 0], one)
+    assert np.array_equal(both[:, 1], one)
+
+
+@pytest.mark.slow
+def test_xgboost_members_fit_every_target_and_the_model_pickles(data, tmp_path):
+    X, Y, Xt, _ = data
+    model = CascadeForestRegressor(**dict(FAST, forest_types=("rf", "gbdt"), max_layers=2, model_dir=tmp_path / "m"))
+    predicted = model.fit(X, Y).predict(Xt)
+    assert predicted.shape == (100, N_OUTPUTS)
+    assert np.array_equal(pickle.loads(pickle.dumps(model)).predict(Xt), predicted)
+    assert np.array_equal(model.to_memory().predict(Xt), predicted)
+
+
+@pytest.mark.slow
+def test_a_multi_output_regressor_instance_is_a_member(data):
+    X, Y, Xt, _ = data
+    model = CascadeForestRegressor(**dict(FAST, forest_types=("rf", Ridge()), max_layers=2, validation_fraction=0.25))
+    assert model.fit(X, Y).predict(Xt).shape == (100, N_OUTPUTS)
+    assert "val_r2" in model.train_history_[0]
+
+
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        (lambda Y: Y[:, :1], r"y has shape \(200, 1\), a 2-D y with a single column; pass y.ravel\(\)"),
+        (lambda Y: np.where(np.arange(200)[:, None] == 3, np.nan, Y), "Input y contains NaN"),
+        (lambda Y: Y[:, :, None], r"expected \(n_samples,\) or \(n_samples, n_outputs\)"),
+    ],
+    ids=["one column", "nan", "3-d"],
+)
+def test_a_bad_target_gets_a_one_line_error(data, bad, message):
+    X, Y, _, _ = data
+    with pytest.raises(ValueError, match=message) as error:
+        CascadeForestRegressor(**FAST).fit(X, bad(Y))
+    assert "\n" not in str(error.value)
+
+
+@pytest.mark.parametrize(
+    "setting, message",
+    [
+        (dict(predictor="xgboost"), r"a 2-D y \(several targets\) is not supported with predictor='xgboost' yet"),
+        (dict(monotonic_cst=[1, 0, 0, 0, 0, 0]), "not supported with monotonic_cst=.* yet; set monotonic_cst=None"),
+        (dict(target_statistics="columns"), "target_statistics='columns' yet; set target_statistics=None"),
+        (dict(member_weights="loss"), "member_weights='loss' yet; set member_weights='equal'"),
+        (dict(pair_features=PairFeatures()), "not supported with a PairFeatures search yet; set pair_features=None"),
+        (dict(forest_types=("rf", "lgbm")), r"forest_types\[1\]='lgbm' \(LightGBM fits one target\)"),
+        (
+            dict(forest_types=("rf", HistGradientBoostingRegressor())),
+            r"forest_types\[1\] \(HistGradientBoostingRegressor\) does not fit several targets",
+        ),
+    ],
+    ids=["predictor", "monotone", "target statistics", "member weights", "pair search", "lgbm", "one-target instance"],
+)
+def test_what_several_targets_do_not_support_yet_is_refused_in_one_line(data, setting, message):
+    X, Y, _, _ = data
+    assert set(UNSUPPORTED) == {"predictor", "monotonic_cst", "target_statistics", "member_weights"}
+    with pytest.raises(ValueError, match=message) as error:
+        CascadeForestRegressor(**dict(FAST, **setting)).fit(X, Y)
+    assert "\n" not in str(error.value)
+
+
+@pytest.mark.slow
+def test_the_default_model_fits_several_targets_without_the_pair_search(data):
+    X, Y, Xt, _ = data
+    model = CascadeForestRegressor(n_estimators=10, max_layers=2, random_state=0).fit(X, Y)
+    assert model.pair_features_ is None and model.predict(Xt).shape == (100, N_OUTPUTS)
+    with pytest.raises(ValueError, match=r"explain\(\) does not support a model fitted on a 2-D y \(several targets\)"):
+        model.explain(Xt[:2])
+
+
+def test_a_wrapped_one_target_regressor_is_accepted_as_a_member(data):
+    X, Y, _, _ = data
+    wrapped = MultiOutputRegressor(Ridge())
+    model = CascadeForestRegressor(**dict(FAST, forest_types=(wrapped,), max_layers=1)).fit(X, Y)
+    assert model.predict(X[:5]).shape == (5, N_OUTPUTS)
