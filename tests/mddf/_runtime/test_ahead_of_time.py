@@ -18,7 +18,8 @@ SMALL = ("write_class_words", "alias_table")
 
 
 def fit_every_kind():
-    """Small fits of the five kinds of input a user meets (numeric, categorical, missing, weights, regression)."""
+    """Small fits of the six kinds of input a user meets (numeric, categorical, missing, weights, regression, several
+    regression targets)."""
     rng = np.random.default_rng(0)
     X = rng.normal(size=(120, 4))
     y = (X[:, 0] + X[:, 1] > 0).astype(int)
@@ -32,10 +33,11 @@ def fit_every_kind():
     MDDFClassifier(**params).fit(X, y, sample_weight=rng.random(120)).predict(X)
     CascadeForestRegressor(**params).fit(X, X[:, 0]).predict(X)
     CascadeForestRegressor(**params).fit(frame, X[:, 0]).predict(frame)
+    CascadeForestRegressor(**params).fit(X, X[:, :2]).predict(X)
 
 
 @pytest.mark.slow
-def test_every_call_of_the_five_kinds_of_input_is_a_variant_built_ahead_of_time(monkeypatch):
+def test_every_call_of_the_six_kinds_of_input_is_a_variant_built_ahead_of_time(monkeypatch):
     calls = {}
     original = EntryPoint.__call__
 
@@ -52,7 +54,7 @@ def test_every_call_of_the_five_kinds_of_input_is_a_variant_built_ahead_of_time(
 
 
 def test_every_entry_point_wraps_its_jit_dispatcher_and_pickles_as_the_modules_attribute():
-    assert len(REGISTERED) == 9
+    assert len(REGISTERED) == 10
     for entry in REGISTERED.values():
         assert hasattr(entry.jit, "py_func") and not isinstance(entry.jit, EntryPoint)
     assert pickle.loads(pickle.dumps(grower.GROW_GINI)) is grower.GROW_GINI
