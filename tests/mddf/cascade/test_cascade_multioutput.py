@@ -138,7 +138,12 @@ def test_the_default_model_fits_several_targets_without_the_pair_search(data):
 
 
 # ------------------------------------------------------------------ explain(): one attribution set per target
-EXPLAINED = {"residual": dict(), "target y": dict(target="y"), "gbdt member": dict(forest_types=("rf", "gbdt"))}
+EXPLAINED = {
+    "residual": dict(),
+    "target y": dict(target="y"),
+    "gbdt member": dict(forest_types=("rf", "gbdt")),
+    "early-stopped member": dict(forest_types=("rf", "gbdt_es")),
+}
 
 
 @pytest.mark.slow
