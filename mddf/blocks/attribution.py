@@ -150,8 +150,8 @@ def model_attributions(model, X, codes, has_missing, fast, width):
 
 def block_attributions(block, X, fast=False):
     """``(base, values)`` of a fitted block's members for its input ``X`` (float32, C-contiguous): ``base``
-    ``(n_members, width)``, ``values`` ``(n, n_members, d, width)`` (``width`` 1 for a regression block), each the
-    mean over the member's fold models, as the block's prediction is, each model explained by its member
+    ``(n_members, width)``, ``values`` ``(n, n_members, d, width)`` (``width`` a regression block's ``n_outputs``),
+    each the mean over the member's fold models, as the block's prediction is, each model explained by its member
     (:meth:`~mddf.blocks.member.Member.attributions`). The models are explained in parallel threads (the block's
     ``n_jobs``) and summed in a fixed order: the same values for any ``n_jobs``."""
     members = block.members()
@@ -159,7 +159,7 @@ def block_attributions(block, X, fast=False):
     for j, model in flat:
         if not isinstance(model, StoredModel):
             members[j].check_explainable(model, f"forest_types[{j}]")
-    width = flat[0][1].n_classes or 1
+    width = flat[0][1].n_classes or block.n_outputs  # a regression block's targets
     n_members = len(block.models_)
     base = np.zeros((n_members, width))
     values = np.zeros((len(X), n_members, X.shape[1], width))

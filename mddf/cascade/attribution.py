@@ -17,6 +17,9 @@ value, the same for every row, from which they add up to it. Composition keeps t
   continuously to ``|phi_i(u_k)| / sum_i |phi_i(u_k)|`` (``w`` times the rule's plus ``1 - w`` times these,
   ``w`` the sum's share of :data:`CANCELLING` times the absolute sum), so that no share exceeds 3 in magnitude;
   a column nothing moved is shared equally;
+- a regressor of several targets passes on each member's prediction of every target (K columns a member): each
+  target's attributions are carried beside the others', and a member's attribution to any passed column is shared
+  by that column's (one more passed column to the rule above); a target's prediction adds up from its own;
 - the mixture of the layers, ``(1 - beta_t) mix_{t-1} + beta_t h_t`` (eqs. 7 and 9, kept normalised), is linear:
   attributions and bases mix alike, and so do the predictor's output and the cascade's (``predictor_weight_``),
   and the members by their ``selection_weights_`` (``final_mixture="selection"``);
@@ -128,9 +131,10 @@ def pairs_of(fitted):
 
 class AttributionVisitor(Visitor):
     """The attributions of a fitted cascade's prediction (the classifier's ``predict_proba``, an :class:`Attributed`
-    of shape ``(n_classes,)``; the regressor's ``predict``, of shape ``()``), read from its replay of the rows
-    (:meth:`mddf.cascade.fitted.FittedCascade.replay`): each layer's members explained on the input the replay gave
-    them, the rows screening let through included, then the ``predictor`` or calibration (see the module).
+    of shape ``(n_classes,)``; the regressor's ``predict``, of shape ``()``, or ``(n_outputs,)``), read from its
+    replay of the rows (:meth:`mddf.cascade.fitted.FittedCascade.replay`): each layer's members explained on the
+    input the replay gave them, the rows screening let through included, then the ``predictor`` or calibration (see
+    the module).
     ``fast``: the trees' path contributions instead of exact TreeSHAP."""
 
     def __init__(self, fitted, fast):
@@ -151,8 +155,9 @@ class AttributionVisitor(Visitor):
             members = on_x(values, self.d, previous, self.fitted.route.holds_x(visit.t))
             self._class_vectors(visit, base, members)
             self._select(visit.t, Attributed(base, members.transpose(0, 2, 1, 3)))
-        else:
-            self._predictions(base, on_x(values, self.d, previous)[..., 0].transpose(0, 2, 1), visit.block)
+        else:  # several targets: the passed columns are each member's K predictions side by side, member by member
+            previous = None if previous is None else previous.reshape(len(previous), self.d, -1)
+            self._predictions(base, on_x(values, self.d, previous).transpose(0, 2, 1, 3), visit.block)
             self._select(visit.t, self.passed)
 
     def _select(self, t, members):
@@ -180,10 +185,13 @@ class AttributionVisitor(Visitor):
             self.passed = self.passed.mixed(fed, visit.share, visit.rows)
 
     def _predictions(self, base, values, block):
-        output = Attributed(base[:, 0], values)
+        """Keep the attributions of what the regression ``block`` passes on from its members' ``base`` ``(m, K)``
+        and ``values`` ``(n, d, m, K)``: an :class:`Attributed` of shape ``(m, K)`` (``(m,)`` for one target), the
+        previous layers' prediction added to each member's with ``target="residual"``."""
+        output = Attributed(base, values) if block.n_outputs > 1 else Attributed(base[:, 0], values[..., 0])
         if self.passed is not None and self.fitted.residual:
             prediction = _mean(self.passed, self.weights)
-            output = Attributed(output.base + prediction.base, output.values + prediction.values[..., None])
+            output = Attributed(output.base + prediction.base, output.values + np.expand_dims(prediction.values, 2))
         self.passed, self.weights = output, block.member_weights_
 
     def end(self, fitted, X, last):
@@ -217,6 +225,7 @@ class AttributionVisitor(Visitor):
 
 
 def _mean(passed, weights):
-    """The mean over the members of their predictions' attributions (the regression cascade's prediction), weighted
-    by ``weights`` (a block's ``member_weights_``; None: equal)."""
-    return Attributed(np.average(passed.base, weights=weights), np.average(passed.values, axis=2, weights=weights))
+    """The mean over the members of their predictions' attributions (the regression cascade's prediction, of every
+    target), weighted by ``weights`` (a block's ``member_weights_``; None: equal)."""
+    base = np.average(passed.base, axis=0, weights=weights)
+    return Attributed(base, np.average(passed.values, axis=2, weights=weights))

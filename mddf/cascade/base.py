@@ -148,8 +148,8 @@ class CascadeBase(SaveMixin, LayerFeaturesMixin):
 
     def explain(self, X, *, background=None, fast=False, chunk_rows=CHUNK_ROWS, progress=None):
         """Each row's prediction attributed to the input columns: values that add up to ``predict_proba(X)`` (the
-        classifier's, per class) or ``predict(X)`` (the regressor's) from a base value, by default the model's mean
-        prediction over a background.
+        classifier's, per class) or ``predict(X)`` (the regressor's, per target) from a base value, by default the
+        model's mean prediction over a background.
 
         Each member's trees are explained by exact TreeSHAP on their own input (XGBoost members by XGBoost's own
         contributions); a member's attribution to a column passed on by the layer before is shared among the input
@@ -180,26 +180,22 @@ class CascadeBase(SaveMixin, LayerFeaturesMixin):
         -------
         shap.Explanation, or without shap (the ``explain`` extra) an object of the same fields
             ``values`` ``(n_samples, n_features_in_)``, for the classifier ``(n_samples, n_features_in_,
-            n_classes)``; ``base_values`` ``(n_samples,)`` or ``(n_samples, n_classes)``; ``data`` (the rows as the
-            model reads them, categories as codes), ``display_data`` (a DataFrame's values), ``feature_names``,
-            ``output_names`` (the classes). A ``ValueError`` names a member that cannot be explained exactly (a
-            classifier or regressor instance other than XGBoost's, the predictor ``"hgb"``), a model fitted
-            before its trees kept their nodes' training weight, or a model that kept no background.
+            n_classes)``, for a regressor of several targets ``(n_samples, n_features_in_, n_outputs)``;
+            ``base_values`` ``(n_samples,)``, or per class or target; ``data`` (the rows as the model reads them,
+            categories as codes), ``display_data`` (a DataFrame's values), ``feature_names``, ``output_names`` (the
+            classes; a regressor's ``output<k>``, None for one target). A ``ValueError`` names a member that cannot be
+            explained exactly (a classifier or regressor instance other than XGBoost's, the predictor ``"hgb"``), a
+            model fitted before its trees kept their nodes' training weight, or a model that kept no background.
         """
         check_is_fitted(self)
-        several = "multi-label y" if isinstance(getattr(self, "classes_", None), list) else self._several_targets()
-        if several:
-            raise ValueError(f"{type(self).__name__}: explain() does not support a model fitted on {several} yet")
+        if isinstance(getattr(self, "classes_", None), list):
+            raise ValueError(f"{type(self).__name__}: explain() does not support a model fitted on multi-label y yet")
         if not isinstance(chunk_rows, Integral) or chunk_rows < 1:
             raise ValueError(f"chunk_rows must be a positive integer, got {chunk_rows!r}")
         validated, fitted = self._validated(X), self.fitted_cascade_
         rows = self._background(background, lambda: explain_rows(fitted, validated[:1], None, True, n_jobs=self.n_jobs))
         found = explain_rows(fitted, validated, X, bool(fast), int(chunk_rows), progress, rows, self.n_jobs)
         return explanation(found)
-
-    def _several_targets(self):
-        """What names a fitted model of several targets that :meth:`explain` refuses (None: one target)."""
-        return None
 
     def _background(self, background, probe):
         """The validated rows of ``explain()``'s ``background``, or None for the path-dependent

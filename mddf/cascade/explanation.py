@@ -27,7 +27,8 @@ class Attributions:
     Attributes
     ----------
     values : ndarray ``(n, n_features)`` or, for a classifier, ``(n, n_features, n_classes)``
-    base_values : ndarray ``(n,)`` or ``(n, n_classes)``
+        A regressor of several targets: ``(n, n_features, n_outputs)``, one set of attributions per target.
+    base_values : ndarray ``(n,)`` or ``(n, n_classes)`` (``(n, n_outputs)``)
         ``base_values + values.sum(axis=1)`` is the prediction (``predict`` or ``predict_proba``).
     data : ndarray ``(n, n_features)``
         The rows as the model reads them (a categorical column as its category codes, missing values as NaN).
@@ -35,7 +36,8 @@ class Attributions:
         A DataFrame's values as they were given (category names); None for an array.
     feature_names : list of str
     output_names : list of str or None
-        The classes, for a classifier.
+        The classes, for a classifier; ``output0``, ``output1``... for a regressor of several targets (y's columns
+        in order); None for one target.
     """
 
     values: np.ndarray
@@ -80,7 +82,7 @@ def explain_rows(fitted, X, original, fast=False, chunk_rows=CHUNK_ROWS, progres
     """
     n_columns = fitted.columns.n_features
     classifier = fitted.classification
-    shape = (len(fitted.classes),) if classifier else ()
+    shape = (len(fitted.classes),) if classifier else _targets(fitted)
     values = np.zeros((len(X), n_columns) + shape)
     base = np.zeros((len(X),) + shape)
     n_background = 0 if background is None else len(background)
@@ -103,8 +105,17 @@ def explain_rows(fitted, X, original, fast=False, chunk_rows=CHUNK_ROWS, progres
             bar.update(stop - start)
     names = [str(name) for name in fitted.columns.input_names()]
     display = original.to_numpy(dtype=object) if hasattr(original, "iloc") else None
-    outputs = [str(c) for c in fitted.classes] if classifier else None
+    if classifier:
+        outputs = [str(c) for c in fitted.classes]
+    else:  # several targets: y's columns in order, named as the layers' passed features name them
+        outputs = [f"output{k}" for k in range(shape[0])] if shape else None
     return Attributions(values, base, np.asarray(X[:, :n_columns], dtype=np.float64), display, names, outputs)
+
+
+def _targets(fitted):
+    """The shape of a regression cascade's prediction of a row: ``()`` for one target, ``(n_outputs,)``."""
+    n_outputs = fitted.layers[0].n_outputs
+    return () if n_outputs == 1 else (n_outputs,)
 
 
 def _attributed(fitted, X, fast, n_jobs):

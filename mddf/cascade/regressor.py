@@ -426,9 +426,6 @@ default=("rf", "rf", "crf", "crf")
             tags.target_tags.multi_output = False
         return tags
 
-    def _several_targets(self):
-        return "a 2-D y (several targets)" if self.layers_[0].n_outputs > 1 else None
-
     def _layer_feature_names(self, layer=None):
         """``layer<t>_<member><j>_prediction``, one per member of the layer; with several targets
         ``layer<t>_<member><j>_output<k>_prediction``, member by member."""

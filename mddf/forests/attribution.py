@@ -80,12 +80,13 @@ def _attribute(trees, n_trees, codes, missing_codes, category_bits, n_features, 
 def packed_forest_attributions(forest, codes, has_missing=True, fast=False):
     """``(base, values)`` of a :class:`~mddf.forests.PackedForest` for rows already binned with its ``binner``.
 
-    ``base`` ``(width,)`` is the trees' mean expected output; ``values`` ``(n, n_features, width)`` the mean of the
-    trees' attributions, exact TreeSHAP (or, with ``fast``, path contributions); ``base + values.sum(axis=1)`` is
-    the forest's output for each row. ``has_missing=False`` promises that the rows hold no missing value.
+    ``base`` ``(width,)`` is the trees' mean expected output (``width``: the classes, or a regression forest's
+    ``n_outputs``); ``values`` ``(n, n_features, width)`` the mean of the trees' attributions, exact TreeSHAP (or,
+    with ``fast``, path contributions); ``base + values.sum(axis=1)`` is the forest's output for each row.
+    ``has_missing=False`` promises that the rows hold no missing value.
     """
     shares = _check_shares(forest)
-    width = forest.n_classes or 1
+    width = forest._width  # a class vector, a multi-output regression's K means, or one mean
     packed = forest.packed
     missing = np.asarray(forest.binner.missing_bins_, dtype=np.int64) if has_missing else NO_MISSING
     codes = np.ascontiguousarray(codes)

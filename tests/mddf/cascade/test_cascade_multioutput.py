@@ -75,6 +75,8 @@ def test_xgboost_members_fit_every_target_and_the_model_pickles(data, tmp_path):
     assert predicted.shape == (100, N_OUTPUTS)
     assert np.array_equal(pickle.loads(pickle.dumps(model)).predict(Xt), predicted)
     assert np.array_equal(model.to_memory().predict(Xt), predicted)
+    stored = model.explain(Xt[:20], background="tree_path_dependent")  # its models read back from model_dir
+    assert np.array_equal(model.to_memory().explain(Xt[:20], background="tree_path_dependent").values, stored.values)
 
 
 @pytest.mark.slow
@@ -130,8 +132,69 @@ def test_the_default_model_fits_several_targets_without_the_pair_search(data):
     X, Y, Xt, _ = data
     model = CascadeForestRegressor(n_estimators=10, max_layers=2, random_state=0).fit(X, Y)
     assert model.pair_features_ is None and model.predict(Xt).shape == (100, N_OUTPUTS)
-    with pytest.raises(ValueError, match=r"explain\(\) does not support a model fitted on a 2-D y \(several targets\)"):
-        model.explain(Xt[:2])
+    explained = model.explain(Xt)
+    assert explained.values.shape == (100, X.shape[1], N_OUTPUTS)
+    assert np.abs(explained.base_values + explained.values.sum(axis=1) - model.predict(Xt)).max() < 1e-6
+
+
+# ------------------------------------------------------------------ explain(): one attribution set per target
+EXPLAINED = {
+    "residual": dict(),
+    "target y": dict(target="y"),
+    "gbdt member": dict(forest_types=("rf", "gbdt")),
+    "early-stopped member": dict(forest_types=("rf", "gbdt_es")),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("settings", list(EXPLAINED), ids=list(EXPLAINED))
+def test_explain_gives_one_set_of_attributions_per_target_that_adds_up_to_its_prediction(data, settings):
+    X, Y, Xt, _ = data
+    model = CascadeForestRegressor(n_tolerant_layers=3, **dict(FAST, **EXPLAINED[settings])).fit(X, Y)
+    assert model.n_layers_ >= 2  # the second layer reads every target's predictions: their attributions are shared
+    predicted = model.predict(Xt)
+    for fast in (False, True):
+        for background in (None, "tree_path_dependent"):
+            explained = model.explain(Xt, fast=fast, background=background)
+            assert explained.values.shape == (100, X.shape[1], N_OUTPUTS)
+            assert explained.base_values.shape == (100, N_OUTPUTS)
+            assert list(explained.output_names) == [f"output{k}" for k in range(N_OUTPUTS)]
+            for k in range(N_OUTPUTS):  # each target's base and values add up to its own prediction
+                found = explained.base_values[:, k] + explained.values[:, :, k].sum(axis=1)
+                assert np.abs(found - predicted[:, k]).max() < 1e-6
+    centred = model.explain(X[:40], background=X[:40]).values  # centred on those rows: each column's mean is 0
+    assert np.abs(centred.mean(axis=0)).max() < 1e-9 * np.abs(centred).max()
+
+
+@pytest.mark.slow
+def test_each_targets_attributions_are_the_one_target_models_on_a_repeated_target(data):
+    # a layer-1 model of [y, y] is the one-target model twice (see above): so is each target's explanation
+    X, Y, Xt, _ = data
+    settings = dict(FAST, max_layers=1)
+    one = CascadeForestRegressor(**settings).fit(X, Y[:, 0])
+    both = CascadeForestRegressor(**settings).fit(X, np.column_stack([Y[:, 0], Y[:, 0]]))
+    for background in (None, "tree_path_dependent"):
+        single, double = one.explain(Xt, background=background), both.explain(Xt, background=background)
+        for k in range(2):
+            assert np.allclose(double.values[:, :, k], single.values, rtol=0, atol=1e-12)
+            assert np.allclose(double.base_values[:, k], single.base_values, rtol=0, atol=1e-12)
+
+
+@pytest.mark.slow
+def test_each_target_is_credited_mostly_to_the_columns_it_reads():
+    # target 0 reads columns 0 and 1, target 1 columns 2 and 3, none column 4. A multi-output tree's split serves
+    # every target (its leaves' other targets move too) and each target's model also reads the other's predictions,
+    # so the other columns get some of a target's attributions, but less than any column it reads
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(400, 5))
+    Y = np.column_stack([X[:, 0] + 2 * X[:, 1], X[:, 2] * X[:, 3] - X[:, 3]])
+    model = CascadeForestRegressor(n_tolerant_layers=3, **FAST).fit(X, Y)
+    assert model.n_layers_ >= 2
+    strength = np.abs(model.explain(X[:100]).values).mean(axis=0)  # (columns, targets)
+    for k, read in enumerate([[0, 1], [2, 3]]):
+        others = [j for j in range(5) if j not in read]
+        assert strength[read, k].min() > strength[others, k].max()
+        assert strength[read, k].sum() > 2 * strength[others, k].sum()
 
 
 def test_a_wrapped_one_target_regressor_is_accepted_as_a_member(data):

@@ -23,10 +23,13 @@ def _rows(n=300, d=6, seed=0, missing=0.1):
     return X, y
 
 
-def _binned_forest(regression=False, seed=0):
+def _binned_forest(regression=False, seed=0, n_outputs=1):
     X, y = _rows(seed=seed)
     binned = BinnedInput(X, None, None)
     target = y + 0.3 * np.nan_to_num(X[:, 4]) if regression else y
+    if n_outputs > 1:  # several targets, each read from other columns: multi-output trees
+        z = np.nan_to_num(X)
+        target = np.column_stack([target] + [z[:, k] * z[:, 5 - k] for k in range(1, n_outputs)])
     n_classes = None if regression else 3
     rows, none = np.arange(len(y)), np.arange(0)
     forest, _ = fit_forest(ForestSpec("rf", 8, None, "sqrt", seed, binned, target, rows, None, none, n_classes))
@@ -60,10 +63,9 @@ def _as_shap_model(forest, width):
     return {"trees": trees}
 
 
-@pytest.mark.parametrize("regression", [False, True], ids=["classes", "regression"])
-def test_the_exact_attributions_are_shaps_tree_explainers_on_the_same_trees(regression):
-    forest, codes, X = _binned_forest(regression)
-    width = 1 if regression else 3
+@pytest.mark.parametrize("regression, width", [(False, 3), (True, 1), (True, 3)], ids=["classes", "one", "targets"])
+def test_the_exact_attributions_are_shaps_tree_explainers_on_the_same_trees(regression, width):
+    forest, codes, X = _binned_forest(regression, n_outputs=width if regression else 1)
     base, values = forest.attributions(codes)
     explainer = shap.TreeExplainer(_as_shap_model(forest, width), feature_perturbation="tree_path_dependent")
     as_floats = np.where(np.isnan(X), np.nan, codes.astype(np.float64))
@@ -79,6 +81,16 @@ def test_both_kinds_of_attribution_add_up_to_the_forests_output_on_every_row():
         base, values = forest.attributions(codes, fast=fast)
         assert values.shape == (len(codes), 6, 3)
         assert np.abs(base + values.sum(axis=1) - proba).max() < 1e-12
+
+
+def test_a_multi_output_forests_attributions_add_up_to_each_targets_prediction():
+    forest, codes, _ = _binned_forest(regression=True, n_outputs=3)
+    predicted = forest.predict_binned(codes)
+    assert predicted.shape == (len(codes), 3)
+    for fast in (False, True):
+        base, values = forest.attributions(codes, fast=fast)
+        assert base.shape == (3,) and values.shape == (len(codes), 6, 3)
+        assert np.abs(base + values.sum(axis=1) - predicted).max() < 1e-12
 
 
 def test_the_fast_attributions_are_the_path_contributions_not_the_shapley_values():
