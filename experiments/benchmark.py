@@ -21,6 +21,7 @@ from .defaults import DEFAULT_SEEDS
 from .exit_status import EXIT_NOTHING_TO_RUN, EXIT_OK, EXIT_RUN_FAILED
 from .methods import default_registry
 from .metrics import METRICS
+from .monotone_option import with_monotone
 from .multi_target import run as run_several_targets
 from .multi_target import several_targets
 from .outfolder import OutputFiles, probe, writing
@@ -86,6 +87,8 @@ def run(args, registry=None, *, command: str) -> int:
         list_registry(registry)
         return EXIT_OK
     names = several_targets(args.target)
+    if names is not None and args.monotone is not None:
+        raise UsageError("--monotone takes one --target: several targets take no monotone constraints")
     if names is not None:  # --target a,b: several targets of one table (experiments/multi_target.py)
         return run_several_targets(args, names, registry)
     if args.data is not None and (args.suite or args.datasets):
@@ -126,6 +129,7 @@ def run(args, registry=None, *, command: str) -> int:
             print(f"warning: {warning}", file=sys.stderr)
         check_task(protocol, task_of(user_ds))
         metric_for(args.metric, task_of(user_ds))
+    registry, specs = with_monotone(args.monotone, user_ds, registry, specs)  # --monotone: constrained cascades
     asked = {registry.get(name).name for name in args.methods or ()}
     available = usable_methods(specs, task_of(user_ds) if user_ds is not None else None, asked=asked)
     if not available:

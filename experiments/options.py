@@ -295,6 +295,12 @@ def benchmark_options(parser: argparse.ArgumentParser) -> None:
         help="add the mdDF structures of the paper's Table 3 (mdDF_SF, mdDF_ST, mdDF_NP)",
     )
     parser.add_argument(
+        "--monotone",
+        metavar="COL:SIGN,...",
+        help="with --data: fit mdDF with monotone constraints, e.g. 'income:+1,debt:-1' (its prediction never "
+        "falls as income grows or rises as debt grows; a regression or two-class target); the others unconstrained",
+    )
+    parser.add_argument(
         "--peers",
         action="store_true",
         help="add today's peers (LightGBM, HGB, ExtraTrees; no published numbers) and write them with mdDF, "

@@ -23,6 +23,7 @@ ALLOWED = {
     ("mddf/_runtime/threads.py", "getattr(function, '__name__', type(function).__name__)"): "callables",
     # parameters of the classifier only (input_features, screening_accuracy), which the regressor's lack
     ("mddf/cascade/monotone.py", "getattr(params, 'input_features', None)"): "one task's parameters",
+    ("mddf/cascade/monotone.py", "getattr(params, 'tree_method', 'hist')"): "one task's parameters",
     ("mddf/cascade/monotone.py", "getattr(params, parameter, None)"): "one task's parameters",
     # an unfitted estimator: no fitted cascade, no store to reuse
     ("mddf/cascade/base.py", "getattr(cascade.__dict__.get('fitted_cascade_'), 'store', None)"): "unfitted",

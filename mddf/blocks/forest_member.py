@@ -53,6 +53,7 @@ class ForestMember(Member):
             layer.n_classes,
             fold.draws,
             fold.kept,
+            layer.monotone,
         )
         return FitTask(fit_forest, (spec,), staged_forest)
 
@@ -70,6 +71,7 @@ class ForestMember(Member):
             weight,
             layer.n_classes,
             rows,
+            layer.monotone,
         )
         return FitTask(fit_oob_forest, args, staged_oob_forest)
 

@@ -56,6 +56,9 @@ class MarginPolicy(TaskPolicy):
         self.monotone = monotone_constraints(self.params, columns, name, classes)  # checked before any layer
 
     # -------------------------------------------------------------- the layers
+    def constraints(self):
+        return self.monotone  # checked once, with the classes
+
     def check_forest_types(self):
         return check_forest_types(self.params.forest_types)
 
@@ -93,7 +96,7 @@ class MarginPolicy(TaskPolicy):
             probe_trees=probe_trees,
             target_statistics=self.statistics_spec(t),
         )
-        block.monotone = self.monotone
+        block.monotone = self.layer_constraints()
         return block
 
     @property

@@ -4,8 +4,9 @@ members are given.
 A cascade is monotone in a column when every member of every layer is monotone in it and in the outputs the layers
 pass on (increasing: each passed prediction of ``y`` is monotone the same way as the cascade), and the cascade's
 prediction is a mean of its last layer's members (a mixture of positive weights). The members that honour a
-constraint are the boosted ones (XGBoost's and LightGBM's ``monotone_constraints``); every other setting that would
-break the composition is refused in one line.
+constraint are mddf's own forests (their trees keep the leaf-value bounds of :mod:`mddf.trees.monotone`) and the
+boosted ones (XGBoost's and LightGBM's ``monotone_constraints``); pair features pair the unconstrained columns only
+(:func:`pair_mask`); every other setting that would break the composition is refused in one line.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from collections.abc import Mapping
 import numpy as np
 
 #: The ``forest_types`` names whose members take monotone constraints.
-MONOTONE_KINDS = ("gbdt", "gbdt_es", "lgbm", "lgbm_es")
+MONOTONE_KINDS = ("rf", "crf", "et", "gbdt", "gbdt_es", "lgbm", "lgbm_es")
 
 
 def _resolved(monotonic_cst, columns, name):
@@ -46,11 +47,12 @@ def monotone_constraints(params, columns, name, classes=None):
     ``monotonic_cst`` (or with no constrained column).
 
     ``params`` are the cascade's parameters (``monotonic_cst``, ``forest_types``, ``predictor``,
-    ``pair_features``, ``target_statistics``; the classifier's ``screening_accuracy``, ``input_features``),
+    ``target_statistics``; the classifier's ``screening_accuracy``, ``input_features``, ``tree_method``),
     ``columns`` its :class:`mddf.cascade.seam.Columns`, ``classes`` a classifier's labels (a list: one array per
     label of a multi-label fit). Raises a one-line ``ValueError`` for a constraint that is malformed, names a column
     X lacks or a categorical column, or comes with more than two classes or several labels, a member other than
-    :data:`MONOTONE_KINDS`, a ``predictor``, pair features, target statistics, screening or stacked layers.
+    :data:`MONOTONE_KINDS` (an estimator instance among them), a ``predictor``, target statistics, screening,
+    stacked layers or scikit-learn's trees (``tree_method="exact"``).
     """
     monotonic_cst = params.monotonic_cst
     if monotonic_cst is None or columns is None or columns.n_features is None:
@@ -70,9 +72,26 @@ def monotone_constraints(params, columns, name, classes=None):
             f"{name}: monotonic_cst is honoured by the members {MONOTONE_KINDS} only, not {others[0]!r}; "
             "set forest_types from them"
         )
+    if getattr(params, "tree_method", "hist") == "exact":  # the classifier's only
+        raise ValueError(f"{name}: monotonic_cst is honoured by tree_method='hist' forests; set tree_method='hist'")
     if getattr(params, "input_features", None) == "stacking":
         raise ValueError(f"{name}: monotonic_cst needs x in every layer's input; set input_features='preconc' or 'raw'")
-    for parameter in ("predictor", "pair_features", "target_statistics", "screening_accuracy"):
+    for parameter in ("predictor", "target_statistics", "screening_accuracy"):
         if getattr(params, parameter, None) is not None:  # screening_accuracy: the classifier's only
             raise ValueError(f"{name}: monotonic_cst cannot be combined with {parameter}; set {parameter}=None")
     return cst
+
+
+def pair_mask(is_categorical, monotone, n_features):
+    """The columns the ``pair_features`` search must not pair: the categorical ones (``is_categorical``, or None)
+    and the constrained ones (``monotone``, or None), as a bool array of ``n_features``."""
+    mask = np.zeros(n_features, dtype=bool) if is_categorical is None else np.asarray(is_categorical, dtype=bool)
+    return mask if monotone is None else mask | (np.asarray(monotone) != 0)
+
+
+def with_appended(monotone, n_appended):
+    """The constraints of ``x`` with ``n_appended`` unconstrained columns (the pair features) after its own; None
+    for None."""
+    if monotone is None or not n_appended:
+        return monotone
+    return np.concatenate([monotone, np.zeros(n_appended, dtype=np.int8)])

@@ -32,6 +32,7 @@ from ..forests.growing import MAX_SEED
 from ..utils import EarlyStopping, rescaled_weights
 from .final_predictor import fit_final_predictor
 from .fitted import FittedCascade
+from .monotone import monotone_constraints, pair_mask, with_appended
 from .pair_step import fit_pair_features, pair_feature_names, pair_template, with_pairs
 from .replay import LayerRoute
 from .seam import ENGINE_SEAM, Columns, GrowthSpec, TrainingRows
@@ -59,6 +60,8 @@ class TaskPolicy:
     classification = False
     #: The name of the attribute that receives the passed columns' mean share of the importances.
     passed_importance_attr = "passed_importance_"
+    #: Columns the ``pair_features`` search appended to ``x`` (set by :meth:`training_rows`).
+    n_appended = 0
 
     def __init__(self, params, columns=None, *, name, log_name):
         check_final_mixture(params, name)  # before any work
@@ -69,6 +72,15 @@ class TaskPolicy:
         self.log_name = log_name
 
     # -------------------------------------------------------------- the layers' input
+    def constraints(self):
+        """The monotone constraint of each column of ``x`` (int8; :func:`mddf.cascade.monotone.monotone_constraints`),
+        or None."""
+        return monotone_constraints(self.params, self.columns, self.name)
+
+    def layer_constraints(self):
+        """:meth:`constraints` with the appended pair features' columns unconstrained: what a layer's block gets."""
+        return with_appended(self.constraints(), self.n_appended)
+
     @property
     def forest_types(self):
         return tuple(self.params.forest_types)
@@ -226,7 +238,8 @@ class TaskPolicy:
 
     def _with_pair_features(self, rows, rng, search):
         """``rows`` with the ``pair_features`` search's features appended to ``X`` and ``X_val``, and the search
-        (``search``, or one run on the training rows); ``rows`` as they are without ``pair_features``."""
+        (``search``, or one run on the training rows, never pairing a constrained column); ``rows`` as they are
+        without ``pair_features``. Sets :attr:`n_appended`."""
         template = pair_template(self.params.pair_features, self.name)
         if template is None:
             return rows
@@ -236,11 +249,12 @@ class TaskPolicy:
                 rows.X,
                 rows.y,
                 rows.weight,
-                self.columns.is_categorical,
+                pair_mask(self.columns.is_categorical, self.constraints(), rows.X.shape[1]),
                 rng,
                 regression=not self.classification,
                 n_jobs=self.params.n_jobs,
             )
+        self.n_appended = len(search.pairs_)
         X_val = None if rows.X_val is None else with_pairs(search, rows.X_val)
         X = with_pairs(search, rows.X)
         return TrainingRows(X, rows.y, rows.weight, X_val, rows.y_val, rows.weight_val, search)

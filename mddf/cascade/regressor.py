@@ -181,8 +181,8 @@ default=("rf", "rf", "crf", "crf")
         (``background_``), drawn at random from a stream of their own (no other draw of ``random_state`` moves):
         they are the user's rows, stored in the model and its pickle. 0 keeps none.
     monotonic_cst : array-like of int of shape (n_features,), dict or None, default=None
-        Per column 1 (the prediction never decreases with it), -1 or 0, or a dict {name: 1 or -1}; None: none. Needs
-        members of ``"gbdt"``, ``"gbdt_es"``, ``"lgbm"``, ``"lgbm_es"``: :ref:`the user guide <monotone>`.
+        Per column 1 (the prediction never decreases with it), -1 or 0, or a dict {name: 1 or -1}; None: none. Not
+        with estimator members; pair features skip constrained columns: :ref:`the user guide <monotone>`.
 
     Attributes
     ----------

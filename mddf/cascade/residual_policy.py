@@ -17,7 +17,6 @@ from ..blocks.members import check_forest_types, seeded_clone
 from ..blocks.regressor import RegressionForestBlock
 from ..forests import make_gbdt, make_hgb
 from ..utils import NEGATIVE_MSE
-from .monotone import monotone_constraints
 from .policy import TaskPolicy, probe_note
 from .replay import overflow_error, passed_on
 from .seam import LayerOutcome
@@ -90,7 +89,7 @@ class ResidualPolicy(TaskPolicy):
             probe_trees=probe_trees,
             target_statistics=self.statistics_spec(t),
         )
-        block.monotone = monotone_constraints(c, self.columns, self.name)
+        block.monotone = self.layer_constraints()
         return block
 
     # -------------------------------------------------------------- the data

@@ -63,11 +63,13 @@ class TreeGrower:
     y : ndarray of int64 (class indices) or float64 (targets, ``(n,)`` or ``(n, K)``)
     n_classes : int or None
         Classes of a classification forest; None for regression.
+    monotone : tuple of int or None, default=None
+        A monotone constraint per column (:func:`mddf.trees.grow_tree`); None: none.
     """
 
-    def __init__(self, kind, max_depth, max_features, X, y, n_classes):
+    def __init__(self, kind, max_depth, max_features, X, y, n_classes, monotone=None):
         forest = forest_kind(kind)
-        self.X, self.y, self.n_classes = X, y, n_classes
+        self.X, self.y, self.n_classes, self.monotone = X, y, n_classes, monotone
         outputs = 1 if n_classes is not None else n_outputs(y)
         self.width = n_classes or outputs  # columns of a tree's output
         self.criterion = criterion(n_classes, outputs)
@@ -98,6 +100,7 @@ class TreeGrower:
             self.settings,
             seed,
             self.criterion,
+            self.monotone,
         )
         self.builder.add(tree, keep)
 
@@ -157,14 +160,17 @@ class ExactTrees:
         return self.compact.finish()
 
 
-def forest_trees(kind, max_depth, max_features, X, y, n_classes):
+def forest_trees(kind, max_depth, max_features, X, y, n_classes, monotone=None):
     """The tree grower of one forest: :mod:`mddf.trees` on a :class:`BinnedInput`, scikit-learn's trees on floats.
 
-    ``y`` holds class indices (``n_classes`` classes) or, with ``n_classes`` None, targets.
+    ``y`` holds class indices (``n_classes`` classes) or, with ``n_classes`` None, targets; ``monotone`` a monotone
+    constraint per column (:class:`TreeGrower`; a ``ValueError`` with scikit-learn's trees).
     """
     if isinstance(X, BinnedInput):
         labels = y if n_classes is None else y.astype(np.int64, copy=False)
-        return TreeGrower(kind, max_depth, max_features, X, labels, n_classes)
+        return TreeGrower(kind, max_depth, max_features, X, labels, n_classes, monotone)
+    if monotone is not None:
+        raise ValueError("monotone constraints are honoured by tree_method='hist' forests, not 'exact'")
     return ExactTrees(kind, max_depth, max_features, X, y, n_classes)
 
 
@@ -205,6 +211,8 @@ class ForestSpec:
         Classes of a classification forest; None for regression.
     draws : weighted bootstrap over ``rows``, or None, default=None
     n_kept : int or None, default=None
+    monotone : tuple of int or None, default=None
+        A monotone constraint per column of ``X`` (:func:`mddf.trees.grow_tree`); None: none.
     """
 
     kind: str
@@ -220,6 +228,7 @@ class ForestSpec:
     n_classes: int | None = None
     draws: object = None
     n_kept: int | None = None
+    monotone: tuple | None = None
 
 
 def _forest_spec(spec=None, /, *fields, **named):
@@ -254,7 +263,7 @@ def staged_forest(spec=None, /, *fields, **named):
     """The fit of :func:`fit_forest` (same parameters) as a :class:`StagedForest`, no tree grown yet."""
     spec = _forest_spec(spec, *fields, **named)
     growth = ForestGrowth(
-        forest_trees(spec.kind, spec.max_depth, spec.max_features, spec.X, spec.y, spec.n_classes),
+        forest_trees(spec.kind, spec.max_depth, spec.max_features, spec.X, spec.y, spec.n_classes, spec.monotone),
         spec.n_estimators,
         spec.seed,
         len(spec.y),
@@ -277,7 +286,9 @@ def fold_share(n_estimators, n_folds, fold):
     return max(1, share + (fold < rest))
 
 
-def fit_oob_forest(kind, n_estimators, max_depth, max_features, seed, X, y, weight, n_classes, rows=None):
+def fit_oob_forest(
+    kind, n_estimators, max_depth, max_features, seed, X, y, weight, n_classes, rows=None, monotone=None
+):
     """Fit one bootstrapped forest on every row (or on ``rows``); its out-of-bag class vectors.
 
     Each tree draws its bootstrap rows uniformly and receives D_t as weights of
@@ -296,14 +307,18 @@ def fit_oob_forest(kind, n_estimators, max_depth, max_features, seed, X, y, weig
     -------
     (forest, ndarray of float64 (n, n_classes)): the forest and every row's out-of-bag class vector.
     """
-    staged = staged_oob_forest(kind, n_estimators, max_depth, max_features, seed, X, y, weight, n_classes, rows)
+    staged = staged_oob_forest(
+        kind, n_estimators, max_depth, max_features, seed, X, y, weight, n_classes, rows, monotone
+    )
     return staged.grow(n_estimators).finish()
 
 
-def staged_oob_forest(kind, n_estimators, max_depth, max_features, seed, X, y, weight, n_classes, rows=None):
+def staged_oob_forest(
+    kind, n_estimators, max_depth, max_features, seed, X, y, weight, n_classes, rows=None, monotone=None
+):
     """The fit of :func:`fit_oob_forest` (same parameters) as a :class:`StagedForest`, no tree grown yet."""
     growth = ForestGrowth(
-        forest_trees(kind, max_depth, max_features, X, y, n_classes),
+        forest_trees(kind, max_depth, max_features, X, y, n_classes, monotone),
         n_estimators,
         seed,
         len(y),

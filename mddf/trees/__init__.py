@@ -21,6 +21,9 @@ split rules. One concern per module, as in scikit-learn's
 - :mod:`~mddf.trees.loops`: the loops over a node's rows that the criteria
   share (the partition of its rows, the score of a given split), written once
   and compiled per criterion with its per-row functions;
+- :mod:`~mddf.trees.monotone`: monotone constraints (``grow_tree(monotone=...)``):
+  the check of a split, its children's bounds and the best split in order,
+  compiled per criterion;
 - :mod:`~mddf.trees.grower`: :func:`grow_tree`, one skeleton growing a tree
   depth first (node stack, candidate-feature draws, row partitions) into flat
   node arrays, with its impurity importance per feature, compiled once per

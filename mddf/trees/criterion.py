@@ -77,10 +77,27 @@ The functions, as :data:`FUNCTIONS` lists them (name, parameters, what it return
   writes the codes present in the node to ``present`` and the subset to
   ``bits``, and returns its score (-1 for fewer than two categories).
 
-``add_rows``, ``partition`` and ``split_score`` are the loops over a node's
-rows that :func:`mddf.trees.loops.row_loops` compiles for the module with its
-``add_row`` and ``left_*`` functions: a criterion module defines those and
-gets these with ``add_rows, partition, split_score = row_loops(module)``.
+- ``left_statistics(Xb, node_y, node_w, samples, start, end, f, split_b,
+  missing_code, bits, left_stats)``: write to ``left_stats`` the statistics
+  of the rows ``partition`` would send left, moving none.
+- ``node_value(stats)`` -> float: the value a monotone constraint orders (the
+  mean target; the second class's share of two classes).
+- ``write_bounded_leaf(stats, node_weight, leaf_values, n_rows, lower,
+  upper)`` -> ``(code, n_rows)``: ``write_leaf`` of a tree with monotone
+  constraints, the leaf's value clipped into ``[lower, upper]``.
+- ``stats_score(left, stats)`` -> float: the score of a split whose left
+  child has the statistics ``left`` (-1 when a child has no weight).
+- ``bounded_value``, ``in_order``, ``child_bounds``, ``new_table``,
+  ``best_ordered_threshold``: the monotone constraints' checks and search of
+  :mod:`mddf.trees.monotone`.
+
+``add_rows``, ``partition``, ``split_score`` and ``left_statistics`` are the
+loops over a node's rows that :func:`mddf.trees.loops.row_loops` compiles for
+the module with its ``add_row`` and ``left_*`` functions: a criterion module
+defines those and gets these with ``add_rows, partition, split_score,
+left_statistics = row_loops(module)``; likewise ``bounded_value, in_order,
+child_bounds = monotone_checks(module)`` and ``new_table,
+best_ordered_threshold = ordered_search(module)`` (:mod:`mddf.trees.monotone`).
 The searches allocate nothing and are compiled without reference counting
 (:mod:`mddf.trees._kernel`). A criterion module also sets ``LABEL_KINDS``, the
 numpy dtype kinds of the labels it grows on (``"iu"``: class indices; ``"f"``:
@@ -136,6 +153,29 @@ FUNCTIONS = (
         "best_subset",
         ("buf", *_SEARCH, "node_stats", "node_weight", "max_splits", "min_count", "present", "bits"),
         "float",
+    ),
+    Function(
+        "left_statistics",
+        ("Xb", "node_y", "node_w", "samples", "start", "end", "f", "split_b", "missing_code", "bits", "left_stats"),
+        "None",
+    ),
+    Function("node_value", ("stats",), "float"),
+    Function(
+        "write_bounded_leaf", ("stats", "node_weight", "leaf_values", "n_rows", "lower", "upper"), "(code, n_rows)"
+    ),
+    Function("stats_score", ("left", "stats"), "float"),
+    Function("bounded_value", ("stats", "lower", "upper"), "float"),
+    Function(
+        "in_order",
+        ("sign", *_SEARCH, "b", "side", "missing_bin", "stats", "scratch", "bounds"),
+        "bool",
+    ),
+    Function("child_bounds", ("sign", "left_stats", "right_stats", "bounds", "stack_bounds", "top"), "None"),
+    Function("new_table", ("n_statistics",), "ndarray"),
+    Function(
+        "best_ordered_threshold",
+        ("sign", *_SEARCH, "missing_bin", "stats", "bounds", "table"),
+        "Candidate",
     ),
 )
 

@@ -51,6 +51,7 @@ from .._runtime.compile_cache import njit
 from ._kernel import inline_kernel, kernel
 from .binning import MAX_BINS
 from .loops import insert_sorted, row_loops, scored, scored_twins, sort_by_key
+from .monotone import monotone_checks, ordered_search
 from .splitting import CATEGORY_WORDS, CONSTANT, Candidate
 
 # the growers (grower.py) hold this module's functions compiled in; numba's on-disk cache of them is stamped
@@ -205,6 +206,28 @@ def write_leaf(counts, node_weight, leaf_values, n_rows):
         return pure, n_rows
     for c in range(len(counts)):
         leaf_values[n_rows, c] = counts[c] / node_weight
+    return -(n_rows + 1), n_rows + 1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def node_value(counts):
+    """The value a monotone constraint orders (two classes only): the share of the second class (the positive
+    one) in class weights ``counts``; 0 for a node of no weight."""
+    weight = counts[0] + counts[1]
+    return counts[1] / weight if weight > 0.0 else 0.0
+
+
+@njit(cache=True, nogil=True, inline="always")
+def write_bounded_leaf(counts, node_weight, leaf_values, n_rows, lower, upper):
+    """:func:`write_leaf` of a tree with monotone constraints (two classes): the positive class's share ``v``
+    clipped into ``[lower, upper]``, written as ``(1 - v, v)``; a pure leaf left unclipped stays its class."""
+    value = node_value(counts)
+    bounded = min(max(value, lower), upper)
+    if bounded == value and (counts[0] <= 0.0 or counts[1] <= 0.0):
+        return (1 if counts[1] > 0.0 else 0), n_rows
+    # both columns from the one clipped share: the first column falls wherever the second rises
+    leaf_values[n_rows, 0] = 1.0 - bounded
+    leaf_values[n_rows, 1] = bounded
     return -(n_rows + 1), n_rows + 1
 
 
@@ -584,6 +607,16 @@ def _children_score(left, w_left, node_counts, node_weight):
     return sumsq_left / w_left + sumsq_right / w_right
 
 
+@njit(cache=True, nogil=True, inline="always")
+def stats_score(left, counts):
+    """The score of a split whose left child has class weights ``left`` in a node of class weights ``counts`` (as
+    :func:`best_threshold` scores); -1 when a child has no weight."""
+    w_left = 0.0
+    for c in range(len(counts)):
+        w_left += left[c]
+    return _children_score(left, w_left, counts, total_weight(counts))
+
+
 # ---------------------------------------------------------------------------------- subsets
 @kernel
 def _category_histogram(buf, Xb, node_y, node_w, samples, start, end, f, present):
@@ -698,4 +731,7 @@ def best_subset(
 
 
 #: The loops over a node's rows, compiled with this module's per-row functions (:mod:`mddf.trees.loops`).
-add_rows, partition, split_score = row_loops(sys.modules[__name__])
+add_rows, partition, split_score, left_statistics = row_loops(sys.modules[__name__])
+#: The monotone constraints' checks, compiled with this module's ``node_value`` (:mod:`mddf.trees.monotone`).
+bounded_value, in_order, child_bounds = monotone_checks(sys.modules[__name__])
+new_table, best_ordered_threshold = ordered_search(sys.modules[__name__])

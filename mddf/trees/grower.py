@@ -102,7 +102,7 @@ def _grower(criterion):
     :mod:`~mddf.trees.squared_error`), whose functions it calls directly."""
 
     @njit(cache=True, nogil=True)
-    def _skeleton(Xb, y, w, n_bins, missing_bin, categorical, n_classes, settings, seed):
+    def _skeleton(Xb, y, w, n_bins, missing_bin, categorical, n_classes, settings, seed, monotone):
         """:func:`grow_tree` with the criterion bound (see there)."""
         n, d = Xb.shape
         max_depth, max_features, split_rule = settings.max_depth, settings.max_features, settings.split_rule
@@ -175,6 +175,13 @@ def _grower(criterion):
             stack_stats[0, c] = root[c]  # numba's shape-mismatch error message into every variant
         for k in range(n_words):
             stack_constant[0, k] = constant[k]
+        if monotone is not None:  # the bounds of the pending nodes' values (``monotone``: compiled in only with it)
+            stack_bounds = np.empty((stack_size, 2))
+            stack_bounds[0, 0] = -np.inf
+            stack_bounds[0, 1] = np.inf
+            bounds = np.empty(2)
+            scratch = np.zeros(n_stats)
+            table = criterion.new_table(n_stats)
         top = 1
         n_nodes = 0
         n_leaf_rows = 0
@@ -197,6 +204,9 @@ def _grower(criterion):
                 stats[c] = stack_stats[top, c]
             for k in range(n_words):
                 constant[k] = stack_constant[top, k]
+            if monotone is not None:
+                bounds[0] = stack_bounds[top, 0]
+                bounds[1] = stack_bounds[top, 1]
             # each node adds its importance term to its parent's split feature and, if it splits,
             # subtracts it from its own: a split's decrease is its children's terms less its own
             node_weight, splittable, term = criterion.node_summary(stats, centre)
@@ -249,20 +259,33 @@ def _grower(criterion):
                             b = 0
                             side = -1
                         else:
-                            candidate = criterion.best_threshold(
-                                buf,
-                                Xb,
-                                node_y,
-                                node_w,
-                                samples,
-                                start,
-                                end,
-                                f,
-                                n_bins[f],
-                                stats,
-                                node_weight,
-                                missing_bin,
-                            )
+                            # (written out twice: the grower without constraints compiles no ordered search)
+                            if monotone is not None:  # a constrained feature: its best split in order
+                                if monotone[f] != 0:
+                                    candidate = criterion.best_ordered_threshold(
+                                        monotone[f], Xb, node_y, node_w, samples, start, end, f, missing_bin, stats,
+                                        bounds, table,
+                                    )  # fmt: skip
+                                else:
+                                    candidate = criterion.best_threshold(
+                                        buf, Xb, node_y, node_w, samples, start, end, f, n_bins[f], stats,
+                                        node_weight, missing_bin,
+                                    )  # fmt: skip
+                            else:
+                                candidate = criterion.best_threshold(
+                                    buf,
+                                    Xb,
+                                    node_y,
+                                    node_w,
+                                    samples,
+                                    start,
+                                    end,
+                                    f,
+                                    n_bins[f],
+                                    stats,
+                                    node_weight,
+                                    missing_bin,
+                                )
                             score, b, side = candidate.score, candidate.bin, candidate.side
                         if score < 0.0:
                             if side == CONSTANT:
@@ -280,6 +303,13 @@ def _grower(criterion):
                                 continue
                             b, side = threshold.bin, threshold.side
                         if split_rule == COMPLETELY_RANDOM:  # the first non-constant feature drawn
+                            if monotone is not None:  # (in its constraint's order)
+                                if monotone[f] != 0:
+                                    if not criterion.in_order(
+                                        monotone[f], Xb, node_y, node_w, samples, start, end, f, b, side, missing_bin,
+                                        stats, scratch, bounds,
+                                    ):  # fmt: skip
+                                        continue
                             split_f, split_b, split_side, split_subset = f, b, side, subset
                             if subset:
                                 for k in range(CATEGORY_WORDS):
@@ -304,7 +334,14 @@ def _grower(criterion):
                             stats,
                             node_weight,
                         )
-                    if score > best:
+                    taken = score > best
+                    if monotone is not None:  # a split out of its constraint's order is not taken
+                        if taken and monotone[f] != 0:
+                            taken = criterion.in_order(
+                                monotone[f], Xb, node_y, node_w, samples, start, end, f, b, side, missing_bin, stats,
+                                scratch, bounds,
+                            )  # fmt: skip
+                    if taken:
                         best = score
                         split_f, split_b, split_side, split_subset = f, b, side, subset
                         if subset:
@@ -315,7 +352,12 @@ def _grower(criterion):
                     if n_evaluated >= max_features:
                         break
             if split_f < 0:
-                right[node], n_leaf_rows = criterion.write_leaf(stats, node_weight, leaf_values, n_leaf_rows)
+                if monotone is not None:
+                    right[node], n_leaf_rows = criterion.write_bounded_leaf(
+                        stats, node_weight, leaf_values, n_leaf_rows, bounds[0], bounds[1]
+                    )
+                else:
+                    right[node], n_leaf_rows = criterion.write_leaf(stats, node_weight, leaf_values, n_leaf_rows)
                 continue
             feature[node] = split_f
             split_bin[node] = split_b
@@ -360,6 +402,8 @@ def _grower(criterion):
                 stack_stats[top, c] = right_stats[c]
             for k in range(n_words):
                 stack_constant[top, k] = constant[k]
+            if monotone is not None:  # the children's bounds: the node's, split at the midpoint of their values
+                criterion.child_bounds(monotone[split_f], left_stats, right_stats, bounds, stack_bounds, top)
             top += 1
             stack_start[top] = start
             stack_end[top] = i
@@ -392,7 +436,7 @@ def _grower_variants(label_dtype, label_ndim=1):
     settings = TreeSettings(0, 0, 0, 0, 0)
     return [
         (*zeros((np.uint8, 2), (label_dtype, label_ndim), (np.float64, 1), (np.int64, 1)), missing, categorical, 0)
-        + (settings, 0)
+        + (settings, 0, None)
         for missing in (None, *zeros((np.int64, 1)))
         for categorical in (None, *zeros((np.uint8, 1)))
     ]
@@ -412,7 +456,25 @@ GROW_GINI = GROWERS["gini"]
 GROW_SQUARED_ERROR = GROWERS["squared_error"]
 
 
-def grow_tree(Xb, y, w, n_bins, missing_bin, categorical, n_classes, settings, seed, criterion=None):
+def _checked_monotone(monotone, criterion, Xb, categorical, n_classes):
+    """``monotone`` of :func:`grow_tree` as a C-contiguous int8 array, checked; None when no feature is constrained."""
+    if monotone is None:
+        return None
+    cst = np.ascontiguousarray(monotone, dtype=np.int8)
+    if cst.shape != (Xb.shape[1],) or not np.isin(cst, (-1, 0, 1)).all():
+        raise ValueError(f"monotone must hold -1, 0 or 1 for each of the {Xb.shape[1]} features, got {monotone!r}")
+    if not cst.any():
+        return None
+    if criterion == "squared_error_multi":
+        raise ValueError("monotone constraints of a tree of several targets are not supported")
+    if criterion == "gini" and n_classes != 2:
+        raise ValueError(f"monotone constraints of a classification tree need two classes, not {n_classes}")
+    if categorical is not None and (np.asarray(categorical, dtype=bool) & (cst != 0)).any():
+        raise ValueError("monotone constraints on a categorical feature: categories have no order")
+    return cst
+
+
+def grow_tree(Xb, y, w, n_bins, missing_bin, categorical, n_classes, settings, seed, criterion=None, monotone=None):
     """Grow one tree on binned features with the split ``criterion``: Gini for class labels, squared error for targets.
 
     Parameters
@@ -446,6 +508,11 @@ def grow_tree(Xb, y, w, n_bins, missing_bin, categorical, n_classes, settings, s
         ``"squared_error"``); a ``ValueError`` if it does not grow on labels of
         ``y``'s dtype. None: the first registered criterion that does
         (:func:`mddf.trees.criterion.criterion_for`).
+    monotone : array-like of int (d,) or None, default=None
+        A monotone constraint per feature (1: the tree's output increasing in it, -1: decreasing, 0: none;
+        :mod:`mddf.trees.monotone`): the mean target, or with Gini and two classes the second class's share.
+        A ``ValueError`` for a constrained categorical feature or Gini of other than two classes. None, or all
+        0: unconstrained (the same tree as without).
 
     Returns
     -------
@@ -463,10 +530,11 @@ def grow_tree(Xb, y, w, n_bins, missing_bin, categorical, n_classes, settings, s
     else:
         check_labels(criterion, y)
     grow = GROWERS[criterion]
+    cst = _checked_monotone(monotone, criterion, Xb, categorical, n_classes)
     exponent = target_exponent(y, w) if criterion.startswith("squared_error") else 0
     if exponent == 0:
-        return grow(Xb, y, w, n_bins, missing_bin, categorical, n_classes, settings, seed)
-    tree = grow(Xb, np.ldexp(y, -exponent), w, n_bins, missing_bin, categorical, n_classes, settings, seed)
+        return grow(Xb, y, w, n_bins, missing_bin, categorical, n_classes, settings, seed, cst)
+    tree = grow(Xb, np.ldexp(y, -exponent), w, n_bins, missing_bin, categorical, n_classes, settings, seed, cst)
     return tree._replace(
         leaf_values=np.ldexp(tree.leaf_values, exponent), importance=np.ldexp(tree.importance, 2 * exponent)
     )

@@ -5,7 +5,8 @@ statistics (``add_row``) and to the score of a given split (``left_start``,
 ``left_row``, ``left_score``); :func:`row_loops` compiles, for the criterion's
 module, the loops that walk a node's rows with them: the sum of a tree's rows
 (``add_rows``), the partition of a node's rows into its children
-(``partition``) and the score of a given split (``split_score``). numba
+(``partition``), the score of a given split (``split_score``) and its left
+child's statistics (``left_statistics``, the monotone constraints' check). numba
 compiles each loop once per criterion with the criterion's functions inlined,
 as :mod:`mddf.trees.grower` compiles its skeleton. The loops close over the
 criterion's module, not over its compiled functions: numba's cache keys a
@@ -33,7 +34,7 @@ from ._kernel import inline_kernel, kernel
 # digest of every source of mddf's compiled code, this file included (mddf/_runtime/compile_cache.py).
 
 #: The loops :func:`row_loops` compiles for a criterion, as the contract of :mod:`mddf.trees.criterion` names them.
-RowLoops = namedtuple("RowLoops", ["add_rows", "partition", "split_score"])
+RowLoops = namedtuple("RowLoops", ["add_rows", "partition", "split_score", "left_statistics"])
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -164,4 +165,15 @@ def row_loops(criterion):
                 state = criterion.left_row(scratch, state, node_y[i], node_w[i])
         return criterion.left_score(scratch, state, node_stats, node_weight)
 
-    return RowLoops(add_rows, partition, split_score)
+    @kernel
+    def left_statistics(Xb, node_y, node_w, samples, start, end, f, split_b, missing_code, bits, left_stats):
+        """Write to ``left_stats`` the statistics of the rows ``partition`` would send left for the same
+        arguments, without moving any row (a split checked against a monotone constraint before it is made)."""
+        for c in range(len(left_stats)):
+            left_stats[c] = 0.0
+        subset = len(bits) > 0
+        for i in range(start, end):
+            if goes_left(Xb[samples[i], f], subset, split_b, missing_code, bits):
+                criterion.add_row(left_stats, node_y[i], node_w[i])
+
+    return RowLoops(add_rows, partition, split_score, left_statistics)

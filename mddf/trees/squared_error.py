@@ -36,6 +36,7 @@ from .._runtime.compile_cache import njit
 from ._kernel import inline_kernel, kernel
 from .binning import MAX_BINS
 from .loops import insert_sorted, row_loops, scored, scored_twins, sort_by_key
+from .monotone import monotone_checks, ordered_search
 from .splitting import CATEGORY_WORDS, CONSTANT, Candidate
 
 # the growers (grower.py) hold this module's functions compiled in; numba's on-disk cache of them is stamped
@@ -195,6 +196,19 @@ def write_leaf(sums, node_weight, leaf_values, n_rows):
     return -(n_rows + 1), n_rows + 1
 
 
+@njit(cache=True, nogil=True, inline="always")
+def node_value(sums):
+    """The value a monotone constraint orders: the weighted mean target ``S / W`` (0 for no weight)."""
+    return sums[1] / sums[0] if sums[0] > 0.0 else 0.0
+
+
+@njit(cache=True, nogil=True, inline="always")
+def write_bounded_leaf(sums, node_weight, leaf_values, n_rows, lower, upper):
+    """:func:`write_leaf` of a tree with monotone constraints: the mean target clipped into ``[lower, upper]``."""
+    leaf_values[n_rows, 0] = min(max(node_value(sums), lower), upper)
+    return -(n_rows + 1), n_rows + 1
+
+
 # ------------------------------------------------------------------------------- thresholds
 @kernel
 def _bin_sums(buf, Xb, node_y, node_w, samples, start, end, f):
@@ -337,6 +351,13 @@ def _children_score(s_left, w_left, node_sum, node_weight):
     return s_left * s_left / w_left + s_right * s_right / w_right
 
 
+@njit(cache=True, nogil=True, inline="always")
+def stats_score(left, sums):
+    """The score of a split whose left child has sums ``left`` in a node of sums ``sums`` (as :func:`best_threshold`
+    scores); -1 when a child has no weight."""
+    return _children_score(left[1], left[0], sums[1], sums[0])
+
+
 # ---------------------------------------------------------------------------------- subsets
 @kernel
 def best_subset(
@@ -386,4 +407,7 @@ def best_subset(
 
 
 #: The loops over a node's rows, compiled with this module's per-row functions (:mod:`mddf.trees.loops`).
-add_rows, partition, split_score = row_loops(sys.modules[__name__])
+add_rows, partition, split_score, left_statistics = row_loops(sys.modules[__name__])
+#: The monotone constraints' checks, compiled with this module's ``node_value`` (:mod:`mddf.trees.monotone`).
+bounded_value, in_order, child_bounds = monotone_checks(sys.modules[__name__])
+new_table, best_ordered_threshold = ordered_search(sys.modules[__name__])

@@ -30,6 +30,7 @@ from .._runtime.compile_cache import njit
 from ._kernel import inline_kernel, kernel
 from .binning import MAX_BINS
 from .loops import row_loops, scored, scored_twins, sort_by_key
+from .monotone import monotone_checks, ordered_search
 from .splitting import CATEGORY_WORDS, CONSTANT, Candidate
 
 # the growers (grower.py) hold this module's functions compiled in; numba's on-disk cache of them is stamped
@@ -156,6 +157,31 @@ def write_leaf(sums, node_weight, leaf_values, n_rows):
     for c in range(leaf_values.shape[1]):
         leaf_values[n_rows, c] = sums[1 + c] / node_weight if node_weight > 0.0 else 0.0
     return -(n_rows + 1), n_rows + 1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def node_value(sums):
+    """The value a monotone constraint would order: the first target's weighted mean (0 for no weight). The
+    trees of several targets take no constraint (:func:`mddf.trees.grow_tree` refuses one)."""
+    return sums[1] / sums[0] if sums[0] > 0.0 else 0.0
+
+
+@njit(cache=True, nogil=True, inline="always")
+def write_bounded_leaf(sums, node_weight, leaf_values, n_rows, lower, upper):
+    """:func:`write_leaf` with every target's mean clipped into ``[lower, upper]`` (the contract's; not used, as
+    :func:`node_value` says)."""
+    for c in range(leaf_values.shape[1]):
+        mean = sums[1 + c] / node_weight if node_weight > 0.0 else 0.0
+        leaf_values[n_rows, c] = min(max(mean, lower), upper)
+    return -(n_rows + 1), n_rows + 1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def stats_score(left, sums):
+    """The score of a split whose left child has sums ``left`` in a node of sums ``sums``; -1 when a side has no
+    weight."""
+    k = (len(sums) - 1) // 2
+    return _children_score(left[1 : 1 + k], left[0], sums, sums[0])
 
 
 # ------------------------------------------------------------------------------- thresholds
@@ -338,4 +364,7 @@ def best_subset(
 
 
 #: The loops over a node's rows, compiled with this module's per-row functions (:mod:`mddf.trees.loops`).
-add_rows, partition, split_score = row_loops(sys.modules[__name__])
+add_rows, partition, split_score, left_statistics = row_loops(sys.modules[__name__])
+#: The monotone constraints' checks and search (:mod:`mddf.trees.monotone`), which its trees do not take.
+bounded_value, in_order, child_bounds = monotone_checks(sys.modules[__name__])
+new_table, best_ordered_threshold = ordered_search(sys.modules[__name__])

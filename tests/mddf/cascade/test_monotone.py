@@ -4,6 +4,7 @@ layer, and every setting that would break the composition is refused in one line
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.ensemble import RandomForestRegressor
 
 import mddf
 from mddf import CascadeForestRegressor, MDDFClassifier
@@ -82,8 +83,7 @@ def test_a_dict_names_the_columns_of_a_dataframe():
 @pytest.mark.parametrize(
     "params, match",
     [
-        ({"forest_types": ("rf", "gbdt")}, "honoured by the members"),
-        ({"pair_features": "auto"}, "cannot be combined with pair_features"),
+        ({"forest_types": ("rf", RandomForestRegressor(monotonic_cst=[1, -1, 0, 0]))}, "honoured by the members"),
         ({"predictor": "hgb"}, "cannot be combined with predictor"),
         ({"monotonic_cst": [1, 0]}, "one entry per column"),
         ({"monotonic_cst": [2, 0, 0, 0]}, "must be -1, 0 or 1"),
@@ -95,10 +95,46 @@ def test_the_regressor_refuses_what_would_break_monotonicity(params, match):
         _regressor(**{"monotonic_cst": CONSTRAINT, **params}).fit(X, z)
 
 
-def test_the_default_forests_are_refused_with_a_constraint():
+@pytest.mark.slow
+def test_the_default_regressor_never_moves_the_wrong_way_at_any_layer():
+    X, z, rng = _data(500)
+    frame = pd.DataFrame(X, columns=["income", "debt", "a", "b"])
+    settings = {"max_layers": 3, "n_tolerant_layers": 3, "n_estimators": 30}  # the default forests, fewer trees
+    model = CascadeForestRegressor(monotonic_cst={"income": 1, "debt": -1}, random_state=0, **settings)
+    model.fit(frame, z + 0.3 * rng.randn(len(z)))
+    assert model.n_layers_ >= 2
+    worst = _worst_moves(lambda X: list(model.staged_predict(pd.DataFrame(X, columns=frame.columns))), CONSTRAINT)
+    assert min(worst.values()) >= 0.0, worst
+    # the default pair features pair the unconstrained columns only
+    assert all(a not in (0, 1) and b not in (0, 1) for a, b, _ in model.pair_features_.pairs_)
+
+
+@pytest.mark.slow
+def test_the_default_classifier_never_moves_the_wrong_way_at_any_layer():
+    X, z, rng = _data(500)
+    y = (z + 0.3 * rng.randn(len(z)) > np.median(z)).astype(int)
+    settings = {"max_layers": 3, "n_tolerant_layers": 3, "min_error_reduction": 0.0, "n_estimators": 30}
+    model = MDDFClassifier(monotonic_cst=CONSTRAINT, random_state=0, **settings).fit(X, y)
+    assert model.forest_types == ("rf", "rf", "crf", "crf", "gbdt")  # the default members
+    assert model.n_layers_ >= 2 and model.calibration_ is not None and (model.alphas_ >= 0).all()
+    worst = _worst_moves(lambda X: [p[:, 1] for p in model.staged_predict_proba(X)], CONSTRAINT)
+    assert min(worst.values()) >= 0.0, worst
+
+
+def test_pair_features_never_pair_a_constrained_column():
+    X, z, _ = _data(300)
+    z = z + 4 * X[:, 0] * X[:, 2] + 4 * X[:, 1] * X[:, 3]  # products of constrained columns would help
+    settings = {"max_layers": 1, "pair_features": "all_operations", "forest_types": ("rf",), "n_estimators": 20}
+    free = CascadeForestRegressor(random_state=0, **settings).fit(X, z)
+    assert any(a in (0, 1) or b in (0, 1) for a, b, _ in free.pair_features_.pairs_)  # so the check can fail
+    model = CascadeForestRegressor(monotonic_cst=CONSTRAINT, random_state=0, **settings).fit(X, z)
+    assert all(a not in (0, 1) and b not in (0, 1) for a, b, _ in model.pair_features_.pairs_)
+
+
+def test_the_classifier_refuses_scikit_learn_trees():
     X, z, _ = _data(60)
-    with pytest.raises(ValueError, match="not 'rf'"):
-        CascadeForestRegressor(monotonic_cst=CONSTRAINT).fit(X, z)
+    with pytest.raises(ValueError, match="set tree_method='hist'"):
+        MDDFClassifier(monotonic_cst=CONSTRAINT, tree_method="exact").fit(X, (z > np.median(z)).astype(int))
 
 
 def test_names_need_a_dataframe_and_must_exist():

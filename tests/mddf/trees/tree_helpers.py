@@ -26,9 +26,10 @@ def grow(
     max_category_splits=32,
     min_category_count=1,
     criterion=None,
+    monotone=None,
 ):
     """Grow one tree (Gini for integer ``y``, squared error for float ``y``, unless ``criterion`` names one);
-    ``missing_bin`` None: no NaN."""
+    ``missing_bin`` None: no NaN; ``monotone`` a constraint per feature."""
     n, d = Xb.shape
     w = np.ones(n) if w is None else np.asarray(w, dtype=np.float64)
     n_bins = np.full(d, 256, dtype=np.int64) if n_bins is None else n_bins
@@ -40,7 +41,7 @@ def grow(
         n_classes = int(y.max()) + 1 if y.dtype == np.int64 else 0
     max_features = d if max_features is None else max_features
     settings = TreeSettings(max_depth, max_features, RULES[random_split], max_category_splits, min_category_count)
-    return grow_tree(Xb, y, w, n_bins, missing_bin, categorical, n_classes, settings, seed, criterion)
+    return grow_tree(Xb, y, w, n_bins, missing_bin, categorical, n_classes, settings, seed, criterion, monotone)
 
 
 def forest_of(binner, n_classes, trees):

@@ -1,0 +1,83 @@
+"""``mddf benchmark --data PATH --target COLUMN --monotone COL:+1,COL:-1``: the mdDF method fitted with monotone
+constraints (``monotonic_cst``) on the named feature columns, the other methods as they are (what the constraints
+cost beside them).
+
+The option is read once the ``--data`` file is: each entry must name one of its feature columns, numeric (a text
+column holds categories, which have no order), with the sign ``+1`` or ``-1``, and the target must be a regression
+target or two classes; anything else stops the command with a one-line usage error. The mdDF method's builder then
+adds ``monotonic_cst``, one entry per feature column, to the cascade it builds (:class:`Constrained`), so that a
+run's binding (its settings hash) tells constrained results from unconstrained ones.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from .registry import Registry
+from .runner import task_of
+from .studies import UsageError
+
+#: The methods that take the constraints: the cascades (:func:`~.methods.build_mddf`).
+CONSTRAINED_METHODS = ("mdDF",)
+
+
+def parse_monotone(text: str) -> dict:
+    """``{column: 1 or -1}`` of the option's ``COL:+1,COL:-1`` text; a :class:`~.studies.UsageError` naming a
+    malformed entry, a bad sign or a column given twice."""
+    constraints = {}
+    for entry in text.split(","):
+        column, colon, sign = entry.strip().rpartition(":")
+        if not colon or not column:
+            raise UsageError(f"--monotone {entry.strip()!r}: expected COLUMN:+1 or COLUMN:-1")
+        if sign.strip() not in ("+1", "1", "-1"):
+            raise UsageError(f"--monotone {entry.strip()!r}: the sign must be +1 or -1, not {sign.strip()!r}")
+        if column in constraints:
+            raise UsageError(f"--monotone names {column!r} twice")
+        constraints[column] = -1 if sign.strip() == "-1" else 1
+    return constraints
+
+
+def constraint_vector(constraints: dict, dataset) -> list:
+    """The constraint of each feature column of the loaded ``--data`` ``dataset`` (0 for the others); a
+    :class:`~.studies.UsageError` for a column it lacks or holds as categories, or a target of more than two
+    classes."""
+    names = [str(name) for name in dataset.feature_names]
+    for column in constraints:
+        if column not in names:
+            shown = ", ".join(names[:10]) + (", ..." if len(names) > 10 else "")
+            raise UsageError(f"--monotone {column!r} is not a feature column of the --data file (columns: {shown})")
+        if dataset.categorical_mask is not None and dataset.categorical_mask[names.index(column)]:
+            raise UsageError(f"--monotone {column!r} is a text column: its categories have no order")
+    if task_of(dataset) != "regression" and len(dataset.classes) != 2:
+        raise UsageError(f"--monotone is for a regression or two-class target; this one has {len(dataset.classes)}")
+    return [constraints.get(name, 0) for name in names]
+
+
+@dataclass(frozen=True)
+class Constrained:
+    """A method's builder with ``monotonic_cst`` added to what it builds (picklable, for the worker processes)."""
+
+    build: object
+    monotonic_cst: tuple
+
+    def __call__(self, ctx, **params):
+        return self.build(ctx, monotonic_cst=list(self.monotonic_cst), **params)
+
+    def __repr__(self) -> str:  # the same in every process: a run's settings hash reads it
+        return f"{self.build.__module__}.{self.build.__qualname__}(monotonic_cst={list(self.monotonic_cst)})"
+
+
+def with_monotone(text, dataset, registry, specs):
+    """``(registry, specs)`` with the :data:`CONSTRAINED_METHODS` building constrained cascades, for the option's
+    ``text`` on the loaded ``--data`` ``dataset`` (None: without ``--data``, a usage error); both unchanged for
+    ``text`` None."""
+    if text is None:
+        return registry, specs
+    if dataset is None:
+        raise UsageError("--monotone goes with --data PATH (it names the file's columns)")
+    vector = tuple(constraint_vector(parse_monotone(text), dataset))
+    changed = Registry(
+        replace(spec, build=Constrained(spec.build, vector)) if spec.name in CONSTRAINED_METHODS else spec
+        for spec in registry
+    )
+    return changed, [changed.get(spec.name) for spec in specs]
