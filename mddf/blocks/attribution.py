@@ -26,9 +26,8 @@ bounded (none divides by a vanishing sum), so the result does not lose its digit
 from __future__ import annotations
 
 import numpy as np
-from sklearn.utils.parallel import Parallel
 
-from .._runtime.threads import in_one_thread, one_blas_thread
+from .._runtime.threads import Parallel, in_one_thread, one_blas_thread
 from ..forests import PackedForest
 from ..storage import StoredModel
 from .member import member_class

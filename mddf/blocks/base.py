@@ -18,10 +18,9 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, replace
 
 import numpy as np
-from sklearn.utils.parallel import Parallel
 
 from .._runtime.memory import release_freed_memory
-from .._runtime.threads import in_one_thread, one_blas_thread
+from .._runtime.threads import Parallel, in_one_thread, one_blas_thread
 from ..forests import PackedForest, fold_share
 from ..forests.growing import MAX_SEED
 from ..storage import MemoryStore, StoredModel, filled_in

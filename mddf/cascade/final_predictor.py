@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.model_selection import KFold, StratifiedKFold
-from sklearn.utils.parallel import Parallel
 from sklearn.utils.validation import has_fit_parameter
 
-from .._runtime.threads import in_one_thread, one_blas_thread, one_thread
+from .._runtime.threads import Parallel, in_one_thread, one_blas_thread, one_thread
 from ..blocks.members import check_accepts_nan
 from ..forests.growing import MAX_SEED
 

@@ -22,9 +22,8 @@ from itertools import combinations
 
 import numpy as np
 from joblib import effective_n_jobs
-from sklearn.utils.parallel import Parallel
 
-from .._runtime.threads import in_one_thread, one_blas_thread
+from .._runtime.threads import Parallel, in_one_thread, one_blas_thread
 from ..forests.probes import ProbeTrees, binned_columns, forest_importances
 from .appended import signed_log
 
