@@ -90,7 +90,7 @@ def run(args, registry=None, *, command: str) -> int:
     if names is not None and args.monotone is not None:
         raise UsageError("--monotone takes one --target: several targets take no monotone constraints")
     if names is not None:  # --target a,b: several targets of one table (experiments/multi_target.py)
-        return run_several_targets(args, names, registry)
+        return run_several_targets(args, names, registry, command=command)
     if args.data is not None and (args.suite or args.datasets):
         raise UsageError("--data and --suite/--datasets are alternatives: give one")
     protocol = args.protocol or ("practitioner" if args.data is not None else "paper")

@@ -5,9 +5,11 @@ yes/no columns (each of two values, ``--task auto`` reading them as classes) a m
 (:class:`mddf.MDDFClassifier` on a 0/1 indicator, 1 the column's second value in sorted order); a mix is refused. The
 methods that take several targets are :data:`METHODS`; any other ``--methods`` name is skipped with a one-line note.
 Every method is cross-validated on the same folds (``--folds``, default 5, shuffled, for each of ``--seeds``): R^2
-per target and their mean (regression), or Hamming loss, subset accuracy and micro and macro F1 (multi-label), and
-the seconds, printed as a table and, with ``--out``, written to ``<out>/several_targets.json``. The options of the
-one-target runner that do not apply (``--test``, ``--protocol paper``, ``--suite``, ``--datasets``) are refused.
+per target (regression), or Hamming loss, subset accuracy and micro and macro F1 (multi-label), and the seconds.
+Each (method, seed, fold) is recorded in ``<out>/results.jsonl`` as it finishes and a rerun resumes
+(:mod:`.multi_target_runs`); the means are printed as a table and written to ``<out>/several_targets.json`` with the
+figure ``several_targets.png`` (default ``--out``: ``results/<file stem>-<sha256 prefix>-targets``). The options of
+the one-target runner that do not apply (``--test``, ``--protocol paper``, ``--suite``, ``--datasets``) are refused.
 """
 
 from __future__ import annotations
@@ -19,12 +21,21 @@ from pathlib import Path
 
 import numpy as np
 
+from . import multi_target_runs as runs
+from .binding import estimator_settings, files_binding, set_aside_foreign, set_aside_stale
 from .defaults import DEFAULT_FOLDS, DEFAULT_SEEDS
 from .exit_status import EXIT_OK
-from .studies import NothingToRun, UsageError, logger
+from .outfolder import OutputFiles, probe, writing
+from .outlock import hold
+from .provenance import provenance
+from .store import ResultStore, new_record
+from .studies import NothingToRun, UsageError, check_out, logger
 
 #: The methods of ``--target a,b``, in the order they run (``Baseline``: the mean, or each label's commoner value).
 METHODS = ("Baseline", "mdDF", "RF", "HGB")
+#: The figure's name without its suffix, and the files made of the records: the summary and the figure.
+FIGURE_STEM = "several_targets"
+MADE = (f"{FIGURE_STEM}.json", f"{FIGURE_STEM}.png")
 
 
 def several_targets(target):
@@ -118,22 +129,24 @@ def scores(task, Y, predicted):
     }
 
 
-def evaluate(method, data, folds, seeds, quick):
-    """The mean over every seed and fold of ``method``'s scores and seconds."""
+def fit_one(unit, data, quick, names):
+    """The record of one unit (:class:`~.runbook.Task`: method, seed, fold) fitted and scored on its fold."""
     from sklearn.model_selection import KFold
 
     X, categorical, Y, task, _ = data
-    found = []
-    for seed in seeds:
-        for train, test in KFold(folds, shuffle=True, random_state=seed).split(X):
-            model = build(method, task, categorical, seed, quick)
-            start = time.perf_counter()
-            model.fit(X[train], Y[train])
-            fit = time.perf_counter() - start
-            start = time.perf_counter()
-            predicted = model.predict(X[test])
-            found.append({**scores(task, Y[test], predicted), "fit_s": fit, "predict_s": time.perf_counter() - start})
-    return {key: np.mean([f[key] for f in found], axis=0).tolist() for key in found[0]}
+    train, test = list(KFold(unit.n_folds, shuffle=True, random_state=unit.seed).split(X))[unit.fold]
+    model = build(unit.method, task, categorical, unit.seed, quick)
+    start = time.perf_counter()
+    model.fit(X[train], Y[train])
+    fit = time.perf_counter() - start
+    start = time.perf_counter()
+    predicted = model.predict(X[test])
+    seconds = {"train_seconds": fit, "predict_seconds": time.perf_counter() - start}
+    context = {"targets": names, "task": task, "profile": unit.profile, "protocol": unit.protocol}
+    return new_record(
+        unit.key, unit.dataset, unit.method, unit.seed, unit.fold, status="ok", binding=unit.binding,
+        **context, n_folds=unit.n_folds, **scores(task, Y[test], predicted), **seconds,
+    )  # fmt: skip
 
 
 def table(task, names, results):
@@ -153,7 +166,7 @@ def table(task, names, results):
     return "\n".join(lines)
 
 
-def run(args, names, registry) -> int:
+def run(args, names, registry, *, command: str = "mddf benchmark") -> int:
     """Run ``mddf benchmark --target a,b`` (see the module); return the exit status."""
     for option, given in (("--test", args.test), ("--suite", args.suite), ("--datasets", args.datasets)):
         if given:
@@ -172,18 +185,58 @@ def run(args, names, registry) -> int:
         print(f"skipped {skipped}: it fits one target (several-target methods: {', '.join(METHODS)})", file=sys.stderr)
     if not methods:
         raise NothingToRun("no requested method fits several targets")
-    data = read(args, names)
+    data = read(args, names)  # read and checked before anything is written
     folds, seeds = args.folds or DEFAULT_FOLDS, args.seeds if args.seeds is not None else list(DEFAULT_SEEDS)
     task = "multi-output regression" if data[3] == "regression" else "multi-label classification"
     say(f"read {args.data}: {len(data[0])} rows, {data[0].shape[1]} features; {task} of {', '.join(names)}")
     say(f"{folds}-fold cross-validation x {len(seeds)} seed(s)")
-    results = {}
-    for method in methods:
-        results[method] = evaluate(method, data, folds, seeds, args.profile == "quick")
-        say(f"  {method}: {json.dumps(results[method])}")
-    print(table(data[3], names, results))
-    if args.out is not None:
-        args.out.mkdir(parents=True, exist_ok=True)
-        record = {"data": str(args.data), "targets": names, "task": data[3], "folds": folds, "seeds": list(seeds)}
-        (args.out / "several_targets.json").write_text(json.dumps({**record, "results": results}, indent=1) + "\n")
+    from mddf.datasets.user_data import file_sha256
+
+    sha = file_sha256(args.data)
+    out = args.out or Path("results") / f"{Path(args.data).stem}-{sha[:8]}-targets"
+    check_out(out)
+    tasks = units(args, names, data, sha, methods, folds, seeds)
+    with hold(out, command):
+        probe(out)  # before any fit: a full disk or a read-only folder stops here, in one line
+        return _run_in(out, args, names, data, tasks, methods, folds, seeds, command, say)
+
+
+def units(args, names, data, sha, methods, folds, seeds):
+    """The planned units (:func:`~.multi_target_runs.plan`), bound to the table's ``sha`` and the run's settings."""
+    quick = args.profile == "quick"
+    reading = {"sep": args.sep, "decimal": args.decimal or ".", "task": args.task or "auto"}
+    reading.update(drop=list(args.drop or ()), na_values=list(args.na_values or ()))
+    settings = {"targets": names, "task": data[3], "n_folds": folds, "profile": args.profile, "reading": reading}
+    settings["scores"] = list(runs.SCORES[data[3]])
+
+    def settings_of(method):
+        return estimator_settings(build(method, data[3], data[1], 0, quick))
+
+    bound = runs.bindings(methods, settings, sha, settings_of)
+    return runs.plan(Path(args.data).stem, methods, seeds, folds, args.profile, bound)
+
+
+def _run_in(out, args, names, data, tasks, methods, folds, seeds, command, say) -> int:
+    """Fit the units not yet in ``<out>/results.jsonl``, then write the summary and the figure from its records."""
+    def warn(text):
+        print(text, file=sys.stderr)
+
+    store = ResultStore(out / "results.jsonl")
+    set_aside_foreign(store, warn)
+    quick, task = args.profile == "quick", data[3]
+    with writing(out, f"appending to {store.path.name}", named_only=True):
+        set_aside_stale(store, tasks, warn, alone=True, made=MADE)
+        runs.fit_units(tasks, store, lambda unit: fit_one(unit, data, quick, names), task, len(names), say)
+    results = runs.summary(tasks, store, methods, task, len(names))
+    print(table(task, names, results))
+    record = {"data": str(args.data), "targets": names, "task": task, "folds": folds, "seeds": list(seeds)}
+    prov = provenance(command=command, data=f"{data[4]} (sha256 {tasks[0].binding.data_sha256})")
+    how = "multi-output regression" if task == "regression" else "multi-label classification"
+    title = f"{data[4]}: {how}, {folds}-fold cross-validation x {len(seeds)} seed(s); bars: mean ± 1 sd"
+    from .figures import save_figure
+
+    with OutputFiles(out, files_binding(tasks), force=args.force).replacing(MADE, command):
+        (out / MADE[0]).write_text(json.dumps({**record, "results": results}, indent=1) + "\n")
+        save_figure(runs.plot(results, task, names, title), out, FIGURE_STEM, prov, formats=("png",))
+    say(f"results: {store.path}\nsummary: {out / MADE[0]}; figure: {out / MADE[1]}")
     return EXIT_OK
