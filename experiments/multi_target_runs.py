@@ -17,6 +17,8 @@ SCORES = {
     "regression": ("r2",),
     "multilabel": ("hamming_loss", "subset_accuracy", "f1_micro", "f1_macro"),
 }
+#: The protocol in the units' keys and records.
+PROTOCOL = "several-targets"
 #: The seconds a record holds (the summary's ``fit_s`` and ``predict_s``).
 SECONDS = {"fit_s": "train_seconds", "predict_s": "predict_seconds"}
 
@@ -33,8 +35,9 @@ def bindings(methods, settings: dict, data_sha256: str, estimator_settings) -> d
 
 
 def plan(dataset: str, methods, seeds, folds: int, profile: str, bound: dict) -> list[Task]:
-    """One :class:`~.runbook.Task` per method, seed and fold, in that order, bound as ``bound[method]``."""
-    common = dict(profile=profile, protocol="practitioner", n_folds=folds)
+    """One :class:`~.runbook.Task` per method, seed and fold, in that order, bound as ``bound[method]``; its key ends
+    in ``|protocol=several-targets``: not a run of the one-target benchmark on that table."""
+    common = dict(profile=profile, protocol=PROTOCOL, n_folds=folds)
     units = [(method, int(seed), fold) for method in methods for seed in seeds for fold in range(folds)]
     return [Task(dataset, method, seed, fold, **common, binding=bound[method]) for method, seed, fold in units]
 

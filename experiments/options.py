@@ -316,8 +316,8 @@ def benchmark_options(parser: argparse.ArgumentParser) -> None:
         "--out",
         type=Path,
         help="output folder (default: results/<suite>, results/<suite>-practitioner, or with --data "
-        "results/<file stem>-<sha256 prefix>, -paper appended under --protocol paper); rerun with it to resume; "
-        "one runner at a time",
+        "results/<file stem>-<sha256 prefix>, -paper appended under --protocol paper, -targets with --target a,b); "
+        "rerun with it to resume; one runner at a time",
     )
     add_force_argument(parser)
     add_run_arguments(parser)

@@ -128,6 +128,7 @@ def test_each_unit_is_recorded_bound_and_a_rerun_resumes(table, tmp_path, fits, 
     assert {r["data_sha256"] for r in written} == {_sha(table)}
     assert len({r["settings_sha256"] for r in written}) == 2  # one per method
     assert all(r["status"] == "ok" and len(r["r2"]) == 2 for r in written)
+    assert written[0]["key"].endswith("|protocol=several-targets")  # not a one-target run's key
     summary = json.loads((out / "several_targets.json").read_text())
     assert summary["results"]["RF"]["r2"] == pytest.approx(np.mean([r["r2"] for r in written[2:]], axis=0))
     capsys.readouterr()
