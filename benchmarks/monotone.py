@@ -199,7 +199,9 @@ def main(argv=None):
     parser.add_argument("--tables", default=",".join(TABLES), help="comma-separated tables (default: both)")
     parser.add_argument("--models", default=None, help="comma-separated models (default: all), as the table names them")
     parser.add_argument(
-        "--figure", type=Path, help=f"only draw the figure of {FIGURE[1]} on {FIGURE[0]} ({FIGURE[2]}) to this PNG"
+        "--figure",
+        type=Path,
+        help=f"only draw the figure of {FIGURE[1]} on {FIGURE[0]} ({', '.join(FIGURE[2])}) to this PNG",
     )
     parser.add_argument("--figure-rows", type=int, default=8, help="random rows of the figure (default 8)")
     args = parser.parse_args(argv)

@@ -3,6 +3,7 @@ scored per target on the same folds, DF21 through its worker when its environmen
 
 import sys
 import types
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -126,3 +127,16 @@ def test_the_figure_is_drawn_from_records_without_fitting(tmp_path, monkeypatch,
     assert "| u (90 rows) | B | z1 0.250, z2 0.350, z3 0.050 | 0.217 |" in capsys.readouterr().out
     with pytest.raises(SystemExit):
         multioutput.main(["--records", str(tmp_path / "absent.jsonl")])
+
+
+def test_the_committed_figure_is_the_drawing_of_the_committed_records(tmp_path):
+    import struct
+
+    docs = Path(__file__).resolve().parents[2] / "docs" / "benchmarks"
+    records = multioutput.read_records(docs / "multioutput.jsonl")
+    assert {r["table"] for r in records} == {"penguins", "helprct", "gcsemv"}
+    multioutput.draw(records, tmp_path / "multioutput.png", [])
+    drawn, committed = ((p / "multioutput.png").read_bytes() for p in (tmp_path, docs))
+    assert struct.unpack(">II", drawn[16:24]) == struct.unpack(">II", committed[16:24]), (
+        "docs/benchmarks/multioutput.png is not the drawing of multioutput.jsonl: run the page's figure command"
+    )
