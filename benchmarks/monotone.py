@@ -14,10 +14,15 @@ Text columns are given to every model as their category codes (numbers, none con
 reads the same columns. The tables are :mod:`benchmarks.realdata`'s (``MDDF_REALDATA``): saratoga (house prices,
 living area +1 and bathrooms +1) and flchain (death, age +1; ``--flchain-rows`` random rows of its 7,874).
 
+``--figure PNG`` fits only what its figure needs (:data:`FIGURE`): the default cascade and HistGradientBoosting on
+saratoga, each without and with the constraints, fitted on every row; it draws the predictions of ``--figure-rows``
+random rows along the grid of living area (:func:`figure`).
+
 Examples
 --------
 OMP_NUM_THREADS=1 MDDF_REALDATA=/path/to/realdata python -m benchmarks.monotone
 OMP_NUM_THREADS=1 MDDF_REALDATA=/path/to/realdata python -m benchmarks.monotone --models "cascade (defaults)"
+OMP_NUM_THREADS=1 MDDF_REALDATA=/path/to/realdata python -m benchmarks.monotone --figure docs/benchmarks/monotone.png
 """
 
 from __future__ import annotations
@@ -76,8 +81,10 @@ def models(task, constraint):
     }
 
 
-def worst_step(model, X, column, sign, rows, task):
-    """The most negative ``sign * step`` of the predictions along a grid of ``column`` (see the module)."""
+def curves(model, X, column, rows, task):
+    """The grid of ``column`` (25 values, its 1st to 99th percentile) and the predictions along it (the positive
+    class's probability for a classifier) of ``rows`` random rows of ``X``, their other columns fixed: an array of
+    one row per sampled row, one column per grid value."""
     sample = X.sample(n=min(rows, len(X)), random_state=SEED)
     grid = np.nanpercentile(X[column], np.linspace(1, 99, 25))
     along = []
@@ -85,10 +92,21 @@ def worst_step(model, X, column, sign, rows, task):
         probe = sample.copy()
         probe[column] = value
         along.append(model.predict(probe) if task == "regression" else model.predict_proba(probe)[:, 1])
-    return float((sign * np.diff(np.column_stack(along), axis=1)).min())
+    return grid, np.column_stack(along)
 
 
-def run_table(name, rows, flchain_rows, chosen=None):
+def wrong_way(along, sign):
+    """The most negative ``sign * step`` between neighbouring values of the rows of ``along``: >= 0 when monotone."""
+    return float((sign * np.diff(along, axis=1)).min())
+
+
+def worst_step(model, X, column, sign, rows, task):
+    """The most negative ``sign * step`` of the predictions along a grid of ``column`` (see the module)."""
+    return wrong_way(curves(model, X, column, rows, task)[1], sign)
+
+
+def prepare(name, flchain_rows):
+    """``X`` (numbers), ``y``, the task and the constraint per column of table ``name``."""
     task, constrained = TABLES[name]
     table = load_table(name)
     X, y = numeric(table.X), np.asarray(table.y)
@@ -97,7 +115,12 @@ def run_table(name, rows, flchain_rows, chosen=None):
         X, y = X.iloc[keep].reset_index(drop=True), y[keep]
     if task == "classification":
         y = pd.factorize(y, sort=True)[0]
-    constraint = [constrained.get(c, 0) for c in X.columns]
+    return X, y, task, [constrained.get(c, 0) for c in X.columns]
+
+
+def run_table(name, rows, flchain_rows, chosen=None):
+    X, y, task, constraint = prepare(name, flchain_rows)
+    constrained = TABLES[name][1]
     folds = (KFold if task == "regression" else StratifiedKFold)(5, shuffle=True, random_state=SEED)
     scoring = "r2" if task == "regression" else "accuracy"
     lines = []
@@ -120,13 +143,71 @@ def run_table(name, rows, flchain_rows, chosen=None):
     return lines
 
 
+#: The figure's table, constrained column, models and what it predicts (``--figure``).
+FIGURE = ("saratoga", "livingArea", ("cascade (defaults)", "HistGradientBoosting"), "predicted log price")
+
+
+def figure_curves(name, column, labels, rows, flchain_rows=2000):
+    """``{label: {"unconstrained": (grid, along), "constrained": (grid, along)}}``: :func:`curves` of ``column`` for
+    ``rows`` random rows, of each model of ``labels`` fitted on every row of table ``name`` without and with its
+    constraints."""
+    X, y, task, constraint = prepare(name, flchain_rows)
+    return {
+        label: {
+            setting: curves(models(task, bound)[label].fit(X, y), X, column, rows, task)
+            for setting, bound in (("unconstrained", None), ("constrained", constraint))
+        }
+        for label in labels
+    }
+
+
+def figure(panels, column, sign, ylabel):
+    """One row of two panels per model of ``panels`` (:func:`figure_curves`): the predictions along the grid of
+    ``column``, unconstrained (thin grey lines) beside constrained (a colour per row), each titled with its worst
+    step (:func:`wrong_way`)."""
+    from mddf.experiments.figures import plt
+
+    fig, axes = plt.subplots(len(panels), 2, figsize=(9, 3.2 * len(panels)), sharey="row", squeeze=False)
+    for row, (label, pair) in zip(axes, panels.items()):
+        for ax, setting in zip(row, ("unconstrained", "constrained")):
+            grid, along = pair[setting]
+            lines = ax.plot(grid, along.T, color="grey", lw=0.8)
+            if setting == "constrained":  # a colour per row (none of them grey)
+                for line, colour in zip(lines, plt.get_cmap("viridis")(np.linspace(0, 0.9, len(lines)))):
+                    line.set(color=colour, lw=1.5)
+            ax.set_title(f"{label}, {setting}: worst step {wrong_way(along, sign):.3g}", fontsize=9)
+            ax.set_xlabel(column)
+        row[0].set_ylabel(ylabel)
+    fig.tight_layout()
+    return fig
+
+
+def draw_figure(path, rows, argv):
+    """Fit what :data:`FIGURE` needs, draw :func:`figure` and save it as ``path`` (PNG) with its provenance."""
+    from benchmarks.harness.study import command_provenance
+    from mddf.experiments.figures import save_figure
+
+    name, column, labels, ylabel = FIGURE
+    fig = figure(figure_curves(name, column, labels, rows), column, TABLES[name][1][column], ylabel)
+    return save_figure(fig, path.parent, path.stem, command_provenance("monotone", argv), formats=("png",))
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=1000, help="rows of the grid check (default 1000)")
     parser.add_argument("--flchain-rows", type=int, default=2000, help="rows of flchain used (default 2000)")
     parser.add_argument("--tables", default=",".join(TABLES), help="comma-separated tables (default: both)")
     parser.add_argument("--models", default=None, help="comma-separated models (default: all), as the table names them")
+    parser.add_argument(
+        "--figure",
+        type=Path,
+        help=f"only draw the figure of {FIGURE[1]} on {FIGURE[0]} ({', '.join(FIGURE[2])}) to this PNG",
+    )
+    parser.add_argument("--figure-rows", type=int, default=8, help="random rows of the figure (default 8)")
     args = parser.parse_args(argv)
+    if args.figure is not None:
+        draw_figure(args.figure, args.figure_rows, sys.argv[1:] if argv is None else argv)
+        return 0
     print(
         "| table | model | score unconstrained | score constrained | cost | worst grid step unconstrained "
         "| worst grid step constrained | seconds |"

@@ -15,6 +15,7 @@ Examples
 --------
 python -m benchmarks.multioutput
 python -m benchmarks.multioutput --tables penguins,nlsy --seed 1 --out multioutput.jsonl
+python -m benchmarks.multioutput --records docs/benchmarks/multioutput.jsonl --figure docs/benchmarks/multioutput.png
 """
 
 from __future__ import annotations
@@ -160,6 +161,69 @@ def markdown(records):
     return "\n".join(lines)
 
 
+#: The fields of a record :func:`read_records` requires, and their types.
+FIELDS = {"table": str, "rows": int, "model": str, "r2": dict, "mean_r2": float, "fit_seconds": float}
+
+
+def read_records(path):
+    """The records of ``path`` (one JSON object a line, as ``--out`` writes them), each checked to hold
+    :data:`FIELDS` and a number per target; a ``ValueError`` naming the line otherwise."""
+    records = []
+    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise ValueError(f"{path}:{number}: not a JSON object ({error})") from None
+        bad = [k for k, kind in FIELDS.items() if not isinstance(record, dict) or not isinstance(record.get(k), kind)]
+        if not bad and not all(isinstance(v, (int, float)) for v in record["r2"].values()):
+            bad = ["r2"]
+        if bad:
+            raise ValueError(f"{path}:{number}: not a record of this study (missing or wrong: {', '.join(bad)})")
+        records.append(record)
+    if not records:
+        raise ValueError(f"{path}: no records")
+    return records
+
+
+def figure(records):
+    """One panel per table: the R^2 of each target (a group of bars) for each model (a colour, the same in every
+    panel), in the order of ``records``."""
+    from mddf.experiments.figures import plt
+
+    tables = list(dict.fromkeys(r["table"] for r in records))
+    names = list(dict.fromkeys(r["model"] for r in records))
+    colours = dict(zip(names, plt.get_cmap("tab10").colors))
+    fig, axes = plt.subplots(1, len(tables), figsize=(3.2 + 2.6 * len(tables), 3.8), squeeze=False)
+    width = 0.8 / len(names)
+    for ax, name in zip(axes[0], tables):
+        rows = [r for r in records if r["table"] == name]
+        targets = list(rows[0]["r2"])
+        for r in rows:
+            offset = (names.index(r["model"]) - (len(names) - 1) / 2) * width
+            x = np.arange(len(targets)) + offset
+            ax.bar(x, [r["r2"][t] for t in targets], width, color=colours[r["model"]], label=r["model"])
+        ax.set_xticks(np.arange(len(targets)), targets, rotation=30, ha="right", fontsize=8)
+        ax.axhline(0, color="black", lw=0.6)
+        ax.set_title(f"{name} ({rows[0]['rows']} rows)", fontsize=10)
+    axes[0][0].set_ylabel("R² (held-out folds)")
+    handles = [plt.Rectangle((0, 0), 1, 1, color=colours[m]) for m in names]
+    fig.legend(handles, names, loc="lower center", ncol=len(names), fontsize=8, frameon=False)
+    fig.tight_layout(rect=(0, 0.08, 1, 1))
+    return fig
+
+
+def draw(records, path, argv):
+    """Save :func:`figure` of ``records`` as ``path`` (PNG) with the command's provenance, if ``path`` is given; 0."""
+    if path is not None:
+        from benchmarks.harness.study import command_provenance
+        from mddf.experiments.figures import save_figure
+
+        save_figure(figure(records), path.parent, path.stem, command_provenance("multioutput", argv), formats=("png",))
+    return 0
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tables", default="penguins,helprct,gcsemv", help="comma-separated names of TABLES")
@@ -167,7 +231,18 @@ def main(argv=None):
     parser.add_argument("--folds", type=int, default=5, help="k of the k-fold cross-validation (default 5)")
     parser.add_argument("--df21-python", default=None, help="the DF21 environment's interpreter")
     parser.add_argument("--out", type=Path, help="also write the records, one JSON object a line")
+    parser.add_argument(
+        "--records", type=Path, help="read the records from this file (as --out writes) instead of fitting"
+    )
+    parser.add_argument("--figure", type=Path, help="also draw the R² per target, table and model to this PNG")
     args = parser.parse_args(argv)
+    if args.records is not None:
+        try:
+            records = read_records(args.records)
+        except (OSError, ValueError) as error:
+            parser.error(str(error))
+        print(markdown(records))
+        return draw(records, args.figure, sys.argv[1:] if argv is None else argv)
     names = args.tables.split(",")
     unknown = sorted(set(names) - set(TABLES))
     if unknown:
@@ -186,7 +261,7 @@ def main(argv=None):
     print(markdown(records))
     if versions is not None:
         print(f"\nDF21: deep-forest {versions.get('deep-forest')} under Python {versions.get('python')}")
-    return 0
+    return draw(records, args.figure, sys.argv[1:] if argv is None else argv)
 
 
 if __name__ == "__main__":
