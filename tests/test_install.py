@@ -70,7 +70,9 @@ AHEAD_OF_TIME = ("alias_table", "write_class_words")
 #: lines and made room for 130 of them: the cost model's coefficients as package data (cost_model.json), module
 #: docstrings cut to their contract, the boosting builders made one. The rest is those features' own code and
 #: contracts, with no repeat, dead code or history left to cut: 6.8k again means removing something users see.
-EXPERIMENTS_LINE_BUDGET = 7_365
+#: Issue 80 (several target columns: read, fitted, scored, resumed and drawn; --monotone) added 477 lines and made
+#: room for none of them: a debt, named so, for the next command-line work to pay first.
+EXPERIMENTS_LINE_BUDGET = 7_842
 USE_FAKES = (
     "import datasets, baselines; "
     "print(datasets.load_dataset('iris')); print(baselines.run('x')); print(datasets.__file__, baselines.__file__)"

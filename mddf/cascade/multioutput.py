@@ -18,7 +18,13 @@ from ..blocks.boosted_member import is_xgboost
 from .multilabel import check_unsupported
 
 #: The parameters a multi-output fit refuses, and the value it needs of each.
-UNSUPPORTED = {"predictor": None, "target_statistics": None, "monotonic_cst": None, "member_weights": "equal"}
+UNSUPPORTED = {
+    "predictor": None,
+    "target_statistics": None,
+    "monotonic_cst": None,
+    "member_weights": "equal",
+    "final_mixture": "cascade",
+}
 
 #: The named members that do not fit several targets (LightGBM fits one).
 ONE_TARGET_MEMBERS = ("lgbm", "lgbm_es")
@@ -26,7 +32,7 @@ ONE_TARGET_MEMBERS = ("lgbm", "lgbm_es")
 
 def check_target_shape(y, name):
     """Raise a one-line ``ValueError`` for a ``y`` of more than 2 dimensions or a 2-D ``y`` of one column."""
-    shape = np.shape(y)
+    shape = np.asarray(y).shape  # through __array__: y may be any array-like
     if len(shape) > 2:
         raise ValueError(f"{name}: y has shape {shape}; expected (n_samples,) or (n_samples, n_outputs)")
     if len(shape) == 2 and shape[1] == 1:

@@ -330,7 +330,7 @@ default=("rf", "rf", "crf", "crf")
                     "for class labels use a classifier such as mddf.MDDFClassifier"
                 ) from None
         check_target_shape(y, name)
-        several = {"multi_output": True} if np.ndim(y) == 2 else {}  # several targets
+        several = {"multi_output": True} if np.asarray(y).ndim == 2 else {}  # several targets
         if several:
             check_multioutput_params(self.get_params(deep=False), name)
         X, y = validate_tabular(

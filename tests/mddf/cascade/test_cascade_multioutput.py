@@ -110,6 +110,7 @@ def test_a_bad_target_gets_a_one_line_error(data, bad, message):
         (dict(monotonic_cst=[1, 0, 0, 0, 0, 0]), "not supported with monotonic_cst=.* yet; set monotonic_cst=None"),
         (dict(target_statistics="columns"), "target_statistics='columns' yet; set target_statistics=None"),
         (dict(member_weights="loss"), "member_weights='loss' yet; set member_weights='equal'"),
+        (dict(final_mixture="selection"), "final_mixture='selection' yet; set final_mixture='cascade'"),
         (dict(pair_features=PairFeatures()), "not supported with a PairFeatures search yet; set pair_features=None"),
         (dict(forest_types=("rf", "lgbm")), r"forest_types\[1\]='lgbm' \(LightGBM fits one target\)"),
         (
@@ -117,11 +118,20 @@ def test_a_bad_target_gets_a_one_line_error(data, bad, message):
             r"forest_types\[1\] \(HistGradientBoostingRegressor\) does not fit several targets",
         ),
     ],
-    ids=["predictor", "monotone", "target statistics", "member weights", "pair search", "lgbm", "one-target instance"],
+    ids=[
+        "predictor",
+        "monotone",
+        "target statistics",
+        "member weights",
+        "selection",
+        "pair search",
+        "lgbm",
+        "one-target instance",
+    ],
 )
 def test_what_several_targets_do_not_support_yet_is_refused_in_one_line(data, setting, message):
     X, Y, _, _ = data
-    assert set(UNSUPPORTED) == {"predictor", "monotonic_cst", "target_statistics", "member_weights"}
+    assert set(UNSUPPORTED) == {"predictor", "monotonic_cst", "target_statistics", "member_weights", "final_mixture"}
     with pytest.raises(ValueError, match=message) as error:
         CascadeForestRegressor(**dict(FAST, **setting)).fit(X, Y)
     assert "\n" not in str(error.value)
