@@ -218,6 +218,7 @@ def units(args, names, data, sha, methods, folds, seeds):
 
 def _run_in(out, args, names, data, tasks, methods, folds, seeds, command, say) -> int:
     """Fit the units not yet in ``<out>/results.jsonl``, then write the summary and the figure from its records."""
+
     def warn(text):
         print(text, file=sys.stderr)
 
