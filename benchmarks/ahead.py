@@ -390,18 +390,8 @@ def check_options(options, parser):
 
 
 def check_report(results) -> str:
-    """Condition (v): per check dataset, each learner's mean paired per-seed difference to today's default."""
-    scores = realdata_statistics.seed_scores(results.records)
-    body = []
-    for learner in results.methods:
-        task = task_of(learner)
-        if task is None or learner == DEFAULTS[task]:
-            continue
-        points = 100 if task == "classification" else 1
-        for dataset, (mean, se, loses) in realdata_statistics.check_losses(scores, learner, DEFAULTS[task]).items():
-            body.append([learner, dataset, f"{points * mean:+.3f} ± {points * se:.3f}", "yes" if loses else "no"])
-    header = ["learner", "dataset", "mean difference ± SE (per seed)", "loses beyond 2 SE"]
-    return "\n".join(markdown_table(header, body)) if body else "No learner recorded beside today's default."
+    """Condition (v), price's condition (e) (:func:`benchmarks.price.check_report`) over this study's names."""
+    return price.check_report(results, task_of)
 
 
 def check_applies(method: str, dataset: str, options) -> bool:

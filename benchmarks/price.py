@@ -303,8 +303,9 @@ def rows(results) -> list:
     return out
 
 
-def check_report(results) -> str:
-    """Condition (e): per check dataset, each design's mean paired per-seed difference to today's default."""
+def check_report(results, task_of=task_of) -> str:
+    """Condition (e): per check dataset, each design's mean paired per-seed difference to today's default
+    (``task_of``: a learner's task, None for a peer; another study's names with its own)."""
     scores = realdata_statistics.seed_scores(results.records)
     rows_ = []
     for design in results.methods:
