@@ -31,7 +31,7 @@ ONE_TARGET_MEMBERS = ("lgbm", "lgbm_es")
 
 
 def check_target_shape(y, name):
-    """Raise a one-line ``ValueError`` for a ``y`` of more than 2 dimensions or a 2-D ``y`` of one column."""
+    """``y``'s shape; a one-line ``ValueError`` for a ``y`` of more than 2 dimensions or a 2-D ``y`` of one column."""
     shape = np.asarray(y).shape  # through __array__: y may be any array-like
     if len(shape) > 2:
         raise ValueError(f"{name}: y has shape {shape}; expected (n_samples,) or (n_samples, n_outputs)")
@@ -40,6 +40,7 @@ def check_target_shape(y, name):
             f"{name}: y has shape {shape}, a 2-D y with a single column; pass y.ravel() for one target, or "
             "several columns for several targets"
         )
+    return shape
 
 
 def check_multioutput_params(params, name):

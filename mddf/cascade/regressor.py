@@ -329,8 +329,7 @@ default=("rf", "rf", "crf", "crf")
                     f"{name} needs a numeric target y (real values to regress on), got values that are not numbers; "
                     "for class labels use a classifier such as mddf.MDDFClassifier"
                 ) from None
-        check_target_shape(y, name)
-        several = {"multi_output": True} if np.asarray(y).ndim == 2 else {}  # several targets
+        several = {"multi_output": True} if len(check_target_shape(y, name)) == 2 else {}  # several targets
         if several:
             check_multioutput_params(self.get_params(deep=False), name)
         X, y = validate_tabular(
