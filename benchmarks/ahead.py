@@ -34,8 +34,8 @@ from pathlib import Path
 if not __package__:  # run as a file: the studies import from the repository root
     sys.path[0] = str(Path(__file__).resolve().parents[1])
 
-from benchmarks import price, realdata, realdata_rule, realdata_statistics, realdata_suite
-from benchmarks.harness import CrossValidation, Study, main_by_flag
+from benchmarks import price, realdata, realdata_figures, realdata_rule, realdata_statistics, realdata_suite
+from benchmarks.harness import CrossValidation, Study, command_provenance, main_by_flag
 from mddf.experiments.tables import markdown_table
 
 SUITE = "all"
@@ -309,7 +309,7 @@ def screen_report(results) -> str:
         todo = [c for c in s["combinations"] if not results.of(method=c)]
         lines.append(f"- Combinations: {', '.join(s['combinations']) or 'none'}.")
         if todo:
-            lines.append(f"- Not fitted yet: `python -m benchmarks.ahead --learners {','.join(todo)}`.")
+            lines.append(f"- Not fitted yet: {', '.join(todo)}.")
         lines += [f"- Candidates of the full run: {', '.join(s['candidates']) or 'none'}.", ""]
         lines += target_lines(results, task) + [""]
     return "\n".join(lines)
@@ -366,8 +366,28 @@ def target_lines(results, task: str) -> list:
     return [""] + lines
 
 
+def screen_learners(results) -> list:
+    """The learners a screen report reads: today's defaults, the designs, the peers and the combinations the screen
+    names; ``--learners`` with them fits the combinations not yet fitted and reports them with the rest."""
+    named = [c for t in DEFAULTS if tables_of(results.records, t) for c in screen(results.records, t)["combinations"]]
+    return list(dict.fromkeys([*singles(), *PEERS, *named]))
+
+
 def report(results) -> str:
-    return full_report(results) if results.options.stage == "full" else screen_report(results)
+    """The stage's report (:func:`screen_report` or :func:`full_report`); writes the frontier figures
+    ``ahead_<stage>_frontier_<task>.png`` to ``--out``."""
+    text = full_report(results) if results.options.stage == "full" else screen_report(results)
+    figures = {
+        f"ahead_{results.options.stage}_frontier_{task}": price.frontier_figure(results, task, task_of)
+        for task in DEFAULTS
+        if tables_of(results.records, task)
+    }
+    provenance = command_provenance("ahead", results.options.argv)
+    realdata_figures.write_figures(figures, results.options.out, provenance)
+    if results.options.stage == "full":
+        return text
+    every = ",".join(screen_learners(results))
+    return f"{text}\nThe screen with its combinations (fits those not yet fitted): `python -m benchmarks.ahead --learners {every}`.\n"
 
 
 def options(parser):

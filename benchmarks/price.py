@@ -190,8 +190,9 @@ def verdicts(results, task: str) -> list:
     return sorted(found, key=lambda v: (not v["meets"], v["fit"] * v["predict"]))
 
 
-def _points(results, task: str, what: str) -> list:
-    """``(learner, median seconds, suite mean)`` of every learner of ``task`` on the tables all of them have."""
+def _points(results, task: str, what: str, task_of=task_of) -> list:
+    """``(learner, median seconds, suite mean)`` of every learner of ``task`` on the tables all of them have
+    (``task_of``: a learner's task, None for a peer; another study's names with its own)."""
     metric = realdata_rule.RANKING[task]
     learners = [m for m in results.methods if task_of(m) in (None, task) and results.of(method=m)]
     tables = sorted({r["dataset"] for r in results.records if r.get("task") == task})
@@ -202,9 +203,10 @@ def _points(results, task: str, what: str) -> list:
     return [(m, realdata_rule.median_seconds(results.records, m, what), suite[m]) for m in learners]
 
 
-def frontier_figure(results, task: str):
+def frontier_figure(results, task: str, task_of=task_of):
     """The suite mean score against median fit seconds and against median predict seconds (log axes), today's
-    default, the designs and the peers."""
+    default (black), the designs (red; combinations of designs, named with ``+``, orange) and the peers (blue), the
+    frontier (the learners no other beats on both) joined by a grey line; ``task_of`` as in :func:`_points`."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -214,18 +216,29 @@ def frontier_figure(results, task: str):
     metric = realdata_rule.RANKING[task]
     scale = 100 if metric == "accuracy" else 1
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.5), sharey=True)
-    markers = "osD^vP*Xhp<>"  # one a learner, named in the legend: labels beside close points would overlap
+    markers = "osD^vP*Xhp<>dH8"  # one a learner, named in the legend: labels beside close points would overlap
     for ax, what, label in zip(axes, ("fit_s", "predict_s"), ("fit", "prediction")):
-        points = _points(results, task, what)
+        points = _points(results, task, what, task_of)
+        best = realdata_figures.frontier(points)
+        ax.step([p[1] for p in best], [scale * p[2] for p in best], where="post", color="0.6", lw=1, zorder=0)
         for i, (name, seconds, score) in enumerate(points):
-            colour = "tab:blue" if name in PEERS else "black" if name == DEFAULTS[task] else "tab:red"
+            colour = (
+                "tab:blue"
+                if task_of(name) is None
+                else "black"
+                if name == DEFAULTS[task]
+                else "tab:orange"
+                if "+" in name
+                else "tab:red"
+            )
             ax.scatter(seconds, scale * score, color=colour, marker=markers[i % len(markers)], label=name, alpha=0.8)
         ax.set_xscale("log")
         ax.xaxis.set_minor_formatter(NullFormatter())  # under a decade, the minor ticks' labels collide
         ax.set_xlabel(f"median {label} seconds per fit (log scale)")
         ax.grid(alpha=0.3)
     axes[0].set_ylabel("suite mean " + ("accuracy (%)" if scale == 100 else "R²"))
-    fig.suptitle(f"{task}: the designs (red), today's default (black) and boosting stopped early (blue)", fontsize=10)
+    title = f"{task}: the designs (red), combinations (orange), today's default (black), boosting stopped early (blue)"
+    fig.suptitle(title + "; the frontier in grey", fontsize=10)
     axes[1].legend(loc="center left", bbox_to_anchor=(1.02, 0.5), fontsize=8, frameon=False)
     fig.tight_layout()
     return fig

@@ -82,3 +82,24 @@ def test_parameters_added_since_the_screen_began_bind_only_away_from_their_earli
     assert "'member_weights', 'loss'" in ahead.learner_settings("mdDF-weighted")
     assert "'later_layer_trees', 0.5" in ahead.learner_settings("CascadeForest-later")
     assert "'final_mixture', 'selection'" in ahead.learner_settings("mdDF-select")
+
+
+def test_the_screens_report_names_the_learners_line_of_its_combinations_and_draws_the_frontier(tmp_path):
+    import argparse
+
+    from benchmarks.harness.declarations import Results
+
+    buyer = _records("mdDF-ts", [0.91, 0.92, 0.93], [0.90, 0.91, 0.92], fit=(1.2, 1.0))
+    saver = _records("mdDF-share", [0.9, 0.91, 0.92], [0.90, 0.91, 0.92], fit=(0.5, 1.0))[::2]
+    peer = [r | {"method": "HGB-es", "accuracy": 0.8, "fit_s": 0.1} for r in saver[1::2]]
+    records = buyer + saver + peer
+    options = argparse.Namespace(stage="screen", out=tmp_path, argv=[])
+    methods = sorted({r["method"] for r in records})
+    text = ahead.report(Results(options, True, ["t1", "t2"], methods, {}, records, [], [], []))
+
+    assert "- Not fitted yet: mdDF-ts+share." in text
+    line = text.split("--learners ")[1].split("`")[0].split(",")
+    assert line[: len(ahead.singles())] == ahead.singles() and line[-1] == "mdDF-ts+share"
+    assert {"HGB-es", "CatBoost-es"} <= set(line)  # the peers' records are read beside the designs'
+    assert (tmp_path / "ahead_screen_frontier_classification.png").stat().st_size > 0
+    assert not (tmp_path / "ahead_screen_frontier_regression.png").exists()  # no regression table recorded
