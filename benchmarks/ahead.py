@@ -26,7 +26,6 @@ python -m benchmarks.ahead --quick
 from __future__ import annotations
 
 import dataclasses
-import math
 import statistics
 import sys
 from pathlib import Path
@@ -74,7 +73,7 @@ SAVER_LOSS = {"classification": 0.001, "regression": 0.002}
 LOG_LOSS_RISE = 0.005
 SCREEN_TIME = 1.1
 FULL_TIME = 1.0
-TABLE_LOSS = {"classification": 0.005, "regression": 0.005}
+TABLE_LOSS = price.TABLE_LOSS  # condition (iv): the price rule's (d), 0.5 points or 0.005 R²
 MAX_COMBINATIONS = 10
 MAX_CANDIDATES = 3
 #: The targets: the classifier's suite mean above CatBoost-es's by this much; within this of it on the mostly
@@ -185,28 +184,9 @@ def applies(method: str, dataset: str, options) -> bool:
 # ------------------------------------------------------------------------------------------ the rule
 def measures(records, task: str, learner: str, tables: list) -> dict:
     """A learner's gain over today's default (suite mean of the tables' paired differences, its SE over the
-    tables), log-loss rise, median fit and predict ratios and the tables worse beyond the rule's bound."""
-    default, metric = DEFAULTS[task], realdata_rule.RANKING[task]
-    per_table = realdata_rule.table_differences(
-        realdata_statistics.fold_scores(records, metric), learner, default, tables
-    )
-    gain, gain_se = realdata_statistics.mean_se(d for d, _ in per_table.values())
-    out = {
-        "learner": learner,
-        "tables": len(per_table),
-        "gain": gain,
-        "gain_se": gain_se,
-        "fit": price.median(price.paired_ratios(records, learner, default, "fit_s")),
-        "predict": price.median(price.paired_ratios(records, learner, default, "predict_s")),
-        "worse": {t: d for t, d in per_table.items() if d[0] < -TABLE_LOSS[task] and d[0] < -2 * d[1]},
-        "log_loss": 0.0,
-    }
-    if task == "classification":
-        losses = realdata_rule.table_differences(
-            realdata_statistics.fold_scores(records, "log_loss"), learner, default, tables
-        )
-        out["log_loss"] = statistics.fmean(d for d, _ in losses.values()) if losses else math.nan
-    return out
+    tables), log-loss rise, median fit and predict ratios and the tables worse beyond the rule's bound: the price
+    rule's measures (:func:`benchmarks.price.paired_measures`), whose table bounds are this rule's."""
+    return price.paired_measures(records, task, learner, tables)
 
 
 def meets(m: dict, time_bound: float) -> dict:

@@ -150,33 +150,43 @@ def median(values) -> float:
     return statistics.median(values) if values else math.nan
 
 
-def judge(records, task: str, design: str, tables: list) -> dict:
-    """Conditions (a)-(d) of the rule for ``design`` against today's default of ``task``, with their numbers."""
+def paired_measures(records, task: str, learner: str, tables: list) -> dict:
+    """``learner`` against today's default of ``task`` on ``tables``: its suite mean difference (``gain``, the mean of
+    the tables' mean paired differences; ``gain_se`` over the tables), its median fit and predict ratios (paired by
+    fold), the tables worse by more than :data:`TABLE_LOSS` and beyond two standard errors (``worse``), and the mean
+    log-loss difference (0 for a regression); the measures of this rule and of the ahead study's."""
     default, metric = DEFAULTS[task], realdata_rule.RANKING[task]
-    scores = realdata_statistics.fold_scores(records, metric)
-    fit = median(paired_ratios(records, design, default, "fit_s"))
-    predict = median(paired_ratios(records, design, default, "predict_s"))
-    per_table = realdata_rule.table_differences(scores, design, default, tables)
-    suite = statistics.fmean(d for d, _ in per_table.values()) if per_table else math.nan
-    worst = {t: d for t, d in per_table.items() if d[0] < -TABLE_LOSS[task] and d[0] < -2 * d[1]}
+    per_table = realdata_rule.table_differences(
+        realdata_statistics.fold_scores(records, metric), learner, default, tables
+    )
+    gain, gain_se = realdata_statistics.mean_se(d for d, _ in per_table.values())
     out = {
-        "design": design,
-        "fit": fit,
-        "predict": predict,
-        "suite": suite,
+        "learner": learner,
         "tables": len(per_table),
-        "worse": worst,
-        "a": fit <= TIME_RATIO or predict <= TIME_RATIO,
-        "b": suite >= -SUITE_LOSS[task],
-        "d": not worst,
+        "gain": gain,
+        "gain_se": gain_se,
+        "fit": median(paired_ratios(records, learner, default, "fit_s")),
+        "predict": median(paired_ratios(records, learner, default, "predict_s")),
+        "worse": {t: d for t, d in per_table.items() if d[0] < -TABLE_LOSS[task] and d[0] < -2 * d[1]},
+        "log_loss": 0.0,
     }
-    out["c"] = True
     if task == "classification":
         losses = realdata_rule.table_differences(
-            realdata_statistics.fold_scores(records, "log_loss"), design, default, tables
+            realdata_statistics.fold_scores(records, "log_loss"), learner, default, tables
         )
         out["log_loss"] = statistics.fmean(d for d, _ in losses.values()) if losses else math.nan
-        out["c"] = out["log_loss"] <= LOG_LOSS_RISE
+    return out
+
+
+def judge(records, task: str, design: str, tables: list) -> dict:
+    """Conditions (a)-(d) of the rule for ``design`` against today's default of ``task``, with their numbers
+    (:func:`paired_measures`; ``suite`` its gain)."""
+    m = paired_measures(records, task, design, tables)
+    out = {**m, "design": design, "suite": m["gain"]}
+    out["a"] = m["fit"] <= TIME_RATIO or m["predict"] <= TIME_RATIO
+    out["b"] = m["gain"] >= -SUITE_LOSS[task]
+    out["c"] = m["log_loss"] <= LOG_LOSS_RISE
+    out["d"] = not m["worse"]
     out["meets"] = out["a"] and out["b"] and out["c"] and out["d"]
     return out
 
@@ -265,7 +275,7 @@ def rule_section(results, task: str) -> list:
                 _ratio(v["fit"]),
                 _ratio(v["predict"]),
                 f"{points * v['suite']:+.{digits + 1}f}",
-                f"{v['log_loss']:+.4f}" if "log_loss" in v else "",
+                f"{v['log_loss']:+.4f}" if task == "classification" else "",
                 worse or "none",
                 "yes" if v["meets"] else "no: " + ", ".join(k for k in "abcd" if not v[k]),
             ]
