@@ -14,10 +14,14 @@ the candidates named in ``--learners``; its report is the rule's verdict, the fr
 ``--check paper`` runs the rule's condition (v), the price rule's paper's-datasets check, of the designs named in
 ``--learners``.
 
+Outputs in ``--out``: ``ahead.md`` (the stage's report), ``ahead.csv`` (per table and learner: the mean score
+over the folds, its standard error, the folds), the frontier figures ``ahead_<stage>_frontier_<task>.png`` (suite
+mean score against median fit and median predict seconds), and ``ahead_check.md`` after ``--check paper``.
+
 Examples
 --------
 python -m benchmarks.ahead --n-jobs 2
-python -m benchmarks.ahead --n-jobs 2 --learners mdDF-ts+later,mdDF-ts+lgbm
+python -m benchmarks.ahead --report-only  # the buyers, savers, candidates and the --learners line of the combinations
 python -m benchmarks.ahead --stage full --n-jobs 2 --learners mdDF,mdDF-ts+later,HGB-es,LightGBM-es,CatBoost-es
 MDDF_DATA=/path/to/data python -m benchmarks.ahead --check paper --learners mdDF,mdDF-ts+later --n-jobs 2
 python -m benchmarks.ahead --quick
@@ -370,6 +374,11 @@ def report(results) -> str:
     return f"{text}\nThe screen with its combinations (fits those not yet fitted): `python -m benchmarks.ahead --learners {every}`.\n"
 
 
+def rows(results) -> list:
+    """``ahead.csv``: per table and learner, the mean score over the folds, its standard error and the folds."""
+    return price.rows(results, task_of, task_of_dataset)
+
+
 def options(parser):
     realdata_suite.options(parser)
     parser.add_argument(
@@ -422,6 +431,7 @@ def study(stage: str) -> Study:
         fit=realdata_suite.fit,
         describe=realdata_suite.describe,
         table=report,
+        rows=rows,
         report="ahead",
         limit_threads=True,
     )

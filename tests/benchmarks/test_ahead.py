@@ -103,3 +103,17 @@ def test_the_screens_report_names_the_learners_line_of_its_combinations_and_draw
     assert {"HGB-es", "CatBoost-es"} <= set(line)  # the peers' records are read beside the designs'
     assert (tmp_path / "ahead_screen_frontier_classification.png").stat().st_size > 0
     assert not (tmp_path / "ahead_screen_frontier_regression.png").exists()  # no regression table recorded
+
+
+def test_the_csv_holds_each_tables_learners_with_the_mean_over_their_folds(monkeypatch):
+    import argparse
+
+    from benchmarks.harness.declarations import Results
+
+    monkeypatch.setattr(ahead, "task_of_dataset", lambda name: "classification")
+    records = _records("mdDF-ts", [0.91, 0.92, 0.93], [0.90, 0.91, 0.92])
+    options = argparse.Namespace(stage="screen", argv=[])
+    found = ahead.rows(Results(options, True, ["t1", "t2"], ["mdDF", "mdDF-ts"], {}, records, [], [], []))
+    by = {(r["table"], r["learner"]): r for r in found}
+    assert set(by) == {("t1", "mdDF"), ("t1", "mdDF-ts"), ("t2", "mdDF"), ("t2", "mdDF-ts")}
+    assert by["t1", "mdDF-ts"]["accuracy"] == pytest.approx(0.92) and by["t1", "mdDF-ts"]["folds"] == 3
