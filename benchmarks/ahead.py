@@ -12,11 +12,13 @@ combinations to fit next (the ``--learners`` line that fits them, on the same st
 run. ``--stage full`` (``results/ahead``): 5 folds repeated 3 times (once on the tables of 20,000 rows or more),
 the candidates named in ``--learners``; its report is the rule's verdict, the frontier figures and the targets.
 ``--check paper`` runs the rule's condition (v), the price rule's paper's-datasets check, of the designs named in
-``--learners``.
+``--learners``. ``--against-rf`` measures the target of letter's price: each classifier named in ``--learners`` and
+a 400-tree random forest fitted on letter's training rows, in turn for three rounds (price's ``--against-rf``).
 
 Outputs in ``--out``: ``ahead.md`` (the stage's report), ``ahead.csv`` (per table and learner: the mean score
 over the folds, its standard error, the folds), the frontier figures ``ahead_<stage>_frontier_<task>.png`` (suite
-mean score against median fit and median predict seconds), and ``ahead_check.md`` after ``--check paper``.
+mean score against median fit and median predict seconds), ``ahead_check.md`` after ``--check paper`` and
+``ahead_rf.md`` after ``--against-rf``.
 
 Examples
 --------
@@ -24,6 +26,7 @@ python -m benchmarks.ahead --n-jobs 2
 python -m benchmarks.ahead --report-only  # the buyers, savers, candidates and the --learners line of the combinations
 python -m benchmarks.ahead --stage full --n-jobs 2 --learners mdDF,mdDF-ts+later,HGB-es,LightGBM-es,CatBoost-es
 MDDF_DATA=/path/to/data python -m benchmarks.ahead --check paper --learners mdDF,mdDF-ts+later --n-jobs 2
+MDDF_DATA=/path/to/data python -m benchmarks.ahead --against-rf --learners mdDF,mdDF-ts+later,RF-400 --rounds 3
 python -m benchmarks.ahead --quick
 """
 
@@ -457,12 +460,28 @@ PAPER_CHECK = Study(
 )
 
 
+#: The issue's targets of letter's price: fit and prediction at most these times a 400-tree random forest's.
+LETTER_PRICE = {"letter": (8, 6)}
+AGAINST_RF = price.against_rf(
+    "ahead",
+    __doc__,
+    lambda options: {m: b for m, b in methods(options).items() if task_of(m) == "classification"},
+    learner_settings,
+    LETTER_PRICE,
+    "target",
+    "ahead_rf",
+)
+
+
 def _main(argv=None) -> int:
     given = sys.argv[1:] if argv is None else list(argv)
     stage = "full" if "--stage=full" in given or "full" in _after(given, "--stage") else "screen"
     if not any(a == "--out" or a.startswith("--out=") for a in given):
-        folder = "ahead_check" if "--check" in given else "ahead" if stage == "full" else "ahead-screen"
+        folder = "ahead_check" if "--check" in given else "ahead_rf" if "--against-rf" in given else None
+        folder = folder or ("ahead" if stage == "full" else "ahead-screen")
         given += ["--out", str(Path("results") / folder)]
+    if "--against-rf" in given:
+        return AGAINST_RF.main(given)
     return main_by_flag("--check", PAPER_CHECK, study(stage))(given)
 
 

@@ -31,6 +31,7 @@ python -m benchmarks.price --quick
 
 from __future__ import annotations
 
+import functools
 import math
 import statistics
 import sys
@@ -410,11 +411,11 @@ def fit_with_peak_memory(ctx, X, y, X_eval, y_eval) -> dict:
     return {**record, "peak_rss_mb": peak.peak_mb(), "peak_method": peak.method}
 
 
-def rf_report(results) -> str:
-    """Per dataset and design: the median over rounds of its fit and predict seconds over RF-400's, against DF21's,
-    and its median peak memory (MB) beside the forest's."""
+def rf_report(results, targets=DF21_PRICE, label: str = "DF21's") -> str:
+    """Per dataset of ``targets`` and design: the median over rounds of its fit and predict seconds over RF-400's,
+    beside the target ratios (``label`` names them), and its median peak memory (MB) beside the forest's."""
     body = []
-    for dataset, (fit_target, predict_target) in DF21_PRICE.items():
+    for dataset, (fit_target, predict_target) in targets.items():
         for design in results.methods:
             if design == "RF-400" or not results.of(dataset, design):
                 continue
@@ -431,7 +432,7 @@ def rf_report(results) -> str:
                 [dataset, design, f"{100 * accuracy:.2f}", _ratio(ratios["fit_s"]), f"{fit_target}x"]
                 + [_ratio(ratios["predict_s"]), f"{predict_target}x", *peaks]
             )
-    header = ["dataset", "design", "accuracy %", "fit / RF-400", "DF21's", "predict / RF-400", "DF21's"]
+    header = ["dataset", "design", "accuracy %", "fit / RF-400", label, "predict / RF-400", label]
     header += ["peak MB", "RF-400's peak MB"]
     return "\n".join(markdown_table(header, body)) + "\n"
 
@@ -446,20 +447,35 @@ def rf_options(parser):
     parser.add_argument("--against-rf", action="store_true", help="this study: DF21's price (kept in provenance)")
 
 
-RF_PRICE = Study(
+def against_rf(name: str, doc: str, classifiers, learner_settings, targets: dict, label: str, report: str):
+    """A study of ``classifiers`` (``options -> {name: builder}``; ``mdDF`` the default run) against a 400-tree
+    random forest on the datasets of ``targets`` (``{dataset: (fit ratio, predict ratio)}``), train/test, three
+    rounds in turn: price's ``--against-rf`` and the ahead study's."""
+    return Study(
+        name,
+        doc,
+        datasets=[frames(d) for d in targets],
+        methods=lambda options: {**classifiers(options), "RF-400": realdata_suite.peer("RF-400")},
+        protocol=TrainTest(seeds=(0,), rounds=3),
+        default_methods=("mdDF", "RF-400"),
+        learner_settings=learner_settings,
+        settings=lambda options: {"against": "RF-400"},
+        options=rf_options,
+        fit=fit_with_peak_memory,
+        table=functools.partial(rf_report, targets=targets, label=label),
+        report=report,
+        limit_threads=True,
+    )
+
+
+RF_PRICE = against_rf(
     "price",
     __doc__,
-    datasets=[frames("letter"), frames("adult")],
-    methods={**{name: METHODS[name] for name in CLASSIFIERS}, "RF-400": realdata_suite.peer("RF-400")},
-    protocol=TrainTest(seeds=(0,), rounds=3),
-    default_methods=("mdDF", "RF-400"),
-    learner_settings=learner_settings,
-    settings=lambda options: {"against": "RF-400"},
-    options=rf_options,
-    fit=fit_with_peak_memory,
-    table=rf_report,
-    report="price_rf",
-    limit_threads=True,
+    lambda options: {n: METHODS[n] for n in CLASSIFIERS},
+    learner_settings,
+    DF21_PRICE,
+    "DF21's",
+    "price_rf",
 )
 
 _check_or_suite = main_by_flag("--check", PAPER_CHECK, STUDY)

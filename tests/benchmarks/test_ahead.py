@@ -117,3 +117,12 @@ def test_the_csv_holds_each_tables_learners_with_the_mean_over_their_folds(monke
     by = {(r["table"], r["learner"]): r for r in found}
     assert set(by) == {("t1", "mdDF"), ("t1", "mdDF-ts"), ("t2", "mdDF"), ("t2", "mdDF-ts")}
     assert by["t1", "mdDF-ts"]["accuracy"] == pytest.approx(0.92) and by["t1", "mdDF-ts"]["folds"] == 3
+
+
+def test_letters_price_is_measured_against_the_forest_for_any_classifier_design_with_the_issues_targets():
+    args = ahead.AGAINST_RF.parse(["--against-rf", "--learners", "mdDF,mdDF-ts+lgbm,RF-400"])
+    assert args.method_names == ["mdDF", "mdDF-ts+lgbm", "RF-400"]
+    assert [d.name for d in ahead.AGAINST_RF.datasets_for(args).values()] == ["letter"]
+    assert ahead.LETTER_PRICE == {"letter": (8, 6)}  # the issue's: fit at most 8 times the forest's, prediction 6
+    with pytest.raises(SystemExit):  # a regressor has no place beside a classification forest
+        ahead.AGAINST_RF.parse(["--against-rf", "--learners", "CascadeForest"])
