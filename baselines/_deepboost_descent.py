@@ -110,12 +110,14 @@ class BoostedEnsemble:
         return self.predictions(X) @ self.alpha
 
     def staged_decision_function(self, X):
-        """f_t(X) after each round t = 1 .. n_rounds (each a new array)."""
+        """f_t(X) after each round t = 1 .. n_rounds (each a new array); the last is :meth:`decision_function`'s, bit
+        for bit (a sum in round order and the product with ``alpha`` round differently)."""
         preds = self.predictions(X)
         f = np.zeros(X.shape[0])
-        for k, eta in zip(self.selected, self.steps):
+        last = len(self.selected) - 1
+        for t, (k, eta) in enumerate(zip(self.selected, self.steps)):
             f = f + eta * preds[:, k]
-            yield f
+            yield preds @ self.alpha if t == last else f
 
     def tree_stats(self, n_rounds=None) -> dict:
         """Number of trees with non-zero weight and their mean size after ``n_rounds`` rounds.

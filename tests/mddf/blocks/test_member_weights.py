@@ -76,7 +76,8 @@ def test_sample_weights_decide_which_member_wins():
 def test_identical_members_one_member_and_a_perfect_mean_keep_the_equal_weights():
     outputs, y = _class_vectors(0)
     same = np.repeat(outputs[:, 1:2], 4, axis=1)
-    np.testing.assert_array_equal(fit_member_weights(same, y), np.full(4, 0.25))
+    # every mixture of identical members is the same: SLSQP may step a few ulps off the start (scipy 1.17), no more
+    np.testing.assert_allclose(fit_member_weights(same, y), np.full(4, 0.25), rtol=0, atol=1e-12)
     np.testing.assert_array_equal(fit_member_weights(outputs[:, :1], y), [1.0])
     exact = np.stack([np.arange(5.0), np.arange(5.0)], axis=1)
     np.testing.assert_array_equal(fit_member_weights(exact, np.arange(5.0)), [0.5, 0.5])
