@@ -80,7 +80,7 @@ SAVER_LOSS = {"classification": 0.001, "regression": 0.002}
 LOG_LOSS_RISE = 0.005
 SCREEN_TIME = 1.1
 FULL_TIME = 1.0
-TABLE_LOSS = price.TABLE_LOSS  # condition (iv): the price rule's (d), 0.5 points or 0.005 R²
+#: Condition (iv)'s bound on a table is the price rule's (d), ``price.TABLE_LOSS``: 0.5 points or 0.005 R².
 MAX_COMBINATIONS = 10
 MAX_CANDIDATES = 3
 #: The targets: the classifier's suite mean above CatBoost-es's by this much; within this of it on the mostly
@@ -189,13 +189,6 @@ def applies(method: str, dataset: str, options) -> bool:
 
 
 # ------------------------------------------------------------------------------------------ the rule
-def measures(records, task: str, learner: str, tables: list) -> dict:
-    """A learner's gain over today's default (suite mean of the tables' paired differences, its SE over the
-    tables), log-loss rise, median fit and predict ratios and the tables worse beyond the rule's bound: the price
-    rule's measures (:func:`benchmarks.price.paired_measures`), whose table bounds are this rule's."""
-    return price.paired_measures(records, task, learner, tables)
-
-
 def meets(m: dict, time_bound: float) -> dict:
     """Conditions (i)-(iv) of the rule on one learner's measures."""
     return {
@@ -216,7 +209,7 @@ def screen(records, task: str) -> dict:
     tables = tables_of(records, task)
     recorded = {r["method"] for r in records}
     learners = [m for m in recorded if task_of(m) == task and m != DEFAULTS[task]]
-    found = {m: measures(records, task, m, tables) for m in sorted(learners)}
+    found = {m: price.paired_measures(records, task, m, tables) for m in sorted(learners)}
     single = {split_name(m)[1][0]: v for m, v in found.items() if len(split_name(m)[1]) == 1}
     ok = {d: v for d, v in single.items() if v["log_loss"] <= LOG_LOSS_RISE}
     buyers = sorted((d for d, v in ok.items() if v["gain"] > 0), key=lambda d: -ok[d]["gain"])
@@ -283,12 +276,15 @@ def measure_header(task: str, time_bound: float) -> list:
     ]
 
 
-def screen_report(results) -> str:
+def screens(records) -> dict:
+    """``{task: its screen}`` (:func:`screen`) of every task with a table recorded."""
+    return {task: screen(records, task) for task in DEFAULTS if tables_of(records, task)}
+
+
+def screen_report(results, found: dict) -> str:
+    """The screen's report of ``found`` (:func:`screens` of the results' records)."""
     lines = []
-    for task in DEFAULTS:
-        if not tables_of(results.records, task):
-            continue
-        s = screen(results.records, task)
+    for task, s in found.items():
         n = len(tables_of(results.records, task))
         lines += [f"## {task.capitalize()} ({n} tables, the screen's repeat)", ""]
         lines += markdown_table(measure_header(task, SCREEN_TIME), measure_rows(task, s["measures"], SCREEN_TIME))
@@ -309,7 +305,7 @@ def full_report(results) -> str:
         if not tables:
             continue
         learners = sorted({r["method"] for r in results.records if task_of(r["method"]) == task} - {DEFAULTS[task]})
-        found = {m: measures(results.records, task, m, tables) for m in learners}
+        found = {m: price.paired_measures(results.records, task, m, tables) for m in learners}
         lines += [f"## {task.capitalize()} ({len(tables)} tables)", ""]
         lines += markdown_table(measure_header(task, FULL_TIME), measure_rows(task, found, FULL_TIME))
         passing = candidates(found, FULL_TIME)
@@ -353,17 +349,16 @@ def target_lines(results, task: str) -> list:
     return [""] + lines
 
 
-def screen_learners(results) -> list:
-    """The learners a screen report reads: today's defaults, the designs, the peers and the combinations the screen
-    names; ``--learners`` with them fits the combinations not yet fitted and reports them with the rest."""
-    named = [c for t in DEFAULTS if tables_of(results.records, t) for c in screen(results.records, t)["combinations"]]
-    return list(dict.fromkeys([*singles(), *PEERS, *named]))
+def screen_learners(found: dict) -> list:
+    """The learners a screen report reads: today's defaults, the designs, the peers and the combinations the
+    screens ``found`` name; ``--learners`` with them fits the combinations not yet fitted and reports them with the
+    rest."""
+    return list(dict.fromkeys([*singles(), *PEERS, *(c for s in found.values() for c in s["combinations"])]))
 
 
 def report(results) -> str:
-    """The stage's report (:func:`screen_report` or :func:`full_report`); writes the frontier figures
-    ``ahead_<stage>_frontier_<task>.png`` to ``--out``."""
-    text = full_report(results) if results.options.stage == "full" else screen_report(results)
+    """The stage's report (:func:`full_report`, or :func:`screen_report` and the ``--learners`` line of its
+    combinations); writes the frontier figures ``ahead_<stage>_frontier_<task>.png`` to ``--out``."""
     figures = {
         f"ahead_{results.options.stage}_frontier_{task}": price.frontier_figure(results, task, task_of)
         for task in DEFAULTS
@@ -372,9 +367,12 @@ def report(results) -> str:
     provenance = command_provenance("ahead", results.options.argv)
     realdata_figures.write_figures(figures, results.options.out, provenance)
     if results.options.stage == "full":
-        return text
-    every = ",".join(screen_learners(results))
-    return f"{text}\nThe screen with its combinations (fits those not yet fitted): `python -m benchmarks.ahead --learners {every}`.\n"
+        return full_report(results)
+    found = screens(results.records)
+    command = f"python -m benchmarks.ahead --learners {','.join(screen_learners(found))}"
+    return (
+        f"{screen_report(results, found)}\nThe screen with its combinations (fits those not yet fitted): `{command}`.\n"
+    )
 
 
 def rows(results) -> list:

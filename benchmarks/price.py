@@ -181,9 +181,9 @@ def paired_measures(records, task: str, learner: str, tables: list) -> dict:
 
 def judge(records, task: str, design: str, tables: list) -> dict:
     """Conditions (a)-(d) of the rule for ``design`` against today's default of ``task``, with their numbers
-    (:func:`paired_measures`; ``suite`` its gain)."""
+    (:func:`paired_measures`)."""
     m = paired_measures(records, task, design, tables)
-    out = {**m, "design": design, "suite": m["gain"]}
+    out = {**m, "design": design}
     out["a"] = m["fit"] <= TIME_RATIO or m["predict"] <= TIME_RATIO
     out["b"] = m["gain"] >= -SUITE_LOSS[task]
     out["c"] = m["log_loss"] <= LOG_LOSS_RISE
@@ -275,7 +275,7 @@ def rule_section(results, task: str) -> list:
                 v["design"],
                 _ratio(v["fit"]),
                 _ratio(v["predict"]),
-                f"{points * v['suite']:+.{digits + 1}f}",
+                f"{points * v['gain']:+.{digits + 1}f}",
                 f"{v['log_loss']:+.4f}" if task == "classification" else "",
                 worse or "none",
                 "yes" if v["meets"] else "no: " + ", ".join(k for k in "abcd" if not v[k]),
@@ -444,7 +444,9 @@ def _peak(records) -> str:
 
 def rf_options(parser):
     parser.add_argument("--learners", dest="methods", help="the same as --methods")
-    parser.add_argument("--against-rf", action="store_true", help="this study: DF21's price (kept in provenance)")
+    parser.add_argument(
+        "--against-rf", action="store_true", help="this study: the price against a 400-tree forest (kept in provenance)"
+    )
 
 
 def against_rf(name: str, doc: str, classifiers, learner_settings, targets: dict, label: str, report: str):
