@@ -15,10 +15,10 @@ the candidates named in ``--learners``; its report is the rule's verdict, the fr
 ``--learners``. ``--against-rf`` measures the target of letter's price: each classifier named in ``--learners`` and
 a 400-tree random forest fitted on letter's training rows, in turn for three rounds (price's ``--against-rf``).
 
-Outputs in ``--out``: ``ahead.md`` (the stage's report), ``ahead.csv`` (per table and learner: the mean score
-over the folds, its standard error, the folds), the frontier figures ``ahead_<stage>_frontier_<task>.png`` (suite
-mean score against median fit and median predict seconds), ``ahead_check.md`` after ``--check paper`` and
-``ahead_rf.md`` after ``--against-rf``.
+Outputs in ``--out``: ``ahead.md`` (the stage's report), ``ahead.csv`` (per table and learner: every metric's
+mean over the folds and its standard error, the folds, the median seconds), the frontier figures
+``ahead_<stage>_frontier_<task>.png`` (suite mean score against median fit and median predict seconds),
+``ahead_check.md`` after ``--check paper`` and ``ahead_rf.md`` after ``--against-rf``.
 
 Examples
 --------
@@ -40,7 +40,15 @@ from pathlib import Path
 if not __package__:  # run as a file: the studies import from the repository root
     sys.path[0] = str(Path(__file__).resolve().parents[1])
 
-from benchmarks import price, realdata, realdata_figures, realdata_rule, realdata_statistics, realdata_suite
+from benchmarks import (
+    price,
+    realdata,
+    realdata_figures,
+    realdata_report,
+    realdata_rule,
+    realdata_statistics,
+    realdata_suite,
+)
 from benchmarks.harness import CrossValidation, Study, command_provenance, main_by_flag
 from mddf.experiments.tables import markdown_table
 
@@ -73,6 +81,9 @@ DESIGNS = {
     },
 }
 PEERS = ("HGB-es", "LightGBM-es", "CatBoost-es")
+#: Fitted in the full run beside the rule's peers, so that the README sets the cascades against the same five
+#: learners as before (they decide nothing); the targets' mean ranks are among a cascade and every peer recorded.
+README_PEERS = ("XGBoost-es", "RF-400")
 #: The screen's bounds: a buyer gains more than 0; a saver's fit ratio is at most 0.9 and it loses at most 0.1
 #: points (0.002 R²); both raise the log-loss by at most 0.005. A candidate's time bound in the screen: 1.1.
 SAVER_FIT = 0.9
@@ -155,7 +166,7 @@ def methods(options) -> dict:
     """Today's defaults, the designs, the combinations named in ``--learners`` and the peers."""
     named = [m for m in (getattr(options, "methods", None) or "").split(",") if m]
     cascades = dict.fromkeys([*singles(), *(m for m in named if task_of(m))])
-    return {**{m: cascade(m) for m in cascades}, **{p: realdata_suite.peer(p) for p in PEERS}}
+    return {**{m: cascade(m) for m in cascades}, **{p: realdata_suite.peer(p) for p in (*PEERS, *README_PEERS)}}
 
 
 # ------------------------------------------------------------------------------------------ the suite
@@ -299,6 +310,8 @@ def screen_report(results, found: dict) -> str:
 
 
 def full_report(results) -> str:
+    """The full run's report: per task, the rule's conditions (i)-(iv) of every learner against today's default,
+    the targets, and where today's default and each learner meeting (i)-(iv) is first among the peers."""
     lines = []
     for task in DEFAULTS:
         tables = tables_of(results.records, task)
@@ -311,6 +324,8 @@ def full_report(results) -> str:
         passing = candidates(found, FULL_TIME)
         lines += ["", f"- Meet (i)-(iv), in the order (v) checks them: {', '.join(passing) or 'none'}.", ""]
         lines += target_lines(results, task) + [""]
+        for learner in (DEFAULTS[task], *passing):
+            lines += realdata_report.where_section(results, task, tables, learner, (*PEERS, *README_PEERS))
     return "\n".join(lines)
 
 
@@ -324,18 +339,29 @@ def suite_means(records, task: str) -> dict:
 
 
 def target_lines(results, task: str) -> list:
-    """The suite means, the mean ranks and, for the classifier, CatBoost-es's margin on every table and on the mostly
-    categorical ones."""
+    """The suite means; each cascade's mean rank among it and the peers recorded, beside the best peer's in that
+    ranking; for the classifier, CatBoost-es's margin on every table and on the mostly categorical ones."""
     means = suite_means(results.records, task)
     if not means:
         return []
     learners = sorted(next(iter(means.values())))
-    ranks = realdata_statistics.friedman(means, learners)["ranks"]
+    peers = [m for m in learners if task_of(m) is None]
     scale = 100 if task == "classification" else 1
     suite = {m: statistics.fmean(means[t][m] for t in means) for m in learners}
-    lines = [f"Suite means over {len(means)} tables every learner has, and mean ranks (1 the best):", ""]
-    body = [[m, f"{scale * suite[m]:.3f}", f"{ranks[m]:.2f}"] for m in sorted(learners, key=lambda m: -suite[m])]
-    lines += markdown_table(["learner", "suite mean", "mean rank"], body)
+    lines = [
+        f"Suite means over the {len(means)} tables every learner has; a cascade's mean rank among it and the peers "
+        f"({', '.join(peers) or 'none recorded'}; 1 the best), with the best peer's in the same ranking:",
+        "",
+    ]
+    body = []
+    for m in sorted(learners, key=lambda m: -suite[m]):
+        rank = ""
+        if task_of(m) and peers:
+            ranks = realdata_statistics.friedman(means, [m, *peers])["ranks"]
+            best = min(peers, key=ranks.get)
+            rank = f"{ranks[m]:.2f} ({best} {ranks[best]:.2f})"
+        body.append([m, f"{scale * suite[m]:.3f}", rank])
+    lines += markdown_table(["learner", "suite mean", "mean rank with the peers"], body)
     if task == "classification" and "CatBoost-es" in learners:
         mixed = [t for t in means if mostly_categorical(t)]
         for m in learners:
@@ -376,8 +402,9 @@ def report(results) -> str:
 
 
 def rows(results) -> list:
-    """``ahead.csv``: per table and learner, the mean score over the folds, its standard error and the folds."""
-    return price.rows(results, task_of, task_of_dataset)
+    """``ahead.csv``: per table and learner, the folds, every metric's mean over them and its per-fold standard
+    error, and the median fit and predict seconds (the real-data suite's CSV, which the README's block reads)."""
+    return realdata_report.suite_rows(results)
 
 
 def options(parser):
@@ -416,7 +443,7 @@ def study(stage: str) -> Study:
         datasets=suite_datasets,
         methods=methods,
         protocol=CrossValidation(n_folds=realdata_suite.FOLDS, repeats=1 if stage == "screen" else 3),
-        default_methods=(*singles(), *PEERS) if stage == "screen" else (*DEFAULTS.values(), *PEERS),
+        default_methods=(*singles(), *PEERS) if stage == "screen" else (*DEFAULTS.values(), *PEERS, *README_PEERS),
         quick={
             "datasets": realdata_suite.QUICK_TABLES,
             "methods": ("mdDF", "mdDF-share", "CascadeForest", "CascadeForest-share", "HGB-es"),

@@ -125,22 +125,23 @@ def task_section(results, task: str, tables: list, figures: dict) -> list:
     return lines + where_section(results, task, tables)
 
 
-def where_section(results, task: str, tables: list) -> list:
+def where_section(results, task: str, tables: list, default: str | None = None, peers=PEERS) -> list:
     """The lines of "where the default is first": per table, its rows and category columns, the best peer, the
     default's paired difference to it ± the per-fold SE, whether the default is first among the peers, ahead
     beyond two SE or behind beyond two SE (the SE corrected for the folds' overlapping training rows), and its median
-    fit seconds over that peer's."""
+    fit seconds over that peer's. ``default`` (the rule's default of the task when None) and ``peers``: another
+    study's learners."""
     metric = RANKING[task]
     higher = METRICS[metric][2]
-    default = realdata_rule.DEFAULTS[task]  # read when called: the page follows the rule's
+    default = default or realdata_rule.DEFAULTS[task]  # read when called: the page follows the rule's
     scores = fold_scores(results.records, metric)
     rows, tally = [], {"first": 0, "ahead": 0, "behind": 0}
     sign = 1 if higher else -1
     for t in tables:
-        peers = [m for m in PEERS if (t, m) in scores]
-        if (t, default) not in scores or not peers:
+        present = [m for m in peers if (t, m) in scores]
+        if (t, default) not in scores or not present:
             continue
-        best = max(peers, key=lambda m: sign * statistics.fmean(scores[(t, m)].values()))
+        best = max(present, key=lambda m: sign * statistics.fmean(scores[(t, m)].values()))
         mean, se = paired_fold_difference(scores, t, default, best, results.options.folds)
         first, beyond = sign * mean > 0, math.isfinite(se) and abs(mean) > 2 * se
         tally["first"] += first
@@ -164,7 +165,7 @@ def where_section(results, task: str, tables: list) -> list:
     if not rows:
         return []
     return [
-        f"Where {default} is first ({task}): per table, the best of {', '.join(PEERS)} by its mean, and {default}'s "
+        f"Where {default} is first ({task}): per table, the best of {', '.join(peers)} by its mean, and {default}'s "
         f"paired difference to it ± its SE over the folds, corrected for their overlapping training rows (Nadeau "
         f"and Bengio; {metric}{' in points' if metric in PERCENT else ''}); the "
         f"last column is {default}'s median fit seconds over that peer's. {default} is first on {tally['first']} "

@@ -105,7 +105,7 @@ def test_the_screens_report_names_the_learners_line_of_its_combinations_and_draw
     assert not (tmp_path / "ahead_screen_frontier_regression.png").exists()  # no regression table recorded
 
 
-def test_the_csv_holds_each_tables_learners_with_the_mean_over_their_folds(monkeypatch):
+def test_the_csv_holds_each_tables_learners_with_every_metrics_mean_over_their_folds_and_median_seconds(monkeypatch):
     import argparse
 
     from benchmarks.harness.declarations import Results
@@ -117,6 +117,12 @@ def test_the_csv_holds_each_tables_learners_with_the_mean_over_their_folds(monke
     by = {(r["table"], r["learner"]): r for r in found}
     assert set(by) == {("t1", "mdDF"), ("t1", "mdDF-ts"), ("t2", "mdDF"), ("t2", "mdDF-ts")}
     assert by["t1", "mdDF-ts"]["accuracy"] == pytest.approx(0.92) and by["t1", "mdDF-ts"]["folds"] == 3
+    assert by["t1", "mdDF-ts"]["log_loss"] == pytest.approx(0.3) and by["t1", "mdDF-ts"]["median_fit_s"] == 1.0
+
+
+def test_the_full_run_fits_the_readmes_five_peers_beside_the_defaults_and_the_screen_the_rules_three():
+    assert ahead.study("full").default_methods == ("mdDF", "CascadeForest", *ahead.PEERS, "XGBoost-es", "RF-400")
+    assert set(ahead.study("screen").default_methods) == {*ahead.singles(), *ahead.PEERS}
 
 
 def test_letters_price_is_measured_against_the_forest_for_any_classifier_design_with_the_issues_targets():
@@ -126,3 +132,27 @@ def test_letters_price_is_measured_against_the_forest_for_any_classifier_design_
     assert ahead.LETTER_PRICE == {"letter": (8, 6)}  # the issue's: fit at most 8 times the forest's, prediction 6
     with pytest.raises(SystemExit):  # a regressor has no place beside a classification forest
         ahead.AGAINST_RF.parse(["--against-rf", "--learners", "CascadeForest"])
+
+
+def test_the_full_runs_report_ranks_each_cascade_among_the_peers_and_says_where_it_is_first(monkeypatch):
+    import argparse
+
+    from benchmarks.harness.declarations import Results
+
+    monkeypatch.setattr(ahead, "task_of_dataset", lambda name: "classification")
+    monkeypatch.setattr(ahead, "mostly_categorical", lambda name: name == "t2")
+    records = _records("mdDF-ts", [0.91, 0.92, 0.93], [0.90, 0.91, 0.92])
+    ranked = {"CatBoost-es": 0.915, "HGB-es": 0.8}  # between the two cascades, and last
+    records += [r | {"method": m, "accuracy": a} for m, a in ranked.items() for r in records if r["method"] == "mdDF"]
+    options = argparse.Namespace(stage="full", out=None, argv=[], folds=3)
+    methods = ["mdDF", "mdDF-ts", "CatBoost-es", "HGB-es"]
+    text = ahead.full_report(Results(options, True, ["t1", "t2"], methods, {}, records, [], [], []))
+
+    rows = {line.split(" | ")[0].strip("| "): line for line in text.splitlines() if line.startswith("| ")}
+    assert rows["mdDF-ts"].endswith("| 1.00 (CatBoost-es 2.00) |")  # first of the three on both tables
+    assert rows["mdDF"].endswith("| 2.00 (CatBoost-es 1.00) |")
+    assert rows["HGB-es"].endswith("|  |")  # a peer has no rank of its own
+    assert "- `mdDF-ts` - CatBoost-es: +0.50 points (target +0.3); on the 1 mostly categorical tables +0.50" in text
+    assert "Where mdDF is first (classification)" in text and "mdDF is first on 0 of 2 tables" in text
+    assert "- Meet (i)-(iv), in the order (v) checks them: mdDF-ts." in text  # its gain is the same on every fold
+    assert "mdDF-ts is first on 2 of 2 tables" in text
