@@ -315,15 +315,14 @@ def report(results) -> str:
     return "\n".join(lines)
 
 
-def rows(results, task_of=task_of, task_of_dataset=realdata_suite.task_of_dataset) -> list:
-    """Per table and learner, the mean score over the folds, its standard error and the folds (the CSV); another
-    study's names and tables with its own ``task_of`` and ``task_of_dataset``."""
+def rows(results) -> list:
+    """Per table and learner, the mean score over the folds, its standard error and the folds (the CSV)."""
     out = []
     for task in TASKS:
         metric = realdata_rule.RANKING[task]
         scores = realdata_statistics.fold_scores(results.records, metric)
         for (table, learner), folds in sorted(scores.items()):
-            if task_of(learner) in (None, task) and task_of_dataset(table) == task:
+            if task_of(learner) in (None, task) and realdata_suite.task_of_dataset(table) == task:
                 mean, se = realdata_statistics.mean_se(folds.values())
                 out.append({"table": table, "learner": learner, metric: mean, "se": se, "folds": len(folds)})
     return out

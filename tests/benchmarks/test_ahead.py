@@ -113,7 +113,9 @@ def test_the_csv_holds_each_tables_learners_with_every_metrics_mean_over_their_f
     monkeypatch.setattr(ahead, "task_of_dataset", lambda name: "classification")
     records = _records("mdDF-ts", [0.91, 0.92, 0.93], [0.90, 0.91, 0.92])
     options = argparse.Namespace(stage="screen", argv=[])
-    found = ahead.rows(Results(options, True, ["t1", "t2"], ["mdDF", "mdDF-ts"], {}, records, [], [], []))
+    found = ahead.study("screen").rows(
+        Results(options, True, ["t1", "t2"], ["mdDF", "mdDF-ts"], {}, records, [], [], [])
+    )
     by = {(r["table"], r["learner"]): r for r in found}
     assert set(by) == {("t1", "mdDF"), ("t1", "mdDF-ts"), ("t2", "mdDF"), ("t2", "mdDF-ts")}
     assert by["t1", "mdDF-ts"]["accuracy"] == pytest.approx(0.92) and by["t1", "mdDF-ts"]["folds"] == 3
