@@ -4,8 +4,7 @@ squared-error criteria and every split rule; an unconstrained tree is the tree g
 
 import numpy as np
 import pytest
-
-from tests.mddf.trees.tree_helpers import grow, proba
+from tree_helpers import grow, proba
 
 CONSTRAINT = np.array([1, -1, 0, 0], dtype=np.int8)
 RULES = {"best": False, "completely random": True, "random thresholds": 2}
