@@ -7,8 +7,10 @@ what LightGBM adds: the named kinds are ``LGBMClassifier`` (``LGBMRegressor``) w
 categorical features (:func:`fit_lgbm_fold_member`); ``"lgbm_es"`` (and any instance with ``early_stopping_round``)
 stops on rows held out of each fold model's training rows, as ``"gbdt_es"`` does; and its outputs are explained by
 LightGBM's own contributions to its raw scores (``pred_contrib=True``, exact TreeSHAP), through its link
-(:func:`mddf.blocks.attribution.contribution_attributions`). lightgbm is optional (the ``bench`` extra): naming
-a kind without it is a one-line error that says how to install it. A layer probe fits it in full (no stages).
+(:func:`mddf.blocks.attribution.contribution_attributions`). LightGBM fits one target: on a 2-D ``y`` (several
+regression targets) each fold model is one regressor a target (:class:`PerTargetLightGBM`), stopped on the same
+held-out rows. lightgbm is optional (the ``bench`` extra): naming a kind without it is a one-line error that says
+how to install it. A layer probe fits it in full (no stages).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import inspect
 import sys
 
 import numpy as np
+from sklearn.base import clone
 
 from ..forests import LGBM_KINDS, make_lgbm
 from ..forests.boosting import require_lightgbm
@@ -69,11 +72,49 @@ def fit_lgbm_fold_member(template, seed, X, y, fit_rows, predict_rows, weight, d
             extra.update(_held_out(prepared.estimator, X[stop], y_stop, None if weight is None else weight[stop]))
         else:
             prepared.estimator.set_params(early_stopping_round=None)
-    fitted = prepared.fit(**extra).model()
+    if prepared.estimator is not None and np.ndim(prepared.y) == 2:  # several targets: one regressor a target
+        prepared.estimator = PerTargetLightGBM.fit(prepared, extra, None if stop is None else y[stop])
+    else:
+        prepared.fit(**extra)
+    fitted = prepared.model()
     model = LightGBMFoldModel(fitted.estimator, fitted.classes, fitted.n_classes, where, fitted.importance_scale)
+    if fitted.n_outputs > 1:  # set on a model of several targets only, as FoldModel's
+        model.n_outputs = fitted.n_outputs
     if not len(predict_rows):  # the refit on every training row holds none out
         return model, no_output(n_classes)
     return model, model.output(X[predict_rows])
+
+
+class PerTargetLightGBM:
+    """Several regression targets fitted by LightGBM, which fits one: ``estimators``, one fitted ``LGBMRegressor`` a
+    target (clones of one seeded template, each stopped on the same held-out rows' own target), predicting
+    ``(n, K)``."""
+
+    def __init__(self, estimators):
+        self.estimators = estimators
+
+    @classmethod
+    def fit(cls, prepared, extra, y_stop):
+        """Fit a clone of ``prepared``'s estimator on each target column of its rows, ``extra`` its ``fit``
+        arguments with the held-out rows' targets ``y_stop`` ``(m, K)`` (None: no stopping) read a column each."""
+        estimators = []
+        for k in range(prepared.y.shape[1]):
+            one = clone(prepared.estimator)
+            own = dict(extra)
+            if y_stop is not None and "eval_y" in own:
+                own["eval_y"] = (y_stop[:, k],)
+            elif y_stop is not None and "eval_set" in own:
+                own["eval_set"] = [(own["eval_set"][0][0], y_stop[:, k])]
+            estimators.append(one.fit(prepared.X, prepared.y[:, k], **prepared.fit_params, **own))
+        return cls(estimators)
+
+    def predict(self, X):
+        return np.column_stack([estimator.predict(X) for estimator in self.estimators])
+
+
+def _boosters(estimator):
+    """The fitted LightGBM estimators of a fold model's ``estimator``: itself, or one a target."""
+    return estimator.estimators if isinstance(estimator, PerTargetLightGBM) else [estimator]
 
 
 class LightGBMFoldModel(FoldModel):
@@ -82,11 +123,14 @@ class LightGBMFoldModel(FoldModel):
 
     @property
     def importances(self):
-        """The total gains a column over the rounds it predicts with, summing to ``importance_scale`` (1 for a
-        classifier); None for a model of one class or without a split."""
+        """The total gains a column over the rounds it predicts with (summed over the targets' regressors),
+        summing to ``importance_scale`` (1 for a classifier); None for a model of one class or without a split."""
         if self.estimator is None:
             return None
-        gains = np.asarray(self.estimator.booster_.feature_importance("gain"), dtype=np.float64)
+        gains = sum(
+            np.asarray(booster.booster_.feature_importance("gain"), dtype=np.float64)
+            for booster in _boosters(self.estimator)
+        )
         total = gains.sum()
         return gains / total * self.importance_scale if total > 0 else None
 
@@ -130,7 +174,7 @@ class LightGBMMember(EstimatorMember):
 
     def check_explainable(self, model, where, role="member"):
         """LightGBM's contributions explain its objectives of :data:`LGBM_LINKS`."""
-        estimator = model.estimator
+        estimator = None if model.estimator is None else _boosters(model.estimator)[0]
         if estimator is not None and estimator.objective_ not in LGBM_LINKS:
             raise ValueError(
                 f"{where} ({type(estimator).__name__}): explain() explains LightGBM's objectives "
@@ -138,8 +182,15 @@ class LightGBMMember(EstimatorMember):
             )
 
     def own_attributions(self, estimator, X, fast):
-        """LightGBM's contributions to its raw scores (exact TreeSHAP, ``fast`` or not), through its link."""
-        contributions = np.asarray(estimator.predict(X, pred_contrib=True), dtype=np.float64)
-        margins = np.asarray(estimator.predict(X, raw_score=True), dtype=np.float64).reshape(len(X), -1)
+        """LightGBM's contributions to its raw scores (exact TreeSHAP, ``fast`` or not), through its link; with
+        several targets, each target's regressor's contributions to its prediction."""
+        boosters = _boosters(estimator)
+        contributions = np.concatenate(
+            [np.asarray(b.predict(X, pred_contrib=True), dtype=np.float64).reshape(len(X), -1) for b in boosters],
+            axis=1,
+        )
+        margins = np.column_stack(
+            [np.asarray(b.predict(X, raw_score=True), dtype=np.float64).reshape(len(X), -1) for b in boosters]
+        )
         contributions = contributions.reshape(len(X), margins.shape[1], X.shape[1] + 1)
-        return contribution_attributions(contributions, margins, LGBM_LINKS[estimator.objective_])
+        return contribution_attributions(contributions, margins, LGBM_LINKS[boosters[0].objective_])

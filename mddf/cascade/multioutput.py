@@ -3,10 +3,11 @@
 A multi-output fit is the regression cascade with a vector where a one-target fit has a number
 (:class:`mddf.cascade.residual_policy.ResidualPolicy` reads the shape of ``y``): the forests grow multi-output trees
 (the squared error summed over the outputs, :mod:`mddf.trees.squared_error_multi`), XGBoost members fit the 2-D
-target (one tree per target a round, its ``multi_strategy="one_output_per_tree"``), each member passes on its
-prediction of every output (``n_members * n_outputs`` columns, member by member), and early stopping reads each row's
-squared error averaged over the outputs (the layers' MSE and R^2 are averaged over the outputs too). This module checks
-the parameters and members a multi-output fit does not support yet, and the shape of ``y``.
+target (one tree per target a round, its ``multi_strategy="one_output_per_tree"``), LightGBM members are one
+regressor a target (:class:`mddf.blocks.lgbm_member.PerTargetLightGBM`), each member passes on its prediction of
+every output (``n_members * n_outputs`` columns, member by member), and early stopping reads each row's squared error
+averaged over the outputs (the layers' MSE and R^2 are averaged over the outputs too). This module checks the
+parameters and members a multi-output fit does not support yet, and the shape of ``y``.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import numpy as np
 from sklearn.utils import get_tags
 
 from ..blocks.boosted_member import is_xgboost
+from ..blocks.lgbm_member import is_lightgbm
 from .multilabel import check_unsupported
 
 #: The parameters a multi-output fit refuses, and the value it needs of each.
@@ -23,11 +25,7 @@ UNSUPPORTED = {
     "target_statistics": None,
     "monotonic_cst": None,
     "member_weights": "equal",
-    "final_mixture": "cascade",
 }
-
-#: The named members that do not fit several targets (LightGBM fits one).
-ONE_TARGET_MEMBERS = ("lgbm", "lgbm_es")
 
 
 def check_target_shape(y, name):
@@ -46,20 +44,16 @@ def check_target_shape(y, name):
 def check_multioutput_params(params, name):
     """Raise a one-line ``ValueError`` naming the first parameter or member a multi-output fit does not support:
     those of :data:`UNSUPPORTED`, a :class:`mddf.PairFeatures` instance (the named searches are not run with several
-    targets), LightGBM members and regressor instances that do not declare multi-output support (scikit-learn's
-    ``target_tags.multi_output``)."""
+    targets) and regressor instances other than XGBoost's and LightGBM's that do not declare multi-output support
+    (scikit-learn's ``target_tags.multi_output``)."""
     what = "a 2-D y (several targets)"
     check_unsupported(params, name, UNSUPPORTED, what)
     if params["pair_features"] is not None and not isinstance(params["pair_features"], str):
         raise ValueError(f"{name}: {what} is not supported with a PairFeatures search yet; set pair_features=None")
     for j, kind in enumerate(params["forest_types"]):
-        if isinstance(kind, str):
-            if kind in ONE_TARGET_MEMBERS:
-                raise ValueError(
-                    f"{name}: {what} is not supported with forest_types[{j}]={kind!r} (LightGBM fits one target); "
-                    "use 'gbdt' or a forest"
-                )
-        elif not is_xgboost(kind) and not get_tags(kind).target_tags.multi_output:
+        if isinstance(kind, str) or is_xgboost(kind) or is_lightgbm(kind):  # LightGBM: one regressor a target
+            continue
+        if not get_tags(kind).target_tags.multi_output:
             raise ValueError(
                 f"{name}: forest_types[{j}] ({type(kind).__name__}) does not fit several targets (its "
                 "target_tags.multi_output is False); wrap it in sklearn.multioutput.MultiOutputRegressor"

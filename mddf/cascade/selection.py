@@ -10,8 +10,8 @@ the same members. After
 :data:`SELECTION_ROUNDS` rounds the first round of lowest loss ends the selection (AutoGluon's rule), so the
 selected mixture's out-of-fold loss is never above the best of the library's. The classifier's loss is its error
 rate, ties broken by its mean log-loss (zeros clipped to float64's eps, as scikit-learn's ``log_loss``): the
-accuracy that early stopping monitors first; the regressor's is the mean squared error; both weighted by
-``sample_weight``; ties go to the first in the library's order.
+accuracy that early stopping monitors first; the regressor's is the mean squared error (with several targets, its
+uniform mean over them); both weighted by ``sample_weight``; ties go to the first in the library's order.
 
 The result is one weight a member, ``selection_weights_`` ``(n_layers_, n_members)``: non-negative, summing to 1,
 each the share of the rounds that selected it (a mean or the cascade's output spreads its rounds over its members).
@@ -106,9 +106,10 @@ def greedy_selection(outputs, loss, rounds=SELECTION_ROUNDS):
 
 def selection_loss(y, weight, classification):
     """The loss of an average output of every row: the classifier's ``(error, log-loss)`` (its error rate first, its
-    log-loss breaking ties), the regressor's ``(squared error,)``; weighted means."""
+    log-loss breaking ties), the regressor's ``(squared error,)`` (with several targets, a row's mean over them, as
+    scikit-learn's ``mean_squared_error`` averages them uniformly); weighted means over the rows."""
     if not classification:
-        return lambda averaged: (float(np.average((averaged - y) ** 2, weights=weight)),)
+        return lambda averaged: (float(np.average(_row_squared_error(averaged, y), weights=weight)),)
     eps, rows = np.finfo(np.float64).eps, np.arange(len(y))
 
     def loss(averaged):
@@ -116,6 +117,12 @@ def selection_loss(y, weight, classification):
         return float(error), -float(np.average(np.log(np.clip(averaged[rows, y], eps, 1.0)), weights=weight))
 
     return loss
+
+
+def _row_squared_error(predicted, y):
+    """Each row's squared error ``(n,)``: of its one target, or its mean over several (``y`` of shape ``(n, K)``)."""
+    error = (predicted - y) ** 2
+    return error if error.ndim == 1 else error.mean(axis=1)
 
 
 def mixed(member_outputs, weights):

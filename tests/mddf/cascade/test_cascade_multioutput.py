@@ -11,7 +11,9 @@ from sklearn.metrics import r2_score
 from sklearn.multioutput import MultiOutputRegressor
 
 from mddf import CascadeForestRegressor, PairFeatures
+from mddf.cascade.base import begin_growth
 from mddf.cascade.multioutput import UNSUPPORTED
+from mddf.cascade.replay import Visits
 
 FAST = dict(n_estimators=10, max_layers=3, forest_types=("rf", "crf"), pair_features=None, random_state=0)
 N_OUTPUTS = 3
@@ -80,6 +82,26 @@ def test_xgboost_members_fit_every_target_and_the_model_pickles(data, tmp_path):
 
 
 @pytest.mark.slow
+def test_lightgbm_members_fit_one_regressor_a_target_each_the_one_target_members_model(data, tmp_path):
+    # LightGBM fits one target: each fold model is one regressor a target, on the same rows, seed and held-out rows,
+    # so a layer-1 member of [y, y] predicts the one-target member twice; instances of LGBMRegressor too
+    lightgbm = pytest.importorskip("lightgbm", reason="the LightGBM members need lightgbm (the test extra)")
+    X, Y, Xt, _ = data
+    for kind in ("lgbm", "lgbm_es", lightgbm.LGBMRegressor(n_estimators=20, verbose=-1)):
+        settings = dict(FAST, max_layers=1, forest_types=(kind,))
+        one = CascadeForestRegressor(**settings).fit(X, Y[:, 0]).predict(Xt)
+        both = CascadeForestRegressor(**settings).fit(X, np.column_stack([Y[:, 0], Y[:, 0]])).predict(Xt)
+        assert np.array_equal(both[:, 0], one) and np.array_equal(both[:, 1], one)
+    model = CascadeForestRegressor(**dict(FAST, forest_types=("rf", "lgbm_es"), model_dir=tmp_path / "m")).fit(X, Y)
+    predicted = model.predict(Xt)
+    assert predicted.shape == (100, N_OUTPUTS)
+    assert np.array_equal(pickle.loads(pickle.dumps(model)).predict(Xt), predicted)
+    assert np.array_equal(model.to_memory().predict(Xt), predicted)
+    fold_model = model.layers_[0].models_[1][0]  # read back from model_dir
+    assert [type(e).__name__ for e in fold_model.estimator.estimators] == ["LGBMRegressor"] * N_OUTPUTS
+
+
+@pytest.mark.slow
 def test_a_multi_output_regressor_instance_is_a_member(data):
     X, Y, Xt, _ = data
     model = CascadeForestRegressor(**dict(FAST, forest_types=("rf", Ridge()), max_layers=2, validation_fraction=0.25))
@@ -110,9 +132,7 @@ def test_a_bad_target_gets_a_one_line_error(data, bad, message):
         (dict(monotonic_cst=[1, 0, 0, 0, 0, 0]), "not supported with monotonic_cst=.* yet; set monotonic_cst=None"),
         (dict(target_statistics="columns"), "target_statistics='columns' yet; set target_statistics=None"),
         (dict(member_weights="loss"), "member_weights='loss' yet; set member_weights='equal'"),
-        (dict(final_mixture="selection"), "final_mixture='selection' yet; set final_mixture='cascade'"),
         (dict(pair_features=PairFeatures()), "not supported with a PairFeatures search yet; set pair_features=None"),
-        (dict(forest_types=("rf", "lgbm")), r"forest_types\[1\]='lgbm' \(LightGBM fits one target\)"),
         (
             dict(forest_types=("rf", HistGradientBoostingRegressor())),
             r"forest_types\[1\] \(HistGradientBoostingRegressor\) does not fit several targets",
@@ -123,15 +143,13 @@ def test_a_bad_target_gets_a_one_line_error(data, bad, message):
         "monotone",
         "target statistics",
         "member weights",
-        "selection",
         "pair search",
-        "lgbm",
         "one-target instance",
     ],
 )
 def test_what_several_targets_do_not_support_yet_is_refused_in_one_line(data, setting, message):
     X, Y, _, _ = data
-    assert set(UNSUPPORTED) == {"predictor", "monotonic_cst", "target_statistics", "member_weights", "final_mixture"}
+    assert set(UNSUPPORTED) == {"predictor", "monotonic_cst", "target_statistics", "member_weights"}
     with pytest.raises(ValueError, match=message) as error:
         CascadeForestRegressor(**dict(FAST, **setting)).fit(X, Y)
     assert "\n" not in str(error.value)
@@ -147,12 +165,43 @@ def test_the_default_model_fits_several_targets_without_the_pair_search(data):
     assert np.abs(explained.base_values + explained.values.sum(axis=1) - model.predict(Xt)).max() < 1e-6
 
 
+# ------------------------------------------------------------------ the final mixture by ensemble selection
+@pytest.mark.slow
+def test_ensemble_selection_mixes_every_targets_predictions_by_one_weight_a_member(data):
+    # the library's loss is the squared error averaged over the targets: the selected mixture's is the lowest of it
+    X, Y, Xt, _ = data
+    settings = dict(FAST, n_tolerant_layers=3)
+    model = CascadeForestRegressor(**settings, final_mixture="selection")
+    growth = begin_growth(model, X, Y)
+    for t in range(1, model.max_layers + 1):
+        if growth.grow(t):
+            break
+    state, fitted = growth.state, growth.finish()
+    weights, members = fitted.selection_weights, state.oof_members[: len(fitted.layers)]
+    assert weights.shape == (len(fitted.layers), 2) and weights.min() >= 0 and weights.sum() == pytest.approx(1.0)
+    assert members[0].shape == (len(Y), 2, N_OUTPUTS)
+    mixed = sum(weights[t, j] * layer[:, j] for t, layer in enumerate(members) for j in range(2))
+    mse = lambda prediction: np.mean((prediction - Y) ** 2)  # noqa: E731
+    assert mse(mixed) <= min(mse(layer[:, j]) for layer in members for j in range(2))
+    assert mse(mixed) <= min(mse(layer.mean(axis=1)) for layer in members)
+    # prediction: the same mixture of the members' predictions of new rows; the layers are the default's
+    model.fit(X, Y)
+    default = CascadeForestRegressor(**settings).fit(X, Y)
+    assert np.array_equal(model.transform(Xt, layer=1), default.transform(Xt, layer=1))
+    visits = list(model.fitted_cascade_.replay(model._validated(Xt), Visits()))
+    manual = sum(model.selection_weights_[v.t - 1, j] * v.members[:, j] for v in visits for j in range(2))
+    assert model.predict(Xt).shape == (100, N_OUTPUTS)
+    assert np.allclose(model.predict(Xt), manual, rtol=1e-12, atol=1e-9)
+
+
 # ------------------------------------------------------------------ explain(): one attribution set per target
 EXPLAINED = {
     "residual": dict(),
     "target y": dict(target="y"),
     "gbdt member": dict(forest_types=("rf", "gbdt")),
     "early-stopped member": dict(forest_types=("rf", "gbdt_es")),
+    "ensemble selection": dict(final_mixture="selection"),
+    "lightgbm member": dict(forest_types=("rf", "lgbm_es")),
 }
 
 
