@@ -63,19 +63,19 @@ def fit_lgbm_fold_member(template, seed, X, y, fit_rows, predict_rows, weight, d
     estimator_seed, fit_rows, stop = drawn if stopping else (*drawn, None)
     part_weight = None if weight is None else weight[fit_rows]
     prepared = PreparedMember.prepare(template, X[fit_rows], y[fit_rows], n_classes, part_weight, estimator_seed, where)
-    extra = {}
+    extra, held_out = {}, None
     if categorical is not None and np.any(categorical):
         extra["categorical_feature"] = np.flatnonzero(categorical).tolist()
     if prepared.estimator is not None and stopping:
         if len(stop):
             y_stop = y[stop] if prepared.classes is None else np.searchsorted(prepared.classes, y[stop])
-            extra.update(_held_out(prepared.estimator, X[stop], y_stop, None if weight is None else weight[stop]))
+            held_out = (X[stop], y_stop, None if weight is None else weight[stop])
         else:
             prepared.estimator.set_params(early_stopping_round=None)
     if prepared.estimator is not None and np.ndim(prepared.y) == 2:  # several targets: one regressor a target
-        prepared.estimator = PerTargetLightGBM.fit(prepared, extra, None if stop is None else y[stop])
+        prepared.estimator = PerTargetLightGBM.fit(prepared, extra, held_out)
     else:
-        prepared.fit(**extra)
+        prepared.fit(**extra, **({} if held_out is None else _held_out(prepared.estimator, *held_out)))
     fitted = prepared.model()
     model = LightGBMFoldModel(fitted.estimator, fitted.classes, fitted.n_classes, where, fitted.importance_scale)
     if fitted.n_outputs > 1:  # set on a model of several targets only, as FoldModel's
@@ -94,18 +94,15 @@ class PerTargetLightGBM:
         self.estimators = estimators
 
     @classmethod
-    def fit(cls, prepared, extra, y_stop):
-        """Fit a clone of ``prepared``'s estimator on each target column of its rows, ``extra`` its ``fit``
-        arguments with the held-out rows' targets ``y_stop`` ``(m, K)`` (None: no stopping) read a column each."""
+    def fit(cls, prepared, extra, held_out):
+        """Fit a clone of ``prepared``'s estimator on each target column of its rows (``extra``: more arguments of
+        its ``fit``), stopping on the held-out rows ``held_out`` ``(X, y (m, K), weight)`` with that target's column
+        of their ``y`` (None: no stopping)."""
         estimators = []
         for k in range(prepared.y.shape[1]):
             one = clone(prepared.estimator)
-            own = dict(extra)
-            if y_stop is not None and "eval_y" in own:
-                own["eval_y"] = (y_stop[:, k],)
-            elif y_stop is not None and "eval_set" in own:
-                own["eval_set"] = [(own["eval_set"][0][0], y_stop[:, k])]
-            estimators.append(one.fit(prepared.X, prepared.y[:, k], **prepared.fit_params, **own))
+            stop = {} if held_out is None else _held_out(one, held_out[0], held_out[1][:, k], held_out[2])
+            estimators.append(one.fit(prepared.X, prepared.y[:, k], **prepared.fit_params, **extra, **stop))
         return cls(estimators)
 
     def predict(self, X):

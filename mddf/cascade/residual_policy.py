@@ -16,7 +16,7 @@ from sklearn.metrics import r2_score
 from ..blocks.members import check_forest_types, seeded_clone
 from ..blocks.regressor import RegressionForestBlock
 from ..forests import make_gbdt, make_hgb
-from ..utils import NEGATIVE_MSE
+from ..utils import NEGATIVE_MSE, squared_errors
 from .policy import TaskPolicy, probe_note
 from .replay import overflow_error, passed_on
 from .seam import LayerOutcome
@@ -44,12 +44,6 @@ def weighted_variance(y, weight):
         return float(np.mean(np.average((y - mean) ** 2, axis=0, weights=weight)))
     mean = np.average(y, weights=weight)
     return np.average((y - mean) ** 2, weights=weight)
-
-
-def squared_errors(y, prediction):
-    """Each row's squared error; with several targets (2-D ``y``), the mean of its targets' squared errors."""
-    errors = (y - prediction) ** 2
-    return errors if errors.ndim == 1 else errors.mean(axis=1)
 
 
 class ResidualPolicy(TaskPolicy):

@@ -27,6 +27,7 @@ from dataclasses import replace
 import numpy as np
 
 from ..margin.state import share_weights
+from ..utils import squared_errors
 
 #: The rounds of ensemble selection (AutoGluon's default ``ensemble_size``).
 SELECTION_ROUNDS = 25
@@ -109,7 +110,7 @@ def selection_loss(y, weight, classification):
     log-loss breaking ties), the regressor's ``(squared error,)`` (with several targets, a row's mean over them, as
     scikit-learn's ``mean_squared_error`` averages them uniformly); weighted means over the rows."""
     if not classification:
-        return lambda averaged: (float(np.average(_row_squared_error(averaged, y), weights=weight)),)
+        return lambda averaged: (float(np.average(squared_errors(y, averaged), weights=weight)),)
     eps, rows = np.finfo(np.float64).eps, np.arange(len(y))
 
     def loss(averaged):
@@ -117,12 +118,6 @@ def selection_loss(y, weight, classification):
         return float(error), -float(np.average(np.log(np.clip(averaged[rows, y], eps, 1.0)), weights=weight))
 
     return loss
-
-
-def _row_squared_error(predicted, y):
-    """Each row's squared error ``(n,)``: of its one target, or its mean over several (``y`` of shape ``(n, K)``)."""
-    error = (predicted - y) ** 2
-    return error if error.ndim == 1 else error.mean(axis=1)
 
 
 def mixed(member_outputs, weights):

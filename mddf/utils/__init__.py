@@ -20,7 +20,7 @@
   checked whole before it is rebuilt;
 - layer growth: :class:`EarlyStopping`, the rule by which the cascades stop
   adding layers, to replay it on recorded scores, with the scores it monitors (:data:`ACCURACY`, from
-  :func:`weighted_accuracy`, and :data:`NEGATIVE_MSE`);
+  :func:`weighted_accuracy`, and :data:`NEGATIVE_MSE`, from :func:`squared_errors`);
 - threads: :func:`thread_limits`, threadpoolctl's ``threadpool_limits`` without
   searching the process's libraries at every call;
 - the installation: :func:`compiled_tree_code`, whether the tree code runs
@@ -34,7 +34,7 @@ from .._runtime.dispatch import state as _state
 from .._runtime.threads import thread_limits
 from ._layer_output import LayerOutputMixin
 from ._saving import SaveMixin
-from ._stopping import ACCURACY, NEGATIVE_MSE, EarlyStopping, weighted_accuracy
+from ._stopping import ACCURACY, NEGATIVE_MSE, EarlyStopping, squared_errors, weighted_accuracy
 from ._tabular import CATEGORICAL_FEATURES_CONSTRAINT, check_columns, is_dataframe, mask_from_spec, validate_tabular
 from ._validation import (
     N_JOBS_CONSTRAINT,
@@ -69,6 +69,7 @@ __all__ = [
     "is_dataframe",
     "mask_from_spec",
     "rescaled_weights",
+    "squared_errors",
     "thread_limits",
     "validate_tabular",
     "weighted_accuracy",

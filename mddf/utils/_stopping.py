@@ -162,6 +162,13 @@ ACCURACY = Measure(
 )
 
 
+def squared_errors(y, prediction):
+    """Each row's squared error, the rows of :data:`NEGATIVE_MSE`; with several targets (2-D ``y``), the mean of its
+    targets' squared errors."""
+    errors = (y - prediction) ** 2
+    return errors if errors.ndim == 1 else errors.mean(axis=1)
+
+
 def _negative_mse(errors, sample_weight=None):
     return -float(np.average(errors, weights=sample_weight))
 
