@@ -163,8 +163,17 @@ ACCURACY = Measure(
 
 
 def squared_errors(y, prediction):
-    """Each row's squared error, the rows of :data:`NEGATIVE_MSE`; with several targets (2-D ``y``), the mean of its
-    targets' squared errors."""
+    """Each row's squared error, the rows of :data:`NEGATIVE_MSE`; with several targets, the mean of its targets'.
+
+    Parameters
+    ----------
+    y, prediction : ndarray (n,) or (n, K)
+        The targets and a prediction of them (K targets: 2-D).
+
+    Returns
+    -------
+    ndarray (n,)
+    """
     errors = (y - prediction) ** 2
     return errors if errors.ndim == 1 else errors.mean(axis=1)
 
