@@ -10,7 +10,7 @@ gets an out-of-fold output (Algorithm 1 of Lv, Yang and Zhou).
   attributions, importances, storage), and the registry of the member kinds, one class each:
   :mod:`.forest_member` (the forests the block grows), :mod:`.members` (any scikit-learn estimator, and its fold
   models), :mod:`.boosted_member` (XGBoost; :mod:`.staged_boosting`: fitted in stages for layer probes),
-  :mod:`.lgbm_member` (LightGBM, optional);
+  :mod:`.lgbm_member` (LightGBM);
 - :mod:`.attribution`: each member's output attributed to the block's input columns, averaged over its fold models,
   and the rules that carry attributions through a map (the rescale rule, the softmax).
 """

@@ -9,8 +9,8 @@ stops on rows held out of each fold model's training rows, as ``"gbdt_es"`` does
 LightGBM's own contributions to its raw scores (``pred_contrib=True``, exact TreeSHAP), through its link
 (:func:`mddf.blocks.attribution.contribution_attributions`). LightGBM fits one target: on a 2-D ``y`` (several
 regression targets) each fold model is one regressor a target (:class:`PerTargetLightGBM`), stopped on the same
-held-out rows. lightgbm is optional (the ``bench`` extra): naming a kind without it is a one-line error that says
-how to install it. A layer probe fits it in full (no stages).
+held-out rows. lightgbm is a dependency of mddf (``"lgbm_es"`` is the regressor's default member); in an environment
+without it, naming a kind is a one-line error that says how to install it. A layer probe fits it in full (no stages).
 """
 
 from __future__ import annotations

@@ -9,8 +9,8 @@ read back (:meth:`Member.save`, :meth:`Member.load`). The kinds built in:
 - :class:`mddf.blocks.forest_member.ForestMember`: ``"rf"``, ``"crf"``, ``"et"``, grown by the block tree by tree;
 - :class:`mddf.blocks.boosted_member.BoostedMember`: ``"gbdt"``, ``"gbdt_es"``, ``"gbdt_vector"`` and any XGBoost
   estimator instance;
-- :class:`mddf.blocks.lgbm_member.LightGBMMember`: ``"lgbm"``, ``"lgbm_es"`` and any LightGBM estimator instance
-  (lightgbm optional);
+- :class:`mddf.blocks.lgbm_member.LightGBMMember`: ``"lgbm"``, ``"lgbm_es"`` and any LightGBM estimator
+  instance;
 - :class:`mddf.blocks.members.EstimatorMember`: any other scikit-learn estimator instance.
 
 Adding a kind of member is writing one class in one module and registering it: subclass :class:`Member` (or

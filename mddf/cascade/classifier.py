@@ -78,9 +78,9 @@ estimators, default=("rf", "rf", "crf", "crf", "gbdt")
         level (``"pairs"``: also of each pair of them), per class (one for two classes), computed from its fold's
         training rows only (CatBoost's ordered statistics for those rows): no row reads its own target. Unseen
         levels and missing values get the prior. None: none. See :ref:`the user guide <target-statistics>`.
-    final_mixture : {"cascade", "selection"}, default="cascade"
-        The layers' mixture (eq. 9), or ensemble selection's weights of every kept layer's members (Caruana et al.
-        2004; not in the paper), ``selection_weights_``. See :ref:`the user guide <final-mixture>`.
+    final_mixture : {"cascade", "selection", "auto"}, default="cascade"
+        The layers' mixture (eq. 9), ensemble selection's over all kept layers' members (``selection_weights_``;
+        not in the paper), or ``"auto"``: that unless a predictor predicts. See :ref:`the user guide <final-mixture>`.
     calibration : None or "temperature", default="temperature"
         ``"temperature"``: :meth:`predict_proba` returns ``(p + eps) ** (1 / T)`` renormalised, eps and T
         fitted on the out-of-fold mixture that predicts (the labels unchanged; kept only when it lowers the

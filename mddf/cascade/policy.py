@@ -36,7 +36,7 @@ from .monotone import monotone_constraints, pair_mask, with_appended
 from .pair_step import fit_pair_features, pair_feature_names, pair_template, with_pairs
 from .replay import LayerRoute
 from .seam import ENGINE_SEAM, Columns, GrowthSpec, TrainingRows
-from .selection import check_final_mixture, fit_selection
+from .selection import check_final_mixture, final_mixture_of, fit_selection
 
 __all__ = ["ENGINE_SEAM", "Columns", "TaskPolicy", "TrainingRows", "probe_note"]
 
@@ -65,7 +65,7 @@ class TaskPolicy:
 
     def __init__(self, params, columns=None, *, name, log_name):
         check_final_mixture(params, name)  # before any work
-        self.params = SimpleNamespace(**params)
+        self.params = SimpleNamespace(**{**params, "final_mixture": final_mixture_of(params)})
         self.spec = GrowthSpec.of(self.params)  # what the engine reads of them
         self.columns = columns
         self.name = name

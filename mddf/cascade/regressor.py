@@ -64,12 +64,12 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
     n_estimators : int, default=100
         Trees per forest.
     forest_types : tuple of {"rf", "crf", "et", "gbdt", "gbdt_es", "lgbm", "lgbm_es"} or regressor instances, \
-default=("rf", "rf", "crf", "crf")
-        The members of each layer: gcForest's two random forests and two completely-random forests by default;
-        ``"et"``: extremely-randomised trees (DF21's ``"erf"``); ``"gbdt"``: XGBoost's ``XGBRegressor`` with its
-        defaults pinned, one thread (``"gbdt_es"``: its rounds stopped early on held-out rows; ``"lgbm"``,
-        ``"lgbm_es"``: LightGBM's, if installed); a regressor instance is cloned for every fold model, its
-        ``random_state`` drawn from ``random_state``.
+default=("rf", "rf", "crf", "crf", "lgbm_es")
+        The members of each layer: gcForest's two random forests and two completely-random forests, and by default
+        LightGBM's ``LGBMRegressor`` with its rounds stopped early on held-out rows (``"lgbm_es"``; ``"lgbm"``: 100
+        rounds); ``"et"``: extremely-randomised trees (DF21's ``"erf"``); ``"gbdt"``: XGBoost's ``XGBRegressor``
+        with its defaults pinned, one thread (``"gbdt_es"``: stopped early); a regressor instance is cloned for
+        every fold model, its ``random_state`` drawn from ``random_state``.
         ``n_estimators``, ``max_features`` and the depth limits apply to the forests.
         See :ref:`the user guide <regression-members>`.
     target : {"residual", "y"}, default="residual"
@@ -102,11 +102,11 @@ default=("rf", "rf", "crf", "crf")
         level (``"pairs"``: also of each pair of them), of the first layer's target ``y``, computed from its fold's
         training rows only (CatBoost's ordered statistics for those rows): no row reads its own target. Unseen
         levels and missing values get the prior. None: none. See :ref:`the user guide <target-statistics>`.
-    final_mixture : {"cascade", "selection"}, default="cascade"
-        What predicts: the last kept layer's mean, or (``"selection"``) ensemble selection's mixture (Caruana et
-        al., ICML 2004): 25 greedy rounds, with replacement, over every kept layer's members (and each layer's
-        mean) of the one that most lowers the out-of-fold squared error of their mean, weights
-        ``selection_weights_``. Not with a ``predictor``. See :ref:`the user guide <final-mixture>`.
+    final_mixture : {"cascade", "selection", "auto"}, default="auto"
+        The last kept layer's mean, or (``"selection"``) ensemble selection's mixture (Caruana et al. 2004): 25
+        greedy rounds, with replacement, each adding the kept layers' member (or layer mean) that most lowers the
+        out-of-fold squared error, weights ``selection_weights_``; ``"auto"``: the selection, or the last layer's
+        mean with a ``predictor``. See :ref:`the user guide <final-mixture>`.
     n_folds : int, default=3
         k of the k-fold out-of-fold predictions (gcForest's choice, as :class:`mddf.MDDFClassifier`). The folds are
         shuffled, not stratified.
@@ -114,8 +114,9 @@ default=("rf", "rf", "crf", "crf")
         What the k fold models of a forest keep for new rows, as for :class:`mddf.MDDFClassifier`: every tree (the
         mean of the k fold models), ``"share"``, the first ``n_estimators / k`` trees of each, or ``"refit"``, none:
         each member is refitted once on every training row.
-    later_layer_trees : int, float in (0, 1] or None, default=None
-        Trees per forest in the layers after the first, as for :class:`mddf.MDDFClassifier`.
+    later_layer_trees : int, float in (0, 1] or None, default=0.5
+        Trees per forest in the layers after the first, as for :class:`mddf.MDDFClassifier` (by default half of
+        ``n_estimators``; None: all of them).
     member_weights : {"equal", "loss"}, default="equal"
         A layer's prediction is its members' mean or (``"loss"``) their weighted mean, the weights minimising
         the out-of-fold squared error (as for :class:`mddf.MDDFClassifier`, which minimises the log-loss).
@@ -249,17 +250,17 @@ default=("rf", "rf", "crf", "crf")
         self,
         *,
         n_estimators=100,
-        forest_types=("rf", "rf", "crf", "crf"),
+        forest_types=("rf", "rf", "crf", "crf", "lgbm_es"),
         target="residual",
         max_features=0.5,
         predictor=None,
         predictor_input="stacked",
         pair_features="all_operations",
         target_statistics=None,
-        final_mixture="cascade",
+        final_mixture="auto",
         n_folds=3,
         fold_trees="all",
-        later_layer_trees=None,
+        later_layer_trees=0.5,
         member_weights="equal",
         max_depth=None,
         max_depth_factor=None,
@@ -392,14 +393,15 @@ default=("rf", "rf", "crf", "crf")
 
     # ------------------------------------------------------------------ predict
     def staged_predict(self, X):
-        """Prediction after each kept layer, the mean of its members' predictions of y.
+        """Prediction after each kept layer, the mean of its members' predictions of y, the last equal to
+        :meth:`predict`: with a ``predictor`` or ``final_mixture="selection"`` (the default's), the last stage is
+        what :meth:`predict` returns; the stages before are the layers' means.
 
         Yields
         ------
-        ndarray of float64, shape (n_samples,) (or (n_samples, n_outputs)); the last equals :meth:`predict`
-        without a ``predictor`` or ``final_mixture="selection"`` (with them, it is still the cascade's own).
+        ndarray of float64, shape (n_samples,) (or (n_samples, n_outputs))
         """
-        return iter(self._replayed(X, Stages(final=False)))
+        return iter(self._replayed(X, Stages()))
 
     def predict(self, X):
         """Prediction of the last kept layer (the mean of its members'), or the ``predictor``'s for ``[x, h_T(x)]``

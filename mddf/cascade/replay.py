@@ -188,7 +188,7 @@ class Visits(Visitor):
 
 class Stages(Visits):
     """The output after each kept layer: the cascade's own, calibrated (``final`` True: the last is what predicts,
-    as :class:`FinalOutput`; False: the cascade's own, uncalibrated, as the regressor's ``staged_predict``)."""
+    as :class:`FinalOutput`, as both cascades' staged predictions; False: the cascade's own, uncalibrated)."""
 
     def __init__(self, final=True):
         super().__init__()

@@ -18,6 +18,9 @@ each the share of the rounds that selected it (a mean or the cascade's output sp
 New rows get ``sum_{t, j} w_tj h_tj(x)`` (:func:`selected_visits`), and the classifier's temperature calibration is
 fitted on this mixture's out-of-fold output, after it (:meth:`mddf.cascade.margin_policy.MarginPolicy.after_growth`).
 No draw of ``random_state`` is made, so the layers are those of ``final_mixture="cascade"``.
+
+``final_mixture="auto"`` (the regressor's default) is ``"selection"`` unless a ``predictor`` or ``screening_accuracy``
+is set, which make the prediction otherwise; then it is ``"cascade"`` (:func:`final_mixture_of`).
 """
 
 from __future__ import annotations
@@ -31,17 +34,28 @@ from ..utils import squared_errors
 
 #: The rounds of ensemble selection (AutoGluon's default ``ensemble_size``).
 SELECTION_ROUNDS = 25
-#: The final mixtures: the cascade's own output (eq. 9; the regressor's last layer's mean), or ensemble selection.
-FINAL_MIXTURES = ("cascade", "selection")
+#: The final mixtures: the cascade's own output (eq. 9; the regressor's last layer's mean), ensemble selection, or
+#: ``"auto"``, the selection where it can be combined (:func:`final_mixture_of`).
+FINAL_MIXTURES = ("cascade", "selection", "auto")
+#: The parameters that make the prediction otherwise, which ``"selection"`` cannot be combined with.
+OTHER_OUTPUTS = ("predictor", "screening_accuracy")
+
+
+def final_mixture_of(params):
+    """The final mixture that ``params`` (an estimator's ``get_params``) ask for: their ``final_mixture``, where
+    ``"auto"`` reads ``"selection"`` unless one of :data:`OTHER_OUTPUTS` is set, and ``"cascade"`` if one is."""
+    if params["final_mixture"] != "auto":
+        return params["final_mixture"]
+    return "cascade" if any(params.get(name) is not None for name in OTHER_OUTPUTS) else "selection"
 
 
 def check_final_mixture(params, name):
     """A one-line ``ValueError`` when ``final_mixture="selection"`` meets a parameter it cannot be combined with: a
     ``predictor`` (which makes the prediction instead) or ``screening_accuracy`` (a screened row has no output of the
-    later layers' members)."""
+    later layers' members); ``"auto"`` never does."""
     if params["final_mixture"] != "selection":
         return
-    for parameter in ("predictor", "screening_accuracy"):
+    for parameter in OTHER_OUTPUTS:
         if params.get(parameter) is not None:
             raise ValueError(
                 f"{name}: final_mixture='selection' cannot be combined with {parameter}; set {parameter}=None or "

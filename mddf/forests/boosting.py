@@ -104,7 +104,7 @@ LGBM_PARAMS = dict(
 #: The LightGBM members by name: ``"lgbm"`` (:data:`LGBM_PARAMS`) and ``"lgbm_es"`` (its rounds stopped early on
 #: rows held out of each fold model's training rows, :data:`EARLY_STOPPING_ROUNDS`, as ``"gbdt_es"``).
 LGBM_KINDS = ("lgbm", "lgbm_es")
-INSTALL = 'pip install lightgbm (or pip install "mddf[bench]")'
+INSTALL = "pip install lightgbm (a dependency of mddf: reinstall mddf to restore it)"
 
 
 def require_lightgbm(where):

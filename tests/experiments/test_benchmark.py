@@ -47,10 +47,8 @@ def test_the_default_methods_give_a_baseline_row_every_metric_a_significance_rul
     assert lines[0] == "### signal.csv: accuracy (%), practitioner protocol, 2-fold cross-validation x 1 seed(s)"
     assert "| Method | accuracy (%) | Δ to best | balanced accuracy (%) | ROC AUC | log-loss |" in lines[2]
     methods = {line.split(" | ")[0].strip("|* ★≈") for line in lines[4:] if line.startswith("| ")}
-    expected = {"mdDF", "Baseline", "HGB-es", "XGBoost-es", "RF-400"}
-    if _has_lightgbm():  # "LightGBM when installed"
-        expected.add("LightGBM-es")
-    if _has("catboost"):  # likewise CatBoost
+    expected = {"mdDF", "Baseline", "HGB-es", "LightGBM-es", "XGBoost-es", "RF-400"}
+    if _has("catboost"):  # "CatBoost when installed" (the bench extra)
         expected.add("CatBoost-es")
     assert methods == expected
     baseline = next(line for line in lines if line.startswith("| Baseline |"))
@@ -60,10 +58,6 @@ def test_the_default_methods_give_a_baseline_row_every_metric_a_significance_rul
     records = read(tmp_path / "out" / "results.jsonl")
     hgb = next(r for r in records if r["method"] == "HGB-es")
     assert hgb["early_stopping"]["validation_rows"] == 5 and hgb["early_stopping"]["patience"] == 20
-
-
-def _has_lightgbm():
-    return _has("lightgbm")
 
 
 def _has(module):

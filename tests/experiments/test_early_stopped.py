@@ -21,7 +21,8 @@ def models():
         ("hgb", HistGradientBoostingClassifier(max_iter=500, random_state=0)),
         ("xgboost", XGBClassifier(n_estimators=500, n_jobs=1, random_state=0)),
     ]
-    lightgbm = pytest.importorskip("lightgbm")
+    import lightgbm
+
     out.append(("lightgbm", lightgbm.LGBMClassifier(n_estimators=500, n_jobs=1, verbose=-1, random_state=0)))
     return out
 

@@ -60,6 +60,9 @@ DIGESTS = {
     "mddf_boosted_member": "b49b66c1478c328970fa45f86841caeae62c53a8aea53cfcb9f0e91e0c5c5ccd",
     # recorded when pair_features="all_operations" became the regressor's default
     "regressor_all_operations": "9aee5b07ab7c16bbca527bbfb064c58531209847bf641f7a5e9576a06c3a1786",
+    # recorded when the rule of docs/benchmarks/ahead.md made the LightGBM member, ensemble selection and half the
+    # trees after the first layer the regressor's defaults
+    "regressor_selection_lgbm": "5f6e1bd837c16bab1a66c325b50c599e23c15ce869fecc513d6eb8ba95a78cfd",
 }
 
 
@@ -87,8 +90,11 @@ def _regression():
 
 
 SMALL = dict(n_estimators=12, max_layers=4, random_state=0, n_jobs=1)
+#: The regressor's settings before the rule of docs/benchmarks/ahead.md added a LightGBM member, halved the later
+#: layers' trees and made ensemble selection its final mixture: its cases recorded before keep their bits.
+REGRESSOR_BEFORE = dict(SMALL, forest_types=("rf", "rf", "crf", "crf"), later_layer_trees=None, final_mixture="cascade")
 #: The regressor's cases before the pair search was its default (the real-data page's second rule).
-NO_PAIRS = dict(SMALL, pair_features=None)
+NO_PAIRS = dict(REGRESSOR_BEFORE, pair_features=None)
 
 #: The classifier's four forests a layer, its default before the boosted member (the real-data page's second rule).
 FORESTS = dict(forest_types=("rf", "rf", "crf", "crf"))
@@ -118,18 +124,20 @@ CASES = {
     "regressor_ordinal": lambda: (CascadeForestRegressor(categorical_splits="ordinal", **NO_PAIRS), _regression()),
     "regressor_default": lambda: (CascadeForestRegressor(**NO_PAIRS), _regression()),
     # the regressor's defaults since the same rule made the pair search with differences one
-    "regressor_all_operations": lambda: (CascadeForestRegressor(**SMALL), _regression()),
+    "regressor_all_operations": lambda: (CascadeForestRegressor(**REGRESSOR_BEFORE), _regression()),
     # the paper's configuration by name, and the steps before and after growth
     "mddf_paper_config": lambda: (MDDFClassifier(**{**PAPER_CONFIG, **SMALL}), _classification()),
     "mddf_pairs_calibration": lambda: (
         MDDFClassifier(pair_features="auto", calibration="temperature", **FORESTS, **SMALL),
         _classification(),
     ),
-    "regressor_pairs": lambda: (CascadeForestRegressor(pair_features="auto", **SMALL), _regression()),
+    "regressor_pairs": lambda: (CascadeForestRegressor(pair_features="auto", **REGRESSOR_BEFORE), _regression()),
     # calibration, a default by the real-data page's second rule, on the four forests
     "mddf_calibrated": lambda: (MDDFClassifier(**FORESTS, **SMALL), _classification()),
     # the classifier's defaults since the same rule added a boosted member to the forests
     "mddf_boosted_member": lambda: (MDDFClassifier(**SMALL), _classification()),
+    # the regressor's defaults since the rule of docs/benchmarks/ahead.md (LightGBM member, selection, later trees)
+    "regressor_selection_lgbm": lambda: (CascadeForestRegressor(**SMALL), _regression()),
 }
 
 

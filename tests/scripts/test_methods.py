@@ -59,7 +59,7 @@ def test_grids_are_the_papers():
 
 
 # Methods whose package is an optional dependency (the 'bench' extra): unavailable without it.
-OPTIONAL = {"LightGBM": "lightgbm", "LightGBM-es": "lightgbm", "CatBoost-es": "catboost"}
+OPTIONAL = {"CatBoost-es": "catboost"}
 
 
 def test_every_method_is_available_and_builds_a_valid_estimator_for_the_paper_profile():

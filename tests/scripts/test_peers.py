@@ -33,7 +33,6 @@ def test_peers_are_opt_in_and_added_by_peers_after_the_selection():
 
 
 def test_lightgbm_builds_with_its_defaults_silenced():
-    pytest.importorskip("lightgbm", exc_type=ImportError)  # optional: the 'bench' extra
     spec = default_registry().get("LightGBM")
     assert unavailable_reason(spec) is None
     lgbm = spec.build(ctx())

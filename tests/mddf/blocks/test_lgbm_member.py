@@ -6,6 +6,7 @@ lightgbm, naming one is a one-line error that says how to install it.
 
 import sys
 
+import lightgbm
 import numpy as np
 import pandas as pd
 import pytest
@@ -18,11 +19,6 @@ from mddf.blocks.regressor import RegressionForestBlock
 from mddf.forests import LGBM_PARAMS, make_lgbm
 from mddf.forests.boosting import EARLY_STOPPING_ROUNDS
 from mddf.storage import StoredModel
-
-
-def _needs_lightgbm():
-    return pytest.importorskip("lightgbm", reason="the LightGBM members need lightgbm (the test and bench extras)")
-
 
 SMALL = dict(n_estimators=6, max_layers=2, n_tolerant_layers=2, min_error_reduction=0.0, random_state=0, n_jobs=1)
 
@@ -61,7 +57,6 @@ def _fit_block(kind, X, y, seed=0, categorical=None, n_jobs=1):
 
 # ---------------------------------------------------------------- settings, and lightgbm missing
 def test_the_members_pin_lightgbms_defaults_and_differ_only_in_early_stopping():
-    _needs_lightgbm()
     plain, early = make_lgbm(kind="lgbm").get_params(), make_lgbm(kind="lgbm_es").get_params()
     assert {k: plain[k] for k in LGBM_PARAMS} == LGBM_PARAMS
     assert plain["n_estimators"] == 100 and plain["learning_rate"] == 0.1 and plain["num_leaves"] == 31
@@ -74,7 +69,6 @@ def test_the_members_pin_lightgbms_defaults_and_differ_only_in_early_stopping():
 
 
 def test_named_kinds_and_lightgbm_instances_are_the_lightgbm_member():
-    lightgbm = _needs_lightgbm()
     assert member_class("lgbm") is LightGBMMember and member_class("lgbm_es") is LightGBMMember
     assert member_class(lightgbm.LGBMClassifier()) is LightGBMMember
     assert member_class(lightgbm.LGBMRegressor()) is LightGBMMember
@@ -93,7 +87,6 @@ def test_without_lightgbm_naming_the_member_is_a_one_line_error_that_says_how_to
 
 # ---------------------------------------------------------------- a block's fold models
 def test_the_early_stopped_member_stops_on_held_out_rows_and_the_other_fits_every_round():
-    _needs_lightgbm()
     X, y = _block_data()
     stopped, _ = _fit_block("lgbm_es", X, y)
     assert all(0 < model.estimator.best_iteration_ < 100 for model in stopped.models_[1])
@@ -102,7 +95,6 @@ def test_the_early_stopped_member_stops_on_held_out_rows_and_the_other_fits_ever
 
 
 def test_an_early_stopped_member_of_few_rows_fits_them_all_and_every_round_as_the_other():
-    _needs_lightgbm()
     X, y = _block_data(n=60)
     block, oof = _fit_block("lgbm_es", X, y)  # 40 distinct rows a fold: none to spare
     assert block.models_[1][0].estimator.get_params()["early_stopping_round"] is None
@@ -112,7 +104,6 @@ def test_an_early_stopped_member_of_few_rows_fits_them_all_and_every_round_as_th
 
 @pytest.mark.parametrize("kind", ["lgbm", "lgbm_es"])
 def test_a_seed_gives_the_same_bits_for_any_n_jobs_and_the_category_columns_are_categorical(kind):
-    _needs_lightgbm()
     X, y = _block_data()
     categorical = np.array([False] * 4 + [True])
     block, oof = _fit_block(kind, X, y, categorical=categorical)
@@ -130,7 +121,6 @@ def test_a_seed_gives_the_same_bits_for_any_n_jobs_and_the_category_columns_are_
 
 @pytest.mark.parametrize("kind", ["lgbm", "lgbm_es"])
 def test_the_fold_models_attributions_add_up_to_what_the_member_predicts(kind):
-    _needs_lightgbm()
     X, y = _block_data()
     block, _ = _fit_block(kind, X, y, categorical=np.array([False] * 4 + [True]))
     member = block.members()[1]
@@ -143,7 +133,6 @@ def test_the_fold_models_attributions_add_up_to_what_the_member_predicts(kind):
 
 
 def test_a_regression_block_stores_its_fold_models_and_reads_them_back(tmp_path):
-    _needs_lightgbm()
     from mddf.storage import ModelStore
 
     X, y = _block_data()
@@ -163,7 +152,6 @@ def test_a_regression_block_stores_its_fold_models_and_reads_them_back(tmp_path)
 
 # ---------------------------------------------------------------- in the cascades
 def test_the_classifier_with_the_member_predicts_explains_and_saves_bit_for_bit(tmp_path):
-    _needs_lightgbm()
     import mddf
 
     X, y, _ = _table()
@@ -180,7 +168,6 @@ def test_the_classifier_with_the_member_predicts_explains_and_saves_bit_for_bit(
 
 
 def test_the_regressor_with_the_member_fits_the_residuals_and_explains():
-    _needs_lightgbm()
     X, _, target = _table()
     reg = CascadeForestRegressor(forest_types=("rf", "lgbm"), **SMALL).fit(X, target)
     assert reg.score(X, target) > 0.8
@@ -191,7 +178,6 @@ def test_the_regressor_with_the_member_fits_the_residuals_and_explains():
 
 
 def test_lightgbm_instances_as_a_member_and_as_the_predictor_are_explained_by_their_own_treeshap():
-    lightgbm = _needs_lightgbm()
     X, y, _ = _table(n=240)
     instance = lightgbm.LGBMClassifier(n_estimators=8, n_jobs=1, verbose=-1)
     clf = MDDFClassifier(forest_types=("rf", instance), predictor=instance, **SMALL).fit(X, y)

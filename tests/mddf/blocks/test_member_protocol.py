@@ -29,18 +29,12 @@ from mddf.blocks.member import (
 )
 from mddf.blocks.members import EstimatorMember, fit_member
 from mddf.blocks.regressor import RegressionForestBlock
-from mddf.forests import LGBM_KINDS, make_gbdt
+from mddf.forests import make_gbdt
 from mddf.storage import ModelStore, StoredModel
 
 BUILT_IN = ("rf", "crf", "et", "gbdt", "gbdt_es", "gbdt_vector", "lgbm", "lgbm_es")
 #: The methods a kind must write: the base class has no default for them.
 REQUIRED = ("fit_task", "predict", "attributions")
-
-
-def _needs_lightgbm(kind):
-    """Skip unless lightgbm is installed, for a LightGBM kind (optional: the test and bench extras)."""
-    if isinstance(kind, str) and kind in LGBM_KINDS:
-        pytest.importorskip("lightgbm", reason="the LightGBM members need lightgbm (the test and bench extras)")
 
 
 def _data(n=160, d=5, seed=0, missing=0.05):
@@ -73,7 +67,6 @@ def test_the_built_in_kinds_are_registered_by_name_and_estimator_instances_go_to
 
 @pytest.mark.parametrize("name", BUILT_IN)
 def test_every_registered_kind_is_a_member_that_writes_the_methods_without_a_default(name):
-    _needs_lightgbm(name)
     cls = member_class(name)
     assert issubclass(cls, Member) and name in cls.names and not cls.__abstractmethods__
     for method in REQUIRED:
@@ -99,7 +92,6 @@ def test_every_registered_kind_is_a_member_that_writes_the_methods_without_a_def
 def test_a_block_predicts_and_weighs_importances_through_its_members_only(kind):
     """The block's prediction is the mean of its member's ``predict`` over the fold models, its importances the mean
     of the member's ``importances``; the fold models' attributions add up to what the member predicts."""
-    _needs_lightgbm(kind)
     block, X, oof = _classification_block((kind,), missing=0.0 if isinstance(kind, LogisticRegression) else 0.05)
     member = block.members()[0]
     codes = block.models_[0][0].binner.transform(X) if member.forest else None

@@ -20,6 +20,7 @@ from mddf.cascade.base import CascadeBase, begin_growth
 from mddf.cascade.margin_policy import MarginPolicy
 from mddf.cascade.policy import ENGINE_SEAM, TaskPolicy
 from mddf.cascade.residual_policy import ResidualPolicy
+from mddf.cascade.selection import final_mixture_of
 
 #: What a task's policy provides beyond what TaskPolicy gives both tasks: the seam's task-specific members, and
 #: what the shared steps (the blocks, the predictor, prediction) ask of it.
@@ -53,7 +54,9 @@ def test_both_policies_give_what_the_engine_asks_and_read_a_snapshot_of_the_para
     estimator.fit(X, y)
     made = estimator._policy()
     assert isinstance(made, policy) and all(hasattr(made, name) for name in ENGINE_SEAM)
-    assert vars(made.params) == estimator.get_params(deep=False)
+    # the parameters as given, but final_mixture="auto" read as the mixture it asks for
+    resolved = {**estimator.get_params(deep=False), "final_mixture": final_mixture_of(estimator.get_params())}
+    assert vars(made.params) == resolved
     assert not any(value is estimator for value in vars(made).values())  # the policy holds no estimator
     assert not hasattr(CascadeBase, "_fit_layer") and not hasattr(CascadeBase, "_add_layer")  # the engine's now
 

@@ -85,7 +85,8 @@ def test_xgboost_members_fit_every_target_and_the_model_pickles(data, tmp_path):
 def test_lightgbm_members_fit_one_regressor_a_target_each_the_one_target_members_model(data, tmp_path):
     # LightGBM fits one target: each fold model is one regressor a target, on the same rows, seed and held-out rows,
     # so a layer-1 member of [y, y] predicts the one-target member twice; instances of LGBMRegressor too
-    lightgbm = pytest.importorskip("lightgbm", reason="the LightGBM members need lightgbm (the test extra)")
+    import lightgbm
+
     X, Y, Xt, _ = data
     for kind in ("lgbm", "lgbm_es", lightgbm.LGBMRegressor(n_estimators=20, verbose=-1)):
         settings = dict(FAST, max_layers=1, forest_types=(kind,))

@@ -11,12 +11,16 @@ from sklearn.preprocessing import StandardScaler
 
 from mddf import CascadeForestRegressor
 
+#: gcForest's four forests a layer, each with every tree, and the last layer's mean predicting: the cascade these
+#: tests read (the defaults add LightGBM, halve the later layers' trees and predict by ensemble selection).
+FORESTS = {"forest_types": ("rf", "rf", "crf", "crf"), "later_layer_trees": None, "final_mixture": "cascade"}
+
 
 def _small(**params):
     # no pair search: these tests read the layers' inputs, x and the previous layers' outputs; every layer grown
     # in full (no probes), as they count and read the layers grown
     settings = {"n_estimators": 10, "max_layers": 3, "pair_features": None, "probe_trees": None, "random_state": 0}
-    return CascadeForestRegressor(**{**settings, **params})
+    return CascadeForestRegressor(**{**settings, **FORESTS, **params})
 
 
 def _friedman(n=500, seed=0):
@@ -30,6 +34,20 @@ def _noise(n=300, d=5, seed=0):
 
 
 # ---------------------------------------------------------------- the cascade
+def test_the_default_layer_holds_four_forests_and_lightgbm_stopped_early_and_selection_predicts():
+    # the defaults chosen by the rule of docs/benchmarks/ahead.md: four forests and "lgbm_es" a layer, half the
+    # trees after the first layer, ensemble selection's mixture of the kept layers' members as the prediction
+    X, y = _friedman(300)
+    model = CascadeForestRegressor(n_estimators=10, max_layers=3, n_tolerant_layers=3, random_state=0).fit(X, y)
+    assert model.forest_types == ("rf", "rf", "crf", "crf", "lgbm_es") and model.final_mixture == "auto"
+    assert [f.shape for f in model.oof_features_] == [(300, 5)] * model.n_layers_
+    assert [block.n_estimators for block in model.layers_] == [10, 5, 5][: model.n_layers_]
+    weights = model.selection_weights_
+    assert weights.shape == (model.n_layers_, 5) and weights.min() >= 0 and weights.sum() == pytest.approx(1.0)
+    members = np.stack([model.transform(X, layer=t).astype(np.float64) for t in range(1, model.n_layers_ + 1)])
+    np.testing.assert_allclose(model.predict(X), np.einsum("tnm,tm->n", members, weights), rtol=1e-5)
+
+
 def test_layers_pass_out_of_fold_predictions_and_the_cascade_learns():
     X, y = _friedman(600)
     X_test, y_test = _friedman(400, seed=1)

@@ -16,11 +16,15 @@ from mddf import CascadeForestRegressor
 from mddf.storage import StoredModel
 from mddf.utils._stopping import improves_mse
 
+#: gcForest's four forests a layer, each with every tree, and the last layer's mean predicting: the cascade these
+#: tests read (the defaults add LightGBM, halve the later layers' trees and predict by ensemble selection).
+FORESTS = {"forest_types": ("rf", "rf", "crf", "crf"), "later_layer_trees": None, "final_mixture": "cascade"}
+
 
 def _small(**params):
     # no pair search: these tests read the layers' inputs, x and the previous layers' outputs
     return CascadeForestRegressor(
-        **{"n_estimators": 8, "max_layers": 3, "pair_features": None, "random_state": 0, **params}
+        **{"n_estimators": 8, "max_layers": 3, "pair_features": None, "random_state": 0, **FORESTS, **params}
     )
 
 
@@ -127,7 +131,9 @@ def test_predictor_is_trained_on_x_and_the_out_of_fold_predictions(predictor):
     cascade = _small().fit(X, y)
     inputs = np.hstack([X_test, model.transform(X_test)])
     np.testing.assert_array_equal(model.predict(X_test), model.predictor_.predict(inputs))
-    np.testing.assert_array_equal(list(model.staged_predict(X_test))[-1], cascade.predict(X_test))
+    stages, own = list(model.staged_predict(X_test)), list(cascade.staged_predict(X_test))
+    np.testing.assert_array_equal(stages[-1], model.predict(X_test))  # the last stage is the predictor's
+    np.testing.assert_array_equal(np.array(stages[:-1]), np.array(own[:-1]))  # the stages before: the cascade's
     np.testing.assert_array_equal(model.oof_features_[-1], cascade.oof_features_[-1])
     again = _small(predictor=predictor).fit(X, y)
     np.testing.assert_array_equal(again.predict(X_test), model.predict(X_test))  # seeded from random_state

@@ -214,12 +214,12 @@ def test_the_regressor_mixes_its_prediction_with_the_predictors():
     X = rng.normal(size=(300, 6))
     y = X[:, 0] + np.sin(3.0 * X[:, -1])  # a line in the first column plus a wave the trees follow
     predictor = make_pipeline(FunctionTransformer(_first_column), LinearRegression())
-    reg = CascadeForestRegressor(
-        n_estimators=10, max_layers=1, predictor=predictor, predictor_input="auto", random_state=0
-    ).fit(X, y)
+    settings = dict(n_estimators=10, forest_types=FORESTS, max_layers=1, random_state=0)
+    reg = CascadeForestRegressor(**settings, predictor=predictor, predictor_input="auto").fit(X, y)
     scores, w = reg.predictor_input_scores_, reg.predictor_weight_
     assert reg.predictor_input_ == "blend" and 0.0 < w < 1.0
     assert scores["blend"] > max(scores["cascade"], scores["stacked"], scores["raw"])
-    *_, cascade = reg.staged_predict(X)
+    cascade = CascadeForestRegressor(**settings, final_mixture="cascade").fit(X, y).predict(X)  # the same layers
+    np.testing.assert_array_equal(list(reg.staged_predict(X))[-1], reg.predict(X))
     line = reg.predictor_.predict(np.hstack([X.astype(np.float32), reg.transform(X)])).astype(np.float64)
     np.testing.assert_allclose(reg.predict(X), (1.0 - w) * cascade + w * line, rtol=1e-12)

@@ -126,7 +126,7 @@ def test_the_regressors_selected_mixture_has_the_lowest_out_of_fold_squared_erro
     X, y = regression_table
     state, fitted = _grown(CascadeForestRegressor(**GROWN, final_mixture="selection"), X, y)
     members = state.oof_members[: len(fitted.layers)]
-    assert members[0].shape == (len(y), 4)  # each member's prediction of y
+    assert members[0].shape == (len(y), 5)  # each member's prediction of y: four forests and LightGBM
     mse = lambda prediction: np.mean((prediction - y) ** 2)  # noqa: E731
     selected = mse(_mixed(members, fitted.selection_weights))
     assert selected <= min(mse(layer[:, j]) for layer in members for j in range(layer.shape[1]))
@@ -184,7 +184,7 @@ def test_predict_is_the_weighted_average_of_the_members_outputs(
         assert np.array_equal(list(model.staged_predict_proba(X))[-1], model.predict_proba(X))
     else:
         assert np.allclose(model.predict(X), manual, rtol=1e-12, atol=1e-9)
-        assert not np.allclose(model.predict(X), list(model.staged_predict(X))[-1])  # the stages: the cascade's own
+        assert np.array_equal(list(model.staged_predict(X))[-1], model.predict(X))
 
 
 def test_calibration_is_fitted_on_the_selected_mixture(table):
@@ -259,3 +259,31 @@ def test_an_unknown_final_mixture_is_refused(table):
     X, y = table
     with pytest.raises(InvalidParameterError, match="final_mixture"):
         MDDFClassifier(final_mixture="alpha").fit(X, y)
+
+
+# ---------------------------------------------------------------------------------------------------- "auto"
+def test_auto_is_the_selection_without_a_predictor(regression_table, selected_regressor):
+    # the regressor's default: the same layers, weights and predictions as final_mixture="selection"
+    X, y = regression_table
+    auto = CascadeForestRegressor(**GROWN).fit(X, y)
+    assert CascadeForestRegressor().final_mixture == "auto"
+    np.testing.assert_array_equal(auto.selection_weights_, selected_regressor.selection_weights_)
+    np.testing.assert_array_equal(auto.predict(X), selected_regressor.predict(X))
+
+
+@pytest.mark.parametrize(
+    "make, params",
+    [
+        (MDDFClassifier, {"predictor": "forest"}),
+        (MDDFClassifier, {"screening_accuracy": 0.9}),
+        (CascadeForestRegressor, {"predictor": "forest"}),
+    ],
+)
+def test_auto_with_a_predictor_or_screening_is_the_cascades_own_mixture(table, make, params):
+    # where "selection" is refused, "auto" reads "cascade": the fit is that of final_mixture="cascade"
+    X, y = table
+    settings = dict(n_estimators=4, max_layers=2, random_state=0, **params)
+    auto = make(**settings, final_mixture="auto").fit(X, y)
+    own = make(**settings, final_mixture="cascade").fit(X, y)
+    assert auto.selection_weights_ is None
+    np.testing.assert_array_equal(auto.predict(X), own.predict(X))
