@@ -37,7 +37,7 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
     one, so no training row's augmented features come from a model that saw it;
     new rows get the mean of the k fold models. The prediction after layer t is
     the mean of its members' predictions, ``y_t(x) = mean_j h_t^j(x)``, and the
-    cascade's prediction is that of its last kept layer (but for ``final_mixture="selection"``).
+    cascade's prediction is that of its last kept layer, or by default ensemble selection's (``final_mixture``).
 
     With ``target="y"`` (the reading of DF21's ``CascadeForestRegressor``, which concatenates each layer's predictions
     to ``x`` and predicts their mean) every layer's members fit ``y``. With ``target="residual"`` (the default;
@@ -406,7 +406,7 @@ default=("rf", "rf", "crf", "crf", "lgbm_es")
     def predict(self, X):
         """Prediction of the last kept layer (the mean of its members'), or the ``predictor``'s for ``[x, h_T(x)]``
         (or ``x``), or, when ``predictor_weight_`` w is below 1, ``(1 - w)`` times the cascade's plus w times the
-        predictor's; with ``final_mixture="selection"``, ``sum_{t, j} w_tj h_t^j(x)`` of ``selection_weights_``.
+        predictor's; with ensemble selection (the default's), ``sum_{t, j} w_tj h_t^j(x)`` of ``selection_weights_``.
 
         Parameters
         ----------
