@@ -42,10 +42,11 @@ def _cascades() -> dict:
     return module.CASCADES
 
 
+CASCADES = _cascades()
 #: Task -> (the cascade's learner name, the ranking metric's column, its axis label).
 TASKS = {
-    "classification": (_cascades()["classification"][0], "accuracy", "accuracy minus mdDF's (points)"),
-    "regression": (_cascades()["regression"][0], "r2", "R² minus the cascade's (x 100)"),
+    "classification": (CASCADES["classification"][0], "accuracy", "accuracy minus mdDF's (points)"),
+    "regression": (CASCADES["regression"][0], "r2", "R² minus the cascade's (x 100)"),
 }
 #: Peer learner name -> (label, marker, colour).
 PEERS = {

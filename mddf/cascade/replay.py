@@ -187,16 +187,10 @@ class Visits(Visitor):
 
 
 class Stages(Visits):
-    """The output after each kept layer: the cascade's own, calibrated (``final`` True: the last is what predicts,
-    as :class:`FinalOutput`, as both cascades' staged predictions; False: the cascade's own, uncalibrated)."""
-
-    def __init__(self, final=True):
-        super().__init__()
-        self.final = final
+    """The output after each kept layer, both cascades' staged predictions: the cascade's own, calibrated, but the
+    last, which is what predicts (as :class:`FinalOutput`)."""
 
     def end(self, fitted, X, last):
-        if not self.final:
-            return [visit.output for visit in self.visits]
         return [fitted.calibrated(visit.output) for visit in self.visits[:-1]] + [fitted.final_output(X, last)]
 
 
