@@ -22,7 +22,7 @@ import numpy as np
 from sklearn.base import clone
 
 from ..forests import LGBM_KINDS, make_lgbm
-from ..forests.boosting import require_lightgbm
+from ..forests.boosting import lgbm_params, require_lightgbm
 from .attribution import contribution_attributions
 from .member import FitTask, register_member
 from .members import EstimatorMember, FoldModel, PreparedMember, fold_member_rows, no_output
@@ -52,12 +52,14 @@ def _held_out(estimator, X, y, weight):
     return {"eval_set": [(X, y)], **extra}
 
 
-def fit_lgbm_fold_member(template, seed, X, y, fit_rows, predict_rows, weight, draws, n_classes, where, categorical):
+def fit_lgbm_fold_member(
+    template, seed, X, y, fit_rows, predict_rows, weight, draws, n_classes, where, categorical, unstopped_rounds=None
+):
     """:func:`mddf.blocks.members.fit_fold_member` (same parameters and result) of a LightGBM estimator, the columns
     marked in ``categorical`` (or none: None) given as its categorical features. With ``early_stopping_round`` it
     stops on :data:`~mddf.blocks.members.STOPPING_FRACTION` of its distinct training rows, drawn after its resample
     as ``"gbdt_es"``'s (:func:`~mddf.blocks.members.stopping_rows`), and fits the others; with none to spare, every
-    round."""
+    round, or ``unstopped_rounds`` when given (a named kind: the rounds of ``"lgbm"``, not its cap)."""
     stopping = stops_early(template)
     drawn = fold_member_rows(seed, fit_rows, draws, (y, n_classes is not None) if stopping else None)
     estimator_seed, fit_rows, stop = drawn if stopping else (*drawn, None)
@@ -72,6 +74,8 @@ def fit_lgbm_fold_member(template, seed, X, y, fit_rows, predict_rows, weight, d
             held_out = (X[stop], y_stop, None if weight is None else weight[stop])
         else:
             prepared.estimator.set_params(early_stopping_round=None)
+            if unstopped_rounds is not None:
+                prepared.estimator.set_params(n_estimators=unstopped_rounds)
     if prepared.estimator is not None and np.ndim(prepared.y) == 2:  # several targets: one regressor a target
         prepared.estimator = PerTargetLightGBM.fit(prepared, extra, held_out)
     else:
@@ -166,8 +170,10 @@ class LightGBMMember(EstimatorMember):
     def fit_task(self, fold, layer, position):
         """:func:`fit_lgbm_fold_member` on ``fold``, a named kind given the layer's category columns."""
         task = super().fit_task(fold, layer, position)
-        categorical = layer.categorical if isinstance(self.kind, str) else None
-        return FitTask(fit_lgbm_fold_member, task.args + (categorical,))
+        named = isinstance(self.kind, str)
+        categorical = layer.categorical if named else None
+        unstopped = lgbm_params(self.task, "lgbm")["n_estimators"] if named else None
+        return FitTask(fit_lgbm_fold_member, task.args + (categorical, unstopped))
 
     def check_explainable(self, model, where, role="member"):
         """LightGBM's contributions explain its objectives of :data:`LGBM_LINKS`."""

@@ -175,6 +175,10 @@ class MarginPolicy(TaskPolicy):
             "share": float(cumulative.shares[-1]),
             "oof_accuracy": weighted_accuracy(correct, row_weight),
             "layer_oof_accuracy": weighted_accuracy(h.argmax(axis=1) == y, cumulative.sample_weight),
+            "forest_oof_accuracy": [
+                weighted_accuracy(member.argmax(axis=1) == y, cumulative.sample_weight)
+                for member in np.moveaxis(layer.outputs, 1, 0)
+            ],
             **cumulative.statistics(),
             "loss": cumulative.loss(),
             "max_depth": layer.block.max_depth,

@@ -101,6 +101,16 @@ LGBM_PARAMS = dict(
     force_row_wise=True,
     verbose=-1,
 )
+#: What the classification members change of :data:`LGBM_PARAMS`: XGBoost's bounds on a leaf's Newton step
+#: ``sum(g) / (sum(h) + reg_lambda)``. A softmax row's Hessian is ``p (1 - p)``, about a rare class's prior, so with
+#: LightGBM's ``min_child_weight=1e-3`` and ``reg_lambda=0`` a leaf of 20 rows of a class under 0.5% passes the bound
+#: and its step diverges (leaf values in the hundreds, a held-out log-loss that rises from the first rounds); a leaf
+#: now needs a Hessian sum of 1 and its step is penalised by 1. Squared error's Hessians are 1 a row, so the
+#: regressor's members keep :data:`LGBM_PARAMS` (their 20 rows a leaf already bound the step), bit for bit.
+LGBM_CLASSIFIER_PARAMS = dict(min_child_weight=1.0, reg_lambda=1.0)
+#: The round cap of an early-stopped classification member (``"lgbm_es"``): high enough that the held-out loss, not
+#: the cap, stops it. The regressor's keeps :data:`LGBM_PARAMS`' 100 rounds.
+LGBM_ES_CLASSIFIER_ROUNDS = 1000
 #: The LightGBM members by name: ``"lgbm"`` (:data:`LGBM_PARAMS`) and ``"lgbm_es"`` (its rounds stopped early on
 #: rows held out of each fold model's training rows, :data:`EARLY_STOPPING_ROUNDS`, as ``"gbdt_es"``).
 LGBM_KINDS = ("lgbm", "lgbm_es")
@@ -116,18 +126,30 @@ def require_lightgbm(where):
     return lightgbm
 
 
-def make_lgbm(random_state=None, task="classification", kind="lgbm"):
-    """The LightGBM member ``kind`` of :data:`LGBM_KINDS`: ``LGBMClassifier`` (or ``LGBMRegressor``, squared error)
-    ``(**LGBM_PARAMS, random_state=random_state)``, for ``"lgbm_es"`` with ``early_stopping_round`` (the block holds
-    out a tenth of each fold model's rows to stop on). The block gives it the category columns at fit. An
-    ``ImportError`` saying how to install lightgbm when it is missing."""
+def lgbm_params(task="classification", kind="lgbm"):
+    """The settings of the LightGBM member ``kind`` for ``task``: :data:`LGBM_PARAMS`, for classification with
+    :data:`LGBM_CLASSIFIER_PARAMS`, and for ``"lgbm_es"`` with ``early_stopping_round`` (and, for classification,
+    :data:`LGBM_ES_CLASSIFIER_ROUNDS` rounds at most)."""
     _check_task(task)
     if kind not in LGBM_KINDS:
         raise ValueError(f"unknown LightGBM member {kind!r}; expected one of {LGBM_KINDS}")
-    lightgbm = require_lightgbm(repr(kind))
-    params = dict(LGBM_PARAMS, random_state=random_state)
+    params = dict(LGBM_PARAMS)
+    if task == "classification":
+        params.update(LGBM_CLASSIFIER_PARAMS)
     if kind == "lgbm_es":
         params["early_stopping_round"] = EARLY_STOPPING_ROUNDS
+        if task == "classification":
+            params["n_estimators"] = LGBM_ES_CLASSIFIER_ROUNDS
+    return params
+
+
+def make_lgbm(random_state=None, task="classification", kind="lgbm"):
+    """The LightGBM member ``kind`` of :data:`LGBM_KINDS`: ``LGBMClassifier`` (or ``LGBMRegressor``, squared error)
+    with the settings of :func:`lgbm_params` and ``random_state``; ``"lgbm_es"`` stops early (the block holds out a
+    tenth of each fold model's rows to stop on). The block gives it the category columns at fit. An ``ImportError``
+    saying how to install lightgbm when it is missing."""
+    params = dict(lgbm_params(task, kind), random_state=random_state)
+    lightgbm = require_lightgbm(repr(kind))
     model = lightgbm.LGBMRegressor if task == "regression" else lightgbm.LGBMClassifier
     return model(**params)
 

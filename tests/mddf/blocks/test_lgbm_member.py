@@ -17,7 +17,7 @@ from mddf.blocks.lgbm_member import LightGBMMember
 from mddf.blocks.member import as_member, member_class
 from mddf.blocks.regressor import RegressionForestBlock
 from mddf.forests import LGBM_PARAMS, make_lgbm
-from mddf.forests.boosting import EARLY_STOPPING_ROUNDS
+from mddf.forests.boosting import EARLY_STOPPING_ROUNDS, LGBM_ES_CLASSIFIER_ROUNDS
 from mddf.storage import StoredModel
 
 SMALL = dict(n_estimators=6, max_layers=2, n_tolerant_layers=2, min_error_reduction=0.0, random_state=0, n_jobs=1)
@@ -56,16 +56,74 @@ def _fit_block(kind, X, y, seed=0, categorical=None, n_jobs=1):
 
 
 # ---------------------------------------------------------------- settings, and lightgbm missing
-def test_the_members_pin_lightgbms_defaults_and_differ_only_in_early_stopping():
-    plain, early = make_lgbm(kind="lgbm").get_params(), make_lgbm(kind="lgbm_es").get_params()
+def test_the_regression_members_pin_lightgbms_defaults_and_differ_only_in_early_stopping():
+    plain = make_lgbm(task="regression", kind="lgbm").get_params()
+    early = make_lgbm(task="regression", kind="lgbm_es").get_params()
     assert {k: plain[k] for k in LGBM_PARAMS} == LGBM_PARAMS
     assert plain["n_estimators"] == 100 and plain["learning_rate"] == 0.1 and plain["num_leaves"] == 31
+    assert plain["min_child_weight"] == 1e-3 and plain["reg_lambda"] == 0.0
     assert plain["n_jobs"] == 1 and plain["deterministic"] and plain["force_row_wise"]
     assert early["early_stopping_round"] == EARLY_STOPPING_ROUNDS and "early_stopping_round" not in plain
     assert {k for k in early if k not in plain or early[k] != plain[k]} == {"early_stopping_round"}
     assert type(make_lgbm(task="regression")).__name__ == "LGBMRegressor"
     with pytest.raises(ValueError, match="unknown LightGBM member 'lgbm_fast'"):
         make_lgbm(kind="lgbm_fast")
+
+
+def test_the_classification_members_bound_the_newton_step_and_stop_before_their_round_cap():
+    plain, early = make_lgbm(kind="lgbm").get_params(), make_lgbm(kind="lgbm_es").get_params()
+    assert type(make_lgbm()).__name__ == "LGBMClassifier"
+    assert plain["min_child_weight"] == early["min_child_weight"] == 1.0
+    assert plain["reg_lambda"] == early["reg_lambda"] == 1.0
+    assert plain["n_estimators"] == 100 and early["n_estimators"] == LGBM_ES_CLASSIFIER_ROUNDS == 1000
+    changed = {k for k in LGBM_PARAMS if plain[k] != LGBM_PARAMS[k]}
+    assert changed == {"min_child_weight", "reg_lambda"}
+
+
+def _rare_class_data(n=10_000, seed=0):
+    """Four uniform columns, three common classes from two of them with 10% label noise, and a fourth class of 0.2%
+    of the rows in a corner of the first column: 20-row leaves of it have Hessians near its prior."""
+    rng = np.random.RandomState(seed)
+    X = rng.rand(n, 4).astype(np.float32)
+    y = (X[:, 1] > 0.5).astype(int) + (X[:, 2] > 0.6)
+    y[(X[:, 0] > 0.996) & (rng.rand(n) < 0.8)] = 3
+    noisy = rng.rand(n) < 0.1
+    y[noisy] = rng.randint(0, 3, noisy.sum())
+    return X, y
+
+
+def _largest_leaf(block):
+    """The largest absolute leaf value of a block's LightGBM fold models."""
+    largest = 0.0
+    for models in block.models_:
+        for model in models:
+            frame = model.estimator.booster_.trees_to_dataframe()
+            largest = max(largest, float(frame.loc[frame.left_child.isna(), "value"].abs().max()))
+    return largest
+
+
+@pytest.mark.parametrize("kind", ["lgbm", "lgbm_es"])
+def test_a_class_of_two_rows_a_thousand_does_not_make_the_classification_member_diverge(kind):
+    # With LightGBM's own min_child_weight=1e-3 and reg_lambda=0 this block's leaves reach 56 (lgbm_es) and its
+    # step keeps growing; bounded by a Hessian sum of 1 and a penalty of 1, they stay within the single digits.
+    X, y = _rare_class_data()
+    assert 10 <= np.bincount(y)[3] <= 0.003 * len(y)
+    block = ForestBlock((kind,), 5, None, 3, "kfold", "resample", 1, "hist")
+    block.fit(X, y, np.full(len(y), 1 / len(y)), 4, np.random.RandomState(0))
+    assert _largest_leaf(block) < 10
+
+
+def test_many_classes_with_rare_ones_stop_on_the_held_out_loss_not_the_round_cap():
+    rng = np.random.RandomState(1)
+    X = rng.rand(6000, 5).astype(np.float32)
+    y = np.minimum((X[:, 0] * 12).astype(int), 11)
+    y[(X[:, 1] > 0.997)] = 12  # a thirteenth class of 0.3% of the rows
+    block = ForestBlock(("lgbm_es",), 5, None, 3, "kfold", "resample", 1, "hist")
+    oof = block.fit(X, y, np.full(len(y), 1 / len(y)), 13, np.random.RandomState(0))
+    rounds = [model.estimator.booster_.current_iteration() for model in block.models_[0]]
+    assert max(rounds) < LGBM_ES_CLASSIFIER_ROUNDS
+    assert _largest_leaf(block) < 10
+    assert np.mean(oof[:, 0].argmax(axis=1) == y) > 0.9
 
 
 def test_named_kinds_and_lightgbm_instances_are_the_lightgbm_member():
@@ -89,7 +147,7 @@ def test_without_lightgbm_naming_the_member_is_a_one_line_error_that_says_how_to
 def test_the_early_stopped_member_stops_on_held_out_rows_and_the_other_fits_every_round():
     X, y = _block_data()
     stopped, _ = _fit_block("lgbm_es", X, y)
-    assert all(0 < model.estimator.best_iteration_ < 100 for model in stopped.models_[1])
+    assert all(0 < model.estimator.best_iteration_ < LGBM_ES_CLASSIFIER_ROUNDS for model in stopped.models_[1])
     plain, _ = _fit_block("lgbm", X, y)
     assert all(model.estimator.booster_.current_iteration() == 100 for model in plain.models_[1])
 

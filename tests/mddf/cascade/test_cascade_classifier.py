@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from sklearn.base import clone
 from sklearn.datasets import load_iris, make_classification
+from sklearn.dummy import DummyClassifier
 from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
@@ -48,6 +49,19 @@ def test_history_records_every_grown_layer(fitted):
         assert keys <= set(record) and record["layer"] == t
         assert record["margin_ratio"] == pytest.approx(record["margin_std"] / record["margin_mean"])
     assert fitted.stop_reason_
+
+
+def test_history_records_each_members_own_out_of_fold_accuracy(data):
+    X, y, _, _ = data
+    clf = MDDFClassifier(**{**FAST, "forest_types": ("rf", DummyClassifier(strategy="prior"))}).fit(X, y)
+    for record in clf.train_history_:
+        assert len(record["forest_oof_accuracy"]) == 2
+    # the first layer weighs every row alike: a member that always says the majority class scores its share
+    first = clf.train_history_[0]["forest_oof_accuracy"]
+    assert first[1] == pytest.approx(np.bincount(y).max() / len(y))
+    assert first[0] > first[1] + 0.2
+    alone = MDDFClassifier(**{**FAST, "forest_types": ("rf",)}).fit(X, y).train_history_
+    assert [r["forest_oof_accuracy"] for r in alone] == [[r["layer_oof_accuracy"]] for r in alone]
 
 
 # depth factors with which this data keeps several layers under each reading (small
