@@ -5,16 +5,19 @@ target of every level of each categorical column of ``x`` (``"columns"``) and al
 (``"pairs"``: the pair's two codes as one level), and appends them to the fold's input for every member of the fold.
 The statistic of a level seen ``n`` times with target sum ``s`` is CatBoost's ``(s + a * p) / (n + a)`` (its
 ``countInClass`` / ``totalCount`` with a prior, https://catboost.ai/docs/concepts/algorithm-main-stages_cat-to-numberic)
-with prior weight ``a`` = :data:`PRIOR_WEIGHT` and prior ``p`` the mean target of the fold's training rows. The
+with prior weight ``a`` = :data:`PRIOR_WEIGHT` and prior ``p`` the mean target of the rows it is computed from. The
 target is one indicator per class (one, of class 1, for two classes), or the block's (residual) target for
 regression, so a column gives as many statistics.
 
-- A fold's **training rows** get CatBoost's ordered statistic: the rows are put in a random order (seeded) and each
-  row's ``s`` and ``n`` count only the rows before it, so that no row reads its own target; the first row of a
-  level gets ``p``.
-- Its **held-out rows** and **new rows** get the statistic of every training row of the fold.
-- A **missing** value (NaN, or a pair with a missing side) and a **level the fold's training rows never saw** get
-  ``p``.
+- A fold's **training rows** get cross-fitted statistics, as scikit-learn's ``TargetEncoder`` gives its
+  ``fit_transform`` rows: they are split at random (seeded) into :data:`INNER_FOLDS` parts, and each part's rows get
+  the statistics of the other parts' rows. So no row reads its own target, and every row of a part reads the same
+  value for a level, as a new row does: one value a level, not the row-to-row noise of CatBoost's one-permutation
+  ordered statistic, on which a forest's splits would fit (CatBoost averages that noise away over many permutations
+  and boosting rounds; a forest's trees cannot).
+- Its **held-out rows** and **new rows** get the statistics of every training row of the fold.
+- A **missing** value (NaN, or a pair with a missing side) and a **level the rows it is computed from never saw**
+  get ``p``.
 """
 
 from __future__ import annotations
@@ -31,6 +34,8 @@ from ..forests.growing import MAX_SEED
 KINDS = ("columns", "pairs")
 #: CatBoost's prior weight ``a`` in ``(s + a * p) / (n + a)``.
 PRIOR_WEIGHT = 1.0
+#: The parts a fold's training rows are split into for their cross-fitted statistics (``TargetEncoder``'s ``cv``).
+INNER_FOLDS = 5
 #: A pair's level is ``a * PAIR_BASE + b`` for the codes ``a``, ``b`` of its two columns (codes below 2**31).
 PAIR_BASE = np.int64(2**31)
 
@@ -130,26 +135,19 @@ class FoldStatistics:
         """``X`` (float32) with the statistics of its rows (of the given ``levels``) appended, C-contiguous."""
         return np.ascontiguousarray(np.hstack([X, self.transform(levels)]), dtype=np.float32)
 
-    def ordered(self, levels, Y, rows, seed):
-        """CatBoost's ordered statistics of the training ``rows`` (in their order), float32 ``(len(rows), width)``:
-        in a random order drawn from ``seed``, each row's level counted over the rows before it only."""
-        w = len(self.prior)
-        order = np.random.RandomState(seed).permutation(len(rows))
-        out = np.empty((len(rows), self.width), dtype=np.float32)
-        targets = Y[rows][order]
-        for k in range(len(self.tables)):
-            key = levels[rows, k][order]
-            by_level = np.argsort(key, kind="stable")  # the permutation's order within each level
-            sorted_key, sorted_y = key[by_level], targets[by_level]
-            starts = np.r_[True, sorted_key[1:] != sorted_key[:-1]]
-            first = np.maximum.accumulate(np.where(starts, np.arange(len(key)), 0))
-            before = np.cumsum(sorted_y, axis=0) - sorted_y
-            sums = before - before[first]
-            counts = (np.arange(len(key)) - first)[:, None]
-            values = np.where((sorted_key >= 0)[:, None], smoothed(sums, counts, self.prior), self.prior)
-            block = np.empty_like(values)
-            block[by_level] = values
-            out[order, k * w : (k + 1) * w] = block
+    @classmethod
+    def cross_fitted(cls, spec, levels, Y, rows, seed):
+        """The statistics of the training ``rows`` (in their order), float32 ``(len(rows), width)``, each row's from
+        the rows of the other :data:`INNER_FOLDS` parts (a random split drawn from ``seed``), so that it never reads
+        its own target; a lone row has no other row to read: missing (NaN)."""
+        width = Y.shape[1] * len(spec.sources)
+        out = np.full((len(rows), width), np.nan, dtype=np.float32)
+        if len(rows) < 2:
+            return out
+        parts = np.random.RandomState(seed).permutation(len(rows)) % min(INNER_FOLDS, len(rows))
+        for part in range(parts.max() + 1):
+            inside = parts == part
+            out[inside] = cls(spec, levels, Y, rows[~inside]).transform(levels[rows[inside]])
         return out
 
 
@@ -159,11 +157,12 @@ def smoothed(sums, counts, prior):
 
 
 def fold_input(spec, X, levels, Y, train, seed):
-    """Fold statistics fitted on the rows ``train`` and the fold's input: ``X`` with the statistics appended (ordered
-    for ``train``, the fitted ones for every other row). Returns ``(FoldStatistics, X_fold float32)``."""
+    """Fold statistics fitted on the rows ``train`` and the fold's input: ``X`` with the statistics appended
+    (cross-fitted for ``train``, :meth:`FoldStatistics.cross_fitted`; the fitted ones for every other row). Returns
+    ``(FoldStatistics, X_fold float32)``."""
     stats = FoldStatistics(spec, levels, Y, train)
     appended = stats.transform(levels)
-    appended[train] = stats.ordered(levels, Y, train, seed)
+    appended[train] = FoldStatistics.cross_fitted(spec, levels, Y, train, seed)
     return stats, np.ascontiguousarray(np.hstack([X, appended]), dtype=np.float32)
 
 

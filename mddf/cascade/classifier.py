@@ -76,7 +76,7 @@ estimators, default=("rf", "rf", "crf", "crf", "gbdt")
     target_statistics : None, "columns" or "pairs", default=None
         Each first-layer fold model reads, beside ``x``, the smoothed mean target of each categorical column's
         level (``"pairs"``: also of each pair of them), per class (one for two classes), computed from its fold's
-        training rows only (CatBoost's ordered statistics for those rows): no row reads its own target. Unseen
+        training rows only (cross-fitted for those rows, as ``TargetEncoder``): no row reads its own target. Unseen
         levels and missing values get the prior. None: none. See :ref:`the user guide <target-statistics>`.
     final_mixture : {"cascade", "selection", "auto"}, default="cascade"
         The layers' mixture (eq. 9), ensemble selection's over all kept layers' members (``selection_weights_``;

@@ -100,7 +100,7 @@ default=("rf", "rf", "crf", "crf", "lgbm_es")
     target_statistics : None, "columns" or "pairs", default=None
         Each first-layer fold model reads, beside ``x``, the smoothed mean target of each categorical column's
         level (``"pairs"``: also of each pair of them), of the first layer's target ``y``, computed from its fold's
-        training rows only (CatBoost's ordered statistics for those rows): no row reads its own target. Unseen
+        training rows only (cross-fitted for those rows, as ``TargetEncoder``): no row reads its own target. Unseen
         levels and missing values get the prior. None: none. See :ref:`the user guide <target-statistics>`.
     final_mixture : {"cascade", "selection", "auto"}, default="auto"
         The last kept layer's mean, or (``"selection"``) ensemble selection's mixture (Caruana et al. 2004): 25

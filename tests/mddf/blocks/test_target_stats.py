@@ -1,13 +1,21 @@
-"""Target statistics of categorical columns (and their pairs), computed per fold from its training rows only: no
-row reads its own target, unseen levels and missing values get the prior, one statistic per class (one for two
-classes, the target itself for regression), and the block's fold models apply their own at prediction."""
+"""Target statistics of categorical columns (and their pairs), computed per fold from its training rows only and
+cross-fitted for those rows: no row reads its own target, a level reads one value within a part, unseen levels and
+missing values get the prior, one statistic per class (one for two classes, the target itself for regression), and
+the block's fold models apply their own at prediction."""
 
 import numpy as np
 import pytest
 
 from mddf.blocks.classifier import ForestBlock
 from mddf.blocks.regressor import RegressionForestBlock
-from mddf.blocks.target_stats import PRIOR_WEIGHT, FoldStatistics, StatisticsSpec, fold_input, target_matrix
+from mddf.blocks.target_stats import (
+    INNER_FOLDS,
+    PRIOR_WEIGHT,
+    FoldStatistics,
+    StatisticsSpec,
+    fold_input,
+    target_matrix,
+)
 
 
 def table(n=200, seed=0):
@@ -18,7 +26,12 @@ def table(n=200, seed=0):
     return X, y
 
 
-def test_a_level_of_one_row_gets_the_prior_not_its_own_label():
+def _parts(n, seed):
+    """The part of each of ``n`` training rows in the split drawn from ``seed`` (a naive reading of the module)."""
+    return np.random.RandomState(seed).permutation(n) % min(INNER_FOLDS, n)
+
+
+def test_a_level_of_one_row_gets_a_prior_never_its_own_label():
     rng = np.random.RandomState(1)
     X = np.arange(60, dtype=np.float32)[:, None]  # one row per level: its statistic could only be its own label
     y = rng.randint(2, size=60)
@@ -26,27 +39,40 @@ def test_a_level_of_one_row_gets_the_prior_not_its_own_label():
     train = np.arange(40)
     stats, X_fold = fold_input(spec, X, spec.levels(X), target_matrix(y, 2), train, seed=3)
     assert stats.prior[0] == pytest.approx(y[train].mean())
-    np.testing.assert_array_equal(X_fold[:, 1], np.float32(stats.prior[0]))  # training and held-out rows alike
+    np.testing.assert_array_equal(X_fold[40:, 1], np.float32(stats.prior[0]))  # held-out rows: the fold's prior
+    parts = _parts(len(train), 3)
+    for k, row in enumerate(train):  # a training row: the prior of the rows of the other parts
+        assert X_fold[row, 1] == pytest.approx(y[train[parts != parts[k]]].mean(), rel=1e-6)
 
 
-def test_a_training_row_reads_only_the_rows_before_it_in_the_seeded_order():
+def test_a_training_row_reads_the_rows_of_the_other_parts_and_one_value_a_level_within_its_part():
     rng = np.random.RandomState(2)
-    X = rng.randint(4, size=(50, 1)).astype(np.float32)
-    y = rng.randn(50)
+    X = rng.randint(4, size=(200, 1)).astype(np.float32)
+    y = rng.randn(200)
     spec = StatisticsSpec.of("columns", [0])
-    train = np.arange(0, 50, 2)
+    train = np.arange(0, 200, 2)
     stats, X_fold = fold_input(spec, X, spec.levels(X), target_matrix(y, None), train, seed=7)
-    order = np.random.RandomState(7).permutation(len(train))
+    parts = _parts(len(train), 7)
+    for k, row in enumerate(train):
+        others = train[parts != parts[k]]
+        same = others[X[others, 0] == X[row, 0]]
+        expected = (y[same].sum() + PRIOR_WEIGHT * y[others].mean()) / (len(same) + PRIOR_WEIGHT)
+        assert X_fold[row, 1] == pytest.approx(expected, rel=1e-5)
+    for part in range(INNER_FOLDS):  # no row-to-row noise: a level reads one value in a part, as new rows do
+        rows = train[parts == part]
+        for level in range(4):
+            assert len(np.unique(X_fold[rows[X[rows, 0] == level], 1])) == 1
     p = y[train].mean()
-    for position, k in enumerate(order):  # a naive reading of CatBoost's ordered statistic
-        before = train[order[:position]]
-        same = before[X[before, 0] == X[train[k], 0]]
-        expected = (y[same].sum() + PRIOR_WEIGHT * p) / (len(same) + PRIOR_WEIGHT)
-        assert X_fold[train[k], 1] == pytest.approx(expected, rel=1e-6)
-    held = np.arange(1, 50, 2)  # held-out rows: every training row of their level
-    for r in held:
+    for r in np.arange(1, 200, 2):  # held-out rows: every training row of their level
         same = train[X[train, 0] == X[r, 0]]
-        assert X_fold[r, 1] == pytest.approx((y[same].sum() + p) / (len(same) + 1), rel=1e-6)
+        assert X_fold[r, 1] == pytest.approx((y[same].sum() + p) / (len(same) + 1), rel=1e-5)
+
+
+def test_a_lone_training_row_has_no_other_row_to_read_and_gets_a_missing_statistic():
+    X = np.array([[0], [0], [1]], dtype=np.float32)
+    spec = StatisticsSpec.of("columns", [0])
+    _, X_fold = fold_input(spec, X, spec.levels(X), target_matrix(np.array([1, 0, 1]), 2), np.array([0]), seed=0)
+    assert np.isnan(X_fold[0, 1]) and X_fold[1, 1] == np.float32((1 + 1) / 2)
 
 
 def test_unseen_levels_and_missing_values_get_the_prior():
