@@ -46,6 +46,29 @@ METRICS = {
     )
 }
 
+#: Rows on which :func:`predict_once` checks that a classifier's ``predict`` is its most probable class.
+CHECKED_ROWS = 64
+
+
+def predict_once(estimator, X, probabilities=True):
+    """``(labels, probabilities)`` of the rows ``X`` from one forward pass: a classifier's ``predict_proba`` once and
+    its labels the classes of highest probability (scikit-learn's convention), instead of a second pass by
+    ``predict``. The first :data:`CHECKED_ROWS` rows' labels are checked against ``predict``; an estimator whose
+    ``predict`` reads otherwise (a threshold of its own) is asked for its labels too. ``probabilities`` None, when
+    not wanted (False), when the estimator has no ``predict_proba``, or when it returns several outputs (a list:
+    multi-label); then the labels are ``predict``'s."""
+    if not probabilities or not hasattr(estimator, "predict_proba"):
+        return estimator.predict(X), None
+    proba = estimator.predict_proba(X)
+    if isinstance(proba, list) or np.ndim(proba) != 2:
+        return estimator.predict(X), None
+    labels = np.asarray(estimator.classes_)[np.argmax(proba, axis=1)]
+    head = X.iloc[:CHECKED_ROWS] if hasattr(X, "iloc") else X[:CHECKED_ROWS]
+    if not np.array_equal(np.asarray(estimator.predict(head)), labels[:CHECKED_ROWS]):
+        labels = np.asarray(estimator.predict(X))
+    return labels, proba
+
+
 #: The metric that ranks when ``--metric`` is not given: scikit-learn's default ``score`` of each task.
 DEFAULT_METRIC = {"classification": "accuracy", "regression": "r2"}
 

@@ -17,8 +17,9 @@ from .store import ResultStore, new_record, run_key
 from .suites import DEEPBOOST_N_FOLDS, protocol_of
 
 BUDGET_METHOD = "mdDF"
-#: The seconds a run record holds for its own work, by part: selection and final fit (``total``), prediction of the
-#: labels and of the probabilities; with the warm-up's (compilation), :data:`RUN_SECONDS`.
+#: The seconds a run record holds for its own work, by part: selection and final fit (``total``), prediction (the
+#: labels and probabilities of one forward pass; records made before it hold the probabilities' seconds apart, in
+#: ``predict_proba_seconds``); with the warm-up's (compilation), :data:`RUN_SECONDS`.
 SECONDS = {
     "total": ("total_seconds",),
     "selection": ("selection_seconds",),

@@ -20,7 +20,7 @@ from mddf.utils import thread_limits
 from .binding import Binding, dataset_sha256
 from .environment import PeakMemory, current_rss_mb
 from .methods import adapt_to_small_classes, default_registry
-from .metrics import full_probabilities, run_scores
+from .metrics import full_probabilities, predict_once, run_scores
 from .model_summary import describe_model, jsonable_params
 from .protocols.practitioner import cv_run_data
 from .protocols.run_data import deepboost_run_data, split_run_data
@@ -245,22 +245,21 @@ def _fitted_estimator(spec, ctx, data, labels, record, classes):
 
 def _test_predictions(estimator, X_test, labels, n_classes, record):
     """The predictions for the test rows (the dataset's codes) and, for a classification with ``predict_proba``, every
-    class's probability (columns: class codes; else None); ``record`` gets their seconds, or why the probabilities
-    failed (``log_loss_error``: no log-loss then)."""
+    class's probability (columns: class codes; else None), from one forward pass (:func:`~.metrics.predict_once`);
+    ``record`` gets its seconds (``predict_seconds``), or why the probabilities failed (``log_loss_error``: the labels
+    are then ``predict``'s, and there is no log-loss)."""
     t0 = time.perf_counter()
-    y_pred = labels.decode(estimator.predict(X_test))
-    record["predict_seconds"] = time.perf_counter() - t0
-    if labels.regression or not hasattr(estimator, "predict_proba"):
-        return y_pred, None
     try:
-        t0 = time.perf_counter()
-        proba = estimator.predict_proba(X_test)
-        record["predict_proba_seconds"] = time.perf_counter() - t0
-        model_classes = labels.decode(np.asarray(estimator.classes_).astype(np.int64))
-        return y_pred, full_probabilities(proba, model_classes, n_classes)
+        y_pred, proba = predict_once(estimator, X_test, probabilities=not labels.regression)
     except Exception as exc:  # a method without working probabilities has no log-loss
         record["log_loss_error"] = f"{type(exc).__name__}: {exc}"
+        y_pred, proba = estimator.predict(X_test), None
+    record["predict_seconds"] = time.perf_counter() - t0
+    y_pred = labels.decode(y_pred)
+    if proba is None:
         return y_pred, None
+    model_classes = labels.decode(np.asarray(estimator.classes_).astype(np.int64))
+    return y_pred, full_probabilities(proba, model_classes, n_classes)
 
 
 def task_of(dataset) -> str:

@@ -11,6 +11,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from mddf.experiments.binding import Binding, content_sha256, settings_sha256
+from mddf.experiments.metrics import predict_once
 
 from .declarations import METRICS, Context, Data, Unit
 
@@ -99,17 +100,31 @@ def run_unit(study, args, unit) -> dict:
 
 def timed_fit(model, X, y, X_eval):
     """Fit ``model`` and predict ``X_eval``: ``(predicted, fit seconds, predict seconds)``, wall clock."""
+    predicted, _, fit_s, predict_s = fit_and_predict_once(model, X, y, X_eval, probabilities=False)
+    return predicted, fit_s, predict_s
+
+
+def fit_and_predict_once(model, X, y, X_eval, probabilities):
+    """Fit ``model`` and predict ``X_eval`` in one forward pass (:func:`mddf.experiments.metrics.predict_once`):
+    ``(predicted, probabilities or None, fit seconds, predict seconds)``, wall clock, the prediction's seconds those of
+    the labels and, with ``probabilities``, the probabilities together."""
     start = time.perf_counter()
     model.fit(X, y)
     fit_s = time.perf_counter() - start
     start = time.perf_counter()
-    predicted = model.predict(X_eval)
-    return predicted, fit_s, time.perf_counter() - start
+    predicted, proba = predict_once(model, X_eval, probabilities)
+    return predicted, proba, fit_s, time.perf_counter() - start
 
 
-def scores(names, model, X_eval, y_eval, predicted) -> dict:
-    """``{metric: value}`` of a fitted model on the evaluation rows (None where a metric cannot be computed)."""
-    out, proba = {}, None
+def reads_probabilities(names) -> bool:
+    """Whether any of the metrics ``names`` reads ``predict_proba``."""
+    return any(METRICS[name][1] for name in names)
+
+
+def scores(names, model, X_eval, y_eval, predicted, proba=None) -> dict:
+    """``{metric: value}`` of a fitted model on the evaluation rows (None where a metric cannot be computed); the
+    probabilities ``proba`` when given, else ``predict_proba``'s when a metric reads them."""
+    out = {}
     for name in names:
         score, reads_proba, _ = METRICS[name]
         if reads_proba and proba is None:
@@ -122,10 +137,12 @@ def scores(names, model, X_eval, y_eval, predicted) -> dict:
 
 
 def fit_and_score(ctx: Context, X, y, X_eval, y_eval) -> dict:
-    """The default unit: build the method's estimator, fit it, predict the evaluation rows, score them."""
+    """The default unit: build the method's estimator, fit it, predict the evaluation rows once (labels and, when a
+    metric reads them, probabilities), score them."""
     model = ctx.build()
-    predicted, fit_s, predict_s = timed_fit(model, X, y, X_eval)
-    record = {**scores(ctx.study.metrics_for(ctx.dataset), model, X_eval, y_eval, predicted)}
+    names = ctx.study.metrics_for(ctx.dataset)
+    predicted, proba, fit_s, predict_s = fit_and_predict_once(model, X, y, X_eval, reads_probabilities(names))
+    record = {**scores(names, model, X_eval, y_eval, predicted, proba)}
     record.update(fit_s=fit_s, predict_s=predict_s, n_train=len(y), n_test=len(y_eval))
     if ctx.study.describe:
         record.update(ctx.study.describe(model, ctx, record))

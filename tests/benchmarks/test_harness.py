@@ -21,6 +21,7 @@ from benchmarks import harness
 from benchmarks.data import registry
 from benchmarks.harness import CrossValidation, Data, Dataset, Study, TrainTest, interleave, paired_ratios
 from mddf.experiments.binding import content_sha256, settings_sha256
+from mddf.experiments.metrics import CHECKED_ROWS
 from mddf.experiments.provenance import read_provenance
 from mddf.experiments.store import BINDING_FIELDS, COMMON_FIELDS
 
@@ -89,6 +90,30 @@ def test_a_train_test_study_records_each_unit_with_its_metrics_times_and_provena
     assert "| median fit s |" in table and "| median predict s |" in table
     captured = capsys.readouterr()
     assert "[4/4] toy / majority / seed 1: accuracy" in captured.err and "| toy |" in captured.out
+
+
+class _CountingTree(DecisionTreeClassifier):
+    """A tree that counts the rows each of its prediction methods is asked for (over every instance)."""
+
+    asked: dict = {}
+
+    def predict(self, X, check_input=True):
+        self.asked["predict"] = self.asked.get("predict", 0) + len(X)
+        return super().predict(X, check_input)
+
+    def predict_proba(self, X, check_input=True):
+        self.asked["predict_proba"] = self.asked.get("predict_proba", 0) + len(X)
+        return super().predict_proba(X, check_input)
+
+
+def test_a_unit_predicts_its_held_out_rows_once_for_labels_and_probabilities(tmp_path, monkeypatch):
+    monkeypatch.setattr(_CountingTree, "asked", {})
+    study = _study(methods={"tree": lambda ctx: _CountingTree(max_depth=3, random_state=0)})
+    assert study.main(["--out", str(tmp_path / "toy"), "--n-jobs", "1", "--quiet"]) == 0
+    records = read_records(tmp_path / "toy")
+    assert len(records) == 2 and all(r["log_loss"] > 0 for r in records)
+    # each seed's 40 held-out rows: one pass for both, and predict only on the rows that check its labels
+    assert _CountingTree.asked == {"predict_proba": 2 * 40, "predict": 2 * min(40, CHECKED_ROWS)}
 
 
 class _RowRecorder(BaseEstimator, ClassifierMixin):

@@ -4,9 +4,11 @@ import math
 
 import numpy as np
 import pytest
+from sklearn.linear_model import LinearRegression, LogisticRegression
 from sklearn.metrics import balanced_accuracy_score, log_loss, r2_score, roc_auc_score
 
 from mddf.experiments.metrics import (
+    CHECKED_ROWS,
     DEFAULT_METRIC,
     METRICS,
     PROBA_CLIP,
@@ -14,6 +16,7 @@ from mddf.experiments.metrics import (
     compare,
     full_probabilities,
     metrics_of,
+    predict_once,
     regression_scores,
     standard_error,
 )
@@ -177,3 +180,54 @@ def test_one_fold_or_one_method_never_makes_a_winner():
     assert not compare({"A": folds(0.9), "B": folds(0.5)})[0].winner
     assert not compare({"A": folds(0.9, 0.8)})[0].winner
     assert compare({}) == []
+
+
+class _Counting(LogisticRegression):
+    """A classifier that counts the rows each prediction method is asked for; ``threshold`` set: its ``predict``
+    says class 1 only above that probability, not at the most probable class."""
+
+    def __init__(self, threshold=None):
+        super().__init__()
+        self.threshold = threshold
+
+    def predict_proba(self, X):
+        self.asked_proba = getattr(self, "asked_proba", 0) + len(X)
+        return super().predict_proba(X)
+
+    def predict(self, X):
+        self.asked_labels = getattr(self, "asked_labels", 0) + len(X)
+        if self.threshold is None:
+            return super().predict(X)
+        return self.classes_[(super().predict_proba(X)[:, 1] > self.threshold).astype(int)]
+
+
+def _binary(n=500):
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(n, 3))
+    return X, (X[:, 0] + 0.5 * rng.normal(size=n) > 0).astype(int)
+
+
+def test_predict_once_reads_labels_and_probabilities_from_one_pass_and_checks_a_few_rows_against_predict():
+    X, y = _binary()
+    model = _Counting().fit(X, y)
+    labels, proba = predict_once(model, X)
+    assert model.asked_proba == len(X) and model.asked_labels == CHECKED_ROWS
+    np.testing.assert_array_equal(labels, LogisticRegression().fit(X, y).predict(X))
+    np.testing.assert_array_equal(proba, LogisticRegression().fit(X, y).predict_proba(X))
+
+
+def test_predict_once_asks_for_the_labels_of_a_classifier_whose_predict_is_not_its_most_probable_class():
+    X, y = _binary()
+    model = _Counting(threshold=0.8).fit(X, y)
+    labels, proba = predict_once(model, X)
+    assert model.asked_labels == CHECKED_ROWS + len(X)
+    np.testing.assert_array_equal(labels, (proba[:, 1] > 0.8).astype(int))
+
+
+def test_predict_once_gives_a_regressors_predictions_and_no_probabilities():
+    X, y = _binary()
+    model = LinearRegression().fit(X, y)
+    labels, proba = predict_once(model, X, probabilities=False)
+    assert proba is None and np.array_equal(labels, model.predict(X))
+    fitted = _Counting().fit(X, y)
+    assert predict_once(fitted, X, probabilities=False)[1] is None and not hasattr(fitted, "asked_proba")
