@@ -132,6 +132,24 @@ RECIPES_BROAD = (
 )
 # fmt: on
 
+#: The suite ``"more"``: seven classification tables chosen, with their columns and targets, before any learner ran on
+#: them, from pandas looks only (shapes, dtypes, levels, class balance, missing values): three of 25,000 rows or more
+#: with a category of 1,000 levels or more (``chem97``'s schools, ``movielens``'s films, ``nlsindustry``'s women),
+#: two with a class under 0.5% of the rows (``nlsindustry``'s mining, ``mlbleague``'s Union Association) and three
+#: small numeric ones (``brca``, ``glass``, ``tissues``). None reads a reserved package or an item of the 44 tables.
+#: ``categorical`` also names identifiers kept as groupings (a school, a film, a woman of a panel: several rows each).
+# fmt: off
+RECIPES_MORE = (
+    Recipe('chem97', 'classification', 'mlmRev', 'Chem97', 'score', None, '', {'rownames': 'R row names', 'student': 'identifier (row/subject ID, no predictive meaning)', 'gcsecnt': 'gcsescore centred (re-encoding)'}, max_rows=LARGE_ROWS, categorical=('lea', 'school')),
+    Recipe('movielens', 'classification', 'dslabs', 'movielens', 'rating', None, '', {'rownames': 'R row names', 'title': "the film's title (re-encoding of movieId)", 'timestamp': 'date/time stamp of the rating'}, max_rows=LARGE_ROWS, categorical=('movieId', 'userId')),
+    Recipe('nlsindustry', 'classification', 'sampleSelection', 'nlswork', 'ind_code', None, '', {'rownames': 'R row names'}, max_rows=LARGE_ROWS, categorical=('idcode',)),
+    Recipe('mlbleague', 'classification', 'plyr', 'baseball', 'lg', None, '', {'rownames': 'R row names', 'team': 'the team of the season (a team plays in one league: the target in disguise)'}, max_rows=LARGE_ROWS),
+    Recipe('brca', 'classification', 'dslabs', 'brca', 'y', None, '', {'rownames': 'R row names'}),
+    Recipe('glass', 'classification', 'MASS', 'fgl', 'type', None, '', {'rownames': 'R row names'}),
+    Recipe('tissues', 'classification', 'dslabs', 'tissue_gene_expression', 'y', None, '', {'rownames': 'R row names (the tissue and a number: the target in disguise)'}),
+)
+# fmt: on
+
 #: The suites by name: today's twenty tables (``"realdata"``) and the broad suite (``"broad"``).
 SUITES = {"realdata": RECIPES, "broad": RECIPES_BROAD}
 
