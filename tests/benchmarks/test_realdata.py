@@ -149,7 +149,9 @@ def test_the_suite_argument_selects_the_twenty_the_broad_suite_or_both(suites):
     assert realdata.load_table("wide", suite="all").X.shape == (6, 3)
     with pytest.raises(realdata.RealDataError, match="no table 'wide'.*known: tiny, line"):
         realdata.load_table("wide")  # the twenty's suite alone does not hold it
-    with pytest.raises(realdata.RealDataError, match="no real-data suite 'wider'; known: realdata, broad, all"):
+    with pytest.raises(
+        realdata.RealDataError, match="no real-data suite 'wider'; known: realdata, broad, more, all, grown"
+    ):
         realdata.names(suite="wider")
     with pytest.raises(realdata.RealDataError, match="read from \\$MDDF_REALDATA and \\$MDDF_REALDATA_BROAD"):
         realdata.manifest(suites[1], suite="all")
@@ -171,7 +173,7 @@ def test_each_table_of_all_is_bound_to_its_own_suites_digest(suites, tmp_path):
     assert [d.name for d in realdata.datasets("regression", suite="all")] == ["line"]
     assert found[2].load(None).X_train.shape == (6, 3)
     (suites[1] / "manifest.json").write_text(json.dumps([_entry("wide"), _entry("tiny")]))
-    with pytest.raises(realdata.RealDataError, match="both name the table tiny"):
+    with pytest.raises(realdata.RealDataError, match="more than one of the suites' manifests names the table tiny"):
         realdata.datasets(suite="all")
 
 
@@ -183,3 +185,52 @@ def test_the_broad_suite_is_read_beside_the_repository_when_its_variable_is_unse
     assert realdata.names(suite="broad") == ["wide"]
     with pytest.raises(realdata.RealDataError, match="set \\$MDDF_REALDATA_BROAD .*--rebuild .* --suite broad$"):
         realdata.home(tmp_path / "nowhere", suite="broad")
+
+
+@pytest.fixture
+def grown(suites, tmp_path, monkeypatch):
+    """The twenty's suite (tiny, line), a broad suite (wide) and the suite ``more`` of one table (rare), each named by
+    its environment variable."""
+    more = tmp_path / "more"
+    more.mkdir()
+    (more / "rare.csv.gz").write_bytes(gzip.compress(CSV.encode()))
+    (more / "manifest.json").write_text(json.dumps([_entry("rare")]))
+    monkeypatch.setenv(realdata.ENV_MORE, str(more))
+    return (*suites, more)
+
+
+def test_grown_adds_the_suite_more_and_all_keeps_the_44s_meaning_and_digest(grown, monkeypatch, tmp_path):
+    import hashlib
+
+    assert realdata.names(suite="more") == ["rare"]
+    assert realdata.names(suite="grown") == ["tiny", "line", "wide", "rare"]
+    assert realdata.names(suite="all") == ["tiny", "line", "wide"]  # not the third suite's
+    assert realdata.load_table("rare", suite="grown").X.shape == (6, 3)
+    with pytest.raises(realdata.RealDataError, match="no table 'rare'.*known: tiny, line, wide"):
+        realdata.load_table("rare", suite="all")
+    each = {name: realdata.digest(suite=name) for name in ("realdata", "broad", "more")}
+    assert realdata.digest(suite="all") == hashlib.sha256((each["realdata"] + each["broad"]).encode()).hexdigest()
+    assert realdata.digest(suite="grown") == hashlib.sha256("".join(each.values()).encode()).hexdigest()
+    found = realdata.datasets(suite="grown")
+    assert [(d.name, d.fields["suite"]) for d in found][-1] == ("rare", "more")
+    assert [d.digest(None) for d in found] == [each["realdata"]] * 2 + [each["broad"], each["more"]]
+    with pytest.raises(
+        realdata.RealDataError, match="read from \\$MDDF_REALDATA, \\$MDDF_REALDATA_BROAD and \\$MDDF_REALDATA_MORE"
+    ):
+        realdata.manifest(grown[2], suite="grown")
+    (grown[2] / "manifest.json").write_text(json.dumps([_entry("rare"), _entry("wide")]))
+    with pytest.raises(realdata.RealDataError, match="names the table wide"):
+        realdata.datasets(suite="grown")
+    assert realdata.names(suite="all") == ["tiny", "line", "wide"]  # read without the third suite
+    monkeypatch.setenv(realdata.ENV_MORE, str(tmp_path / "nowhere"))
+    assert realdata.names(suite="all") == ["tiny", "line", "wide"]
+    with pytest.raises(realdata.RealDataError, match="set \\$MDDF_REALDATA_MORE .*--rebuild .* --suite more$"):
+        realdata.names(suite="grown")
+
+
+def test_the_suite_more_is_read_beside_the_repository_when_its_variable_is_unset(grown, monkeypatch, tmp_path):
+    monkeypatch.delenv(realdata.ENV_MORE)
+    monkeypatch.setattr(realdata_tables, "ROOT", tmp_path / "repository")  # where the folders are found
+    (tmp_path / "realdata-more").symlink_to(grown[2], target_is_directory=True)
+    assert realdata.home(suite="more") == tmp_path / "realdata-more"
+    assert realdata.names(suite="more") == ["rare"]
