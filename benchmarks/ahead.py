@@ -130,7 +130,12 @@ def parameters(name: str) -> dict:
 #: Parameters the cascades gained after the screen's first records: left out of a learner's settings at the value
 #: with which the model is the one before them, bit for bit (the values mddf's table of earlier layouts gives them
 #: for pickles made before them), so that the records made before them stay bound to the same learner.
-ADDED_SINCE_THE_SCREEN_BEGAN = {"member_weights": "equal", "later_layer_trees": None, "final_mixture": "cascade"}
+ADDED_SINCE_THE_SCREEN_BEGAN = {
+    "member_weights": "equal",
+    "later_layer_trees": None,
+    "final_mixture": "cascade",
+    "first_layer_members": (),
+}
 
 
 def learner_settings(name: str) -> str | None:

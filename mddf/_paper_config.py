@@ -33,6 +33,7 @@ PAPER_CONFIG = MappingProxyType(
         "n_folds": 3,
         "fold_trees": "all",
         "later_layer_trees": None,
+        "first_layer_members": (),
         "member_weights": "equal",
         "class_vectors": "kfold",
         "screening_accuracy": None,

@@ -19,7 +19,7 @@ from ..forests import MAX_FEATURES, BinnedInput
 from ..forests.growing import MAX_SEED
 from ..forests.sampling import Bootstrap, weighted_resample
 from .base import BlockBase, MemberFit
-from .member import LayerFit, layer_constraints
+from .member import LayerFit, layer_categories, layer_constraints
 
 TREE_METHODS = ("hist", "exact")
 WEIGHTINGS = ("resample", "resample_fold", "sample_weight")
@@ -122,6 +122,9 @@ class ForestBlock(BlockBase):
 
     #: The constraint of each column of the cascade's ``x`` (int8; ``monotonic_cst``), or None: set by the cascade.
     monotone = None
+    #: Every column of the cascade's ``x`` that holds category codes, when the layer's input begins with ``x`` (None
+    #: otherwise): set by the cascade.
+    categories = None
 
     def __init__(
         self,
@@ -207,6 +210,7 @@ class ForestBlock(BlockBase):
             resample_weight=distribution,
             weights_name="the sample distribution D_t",
             monotone=layer_constraints(self.monotone, X.shape[1], (-1, 1)),
+            categories=layer_categories(self.categories, X.shape[1]),
         )
         if self.class_vectors == "oob" and self.target_statistics is not None:
             raise ValueError("target_statistics needs class_vectors='kfold' (each fold computes its own statistics)")

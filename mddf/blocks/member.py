@@ -82,6 +82,9 @@ class LayerFit:
     monotone : tuple of int or None, default=None
         The monotone constraint of each input column (1, -1, 0; ``monotonic_cst``), for the members that take one;
         None: none.
+    categories : ndarray of bool (d,) or None, default=None
+        Every column that holds category codes, whatever its number of levels, for the members that read categories
+        themselves (CatBoost's ``cat_features``); None: those of ``categorical``.
     """
 
     X: object
@@ -97,6 +100,15 @@ class LayerFit:
     weights_equal: bool = False
     warned: set = field(default_factory=set)
     monotone: object = None
+    categories: object = None
+
+
+def layer_categories(categories, n_columns):
+    """A layer's category columns over its ``n_columns`` input columns (:attr:`LayerFit.categories`): ``categories``,
+    those of the cascade's ``x`` (its first columns), the rest numbers; None when ``categories`` is None."""
+    if categories is None:
+        return None
+    return np.r_[np.asarray(categories, dtype=bool), np.zeros(n_columns - len(categories), dtype=bool)]
 
 
 def layer_constraints(monotone, n_columns, passed):
@@ -245,10 +257,10 @@ def member_class(kind, where="forest_types"):
     raise TypeError(f"{where}: no registered member kind takes {type(kind).__name__}")
 
 
-def as_member(kind, task="classification", position=None):
-    """The :class:`Member` of the ``forest_types`` entry ``kind`` (at ``position``) in a block of ``task``, checked:
-    a clear error when it is unknown or cannot serve the task."""
-    where = "forest_types" if position is None else f"forest_types[{position}]"
+def as_member(kind, task="classification", position=None, name="forest_types"):
+    """The :class:`Member` of the ``forest_types`` (or ``name``) entry ``kind`` (at ``position``) in a block of
+    ``task``, checked: a clear error when it is unknown or cannot serve the task."""
+    where = name if position is None else f"{name}[{position}]"
     member = member_class(kind, where)(kind, task)
     member.check(where)
     return member
@@ -264,20 +276,21 @@ def member_name(kind):
     return kind if isinstance(kind, str) else type(kind).__name__
 
 
-def check_member(kind, position=None, task="classification"):
+def check_member(kind, position=None, task="classification", name="forest_types"):
     """Raise a clear error unless ``kind`` is a registered name or an estimator instance fit for ``task``
     (:func:`as_member`); return ``kind`` unchanged."""
-    as_member(kind, task, position)
+    as_member(kind, task, position, name)
     return kind
 
 
-def check_forest_types(forest_types, task="classification"):
-    """Validate a ``forest_types`` sequence for ``task``; return it as a tuple (estimator instances unchanged)."""
+def check_forest_types(forest_types, task="classification", name="forest_types", empty=False):
+    """Validate a ``forest_types`` sequence (or the parameter ``name``'s, which may be ``empty``) for ``task``; return
+    it as a tuple (estimator instances unchanged)."""
     if isinstance(forest_types, str) or not hasattr(forest_types, "__len__"):
-        raise ValueError(f"forest_types must be a non-empty sequence of members, got {forest_types!r}")
+        raise ValueError(f"{name} must be a {'' if empty else 'non-empty '}sequence of members, got {forest_types!r}")
     types = tuple(forest_types)
-    if not types:
-        raise ValueError(f"forest_types must be a non-empty sequence of {member_names()} or estimators, got {types!r}")
+    if not types and not empty:
+        raise ValueError(f"{name} must be a non-empty sequence of {member_names()} or estimators, got {types!r}")
     for j, kind in enumerate(types):
-        check_member(kind, j, task)
+        check_member(kind, j, task, name)
     return types

@@ -20,7 +20,7 @@ from sklearn.model_selection import KFold
 
 from ..forests import BinnedInput
 from .base import BlockBase
-from .member import LayerFit, layer_constraints
+from .member import LayerFit, layer_categories, layer_constraints
 
 
 class RegressionForestBlock(BlockBase):
@@ -114,6 +114,9 @@ class RegressionForestBlock(BlockBase):
 
     #: The constraint of each column of the cascade's ``x`` (int8; ``monotonic_cst``), or None: set by the cascade.
     monotone = None
+    #: Every column of the cascade's ``x`` that holds category codes, when the layer's input begins with ``x`` (None
+    #: otherwise): set by the cascade.
+    categories = None
     #: Targets of the block: 1, or K when fitted on a 2-D ``y`` (set on such a block only).
     n_outputs = 1
 
@@ -168,6 +171,7 @@ class RegressionForestBlock(BlockBase):
             weights_name="its sample weights",
             weights_equal=equal,
             monotone=layer_constraints(self.monotone, X.shape[1], (1,)),
+            categories=layer_categories(self.categories, X.shape[1]),
         )
         tasks, slots = [], []
         statistics = self._statistics(rng, X, y, None)  # of the block's target: the residual with target="residual"

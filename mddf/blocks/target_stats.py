@@ -186,4 +186,5 @@ class BlockStatistics:
         stats, X = fold_input(self.spec, layer.X, self.levels, self.Y, fold.train, seed)
         mask = None if categorical is None else np.r_[np.asarray(categorical, bool), np.zeros(stats.width, bool)]
         forest_input = X if layer.forest_input is layer.X else BinnedInput(X, mask, prefix)
-        return stats, replace(layer, X=X, forest_input=forest_input, categorical=mask)
+        categories = None if layer.categories is None else np.r_[layer.categories, np.zeros(stats.width, bool)]
+        return stats, replace(layer, X=X, forest_input=forest_input, categorical=mask, categories=categories)

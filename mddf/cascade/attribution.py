@@ -166,7 +166,7 @@ class AttributionVisitor(Visitor):
         weights = self.fitted.selection_weights
         if weights is None:
             return
-        w = weights[t - 1]
+        w = weights[t - 1][: len(members.base)]
         part = Attributed(np.tensordot(w, members.base, axes=(0, 0)), np.tensordot(members.values, w, axes=([2], [0])))
         if self.selected is not None:
             part = Attributed(self.selected.base + part.base, self.selected.values + part.values)

@@ -43,6 +43,7 @@ class CascadeBase(SaveMixin, LayerFeaturesMixin):
     _parameter_constraints = {
         "n_estimators": [Interval(Integral, 1, None, closed="left")],
         "forest_types": [tuple, list],
+        "first_layer_members": [tuple, list],
         "monotonic_cst": [None, "array-like", dict],
         "n_folds": [Interval(Integral, 2, None, closed="left")],
         "max_depth_factor": [Interval(Integral, 1, None, closed="left"), None],

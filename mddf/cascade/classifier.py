@@ -25,40 +25,36 @@ from .seam import Columns
 class MDDFClassifier(CascadeBase, ClassifierMixin, TransformerMixin, BaseEstimator):
     """Margin-distribution deep forest (mdDF).
 
-    A cascade of forest blocks (Algorithm 1). Layer t trains its forests on ``[x, f_{t-1}(x)]`` ("preconc")
-    drawn according to the sample distribution D_t, and gives every training row an out-of-fold class vector
-    h_t. Its margins gamma_t (eq. 46) fix the layer weight alpha_t, the minimiser of the mean
-    margin-distribution loss (eq. 48) of the cumulative margin ``F_t = F_{t-1} + alpha_t gamma_t`` (Algorithm
-    2, line 6). The augmented feature passed on is ``f_t = f_{t-1} + alpha_t h_t`` (eq. 7) and the next
-    distribution is ``D_{t+1} proportional to l_md(F_t)`` (eq. 47). The prediction is ``argmax_j f_T^j(x)``
-    (eq. 9). The paper's exact configuration is ``MDDFClassifier(**mddf.PAPER_CONFIG)``; the user guide:
-    :ref:`the cascade <cascade>` and :ref:`how it reads the paper <reading-the-paper>`.
+    A cascade of forest blocks (Algorithm 1). Layer t trains its forests on ``[x, f_{t-1}(x)]`` ("preconc") drawn
+    according to the sample distribution D_t, and gives every training row an out-of-fold class vector h_t. Its margins
+    gamma_t (eq. 46) fix the layer weight alpha_t, the minimiser of the mean margin-distribution loss (eq. 48) of the
+    cumulative margin ``F_t = F_{t-1} + alpha_t gamma_t`` (Algorithm 2, line 6). The augmented feature passed on is
+    ``f_t = f_{t-1} + alpha_t h_t`` (eq. 7) and the next distribution is ``D_{t+1} proportional to l_md(F_t)`` (eq. 47).
+    The prediction is ``argmax_j f_T^j(x)`` (eq. 9); ``MDDFClassifier(**mddf.PAPER_CONFIG)`` is the paper's exact
+    configuration (:ref:`the cascade <cascade>`, :ref:`how it reads the paper <reading-the-paper>`).
 
     A multi-label ``y`` (a 2-D 0/1 indicator, as ``RandomForestClassifier`` takes it) gets one block per label in every
-    layer, all on the same input, and every label's binary class vector is passed on (MLDF, Yang et al. 2020). One
-    margin rule is shared by the labels: a row's margin is the mean of its binary margins, ``gamma_t(x_i) = (1/L) sum_l
-    (h_t^{l, y_il} - h_t^{l, 1 - y_il})`` (eq. 46 per label), which fixes one alpha_t (eq. 48) and one D_{t+1} (eq. 47)
-    for every label; growth monitors the Hamming accuracy, calibration is per label. :meth:`predict` returns an
-    indicator matrix, :meth:`predict_proba` a list of ``(n_samples, 2)`` arrays. Not yet with ``predictor``,
-    ``class_vectors="oob"``, ``screening_accuracy``, ``pair_features``, ``probe_trees``, ``validation_fraction``,
-    ``member_weights="loss"``, ``final_mixture="selection"`` or :meth:`explain` (a ``ValueError``). See :ref:`the user
-    guide <multi-label>`.
+    layer, every label's binary class vector passed on (MLDF, Yang et al. 2020) and one margin rule shared by the
+    labels, a row's margin the mean of its binary margins (eq. 46 per label); :meth:`predict` returns an indicator
+    matrix, :meth:`predict_proba` a list of ``(n_samples, 2)`` arrays. What it does not take yet, and how it grows and
+    calibrates: :ref:`the user guide <multi-label>`.
 
-    Reference: S.-H. Lv, L. Yang, Z.-H. Zhou, "Forest Representation Learning Guided by Margin Distribution"
-    (Algorithms 1-2, equations 5-9 and 45-48, configuration of Section 5.2).
+    Reference: S.-H. Lv, L. Yang, Z.-H. Zhou, "Forest Representation Learning Guided by Margin Distribution" (Algorithms
+    1-2, equations 5-9 and 45-48, configuration of Section 5.2).
 
     Parameters
     ----------
     n_estimators : int, default=100
         Trees per forest (Section 5.2: 100).
-    forest_types : tuple of {"rf", "crf", "et", "gbdt", "gbdt_es", "gbdt_vector", "lgbm", "lgbm_es"} or \
-estimators, default=("rf", "rf", "crf", "crf", "gbdt")
+    forest_types : tuple of {"rf", "crf", "et", "gbdt", "gbdt_es", "gbdt_vector", "lgbm", "lgbm_es", "catboost_es"} \
+or estimators, default=("rf", "rf", "crf", "crf", "gbdt")
         The members of each block: random forests, completely-random forests and (beyond the paper) ``"gbdt"``,
         XGBoost with its defaults pinned, one thread (``"gbdt_es"``: its rounds stopped early on held-out rows;
-        ``"gbdt_vector"``: also one tree a round for all classes; ``"lgbm"``, ``"lgbm_es"``: LightGBM's, if
-        installed); ``("rf", "rf", "crf", "crf")`` is the paper's mdDF, ``("rf",) * 4`` its mdDF_SF. Also ``"et"``
-        (extremely-randomised trees) or any classifier with ``predict_proba`` (cloned per fold model, its
-        ``random_state`` drawn from ``random_state``). See :ref:`the user guide <members-and-predictor>`.
+        ``"gbdt_vector"``: also one tree a round for all classes; ``"lgbm"``, ``"lgbm_es"``: LightGBM's;
+        ``"catboost_es"``: CatBoost's, if installed); ``("rf", "rf", "crf", "crf")`` is the paper's mdDF,
+        ``("rf",) * 4`` its mdDF_SF. Also ``"et"`` (extremely-randomised trees) or any classifier with
+        ``predict_proba`` (cloned per fold model, its ``random_state`` drawn from ``random_state``). See :ref:`the
+        user guide <members-and-predictor>`.
     predictor : None, "xgboost", "hgb", "forest" or an estimator instance, default=None
         None: the cascade predicts (eq. 9). Otherwise an estimator trained after the cascade on ``[x, f_T]``
         with the out-of-fold ``f_T`` makes :meth:`predict` and :meth:`predict_proba` (DF21's
@@ -96,6 +92,9 @@ estimators, default=("rf", "rf", "crf", "crf", "gbdt")
         Trees per forest in the layers after the first: that many, or (a float) that share of ``n_estimators``,
         rounded (at least 1); None: ``n_estimators`` (Lyu, He and Zhou 2022: a second layer needs fewer trees). See
         :ref:`the user guide <later-layer-trees>`.
+    first_layer_members : tuple of members, default=()
+        Members fitted in the first layer only, after those of ``forest_types`` (a richer first layer: Arnould et
+        al. 2021), e.g. ``("catboost_es",)``. See :ref:`the user guide <later-layer-trees>`.
     member_weights : {"equal", "loss"}, default="equal"
         A layer's class vector h_t (passed on and predicted) is its members' mean (Algorithm 1) or (``"loss"``)
         their weighted mean, the weights non-negative, summing to 1, minimising the out-of-fold log-loss of the
@@ -260,6 +259,7 @@ estimators, default=("rf", "rf", "crf", "crf", "gbdt")
         n_folds=3,
         fold_trees="all",
         later_layer_trees=None,
+        first_layer_members=(),
         member_weights="equal",
         class_vectors="kfold",
         screening_accuracy=None,
@@ -300,6 +300,7 @@ estimators, default=("rf", "rf", "crf", "crf", "gbdt")
         self.n_folds = n_folds
         self.fold_trees = fold_trees
         self.later_layer_trees = later_layer_trees
+        self.first_layer_members = first_layer_members
         self.member_weights = member_weights
         self.class_vectors = class_vectors
         self.screening_accuracy = screening_accuracy
@@ -346,6 +347,7 @@ estimators, default=("rf", "rf", "crf", "crf", "gbdt")
         indices of ``classes_``."""
         name = type(self).__name__
         check_forest_types(self.forest_types)
+        check_forest_types(self.first_layer_members, name="first_layer_members", empty=True)
         check_predictor_instance(self.predictor)
         pair_template(self.pair_features, name)  # its parameters checked before any work
         if self.target_statistics is not None and self.class_vectors == "oob":

@@ -82,7 +82,7 @@ class MarginPolicy(TaskPolicy):
         ``store``, under ``layer-<t>``."""
         c = self.params
         block = ForestBlock(
-            self.check_forest_types(),
+            self.layer_members(t),
             self.spec.layer_trees(t),
             self.layer_depth(t),
             c.n_folds,
@@ -97,12 +97,13 @@ class MarginPolicy(TaskPolicy):
             target_statistics=self.statistics_spec(t),
         )
         block.monotone = self.layer_constraints()
+        block.categories = self.layer_categories(t)
         return block
 
     @property
     def cross_fitted(self):
         """Whether some member is cross-fitted on ``n_folds`` stratified folds (so every class needs that many rows)."""
-        return self.params.class_vectors == "kfold" or not all(map(is_forest, self.params.forest_types))
+        return self.params.class_vectors == "kfold" or not all(map(is_forest, self.forest_types))
 
     # -------------------------------------------------------------- the data
     def check_rows(self, rows):

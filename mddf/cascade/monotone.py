@@ -66,7 +66,8 @@ def monotone_constraints(params, columns, name, classes=None):
         return None
     if columns.is_categorical is not None and (columns.is_categorical & (cst != 0)).any():
         raise ValueError(f"{name}: monotonic_cst constrains a categorical column; categories have no order")
-    others = [kind for kind in params.forest_types if not (isinstance(kind, str) and kind in MONOTONE_KINDS)]
+    members = (*params.forest_types, *params.first_layer_members)
+    others = [kind for kind in members if not (isinstance(kind, str) and kind in MONOTONE_KINDS)]
     if others:
         raise ValueError(
             f"{name}: monotonic_cst is honoured by the members {MONOTONE_KINDS} only, not {others[0]!r}; "

@@ -50,11 +50,13 @@ def check_multioutput_params(params, name):
     check_unsupported(params, name, UNSUPPORTED, what)
     if params["pair_features"] is not None and not isinstance(params["pair_features"], str):
         raise ValueError(f"{name}: {what} is not supported with a PairFeatures search yet; set pair_features=None")
-    for j, kind in enumerate(params["forest_types"]):
+    named = [(f"forest_types[{j}]", kind) for j, kind in enumerate(params["forest_types"])]
+    named += [(f"first_layer_members[{j}]", kind) for j, kind in enumerate(params["first_layer_members"])]
+    for where, kind in named:
         if isinstance(kind, str) or is_xgboost(kind) or is_lightgbm(kind):  # LightGBM: one regressor a target
             continue
         if not get_tags(kind).target_tags.multi_output:
             raise ValueError(
-                f"{name}: forest_types[{j}] ({type(kind).__name__}) does not fit several targets (its "
+                f"{name}: {where} ({type(kind).__name__}) does not fit several targets (its "
                 "target_tags.multi_output is False); wrap it in sklearn.multioutput.MultiOutputRegressor"
             )

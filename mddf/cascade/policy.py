@@ -83,7 +83,14 @@ class TaskPolicy:
 
     @property
     def forest_types(self):
-        return tuple(self.params.forest_types)
+        """Every member kind of the cascade: ``forest_types``, then ``first_layer_members``."""
+        return tuple(self.params.forest_types) + tuple(self.params.first_layer_members)
+
+    def layer_members(self, t):
+        """The members of layer t's block, checked: ``forest_types``, and in the first layer ``first_layer_members``
+        after them."""
+        members = self.check_forest_types()
+        return members + tuple(self.params.first_layer_members) if t == 1 else members
 
     @property
     def binned_trees(self):
@@ -136,6 +143,14 @@ class TaskPolicy:
             c and len(cats) <= MAX_SUBSET_CATEGORIES for c, cats in zip(categorical, self.columns.categories)
         ]
         return mask if mask.any() else None
+
+    def layer_categories(self, t):
+        """The columns of ``x`` that hold category codes, all of them, when layer t's input begins with ``x`` (for the
+        members that read categories themselves, :attr:`mddf.blocks.base.BlockBase.categories`); None otherwise."""
+        categorical = self.columns.is_categorical
+        if categorical is None or not np.any(categorical) or not self.layer_holds_x(t):
+            return None
+        return np.asarray(categorical, dtype=bool)
 
     def statistics_spec(self, t):
         """What layer t's folds compute with ``target_statistics``: the first layer's, of the categorical columns of

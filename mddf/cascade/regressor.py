@@ -29,15 +29,13 @@ TARGETS = ("y", "residual")
 class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, BaseEstimator):
     """Cascade forest for regression: layers of forests passing out-of-fold predictions on.
 
-    The cascade of gcForest (Zhou and Feng) for a real-valued target. Layer 1
-    trains its members on the input ``x``; layer t >= 2 on ``[x, h_{t-1}(x)]``,
-    where ``h_{t-1}(x)`` holds the value each member of layer t-1 predicts (one
-    column per member). Every training row gets its ``h_t`` from k-fold
-    cross-fitting: each member is trained on k-1 folds and predicts the held-out
-    one, so no training row's augmented features come from a model that saw it;
-    new rows get the mean of the k fold models. The prediction after layer t is
-    the mean of its members' predictions, ``y_t(x) = mean_j h_t^j(x)``, and the
-    cascade's prediction is that of its last kept layer, or by default ensemble selection's (``final_mixture``).
+    The cascade of gcForest (Zhou and Feng) for a real-valued target. Layer 1 trains its members on the input ``x``;
+    layer t >= 2 on ``[x, h_{t-1}(x)]``, where ``h_{t-1}(x)`` holds the value each member of layer t-1 predicts (one
+    column per member). Every training row gets its ``h_t`` from k-fold cross-fitting: each member is trained on k-1
+    folds and predicts the held-out one, so no training row's augmented features come from a model that saw it; new
+    rows get the mean of the k fold models. The prediction after layer t is the mean of its members' predictions,
+    ``y_t(x) = mean_j h_t^j(x)``, and the cascade's prediction is that of its last kept layer, or by default ensemble
+    selection's (``final_mixture``).
 
     With ``target="y"`` (the reading of DF21's ``CascadeForestRegressor``, which concatenates each layer's predictions
     to ``x`` and predicts their mean) every layer's members fit ``y``. With ``target="residual"`` (the default;
@@ -54,23 +52,22 @@ class CascadeForestRegressor(CascadeBase, RegressorMixin, TransformerMixin, Base
     A 2-D ``y`` (n_samples, n_outputs >= 2) fits several targets at once (multi-output trees, every output passed on,
     :meth:`predict` ``(n_samples, n_outputs)``): see :ref:`the user guide <multi-output>` for what it supports.
 
-    The trees are the binned trees of :mod:`mddf.trees` with the squared-error criterion (:func:`mddf.trees.grow_tree`
-    on float targets): the layer input is quantised once per layer to at most 256 bins per feature (lossless for a
-    feature with at most 256 distinct values), every leaf holds the weighted mean of its rows' targets, and trees are
-    grown fully unless a depth limit is set (min_samples_split 2, min_samples_leaf 1, as scikit-learn's).
+    The trees are the binned trees of :mod:`mddf.trees` with the squared-error criterion: the layer input quantised
+    once per layer to at most 256 bins per feature, every leaf the weighted mean of its rows' targets, trees grown
+    fully unless a depth limit is set (min_samples_split 2, min_samples_leaf 1, as scikit-learn's).
 
     Parameters
     ----------
     n_estimators : int, default=100
         Trees per forest.
-    forest_types : tuple of {"rf", "crf", "et", "gbdt", "gbdt_es", "lgbm", "lgbm_es"} or regressor instances, \
+    forest_types : tuple of {"rf", "crf", "et", "gbdt", "gbdt_es", "lgbm", "lgbm_es", "catboost_es"} or regressors, \
 default=("rf", "rf", "crf", "crf", "lgbm_es")
         The members of each layer: gcForest's two random forests and two completely-random forests, and by default
         LightGBM's ``LGBMRegressor`` with its rounds stopped early on held-out rows (``"lgbm_es"``; ``"lgbm"``: 100
         rounds); ``"et"``: extremely-randomised trees (DF21's ``"erf"``); ``"gbdt"``: XGBoost's ``XGBRegressor``
-        with its defaults pinned, one thread (``"gbdt_es"``: stopped early); a regressor instance is cloned for
-        every fold model, its ``random_state`` drawn from ``random_state``.
-        ``n_estimators``, ``max_features`` and the depth limits apply to the forests.
+        with its defaults pinned, one thread (``"gbdt_es"``: stopped early); ``"catboost_es"``: CatBoost's, if
+        installed; a regressor instance is cloned for every fold model, its ``random_state`` drawn from
+        ``random_state``. ``n_estimators``, ``max_features`` and the depth limits apply to the forests.
         See :ref:`the user guide <regression-members>`.
     target : {"residual", "y"}, default="residual"
         What the members of layer t >= 2 fit: ``"residual"`` the out-of-fold residual of the previous layers,
@@ -117,6 +114,8 @@ default=("rf", "rf", "crf", "crf", "lgbm_es")
     later_layer_trees : int, float in (0, 1] or None, default=0.5
         Trees per forest in the layers after the first, as for :class:`mddf.MDDFClassifier` (by default half of
         ``n_estimators``; None: all of them).
+    first_layer_members : tuple of members, default=()
+        Members fitted in the first layer only, after those of ``forest_types``, as for :class:`mddf.MDDFClassifier`.
     member_weights : {"equal", "loss"}, default="equal"
         A layer's prediction is its members' mean or (``"loss"``) their weighted mean, the weights minimising
         the out-of-fold squared error (as for :class:`mddf.MDDFClassifier`, which minimises the log-loss).
@@ -261,6 +260,7 @@ default=("rf", "rf", "crf", "crf", "lgbm_es")
         n_folds=3,
         fold_trees="all",
         later_layer_trees=0.5,
+        first_layer_members=(),
         member_weights="equal",
         max_depth=None,
         max_depth_factor=None,
@@ -292,6 +292,7 @@ default=("rf", "rf", "crf", "crf", "lgbm_es")
         self.n_folds = n_folds
         self.fold_trees = fold_trees
         self.later_layer_trees = later_layer_trees
+        self.first_layer_members = first_layer_members
         self.member_weights = member_weights
         self.max_depth = max_depth
         self.max_depth_factor = max_depth_factor
@@ -320,6 +321,7 @@ default=("rf", "rf", "crf", "crf", "lgbm_es")
         y as float64."""
         name = type(self).__name__
         check_forest_types(self.forest_types, "regression")
+        check_forest_types(self.first_layer_members, "regression", name="first_layer_members", empty=True)
         check_predictor_instance(self.predictor)
         pair_template(self.pair_features, name)  # its parameters checked before any work
         if np.asarray(y).dtype.kind in "USO":

@@ -71,7 +71,7 @@ class ResidualPolicy(TaskPolicy):
         """Layer t's untrained block; its forests go to the ``store``, under ``layer-<t>``."""
         c = self.params
         block = RegressionForestBlock(
-            self.check_forest_types(),
+            self.layer_members(t),
             self.spec.layer_trees(t),
             self.layer_depth(t),
             c.max_features,
@@ -84,6 +84,7 @@ class ResidualPolicy(TaskPolicy):
             target_statistics=self.statistics_spec(t),
         )
         block.monotone = self.layer_constraints()
+        block.categories = self.layer_categories(t)
         return block
 
     # -------------------------------------------------------------- the data

@@ -14,7 +14,8 @@ accuracy that early stopping monitors first; the regressor's is the mean squared
 uniform mean over them); both weighted by ``sample_weight``; ties go to the first in the library's order.
 
 The result is one weight a member, ``selection_weights_`` ``(n_layers_, n_members)``: non-negative, summing to 1,
-each the share of the rounds that selected it (a mean or the cascade's output spreads its rounds over its members).
+each the share of the rounds that selected it (a mean or the cascade's output spreads its rounds over its members);
+a layer of fewer members than the first (``first_layer_members``) has 0 in the columns beyond its own.
 New rows get ``sum_{t, j} w_tj h_tj(x)`` (:func:`selected_visits`), and the classifier's temperature calibration is
 fitted on this mixture's out-of-fold output, after it (:meth:`mddf.cascade.margin_policy.MarginPolicy.after_growth`).
 No draw of ``random_state`` is made, so the layers are those of ``final_mixture="cascade"``.
@@ -74,29 +75,32 @@ def mixture_weights(shares, n_layers):
     return weights
 
 
-def member_weights_of(layers, n_members):
-    """Each kept layer's members' weights in its output ``(n_layers, n_members)``: the block's ``member_weights_``
-    (``member_weights="loss"``), or their equal mean."""
-    equal = np.full(n_members, 1.0 / n_members)
-    return np.array([equal if block.member_weights_ is None else block.member_weights_ for block in layers])
+def member_weights_of(layers, counts):
+    """Each kept layer's members' weights in its output ``(n_layers, max(counts))``, layer t's ``counts[t]`` of them
+    first (0 beyond): the block's ``member_weights_`` (``member_weights="loss"``), or their equal mean."""
+    weights = np.zeros((len(layers), max(counts)))
+    for t, (block, m) in enumerate(zip(layers, counts)):
+        weights[t, :m] = np.full(m, 1.0 / m) if block.member_weights_ is None else block.member_weights_
+    return weights
 
 
-def library(member_weights, layer_weights):
+def library(member_weights, layer_weights, counts):
     """The library as weights over the ``(layer, member)`` grid, one row an entry ``(K, n_layers * n_members)``:
-    every member alone, each layer's output (its members mixed by ``member_weights``, ``(n_layers, n_members)``),
-    then the cascade's output (``layer_weights``, each layer's weight in it)."""
+    every member alone (of layer t, its ``counts[t]``), each layer's output (its members mixed by ``member_weights``,
+    ``(n_layers, n_members)``), then the cascade's output (``layer_weights``, each layer's weight in it)."""
     n_layers, n_members = member_weights.shape
     layer_outputs = np.zeros((n_layers, n_layers * n_members))
     for t, w in enumerate(member_weights):
         layer_outputs[t, t * n_members : (t + 1) * n_members] = w
     cascade = (np.asarray(layer_weights, dtype=np.float64)[:, None] * member_weights).ravel()
-    return np.vstack([np.eye(n_layers * n_members), layer_outputs, cascade[None]])
+    present = (np.arange(n_members)[None, :] < np.asarray(counts)[:, None]).ravel()
+    return np.vstack([np.eye(n_layers * n_members)[present], layer_outputs, cascade[None]])
 
 
 def library_outputs(members, member_weights, layer_weights):
     """Each entry's output (the order of :func:`library`) from the kept layers' ``members`` (each ``(n, m, k)`` class
     vectors or ``(n, m)`` predictions): the members', each layer's, the cascade's."""
-    layers = [np.average(layer, axis=1, weights=w) for layer, w in zip(members, member_weights)]
+    layers = [np.average(layer, axis=1, weights=w[: layer.shape[1]]) for layer, w in zip(members, member_weights)]
     cascade = sum(w * output for w, output in zip(layer_weights, layers))
     return [layer[:, j] for layer in members for j in range(layer.shape[1])] + layers + [cascade]
 
@@ -144,8 +148,9 @@ def mixed(member_outputs, weights):
 
 
 def add_layer(total, members, w):
-    """``total`` (None before the first layer) plus a layer's ``members`` mixed by their weights ``w``."""
-    part = np.tensordot(members, w, axes=([1], [0]))
+    """``total`` (None before the first layer) plus a layer's ``members`` mixed by their weights ``w`` (its own
+    first)."""
+    part = np.tensordot(members, w[: members.shape[1]], axes=([1], [0]))
     return part if total is None else total + part
 
 
@@ -156,8 +161,9 @@ def fit_selection(policy, state, kept, shares):
     if policy.params.final_mixture != "selection":
         return {"selection_weights_": None}, None
     members, layer_weights = state.oof_members[:kept], mixture_weights(shares, kept)
-    member_weights = member_weights_of(state.layers[:kept], members[0].shape[1])
-    entries = library(member_weights, layer_weights)
+    counts = [layer.shape[1] for layer in members]
+    member_weights = member_weights_of(state.layers[:kept], counts)
+    entries = library(member_weights, layer_weights, counts)
     loss = selection_loss(state.y, state.weight, policy.classification)
     chosen, _ = greedy_selection(library_outputs(members, member_weights, layer_weights), loss)
     weights = entries[chosen].sum(axis=0).reshape(kept, -1) / len(chosen)

@@ -9,8 +9,8 @@ blocks and cascades (see :mod:`mddf` for the layers). One concern per module:
   :func:`make_regression_forest`);
 - :mod:`~mddf.forests.boosting`: the boosted trees a block or a cascade uses
   beside its forests, the ``"gbdt"`` member (:func:`make_gbdt`), the ``"lgbm"``
-  member (:func:`make_lgbm`) and the
-  ``"hgb"`` predictor (:func:`make_hgb`);
+  member (:func:`make_lgbm`), the ``"catboost_es"`` member
+  (:func:`make_catboost`) and the ``"hgb"`` predictor (:func:`make_hgb`);
 - :mod:`~mddf.forests.binned_input`: :class:`BinnedInput`, a layer's input
   binned once for all its trees, and :class:`PrefixCodes`, the codes of the
   rows being predicted;
@@ -36,7 +36,18 @@ trees' criterion and the width of the output.
 
 from .binned import BinnedForest, BinnedRegressionForest, ForestBuilder, PackedForest
 from .binned_input import MAX_SUBSET_CATEGORIES, BinnedInput, PrefixCodes
-from .boosting import GBDT_KINDS, GBDT_PARAMS, LGBM_KINDS, LGBM_PARAMS, make_gbdt, make_hgb, make_lgbm
+from .boosting import (
+    CATBOOST_KINDS,
+    CATBOOST_PARAMS,
+    GBDT_KINDS,
+    GBDT_PARAMS,
+    LGBM_KINDS,
+    LGBM_PARAMS,
+    make_catboost,
+    make_gbdt,
+    make_hgb,
+    make_lgbm,
+)
 from .compact import CompactForest
 from .growing import ExactTrees, ForestSpec, TreeGrower, fit_forest, fit_oob_forest, fold_share, grow_forest
 from .kinds import (
@@ -58,6 +69,8 @@ __all__ = [
     "GBDT_PARAMS",
     "LGBM_KINDS",
     "LGBM_PARAMS",
+    "CATBOOST_KINDS",
+    "CATBOOST_PARAMS",
     "MAX_FEATURES",
     "MAX_SUBSET_CATEGORIES",
     "BinnedForest",
@@ -81,6 +94,7 @@ __all__ = [
     "make_gbdt",
     "make_hgb",
     "make_lgbm",
+    "make_catboost",
     "make_regression_forest",
     "resolve_max_features",
 ]

@@ -103,9 +103,9 @@ LGBM_PARAMS = dict(
 )
 #: What the classification members change of :data:`LGBM_PARAMS`: XGBoost's bounds on a leaf's Newton step
 #: ``sum(g) / (sum(h) + reg_lambda)``. A softmax row's Hessian is ``p (1 - p)``, about a rare class's prior, so with
-#: LightGBM's ``min_child_weight=1e-3`` and ``reg_lambda=0`` a leaf of 20 rows of a class under 0.5% passes the bound
-#: and its step diverges (leaf values in the hundreds, a held-out log-loss that rises from the first rounds); a leaf
-#: now needs a Hessian sum of 1 and its step is penalised by 1. Squared error's Hessians are 1 a row, so the
+#: LightGBM's ``min_child_weight=1e-3`` and ``reg_lambda=0`` a leaf of 20 rows of a rare class passes the bound and
+#: its step diverges (see :ref:`the members <members-and-predictor>`); a leaf now needs a Hessian sum of 1 and its step
+#: is penalised by 1. Squared error's Hessians are 1 a row, so the
 #: regressor's members keep :data:`LGBM_PARAMS` (their 20 rows a leaf already bound the step), bit for bit.
 LGBM_CLASSIFIER_PARAMS = dict(min_child_weight=1.0, reg_lambda=1.0)
 #: The round cap of an early-stopped classification member (``"lgbm_es"``): high enough that the held-out loss, not
@@ -152,6 +152,41 @@ def make_lgbm(random_state=None, task="classification", kind="lgbm"):
     lightgbm = require_lightgbm(repr(kind))
     model = lightgbm.LGBMRegressor if task == "regression" else lightgbm.LGBMClassifier
     return model(**params)
+
+
+#: Settings of the ``"catboost_es"`` member: CatBoost's own defaults where they do not depend on the data (at most 1000
+#: rounds, depth 6 symmetric trees, ``l2_leaf_reg=3``; the learning rate is CatBoost's choice from the rows and
+#: rounds), one thread, as the block parallelises over its members and folds (and one thread gives the same model for
+#: a seed), silent and writing no files; stopped early (:data:`EARLY_STOPPING_ROUNDS`) on rows held out of each fold
+#: model's training rows, as ``"gbdt_es"`` and ``"lgbm_es"``.
+CATBOOST_PARAMS = dict(iterations=1000, depth=6, l2_leaf_reg=3.0, thread_count=1, verbose=0, allow_writing_files=False)
+#: The CatBoost members by name.
+CATBOOST_KINDS = ("catboost_es",)
+CATBOOST_INSTALL = "pip install catboost (or pip install 'mddf[bench]')"
+
+
+def require_catboost(where):
+    """Import catboost, or raise an ``ImportError`` naming ``where`` and how to install it."""
+    try:
+        import catboost
+    except ImportError as error:
+        raise ImportError(
+            f"{where}: this member needs catboost, which is not installed ({error}); {CATBOOST_INSTALL}"
+        ) from None
+    return catboost
+
+
+def make_catboost(random_state=None, task="classification", kind="catboost_es"):
+    """The CatBoost member ``kind`` of :data:`CATBOOST_KINDS`: ``CatBoostClassifier`` (or ``CatBoostRegressor``, RMSE)
+    ``(**CATBOOST_PARAMS, random_seed=random_state, early_stopping_rounds=EARLY_STOPPING_ROUNDS)``. The block gives it
+    the category columns at fit (its ``cat_features``). An ``ImportError`` saying how to install catboost when it is
+    missing."""
+    _check_task(task)
+    if kind not in CATBOOST_KINDS:
+        raise ValueError(f"unknown CatBoost member {kind!r}; expected one of {CATBOOST_KINDS}")
+    catboost = require_catboost(repr(kind))
+    model = catboost.CatBoostRegressor if task == "regression" else catboost.CatBoostClassifier
+    return model(**CATBOOST_PARAMS, random_seed=random_state, early_stopping_rounds=EARLY_STOPPING_ROUNDS)
 
 
 def make_hgb(random_state=None, task="classification", categorical=None):

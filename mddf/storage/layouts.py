@@ -29,6 +29,7 @@ EARLIER_LAYOUTS = {
         "later_layer_trees": None,
         "member_weights": "equal",
         "final_mixture": "cascade",  # the cascade's own output
+        "first_layer_members": (),
     },
     "CascadeForestRegressor": {
         "background_rows": 100,
@@ -40,6 +41,7 @@ EARLIER_LAYOUTS = {
         "member_weights": "equal",
         "target": "y",  # its layers fitted y
         "final_mixture": "cascade",  # the last layer's mean
+        "first_layer_members": (),
     },
     # a fitted cascade (mddf.cascade.fitted.FittedCascade) pickled before final_mixture: the cascade's own output
     "fitted cascade": {"selection_weights": None},

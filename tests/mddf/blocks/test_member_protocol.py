@@ -14,6 +14,7 @@ from xgboost import XGBClassifier
 from mddf import CascadeForestRegressor, MDDFClassifier
 from mddf.blocks.attribution import block_attributions, model_attributions
 from mddf.blocks.boosted_member import BoostedMember
+from mddf.blocks.catboost_member import CatBoostMember
 from mddf.blocks.classifier import ForestBlock
 from mddf.blocks.forest_member import ForestMember
 from mddf.blocks.lgbm_member import LightGBMMember
@@ -32,7 +33,7 @@ from mddf.blocks.regressor import RegressionForestBlock
 from mddf.forests import make_gbdt
 from mddf.storage import ModelStore, StoredModel
 
-BUILT_IN = ("rf", "crf", "et", "gbdt", "gbdt_es", "gbdt_vector", "lgbm", "lgbm_es")
+BUILT_IN = ("rf", "crf", "et", "gbdt", "gbdt_es", "gbdt_vector", "lgbm", "lgbm_es", "catboost_es")
 #: The methods a kind must write: the base class has no default for them.
 REQUIRED = ("fit_task", "predict", "attributions")
 
@@ -56,7 +57,7 @@ def _classification_block(kinds, missing=0.05, **settings):
 # ---------------------------------------------------------------- every registered kind satisfies the protocol
 def test_the_built_in_kinds_are_registered_by_name_and_estimator_instances_go_to_the_kind_that_claims_them():
     assert member_names() == BUILT_IN
-    assert {member_class(name) for name in BUILT_IN} == {ForestMember, BoostedMember, LightGBMMember}
+    assert {member_class(name) for name in BUILT_IN} == {ForestMember, BoostedMember, LightGBMMember, CatBoostMember}
     assert member_class(XGBClassifier()) is BoostedMember
     assert member_class(LogisticRegression()) is EstimatorMember
     with pytest.raises(ValueError, match=r"forest_types\[2\]: unknown kind 'catboost'; expected one of"):
@@ -85,6 +86,7 @@ def test_every_registered_kind_is_a_member_that_writes_the_methods_without_a_def
         "gbdt_es",
         "lgbm",
         "lgbm_es",
+        "catboost_es",
         RandomForestClassifier(n_estimators=4),
         LogisticRegression(),
     ],

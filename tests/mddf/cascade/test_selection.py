@@ -148,12 +148,16 @@ def test_the_library_is_the_members_each_layers_mean_and_the_cascades_output():
     shares = [1.0, 0.5, 0.25]  # the classifier's beta_t: weights 1/2 * 3/4, 1/2 * 3/4, 1/4
     assert np.allclose(mixture_weights(shares, 3), [0.375, 0.375, 0.25])
     assert np.array_equal(mixture_weights(None, 3), [0.0, 0.0, 1.0])  # the regressor's last layer
-    entries = library(np.full((2, 2), 0.5), [0.25, 0.75])
+    entries = library(np.full((2, 2), 0.5), [0.25, 0.75], [2, 2])
     assert np.allclose(entries, [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]] + [
         [0.5, 0.5, 0, 0], [0, 0, 0.5, 0.5], [0.125, 0.125, 0.375, 0.375]])  # fmt: skip
     assert np.allclose(entries.sum(axis=1), 1.0)
-    weighted = library(np.array([[0.2, 0.8], [1.0, 0.0]]), [0.5, 0.5])  # member_weights="loss": the layers' outputs
+    weighted = library(np.array([[0.2, 0.8], [1.0, 0.0]]), [0.5, 0.5], [2, 2])  # member_weights="loss"
     assert np.allclose(weighted[4:], [[0.2, 0.8, 0, 0], [0, 0, 1.0, 0], [0.1, 0.4, 0.5, 0]])
+    # a first layer of three members, a second of two (first_layer_members): no entry for the absent third
+    ragged = library(np.array([[1 / 3, 1 / 3, 1 / 3], [0.5, 0.5, 0.0]]), [0.5, 0.5], [3, 2])
+    assert ragged.shape == (5 + 2 + 1, 6) and not ragged[:, 5].any()
+    assert np.allclose(ragged[:5], np.eye(6)[[0, 1, 2, 3, 4]]) and np.allclose(ragged.sum(axis=1), 1.0)
 
 
 # ---------------------------------------------------------------------------------------------------- prediction
