@@ -370,8 +370,13 @@ def fit(ctx, X, y, X_eval, y_eval) -> dict:
 
 
 def describe(model, ctx, record) -> dict:
-    """The cascade's layers and predictor choice, the features its pair search appended and its calibration."""
+    """The cascade's layers and predictor choice, the features its pair search appended, its calibration and each
+    grown layer's members' own out-of-fold scores (``member_scores``: accuracy, or mean squared error)."""
     out = describe_cascade(model, ctx, record)
+    history = getattr(model, "train_history_", None)
+    if history and ("forest_oof_accuracy" in history[0] or "forest_oof_mse" in history[0]):
+        key = "forest_oof_accuracy" if "forest_oof_accuracy" in history[0] else "forest_oof_mse"
+        out["member_scores"] = [[float(v) for v in layer[key]] for layer in history]
     names = getattr(model, "pair_feature_names_", None)
     if names is not None:
         out.update(n_pairs=len(names), pairs=[str(n) for n in names])

@@ -23,28 +23,28 @@ def _records(design, scores, default_scores, fit=(1.0, 1.0), predict=(1.0, 1.0),
 
 
 def test_a_combination_is_todays_default_with_each_designs_change():
-    params = ahead.parameters("mdDF-ts+lgbm")
+    params = ahead.RULE.parameters("mdDF-ts+lgbm")
     assert params == {
         **price.TODAY["classification"],
         "target_statistics": "columns",
         "forest_types": ("rf", "rf", "crf", "crf", "lgbm_es"),
     }
-    assert ahead.parameters("CascadeForest") == price.TODAY["regression"]
-    assert ahead.split_name("mdDF-ts+ts") is None  # a design not combined with itself
-    assert ahead.split_name("mdDF-nonsense") is None and ahead.task_of("CatBoost-es") is None
+    assert ahead.RULE.parameters("CascadeForest") == price.TODAY["regression"]
+    assert ahead.RULE.split_name("mdDF-ts+ts") is None  # a design not combined with itself
+    assert ahead.RULE.split_name("mdDF-nonsense") is None and ahead.RULE.task_of("CatBoost-es") is None
 
 
 def test_each_design_and_combination_binds_its_records_to_its_full_parameters():
     names = ["mdDF", "mdDF-ts", "mdDF-ts+lgbm"]
-    assert len({ahead.learner_settings(n) for n in names}) == 3
-    assert ahead.learner_settings("HGB-es") is None
+    assert len({ahead.RULE.learner_settings(n) for n in names}) == 3
+    assert ahead.RULE.learner_settings("HGB-es") is None
 
 
 def test_a_design_more_accurate_is_a_buyer_and_a_cheaper_one_as_accurate_a_saver():
     buyer = _records("mdDF-ts", [0.91, 0.92, 0.93], [0.90, 0.91, 0.92], fit=(1.2, 1.0))
     saver = _records("mdDF-share", [0.9, 0.91, 0.92], [0.90, 0.91, 0.92], fit=(0.5, 1.0))[::2]
     dear_loss = _records("mdDF-tsp", [0.95] * 3, [0.90, 0.91, 0.92], log_loss=0.4)[::2]
-    s = ahead.screen(buyer + saver + dear_loss, "classification")
+    s = ahead.RULE.screen(buyer + saver + dear_loss, "classification")
     assert s["buyers"] == ["ts"] and s["savers"] == ["share"]
     assert s["combinations"] == ["mdDF-ts+share"]
     assert s["measures"]["mdDF-ts"]["fit"] == pytest.approx(1.2)
@@ -76,12 +76,12 @@ def test_the_combinations_follow_the_pages_order_and_bound():
 
 
 def test_parameters_added_since_the_screen_began_bind_only_away_from_their_earlier_value():
-    today = ahead.learner_settings("mdDF")
+    today = ahead.RULE.learner_settings("mdDF")
     for added in ahead.ADDED_SINCE_THE_SCREEN_BEGAN:
         assert f"'{added}'" not in today  # at the value that is the model before them: the same settings as then
-    assert "'member_weights', 'loss'" in ahead.learner_settings("mdDF-weighted")
-    assert "'later_layer_trees', 0.5" in ahead.learner_settings("CascadeForest-later")
-    assert "'final_mixture', 'selection'" in ahead.learner_settings("mdDF-select")
+    assert "'member_weights', 'loss'" in ahead.RULE.learner_settings("mdDF-weighted")
+    assert "'later_layer_trees', 0.5" in ahead.RULE.learner_settings("CascadeForest-later")
+    assert "'final_mixture', 'selection'" in ahead.RULE.learner_settings("mdDF-select")
 
 
 def test_the_screens_report_names_the_learners_line_of_its_combinations_and_draws_the_frontier(tmp_path):
@@ -95,11 +95,11 @@ def test_the_screens_report_names_the_learners_line_of_its_combinations_and_draw
     records = buyer + saver + peer
     options = argparse.Namespace(stage="screen", out=tmp_path, argv=[])
     methods = sorted({r["method"] for r in records})
-    text = ahead.report(Results(options, True, ["t1", "t2"], methods, {}, records, [], [], []))
+    text = ahead.RULE.report(Results(options, True, ["t1", "t2"], methods, {}, records, [], [], []))
 
     assert "- Not fitted yet: mdDF-ts+share." in text
     line = text.split("--learners ")[1].split("`")[0].split(",")
-    assert line[: len(ahead.singles())] == ahead.singles() and line[-1] == "mdDF-ts+share"
+    assert line[: len(ahead.RULE.singles())] == ahead.RULE.singles() and line[-1] == "mdDF-ts+share"
     assert {"HGB-es", "CatBoost-es"} <= set(line)  # the peers' records are read beside the designs'
     assert (tmp_path / "ahead_screen_frontier_classification.png").stat().st_size > 0
     assert not (tmp_path / "ahead_screen_frontier_regression.png").exists()  # no regression table recorded
@@ -110,10 +110,10 @@ def test_the_csv_holds_each_tables_learners_with_every_metrics_mean_over_their_f
 
     from benchmarks.harness.declarations import Results
 
-    monkeypatch.setattr(ahead, "task_of_dataset", lambda name: "classification")
+    monkeypatch.setattr(ahead.Rule, "task_of_dataset", lambda self, name: "classification")
     records = _records("mdDF-ts", [0.91, 0.92, 0.93], [0.90, 0.91, 0.92])
     options = argparse.Namespace(stage="screen", argv=[])
-    found = ahead.study("screen").rows(
+    found = ahead.RULE.study("screen").rows(
         Results(options, True, ["t1", "t2"], ["mdDF", "mdDF-ts"], {}, records, [], [], [])
     )
     by = {(r["table"], r["learner"]): r for r in found}
@@ -123,17 +123,17 @@ def test_the_csv_holds_each_tables_learners_with_every_metrics_mean_over_their_f
 
 
 def test_the_full_run_fits_the_readmes_five_peers_beside_the_defaults_and_the_screen_the_rules_three():
-    assert ahead.study("full").default_methods == ("mdDF", "CascadeForest", *ahead.PEERS, "XGBoost-es", "RF-400")
-    assert set(ahead.study("screen").default_methods) == {*ahead.singles(), *ahead.PEERS}
+    assert ahead.RULE.study("full").default_methods == ("mdDF", "CascadeForest", *ahead.PEERS, "XGBoost-es", "RF-400")
+    assert set(ahead.RULE.study("screen").default_methods) == {*ahead.RULE.singles(), *ahead.PEERS}
 
 
 def test_letters_price_is_measured_against_the_forest_for_any_classifier_design_with_the_issues_targets():
-    args = ahead.AGAINST_RF.parse(["--against-rf", "--learners", "mdDF,mdDF-ts+lgbm,RF-400"])
+    args = ahead.RULE.against_rf().parse(["--against-rf", "--learners", "mdDF,mdDF-ts+lgbm,RF-400"])
     assert args.method_names == ["mdDF", "mdDF-ts+lgbm", "RF-400"]
-    assert [d.name for d in ahead.AGAINST_RF.datasets_for(args).values()] == ["letter"]
+    assert [d.name for d in ahead.RULE.against_rf().datasets_for(args).values()] == ["letter"]
     assert ahead.LETTER_PRICE == {"letter": (8, 6)}  # the issue's: fit at most 8 times the forest's, prediction 6
     with pytest.raises(SystemExit):  # a regressor has no place beside a classification forest
-        ahead.AGAINST_RF.parse(["--against-rf", "--learners", "CascadeForest"])
+        ahead.RULE.against_rf().parse(["--against-rf", "--learners", "CascadeForest"])
 
 
 def test_the_full_runs_report_ranks_each_cascade_among_the_peers_and_says_where_it_is_first(monkeypatch):
@@ -141,14 +141,14 @@ def test_the_full_runs_report_ranks_each_cascade_among_the_peers_and_says_where_
 
     from benchmarks.harness.declarations import Results
 
-    monkeypatch.setattr(ahead, "task_of_dataset", lambda name: "classification")
-    monkeypatch.setattr(ahead, "mostly_categorical", lambda name: name == "t2")
+    monkeypatch.setattr(ahead.Rule, "task_of_dataset", lambda self, name: "classification")
+    monkeypatch.setattr(ahead.Rule, "mostly_categorical", lambda self, name: name == "t2")
     records = _records("mdDF-ts", [0.91, 0.92, 0.93], [0.90, 0.91, 0.92])
     ranked = {"CatBoost-es": 0.915, "HGB-es": 0.8}  # between the two cascades, and last
     records += [r | {"method": m, "accuracy": a} for m, a in ranked.items() for r in records if r["method"] == "mdDF"]
     options = argparse.Namespace(stage="full", out=None, argv=[], folds=3)
     methods = ["mdDF", "mdDF-ts", "CatBoost-es", "HGB-es"]
-    text = ahead.full_report(Results(options, True, ["t1", "t2"], methods, {}, records, [], [], []))
+    text = ahead.RULE.full_report(Results(options, True, ["t1", "t2"], methods, {}, records, [], [], []))
 
     rows = {line.split(" | ")[0].strip("| "): line for line in text.splitlines() if line.startswith("| ")}
     assert rows["mdDF-ts"].endswith("| 1.00 (CatBoost-es 2.00) |")  # first of the three on both tables
