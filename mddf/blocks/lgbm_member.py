@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import inspect
 import sys
+import warnings
 
 import numpy as np
 from sklearn.base import clone
@@ -136,6 +137,25 @@ class LightGBMFoldModel(FoldModel):
         return gains / total * self.importance_scale if total > 0 else None
 
 
+def warn_too_few_rows(template, fold, layer, position):
+    """Warn (once a layer, as ``layer.warned`` records) when ``fold``'s distinct training rows are fewer than two of
+    LightGBM's smallest leaves (``min_child_samples``): its fold model cannot split, and predicts a constant."""
+    smallest = int(template.get_params().get("min_child_samples") or 1)
+    rows = len(np.unique(fold.fit_rows))
+    key = ("too few rows", position)
+    if rows >= 2 * smallest or key in layer.warned:
+        return
+    layer.warned.add(key)
+    warnings.warn(
+        f"forest_types[{position}] ({type(template).__name__}): a fold model trains on {rows} distinct rows, fewer "
+        f"than the {2 * smallest} LightGBM needs to split once (min_child_samples={smallest} rows a leaf), so it "
+        "predicts a constant; with so few rows use the forests, or a LightGBM estimator with a smaller "
+        "min_child_samples",
+        UserWarning,
+        stacklevel=3,
+    )
+
+
 @register_member
 class LightGBMMember(EstimatorMember):
     """LightGBM as a member (see the module): a named kind of :data:`mddf.forests.LGBM_KINDS`, or an
@@ -168,7 +188,9 @@ class LightGBMMember(EstimatorMember):
         return lgbm
 
     def fit_task(self, fold, layer, position):
-        """:func:`fit_lgbm_fold_member` on ``fold``, a named kind given the layer's category columns."""
+        """:func:`fit_lgbm_fold_member` on ``fold``, a named kind given the layer's category columns; a warning, once
+        a layer, when the fold's rows are too few for LightGBM to split once (:func:`warn_too_few_rows`)."""
+        warn_too_few_rows(self.template(layer), fold, layer, position)
         task = super().fit_task(fold, layer, position)
         named = isinstance(self.kind, str)
         categorical = layer.categorical if named else None

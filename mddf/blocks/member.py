@@ -78,7 +78,7 @@ class LayerFit:
     weights_equal : bool, default=False
         The rows' weights are all equal: a member fitted whole gets no ``sample_weight``.
     warned : set
-        The members already warned of a resample (once each a fit).
+        What the members were already warned of (a resample, too few rows): once each a layer.
     monotone : tuple of int or None, default=None
         The monotone constraint of each input column (1, -1, 0; ``monotonic_cst``), for the members that take one;
         None: none.

@@ -5,6 +5,7 @@ lightgbm, naming one is a one-line error that says how to install it.
 """
 
 import sys
+import warnings
 
 import lightgbm
 import numpy as np
@@ -242,3 +243,21 @@ def test_lightgbm_instances_as_a_member_and_as_the_predictor_are_explained_by_th
     assert all(type(model).__name__ == "LightGBMFoldModel" for model in clf.layers_[0].models_[1])
     explained = clf.explain(X.iloc[:40])
     assert np.abs(explained.base_values + explained.values.sum(axis=1) - clf.predict_proba(X.iloc[:40])).max() < 1e-6
+
+
+@pytest.mark.parametrize("estimator", [MDDFClassifier, CascadeForestRegressor])
+def test_a_fit_whose_lightgbm_members_cannot_split_on_so_few_rows_says_so(estimator):
+    X, y, target = _table(n=12)
+    y = (np.arange(12) % 2) if estimator is MDDFClassifier else target
+    params = dict(SMALL, max_layers=1, n_folds=2)
+    with pytest.warns(
+        UserWarning,
+        match=r"forest_types\[0\] \(LGBM\w+\): a fold model trains on 6 distinct rows, fewer "
+        r"than the 40 LightGBM needs to split once \(min_child_samples=20",
+    ) as caught:
+        estimator(forest_types=("lgbm", "rf"), **params).fit(X, y)
+    assert sum("LightGBM needs to split" in str(w.message) for w in caught) == 1  # once a layer, not a fold
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # enough rows: no warning
+        X, y, target = _table(n=200)
+        estimator(forest_types=("lgbm", "rf"), **params).fit(X, y if estimator is MDDFClassifier else target)
