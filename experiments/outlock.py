@@ -1,11 +1,13 @@
 """One runner per output folder: an operating-system lock (:mod:`filelock`) on ``<out>/.mddf-lock``, a file naming its
-owner (:func:`hold`; a second runner gets :class:`FolderLocked`, an unwritable folder :class:`FolderUnwritable`;
-the rule: docs/user_guide/output_folder.md)."""
+owner (:func:`hold`; a second runner gets :class:`FolderLocked`, an unwritable folder :class:`FolderUnwritable`; a
+file of that name that is not mddf's lock file is moved aside, never written over or removed; the rule:
+docs/user_guide/output_folder.md)."""
 
 from __future__ import annotations
 
 import contextlib
 import errno
+import fcntl
 import json
 import os
 import socket
@@ -14,6 +16,9 @@ import time
 from pathlib import Path
 
 LOCK_NAME = ".mddf-lock"
+#: What a runner writes into its lock file, a JSON object with these keys: what tells mddf's lock file from a file of
+#: the user's of the same name.
+OWNER_KEYS = frozenset({"pid", "host", "started", "command"})
 
 #: The lock file of each folder this process holds, and its :class:`filelock.FileLock`.
 _HELD: dict = {}
@@ -51,6 +56,54 @@ def _holder(path: Path) -> dict | None:
         time.sleep(0.05)
         owner = _read(path)
     return owner
+
+
+def _left(path: Path) -> dict | bool | None:
+    """What a file already at ``path`` is: None (no file), its owner (a runner's record, :data:`OWNER_KEYS`; ``{}``
+    for an empty file, one a runner has just created or failed to write, or one that cannot be read), or False for a
+    file that is not mddf's lock file (a link, a folder, or other content, still so after a runner would have written
+    its record: the user's)."""
+    if path.is_symlink() or (path.exists() and not path.is_file()):
+        return False
+    for _ in range(20):
+        try:
+            text = path.read_bytes()
+        except FileNotFoundError:
+            return None
+        except OSError:
+            return {}
+        if not text:
+            return {}
+        try:
+            owner = json.loads(text)
+        except ValueError:
+            owner = None
+        if isinstance(owner, dict) and OWNER_KEYS <= owner.keys():
+            return owner
+        time.sleep(0.05)  # a runner writing its record right now
+    return False
+
+
+def _set_aside(folder: Path, path: Path, log) -> None:
+    """Move the file ``path``, not mddf's lock file (:func:`_left`), to ``<folder>/old/<UTC time>/``, saying so with
+    ``log``; :class:`FolderLocked` if a runner holds a lock on it all the same."""
+    from .outfolder import move_aside
+
+    fd = None
+    try:
+        if not path.is_symlink() and path.is_file():
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # a runner's lock, whatever the file holds
+            except BlockingIOError:
+                raise _in_use(folder, path, {}) from None
+        aside = move_aside(folder, [path.name])
+    except OSError as exc:
+        raise unwritable(folder, exc, f"moving aside a file named {LOCK_NAME} that is not its lock file") from None
+    finally:
+        if fd is not None:
+            os.close(fd)
+    log(f"{folder}: moved {path.name} to {aside}/ (not mddf's lock file: it names no runner)")
 
 
 def describe(owner: dict) -> str:
@@ -120,7 +173,10 @@ def acquire(folder, command: str, log=None) -> Path:
     owner = {"pid": os.getpid(), "host": socket.gethostname(), "started": utc_now(), "command": command}
     payload = json.dumps(owner).encode()
     for _ in range(3):
-        left = _read(path)  # the owner named by a file already there (the lock, once taken, rewrites it)
+        left = _left(path)  # the owner named by a file already there (the lock, once taken, rewrites it)
+        if left is False:  # the user's file: moved aside, never written over
+            _set_aside(folder, path, log)
+            continue
         if left and left.get("host") != socket.gethostname():
             raise _in_use(folder, path, left)  # that host's lock may not be visible here
         # on_acquired also keeps filelock from falling back to a lock by the file's existence where flock is missing

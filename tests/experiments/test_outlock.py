@@ -1,6 +1,7 @@
 """One runner per --out folder: a second one is told who holds it and exits 2; a lock file whose lock nobody
-holds (its runner was killed) is taken over; the lock goes when its runner ends, on SIGTERM too; an --out where
-the lock file cannot be written is one line and exit 2, leaving no file."""
+holds (its runner was killed) is taken over; a file of that name that names no runner (the user's) is moved aside,
+never written over or removed; the lock goes when its runner ends, on SIGTERM too; an --out where the lock file
+cannot be written is one line and exit 2, leaving no file."""
 
 import errno
 import json
@@ -130,6 +131,75 @@ def test_a_file_naming_a_live_process_that_does_not_hold_the_lock_is_taken_over(
     finally:
         other.kill()
         other.wait(timeout=30)
+
+
+NOT_A_LOCK = {
+    "text": b"my notes\n",
+    "json of other keys": b'{"pid": 12, "note": "mine"}',
+    "a list": b"[1, 2]",
+}
+
+
+@pytest.mark.parametrize("content", list(NOT_A_LOCK.values()), ids=list(NOT_A_LOCK))
+def test_a_file_of_the_users_named_like_the_lock_is_moved_aside_never_written_over_or_removed(tmp_path, content):
+    lock = tmp_path / outlock.LOCK_NAME
+    lock.write_bytes(content)
+    said = []
+    path = outlock.acquire(tmp_path, "mine", log=said.append)
+    (aside,) = (tmp_path / "old").iterdir()
+    assert (aside / outlock.LOCK_NAME).read_bytes() == content
+    assert said == [f"{tmp_path}: moved {outlock.LOCK_NAME} to {aside}/ (not mddf's lock file: it names no runner)"]
+    assert json.loads(path.read_text())["command"] == "mine"
+    outlock.release(path)
+    assert not lock.exists() and (aside / outlock.LOCK_NAME).read_bytes() == content
+
+
+def test_a_link_or_a_folder_named_like_the_lock_is_moved_aside_and_a_links_target_untouched(tmp_path):
+    target = tmp_path / "elsewhere.txt"
+    target.write_text("mine")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / outlock.LOCK_NAME).symlink_to(target)
+    outlock.release(outlock.acquire(out, "mine", log=lambda text: None))
+    (out / outlock.LOCK_NAME).mkdir()
+    outlock.release(outlock.acquire(out, "mine", log=lambda text: None))
+    moved = sorted((aside / outlock.LOCK_NAME).is_symlink() for aside in (out / "old").iterdir())
+    assert moved == [False, True] and target.read_text() == "mine" and not (out / outlock.LOCK_NAME).exists()
+
+
+LOCKING = """
+import fcntl, os, sys, time
+fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT)
+os.write(fd, b"not a record")
+fcntl.flock(fd, fcntl.LOCK_EX)
+print("held", flush=True)
+time.sleep(60)
+"""
+
+
+def test_a_file_that_names_no_runner_but_is_locked_is_in_use_and_left_in_place(tmp_path):
+    lock = tmp_path / outlock.LOCK_NAME
+    holder = subprocess.Popen([sys.executable, "-c", LOCKING, str(lock)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        with pytest.raises(outlock.FolderLocked, match="in use by another runner: a runner whose lock file cannot"):
+            outlock.acquire(tmp_path, "mine")
+        assert lock.read_bytes() == b"not a record" and not (tmp_path / "old").exists()
+    finally:
+        holder.kill()
+        holder.wait(timeout=30)
+
+
+def test_benchmark_moves_a_users_file_named_like_the_lock_aside(tmp_path, user_csv, capsys):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / outlock.LOCK_NAME).write_bytes(b"my notes\n")
+    argv = ["benchmark", "--data", str(user_csv), "--target", "y", *FAST, "--isolation", "inline", "--out", str(out)]
+    assert main(argv) == 0
+    (aside,) = (out / "old").iterdir()
+    assert (aside / outlock.LOCK_NAME).read_bytes() == b"my notes\n"
+    assert f"{out}: moved {outlock.LOCK_NAME} to {aside}/" in capsys.readouterr().err
+    assert (out / "results.jsonl").exists() and not (out / outlock.LOCK_NAME).exists()
 
 
 def fail_on_lock_file(monkeypatch, function, code, lock):
