@@ -24,7 +24,7 @@ from .metrics import METRICS
 from .monotone_option import with_monotone
 from .multi_target import run as run_several_targets
 from .multi_target import several_targets
-from .outfolder import OutputFiles, probe, writing
+from .outfolder import OutputFiles, probe, write_text, writing
 from .outlock import hold
 from .paper_tables import write_tables
 from .planning import available as usable_methods
@@ -258,7 +258,7 @@ def write_comparison(records, out, datasets, methods, ranks, tasks_of, n_folds, 
     notes += [f"{m}: {registry.get(m).description}." for m in methods if m in described]
     markdown = to_comparison_markdown(comparisons, titles, notes)
     write_markdown(markdown, out / "table.md", prov)
-    (out / "table.csv").write_text(with_csv_header(comparison_csv(comparisons), prov))
+    write_text(out / "table.csv", with_csv_header(comparison_csv(comparisons), prov))
     from .figures import save_figure
 
     save_figure(plot_comparison(comparisons, "practitioner protocol"), out, FIGURE_STEM, prov, formats=("png",))

@@ -78,7 +78,7 @@ def run(args, *, command: str) -> int:
     from mddf.datasets.user_data import UserDataSource
 
     from .binding import fit_binding
-    from .outfolder import OutputFiles, probe
+    from .outfolder import OutputFiles, probe, whole
     from .studies import OptionError, check_out, fit_mddf, logger, resolve_dataset
 
     log = logger(args)
@@ -100,7 +100,8 @@ def run(args, *, command: str) -> int:
     classes = None if explained.output_names is None else [str(ds.classes[int(c)]) for c in model.classes_]
     out.mkdir(parents=True, exist_ok=True)
     with OutputFiles(out, fit_binding("explain", ds, args), force=args.force).replacing(OUTPUTS, command):
-        attribution_table(explained, file_rows, names, classes).to_csv(out / OUTPUTS[0], index=False)
+        with whole(out / OUTPUTS[0]) as temporary:
+            attribution_table(explained, file_rows, names, classes).to_csv(temporary, index=False)
         summary_figure(explained, names, classes, out)
     print(out)  # the folder of the two files
     return 0

@@ -47,7 +47,7 @@ from mddf.datasets.user_data import UserDataSource
 
 from .binding import fit_binding
 from .environment import package_versions
-from .outfolder import OutputFiles, probe
+from .outfolder import OutputFiles, probe, whole
 from .studies import MDDF_CONFIGURATION, OptionError, fit_mddf, logger, mddf_params, resolve_dataset
 
 LAYOUT = __doc__[__doc__.index("Layout of the file") : __doc__.index("Examples of their use")].strip()
@@ -113,8 +113,8 @@ def run(args, *, command: str) -> int:
         meta["feature_names"] = list(ds.feature_names)
     arrays["meta"] = np.asarray(json.dumps(meta, default=str))
     out.parent.mkdir(parents=True, exist_ok=True)
-    with files.replacing([out.name], command):
-        np.savez_compressed(out, **arrays)
+    with files.replacing([out.name], command), whole(out) as temporary:
+        np.savez_compressed(temporary, **arrays)
     log(f"wrote {out}: train_features {train.shape}" + (f", test_features {test.shape}" if test is not None else ""))
     print(out)
     return 0

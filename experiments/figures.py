@@ -9,6 +9,7 @@ import matplotlib
 matplotlib.use("Agg")  # no display needed; must precede pyplot's import
 import matplotlib.pyplot as plt  # noqa: E402
 
+from .outfolder import whole  # noqa: E402
 from .provenance import pdf_metadata, png_metadata  # noqa: E402
 
 __all__ = ["plt", "save_figure"]
@@ -16,15 +17,20 @@ __all__ = ["plt", "save_figure"]
 
 def save_figure(fig, out_dir, stem: str, provenance: dict | None = None, formats=("png", "pdf")) -> list[Path]:
     """Save ``fig`` as ``<out_dir>/<stem>.png`` (150 dpi) and ``.pdf`` (``formats``), ``provenance`` in each file's
-    metadata; close it; return the paths."""
+    metadata, each file whole or not at all (:func:`~.outfolder.whole`: a full disk leaves no cut file, and is an
+    ``OSError`` naming the file); close it; return the paths."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = []
-    for ext, metadata in (("png", png_metadata), ("pdf", pdf_metadata)):
-        if ext not in formats:
-            continue
-        path = out_dir / f"{stem}.{ext}"
-        fig.savefig(path, dpi=150, bbox_inches="tight", metadata=metadata(provenance) if provenance else None)
-        paths.append(path)
-    plt.close(fig)
+    try:
+        for ext, metadata in (("png", png_metadata), ("pdf", pdf_metadata)):
+            if ext not in formats:
+                continue
+            path = out_dir / f"{stem}.{ext}"
+            with whole(path) as temporary:
+                shown = metadata(provenance) if provenance else None
+                fig.savefig(temporary, format=ext, dpi=150, bbox_inches="tight", metadata=shown)
+            paths.append(path)
+    finally:
+        plt.close(fig)
     return paths

@@ -25,7 +25,7 @@ from . import multi_target_runs as runs
 from .binding import estimator_settings, files_binding, set_aside_foreign, set_aside_stale
 from .defaults import DEFAULT_FOLDS, DEFAULT_SEEDS
 from .exit_status import EXIT_OK
-from .outfolder import OutputFiles, probe, writing
+from .outfolder import OutputFiles, probe, write_text, writing
 from .outlock import hold
 from .provenance import provenance
 from .store import ResultStore, new_record
@@ -237,7 +237,7 @@ def _run_in(out, args, names, data, tasks, methods, folds, seeds, command, say) 
     from .figures import save_figure
 
     with OutputFiles(out, files_binding(tasks), force=args.force).replacing(MADE, command):
-        (out / MADE[0]).write_text(json.dumps({**record, "results": results}, indent=1) + "\n")
+        write_text(out / MADE[0], json.dumps({**record, "results": results}, indent=1) + "\n")
         save_figure(runs.plot(results, task, names, title), out, FIGURE_STEM, prov, formats=("png",))
     say(f"results: {store.path}\nsummary: {out / MADE[0]}; figure: {out / MADE[1]}")
     return EXIT_OK

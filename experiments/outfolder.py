@@ -1,6 +1,6 @@
 """What the subcommands write into ``--out``: the folder tested before any fit (:func:`probe`), a file that is not
-their own moved aside or refused (:class:`OutputFiles`; the rule: docs/user_guide/output_folder.md), and a write the
-folder or its disk refuses as one line (:func:`writing`)."""
+their own moved aside or refused (:class:`OutputFiles`; the rule: docs/user_guide/output_folder.md), each file written
+whole or not at all (:func:`whole`), and a write the folder or its disk refuses as one line (:func:`writing`)."""
 
 from __future__ import annotations
 
@@ -9,12 +9,15 @@ import datetime as _dt
 import errno
 import json
 import os
+import secrets
 import sys
 from pathlib import Path
 
 from .outlock import FolderUnwritable, missing_folders, remove_empty, unwritable, why
 
 MANIFEST = ".mddf-written.json"
+#: What :data:`MANIFEST` says of itself: a file of that name that does not say it is not mddf's record.
+MANIFEST_ABOUT = "files mddf wrote here (do not edit)"
 #: The errors of a write that the folder or its disk refuses: a full disk or quota, a read-only or forbidden folder.
 WRITE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS, errno.EACCES, errno.EPERM})
 _PROBE = ".mddf-probe"
@@ -35,6 +38,65 @@ def writing(folder, doing: str = "writing its files", *, named_only: bool = Fals
         raise unwritable(folder, exc, f"writing {Path(exc.filename).name}" if named else doing) from None
 
 
+def write_error(exc: BaseException) -> OSError | None:
+    """The write error (:data:`WRITE_ERRNOS`) behind ``exc``: itself, or the one it was raised while handling (a
+    library that fails in its own clean-up after the disk refused a write, as matplotlib's PDF writer does); None."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if isinstance(exc, OSError) and exc.errno in WRITE_ERRNOS:
+            return exc
+        exc = exc.__cause__ or exc.__context__
+    return None
+
+
+@contextlib.contextmanager
+def whole(path):
+    """Write the file ``path`` whole or not at all: the block writes the temporary path it is given (beside
+    ``path``, hidden, of the same suffix, created empty for it alone), renamed to ``path`` when the block ends and
+    removed if it fails. A write the disk or folder refused (:func:`write_error`, even behind another library's
+    error) is raised as an ``OSError`` naming ``path``."""
+    path, temporary = Path(path), None
+    try:
+        temporary = _exclusive(path.parent, f".{path.name.lstrip('.')}.mddf-partial", path.suffix)
+        yield temporary
+        os.replace(temporary, path)
+    except BaseException as exc:
+        if temporary is not None:
+            with contextlib.suppress(OSError):
+                temporary.unlink()
+        refused = write_error(exc)
+        if refused is None:
+            raise
+        raise OSError(refused.errno, refused.strerror, str(path)) from exc
+
+
+def write_text(path, text: str, **kwargs) -> Path:
+    """Write ``text`` to the file ``path`` whole or not at all (:func:`whole`; ``kwargs`` as ``Path.write_text``'s);
+    return the path."""
+    with whole(path) as temporary:
+        temporary.write_text(text, **kwargs)
+    return Path(path)
+
+
+def _created(folder: Path, stem: str, suffix: str = "") -> tuple[int, Path]:
+    """``(fd, path)`` of a new empty file ``<folder>/<stem>-<pid>-<random><suffix>`` open for writing, created for
+    this caller alone: a name already taken (by a file of the user's, say) is passed over, never opened."""
+    while True:
+        path = folder / f"{stem}-{os.getpid()}-{secrets.token_hex(4)}{suffix}"
+        try:
+            return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644), path
+        except FileExistsError:
+            continue
+
+
+def _exclusive(folder: Path, stem: str, suffix: str = "") -> Path:
+    """The path of a new empty file made by :func:`_created`."""
+    fd, path = _created(folder, stem, suffix)
+    os.close(fd)
+    return path
+
+
 def probe(folder, shown=None) -> None:
     """Test that files can be written in ``folder`` before any fit: create it (and its parents), write, force to
     disk and delete a small file, then remove the folders it created. Raises :class:`~.outlock.FolderUnwritable`
@@ -42,14 +104,14 @@ def probe(folder, shown=None) -> None:
     folder = Path(folder)
     shown = folder if shown is None else shown
     created = missing_folders(folder)
-    path = folder / f"{_PROBE}-{os.getpid()}"
     try:
         try:
             folder.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise FolderUnwritable(f"--out {shown} cannot be created: {why(exc)}") from None
+        path = None
         try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+            fd, path = _created(folder, _PROBE)
             try:
                 os.write(fd, b"mddf checks that --out can be written\n" * 64)
                 os.fsync(fd)
@@ -58,20 +120,47 @@ def probe(folder, shown=None) -> None:
         except OSError as exc:
             raise unwritable(shown, exc, "a test write before the fit") from None
         finally:
-            with contextlib.suppress(OSError):
-                os.unlink(path)
+            if path is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(path)
     finally:
         remove_empty(created)
 
 
 def move_aside(folder, names) -> Path:
-    """Move the files ``names`` of ``folder`` to a new ``<folder>/old/<UTC time>/``; return it."""
+    """Move the files ``names`` of ``folder`` to a new ``<folder>/old/<UTC time>/``; return it. Raises
+    :class:`~.outlock.FolderUnwritable` when ``<folder>/old`` is not a folder (a file or link of the user's)."""
     folder = Path(folder)
-    aside = folder / "old" / _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
+    old = folder / "old"
+    if old.is_symlink() or (old.exists() and not old.is_dir()):
+        raise FolderUnwritable(
+            f"--out {folder}: {old} is not a folder, and mddf moves there (to old/<UTC time>/) the files it would "
+            "replace; rename it, or choose another --out"
+        )
+    aside = old / _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
     aside.mkdir(parents=True)
     for name in names:
         (folder / name).rename(aside / name)
     return aside
+
+
+def manifest_files(path: Path) -> dict | None:
+    """``{name: entry}`` of the record ``path`` (:data:`MANIFEST`); ``{}`` when there is no such file; None when a
+    file, link or folder of that name is not mddf's record (a plain file holding a JSON object whose ``about`` is
+    :data:`MANIFEST_ABOUT` and whose ``files`` is an object): one of the user's, or one edited into another shape."""
+    path = Path(path)
+    if not (path.exists() or path.is_symlink()):
+        return {}
+    if path.is_symlink() or not path.is_file():
+        return None
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    files = record.get("files") if isinstance(record, dict) else None
+    if not isinstance(files, dict) or record.get("about") != MANIFEST_ABOUT:
+        return None
+    return {name: entry for name, entry in files.items() if isinstance(entry, dict)}
 
 
 def _sha256(path) -> str:
@@ -99,16 +188,9 @@ class OutputFiles:
         self.log = log or (lambda text: print(text, file=sys.stderr))
 
     def _manifest(self) -> dict:
-        """``{name: {"sha256", "binding", ...}}`` of :data:`MANIFEST`; ``{}`` when missing or not such a record (then
-        no file there counts as the subcommand's own)."""
-        try:
-            record = json.loads((self.folder / MANIFEST).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return {}
-        files = record.get("files") if isinstance(record, dict) else None
-        if not isinstance(files, dict):
-            return {}
-        return {name: entry for name, entry in files.items() if isinstance(entry, dict)}
+        """``{name: {"sha256", "binding", ...}}`` of :data:`MANIFEST` (:func:`manifest_files`); ``{}`` when missing or
+        not mddf's record (then no file there counts as the subcommand's own)."""
+        return manifest_files(self.folder / MANIFEST) or {}
 
     def foreign(self, names) -> dict:
         """``{name: why}`` of the files ``names`` in the folder that are not this run's own (see the module): ``"not
@@ -153,31 +235,42 @@ class OutputFiles:
     @contextlib.contextmanager
     def replacing(self, names, command: str | None = None):
         """For the block that writes the files ``names``: first :meth:`make_room`; after it, the files it wrote
-        recorded in :data:`MANIFEST` (with ``command``); a write the folder or its disk refuses raises
+        recorded in :data:`MANIFEST` (with ``command``), also those it wrote before it failed (each written whole:
+        :func:`whole`), as far as the disk lets; a write the folder or its disk refuses raises
         :class:`~.outlock.FolderUnwritable` in one line (:func:`writing`)."""
         names = list(names)
         with writing(self.folder, f"writing {names[0]}" if len(names) == 1 else "writing its tables and figures"):
             self.make_room(names)
             before = {name: _stamp(self.folder / name) for name in names}
-            yield
-            written = [n for n in names if (s := _stamp(self.folder / n)) is not None and s != before[n]]
-            self.record(written, command)
+
+            def written():
+                return [n for n in names if (s := _stamp(self.folder / n)) is not None and s != before[n]]
+
+            try:
+                yield
+            except BaseException:
+                with contextlib.suppress(OSError, FolderUnwritable):  # the block's own error is the one to raise
+                    self.record(written(), command)
+                raise
+            self.record(written(), command)
 
     def record(self, names, command: str | None = None) -> None:
         """Record the files ``names`` of the folder as this run's own: their sha256 and binding in
-        :data:`MANIFEST`, written to a temporary file and renamed over it (a failure leaves the old one whole)."""
+        :data:`MANIFEST`, written to a temporary file and renamed over it (a failure leaves the old one whole). A
+        file of that name that is not mddf's record (:func:`manifest_files`: the user's) is moved aside first, to
+        ``<folder>/old/<UTC time>/``, in one line (never replaced, not even with ``force``)."""
         if not names:
             return
         from .provenance import utc_now
 
-        files = self._manifest()
+        files = manifest_files(self.folder / MANIFEST)
+        if files is None:
+            aside = move_aside(self.folder, [MANIFEST])
+            self.log(f"{self.folder}: moved {MANIFEST} to {aside}/ (not mddf's record of the files it wrote here)")
+            files = {}
         for name in names:
             entry = {"sha256": _sha256(self.folder / name), "binding": self.binding, "written": utc_now()}
             files[name] = {**entry, "command": command} if command else entry
-        text = json.dumps({"about": "files mddf wrote here (do not edit)", "files": files}, indent=1, sort_keys=True)
-        temporary = self.folder / f"{MANIFEST}.{os.getpid()}.tmp"
-        try:
+        text = json.dumps({"about": MANIFEST_ABOUT, "files": files}, indent=1, sort_keys=True)
+        with whole(self.folder / MANIFEST) as temporary:
             temporary.write_text(text + "\n", encoding="utf-8")
-            os.replace(temporary, self.folder / MANIFEST)
-        finally:
-            temporary.unlink(missing_ok=True)

@@ -10,6 +10,7 @@ from mddf.datasets import published as paper_results
 from mddf.datasets.user_data import TEST_FRACTION, registered
 
 from .methods import FALLBACK_TREES_K
+from .outfolder import write_text
 from .provenance import with_csv_header
 from .runbook import applicable
 from .suites import paper_of, protocol_of
@@ -228,5 +229,5 @@ def _write(table, out: Path, stem: str, prov) -> str:
     """Write ``table`` as ``<stem>.md`` and ``<stem>.csv`` in ``out``, each headed by ``prov``; return the Markdown."""
     markdown = to_markdown(table)
     write_markdown(markdown, out / f"{stem}.md", prov)
-    (out / f"{stem}.csv").write_text(with_csv_header(to_csv(table), prov))
+    write_text(out / f"{stem}.csv", with_csv_header(to_csv(table), prov))
     return markdown

@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 from scipy.stats import rankdata
 
+from .outfolder import write_text
 from .provenance import with_csv_header, with_markdown_header
 
 NOT_APPLICABLE = "n/a"
@@ -111,20 +112,19 @@ def csv_text(rows: Sequence[dict], columns: Sequence[str] | None = None) -> str:
 
 
 def write_markdown(markdown: str, path, provenance: dict | None = None) -> Path:
-    """Write a Markdown table or page, after ``provenance``'s header block (:func:`~.provenance.markdown_header`);
-    return the path."""
+    """Write a Markdown table or page, after ``provenance``'s header block (:func:`~.provenance.markdown_header`),
+    whole or not at all (:func:`~.outfolder.whole`); return the path."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(with_markdown_header(markdown, provenance))
-    return path
+    return write_text(path, with_markdown_header(markdown, provenance))
 
 
 def write_rows(rows: Sequence[dict], path, provenance: dict | None = None) -> Path:
-    """Write dict rows as CSV (:func:`csv_text`), after ``provenance`` as ``#`` comment lines; return the path."""
+    """Write dict rows as CSV (:func:`csv_text`), after ``provenance`` as ``#`` comment lines, whole or not at all
+    (:func:`~.outfolder.whole`); return the path."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(with_csv_header(csv_text(rows), provenance), newline="")
-    return path
+    return write_text(path, with_csv_header(csv_text(rows), provenance), newline="")
 
 
 @dataclass

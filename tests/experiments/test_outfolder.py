@@ -153,6 +153,100 @@ def test_a_full_disk_while_recording_leaves_the_record_of_its_files_whole(tmp_pa
     ]
 
 
+MINE = {
+    "text": b"my notes on these runs\n",
+    "json of other keys": b'{"files": ["table.md"], "about": "my index"}\n',
+    "a record cut short": b'{"about": "files mddf wrote here (do not edit)", "files": {',
+}
+
+
+@pytest.mark.parametrize("content", list(MINE.values()), ids=list(MINE))
+def test_a_file_of_the_users_named_like_its_record_is_moved_aside_never_written_over(tmp_path, content):
+    said = []
+    mine = user_file(tmp_path / MANIFEST, content)
+    (tmp_path / "table.md").write_text("mddf's table")
+    files = OutputFiles(tmp_path, "b", force=True, log=said.append)  # not even --force replaces it
+    files.record(["table.md"])
+    (aside,) = (tmp_path / "old").iterdir()
+    assert (aside / MANIFEST).read_bytes() == mine
+    assert said == [f"{tmp_path}: moved {MANIFEST} to {aside}/ (not mddf's record of the files it wrote here)"]
+    assert outfolder.manifest_files(tmp_path / MANIFEST)["table.md"]["binding"] == "b"
+    assert files.foreign(["table.md"]) == {}
+
+
+def test_a_link_or_a_folder_named_like_its_record_is_moved_aside_and_a_links_target_untouched(tmp_path):
+    target = tmp_path / "elsewhere.json"
+    mine = user_file(target, b'{"about": "files mddf wrote here (do not edit)", "files": {}}')
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / MANIFEST).symlink_to(target)  # even a link to a record of mddf's shape is not the folder's record
+    (out / "table.md").write_text("mddf's table")
+    OutputFiles(out, "b", log=lambda text: None).record(["table.md"])
+    (aside,) = (out / "old").iterdir()
+    assert (aside / MANIFEST).is_symlink() and target.read_bytes() == mine
+    (out / MANIFEST).unlink()
+    (out / MANIFEST).mkdir()
+    (out / MANIFEST / "inside").write_text("mine")
+    OutputFiles(out, "b", log=lambda text: None).record(["table.md"])
+    assert sorted((p / MANIFEST).is_dir() for p in (out / "old").iterdir()) == [False, True]
+    assert (out / MANIFEST).is_file()
+
+
+def test_its_record_is_a_json_object_that_says_what_it_is(tmp_path):
+    path = tmp_path / MANIFEST
+    assert outfolder.manifest_files(path) == {}  # none yet
+    for content in MINE.values():
+        path.write_bytes(content)
+        assert outfolder.manifest_files(path) is None
+    path.write_text(json.dumps({"about": outfolder.MANIFEST_ABOUT, "files": {"t.md": {"sha256": "0"}, "x": 1}}))
+    assert outfolder.manifest_files(path) == {"t.md": {"sha256": "0"}}
+
+
+def test_its_temporary_and_test_files_never_open_a_file_that_is_there(tmp_path, monkeypatch):
+    names = iter(["0000aaaa", "0000aaaa", "1111bbbb", "0000aaaa", "2222cccc"])
+    monkeypatch.setattr(outfolder.secrets, "token_hex", lambda n: next(names))
+    mine = user_file(tmp_path / f".mddf-probe-{os.getpid()}-0000aaaa")
+    probe(tmp_path)  # the name taken is passed over
+    partial = user_file(tmp_path / f".table.md.mddf-partial-{os.getpid()}-0000aaaa.md")
+    outfolder.write_text(tmp_path / "table.md", "mddf's table")
+    assert (tmp_path / f".mddf-probe-{os.getpid()}-0000aaaa").read_bytes() == mine
+    assert (tmp_path / f".table.md.mddf-partial-{os.getpid()}-0000aaaa.md").read_bytes() == partial
+    assert sorted(p.name for p in tmp_path.iterdir() if not p.name.startswith(".")) == ["table.md"]
+
+
+def test_a_file_is_written_whole_or_not_at_all_and_a_refused_write_names_it(tmp_path):
+    path = tmp_path / "figure.pdf"
+    with outfolder.whole(path) as temporary:
+        assert temporary.parent == tmp_path and temporary.suffix == ".pdf" and temporary.exists()
+        temporary.write_bytes(b"%PDF whole")
+    assert path.read_bytes() == b"%PDF whole"
+    with pytest.raises(OSError) as caught:
+        with outfolder.whole(path) as temporary:
+            temporary.write_bytes(b"%PDF cut")
+            try:
+                raise OSError(errno.ENOSPC, "No space left on device")
+            except OSError:  # a library's clean-up failing after the refused write, as matplotlib's PDF writer does
+                raise AttributeError("'Stream' object has no attribute 'pos'") from None
+    assert caught.value.errno == errno.ENOSPC and caught.value.filename == str(path)
+    assert path.read_bytes() == b"%PDF whole" and sorted(p.name for p in tmp_path.iterdir()) == ["figure.pdf"]
+    with pytest.raises(KeyError):  # any other error passes as it is, the temporary file removed
+        with outfolder.whole(tmp_path / "table.md"):
+            raise KeyError("x")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["figure.pdf"]
+
+
+def test_an_old_folder_that_is_a_file_of_the_users_is_refused_in_one_line(tmp_path):
+    mine = user_file(tmp_path / "old")
+    user_file(tmp_path / "table.md")
+    with pytest.raises(FolderUnwritable) as caught:
+        OutputFiles(tmp_path, "b", log=lambda text: None).make_room(["table.md"])
+    assert str(caught.value) == (
+        f"--out {tmp_path}: {tmp_path / 'old'} is not a folder, and mddf moves there (to old/<UTC time>/) the files "
+        "it would replace; rename it, or choose another --out"
+    )
+    assert (tmp_path / "old").read_bytes() == mine and (tmp_path / "table.md").exists()
+
+
 # -- a full disk, a read-only folder: probe and records ---------------------------------------------------------------
 
 
@@ -301,6 +395,55 @@ RUNNERS = {
     "benchmark": ["--methods", "RF-400", "--folds", "2", *RUN],
     "small-sample": ["--methods", "RF-400", "--fractions", "1", *RUN],
 }
+
+#: The options of a short run of each subcommand that writes into a folder.
+SHORT = {
+    **RUNNERS,
+    "explain": [*FIT, "--rows", "5"],
+    "plot-layers": FIT,
+    "plot-tsne": [*FIT, "--max-points", "60"],
+}
+
+
+@pytest.mark.parametrize(
+    "command", ["benchmark", *(pytest.param(c, marks=pytest.mark.slow) for c in SHORT if c != "benchmark")]
+)
+def test_a_users_file_named_like_its_record_is_moved_aside_by_every_subcommand(tmp_path, user_csv, command, capsys):
+    out = tmp_path / "out"
+    mine = user_file(out / MANIFEST, b"my list of what is in this folder\n")
+    assert cli.main([command, "--data", str(user_csv), "--target", "y", "--out", str(out), *SHORT[command]]) == 0
+    (aside,) = (out / "old").iterdir()
+    assert (aside / MANIFEST).read_bytes() == mine
+    assert f"{out}: moved {MANIFEST} to {aside}/ (not mddf's record of the files it wrote here)" in (
+        capsys.readouterr().err
+    )
+    assert outfolder.manifest_files(out / MANIFEST)  # its own record now, of the files it wrote
+
+
+def test_a_disk_full_while_writing_a_pdf_is_exit_2_and_leaves_no_cut_file(tmp_path, user_csv, capsys, monkeypatch):
+    # matplotlib's PDF writer fails in its own clean-up after the disk refused a write (an AttributeError): the
+    # figure was left cut, and the command ended with exit status 1 and matplotlib's traceback
+    from matplotlib.figure import Figure
+
+    real = Figure.savefig
+
+    def full_at_the_pdf(self, path, *args, **kwargs):
+        if not str(path).endswith(".pdf"):
+            return real(self, path, *args, **kwargs)
+        Path(path).write_bytes(b"%PDF-1.4 cut sh")
+        try:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        except OSError:
+            raise AttributeError("'Stream' object has no attribute 'pos'")  # noqa: B904
+
+    monkeypatch.setattr(Figure, "savefig", full_at_the_pdf)
+    out = tmp_path / "figures"
+    assert cli.main(["plot-layers", "--data", str(user_csv), "--target", "y", "--out", str(out), *FIT]) == 2
+    assert capsys.readouterr().err == (
+        f"mddf: error: --out {out} cannot be written: No space left on device (writing layers_my.pdf)\n"
+    )
+    assert sorted(p.name for p in out.iterdir()) == [MANIFEST, "layers_my.png"]  # whole, and recorded as its own
+    assert outfolder.manifest_files(out / MANIFEST).keys() == {"layers_my.png"}
 
 
 @pytest.mark.parametrize("command", ["benchmark", "small-sample", "export-features", "explain", "plot-layers",
