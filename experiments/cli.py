@@ -16,7 +16,14 @@ from pathlib import Path
 from . import exit_status, options
 from .cluster import check_scheduler_args
 from .executor import discard_early_workers, start_workers_early
-from .exit_status import EXIT_INTERRUPTED, EXIT_NOTHING_TO_RUN, EXIT_TERMINATED, EXIT_USAGE, Terminated
+from .exit_status import (
+    EXIT_INTERRUPTED,
+    EXIT_NOTHING_TO_RUN,
+    EXIT_TERMINATED,
+    EXIT_USAGE,
+    Terminated,
+    sigterm_raises,
+)
 from .explain import explain_options
 from .outlock import FolderLocked, FolderUnwritable
 from .provenance import one_line
@@ -91,7 +98,7 @@ COMMANDS = {command.name: command for command in (
 
 def _run(name: str, parser, args, argv: list, *, registry, prog: str | None, command: list | None) -> int:
     """Run the parsed ``args`` of subcommand ``name`` (``parser``'s); the errors about the input become one line and
-    exit status 2. Returns the exit status."""
+    exit status 2, a SIGTERM one line and exit status 143, whichever subcommand it stops. Returns the exit status."""
     from mddf.datasets.user_data import UserDataError
 
     from .studies import NothingToRun, OptionError, UsageError, check_options
@@ -103,10 +110,11 @@ def _run(name: str, parser, args, argv: list, *, registry, prog: str | None, com
     if getattr(args, "data_home", None) is not None:  # --data-home: where every loader of the subcommand looks
         os.environ["MDDF_DATA"] = str(Path(args.data_home).resolve())
     try:
-        check_options(args, COMMANDS[name].out)
-        if COMMANDS[name].schedules and args.scheduler is None and args.isolation == "process":
-            start_workers_early(args.workers)  # they start while the command reads its data
-        return COMMANDS[name].run(args, registry=registry, command=line)
+        with sigterm_raises():  # every subcommand: unwound, its files written whole or not at all
+            check_options(args, COMMANDS[name].out)
+            if COMMANDS[name].schedules and args.scheduler is None and args.isolation == "process":
+                start_workers_early(args.workers)  # they start while the command reads its data
+            return COMMANDS[name].run(args, registry=registry, command=line)
     except UsageError as exc:
         parser.error(str(exc))
     except (UserDataError, FolderLocked, FolderUnwritable, OptionError) as exc:

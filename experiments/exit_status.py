@@ -53,9 +53,9 @@ STATUSES = (
         "(read-only, a full disk) or that another runner holds, a method named in --methods whose package is not "
         "installed, no requested method available or applicable, every dataset skipped (its files missing and "
         "--download not given)",
-        "usage error, an unusable --data file, an --out that cannot be written (read-only, a full disk) or whose "
-        "file export-features would replace without --force, or the dataset is not available (its files missing and "
-        "--download not given)",
+        "usage error, an unusable --data file, an --out that cannot be written (read-only, a full disk, before the "
+        "fit or while its files are written, none left cut) or whose file export-features would replace without "
+        "--force, or the dataset is not available (its files missing and --download not given)",
     ),
     Status(
         EXIT_INTERRUPTED,
@@ -67,7 +67,7 @@ STATUSES = (
         EXIT_TERMINATED,
         "SIGTERM",
         "stopped by SIGTERM; the finished runs are kept, as after Ctrl-C",
-        "stopped by SIGTERM",
+        "stopped by SIGTERM, said in one line (terminated (SIGTERM)); no file left cut",
     ),
 )
 
