@@ -17,7 +17,8 @@ consume:
   names ``--drop COL``); so is a number beyond float32's range (:data:`FLOAT32_MAX`, such as ``1e300``, or
   ``inf``), which the learners cannot read.
 - **Target and task** (:func:`resolve_task`): the ``--target`` column must exist (else the nearest name is
-  proposed) and have no empty cell.
+  proposed; comma-separated names of several columns are refused as several targets, which only ``mddf benchmark``
+  takes) and have no empty cell, and the file more than one row.
   ``--task auto`` makes text and boolean labels a classification and non-integer numbers a regression;
   integers are classes unless there are more than :data:`MAX_CLASSES` distinct values or fewer than
   :data:`MIN_ROWS_PER_CLASS` rows per value on average, which stops and asks for ``--task``.
@@ -243,6 +244,12 @@ def tidy_features(frame, file_name: str):
 def _target_column(frame, target: str, file_name: str):
     if target not in frame.columns:
         shown = ", ".join(map(str, list(frame.columns)[:10])) + (", ..." if frame.shape[1] > 10 else "")
+        several = [name.strip() for name in target.split(",")]
+        if len(several) > 1 and all(name in frame.columns for name in several):
+            raise UserDataError(
+                f"--target {target!r} names {len(several)} columns of {file_name}, and this subcommand takes one "
+                f"target: give one of {', '.join(map(repr, several))} (mddf benchmark fits several targets at once)"
+            )
         raise UserDataError(
             f"--target {target!r} is not a column of {file_name} (columns: {shown})" + near_match(target, frame.columns)
         )
@@ -285,10 +292,14 @@ def resolve_task(y, task: str, target: str, file_name: str) -> str:
         return "regression"
     distinct = int(y.nunique())
     if distinct > MAX_CLASSES or len(y) / distinct < MIN_ROWS_PER_CLASS:
+        why = (
+            f"too many to be classes (at most {MAX_CLASSES}, with {MIN_ROWS_PER_CLASS} rows each on average)"
+            if distinct > MAX_CLASSES
+            else f"too few rows per value to take them for classes (at least {MIN_ROWS_PER_CLASS} on average)"
+        )
         raise UserDataError(
-            f"{where} holds {distinct} distinct integer values ({len(y) / distinct:.1f} rows per value), too many "
-            f"to be classes (at most {MAX_CLASSES}, with {MIN_ROWS_PER_CLASS} rows each on average): pass --task "
-            "regression to predict it as a number, or --task classification to keep each value a class"
+            f"{where} holds {distinct} distinct integer values ({len(y) / distinct:.1f} rows per value), {why}: "
+            "pass --task regression to predict it as a number, or --task classification to keep each value a class"
         )
     return "classification"
 
@@ -392,6 +403,8 @@ def load_source(source: UserDataSource, *, check_hash: bool = True) -> Dataset:
     main_name = Path(source.path).name
     frame = _read(source, source.path, main_name)
     target = _target_column(frame, source.target, main_name)
+    if len(target) == 1:  # the checks of its kind of target would blame its one value
+        raise UserDataError(f"{main_name} has a single row (besides its header): too few to learn from and test on")
     task = resolve_task(target, source.task, source.target, main_name)
     y = _labels(target, task)
     X = tidy_features(frame.drop(columns=[source.target]), main_name)

@@ -278,13 +278,38 @@ def test_the_task_follows_the_target(values, task, expected):
     "values, task, says",
     [
         (list(range(31)) * 5, "auto", "holds 31 distinct integer values (5.0 rows per value), too many to be classes"),
-        (list(range(10)) * 4, "auto", "holds 10 distinct integer values (4.0 rows per value)"),
+        (
+            list(range(10)) * 4,
+            "auto",
+            "holds 10 distinct integer values (4.0 rows per value), too few rows per value to take them for classes",
+        ),
         (["a", "b"] * 20, "regression", "holds text; --task regression needs numbers"),
     ],
 )
 def test_a_target_unfit_for_its_task_is_refused(values, task, says):
     with pytest.raises(ud.UserDataError, match=re.escape(says)):
         ud.resolve_task(pd.Series(values), task, "y", "t.csv")
+
+
+@pytest.mark.parametrize("label", ["3", "x", "2.5"], ids=["integer", "text", "number"])
+def test_a_file_of_one_row_is_refused_for_its_one_row_not_its_value(tmp_path, label):
+    # an integer label was blamed on "1 distinct integer values", text on "a single class"
+    (tmp_path / "one.csv").write_text(f"a,b,y\n1,2,{label}\n")
+    with pytest.raises(ud.UserDataError) as caught:
+        load(tmp_path / "one.csv", target="y")
+    assert str(caught.value) == "one.csv has a single row (besides its header): too few to learn from and test on"
+
+
+def test_a_target_naming_several_columns_is_refused_as_several_targets(tmp_path):
+    (tmp_path / "t.csv").write_text("a,b,y\n1,2,3\n2,3,4\n")
+    with pytest.raises(ud.UserDataError) as caught:
+        load(tmp_path / "t.csv", target="y, a")
+    assert str(caught.value) == (
+        "--target 'y, a' names 2 columns of t.csv, and this subcommand takes one target: give one of 'y', 'a' "
+        "(mddf benchmark fits several targets at once)"
+    )
+    with pytest.raises(ud.UserDataError, match=r"--target 'y,z' is not a column of t.csv"):  # z is none
+        load(tmp_path / "t.csv", target="y,z")
 
 
 def test_a_regression_target_is_read_as_numbers_and_split_at_random(tmp_path):

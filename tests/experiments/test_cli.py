@@ -263,6 +263,7 @@ def write(path, text):
         ("NUL bytes", "mddf: error: nul.csv is not a text table: it holds NUL bytes, or bytes that are not UTF-8"),
         ("random bytes", "mddf: error: noise.csv is not a text table: it holds NUL bytes, or bytes that are not"),
         ("values near 1e300", "mddf: error: column 'x1' of big.csv holds 1e+300, beyond the largest float32 number"),
+        ("one row", "mddf: error: row.csv has a single row (besides its header): too few to learn from and test on\n"),
     ],
 )
 @pytest.mark.parametrize("command", ["benchmark", "small-sample", "export-features"])
@@ -291,6 +292,8 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, user_csv, capsys, case, mess
     elif case == "random bytes":
         data = tmp_path / "noise.csv"
         data.write_bytes(np.random.default_rng(5).bytes(20000))  # its first line holds a '|' but no ','
+    elif case == "one row":  # was blamed on its target's "1 distinct integer values"
+        data = write(tmp_path / "row.csv", "a,b,y\n1,2,3\n")
     elif case == "values near 1e300":
         header, first, *rest = user_csv.read_text().splitlines(keepends=True)
         data = write(tmp_path / "big.csv", header + "1e300" + first[first.index(",") :] + "".join(rest))
@@ -302,6 +305,17 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, user_csv, capsys, case, mess
     assert message.format(tmp=tmp_path) in err and err.startswith("mddf: error: ")
     assert err.count("\n") == 1 and "Traceback" not in err
     assert not out.exists()  # nothing left on disk
+
+
+@pytest.mark.parametrize("command", ["export-features", "explain", "plot-layers", "plot-tsne", "small-sample"])
+def test_a_target_of_several_columns_is_refused_where_one_target_is_taken(tmp_path, user_csv, capsys, command):
+    out = tmp_path / ("out.npz" if command == "export-features" else "out")
+    assert cli.main([command, "--data", str(user_csv), "--target", "y,x1", "--out", str(out), "--quiet"]) == 2
+    assert capsys.readouterr().err == (
+        "mddf: error: --target 'y,x1' names 2 columns of my.csv, and this subcommand takes one target: give one of "
+        "'y', 'x1' (mddf benchmark fits several targets at once)\n"
+    )
+    assert not out.exists()
 
 
 @pytest.mark.parametrize(
