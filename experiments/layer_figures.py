@@ -11,13 +11,22 @@ layers), each with its provenance. Margins are those of the combined vote that p
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from mddf.datasets.user_data import provenance_line
 
 from .binding import fit_binding
 from .figures import plt, save_figure
-from .layers import margin_cdf, margin_ratio, oof_layer_margins, parse_layers, staged_accuracy
+from .layers import (
+    layer_check,
+    layers_drawn,
+    margin_cdf,
+    margin_ratio,
+    oof_layer_margins,
+    staged_accuracy,
+)
 from .outfolder import OutputFiles, probe
 from .provenance import provenance
 from .studies import fitted_classifier, logger
@@ -100,11 +109,16 @@ def plot_margins(oof_margins, layers, dataset):
     return fig, rows
 
 
+def _warn(text: str) -> None:
+    print(text, file=sys.stderr)
+
+
 def run(args, *, command: str) -> int:
     """Fit mdDF on the dataset of the arguments and write Figures 8 and 9 (PNG, PDF, CSV); returns 0."""
     log = logger(args)
     probe(args.out)  # before the fit: a full disk or a read-only folder stops here, in one line
-    ds, model = fitted_classifier(args, "plot-layers", log)
+    check = layer_check(args.margin_layers, "--margin-layers")
+    ds, model = fitted_classifier(args, "plot-layers", log, check=check)
     test_acc = staged_accuracy(model, ds.X_test, ds.y_test)
     oof_margins = oof_layer_margins(model, ds.y_train)
     rows = layer_rows(model, test_acc, oof_margins)
@@ -115,7 +129,7 @@ def run(args, *, command: str) -> int:
     with OutputFiles(args.out, fit_binding("plot-layers", ds, args), force=args.force).replacing(names, command):
         written += save_figure(plot_accuracy(rows, ds.name, model.n_layers_), args.out, f"layers_{ds.name}", prov)
         written.append(write_rows(rows, args.out / f"layers_{ds.name}.csv", prov))
-        shown = parse_layers(args.margin_layers, model.n_layers_)
+        shown = layers_drawn(args.margin_layers, model.n_layers_, "--margin-layers", _warn)
         fig, cdf_rows = plot_margins(oof_margins, shown, ds.name)
         written += save_figure(fig, args.out, f"margins_{ds.name}", prov)
         written.append(write_rows(cdf_rows, args.out / f"margins_{ds.name}.csv", prov))

@@ -74,6 +74,40 @@ def pick_layers(n_layers: int, count: int = 4) -> list[int]:
     return sorted({int(round(x)) for x in np.linspace(1, n_layers, min(count, n_layers))})
 
 
+def layer_check(text: str | None, option: str):
+    """The check of the unfitted model (:func:`~.studies.fit_mddf`'s ``check``): a ``UsageError`` before the fit for
+    a layer of ``option``'s ``text`` (:func:`~.options.layer_list`) beyond the ``max_layers`` the model grows."""
+    from .studies import UsageError
+
+    def check(model) -> None:
+        numbers = [int(part) for part in (text or "").split(",") if part.strip().isdigit()]
+        beyond = [n for n in numbers if n > model.max_layers]
+        if beyond:
+            raise UsageError(
+                f"{option} {text}: layer {beyond[0]} is beyond the {model.max_layers} layers mdDF grows at most "
+                f"here (--max-layers); give layers from 1 to {model.max_layers}, or 'last'"
+            )
+
+    return check
+
+
+def layers_drawn(text: str | None, n_layers: int, option: str, warn, count: int = 4) -> list[int]:
+    """The layers of ``option``'s ``text`` (:func:`parse_layers`) the model kept: those beyond its ``n_layers`` left
+    out with a line to ``warn`` (the last kept layer when none is left)."""
+    numbers = [int(part) for part in (text or "").split(",") if part.strip().isdigit()]
+    beyond = sorted({n for n in numbers if n > n_layers})
+    if not beyond:
+        return parse_layers(text, n_layers, count)
+    kept = [part for part in text.split(",") if not (part.strip().isdigit() and int(part) > n_layers)]
+    drawn = parse_layers(",".join(kept), n_layers, count) if any(part.strip() for part in kept) else [n_layers]
+    shown = ", ".join(map(str, beyond))
+    warn(
+        f"warning: {option}: layer(s) {shown} not drawn: the model kept {n_layers} layer(s) (its growth stopped "
+        f"early); drawing {', '.join(map(str, drawn))}"
+    )
+    return drawn
+
+
 def parse_layers(text: str | None, n_layers: int, count: int = 4) -> list[int]:
     """Parse ``"1,2,last"`` (1-based, ``last`` = the last kept layer); None picks ``count`` layers."""
     if not text:

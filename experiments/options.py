@@ -65,6 +65,20 @@ def _table_file_option(name: str):
     return check
 
 
+def layer_list(text: str) -> str:
+    """``--layers``, ``--margin-layers``: 1-based layer numbers and ``last``, comma-separated (``1,2,last``); checked
+    before anything runs, returned as given (the numbers beyond the layers grown are checked once the model is
+    built: :func:`~.layers.check_layer_option`)."""
+    parts = [part.strip().lower() for part in text.split(",")]
+    for part in parts:
+        if part != "last" and not (part.isdigit() and int(part) >= 1):
+            raise argparse.ArgumentTypeError(
+                f"{part!r} is not a layer: give layer numbers (1, 2, ...) or 'last', separated by commas, "
+                "e.g. '1,2,last'"
+            )
+    return text
+
+
 def fractions(text: str) -> list[float]:
     try:
         values = [float(x) for x in text.split(",") if x.strip()]
@@ -420,6 +434,7 @@ def plot_layers_options(parser: argparse.ArgumentParser) -> None:
     add_mddf_arguments(parser, regression=False)
     parser.add_argument(
         "--margin-layers",
+        type=layer_list,
         default=None,
         help="layers whose margin distribution is drawn, e.g. '1,2,last' (default: 4 spread out)",
     )
@@ -430,7 +445,9 @@ def plot_layers_options(parser: argparse.ArgumentParser) -> None:
 def plot_tsne_options(parser: argparse.ArgumentParser) -> None:
     """``mddf plot-tsne``'s options."""
     add_mddf_arguments(parser, regression=False)
-    parser.add_argument("--layers", default=None, help="layers to embed, e.g. '1,2,4,last' (default: 4 spread out)")
+    parser.add_argument(
+        "--layers", type=layer_list, default=None, help="layers to embed, e.g. '1,2,4,last' (default: 4 spread out)"
+    )
     parser.add_argument(
         "--max-points", type=int, default=1500, help="stratified sample of rows embedded per split (t-SNE is quadratic)"
     )

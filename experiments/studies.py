@@ -144,15 +144,18 @@ def mddf_model(dataset, args):
     return build_mddf(ctx, **mddf_params(args))
 
 
-def fit_mddf(dataset, args, log=print):
+def fit_mddf(dataset, args, log=print, *, check=None):
     """Fit :func:`mddf_model` on the training split, adapted to its smallest class as the benchmark's runs are
-    (:func:`~.methods.adapt_to_small_classes`); returns ``(model, fit seconds)``."""
+    (:func:`~.methods.adapt_to_small_classes`), once ``check`` (a callable, or None) has seen the unfitted model
+    (an option checked against it before the fit); returns ``(model, fit seconds)``."""
     from .methods import adapt_to_small_classes
 
     try:
         model = mddf_model(dataset, args)
     except ImportError as exc:
         raise NothingToRun(f"mdDF is not available: {exc}") from None
+    if check is not None:
+        check(model)
     given = mddf_params(args)
     log(
         f"fitting {type(model).__name__} on {dataset.name} ({len(dataset.y_train)} training rows): "
@@ -174,9 +177,10 @@ def fit_mddf(dataset, args, log=print):
     return model, seconds
 
 
-def fitted_classifier(args, what: str, log=print):
-    """The dataset of the arguments and mdDF fitted on its training rows, for subcommand ``what``, which draws classes
-    on the test rows: stop (exit status 2) for a regression target or a dataset without a test split."""
+def fitted_classifier(args, what: str, log=print, *, check=None):
+    """The dataset of the arguments and mdDF fitted on its training rows (:func:`fit_mddf`, ``check`` as there), for
+    subcommand ``what``, which draws classes on the test rows: stop (exit status 2) for a regression target or a
+    dataset without a test split."""
     dataset = resolve_dataset(args, log, seed=args.seed)
     if (dataset.extra or {}).get("task") == "regression":
         raise UsageError(
@@ -185,7 +189,7 @@ def fitted_classifier(args, what: str, log=print):
         )
     if not dataset.has_test_split:
         raise UsageError(f"{dataset.name} has no test split; choose a dataset with one")
-    return dataset, fit_mddf(dataset, args, log)[0]
+    return dataset, fit_mddf(dataset, args, log, check=check)[0]
 
 
 def logger(args):

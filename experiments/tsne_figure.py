@@ -10,6 +10,8 @@ titled with tr(S_W)/tr(S_B) (smaller: more compact classes). The paper uses UCI 
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 from sklearn.manifold import TSNE
 from sklearn.model_selection import train_test_split
@@ -19,7 +21,7 @@ from mddf.datasets.user_data import provenance_line
 
 from .binding import fit_binding
 from .figures import plt, save_figure
-from .layers import parse_layers, variance_ratio
+from .layers import layer_check, layers_drawn, variance_ratio
 from .outfolder import OutputFiles, probe
 from .provenance import provenance
 from .studies import fitted_classifier, logger
@@ -54,8 +56,8 @@ def run(args, *, command: str) -> int:
         args.max_points = min(args.max_points, 200)
     log = logger(args)
     probe(args.out)  # before the fit: a full disk or a read-only folder stops here, in one line
-    ds, model = fitted_classifier(args, "plot-tsne", log)
-    layers = parse_layers(args.layers, model.n_layers_)
+    ds, model = fitted_classifier(args, "plot-tsne", log, check=layer_check(args.layers, "--layers"))
+    layers = layers_drawn(args.layers, model.n_layers_, "--layers", lambda text: print(text, file=sys.stderr))
     rng_seed = args.seed
     rows_train = sample_rows(ds.y_train, args.max_points, rng_seed)
     rows_test = sample_rows(ds.y_test, args.max_points, rng_seed)

@@ -319,6 +319,32 @@ def test_a_target_of_several_columns_is_refused_where_one_target_is_taken(tmp_pa
 
 
 @pytest.mark.parametrize(
+    "option, value, says",
+    [
+        ("--layers", "zz", "argument --layers: 'zz' is not a layer: give layer numbers (1, 2, ...) or 'last'"),
+        ("--layers", "1,0", "argument --layers: '0' is not a layer"),
+        ("--layers", "99", "--layers 99: layer 99 is beyond the 3 layers mdDF grows at most here (--max-layers)"),
+        ("--margin-layers", "2,-1", "argument --margin-layers: '-1' is not a layer"),
+        ("--margin-layers", "1,4", "--margin-layers 1,4: layer 4 is beyond the 3 layers mdDF grows at most here"),
+    ],
+)
+def test_layers_that_are_no_layers_are_usage_errors_before_the_fit(
+    tmp_path, user_csv, capsys, monkeypatch, option, value, says
+):
+    # they were tracebacks with exit status 1, '99' only after the whole fit
+    from mddf import MDDFClassifier
+
+    monkeypatch.setattr(MDDFClassifier, "fit", lambda *a, **k: pytest.fail("fitted"))
+    command = "plot-tsne" if option == "--layers" else "plot-layers"
+    out = tmp_path / "out"
+    argv = [command, "--data", str(user_csv), "--target", "y", option, value, "--quick", "--out", str(out), "--quiet"]
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert f"mddf {command}: error: {says}" in err and "Traceback" not in err
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(
     "argv, message",
     [
         (["small-sample", "--dataset", "mydata"], "mddf small-sample: error: unknown dataset 'mydata'"),

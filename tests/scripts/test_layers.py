@@ -5,12 +5,15 @@ import pytest
 
 from mddf.experiments.layers import (
     class_scores,
+    layer_check,
+    layers_drawn,
     margin_cdf,
     margin_ratio,
     parse_layers,
     pick_layers,
     variance_ratio,
 )
+from mddf.experiments.studies import UsageError
 
 
 def test_per_forest_features_are_averaged_into_class_scores():
@@ -45,6 +48,29 @@ def test_layer_choice():
     assert parse_layers(None, 3) == [1, 2, 3]
     with pytest.raises(ValueError, match="kept 3 layers"):
         parse_layers("5", 3)
+
+
+def test_layers_beyond_the_kept_ones_are_left_out_with_a_warning_not_after_the_fit_with_a_traceback():
+    said = []
+    assert layers_drawn("1,3,5", 3, "--layers", said.append) == [1, 3]
+    assert said == ["warning: --layers: layer(s) 5 not drawn: the model kept 3 layer(s) (its growth stopped early); "
+                    "drawing 1, 3"]  # fmt: skip
+    said.clear()
+    assert layers_drawn("7,9", 3, "--layers", said.append) == [3] and "layer(s) 7, 9 not drawn" in said[0]
+    said.clear()
+    assert layers_drawn("1,last", 3, "--layers", said.append) == [1, 3] and said == []
+
+
+def test_layers_beyond_those_the_model_grows_are_a_usage_error_before_the_fit():
+    from types import SimpleNamespace
+
+    layer_check("1,2,last", "--layers")(SimpleNamespace(max_layers=3))  # none beyond
+    with pytest.raises(UsageError) as caught:
+        layer_check("1,99", "--layers")(SimpleNamespace(max_layers=20))
+    assert str(caught.value) == (
+        "--layers 1,99: layer 99 is beyond the 20 layers mdDF grows at most here (--max-layers); give layers from 1 "
+        "to 20, or 'last'"
+    )
 
 
 def test_margins_do_not_depend_on_whether_features_are_stored_normalised():
