@@ -5,7 +5,6 @@ whole or not at all (:func:`whole`), and a write the folder or its disk refuses 
 from __future__ import annotations
 
 import contextlib
-import datetime as _dt
 import errno
 import json
 import os
@@ -13,7 +12,7 @@ import secrets
 import sys
 from pathlib import Path
 
-from .outlock import FolderUnwritable, missing_folders, remove_empty, unwritable, why
+from .outlock import FolderUnwritable, missing_folders, move_aside, remove_empty, unwritable, why
 
 MANIFEST = ".mddf-written.json"
 #: What :data:`MANIFEST` says of itself: a file of that name that does not say it is not mddf's record.
@@ -125,23 +124,6 @@ def probe(folder, shown=None) -> None:
                     os.unlink(path)
     finally:
         remove_empty(created)
-
-
-def move_aside(folder, names) -> Path:
-    """Move the files ``names`` of ``folder`` to a new ``<folder>/old/<UTC time>/``; return it. Raises
-    :class:`~.outlock.FolderUnwritable` when ``<folder>/old`` is not a folder (a file or link of the user's)."""
-    folder = Path(folder)
-    old = folder / "old"
-    if old.is_symlink() or (old.exists() and not old.is_dir()):
-        raise FolderUnwritable(
-            f"--out {folder}: {old} is not a folder, and mddf moves there (to old/<UTC time>/) the files it would "
-            "replace; rename it, or choose another --out"
-        )
-    aside = old / _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
-    aside.mkdir(parents=True)
-    for name in names:
-        (folder / name).rename(aside / name)
-    return aside
 
 
 def manifest_files(path: Path) -> dict | None:

@@ -6,6 +6,7 @@ docs/user_guide/output_folder.md)."""
 from __future__ import annotations
 
 import contextlib
+import datetime as _dt
 import errno
 import fcntl
 import json
@@ -87,8 +88,6 @@ def _left(path: Path) -> dict | bool | None:
 def _set_aside(folder: Path, path: Path, log) -> None:
     """Move the file ``path``, not mddf's lock file (:func:`_left`), to ``<folder>/old/<UTC time>/``, saying so with
     ``log``; :class:`FolderLocked` if a runner holds a lock on it all the same."""
-    from .outfolder import move_aside
-
     fd = None
     try:
         if not path.is_symlink() and path.is_file():
@@ -227,6 +226,23 @@ def hold(folder, command: str, log=None):
     finally:
         release(path)
         remove_empty(created)
+
+
+def move_aside(folder, names) -> Path:
+    """Move the files ``names`` of ``folder`` to a new ``<folder>/old/<UTC time>/``; return it. Raises
+    :class:`~.outlock.FolderUnwritable` when ``<folder>/old`` is not a folder (a file or link of the user's)."""
+    folder = Path(folder)
+    old = folder / "old"
+    if old.is_symlink() or (old.exists() and not old.is_dir()):
+        raise FolderUnwritable(
+            f"--out {folder}: {old} is not a folder, and mddf moves there (to old/<UTC time>/) the files it would "
+            "replace; rename it, or choose another --out"
+        )
+    aside = old / _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
+    aside.mkdir(parents=True)
+    for name in names:
+        (folder / name).rename(aside / name)
+    return aside
 
 
 def missing_folders(folder: Path) -> list[Path]:

@@ -1,10 +1,12 @@
-"""The exit statuses have one table in the code; --help and the documentation are made from it."""
+"""The exit statuses have one table in the code; --help and the documentation are made from it; SIGTERM stops every
+subcommand in one line with its status."""
 
 import os
 import re
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -57,6 +59,55 @@ def test_sigterm_raises_terminated_within_the_block_only():
         os.kill(os.getpid(), signal.SIGTERM)
     assert raised.value.code == exit_status.EXIT_TERMINATED == 143
     assert signal.getsignal(signal.SIGTERM) is before  # the handler of before the block is back
+
+
+SINGLE_FITS = {
+    "export-features": ("out.npz", []),
+    "explain": ("out", ["--rows", "5"]),
+    "plot-layers": ("out", []),
+    "plot-tsne": ("out", []),
+}
+
+
+@pytest.mark.parametrize("command", list(SINGLE_FITS))
+def test_sigterm_during_a_single_fit_is_one_line_and_status_143_as_for_the_benchmark(
+    tmp_path, user_csv, capsys, monkeypatch, command
+):
+    # these subcommands died by the signal itself, without a word
+    from mddf import CascadeForestRegressor, MDDFClassifier
+
+    def terminated(self, *args, **kwargs):
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(10)  # the handler raises in the meantime
+        pytest.fail("SIGTERM did not stop the fit")
+
+    for estimator in (MDDFClassifier, CascadeForestRegressor):
+        monkeypatch.setattr(estimator, "fit", terminated)
+    name, options = SINGLE_FITS[command]
+    out = tmp_path / name
+    argv = [command, "--data", str(user_csv), "--target", "y", "--out", str(out), "--quick", "--quiet", *options]
+    assert cli.main(argv) == 128 + signal.SIGTERM
+    assert capsys.readouterr().err == "terminated (SIGTERM)\n"
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # restored once the subcommand ends
+    assert not out.exists()
+
+
+@pytest.mark.slow
+def test_the_installed_console_script_stopped_by_sigterm_says_so_and_exits_143(tmp_path, user_csv):
+    script = Path(sys.executable).with_name("mddf")
+    argv = [script, "export-features", "--data", user_csv, "--target", "y", "--out", tmp_path / "f.npz"]
+    process = subprocess.Popen([*argv, "--n-jobs", "1"], stderr=subprocess.PIPE, text=True)
+    try:
+        while "fitting" not in process.stderr.readline():  # the fit has begun
+            assert process.poll() is None, "it ended before its fit"
+        process.send_signal(signal.SIGTERM)
+        err = process.stderr.read()
+        assert process.wait(timeout=60) == 128 + signal.SIGTERM
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert err.endswith("terminated (SIGTERM)\n") and "Traceback" not in err
+    assert not (tmp_path / "f.npz").exists() and list(tmp_path.iterdir()) == [user_csv]
 
 
 @pytest.mark.parametrize("argv, status", [(["--version"], 0), (["benchmark", "--no-such-option"], 2)])
