@@ -1,34 +1,49 @@
-"""Bad input, as a specification: categorical columns that change between fit and predict, and bad labels (NaN,
-one class, mixed types, continuous, overflowing targets), for each of the six estimators."""
+"""Bad input, as a specification: categorical columns that change between fit and predict (for the transformers that
+append features too), and bad labels (NaN, one class, mixed types, continuous, overflowing targets), for each of the
+six estimators."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from bad_input import ALL, CLASSIFIERS, Cases, assert_learned, data, frame_of, make, raises
+from bad_input import ALL, CLASSIFIERS, Cases, applied, assert_learned, data, frame_of, make, raises
 
 CASES = Cases()
+#: The estimators and the transformers that pass the categorical columns on (``PCAFeatures``, ``PairFeatures``).
+CATEGORY_READERS = ALL + ("pca", "pairs")
 
 
 # categorical columns
 
 
-@CASES.add(ALL, "error")
+@CASES.add(CATEGORY_READERS, "error")
 def category_codes_at_predict(name):
+    # the transformers passed the codes on as if they were the column's values
     frame, y = frame_of(name, "category")
     model = make(name).fit(frame, y)
     codes = frame.assign(c=frame["c"].cat.codes)
     with raises(TypeError, "column 'c' was categorical at fit"):
-        model.predict(codes)
+        applied(model, codes)
 
 
-@CASES.add(ALL, "error")
+@CASES.add(CATEGORY_READERS, "error")
 def string_column_as_numbers_at_predict(name):
     frame, y = frame_of(name, "string")
     model = make(name).fit(frame, y)
     numbers = frame.assign(c=(frame["c"] == "red").astype(float))
     with raises(TypeError, "column 'c' was categorical at fit"):
-        model.predict(numbers)
+        applied(model, numbers)
+    with raises(TypeError, "column 2 was categorical at fit"):  # the same as an array of numbers
+        applied(model, numbers.to_numpy(dtype=float))
+
+
+@CASES.add(("pca", "pairs"), "error")
+def numeric_column_as_strings_at_transform(name):
+    # float64's conversion error named neither the column nor the estimator
+    frame, y = frame_of(name, "category")
+    model = make(name).fit(frame, y)
+    with raises(TypeError, f"{type(model).__name__}: column 'a' was numeric at fit, but holds strings at transform"):
+        model.transform(frame.assign(a=frame["a"].astype(str)))
 
 
 @CASES.add(ALL, "error")

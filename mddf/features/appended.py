@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils.validation import validate_data
 
-from ..utils import check_columns, is_dataframe, mask_from_spec
+from ..utils import check_columns, column_kind, is_dataframe, mask_from_spec
 
 
 def numeric_columns(frame) -> np.ndarray:
@@ -14,6 +14,11 @@ def numeric_columns(frame) -> np.ndarray:
     from pandas.api.types import is_bool_dtype, is_numeric_dtype
 
     return np.flatnonzero([is_numeric_dtype(dtype) and not is_bool_dtype(dtype) for dtype in frame.dtypes])
+
+
+def _kinds(frame) -> tuple:
+    """The kind of each column of a DataFrame: ``"category"``, ``"string"`` or ``"numeric"``."""
+    return tuple(column_kind(frame.iloc[:, j]) for j in range(frame.shape[1]))
 
 
 def signed_log(A):
@@ -25,7 +30,9 @@ class AppendedFeaturesMixin:
     """Reads the numeric columns of ``X`` (``columns_``, fixed at fit) and appends new columns to ``X``.
 
     The estimator has a ``categorical_features`` parameter (``"from_dtype"``, or a mask, positions or names of
-    columns that are categories and so not read).
+    columns that are categories and so not read). The kind of each column of a DataFrame at fit (numbers, or
+    categories and strings) is kept, and a column of the other kind at transform is a ``TypeError`` naming it, as the
+    estimators refuse it: a categorical column given as its codes would be passed on as other values.
     """
 
     def _numeric(self, X, reset):
@@ -39,6 +46,8 @@ class AppendedFeaturesMixin:
             check_columns(X)
         except (TypeError, ValueError) as exc:
             raise type(exc)(f"{name}: {exc}") from None
+        if not reset:
+            self._check_kinds(X, is_frame)
         if is_frame:
             validate_data(self, X, reset=reset, dtype=None, ensure_all_finite=False, skip_check_array=True)
             if len(X) == 0:
@@ -46,11 +55,39 @@ class AppendedFeaturesMixin:
             array = None
         else:
             X = array = validate_data(self, X, reset=reset, dtype=np.float64, ensure_all_finite="allow-nan")
+        if reset:
+            self._fit_kinds = _kinds(X) if is_frame else None
         columns = self.columns_ if not reset else self._read_columns(X, is_frame)
         values = X.iloc[:, columns].to_numpy(dtype=np.float64, na_value=np.nan) if is_frame else X[:, columns]
         if np.isinf(values).any():
             raise ValueError(f"{name}: X has infinite values in the numeric columns; only NaN is allowed")
         return columns, values, array
+
+    def _check_kinds(self, X, is_frame):
+        """A ``TypeError`` for a column whose kind differs from its kind at fit (a model fitted before the kinds were
+        kept checks none)."""
+        fitted = getattr(self, "_fit_kinds", None)
+        if fitted is None or np.ndim(X) != 2 or np.shape(X)[1] != len(fitted):
+            return  # the count of columns is scikit-learn's to report
+        import pandas as pd
+
+        now = _kinds(X if is_frame else pd.DataFrame(np.asarray(X)))
+        for j, (was, kind) in enumerate(zip(fitted, now)):
+            if (was == "numeric") == (kind == "numeric"):
+                continue
+            column = repr(X.columns[j]) if is_frame else str(j)
+            dtype = X.iloc[:, j].dtype if is_frame else np.asarray(X).dtype
+            if was != "numeric":
+                raise TypeError(
+                    f"{type(self).__name__}: column {column} was categorical at fit ({was}), but holds numbers at "
+                    f"transform ({dtype}); pass its original values, as at fit, rather than codes: it is passed on "
+                    "as it is, and codes would read as other values"
+                )
+            if j in set(np.asarray(self.columns_).tolist()):
+                raise TypeError(
+                    f"{type(self).__name__}: column {column} was numeric at fit, but holds {kind}s at transform "
+                    f"({dtype}); pass it as numbers, as at fit"
+                )
 
     def _read_columns(self, X, is_frame):
         """A frame's numeric columns or every column of an array, less those ``categorical_features`` declares."""

@@ -11,7 +11,8 @@
   :func:`check_columns`, its check of the columns no estimator reads (dates, times
   and durations, of a DataFrame or an array; a DataFrame's duplicate names and lists),
   for input that is not tabular; :func:`is_dataframe` and :func:`mask_from_spec`, the columns a
-  ``categorical_features`` mask, indices or names declare;
+  ``categorical_features`` mask, indices or names declare; :func:`column_kind`, how a DataFrame's column is read
+  (numbers, categories, strings), and :func:`is_missing_value`;
 - sample weights: :func:`rescaled_weights`, validated weights at a scale near 1, their ratios kept;
 - layer outputs: :class:`LayerOutputMixin`, ``get_feature_names_out`` and
   ``set_output`` for a transformer whose ``transform`` returns the features of
@@ -35,7 +36,15 @@ from .._runtime.threads import thread_limits
 from ._layer_output import LayerOutputMixin
 from ._saving import SaveMixin
 from ._stopping import ACCURACY, NEGATIVE_MSE, EarlyStopping, squared_errors, weighted_accuracy
-from ._tabular import CATEGORICAL_FEATURES_CONSTRAINT, check_columns, is_dataframe, mask_from_spec, validate_tabular
+from ._tabular import (
+    CATEGORICAL_FEATURES_CONSTRAINT,
+    check_columns,
+    column_kind,
+    is_dataframe,
+    is_missing_value,
+    mask_from_spec,
+    validate_tabular,
+)
 from ._validation import (
     N_JOBS_CONSTRAINT,
     check_label_types,
@@ -64,9 +73,11 @@ __all__ = [
     "check_columns",
     "check_label_types",
     "check_sample_weight",
+    "column_kind",
     "check_weighted_classes",
     "compiled_tree_code",
     "is_dataframe",
+    "is_missing_value",
     "mask_from_spec",
     "rescaled_weights",
     "squared_errors",

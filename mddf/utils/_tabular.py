@@ -44,7 +44,7 @@ from sklearn.preprocessing import OrdinalEncoder
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import _check_feature_names, _check_n_features, check_array, validate_data
 
-__all__ = ["CATEGORICAL_FEATURES_CONSTRAINT", "check_columns", "validate_tabular"]
+__all__ = ["CATEGORICAL_FEATURES_CONSTRAINT", "check_columns", "column_kind", "is_missing_value", "validate_tabular"]
 
 #: ``_parameter_constraints`` entry of ``categorical_features``.
 CATEGORICAL_FEATURES_CONSTRAINT = ["array-like", StrOptions({"from_dtype"}), None]
@@ -244,8 +244,9 @@ def _check_float32_range(X):
         )
 
 
-def _column_kind(column):
-    """``"category"``, ``"string"`` or ``"numeric"`` for a pandas Series."""
+def column_kind(column):
+    """``"category"``, ``"string"`` or ``"numeric"`` for a pandas Series: how :func:`validate_tabular` reads it with
+    ``categorical_features="from_dtype"`` (an object column of strings is ``"string"``, of numbers ``"numeric"``)."""
     import pandas as pd
 
     dtype = column.dtype
@@ -265,7 +266,7 @@ def _resolve_categorical(X, categorical_features):
     the wrong length, and DataFrame columns of strings that are not declared categorical.
     """
     is_frame = is_dataframe(X)
-    kinds = [_column_kind(X.iloc[:, j]) for j in range(X.shape[1])] if is_frame else None
+    kinds = [column_kind(X.iloc[:, j]) for j in range(X.shape[1])] if is_frame else None
     if isinstance(categorical_features, str) and categorical_features == "from_dtype":
         mask = np.array([kind != "numeric" for kind in kinds], dtype=bool) if is_frame else None
     elif categorical_features is None:
@@ -363,7 +364,7 @@ def _categorical_part(X, mask):
     else:
         part = check_array(X, dtype=None, ensure_all_finite=False)[:, mask]
     if part.dtype == object:
-        part = np.where(np.frompyfunc(_is_missing, 1, 1)(part).astype(bool), np.nan, part)
+        part = np.where(np.frompyfunc(is_missing_value, 1, 1)(part).astype(bool), np.nan, part)
     return part
 
 
@@ -413,11 +414,12 @@ def _fit_encode(X, mask):
     per_column = [None] * len(mask)
     for j, cats in zip(np.flatnonzero(mask), encoder.categories_):
         # "auto" lists a missing value as the last category; it is encoded as NaN, not as a code
-        per_column[j] = np.asarray([c for c in cats if not _is_missing(c)], dtype=cats.dtype)
+        per_column[j] = np.asarray([c for c in cats if not is_missing_value(c)], dtype=cats.dtype)
     return _encode(X, mask, encoder), per_column, encoder
 
 
-def _is_missing(value):
+def is_missing_value(value):
+    """Whether ``value`` is a missing value: None, pandas' NA or a float NaN."""
     return (
         value is None
         or value is getattr(sys.modules.get("pandas"), "NA", None)
@@ -434,7 +436,7 @@ def _present(values):
     """The values of one column that are not missing."""
     if values.dtype != object:
         return values[~np.isnan(values)] if values.dtype.kind in "fc" else values
-    return values[~np.frompyfunc(_is_missing, 1, 1)(values).astype(bool)]
+    return values[~np.frompyfunc(is_missing_value, 1, 1)(values).astype(bool)]
 
 
 def _kinds(values):
