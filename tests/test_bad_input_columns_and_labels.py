@@ -81,13 +81,19 @@ def category_values_at_predict(name):
 # labels
 
 
-@CASES.add(ALL, "error")
+@CASES.add(ALL + ("pairs",), "error")
 def nan_in_y(name):
+    # PairFeatures said scikit-learn's "Input contains NaN", naming neither y nor the row
     X, y = data(name)
     y = y.astype(float)
     y[2] = np.nan
     with raises(ValueError, "Input y contains NaN"):
         make(name).fit(X, y)
+    if name == "pairs":
+        labels = np.where(y == 1, "yes", "no").astype(object)
+        labels[2] = None
+        with raises(ValueError, "PairFeatures: Input y contains NaN: 1 row(s) without a target (NaN or None), the"):
+            make(name).fit(X, labels)
 
 
 @CASES.add(CLASSIFIERS, "error")

@@ -1,12 +1,12 @@
 """Bad input, as a specification: members of ``forest_types`` and predictors that misbehave (NaN, the wrong width,
-rows not summing to 1, no ``classes_``, no NaN support), for mdDF."""
+rows not summing to 1, no ``classes_``, no NaN support), for mdDF and the regressor."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 from bad_input import Cases, assert_learned, data, make, raises
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.impute import SimpleImputer
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
@@ -51,6 +51,16 @@ class NoClasses(ClassifierMixin, BaseEstimator):
 
     def predict_proba(self, X):
         return np.full((len(X), 2), 0.5)
+
+
+class NaNPrediction(RegressorMixin, BaseEstimator):
+    """A regressor whose predictions are NaN."""
+
+    def fit(self, X, y):
+        return self
+
+    def predict(self, X):
+        return np.full(len(X), np.nan)
 
 
 def imputing_logistic():
@@ -157,6 +167,16 @@ def predictor_returns_nan(name):
     X, y = data(name)
     with raises(ValueError, "predictor (NaNProba): predict_proba returned non-finite values"):
         make(name, predictor=NaNProba()).fit(X, y)
+
+
+@CASES.add(("regressor",), "error")
+def regressor_predictor_returns_nan(name):
+    # it read as a shape complaint: "predict returned (16,) values where (16,) finite ones were expected"
+    X, y = data(name)
+    with raises(ValueError, "predictor (NaNPrediction): predict returned non-finite values (NaN or infinity) in 16"):
+        make(name, predictor=NaNPrediction()).fit(X, y)
+    with raises(ValueError, "forest_types[1] (NaNPrediction): predict returned non-finite values (NaN or infinity)"):
+        make(name, forest_types=("rf", NaNPrediction())).fit(X, y)
 
 
 @CASES.add(("mddf",), "error")

@@ -58,6 +58,14 @@ def no_columns(name):
         make(name).fit(X[:, :0], y)
 
 
+@CASES.add(("regressor",), "error")
+def y_without_columns(name):
+    # scikit-learn's check of y called it "0 feature(s)"
+    X, y = data(name)
+    with raises(ValueError, "CascadeForestRegressor: y has shape (40, 0), a 2-D y with no column: no target to fit"):
+        make(name).fit(X, y[:, None][:, :0])
+
+
 @CASES.add(ALL, "error")
 def wrong_n_features_at_predict(name):
     X, y = data(name)

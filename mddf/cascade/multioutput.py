@@ -29,10 +29,16 @@ UNSUPPORTED = {
 
 
 def check_target_shape(y, name):
-    """``y``'s shape; a one-line ``ValueError`` for a ``y`` of more than 2 dimensions or a 2-D ``y`` of one column."""
+    """``y``'s shape; a one-line ``ValueError`` for a ``y`` of more than 2 dimensions or a 2-D ``y`` of one column or
+    of none."""
     shape = np.asarray(y).shape  # through __array__: y may be any array-like
     if len(shape) > 2:
         raise ValueError(f"{name}: y has shape {shape}; expected (n_samples,) or (n_samples, n_outputs)")
+    if len(shape) == 2 and shape[1] == 0:  # scikit-learn's check would call it "0 feature(s)"
+        raise ValueError(
+            f"{name}: y has shape {shape}, a 2-D y with no column: no target to fit; pass one target as a 1-D y, "
+            "or several as columns"
+        )
     if len(shape) == 2 and shape[1] == 1:
         raise ValueError(
             f"{name}: y has shape {shape}, a 2-D y with a single column; pass y.ravel() for one target, or "

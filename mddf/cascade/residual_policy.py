@@ -171,10 +171,15 @@ class ResidualPolicy(TaskPolicy):
         estimator = seeded_clone(template, seed)
         estimator.fit(Z, y, **({} if weight is None else {"sample_weight": weight}))
         sample = np.asarray(estimator.predict(Z[:16]))  # an unusable output is an error at fit, naming the predictor
-        if sample.shape != (len(Z[:16]),) or not np.all(np.isfinite(sample)):
+        name = f"predictor ({type(estimator).__name__})"
+        if sample.shape != (len(Z[:16]),):
+            shape = (len(Z[:16]),)
+            raise ValueError(f"{name}: predict returned shape {sample.shape}; expected {shape}, one value per row")
+        finite = np.isfinite(sample)
+        if not finite.all():  # as a member's: a NaN is not a shape complaint
             raise ValueError(
-                f"predictor ({type(estimator).__name__}): predict returned {sample.shape} values where "
-                f"{(len(Z[:16]),)} finite ones were expected, one per row"
+                f"{name}: predict returned non-finite values (NaN or infinity) in {int((~finite).sum())} of "
+                f"{len(sample)} rows; it must give finite predicted values"
             )
         return estimator, estimator
 

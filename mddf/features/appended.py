@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils.validation import validate_data
 
-from ..utils import check_columns, column_kind, is_dataframe, mask_from_spec
+from ..utils import check_columns, column_kind, is_dataframe, is_missing_value, mask_from_spec
 
 
 def numeric_columns(frame) -> np.ndarray:
@@ -19,6 +19,15 @@ def numeric_columns(frame) -> np.ndarray:
 def _kinds(frame) -> tuple:
     """The kind of each column of a DataFrame: ``"category"``, ``"string"`` or ``"numeric"``."""
     return tuple(column_kind(frame.iloc[:, j]) for j in range(frame.shape[1]))
+
+
+def missing_targets(y) -> np.ndarray:
+    """Which entries of a 1-D ``y`` are missing: NaN, or None (and pandas' NA) in an object array."""
+    if y.dtype.kind in "fc":
+        return np.isnan(y)
+    if y.dtype != object:
+        return np.zeros(len(y), dtype=bool)
+    return np.frompyfunc(is_missing_value, 1, 1)(y).astype(bool)
 
 
 def signed_log(A):

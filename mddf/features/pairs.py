@@ -13,7 +13,7 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import _check_feature_names_in, check_consistent_length, check_is_fitted, column_or_1d
 
 from ..utils import N_JOBS_CONSTRAINT, SaveMixin
-from .appended import AppendedFeaturesMixin
+from .appended import AppendedFeaturesMixin, missing_targets
 from .pair_search import OPERATIONS, SearchResult, SearchSettings, pair_values, search_pairs
 
 #: The operations tried by default (:data:`mddf.features.pair_search.OPERATIONS` names every one).
@@ -197,6 +197,12 @@ class PairFeatures(SaveMixin, AppendedFeaturesMixin, TransformerMixin, BaseEstim
         columns, values, _ = self._numeric(X, reset=True)
         y = column_or_1d(y, warn=True)
         check_consistent_length(values, y)
+        missing = np.flatnonzero(missing_targets(y))
+        if len(missing):  # scikit-learn's "Input contains NaN" would name neither y nor the rows
+            raise ValueError(
+                f"PairFeatures: Input y contains NaN: {len(missing)} row(s) without a target (NaN or None), the "
+                f"first at row {missing[0]}; drop those rows or give them a label or value"
+            )
         if len(y) < self.cv:
             raise ValueError(f"PairFeatures needs at least cv={self.cv} rows to measure gains, got n_samples={len(y)}")
         self.columns_ = columns
