@@ -119,7 +119,9 @@ class PairFeatures(SaveMixin, AppendedFeaturesMixin, TransformerMixin, BaseEstim
     -----
     :meth:`transform` returns a DataFrame for a DataFrame (its columns and dtypes unchanged, the features
     appended as float64 columns named ``log(a/b)``, ``a*b`` and ``a-b``) and an array otherwise. A row missing
-    either value of a pair has NaN in its feature; products and differences are clipped to float32's range.
+    either value of a pair has NaN in its feature; products and differences are clipped to float32's range. A
+    column of another kind than at fit (numbers, such as codes, where a DataFrame's column was categorical;
+    strings where it held numbers) is a ``TypeError`` naming it, as the estimators refuse it.
     """
 
     _parameter_constraints: dict = {

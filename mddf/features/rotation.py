@@ -58,7 +58,9 @@ class PCAFeatures(SaveMixin, AppendedFeaturesMixin, TransformerMixin, BaseEstima
     -----
     :meth:`transform` returns a DataFrame for a DataFrame (its columns and dtypes unchanged, the
     components appended as float32 columns ``pc0``, ``pc1``, ...) and an array otherwise. A component
-    of a row with missing values in the rotated columns takes their mean in its place, so it is finite.
+    of a row with missing values in the rotated columns takes their mean in its place, so it is finite. A
+    column of another kind than at fit (numbers, such as codes, where a DataFrame's column was categorical;
+    strings where it held numbers) is a ``TypeError`` naming it, as the estimators refuse it.
     """
 
     _parameter_constraints: dict = {
