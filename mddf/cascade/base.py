@@ -196,7 +196,7 @@ class CascadeBase(SaveMixin, LayerFeaturesMixin):
         validated, fitted = self._validated(X), self.fitted_cascade_
         rows = self._background(background, lambda: explain_rows(fitted, validated[:1], None, True, n_jobs=self.n_jobs))
         found = explain_rows(fitted, validated, X, bool(fast), int(chunk_rows), progress, rows, self.n_jobs)
-        return explanation(found)
+        return explanation(self._shown(found))
 
     def _background(self, background, probe):
         """The validated rows of ``explain()``'s ``background``, or None for the path-dependent
@@ -240,7 +240,21 @@ class CascadeBase(SaveMixin, LayerFeaturesMixin):
         """
         check_is_fitted(self)
         layer = self._check_layer(layer)
-        return self._replayed(X, LayerFeatures(layer))
+        return self._shown_features(self._replayed(X, LayerFeatures(layer)))
+
+    # -------------------------------------------- what the fit learned, as shown
+    def _fitted_attributes(self, fitted):
+        """scikit-learn's fitted attributes of the fitted cascade ``fitted`` as the estimator shows them (the
+        regressor's with ``target="y"``: its offset added back)."""
+        return fitted.attributes()
+
+    def _shown_features(self, features):
+        """A kept layer's features (float32 ``(n, n_passed_columns)``) as the estimator shows them."""
+        return features
+
+    def _shown(self, found):
+        """``explain()``'s :class:`~mddf.cascade.explanation.Attributions` as the estimator shows them."""
+        return found
 
     # ------------------------------------------------------------ stored models
     @property
@@ -310,6 +324,6 @@ def set_fitted(cascade, fitted):
     as ``cascade.fitted_cascade_`` and set scikit-learn's fitted attributes from it: the one place where they are
     written."""
     cascade.fitted_cascade_ = fitted
-    for name, value in fitted.attributes().items():
+    for name, value in cascade._fitted_attributes(fitted).items():
         setattr(cascade, name, value)
     return cascade

@@ -71,9 +71,10 @@ default=("rf", "rf", "crf", "crf", "lgbm_es")
         See :ref:`the user guide <regression-members>`.
     target : {"residual", "y"}, default="residual"
         What the members of layer t >= 2 fit: ``"residual"`` the out-of-fold residual of the previous layers,
-        the prediction becoming the sum of the layers' mean corrections; ``"y"`` the target (DF21's reading).
-        Both pass each member's prediction of y on beside ``x`` (see above), and cost the same trees; the
-        residual layers lower the bias of the cascade on smooth targets.
+        the prediction becoming the sum of the layers' mean corrections; ``"y"`` the target (DF21's reading),
+        less its mean (``target_offset_``, added back to what the estimator returns: an offset of y keeps its
+        precision). Both pass each member's prediction of y on beside ``x`` (see above), and cost the same
+        trees; the residual layers lower the bias of the cascade on smooth targets.
     max_features : int, float in (0, 1], "sqrt", "log2" or None, default=0.5
         Candidate features per split of the ``"rf"`` and ``"et"`` trees, as scikit-learn's forests read it (a
         float is a fraction of the layer's columns; None or 1.0 all of them, scikit-learn's and DF21's default).
@@ -120,16 +121,14 @@ default=("rf", "rf", "crf", "crf", "lgbm_es")
         A layer's prediction is its members' mean or (``"loss"``) their weighted mean, the weights minimising
         the out-of-fold squared error (as for :class:`mddf.MDDFClassifier`, which minimises the log-loss).
     max_depth : int or None, default=None
-        Depth limit of every tree; None grows the trees fully (gcForest and
-        DF21 do).
+        Depth limit of every tree; None grows the trees fully (gcForest and DF21 do).
     max_depth_factor : int or None, default=None
         Trees of layer t are limited to depth ``max_depth_factor * (t + 1)``, as :class:`mddf.MDDFClassifier` grows
         them; with ``max_depth`` too, the smaller limit applies.
     max_layers : int, default=20
         Most layers grown.
     n_tolerant_layers : int, default=2
-        Growth stops when the out-of-fold MSE has not improved (see ``tol``) for
-        this many consecutive layers.
+        Growth stops when the out-of-fold MSE has not improved (see ``tol``) for this many consecutive layers.
     probe_trees : float in (0, 1) or None, default=0.25
         Each layer after the first grows this share of its forests' trees (and XGBoost members' rounds) first and
         the rest only when the probe says the layer may be kept; a layer that may not is decided on its probe,
@@ -137,10 +136,9 @@ default=("rf", "rf", "crf", "crf", "lgbm_es")
         full in all but rare fits. None grows every layer in full. Not used with ``validation_fraction``. See
         :ref:`layer probes <probes>`.
     tol : float >= 0, default=0.0
-        A layer improves on the best so far when its out-of-fold MSE is lower by
-        more than ``tol`` times the weighted variance of y, i.e. when its
-        out-of-fold R^2 is higher by more than ``tol`` (with ``validation_fraction``,
-        of the held-out rows' MSE and variance).
+        A layer improves on the best so far when its out-of-fold MSE is lower by more than ``tol`` times the
+        weighted variance of y, i.e. when its out-of-fold R^2 is higher by more than ``tol`` (with
+        ``validation_fraction``, of the held-out rows' MSE and variance).
     min_error_reduction : float in [0, 1), default=0.0
         A layer must also lower the monitored MSE below the best layer's by more
         than this fraction of it (as :class:`mddf.MDDFClassifier`'s, whose
@@ -216,6 +214,9 @@ default=("rf", "rf", "crf", "crf", "lgbm_es")
     oof_features_ : list of ndarray of float32 (n_samples, n_members)
         Per kept layer, the out-of-fold ``h_t`` of the training rows; columns named by
         :meth:`get_feature_names_out` (``layer<t>_<member><j>_prediction``).
+    target_offset_ : float or ndarray ``(n_outputs,)``
+        With ``target="y"``, the mean of y, which the layers (``layers_``, ``predictor_``) fit y less of and the
+        estimator adds back to its predictions, layer features and explanations; 0.0 with ``"residual"``.
     stop_reason_ : str
     background_ : ndarray of float32 ``(n_background, n_features_in_)`` or None
         The rows kept by ``background_rows`` (categories as their codes); None with ``background_rows=0``.
@@ -350,6 +351,11 @@ default=("rf", "rf", "crf", "crf", "lgbm_es")
         largest = float(np.max(np.abs(y)))
         if largest > LARGEST_TARGET:
             raise self._policy(Columns(X.shape[1])).overflow_error("|y|", largest)
+        # target="y": every layer fits y less its mean (a mean of 1e12 would leave the trees' squared errors and the
+        # float32 features passed on no digit of the target's spread), added back to what the estimator shows
+        self.target_offset_ = np.mean(y, axis=0) if self.target == "y" else 0.0
+        if self.target == "y":
+            y = y - self.target_offset_
         weight = check_sample_weight(sample_weight, X, estimator_name=name)
         if len(y) < self.n_folds:
             raise ValueError(
@@ -403,7 +409,7 @@ default=("rf", "rf", "crf", "crf", "lgbm_es")
         ------
         ndarray of float64, shape (n_samples,) (or (n_samples, n_outputs))
         """
-        return iter(self._replayed(X, Stages()))
+        return iter([self._shifted(stage) for stage in self._replayed(X, Stages())])
 
     def predict(self, X):
         """Prediction of the last kept layer (the mean of its members'), or the ``predictor``'s for ``[x, h_T(x)]``
@@ -418,7 +424,38 @@ default=("rf", "rf", "crf", "crf", "lgbm_es")
         -------
         ndarray of float64, shape (n_samples,), or (n_samples, n_outputs) for a model of several targets
         """
-        return self._replayed(X, FinalOutput())
+        return self._shifted(self._replayed(X, FinalOutput()))
+
+    # ------------------------------------------------ target="y": the offset back
+    def _offset(self):
+        """``target_offset_`` when it is not 0 (a model fitted before it was kept has none), else None."""
+        offset = getattr(self, "target_offset_", None)
+        return None if offset is None or not np.any(offset) else offset
+
+    def _shifted(self, output):
+        """Predictions of y - ``target_offset_`` as predictions of y."""
+        offset = self._offset()
+        return output if offset is None else output + offset
+
+    def _shown_features(self, features):
+        """Members' predictions of y - ``target_offset_``, ``(n, n_members * n_outputs)`` float32, as of y."""
+        offset = self._offset()
+        if offset is None:
+            return features
+        per_member = np.tile(np.atleast_1d(offset), features.shape[1] // np.size(offset))
+        return (features + per_member).astype(np.float32)
+
+    def _fitted_attributes(self, fitted):
+        attributes = fitted.attributes()
+        if self._offset() is not None and attributes.get("oof_features_") is not None:
+            attributes["oof_features_"] = [self._shown_features(f) for f in attributes["oof_features_"]]
+        return attributes
+
+    def _shown(self, found):
+        offset = self._offset()
+        if offset is not None:
+            found.base_values = found.base_values + offset
+        return found
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

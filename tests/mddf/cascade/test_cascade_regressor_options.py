@@ -208,7 +208,10 @@ def test_residual_layers_fit_what_the_previous_layers_left_and_pass_predictions_
     row_of = {row.tobytes(): i for i, row in enumerate(X)}
     plain = _small(forest_types=("rf", TargetSpy()), target="y").fit(X, y)
     residual = _small(forest_types=("rf", TargetSpy()), target="residual", max_layers=2, n_tolerant_layers=2).fit(X, y)
-    np.testing.assert_array_equal(residual.oof_features_[0], plain.oof_features_[0])  # layer 1: the same
+    # layer 1 fits y in both: the "y" cascade fits y less its mean (target_offset_), which it adds back
+    centred = _small(forest_types=("rf", TargetSpy()), target="residual", max_layers=1).fit(X, y - y.mean())
+    shown = (centred.oof_features_[0] + plain.target_offset_).astype(np.float32)
+    np.testing.assert_array_equal(shown, plain.oof_features_[0])
     layer1 = residual.oof_features_[0].astype(np.float64).mean(axis=1)
     for spy in (m.estimator for m in residual.layers_[1].models_[1]):
         rows = [row_of[row[: X.shape[1]].tobytes()] for row in spy.rows_]
@@ -233,6 +236,40 @@ def test_target_residual_is_the_default_and_grows_a_lower_bias_cascade_than_y():
     assert residual.score(X_test, y_test) > plain.score(X_test, y_test)
     with pytest.raises(ValueError, match="target"):
         _small(target="gradient").fit(X, y)
+
+
+@pytest.mark.parametrize("offset", [1e8, 1e12])
+def test_target_y_keeps_full_precision_under_an_offset_of_the_target(offset):
+    # the layers fitted y itself: on y + 1e12 the trees' squared errors and the float32 features they pass on kept
+    # no digit of its spread, and the training R^2 fell from 0.97 to 0.3, without a word
+    X, y = _friedman(n=300)
+    plain = _small(target="y").fit(X, y)
+    shifted = _small(target="y").fit(X, y + offset)
+    assert plain.target_offset_ == pytest.approx(y.mean())
+    assert shifted.target_offset_ == pytest.approx(y.mean() + offset)
+    # the same model but for the rounding of y + offset in float64, which breaks some ties between splits otherwise
+    assert shifted.score(X, y + offset) == pytest.approx(plain.score(X, y), abs=0.01)
+    assert np.abs(shifted.predict(X) - offset - plain.predict(X)).mean() < 0.1 * y.std()
+    stages = list(shifted.staged_predict(X))
+    np.testing.assert_array_equal(stages[-1], shifted.predict(X))
+    assert stages[0].mean() == pytest.approx(y.mean() + offset, rel=1e-6)
+    for layer, oof in enumerate(shifted.oof_features_, start=1):  # predictions of y, as float32 holds them
+        assert oof.dtype == np.float32 and shifted.transform(X, layer=layer).dtype == np.float32
+        assert np.abs(oof.astype(np.float64).mean() - (y.mean() + offset)) < 1e-3 * offset
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(shifted)).predict(X), shifted.predict(X))
+
+
+def test_target_y_is_fitted_on_y_less_its_mean_and_shows_predictions_of_y():
+    X, y = _friedman(n=200)
+    Y = np.column_stack([y + 1e9, -y])
+    model = _small(target="y").fit(X, Y)
+    np.testing.assert_allclose(model.target_offset_, Y.mean(axis=0))
+    assert model.oof_features_[0].shape == (200, 8) and model.transform(X, layer=1).shape == (200, 8)
+    first = model.oof_features_[0].astype(np.float64)  # member by member, each member's two outputs side by side
+    np.testing.assert_allclose(first[:, 0::2].mean(), Y[:, 0].mean(), rtol=1e-6)
+    np.testing.assert_allclose(first[:, 1::2].mean(), Y[:, 1].mean(), atol=0.1 * y.std())
+    assert np.abs(model.predict(X) - Y).mean(axis=0).max() < y.std()
+    assert _small().fit(X, y).target_offset_ == 0.0  # the residual target: nothing to add back
 
 
 @pytest.mark.parametrize("where", [None, "auto"])
