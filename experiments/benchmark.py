@@ -87,7 +87,7 @@ def run(args, registry=None, *, command: str) -> int:
         list_registry(registry)
         return EXIT_OK
     names = several_targets(args.target)
-    if names is not None and args.monotone is not None:
+    if names is not None and (args.monotone is not None or args.monotone_class is not None):
         raise UsageError("--monotone takes one --target: several targets take no monotone constraints")
     if names is not None:  # --target a,b: several targets of one table (experiments/multi_target.py)
         return run_several_targets(args, names, registry, command=command)
@@ -129,7 +129,8 @@ def run(args, registry=None, *, command: str) -> int:
             print(f"warning: {warning}", file=sys.stderr)
         check_task(protocol, task_of(user_ds))
         metric_for(args.metric, task_of(user_ds))
-    registry, specs = with_monotone(args.monotone, user_ds, registry, specs)  # --monotone: constrained cascades
+    # --monotone: constrained cascades, the class they constrain said on stderr
+    registry, specs = with_monotone(args.monotone, user_ds, registry, specs, args.monotone_class)
     asked = {registry.get(name).name for name in args.methods or ()}
     available = usable_methods(specs, task_of(user_ds) if user_ds is not None else None, asked=asked)
     if not available:

@@ -128,8 +128,10 @@ def search_summary(estimator) -> dict:
     return {"selected_params": jsonable_params(dict(estimator.best_params_)), "search": search}
 
 
-def describe_model(record, estimator) -> None:
-    """Write in ``record`` what the fitted model is: its parameters, early stopping, size, search and cascade."""
+def describe_model(record, estimator, monotone=None) -> None:
+    """Write in ``record`` what the fitted model is: its parameters, early stopping, size, search and cascade; with
+    ``monotone`` (what ``--monotone`` constrains: :class:`~.monotone_option.Constrained`'s ``about``) the cascade's
+    ``monotone``, which names the class whose probability is constrained."""
     record["params"] = estimator_params(inner_model(estimator))
     if isinstance(estimator, EarlyStopped):
         stopping = ("rounds", "n_rounds_"), ("validation_rows", "n_validation_"), ("patience", "patience")
@@ -144,6 +146,8 @@ def describe_model(record, estimator) -> None:
         record["n_layers"] = cascade.pop("n_layers")
         if "model_bytes" in cascade:
             record["model_bytes"] = cascade.pop("model_bytes")
+        if monotone:
+            cascade["monotone"] = dict(monotone)
         record["cascade"] = cascade
         params = getattr(estimator, "best_estimator_", estimator).get_params(deep=False)
         with contextlib.suppress(KeyError, TypeError):

@@ -4,13 +4,17 @@ cost beside them).
 
 The option is read once the ``--data`` file is: each entry must name one of its feature columns, numeric (a text
 column holds categories, which have no order), with the sign ``+1`` or ``-1``, and the target must be a regression
-target or two classes; anything else stops the command with a one-line usage error. The mdDF method's builder then
-adds ``monotonic_cst``, one entry per feature column, to the cascade it builds (:class:`Constrained`), so that a
-run's binding (its settings hash) tells constrained results from unconstrained ones.
+target or two classes; anything else stops the command with a one-line usage error. With two classes the constraints
+hold for the probability of the class ``--monotone-class LABEL`` names (by default the second of the sorted labels,
+the one the estimators' ``monotonic_cst`` constrains); the command says which on stderr, the table's notes and each
+run's model summary say it too. The mdDF method's builder then adds ``monotonic_cst``, one entry per feature column,
+to the cascade it builds (:class:`Constrained`), so that a run's binding (its settings hash) tells constrained
+results from unconstrained ones.
 """
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, replace
 
 from .registry import Registry
@@ -53,12 +57,40 @@ def constraint_vector(constraints: dict, dataset) -> list:
     return [constraints.get(name, 0) for name in names]
 
 
+def constrained_class(label, dataset) -> int | None:
+    """The position in ``dataset.classes`` of the class whose probability the constraints hold for: the one
+    ``--monotone-class`` ``label`` names (matched as text), by default the second (what the estimators'
+    ``monotonic_cst`` constrains, ``classes_[1]``); None for a regression. A :class:`~.studies.UsageError` for a label
+    that is not a class, or given for a regression."""
+    if task_of(dataset) == "regression":
+        if label is not None:
+            raise UsageError("--monotone-class names the class of a two-class target; this target is a regression")
+        return None
+    labels = [str(c) for c in dataset.classes]
+    if label is None:
+        return 1
+    if label not in labels:
+        raise UsageError(f"--monotone-class {label!r} is not a class of the target: its classes are "
+                         f"{', '.join(map(repr, labels))}")  # fmt: skip
+    return labels.index(label)
+
+
+def statement(constraints: dict, dataset, position) -> str:
+    """What the constraints say, in words: ``the probability of class 'yes' never falls as income grows, never rises
+    as debt grows`` (the prediction's for a regression, ``position`` None)."""
+    what = "the prediction" if position is None else f"the probability of class {str(dataset.classes[position])!r}"
+    moves = [f"never {'falls' if sign > 0 else 'rises'} as {column} grows" for column, sign in constraints.items()]
+    return f"{what} {', '.join(moves)}"
+
+
 @dataclass(frozen=True)
 class Constrained:
-    """A method's builder with ``monotonic_cst`` added to what it builds (picklable, for the worker processes)."""
+    """A method's builder with ``monotonic_cst`` added to what it builds (picklable, for the worker processes);
+    ``about``: what the constraints hold, for the model's summary (:func:`~.model_summary.describe_model`)."""
 
     build: object
     monotonic_cst: tuple
+    about: dict | None = None
 
     def __call__(self, ctx, **params):
         return self.build(ctx, monotonic_cst=list(self.monotonic_cst), **params)
@@ -67,17 +99,35 @@ class Constrained:
         return f"{self.build.__module__}.{self.build.__qualname__}(monotonic_cst={list(self.monotonic_cst)})"
 
 
-def with_monotone(text, dataset, registry, specs):
+def with_monotone(text, dataset, registry, specs, label=None, log=None):
     """``(registry, specs)`` with the :data:`CONSTRAINED_METHODS` building constrained cascades, for the option's
-    ``text`` on the loaded ``--data`` ``dataset`` (None: without ``--data``, a usage error); both unchanged for
-    ``text`` None."""
+    ``text`` on the loaded ``--data`` ``dataset`` (None: without ``--data``, a usage error) and the class that
+    ``--monotone-class`` ``label`` names (:func:`constrained_class`); both unchanged for ``text`` None. With two
+    classes the estimators constrain ``P(classes_[1])``: the signs are turned for the other class. ``log`` (default:
+    stderr) says what is constrained, in one line; the methods' descriptions (the table's notes) say it too."""
     if text is None:
+        if label is not None:
+            raise UsageError("--monotone-class goes with --monotone")
         return registry, specs
     if dataset is None:
         raise UsageError("--monotone goes with --data PATH (it names the file's columns)")
-    vector = tuple(constraint_vector(parse_monotone(text), dataset))
+    constraints = parse_monotone(text)
+    vector = constraint_vector(constraints, dataset)
+    position = constrained_class(label, dataset)
+    if position == 0:  # P(classes[0]) = 1 - P(classes[1]): rising with a column is the other falling
+        vector = [-sign for sign in vector]
+    said = statement(constraints, dataset, position)
+    about = {"constraints": dict(constraints), "statement": said}
+    if position is not None:
+        about["probability_of"] = str(dataset.classes[position])
+    (log or (lambda line: print(line, file=sys.stderr)))(
+        f"{', '.join(CONSTRAINED_METHODS)}: monotone constraints: {said}"
+        + ("" if position is None else " (--monotone-class names the class)")
+    )
     changed = Registry(
-        replace(spec, build=Constrained(spec.build, vector)) if spec.name in CONSTRAINED_METHODS else spec
+        replace(spec, build=Constrained(spec.build, tuple(vector), about), description=f"{spec.description}; {said}")
+        if spec.name in CONSTRAINED_METHODS
+        else spec
         for spec in registry
     )
     return changed, [changed.get(spec.name) for spec in specs]

@@ -315,6 +315,13 @@ def benchmark_options(parser: argparse.ArgumentParser) -> None:
         "falls as income grows or rises as debt grows; a regression or two-class target); the others unconstrained",
     )
     parser.add_argument(
+        "--monotone-class",
+        metavar="LABEL",
+        help="with --monotone and two classes: the class whose probability the constraints are for (default: the "
+        "second of the sorted labels, the one the estimators' monotonic_cst constrains); said on stderr and in the "
+        "table",
+    )
+    parser.add_argument(
         "--peers",
         action="store_true",
         help="add today's peers (LightGBM, HGB, ExtraTrees; no published numbers) and write them with mdDF, "

@@ -160,7 +160,7 @@ def run_one(
             estimator = _fitted_estimator(spec, ctx, data, labels, record, ds.classes)
             y_pred, proba = _test_predictions(estimator, data.X_test, labels, n_classes, record)
         record.update(run_scores(task, data.y_test, y_pred, proba))
-        describe_model(record, estimator)
+        describe_model(record, estimator, monotone=getattr(spec.build, "about", None))
         record["status"] = "ok"
     except Exception as exc:  # one failing run must not stop the others
         record["error"] = f"{type(exc).__name__}: {exc}"
