@@ -20,9 +20,13 @@ mean over the folds and its standard error, the folds, the median seconds), the 
 ``ahead_<stage>_frontier_<task>.png`` (suite mean score against median fit and median predict seconds),
 ``ahead_check.md`` after ``--check paper`` and ``ahead_rf.md`` after ``--against-rf``.
 
+Every stage and its report (``--report-only`` too) read the tables of both suites, the real-data suite's from
+``$MDDF_REALDATA`` and the broad suite's from ``$MDDF_REALDATA_BROAD`` (:mod:`benchmarks.realdata`); without them
+the study stops with exit status 2, naming the folder it looked in.
+
 Examples
 --------
-python -m benchmarks.ahead --n-jobs 2
+MDDF_REALDATA=/path/to/realdata MDDF_REALDATA_BROAD=/path/to/realdata-broad python -m benchmarks.ahead --n-jobs 2
 python -m benchmarks.ahead --report-only  # the buyers, savers, candidates and the --learners line of the combinations
 python -m benchmarks.ahead --stage full --n-jobs 2 --learners mdDF,mdDF-ts+later,HGB-es,LightGBM-es,CatBoost-es
 MDDF_DATA=/path/to/data python -m benchmarks.ahead --check paper --learners mdDF,mdDF-ts+later --n-jobs 2

@@ -10,6 +10,10 @@ each inline ```` `python ...` ```` command, that calls
   earlier in the same block writes it;
 - ``mddf <subcommand>``: the subcommand must exist.
 
+A command of a study whose own usage (its module's docstring) sets a variable for the data it reads
+(``MDDF_DATA``: the papers' dataset files; ``MDDF_REALDATA``: the real-data suite's tables) sets it too, or its page
+names the variable: the page says what the command needs before it runs.
+
 Each of them then answers ``--help`` with exit status 0 and a usage line, which names every ``--option`` the
 documented commands give it (slow: one process each; a file that is neither in ``scripts/`` nor parses its
 arguments with argparse is not run). A flag that makes a module run another study of it (``--select``,
@@ -20,6 +24,7 @@ are not checked.
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import re
 import shlex
@@ -203,6 +208,36 @@ def test_the_collector_finds_the_commands_of_each_kind():
 def test_every_documented_command_names_a_module_file_or_subcommand_that_exists():
     missing = [f"{c.page}: {c.command}" for c in COMMANDS if not _exists(c)]
     assert not missing, "documented commands whose module, file or subcommand does not exist:\n" + "\n".join(missing)
+
+
+def data_variables(target: Target) -> set:
+    """The variables (``MDDF_DATA``, ``MDDF_REALDATA``, ...) that the usage lines of a module's docstring set for the
+    study ``target`` runs (those lines that run it with its flags of :data:`MODES`, else all): what it reads its data
+    from."""
+    path = ROOT / (target.name.replace(".", "/") + ".py")
+    if not path.is_file():
+        return set()
+    usage = ast.get_docstring(ast.parse(path.read_text())) or ""
+    lines = [line for line in usage.splitlines() if re.search(rf"python3? -m {re.escape(target.name)}\b", line)]
+    flags = {word for word in target.mode if word in MODES}
+    same = [line for line in lines if {w for w in line.split() if w in MODES} == flags]
+    return {name for line in same or lines for name in re.findall(r"\b(MDDF_[A-Z_]+)=", line)}
+
+
+def test_a_documented_study_says_what_data_it_needs():
+    unsaid = sorted(
+        {
+            f"{c.page}: {c.command} (needs ${name})"
+            for c in COMMANDS
+            if c.target.kind == "module"
+            for name in data_variables(c.target)
+            if name not in c.command and name not in (ROOT / c.page).read_text()
+        }
+    )
+    assert not unsaid, "documented studies whose page does not say the data they read:\n" + "\n".join(unsaid)
+    assert data_variables(Target("module", "benchmarks.ahead")) >= {"MDDF_REALDATA", "MDDF_REALDATA_BROAD"}
+    timing = Target("module", "benchmarks.prediction_cost", ("--timing",))
+    assert data_variables(timing) == {"MDDF_DATA"}  # the study's timing half reads the papers' datasets only
 
 
 def _runs_help(target: Target) -> bool:
