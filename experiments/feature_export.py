@@ -78,6 +78,7 @@ def run(args, *, command: str) -> int:
     out = _npz(args.out or Path("results/features") / f"{name}_mddf_features.npz")
     files = OutputFiles(out.parent, fit_binding("export-features", ds, args), force=args.force, log=log)
     files.refuse_foreign([out.name], OptionError)
+    files.refuse_foreign_record(OptionError)  # a folder of the user's: its file of that name is not moved aside
     probe(out.parent, shown=out)  # before the fit: a full disk or a read-only folder stops here, in one line
     regression = ds.extra.get("task") == "regression"
     target_type = np.float64 if regression else np.int64

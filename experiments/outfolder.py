@@ -199,6 +199,17 @@ class OutputFiles:
             name, why = next(iter(found.items()))
             raise error(f"--out {self.folder / name} exists ({why}); pass --force to replace it, or give another --out")
 
+    def refuse_foreign_record(self, error) -> None:
+        """Raise ``error`` (an exception class) when the folder holds a file named :data:`MANIFEST` that is not mddf's
+        record (:func:`manifest_files`): in a folder of the user's, it is refused rather than moved aside (whatever
+        ``force``)."""
+        path = self.folder / MANIFEST
+        if manifest_files(path) is None:
+            raise error(
+                f"--out {path} exists and is not mddf's record of the files it wrote (it keeps one beside its file): "
+                "move it, or give another --out"
+            )
+
     def make_room(self, names) -> Path | None:
         """Move the files ``names`` that are not this run's own to ``<folder>/old/<UTC time>/``, or with ``force`` let
         them be replaced; say so in one line. Returns the folder they went to, or None."""

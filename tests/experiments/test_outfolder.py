@@ -420,6 +420,22 @@ def test_a_users_file_named_like_its_record_is_moved_aside_by_every_subcommand(t
     assert outfolder.manifest_files(out / MANIFEST)  # its own record now, of the files it wrote
 
 
+@pytest.mark.parametrize("force", [[], ["--force"]], ids=["", "force"])
+def test_export_features_refuses_a_users_file_named_like_its_record_before_the_fit(
+    tmp_path, user_csv, capsys, monkeypatch, force
+):
+    # its folder is the user's: the file is neither written over nor moved into an old/ folder there
+    mine = user_file(tmp_path / "features" / MANIFEST, b"my list\n")
+    out = tmp_path / "features" / "f.npz"
+    no_fit(monkeypatch)
+    assert cli.main(["export-features", "--data", str(user_csv), "--target", "y", "--out", str(out), *FIT, *force]) == 2
+    assert capsys.readouterr().err == (
+        f"mddf: error: --out {out.parent / MANIFEST} exists and is not mddf's record of the files it wrote (it keeps "
+        "one beside its file): move it, or give another --out\n"
+    )
+    assert (out.parent / MANIFEST).read_bytes() == mine and sorted(p.name for p in out.parent.iterdir()) == [MANIFEST]
+
+
 def test_a_disk_full_while_writing_a_pdf_is_exit_2_and_leaves_no_cut_file(tmp_path, user_csv, capsys, monkeypatch):
     # matplotlib's PDF writer fails in its own clean-up after the disk refused a write (an AttributeError): the
     # figure was left cut, and the command ended with exit status 1 and matplotlib's traceback
