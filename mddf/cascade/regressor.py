@@ -428,9 +428,9 @@ default=("rf", "rf", "crf", "crf", "lgbm_es")
 
     # ------------------------------------------------ target="y": the offset back
     def _offset(self):
-        """``target_offset_`` when it is not 0 (a model fitted before it was kept has none), else None."""
-        offset = getattr(self, "target_offset_", None)
-        return None if offset is None or not np.any(offset) else offset
+        """``target_offset_`` when it is not 0 (a model fitted before it was kept has 0.0: :mod:`.versions`), else
+        None."""
+        return self.target_offset_ if np.any(self.target_offset_) else None
 
     def _shifted(self, output):
         """Predictions of y - ``target_offset_`` as predictions of y."""

@@ -68,6 +68,8 @@ def upgraded_estimator_state(state, classification, name, fitted_cascade):
     (:meth:`mddf.cascade.fitted.FittedCascade.of`; see the module); an unfitted estimator's, or this layout's, as it
     is."""
     filled_in("MDDFClassifier" if classification else "CascadeForestRegressor", state)
+    if not classification and ("layers_" in state or "fitted_cascade_" in state):
+        filled_in("fitted CascadeForestRegressor", state)
     if "layers_" not in state or "fitted_cascade_" in state:
         return state
     fitted = fitted_cascade(

@@ -41,7 +41,8 @@ class AppendedFeaturesMixin:
     The estimator has a ``categorical_features`` parameter (``"from_dtype"``, or a mask, positions or names of
     columns that are categories and so not read). The kind of each column of a DataFrame at fit (numbers, or
     categories and strings) is kept, and a column of the other kind at transform is a ``TypeError`` naming it, as the
-    estimators refuse it: a categorical column given as its codes would be passed on as other values.
+    estimators refuse it: a categorical column given as its codes would be passed on as other values. An estimator
+    fitted before the kinds were kept gets none when it is unpickled (its ``_layout_kind``, ``"appended features"``).
     """
 
     def _numeric(self, X, reset):
@@ -74,8 +75,8 @@ class AppendedFeaturesMixin:
 
     def _check_kinds(self, X, is_frame):
         """A ``TypeError`` for a column whose kind differs from its kind at fit (a model fitted before the kinds were
-        kept checks none)."""
-        fitted = getattr(self, "_fit_kinds", None)
+        kept checks none: :data:`mddf.storage.EARLIER_LAYOUTS`)."""
+        fitted = self._fit_kinds
         if fitted is None or np.ndim(X) != 2 or np.shape(X)[1] != len(fitted):
             return  # the count of columns is scikit-learn's to report
         import pandas as pd

@@ -124,6 +124,8 @@ class PairFeatures(SaveMixin, AppendedFeaturesMixin, TransformerMixin, BaseEstim
     strings where it held numbers) is a ``TypeError`` naming it, as the estimators refuse it.
     """
 
+    _layout_kind = "appended features"  # what one fitted before the columns' kinds were kept lacks
+
     _parameter_constraints: dict = {
         "operations": ["array-like"],
         "max_features": [Interval(Integral, 1, None, closed="left")],

@@ -63,6 +63,8 @@ class PCAFeatures(SaveMixin, AppendedFeaturesMixin, TransformerMixin, BaseEstima
     strings where it held numbers) is a ``TypeError`` naming it, as the estimators refuse it.
     """
 
+    _layout_kind = "appended features"  # what one fitted before the columns' kinds were kept lacks
+
     _parameter_constraints: dict = {
         "log": ["boolean"],
         "n_components": [None, Interval(Integral, 1, None, closed="left")],

@@ -43,6 +43,10 @@ EARLIER_LAYOUTS = {
         "final_mixture": "cascade",  # the last layer's mean
         "first_layer_members": (),
     },
+    # a fitted regressor pickled before target="y" fitted y less its mean: nothing to add back to its outputs
+    "fitted CascadeForestRegressor": {"target_offset_": 0.0},
+    # a fitted PCAFeatures or PairFeatures pickled before the kinds of its columns were kept: none checked
+    "appended features": {"_fit_kinds": None},
     # a fitted cascade (mddf.cascade.fitted.FittedCascade) pickled before final_mixture: the cascade's own output
     "fitted cascade": {"selection_weights": None},
     # a block (mddf.blocks.base.BlockBase) pickled before fold_trees, the probe, target statistics and member weights

@@ -17,12 +17,17 @@ class SaveMixin:
     """
 
     __reduce__ = sealed_reduce
+    #: The kind of :data:`mddf.storage.EARLIER_LAYOUTS` whose attributes a fitted estimator of an earlier version
+    #: lacks, beside a tabular estimator's (None: none).
+    _layout_kind = None
 
     def __setstate__(self, state):
         """The state of a pickle; a fitted estimator of tabular input (one with a ``categorical_features`` parameter)
-        of an earlier version gets what it lacks (:mod:`mddf.storage.layouts`)."""
+        of an earlier version gets what it lacks (:mod:`mddf.storage.layouts`), and what its ``_layout_kind`` lacks."""
         if "n_features_in_" in state and "categorical_features" in self._get_param_names():
             state = filled_in("tabular estimator", dict(state))
+        if "n_features_in_" in state and self._layout_kind is not None:
+            state = filled_in(self._layout_kind, dict(state))
         super().__setstate__(state)
 
     def save(self, path):

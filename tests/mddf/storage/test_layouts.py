@@ -10,7 +10,7 @@ from sklearn.base import clone
 from sklearn.datasets import make_classification
 from sklearn.linear_model import LogisticRegression
 
-from mddf import CascadeForestRegressor, MDDFClassifier
+from mddf import CascadeForestRegressor, MDDFClassifier, PairFeatures, PCAFeatures
 from mddf.blocks.base import BlockBase
 from mddf.blocks.members import FoldModel
 from mddf.forests import StoredForest
@@ -125,11 +125,37 @@ def test_a_cascade_of_an_earlier_version_gets_the_parameters_it_lacks_and_clones
     np.testing.assert_array_equal(restored.predict(X), model.predict(X))
 
 
+@pytest.mark.parametrize("target", ["y", "residual"])
+def test_a_regressor_fitted_before_its_target_offset_was_kept_adds_nothing_back(data, target):
+    # such a model's layers fitted y itself
+    X, _ = data
+    model = CascadeForestRegressor(n_estimators=3, max_layers=2, target=target, random_state=0).fit(X, X[:, 0] + 5)
+    copy = pickle.loads(pickle.dumps(model))
+    del copy.__dict__["target_offset_"]
+    restored = pickle.loads(pickle.dumps(copy))
+    assert restored.target_offset_ == 0.0 and "target_offset_" not in vars(pickle.loads(pickle.dumps(clone(model))))
+    shift = 0.0 if target == "residual" else model.target_offset_
+    np.testing.assert_allclose(restored.predict(X), model.predict(X) - shift)
+
+
+@pytest.mark.parametrize("transformer", [PairFeatures, PCAFeatures])
+def test_a_transformer_fitted_before_the_kinds_of_its_columns_were_kept_checks_none(data, transformer):
+    X, y = data
+    fitted = transformer().fit(X, y)
+    copy = pickle.loads(pickle.dumps(fitted))
+    del copy.__dict__["_fit_kinds"]
+    restored = pickle.loads(pickle.dumps(copy))
+    assert restored._fit_kinds is None
+    np.testing.assert_array_equal(restored.transform(X), fitted.transform(X))
+
+
 def test_the_table_holds_these_kinds_and_each_names_attributes_of_its_objects_now(classifier):
     assert set(EARLIER_LAYOUTS) == {
         "tabular estimator",
         "MDDFClassifier",
         "CascadeForestRegressor",
+        "fitted CascadeForestRegressor",
+        "appended features",
         "block",
         "fold model",
         "stored forest",
