@@ -88,7 +88,8 @@ def run(args, registry=None, *, command: str) -> int:
         return EXIT_OK
     names = several_targets(args.target)
     if names is not None and (args.monotone is not None or args.monotone_class is not None):
-        raise UsageError("--monotone takes one --target: several targets take no monotone constraints")
+        given = "--monotone" if args.monotone is not None else "--monotone-class"
+        raise UsageError(f"{given} takes one --target: several targets take no monotone constraints")
     if names is not None:  # --target a,b: several targets of one table (experiments/multi_target.py)
         return run_several_targets(args, names, registry, command=command)
     if args.data is not None and (args.suite or args.datasets):

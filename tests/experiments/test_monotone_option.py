@@ -74,15 +74,16 @@ def test_a_multi_class_target_or_no_data_file_is_refused(tmp_path, capsys):
     )
 
 
-def test_several_targets_take_no_constraint(tmp_path, capsys):
+@pytest.mark.parametrize("option, value", [("--monotone", "area:+1"), ("--monotone-class", "high")])
+def test_several_targets_take_no_constraint(tmp_path, capsys, option, value):
     frame = pd.read_csv(prices(tmp_path / "p.csv")).assign(rent=lambda f: f.price / 2)
     frame.to_csv(tmp_path / "two.csv", index=False)
-    argv = ["benchmark", "--data", str(tmp_path / "two.csv"), "--target", "price,rent", "--monotone", "area:+1"]
+    argv = ["benchmark", "--data", str(tmp_path / "two.csv"), "--target", "price,rent", option, value]
     assert cli.main([*argv, *FAST, "--out", str(tmp_path / "o")]) == 2
     assert (
         capsys.readouterr()
         .err.splitlines()[-1]
-        .endswith("--monotone takes one --target: several targets take no monotone constraints")
+        .endswith(f"{option} takes one --target: several targets take no monotone constraints")
     )
 
 
