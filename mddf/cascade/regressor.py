@@ -207,10 +207,9 @@ default=("rf", "rf", "crf", "crf", "lgbm_es")
         The fitted pair search, the names of the appended features and their mean share of the importances;
         None without ``pair_features``.
     train_history_ : list of dict, one per grown layer (also the discarded ones)
-        ``layer``, ``oof_mse`` and ``oof_r2`` (of ``y_t`` on the training rows,
-        weighted by the sample weights), ``forest_oof_mse`` (each member's own, of its ``h_t``),
-        ``max_depth``, ``model_bytes``, with ``validation_fraction`` ``val_mse`` and
-        ``val_r2`` (of the held-out rows, then the monitored MSE), and ``fit_seconds``.
+        ``layer``, ``oof_mse`` and ``oof_r2`` (of ``y_t`` on the training rows, weighted by the sample weights),
+        ``forest_oof_mse`` (each member's own, of its ``h_t``), ``max_depth``, ``model_bytes``, with
+        ``validation_fraction`` ``val_mse`` and ``val_r2`` (of the held-out rows), and ``fit_seconds``.
     oof_features_ : list of ndarray of float32 (n_samples, n_members)
         Per kept layer, the out-of-fold ``h_t`` of the training rows; columns named by
         :meth:`get_feature_names_out` (``layer<t>_<member><j>_prediction``).
