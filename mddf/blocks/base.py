@@ -270,8 +270,8 @@ class BlockBase(ABC):
 
     def _check_members_take_nan(self, X, members):
         """Raise if ``X`` holds NaN that one of ``members`` cannot take, naming the first
-        (:meth:`~mddf.blocks.member.Member.rejects_nan`); ``X`` is scanned only when there is such a member."""
-        rejecting = [j for j, member in enumerate(members) if member.rejects_nan()]
+        (its :meth:`~mddf.blocks.member.Member.capabilities`); ``X`` is scanned only when there is such a member."""
+        rejecting = [j for j, member in enumerate(members) if not member.capabilities().missing_values]
         if rejecting and np.isnan(X).any():
             for j in rejecting:
                 members[j].check_takes_nan(f"forest_types[{j}]")

@@ -12,9 +12,11 @@ contributions to its margins (:func:`mddf.blocks.attribution.xgboost_attribution
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ..forests import GBDT_KINDS, make_gbdt
 from .attribution import XGBOOST_OBJECTIVES, xgboost_attributions
-from .member import FitTask, register_member
+from .member import Capabilities, FitTask, register_member
 from .members import EstimatorMember, PreparedMember, fit_fold_member, fold_member_rows, no_output
 from .staged_boosting import staged_fold_member
 
@@ -64,8 +66,18 @@ class BoostedMember(EstimatorMember):
         if not isinstance(self.kind, str):
             super().check(where)
 
-    def rejects_nan(self):
-        return not isinstance(self.kind, str) and super().rejects_nan()
+    def capabilities(self):
+        """A named kind: categories, NaN, several targets, early stopping (``"gbdt_es"``, ``"gbdt_vector"``), and but
+        for ``"gbdt_vector"``'s vector leaves monotone constraints and exact attributions; an instance: NaN as its
+        tags say, several targets, attributions, early stopping when it has ``early_stopping_rounds``."""
+        if not isinstance(self.kind, str):
+            own = super().capabilities()
+            return replace(own, several_targets=True, attributions=True, early_stopping=stops_early(self.kind))
+        vector = self.kind == "gbdt_vector"
+        return Capabilities(
+            categories=True, several_targets=True, monotone=not vector, attributions=not vector,
+            early_stopping=self.kind != "gbdt",
+        )  # fmt: skip
 
     def template(self, layer):
         """A named kind's XGBoost estimator (:func:`mddf.forests.make_gbdt`, with the layer's category columns and

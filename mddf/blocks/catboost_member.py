@@ -23,7 +23,7 @@ import numpy as np
 from ..forests import CATBOOST_KINDS, make_catboost
 from ..forests.boosting import require_catboost
 from .attribution import contribution_attributions
-from .member import FitTask, register_member
+from .member import Capabilities, FitTask, register_member
 from .members import EstimatorMember, PreparedMember, fold_member_rows, no_output
 
 #: The loss functions of CatBoost members whose outputs are explained, and the link from their raw scores.
@@ -144,8 +144,11 @@ class CatBoostMember(EstimatorMember):
         else:
             super().check(where)
 
-    def rejects_nan(self):
-        return False  # CatBoost takes NaN in numbers; a missing category is a level of its own
+    def capabilities(self):
+        """Every category column, NaN (a missing category a level of its own), several targets (``MultiRMSE``), exact
+        attributions, early stopping (with ``early_stopping_rounds``); no monotone constraint."""
+        stops = isinstance(self.kind, str) or bool(self.kind.get_params().get("early_stopping_rounds"))
+        return Capabilities(categories=True, several_targets=True, attributions=True, early_stopping=stops)
 
     def template(self, layer):
         """The named kind's estimator (:func:`mddf.forests.make_catboost`), or the instance."""

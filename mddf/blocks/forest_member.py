@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from ..forests import FOREST_KINDS, MAX_FEATURES, ForestSpec, PackedForest, fit_forest, fit_oob_forest
 from ..forests.growing import staged_forest, staged_oob_forest
-from .member import FitTask, Member, register_member
+from .member import Capabilities, FitTask, Member, register_member
 
 
 @register_member
@@ -27,6 +27,10 @@ class ForestMember(Member):
 
     names = FOREST_KINDS
     forest = True
+
+    def capabilities(self):
+        """Grown by the block: categories, NaN, several targets, monotone constraints and exact attributions."""
+        return Capabilities(categories=True, several_targets=True, monotone=True, attributions=True)
 
     @property
     def dispatch_rank(self):

@@ -18,6 +18,7 @@ from __future__ import annotations
 import inspect
 import sys
 import warnings
+from dataclasses import replace
 
 import numpy as np
 from sklearn.base import clone
@@ -25,7 +26,7 @@ from sklearn.base import clone
 from ..forests import LGBM_KINDS, make_lgbm
 from ..forests.boosting import lgbm_params, require_lightgbm
 from .attribution import contribution_attributions
-from .member import FitTask, register_member
+from .member import Capabilities, FitTask, register_member
 from .members import EstimatorMember, FoldModel, PreparedMember, fold_member_rows, no_output
 
 #: The objectives of LightGBM members whose outputs are explained, and the link from their raw scores.
@@ -174,8 +175,20 @@ class LightGBMMember(EstimatorMember):
         else:
             super().check(where)
 
-    def rejects_nan(self):
-        return not isinstance(self.kind, str) and super().rejects_nan()
+    def capabilities(self):
+        """A named kind: categories, NaN, several targets (one regressor a target), monotone constraints, exact
+        attributions, early stopping (``"lgbm_es"``); an instance: NaN as its tags say, several targets,
+        attributions, early stopping when it has ``early_stopping_round``."""
+        if not isinstance(self.kind, str):
+            own = super().capabilities()
+            return replace(own, several_targets=True, attributions=True, early_stopping=stops_early(self.kind))
+        return Capabilities(
+            categories=True,
+            several_targets=True,
+            monotone=True,
+            attributions=True,
+            early_stopping=self.kind == "lgbm_es",
+        )
 
     def template(self, layer):
         """A named kind's estimator (:func:`mddf.forests.make_lgbm`, with the layer's monotone constraints), or the

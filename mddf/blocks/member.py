@@ -16,9 +16,11 @@ read back (:meth:`Member.save`, :meth:`Member.load`). The kinds built in:
 Adding a kind of member is writing one class in one module and registering it: subclass :class:`Member` (or
 :class:`~mddf.blocks.members.EstimatorMember`, for an estimator of another library fitted whole on each fold), name
 the ``forest_types`` entries it answers in :attr:`Member.names` (and the estimator instances it takes in
-:meth:`Member.claims`), decorate it with :func:`register_member`, and import its module in
-:mod:`mddf.blocks` (``__init__.py``) so that it registers when mddf is imported. Nothing else changes: the blocks,
-the probes, the stores and ``explain`` reach it through these methods.
+:meth:`Member.claims`), declare what it can do in :meth:`Member.capabilities` (categories, missing values, several
+targets, monotone constraints, attributions, early stopping: a :class:`Capabilities`), decorate it with
+:func:`register_member`, and import its module in :mod:`mddf.blocks` (``__init__.py``) so that it registers when
+mddf is imported. Nothing else changes: the blocks, the probes, the stores, ``explain`` and the cascades' checks reach
+it through these methods and its declaration, never through lists of names.
 """
 
 from __future__ import annotations
@@ -50,6 +52,35 @@ class FitTask:
     fit: object
     args: tuple
     stage: object = None
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What a member can do, declared once by its kind (:meth:`Member.capabilities`) and read by the cascade's checks
+    instead of lists of names.
+
+    Attributes
+    ----------
+    categories : bool, default=False
+        It splits the layer's category columns as categories (it is given them).
+    missing_values : bool, default=True
+        It takes NaN in its input.
+    several_targets : bool, default=False
+        It fits a 2-D ``y`` of several regression targets.
+    monotone : bool, default=False
+        It honours ``monotonic_cst`` (the layer's constraints are given to it).
+    attributions : bool, default=False
+        ``explain()`` attributes its outputs exactly (its fitted models are then checked one by one).
+    early_stopping : bool, default=False
+        It stops its rounds on rows held out of each fold model's training rows.
+    """
+
+    categories: bool = False
+    missing_values: bool = True
+    several_targets: bool = False
+    monotone: bool = False
+    attributions: bool = False
+    early_stopping: bool = False
 
 
 @dataclass
@@ -160,12 +191,13 @@ class Member(ABC):
         """Raise a clear error naming ``where`` if this member cannot be one of a block of its task; nothing here."""
         return None
 
-    def rejects_nan(self):
-        """Whether its fit rejects NaN in the layer input (then :meth:`check_takes_nan` says so); False here."""
-        return False
+    def capabilities(self):
+        """What it can do (:class:`Capabilities`); nothing beyond taking NaN here."""
+        return Capabilities()
 
     def check_takes_nan(self, where):
-        """Raise a ``ValueError`` naming ``where`` when it cannot take the NaN of the layer input; nothing here."""
+        """Raise a ``ValueError`` naming ``where`` when it cannot take the NaN of the layer input (its
+        :meth:`capabilities` say so); nothing here."""
         return None
 
     @abstractmethod
@@ -264,6 +296,12 @@ def as_member(kind, task="classification", position=None, name="forest_types"):
     member = member_class(kind, where)(kind, task)
     member.check(where)
     return member
+
+
+def capable_kinds(capability, task="classification"):
+    """The names of the registered kinds that declare ``capability`` (a field of :class:`Capabilities`) for
+    ``task``."""
+    return tuple(name for name in _NAMED if getattr(_NAMED[name](name, task).capabilities(), capability))
 
 
 def is_forest(kind):

@@ -33,7 +33,7 @@ from sklearn.utils.validation import has_fit_parameter
 from ..forests import CompactForest
 from ..forests.sampling import Bootstrap
 from ..storage import filled_in
-from .member import FitTask, Member, register_member
+from .member import Capabilities, FitTask, Member, register_member
 
 # the cascade imports these two from here (explicit re-exports)
 from .member import check_forest_types as check_forest_types
@@ -458,8 +458,13 @@ class EstimatorMember(Member):
                 "probabilities (e.g. SVC(probability=True), or wrap it in CalibratedClassifierCV)"
             )
 
-    def rejects_nan(self):
-        return not accepts_nan(self.kind)
+    def capabilities(self):
+        """NaN when its tags (a ``Pipeline``'s steps) accept it, several targets when its tags declare them, exact
+        attributions for a scikit-learn random forest."""
+        several = self.task == "regression" and get_tags(self.kind).target_tags.multi_output
+        return Capabilities(
+            missing_values=accepts_nan(self.kind), several_targets=several, attributions=_is_sklearn_forest(self.kind)
+        )
 
     def check_takes_nan(self, where):
         check_accepts_nan(self.kind, where)

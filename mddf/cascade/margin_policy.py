@@ -23,7 +23,6 @@ from ..margin.calibration import fit_temperature
 from ..margin.margins import margins
 from ..margin.state import ClassVectorMixture, CumulativeMargin
 from ..utils import ACCURACY, weighted_accuracy
-from .monotone import monotone_constraints
 from .policy import TaskPolicy, probe_note
 from .replay import LayerRoute, class_vector_layer
 from .screening import confidence, screening_threshold, still_in
@@ -51,14 +50,10 @@ class MarginPolicy(TaskPolicy):
     passed_importance_attr = "class_vector_importance_"
 
     def __init__(self, params, columns=None, classes=None, *, name="MDDFClassifier", log_name="mdDF"):
-        super().__init__(params, columns, name=name, log_name=log_name)
+        super().__init__(params, columns, name=name, log_name=log_name, classes=classes)
         self.classes = classes
-        self.monotone = monotone_constraints(self.params, columns, name, classes)  # checked before any layer
 
     # -------------------------------------------------------------- the layers
-    def constraints(self):
-        return self.monotone  # checked once, with the classes
-
     def check_forest_types(self):
         return check_forest_types(self.params.forest_types)
 

@@ -15,8 +15,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-#: The ``forest_types`` names whose members take monotone constraints.
-MONOTONE_KINDS = ("rf", "crf", "et", "gbdt", "gbdt_es", "lgbm", "lgbm_es")
+from ..blocks.member import as_member, capable_kinds
 
 
 def _resolved(monotonic_cst, columns, name):
@@ -50,9 +49,9 @@ def monotone_constraints(params, columns, name, classes=None):
     ``target_statistics``; the classifier's ``screening_accuracy``, ``input_features``, ``tree_method``),
     ``columns`` its :class:`mddf.cascade.seam.Columns`, ``classes`` a classifier's labels (a list: one array per
     label of a multi-label fit). Raises a one-line ``ValueError`` for a constraint that is malformed, names a column
-    X lacks or a categorical column, or comes with more than two classes or several labels, a member other than
-    :data:`MONOTONE_KINDS` (an estimator instance among them), a ``predictor``, target statistics, screening,
-    stacked layers or scikit-learn's trees (``tree_method="exact"``).
+    X lacks or a categorical column, or comes with more than two classes or several labels, a member whose kind does
+    not declare it honours one (:class:`mddf.blocks.member.Capabilities`), a ``predictor``, target statistics,
+    screening, stacked layers or scikit-learn's trees (``tree_method="exact"``).
     """
     monotonic_cst = params.monotonic_cst
     if monotonic_cst is None or columns is None or columns.n_features is None:
@@ -66,12 +65,13 @@ def monotone_constraints(params, columns, name, classes=None):
         return None
     if columns.is_categorical is not None and (columns.is_categorical & (cst != 0)).any():
         raise ValueError(f"{name}: monotonic_cst constrains a categorical column; categories have no order")
+    task = "regression" if classes is None else "classification"
     members = (*params.forest_types, *params.first_layer_members)
-    others = [kind for kind in members if not (isinstance(kind, str) and kind in MONOTONE_KINDS)]
+    others = [kind for kind in members if not as_member(kind, task).capabilities().monotone]
     if others:
         raise ValueError(
-            f"{name}: monotonic_cst is honoured by the members {MONOTONE_KINDS} only, not {others[0]!r}; "
-            "set forest_types from them"
+            f"{name}: monotonic_cst is honoured by the members {capable_kinds('monotone', task)} only, not "
+            f"{others[0]!r}; set forest_types from them"
         )
     if getattr(params, "tree_method", "hist") == "exact":  # the classifier's only
         raise ValueError(f"{name}: monotonic_cst is honoured by tree_method='hist' forests; set tree_method='hist'")

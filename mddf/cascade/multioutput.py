@@ -13,10 +13,8 @@ parameters and members a multi-output fit does not support yet, and the shape of
 from __future__ import annotations
 
 import numpy as np
-from sklearn.utils import get_tags
 
-from ..blocks.boosted_member import is_xgboost
-from ..blocks.lgbm_member import is_lightgbm
+from ..blocks.member import as_member
 from .multilabel import check_unsupported
 
 #: The parameters a multi-output fit refuses, and the value it needs of each.
@@ -50,8 +48,8 @@ def check_target_shape(y, name):
 def check_multioutput_params(params, name):
     """Raise a one-line ``ValueError`` naming the first parameter or member a multi-output fit does not support:
     those of :data:`UNSUPPORTED`, a :class:`mddf.PairFeatures` instance (the named searches are not run with several
-    targets) and regressor instances other than XGBoost's and LightGBM's that do not declare multi-output support
-    (scikit-learn's ``target_tags.multi_output``)."""
+    targets) and a member whose kind does not declare several targets (:class:`mddf.blocks.member.Capabilities`; a
+    regressor instance's are its ``target_tags.multi_output``)."""
     what = "a 2-D y (several targets)"
     check_unsupported(params, name, UNSUPPORTED, what)
     if params["pair_features"] is not None and not isinstance(params["pair_features"], str):
@@ -59,10 +57,11 @@ def check_multioutput_params(params, name):
     named = [(f"forest_types[{j}]", kind) for j, kind in enumerate(params["forest_types"])]
     named += [(f"first_layer_members[{j}]", kind) for j, kind in enumerate(params["first_layer_members"])]
     for where, kind in named:
-        if isinstance(kind, str) or is_xgboost(kind) or is_lightgbm(kind):  # LightGBM: one regressor a target
+        if as_member(kind, "regression").capabilities().several_targets:
             continue
-        if not get_tags(kind).target_tags.multi_output:
-            raise ValueError(
-                f"{name}: {where} ({type(kind).__name__}) does not fit several targets (its "
-                "target_tags.multi_output is False); wrap it in sklearn.multioutput.MultiOutputRegressor"
-            )
+        if isinstance(kind, str):
+            raise ValueError(f"{name}: {where} ({kind!r}) does not fit several targets; use members that do")
+        raise ValueError(
+            f"{name}: {where} ({type(kind).__name__}) does not fit several targets (its "
+            "target_tags.multi_output is False); wrap it in sklearn.multioutput.MultiOutputRegressor"
+        )

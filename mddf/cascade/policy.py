@@ -63,19 +63,21 @@ class TaskPolicy:
     #: Columns the ``pair_features`` search appended to ``x`` (set by :meth:`training_rows`).
     n_appended = 0
 
-    def __init__(self, params, columns=None, *, name, log_name):
+    def __init__(self, params, columns=None, *, name, log_name, classes=None):
         check_final_mixture(params, name)  # before any work
         self.params = SimpleNamespace(**{**params, "final_mixture": final_mixture_of(params)})
         self.spec = GrowthSpec.of(self.params)  # what the engine reads of them
         self.columns = columns
         self.name = name
         self.log_name = log_name
+        # monotonic_cst resolved and checked once, before any work (a classifier's with its ``classes``)
+        self.monotone = monotone_constraints(self.params, columns, name, classes)
 
     # -------------------------------------------------------------- the layers' input
     def constraints(self):
         """The monotone constraint of each column of ``x`` (int8; :func:`mddf.cascade.monotone.monotone_constraints`),
         or None."""
-        return monotone_constraints(self.params, self.columns, self.name)
+        return self.monotone
 
     def layer_constraints(self):
         """:meth:`constraints` with the appended pair features' columns unconstrained: what a layer's block gets."""

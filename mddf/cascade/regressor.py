@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from numbers import Integral
-from types import SimpleNamespace
 
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin, TransformerMixin, _fit_context
@@ -13,10 +12,9 @@ from ..blocks.members import check_forest_types
 from ..utils import check_sample_weight, validate_tabular
 from .base import CascadeBase, check_predictor_instance
 from .layer_features import member_name
-from .monotone import monotone_constraints
 from .multioutput import check_multioutput_params, check_target_shape
 from .pair_step import pair_template
-from .replay import LARGEST_TARGET, FinalOutput, Stages
+from .replay import LARGEST_TARGET, FinalOutput, Stages, overflow_error
 from .residual_policy import ResidualPolicy
 from .seam import Columns
 
@@ -349,7 +347,7 @@ default=("rf", "rf", "crf", "crf", "lgbm_es")
         y = np.ascontiguousarray(y, dtype=np.float64)
         largest = float(np.max(np.abs(y)))
         if largest > LARGEST_TARGET:
-            raise self._policy(Columns(X.shape[1])).overflow_error("|y|", largest)
+            raise overflow_error(name, "|y|", largest)
         # target="y": every layer fits y less its mean (a mean of 1e12 would leave the trees' squared errors and the
         # float32 features passed on no digit of the target's spread), added back to what the estimator shows
         self.target_offset_ = np.mean(y, axis=0) if self.target == "y" else 0.0
@@ -361,7 +359,6 @@ default=("rf", "rf", "crf", "crf", "lgbm_es")
                 f"{name} got n_samples={len(y)}, fewer than n_folds={self.n_folds}: "
                 "the out-of-fold predictions need at least one row per fold"
             )
-        monotone_constraints(SimpleNamespace(**self._params()), Columns.of(self), name)  # checked before any work
         return X, y, weight
 
     @_fit_context(prefer_skip_nested_validation=True)

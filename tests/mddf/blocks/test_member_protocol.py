@@ -19,6 +19,7 @@ from mddf.blocks.classifier import ForestBlock
 from mddf.blocks.forest_member import ForestMember
 from mddf.blocks.lgbm_member import LightGBMMember
 from mddf.blocks.member import (
+    Capabilities,
     FitTask,
     Member,
     as_member,
@@ -175,6 +176,11 @@ class PriorMember(Member):
 
     names = ("prior",)
 
+    def capabilities(self):
+        """The same output for every row: it can be neither more nor less monotone, and it has nothing to
+        attribute."""
+        return Capabilities(monotone=True, attributions=True)
+
     def fit_task(self, fold, layer, position):
         return FitTask(fit_prior, (layer.y, fold.fit_rows, fold.weight, fold.test, layer.n_classes))
 
@@ -248,6 +254,49 @@ def test_the_attributions_of_every_kind_go_through_its_member(monkeypatch, prior
     predictor = fit_member(make_gbdt(random_state=0), X, _data()[1], 3, where="predictor")  # the cascade's predictor
     model_attributions(predictor, X, None, True, False, 3)
     assert calls == [(BoostedMember, predictor.estimator, id(predictor))]
+
+
+def test_a_kind_declares_what_it_can_do_and_the_cascades_checks_read_the_declaration(prior_kind):
+    X, _, target = _data(n=120)
+    params = dict(n_estimators=4, max_layers=1, random_state=0, n_jobs=1)
+    monotone = CascadeForestRegressor(forest_types=("rf", "prior"), monotonic_cst=[1, 0, 0, 0, 0], **params)
+    assert monotone.fit(X, target).predict(X).shape == (len(X),)  # declared monotone: accepted by the check
+
+    class Undeclared(PriorMember):
+        names = ("prior_undeclared",)
+
+        def capabilities(self):
+            return Capabilities()
+
+    register_member(Undeclared)
+    try:
+        with pytest.raises(
+            ValueError,
+            match=r"monotonic_cst is honoured by the members \(.*'prior'\) only, not "
+            "'prior_undeclared'",
+        ):
+            monotone.set_params(forest_types=("rf", "prior_undeclared")).fit(X, target)
+        with pytest.raises(ValueError, match=r"forest_types\[1\] \('prior_undeclared'\) does not fit several targets"):
+            CascadeForestRegressor(forest_types=("rf", "prior_undeclared"), **params).fit(X, np.c_[target, target])
+    finally:
+        unregister_member(Undeclared)
+
+
+@pytest.mark.parametrize(
+    "kind, declared",
+    [
+        ("rf", dict(categories=True, several_targets=True, monotone=True, attributions=True)),
+        ("gbdt", dict(categories=True, several_targets=True, monotone=True, attributions=True)),
+        ("gbdt_es", dict(categories=True, several_targets=True, monotone=True, attributions=True, early_stopping=True)),
+        ("gbdt_vector", dict(categories=True, several_targets=True, early_stopping=True)),
+        ("lgbm_es", dict(categories=True, several_targets=True, monotone=True, attributions=True, early_stopping=True)),
+        ("catboost_es", dict(categories=True, several_targets=True, attributions=True, early_stopping=True)),
+        (LogisticRegression(), dict(missing_values=False)),
+        (RandomForestClassifier(), dict(missing_values=True, attributions=True)),
+    ],
+)
+def test_the_built_in_kinds_declare_their_capabilities(kind, declared):
+    assert as_member(kind).capabilities() == Capabilities(**declared)
 
 
 def test_layer_constraints_append_the_pattern_of_the_passed_outputs():
