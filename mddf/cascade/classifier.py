@@ -205,8 +205,8 @@ or estimators, default=("rf", "rf", "crf", "crf", "gbdt")
         Per kept layer, the out-of-fold ``f_t / sum_{l<=t} alpha_l`` of the training rows (no leakage);
         columns named by :meth:`get_feature_names_out`.
     stop_reason_ : str
-    background_ : ndarray of float32 ``(n_background, n_features_in_)`` or None
-        The rows kept by ``background_rows`` (categories as their codes); None with ``background_rows=0``.
+    background_ : DataFrame or ndarray ``(n_background, n_features_in_)``, or None
+        The rows kept by ``background_rows`` as ``X`` gave them (to pass back); None with ``background_rows=0``.
     predictor_, predictor_input_, predictor_weight_, predictor_input_scores_ : object or None
         The fitted ``predictor``, what predicts (``"stacked"``, ``"blend"``, ``"raw"`` or ``"cascade"``), its
         weight w and the held-out scores of the candidates (``"auto"``); None without a ``predictor``.

@@ -18,6 +18,7 @@ import numpy as np
 from .._runtime.threads import one_blas_thread, one_thread
 from ..blocks.members import check_accepts_nan
 from ..storage import MemoryStore
+from ..utils import decoded_rows
 from .final_predictor import mix
 from .pair_step import with_pairs
 from .replay import LayerRoute, class_vector_visits, prediction_visits
@@ -157,7 +158,7 @@ class FittedCascade:
         out = {
             "layers_": self.layers,
             "n_layers_": len(self.layers),
-            "background_": self.background,
+            "background_": None if self.background is None else self.kept_rows(),
             "calibration_": self.calibration,
             "predictor_": self.predictor,
             "predictor_input_": self.predictor_input,
@@ -170,6 +171,13 @@ class FittedCascade:
             out.update(classes_=self.classes, alphas_=self.alphas, layer_shares_=self.shares)
             out["screening_thresholds_"] = self.thresholds
         return out
+
+    def kept_rows(self):
+        """The rows kept as ``explain()``'s background as the fit's ``X`` gave them (``background_``: a DataFrame of
+        its columns, categories as categories, when it had names), so that they can be given back to ``predict`` or
+        ``explain``."""
+        c = self.columns
+        return decoded_rows(self.background, c.names, c.is_categorical, c.categories)
 
     # -------------------------------------------------------------------- the replay
     def replay(self, X, visitor, n_jobs=None):

@@ -215,8 +215,8 @@ default=("rf", "rf", "crf", "crf", "lgbm_es")
         With ``target="y"``, the mean of y, which the layers (``layers_``, ``predictor_``) fit y less of and the
         estimator adds back to its predictions, layer features and explanations; 0.0 with ``"residual"``.
     stop_reason_ : str
-    background_ : ndarray of float32 ``(n_background, n_features_in_)`` or None
-        The rows kept by ``background_rows`` (categories as their codes); None with ``background_rows=0``.
+    background_ : DataFrame or ndarray ``(n_background, n_features_in_)``, or None
+        The rows kept by ``background_rows`` as ``X`` gave them (to pass back); None with ``background_rows=0``.
     layer_importances_ : ndarray of shape ``(n_layers_, n_features_in_ + 1)``
         Each kept layer's share of its trees' weighted variance decrease per input column, the augmented
         features ``h_{t-1}`` last; each row sums to 1. See :ref:`the user guide <importances>`.

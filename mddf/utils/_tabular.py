@@ -110,6 +110,35 @@ def validate_tabular(estimator, X, y="no_validation", *, reset, **check_params):
     return validate_data(estimator, encoded, y, reset=False, **check_params)
 
 
+def decoded_rows(codes, names, is_categorical, categories):
+    """Validated rows ``codes`` (float, a categorical column as its codes, NaN for a missing value) as the fit's ``X``
+    gave them, so that they can be given back to ``predict`` or ``explain``: a pandas DataFrame of the fit's column
+    ``names`` (its categorical columns ``Categorical`` of their ``categories``, the others float64) when it had
+    names; an object array of the category values where it had categorical columns without names; else ``codes``
+    as they are."""
+    if names is None and is_categorical is None:
+        return codes
+    columns = []
+    for j in range(codes.shape[1]):
+        values = codes[:, j]
+        if is_categorical is None or not is_categorical[j]:
+            columns.append(values.astype(np.float64) if names is not None else values.astype(object))
+            continue
+        positions = np.where(np.isnan(values), -1, values).astype(np.int64)
+        if names is None:
+            found = np.asarray(categories[j], dtype=object)[np.maximum(positions, 0)]
+            columns.append(np.where(positions >= 0, found, np.nan))
+        else:
+            import pandas as pd
+
+            columns.append(pd.Categorical.from_codes(positions, categories=categories[j]))
+    if names is None:
+        return np.column_stack(columns)
+    import pandas as pd
+
+    return pd.DataFrame({str(name): column for name, column in zip(names, columns)})
+
+
 # ---------------------------------------------------------------------------------------- which columns
 
 

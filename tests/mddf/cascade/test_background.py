@@ -145,7 +145,7 @@ def test_the_kept_rows_move_no_other_draw_of_the_fit(frame):
         assert np.array_equal(kept.predict_proba(X), none.predict_proba(X))
         assert none.background_ is None and len(kept.background_) == 100
     again = MDDFClassifier(**SMALL).fit(X, y).background_
-    assert np.array_equal(again, MDDFClassifier(**SMALL).fit(X, y).background_, equal_nan=True)
+    pd.testing.assert_frame_equal(again, MDDFClassifier(**SMALL).fit(X, y).background_)
 
 
 def test_the_grid_searchs_selected_model_keeps_the_rows_of_a_fit_alone(rare):
@@ -195,3 +195,16 @@ def test_a_bad_background_is_named(frame):
         clf.explain(X[:5], background="path")
     with pytest.raises(ValueError, match="background_rows"):
         MDDFClassifier(background_rows=-1).fit(X, y)
+
+
+def test_the_kept_rows_are_the_users_columns_and_can_be_passed_back(frame):
+    X, y, _ = frame
+    X = X.assign(city=np.where(np.arange(len(X)) % 3 == 0, "north", "south").astype(object))  # text: a category
+    clf = MDDFClassifier(**SMALL).fit(X, y)
+    kept = clf.background_
+    assert isinstance(kept, pd.DataFrame) and list(kept.columns) == list(X.columns)
+    assert isinstance(kept.colour.dtype, pd.CategoricalDtype) and set(kept.city.dropna()) <= {"north", "south"}
+    assert clf.predict_proba(kept).shape == (100, 3)  # refused before: category codes as floats
+    default, passed = clf.explain(X.iloc[:20]), clf.explain(X.iloc[:20], background=kept)
+    np.testing.assert_array_equal(passed.values, default.values)  # the same rows, read the same way
+    np.testing.assert_array_equal(passed.base_values, default.base_values)
