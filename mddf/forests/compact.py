@@ -29,7 +29,6 @@ from __future__ import annotations
 import numpy as np
 from sklearn.tree._tree import NODE_DTYPE, Tree
 
-from .._runtime.compile_cache import njit
 from ..trees.packing import encode_shares
 from .attribution import compact_forest_attributions
 from .stored import StoredForest
@@ -45,32 +44,30 @@ def _round_down_float32(threshold):
     return t32
 
 
-@njit(cache=True, nogil=True)
 def _first_bad_exact_node(feature, threshold, right, offsets, n_features, n_classes, n_impure):
     """``(problem, node)`` of the first node that could misroute a row, a key of :data:`mddf.trees.nodes.NODE_PROBLEMS`
     (:meth:`~mddf.forests.stored.StoredForest.check_arrays`), else ``(0, -1)``.
 
-    An internal node needs a feature below ``n_features``, a finite threshold and a right child
-    after its left child (the next node) and inside its tree; a leaf (feature -1) a class below
-    ``n_classes`` or a row of ``impure_values``. The caller has checked that the offsets span the node arrays.
+    An internal node needs a feature below ``n_features``, a right child after its left child (the next node)
+    and inside its tree, and a finite threshold; a leaf (feature -1) a class below ``n_classes`` or a row of
+    ``impure_values``. The caller has checked that the offsets span the node arrays. Written with numpy, not
+    compiled, as :func:`mddf.trees.nodes.first_bad_node` (a fit never runs it).
     """
-    for t in range(len(offsets) - 1):
-        base = offsets[t]
-        size = offsets[t + 1] - base
-        for local in range(size):
-            node = base + local
-            f = np.int64(feature[node])
-            r = np.int64(right[node])
-            if f >= 0:
-                if f >= n_features:
-                    return 1, node
-                if r <= local + 1 or r >= size:
-                    return 2, node
-                if not np.isfinite(threshold[node]):
-                    return 3, node
-            elif f != _LEAF or r >= n_classes or -r - 1 >= n_impure:
-                return 4, node
-    return 0, -1
+    offsets = np.asarray(offsets, dtype=np.int64)
+    sizes = np.diff(offsets)
+    f = np.asarray(feature, dtype=np.int64)
+    r = np.asarray(right, dtype=np.int64)
+    local = np.arange(len(f), dtype=np.int64) - np.repeat(offsets[:-1], sizes)
+    split = f >= 0
+    checks = [
+        (split & (f >= n_features), 1),
+        (split & ((r <= local + 1) | (r >= np.repeat(sizes, sizes))), 2),
+        (split & ~np.isfinite(threshold), 3),
+        (~split & ((f != _LEAF) | (r >= n_classes) | (-r - 1 >= n_impure)), 4),
+    ]
+    problem = np.select([bad for bad, _ in checks], [code for _, code in checks], 0)
+    bad = np.flatnonzero(problem)
+    return (int(problem[bad[0]]), int(bad[0])) if len(bad) else (0, -1)
 
 
 class CompactForest(StoredForest):

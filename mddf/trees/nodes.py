@@ -271,7 +271,6 @@ def deduplicate_rows(table):
     return table[order[starts]], row_map
 
 
-@njit(cache=True, nogil=True)
 def first_bad_node(
     words,
     offsets,
@@ -295,63 +294,75 @@ def first_bad_node(
     ``n_classes`` words after the trees (from ``offsets[-1]``) must be the
     leaves of their classes. The caller has checked that the offsets span the
     trees' words and the side table.
+
+    Written with numpy, not compiled: loading a saved model runs it, and a fit never does, so a compiled check
+    would be compiled by the first load of a model on every installation. The words are checked in chunks of
+    whole trees of about :data:`CHECK_WORDS` words (the temporaries' memory), each word's problem the first of
+    its checks that fails, in the order above.
     """
-    n_features = len(missing_bins)
-    shift = FEATURE_SHIFT + feature_bits
-    fmask = (np.uint64(1) << np.uint64(feature_bits)) - np.uint64(1)
-    c_bits = 0
-    if n_classes > 0:
-        c_bits = 1
-        while (np.int64(1) << c_bits) < n_classes:
-            c_bits += 1
-    cmask = (np.uint64(1) << np.uint64(c_bits)) - np.uint64(1)
-    class_base = offsets[len(offsets) - 1]
-    for c in range(n_classes):
-        if np.uint64(words[class_base + c]) != np.uint64(LEAF) | (np.uint64(c) << np.uint64(PAYLOAD_SHIFT)):
-            return 7, class_base + c
-    for t in range(len(offsets) - 1):
-        base = offsets[t]
-        size = offsets[t + 1] - base
-        side_base = side_bases[t]
-        n_side = side_bases[t + 1] - side_base
-        for local in range(size):
-            node = base + local
-            w = np.uint64(words[node])
-            if w & np.uint64(LEAF):
-                payload = np.int64(w >> np.uint64(PAYLOAD_SHIFT))
-                limit = n_rows if w & np.uint64(TABLE_ROW) else n_classes
-                if payload >= limit:
-                    return 4, node
-                continue
-            f = np.int64((w >> np.uint64(FEATURE_SHIFT)) & fmask)
-            if f >= n_features:
-                return 1, node
-            if np.int64((w >> np.uint64(BIN_SHIFT)) & np.uint64(255)) > missing_bins[f]:
-                return 3, node
-            field = w >> np.uint64(shift)
-            left_class = (w & np.uint64(LEFT_CLASS)) != 0
-            right_class = (w & np.uint64(RIGHT_CLASS)) != 0
-            if left_class or right_class:
-                if w & np.uint64(EXTENDED):
-                    return 5, node
-                at = np.uint64(c_bits) if left_class else np.uint64(0)
-                if left_class and np.int64(field & cmask) >= n_classes:
-                    return 4, node
-                if right_class and np.int64((field >> at) & cmask) >= n_classes:
-                    return 4, node
-                if (left_class and right_class) or local + 1 < size:
-                    continue  # the unfolded child, if any, is the next word
-                return 2, node
-            if w & np.uint64(EXTENDED):
-                row = np.int64(field)
-                if row >= n_side:
-                    return 5, node
-                offset = side_offset[side_base + row]
-                cat = side_category[side_base + row]
-                if cat < -1 or cat >= n_bitsets:
-                    return 6, node
-            else:
-                offset = np.int64(field)
-            if offset < 2 or local + offset >= size:
-                return 2, node
+    offsets = np.asarray(offsets, dtype=np.int64)
+    class_base = int(offsets[-1])
+    expected = np.uint64(LEAF) | (np.arange(n_classes, dtype=np.uint64) << np.uint64(PAYLOAD_SHIFT))
+    wrong = np.flatnonzero(np.asarray(words[class_base : class_base + n_classes], dtype=np.uint64) != expected)
+    if len(wrong):
+        return 7, class_base + int(wrong[0])
+    layout = (feature_bits, np.asarray(missing_bins, dtype=np.int64), n_classes, n_rows, n_bitsets)
+    side = (np.asarray(side_bases, dtype=np.int64), np.asarray(side_offset), np.asarray(side_category))
+    first = 0
+    while first < len(offsets) - 1:
+        stop = max(int(np.searchsorted(offsets, offsets[first] + CHECK_WORDS, side="right")) - 1, first + 1)
+        problem, node = _first_bad_in_trees(words, offsets, first, stop, side, layout)
+        if problem:
+            return problem, node
+        first = stop
     return 0, -1
+
+
+#: Words of whole trees that :func:`first_bad_node` checks at a time (at least one tree).
+CHECK_WORDS = 1 << 18
+
+
+def _first_bad_in_trees(words, offsets, first, stop, side, layout):
+    """:func:`first_bad_node` on trees ``first`` to ``stop - 1``: ``(problem, node)`` or ``(0, -1)``."""
+    feature_bits, missing_bins, n_classes, n_rows, n_bitsets = layout
+    side_bases, side_offset, side_category = side
+    base = int(offsets[first])
+    sizes = np.diff(offsets[first : stop + 1])
+    w = np.asarray(words[base : int(offsets[stop])], dtype=np.uint64)
+    local = np.arange(len(w), dtype=np.int64) - np.repeat(offsets[first:stop] - base, sizes)
+    size = np.repeat(sizes, sizes)
+    side_base = np.repeat(side_bases[first:stop], sizes)
+    n_side = np.repeat(np.diff(side_bases[first : stop + 1]), sizes)
+    leaf, table_row, extended, left_class, right_class = (
+        (w & np.uint64(bit)) != 0 for bit in (LEAF, TABLE_ROW, EXTENDED, LEFT_CLASS, RIGHT_CLASS)
+    )
+    payload = (w >> np.uint64(PAYLOAD_SHIFT)).astype(np.int64)
+    f = ((w >> np.uint64(FEATURE_SHIFT)) & np.uint64((1 << feature_bits) - 1)).astype(np.int64)
+    split_bin = ((w >> np.uint64(BIN_SHIFT)) & np.uint64(255)).astype(np.int64)
+    field = (w >> np.uint64(FEATURE_SHIFT + feature_bits)).astype(np.int64)
+    c_bits = class_bits(n_classes)
+    cmask = (1 << c_bits) - 1
+    folded = ~leaf & (left_class | right_class)
+    row = np.where(extended & ~leaf & ~folded, field, 0)
+    bad_row = row >= n_side
+    at = np.where(bad_row, 0, side_base + row)
+    offset, category = field, np.full(len(w), -1)
+    if len(side_offset):  # (the side table's rows of the extended splits; any row for the other words)
+        offset = np.where(extended, side_offset[np.minimum(at, len(side_offset) - 1)], field)
+        category = side_category[np.minimum(at, len(side_category) - 1)]
+    right_field = np.where(left_class, field >> c_bits, field)
+    checks = [
+        (leaf & (payload >= np.where(table_row, n_rows, n_classes)), 4),
+        (~leaf & (f >= len(missing_bins)), 1),
+        (~leaf & (split_bin > missing_bins[np.minimum(f, len(missing_bins) - 1)]), 3),
+        (folded & extended, 5),
+        (folded & left_class & ((field & cmask) >= n_classes), 4),
+        (folded & right_class & ((right_field & cmask) >= n_classes), 4),
+        (folded & ~(left_class & right_class) & (local + 1 >= size), 2),
+        (~leaf & ~folded & extended & bad_row, 5),
+        (~leaf & ~folded & extended & ((category < -1) | (category >= n_bitsets)), 6),
+        (~leaf & ~folded & ((offset < 2) | (local + offset >= size)), 2),
+    ]
+    problem = np.select([bad for bad, _ in checks], [code for _, code in checks], 0)
+    bad = np.flatnonzero(problem)
+    return (int(problem[bad[0]]), base + int(bad[0])) if len(bad) else (0, -1)

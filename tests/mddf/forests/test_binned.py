@@ -7,7 +7,7 @@ import pytest
 from tree_helpers import forest_of, grow, left_chain, reference_route
 
 from mddf.forests import BinnedInput, ForestBuilder
-from mddf.trees import FeatureBinner
+from mddf.trees import FeatureBinner, nodes
 from mddf.trees.nodes import EXTENDED, LEAF, LEFT_CLASS, RIGHT_CLASS, TABLE_ROW, deduplicate_rows
 from mddf.trees.packing import packed_tree
 
@@ -223,6 +223,16 @@ def test_node_words_that_could_misroute_a_row_raise_when_checked_and_unpickled(
         bad.check_arrays()
     with pytest.raises(ValueError, match=problem):
         pickle.loads(pickle.dumps(bad))
+
+
+def test_the_words_are_checked_in_chunks_of_whole_trees_with_the_same_verdict(small_forest, monkeypatch):
+    # the check of a saved model's words runs numpy over chunks of trees (a compiled check would compile at load)
+    forest, _ = small_forest
+    damages = [_word(forest, _internal, "offset", 60_000), _word(forest, lambda f: _leaf(f, True), "payload", 5_000)]
+    whole = [damaged(forest, "words", *damage)._first_bad_node(forest.offsets) for damage in damages]
+    monkeypatch.setattr(nodes, "CHECK_WORDS", 1)  # one tree a chunk
+    assert [damaged(forest, "words", *damage)._first_bad_node(forest.offsets) for damage in damages] == whole
+    assert all(problem for problem, _ in whole) and forest._first_bad_node(forest.offsets) == (0, -1)
 
 
 @pytest.mark.parametrize(
