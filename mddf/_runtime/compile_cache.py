@@ -21,6 +21,7 @@ compiles (a file edited while a process runs is seen by the next process).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.util
 import sys
@@ -141,18 +142,52 @@ class Sources:
 
     def njit(self, function=None, **options):
         """numba's ``njit``, as ``@njit`` or ``@njit(**options)``; with ``cache=True`` the index of the function's
-        on-disk cache is stamped with :meth:`digest` as well as with the function's file."""
+        on-disk cache is stamped with :meth:`digest` as well as with the function's file.
+
+        No function gets numba's C callback wrapper (``no_cfunc_wrapper``): mddf never passes a compiled function
+        as a first-class value. ``internal=True``: a function that compiled code calls, and Python code does not,
+        is compiled without numba's CPython wrapper either (:class:`InternalDispatcher`): neither wrapper is then
+        generated, optimised and compiled to machine code for it at every signature.
+        """
         cache = options.pop("cache", False)
-        jit = numba.njit(**options)
+        internal = options.pop("internal", False)
+        options.setdefault("no_cfunc_wrapper", True)
+        jit = numba.njit(**options, **({"no_cpython_wrapper": True} if internal else {}))
 
         def decorate(function):
             dispatcher = jit(function)
-            if cache and hasattr(dispatcher, "enable_caching"):  # not a function NUMBA_DISABLE_JIT left as it is
-                # what numba's enable_caching does, with the cache that adds the digest to the stamp
+            if not hasattr(dispatcher, "enable_caching"):  # a function NUMBA_DISABLE_JIT left as it is
+                return dispatcher
+            if cache:  # what numba's enable_caching does, with the cache that adds the digest to the stamp
                 dispatcher._cache = self.cache_class(dispatcher.py_func)
+            if internal:
+                dispatcher.__class__ = _internal_class(type(dispatcher))
+                dispatcher._twin_options = options
             return dispatcher
 
         return decorate if function is None else decorate(function)
+
+
+class InternalDispatcher:
+    """A dispatcher compiled for compiled callers only (numba's ``no_cpython_wrapper``), callable from Python too.
+
+    numba's own call of such a dispatcher from Python would jump to the wrapper it did not generate. A call from
+    Python (a test, a debugging session) runs a twin instead: the same function compiled with the wrapper, in
+    this process only (never cached: numba's cache keys a function's compilations by signature, not by options,
+    so a cached twin would be found by the dispatcher, and the dispatcher's compilations by the twin).
+    """
+
+    def __call__(self, *args, **kwargs):
+        twin = self.__dict__.get("_python_twin")
+        if twin is None:
+            twin = self.__dict__["_python_twin"] = numba.njit(**self._twin_options)(self.py_func)
+        return twin(*args, **kwargs)
+
+
+@functools.cache
+def _internal_class(dispatcher_class):
+    """:class:`InternalDispatcher` over numba's ``dispatcher_class`` (the object keeps its layout)."""
+    return type(f"Internal{dispatcher_class.__name__}", (InternalDispatcher, dispatcher_class), {})
 
 
 #: mddf's compiled sources (:data:`SOURCES`).

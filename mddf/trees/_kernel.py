@@ -21,10 +21,11 @@ from __future__ import annotations
 from .._runtime.compile_cache import njit
 
 #: ``@kernel``: compile a function that allocates no array, cached and without the GIL, with no
-#: reference counting (a function that allocates fails to compile under it).
-kernel = njit(cache=True, nogil=True, _nrt=False)
+#: reference counting (a function that allocates fails to compile under it), for compiled callers (numba's
+#: wrapper for calls from Python is not generated: ``internal``, :mod:`mddf._runtime.compile_cache`).
+kernel = njit(cache=True, nogil=True, _nrt=False, internal=True)
 
 #: ``@inline_kernel``: a :data:`kernel` that LLVM inlines into the compiled function that calls it (numba's
 #: ``forceinline``), so that the call passes no arrays; its body, compiled without reference counting,
 #: adds none to the caller.
-inline_kernel = njit(cache=True, nogil=True, _nrt=False, forceinline=True)
+inline_kernel = njit(cache=True, nogil=True, _nrt=False, forceinline=True, internal=True)

@@ -99,7 +99,7 @@ for _i in range(64):
 del _i
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, internal=True)
 def new_buffers(n_classes, m):
     """The split searches' scratch space for a tree of ``m`` training rows."""
     size = max(m, 1)
@@ -122,7 +122,7 @@ def new_buffers(n_classes, m):
 
 
 # ------------------------------------------------------------------------------------- node
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, internal=True)
 def new_labels(m, n_classes=0):
     """The class indices of a tree's ``m`` rows, unsigned (indexing with them needs no negative-index fix)."""
     return np.empty(m, dtype=np.uint32)
@@ -136,7 +136,7 @@ def swap_labels(node_y, i, j):
     node_y[j] = label
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, internal=True)
 def n_statistics(n_classes):
     """Length of a node's statistics."""
     return n_classes
@@ -148,13 +148,13 @@ def add_row(counts, label, weight):
     counts[label] += weight
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, internal=True)
 def new_leaf_values(n_rows, n_classes):
     """The class distributions of a tree's impure leaves (float32, one row per leaf)."""
     return np.empty((n_rows, n_classes), dtype=np.float32)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, internal=True)
 def importance_centre(root, root_weight):
     """0: the Gini importance terms need no origin."""
     return 0.0
@@ -271,7 +271,7 @@ def best_threshold(buf, Xb, node_y, node_w, samples, start, end, f, n_bins_f, no
         # large node: class histogram over the bins, then one scan over the bins it fills
         _class_histogram(buf, Xb, node_y, node_w, samples, start, end, f, missing_bins, None)
         bins = buf.codes  # the non-empty bins, in increasing order
-        n_present = 0
+        n_present = np.int64(0)  # not the literal 0: a call typed with it would compile a variant of its own
         for b in range(n_bins_f):
             t = 0.0
             for c in range(n_classes):
@@ -303,7 +303,7 @@ def _best_threshold_sorted(buf, Xb, node_y, node_w, samples, start, end, f, node
     node_bin, sorted_bin = buf.node_bin, buf.sorted_bin
     sorted_class, sorted_weight = buf.sorted_class, buf.sorted_weight
     lo = 255
-    hi = 0
+    hi = np.int64(0)
     for i in range(start, end):
         b = Xb[samples[i], f]
         node_bin[i - start] = b
@@ -399,7 +399,7 @@ def _best_threshold_sparse(
         present[k] = 0
     _class_histogram(buf, Xb, node_y, node_w, samples, start, end, f, missing_bins, present)
     # the bins present, in increasing order
-    n_present = 0
+    n_present = np.int64(0)
     for k in range(CATEGORY_WORDS):
         word = present[k]
         while word:
@@ -673,7 +673,7 @@ def best_subset(
     n_classes = len(node_counts)
     m_all = _category_histogram(buf, Xb, node_y, node_w, samples, start, end, f, present)
     # the categories that are ordered, compacted to the front of codes
-    m = 0
+    m = np.int64(0)
     for j in range(m_all):
         b = codes[j]
         if bin_count[b] >= min_count:

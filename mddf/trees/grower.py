@@ -107,7 +107,7 @@ def _grower(criterion):
         n, d = Xb.shape
         max_depth, max_features, split_rule = settings.max_depth, settings.max_features, settings.split_rule
         state = rng_state(seed)
-        m = 0
+        m = np.int64(0)  # not the literal 0: a call typed with it would compile a variant of its own
         for i in range(n):
             if w[i] > 0.0:
                 m += 1

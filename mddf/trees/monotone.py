@@ -85,7 +85,7 @@ def ordered_search(criterion):
     """The functions of :data:`OrderedSearch` compiled for the criterion module ``criterion`` (its ``add_row``,
     ``stats_score`` and ``bounded_value``); a criterion module calls this as it is imported, for itself."""
 
-    @njit(cache=True, nogil=True)
+    @njit(cache=True, nogil=True, internal=True)
     def new_table(n_statistics):
         """The scratch space of ``best_ordered_threshold``: the statistics of each bin, then four rows (zero)."""
         return np.zeros((MAX_BINS + 4, n_statistics))
@@ -106,7 +106,7 @@ def ordered_search(criterion):
             return best
         return score, b, side
 
-    @njit(cache=True, nogil=True)
+    @njit(cache=True, nogil=True, internal=True)
     def best_ordered_threshold(sign, Xb, node_y, node_w, samples, start, end, f, missing_bin, stats, bounds, table):
         """The best threshold of feature ``f`` on the node's rows ``samples[start:end]`` among those whose children's
         values, clipped into ``bounds``, are in the order of the constraint ``sign`` (as the criterion's

@@ -157,7 +157,7 @@ def pack_tree(feature, split_bin, right, missing_left, category, feature_bits, n
             continue
         is_category = has_categories and category[i] >= 0
         left = _foldable(feature, right, i + 1, is_category)
-        right_leaf = _foldable(feature, right, right[i], is_category)
+        right_leaf = _foldable(feature, right, np.int64(right[i]), is_category)
         if left and right_leaf and not fold_two:
             right_leaf = False
         folded[i + 1] = left

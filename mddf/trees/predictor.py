@@ -139,12 +139,19 @@ def route_trees(trees, first, stop, codes, rows, missing_codes, out):
     block = max(BLOCK_BYTES // max(codes.shape[1] * codes.itemsize, 1), 64)
     if stop - first <= 1:
         block = max(n, 1)  # blocks pay only when several trees reuse a block's codes
-    route_blocks(trees, first, stop, codes, rows, missing_codes, out, block, GROUP_RECORDS if n > block else 0)
+    _route_blocks(trees, first, stop, codes, rows, missing_codes, out, block, GROUP_RECORDS if n > block else 0)
 
 
 @njit(cache=True, nogil=True)
 def route_blocks(trees, first, stop, codes, rows, missing_codes, out, block, group):
     """:func:`route_trees` with rows in blocks of ``block`` and trees in groups of at most ``group`` records."""
+    _route_blocks(trees, first, stop, codes, rows, missing_codes, out, block, group)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _route_blocks(trees, first, stop, codes, rows, missing_codes, out, block, group):
+    """:func:`route_blocks`, typed inside its caller: :func:`route_trees` compiles it as part of its own code,
+    not as a function of its own whose machine code it would optimise and generate again."""
     offsets = trees.offsets
     # the most words a tree routed in lanes may have (-1: none, the records cannot hold these trees)
     lanes = trees.feature_bits <= RECORD_FEATURE_BITS and len(trees.words) < _CATEGORY_TARGET
@@ -188,7 +195,7 @@ def route_blocks(trees, first, stop, codes, rows, missing_codes, out, block, gro
         t = end
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, internal=True)
 def route_scalar(trees, t, codes, rows, missing_codes, out):
     """:func:`route_trees` for tree ``t`` alone, one row at a time on its node words."""
     words, offsets, side_bases = trees.words, trees.offsets, trees.side_bases
@@ -231,7 +238,7 @@ def route_scalar(trees, t, codes, rows, missing_codes, out):
         _add_leaf(words, trees.shares, trees.means, node, k, out)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, internal=True)
 def expand_tree(trees, t, missing_codes, records):
     """Write the split records of tree ``t`` into the first rows of ``records``.
 
@@ -301,7 +308,7 @@ def expand_tree(trees, t, missing_codes, records):
         records[row, 3] = span
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, internal=True)
 def route_lanes(trees, t, records, codes, rows, out):
     """:func:`route_trees` for tree ``t`` alone, expanded in ``records`` (:func:`expand_tree`).
 
@@ -321,7 +328,7 @@ def route_lanes(trees, t, records, codes, rows, out):
         root = _category_target(
             words, trees.side_category, base, trees.side_bases[t], np.uint64(FEATURE_SHIFT + trees.feature_bits), root
         )
-    a0, k0, r0, nxt = _start(root, rows, 0)
+    a0, k0, r0, nxt = _start(root, rows, np.int64(0))
     a1, k1, r1, nxt = _start(root, rows, nxt)
     a2, k2, r2, nxt = _start(root, rows, nxt)
     a3, k3, r3, nxt = _start(root, rows, nxt)

@@ -47,7 +47,7 @@ Candidate = namedtuple("Candidate", ["score", "bin", "side"])
 CONSTANT = -2
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, internal=True)
 def rng_state(seed):
     """State of the split search's random generator for a tree grown with ``seed``."""
     state = np.empty(1, dtype=np.uint64)

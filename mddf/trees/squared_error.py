@@ -70,7 +70,7 @@ SquaredErrorBuffers = namedtuple(
 )
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, internal=True)
 def new_buffers(n_statistics, m):
     """The split searches' scratch space (its size does not depend on the tree's ``m`` rows)."""
     return SquaredErrorBuffers(
@@ -121,7 +121,7 @@ def target_exponent(y, w):
 
 
 # ------------------------------------------------------------------------------------- node
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, internal=True)
 def new_labels(m, n_classes=0):
     """The targets of a tree's ``m`` rows."""
     return np.empty(m)
@@ -135,7 +135,7 @@ def swap_labels(node_y, i, j):
     node_y[j] = label
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, internal=True)
 def n_statistics(n_classes):
     """Length of a node's statistics."""
     return 3
@@ -149,13 +149,13 @@ def add_row(sums, label, weight):
     sums[2] += weight * label * label
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, internal=True)
 def new_leaf_values(n_rows, n_classes):
     """The means of a tree's leaves (float64, one row per leaf, one column)."""
     return np.empty((n_rows, 1))
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, internal=True)
 def importance_centre(root, root_weight):
     """The root's weighted mean target, about which the importance terms are taken (:func:`node_summary`)."""
     return root[1] / root_weight
@@ -374,7 +374,7 @@ def best_subset(
     for k in range(CATEGORY_WORDS):
         present[k] = 0
         bits[k] = 0
-    m = 0
+    m = np.int64(0)
     for j in range(k_all):
         b = out_bin[j]
         present[b >> 6] |= np.uint64(1) << np.uint64(b & 63)

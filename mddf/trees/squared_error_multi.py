@@ -62,7 +62,7 @@ MultiBuffers = namedtuple(
 )
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, internal=True)
 def new_buffers(n_statistics, m):
     """The split searches' scratch space for statistics of ``n_statistics = 1 + 2 K`` entries."""
     k = (n_statistics - 1) // 2
@@ -82,13 +82,13 @@ def new_buffers(n_statistics, m):
 
 
 # ------------------------------------------------------------------------------------- node
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, internal=True)
 def new_labels(m, n_classes=0):
     """The targets of a tree's ``m`` rows, ``(m, K)`` with ``K = n_classes`` (the grower passes the outputs there)."""
     return np.empty((m, n_classes))
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, internal=True)
 def n_statistics(n_classes):
     """Length of a node's statistics, ``1 + 2 K`` for ``K = n_classes`` outputs."""
     return 1 + 2 * n_classes
@@ -113,13 +113,13 @@ def swap_labels(node_y, i, j):
         node_y[j, c] = t
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, internal=True)
 def new_leaf_values(n_rows, n_classes):
     """The mean vectors of a tree's leaves (float64, one row per leaf, ``K = n_classes`` columns)."""
     return np.empty((n_rows, n_classes))
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, internal=True)
 def importance_centre(root, root_weight):
     """The root's weighted mean targets ``(K,)``, about which the importance terms are taken."""
     k = (len(root) - 1) // 2
@@ -325,7 +325,7 @@ def best_subset(
     for k in range(CATEGORY_WORDS):
         present[k] = 0
         bits[k] = 0
-    m = 0
+    m = np.int64(0)
     for j in range(k_all):
         b = out_bin[j]
         present[b >> 6] |= np.uint64(1) << np.uint64(b & 63)

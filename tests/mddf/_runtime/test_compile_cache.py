@@ -240,3 +240,72 @@ def test_the_digest_of_mddf_covers_its_compiled_sources():
         assert expected in names
     assert "mddf.trees/splitting.py" in names
     assert re.fullmatch(r"[0-9a-f]{64}", source_digest())
+
+
+INTERNAL = """
+from mddf._runtime.compile_cache import Sources
+
+SOURCES = Sources([(__package__, "*.py")])
+
+
+@SOURCES.njit(cache=True, internal=True)
+def add_one(x):
+    return x + 1
+
+
+@SOURCES.njit(cache=True)
+def twice_plus_one(x):
+    return 2 * add_one(x)
+"""
+
+
+def test_an_internal_function_has_no_python_wrapper_yet_answers_a_call_from_python(tmp_path, monkeypatch):
+    # compiled code calls it without numba's CPython and C wrappers (generated, optimised and compiled at every
+    # signature otherwise); a call from Python, which would jump to the wrapper it lacks, runs an uncached twin
+    package = tmp_path / "internal_pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "kernels.py").write_text(INTERNAL)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "cache"))
+    kernels = importlib.import_module("internal_pkg.kernels")
+    assert kernels.twice_plus_one(3) == 8
+    assert kernels.add_one.targetoptions["no_cpython_wrapper"] is True
+    assert kernels.twice_plus_one.targetoptions["no_cfunc_wrapper"] is True
+    assert kernels.add_one(3) == 4  # the twin, with the wrapper
+    assert isinstance(kernels.add_one._python_twin._cache, NullCache)  # never cached over the dispatcher's entries
+    assert len(kernels.add_one.overloads) == 1
+
+
+LITERALS = """
+import json
+import numpy as np
+from mddf import MDDFClassifier
+from mddf.trees import gini, loops, nodes, predictor
+
+rng = np.random.default_rng(0)
+X = rng.normal(size=(300, 5))
+MDDFClassifier(n_estimators=4, max_layers=2, n_jobs=1, random_state=0).fit(X, X[:, 0] > 0).predict(X)
+functions = [gini.new_buffers, gini.new_labels, gini._scan_bins_present, loops.sort_by_key, nodes._foldable,
+             predictor._start]
+from mddf._runtime.compile_cache import InternalDispatcher
+import sys
+twins = sorted(f"{m}.{n}" for m, module in list(sys.modules.items()) if m.startswith("mddf.")
+               for n, value in list(vars(module).items())
+               if isinstance(value, InternalDispatcher) and "_python_twin" in vars(value))
+print(json.dumps({**{f.py_func.__name__: [str(s) for s in f.signatures] for f in functions}, "twins": twins}))
+"""
+
+
+@pytest.mark.slow
+def test_a_first_fit_compiles_each_helper_once_and_calls_the_internal_ones_from_compiled_code_only(tmp_path):
+    # numba types a call whose argument is still the literal 0 of a counter (before the loop that counts is typed)
+    # and compiles the callee for it, then again for int64: the counters start as int64, so one compile each
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "MDDF_AHEAD_OF_TIME": "0"}
+    done = subprocess.run([sys.executable, "-c", LITERALS], env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    signatures = json.loads(done.stdout.strip().splitlines()[-1])
+    assert signatures.pop("twins") == []  # and no function compiled for compiled callers only was called from Python
+    assert all(len(compiled) <= 1 for compiled in signatures.values()), signatures
+    assert signatures["new_buffers"] and signatures["_start"]  # compiled by the first fit
+    assert not any("Literal" in s for compiled in signatures.values() for s in compiled), signatures
