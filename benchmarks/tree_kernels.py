@@ -86,9 +86,12 @@ class _BaselineTrees:
                 for home in ("_ahead_of_time", "_runtime"):
                     source = source.replace(f"from ..{home}.dispatch import", "from .ahead_of_time_dispatch import")
                 # a later revision compiles with mddf's njit, whose cache is stamped with the digest of mddf's sources;
-                # the copy's folder is new, so numba's cache of it starts empty either way: numba's own njit serves
+                # the copy's folder is new, so numba's cache of it starts empty either way: the installed mddf's njit
+                # serves (it takes numba's options, and mddf's own, such as internal=True, that numba's would refuse)
                 for module in ("_compile_cache", "_runtime.compile_cache"):
-                    source = source.replace(f"from ..{module} import njit", "from numba import njit")
+                    source = source.replace(
+                        f"from ..{module} import njit", "from mddf._runtime.compile_cache import njit"
+                    )
                 # a later revision's stored forests import from the model files' package (its error, the table of
                 # earlier layouts), which the copy has no module for: the installed mddf's serves
                 for module in ("_storage", "storage"):
