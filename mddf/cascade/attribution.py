@@ -2,11 +2,11 @@
 
 Each layer's members are explained on their own input (:func:`mddf.blocks.attribution.block_attributions`): the
 columns of ``x``, and the class vectors (or, for the regressor, the predictions) that the layer before passed on,
-as the prediction computes them (the fitted cascade's replay of the layers, read by :class:`AttributionVisitor`),
-bit for bit: the sums of their attributions
-differ from them by rounding, which moves a value lying on a split's threshold to its other side.
-An :class:`Attributed` value carries, for a set of rows, its attributions to the columns of ``x`` and its base
-value, the same for every row, from which they add up to it. Composition keeps that sum:
+as the prediction computes them, bit for bit (the fitted cascade's one replay carries the values and their
+attributions together: :mod:`.heads`, :mod:`.steps`): the sums of their attributions differ from them by rounding,
+which moves a value lying on a split's threshold to its other side. An
+:class:`~mddf.margin.carried.Attributed` value carries, for a set of rows, its attributions to the columns of ``x``
+and its base value, the same for every row, from which they add up to it. Composition keeps that sum:
 
 - a member's attribution to a passed column k is shared among the columns of ``x`` in proportion to the
   attributions of that column, ``phi_i(u_k) / sum_i phi_i(u_k)`` (the generalized DeepSHAP rescale rule of
@@ -37,57 +37,14 @@ prediction less that base (the path-dependent base; ``explain()`` centres them o
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
-from ..blocks.attribution import (
-    block_attributions,
-    check_explainable,
-    model_attributions,
-    rescaled,
-    through_softmax,
-    xgboost_attributions,
-)
-from .replay import Visitor
+from ..blocks.attribution import rescaled, through_softmax
+from ..margin.carried import Attributed
 
 #: Below this share of the sum of their absolute values, the attributions of a passed column are taken to cancel,
 #: and their shares move towards those of their absolute values (see the module).
 CANCELLING = 0.5
-
-
-@dataclass
-class Attributed:
-    """A value of a set of rows attributed to the columns of ``x``.
-
-    Attributes
-    ----------
-    base : ndarray ``shape``, or ``(n,) + shape``
-        The base value: the same for every row, or each row's (the rows that confidence screening let out of the
-        cascade early keep the base of the layer they left at).
-    values : ndarray ``(n, d) + shape``
-        Each row's attributions to the ``d`` columns of ``x``; ``base + values.sum(axis=1)`` is the row's value.
-    """
-
-    base: np.ndarray
-    values: np.ndarray
-
-    @property
-    def output(self):
-        return self.base + self.values.sum(axis=1)
-
-    def mixed(self, other, share, rows=None):
-        """``(1 - share) self + share other`` for the rows ``rows`` of ``self`` (``other`` holds those rows; None:
-        every row); the other rows keep their own."""
-        if rows is None:
-            return Attributed(
-                (1 - share) * self.base + share * other.base, (1 - share) * self.values + share * other.values
-            )
-        base = np.array(np.broadcast_to(self.base, (len(self.values),) + np.shape(other.base)))
-        values = self.values.copy()
-        base[rows] = (1 - share) * base[rows] + share * other.base
-        values[rows] = (1 - share) * values[rows] + share * other.values
-        return Attributed(base, values)
 
 
 def column_shares(values):
@@ -127,105 +84,3 @@ def calibrated(proba, calibration):
 def pairs_of(fitted):
     """The pairs ``(a, b, operation)`` of the fitted cascade's appended features (none without ``pair_features``)."""
     return [] if fitted.pair_features is None else list(fitted.pair_features.pairs_)
-
-
-class AttributionVisitor(Visitor):
-    """The attributions of a fitted cascade's prediction (the classifier's ``predict_proba``, an :class:`Attributed`
-    of shape ``(n_classes,)``; the regressor's ``predict``, of shape ``()``, or ``(n_outputs,)``), read from its
-    replay of the rows (:meth:`mddf.cascade.fitted.FittedCascade.replay`): each layer's members explained on the
-    input the replay gave them, the rows screening let through included, then the ``predictor`` or calibration (see
-    the module).
-    ``fast``: the trees' path contributions instead of exact TreeSHAP."""
-
-    def __init__(self, fitted, fast):
-        self.fitted, self.fast = fitted, fast
-        self.d = fitted.columns.n_features + len(pairs_of(fitted))  # the columns of x, pairs appended
-        self.passed = None  # the attributions of what the last layer passed on
-        self.weights = None  # the members' weights in the last layer's output (None: equal)
-        self.proba = None  # the classifier's mixture
-        self.selected = None  # the members' mixture of final_mixture="selection" so far
-
-    def layer(self, visit):
-        if visit.layer_input is None:  # no row is still in the cascade
-            return
-        base, values = block_attributions(visit.block, visit.layer_input, self.fast)
-        at = slice(None) if visit.rows is None else visit.rows
-        previous = None if self.passed is None else self.passed.values[at]
-        if self.fitted.classification:
-            members = on_x(values, self.d, previous, self.fitted.route.holds_x(visit.t))
-            self._class_vectors(visit, base, members)
-            self._select(visit.t, Attributed(base, members.transpose(0, 2, 1, 3)))
-        else:  # several targets: the passed columns are each member's K predictions side by side, member by member
-            previous = None if previous is None else previous.reshape(len(previous), self.d, -1)
-            self._predictions(base, on_x(values, self.d, previous).transpose(0, 2, 1, 3), visit.block)
-            self._select(visit.t, self.passed)
-
-    def _select(self, t, members):
-        """Add layer t's ``members`` (an :class:`Attributed` of base ``(m, ...)`` and values ``(n, d, m, ...)``) to
-        the selected mixture by their ``selection_weights_`` (nothing without them)."""
-        weights = self.fitted.selection_weights
-        if weights is None:
-            return
-        w = weights[t - 1][: len(members.base)]
-        part = Attributed(np.tensordot(w, members.base, axes=(0, 0)), np.tensordot(members.values, w, axes=([2], [0])))
-        if self.selected is not None:
-            part = Attributed(self.selected.base + part.base, self.selected.values + part.values)
-        self.selected = part
-
-    def _class_vectors(self, visit, base, values):
-        weights = visit.block.member_weights_  # the block's (weighted) mean class vector
-        h = Attributed(np.average(base, axis=0, weights=weights), np.average(values, axis=1, weights=weights))
-        fed = h
-        if self.fitted.passed_features != "mean":  # every member's class vector, side by side
-            fed = Attributed(base.reshape(-1), values.transpose(0, 2, 1, 3).reshape(len(values), self.d, -1))
-        if self.proba is None:  # the first layer: every row goes through it
-            self.proba, self.passed = h, fed
-        else:
-            self.proba = self.proba.mixed(h, visit.share, visit.rows)
-            self.passed = self.passed.mixed(fed, visit.share, visit.rows)
-
-    def _predictions(self, base, values, block):
-        """Keep the attributions of what the regression ``block`` passes on from its members' ``base`` ``(m, K)``
-        and ``values`` ``(n, d, m, K)``: an :class:`Attributed` of shape ``(m, K)`` (``(m,)`` for one target), the
-        previous layers' prediction added to each member's with ``target="residual"``."""
-        output = Attributed(base, values) if block.n_outputs > 1 else Attributed(base[:, 0], values[..., 0])
-        if self.passed is not None and self.fitted.residual:
-            prediction = _mean(self.passed, self.weights)
-            output = Attributed(output.base + prediction.base, output.values + np.expand_dims(prediction.values, 2))
-        self.passed, self.weights = output, block.member_weights_
-
-    def end(self, fitted, X, last):
-        cascade = self.proba if fitted.classification else _mean(self.passed, self.weights)
-        if self.selected is not None:
-            cascade = self.selected
-        if fitted.predictor_model is None:
-            return cascade if fitted.calibration is None else calibrated(cascade, fitted.calibration)
-        return self._with_predictor(fitted, X, cascade, last)
-
-    def _with_predictor(self, fitted, X, cascade, last):
-        """The attributions of the ``predictor``'s output (mixed with the cascade's by its weight), whose input is
-        :meth:`mddf.cascade.fitted.FittedCascade.predictor_rows`."""
-        raw = fitted.predictor_input == "raw"
-        Z = fitted.predictor_rows(X, None if raw else last.passed)
-        model = fitted.predictor_model
-        if fitted.classification:
-            check_explainable(model, "predictor", role="predictor")
-            base, values = model_attributions(model, Z, None, False, self.fast, len(fitted.classes))
-            predicted = Attributed(base, on_x(values[:, None], self.d, None if raw else self.passed.values)[:, 0])
-        else:
-            if not hasattr(model, "get_booster"):
-                raise ValueError(
-                    f"predictor ({type(model).__name__}): explain() attributes the regressor's predictor 'xgboost' only"
-                )
-            base, values = xgboost_attributions(model, Z, self.fast)
-            values = on_x(values[:, None], self.d, None if raw else self.passed.values)[:, 0, :, 0]
-            predicted = Attributed(base[0], values)
-        w = fitted.predictor_weight
-        return predicted if w == 1.0 else cascade.mixed(predicted, w)
-
-
-def _mean(passed, weights):
-    """The mean over the members of their predictions' attributions (the regression cascade's prediction, of every
-    target), weighted by ``weights`` (a block's ``member_weights_``; None: equal)."""
-    base = np.average(passed.base, axis=0, weights=weights)
-    return Attributed(base, np.average(passed.values, axis=2, weights=weights))

@@ -145,7 +145,7 @@ class CascadeBase(SaveMixin, LayerFeaturesMixin):
 
     def _staged(self, X):
         """``(passed features, output)`` after each kept layer, for the rows ``X``."""
-        return [(visit.passed, visit.output) for visit in self._replayed(X, Visits())]
+        return [(visit.passed.value, visit.output.value) for visit in self._replayed(X, Visits())]
 
     def explain(self, X, *, background=None, fast=False, chunk_rows=CHUNK_ROWS, progress=None):
         """Each row's prediction attributed to the input columns: values that add up to ``predict_proba(X)`` (the

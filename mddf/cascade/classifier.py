@@ -455,7 +455,7 @@ or estimators, default=("rf", "rf", "crf", "crf", "gbdt")
         ``predictor_weight_`` w is below 1, ``(1 - w)`` times the cascade's plus w times the predictor's. With
         ``final_mixture="selection"``, ``sum_{t, j} w_tj h_t^j(x)`` of ``selection_weights_``, calibrated.
         """
-        return self._per_label(self._replayed(X, FinalOutput()))
+        return self._per_label(self._replayed(X, FinalOutput()).value)
 
     def predict(self, X):
         """``argmax_j f_T^j(x)`` (eq. 9), or the most probable class of :meth:`predict_proba` with a ``predictor``;

@@ -13,8 +13,10 @@ from dataclasses import dataclass
 import numpy as np
 from tqdm.auto import tqdm
 
-from .attribution import AttributionVisitor, pairs_of
+from .attribution import pairs_of
 from .background import Centre
+from .heads import Explaining
+from .replay import FinalOutput
 
 #: Rows explained at a time by default: the memory of a chunk's attributions grows with its rows.
 CHUNK_ROWS = 1024
@@ -81,8 +83,7 @@ def explain_rows(fitted, X, original, fast=False, chunk_rows=CHUNK_ROWS, progres
     is True.
     """
     n_columns = fitted.columns.n_features
-    classifier = fitted.classification
-    shape = (len(fitted.classes),) if classifier else _targets(fitted)
+    shape = fitted.output_shape()
     values = np.zeros((len(X), n_columns) + shape)
     base = np.zeros((len(X),) + shape)
     n_background = 0 if background is None else len(background)
@@ -105,24 +106,16 @@ def explain_rows(fitted, X, original, fast=False, chunk_rows=CHUNK_ROWS, progres
             bar.update(stop - start)
     names = [str(name) for name in fitted.columns.input_names()]
     display = original.to_numpy(dtype=object) if hasattr(original, "iloc") else None
-    if classifier:
-        outputs = [str(c) for c in fitted.classes]
-    else:  # several targets: y's columns in order, named as the layers' passed features name them
-        outputs = [f"output{k}" for k in range(shape[0])] if shape else None
-    return Attributions(values, base, np.asarray(X[:, :n_columns], dtype=np.float64), display, names, outputs)
-
-
-def _targets(fitted):
-    """The shape of a regression cascade's prediction of a row: ``()`` for one target, ``(n_outputs,)``."""
-    n_outputs = fitted.layers[0].n_outputs
-    return () if n_outputs == 1 else (n_outputs,)
+    data = np.asarray(X[:, :n_columns], dtype=np.float64)
+    return Attributions(values, base, data, display, names, fitted.output_names())
 
 
 def _attributed(fitted, X, fast, n_jobs):
     """Validated rows' attributions to the columns of the user's table and each row's base: ``(values, base)``, from
-    the fitted cascade's replay of the rows with the attribution visitor."""
+    the fitted cascade's replay of the rows asked for their attributions."""
     n_columns = fitted.columns.n_features
-    found = fitted.replay(X, AttributionVisitor(fitted, fast), n_jobs)
+    explaining = Explaining(n_columns + len(pairs_of(fitted)), bool(fast))  # the columns of x, pairs appended
+    found = fitted.replay(X, FinalOutput(explaining), n_jobs).attributed
     values = found.values[:, :n_columns].copy()
     for k, (a, b, _) in enumerate(pairs_of(fitted)):  # an appended feature: half to each of its columns
         values[:, a] += 0.5 * found.values[:, n_columns + k]

@@ -4,7 +4,9 @@
 prefix's out-of-fold ``f_T`` (so it never learns from features of models that saw the row). With
 ``predictor_input="auto"`` it first chooses what predicts (:func:`choose_predictor_input`): the predictor on ``x``
 alone, or the cascade's output and the predictor's on ``[x, f_T]`` mixed with the weight that scored highest on
-held-out rows (none when the weight is 0). :func:`mix` is that mixture, at fit and at prediction.
+held-out rows (none when the weight is 0), the blend of :func:`mddf.margin.carried.blend` at fit and at prediction
+(:class:`mddf.cascade.steps.PredictorStep`). The task is the head's link (:mod:`.heads`): how a predictor is fitted,
+read and scored.
 """
 
 from __future__ import annotations
@@ -16,31 +18,24 @@ from sklearn.utils.validation import has_fit_parameter
 from .._runtime.threads import Parallel, in_one_thread, one_blas_thread, one_thread
 from ..blocks.members import check_accepts_nan
 from ..forests.growing import MAX_SEED
+from ..margin.carried import Carried, blend
 
 #: The predictor's weights that ``predictor_input="auto"`` tries against the cascade's output.
 PREDICTOR_WEIGHTS = np.arange(21) / 20
 
 
-def mix(cascade_output, predictor_output, w):
-    """``(1 - w) * cascade_output + w * predictor_output``: exactly one of them at w = 0 or 1."""
-    if w == 0.0:
-        return cascade_output
-    if w == 1.0:
-        return predictor_output
-    return (1.0 - w) * cascade_output + w * predictor_output
-
-
-def fit_final_predictor(policy, state, kept) -> dict:
+def fit_final_predictor(params, templates, link, state, kept) -> dict:
     """The fitted attributes of the ``predictor`` step (all None without a ``predictor``): ``predictor_``,
     ``predictor_input_``, ``predictor_weight_``, ``predictor_input_scores_`` and the model that predicts.
 
-    Rows of weight 0 are left out; equal weights are no weights; a predictor whose ``fit`` takes no
+    ``params``: the cascade's ``predictor``, ``predictor_input`` and ``n_jobs``; ``templates``: the unfitted
+    predictor of each input (``"stacked"``, and with ``"auto"`` ``"raw"``); ``link``: the task's (fitted, read and
+    scored by it). Rows of weight 0 are left out; equal weights are no weights; a predictor whose ``fit`` takes no
     ``sample_weight`` raises a ``ValueError`` with unequal ones.
     """
     out = dict.fromkeys(
         ("_predictor_model", "predictor_", "predictor_input_", "predictor_input_scores_", "predictor_weight_")
     )
-    params = policy.params
     if params.predictor is None:
         return out
     seed = state.rng.randint(MAX_SEED)
@@ -50,7 +45,6 @@ def fit_final_predictor(policy, state, kept) -> dict:
     inputs = {"stacked": np.hstack([X, state.oof_features[kept - 1]])}
     if auto:
         inputs["raw"] = X
-    templates = {name: policy.predictor_template(Z.shape[1]) for name, Z in inputs.items()}
     if np.isnan(X).any():
         check_accepts_nan(templates["stacked"], "predictor")
     if weight is not None:
@@ -62,7 +56,7 @@ def fit_final_predictor(policy, state, kept) -> dict:
     chosen, out["predictor_weight_"] = "stacked", 1.0
     if auto:
         chosen, out["predictor_weight_"], out["predictor_input_scores_"] = choose_predictor_input(
-            policy, templates, inputs, y, weight, state.rng.randint(MAX_SEED), cascade_output, params.n_jobs
+            link, templates, inputs, y, weight, state.rng.randint(MAX_SEED), cascade_output, params.n_jobs
         )
     out["predictor_input_"] = chosen
     if chosen == "cascade":
@@ -70,7 +64,7 @@ def fit_final_predictor(policy, state, kept) -> dict:
     name = "raw" if chosen == "raw" else "stacked"
     with one_blas_thread():
         out["_predictor_model"], out["predictor_"] = one_thread(
-            policy.fit_final, templates[name], inputs[name], y, weight, seed
+            link.fit_predictor, templates[name], inputs[name], y, weight, seed
         )
     return out
 
@@ -87,7 +81,7 @@ def _checked_weight(template, weight):
     return weight
 
 
-def choose_predictor_input(policy, templates, inputs, y, weight, seed, cascade_output, n_jobs):
+def choose_predictor_input(link, templates, inputs, y, weight, seed, cascade_output, n_jobs):
     """What predicts best: the predictor on ``x`` alone, or a mixture ``(1 - w) * cascade + w * predictor`` of the
     cascade's out-of-fold output and the predictor's on ``[x, f_T]``.
 
@@ -110,18 +104,15 @@ def choose_predictor_input(policy, templates, inputs, y, weight, seed, cascade_o
         The held-out score of ``"cascade"`` (w = 0), ``"stacked"`` (w = 1), ``"blend"`` (the chosen w, or the best
         one when ``"raw"`` wins) and ``"raw"``.
     """
-    outputs = _held_out_outputs(policy, templates, inputs, y, weight, seed, n_jobs)
-    measure = policy.measure
-    mixed = [
-        measure.score(policy.output_rows(mix(cascade_output, outputs["stacked"], w), y), weight)
-        for w in PREDICTOR_WEIGHTS
-    ]
+    outputs = _held_out_outputs(link, templates, inputs, y, weight, seed, n_jobs)
+    cascade, stacked = Carried(cascade_output), Carried(outputs["stacked"])
+    mixed = [link.score(blend(cascade, stacked, w).value, y, weight) for w in PREDICTOR_WEIGHTS]
     best = int(np.argmax(mixed))  # the first of the highest: the smallest weight
     scores = {
         "cascade": mixed[0],
         "stacked": mixed[-1],
         "blend": mixed[best],
-        "raw": measure.score(policy.output_rows(outputs["raw"], y), weight),
+        "raw": link.score(outputs["raw"], y, weight),
     }
     if scores["raw"] > scores["blend"]:
         return "raw", 1.0, scores
@@ -129,15 +120,15 @@ def choose_predictor_input(policy, templates, inputs, y, weight, seed, cascade_o
     return ("cascade" if w == 0.0 else "stacked" if w == 1.0 else "blend"), w, scores
 
 
-def _held_out_outputs(policy, templates, inputs, y, weight, seed, n_jobs):
+def _held_out_outputs(link, templates, inputs, y, weight, seed, n_jobs):
     """``{input name: the predictor's output for every row, from the half that did not train it}``."""
-    stratified = policy.classification and np.unique(y, return_counts=True)[1].min() >= 2
+    stratified = link.classification and np.unique(y, return_counts=True)[1].min() >= 2
     splitter = (StratifiedKFold if stratified else KFold)(n_splits=2, shuffle=True, random_state=seed)
     halves = list(splitter.split(inputs["stacked"], y))
     fits = [(name, fit_rows, held_out) for name in inputs for fit_rows, held_out in halves]
     with one_blas_thread():  # the candidates in parallel, each with one thread (mddf._runtime.threads)
         held_out_outputs = Parallel(n_jobs=n_jobs, prefer="threads")(
-            in_one_thread(_held_out_output)(policy, templates[name], inputs[name], y, weight, fit_rows, held, seed)
+            in_one_thread(_held_out_output)(link, templates[name], inputs[name], y, weight, fit_rows, held, seed)
             for name, fit_rows, held in fits
         )
     outputs = {}
@@ -148,8 +139,8 @@ def _held_out_outputs(policy, templates, inputs, y, weight, seed, n_jobs):
     return outputs
 
 
-def _held_out_output(policy, template, Z, y, weight, fit_rows, held_out, seed):
+def _held_out_output(link, template, Z, y, weight, fit_rows, held_out, seed):
     """The predictor fitted on the rows ``fit_rows`` of ``Z``: its output for the rows ``held_out``."""
     part_weight = None if weight is None else weight[fit_rows]
-    model, _ = policy.fit_final(template, Z[fit_rows], y[fit_rows], part_weight, seed)
-    return policy.predictor_output(model, Z[held_out])
+    model, _ = link.fit_predictor(template, Z[fit_rows], y[fit_rows], part_weight, seed)
+    return link.predictor_output(model, Z[held_out])

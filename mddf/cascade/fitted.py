@@ -4,9 +4,11 @@ kept layers.
 The growth engine returns a :class:`FittedCascade` (:meth:`mddf.cascade.growth.CascadeGrowth.finish`) and the
 estimator holds it as ``fitted_cascade_``; scikit-learn's fitted attributes (``layers_``, ``alphas_``,
 ``oof_features_``, ...) are set from it in one place (:func:`mddf.cascade.base.set_fitted`,
-:meth:`FittedCascade.attributes`). ``predict``, ``predict_proba``, ``transform``, the staged methods and
-``explain`` are one replay of it (:meth:`FittedCascade.replay`) with different visitors (:mod:`.replay`); no policy
-takes part. Pickles of it are checked by the version policy (:mod:`.versions`).
+:meth:`FittedCascade.attributes`). It holds its kept layers, its task's head (:mod:`.heads`) and its steps after the
+layers (:mod:`.steps`); ``predict``, ``predict_proba``, ``transform``, the staged methods and ``explain`` are one
+replay of it (:meth:`FittedCascade.replay`) with different visitors (:mod:`.replay`), asked for values or for values
+with their attributions; no policy takes part and nothing branches on the task but the head. Pickles of it are
+checked, and those of earlier layouts upgraded, by the version policy (:mod:`.versions`).
 """
 
 from __future__ import annotations
@@ -15,15 +17,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._runtime.threads import one_blas_thread, one_thread
-from ..blocks.members import check_accepts_nan
 from ..storage import MemoryStore
 from ..utils import decoded_rows
-from .final_predictor import mix
+from .heads import ClassVectorHead, PredictionHead
 from .pair_step import with_pairs
-from .replay import LayerRoute, class_vector_visits, prediction_visits
+from .replay import LayerRoute
 from .seam import Columns
-from .selection import selected_visits
+from .steps import CalibrationStep, PredictorStep, SelectionStep
 from .versions import LAYOUT, checked_layout, running_version
 
 #: The fitted attributes that a fitted cascade's ``record`` holds, as the estimator shows them.
@@ -50,35 +50,21 @@ class FittedCascade:
     name : str
         The estimator's class name, for messages.
     columns : Columns
-        The columns of the fit's ``X`` (number, names, categorical columns, categories).
+        The columns of the fit's ``X`` (number, names, categorical columns, categories, their encoder).
     route : LayerRoute
         What each layer reads (``input_features``).
     layers : list of blocks
         The kept layers (best prefix), fitted.
     store : MemoryStore or ModelStore
         Where the layers' models are (``model_dir``).
-    classes : ndarray or None
-        The classifier's labels; None for the regressor.
-    shares, alphas, thresholds : ndarray or None
-        The classifier's layer shares beta_t, weights alpha_t and screening thresholds (None without screening).
-    passed_features : str
-        The classifier's ``passed_features``.
-    residual : bool
-        The regressor's members fit what the previous layers left (``target="residual"``).
-    calibration : TemperatureCalibration or None
-    predictor_model, predictor : object or None
-        The fitted ``predictor`` as the model that predicts, and as the estimator ``predictor_``.
-    predictor_input : str or None
-        What predicts (``"stacked"``, ``"blend"``, ``"raw"``, ``"cascade"``); None without a ``predictor``.
-    predictor_weight : float
-        The predictor's weight w in ``(1 - w) * cascade + w * predictor``.
-    selection_weights : ndarray ``(n_layers, n_members)`` or None
-        With ``final_mixture="selection"``, each member's weight in the output (:mod:`.selection`); None: the
-        cascade's own output.
+    head : ClassVectorHead or PredictionHead
+        The task: how the layers' members' outputs become the cascade's (:mod:`.heads`).
+    selection, predictor, calibration : SelectionStep, PredictorStep, CalibrationStep or None
+        The steps after the layers, in that order (:mod:`.steps`); None: none.
     pair_features : PairFeatures or None
         The fitted pair search, whose features are appended to ``x``.
     background : ndarray or None
-        The training rows kept as ``explain()``'s background.
+        The training rows kept as ``explain()``'s background, as the model reads them.
     record : dict
         What the fit recorded and the estimator shows unchanged: ``train_history_``, ``oof_features_``,
         ``stop_reason_``, the importances, ``pair_feature_names_``, ``pair_importances_``,
@@ -94,18 +80,10 @@ class FittedCascade:
     route: LayerRoute
     layers: list
     store: object
-    classes: np.ndarray | None = None
-    shares: np.ndarray | None = None
-    alphas: np.ndarray | None = None
-    thresholds: np.ndarray | None = None
-    passed_features: str = "mean"
-    residual: bool = False
-    calibration: object = None
-    predictor_model: object = None
-    predictor: object = None
-    predictor_input: str | None = None
-    predictor_weight: float = 1.0
-    selection_weights: np.ndarray | None = None
+    head: object
+    selection: SelectionStep | None = None
+    predictor: PredictorStep | None = None
+    calibration: CalibrationStep | None = None
     pair_features: object = None
     background: np.ndarray | None = None
     record: dict = field(default_factory=dict)
@@ -120,25 +98,20 @@ class FittedCascade:
         them, and ``_model_store`` and ``_predictor_model``) and what the task replays (see the class); ``version``:
         of mddf that fitted it (None: the running one). An attribute absent is none (the predictor's weight: 1;
         the store: in memory)."""
-        a, store, weight = attributes, attributes.get("_model_store"), attributes.get("predictor_weight_")
+        a, store = attributes, attributes.get("_model_store")
+        if classes is None:
+            head = PredictionHead(residual, name)
+        else:
+            shares, thresholds = a.get("layer_shares_"), a.get("screening_thresholds_")
+            head = ClassVectorHead(classes, shares, a.get("alphas_"), thresholds, passed_features)
         return cls(
             name,
             columns,
             route,
             a["layers_"],
             MemoryStore() if store is None else store,
-            classes=classes,
-            shares=a.get("layer_shares_"),
-            alphas=a.get("alphas_"),
-            thresholds=a.get("screening_thresholds_"),
-            passed_features=passed_features,
-            residual=residual,
-            calibration=a.get("calibration_"),
-            predictor_model=a.get("_predictor_model"),
-            predictor=a.get("predictor_"),
-            predictor_input=a.get("predictor_input_"),
-            predictor_weight=1.0 if weight is None else weight,
-            selection_weights=a.get("selection_weights_"),
+            head,
+            **steps_of(a, head, columns),
             pair_features=a.get("pair_features_"),
             background=a.get("background_"),
             record={name: a[name] for name in RECORDED if name in a},
@@ -146,12 +119,25 @@ class FittedCascade:
         )
 
     def __setstate__(self, state):
-        self.__dict__.update(checked_layout(state))
+        self.__dict__.update(checked_layout(state, {1: from_layout_1}))
 
     # -------------------------------------------------------------------- what the estimator shows
     @property
     def classification(self):
-        return self.classes is not None
+        return self.head.classification
+
+    @property
+    def classes(self):
+        return self.head.classes
+
+    @property
+    def steps(self):
+        """The steps after the layers, in order (those fitted)."""
+        return [step for step in (self.selection, self.predictor, self.calibration) if step is not None]
+
+    @property
+    def selection_weights(self):
+        return None if self.selection is None else self.selection.weights
 
     def attributes(self):
         """scikit-learn's fitted attributes of the estimator (name -> value), read from this object."""
@@ -159,17 +145,17 @@ class FittedCascade:
             "layers_": self.layers,
             "n_layers_": len(self.layers),
             "background_": None if self.background is None else self.kept_rows(),
-            "calibration_": self.calibration,
-            "predictor_": self.predictor,
-            "predictor_input_": self.predictor_input,
-            "predictor_weight_": self.predictor_weight if self.predictor_input is not None else None,
-            "selection_weights_": self.selection_weights,
+            "calibration_": None,
+            "predictor_": None,
+            "predictor_input_": None,
+            "predictor_weight_": None,
+            "selection_weights_": None,
             "pair_features_": self.pair_features,
+            **self.head.attributes(),
             **self.record,
         }
-        if self.classification:
-            out.update(classes_=self.classes, alphas_=self.alphas, layer_shares_=self.shares)
-            out["screening_thresholds_"] = self.thresholds
+        for step in self.steps:
+            out.update(step.attributes())
         return out
 
     def kept_rows(self):
@@ -179,20 +165,29 @@ class FittedCascade:
         c = self.columns
         return decoded_rows(self.background, c.names, c.is_categorical, c.categories)
 
+    def output_shape(self):
+        """The shape of one row's output (its classes, or its targets: ``()`` for one)."""
+        return self.head.output_shape(self.layers)
+
+    def output_names(self):
+        """The names of a row's outputs: the classes, or ``output<k>`` for several targets (None for one)."""
+        return self.head.output_names(self.layers)
+
     # -------------------------------------------------------------------- the replay
     def replay(self, X, visitor, n_jobs=None):
         """Send validated rows ``X`` (their ``x``, float32, categories as codes) through the kept layers, the features
         of ``pair_features`` appended, and hand each layer's :class:`~mddf.cascade.replay.LayerVisit` to
-        ``visitor`` (:class:`~mddf.cascade.replay.Visitor`); returns ``visitor.end(self, rows, last visit)``.
-        ``n_jobs``: the layers' workers (the results do not depend on it). With ``model_dir``, the folder's marker
-        is checked first (:class:`mddf.ModelFileError` when it is missing or names another fit)."""
+        ``visitor`` (:class:`~mddf.cascade.replay.Visitor`), with the attributions its ``explaining`` asks for;
+        returns ``visitor.end(self, rows, last visit)``. ``n_jobs``: the layers' workers (the results do not depend
+        on it). With ``model_dir``, the folder's marker is checked first (:class:`mddf.ModelFileError` when it is
+        missing or names another fit)."""
         X = self.rows(X)
         last = None
         if visitor.reads_layers(self):
             self.store.check_marker()
             for block in self.layers:
                 block.n_jobs = n_jobs
-            for visit in self.visits(X):
+            for visit in self.visits(X, visitor.explaining):
                 last = visit
                 if visitor.layer(visit):
                     break
@@ -202,47 +197,88 @@ class FittedCascade:
         """Validated rows ``X`` as the layers read them: the features of ``pair_features`` appended."""
         return with_pairs(self.pair_features, X)
 
-    def visits(self, X):
+    def visits(self, X, explaining=None):
         """The :class:`~mddf.cascade.replay.LayerVisit` of each kept layer for rows ``X`` (pairs appended), with the
-        selected mixture so far (``selected``) when there are ``selection_weights``."""
-        if self.classification:
-            visits = class_vector_visits(self.route, self.passed_features, self.layers, self.shares, self.thresholds, X)
-        else:
-            visits = prediction_visits(self.route, self.layers, self.residual, self.name, X)
-        return visits if self.selection_weights is None else selected_visits(visits, self.selection_weights)
+        selected mixture so far (``selected``) when there is a selection step."""
+        visits = self.head.visits(self.route, self.layers, X, explaining)
+        return visits if self.selection is None else self.selection.visits(visits)
 
     @property
     def predictor_reads_x_only(self):
         """Whether the ``predictor`` predicts from ``x`` alone (``predictor_input_="raw"``)."""
-        return self.predictor_model is not None and self.predictor_input == "raw"
+        return self.predictor is not None and self.predictor.reads_x_only
 
     def calibrated(self, output):
-        """The cascade's ``output`` through ``calibration`` (as it is without one)."""
+        """The cascade's ``output`` (a :class:`~mddf.margin.carried.Carried`) through the calibration step (as it is
+        without one)."""
         return output if self.calibration is None else self.calibration.apply(output)
 
-    def predictor_rows(self, X, passed):
-        """The ``predictor``'s input for rows ``X`` (pairs appended): ``[x, passed]``, or ``x`` alone with
-        ``predictor_input_="raw"`` (``passed``, the last kept layer's, is then not read)."""
-        Z = X if self.predictor_input == "raw" else np.hstack([X, passed.astype(np.float32)])
-        return np.ascontiguousarray(Z, dtype=np.float32)
+    def final_output(self, X, last, explaining=None):
+        """What predicts for rows ``X`` (pairs appended) given the last kept layer's visit ``last`` (None when the
+        ``predictor`` reads ``x`` alone): the head's output through the steps after the layers, a
+        :class:`~mddf.margin.carried.Carried` (with the attributions ``explaining`` asks for)."""
+        output = None if last is None else last.output
+        for step in self.steps:
+            output = step.apply(output, X, last, explaining)
+        return output
 
-    def final_output(self, X, last):
-        """What predicts for rows ``X`` (pairs appended) given the last kept layer's visit ``last``: the
-        ``predictor``'s output, mixed as ``(1 - w) * cascade + w * predictor`` when its weight w < 1, or the
-        selected mixture of the members (``selection_weights``), or the cascade's last output, calibrated."""
-        if self.selection_weights is not None:
-            return self.calibrated(last.selected)
-        if self.predictor_model is None:
-            return self.calibrated(last.output)
-        Z = self.predictor_rows(X, None if last is None else last.passed)
-        if np.isnan(Z[:, : self.columns.n_features]).any():
-            check_accepts_nan(self.predictor, "predictor")
-        with one_blas_thread():
-            output = one_thread(self.predictor_output, Z)
-        return output if self.predictor_weight == 1.0 else mix(last.output, output, self.predictor_weight)
 
-    def predictor_output(self, Z):
-        """The fitted ``predictor``'s class probabilities (the classifier) or predictions (float64) for ``Z``."""
-        if self.classification:
-            return self.predictor_model.predict_proba(Z)
-        return np.asarray(self.predictor_model.predict(Z), dtype=np.float64)
+def steps_of(attributes, head, columns):
+    """The steps after the layers of scikit-learn's fitted ``attributes`` (see :meth:`FittedCascade.of`)."""
+    a = attributes
+    steps = {}
+    if a.get("selection_weights_") is not None:
+        steps["selection"] = SelectionStep(a["selection_weights_"])
+    if a.get("predictor_input_") is not None:
+        weight = a.get("predictor_weight_")
+        steps["predictor"] = PredictorStep(
+            a.get("_predictor_model"),
+            a.get("predictor_"),
+            a["predictor_input_"],
+            1.0 if weight is None else weight,
+            head.link,
+            columns.n_features,
+        )
+    if a.get("calibration_") is not None:
+        steps["calibration"] = CalibrationStep(a["calibration_"])
+    return steps
+
+
+#: The fields of a fitted cascade of layout 1 that its head and steps took over.
+LAYOUT_1_FIELDS = (
+    "classes",
+    "shares",
+    "alphas",
+    "thresholds",
+    "passed_features",
+    "residual",
+    "selection_weights",
+    "calibration",
+    "predictor_model",
+    "predictor",
+    "predictor_input",
+    "predictor_weight",
+)
+
+
+def from_layout_1(state):
+    """A fitted cascade's state of layout 1 (its head's and steps' fields, :data:`LAYOUT_1_FIELDS`, on the cascade
+    itself) in this layout."""
+    state = dict(state)
+    classes = state.pop("classes")
+    shares, alphas, thresholds = state.pop("shares"), state.pop("alphas"), state.pop("thresholds")
+    passed_features, residual = state.pop("passed_features"), state.pop("residual")
+    if classes is None:
+        head = PredictionHead(residual, state["name"])
+    else:
+        head = ClassVectorHead(classes, shares, alphas, thresholds, passed_features)
+    attributes = {
+        "selection_weights_": state.pop("selection_weights"),
+        "calibration_": state.pop("calibration"),
+        "_predictor_model": state.pop("predictor_model"),
+        "predictor_": state.pop("predictor"),
+        "predictor_input_": state.pop("predictor_input"),
+        "predictor_weight_": state.pop("predictor_weight"),
+    }
+    steps = steps_of(attributes, head, state["columns"])
+    return {**state, "head": head, "selection": None, "predictor": None, "calibration": None, **steps, "layout": LAYOUT}

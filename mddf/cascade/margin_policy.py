@@ -17,14 +17,15 @@ import numpy as np
 from sklearn.ensemble import RandomForestClassifier
 
 from ..blocks.classifier import ForestBlock
-from ..blocks.members import check_forest_types, fit_member, is_forest
+from ..blocks.members import check_forest_types, is_forest
 from ..forests import PrefixCodes, make_gbdt, make_hgb
 from ..margin.calibration import fit_temperature
 from ..margin.margins import margins
 from ..margin.state import ClassVectorMixture, CumulativeMargin
 from ..utils import ACCURACY, weighted_accuracy
+from .heads import ClassProbabilities, class_vector_layer
 from .policy import TaskPolicy, probe_note
-from .replay import LayerRoute, class_vector_layer
+from .replay import LayerRoute
 from .screening import confidence, screening_threshold, still_in
 from .seam import LayerOutcome
 
@@ -272,23 +273,15 @@ class MarginPolicy(TaskPolicy):
             return RandomForestClassifier(n_estimators=4 * c.n_estimators, max_features="sqrt", n_jobs=c.n_jobs)
         return c.predictor
 
-    def predictor_output(self, model, Z):
-        """The fitted ``predictor``'s class probabilities for the rows of ``Z``."""
-        return model.predict_proba(Z)
-
-    def output_rows(self, output, y):
-        """Whether class probabilities ``output`` classify each row right (what early stopping reads)."""
-        return output.argmax(axis=1) == y
-
-    def fit_final(self, template, Z, y, weight, seed):
-        """The predictor fitted on ``Z``, as the model that predicts and the estimator ``predictor_``."""
-        model = fit_member(template, Z, y, len(self.classes), weight, random_state=seed, where="predictor")
-        model.predict_proba(Z[:16])  # an unusable output is an error at fit, naming the predictor
-        return model, model.estimator
+    @property
+    def link(self):
+        """The classifier's link (:class:`mddf.cascade.heads.ClassProbabilities`): how its predictor is fitted, read
+        and scored."""
+        return ClassProbabilities(len(self.classes))
 
     def through_layer(self, block, t, share, X, mixture, rows, x_codes):
         """Send held-out rows through fitted layer ``block`` (layer t), as prediction does
-        (:func:`mddf.cascade.replay.class_vector_layer`)."""
+        (:func:`mddf.cascade.heads.class_vector_layer`)."""
         class_vector_layer(self.route, block, t, share, X, mixture, rows, x_codes)
 
     def fitted_spec(self):

@@ -296,11 +296,23 @@ class TaskPolicy:
             None if search is None else pair_feature_names(search, self.columns.input_names())
         )
         self.log_end(fitted, kept, len(state.history), stop_reason)
-        fitted.update(fit_final_predictor(self, state, kept))
-        selection, output = fit_selection(self, state, kept, fitted.get("layer_shares_"))
+        fitted.update(fit_final_predictor(self.params, self.predictor_templates(state, kept), self.link, state, kept))
+        shares = fitted.get("layer_shares_")
+        selection, output = fit_selection(self.params.final_mixture, self.classification, state, kept, shares)
         fitted.update(selection)
         fitted.update(self.after_growth(state, kept, fitted["predictor_input_"], output))
         return FittedCascade.of(fitted, **self.fitted_spec())
+
+    def predictor_templates(self, state, kept):
+        """The unfitted ``predictor`` of each of its inputs (:meth:`predictor_template`): ``[x, f_T]``
+        (``"stacked"``) and ``x`` alone (``"raw"``); none without a ``predictor``."""
+        if self.params.predictor is None:
+            return {}
+        n_columns = state.X.shape[1]
+        return {
+            "stacked": self.predictor_template(n_columns + state.oof_features[kept - 1].shape[1]),
+            "raw": self.predictor_template(n_columns),
+        }
 
     def fitted_spec(self):
         """What the fitted cascade of the task replays besides its attributes (:meth:`FittedCascade.of`)."""

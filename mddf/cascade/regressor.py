@@ -14,7 +14,8 @@ from .base import CascadeBase, check_predictor_instance
 from .layer_features import member_name
 from .multioutput import check_multioutput_params, check_target_shape
 from .pair_step import pair_template
-from .replay import LARGEST_TARGET, FinalOutput, Stages, overflow_error
+from .prediction_mean import LARGEST_TARGET, overflow_error
+from .replay import FinalOutput, Stages
 from .residual_policy import ResidualPolicy
 from .seam import Columns
 
@@ -420,7 +421,7 @@ default=("rf", "rf", "crf", "crf", "lgbm_es")
         -------
         ndarray of float64, shape (n_samples,), or (n_samples, n_outputs) for a model of several targets
         """
-        return self._shifted(self._replayed(X, FinalOutput()))
+        return self._shifted(self._replayed(X, FinalOutput()).value)
 
     # ------------------------------------------------ target="y": the offset back
     def _offset(self):

@@ -13,28 +13,14 @@ import numpy as np
 from sklearn.ensemble import RandomForestRegressor
 from sklearn.metrics import r2_score
 
-from ..blocks.members import check_forest_types, seeded_clone
+from ..blocks.members import check_forest_types
 from ..blocks.regressor import RegressionForestBlock
 from ..forests import make_gbdt, make_hgb
 from ..utils import NEGATIVE_MSE, squared_errors
+from .heads import Predictions
 from .policy import TaskPolicy, probe_note
-from .replay import overflow_error, passed_on
+from .prediction_mean import PredictionMean
 from .seam import LayerOutcome
-
-
-class Passed:
-    """What the regression layers pass on: the last layer's per-member predictions ``h_t`` (None before layer 1) and
-    the members' weights in its prediction (``weights``: the block's ``member_weights_``; None: equal)."""
-
-    passed = None
-    weights = None
-
-    @property
-    def prediction(self):
-        """The cascade's prediction so far, the (weighted) mean of ``h_t`` over the members (0 before layer 1)."""
-        return 0.0 if self.passed is None else np.average(self.passed, axis=1, weights=self.weights)
-
-    output = prediction  # the cascade's prediction, by the name the engine reads
 
 
 def weighted_variance(y, weight):
@@ -88,16 +74,13 @@ class ResidualPolicy(TaskPolicy):
         return block
 
     # -------------------------------------------------------------- the data
-    def overflow_error(self, what, largest):
-        """The error for targets, or predictions passed on, beyond :data:`mddf.cascade.replay.LARGEST_TARGET`."""
-        return overflow_error(self.name, what, largest)
-
     def stopping_tol(self, y, weight):
         """``tol`` times the weighted variance of the monitored targets: a gain in R^2 of more than ``tol``."""
         return self.params.tol * weighted_variance(y, weight)
 
     def new_state(self, rows):
-        return Passed(), Passed(), None
+        residual = self.params.target == "residual"
+        return PredictionMean(residual, self.name), PredictionMean(residual, self.name), None
 
     def _with_pair_features(self, rows, rng, search):
         """No ``pair_features`` search for several targets (a 2-D y): its probes read one target."""
@@ -110,16 +93,11 @@ class ResidualPolicy(TaskPolicy):
             y = y - state.train.prediction  # what the previous layers left, out-of-fold
         return block.fit(X, y, state.weight, state.rng, **binning)
 
-    def passed_on(self, output, previous):
-        """Each member's prediction of y, ``h_t``, from the block's ``output`` and the previous layers' ``Passed``
-        (:func:`mddf.cascade.replay.passed_on`)."""
-        return passed_on(output, previous.prediction, self.params.target == "residual", self.name)
-
     def add_layer(self, state, layer):
         """Record layer t's out-of-fold MSE (and held-out MSE) and pass its predictions on; the monitored rows are the
         squared errors of the training (or held-out) rows."""
         y, weight = state.y, state.weight
-        oof = self.passed_on(layer.outputs, state.train)
+        oof = state.train.passed_on(layer.outputs).value
         weights = self.weigh_members(layer.block, oof, y, weight)
         prediction = np.average(oof, axis=1, weights=weights)
         errors = squared_errors(y, prediction)
@@ -133,11 +111,11 @@ class ResidualPolicy(TaskPolicy):
             "max_depth": layer.block.max_depth,
             "model_bytes": layer.block.nbytes,
         }
-        state.train.passed, state.train.weights = oof, weights
+        state.train.add_layer(oof, weights)
         if state.X_val is not None:  # the held-out rows go through the layer and are the ones monitored
             X_val = self.layer_input(state.X_val, state.val.passed, layer.t)
             output = layer.block.predict(X_val, self.layer_prefix(state.val_x, layer.t))
-            state.val.passed, state.val.weights = self.passed_on(output, state.val), weights
+            state.val.add_layer(state.val.passed_on(output), weights)
             prediction = state.val.prediction
             errors = squared_errors(state.y_val, prediction)
             record["val_mse"] = float(np.average(errors, weights=state.weight_val))
@@ -158,30 +136,7 @@ class ResidualPolicy(TaskPolicy):
             return RandomForestRegressor(n_estimators=4 * c.n_estimators, max_features=c.max_features, n_jobs=c.n_jobs)
         return c.predictor
 
-    def predictor_output(self, model, Z):
-        """The fitted ``predictor``'s predictions for the rows of ``Z``, as float64."""
-        return np.asarray(model.predict(Z), dtype=np.float64)
-
-    def output_rows(self, output, y):
-        """The squared error of predictions ``output`` on each row (what early stopping reads)."""
-        return squared_errors(y, output)
-
-    def fit_final(self, template, Z, y, weight, seed):
-        """The predictor fitted on ``Z = [x, h_T]``, as the model that predicts and the estimator ``predictor_``."""
-        estimator = seeded_clone(template, seed)
-        estimator.fit(Z, y, **({} if weight is None else {"sample_weight": weight}))
-        sample = np.asarray(estimator.predict(Z[:16]))  # an unusable output is an error at fit, naming the predictor
-        name = f"predictor ({type(estimator).__name__})"
-        if sample.shape != (len(Z[:16]),):
-            shape = (len(Z[:16]),)
-            raise ValueError(f"{name}: predict returned shape {sample.shape}; expected {shape}, one value per row")
-        finite = np.isfinite(sample)
-        if not finite.all():  # as a member's: a NaN is not a shape complaint
-            raise ValueError(
-                f"{name}: predict returned non-finite values (NaN or infinity) in {int((~finite).sum())} of "
-                f"{len(sample)} rows; it must give finite predicted values"
-            )
-        return estimator, estimator
+    link = Predictions()  # how its predictor is fitted, read and scored (:mod:`mddf.cascade.heads`)
 
     def fitted_spec(self):
         return {**super().fitted_spec(), "residual": self.params.target == "residual"}

@@ -16,8 +16,9 @@ uniform mean over them); both weighted by ``sample_weight``; ties go to the firs
 The result is one weight a member, ``selection_weights_`` ``(n_layers_, n_members)``: non-negative, summing to 1,
 each the share of the rounds that selected it (a mean or the cascade's output spreads its rounds over its members);
 a layer of fewer members than the first (``first_layer_members``) has 0 in the columns beyond its own.
-New rows get ``sum_{t, j} w_tj h_tj(x)`` (:func:`selected_visits`), and the classifier's temperature calibration is
-fitted on this mixture's out-of-fold output, after it (:meth:`mddf.cascade.margin_policy.MarginPolicy.after_growth`).
+New rows get ``sum_{t, j} w_tj h_tj(x)`` (:class:`mddf.cascade.steps.SelectionStep`), and the classifier's
+temperature calibration is fitted on this mixture's out-of-fold output, after it
+(:meth:`mddf.cascade.margin_policy.MarginPolicy.after_growth`).
 No draw of ``random_state`` is made, so the layers are those of ``final_mixture="cascade"``.
 
 ``final_mixture="auto"`` (the regressor's default) is ``"selection"`` unless a ``predictor`` or ``screening_accuracy``
@@ -26,10 +27,9 @@ is set, which make the prediction otherwise; then it is ``"cascade"`` (:func:`fi
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import numpy as np
 
+from ..margin.carried import Carried, plus, weighted_sum
 from ..margin.state import share_weights
 from ..utils import squared_errors
 
@@ -140,40 +140,25 @@ def selection_loss(y, weight, classification):
 
 def mixed(member_outputs, weights):
     """``sum_{t, j} w_tj h_tj``: the members' outputs of each layer (``(n, m, k)`` or ``(n, m)``) mixed by their
-    weights ``(n_layers, m)``, layer by layer as :func:`selected_visits` adds them."""
+    weights ``(n_layers, m)``, layer by layer as :meth:`mddf.cascade.steps.SelectionStep.visits` adds them."""
     total = None
     for members, w in zip(member_outputs, weights):
-        total = add_layer(total, members, w)
-    return total
+        total = plus(total, weighted_sum(Carried(members), w[: members.shape[1]]))
+    return total.value
 
 
-def add_layer(total, members, w):
-    """``total`` (None before the first layer) plus a layer's ``members`` mixed by their weights ``w`` (its own
-    first)."""
-    part = np.tensordot(members, w[: members.shape[1]], axes=([1], [0]))
-    return part if total is None else total + part
-
-
-def fit_selection(policy, state, kept, shares):
+def fit_selection(final_mixture, classification, state, kept, shares):
     """The ``final_mixture`` step after growth: ``{"selection_weights_": ...}`` (None with ``"cascade"``) and the
-    selected mixture's out-of-fold output of the training rows (None with ``"cascade"``). ``shares``: the kept
-    layers' shares (the classifier's; None for the regressor)."""
-    if policy.params.final_mixture != "selection":
+    selected mixture's out-of-fold output of the training rows (None with ``"cascade"``). ``classification``: the
+    classifier's loss or the regressor's (:func:`selection_loss`); ``shares``: the kept layers' shares (the
+    classifier's; None for the regressor)."""
+    if final_mixture != "selection":
         return {"selection_weights_": None}, None
     members, layer_weights = state.oof_members[:kept], mixture_weights(shares, kept)
     counts = [layer.shape[1] for layer in members]
     member_weights = member_weights_of(state.layers[:kept], counts)
     entries = library(member_weights, layer_weights, counts)
-    loss = selection_loss(state.y, state.weight, policy.classification)
+    loss = selection_loss(state.y, state.weight, classification)
     chosen, _ = greedy_selection(library_outputs(members, member_weights, layer_weights), loss)
     weights = entries[chosen].sum(axis=0).reshape(kept, -1) / len(chosen)
     return {"selection_weights_": weights}, mixed(members, weights)
-
-
-def selected_visits(visits, weights):
-    """The replay's :class:`~mddf.cascade.replay.LayerVisit` s with ``selected``, the mixture by ``weights`` of the
-    members of the layers so far (:func:`mixed`), set on each."""
-    total = None
-    for visit in visits:
-        total = add_layer(total, visit.members, weights[visit.t - 1])
-        yield replace(visit, selected=total)

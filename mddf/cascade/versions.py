@@ -3,7 +3,11 @@
 A fitted estimator's pickle holds its parameters, what its validation learned of the columns and its
 :class:`~mddf.cascade.fitted.FittedCascade` (``fitted_cascade_``). Two layouts are known:
 
-- layout 1 (:data:`LAYOUT`), this one: the fitted cascade's own ``layout``;
+- layout 2 (:data:`LAYOUT`), this one: the fitted cascade holds its task's head and its steps after the layers;
+- layout 1, the fitted cascade of before them (its fields: ``classes``, ``shares``, ``alphas``, ``thresholds``,
+  ``passed_features``, ``residual``, ``calibration``, ``predictor_model``, ``predictor``, ``predictor_input``,
+  ``predictor_weight``, ``selection_weights``), upgraded when it is unpickled (:meth:`mddf.cascade.fitted.
+  FittedCascade.__setstate__` gives the upgrade);
 - the loose layout of mddf 0.2.0.dev0 before the fitted cascade (up to commit b7a5885 and the pickles of
   ``tests/mddf/data``): the fitted attributes directly on the estimator (``layers_``, ``layer_shares_``, ...),
   some absent from the earliest pickles. :func:`upgraded_estimator_state` builds the fitted cascade from them,
@@ -37,7 +41,7 @@ from .replay import LayerRoute
 from .seam import Columns
 
 #: The layout of a fitted cascade (:class:`mddf.cascade.fitted.FittedCascade`) this mddf writes and reads.
-LAYOUT = 1
+LAYOUT = 2
 
 
 def running_version():
@@ -45,12 +49,13 @@ def running_version():
     return sys.modules[__name__.partition(".")[0]].__version__
 
 
-def checked_layout(state):
-    """The state of a pickled :class:`~mddf.cascade.fitted.FittedCascade`, checked: of this layout, or a
-    ``ValueError`` naming the version of mddf that saved it; what an earlier one lacks filled in
-    (:data:`mddf.storage.EARLIER_LAYOUTS`)."""
+def checked_layout(state, upgrades):
+    """The state of a pickled :class:`~mddf.cascade.fitted.FittedCascade`, checked: of this layout, or of an earlier
+    one that ``upgrades`` (layout -> the function that returns its state in this layout) upgrades, what it lacks
+    filled in first (:data:`mddf.storage.EARLIER_LAYOUTS`); else a ``ValueError`` naming the version of mddf that
+    saved it."""
     layout = state.get("layout")
-    if layout != LAYOUT:
+    if layout != LAYOUT and layout not in upgrades:
         version = state.get("mddf_version") or saved_by() or "unknown"
         raise ValueError(
             f"this model was saved by mddf {version} (fitted-cascade layout {layout!r}), which mddf "
@@ -58,7 +63,9 @@ def checked_layout(state):
         )
     if state.get("store") is None:  # pickled when in-memory models had no store
         state["store"] = MemoryStore()
-    return filled_in("fitted cascade", state)
+    if layout in upgrades:
+        return upgrades[layout](filled_in(f"fitted cascade, layout {layout}", state))
+    return state
 
 
 def upgraded_estimator_state(state, classification, name, fitted_cascade):

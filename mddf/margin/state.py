@@ -21,27 +21,10 @@ from __future__ import annotations
 import numpy as np
 
 from .alpha import solve_alpha_exact, solve_alpha_sgd, solve_layer_share
+from .carried import Carried, member_mean, mixed, side_by_side
 from .distribution import sample_distribution
 from .loss import MarginDistributionLoss
 from .margins import margin_statistics
-
-
-def layer_feature(per_forest, passed_features="mean", weights=None):
-    """What a layer hands on to the next one, before mixing.
-
-    Parameters
-    ----------
-    per_forest : ndarray (n, n_forests, n_classes)
-        Class vector of every forest of the block.
-    passed_features : {"mean", "per_forest"}
-        ``"mean"``: the block's class vector h_t (n, n_classes); ``"per_forest"``:
-        every forest's class vector side by side (n, n_forests * n_classes).
-    weights : ndarray (n_forests,) or None, default=None
-        The members' weights in h_t (summing to 1); None: their equal mean.
-    """
-    if passed_features == "mean":
-        return np.average(per_forest, axis=1, weights=weights)
-    return per_forest.reshape(per_forest.shape[0], -1)
 
 
 def share_weights(shares):
@@ -61,12 +44,15 @@ class ClassVectorMixture:
     and the mixture of the layers' mean class vectors (``proba``), whose argmax
     is the prediction ``argmax_j f_t^j`` (eq. 9). The same object serves the
     out-of-fold vectors of the training rows, the held-out rows and new rows at
-    prediction time, so all three mix the layers alike.
+    prediction time, so all three mix the layers alike; given members' class vectors
+    with their attributions (:class:`~.carried.Carried`), it mixes those alike too
+    (``carried_passed``, ``carried_proba``).
 
     Parameters
     ----------
     passed_features : {"mean", "per_forest"}, default="mean"
-        See :func:`layer_feature`.
+        What the next layer sees: the block's class vector h_t (``"mean"``), or every member's class vector side by
+        side (``"per_forest"``).
 
     Attributes
     ----------
@@ -74,20 +60,31 @@ class ClassVectorMixture:
         ``f_t / sum alpha`` (None before the first layer: f_0 is empty, Algorithm 2, line 1).
     proba : ndarray (n, n_classes) or None
         ``sum_l alpha_l h_l / sum_l alpha_l``, a convex combination of class vectors.
+    carried_passed, carried_proba : Carried or None
+        The same with their attributions, when the layers' class vectors came with theirs.
     """
 
     def __init__(self, passed_features="mean"):
         self.passed_features = passed_features
-        self.passed = None
-        self.proba = None
+        self.carried_passed = None
+        self.carried_proba = None
+
+    @property
+    def passed(self):
+        return None if self.carried_passed is None else self.carried_passed.value
+
+    @property
+    def proba(self):
+        return None if self.carried_proba is None else self.carried_proba.value
 
     def add_layer(self, per_forest, share, rows=None, weights=None):
         """Mix in layer t with share beta_t: ``mix_t = (1 - beta_t) mix_{t-1} + beta_t h_t``.
 
         Parameters
         ----------
-        per_forest : ndarray (n, n_forests, n_classes)
-            The block's class vectors of these rows (of ``rows`` only, when given).
+        per_forest : ndarray (n, n_forests, n_classes) or Carried
+            The block's class vectors of these rows (of ``rows`` only, when given), or a
+            :class:`~.carried.Carried` of them and their attributions.
         share : float in [0, 1]
             beta_t; 1 replaces the mixture by the layer (first layer, gcForest).
         rows : ndarray of int or None, default=None
@@ -97,20 +94,11 @@ class ClassVectorMixture:
         weights : ndarray (n_forests,) or None, default=None
             The members' weights in h_t (the block's ``member_weights_``); None: their equal mean.
         """
-        h = np.average(per_forest, axis=1, weights=weights)
-        passed = layer_feature(per_forest, self.passed_features, weights)
-        if rows is not None:
-            self.passed, self.proba = self.passed.copy(), self.proba.copy()
-            if share == 1.0:
-                self.passed[rows], self.proba[rows] = passed, h
-            else:
-                self.passed[rows] = (1.0 - share) * self.passed[rows] + share * passed
-                self.proba[rows] = (1.0 - share) * self.proba[rows] + share * h
-        elif self.passed is None or share == 1.0:
-            self.passed, self.proba = passed, h
-        else:
-            self.passed = (1.0 - share) * self.passed + share * passed
-            self.proba = (1.0 - share) * self.proba + share * h
+        members = per_forest if isinstance(per_forest, Carried) else Carried(per_forest)
+        h = member_mean(members, weights)
+        passed = h if self.passed_features == "mean" else side_by_side(members)
+        self.carried_passed = mixed(self.carried_passed, passed, share, rows)
+        self.carried_proba = mixed(self.carried_proba, h, share, rows)
 
     @property
     def output(self):

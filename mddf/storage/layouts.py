@@ -47,8 +47,9 @@ EARLIER_LAYOUTS = {
     "fitted CascadeForestRegressor": {"target_offset_": 0.0},
     # a fitted PCAFeatures or PairFeatures pickled before the kinds of its columns were kept: none checked
     "appended features": {"_fit_kinds": None},
-    # a fitted cascade (mddf.cascade.fitted.FittedCascade) pickled before final_mixture: the cascade's own output
-    "fitted cascade": {"selection_weights": None},
+    # a fitted cascade (mddf.cascade.fitted.FittedCascade) of layout 1 pickled before final_mixture: the cascade's
+    # own output
+    "fitted cascade, layout 1": {"selection_weights": None},
     # a block (mddf.blocks.base.BlockBase) pickled before fold_trees, the probe, target statistics and member weights
     "block": {
         "fold_trees": "all",

@@ -1,5 +1,6 @@
 """Fitted models pickled before their classes moved still load, from the modules their pickles name."""
 
+import gzip
 import hashlib
 import importlib
 import importlib.util
@@ -16,6 +17,7 @@ from sklearn.datasets import make_classification
 
 from mddf import CascadeForestRegressor, MDDFClassifier
 from mddf._pickle_compat import MOVED, RENAMED, MovedModules
+from mddf.cascade.versions import LAYOUT
 
 MOVED_CLASSES = [(old, name, new) for old, classes in MOVED.items() for name, new in classes.items()]
 
@@ -158,8 +160,6 @@ def test_a_flipped_byte_in_a_pickled_forest_is_an_error_at_load_naming_the_damag
 
 
 def test_models_pickled_by_0_2_0_dev0_and_b7a5885_have_every_parameter_and_clone():
-    import gzip
-
     from sklearn.base import clone
 
     data = Path(__file__).parent / "data"
@@ -173,3 +173,25 @@ def test_models_pickled_by_0_2_0_dev0_and_b7a5885_have_every_parameter_and_clone
         assert type(clone(model)) is type(model) and type(model).__name__ in repr(model)
         if isinstance(model, MDDFClassifier) and not hasattr(model, "cascade_"):
             assert params["target_statistics"] is None and params["probe_trees"] is None
+
+
+def test_fitted_cascades_of_layout_1_load_as_a_head_and_steps_and_predict_the_same_bits():
+    # made by mddf at 9282e92 (before the heads and steps): a selection and its calibration, a predictor blended by
+    # its weight, confidence screening, the default regressor and an XGBoost predictor
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # scikit-learn's warning when the pickle's version differs from the running one
+        data = Path(__file__).parent / "data" / "fitted-cascades-layout1-9282e92.pickle.gz"
+        saved = pickle.loads(gzip.decompress(data.read_bytes()))
+    assert saved["commit"] == "9282e92" and len(saved["models"]) == 5
+    for name, (model, X, expected) in saved["models"].items():
+        fitted = model.fitted_cascade_
+        assert fitted.layout == LAYOUT and fitted.head.classification == name.startswith("classifier"), name
+        predicted = model.predict_proba(X) if hasattr(model, "predict_proba") else model.predict(X)
+        np.testing.assert_array_equal(predicted, expected, err_msg=name)
+        selected = name in (
+            "classifier-selection-calibration",
+            "regressor-default",
+        )  # final_mixture="selection", "auto"
+        assert (fitted.selection is not None) == selected and (fitted.predictor is not None) == ("predictor" in name)
+        explained = model.explain(X[:5])
+        assert np.abs(explained.base_values + explained.values.sum(axis=1) - predicted[:5]).max() < 1e-6

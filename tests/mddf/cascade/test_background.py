@@ -12,7 +12,9 @@ import pandas as pd
 import pytest
 
 from mddf import CascadeForestRegressor, MDDFClassifier, MDDFGridSearch
-from mddf.cascade.attribution import AttributionVisitor
+from mddf.cascade.attribution import pairs_of
+from mddf.cascade.heads import Explaining
+from mddf.cascade.replay import FinalOutput
 
 SMALL = dict(forest_types=("rf", "crf"), n_estimators=6, max_layers=3, n_tolerant_layers=3, min_error_reduction=0.0,
              random_state=0, n_jobs=1)  # fmt: skip
@@ -126,7 +128,8 @@ def test_the_path_dependent_option_is_the_composed_attributions_untouched(frame,
     else:
         model = CascadeForestRegressor(**SMALL).fit(X, target)
     fitted = model.fitted_cascade_
-    composed = fitted.replay(model._validated(X), AttributionVisitor(fitted, False))
+    explaining = Explaining(fitted.columns.n_features + len(pairs_of(fitted)))
+    composed = fitted.replay(model._validated(X), FinalOutput(explaining)).attributed
     explained = model.explain(X, background=PATH)
     assert np.array_equal(explained.values, composed.values)
     assert np.array_equal(explained.base_values, np.broadcast_to(composed.base, explained.base_values.shape))

@@ -22,8 +22,9 @@ from mddf.cascade.policy import ENGINE_SEAM, TaskPolicy
 from mddf.cascade.residual_policy import ResidualPolicy
 from mddf.cascade.selection import final_mixture_of
 
-#: What a task's policy provides beyond what TaskPolicy gives both tasks: the seam's task-specific members, and
-#: what the shared steps (the blocks, the predictor, prediction) ask of it.
+#: What a task's policy provides beyond what TaskPolicy gives both tasks: the seam's task-specific members, the
+#: predictor's template and the task's link (how the steps after the layers fit, read and score a predictor: the
+#: steps get the link, not the policy).
 POLICY_CONTRACT = {
     "measure",
     "check_forest_types",
@@ -33,9 +34,7 @@ POLICY_CONTRACT = {
     "add_layer",
     "log_layer",
     "predictor_template",
-    "fit_final",
-    "predictor_output",
-    "output_rows",
+    "link",
 }
 
 

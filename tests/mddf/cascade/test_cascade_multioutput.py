@@ -190,7 +190,7 @@ def test_ensemble_selection_mixes_every_targets_predictions_by_one_weight_a_memb
     default = CascadeForestRegressor(**settings).fit(X, Y)
     assert np.array_equal(model.transform(Xt, layer=1), default.transform(Xt, layer=1))
     visits = list(model.fitted_cascade_.replay(model._validated(Xt), Visits()))
-    manual = sum(model.selection_weights_[v.t - 1, j] * v.members[:, j] for v in visits for j in range(2))
+    manual = sum(model.selection_weights_[v.t - 1, j] * v.members.value[:, j] for v in visits for j in range(2))
     assert model.predict(Xt).shape == (100, N_OUTPUTS)
     assert np.allclose(model.predict(Xt), manual, rtol=1e-12, atol=1e-9)
 

@@ -34,7 +34,7 @@ class _Collect(Visitor):
         self.outputs.append(visit.output)
 
     def end(self, fitted, X, last):
-        return [fitted.calibrated(output) for output in self.outputs]
+        return [fitted.calibrated(output).value for output in self.outputs]
 
 
 def test_a_visitor_of_ones_own_reads_the_replay_that_the_staged_probabilities_read(data):
@@ -62,7 +62,7 @@ def test_the_fitted_cascade_alone_predicts_after_the_estimators_fitted_attribute
     got = model.predict_proba(X) if task == "classifier" else model.predict(X)
     np.testing.assert_array_equal(got, expected)
     alone = pickle.loads(pickle.dumps(fitted))  # pickled on its own, without the estimator
-    np.testing.assert_array_equal(alone.replay(X.astype(np.float32), FinalOutput()), expected)
+    np.testing.assert_array_equal(alone.replay(X.astype(np.float32), FinalOutput()).value, expected)
 
 
 def test_the_estimators_pickle_holds_the_fitted_cascade_once_and_shows_the_attributes_again(data):

@@ -13,8 +13,9 @@ import mddf
 from mddf import CascadeForestRegressor, MDDFClassifier
 from mddf.cascade.base import begin_growth
 from mddf.cascade.fitted import FittedCascade
-from mddf.cascade.replay import Visits
+from mddf.cascade.replay import FinalOutput, Visits
 from mddf.cascade.selection import SELECTION_ROUNDS, greedy_selection, library, mixture_weights
+from mddf.cascade.versions import LAYOUT
 
 # enough layers to choose from: no relative gain needed, three tolerant layers
 GROWN = dict(n_estimators=8, max_layers=4, n_tolerant_layers=3, min_error_reduction=0.0, random_state=0)
@@ -178,11 +179,11 @@ def test_predict_is_the_weighted_average_of_the_members_outputs(
     X = (table if task == "classifier" else regression_table)[0][:50]
     fitted = model.fitted_cascade_
     visits = fitted.replay(model._validated(X), Visits())
-    members = [visit.members for visit in visits]
+    members = [visit.members.value for visit in visits]
     assert len(members) == model.n_layers_  # every kept layer is replayed: each reads the one before
     manual = _mixed(members, model.selection_weights_)
     if task == "classifier":
-        calibrated = manual if fitted.calibration is None else fitted.calibration.apply(manual)
+        calibrated = manual if model.calibration_ is None else model.calibration_.apply(manual)
         assert np.allclose(model.predict_proba(X), calibrated, rtol=0, atol=1e-12)
         assert np.array_equal(model.predict(X), model.classes_[calibrated.argmax(axis=1)])
         assert np.array_equal(list(model.staged_predict_proba(X))[-1], model.predict_proba(X))
@@ -195,9 +196,10 @@ def test_calibration_is_fitted_on_the_selected_mixture(table):
     X, y = table
     state, fitted = _grown(MDDFClassifier(**CLASSIFIER, final_mixture="selection"), X, y)
     output = _mixed(state.oof_members[: len(fitted.layers)], fitted.selection_weights)
-    assert fitted.calibration is not None  # it lowers the selected mixture's log-loss on this table
-    assert np.isclose(fitted.calibration.log_loss_before, _log_loss(output, y))
-    assert fitted.calibration.log_loss_after < _log_loss(output, y)
+    calibration = fitted.attributes()["calibration_"]
+    assert calibration is not None  # it lowers the selected mixture's log-loss on this table
+    assert np.isclose(calibration.log_loss_before, _log_loss(output, y))
+    assert calibration.log_loss_after < _log_loss(output, y)
 
 
 @pytest.mark.parametrize("task", ["classifier", "regressor"])
@@ -224,12 +226,18 @@ def test_the_weights_survive_a_pickle_and_a_save_and_load(task, table, regressio
         assert np.array_equal(getattr(copy, predict)(X), expected)
 
 
-def test_a_fitted_cascade_pickled_before_the_selection_reads_as_the_cascades_own_mixture(cascade):
-    state = dict(cascade.fitted_cascade_.__dict__)
-    del state["selection_weights"]  # a fitted cascade of an earlier version
+def test_a_fitted_cascade_pickled_before_the_selection_reads_as_the_cascades_own_mixture(cascade, table):
+    fitted = cascade.fitted_cascade_
+    state = {k: v for k, v in fitted.__dict__.items() if k not in ("head", "selection", "predictor", "calibration")}
+    head = fitted.head  # layout 1 (before the heads and steps), pickled before final_mixture: no selection_weights
+    state.update(layout=1, classes=head.classes, shares=head.shares, alphas=head.alphas, thresholds=head.thresholds)
+    state.update(passed_features=head.passed_features, residual=False, calibration=cascade.calibration_)
+    state.update(predictor_model=None, predictor=None, predictor_input=None, predictor_weight=1.0)
     old = FittedCascade.__new__(FittedCascade)
     old.__setstate__(state)
-    assert "selection_weights" in old.__dict__ and old.selection_weights is None
+    assert old.layout == LAYOUT and old.selection is None and old.selection_weights is None
+    X = table[0].astype(np.float32)
+    np.testing.assert_array_equal(old.replay(X, FinalOutput()).value, cascade.predict_proba(X))
 
 
 # ---------------------------------------------------------------------------------------------------- explain

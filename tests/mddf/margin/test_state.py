@@ -7,7 +7,7 @@ from mddf.margin.alpha import solve_alpha_exact
 from mddf.margin.distribution import sample_distribution
 from mddf.margin.loss import MarginDistributionLoss, margin_distribution_loss
 from mddf.margin.margins import margins
-from mddf.margin.state import ClassVectorMixture, CumulativeMargin, layer_feature
+from mddf.margin.state import ClassVectorMixture, CumulativeMargin
 from mddf.utils._stopping import EarlyStopping
 
 LOSS = MarginDistributionLoss(0.8, 0.05)
@@ -80,10 +80,10 @@ def test_keeping_rows_keeps_their_margins_and_renormalises_the_distribution():
 def test_per_forest_passed_feature_keeps_every_forest():
     rng = np.random.RandomState(1)
     per_forest = _per_forest(rng, n=10)
-    assert layer_feature(per_forest, "per_forest").shape == (10, 12)
     mixture = ClassVectorMixture("per_forest")
     mixture.add_layer(per_forest, 1.0)
     assert mixture.passed.shape == (10, 12) and mixture.proba.shape == (10, 3)
+    np.testing.assert_array_equal(mixture.passed, per_forest.reshape(10, 12))  # forest by forest, side by side
 
 
 def test_additive_reading_adds_alpha_gamma_and_reweights_by_the_loss():

@@ -13,6 +13,7 @@ from sklearn.linear_model import LogisticRegression
 from mddf import CascadeForestRegressor, MDDFClassifier, PairFeatures, PCAFeatures
 from mddf.blocks.base import BlockBase
 from mddf.blocks.members import FoldModel
+from mddf.cascade.fitted import LAYOUT_1_FIELDS
 from mddf.forests import StoredForest
 from mddf.storage import EARLIER_LAYOUTS, StoredModel, filled_in
 
@@ -159,11 +160,11 @@ def test_the_table_holds_these_kinds_and_each_names_attributes_of_its_objects_no
         "block",
         "fold model",
         "stored forest",
-        "fitted cascade",
+        "fitted cascade, layout 1",
     }
     for kind in ("block", "fold model", "stored forest"):
         for obj in _objects(classifier, kind):
             assert set(EARLIER_LAYOUTS[kind]) <= set(vars(obj)), kind  # a fit sets every attribute of its entry
     assert set(EARLIER_LAYOUTS["tabular estimator"]) <= set(vars(classifier))
-    assert set(EARLIER_LAYOUTS["fitted cascade"]) <= set(vars(classifier.fitted_cascade_))
+    assert set(EARLIER_LAYOUTS["fitted cascade, layout 1"]) <= set(LAYOUT_1_FIELDS)  # what its upgrade reads
     assert isinstance(classifier.fitted_cascade_.layers[0], BlockBase)
