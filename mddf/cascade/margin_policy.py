@@ -19,15 +19,15 @@ from sklearn.ensemble import RandomForestClassifier
 from ..blocks.classifier import ForestBlock
 from ..blocks.members import check_forest_types, is_forest
 from ..forests import PrefixCodes, make_gbdt, make_hgb
-from ..margin.calibration import fit_temperature
 from ..margin.margins import margins
 from ..margin.state import ClassVectorMixture, CumulativeMargin
 from ..utils import ACCURACY, weighted_accuracy
-from .heads import ClassProbabilities, class_vector_layer
+from .heads import ClassProbabilities, ClassVectorHead, class_vector_layer
 from .policy import TaskPolicy, probe_note
 from .replay import LayerRoute
 from .screening import confidence, screening_threshold, still_in
 from .seam import LayerOutcome
+from .steps import CalibrationStep
 
 
 @dataclass(eq=False)
@@ -246,18 +246,20 @@ class MarginPolicy(TaskPolicy):
             thresholds = np.array(state.task.thresholds[:kept])
         return {"alphas_": alphas, "layer_shares_": shares, "screening_thresholds_": thresholds}
 
-    def after_growth(self, state, kept, predictor_input, output=None):
-        """``calibration_``: with ``calibration``, the temperature of the out-of-fold output that predicts (``output``,
-        the selected mixture of ``final_mixture="selection"``; None: the kept prefix's mixture), when it lowers its
-        log-loss and no predictor predicts (``predictor_input`` None or ``"cascade"``)."""
-        out = {"calibration_": None}
-        if self.params.calibration is None or predictor_input not in (None, "cascade"):
-            return out
+    def head(self, fitted):
+        """The classifier's head (:class:`mddf.cascade.heads.ClassVectorHead`): its classes, the kept layers' shares,
+        weights and screening thresholds (``fitted``: :meth:`kept_attributes`), what the layers pass on."""
+        shares, alphas, thresholds = fitted["layer_shares_"], fitted["alphas_"], fitted["screening_thresholds_"]
+        return ClassVectorHead(self.classes, shares, alphas, thresholds, self.params.passed_features)
+
+    def calibration_step(self, state, kept, predictor, output=None):
+        """With ``calibration``, the temperature of the out-of-fold output that predicts (``output``, the selected
+        mixture of ``final_mixture="selection"``; None: the kept prefix's mixture), when it lowers its log-loss and no
+        predictor predicts (none, or ``predictor_input_="cascade"``)."""
+        if self.params.calibration is None or (predictor is not None and predictor.input != "cascade"):
+            return None
         output = state.oof_outputs[kept - 1] if output is None else output
-        fitted = fit_temperature(output, state.y, state.weight)
-        if fitted.log_loss_after < fitted.log_loss_before:  # no gain out of fold: the probabilities as they are
-            out["calibration_"] = fitted
-        return out
+        return CalibrationStep.fit(output, state.y, state.weight)
 
     # -------------------------------------------------------------- the predictor
     def predictor_template(self, n_columns):
@@ -283,9 +285,6 @@ class MarginPolicy(TaskPolicy):
         """Send held-out rows through fitted layer ``block`` (layer t), as prediction does
         (:func:`mddf.cascade.heads.class_vector_layer`)."""
         class_vector_layer(self.route, block, t, share, X, mixture, rows, x_codes)
-
-    def fitted_spec(self):
-        return {**super().fitted_spec(), "classes": self.classes, "passed_features": self.params.passed_features}
 
     # -------------------------------------------------------------- verbose
     def log_layer(self, record):

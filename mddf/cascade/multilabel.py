@@ -25,6 +25,7 @@ from ..margin.calibration import fit_temperature
 from ..utils import check_sample_weight, check_weighted_classes, validate_tabular, weighted_accuracy
 from .margin_policy import MarginPolicy
 from .seam import LayerOutcome
+from .steps import CalibrationStep
 
 #: The parameters a multi-label fit refuses, and the value it needs of each (see :func:`check_multilabel_params`).
 UNSUPPORTED = {
@@ -238,17 +239,18 @@ class MultiLabelPolicy(MarginPolicy):
         }
         return LayerOutcome(record, correct, None)
 
-    def after_growth(self, state, kept, predictor_input, output=None):
-        """``calibration_``: with ``calibration``, a :class:`LabelwiseCalibration` of the kept prefix's out-of-fold
-        mixture (None when no label's log-loss is lowered); ``output`` is None (no ``final_mixture="selection"``)."""
+    def calibration_step(self, state, kept, predictor, output=None):
+        """With ``calibration``, a :class:`LabelwiseCalibration` of the kept prefix's out-of-fold mixture (None when
+        no label's log-loss is lowered); ``predictor`` and ``output`` are None (neither a predictor nor
+        ``final_mixture="selection"``)."""
         if self.params.calibration is None:
-            return {"calibration_": None}
+            return None
         parts = split_labels(state.oof_outputs[kept - 1], len(self.classes))
         labels = []
         for label, proba in enumerate(parts):
             fitted = fit_temperature(proba, state.y[:, label], state.weight)
             labels.append(fitted if fitted.log_loss_after < fitted.log_loss_before else None)
-        return {"calibration_": None if all(c is None for c in labels) else LabelwiseCalibration(tuple(labels))}
+        return None if all(c is None for c in labels) else CalibrationStep(LabelwiseCalibration(tuple(labels)))
 
 
 def task_weight(state):

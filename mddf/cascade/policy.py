@@ -30,13 +30,13 @@ from ..blocks.target_stats import StatisticsSpec
 from ..forests import MAX_SUBSET_CATEGORIES, BinnedInput
 from ..forests.growing import MAX_SEED
 from ..utils import EarlyStopping, rescaled_weights
-from .final_predictor import fit_final_predictor
-from .fitted import FittedCascade
+from .fitted import RECORDED, FittedCascade
 from .monotone import monotone_constraints, pair_mask, with_appended
 from .pair_step import fit_pair_features, pair_feature_names, pair_template, with_pairs
 from .replay import LayerRoute
 from .seam import ENGINE_SEAM, Columns, GrowthSpec, TrainingRows
-from .selection import check_final_mixture, final_mixture_of, fit_selection
+from .selection import check_final_mixture, final_mixture_of
+from .steps import PredictorStep, SelectionStep
 
 __all__ = ["ENGINE_SEAM", "Columns", "TaskPolicy", "TrainingRows", "probe_note"]
 
@@ -285,23 +285,37 @@ class TaskPolicy:
     def finish(self, state, layers, stop_reason, attributes):
         """The :class:`~mddf.cascade.fitted.FittedCascade` once growth keeps ``layers`` (the best prefix), from the
         engine's ``attributes`` (name -> value: the kept layers, the store, what the growth recorded) and the
-        task's: the kept layers' own (:meth:`kept_attributes`), the importances, the pair features, the
-        ``predictor``'s (:mod:`mddf.cascade.final_predictor`) and the task's steps after growth
-        (:meth:`after_growth`)."""
+        task's: the kept layers' own (:meth:`kept_attributes`), its head (:meth:`head`), the importances, the pair
+        features and the steps after the layers, each fitted by its class (:mod:`mddf.cascade.steps`): the
+        ``predictor``, ensemble selection and the calibration (:meth:`calibration_step`)."""
         kept = len(layers)
         fitted = {**attributes, **self.kept_attributes(state, kept), **self.importances(state, layers)}
         search = state.rows.pairs
-        fitted["pair_features_"] = search
         fitted["pair_feature_names_"] = (
             None if search is None else pair_feature_names(search, self.columns.input_names())
         )
         self.log_end(fitted, kept, len(state.history), stop_reason)
-        fitted.update(fit_final_predictor(self.params, self.predictor_templates(state, kept), self.link, state, kept))
+        head, templates = self.head(fitted), self.predictor_templates(state, kept)
+        n_features = self.columns.n_features
+        predictor, fitted["predictor_input_scores_"] = PredictorStep.fit(
+            self.params, templates, head.link, state, kept, n_features
+        )
         shares = fitted.get("layer_shares_")
-        selection, output = fit_selection(self.params.final_mixture, self.classification, state, kept, shares)
-        fitted.update(selection)
-        fitted.update(self.after_growth(state, kept, fitted["predictor_input_"], output))
-        return FittedCascade.of(fitted, **self.fitted_spec())
+        selection, output = SelectionStep.fit(self.params.final_mixture, head.link.classification, state, kept, shares)
+        return FittedCascade(
+            self.name,
+            self.columns,
+            self.route,
+            layers,
+            fitted["_model_store"],
+            head,
+            selection,
+            predictor,
+            self.calibration_step(state, kept, predictor, output),
+            pair_features=search,
+            background=fitted["background_"],
+            record={name: fitted[name] for name in RECORDED if name in fitted},
+        )
 
     def predictor_templates(self, state, kept):
         """The unfitted ``predictor`` of each of its inputs (:meth:`predictor_template`): ``[x, f_T]``
@@ -314,10 +328,6 @@ class TaskPolicy:
             "raw": self.predictor_template(n_columns),
         }
 
-    def fitted_spec(self):
-        """What the fitted cascade of the task replays besides its attributes (:meth:`FittedCascade.of`)."""
-        return {"name": self.name, "columns": self.columns, "route": self.route}
-
     def kept_attributes(self, state, kept):
         """The task's fitted attributes of the kept prefix (e.g. the layer weights)."""
         return {}
@@ -326,10 +336,11 @@ class TaskPolicy:
         """A layer's members' out-of-fold ``outputs``, kept for ``final_mixture="selection"`` (None: not kept)."""
         return outputs if self.params.final_mixture == "selection" else None
 
-    def after_growth(self, state, kept, predictor_input, output=None):
-        """The fitted attributes of the task's own steps after growth (e.g. a calibration), given what predicts and
-        the out-of-fold ``output`` of the selected mixture (None: the cascade's)."""
-        return {}
+    def calibration_step(self, state, kept, predictor, output=None):
+        """The task's calibration after growth (:class:`mddf.cascade.steps.CalibrationStep`), given the fitted
+        ``predictor`` step and the out-of-fold ``output`` of the selected mixture (None: the cascade's); none
+        unless overridden."""
+        return None
 
     def importances(self, state, layers):
         """``layer_importances_``, ``feature_importances_``, the passed columns' mean share (under

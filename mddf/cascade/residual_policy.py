@@ -17,7 +17,7 @@ from ..blocks.members import check_forest_types
 from ..blocks.regressor import RegressionForestBlock
 from ..forests import make_gbdt, make_hgb
 from ..utils import NEGATIVE_MSE, squared_errors
-from .heads import Predictions
+from .heads import PredictionHead, Predictions
 from .policy import TaskPolicy, probe_note
 from .prediction_mean import PredictionMean
 from .seam import LayerOutcome
@@ -138,8 +138,9 @@ class ResidualPolicy(TaskPolicy):
 
     link = Predictions()  # how its predictor is fitted, read and scored (:mod:`mddf.cascade.heads`)
 
-    def fitted_spec(self):
-        return {**super().fitted_spec(), "residual": self.params.target == "residual"}
+    def head(self, fitted):
+        """The regressor's head (:class:`mddf.cascade.heads.PredictionHead`)."""
+        return PredictionHead(self.params.target == "residual", self.name)
 
     # -------------------------------------------------------------- verbose
     def log_layer(self, record):

@@ -19,8 +19,11 @@ import numpy as np
 
 from .._runtime.threads import one_blas_thread, one_thread
 from ..blocks.members import check_accepts_nan
+from ..margin.calibration import fit_temperature
 from ..margin.carried import Carried, blend, plus, weighted_sum
 from .attribution import calibrated
+from .final_predictor import fit_final_predictor
+from .selection import fit_selection
 
 
 @dataclass
@@ -29,6 +32,15 @@ class SelectionStep:
     (a layer's own members first, 0 beyond them)."""
 
     weights: np.ndarray
+
+    @classmethod
+    def fit(cls, final_mixture, classification, state, kept, shares):
+        """``(step, output)``: with ``final_mixture="selection"`` ensemble selection over the kept layers' members'
+        out-of-fold outputs (:func:`mddf.cascade.selection.fit_selection`) and the selected mixture's out-of-fold
+        output of the training rows; ``(None, None)`` otherwise."""
+        found, output = fit_selection(final_mixture, classification, state, kept, shares)
+        weights = found["selection_weights_"]
+        return (None if weights is None else cls(weights)), output
 
     def visits(self, visits):
         """The replay's visits, each with ``selected``, the members of the layers so far mixed by their weights."""
@@ -59,6 +71,18 @@ class PredictorStep:
     weight: float
     link: object
     n_features: int
+
+    @classmethod
+    def fit(cls, params, templates, link, state, kept, n_features):
+        """``(step, scores)``: the ``predictor`` fitted after growth (:func:`mddf.cascade.final_predictor.
+        fit_final_predictor`, the task's ``link`` fitting and scoring it) and ``predictor_input_scores_``; ``(None,
+        None)`` without a ``predictor``."""
+        found = fit_final_predictor(params, templates, link, state, kept)
+        if found["predictor_input_"] is None:
+            return None, None
+        model, estimator = found["_predictor_model"], found["predictor_"]
+        step = cls(model, estimator, found["predictor_input_"], found["predictor_weight_"], link, n_features)
+        return step, found["predictor_input_scores_"]
 
     @property
     def reads_x_only(self):
@@ -102,6 +126,13 @@ class CalibrationStep:
     multi-label fit's one a label)."""
 
     calibration: object
+
+    @classmethod
+    def fit(cls, output, y, weight):
+        """The temperature of the out-of-fold class probabilities ``output`` (:func:`mddf.margin.calibration.
+        fit_temperature`) when it lowers their log-loss; None (the probabilities as they are) when it does not."""
+        fitted = fit_temperature(output, y, weight)
+        return cls(fitted) if fitted.log_loss_after < fitted.log_loss_before else None
 
     def apply(self, output, X=None, last=None, explaining=None):
         """The calibrated probabilities of the class shares ``output``, with their attributions when it carries them

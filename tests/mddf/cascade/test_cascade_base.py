@@ -35,6 +35,7 @@ POLICY_CONTRACT = {
     "log_layer",
     "predictor_template",
     "link",
+    "head",
 }
 
 

@@ -37,11 +37,11 @@ def test_calibration_changes_the_probabilities_not_the_labels_and_lowers_the_log
 
 
 def test_the_calibration_is_fitted_on_the_kept_prefixs_out_of_fold_mixture(data, monkeypatch):
-    from mddf.cascade import margin_policy as _margin_policy
+    from mddf.cascade import steps as _steps
 
     seen = []
-    fit = _margin_policy.fit_temperature
-    monkeypatch.setattr(_margin_policy, "fit_temperature", lambda p, y, w: seen.append(p) or fit(p, y, w))
+    fit = _steps.fit_temperature
+    monkeypatch.setattr(_steps, "fit_temperature", lambda p, y, w: seen.append(p) or fit(p, y, w))
     X, y, _, _ = data
     model = MDDFClassifier(calibration="temperature", **SMALL).fit(X, y)
     (proba,) = seen
@@ -53,9 +53,9 @@ def test_no_calibration_with_a_predictor_that_predicts_and_none_when_it_would_no
     X, y, _, _ = data
     with_predictor = MDDFClassifier(calibration="temperature", predictor="forest", **SMALL).fit(X, y)
     assert with_predictor.calibration_ is None
-    from mddf.cascade import margin_policy as _margin_policy
+    from mddf.cascade import steps as _steps
     from mddf.margin.calibration import TemperatureCalibration
 
     worse = TemperatureCalibration(temperature=1.0, smoothing=0.0, log_loss_before=0.5, log_loss_after=0.6)
-    monkeypatch.setattr(_margin_policy, "fit_temperature", lambda *args: worse)
+    monkeypatch.setattr(_steps, "fit_temperature", lambda *args: worse)
     assert MDDFClassifier(calibration="temperature", **SMALL).fit(X, y).calibration_ is None
