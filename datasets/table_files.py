@@ -9,7 +9,8 @@ Empty cells, pandas' markers (``NA``, ``NaN``, ``null``, ...) and ``--na-values`
 naming a column twice is refused (:func:`check_header`): pandas would rename the copy (``y.1``) and use it as
 a feature; so is a file that is not text (its start holds NUL bytes, or a tenth of bytes that are not UTF-8
 text: UTF-16, a spreadsheet, random bytes). Every problem, a damaged compressed file too, raises
-:class:`UserDataError`.
+:class:`UserDataError`. What the columns' cells suggest (numbers written with a decimal comma, missing-value
+markers, identifiers) is said by :func:`number_hints` and :func:`identifier_columns`.
 """
 
 from __future__ import annotations
@@ -38,6 +39,11 @@ PARQUET = (".parquet", ".pq")
 #: Separators the sniffer chooses among.
 SEPARATORS = ",;\t|"
 SAMPLE_BYTES = 1 << 16
+#: Tables with fewer rows get no identifier warning (a few rows are easily all different).
+ID_WARNING_MIN_ROWS = 20
+#: A text column of numbers but for at most this many distinct other values is taken for numbers with missing-value
+#: markers (:func:`number_hints`).
+MAX_MARKERS = 3
 
 
 def kind(path) -> str:
@@ -241,3 +247,61 @@ def read_table(path, *, sep: str | None = None, na_values=(), decimal: str = "."
         raise UserDataError(
             f"{path.name} could not be read as {'Parquet' if parquet else 'CSV'}: {_first_line(exc)}"
         ) from None
+
+
+def decimal_commas(text):
+    """Which cells of the text Series ``text`` are numbers written with a decimal comma (``3,14``, ``-0,5``)."""
+    return text.str.fullmatch(r"[-+]?\d*,\d+")
+
+
+def number_hints(X, file_name: str, decimal: str = ".") -> dict:
+    """``{column: warning}`` for the text columns of ``X`` that hold numbers: written with a decimal comma (``3,14``,
+    read as text unless ``decimal`` is a comma; the warning proposes ``--decimal ,``), or numbers in at least half
+    their cells but for at most :data:`MAX_MARKERS` distinct other values, such as ``?`` (it proposes
+    ``--na-values`` with them)."""
+    import pandas as pd
+
+    hints = {}
+    for column in X.columns:
+        if not isinstance(X[column].dtype, pd.CategoricalDtype):
+            continue
+        text = X[column].dropna().astype(str).str.strip()
+        commas = decimal_commas(text) & (decimal != ",")
+        numbers = pd.to_numeric(text, errors="coerce").notna() | commas
+        others = text[~numbers]
+        if text.empty or numbers.sum() < len(text) / 2 or others.nunique() > MAX_MARKERS:
+            continue
+        markers = sorted(others.unique())
+        shown = " and ".join(map(repr, markers))
+        but = f" but for {len(others)} cell(s) of {shown}" if markers else ""
+        mark = f"if {shown} {'marks' if len(markers) == 1 else 'mark'} missing values"
+        na_values = f"--na-values '{','.join(markers)}'"
+        where = f"column {column!r} of {file_name}"
+        if commas.any():
+            hints[str(column)] = (
+                f"{where} holds numbers written with a decimal comma (e.g. {text[commas].iloc[0]!r}){but}, read as "
+                "text: pass --decimal , to read them as numbers" + (f" (and {na_values}, {mark})" if markers else "")
+            )
+        elif markers:
+            hints[str(column)] = f"{where} holds numbers{but}, read as text (categories): {mark}, pass {na_values}"
+    return hints
+
+
+def identifier_columns(X) -> list[str]:
+    """Text or integer columns with a different value in every row, and no empty cell (likely identifiers)."""
+    import numpy as np
+    import pandas as pd
+    from pandas.api import types
+
+    if len(X) < ID_WARNING_MIN_ROWS:
+        return []
+    found = []
+    for column in X.columns:
+        values = X[column]
+        if values.isna().any() or values.nunique() != len(values):
+            continue
+        text = isinstance(values.dtype, pd.CategoricalDtype) or types.is_object_dtype(values)
+        integral = types.is_numeric_dtype(values) and bool(np.all(np.mod(values.to_numpy(dtype=np.float64), 1) == 0))
+        if text or integral:
+            found.append(str(column))
+    return found

@@ -8,7 +8,7 @@ consume:
   COLS`` and ``--na-values``; a header naming a column twice, or a separator finding one column where the header
   holds another, is refused. Warnings (``extra["warnings"]``) name the text columns that hold numbers, proposing
   ``--decimal ,`` for numbers with a decimal comma and ``--na-values`` for a few other cells such as ``?``
-  (:func:`number_hints`); a text or integer column with a different value in every row looks like an
+  (:func:`~.table_files.number_hints`); a text or integer column with a different value in every row looks like an
   identifier: it is kept, with a warning proposing ``--drop``.
 - **Columns**: numeric and boolean columns stay numbers; text (and Parquet ``category``) columns become
   categories, stored as their codes with ``categorical_mask`` set; empty cells (and ``NA``, ``NaN``,
@@ -17,8 +17,9 @@ consume:
   names ``--drop COL``); so is a number beyond float32's range (:data:`FLOAT32_MAX`, such as ``1e300``, or
   ``inf``), which the learners cannot read.
 - **Target and task** (:func:`resolve_task`): the ``--target`` column must exist (else the nearest name is
-  proposed; comma-separated names of several columns are refused as several targets, which only ``mddf benchmark``
-  takes) and have no empty cell, and the file more than one row.
+  proposed) and have no empty cell, and the file more than one row. Comma-separated names of several columns are
+  several targets (``several_targets``, which only ``mddf benchmark`` takes): numbers a multi-output regression,
+  columns of two values each a multi-label classification (:func:`several_targets`).
   ``--task auto`` makes text and boolean labels a classification and non-integer numbers a regression;
   integers are classes unless there are more than :data:`MAX_CLASSES` distinct values or fewer than
   :data:`MIN_ROWS_PER_CLASS` rows per value on average, which stops and asks for ``--task``.
@@ -44,9 +45,12 @@ from .base import Dataset
 from .table_files import (
     UserDataError,
     check_separator,
+    decimal_commas,
     drop_option,
+    identifier_columns,
     kind,
     near_match,
+    number_hints,
     read_table,
     sniff_separator,
     stem,
@@ -58,11 +62,6 @@ TEST_FRACTION = 0.3
 MAX_CLASSES = 30
 #: ``--task auto``: nor one with fewer rows per distinct value than this, on average.
 MIN_ROWS_PER_CLASS = 5
-#: Tables with fewer rows get no identifier warning (a few rows are easily all different).
-ID_WARNING_MIN_ROWS = 20
-#: A text column of numbers but for at most this many distinct other values is taken for numbers with missing-value
-#: markers (:func:`number_hints`).
-MAX_MARKERS = 3
 TASKS = ("auto", "classification", "regression")
 #: The largest magnitude a feature may hold: the learners read float32 (a larger value is refused, naming its column).
 FLOAT32_MAX = float(np.finfo(np.float32).max)
@@ -88,6 +87,12 @@ class UserDataSource:
     na_values: tuple = ()  #: extra missing-value markers (``--na-values``)
     task: str = "auto"  #: ``--task``; the loaded dataset's ``extra["task"]`` holds the resolved one
     decimal: str = "."  #: the decimal mark of a text file's numbers (``--decimal``)
+    several_targets: bool = False  #: ``target`` names several columns, comma-separated
+
+    @property
+    def targets(self) -> list:
+        """The target columns: ``target``, or its comma-separated names."""
+        return [name.strip() for name in self.target.split(",")] if self.several_targets else [self.target]
 
     @property
     def slug(self) -> str:
@@ -149,18 +154,25 @@ def _dataset_name(path: Path) -> str:
 
 
 def source_for(
-    path, target: str, test_path=None, *, sep=None, drop=(), na_values=(), task="auto", decimal="."
-) -> UserDataSource:
+    path, target: str, test_path=None, *, sep=None, drop=(), na_values=(), task="auto", decimal=".",
+    several_targets=False,
+) -> UserDataSource:  # fmt: skip
     """Check that the files exist, hash them and find the separator (checked against each file's header); the
-    source of :func:`load_source`."""
+    source of :func:`load_source`. ``several_targets``: ``target`` may name several columns, comma-separated."""
     data = _existing_file(path, "--data")
     test = _existing_file(test_path, "--test") if test_path is not None else None
     if not target:
         raise UserDataError("--data needs --target COLUMN, the name of the label column")
     if task not in TASKS:
         raise UserDataError(f"--task must be one of {', '.join(TASKS)}, got {task!r}")
-    if target in drop:
-        raise UserDataError(f"--drop names the target column {target!r}")
+    several_targets = several_targets and "," in target
+    names = [name.strip() for name in target.split(",")] if several_targets else [target]
+    if len(names) > 1 and (not all(names) or len(set(names)) < len(names)):
+        raise UserDataError(f"--target {target!r}: name two or more different columns, separated by commas")
+    if test is not None and len(names) > 1:
+        raise UserDataError(f"--test is not supported with several targets (--target {target}) yet")
+    for name in set(names) & set(drop):
+        raise UserDataError(f"--drop names the target column {name!r}")
     if sep is not None and sep == decimal:
         raise UserDataError(f"--decimal {decimal!r} is also the separator (--sep): give the file's own, often ';'")
     given = sep is not None
@@ -172,6 +184,7 @@ def source_for(
     tested = {} if test is None else {"test_path": str(test), "test_sha256": file_sha256(test)}
     sep = None if kind(data) == "parquet" else sep
     reading = dict(sep=sep, drop=tuple(drop), na_values=tuple(na_values), task=task, decimal=decimal)
+    reading.update(several_targets=several_targets)
     return UserDataSource(_dataset_name(data), str(data), str(target), file_sha256(data), **tested, **reading)
 
 
@@ -304,6 +317,26 @@ def resolve_task(y, task: str, target: str, file_name: str) -> str:
     return "classification"
 
 
+def several_targets(columns, names, task: str, file_name: str):
+    """``(task, y, positive)`` of several target ``columns``: all numbers, a multi-output regression
+    (``"multioutput"``, ``y`` float64 ``(n, k)``, ``positive`` None); all of two values, a multi-label classification
+    (``"multilabel"``, ``y`` int64 0/1, 1 the second of a column's sorted values, ``positive[name]`` its text); a mix
+    is a :class:`UserDataError` naming each column's kind."""
+    tasks = [resolve_task(column, task, name, file_name) for column, name in zip(columns, names)]
+    if set(tasks) == {"regression"}:
+        return "multioutput", np.column_stack([column.to_numpy(dtype=np.float64) for column in columns]), None
+    labels = [_labels(column, "classification") for column in columns]
+    if set(tasks) == {"classification"} and all(values.nunique() == 2 for values in labels):
+        second = [np.sort(values.unique())[1] for values in labels]
+        y = np.column_stack([(values == one).to_numpy(dtype=np.int64) for values, one in zip(labels, second)])
+        return "multilabel", y, {name: str(one) for name, one in zip(names, second)}
+    kinds = ", ".join(f"{n}: {t} of {c.nunique()} values" for n, t, c in zip(names, tasks, columns))
+    raise UserDataError(
+        f"--target {','.join(names)}: several targets must all be numbers (a multi-output regression) or all yes/no "
+        f"columns of two values (a multi-label classification); found {kinds}"
+    )
+
+
 def _labels(y, task: str):
     """Class labels (integers, else text) or, for a regression, the targets as float64."""
     from pandas.api import types
@@ -328,63 +361,6 @@ def _read(source: UserDataSource, path: str, file_name: str):
     return frame.drop(columns=list(source.drop))
 
 
-def decimal_commas(text):
-    """Which cells of the text Series ``text`` are numbers written with a decimal comma (``3,14``, ``-0,5``)."""
-    return text.str.fullmatch(r"[-+]?\d*,\d+")
-
-
-def number_hints(X, file_name: str, decimal: str = ".") -> dict:
-    """``{column: warning}`` for the text columns of ``X`` that hold numbers: written with a decimal comma (``3,14``,
-    read as text unless ``decimal`` is a comma; the warning proposes ``--decimal ,``), or numbers in at least half
-    their cells but for at most :data:`MAX_MARKERS` distinct other values, such as ``?`` (it proposes
-    ``--na-values`` with them)."""
-    import pandas as pd
-
-    hints = {}
-    for column in X.columns:
-        if not isinstance(X[column].dtype, pd.CategoricalDtype):
-            continue
-        text = X[column].dropna().astype(str).str.strip()
-        commas = decimal_commas(text) & (decimal != ",")
-        numbers = pd.to_numeric(text, errors="coerce").notna() | commas
-        others = text[~numbers]
-        if text.empty or numbers.sum() < len(text) / 2 or others.nunique() > MAX_MARKERS:
-            continue
-        markers = sorted(others.unique())
-        shown = " and ".join(map(repr, markers))
-        but = f" but for {len(others)} cell(s) of {shown}" if markers else ""
-        mark = f"if {shown} {'marks' if len(markers) == 1 else 'mark'} missing values"
-        na_values = f"--na-values '{','.join(markers)}'"
-        where = f"column {column!r} of {file_name}"
-        if commas.any():
-            hints[str(column)] = (
-                f"{where} holds numbers written with a decimal comma (e.g. {text[commas].iloc[0]!r}){but}, read as "
-                "text: pass --decimal , to read them as numbers" + (f" (and {na_values}, {mark})" if markers else "")
-            )
-        elif markers:
-            hints[str(column)] = f"{where} holds numbers{but}, read as text (categories): {mark}, pass {na_values}"
-    return hints
-
-
-def identifier_columns(X) -> list[str]:
-    """Text or integer columns with a different value in every row, and no empty cell (likely identifiers)."""
-    import pandas as pd
-    from pandas.api import types
-
-    if len(X) < ID_WARNING_MIN_ROWS:
-        return []
-    found = []
-    for column in X.columns:
-        values = X[column]
-        if values.isna().any() or values.nunique() != len(values):
-            continue
-        text = isinstance(values.dtype, pd.CategoricalDtype) or types.is_object_dtype(values)
-        integral = types.is_numeric_dtype(values) and bool(np.all(np.mod(values.to_numpy(dtype=np.float64), 1) == 0))
-        if text or integral:
-            found.append(str(column))
-    return found
-
-
 def load_source(source: UserDataSource, *, check_hash: bool = True) -> Dataset:
     """Read, check and encode a user dataset: the ``--test`` file is its test split, else every row is in
     ``X_train`` (:func:`seeded_split` draws a split per seed).
@@ -402,12 +378,16 @@ def load_source(source: UserDataSource, *, check_hash: bool = True) -> Dataset:
                 raise UserDataError(f"{path} changed while the command ran (sha256 {actual}, was {expected})")
     main_name = Path(source.path).name
     frame = _read(source, source.path, main_name)
-    target = _target_column(frame, source.target, main_name)
-    if len(target) == 1:  # the checks of its kind of target would blame its one value
+    names = source.targets
+    targets = [_target_column(frame, name, main_name) for name in names]
+    if len(frame) == 1:  # the checks of its kind of target would blame its one value
         raise UserDataError(f"{main_name} has a single row (besides its header): too few to learn from and test on")
-    task = resolve_task(target, source.task, source.target, main_name)
-    y = _labels(target, task)
-    X = tidy_features(frame.drop(columns=[source.target]), main_name)
+    if len(names) > 1:
+        task, y, positive = several_targets(targets, names, source.task, main_name)
+    else:
+        task = resolve_task(targets[0], source.task, source.target, main_name)
+        y = _labels(targets[0], task)
+    X = tidy_features(frame.drop(columns=names), main_name)
     if X.shape[1] == 0:
         raise UserDataError(f"{main_name} has no column besides the target {source.target!r}")
     hints = number_hints(X, main_name, source.decimal)
@@ -431,7 +411,9 @@ def load_source(source: UserDataSource, *, check_hash: bool = True) -> Dataset:
         if task != "regression" and not (types.is_integer_dtype(y) and types.is_integer_dtype(y_test)):
             y, y_test = y.astype(str), y_test.astype(str)  # labels compared as text
     X_train_codes, X_test_codes, mask = _encode(X, X_test)
-    if task == "regression":
+    if len(names) > 1:
+        classes, y_train_out, y_test_out = np.array([], dtype=object) if positive is None else np.arange(2), y, None
+    elif task == "regression":
         classes = np.array([], dtype=object)
         y_train_out = y.to_numpy(dtype=np.float64)
         y_test_out = None if y_test is None else y_test.to_numpy(dtype=np.float64)
@@ -448,14 +430,16 @@ def load_source(source: UserDataSource, *, check_hash: bool = True) -> Dataset:
     if source.test_path:
         split = f"fixed test file {Path(source.test_path).name}"
     else:
-        stratified = "stratified " if task != "regression" else ""
+        stratified = "stratified " if task == "classification" else ""
         split = f"no test file: {stratified}{100 - 100 * TEST_FRACTION:g}/{100 * TEST_FRACTION:g} split of the rows"
         split += " drawn with each run's seed"
     categories = {str(c): [str(v) for v in X[c].cat.categories] for c, coded in zip(X.columns, mask) if coded}
     extra = {"user_data": source.as_dict(), "task": task, "warnings": warnings, "categories": categories}
     extra["test_fraction"] = None if source.test_path else TEST_FRACTION
+    if len(names) > 1:  # several targets: their names, and the value each multi-label column's 1 stands for
+        extra.update(targets=names, positive=positive)
     arrays = dict(X_train=X_train_codes, y_train=y_train_out, X_test=X_test_codes, y_test=y_test_out)
-    description = f"user data {main_name}, target column {source.target!r}"
+    description = f"user data {main_name}, target column{'s' * (len(names) > 1)} {', '.join(map(repr, names))}"
     described = dict(feature_names=[str(c) for c in X.columns], classes=classes, categorical_mask=mask)
     described.update(source_url=source.path, split=split, description=description, extra=extra)
     return Dataset(name=source.name, **arrays, **described)
@@ -565,7 +549,13 @@ def summary(dataset: Dataset, split: str | None = None) -> str:
     dataset's own description of its split)."""
     categorical = [n for n, c in zip(dataset.feature_names, dataset.categorical_mask) if c]
     rows = len(dataset.y_train) + (0 if dataset.y_test is None else len(dataset.y_test))
-    if dataset.extra.get("task") == "regression":
+    names, positive = dataset.extra.get("targets"), dataset.extra.get("positive")
+    if names and positive is None:
+        target = f", a multi-output regression of {len(names)} targets: {', '.join(names)}"
+    elif names:
+        shares = ", ".join(f"{n} {positive[n]!r} {percent(share)}" for n, share in zip(names, dataset.y.mean(axis=0)))
+        target = f", a multi-label classification of {len(names)} targets: {shares}"
+    elif dataset.extra.get("task") == "regression":
         y = dataset.y
         target = f", a regression target (mean {np.mean(y):.4g}, range {np.min(y):.4g} to {np.max(y):.4g})"
     else:

@@ -20,10 +20,8 @@ from .cost_estimate import TableSize, announce
 from .defaults import DEFAULT_SEEDS
 from .exit_status import EXIT_NOTHING_TO_RUN, EXIT_OK, EXIT_RUN_FAILED
 from .methods import default_registry
-from .metrics import METRICS
+from .metrics import metric_of
 from .monotone_option import with_monotone
-from .multi_target import run as run_several_targets
-from .multi_target import several_targets
 from .outfolder import OutputFiles, probe, write_text, writing
 from .outlock import hold
 from .paper_tables import write_tables
@@ -39,7 +37,7 @@ from .planning import (
 )
 from .protocols.practitioner import TooFewRows
 from .provenance import one_line, provenance, with_csv_header
-from .registry import unavailable_reason
+from .registry import SEVERAL_TARGETS, unavailable_reason
 from .runbook import bound_records, plan, report
 from .runner import DatasetUnavailable, load, task_of
 from .store import ResultStore, new_record
@@ -50,6 +48,9 @@ from .tables import write_markdown
 #: The figure beside table.md.
 FIGURE_STEM = "figure"
 FIGURE = f"{FIGURE_STEM}.png"
+#: The files of the several-target runner this one replaced (``--target a,b``), moved aside with its records, which
+#: no run resumes: their keys name its protocol, ``several-targets``.
+RETIRED = ("several_targets.json", "several_targets.png")
 
 
 def list_registry(registry, out=sys.stdout):
@@ -61,8 +62,9 @@ def list_registry(registry, out=sys.stdout):
     for spec in registry:
         reason = unavailable_reason(spec)
         opt_in = not (spec.default or spec.ablation or spec.peer or spec.practitioner)
-        flags = ("binary only", "regression too", "practitioner", "--ablation", "--peers", "opt-in")
-        ons = (spec.binary_only, "regression" in spec.tasks, spec.practitioner, spec.ablation, spec.peer, opt_in)
+        flags = ("binary only", "regression too", "several targets", "practitioner", "--ablation", "--peers", "opt-in")
+        tasks = ("regression" in spec.tasks, "multioutput" in spec.tasks)
+        ons = (spec.binary_only, *tasks, spec.practitioner, spec.ablation, spec.peer, opt_in)
         flags = [flag for flag, on in zip(flags, ons) if on]
         state, shown = "available" if reason is None else "UNAVAILABLE", f" [{', '.join(flags)}]" if flags else ""
         print(
@@ -86,22 +88,16 @@ def run(args, registry=None, *, command: str) -> int:
     if args.list:
         list_registry(registry)
         return EXIT_OK
-    names = several_targets(args.target)
-    if names is not None and (args.monotone is not None or args.monotone_class is not None):
-        given = "--monotone" if args.monotone is not None else "--monotone-class"
-        raise UsageError(f"{given} takes one --target: several targets take no monotone constraints")
-    if names is not None:  # --target a,b: several targets of one table (experiments/multi_target.py)
-        return run_several_targets(args, names, registry, command=command)
     if args.data is not None and (args.suite or args.datasets):
         raise UsageError("--data and --suite/--datasets are alternatives: give one")
     protocol = args.protocol or ("practitioner" if args.data is not None else "paper")
     seeds = args.seeds if args.seeds is not None else (list(DEFAULT_SEEDS) if protocol == "practitioner" else [0])
-    source = open_user_data(args, builtin_option="--datasets")
+    source = open_user_data(args, builtin_option="--datasets", several_targets=True)
 
     suite = SUITES[args.suite or "default"]
     if source is not None:
         datasets = [source.name]
-        default_out = source.slug + ("-paper" if protocol == "paper" else "")
+        default_out = source.slug + ("-paper" if protocol == "paper" else "") + ("-targets" * source.several_targets)
     else:
         datasets = args.datasets or list(suite.datasets)
         default_out = args.suite or ("custom" if args.datasets else "default")
@@ -199,7 +195,8 @@ def _run_in(out, args, registry, datasets, available, source, command, protocol,
         return EXIT_NOTHING_TO_RUN
     made = [f"{stem}.{kind}" for stem in ("table", "ablation", "peers") for kind in ("md", "csv")] + [FIGURE]
     with writing(out, f"appending to {store.path.name}", named_only=True):  # the runs' own errors pass
-        set_aside_stale(store, tasks, lambda text: print(text, file=sys.stderr), alone=source is not None, made=made)
+        warn, alone = lambda text: print(text, file=sys.stderr), source is not None
+        set_aside_stale(store, tasks, warn, alone=alone, made=[*made, *RETIRED])
         announce(tasks, store, sizes, args.workers if args.scheduler is None else None, say)
         code = run_from_args(tasks, store, args, registry)
     if code != EXIT_OK:
@@ -228,6 +225,20 @@ def _run_in(out, args, registry, datasets, available, source, command, protocol,
     return EXIT_RUN_FAILED if not_ok or unloadable else EXIT_OK
 
 
+#: The note on several targets below their table.
+SEVERAL_NOTE = {
+    "multioutput": "Several targets ({targets}), a multi-output regression: ranked by R² averaged over the targets, "
+    "each target's R² beside it.",
+    "multilabel": "Several targets ({targets}), a multi-label classification (1: each column's second value in sorted "
+    "order): ranked by subset accuracy (every label right), with the Hamming loss (the share of labels wrong) and the "
+    "micro and macro F1.",
+}
+TOGETHER = (
+    " mdDF, Baseline and RF-400 fit the targets together; the early-stopped boosting methods fit one model per target "
+    "(scikit-learn's MultiOutputRegressor or MultiOutputClassifier)."
+)
+
+
 def write_comparison(records, out, datasets, methods, ranks, tasks_of, n_folds, seeds, registry, source, prov) -> str:
     """Write the practitioner protocol's table.md / table.csv and figure (:mod:`.comparison`), each dataset ranked by
     its metric of ``ranks`` (``{dataset: metric}``, :func:`~.planning.ranking_metric`); return the Markdown."""
@@ -244,7 +255,8 @@ def write_comparison(records, out, datasets, methods, ranks, tasks_of, n_folds, 
             if k
             else f"the fixed test file {Path(source.test_path).name} x {len(seeds)} seed(s)"
         )
-        titles[dataset] = f"{name}: {METRICS[ranking].shown}, practitioner protocol, {how}"
+        name += f", targets {', '.join(source.targets)}" if task in SEVERAL_TARGETS else ""
+        titles[dataset] = f"{name}: {metric_of(ranking).shown}, practitioner protocol, {how}"
     seed_list = ", ".join(map(str, seeds))
     notes = [
         "Practitioner protocol: each seed shuffles all the rows and cuts them into k folds (stratified by class "
@@ -256,6 +268,8 @@ def write_comparison(records, out, datasets, methods, ranks, tasks_of, n_folds, 
     ]
     if source is not None:
         notes.append("Data: " + source.describe() + ".")
+    if source is not None and tasks_of[source.name] in SEVERAL_TARGETS:
+        notes.append(SEVERAL_NOTE[tasks_of[source.name]].format(targets=", ".join(source.targets)) + TOGETHER)
     described = {c.method for comp in comparisons for c in comp.ranking}
     notes += [f"{m}: {registry.get(m).description}." for m in methods if m in described]
     markdown = to_comparison_markdown(comparisons, titles, notes)

@@ -13,10 +13,15 @@ from pathlib import Path
 import numpy as np
 
 from .outfolder import move_aside
+from .registry import SEVERAL_TARGETS
 from .store import BINDING_FIELDS
 
 #: Bumped when the way results are computed changes for every method (splits, metrics).
 RESULT_VERSION = 1
+
+#: The protocol of the records of the several-target runner ``mddf benchmark --target a,b`` had before it ran as one
+#: target does: records of other settings, whose keys no run plans.
+RETIRED_PROTOCOL = "several-targets"
 
 #: Parameters of an estimator that do not change its result (seeds vary per run and are in its key).
 _NEUTRAL_PARAMS = ("random_state", "n_jobs", "verbose", "verbosity", "model_dir")
@@ -108,9 +113,10 @@ def method_settings(spec, ctx) -> dict:
 
 def run_settings(*, protocol, task, profile, n_folds=None, validation_fraction=0.2, reading=None, method=None) -> dict:
     """The options that change a run's result, as one JSON-safe dict (see the module docstring)."""
-    from .metrics import METRICS, PROBA_CLIP
+    from .metrics import ONE_TARGET_METRICS, PROBA_CLIP, metrics_of
 
-    metrics = {"proba_clip": PROBA_CLIP, "recorded": list(METRICS)}  # a record without a metric is not resumed
+    recorded = [m.name for m in metrics_of(task)] if task in SEVERAL_TARGETS else ONE_TARGET_METRICS
+    metrics = {"proba_clip": PROBA_CLIP, "recorded": recorded}  # a record without a metric is not resumed
     settings = {"result_version": RESULT_VERSION, "metrics": metrics, "protocol": protocol}
     settings.update(task=task, profile=profile, n_folds=n_folds, validation_fraction=validation_fraction)
     return {**settings, "reading": _plain(reading or {}), "method": method}
@@ -204,7 +210,7 @@ def set_aside_stale(store, tasks, log, *, alone=False, made=()) -> Path | None:
         )
         other_settings = (
             record["key"] in planned and record.get("settings_sha256") != planned[record["key"]].settings_sha256
-        )
+        ) or record.get("protocol") == RETIRED_PROTOCOL
         (stale if other_data or other_settings else kept).append(record)
     if not stale:
         return None

@@ -9,7 +9,16 @@ import statistics
 from dataclasses import dataclass, field
 
 from .defaults import BASELINE
-from .metrics import METRICS, MIN_PAIRED_SCORES, WINNER_RULE, Comparison, apart, compare, metrics_of, paired_difference
+from .metrics import (
+    MIN_PAIRED_SCORES,
+    WINNER_RULE,
+    Comparison,
+    apart,
+    compare,
+    metric_of,
+    metrics_of,
+    paired_difference,
+)
 from .runbook import SECONDS, run_seconds
 from .tables import csv_text, markdown_table, plus_minus
 
@@ -25,7 +34,8 @@ class DatasetComparison:
     task: str
     metric: str  #: the ranking metric
     ranking: list  #: the :class:`~.metrics.Comparison` of each method on the ranking metric, best first
-    others: dict = field(default_factory=dict)  #: ``{metric: {method: Comparison}}`` of the task's other metrics
+    #: ``{metric: {method: Comparison}}`` of the task's other metrics (of several targets: each target's R² too)
+    others: dict = field(default_factory=dict)
     #: ``{method: {"total", "selection", "fit", "compile"}}``: mean seconds per run (compile: None if unmeasured)
     seconds: dict = field(default_factory=dict)
     adapted: dict = field(default_factory=dict)  #: ``{method: (runs adapted, runs, [reasons])}``
@@ -36,6 +46,7 @@ class DatasetComparison:
     #: the methods ahead of the baseline beyond 2 standard errors over enough paired folds on the ranking metric (None:
     #: no baseline, or too few paired folds to say)
     ahead_of_baseline: list | None = None
+    targets: tuple = ()  #: several targets' names (their runs' records name them)
 
     @property
     def winner(self) -> str | None:
@@ -52,6 +63,7 @@ def comparison_of(
 ) -> DatasetComparison:
     """Compare ``methods`` on ``dataset`` from its ``records`` (each run's latest, already checked)."""
     mine = [r for r in records if r.get("dataset") == dataset and r.get("method") in methods]
+    targets = next((r["targets"] for r in mine if r.get("targets")), ())
     failed = {}  # method -> "failed on k of n folds: <first line of its first error>"
     for m in dict.fromkeys(r["method"] for r in mine):
         runs = [r for r in mine if r["method"] == m]
@@ -68,15 +80,15 @@ def comparison_of(
             }
             for m in methods
         }
-        for name in metrics_of(task)
+        for name in metrics_of(task, targets)
     }
     by_metric = {
-        name: compare(values, METRICS[name].greater_is_better, test_train_ratio) for name, values in scores.items()
+        name: compare(values, metric_of(name).greater_is_better, test_train_ratio) for name, values in scores.items()
     }
     ranking = by_metric.pop(metric)
     ahead = None
     if BASELINE in scores[metric] and len(ranking) > 1:
-        base, sign = scores[metric][BASELINE], 1 if METRICS[metric].greater_is_better else -1
+        base, sign = scores[metric][BASELINE], 1 if metric_of(metric).greater_is_better else -1
         paired = {m: paired_difference(scores[metric][m], base, test_train_ratio) for m in scores[metric]}
         if all(paired[c.method][2] >= MIN_PAIRED_SCORES for c in ranking):
             ahead = [c.method for c in ranking if sign * paired[c.method][0] > 0 and apart(*paired[c.method])]
@@ -96,17 +108,18 @@ def comparison_of(
     missing = {m: failed.get(m) or ("skipped" if m in skipped else "-") for m in methods if m not in ranked}
     others = {name: {c.method: c for c in rows} for name, rows in by_metric.items()}
     n_runs = ranking[0].n if ranking else 0
-    return DatasetComparison(dataset, task, metric, ranking, others, seconds, adapted, missing, n_runs, ahead)
+    shown = (ranking, others, seconds, adapted, missing, n_runs, ahead, tuple(targets))
+    return DatasetComparison(dataset, task, metric, *shown)
 
 
 def _digits(metric: str) -> int:
     """The decimals the table shows of ``metric`` (in its scale: percent or plain)."""
-    return 2 if METRICS[metric].scale == 100 else 4
+    return 2 if metric_of(metric).scale == 100 else 4
 
 
 def _shown(metric: str, mean: float) -> str:
     """``mean`` as the table shows it."""
-    return f"{METRICS[metric].scale * mean:.{_digits(metric)}f}"
+    return f"{metric_of(metric).scale * mean:.{_digits(metric)}f}"
 
 
 def ties_for_best(comparison: DatasetComparison) -> list[str]:
@@ -126,7 +139,7 @@ def _and(names) -> str:
 
 
 def _value(metric: str, mean: float, se: float, bold: bool = False) -> str:
-    scale = METRICS[metric].scale
+    scale = metric_of(metric).scale
     return plus_minus(scale * mean, scale * se, _digits(metric), bold=bold)
 
 
@@ -135,7 +148,7 @@ def _difference(metric: str, c: Comparison, ties=()) -> str:
         return "best (tie)"
     if c.best:
         return "best"
-    scale = METRICS[metric].scale
+    scale = metric_of(metric).scale
     digits = _digits(metric)
     if math.isnan(c.diff):
         return "-"
@@ -156,10 +169,11 @@ def _seconds(s: dict | None) -> list[str]:
 def dataset_markdown(comparison: DatasetComparison, title: str) -> list[str]:
     """The lines of one dataset's table (without the shared footer)."""
     metric = comparison.metric
-    other_metrics = [m.name for m in metrics_of(comparison.task) if m.name != metric and comparison.others[m.name]]
+    shown = metrics_of(comparison.task, comparison.targets)
+    other_metrics = [m.name for m in shown if m.name != metric and comparison.others[m.name]]
     header = (
-        ["Method", METRICS[metric].shown, "Δ to best"]
-        + [METRICS[m].shown for m in other_metrics]
+        ["Method", metric_of(metric).shown, "Δ to best"]
+        + [metric_of(m).shown for m in other_metrics]
         + ["seconds (selection + fit)", "predict s", "compile s"]
     )
     rows, ties = [], ties_for_best(comparison)
@@ -181,7 +195,7 @@ def verdict(comparison: DatasetComparison) -> str:
     """The winner, or why there is none; when no method beats the baseline beyond 2 standard errors; when the best
     ranked method's log-loss is worse than the baseline's; and the methods left out as they failed."""
     text = _ranking_verdict(comparison)
-    label = METRICS[comparison.metric].label
+    label = metric_of(comparison.metric).label
     if comparison.ahead_of_baseline == []:
         text += f" No method beats {BASELINE} by more than 2 standard errors on {label}."
     best = comparison.ranking[0].method if comparison.ranking else BASELINE
@@ -201,7 +215,7 @@ def _ranking_verdict(comparison: DatasetComparison) -> str:
     if not comparison.ranking:
         return f"{comparison.dataset}: no method has a result."
     best = comparison.ranking[0]
-    label = METRICS[comparison.metric].label
+    label = metric_of(comparison.metric).label
     fewest = min(c.n_common for c in comparison.ranking)
     ties = ties_for_best(comparison)
     lead = f"{best.method} has the best mean"
@@ -258,7 +272,7 @@ def to_csv(comparisons) -> str:
     """One row per dataset and method: each metric's mean and standard error, the difference to the best, marks."""
     header, rows = None, []
     for comparison in comparisons:
-        names = [m.name for m in metrics_of(comparison.task)]
+        names = [m.name for m in metrics_of(comparison.task, comparison.targets)]
         for c in comparison.ranking:
             row = {"dataset": comparison.dataset, "method": c.method, "ranking_metric": comparison.metric, "n": c.n}
             for name in names:
@@ -298,7 +312,7 @@ def plot(comparisons, subtitle: str = ""):
     height = max(2.4, 0.42 * max((len(c.ranking) for c in comparisons), default=3) + 1.3)
     fig, axes = plt.subplots(rows_n, cols, figsize=(4.6 * cols, height * rows_n), squeeze=False)
     for ax, comparison in zip(axes.flat, comparisons):
-        metric, ranking = METRICS[comparison.metric], comparison.ranking
+        metric, ranking = metric_of(comparison.metric), comparison.ranking
         bars = {
             c.method: (metric.scale * c.mean, 0.0 if math.isnan(c.se) else 2 * metric.scale * c.se) for c in ranking
         }

@@ -10,6 +10,10 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
+from .registry import learner_task
+
 _MODEL = json.loads(Path(__file__).with_name("cost_model.json").read_text(encoding="utf-8"))
 #: ``{(method, task): (a, b, c, d, median, largest)}``: a run's seconds on a table of ``rows`` rows, ``columns``
 #: columns and ``outputs`` outputs (classes less one, at least one) are ``exp(a + b log rows + c log columns + d log
@@ -32,19 +36,22 @@ SUITE_DEFAULTS = {"classification": "mdDF", "regression": "CascadeForest"}
 @dataclass(frozen=True)
 class TableSize:
     """What a run's cost depends on: the dataset's rows (``train_rows`` of them in its training split, all of them
-    when it has none), columns, classes (0: a regression) and task."""
+    when it has none), columns, classes (0: a regression), task (of its learners: several targets' is one target's)
+    and ``targets``, each counted as one model."""
 
     rows: int
     train_rows: int
     columns: int
     classes: int
     task: str
+    targets: int = 1
 
     @classmethod
     def of(cls, ds, task: str) -> TableSize:
         """The size of a loaded dataset ``ds`` of ``task``."""
-        classes = 0 if task == "regression" else int(ds.n_classes)
-        return cls(len(ds.y), len(ds.y_train), int(ds.X_train.shape[1]), classes, task)
+        targets, task = int(np.shape(ds.y)[1]) if np.ndim(ds.y) == 2 else 1, learner_task(task)
+        classes = 0 if task == "regression" else 2 if targets > 1 else int(ds.n_classes)
+        return cls(len(ds.y), len(ds.y_train), int(ds.X_train.shape[1]), classes, task, targets)
 
 
 def run_seconds(method: str, task: str, train_rows: float, columns: int, classes: int) -> float | None:
@@ -83,6 +90,7 @@ def estimate(tasks, sizes: dict, workers: int = 1) -> Estimate:
         seconds = None
         if task.protocol == "practitioner":
             seconds = run_seconds(task.method, size.task, train * task.fraction, size.columns, size.classes)
+            seconds = None if seconds is None else seconds * size.targets
         if seconds is None:
             unmodelled[task.method] = unmodelled.get(task.method, 0) + 1
             continue

@@ -11,7 +11,7 @@ from functools import partial
 
 import numpy as np
 
-from .registry import BuildContext, MethodSpec, Registry
+from .registry import SEVERAL_TARGETS, BuildContext, MethodSpec, Registry, learner_task
 
 FALLBACK_TREES_K = 1
 
@@ -54,12 +54,12 @@ def build_mddf(ctx: BuildContext, **params):
     the paper's protocol, the estimator's defaults under the practitioner's; ``CascadeForestRegressor`` with its
     defaults for a regression task."""
     base = {}
-    if ctx.task != "regression" and ctx.protocol == "paper":
+    if ctx.task == "classification" and ctx.protocol == "paper":
         from mddf import PAPER_CONFIG
 
         base = dict(PAPER_CONFIG)  # the profile's sizes (quick: fewer trees and layers) go on top of it
     params = {**base, **_cascade_params(ctx), **declared_categories(ctx.categorical_mask), **params}
-    kind = "CascadeForestRegressor" if ctx.task == "regression" else "MDDFClassifier"
+    kind = "CascadeForestRegressor" if _regression(ctx) else "MDDFClassifier"
     return _construct(_import("mddf", kind), ctx, **params)
 
 
@@ -326,7 +326,7 @@ PRACTITIONER_RF_TREES = _PAPER_TREES_PER_LAYER
 
 
 def _regression(ctx: BuildContext) -> bool:
-    return ctx.task == "regression"
+    return learner_task(ctx.task) == "regression"
 
 
 def _rounds(ctx: BuildContext) -> int:
@@ -338,7 +338,12 @@ def _early_stopped(ctx: BuildContext, model):
 
     declared = np.asarray(ctx.categorical_mask, dtype=bool) if len(ctx.categorical_mask) else None
     stopping = dict(validation_fraction=ES_VALIDATION_FRACTION, patience=PATIENCE, random_state=ctx.seed)
-    return EarlyStopped(model, categorical_features=declared, **stopping)
+    model = EarlyStopped(model, categorical_features=declared, **stopping)
+    if ctx.task in SEVERAL_TARGETS:  # one early-stopped model per target
+        from sklearn.multioutput import MultiOutputClassifier, MultiOutputRegressor
+
+        return (MultiOutputRegressor if _regression(ctx) else MultiOutputClassifier)(model)
+    return model
 
 
 def build_baseline(ctx: BuildContext, **params):
@@ -410,7 +415,7 @@ def default_registry() -> Registry:
 
 
 _CASCADE_WARM_UP = partial(tiny, build_mddf)
-_BOTH_TASKS = {"tasks": ("classification", "regression")}
+_BOTH_TASKS = {"tasks": ("classification", "regression", *SEVERAL_TARGETS)}  # mdDF and the practitioner's
 _PRACTITIONER = {"default": False, "practitioner": True, **_BOTH_TASKS}
 _ES = "defaults, early stopping on 10% of the training rows"
 # Registry order: mdDF first, as the methods with a tree budget wait for its layers.

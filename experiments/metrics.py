@@ -23,7 +23,7 @@ class Metric:
 
     name: str  #: the key in run records and the value of ``--metric``
     label: str  #: its name in tables and figures
-    task: str  #: ``"classification"`` or ``"regression"``
+    tasks: tuple  #: the tasks it scores (``"classification"``, ``"regression"``, several targets' tasks)
     greater_is_better: bool
     scale: float = 1.0  #: tables and figures show ``scale * value`` (100: a percentage)
     needs_proba: bool = False  #: computed from ``predict_proba`` (absent for a method without it)
@@ -34,17 +34,34 @@ class Metric:
         return f"{self.label} (%)" if self.scale == 100 else self.label
 
 
+_CLASSIFICATION, _MULTILABEL = ("classification",), ("multilabel",)
+#: The metrics, in table order; several targets (:data:`~.registry.SEVERAL_TARGETS`) are scored by R² averaged over
+#: the targets (each target's R² too: :func:`metric_of`), or by the multi-label metrics.
 METRICS = {
     m.name: m
     for m in (
-        Metric("accuracy", "accuracy", "classification", True, 100.0),
-        Metric("balanced_accuracy", "balanced accuracy", "classification", True, 100.0),
-        Metric("roc_auc", "ROC AUC", "classification", True, 1.0, needs_proba=True),
-        Metric("log_loss", "log-loss", "classification", False, 1.0, needs_proba=True),
-        Metric("r2", "R²", "regression", True),
-        Metric("rmse", "RMSE", "regression", False),
+        Metric("accuracy", "accuracy", _CLASSIFICATION, True, 100.0),
+        Metric("balanced_accuracy", "balanced accuracy", _CLASSIFICATION, True, 100.0),
+        Metric("roc_auc", "ROC AUC", _CLASSIFICATION, True, 1.0, needs_proba=True),
+        Metric("log_loss", "log-loss", _CLASSIFICATION, False, 1.0, needs_proba=True),
+        Metric("r2", "R²", ("regression", "multioutput"), True),
+        Metric("rmse", "RMSE", ("regression",), False),
+        Metric("subset_accuracy", "subset accuracy", _MULTILABEL, True, 100.0),
+        Metric("hamming_loss", "Hamming loss", _MULTILABEL, False),
+        Metric("f1_micro", "micro F1", _MULTILABEL, True),
+        Metric("f1_macro", "macro F1", _MULTILABEL, True),
     )
 }
+#: The metrics one target's runs are bound to record (:func:`~.binding.run_settings`).
+ONE_TARGET_METRICS = [name for name, m in METRICS.items() if {"classification", "regression"} & set(m.tasks)]
+
+
+def metric_of(name: str) -> Metric:
+    """The metric ``name``: one of :data:`METRICS`, or ``r2[<target>]``, the R² of one of several targets."""
+    if name.startswith("r2[") and name.endswith("]"):
+        return Metric(name, f"R² {name[3:-1]}", ("multioutput",), True)
+    return METRICS[name]
+
 
 #: Rows on which :func:`predict_once` checks that a classifier's ``predict`` is its most probable class.
 CHECKED_ROWS = 64
@@ -70,7 +87,8 @@ def predict_once(estimator, X, probabilities=True):
 
 
 #: The metric that ranks when ``--metric`` is not given: scikit-learn's default ``score`` of each task.
-DEFAULT_METRIC = {"classification": "accuracy", "regression": "r2"}
+DEFAULT_METRIC = {"classification": "accuracy", "regression": "r2", "multioutput": "r2"}
+DEFAULT_METRIC["multilabel"] = "subset_accuracy"
 
 #: Paired scores (folds both methods have) below which no difference is called significant: no ★ and no "beyond
 #: 2 standard errors" from fewer.
@@ -85,9 +103,10 @@ WINNER_RULE = (
 )
 
 
-def metrics_of(task: str) -> list[Metric]:
-    """The metrics of ``task``, in table order."""
-    return [m for m in METRICS.values() if m.task == task]
+def metrics_of(task: str, targets=()) -> list[Metric]:
+    """The metrics of ``task``, in table order (of several ``targets``: each target's R² last)."""
+    own = [metric_of(f"r2[{name}]") for name in targets] if task == "multioutput" else []
+    return [m for m in METRICS.values() if task in m.tasks] + own
 
 
 def full_probabilities(proba, model_classes, n_classes: int) -> np.ndarray:
@@ -133,9 +152,29 @@ def regression_scores(y_true, y_pred) -> dict:
     return {"r2": float(r2_score(y_true, y_pred)), "rmse": float(root_mean_squared_error(y_true, y_pred))}
 
 
-def run_scores(task: str, y_true, y_pred, proba=None) -> dict:
-    """Every metric of ``task`` for one run (:func:`classification_scores` or :func:`regression_scores`)."""
-    return regression_scores(y_true, y_pred) if task == "regression" else classification_scores(y_true, y_pred, proba)
+def several_target_scores(task: str, y_true, y_pred, targets) -> dict:
+    """A multi-output regression's ``r2`` (averaged over the ``targets``) and each target's ``r2[<target>]``; a
+    multi-label classification's ``subset_accuracy``, ``hamming_loss``, ``f1_micro`` and ``f1_macro``."""
+    from sklearn.metrics import accuracy_score, f1_score, hamming_loss, r2_score
+
+    if task == "multioutput":
+        each = r2_score(y_true, y_pred, multioutput="raw_values")
+        return {"r2": float(np.mean(each)), **{f"r2[{name}]": float(r2) for name, r2 in zip(targets, each)}}
+    y_pred = np.asarray(y_pred).astype(np.int64)
+    scores = {"subset_accuracy": accuracy_score(y_true, y_pred), "hamming_loss": hamming_loss(y_true, y_pred)}
+    for kind in ("micro", "macro"):
+        scores[f"f1_{kind}"] = f1_score(y_true, y_pred, average=kind, zero_division=0)
+    return {name: float(value) for name, value in scores.items()}
+
+
+def run_scores(task: str, y_true, y_pred, proba=None, targets=()) -> dict:
+    """Every metric of ``task`` for one run (:func:`classification_scores`, :func:`regression_scores` or, of several
+    ``targets``, :func:`several_target_scores`)."""
+    if task == "regression":
+        return regression_scores(y_true, y_pred)
+    if task == "classification":
+        return classification_scores(y_true, y_pred, proba)
+    return several_target_scores(task, y_true, y_pred, targets)
 
 
 def standard_error(values, test_train_ratio: float = 0.0) -> float:

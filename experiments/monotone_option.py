@@ -17,7 +17,7 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass, replace
 
-from .registry import Registry
+from .registry import SEVERAL_TARGETS, Registry
 from .runner import task_of
 from .studies import UsageError
 
@@ -105,6 +105,9 @@ def with_monotone(text, dataset, registry, specs, label=None, log=None):
     ``--monotone-class`` ``label`` names (:func:`constrained_class`); both unchanged for ``text`` None. With two
     classes the estimators constrain ``P(classes_[1])``: the signs are turned for the other class. ``log`` (default:
     stderr) says what is constrained, in one line; the methods' descriptions (the table's notes) say it too."""
+    if dataset is not None and task_of(dataset) in SEVERAL_TARGETS and (text, label) != (None, None):
+        given = "--monotone" if text is not None else "--monotone-class"
+        raise UsageError(f"{given} takes one --target: several targets take no monotone constraints")
     if text is None:
         if label is not None:
             raise UsageError("--monotone-class goes with --monotone")

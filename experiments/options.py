@@ -262,6 +262,9 @@ Two protocols, named in each table's header:
     balanced accuracy, ROC AUC, log-loss; regression: R², RMSE), its paired difference to the best method
     on --metric, and marks a winner only where that difference exceeds 2 standard errors for
     every other method; figure.png draws it. A continuous target (or --task regression) is a regression.
+    --target a,b: several targets, numbers a multi-output regression (R² averaged over the targets, and
+    each target's), yes/no columns a multi-label classification (subset accuracy, Hamming loss, micro and
+    macro F1); the same runs, table and figure, the boosting methods one model per target.
   paper (the default for the suites): the papers' methods and budgets (random forest and XGBoost with
     400 x k trees, k = the layers mdDF kept) on each dataset's train/test split (the DeepBoost
     datasets: that paper's 10 folds); table.md is laid out like the paper's Table 2, with the
@@ -279,6 +282,7 @@ examples:
   mddf benchmark --data my.csv --target y             # your own CSV, practitioner protocol
   mddf benchmark --data my.csv --target y --metric balanced_accuracy --folds 10 --seeds 3
   mddf benchmark --data prices.csv --target price --drop id   # a regression target: R² and RMSE
+  mddf benchmark --data prices.csv --target price,rent        # several targets at once
   mddf benchmark --suite mddf --seeds 3 --download    # Table 2 on the paper's 8 datasets
   mddf benchmark --suite mddf --ablation              # ... and Table 3
   mddf benchmark --suite mddf --peers                 # ... and today's peers (peers.md)
@@ -382,7 +386,8 @@ def add_protocol_arguments(parser: argparse.ArgumentParser, *, folds: bool = Tru
         "--metric",
         choices=list(METRICS),
         help=f"the metric {'that ranks' if folds else 'drawn'} (default: accuracy, but roc_auc when the smallest class "
-        "holds under 40%% of an even share of the rows, under 20%% for two classes; r2 for a regression)"
+        "holds under 40%% of an even share of the rows, under 20%% for two classes; r2 for a regression or several "
+        "numeric targets, subset_accuracy for several yes/no targets)"
         + ("; every metric is reported" if folds else ""),
     )
 

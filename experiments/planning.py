@@ -11,7 +11,7 @@ import numpy as np
 from .binding import Binding, dataset_sha256, method_settings, run_settings, settings_sha256, test_sha256
 from .metrics import DEFAULT_METRIC, METRICS, metrics_of
 from .protocols.practitioner import fold_count
-from .registry import BuildContext, unavailable_reason
+from .registry import SEVERAL_TARGETS, BuildContext, learner_task, unavailable_reason
 from .runner import task_of
 from .studies import OptionError, UsageError
 from .suites import image_shape_of
@@ -37,7 +37,7 @@ def available(specs, task: str | None = None, *, asked=()) -> list:
         if reason and spec.name in asked:
             raise OptionError(f"--methods: {reason}")
         if reason is None and task is not None and task not in spec.tasks:
-            reason = f"{spec.name} does not handle {task}"
+            reason = f"{spec.name} does not handle {'several targets' if task in SEVERAL_TARGETS else task}"
         if reason:
             print(f"left out: {reason}", file=sys.stderr)
         else:
@@ -49,7 +49,7 @@ def metric_for(name, task: str) -> str:
     """The ranking metric: ``name`` (a :class:`UsageError` unless it is a ``task`` metric), else the task's default."""
     if name is None:
         return DEFAULT_METRIC[task]
-    if METRICS[name].task != task:
+    if task not in METRICS[name].tasks:
         raise UsageError(
             f"--metric {name} is not a {task} metric (choose among {', '.join(m.name for m in metrics_of(task))})"
         )
@@ -63,7 +63,7 @@ def ranking_metric(ds, name, log) -> str:
     from mddf.datasets.user_data import class_shares, percent
 
     task = task_of(ds)
-    if name is not None or task == "regression":
+    if name is not None or task != "classification":
         return metric_for(name, task)
     label, share = class_shares(ds)[-1]
     if share * ds.n_classes >= IMBALANCE:
@@ -78,7 +78,9 @@ def ranking_metric(ds, name, log) -> str:
 
 
 def check_task(protocol: str, task: str) -> None:
-    """Refuse a regression target under the papers' protocol (a classification protocol)."""
+    """Refuse a regression target or several targets under the papers' protocol (a classification protocol)."""
+    if protocol == "paper" and task in SEVERAL_TARGETS:
+        raise UsageError("--protocol paper has no several-target methods: leave it out (the practitioner protocol)")
     if protocol == "paper" and task == "regression":
         raise UsageError(
             "--protocol paper is the papers' classification protocol; a regression target runs under "
@@ -112,7 +114,7 @@ def describe(ds) -> DatasetInfo:
 
         reading = UserDataSource(**user).reading()
         reading["task"] = task  # the resolved task (auto -> classification or regression)
-    n_classes = 0 if task == "regression" else int(ds.n_classes)
+    n_classes = 0 if learner_task(task) == "regression" else int(ds.n_classes)
     shape = (n_classes, image_shape_of(ds), int(ds.X_train.shape[1]), tuple(bool(b) for b in ds.categorical_mask))
     hashes = (dataset_sha256(ds), test_sha256(ds))
     return DatasetInfo(ds.name, task, *shape, *hashes, bool(ds.has_test_split), reading)
@@ -124,9 +126,9 @@ def practitioner_folds(ds, requested: int, log) -> int | None:
     if (ds.extra or {}).get("user_data", {}).get("test_path"):
         return None
     task = task_of(ds)
-    k = fold_count(ds.y, task, requested, labels=None if task == "regression" else ds.classes)
+    k = fold_count(ds.y, task, requested, labels=ds.classes)
     if k < requested:
-        if task == "regression":
+        if task != "classification":
             log(f"{ds.name}: {k} folds instead of {requested}: it has {len(ds.y)} rows")
         else:
             codes, counts = np.unique(ds.y, return_counts=True)
@@ -169,7 +171,7 @@ def unusable_folds(ds, n_folds: int, specs, seeds) -> dict:
     from .protocols.practitioner import cv_splits
 
     task = task_of(ds)
-    if task == "regression" or not n_folds:
+    if task != "classification" or not n_folds:
         return {}
     drawn = [
         (f"fold {fold} of seed {seed}", ds.y[train])

@@ -10,6 +10,14 @@ from typing import Any
 
 from .defaults import BASELINE
 
+#: The tasks of several targets (``mddf benchmark --target a,b``), and what their methods build for them.
+SEVERAL_TARGETS = {"multioutput": "regression", "multilabel": "classification"}
+
+
+def learner_task(task: str) -> str:
+    """``"regression"`` or ``"classification"``: the kind of estimator a method builds for ``task``."""
+    return SEVERAL_TARGETS.get(task, task)
+
 
 @dataclass(frozen=True)
 class BuildContext:
@@ -23,7 +31,7 @@ class BuildContext:
     categorical_mask: tuple = ()
     image_shape: tuple | None = None
     n_trees: int | None = None  # tree budget (RF, XGBoost)
-    task: str = "classification"  # or "regression"
+    task: str = "classification"  # or "regression", or several targets' (:data:`SEVERAL_TARGETS`)
     #: "paper": the paper's reproductions, whose mdDF is ``MDDFClassifier(**PAPER_CONFIG)``; "practitioner": the
     #: estimators' defaults
     protocol: str = "paper"
@@ -121,7 +129,7 @@ def unavailable_reason(spec: MethodSpec, task: str = "classification") -> str | 
     """None if the estimator the method builds for ``task`` imports, else a message saying why it does not, naming
     that class (``LGBMRegressor`` for a regression) and, for an optional package, the extra that installs it."""
     module, attribute = spec.requires
-    if task == "regression" and spec.regressor:
+    if learner_task(task) == "regression" and spec.regressor:
         attribute = spec.regressor
     try:
         getattr(importlib.import_module(module), attribute)

@@ -25,7 +25,7 @@ from .model_summary import describe_model, jsonable_params
 from .protocols.practitioner import cv_run_data
 from .protocols.run_data import deepboost_run_data, split_run_data
 from .provenance import record_stamp, utc_now
-from .registry import BuildContext, Registry
+from .registry import BuildContext, Registry, learner_task
 from .store import new_record, run_key
 from .suites import protocol_of
 
@@ -140,8 +140,11 @@ def run_one(
         if ds is None:  # the dataset's files are missing: the run is skipped
             return record
         task = record["task"] = task_of(ds)
+        targets = (ds.extra or {}).get("targets") or ()
+        if targets:
+            record["targets"] = targets
         data = _run_data(ds, protocol, seed, fold, fraction, n_folds, task, validation_fraction)
-        n_classes = 0 if task == "regression" else int(len(np.unique(ds.y)))
+        n_classes = 0 if learner_task(task) == "regression" else int(len(np.unique(ds.y)))
         if task not in spec.tasks:
             raise ValueError(f"{spec.name} does not handle {task}")
         if spec.binary_only and n_classes != 2:
@@ -154,12 +157,12 @@ def run_one(
             n_train=len(data.y_train), n_test=len(data.y_test), n_features=ctx.n_features, n_classes=n_classes
         )
         record.update(split=data.description, rss_before_fit_mb=current_rss_mb())
-        if not labels.regression:
+        if not labels.plain:
             record.update(n_train_classes=len(labels.present), min_class_rows=labels.min_rows)
         with _fit_conditions(n_jobs) as caught:
             estimator = _fitted_estimator(spec, ctx, data, labels, record, ds.classes)
             y_pred, proba = _test_predictions(estimator, data.X_test, labels, n_classes, record)
-        record.update(run_scores(task, data.y_test, y_pred, proba))
+        record.update(run_scores(task, data.y_test, y_pred, proba, targets))
         describe_model(record, estimator, monotone=getattr(spec.build, "about", None))
         record["status"] = "ok"
     except Exception as exc:  # one failing run must not stop the others
@@ -230,11 +233,11 @@ def _fitted_estimator(spec, ctx, data, labels, record, classes):
     if estimator is None:
         params = selection["chosen"] if selection else {}
         estimator = spec.build(ctx, **params)
-        adapted = adapt_to_small_classes(estimator, len(data.y_train) if labels.regression else labels.min_rows)
+        adapted = adapt_to_small_classes(estimator, len(data.y_train) if labels.plain else labels.min_rows)
         if adapted:
             record["adapted"] = adapted
             record["adapted_because"] = (
-                f"{len(data.y_train)} training rows" if labels.regression else labels.smallest(classes)
+                f"{len(data.y_train)} training rows" if labels.plain else labels.smallest(classes)
             )
         t0, c0 = time.perf_counter(), time.process_time()
         estimator.fit(data.X_train, labels.encoded)
@@ -250,7 +253,7 @@ def _test_predictions(estimator, X_test, labels, n_classes, record):
     are then ``predict``'s, and there is no log-loss)."""
     t0 = time.perf_counter()
     try:
-        y_pred, proba = predict_once(estimator, X_test, probabilities=not labels.regression)
+        y_pred, proba = predict_once(estimator, X_test, probabilities=not labels.plain)
     except Exception as exc:  # a method without working probabilities has no log-loss
         record["log_loss_error"] = f"{type(exc).__name__}: {exc}"
         y_pred, proba = estimator.predict(X_test), None
@@ -263,7 +266,7 @@ def _test_predictions(estimator, X_test, labels, n_classes, record):
 
 
 def task_of(dataset) -> str:
-    """``"regression"`` for a dataset whose ``extra["task"]`` says so, else ``"classification"``."""
+    """The task of a dataset's ``extra["task"]`` (``"regression"``, several targets'), else ``"classification"``."""
     return (dataset.extra or {}).get("task", "classification")
 
 
@@ -289,12 +292,12 @@ def _run_data(ds, protocol, seed, fold, fraction, n_folds, task, validation_frac
 class _Labels:
     """The class codes a model is trained on, ``0 .. m-1`` over the classes present in its training rows: the
     dataset's own when every class is present, else consecutive codes (XGBoost needs them), the predictions
-    mapped back. Regression targets pass through."""
+    mapped back. Regression targets and several targets pass through (``plain``)."""
 
     def __init__(self, y_train, task):
-        self.regression = task == "regression"
+        self.plain = task != "classification"
         y_train = np.asarray(y_train)
-        if self.regression:
+        if self.plain:
             self.present, self.encoded, self.min_rows = None, y_train, None
             return
         self.present, counts = np.unique(y_train, return_counts=True)
@@ -305,13 +308,13 @@ class _Labels:
 
     def encode(self, y):
         """The training codes of labels ``y`` (each one of the present classes)."""
-        if self.regression or self.identity:
+        if self.plain or self.identity:
             return y  # the dataset's own codes, untouched
         return np.searchsorted(self.present, y).astype(np.int64)
 
     def decode(self, predicted):
         """The dataset's codes of predicted training codes."""
-        if self.regression or self.identity:
+        if self.plain or self.identity:
             return np.asarray(predicted)
         return self.present[np.asarray(predicted).astype(np.int64)]
 
@@ -321,8 +324,8 @@ class _Labels:
         return f"class {str(classes[code])!r} has {self.min_rows} training row(s)"
 
     def warm_up_rows(self, per_class: int = 30, regression_rows: int = 60) -> np.ndarray:
-        """Rows of a warm-up fit: the first ``per_class`` of each class (or the first rows of a regression)."""
-        if self.regression:
+        """Rows of a warm-up fit: the first ``per_class`` of each class (or the first rows of plain targets)."""
+        if self.plain:
             return np.arange(min(len(self.encoded), regression_rows))
         return np.sort(np.concatenate([np.flatnonzero(self.encoded == c)[:per_class] for c in np.unique(self.encoded)]))
 
@@ -335,7 +338,7 @@ def _warm_up(spec, ctx, X_train, labels) -> dict:
     X, y = X_train[rows], labels.encoded[rows]
     try:
         model = spec.warm_up(ctx)
-        if not labels.regression:
+        if not labels.plain:
             y = np.unique(y, return_inverse=True)[1]
             adapt_to_small_classes(model, int(np.bincount(y).min()))
         t0 = time.perf_counter()

@@ -53,10 +53,10 @@ def check_out(out: Path, kind: str = "folder") -> None:
         raise OptionError(f"--out {out} is {what}")
 
 
-def open_user_data(args, *, builtin_option: str = "--dataset") -> UserDataSource | None:
-    """The ``--data`` file of the arguments, checked, hashed and registered (None without ``--data``); sets
-    ``args.user_data`` (``{name: source dict}``, what the runs in worker processes need). Raises :class:`UsageError`
-    or :class:`~mddf.datasets.user_data.UserDataError`."""
+def open_user_data(args, *, builtin_option: str = "--dataset", several_targets=False) -> UserDataSource | None:
+    """The ``--data`` file of the arguments, checked, hashed and registered (None without ``--data``; its ``--target``
+    may name several columns if ``several_targets``); sets ``args.user_data`` (``{name: source dict}``, what the runs
+    in worker processes need). Raises :class:`UsageError` or :class:`~mddf.datasets.user_data.UserDataError`."""
     args.user_data = None
     if args.data is None:
         for option in ("target", "test", "sep", "decimal", "drop", "na_values"):
@@ -71,7 +71,7 @@ def open_user_data(args, *, builtin_option: str = "--dataset") -> UserDataSource
     reading = {option: tuple(getattr(args, option, None) or ()) for option in ("drop", "na_values")}
     task = getattr(args, "task", None) or "auto"
     reading.update(sep=getattr(args, "sep", None), decimal=getattr(args, "decimal", None) or ".", task=task)
-    source = source_for(args.data, args.target, args.test, **reading)
+    source = source_for(args.data, args.target, args.test, **reading, several_targets=several_targets)
     register(source)
     args.user_data = {source.name: source.as_dict()}
     return source

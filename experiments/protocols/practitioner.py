@@ -1,5 +1,5 @@
 """The practitioner's protocol: repeated k-fold cross-validation on every row, stratified by class (as scikit-learn's
-``RepeatedStratifiedKFold``; ``KFold`` for a regression); the folds: :func:`fold_count`."""
+``RepeatedStratifiedKFold``; ``KFold`` for a regression or several targets); the folds: :func:`fold_count`."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ def fold_count(y, task: str = "classification", requested: int = DEFAULT_FOLDS, 
     y = np.asarray(y)
     if len(y) < 2:
         raise TooFewRows(f"{len(y)} row(s): a cross-validation needs at least 2")
-    if task == "regression":
+    if task != "classification":
         return max(2, min(requested, len(y)))
     codes, counts = np.unique(y, return_counts=True)
     smallest = int(counts.argmin())
@@ -37,7 +37,7 @@ def fold_count(y, task: str = "classification", requested: int = DEFAULT_FOLDS, 
 def cv_splits(y, task: str, n_folds: int, seed: int) -> list:
     """``[(train rows, test rows), ...]`` of one repetition: k folds of the shuffled rows (stratified by class)."""
     y = np.asarray(y)
-    if task == "regression":
+    if task != "classification":
         splitter = KFold(n_splits=n_folds, shuffle=True, random_state=seed)
     else:
         splitter = StratifiedKFold(n_splits=n_folds, shuffle=True, random_state=seed)
@@ -51,8 +51,9 @@ def cv_run_data(dataset, seed: int, fold: int, n_folds: int, task: str, validati
         raise ValueError(f"fold must be in [0, {n_folds}), got {fold}")
     X, y = dataset.X, dataset.y
     train, test = cv_splits(y, task, n_folds, seed)[fold]
-    X_fit, X_val, y_fit, y_val = holdout(X[train], y[train], validation_fraction, seed, stratify=task != "regression")
-    stratified = ", stratified by class" if task != "regression" else ""
+    classify = task == "classification"
+    X_fit, X_val, y_fit, y_val = holdout(X[train], y[train], validation_fraction, seed, stratify=classify)
+    stratified = ", stratified by class" if classify else ""
     description = f"{n_folds}-fold cross-validation of all {len(y)} rows{stratified}, shuffled with random_state={seed}"
     description += f": test fold {fold}"
     return RunData(X[train], y[train], X[test], y[test], X_fit, y_fit, X_val, y_val, True, description)

@@ -312,6 +312,21 @@ def test_a_target_naming_several_columns_is_refused_as_several_targets(tmp_path)
         load(tmp_path / "t.csv", target="y,z")
 
 
+def test_several_targets_are_read_as_one_dataset_where_they_are_taken(tmp_path):
+    rows = ["a,b,p,q,s", "1,2.5,3.5,yes,hi", "2,3.5,4.5,no,lo", "3,1.5,0.5,yes,lo", "4,0.5,1.5,yes,hi"]
+    (tmp_path / "t.csv").write_text("\n".join(rows) + "\n")
+    numbers = ud.load_source(ud.source_for(tmp_path / "t.csv", "p,b", drop=("q", "s"), several_targets=True))
+    assert numbers.extra["task"] == "multioutput" and numbers.extra["targets"] == ["p", "b"]
+    assert numbers.y.tolist() == [[3.5, 2.5], [4.5, 3.5], [0.5, 1.5], [1.5, 0.5]] and numbers.feature_names == ["a"]
+    assert "a multi-output regression of 2 targets: p, b" in ud.summary(numbers)
+    labels = ud.load_source(ud.source_for(tmp_path / "t.csv", "q, s", drop=("p",), several_targets=True))
+    assert labels.extra["task"] == "multilabel" and labels.extra["positive"] == {"q": "yes", "s": "lo"}
+    assert labels.y.tolist() == [[1, 0], [0, 1], [1, 1], [1, 0]]  # 1: the second of each column's sorted values
+    assert "a multi-label classification of 2 targets: q 'yes' 75%, s 'lo' 50%" in ud.summary(labels)
+    with pytest.raises(ud.UserDataError, match="several targets must all be numbers .* found p: regression"):
+        ud.load_source(ud.source_for(tmp_path / "t.csv", "p,q", several_targets=True))
+
+
 def test_a_regression_target_is_read_as_numbers_and_split_at_random(tmp_path):
     rng = np.random.default_rng(0)
     frame = pd.DataFrame({"x": rng.normal(size=50), "colour": rng.choice(["r", "g"], 50)})

@@ -48,6 +48,19 @@ def test_the_estimate_sums_the_runs_over_the_workers():
     assert one.runs == 50 and one.seconds == pytest.approx(by_hand) and two.seconds == pytest.approx(by_hand / 2)
 
 
+def test_several_targets_count_as_one_target_model_each():
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    table = SimpleNamespace(y=np.zeros((500, 3)), y_train=np.zeros((500, 3)), X_train=np.zeros((500, 8)), n_classes=2)
+    assert TableSize.of(table, "multilabel") == TableSize(500, 500, 8, 2, "classification", 3)
+    assert TableSize.of(table, "multioutput") == TableSize(500, 500, 8, 0, "regression", 3)
+    tasks, sizes = sweep(500, columns=8, classes=0)
+    several = {"t": TableSize.of(table, "multioutput")}
+    assert estimate(tasks, several).seconds == pytest.approx(3 * estimate(tasks, sizes).seconds)
+
+
 def test_the_estimate_line_names_the_time_the_runs_the_largest_method_and_the_models_error_on_the_suite():
     tasks, sizes = sweep(5_000)
     line = describe(estimate(tasks, sizes))

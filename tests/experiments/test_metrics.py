@@ -15,9 +15,11 @@ from mddf.experiments.metrics import (
     classification_scores,
     compare,
     full_probabilities,
+    metric_of,
     metrics_of,
     predict_once,
     regression_scores,
+    several_target_scores,
     standard_error,
 )
 
@@ -95,8 +97,26 @@ def test_regression_scores():
 def test_each_task_has_its_metrics_and_default():
     assert [m.name for m in metrics_of("classification")] == ["accuracy", "balanced_accuracy", "roc_auc", "log_loss"]
     assert [m.name for m in metrics_of("regression")] == ["r2", "rmse"]
-    assert DEFAULT_METRIC == {"classification": "accuracy", "regression": "r2"}
+    assert [m.name for m in metrics_of("multioutput", ["a", "b"])] == ["r2", "r2[a]", "r2[b]"]
+    assert [m.name for m in metrics_of("multilabel")] == ["subset_accuracy", "hamming_loss", "f1_micro", "f1_macro"]
+    assert DEFAULT_METRIC == {"classification": "accuracy", "regression": "r2", **SEVERAL_DEFAULTS}
     assert not METRICS["log_loss"].greater_is_better and not METRICS["rmse"].greater_is_better
+    assert not METRICS["hamming_loss"].greater_is_better and metric_of("r2[a]").label == "R² a"
+
+
+#: scikit-learn's score of each: R² averaged over the targets, and the subset accuracy.
+SEVERAL_DEFAULTS = {"multioutput": "r2", "multilabel": "subset_accuracy"}
+
+
+def test_several_targets_are_scored_each_and_together():
+    Y, predicted = np.array([[1.0, 0.0], [2.0, 1.0], [3.0, 0.0]]), np.array([[1.0, 0.5], [2.0, 0.5], [3.0, 0.5]])
+    scores = several_target_scores("multioutput", Y, predicted, ["a", "b"])
+    assert scores == pytest.approx({"r2": 0.5 * (1.0 - 0.125), "r2[a]": 1.0, "r2[b]": -0.125})
+    labels, guessed = np.array([[1, 0], [0, 1], [1, 1]]), np.array([[1, 0], [0, 0], [1, 1]])
+    scores = several_target_scores("multilabel", labels, guessed, ["x", "y"])
+    assert scores == pytest.approx(
+        {"subset_accuracy": 2 / 3, "hamming_loss": 1 / 6, "f1_micro": 6 / 7, "f1_macro": 5 / 6}
+    )
 
 
 def test_the_standard_error_carries_the_correction_for_overlapping_training_rows():
