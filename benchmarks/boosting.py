@@ -51,9 +51,8 @@ if not __package__:  # run as a file: the studies import from the repository roo
 from benchmarks import boosting_adult, boosting_speed
 from benchmarks.boosting_tables import LARGE_DATASETS, dataset_label, paper, tables_markdown
 from benchmarks.data import load
-from benchmarks.deepboost_protocol import DEFAULT_CV_FOLDS, SELECTIONS, run_protocols
+from benchmarks.deepboost_protocol import DEFAULT_CV_FOLDS, SELECTIONS, TABLE_ALGORITHMS, paper_grid, run_protocols
 from benchmarks.harness import Data, Dataset, Study, TrainTest, main_by_flag, say
-from mddf.experiments.protocols import TABLE_ALGORITHMS, paper_grid
 
 DEEPBOOST_DATASETS = ("breastcancer", "ionosphere", "german", "diabetes", "ocr17", "ocr49")
 QUICK_DATASET = "breast_cancer"

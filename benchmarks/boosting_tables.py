@@ -7,9 +7,8 @@ import os
 
 import numpy as np
 
-from benchmarks.deepboost_protocol import SELECTIONS
+from benchmarks.deepboost_protocol import SELECTIONS, TABLE_ALGORITHMS
 from mddf.datasets.published import DEEPBOOST_TABLES
-from mddf.experiments.protocols import TABLE_ALGORITHMS
 from mddf.experiments.tables import markdown_table, number
 
 #: The DeepBoost paper's rows on all of MNIST (ocr17-mnist, ocr49-mnist), shown beside our ocr17/ocr49 (built from

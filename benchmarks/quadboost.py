@@ -32,9 +32,8 @@ from sklearn.tree import DecisionTreeClassifier
 
 from benchmarks.data import load
 from benchmarks.harness import Data, Dataset, Study, not_run
-from benchmarks.quadboost_protocol import run_quadboost_protocol
+from benchmarks.quadboost_protocol import PAPER_GRIDS, paper_split, run_quadboost_protocol
 from mddf.datasets import list_datasets
-from mddf.experiments.protocols import PAPER_GRIDS, paper_split
 from mddf.experiments.tables import markdown_table, number
 
 # Names under which the paper's binary UCI sets (Table 1) may be registered; the bundled breast_cancer first.

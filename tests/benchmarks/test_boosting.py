@@ -6,8 +6,8 @@ import pytest
 
 from benchmarks import boosting
 from benchmarks.boosting_tables import paper
+from benchmarks.deepboost_protocol import TABLE_ALGORITHMS
 from mddf.baselines import DeepBoostClassifier
-from mddf.experiments.protocols import TABLE_ALGORITHMS
 from mddf.experiments.provenance import read_csv_rows, read_provenance
 from mddf.experiments.store import ResultStore
 

@@ -46,7 +46,7 @@ def test_table3_variants_change_only_their_structural_parameter():
 
 
 def test_grids_are_the_papers():
-    from mddf.experiments.protocols.deepboost import paper_grid
+    from benchmarks.deepboost_protocol import paper_grid
 
     ours = {(g["max_depth"], g["lam"], g["beta"]) for g in deepboost_grid(PAPER)}
     theirs = {(g["max_depth"], g["lam"], g["beta"]) for g in paper_grid(2, "DeepBoost")}
