@@ -26,9 +26,9 @@ if not __package__:  # run as a file: the studies import from the repository roo
 import numpy as np
 
 from benchmarks.data import registry, train_test_arrays
-from benchmarks.harness import Data, Dataset, Study, TrainTest, summary
+from benchmarks.harness import Data, Dataset, Study, TrainTest, mean_std, summary
 from mddf.experiments.protocols import mask_completely_at_random
-from mddf.experiments.tables import markdown_table, mean_std
+from mddf.experiments.tables import markdown_table
 
 
 def case(dataset: str, fraction: float = 0.0, own: bool = False) -> Dataset:

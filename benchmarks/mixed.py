@@ -38,10 +38,10 @@ if not __package__:  # run as a file: the studies import from the repository roo
 
 from benchmarks import _internals
 from benchmarks.data import frames, registry
-from benchmarks.harness import CrossValidation, Study, TrainTest, main_by_flag, not_run, summary
+from benchmarks.harness import CrossValidation, Study, TrainTest, main_by_flag, mean_ranks, mean_std, not_run, summary
 from mddf.experiments.model_summary import predictor_choice
 from mddf.experiments.store import ResultStore
-from mddf.experiments.tables import markdown_table, mean_ranks, mean_std
+from mddf.experiments.tables import markdown_table
 
 DATASETS = ("adult", "fashion-mnist", "letter", "satimage", "mixed_categories", "numeric_interaction")
 QUICK_DATASETS = ("mixed_categories", "numeric_interaction", "iris")

@@ -37,9 +37,9 @@ import numpy as np
 
 from benchmarks import _internals
 from benchmarks.data import frames
-from benchmarks.harness import CrossValidation, Study
+from benchmarks.harness import CrossValidation, Study, mean_ranks
 from mddf.experiments.metrics import standard_error
-from mddf.experiments.tables import markdown_table, mean_ranks, plus_minus
+from mddf.experiments.tables import markdown_table, plus_minus
 
 DATASETS = ("adult", "mixed_categories", "numeric_interaction", "satimage", "letter")
 VARIANTS = ("cascade", "hgb[x,f]", "xgb[x,f]", "hgb[x]", "xgb-margin[x]", "xgb-margin[x,f]")

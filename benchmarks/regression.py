@@ -46,12 +46,13 @@ from benchmarks.harness import (
     TrainTest,
     load_data,
     main_by_flag,
+    mean_std,
     not_run,
     summary,
     timed_fit,
 )
 from mddf.experiments.model_summary import predictor_choice
-from mddf.experiments.tables import markdown_table, mean_std, number
+from mddf.experiments.tables import markdown_table, number
 
 NUMERIC = ("diabetes", "friedman1", "friedman3", "california")
 #: The tables with category columns (pandas DataFrames), run when named in ``--datasets``.

@@ -24,8 +24,6 @@ def run_key(dataset: str, method: str, seed: int, fold=None, fraction=1.0, profi
 
 #: The binding's fields (:meth:`~.binding.Binding.fields`), None in a record bound to nothing.
 BINDING_FIELDS = ("data_sha256", "test_sha256", "settings_sha256")
-#: The fields :func:`new_record` puts first in every record, in order.
-COMMON_FIELDS = ("key", "dataset", "method", "seed", "fold", "status", "error", *BINDING_FIELDS)
 
 
 def new_record(key, dataset, method, seed=None, fold=None, *, status, error=None, binding=None, stamped=True,

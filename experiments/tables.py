@@ -6,7 +6,6 @@ from __future__ import annotations
 import csv
 import io
 import math
-import statistics
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,15 +49,6 @@ def plus_minus(mean: float, std: float | None, digits: int = 2, *, bold: bool = 
     return text
 
 
-def mean_std(values: Sequence[float], digits: int = 2, *, scale: float = 1.0) -> str:
-    """``"mean ± std"`` of ``values`` times ``scale`` (the sample standard deviation, 0 for one value); ``""`` without
-    values."""
-    if not values:
-        return ""
-    std = scale * statistics.stdev(values) if len(values) > 1 else 0.0
-    return plus_minus(scale * statistics.fmean(values), std, digits)
-
-
 def ranks_by_dataset(scores: dict) -> dict:
     """``{label: {dataset: rank}}`` of ``{dataset: {label: score}}`` (higher is better): the one ranking rule of
     the tables. On a dataset where at least two labels have a score, 1 is the highest and ties share their mean
@@ -70,18 +60,6 @@ def ranks_by_dataset(scores: dict) -> dict:
         for label, rank in zip(by_label, rankdata([-v for v in by_label.values()], method="average")):
             ranks.setdefault(label, {})[dataset] = float(rank)
     return ranks
-
-
-def mean_ranks(records: Iterable[dict], methods: Sequence[str], datasets: Sequence[str], key: str = "accuracy") -> dict:
-    """``{method: mean rank}``: each method's rank by its mean ``key`` over its records on each dataset
-    (:func:`ranks_by_dataset`; a record without ``key`` left out), averaged over the datasets where it has one."""
-    records = [r for r in records if key in r]
-    scores = {}
-    for dataset in datasets:
-        found = {m: [r[key] for r in records if r["dataset"] == dataset and r["method"] == m] for m in methods}
-        scores[dataset] = {m: statistics.fmean(values) for m, values in found.items() if values}
-    ranked = ranks_by_dataset(scores)
-    return {m: statistics.fmean(ranked[m].values()) for m in methods if m in ranked}
 
 
 def markdown_table(header: Sequence[str], rows: Iterable[Sequence], align: str | Sequence[str] = "---") -> list:

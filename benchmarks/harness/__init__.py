@@ -52,8 +52,6 @@ The modules: :mod:`.declarations` (what a study declares), :mod:`.study` (its co
 :mod:`.units` (one unit), :mod:`.report` (the default table), :mod:`.pages`, :mod:`.timing`.
 """
 
-from mddf.experiments.tables import mean_ranks
-
 from .declarations import (
     CLASSIFICATION,
     METRICS,
@@ -68,7 +66,7 @@ from .declarations import (
     Unit,
 )
 from .pages import Pages, PagesError
-from .report import default_table, metric_table, not_run, summary
+from .report import default_table, mean_ranks, mean_std, metric_table, not_run, summary
 from .study import Study, command_provenance, main_by_flag, say
 from .timing import interleave, paired_ratios
 from .units import Bindings, fit_and_score, in_fresh_process, load_data, run_unit, scores, timed_fit, unit_rows
@@ -97,6 +95,7 @@ __all__ = [
     "load_data",
     "main_by_flag",
     "mean_ranks",
+    "mean_std",
     "metric_table",
     "not_run",
     "paired_ratios",

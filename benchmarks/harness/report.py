@@ -4,10 +4,32 @@ median seconds, and what did not run."""
 from __future__ import annotations
 
 import statistics
+from collections.abc import Iterable, Sequence
 
-from mddf.experiments.tables import markdown_table, mean_ranks, mean_std
+from mddf.experiments.tables import markdown_table, plus_minus, ranks_by_dataset
 
 from .declarations import METRICS, PERCENT, Results
+
+
+def mean_std(values: Sequence[float], digits: int = 2, *, scale: float = 1.0) -> str:
+    """``"mean ± std"`` of ``values`` times ``scale`` (the sample standard deviation, 0 for one value); ``""`` without
+    values."""
+    if not values:
+        return ""
+    std = scale * statistics.stdev(values) if len(values) > 1 else 0.0
+    return plus_minus(scale * statistics.fmean(values), std, digits)
+
+
+def mean_ranks(records: Iterable[dict], methods: Sequence[str], datasets: Sequence[str], key: str = "accuracy") -> dict:
+    """``{method: mean rank}``: each method's rank by its mean ``key`` over its records on each dataset
+    (:func:`~mddf.experiments.tables.ranks_by_dataset`; a record without ``key`` left out), averaged over the datasets where it has one."""
+    records = [r for r in records if key in r]
+    scores = {}
+    for dataset in datasets:
+        found = {m: [r[key] for r in records if r["dataset"] == dataset and r["method"] == m] for m in methods}
+        scores[dataset] = {m: statistics.fmean(values) for m, values in found.items() if values}
+    ranked = ranks_by_dataset(scores)
+    return {m: statistics.fmean(ranked[m].values()) for m in methods if m in ranked}
 
 
 def summary(results: Results, metric: str) -> dict:

@@ -14,7 +14,7 @@ from typing import Any
 
 from mddf.experiments.binding import latest_bound
 from mddf.experiments.provenance import provenance
-from mddf.experiments.store import COMMON_FIELDS, ResultStore, new_record
+from mddf.experiments.store import BINDING_FIELDS, ResultStore, new_record
 from mddf.experiments.tables import write_markdown, write_rows
 
 from . import units as unit_work
@@ -31,6 +31,9 @@ from .declarations import (
     checkpoints,
 )
 from .report import default_table
+
+#: The fields :func:`~mddf.experiments.store.new_record` puts first in every record, in order.
+COMMON_FIELDS = ("key", "dataset", "method", "seed", "fold", "status", "error", *BINDING_FIELDS)
 
 
 @dataclass

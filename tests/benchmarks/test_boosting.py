@@ -3,12 +3,12 @@
 import json
 
 import pytest
+from provenance_files import read_csv_rows, read_provenance
 
 from benchmarks import boosting
 from benchmarks.boosting_tables import paper
 from benchmarks.deepboost_protocol import TABLE_ALGORITHMS
 from mddf.baselines import DeepBoostClassifier
-from mddf.experiments.provenance import read_csv_rows, read_provenance
 from mddf.experiments.store import ResultStore
 
 

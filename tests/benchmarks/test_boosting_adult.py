@@ -3,10 +3,10 @@
 import re
 
 import pytest
+from provenance_files import read_csv_rows
 from sklearn.datasets import load_breast_cancer
 
 from benchmarks import boosting, boosting_adult
-from mddf.experiments.provenance import read_csv_rows
 
 
 @pytest.mark.slow

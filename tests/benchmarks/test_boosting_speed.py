@@ -1,9 +1,9 @@
 """The boosting study's speed mode: our AdaBoost with stumps against scikit-learn's, fit seconds side by side."""
 
 import pytest
+from provenance_files import read_csv_rows, read_provenance
 
 from benchmarks import boosting
-from mddf.experiments.provenance import read_csv_rows, read_provenance
 
 
 @pytest.mark.slow

@@ -3,11 +3,12 @@ absent, resuming, the rotated interleaved rounds, and the per-round ratios (stan
 
 import numpy as np
 import pytest
+from provenance_files import read_csv_rows, read_provenance
 from study_helpers import read_records
 
 from benchmarks import df21, harness
 from benchmarks.harness import Data
-from mddf.experiments.provenance import MARKDOWN_BEGIN, read_csv_rows, read_provenance
+from mddf.experiments.provenance import MARKDOWN_BEGIN
 
 DF21_VERSIONS, DF21_MISSING = df21.probe_df21(df21.df21_python())
 

@@ -3,10 +3,10 @@
 import importlib.util
 
 import pytest
+from provenance_files import read_provenance
 from study_helpers import read_records
 
 from benchmarks import extensions
-from mddf.experiments.provenance import read_provenance
 
 LIGHTGBM = importlib.util.find_spec("lightgbm") is not None
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from provenance_files import read_provenance
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.dummy import DummyClassifier, DummyRegressor
 from sklearn.ensemble import HistGradientBoostingClassifier
@@ -22,8 +23,7 @@ from benchmarks.data import registry
 from benchmarks.harness import CrossValidation, Data, Dataset, Study, TrainTest, interleave, paired_ratios
 from mddf.experiments.binding import content_sha256, settings_sha256
 from mddf.experiments.metrics import CHECKED_ROWS
-from mddf.experiments.provenance import read_provenance
-from mddf.experiments.store import BINDING_FIELDS, COMMON_FIELDS
+from mddf.experiments.store import BINDING_FIELDS
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -235,7 +235,11 @@ def test_records_are_bound_to_their_rows_and_settings_and_the_old_harness_record
     study = _study(datasets=[Dataset("toy", rows)])
     assert study.main(["--out", str(out), "--seeds", "0", "--quiet"]) == 0
     first = read_records(out)
-    assert list(first[0])[:10] == list(COMMON_FIELDS) and first[0]["fold"] is None and first[0]["error"] is None
+    assert (
+        list(first[0])[:10] == list(harness.study.COMMON_FIELDS)
+        and first[0]["fold"] is None
+        and first[0]["error"] is None
+    )
     assert len({r["data_sha256"] for r in first}) == 1 and first[0]["data_sha256"] == content_sha256(
         *(getattr(rows(None), f) for f in ("X_train", "y_train", "X_test", "y_test"))
     )
@@ -401,3 +405,9 @@ def test_in_fresh_process_returns_what_the_function_returns_in_a_process_of_its_
     import os
 
     assert harness.in_fresh_process(os.getpid) != os.getpid()
+
+
+def test_mean_std_is_the_mean_and_sample_std_with_zero_for_one_value():
+    assert harness.mean_std([0.9, 0.8], scale=100) == "85.00 ± 7.07"
+    assert harness.mean_std([0.5], 4) == "0.5000 ± 0.0000"
+    assert harness.mean_std([]) == ""

@@ -4,12 +4,12 @@ import importlib.util
 
 import numpy as np
 import pytest
+from provenance_files import read_provenance
 from study_helpers import read_records
 
 from benchmarks import data, mixed
 from benchmarks.data import load_frames
 from benchmarks.harness import Unit
-from mddf.experiments.provenance import read_provenance
 
 LIGHTGBM = importlib.util.find_spec("lightgbm") is not None
 SMALL = ["--quick", "--datasets", "mixed_categories", "--n-jobs", "1"]

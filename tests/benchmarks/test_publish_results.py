@@ -3,9 +3,9 @@
 import json
 
 import pytest
+from provenance_files import read_csv_rows, read_provenance
 
 from benchmarks.publish_results import main
-from mddf.experiments.provenance import read_csv_rows, read_provenance
 
 
 def record(dataset, method, seed, accuracy, **extra):

@@ -1,9 +1,9 @@
 """The quadboost study: its tables and CSV say how to regenerate them (the protocol is tested beside)."""
 
+from provenance_files import read_csv_rows, read_provenance
 from study_helpers import read_records
 
 from benchmarks import quadboost
-from mddf.experiments.provenance import read_csv_rows, read_provenance
 
 
 def test_the_study_writes_markdown_and_csv_that_say_how_to_regenerate_them(tmp_path, monkeypatch):

@@ -5,11 +5,11 @@ import importlib.util
 
 import numpy as np
 import pytest
+from provenance_files import read_provenance
 from study_helpers import read_records
 
 from benchmarks import regression
 from benchmarks.harness import Data, Unit
-from mddf.experiments.provenance import read_provenance
 
 LIGHTGBM = importlib.util.find_spec("lightgbm") is not None
 METHODS = [m for m in regression.METHODS if m != "LightGBM" or LIGHTGBM]

@@ -5,9 +5,9 @@ import time
 
 import numpy as np
 import pytest
+from provenance_files import read_csv_rows
 
 from benchmarks import runner_overhead
-from mddf.experiments.provenance import read_csv_rows
 
 
 def test_the_recorded_seconds_add_warm_up_selection_fit_and_prediction(tmp_path):

@@ -2,10 +2,11 @@
 and failure paths (with a stand-in for the fresh-process fit)."""
 
 import pytest
+from provenance_files import read_csv_rows, read_provenance
 from study_helpers import read_records
 
 from benchmarks import harness, scale
-from mddf.experiments.provenance import MARKDOWN_BEGIN, read_csv_rows, read_provenance
+from mddf.experiments.provenance import MARKDOWN_BEGIN
 
 
 @pytest.mark.slow

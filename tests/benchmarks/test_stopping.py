@@ -5,6 +5,7 @@ import json
 
 import numpy as np
 import pytest
+from provenance_files import read_csv_rows, read_provenance
 from sklearn.datasets import make_classification
 from study_helpers import read_records
 
@@ -12,7 +13,7 @@ from benchmarks import _internals, harness
 from benchmarks import stopping as bench_stopping
 from benchmarks.stopping import Layers, MddfRule, PatienceRule
 from mddf import MDDFClassifier
-from mddf.experiments.provenance import MARKDOWN_BEGIN, read_csv_rows, read_provenance
+from mddf.experiments.provenance import MARKDOWN_BEGIN
 
 TINY = {"n_estimators": 5}
 MAX_LAYERS = 6

@@ -8,12 +8,12 @@ import sys
 import numpy as np
 import pandas as pd
 import pytest
+from provenance_files import read_csv_rows
 
 from mddf.datasets.user_data import register, source_for
 from mddf.experiments import cli, executor
 from mddf.experiments.executor import execute
 from mddf.experiments.methods import default_registry
-from mddf.experiments.provenance import read_csv_rows
 from mddf.experiments.runner import run_one
 from mddf.experiments.store import ResultStore
 

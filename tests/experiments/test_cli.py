@@ -11,9 +11,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from provenance_files import read_csv_rows, read_provenance
 
 from mddf.experiments import cli, options
-from mddf.experiments.provenance import read_csv_rows, read_provenance
 
 FAST = ["--quick", "--n-jobs", "1", "--quiet", "--isolation", "inline"]
 

@@ -1,10 +1,10 @@
 """The practitioner's table and figure: mean ± SE, paired difference to the best, the winner only where significant."""
 
 import pytest
+from provenance_files import read_csv_rows
 
 from mddf.experiments.comparison import comparison_of, plot, to_csv, to_markdown, verdict
 from mddf.experiments.metrics import WINNER_RULE
-from mddf.experiments.provenance import read_csv_rows
 
 
 def runs(method, accuracies, **extra):

@@ -6,6 +6,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from provenance_files import read_provenance, strip_provenance
 
 from mddf.experiments import provenance as pv
 
@@ -35,17 +36,17 @@ def test_markdown_header_is_a_marked_block_that_can_be_read_and_stripped():
     md = pv.with_markdown_header("# Title\n\n| a |\n", PROV)
     first = md.splitlines()[:2]
     assert first == [pv.MARKDOWN_BEGIN, "- Command (run from the repository root): `python scripts/x.py --a 'b c'`"]
-    assert pv.read_provenance(md) == PROV
-    assert pv.strip_provenance(md) == "# Title\n\n| a |\n"
+    assert read_provenance(md) == PROV
+    assert strip_provenance(md) == "# Title\n\n| a |\n"
 
 
 def test_csv_round_trips_with_comment_lines():
     body = "dataset,RF,RF std\niris,95.5,1.25\nwine,97.0,\n"
     text = pv.with_csv_header(body, PROV)
     assert text.splitlines()[:2] == ["# command: python scripts/x.py --a 'b c'", "# commit: abc123"]
-    assert pv.read_provenance(text) == PROV
-    assert pv.strip_provenance(text) == body
-    assert list(csv.DictReader(io.StringIO(pv.strip_provenance(text)))) == list(csv.DictReader(io.StringIO(body)))
+    assert read_provenance(text) == PROV
+    assert strip_provenance(text) == body
+    assert list(csv.DictReader(io.StringIO(strip_provenance(text)))) == list(csv.DictReader(io.StringIO(body)))
     pd = pytest.importorskip("pandas")
     frame = pd.read_csv(io.StringIO(text), comment="#")
     assert list(frame.columns) == ["dataset", "RF", "RF std"]

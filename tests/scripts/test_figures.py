@@ -4,13 +4,13 @@ import json
 
 import numpy as np
 import pytest
+from provenance_files import read_csv_rows, read_provenance
 
 from mddf import MDDFClassifier
 from mddf.datasets import load_dataset
 from mddf.experiments.cli import run_script
 from mddf.experiments.feature_export import layer_features
 from mddf.experiments.layers import margin_ratio, oof_layer_margins, staged_accuracy
-from mddf.experiments.provenance import read_csv_rows, read_provenance
 
 TINY = ["--quick", "--n-jobs", "1", "--quiet"]
 

@@ -5,12 +5,12 @@ import sys
 import bench_doubles
 import numpy as np
 import pytest
+from provenance_files import read_csv_rows, read_provenance
 from sklearn.base import clone
 
 from mddf.experiments.cli import COMMANDS, run_script
 from mddf.experiments.methods import default_registry
 from mddf.experiments.paper_tables import PEERS_ORDER
-from mddf.experiments.provenance import read_csv_rows, read_provenance
 from mddf.experiments.registry import BuildContext, unavailable_reason
 
 PEERS = ["LightGBM", "HGB", "ExtraTrees"]

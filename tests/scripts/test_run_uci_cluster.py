@@ -11,6 +11,7 @@ import sys
 
 import bench_doubles
 import pytest
+from provenance_files import strip_provenance
 from runner_process import start_runner, wait_for_first_result
 
 from mddf.experiments.cli import run_script
@@ -22,7 +23,6 @@ from mddf.experiments.cluster import (
     parse_scheduler,
 )
 from mddf.experiments.methods import default_registry
-from mddf.experiments.provenance import strip_provenance
 from mddf.experiments.registry import MethodSpec
 
 #: These tests build environments, start clusters or spawn and signal processes: the slow loop only.

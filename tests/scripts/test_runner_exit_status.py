@@ -9,10 +9,10 @@ import json
 
 import bench_doubles
 import pytest
+from provenance_files import read_csv_rows
 
 from mddf.experiments.cli import run_script
 from mddf.experiments.methods import default_registry
-from mddf.experiments.provenance import read_csv_rows
 
 FAST = ["--quick", "--n-jobs", "1", "--quiet", "--isolation", "inline"]
 

@@ -1,11 +1,11 @@
 """Small-sample study: every class survives the smallest fractions; figure and numbers are written."""
 
 import pytest
+from provenance_files import read_csv_rows, read_provenance, strip_provenance
 
 from mddf.datasets import load_dataset
 from mddf.experiments.cli import run_script
 from mddf.experiments.protocols import subsample
-from mddf.experiments.provenance import read_csv_rows, read_provenance, strip_provenance
 from mddf.experiments.small_sample import DEFAULT_FRACTIONS
 
 

@@ -5,18 +5,17 @@ import csv
 import io
 
 import pytest
+from provenance_files import read_csv_rows
 
 from mddf.datasets import published as paper_results
 from mddf.experiments.methods import default_registry
 from mddf.experiments.paper_tables import write_tables
-from mddf.experiments.provenance import read_csv_rows
 from mddf.experiments.tables import (
     RANK_NOTE,
     Cell,
     build_table,
     csv_text,
     markdown_table,
-    mean_std,
     method_notes,
     number,
     plus_minus,
@@ -234,10 +233,7 @@ def test_number_formats_floats_and_shows_none_and_nan_as_missing():
     assert number(3) == "3" and number("7 (2 fits read back)") == "7 (2 fits read back)"
 
 
-def test_mean_std_is_the_mean_and_sample_std_with_zero_for_one_value():
-    assert mean_std([0.9, 0.8], scale=100) == "85.00 ± 7.07"
-    assert mean_std([0.5], 4) == "0.5000 ± 0.0000"
-    assert mean_std([]) == ""
+def test_plus_minus_shows_the_mean_bold_or_signed_and_the_spread_when_there_is_one():
     assert plus_minus(86.5, None, 3, bold=True) == "**86.500**"
     assert plus_minus(0.25, 0.1, signed=True) == "+0.25 ± 0.10" and plus_minus(-1.0, float("nan")) == "-1.00"
 
