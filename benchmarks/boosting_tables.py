@@ -8,8 +8,9 @@ import os
 import numpy as np
 
 from benchmarks.deepboost_protocol import SELECTIONS, TABLE_ALGORITHMS
+from benchmarks.harness.report import number
 from mddf.datasets.published import DEEPBOOST_TABLES
-from mddf.experiments.tables import markdown_table, number
+from mddf.experiments.tables import markdown_table
 
 #: The DeepBoost paper's rows on all of MNIST (ocr17-mnist, ocr49-mnist), shown beside our ocr17/ocr49 (built from
 #: MNIST's test images); :data:`mddf.datasets.published.DEEPBOOST_TABLES` holds the other rows. Per table:

@@ -43,8 +43,9 @@ import numpy as np
 
 from benchmarks.data import registry, split
 from benchmarks.harness import Study, TrainTest, fit_and_score, load_data, not_run, say
+from benchmarks.harness.report import number
 from mddf.experiments.metrics import standard_error
-from mddf.experiments.tables import markdown_table, number
+from mddf.experiments.tables import markdown_table
 
 ROOT = Path(__file__).resolve().parents[1]
 #: Runs in DF21's own environment, which does not have mddf: a standalone script, not a module.

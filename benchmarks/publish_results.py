@@ -35,8 +35,9 @@ if not __package__:  # run as a file: the studies import from the repository roo
 
 from benchmarks import reproduction
 from benchmarks.harness import Pages, PagesError
+from benchmarks.harness.report import number
 from mddf.experiments.store import ResultStore
-from mddf.experiments.tables import markdown_table, number, plus_minus
+from mddf.experiments.tables import markdown_table, plus_minus
 
 #: What Table 2's cells and columns are (the text under its title).
 TABLE2_NOTE = (

@@ -32,9 +32,10 @@ from sklearn.tree import DecisionTreeClassifier
 
 from benchmarks.data import load
 from benchmarks.harness import Data, Dataset, Study, not_run
+from benchmarks.harness.report import number
 from benchmarks.quadboost_protocol import PAPER_GRIDS, paper_split, run_quadboost_protocol
 from mddf.datasets import list_datasets
-from mddf.experiments.tables import markdown_table, number
+from mddf.experiments.tables import markdown_table
 
 # Names under which the paper's binary UCI sets (Table 1) may be registered; the bundled breast_cancer first.
 PAPER_BINARY_SETS = (

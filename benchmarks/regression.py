@@ -51,8 +51,9 @@ from benchmarks.harness import (
     summary,
     timed_fit,
 )
+from benchmarks.harness.report import number
 from mddf.experiments.model_summary import predictor_choice
-from mddf.experiments.tables import markdown_table, number
+from mddf.experiments.tables import markdown_table
 
 NUMERIC = ("diabetes", "friedman1", "friedman3", "california")
 #: The tables with category columns (pandas DataFrames), run when named in ``--datasets``.

@@ -43,7 +43,8 @@ if not __package__:  # run as a file: the studies import from the repository roo
 import numpy as np
 
 from benchmarks.harness import Data, Dataset, Study, TrainTest, timed_fit
-from mddf.experiments.tables import markdown_table, number
+from benchmarks.harness.report import number
+from mddf.experiments.tables import markdown_table
 
 ROWS = (20_000, 80_000, 320_000, 1_280_000, 2_000_000)
 MODES = {"kfold": {}, "oob": {"class_vectors": "oob"}}

@@ -9,16 +9,7 @@ import statistics
 from dataclasses import dataclass, field
 
 from .defaults import BASELINE
-from .metrics import (
-    MIN_PAIRED_SCORES,
-    WINNER_RULE,
-    Comparison,
-    apart,
-    compare,
-    metric_of,
-    metrics_of,
-    paired_difference,
-)
+from .metrics import MIN_PAIRED_SCORES, WINNER_RULE, apart, compare, metric_of, metrics_of, paired_difference
 from .runbook import SECONDS, run_seconds
 from .tables import csv_text, markdown_table, plus_minus
 
@@ -71,17 +62,10 @@ def comparison_of(
             first = str(errors[0].get("error") or "an error").strip().splitlines()[0][:160]
             failed[m] = f"failed on {len(errors)} of {len(runs)} folds: {first}"
     ok = [r for r in mine if r.get("status") == "ok" and r["method"] not in failed]
-    scores = {  # {metric: {method: {(seed, fold, fraction), the rows of a fold: score}}}
-        name.name: {
-            m: {
-                (r.get("seed"), r.get("fold"), r.get("fraction", 1.0)): r[name.name]
-                for r in ok
-                if r["method"] == m and r.get(name.name) is not None
-            }
-            for m in methods
-        }
-        for name in metrics_of(task, targets)
-    }
+    names = [m.name for m in metrics_of(task, targets)]
+    scores = {name: {m: {} for m in methods} for name in names}  # {metric: {method: {(seed, fold, fraction): score}}}
+    for r, name in ((r, name) for r in ok for name in names if r.get(name) is not None):
+        scores[name][r["method"]][(r.get("seed"), r.get("fold"), r.get("fraction", 1.0))] = r[name]  # a fold's rows
     by_metric = {
         name: compare(values, metric_of(name).greater_is_better, test_train_ratio) for name, values in scores.items()
     }
@@ -94,21 +78,18 @@ def comparison_of(
             ahead = [c.method for c in ranking if sign * paired[c.method][0] > 0 and apart(*paired[c.method])]
     seconds, adapted = {}, {}
     for m in methods:
-        runs = [r for r in ok if r["method"] == m]
-        if not runs:
+        if not (runs := [r for r in ok if r["method"] == m]):
             continue
         compiled = [r["compile_seconds"] for r in runs if r.get("compile_seconds") is not None]
         seconds[m] = {key: statistics.fmean(run_seconds(r, key) for r in runs) for key in SECONDS}
         seconds[m]["compile"] = statistics.fmean(compiled) if compiled else None
-        changed = [r for r in runs if r.get("adapted")]
-        if changed:
+        if changed := [r for r in runs if r.get("adapted")]:
             reasons = sorted({f"{', '.join(r['adapted'])}: {r.get('adapted_because', '')}" for r in changed})
             adapted[m] = (len(changed), len(runs), reasons)
     ranked, skipped = {c.method for c in ranking}, {r["method"] for r in mine if r.get("status") == "skipped"}
     missing = {m: failed.get(m) or ("skipped" if m in skipped else "-") for m in methods if m not in ranked}
     others = {name: {c.method: c for c in rows} for name, rows in by_metric.items()}
-    n_runs = ranking[0].n if ranking else 0
-    shown = (ranking, others, seconds, adapted, missing, n_runs, ahead, tuple(targets))
+    shown = (ranking, others, seconds, adapted, missing, ranking[0].n if ranking else 0, ahead, tuple(targets))
     return DatasetComparison(dataset, task, metric, *shown)
 
 
@@ -143,7 +124,7 @@ def _value(metric: str, mean: float, se: float, bold: bool = False) -> str:
     return plus_minus(scale * mean, scale * se, _digits(metric), bold=bold)
 
 
-def _difference(metric: str, c: Comparison, ties=()) -> str:
+def _difference(metric: str, c, ties=()) -> str:
     if c.method in ties:
         return "best (tie)"
     if c.best:

@@ -38,26 +38,18 @@ def _ordered(names, order):
     return known + [m for m in names if m not in known]
 
 
-def _tabulated(rec, datasets, seeds, profile) -> bool:
-    """Whether ``rec`` is a successful full-training-set run of the tables' datasets, seeds and profile."""
-    return (
-        rec.get("status") == "ok"
-        and rec.get("dataset") in datasets
-        and (rec.get("profile"), rec.get("fraction", 1.0)) == (profile, 1.0)
-        and rec.get("seed") in seeds
-    )
+def _tabulated(records, datasets, seeds, profile) -> list:
+    """The latest records of successful full-training-set runs of the tables' datasets, seeds and profile."""
+    latest = {r["key"]: r for r in records if "key" in r and r.get("method")}
+    ok = [r for r in latest.values() if r.get("status") == "ok" and r.get("dataset") in datasets]
+    return [r for r in ok if r.get("seed") in seeds and (r.get("profile"), r.get("fraction", 1.0)) == (profile, 1.0)]
 
 
 def fit_seconds(records, datasets, methods, seeds, profile) -> dict:
     """``{method: {dataset: "mean fit seconds"}}`` over the successful runs (latest record per run)."""
-    latest = {r["key"]: r for r in records if "key" in r and r.get("method")}
     seconds: dict = {}
-    for rec in latest.values():
-        if (
-            _tabulated(rec, datasets, seeds, profile)
-            and rec["method"] in methods
-            and rec.get("train_seconds") is not None
-        ):
+    for rec in _tabulated(records, datasets, seeds, profile):
+        if rec["method"] in methods and rec.get("train_seconds") is not None:
             seconds.setdefault(rec["method"], {}).setdefault(rec["dataset"], []).append(rec["train_seconds"])
     return {m: {d: f"{sum(v) / len(v):.2f}" for d, v in per.items()} for m, per in seconds.items()}
 
@@ -73,44 +65,33 @@ def write_tables(
     # the cells of a method that does not apply to a dataset whose classes are known read "n/a"
     not_applicable = {
         (d, m)
-        for d in datasets
-        if d in n_classes
+        for d in n_classes
+        if d in datasets
         for m in methods
         if not applicable(specs[m], n_classes[d], image_shapes.get(d))
     }
     tables = _Tables(records, datasets, seeds, profile, cells, papers, k_column, not_applicable, skipped)
-    main_methods, peer_methods, ablation_methods = _table_methods(methods, specs)
     deepboost = " x 10 folds (DeepBoost protocol: test fold i, validation fold i+1, train on the rest)"
     folds = deepboost if "deepboost" in {protocol_of(d) for d in datasets} else ""
     accuracy_note = f"Test accuracy (%), mean ± sample std over {len(seeds)} seed(s){folds}; profile '{profile}'. "
     accuracy_note += "Bold: best of its group."
-    markdown = _write(tables.main(main_methods, accuracy_note), out, "table", prov)
-    if ablation_methods:
-        markdown += "\n" + _write(tables.ablation(ablation_methods), out, "ablation", prov)
-    if peer_methods:
-        markdown += "\n" + _write(tables.peers(peer_methods, accuracy_note), out, "peers", prov)
-    return markdown
-
-
-def _table_methods(methods, specs):
-    """The methods of each table: the main table's (Table 2's order first), the peers' (none without a peer; the
-    compared methods beside them, in :data:`PEERS_ORDER`) and the ablation's (Table 3's, none without one of them)."""
     main = _ordered([m for m in methods if not specs[m].ablation and not specs[m].peer], TABLE2_ORDER)
-    peers = (
-        _ordered([m for m in methods if specs[m].peer or m in PEERS_COMPARED], PEERS_ORDER)
-        if any(specs[m].peer for m in methods)
-        else []
-    )
-    ablation = [m for m in TABLE3_ORDER if m in methods] if any(specs[m].ablation for m in methods) else []
-    return main, peers, ablation
+    markdown = _write(tables.main(main, accuracy_note), out, "table", prov)
+    if any(specs[m].ablation for m in methods):
+        ablation = [m for m in TABLE3_ORDER if m in methods]
+        markdown += "\n" + _write(tables.ablation(ablation), out, "ablation", prov)
+    if any(specs[m].peer for m in methods):
+        peers = _ordered([m for m in methods if specs[m].peer or m in PEERS_COMPARED], PEERS_ORDER)
+        markdown += "\n" + _write(tables.peers(peers, accuracy_note), out, "peers", prov)
+    return markdown
 
 
 def _k_column(records, datasets, seeds, profile) -> dict:
     """The tables' column ``k``: ``{"k": {dataset: k values}}`` of the tabulated runs with a tree budget, each k
     ``/``-joined and marked ``*`` when it is the fallback; {} when no run has one."""
     ks = {}
-    for rec in records:
-        if _tabulated(rec, datasets, seeds, profile) and rec.get("trees_k") is not None:
+    for rec in _tabulated(records, datasets, seeds, profile):
+        if rec.get("trees_k") is not None:
             fallback = str(rec.get("trees_k_source", "")).startswith("fallback")
             ks.setdefault(rec["dataset"], set()).add(f"{rec['trees_k']}{'*' if fallback else ''}")
     return {"k": {d: "/".join(sorted(v)) for d, v in ks.items()}} if ks else {}
@@ -134,9 +115,8 @@ class _Tables:
 
     def main(self, methods, accuracy_note):
         """The main table (the papers' Table 2): our columns, the published ones, the column ``k`` and the notes."""
-        k_note = K_NOTE + (" (column 'k')." if self.k_column else ".")
         descriptions = [
-            (("RF", "XGBoost"), k_note),
+            (("RF", "XGBoost"), self.k_note),
             (("MLP",), "MLP: the adam solver (scikit-learn has no adadelta), architecture chosen on validation rows."),
         ]
         notes = [accuracy_note]
@@ -197,32 +177,29 @@ class _Tables:
     def peers(self, methods, accuracy_note):
         """Today's peers on the same splits and seeds: their accuracy, the column ``k`` and their mean fit seconds."""
         seconds = fit_seconds(self.records, self.datasets, methods, self.seeds, self.profile)
-        extra = {"k": self.k_column["k"]} if self.k_column else {}
-        extra.update({f"{m} fit s": seconds.get(m, {}) for m in methods})
+        extra = {**self.k_column, **{f"{m} fit s": seconds.get(m, {}) for m in methods}}
         title = "Today's peers: test accuracy (%) on the same splits and seeds, papers' protocol"
-        seconds_note = (
-            "fit s: mean wall-clock seconds of the final fit over the seeds (without hyper-parameter search)."
-        )
-        shown = dict(not_applicable=self.not_applicable, skipped=self.skipped)
-        table = build_table(
-            title, self.datasets, methods, self.cells, **shown, notes=[accuracy_note, seconds_note], extra=extra
-        )
+        notes = [accuracy_note, "fit s: mean wall-clock seconds of the final fit over the seeds (without "
+                 "hyper-parameter search)."]  # fmt: skip
+        shown = dict(not_applicable=self.not_applicable, skipped=self.skipped, notes=notes, extra=extra)
+        table = build_table(title, self.datasets, methods, self.cells, **shown)
         quick = "; quick profile: 10 rounds" if self.profile == "quick" else ""
+        hgb = "HGB: scikit-learn's HistGradientBoostingClassifier with its defaults, categorical columns declared"
         table.notes[1:1] = method_notes(
             table,
             [
-                (("RF", "XGBoost", "ExtraTrees"), K_NOTE + (" (column 'k')." if self.k_column else ".")),
+                (("RF", "XGBoost", "ExtraTrees"), self.k_note),
                 (("LightGBM",), f"LightGBM: LGBMClassifier with lightgbm's defaults (verbose=-1){quick}."),
-                (
-                    ("HGB",),
-                    "HGB: scikit-learn's HistGradientBoostingClassifier with its defaults, categorical columns "
-                    f"declared{quick}.",
-                ),
+                (("HGB",), f"{hgb}{quick}."),
                 (("ExtraTrees",), "ExtraTrees: scikit-learn's ExtraTreesClassifier."),
                 (("ExtraTrees", "HGB", "LightGBM"), "No published numbers for {methods}: neither paper ran them."),
             ],
         )
         return table
+
+    @property
+    def k_note(self) -> str:
+        return K_NOTE + (" (column 'k')." if self.k_column else ".")
 
 
 def _write(table, out: Path, stem: str, prov) -> str:

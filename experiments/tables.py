@@ -28,16 +28,6 @@ RANK_NOTE = (
 )
 
 
-def number(value, digits: int = 4, *, missing: str = "—", signed: bool = False) -> str:
-    """A table cell for ``value``: a float with ``digits`` decimals (with its sign when ``signed``), None and
-    NaN as ``missing``, anything else (an int, a string) as ``str(value)``."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return missing
-    if isinstance(value, float):
-        return f"{value:+.{digits}f}" if signed else f"{value:.{digits}f}"
-    return str(value)
-
-
 def plus_minus(mean: float, std: float | None, digits: int = 2, *, bold: bool = False, signed: bool = False) -> str:
     """``"mean ± std"`` with ``digits`` decimals, the mean alone when ``std`` is None or NaN; ``bold`` puts the mean in
     Markdown bold, ``signed`` gives it its sign."""
@@ -112,6 +102,9 @@ class Cell:
     n: int = 0
     text: str | None = None  # replaces the number: "n/a", "error", "skipped", "-"
 
+    def shown(self, bold: bool, digits: int = 3) -> str:
+        return (self.text or "-") if self.mean is None else plus_minus(self.mean, self.std, digits, bold=bold)
+
 
 @dataclass
 class Column:
@@ -148,59 +141,48 @@ class Table:
         return {c.label: ranked.get(c.label, {}) for c in self.columns if c.group == group}
 
     def average_ranks(self, group) -> dict:
-        """``{label: (mean rank, datasets)}``: each column's mean rank over the datasets where it has one (``None``:
-        none), and their number."""
+        """``{label: (mean rank or None, datasets ranked)}`` of each of the group's columns."""
         return {
             label: (float(np.mean(list(v.values()))) if v else None, len(v)) for label, v in self.ranks(group).items()
         }
 
     def ran(self, group="ours") -> list:
         """Labels of the group's columns that have a result (a number) on at least one dataset."""
-        return [
-            c.label
-            for c in self.columns
-            if c.group == group and any(c.cells.get(d, Cell()).mean is not None for d in self.datasets)
-        ]
+        has = [c for c in self.columns if any(c.cells.get(d, Cell()).mean is not None for d in self.datasets)]
+        return [c.label for c in has if c.group == group]
+
+    def ordered(self) -> tuple:
+        """``(our columns, the published columns, {group: average_ranks})``."""
+        ours, paper = ([c for c in self.columns if c.group == g] for g in ("ours", "paper"))
+        return ours, paper, {g: self.average_ranks(g) for g in self.groups()}
 
 
 def method_notes(table: Table, descriptions, group="ours") -> list:
     """The texts of ``descriptions`` (``(methods, text)`` pairs) for which one of ``methods`` has a result in
     ``table``; ``{methods}`` in a text names the ones that do (``"RF and XGBoost use 400·k trees"``)."""
-    ran = table.ran(group)
     notes = []
     for methods, text in descriptions:
-        present = [m for m in ran if m in methods]
-        if not present:
-            continue
-        names = present[0] if len(present) == 1 else ", ".join(present[:-1]) + " and " + present[-1]
-        notes.append(text.replace("{methods}", names))
+        if present := [m for m in table.ran(group) if m in methods]:
+            names = present[0] if len(present) == 1 else ", ".join(present[:-1]) + " and " + present[-1]
+            notes.append(text.replace("{methods}", names))
     return notes
 
 
 def summarize(records, *, fraction=1.0, profile=None, seeds=None) -> dict:
     """``{(dataset, method): Cell}`` from result records (latest record per key): accuracies averaged over seeds
     (and folds), ``std`` their sample standard deviation (two values at least); failures alone read ``"error"``."""
-    latest = {}
-    for rec in records:
-        if "key" in rec and rec.get("method"):
-            latest[rec["key"]] = rec
+    latest = {rec["key"]: rec for rec in records if "key" in rec and rec.get("method")}
     groups: dict = {}
     for rec in latest.values():
-        if rec.get("fraction", 1.0) != fraction or (profile is not None and rec.get("profile") != profile):
-            continue
-        if seeds is not None and rec.get("seed") not in seeds:
-            continue
-        groups.setdefault((rec["dataset"], rec["method"]), []).append(rec)
+        wanted = rec.get("fraction", 1.0) == fraction and profile in (None, rec.get("profile"))
+        if wanted and (seeds is None or rec.get("seed") in seeds):
+            groups.setdefault((rec["dataset"], rec["method"]), []).append(rec)
     cells = {}
     for key, recs in groups.items():
-        accs = [100.0 * r["accuracy"] for r in recs if r.get("status") == "ok"]
-        if accs:
-            std = float(np.std(accs, ddof=1)) if len(accs) > 1 else None
-            cells[key] = Cell(float(np.mean(accs)), std, len(accs))
-        elif any(r.get("status") == "skipped" for r in recs):
-            cells[key] = Cell(text="skipped")
+        if accs := [100.0 * r["accuracy"] for r in recs if r.get("status") == "ok"]:
+            cells[key] = Cell(float(np.mean(accs)), float(np.std(accs, ddof=1)) if len(accs) > 1 else None, len(accs))
         else:
-            cells[key] = Cell(text="error")
+            cells[key] = Cell(text="skipped" if any(r.get("status") == "skipped" for r in recs) else "error")
     return cells
 
 
@@ -209,91 +191,56 @@ def build_table(title, datasets, methods, cells, *, paper=None, paper_std=None, 
     """A :class:`Table`: ``datasets`` as rows, ``methods`` as our columns (``cells``: :func:`summarize`'s), then the
     published ``paper`` columns (``paper_std`` their spread); ``not_applicable`` cells read "n/a", the datasets of
     ``skipped`` "skipped"; ``extra`` informative columns after ours."""
-    skipped = skipped or {}
-    not_applicable = set(not_applicable)
-    columns = []
+    skipped, columns = skipped or {}, []
     for method in methods:
-        col = Column(method, "ours")
+        columns.append(Column(method, "ours"))
         for d in datasets:
-            if d in skipped:
-                col.cells[d] = Cell(text="skipped")
-            elif (d, method) in not_applicable:
-                col.cells[d] = Cell(text=NOT_APPLICABLE)
-            else:
-                col.cells[d] = cells.get((d, method), Cell(text="-"))
-        columns.append(col)
+            cell = (
+                Cell(text=NOT_APPLICABLE) if (d, method) in not_applicable else cells.get((d, method), Cell(text="-"))
+            )
+            columns[-1].cells[d] = Cell(text="skipped") if d in skipped else cell
     for label, values in (paper or {}).items():
-        col = Column(label, "paper")
-        for d in datasets:
-            if d in values:
-                std = (paper_std or {}).get(label, {}).get(d)
-                col.cells[d] = Cell(values[d], std, 1)
-            else:
-                col.cells[d] = Cell(text="-")
-        columns.append(col)
-    all_notes = list(notes)
-    for d, message in skipped.items():
-        if d in datasets:
-            all_notes.append(f"{d}: skipped, {message}")
+        std = (paper_std or {}).get(label, {})
+        cells_of = {d: Cell(values[d], std.get(d), 1) if d in values else Cell(text="-") for d in datasets}
+        columns.append(Column(label, "paper", cells_of))
+    all_notes = list(notes) + [f"{d}: skipped, {message}" for d, message in skipped.items() if d in datasets]
     return Table(title, list(datasets), columns, all_notes, dict(extra or {}))
-
-
-def _fmt(cell: Cell, bold: bool, digits: int = 3) -> str:
-    return (cell.text or "-") if cell.mean is None else plus_minus(cell.mean, cell.std, digits, bold=bold)
 
 
 def to_markdown(table: Table) -> str:
     """The table as GitHub Markdown: bold best values, the rank rows, the notes ending with :data:`RANK_NOTE`."""
-    ours = [c for c in table.columns if c.group == "ours"]
-    paper = [c for c in table.columns if c.group == "paper"]
+    ours, paper, ranks = table.ordered()
     headers = ["Dataset"] + [c.label for c in ours] + list(table.extra) + [c.label for c in paper]
     rows = []
     for d in table.datasets:
         best = {g: table.best(d, g) for g in table.groups()}
-        row = [d]
-        row += [_fmt(c.cells[d], c.label in best["ours"]) for c in ours]
+        row = [d, *(c.cells[d].shown(c.label in best["ours"]) for c in ours)]
         row += [table.extra[label].get(d, "-") for label in table.extra]
-        row += [_fmt(c.cells[d], c.label in best.get("paper", ())) for c in paper]
-        rows.append(row)
-    ranks = {g: table.average_ranks(g) for g in table.groups()}
+        rows.append(row + [c.cells[d].shown(c.label in best.get("paper", ())) for c in paper])
     ranked = [ranks[c.group].get(c.label, (None, 0)) for c in ours + paper]
-    mean = ["-" if r is None else f"{r:.3f}" for r, _ in ranked]
-    count = [str(n) for _, n in ranked]
+    mean, count = ["-" if r is None else f"{r:.3f}" for r, _ in ranked], [str(n) for _, n in ranked]
     for label, cells in (("Avg. rank", mean), ("Datasets ranked", count)):
         rows.append([label, *cells[: len(ours)], *[""] * len(table.extra), *cells[len(ours) :]])
     lines = [f"### {table.title}", "", *markdown_table(headers, rows, [":---"] + ["---:"] * (len(headers) - 1)), ""]
-    lines += [f"- {n}" for n in [*table.notes, RANK_NOTE]]
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + [f"- {n}" for n in [*table.notes, RANK_NOTE]]) + "\n"
 
 
 def to_csv(table: Table) -> str:
     """The table as CSV: mean, std and n per column, a "best (ours)" column, and last the rank row (each column's
     average rank, with the number of datasets it is over in its "n" column)."""
-    ours = [c for c in table.columns if c.group == "ours"]
-    paper = [c for c in table.columns if c.group == "paper"]
-    header = ["dataset"]
-    for c in ours + paper:
-        header += [c.label, f"{c.label} std", f"{c.label} n"]
-    header += list(table.extra) + ["best (ours)"]
-
-    def value(cell):
-        if cell.mean is None:
-            return [cell.text or "", "", 0]
-        return [round(cell.mean, 4), "" if cell.std is None else round(cell.std, 4), cell.n]
-
+    ours, paper, ranks = table.ordered()
+    header = ["dataset", *(f"{c.label}{end}" for c in ours + paper for end in ("", " std", " n"))]
     rows = []
     for d in table.datasets:
         row = [d]
-        for c in ours + paper:
-            row += value(c.cells[d])
+        for cell in (c.cells[d] for c in ours + paper):
+            std = "" if cell.std is None else round(cell.std, 4)
+            row += [cell.text or "", "", 0] if cell.mean is None else [round(cell.mean, 4), std, cell.n]
         row += [table.extra[label].get(d, "") for label in table.extra]
-        row.append(";".join(sorted(table.best(d, "ours"))))
-        rows.append(row)
-    ranks = {g: table.average_ranks(g) for g in table.groups()}
+        rows.append(row + [";".join(sorted(table.best(d, "ours")))])
     row = ["Avg. rank"]
     for c in ours + paper:
         r, n = ranks[c.group].get(c.label, (None, 0))
         row += ["" if r is None else round(r, 4), "", n]
-    row += [""] * len(table.extra) + [""]
-    rows.append(row)
-    return _csv(header, rows)
+    rows.append(row + [""] * len(table.extra) + [""])
+    return _csv(header + list(table.extra) + ["best (ours)"], rows)

@@ -3,12 +3,23 @@ median seconds, and what did not run."""
 
 from __future__ import annotations
 
+import math
 import statistics
 from collections.abc import Iterable, Sequence
 
 from mddf.experiments.tables import markdown_table, plus_minus, ranks_by_dataset
 
 from .declarations import METRICS, PERCENT, Results
+
+
+def number(value, digits: int = 4, *, missing: str = "—", signed: bool = False) -> str:
+    """A table cell for ``value``: a float with ``digits`` decimals (with its sign when ``signed``), None and
+    NaN as ``missing``, anything else (an int, a string) as ``str(value)``."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return missing
+    if isinstance(value, float):
+        return f"{value:+.{digits}f}" if signed else f"{value:.{digits}f}"
+    return str(value)
 
 
 def mean_std(values: Sequence[float], digits: int = 2, *, scale: float = 1.0) -> str:

@@ -411,3 +411,10 @@ def test_mean_std_is_the_mean_and_sample_std_with_zero_for_one_value():
     assert harness.mean_std([0.9, 0.8], scale=100) == "85.00 ± 7.07"
     assert harness.mean_std([0.5], 4) == "0.5000 ± 0.0000"
     assert harness.mean_std([]) == ""
+
+
+def test_number_formats_floats_and_shows_none_and_nan_as_missing():
+    assert harness.report.number(0.12345) == "0.1235"
+    assert harness.report.number(2.5, 1, signed=True) == "+2.5"
+    assert harness.report.number(None) == "—" and harness.report.number(float("nan"), missing="-") == "-"
+    assert harness.report.number(3) == "3" and harness.report.number("7 (2 fits read back)") == "7 (2 fits read back)"

@@ -17,7 +17,6 @@ from mddf.experiments.tables import (
     csv_text,
     markdown_table,
     method_notes,
-    number,
     plus_minus,
     summarize,
     to_csv,
@@ -224,13 +223,6 @@ def test_markdown_table_has_a_header_an_alignment_row_and_one_line_per_row():
     assert markdown_table(["a", "b"], [], [":---", "---:"])[1] == "|:---|---:|"
     with pytest.raises(ValueError, match="1 alignments for 2 columns"):
         markdown_table(["a", "b"], [], [":---"])
-
-
-def test_number_formats_floats_and_shows_none_and_nan_as_missing():
-    assert number(0.12345) == "0.1235"
-    assert number(2.5, 1, signed=True) == "+2.5"
-    assert number(None) == "—" and number(float("nan"), missing="-") == "-"
-    assert number(3) == "3" and number("7 (2 fits read back)") == "7 (2 fits read back)"
 
 
 def test_plus_minus_shows_the_mean_bold_or_signed_and_the_spread_when_there_is_one():
