@@ -114,70 +114,43 @@ def add_user_data_arguments(parser: argparse.ArgumentParser, *, regression: bool
     from .defaults import USER_DATA_TASKS
 
     group = parser.add_argument_group("your own data (instead of a built-in dataset)")
-    group.add_argument(
-        "--data",
-        type=Path,
-        metavar="PATH",
-        help="a CSV file (any separator, possibly compressed: .gz, .bz2, .xz, .zip) or Parquet file (with pyarrow "
-        "installed) with one row per sample; text columns are categories, empty cells missing values",
-    )
+    group.add_argument("--data", type=Path, metavar="PATH", help="a CSV file (any separator, possibly compressed: "
+                       ".gz, .bz2, .xz, .zip) or Parquet file (with pyarrow installed) with one row per sample; text "
+                       "columns are categories, empty cells missing values")  # fmt: skip
     group.add_argument("--target", metavar="COLUMN", help="the column to predict")
-    group.add_argument(
-        "--test",
-        type=Path,
-        metavar="PATH",
-        help="a test file with the same columns (default: the protocol's cross-validation or 70/30 split of --data)",
-    )
-    group.add_argument(
-        "--sep",
-        type=_table_file_option("separator_option"),
-        metavar="CHAR",
-        help="the separator of a CSV file: one character, or 'tab' (default: sniffed among , ; tab |)",
-    )
-    group.add_argument(
-        "--decimal",
-        type=_table_file_option("decimal_option"),
-        metavar="CHAR",
-        help="the decimal mark of a CSV file's numbers: '.' (default) or ',' (a European file: 3,14 with --sep ';', "
-        "which is then sniffed)",
-    )
-    group.add_argument(
-        "--drop", type=csv_list, metavar="COLS", help="comma-separated columns to leave out (e.g. an ID)"
-    )
-    group.add_argument(
-        "--na-values",
-        type=lambda text: [v.strip() for v in text.split(",")],
-        metavar="VALUES",
-        help="comma-separated cell values read as missing, besides empty cells and NA, NaN, null, ... (e.g. '?,-')",
-    )
-    group.add_argument(
-        "--task",
-        choices=USER_DATA_TASKS if regression else tuple(t for t in USER_DATA_TASKS if t != "regression"),
-        default="auto",
-        help="'auto' (default): text labels and few distinct integers are classes, non-integer numbers a regression "
-        "target; an integer target with many distinct values stops and asks for --task"
-        if regression
-        else "'auto' (default) or 'classification' to take integer targets with many distinct values as classes",
-    )
+    group.add_argument("--test", type=Path, metavar="PATH", help="a test file with the same columns (default: the "
+                       "protocol's cross-validation or 70/30 split of --data)")  # fmt: skip
+    group.add_argument("--sep", type=_table_file_option("separator_option"), metavar="CHAR",
+                       help="the separator of a CSV file: one character, or 'tab' (default: sniffed among , ; tab "
+                       "|)")  # fmt: skip
+    group.add_argument("--decimal", type=_table_file_option("decimal_option"), metavar="CHAR",
+                       help="the decimal mark of a CSV file's numbers: '.' (default) or ',' (a European file: 3,14 "
+                       "with --sep ';', which is then sniffed)")  # fmt: skip
+    group.add_argument("--drop", type=csv_list, metavar="COLS", help="comma-separated columns to leave out (e.g. an "
+                       "ID)")  # fmt: skip
+    group.add_argument("--na-values", type=lambda text: [v.strip() for v in text.split(",")], metavar="VALUES",
+                       help="comma-separated cell values read as missing, besides empty cells and NA, NaN, null, ... "
+                       "(e.g. '?,-')")  # fmt: skip
+    tasks = USER_DATA_TASKS if regression else tuple(t for t in USER_DATA_TASKS if t != "regression")
+    group.add_argument("--task", choices=tasks, default="auto", help="'auto' (default): text labels and few distinct "
+                       "integers are classes, non-integer numbers a regression target; an integer target with many "
+                       "distinct values stops and asks for --task" if regression else "'auto' (default) or "
+                       "'classification' to take integer targets with many distinct values as classes")  # fmt: skip
 
 
 def add_files_arguments(parser: argparse.ArgumentParser) -> None:
     """``--data-home`` and ``--download``: where the built-in datasets' files are, and whether to fetch them."""
     parser.add_argument("--data-home", type=Path, help="folder with the benchmark files (sets MDDF_DATA)")
-    parser.add_argument(
-        "--download", action="store_true", help="let the loaders download missing files (default: report them missing)"
-    )
+    parser.add_argument("--download", action="store_true", help="let the loaders download missing files (default: "
+                        "report them missing)")  # fmt: skip
 
 
 def add_dataset_arguments(parser: argparse.ArgumentParser, *, regression: bool = True) -> None:
     """``--dataset NAME``, ``--download``, ``--data-home`` and the ``--data`` options."""
     from .defaults import FALLBACK_DATASET, PAPER_DEFAULT_DATASET, QUICK_DATASET
 
-    parser.add_argument(
-        "--dataset",
-        help=f"dataset name (default: {PAPER_DEFAULT_DATASET} as in the paper when its files are present, "
-        f"else {FALLBACK_DATASET}; with --quick: {QUICK_DATASET})",
-    )
+    parser.add_argument("--dataset", help=f"dataset name (default: {PAPER_DEFAULT_DATASET} as in the paper when its "
+                        f"files are present, else {FALLBACK_DATASET}; with --quick: {QUICK_DATASET})")  # fmt: skip
     add_files_arguments(parser)
     add_user_data_arguments(parser, regression=regression)
 
@@ -189,12 +162,10 @@ def add_mddf_arguments(parser: argparse.ArgumentParser, *, regression: bool = Tr
     from .defaults import QUICK_DATASET
 
     add_dataset_arguments(parser, regression=regression)
-    model = parser.add_argument_group(
-        "the model",
-        "the benchmark's mdDF row: what `mddf benchmark` fits as mdDF under its practitioner protocol,\n"
-        "MDDFClassifier with its defaults and the categorical columns declared (CascadeForestRegressor for a\n"
-        "regression target), with these options on top",
-    )
+    model = parser.add_argument_group("the model", "the benchmark's mdDF row: what `mddf benchmark` fits as mdDF "
+                                      "under its practitioner protocol,\nMDDFClassifier with its defaults and the "
+                                      "categorical columns declared (CascadeForestRegressor for a\nregression target), "
+                                      "with these options on top")  # fmt: skip
     model.add_argument("--seed", type=int, default=0, help="random_state of mdDF (and of sampling)")
     for option, what in (
         ("--n-estimators", "trees per forest (default: the estimator's, 100)"),
@@ -203,45 +174,27 @@ def add_mddf_arguments(parser: argparse.ArgumentParser, *, regression: bool = Tr
     ):
         model.add_argument(option, type=int, help=what)
     parser.add_argument("--n-jobs", type=n_jobs, default=-1, help="threads (-1: all cores)")
-    parser.add_argument(
-        "--quick",
-        action="store_true",
-        help=f"tiny configuration for a smoke test ({QUICK_DATASET}, 10 trees, 3 layers)",
-    )
+    parser.add_argument("--quick", action="store_true",
+                        help=f"tiny configuration for a smoke test ({QUICK_DATASET}, 10 trees, 3 layers)")  # fmt: skip
     parser.add_argument("--quiet", action="store_true", help="no progress output")
 
 
 def add_force_argument(parser: argparse.ArgumentParser) -> None:
     """``--force``: a file in ``--out`` that the subcommand did not write is replaced (:mod:`.outfolder`)."""
-    parser.add_argument(
-        "--force",
-        action="store_true",
-        help="replace the files in --out that it did not write or that were changed since (default: they are moved "
-        "to <out>/old/<UTC time>/)",
-    )
+    parser.add_argument("--force", action="store_true", help="replace the files in --out that it did not write or "
+                        "that were changed since (default: they are moved to <out>/old/<UTC time>/)")  # fmt: skip
 
 
 def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     """How the runners execute: ``--n-jobs``, ``--workers``, ``--isolation``, ``--scheduler``, ``--quiet``."""
-    parser.add_argument(
-        "--n-jobs",
-        type=n_jobs,
-        help="threads per estimator, their OpenMP pools counted (-1: all cores; default: the cores over --workers, "
-        "or 1 with --scheduler: one run per Dask worker thread)",
-    )
-    parser.add_argument(
-        "--workers",
-        type=int,
-        default=1,
-        help="runs executed at the same time (default 1, which keeps timings comparable; "
-        "with --scheduler the cluster's worker threads decide)",
-    )
-    parser.add_argument(
-        "--isolation",
-        choices=("process", "inline"),
-        default="process",
-        help="'process': each run in a worker process, reused from run to run (default); 'inline': in this process",
-    )
+    parser.add_argument("--n-jobs", type=n_jobs, help="threads per estimator, their OpenMP pools counted (-1: all "
+                        "cores; default: the cores over --workers, or 1 with --scheduler: one run per Dask worker "
+                        "thread)")  # fmt: skip
+    parser.add_argument("--workers", type=int, default=1, help="runs executed at the same time (default 1, which "
+                        "keeps timings comparable; with --scheduler the cluster's worker threads decide)")  # fmt: skip
+    parser.add_argument("--isolation", choices=("process", "inline"), default="process",
+                        help="'process': each run in a worker process, reused from run to run (default); 'inline': "
+                        "in this process")  # fmt: skip
     add_scheduler_argument(parser)
     parser.add_argument("--quiet", action="store_true", help="no progress bar and no per-run lines")
 
@@ -295,63 +248,35 @@ examples:
 
 def benchmark_options(parser: argparse.ArgumentParser) -> None:
     """``mddf benchmark``'s options."""
-    parser.add_argument(
-        "--suite", choices=sorted(SUITES), help="dataset suite (default: 'default', scikit-learn's bundled datasets)"
-    )
+    parser.add_argument("--suite", choices=sorted(SUITES), help="dataset suite (default: 'default', scikit-learn's "
+                        "bundled datasets)")  # fmt: skip
     parser.add_argument("--datasets", type=csv_list, help="comma-separated dataset names (default: the suite's)")
     add_user_data_arguments(parser)
     add_protocol_arguments(parser)
-    parser.add_argument(
-        "--methods",
-        type=csv_list,
-        help="comma-separated method names (default: the protocol's methods; see --list); the practitioner "
-        "protocol always adds Baseline",
-    )
-    parser.add_argument(
-        "--ablation",
-        action="store_true",
-        help="add the mdDF structures of the paper's Table 3 (mdDF_SF, mdDF_ST, mdDF_NP)",
-    )
-    parser.add_argument(
-        "--monotone",
-        metavar="COL:SIGN,...",
-        help="with --data: fit mdDF with monotone constraints, e.g. 'income:+1,debt:-1' (its prediction never "
-        "falls as income grows or rises as debt grows; a regression or two-class target); the others unconstrained",
-    )
-    parser.add_argument(
-        "--monotone-class",
-        metavar="LABEL",
-        help="with --monotone and two classes: the class whose probability the constraints are for (default: the "
-        "second of the sorted labels, the one the estimators' monotonic_cst constrains); said on stderr and in the "
-        "table",
-    )
-    parser.add_argument(
-        "--peers",
-        action="store_true",
-        help="add today's peers (LightGBM, HGB, ExtraTrees; no published numbers) and write them with mdDF, "
-        "RF and XGBoost in peers.md / peers.csv",
-    )
-    parser.add_argument(
-        "--seeds",
-        type=parse_seeds,
-        help="number of seeds (3 = seeds 0,1,2) or a comma list: the repetitions of the cross-validation "
-        "(practitioner protocol, default 2) or of each split (papers' protocol, default 1)",
-    )
-    parser.add_argument(
-        "--out",
-        type=Path,
-        help="output folder (default: results/<suite>, results/<suite>-practitioner, or with --data "
-        "results/<file stem>-<sha256 prefix>, -paper appended under --protocol paper, -targets with --target a,b); "
-        "rerun with it to resume; one runner at a time",
-    )
+    parser.add_argument("--methods", type=csv_list, help="comma-separated method names (default: the protocol's "
+                        "methods; see --list); the practitioner protocol always adds Baseline")  # fmt: skip
+    parser.add_argument("--ablation", action="store_true", help="add the mdDF structures of the paper's Table 3 "
+                        "(mdDF_SF, mdDF_ST, mdDF_NP)")  # fmt: skip
+    parser.add_argument("--monotone", metavar="COL:SIGN,...", help="with --data: fit mdDF with monotone constraints, "
+                        "e.g. 'income:+1,debt:-1' (its prediction never falls as income grows or rises as debt "
+                        "grows; a regression or two-class target); the others unconstrained")  # fmt: skip
+    parser.add_argument("--monotone-class", metavar="LABEL", help="with --monotone and two classes: the class whose "
+                        "probability the constraints are for (default: the second of the sorted labels, the one the "
+                        "estimators' monotonic_cst constrains); said on stderr and in the table")  # fmt: skip
+    parser.add_argument("--peers", action="store_true", help="add today's peers (LightGBM, HGB, ExtraTrees; no "
+                        "published numbers) and write them with mdDF, RF and XGBoost in peers.md / "
+                        "peers.csv")  # fmt: skip
+    parser.add_argument("--seeds", type=parse_seeds, help="number of seeds (3 = seeds 0,1,2) or a comma list: the "
+                        "repetitions of the cross-validation (practitioner protocol, default 2) or of each split "
+                        "(papers' protocol, default 1)")  # fmt: skip
+    parser.add_argument("--out", type=Path, help="output folder (default: results/<suite>, "
+                        "results/<suite>-practitioner, or with --data results/<file stem>-<sha256 prefix>, -paper "
+                        "appended under --protocol paper, -targets with --target a,b); rerun with it to resume; one "
+                        "runner at a time")  # fmt: skip
     add_force_argument(parser)
     add_run_arguments(parser)
-    parser.add_argument(
-        "--profile",
-        choices=PROFILES,
-        default="paper",
-        help="'paper': the papers' configurations; 'quick': tiny models for smoke tests",
-    )
+    parser.add_argument("--profile", choices=PROFILES, default="paper", help="'paper': the papers' configurations; "
+                        "'quick': tiny models for smoke tests")  # fmt: skip
     parser.add_argument("--quick", action="store_const", const="quick", dest="profile", help="same as --profile quick")
     add_files_arguments(parser)
     parser.add_argument("--list", action="store_true", help="list suites and methods (with availability) and exit")
@@ -361,35 +286,21 @@ def add_protocol_arguments(parser: argparse.ArgumentParser, *, folds: bool = Tru
     """``--protocol``, ``--metric`` (and ``--folds``): how the runners evaluate (``folds``: the benchmark's)."""
     from .defaults import DEFAULT_FOLDS, PROTOCOLS  # the names only: see the module
 
-    parser.add_argument(
-        "--protocol",
-        choices=PROTOCOLS,
-        help=(
-            "'practitioner': a baseline, early-stopped boosting and a random forest against mdDF, "
-            "cross-validated, with standard errors (default with --data); 'paper': the papers' methods, "
-            "budgets and splits (default for built-in datasets)"
-            if folds
-            else "'practitioner': the benchmark's practitioner methods (a baseline, early-stopped boosting, a "
-            "random forest and mdDF; default with --data); 'paper': the paper's RF, XGBoost, gcForest and mdDF "
-            "(default for built-in datasets); both on the same fractions of each seed's split"
-        ),
-    )
+    parser.add_argument("--protocol", choices=PROTOCOLS, help=(
+        "'practitioner': a baseline, early-stopped boosting and a random forest against mdDF, cross-validated, with "
+        "standard errors (default with --data); 'paper': the papers' methods, budgets and splits (default for built-in "
+        "datasets)" if folds else "'practitioner': the benchmark's practitioner methods (a baseline, early-stopped "
+        "boosting, a random forest and mdDF; default with --data); 'paper': the paper's RF, XGBoost, gcForest and mdDF "
+        "(default for built-in datasets); both on the same fractions of each seed's split"))  # fmt: skip
     if folds:
-        parser.add_argument(
-            "--folds",
-            type=fold_option,
-            default=DEFAULT_FOLDS,
-            help=f"folds of the practitioner protocol's cross-validation (default {DEFAULT_FOLDS}; fewer when a "
-            "class has fewer rows)",
-        )
-    parser.add_argument(
-        "--metric",
-        choices=list(METRICS),
-        help=f"the metric {'that ranks' if folds else 'drawn'} (default: accuracy, but roc_auc when the smallest class "
-        "holds under 40%% of an even share of the rows, under 20%% for two classes; r2 for a regression or several "
-        "numeric targets, subset_accuracy for several yes/no targets)"
-        + ("; every metric is reported" if folds else ""),
-    )
+        parser.add_argument("--folds", type=fold_option, default=DEFAULT_FOLDS, help=f"folds of the practitioner "
+                            f"protocol's cross-validation (default {DEFAULT_FOLDS}; fewer when a class has fewer "
+                            "rows)")  # fmt: skip
+    parser.add_argument("--metric", choices=list(METRICS), help=f"the metric {'that ranks' if folds else 'drawn'} "
+                        "(default: accuracy, but roc_auc when the smallest class holds under 40%% of an even share of "
+                        "the rows, under 20%% for two classes; r2 for a regression or several numeric targets, "
+                        "subset_accuracy for several yes/no targets)" + ("; every metric is reported" if folds else
+                        ""))  # fmt: skip
 
 
 def small_sample_options(parser: argparse.ArgumentParser) -> None:
@@ -398,58 +309,38 @@ def small_sample_options(parser: argparse.ArgumentParser) -> None:
 
     add_dataset_arguments(parser)
     add_protocol_arguments(parser, folds=False)
-    parser.add_argument(
-        "--fractions",
-        type=fractions,
-        help="comma-separated training fractions (default: 0.01,0.02,0.05,0.1,0.2,0.5,1; with --quick 0.05,0.2,1)",
-    )
-    parser.add_argument(
-        "--methods",
-        type=csv_list,
-        help="comma-separated method names (default: the protocol's: "
-        f"{','.join(SMALL_SAMPLE_PAPER_METHODS)} for the papers', the benchmark's for the practitioner's)",
-    )
-    parser.add_argument(
-        "--seeds", type=parse_seeds, default="3", help="number of seeds (3 = seeds 0,1,2, the default) or a comma list"
-    )
-    parser.add_argument(
-        "--out",
-        type=Path,
-        help="output folder (default: results/small_sample, or with --data results/<file stem>-<sha256 "
-        "prefix>/small_sample); results.jsonl there makes reruns resume; one runner at a time",
-    )
+    parser.add_argument("--fractions", type=fractions, help="comma-separated training fractions (default: "
+                        "0.01,0.02,0.05,0.1,0.2,0.5,1; with --quick 0.05,0.2,1)")  # fmt: skip
+    parser.add_argument("--methods", type=csv_list, help="comma-separated method names (default: the protocol's: "
+                        f"{','.join(SMALL_SAMPLE_PAPER_METHODS)} for the papers', the benchmark's for the "
+                        "practitioner's)")  # fmt: skip
+    parser.add_argument("--seeds", type=parse_seeds, default="3", help="number of seeds (3 = seeds 0,1,2, the "
+                        "default) or a comma list")  # fmt: skip
+    parser.add_argument("--out", type=Path, help="output folder (default: results/small_sample, or with --data "
+                        "results/<file stem>-<sha256 prefix>/small_sample); results.jsonl there makes reruns resume; "
+                        "one runner at a time")  # fmt: skip
     add_force_argument(parser)
     add_run_arguments(parser)
-    parser.add_argument(
-        "--quick", action="store_true", help="smoke test: digits, tiny models ('quick' profile), fractions 0.05,0.2,1"
-    )
+    parser.add_argument("--quick", action="store_true", help="smoke test: digits, tiny models ('quick' profile), "
+                        "fractions 0.05,0.2,1")  # fmt: skip
 
 
 def export_features_options(parser: argparse.ArgumentParser) -> None:
     """``mddf export-features``'s options."""
     add_mddf_arguments(parser)
     parser.add_argument("--include-raw", action="store_true", help="also store X_train and X_test")
-    parser.add_argument(
-        "--out",
-        type=Path,
-        default=None,
-        help="output .npz (default: results/features/<dataset>_mddf_features.npz; with --data "
-        "<file stem>-<sha256 prefix> for <dataset>); a file there that it did not write is refused unless --force",
-    )
-    parser.add_argument(
-        "--force", action="store_true", help="replace the --out file even if it did not write it (or it was changed)"
-    )
+    parser.add_argument("--out", type=Path, default=None, help="output .npz (default: "
+                        "results/features/<dataset>_mddf_features.npz; with --data <file stem>-<sha256 prefix> for "
+                        "<dataset>); a file there that it did not write is refused unless --force")  # fmt: skip
+    parser.add_argument("--force", action="store_true", help="replace the --out file even if it did not write it (or "
+                        "it was changed)")  # fmt: skip
 
 
 def plot_layers_options(parser: argparse.ArgumentParser) -> None:
     """``mddf plot-layers``'s options."""
     add_mddf_arguments(parser, regression=False)
-    parser.add_argument(
-        "--margin-layers",
-        type=layer_list,
-        default=None,
-        help="layers whose margin distribution is drawn, e.g. '1,2,last' (default: 4 spread out)",
-    )
+    parser.add_argument("--margin-layers", type=layer_list, default=None, help="layers whose margin distribution is "
+                        "drawn, e.g. '1,2,last' (default: 4 spread out)")  # fmt: skip
     parser.add_argument("--out", type=Path, default=Path("results/figures"), help="output folder")
     add_force_argument(parser)
 
@@ -457,12 +348,10 @@ def plot_layers_options(parser: argparse.ArgumentParser) -> None:
 def plot_tsne_options(parser: argparse.ArgumentParser) -> None:
     """``mddf plot-tsne``'s options."""
     add_mddf_arguments(parser, regression=False)
-    parser.add_argument(
-        "--layers", type=layer_list, default=None, help="layers to embed, e.g. '1,2,4,last' (default: 4 spread out)"
-    )
-    parser.add_argument(
-        "--max-points", type=int, default=1500, help="stratified sample of rows embedded per split (t-SNE is quadratic)"
-    )
+    parser.add_argument("--layers", type=layer_list, default=None, help="layers to embed, e.g. '1,2,4,last' "
+                        "(default: 4 spread out)")  # fmt: skip
+    parser.add_argument("--max-points", type=int, default=1500, help="stratified sample of rows embedded per split "
+                        "(t-SNE is quadratic)")  # fmt: skip
     parser.add_argument("--perplexity", type=float, default=30.0)
     parser.add_argument("--out", type=Path, default=Path("results/figures"), help="output folder")
     add_force_argument(parser)
