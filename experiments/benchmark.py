@@ -26,15 +26,7 @@ from .outfolder import OutputFiles, probe, write_text, writing
 from .outlock import hold
 from .paper_tables import write_tables
 from .planning import available as usable_methods
-from .planning import (
-    bindings,
-    check_task,
-    describe,
-    metric_for,
-    practitioner_folds,
-    ranking_metric,
-    unusable_folds,
-)
+from .planning import bindings, check_task, describe, metric_for, practitioner_folds, ranking_metric, unusable_folds
 from .protocols.practitioner import TooFewRows
 from .provenance import one_line, provenance, with_csv_header
 from .registry import SEVERAL_TARGETS, unavailable_reason
@@ -67,10 +59,8 @@ def list_registry(registry, out=sys.stdout):
         ons = (spec.binary_only, *tasks, spec.practitioner, spec.ablation, spec.peer, opt_in)
         flags = [flag for flag, on in zip(flags, ons) if on]
         state, shown = "available" if reason is None else "UNAVAILABLE", f" [{', '.join(flags)}]" if flags else ""
-        print(
-            f"  {spec.name:<14} {state:<12} {spec.description}{shown}" + (f"\n  {'':<14} {reason}" if reason else ""),
-            file=out,
-        )
+        why = f"\n  {'':<14} {reason}" if reason else ""
+        print(f"  {spec.name:<14} {state:<12} {spec.description}{shown}{why}", file=out)
 
 
 def _short(message: str, limit: int = 200) -> str:
@@ -151,7 +141,7 @@ def _run_in(out, args, registry, datasets, available, source, command, protocol,
         except DatasetUnavailable as exc:
             skipped[name] = _short(str(exc))
             print(f"skipped dataset {name}: {exc}", file=sys.stderr)
-            store.append(_dataset_record(name, "skipped", message=str(exc)))
+            store.append(new_record(f"{name}|dataset", name, None, status="skipped", message=str(exc)))
             continue
         except DatasetError as exc:
             # A corrupt or tampered file (mddf.datasets.CorruptFileError, ChecksumError): report it and
@@ -159,7 +149,7 @@ def _run_in(out, args, registry, datasets, available, source, command, protocol,
             message = f"could not be loaded ({type(exc).__name__}: {exc})"
             skipped[name] = unloadable[name] = _short(message)
             print(f"dataset {name} {message}", file=sys.stderr)
-            store.append(_dataset_record(name, "error", error=message))
+            store.append(new_record(f"{name}|dataset", name, None, status="error", error=message))
             continue
         except ValueError as exc:
             raise UsageError(str(exc)) from None  # unknown dataset name
@@ -186,11 +176,8 @@ def _run_in(out, args, registry, datasets, available, source, command, protocol,
     tasks = plan(usable, available, seeds, **planned, n_folds=n_folds, tasks=tasks_of, bindings=bound, metrics=rankings)
     tasks = [t for t in tasks if (t.dataset, t.method) not in too_small]
     if not tasks:
-        if usable:
-            why = f"none of {', '.join(s.name for s in available)} applies to {', '.join(usable)}"
-        else:
-            why = "no dataset could be loaded"
-        print(f"nothing to run: {why}", file=sys.stderr)
+        why = f"none of {', '.join(s.name for s in available)} applies to {', '.join(usable)}" if usable else None
+        print(f"nothing to run: {why or 'no dataset could be loaded'}", file=sys.stderr)
         _print_skipped(skipped)
         return EXIT_NOTHING_TO_RUN
     made = [f"{stem}.{kind}" for stem in ("table", "ablation", "peers") for kind in ("md", "csv")] + [FIGURE]
@@ -218,10 +205,8 @@ def _run_in(out, args, registry, datasets, available, source, command, protocol,
     loaded = f" ({len(unloadable)} could not be loaded)" if unloadable else ""
     not_ok = report(tasks, store, [f"{len(skipped)} dataset(s) skipped{loaded}"] if skipped else [])
     _print_skipped(skipped)
-    print(
-        f"results: {store.path}\ntables: {out / 'table.md'}, {out / 'table.csv'}; figure: {out / FIGURE}",
-        file=sys.stderr,
-    )
+    tables = f"{out / 'table.md'}, {out / 'table.csv'}"
+    print(f"results: {store.path}\ntables: {tables}; figure: {out / FIGURE}", file=sys.stderr)
     return EXIT_RUN_FAILED if not_ok or unloadable else EXIT_OK
 
 
@@ -244,17 +229,12 @@ def write_comparison(records, out, datasets, methods, ranks, tasks_of, n_folds, 
     its metric of ``ranks`` (``{dataset: metric}``, :func:`~.planning.ranking_metric`); return the Markdown."""
     comparisons, titles = [], {}
     for dataset in datasets:
-        task = tasks_of[dataset]
-        ranking = ranks[dataset]
-        k = n_folds.get(dataset)
+        task, ranking, k = tasks_of[dataset], ranks[dataset], n_folds.get(dataset)
         ratio = 1.0 / (k - 1) if k else 0.0
         comparisons.append(comparison_of(records, dataset, methods, ranking, task, test_train_ratio=ratio))
         name = Path(source.path).name if source is not None else dataset
-        how = (
-            f"{k}-fold cross-validation x {len(seeds)} seed(s)"
-            if k
-            else f"the fixed test file {Path(source.test_path).name} x {len(seeds)} seed(s)"
-        )
+        how = f"{k}-fold cross-validation" if k else f"the fixed test file {Path(source.test_path).name}"
+        how += f" x {len(seeds)} seed(s)"
         name += f", targets {', '.join(source.targets)}" if task in SEVERAL_TARGETS else ""
         titles[dataset] = f"{name}: {metric_of(ranking).shown}, practitioner protocol, {how}"
     seed_list = ", ".join(map(str, seeds))
@@ -294,11 +274,6 @@ def write_paper_figure(records, out, datasets, methods, prov) -> None:
         from .figures import save_figure
 
         save_figure(plot_comparison(comparisons, "papers' protocol"), out, FIGURE_STEM, prov, formats=("png",))
-
-
-def _dataset_record(name: str, status: str, **why) -> dict:
-    """The record saying why a dataset could not be loaded (``why``: its ``message`` or ``error``)."""
-    return new_record(f"{name}|dataset", name, None, status=status, **why)
 
 
 def _print_skipped(skipped: dict) -> None:

@@ -32,44 +32,28 @@ class Status:
     others: str
 
 
+# fmt: off
 STATUSES = (
-    Status(
-        EXIT_OK,
-        "done",
-        "every planned run finished ok (runs finished by an earlier invocation count)",
-        "done: the files were written (`datasets`: the list was printed)",
-    ),
-    Status(
-        EXIT_RUN_FAILED,
-        "a run failed or an unexpected error",
-        "a run failed, a dataset file could not be loaded (corrupt, wrong checksum), the Dask cluster (--scheduler) "
-        "could not be used, or an unexpected error (with its traceback)",
-        "an unexpected error (with its traceback)",
-    ),
-    Status(
-        EXIT_USAGE,
-        "usage error or nothing to run",
-        "usage error, or nothing could run: an unusable --data file, an --out that is a file, that cannot be written "
-        "(read-only, a full disk) or that another runner holds, a method named in --methods whose package is not "
-        "installed, no requested method available or applicable, every dataset skipped (its files missing and "
-        "--download not given)",
-        "usage error, an unusable --data file, an --out that cannot be written (read-only, a full disk, before the "
-        "fit or while its files are written, none left cut) or whose file export-features would replace without "
-        "--force, or the dataset is not available (its files missing and --download not given)",
-    ),
-    Status(
-        EXIT_INTERRUPTED,
-        "Ctrl-C",
-        "interrupted by Ctrl-C (SIGINT); the finished runs are kept: rerun the same command to resume",
-        "interrupted by Ctrl-C (SIGINT)",
-    ),
-    Status(
-        EXIT_TERMINATED,
-        "SIGTERM",
-        "stopped by SIGTERM; the finished runs are kept, as after Ctrl-C",
-        "stopped by SIGTERM, said in one line (terminated (SIGTERM)); no file left cut",
-    ),
+    Status(EXIT_OK, "done", "every planned run finished ok (runs finished by an earlier invocation count)",
+           "done: the files were written (`datasets`: the list was printed)"),
+    Status(EXIT_RUN_FAILED, "a run failed or an unexpected error", "a run failed, a dataset file could not be "
+           "loaded (corrupt, wrong checksum), the Dask cluster (--scheduler) could not be used, or an unexpected "
+           "error (with its traceback)",
+           "an unexpected error (with its traceback)"),
+    Status(EXIT_USAGE, "usage error or nothing to run", "usage error, or nothing could run: an unusable --data "
+           "file, an --out that is a file, that cannot be written (read-only, a full disk) or that another runner "
+           "holds, a method named in --methods whose package is not installed, no requested method available or "
+           "applicable, every dataset skipped (its files missing and --download not given)",
+           "usage error, an unusable --data file, an --out that cannot be written (read-only, a full disk, before "
+           "the fit or while its files are written, none left cut) or whose file export-features would replace "
+           "without --force, or the dataset is not available (its files missing and --download not given)"),
+    Status(EXIT_INTERRUPTED, "Ctrl-C", "interrupted by Ctrl-C (SIGINT); the finished runs are kept: rerun the same "
+           "command to resume",
+           "interrupted by Ctrl-C (SIGINT)"),
+    Status(EXIT_TERMINATED, "SIGTERM", "stopped by SIGTERM; the finished runs are kept, as after Ctrl-C",
+           "stopped by SIGTERM, said in one line (terminated (SIGTERM)); no file left cut"),
 )
+# fmt: on
 
 
 class Terminated(SystemExit):
@@ -96,20 +80,17 @@ def sigterm_raises():
 
 def meanings(command: str) -> dict:
     """``{code: meaning}`` for subcommand ``command``."""
-    runner = command in RUNNERS
-    return {s.code: (s.runners if runner else s.others) for s in STATUSES}
+    return {s.code: (s.runners if command in RUNNERS else s.others) for s in STATUSES}
 
 
 def epilog(command: str) -> str:
     """The ``exit status:`` section of ``command``'s ``--help``."""
-    lines = ["exit status:"]
-    for code, meaning in meanings(command).items():
-        text = meaning.replace("`", "")
-        lines.append(textwrap.fill(text, 88, initial_indent=f"  {code:<5}", subsequent_indent=" " * 7))
+    lines = ["exit status:"] + [
+        textwrap.fill(meaning.replace("`", ""), 88, initial_indent=f"  {code:<5}", subsequent_indent=" " * 7)
+        for code, meaning in meanings(command).items()
+    ]
     if command in RUNNERS:
-        lines.append(
-            textwrap.fill("The summary at the end (stderr) names the failed runs and the skipped datasets.", 88)
-        )
+        lines.append("The summary at the end (stderr) names the failed runs and the skipped datasets.")
     lines.append("Errors about the input are one line on stderr, '<program>: error: <what is wrong>'.")
     return "\n".join(lines)
 

@@ -100,32 +100,15 @@ def run_one(
 ) -> dict:
     """Run one (dataset, method, seed[, fold, fraction]) and return its result record; never raises.
 
-    Parameters
-    ----------
-    dataset, method : str
-        A dataset name (or a user file of ``user_data``) and a registry method name.
-    seed : int
-        Seeds the estimator, the validation hold-out, the sub-sample and the fold shuffle.
-    fold, n_folds : int or None
-        Fold of the DeepBoost protocol, or of the practitioner's ``n_folds``-fold cross-validation; None: the split.
-    fraction : float in (0, 1]
-        Stratified fraction of the training rows (small-sample study).
-    profile, protocol : {"paper", "quick"}, {"paper", "practitioner"}
-    n_jobs : int, optional
-        Threads of the estimator, its OpenMP and BLAS pools included.
-    trees_k, trees_per_layer, trees_k_source :
-        Tree budget of tree-budget methods (RF, XGBoost): ``trees_per_layer * trees_k`` trees.
-    registry, validation_fraction, cache_dataset, download :
-        The methods; the held-out share for selection; keep the last :data:`DATASET_CACHE_SIZE` datasets; download.
-    user_data, binding : optional
-        ``{name: UserDataSource.as_dict()}`` of user files; the data and settings planned (:mod:`.binding`).
-
-    Returns
-    -------
-    dict
-        ``status`` ``"ok"``, ``"error"`` (``error``, ``traceback``) or ``"skipped"`` (``message``); an ``ok`` record
-        holds every metric of its task and the seconds (``compile_seconds``, ``selection_seconds``,
-        ``train_seconds``, ``total_seconds``, ``predict_seconds``, ``predict_proba_seconds``)."""
+    ``dataset`` is a dataset name or a user file of ``user_data`` (``{name: UserDataSource.as_dict()}``), ``method``
+    a name of ``registry``; ``seed`` seeds the estimator, the hold-outs, the sub-sample and the folds; ``fold`` is a
+    fold of the DeepBoost protocol or of the practitioner's ``n_folds``-fold cross-validation (None: the split);
+    ``fraction`` a stratified share of the training rows; ``n_jobs`` the estimator's threads (OpenMP and BLAS pools
+    included); ``trees_per_layer * trees_k`` the trees of a tree-budget method (RF, XGBoost); ``validation_fraction``
+    the rows held out for selection; ``cache_dataset`` keeps the last :data:`DATASET_CACHE_SIZE` datasets;
+    ``binding`` the data and settings planned (:mod:`.binding`). The record's ``status`` is ``"ok"`` (every metric of
+    its task and the seconds: ``compile_seconds``, ``selection_seconds``, ``train_seconds``, ``total_seconds``,
+    ``predict_seconds``), ``"error"`` (``error``, ``traceback``) or ``"skipped"`` (``message``)."""
     registry = registry or default_registry()
     memory = PeakMemory().start()
     key = run_key(dataset, method, seed, fold, fraction, profile, protocol)
@@ -149,7 +132,17 @@ def run_one(
             raise ValueError(f"{spec.name} does not handle {task}")
         if spec.binary_only and n_classes != 2:
             raise ValueError(f"{spec.name} handles two-class problems only; {dataset} has {n_classes} classes")
-        n_trees = _tree_budget(spec, profile, trees_k, trees_per_layer, trees_k_source, record)
+        n_trees = None
+        if spec.tree_budget:  # trees_per_layer * trees_k: the fallback k without trees_k, the profile's per layer
+            from .methods import FALLBACK_TREES_K
+            from .methods import trees_per_layer as per_layer
+
+            if trees_k is None:
+                trees_k, trees_k_source = FALLBACK_TREES_K, "fallback (no mdDF result for this run)"
+            trees_per_layer = trees_per_layer or per_layer(profile)
+            n_trees = int(trees_per_layer * trees_k)
+            record.update(trees_k=int(trees_k), trees_per_layer=int(trees_per_layer), trees_k_source=trees_k_source)
+            record["n_trees_budget"] = n_trees
         run = dict(seed=int(seed), n_jobs=n_jobs, profile=profile, n_trees=n_trees, task=task, protocol=protocol)
         ctx = BuildContext.of(ds, n_classes, **run)
         labels = _Labels(data.y_train, task)
@@ -197,23 +190,6 @@ def _load_bound(dataset, record, user_data, cache_dataset, download, binding):
     return ds
 
 
-def _tree_budget(spec, profile, trees_k, trees_per_layer, trees_k_source, record):
-    """The trees of a tree-budget method (RF, XGBoost), ``trees_per_layer * trees_k``, also written in ``record``;
-    None for another method. Without ``trees_k`` the fallback k is used, without ``trees_per_layer`` the profile's."""
-    if not spec.tree_budget:
-        return None
-    from .methods import FALLBACK_TREES_K
-    from .methods import trees_per_layer as _default_tpl
-
-    if trees_k is None:
-        trees_k, trees_k_source = FALLBACK_TREES_K, "fallback (no mdDF result for this run)"
-    trees_per_layer = trees_per_layer or _default_tpl(profile)
-    n_trees = int(trees_per_layer * trees_k)
-    record.update(trees_k=int(trees_k), trees_per_layer=int(trees_per_layer), trees_k_source=trees_k_source)
-    record["n_trees_budget"] = n_trees
-    return n_trees
-
-
 @contextmanager
 def _fit_conditions(n_jobs):
     """What the fit and the prediction run under: every warning recorded (in the list this yields, even when they
@@ -233,12 +209,9 @@ def _fitted_estimator(spec, ctx, data, labels, record, classes):
     if estimator is None:
         params = selection["chosen"] if selection else {}
         estimator = spec.build(ctx, **params)
-        adapted = adapt_to_small_classes(estimator, len(data.y_train) if labels.plain else labels.min_rows)
-        if adapted:
-            record["adapted"] = adapted
-            record["adapted_because"] = (
-                f"{len(data.y_train)} training rows" if labels.plain else labels.smallest(classes)
-            )
+        if adapted := adapt_to_small_classes(estimator, len(data.y_train) if labels.plain else labels.min_rows):
+            why = f"{len(data.y_train)} training rows" if labels.plain else labels.smallest(classes)
+            record.update(adapted=adapted, adapted_because=why)
         t0, c0 = time.perf_counter(), time.process_time()
         estimator.fit(data.X_train, labels.encoded)
         record.update(train_seconds=time.perf_counter() - t0, train_cpu_seconds=time.process_time() - c0)
