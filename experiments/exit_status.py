@@ -1,11 +1,10 @@
 """The exit statuses of the ``mddf`` command and its scripts: one table (:data:`STATUSES`), from which ``--help``
-(:func:`epilog`) and the table of ``docs/user_guide/command_line.md`` (:func:`markdown_table`, written there by
-``docs/_scripts/generated_blocks.py``) are made."""
+(:func:`epilog`) and the table of ``docs/user_guide/command_line.md`` (``docs/_scripts/generated_blocks.py``) are
+made."""
 
 from __future__ import annotations
 
 import contextlib
-import re
 import signal
 import textwrap
 import threading
@@ -98,13 +97,3 @@ def epilog(command: str) -> str:
 def summary() -> str:
     """One line for ``mddf --help``: each status and its short meaning."""
     return "exit status: " + ", ".join(f"{s.code} {s.short}" for s in STATUSES) + " (details: <subcommand> --help)"
-
-
-def markdown_table() -> str:
-    """The table of the documentation: status, meaning for the runners, meaning for the other subcommands (options
-    such as ``--data`` as code)."""
-    lines = ["| status | `benchmark`, `small-sample` | other subcommands |", "|---|---|---|"]
-    for s in STATUSES:
-        runners, others = (re.sub(r"(?<![`\w])(--[a-z][a-z-]*)", r"`\1`", text) for text in (s.runners, s.others))
-        lines.append(f"| {s.code} | {runners} | {others} |")
-    return "\n".join(lines) + "\n"

@@ -150,10 +150,17 @@ def realdata(results=RESULTS, page=PAGE) -> str:
 
 
 def exit_statuses() -> str:
-    """The command-line page's table of the exit statuses."""
-    from mddf.experiments.exit_status import markdown_table
+    """The command-line page's table of the exit statuses: status, meaning for the runners, meaning for the other
+    subcommands (options such as ``--data`` as code)."""
+    import re
 
-    return markdown_table()
+    from mddf.experiments.exit_status import STATUSES
+
+    lines = ["| status | `benchmark`, `small-sample` | other subcommands |", "|---|---|---|"]
+    for s in STATUSES:
+        runners, others = (re.sub(r"(?<![`\w])(--[a-z][a-z-]*)", r"`\1`", text) for text in (s.runners, s.others))
+        lines.append(f"| {s.code} | {runners} | {others} |")
+    return "\n".join(lines) + "\n"
 
 
 #: page -> (name of its block, what the block holds, the function writing it)
