@@ -218,10 +218,8 @@ def set_aside_stale(store, tasks, log, *, alone=False, made=()) -> Path | None:
     aside = move_aside(store.path.parent, moved)
     for record in kept:
         store.append(record)
-    log(
-        f"{store.path} held {len(stale)} result(s) of other data or settings ({_difference(stale, data, planned)}); "
-        f"moved {', '.join(moved)} to {aside}/ and kept the {len(kept)} record(s) that match"
-    )
+    log(f"{store.path} held {len(stale)} result(s) of other data or settings ({_difference(stale, data, planned)}); "
+        f"moved {', '.join(moved)} to {aside}/ and kept the {len(kept)} record(s) that match")  # fmt: skip
     return aside
 
 

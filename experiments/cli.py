@@ -53,12 +53,9 @@ class Command:
     def parser(self, prog: str | None = None) -> argparse.ArgumentParser:
         """Its parser, ``prog`` naming it in messages (default ``mddf <name>``)."""
         description = self.description or options.help_text(self.module)
-        parser = argparse.ArgumentParser(
-            prog=prog or f"{PROG} {self.name}",
-            description=description,
-            epilog=exit_status.epilog(self.name),
-            formatter_class=argparse.RawDescriptionHelpFormatter,
-        )
+        parser = argparse.ArgumentParser(prog=prog or f"{PROG} {self.name}", description=description,
+                                         epilog=exit_status.epilog(self.name),
+                                         formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
         self.options(parser)
         return parser
 
@@ -159,12 +156,9 @@ def script_entry(name: str, script) -> int:
 def _parser() -> argparse.ArgumentParser:
     """``mddf``'s parser: ``--version`` and a bare entry per subcommand (its line in ``mddf --help``), so that
     ``mddf --help`` and ``mddf --version`` build no subcommand's options."""
-    parser = argparse.ArgumentParser(
-        prog=PROG,
-        description="Margin-distribution deep forest: benchmarks, studies, features and figures from the "
-        "command line. `mddf <subcommand> --help` describes each subcommand.",
-        epilog=exit_status.summary(),
-    )
+    parser = argparse.ArgumentParser(prog=PROG, description="Margin-distribution deep forest: benchmarks, studies, "
+                                     "features and figures from the command line. `mddf <subcommand> --help` "
+                                     "describes each subcommand.", epilog=exit_status.summary())  # fmt: skip
     parser.add_argument("--version", action="version", version=f"{PROG} {version()}")
     sub = parser.add_subparsers(dest="command", metavar="<subcommand>")
     for name, spec in COMMANDS.items():

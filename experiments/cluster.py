@@ -79,15 +79,10 @@ def parse_scheduler(text: str) -> SchedulerSpec:
 
 def add_scheduler_argument(parser: argparse.ArgumentParser) -> None:
     """``--scheduler``, shared by the scripts that execute many runs."""
-    parser.add_argument(
-        "--scheduler",
-        type=parse_scheduler,
-        default=None,
-        metavar="ADDRESS|local:N",
-        help="run every run as a task on a Dask cluster: the address of a running scheduler "
-        "(tcp://HOST:8786) or local:N to start N single-threaded local worker processes; "
-        f"needs the 'dask' extra ({INSTALL_HINT})",
-    )
+    parser.add_argument("--scheduler", type=parse_scheduler, default=None, metavar="ADDRESS|local:N",
+                        help="run every run as a task on a Dask cluster: the address of a running scheduler "
+                        "(tcp://HOST:8786) or local:N to start N single-threaded local worker processes; "
+                        f"needs the 'dask' extra ({INSTALL_HINT})")  # fmt: skip
 
 
 def import_distributed():
@@ -108,10 +103,8 @@ def check_scheduler_args(parser: argparse.ArgumentParser, args: argparse.Namespa
     if args.scheduler is None:
         return
     if args.workers != 1 or args.isolation != "process":
-        parser.error(
-            "--workers and --isolation apply to local runs; with --scheduler every run is a task "
-            "on the cluster, in parallel over its worker threads"
-        )
+        parser.error("--workers and --isolation apply to local runs; with --scheduler every run is a task on the "
+                     "cluster, in parallel over its worker threads")  # fmt: skip
     try:
         import_distributed()
     except DaskUnavailable as exc:
@@ -268,11 +261,8 @@ def run_all(tasks, store: ResultStore, *, scheduler=None, workers=1, isolation="
         size = check_workers(client, options.get("registry"))
         if options.get("progress", True):
             waiting = "; runs wait until workers connect" if not size["workers"] else ""
-            print(
-                f"Dask scheduler {client.scheduler.address} ({scheduler}): {size['workers']} workers, "
-                f"{size['threads']} threads{waiting}",
-                file=sys.stderr,
-            )
+            print(f"Dask scheduler {client.scheduler.address} ({scheduler}): {size['workers']} workers, "
+                  f"{size['threads']} threads{waiting}", file=sys.stderr)  # fmt: skip
         return execute_on_cluster(tasks, store, client, n_jobs=1 if n_jobs is None else n_jobs, **options)
 
 
@@ -294,9 +284,6 @@ def run_from_args(tasks: list[Task], store: ResultStore, args: argparse.Namespac
 
 
 def _stopped(how: str, store: ResultStore, code: int) -> int:
-    print(
-        f"{how}: the runs in progress were stopped; the finished ones are kept in {store.path} "
-        "(rerun the same command to resume)",
-        file=sys.stderr,
-    )
+    print(f"{how}: the runs in progress were stopped; the finished ones are kept in {store.path} "
+          "(rerun the same command to resume)", file=sys.stderr)  # fmt: skip
     return code

@@ -233,18 +233,14 @@ def to_markdown(comparisons, titles: dict, notes=()) -> str:
         f"{WINNER_RULE} Mean ± standard error over the folds; Δ to best: the mean paired difference to the best "
         "method on the ranking metric, ± its standard error."
     )
-    footer.append(
-        "seconds: mean per fold of choosing hyper-parameters (selection) and of the final fit; predict s: of "
-        "predicting the test rows' labels and probabilities; compile s: a warm-up fit of a tiny model of the same kind "
-        "on a few training rows just before, in the same process, which holds numba's compilation of the tree code "
-        "and is left out of the fit time."
-    )
+    footer.append("seconds: mean per fold of choosing hyper-parameters (selection) and of the final fit; predict s: "
+                  "of predicting the test rows' labels and probabilities; compile s: a warm-up fit of a tiny model of "
+                  "the same kind on a few training rows just before, in the same process, which holds numba's "
+                  "compilation of the tree code and is left out of the fit time.")  # fmt: skip
     for comparison in comparisons:
         for method, (changed, runs, reasons) in comparison.adapted.items():
-            footer.append(
-                f"{comparison.dataset}, {method}: adapted to a small class in {changed} of {runs} folds "
-                f"({'; '.join(reasons)})."
-            )
+            footer.append(f"{comparison.dataset}, {method}: adapted to a small class in {changed} of {runs} folds "
+                          f"({'; '.join(reasons)}).")  # fmt: skip
     lines += [f"- {note}" for note in footer]
     return "\n".join(lines) + "\n"
 

@@ -37,11 +37,8 @@ def print_datasets(group=None, out=sys.stdout) -> int:
     for name in names:
         kind, state = availability(name)
         print(f"{name:<16}{kind:<11}{state}", file=out)
-    print(
-        "Missing files: add --download to the subcommand that uses them, or point --data-home / $MDDF_DATA at "
-        "local copies. A table of your own: --data PATH --target COLUMN.",
-        file=out,
-    )
+    print("Missing files: add --download to the subcommand that uses them, or point --data-home / $MDDF_DATA at "
+          "local copies. A table of your own: --data PATH --target COLUMN.", file=out)  # fmt: skip
     return len(names)
 
 

@@ -179,11 +179,9 @@ def _execute_in_workers(book: RunBook, workers: int, n_jobs: int, say) -> None:
     measure = None if early is None else lambda: _busy_cores(since=reading, pids=pids)
     environment = {} if "OMP_WAIT_POLICY" in os.environ else worker_environment(n_jobs, workers, measure=measure)
     if environment and say:
-        say(
-            "the runs' threads need more cores than are free (other work holds some, or --workers x --n-jobs "
-            "exceeds them): their OpenMP threads wait passively (OMP_WAIT_POLICY=PASSIVE), and their times are "
-            "not comparable to a quiet run's"
-        )
+        say("the runs' threads need more cores than are free (other work holds some, or --workers x --n-jobs exceeds "
+            "them): their OpenMP threads wait passively (OMP_WAIT_POLICY=PASSIVE), and their times are not comparable "
+            "to a quiet run's")  # fmt: skip
     pool = WorkerPool(environment) if early is None else early
     try:
         if early is not None:

@@ -86,12 +86,9 @@ def run(args, *, command: str) -> int:
     train, test = layer_features(model, ds)
     n_test = 0 if ds.y_test is None else len(ds.y_test)
     rows = ds.extra.get("rows") or {"train": np.arange(len(ds.y_train)), "test": np.arange(n_test)}
-    arrays = dict(
-        train_features=train,
-        y_train=np.asarray(ds.y_train, dtype=target_type),
-        train_rows=np.asarray(rows["train"], dtype=np.int64),
-        layers=np.arange(1, model.n_layers_ + 1, dtype=np.int64),
-    )
+    arrays = dict(train_features=train, y_train=np.asarray(ds.y_train, dtype=target_type),
+                  train_rows=np.asarray(rows["train"], dtype=np.int64),
+                  layers=np.arange(1, model.n_layers_ + 1, dtype=np.int64))  # fmt: skip
     if not regression:
         arrays["classes"] = np.asarray([str(c) for c in ds.classes])
         arrays["alphas"] = np.asarray(model.alphas_, dtype=np.float64)

@@ -129,10 +129,8 @@ def run(args, *, command: str) -> int:
     for r in rows:
         test = "" if r["test_accuracy"] is None else f"{100 * r['test_accuracy']:.2f}%"
         train = "" if r["train_oof_accuracy"] is None else f"{100 * r['train_oof_accuracy']:.2f}%"
-        log(
-            f"layer {r['layer']:>2}{'' if r['kept'] else ' (dropped)'}: train(oof) {train:>7} test {test:>7} "
-            f"lambda {r['margin_ratio'] if r['margin_ratio'] is None else round(r['margin_ratio'], 4)}"
-        )
+        log(f"layer {r['layer']:>2}{'' if r['kept'] else ' (dropped)'}: train(oof) {train:>7} test {test:>7} "
+            f"lambda {r['margin_ratio'] if r['margin_ratio'] is None else round(r['margin_ratio'], 4)}")  # fmt: skip
     for path in written:
         print(path)
     return 0

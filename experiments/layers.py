@@ -101,10 +101,8 @@ def layers_drawn(text: str | None, n_layers: int, option: str, warn, count: int 
     kept = [part for part in text.split(",") if not (part.strip().isdigit() and int(part) > n_layers)]
     drawn = parse_layers(",".join(kept), n_layers, count) if any(part.strip() for part in kept) else [n_layers]
     shown = ", ".join(map(str, beyond))
-    warn(
-        f"warning: {option}: layer(s) {shown} not drawn: the model kept {n_layers} layer(s) (its growth stopped "
-        f"early); drawing {', '.join(map(str, drawn))}"
-    )
+    warn(f"warning: {option}: layer(s) {shown} not drawn: the model kept {n_layers} layer(s) (its growth stopped "
+         f"early); drawing {', '.join(map(str, drawn))}")  # fmt: skip
     return drawn
 
 

@@ -136,17 +136,13 @@ class _Tables:
         if "mddf" in self.papers and any(m in methods for m in paper_results.MDDF_TABLE2["adult"]):
             paper.update(paper_results.mddf_paper_columns())
             published = ", ".join(f"{m} {r:.3f}" for m, r in paper_results.MDDF_TABLE2_PUBLISHED_RANK.items())
-            notes.append(
-                f"The mdDF paper prints Avg. Rank {published}; the rank row recomputes it from the "
-                "printed accuracies of the rows shown."
-            )
+            notes.append(f"The mdDF paper prints Avg. Rank {published}; the rank row recomputes it from the "
+                         "printed accuracies of the rows shown.")  # fmt: skip
         if "deepboost" in self.papers:
             paper.update(paper_results.deepboost_paper_columns())
             paper_std.update(paper_results.deepboost_paper_std())
-            notes.append(
-                "DeepBoost paper: published error e shown as accuracy 100·(1 − e), ± its std; "
-                "T1 boosted stumps (exponential loss), T2 trees (exponential), T3 trees (logistic)."
-            )
+            notes.append("DeepBoost paper: published error e shown as accuracy 100·(1 − e), ± its std; T1 boosted "
+                         "stumps (exponential loss), T2 trees (exponential), T3 trees (logistic).")  # fmt: skip
         return paper, paper_std, notes
 
     def _main_title(self):

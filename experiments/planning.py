@@ -70,10 +70,8 @@ def ranking_metric(ds, name, log) -> str:
         return metric_for(None, task)
     # ROC AUC needs every class among the test rows: a fixed test file without one ranks by balanced accuracy
     ranked = "roc_auc" if ds.y_test is None or len(np.unique(ds.y_test)) == ds.n_classes else "balanced_accuracy"
-    log(
-        f"{ds.name}: ranked by {METRICS[ranked].label}, as its smallest class, {str(label)!r}, holds "
-        f"{percent(share)} of the rows (--metric accuracy ranks by accuracy)"
-    )
+    log(f"{ds.name}: ranked by {METRICS[ranked].label}, as its smallest class, {str(label)!r}, holds "
+        f"{percent(share)} of the rows (--metric accuracy ranks by accuracy)")  # fmt: skip
     return ranked
 
 
@@ -82,10 +80,8 @@ def check_task(protocol: str, task: str) -> None:
     if protocol == "paper" and task in SEVERAL_TARGETS:
         raise UsageError("--protocol paper has no several-target methods: leave it out (the practitioner protocol)")
     if protocol == "paper" and task == "regression":
-        raise UsageError(
-            "--protocol paper is the papers' classification protocol; a regression target runs under "
-            "--protocol practitioner"
-        )
+        raise UsageError("--protocol paper is the papers' classification protocol; a regression target runs under "
+                         "--protocol practitioner")  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,5 @@
 """Where a result file came from (the command, the commit, the machine, the date; a ``--data`` file's path and
-sha256), heading every Markdown (:func:`markdown_header`) and CSV (:func:`csv_header`: ``#`` lines) file and in every
-figure's metadata."""
+sha256), heading every Markdown (:func:`markdown_header`) and CSV (``#`` lines) file and in every figure's metadata."""
 
 from __future__ import annotations
 
@@ -38,11 +37,8 @@ def command_line(script, argv=None) -> str:
 
 def machine_summary() -> str:
     """One line: cores, memory, CPU model, OS, Python and the key libraries' versions."""
-    info = machine_info()
-    versions = package_versions()
-    parts = []
-    cores = info.get("n_cpus")
-    usable = info.get("n_cpus_usable")
+    info, versions, parts = machine_info(), package_versions(), []
+    cores, usable = info.get("n_cpus"), info.get("n_cpus_usable")
     if cores:
         parts.append(f"{cores} cores" + (f" ({usable} usable)" if usable and usable != cores else ""))
     if info.get("memory_total_mb"):
@@ -88,9 +84,7 @@ def one_line(value) -> str:
 
 
 def _code_span(text: str) -> str:
-    fence = "``" if "`" in text else "`"
-    pad = " " if fence == "``" else ""
-    return f"{fence}{pad}{text}{pad}{fence}"
+    return f"`` {text} ``" if "`" in text else f"`{text}`"
 
 
 def markdown_header(prov: dict) -> str:
@@ -103,17 +97,13 @@ def markdown_header(prov: dict) -> str:
     return "\n".join([*lines, MARKDOWN_END, "", ""])
 
 
-def csv_header(prov: dict) -> str:
-    """``# key: value`` lines that start a CSV file (read it with ``comment="#"``)."""
-    return "".join(f"# {key}: {one_line(value)}\n" for key, value in prov.items())
-
-
 def with_markdown_header(markdown: str, prov: dict | None) -> str:
     return markdown if prov is None else markdown_header(prov) + markdown
 
 
 def with_csv_header(text: str, prov: dict | None) -> str:
-    return text if prov is None else csv_header(prov) + text
+    """``text`` after ``prov`` as ``# key: value`` lines (read the CSV with ``comment="#"``)."""
+    return text if prov is None else "".join(f"# {key}: {one_line(value)}\n" for key, value in prov.items()) + text
 
 
 def png_metadata(prov: dict) -> dict:

@@ -183,10 +183,8 @@ def _load_bound(dataset, record, user_data, cache_dataset, download, binding):
         record.update(status="skipped", message=str(exc))
         return None
     if binding is not None and dataset_sha256(ds) != binding.data_sha256:
-        raise ValueError(
-            f"the data of {dataset} changed since the command started (sha256 {dataset_sha256(ds)}, "
-            f"was {binding.data_sha256})"
-        )
+        raise ValueError(f"the data of {dataset} changed since the command started (sha256 {dataset_sha256(ds)}, "
+                         f"was {binding.data_sha256})")  # fmt: skip
     return ds
 
 

@@ -147,9 +147,8 @@ class ResultStore:
             fh.truncate(keep)
             fh.flush()
             os.fsync(fh.fileno())
+        cut = f"{len(data) - keep} bytes, cut by an interrupted or failed write"
         warnings.warn(
-            f"{self.path}: removed an incomplete last record ({len(data) - keep} bytes, cut by an interrupted or "
-            "failed write); its run counts as not done",
-            stacklevel=2,
+            f"{self.path}: removed an incomplete last record ({cut}); its run counts as not done", stacklevel=2
         )
         return len(data) - keep

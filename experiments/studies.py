@@ -170,10 +170,8 @@ def fit_mddf(dataset, args, log=print, *, check=None):
     t0 = time.perf_counter()
     model.fit(dataset.X_train, dataset.y_train)
     seconds = time.perf_counter() - t0
-    log(
-        f"  {model.n_layers_} layers kept ({len(getattr(model, 'train_history_', []))} grown) in {seconds:.1f}s; "
-        f"stop: {getattr(model, 'stop_reason_', '?')}"
-    )
+    log(f"  {model.n_layers_} layers kept ({len(getattr(model, 'train_history_', []))} grown) in {seconds:.1f}s; "
+        f"stop: {getattr(model, 'stop_reason_', '?')}")  # fmt: skip
     return model, seconds
 
 
@@ -183,10 +181,8 @@ def fitted_classifier(args, what: str, log=print, *, check=None):
     dataset without a test split."""
     dataset = resolve_dataset(args, log, seed=args.seed)
     if (dataset.extra or {}).get("task") == "regression":
-        raise UsageError(
-            f"{what} draws classes; the --target of {dataset.name} is a regression target "
-            "(pass --task classification to take its values as classes)"
-        )
+        raise UsageError(f"{what} draws classes; the --target of {dataset.name} is a regression target "
+                         "(pass --task classification to take its values as classes)")  # fmt: skip
     if not dataset.has_test_split:
         raise UsageError(f"{dataset.name} has no test split; choose a dataset with one")
     return dataset, fit_mddf(dataset, args, log, check=check)[0]

@@ -237,13 +237,9 @@ def _start_guardian(runner_sentinel: int) -> bool:
     global _worker_alive_pipe
     read_end, write_end = os.pipe()
     try:
-        subprocess.Popen(
-            [sys.executable, "-I", "-S", "-c", _GUARDIAN, str(runner_sentinel), str(read_end)],
-            pass_fds=(runner_sentinel, read_end),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
+        subprocess.Popen([sys.executable, "-I", "-S", "-c", _GUARDIAN, str(runner_sentinel), str(read_end)],
+                         pass_fds=(runner_sentinel, read_end), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL)  # fmt: skip
     except OSError:
         os.close(write_end)
         return False
