@@ -88,14 +88,13 @@ def estimate(tasks, sizes: dict, workers: int = 1) -> Estimate:
         size = sizes[task.dataset]
         train = size.rows * (task.n_folds - 1) / task.n_folds if task.n_folds else size.train_rows
         seconds = None
-        if task.protocol == "practitioner":
+        if task.protocol == "practitioner":  # several targets: one model of its kind per target
             seconds = run_seconds(task.method, size.task, train * task.fraction, size.columns, size.classes)
-            seconds = None if seconds is None else seconds * size.targets
         if seconds is None:
             unmodelled[task.method] = unmodelled.get(task.method, 0) + 1
             continue
         key = (task.method, size.task)
-        by_method[key] = by_method.get(key, 0.0) + seconds
+        by_method[key] = by_method.get(key, 0.0) + seconds * size.targets
         runs += 1
     return Estimate(sum(by_method.values()) / max(workers, 1), runs, max(workers, 1), by_method, unmodelled)
 
@@ -136,11 +135,11 @@ def cheaper(tasks, sizes: dict, workers: int = 1) -> list[str]:
         lines.append(f"--seeds 1: about {duration(fewer.seconds)} (wider standard errors; the same accuracies)")
     folds = {t.n_folds for t in tasks if t.n_folds}
     if folds and max(folds) > 3:
-        three = [dataclasses.replace(t, n_folds=3) for t in tasks if t.fold is None or t.fold < 3]
-        lines.append(
-            f"--folds 3: about {duration(estimate(three, sizes, workers).seconds)} (each run trains on 2/3 of "
-            "the rows instead of (k-1)/k: the scores of every method shift alike)"
+        three = estimate(
+            [dataclasses.replace(t, n_folds=3) for t in tasks if t.fold is None or t.fold < 3], sizes, workers
         )
+        lines.append(f"--folds 3: about {duration(three.seconds)} (each run trains on 2/3 of the rows instead of "
+                     "(k-1)/k: the scores of every method shift alike)")  # fmt: skip
     if any(method == "mdDF" for method, _ in full.by_method):
         lines += _without_mddf(tasks, sizes, workers)
     return lines
@@ -148,28 +147,20 @@ def cheaper(tasks, sizes: dict, workers: int = 1) -> list[str]:
 
 def _without_mddf(tasks, sizes, workers) -> list[str]:
     """The two ways of paying less for mdDF: leaving it out (``--methods``), or its cheaper design in Python."""
-    lines = []
-    task = next(sizes[t.dataset].task for t in tasks if t.method == "mdDF")
-    metric, scale, unit = ("accuracy", 100, " points") if task == "classification" else ("R²", 1, "")
+    lines, task = [], next(sizes[t.dataset].task for t in tasks if t.method == "mdDF")
+    metric, scale, unit, percent = ("accuracy", 100, " points", "%") if task == "classification" else ("R²", 1, "", "")
     scores = SUITE_SCORES[task]
     default = scores[SUITE_DEFAULTS[task]]
-    others = sorted({t.method for t in tasks} - {"mdDF", "Baseline"})
-    if others:
+    if others := sorted({t.method for t in tasks} - {"mdDF", "Baseline"}):
         rest = estimate([t for t in tasks if t.method != "mdDF"], sizes, workers)
-        percent = "%" if scale == 100 else ""
         shown = "".join(f", {m} {scale * scores[m]:.4g}{percent}" for m in others if m in scores)
-        lines.append(
-            f"--methods {','.join(others)}: about {duration(rest.seconds)} without mdDF (the suite's mean {metric}: "
-            f"mdDF {scale * default:.4g}{percent}{shown}; docs/benchmarks/price.md)"
-        )
+        lines.append(f"--methods {','.join(others)}: about {duration(rest.seconds)} without mdDF (the suite's mean "
+                     f"{metric}: mdDF {scale * default:.4g}{percent}{shown}; docs/benchmarks/price.md)")  # fmt: skip
     name, parameters, fit, predict, worst = CHEAPER_DESIGNS[task]
-    loss = scale * (scores[name] - default)
-    lines.append(
-        f"in Python, {ESTIMATORS[task]}({parameters}): {fit}x the fit and {predict}x the prediction of the default, "
-        f"{loss:+.2g}{unit} of the suite's mean {metric}"
-        + (f" ({worst:+.3g}{unit} on its worst table)" if worst else "")
-        + " (docs/benchmarks/price.md)"
-    )
+    worst = f" ({worst:+.3g}{unit} on its worst table)" if worst else ""
+    lines.append(f"in Python, {ESTIMATORS[task]}({parameters}): {fit}x the fit and {predict}x the prediction of the "
+                 f"default, {scale * (scores[name] - default):+.2g}{unit} of the suite's mean {metric}{worst} "
+                 "(docs/benchmarks/price.md)")  # fmt: skip
     return lines
 
 
@@ -181,8 +172,7 @@ def announce(tasks, store, sizes: dict, workers: int | None, say) -> None:
     if say is None:
         return
     done = {r["key"] for r in bound_records(tasks, store) if r.get("status") == "ok"}
-    pending = [t for t in tasks if t.key not in done]
-    if not pending:
+    if not (pending := [t for t in tasks if t.key not in done]):
         return
     est = estimate(pending, sizes, workers or 1)
     say(describe(est) + ("" if workers else "; a cluster divides it by its workers"))

@@ -23,14 +23,10 @@ def worker_environment(
     cores: int | None = None,
     measure: Callable[[], float | None] | None = None,
 ) -> dict:
-    """The OpenMP setting the workers of a sweep start with: ``{"OMP_WAIT_POLICY": "PASSIVE"}`` or ``{}``.
-
-    Passive waiting when the runs need more cores than other work leaves free: ``busy_cores + workers * threads >
-    cores + 0.5``, ``threads`` the threads of each run (None or negative: every usable core), ``cores`` the usable
-    cores (read from the system when None), ``busy_cores`` those busy with other work (given by
-    ``measure()`` (default :func:`_busy_cores`) when None, unless the threads alone exceed the cores). Spinning OpenMP
-    threads would otherwise take the cores of the working ones; only the time changes (docs/benchmarks/threads.md).
-    """
+    """The OpenMP setting the workers of a sweep start with: ``{"OMP_WAIT_POLICY": "PASSIVE"}`` when the runs need more
+    cores than other work leaves free (``busy_cores + workers * threads > cores + 0.5``; ``threads`` None or negative:
+    every usable core; ``cores``: the usable ones; ``busy_cores``: ``measure()``, default :func:`_busy_cores`), else
+    ``{}``. Spinning OpenMP threads would take the working ones' cores (docs/benchmarks/threads.md)."""
     if cores is None:
         cores = _core_count(_usable_cpus())
     if threads is None or threads < 0:
@@ -141,15 +137,11 @@ def threads_per_run(n_jobs: int | None, workers: int) -> int:
 def execute(
     tasks, store: ResultStore, *, workers=1, isolation="process", n_jobs=-1, progress=True, log=print, **run_options
 ):
-    """Run every task whose latest record in ``store`` is not ``ok``; append each result as it finishes.
-
-    ``isolation="process"`` runs the tasks in a :class:`~.worker_pool.WorkerPool`, ``workers`` at a time;
-    ``"inline"`` runs them in this process, one after the other. ``n_jobs`` is the threads of each estimator. With
-    ``progress``, one line per finished run goes to ``log`` (``print``: stderr), under a tqdm bar when stderr is a
-    terminal. ``run_options`` are ``registry`` (its builders must be importable module-level functions),
-    ``download`` and ``user_data`` (``{name: source dict}`` of the user data files the tasks name). SIGTERM raises
-    :class:`~.exit_status.Terminated` meanwhile. Returns the records written in this call.
-    """
+    """Run every task whose latest record in ``store`` is not ``ok``, appending each result as it finishes; return the
+    records written. ``isolation="process"``: in a :class:`~.worker_pool.WorkerPool`, ``workers`` at a time;
+    ``"inline"``: here, one after the other; ``n_jobs`` threads each. With ``progress``, a line per run to ``log``
+    (``print``: stderr), under a tqdm bar on a terminal. ``run_options``: ``registry`` (module-level builders),
+    ``download``, ``user_data`` (``{name: source dict}``). SIGTERM raises :class:`~.exit_status.Terminated`."""
     if isolation not in ("process", "inline"):
         raise ValueError(f"isolation must be 'process' or 'inline', got {isolation!r}")
     if workers < 1:

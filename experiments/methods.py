@@ -75,11 +75,8 @@ def tiny_boosting(builder, ctx: BuildContext, **params):
 
 
 def adapt_to_small_classes(estimator, min_class_rows: int | None) -> list[str]:
-    """Give a cascade no more folds than its smallest class has training rows; return what changed.
-
-    Every parameter ending in ``n_folds`` (nested ones included) above ``min_class_rows`` is lowered to it; with a
-    single row, ``class_vectors`` becomes ``"oob"`` instead and ``forest_types`` keep only the forests.
-    ``min_class_rows=None`` (a regression) changes nothing. Returns one ``"name=value"`` entry per change."""
+    """Lower every (nested) parameter ending in ``n_folds`` to ``min_class_rows``, or with a single row set
+    ``class_vectors="oob"`` and keep only the forests; None changes nothing. Returns ``["name=value", ...]``."""
     if min_class_rows is None or not hasattr(estimator, "get_params"):
         return []
     from mddf.forests import FOREST_KINDS  # the members with out-of-bag class vectors; the others are cross-fitted

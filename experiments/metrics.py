@@ -68,12 +68,9 @@ CHECKED_ROWS = 64
 
 
 def predict_once(estimator, X, probabilities=True):
-    """``(labels, probabilities)`` of the rows ``X`` from one forward pass: a classifier's ``predict_proba`` once and
-    its labels the classes of highest probability (scikit-learn's convention), instead of a second pass by
-    ``predict``. The first :data:`CHECKED_ROWS` rows' labels are checked against ``predict``; an estimator whose
-    ``predict`` reads otherwise (a threshold of its own) is asked for its labels too. ``probabilities`` None, when
-    not wanted (False), when the estimator has no ``predict_proba``, or when it returns several outputs (a list:
-    multi-label); then the labels are ``predict``'s."""
+    """``(labels, probabilities)`` of ``X`` from one ``predict_proba``, the labels its most probable classes unless
+    ``predict`` reads otherwise on the first :data:`CHECKED_ROWS` rows; ``(predict(X), None)`` when ``probabilities``
+    is False, or the estimator has no ``predict_proba`` or returns a list of them (several outputs)."""
     if not probabilities or not hasattr(estimator, "predict_proba"):
         return estimator.predict(X), None
     proba = estimator.predict_proba(X)

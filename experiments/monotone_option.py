@@ -1,16 +1,7 @@
-"""``mddf benchmark --data PATH --target COLUMN --monotone COL:+1,COL:-1``: the mdDF method fitted with monotone
-constraints (``monotonic_cst``) on the named feature columns, the other methods as they are (what the constraints
-cost beside them).
-
-The option is read once the ``--data`` file is: each entry must name one of its feature columns, numeric (a text
-column holds categories, which have no order), with the sign ``+1`` or ``-1``, and the target must be a regression
-target or two classes; anything else stops the command with a one-line usage error. With two classes the constraints
-hold for the probability of the class ``--monotone-class LABEL`` names (by default the second of the sorted labels,
-the one the estimators' ``monotonic_cst`` constrains); the command says which on stderr, the table's notes and each
-run's model summary say it too. The mdDF method's builder then adds ``monotonic_cst``, one entry per feature column,
-to the cascade it builds (:class:`Constrained`), so that a run's binding (its settings hash) tells constrained
-results from unconstrained ones.
-"""
+"""``mddf benchmark --data PATH --target COLUMN --monotone COL:+1,COL:-1 [--monotone-class LABEL]``: the mdDF method
+fitted with monotone constraints on numeric feature columns of a regression or two-class target (with two classes, on
+the probability of the class ``--monotone-class`` names), the other methods as they are; its builder adds
+``monotonic_cst`` (:class:`Constrained`), so that a run's settings hash tells constrained results apart."""
 
 from __future__ import annotations
 
@@ -58,10 +49,8 @@ def constraint_vector(constraints: dict, dataset) -> list:
 
 
 def constrained_class(label, dataset) -> int | None:
-    """The position in ``dataset.classes`` of the class whose probability the constraints hold for: the one
-    ``--monotone-class`` ``label`` names (matched as text), by default the second (what the estimators'
-    ``monotonic_cst`` constrains, ``classes_[1]``); None for a regression. A :class:`~.studies.UsageError` for a label
-    that is not a class, or given for a regression."""
+    """The position in ``dataset.classes`` of the class the constraints hold the probability of: the one ``label`` names
+    (as text), by default the second (``classes_[1]``, what ``monotonic_cst`` constrains); None for a regression."""
     if task_of(dataset) == "regression":
         if label is not None:
             raise UsageError("--monotone-class names the class of a two-class target; this target is a regression")
@@ -100,11 +89,9 @@ class Constrained:
 
 
 def with_monotone(text, dataset, registry, specs, label=None, log=None):
-    """``(registry, specs)`` with the :data:`CONSTRAINED_METHODS` building constrained cascades, for the option's
-    ``text`` on the loaded ``--data`` ``dataset`` (None: without ``--data``, a usage error) and the class that
-    ``--monotone-class`` ``label`` names (:func:`constrained_class`); both unchanged for ``text`` None. With two
-    classes the estimators constrain ``P(classes_[1])``: the signs are turned for the other class. ``log`` (default:
-    stderr) says what is constrained, in one line; the methods' descriptions (the table's notes) say it too."""
+    """``(registry, specs)`` with the :data:`CONSTRAINED_METHODS` building cascades constrained as the option's
+    ``text`` says on the loaded ``--data`` ``dataset``, for the class ``label`` names (:func:`constrained_class`; the
+    signs turned for ``classes_[0]``); unchanged for ``text`` None. ``log`` (default: stderr) says what, in one line."""
     if dataset is not None and task_of(dataset) in SEVERAL_TARGETS and (text, label) != (None, None):
         given = "--monotone" if text is not None else "--monotone-class"
         raise UsageError(f"{given} takes one --target: several targets take no monotone constraints")

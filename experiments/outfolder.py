@@ -57,7 +57,8 @@ def whole(path):
     error) is raised as an ``OSError`` naming ``path``."""
     path, temporary = Path(path), None
     try:
-        temporary = _exclusive(path.parent, f".{path.name.lstrip('.')}.mddf-partial", path.suffix)
+        fd, temporary = _created(path.parent, f".{path.name.lstrip('.')}.mddf-partial", path.suffix)
+        os.close(fd)
         yield temporary
         os.replace(temporary, path)
     except BaseException as exc:
@@ -87,13 +88,6 @@ def _created(folder: Path, stem: str, suffix: str = "") -> tuple[int, Path]:
             return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644), path
         except FileExistsError:
             continue
-
-
-def _exclusive(folder: Path, stem: str, suffix: str = "") -> Path:
-    """The path of a new empty file made by :func:`_created`."""
-    fd, path = _created(folder, stem, suffix)
-    os.close(fd)
-    return path
 
 
 def probe(folder, shown=None) -> None:
@@ -164,20 +158,13 @@ class OutputFiles:
     ``log`` says what is moved or replaced (default: stderr)."""
 
     def __init__(self, folder, binding: str, *, force: bool = False, log=None):
-        self.folder = Path(folder)
-        self.binding = binding
-        self.force = force
+        self.folder, self.binding, self.force = Path(folder), binding, force
         self.log = log or (lambda text: print(text, file=sys.stderr))
-
-    def _manifest(self) -> dict:
-        """``{name: {"sha256", "binding", ...}}`` of :data:`MANIFEST` (:func:`manifest_files`); ``{}`` when missing or
-        not mddf's record (then no file there counts as the subcommand's own)."""
-        return manifest_files(self.folder / MANIFEST) or {}
 
     def foreign(self, names) -> dict:
         """``{name: why}`` of the files ``names`` in the folder that are not this run's own (see the module): ``"not
         written by mddf here, or changed since"``, or ``"results of other data or settings"``."""
-        manifest, found = self._manifest(), {}
+        manifest, found = manifest_files(self.folder / MANIFEST) or {}, {}  # not mddf's record: none is its own
         for name in names:
             path = self.folder / name
             if not (path.exists() or path.is_symlink()):
@@ -205,16 +192,13 @@ class OutputFiles:
         ``force``)."""
         path = self.folder / MANIFEST
         if manifest_files(path) is None:
-            raise error(
-                f"--out {path} exists and is not mddf's record of the files it wrote (it keeps one beside its file): "
-                "move it, or give another --out"
-            )
+            raise error(f"--out {path} exists and is not mddf's record of the files it wrote (it keeps one beside its "
+                        "file): move it, or give another --out")  # fmt: skip
 
     def make_room(self, names) -> Path | None:
         """Move the files ``names`` that are not this run's own to ``<folder>/old/<UTC time>/``, or with ``force`` let
         them be replaced; say so in one line. Returns the folder they went to, or None."""
-        found = self.foreign(names)
-        if not found:
+        if not (found := self.foreign(names)):
             return None
         listed = ", ".join(found)
         if self.force:

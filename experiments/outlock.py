@@ -36,27 +36,21 @@ class FolderUnwritable(RuntimeError):
 def _read(path: Path) -> dict | None:
     """The file's owner, ``{}`` when it cannot be parsed (being written, or damaged), None when gone."""
     try:
-        text = path.read_text()
+        owner = json.loads(path.read_text())
     except FileNotFoundError:
         return None
-    except (OSError, UnicodeDecodeError):
-        return {}
-    try:
-        owner = json.loads(text)
-    except ValueError:
+    except (OSError, ValueError):  # UnicodeDecodeError and JSONDecodeError are ValueErrors
         return {}
     return owner if isinstance(owner, dict) else {}
 
 
 def _holder(path: Path) -> dict | None:
     """The owner of a lock another process holds: it writes itself in right after locking, so wait a moment."""
-    owner = _read(path)
     for _ in range(20):
-        if owner != {}:
-            break
+        if (owner := _read(path)) != {}:
+            return owner
         time.sleep(0.05)
-        owner = _read(path)
-    return owner
+    return _read(path)
 
 
 def _left(path: Path) -> dict | bool | None:

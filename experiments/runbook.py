@@ -77,12 +77,9 @@ def applicable(spec: MethodSpec, n_classes: int, image_shape, task: str = "class
 
 def plan(datasets, specs, seeds, *, n_classes, image_shapes=None, profile="paper", fractions=(1.0,), protocol="paper",
          n_folds=None, tasks=None, bindings=None, metrics=None) -> list[Task]:  # fmt: skip
-    """All runs of ``specs`` x ``datasets`` x ``seeds`` (x folds x fractions), mdDF first.
-
-    A method runs on a dataset where it :func:`applicable` (``n_classes``, ``image_shapes`` and ``tasks`` describe the
-    datasets). Under the papers' protocol the DeepBoost datasets get that paper's 10 folds; under the practitioner's,
-    a dataset gets ``n_folds[dataset]`` folds. ``bindings`` maps ``(dataset, method)`` to its
-    :class:`~.binding.Binding`, ``metrics`` a dataset to its ranking metric."""
+    """All runs of ``specs`` x ``datasets`` x ``seeds`` (x folds x fractions) where a method is :func:`applicable`,
+    mdDF first: the DeepBoost datasets' 10 folds under the papers' protocol, ``n_folds[dataset]`` under the
+    practitioner's; ``bindings[(dataset, method)]`` its :class:`~.binding.Binding`, ``metrics[dataset]`` its metric."""
     image_shapes = image_shapes or {}
     n_folds, tasks, bindings, metrics = n_folds or {}, tasks or {}, bindings or {}, metrics or {}
     planned = []
@@ -176,12 +173,9 @@ def describe(record: dict, metric: str | None = None) -> str:
 
 
 class RunBook:
-    """The runs of a sweep while they execute, however they execute.
-
-    Runs whose latest record in ``store`` is ``ok`` are left out (resume); a tree-budget run (random forest, XGBoost)
-    waits until the mdDF run of its rows has finished. Each record is appended to ``store`` as it arrives and, with
-    ``progress``, described on one line (through ``log``) under a tqdm bar on a terminal. ``run_options`` go to every
-    :func:`~.runner.run_one`."""
+    """The runs of a sweep while they execute, however they execute: those ``ok`` in ``store`` left out (resume), a
+    tree-budget run waiting for the mdDF run of its rows, each record appended as it arrives and, with ``progress``,
+    said in a line (``log``) under a tqdm bar on a terminal. ``run_options`` go to every :func:`~.runner.run_one`."""
 
     def __init__(self, tasks, store: ResultStore, *, progress=True, log=print, **run_options):
         from tqdm.auto import tqdm
@@ -226,12 +220,9 @@ class RunBook:
         return (budget.get("data_sha256"), budget.get("test_sha256")) == planned
 
     def next_ready(self) -> Task | None:
-        """The next pending run whose tree-budget run has finished (None if every one waits).
-
-        Of the ready runs of the first ready run's rows (:attr:`Task.rows`; a fold's runs are together in plan
-        order), the one whose method took longest in this sweep so far, methods not yet timed first: the sweep
-        goes fold by fold, each fold ending with its quickest runs, so that the workers finish together.
-        """
+        """The next pending run whose tree-budget run has finished (None if every one waits): of the ready runs of the
+        first ready run's rows (:attr:`Task.rows`), the one whose method took longest so far (untimed first), so that
+        each fold ends with its quickest runs and the workers finish together."""
         ready, rows = [], None
         for task in self.pending:
             if rows is not None and task.rows != rows:

@@ -29,10 +29,8 @@ class OptionError(ValueError):
 
 
 def check_options(args, out_kind: str) -> None:
-    """Refuse, with an :class:`OptionError`, what would run nothing or write where it should not: ``--workers``
-    below 1, a ``--n-jobs`` the estimators refuse (:data:`mddf.utils.N_JOBS_CONSTRAINT`: 0, or
-    beyond its limit of 1024 threads; negative counts, all cores but some, pass), and an ``--out`` of another kind
-    than ``out_kind`` (:func:`check_out`)."""
+    """Refuse, with an :class:`OptionError`, ``--workers`` below 1, a ``--n-jobs`` the estimators refuse
+    (:data:`mddf.utils.N_JOBS_CONSTRAINT`: 0, or beyond 1024) and an ``--out`` not of ``out_kind``."""
     from mddf.utils import N_JOBS_CONSTRAINT
 
     if getattr(args, "workers", 1) < 1:

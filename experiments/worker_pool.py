@@ -27,11 +27,9 @@ PRELOADED = ("numpy", "scipy.stats", "scipy.sparse", "scipy.optimize", "pandas",
 
 
 def _work(conn, environment=None):
-    """Entry point of a worker process: runs the runs the runner sends through ``conn`` (the keyword arguments of
-    :func:`~.runner.run_one`), one at a time, each record sent back, until the runner sends None or goes; then the
-    process ends at once (``os._exit``: anything it started ends with its group), so never call it in a process of
-    your own. ``environment`` is set, where the user has not set it, before the estimators are imported; None: the
-    worker imports :data:`PRELOADED` and takes its environment from the pipe first (None there: it ends)."""
+    """A worker process: runs each :func:`~.runner.run_one` keyword set ``conn`` sends, sending its record back, until
+    None or the runner goes, then ``os._exit`` (never call it in a process of your own). ``environment`` is set first;
+    None: it imports :data:`PRELOADED` and reads its environment from ``conn`` (None there: it ends)."""
     _tie_to_runner()
     if environment is None:
         for module in PRELOADED:
@@ -160,10 +158,8 @@ class WorkerPool:
         return ended
 
     def close(self) -> None:
-        """Interrupt the busy workers' runs (SIGINT: a run releases what it holds as it unwinds, so that no named
-        semaphore of joblib's is left to the resource tracker) and tell the idle workers to end; stop, with
-        everything they started, those still there after :data:`WORKER_EXIT_TIMEOUT` seconds. Workers started
-        :meth:`early` whose environment was never decided are stopped at once."""
+        """Interrupt the busy workers (SIGINT: a run releases its joblib semaphores as it unwinds), tell the idle ones
+        to end and stop those left after :data:`WORKER_EXIT_TIMEOUT` s; workers :meth:`early` never used stop now."""
         idle, busy = self.idle, self.busy
         self.idle, self.busy = [], []
         if self.environment is None:  # started early and never used: nothing of theirs to keep
