@@ -62,11 +62,6 @@ def layer_features(model, dataset):
     return train, np.stack([np.asarray(model.transform(dataset.X_test, layer=t), dtype=np.float32) for t in layers])
 
 
-def _npz(path: Path) -> Path:
-    """``path`` as ``numpy.savez`` writes it (``.npz`` appended when it lacks it)."""
-    return path if path.suffix == ".npz" else path.with_name(path.name + ".npz")
-
-
 def run(args, *, command: str) -> int:
     """Fit mdDF on the dataset of the arguments and write its layer features (the layout above) to ``--out`` (``.npz``
     appended when it lacks it), refusing before the fit a file there that is not its own features of the same data and
@@ -75,7 +70,8 @@ def run(args, *, command: str) -> int:
     ds = resolve_dataset(args, log, seed=args.seed)
     user = ds.extra.get("user_data")
     name = UserDataSource(**user).slug if user else ds.name
-    out = _npz(args.out or Path("results/features") / f"{name}_mddf_features.npz")
+    out = args.out or Path("results/features") / f"{name}_mddf_features.npz"
+    out = out if out.suffix == ".npz" else out.with_name(out.name + ".npz")  # as numpy.savez writes it
     files = OutputFiles(out.parent, fit_binding("export-features", ds, args), force=args.force, log=log)
     files.refuse_foreign([out.name], OptionError)
     files.refuse_foreign_record(OptionError)  # a folder of the user's: its file of that name is not moved aside

@@ -102,10 +102,6 @@ def plot_margins(oof_margins, layers, dataset):
     return fig, rows
 
 
-def _warn(text: str) -> None:
-    print(text, file=sys.stderr)
-
-
 def run(args, *, command: str) -> int:
     """Fit mdDF on the dataset of the arguments and write Figures 8 and 9 (PNG, PDF, CSV); returns 0."""
     log = logger(args)
@@ -122,7 +118,9 @@ def run(args, *, command: str) -> int:
     with OutputFiles(args.out, fit_binding("plot-layers", ds, args), force=args.force).replacing(names, command):
         written += save_figure(plot_accuracy(rows, ds.name, model.n_layers_), args.out, f"layers_{ds.name}", prov)
         written.append(write_rows(rows, args.out / f"layers_{ds.name}.csv", prov))
-        shown = layers_drawn(args.margin_layers, model.n_layers_, "--margin-layers", _warn)
+        shown = layers_drawn(
+            args.margin_layers, model.n_layers_, "--margin-layers", lambda text: print(text, file=sys.stderr)
+        )
         fig, cdf_rows = plot_margins(oof_margins, shown, ds.name)
         written += save_figure(fig, args.out, f"margins_{ds.name}", prov)
         written.append(write_rows(cdf_rows, args.out / f"margins_{ds.name}.csv", prov))

@@ -33,8 +33,7 @@ def available(specs, task: str | None = None, *, asked=()) -> list:
     :class:`~.studies.OptionError` instead, naming its class and how to install it."""
     kept = []
     for spec in specs:
-        reason = unavailable_reason(spec, task or "classification")
-        if reason and spec.name in asked:
+        if (reason := unavailable_reason(spec, task or "classification")) and spec.name in asked:
             raise OptionError(f"--methods: {reason}")
         if reason is None and task is not None and task not in spec.tasks:
             reason = f"{spec.name} does not handle {'several targets' if task in SEVERAL_TARGETS else task}"
@@ -96,7 +95,6 @@ class DatasetInfo:
     categorical_mask: tuple
     data_sha256: str
     test_sha256: str | None
-    has_test_split: bool
     reading: dict | None  # how a --data file is read, None for a built-in dataset
 
 
@@ -113,7 +111,7 @@ def describe(ds) -> DatasetInfo:
     n_classes = 0 if learner_task(task) == "regression" else int(ds.n_classes)
     shape = (n_classes, image_shape_of(ds), int(ds.X_train.shape[1]), tuple(bool(b) for b in ds.categorical_mask))
     hashes = (dataset_sha256(ds), test_sha256(ds))
-    return DatasetInfo(ds.name, task, *shape, *hashes, bool(ds.has_test_split), reading)
+    return DatasetInfo(ds.name, task, *shape, *hashes, reading)
 
 
 def practitioner_folds(ds, requested: int, log) -> int | None:

@@ -113,14 +113,9 @@ def unfinished(tasks, store: ResultStore) -> list[dict]:
     """The latest records of the runs of ``tasks`` that did not end ``ok`` (``error`` or ``skipped``),
     in plan order; a run without a record of its data and settings gets an ``error`` record saying so."""
     bound = latest_bound(store.records(), {t.key: t.binding for t in tasks})
-    out = []
-    for task in dict.fromkeys(tasks):
-        record = bound.get(task.key)
-        if record is None:
-            out.append(failure_record(task, "no result was recorded for this run"))
-        elif record.get("status") != "ok":
-            out.append(record)
-    return out
+    none = "no result was recorded for this run"
+    records = (bound.get(task.key) or failure_record(task, none) for task in dict.fromkeys(tasks))
+    return [record for record in records if record.get("status") != "ok"]
 
 
 def report(tasks, store: ResultStore, notes=()) -> list[dict]:
