@@ -336,7 +336,7 @@ def run_protocols(
     X, y : arrays
         All the rows of the dataset.
     param_grid : list of dict
-        Settings to choose from (e.g. :func:`mddf.experiments.protocols.paper_grid`).
+        Settings to choose from (e.g. :func:`paper_grid`).
     selections : sequence of {"validation", "cv"}, default=("validation",)
         ``"validation"``: the paper's, choose on fold i + 1 the model trained on the other 8 folds
         and test that model. ``"cv"``: choose by k-fold cross-validation on the 9 non-test folds,

@@ -68,7 +68,7 @@ def _table_file_option(name: str):
 def layer_list(text: str) -> str:
     """``--layers``, ``--margin-layers``: 1-based layer numbers and ``last``, comma-separated (``1,2,last``); checked
     before anything runs, returned as given (the numbers beyond the layers grown are checked once the model is
-    built: :func:`~.layers.check_layer_option`)."""
+    built: :func:`~.layers.layer_check`)."""
     parts = [part.strip().lower() for part in text.split(",")]
     for part in parts:
         if part != "last" and not (part.isdigit() and int(part) >= 1):

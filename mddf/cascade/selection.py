@@ -18,7 +18,7 @@ each the share of the rounds that selected it (a mean or the cascade's output sp
 a layer of fewer members than the first (``first_layer_members``) has 0 in the columns beyond its own.
 New rows get ``sum_{t, j} w_tj h_tj(x)`` (:class:`mddf.cascade.steps.SelectionStep`), and the classifier's
 temperature calibration is fitted on this mixture's out-of-fold output, after it
-(:meth:`mddf.cascade.margin_policy.MarginPolicy.after_growth`).
+(:meth:`mddf.cascade.margin_policy.MarginPolicy.calibration_step`).
 No draw of ``random_state`` is made, so the layers are those of ``final_mixture="cascade"``.
 
 ``final_mixture="auto"`` (the regressor's default) is ``"selection"`` unless a ``predictor`` or ``screening_accuracy``

@@ -2,7 +2,7 @@
 
 Each is one class, fitted once growth stops (by :meth:`mddf.cascade.policy.TaskPolicy.finish`) and applied to the
 cascade's output, a :class:`~mddf.margin.carried.Carried`: the value, and when ``explain()`` asked for them its
-attributions, by the same method (:meth:`apply`), the linear ones through :mod:`mddf.margin.carried`. In order:
+attributions, by the same method (``apply``), the linear ones through :mod:`mddf.margin.carried`. In order:
 
 - :class:`SelectionStep` (``final_mixture="selection"``): the members of every kept layer mixed by their weights
   (:mod:`.selection`), in place of the head's output;
