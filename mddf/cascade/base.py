@@ -16,13 +16,12 @@ from __future__ import annotations
 import os
 from numbers import Integral, Real
 
-import numpy as np
 from sklearn.utils._param_validation import HasMethods, Interval, RealNotInt, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ..blocks.member_weights import MEMBER_WEIGHTS
 from ..storage import MemoryStore, temporary_folders_removed_on_sigterm
-from ..utils import CATEGORICAL_FEATURES_CONSTRAINT, N_JOBS_CONSTRAINT, SaveMixin, validate_tabular
+from ..utils import CATEGORICAL_FEATURES_CONSTRAINT, N_JOBS_CONSTRAINT, SaveMixin
 from .background import PATH_DEPENDENT, kept_rows
 from .explanation import CHUNK_ROWS, explain_rows, explanation
 from .fitted import FittedCascade
@@ -131,10 +130,11 @@ class CascadeBase(SaveMixin, LayerFeaturesMixin):
 
     # ------------------------------------------------------------------ outputs
     def _validated(self, X):
-        """New rows checked against the fit: float32, C-ordered, NaN allowed, categories as their codes (the features
-        of ``pair_features`` are appended by the replay)."""
+        """New rows checked against the fit by the fitted cascade (:meth:`mddf.cascade.fitted.FittedCascade.validated`:
+        float32, C-ordered, NaN allowed, categories as their codes; the features of ``pair_features`` are appended by
+        the replay)."""
         check_is_fitted(self)
-        return validate_tabular(self, X, reset=False, dtype=np.float32, order="C", ensure_all_finite="allow-nan")
+        return self.fitted_cascade_.validated(X)
 
     def _replayed(self, X, visitor):
         """Validate ``X`` (checking fitted-ness first), then the fitted cascade's replay of it with ``visitor``

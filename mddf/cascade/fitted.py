@@ -16,9 +16,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+from sklearn.base import BaseEstimator
 
 from ..storage import MemoryStore
-from ..utils import decoded_rows
+from ..utils import decoded_rows, validate_tabular
 from .heads import ClassVectorHead, PredictionHead
 from .pair_step import with_pairs
 from .replay import LayerRoute
@@ -173,6 +174,13 @@ class FittedCascade:
         """The names of a row's outputs: the classes, or ``output<k>`` for several targets (None for one)."""
         return self.head.output_names(self.layers)
 
+    # -------------------------------------------------------------------- the rows
+    def validated(self, X):
+        """New rows checked against the fit's columns (their number and names, the categories by the encoder it
+        holds): float32, C-ordered, NaN allowed, categories as their codes (an unseen one missing), as the
+        estimator's ``predict`` checks them; its messages name the estimator (``name``)."""
+        return validate_tabular(fitted_columns(self.columns, self.name), X, **ROWS)
+
     # -------------------------------------------------------------------- the replay
     def replay(self, X, visitor, n_jobs=None):
         """Send validated rows ``X`` (their ``x``, float32, categories as codes) through the kept layers, the features
@@ -221,6 +229,36 @@ class FittedCascade:
         for step in self.steps:
             output = step.apply(output, X, last, explaining)
         return output
+
+
+#: How new rows are checked: float32, C-ordered, NaN allowed (:func:`mddf.utils.validate_tabular`).
+ROWS = dict(reset=False, dtype=np.float32, order="C", ensure_all_finite="allow-nan")
+
+
+class FittedColumns(BaseEstimator):
+    """What the validation of new rows reads of a fit's columns (:func:`fitted_columns`): ``n_features_in_``,
+    ``feature_names_in_`` (with names), ``is_categorical_``, ``categories_`` and the category encoder."""
+
+
+#: The subclass of :class:`FittedColumns` named as each estimator (scikit-learn's messages name the class).
+_NAMED_COLUMNS = {}
+
+
+def fitted_columns(columns, name):
+    """``columns`` (:class:`~mddf.cascade.seam.Columns`) as validation reads a fitted estimator's, its class named
+    ``name`` (the estimator's) so that the messages of a wrong number of columns or of their names name it."""
+    if name not in _NAMED_COLUMNS:
+        _NAMED_COLUMNS[name] = type(name, (FittedColumns,), {"__module__": __name__})
+    view = _NAMED_COLUMNS[name]()
+    view.n_features_in_ = columns.n_features
+    if columns.names is not None:
+        view.feature_names_in_ = columns.names
+    view.is_categorical_, view.categories_, view._category_encoder = (
+        columns.is_categorical,
+        columns.categories,
+        columns.encoder,
+    )
+    return view
 
 
 def steps_of(attributes, head, columns):

@@ -7,6 +7,7 @@ import pickle
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from sklearn.datasets import make_classification
 
@@ -139,3 +140,18 @@ def test_a_default_classifier_pickled_by_b7a5885_loads_as_a_fitted_cascade_and_p
     assert model.layers_ is model.fitted_cascade_.layers and model.background_ is None  # kept rows came later
     proba = np.ascontiguousarray(model.predict_proba(X), dtype=np.float64)
     assert hashlib.sha256(proba.tobytes()).hexdigest() == B7A5885_DIGEST
+
+
+def test_the_fitted_cascade_checks_new_rows_with_the_columns_and_encoder_it_holds():
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.normal(size=120), "colour": pd.Categorical(rng.choice(["red", "blue"], 120))})
+    y = (X.a + (X.colour == "red") > 0.5).astype(int)
+    model = MDDFClassifier(**SMALL).fit(X, y)
+    alone = pickle.loads(pickle.dumps(model.fitted_cascade_))  # without its estimator
+    rows = alone.validated(X.iloc[:10])
+    np.testing.assert_array_equal(rows, model._validated(X.iloc[:10]))  # the estimator delegates to it
+    np.testing.assert_array_equal(alone.replay(rows, FinalOutput()).value, model.predict_proba(X.iloc[:10]))
+    with pytest.raises(ValueError, match="X has 1 features, but MDDFClassifier is expecting 2 features"):
+        alone.validated(X[["a"]].to_numpy())
+    with pytest.warns(UserWarning, match="X does not have valid feature names, but MDDFClassifier was fitted with"):
+        alone.validated(np.c_[X.a.to_numpy(), X.colour.astype(str).to_numpy()].astype(object))
