@@ -21,12 +21,6 @@ from sklearn.utils import check_random_state
 from .loss import check_loss
 
 
-def alpha_objective(alpha, cumulative_margin, margin, loss, sample_weight=None):
-    """Mean (weighted by ``sample_weight``) loss ``loss`` (eq. 48) of ``F + alpha * gamma`` (line 6)."""
-    z = np.asarray(cumulative_margin) + alpha * np.asarray(margin)
-    return check_loss(loss).mean(z, sample_weight)
-
-
 def solve_alpha_exact(cumulative_margin, margin, loss, *, upper=np.inf, sample_weight=None):
     """Exact minimiser over alpha >= 0 of the mean margin-distribution loss.
 

@@ -11,20 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .nodes import class_bits, pack_tree, word_layout, write_class_words
+from .nodes import pack_tree, word_layout, write_class_words
 from .predictor import PackedTrees, leaf_tables
 
 _NO_SHARES = np.zeros(0)
-
-
-def packed_tree(tree, n_features, n_classes):
-    """One grown tree (:data:`mddf.trees.grower.GrownTree`) packed alone, as :func:`route_trees` reads it.
-
-    ``n_classes`` is None for a regression tree.
-    """
-    dtype, feature_bits = word_layout(n_features)
-    *packed, _ = pack_grown_tree(tree, dtype, feature_bits, n_features, n_classes or 0)
-    return single_tree(*packed, tree.category_bits, tree.leaf_values, feature_bits, class_bits(n_classes))
 
 
 def pack_grown_tree(tree, dtype, feature_bits, n_features, n_classes):

@@ -4,12 +4,11 @@ import pickle
 
 import numpy as np
 import pytest
-from tree_helpers import forest_of, grow, left_chain, reference_route
+from tree_helpers import forest_of, grow, left_chain, packed_tree, reference_route
 
 from mddf.forests import BinnedInput, ForestBuilder
 from mddf.trees import FeatureBinner, nodes
 from mddf.trees.nodes import EXTENDED, LEAF, LEFT_CLASS, RIGHT_CLASS, TABLE_ROW, deduplicate_rows
-from mddf.trees.packing import packed_tree
 
 
 def _data(n=2000, seed=11, nan=0.0):

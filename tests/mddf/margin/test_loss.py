@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import mddf
-from mddf.margin.alpha import alpha_objective, solve_alpha_exact, solve_alpha_sgd, solve_layer_share
+from mddf.margin.alpha import solve_alpha_exact, solve_alpha_sgd, solve_layer_share
 from mddf.margin.distribution import sample_distribution
 from mddf.margin.loss import MarginDistributionLoss, margin_distribution_loss
 
@@ -107,3 +107,8 @@ def test_the_reweighting_takes_the_loss_and_is_proportional_to_it():
 def test_a_margin_mean_where_the_loss_belongs_is_refused_by_name(call):
     with pytest.raises(TypeError, match=r"loss must be a MarginDistributionLoss .*got 0\.8"):
         call()
+
+
+def alpha_objective(alpha, cumulative_margin, margin, loss, sample_weight=None):
+    """Mean (weighted by ``sample_weight``) loss ``loss`` (eq. 48) of ``F + alpha * gamma`` (Algorithm 2, line 6)."""
+    return loss.mean(np.asarray(cumulative_margin) + alpha * np.asarray(margin), sample_weight)

@@ -3,11 +3,10 @@ split's set; leaves add their class or their row of the leaf table."""
 
 import numpy as np
 import pytest
-from tree_helpers import forest_of, grow, left_chain, proba, reference_route
+from tree_helpers import forest_of, grow, left_chain, packed_tree, proba, reference_route
 
 from mddf.trees import FeatureBinner
 from mddf.trees.grower import GrownTree
-from mddf.trees.packing import packed_tree
 from mddf.trees.predictor import NO_MISSING, expand_tree, route_blocks, route_lanes, route_scalar, route_trees
 
 

@@ -4,7 +4,8 @@ import numpy as np
 
 from mddf.forests import ForestBuilder
 from mddf.trees import BEST, COMPLETELY_RANDOM, RANDOM_THRESHOLD, GrownTree, TreeSettings, grow_tree
-from mddf.trees.packing import packed_tree
+from mddf.trees.nodes import class_bits, word_layout
+from mddf.trees.packing import pack_grown_tree, single_tree
 from mddf.trees.predictor import NO_MISSING, route_trees
 
 #: The split rule of ``grow(random_split=...)``: False the best split, True completely random, 2 extremely randomised.
@@ -98,3 +99,13 @@ def left_chain(n_internal, n_features):
         np.zeros(n, dtype=np.uint8), np.empty(0, dtype=np.int32), np.empty((0, 4), dtype=np.uint64),
         n_internal, np.zeros(n_features),
     )  # fmt: skip
+
+
+def packed_tree(tree, n_features, n_classes):
+    """One grown tree (:data:`mddf.trees.grower.GrownTree`) packed alone, as :func:`route_trees` reads it.
+
+    ``n_classes`` is None for a regression tree.
+    """
+    dtype, feature_bits = word_layout(n_features)
+    *packed, _ = pack_grown_tree(tree, dtype, feature_bits, n_features, n_classes or 0)
+    return single_tree(*packed, tree.category_bits, tree.leaf_values, feature_bits, class_bits(n_classes))
