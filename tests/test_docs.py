@@ -18,7 +18,8 @@ Checked on every ``.md`` page under ``docs/`` and on ``README.md``:
   checked here (Sphinx checks the anchors: ``sphinx-build -W``).
 
 A page answers its question once: none is over :data:`MAX_PAGE_LINES` lines (split a longer one by topic); the
-CHANGELOG is a list of changes of at most :data:`MAX_CHANGELOG_LINES` lines.
+CHANGELOG is a list of changes of at most :data:`MAX_CHANGELOG_LINES` lines, the README a landing page of at most
+:data:`MAX_README_LINES`.
 
 History belongs in ``CHANGELOG.md``; measurements with their command, machine and date in
 ``docs/benchmarks/`` and ``docs/results/``.
@@ -38,6 +39,8 @@ BUILD_DIRS = {"_build", "auto_examples", "generated"}
 MAX_PAGE_LINES = 400
 #: The longest the CHANGELOG may be: a list of changes, a line or two each, not a report.
 MAX_CHANGELOG_LINES = 250
+#: The README is a landing page: at most this many lines, the rest on the docs' pages.
+MAX_README_LINES = 200
 
 
 def _pages():
@@ -116,6 +119,10 @@ def test_page_has_no_lab_notebook_text(page):
 def test_a_page_is_at_most_four_hundred_lines(page):
     n_lines = len(page.read_text(encoding="utf-8").splitlines())
     assert n_lines <= MAX_PAGE_LINES, f"{n_lines} lines: split the page by topic"
+
+
+def test_the_readme_is_a_landing_page_of_at_most_two_hundred_lines():
+    assert len((ROOT / "README.md").read_text(encoding="utf-8").splitlines()) <= MAX_README_LINES
 
 
 def test_the_changelog_is_a_list_of_changes():
