@@ -99,6 +99,7 @@ def test_a_fold_of_few_rows_fits_every_round_without_stopping():
     assert all(model.estimator.estimator.tree_count_ == CATBOOST_PARAMS["iterations"] for model in block.models_[1])
 
 
+@pytest.mark.slow
 def test_a_seed_gives_the_same_bits_for_any_n_jobs():
     X, y = _block_data()
     block, oof = _fit_block(X, y, categories=np.array([False] * 4 + [True]))
@@ -130,6 +131,7 @@ def test_a_cascade_gives_every_category_column_whatever_its_levels_and_explain_a
     assert np.abs(explanation.base_values + explanation.values.sum(axis=1) - expected).max() < 1e-6
 
 
+@pytest.mark.slow
 def test_three_classes_and_regression_are_explained_by_catboosts_shap_values():
     X, y = _block_data()
     block, _ = _fit_block(X, y, categories=np.array([False] * 4 + [True]))
@@ -146,6 +148,7 @@ def test_three_classes_and_regression_are_explained_by_catboosts_shap_values():
         assert np.abs((base + values.sum(axis=1))[:, 0] - member.predict(model, X, None, True)).max() < 1e-9
 
 
+@pytest.mark.slow
 def test_several_targets_are_one_multi_rmse_model_and_the_regressor_stores_and_reads_it_back(tmp_path):
     X, _, signal = _frame()
     Y = np.c_[signal, -2 * signal]

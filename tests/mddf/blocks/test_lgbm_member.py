@@ -103,7 +103,7 @@ def _largest_leaf(block):
     return largest
 
 
-@pytest.mark.parametrize("kind", ["lgbm", "lgbm_es"])
+@pytest.mark.parametrize("kind", [pytest.param("lgbm", marks=pytest.mark.slow), "lgbm_es"])
 def test_a_class_of_two_rows_a_thousand_does_not_make_the_classification_member_diverge(kind):
     # With LightGBM's own min_child_weight=1e-3 and reg_lambda=0 this block's leaves reach 56 (lgbm_es) and its
     # step keeps growing; bounded by a Hessian sum of 1 and a penalty of 1, they stay within the single digits.
