@@ -8,12 +8,13 @@ over rows, so a weighted row and its copies are not split alike).
 
 import numpy as np
 import pytest
+from margin_objective import alpha_objective
 from sklearn.datasets import make_classification
 from sklearn.model_selection import train_test_split
 
 from mddf import MDDFClassifier
 from mddf.baselines import GCForestClassifier
-from mddf.margin.alpha import alpha_objective, solve_alpha_exact, solve_alpha_sgd, solve_layer_share
+from mddf.margin.alpha import solve_alpha_exact, solve_alpha_sgd, solve_layer_share
 from mddf.margin.distribution import sample_distribution
 from mddf.margin.loss import MarginDistributionLoss, margin_distribution_loss
 from mddf.margin.margins import margin_statistics

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from margin_objective import alpha_objective
 
 from mddf.margin.alpha import solve_alpha_exact, solve_alpha_sgd, solve_layer_share
 from mddf.margin.loss import MarginDistributionLoss
@@ -88,8 +89,3 @@ def test_layer_share_bounds():
     mixture = np.full(100, 0.8)  # previous mixture exactly at the margin mean
     assert solve_layer_share(mixture, np.full(100, -0.5), LOSS) == 0.0  # worse layer: no share
     assert solve_layer_share(np.full(100, 0.2), np.full(100, 0.8), LOSS) == 1.0  # perfect layer: all
-
-
-def alpha_objective(alpha, cumulative_margin, margin, loss, sample_weight=None):
-    """Mean (weighted by ``sample_weight``) loss ``loss`` (eq. 48) of ``F + alpha * gamma`` (Algorithm 2, line 6)."""
-    return loss.mean(np.asarray(cumulative_margin) + alpha * np.asarray(margin), sample_weight)

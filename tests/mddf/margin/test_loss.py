@@ -7,6 +7,7 @@ The small numbers use g = 0.8 and mu = 0.05: the curvatures are 1 / 0.64 = 1.562
 
 import numpy as np
 import pytest
+from margin_objective import alpha_objective
 
 import mddf
 from mddf.margin.alpha import solve_alpha_exact, solve_alpha_sgd, solve_layer_share
@@ -107,8 +108,3 @@ def test_the_reweighting_takes_the_loss_and_is_proportional_to_it():
 def test_a_margin_mean_where_the_loss_belongs_is_refused_by_name(call):
     with pytest.raises(TypeError, match=r"loss must be a MarginDistributionLoss .*got 0\.8"):
         call()
-
-
-def alpha_objective(alpha, cumulative_margin, margin, loss, sample_weight=None):
-    """Mean (weighted by ``sample_weight``) loss ``loss`` (eq. 48) of ``F + alpha * gamma`` (Algorithm 2, line 6)."""
-    return loss.mean(np.asarray(cumulative_margin) + alpha * np.asarray(margin), sample_weight)
