@@ -7,9 +7,10 @@ import inspect
 
 import numpy as np
 from sklearn.base import BaseEstimator, clone, is_classifier
-from sklearn.model_selection import train_test_split
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
+
+from .protocols.run_data import holdout
 
 LIBRARIES = ("sklearn", "xgboost", "lightgbm", "catboost")
 #: The most categories HistGradientBoosting splits a column into subsets of (its bins); a column of more is given
@@ -25,17 +26,6 @@ def _library(estimator) -> str:
             f"not {type(estimator).__name__}"
         )
     return root
-
-
-def validation_split(X, y, fraction: float, random_state, stratify: bool):
-    """``(fit rows, validation rows)`` indices: stratified when asked and every class has two rows, else random."""
-    index = np.arange(len(y))
-    if stratify:
-        _, counts = np.unique(y, return_counts=True)
-        n_val = int(np.ceil(fraction * len(y)))
-        if counts.min() >= 2 and len(counts) <= n_val <= len(y) - len(counts):
-            return train_test_split(index, test_size=fraction, stratify=y, random_state=random_state)
-    return train_test_split(index, test_size=fraction, random_state=random_state)
 
 
 class EarlyStopped(BaseEstimator):
@@ -86,7 +76,8 @@ class EarlyStopped(BaseEstimator):
         y = np.asarray(y)
         library = _library(self.estimator)
         classify = is_classifier(self.estimator)
-        fit_rows, val_rows = validation_split(X, y, self.validation_fraction, self.random_state, stratify=classify)
+        held = dict(test_size=self.validation_fraction, random_state=self.random_state)
+        fit_rows, val_rows = holdout(np.arange(len(y)), stratify=y if classify else None, **held)
         y_fit, y_val = y[fit_rows], y[val_rows]
         if classify:
             self.classes_ = np.unique(y_fit)

@@ -14,7 +14,6 @@ import sys
 
 import numpy as np
 from sklearn.manifold import TSNE
-from sklearn.model_selection import train_test_split
 from threadpoolctl import threadpool_limits
 
 from mddf.datasets.user_data import provenance_line
@@ -23,6 +22,7 @@ from .binding import fit_binding
 from .figures import plt, save_figure
 from .layers import layer_check, layers_drawn, variance_ratio
 from .outfolder import OutputFiles, probe
+from .protocols.run_data import holdout
 from .provenance import provenance
 from .studies import fitted_classifier, logger
 from .tables import write_rows
@@ -33,11 +33,7 @@ def sample_rows(y, max_points, seed):
     idx = np.arange(len(y))
     if len(y) <= max_points:
         return idx
-    try:
-        keep, _ = train_test_split(idx, train_size=max_points, stratify=y, random_state=seed)
-    except ValueError:
-        keep, _ = train_test_split(idx, train_size=max_points, random_state=seed)
-    return np.sort(keep)
+    return np.sort(holdout(idx, train_size=max_points, random_state=seed, stratify=y)[0])
 
 
 def embed(features, perplexity, seed):

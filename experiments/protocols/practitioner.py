@@ -52,7 +52,8 @@ def cv_run_data(dataset, seed: int, fold: int, n_folds: int, task: str, validati
     X, y = dataset.X, dataset.y
     train, test = cv_splits(y, task, n_folds, seed)[fold]
     classify = task == "classification"
-    X_fit, X_val, y_fit, y_val = holdout(X[train], y[train], validation_fraction, seed, stratify=classify)
+    split = dict(test_size=validation_fraction, random_state=seed, stratify=y[train] if classify else None)
+    X_fit, X_val, y_fit, y_val = holdout(X[train], y[train], **split)
     stratified = ", stratified by class" if classify else ""
     description = f"{n_folds}-fold cross-validation of all {len(y)} rows{stratified}, shuffled with random_state={seed}"
     description += f": test fold {fold}"

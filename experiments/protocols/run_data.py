@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 
 import numpy as np
@@ -33,14 +34,12 @@ class RunData:
     description: str
 
 
-def holdout(X, y, fraction, seed, stratify: bool = True):
-    """Hold-out split, stratified by class when asked; a plain random split when a class is too small."""
-    if stratify:
-        try:
-            return train_test_split(X, y, test_size=fraction, stratify=y, random_state=seed)
-        except ValueError:
-            pass
-    return train_test_split(X, y, test_size=fraction, random_state=seed)
+def holdout(*arrays, stratify=None, **split):
+    """``train_test_split(*arrays, **split)``, stratified by ``stratify`` unless a class is too small for it."""
+    if stratify is not None:
+        with contextlib.suppress(ValueError):
+            return train_test_split(*arrays, stratify=stratify, **split)
+    return train_test_split(*arrays, **split)
 
 
 def split_run_data(dataset, seed: int, fraction=1.0, validation_fraction=0.2, task="classification") -> RunData:
@@ -56,7 +55,8 @@ def split_run_data(dataset, seed: int, fraction=1.0, validation_fraction=0.2, ta
         dataset = subsample(dataset, fraction, random_state=seed, stratify=classify)
         description = dataset.split
     X, y = dataset.X_train, dataset.y_train
-    X_fit, X_val, y_fit, y_val = holdout(X, y, validation_fraction, seed, stratify=classify)
+    split = dict(test_size=validation_fraction, random_state=seed, stratify=y if classify else None)
+    X_fit, X_val, y_fit, y_val = holdout(X, y, **split)
     return RunData(X, y, dataset.X_test, dataset.y_test, X_fit, y_fit, X_val, y_val, True, description)
 
 

@@ -6,7 +6,8 @@ from sklearn.base import clone
 from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor, RandomForestClassifier
 from xgboost import XGBClassifier, XGBRegressor
 
-from mddf.experiments.early_stopped import EarlyStopped, validation_split
+from mddf.experiments.early_stopped import EarlyStopped
+from mddf.experiments.protocols.run_data import holdout
 
 
 def noisy_classes(n=300, seed=0):
@@ -39,16 +40,16 @@ def test_each_library_stops_well_before_its_cap_on_noisy_data():
 
 def test_the_validation_rows_are_stratified_and_seeded():
     X, y = noisy_classes()
-    fit, val = validation_split(X, y, 0.1, random_state=3, stratify=True)
+    fit, val = holdout(np.arange(len(y)), test_size=0.1, random_state=3, stratify=y)
     assert len(val) == 30 and abs(y[val].mean() - y.mean()) < 0.05
-    again = validation_split(X, y, 0.1, random_state=3, stratify=True)
+    again = holdout(np.arange(len(y)), test_size=0.1, random_state=3, stratify=y)
     assert np.array_equal(val, again[1]) and not set(fit) & set(val)
 
 
 def test_a_class_too_small_to_stratify_falls_back_to_a_random_split():
     X, y = noisy_classes(60)
     y[0] = 2  # a class with a single row
-    fit, val = validation_split(X, y, 0.1, random_state=0, stratify=True)
+    fit, val = holdout(np.arange(len(y)), test_size=0.1, random_state=0, stratify=y)
     assert len(val) == 6 and len(fit) == 54
 
 
