@@ -37,23 +37,17 @@ def new_record(key, dataset, method, seed=None, fold=None, *, status, error=None
     return {**record, **record_stamp()} if stamped else record
 
 
-def _json_default(obj):
-    """A value ``json`` cannot write, as one it can: numpy's as Python's (a non-finite float as None)."""
-    if isinstance(obj, np.generic):
-        value = obj.item()
-        return None if isinstance(value, float) and not math.isfinite(value) else value
-    if isinstance(obj, np.ndarray):
-        return obj.tolist()
-    return list(obj) if isinstance(obj, (set, tuple)) else repr(obj)
-
-
 def _clean(obj):
-    """Replace NaN/inf floats by None so that every line is strict JSON."""
+    """``obj`` as strict JSON: numpy's values as Python's, NaN and inf as None, sets as lists, the unknown by repr."""
+    if isinstance(obj, (np.generic, np.ndarray)):
+        obj = obj.tolist()
     if isinstance(obj, float) and not math.isfinite(obj):
         return None
     if isinstance(obj, dict):
         return {str(k): _clean(v) for k, v in obj.items()}
-    return [_clean(v) for v in obj] if isinstance(obj, (list, tuple)) else obj
+    if isinstance(obj, (list, tuple, set)):
+        return [_clean(v) for v in obj]
+    return obj if obj is None or isinstance(obj, (bool, int, float, str)) else repr(obj)
 
 
 class ResultStore:
@@ -113,7 +107,7 @@ class ResultStore:
         at all: a write that fails (a full disk) is cut back to the file's size before it, and its ``OSError`` raised
         naming the file."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        line = (json.dumps(_clean(record), default=_json_default, allow_nan=False) + "\n").encode("utf-8")
+        line = (json.dumps(_clean(record), allow_nan=False) + "\n").encode("utf-8")
         self.repair()
         fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
         try:
