@@ -40,8 +40,7 @@ from .tables import write_markdown
 #: The figure beside table.md.
 FIGURE_STEM = "figure"
 FIGURE = f"{FIGURE_STEM}.png"
-#: The files of the several-target runner this one replaced (``--target a,b``), moved aside with its records, which
-#: no run resumes: their keys name its protocol, ``several-targets``.
+#: The files of the retired several-target runner, moved aside with its records.
 RETIRED = ("several_targets.json", "several_targets.png")
 
 
@@ -70,10 +69,8 @@ def _short(message: str, limit: int = 200) -> str:
 
 
 def run(args, registry=None, *, command: str) -> int:
-    """Run the benchmark the parsed arguments (:func:`~.options.benchmark_options`) describe; return the exit status.
-
-    ``registry`` holds the methods (default: :func:`~.methods.default_registry`); ``command`` is recorded in the lock
-    and the provenance. The errors about the input are raised for the command line to report."""
+    """Run the benchmark the parsed arguments (:func:`~.options.benchmark_options`) describe with ``registry``'s methods
+    (``command`` in the lock and the provenance); return the exit status."""
     registry = registry or default_registry()
     if args.list:
         list_registry(registry)
@@ -144,8 +141,7 @@ def _run_in(out, args, registry, datasets, available, source, command, protocol,
             store.append(new_record(f"{name}|dataset", name, None, status="skipped", message=str(exc)))
             continue
         except DatasetError as exc:
-            # A corrupt or tampered file (mddf.datasets.CorruptFileError, ChecksumError): report it and
-            # go on with the other datasets.
+            # a corrupt or tampered file (CorruptFileError, ChecksumError): said, and the other datasets go on
             message = f"could not be loaded ({type(exc).__name__}: {exc})"
             skipped[name] = unloadable[name] = _short(message)
             print(f"dataset {name} {message}", file=sys.stderr)

@@ -1,7 +1,5 @@
-"""What a result is bound to: ``data_sha256`` (the data's content: :func:`dataset_sha256`, ``test_sha256`` of a
-``--test`` file) and ``settings_sha256`` (:func:`run_settings`). A rerun resumes only a record with the same key and
-hashes (:func:`latest_bound`); :func:`set_aside_stale` and :func:`set_aside_foreign` move the others aside; the files
-written from them are bound by :func:`files_binding` or :func:`fit_binding`."""
+"""What a result is bound to: its data (:func:`dataset_sha256`, :func:`test_sha256`) and settings
+(:func:`run_settings`); a rerun resumes only a record of the same key and hashes (:func:`latest_bound`)."""
 
 from __future__ import annotations
 
@@ -19,8 +17,7 @@ from .store import BINDING_FIELDS
 #: Bumped when the way results are computed changes for every method (splits, metrics).
 RESULT_VERSION = 1
 
-#: The protocol of the records of the several-target runner ``mddf benchmark --target a,b`` had before it ran as one
-#: target does: records of other settings, whose keys no run plans.
+#: The protocol of the records of the retired several-target runner: records of other settings.
 RETIRED_PROTOCOL = "several-targets"
 
 #: Parameters of an estimator that do not change its result (seeds vary per run and are in its key).
@@ -158,8 +155,7 @@ def files_binding(tasks) -> str:
     return hashlib.sha256(json.dumps(runs, sort_keys=True).encode()).hexdigest()
 
 
-#: The options of a single fit that change none of its files: where they go, how loudly, how fast, and the data's
-#: paths (their content is bound).
+#: The options of a single fit that change none of its files (the data's paths: their content is bound).
 _NEUTRAL_OPTIONS = ("out", "force", "quiet", "n_jobs", "data_home", "download", "data", "test", "user_data")
 
 

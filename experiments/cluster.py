@@ -1,6 +1,5 @@
-"""Runs on a Dask cluster (``--scheduler tcp://HOST:8786`` or ``local:N``): a Dask task per run calling
-:func:`~.runner.run_one`, each record appended through a :class:`~.runbook.RunBook` (docs/user_guide/dask.md). Dask
-(the ``dask`` extra) is imported only when a cluster is used."""
+"""Runs on a Dask cluster (``--scheduler tcp://HOST:8786`` or ``local:N``; docs/user_guide/dask.md): a Dask task per
+run calling :func:`~.runner.run_one`, each record appended through a :class:`~.runbook.RunBook`."""
 
 from __future__ import annotations
 
@@ -21,12 +20,10 @@ from .store import ResultStore
 
 INSTALL_HINT = 'pip install "mddf[dask]" (from a checkout: pip install -e ".[dask]")'
 
-#: Times a ``local:N`` scheduler reruns a run whose worker died before recording it as failed: one retry
-#: survives a one-off loss, and a run that kills every worker it touches costs two restarts, not four.
+#: Times a ``local:N`` scheduler reruns a run whose worker died before recording it as failed.
 LOCAL_ALLOWED_FAILURES = 1
 
-#: Where a ``local:N`` scheduler serves its HTTP endpoint: Dask starts one even with ``dashboard_address=None``,
-#: on port 8787, which collides with any other Dask cluster on the machine.
+#: Where a ``local:N`` scheduler serves its HTTP endpoint (not Dask's port 8787, which another cluster may hold).
 LOOPBACK_ANY_PORT = "127.0.0.1:0"
 
 #: Top-level packages the scheduler and every worker must import (mddf holds the estimators, loaders and harness).
@@ -174,8 +171,7 @@ def run_on_worker(kwargs: dict) -> dict:
     except (Exception, KeyboardInterrupt):
         raise
     except BaseException as exc:
-        # run_one records every Exception itself; anything else (SystemExit from a library) would shut the worker
-        # down or leave the driver waiting: as an ordinary error it is retried, then recorded as failed.
+        # run_one records every Exception; anything else (a library's SystemExit) is retried, then recorded as failed
         raise TaskAborted(f"{type(exc).__name__}: {exc}", traceback.format_exc()) from None
     try:
         record["worker"] = get_worker().address
@@ -210,9 +206,8 @@ def _failure(task: Task, future, exc: BaseException, scheduler: str) -> dict:
 
 
 def execute_on_cluster(tasks: list[Task], store: ResultStore, client, *, n_jobs=1, retries=1, **options) -> list[dict]:
-    """Run every task whose latest record in ``store`` is not ``ok`` on the cluster of ``client``, ``n_jobs`` threads
-    per run, a task that raises tried ``retries`` more times; ``options`` as :func:`~.executor.execute`'s. Returns the
-    records written."""
+    """Run every task whose latest record in ``store`` is not ``ok`` on ``client``'s cluster (``retries`` more tries of
+    a task that raises; ``options``: :func:`~.executor.execute`'s); return the records written."""
     from distributed import as_completed
 
     book = RunBook(tasks, store, n_jobs=n_jobs, **options)
@@ -251,9 +246,8 @@ def execute_on_cluster(tasks: list[Task], store: ResultStore, client, *, n_jobs=
 
 
 def run_all(tasks, store: ResultStore, *, scheduler=None, workers=1, isolation="process", n_jobs=None, **options):
-    """Execute ``tasks`` locally (:func:`~.executor.execute`: ``workers``, ``isolation``) or, with ``scheduler``, on a
-    Dask cluster; ``n_jobs=None`` is the cores shared among the workers locally, one thread per run on a cluster.
-    ``options`` are :func:`~.executor.execute`'s. Returns the records written."""
+    """Execute ``tasks`` locally (:func:`~.executor.execute`, whose ``options`` these are) or, with ``scheduler``, on a
+    Dask cluster; ``n_jobs=None``: the cores shared among the workers, one thread per run on a cluster."""
     if scheduler is None:
         n_jobs = threads_per_run(n_jobs, workers)
         return execute(tasks, store, workers=workers, isolation=isolation, n_jobs=n_jobs, **options)

@@ -1,6 +1,5 @@
-"""The practitioner's table and figure: every method against the best, with what is significant (:mod:`.metrics`):
-:func:`comparison_of` one dataset's records, :func:`to_markdown` and :func:`to_csv` the tables, :func:`plot` the
-figure (the marks and ties: docs/user_guide/command_line.md)."""
+"""The practitioner's table and figure (:func:`comparison_of`, :func:`to_markdown`, :func:`to_csv`, :func:`plot`):
+every method against the best, with what is significant (:mod:`.metrics`; docs/user_guide/command_line.md)."""
 
 from __future__ import annotations
 
@@ -30,12 +29,10 @@ class DatasetComparison:
     #: ``{method: {"total", "selection", "fit", "compile"}}``: mean seconds per run (compile: None if unmeasured)
     seconds: dict = field(default_factory=dict)
     adapted: dict = field(default_factory=dict)  #: ``{method: (runs adapted, runs, [reasons])}``
-    #: ``{method: what is shown instead of a result}``: a method without a result (``"skipped"``, ``"-"``), or one that
-    #: failed on some fold, which is left out of the comparison (the count and the first line of its first error)
+    #: ``{method: what is shown instead of a result}``: ``"skipped"``, ``"-"``, or ``"failed on k of n folds: ..."``
     missing: dict = field(default_factory=dict)
     n_runs: int = 0  #: folds (runs) of the best method
-    #: the methods ahead of the baseline beyond 2 standard errors over enough paired folds on the ranking metric (None:
-    #: no baseline, or too few paired folds to say)
+    #: the methods beyond 2 standard errors ahead of the baseline (None: no baseline, or too few paired folds)
     ahead_of_baseline: list | None = None
     targets: tuple = ()  #: several targets' names (their runs' records name them)
 
@@ -129,8 +126,7 @@ def _difference(metric: str, c, ties=()) -> str:
         return "best (tie)"
     if c.best:
         return "best"
-    scale = metric_of(metric).scale
-    digits = _digits(metric)
+    scale, digits = metric_of(metric).scale, _digits(metric)
     if math.isnan(c.diff):
         return "-"
     text = f"{scale * c.diff:+.{digits}f}"
@@ -277,10 +273,8 @@ def to_csv(comparisons) -> str:
 
 
 def plot(comparisons, subtitle: str = ""):
-    """One panel per dataset: each method's mean of the ranking metric ± 2 standard errors, coloured as its table
-    marks it (the winner a star, blue the best, the methods tied with it to the shown digits and those within two
-    standard errors of it, grey behind it, black with too few paired scores to tell); the axis spans the methods but
-    the baseline, which sits at its edge when beyond it."""
+    """The figure: a panel per dataset, each method's mean of the ranking metric ± 2 standard errors, marked as its
+    table marks it; a baseline beyond the other methods' span sits at the axis' edge."""
     from .figures import plt
 
     n = max(1, len(comparisons))

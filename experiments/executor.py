@@ -25,8 +25,7 @@ def worker_environment(
 ) -> dict:
     """The OpenMP setting the workers of a sweep start with: ``{"OMP_WAIT_POLICY": "PASSIVE"}`` when the runs need more
     cores than other work leaves free (``busy_cores + workers * threads > cores + 0.5``; ``threads`` None or negative:
-    every usable core; ``cores``: the usable ones; ``busy_cores``: ``measure()``, default :func:`_busy_cores`), else
-    ``{}``. Spinning OpenMP threads would take the working ones' cores (docs/benchmarks/threads.md)."""
+    every usable core; ``busy_cores``: ``measure()``, default :func:`_busy_cores`), else ``{}``."""
     if cores is None:
         cores = _core_count(_usable_cpus())
     if threads is None or threads < 0:
@@ -105,10 +104,8 @@ _EARLY: dict = {}
 
 
 def start_workers_early(workers: int) -> None:
-    """Start the ``workers`` worker processes of the next :func:`execute` of this process now (:meth:`WorkerPool.early
-    <.worker_pool.WorkerPool.early>`), so that their start overlaps the command's own work; their OpenMP setting is
-    decided when the sweep starts, the machine measured meanwhile, less the CPU time of this process and of the
-    workers. :func:`discard_early_workers` stops them if no sweep took them. Nothing for fewer than one worker."""
+    """Start the ``workers`` worker processes of the next :func:`execute` of this process now, their OpenMP setting
+    decided when it starts (the machine measured meanwhile); :func:`discard_early_workers` stops those not taken."""
     discard_early_workers()
     if workers < 1:
         return
@@ -139,9 +136,8 @@ def execute(
 ):
     """Run every task whose latest record in ``store`` is not ``ok``, appending each result as it finishes; return the
     records written. ``isolation="process"``: in a :class:`~.worker_pool.WorkerPool`, ``workers`` at a time;
-    ``"inline"``: here, one after the other; ``n_jobs`` threads each. With ``progress``, a line per run to ``log``
-    (``print``: stderr), under a tqdm bar on a terminal. ``run_options``: ``registry`` (module-level builders),
-    ``download``, ``user_data`` (``{name: source dict}``). SIGTERM raises :class:`~.exit_status.Terminated`."""
+    ``"inline"``: here; ``n_jobs`` threads each; with ``progress``, a line per run to ``log``. ``run_options``:
+    ``registry``, ``download``, ``user_data`` (``{name: source dict}``)."""
     if isolation not in ("process", "inline"):
         raise ValueError(f"isolation must be 'process' or 'inline', got {isolation!r}")
     if workers < 1:
@@ -164,9 +160,8 @@ def execute(
 
 
 def _execute_in_workers(book: RunBook, workers: int, n_jobs: int, say) -> None:
-    """The runs of ``book`` in a pool of ``workers`` worker processes, with the OpenMP setting of ``workers`` runs of
-    ``n_jobs`` threads (:func:`worker_environment`; the user's own ``OMP_WAIT_POLICY`` is kept, the machine not
-    measured), said through ``say``."""
+    """The runs of ``book`` in ``workers`` worker processes, with the OpenMP setting of :func:`worker_environment`
+    (unless the user set ``OMP_WAIT_POLICY``), said through ``say``."""
     early, reading, pids = _EARLY.pop("pool", None), _EARLY.pop("reading", None), _EARLY.pop("pids", ())
     measure = None if early is None else lambda: _busy_cores(since=reading, pids=pids)
     environment = {} if "OMP_WAIT_POLICY" in os.environ else worker_environment(n_jobs, workers, measure=measure)

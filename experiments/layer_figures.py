@@ -44,8 +44,7 @@ def layer_rows(model, test_acc, oof_margins):
             row.update(margin_mean=float(np.mean(m)), margin_std=float(np.std(m)), margin_ratio=margin_ratio(m))
         else:  # dropped layers: their features are not stored, so their margins are unknown
             row.update(margin_mean=None, margin_std=None, margin_ratio=None)
-        # The estimator's own statistic: of sum_l alpha_l gamma_l / sum_l alpha_l (Algorithm 2,
-        # line 6), the quantity its alpha solver minimises; equal to ours at layer 1 only.
+        # the estimator's own statistic (Algorithm 2, line 6), equal to ours at layer 1 only
         row["history_margin_ratio"] = h.get("margin_ratio")
         rows.append(row)
     return rows

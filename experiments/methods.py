@@ -156,9 +156,7 @@ def build_gcforest(ctx: BuildContext, **params):
     return _construct(_import("mddf.baselines", "GCForestClassifier"), ctx, **{**_cascade_params(ctx), **params})
 
 
-# Scanning windows per image shape: the gcForest baseline's benchmark settings (8x8 digits:
-# windows 3, 4, 5; 28x28 MNIST: 7, 10, 13 with stride 2, about d/4, d/2.8, d/2.2 as in the gcForest
-# paper's figure 4); other shapes use those fractions of the smallest side.
+# Scanning windows per image shape (the gcForest paper's figure 4), other shapes those fractions of the smallest side.
 SCANNING = {(8, 8): dict(window_sizes=(3, 4, 5)), (28, 28): dict(window_sizes=(7, 10, 13), stride=2)}
 SCANNING_FRACTIONS = dict(window_sizes=(0.25, 0.36, 0.46))
 

@@ -84,11 +84,9 @@ def predict_once(estimator, X, probabilities=True):
 
 
 #: The metric that ranks when ``--metric`` is not given: scikit-learn's default ``score`` of each task.
-DEFAULT_METRIC = {"classification": "accuracy", "regression": "r2", "multioutput": "r2"}
-DEFAULT_METRIC["multilabel"] = "subset_accuracy"
+DEFAULT_METRIC = dict(classification="accuracy", regression="r2", multioutput="r2", multilabel="subset_accuracy")
 
-#: Paired scores (folds both methods have) below which no difference is called significant: no ★ and no "beyond
-#: 2 standard errors" from fewer.
+#: Paired scores (folds both methods have) below which no difference is called significant.
 MIN_PAIRED_SCORES = 5
 
 WINNER_RULE = (
@@ -119,10 +117,8 @@ def full_probabilities(proba, model_classes, n_classes: int) -> np.ndarray:
 
 
 def classification_scores(y_true, y_pred, proba=None) -> dict:
-    """``accuracy``, ``balanced_accuracy`` and, given ``proba`` (column j: class code j; clipped to [PROBA_CLIP, 1],
-    each row renormalised), ``log_loss`` (a fold missing some classes scored against all of them) and, when the test
-    rows hold every class, ``roc_auc`` (of the second class for two, else the mean of each class's against the
-    others)."""
+    """``accuracy``, ``balanced_accuracy`` and, given ``proba`` (column j: class code j), ``log_loss`` over every class
+    and, when the test rows hold every class, ``roc_auc`` (one-vs-rest for more than two)."""
     from sklearn.metrics import accuracy_score, balanced_accuracy_score, roc_auc_score
     from sklearn.metrics import log_loss as sklearn_log_loss
 

@@ -34,10 +34,7 @@ def estimator_params(estimator) -> dict:
 
 
 def model_size(estimator) -> dict:
-    """Size of a fitted model: its trees and tree nodes, or its MLP weights (keys absent when none is found).
-
-    Boosting baselines report their own statistics (``tree_stats()``, ``n_voters_``); XGBoost, LightGBM and
-    HistGradientBoosting count their rounds' trees; else the fitted attributes are walked for scikit-learn trees."""
+    """A fitted model's size: its trees and nodes (the baselines' own statistics) or MLP weights, else {}."""
     if hasattr(estimator, "steps"):
         estimator = estimator.steps[-1][1]
     coefs = getattr(estimator, "coefs_", None)
@@ -129,9 +126,8 @@ def search_summary(estimator) -> dict:
 
 
 def describe_model(record, estimator, monotone=None) -> None:
-    """Write in ``record`` what the fitted model is: its parameters, early stopping, size, search and cascade; with
-    ``monotone`` (what ``--monotone`` constrains: :class:`~.monotone_option.Constrained`'s ``about``) the cascade's
-    ``monotone``, which names the class whose probability is constrained."""
+    """Write in ``record`` what the fitted model is: its parameters, early stopping, size, search and cascade (with
+    ``monotone``, :class:`~.monotone_option.Constrained`'s ``about``)."""
     record["params"] = estimator_params(inner_model(estimator))
     if isinstance(estimator, EarlyStopped):
         stopping = ("rounds", "n_rounds_"), ("validation_rows", "n_validation_"), ("patience", "patience")

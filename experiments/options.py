@@ -98,8 +98,7 @@ def help_text(name: str) -> str:
     return plain_text("\n\n".join(p for p in paragraphs if ":mod:`.cli`" not in p)) + "\n"
 
 
-# a reST role (a role's name between colons, then its target in backquotes, or a text and <target>): the text shown,
-# or the target (its last part after a ~)
+# a reST role (``:name:`target```, ``:name:`~a.b```, ``:name:`text <target>```)
 _ROLE = re.compile(r":[a-z]+:`(?P<tilde>~?)\.?(?P<target>[^`<]*?)\s*(?:<[^`>]*>)?`")
 
 

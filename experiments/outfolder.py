@@ -1,6 +1,5 @@
-"""What the subcommands write into ``--out``: the folder tested before any fit (:func:`probe`), a file that is not
-their own moved aside or refused (:class:`OutputFiles`; the rule: docs/user_guide/output_folder.md), each file written
-whole or not at all (:func:`whole`), and a write the folder or its disk refuses as one line (:func:`writing`)."""
+"""What the subcommands write into ``--out`` (docs/user_guide/output_folder.md): the folder tested before any fit
+(:func:`probe`), the files not their own moved aside (:class:`OutputFiles`), each file written whole (:func:`whole`)."""
 
 from __future__ import annotations
 
@@ -25,8 +24,7 @@ _PROBE = ".mddf-probe"
 @contextlib.contextmanager
 def writing(folder, doing: str = "writing its files", *, named_only: bool = False):
     """For the block, a write refused by the folder or its disk (:data:`WRITE_ERRNOS`) raises
-    :class:`~.outlock.FolderUnwritable` naming ``folder``, the file (when the error names one) or ``doing``; with
-    ``named_only``, only an error that names a file in ``folder`` (a block that does more than write there)."""
+    :class:`~.outlock.FolderUnwritable` naming the file or ``doing``; ``named_only``: only for a file in ``folder``."""
     try:
         yield
     except OSError as exc:
@@ -38,8 +36,7 @@ def writing(folder, doing: str = "writing its files", *, named_only: bool = Fals
 
 
 def write_error(exc: BaseException) -> OSError | None:
-    """The write error (:data:`WRITE_ERRNOS`) behind ``exc``: itself, or the one it was raised while handling (a
-    library that fails in its own clean-up after the disk refused a write, as matplotlib's PDF writer does); None."""
+    """The write error (:data:`WRITE_ERRNOS`) behind ``exc``: itself, or one it was raised while handling; else None."""
     seen = set()
     while exc is not None and id(exc) not in seen:
         seen.add(id(exc))
@@ -51,10 +48,9 @@ def write_error(exc: BaseException) -> OSError | None:
 
 @contextlib.contextmanager
 def whole(path):
-    """Write the file ``path`` whole or not at all: the block writes the temporary path it is given (beside
-    ``path``, hidden, of the same suffix, created empty for it alone), renamed to ``path`` when the block ends and
-    removed if it fails. A write the disk or folder refused (:func:`write_error`, even behind another library's
-    error) is raised as an ``OSError`` naming ``path``."""
+    """Write the file ``path`` whole or not at all: the block writes the temporary path it is given, renamed to
+    ``path`` when the block ends, removed if it fails; a refused write (:func:`write_error`) is an ``OSError`` naming
+    ``path``."""
     path, temporary = Path(path), None
     try:
         fd, temporary = _created(path.parent, f".{path.name.lstrip('.')}.mddf-partial", path.suffix)
@@ -72,16 +68,14 @@ def whole(path):
 
 
 def write_text(path, text: str, **kwargs) -> Path:
-    """Write ``text`` to the file ``path`` whole or not at all (:func:`whole`; ``kwargs`` as ``Path.write_text``'s);
-    return the path."""
+    """Write ``text`` to ``path`` whole or not at all (:func:`whole`; ``kwargs``: ``Path.write_text``'s); the path."""
     with whole(path) as temporary:
         temporary.write_text(text, **kwargs)
     return Path(path)
 
 
 def _created(folder: Path, stem: str, suffix: str = "") -> tuple[int, Path]:
-    """``(fd, path)`` of a new empty file ``<folder>/<stem>-<pid>-<random><suffix>`` open for writing, created for
-    this caller alone: a name already taken (by a file of the user's, say) is passed over, never opened."""
+    """``(fd, path)`` of a new empty file ``<folder>/<stem>-<pid>-<random><suffix>`` (never one already there)."""
     while True:
         path = folder / f"{stem}-{os.getpid()}-{secrets.token_hex(4)}{suffix}"
         try:
@@ -91,9 +85,8 @@ def _created(folder: Path, stem: str, suffix: str = "") -> tuple[int, Path]:
 
 
 def probe(folder, shown=None) -> None:
-    """Test that files can be written in ``folder`` before any fit: create it (and its parents), write, force to
-    disk and delete a small file, then remove the folders it created. Raises :class:`~.outlock.FolderUnwritable`
-    naming ``shown`` as the ``--out`` (default: ``folder``)."""
+    """Create ``folder``, write, sync and delete a small file in it, and remove the folders it created; raises
+    :class:`~.outlock.FolderUnwritable` naming ``shown`` (default: ``folder``) as the ``--out``."""
     folder = Path(folder)
     shown = folder if shown is None else shown
     created = missing_folders(folder)
@@ -121,9 +114,8 @@ def probe(folder, shown=None) -> None:
 
 
 def manifest_files(path: Path) -> dict | None:
-    """``{name: entry}`` of the record ``path`` (:data:`MANIFEST`); ``{}`` when there is no such file; None when a
-    file, link or folder of that name is not mddf's record (a plain file holding a JSON object whose ``about`` is
-    :data:`MANIFEST_ABOUT` and whose ``files`` is an object): one of the user's, or one edited into another shape."""
+    """``{name: entry}`` of the record ``path`` (:data:`MANIFEST`), ``{}`` without one; None when what is there is not
+    mddf's record (a plain file of a JSON object whose ``about`` is :data:`MANIFEST_ABOUT` and ``files`` an object)."""
     path = Path(path)
     if not (path.exists() or path.is_symlink()):
         return {}
@@ -153,17 +145,15 @@ def _stamp(path: Path):
 
 
 class OutputFiles:
-    """The files one run of a subcommand writes into ``folder``, its results of the data and settings ``binding`` (a
-    hash: :func:`~.binding.files_binding`, :func:`~.binding.fit_binding`); ``force`` replaces the user's files,
-    ``log`` says what is moved or replaced (default: stderr)."""
+    """The files one run of a subcommand writes into ``folder`` from the data and settings ``binding`` (a hash);
+    ``force`` replaces the user's files, ``log`` says what is moved or replaced (default: stderr)."""
 
     def __init__(self, folder, binding: str, *, force: bool = False, log=None):
         self.folder, self.binding, self.force = Path(folder), binding, force
         self.log = log or (lambda text: print(text, file=sys.stderr))
 
     def foreign(self, names) -> dict:
-        """``{name: why}`` of the files ``names`` in the folder that are not this run's own (see the module): ``"not
-        written by mddf here, or changed since"``, or ``"results of other data or settings"``."""
+        """``{name: why}`` of the files ``names`` in the folder that are not this run's own."""
         manifest, found = manifest_files(self.folder / MANIFEST) or {}, {}  # not mddf's record: none is its own
         for name in names:
             path = self.folder / name
@@ -187,17 +177,16 @@ class OutputFiles:
             raise error(f"--out {self.folder / name} exists ({why}); pass --force to replace it, or give another --out")
 
     def refuse_foreign_record(self, error) -> None:
-        """Raise ``error`` (an exception class) when the folder holds a file named :data:`MANIFEST` that is not mddf's
-        record (:func:`manifest_files`): in a folder of the user's, it is refused rather than moved aside (whatever
-        ``force``)."""
+        """Raise ``error`` (an exception class) when the folder's :data:`MANIFEST` is not mddf's record, whatever
+        ``force``."""
         path = self.folder / MANIFEST
         if manifest_files(path) is None:
             raise error(f"--out {path} exists and is not mddf's record of the files it wrote (it keeps one beside its "
                         "file): move it, or give another --out")  # fmt: skip
 
     def make_room(self, names) -> Path | None:
-        """Move the files ``names`` that are not this run's own to ``<folder>/old/<UTC time>/``, or with ``force`` let
-        them be replaced; say so in one line. Returns the folder they went to, or None."""
+        """Move the files ``names`` not this run's own to ``<folder>/old/<UTC time>/`` (returned; None with ``force``:
+        they are replaced), in one line."""
         if not (found := self.foreign(names)):
             return None
         listed = ", ".join(found)
@@ -211,10 +200,8 @@ class OutputFiles:
 
     @contextlib.contextmanager
     def replacing(self, names, command: str | None = None):
-        """For the block that writes the files ``names``: first :meth:`make_room`; after it, the files it wrote
-        recorded in :data:`MANIFEST` (with ``command``), also those it wrote before it failed (each written whole:
-        :func:`whole`), as far as the disk lets; a write the folder or its disk refuses raises
-        :class:`~.outlock.FolderUnwritable` in one line (:func:`writing`)."""
+        """For the block that writes the files ``names``: :meth:`make_room` first, then the files it wrote recorded
+        (:meth:`record`, with ``command``), even when it fails; a refused write raises as :func:`writing` does."""
         names = list(names)
         with writing(self.folder, f"writing {names[0]}" if len(names) == 1 else "writing its tables and figures"):
             self.make_room(names)
@@ -232,10 +219,8 @@ class OutputFiles:
             self.record(written(), command)
 
     def record(self, names, command: str | None = None) -> None:
-        """Record the files ``names`` of the folder as this run's own: their sha256 and binding in
-        :data:`MANIFEST`, written to a temporary file and renamed over it (a failure leaves the old one whole). A
-        file of that name that is not mddf's record (:func:`manifest_files`: the user's) is moved aside first, to
-        ``<folder>/old/<UTC time>/``, in one line (never replaced, not even with ``force``)."""
+        """Record the files ``names`` as this run's own (their sha256 and binding) in :data:`MANIFEST`, written whole;
+        a file of that name that is not mddf's record is moved to ``<folder>/old/<UTC time>/`` first."""
         if not names:
             return
         from .provenance import utc_now

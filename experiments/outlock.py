@@ -1,7 +1,5 @@
-"""One runner per output folder: an operating-system lock (:mod:`filelock`) on ``<out>/.mddf-lock``, a file naming its
-owner (:func:`hold`; a second runner gets :class:`FolderLocked`, an unwritable folder :class:`FolderUnwritable`; a
-file of that name that is not mddf's lock file is moved aside, never written over or removed; the rule:
-docs/user_guide/output_folder.md)."""
+"""One runner per output folder (:func:`hold`): an operating-system lock (:mod:`filelock`) on ``<out>/.mddf-lock``, a
+file naming its owner (the rule: docs/user_guide/output_folder.md)."""
 
 from __future__ import annotations
 
@@ -54,10 +52,8 @@ def _holder(path: Path) -> dict | None:
 
 
 def _left(path: Path) -> dict | bool | None:
-    """What a file already at ``path`` is: None (no file), its owner (a runner's record, :data:`OWNER_KEYS`; ``{}``
-    for an empty file, one a runner has just created or failed to write, or one that cannot be read), or False for a
-    file that is not mddf's lock file (a link, a folder, or other content, still so after a runner would have written
-    its record: the user's)."""
+    """What is at ``path``: None (nothing), its owner (a runner's record, :data:`OWNER_KEYS`; ``{}`` for an empty or
+    unreadable file), or False for what is not mddf's lock file (a link, a folder, other content: the user's)."""
     if path.is_symlink() or (path.exists() and not path.is_file()):
         return False
     for _ in range(20):

@@ -20,17 +20,14 @@ from .suites import image_shape_of
 MIN_REGRESSION_ROWS = 10
 
 
-#: A classification whose smallest class holds less than this share of an even split (of 1/k of the rows for k
-#: classes; 20% of the rows for two classes) is imbalanced: without ``--metric`` the practitioner protocol ranks it
-#: by ROC AUC, which scores the probabilities whatever the threshold and which a model predicting the large classes
-#: only does not win (the command-line page says why ROC AUC rather than the log-loss).
+#: A classification whose smallest class holds less than this share of an even split (1/k of the rows for k classes)
+#: is imbalanced: without ``--metric`` it is ranked by ROC AUC (why: the command-line page).
 IMBALANCE = 0.4
 
 
 def available(specs, task: str | None = None, *, asked=()) -> list:
-    """The methods of ``specs`` whose estimator for ``task`` imports (and that handle ``task``); says on stderr why
-    others do not. A method named in ``asked`` (``--methods``) whose estimator does not import is an
-    :class:`~.studies.OptionError` instead, naming its class and how to install it."""
+    """The methods of ``specs`` whose estimator for ``task`` imports and that handle it, saying on stderr why the others
+    do not; a method of ``asked`` (``--methods``) that does not import is an :class:`~.studies.OptionError`."""
     kept = []
     for spec in specs:
         if (reason := unavailable_reason(spec, task or "classification")) and spec.name in asked:
@@ -56,9 +53,8 @@ def metric_for(name, task: str) -> str:
 
 
 def ranking_metric(ds, name, log) -> str:
-    """The metric that ranks the runs of ``ds``: ``name`` when given (:func:`metric_for`), else the task's default,
-    but ROC AUC for an imbalanced classification (:data:`IMBALANCE`; balanced accuracy when the fixed test rows lack a
-    class), which ``log`` says in one line naming the smallest class and its share of the rows."""
+    """The metric that ranks the runs of ``ds``: ``name`` (:func:`metric_for`), else the task's default, but ROC AUC for
+    an imbalanced classification (:data:`IMBALANCE`), which ``log`` says in one line."""
     from mddf.datasets.user_data import class_shares, percent
 
     task = task_of(ds)
@@ -183,13 +179,8 @@ def unusable_fractions(ds, fractions, specs, seeds, *, validation_fraction: floa
     task = task_of(ds)
     out = {}
     for fraction in fractions:
-        drawn = [
-            (
-                f"fraction {fraction:g} of seed {seed}",
-                split_run_data(ds, seed, fraction, validation_fraction, task).y_train,
-            )
-            for seed in seeds
-        ]
+        split = [split_run_data(ds, seed, fraction, validation_fraction, task).y_train for seed in seeds]
+        drawn = [(f"fraction {fraction:g} of seed {seed}", y) for seed, y in zip(seeds, split)]
         if task != "regression":
             out.update({(fraction, m): why for m, why in _too_few(ds, drawn, specs).items()})
             continue

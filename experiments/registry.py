@@ -32,8 +32,7 @@ class BuildContext:
     image_shape: tuple | None = None
     n_trees: int | None = None  # tree budget (RF, XGBoost)
     task: str = "classification"  # or "regression", or several targets' (:data:`SEVERAL_TARGETS`)
-    #: "paper": the paper's reproductions, whose mdDF is ``MDDFClassifier(**PAPER_CONFIG)``; "practitioner": the
-    #: estimators' defaults
+    #: "paper": the papers' reproductions (mdDF: ``PAPER_CONFIG``); "practitioner": the estimators' defaults
     protocol: str = "paper"
 
     @classmethod
@@ -68,11 +67,9 @@ class MethodSpec:
     aliases: tuple = field(default_factory=tuple)
     practitioner: bool = False  #: included when no ``--methods`` are given under the practitioner protocol
     tasks: tuple = ("classification",)  #: the tasks ``build`` makes an estimator for (``ctx.task``)
-    #: ``warm_up(ctx) -> estimator``: a tiny model of the same kind fitted before the timed fit, so that numba's
-    #: compilation is measured apart (:func:`~.methods.tiny`); None for methods that compile nothing
+    #: ``warm_up(ctx) -> estimator``: a tiny model of the same kind fitted before the timed fit (:func:`~.methods.tiny`)
     warm_up: Callable[[BuildContext], Any] | None = None
-    #: training rows of every class the method needs (after :func:`~.methods.adapt_to_small_classes`); the runners
-    #: skip a training fraction that leaves fewer, saying which class
+    #: training rows of every class the method needs (after :func:`~.methods.adapt_to_small_classes`)
     min_class_rows: int = 1
     #: the class of ``requires``' module that ``build`` makes for a regression (``LGBMRegressor``), when it has one
     regressor: str | None = None
@@ -109,9 +106,8 @@ class Registry:
     def select(
         self, names=None, ablation: bool = False, peers: bool = False, protocol: str = "paper"
     ) -> list[MethodSpec]:
-        """Methods named in ``names`` (default: the ``protocol``'s default ones), plus Table 3's when
-        ``ablation``, today's peers (LightGBM, HGB, ExtraTrees) when ``peers`` and the baseline under the practitioner
-        protocol."""
+        """Methods named in ``names`` (default: the ``protocol``'s), plus Table 3's with ``ablation``, today's peers
+        with ``peers`` and the baseline under the practitioner protocol, in registry order."""
         if names:
             chosen = [self.get(n) for n in names]
         elif protocol == "practitioner":

@@ -19,7 +19,8 @@ from mddf.utils import thread_limits
 
 from .binding import Binding, dataset_sha256
 from .environment import PeakMemory, current_rss_mb
-from .methods import adapt_to_small_classes, default_registry
+from .methods import FALLBACK_TREES_K, adapt_to_small_classes, default_registry
+from .methods import trees_per_layer as layer_trees
 from .metrics import full_probabilities, predict_once, run_scores
 from .model_summary import describe_model, jsonable_params
 from .protocols.practitioner import cv_run_data
@@ -134,12 +135,9 @@ def run_one(
             raise ValueError(f"{spec.name} handles two-class problems only; {dataset} has {n_classes} classes")
         n_trees = None
         if spec.tree_budget:  # trees_per_layer * trees_k: the fallback k without trees_k, the profile's per layer
-            from .methods import FALLBACK_TREES_K
-            from .methods import trees_per_layer as per_layer
-
             if trees_k is None:
                 trees_k, trees_k_source = FALLBACK_TREES_K, "fallback (no mdDF result for this run)"
-            trees_per_layer = trees_per_layer or per_layer(profile)
+            trees_per_layer = trees_per_layer or layer_trees(profile)
             n_trees = int(trees_per_layer * trees_k)
             record.update(trees_k=int(trees_k), trees_per_layer=int(trees_per_layer), trees_k_source=trees_k_source)
             record["n_trees_budget"] = n_trees
@@ -190,9 +188,8 @@ def _load_bound(dataset, record, user_data, cache_dataset, download, binding):
 
 @contextmanager
 def _fit_conditions(n_jobs):
-    """What the fit and the prediction run under: every warning recorded (in the list this yields, even when they
-    raise) and ``n_jobs`` busy threads (:func:`mddf.utils.thread_limits` holds the OpenMP and BLAS pools of
-    HistGradientBoosting & co. to them)."""
+    """Every warning recorded (in the list this yields) and ``n_jobs`` threads, OpenMP and BLAS pools included
+    (:func:`mddf.utils.thread_limits`): what the fit and the prediction run under."""
     with warnings.catch_warnings(record=True) as caught, thread_limits(effective_n_jobs(n_jobs)):
         warnings.simplefilter("always")
         yield caught
@@ -218,10 +215,8 @@ def _fitted_estimator(spec, ctx, data, labels, record, classes):
 
 
 def _test_predictions(estimator, X_test, labels, n_classes, record):
-    """The predictions for the test rows (the dataset's codes) and, for a classification with ``predict_proba``, every
-    class's probability (columns: class codes; else None), from one forward pass (:func:`~.metrics.predict_once`);
-    ``record`` gets its seconds (``predict_seconds``), or why the probabilities failed (``log_loss_error``: the labels
-    are then ``predict``'s, and there is no log-loss)."""
+    """``(labels, probabilities of every class code or None)`` of the test rows (:func:`~.metrics.predict_once`);
+    ``record`` gets ``predict_seconds``, and ``log_loss_error`` when the probabilities failed."""
     t0 = time.perf_counter()
     try:
         y_pred, proba = predict_once(estimator, X_test, probabilities=not labels.plain)
@@ -261,9 +256,8 @@ def _run_data(ds, protocol, seed, fold, fraction, n_folds, task, validation_frac
 
 
 class _Labels:
-    """The class codes a model is trained on, ``0 .. m-1`` over the classes present in its training rows: the
-    dataset's own when every class is present, else consecutive codes (XGBoost needs them), the predictions
-    mapped back. Regression targets and several targets pass through (``plain``)."""
+    """The class codes a model trains on: ``0 .. m-1`` over the classes of its training rows (XGBoost needs them),
+    the predictions mapped back; regression targets and several targets pass through (``plain``)."""
 
     def __init__(self, y_train, task):
         self.plain = task != "classification"
@@ -302,9 +296,8 @@ class _Labels:
 
 
 def _warm_up(spec, ctx, X_train, labels) -> dict:
-    """Fit and apply a tiny model of ``spec``'s kind on a few training rows: numba compiles the tree code on its
-    first use in a process, which would otherwise count in the timed fit. Returns ``{"compile_seconds": s}``, or
-    ``{"compile_seconds": None, "warm_up_error": ...}`` when the tiny model fails."""
+    """Fit and apply a tiny model of ``spec``'s kind on a few training rows, so that numba's compilation is not timed
+    with the fit: ``{"compile_seconds": s}``, or ``{"compile_seconds": None, "warm_up_error": ...}``."""
     rows = labels.warm_up_rows()
     X, y = X_train[rows], labels.encoded[rows]
     try:

@@ -76,8 +76,7 @@ def plot(rows, dataset, methods, metric="accuracy"):
     """Mean test score (± std over the seeds) against the training fraction, one line per method."""
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
     markers = dict(zip(methods, "osD^v<>p*h"))
-    # Methods are drawn slightly apart (about 4% along the log axis) so their error bars do not
-    # hide each other; the CSV has the exact fractions.
+    # the methods drawn slightly apart, so that their error bars do not hide each other (the CSV has the fractions)
     dodge = dict(zip(methods, 10 ** np.linspace(-0.02, 0.02, len(methods)) if len(methods) > 1 else [1.0]))
     for method in methods:
         mine = sorted((r for r in rows if r["method"] == method), key=lambda r: r["fraction"])
@@ -102,9 +101,8 @@ def plot(rows, dataset, methods, metric="accuracy"):
 
 
 def run(args, registry=None, *, command: str) -> int:
-    """Run the study the parsed arguments (:func:`~.options.small_sample_options`) describe, with the
-    methods of ``registry``; ``command`` is recorded in the lock and the files' provenance. Returns the exit
-    status."""
+    """Run the study the parsed arguments (:func:`~.options.small_sample_options`) describe with ``registry``'s methods
+    (``command`` in the lock and the provenance); return the exit status."""
     log = logger(args)
     registry = registry or default_registry()
     profile = "quick" if args.quick else "paper"

@@ -24,8 +24,7 @@ class NothingToRun(RuntimeError):
 
 
 class OptionError(ValueError):
-    """An option's value cannot be used: ``--n-jobs 0``, an ``--out`` of the wrong kind, a ``--methods`` name whose
-    package is not installed (one line, exit status 2)."""
+    """An option's value cannot be used: ``--n-jobs 0``, an ``--out`` of the wrong kind, ... (exit status 2)."""
 
 
 def check_options(args, out_kind: str) -> None:
@@ -143,9 +142,8 @@ def mddf_model(dataset, args):
 
 
 def fit_mddf(dataset, args, log=print, *, check=None):
-    """Fit :func:`mddf_model` on the training split, adapted to its smallest class as the benchmark's runs are
-    (:func:`~.methods.adapt_to_small_classes`), once ``check`` (a callable, or None) has seen the unfitted model
-    (an option checked against it before the fit); returns ``(model, fit seconds)``."""
+    """``(model, fit seconds)`` of :func:`mddf_model` fitted on the training split, adapted to its smallest class
+    (:func:`~.methods.adapt_to_small_classes`), once ``check`` (a callable, or None) has seen the unfitted model."""
     from .methods import adapt_to_small_classes
 
     try:
@@ -174,9 +172,8 @@ def fit_mddf(dataset, args, log=print, *, check=None):
 
 
 def fitted_classifier(args, what: str, log=print, *, check=None):
-    """The dataset of the arguments and mdDF fitted on its training rows (:func:`fit_mddf`, ``check`` as there), for
-    subcommand ``what``, which draws classes on the test rows: stop (exit status 2) for a regression target or a
-    dataset without a test split."""
+    """The dataset of the arguments and mdDF fitted on it (:func:`fit_mddf`) for subcommand ``what``, which draws
+    classes on the test rows: a :class:`UsageError` for a regression target or a dataset without a test split."""
     dataset = resolve_dataset(args, log, seed=args.seed)
     if (dataset.extra or {}).get("task") == "regression":
         raise UsageError(f"{what} draws classes; the --target of {dataset.name} is a regression target "

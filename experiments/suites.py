@@ -33,14 +33,12 @@ SUITES = {suite.name: suite for suite in (
 
 DEEPBOOST_N_FOLDS = 10
 
-# Image geometry for gcForest's multi-grained scanning, for loaders that do not provide
-# ``Dataset.extra["image_shape"]`` themselves.
+#: Image shapes for gcForest's multi-grained scanning, of the datasets without ``extra["image_shape"]``.
 IMAGE_SHAPES = {"digits": (8, 8), "mnist": (28, 28), "fashion-mnist": (28, 28), "ocr17": (28, 28), "ocr49": (28, 28)}
 
 
 def protocol_of(dataset: str) -> str:
-    """Protocol a dataset is evaluated with: the DeepBoost sets use the fold protocol
-    (they come without a test split), every other dataset its train/test split."""
+    """The protocol of ``dataset``: ``"deepboost"`` (its folds) for the DeepBoost datasets, else ``"split"``."""
     return "deepboost" if dataset in SUITES["deepboost"].datasets else "split"
 
 

@@ -40,8 +40,7 @@ def embed(features, perplexity, seed):
     """2-D t-SNE embedding of ``features`` (perplexity capped for small samples)."""
     perplexity = min(perplexity, max(2.0, (len(features) - 1) / 3))
     tsne = TSNE(n_components=2, perplexity=perplexity, init="pca", random_state=seed)
-    # One OpenMP thread: Barnes-Hut t-SNE's threads spin-wait, which slows a small embedding down
-    # on a busy machine (see docs/benchmarks/threads.md); one thread is fast enough here.
+    # one OpenMP thread: Barnes-Hut t-SNE's threads spin-wait on a busy machine (docs/benchmarks/threads.md)
     with threadpool_limits(limits=1):
         return tsne.fit_transform(np.asarray(features, dtype=np.float64))
 

@@ -28,8 +28,7 @@ PRELOADED = ("numpy", "scipy.stats", "scipy.sparse", "scipy.optimize", "pandas",
 
 def _work(conn, environment=None):
     """A worker process: runs each :func:`~.runner.run_one` keyword set ``conn`` sends, sending its record back, until
-    None or the runner goes, then ``os._exit`` (never call it in a process of your own). ``environment`` is set first;
-    None: it imports :data:`PRELOADED` and reads its environment from ``conn`` (None there: it ends)."""
+    None, then ``os._exit``. ``environment`` None: it imports :data:`PRELOADED` and reads it from ``conn``."""
     _tie_to_runner()
     if environment is None:
         for module in PRELOADED:
@@ -131,8 +130,7 @@ class WorkerPool:
 
     def wait(self, timeout: float = 1.0) -> list:
         """``[(task, record)]`` of the runs that ended within ``timeout`` seconds: the run's record, or the ``error``
-        record of a worker that died (released, its exit code named). A worker that sent its record waits for the
-        next run."""
+        record of a worker that died, naming its exit code."""
         if not self.busy:
             return []
         multiprocessing.connection.wait([w.conn for w in self.busy] + [w.process.sentinel for w in self.busy], timeout)
