@@ -172,9 +172,8 @@ def _short(sha) -> str:
 
 
 def set_aside_foreign(store, log) -> Path | None:
-    """Move ``store``'s file to ``<folder>/old/<UTC time>/`` if it is not a results file (its first line is not a
-    record: :meth:`~.store.ResultStore.holds_records`), before anything reads or appends to it; ``log`` says so.
-    Returns that folder, or None."""
+    """Move ``store``'s file to ``<folder>/old/<UTC time>/`` (returned, else None) if it is not a results file
+    (:meth:`~.store.ResultStore.holds_records`); ``log`` says so."""
     if store.holds_records():
         return None
     aside = move_aside(store.path.parent, [store.path.name])

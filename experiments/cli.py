@@ -122,9 +122,8 @@ def _run(name: str, parser, args, argv: list, *, registry, prog: str | None, com
 
 
 def run_command(name: str, argv=None, *, registry=None, prog: str | None = None, command: list | None = None) -> int:
-    """Parse ``argv`` (default ``sys.argv[1:]``) for subcommand ``name`` and run it with ``registry``'s methods,
-    ``prog`` naming it in messages and ``command`` (default ``["mddf", name]``) before ``argv`` in provenance; returns
-    the exit status. Usage errors and ``--help`` raise argparse's ``SystemExit``."""
+    """Parse ``argv`` (default ``sys.argv[1:]``) for subcommand ``name``, run it with ``registry``'s methods (``prog``
+    in messages, ``command`` before ``argv`` in provenance) and return the exit status; argparse exits as it does."""
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = COMMANDS[name].parser(prog)
     args = parser.parse_args(argv)

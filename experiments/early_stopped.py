@@ -13,8 +13,7 @@ from sklearn.utils.validation import check_is_fitted
 from .protocols.run_data import holdout
 
 LIBRARIES = ("sklearn", "xgboost", "lightgbm", "catboost")
-#: The most categories HistGradientBoosting splits a column into subsets of (its bins); a column of more is given
-#: to it as its ordinal codes, split at thresholds.
+#: The most categories HistGradientBoosting takes in a column (its bins); a column of more is given as its codes.
 MAX_HGB_CATEGORIES = 255
 
 
@@ -123,9 +122,8 @@ class EarlyStopped(BaseEstimator):
         return self
 
     def _hgb_categories(self, model, X) -> dict:
-        """HistGradientBoosting's ``categorical_features`` without the columns of more than
-        :data:`MAX_HGB_CATEGORIES` categories, which it refuses: those are given to it as their ordinal codes
-        (``categories_as_codes_`` names them); ``{}`` when no declared column has that many."""
+        """HistGradientBoosting's ``categorical_features`` without the columns of more than :data:`MAX_HGB_CATEGORIES`
+        categories (``categories_as_codes_``); ``{}`` when no declared column has that many."""
         self.categories_as_codes_ = []
         declared = model.get_params().get("categorical_features")
         if declared is None or isinstance(declared, str):

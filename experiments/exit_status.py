@@ -1,6 +1,5 @@
-"""The exit statuses of the ``mddf`` command and its scripts: one table (:data:`STATUSES`), from which ``--help``
-(:func:`epilog`) and the table of ``docs/user_guide/command_line.md`` (``docs/_scripts/generated_blocks.py``) are
-made."""
+"""The exit statuses of the ``mddf`` command and its scripts: one table (:data:`STATUSES`), for ``--help``
+(:func:`epilog`) and the table of ``docs/user_guide/command_line.md``."""
 
 from __future__ import annotations
 

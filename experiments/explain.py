@@ -44,9 +44,8 @@ def summary_figure(explained, feature_names, class_names, out):
 
 
 def summary_plot(explained, feature_names, class_names):
-    """Each column's mean absolute attribution, largest on top: one bar a column for a regressor and for two classes
-    (the second class's: the first's are the same, mirrored, as the two probabilities sum to 1), stacked per class
-    for more; the figure."""
+    """The figure of each column's mean absolute attribution, largest on top: of the second class for two classes,
+    stacked per class for more."""
     import numpy as np
 
     from .figures import plt

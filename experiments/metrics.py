@@ -1,6 +1,5 @@
-"""Scores of one run (:data:`METRICS`, :func:`run_scores`), and which of several methods evaluated on the same folds
-is significantly best (:func:`compare`, the rule :data:`WINNER_RULE`; :func:`standard_error` with Nadeau and Bengio's
-correction; both on the command-line page)."""
+"""Scores of one run (:data:`METRICS`, :func:`run_scores`), and which of several methods scored on the same folds is
+significantly best (:func:`compare`, the rule :data:`WINNER_RULE`, the command-line page)."""
 
 from __future__ import annotations
 
@@ -68,9 +67,8 @@ CHECKED_ROWS = 64
 
 
 def predict_once(estimator, X, probabilities=True):
-    """``(labels, probabilities)`` of ``X`` from one ``predict_proba``, the labels its most probable classes unless
-    ``predict`` reads otherwise on the first :data:`CHECKED_ROWS` rows; ``(predict(X), None)`` when ``probabilities``
-    is False, or the estimator has no ``predict_proba`` or returns a list of them (several outputs)."""
+    """``(labels, probabilities)`` of ``X`` from one ``predict_proba`` (the labels ``predict``'s where it disagrees on
+    :data:`CHECKED_ROWS` rows); ``(predict(X), None)`` without ``probabilities`` or a 2-D ``predict_proba``."""
     if not probabilities or not hasattr(estimator, "predict_proba"):
         return estimator.predict(X), None
     proba = estimator.predict_proba(X)

@@ -1,7 +1,5 @@
-"""``mddf benchmark --data PATH --target COLUMN --monotone COL:+1,COL:-1 [--monotone-class LABEL]``: the mdDF method
-fitted with monotone constraints on numeric feature columns of a regression or two-class target (with two classes, on
-the probability of the class ``--monotone-class`` names), the other methods as they are; its builder adds
-``monotonic_cst`` (:class:`Constrained`), so that a run's settings hash tells constrained results apart."""
+"""``mddf benchmark --data PATH --target COLUMN --monotone COL:+1,COL:-1 [--monotone-class LABEL]``: mdDF's builder
+adds ``monotonic_cst`` (:class:`Constrained`, in the runs' settings hash); the other methods are as they are."""
 
 from __future__ import annotations
 

@@ -99,9 +99,8 @@ def _k_column(records, datasets, seeds, profile) -> dict:
 
 @dataclass(frozen=True)
 class _Tables:
-    """What the tables of :func:`write_tables` are built from (``cells``: :func:`~.tables.summarize`'s; ``papers``:
-    those that published results on the datasets; ``k_column``: :func:`_k_column`'s; ``skipped``: ``{dataset:
-    loader message}``), and how each table is built."""
+    """The tables of :func:`write_tables` and what they are built from (``cells``: :func:`~.tables.summarize`'s,
+    ``k_column``: :func:`_k_column`'s, ``skipped``: ``{dataset: loader message}``)."""
 
     records: list
     datasets: list

@@ -28,9 +28,8 @@ BINDING_FIELDS = ("data_sha256", "test_sha256", "settings_sha256")
 
 def new_record(key, dataset, method, seed=None, fold=None, *, status, error=None, binding=None, stamped=True,
                **fields) -> dict:  # fmt: skip
-    """A result record in the one format of every runner and study: ``key``, ``dataset``, ``method``, ``seed``,
-    ``fold``, ``status``, ``error``, the ``binding``'s hashes (None without one), then ``fields`` and, when ``stamped``,
-    the provenance stamp (:func:`~.provenance.record_stamp`)."""
+    """A result record of every runner and study: ``key``, ``dataset``, ``method``, ``seed``, ``fold``, ``status``,
+    ``error``, the ``binding``'s hashes, ``fields`` and, when ``stamped``, :func:`~.provenance.record_stamp`."""
     hashes = binding.fields() if binding is not None else dict.fromkeys(BINDING_FIELDS)
     record = {"key": key, "dataset": dataset, "method": method, "seed": seed, "fold": fold}
     record.update(status=status, error=error, **hashes, **fields)
@@ -126,9 +125,8 @@ class ResultStore:
             os.close(fd)
 
     def repair(self) -> int:
-        """Cut a last record that a write left incomplete (a full disk, a killed process: the file does not end
-        with a newline) back to the last complete line, with a ``UserWarning`` that says so, once: the next read
-        warns no more. Returns the bytes removed (0 when the file ends with a complete line or does not exist)."""
+        """Cut a last record that a write left incomplete (no final newline) back to the last complete line, with a
+        ``UserWarning``; return the bytes removed."""
         if not self.path.exists() or self.path.stat().st_size == 0:
             return 0
         with self.path.open("rb") as fh:

@@ -1,6 +1,5 @@
 """The runners' evaluation protocols: row selections and values removed at random (:mod:`.splits`), the rows of one
-run (:mod:`.run_data`, :mod:`.practitioner`). The DeepBoost and QuadBoost papers' grids, which only the studies use,
-are in the repository's ``benchmarks/deepboost_protocol.py`` and ``benchmarks/quadboost_protocol.py``."""
+run (:mod:`.run_data`, :mod:`.practitioner`); the papers' grids are the studies' (``benchmarks/``)."""
 
 from .run_data import RunData, deepboost_run_data, split_run_data
 from .splits import deepboost_folds, mask_completely_at_random, subsample
