@@ -6,6 +6,7 @@ import pytest
 from study_helpers import read_records
 
 from benchmarks import estimate_check
+from mddf.experiments.cost_estimate import duration
 
 
 def test_a_sweep_records_the_estimate_it_said_against_its_wall_time_and_a_rerun_resumes(tmp_path, monkeypatch):
@@ -14,8 +15,9 @@ def test_a_sweep_records_the_estimate_it_said_against_its_wall_time_and_a_rerun_
     assert estimate_check.main(argv) == 0  # a real `mddf benchmark` of 400 synthetic rows, two quick methods
     (record,) = read_records(out)
     assert record["status"] == "ok" and record["dataset"] == "quick" and not record["in_fit"]
-    assert record["line"].startswith("estimated time: about ")  # the line the command said, of this estimate
     assert record["estimate_s"] > 0 and record["runs"] == record["n_runs"] == 4  # two methods, two folds
+    # the estimate recorded is the one the command said on stderr before its runs
+    assert record["line"].startswith(f"estimated time: about {duration(record['estimate_s'])} for 4 runs")
     assert set(record["recorded_by_method"]) == {"Baseline", "HGB-es"}
     # the whole command is timed: its runs, and its start and end beside them
     assert record["wall_s"] > record["recorded_s"] > 0 and record["ratio"] == record["wall_s"] / record["estimate_s"]
