@@ -6,38 +6,38 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import math
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from mddf._runtime.compile_cache import uncompiled_kinds
+
 from .registry import learner_task
 
 _MODEL = json.loads(Path(__file__).with_name("cost_model.json").read_text(encoding="utf-8"))
-#: ``{(method, task): (a, b, c, d, median, largest)}``: a run's seconds on a table of ``rows`` rows, ``columns``
-#: columns and ``outputs`` outputs (classes less one, at least one) are ``exp(a + b log rows + c log columns + d log
-#: outputs)``, within ``median`` times that on half the suite's tables, ``largest`` at worst.
-COEFFICIENTS = {(m, task): tuple(v) for task, by in _MODEL["coefficients"].items() for m, v in by.items()}
+#: ``{(method, group): (a, b, c, d, median, largest, fewest)}`` (``group``: a task of the practitioner protocol, or
+#: ``"paper"``): a run training on ``rows`` rows (``fewest`` at least) of ``columns`` columns and ``outputs`` outputs
+#: takes ``exp(a + b log rows + c log columns + d log outputs)`` s, within ``median`` times that on half its tables.
+COEFFICIENTS = {(m, group): tuple(v) for group, by in _MODEL["coefficients"].items() for m, v in by.items()}
+FIRST_USE = _MODEL["first_use"]  #: ``{kind: seconds}`` numba compiles on a first fit of that kind of input
 #: ``{task: {learner: the suite's mean accuracy (classification) or R² (regression)}}``.
 SUITE_SCORES = _MODEL["suite_scores"]
 #: ``{task: (design, its parameters, fit ratio, predict ratio, worst table's difference)}``.
 CHEAPER_DESIGNS = {task: tuple(v) for task, v in _MODEL["cheaper_designs"].items()}
-
 #: Above this estimate (seconds), the cheaper settings are named.
 ADVICE_SECONDS = 600.0
-#: The share of a table's rows the suite's measured runs trained on (5-fold cross-validation).
-MEASURED_TRAIN_SHARE = 0.8
 #: The estimator of each task that the cheaper design's parameters are for, and its name in the suite's scores.
 ESTIMATORS = {"classification": "MDDFClassifier", "regression": "CascadeForestRegressor"}
 SUITE_DEFAULTS = {"classification": "mdDF", "regression": "CascadeForest"}
+TREE_CODE = ("mdDF", "gcForest")  #: the methods (by name's start) whose fits run mddf's tree code: the cascades
 
 
 @dataclass(frozen=True)
 class TableSize:
     """What a run's cost depends on: the dataset's rows (``train_rows`` of them in its training split, all of them
-    when it has none), columns, classes (0: a regression), task (of its learners: several targets' is one target's)
-    and ``targets``, each counted as one model."""
+    when it has none), columns, classes (0: a regression), task (of its learners: several targets' is one target's),
+    ``targets``, each counted as one model, and ``kinds``, its kinds of input for the first use's compilation."""
 
     rows: int
     train_rows: int
@@ -45,58 +45,63 @@ class TableSize:
     classes: int
     task: str
     targets: int = 1
+    kinds: tuple = ("numeric",)
 
     @classmethod
     def of(cls, ds, task: str) -> TableSize:
         """The size of a loaded dataset ``ds`` of ``task``."""
         targets, task = int(np.shape(ds.y)[1]) if np.ndim(ds.y) == 2 else 1, learner_task(task)
         classes = 0 if task == "regression" else 2 if targets > 1 else int(ds.n_classes)
-        return cls(len(ds.y), len(ds.y_train), int(ds.X_train.shape[1]), classes, task, targets)
+        kinds = ("regression" if task == "regression" else "numeric",)
+        kinds += ("categorical",) * bool(np.any(getattr(ds, "categorical_mask", None)))
+        kinds += ("missing",) * bool(np.isnan(np.asarray(ds.X_train, dtype=float)).any())
+        return cls(len(ds.y), len(ds.y_train), int(ds.X_train.shape[1]), classes, task, targets, kinds)
 
 
-def run_seconds(method: str, task: str, train_rows: float, columns: int, classes: int) -> float | None:
-    """The model's seconds of one run (fit and prediction) of ``method`` training on ``train_rows`` rows of
-    ``columns`` columns and ``classes`` classes (0: a regression), on two threads; None for a method it has no
-    measurements of."""
-    coefficients = COEFFICIENTS.get((method, task))
-    if coefficients is None:
+def run_seconds(method: str, group: str, train_rows: float, columns: int, classes: int) -> float | None:
+    """The model's seconds of one run (selection, fit and prediction) of ``method`` of ``group`` (a task of the
+    practitioner protocol, or ``"paper"``) training on ``train_rows`` rows of ``columns`` columns and ``classes``
+    classes (0: a regression), on two threads; None for a method it has no measurements of."""
+    if (line := COEFFICIENTS.get((method, group))) is None:
         return None
-    a, b, c, d = coefficients[:4]
-    rows = max(train_rows, 1.0) / MEASURED_TRAIN_SHARE
-    outputs = max(1, classes - 1)
-    return math.exp(a + b * math.log(rows) + c * math.log(max(columns, 1)) + d * math.log(outputs))
+    logs = np.log([max(train_rows, line[6]), max(columns, 1), max(classes - 1, 1)])
+    return float(np.exp(line[0] + np.dot(line[1:4], logs)))
 
 
 @dataclass(frozen=True)
 class Estimate:
-    """A sweep's estimated wall seconds (its runs' seconds over the ``workers``), the runs it counts, the seconds of
-    each ``(method, task)``, and the methods it could not count (with their runs)."""
+    """A sweep's estimated wall seconds (its runs' over the ``workers``, the first use's ``compile`` of the ``cold``
+    kinds, the command's own), the runs it counts, each ``(method, group)``'s seconds, the methods it cannot count."""
 
     seconds: float
     runs: int
     workers: int
     by_method: dict
     unmodelled: dict
+    compile: float = 0.0
+    cold: tuple = ()
 
 
-def estimate(tasks, sizes: dict, workers: int = 1) -> Estimate:
+def estimate(tasks, sizes: dict, workers: int = 1, cold=()) -> Estimate:
     """The :class:`Estimate` of the runs ``tasks`` (:class:`~.runbook.Task`) on the datasets ``sizes`` (``{name:
-    TableSize}``), ``workers`` at a time. A run of a cross-validation trains on ``k - 1`` of its ``k`` folds, a run of
-    a split on its training rows; either times its ``fraction``."""
-    by_method, unmodelled, runs = {}, {}, 0
+    TableSize}``), ``workers`` at a time, numba's cache lacking the kinds ``cold``. A run of a cross-validation trains
+    on ``k - 1`` of its ``k`` folds, a run of a split on its training rows; either times its ``fraction``."""
+    by_method, unmodelled, runs, kinds = {}, {}, 0, set()
     for task in tasks:
         size = sizes[task.dataset]
         train = size.rows * (task.n_folds - 1) / task.n_folds if task.n_folds else size.train_rows
-        seconds = None
-        if task.protocol == "practitioner":  # several targets: one model of its kind per target
-            seconds = run_seconds(task.method, size.task, train * task.fraction, size.columns, size.classes)
-        if seconds is None:
+        group = size.task if task.protocol == "practitioner" else "paper"
+        if (seconds := run_seconds(task.method, group, train * task.fraction, size.columns, size.classes)) is None:
             unmodelled[task.method] = unmodelled.get(task.method, 0) + 1
             continue
-        key = (task.method, size.task)
-        by_method[key] = by_method.get(key, 0.0) + seconds * size.targets
+        by_method[task.method, group] = by_method.get((task.method, group), 0.0) + seconds * size.targets
         runs += 1
-    return Estimate(sum(by_method.values()) / max(workers, 1), runs, max(workers, 1), by_method, unmodelled)
+        kinds.update(size.kinds if task.method.startswith(TREE_CODE) else ())
+    need = kinds & set(cold) and (kinds | {"numeric"}) & set(cold)  # a first use compiles the numeric kind's code too
+    cold = tuple(k for k in FIRST_USE if k in need)
+    compile_seconds, workers = sum(FIRST_USE[k] for k in cold), max(workers, 1)
+    seconds = sum(by_method.values()) / workers + compile_seconds + _MODEL["fixed_seconds"] * bool(runs)
+    return Estimate(seconds, runs, workers, by_method, unmodelled, compile_seconds, cold)
 
 
 def duration(seconds: float) -> str:
@@ -109,50 +114,51 @@ def duration(seconds: float) -> str:
 
 
 def describe(est: Estimate) -> str:
-    """The estimate on one line: the time, the runs, the largest method's share and the model's error on the suite."""
+    """The estimate on one line: time, runs, the largest method's share and error on its tables, the compilation."""
     if not est.runs:
         return f"no estimate of the time: no measured model of {', '.join(est.unmodelled)}"
-    (method, task), seconds = max(est.by_method.items(), key=lambda item: item[1])
-    median, worst = COEFFICIENTS[(method, task)][4:]
+    (method, group), seconds = max(est.by_method.items(), key=lambda item: item[1])
+    median, worst = COEFFICIENTS[(method, group)][4:6]
     text = f"estimated time: about {duration(est.seconds)} for {est.runs} runs on {est.workers} worker(s)"
-    text += f" ({method}: {duration(seconds / est.workers)} of it), from the real-data suite's measured fits"
-    text += f" ({method}'s: within {median:.1f}x on half the suite's tables, {worst:.1f}x at worst)"
+    text += f" ({method}: {duration(seconds / est.workers)} of it), from measured runs ({method}'s: "
+    text += f"within {median:.1f}x on half its tables, {worst:.1f}x at worst)" if median else "one table measured)"
+    if est.cold:
+        text += f"; with numba's first compilation ({', '.join(est.cold)} input): {duration(est.compile)}"
     if est.unmodelled:
         text += "; not counted: " + ", ".join(f"{m} ({n} runs)" for m, n in est.unmodelled.items())
     return text
 
 
-def cheaper(tasks, sizes: dict, workers: int = 1) -> list[str]:
-    """The cheaper settings of a sweep estimated above :data:`ADVICE_SECONDS`, one line each with its estimate and
-    what it costs on the suite (none below)."""
-    full = estimate(tasks, sizes, workers)
+def cheaper(tasks, sizes: dict, workers: int = 1, cold=()) -> list[str]:
+    """The cheaper settings of a sweep estimated above :data:`ADVICE_SECONDS` (:func:`estimate`'s arguments), one line
+    each with its estimate and what it costs on the suite (none below)."""
+    full = estimate(tasks, sizes, workers, cold)
     if full.seconds <= ADVICE_SECONDS:
         return []
     lines = []
     seeds = sorted({t.seed for t in tasks})
     if len(seeds) > 1:
-        fewer = estimate([t for t in tasks if t.seed == seeds[0]], sizes, workers)
+        fewer = estimate([t for t in tasks if t.seed == seeds[0]], sizes, workers, cold)
         lines.append(f"--seeds 1: about {duration(fewer.seconds)} (wider standard errors; the same accuracies)")
     folds = {t.n_folds for t in tasks if t.n_folds}
     if folds and max(folds) > 3:
-        three = estimate(
-            [dataclasses.replace(t, n_folds=3) for t in tasks if t.fold is None or t.fold < 3], sizes, workers
-        )
+        three = [dataclasses.replace(t, n_folds=3) for t in tasks if t.fold is None or t.fold < 3]
+        three = estimate(three, sizes, workers, cold)
         lines.append(f"--folds 3: about {duration(three.seconds)} (each run trains on 2/3 of the rows instead of "
                      "(k-1)/k: the scores of every method shift alike)")  # fmt: skip
-    if any(method == "mdDF" for method, _ in full.by_method):
-        lines += _without_mddf(tasks, sizes, workers)
+    if any(method == "mdDF" and group != "paper" for method, group in full.by_method):
+        lines += _without_mddf(tasks, sizes, workers, cold)
     return lines
 
 
-def _without_mddf(tasks, sizes, workers) -> list[str]:
+def _without_mddf(tasks, sizes, workers, cold) -> list[str]:
     """The two ways of paying less for mdDF: leaving it out (``--methods``), or its cheaper design in Python."""
     lines, task = [], next(sizes[t.dataset].task for t in tasks if t.method == "mdDF")
     metric, scale, unit, percent = ("accuracy", 100, " points", "%") if task == "classification" else ("R²", 1, "", "")
     scores = SUITE_SCORES[task]
     default = scores[SUITE_DEFAULTS[task]]
     if others := sorted({t.method for t in tasks} - {"mdDF", "Baseline"}):
-        rest = estimate([t for t in tasks if t.method != "mdDF"], sizes, workers)
+        rest = estimate([t for t in tasks if t.method != "mdDF"], sizes, workers, cold)
         shown = "".join(f", {m} {scale * scores[m]:.4g}{percent}" for m in others if m in scores)
         lines.append(f"--methods {','.join(others)}: about {duration(rest.seconds)} without mdDF (the suite's mean "
                      f"{metric}: mdDF {scale * default:.4g}{percent}{shown}; docs/benchmarks/price.md)")  # fmt: skip
@@ -174,7 +180,8 @@ def announce(tasks, store, sizes: dict, workers: int | None, say) -> None:
     done = {r["key"] for r in bound_records(tasks, store) if r.get("status") == "ok"}
     if not (pending := [t for t in tasks if t.key not in done]):
         return
-    est = estimate(pending, sizes, workers or 1)
-    say(describe(est) + ("" if workers else "; a cluster divides it by its workers"))
-    for line in cheaper(pending, sizes, workers or 1):
+    cold = tuple(uncompiled_kinds()) if any(t.method.startswith(TREE_CODE) for t in pending) else ()
+    text = describe(estimate(pending, sizes, workers or 1, cold))
+    say(text + ("" if workers else "; a cluster divides it by its workers"))
+    for line in cheaper(pending, sizes, workers or 1, cold):
         say(f"  cheaper: {line}")

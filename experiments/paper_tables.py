@@ -12,7 +12,7 @@ from mddf.datasets.user_data import TEST_FRACTION, registered
 from .methods import FALLBACK_TREES_K
 from .outfolder import write_text
 from .provenance import with_csv_header
-from .runbook import applicable
+from .runbook import inapplicable
 from .suites import paper_of, protocol_of
 from .tables import build_table, method_notes, summarize, to_csv, to_markdown, write_markdown
 
@@ -62,14 +62,8 @@ def write_tables(
     cells = summarize(records, profile=profile, seeds=set(seeds))
     specs = {m: registry.get(m) for m in methods}
     papers, k_column = {paper_of(d) for d in datasets} - {None}, _k_column(records, datasets, seeds, profile)
-    # the cells of a method that does not apply to a dataset whose classes are known read "n/a"
-    not_applicable = {
-        (d, m)
-        for d in n_classes
-        if d in datasets
-        for m in methods
-        if not applicable(specs[m], n_classes[d], image_shapes.get(d))
-    }
+    why = {(d, m): inapplicable(specs[m], n_classes[d], image_shapes.get(d)) for d in n_classes for m in methods}
+    not_applicable = {cell: reason for cell, reason in why.items() if reason and cell[0] in datasets}
     tables = _Tables(records, datasets, seeds, profile, cells, papers, k_column, not_applicable, skipped)
     deepboost = " x 10 folds (DeepBoost protocol: test fold i, validation fold i+1, train on the rest)"
     folds = deepboost if "deepboost" in {protocol_of(d) for d in datasets} else ""
@@ -109,7 +103,7 @@ class _Tables:
     cells: dict
     papers: set
     k_column: dict
-    not_applicable: set
+    not_applicable: dict
     skipped: dict
 
     def main(self, methods, accuracy_note):

@@ -68,16 +68,19 @@ class Task:
         return " / ".join([self.dataset, self.method, f"seed {self.seed}", *fold, *share])
 
 
-def applicable(spec: MethodSpec, n_classes: int, image_shape, task: str = "classification") -> bool:
-    """Whether ``spec`` runs on a dataset of ``task`` with ``n_classes`` classes and this image shape."""
+def inapplicable(spec: MethodSpec, n_classes: int, image_shape, task: str = "classification") -> str | None:
+    """Why ``spec`` does not run on a dataset of ``task`` with ``n_classes`` classes and this image shape (the cell
+    of the tables: ``"binary only"``, ``"images only"``, ``"not for regression"``), None when it does."""
     if task not in spec.tasks:
-        return False
-    return not (spec.binary_only and n_classes != 2) and not (spec.image_only and image_shape is None)
+        return f"not for {task}"
+    if spec.binary_only and n_classes != 2:
+        return "binary only"
+    return "images only" if spec.image_only and image_shape is None else None
 
 
 def plan(datasets, specs, seeds, *, n_classes, image_shapes=None, profile="paper", fractions=(1.0,), protocol="paper",
          n_folds=None, tasks=None, bindings=None, metrics=None) -> list[Task]:  # fmt: skip
-    """All runs of ``specs`` x ``datasets`` x ``seeds`` (x folds x fractions) where a method is :func:`applicable`,
+    """All runs of ``specs`` x ``datasets`` x ``seeds`` (x folds x fractions) where a method applies,
     mdDF first: the DeepBoost datasets' 10 folds under the papers' protocol, ``n_folds[dataset]`` under the
     practitioner's; ``bindings[(dataset, method)]`` its :class:`~.binding.Binding`, ``metrics[dataset]`` its metric."""
     image_shapes = image_shapes or {}
@@ -92,7 +95,7 @@ def plan(datasets, specs, seeds, *, n_classes, image_shapes=None, profile="paper
         task = tasks.get(dataset, "classification")
         k = k if protocol == "practitioner" else None
         for seed, fraction, fold, spec in itertools.product(seeds, fractions, folds, specs):
-            if applicable(spec, n_classes[dataset], image_shapes.get(dataset), task):
+            if not inapplicable(spec, n_classes[dataset], image_shapes.get(dataset), task):
                 binding = bindings.get((dataset, spec.name))
                 args = (int(seed), fold, float(fraction), profile, spec.tree_budget, protocol, k, binding)
                 planned.append(Task(dataset, spec.name, *args, metrics.get(dataset)))

@@ -16,12 +16,10 @@ from scipy.stats import rankdata
 from .outfolder import write_text
 from .provenance import with_csv_header, with_markdown_header
 
-NOT_APPLICABLE = "n/a"
-
 #: The note on the rank rows that :func:`to_markdown` adds below every table.
 RANK_NOTE = (
     "Avg. rank: on each dataset, the columns of a group with a result there are ranked (1 = most "
-    "accurate, ties share the mean rank); a column without a result there (n/a, skipped, error, -) is "
+    "accurate, ties share the mean rank); a column without a result there (not applicable, skipped, error, -) is "
     "left out of that dataset's ranking, and a dataset with fewer than two results in the group is not "
     "ranked. Each column's average is over the datasets where it has a rank: their number is the "
     "'Datasets ranked' row."
@@ -100,7 +98,7 @@ class Cell:
     mean: float | None = None  # accuracy in percent
     std: float | None = None
     n: int = 0
-    text: str | None = None  # replaces the number: "n/a", "error", "skipped", "-"
+    text: str | None = None  # replaces the number: why it does not apply ("binary only"), "error", "skipped", "-"
 
     def shown(self, bold: bool, digits: int = 3) -> str:
         return (self.text or "-") if self.mean is None else plus_minus(self.mean, self.std, digits, bold=bold)
@@ -186,18 +184,17 @@ def summarize(records, *, fraction=1.0, profile=None, seeds=None) -> dict:
     return cells
 
 
-def build_table(title, datasets, methods, cells, *, paper=None, paper_std=None, not_applicable=(), skipped=None,
+def build_table(title, datasets, methods, cells, *, paper=None, paper_std=None, not_applicable=None, skipped=None,
                 notes=(), extra=None) -> Table:  # fmt: skip
     """A :class:`Table`: ``datasets`` as rows, ``methods`` as our columns (``cells``: :func:`summarize`'s), then the
-    published ``paper`` columns (``paper_std`` their spread); ``not_applicable`` cells read "n/a", the datasets of
-    ``skipped`` "skipped"; ``extra`` informative columns after ours."""
-    skipped, columns = skipped or {}, []
+    published ``paper`` columns (``paper_std`` their spread); the cells of ``not_applicable`` (``{(dataset, method):
+    why}``) read why, the datasets of ``skipped`` "skipped"; ``extra`` informative columns after ours."""
+    skipped, columns, not_applicable = skipped or {}, [], not_applicable or {}
     for method in methods:
         columns.append(Column(method, "ours"))
         for d in datasets:
-            cell = (
-                Cell(text=NOT_APPLICABLE) if (d, method) in not_applicable else cells.get((d, method), Cell(text="-"))
-            )
+            why = not_applicable.get((d, method))
+            cell = Cell(text=why) if why else cells.get((d, method), Cell(text="-"))
             columns[-1].cells[d] = Cell(text="skipped") if d in skipped else cell
     for label, values in (paper or {}).items():
         std = (paper_std or {}).get(label, {})

@@ -106,18 +106,18 @@ def test_deepboost_errors_are_shown_as_accuracies_with_their_std():
     assert set(cols["LogReg [paper T3]"]) == {"breastcancer", "ionosphere", "german", "diabetes", "ocr17", "ocr49"}
 
 
-def test_not_applicable_skipped_and_missing_cells_are_labelled():
+def test_not_applicable_skipped_and_missing_cells_are_labelled_a_method_that_does_not_apply_with_why():
     cells = {("iris", "RF"): Cell(95.0)}
     table = build_table(
         "t",
         ["iris", "har"],
         ["RF", "DeepBoost", "MLP"],
         cells,
-        not_applicable={("iris", "DeepBoost")},
+        not_applicable={("iris", "DeepBoost"): "binary only"},
         skipped={"har": "har/x.zip is missing"},
     )
     md = to_markdown(table)
-    assert "| iris | **95.000** | n/a | - |" in md
+    assert "| iris | **95.000** | binary only | - |" in md
     assert "| har | skipped | skipped | skipped |" in md
     assert "- har: skipped, har/x.zip is missing" in md
 
@@ -142,12 +142,14 @@ def test_a_method_without_a_result_is_left_out_of_that_datasets_ranking():
         ("pair", "B"): Cell(80.0),
         ("solo", "A"): Cell(50.0),  # only one result: the dataset is not ranked
     }
-    table = build_table("t", ["tri", "pair", "solo"], ["A", "B", "C"], cells, not_applicable={("pair", "C")})
+    table = build_table(
+        "t", ["tri", "pair", "solo"], ["A", "B", "C"], cells, not_applicable={("pair", "C"): "binary only"}
+    )
     assert table.ranks("ours") == {"A": {"tri": 1.0, "pair": 2.0}, "B": {"tri": 2.0, "pair": 1.0}, "C": {"tri": 3.0}}
-    # each mean is over the datasets where the method has a rank, not over a rank given to "n/a"
+    # each mean is over the datasets where the method has a rank, not over a rank given to a method that does not apply
     assert table.average_ranks("ours") == {"A": (1.5, 2), "B": (1.5, 2), "C": (3.0, 1)}
     md = to_markdown(table)
-    assert "| pair | 70.000 | **80.000** | n/a |" in md
+    assert "| pair | 70.000 | **80.000** | binary only |" in md
     assert "| Avg. rank | 1.500 | 1.500 | 3.000 |" in md
     assert "| Datasets ranked | 2 | 2 | 1 |" in md
     assert md.rstrip().endswith("- " + RANK_NOTE)
@@ -196,8 +198,9 @@ def test_runner_tables_describe_the_methods_that_ran_and_rank_without_not_applic
         default_registry(),
     )
     table = (tmp_path / "table.md").read_text()
-    # DeepBoost does not apply to three classes: n/a on iris, ranked on pair only
-    assert "| iris | **95.000** | 94.000 | n/a |" in table
+    # DeepBoost does not apply to three classes: the cell says why on iris, ranked on pair only
+    assert "| iris | **95.000** | 94.000 | binary only |" in table
+    assert "n/a" not in table
     assert "| Avg. rank | 2.000 | 2.000 | 1.000 |" in table and "| Datasets ranked | 2 | 2 | 1 |" in table
     # the notes describe RF (it ran), not XGBoost or MLP (not in the table)
     assert "400·k trees / boosting rounds for RF, with k" in table
