@@ -226,15 +226,25 @@ def edge_layout(feature, right, left_share):
     share = np.ones(n)
     distinct = np.zeros(n, dtype=np.int64)
     n_distinct = 0
+    for node in range(n - 1, -1, -1):
+        end[node] = node + 1 if feature[node] < 0 else end[right[node]]
+    # the last node on the path to the current one entered by a split on each feature, and what each node
+    # entered replaced, restored once its subtree is done
+    last = np.full(max(1, np.max(feature) + 1), -1, dtype=np.int64)
+    entered = np.empty(n, dtype=np.int64)
+    replaced = np.empty(n, dtype=np.int64)
+    top = 0
     for node in range(n):
+        while top > 0 and end[entered[top - 1]] <= node:
+            top -= 1
+            last[feature[parent[entered[top]]]] = replaced[top]
         p = parent[node]
         if p >= 0:
             f = feature[p]
-            m = p
-            while parent[m] >= 0 and previous[node] < 0:  # the nearest edge above entered by a split on f
-                if feature[parent[m]] == f:
-                    previous[node] = m
-                m = parent[m]
+            previous[node] = last[f]
+            entered[top], replaced[top] = node, last[f]
+            top += 1
+            last[f] = node
             ratio = left_share[p] if node == p + 1 else 1.0 - left_share[p]
             share[node] = ratio * (share[previous[node]] if previous[node] >= 0 else 1.0)
             distinct[node] = distinct[p] + (previous[node] < 0)
@@ -244,8 +254,6 @@ def edge_layout(feature, right, left_share):
                 depth[child] = depth[node] + 1
         else:
             n_distinct = max(n_distinct, distinct[node])
-    for node in range(n - 1, -1, -1):
-        end[node] = node + 1 if feature[node] < 0 else end[right[node]]
     return parent, depth, end, previous, share, n_distinct
 
 

@@ -150,6 +150,35 @@ def test_exact_attributions_add_up_and_scale_and_do_not_depend_on_the_rows_taken
     assert np.array_equal(one[0], together[7])
 
 
+def test_the_layout_finds_the_last_split_above_on_the_same_feature_and_the_shares_along_it():
+    forest, _ = _forest(max_depth=-1, random_split=True)
+    nodes = decode_tree(forest.packed, 0, decode_shares(forest.left_shares), 3)
+    parent, depth, end, previous, share, _ = edge_layout(nodes.feature, nodes.right, nodes.left_share)
+    for node in range(1, len(parent)):
+        path = [node]  # the node and the nodes above it, up to the root
+        while parent[path[-1]] >= 0:
+            path.append(int(parent[path[-1]]))
+        f = nodes.feature[parent[node]]
+        above = [m for m in path[1:-1] if nodes.feature[parent[m]] == f]
+        assert previous[node] == (above[0] if above else -1)
+        shares = [
+            nodes.left_share[parent[m]] if m == parent[m] + 1 else 1 - nodes.left_share[parent[m]]
+            for m in path[:-1]
+            if nodes.feature[parent[m]] == f
+        ]
+        assert np.isclose(share[node], np.prod(shares))
+        assert depth[node] == len(path) - 1
+        assert end[node] == max(m for m in range(node, len(parent)) if node in _above(parent, m)) + 1
+
+
+def _above(parent, node):
+    """The node and every node above it."""
+    found = [node]
+    while parent[found[-1]] >= 0:
+        found.append(int(parent[found[-1]]))
+    return found
+
+
 def test_a_feature_no_split_reads_gets_nothing():
     forest, codes = _forest(max_depth=3)
     nodes = decode_tree(forest.packed, 0, decode_shares(forest.left_shares), 3)
