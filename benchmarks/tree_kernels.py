@@ -37,6 +37,7 @@ MDDF_DATA=/path/to/data python -m benchmarks.tree_kernels --baseline 7a2ca68 --m
 
 import atexit
 import importlib
+import re
 import shutil
 import subprocess
 import sys
@@ -104,6 +105,10 @@ class _BaselineTrees:
                 # earlier layouts), which the copy has no module for: the installed mddf's serves
                 for module in ("_storage", "storage"):
                     source = source.replace(f"from ..{module} import ", "from mddf.storage import ")
+                # numba's dispatcher caches the type of a named tuple by its class's name: the baseline's tuples
+                # (TreeNodes, PackedTrees...) renamed, so that passing one does not send every later call of this
+                # checkout's compiled functions with its own through numba's slow, Python-level typing
+                source = re.sub(r'namedtuple\(\s*"(\w+)"', r'namedtuple("Baseline\1"', source)
                 (package / name).write_text(source)
         sys.path.insert(0, str(self.folder))
         self.trees = importlib.import_module("baseline_trees")
