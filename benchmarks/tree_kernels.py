@@ -1,10 +1,11 @@
-"""The tree kernels against a baseline revision's: growing, routing and binning, the same trees, interleaved.
+"""The tree kernels against a baseline revision's: growing, routing, binning and explaining the same trees, interleaved.
 
 ``--baseline REV`` extracts ``mddf/trees`` of git revision ``REV`` into a temporary package; this checkout's kernels
-and the baseline's then grow the same trees, route the same rows and bin the same columns, each pair timed in turn
-(:func:`benchmarks.harness.interleave`, the thread's CPU seconds, one thread) and checked equal. Baselines before
-commit ``6221ee5`` (twin classification and regression growers, a 5-byte node store) are read through
-:class:`_BaselineTrees`, which speaks their interface. The comparisons are the study's methods:
+and the baseline's then grow the same trees, route the same rows, bin the same columns and explain the same rows,
+each pair timed in turn (:func:`benchmarks.harness.interleave`, the thread's CPU seconds, one thread) and checked
+equal. Baselines before commit ``6221ee5`` (twin classification and regression growers, a 5-byte node store) are
+read through :class:`_BaselineTrees`, which speaks their interface. The comparisons are the study's methods (the
+first three by default):
 
 - ``growing``: per task (classification, regression on the class index as a number) and forest kind (``rf``,
   ``crf``, ``et``), ``--trees`` trees on two thirds of the training rows, each grown by both kernels in turn (the
@@ -13,7 +14,13 @@ commit ``6221ee5`` (twin classification and regression growers, a 5-byte node st
 - ``routing``: a forest of ``--trees`` fully grown trees per kind (``rf``, ``crf``), the test rows routed by both
   stores in ``--timing-rounds`` interleaved rounds; nanoseconds per (row, tree), medians, predictions bit for bit equal;
 - ``binning``: both packages' :class:`~mddf.trees.FeatureBinner` fitted on the training rows and binning the test
-  rows in ``--timing-rounds`` interleaved rounds; nanoseconds per value, medians, edges and codes equal.
+  rows in ``--timing-rounds`` interleaved rounds; nanoseconds per value, medians, edges and codes equal;
+- ``attribution``: per task (classification; regression on the class index as a number) and kind (``rf``,
+  ``crf``), ``--trees`` fully grown trees on the training rows, stored by both packages, and the first
+  ``--explain-rows`` test rows explained exactly by both (``packed_forest_attributions`` of
+  ``mddf/forests/attribution.py``: TreeSHAP of every tree) in ``--timing-rounds`` interleaved rounds;
+  microseconds per (row, tree), medians, the values equal within 1e-9 of their scale. Needs a baseline with
+  ``mddf/forests/attribution.py``.
 
 Datasets: letter and adult (70/30 when there is no test split), ``--scale-rows N`` adds the scale study's synthetic
 data (``scale``, :func:`benchmarks.scale.make_data`) with N training rows. ``--layer-input`` grows and routes on a
@@ -25,10 +32,12 @@ Examples
 --------
 MDDF_DATA=/path/to/data python -m benchmarks.tree_kernels --baseline 9f1efa4
 MDDF_DATA=/path/to/data python -m benchmarks.tree_kernels --baseline 9f1efa4 --layer-input --methods growing
+MDDF_DATA=/path/to/data python -m benchmarks.tree_kernels --baseline 7a2ca68 --methods attribution --trees 10
 """
 
 import atexit
 import importlib
+import re
 import shutil
 import subprocess
 import sys
@@ -62,7 +71,7 @@ class _BaselineTrees:
         # the stored forests left mddf/trees for mddf/forests: a later revision's are copied beside its trees; so is
         # the dispatch of its entry points to code built ahead of time, which finds none built beside the copy (the
         # baseline runs on numba's JIT, never on a module built from this checkout)
-        forests = ["mddf/forests/binned.py", "mddf/forests/stored.py"]
+        forests = ["mddf/forests/binned.py", "mddf/forests/stored.py", "mddf/forests/attribution.py"]
         # the dispatch, before mddf's layers became packages and after
         dispatches = ("mddf/_ahead_of_time/dispatch.py", "mddf/_runtime/dispatch.py")
         files = subprocess.run(
@@ -96,6 +105,10 @@ class _BaselineTrees:
                 # earlier layouts), which the copy has no module for: the installed mddf's serves
                 for module in ("_storage", "storage"):
                     source = source.replace(f"from ..{module} import ", "from mddf.storage import ")
+                # numba's dispatcher caches the type of a named tuple by its class's name: the baseline's tuples
+                # (TreeNodes, PackedTrees...) renamed, so that passing one does not send every later call of this
+                # checkout's compiled functions with its own through numba's slow, Python-level typing
+                source = re.sub(r'namedtuple\(\s*"(\w+)"', r'namedtuple("Baseline\1"', source)
                 (package / name).write_text(source)
         sys.path.insert(0, str(self.folder))
         self.trees = importlib.import_module("baseline_trees")
@@ -252,6 +265,66 @@ def compare_binning(baseline, X, X_test, rounds):
     }
 
 
+def compare_attribution(baseline, data, y, X_test, n_trees, rounds, n_rows, seed=0):
+    """Per (task, kind): microseconds per (row, tree) of both packages' exact TreeSHAP of the same fully grown
+    trees, and whether their values agree."""
+    from mddf.forests import ForestBuilder
+    from mddf.forests.attribution import packed_forest_attributions
+
+    try:
+        old_attributions = importlib.import_module("baseline_trees.forest_attribution").packed_forest_attributions
+    except ImportError:
+        raise SystemExit(
+            f"{baseline.revision} has no mddf/forests/attribution.py: no attributions to compare"
+        ) from None
+    rng = np.random.RandomState(seed)
+    n = len(y)
+    codes = data.binner.transform(X_test[:n_rows])
+    has_missing = bool(np.isnan(X_test[:n_rows]).any())
+    results = []
+    for task in ("classification", "regression"):
+        regression = task == "regression"
+        labels = y.astype(np.float64) if regression else y.astype(np.int64)
+        n_classes = None if regression else int(y.max()) + 1
+        for kind in ("rf", "crf"):
+            forest = _internals.forest_kind(kind)
+            max_features = forest.n_candidates("sqrt", data.codes.shape[1])
+            grown = []
+            for _ in range(n_trees):
+                w = (
+                    np.bincount(rng.randint(0, n, n), minlength=n).astype(np.float64)
+                    if forest.bootstrap
+                    else np.ones(n)
+                )
+                seed_t = int(rng.randint(1 << 30))
+                grown.append(_grow_current(data, labels, w, forest.split_rule, max_features, seed_t, regression))
+            builder = ForestBuilder(data.binner, n_classes)
+            for tree in grown:
+                builder.add(tree)
+            stores = {"old": baseline.forest(data.binner, n_classes, grown), "new": builder.finish()}
+            functions = {"old": old_attributions, "new": packed_forest_attributions}
+            for name, store in stores.items():  # compile both before timing them
+                functions[name](store, codes[:5], has_missing)
+            calls = {
+                name: (lambda f=functions[name], s=store: f(s, codes, has_missing)) for name, store in stores.items()
+            }
+            seconds, out = interleave(calls, rounds, clock=_CLOCK)
+            per = 1e6 / (len(codes) * n_trees)
+            scale = max(np.abs(out["old"][1]).max(), 1e-300)
+            results.append(
+                {
+                    "task": task,
+                    "kind": kind,
+                    "rows": len(codes),
+                    "nodes_per_tree": float(np.mean([len(t.feature) for t in grown])),
+                    "old_us": float(np.median(seconds["old"]) * per),
+                    "new_us": float(np.median(seconds["new"]) * per),
+                    "same_values": bool(np.abs(out["old"][1] - out["new"][1]).max() <= 1e-9 * scale),
+                }
+            )
+    return results
+
+
 #: The fields of a grown tree in the tuple order of the baseline's twin growers.
 _OLD_FIELDS = ("feature", "split_bin", "right", "leaf_values", "depth", "missing_left", "importance")
 
@@ -304,11 +377,14 @@ def fit(ctx, X, y, X_test, y_test) -> dict:
     data = _internals.BinnedInput(X)
     if ctx.method == "growing":
         return {"growing": compare_growing(baseline, data, y, o.trees)}
+    if ctx.method == "attribution":
+        args = (o.trees, o.timing_rounds, o.explain_rows)
+        return {"attribution": compare_attribution(baseline, data, y, X_test, *args)}
     return {"routing": compare_routing(baseline, data, y, X_test, o.trees, o.timing_rounds)}
 
 
 def table(results) -> str:
-    rows = {"growing": [], "routing": [], "binning": []}
+    rows = {"growing": [], "routing": [], "binning": [], "attribution": []}
     for r in results.records:
         d = r["dataset"]
         if "growing" in r:
@@ -327,6 +403,20 @@ def table(results) -> str:
                     "yes" if g["same_predictions"] else "NO",
                 ]
                 for g in r["routing"]
+            ]
+        if "attribution" in r:
+            rows["attribution"] += [
+                [
+                    d,
+                    g["task"],
+                    g["kind"],
+                    f"{g['nodes_per_tree']:.0f}",
+                    f"{g['old_us']:.2f}",
+                    f"{g['new_us']:.2f}",
+                    f"{g['new_us'] / g['old_us']:.3f}",
+                    "yes" if g["same_values"] else "NO",
+                ]
+                for g in r["attribution"]
             ]
         if "binning" in r:
             b = r["binning"]
@@ -356,6 +446,11 @@ def table(results) -> str:
             "Binning the test rows: nanoseconds per value",
             ["dataset", "test rows x columns", "baseline ns", "this ns", "ratio", "same codes"],
         ),
+        (
+            "attribution",
+            "Exact TreeSHAP of the test rows: microseconds per (row, tree)",
+            ["dataset", "task", "kind", "nodes a tree", "baseline us", "this us", "ratio", "same values"],
+        ),
     ]
     o = results.options
     on = " on layer inputs (x and out-of-fold class vectors)" if o.layer_input else ""
@@ -374,6 +469,9 @@ def options(parser):
     )
     parser.add_argument("--scale-rows", type=int, default=0, help="add the scale study's data with these rows")
     parser.add_argument(
+        "--explain-rows", type=int, default=300, help="test rows the attributions explain (default: 300)"
+    )
+    parser.add_argument(
         "--layer-input", action="store_true", help="grow and route on x with out-of-fold class vectors appended"
     )
     parser.add_argument("--data-home", default=None, help="folder of the dataset files (default: $MDDF_DATA)")
@@ -388,13 +486,16 @@ STUDY = Study(
     "tree_kernels",
     __doc__,
     datasets=[dataset(d) for d in ("letter", "adult", "scale", "iris")],
-    methods={"growing": None, "routing": None, "binning": None},
+    methods={"growing": None, "routing": None, "binning": None, "attribution": None},
+    default_methods=["growing", "routing", "binning"],
     default_datasets=["letter", "adult"],
     quick={"datasets": ["iris"]},
     options=options,
     check=check,
-    settings=lambda o: {k: getattr(o, k) for k in ("baseline", "trees", "timing_rounds", "scale_rows", "layer_input")},
-    applies=lambda method, dataset, o: method != "growing" or dataset != "scale",
+    settings=lambda o: {
+        k: getattr(o, k) for k in ("baseline", "trees", "timing_rounds", "scale_rows", "layer_input", "explain_rows")
+    },
+    applies=lambda method, dataset, o: method not in ("growing", "attribution") or dataset != "scale",
     fit=fit,
     table=table,
     report="tree_kernels",

@@ -28,8 +28,6 @@ from ..trees.attribution import (
 from ..trees.packing import decode_shares
 from ..trees.predictor import NO_MISSING
 
-#: Rows explained together by the exact attributions of one tree (their buffers grow with the rows).
-BLOCK_ROWS = 256
 _NO_CATEGORY_BITS = np.zeros((0, 4), dtype=np.uint64)
 
 
@@ -69,9 +67,7 @@ def _attribute(trees, n_trees, codes, missing_codes, category_bits, n_features, 
             value = nodes.value.copy()
             value[:, drop] = nodes.value.sum(axis=1) - 1.0  # 0 but for the rounding of a leaf's float32 shares
             nodes = nodes._replace(value=value)
-        for start in range(0, n, BLOCK_ROWS):
-            block = rows[start : start + BLOCK_ROWS]
-            tree_shap(nodes, codes, block, missing_codes, category_bits, scale, values[start : start + len(block)])
+        tree_shap(nodes, codes, rows, missing_codes, category_bits, scale, values)  # all rows, in blocks
     if drop is not None:
         values[:, :, drop] -= values.sum(axis=2) - values[:, :, drop]
     return base, values

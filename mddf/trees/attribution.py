@@ -73,6 +73,10 @@ TreeNodes = namedtuple(
 
 #: The most Gauss-Legendre points :func:`tree_shap` uses: paths of up to twice as many distinct features.
 MAX_POINTS = 256
+#: The most rows :func:`tree_shap` walks through a tree together (a block): each step is a loop over them.
+BLOCK_ROWS = 512
+#: The most values of a block's sums (depth levels x output columns x points x rows), which fewer rows keep to.
+BLOCK_VALUES = 1 << 21
 
 
 @njit(cache=True, nogil=True)
@@ -226,15 +230,25 @@ def edge_layout(feature, right, left_share):
     share = np.ones(n)
     distinct = np.zeros(n, dtype=np.int64)
     n_distinct = 0
+    for node in range(n - 1, -1, -1):
+        end[node] = node + 1 if feature[node] < 0 else end[right[node]]
+    # the last node on the path to the current one entered by a split on each feature, and what each node
+    # entered replaced, restored once its subtree is done
+    last = np.full(max(1, np.max(feature) + 1), -1, dtype=np.int64)
+    entered = np.empty(n, dtype=np.int64)
+    replaced = np.empty(n, dtype=np.int64)
+    top = 0
     for node in range(n):
+        while top > 0 and end[entered[top - 1]] <= node:
+            top -= 1
+            last[feature[parent[entered[top]]]] = replaced[top]
         p = parent[node]
         if p >= 0:
             f = feature[p]
-            m = p
-            while parent[m] >= 0 and previous[node] < 0:  # the nearest edge above entered by a split on f
-                if feature[parent[m]] == f:
-                    previous[node] = m
-                m = parent[m]
+            previous[node] = last[f]
+            entered[top], replaced[top] = node, last[f]
+            top += 1
+            last[f] = node
             ratio = left_share[p] if node == p + 1 else 1.0 - left_share[p]
             share[node] = ratio * (share[previous[node]] if previous[node] >= 0 else 1.0)
             distinct[node] = distinct[p] + (previous[node] < 0)
@@ -244,8 +258,6 @@ def edge_layout(feature, right, left_share):
                 depth[child] = depth[node] + 1
         else:
             n_distinct = max(n_distinct, distinct[node])
-    for node in range(n - 1, -1, -1):
-        end[node] = node + 1 if feature[node] < 0 else end[right[node]]
     return parent, depth, end, previous, share, n_distinct
 
 
@@ -262,159 +274,207 @@ def tree_shap(nodes, codes, rows, missing_codes, category_bits, scale, out):
     width)``; return the tree's expected output (its root's value), from which they add up to the row's output.
 
     ``nodes`` is a :data:`TreeNodes`; ``missing_codes`` and ``category_bits`` are :func:`mddf.trees.route_trees`'.
-    The values are those of the path-dependent value function (see the module).
+    The values are those of the path-dependent value function (see the module). What the values read of the tree
+    is computed once a call; the rows are walked :data:`BLOCK_ROWS` at most at a time, and a row's values do not
+    depend on the rows walked with it.
     """
     parent, depth, end, previous, share, n_distinct = edge_layout(nodes.feature, nodes.right, nodes.left_share)
     n_points = max(1, (n_distinct + 1) // 2)
     if n_points > MAX_POINTS:
         raise ValueError(f"a tree path has {n_distinct} distinct features, more than {2 * MAX_POINTS}")
     points, weights = quadrature(n_points)
-    factor, term = _edge_terms(previous, share, points, weights)
+    terms = _child_terms(parent, previous, share, points, weights)
     layout = (parent, depth, end, previous)
-    _shap_rows(nodes, layout, factor, term, codes, rows, missing_codes, category_bits, scale, out)
+    block = _block_rows(len(rows), int(depth.max()) + 1, nodes.value.shape[1], n_points)
+    _shap_rows(nodes, layout, terms, codes, rows, missing_codes, category_bits, scale, out, block)
     return nodes.value[0]
 
 
+def _block_rows(n_rows, levels, width, n_points):
+    """The rows of each block: as few blocks as :data:`BLOCK_ROWS` and :data:`BLOCK_VALUES` allow, of equal size."""
+    most = max(1, min(BLOCK_ROWS, BLOCK_VALUES // (levels * width * n_points)))
+    n_blocks = max(1, -(-n_rows // most))
+    return max(1, -(-n_rows // n_blocks))
+
+
 @njit(cache=True, nogil=True)
-def _edge_terms(previous, share, points, weights):
-    """For each node entered by a split on feature i and each state ``2 p + p_before`` of i (``p`` whether the row
-    meets the path's splits on i down to the node, ``p_before`` down to the ``previous`` one, 1 when none): the
-    factor of the path product at each point (``F / F_before``, ``F = q + (p - q) t``, ``q`` the node's ``share``)
-    and the weighted term ``weights (g - g_before)`` with ``g = (p - q) / F`` (0 when none)."""
+def _child_terms(parent, previous, share, points, weights):
+    """What a row's walk adds at each child of a split, at each Gauss-Legendre point, as quadratics in the row's
+    flag ``z`` at the split: 0 when the row fails a split above on the split's feature, else 1 when it goes right
+    and 2 when it goes left. ``terms[node, 3 q : 3 q + 3, k]`` are ``X_0, X_1, X_2`` of ``X = X_0 + z (X_1 + z
+    X_2)`` for ``q`` = 0, the factor of the path product (``F / F_before``, ``F = s + (p - s) t``, ``s`` the node's
+    ``share``, ``p`` whether the row meets the path's splits on the feature down to the node, ``F_before`` the
+    same down to its ``previous``, 1 when none); ``q`` = 1, the weighted term ``weights (g - g_before)`` with ``g
+    = (p - s) / F`` (0 when none); ``q`` = 2, their product."""
     n, n_points = len(share), len(points)
-    factor = np.zeros((n, 4, n_points))
-    term = np.zeros((n, 4, n_points))
+    terms = np.zeros((n, 9, n_points))
+    g_off = -1.0 / (1.0 - points)  # g at each point when the row fails the feature
     for node in range(1, n):
-        q = share[node]
-        m = previous[node]
-        q_before = share[m] if m >= 0 else 1.0
-        for state in (0, 1, 3):  # p = 1 needs p_before = 1
-            p, p_before = state >> 1, state & 1
-            for k in range(n_points):
-                t = points[k]
-                f_now = q + (p - q) * t
-                f_before = q_before + (p_before - q_before) * t if m >= 0 else 1.0
-                g_now = (1.0 - q) / f_now if p else -1.0 / (1.0 - t)
-                g_before = 0.0
-                if m >= 0:
-                    g_before = (1.0 - q_before) / f_before if p_before else -1.0 / (1.0 - t)
-                # a zero share (a child of no weight, rounded) makes the products below it 0: no 0 / 0
-                factor[node, state, k] = f_now / f_before if f_before > 0.0 else 0.0
-                term[node, state, k] = weights[k] * (g_now - g_before)
-    return factor, term
+        left = node == parent[node] + 1
+        s, m = share[node], previous[node]
+        s_before = share[m] if m >= 0 else 1.0
+        # z = 0, the row failed a split on the feature above: F and g fail before and now, F / F_before is the
+        # ratio of the shares and the term is 0; a zero share (a child of no weight, rounded) makes the products
+        # below it 0: no 0 / 0
+        ratio = s / s_before if s_before > 0.0 else 0.0
+        for k in range(n_points):
+            t, w = points[k], weights[k]
+            f_off, f_on = s * (1.0 - t), s + (1.0 - s) * t  # F at t when the row fails or meets the feature
+            g_on = (1.0 - s) / f_on
+            # F and g down to the previous split on the feature, which the row met (1 and 0 when none)
+            before = s_before + (1.0 - s_before) * t if m >= 0 else 1.0
+            inverse = 1.0 / before if before > 0.0 else 0.0
+            g_before = (1.0 - s_before) * inverse if m >= 0 else 0.0
+            factor_fail, factor_meet = f_off * inverse, f_on * inverse
+            term_fail, term_meet = w * (g_off[k] - g_before), w * (g_on - g_before)
+            # z = 1 and 2, the row goes right and left: the left child fails then meets, the right one the reverse
+            factor_b, factor_c = (factor_fail, factor_meet) if left else (factor_meet, factor_fail)
+            term_b, term_c = (term_fail, term_meet) if left else (term_meet, term_fail)
+            factor_a, term_a = (ratio, 0.0) if m >= 0 else (factor_b, term_b)  # with none above, z is not 0
+            products = (term_a * factor_a, term_b * factor_b, term_c * factor_c)
+            for q, (at_0, at_1, at_2) in enumerate(
+                ((factor_a, factor_b, factor_c), (term_a, term_b, term_c), products)
+            ):
+                # the quadratic in z through the three cases: X = X_0 + z (X_1 + z X_2)
+                second = 0.5 * (at_0 - 2.0 * at_1 + at_2)
+                terms[node, 3 * q, k], terms[node, 3 * q + 1, k], terms[node, 3 * q + 2, k] = (
+                    at_0,
+                    at_1 - at_0 - second,
+                    second,
+                )
+    return terms
 
 
-@njit(cache=True, nogil=True)
-def _shap_rows(nodes, layout, factor, term, codes, rows, missing_codes, category_bits, scale, out):
-    """:func:`tree_shap` for the rows of ``rows`` together: one pass over the nodes in depth-first order
-    (``layout``: the ``parent``, ``depth``, ``end`` and ``previous`` of :func:`edge_layout`).
+@njit(cache=True, nogil=True, fastmath={"contract"})
+def _shap_rows(nodes, layout, terms, codes, rows, missing_codes, category_bits, scale, out, block):
+    """:func:`tree_shap` for the rows of ``rows``, ``block`` at a time: one pass over the splits in depth-first
+    order per block (``layout``: the ``parent``, ``depth``, ``end`` and ``previous`` of :func:`edge_layout`;
+    ``terms``: :func:`_child_terms`).
 
-    Entering a node, each row's path product is updated at every point; a split records where each row goes; a
-    node whose subtree is done (a leaf at once) adds its term times the sum of its leaves' values times their
-    path products to the feature of the split above it, and passes that sum on to its parent. The rows are the
-    innermost index of every buffer, so that each step is one loop over them.
+    Entering a split, each row's path product is updated at every point and its flag ``z`` for the split's
+    children is set; when its subtree is done, the split adds, for each child, the child's term times the sum of
+    the child's leaves' values times their path products to its feature, and writes the sum of both children's
+    sums, which its parent reads. A leaf is taken at its parent's exit (its sum is its value times the parent's
+    product times its factor), so that no leaf's product is stored. The rows are the innermost index of every
+    buffer, so that each step is one loop over them, the same for a row whatever the rows beside it.
     """
-    feature, value = nodes.feature, nodes.value
+    feature, right, value = nodes.feature, nodes.right, nodes.value
     parent, depth, end, previous = layout
-    n_rows, n_points, width = len(rows), factor.shape[2], value.shape[1]
+    n, n_points, width, n_rows = len(feature), terms.shape[2], value.shape[1], len(rows)
+    if feature[0] < 0 or n_rows == 0:
+        return  # a tree of one leaf: a constant, nothing to attribute
     levels = np.max(depth) + 1
-    product = np.ones((levels, n_points, n_rows))  # the path product of the node at each depth, per point and row
-    below = np.zeros((levels, width, n_points, n_rows))  # the sums over the leaves below the split at each depth
-    met = np.ones((levels, n_rows), dtype=np.uint8)  # whether the row meets the splits on the feature down to it
-    state = np.zeros((levels, n_rows), dtype=np.uint8)
-    left = np.zeros((levels, n_rows), dtype=np.uint8)
-    total = np.zeros(n_rows)
-    acc = np.zeros((out.shape[1], width, n_rows))  # the attributions, rows innermost; added to out at the end
+    present = _classes_below(feature, right, value)
+    used = np.full(codes.shape[1], -1, dtype=np.int64)  # each feature the splits read: its row of `code`
+    n_used = 0
+    for node in range(n):
+        if feature[node] >= 0 and used[feature[node]] < 0:
+            used[feature[node]] = n_used
+            n_used += 1
+    code = np.empty((n_used, block), dtype=np.int32)  # the rows' codes of those features, rows innermost
+    product = np.empty((levels, n_points, block))  # the path product of the split at each depth
+    product[0] = 1.0
+    # the sums of a finished left child at its depth; those of a right child past them, at one of two places by
+    # the parity of its depth, so that a right child's split writes where its own right child's are not read
+    sums = np.empty((levels + 2, width, n_points, block))
+    z = np.ones((levels + 1, block))  # each row's flag at the split at each depth (see _child_terms); 1 past them
+    acc = np.empty((out.shape[1], width, block))  # the attributions, rows innermost; added to out after a block
+    coef = np.empty((6, n_points))  # the leaf children's sums and terms, per point, in one column
     open_splits = np.empty(levels, dtype=np.int64)
-    present = _classes_below(feature, nodes.right, value)
-    top, node = 0, 0
-    while node <= len(feature):
-        while top > 0 and (node == len(feature) or end[open_splits[top - 1]] <= node):
-            top -= 1
-            done = open_splits[top]
-            if done > 0:
-                d, f = depth[done], feature[parent[done]]
+    has_missing = len(missing_codes) > 0
+    for start in range(0, n_rows, block):
+        nb = min(block, n_rows - start)
+        for k in range(nb):
+            r = rows[start + k]
+            for f in range(len(used)):
+                if used[f] >= 0:
+                    code[used[f], k] = codes[r, f]
+        acc[:, :, :nb] = 0.0
+        top, node = 0, 0
+        while node <= n:
+            while top > 0 and (node == n or end[open_splits[top - 1]] <= node):
+                top -= 1
+                s = open_splits[top]
+                d, f = depth[s], feature[s]
+                into = d if s > 0 and s == parent[s] + 1 else levels + d % 2  # the root's go unread
+                right_sums = levels + (d + 1) % 2
+                lc, rc = s + 1, right[s]
                 for c in range(width):
-                    if width <= 64 and not (present[done] >> np.uint64(c)) & np.uint64(1):
-                        continue  # no leaf below has a value in this column: its sums are 0
-                    first = done == parent[done] + 1  # a left child: the first to pass its sums up
-                    _terms(below[d, c], 1.0, term[done], state[d], below[d - 1, c], total, first)
-                    for k in range(n_rows):
-                        acc[f, c, k] += total[k]
-        if node == len(feature):
-            break
-        if node > 0 and present[node] == 0 and width <= 64:
-            node = end[node]  # no leaf below has a value: the subtree adds nothing (its parent cleared its sums)
-            continue
-        d = depth[node]
-        if node > 0:
-            p, m = parent[node], previous[node]
-            goes = np.uint8(node == p + 1)
-            if m >= 0:  # the feature's state down to the split above that read it last
-                at = depth[m]
-                for k in range(n_rows):
-                    before = met[at, k]
-                    now = before & np.uint8(left[d - 1, k] == goes)
-                    met[d, k] = now
-                    state[d, k] = 2 * now + before
-            else:
-                for k in range(n_rows):
-                    now = np.uint8(left[d - 1, k] == goes)
-                    met[d, k] = now
-                    state[d, k] = 2 * now + 1
-            for j in range(n_points):
-                f0, f1, f3 = factor[node, 0, j], factor[node, 1, j], factor[node, 3, j]
-                for k in range(n_rows):
-                    s = state[d, k]
-                    product[d, j, k] = product[d - 1, j, k] * (f3 if s == 3 else f1 if s == 1 else f0)
-        if feature[node] >= 0:
-            for k in range(n_rows):
-                left[d, k] = _goes_left(nodes, node, codes, rows[k], missing_codes, category_bits)
-            # the left child writes its columns' sums here, the right one adds to them: only the columns that
-            # are 0 on the left need clearing
-            clear = present[node] & ~present[node + 1]
-            for c in range(width):
-                if width > 64 or (clear >> np.uint64(c)) & np.uint64(1):
-                    below[d, c] = 0.0
+                    if width <= 64 and not (present[s] >> np.uint64(c)) & np.uint64(1):
+                        continue  # no leaf below has a value in this column: its sums are unread
+                    in_l = width > 64 or (present[lc] >> np.uint64(c)) & np.uint64(1) != 0
+                    in_r = width > 64 or (present[rc] >> np.uint64(c)) & np.uint64(1) != 0
+                    v_l = value[lc, c] if in_l and feature[lc] < 0 else 0.0
+                    v_r = value[rc, c] if in_r and feature[rc] < 0 else 0.0
+                    split_l, split_r = in_l and feature[lc] >= 0, in_r and feature[rc] >= 0
+                    # the sums and terms of the leaf children, which the loops read unless both children are splits
+                    for j in range(0 if split_l and split_r else n_points):
+                        for i in range(3):
+                            coef[i, j] = v_l * terms[lc, i, j] + v_r * terms[rc, i, j]
+                            coef[3 + i, j] = v_l * terms[lc, 6 + i, j] + v_r * terms[rc, 6 + i, j]
+                    for j in range(n_points):
+                        k0, kb, kl, m0, mb, ml = coef[0, j], coef[1, j], coef[2, j], coef[3, j], coef[4, j], coef[5, j]
+                        l0, lb, ll = terms[lc, 3, j], terms[lc, 4, j], terms[lc, 5, j]
+                        r0, rb, rl = terms[rc, 3, j], terms[rc, 4, j], terms[rc, 5, j]
+                        if not split_l and not split_r:
+                            for k in range(nb):
+                                x, p = z[d, k], product[d, j, k]
+                                sums[into, c, j, k] = p * (k0 + x * (kb + x * kl))
+                                acc[f, c, k] += p * (m0 + x * (mb + x * ml))
+                        elif not split_r:
+                            for k in range(nb):
+                                x, p, g = z[d, k], product[d, j, k], sums[d + 1, c, j, k]
+                                sums[into, c, j, k] = p * (k0 + x * (kb + x * kl)) + g
+                                acc[f, c, k] += p * (m0 + x * (mb + x * ml)) + (l0 + x * (lb + x * ll)) * g
+                        elif not split_l:
+                            for k in range(nb):
+                                x, p, g = z[d, k], product[d, j, k], sums[right_sums, c, j, k]
+                                sums[into, c, j, k] = p * (k0 + x * (kb + x * kl)) + g
+                                acc[f, c, k] += p * (m0 + x * (mb + x * ml)) + (r0 + x * (rb + x * rl)) * g
+                        else:
+                            for k in range(nb):
+                                x, g, e = z[d, k], sums[d + 1, c, j, k], sums[right_sums, c, j, k]
+                                sums[into, c, j, k] = g + e
+                                acc[f, c, k] += (l0 + x * (lb + x * ll)) * g + (r0 + x * (rb + x * rl)) * e
+            if node == n:
+                break
+            if feature[node] < 0 or (node > 0 and width <= 64 and present[node] == 0):
+                node = end[node]  # a leaf is taken at its parent's exit; a subtree of no value adds nothing
+                continue
+            d = depth[node]
+            if node > 0:  # the row's path product
+                pd = d - 1
+                for j in range(n_points):
+                    f0, fb, fl = terms[node, 0, j], terms[node, 1, j], terms[node, 2, j]
+                    for k in range(nb):
+                        x = z[pd, k]
+                        product[d, j, k] = product[pd, j, k] * (f0 + x * (fb + x * fl))
+            # z: whether the row meets the splits above on this split's feature, read from the flag at the split
+            # above m, the last of them (met: m is a left child and z is 2 there, or a right one and z is 1), times
+            # 1 + whether it goes left
+            m = previous[node + 1]
+            if m >= 0:
+                at, meets = depth[m] - 1, 2.0 if m == parent[m] + 1 else 1.0
+            else:  # none above: met, read from a flag that is 1
+                at, meets = levels, 1.0
+            u, cat = used[feature[node]], nodes.category[node]
+            if cat >= 0:
+                for k in range(nb):
+                    x = 1.0 if z[at, k] == meets else 0.0
+                    z[d, k] = x + x if in_category_set(category_bits, cat, code[u, k]) else x
+            else:  # no branch a row: the rows go either way
+                at_most = nodes.split_bin[node]
+                missing = missing_codes[feature[node]] if has_missing and nodes.missing_left[node] != 0 else -1
+                for k in range(nb):
+                    x = 1.0 if z[at, k] == meets else 0.0
+                    z[d, k] = x + x if (code[u, k] <= at_most) | (code[u, k] == missing) else x
             open_splits[top] = node
             top += 1
-        elif node > 0:  # a leaf: its value times its path product is the sum below it
-            f = feature[parent[node]]
+            node += 1
+        for f in range(acc.shape[0]):
             for c in range(width):
-                v = value[node, c]
-                if v != 0.0 or width > 64:  # past 64 columns every leaf writes every column (none is cleared)
-                    _terms(product[d], v, term[node], state[d], below[d - 1, c], total, node == parent[node] + 1)
-                    for k in range(n_rows):
-                        acc[f, c, k] += total[k]
-        node += 1
-    for f in range(acc.shape[0]):
-        for c in range(width):
-            for k in range(n_rows):
-                out[k, f, c] += scale * acc[f, c, k]
-
-
-@njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})
-def _terms(sums, v, term, state, into, total, first):
-    """``total[k]``: the sum over the points ``j`` of ``term[state[k], j] * v * sums[j, k]``, each ``v * sums[j, k]``
-    also written to ``into[j, k]`` (``first``) or added to it (a node's terms, and its sums passed on to its
-    parent)."""
-    n_points, n_rows = sums.shape
-    for k in range(n_rows):
-        total[k] = 0.0
-    for j in range(n_points):
-        t0, t1, t3 = term[0, j], term[1, j], term[3, j]
-        if first:
-            for k in range(n_rows):
-                h = v * sums[j, k]
-                s = state[k]
-                total[k] += (t3 if s == 3 else t1 if s == 1 else t0) * h
-                into[j, k] = h
-        else:
-            for k in range(n_rows):
-                h = v * sums[j, k]
-                s = state[k]
-                total[k] += (t3 if s == 3 else t1 if s == 1 else t0) * h
-                into[j, k] += h
+                for k in range(nb):
+                    out[start + k, f, c] += scale * acc[f, c, k]
 
 
 @njit(cache=True, nogil=True)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from tree_helpers import forest_of, grow
 
-from mddf.trees import FeatureBinner, GrownTree
+from mddf.trees import FeatureBinner, GrownTree, attribution
 from mddf.trees.attribution import decode_tree, edge_layout, path_contributions, quadrature, tree_shap
 from mddf.trees.packing import decode_shares
 from mddf.trees.predictor import NO_MISSING, route_trees
@@ -117,14 +117,15 @@ def test_a_split_value_is_the_mean_of_its_children_weighted_by_their_training_we
         dict(regression=True),
         dict(categorical=[1, 0, 0, 0, 1], max_depth=8),  # category splits, features repeated on the paths
         dict(random_split=True, max_depth=10),
+        dict(n_classes=70),  # past 64 columns: every column of every node is walked
     ],
-    ids=["missing", "regression", "categories", "deep-random"],
+    ids=["missing", "regression", "categories", "deep-random", "many-classes"],
 )
 def test_exact_attributions_are_the_shapley_values_of_the_path_dependent_value_function(options):
     forest, codes = _forest(**options)
     width = forest.n_classes or 1
     missing_codes = _missing(forest, codes)
-    rows = np.arange(12, dtype=np.int64)
+    rows = np.arange(12 if width < 64 else 3, dtype=np.int64)
     for t in range(forest.n_trees):
         nodes = decode_tree(forest.packed, t, decode_shares(forest.left_shares), width)
         found = np.zeros((len(rows), 5, width))
@@ -148,6 +149,78 @@ def test_exact_attributions_add_up_and_scale_and_do_not_depend_on_the_rows_taken
     one = np.zeros((1, 5, 3))
     tree_shap(nodes, codes, rows[7:8], missing_codes, forest.packed.category_bits, 0.5, one)
     assert np.array_equal(one[0], together[7])
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        dict(missing=0.15),
+        dict(regression=True, missing=0.1),
+        dict(categorical=[1, 0, 0, 1, 0], missing=0.1),
+        dict(random_split=True),
+    ],
+    ids=["missing", "regression", "categories", "random"],
+)
+def test_exact_attributions_of_a_row_are_the_same_whatever_rows_are_walked_with_it(options, monkeypatch):
+    # fully grown trees, every row at once, in blocks of 7 rows and one row at a time: the same values, to the bit
+    forest, codes = _forest(max_depth=-1, **options)
+    width = forest.n_classes or 1
+    missing_codes = _missing(forest, codes)
+    rows = np.random.default_rng(0).permutation(len(codes)).astype(np.int64)
+    for t in range(forest.n_trees):
+        nodes = decode_tree(forest.packed, t, decode_shares(forest.left_shares), width)
+        together = np.zeros((len(rows), 5, width))
+        tree_shap(nodes, codes, rows, missing_codes, forest.packed.category_bits, 1.0, together)
+        with monkeypatch.context() as patch:
+            patch.setattr(attribution, "BLOCK_ROWS", 7)
+            in_blocks = np.zeros_like(together)
+            tree_shap(nodes, codes, rows, missing_codes, forest.packed.category_bits, 1.0, in_blocks)
+        alone = np.zeros_like(together)
+        for k in range(len(rows)):
+            tree_shap(nodes, codes, rows[k : k + 1], missing_codes, forest.packed.category_bits, 1.0, alone[k : k + 1])
+        assert np.array_equal(in_blocks, together) and np.array_equal(alone, together)
+        routed = np.zeros((len(rows), width))
+        route_trees(forest.packed, t, t + 1, codes, rows, missing_codes, routed)
+        assert np.allclose(nodes.value[0] + together.sum(axis=1), routed, atol=1e-12)
+
+
+def test_blocks_hold_at_most_the_rows_and_values_allowed_and_split_the_rows_evenly():
+    for n_rows, levels, width, n_points in [(300, 30, 1, 7), (1024, 30, 1, 7), (300, 33, 26, 8), (5, 40, 300, 60)]:
+        block = attribution._block_rows(n_rows, levels, width, n_points)
+        n_blocks = -(-n_rows // block)
+        assert 1 <= block <= attribution.BLOCK_ROWS
+        assert block == 1 or block * levels * width * n_points <= attribution.BLOCK_VALUES
+        assert n_blocks * block - n_rows < n_blocks  # the last block is at most one row short of the others
+    assert attribution._block_rows(300, 30, 1, 7) == 300  # a default model's 300 rows: one walk of each tree
+
+
+def test_the_layout_finds_the_last_split_above_on_the_same_feature_and_the_shares_along_it():
+    forest, _ = _forest(max_depth=-1, random_split=True)
+    nodes = decode_tree(forest.packed, 0, decode_shares(forest.left_shares), 3)
+    parent, depth, end, previous, share, _ = edge_layout(nodes.feature, nodes.right, nodes.left_share)
+    for node in range(1, len(parent)):
+        path = [node]  # the node and the nodes above it, up to the root
+        while parent[path[-1]] >= 0:
+            path.append(int(parent[path[-1]]))
+        f = nodes.feature[parent[node]]
+        above = [m for m in path[1:-1] if nodes.feature[parent[m]] == f]
+        assert previous[node] == (above[0] if above else -1)
+        shares = [
+            nodes.left_share[parent[m]] if m == parent[m] + 1 else 1 - nodes.left_share[parent[m]]
+            for m in path[:-1]
+            if nodes.feature[parent[m]] == f
+        ]
+        assert np.isclose(share[node], np.prod(shares))
+        assert depth[node] == len(path) - 1
+        assert end[node] == max(m for m in range(node, len(parent)) if node in _above(parent, m)) + 1
+
+
+def _above(parent, node):
+    """The node and every node above it."""
+    found = [node]
+    while parent[found[-1]] >= 0:
+        found.append(int(parent[found[-1]]))
+    return found
 
 
 def test_a_feature_no_split_reads_gets_nothing():
