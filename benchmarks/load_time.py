@@ -4,7 +4,7 @@ Per dataset and seed, a default model (``random_state=seed``, ``--n-jobs`` threa
 (adult: its categorical columns as categories; letter: numeric; the regressor on the synthetic
 ``numeric_interaction`` table) and saved (``est.save``); then ``--rounds`` new Python processes each import mddf,
 load the file and predict the first 100 test rows, timing the three steps apart (wall seconds), and report what
-numba said it compiled (:data:`mddf.trees._compile_notice.PREFIX` lines on stderr; the fit before them filled the
+numba said it compiled (:data:`benchmarks.first_use.NOTICE` lines on stderr; the fit before them filled the
 cache, as a user's first fit does). The first process's prediction is checked equal to the fitted model's. The
 table: per dataset, the file's size, the median seconds of the import, the load and the first prediction, and the
 compile notices seen (the target of issue 92: a default model loads in under a second, compiling nothing).
@@ -30,10 +30,10 @@ if not __package__:  # run as a file: the studies import from the repository roo
 import numpy as np
 
 from benchmarks.data import load_frames
+from benchmarks.first_use import NOTICE
 from benchmarks.harness import Data, Dataset, Study, TrainTest
 from mddf import CascadeForestRegressor, MDDFClassifier
 from mddf.experiments.tables import markdown_table
-from mddf.trees._compile_notice import PREFIX
 
 PREDICTED_ROWS = 100
 REGRESSION_DATASET = "numeric_interaction"
@@ -70,7 +70,7 @@ def new_process(model_path: Path, rows_path: Path) -> dict:
     if done.returncode != 0:
         raise RuntimeError(f"the loading process failed:\n{done.stderr[-3000:]}")
     record = json.loads(done.stdout.strip().splitlines()[-1])
-    record["notices"] = [line for line in done.stderr.splitlines() if line.startswith(PREFIX)]
+    record["notices"] = [line for line in done.stderr.splitlines() if line.startswith(NOTICE)]
     return record
 
 

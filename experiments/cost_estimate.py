@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from mddf._runtime.compile_cache import uncompiled_kinds
+from mddf.trees import uncompiled_kinds
 
 from .registry import learner_task
 

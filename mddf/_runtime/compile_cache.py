@@ -196,35 +196,3 @@ COMPILED = Sources(SOURCES)
 njit = COMPILED.njit
 #: The digest of :data:`SOURCES` (computed on the first call in a process).
 source_digest = COMPILED.digest
-
-
-#: The kinds of input whose first fit compiles a tree builder of its own (``benchmarks/first_use.py``), each by the
-#: builder: ``(criterion, variant)``, the variant an index of ``mddf.trees.grower._grower_variants`` (0: neither
-#: missing values nor categories, 1: categories, 2: missing values).
-KIND_BUILDERS = {
-    "numeric": ("gini", 0),
-    "categorical": ("gini", 1),
-    "missing": ("gini", 2),
-    "regression": ("squared_error", 0),
-}
-
-
-def uncompiled_kinds(kinds=tuple(KIND_BUILDERS)) -> list:
-    """Those of ``kinds`` (:data:`KIND_BUILDERS`) whose tree builder the next fit of that kind compiles: neither built
-    ahead of time (:mod:`mddf._runtime.dispatch`) nor in numba's on-disk cache for its argument types, as the compile
-    notice reads that cache (:mod:`mddf.trees._compile_notice`: a cache stamped by other sources is empty). A cache
-    that cannot be read counts as compiled: what this names is certain to compile, for an estimate of the time.
-    (Defined here, outside :data:`SOURCES`, so that it does not stamp the compiled code.)"""
-    from ..trees._compile_notice import _signatures
-    from ..trees.grower import GROWERS
-    from .dispatch import argument_types
-
-    cold = []
-    for kind in kinds:
-        criterion, variant = KIND_BUILDERS[kind]
-        grower = GROWERS[criterion]
-        types = argument_types(grower.variants()[variant])
-        cached, built = _signatures(grower.jit), grower.table.functions_for(grower.name, grower.variants)
-        if cached is not None and types not in cached and types not in built:
-            cold.append(kind)
-    return cold

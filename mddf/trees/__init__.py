@@ -35,6 +35,8 @@ split rules. One concern per module, as in scikit-learn's
   stored trees to their leaves;
 - :mod:`~mddf.trees.attribution`: a stored tree's output attributed to its
   features for given rows, exact TreeSHAP and path contributions;
+- :mod:`~mddf.trees.first_use`: :func:`uncompiled_kinds`, the kinds of input
+  whose next fit compiles its tree builder (what an estimate counts);
 - ``_compile_notice`` (private): the line on stderr that says what numba
   compiles, and why, when a fit or a prediction compiles mddf's code.
 
@@ -49,6 +51,7 @@ the next call, and nothing needs deleting.
 
 from . import _compile_notice  # noqa: F401 (registers the notice of numba's compilations)
 from .binning import MAX_BINS, FeatureBinner
+from .first_use import uncompiled_kinds
 from .grower import BEST, COMPLETELY_RANDOM, RANDOM_THRESHOLD, GrownTree, TreeSettings, grow_tree
 from .predictor import PackedTrees, route_trees
 
@@ -63,4 +66,5 @@ __all__ = [
     "TreeSettings",
     "grow_tree",
     "route_trees",
+    "uncompiled_kinds",
 ]

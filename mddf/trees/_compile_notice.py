@@ -30,7 +30,7 @@ PACKAGE = "mddf."
 NOT_CACHED = "not in numba's cache yet: the first use since mddf was installed or changed"
 
 
-def _signatures(dispatcher):
+def cached_signatures(dispatcher):
     """The argument types of the compilations of ``dispatcher`` in numba's on-disk cache, or None if unknown.
 
     Reads numba's private index of the function's cache, which numba reads as
@@ -52,7 +52,7 @@ def cause(dispatcher, args):
     str
         :data:`NOT_CACHED`, or ``"cached for other inputs; new here: <argument>: <type>, ..."``.
     """
-    cached = _signatures(dispatcher)
+    cached = cached_signatures(dispatcher)
     if cached is None:
         return "not found in numba's cache"
     if not cached:

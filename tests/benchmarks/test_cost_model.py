@@ -48,7 +48,7 @@ def test_the_shipped_module_covers_every_method_of_both_protocols_and_every_kind
     registry = default_registry()
     assert {s.name for s in registry.select(None, ablation=False, peers=False, protocol="paper")} <= paper
     assert all(len(line) == 7 for line in cost_estimate.COEFFICIENTS.values())
-    from mddf._runtime.compile_cache import KIND_BUILDERS
+    from mddf.trees.first_use import KIND_BUILDERS
 
     assert tuple(KIND_BUILDERS) == cost_model.FIRST_USE_KINDS  # every kind the estimate counts, the cache tells
     assert set(cost_estimate.FIRST_USE) == set(cost_model.FIRST_USE_KINDS) and min(cost_estimate.FIRST_USE.values()) > 0

@@ -309,22 +309,3 @@ def test_a_first_fit_compiles_each_helper_once_and_calls_the_internal_ones_from_
     assert all(len(compiled) <= 1 for compiled in signatures.values()), signatures
     assert signatures["new_buffers"] and signatures["_start"]  # compiled by the first fit
     assert not any("Literal" in s for compiled in signatures.values() for s in compiled), signatures
-
-
-def test_uncompiled_kinds_are_those_whose_builder_numbas_cache_lacks(tmp_path, monkeypatch):
-    from mddf._runtime import compile_cache, dispatch
-    from mddf.trees import _compile_notice
-    from mddf.trees.grower import GROWERS
-
-    # a new empty cache (and no module built ahead of time): every kind compiles
-    code = "from mddf._runtime.compile_cache import uncompiled_kinds; print(uncompiled_kinds())"
-    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "MDDF_AHEAD_OF_TIME": "0"}
-    printed = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
-    assert printed.strip() == str(list(compile_cache.KIND_BUILDERS))
-    # a cache holding the numeric builder's argument types: the other kinds compile
-    numeric = dispatch.argument_types(GROWERS["gini"].variants()[0])
-    monkeypatch.setattr(_compile_notice, "_signatures", lambda dispatcher: [numeric])
-    monkeypatch.setattr(dispatch.TABLE, "functions_for", lambda name, variants: {})
-    assert compile_cache.uncompiled_kinds() == ["categorical", "missing", "regression"]
-    monkeypatch.setattr(_compile_notice, "_signatures", lambda dispatcher: None)  # unreadable: nothing certain
-    assert compile_cache.uncompiled_kinds() == []
