@@ -17,6 +17,7 @@ python -m benchmarks.load_time --quick
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import statistics
 import subprocess
@@ -29,9 +30,9 @@ if not __package__:  # run as a file: the studies import from the repository roo
 
 import numpy as np
 
-from benchmarks.data import load_frames
+from benchmarks.data import frames
 from benchmarks.first_use import NOTICE
-from benchmarks.harness import Data, Dataset, Study, TrainTest
+from benchmarks.harness import Study, TrainTest
 from mddf import CascadeForestRegressor, MDDFClassifier
 from mddf.experiments.tables import markdown_table
 
@@ -54,14 +55,6 @@ print(json.dumps({"import_s": imported - start, "load_s": loaded - imported, "pr
 """
 
 
-def _rows(name, task="classification"):
-    def load(ctx):
-        X, y, X_test, y_test = load_frames(name, quick=ctx.quick, data_home=getattr(ctx.options, "data_home", None))
-        return Data(X, y, X_test.iloc[:PREDICTED_ROWS], y_test[:PREDICTED_ROWS])
-
-    return Dataset(name, load, task=task)
-
-
 def new_process(model_path: Path, rows_path: Path) -> dict:
     """One new process loading ``model_path`` and predicting ``rows_path``: its seconds, prediction and notices."""
     done = subprocess.run(
@@ -75,8 +68,9 @@ def new_process(model_path: Path, rows_path: Path) -> dict:
 
 
 def _time_unit(ctx, X, y, X_eval, y_eval) -> dict:
-    """Fit and save the default model, then load it and predict in ``--rounds`` new processes."""
-    model = ctx.build().fit(X, y)
+    """Fit and save the default model, then load it and predict its first 100 evaluation rows in
+    ``--load-rounds`` new processes."""
+    model, X_eval = ctx.build().fit(X, y), X_eval.iloc[:PREDICTED_ROWS]
     expected = [float(v) for v in np.asarray(model.predict(X_eval), dtype=float)]
     with tempfile.TemporaryDirectory(prefix="mddf-load-time-") as folder:
         model_path, rows_path = Path(folder) / "model.mddf", Path(folder) / "rows.pkl"
@@ -108,7 +102,7 @@ def _options(parser):
 STUDY = Study(
     "load_time",
     __doc__,
-    datasets=[_rows("adult"), _rows("letter"), _rows(REGRESSION_DATASET, "regression")],
+    datasets=[frames("adult"), frames("letter"), dataclasses.replace(frames(REGRESSION_DATASET), task="regression")],
     methods={
         "classifier": lambda ctx: MDDFClassifier(random_state=ctx.seed, n_jobs=ctx.n_jobs),
         "regressor": lambda ctx: CascadeForestRegressor(random_state=ctx.seed, n_jobs=ctx.n_jobs),
