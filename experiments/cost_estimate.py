@@ -97,7 +97,7 @@ def estimate(tasks, sizes: dict, workers: int = 1, cold=()) -> Estimate:
         by_method[task.method, group] = by_method.get((task.method, group), 0.0) + seconds * size.targets
         runs += 1
         kinds.update(size.kinds if task.method.startswith(TREE_CODE) else ())
-    need = kinds & set(cold) and (kinds | {"numeric"}) & set(cold)  # a first use compiles the numeric kind's code too
+    need = (kinds | {"numeric"}) & set(cold) if kinds & set(cold) else set()  # a first use compiles numeric's too
     cold = tuple(k for k in FIRST_USE if k in need)
     compile_seconds, workers = sum(FIRST_USE[k] for k in cold), max(workers, 1)
     seconds = sum(by_method.values()) / workers + compile_seconds + _MODEL["fixed_seconds"] * bool(runs)
