@@ -243,6 +243,9 @@ def test_the_words_are_checked_in_chunks_of_whole_trees_with_the_same_verdict(sm
         ("side_bases", 1, 10**6, "side-table bases"),
         ("side_offset", 0, 1, "not after its split"),
         ("side_category", 0, 10**6, "category split"),
+        ("left_shares", 0, np.nextafter(np.float16(0.5), np.float16(1)), "left_shares holds a share outside"),
+        ("left_shares", 0, -np.inf, "left_shares holds a share outside"),
+        ("left_shares", 0, np.nan, "left_shares holds a share outside"),
     ],
 )
 def test_other_arrays_that_could_misroute_a_row_raise_when_checked(small_forest, name, index, value, problem):
@@ -250,6 +253,12 @@ def test_other_arrays_that_could_misroute_a_row_raise_when_checked(small_forest,
     bad = damaged(forest, name, index, value)
     with pytest.raises(ValueError, match=problem):
         bad.check_arrays()
+
+
+def test_shares_of_a_half_either_way_pass_the_check(small_forest):
+    forest, _ = small_forest
+    for share in (0.5, -0.5, -0.0):
+        damaged(forest, "left_shares", 0, share).check_arrays()
 
 
 def test_a_forest_stores_each_distinct_category_set_once_and_routes_as_its_trees():
