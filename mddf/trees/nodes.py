@@ -343,8 +343,9 @@ def _trees_pass(words, offsets, first, stop, side, layout):
     low, kind = w & u(3), w & u(LEAF | EXTENDED | LEFT_CLASS | RIGHT_CLASS)
     if (((low == 1) & (w >= min(n_classes << 2, top))) | ((low == 3) & (w >= min(n_rows << 2, top)))).any():
         return False
-    bins = np.append(np.clip(missing_bins + 1, 0, 256), 0).astype(np.uint16)  # bins of each feature; none past them
-    feature = np.minimum((w >> u(FEATURE_SHIFT)) & u((1 << feature_bits) - 1), u(len(missing_bins))).astype(np.intp)
+    bins = np.zeros(1 << feature_bits, dtype=np.uint16)  # the bins of each feature (none past the features)
+    bins[: len(missing_bins)] = np.clip(missing_bins[: len(bins)] + 1, 0, 256)  # (2**feature_bits < 2 n_features)
+    feature = ((w >> u(FEATURE_SHIFT)) & u((1 << feature_bits) - 1)).astype(np.intp)
     if ((low & u(1) == 0) & (((w >> u(BIN_SHIFT)) & u(255)) >= np.take(bins, feature))).any():
         return False
     folded = (kind >= LEFT_CLASS) & (kind & u(LEAF) == 0)
