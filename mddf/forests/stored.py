@@ -14,8 +14,8 @@ out of bounds or never reach a leaf. :meth:`StoredForest.check_arrays` runs
 when a forest is unpickled and when a model file is first loaded: the offsets,
 the per-tree arrays and the leaf table are checked here, the node layout and
 each node by the subclass (:meth:`StoredForest._check_layout`, and
-:meth:`StoredForest._first_bad_node`, one compiled pass that reports a problem
-of :data:`mddf.trees.nodes.NODE_PROBLEMS`). The two stored forests are
+:meth:`StoredForest._first_bad_node`, numpy passes that report a problem of
+:data:`mddf.trees.nodes.NODE_PROBLEMS`). The two stored forests are
 :class:`mddf.forests.binned.PackedForest` (node words of binned trees) and
 :class:`mddf.forests.compact.CompactForest` (scikit-learn's trees, compacted).
 """
@@ -117,7 +117,7 @@ class StoredForest(ABC):
         Checks that the tree offsets span the node array, that every per-tree array has an entry
         per tree, that the arrays of the node layout fit each other (the subclass's check) and
         that the leaf table is finite (and, for class shares, non-negative); then, node by node
-        (one compiled pass of the subclass), that routing only moves forward inside its tree and
+        (numpy passes of the subclass), that routing only moves forward inside its tree and
         ends at a leaf whose output exists. Nothing is written: valid arrays predict as before.
         """
         offsets = np.asarray(self.offsets)
