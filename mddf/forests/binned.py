@@ -22,6 +22,9 @@ from ..trees.predictor import NO_MISSING, PackedTrees, leaf_tables, route_trees
 from ..trees.splitting import CATEGORY_WORDS
 from .stored import StoredForest
 
+#: The bits of 0.5 as a float16: a share's bits without the sign are at most these when it is within [-0.5, 0.5].
+HALF_FLOAT16 = int(np.float16(0.5).view(np.uint16))
+
 
 def bin_rows(binner, X):
     """Float rows binned with ``binner``'s edges, and whether any value is missing (NaN)."""
@@ -138,7 +141,8 @@ class PackedForest(StoredForest):
         shares = self.left_shares
         if shares is not None and (shares.dtype != np.float16 or shares.shape != (self.n_words,)):
             raise ValueError(f"left_shares: shape {shares.shape}, dtype {shares.dtype}, not ({self.n_words},) float16")
-        if shares is not None and not (np.abs(shares) <= 0.5).all():
+        if shares is not None and not ((shares.view(np.uint16) & np.uint16(0x7FFF)) <= HALF_FLOAT16).all():
+            # (|share| <= 0.5 read on the float16 bits, without the sign: NaN and infinity are above 0.5 too)
             raise ValueError("left_shares holds a share outside [-0.5, 0.5], the range of their two-byte form")
         _, feature_bits = word_layout(self.n_features)
         if (

@@ -14,8 +14,8 @@ out of bounds or never reach a leaf. :meth:`StoredForest.check_arrays` runs
 when a forest is unpickled and when a model file is first loaded: the offsets,
 the per-tree arrays and the leaf table are checked here, the node layout and
 each node by the subclass (:meth:`StoredForest._check_layout`, and
-:meth:`StoredForest._first_bad_node`, one compiled pass that reports a problem
-of :data:`mddf.trees.nodes.NODE_PROBLEMS`). The two stored forests are
+:meth:`StoredForest._first_bad_node`, numpy passes that report a problem of
+:data:`mddf.trees.nodes.NODE_PROBLEMS`). The two stored forests are
 :class:`mddf.forests.binned.PackedForest` (node words of binned trees) and
 :class:`mddf.forests.compact.CompactForest` (scikit-learn's trees, compacted).
 """
@@ -27,7 +27,7 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
-from ..storage import ModelFileError, filled_in
+from ..storage import ModelFileError, filled_in, unpickling_checked_bytes
 from ..trees.nodes import NODE_PROBLEMS
 
 #: Rows of a leaf table checked at a time by :meth:`StoredForest.check_arrays` (bounds its temporaries' memory).
@@ -62,7 +62,8 @@ class StoredForest(ABC):
     n_classes = None
 
     def __getstate__(self):
-        """The attributes, and for a finished forest the SHA-256 of its arrays (checked when it is unpickled)."""
+        """The attributes, and for a finished forest the SHA-256 of its arrays, checked when it is unpickled on its
+        own (a saved model's forests are checked with the whole payload's digest first: it is not taken again)."""
         state = self.__dict__.copy()
         if "offsets" in state:
             state["_arrays_sha256"] = self.arrays_sha256()
@@ -72,7 +73,7 @@ class StoredForest(ABC):
         expected = state.pop("_arrays_sha256", None)  # pickles of earlier versions carry none
         self.__dict__.update(filled_in("stored forest", state))  # what a forest of an earlier version lacks
         if "offsets" in state:  # a finished forest
-            if expected is not None and self.arrays_sha256() != expected:
+            if expected is not None and not unpickling_checked_bytes() and self.arrays_sha256() != expected:
                 raise ModelFileError(
                     f"the pickle of a {type(self).__name__}",
                     "its trees' arrays do not match the SHA-256 taken when it was pickled: the pickle is damaged",
@@ -116,7 +117,7 @@ class StoredForest(ABC):
         Checks that the tree offsets span the node array, that every per-tree array has an entry
         per tree, that the arrays of the node layout fit each other (the subclass's check) and
         that the leaf table is finite (and, for class shares, non-negative); then, node by node
-        (one compiled pass of the subclass), that routing only moves forward inside its tree and
+        (numpy passes of the subclass), that routing only moves forward inside its tree and
         ends at a leaf whose output exists. Nothing is written: valid arrays predict as before.
         """
         offsets = np.asarray(self.offsets)

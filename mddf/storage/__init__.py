@@ -38,7 +38,7 @@ from .files import FORMAT, HEADER_BYTES, MARKER, OWNED_ENTRY, ModelFileError, re
 from .layouts import EARLIER_LAYOUTS, filled_in
 from .records import ModelWriter, StoredRecord
 from .saved import load, save
-from .sealed import saved_by
+from .sealed import saved_by, unpickling_checked_bytes
 from .stores import MemoryStore, ModelStore, StoredModel, open_store
 from .temporary import (
     remove_stale_temporary_folders,
@@ -67,4 +67,5 @@ __all__ = [
     "save",
     "saved_by",
     "temporary_folders_removed_on_sigterm",
+    "unpickling_checked_bytes",
 ]

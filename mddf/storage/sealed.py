@@ -235,6 +235,13 @@ def saved_by():
     return _SAVED_BY.get()
 
 
+def unpickling_checked_bytes():
+    """Whether the objects being rebuilt come from a saved model's payload that :func:`unseal` checked whole against
+    its digest (a file's, or an estimator's pickle's): they are the bytes that were saved, and need not be checked
+    against a digest of their own."""
+    return _SAVED_BY.get() is not None
+
+
 def sealed_reduce(obj):
     """``obj.__reduce__()`` of an estimator that pickles sealed: :func:`unseal` of its :func:`seal` bytes."""
     return unseal, (seal(obj),)

@@ -297,8 +297,9 @@ def first_bad_node(
 
     Written with numpy, not compiled: loading a saved model runs it, and a fit never does, so a compiled check
     would be compiled by the first load of a model on every installation. The words are checked in chunks of
-    whole trees of about :data:`CHECK_WORDS` words (the temporaries' memory), each word's problem the first of
-    its checks that fails, in the order above.
+    whole trees of about :data:`CHECK_WORDS` words (the temporaries stay in the processor's cache): each chunk
+    first as one verdict, in the words' own integer type (:func:`_trees_pass`), and a chunk that does not pass
+    word by word, each word's problem the first of its checks that fails, in the order above.
     """
     offsets = np.asarray(offsets, dtype=np.int64)
     class_base = int(offsets[-1])
@@ -311,15 +312,74 @@ def first_bad_node(
     first = 0
     while first < len(offsets) - 1:
         stop = max(int(np.searchsorted(offsets, offsets[first] + CHECK_WORDS, side="right")) - 1, first + 1)
-        problem, node = _first_bad_in_trees(words, offsets, first, stop, side, layout)
-        if problem:
-            return problem, node
+        if not _trees_pass(words, offsets, first, stop, side, layout):
+            problem, node = _first_bad_in_trees(words, offsets, first, stop, side, layout)
+            if problem:
+                return problem, node
         first = stop
     return 0, -1
 
 
 #: Words of whole trees that :func:`first_bad_node` checks at a time (at least one tree).
-CHECK_WORDS = 1 << 18
+CHECK_WORDS = 1 << 16
+
+
+def _trees_pass(words, offsets, first, stop, side, layout):
+    """Whether every word of trees ``first`` to ``stop - 1`` passes the checks of :func:`first_bad_node`: one
+    verdict (False: some word may not, :func:`_first_bad_in_trees` says which and why).
+
+    The words are read in their own unsigned type, bits 0 and 2 to 4 (:data:`LEAF`, :data:`EXTENDED`,
+    :data:`LEFT_CLASS`, :data:`RIGHT_CLASS`) telling a word's kind. A leaf word is ``1 | class << 2`` or
+    ``3 | row << 2``, so it is below ``n_classes << 2`` or ``n_rows << 2``. A split's child that must be inside
+    its tree is checked per tree (the largest ``node + offset`` of its plain splits is below the tree's end; a
+    split with one folded child is not its tree's last word); the extended splits through their side-table rows.
+    """
+    feature_bits, missing_bins, n_classes, n_rows, n_bitsets = layout
+    side_bases, side_offset, side_category = side
+    base, end = int(offsets[first]), int(offsets[stop])
+    w = words[base:end]
+    u = w.dtype.type
+    top = np.iinfo(w.dtype).max
+    low, kind = w & u(3), w & u(LEAF | EXTENDED | LEFT_CLASS | RIGHT_CLASS)
+    if (((low == 1) & (w >= min(n_classes << 2, top))) | ((low == 3) & (w >= min(n_rows << 2, top)))).any():
+        return False
+    bins = np.zeros(1 << feature_bits, dtype=np.uint16)  # the bins of each feature (none past the features)
+    bins[: len(missing_bins)] = np.clip(missing_bins[: len(bins)] + 1, 0, 256)  # (2**feature_bits < 2 n_features)
+    feature = ((w >> u(FEATURE_SHIFT)) & u((1 << feature_bits) - 1)).astype(np.intp)
+    if ((low & u(1) == 0) & (((w >> u(BIN_SHIFT)) & u(255)) >= np.take(bins, feature))).any():
+        return False
+    folded = (kind >= LEFT_CLASS) & (kind & u(LEAF) == 0)
+    if (folded & (kind & u(EXTENDED) != 0)).any():
+        return False
+    field = w >> u(FEATURE_SHIFT + feature_bits)
+    c_bits = class_bits(n_classes)
+    if n_classes != 1 << c_bits:  # (classes in c_bits bits: some values are not classes)
+        cmask = u((1 << c_bits) - 1)
+        both = kind == LEFT_CLASS | RIGHT_CLASS
+        if ((folded & ((field & cmask) >= n_classes)) | (both & ((field >> u(c_bits)) & cmask >= n_classes))).any():
+            return False
+    plain = kind == 0
+    if (plain & (field < 2)).any():
+        return False
+    starts, ends = offsets[first:stop] - base, offsets[first + 1 : stop + 1] - base
+    last = kind[ends - 1]
+    if ((last == LEFT_CLASS) | (last == RIGHT_CLASS)).any():
+        return False
+    target = field * plain + np.arange(len(w), dtype=w.dtype if len(w) < 1 << 31 else np.int64)  # (fields < 2**19)
+    if (np.maximum.reduceat(target, starts) >= ends).any():
+        return False
+    extended = kind == EXTENDED
+    node = np.flatnonzero(extended)
+    if len(node):  # each one's tree, then its row of the side table
+        tree = np.repeat(np.arange(first, stop), np.add.reduceat(extended, starts, dtype=np.int64))
+        row = field[node].astype(np.int64)
+        if (row >= side_bases[tree + 1] - side_bases[tree]).any():
+            return False
+        at = side_bases[tree] + row
+        offset, category = side_offset[at], side_category[at]
+        if ((offset < 2) | (node + offset >= ends[tree - first]) | (category < -1) | (category >= n_bitsets)).any():
+            return False
+    return True
 
 
 def _first_bad_in_trees(words, offsets, first, stop, side, layout):

@@ -243,6 +243,9 @@ def test_the_words_are_checked_in_chunks_of_whole_trees_with_the_same_verdict(sm
         ("side_bases", 1, 10**6, "side-table bases"),
         ("side_offset", 0, 1, "not after its split"),
         ("side_category", 0, 10**6, "category split"),
+        ("left_shares", 0, np.nextafter(np.float16(0.5), np.float16(1)), "left_shares holds a share outside"),
+        ("left_shares", 0, -np.inf, "left_shares holds a share outside"),
+        ("left_shares", 0, np.nan, "left_shares holds a share outside"),
     ],
 )
 def test_other_arrays_that_could_misroute_a_row_raise_when_checked(small_forest, name, index, value, problem):
@@ -250,6 +253,12 @@ def test_other_arrays_that_could_misroute_a_row_raise_when_checked(small_forest,
     bad = damaged(forest, name, index, value)
     with pytest.raises(ValueError, match=problem):
         bad.check_arrays()
+
+
+def test_shares_of_a_half_either_way_pass_the_check(small_forest):
+    forest, _ = small_forest
+    for share in (0.5, -0.5, -0.0):
+        damaged(forest, "left_shares", 0, share).check_arrays()
 
 
 def test_a_forest_stores_each_distinct_category_set_once_and_routes_as_its_trees():
@@ -266,3 +275,63 @@ def test_a_forest_stores_each_distinct_category_set_once_and_routes_as_its_trees
     got = forest.route(codes, has_missing=False)
     assert np.array_equal(got, sum(reference_route(tree, codes, 2) for tree in trees))
     forest.check_arrays()  # every split's row of the shared table is in range
+
+
+def _checked_forests(small_forest):
+    """Forests of every node layout: classes in 2 bits of which 3 are used, with category splits (small_forest);
+    regression; 2 classes; far right children in the side table; 64-bit words."""
+    forest, X = small_forest
+    binned = BinnedInput(X, categorical=np.array([False, True, False, False, False]))
+    target = np.nan_to_num(X[:, 0]) + np.nan_to_num(X[:, 2])
+    regression = forest_of(binned.binner, None, [grow(binned.codes, target, seed=s, max_features=2) for s in range(3)])
+    two = forest_of(binned.binner, 2, [grow(binned.codes, target > 5, seed=s, n_classes=2) for s in range(3)])
+    binner = FeatureBinner().fit(np.random.RandomState(0).rand(300, 256).astype(np.float32))  # bin 100 exists
+    far = forest_of(binner, 2, [left_chain(100, 256), left_chain(1500, 256)])
+    wide = forest_of(binner, 2, [left_chain(50, 256), left_chain(5000, 256)])
+    assert far.words.dtype == np.uint32 and len(far.side_offset) and wide.words.dtype == np.uint64
+    return {"classes": forest, "regression": regression, "two classes": two, "far right": far, "64-bit": wide}
+
+
+def _damages(forest, rng, n):
+    """``n`` copies of ``forest`` (its attributes, not its arrays), each with one entry of its words or of its side
+    table damaged at random: bits flipped, or the entry replaced."""
+    names = ["words"] * 4 + [name for name in ("side_offset", "side_category") if len(getattr(forest, name))]
+    for _ in range(n):
+        name = names[rng.integers(len(names))]
+        array = getattr(forest, name).copy()
+        i, info = rng.integers(len(array)), np.iinfo(array.dtype)
+        if rng.random() < 0.7:
+            flips = rng.choice(array.itemsize * 8 - 1, rng.integers(1, 4), replace=False)  # (not the sign bit)
+            array[i] ^= array.dtype.type(sum(1 << int(b) for b in flips))
+        else:
+            array[i] = rng.integers(max(info.min, -(1 << 40)), min(info.max, 1 << 40), dtype=array.dtype)
+        copy = object.__new__(type(forest))
+        copy.__dict__.update(forest.__dict__, **{name: array})
+        yield copy
+
+
+def test_a_chunk_passes_as_one_verdict_exactly_when_every_word_passes_its_checks(small_forest, monkeypatch):
+    # the check of every load: a chunk of trees passes or fails as one verdict (nodes._trees_pass), the word by
+    # word check finds the first bad word; the verdict must never pass a word that the word by word check fails
+    rng = np.random.default_rng(0)
+    monkeypatch.setattr(nodes, "CHECK_WORDS", 64)  # several chunks a forest
+    outcomes = set()
+    for name, forest in _checked_forests(small_forest).items():
+        offsets = np.asarray(forest.offsets)
+        damaged = list(_damages(forest, rng, 400))
+        with monkeypatch.context() as every_word:
+            every_word.setattr(nodes, "_trees_pass", lambda *args: False)
+            expected = [copy._first_bad_node(offsets) for copy in damaged]
+        assert [copy._first_bad_node(offsets) for copy in damaged] == expected, name
+        outcomes.update(problem for problem, _ in expected)
+    assert outcomes == {0, 1, 2, 3, 4, 5, 6, 7}  # every problem was met, and damages that are harmless
+
+
+def test_the_words_of_a_valid_forest_pass_without_the_word_by_word_check(small_forest, monkeypatch):
+    def never(*args):
+        raise AssertionError("a valid forest's chunk failed the one-verdict check")
+
+    monkeypatch.setattr(nodes, "_first_bad_in_trees", never)
+    monkeypatch.setattr(nodes, "CHECK_WORDS", 64)
+    for forest in _checked_forests(small_forest).values():
+        assert forest._first_bad_node(np.asarray(forest.offsets)) == (0, -1)
