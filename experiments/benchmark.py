@@ -27,7 +27,7 @@ from .outlock import hold
 from .paper_tables import write_tables
 from .planning import available as usable_methods
 from .planning import bindings, check_task, describe, metric_for, practitioner_folds, ranking_metric, unusable_folds
-from .protocols.practitioner import TooFewRows
+from .protocols import TooFewRows
 from .provenance import one_line, provenance, with_csv_header
 from .registry import SEVERAL_TARGETS, unavailable_reason
 from .runbook import bound_records, plan, report

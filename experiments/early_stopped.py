@@ -10,7 +10,7 @@ from sklearn.base import BaseEstimator, clone, is_classifier
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from .protocols.run_data import holdout
+from .protocols import holdout
 
 LIBRARIES = ("sklearn", "xgboost", "lightgbm", "catboost")
 #: The most categories HistGradientBoosting takes in a column (its bins); a column of more is given as its codes.

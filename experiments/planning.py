@@ -10,7 +10,7 @@ import numpy as np
 
 from .binding import Binding, dataset_sha256, method_settings, run_settings, settings_sha256, test_sha256
 from .metrics import DEFAULT_METRIC, METRICS, metrics_of
-from .protocols.practitioner import fold_count
+from .protocols import cv_splits, fold_count, split_run_data
 from .registry import SEVERAL_TARGETS, BuildContext, learner_task, unavailable_reason
 from .runner import task_of
 from .studies import OptionError, UsageError
@@ -112,7 +112,7 @@ def describe(ds) -> DatasetInfo:
 
 def practitioner_folds(ds, requested: int, log) -> int | None:
     """The cross-validation folds of ``ds``, or None for a ``--data`` file with a ``--test`` file; raises
-    :class:`~.protocols.practitioner.TooFewRows` for a class with a single row."""
+    :class:`~.protocols.TooFewRows` for a class with a single row."""
     if (ds.extra or {}).get("user_data", {}).get("test_path"):
         return None
     task = task_of(ds)
@@ -157,9 +157,7 @@ def _too_few(ds, drawn, specs) -> dict:
 
 def unusable_folds(ds, n_folds: int, specs, seeds) -> dict:
     """``{method: reason}`` of the methods whose ``min_class_rows`` exceeds the training rows of a class in some fold
-    of the runs' cross-validation (:func:`~.protocols.practitioner.cv_splits`); the reason names the class."""
-    from .protocols.practitioner import cv_splits
-
+    of the runs' cross-validation (:func:`~.protocols.cv_splits`); the reason names the class."""
     task = task_of(ds)
     if task != "classification" or not n_folds:
         return {}
@@ -174,8 +172,6 @@ def unusable_folds(ds, n_folds: int, specs, seeds) -> dict:
 def unusable_fractions(ds, fractions, specs, seeds, *, validation_fraction: float = 0.2) -> dict:
     """``{(fraction, method): reason}`` of the training fractions, drawn as the runs draw them, that leave a class fewer
     rows than a method's ``min_class_rows`` (or a regression fewer than :data:`MIN_REGRESSION_ROWS`)."""
-    from .protocols.run_data import split_run_data
-
     task = task_of(ds)
     out = {}
     for fraction in fractions:

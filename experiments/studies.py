@@ -11,6 +11,7 @@ import numpy as np
 from mddf.datasets.user_data import UserDataError, UserDataSource, register, seeded_split, source_for, summary
 
 from .defaults import FALLBACK_DATASET, PAPER_DEFAULT_DATASET, QUICK_DATASET
+from .protocols import TooFewRows, fold_count
 from .provenance import one_line
 from .runner import DatasetUnavailable, load
 
@@ -82,8 +83,6 @@ def resolve_dataset(args, log=print, *, seed=None):
     if source is not None:
         ds = load(source.name)
         if seed is not None and ds.extra.get("task") != "regression":
-            from .protocols.practitioner import TooFewRows, fold_count
-
             try:  # a class of one row: refused by its label, in one line, as the benchmark refuses it
                 fold_count(ds.y, requested=2, labels=ds.classes)
             except TooFewRows as exc:

@@ -22,7 +22,7 @@ from .binding import fit_binding
 from .figures import plt, save_figure
 from .layers import layer_check, layers_drawn, variance_ratio
 from .outfolder import OutputFiles, probe
-from .protocols.run_data import holdout
+from .protocols import holdout
 from .provenance import provenance
 from .studies import fitted_classifier, logger
 from .tables import write_rows

@@ -258,7 +258,7 @@ def test_the_wheel_and_the_sdist_hold_one_top_level_package_with_every_subpackag
         "mddf/baselines/deepboost.py",
         "mddf/datasets/loader.py",
         "mddf/experiments/runner.py",
-        "mddf/experiments/protocols/practitioner.py",
+        "mddf/experiments/protocols.py",
     ):
         assert module in names
     # the tree code built ahead of time, with the record of what it was built from, in a wheel for this platform
@@ -267,7 +267,7 @@ def test_the_wheel_and_the_sdist_hold_one_top_level_package_with_every_subpackag
     assert not build["wheel"].name.endswith("-none-any.whl")
     with tarfile.open(build["sdist"]) as sdist:
         members = {m.name.split("/", 1)[1] for m in sdist.getmembers() if "/" in m.name}
-    for folder in ("mddf", "baselines", "datasets", "experiments", "experiments/protocols"):
+    for folder in ("mddf", "baselines", "datasets", "experiments"):
         assert f"{folder}/__init__.py" in members
     # the wheel holds exactly the package folders' modules, each under its mapped name
     mapped = {"baselines/": "mddf/baselines/", "datasets/": "mddf/datasets/", "experiments/": "mddf/experiments/"}
