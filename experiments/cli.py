@@ -18,7 +18,7 @@ from .cluster import check_scheduler_args
 from .executor import discard_early_workers, start_workers_early
 from .exit_status import EXIT_INTERRUPTED, EXIT_NOTHING_TO_RUN, EXIT_TERMINATED, EXIT_USAGE, Terminated, sigterm_raises
 from .explain import explain_options
-from .outlock import FolderLocked, FolderUnwritable
+from .outfolder import FolderLocked, FolderUnwritable
 from .provenance import one_line
 
 PROG = "mddf"

@@ -27,8 +27,7 @@ from .exit_status import EXIT_OK, EXIT_RUN_FAILED
 from .figures import plt, save_figure
 from .methods import default_registry
 from .metrics import METRICS
-from .outfolder import OutputFiles, probe, writing
-from .outlock import hold
+from .outfolder import OutputFiles, hold, probe, writing
 from .planning import available, bindings, check_task, describe, ranking_metric, unusable_fractions
 from .provenance import provenance
 from .runbook import bound_records, plan, report
