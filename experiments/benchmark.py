@@ -22,20 +22,19 @@ from .exit_status import EXIT_NOTHING_TO_RUN, EXIT_OK, EXIT_RUN_FAILED
 from .methods import default_registry
 from .metrics import metric_of
 from .monotone_option import with_monotone
-from .outfolder import OutputFiles, probe, write_text, writing
-from .outlock import hold
+from .outfolder import OutputFiles, hold, probe, writing
 from .paper_tables import write_tables
 from .planning import available as usable_methods
 from .planning import bindings, check_task, describe, metric_for, practitioner_folds, ranking_metric, unusable_folds
 from .protocols import TooFewRows
-from .provenance import one_line, provenance, with_csv_header
+from .provenance import one_line, provenance
 from .registry import SEVERAL_TARGETS, unavailable_reason
 from .runbook import bound_records, plan, report
 from .runner import DatasetUnavailable, load, task_of
 from .store import ResultStore, new_record
 from .studies import NothingToRun, UsageError, check_out, logger, open_user_data
 from .suites import DEEPBOOST_N_FOLDS, SUITES, protocol_of
-from .tables import write_markdown
+from .tables import write_csv, write_markdown
 
 #: The figure beside table.md.
 FIGURE_STEM = "figure"
@@ -250,7 +249,7 @@ def write_comparison(records, out, datasets, methods, ranks, tasks_of, n_folds, 
     notes += [f"{m}: {registry.get(m).description}." for m in methods if m in described]
     markdown = to_comparison_markdown(comparisons, titles, notes)
     write_markdown(markdown, out / "table.md", prov)
-    write_text(out / "table.csv", with_csv_header(comparison_csv(comparisons), prov))
+    write_csv(comparison_csv(comparisons), out / "table.csv", prov)
     from .figures import save_figure
 
     save_figure(plot_comparison(comparisons, "practitioner protocol"), out, FIGURE_STEM, prov, formats=("png",))

@@ -10,11 +10,9 @@ from mddf.datasets import published as paper_results
 from mddf.datasets.user_data import TEST_FRACTION, registered
 
 from .methods import FALLBACK_TREES_K
-from .outfolder import write_text
-from .provenance import with_csv_header
 from .runbook import inapplicable
 from .suites import paper_of, protocol_of
-from .tables import build_table, method_notes, summarize, to_csv, to_markdown, write_markdown
+from .tables import build_table, method_notes, summarize, to_csv, to_markdown, write_csv, write_markdown
 
 TABLE2_ORDER = tuple(
     "MLP RF XGBoost gcForest gcForest-MGS mdDF mdDF-tuned AdaBoost DeepBoost DeepBoost-log QuadBoost".split()
@@ -195,5 +193,5 @@ def _write(table, out: Path, stem: str, prov) -> str:
     """Write ``table`` as ``<stem>.md`` and ``<stem>.csv`` in ``out``, each headed by ``prov``; return the Markdown."""
     markdown = to_markdown(table)
     write_markdown(markdown, out / f"{stem}.md", prov)
-    write_text(out / f"{stem}.csv", with_csv_header(to_csv(table), prov))
+    write_csv(to_csv(table), out / f"{stem}.csv", prov)
     return markdown

@@ -38,9 +38,8 @@ def plus_minus(mean: float, std: float | None, digits: int = 2, *, bold: bool = 
 
 
 def ranks_by_dataset(scores: dict) -> dict:
-    """``{label: {dataset: rank}}`` of ``{dataset: {label: score}}`` (higher is better): the one ranking rule of
-    the tables. On a dataset where at least two labels have a score, 1 is the highest and ties share their mean
-    rank; a label has no rank on a dataset where it has no score."""
+    """``{label: {dataset: rank}}`` of ``{dataset: {label: score}}``, on the datasets where two labels or more have a
+    score: 1 the highest, ties sharing their mean rank."""
     ranks = {}
     for dataset, by_label in scores.items():
         if len(by_label) < 2:
@@ -78,19 +77,19 @@ def csv_text(rows: Sequence[dict], columns: Sequence[str] | None = None) -> str:
 
 
 def write_markdown(markdown: str, path, provenance: dict | None = None) -> Path:
-    """Write a Markdown table or page, after ``provenance``'s header block (:func:`~.provenance.markdown_header`),
-    whole or not at all (:func:`~.outfolder.whole`); return the path."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """Write a Markdown table or page after ``provenance``'s header block (:func:`~.provenance.markdown_header`), whole
+    or not at all (:func:`~.outfolder.write_text`); return the path."""
     return write_text(path, with_markdown_header(markdown, provenance))
 
 
+def write_csv(text: str, path, provenance: dict | None = None) -> Path:
+    """Write CSV ``text`` after ``provenance`` as ``#`` comment lines, as :func:`write_markdown` writes."""
+    return write_text(path, with_csv_header(text, provenance), newline="")
+
+
 def write_rows(rows: Sequence[dict], path, provenance: dict | None = None) -> Path:
-    """Write dict rows as CSV (:func:`csv_text`), after ``provenance`` as ``#`` comment lines, whole or not at all
-    (:func:`~.outfolder.whole`); return the path."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    return write_text(path, with_csv_header(csv_text(rows), provenance), newline="")
+    """Write dict rows as CSV (:func:`csv_text`, :func:`write_csv`); return the path."""
+    return write_csv(csv_text(rows), path, provenance)
 
 
 @dataclass
@@ -133,8 +132,7 @@ class Table:
         return {label for label, v in values.items() if np.isclose(v, top, rtol=0, atol=1e-9)}
 
     def ranks(self, group) -> dict:
-        """``{label: {dataset: rank}}`` of a group's columns on the datasets where at least two of them have a
-        result (a column without one there has no rank there)."""
+        """``{label: {dataset: rank}}`` of a group's columns (:func:`ranks_by_dataset`)."""
         ranked = ranks_by_dataset({d: self.scores(group, d) for d in self.datasets})
         return {c.label: ranked.get(c.label, {}) for c in self.columns if c.group == group}
 
@@ -167,8 +165,8 @@ def method_notes(table: Table, descriptions, group="ours") -> list:
 
 
 def summarize(records, *, fraction=1.0, profile=None, seeds=None) -> dict:
-    """``{(dataset, method): Cell}`` from result records (latest record per key): accuracies averaged over seeds
-    (and folds), ``std`` their sample standard deviation (two values at least); failures alone read ``"error"``."""
+    """``{(dataset, method): Cell}`` of the latest record per key: the mean accuracy over seeds (and folds), its sample
+    standard deviation; failures alone read ``"error"``."""
     latest = {rec["key"]: rec for rec in records if "key" in rec and rec.get("method")}
     groups: dict = {}
     for rec in latest.values():
