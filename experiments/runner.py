@@ -29,8 +29,7 @@ from .registry import BuildContext, Registry, learner_task
 from .store import new_record, run_key
 from .suites import protocol_of
 
-# Datasets kept in a long-lived process (inline execution, Dask workers), most recent last: runs are planned
-# dataset by dataset, so two entries avoid reloading while memory holds two datasets, not the whole suite.
+#: Datasets kept in a long-lived process (inline execution, Dask workers), most recent last.
 DATASET_CACHE_SIZE = 2
 _DATASET_CACHE: OrderedDict[object, object] = OrderedDict()
 _DATASET_CACHE_LOCK = threading.Lock()  # a Dask worker with several threads runs several runs at once
@@ -43,9 +42,7 @@ class DatasetUnavailable(Exception):
 def load(dataset: str, cache: bool = False, download: bool = False):
     """``mddf.datasets.load_dataset(dataset)``, or the user file registered as ``dataset``; missing files or a failed
     download raise :class:`DatasetUnavailable` with the loader's message, other errors propagate."""
-    source = registered(dataset)
-    # A user file is cached under its content and options: a later command in the same process
-    # (a Dask worker) may name another file, or the same file with another target or test file.
+    source = registered(dataset)  # a user file is cached under its content and options
     key = dataset if source is None else (dataset, json.dumps(source.as_dict(), sort_keys=True))
     if cache:
         with _DATASET_CACHE_LOCK:
@@ -98,17 +95,12 @@ def run_one(
     user_data: dict | None = None,
     binding: Binding | None = None,
 ) -> dict:
-    """Run one (dataset, method, seed[, fold, fraction]) and return its result record; never raises.
-
-    ``dataset`` is a dataset name or a user file of ``user_data`` (``{name: UserDataSource.as_dict()}``), ``method``
-    a name of ``registry``; ``seed`` seeds the estimator, the hold-outs, the sub-sample and the folds; ``fold`` is a
-    fold of the DeepBoost protocol or of the practitioner's ``n_folds``-fold cross-validation (None: the split);
-    ``fraction`` a stratified share of the training rows; ``n_jobs`` the estimator's threads (OpenMP and BLAS pools
-    included); ``trees_per_layer * trees_k`` the trees of a tree-budget method (RF, XGBoost); ``validation_fraction``
-    the rows held out for selection; ``cache_dataset`` keeps the last :data:`DATASET_CACHE_SIZE` datasets;
-    ``binding`` the data and settings planned (:mod:`.binding`). The record's ``status`` is ``"ok"`` (every metric of
-    its task and the seconds: ``compile_seconds``, ``selection_seconds``, ``train_seconds``, ``total_seconds``,
-    ``predict_seconds``), ``"error"`` (``error``, ``traceback``) or ``"skipped"`` (``message``)."""
+    """The result record of one (dataset, method, seed[, fold, fraction]) run; never raises. ``dataset``: a name, or a
+    file of ``user_data`` (``{name: UserDataSource.as_dict()}``); ``seed`` seeds the estimator, hold-outs, sub-sample
+    and folds; ``fold``: of the DeepBoost protocol or the practitioner's ``n_folds`` (None: the split); ``n_jobs``:
+    the estimator's threads; ``trees_per_layer * trees_k``: a tree-budget method's trees; ``cache_dataset`` keeps the
+    last :data:`DATASET_CACHE_SIZE` datasets; ``binding``: the data and settings planned. ``status`` is ``"ok"``
+    (every metric of its task and the ``*_seconds``), ``"error"`` (``error``, ``traceback``) or ``"skipped"``."""
     registry = registry or default_registry()
     memory = PeakMemory().start()
     key = run_key(dataset, method, seed, fold, fraction, profile, protocol)
@@ -168,9 +160,8 @@ def run_one(
 
 
 def _load_bound(dataset, record, user_data, cache_dataset, download, binding):
-    """The run's dataset (:func:`load`), the user data files ``user_data`` registered first; None when its files are
-    missing (``record`` then says ``status="skipped"`` and the loader's message). A user file's source goes to
-    ``record["data_source"]``; data whose hash is not ``binding``'s raises a ``ValueError``."""
+    """The run's dataset (:func:`load`), ``user_data`` registered first; None when its files are missing (``record``
+    says so); a ``ValueError`` for data whose hash is not ``binding``'s."""
     register_all(user_data)
     if registered(dataset) is not None:
         record["data_source"] = registered(dataset).as_dict()
@@ -187,16 +178,15 @@ def _load_bound(dataset, record, user_data, cache_dataset, download, binding):
 
 @contextmanager
 def _fit_conditions(n_jobs):
-    """Every warning recorded (in the list this yields) and ``n_jobs`` threads, OpenMP and BLAS pools included
-    (:func:`mddf.utils.thread_limits`): what the fit and the prediction run under."""
+    """What the fit and the prediction run under: every warning recorded (in the list yielded), ``n_jobs`` threads."""
     with warnings.catch_warnings(record=True) as caught, thread_limits(effective_n_jobs(n_jobs)):
         warnings.simplefilter("always")
         yield caught
 
 
 def _fitted_estimator(spec, ctx, data, labels, record, classes):
-    """The model the run tests: warmed up, its hyper-parameters chosen (:func:`_select`), adapted to the smallest class
-    and refitted on every training row unless the protocol tests the selected model as is; times in ``record``."""
+    """The model the run tests: warmed up, selected (:func:`_select`), adapted to the smallest class and refitted on
+    every training row unless the protocol tests the selected model; times in ``record``."""
     if spec.warm_up is not None:
         record.update(_warm_up(spec, ctx, data.X_train, labels))
     estimator, selection = _select(spec, ctx, data, record, labels)
@@ -214,8 +204,8 @@ def _fitted_estimator(spec, ctx, data, labels, record, classes):
 
 
 def _test_predictions(estimator, X_test, labels, n_classes, record):
-    """``(labels, probabilities of every class code or None)`` of the test rows (:func:`~.metrics.predict_once`);
-    ``record`` gets ``predict_seconds``, and ``log_loss_error`` when the probabilities failed."""
+    """``(labels, probabilities of every class code or None)`` of the test rows; times (and failed probabilities) in
+    ``record``."""
     t0 = time.perf_counter()
     try:
         y_pred, proba = predict_once(estimator, X_test, probabilities=not labels.plain)
@@ -255,8 +245,8 @@ def _run_data(ds, protocol, seed, fold, fraction, n_folds, task, validation_frac
 
 
 class _Labels:
-    """The class codes a model trains on: ``0 .. m-1`` over the classes of its training rows (XGBoost needs them),
-    the predictions mapped back; regression targets and several targets pass through (``plain``)."""
+    """The class codes a model trains on, ``0 .. m-1`` over its training rows' classes, and back; other targets pass
+    through (``plain``)."""
 
     def __init__(self, y_train, task):
         self.plain = task != "classification"
@@ -295,8 +285,8 @@ class _Labels:
 
 
 def _warm_up(spec, ctx, X_train, labels) -> dict:
-    """Fit and apply a tiny model of ``spec``'s kind on a few training rows, so that numba's compilation is not timed
-    with the fit: ``{"compile_seconds": s}``, or ``{"compile_seconds": None, "warm_up_error": ...}``."""
+    """Fit and apply a tiny model of ``spec``'s kind on a few training rows (numba's compilation, not timed with the
+    fit): ``{"compile_seconds": s}``, or ``{"compile_seconds": None, "warm_up_error": ...}``."""
     rows = labels.warm_up_rows()
     X, y = X_train[rows], labels.encoded[rows]
     try:
@@ -324,8 +314,7 @@ def _split_search_time(estimator, record) -> None:
 
 
 def _select(spec, ctx, data, record, labels):
-    """Choose hyper-parameters on the validation rows; return ``(estimator, selection)``: the selected fitted model
-    when the protocol tests it as is (else None: refit on all rows), the choice and every candidate's score."""
+    """``(the selected fitted model, or None to refit, selection)`` of the candidates scored on the validation rows."""
     candidates = spec.grid(ctx) if spec.grid is not None else []
     if len(candidates) == 0:
         return None, None
