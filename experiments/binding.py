@@ -37,8 +37,7 @@ def dataset_sha256(dataset) -> str:
 
 
 def content_sha256(*parts) -> str:
-    """The sha256 of ``parts``, in order, by their content (None, arrays, pandas frames and series with their dtypes):
-    the data hash of rows that no file names (a study's)."""
+    """The sha256 of ``parts``' content, in order (None, arrays, pandas frames and series with their dtypes)."""
     digest = hashlib.sha256()
     for part in parts:
         _add_content(digest, part)
@@ -109,7 +108,7 @@ def method_settings(spec, ctx) -> dict:
 
 
 def run_settings(*, protocol, task, profile, n_folds=None, validation_fraction=0.2, reading=None, method=None) -> dict:
-    """The options that change a run's result, as one JSON-safe dict (see the module docstring)."""
+    """The options that change a run's result, as one JSON-safe dict."""
     from .metrics import ONE_TARGET_METRICS, PROBA_CLIP, metrics_of
 
     recorded = [m.name for m in metrics_of(task)] if task in SEVERAL_TARGETS else ONE_TARGET_METRICS
@@ -143,14 +142,12 @@ def matches(record: dict, binding: Binding | None) -> bool:
 
 
 def latest_bound(records, bindings: dict) -> dict:
-    """``{key: its latest record that matches bindings[key]}`` (:func:`matches`), for the keys of ``bindings``: what a
-    rerun resumes."""
+    """``{key: its latest record that matches bindings[key]}`` (:func:`matches`): what a rerun resumes."""
     return {r["key"]: r for r in records if r.get("key") in bindings and matches(r, bindings[r["key"]])}
 
 
 def files_binding(tasks) -> str:
-    """The binding of the files a runner writes from ``tasks``' records (tables, figures): the sha256 of every planned
-    run's key, data and settings hashes."""
+    """The binding of the tables and figures of ``tasks``' records: the sha256 of every run's key and hashes."""
     runs = sorted((t.key, t.binding.fields() if t.binding is not None else None) for t in tasks)
     return hashlib.sha256(json.dumps(runs, sort_keys=True).encode()).hexdigest()
 
@@ -167,8 +164,9 @@ def fit_binding(command: str, dataset, args) -> str:
     return settings_sha256(bound)
 
 
-def _short(sha) -> str:
-    return str(sha)[:12] if sha else "none"
+def _short(sha, test=None) -> str:
+    """A data hash's first digits (``none`` without one), and its test file's."""
+    return (str(sha)[:12] if sha else "none") + (f" + test {str(test)[:12]}" if test else "")
 
 
 def set_aside_foreign(store, log) -> Path | None:
@@ -182,17 +180,14 @@ def set_aside_foreign(store, log) -> Path | None:
 
 
 def set_aside_stale(store, tasks, log, *, alone=False, made=()) -> Path | None:
-    """Move ``store``'s file, and the files ``made`` of it beside it (tables, figures), to ``<folder>/old/<UTC time>/``
-    if it holds records of ``tasks``' datasets with other data hashes, of their runs with other settings or, when the
-    folder holds ``alone`` the results of ``tasks``' table, of other datasets; write the other records back; ``log``
-    says what differs and where the files went. Returns that folder, or None."""
+    """Move ``store``'s file and the files ``made`` of it beside it to ``<folder>/old/<UTC time>/`` (returned, else
+    None) if it holds records of ``tasks``' datasets with other data, of their runs with other settings or, with
+    ``alone`` (the folder is ``tasks``' table's only), of other datasets; the other records written back, ``log``
+    saying what differs."""
     records = store.records()
     if not records:
         return None
-    data = {}
-    for task in tasks:
-        if task.binding is not None:
-            data[task.dataset] = (task.binding.data_sha256, task.binding.test_sha256)
+    data = {t.dataset: (t.binding.data_sha256, t.binding.test_sha256) for t in tasks if t.binding is not None}
     planned = {t.key: t.binding for t in tasks if t.binding is not None}
     stale, kept = [], []
     for record in records:
@@ -225,10 +220,8 @@ def _difference(stale, data, planned) -> str:
         old = {(r.get("data_sha256"), r.get("test_sha256")) for r in stale if r.get("dataset") == dataset}
         old.discard((sha, test))
         if old:
-            was = ", ".join(sorted(_short(a) + (f" + test {_short(b)}" if b else "") for a, b in old))
-            parts.append(
-                f"{dataset}: data sha256 {was}, now {_short(sha)}" + (f" + test {_short(test)}" if test else "")
-            )
+            was = ", ".join(sorted(_short(a, b) for a, b in old))
+            parts.append(f"{dataset}: data sha256 {was}, now {_short(sha, test)}")
     others = sorted({str(r.get("dataset")) for r in stale if r.get("dataset") not in data})
     if others:
         parts.append(f"other tables: {', '.join(others)}")
