@@ -1,6 +1,5 @@
-"""The time a sweep of ``mddf benchmark`` or ``mddf small-sample`` will take, said before it starts, and above
-:data:`ADVICE_SECONDS` the cheaper settings with what they cost on the real-data suite, from the cost model
-``cost_model.json`` (``python -m benchmarks.cost_model``; docs/benchmarks/estimate.md)."""
+"""The time a sweep will take, said before it starts, and above :data:`ADVICE_SECONDS` the cheaper settings, from the
+cost model ``cost_model.json`` (``python -m benchmarks.cost_model``; docs/benchmarks/estimate.md)."""
 
 from __future__ import annotations
 
@@ -35,9 +34,8 @@ TREE_CODE = ("mdDF", "gcForest")  #: the methods (by name's start) whose fits ru
 
 @dataclass(frozen=True)
 class TableSize:
-    """What a run's cost depends on: the dataset's rows (``train_rows`` of them in its training split, all of them
-    when it has none), columns, classes (0: a regression), task (of its learners: several targets' is one target's),
-    ``targets``, each counted as one model, and ``kinds``, its kinds of input for the first use's compilation."""
+    """What a run's cost depends on: the dataset's rows (``train_rows`` in its training split), columns, classes (0: a
+    regression), its learners' task, ``targets`` (a model each) and ``kinds`` of input (the first use's compilation)."""
 
     rows: int
     train_rows: int
@@ -59,9 +57,8 @@ class TableSize:
 
 
 def run_seconds(method: str, group: str, train_rows: float, columns: int, classes: int) -> float | None:
-    """The model's seconds of one run (selection, fit and prediction) of ``method`` of ``group`` (a task of the
-    practitioner protocol, or ``"paper"``) training on ``train_rows`` rows of ``columns`` columns and ``classes``
-    classes (0: a regression), on two threads; None for a method it has no measurements of."""
+    """The modelled seconds of one run of ``method`` of ``group`` (:data:`COEFFICIENTS`) on a table of this size, on
+    two threads; None for a method it has no measurements of."""
     if (line := COEFFICIENTS.get((method, group))) is None:
         return None
     logs = np.log([max(train_rows, line[6]), max(columns, 1), max(classes - 1, 1)])
@@ -83,9 +80,8 @@ class Estimate:
 
 
 def estimate(tasks, sizes: dict, workers: int = 1, cold=()) -> Estimate:
-    """The :class:`Estimate` of the runs ``tasks`` (:class:`~.runbook.Task`) on the datasets ``sizes`` (``{name:
-    TableSize}``), ``workers`` at a time, numba's cache lacking the kinds ``cold``. A run of a cross-validation trains
-    on ``k - 1`` of its ``k`` folds, a run of a split on its training rows; either times its ``fraction``."""
+    """The :class:`Estimate` of the runs ``tasks`` on the datasets ``sizes`` (``{name: TableSize}``), ``workers`` at a
+    time, numba's cache lacking the kinds ``cold``."""
     by_method, unmodelled, runs, kinds = {}, {}, 0, set()
     for task in tasks:
         size = sizes[task.dataset]
@@ -171,8 +167,8 @@ def _without_mddf(tasks, sizes, workers, cold) -> list[str]:
 
 
 def announce(tasks, store, sizes: dict, workers: int | None, say) -> None:
-    """Say (``say``) the estimate of the runs of ``tasks`` not yet done in ``store`` and, above
-    :data:`ADVICE_SECONDS`, the cheaper settings; ``workers`` None: on a cluster (the estimate is one worker's)."""
+    """Say (``say``) the estimate of the runs of ``tasks`` not done in ``store`` and, above :data:`ADVICE_SECONDS`, the
+    cheaper settings; ``workers`` None: on a cluster."""
     from .runbook import bound_records
 
     if say is None:

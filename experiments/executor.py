@@ -23,9 +23,8 @@ def worker_environment(
     cores: int | None = None,
     measure: Callable[[], float | None] | None = None,
 ) -> dict:
-    """The OpenMP setting the workers of a sweep start with: ``{"OMP_WAIT_POLICY": "PASSIVE"}`` when the runs need more
-    cores than other work leaves free (``busy_cores + workers * threads > cores + 0.5``; ``threads`` None or negative:
-    every usable core; ``busy_cores``: ``measure()``, default :func:`_busy_cores`), else ``{}``."""
+    """The workers' OpenMP setting: ``{"OMP_WAIT_POLICY": "PASSIVE"}`` when ``busy_cores + workers * threads > cores +
+    0.5`` (``threads`` None or negative: every core; ``busy_cores``: ``measure()``, default :func:`_busy_cores`)."""
     if cores is None:
         cores = _core_count(_usable_cpus())
     if threads is None or threads < 0:
@@ -81,9 +80,8 @@ def _read_cpu(usable: set | None, pids=()) -> _CpuReading:
 
 
 def _busy_cores(interval: float = 0.5, since: _CpuReading | None = None, pids=()) -> float | None:
-    """Cores of this process's affinity busy over ``interval`` seconds (``/proc/stat``), from ``since`` (a reading of
-    :func:`_read_cpu` with the same ``pids``; default: now) on, less the CPU time of the processes ``pids``; the
-    1-minute load average where that cannot be read; None when neither can."""
+    """Cores of this process's affinity busy over ``interval`` seconds from ``since`` (:func:`_read_cpu` of ``pids``;
+    default: now), less the processes ``pids``; else the 1-minute load average, else None."""
     usable = _usable_cpus()
     try:
         first = since or _read_cpu(usable, pids)
@@ -104,8 +102,8 @@ _EARLY: dict = {}
 
 
 def start_workers_early(workers: int) -> None:
-    """Start the ``workers`` worker processes of the next :func:`execute` of this process now, their OpenMP setting
-    decided when it starts (the machine measured meanwhile); :func:`discard_early_workers` stops those not taken."""
+    """Start the ``workers`` worker processes of this process's next :func:`execute` now, their OpenMP setting decided
+    when it starts; :func:`discard_early_workers` stops those it does not take."""
     discard_early_workers()
     if workers < 1:
         return
@@ -134,10 +132,9 @@ def threads_per_run(n_jobs: int | None, workers: int) -> int:
 def execute(
     tasks, store: ResultStore, *, workers=1, isolation="process", n_jobs=-1, progress=True, log=print, **run_options
 ):
-    """Run every task whose latest record in ``store`` is not ``ok``, appending each result as it finishes; return the
-    records written. ``isolation="process"``: in a :class:`~.worker_pool.WorkerPool`, ``workers`` at a time;
-    ``"inline"``: here; ``n_jobs`` threads each; with ``progress``, a line per run to ``log``. ``run_options``:
-    ``registry``, ``download``, ``user_data`` (``{name: source dict}``)."""
+    """Run every task whose latest record in ``store`` is not ``ok``, each result appended as it finishes; return the
+    records written. ``isolation``: ``"process"`` (``workers`` worker processes) or ``"inline"``; ``run_options``:
+    :func:`~.runner.run_one`'s ``registry``, ``download``, ``user_data``."""
     if isolation not in ("process", "inline"):
         raise ValueError(f"isolation must be 'process' or 'inline', got {isolation!r}")
     if workers < 1:

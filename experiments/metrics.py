@@ -34,8 +34,7 @@ class Metric:
 
 
 _CLASSIFICATION, _MULTILABEL = ("classification",), ("multilabel",)
-#: The metrics, in table order; several targets (:data:`~.registry.SEVERAL_TARGETS`) are scored by R² averaged over
-#: the targets (each target's R² too: :func:`metric_of`), or by the multi-label metrics.
+#: The metrics, in table order (several numeric targets: R² averaged over them, each one's too: :func:`metric_of`).
 METRICS = {
     m.name: m
     for m in (
@@ -67,8 +66,8 @@ CHECKED_ROWS = 64
 
 
 def predict_once(estimator, X, probabilities=True):
-    """``(labels, probabilities)`` of ``X`` from one ``predict_proba`` (the labels ``predict``'s where it disagrees on
-    :data:`CHECKED_ROWS` rows); ``(predict(X), None)`` without ``probabilities`` or a 2-D ``predict_proba``."""
+    """``(labels, probabilities)`` of ``X`` from one ``predict_proba`` (``predict``'s labels where it disagrees on
+    :data:`CHECKED_ROWS` rows); ``(predict(X), None)`` without ``probabilities`` or 2-D probabilities."""
     if not probabilities or not hasattr(estimator, "predict_proba"):
         return estimator.predict(X), None
     proba = estimator.predict_proba(X)
@@ -103,8 +102,7 @@ def metrics_of(task: str, targets=()) -> list[Metric]:
 
 
 def full_probabilities(proba, model_classes, n_classes: int) -> np.ndarray:
-    """``proba``'s columns, for the class codes ``model_classes`` in the model's column order, placed among
-    ``n_classes`` classes, absent ones 0."""
+    """``proba``'s columns (of the class codes ``model_classes``) placed among ``n_classes`` classes, absent ones 0."""
     proba = np.asarray(proba, dtype=np.float64)
     model_classes = np.asarray(model_classes, dtype=np.int64)
     if proba.ndim != 2 or proba.shape[1] != len(model_classes):
@@ -159,8 +157,7 @@ def several_target_scores(task: str, y_true, y_pred, targets) -> dict:
 
 
 def run_scores(task: str, y_true, y_pred, proba=None, targets=()) -> dict:
-    """Every metric of ``task`` for one run (:func:`classification_scores`, :func:`regression_scores` or, of several
-    ``targets``, :func:`several_target_scores`)."""
+    """Every metric of ``task`` for one run (``targets``: several targets' names)."""
     if task == "regression":
         return regression_scores(y_true, y_pred)
     if task == "classification":
@@ -169,8 +166,7 @@ def run_scores(task: str, y_true, y_pred, proba=None, targets=()) -> dict:
 
 
 def standard_error(values, test_train_ratio: float = 0.0) -> float:
-    """``sqrt((1/n + test_train_ratio) * var(values))``, var with ddof=1 (the variance of a mean of n fold scores is
-    ``1/n + n_test/n_train`` times it); NaN for fewer than two values."""
+    """``sqrt((1/n + test_train_ratio) * var(values))``, var with ddof=1; NaN for fewer than two values."""
     values = np.asarray(values, dtype=np.float64)
     if len(values) < 2:
         return float("nan")
@@ -194,10 +190,8 @@ class Comparison:
 
 
 def compare(scores: dict, greater_is_better: bool = True, test_train_ratio: float = 0.0) -> list[Comparison]:
-    """Each method's mean, standard error and paired difference to the best, and whether the best wins.
-
-    ``scores`` is ``{method: {fold: score}}``, a fold naming the same rows for every method; ``test_train_ratio`` is
-    ``n_test / n_train`` of one fold (Nadeau and Bengio's correction; 0: none). Returns the comparisons best first."""
+    """Each method's :class:`Comparison` to the best, best first, of ``scores`` ``{method: {fold: score}}`` (a fold: the
+    same rows for every method); ``test_train_ratio``: ``n_test / n_train`` of a fold (Nadeau and Bengio's)."""
     scores = {m: dict(v) for m, v in scores.items() if v}
     if not scores:
         return []

@@ -1,6 +1,5 @@
-"""The worker processes of a sweep (:class:`WorkerPool`): spawned, reused from run to run, replaced when they die,
-started :meth:`~WorkerPool.early` if asked, and never outliving the runner: each leads a process group, ended by a
-guardian process or thread when the runner goes (how: docs/user_guide/benchmarks.md)."""
+"""The worker processes of a sweep (:class:`WorkerPool`): reused from run to run, replaced when they die, and never
+outliving the runner, each leading a process group that a guardian ends when the runner goes."""
 
 from __future__ import annotations
 
@@ -27,8 +26,8 @@ PRELOADED = ("numpy", "scipy.stats", "scipy.sparse", "scipy.optimize", "pandas",
 
 
 def _work(conn, environment=None):
-    """A worker process: runs each :func:`~.runner.run_one` keyword set ``conn`` sends, sending its record back, until
-    None, then ``os._exit``. ``environment`` None: it imports :data:`PRELOADED` and reads it from ``conn``."""
+    """A worker process: sends back the record of each :func:`~.runner.run_one` keyword set ``conn`` sends, until None
+    (``environment`` None: imports :data:`PRELOADED`, then reads it from ``conn``)."""
     _tie_to_runner()
     if environment is None:
         for module in PRELOADED:
@@ -79,8 +78,7 @@ class Worker:
 
 
 class WorkerPool:
-    """The sweep's worker processes: an idle one takes the next run; one that dies is replaced by a new one.
-    ``environment``: variables a new worker sets before it imports anything (:func:`~.executor.worker_environment`)."""
+    """The sweep's worker processes; ``environment``: variables a new worker sets before it imports anything."""
 
     def __init__(self, environment: dict | None = None):
         self.context = multiprocessing.get_context("spawn")
@@ -129,8 +127,7 @@ class WorkerPool:
         return Worker(process, conn)
 
     def wait(self, timeout: float = 1.0) -> list:
-        """``[(task, record)]`` of the runs that ended within ``timeout`` seconds: the run's record, or the ``error``
-        record of a worker that died, naming its exit code."""
+        """``[(task, record)]`` of the runs that ended within ``timeout`` seconds (a dead worker's: an ``error``)."""
         if not self.busy:
             return []
         multiprocessing.connection.wait([w.conn for w in self.busy] + [w.process.sentinel for w in self.busy], timeout)
@@ -156,8 +153,8 @@ class WorkerPool:
         return ended
 
     def close(self) -> None:
-        """Interrupt the busy workers (SIGINT: a run releases its joblib semaphores as it unwinds), tell the idle ones
-        to end and stop those left after :data:`WORKER_EXIT_TIMEOUT` s; workers :meth:`early` never used stop now."""
+        """Interrupt the busy workers (SIGINT), tell the idle ones to end, stop those left after
+        :data:`WORKER_EXIT_TIMEOUT` s (workers :meth:`early` never used: at once)."""
         idle, busy = self.idle, self.busy
         self.idle, self.busy = [], []
         if self.environment is None:  # started early and never used: nothing of theirs to keep
