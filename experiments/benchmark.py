@@ -68,8 +68,7 @@ def _short(message: str, limit: int = 200) -> str:
 
 
 def run(args, registry=None, *, command: str) -> int:
-    """Run the benchmark the parsed arguments (:func:`~.options.benchmark_options`) describe with ``registry``'s methods
-    (``command`` in the lock and the provenance); return the exit status."""
+    """The exit status of the benchmark the parsed ``args`` describe, of ``registry``'s methods."""
     registry = registry or default_registry()
     if args.list:
         list_registry(registry)
@@ -221,7 +220,7 @@ TOGETHER = (
 
 def write_comparison(records, out, datasets, methods, ranks, tasks_of, n_folds, seeds, registry, source, prov) -> str:
     """Write the practitioner protocol's table.md / table.csv and figure (:mod:`.comparison`), each dataset ranked by
-    its metric of ``ranks`` (``{dataset: metric}``, :func:`~.planning.ranking_metric`); return the Markdown."""
+    its metric of ``ranks``; return the Markdown."""
     comparisons, titles = [], {}
     for dataset in datasets:
         task, ranking, k = tasks_of[dataset], ranks[dataset], n_folds.get(dataset)

@@ -22,7 +22,6 @@ from .outfolder import FolderLocked, FolderUnwritable
 from .provenance import one_line
 
 PROG = "mddf"
-EXIT_BAD_INPUT = EXIT_USAGE
 
 
 def version() -> str:
@@ -87,8 +86,8 @@ COMMANDS = {command.name: command for command in (
 
 
 def _run(name: str, parser, args, argv: list, *, registry, prog: str | None, command: list | None) -> int:
-    """Run the parsed ``args`` of subcommand ``name`` (``parser``'s); the errors about the input become one line and
-    exit status 2, a SIGTERM one line and exit status 143, whichever subcommand it stops. Returns the exit status."""
+    """The exit status of subcommand ``name`` run on ``parser``'s ``args``: an error about the input is one line and 2,
+    a SIGTERM one line and 143."""
     from mddf.datasets.user_data import UserDataError
 
     from .studies import NothingToRun, OptionError, UsageError, check_options
@@ -109,7 +108,7 @@ def _run(name: str, parser, args, argv: list, *, registry, prog: str | None, com
         parser.error(str(exc))
     except (UserDataError, FolderLocked, FolderUnwritable, OptionError) as exc:
         print(f"{who}: error: {one_line(exc) or type(exc).__name__}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return EXIT_USAGE
     except NothingToRun as exc:
         print(f"nothing to run: {exc}", file=sys.stderr)
         return EXIT_NOTHING_TO_RUN
@@ -122,8 +121,8 @@ def _run(name: str, parser, args, argv: list, *, registry, prog: str | None, com
 
 
 def run_command(name: str, argv=None, *, registry=None, prog: str | None = None, command: list | None = None) -> int:
-    """Parse ``argv`` (default ``sys.argv[1:]``) for subcommand ``name``, run it with ``registry``'s methods (``prog``
-    in messages, ``command`` before ``argv`` in provenance) and return the exit status; argparse exits as it does."""
+    """The exit status of subcommand ``name`` on ``argv`` (default ``sys.argv[1:]``), ``prog`` in messages, ``command``
+    before ``argv`` in provenance; argparse exits as it does."""
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = COMMANDS[name].parser(prog)
     args = parser.parse_args(argv)
@@ -131,8 +130,7 @@ def run_command(name: str, argv=None, *, registry=None, prog: str | None = None,
 
 
 def run_script(name: str, argv=None, registry=None, *, script=None) -> int:
-    """Subcommand ``name`` as its script in ``scripts/`` runs it (:func:`run_command` with the script's name in messages
-    and ``python scripts/<script> ...`` in provenance); returns the exit status."""
+    """:func:`run_command` as subcommand ``name``'s script in ``scripts/`` runs it (its name in messages)."""
     from .provenance import command_line, script_path
 
     script = script or script_path(COMMANDS[name].script)
@@ -151,8 +149,7 @@ def script_entry(name: str, script) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    """``mddf``'s parser: ``--version`` and a bare entry per subcommand (its line in ``mddf --help``), so that
-    ``mddf --help`` and ``mddf --version`` build no subcommand's options."""
+    """``mddf``'s parser: ``--version`` and a bare entry per subcommand (no subcommand's options built)."""
     parser = argparse.ArgumentParser(prog=PROG, description="Margin-distribution deep forest: benchmarks, studies, "
                                      "features and figures from the command line. `mddf <subcommand> --help` "
                                      "describes each subcommand.", epilog=exit_status.summary())  # fmt: skip
@@ -179,9 +176,9 @@ def main(argv=None, registry=None) -> int:
         parser.parse_args(argv)  # --help, --version, or an unknown subcommand: exits
         parser.print_usage(sys.stderr)
         print(f"{PROG}: error: a subcommand is required ({', '.join(COMMANDS)})", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return EXIT_USAGE
     except SystemExit as exc:  # argparse (--help, --version, usage errors)
-        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else EXIT_BAD_INPUT)
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else EXIT_USAGE)
     except KeyboardInterrupt:
         print("interrupted (Ctrl-C)", file=sys.stderr)
         return EXIT_INTERRUPTED

@@ -101,8 +101,8 @@ def _shown(metric: str, mean: float) -> str:
 
 
 def ties_for_best(comparison: DatasetComparison) -> list[str]:
-    """The methods whose mean is the best's to the digits the table shows, the best first, when there are two or more
-    and no winner (a winner is apart from every other method, whatever the digits show); else []."""
+    """The methods whose mean is the best's to the digits the table shows, best first, when two or more and no
+    winner; else []."""
     ranking = comparison.ranking
     if not ranking or ranking[0].winner:
         return []
@@ -273,8 +273,7 @@ def to_csv(comparisons) -> str:
 
 
 def plot(comparisons, subtitle: str = ""):
-    """The figure: a panel per dataset, each method's mean of the ranking metric ± 2 standard errors, marked as its
-    table marks it; a baseline beyond the other methods' span sits at the axis' edge."""
+    """The figure: a panel per dataset, each method's mean ± 2 standard errors, marked as its table marks it."""
     from .figures import plt
 
     n = max(1, len(comparisons))

@@ -103,8 +103,8 @@ def cascade_summary(estimator) -> dict:
 
 
 def predictor_choice(estimator) -> dict:
-    """What predicts in a fitted cascade with a ``predictor`` (``predictor_input``, ``predictor_weight`` and, with
-    ``predictor_input="auto"``, the candidates' held-out ``predictor_input_scores``), else {}."""
+    """``predictor_input``, ``predictor_weight`` (and ``predictor_input_scores``) of a cascade with a predictor, else
+    {}."""
     chosen = getattr(estimator, "predictor_input_", None)
     if chosen is None:
         return {}

@@ -55,8 +55,7 @@ def fit_seconds(records, datasets, methods, seeds, profile) -> dict:
 def write_tables(
     records, out: Path, datasets, methods, seeds, profile, n_classes, image_shapes, skipped, registry, prov=None
 ):
-    """Write table.md / table.csv (and ablation.*, peers.*) from the records, each headed by ``prov``; return their
-    Markdown."""
+    """Write table.md / table.csv (and ablation.*, peers.*) of the records, headed by ``prov``; their Markdown."""
     cells = summarize(records, profile=profile, seeds=set(seeds))
     specs = {m: registry.get(m) for m in methods}
     papers, k_column = {paper_of(d) for d in datasets} - {None}, _k_column(records, datasets, seeds, profile)
@@ -79,8 +78,7 @@ def write_tables(
 
 
 def _k_column(records, datasets, seeds, profile) -> dict:
-    """The tables' column ``k``: ``{"k": {dataset: k values}}`` of the tabulated runs with a tree budget, each k
-    ``/``-joined and marked ``*`` when it is the fallback; {} when no run has one."""
+    """The tables' column ``k``: ``{"k": {dataset: "/"-joined k values, * marking the fallback}}``, else {}."""
     ks = {}
     for rec in _tabulated(records, datasets, seeds, profile):
         if rec.get("trees_k") is not None:
@@ -91,8 +89,7 @@ def _k_column(records, datasets, seeds, profile) -> dict:
 
 @dataclass(frozen=True)
 class _Tables:
-    """The tables of :func:`write_tables` and what they are built from (``cells``: :func:`~.tables.summarize`'s,
-    ``k_column``: :func:`_k_column`'s, ``skipped``: ``{dataset: loader message}``)."""
+    """The tables of :func:`write_tables` and what they are built from."""
 
     records: list
     datasets: list

@@ -26,8 +26,8 @@ IMBALANCE = 0.4
 
 
 def available(specs, task: str | None = None, *, asked=()) -> list:
-    """The methods of ``specs`` whose estimator for ``task`` imports and that handle it, saying on stderr why the others
-    do not; a method of ``asked`` (``--methods``) that does not import is an :class:`~.studies.OptionError`."""
+    """The methods of ``specs`` that import and handle ``task``, the others said on stderr (one of ``asked`` that does
+    not import: :class:`~.studies.OptionError`)."""
     kept = []
     for spec in specs:
         if (reason := unavailable_reason(spec, task or "classification")) and spec.name in asked:
@@ -54,7 +54,7 @@ def metric_for(name, task: str) -> str:
 
 def ranking_metric(ds, name, log) -> str:
     """The metric that ranks the runs of ``ds``: ``name`` (:func:`metric_for`), else the task's default, but ROC AUC for
-    an imbalanced classification (:data:`IMBALANCE`), which ``log`` says in one line."""
+    an imbalanced classification (:data:`IMBALANCE`), said with ``log``."""
     from mddf.datasets.user_data import class_shares, percent
 
     task = task_of(ds)
@@ -144,8 +144,8 @@ def bindings(infos, specs, *, protocol: str, profile: str, n_folds: dict, valida
 
 
 def _too_few(ds, drawn, specs) -> dict:
-    """``{method: reason}`` of ``specs`` whose ``min_class_rows`` exceeds the training rows of a class in one of the
-    ``drawn`` splits (``[(where, training codes)]``); the reason names the split and the class by its label."""
+    """``{method: reason}`` of ``specs`` whose ``min_class_rows`` exceeds a class's rows in one of the ``drawn``
+    splits (``[(where, training codes)]``)."""
     found = []
     for where, y in drawn:
         codes, counts = np.unique(y, return_counts=True)
@@ -156,8 +156,7 @@ def _too_few(ds, drawn, specs) -> dict:
 
 
 def unusable_folds(ds, n_folds: int, specs, seeds) -> dict:
-    """``{method: reason}`` of the methods whose ``min_class_rows`` exceeds the training rows of a class in some fold
-    of the runs' cross-validation (:func:`~.protocols.cv_splits`); the reason names the class."""
+    """:func:`_too_few` of the folds of the runs' cross-validation (:func:`~.protocols.cv_splits`)."""
     task = task_of(ds)
     if task != "classification" or not n_folds:
         return {}
@@ -170,8 +169,8 @@ def unusable_folds(ds, n_folds: int, specs, seeds) -> dict:
 
 
 def unusable_fractions(ds, fractions, specs, seeds, *, validation_fraction: float = 0.2) -> dict:
-    """``{(fraction, method): reason}`` of the training fractions, drawn as the runs draw them, that leave a class fewer
-    rows than a method's ``min_class_rows`` (or a regression fewer than :data:`MIN_REGRESSION_ROWS`)."""
+    """``{(fraction, method): reason}`` of the training fractions (as the runs draw them) too small for a method
+    (:func:`_too_few`; a regression: fewer than :data:`MIN_REGRESSION_ROWS` rows)."""
     task = task_of(ds)
     out = {}
     for fraction in fractions:

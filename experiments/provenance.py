@@ -24,8 +24,7 @@ def script_path(name: str) -> Path:
 
 
 def command_line(script, argv=None) -> str:
-    """``python <script> <argv...>`` (default ``sys.argv[1:]``), shell-quoted, the script's path relative to the
-    repository."""
+    """``python <script> <argv...>`` (default ``sys.argv[1:]``), shell-quoted, the path relative to the checkout."""
     path = Path(script).resolve()
     try:
         shown = path.relative_to(REPO_ROOT).as_posix()
@@ -52,8 +51,8 @@ def machine_summary() -> str:
 
 
 def provenance(script=None, argv=None, *, command: str | None = None, data: str | None = None) -> dict:
-    """``{"command", "commit", "machine", "date"}`` (and ``"data"``: the ``--data`` file and its sha256) of a file
-    written now; the command ``command`` as is, else ``script`` with ``argv`` (:func:`command_line`)."""
+    """``{"command", "commit", "machine", "date"[, "data"]}`` of a file written now; the command ``command``, else
+    ``script`` with ``argv`` (:func:`command_line`)."""
     versions = package_versions()
     commit = versions.get("git_commit") or "unknown (not a git checkout)"
     if versions.get("git_dirty"):

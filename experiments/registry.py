@@ -37,8 +37,7 @@ class BuildContext:
 
     @classmethod
     def of(cls, dataset, n_classes: int, **run) -> BuildContext:
-        """The context of a run on the loaded ``dataset`` of ``n_classes`` classes (0: a regression); ``run`` gives
-        ``seed``, ``n_jobs``, ``profile`` and the other fields."""
+        """The context of a run on ``dataset`` of ``n_classes`` classes (0: a regression); ``run``: the other fields."""
         from .suites import image_shape_of
 
         mask = () if dataset.categorical_mask is None else tuple(bool(b) for b in dataset.categorical_mask)
@@ -122,8 +121,7 @@ class Registry:
 
 
 def unavailable_reason(spec: MethodSpec, task: str = "classification") -> str | None:
-    """None if the estimator the method builds for ``task`` imports, else a message saying why it does not, naming
-    that class (``LGBMRegressor`` for a regression) and, for an optional package, the extra that installs it."""
+    """None if the estimator the method builds for ``task`` imports, else why not (and the extra that installs it)."""
     module, attribute = spec.requires
     if learner_task(task) == "regression" and spec.regressor:
         attribute = spec.regressor

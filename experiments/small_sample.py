@@ -100,8 +100,7 @@ def plot(rows, dataset, methods, metric="accuracy"):
 
 
 def run(args, registry=None, *, command: str) -> int:
-    """Run the study the parsed arguments (:func:`~.options.small_sample_options`) describe with ``registry``'s methods
-    (``command`` in the lock and the provenance); return the exit status."""
+    """The exit status of the study the parsed ``args`` describe, of ``registry``'s methods."""
     log = logger(args)
     registry = registry or default_registry()
     profile = "quick" if args.quick else "paper"

@@ -1,6 +1,5 @@
 """The append-only JSON-lines file of one record per finished run (:class:`ResultStore`; records made by
-:func:`new_record`): each line forced to disk as its run finishes, a line that is not a record skipped with a
-warning, the last record of a run winning."""
+:func:`new_record`), the last record of a run winning."""
 
 from __future__ import annotations
 
@@ -56,8 +55,7 @@ class ResultStore:
         self.path = Path(path)
 
     def holds_records(self) -> bool:
-        """Whether the file is missing, empty or starts with a record of this format (a JSON object with a ``key``): a
-        file of another kind there (the user's) is not written into."""
+        """Whether the file is missing, empty or starts with a record (a JSON object with a ``key``)."""
         if not self.path.exists():
             return True
         with self.path.open("rb") as fh:
@@ -102,9 +100,8 @@ class ResultStore:
         return {rec["key"]: rec for rec in self.records() if "key" in rec}
 
     def append(self, record: dict) -> None:
-        """Write one record as a line and force it to disk (after :meth:`repair` of a record cut short), whole or not
-        at all: a write that fails (a full disk) is cut back to the file's size before it, and its ``OSError`` raised
-        naming the file."""
+        """Write one record as a line forced to disk (after :meth:`repair`), whole or not at all: a failed write is cut
+        back, its ``OSError`` naming the file."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         line = (json.dumps(_clean(record), allow_nan=False) + "\n").encode("utf-8")
         self.repair()
@@ -125,8 +122,7 @@ class ResultStore:
             os.close(fd)
 
     def repair(self) -> int:
-        """Cut a last record that a write left incomplete (no final newline) back to the last complete line, with a
-        ``UserWarning``; return the bytes removed."""
+        """Cut an incomplete last record (no final newline) with a ``UserWarning``; return the bytes removed."""
         if not self.path.exists() or self.path.stat().st_size == 0:
             return 0
         with self.path.open("rb") as fh:

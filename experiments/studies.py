@@ -29,8 +29,8 @@ class OptionError(ValueError):
 
 
 def check_options(args, out_kind: str) -> None:
-    """Refuse, with an :class:`OptionError`, ``--workers`` below 1, a ``--n-jobs`` the estimators refuse
-    (:data:`mddf.utils.N_JOBS_CONSTRAINT`: 0, or beyond 1024) and an ``--out`` not of ``out_kind``."""
+    """Refuse (:class:`OptionError`) ``--workers`` below 1, a ``--n-jobs`` the estimators refuse and an ``--out`` not
+    of ``out_kind``."""
     from mddf.utils import N_JOBS_CONSTRAINT
 
     if getattr(args, "workers", 1) < 1:
@@ -52,9 +52,8 @@ def check_out(out: Path, kind: str = "folder") -> None:
 
 
 def open_user_data(args, *, builtin_option: str = "--dataset", several_targets=False) -> UserDataSource | None:
-    """The ``--data`` file of the arguments, checked, hashed and registered (None without ``--data``; its ``--target``
-    may name several columns if ``several_targets``); sets ``args.user_data`` (``{name: source dict}``, what the runs
-    in worker processes need). Raises :class:`UsageError` or :class:`~mddf.datasets.user_data.UserDataError`."""
+    """The ``--data`` file of the arguments (None without), checked, hashed and registered, also as ``args.user_data``
+    (``{name: source dict}``); :class:`UsageError` or :class:`~mddf.datasets.user_data.UserDataError`."""
     args.user_data = None
     if args.data is None:
         for option in ("target", "test", "sep", "decimal", "drop", "na_values"):
@@ -121,15 +120,14 @@ MDDF_CONFIGURATION = "the benchmark's mdDF (practitioner protocol: the estimator
 
 
 def mddf_params(args) -> dict:
-    """The estimator parameters the shared options give (``--n-estimators``, ``--max-layers``,
-    ``--n-tolerant-layers``), the ones not given left out."""
+    """The estimator parameters given by ``--n-estimators``, ``--max-layers`` and ``--n-tolerant-layers``."""
     names = ("n_estimators", "max_layers", "n_tolerant_layers")
     return {name: getattr(args, name) for name in names if getattr(args, name, None) is not None}
 
 
 def mddf_model(dataset, args):
-    """The benchmark's mdDF row for ``dataset`` (:func:`~.methods.build_mddf` under the practitioner protocol,
-    ``CascadeForestRegressor`` for a regression), with ``--seed``, ``--n-jobs``, ``--quick`` and :func:`mddf_params`."""
+    """The benchmark's mdDF row for ``dataset`` (:func:`~.methods.build_mddf`, practitioner protocol) with the
+    options' settings."""
     from .methods import build_mddf
     from .registry import BuildContext
 
