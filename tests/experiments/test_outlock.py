@@ -112,7 +112,8 @@ def test_the_file_of_a_killed_runner_does_not_refuse_the_next_run(tmp_path, user
     argv = ["benchmark", "--data", str(user_csv), "--target", "y", *FAST, "--isolation", "inline", "--out", str(out)]
     assert main(argv) == 0
     err = capsys.readouterr().err
-    assert f"taking over {out / outfolder.LOCK_NAME}: its owner, {outfolder.describe(left)}, is no longer running" in err
+    lock = out / outfolder.LOCK_NAME
+    assert f"taking over {lock}: its owner, {outfolder.describe(left)}, is no longer running" in err
     assert (out / "results.jsonl").exists() and not (out / outfolder.LOCK_NAME).exists()
 
 
