@@ -17,7 +17,6 @@ from . import exit_status, options
 from .cluster import check_scheduler_args
 from .executor import discard_early_workers, start_workers_early
 from .exit_status import EXIT_INTERRUPTED, EXIT_NOTHING_TO_RUN, EXIT_TERMINATED, EXIT_USAGE, Terminated, sigterm_raises
-from .explain import explain_options
 from .outfolder import FolderLocked, FolderUnwritable
 from .provenance import one_line
 
@@ -73,7 +72,7 @@ COMMANDS = {command.name: command for command in (
             "score against the training fraction (the mdDF paper's Figure 6)", schedules=True),
     Command("export-features", options.export_features_options, "feature_export", "export_features.py",
             "fit mdDF and save its per-layer features (.npz)", out="path of the .npz file to write"),
-    Command("explain", explain_options, "explain", None,
+    Command("explain", options.explain_options, "explain", None,
             "fit mdDF and attribute its predictions to the columns (.csv and a figure)"),
     Command("plot-layers", options.plot_layers_options, "layer_figures", "plot_layers.py",
             "accuracy and margins over mdDF's layers (Figures 8, 9)"),

@@ -9,17 +9,6 @@ from pathlib import Path
 OUTPUTS = ("attributions.csv", "summary.png")  #: the files ``mddf explain`` writes into ``--out``
 
 
-def explain_options(parser) -> None:
-    """The options of ``mddf explain``: the dataset's and mdDF's (:mod:`.options`), and its own."""
-    from .options import add_force_argument, add_mddf_arguments
-
-    add_mddf_arguments(parser)  # the dataset's too
-    parser.add_argument("--rows", type=int, default=200, help="held-out rows explained (default: 200)")
-    parser.add_argument("--fast", action="store_true", help="path contributions instead of exact TreeSHAP")
-    parser.add_argument("--out", type=Path, help="output folder (default: results/explain/<dataset or file>)")
-    add_force_argument(parser)
-
-
 def attribution_table(explained, rows, feature_names, class_names):
     """The lines of ``attributions.csv`` as a DataFrame (``class_names`` None: a regressor's, one line a row)."""
     import numpy as np

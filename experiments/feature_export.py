@@ -1,8 +1,5 @@
 """Export the per-layer features of a fitted mdDF to a compressed ``.npz`` for downstream models.
 
-``mddf export-features`` and ``python scripts/export_features.py`` parse their arguments (:mod:`.cli`)
-and call :func:`run`.
-
 A regression target (``--task regression``, or a continuous ``--target``) fits
 ``CascadeForestRegressor`` instead: its layer features are each member's out-of-fold prediction
 (d = members of a layer), ``y_train`` / ``y_test`` are float64, and there are no ``classes`` and

@@ -1,8 +1,5 @@
 """Accuracy and margins of mdDF over its layers (the mdDF paper's Figures 8 and 9).
 
-``mddf plot-layers`` and ``python scripts/plot_layers.py`` parse their arguments (:mod:`.cli`) and
-call :func:`run`.
-
 Writes, in ``--out``, ``layers_<dataset>.png/.pdf/.csv`` (Figure 8: the training accuracy, out-of-fold, of every
 grown layer, the test accuracy of every kept layer, and the margin ratio lambda = std/mean of the training margins)
 and ``margins_<dataset>.png/.pdf/.csv`` (Figure 9: the cumulative distributions of the training margins at several

@@ -90,12 +90,10 @@ def fractions(text: str) -> list[float]:
 
 
 def help_text(name: str) -> str:
-    """The docstring of this package's module ``name`` for ``--help``, without its paragraph for developers (the one
-    naming this module). Read from its source, not imported, so that a parser loads no estimator library."""
-    spec = importlib.util.find_spec(f"{__package__}.{name}")
-    source = Path(spec.origin).read_text(encoding="utf-8")
-    paragraphs = (ast.get_docstring(ast.parse(source)) or "").strip().split("\n\n")
-    return plain_text("\n\n".join(p for p in paragraphs if ":mod:`.cli`" not in p)) + "\n"
+    """The docstring of this package's module ``name`` as ``--help`` shows it, read from its source (not imported: a
+    parser loads no estimator library)."""
+    source = Path(importlib.util.find_spec(f"{__package__}.{name}").origin).read_text(encoding="utf-8")
+    return plain_text((ast.get_docstring(ast.parse(source)) or "").strip()) + "\n"
 
 
 # a reST role (``:name:`target```, ``:name:`~a.b```, ``:name:`text <target>```)
@@ -333,6 +331,15 @@ def export_features_options(parser: argparse.ArgumentParser) -> None:
                         "<dataset>); a file there that it did not write is refused unless --force")  # fmt: skip
     parser.add_argument("--force", action="store_true", help="replace the --out file even if it did not write it (or "
                         "it was changed)")  # fmt: skip
+
+
+def explain_options(parser: argparse.ArgumentParser) -> None:
+    """``mddf explain``'s options."""
+    add_mddf_arguments(parser)
+    parser.add_argument("--rows", type=int, default=200, help="held-out rows explained (default: 200)")
+    parser.add_argument("--fast", action="store_true", help="path contributions instead of exact TreeSHAP")
+    parser.add_argument("--out", type=Path, help="output folder (default: results/explain/<dataset or file>)")
+    add_force_argument(parser)
 
 
 def plot_layers_options(parser: argparse.ArgumentParser) -> None:

@@ -1,8 +1,5 @@
 """The small-sample study (the mdDF paper's Figure 6): the test score against the training fraction.
 
-``mddf small-sample`` and ``python scripts/small_sample.py`` parse their arguments (:mod:`.cli`)
-and call :func:`run`.
-
 Trains the methods on fractions of the training rows (stratified by class, every class keeping a row; the test rows
 unchanged), repeated over seeds, and draws the mean test score (``--metric``) with standard-deviation error bars.
 Each (fraction, method, seed) is one run of the benchmark runner, resumable in ``--out``. ``--protocol paper`` (the

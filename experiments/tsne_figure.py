@@ -1,8 +1,5 @@
 """t-SNE of mdDF's layer features (the mdDF paper's Figure 7).
 
-``mddf plot-tsne`` and ``python scripts/plot_tsne.py`` parse their arguments (:mod:`.cli`) and call
-:func:`run`.
-
 Fits mdDF, then embeds in 2-D (``sklearn.manifold.TSNE``) the augmented features of several layers: the training
 rows' out-of-fold features, the test rows' ``transform(X_test, layer=t)``. Each panel is coloured by class and
 titled with tr(S_W)/tr(S_B) (smaller: more compact classes). The paper uses UCI HAR, else satimage. Writes
