@@ -60,8 +60,7 @@ class Terminated(SystemExit):
 
 @contextlib.contextmanager
 def sigterm_raises():
-    """For the block, SIGTERM (a scheduler, ``kill``) raises :class:`Terminated` on the main thread, so that the
-    block unwinds: its runs stopped, its files left consistent. Off the main thread nothing changes."""
+    """For the block, SIGTERM raises :class:`Terminated` on the main thread, so that the block unwinds."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return

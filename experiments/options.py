@@ -117,14 +117,12 @@ def add_user_data_arguments(parser: argparse.ArgumentParser, *, regression: bool
     group.add_argument("--target", metavar="COLUMN", help="the column to predict")
     group.add_argument("--test", type=Path, metavar="PATH", help="a test file with the same columns (default: the "
                        "protocol's cross-validation or 70/30 split of --data)")  # fmt: skip
-    group.add_argument("--sep", type=_table_file_option("separator_option"), metavar="CHAR",
-                       help="the separator of a CSV file: one character, or 'tab' (default: sniffed among , ; tab "
-                       "|)")  # fmt: skip
+    group.add_argument("--sep", metavar="CHAR", help="the separator of a CSV file: one character, or 'tab' (default: "
+                       "sniffed among , ; tab |)", type=_table_file_option("separator_option"))  # fmt: skip
     group.add_argument("--decimal", type=_table_file_option("decimal_option"), metavar="CHAR",
                        help="the decimal mark of a CSV file's numbers: '.' (default) or ',' (a European file: 3,14 "
                        "with --sep ';', which is then sniffed)")  # fmt: skip
-    group.add_argument("--drop", type=csv_list, metavar="COLS", help="comma-separated columns to leave out (e.g. an "
-                       "ID)")  # fmt: skip
+    group.add_argument("--drop", type=csv_list, metavar="COLS", help="comma-separated columns to leave out, e.g. an ID")
     group.add_argument("--na-values", type=lambda text: [v.strip() for v in text.split(",")], metavar="VALUES",
                        help="comma-separated cell values read as missing, besides empty cells and NA, NaN, null, ... "
                        "(e.g. '?,-')")  # fmt: skip
@@ -138,8 +136,7 @@ def add_user_data_arguments(parser: argparse.ArgumentParser, *, regression: bool
 def add_files_arguments(parser: argparse.ArgumentParser) -> None:
     """``--data-home`` and ``--download``: where the built-in datasets' files are, and whether to fetch them."""
     parser.add_argument("--data-home", type=Path, help="folder with the benchmark files (sets MDDF_DATA)")
-    parser.add_argument("--download", action="store_true", help="let the loaders download missing files (default: "
-                        "report them missing)")  # fmt: skip
+    parser.add_argument("--download", action="store_true", help="download missing files (default: report them missing)")
 
 
 def add_dataset_arguments(parser: argparse.ArgumentParser, *, regression: bool = True) -> None:
@@ -171,8 +168,7 @@ def add_mddf_arguments(parser: argparse.ArgumentParser, *, regression: bool = Tr
     ):
         model.add_argument(option, type=int, help=what)
     parser.add_argument("--n-jobs", type=n_jobs, default=-1, help="threads (-1: all cores)")
-    parser.add_argument("--quick", action="store_true",
-                        help=f"tiny configuration for a smoke test ({QUICK_DATASET}, 10 trees, 3 layers)")  # fmt: skip
+    parser.add_argument("--quick", action="store_true", help=f"smoke test: {QUICK_DATASET}, 10 trees, 3 layers")
     parser.add_argument("--quiet", action="store_true", help="no progress output")
 
 
@@ -189,9 +185,8 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
                         "thread)")  # fmt: skip
     parser.add_argument("--workers", type=int, default=1, help="runs executed at the same time (default 1, which "
                         "keeps timings comparable; with --scheduler the cluster's worker threads decide)")  # fmt: skip
-    parser.add_argument("--isolation", choices=("process", "inline"), default="process",
-                        help="'process': each run in a worker process, reused from run to run (default); 'inline': "
-                        "in this process")  # fmt: skip
+    parser.add_argument("--isolation", choices=("process", "inline"), default="process", help="'process': each run "
+                        "in a worker process, reused from run to run (default); 'inline': in this process")  # fmt: skip
     add_scheduler_argument(parser)
     parser.add_argument("--quiet", action="store_true", help="no progress bar and no per-run lines")
 

@@ -91,8 +91,7 @@ def _created(folder: Path, stem: str, suffix: str = "") -> tuple[int, Path]:
 
 
 def probe(folder, shown=None) -> None:
-    """Create ``folder``, write, sync and delete a small file in it, and remove the folders it created; raises
-    :class:`FolderUnwritable` naming ``shown`` (default: ``folder``) as the ``--out``."""
+    """Test that ``folder`` can be written (a file written, synced, deleted), or :class:`FolderUnwritable`."""
     folder = Path(folder)
     shown = folder if shown is None else shown
     created = missing_folders(folder)
@@ -151,8 +150,8 @@ def _stamp(path: Path):
 
 
 class OutputFiles:
-    """The files one run of a subcommand writes into ``folder`` from the data and settings ``binding`` (a hash);
-    ``force`` replaces the user's files, ``log`` says what is moved or replaced (default: stderr)."""
+    """The files one run writes into ``folder`` from the data and settings ``binding`` (a hash); ``force`` replaces
+    the user's, ``log`` (default: stderr) says what is moved or replaced."""
 
     def __init__(self, folder, binding: str, *, force: bool = False, log=None):
         self.folder, self.binding, self.force = Path(folder), binding, force
@@ -189,8 +188,7 @@ class OutputFiles:
                         "file): move it, or give another --out")  # fmt: skip
 
     def make_room(self, names) -> Path | None:
-        """Move the files ``names`` not this run's own to ``<folder>/old/<UTC time>/`` (returned; None with ``force``:
-        they are replaced), in one line."""
+        """Move the files ``names`` not this run's own aside (:func:`move_aside`; ``force``: replaced, None), said."""
         if not (found := self.foreign(names)):
             return None
         listed = ", ".join(found)
@@ -223,8 +221,7 @@ class OutputFiles:
             self.record(written(), command)
 
     def record(self, names, command: str | None = None) -> None:
-        """Record the files ``names`` as this run's own (their sha256 and binding) in :data:`MANIFEST`, written whole;
-        a file of that name that is not mddf's record is moved to ``<folder>/old/<UTC time>/`` first."""
+        """Record the files ``names`` as this run's own in :data:`MANIFEST` (a user's file of that name moved aside)."""
         if not names:
             return
         files = manifest_files(self.folder / MANIFEST)
@@ -301,8 +298,7 @@ def _left(path: Path) -> dict | bool | None:
 
 
 def _set_aside(folder: Path, path: Path, log) -> None:
-    """Move the file ``path``, not mddf's lock file (:func:`_left`), to ``<folder>/old/<UTC time>/``, saying so with
-    ``log``; :class:`FolderLocked` if a runner holds a lock on it all the same."""
+    """Move aside ``path``, not mddf's lock file, with ``log``; :class:`FolderLocked` if a runner holds a lock on it."""
     fd = None
     try:
         if not path.is_symlink() and path.is_file():
@@ -350,8 +346,7 @@ def unwritable(folder, exc: OSError, doing: str) -> FolderUnwritable:
 
 
 def _owner_writer(path: Path, payload: bytes):
-    """filelock's ``on_acquired``: write ``payload`` into the locked file; if that fails, delete the file (still
-    locked, so it is this process's) before filelock releases the lock and raises."""
+    """filelock's ``on_acquired``: write ``payload`` into the locked file, deleted (still ours) if that fails."""
 
     def write(fd: int) -> None:
         try:
@@ -439,8 +434,8 @@ def hold(folder, command: str, log=None):
 
 
 def move_aside(folder, names) -> Path:
-    """Move the files ``names`` of ``folder`` to a new ``<folder>/old/<UTC time>/``; return it. Raises
-    :class:`FolderUnwritable` when ``<folder>/old`` is not a folder (a file or link of the user's)."""
+    """Move the files ``names`` of ``folder`` to a new ``<folder>/old/<UTC time>/``, returned (:class:`FolderUnwritable`
+    when ``old`` is not a folder)."""
     folder = Path(folder)
     old = folder / "old"
     if old.is_symlink() or (old.exists() and not old.is_dir()):

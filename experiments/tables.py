@@ -1,5 +1,4 @@
-"""Result tables: the papers' Table 2 layout (:class:`Table`), and the pieces every Markdown and CSV table of the
-runners and the studies is written with (:func:`markdown_table`, :func:`write_rows`, the cells' formats...)."""
+"""Result tables: the papers' Table 2 layout (:class:`Table`), and what every Markdown and CSV table is written with."""
 
 from __future__ import annotations
 
@@ -27,8 +26,7 @@ RANK_NOTE = (
 
 
 def plus_minus(mean: float, std: float | None, digits: int = 2, *, bold: bool = False, signed: bool = False) -> str:
-    """``"mean ± std"`` with ``digits`` decimals, the mean alone when ``std`` is None or NaN; ``bold`` puts the mean in
-    Markdown bold, ``signed`` gives it its sign."""
+    """``"mean ± std"`` with ``digits`` decimals (the mean alone for a None or NaN ``std``), ``bold`` or ``signed``."""
     text = f"{mean:+.{digits}f}" if signed else f"{mean:.{digits}f}"
     if bold:
         text = f"**{text}**"
@@ -50,8 +48,7 @@ def ranks_by_dataset(scores: dict) -> dict:
 
 
 def markdown_table(header: Sequence[str], rows: Iterable[Sequence], align: str | Sequence[str] = "---") -> list:
-    """The lines of a GitHub Markdown table: header, alignment row (``align``: one entry, or one per column), one line
-    per row of cells (``str(cell)``)."""
+    """The lines of a GitHub Markdown table (``align``: one alignment, or one per column)."""
     header = list(header)
     aligns = [align] * len(header) if isinstance(align, str) else list(align)
     if len(aligns) != len(header):
@@ -70,8 +67,7 @@ def _csv(header: Sequence, rows: Iterable[Sequence]) -> str:
 
 
 def csv_text(rows: Sequence[dict], columns: Sequence[str] | None = None) -> str:
-    """Dict rows as CSV text (``\\n`` line ends), in ``columns`` (default: every key of any row, in order of
-    appearance); a row without a column's key, or with None there, has an empty cell."""
+    """Dict rows as CSV text (``\\n`` line ends), in ``columns`` (default: every key, in order of appearance)."""
     columns = list(dict.fromkeys(k for row in rows for k in row)) if columns is None else list(columns)
     return _csv(columns, ([row.get(c, "") for c in columns] for row in rows))
 
@@ -154,8 +150,7 @@ class Table:
 
 
 def method_notes(table: Table, descriptions, group="ours") -> list:
-    """The texts of ``descriptions`` (``(methods, text)`` pairs) for which one of ``methods`` has a result in
-    ``table``; ``{methods}`` in a text names the ones that do (``"RF and XGBoost use 400·k trees"``)."""
+    """The texts of ``descriptions`` (``(methods, text)``) whose methods ran, ``{methods}`` naming those that did."""
     notes = []
     for methods, text in descriptions:
         if present := [m for m in table.ran(group) if m in methods]:
@@ -184,9 +179,8 @@ def summarize(records, *, fraction=1.0, profile=None, seeds=None) -> dict:
 
 def build_table(title, datasets, methods, cells, *, paper=None, paper_std=None, not_applicable=None, skipped=None,
                 notes=(), extra=None) -> Table:  # fmt: skip
-    """A :class:`Table`: ``datasets`` as rows, ``methods`` as our columns (``cells``: :func:`summarize`'s), then the
-    published ``paper`` columns (``paper_std`` their spread); the cells of ``not_applicable`` (``{(dataset, method):
-    why}``) read why, the datasets of ``skipped`` "skipped"; ``extra`` informative columns after ours."""
+    """A :class:`Table`: ``datasets`` as rows, ``methods`` as our columns (``cells``: :func:`summarize`'s), the
+    published ``paper`` columns, ``not_applicable`` and ``skipped`` cells saying why, ``extra`` columns after ours."""
     skipped, columns, not_applicable = skipped or {}, [], not_applicable or {}
     for method in methods:
         columns.append(Column(method, "ours"))
@@ -221,8 +215,7 @@ def to_markdown(table: Table) -> str:
 
 
 def to_csv(table: Table) -> str:
-    """The table as CSV: mean, std and n per column, a "best (ours)" column, and last the rank row (each column's
-    average rank, with the number of datasets it is over in its "n" column)."""
+    """The table as CSV: mean, std and n per column, a "best (ours)" column, and last the average ranks."""
     ours, paper, ranks = table.ordered()
     header = ["dataset", *(f"{c.label}{end}" for c in ours + paper for end in ("", " std", " n"))]
     rows = []
