@@ -1,6 +1,5 @@
-"""The benchmark: every method on a suite of datasets (or a user's file), into the resumable ``<out>/results.jsonl``:
-one run per (dataset, method, seed[, fold]) (:mod:`.executor` or :mod:`.cluster`), then the practitioner's comparison
-(:mod:`.comparison`) or the papers' tables (:mod:`.paper_tables`)."""
+"""The benchmark: every method on a suite of datasets or a user's file, one run per (dataset, method, seed[, fold])
+into the resumable ``<out>/results.jsonl``, then the practitioner's comparison or the papers' tables."""
 
 from __future__ import annotations
 
@@ -219,8 +218,7 @@ TOGETHER = (
 
 
 def write_comparison(records, out, datasets, methods, ranks, tasks_of, n_folds, seeds, registry, source, prov) -> str:
-    """Write the practitioner protocol's table.md / table.csv and figure (:mod:`.comparison`), each dataset ranked by
-    its metric of ``ranks``; return the Markdown."""
+    """Write the practitioner protocol's table.md / table.csv and figure (:mod:`.comparison`); the Markdown."""
     comparisons, titles = [], {}
     for dataset in datasets:
         task, ranking, k = tasks_of[dataset], ranks[dataset], n_folds.get(dataset)

@@ -157,8 +157,7 @@ _NEUTRAL_OPTIONS = ("out", "force", "quiet", "n_jobs", "data_home", "download", 
 
 
 def fit_binding(command: str, dataset, args) -> str:
-    """The binding of the files a single fit of subcommand ``command`` writes: the sha256 of ``dataset``'s content
-    (:func:`dataset_sha256`, :func:`test_sha256`) and of the parsed ``args`` but those that change no file."""
+    """The binding of the files a single fit of ``command`` writes: the sha256 of ``dataset`` and of ``args``."""
     options = {k: _plain(v) for k, v in sorted(vars(args).items()) if k not in _NEUTRAL_OPTIONS}
     bound = {"command": command, "data": dataset_sha256(dataset), "test": test_sha256(dataset), "options": options}
     return settings_sha256(bound)
@@ -170,8 +169,7 @@ def _short(sha, test=None) -> str:
 
 
 def set_aside_foreign(store, log) -> Path | None:
-    """Move ``store``'s file to ``<folder>/old/<UTC time>/`` (returned, else None) if it is not a results file
-    (:meth:`~.store.ResultStore.holds_records`); ``log`` says so."""
+    """Move ``store``'s file aside (the folder returned, else None) if it holds no records; ``log`` says so."""
     if store.holds_records():
         return None
     aside = move_aside(store.path.parent, [store.path.name])

@@ -85,8 +85,7 @@ COMMANDS = {command.name: command for command in (
 
 
 def _run(name: str, parser, args, argv: list, *, registry, prog: str | None, command: list | None) -> int:
-    """The exit status of subcommand ``name`` run on ``parser``'s ``args``: an error about the input is one line and 2,
-    a SIGTERM one line and 143."""
+    """The exit status of subcommand ``name`` on ``parser``'s ``args`` (an error about the input: one line and 2)."""
     from mddf.datasets.user_data import UserDataError
 
     from .studies import NothingToRun, OptionError, UsageError, check_options

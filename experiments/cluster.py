@@ -1,5 +1,4 @@
-"""Runs on a Dask cluster (``--scheduler tcp://HOST:8786`` or ``local:N``; docs/user_guide/dask.md): a Dask task per
-run calling :func:`~.runner.run_one`, each record appended through a :class:`~.runbook.RunBook`."""
+"""Runs on a Dask cluster (``--scheduler``; docs/user_guide/dask.md): a task per run (:func:`~.runner.run_one`)."""
 
 from __future__ import annotations
 
@@ -57,8 +56,7 @@ class SchedulerSpec:
 
 
 def parse_scheduler(text: str) -> SchedulerSpec:
-    """``--scheduler``'s type: ``"tcp://HOST:8786"`` (any ``scheme://`` address), ``"local:N"`` or ``"local"`` (one
-    worker per core)."""
+    """``--scheduler``'s type: ``"tcp://HOST:8786"`` (any ``scheme://``), ``"local:N"`` or ``"local"`` (N = cores)."""
     text = text.strip()
     if text == "local" or text.startswith("local:"):
         count = text.partition(":")[2] or str(os.cpu_count() or 1)
@@ -108,8 +106,7 @@ def check_scheduler_args(parser: argparse.ArgumentParser, args: argparse.Namespa
 
 @contextlib.contextmanager
 def connect(spec: SchedulerSpec, *, timeout: float = 10.0):
-    """A ``distributed.Client`` for ``spec``, closed on exit with the cluster it started (``local:N``: N single-threaded
-    worker processes on the loopback interface)."""
+    """A ``distributed.Client`` for ``spec``, closed on exit with the local cluster it started."""
     distributed = import_distributed()
     cluster = None
     try:
@@ -199,8 +196,7 @@ def _failure(task: Task, future, exc: BaseException, scheduler: str) -> dict:
 
 
 def execute_on_cluster(tasks: list[Task], store: ResultStore, client, *, n_jobs=1, retries=1, **options) -> list[dict]:
-    """:func:`~.executor.execute` (``options``) on ``client``'s cluster, a task that raises tried ``retries`` times
-    more; return the records written."""
+    """:func:`~.executor.execute` on ``client``'s cluster (a task that raises: ``retries`` more tries)."""
     from distributed import as_completed
 
     book = RunBook(tasks, store, n_jobs=n_jobs, **options)
@@ -239,8 +235,8 @@ def execute_on_cluster(tasks: list[Task], store: ResultStore, client, *, n_jobs=
 
 
 def run_all(tasks, store: ResultStore, *, scheduler=None, workers=1, isolation="process", n_jobs=None, **options):
-    """Execute ``tasks`` locally (:func:`~.executor.execute`, whose ``options`` these are) or, with ``scheduler``, on a
-    Dask cluster; ``n_jobs=None``: the cores shared among the workers, one thread per run on a cluster."""
+    """Execute ``tasks`` locally (:func:`~.executor.execute`) or on ``scheduler``'s Dask cluster; ``n_jobs=None``: the
+    cores shared among the workers, one thread per run on a cluster."""
     if scheduler is None:
         n_jobs = threads_per_run(n_jobs, workers)
         return execute(tasks, store, workers=workers, isolation=isolation, n_jobs=n_jobs, **options)

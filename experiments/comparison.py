@@ -1,5 +1,4 @@
-"""The practitioner's table and figure (:func:`comparison_of`, :func:`to_markdown`, :func:`to_csv`, :func:`plot`):
-every method against the best, with what is significant (:mod:`.metrics`; docs/user_guide/command_line.md)."""
+"""The practitioner's table and figure: every method against the best, with what is significant (:mod:`.metrics`)."""
 
 from __future__ import annotations
 

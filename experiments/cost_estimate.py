@@ -67,8 +67,8 @@ def run_seconds(method: str, group: str, train_rows: float, columns: int, classe
 
 @dataclass(frozen=True)
 class Estimate:
-    """A sweep's estimated wall seconds (its runs' over the ``workers``, the first use's ``compile`` of the ``cold``
-    kinds, the command's own), the runs it counts, each ``(method, group)``'s seconds, the methods it cannot count."""
+    """A sweep's estimated wall seconds, the runs it counts, each ``(method, group)``'s seconds, the methods it cannot
+    count, and the first use's ``compile`` of the ``cold`` kinds."""
 
     seconds: float
     runs: int
@@ -126,8 +126,8 @@ def describe(est: Estimate) -> str:
 
 
 def cheaper(tasks, sizes: dict, workers: int = 1, cold=()) -> list[str]:
-    """The cheaper settings of a sweep estimated above :data:`ADVICE_SECONDS` (:func:`estimate`'s arguments), one line
-    each with its estimate and what it costs on the suite (none below)."""
+    """The cheaper settings of a sweep estimated above :data:`ADVICE_SECONDS` (:func:`estimate`'s arguments), a line
+    each."""
     full = estimate(tasks, sizes, workers, cold)
     if full.seconds <= ADVICE_SECONDS:
         return []

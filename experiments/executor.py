@@ -1,5 +1,4 @@
-"""Many runs in local worker processes (:func:`execute`; a crash costs its run only) or in this process, each result
-appended to the store as it arrives; and the threads and OpenMP setting of the workers."""
+"""Many runs in local worker processes or in this process (:func:`execute`), and the workers' threads and OpenMP."""
 
 from __future__ import annotations
 
@@ -59,8 +58,7 @@ class _CpuReading:
 
 
 def _read_cpu(usable: set | None, pids=()) -> _CpuReading:
-    """The CPU time of the cores in ``usable`` (``/proc/stat``) and of the processes ``pids`` (``/proc/<pid>/stat``,
-    a process gone counts 0). Raises ``OSError`` or ``ValueError`` where ``/proc/stat`` cannot be read."""
+    """The CPU time of the cores ``usable`` and of the processes ``pids`` (0 when gone), from ``/proc``."""
     at, spent, idle = time.monotonic(), 0, 0
     for line in Path("/proc/stat").read_text().splitlines():
         name, *fields = line.split()
@@ -157,8 +155,7 @@ def execute(
 
 
 def _execute_in_workers(book: RunBook, workers: int, n_jobs: int, say) -> None:
-    """The runs of ``book`` in ``workers`` worker processes, with the OpenMP setting of :func:`worker_environment`
-    (unless the user set ``OMP_WAIT_POLICY``), said through ``say``."""
+    """The runs of ``book`` in ``workers`` worker processes, the OpenMP setting of :func:`worker_environment` said."""
     early, reading, pids = _EARLY.pop("pool", None), _EARLY.pop("reading", None), _EARLY.pop("pids", ())
     measure = None if early is None else lambda: _busy_cores(since=reading, pids=pids)
     environment = {} if "OMP_WAIT_POLICY" in os.environ else worker_environment(n_jobs, workers, measure=measure)

@@ -89,8 +89,7 @@ def layer_check(text: str | None, option: str):
 
 
 def layers_drawn(text: str | None, n_layers: int, option: str, warn, count: int = 4) -> list[int]:
-    """The layers of ``option``'s ``text`` (:func:`parse_layers`) the model kept: those beyond its ``n_layers`` left
-    out with a line to ``warn`` (the last kept layer when none is left)."""
+    """The layers of ``text`` (:func:`parse_layers`) the model kept (else its last), the others said to ``warn``."""
     beyond = sorted({n for n in _numbers(text) if n > n_layers})
     if not beyond:
         return parse_layers(text, n_layers, count)

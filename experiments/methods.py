@@ -1,5 +1,4 @@
-"""The compared methods: their builders (module-level functions, each importing its estimator: a missing package
-makes the method unavailable), their grids, and the registry of them all (:func:`default_registry`)."""
+"""The compared methods: their builders (each imports its estimator), grids and registry (:func:`default_registry`)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Scores of one run (:data:`METRICS`, :func:`run_scores`), and which of several methods scored on the same folds is
-significantly best (:func:`compare`, the rule :data:`WINNER_RULE`, the command-line page)."""
+"""Scores of one run (:func:`run_scores`), and which of several methods is significantly best (:func:`compare`)."""
 
 from __future__ import annotations
 
@@ -215,13 +214,11 @@ def compare(scores: dict, greater_is_better: bool = True, test_train_ratio: floa
 
 
 def paired_difference(scores: dict, other: dict, test_train_ratio: float = 0.0) -> tuple[float, float, int]:
-    """The mean of ``scores[fold] - other[fold]`` over the folds both have, its standard error (:func:`standard_error`;
-    NaN for fewer than two) and the number of those folds."""
+    """The mean of ``scores[fold] - other[fold]`` over the folds both have, its standard error, and their number."""
     d = np.array([scores[f] - other[f] for f in scores if f in other])
     return (float(d.mean()) if len(d) else float("nan")), standard_error(d, test_train_ratio), len(d)
 
 
 def apart(diff: float, diff_se: float, n: int) -> bool:
-    """Whether a paired difference over ``n`` folds exceeds :data:`SIGNIFICANCE_SE` standard errors, over at least
-    :data:`MIN_PAIRED_SCORES` of them (False when undefined)."""
+    """Whether a paired difference exceeds :data:`SIGNIFICANCE_SE` standard errors over ``n`` folds, enough of them."""
     return n >= MIN_PAIRED_SCORES and not math.isnan(diff_se) and abs(diff) > SIGNIFICANCE_SE * diff_se

@@ -103,8 +103,7 @@ def cascade_summary(estimator) -> dict:
 
 
 def predictor_choice(estimator) -> dict:
-    """``predictor_input``, ``predictor_weight`` (and ``predictor_input_scores``) of a cascade with a predictor, else
-    {}."""
+    """``predictor_input``, ``predictor_weight`` and ``predictor_input_scores`` of a cascade's predictor, else {}."""
     chosen = getattr(estimator, "predictor_input_", None)
     if chosen is None:
         return {}
@@ -126,8 +125,7 @@ def search_summary(estimator) -> dict:
 
 
 def describe_model(record, estimator, monotone=None) -> None:
-    """Write in ``record`` what the fitted model is: its parameters, early stopping, size, search and cascade (with
-    ``monotone``, :class:`~.monotone_option.Constrained`'s ``about``)."""
+    """Write in ``record`` what the fitted model is: parameters, early stopping, size, search, cascade, ``monotone``."""
     record["params"] = estimator_params(inner_model(estimator))
     if isinstance(estimator, EarlyStopped):
         stopping = ("rounds", "n_rounds_"), ("validation_rows", "n_validation_"), ("patience", "patience")

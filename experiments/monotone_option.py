@@ -1,5 +1,4 @@
-"""``mddf benchmark --data PATH --target COLUMN --monotone COL:+1,COL:-1 [--monotone-class LABEL]``: mdDF's builder
-adds ``monotonic_cst`` (:class:`Constrained`, in the runs' settings hash); the other methods are as they are."""
+"""``mddf benchmark --monotone COL:+1,COL:-1 [--monotone-class LABEL]``: mdDF built with ``monotonic_cst``."""
 
 from __future__ import annotations
 
@@ -15,8 +14,7 @@ CONSTRAINED_METHODS = ("mdDF",)
 
 
 def parse_monotone(text: str) -> dict:
-    """``{column: 1 or -1}`` of the option's ``COL:+1,COL:-1`` text; a :class:`~.studies.UsageError` naming a
-    malformed entry, a bad sign or a column given twice."""
+    """``{column: 1 or -1}`` of the option's ``COL:+1,COL:-1`` text, else a :class:`~.studies.UsageError`."""
     constraints = {}
     for entry in text.split(","):
         column, colon, sign = entry.strip().rpartition(":")

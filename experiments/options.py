@@ -1,5 +1,4 @@
-"""The options of the ``mddf`` subcommands: the argument types, the groups of options they share, and each
-subcommand's own (:mod:`.cli` builds the parsers from them)."""
+"""The options of the ``mddf`` subcommands: argument types, the groups they share, and each one's own."""
 
 from __future__ import annotations
 
@@ -33,8 +32,7 @@ def csv_list(text: str) -> list[str]:
 
 
 def n_jobs(text: str) -> int:
-    """``--n-jobs``: a number of threads, or a negative number counted from all cores (-1: all); 0 and absurd counts
-    are refused before the subcommand runs, in one line (:func:`~.studies.check_options`)."""
+    """``--n-jobs``: threads, or a negative number counted from all cores (checked: :func:`~.studies.check_options`)."""
     try:
         return int(text)
     except ValueError:
@@ -66,9 +64,7 @@ def _table_file_option(name: str):
 
 
 def layer_list(text: str) -> str:
-    """``--layers``, ``--margin-layers``: 1-based layer numbers and ``last``, comma-separated (``1,2,last``); checked
-    before anything runs, returned as given (the numbers beyond the layers grown are checked once the model is
-    built: :func:`~.layers.layer_check`)."""
+    """``--layers``, ``--margin-layers``: comma-separated 1-based layer numbers and ``last``, returned as given."""
     parts = [part.strip().lower() for part in text.split(",")]
     for part in parts:
         if part != "last" and not (part.isdigit() and int(part) >= 1):
@@ -150,9 +146,7 @@ def add_dataset_arguments(parser: argparse.ArgumentParser, *, regression: bool =
 
 
 def add_mddf_arguments(parser: argparse.ArgumentParser, *, regression: bool = True) -> None:
-    """The options of the single-fit subcommands (export-features, plot-layers, plot-tsne): the dataset
-    (:func:`add_dataset_arguments`) and mdDF's, the benchmark's mdDF row (:func:`~.studies.mddf_model`) with these
-    options on top."""
+    """The options of the single-fit subcommands: the dataset's (:func:`add_dataset_arguments`) and mdDF's."""
     from .defaults import QUICK_DATASET
 
     add_dataset_arguments(parser, regression=regression)

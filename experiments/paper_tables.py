@@ -1,5 +1,4 @@
-"""The benchmark's tables under the papers' protocol: ``table.md`` laid out like the papers' Table 2, with the
-published numbers alongside, ``ablation.md`` (Table 3's mdDF structures) and ``peers.md`` (today's peers)."""
+"""The benchmark's tables under the papers' protocol: ``table.md`` (Table 2), ``ablation.md`` and ``peers.md``."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""What the runners decide between loading the data and executing runs: what planning keeps of a dataset
-(:func:`describe`), the folds, the bindings, the methods that can run, the ranking metric, and their checks."""
+"""What the runners decide between loading the data and executing runs: folds, bindings, methods, ranking metric."""
 
 from __future__ import annotations
 
@@ -111,8 +110,7 @@ def describe(ds) -> DatasetInfo:
 
 
 def practitioner_folds(ds, requested: int, log) -> int | None:
-    """The cross-validation folds of ``ds``, or None for a ``--data`` file with a ``--test`` file; raises
-    :class:`~.protocols.TooFewRows` for a class with a single row."""
+    """The cross-validation folds of ``ds`` (:func:`~.protocols.fold_count`), None with a ``--test`` file."""
     if (ds.extra or {}).get("user_data", {}).get("test_path"):
         return None
     task = task_of(ds)

@@ -1,7 +1,5 @@
-"""The rows each run trains, validates and tests on (:class:`RunData`): the train/test split (:func:`split_run_data`),
-the DeepBoost paper's rotating folds (:func:`deepboost_run_data`), the practitioner's repeated k-fold cross-validation
-(:func:`cv_run_data`); stratified sub-samples, and values made missing completely at random (MCAR, the NaN
-benchmark's). The papers' grids are the studies' (``benchmarks/``)."""
+"""The rows each run trains, validates and tests on (:class:`RunData`): the train/test split, the DeepBoost paper's
+rotating folds, the practitioner's repeated k-fold cross-validation; sub-samples, and values removed at random."""
 
 from __future__ import annotations
 
@@ -21,9 +19,8 @@ from .suites import DEEPBOOST_N_FOLDS
 
 @dataclass
 class RunData:
-    """Training, selection and test rows of one run: the reported model trains on ``X_train`` and is
-    scored on ``X_test``; a method with a grid chooses its hyper-parameters by fitting on ``X_fit`` and
-    scoring on ``X_val``."""
+    """Training, selection and test rows of one run: the model trains on ``X_train``, is scored on ``X_test``; a
+    grid's candidates fit on ``X_fit`` and are scored on ``X_val``."""
 
     X_train: np.ndarray
     y_train: np.ndarray
@@ -122,8 +119,7 @@ def fold_count(y, task: str = "classification", requested: int = DEFAULT_FOLDS, 
 
 
 def cv_splits(y, task: str, n_folds: int, seed: int) -> list:
-    """``[(train rows, test rows), ...]`` of one repetition: k folds of the shuffled rows (stratified by class), as
-    scikit-learn's ``RepeatedStratifiedKFold`` (``KFold`` for a regression or several targets)."""
+    """``[(train rows, test rows), ...]`` of one repetition: k folds of the shuffled rows (stratified by class)."""
     y = np.asarray(y)
     if task != "classification":
         splitter = KFold(n_splits=n_folds, shuffle=True, random_state=seed)

@@ -63,8 +63,7 @@ _THREAD_VARIABLES = ("OMP_NUM_THREADS", "OMP_WAIT_POLICY", "OPENBLAS_NUM_THREADS
 
 
 def machine_info() -> dict:
-    """The machine a run executes on, with the load average at the moment of the call and the
-    environment variables that change how libraries use threads."""
+    """The machine a run executes on, its load average now and the environment variables of the libraries' threads."""
     info = dict(_static_machine())
     try:
         info["load_average"] = [round(x, 2) for x in os.getloadavg()]

@@ -1,5 +1,4 @@
-"""The method registry's types: what a builder is told of a run (:class:`BuildContext`), one compared method
-(:class:`MethodSpec`), their ordered collection (:class:`Registry`), and whether a method's package imports."""
+"""The method registry's types: :class:`BuildContext`, :class:`MethodSpec` and :class:`Registry`."""
 
 from __future__ import annotations
 

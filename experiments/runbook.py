@@ -1,5 +1,4 @@
-"""The plan of a sweep and its book: which runs there are (:func:`plan`, :class:`Task`) and, while they execute
-wherever they execute, which are done, which may start, what each recorded (:class:`RunBook`)."""
+"""The plan of a sweep (:func:`plan`, :class:`Task`) and its book while it executes (:class:`RunBook`)."""
 
 from __future__ import annotations
 
@@ -68,8 +67,7 @@ class Task:
 
 
 def inapplicable(spec: MethodSpec, n_classes: int, image_shape, task: str = "classification") -> str | None:
-    """Why ``spec`` does not run on a dataset of ``task`` with ``n_classes`` classes and this image shape (the cell
-    of the tables: ``"binary only"``, ``"images only"``, ``"not for regression"``), None when it does."""
+    """Why ``spec`` does not run on such a dataset (``"binary only"``, ``"images only"``, ...), None when it does."""
     if task not in spec.tasks:
         return f"not for {task}"
     if spec.binary_only and n_classes != 2:
@@ -119,8 +117,7 @@ def unfinished(tasks, store: ResultStore) -> list[dict]:
 
 
 def report(tasks, store: ResultStore, notes=()) -> list[dict]:
-    """Say on stderr how the runs of ``tasks`` ended (``notes`` after), then each run not ``ok``; return their records
-    (:func:`unfinished`)."""
+    """Say on stderr how the runs of ``tasks`` ended, then each not ``ok``; return those (:func:`unfinished`)."""
     not_ok = unfinished(tasks, store)
     skipped = [r for r in not_ok if r.get("status") == "skipped"]
     counts = [f"{len(tasks) - len(not_ok)} of {len(tasks)} runs ok"]

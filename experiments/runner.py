@@ -1,5 +1,4 @@
-"""One run (:func:`run_one`): load a dataset, build a method, choose its hyper-parameters, fit, predict, measure; plain
-arguments in, a JSON-safe record out, in this process, a worker process or on a Dask cluster."""
+"""One run (:func:`run_one`): load a dataset, build a method, choose its hyper-parameters, fit, predict, measure."""
 
 from __future__ import annotations
 
@@ -40,7 +39,7 @@ class DatasetUnavailable(Exception):
 
 def load(dataset: str, cache: bool = False, download: bool = False):
     """``mddf.datasets.load_dataset(dataset)``, or the user file registered as ``dataset``; missing files or a failed
-    download raise :class:`DatasetUnavailable` with the loader's message, other errors propagate."""
+    download: :class:`DatasetUnavailable` (the loader's message)."""
     source = registered(dataset)  # a user file is cached under its content and options
     key = dataset if source is None else (dataset, json.dumps(source.as_dict(), sort_keys=True))
     if cache:
@@ -203,8 +202,7 @@ def _fitted_estimator(spec, ctx, data, labels, record, classes):
 
 
 def _test_predictions(estimator, X_test, labels, n_classes, record):
-    """``(labels, probabilities of every class code or None)`` of the test rows; times (and failed probabilities) in
-    ``record``."""
+    """``(labels, probabilities of every class code or None)`` of the test rows, timed in ``record``."""
     t0 = time.perf_counter()
     try:
         y_pred, proba = predict_once(estimator, X_test, probabilities=not labels.plain)
@@ -244,8 +242,7 @@ def _run_data(ds, protocol, seed, fold, fraction, n_folds, task, validation_frac
 
 
 class _Labels:
-    """The class codes a model trains on, ``0 .. m-1`` over its training rows' classes, and back; other targets pass
-    through (``plain``)."""
+    """The class codes ``0 .. m-1`` a model trains on, and back; other targets pass through (``plain``)."""
 
     def __init__(self, y_train, task):
         self.plain = task != "classification"

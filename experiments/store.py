@@ -67,8 +67,7 @@ class ResultStore:
         return isinstance(record, dict) and "key" in record
 
     def records(self) -> list[dict]:
-        """Every record in file order; a line that is not a record (cut short, not UTF-8, JSON other than an object) is
-        skipped with a ``UserWarning`` naming the file and the line."""
+        """Every record in file order; a line that is not one is skipped with a ``UserWarning`` naming it."""
         if not self.path.exists():
             return []
         out = []

@@ -29,8 +29,7 @@ class OptionError(ValueError):
 
 
 def check_options(args, out_kind: str) -> None:
-    """Refuse (:class:`OptionError`) ``--workers`` below 1, a ``--n-jobs`` the estimators refuse and an ``--out`` not
-    of ``out_kind``."""
+    """Refuse (:class:`OptionError`) a ``--workers`` or ``--n-jobs`` that cannot run, an ``--out`` not ``out_kind``."""
     from mddf.utils import N_JOBS_CONSTRAINT
 
     if getattr(args, "workers", 1) < 1:
@@ -126,8 +125,7 @@ def mddf_params(args) -> dict:
 
 
 def mddf_model(dataset, args):
-    """The benchmark's mdDF row for ``dataset`` (:func:`~.methods.build_mddf`, practitioner protocol) with the
-    options' settings."""
+    """The benchmark's mdDF row for ``dataset`` (:func:`~.methods.build_mddf`) with the options' settings."""
     from .methods import build_mddf
     from .registry import BuildContext
 
@@ -139,8 +137,8 @@ def mddf_model(dataset, args):
 
 
 def fit_mddf(dataset, args, log=print, *, check=None):
-    """``(model, fit seconds)`` of :func:`mddf_model` fitted on the training split, adapted to its smallest class
-    (:func:`~.methods.adapt_to_small_classes`), once ``check`` (a callable, or None) has seen the unfitted model."""
+    """``(model, fit seconds)`` of :func:`mddf_model` fitted on the training split, adapted to its smallest class,
+    once ``check`` (or None) has seen the unfitted model."""
     from .methods import adapt_to_small_classes
 
     try:
@@ -169,8 +167,8 @@ def fit_mddf(dataset, args, log=print, *, check=None):
 
 
 def fitted_classifier(args, what: str, log=print, *, check=None):
-    """The dataset of the arguments and mdDF fitted on it (:func:`fit_mddf`) for subcommand ``what``, which draws
-    classes on the test rows: a :class:`UsageError` for a regression target or a dataset without a test split."""
+    """The dataset and mdDF fitted on it (:func:`fit_mddf`) for ``what``, which draws classes on the test rows (a
+    :class:`UsageError` for a regression or no test split)."""
     dataset = resolve_dataset(args, log, seed=args.seed)
     if (dataset.extra or {}).get("task") == "regression":
         raise UsageError(f"{what} draws classes; the --target of {dataset.name} is a regression target "

@@ -88,8 +88,7 @@ class WorkerPool:
 
     @classmethod
     def early(cls, count: int) -> WorkerPool:
-        """A pool whose ``count`` workers start now, before their environment is known: they import
-        :data:`PRELOADED` and wait for :meth:`decide`, which must come before the first :meth:`start`."""
+        """A pool whose ``count`` workers start now, waiting for their environment (:meth:`decide`, before a run)."""
         pool = cls()
         pool.environment = None
         pool.idle = [pool._spawn() for _ in range(count)]
