@@ -25,13 +25,6 @@ def attribution_table(explained, rows, feature_names, class_names):
     return pd.concat(frames, ignore_index=True).sort_values("row", kind="stable", ignore_index=True)
 
 
-def summary_figure(explained, feature_names, class_names, out):
-    """:func:`summary_plot` written as ``out/summary.png``."""
-    from .figures import save_figure
-
-    save_figure(summary_plot(explained, feature_names, class_names), out, "summary", formats=("png",))
-
-
 def summary_plot(explained, feature_names, class_names):
     """The figure of each column's mean absolute attribution, largest on top: of the second class for two classes,
     stacked per class for more."""
@@ -66,6 +59,7 @@ def run(args, *, command: str) -> int:
     from mddf.datasets.user_data import UserDataSource
 
     from .binding import fit_binding
+    from .figures import save_figure
     from .outfolder import OutputFiles, probe, whole
     from .studies import OptionError, check_out, fit_mddf, logger, resolve_dataset
 
@@ -90,6 +84,6 @@ def run(args, *, command: str) -> int:
     with OutputFiles(out, fit_binding("explain", ds, args), force=args.force).replacing(OUTPUTS, command):
         with whole(out / OUTPUTS[0]) as temporary:
             attribution_table(explained, file_rows, names, classes).to_csv(temporary, index=False)
-        summary_figure(explained, names, classes, out)
+        save_figure(summary_plot(explained, names, classes), out, "summary", formats=("png",))
     print(out)  # the folder of the two files
     return 0
