@@ -16,7 +16,7 @@ from .comparison import plot as plot_comparison
 from .comparison import to_csv as comparison_csv
 from .comparison import to_markdown as to_comparison_markdown
 from .cost_estimate import TableSize, announce
-from .defaults import DEFAULT_SEEDS
+from .defaults import DEEPBOOST_N_FOLDS, DEFAULT_SEEDS, SUITES, protocol_of
 from .exit_status import EXIT_NOTHING_TO_RUN, EXIT_OK, EXIT_RUN_FAILED
 from .methods import default_registry
 from .metrics import metric_of
@@ -32,7 +32,6 @@ from .runbook import bound_records, plan, report
 from .runner import DatasetUnavailable, load, task_of
 from .store import ResultStore, new_record
 from .studies import NothingToRun, UsageError, check_out, logger, open_user_data
-from .suites import DEEPBOOST_N_FOLDS, SUITES, protocol_of
 from .tables import write_csv, write_markdown
 
 #: The figure beside table.md.

@@ -1,5 +1,10 @@
-"""The runners' names and default settings, importing nothing: the command line's parsers show them without loading
-the modules that use them, which load scikit-learn."""
+"""The runners' names and default settings (protocols, suites, datasets, folds, seeds), importing no library: the
+command line's parsers show them without loading the modules that use them, which load scikit-learn."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
 
 #: The evaluation protocols of the runners (``--protocol``).
 PROTOCOLS = ("practitioner", "paper")
@@ -19,3 +24,50 @@ QUICK_DATASET = "digits"
 #: ``--task``'s values: :data:`mddf.datasets.user_data.TASKS`, which a test keeps equal to this copy (that module
 #: loads scikit-learn, being part of :mod:`mddf.datasets`).
 USER_DATA_TASKS = ("auto", "classification", "regression")
+
+
+@dataclass(frozen=True)
+class Suite:
+    """A named list of datasets evaluated together in one table."""
+
+    name: str
+    datasets: tuple  #: names accepted by ``mddf.datasets.load_dataset``
+    #: ``"split"`` (the standard train/test split) or ``"deepboost"`` (the DeepBoost paper's 10-fold protocol)
+    protocol: str
+    paper: str | None  #: whose published numbers are shown next to ours (``"mddf"``, ``"deepboost"`` or None)
+    description: str
+
+
+# fmt: off
+SUITES = {suite.name: suite for suite in (
+    Suite("default", ("digits", "breast_cancer", "wine", "iris"), "split", None,
+          "scikit-learn's bundled datasets (no download), stratified 70/30 split"),
+    Suite("mddf", ("adult", "yeast", "letter", "protein", "har", "sensit", "satimage", "mnist"), "split", "mddf",
+          "the 8 datasets of the mdDF paper's Table 1 on their standard train/test splits"),
+    Suite("deepboost", ("breastcancer", "ionosphere", "german", "diabetes", "ocr17", "ocr49"), "deepboost",
+          "deepboost", "the DeepBoost paper's datasets with its 10-fold protocol "
+          "(run i: test fold i, validation fold i+1, train on the other 8)"),
+)}
+# fmt: on
+
+DEEPBOOST_N_FOLDS = 10
+
+#: Image shapes for gcForest's multi-grained scanning, of the datasets without ``extra["image_shape"]``.
+IMAGE_SHAPES = {"digits": (8, 8), "mnist": (28, 28), "fashion-mnist": (28, 28), "ocr17": (28, 28), "ocr49": (28, 28)}
+
+
+def protocol_of(dataset: str) -> str:
+    """The protocol of ``dataset``: ``"deepboost"`` (its folds) for the DeepBoost datasets, else ``"split"``."""
+    return "deepboost" if dataset in SUITES["deepboost"].datasets else "split"
+
+
+def paper_of(dataset: str) -> str | None:
+    """Which paper published results for ``dataset`` (``"mddf"``, ``"deepboost"`` or None)."""
+    return next((suite.paper for suite in SUITES.values() if suite.paper and dataset in suite.datasets), None)
+
+
+def image_shape_of(dataset) -> tuple | None:
+    """Image shape of a loaded Dataset (from its ``extra`` or :data:`IMAGE_SHAPES`), else None."""
+    shape = (dataset.extra or {}).get("image_shape") or IMAGE_SHAPES.get(dataset.name)
+    shape = None if shape is None else tuple(int(s) for s in shape)
+    return shape if shape is not None and math.prod(shape) == dataset.X_train.shape[1] else None

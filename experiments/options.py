@@ -9,9 +9,18 @@ import re
 from pathlib import Path
 
 from .cluster import add_scheduler_argument
+from .defaults import (
+    DEFAULT_FOLDS,
+    FALLBACK_DATASET,
+    PAPER_DEFAULT_DATASET,
+    PROTOCOLS,
+    QUICK_DATASET,
+    SMALL_SAMPLE_PAPER_METHODS,
+    SUITES,
+    USER_DATA_TASKS,
+)
 from .methods import PROFILES, default_registry
 from .metrics import METRICS
-from .suites import SUITES
 
 
 def parse_seeds(text: str) -> list[int]:
@@ -104,8 +113,6 @@ def plain_text(text: str) -> str:
 
 def add_user_data_arguments(parser: argparse.ArgumentParser, *, regression: bool = True) -> None:
     """``--data PATH --target COLUMN [--test PATH]``: the user's own table (:mod:`mddf.datasets.user_data`)."""
-    from .defaults import USER_DATA_TASKS
-
     group = parser.add_argument_group("your own data (instead of a built-in dataset)")
     group.add_argument("--data", type=Path, metavar="PATH", help="a CSV file (any separator, possibly compressed: "
                        ".gz, .bz2, .xz, .zip) or Parquet file (with pyarrow installed) with one row per sample; text "
@@ -137,8 +144,6 @@ def add_files_arguments(parser: argparse.ArgumentParser) -> None:
 
 def add_dataset_arguments(parser: argparse.ArgumentParser, *, regression: bool = True) -> None:
     """``--dataset NAME``, ``--download``, ``--data-home`` and the ``--data`` options."""
-    from .defaults import FALLBACK_DATASET, PAPER_DEFAULT_DATASET, QUICK_DATASET
-
     parser.add_argument("--dataset", help=f"dataset name (default: {PAPER_DEFAULT_DATASET} as in the paper when its "
                         f"files are present, else {FALLBACK_DATASET}; with --quick: {QUICK_DATASET})")  # fmt: skip
     add_files_arguments(parser)
@@ -147,8 +152,6 @@ def add_dataset_arguments(parser: argparse.ArgumentParser, *, regression: bool =
 
 def add_mddf_arguments(parser: argparse.ArgumentParser, *, regression: bool = True) -> None:
     """The options of the single-fit subcommands: the dataset's (:func:`add_dataset_arguments`) and mdDF's."""
-    from .defaults import QUICK_DATASET
-
     add_dataset_arguments(parser, regression=regression)
     model = parser.add_argument_group("the model", "the benchmark's mdDF row: what `mddf benchmark` fits as mdDF "
                                       "under its practitioner protocol,\nMDDFClassifier with its defaults and the "
@@ -270,8 +273,6 @@ def benchmark_options(parser: argparse.ArgumentParser) -> None:
 
 def add_protocol_arguments(parser: argparse.ArgumentParser, *, folds: bool = True) -> None:
     """``--protocol``, ``--metric`` (and ``--folds``): how the runners evaluate (``folds``: the benchmark's)."""
-    from .defaults import DEFAULT_FOLDS, PROTOCOLS  # the names only: see the module
-
     parser.add_argument("--protocol", choices=PROTOCOLS, help=(
         "'practitioner': a baseline, early-stopped boosting and a random forest against mdDF, cross-validated, with "
         "standard errors (default with --data); 'paper': the papers' methods, budgets and splits (default for built-in "
@@ -291,8 +292,6 @@ def add_protocol_arguments(parser: argparse.ArgumentParser, *, folds: bool = Tru
 
 def small_sample_options(parser: argparse.ArgumentParser) -> None:
     """``mddf small-sample``'s options."""
-    from .defaults import SMALL_SAMPLE_PAPER_METHODS
-
     add_dataset_arguments(parser)
     add_protocol_arguments(parser, folds=False)
     parser.add_argument("--fractions", type=fractions, help="comma-separated training fractions (default: "

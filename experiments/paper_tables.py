@@ -8,9 +8,9 @@ from pathlib import Path
 from mddf.datasets import published as paper_results
 from mddf.datasets.user_data import TEST_FRACTION, registered
 
+from .defaults import paper_of, protocol_of
 from .methods import FALLBACK_TREES_K
 from .runbook import inapplicable
-from .suites import paper_of, protocol_of
 from .tables import build_table, method_notes, summarize, to_csv, to_markdown, write_csv, write_markdown
 
 TABLE2_ORDER = tuple(

@@ -13,8 +13,7 @@ from sklearn.utils import check_random_state
 from mddf.datasets.base import Dataset
 from mddf.datasets.user_data import seeded_split
 
-from .defaults import DEFAULT_FOLDS
-from .suites import DEEPBOOST_N_FOLDS
+from .defaults import DEEPBOOST_N_FOLDS, DEFAULT_FOLDS
 
 
 @dataclass

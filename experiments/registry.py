@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .defaults import BASELINE
+from .defaults import BASELINE, image_shape_of
 
 #: The tasks of several targets (``mddf benchmark --target a,b``), and what their methods build for them.
 SEVERAL_TARGETS = {"multioutput": "regression", "multilabel": "classification"}
@@ -37,8 +37,6 @@ class BuildContext:
     @classmethod
     def of(cls, dataset, n_classes: int, **run) -> BuildContext:
         """The context of a run on ``dataset`` of ``n_classes`` classes (0: a regression); ``run``: the other fields."""
-        from .suites import image_shape_of
-
         mask = () if dataset.categorical_mask is None else tuple(bool(b) for b in dataset.categorical_mask)
         shape = dict(
             n_features=int(dataset.X_train.shape[1]), categorical_mask=mask, image_shape=image_shape_of(dataset)

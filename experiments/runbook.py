@@ -10,10 +10,10 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from .binding import Binding, latest_bound, matches
+from .defaults import DEEPBOOST_N_FOLDS, protocol_of
 from .provenance import one_line
 from .registry import MethodSpec
 from .store import ResultStore, new_record, run_key
-from .suites import DEEPBOOST_N_FOLDS, protocol_of
 
 BUDGET_METHOD = "mdDF"
 #: The seconds a run record holds for its own work, by part (older records hold ``predict_proba_seconds`` apart);

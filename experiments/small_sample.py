@@ -19,7 +19,7 @@ from mddf.datasets.user_data import UserDataSource, provenance_line
 from .binding import files_binding, set_aside_foreign, set_aside_stale
 from .cluster import run_from_args
 from .cost_estimate import TableSize, announce
-from .defaults import SMALL_SAMPLE_PAPER_METHODS
+from .defaults import SMALL_SAMPLE_PAPER_METHODS, protocol_of
 from .exit_status import EXIT_OK, EXIT_RUN_FAILED
 from .figures import plt, save_figure
 from .methods import default_registry
@@ -31,7 +31,6 @@ from .runbook import bound_records, plan, report
 from .runner import task_of
 from .store import ResultStore
 from .studies import NothingToRun, UsageError, check_out, logger, resolve_dataset
-from .suites import protocol_of
 from .tables import write_rows
 
 DEFAULT_FRACTIONS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0)
