@@ -16,13 +16,11 @@ DEFAULT_FOLDS = 5
 DEFAULT_SEEDS = (0, 1)
 #: The small-sample study's methods under the paper's protocol unless ``--methods`` says otherwise.
 SMALL_SAMPLE_PAPER_METHODS = ("RF", "XGBoost", "gcForest", "mdDF")
-#: The studies' dataset (the mdDF paper's Figures 6-9 use UCI HAR), the one used when its files are missing, and
-#: the one of ``--quick`` (bundled with scikit-learn: it needs no files).
+#: The studies' dataset (the mdDF paper's), the one used when its files are missing, and ``--quick``'s (no files).
 PAPER_DEFAULT_DATASET = "har"
 FALLBACK_DATASET = "satimage"
 QUICK_DATASET = "digits"
-#: ``--task``'s values: :data:`mddf.datasets.user_data.TASKS`, which a test keeps equal to this copy (that module
-#: loads scikit-learn, being part of :mod:`mddf.datasets`).
+#: ``--task``'s values: a copy of :data:`mddf.datasets.user_data.TASKS` (which loads scikit-learn), tested equal.
 USER_DATA_TASKS = ("auto", "classification", "regression")
 
 

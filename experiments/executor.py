@@ -5,8 +5,8 @@ from __future__ import annotations
 import contextlib
 import os
 import time
+from collections import namedtuple
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 from .exit_status import sigterm_raises
@@ -47,14 +47,8 @@ def _core_count(usable: set | None) -> int:
     return len(usable) if usable is not None else os.cpu_count() or 1
 
 
-@dataclass(frozen=True)
-class _CpuReading:
-    """CPU time so far (clock ticks) of the usable cores (``spent``, ``idle``) and of some processes (``ours``)."""
-
-    at: float
-    spent: int
-    idle: int
-    ours: int
+#: CPU time so far (clock ticks) of the usable cores (``spent``, ``idle``) and of some processes (``ours``).
+_CpuReading = namedtuple("_CpuReading", "at spent idle ours")
 
 
 def _read_cpu(usable: set | None, pids=()) -> _CpuReading:

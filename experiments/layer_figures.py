@@ -57,9 +57,7 @@ def plot_accuracy(rows, dataset, n_kept):
 
     h1 = ax.plot(layers, series("train_oof_accuracy"), "-o", color="tab:blue", label="training (out-of-fold)")
     h2 = ax.plot(layers, series("test_accuracy"), "-s", color="tab:red", label="test")
-    ax.set_xlabel("layer")
-    ax.set_ylabel("accuracy (%)")
-    ax.set_xticks(layers)
+    ax.set(xlabel="layer", ylabel="accuracy (%)", xticks=layers)
     ax.grid(alpha=0.3)
     ax2 = ax.twinx()
     ratio = [np.nan if r.get("margin_ratio") is None else r["margin_ratio"] for r in rows]
@@ -86,10 +84,7 @@ def plot_margins(oof_margins, layers, dataset):
         curves[t] = margin_cdf(m, grid)
         ax.plot(grid, curves[t], color=colour, label=rf"layer {t} ($\lambda$ = {margin_ratio(m):.3f})")
     ax.axvline(0, color="gray", lw=0.8, ls=":")
-    ax.set_xlabel("normalised margin")
-    ax.set_ylabel("cumulative fraction of training rows")
-    ax.set_xlim(-1, 1)
-    ax.set_ylim(0, 1.02)
+    ax.set(xlabel="normalised margin", ylabel="cumulative fraction of training rows", xlim=(-1, 1), ylim=(0, 1.02))
     ax.grid(alpha=0.3)
     ax.legend(loc="upper left", fontsize=8)
     ax.set_title(f"mdDF margin distribution on {dataset} (out-of-fold)")

@@ -88,9 +88,8 @@ MIN_PAIRED_SCORES = 5
 WINNER_RULE = (
     "Winner (★): the best mean, marked only when its paired difference to every other method exceeds "
     f"2 standard errors over at least {MIN_PAIRED_SCORES} paired folds; ≈: within 2 standard errors of the best. "
-    "Standard errors over the folds, "
-    "sqrt((1/n + n_test/n_train) · var) with var the sample variance of the n per-fold scores or paired "
-    "differences (Nadeau and Bengio's correction for overlapping training rows)."
+    "Standard errors over the folds, sqrt((1/n + n_test/n_train) · var) with var the sample variance of the n "
+    "per-fold scores or paired differences (Nadeau and Bengio's correction for overlapping training rows)."
 )
 
 

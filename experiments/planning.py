@@ -19,8 +19,7 @@ from .studies import OptionError, UsageError
 MIN_REGRESSION_ROWS = 10
 
 
-#: A classification whose smallest class holds less than this share of an even split (1/k of the rows for k classes)
-#: is imbalanced: without ``--metric`` it is ranked by ROC AUC (why: the command-line page).
+#: Without ``--metric``, a classification whose smallest class holds under this share of an even split ranks by ROC AUC.
 IMBALANCE = 0.4
 
 

@@ -82,11 +82,9 @@ def plot(rows, dataset, methods, metric="accuracy"):
         ax.errorbar(x, y, yerr=err, marker=markers.get(method, "o"), ms=4, capsize=3, label=method)
     ax.set_xscale("log")
     fractions = sorted({r["fraction"] for r in rows})
-    ax.set_xticks([100 * f for f in fractions])
-    ax.set_xticklabels([f"{100 * f:g}" for f in fractions])
+    ax.set_xticks([100 * f for f in fractions], [f"{100 * f:g}" for f in fractions])
     ax.minorticks_off()
-    ax.set_xlabel("training fraction (%)")
-    ax.set_ylabel(f"test {METRICS[metric].shown}")
+    ax.set(xlabel="training fraction (%)", ylabel=f"test {METRICS[metric].shown}")
     n_seeds = max((r["n_seeds"] for r in rows), default=0)
     ax.set_title(f"Small training sets on {dataset} (mean ± std over {n_seeds} seed(s))")
     ax.grid(alpha=0.3)
@@ -159,8 +157,7 @@ def run(args, registry=None, *, command: str) -> int:
             written.append(write_rows(rows, out / f"{stem}.csv", prov))
     for r in rows:
         log(
-            f"{r['method']:<11} {100 * r['fraction']:>5g}% ({r['n_train']:>5} rows): "
-            f"{r['mean']:.2f} ± {r['std']:.2f}"
+            f"{r['method']:<11} {100 * r['fraction']:>5g}% ({r['n_train']:>5} rows): {r['mean']:.2f} ± {r['std']:.2f}"
             + (f"  (adapted in {r['adapted_runs']} run(s): {r['adapted']})" if r["adapted_runs"] else "")
         )
     for path in written:

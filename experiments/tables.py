@@ -17,11 +17,10 @@ from .provenance import with_csv_header, with_markdown_header
 
 #: The note on the rank rows that :func:`to_markdown` adds below every table.
 RANK_NOTE = (
-    "Avg. rank: on each dataset, the columns of a group with a result there are ranked (1 = most "
-    "accurate, ties share the mean rank); a column without a result there (not applicable, skipped, error, -) is "
-    "left out of that dataset's ranking, and a dataset with fewer than two results in the group is not "
-    "ranked. Each column's average is over the datasets where it has a rank: their number is the "
-    "'Datasets ranked' row."
+    "Avg. rank: on each dataset, the columns of a group with a result there are ranked (1 = most accurate, ties "
+    "share the mean rank); a column without a result there (not applicable, skipped, error, -) is left out of that "
+    "dataset's ranking, and a dataset with fewer than two results in the group is not ranked. Each column's average "
+    "is over the datasets where it has a rank: their number is the 'Datasets ranked' row."
 )
 
 

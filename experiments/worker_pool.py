@@ -20,8 +20,7 @@ from .runbook import Task, failure_record
 
 #: Seconds a worker told to end, or interrupted, has before it is stopped.
 WORKER_EXIT_TIMEOUT = 5.0
-#: The modules a worker started before its environment imports while it waits for it: most of a run's imports, and
-#: none loads an OpenMP runtime (scikit-learn's does, and reads ``OMP_WAIT_POLICY`` once, as it loads).
+#: What a worker started before its environment imports meanwhile: none loads an OpenMP runtime (scikit-learn's does).
 PRELOADED = ("numpy", "scipy.stats", "scipy.sparse", "scipy.optimize", "pandas", "numba")
 
 
