@@ -9,7 +9,6 @@ from pathlib import Path
 from mddf.datasets import DatasetError
 from mddf.datasets.user_data import UserDataError, summary
 
-from .binding import files_binding, set_aside_foreign, set_aside_stale
 from .cluster import run_from_args
 from .comparison import comparison_of
 from .comparison import plot as plot_comparison
@@ -30,7 +29,7 @@ from .provenance import one_line, provenance
 from .registry import SEVERAL_TARGETS, unavailable_reason
 from .runbook import bound_records, plan, report
 from .runner import DatasetUnavailable, load, task_of
-from .store import ResultStore, new_record
+from .store import ResultStore, files_binding, new_record, set_aside_foreign, set_aside_stale
 from .studies import NothingToRun, UsageError, check_out, logger, open_user_data
 from .tables import write_csv, write_markdown
 

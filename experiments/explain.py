@@ -58,9 +58,9 @@ def run(args, *, command: str) -> int:
 
     from mddf.datasets.user_data import UserDataSource
 
-    from .binding import fit_binding
     from .figures import save_figure
     from .outfolder import OutputFiles, probe, whole
+    from .store import fit_binding
     from .studies import OptionError, check_out, fit_mddf, logger, resolve_dataset
 
     log = logger(args)

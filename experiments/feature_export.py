@@ -42,9 +42,9 @@ import numpy as np
 
 from mddf.datasets.user_data import UserDataSource
 
-from .binding import fit_binding
 from .outfolder import OutputFiles, probe, whole
 from .provenance import package_versions
+from .store import fit_binding
 from .studies import MDDF_CONFIGURATION, OptionError, fit_mddf, logger, mddf_params, resolve_dataset
 
 LAYOUT = __doc__[__doc__.index("Layout of the file") : __doc__.index("Examples of their use")].strip()

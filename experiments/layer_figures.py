@@ -14,11 +14,11 @@ import numpy as np
 
 from mddf.datasets.user_data import provenance_line
 
-from .binding import fit_binding
 from .figures import plt, save_figure
 from .layers import layer_check, layers_drawn, margin_cdf, margin_ratio, oof_layer_margins, staged_accuracy
 from .outfolder import OutputFiles, probe
 from .provenance import provenance
+from .store import fit_binding
 from .studies import fitted_classifier, logger
 from .tables import write_rows
 

@@ -49,7 +49,7 @@ METRICS = {
         Metric("f1_macro", "macro F1", _MULTILABEL, True),
     )
 }
-#: The metrics one target's runs are bound to record (:func:`~.binding.run_settings`).
+#: The metrics one target's runs are bound to record (:func:`~.store.run_settings`).
 ONE_TARGET_METRICS = [name for name, m in METRICS.items() if {"classification", "regression"} & set(m.tasks)]
 
 

@@ -7,12 +7,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .binding import Binding, dataset_sha256, method_settings, run_settings, settings_sha256, test_sha256
 from .defaults import image_shape_of
 from .metrics import DEFAULT_METRIC, METRICS, metrics_of
 from .protocols import cv_splits, fold_count, split_run_data
 from .registry import SEVERAL_TARGETS, BuildContext, learner_task, unavailable_reason
 from .runner import task_of
+from .store import Binding, dataset_sha256, method_settings, run_settings, settings_sha256, test_sha256
 from .studies import OptionError, UsageError
 
 #: A regression's training fraction must leave at least this many rows.

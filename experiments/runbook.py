@@ -9,11 +9,10 @@ import time
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from .binding import Binding, latest_bound, matches
 from .defaults import DEEPBOOST_N_FOLDS, protocol_of
 from .provenance import one_line
 from .registry import MethodSpec
-from .store import ResultStore, new_record, run_key
+from .store import Binding, ResultStore, latest_bound, matches, new_record, run_key
 
 BUDGET_METHOD = "mdDF"
 #: The seconds a run record holds for its own work, by part (older records hold ``predict_proba_seconds`` apart);
@@ -78,7 +77,7 @@ def inapplicable(spec: MethodSpec, n_classes: int, image_shape, task: str = "cla
 def plan(datasets, specs, seeds, *, n_classes, image_shapes=None, profile="paper", fractions=(1.0,), protocol="paper",
          n_folds=None, tasks=None, bindings=None, metrics=None) -> list[Task]:  # fmt: skip
     """Every run of ``specs`` x ``datasets`` x ``seeds`` (x folds x fractions) where a method applies, mdDF first;
-    ``bindings[(dataset, method)]`` its :class:`~.binding.Binding`, ``metrics[dataset]`` its ranking metric."""
+    ``bindings[(dataset, method)]`` its :class:`~.store.Binding`, ``metrics[dataset]`` its ranking metric."""
     image_shapes = image_shapes or {}
     n_folds, tasks, bindings, metrics = n_folds or {}, tasks or {}, bindings or {}, metrics or {}
     planned = []

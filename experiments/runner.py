@@ -16,7 +16,6 @@ from joblib import effective_n_jobs
 from mddf.datasets.user_data import load_source, register_all, registered
 from mddf.utils import thread_limits
 
-from .binding import Binding, dataset_sha256
 from .defaults import protocol_of
 from .methods import FALLBACK_TREES_K, adapt_to_small_classes, default_registry
 from .methods import trees_per_layer as layer_trees
@@ -25,7 +24,7 @@ from .model_summary import describe_model, jsonable_params
 from .protocols import cv_run_data, deepboost_run_data, split_run_data
 from .provenance import PeakMemory, current_rss_mb, record_stamp, utc_now
 from .registry import BuildContext, Registry, learner_task
-from .store import new_record, run_key
+from .store import Binding, dataset_sha256, new_record, run_key
 
 #: Datasets kept in a long-lived process (inline execution, Dask workers), most recent last.
 DATASET_CACHE_SIZE = 2

@@ -16,7 +16,6 @@ import numpy as np
 
 from mddf.datasets.user_data import UserDataSource, provenance_line
 
-from .binding import files_binding, set_aside_foreign, set_aside_stale
 from .cluster import run_from_args
 from .cost_estimate import TableSize, announce
 from .defaults import SMALL_SAMPLE_PAPER_METHODS, protocol_of
@@ -29,7 +28,7 @@ from .planning import available, bindings, check_task, describe, ranking_metric,
 from .provenance import provenance
 from .runbook import bound_records, plan, report
 from .runner import task_of
-from .store import ResultStore
+from .store import ResultStore, files_binding, set_aside_foreign, set_aside_stale
 from .studies import NothingToRun, UsageError, check_out, logger, resolve_dataset
 from .tables import write_rows
 

@@ -15,12 +15,12 @@ from threadpoolctl import threadpool_limits
 
 from mddf.datasets.user_data import provenance_line
 
-from .binding import fit_binding
 from .figures import plt, save_figure
 from .layers import layer_check, layers_drawn, variance_ratio
 from .outfolder import OutputFiles, probe
 from .protocols import holdout
 from .provenance import provenance
+from .store import fit_binding
 from .studies import fitted_classifier, logger
 from .tables import write_rows
 
