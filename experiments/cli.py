@@ -43,11 +43,6 @@ class Command:
     description: str | None = None  #: its ``--help``'s description (default: its module's docstring)
     out: str = "folder"  #: what its ``--out`` names: a folder, or a file (``".npz file"``)
 
-    @property
-    def help(self) -> str:
-        """Its line in ``mddf --help``."""
-        return self.summary + (f" (also scripts/{self.script})" if self.script else "")
-
     def parser(self, prog: str | None = None) -> argparse.ArgumentParser:
         """Its parser, ``prog`` naming it in messages (default ``mddf <name>``)."""
         description = self.description or options.help_text(self.module)
@@ -153,8 +148,9 @@ def _parser() -> argparse.ArgumentParser:
                                      "describes each subcommand.", epilog=exit_status.summary())  # fmt: skip
     parser.add_argument("--version", action="version", version=f"{PROG} {version()}")
     sub = parser.add_subparsers(dest="command", metavar="<subcommand>")
-    for name, spec in COMMANDS.items():
-        sub.add_parser(name, help=spec.help, add_help=False)
+    for name, spec in COMMANDS.items():  # its line: the summary, and the script that runs it too
+        also = f" (also scripts/{spec.script})" if spec.script else ""
+        sub.add_parser(name, help=spec.summary + also, add_help=False)
     return parser
 
 

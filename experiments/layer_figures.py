@@ -3,8 +3,7 @@
 Writes, in ``--out``, ``layers_<dataset>.png/.pdf/.csv`` (Figure 8: the training accuracy, out-of-fold, of every
 grown layer, the test accuracy of every kept layer, and the margin ratio lambda = std/mean of the training margins)
 and ``margins_<dataset>.png/.pdf/.csv`` (Figure 9: the cumulative distributions of the training margins at several
-layers), each with its provenance. Margins are those of the combined vote that predicts, for the kept layers
-(``mddf.experiments.layers``). The paper uses UCI HAR; without its files the default is satimage."""
+layers), each with its provenance. Margins are those of the combined vote that predicts, for the kept layers."""
 
 from __future__ import annotations
 

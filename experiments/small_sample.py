@@ -1,11 +1,9 @@
 """The small-sample study (the mdDF paper's Figure 6): the test score against the training fraction.
 
-Trains the methods on fractions of the training rows (stratified by class, every class keeping a row; the test rows
-unchanged), repeated over seeds, and draws the mean test score (``--metric``) with standard-deviation error bars.
-Each (fraction, method, seed) is one run of the benchmark runner, resumable in ``--out``. ``--protocol paper`` (the
-default for built-in datasets) runs the paper's RF and XGBoost (400 x k trees), gcForest and mdDF; ``--protocol
-practitioner`` (the default with ``--data``) the benchmark's practitioner methods. A fraction that leaves a class
-too few rows for a method is skipped, naming the class. Writes ``small_sample_<dataset>.png/.pdf/.csv``."""
+Trains the ``--protocol``'s methods on fractions of the training rows (stratified by class, every class keeping a row;
+the test rows unchanged), repeated over seeds, and draws the mean test score (``--metric``) with standard-deviation
+error bars. Each (fraction, method, seed) is one run of the benchmark runner, resumable in ``--out``. A fraction that
+leaves a class too few rows for a method is skipped, naming the class. Writes small_sample_<dataset>.png/.pdf/.csv."""
 
 from __future__ import annotations
 

@@ -2,8 +2,8 @@
 
 Fits mdDF, then embeds in 2-D (``sklearn.manifold.TSNE``) the augmented features of several layers: the training
 rows' out-of-fold features, the test rows' ``transform(X_test, layer=t)``. Each panel is coloured by class and
-titled with tr(S_W)/tr(S_B) (smaller: more compact classes). The paper uses UCI HAR, else satimage. Writes
-``tsne_<dataset>.png/.pdf``, ``tsne_<dataset>.csv`` (every point) and ``tsne_<dataset>_ratios.csv`` in ``--out``."""
+titled with tr(S_W)/tr(S_B) (smaller: more compact classes). Writes ``tsne_<dataset>.png/.pdf``,
+``tsne_<dataset>.csv`` (every point) and ``tsne_<dataset>_ratios.csv`` in ``--out``."""
 
 from __future__ import annotations
 
