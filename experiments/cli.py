@@ -1,6 +1,5 @@
 """The command line: ``mddf <subcommand>`` and the scripts in ``scripts/`` (:data:`COMMANDS`), each subcommand's module
-imported when it runs (``mddf --help`` loads no estimator library). Errors about the input are one line, ``mddf:
-error: <what is wrong>``; standard output carries only results, everything else goes to standard error."""
+imported when it runs. An error about the input is one line; standard output carries only results."""
 
 from __future__ import annotations
 
@@ -114,8 +113,7 @@ def _run(name: str, parser, args, argv: list, *, registry, prog: str | None, com
 
 
 def run_command(name: str, argv=None, *, registry=None, prog: str | None = None, command: list | None = None) -> int:
-    """The exit status of subcommand ``name`` on ``argv`` (default ``sys.argv[1:]``), ``prog`` in messages, ``command``
-    before ``argv`` in provenance; argparse exits as it does."""
+    """Subcommand ``name``'s exit status on ``argv`` (``prog`` in messages, ``command`` before it in provenance)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = COMMANDS[name].parser(prog)
     args = parser.parse_args(argv)

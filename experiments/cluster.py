@@ -130,8 +130,7 @@ def connect(spec: SchedulerSpec, *, timeout: float = 10.0):
 
 
 def check_workers(client, registry=None) -> dict:
-    """``{"workers": n, "threads": total}`` of the cluster, or :class:`ClusterSetupError` naming the processes that
-    cannot import the packages a run needs."""
+    """``{"workers": n, "threads": total}`` of the cluster, or :class:`ClusterSetupError` (a package it lacks)."""
     packages = set(WORKER_PACKAGES)
     for spec in registry or ():
         packages.add(spec.build.__module__.split(".")[0])

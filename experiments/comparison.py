@@ -100,8 +100,7 @@ def _shown(metric: str, mean: float) -> str:
 
 
 def ties_for_best(comparison: DatasetComparison) -> list[str]:
-    """The methods whose mean is the best's to the digits the table shows, best first, when two or more and no
-    winner; else []."""
+    """The methods whose mean is the best's to the digits shown, best first, when two or more and no winner, else []."""
     ranking = comparison.ranking
     if not ranking or ranking[0].winner:
         return []

@@ -57,8 +57,7 @@ class TableSize:
 
 
 def run_seconds(method: str, group: str, train_rows: float, columns: int, classes: int) -> float | None:
-    """The modelled seconds of one run of ``method`` of ``group`` (:data:`COEFFICIENTS`) on a table of this size, on
-    two threads; None for a method it has no measurements of."""
+    """The modelled seconds of one run of ``method`` of ``group`` on a table of this size, on two threads, or None."""
     if (line := COEFFICIENTS.get((method, group))) is None:
         return None
     logs = np.log([max(train_rows, line[6]), max(columns, 1), max(classes - 1, 1)])
@@ -80,8 +79,7 @@ class Estimate:
 
 
 def estimate(tasks, sizes: dict, workers: int = 1, cold=()) -> Estimate:
-    """The :class:`Estimate` of the runs ``tasks`` on the datasets ``sizes`` (``{name: TableSize}``), ``workers`` at a
-    time, numba's cache lacking the kinds ``cold``."""
+    """The :class:`Estimate` of ``tasks`` on ``sizes`` (``{name: TableSize}``), numba's cache lacking ``cold``."""
     by_method, unmodelled, runs, kinds = {}, {}, 0, set()
     for task in tasks:
         size = sizes[task.dataset]
@@ -126,8 +124,7 @@ def describe(est: Estimate) -> str:
 
 
 def cheaper(tasks, sizes: dict, workers: int = 1, cold=()) -> list[str]:
-    """The cheaper settings of a sweep estimated above :data:`ADVICE_SECONDS` (:func:`estimate`'s arguments), a line
-    each."""
+    """The cheaper settings of a sweep estimated above :data:`ADVICE_SECONDS` (:func:`estimate`'s arguments)."""
     full = estimate(tasks, sizes, workers, cold)
     if full.seconds <= ADVICE_SECONDS:
         return []

@@ -11,8 +11,7 @@ from .exit_status import EXIT_OK
 
 
 def availability(name: str) -> tuple[str, str]:
-    """``(group, state)``: state is ``"bundled"``, ``"files present"`` or ``"missing: <files>"``, where
-    :func:`mddf.datasets.load_dataset` looks for them (nothing read or verified)."""
+    """``(group, state)``: ``"bundled"``, ``"files present"`` or ``"missing: <files>"`` (nothing read or verified)."""
     from mddf.datasets.bundled import BUNDLED_NAMES
     from mddf.datasets.fetch import resolve_cache_dir, resolve_data_home
     from mddf.datasets.loader import validate_options

@@ -104,8 +104,7 @@ _EARLY: dict = {}
 
 
 def start_workers_early(workers: int) -> None:
-    """Start the ``workers`` worker processes of this process's next :func:`execute` now, their OpenMP setting decided
-    when it starts; :func:`discard_early_workers` stops those it does not take."""
+    """Start the ``workers`` worker processes of the next :func:`execute` now (:func:`discard_early_workers`)."""
     discard_early_workers()
     if workers < 1:
         return
@@ -315,8 +314,7 @@ class WorkerPool:
         return ended
 
     def close(self) -> None:
-        """Interrupt the busy workers (SIGINT), tell the idle ones to end, stop those left after
-        :data:`WORKER_EXIT_TIMEOUT` s (workers :meth:`early` never used: at once)."""
+        """Interrupt the busy workers, tell the idle ones to end, stop those left after :data:`WORKER_EXIT_TIMEOUT`."""
         idle, busy = self.idle, self.busy
         self.idle, self.busy = [], []
         if self.environment is None:  # started early and never used: nothing of theirs to keep

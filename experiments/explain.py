@@ -26,8 +26,7 @@ def attribution_table(explained, rows, feature_names, class_names):
 
 
 def summary_plot(explained, feature_names, class_names):
-    """The figure of each column's mean absolute attribution, largest on top: of the second class for two classes,
-    stacked per class for more."""
+    """Each column's mean absolute attribution, largest on top (two classes: the second's; more: stacked per class)."""
     import numpy as np
 
     from .figures import plt

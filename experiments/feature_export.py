@@ -60,9 +60,8 @@ def layer_features(model, dataset):
 
 
 def run(args, *, command: str) -> int:
-    """Fit mdDF on the dataset of the arguments and write its layer features (the layout above) to ``--out`` (``.npz``
-    appended when it lacks it), refusing before the fit a file there that is not its own features of the same data and
-    settings unless ``--force`` (:mod:`.outfolder`); print the file's path and return 0."""
+    """Fit mdDF and write its layer features (the layout above) to ``--out`` (``.npz`` appended), refusing before the
+    fit a file there not its own unless ``--force``; print the file's path and return 0."""
     log = logger(args)
     ds = resolve_dataset(args, log, seed=args.seed)
     user = ds.extra.get("user_data")

@@ -73,8 +73,7 @@ def pick_layers(n_layers: int, count: int = 4) -> list[int]:
 
 
 def layer_check(text: str | None, option: str):
-    """:func:`~.studies.fit_mddf`'s ``check``: a ``UsageError`` for a layer of ``option``'s ``text`` beyond the
-    ``max_layers`` the unfitted model grows."""
+    """:func:`~.studies.fit_mddf`'s ``check``: a ``UsageError`` for a layer of ``text`` past the ``max_layers``."""
     from .studies import UsageError
 
     def check(model) -> None:
