@@ -83,8 +83,7 @@ class Constrained:
 
 
 def with_monotone(text, dataset, registry, specs, label=None, log=None):
-    """``(registry, specs)`` with the :data:`CONSTRAINED_METHODS` constrained as the option's ``text`` says on the
-    ``--data`` ``dataset``, for ``label``'s class (:func:`constrained_class`), said with ``log`` (default: stderr)."""
+    """``(registry, specs)`` with the :data:`CONSTRAINED_METHODS` constrained as ``text`` says, said with ``log``."""
     if dataset is not None and task_of(dataset) in SEVERAL_TARGETS and (text, label) != (None, None):
         given = "--monotone" if text is not None else "--monotone-class"
         raise UsageError(f"{given} takes one --target: several targets take no monotone constraints")

@@ -95,8 +95,7 @@ def fractions(text: str) -> list[float]:
 
 
 def help_text(name: str) -> str:
-    """The docstring of this package's module ``name`` as ``--help`` shows it, read from its source (not imported: a
-    parser loads no estimator library)."""
+    """The docstring of this package's module ``name`` as ``--help`` shows it, read from its source, not imported."""
     source = Path(importlib.util.find_spec(f"{__package__}.{name}").origin).read_text(encoding="utf-8")
     return plain_text((ast.get_docstring(ast.parse(source)) or "").strip()) + "\n"
 

@@ -150,8 +150,7 @@ def _stamp(path: Path):
 
 
 class OutputFiles:
-    """The files one run writes into ``folder`` from the data and settings ``binding`` (a hash); ``force`` replaces
-    the user's, ``log`` (default: stderr) says what is moved or replaced."""
+    """The files a run writes into ``folder`` from the data and settings ``binding``; ``force`` replaces the user's."""
 
     def __init__(self, folder, binding: str, *, force: bool = False, log=None):
         self.folder, self.binding, self.force = Path(folder), binding, force
@@ -434,8 +433,7 @@ def hold(folder, command: str, log=None):
 
 
 def move_aside(folder, names) -> Path:
-    """Move the files ``names`` of ``folder`` to a new ``<folder>/old/<UTC time>/``, returned (:class:`FolderUnwritable`
-    when ``old`` is not a folder)."""
+    """Move the files ``names`` of ``folder`` to a new ``<folder>/old/<UTC time>/``, returned."""
     folder = Path(folder)
     old = folder / "old"
     if old.is_symlink() or (old.exists() and not old.is_dir()):

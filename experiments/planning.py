@@ -141,8 +141,7 @@ def bindings(infos, specs, *, protocol: str, profile: str, n_folds: dict, valida
 
 
 def _too_few(ds, drawn, specs) -> dict:
-    """``{method: reason}`` of ``specs`` whose ``min_class_rows`` exceeds a class's rows in one of the ``drawn``
-    splits (``[(where, training codes)]``)."""
+    """``{method: reason}`` of ``specs`` needing more rows of a class than a ``drawn`` ``(where, codes)`` split has."""
     found = []
     for where, y in drawn:
         codes, counts = np.unique(y, return_counts=True)

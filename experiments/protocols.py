@@ -80,8 +80,7 @@ def deepboost_folds(y, n_folds=10, random_state=0):
 
 
 def deepboost_run_data(dataset, seed: int, fold: int, n_folds: int = DEEPBOOST_N_FOLDS) -> RunData:
-    """Run ``fold`` of the DeepBoost paper's protocol (:func:`deepboost_folds`, shuffled with ``seed``): the model
-    selected on fold ``fold + 1`` is tested as is on fold ``fold``."""
+    """Run ``fold`` of the DeepBoost paper's protocol (:func:`deepboost_folds`), shuffled with ``seed``."""
     if not 0 <= fold < n_folds:
         raise ValueError(f"fold must be in [0, {n_folds}), got {fold}")
     X, y = dataset.X, dataset.y
@@ -128,8 +127,7 @@ def cv_splits(y, task: str, n_folds: int, seed: int) -> list:
 
 
 def cv_run_data(dataset, seed: int, fold: int, n_folds: int, task: str, validation_fraction: float = 0.2) -> RunData:
-    """Run ``fold`` of seed ``seed``'s k-fold cut of all of ``dataset``'s rows, hyper-parameters chosen on
-    ``validation_fraction`` of its training rows."""
+    """Run ``fold`` of seed ``seed``'s k-fold cut of ``dataset``, selection on ``validation_fraction`` of its rows."""
     if not 0 <= fold < n_folds:
         raise ValueError(f"fold must be in [0, {n_folds}), got {fold}")
     X, y = dataset.X, dataset.y
@@ -165,8 +163,7 @@ def subsample(dataset: Dataset, fraction, random_state=None, stratify: bool = Tr
 
 
 def mask_completely_at_random(X, fraction, random_state=None):
-    """A float copy of ``X`` whose entries are each NaN with probability ``fraction`` in [0, 1) (``random_state``
-    seeds the mask); entries already missing stay missing."""
+    """A float copy of ``X`` whose entries are each NaN with probability ``fraction`` in [0, 1) (MCAR)."""
     if not 0 <= fraction < 1:
         raise ValueError(f"fraction must be in [0, 1), got {fraction}")
     X = np.array(X, dtype=np.result_type(np.asarray(X).dtype, np.float32), copy=True)

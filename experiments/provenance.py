@@ -25,8 +25,7 @@ _PACKAGES = ("numpy", "scipy", "scikit-learn", "xgboost", "lightgbm", "joblib", 
 
 @functools.lru_cache(maxsize=1)
 def package_versions() -> dict:
-    """Versions of Python and the packages a result depends on, plus the repository commit:
-    ``{"python": ..., "numpy": ..., ..., "git_commit": sha or None, "git_dirty": bool or None}``."""
+    """``{"python": ..., "numpy": ..., ..., "git_commit": sha or None, "git_dirty": bool or None}``."""
     versions = {"python": platform.python_version()}
     for name in _PACKAGES:
         try:

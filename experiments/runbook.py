@@ -198,8 +198,7 @@ class RunBook:
         return record is not None and record.get("status") == "ok" and matches(record, task.binding)
 
     def _budget_matches(self, task: Task, budget: dict) -> bool:
-        """Whether the mdDF record ``budget`` may set ``task``'s tree budget: it is bound as planned, or (an mdDF
-        run outside this plan) it ran on the same data."""
+        """Whether the mdDF record ``budget`` may set ``task``'s tree budget (bound as planned, or on the same data)."""
         if task.budget_key in self.bindings:
             return matches(budget, self.bindings[task.budget_key])
         if task.binding is None:

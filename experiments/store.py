@@ -104,8 +104,7 @@ class ResultStore:
         return {rec["key"]: rec for rec in self.records() if "key" in rec}
 
     def append(self, record: dict) -> None:
-        """Write one record as a line forced to disk (after :meth:`repair`), whole or not at all: a failed write is cut
-        back, its ``OSError`` naming the file."""
+        """Write one record as a line forced to disk (after :meth:`repair`), whole or not at all."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         line = (json.dumps(_clean(record), allow_nan=False) + "\n").encode("utf-8")
         self.repair()

@@ -137,8 +137,7 @@ def mddf_model(dataset, args):
 
 
 def fit_mddf(dataset, args, log=print, *, check=None):
-    """``(model, fit seconds)`` of :func:`mddf_model` fitted on the training split, adapted to its smallest class,
-    once ``check`` (or None) has seen the unfitted model."""
+    """``(model, fit seconds)`` of :func:`mddf_model` fitted on the training split, once ``check`` has seen it."""
     from .methods import adapt_to_small_classes
 
     try:

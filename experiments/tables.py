@@ -72,8 +72,7 @@ def csv_text(rows: Sequence[dict], columns: Sequence[str] | None = None) -> str:
 
 
 def write_markdown(markdown: str, path, provenance: dict | None = None) -> Path:
-    """Write a Markdown table or page after ``provenance``'s header block (:func:`~.provenance.markdown_header`), whole
-    or not at all (:func:`~.outfolder.write_text`); return the path."""
+    """Write a Markdown table or page after ``provenance``'s header, whole or not at all; return the path."""
     return write_text(path, with_markdown_header(markdown, provenance))
 
 
