@@ -169,7 +169,8 @@ def _run_in(out, args, registry, datasets, available, source, command, protocol,
     if not tasks:
         why = f"none of {', '.join(s.name for s in available)} applies to {', '.join(usable)}" if usable else None
         print(f"nothing to run: {why or 'no dataset could be loaded'}", file=sys.stderr)
-        _print_skipped(skipped)
+        for name, reason in skipped.items():
+            print(f"skipped dataset {name}: {reason}", file=sys.stderr)
         return EXIT_NOTHING_TO_RUN
     made = [f"{stem}.{kind}" for stem in ("table", "ablation", "peers") for kind in ("md", "csv")] + [FIGURE]
     with writing(out, f"appending to {store.path.name}", named_only=True):  # the runs' own errors pass
@@ -195,7 +196,8 @@ def _run_in(out, args, registry, datasets, available, source, command, protocol,
     print(markdown)
     loaded = f" ({len(unloadable)} could not be loaded)" if unloadable else ""
     not_ok = report(tasks, store, [f"{len(skipped)} dataset(s) skipped{loaded}"] if skipped else [])
-    _print_skipped(skipped)
+    for name, reason in skipped.items():
+        print(f"skipped dataset {name}: {reason}", file=sys.stderr)
     tables = f"{out / 'table.md'}, {out / 'table.csv'}"
     print(f"results: {store.path}\ntables: {tables}; figure: {out / FIGURE}", file=sys.stderr)
     return EXIT_RUN_FAILED if not_ok or unloadable else EXIT_OK
@@ -264,8 +266,3 @@ def write_paper_figure(records, out, datasets, methods, prov) -> None:
         from .figures import save_figure
 
         save_figure(plot_comparison(comparisons, "papers' protocol"), out, FIGURE_STEM, prov, formats=("png",))
-
-
-def _print_skipped(skipped: dict) -> None:
-    for name, why in skipped.items():
-        print(f"skipped dataset {name}: {why}", file=sys.stderr)

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from .defaults import BASELINE
 from .metrics import MIN_PAIRED_SCORES, WINNER_RULE, apart, compare, metric_of, metrics_of, paired_difference
 from .runbook import SECONDS, run_seconds
-from .tables import csv_text, markdown_table, plus_minus
+from .tables import and_list, csv_text, markdown_table, plus_minus
 
 WINNER = "★"
 TIED = "≈"
@@ -109,11 +109,6 @@ def ties_for_best(comparison: DatasetComparison) -> list[str]:
     return tied if len(tied) > 1 else []
 
 
-def _and(names) -> str:
-    """``A``, ``A and B``, ``A, B and C``."""
-    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
-
-
 def _value(metric: str, mean: float, se: float, bold: bool = False) -> str:
     scale = metric_of(metric).scale
     return plus_minus(scale * mean, scale * se, _digits(metric), bold=bold)
@@ -195,7 +190,7 @@ def _ranking_verdict(comparison: DatasetComparison) -> str:
     ties = ties_for_best(comparison)
     lead = f"{best.method} has the best mean"
     if ties:
-        lead = f"{_and(ties)} tie for the best mean ({_shown(comparison.metric, best.mean)})"
+        lead = f"{and_list(ties)} tie for the best mean ({_shown(comparison.metric, best.mean)})"
     if len(comparison.ranking) > 1 and fewest < MIN_PAIRED_SCORES:
         return (
             f"{comparison.dataset}: {lead} on {label}; too few scores for a significance "
@@ -308,7 +303,7 @@ def plot(comparisons, subtitle: str = ""):
         ax.set_xlabel(metric.shown + ("" if metric.greater_is_better else " (lower is better)"))
         few = len(ranking) > 1 and min(c.n_common for c in ranking) < MIN_PAIRED_SCORES
         verdict = f"{WINNER} {comparison.winner}" if comparison.winner else "too few scores" if few else "no winner"
-        verdict = f"tie: {_and(ties)}; {verdict}" if ties else verdict
+        verdict = f"tie: {and_list(ties)}; {verdict}" if ties else verdict
         ax.set_title(f"{comparison.dataset} ({verdict})", fontsize=10)
         ax.grid(axis="x", alpha=0.3)
     for ax in list(axes.flat)[len(comparisons) :]:

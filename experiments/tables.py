@@ -152,9 +152,13 @@ def method_notes(table: Table, descriptions, group="ours") -> list:
     notes = []
     for methods, text in descriptions:
         if present := [m for m in table.ran(group) if m in methods]:
-            names = present[0] if len(present) == 1 else ", ".join(present[:-1]) + " and " + present[-1]
-            notes.append(text.replace("{methods}", names))
+            notes.append(text.replace("{methods}", and_list(present)))
     return notes
+
+
+def and_list(names) -> str:
+    """``A``, ``A and B``, ``A, B and C``."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 def summarize(records, *, fraction=1.0, profile=None, seeds=None) -> dict:
