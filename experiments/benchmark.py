@@ -33,8 +33,7 @@ from .store import ResultStore, files_binding, new_record, set_aside_foreign, se
 from .studies import NothingToRun, UsageError, check_out, logger, open_user_data
 from .tables import write_csv, write_markdown
 
-#: The figure beside table.md.
-FIGURE_STEM = "figure"
+FIGURE_STEM = "figure"  #: The figure beside table.md.
 FIGURE = f"{FIGURE_STEM}.png"
 #: The files of the retired several-target runner, moved aside with its records.
 RETIRED = ("several_targets.json", "several_targets.png")

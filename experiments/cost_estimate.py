@@ -24,8 +24,7 @@ FIRST_USE = _MODEL["first_use"]  #: ``{kind: seconds}`` numba compiles on a firs
 SUITE_SCORES = _MODEL["suite_scores"]
 #: ``{task: (design, its parameters, fit ratio, predict ratio, worst table's difference)}``.
 CHEAPER_DESIGNS = {task: tuple(v) for task, v in _MODEL["cheaper_designs"].items()}
-#: Above this estimate (seconds), the cheaper settings are named.
-ADVICE_SECONDS = 600.0
+ADVICE_SECONDS = 600.0  #: Above this estimate (seconds), the cheaper settings are named.
 #: The estimator of each task that the cheaper design's parameters are for, and its name in the suite's scores.
 ESTIMATORS = {"classification": "MDDFClassifier", "regression": "CascadeForestRegressor"}
 SUITE_DEFAULTS = {"classification": "mdDF", "regression": "CascadeForest"}

@@ -6,14 +6,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-#: The evaluation protocols of the runners (``--protocol``).
-PROTOCOLS = ("practitioner", "paper")
-#: The practitioner protocol's baseline method, always run (the majority class, or the mean).
-BASELINE = "Baseline"
-#: Folds of the practitioner's cross-validation unless ``--folds`` says otherwise.
-DEFAULT_FOLDS = 5
-#: Seeds (repetitions of the k-fold cut) unless ``--seeds`` says otherwise.
-DEFAULT_SEEDS = (0, 1)
+PROTOCOLS = ("practitioner", "paper")  #: The evaluation protocols of the runners (``--protocol``).
+BASELINE = "Baseline"  #: The practitioner protocol's baseline method, always run (the majority class, or the mean).
+DEFAULT_FOLDS = 5  #: Folds of the practitioner's cross-validation unless ``--folds`` says otherwise.
+DEFAULT_SEEDS = (0, 1)  #: Seeds (repetitions of the k-fold cut) unless ``--seeds`` says otherwise.
 #: The small-sample study's methods under the paper's protocol unless ``--methods`` says otherwise.
 SMALL_SAMPLE_PAPER_METHODS = ("RF", "XGBoost", "gcForest", "mdDF")
 #: The studies' dataset (the mdDF paper's), the one used when its files are missing, and ``--quick``'s (no files).

@@ -181,8 +181,7 @@ def _execute_in_workers(book: RunBook, workers: int, n_jobs: int, say) -> None:
         pool.close()  # interrupted (Ctrl-C, SIGTERM, an error): the runs in progress stop with all they started
 
 
-#: Seconds a worker told to end, or interrupted, has before it is stopped.
-WORKER_EXIT_TIMEOUT = 5.0
+WORKER_EXIT_TIMEOUT = 5.0  #: Seconds a worker told to end, or interrupted, has before it is stopped.
 #: What a worker started before its environment imports meanwhile: none loads an OpenMP runtime (scikit-learn's does).
 PRELOADED = ("numpy", "scipy.stats", "scipy.sparse", "scipy.optimize", "pandas", "numba")
 

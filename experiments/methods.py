@@ -301,12 +301,9 @@ def build_extra_trees(ctx: BuildContext, **params):
 
 # The practitioner's protocol: a baseline, early-stopped boosting, a random forest
 
-#: Rounds at most of the early-stopped boosting models (the quick profile: QUICK_PEER_ROUNDS).
-ROUNDS_CAP = 1000
-#: Rounds without improvement of the validation loss before an early-stopped model stops.
-PATIENCE = 20
-#: Share of the training rows an early-stopped model monitors its loss on.
-ES_VALIDATION_FRACTION = 0.1
+ROUNDS_CAP = 1000  #: Rounds at most of the early-stopped boosting models (the quick profile: QUICK_PEER_ROUNDS).
+PATIENCE = 20  #: Rounds without improvement of the validation loss before an early-stopped model stops.
+ES_VALIDATION_FRACTION = 0.1  #: Share of the training rows an early-stopped model monitors its loss on.
 #: Trees of the practitioner's random forest: the trees of one mdDF layer.
 PRACTITIONER_RF_TREES = _PAPER_TREES_PER_LAYER
 

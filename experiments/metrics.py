@@ -8,11 +8,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-#: Probabilities are clipped to [PROBA_CLIP, 1] (then each row renormalised) before the log-loss.
-PROBA_CLIP = 1e-15
+PROBA_CLIP = 1e-15  #: Probabilities are clipped to [PROBA_CLIP, 1] (then each row renormalised) before the log-loss.
 
-#: How many standard errors a difference must exceed to count.
-SIGNIFICANCE_SE = 2.0
+SIGNIFICANCE_SE = 2.0  #: How many standard errors a difference must exceed to count.
 
 
 @dataclass(frozen=True)
@@ -82,8 +80,7 @@ def predict_once(estimator, X, probabilities=True):
 #: The metric that ranks when ``--metric`` is not given: scikit-learn's default ``score`` of each task.
 DEFAULT_METRIC = dict(classification="accuracy", regression="r2", multioutput="r2", multilabel="subset_accuracy")
 
-#: Paired scores (folds both methods have) below which no difference is called significant.
-MIN_PAIRED_SCORES = 5
+MIN_PAIRED_SCORES = 5  #: Paired scores (folds both methods have) below which no difference is called significant.
 
 WINNER_RULE = (
     "Winner (★): the best mean, marked only when its paired difference to every other method exceeds "

@@ -9,8 +9,7 @@ from .registry import SEVERAL_TARGETS, Registry
 from .runner import task_of
 from .studies import UsageError
 
-#: The methods that take the constraints: the cascades (:func:`~.methods.build_mddf`).
-CONSTRAINED_METHODS = ("mdDF",)
+CONSTRAINED_METHODS = ("mdDF",)  #: The methods that take the constraints: the cascades (:func:`~.methods.build_mddf`).
 
 
 def parse_monotone(text: str) -> dict:

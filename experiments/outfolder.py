@@ -240,8 +240,7 @@ LOCK_NAME = ".mddf-lock"
 #: The keys of the JSON object a runner writes into its lock file: what tells it from a user's file of that name.
 OWNER_KEYS = frozenset({"pid", "host", "started", "command"})
 
-#: The lock file of each folder this process holds, and its :class:`filelock.FileLock`.
-_HELD: dict = {}
+_HELD: dict = {}  #: The lock file of each folder this process holds, and its :class:`filelock.FileLock`.
 
 
 class FolderLocked(RuntimeError):

@@ -15,8 +15,7 @@ from .runner import task_of
 from .store import Binding, dataset_sha256, method_settings, run_settings, settings_sha256, test_sha256
 from .studies import OptionError, UsageError
 
-#: A regression's training fraction must leave at least this many rows.
-MIN_REGRESSION_ROWS = 10
+MIN_REGRESSION_ROWS = 10  #: A regression's training fraction must leave at least this many rows.
 
 
 #: Without ``--metric``, a classification whose smallest class holds under this share of an even split ranks by ROC AUC.

@@ -31,8 +31,7 @@ class BuildContext:
     image_shape: tuple | None = None
     n_trees: int | None = None  # tree budget (RF, XGBoost)
     task: str = "classification"  # or "regression", or several targets' (:data:`SEVERAL_TARGETS`)
-    #: "paper": the papers' reproductions (mdDF: ``PAPER_CONFIG``); "practitioner": the estimators' defaults
-    protocol: str = "paper"
+    protocol: str = "paper"  #: "paper": the papers' reproductions; "practitioner": the estimators' defaults
 
     @classmethod
     def of(cls, dataset, n_classes: int, **run) -> BuildContext:
@@ -52,8 +51,7 @@ class MethodSpec:
     build: Callable[..., Any]  #: ``build(ctx, **params) -> estimator`` (a module-level function)
     requires: tuple  #: ``(module, attribute)`` imported to decide whether the method is available
     description: str = ""
-    #: ``grid(ctx) -> list of dict``: candidate hyper-parameters, chosen on the validation rows
-    grid: Callable[[BuildContext], list] | None = None
+    grid: Callable[[BuildContext], list] | None = None  #: ``grid(ctx)``: candidates, chosen on the validation rows
     binary_only: bool = False  #: runs only on two-class datasets
     tree_budget: bool = False  #: uses ``trees_per_layer x k`` trees, k from mdDF's layers on the same run
     default: bool = True  #: included when no ``--methods`` are given
@@ -63,14 +61,10 @@ class MethodSpec:
     aliases: tuple = field(default_factory=tuple)
     practitioner: bool = False  #: included when no ``--methods`` are given under the practitioner protocol
     tasks: tuple = ("classification",)  #: the tasks ``build`` makes an estimator for (``ctx.task``)
-    #: ``warm_up(ctx) -> estimator``: a tiny model of the same kind fitted before the timed fit (:func:`~.methods.tiny`)
-    warm_up: Callable[[BuildContext], Any] | None = None
-    #: training rows of every class the method needs (after :func:`~.methods.adapt_to_small_classes`)
-    min_class_rows: int = 1
-    #: the class of ``requires``' module that ``build`` makes for a regression (``LGBMRegressor``), when it has one
-    regressor: str | None = None
-    #: the extra of this package that installs ``requires``' module (``"bench"``), for an optional one
-    extra: str | None = None
+    warm_up: Callable[[BuildContext], Any] | None = None  #: ``warm_up(ctx)``: a tiny model fitted before the timed fit
+    min_class_rows: int = 1  #: training rows of every class it needs (after :func:`~.methods.adapt_to_small_classes`)
+    regressor: str | None = None  #: the class of ``requires``' module built for a regression (``LGBMRegressor``)
+    extra: str | None = None  #: the extra of this package that installs an optional ``requires``' module
 
 
 class Registry:

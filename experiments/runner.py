@@ -27,8 +27,7 @@ from .provenance import PeakMemory, current_rss_mb, record_stamp, utc_now
 from .registry import BuildContext, Registry, learner_task
 from .store import Binding, dataset_sha256, new_record, run_key
 
-#: Datasets kept in a long-lived process (inline execution, Dask workers), most recent last.
-DATASET_CACHE_SIZE = 2
+DATASET_CACHE_SIZE = 2  #: Datasets kept in a long-lived process (inline execution, Dask workers), most recent last.
 _DATASET_CACHE: OrderedDict[object, object] = OrderedDict()
 _DATASET_CACHE_LOCK = threading.Lock()  # a Dask worker with several threads runs several runs at once
 

@@ -145,8 +145,7 @@ class ResultStore:
         return len(data) - keep
 
 
-#: Bumped when the way results are computed changes for every method (splits, metrics).
-RESULT_VERSION = 1
+RESULT_VERSION = 1  #: Bumped when the way results are computed changes for every method (splits, metrics).
 
 #: The protocol of the records of the retired several-target runner: records of other settings.
 RETIRED_PROTOCOL = "several-targets"
