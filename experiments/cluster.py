@@ -176,10 +176,7 @@ def _failure(task: Task, future, exc: BaseException, scheduler: str) -> dict:
     """The ``error`` record of a run whose task raised instead of returning a record."""
     name = type(exc).__name__
     if name == "KilledWorker":
-        error = (
-            f"the Dask worker running it died each time it was tried ({name}: {exc}); e.g. out of memory or a "
-            "crash in native code"
-        )
+        error = f"the Dask worker running it died at each try ({name}: {exc}), e.g. out of memory or a native crash"
     elif isinstance(exc, asyncio.CancelledError):
         error = f"the task was cancelled by the cluster ({name}: {exc})"
     else:

@@ -316,8 +316,7 @@ def export_features_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", type=Path, default=None, help="output .npz (default: "
                         "results/features/<dataset>_mddf_features.npz; with --data <file stem>-<sha256 prefix> for "
                         "<dataset>); a file there that it did not write is refused unless --force")  # fmt: skip
-    parser.add_argument("--force", action="store_true", help="replace the --out file even if it did not write it (or "
-                        "it was changed)")  # fmt: skip
+    parser.add_argument("--force", action="store_true", help="replace an --out file it did not write or that changed")
 
 
 def explain_options(parser: argparse.ArgumentParser) -> None:
