@@ -39,7 +39,7 @@ if not __package__:  # run as a file: the studies import from the repository roo
 from benchmarks import _internals
 from benchmarks.data import frames, registry
 from benchmarks.harness import CrossValidation, Study, TrainTest, main_by_flag, mean_ranks, mean_std, not_run, summary
-from mddf.experiments.model_summary import predictor_choice
+from mddf.experiments.runner import predictor_choice
 from mddf.experiments.store import ResultStore
 from mddf.experiments.tables import markdown_table
 

@@ -43,7 +43,7 @@ if not __package__:  # run as a file: the studies import from the repository roo
 from benchmarks import realdata, realdata_figures, realdata_rule, realdata_statistics, realdata_suite
 from benchmarks.data import frames
 from benchmarks.harness import CrossValidation, Study, TrainTest, command_provenance, fit_and_score, main_by_flag
-from mddf.experiments.environment import PeakMemory
+from mddf.experiments.provenance import PeakMemory
 from mddf.experiments.tables import markdown_table
 
 FORESTS = ("rf", "rf", "crf", "crf")
@@ -407,7 +407,7 @@ DF21_PRICE = {"letter": (4.8, 1.3), "adult": (4.8, 2.3)}
 
 def fit_with_peak_memory(ctx, X, y, X_eval, y_eval) -> dict:
     """The harness's unit (fit, predict, score), with ``peak_rss_mb``: the worker's peak resident memory from the
-    fit's start to the end of prediction (:class:`~mddf.experiments.environment.PeakMemory`; the data resident)."""
+    fit's start to the end of prediction (:class:`~mddf.experiments.provenance.PeakMemory`; the data resident)."""
     peak = PeakMemory().start()
     record = fit_and_score(ctx, X, y, X_eval, y_eval)
     return {**record, "peak_rss_mb": peak.peak_mb(), "peak_method": peak.method}

@@ -52,7 +52,7 @@ from benchmarks.harness import (
     timed_fit,
 )
 from benchmarks.harness.report import number
-from mddf.experiments.model_summary import predictor_choice
+from mddf.experiments.runner import predictor_choice
 from mddf.experiments.tables import markdown_table
 
 NUMERIC = ("diabetes", "friedman1", "friedman3", "california")

@@ -10,7 +10,7 @@ random_state=seed, **--params)`` is fitted once in a fresh process. The bounded-
 
 Recorded per fit: fit and predict seconds, test accuracy, layers kept and grown, the model's bytes (kept and grown
 layers), and memory: ``peak_rss_mb``, the peak resident memory from the start of the fit to the end of prediction
-(the high-water mark reset after the data are generated: ``mddf.experiments.environment.PeakMemory``),
+(the high-water mark reset after the data are generated: ``mddf.experiments.provenance.PeakMemory``),
 ``process_peak_rss_mb`` (the process's lifetime peak), ``rss_before_fit_mb`` and ``rss_libraries_mb`` (before the
 data exist).
 
@@ -84,7 +84,7 @@ def fit(ctx, *rows) -> dict:
     import gc
 
     from mddf import MDDFClassifier
-    from mddf.experiments.environment import PeakMemory, current_rss_mb
+    from mddf.experiments.provenance import PeakMemory, current_rss_mb
 
     o = ctx.options
     rss_libraries = current_rss_mb()  # interpreter and libraries, before any data

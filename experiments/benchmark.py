@@ -1,6 +1,5 @@
-"""The benchmark: every method on a suite of datasets (or a user's file), into the resumable ``<out>/results.jsonl``:
-one run per (dataset, method, seed[, fold]) (:mod:`.executor` or :mod:`.cluster`), then the practitioner's comparison
-(:mod:`.comparison`) or the papers' tables (:mod:`.paper_tables`)."""
+"""The benchmark: every method on a suite of datasets or a user's file, one run per (dataset, method, seed[, fold])
+into the resumable ``<out>/results.jsonl``, then the practitioner's comparison or the papers' tables."""
 
 from __future__ import annotations
 
@@ -10,35 +9,31 @@ from pathlib import Path
 from mddf.datasets import DatasetError
 from mddf.datasets.user_data import UserDataError, summary
 
-from .binding import files_binding, set_aside_foreign, set_aside_stale
 from .cluster import run_from_args
 from .comparison import comparison_of
 from .comparison import plot as plot_comparison
 from .comparison import to_csv as comparison_csv
 from .comparison import to_markdown as to_comparison_markdown
 from .cost_estimate import TableSize, announce
-from .defaults import DEFAULT_SEEDS
+from .defaults import DEEPBOOST_N_FOLDS, DEFAULT_SEEDS, SUITES, protocol_of
 from .exit_status import EXIT_NOTHING_TO_RUN, EXIT_OK, EXIT_RUN_FAILED
 from .methods import default_registry
 from .metrics import metric_of
 from .monotone_option import with_monotone
-from .outfolder import OutputFiles, probe, write_text, writing
-from .outlock import hold
+from .outfolder import OutputFiles, hold, probe, writing
 from .paper_tables import write_tables
 from .planning import available as usable_methods
 from .planning import bindings, check_task, describe, metric_for, practitioner_folds, ranking_metric, unusable_folds
-from .protocols.practitioner import TooFewRows
-from .provenance import one_line, provenance, with_csv_header
+from .protocols import TooFewRows
+from .provenance import one_line, provenance
 from .registry import SEVERAL_TARGETS, unavailable_reason
 from .runbook import bound_records, plan, report
 from .runner import DatasetUnavailable, load, task_of
-from .store import ResultStore, new_record
+from .store import ResultStore, files_binding, new_record, set_aside_foreign, set_aside_stale
 from .studies import NothingToRun, UsageError, check_out, logger, open_user_data
-from .suites import DEEPBOOST_N_FOLDS, SUITES, protocol_of
-from .tables import write_markdown
+from .tables import write_csv, write_markdown
 
-#: The figure beside table.md.
-FIGURE_STEM = "figure"
+FIGURE_STEM = "figure"  #: The figure beside table.md.
 FIGURE = f"{FIGURE_STEM}.png"
 #: The files of the retired several-target runner, moved aside with its records.
 RETIRED = ("several_targets.json", "several_targets.png")
@@ -69,8 +64,7 @@ def _short(message: str, limit: int = 200) -> str:
 
 
 def run(args, registry=None, *, command: str) -> int:
-    """Run the benchmark the parsed arguments (:func:`~.options.benchmark_options`) describe with ``registry``'s methods
-    (``command`` in the lock and the provenance); return the exit status."""
+    """The exit status of the benchmark the parsed ``args`` describe, of ``registry``'s methods."""
     registry = registry or default_registry()
     if args.list:
         list_registry(registry)
@@ -174,7 +168,8 @@ def _run_in(out, args, registry, datasets, available, source, command, protocol,
     if not tasks:
         why = f"none of {', '.join(s.name for s in available)} applies to {', '.join(usable)}" if usable else None
         print(f"nothing to run: {why or 'no dataset could be loaded'}", file=sys.stderr)
-        _print_skipped(skipped)
+        for name, reason in skipped.items():
+            print(f"skipped dataset {name}: {reason}", file=sys.stderr)
         return EXIT_NOTHING_TO_RUN
     made = [f"{stem}.{kind}" for stem in ("table", "ablation", "peers") for kind in ("md", "csv")] + [FIGURE]
     with writing(out, f"appending to {store.path.name}", named_only=True):  # the runs' own errors pass
@@ -200,7 +195,8 @@ def _run_in(out, args, registry, datasets, available, source, command, protocol,
     print(markdown)
     loaded = f" ({len(unloadable)} could not be loaded)" if unloadable else ""
     not_ok = report(tasks, store, [f"{len(skipped)} dataset(s) skipped{loaded}"] if skipped else [])
-    _print_skipped(skipped)
+    for name, reason in skipped.items():
+        print(f"skipped dataset {name}: {reason}", file=sys.stderr)
     tables = f"{out / 'table.md'}, {out / 'table.csv'}"
     print(f"results: {store.path}\ntables: {tables}; figure: {out / FIGURE}", file=sys.stderr)
     return EXIT_RUN_FAILED if not_ok or unloadable else EXIT_OK
@@ -221,8 +217,7 @@ TOGETHER = (
 
 
 def write_comparison(records, out, datasets, methods, ranks, tasks_of, n_folds, seeds, registry, source, prov) -> str:
-    """Write the practitioner protocol's table.md / table.csv and figure (:mod:`.comparison`), each dataset ranked by
-    its metric of ``ranks`` (``{dataset: metric}``, :func:`~.planning.ranking_metric`); return the Markdown."""
+    """Write the practitioner protocol's table.md / table.csv and figure (:mod:`.comparison`); the Markdown."""
     comparisons, titles = [], {}
     for dataset in datasets:
         task, ranking, k = tasks_of[dataset], ranks[dataset], n_folds.get(dataset)
@@ -250,7 +245,7 @@ def write_comparison(records, out, datasets, methods, ranks, tasks_of, n_folds, 
     notes += [f"{m}: {registry.get(m).description}." for m in methods if m in described]
     markdown = to_comparison_markdown(comparisons, titles, notes)
     write_markdown(markdown, out / "table.md", prov)
-    write_text(out / "table.csv", with_csv_header(comparison_csv(comparisons), prov))
+    write_csv(comparison_csv(comparisons), out / "table.csv", prov)
     from .figures import save_figure
 
     save_figure(plot_comparison(comparisons, "practitioner protocol"), out, FIGURE_STEM, prov, formats=("png",))
@@ -270,8 +265,3 @@ def write_paper_figure(records, out, datasets, methods, prov) -> None:
         from .figures import save_figure
 
         save_figure(plot_comparison(comparisons, "papers' protocol"), out, FIGURE_STEM, prov, formats=("png",))
-
-
-def _print_skipped(skipped: dict) -> None:
-    for name, why in skipped.items():
-        print(f"skipped dataset {name}: {why}", file=sys.stderr)

@@ -1,6 +1,5 @@
 """The command line: ``mddf <subcommand>`` and the scripts in ``scripts/`` (:data:`COMMANDS`), each subcommand's module
-imported when it runs (``mddf --help`` loads no estimator library). Errors about the input are one line, ``mddf:
-error: <what is wrong>``; standard output carries only results, everything else goes to standard error."""
+imported when it runs. An error about the input is one line; standard output carries only results."""
 
 from __future__ import annotations
 
@@ -17,12 +16,10 @@ from . import exit_status, options
 from .cluster import check_scheduler_args
 from .executor import discard_early_workers, start_workers_early
 from .exit_status import EXIT_INTERRUPTED, EXIT_NOTHING_TO_RUN, EXIT_TERMINATED, EXIT_USAGE, Terminated, sigterm_raises
-from .explain import explain_options
-from .outlock import FolderLocked, FolderUnwritable
+from .outfolder import FolderLocked, FolderUnwritable
 from .provenance import one_line
 
 PROG = "mddf"
-EXIT_BAD_INPUT = EXIT_USAGE
 
 
 def version() -> str:
@@ -44,11 +41,6 @@ class Command:
     schedules: bool = False  #: runs many runs: takes --scheduler (checked before running) and a registry
     description: str | None = None  #: its ``--help``'s description (default: its module's docstring)
     out: str = "folder"  #: what its ``--out`` names: a folder, or a file (``".npz file"``)
-
-    @property
-    def help(self) -> str:
-        """Its line in ``mddf --help``."""
-        return self.summary + (f" (also scripts/{self.script})" if self.script else "")
 
     def parser(self, prog: str | None = None) -> argparse.ArgumentParser:
         """Its parser, ``prog`` naming it in messages (default ``mddf <name>``)."""
@@ -74,7 +66,7 @@ COMMANDS = {command.name: command for command in (
             "score against the training fraction (the mdDF paper's Figure 6)", schedules=True),
     Command("export-features", options.export_features_options, "feature_export", "export_features.py",
             "fit mdDF and save its per-layer features (.npz)", out="path of the .npz file to write"),
-    Command("explain", explain_options, "explain", None,
+    Command("explain", options.explain_options, "explain", None,
             "fit mdDF and attribute its predictions to the columns (.csv and a figure)"),
     Command("plot-layers", options.plot_layers_options, "layer_figures", "plot_layers.py",
             "accuracy and margins over mdDF's layers (Figures 8, 9)"),
@@ -87,8 +79,7 @@ COMMANDS = {command.name: command for command in (
 
 
 def _run(name: str, parser, args, argv: list, *, registry, prog: str | None, command: list | None) -> int:
-    """Run the parsed ``args`` of subcommand ``name`` (``parser``'s); the errors about the input become one line and
-    exit status 2, a SIGTERM one line and exit status 143, whichever subcommand it stops. Returns the exit status."""
+    """The exit status of subcommand ``name`` on ``parser``'s ``args`` (an error about the input: one line and 2)."""
     from mddf.datasets.user_data import UserDataError
 
     from .studies import NothingToRun, OptionError, UsageError, check_options
@@ -109,7 +100,7 @@ def _run(name: str, parser, args, argv: list, *, registry, prog: str | None, com
         parser.error(str(exc))
     except (UserDataError, FolderLocked, FolderUnwritable, OptionError) as exc:
         print(f"{who}: error: {one_line(exc) or type(exc).__name__}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return EXIT_USAGE
     except NothingToRun as exc:
         print(f"nothing to run: {exc}", file=sys.stderr)
         return EXIT_NOTHING_TO_RUN
@@ -122,8 +113,7 @@ def _run(name: str, parser, args, argv: list, *, registry, prog: str | None, com
 
 
 def run_command(name: str, argv=None, *, registry=None, prog: str | None = None, command: list | None = None) -> int:
-    """Parse ``argv`` (default ``sys.argv[1:]``) for subcommand ``name``, run it with ``registry``'s methods (``prog``
-    in messages, ``command`` before ``argv`` in provenance) and return the exit status; argparse exits as it does."""
+    """Subcommand ``name``'s exit status on ``argv`` (``prog`` in messages, ``command`` before it in provenance)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = COMMANDS[name].parser(prog)
     args = parser.parse_args(argv)
@@ -131,8 +121,7 @@ def run_command(name: str, argv=None, *, registry=None, prog: str | None = None,
 
 
 def run_script(name: str, argv=None, registry=None, *, script=None) -> int:
-    """Subcommand ``name`` as its script in ``scripts/`` runs it (:func:`run_command` with the script's name in messages
-    and ``python scripts/<script> ...`` in provenance); returns the exit status."""
+    """:func:`run_command` as subcommand ``name``'s script in ``scripts/`` runs it (its name in messages)."""
     from .provenance import command_line, script_path
 
     script = script or script_path(COMMANDS[name].script)
@@ -151,15 +140,15 @@ def script_entry(name: str, script) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    """``mddf``'s parser: ``--version`` and a bare entry per subcommand (its line in ``mddf --help``), so that
-    ``mddf --help`` and ``mddf --version`` build no subcommand's options."""
+    """``mddf``'s parser: ``--version`` and a bare entry per subcommand (no subcommand's options built)."""
     parser = argparse.ArgumentParser(prog=PROG, description="Margin-distribution deep forest: benchmarks, studies, "
                                      "features and figures from the command line. `mddf <subcommand> --help` "
                                      "describes each subcommand.", epilog=exit_status.summary())  # fmt: skip
     parser.add_argument("--version", action="version", version=f"{PROG} {version()}")
     sub = parser.add_subparsers(dest="command", metavar="<subcommand>")
-    for name, spec in COMMANDS.items():
-        sub.add_parser(name, help=spec.help, add_help=False)
+    for name, spec in COMMANDS.items():  # its line: the summary, and the script that runs it too
+        also = f" (also scripts/{spec.script})" if spec.script else ""
+        sub.add_parser(name, help=spec.summary + also, add_help=False)
     return parser
 
 
@@ -179,9 +168,9 @@ def main(argv=None, registry=None) -> int:
         parser.parse_args(argv)  # --help, --version, or an unknown subcommand: exits
         parser.print_usage(sys.stderr)
         print(f"{PROG}: error: a subcommand is required ({', '.join(COMMANDS)})", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return EXIT_USAGE
     except SystemExit as exc:  # argparse (--help, --version, usage errors)
-        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else EXIT_BAD_INPUT)
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else EXIT_USAGE)
     except KeyboardInterrupt:
         print("interrupted (Ctrl-C)", file=sys.stderr)
         return EXIT_INTERRUPTED

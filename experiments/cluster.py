@@ -1,5 +1,4 @@
-"""Runs on a Dask cluster (``--scheduler tcp://HOST:8786`` or ``local:N``; docs/user_guide/dask.md): a Dask task per
-run calling :func:`~.runner.run_one`, each record appended through a :class:`~.runbook.RunBook`."""
+"""Runs on a Dask cluster (``--scheduler``; docs/user_guide/dask.md): a task per run (:func:`~.runner.run_one`)."""
 
 from __future__ import annotations
 
@@ -39,8 +38,7 @@ class ClusterSetupError(RuntimeError):
 
 
 class TaskAborted(RuntimeError):
-    """A run ended on its worker with a ``BaseException`` that is not an ``Exception``; ``args``: ``(message,
-    traceback text on the worker)``."""
+    """A run ended on its worker with a ``BaseException`` not an ``Exception``; ``args``: ``(message, traceback)``."""
 
     def __str__(self):
         return str(self.args[0]) if self.args else ""
@@ -58,8 +56,7 @@ class SchedulerSpec:
 
 
 def parse_scheduler(text: str) -> SchedulerSpec:
-    """``"tcp://HOST:8786"`` (any ``scheme://`` address Dask accepts), ``"local:N"``, or ``"local"`` (one per core);
-    ``--scheduler``'s type (an ``argparse.ArgumentTypeError`` for anything else)."""
+    """``--scheduler``'s type: ``"tcp://HOST:8786"`` (any ``scheme://``), ``"local:N"`` or ``"local"`` (N = cores)."""
     text = text.strip()
     if text == "local" or text.startswith("local:"):
         count = text.partition(":")[2] or str(os.cpu_count() or 1)
@@ -95,8 +92,7 @@ def import_distributed():
 
 
 def check_scheduler_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
-    """With ``--scheduler``: refuse the local-only options and check that Dask can be imported (through
-    ``parser.error``, as argparse reports its own checks)."""
+    """With ``--scheduler``: refuse (``parser.error``) the local-only options, and a Dask that cannot be imported."""
     if args.scheduler is None:
         return
     if args.workers != 1 or args.isolation != "process":
@@ -110,8 +106,7 @@ def check_scheduler_args(parser: argparse.ArgumentParser, args: argparse.Namespa
 
 @contextlib.contextmanager
 def connect(spec: SchedulerSpec, *, timeout: float = 10.0):
-    """A ``distributed.Client`` for ``spec``, closed on exit with the cluster it started (``local:N``: N single-threaded
-    worker processes on the loopback interface, a run failed after :data:`LOCAL_ALLOWED_FAILURES` worker deaths)."""
+    """A ``distributed.Client`` for ``spec``, closed on exit with the local cluster it started."""
     distributed = import_distributed()
     cluster = None
     try:
@@ -135,8 +130,7 @@ def connect(spec: SchedulerSpec, *, timeout: float = 10.0):
 
 
 def check_workers(client, registry=None) -> dict:
-    """``{"workers": n, "threads": total}`` of the cluster, once the scheduler and every worker are found to import the
-    packages a run needs; else :class:`ClusterSetupError`, naming the processes and the packages they lack."""
+    """``{"workers": n, "threads": total}`` of the cluster, or :class:`ClusterSetupError` (a package it lacks)."""
     packages = set(WORKER_PACKAGES)
     for spec in registry or ():
         packages.add(spec.build.__module__.split(".")[0])
@@ -173,10 +167,8 @@ def run_on_worker(kwargs: dict) -> dict:
     except BaseException as exc:
         # run_one records every Exception; anything else (a library's SystemExit) is retried, then recorded as failed
         raise TaskAborted(f"{type(exc).__name__}: {exc}", traceback.format_exc()) from None
-    try:
+    with contextlib.suppress(ValueError):  # called outside a worker
         record["worker"] = get_worker().address
-    except ValueError:  # called outside a worker
-        pass
     return record
 
 
@@ -184,10 +176,7 @@ def _failure(task: Task, future, exc: BaseException, scheduler: str) -> dict:
     """The ``error`` record of a run whose task raised instead of returning a record."""
     name = type(exc).__name__
     if name == "KilledWorker":
-        error = (
-            f"the Dask worker running it died each time it was tried ({name}: {exc}); e.g. out of memory or a "
-            "crash in native code"
-        )
+        error = f"the Dask worker running it died at each try ({name}: {exc}), e.g. out of memory or a native crash"
     elif isinstance(exc, asyncio.CancelledError):
         error = f"the task was cancelled by the cluster ({name}: {exc})"
     else:
@@ -196,18 +185,14 @@ def _failure(task: Task, future, exc: BaseException, scheduler: str) -> dict:
     if isinstance(exc, TaskAborted) and len(exc.args) > 1:
         extra["traceback"] = exc.args[1]
     else:
-        try:
-            tb = future.traceback()
-        except Exception:
-            tb = None
-        if tb is not None:
-            extra["traceback"] = "".join(traceback.format_exception(type(exc), exc, tb))
+        with contextlib.suppress(Exception):  # a traceback the cluster cannot give is left out
+            if (tb := future.traceback()) is not None:
+                extra["traceback"] = "".join(traceback.format_exception(type(exc), exc, tb))
     return failure_record(task, error, **extra)
 
 
 def execute_on_cluster(tasks: list[Task], store: ResultStore, client, *, n_jobs=1, retries=1, **options) -> list[dict]:
-    """Run every task whose latest record in ``store`` is not ``ok`` on ``client``'s cluster (``retries`` more tries of
-    a task that raises; ``options``: :func:`~.executor.execute`'s); return the records written."""
+    """:func:`~.executor.execute` on ``client``'s cluster (a task that raises: ``retries`` more tries)."""
     from distributed import as_completed
 
     book = RunBook(tasks, store, n_jobs=n_jobs, **options)
@@ -246,8 +231,8 @@ def execute_on_cluster(tasks: list[Task], store: ResultStore, client, *, n_jobs=
 
 
 def run_all(tasks, store: ResultStore, *, scheduler=None, workers=1, isolation="process", n_jobs=None, **options):
-    """Execute ``tasks`` locally (:func:`~.executor.execute`, whose ``options`` these are) or, with ``scheduler``, on a
-    Dask cluster; ``n_jobs=None``: the cores shared among the workers, one thread per run on a cluster."""
+    """Execute ``tasks`` locally (:func:`~.executor.execute`) or on ``scheduler``'s Dask cluster; ``n_jobs=None``: the
+    cores shared among the workers, one thread per run on a cluster."""
     if scheduler is None:
         n_jobs = threads_per_run(n_jobs, workers)
         return execute(tasks, store, workers=workers, isolation=isolation, n_jobs=n_jobs, **options)
@@ -261,8 +246,7 @@ def run_all(tasks, store: ResultStore, *, scheduler=None, workers=1, isolation="
 
 
 def run_from_args(tasks: list[Task], store: ResultStore, args: argparse.Namespace, registry=None) -> int:
-    """Execute ``tasks`` as the parsed options of a runner say (:func:`run_all`); return ``EXIT_OK``, or say why on
-    stderr and return ``EXIT_RUN_FAILED`` (no cluster), ``EXIT_INTERRUPTED`` or ``EXIT_TERMINATED``."""
+    """Execute ``tasks`` as a runner's parsed options say (:func:`run_all`); its exit status, any but ok said."""
     try:
         local = dict(workers=args.workers, isolation=args.isolation, n_jobs=args.n_jobs)
         options = dict(registry=registry, progress=not args.quiet, download=args.download)

@@ -1,5 +1,4 @@
-"""The practitioner's table and figure (:func:`comparison_of`, :func:`to_markdown`, :func:`to_csv`, :func:`plot`):
-every method against the best, with what is significant (:mod:`.metrics`; docs/user_guide/command_line.md)."""
+"""The practitioner's table and figure: every method against the best, with what is significant (:mod:`.metrics`)."""
 
 from __future__ import annotations
 
@@ -10,7 +9,7 @@ from dataclasses import dataclass, field
 from .defaults import BASELINE
 from .metrics import MIN_PAIRED_SCORES, WINNER_RULE, apart, compare, metric_of, metrics_of, paired_difference
 from .runbook import SECONDS, run_seconds
-from .tables import csv_text, markdown_table, plus_minus
+from .tables import and_list, csv_text, markdown_table, plus_minus
 
 WINNER = "★"
 TIED = "≈"
@@ -101,19 +100,13 @@ def _shown(metric: str, mean: float) -> str:
 
 
 def ties_for_best(comparison: DatasetComparison) -> list[str]:
-    """The methods whose mean is the best's to the digits the table shows, the best first, when there are two or more
-    and no winner (a winner is apart from every other method, whatever the digits show); else []."""
+    """The methods whose mean is the best's to the digits shown, best first, when two or more and no winner, else []."""
     ranking = comparison.ranking
     if not ranking or ranking[0].winner:
         return []
     top = _shown(comparison.metric, ranking[0].mean)
     tied = [c.method for c in ranking if _shown(comparison.metric, c.mean) == top]
     return tied if len(tied) > 1 else []
-
-
-def _and(names) -> str:
-    """``A``, ``A and B``, ``A, B and C``."""
-    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 def _value(metric: str, mean: float, se: float, bold: bool = False) -> str:
@@ -197,7 +190,7 @@ def _ranking_verdict(comparison: DatasetComparison) -> str:
     ties = ties_for_best(comparison)
     lead = f"{best.method} has the best mean"
     if ties:
-        lead = f"{_and(ties)} tie for the best mean ({_shown(comparison.metric, best.mean)})"
+        lead = f"{and_list(ties)} tie for the best mean ({_shown(comparison.metric, best.mean)})"
     if len(comparison.ranking) > 1 and fewest < MIN_PAIRED_SCORES:
         return (
             f"{comparison.dataset}: {lead} on {label}; too few scores for a significance "
@@ -273,8 +266,7 @@ def to_csv(comparisons) -> str:
 
 
 def plot(comparisons, subtitle: str = ""):
-    """The figure: a panel per dataset, each method's mean of the ranking metric ± 2 standard errors, marked as its
-    table marks it; a baseline beyond the other methods' span sits at the axis' edge."""
+    """The figure: a panel per dataset, each method's mean ± 2 standard errors, marked as its table marks it."""
     from .figures import plt
 
     n = max(1, len(comparisons))
@@ -311,7 +303,7 @@ def plot(comparisons, subtitle: str = ""):
         ax.set_xlabel(metric.shown + ("" if metric.greater_is_better else " (lower is better)"))
         few = len(ranking) > 1 and min(c.n_common for c in ranking) < MIN_PAIRED_SCORES
         verdict = f"{WINNER} {comparison.winner}" if comparison.winner else "too few scores" if few else "no winner"
-        verdict = f"tie: {_and(ties)}; {verdict}" if ties else verdict
+        verdict = f"tie: {and_list(ties)}; {verdict}" if ties else verdict
         ax.set_title(f"{comparison.dataset} ({verdict})", fontsize=10)
         ax.grid(axis="x", alpha=0.3)
     for ax in list(axes.flat)[len(comparisons) :]:

@@ -1,6 +1,5 @@
-"""The time a sweep of ``mddf benchmark`` or ``mddf small-sample`` will take, said before it starts, and above
-:data:`ADVICE_SECONDS` the cheaper settings with what they cost on the real-data suite, from the cost model
-``cost_model.json`` (``python -m benchmarks.cost_model``; docs/benchmarks/estimate.md)."""
+"""The time a sweep will take, said before it starts, and above :data:`ADVICE_SECONDS` the cheaper settings, from the
+cost model ``cost_model.json`` (``python -m benchmarks.cost_model``; docs/benchmarks/estimate.md)."""
 
 from __future__ import annotations
 
@@ -25,8 +24,7 @@ FIRST_USE = _MODEL["first_use"]  #: ``{kind: seconds}`` numba compiles on a firs
 SUITE_SCORES = _MODEL["suite_scores"]
 #: ``{task: (design, its parameters, fit ratio, predict ratio, worst table's difference)}``.
 CHEAPER_DESIGNS = {task: tuple(v) for task, v in _MODEL["cheaper_designs"].items()}
-#: Above this estimate (seconds), the cheaper settings are named.
-ADVICE_SECONDS = 600.0
+ADVICE_SECONDS = 600.0  #: Above this estimate (seconds), the cheaper settings are named.
 #: The estimator of each task that the cheaper design's parameters are for, and its name in the suite's scores.
 ESTIMATORS = {"classification": "MDDFClassifier", "regression": "CascadeForestRegressor"}
 SUITE_DEFAULTS = {"classification": "mdDF", "regression": "CascadeForest"}
@@ -35,9 +33,8 @@ TREE_CODE = ("mdDF", "gcForest")  #: the methods (by name's start) whose fits ru
 
 @dataclass(frozen=True)
 class TableSize:
-    """What a run's cost depends on: the dataset's rows (``train_rows`` of them in its training split, all of them
-    when it has none), columns, classes (0: a regression), task (of its learners: several targets' is one target's),
-    ``targets``, each counted as one model, and ``kinds``, its kinds of input for the first use's compilation."""
+    """What a run's cost depends on: the dataset's rows (``train_rows`` in its training split), columns, classes (0: a
+    regression), its learners' task, ``targets`` (a model each) and ``kinds`` of input (the first use's compilation)."""
 
     rows: int
     train_rows: int
@@ -59,9 +56,7 @@ class TableSize:
 
 
 def run_seconds(method: str, group: str, train_rows: float, columns: int, classes: int) -> float | None:
-    """The model's seconds of one run (selection, fit and prediction) of ``method`` of ``group`` (a task of the
-    practitioner protocol, or ``"paper"``) training on ``train_rows`` rows of ``columns`` columns and ``classes``
-    classes (0: a regression), on two threads; None for a method it has no measurements of."""
+    """The modelled seconds of one run of ``method`` of ``group`` on a table of this size, on two threads, or None."""
     if (line := COEFFICIENTS.get((method, group))) is None:
         return None
     logs = np.log([max(train_rows, line[6]), max(columns, 1), max(classes - 1, 1)])
@@ -70,8 +65,8 @@ def run_seconds(method: str, group: str, train_rows: float, columns: int, classe
 
 @dataclass(frozen=True)
 class Estimate:
-    """A sweep's estimated wall seconds (its runs' over the ``workers``, the first use's ``compile`` of the ``cold``
-    kinds, the command's own), the runs it counts, each ``(method, group)``'s seconds, the methods it cannot count."""
+    """A sweep's estimated wall seconds, the runs it counts, each ``(method, group)``'s seconds, the methods it cannot
+    count, and the first use's ``compile`` of the ``cold`` kinds."""
 
     seconds: float
     runs: int
@@ -83,9 +78,7 @@ class Estimate:
 
 
 def estimate(tasks, sizes: dict, workers: int = 1, cold=()) -> Estimate:
-    """The :class:`Estimate` of the runs ``tasks`` (:class:`~.runbook.Task`) on the datasets ``sizes`` (``{name:
-    TableSize}``), ``workers`` at a time, numba's cache lacking the kinds ``cold``. A run of a cross-validation trains
-    on ``k - 1`` of its ``k`` folds, a run of a split on its training rows; either times its ``fraction``."""
+    """The :class:`Estimate` of ``tasks`` on ``sizes`` (``{name: TableSize}``), numba's cache lacking ``cold``."""
     by_method, unmodelled, runs, kinds = {}, {}, 0, set()
     for task in tasks:
         size = sizes[task.dataset]
@@ -130,8 +123,7 @@ def describe(est: Estimate) -> str:
 
 
 def cheaper(tasks, sizes: dict, workers: int = 1, cold=()) -> list[str]:
-    """The cheaper settings of a sweep estimated above :data:`ADVICE_SECONDS` (:func:`estimate`'s arguments), one line
-    each with its estimate and what it costs on the suite (none below)."""
+    """The cheaper settings of a sweep estimated above :data:`ADVICE_SECONDS` (:func:`estimate`'s arguments)."""
     full = estimate(tasks, sizes, workers, cold)
     if full.seconds <= ADVICE_SECONDS:
         return []
@@ -171,8 +163,8 @@ def _without_mddf(tasks, sizes, workers, cold) -> list[str]:
 
 
 def announce(tasks, store, sizes: dict, workers: int | None, say) -> None:
-    """Say (``say``) the estimate of the runs of ``tasks`` not yet done in ``store`` and, above
-    :data:`ADVICE_SECONDS`, the cheaper settings; ``workers`` None: on a cluster (the estimate is one worker's)."""
+    """Say (``say``) the estimate of the runs of ``tasks`` not done in ``store`` and, above :data:`ADVICE_SECONDS`, the
+    cheaper settings; ``workers`` None: on a cluster."""
     from .runbook import bound_records
 
     if say is None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 from mddf.datasets import list_datasets
@@ -11,8 +10,7 @@ from .exit_status import EXIT_OK
 
 
 def availability(name: str) -> tuple[str, str]:
-    """``(group, state)``: state is ``"bundled"``, ``"files present"`` or ``"missing: <files>"``, where
-    :func:`mddf.datasets.load_dataset` looks for them (nothing read or verified)."""
+    """``(group, state)``: ``"bundled"``, ``"files present"`` or ``"missing: <files>"`` (nothing read or verified)."""
     from mddf.datasets.bundled import BUNDLED_NAMES
     from mddf.datasets.fetch import resolve_cache_dir, resolve_data_home
     from mddf.datasets.loader import validate_options
@@ -30,19 +28,12 @@ def availability(name: str) -> tuple[str, str]:
     return spec.group, "files present" if not missing else f"missing: {', '.join(missing)}"
 
 
-def print_datasets(group=None, out=sys.stdout) -> int:
-    """Print one line per dataset of ``group`` (all by default): its name, group and files; return how many."""
-    names = list_datasets(group)
-    print(f"{'dataset':<16}{'group':<11}files", file=out)
-    for name in names:
-        kind, state = availability(name)
-        print(f"{name:<16}{kind:<11}{state}", file=out)
-    print("Missing files: add --download to the subcommand that uses them, or point --data-home / $MDDF_DATA at "
-          "local copies. A table of your own: --data PATH --target COLUMN.", file=out)  # fmt: skip
-    return len(names)
-
-
 def run(args, *, command: str) -> int:
-    """``mddf datasets``: list the datasets of ``args.group`` and their files."""
-    print_datasets(args.group)
+    """``mddf datasets``: a line per dataset of ``args.group`` (all by default), its name, group and files."""
+    print(f"{'dataset':<16}{'group':<11}files")
+    for name in list_datasets(args.group):
+        kind, state = availability(name)
+        print(f"{name:<16}{kind:<11}{state}")
+    print("Missing files: add --download to the subcommand that uses them, or point --data-home / $MDDF_DATA at "
+          "local copies. A table of your own: --data PATH --target COLUMN.")  # fmt: skip
     return EXIT_OK

@@ -10,7 +10,7 @@ from sklearn.base import BaseEstimator, clone, is_classifier
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from .protocols.run_data import holdout
+from .protocols import holdout
 
 LIBRARIES = ("sklearn", "xgboost", "lightgbm", "catboost")
 #: The most categories HistGradientBoosting takes in a column (its bins); a column of more is given as its codes.
@@ -122,8 +122,7 @@ class EarlyStopped(BaseEstimator):
         return self
 
     def _hgb_categories(self, model, X) -> dict:
-        """HistGradientBoosting's ``categorical_features`` without the columns of more than :data:`MAX_HGB_CATEGORIES`
-        categories (``categories_as_codes_``); ``{}`` when no declared column has that many."""
+        """HistGradientBoosting's ``categorical_features`` less the columns of too many categories, else ``{}``."""
         self.categories_as_codes_ = []
         declared = model.get_params().get("categorical_features")
         if declared is None or isinstance(declared, str):
@@ -141,8 +140,7 @@ class EarlyStopped(BaseEstimator):
         return np.flatnonzero(np.asarray(mask, dtype=bool))
 
     def _input(self, X):
-        """``X`` as the wrapped model reads it: as it is, or for CatBoost a DataFrame whose declared categorical
-        columns are text (a code's digits, ``"NA"`` when missing)."""
+        """``X`` as the wrapped model reads it (CatBoost: a DataFrame whose declared categorical columns are text)."""
         X = np.asarray(X)
         if _library(self.estimator) != "catboost":
             return X

@@ -16,8 +16,7 @@ EXIT_NOTHING_TO_RUN = 2
 EXIT_INTERRUPTED = 128 + signal.SIGINT  # 130, as a shell reports a command stopped by Ctrl-C
 EXIT_TERMINATED = 128 + signal.SIGTERM  # 143
 
-#: The subcommands that execute many runs into a resumable results file.
-RUNNERS = ("benchmark", "small-sample")
+RUNNERS = ("benchmark", "small-sample")  #: The subcommands that execute many runs into a resumable results file.
 
 
 @dataclass(frozen=True)
@@ -60,8 +59,7 @@ class Terminated(SystemExit):
 
 @contextlib.contextmanager
 def sigterm_raises():
-    """For the block, SIGTERM (a scheduler, ``kill``) raises :class:`Terminated` on the main thread, so that the
-    block unwinds: its runs stopped, its files left consistent. Off the main thread nothing changes."""
+    """For the block, SIGTERM raises :class:`Terminated` on the main thread, so that the block unwinds."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return

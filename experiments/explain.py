@@ -9,17 +9,6 @@ from pathlib import Path
 OUTPUTS = ("attributions.csv", "summary.png")  #: the files ``mddf explain`` writes into ``--out``
 
 
-def explain_options(parser) -> None:
-    """The options of ``mddf explain``: the dataset's and mdDF's (:mod:`.options`), and its own."""
-    from .options import add_force_argument, add_mddf_arguments
-
-    add_mddf_arguments(parser)  # the dataset's too
-    parser.add_argument("--rows", type=int, default=200, help="held-out rows explained (default: 200)")
-    parser.add_argument("--fast", action="store_true", help="path contributions instead of exact TreeSHAP")
-    parser.add_argument("--out", type=Path, help="output folder (default: results/explain/<dataset or file>)")
-    add_force_argument(parser)
-
-
 def attribution_table(explained, rows, feature_names, class_names):
     """The lines of ``attributions.csv`` as a DataFrame (``class_names`` None: a regressor's, one line a row)."""
     import numpy as np
@@ -36,16 +25,8 @@ def attribution_table(explained, rows, feature_names, class_names):
     return pd.concat(frames, ignore_index=True).sort_values("row", kind="stable", ignore_index=True)
 
 
-def summary_figure(explained, feature_names, class_names, out):
-    """:func:`summary_plot` written as ``out/summary.png``."""
-    from .figures import save_figure
-
-    save_figure(summary_plot(explained, feature_names, class_names), out, "summary", formats=("png",))
-
-
 def summary_plot(explained, feature_names, class_names):
-    """The figure of each column's mean absolute attribution, largest on top: of the second class for two classes,
-    stacked per class for more."""
+    """Each column's mean absolute attribution, largest on top (two classes: the second's; more: stacked per class)."""
     import numpy as np
 
     from .figures import plt
@@ -76,8 +57,9 @@ def run(args, *, command: str) -> int:
 
     from mddf.datasets.user_data import UserDataSource
 
-    from .binding import fit_binding
+    from .figures import save_figure
     from .outfolder import OutputFiles, probe, whole
+    from .store import fit_binding
     from .studies import OptionError, check_out, fit_mddf, logger, resolve_dataset
 
     log = logger(args)
@@ -101,6 +83,6 @@ def run(args, *, command: str) -> int:
     with OutputFiles(out, fit_binding("explain", ds, args), force=args.force).replacing(OUTPUTS, command):
         with whole(out / OUTPUTS[0]) as temporary:
             attribution_table(explained, file_rows, names, classes).to_csv(temporary, index=False)
-        summary_figure(explained, names, classes, out)
+        save_figure(summary_plot(explained, names, classes), out, "summary", formats=("png",))
     print(out)  # the folder of the two files
     return 0

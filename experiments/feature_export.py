@@ -1,8 +1,5 @@
 """Export the per-layer features of a fitted mdDF to a compressed ``.npz`` for downstream models.
 
-``mddf export-features`` and ``python scripts/export_features.py`` parse their arguments (:mod:`.cli`)
-and call :func:`run`.
-
 A regression target (``--task regression``, or a continuous ``--target``) fits
 ``CascadeForestRegressor`` instead: its layer features are each member's out-of-fold prediction
 (d = members of a layer), ``y_train`` / ``y_test`` are float64, and there are no ``classes`` and
@@ -45,9 +42,9 @@ import numpy as np
 
 from mddf.datasets.user_data import UserDataSource
 
-from .binding import fit_binding
-from .environment import package_versions
 from .outfolder import OutputFiles, probe, whole
+from .provenance import package_versions
+from .store import fit_binding
 from .studies import MDDF_CONFIGURATION, OptionError, fit_mddf, logger, mddf_params, resolve_dataset
 
 LAYOUT = __doc__[__doc__.index("Layout of the file") : __doc__.index("Examples of their use")].strip()
@@ -63,9 +60,8 @@ def layer_features(model, dataset):
 
 
 def run(args, *, command: str) -> int:
-    """Fit mdDF on the dataset of the arguments and write its layer features (the layout above) to ``--out`` (``.npz``
-    appended when it lacks it), refusing before the fit a file there that is not its own features of the same data and
-    settings unless ``--force`` (:mod:`.outfolder`); print the file's path and return 0."""
+    """Fit mdDF and write its layer features (the layout above) to ``--out`` (``.npz`` appended), refusing before the
+    fit a file there not its own unless ``--force``; print the file's path and return 0."""
     log = logger(args)
     ds = resolve_dataset(args, log, seed=args.seed)
     user = ds.extra.get("user_data")

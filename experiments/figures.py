@@ -16,9 +16,8 @@ __all__ = ["plt", "save_figure"]
 
 
 def save_figure(fig, out_dir, stem: str, provenance: dict | None = None, formats=("png", "pdf")) -> list[Path]:
-    """Save ``fig`` as ``<out_dir>/<stem>.png`` (150 dpi) and ``.pdf`` (``formats``), ``provenance`` in each file's
-    metadata, each file whole or not at all (:func:`~.outfolder.whole`: a full disk leaves no cut file, and is an
-    ``OSError`` naming the file); close it; return the paths."""
+    """Save and close ``fig`` as ``<out_dir>/<stem>.png`` (150 dpi) and ``.pdf`` (``formats``), ``provenance`` in their
+    metadata, each file whole or not at all (:func:`~.outfolder.whole`); return the paths."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = []

@@ -1,13 +1,9 @@
 """Accuracy and margins of mdDF over its layers (the mdDF paper's Figures 8 and 9).
 
-``mddf plot-layers`` and ``python scripts/plot_layers.py`` parse their arguments (:mod:`.cli`) and
-call :func:`run`.
-
 Writes, in ``--out``, ``layers_<dataset>.png/.pdf/.csv`` (Figure 8: the training accuracy, out-of-fold, of every
 grown layer, the test accuracy of every kept layer, and the margin ratio lambda = std/mean of the training margins)
 and ``margins_<dataset>.png/.pdf/.csv`` (Figure 9: the cumulative distributions of the training margins at several
-layers), each with its provenance. Margins are those of the combined vote that predicts, for the kept layers
-(``mddf.experiments.layers``). The paper uses UCI HAR; without its files the default is satimage."""
+layers), each with its provenance. Margins are those of the combined vote that predicts, for the kept layers."""
 
 from __future__ import annotations
 
@@ -17,11 +13,11 @@ import numpy as np
 
 from mddf.datasets.user_data import provenance_line
 
-from .binding import fit_binding
 from .figures import plt, save_figure
 from .layers import layer_check, layers_drawn, margin_cdf, margin_ratio, oof_layer_margins, staged_accuracy
 from .outfolder import OutputFiles, probe
 from .provenance import provenance
+from .store import fit_binding
 from .studies import fitted_classifier, logger
 from .tables import write_rows
 
@@ -60,9 +56,7 @@ def plot_accuracy(rows, dataset, n_kept):
 
     h1 = ax.plot(layers, series("train_oof_accuracy"), "-o", color="tab:blue", label="training (out-of-fold)")
     h2 = ax.plot(layers, series("test_accuracy"), "-s", color="tab:red", label="test")
-    ax.set_xlabel("layer")
-    ax.set_ylabel("accuracy (%)")
-    ax.set_xticks(layers)
+    ax.set(xlabel="layer", ylabel="accuracy (%)", xticks=layers)
     ax.grid(alpha=0.3)
     ax2 = ax.twinx()
     ratio = [np.nan if r.get("margin_ratio") is None else r["margin_ratio"] for r in rows]
@@ -89,10 +83,7 @@ def plot_margins(oof_margins, layers, dataset):
         curves[t] = margin_cdf(m, grid)
         ax.plot(grid, curves[t], color=colour, label=rf"layer {t} ($\lambda$ = {margin_ratio(m):.3f})")
     ax.axvline(0, color="gray", lw=0.8, ls=":")
-    ax.set_xlabel("normalised margin")
-    ax.set_ylabel("cumulative fraction of training rows")
-    ax.set_xlim(-1, 1)
-    ax.set_ylim(0, 1.02)
+    ax.set(xlabel="normalised margin", ylabel="cumulative fraction of training rows", xlim=(-1, 1), ylim=(0, 1.02))
     ax.grid(alpha=0.3)
     ax.legend(loc="upper left", fontsize=8)
     ax.set_title(f"mdDF margin distribution on {dataset} (out-of-fold)")

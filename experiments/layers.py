@@ -25,8 +25,7 @@ def margin_ratio(m: np.ndarray) -> float:
 
 
 def oof_layer_margins(estimator, y_train) -> list[np.ndarray]:
-    """Normalised margins of the training rows at every kept layer, from ``oof_features_`` (each row divided by its sum,
-    the alpha sum, whether the estimator stores ``f_t`` or the normalised mixture)."""
+    """Normalised margins of the training rows at every kept layer, from ``oof_features_`` (each row over its sum)."""
     classes, y_train = np.asarray(estimator.classes_), np.asarray(y_train)
     y_idx = np.searchsorted(classes, y_train)  # positions of the labels in classes_
     if np.any(y_idx >= len(classes)) or np.any(classes[np.minimum(y_idx, len(classes) - 1)] != y_train):
@@ -53,8 +52,7 @@ def margin_cdf(m: np.ndarray, grid: np.ndarray) -> np.ndarray:
 
 
 def variance_ratio(points: np.ndarray, labels: np.ndarray) -> float:
-    """Intra-class over inter-class variance ``tr(S_W) / tr(S_B)`` of an embedding, the mdDF paper's measure of its
-    t-SNE panels (Figure 7): smaller is more compact and better separated."""
+    """Intra-class over inter-class variance ``tr(S_W) / tr(S_B)`` of an embedding (the mdDF paper's Figure 7)."""
     points = np.asarray(points, dtype=np.float64)
     labels = np.asarray(labels)
     mu = points.mean(axis=0)
@@ -75,13 +73,11 @@ def pick_layers(n_layers: int, count: int = 4) -> list[int]:
 
 
 def layer_check(text: str | None, option: str):
-    """The check of the unfitted model (:func:`~.studies.fit_mddf`'s ``check``): a ``UsageError`` before the fit for
-    a layer of ``option``'s ``text`` (:func:`~.options.layer_list`) beyond the ``max_layers`` the model grows."""
+    """:func:`~.studies.fit_mddf`'s ``check``: a ``UsageError`` for a layer of ``text`` past the ``max_layers``."""
     from .studies import UsageError
 
     def check(model) -> None:
-        numbers = [int(part) for part in (text or "").split(",") if part.strip().isdigit()]
-        beyond = [n for n in numbers if n > model.max_layers]
+        beyond = [n for n in _numbers(text) if n > model.max_layers]
         if beyond:
             raise UsageError(
                 f"{option} {text}: layer {beyond[0]} is beyond the {model.max_layers} layers mdDF grows at most "
@@ -92,10 +88,8 @@ def layer_check(text: str | None, option: str):
 
 
 def layers_drawn(text: str | None, n_layers: int, option: str, warn, count: int = 4) -> list[int]:
-    """The layers of ``option``'s ``text`` (:func:`parse_layers`) the model kept: those beyond its ``n_layers`` left
-    out with a line to ``warn`` (the last kept layer when none is left)."""
-    numbers = [int(part) for part in (text or "").split(",") if part.strip().isdigit()]
-    beyond = sorted({n for n in numbers if n > n_layers})
+    """The layers of ``text`` (:func:`parse_layers`) the model kept (else its last), the others said to ``warn``."""
+    beyond = sorted({n for n in _numbers(text) if n > n_layers})
     if not beyond:
         return parse_layers(text, n_layers, count)
     kept = [part for part in text.split(",") if not (part.strip().isdigit() and int(part) > n_layers)]
@@ -104,6 +98,10 @@ def layers_drawn(text: str | None, n_layers: int, option: str, warn, count: int 
     warn(f"warning: {option}: layer(s) {shown} not drawn: the model kept {n_layers} layer(s) (its growth stopped "
          f"early); drawing {', '.join(map(str, drawn))}")  # fmt: skip
     return drawn
+
+
+def _numbers(text: str | None) -> list[int]:
+    return [int(part) for part in (text or "").split(",") if part.strip().isdigit()]
 
 
 def parse_layers(text: str | None, n_layers: int, count: int = 4) -> list[int]:

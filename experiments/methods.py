@@ -1,6 +1,4 @@
-"""The compared methods: how each is built and tuned, and the registry of them all (:func:`default_registry`). Each
-builder imports its estimator (a missing package makes the method unavailable) and is a module-level function (a
-:class:`~.registry.MethodSpec` pickles by reference); the choices: the user guide's benchmark pages."""
+"""The compared methods: their builders (each imports its estimator), grids and registry (:func:`default_registry`)."""
 
 from __future__ import annotations
 
@@ -50,9 +48,8 @@ def declared_categories(categorical_mask) -> dict:
 
 
 def build_mddf(ctx: BuildContext, **params):
-    """mdDF, the dataset's categorical columns declared: the paper's configuration (:data:`mddf.PAPER_CONFIG`) under
-    the paper's protocol, the estimator's defaults under the practitioner's; ``CascadeForestRegressor`` with its
-    defaults for a regression task."""
+    """mdDF, categorical columns declared: :data:`mddf.PAPER_CONFIG` under the paper's protocol, the estimator's
+    defaults under the practitioner's; ``CascadeForestRegressor``'s defaults for a regression."""
     base = {}
     if ctx.task == "classification" and ctx.protocol == "paper":
         from mddf import PAPER_CONFIG
@@ -64,8 +61,7 @@ def build_mddf(ctx: BuildContext, **params):
 
 
 def tiny(builder, ctx: BuildContext, **params):
-    """``builder``'s model shrunk to 2 trees per forest and one layer: the warm-up fit of its kind
-    (``functools.partial(tiny, builder)`` is a :class:`~.registry.MethodSpec`'s ``warm_up``)."""
+    """``builder``'s model with 2 trees per forest and one layer: the warm-up fit of its kind."""
     return builder(ctx, **{"n_estimators": 2, "max_layers": 1, **params})
 
 
@@ -105,8 +101,7 @@ QUICK_SEARCH_GRID = {"margin_mean": (0.7, 0.9), "max_depth_factor": (2, 16)}
 
 
 def build_mddf_tuned(ctx: BuildContext, **params):
-    """mdDF with gamma, mu and the depth factor chosen on the training rows: :class:`mddf.MDDFGridSearch` over
-    ``mddf.PAPER_PARAM_GRID`` (the quick profile: a 4-point grid) with the search's defaults."""
+    """mdDF tuned on the training rows by :class:`mddf.MDDFGridSearch` (the quick profile: a 4-point grid)."""
     from mddf import MDDFGridSearch
 
     grid = QUICK_SEARCH_GRID if ctx.profile == "quick" else None
@@ -114,8 +109,7 @@ def build_mddf_tuned(ctx: BuildContext, **params):
 
 
 def build_mddf_pca_hgb(ctx: BuildContext, **params):
-    """The mixed-data benchmark's choice by CV: :class:`mddf.PCAFeatures`, then mdDF with ``predictor="hgb"``, the
-    categorical columns declared to both by position (the components are appended after the columns)."""
+    """:class:`mddf.PCAFeatures`, then mdDF with ``predictor="hgb"``, categorical columns declared to both."""
     from sklearn.pipeline import make_pipeline
 
     positions = np.flatnonzero(np.asarray(ctx.categorical_mask, dtype=bool))
@@ -125,14 +119,12 @@ def build_mddf_pca_hgb(ctx: BuildContext, **params):
 
 
 def build_mddf_hgb_auto(ctx: BuildContext, **params):
-    """mdDF with a HistGradientBoosting predictor on ``x`` alone or mixed with the cascade's output on ``[x, f_T]``,
-    whichever scores highest on the training rows at fit (``predictor_input="auto"``)."""
+    """mdDF with a HistGradientBoosting predictor, its input chosen at fit (``predictor_input="auto"``)."""
     return build_mddf(ctx, **{"predictor": "hgb", "predictor_input": "auto", **params})
 
 
 def build_mddf_plain_stop(ctx: BuildContext, **params):
-    """mdDF stopping on any improvement (gcForest's rule, ``min_error_reduction=0``, as the paper's configuration
-    does); the estimator's default asks a layer to lower the out-of-fold error by a share of it."""
+    """mdDF stopping on any improvement (``min_error_reduction=0``: gcForest's rule, the paper's configuration's)."""
     return build_mddf(ctx, min_error_reduction=0.0, **params)
 
 
@@ -197,7 +189,7 @@ def build_xgboost(ctx: BuildContext, **params):
 
 
 def build_mlp(ctx: BuildContext, hidden_layer_sizes=(70, 50), **params):
-    """Standardise (one-hot categoricals), then an MLP trained with adam (see module doc)."""
+    """Standardise (one-hot categoricals), then an MLP trained with adam."""
     from sklearn.compose import ColumnTransformer
     from sklearn.impute import SimpleImputer
     from sklearn.neural_network import MLPClassifier
@@ -265,8 +257,7 @@ def build_quadboost(ctx: BuildContext, **params):
 
 
 def quadboost_grid(ctx: BuildContext) -> list:
-    """The variant and its parameter on the QuadBoost paper's ranges (Section 4), 5/4/4 log-spaced values instead of 10,
-    100 iterations like every boosting method here."""
+    """Each variant's parameter on the QuadBoost paper's ranges (Section 4), 5/4/4 log-spaced values."""
     if ctx.profile == "quick":
         return [{"regularization": "l1", "lam": 0.01}, {"regularization": "l2", "lam": 1.0}]
     grid = [{"regularization": "l1", "lam": float(v)} for v in np.logspace(-4, 0, 5)]
@@ -310,12 +301,9 @@ def build_extra_trees(ctx: BuildContext, **params):
 
 # The practitioner's protocol: a baseline, early-stopped boosting, a random forest
 
-#: Rounds at most of the early-stopped boosting models (the quick profile: QUICK_PEER_ROUNDS).
-ROUNDS_CAP = 1000
-#: Rounds without improvement of the validation loss before an early-stopped model stops.
-PATIENCE = 20
-#: Share of the training rows an early-stopped model monitors its loss on.
-ES_VALIDATION_FRACTION = 0.1
+ROUNDS_CAP = 1000  #: Rounds at most of the early-stopped boosting models (the quick profile: QUICK_PEER_ROUNDS).
+PATIENCE = 20  #: Rounds without improvement of the validation loss before an early-stopped model stops.
+ES_VALIDATION_FRACTION = 0.1  #: Share of the training rows an early-stopped model monitors its loss on.
 #: Trees of the practitioner's random forest: the trees of one mdDF layer.
 PRACTITIONER_RF_TREES = _PAPER_TREES_PER_LAYER
 
@@ -383,8 +371,7 @@ def build_xgboost_early_stopping(ctx: BuildContext, **params):
 
 
 def build_catboost_early_stopping(ctx: BuildContext, **params):
-    """CatBoost with its defaults (up to its 1000 rounds, learning rate of its choosing), stopped early; categorical
-    columns declared (:class:`~.early_stopped.EarlyStopped` gives them to it as text)."""
+    """CatBoost with its defaults, up to 1000 rounds, stopped early; categorical columns declared (as text)."""
     from catboost import CatBoostClassifier, CatBoostRegressor
 
     cls = CatBoostRegressor if _regression(ctx) else CatBoostClassifier
@@ -404,8 +391,7 @@ def build_practitioner_forest(ctx: BuildContext, **params):
 
 
 def default_registry() -> Registry:
-    """The methods of the mdDF paper's Tables 2-3 and the DeepBoost paper's Tables 2-3, today's peers,
-    and the practitioner protocol's methods."""
+    """Every method: the mdDF and DeepBoost papers' Tables 2-3, today's peers and the practitioner protocol's."""
     return Registry(_METHODS)
 
 

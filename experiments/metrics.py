@@ -1,5 +1,4 @@
-"""Scores of one run (:data:`METRICS`, :func:`run_scores`), and which of several methods scored on the same folds is
-significantly best (:func:`compare`, the rule :data:`WINNER_RULE`, the command-line page)."""
+"""Scores of one run (:func:`run_scores`), and which of several methods is significantly best (:func:`compare`)."""
 
 from __future__ import annotations
 
@@ -9,11 +8,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-#: Probabilities are clipped to [PROBA_CLIP, 1] (then each row renormalised) before the log-loss.
-PROBA_CLIP = 1e-15
+PROBA_CLIP = 1e-15  #: Probabilities are clipped to [PROBA_CLIP, 1] (then each row renormalised) before the log-loss.
 
-#: How many standard errors a difference must exceed to count.
-SIGNIFICANCE_SE = 2.0
+SIGNIFICANCE_SE = 2.0  #: How many standard errors a difference must exceed to count.
 
 
 @dataclass(frozen=True)
@@ -34,8 +31,7 @@ class Metric:
 
 
 _CLASSIFICATION, _MULTILABEL = ("classification",), ("multilabel",)
-#: The metrics, in table order; several targets (:data:`~.registry.SEVERAL_TARGETS`) are scored by R² averaged over
-#: the targets (each target's R² too: :func:`metric_of`), or by the multi-label metrics.
+#: The metrics, in table order (several numeric targets: R² averaged over them, each one's too: :func:`metric_of`).
 METRICS = {
     m.name: m
     for m in (
@@ -51,7 +47,7 @@ METRICS = {
         Metric("f1_macro", "macro F1", _MULTILABEL, True),
     )
 }
-#: The metrics one target's runs are bound to record (:func:`~.binding.run_settings`).
+#: The metrics one target's runs are bound to record (:func:`~.store.run_settings`).
 ONE_TARGET_METRICS = [name for name, m in METRICS.items() if {"classification", "regression"} & set(m.tasks)]
 
 
@@ -67,8 +63,8 @@ CHECKED_ROWS = 64
 
 
 def predict_once(estimator, X, probabilities=True):
-    """``(labels, probabilities)`` of ``X`` from one ``predict_proba`` (the labels ``predict``'s where it disagrees on
-    :data:`CHECKED_ROWS` rows); ``(predict(X), None)`` without ``probabilities`` or a 2-D ``predict_proba``."""
+    """``(labels, probabilities)`` of ``X`` from one ``predict_proba`` (``predict``'s labels where it disagrees on
+    :data:`CHECKED_ROWS` rows); ``(predict(X), None)`` without ``probabilities`` or 2-D probabilities."""
     if not probabilities or not hasattr(estimator, "predict_proba"):
         return estimator.predict(X), None
     proba = estimator.predict_proba(X)
@@ -84,15 +80,13 @@ def predict_once(estimator, X, probabilities=True):
 #: The metric that ranks when ``--metric`` is not given: scikit-learn's default ``score`` of each task.
 DEFAULT_METRIC = dict(classification="accuracy", regression="r2", multioutput="r2", multilabel="subset_accuracy")
 
-#: Paired scores (folds both methods have) below which no difference is called significant.
-MIN_PAIRED_SCORES = 5
+MIN_PAIRED_SCORES = 5  #: Paired scores (folds both methods have) below which no difference is called significant.
 
 WINNER_RULE = (
     "Winner (★): the best mean, marked only when its paired difference to every other method exceeds "
     f"2 standard errors over at least {MIN_PAIRED_SCORES} paired folds; ≈: within 2 standard errors of the best. "
-    "Standard errors over the folds, "
-    "sqrt((1/n + n_test/n_train) · var) with var the sample variance of the n per-fold scores or paired "
-    "differences (Nadeau and Bengio's correction for overlapping training rows)."
+    "Standard errors over the folds, sqrt((1/n + n_test/n_train) · var) with var the sample variance of the n "
+    "per-fold scores or paired differences (Nadeau and Bengio's correction for overlapping training rows)."
 )
 
 
@@ -103,8 +97,7 @@ def metrics_of(task: str, targets=()) -> list[Metric]:
 
 
 def full_probabilities(proba, model_classes, n_classes: int) -> np.ndarray:
-    """``proba``'s columns, for the class codes ``model_classes`` in the model's column order, placed among
-    ``n_classes`` classes, absent ones 0."""
+    """``proba``'s columns (of the class codes ``model_classes``) placed among ``n_classes`` classes, absent ones 0."""
     proba = np.asarray(proba, dtype=np.float64)
     model_classes = np.asarray(model_classes, dtype=np.int64)
     if proba.ndim != 2 or proba.shape[1] != len(model_classes):
@@ -159,8 +152,7 @@ def several_target_scores(task: str, y_true, y_pred, targets) -> dict:
 
 
 def run_scores(task: str, y_true, y_pred, proba=None, targets=()) -> dict:
-    """Every metric of ``task`` for one run (:func:`classification_scores`, :func:`regression_scores` or, of several
-    ``targets``, :func:`several_target_scores`)."""
+    """Every metric of ``task`` for one run (``targets``: several targets' names)."""
     if task == "regression":
         return regression_scores(y_true, y_pred)
     if task == "classification":
@@ -169,8 +161,7 @@ def run_scores(task: str, y_true, y_pred, proba=None, targets=()) -> dict:
 
 
 def standard_error(values, test_train_ratio: float = 0.0) -> float:
-    """``sqrt((1/n + test_train_ratio) * var(values))``, var with ddof=1 (the variance of a mean of n fold scores is
-    ``1/n + n_test/n_train`` times it); NaN for fewer than two values."""
+    """``sqrt((1/n + test_train_ratio) * var(values))``, var with ddof=1; NaN for fewer than two values."""
     values = np.asarray(values, dtype=np.float64)
     if len(values) < 2:
         return float("nan")
@@ -194,10 +185,8 @@ class Comparison:
 
 
 def compare(scores: dict, greater_is_better: bool = True, test_train_ratio: float = 0.0) -> list[Comparison]:
-    """Each method's mean, standard error and paired difference to the best, and whether the best wins.
-
-    ``scores`` is ``{method: {fold: score}}``, a fold naming the same rows for every method; ``test_train_ratio`` is
-    ``n_test / n_train`` of one fold (Nadeau and Bengio's correction; 0: none). Returns the comparisons best first."""
+    """Each method's :class:`Comparison` to the best, best first, of ``scores`` ``{method: {fold: score}}`` (a fold: the
+    same rows for every method); ``test_train_ratio``: ``n_test / n_train`` of a fold (Nadeau and Bengio's)."""
     scores = {m: dict(v) for m, v in scores.items() if v}
     if not scores:
         return []
@@ -221,13 +210,11 @@ def compare(scores: dict, greater_is_better: bool = True, test_train_ratio: floa
 
 
 def paired_difference(scores: dict, other: dict, test_train_ratio: float = 0.0) -> tuple[float, float, int]:
-    """The mean of ``scores[fold] - other[fold]`` over the folds both have, its standard error (:func:`standard_error`;
-    NaN for fewer than two) and the number of those folds."""
+    """The mean of ``scores[fold] - other[fold]`` over the folds both have, its standard error, and their number."""
     d = np.array([scores[f] - other[f] for f in scores if f in other])
     return (float(d.mean()) if len(d) else float("nan")), standard_error(d, test_train_ratio), len(d)
 
 
 def apart(diff: float, diff_se: float, n: int) -> bool:
-    """Whether a paired difference over ``n`` folds exceeds :data:`SIGNIFICANCE_SE` standard errors, over at least
-    :data:`MIN_PAIRED_SCORES` of them (False when undefined)."""
+    """Whether a paired difference exceeds :data:`SIGNIFICANCE_SE` standard errors over ``n`` folds, enough of them."""
     return n >= MIN_PAIRED_SCORES and not math.isnan(diff_se) and abs(diff) > SIGNIFICANCE_SE * diff_se

@@ -1,5 +1,4 @@
-"""``mddf benchmark --data PATH --target COLUMN --monotone COL:+1,COL:-1 [--monotone-class LABEL]``: mdDF's builder
-adds ``monotonic_cst`` (:class:`Constrained`, in the runs' settings hash); the other methods are as they are."""
+"""``mddf benchmark --monotone COL:+1,COL:-1 [--monotone-class LABEL]``: mdDF built with ``monotonic_cst``."""
 
 from __future__ import annotations
 
@@ -10,13 +9,11 @@ from .registry import SEVERAL_TARGETS, Registry
 from .runner import task_of
 from .studies import UsageError
 
-#: The methods that take the constraints: the cascades (:func:`~.methods.build_mddf`).
-CONSTRAINED_METHODS = ("mdDF",)
+CONSTRAINED_METHODS = ("mdDF",)  #: The methods that take the constraints: the cascades (:func:`~.methods.build_mddf`).
 
 
 def parse_monotone(text: str) -> dict:
-    """``{column: 1 or -1}`` of the option's ``COL:+1,COL:-1`` text; a :class:`~.studies.UsageError` naming a
-    malformed entry, a bad sign or a column given twice."""
+    """``{column: 1 or -1}`` of the option's ``COL:+1,COL:-1`` text, else a :class:`~.studies.UsageError`."""
     constraints = {}
     for entry in text.split(","):
         column, colon, sign = entry.strip().rpartition(":")
@@ -32,8 +29,7 @@ def parse_monotone(text: str) -> dict:
 
 def constraint_vector(constraints: dict, dataset) -> list:
     """The constraint of each feature column of the loaded ``--data`` ``dataset`` (0 for the others); a
-    :class:`~.studies.UsageError` for a column it lacks or holds as categories, or a target of more than two
-    classes."""
+    :class:`~.studies.UsageError` for a column it lacks or holds as text, or a target of more than two classes."""
     names = [str(name) for name in dataset.feature_names]
     for column in constraints:
         if column not in names:
@@ -47,8 +43,8 @@ def constraint_vector(constraints: dict, dataset) -> list:
 
 
 def constrained_class(label, dataset) -> int | None:
-    """The position in ``dataset.classes`` of the class the constraints hold the probability of: the one ``label`` names
-    (as text), by default the second (``classes_[1]``, what ``monotonic_cst`` constrains); None for a regression."""
+    """The position in ``dataset.classes`` of the class whose probability is constrained: ``label``'s (as text), by
+    default the second (what ``monotonic_cst`` constrains); None for a regression."""
     if task_of(dataset) == "regression":
         if label is not None:
             raise UsageError("--monotone-class names the class of a two-class target; this target is a regression")
@@ -72,8 +68,7 @@ def statement(constraints: dict, dataset, position) -> str:
 
 @dataclass(frozen=True)
 class Constrained:
-    """A method's builder with ``monotonic_cst`` added to what it builds (picklable, for the worker processes);
-    ``about``: what the constraints hold, for the model's summary (:func:`~.model_summary.describe_model`)."""
+    """A method's builder with ``monotonic_cst`` added (picklable); ``about``: what the constraints hold."""
 
     build: object
     monotonic_cst: tuple
@@ -87,9 +82,7 @@ class Constrained:
 
 
 def with_monotone(text, dataset, registry, specs, label=None, log=None):
-    """``(registry, specs)`` with the :data:`CONSTRAINED_METHODS` building cascades constrained as the option's
-    ``text`` says on the loaded ``--data`` ``dataset``, for the class ``label`` names (:func:`constrained_class`; the
-    signs turned for ``classes_[0]``); unchanged for ``text`` None. ``log`` (default: stderr) says what, in one line."""
+    """``(registry, specs)`` with the :data:`CONSTRAINED_METHODS` constrained as ``text`` says, said with ``log``."""
     if dataset is not None and task_of(dataset) in SEVERAL_TARGETS and (text, label) != (None, None):
         given = "--monotone" if text is not None else "--monotone-class"
         raise UsageError(f"{given} takes one --target: several targets take no monotone constraints")

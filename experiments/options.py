@@ -1,5 +1,4 @@
-"""The options of the ``mddf`` subcommands: the argument types, the groups of options they share, and each
-subcommand's own (:mod:`.cli` builds the parsers from them)."""
+"""The options of the ``mddf`` subcommands: argument types, the groups they share, and each one's own."""
 
 from __future__ import annotations
 
@@ -10,9 +9,18 @@ import re
 from pathlib import Path
 
 from .cluster import add_scheduler_argument
+from .defaults import (
+    DEFAULT_FOLDS,
+    FALLBACK_DATASET,
+    PAPER_DEFAULT_DATASET,
+    PROTOCOLS,
+    QUICK_DATASET,
+    SMALL_SAMPLE_PAPER_METHODS,
+    SUITES,
+    USER_DATA_TASKS,
+)
 from .methods import PROFILES, default_registry
 from .metrics import METRICS
-from .suites import SUITES
 
 
 def parse_seeds(text: str) -> list[int]:
@@ -33,8 +41,7 @@ def csv_list(text: str) -> list[str]:
 
 
 def n_jobs(text: str) -> int:
-    """``--n-jobs``: a number of threads, or a negative number counted from all cores (-1: all); 0 and absurd counts
-    are refused before the subcommand runs, in one line (:func:`~.studies.check_options`)."""
+    """``--n-jobs``: threads, or a negative number counted from all cores (checked: :func:`~.studies.check_options`)."""
     try:
         return int(text)
     except ValueError:
@@ -66,9 +73,7 @@ def _table_file_option(name: str):
 
 
 def layer_list(text: str) -> str:
-    """``--layers``, ``--margin-layers``: 1-based layer numbers and ``last``, comma-separated (``1,2,last``); checked
-    before anything runs, returned as given (the numbers beyond the layers grown are checked once the model is
-    built: :func:`~.layers.layer_check`)."""
+    """``--layers``, ``--margin-layers``: comma-separated 1-based layer numbers and ``last``, returned as given."""
     parts = [part.strip().lower() for part in text.split(",")]
     for part in parts:
         if part != "last" and not (part.isdigit() and int(part) >= 1):
@@ -90,12 +95,9 @@ def fractions(text: str) -> list[float]:
 
 
 def help_text(name: str) -> str:
-    """The docstring of this package's module ``name`` for ``--help``, without its paragraph for developers (the one
-    naming this module). Read from its source, not imported, so that a parser loads no estimator library."""
-    spec = importlib.util.find_spec(f"{__package__}.{name}")
-    source = Path(spec.origin).read_text(encoding="utf-8")
-    paragraphs = (ast.get_docstring(ast.parse(source)) or "").strip().split("\n\n")
-    return plain_text("\n\n".join(p for p in paragraphs if ":mod:`.cli`" not in p)) + "\n"
+    """The docstring of this package's module ``name`` as ``--help`` shows it, read from its source, not imported."""
+    source = Path(importlib.util.find_spec(f"{__package__}.{name}").origin).read_text(encoding="utf-8")
+    return plain_text((ast.get_docstring(ast.parse(source)) or "").strip()) + "\n"
 
 
 # a reST role (``:name:`target```, ``:name:`~a.b```, ``:name:`text <target>```)
@@ -110,8 +112,6 @@ def plain_text(text: str) -> str:
 
 def add_user_data_arguments(parser: argparse.ArgumentParser, *, regression: bool = True) -> None:
     """``--data PATH --target COLUMN [--test PATH]``: the user's own table (:mod:`mddf.datasets.user_data`)."""
-    from .defaults import USER_DATA_TASKS
-
     group = parser.add_argument_group("your own data (instead of a built-in dataset)")
     group.add_argument("--data", type=Path, metavar="PATH", help="a CSV file (any separator, possibly compressed: "
                        ".gz, .bz2, .xz, .zip) or Parquet file (with pyarrow installed) with one row per sample; text "
@@ -119,14 +119,12 @@ def add_user_data_arguments(parser: argparse.ArgumentParser, *, regression: bool
     group.add_argument("--target", metavar="COLUMN", help="the column to predict")
     group.add_argument("--test", type=Path, metavar="PATH", help="a test file with the same columns (default: the "
                        "protocol's cross-validation or 70/30 split of --data)")  # fmt: skip
-    group.add_argument("--sep", type=_table_file_option("separator_option"), metavar="CHAR",
-                       help="the separator of a CSV file: one character, or 'tab' (default: sniffed among , ; tab "
-                       "|)")  # fmt: skip
+    group.add_argument("--sep", metavar="CHAR", help="the separator of a CSV file: one character, or 'tab' (default: "
+                       "sniffed among , ; tab |)", type=_table_file_option("separator_option"))  # fmt: skip
     group.add_argument("--decimal", type=_table_file_option("decimal_option"), metavar="CHAR",
                        help="the decimal mark of a CSV file's numbers: '.' (default) or ',' (a European file: 3,14 "
                        "with --sep ';', which is then sniffed)")  # fmt: skip
-    group.add_argument("--drop", type=csv_list, metavar="COLS", help="comma-separated columns to leave out (e.g. an "
-                       "ID)")  # fmt: skip
+    group.add_argument("--drop", type=csv_list, metavar="COLS", help="comma-separated columns to leave out, e.g. an ID")
     group.add_argument("--na-values", type=lambda text: [v.strip() for v in text.split(",")], metavar="VALUES",
                        help="comma-separated cell values read as missing, besides empty cells and NA, NaN, null, ... "
                        "(e.g. '?,-')")  # fmt: skip
@@ -140,14 +138,11 @@ def add_user_data_arguments(parser: argparse.ArgumentParser, *, regression: bool
 def add_files_arguments(parser: argparse.ArgumentParser) -> None:
     """``--data-home`` and ``--download``: where the built-in datasets' files are, and whether to fetch them."""
     parser.add_argument("--data-home", type=Path, help="folder with the benchmark files (sets MDDF_DATA)")
-    parser.add_argument("--download", action="store_true", help="let the loaders download missing files (default: "
-                        "report them missing)")  # fmt: skip
+    parser.add_argument("--download", action="store_true", help="download missing files (default: report them missing)")
 
 
 def add_dataset_arguments(parser: argparse.ArgumentParser, *, regression: bool = True) -> None:
     """``--dataset NAME``, ``--download``, ``--data-home`` and the ``--data`` options."""
-    from .defaults import FALLBACK_DATASET, PAPER_DEFAULT_DATASET, QUICK_DATASET
-
     parser.add_argument("--dataset", help=f"dataset name (default: {PAPER_DEFAULT_DATASET} as in the paper when its "
                         f"files are present, else {FALLBACK_DATASET}; with --quick: {QUICK_DATASET})")  # fmt: skip
     add_files_arguments(parser)
@@ -155,11 +150,7 @@ def add_dataset_arguments(parser: argparse.ArgumentParser, *, regression: bool =
 
 
 def add_mddf_arguments(parser: argparse.ArgumentParser, *, regression: bool = True) -> None:
-    """The options of the single-fit subcommands (export-features, plot-layers, plot-tsne): the dataset
-    (:func:`add_dataset_arguments`) and mdDF's, the benchmark's mdDF row (:func:`~.studies.mddf_model`) with these
-    options on top."""
-    from .defaults import QUICK_DATASET
-
+    """The options of the single-fit subcommands: the dataset's (:func:`add_dataset_arguments`) and mdDF's."""
     add_dataset_arguments(parser, regression=regression)
     model = parser.add_argument_group("the model", "the benchmark's mdDF row: what `mddf benchmark` fits as mdDF "
                                       "under its practitioner protocol,\nMDDFClassifier with its defaults and the "
@@ -173,8 +164,7 @@ def add_mddf_arguments(parser: argparse.ArgumentParser, *, regression: bool = Tr
     ):
         model.add_argument(option, type=int, help=what)
     parser.add_argument("--n-jobs", type=n_jobs, default=-1, help="threads (-1: all cores)")
-    parser.add_argument("--quick", action="store_true",
-                        help=f"tiny configuration for a smoke test ({QUICK_DATASET}, 10 trees, 3 layers)")  # fmt: skip
+    parser.add_argument("--quick", action="store_true", help=f"smoke test: {QUICK_DATASET}, 10 trees, 3 layers")
     parser.add_argument("--quiet", action="store_true", help="no progress output")
 
 
@@ -191,9 +181,8 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
                         "thread)")  # fmt: skip
     parser.add_argument("--workers", type=int, default=1, help="runs executed at the same time (default 1, which "
                         "keeps timings comparable; with --scheduler the cluster's worker threads decide)")  # fmt: skip
-    parser.add_argument("--isolation", choices=("process", "inline"), default="process",
-                        help="'process': each run in a worker process, reused from run to run (default); 'inline': "
-                        "in this process")  # fmt: skip
+    parser.add_argument("--isolation", choices=("process", "inline"), default="process", help="'process': each run "
+                        "in a worker process, reused from run to run (default); 'inline': in this process")  # fmt: skip
     add_scheduler_argument(parser)
     parser.add_argument("--quiet", action="store_true", help="no progress bar and no per-run lines")
 
@@ -283,8 +272,6 @@ def benchmark_options(parser: argparse.ArgumentParser) -> None:
 
 def add_protocol_arguments(parser: argparse.ArgumentParser, *, folds: bool = True) -> None:
     """``--protocol``, ``--metric`` (and ``--folds``): how the runners evaluate (``folds``: the benchmark's)."""
-    from .defaults import DEFAULT_FOLDS, PROTOCOLS  # the names only: see the module
-
     parser.add_argument("--protocol", choices=PROTOCOLS, help=(
         "'practitioner': a baseline, early-stopped boosting and a random forest against mdDF, cross-validated, with "
         "standard errors (default with --data); 'paper': the papers' methods, budgets and splits (default for built-in "
@@ -304,8 +291,6 @@ def add_protocol_arguments(parser: argparse.ArgumentParser, *, folds: bool = Tru
 
 def small_sample_options(parser: argparse.ArgumentParser) -> None:
     """``mddf small-sample``'s options."""
-    from .defaults import SMALL_SAMPLE_PAPER_METHODS
-
     add_dataset_arguments(parser)
     add_protocol_arguments(parser, folds=False)
     parser.add_argument("--fractions", type=fractions, help="comma-separated training fractions (default: "
@@ -331,8 +316,16 @@ def export_features_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", type=Path, default=None, help="output .npz (default: "
                         "results/features/<dataset>_mddf_features.npz; with --data <file stem>-<sha256 prefix> for "
                         "<dataset>); a file there that it did not write is refused unless --force")  # fmt: skip
-    parser.add_argument("--force", action="store_true", help="replace the --out file even if it did not write it (or "
-                        "it was changed)")  # fmt: skip
+    parser.add_argument("--force", action="store_true", help="replace an --out file it did not write or that changed")
+
+
+def explain_options(parser: argparse.ArgumentParser) -> None:
+    """``mddf explain``'s options."""
+    add_mddf_arguments(parser)
+    parser.add_argument("--rows", type=int, default=200, help="held-out rows explained (default: 200)")
+    parser.add_argument("--fast", action="store_true", help="path contributions instead of exact TreeSHAP")
+    parser.add_argument("--out", type=Path, help="output folder (default: results/explain/<dataset or file>)")
+    add_force_argument(parser)
 
 
 def plot_layers_options(parser: argparse.ArgumentParser) -> None:

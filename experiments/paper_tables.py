@@ -1,5 +1,4 @@
-"""The benchmark's tables under the papers' protocol: ``table.md`` laid out like the papers' Table 2, with the
-published numbers alongside, ``ablation.md`` (Table 3's mdDF structures) and ``peers.md`` (today's peers)."""
+"""The benchmark's tables under the papers' protocol: ``table.md`` (Table 2), ``ablation.md`` and ``peers.md``."""
 
 from __future__ import annotations
 
@@ -9,12 +8,10 @@ from pathlib import Path
 from mddf.datasets import published as paper_results
 from mddf.datasets.user_data import TEST_FRACTION, registered
 
+from .defaults import paper_of, protocol_of
 from .methods import FALLBACK_TREES_K
-from .outfolder import write_text
-from .provenance import with_csv_header
 from .runbook import inapplicable
-from .suites import paper_of, protocol_of
-from .tables import build_table, method_notes, summarize, to_csv, to_markdown, write_markdown
+from .tables import build_table, method_notes, summarize, to_csv, to_markdown, write_csv, write_markdown
 
 TABLE2_ORDER = tuple(
     "MLP RF XGBoost gcForest gcForest-MGS mdDF mdDF-tuned AdaBoost DeepBoost DeepBoost-log QuadBoost".split()
@@ -57,8 +54,7 @@ def fit_seconds(records, datasets, methods, seeds, profile) -> dict:
 def write_tables(
     records, out: Path, datasets, methods, seeds, profile, n_classes, image_shapes, skipped, registry, prov=None
 ):
-    """Write table.md / table.csv (and ablation.*, peers.*) from the records, each headed by ``prov``; return their
-    Markdown."""
+    """Write table.md / table.csv (and ablation.*, peers.*) of the records, headed by ``prov``; their Markdown."""
     cells = summarize(records, profile=profile, seeds=set(seeds))
     specs = {m: registry.get(m) for m in methods}
     papers, k_column = {paper_of(d) for d in datasets} - {None}, _k_column(records, datasets, seeds, profile)
@@ -81,8 +77,7 @@ def write_tables(
 
 
 def _k_column(records, datasets, seeds, profile) -> dict:
-    """The tables' column ``k``: ``{"k": {dataset: k values}}`` of the tabulated runs with a tree budget, each k
-    ``/``-joined and marked ``*`` when it is the fallback; {} when no run has one."""
+    """The tables' column ``k``: ``{"k": {dataset: "/"-joined k values, * marking the fallback}}``, else {}."""
     ks = {}
     for rec in _tabulated(records, datasets, seeds, profile):
         if rec.get("trees_k") is not None:
@@ -93,8 +88,7 @@ def _k_column(records, datasets, seeds, profile) -> dict:
 
 @dataclass(frozen=True)
 class _Tables:
-    """The tables of :func:`write_tables` and what they are built from (``cells``: :func:`~.tables.summarize`'s,
-    ``k_column``: :func:`_k_column`'s, ``skipped``: ``{dataset: loader message}``)."""
+    """The tables of :func:`write_tables` and what they are built from."""
 
     records: list
     datasets: list
@@ -195,5 +189,5 @@ def _write(table, out: Path, stem: str, prov) -> str:
     """Write ``table`` as ``<stem>.md`` and ``<stem>.csv`` in ``out``, each headed by ``prov``; return the Markdown."""
     markdown = to_markdown(table)
     write_markdown(markdown, out / f"{stem}.md", prov)
-    write_text(out / f"{stem}.csv", with_csv_header(to_csv(table), prov))
+    write_csv(to_csv(table), out / f"{stem}.csv", prov)
     return markdown

@@ -1,5 +1,4 @@
-"""What the runners decide between loading the data and executing runs: what planning keeps of a dataset
-(:func:`describe`), the folds, the bindings, the methods that can run, the ranking metric, and their checks."""
+"""What the runners decide between loading the data and executing runs: folds, bindings, methods, ranking metric."""
 
 from __future__ import annotations
 
@@ -8,26 +7,24 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .binding import Binding, dataset_sha256, method_settings, run_settings, settings_sha256, test_sha256
+from .defaults import image_shape_of
 from .metrics import DEFAULT_METRIC, METRICS, metrics_of
-from .protocols.practitioner import fold_count
+from .protocols import cv_splits, fold_count, split_run_data
 from .registry import SEVERAL_TARGETS, BuildContext, learner_task, unavailable_reason
 from .runner import task_of
+from .store import Binding, dataset_sha256, method_settings, run_settings, settings_sha256, test_sha256
 from .studies import OptionError, UsageError
-from .suites import image_shape_of
 
-#: A regression's training fraction must leave at least this many rows.
-MIN_REGRESSION_ROWS = 10
+MIN_REGRESSION_ROWS = 10  #: A regression's training fraction must leave at least this many rows.
 
 
-#: A classification whose smallest class holds less than this share of an even split (1/k of the rows for k classes)
-#: is imbalanced: without ``--metric`` it is ranked by ROC AUC (why: the command-line page).
+#: Without ``--metric``, a classification whose smallest class holds under this share of an even split ranks by ROC AUC.
 IMBALANCE = 0.4
 
 
 def available(specs, task: str | None = None, *, asked=()) -> list:
-    """The methods of ``specs`` whose estimator for ``task`` imports and that handle it, saying on stderr why the others
-    do not; a method of ``asked`` (``--methods``) that does not import is an :class:`~.studies.OptionError`."""
+    """The methods of ``specs`` that import and handle ``task``, the others said on stderr (one of ``asked`` that does
+    not import: :class:`~.studies.OptionError`)."""
     kept = []
     for spec in specs:
         if (reason := unavailable_reason(spec, task or "classification")) and spec.name in asked:
@@ -54,7 +51,7 @@ def metric_for(name, task: str) -> str:
 
 def ranking_metric(ds, name, log) -> str:
     """The metric that ranks the runs of ``ds``: ``name`` (:func:`metric_for`), else the task's default, but ROC AUC for
-    an imbalanced classification (:data:`IMBALANCE`), which ``log`` says in one line."""
+    an imbalanced classification (:data:`IMBALANCE`), said with ``log``."""
     from mddf.datasets.user_data import class_shares, percent
 
     task = task_of(ds)
@@ -111,8 +108,7 @@ def describe(ds) -> DatasetInfo:
 
 
 def practitioner_folds(ds, requested: int, log) -> int | None:
-    """The cross-validation folds of ``ds``, or None for a ``--data`` file with a ``--test`` file; raises
-    :class:`~.protocols.practitioner.TooFewRows` for a class with a single row."""
+    """The cross-validation folds of ``ds`` (:func:`~.protocols.fold_count`), None with a ``--test`` file."""
     if (ds.extra or {}).get("user_data", {}).get("test_path"):
         return None
     task = task_of(ds)
@@ -144,8 +140,7 @@ def bindings(infos, specs, *, protocol: str, profile: str, n_folds: dict, valida
 
 
 def _too_few(ds, drawn, specs) -> dict:
-    """``{method: reason}`` of ``specs`` whose ``min_class_rows`` exceeds the training rows of a class in one of the
-    ``drawn`` splits (``[(where, training codes)]``); the reason names the split and the class by its label."""
+    """``{method: reason}`` of ``specs`` needing more rows of a class than a ``drawn`` ``(where, codes)`` split has."""
     found = []
     for where, y in drawn:
         codes, counts = np.unique(y, return_counts=True)
@@ -156,10 +151,7 @@ def _too_few(ds, drawn, specs) -> dict:
 
 
 def unusable_folds(ds, n_folds: int, specs, seeds) -> dict:
-    """``{method: reason}`` of the methods whose ``min_class_rows`` exceeds the training rows of a class in some fold
-    of the runs' cross-validation (:func:`~.protocols.practitioner.cv_splits`); the reason names the class."""
-    from .protocols.practitioner import cv_splits
-
+    """:func:`_too_few` of the folds of the runs' cross-validation (:func:`~.protocols.cv_splits`)."""
     task = task_of(ds)
     if task != "classification" or not n_folds:
         return {}
@@ -172,10 +164,8 @@ def unusable_folds(ds, n_folds: int, specs, seeds) -> dict:
 
 
 def unusable_fractions(ds, fractions, specs, seeds, *, validation_fraction: float = 0.2) -> dict:
-    """``{(fraction, method): reason}`` of the training fractions, drawn as the runs draw them, that leave a class fewer
-    rows than a method's ``min_class_rows`` (or a regression fewer than :data:`MIN_REGRESSION_ROWS`)."""
-    from .protocols.run_data import split_run_data
-
+    """``{(fraction, method): reason}`` of the training fractions (as the runs draw them) too small for a method
+    (:func:`_too_few`; a regression: fewer than :data:`MIN_REGRESSION_ROWS` rows)."""
     task = task_of(ds)
     out = {}
     for fraction in fractions:

@@ -1,5 +1,4 @@
-"""The method registry's types: what a builder is told of a run (:class:`BuildContext`), one compared method
-(:class:`MethodSpec`), their ordered collection (:class:`Registry`), and whether a method's package imports."""
+"""The method registry's types: :class:`BuildContext`, :class:`MethodSpec` and :class:`Registry`."""
 
 from __future__ import annotations
 
@@ -8,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .defaults import BASELINE
+from .defaults import BASELINE, image_shape_of
 
 #: The tasks of several targets (``mddf benchmark --target a,b``), and what their methods build for them.
 SEVERAL_TARGETS = {"multioutput": "regression", "multilabel": "classification"}
@@ -32,15 +31,11 @@ class BuildContext:
     image_shape: tuple | None = None
     n_trees: int | None = None  # tree budget (RF, XGBoost)
     task: str = "classification"  # or "regression", or several targets' (:data:`SEVERAL_TARGETS`)
-    #: "paper": the papers' reproductions (mdDF: ``PAPER_CONFIG``); "practitioner": the estimators' defaults
-    protocol: str = "paper"
+    protocol: str = "paper"  #: "paper": the papers' reproductions; "practitioner": the estimators' defaults
 
     @classmethod
     def of(cls, dataset, n_classes: int, **run) -> BuildContext:
-        """The context of a run on the loaded ``dataset`` of ``n_classes`` classes (0: a regression); ``run`` gives
-        ``seed``, ``n_jobs``, ``profile`` and the other fields."""
-        from .suites import image_shape_of
-
+        """The context of a run on ``dataset`` of ``n_classes`` classes (0: a regression); ``run``: the other fields."""
         mask = () if dataset.categorical_mask is None else tuple(bool(b) for b in dataset.categorical_mask)
         shape = dict(
             n_features=int(dataset.X_train.shape[1]), categorical_mask=mask, image_shape=image_shape_of(dataset)
@@ -56,8 +51,7 @@ class MethodSpec:
     build: Callable[..., Any]  #: ``build(ctx, **params) -> estimator`` (a module-level function)
     requires: tuple  #: ``(module, attribute)`` imported to decide whether the method is available
     description: str = ""
-    #: ``grid(ctx) -> list of dict``: candidate hyper-parameters, chosen on the validation rows
-    grid: Callable[[BuildContext], list] | None = None
+    grid: Callable[[BuildContext], list] | None = None  #: ``grid(ctx)``: candidates, chosen on the validation rows
     binary_only: bool = False  #: runs only on two-class datasets
     tree_budget: bool = False  #: uses ``trees_per_layer x k`` trees, k from mdDF's layers on the same run
     default: bool = True  #: included when no ``--methods`` are given
@@ -67,14 +61,10 @@ class MethodSpec:
     aliases: tuple = field(default_factory=tuple)
     practitioner: bool = False  #: included when no ``--methods`` are given under the practitioner protocol
     tasks: tuple = ("classification",)  #: the tasks ``build`` makes an estimator for (``ctx.task``)
-    #: ``warm_up(ctx) -> estimator``: a tiny model of the same kind fitted before the timed fit (:func:`~.methods.tiny`)
-    warm_up: Callable[[BuildContext], Any] | None = None
-    #: training rows of every class the method needs (after :func:`~.methods.adapt_to_small_classes`)
-    min_class_rows: int = 1
-    #: the class of ``requires``' module that ``build`` makes for a regression (``LGBMRegressor``), when it has one
-    regressor: str | None = None
-    #: the extra of this package that installs ``requires``' module (``"bench"``), for an optional one
-    extra: str | None = None
+    warm_up: Callable[[BuildContext], Any] | None = None  #: ``warm_up(ctx)``: a tiny model fitted before the timed fit
+    min_class_rows: int = 1  #: training rows of every class it needs (after :func:`~.methods.adapt_to_small_classes`)
+    regressor: str | None = None  #: the class of ``requires``' module built for a regression (``LGBMRegressor``)
+    extra: str | None = None  #: the extra of this package that installs an optional ``requires``' module
 
 
 class Registry:
@@ -122,8 +112,7 @@ class Registry:
 
 
 def unavailable_reason(spec: MethodSpec, task: str = "classification") -> str | None:
-    """None if the estimator the method builds for ``task`` imports, else a message saying why it does not, naming
-    that class (``LGBMRegressor`` for a regression) and, for an optional package, the extra that installs it."""
+    """None if the estimator the method builds for ``task`` imports, else why not (and the extra that installs it)."""
     module, attribute = spec.requires
     if learner_task(task) == "regression" and spec.regressor:
         attribute = spec.regressor

@@ -1,5 +1,4 @@
-"""The plan of a sweep and its book: which runs there are (:func:`plan`, :class:`Task`) and, while they execute
-wherever they execute, which are done, which may start, what each recorded (:class:`RunBook`)."""
+"""The plan of a sweep (:func:`plan`, :class:`Task`) and its book while it executes (:class:`RunBook`)."""
 
 from __future__ import annotations
 
@@ -10,16 +9,14 @@ import time
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from .binding import Binding, latest_bound, matches
+from .defaults import DEEPBOOST_N_FOLDS, protocol_of
 from .provenance import one_line
 from .registry import MethodSpec
-from .store import ResultStore, new_record, run_key
-from .suites import DEEPBOOST_N_FOLDS, protocol_of
+from .store import Binding, ResultStore, latest_bound, matches, new_record, run_key
 
 BUDGET_METHOD = "mdDF"
-#: The seconds a run record holds for its own work, by part: selection and final fit (``total``), prediction (the
-#: labels and probabilities of one forward pass; records made before it hold the probabilities' seconds apart, in
-#: ``predict_proba_seconds``); with the warm-up's (compilation), :data:`RUN_SECONDS`.
+#: The seconds a run record holds for its own work, by part (older records hold ``predict_proba_seconds`` apart);
+#: with the warm-up's (compilation), :data:`RUN_SECONDS`.
 SECONDS = {
     "total": ("total_seconds",),
     "selection": ("selection_seconds",),
@@ -69,8 +66,7 @@ class Task:
 
 
 def inapplicable(spec: MethodSpec, n_classes: int, image_shape, task: str = "classification") -> str | None:
-    """Why ``spec`` does not run on a dataset of ``task`` with ``n_classes`` classes and this image shape (the cell
-    of the tables: ``"binary only"``, ``"images only"``, ``"not for regression"``), None when it does."""
+    """Why ``spec`` does not run on such a dataset (``"binary only"``, ``"images only"``, ...), None when it does."""
     if task not in spec.tasks:
         return f"not for {task}"
     if spec.binary_only and n_classes != 2:
@@ -80,9 +76,8 @@ def inapplicable(spec: MethodSpec, n_classes: int, image_shape, task: str = "cla
 
 def plan(datasets, specs, seeds, *, n_classes, image_shapes=None, profile="paper", fractions=(1.0,), protocol="paper",
          n_folds=None, tasks=None, bindings=None, metrics=None) -> list[Task]:  # fmt: skip
-    """All runs of ``specs`` x ``datasets`` x ``seeds`` (x folds x fractions) where a method applies,
-    mdDF first: the DeepBoost datasets' 10 folds under the papers' protocol, ``n_folds[dataset]`` under the
-    practitioner's; ``bindings[(dataset, method)]`` its :class:`~.binding.Binding`, ``metrics[dataset]`` its metric."""
+    """Every run of ``specs`` x ``datasets`` x ``seeds`` (x folds x fractions) where a method applies, mdDF first;
+    ``bindings[(dataset, method)]`` its :class:`~.store.Binding`, ``metrics[dataset]`` its ranking metric."""
     image_shapes = image_shapes or {}
     n_folds, tasks, bindings, metrics = n_folds or {}, tasks or {}, bindings or {}, metrics or {}
     planned = []
@@ -113,8 +108,7 @@ def failure_record(task: Task, error: str, **extra) -> dict:
 
 
 def unfinished(tasks, store: ResultStore) -> list[dict]:
-    """The latest records of the runs of ``tasks`` that did not end ``ok`` (``error`` or ``skipped``),
-    in plan order; a run without a record of its data and settings gets an ``error`` record saying so."""
+    """The latest records of the runs of ``tasks`` not ``ok``, in plan order (an ``error`` one for a run without)."""
     bound = latest_bound(store.records(), {t.key: t.binding for t in tasks})
     none = "no result was recorded for this run"
     records = (bound.get(task.key) or failure_record(task, none) for task in dict.fromkeys(tasks))
@@ -122,8 +116,7 @@ def unfinished(tasks, store: ResultStore) -> list[dict]:
 
 
 def report(tasks, store: ResultStore, notes=()) -> list[dict]:
-    """Say on stderr how the runs of ``tasks`` ended (``summary: k of n runs ok, ...``, ``notes`` after), then the runs
-    that did not end ``ok``, one line each; return their records (:func:`unfinished`)."""
+    """Say on stderr how the runs of ``tasks`` ended, then each not ``ok``; return those (:func:`unfinished`)."""
     not_ok = unfinished(tasks, store)
     skipped = [r for r in not_ok if r.get("status") == "skipped"]
     counts = [f"{len(tasks) - len(not_ok)} of {len(tasks)} runs ok"]
@@ -144,8 +137,7 @@ def bound_records(tasks, store: ResultStore) -> list[dict]:
 
 
 def run_seconds(record: dict, part: str | None = None) -> float:
-    """The seconds of a run's ``part`` of its work (:data:`SECONDS`), or of all of it (:data:`RUN_SECONDS`); those it
-    lacks count 0."""
+    """The seconds of a run's ``part`` of its work (:data:`SECONDS`; None: :data:`RUN_SECONDS`), a missing one 0."""
     return float(sum(record.get(key) or 0.0 for key in (SECONDS[part] if part else RUN_SECONDS)))
 
 
@@ -171,9 +163,8 @@ def describe(record: dict, metric: str | None = None) -> str:
 
 
 class RunBook:
-    """The runs of a sweep while they execute, however they execute: those ``ok`` in ``store`` left out (resume), a
-    tree-budget run waiting for the mdDF run of its rows, each record appended as it arrives and, with ``progress``,
-    said in a line (``log``) under a tqdm bar on a terminal. ``run_options`` go to every :func:`~.runner.run_one`."""
+    """The runs of a sweep as they execute: those ``ok`` in ``store`` left out, a tree-budget run waiting for its mdDF
+    run, each record appended as it arrives and, with ``progress``, said (``log``) under a bar on a terminal."""
 
     def __init__(self, tasks, store: ResultStore, *, progress=True, log=print, **run_options):
         from tqdm.auto import tqdm
@@ -190,7 +181,6 @@ class RunBook:
         self.running: dict = {}  # task -> (handle of the executor, start time)
         self.seconds: dict = {}  # method -> recorded seconds of its ok runs in this sweep (next_ready's order)
         self.written: list[dict] = []
-        # The bar redraws itself with carriage returns: only on a terminal. A log file gets the plain per-run lines.
         self.interactive = progress and sys.stderr.isatty()
         bar_format = "{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}]"
         layout = dict(file=sys.stderr, unit="run", dynamic_ncols=True, bar_format=bar_format)
@@ -208,8 +198,7 @@ class RunBook:
         return record is not None and record.get("status") == "ok" and matches(record, task.binding)
 
     def _budget_matches(self, task: Task, budget: dict) -> bool:
-        """Whether the mdDF record ``budget`` may set ``task``'s tree budget: it is bound as planned, or (an mdDF
-        run outside this plan) it ran on the same data."""
+        """Whether the mdDF record ``budget`` may set ``task``'s tree budget (bound as planned, or on the same data)."""
         if task.budget_key in self.bindings:
             return matches(budget, self.bindings[task.budget_key])
         if task.binding is None:
@@ -218,9 +207,8 @@ class RunBook:
         return (budget.get("data_sha256"), budget.get("test_sha256")) == planned
 
     def next_ready(self) -> Task | None:
-        """The next pending run whose tree-budget run has finished (None if every one waits): of the ready runs of the
-        first ready run's rows (:attr:`Task.rows`), the one whose method took longest so far (untimed first), so that
-        each fold ends with its quickest runs and the workers finish together."""
+        """The next pending run whose tree-budget run has finished (None if all wait): among the first ready rows'
+        (:attr:`Task.rows`), the one whose method took longest so far (untimed first)."""
         ready, rows = [], None
         for task in self.pending:
             if rows is not None and task.rows != rows:

@@ -1,5 +1,5 @@
-"""One run (:func:`run_one`): load a dataset, build a method, choose its hyper-parameters, fit, predict, measure; plain
-arguments in, a JSON-safe record out, in this process, a worker process or on a Dask cluster."""
+"""One run (:func:`run_one`): load a dataset, build a method, choose its hyper-parameters, fit, predict, measure; and
+what its record says of the fitted model (:func:`describe_model`)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import time
 import traceback
 import warnings
 from collections import OrderedDict
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 
 import numpy as np
 from joblib import effective_n_jobs
@@ -17,22 +17,17 @@ from joblib import effective_n_jobs
 from mddf.datasets.user_data import load_source, register_all, registered
 from mddf.utils import thread_limits
 
-from .binding import Binding, dataset_sha256
-from .environment import PeakMemory, current_rss_mb
+from .defaults import protocol_of
+from .early_stopped import EarlyStopped
 from .methods import FALLBACK_TREES_K, adapt_to_small_classes, default_registry
 from .methods import trees_per_layer as layer_trees
 from .metrics import full_probabilities, predict_once, run_scores
-from .model_summary import describe_model, jsonable_params
-from .protocols.practitioner import cv_run_data
-from .protocols.run_data import deepboost_run_data, split_run_data
-from .provenance import record_stamp, utc_now
+from .protocols import cv_run_data, deepboost_run_data, split_run_data
+from .provenance import PeakMemory, current_rss_mb, record_stamp, utc_now
 from .registry import BuildContext, Registry, learner_task
-from .store import new_record, run_key
-from .suites import protocol_of
+from .store import Binding, dataset_sha256, new_record, run_key
 
-# Datasets kept in a long-lived process (inline execution, Dask workers), most recent last: runs are planned
-# dataset by dataset, so two entries avoid reloading while memory holds two datasets, not the whole suite.
-DATASET_CACHE_SIZE = 2
+DATASET_CACHE_SIZE = 2  #: Datasets kept in a long-lived process (inline execution, Dask workers), most recent last.
 _DATASET_CACHE: OrderedDict[object, object] = OrderedDict()
 _DATASET_CACHE_LOCK = threading.Lock()  # a Dask worker with several threads runs several runs at once
 
@@ -43,10 +38,8 @@ class DatasetUnavailable(Exception):
 
 def load(dataset: str, cache: bool = False, download: bool = False):
     """``mddf.datasets.load_dataset(dataset)``, or the user file registered as ``dataset``; missing files or a failed
-    download raise :class:`DatasetUnavailable` with the loader's message, other errors propagate."""
-    source = registered(dataset)
-    # A user file is cached under its content and options: a later command in the same process
-    # (a Dask worker) may name another file, or the same file with another target or test file.
+    download: :class:`DatasetUnavailable` (the loader's message)."""
+    source = registered(dataset)  # a user file is cached under its content and options
     key = dataset if source is None else (dataset, json.dumps(source.as_dict(), sort_keys=True))
     if cache:
         with _DATASET_CACHE_LOCK:
@@ -99,17 +92,12 @@ def run_one(
     user_data: dict | None = None,
     binding: Binding | None = None,
 ) -> dict:
-    """Run one (dataset, method, seed[, fold, fraction]) and return its result record; never raises.
-
-    ``dataset`` is a dataset name or a user file of ``user_data`` (``{name: UserDataSource.as_dict()}``), ``method``
-    a name of ``registry``; ``seed`` seeds the estimator, the hold-outs, the sub-sample and the folds; ``fold`` is a
-    fold of the DeepBoost protocol or of the practitioner's ``n_folds``-fold cross-validation (None: the split);
-    ``fraction`` a stratified share of the training rows; ``n_jobs`` the estimator's threads (OpenMP and BLAS pools
-    included); ``trees_per_layer * trees_k`` the trees of a tree-budget method (RF, XGBoost); ``validation_fraction``
-    the rows held out for selection; ``cache_dataset`` keeps the last :data:`DATASET_CACHE_SIZE` datasets;
-    ``binding`` the data and settings planned (:mod:`.binding`). The record's ``status`` is ``"ok"`` (every metric of
-    its task and the seconds: ``compile_seconds``, ``selection_seconds``, ``train_seconds``, ``total_seconds``,
-    ``predict_seconds``), ``"error"`` (``error``, ``traceback``) or ``"skipped"`` (``message``)."""
+    """The result record of one (dataset, method, seed[, fold, fraction]) run; never raises. ``dataset``: a name, or a
+    file of ``user_data`` (``{name: UserDataSource.as_dict()}``); ``seed`` seeds the estimator, hold-outs, sub-sample
+    and folds; ``fold``: of the DeepBoost protocol or the practitioner's ``n_folds`` (None: the split); ``n_jobs``:
+    the estimator's threads; ``trees_per_layer * trees_k``: a tree-budget method's trees; ``cache_dataset`` keeps the
+    last :data:`DATASET_CACHE_SIZE` datasets; ``binding``: the data and settings planned. ``status`` is ``"ok"``
+    (every metric of its task and the ``*_seconds``), ``"error"`` (``error``, ``traceback``) or ``"skipped"``."""
     registry = registry or default_registry()
     memory = PeakMemory().start()
     key = run_key(dataset, method, seed, fold, fraction, profile, protocol)
@@ -169,9 +157,8 @@ def run_one(
 
 
 def _load_bound(dataset, record, user_data, cache_dataset, download, binding):
-    """The run's dataset (:func:`load`), the user data files ``user_data`` registered first; None when its files are
-    missing (``record`` then says ``status="skipped"`` and the loader's message). A user file's source goes to
-    ``record["data_source"]``; data whose hash is not ``binding``'s raises a ``ValueError``."""
+    """The run's dataset (:func:`load`), ``user_data`` registered first; None when its files are missing (``record``
+    says so); a ``ValueError`` for data whose hash is not ``binding``'s."""
     register_all(user_data)
     if registered(dataset) is not None:
         record["data_source"] = registered(dataset).as_dict()
@@ -188,16 +175,15 @@ def _load_bound(dataset, record, user_data, cache_dataset, download, binding):
 
 @contextmanager
 def _fit_conditions(n_jobs):
-    """Every warning recorded (in the list this yields) and ``n_jobs`` threads, OpenMP and BLAS pools included
-    (:func:`mddf.utils.thread_limits`): what the fit and the prediction run under."""
+    """What the fit and the prediction run under: every warning recorded (in the list yielded), ``n_jobs`` threads."""
     with warnings.catch_warnings(record=True) as caught, thread_limits(effective_n_jobs(n_jobs)):
         warnings.simplefilter("always")
         yield caught
 
 
 def _fitted_estimator(spec, ctx, data, labels, record, classes):
-    """The model the run tests: warmed up, its hyper-parameters chosen (:func:`_select`), adapted to the smallest class
-    and refitted on every training row unless the protocol tests the selected model as is; times in ``record``."""
+    """The model the run tests: warmed up, selected (:func:`_select`), adapted to the smallest class and refitted on
+    every training row unless the protocol tests the selected model; times in ``record``."""
     if spec.warm_up is not None:
         record.update(_warm_up(spec, ctx, data.X_train, labels))
     estimator, selection = _select(spec, ctx, data, record, labels)
@@ -215,8 +201,7 @@ def _fitted_estimator(spec, ctx, data, labels, record, classes):
 
 
 def _test_predictions(estimator, X_test, labels, n_classes, record):
-    """``(labels, probabilities of every class code or None)`` of the test rows (:func:`~.metrics.predict_once`);
-    ``record`` gets ``predict_seconds``, and ``log_loss_error`` when the probabilities failed."""
+    """``(labels, probabilities of every class code or None)`` of the test rows, timed in ``record``."""
     t0 = time.perf_counter()
     try:
         y_pred, proba = predict_once(estimator, X_test, probabilities=not labels.plain)
@@ -256,8 +241,7 @@ def _run_data(ds, protocol, seed, fold, fraction, n_folds, task, validation_frac
 
 
 class _Labels:
-    """The class codes a model trains on: ``0 .. m-1`` over the classes of its training rows (XGBoost needs them),
-    the predictions mapped back; regression targets and several targets pass through (``plain``)."""
+    """The class codes ``0 .. m-1`` a model trains on, and back; other targets pass through (``plain``)."""
 
     def __init__(self, y_train, task):
         self.plain = task != "classification"
@@ -296,8 +280,8 @@ class _Labels:
 
 
 def _warm_up(spec, ctx, X_train, labels) -> dict:
-    """Fit and apply a tiny model of ``spec``'s kind on a few training rows, so that numba's compilation is not timed
-    with the fit: ``{"compile_seconds": s}``, or ``{"compile_seconds": None, "warm_up_error": ...}``."""
+    """Fit and apply a tiny model of ``spec``'s kind on a few training rows (numba's compilation, not timed with the
+    fit): ``{"compile_seconds": s}``, or ``{"compile_seconds": None, "warm_up_error": ...}``."""
     rows = labels.warm_up_rows()
     X, y = X_train[rows], labels.encoded[rows]
     try:
@@ -325,8 +309,7 @@ def _split_search_time(estimator, record) -> None:
 
 
 def _select(spec, ctx, data, record, labels):
-    """Choose hyper-parameters on the validation rows; return ``(estimator, selection)``: the selected fitted model
-    when the protocol tests it as is (else None: refit on all rows), the choice and every candidate's score."""
+    """``(the selected fitted model, or None to refit, selection)`` of the candidates scored on the validation rows."""
     candidates = spec.grid(ctx) if spec.grid is not None else []
     if len(candidates) == 0:
         return None, None
@@ -354,3 +337,147 @@ def _select(spec, ctx, data, record, labels):
     record["train_seconds"], record["train_cpu_seconds"] = best[2], best[3]
     record["selection_seconds"] -= best[2]
     return best_model, selection
+
+
+def jsonable_params(params: dict) -> dict:
+    """``params`` with JSON-safe values: numbers, strings and lists of them as they are, anything else as its repr."""
+    out = {}
+    for key, value in params.items():
+        if value is None or isinstance(value, (bool, int, float, str)):
+            out[key] = value
+        elif isinstance(value, (np.integer, np.floating)):
+            out[key] = value.item()
+        elif isinstance(value, (tuple, list)) and all(isinstance(v, (bool, int, float, str)) for v in value):
+            out[key] = list(value)
+        else:
+            out[key] = repr(value)
+    return out
+
+
+def estimator_params(estimator) -> dict:
+    """Hyper-parameters of a fitted estimator (the final step's for a Pipeline), JSON-safe."""
+    final = estimator.steps[-1][1] if hasattr(estimator, "steps") else estimator
+    try:
+        return jsonable_params(final.get_params(deep=False))
+    except Exception:  # estimators outside scikit-learn's API
+        return {}
+
+
+def model_size(estimator) -> dict:
+    """A fitted model's size: its trees and nodes (the baselines' own statistics) or MLP weights, else {}."""
+    if hasattr(estimator, "steps"):
+        estimator = estimator.steps[-1][1]
+    coefs = getattr(estimator, "coefs_", None)
+    if coefs is not None:
+        return {"n_weights": int(sum(c.size for c in coefs) + sum(b.size for b in estimator.intercepts_))}
+    if callable(getattr(estimator, "tree_stats", None)):  # DeepBoost / AdaBoost: the paper's tree counts
+        try:
+            return dict(estimator.tree_stats())
+        except Exception:  # a statistic is not worth failing a finished run for
+            pass
+    if hasattr(estimator, "n_voters_"):  # QuadBoost: stumps with a non-zero weight
+        return {"n_voters": int(estimator.n_voters_)}
+    if hasattr(estimator, "booster_"):  # LightGBM: one tree per class and round (one per round if binary)
+        return {"n_trees": int(estimator.booster_.num_trees())}
+    if hasattr(estimator, "n_trees_per_iteration_") and hasattr(estimator, "n_iter_"):  # HistGradientBoosting
+        return {"n_trees": int(estimator.n_iter_ * estimator.n_trees_per_iteration_)}
+    if hasattr(estimator, "get_booster"):  # XGBoost
+        n_groups = 1 if getattr(estimator, "n_classes_", 2) <= 2 else estimator.n_classes_
+        return {"n_trees": int(estimator.get_booster().num_boosted_rounds() * n_groups)}
+    counts = {"n_trees": 0, "n_tree_nodes": 0}
+    seen: set[int] = set()
+
+    def visit(obj, depth):
+        if depth > 8 or id(obj) in seen:
+            return
+        seen.add(id(obj))
+        tree = getattr(obj, "tree_", None)
+        if tree is not None and hasattr(tree, "node_count"):
+            counts["n_trees"] += 1
+            counts["n_tree_nodes"] += int(tree.node_count)
+            return
+        if isinstance(obj, (list, tuple)):
+            for item in obj:
+                visit(item, depth + 1)
+        elif isinstance(obj, dict):
+            for item in obj.values():
+                visit(item, depth + 1)
+        elif type(obj).__module__.split(".")[0] in ("sklearn", "mddf"):
+            for value in getattr(obj, "__dict__", {}).values():
+                if not isinstance(value, (np.ndarray, str, bytes, int, float, type(None))):
+                    visit(value, depth + 1)
+
+    visit(estimator, 0)
+    return {k: v for k, v in counts.items() if counts["n_trees"] > 0}
+
+
+def cascade_summary(estimator) -> dict:
+    """Layers, weights, per-layer history and what predicts (``predictor_input``) of a fitted cascade, else {}."""
+    if not hasattr(estimator, "n_layers_"):
+        return {}
+    out = {"n_layers": int(estimator.n_layers_)}
+    alphas = getattr(estimator, "alphas_", None)
+    if alphas is not None:
+        out["alphas"] = [float(a) for a in np.asarray(alphas).ravel()]
+    if hasattr(estimator, "stop_reason_"):
+        out["stop_reason"] = str(estimator.stop_reason_)
+    out.update(predictor_choice(estimator))
+    history = getattr(estimator, "train_history_", None)
+    if history:
+        out["history"] = [jsonable_params(dict(h)) for h in history]
+        out["n_layers_grown"] = len(history)
+        kept_bytes = [h.get("model_bytes") for h in history[: out["n_layers"]]]
+        if kept_bytes and all(isinstance(b, (int, np.integer)) for b in kept_bytes):
+            out["model_bytes"] = int(sum(kept_bytes))  # what the kept layers' forests occupy
+    return out
+
+
+def predictor_choice(estimator) -> dict:
+    """``predictor_input``, ``predictor_weight`` and ``predictor_input_scores`` of a cascade's predictor, else {}."""
+    chosen = getattr(estimator, "predictor_input_", None)
+    if chosen is None:
+        return {}
+    out = {"predictor_input": chosen, "predictor_weight": float(estimator.predictor_weight_)}
+    if estimator.predictor_input_scores_ is not None:
+        out["predictor_input_scores"] = {k: float(v) for k, v in estimator.predictor_input_scores_.items()}
+    return out
+
+
+def search_summary(estimator) -> dict:
+    """The values a parameter search (``mddf.MDDFGridSearch``) selected and the compute it spent, else {}."""
+    if not hasattr(estimator, "best_params_"):
+        return {}
+    results = estimator.cv_results_
+    search = dict(selection_score=float(estimator.best_score_), n_candidates=len(results["params"]))
+    search["n_completed"] = int(sum(1 for p in results["pruned_at_layer"] if p == 0))
+    search.update(n_layer_fits=int(estimator.n_layer_fits_), seconds=float(estimator.search_seconds_))
+    return {"selected_params": jsonable_params(dict(estimator.best_params_)), "search": search}
+
+
+def describe_model(record, estimator, monotone=None) -> None:
+    """Write in ``record`` what the fitted model is: parameters, early stopping, size, search, cascade, ``monotone``."""
+    record["params"] = estimator_params(inner_model(estimator))
+    if isinstance(estimator, EarlyStopped):
+        stopping = ("rounds", "n_rounds_"), ("validation_rows", "n_validation_"), ("patience", "patience")
+        record["early_stopping"] = {key: getattr(estimator, name) for key, name in stopping}
+        record["early_stopping"]["validation_fraction"] = estimator.validation_fraction
+        if getattr(estimator, "categories_as_codes_", None):  # HistGradientBoosting: too many categories
+            record["categories_as_codes"] = estimator.categories_as_codes_
+    record.update(model_size(inner_model(estimator)))
+    record.update(search_summary(estimator))
+    cascade = cascade_summary(getattr(estimator, "best_estimator_", estimator))
+    if cascade:
+        record["n_layers"] = cascade.pop("n_layers")
+        if "model_bytes" in cascade:
+            record["model_bytes"] = cascade.pop("model_bytes")
+        if monotone:
+            cascade["monotone"] = dict(monotone)
+        record["cascade"] = cascade
+        params = getattr(estimator, "best_estimator_", estimator).get_params(deep=False)
+        with suppress(KeyError, TypeError):
+            record["trees_per_layer"] = int(params["n_estimators"]) * len(params["forest_types"])
+
+
+def inner_model(estimator):
+    """The model an :class:`~.early_stopped.EarlyStopped` wraps, else ``estimator``."""
+    return estimator.estimator_ if isinstance(estimator, EarlyStopped) else estimator

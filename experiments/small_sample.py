@@ -1,14 +1,9 @@
 """The small-sample study (the mdDF paper's Figure 6): the test score against the training fraction.
 
-``mddf small-sample`` and ``python scripts/small_sample.py`` parse their arguments (:mod:`.cli`)
-and call :func:`run`.
-
-Trains the methods on fractions of the training rows (stratified by class, every class keeping a row; the test rows
-unchanged), repeated over seeds, and draws the mean test score (``--metric``) with standard-deviation error bars.
-Each (fraction, method, seed) is one run of the benchmark runner, resumable in ``--out``. ``--protocol paper`` (the
-default for built-in datasets) runs the paper's RF and XGBoost (400 x k trees), gcForest and mdDF; ``--protocol
-practitioner`` (the default with ``--data``) the benchmark's practitioner methods. A fraction that leaves a class
-too few rows for a method is skipped, naming the class. Writes ``small_sample_<dataset>.png/.pdf/.csv``."""
+Trains the ``--protocol``'s methods on fractions of the training rows (stratified by class, every class keeping a row;
+the test rows unchanged), repeated over seeds, and draws the mean test score (``--metric``) with standard-deviation
+error bars. Each (fraction, method, seed) is one run of the benchmark runner, resumable in ``--out``. A fraction that
+leaves a class too few rows for a method is skipped, naming the class. Writes small_sample_<dataset>.png/.pdf/.csv."""
 
 from __future__ import annotations
 
@@ -19,23 +14,20 @@ import numpy as np
 
 from mddf.datasets.user_data import UserDataSource, provenance_line
 
-from .binding import files_binding, set_aside_foreign, set_aside_stale
 from .cluster import run_from_args
 from .cost_estimate import TableSize, announce
-from .defaults import SMALL_SAMPLE_PAPER_METHODS
+from .defaults import SMALL_SAMPLE_PAPER_METHODS, protocol_of
 from .exit_status import EXIT_OK, EXIT_RUN_FAILED
 from .figures import plt, save_figure
 from .methods import default_registry
 from .metrics import METRICS
-from .outfolder import OutputFiles, probe, writing
-from .outlock import hold
+from .outfolder import OutputFiles, hold, probe, writing
 from .planning import available, bindings, check_task, describe, ranking_metric, unusable_fractions
 from .provenance import provenance
 from .runbook import bound_records, plan, report
 from .runner import task_of
-from .store import ResultStore
+from .store import ResultStore, files_binding, set_aside_foreign, set_aside_stale
 from .studies import NothingToRun, UsageError, check_out, logger, resolve_dataset
-from .suites import protocol_of
 from .tables import write_rows
 
 DEFAULT_FRACTIONS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0)
@@ -87,11 +79,9 @@ def plot(rows, dataset, methods, metric="accuracy"):
         ax.errorbar(x, y, yerr=err, marker=markers.get(method, "o"), ms=4, capsize=3, label=method)
     ax.set_xscale("log")
     fractions = sorted({r["fraction"] for r in rows})
-    ax.set_xticks([100 * f for f in fractions])
-    ax.set_xticklabels([f"{100 * f:g}" for f in fractions])
+    ax.set_xticks([100 * f for f in fractions], [f"{100 * f:g}" for f in fractions])
     ax.minorticks_off()
-    ax.set_xlabel("training fraction (%)")
-    ax.set_ylabel(f"test {METRICS[metric].shown}")
+    ax.set(xlabel="training fraction (%)", ylabel=f"test {METRICS[metric].shown}")
     n_seeds = max((r["n_seeds"] for r in rows), default=0)
     ax.set_title(f"Small training sets on {dataset} (mean ± std over {n_seeds} seed(s))")
     ax.grid(alpha=0.3)
@@ -101,8 +91,7 @@ def plot(rows, dataset, methods, metric="accuracy"):
 
 
 def run(args, registry=None, *, command: str) -> int:
-    """Run the study the parsed arguments (:func:`~.options.small_sample_options`) describe with ``registry``'s methods
-    (``command`` in the lock and the provenance); return the exit status."""
+    """The exit status of the study the parsed ``args`` describe, of ``registry``'s methods."""
     log = logger(args)
     registry = registry or default_registry()
     profile = "quick" if args.quick else "paper"
@@ -165,8 +154,7 @@ def run(args, registry=None, *, command: str) -> int:
             written.append(write_rows(rows, out / f"{stem}.csv", prov))
     for r in rows:
         log(
-            f"{r['method']:<11} {100 * r['fraction']:>5g}% ({r['n_train']:>5} rows): "
-            f"{r['mean']:.2f} ± {r['std']:.2f}"
+            f"{r['method']:<11} {100 * r['fraction']:>5g}% ({r['n_train']:>5} rows): {r['mean']:.2f} ± {r['std']:.2f}"
             + (f"  (adapted in {r['adapted_runs']} run(s): {r['adapted']})" if r["adapted_runs"] else "")
         )
     for path in written:

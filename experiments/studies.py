@@ -11,6 +11,7 @@ import numpy as np
 from mddf.datasets.user_data import UserDataError, UserDataSource, register, seeded_split, source_for, summary
 
 from .defaults import FALLBACK_DATASET, PAPER_DEFAULT_DATASET, QUICK_DATASET
+from .protocols import TooFewRows, fold_count
 from .provenance import one_line
 from .runner import DatasetUnavailable, load
 
@@ -28,8 +29,7 @@ class OptionError(ValueError):
 
 
 def check_options(args, out_kind: str) -> None:
-    """Refuse, with an :class:`OptionError`, ``--workers`` below 1, a ``--n-jobs`` the estimators refuse
-    (:data:`mddf.utils.N_JOBS_CONSTRAINT`: 0, or beyond 1024) and an ``--out`` not of ``out_kind``."""
+    """Refuse (:class:`OptionError`) a ``--workers`` or ``--n-jobs`` that cannot run, an ``--out`` not ``out_kind``."""
     from mddf.utils import N_JOBS_CONSTRAINT
 
     if getattr(args, "workers", 1) < 1:
@@ -51,9 +51,8 @@ def check_out(out: Path, kind: str = "folder") -> None:
 
 
 def open_user_data(args, *, builtin_option: str = "--dataset", several_targets=False) -> UserDataSource | None:
-    """The ``--data`` file of the arguments, checked, hashed and registered (None without ``--data``; its ``--target``
-    may name several columns if ``several_targets``); sets ``args.user_data`` (``{name: source dict}``, what the runs
-    in worker processes need). Raises :class:`UsageError` or :class:`~mddf.datasets.user_data.UserDataError`."""
+    """The ``--data`` file of the arguments (None without), checked, hashed and registered, also as ``args.user_data``
+    (``{name: source dict}``); :class:`UsageError` or :class:`~mddf.datasets.user_data.UserDataError`."""
     args.user_data = None
     if args.data is None:
         for option in ("target", "test", "sep", "decimal", "drop", "na_values"):
@@ -82,8 +81,6 @@ def resolve_dataset(args, log=print, *, seed=None):
     if source is not None:
         ds = load(source.name)
         if seed is not None and ds.extra.get("task") != "regression":
-            from .protocols.practitioner import TooFewRows, fold_count
-
             try:  # a class of one row: refused by its label, in one line, as the benchmark refuses it
                 fold_count(ds.y, requested=2, labels=ds.classes)
             except TooFewRows as exc:
@@ -122,15 +119,13 @@ MDDF_CONFIGURATION = "the benchmark's mdDF (practitioner protocol: the estimator
 
 
 def mddf_params(args) -> dict:
-    """The estimator parameters the shared options give (``--n-estimators``, ``--max-layers``,
-    ``--n-tolerant-layers``), the ones not given left out."""
+    """The estimator parameters given by ``--n-estimators``, ``--max-layers`` and ``--n-tolerant-layers``."""
     names = ("n_estimators", "max_layers", "n_tolerant_layers")
     return {name: getattr(args, name) for name in names if getattr(args, name, None) is not None}
 
 
 def mddf_model(dataset, args):
-    """The benchmark's mdDF row for ``dataset`` (:func:`~.methods.build_mddf` under the practitioner protocol,
-    ``CascadeForestRegressor`` for a regression), with ``--seed``, ``--n-jobs``, ``--quick`` and :func:`mddf_params`."""
+    """The benchmark's mdDF row for ``dataset`` (:func:`~.methods.build_mddf`) with the options' settings."""
     from .methods import build_mddf
     from .registry import BuildContext
 
@@ -142,8 +137,7 @@ def mddf_model(dataset, args):
 
 
 def fit_mddf(dataset, args, log=print, *, check=None):
-    """``(model, fit seconds)`` of :func:`mddf_model` fitted on the training split, adapted to its smallest class
-    (:func:`~.methods.adapt_to_small_classes`), once ``check`` (a callable, or None) has seen the unfitted model."""
+    """``(model, fit seconds)`` of :func:`mddf_model` fitted on the training split, once ``check`` has seen it."""
     from .methods import adapt_to_small_classes
 
     try:
@@ -172,8 +166,8 @@ def fit_mddf(dataset, args, log=print, *, check=None):
 
 
 def fitted_classifier(args, what: str, log=print, *, check=None):
-    """The dataset of the arguments and mdDF fitted on it (:func:`fit_mddf`) for subcommand ``what``, which draws
-    classes on the test rows: a :class:`UsageError` for a regression target or a dataset without a test split."""
+    """The dataset and mdDF fitted on it (:func:`fit_mddf`) for ``what``, which draws classes on the test rows (a
+    :class:`UsageError` for a regression or no test split)."""
     dataset = resolve_dataset(args, log, seed=args.seed)
     if (dataset.extra or {}).get("task") == "regression":
         raise UsageError(f"{what} draws classes; the --target of {dataset.name} is a regression target "

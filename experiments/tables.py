@@ -1,5 +1,4 @@
-"""Result tables: the papers' Table 2 layout (:class:`Table`), and the pieces every Markdown and CSV table of the
-runners and the studies is written with (:func:`markdown_table`, :func:`write_rows`, the cells' formats...)."""
+"""Result tables: the papers' Table 2 layout (:class:`Table`), and what every Markdown and CSV table is written with."""
 
 from __future__ import annotations
 
@@ -18,17 +17,15 @@ from .provenance import with_csv_header, with_markdown_header
 
 #: The note on the rank rows that :func:`to_markdown` adds below every table.
 RANK_NOTE = (
-    "Avg. rank: on each dataset, the columns of a group with a result there are ranked (1 = most "
-    "accurate, ties share the mean rank); a column without a result there (not applicable, skipped, error, -) is "
-    "left out of that dataset's ranking, and a dataset with fewer than two results in the group is not "
-    "ranked. Each column's average is over the datasets where it has a rank: their number is the "
-    "'Datasets ranked' row."
+    "Avg. rank: on each dataset, the columns of a group with a result there are ranked (1 = most accurate, ties "
+    "share the mean rank); a column without a result there (not applicable, skipped, error, -) is left out of that "
+    "dataset's ranking, and a dataset with fewer than two results in the group is not ranked. Each column's average "
+    "is over the datasets where it has a rank: their number is the 'Datasets ranked' row."
 )
 
 
 def plus_minus(mean: float, std: float | None, digits: int = 2, *, bold: bool = False, signed: bool = False) -> str:
-    """``"mean ± std"`` with ``digits`` decimals, the mean alone when ``std`` is None or NaN; ``bold`` puts the mean in
-    Markdown bold, ``signed`` gives it its sign."""
+    """``"mean ± std"`` with ``digits`` decimals (the mean alone for a None or NaN ``std``), ``bold`` or ``signed``."""
     text = f"{mean:+.{digits}f}" if signed else f"{mean:.{digits}f}"
     if bold:
         text = f"**{text}**"
@@ -38,9 +35,8 @@ def plus_minus(mean: float, std: float | None, digits: int = 2, *, bold: bool = 
 
 
 def ranks_by_dataset(scores: dict) -> dict:
-    """``{label: {dataset: rank}}`` of ``{dataset: {label: score}}`` (higher is better): the one ranking rule of
-    the tables. On a dataset where at least two labels have a score, 1 is the highest and ties share their mean
-    rank; a label has no rank on a dataset where it has no score."""
+    """``{label: {dataset: rank}}`` of ``{dataset: {label: score}}``, on the datasets where two labels or more have a
+    score: 1 the highest, ties sharing their mean rank."""
     ranks = {}
     for dataset, by_label in scores.items():
         if len(by_label) < 2:
@@ -51,8 +47,7 @@ def ranks_by_dataset(scores: dict) -> dict:
 
 
 def markdown_table(header: Sequence[str], rows: Iterable[Sequence], align: str | Sequence[str] = "---") -> list:
-    """The lines of a GitHub Markdown table: header, alignment row (``align``: one entry, or one per column), one line
-    per row of cells (``str(cell)``)."""
+    """The lines of a GitHub Markdown table (``align``: one alignment, or one per column)."""
     header = list(header)
     aligns = [align] * len(header) if isinstance(align, str) else list(align)
     if len(aligns) != len(header):
@@ -71,26 +66,24 @@ def _csv(header: Sequence, rows: Iterable[Sequence]) -> str:
 
 
 def csv_text(rows: Sequence[dict], columns: Sequence[str] | None = None) -> str:
-    """Dict rows as CSV text (``\\n`` line ends), in ``columns`` (default: every key of any row, in order of
-    appearance); a row without a column's key, or with None there, has an empty cell."""
+    """Dict rows as CSV text (``\\n`` line ends), in ``columns`` (default: every key, in order of appearance)."""
     columns = list(dict.fromkeys(k for row in rows for k in row)) if columns is None else list(columns)
     return _csv(columns, ([row.get(c, "") for c in columns] for row in rows))
 
 
 def write_markdown(markdown: str, path, provenance: dict | None = None) -> Path:
-    """Write a Markdown table or page, after ``provenance``'s header block (:func:`~.provenance.markdown_header`),
-    whole or not at all (:func:`~.outfolder.whole`); return the path."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """Write a Markdown table or page after ``provenance``'s header, whole or not at all; return the path."""
     return write_text(path, with_markdown_header(markdown, provenance))
 
 
+def write_csv(text: str, path, provenance: dict | None = None) -> Path:
+    """Write CSV ``text`` after ``provenance`` as ``#`` comment lines, as :func:`write_markdown` writes."""
+    return write_text(path, with_csv_header(text, provenance), newline="")
+
+
 def write_rows(rows: Sequence[dict], path, provenance: dict | None = None) -> Path:
-    """Write dict rows as CSV (:func:`csv_text`), after ``provenance`` as ``#`` comment lines, whole or not at all
-    (:func:`~.outfolder.whole`); return the path."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    return write_text(path, with_csv_header(csv_text(rows), provenance), newline="")
+    """Write dict rows as CSV (:func:`csv_text`, :func:`write_csv`); return the path."""
+    return write_csv(csv_text(rows), path, provenance)
 
 
 @dataclass
@@ -133,8 +126,7 @@ class Table:
         return {label for label, v in values.items() if np.isclose(v, top, rtol=0, atol=1e-9)}
 
     def ranks(self, group) -> dict:
-        """``{label: {dataset: rank}}`` of a group's columns on the datasets where at least two of them have a
-        result (a column without one there has no rank there)."""
+        """``{label: {dataset: rank}}`` of a group's columns (:func:`ranks_by_dataset`)."""
         ranked = ranks_by_dataset({d: self.scores(group, d) for d in self.datasets})
         return {c.label: ranked.get(c.label, {}) for c in self.columns if c.group == group}
 
@@ -156,19 +148,22 @@ class Table:
 
 
 def method_notes(table: Table, descriptions, group="ours") -> list:
-    """The texts of ``descriptions`` (``(methods, text)`` pairs) for which one of ``methods`` has a result in
-    ``table``; ``{methods}`` in a text names the ones that do (``"RF and XGBoost use 400·k trees"``)."""
+    """The texts of ``descriptions`` (``(methods, text)``) whose methods ran, ``{methods}`` naming those that did."""
     notes = []
     for methods, text in descriptions:
         if present := [m for m in table.ran(group) if m in methods]:
-            names = present[0] if len(present) == 1 else ", ".join(present[:-1]) + " and " + present[-1]
-            notes.append(text.replace("{methods}", names))
+            notes.append(text.replace("{methods}", and_list(present)))
     return notes
 
 
+def and_list(names) -> str:
+    """``A``, ``A and B``, ``A, B and C``."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
 def summarize(records, *, fraction=1.0, profile=None, seeds=None) -> dict:
-    """``{(dataset, method): Cell}`` from result records (latest record per key): accuracies averaged over seeds
-    (and folds), ``std`` their sample standard deviation (two values at least); failures alone read ``"error"``."""
+    """``{(dataset, method): Cell}`` of the latest record per key: the mean accuracy over seeds (and folds), its sample
+    standard deviation; failures alone read ``"error"``."""
     latest = {rec["key"]: rec for rec in records if "key" in rec and rec.get("method")}
     groups: dict = {}
     for rec in latest.values():
@@ -186,9 +181,8 @@ def summarize(records, *, fraction=1.0, profile=None, seeds=None) -> dict:
 
 def build_table(title, datasets, methods, cells, *, paper=None, paper_std=None, not_applicable=None, skipped=None,
                 notes=(), extra=None) -> Table:  # fmt: skip
-    """A :class:`Table`: ``datasets`` as rows, ``methods`` as our columns (``cells``: :func:`summarize`'s), then the
-    published ``paper`` columns (``paper_std`` their spread); the cells of ``not_applicable`` (``{(dataset, method):
-    why}``) read why, the datasets of ``skipped`` "skipped"; ``extra`` informative columns after ours."""
+    """A :class:`Table`: ``datasets`` as rows, ``methods`` as our columns (``cells``: :func:`summarize`'s), the
+    published ``paper`` columns, ``not_applicable`` and ``skipped`` cells saying why, ``extra`` columns after ours."""
     skipped, columns, not_applicable = skipped or {}, [], not_applicable or {}
     for method in methods:
         columns.append(Column(method, "ours"))
@@ -223,8 +217,7 @@ def to_markdown(table: Table) -> str:
 
 
 def to_csv(table: Table) -> str:
-    """The table as CSV: mean, std and n per column, a "best (ours)" column, and last the rank row (each column's
-    average rank, with the number of datasets it is over in its "n" column)."""
+    """The table as CSV: mean, std and n per column, a "best (ours)" column, and last the average ranks."""
     ours, paper, ranks = table.ordered()
     header = ["dataset", *(f"{c.label}{end}" for c in ours + paper for end in ("", " std", " n"))]
     rows = []

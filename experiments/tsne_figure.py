@@ -1,12 +1,9 @@
 """t-SNE of mdDF's layer features (the mdDF paper's Figure 7).
 
-``mddf plot-tsne`` and ``python scripts/plot_tsne.py`` parse their arguments (:mod:`.cli`) and call
-:func:`run`.
-
 Fits mdDF, then embeds in 2-D (``sklearn.manifold.TSNE``) the augmented features of several layers: the training
 rows' out-of-fold features, the test rows' ``transform(X_test, layer=t)``. Each panel is coloured by class and
-titled with tr(S_W)/tr(S_B) (smaller: more compact classes). The paper uses UCI HAR, else satimage. Writes
-``tsne_<dataset>.png/.pdf``, ``tsne_<dataset>.csv`` (every point) and ``tsne_<dataset>_ratios.csv`` in ``--out``."""
+titled with tr(S_W)/tr(S_B) (smaller: more compact classes). Writes ``tsne_<dataset>.png/.pdf``,
+``tsne_<dataset>.csv`` (every point) and ``tsne_<dataset>_ratios.csv`` in ``--out``."""
 
 from __future__ import annotations
 
@@ -18,12 +15,12 @@ from threadpoolctl import threadpool_limits
 
 from mddf.datasets.user_data import provenance_line
 
-from .binding import fit_binding
 from .figures import plt, save_figure
 from .layers import layer_check, layers_drawn, variance_ratio
 from .outfolder import OutputFiles, probe
-from .protocols.run_data import holdout
+from .protocols import holdout
 from .provenance import provenance
+from .store import fit_binding
 from .studies import fitted_classifier, logger
 from .tables import write_rows
 
@@ -53,9 +50,8 @@ def run(args, *, command: str) -> int:
     probe(args.out)  # before the fit: a full disk or a read-only folder stops here, in one line
     ds, model = fitted_classifier(args, "plot-tsne", log, check=layer_check(args.layers, "--layers"))
     layers = layers_drawn(args.layers, model.n_layers_, "--layers", lambda text: print(text, file=sys.stderr))
-    rng_seed = args.seed
-    rows_train = sample_rows(ds.y_train, args.max_points, rng_seed)
-    rows_test = sample_rows(ds.y_test, args.max_points, rng_seed)
+    rows_train = sample_rows(ds.y_train, args.max_points, args.seed)
+    rows_test = sample_rows(ds.y_test, args.max_points, args.seed)
     splits = {
         "train": (lambda t: model.oof_features_[t - 1][rows_train], ds.y_train[rows_train]),
         "test": (lambda t: model.transform(ds.X_test[rows_test], layer=t), ds.y_test[rows_test]),
@@ -68,7 +64,7 @@ def run(args, *, command: str) -> int:
     for r, (split, (features_at, labels)) in enumerate(splits.items()):
         for c, t in enumerate(layers):
             log(f"t-SNE of {split} layer {t} ({len(labels)} points)")
-            emb = embed(features_at(t), args.perplexity, rng_seed)
+            emb = embed(features_at(t), args.perplexity, args.seed)
             ratio = variance_ratio(emb, labels)
             ratios.append({"split": split, "layer": t, "intra_over_inter_variance": ratio, "n_points": len(labels)})
             for (x, yv), lab in zip(emb, labels):
@@ -76,12 +72,10 @@ def run(args, *, command: str) -> int:
                 points[-1]["class"] = class_names[int(lab)]
             ax = axes[r, c]
             for k in np.unique(labels):
-                sel = labels == k
                 style = dict(s=4, color=colours(int(k) % colours.N), rasterized=True)
-                ax.scatter(emb[sel, 0], emb[sel, 1], **style, label=class_names[int(k)])
+                ax.scatter(emb[labels == k, 0], emb[labels == k, 1], **style, label=class_names[int(k)])
             ax.set_title(f"{split}, layer {t}\n$S_W/S_B$ = {ratio:.2f}", fontsize=9)
-            ax.set_xticks([])
-            ax.set_yticks([])
+            ax.set(xticks=[], yticks=[])
             if c == 0:
                 ax.set_ylabel(f"{split} (t-SNE 2)")
             if r == 1:

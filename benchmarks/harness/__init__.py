@@ -28,9 +28,9 @@ What every study gets:
   (:func:`mddf.experiments.store.new_record`: key, dataset, method, seed, fold, status, error, the binding's
   hashes, the commit, machine and date), with ``round`` or ``repeat``, the readable settings that change its
   result (``config``) and the method's ``learner`` settings. It is bound as the runner's records are
-  (:mod:`mddf.experiments.binding`): ``data_sha256`` is the hash of the rows it ran on (:class:`Bindings`),
+  (:mod:`mddf.experiments.store`): ``data_sha256`` is the hash of the rows it ran on (:class:`Bindings`),
   ``settings_sha256`` the hash of ``config`` and ``learner``. A rerun resumes a unit only from a record with its
-  key and both hashes (:func:`mddf.experiments.binding.latest_bound`; a record without hashes, as the harness
+  key and both hashes (:func:`mddf.experiments.store.latest_bound`; a record without hashes, as the harness
   wrote before, is fitted again); it retries the units an estimator refused (a ``ValueError``) or that failed
   only with ``--retry-failed``. Records of other settings stay in the file, out of the table;
 - **a table**: by default, per metric, the mean ± standard deviation over seeds (over repeats, of the means

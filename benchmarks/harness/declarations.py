@@ -67,7 +67,7 @@ class Dataset:
         Fields added to each of its records.
     digest : callable, optional
         ``digest(ctx) -> str``: the sha256 its records are bound to, known without loading it (the files it is
-        read from); by default the hash of its loaded rows (:func:`mddf.experiments.binding.content_sha256`).
+        read from); by default the hash of its loaded rows (:func:`mddf.experiments.store.content_sha256`).
     """
 
     name: str

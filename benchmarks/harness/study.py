@@ -12,9 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mddf.experiments.binding import latest_bound
 from mddf.experiments.provenance import provenance
-from mddf.experiments.store import BINDING_FIELDS, ResultStore, new_record
+from mddf.experiments.store import BINDING_FIELDS, ResultStore, latest_bound, new_record
 from mddf.experiments.tables import write_markdown, write_rows
 
 from . import units as unit_work

@@ -10,17 +10,17 @@ from dataclasses import fields as data_fields
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from mddf.experiments.binding import Binding, content_sha256, settings_sha256
 from mddf.experiments.metrics import predict_once
+from mddf.experiments.store import Binding, content_sha256, settings_sha256
 
 from .declarations import METRICS, Context, Data, Unit
 
 
 class Bindings:
-    """What the units of one run are bound to (:class:`mddf.experiments.binding.Binding`), each hash made once.
+    """What the units of one run are bound to (:class:`mddf.experiments.store.Binding`), each hash made once.
 
     ``data_sha256``: the dataset's ``digest(ctx)``, else the hash of its loaded rows (every field of its
-    :class:`Data`: :func:`mddf.experiments.binding.content_sha256`), once per dataset (per seed for a seeded
+    :class:`Data`: :func:`mddf.experiments.store.content_sha256`), once per dataset (per seed for a seeded
     one); with ``keep_data=False`` the rows are loaded for the hash and not kept (the units run in other
     processes, or the run only reads records). ``settings_sha256``: the hash of the run's :attr:`config`
     (:meth:`Study.config`) and of the method's :meth:`learner` settings.
@@ -57,7 +57,7 @@ class Bindings:
         return self._data[key]
 
     def __call__(self, unit: Unit) -> Binding:
-        """The :class:`~mddf.experiments.binding.Binding` of ``unit``."""
+        """The :class:`~mddf.experiments.store.Binding` of ``unit``."""
         settings = {"config": self.config, **self.learner(unit.method)}
         return Binding(self.data_sha256(self.study.context(self.args, unit)), settings_sha256(settings))
 

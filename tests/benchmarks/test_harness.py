@@ -21,9 +21,8 @@ from study_helpers import read_records
 from benchmarks import harness
 from benchmarks.data import registry
 from benchmarks.harness import CrossValidation, Data, Dataset, Study, TrainTest, interleave, paired_ratios
-from mddf.experiments.binding import content_sha256, settings_sha256
 from mddf.experiments.metrics import CHECKED_ROWS
-from mddf.experiments.store import BINDING_FIELDS
+from mddf.experiments.store import BINDING_FIELDS, content_sha256, settings_sha256
 
 ROOT = Path(__file__).resolve().parents[2]
 

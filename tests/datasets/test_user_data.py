@@ -10,7 +10,7 @@ import pytest
 from user_csv import write_user_csv
 
 from mddf.datasets import user_data as ud
-from mddf.experiments.protocols.run_data import split_run_data
+from mddf.experiments.protocols import split_run_data
 
 
 def load(path, target="y", test=None):

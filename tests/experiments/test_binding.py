@@ -6,21 +6,22 @@ from dataclasses import replace
 import numpy as np
 
 from mddf.datasets import load_dataset
-from mddf.experiments.binding import (
+from mddf.experiments.methods import default_registry
+from mddf.experiments.registry import BuildContext
+from mddf.experiments.runbook import Task, bound_records, unfinished
+from mddf.experiments.store import (
     Binding,
+    ResultStore,
     content_sha256,
     dataset_sha256,
     latest_bound,
     matches,
     method_settings,
+    new_record,
     run_settings,
     set_aside_stale,
     settings_sha256,
 )
-from mddf.experiments.methods import default_registry
-from mddf.experiments.registry import BuildContext
-from mddf.experiments.runbook import Task, bound_records, unfinished
-from mddf.experiments.store import ResultStore, new_record
 
 CTX = BuildContext(seed=0, n_jobs=1, profile="quick", n_features=4, n_classes=3)
 

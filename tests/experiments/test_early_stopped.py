@@ -7,7 +7,7 @@ from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostin
 from xgboost import XGBClassifier, XGBRegressor
 
 from mddf.experiments.early_stopped import EarlyStopped
-from mddf.experiments.protocols.run_data import holdout
+from mddf.experiments.protocols import holdout
 
 
 def noisy_classes(n=300, seed=0):

@@ -3,7 +3,7 @@
 import subprocess
 from pathlib import Path
 
-from mddf.experiments.environment import package_versions
+from mddf.experiments.provenance import package_versions
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -130,7 +130,7 @@ def test_busy_cores_leaves_out_the_cpu_time_of_the_given_processes(monkeypatch):
 @pytest.mark.slow
 def test_the_benchmark_runs_in_the_workers_it_started_before_reading_its_data(tmp_path, monkeypatch):
     from mddf.experiments.cli import run_command
-    from mddf.experiments.worker_pool import WorkerPool
+    from mddf.experiments.executor import WorkerPool
 
     started = []
     early = WorkerPool.early.__func__
@@ -152,7 +152,7 @@ def test_the_benchmark_runs_in_the_workers_it_started_before_reading_its_data(tm
 @pytest.mark.slow
 def test_workers_started_for_a_command_that_stops_early_are_stopped(tmp_path, monkeypatch):
     from mddf.experiments.cli import run_command
-    from mddf.experiments.worker_pool import WorkerPool
+    from mddf.experiments.executor import WorkerPool
 
     pools = []
     early = WorkerPool.early.__func__

@@ -12,8 +12,8 @@ import pytest
 from mddf.datasets import user_data
 from mddf.experiments import cli
 from mddf.experiments.methods import default_registry
-from mddf.experiments.model_summary import describe_model
 from mddf.experiments.monotone_option import parse_monotone, with_monotone
+from mddf.experiments.runner import describe_model
 from mddf.experiments.studies import UsageError
 
 FAST = ["--quick", "--n-jobs", "1", "--quiet", "--isolation", "inline", "--folds", "2", "--seeds", "1"]

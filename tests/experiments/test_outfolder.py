@@ -18,8 +18,7 @@ import pytest
 from provenance_files import strip_provenance
 
 from mddf.experiments import cli, feature_export, outfolder, studies
-from mddf.experiments.outfolder import MANIFEST, OutputFiles, probe
-from mddf.experiments.outlock import FolderUnwritable
+from mddf.experiments.outfolder import MANIFEST, FolderUnwritable, OutputFiles, probe
 from mddf.experiments.store import ResultStore
 
 FIT = ["--quick", "--n-jobs", "1", "--quiet"]

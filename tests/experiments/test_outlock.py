@@ -14,12 +14,12 @@ import time
 
 import pytest
 
-from mddf.experiments import outlock
+from mddf.experiments import outfolder
 from mddf.experiments.cli import main
 
 HOLDER = """
 import sys, time
-from mddf.experiments.outlock import hold
+from mddf.experiments.outfolder import hold
 with hold(sys.argv[1], "mddf benchmark --out somewhere"):
     print("held", flush=True)
     time.sleep(60)
@@ -54,40 +54,40 @@ def test_a_second_runner_on_the_same_out_says_who_holds_it_and_exits_2(tmp_path,
     finally:
         holder.terminate()
         assert holder.wait(timeout=30) == 143
-    assert not (out / outlock.LOCK_NAME).exists()  # released on SIGTERM
+    assert not (out / outfolder.LOCK_NAME).exists()  # released on SIGTERM
 
 
 def test_the_lock_names_its_owner_and_goes_when_the_block_ends(tmp_path):
-    with outlock.hold(tmp_path, "mddf small-sample --out x") as path:
+    with outfolder.hold(tmp_path, "mddf small-sample --out x") as path:
         owner = json.loads(path.read_text())
         assert owner["pid"] == os.getpid() and owner["host"] == socket.gethostname()
         assert owner["command"] == "mddf small-sample --out x" and owner["started"][:2] == "20"
-        with pytest.raises(outlock.FolderLocked, match=f"pid {os.getpid()}"):
-            outlock.acquire(tmp_path, "another")
+        with pytest.raises(outfolder.FolderLocked, match=f"pid {os.getpid()}"):
+            outfolder.acquire(tmp_path, "another")
     assert not path.exists()
     with pytest.raises(KeyboardInterrupt):
-        with outlock.hold(tmp_path, "interrupted"):
+        with outfolder.hold(tmp_path, "interrupted"):
             raise KeyboardInterrupt
     assert not path.exists()
 
 
 def test_a_stale_lock_of_a_dead_process_is_taken_over_with_a_message(tmp_path):
-    lock = tmp_path / outlock.LOCK_NAME
+    lock = tmp_path / outfolder.LOCK_NAME
     stale = {"pid": dead_pid(), "host": socket.gethostname(), "started": "2026-01-01T00:00:00+00:00", "command": "x"}
     lock.write_text(json.dumps(stale))
     said = []
-    path = outlock.acquire(tmp_path, "mine", log=said.append)
+    path = outfolder.acquire(tmp_path, "mine", log=said.append)
     assert json.loads(path.read_text())["pid"] == os.getpid()
-    assert said == [f"taking over {lock}: its owner, {outlock.describe(stale)}, is no longer running"]
-    outlock.release(path)
+    assert said == [f"taking over {lock}: its owner, {outfolder.describe(stale)}, is no longer running"]
+    outfolder.release(path)
     assert not lock.exists() and list(tmp_path.iterdir()) == []
 
 
 def test_a_lock_from_another_host_is_respected(tmp_path):
     other = {"pid": dead_pid(), "host": "elsewhere", "started": "2026-01-01T00:00:00+00:00", "command": "x"}
-    (tmp_path / outlock.LOCK_NAME).write_text(json.dumps(other))
-    with pytest.raises(outlock.FolderLocked, match=f"on elsewhere since .*delete {tmp_path / outlock.LOCK_NAME}"):
-        outlock.acquire(tmp_path, "mine")
+    (tmp_path / outfolder.LOCK_NAME).write_text(json.dumps(other))
+    with pytest.raises(outfolder.FolderLocked, match=f"on elsewhere since .*delete {tmp_path / outfolder.LOCK_NAME}"):
+        outfolder.acquire(tmp_path, "mine")
 
 
 def test_a_runner_stopped_by_sigterm_before_its_runs_releases_the_lock(tmp_path):
@@ -95,7 +95,7 @@ def test_a_runner_stopped_by_sigterm_before_its_runs_releases_the_lock(tmp_path)
     time.sleep(0.2)
     holder.send_signal(signal.SIGTERM)
     assert holder.wait(timeout=30) == 128 + signal.SIGTERM
-    assert not (tmp_path / outlock.LOCK_NAME).exists()
+    assert not (tmp_path / outfolder.LOCK_NAME).exists()
 
 
 FAST = ["--methods", "Baseline", "--folds", "2", "--seeds", "1", "--quick", "--n-jobs", "1", "--quiet"]
@@ -107,13 +107,14 @@ def test_the_file_of_a_killed_runner_does_not_refuse_the_next_run(tmp_path, user
     holder = start_holder(out)
     holder.kill()  # SIGKILL: no cleanup; the operating system drops the lock, the file stays
     assert holder.wait(timeout=30) == -signal.SIGKILL
-    left = json.loads((out / outlock.LOCK_NAME).read_text())
+    left = json.loads((out / outfolder.LOCK_NAME).read_text())
     assert left["pid"] == holder.pid
     argv = ["benchmark", "--data", str(user_csv), "--target", "y", *FAST, "--isolation", "inline", "--out", str(out)]
     assert main(argv) == 0
     err = capsys.readouterr().err
-    assert f"taking over {out / outlock.LOCK_NAME}: its owner, {outlock.describe(left)}, is no longer running" in err
-    assert (out / "results.jsonl").exists() and not (out / outlock.LOCK_NAME).exists()
+    lock = out / outfolder.LOCK_NAME
+    assert f"taking over {lock}: its owner, {outfolder.describe(left)}, is no longer running" in err
+    assert (out / "results.jsonl").exists() and not (out / outfolder.LOCK_NAME).exists()
 
 
 def test_a_file_naming_a_live_process_that_does_not_hold_the_lock_is_taken_over(tmp_path):
@@ -121,12 +122,12 @@ def test_a_file_naming_a_live_process_that_does_not_hold_the_lock_is_taken_over(
     other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
         left = {"pid": other.pid, "host": socket.gethostname(), "started": "2026-01-01T00:00:00+00:00", "command": "x"}
-        (tmp_path / outlock.LOCK_NAME).write_text(json.dumps(left))
+        (tmp_path / outfolder.LOCK_NAME).write_text(json.dumps(left))
         said = []
-        path = outlock.acquire(tmp_path, "mine", log=said.append)
+        path = outfolder.acquire(tmp_path, "mine", log=said.append)
         assert json.loads(path.read_text())["command"] == "mine"
-        assert said == [f"taking over {path}: its owner, {outlock.describe(left)}, is no longer running"]
-        outlock.release(path)
+        assert said == [f"taking over {path}: its owner, {outfolder.describe(left)}, is no longer running"]
+        outfolder.release(path)
         assert list(tmp_path.iterdir()) == []
     finally:
         other.kill()
@@ -142,16 +143,16 @@ NOT_A_LOCK = {
 
 @pytest.mark.parametrize("content", list(NOT_A_LOCK.values()), ids=list(NOT_A_LOCK))
 def test_a_file_of_the_users_named_like_the_lock_is_moved_aside_never_written_over_or_removed(tmp_path, content):
-    lock = tmp_path / outlock.LOCK_NAME
+    lock = tmp_path / outfolder.LOCK_NAME
     lock.write_bytes(content)
     said = []
-    path = outlock.acquire(tmp_path, "mine", log=said.append)
+    path = outfolder.acquire(tmp_path, "mine", log=said.append)
     (aside,) = (tmp_path / "old").iterdir()
-    assert (aside / outlock.LOCK_NAME).read_bytes() == content
-    assert said == [f"{tmp_path}: moved {outlock.LOCK_NAME} to {aside}/ (not mddf's lock file: it names no runner)"]
+    assert (aside / outfolder.LOCK_NAME).read_bytes() == content
+    assert said == [f"{tmp_path}: moved {outfolder.LOCK_NAME} to {aside}/ (not mddf's lock file: it names no runner)"]
     assert json.loads(path.read_text())["command"] == "mine"
-    outlock.release(path)
-    assert not lock.exists() and (aside / outlock.LOCK_NAME).read_bytes() == content
+    outfolder.release(path)
+    assert not lock.exists() and (aside / outfolder.LOCK_NAME).read_bytes() == content
 
 
 def test_a_link_or_a_folder_named_like_the_lock_is_moved_aside_and_a_links_target_untouched(tmp_path):
@@ -159,12 +160,12 @@ def test_a_link_or_a_folder_named_like_the_lock_is_moved_aside_and_a_links_targe
     target.write_text("mine")
     out = tmp_path / "out"
     out.mkdir()
-    (out / outlock.LOCK_NAME).symlink_to(target)
-    outlock.release(outlock.acquire(out, "mine", log=lambda text: None))
-    (out / outlock.LOCK_NAME).mkdir()
-    outlock.release(outlock.acquire(out, "mine", log=lambda text: None))
-    moved = sorted((aside / outlock.LOCK_NAME).is_symlink() for aside in (out / "old").iterdir())
-    assert moved == [False, True] and target.read_text() == "mine" and not (out / outlock.LOCK_NAME).exists()
+    (out / outfolder.LOCK_NAME).symlink_to(target)
+    outfolder.release(outfolder.acquire(out, "mine", log=lambda text: None))
+    (out / outfolder.LOCK_NAME).mkdir()
+    outfolder.release(outfolder.acquire(out, "mine", log=lambda text: None))
+    moved = sorted((aside / outfolder.LOCK_NAME).is_symlink() for aside in (out / "old").iterdir())
+    assert moved == [False, True] and target.read_text() == "mine" and not (out / outfolder.LOCK_NAME).exists()
 
 
 LOCKING = """
@@ -178,12 +179,12 @@ time.sleep(60)
 
 
 def test_a_file_that_names_no_runner_but_is_locked_is_in_use_and_left_in_place(tmp_path):
-    lock = tmp_path / outlock.LOCK_NAME
+    lock = tmp_path / outfolder.LOCK_NAME
     holder = subprocess.Popen([sys.executable, "-c", LOCKING, str(lock)], stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline().strip() == "held"
-        with pytest.raises(outlock.FolderLocked, match="in use by another runner: a runner whose lock file cannot"):
-            outlock.acquire(tmp_path, "mine")
+        with pytest.raises(outfolder.FolderLocked, match="in use by another runner: a runner whose lock file cannot"):
+            outfolder.acquire(tmp_path, "mine")
         assert lock.read_bytes() == b"not a record" and not (tmp_path / "old").exists()
     finally:
         holder.kill()
@@ -193,13 +194,13 @@ def test_a_file_that_names_no_runner_but_is_locked_is_in_use_and_left_in_place(t
 def test_benchmark_moves_a_users_file_named_like_the_lock_aside(tmp_path, user_csv, capsys):
     out = tmp_path / "out"
     out.mkdir()
-    (out / outlock.LOCK_NAME).write_bytes(b"my notes\n")
+    (out / outfolder.LOCK_NAME).write_bytes(b"my notes\n")
     argv = ["benchmark", "--data", str(user_csv), "--target", "y", *FAST, "--isolation", "inline", "--out", str(out)]
     assert main(argv) == 0
     (aside,) = (out / "old").iterdir()
-    assert (aside / outlock.LOCK_NAME).read_bytes() == b"my notes\n"
-    assert f"{out}: moved {outlock.LOCK_NAME} to {aside}/" in capsys.readouterr().err
-    assert (out / "results.jsonl").exists() and not (out / outlock.LOCK_NAME).exists()
+    assert (aside / outfolder.LOCK_NAME).read_bytes() == b"my notes\n"
+    assert f"{out}: moved {outfolder.LOCK_NAME} to {aside}/" in capsys.readouterr().err
+    assert (out / "results.jsonl").exists() and not (out / outfolder.LOCK_NAME).exists()
 
 
 def fail_on_lock_file(monkeypatch, function, code, lock):
@@ -229,7 +230,7 @@ def test_an_out_where_the_lock_file_cannot_be_written_is_one_line_exit_2_and_no_
     tmp_path, user_csv, capsys, monkeypatch, case, command
 ):
     out = tmp_path / "out"
-    lock = out / outlock.LOCK_NAME
+    lock = out / outfolder.LOCK_NAME
     code = errno.ENOSPC
     if case == "read-only folder":
         code = errno.EACCES
@@ -251,7 +252,7 @@ def test_an_out_where_the_lock_file_cannot_be_written_is_one_line_exit_2_and_no_
         out.chmod(0o755) if out.exists() else None
     err = capsys.readouterr().err
     why = os.strerror(code)
-    assert err == f"mddf: error: --out {out} cannot be written: {why} (writing its lock file {outlock.LOCK_NAME})\n"
+    assert err == f"mddf: error: --out {out} cannot be written: {why} (writing its lock file {outfolder.LOCK_NAME})\n"
     assert not lock.exists()  # no empty lock file left behind
     left = ["my.csv", "out"] if case == "read-only folder" else ["my.csv"]  # a folder the runner made goes too
     assert sorted(p.name for p in tmp_path.iterdir()) == left

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from mddf.datasets import load_dataset
-from mddf.experiments.protocols.practitioner import TooFewRows, cv_run_data, cv_splits, fold_count
+from mddf.experiments.protocols import TooFewRows, cv_run_data, cv_splits, fold_count
 
 
 def test_the_requested_folds_unless_a_class_has_fewer_rows():

@@ -1,8 +1,7 @@
 """The plan of a sweep and its book: which run starts next, and which records may set a run's tree budget."""
 
-from mddf.experiments.binding import Binding
 from mddf.experiments.runbook import BUDGET_METHOD, RunBook, Task
-from mddf.experiments.store import ResultStore
+from mddf.experiments.store import Binding, ResultStore
 
 
 def test_an_mddf_run_of_other_data_sets_no_tree_budget(tmp_path):

@@ -7,8 +7,8 @@ import sys
 
 import pytest
 
+from mddf.experiments.executor import WORKER_EXIT_TIMEOUT, WorkerPool
 from mddf.experiments.runbook import Task
-from mddf.experiments.worker_pool import WORKER_EXIT_TIMEOUT, WorkerPool
 
 
 @pytest.mark.slow
@@ -61,7 +61,7 @@ def test_what_a_waiting_worker_imports_loads_no_openmp_runtime():
     # OpenMP reads OMP_WAIT_POLICY once, as its library loads: a worker that waits for its environment must not load it
     code = (
         "import importlib, sys\n"
-        "from mddf.experiments.worker_pool import PRELOADED\n"
+        "from mddf.experiments.executor import PRELOADED\n"
         "for name in PRELOADED: importlib.import_module(name)\n"
         "maps = open('/proc/self/maps').read()\n"
         "print([m for m in ('libgomp', 'libomp', 'libiomp') if m in maps])\n"

@@ -11,13 +11,13 @@ from runner_process import start_runner, wait_for_first_result
 
 from mddf.experiments import executor
 from mddf.experiments.cli import COMMANDS, run_script
+from mddf.experiments.defaults import SUITES
 from mddf.experiments.executor import execute
 from mddf.experiments.methods import default_registry
 from mddf.experiments.options import parse_seeds
 from mddf.experiments.runbook import plan
 from mddf.experiments.runner import run_one
 from mddf.experiments.store import ResultStore
-from mddf.experiments.suites import SUITES
 
 FAST = ["--quick", "--n-jobs", "1", "--quiet"]
 

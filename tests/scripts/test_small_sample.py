@@ -129,7 +129,7 @@ def test_a_method_the_folds_leave_too_few_rows_of_a_class_is_named_with_the_clas
     from mddf.datasets.user_data import load_source, source_for
     from mddf.experiments.methods import default_registry
     from mddf.experiments.planning import unusable_folds
-    from mddf.experiments.protocols.practitioner import fold_count
+    from mddf.experiments.protocols import fold_count
 
     ds = load_source(source_for(churn_csv(tmp_path / "my.csv", n=40), "label"))
     rows = int((ds.classes[ds.y] == "churned").sum())
