@@ -27,7 +27,7 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
-from ..storage import ModelFileError, filled_in, unpickling_checked_bytes
+from ..storage import InvalidStoredArrays, ModelFileError, filled_in, unpickling_checked_bytes
 from ..trees.nodes import NODE_PROBLEMS
 
 #: Rows of a leaf table checked at a time by :meth:`StoredForest.check_arrays` (bounds its temporaries' memory).
@@ -78,7 +78,10 @@ class StoredForest(ABC):
                     f"the pickle of a {type(self).__name__}",
                     "its trees' arrays do not match the SHA-256 taken when it was pickled: the pickle is damaged",
                 )
-            self.check_arrays()
+            try:
+                self.check_arrays()
+            except ValueError as exc:
+                raise InvalidStoredArrays(f"a {type(self).__name__}'s arrays: {exc}") from exc
 
     def arrays_sha256(self):
         """SHA-256 of the stored arrays: each one's name, dtype, shape and bytes."""

@@ -34,7 +34,7 @@ pickled member's file is hashed at every load, before it is unpickled. A file th
 trusted as a pickle.
 """
 
-from .files import FORMAT, HEADER_BYTES, MARKER, OWNED_ENTRY, ModelFileError, read_marker
+from .files import FORMAT, HEADER_BYTES, MARKER, OWNED_ENTRY, InvalidStoredArrays, ModelFileError, read_marker
 from .layouts import EARLIER_LAYOUTS, filled_in
 from .records import ModelWriter, StoredRecord
 from .saved import load, save
@@ -53,6 +53,7 @@ __all__ = [
     "MARKER",
     "OWNED_ENTRY",
     "MemoryStore",
+    "InvalidStoredArrays",
     "ModelFileError",
     "ModelStore",
     "ModelWriter",

@@ -35,6 +35,11 @@ class ModelFileError(ValueError):
         super().__init__(f"model file {path}: {problem}")
 
 
+class InvalidStoredArrays(ValueError):
+    """Arrays of a stored model (a forest's trees) that its own check refuses as they are unpickled: the bytes may
+    be intact (their digest matches) yet not describe a valid model, written so by other code than mddf's save."""
+
+
 def header(fit_id):
     head = _MAGIC + struct.pack("<I", FORMAT) + fit_id.encode("ascii")
     return head + b"\0" * (HEADER_BYTES - len(head))

@@ -35,7 +35,7 @@ import pickle
 import struct
 import sys
 
-from .files import ModelFileError
+from .files import InvalidStoredArrays, ModelFileError
 
 #: The first bytes of a saved model.
 MAGIC = b"\x89MDDF\r\n\x1a\n"
@@ -210,6 +210,8 @@ def unseal(data, where=None):
         return pickle.loads(memoryview(data)[head.at :])
     except ModelFileError:
         raise
+    except InvalidStoredArrays as exc:  # the bytes are the ones saved, but they do not describe a valid model
+        raise ModelFileError(where, f"intact (its digest matches) but not a valid model: {exc}") from exc
     except Exception as exc:  # the bytes are the ones saved: what fails is this environment (a class, a module)
         raise ModelFileError(where, f"intact but cannot be loaded here: {type(exc).__name__}: {exc}") from exc
     finally:
@@ -275,6 +277,8 @@ def open_sealed(block, name, sha256):
         cls, state = pickle.loads(block)
     except ModelFileError:
         raise
+    except InvalidStoredArrays as exc:  # the bytes are the ones pickled, but they do not describe a valid model
+        raise ModelFileError(what, f"its state is intact but not a valid model: {exc}") from exc
     except Exception as exc:  # the bytes are the ones pickled: what fails is this environment (a class, a module)
         problem = f"its state is intact but cannot be loaded here: {type(exc).__name__}: {exc}"
         raise ModelFileError(what, problem) from exc

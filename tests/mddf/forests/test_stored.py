@@ -87,5 +87,8 @@ def _with_damaged_word(model, kind):
 def test_a_saved_model_with_a_damaged_tree_is_refused_naming_the_problem(model, tmp_path, kind, problem):
     # the file's digest is taken over the damaged tree: the digest passes, the check of the trees refuses it
     _with_damaged_word(model[0], kind).save(tmp_path / "damaged.mddf")
-    with pytest.raises(ModelFileError, match=f"model file {tmp_path / 'damaged.mddf'}: .*{problem}.* of tree 0"):
+    with pytest.raises(ModelFileError, match=f"model file {tmp_path / 'damaged.mddf'}: .*{problem}.* of tree 0") as err:
         mddf.load(tmp_path / "damaged.mddf")
+    # an invalid model, not an environment that lacks something
+    assert "intact (its digest matches) but not a valid model" in str(err.value)
+    assert "cannot be loaded here" not in str(err.value)
