@@ -207,15 +207,23 @@ def unseal(data, where=None):
     head = check(data, where)
     token = _SAVED_BY.set(head.mddf_version)
     try:
-        return pickle.loads(memoryview(data)[head.at :])
+        return _unpickled(memoryview(data)[head.at :], where, "")
+    finally:
+        _SAVED_BY.reset(token)
+
+
+def _unpickled(data, where, subject):
+    """``pickle.loads(data)`` of bytes their digest has checked: what fails is a :class:`ModelFileError` naming
+    ``where`` and ``subject`` (``"its state is "`` or ``""``), an invalid model (:class:`InvalidStoredArrays`) or
+    this environment (a class, a module missing: Python's error)."""
+    try:
+        return pickle.loads(data)
     except ModelFileError:
         raise
     except InvalidStoredArrays as exc:  # the bytes are the ones saved, but they do not describe a valid model
-        raise ModelFileError(where, f"intact (its digest matches) but not a valid model: {exc}") from exc
-    except Exception as exc:  # the bytes are the ones saved: what fails is this environment (a class, a module)
-        raise ModelFileError(where, f"intact but cannot be loaded here: {type(exc).__name__}: {exc}") from exc
-    finally:
-        _SAVED_BY.reset(token)
+        raise ModelFileError(where, f"{subject}intact (its digest matches) but not a valid model: {exc}") from exc
+    except Exception as exc:
+        raise ModelFileError(where, f"{subject}intact but cannot be loaded here: {type(exc).__name__}: {exc}") from exc
 
 
 def _pickled_name(data):
@@ -273,15 +281,7 @@ def open_sealed(block, name, sha256):
             f"{found.hex()}, expected {sha256.hex()}): the pickle is damaged, a byte changed, lost or added; "
             "nothing of it was loaded",
         )
-    try:
-        cls, state = pickle.loads(block)
-    except ModelFileError:
-        raise
-    except InvalidStoredArrays as exc:  # the bytes are the ones pickled, but they do not describe a valid model
-        raise ModelFileError(what, f"its state is intact but not a valid model: {exc}") from exc
-    except Exception as exc:  # the bytes are the ones pickled: what fails is this environment (a class, a module)
-        problem = f"its state is intact but cannot be loaded here: {type(exc).__name__}: {exc}"
-        raise ModelFileError(what, problem) from exc
+    cls, state = _unpickled(block, what, "its state is ")
     obj = cls.__new__(cls)
     obj.__setstate__(state)
     return obj
